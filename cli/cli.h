@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/cli.h - what the fabtune command-line tool shares between commands:
+ * the global context, exit codes, output helpers and the command table.
+ */
+#ifndef FT_CLI_H
+#define FT_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <fabtune/fabtune.h>
+
+#include "opts.h"
+
+/* Exit codes of every command. */
+enum {
+	EXIT_OK = 0,	  /* success */
+	EXIT_PROBLEM = 1, /* the command ran and found a problem */
+	EXIT_USAGE = 2,	  /* bad options, arguments or input files */
+	EXIT_RUNTIME = 3, /* runtime error */
+};
+
+/* Global options and shared state, parsed once, read by every command. */
+struct cli_ctx {
+	bool json;	     /* --json: machine output on stdout */
+	bool no_color;	     /* --no-color */
+	bool have_seed;
+	uint64_t seed;	     /* --seed */
+	const char *archive; /* --archive PATH (or FABTUNE_ARCHIVE) */
+	int verbose;	     /* -v, repeatable */
+	bool stable;	     /* FABTUNE_TEST_STABLE=1: no versions, times, durations */
+	const char *cmd;     /* current command name, for messages */
+	struct ft_progress_bar bar;
+	struct ft_progress progress; /* draws on stderr when it is a terminal */
+};
+
+struct cmd {
+	const char *name;
+	int (*run)(int argc, char **argv, struct cli_ctx *ctx);
+	const char *summary;
+};
+
+/* "fabtune <cmd>: <message>" on stderr. */
+void cli_error(const struct cli_ctx *ctx, const char *fmt, ...) FT_PRINTF(2, 3);
+void cli_warn(const struct cli_ctx *ctx, const char *fmt, ...) FT_PRINTF(2, 3);
+/* Map a library error code to an exit code (usage for input errors). */
+int cli_exit_for(int rc);
+/* Report a library error with its message and return the exit code. */
+int cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err);
+/* Write a string buffer to stdout. */
+void cli_write(const struct ft_strbuf *sb);
+/* Run a nested verb table (e.g. "archive list"). */
+int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
+		 struct cli_ctx *ctx);
+
+/* Commands, one per cli/cmd-<name>.c. */
+int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
+
+extern const struct cmd cli_commands[];
+extern const size_t cli_ncommands;
+
+#endif

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/fabtune.c - main, the sorted command table and shared CLI helpers.
+ *
+ * Each command lives in cli/cmd-<name>.c and only parses its arguments,
+ * calls the library and renders what comes back. Global options may come
+ * before or after the command name.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fabtune/fabtune.h>
+
+#include "cli.h"
+
+/* Sorted by name; a unit test checks the order and that each has a doc page. */
+const struct cmd cli_commands[] = {
+	{ "help", cmd_help, "list the commands, or show one command's help" },
+	{ "version", cmd_version, "print the version of fabtune" },
+};
+const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
+
+static void
+vmsg(const struct cli_ctx *ctx, const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "fabtune%s%s: %s", ctx && ctx->cmd ? " " : "",
+		ctx && ctx->cmd ? ctx->cmd : "", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+cli_error(const struct cli_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(ctx, "", fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_warn(const struct cli_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(ctx, "warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int
+cli_exit_for(int rc)
+{
+	switch (rc) {
+	case 0:
+		return EXIT_OK;
+	case FT_EINVAL:
+	case FT_EPARSE:
+	case FT_ERANGE:
+	case FT_ENOENT:
+		return EXIT_USAGE;
+	default:
+		return EXIT_RUNTIME;
+	}
+}
+
+int
+cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err)
+{
+	cli_error(ctx, "%s", ft_error_msg(err, rc));
+	return cli_exit_for(rc);
+}
+
+void
+cli_write(const struct ft_strbuf *sb)
+{
+	fwrite(sb->buf, 1, sb->len, stdout);
+}
+
+static const struct cmd *
+find_cmd(const struct cmd *table, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
+}
+
+static void
+list_commands(const struct cmd *table, size_t n, const char *group, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: fabtune %s%s<command> [options] [args]\n\ncommands:\n",
+		group ? group : "", group ? " " : "");
+	for (i = 0; i < n; i++)
+		fprintf(out, "  %-10s %s\n", table[i].name, table[i].summary);
+	fprintf(out, "\nRun 'fabtune %s%s<command> --help' for one command's options.\n",
+		group ? group : "", group ? " " : "");
+}
+
+int
+cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
+	     struct cli_ctx *ctx)
+{
+	const struct cmd *c;
+	char name[64];
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		list_commands(table, n, group, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	c = find_cmd(table, n, argv[1]);
+	if (!c) {
+		cli_error(ctx, "unknown command '%s' (see 'fabtune %s%shelp')", argv[1],
+			  group ? group : "", group ? " --" : "");
+		return EXIT_USAGE;
+	}
+	snprintf(name, sizeof(name), "%s %s", group, c->name);
+	ctx->cmd = name;
+	return c->run(argc - 1, argv + 1, ctx);
+}
+
+int
+cmd_help(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const char *const synopsis[] = { "fabtune help [COMMAND]", NULL };
+	static const struct opt opts[] = { OPT_END() };
+	static const struct cmd_usage usage = { "help", synopsis,
+						"List the commands, or show one command's help.",
+						opts };
+	const struct cmd *c;
+	char *args[3];
+	int n = opts_parse(&usage, ctx, argc, argv);
+
+	if (n < 0)
+		return n == -2 ? EXIT_OK : EXIT_USAGE;
+	if (n == 0) {
+		list_commands(cli_commands, cli_ncommands, NULL, stdout);
+		return EXIT_OK;
+	}
+	c = find_cmd(cli_commands, cli_ncommands, argv[1]);
+	if (!c) {
+		cli_error(ctx, "unknown command '%s'", argv[1]);
+		return EXIT_USAGE;
+	}
+	args[0] = argv[1];
+	args[1] = (char *)"--help";
+	args[2] = NULL;
+	ctx->cmd = c->name;
+	return c->run(2, args, ctx);
+}
+
+int
+cmd_version(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const char *const synopsis[] = { "fabtune version", NULL };
+	static const struct opt opts[] = { OPT_END() };
+	static const struct cmd_usage usage = { "version", synopsis,
+						"Print the version of fabtune and its optional parts.",
+						opts };
+	struct ft_strbuf sb;
+	struct ft_json j;
+	int n = opts_parse(&usage, ctx, argc, argv);
+
+	if (n < 0)
+		return n == -2 ? EXIT_OK : EXIT_USAGE;
+	ft_strbuf_init(&sb);
+	if (ctx->json) {
+		ft_json_init(&j, &sb, false);
+		ft_json_obj_begin(&j);
+		ft_json_kv_str(&j, "version", ctx->stable ? "VERSION" : ft_version());
+		ft_json_obj_end(&j);
+		ft_strbuf_addch(&sb, '\n');
+	} else {
+		ft_strbuf_addf(&sb, "fabtune %s\n", ctx->stable ? "VERSION" : ft_version());
+	}
+	cli_write(&sb);
+	ft_strbuf_release(&sb);
+	return EXIT_OK;
+}
+
+static bool
+is_global_flag(const char *a)
+{
+	return strcmp(a, "--json") == 0 || strcmp(a, "--no-color") == 0 ||
+	       strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0 ||
+	       strncmp(a, "--seed=", 7) == 0 || strncmp(a, "--archive=", 10) == 0;
+}
+
+static bool
+is_global_with_value(const char *a)
+{
+	return strcmp(a, "--seed") == 0 || strcmp(a, "--archive") == 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cli_ctx ctx;
+	const struct cmd *c;
+	char **args;
+	int i, nlead = 0, nargs = 0, rc;
+	const char *stable = getenv("FABTUNE_TEST_STABLE");
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.seed = 1;
+	ctx.stable = stable && strcmp(stable, "1") == 0;
+	ctx.archive = getenv("FABTUNE_ARCHIVE");
+	ctx.no_color = getenv("NO_COLOR") != NULL;
+	ft_progress_bar_init(&ctx.bar, stderr);
+	ctx.progress.fn = ft_progress_bar_fn;
+	ctx.progress.ud = &ctx.bar;
+
+	/* Leading global options: fabtune --json model ... */
+	for (i = 1; i < argc; i++) {
+		if (is_global_flag(argv[i]))
+			continue;
+		if (is_global_with_value(argv[i]) && i + 1 < argc) {
+			i++;
+			continue;
+		}
+		break;
+	}
+	nlead = i - 1;
+	if (i >= argc) {
+		if (argc > 1 && strcmp(argv[argc - 1], "--version") == 0)
+			return cmd_version(1, argv, &ctx);
+		list_commands(cli_commands, cli_ncommands, NULL, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+		argv[i] = (char *)"version";
+	} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+		argv[i] = (char *)"help";
+	}
+	c = find_cmd(cli_commands, cli_ncommands, argv[i]);
+	if (!c) {
+		fprintf(stderr, "fabtune: unknown command '%s' (see 'fabtune help')\n", argv[i]);
+		return EXIT_USAGE;
+	}
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args) {
+		fprintf(stderr, "fabtune: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	args[nargs++] = argv[i];
+	for (int k = 1; k <= nlead; k++)
+		args[nargs++] = argv[k];
+	for (int k = i + 1; k < argc; k++)
+		args[nargs++] = argv[k];
+	args[nargs] = NULL;
+	ctx.cmd = c->name;
+	rc = c->run(nargs, args, &ctx);
+	ft_progress_bar_finish(&ctx.bar);
+	free(args);
+	return rc;
+}

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/opts.c - the declarative option parser (cli/opts.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fabtune/fabtune.h>
+
+#include "cli.h"
+#include "opts.h"
+
+static const struct opt global_opts_template[] = {
+	OPT_BOOL(0, "json", NULL, "print machine-readable JSON on stdout"),
+	OPT_BOOL(0, "no-color", NULL, "no colours in terminal output"),
+	OPT_U64(0, "seed", NULL, "N", "seed for everything random (default 1)"),
+	OPT_STRING(0, "archive", NULL, "PATH", "archive file (default $FABTUNE_ARCHIVE or "
+					       "$XDG_DATA_HOME/fabtune/archive.db)"),
+	OPT_COUNTUP('v', "verbose", NULL, "more detail on stderr (repeatable)"),
+	OPT_END(),
+};
+
+/* The global options bound to this context's fields. */
+static void
+global_opts(struct cli_ctx *ctx, struct opt *out)
+{
+	memcpy(out, global_opts_template, sizeof(global_opts_template));
+	out[0].value = &ctx->json;
+	out[1].value = &ctx->no_color;
+	out[2].value = &ctx->seed;
+	out[3].value = &ctx->archive;
+	out[4].value = &ctx->verbose;
+}
+
+static void
+usage_error(const struct cmd_usage *u, const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "fabtune %s: ", u->name);
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, "\n(see 'fabtune %s --help')\n", u->name);
+}
+
+static void
+opt_name(const struct opt *o, char *buf, size_t len)
+{
+	if (o->long_name)
+		snprintf(buf, len, "--%s", o->long_name);
+	else
+		snprintf(buf, len, "-%c", o->short_name);
+}
+
+/* Store @arg into the option's target. 0 or -1 after a usage error. */
+static int
+set_value(const struct cmd_usage *u, const struct opt *o, const char *arg)
+{
+	struct ft_error err = { 0 };
+	char name[64];
+	uint64_t u64;
+	int64_t i64;
+	int rc = 0;
+
+	opt_name(o, name, sizeof(name));
+	switch (o->type) {
+	case OPT_TYPE_BOOL:
+		*(bool *)o->value = true;
+		return 0;
+	case OPT_TYPE_COUNT_UP:
+		(*(int *)o->value)++;
+		return 0;
+	case OPT_TYPE_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case OPT_TYPE_U64:
+		rc = ft_parse_u64(arg, o->value);
+		if (rc < 0) {
+			usage_error(u, "%s: expected a non-negative integer, got '%s'", name, arg);
+			return -1;
+		}
+		return 0;
+	case OPT_TYPE_INT:
+		rc = ft_parse_i64(arg, &i64);
+		if (rc < 0 || i64 < -2147483647 || i64 > 2147483647) {
+			usage_error(u, "%s: expected an integer, got '%s'", name, arg);
+			return -1;
+		}
+		*(int *)o->value = (int)i64;
+		return 0;
+	case OPT_TYPE_DOUBLE:
+		rc = ft_parse_double(arg, o->value);
+		if (rc < 0) {
+			usage_error(u, "%s: expected a number, got '%s'", name, arg);
+			return -1;
+		}
+		return 0;
+	case OPT_TYPE_SIZE:
+		rc = ft_parse_size(arg, &u64, &err);
+		if (rc == 0)
+			*(uint64_t *)o->value = u64;
+		break;
+	case OPT_TYPE_RATE:
+		rc = ft_parse_rate(arg, o->value, &err);
+		break;
+	case OPT_TYPE_DURATION:
+		rc = ft_parse_duration(arg, o->value, &err);
+		break;
+	case OPT_TYPE_END:
+		break;
+	}
+	if (rc < 0) {
+		usage_error(u, "%s: %s", name, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static bool
+takes_arg(const struct opt *o)
+{
+	return o->type != OPT_TYPE_BOOL && o->type != OPT_TYPE_COUNT_UP;
+}
+
+static const struct opt *
+find_long(const struct opt *tables[2], const char *name, size_t len)
+{
+	int t;
+
+	for (t = 0; t < 2; t++) {
+		const struct opt *o;
+
+		for (o = tables[t]; o && o->type != OPT_TYPE_END; o++)
+			if (o->long_name && strlen(o->long_name) == len &&
+			    strncmp(o->long_name, name, len) == 0)
+				return o;
+	}
+	return NULL;
+}
+
+static const struct opt *
+find_short(const struct opt *tables[2], char c)
+{
+	int t;
+
+	for (t = 0; t < 2; t++) {
+		const struct opt *o;
+
+		for (o = tables[t]; o && o->type != OPT_TYPE_END; o++)
+			if (o->short_name == c)
+				return o;
+	}
+	return NULL;
+}
+
+int
+opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct opt globals[FT_ARRAY_SIZE(global_opts_template)];
+	const struct opt *tables[2];
+	int i, npos = 0;
+	bool dashdash = false;
+
+	global_opts(ctx, globals);
+	tables[0] = u->opts;
+	tables[1] = globals;
+	for (i = 1; i < argc; i++) {
+		char *a = argv[i];
+		const struct opt *o;
+		const char *val = NULL;
+
+		if (dashdash || a[0] != '-' || a[1] == '\0') {
+			argv[1 + npos++] = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			dashdash = true;
+			continue;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			opts_usage(u, stdout);
+			return -2;
+		}
+		if (a[1] == '-') {
+			char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+
+			o = find_long(tables, a + 2, len);
+			if (!o) {
+				usage_error(u, "unknown option '%s'%s", a, "");
+				return -1;
+			}
+			if (eq && !takes_arg(o)) {
+				usage_error(u, "option '--%s' takes no value%s", o->long_name, "");
+				return -1;
+			}
+			if (eq)
+				val = eq + 1;
+		} else {
+			o = find_short(tables, a[1]);
+			if (!o) {
+				usage_error(u, "unknown option '%s'%s", a, "");
+				return -1;
+			}
+			if (a[2] && takes_arg(o))
+				val = a + 2;
+			else if (a[2]) {
+				usage_error(u, "unknown option '%s'%s", a, "");
+				return -1;
+			}
+		}
+		if (takes_arg(o) && !val) {
+			if (i + 1 >= argc) {
+				char name[64];
+
+				opt_name(o, name, sizeof(name));
+				usage_error(u, "option '%s' needs a value (%s)", name,
+					    o->argh ? o->argh : "VALUE");
+				return -1;
+			}
+			val = argv[++i];
+		}
+		if (o->value == &ctx->seed)
+			ctx->have_seed = true;
+		if (set_value(u, o, val) < 0)
+			return -1;
+	}
+	return npos;
+}
+
+static void
+print_opts(const struct opt *o, FILE *out)
+{
+	for (; o && o->type != OPT_TYPE_END; o++) {
+		char left[80];
+		int n = 0;
+
+		if (o->short_name && o->long_name)
+			n = snprintf(left, sizeof(left), "-%c, --%s", o->short_name, o->long_name);
+		else if (o->long_name)
+			n = snprintf(left, sizeof(left), "    --%s", o->long_name);
+		else
+			n = snprintf(left, sizeof(left), "-%c", o->short_name);
+		if (takes_arg(o) && n > 0 && (size_t)n < sizeof(left))
+			snprintf(left + n, sizeof(left) - (size_t)n, " %s",
+				 o->argh ? o->argh : "VALUE");
+		fprintf(out, "  %-26s %s\n", left, o->help ? o->help : "");
+	}
+}
+
+void
+opts_usage(const struct cmd_usage *u, FILE *out)
+{
+	const char *const *s;
+
+	for (s = u->synopsis; s && *s; s++)
+		fprintf(out, "%s %s\n", s == u->synopsis ? "usage:" : "   or:", *s);
+	if (u->summary)
+		fprintf(out, "\n%s\n", u->summary);
+	if (u->opts && u->opts->type != OPT_TYPE_END) {
+		fprintf(out, "\noptions:\n");
+		print_opts(u->opts, out);
+	}
+	fprintf(out, "\nglobal options:\n");
+	print_opts(global_opts_template, out);
+	fprintf(out, "  %-26s %s\n", "-h, --help", "show this help");
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/opts.h - the declarative option parser (git's parse-options style).
+ *
+ * A command declares its options in a table ending with OPT_END(); the parser
+ * fills typed targets (sizes, rates and durations in fabtune's units), leaves
+ * positional arguments in order, accepts "--name=value", "--name value",
+ * "-x value" and "-xvalue", stops at "--", and prints --help from the table.
+ * The global options (--json, --seed, ...) are accepted by every command.
+ */
+#ifndef FT_CLI_OPTS_H
+#define FT_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum opt_type {
+	OPT_TYPE_END,
+	OPT_TYPE_BOOL,	   /* bool *, no argument */
+	OPT_TYPE_STRING,   /* const char **, argument */
+	OPT_TYPE_U64,	   /* uint64_t * */
+	OPT_TYPE_INT,	   /* int * */
+	OPT_TYPE_DOUBLE,   /* double * */
+	OPT_TYPE_SIZE,	   /* uint64_t * bytes: 4KiB 256M 8G */
+	OPT_TYPE_RATE,	   /* double * bytes/s: 400Gbps 50GB/s */
+	OPT_TYPE_DURATION, /* double * seconds: 2us 30s */
+	OPT_TYPE_COUNT_UP, /* int *, incremented per occurrence (-v -v) */
+};
+
+struct opt {
+	enum opt_type type;
+	char short_name;       /* 0 for none */
+	const char *long_name; /* NULL for none */
+	void *value;
+	const char *argh;      /* argument placeholder for --help, e.g. "SIZE" */
+	const char *help;
+};
+
+#define OPT_END()                        { OPT_TYPE_END, 0, NULL, NULL, NULL, NULL }
+#define OPT_BOOL(s, l, v, h)             { OPT_TYPE_BOOL, s, l, v, NULL, h }
+#define OPT_STRING(s, l, v, a, h)        { OPT_TYPE_STRING, s, l, v, a, h }
+#define OPT_U64(s, l, v, a, h)           { OPT_TYPE_U64, s, l, v, a, h }
+#define OPT_INT(s, l, v, a, h)           { OPT_TYPE_INT, s, l, v, a, h }
+#define OPT_DOUBLE(s, l, v, a, h)        { OPT_TYPE_DOUBLE, s, l, v, a, h }
+#define OPT_SIZE(s, l, v, h)             { OPT_TYPE_SIZE, s, l, v, "SIZE", h }
+#define OPT_RATE(s, l, v, h)             { OPT_TYPE_RATE, s, l, v, "RATE", h }
+#define OPT_DURATION(s, l, v, h)         { OPT_TYPE_DURATION, s, l, v, "TIME", h }
+#define OPT_COUNTUP(s, l, v, h)          { OPT_TYPE_COUNT_UP, s, l, v, NULL, h }
+
+struct cli_ctx;
+
+/*
+ * A command's usage: synopsis lines (NULL-terminated) and its option table.
+ */
+struct cmd_usage {
+	const char *name;	   /* "model" or "archive list" */
+	const char *const *synopsis; /* "fabtune model SPEC [options]", NULL-terminated */
+	const char *summary;
+	const struct opt *opts;
+};
+
+/*
+ * Parse argv[1..argc) of a command. Positional arguments are moved to the
+ * front of argv (argv[0] stays); returns their count (>= 0), or -1 after
+ * printing a usage error to stderr (exit code 2), or -2 when --help was given
+ * and the help was printed to stdout (exit code 0).
+ */
+int opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv);
+
+/* Print the usage of @u to @out. */
+void opts_usage(const struct cmd_usage *u, FILE *out);
+
+#endif

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/base.h - allocation, arenas, vectors and string buffers.
+ *
+ * All heap use in libfabtune goes through ft_malloc() and friends, which are
+ * overflow-checked and honour FT_FAULT_ALLOC=N (the Nth allocation fails) so
+ * that tests can sweep out-of-memory paths. Arenas serve phase-shaped lifetimes
+ * (a parsed spec, a built topology); vectors serve growing containers.
+ */
+#ifndef FABTUNE_BASE_H
+#define FABTUNE_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fabtune/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define FT_MIN(a, b)	 ((a) < (b) ? (a) : (b))
+#define FT_MAX(a, b)	 ((a) > (b) ? (a) : (b))
+#define ft_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+
+/* ---- allocation ---------------------------------------------------------- */
+
+FT_API void *ft_malloc(size_t size);
+FT_API void *ft_calloc(size_t n, size_t size);
+/* Returns NULL on overflow of n * size or on failure; @p is then untouched. */
+FT_API void *ft_reallocarray(void *p, size_t n, size_t size);
+FT_API void ft_free(void *p);
+FT_API char *ft_strdup(const char *s);
+FT_API char *ft_strndup(const char *s, size_t n);
+
+/* ---- arena: chained blocks, bump pointer --------------------------------- */
+
+struct ft_arena_block;
+struct ft_arena {
+	struct ft_arena_block *head; /* newest block first */
+	size_t block_bytes;	     /* default block size; 0 picks 64 KiB */
+	size_t used_bytes;	     /* total bytes handed out, for statistics */
+};
+
+FT_API void ft_arena_init(struct ft_arena *a, size_t block_bytes);
+/* Zeroed memory, valid until ft_arena_release(). NULL on out of memory. */
+FT_API void *ft_arena_alloc(struct ft_arena *a, size_t size, size_t align);
+FT_API char *ft_arena_strdup(struct ft_arena *a, const char *s);
+FT_API void ft_arena_release(struct ft_arena *a);
+#define FT_ARENA_NEW(a, type) ((type *)ft_arena_alloc((a), sizeof(type), _Alignof(type)))
+#define FT_ARENA_ARRAY(a, type, n)                                                                 \
+	((n) > SIZE_MAX / sizeof(type) ? NULL                                                      \
+				       : (type *)ft_arena_alloc((a), (n) * sizeof(type), _Alignof(type)))
+
+/* ---- vector: a growing array of fixed-size elements ---------------------- */
+
+struct ft_vec {
+	void *data;
+	size_t len;	  /* elements in use */
+	size_t cap;	  /* elements allocated */
+	size_t elem_size; /* bytes per element */
+};
+
+FT_API void ft_vec_init(struct ft_vec *v, size_t elem_size);
+/* Ensure room for @n more elements. 0 or FT_ENOMEM. */
+FT_API int ft_vec_reserve(struct ft_vec *v, size_t n) FT_MUST_CHECK;
+/* Append a copy of *@elem (or a zeroed element when @elem is NULL). */
+FT_API int ft_vec_push(struct ft_vec *v, const void *elem) FT_MUST_CHECK;
+FT_API void ft_vec_release(struct ft_vec *v);
+static inline void *
+ft_vec_at(const struct ft_vec *v, size_t i)
+{
+	return (char *)v->data + i * v->elem_size;
+}
+#define FT_VEC_AT(v, type, i) (((type *)(v)->data)[i])
+
+/* ---- string buffer (git's strbuf) ---------------------------------------- */
+
+/* Invariant: buf is always NUL-terminated, also when len == 0. */
+struct ft_strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+	bool oom; /* an append failed; the content is truncated */
+};
+
+FT_API void ft_strbuf_init(struct ft_strbuf *sb);
+FT_API void ft_strbuf_release(struct ft_strbuf *sb);
+FT_API void ft_strbuf_reset(struct ft_strbuf *sb);
+FT_API void ft_strbuf_add(struct ft_strbuf *sb, const void *data, size_t len);
+FT_API void ft_strbuf_adds(struct ft_strbuf *sb, const char *s);
+FT_API void ft_strbuf_addch(struct ft_strbuf *sb, char c);
+FT_API void ft_strbuf_addf(struct ft_strbuf *sb, const char *fmt, ...) FT_PRINTF(2, 3);
+FT_API void ft_strbuf_vaddf(struct ft_strbuf *sb, const char *fmt, va_list ap) FT_PRINTF(2, 0);
+/* Append @n copies of @c. */
+FT_API void ft_strbuf_addchars(struct ft_strbuf *sb, char c, size_t n);
+/* Hand the buffer to the caller (free with ft_free) and reinitialize @sb. */
+FT_API char *ft_strbuf_detach(struct ft_strbuf *sb, size_t *len);
+/* Read a whole file. FT_ENOENT/FT_EIO with the path in @err. */
+FT_API int ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err)
+	FT_MUST_CHECK;
+
+/* Copy @src into @dst of @size bytes, truncating, always NUL-terminated. */
+FT_API size_t ft_strlcpy(char *dst, const char *src, size_t size);
+
+/* ---- number parsing with field names in errors --------------------------- */
+
+/* Parse a whole string as an unsigned/signed integer or a double. FT_EPARSE. */
+FT_API int ft_parse_u64(const char *s, uint64_t *out) FT_MUST_CHECK;
+FT_API int ft_parse_i64(const char *s, int64_t *out) FT_MUST_CHECK;
+FT_API int ft_parse_double(const char *s, double *out) FT_MUST_CHECK;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/fabtune.h - umbrella header of libfabtune.
+ */
+#ifndef FABTUNE_FABTUNE_H
+#define FABTUNE_FABTUNE_H
+
+#include <fabtune/base.h>
+#include <fabtune/error.h>
+#include <fabtune/json.h>
+#include <fabtune/obs.h>
+#include <fabtune/progress.h>
+#include <fabtune/result.h>
+#include <fabtune/rng.h>
+#include <fabtune/table.h>
+#include <fabtune/units.h>
+#include <fabtune/version.h>
+
+#endif

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * base/result.c - result rows, runs, observations and findings: the shared
+ * data model (fabtune/result.h, fabtune/obs.h).
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <fabtune/obs.h>
+#include <fabtune/result.h>
+
+static const char *const source_names[] = {
+#define NAME_(n, s) s,
+	FT_SOURCE_MAP(NAME_)
+#undef NAME_
+};
+_Static_assert(FT_ARRAY_SIZE(source_names) == FT_SOURCE_COUNT, "source names");
+
+const char *
+ft_source_name(enum ft_source s)
+{
+	return (unsigned)s < FT_SOURCE_COUNT ? source_names[s] : "unknown";
+}
+
+int
+ft_source_from_name(const char *name, enum ft_source *out)
+{
+	size_t i;
+
+	for (i = 0; i < FT_SOURCE_COUNT; i++) {
+		if (strcmp(name, source_names[i]) == 0) {
+			*out = (enum ft_source)i;
+			return 0;
+		}
+	}
+	return FT_EINVAL;
+}
+
+void
+ft_result_row_init(struct ft_result_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->root = -1;
+	row->wrong = -1;
+	row->time_us = row->algbw_GBps = row->busbw_GBps = NAN;
+	row->ip_time_us = row->ip_algbw_GBps = row->ip_busbw_GBps = NAN;
+	row->lat_min_us = row->lat_avg_us = row->lat_p50_us = row->lat_p99_us = NAN;
+	row->lat_p999_us = row->lat_max_us = row->lat_stdev_us = NAN;
+}
+
+void
+ft_run_init(struct ft_run *run, enum ft_source source, const char *kind)
+{
+	memset(run, 0, sizeof(*run));
+	run->source = source;
+	ft_strlcpy(run->kind, kind ? kind : ft_source_name(source), sizeof(run->kind));
+	ft_vec_init(&run->rows, sizeof(struct ft_result_row));
+}
+
+void
+ft_run_release(struct ft_run *run)
+{
+	ft_vec_release(&run->rows);
+}
+
+int
+ft_run_add(struct ft_run *run, const struct ft_result_row *row)
+{
+	return ft_vec_push(&run->rows, row);
+}
+
+void
+ft_obs_set_init(struct ft_obs_set *set)
+{
+	ft_vec_init(&set->v, sizeof(struct ft_obs));
+}
+
+void
+ft_obs_set_release(struct ft_obs_set *set)
+{
+	ft_vec_release(&set->v);
+}
+
+int
+ft_obs_set_add(struct ft_obs_set *set, const struct ft_obs *o)
+{
+	return ft_vec_push(&set->v, o);
+}
+
+void
+ft_obs_init(struct ft_obs *o, const char *key)
+{
+	memset(o, 0, sizeof(*o));
+	o->port = -1;
+	o->rank = -1;
+	if (key)
+		ft_strlcpy(o->key, key, sizeof(o->key));
+}
+
+void
+ft_obs_entity(const struct ft_obs *o, char *buf, size_t len)
+{
+	struct ft_strbuf sb;
+
+	ft_strbuf_init(&sb);
+	if (o->host[0])
+		ft_strbuf_adds(&sb, o->host);
+	if (o->device[0]) {
+		if (sb.len)
+			ft_strbuf_addch(&sb, '/');
+		ft_strbuf_adds(&sb, o->device);
+	}
+	if (o->port >= 0)
+		ft_strbuf_addf(&sb, "%sport %d", sb.len ? "/" : "", o->port);
+	if (o->rank >= 0)
+		ft_strbuf_addf(&sb, "%srank %d", sb.len ? " " : "", o->rank);
+	ft_strlcpy(buf, sb.len ? sb.buf : "-", len);
+	ft_strbuf_release(&sb);
+}
+
+static const char *const layer_names[] = {
+#define NAME_(n, s) s,
+	FT_LAYER_MAP(NAME_)
+#undef NAME_
+};
+_Static_assert(FT_ARRAY_SIZE(layer_names) == FT_LAYER_COUNT, "layer names");
+
+static const char *const severity_names[] = {
+#define NAME_(n, s) s,
+	FT_SEVERITY_MAP(NAME_)
+#undef NAME_
+};
+_Static_assert(FT_ARRAY_SIZE(severity_names) == FT_SEV_COUNT, "severity names");
+
+const char *
+ft_layer_name(enum ft_layer l)
+{
+	return (unsigned)l < FT_LAYER_COUNT ? layer_names[l] : "unknown";
+}
+
+const char *
+ft_severity_name(enum ft_severity s)
+{
+	return (unsigned)s < FT_SEV_COUNT ? severity_names[s] : "unknown";
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * base/strbuf.c - growing, always NUL-terminated string buffers, file
+ * reading and strict number parsing.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char empty_buf[1];
+
+void
+ft_strbuf_init(struct ft_strbuf *sb)
+{
+	sb->buf = empty_buf;
+	sb->len = 0;
+	sb->cap = 0;
+	sb->oom = false;
+}
+
+void
+ft_strbuf_release(struct ft_strbuf *sb)
+{
+	if (sb->cap)
+		ft_free(sb->buf);
+	ft_strbuf_init(sb);
+}
+
+void
+ft_strbuf_reset(struct ft_strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->cap)
+		sb->buf[0] = '\0';
+}
+
+static bool
+grow(struct ft_strbuf *sb, size_t extra)
+{
+	size_t cap;
+	char *p;
+
+	if (sb->oom || extra > SIZE_MAX - sb->len - 1) {
+		sb->oom = true;
+		return false;
+	}
+	if (sb->len + extra + 1 <= sb->cap)
+		return true;
+	cap = sb->cap ? sb->cap : 64;
+	while (cap < sb->len + extra + 1)
+		cap = cap > SIZE_MAX / 2 ? sb->len + extra + 1 : cap * 2;
+	p = ft_reallocarray(sb->cap ? sb->buf : NULL, cap, 1);
+	if (!p) {
+		sb->oom = true;
+		return false;
+	}
+	if (!sb->cap)
+		p[0] = '\0';
+	sb->buf = p;
+	sb->cap = cap;
+	return true;
+}
+
+void
+ft_strbuf_add(struct ft_strbuf *sb, const void *data, size_t len)
+{
+	if (!len || !grow(sb, len))
+		return;
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void
+ft_strbuf_adds(struct ft_strbuf *sb, const char *s)
+{
+	ft_strbuf_add(sb, s, strlen(s));
+}
+
+void
+ft_strbuf_addch(struct ft_strbuf *sb, char c)
+{
+	ft_strbuf_add(sb, &c, 1);
+}
+
+void
+ft_strbuf_addchars(struct ft_strbuf *sb, char c, size_t n)
+{
+	if (!n || !grow(sb, n))
+		return;
+	memset(sb->buf + sb->len, c, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void
+ft_strbuf_vaddf(struct ft_strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n <= 0 || !grow(sb, (size_t)n))
+		return;
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void
+ft_strbuf_addf(struct ft_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ft_strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *
+ft_strbuf_detach(struct ft_strbuf *sb, size_t *len)
+{
+	char *p;
+
+	if (len)
+		*len = sb->len;
+	if (!sb->cap) {
+		p = ft_malloc(1);
+		if (p)
+			p[0] = '\0';
+	} else {
+		p = sb->buf;
+	}
+	ft_strbuf_init(sb);
+	return p;
+}
+
+int
+ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err)
+{
+	char chunk[65536];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s", path,
+				    strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ft_strbuf_add(sb, chunk, n);
+	if (ferror(f)) {
+		fclose(f);
+		return ft_error_set(err, FT_EIO, "%s: read error", path);
+	}
+	fclose(f);
+	if (sb->oom)
+		return ft_error_set(err, FT_ENOMEM, "%s: out of memory", path);
+	return 0;
+}
+
+int
+ft_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return FT_EPARSE;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return errno == ERANGE ? FT_ERANGE : FT_EPARSE;
+	*out = v;
+	return 0;
+}
+
+int
+ft_parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s || *s == ' ')
+		return FT_EPARSE;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return errno == ERANGE ? FT_ERANGE : FT_EPARSE;
+	*out = v;
+	return 0;
+}
+
+int
+ft_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == ' ')
+		return FT_EPARSE;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE || *end || !isfinite(v))
+		return *end ? FT_EPARSE : FT_ERANGE;
+	*out = v;
+	return 0;
+}

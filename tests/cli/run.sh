@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tests/cli/run.sh - golden tests of the fabtune command line, as TAP.
+#
+# Each case is tests/cli/cases/NAME.cmd: one line of arguments to fabtune
+# (shell words; run from the source root). Expected stdout is NAME.out, and
+# optionally stderr NAME.err and the exit code NAME.rc (default 0).
+# FT_UPDATE_GOLDEN=1 rewrites the expected files for review in the diff.
+set -u
+fabtune=${1:?usage: run.sh PATH-TO-FABTUNE}
+export LC_ALL=C TZ=UTC FABTUNE_TEST_STABLE=1 NO_COLOR=1
+cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
+dir=tests/cli/cases
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cases=("$dir"/*.cmd)
+echo "1..${#cases[@]}"
+n=0
+fail=0
+for c in "${cases[@]}"; do
+	n=$((n + 1))
+	name=$(basename "$c" .cmd)
+	args=$(head -n 1 "$c")
+	export FABTUNE_ARCHIVE="$tmp/$name.db"
+	eval "set -- $args"
+	"$fabtune" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	want_rc=0
+	[ -f "$dir/$name.rc" ] && want_rc=$(cat "$dir/$name.rc")
+	if [ "${FT_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$tmp/out" "$dir/$name.out"
+		if [ -s "$tmp/err" ]; then cp "$tmp/err" "$dir/$name.err"; else rm -f "$dir/$name.err"; fi
+		if [ "$rc" != 0 ]; then echo "$rc" >"$dir/$name.rc"; else rm -f "$dir/$name.rc"; fi
+		echo "ok $n - $name (updated)"
+		continue
+	fi
+	bad=""
+	[ "$rc" = "$want_rc" ] || bad="exit code $rc, expected $want_rc"
+	if ! diff -u "$dir/$name.out" "$tmp/out" >"$tmp/diff" 2>&1; then
+		bad="$bad stdout differs"
+	fi
+	if [ -f "$dir/$name.err" ] && ! diff -u "$dir/$name.err" "$tmp/err" >>"$tmp/diff" 2>&1; then
+		bad="$bad stderr differs"
+	fi
+	if [ -n "$bad" ]; then
+		fail=$((fail + 1))
+		echo "not ok $n - $name: $bad"
+		sed 's/^/# /' "$tmp/diff" | head -n 60
+		sed 's/^/# stderr: /' "$tmp/err" | head -n 10
+	else
+		echo "ok $n - $name"
+	fi
+done
+exit 0

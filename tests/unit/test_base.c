@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_base.c - errors, allocation, arenas, vectors, string
+ * buffers, units, the RNG, the JSON writer and tables.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <fabtune/fabtune.h>
+
+static void
+test_error_first_wins(void **state)
+{
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_error_set(&err, FT_EPARSE, "a.yaml:3:7: rate: bad"), FT_EPARSE);
+	assert_int_equal(ft_error_set(&err, FT_EINVAL, "second"), FT_EINVAL);
+	assert_int_equal(err.code, FT_EPARSE);
+	assert_string_equal(err.msg, "a.yaml:3:7: rate: bad");
+	ft_error_prefix(&err, "spec %s: ", "x");
+	assert_string_equal(err.msg, "spec x: a.yaml:3:7: rate: bad");
+	assert_string_equal(ft_err_name(FT_EPARSE), "EPARSE");
+	assert_string_equal(ft_strerror(FT_ENOMEM), "out of memory");
+	assert_int_equal(FT_EINVAL, -1);
+	assert_int_equal(ft_error_set(NULL, FT_EIO, "x"), FT_EIO);
+}
+
+static void
+test_arena(void **state)
+{
+	struct ft_arena a;
+	size_t i;
+
+	ft_arena_init(&a, 128);
+	for (i = 0; i < 1000; i++) {
+		uint64_t *p = FT_ARENA_NEW(&a, uint64_t);
+
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % _Alignof(uint64_t), 0);
+		assert_int_equal(*p, 0);
+		*p = i;
+	}
+	assert_string_equal(ft_arena_strdup(&a, "hello"), "hello");
+	assert_non_null(ft_arena_alloc(&a, 10000, 64));
+	ft_arena_release(&a);
+}
+
+static void
+test_vec(void **state)
+{
+	struct ft_vec v;
+	int i;
+
+	ft_vec_init(&v, sizeof(int));
+	for (i = 0; i < 100; i++)
+		assert_int_equal(ft_vec_push(&v, &i), 0);
+	assert_int_equal(v.len, 100);
+	assert_int_equal(FT_VEC_AT(&v, int, 57), 57);
+	ft_vec_release(&v);
+	assert_null(v.data);
+}
+
+static void
+test_strbuf(void **state)
+{
+	struct ft_strbuf sb;
+	char *p;
+	size_t len;
+	uint64_t u;
+	double d;
+
+	ft_strbuf_init(&sb);
+	assert_string_equal(sb.buf, "");
+	ft_strbuf_addf(&sb, "%d-%s", 42, "x");
+	ft_strbuf_addch(&sb, '!');
+	ft_strbuf_addchars(&sb, '.', 3);
+	assert_string_equal(sb.buf, "42-x!...");
+	p = ft_strbuf_detach(&sb, &len);
+	assert_int_equal(len, 8);
+	assert_string_equal(p, "42-x!...");
+	ft_free(p);
+	assert_int_equal(ft_parse_u64("123", &u), 0);
+	assert_int_equal(u, 123);
+	assert_true(ft_parse_u64("-1", &u) < 0);
+	assert_true(ft_parse_u64("12x", &u) < 0);
+	assert_true(ft_parse_u64("", &u) < 0);
+	assert_int_equal(ft_parse_double("2.5", &d), 0);
+	assert_true(ft_parse_double("nan", &d) < 0);
+}
+
+static void
+test_sizes(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t bytes;
+		const char *printed;
+	} cases[] = {
+		{ "8", 8, "8B" },
+		{ "4KiB", 4096, "4KiB" },
+		{ "4K", 4096, "4KiB" },
+		{ "256M", 268435456, "256MiB" },
+		{ "8G", 8589934592ULL, "8GiB" },
+		{ "1GB", 1000000000, "1000000000B" },
+		{ "1.5K", 1536, "1536B" },
+		{ "1T", 1099511627776ULL, "1TiB" },
+	};
+	struct ft_error err = { 0 };
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		uint64_t b = 0, again = 0;
+
+		assert_int_equal(ft_parse_size(cases[i].text, &b, &err), 0);
+		assert_int_equal(b, cases[i].bytes);
+		ft_format_size(b, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].printed);
+		assert_int_equal(ft_parse_size(buf, &again, &err), 0);
+		assert_int_equal(again, b);
+	}
+	assert_int_equal(ft_parse_size("12Q", &(uint64_t){ 0 }, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "'12Q'"));
+	ft_error_clear(&err);
+	assert_int_equal(ft_parse_size("-1K", &(uint64_t){ 0 }, &err), FT_EPARSE);
+	ft_error_clear(&err);
+	assert_int_equal(ft_parse_size("0.3", &(uint64_t){ 0 }, &err), FT_EPARSE);
+	ft_error_clear(&err);
+	assert_int_equal(ft_parse_size("99999999T", &(uint64_t){ 0 }, &err), FT_ERANGE);
+}
+
+static void
+test_rates(void **state)
+{
+	struct ft_error err = { 0 };
+	char buf[32];
+	double r = 0, again = 0;
+
+	assert_int_equal(ft_parse_rate("400Gbps", &r, &err), 0);
+	assert_true(r == 50e9);
+	assert_int_equal(ft_parse_rate("400Gb/s", &r, &err), 0);
+	assert_true(r == 50e9);
+	assert_int_equal(ft_parse_rate("50GB/s", &r, &err), 0);
+	assert_true(r == 50e9);
+	assert_int_equal(ft_parse_rate("25GBps", &r, &err), 0);
+	assert_true(r == 25e9);
+	assert_string_equal(ft_format_rate_bits(50e9, buf, sizeof(buf)), "400Gbps");
+	assert_int_equal(ft_parse_rate(buf, &again, &err), 0);
+	assert_true(again == 50e9);
+	assert_string_equal(ft_format_rate_bytes(50e9, buf, sizeof(buf)), "50GB/s");
+	assert_string_equal(ft_format_rate_bits(12.5e9, buf, sizeof(buf)), "100Gbps");
+	assert_string_equal(ft_format_rate_bits(1e12 / 8 * 1.6, buf, sizeof(buf)), "1.6Tbps");
+	assert_int_equal(ft_parse_rate("fast", &r, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "400Gbps"));
+}
+
+static void
+test_durations(void **state)
+{
+	struct ft_error err = { 0 };
+	char buf[32];
+	double s = 0, again = 0;
+
+	assert_int_equal(ft_parse_duration("2us", &s, &err), 0);
+	assert_true(fabs(s - 2e-6) < 1e-18);
+	assert_string_equal(ft_format_duration(s, buf, sizeof(buf)), "2us");
+	assert_int_equal(ft_parse_duration(buf, &again, &err), 0);
+	assert_true(again == s);
+	assert_int_equal(ft_parse_duration("1.5ms", &s, &err), 0);
+	assert_string_equal(ft_format_duration(s, buf, sizeof(buf)), "1.5ms");
+	assert_int_equal(ft_parse_duration("30s", &s, &err), 0);
+	assert_true(s == 30);
+	assert_string_equal(ft_format_duration(100e-9, buf, sizeof(buf)), "100ns");
+	assert_int_equal(ft_s_to_ps(1.5e-6), 1500000);
+	assert_true(ft_ps_to_s(2000000) == 2e-6);
+	assert_int_equal(ft_parse_duration("2 fortnights", &s, &err), FT_EPARSE);
+}
+
+static void
+test_rng_pinned(void **state)
+{
+	struct ft_rng r, r2;
+	uint64_t first;
+	int hist[10] = { 0 };
+	int i;
+
+	/* Pinned: a change to the generator must be deliberate. */
+	ft_rng_seed(&r, 1, 0);
+	first = ft_rng_u64(&r);
+	ft_rng_seed(&r2, 1, 0);
+	assert_int_equal(ft_rng_u64(&r2), first);
+	assert_int_equal(first, 0xc0644693e512d4bcULL);
+	/* The reference xoshiro256** from state {1, 2, 3, 4}. */
+	r2.s[0] = 1;
+	r2.s[1] = 2;
+	r2.s[2] = 3;
+	r2.s[3] = 4;
+	assert_int_equal(ft_rng_u64(&r2), 11520);
+	assert_int_equal(ft_rng_u64(&r2), 0);
+	assert_int_equal(ft_rng_u64(&r2), 1509978240);
+	assert_int_equal(ft_rng_u64(&r2), 1215971899390074240ULL);
+	ft_rng_seed(&r2, 1, 1);
+	assert_true(ft_rng_u64(&r2) != first);
+	ft_rng_seed(&r, 7, ft_rng_stream(3, 9));
+	for (i = 0; i < 100000; i++) {
+		uint64_t b = ft_rng_below(&r, 10);
+
+		assert_true(b < 10);
+		hist[b]++;
+	}
+	for (i = 0; i < 10; i++)
+		assert_true(hist[i] > 9500 && hist[i] < 10500);
+	for (i = 0; i < 1000; i++) {
+		double u = ft_rng_unit(&r);
+
+		assert_true(u >= 0 && u < 1);
+	}
+}
+
+static void
+test_shuffle_is_permutation(void **state)
+{
+	struct ft_rng r;
+	uint32_t v[64];
+	int seen[64] = { 0 };
+	uint32_t i;
+
+	for (i = 0; i < 64; i++)
+		v[i] = i;
+	ft_rng_seed(&r, 5, 0);
+	ft_rng_shuffle_u32(&r, v, 64);
+	for (i = 0; i < 64; i++)
+		seen[v[i]]++;
+	for (i = 0; i < 64; i++)
+		assert_int_equal(seen[i], 1);
+}
+
+static void
+test_json(void **state)
+{
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_kv_str(&j, "name", "a\"b\n");
+	ft_json_key(&j, "rows");
+	ft_json_arr_begin(&j);
+	ft_json_double(&j, 0.1);
+	ft_json_double(&j, 1e300);
+	ft_json_double(&j, NAN);
+	ft_json_int(&j, -3);
+	ft_json_obj_begin(&j);
+	ft_json_obj_end(&j);
+	ft_json_arr_end(&j);
+	ft_json_kv_bool(&j, "ok", true);
+	ft_json_obj_end(&j);
+	assert_string_equal(sb.buf,
+			    "{\"name\":\"a\\\"b\\n\",\"rows\":[0.1,1e+300,null,-3,{}],\"ok\":true}");
+	ft_strbuf_reset(&sb);
+	ft_json_init(&j, &sb, true);
+	ft_json_obj_begin(&j);
+	ft_json_kv_int(&j, "a", 1);
+	ft_json_key(&j, "b");
+	ft_json_arr_begin(&j);
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	assert_string_equal(sb.buf, "{\n  \"a\": 1,\n  \"b\": []\n}");
+	ft_strbuf_release(&sb);
+}
+
+static void
+test_table(void **state)
+{
+	struct ft_table t;
+	struct ft_strbuf sb;
+
+	ft_table_init(&t);
+	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
+	ft_table_col(&t, "name", FT_ALIGN_LEFT);
+	assert_int_equal(ft_table_cell(&t, "8"), 0);
+	assert_int_equal(ft_table_cell(&t, "x"), 0);
+	assert_int_equal(ft_table_cellf(&t, "%d", 1024), 0);
+	assert_int_equal(ft_table_cell(&t, "longer"), 0);
+	assert_int_equal(ft_table_nrows(&t), 2);
+	ft_strbuf_init(&sb);
+	ft_table_render(&t, &sb);
+	assert_string_equal(sb.buf, "size  name\n"
+				    "   8  x\n"
+				    "1024  longer\n");
+	ft_strbuf_release(&sb);
+	ft_table_release(&t);
+}
+
+static void
+test_result_model(void **state)
+{
+	struct ft_run run;
+	struct ft_result_row row;
+	struct ft_obs o;
+	char ent[64];
+	enum ft_source s;
+
+	ft_run_init(&run, FT_SOURCE_MODEL, NULL);
+	assert_string_equal(run.kind, "model");
+	ft_result_row_init(&row);
+	assert_true(isnan(row.busbw_GBps));
+	assert_int_equal(row.wrong, -1);
+	row.bytes = 1024;
+	assert_int_equal(ft_run_add(&run, &row), 0);
+	assert_int_equal(ft_run_nrows(&run), 1);
+	assert_int_equal(ft_run_row(&run, 0)->bytes, 1024);
+	ft_run_release(&run);
+	assert_int_equal(ft_source_from_name("sim", &s), 0);
+	assert_int_equal(s, FT_SOURCE_SIM);
+	assert_int_equal(ft_source_from_name("nope", &s), FT_EINVAL);
+	ft_obs_init(&o, "ib.port.state");
+	ft_strlcpy(o.host, "node1", sizeof(o.host));
+	ft_strlcpy(o.device, "mlx5_0", sizeof(o.device));
+	o.port = 1;
+	ft_obs_entity(&o, ent, sizeof(ent));
+	assert_string_equal(ent, "node1/mlx5_0/port 1");
+	assert_string_equal(ft_layer_name(FT_LAYER_FABRIC), "fabric");
+	assert_string_equal(ft_severity_name(FT_SEV_CRITICAL), "critical");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_error_first_wins),
+		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_vec),
+		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_rng_pinned),
+		cmocka_unit_test(test_shuffle_is_permutation),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_result_model),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
