@@ -338,9 +338,9 @@ walk(struct loader *L, yaml_node_t *map, const char *path, const struct field *f
 		if (i == n || (fields[i].kinds && !(fields[i].kinds & kind_bit))) {
 			key_list(fields, n, kind_bit, keys, sizeof(keys));
 			return perr(L, &k->start_mark, FT_EPARSE, sub,
-				    "expected one of the keys %s%s%s, got unknown key '%s'",
+				    "expected one of the keys %s%s%s%s, got unknown key '%s'",
 				    kind_name ? "of a " : "", kind_name ? kind_name : "",
-				    kind_name ? " fabric: " : "", name);
+				    kind_name ? " fabric: " : "", keys, name);
 		}
 		remember(L, sub, &v->start_mark);
 		if (fields[i].fn) {
@@ -1197,11 +1197,12 @@ parse_root(struct loader *L, yaml_node_t *root)
 	if (fab) {
 		rc = parse_fabric(L, fab);
 	} else if (L->spec->nnodes > 1 && L->has_preset) {
-		rc = ft__spec_default_fabric(&L->spec->node, L->spec->nnodes, &L->spec->fabric, &e);
+		rc = ft__spec_default_fabric(&L->spec->node, L->spec->nnodes, &L->spec->fabric,
+					     field, &e);
 		if (rc < 0) {
-			m = find_mark(L, "nodes.count");
-			return ft_error_set(L->err, rc, "%s:%u:%u: %s", L->file, m->line, m->col,
-					    e.msg);
+			m = find_mark(L, field);
+			return ft_error_set(L->err, rc, "%s:%u:%u: %s: %s", L->file, m->line,
+					    m->col, field, e.msg);
 		}
 	} else if (L->spec->nnodes > 1) {
 		m = find_mark(L, "nodes.count");
