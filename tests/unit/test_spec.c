@@ -5,6 +5,7 @@
  * (every bad input names file:line:col and the field), and the shipped
  * examples.
  */
+/* clang-format off: cmocka.h needs the headers above it */
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+/* clang-format on */
 
 #include <fabtune/fabtune.h>
 
@@ -124,8 +126,8 @@ test_link_presets(void **state)
 		enum ft_link_tech tech;
 		double gbps;
 	} want[] = {
-		{ "hdr", FT_TECH_IB, 200 },	     { "ndr", FT_TECH_IB, 400 },
-		{ "xdr", FT_TECH_IB, 800 },	     { "roce100", FT_TECH_ROCE, 100 },
+		{ "hdr", FT_TECH_IB, 200 },       { "ndr", FT_TECH_IB, 400 },
+		{ "xdr", FT_TECH_IB, 800 },       { "roce100", FT_TECH_ROCE, 100 },
 		{ "roce200", FT_TECH_ROCE, 200 }, { "roce400", FT_TECH_ROCE, 400 },
 		{ "roce800", FT_TECH_ROCE, 800 },
 	};
@@ -227,20 +229,20 @@ test_resolve_bad(void **state)
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("dgx-h100:0", &s, &err), FT_ERANGE);
 	assert_string_equal(err.msg,
-			    "dgx-h100:0: expected a node count from 1 to 4294967295, got 0");
+	                    "dgx-h100:0: expected a node count from 1 to 4294967295, got 0");
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("dgx-h100:", &s, &err), FT_EPARSE);
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("dgx-h100:8193", &s, &err), FT_ERANGE);
 	assert_string_equal(err.msg, "dgx-h100:8193: nodes.count: expected at most 8192 nodes of 8 "
-				     "NICs on the default fabric (3-tier fat-tree of radix-64 "
-				     "switches), got 8193");
+	                             "NICs on the default fabric (3-tier fat-tree of radix-64 "
+	                             "switches), got 8193");
 	assert_true(is_zero(&s, sizeof(s)));
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("dgx-z900", &s, &err), FT_ENOENT);
 	assert_string_equal(err.msg, "dgx-z900: expected a spec file or a node preset (dgx-a100, "
-				     "dgx-b200, dgx-h100, hgx-h200, pcie-l40s), optionally with "
-				     "':NODES', got neither");
+	                             "dgx-b200, dgx-h100, hgx-h200, pcie-l40s), optionally with "
+	                             "':NODES', got neither");
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("no/such/spec.yaml", &s, &err), FT_ENOENT);
 	assert_non_null(strstr(err.msg, "no/such/spec.yaml"));
@@ -269,7 +271,7 @@ test_capacity(void **state)
 	assert_int_equal(ft_spec_fabric_capacity(&s), 64 * 64 / 2); /* k^2/2 */
 	s.fabric.tiers = 3;
 	assert_int_equal(ft_spec_fabric_capacity(&s), 64 * 64 * 64 / 4); /* k^3/4 */
-	s.fabric.oversubscription = 3; /* 48 down : 16 up */
+	s.fabric.oversubscription = 3;                                   /* 48 down : 16 up */
 	ft_spec_leaf_ports(&s.fabric, &down, &up);
 	assert_int_equal(down, 48);
 	assert_int_equal(up, 16);
@@ -308,19 +310,19 @@ static void
 test_load_full(void **state)
 {
 	static const char yaml[] = "name: lab\n"
-				   "nodes:\n"
-				   "  preset: dgx-h100\n"
-				   "  count: 128\n"
-				   "  nics: { count: 8, rate: 400Gbps, model: ConnectX-7 }\n"
-				   "fabric:\n"
-				   "  kind: rail-fat-tree\n"
-				   "  link: ndr\n"
-				   "  tiers: 2\n"
-				   "  radix: 64\n"
-				   "  oversubscription: 1\n"
-				   "  routing: ecmp\n"
-				   "  sharp: true\n"
-				   "  switch_latency: 200ns\n";
+	                           "nodes:\n"
+	                           "  preset: dgx-h100\n"
+	                           "  count: 128\n"
+	                           "  nics: { count: 8, rate: 400Gbps, model: ConnectX-7 }\n"
+	                           "fabric:\n"
+	                           "  kind: rail-fat-tree\n"
+	                           "  link: ndr\n"
+	                           "  tiers: 2\n"
+	                           "  radix: 64\n"
+	                           "  oversubscription: 1\n"
+	                           "  routing: ecmp\n"
+	                           "  sharp: true\n"
+	                           "  switch_latency: 200ns\n";
 	struct ft_cluster_spec s;
 	struct ft_error err = { 0 };
 
@@ -342,14 +344,14 @@ static void
 test_load_overrides(void **state)
 {
 	static const char yaml[] = "nodes:\n"
-				   "  preset: pcie-l40s\n"
-				   "  count: 8\n"
-				   "  gpus: 4\n"
-				   "  pcie: { gen: 5 }\n"
-				   "  nics: { count: 4, link: roce400 }\n"
-				   "fabric:\n"
-				   "  kind: fat-tree\n"
-				   "  oversubscription: \"3:1\"\n";
+	                           "  preset: pcie-l40s\n"
+	                           "  count: 8\n"
+	                           "  gpus: 4\n"
+	                           "  pcie: { gen: 5 }\n"
+	                           "  nics: { count: 4, link: roce400 }\n"
+	                           "fabric:\n"
+	                           "  kind: fat-tree\n"
+	                           "  oversubscription: \"3:1\"\n";
 	struct ft_cluster_spec s;
 	struct ft_error err = { 0 };
 	uint32_t i;
@@ -359,7 +361,7 @@ test_load_overrides(void **state)
 	assert_string_equal(s.name, "t"); /* from the file name */
 	assert_int_equal(s.node.ngpus, 4);
 	assert_true(s.node.pcie_Bps_gpu == 48e9); /* re-derived for Gen5 x16 */
-	assert_true(s.node.nic_Bps == 50e9);	  /* from roce400 */
+	assert_true(s.node.nic_Bps == 50e9);      /* from roce400 */
 	assert_string_equal(s.fabric.link, "roce400");
 	assert_int_equal(s.fabric.routing, FT_ROUTING_ECMP);
 	assert_true(s.fabric.oversubscription == 3.0);
@@ -375,10 +377,10 @@ static void
 test_load_json(void **state)
 {
 	static const char json[] =
-		"{\"name\": \"j\", \"nodes\": {\"preset\": \"dgx-b200\", \"count\": 16},"
-		" \"fabric\": {\"kind\": \"dragonfly\", \"link\": \"roce800\", \"groups\": 4,"
-		" \"routers_per_group\": 2, \"nodes_per_router\": 2,"
-		" \"global_links_per_router\": 2, \"routing\": \"valiant\"}}";
+	        "{\"name\": \"j\", \"nodes\": {\"preset\": \"dgx-b200\", \"count\": 16},"
+	        " \"fabric\": {\"kind\": \"dragonfly\", \"link\": \"roce800\", \"groups\": 4,"
+	        " \"routers_per_group\": 2, \"nodes_per_router\": 2,"
+	        " \"global_links_per_router\": 2, \"routing\": \"valiant\"}}";
 	struct ft_cluster_spec s;
 	struct ft_error err = { 0 };
 
@@ -396,12 +398,12 @@ static void
 test_load_custom_node(void **state)
 {
 	static const char yaml[] = "name: c\n"
-				   "nodes:\n"
-				   "  gpus: 2\n"
-				   "  gpu_model: X1\n"
-				   "  gpu_tflops: 100\n"
-				   "  gpu_memory: 32GB\n"
-				   "  pcie: { gen: 4 }\n";
+	                           "nodes:\n"
+	                           "  gpus: 2\n"
+	                           "  gpu_model: X1\n"
+	                           "  gpu_tflops: 100\n"
+	                           "  gpu_memory: 32GB\n"
+	                           "  pcie: { gen: 4 }\n";
 	struct ft_cluster_spec s;
 	struct ft_error err = { 0 };
 
@@ -493,7 +495,8 @@ static const struct bad_case {
 	  "got 63" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: multi-plane\n"
 	  "  planes: 3\n",
-	  FT_ERANGE, "t.yaml:7:11: fabric.planes: expected a divisor of the 8 NICs per node, got 3" },
+	  FT_ERANGE,
+	  "t.yaml:7:11: fabric.planes: expected a divisor of the 8 NICs per node, got 3" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpu_memory: 80\n", FT_EPARSE,
 	  "t.yaml:4:15: nodes.gpu_memory: expected a size like 80GB or 141GB, got '80'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: \"4\"\n", FT_EPARSE,
@@ -540,8 +543,9 @@ static const struct bad_case {
 	  "t.yaml:1:7: name: expected a name, got a list" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: fat-tree\n"
 	  "  link: ndr\n  link: hdr\n",
-	  FT_EPARSE, "t.yaml:8:3: fabric.link: expected each key once, got 'link' again (first at "
-		     "line 7)" },
+	  FT_EPARSE,
+	  "t.yaml:8:3: fabric.link: expected each key once, got 'link' again (first at "
+	  "line 7)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: rail-fat-tree\n"
 	  "  nodes_per_unit: 40\n",
 	  FT_ERANGE,
@@ -567,7 +571,7 @@ test_load_errors(void **state)
 		rc = load(bad_cases[i].yaml, &s, &err);
 		if (rc != bad_cases[i].code)
 			fail_msg("case %zu: rc %d, expected %d (%s)", i, rc, bad_cases[i].code,
-				 err.msg);
+			         err.msg);
 		if (!bad_cases[i].msg)
 			continue;
 		if (strcmp(err.msg, bad_cases[i].msg) != 0)
@@ -616,13 +620,13 @@ test_validate_names_field(void **state)
 	s.node.gpu_nic[2] = 12;
 	assert_int_equal(ft_spec_validate(&s, &err), FT_ERANGE);
 	assert_string_equal(err.msg, "dgx-h100:4: nodes.placement.gpu_nic[2]: expected a NIC index "
-				     "below 8, got 12");
+	                             "below 8, got 12");
 	ft_error_clear(&err);
 	s.node.gpu_nic[2] = 2;
 	s.fabric.routing = FT_ROUTING_DOR;
 	assert_int_equal(ft_spec_validate(&s, &err), FT_EINVAL);
 	assert_string_equal(err.msg, "dgx-h100:4: fabric.routing: expected ecmp, dmodk or adaptive "
-				     "for a rail-fat-tree, got dor");
+	                             "for a rail-fat-tree, got dor");
 	assert_int_equal(ft_spec_validate(NULL, NULL), FT_EINVAL);
 }
 
