@@ -109,8 +109,9 @@ struct ft_fabric_spec {
 	/* fat-tree family */
 	uint32_t tiers;         /* 2 or 3 */
 	uint32_t radix;         /* switch ports */
-	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking */
-	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = radix/2) */
+	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking (0 is read as 1) */
+	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = the leaf's down
+				    ports, radix/2 when non-blocking; the loader fills it) */
 	uint32_t planes;        /* multi-plane: independent planes (>= 1) */
 	/* dragonfly */
 	uint32_t groups;

@@ -549,7 +549,7 @@ static const struct bad_case {
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: rail-fat-tree\n"
 	  "  nodes_per_unit: 40\n",
 	  FT_ERANGE,
-	  "t.yaml:7:19: fabric.nodes_per_unit: expected 1 to 32 nodes per scalable unit (the down "
+	  "t.yaml:7:19: fabric.nodes_per_unit: expected at most 32 nodes per scalable unit (the down "
 	  "ports of a leaf), got 40" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 8\nfabric:\n  kind: dragonfly\n"
 	  "  groups: 2\n  routers_per_group: 2\n  nodes_per_router: 2\n"
@@ -628,6 +628,16 @@ test_validate_names_field(void **state)
 	assert_string_equal(err.msg, "dgx-h100:4: fabric.routing: expected ecmp, dmodk or adaptive "
 	                             "for a rail-fat-tree, got dor");
 	assert_int_equal(ft_spec_validate(NULL, NULL), FT_EINVAL);
+
+	/* A spec built in code may leave these at 0: non-blocking, units of a leaf. */
+	ft_error_clear(&err);
+	s.fabric.routing = FT_ROUTING_ECMP;
+	s.fabric.oversubscription = 0;
+	s.fabric.nodes_per_unit = 0;
+	assert_int_equal(ft_spec_validate(&s, &err), 0);
+	s.fabric.oversubscription = 0.5;
+	assert_int_equal(ft_spec_validate(&s, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "fabric.oversubscription"));
 }
 
 /* examples/ ships specs; each must load (and the directory must not be empty). */
