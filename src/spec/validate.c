@@ -291,6 +291,9 @@ check_node(const struct ft_node_spec *n, char *field, struct ft_error *err)
 			            "expected a link preset (hdr, ndr, xdr, roce100, roce200, "
 			            "roce400, roce800), got '%s'",
 			            n->nic_link);
+		if (!is_nonneg(n->lat_nic_s))
+			return fail(field, err, FT_ERANGE, "nodes.nics.latency",
+			            "expected a duration >= 0, got %g s", n->lat_nic_s);
 		if (!is_pos(n->nic_Bps))
 			return fail(field, err, FT_ERANGE, "nodes.nics.rate",
 			            "expected a positive rate, got %g bytes/s", n->nic_Bps);

@@ -68,6 +68,7 @@ test_node_presets_validate(void **state)
 		/* Every NIC link names a link preset whose rate the node carries. */
 		assert_non_null(ft_link_preset_find(s.node.nic_link));
 		assert_true(ft_link_preset_find(s.node.nic_link)->rate_Bps == s.node.nic_Bps);
+		assert_true(ft_link_preset_find(s.node.nic_link)->lat_nic_s == s.node.lat_nic_s);
 	}
 	assert_null(ft_node_preset_name(i));
 	assert_int_equal(ft_node_preset("dgx-h999", &s.node), FT_ENOENT);
