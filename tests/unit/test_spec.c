@@ -6,6 +6,7 @@
  * examples.
  */
 /* clang-format off: cmocka.h needs the headers above it */
+#include <cmocka.h>
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -14,8 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <cmocka.h>
 /* clang-format on */
 
 #include <fabtune/fabtune.h>
@@ -349,7 +348,7 @@ test_load_overrides(void **state)
 	                           "  count: 8\n"
 	                           "  gpus: 4\n"
 	                           "  pcie: { gen: 5 }\n"
-	                           "  nics: { count: 4, link: roce400 }\n"
+	                           "  nics: { count: 4, link: roce400, latency: 1.5us }\n"
 	                           "fabric:\n"
 	                           "  kind: fat-tree\n"
 	                           "  oversubscription: \"3:1\"\n";
@@ -363,6 +362,7 @@ test_load_overrides(void **state)
 	assert_int_equal(s.node.ngpus, 4);
 	assert_true(s.node.pcie_Bps_gpu == 48e9); /* re-derived for Gen5 x16 */
 	assert_true(s.node.nic_Bps == 50e9);      /* from roce400 */
+	assert_true(fabs(s.node.lat_nic_s - 1.5e-6) < 1e-15);
 	assert_string_equal(s.fabric.link, "roce400");
 	assert_int_equal(s.fabric.routing, FT_ROUTING_ECMP);
 	assert_true(s.fabric.oversubscription == 3.0);
