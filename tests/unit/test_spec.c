@@ -5,8 +5,6 @@
  * (every bad input names file:line:col and the field), and the shipped
  * examples.
  */
-/* clang-format off: cmocka.h needs the headers above it */
-#include <cmocka.h>
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -15,6 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
 /* clang-format on */
 
 #include <fabtune/fabtune.h>
