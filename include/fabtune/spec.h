@@ -105,6 +105,8 @@ struct ft_fabric_spec {
 	double link_Bps;        /* switch-to-switch and host link rate, bytes/s per direction */
 	double lat_switch_s;
 	double lat_cable_s;
+	uint32_t mtu_bytes;     /* path MTU (IB MTU 256-4096; RoCE: the IB MTU inside the Ethernet
+				   frame, ROCE-MTU); from the link preset unless given; 0 = 4096 */
 	enum ft_routing routing;
 	bool sharp;             /* in-network reduction (SHARP) available */
 	/* fat-tree family */

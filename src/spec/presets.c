@@ -473,6 +473,7 @@ ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *
 	f->link_Bps = lp->rate_Bps;
 	f->lat_switch_s = lp->lat_switch_s;
 	f->lat_cable_s = lp->lat_cable_s;
+	f->mtu_bytes = lp->mtu_bytes;
 }
 
 enum ft_routing
