@@ -427,14 +427,19 @@ finish_node(struct loader *L, yaml_node_t *nodes)
 		n->pcie_Bps_gpu = ft__spec_pcie_Bps(n->pcie_gen, n->pcie_width_gpu);
 	if (!L->given_nic_bw && (!L->has_preset || L->given_pcie_gen || L->given_nic_width))
 		n->pcie_Bps_nic = ft__spec_pcie_Bps(n->pcie_gen, n->pcie_width_nic);
-	/* The NIC rate follows its link preset unless given; a rate alone drops the preset link. */
+	/*
+	 * The NIC rate and latency follow a given link preset unless given too;
+	 * a rate alone that differs from the preset's link makes the link custom.
+	 */
 	lp = ft_link_preset_find(n->nic_link);
-	if (L->given_nic_link && !L->given_nic_rate && lp)
-		n->nic_Bps = lp->rate_Bps;
-	if (L->given_nic_link && !L->given_nic_lat && lp)
-		n->lat_nic_s = lp->lat_nic_s;
-	else if (L->given_nic_rate && !L->given_nic_link && lp && lp->rate_Bps != n->nic_Bps)
+	if (L->given_nic_link && lp) {
+		if (!L->given_nic_rate)
+			n->nic_Bps = lp->rate_Bps;
+		if (!L->given_nic_lat)
+			n->lat_nic_s = lp->lat_nic_s;
+	} else if (L->given_nic_rate && lp && lp->rate_Bps != n->nic_Bps) {
 		n->nic_link[0] = '\0';
+	}
 	if (n->nnics && !(n->nic_Bps > 0))
 		return ft__spec_perr_field(
 		        L, "nodes.nics.rate", FT_EPARSE,
