@@ -179,6 +179,17 @@ ft__spec_pcie_Bps(uint32_t gen, uint32_t width)
 #define CPU_LINK_ERP 40e9
 #define CPU_LINK_AMD 16e9
 
+void
+ft__spec_node_defaults(struct ft_node_spec *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->pcie_width_gpu = n->pcie_width_nic = 16;
+	n->lat_pcie_s = LAT_PCIE;
+	n->lat_nvlink_s = LAT_NVLINK;
+	n->lat_nic_s = LAT_NIC;
+	n->nnuma = 1;
+}
+
 /* ---- node presets ------------------------------------------------------------------------- */
 
 struct node_preset {

@@ -418,6 +418,8 @@ test_load_custom_node(void **state)
 	assert_int_equal(s.nnodes, 1);
 	assert_int_equal(s.fabric.kind, FT_FABRIC_NONE);
 	assert_int_equal(s.node.nvlink_gen, 0);
+	assert_true(s.node.lat_nvlink_s == 0);
+	assert_true(s.node.lat_pcie_s > 0);
 	assert_int_equal(s.node.nnics, 0);
 	assert_int_equal(s.node.pcie_width_gpu, 16);
 	assert_true(s.node.pcie_Bps_gpu == 24e9);
