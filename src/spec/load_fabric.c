@@ -294,8 +294,7 @@ finish_fabric(struct loader *L, yaml_node_t *fab)
 		if (!L->given_unit && f->kind == FT_FABRIC_RAIL_FAT_TREE)
 			f->nodes_per_unit = down;
 		if (!L->given_tiers) {
-			/* The fewest tiers that hold the nodes (3 if none does: the check says so).
-			 */
+			/* The fewest tiers that hold the nodes (3 if none: the check says so). */
 			for (f->tiers = 2; f->tiers < 3; f->tiers++)
 				if (L->spec->nnodes <= ft_spec_fabric_capacity(L->spec))
 					break;
