@@ -563,8 +563,7 @@ static const struct bad_case {
 	  "  nodes_per_unit: 40\n",
 	  FT_ERANGE,
 	  "t.yaml:7:19: fabric.nodes_per_unit: expected at most 32 nodes per scalable unit "
-	  "(the down "
-	  "ports of a leaf), got 40" },
+	  "(the down ports of a leaf), got 40" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 8\nfabric:\n  kind: dragonfly\n"
 	  "  groups: 2\n  routers_per_group: 2\n  nodes_per_router: 2\n"
 	  "  global_links_per_router: 1\n  radix: 16\n",
