@@ -214,6 +214,12 @@ test_resolve_shorthand(void **state)
 	assert_int_equal(s.fabric.tiers, 2);
 	assert_int_equal(ft_spec_resolve("pcie-l40s:1025", &s, &err), 0);
 	assert_int_equal(s.fabric.tiers, 3);
+	/* A path is a file; its name defaults to the base name. */
+	assert_int_equal(ft_spec_resolve("examples/torus.json", &s, &err), 0);
+	assert_string_equal(s.name, "h100-torus");
+	assert_string_equal(s.source, "examples/torus.json");
+	assert_int_equal(s.fabric.kind, FT_FABRIC_TORUS);
+	assert_int_equal(s.fabric.ndims, 3);
 	assert_int_equal(ft_spec_resolve("dgx-a100:1", &s, &err), 0);
 	assert_int_equal(s.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
 	assert_string_equal(s.fabric.link, "hdr");
