@@ -255,9 +255,12 @@ static const struct node_preset node_presets[] = {
 	 * GPU. Fifth-generation NVLink, 1.8 TB/s bidirectional = 900 GB/s per
 	 * direction, through 2 NVLink switch chips with NVLS. Dual Xeon Platinum
 	 * 8570 (Emerald Rapids, PCIe 5.0); 8 single-port ConnectX-7 400 Gb/s
-	 * (PCIe Gen5 x16) on the compute fabric. The datasheet does not draw the
-	 * PCIe tree; we take the layout of our dgx-h100 preset (two GPUs and two
-	 * ConnectX-7 per Gen5 switch, four switches, one NIC per GPU).
+	 * (PCIe Gen5 x16) on the compute fabric. The B200 itself has a Gen6 host
+	 * interface, but the HGX B200 specification lists PCIe Gen5 (128 GB/s
+	 * bidirectional) for the platform, as the CPUs and NICs are Gen5: we
+	 * take Gen5 for GPUs and NICs. The datasheet does not draw the PCIe tree; we take the
+	 * layout of our dgx-h100 preset (two GPUs and two ConnectX-7 per Gen5 switch, four
+	 * switches, one NIC per GPU).
 	 */
 	{ "8x B200 180GB, NVLink 5 900GB/s/dir, 2 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
