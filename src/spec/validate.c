@@ -491,6 +491,17 @@ check_fabric(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 		            "expected a link preset (hdr, ndr, xdr, roce100, roce200, roce400, "
 		            "roce800), got '%s'",
 		            f->link);
+	if (f->link[0] && s->node.nic_link[0]) {
+		const struct ft_link_preset *fl = ft_link_preset_find(f->link);
+		const struct ft_link_preset *nl = ft_link_preset_find(s->node.nic_link);
+
+		if (fl && nl && fl->tech != nl->tech)
+			return fail(field, err, FT_EINVAL, "fabric.link",
+			            "expected %s link like the NICs' %s (or set nodes.nics.link), "
+			            "got %s",
+			            nl->tech == FT_TECH_IB ? "an InfiniBand" : "an Ethernet (RoCE)",
+			            nl->name, fl->name);
+	}
 	if (!is_pos(f->link_Bps))
 		return fail(field, err, FT_ERANGE, "fabric.rate",
 		            "expected a positive link rate, got %g bytes/s", f->link_Bps);
