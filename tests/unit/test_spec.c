@@ -659,6 +659,8 @@ test_validate_names_field(void **state)
 	s.fabric.routing = FT_ROUTING_ECMP;
 	s.fabric.oversubscription = 0;
 	s.fabric.nodes_per_unit = 0;
+	s.name[0] = '\0'; /* names are descriptive */
+	s.node.gpu_model[0] = '\0';
 	assert_int_equal(ft_spec_validate(&s, &err), 0);
 	s.fabric.oversubscription = 0.5;
 	assert_int_equal(ft_spec_validate(&s, &err), FT_ERANGE);
