@@ -5,6 +5,7 @@
 #ifndef FABTUNE_FABTUNE_H
 #define FABTUNE_FABTUNE_H
 
+
 #include <fabtune/base.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
@@ -16,5 +17,4 @@
 #include <fabtune/table.h>
 #include <fabtune/units.h>
 #include <fabtune/version.h>
-
 #endif
