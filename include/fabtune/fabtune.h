@@ -13,6 +13,7 @@
 #include <fabtune/result.h>
 #include <fabtune/rng.h>
 #include <fabtune/table.h>
+#include <fabtune/topo.h>
 #include <fabtune/units.h>
 #include <fabtune/version.h>
 
