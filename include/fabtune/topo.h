@@ -145,7 +145,8 @@ struct ft_path {
 FT_API int ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst,
 			      uint32_t *links, size_t max);
 
-/* A chooser picks one of @n equal-cost links at vertex @at (adaptive routing). */
+/* A chooser picks one of @n equal-cost links at vertex @at (adaptive routing): it returns the
+ * index (0 .. n-1) into @links of the one to take. */
 typedef uint32_t ft_route_choose_fn(void *ud, uint32_t at, const uint32_t *links, uint32_t n);
 
 struct ft_route_policy {

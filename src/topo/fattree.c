@@ -56,9 +56,13 @@ params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL,
 				    "fabric.oversubscription: expected 1..%" PRIu32 ", got %g",
 				    p->radix - 1, o);
-	p->down = (uint32_t)lround(p->radix * o / (1.0 + o));
-	p->down = FT_MIN(FT_MAX(p->down, 1u), p->radix - 1);
-	p->up = p->radix - p->down;
+	/* The spec's rule: down/up as close to the ratio as whole ports allow, never above it. */
+	ft_spec_leaf_ports(f, &p->down, &p->up);
+	if (p->down == 0 || p->up == 0)
+		return ft_error_set(err, FT_EINVAL,
+				    "fabric.oversubscription: a radix-%" PRIu32
+				    " leaf can't split %g:1 into down and up ports",
+				    p->radix, o);
 	if (f->tiers != 0 && f->tiers != 2 && f->tiers != 3)
 		return ft_error_set(err, FT_EINVAL, "fabric.tiers: expected 2 or 3, got %" PRIu32,
 				    f->tiers);
@@ -149,7 +153,7 @@ ft__topo_fattree_plan(struct ft_topo *t, struct ft_error *err)
 	if (rc < 0)
 		return rc;
 	if (p.nics_per_plane == 0)
-		return ft_error_set(err, FT_EINVAL, "node.nics: a fat-tree needs NICs, got 0");
+		return ft_error_set(err, FT_EINVAL, "nodes.nics.count: a fat-tree needs NICs, got 0");
 	t->ntrees = p.planes;
 	t->trees = ft_calloc(p.planes, sizeof(*t->trees));
 	if (!t->trees)
@@ -174,7 +178,7 @@ ft__topo_fattree_plan(struct ft_topo *t, struct ft_error *err)
 			nleaves = ceil_div(nnics, p.down);
 		}
 		if (nleaves > UINT32_MAX / 4)
-			return ft_error_set(err, FT_ERANGE, "nodes: too many leaves");
+			return ft_error_set(err, FT_ERANGE, "nodes.count: too many leaves");
 		rc = plan_tree(tr, &p, (uint32_t)nleaves, lpp, (uint32_t)nnics, err);
 		if (rc < 0)
 			return rc;

@@ -182,27 +182,27 @@ check_spec(const struct ft_cluster_spec *s, struct ft_error *err)
 	const struct ft_node_spec *n = &s->node;
 
 	if (s->nnodes == 0)
-		return ft_error_set(err, FT_EINVAL, "nodes: expected at least 1 node, got 0");
+		return ft_error_set(err, FT_EINVAL, "nodes.count: expected at least 1 node, got 0");
 	if (n->ngpus == 0 || n->ngpus > FT_SPEC_MAX_GPUS)
-		return ft_error_set(err, FT_EINVAL, "node.gpus: expected 1..%d, got %" PRIu32,
+		return ft_error_set(err, FT_EINVAL, "nodes.gpus: expected 1..%d, got %" PRIu32,
 				    FT_SPEC_MAX_GPUS, n->ngpus);
 	if (n->nnics > FT_SPEC_MAX_NICS)
-		return ft_error_set(err, FT_EINVAL, "node.nics: expected 0..%d, got %" PRIu32,
+		return ft_error_set(err, FT_EINVAL, "nodes.nics.count: expected 0..%d, got %" PRIu32,
 				    FT_SPEC_MAX_NICS, n->nnics);
 	if (n->npcie_switches > FT_SPEC_MAX_PCIE_SWITCHES)
 		return ft_error_set(err, FT_EINVAL,
-				    "node.pcie_switches: expected 0..%d, got %" PRIu32,
+				    "nodes.pcie.switches: expected 0..%d, got %" PRIu32,
 				    FT_SPEC_MAX_PCIE_SWITCHES, n->npcie_switches);
 	if (n->nnuma > 16)
-		return ft_error_set(err, FT_EINVAL, "node.numa: expected 0..16, got %" PRIu32,
+		return ft_error_set(err, FT_EINVAL, "nodes.numa.domains: expected 0..16, got %" PRIu32,
 				    n->nnuma);
 	if (s->fabric.kind != FT_FABRIC_NONE && s->nnodes > 1 && n->nnics == 0)
 		return ft_error_set(err, FT_EINVAL,
-				    "node.nics: a fabric of %" PRIu32 " nodes needs NICs, got 0",
+				    "nodes.nics.count: a fabric of %" PRIu32 " nodes needs NICs, got 0",
 				    s->nnodes);
 	if (s->fabric.kind != FT_FABRIC_NONE && !(ft__topo_fabric_Bps_spec(s) > 0))
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.link_rate: expected a rate > 0 (or node.nic_rate)");
+				    "fabric.link: expected a link rate > 0 (or the NICs' rate)");
 	return 0;
 }
 
@@ -276,7 +276,7 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 		goto fail;
 	nv = (uint64_t)spec->nnodes * t->nl_tpl.per_node;
 	if (nv >= UINT32_MAX / 2) {
-		rc = ft_error_set(err, FT_ERANGE, "nodes: %" PRIu32 " nodes are too many vertices",
+		rc = ft_error_set(err, FT_ERANGE, "nodes.count: %" PRIu32 " nodes are too many vertices",
 				  spec->nnodes);
 		goto fail;
 	}

@@ -19,7 +19,7 @@ check_index(struct ft_error *err, const char *field, uint32_t i, uint32_t val, u
 {
 	if (val < n)
 		return 0;
-	return ft_error_set(err, FT_EINVAL, "node.%s[%" PRIu32 "]: expected 0..%" PRIu32
+	return ft_error_set(err, FT_EINVAL, "nodes.placement.%s[%" PRIu32 "]: expected 0..%" PRIu32
 			    ", got %" PRIu32, field, i, n - 1, val);
 }
 
@@ -28,7 +28,8 @@ check_rate(struct ft_error *err, const char *field, double v)
 {
 	if (v > 0 && isfinite(v))
 		return 0;
-	return ft_error_set(err, FT_EINVAL, "node.%s: expected a rate > 0, got %g", field, v);
+	return ft_error_set(err, FT_EINVAL, "nodes.%s: expected a rate > 0, got %g bytes/s", field,
+			    v);
 }
 
 int
@@ -71,13 +72,13 @@ ft__topo_node_layout(const struct ft_cluster_spec *s, struct ft_node_layout *nl,
 	for (uint32_t i = 0; i < nl->npcie && rc == 0; i++)
 		rc = check_index(err, "pcie_switch_numa", i, n->pcie_switch_numa[i], nl->ncpus);
 	if (rc == 0 && n->nvlink_gen > 0 && n->ngpus > 1)
-		rc = check_rate(err, "nvlink_bw", n->nvlink_Bps);
+		rc = check_rate(err, "nvlink.bandwidth", n->nvlink_Bps);
 	if (rc == 0)
-		rc = check_rate(err, "pcie_bw_gpu", n->pcie_Bps_gpu);
+		rc = check_rate(err, "pcie.gpu_bandwidth", n->pcie_Bps_gpu);
 	if (rc == 0 && n->nnics)
-		rc = check_rate(err, "pcie_bw_nic", n->pcie_Bps_nic);
+		rc = check_rate(err, "pcie.nic_bandwidth", n->pcie_Bps_nic);
 	if (rc == 0 && nl->ncpus > 1)
-		rc = check_rate(err, "cpu_link_bw", n->cpu_link_Bps);
+		rc = check_rate(err, "numa.interconnect", n->cpu_link_Bps);
 	return rc;
 }
 

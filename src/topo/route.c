@@ -213,14 +213,8 @@ choose(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route
 	case FT_ROUTING_DMODK:
 		return links[dmodk_pick(t, at, dst, links, n)];
 	case FT_ROUTING_ADAPTIVE:
-		if (p->choose) {
-			uint32_t l = p->choose(p->ud, at, links, n);
-
-			for (uint32_t i = 0; i < n; i++)
-				if (links[i] == l)
-					return l;
-			return links[l % n];
-		}
+		if (p->choose)
+			return links[p->choose(p->ud, at, links, n) % n]; /* an index into @links */
 		break; /* ECMP without a chooser */
 	default:
 		break;

@@ -284,7 +284,7 @@ test_fattree_counts(void **state)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		const struct ft_case *k = &cases[c];
 		struct ft_topo *t = fat_tree(true, k->nnodes, k->tiers, k->radix, k->oversub);
-		uint32_t d = (uint32_t)lround(k->radix * k->oversub / (1 + k->oversub));
+		uint32_t d = (uint32_t)floor(k->radix * k->oversub / (1 + k->oversub) + 1e-9);
 		uint32_t u = k->radix - d, nl = (k->nnodes + d - 1) / d;
 
 		check_reverse_and_csr(t);
@@ -887,14 +887,14 @@ test_bad_specs(void **state)
 	expect_error(&s, FT_EINVAL, "fabric.radix:");
 	s.fabric.radix = 8;
 	s.nnodes = 0;
-	expect_error(&s, FT_EINVAL, "nodes:");
+	expect_error(&s, FT_EINVAL, "nodes.count:");
 	dgx_node(&s.node);
 	s.nnodes = 2;
 	s.node.gpu_nic[3] = 9;
-	expect_error(&s, FT_EINVAL, "node.gpu_nic[3]: expected 0..7, got 9");
+	expect_error(&s, FT_EINVAL, "nodes.placement.gpu_nic[3]: expected 0..7, got 9");
 	dgx_node(&s.node);
 	s.node.pcie_Bps_gpu = 0;
-	expect_error(&s, FT_EINVAL, "node.pcie_bw_gpu:");
+	expect_error(&s, FT_EINVAL, "nodes.pcie.gpu_bandwidth:");
 	dgx_node(&s.node);
 	fabric(&s, FT_FABRIC_DRAGONFLY, 41);
 	s.fabric.groups = 5;
