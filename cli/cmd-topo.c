@@ -94,8 +94,13 @@ text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo
 		for (unsigned i = 1; i < 4; i++) {
 			if (!st->nswitches_by_tier[i] && !st->nlinks_by_tier[i])
 				continue;
-			(void)ft_table_cellf(&tab, "%u %s", i, switch_tier_name(k, i));
-			(void)ft_table_cellf(&tab, "%u", st->nswitches_by_tier[i]);
+			if (st->nswitches_by_tier[i]) {
+				(void)ft_table_cellf(&tab, "%u %s", i, switch_tier_name(k, i));
+				(void)ft_table_cellf(&tab, "%u", st->nswitches_by_tier[i]);
+			} else {
+				(void)ft_table_cellf(&tab, "%u", i);
+				(void)ft_table_cell(&tab, "-");
+			}
 			/* Capacity the tier's switches have below over what they have above. */
 			if (fat && st->oversubscription[i] > 0)
 				(void)ft_table_cellf(&tab, "%.2f:1", st->oversubscription[i]);
