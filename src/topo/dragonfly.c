@@ -169,14 +169,15 @@ ft__route_dragonfly_hops(const struct ft_topo *t, uint32_t at, uint32_t grp, uin
 	if (n > 0)
 		return n;
 	/* Local hop to the routers of this group that own a global link to @grp. */
-	for (uint32_t m = 0; m < t->df_global_per_pair; m++) {
+	for (uint32_t m = 0, prev = UINT32_MAX; m < t->df_global_per_pair; m++) {
+		/* Ports grow with m, so a router's ports toward @grp are consecutive. */
 		uint32_t r = router_id(t, g, port_router(t, g, grp, m));
-		bool dup = false;
 
-		for (uint32_t k = 0; k < m && !dup; k++)
-			dup = router_id(t, g, port_router(t, g, grp, k)) == r;
-		if (dup || r == at || globals_to(t, r, grp, dr, dst_nic, NULL, 0) == 0)
+		if (r == prev || r == at || globals_to(t, r, grp, dr, dst_nic, NULL, 0) == 0) {
+			prev = r;
 			continue;
+		}
+		prev = r;
 		cnt = ft__topo_links_to_range(t, at, r, r + 1, &first);
 		for (uint32_t l = first; l < first + cnt; l++)
 			if (!check || ft__topo_link_live(t, l))

@@ -272,6 +272,7 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	struct ft_route_policy ecmp = { .routing = FT_ROUTING_ECMP };
 	const struct ft_route_policy *p = policy ? policy : &ecmp;
 	uint32_t cur = src;
+	bool valiant;
 	int rc;
 
 	if (!t || !out || src >= t->nv || dst >= t->nv)
@@ -279,20 +280,22 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	memset(out, 0, sizeof(*out));
 	if (!in_node(t, src) || !in_node(t, dst))
 		return FT_EINVAL;
+	valiant = p->routing == FT_ROUTING_VALIANT && t->spec.fabric.kind == FT_FABRIC_DRAGONFLY &&
+		  t->df_groups >= 3;
 	/* Leave the node through the source's own exit NIC. */
 	if (t->v[src].node != t->v[dst].node) {
 		uint32_t nic = exit_nic(t, src, dst);
 
 		if (nic == UINT32_MAX)
 			return FT_ENOENT;
-		if (t->ndown > 0 && host_hop(t, nic, dst, NULL, 0) <= 0)
+		/* Minimal routes check the whole way first; Valiant finds out as it goes. */
+		if (t->ndown > 0 && !valiant && host_hop(t, nic, dst, NULL, 0) <= 0)
 			return FT_ENOENT;
 		rc = walk(t, &cur, nic, UINT32_MAX, p, out);
 		if (rc < 0)
 			return rc;
 	}
-	if (p->routing == FT_ROUTING_VALIANT && t->spec.fabric.kind == FT_FABRIC_DRAGONFLY &&
-	    t->df_groups >= 3 && t->v[src].node != t->v[dst].node) {
+	if (valiant && t->v[src].node != t->v[dst].node) {
 		uint32_t in = entry_nic(t, dst, UINT32_MAX), hs, hd, g, gs, gd, pick;
 
 		hs = ft__topo_nic_host_link(t, cur);

@@ -562,6 +562,29 @@ test_dmodk(void **state)
 		for (uint32_t l = 0; l < nl; l++)
 			assert_true(load[l] <= 1);
 	}
+	/* 3-tier (8 pods of 4 leaves): D-mod-K keeps every shift conflict-free too. */
+	{
+		struct ft_topo *t3 = fat_tree(true, 128, 3, 8, 1);
+		uint32_t nl3 = ft_topo_nlinks(t3), *load3 = calloc(nl3, sizeof(*load3));
+
+		assert_non_null(load3);
+		for (uint32_t sh = 1; sh < 128; sh++) {
+			memset(load3, 0, nl3 * sizeof(*load3));
+			for (uint32_t i = 0; i < 128; i++) {
+				struct ft_path p;
+
+				assert_int_equal(ft_route_path(t3, ft_topo_nic(t3, i, 0),
+							       ft_topo_nic(t3, (i + sh) % 128, 0),
+							       &pol, &p), 0);
+				for (uint32_t k = 0; k < p.nlinks; k++)
+					load3[p.links[k]]++;
+			}
+			for (uint32_t l = 0; l < nl3; l++)
+				assert_true(load3[l] <= 1);
+		}
+		free(load3);
+		ft_topo_free(t3);
+	}
 	/* ECMP on the same shift is not perfect: some link carries two flows. */
 	{
 		uint32_t worst = 0;
@@ -632,6 +655,45 @@ test_dragonfly(void **state)
 	pol.routing = FT_ROUTING_MINIMAL;
 	assert_int_equal(ft_route_path(t, s, ft_topo_nic(t, 7, 0), &pol, &p), 0);
 	assert_int_equal(p.nlinks, 3);
+	/* Every global link between groups 0 and 1 down: minimal fails, Valiant still goes. */
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *k = ft_topo_link(t, l);
+
+		if (k->kind == FT_L_FABRIC && k->tier == 3 &&
+		    ft_topo_vertex(t, k->src)->group + ft_topo_vertex(t, k->dst)->group == 1)
+			assert_int_equal(ft_topo_set_link_scale(t, l, 0.0), 0);
+	}
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), FT_ENOENT);
+	assert_int_equal(ft_route_next_hops(t, s, d, NULL, 0), FT_ENOENT);
+	pol.routing = FT_ROUTING_VALIANT;
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+	check_path(t, s, d, &p, false);
+	/* One of two global links from group 0 to group 2 down: the other is used. */
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++)
+		assert_int_equal(ft_topo_set_link_scale(t, l, 1.0), 0);
+	{
+		uint32_t g02[4], n02 = 0;
+
+		for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+			const struct ft_link *k = ft_topo_link(t, l);
+
+			if (k->kind == FT_L_FABRIC && k->tier == 3 &&
+			    ft_topo_vertex(t, k->src)->group == 0 &&
+			    ft_topo_vertex(t, k->dst)->group == 2)
+				g02[n02++] = l;
+		}
+		assert_int_equal(n02, 2);
+		assert_int_equal(ft_topo_set_link_scale(t, g02[0], 0.0), 0);
+		pol.routing = FT_ROUTING_MINIMAL;
+		for (uint32_t a = 0; a < 8; a++)
+			for (uint32_t b = 16; b < 24; b++) {
+				assert_int_equal(ft_route_path(t, ft_topo_gpu(t, a, 0),
+							       ft_topo_gpu(t, b, 0), &pol, &p), 0);
+				for (uint32_t i = 0; i < p.nlinks; i++)
+					assert_int_not_equal(p.links[i], g02[0]);
+				assert_int_equal(count_globals(t, &p), 1);
+			}
+	}
 	ft_topo_free(t);
 }
 
