@@ -37,7 +37,7 @@ text_placement(struct ft_strbuf *sb, const struct ft_node_spec *n)
 		(void)ft_table_cellf(&t, "%s%u", gpu ? "gpu" : "nic", k);
 		if (n->npcie_switches)
 			(void)ft_table_cellf(&t, "%u",
-					     gpu ? n->gpu_pcie_switch[k] : n->nic_pcie_switch[k]);
+			                     gpu ? n->gpu_pcie_switch[k] : n->nic_pcie_switch[k]);
 		else
 			(void)ft_table_cell(&t, "-");
 		(void)ft_table_cellf(&t, "%u", gpu ? n->gpu_numa[k] : n->nic_numa[k]);
@@ -60,28 +60,28 @@ text_spec(struct ft_strbuf *sb, const struct ft_cluster_spec *s)
 
 	ft_strbuf_addf(sb, "cluster %s (%s)\n", s->name, s->source);
 	ft_strbuf_addf(sb, "  nodes      %u x %s, %" PRIu64 " GPUs\n", s->nnodes,
-		       n->preset[0] ? n->preset : "custom node", ft_spec_ngpus(s));
+	               n->preset[0] ? n->preset : "custom node", ft_spec_ngpus(s));
 	ft_strbuf_addf(sb, "  gpu        %u x %s, %g TFLOPS dense fp16, %g GB\n", n->ngpus,
-		       n->gpu_model, n->gpu_tflops, n->gpu_mem_GB);
+	               n->gpu_model, n->gpu_tflops, n->gpu_mem_GB);
 	if (n->nvlink_gen)
-		ft_strbuf_addf(sb, "  nvlink     NVLink %u, %s per GPU per direction, %s, %s%s per hop\n",
-			       n->nvlink_gen, rate_bytes(n->nvlink_Bps, a, sizeof(a)),
-			       n->nvswitch ? "NVSwitch" : "no NVSwitch",
-			       n->nvls ? "NVLS, " : "",
-			       ft_format_duration(n->lat_nvlink_s, b, sizeof(b)));
+		ft_strbuf_addf(
+		        sb, "  nvlink     NVLink %u, %s per GPU per direction, %s, %s%s per hop\n",
+		        n->nvlink_gen, rate_bytes(n->nvlink_Bps, a, sizeof(a)),
+		        n->nvswitch ? "NVSwitch" : "no NVSwitch", n->nvls ? "NVLS, " : "",
+		        ft_format_duration(n->lat_nvlink_s, b, sizeof(b)));
 	else
 		ft_strbuf_adds(sb, "  nvlink     none\n");
 	ft_strbuf_addf(sb, "  pcie       Gen%u, GPU x%u %s, NIC x%u %s, %u switches, %s per hop\n",
-		       n->pcie_gen, n->pcie_width_gpu, rate_bytes(n->pcie_Bps_gpu, a, sizeof(a)),
-		       n->pcie_width_nic, rate_bytes(n->pcie_Bps_nic, b, sizeof(b)),
-		       n->npcie_switches, ft_format_duration(n->lat_pcie_s, c, sizeof(c)));
+	               n->pcie_gen, n->pcie_width_gpu, rate_bytes(n->pcie_Bps_gpu, a, sizeof(a)),
+	               n->pcie_width_nic, rate_bytes(n->pcie_Bps_nic, b, sizeof(b)),
+	               n->npcie_switches, ft_format_duration(n->lat_pcie_s, c, sizeof(c)));
 	ft_strbuf_addf(sb, "  numa       %u domains, %s between sockets\n", n->nnuma,
-		       rate_bytes(n->cpu_link_Bps, a, sizeof(a)));
+	               rate_bytes(n->cpu_link_Bps, a, sizeof(a)));
 	if (n->nnics)
 		ft_strbuf_addf(sb, "  nics       %u x %s, %s, %s each\n", n->nnics,
-			       n->nic_model[0] ? n->nic_model : "NIC",
-			       n->nic_link[0] ? n->nic_link : "custom link",
-			       ft_format_rate_bits(n->nic_Bps, a, sizeof(a)));
+		               n->nic_model[0] ? n->nic_model : "NIC",
+		               n->nic_link[0] ? n->nic_link : "custom link",
+		               ft_format_rate_bits(n->nic_Bps, a, sizeof(a)));
 	else
 		ft_strbuf_adds(sb, "  nics       none\n");
 	ft_strbuf_adds(sb, "  placement\n");
@@ -91,28 +91,30 @@ text_spec(struct ft_strbuf *sb, const struct ft_cluster_spec *s)
 	if (f->kind == FT_FABRIC_NONE)
 		return;
 	ft_strbuf_addf(sb, "  link       %s, %s, switch %s, cable %s\n",
-		       f->link[0] ? f->link : "custom", ft_format_rate_bits(f->link_Bps, a, sizeof(a)),
-		       ft_format_duration(f->lat_switch_s, b, sizeof(b)),
-		       ft_format_duration(f->lat_cable_s, c, sizeof(c)));
+	               f->link[0] ? f->link : "custom",
+	               ft_format_rate_bits(f->link_Bps, a, sizeof(a)),
+	               ft_format_duration(f->lat_switch_s, b, sizeof(b)),
+	               ft_format_duration(f->lat_cable_s, c, sizeof(c)));
 	switch (f->kind) {
 	case FT_FABRIC_FAT_TREE:
 	case FT_FABRIC_RAIL_FAT_TREE:
 	case FT_FABRIC_MULTI_PLANE:
 		ft_spec_leaf_ports(f, &down, &up);
-		ft_strbuf_addf(sb, "  tiers      %u, radix %u, leaf %u down / %u up (%g:1)\n", f->tiers,
-			       f->radix, down, up, f->oversubscription);
+		ft_strbuf_addf(sb, "  tiers      %u, radix %u, leaf %u down / %u up (%g:1)\n",
+		               f->tiers, f->radix, down, up, f->oversubscription);
 		if (f->kind == FT_FABRIC_RAIL_FAT_TREE)
 			ft_strbuf_addf(sb, "  units      %u nodes per scalable unit\n",
-				       f->nodes_per_unit);
+			               f->nodes_per_unit);
 		if (f->kind == FT_FABRIC_MULTI_PLANE)
 			ft_strbuf_addf(sb, "  planes     %u\n", f->planes);
 		break;
 	case FT_FABRIC_DRAGONFLY:
-		ft_strbuf_addf(sb,
-			       "  dragonfly  %u groups x %u routers, %u nodes and %u global links per "
-			       "router",
-			       f->groups, f->routers_per_group, f->nodes_per_router,
-			       f->global_links_per_router);
+		ft_strbuf_addf(
+		        sb,
+		        "  dragonfly  %u groups x %u routers, %u nodes and %u global links per "
+		        "router",
+		        f->groups, f->routers_per_group, f->nodes_per_router,
+		        f->global_links_per_router);
 		if (f->radix)
 			ft_strbuf_addf(sb, ", radix %u", f->radix);
 		ft_strbuf_addch(sb, '\n');
@@ -131,7 +133,7 @@ text_spec(struct ft_strbuf *sb, const struct ft_cluster_spec *s)
 		break;
 	}
 	ft_strbuf_addf(sb, "  routing    %s, sharp %s\n", ft_routing_name(f->routing),
-		       f->sharp ? "yes" : "no");
+	               f->sharp ? "yes" : "no");
 	ft_strbuf_addf(sb, "  capacity   %" PRIu64 " nodes\n", ft_spec_fabric_capacity(s));
 }
 
@@ -285,8 +287,9 @@ list_presets(struct cli_ctx *ctx)
 		ft_json_obj_end(&j);
 		ft_strbuf_addch(&sb, '\n');
 	} else {
-		ft_strbuf_adds(&sb, "node presets (use PRESET for one node, PRESET:N for N nodes on its "
-				    "default fabric):\n");
+		ft_strbuf_adds(&sb,
+		               "node presets (use PRESET for one node, PRESET:N for N nodes on its "
+		               "default fabric):\n");
 		ft_table_init(&t);
 		t.line_prefix = "  ";
 		t.no_header = true;
@@ -331,7 +334,7 @@ int
 cmd_spec(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = { "fabtune spec SPEC [--json]",
-						"fabtune spec --presets [--json]", NULL };
+		                                "fabtune spec --presets [--json]", NULL };
 	bool presets = false;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "presets", &presets, "list the node and link presets"),
@@ -360,7 +363,8 @@ cmd_spec(int argc, char **argv, struct cli_ctx *ctx)
 		return list_presets(ctx);
 	}
 	if (n != 1) {
-		cli_error(ctx, "expected one SPEC (a file or a preset like dgx-h100:64), got %d", n);
+		cli_error(ctx, "expected one SPEC (a file or a preset like dgx-h100:64), got %d",
+		          n);
 		return EXIT_USAGE;
 	}
 	rc = ft_spec_resolve(argv[1], &spec, &err);

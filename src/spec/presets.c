@@ -10,11 +10,10 @@
  * direction after line encoding; latencies are seconds, one way.
  */
 #include "internal.h"
+#include "spec_int.h"
 
 #include <fabtune/spec.h>
 #include <fabtune/units.h>
-
-#include "spec_int.h"
 
 /* ---- link presets ------------------------------------------------------------------------ */
 
@@ -48,27 +47,69 @@
  * when the switch is known). RoCE MTU 4096 with jumbo frames (ROCE-MTU).
  */
 static const struct ft_link_preset link_presets[] = {
-	{ .name = "hdr", .tech = FT_TECH_IB, .signal_gbps = 200, .raw_gbps = 4 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(200), .lat_nic_s = LAT_NIC, .lat_switch_s = 130e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "ndr", .tech = FT_TECH_IB, .signal_gbps = 400, .raw_gbps = 4 * 106.25,
-	  .rate_Bps = FT_GBPS_TO_BPS(400), .lat_nic_s = LAT_NIC, .lat_switch_s = 150e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "xdr", .tech = FT_TECH_IB, .signal_gbps = 800, .raw_gbps = 4 * 212.5,
-	  .rate_Bps = FT_GBPS_TO_BPS(800), .lat_nic_s = LAT_NIC, .lat_switch_s = 150e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce100", .tech = FT_TECH_ROCE, .signal_gbps = 100, .raw_gbps = 4 * 25.78125,
-	  .rate_Bps = FT_GBPS_TO_BPS(100), .lat_nic_s = LAT_NIC, .lat_switch_s = 300e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce200", .tech = FT_TECH_ROCE, .signal_gbps = 200, .raw_gbps = 4 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(200), .lat_nic_s = LAT_NIC, .lat_switch_s = 300e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce400", .tech = FT_TECH_ROCE, .signal_gbps = 400, .raw_gbps = 8 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(400), .lat_nic_s = LAT_NIC, .lat_switch_s = 450e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce800", .tech = FT_TECH_ROCE, .signal_gbps = 800, .raw_gbps = 8 * 106.25,
-	  .rate_Bps = FT_GBPS_TO_BPS(800), .lat_nic_s = LAT_NIC, .lat_switch_s = 450e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
+	{ .name = "hdr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 200,
+	  .raw_gbps = 4 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(200),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 130e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "ndr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 400,
+	  .raw_gbps = 4 * 106.25,
+	  .rate_Bps = FT_GBPS_TO_BPS(400),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 150e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "xdr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 800,
+	  .raw_gbps = 4 * 212.5,
+	  .rate_Bps = FT_GBPS_TO_BPS(800),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 150e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce100",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 100,
+	  .raw_gbps = 4 * 25.78125,
+	  .rate_Bps = FT_GBPS_TO_BPS(100),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 300e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce200",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 200,
+	  .raw_gbps = 4 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(200),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 300e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce400",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 400,
+	  .raw_gbps = 8 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(400),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 450e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce800",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 800,
+	  .raw_gbps = 8 * 106.25,
+	  .rate_Bps = FT_GBPS_TO_BPS(800),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 450e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
 };
 
 size_t
@@ -146,9 +187,9 @@ struct node_preset {
 };
 
 /* GPU g and NIC g on PCIe switch g / 2, switch s on socket s / 2, GPU g on rail g. */
-#define PLACE_4SW_2SOCKET                                                                          \
-	.gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 }, .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },     \
-	.gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 }, .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },      \
+#define PLACE_4SW_2SOCKET                                                                      \
+	.gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 }, .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 }, \
+	.gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 }, .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },  \
 	.nic_numa = { 0, 0, 0, 0, 1, 1, 1, 1 }, .pcie_switch_numa = { 0, 0, 1, 1 }
 
 static const struct node_preset node_presets[] = {
@@ -166,16 +207,35 @@ static const struct node_preset node_presets[] = {
 	 */
 	{ "8x A100-SXM4 80GB, NVLink 3 300GB/s/dir, NVSwitch, PCIe Gen4, "
 	  "8x ConnectX-6 HDR 200G, 2 sockets NPS4",
-	  { .preset = "dgx-a100", .gpu_model = "A100-SXM4-80GB", .ngpus = 8, .gpu_tflops = 312,
-	    .gpu_mem_GB = 80, .nvlink_gen = 3, .nvlink_Bps = 300e9, .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true, .nvls = false, .pcie_gen = 4, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 24e9, .pcie_Bps_nic = 24e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 4, .nnuma = 8, .cpu_link_Bps = CPU_LINK_AMD,
-	    .nnics = 8, .nic_model = "ConnectX-6", .nic_link = "hdr",
+	  { .preset = "dgx-a100",
+	    .gpu_model = "A100-SXM4-80GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 312,
+	    .gpu_mem_GB = 80,
+	    .nvlink_gen = 3,
+	    .nvlink_Bps = 300e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = false,
+	    .pcie_gen = 4,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 24e9,
+	    .pcie_Bps_nic = 24e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 8,
+	    .cpu_link_Bps = CPU_LINK_AMD,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-6",
+	    .nic_link = "hdr",
 	    .nic_Bps = FT_GBPS_TO_BPS(200),
-	    .gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 }, .gpu_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
-	    .gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 }, .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
-	    .nic_numa = { 3, 3, 1, 1, 7, 7, 5, 5 }, .pcie_switch_numa = { 3, 1, 7, 5 } } },
+	    .gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
+	    .gpu_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
+	    .gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 },
+	    .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
+	    .nic_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
+	    .pcie_switch_numa = { 3, 1, 7, 5 } } },
 	/*
 	 * NVIDIA DGX B200 (DGX B200 datasheet; DGX BasePOD reference architecture):
 	 * 8x B200, 1,440 GB in all = 180 GB each; the HGX B200 datasheet gives
@@ -184,18 +244,35 @@ static const struct node_preset node_presets[] = {
 	 * direction, through 2 NVLink switch chips with NVLS. Dual Xeon Platinum
 	 * 8570 (Emerald Rapids, PCIe 5.0); 8 single-port ConnectX-7 400 Gb/s
 	 * (PCIe Gen5 x16) on the compute fabric. The datasheet does not draw the
-	 * PCIe tree; we take the DGX H100 layout (two GPUs and two ConnectX-7
-	 * per Gen5 switch, four switches), which the system's OSFP cages mirror.
+	 * PCIe tree; we take the layout of our dgx-h100 preset (two GPUs and two
+	 * ConnectX-7 per Gen5 switch, four switches, one NIC per GPU).
 	 */
 	{ "8x B200 180GB, NVLink 5 900GB/s/dir, 2 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
-	  { .preset = "dgx-b200", .gpu_model = "B200-180GB", .ngpus = 8, .gpu_tflops = 2250,
-	    .gpu_mem_GB = 180, .nvlink_gen = 5, .nvlink_Bps = 900e9, .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true, .nvls = true, .pcie_gen = 5, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 48e9, .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 4, .nnuma = 2, .cpu_link_Bps = CPU_LINK_ERP,
-	    .nnics = 8, .nic_model = "ConnectX-7", .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400), PLACE_4SW_2SOCKET } },
+	  { .preset = "dgx-b200",
+	    .gpu_model = "B200-180GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 2250,
+	    .gpu_mem_GB = 180,
+	    .nvlink_gen = 5,
+	    .nvlink_Bps = 900e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_ERP,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    PLACE_4SW_2SOCKET } },
 	/*
 	 * NVIDIA DGX H100 (DGX H100 datasheet and user guide; DGX BasePOD
 	 * reference architecture): 8x H100 SXM5 80 GB; H100 SXM datasheet gives
@@ -204,20 +281,38 @@ static const struct node_preset node_presets[] = {
 	 * 4 third-generation NVSwitch chips with NVLink SHARP (NVLS, NA-ALGO-NVLS).
 	 * Dual Xeon Platinum 8480C (Sapphire Rapids, PCIe 5.0). Eight single-port
 	 * ConnectX-7 (400 Gb/s NDR) for the compute fabric, in two network modules
-	 * on the CPU tray; the GPU tray's four PCIe Gen5 switches each serve two
-	 * GPUs and two ConnectX-7, all x16, and the user guide pairs each GPU with
-	 * one ConnectX-7 (its rail). The two storage ConnectX-7 are not compute
-	 * NICs and are left out.
+	 * between the CPUs and the GPU tray; the user guide's port table pairs
+	 * each GPU with one ConnectX-7 (its rail), four per socket. The guide does
+	 * not draw the PCIe tree: we place two GPUs and their two ConnectX-7 on
+	 * each of four Gen5 switches, all x16, as in the DGX A100 layout. The two
+	 * storage ConnectX-7 are not compute NICs and are left out.
 	 */
 	{ "8x H100-SXM5 80GB, NVLink 4 450GB/s/dir, 4 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
-	  { .preset = "dgx-h100", .gpu_model = "H100-SXM5-80GB", .ngpus = 8, .gpu_tflops = 989.4,
-	    .gpu_mem_GB = 80, .nvlink_gen = 4, .nvlink_Bps = 450e9, .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true, .nvls = true, .pcie_gen = 5, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 48e9, .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 4, .nnuma = 2, .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 8, .nic_model = "ConnectX-7", .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400), PLACE_4SW_2SOCKET } },
+	  { .preset = "dgx-h100",
+	    .gpu_model = "H100-SXM5-80GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 989.4,
+	    .gpu_mem_GB = 80,
+	    .nvlink_gen = 4,
+	    .nvlink_Bps = 450e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    PLACE_4SW_2SOCKET } },
 	/*
 	 * NVIDIA HGX H200 (H200 datasheet): H200 SXM with 141 GB HBM3e; same
 	 * Hopper compute as H100 (989.4 TFLOPS FP16/BF16 dense), same NVLink 4
@@ -228,13 +323,30 @@ static const struct node_preset node_presets[] = {
 	 */
 	{ "8x H200-SXM 141GB, NVLink 4 450GB/s/dir, 4 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
-	  { .preset = "hgx-h200", .gpu_model = "H200-SXM-141GB", .ngpus = 8, .gpu_tflops = 989.4,
-	    .gpu_mem_GB = 141, .nvlink_gen = 4, .nvlink_Bps = 450e9, .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true, .nvls = true, .pcie_gen = 5, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 48e9, .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 4, .nnuma = 2, .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 8, .nic_model = "ConnectX-7", .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400), PLACE_4SW_2SOCKET } },
+	  { .preset = "hgx-h200",
+	    .gpu_model = "H200-SXM-141GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 989.4,
+	    .gpu_mem_GB = 141,
+	    .nvlink_gen = 4,
+	    .nvlink_Bps = 450e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    PLACE_4SW_2SOCKET } },
 	/*
 	 * An 8-GPU PCIe server with L40S (L40S datasheet: 48 GB GDDR6, PCIe Gen4
 	 * x16, no NVLink, 362 TFLOPS FP16/BF16 tensor dense, 733 with sparsity).
@@ -249,16 +361,35 @@ static const struct node_preset node_presets[] = {
 	 */
 	{ "8x L40S 48GB on PCIe Gen4 x16 (no NVLink), 2 PCIe switches, "
 	  "2x ConnectX-7 RoCE 200G, 2 sockets",
-	  { .preset = "pcie-l40s", .gpu_model = "L40S-48GB", .ngpus = 8, .gpu_tflops = 362,
-	    .gpu_mem_GB = 48, .nvlink_gen = 0, .nvlink_Bps = 0, .lat_nvlink_s = 0,
-	    .nvswitch = false, .nvls = false, .pcie_gen = 4, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 24e9, .pcie_Bps_nic = 24e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 2, .nnuma = 2, .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 2, .nic_model = "ConnectX-7", .nic_link = "roce200",
+	  { .preset = "pcie-l40s",
+	    .gpu_model = "L40S-48GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 362,
+	    .gpu_mem_GB = 48,
+	    .nvlink_gen = 0,
+	    .nvlink_Bps = 0,
+	    .lat_nvlink_s = 0,
+	    .nvswitch = false,
+	    .nvls = false,
+	    .pcie_gen = 4,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 24e9,
+	    .pcie_Bps_nic = 24e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 2,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 2,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "roce200",
 	    .nic_Bps = FT_GBPS_TO_BPS(200),
-	    .gpu_pcie_switch = { 0, 0, 0, 0, 1, 1, 1, 1 }, .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },
-	    .gpu_nic = { 0, 0, 0, 0, 1, 1, 1, 1 }, .nic_pcie_switch = { 0, 1 },
-	    .nic_numa = { 0, 1 }, .pcie_switch_numa = { 0, 1 } } },
+	    .gpu_pcie_switch = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .gpu_nic = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .nic_pcie_switch = { 0, 1 },
+	    .nic_numa = { 0, 1 },
+	    .pcie_switch_numa = { 0, 1 } } },
 };
 
 size_t
@@ -313,8 +444,8 @@ ft__spec_default_placement(struct ft_node_spec *n)
 			continue;
 		}
 		n->gpu_pcie_switch[i] = nsw ? i * nsw / n->ngpus : 0;
-		n->gpu_numa[i] = nsw ? n->pcie_switch_numa[n->gpu_pcie_switch[i]]
-				     : i * nnuma / n->ngpus;
+		n->gpu_numa[i] =
+		        nsw ? n->pcie_switch_numa[n->gpu_pcie_switch[i]] : i * nnuma / n->ngpus;
 		n->gpu_nic[i] = n->nnics ? i * n->nnics / n->ngpus : 0;
 	}
 	for (i = 0; i < FT_SPEC_MAX_NICS; i++) {
@@ -323,8 +454,8 @@ ft__spec_default_placement(struct ft_node_spec *n)
 			continue;
 		}
 		n->nic_pcie_switch[i] = nsw ? i * nsw / n->nnics : 0;
-		n->nic_numa[i] = nsw ? n->pcie_switch_numa[n->nic_pcie_switch[i]]
-				     : i * nnuma / n->nnics;
+		n->nic_numa[i] =
+		        nsw ? n->pcie_switch_numa[n->nic_pcie_switch[i]] : i * nnuma / n->nnics;
 	}
 }
 
@@ -362,7 +493,7 @@ ft__spec_default_routing(enum ft_fabric_kind kind, enum ft_link_tech tech)
 
 int
 ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft_fabric_spec *f,
-			char field[FT_SPEC_FIELD_MAX], struct ft_error *err)
+                        char field[FT_SPEC_FIELD_MAX], struct ft_error *err)
 {
 	const struct ft_link_preset *lp = ft_link_preset_find(n->nic_link);
 	struct ft_cluster_spec probe;
@@ -373,16 +504,16 @@ ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft
 	if (n->nnics == 0) {
 		ft_strlcpy(field, "nodes.nics.count", FT_SPEC_FIELD_MAX);
 		return ft_error_set(err, FT_EINVAL,
-				    "expected at least 1 NIC per node for the default fabric of "
-				    "%u nodes, got 0",
-				    nnodes);
+		                    "expected at least 1 NIC per node for the default fabric of "
+		                    "%u nodes, got 0",
+		                    nnodes);
 	}
 	if (!lp) {
 		ft_strlcpy(field, "nodes.nics.link", FT_SPEC_FIELD_MAX);
 		return ft_error_set(err, FT_EINVAL,
-				    "expected a link preset for the default fabric of %u nodes "
-				    "(or a fabric: section), got a NIC without one",
-				    nnodes);
+		                    "expected a link preset for the default fabric of %u nodes "
+		                    "(or a fabric: section), got a NIC without one",
+		                    nnodes);
 	}
 	/*
 	 * Nodes with a NIC per GPU (the DGX/HGX designs) are cabled
@@ -390,8 +521,8 @@ ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft
 	 * the DGX SuperPOD reference architecture does; others get a plain
 	 * fat-tree.
 	 */
-	f->kind = n->nnics >= 2 && n->nnics == n->ngpus ? FT_FABRIC_RAIL_FAT_TREE
-							 : FT_FABRIC_FAT_TREE;
+	f->kind = n->nnics >= 2 && n->nnics == n->ngpus ? FT_FABRIC_RAIL_FAT_TREE :
+	                                                  FT_FABRIC_FAT_TREE;
 	ft__spec_fabric_use_link(f, lp);
 	f->routing = ft__spec_default_routing(f->kind, lp->tech);
 	f->radix = DEFAULT_RADIX;
@@ -411,8 +542,8 @@ ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft
 	f->tiers = 3;
 	ft_strlcpy(field, "nodes.count", FT_SPEC_FIELD_MAX);
 	return ft_error_set(err, FT_ERANGE,
-			    "expected at most %" PRIu64
-			    " nodes of %u NICs on the default fabric (3-tier fat-tree of "
-			    "radix-%u switches), got %u",
-			    cap, n->nnics, DEFAULT_RADIX, nnodes);
+	                    "expected at most %" PRIu64
+	                    " nodes of %u NICs on the default fabric (3-tier fat-tree of "
+	                    "radix-%u switches), got %u",
+	                    cap, n->nnics, DEFAULT_RADIX, nnodes);
 }

@@ -18,7 +18,7 @@
  * @err (without the field). Used by ft_spec_validate() and the loader.
  */
 int ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX],
-		   struct ft_error *err);
+                   struct ft_error *err);
 
 /*
  * Spread GPUs and NICs evenly over the PCIe switches, switches over the NUMA
@@ -37,9 +37,8 @@ double ft__spec_pcie_Bps(uint32_t gen, uint32_t width);
  * more nodes than 3 tiers hold) @field names the field and @err says
  * "expected X, got Y", as ft__spec_check() does.
  */
-int ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes,
-			    struct ft_fabric_spec *f, char field[FT_SPEC_FIELD_MAX],
-			    struct ft_error *err);
+int ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft_fabric_spec *f,
+                            char field[FT_SPEC_FIELD_MAX], struct ft_error *err);
 
 /* Fill the switch latencies and rate of @f from link preset @lp. */
 void ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *lp);
