@@ -989,6 +989,71 @@ test_flow_hash(void **state)
 	assert_true(ft_route_flow_hash(1, 2, 3) != ft_route_flow_hash(1, 2, 4));
 }
 
+/* Presets and the shipped example specs: build, summarise, route random GPU pairs. */
+static void
+test_specs_route(void **state)
+{
+	static const char *const specs[] = {
+		"dgx-h100",	 "dgx-h100:4",	"dgx-a100:96",
+		"hgx-h200:300", "dgx-b200:64", "pcie-l40s:40",
+		"examples/a100-superpod.yaml",	"examples/b200-multiplane.yaml",
+		"examples/custom-node.yaml",	"examples/h200-dragonfly.yaml",
+		"examples/l40s-roce.yaml",	"examples/research-cluster.yaml",
+		"examples/torus.json",
+	};
+	static const enum ft_routing routings[] = { FT_ROUTING_ECMP, FT_ROUTING_DMODK,
+						    FT_ROUTING_ADAPTIVE, FT_ROUTING_VALIANT,
+						    FT_ROUTING_DOR };
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct ft_cluster_spec s;
+		struct ft_error err = { 0 };
+		struct ft_topo *t;
+		struct ft_topo_stats st;
+		struct ft_rng rng;
+		bool planes;
+
+		if (ft_spec_resolve(specs[i], &s, &err) < 0)
+			fail_msg("%s: %s", specs[i], err.msg);
+		t = build_or_fail(&s);
+		check_reverse_and_csr(t);
+		assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+		assert_int_equal(st.nvertices_by_kind[FT_V_GPU], ft_spec_ngpus(&s));
+		planes = s.fabric.kind == FT_FABRIC_MULTI_PLANE;
+		ft_rng_seed(&rng, 5, i);
+		for (uint32_t k = 0; k < 2000; k++) {
+			uint32_t a = (uint32_t)ft_rng_below(&rng, s.nnodes);
+			uint32_t b = (uint32_t)ft_rng_below(&rng, s.nnodes);
+			uint32_t ga = (uint32_t)ft_rng_below(&rng, s.node.ngpus);
+			uint32_t gb = (uint32_t)ft_rng_below(&rng, s.node.ngpus);
+			uint32_t src = ft_topo_gpu(t, a, ga), dst = ft_topo_gpu(t, b, gb);
+			struct ft_route_policy pol = {
+				.routing = routings[k % 5],
+				.flow_hash = ft_route_flow_hash(src, dst, k),
+				.salt_seed = 9,
+			};
+			struct ft_path p;
+			int rc = ft_route_path(t, src, dst, &pol, &p);
+
+			if (rc < 0)
+				fail_msg("%s: %u.%u -> %u.%u: %d", specs[i], a, ga, b, gb, rc);
+			check_path(t, src, dst, &p, s.fabric.kind != FT_FABRIC_DRAGONFLY &&
+							     s.fabric.kind != FT_FABRIC_TORUS);
+			/* The NICs of a GPU pair on one plane also reach each other directly. */
+			if (a != b && !planes && s.node.nnics) {
+				uint32_t na = ft_topo_nic(t, a, k % s.node.nnics);
+				uint32_t nb = ft_topo_nic(t, b, (k / 3) % s.node.nnics);
+
+				assert_int_equal(ft_route_path(t, na, nb, &pol, &p), 0);
+				check_path(t, na, nb, &p, false);
+				assert_true(p.nlinks <= st.diameter_hops ||
+					    pol.routing == FT_ROUTING_VALIANT);
+			}
+		}
+		ft_topo_free(t);
+	}
+}
+
 int
 main(void)
 {
@@ -1007,6 +1072,7 @@ main(void)
 		cmocka_unit_test(test_export),
 		cmocka_unit_test(test_bad_specs),
 		cmocka_unit_test(test_flow_hash),
+		cmocka_unit_test(test_specs_route),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
