@@ -40,9 +40,11 @@ switch_tier_name(enum ft_fabric_kind k, unsigned tier)
 	return fat[tier];
 }
 
-static void
+/* The summary; FT_ENOMEM when a table or the buffer ran out of memory. */
+static int
 text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo_stats *st)
 {
+	bool bad = false;
 	const struct ft_cluster_spec *s = ft_topo_spec(t);
 	enum ft_fabric_kind k = s->fabric.kind;
 	struct ft_table tab;
@@ -61,8 +63,8 @@ text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo
 	for (unsigned i = 0; i < FT_V_COUNT; i++) {
 		if (!st->nvertices_by_kind[i])
 			continue;
-		(void)ft_table_cell(&tab, ft_vertex_kind_name((enum ft_vertex_kind)i));
-		(void)ft_table_cellf(&tab, "%u", st->nvertices_by_kind[i]);
+		bad |= ft_table_cell(&tab, ft_vertex_kind_name((enum ft_vertex_kind)i)) < 0;
+		bad |= ft_table_cellf(&tab, "%u", st->nvertices_by_kind[i]) < 0;
 	}
 	ft_table_render(&tab, sb);
 	ft_table_release(&tab);
@@ -76,8 +78,8 @@ text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo
 	for (unsigned i = 0; i < FT_L_COUNT; i++) {
 		if (!st->nlinks_by_kind[i])
 			continue;
-		(void)ft_table_cell(&tab, ft_link_kind_name((enum ft_link_kind)i));
-		(void)ft_table_cellf(&tab, "%u", st->nlinks_by_kind[i]);
+		bad |= ft_table_cell(&tab, ft_link_kind_name((enum ft_link_kind)i)) < 0;
+		bad |= ft_table_cellf(&tab, "%u", st->nlinks_by_kind[i]) < 0;
 	}
 	ft_table_render(&tab, sb);
 	ft_table_release(&tab);
@@ -95,19 +97,19 @@ text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo
 			if (!st->nswitches_by_tier[i] && !st->nlinks_by_tier[i])
 				continue;
 			if (st->nswitches_by_tier[i]) {
-				(void)ft_table_cellf(&tab, "%u %s", i, switch_tier_name(k, i));
-				(void)ft_table_cellf(&tab, "%u", st->nswitches_by_tier[i]);
+				bad |= ft_table_cellf(&tab, "%u %s", i, switch_tier_name(k, i)) < 0;
+				bad |= ft_table_cellf(&tab, "%u", st->nswitches_by_tier[i]) < 0;
 			} else {
-				(void)ft_table_cellf(&tab, "%u", i);
-				(void)ft_table_cell(&tab, "-");
+				bad |= ft_table_cellf(&tab, "%u", i) < 0;
+				bad |= ft_table_cell(&tab, "-") < 0;
 			}
 			/* Capacity the tier's switches have below over what they have above. */
 			if (fat && st->oversubscription[i] > 0)
-				(void)ft_table_cellf(&tab, "%.2f:1", st->oversubscription[i]);
+				bad |= ft_table_cellf(&tab, "%.2f:1", st->oversubscription[i]) < 0;
 			else
-				(void)ft_table_cell(&tab, "-");
-			(void)ft_table_cell(&tab, tier_name(k, i));
-			(void)ft_table_cellf(&tab, "%u", st->nlinks_by_tier[i]);
+				bad |= ft_table_cell(&tab, "-") < 0;
+			bad |= ft_table_cell(&tab, tier_name(k, i)) < 0;
+			bad |= ft_table_cellf(&tab, "%u", st->nlinks_by_tier[i]) < 0;
 		}
 		ft_table_render(&tab, sb);
 		ft_table_release(&tab);
@@ -122,6 +124,7 @@ text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo
 	else
 		ft_strbuf_addf(sb, "  memory     %.1f MiB\n",
 			       (double)ft_topo_memory(t) / (1024.0 * 1024.0));
+	return bad || sb->oom ? FT_ENOMEM : 0;
 }
 
 static void
@@ -262,8 +265,10 @@ cmd_topo(int argc, char **argv, struct cli_ctx *ctx)
 		if (rc == 0 && ctx->json)
 			json_summary(&sb, t, &st, build_s, ctx->stable);
 		else if (rc == 0)
-			text_summary(&sb, t, &st);
+			rc = text_summary(&sb, t, &st);
 	}
+	if (rc == 0 && sb.oom)
+		rc = FT_ENOMEM;
 	if (rc < 0) {
 		ft_strbuf_release(&sb);
 		ft_topo_free(t);
