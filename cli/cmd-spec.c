@@ -78,10 +78,11 @@ text_spec(struct ft_strbuf *sb, const struct ft_cluster_spec *s)
 	ft_strbuf_addf(sb, "  numa       %u domains, %s between sockets\n", n->nnuma,
 	               rate_bytes(n->cpu_link_Bps, a, sizeof(a)));
 	if (n->nnics)
-		ft_strbuf_addf(sb, "  nics       %u x %s, %s, %s each\n", n->nnics,
+		ft_strbuf_addf(sb, "  nics       %u x %s, %s, %s each, %s latency\n", n->nnics,
 		               n->nic_model[0] ? n->nic_model : "NIC",
 		               n->nic_link[0] ? n->nic_link : "custom link",
-		               ft_format_rate_bits(n->nic_Bps, a, sizeof(a)));
+		               ft_format_rate_bits(n->nic_Bps, a, sizeof(a)),
+		               ft_format_duration(n->lat_nic_s, b, sizeof(b)));
 	else
 		ft_strbuf_adds(sb, "  nics       none\n");
 	ft_strbuf_adds(sb, "  placement\n");
@@ -176,6 +177,7 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 	ft_json_kv_str(j, "nic_model", n->nic_model);
 	ft_json_kv_str(j, "nic_link", n->nic_link);
 	ft_json_kv_double(j, "nic_Bps", n->nic_Bps);
+	ft_json_kv_double(j, "lat_nic_s", n->lat_nic_s);
 	ft_json_key(j, "placement");
 	ft_json_obj_begin(j);
 	json_list(j, "gpu_pcie_switch", n->gpu_pcie_switch, n->ngpus);

@@ -69,6 +69,7 @@ struct ft_node_spec {
 	char nic_model[32];   /* "ConnectX-7" */
 	char nic_link[16];    /* link preset name of the NICs ("ndr") */
 	double nic_Bps;       /* per NIC per direction, bytes/s (after encoding) */
+	double lat_nic_s;     /* NIC processing latency, one way (from the link preset unless given) */
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];
@@ -109,8 +110,9 @@ struct ft_fabric_spec {
 	/* fat-tree family */
 	uint32_t tiers;         /* 2 or 3 */
 	uint32_t radix;         /* switch ports */
-	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking */
-	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = radix/2) */
+	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking (0 is read as 1) */
+	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = the leaf's down
+				    ports, radix/2 when non-blocking; the loader fills it) */
 	uint32_t planes;        /* multi-plane: independent planes (>= 1) */
 	/* dragonfly */
 	uint32_t groups;

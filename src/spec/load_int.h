@@ -36,7 +36,7 @@ struct loader {
 	size_t nmarks;
 	/* What the nodes section gave explicitly (the rest comes from a preset or defaults). */
 	bool has_preset, given_gpus, given_nics, given_switches, given_numa, given_nic_rate;
-	bool given_nic_link, given_pcie_gen, given_gpu_width, given_nic_width;
+	bool given_nic_link, given_nic_lat, given_pcie_gen, given_gpu_width, given_nic_width;
 	bool given_gpu_bw, given_nic_bw, given_nvlink_bw, given_nvlink_gen;
 	bool given_model, given_tflops, given_memory, given_count, given_pcie;
 	/* Placement lists given (bit per list). */

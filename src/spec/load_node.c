@@ -245,11 +245,16 @@ f_nic_rate(struct loader *L, yaml_node_t *v, const char *path)
 	return ft__spec_get_rate(L, v, path, &NODE->nic_Bps);
 }
 
+static int
+f_nic_lat(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_nic_lat = true;
+	return ft__spec_get_duration(L, v, path, &NODE->lat_nic_s);
+}
+
 static const struct field nic_fields[] = {
-	{ "count", f_nic_count, 0 },
-	{ "model", f_nic_model, 0 },
-	{ "link", f_nic_link, 0 },
-	{ "rate", f_nic_rate, 0 },
+	{ "count", f_nic_count, 0 }, { "model", f_nic_model, 0 }, { "link", f_nic_link, 0 },
+	{ "rate", f_nic_rate, 0 },   { "latency", f_nic_lat, 0 },
 };
 
 static int
@@ -426,6 +431,8 @@ finish_node(struct loader *L, yaml_node_t *nodes)
 	lp = ft_link_preset_find(n->nic_link);
 	if (L->given_nic_link && !L->given_nic_rate && lp)
 		n->nic_Bps = lp->rate_Bps;
+	if (L->given_nic_link && !L->given_nic_lat && lp)
+		n->lat_nic_s = lp->lat_nic_s;
 	else if (L->given_nic_rate && !L->given_nic_link && lp && lp->rate_Bps != n->nic_Bps)
 		n->nic_link[0] = '\0';
 	if (n->nnics && !(n->nic_Bps > 0))
@@ -492,6 +499,7 @@ ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes)
 		NODE->pcie_width_gpu = NODE->pcie_width_nic = 16;
 		NODE->lat_pcie_s = ref.lat_pcie_s;
 		NODE->lat_nvlink_s = ref.lat_nvlink_s;
+		NODE->lat_nic_s = ref.lat_nic_s;
 		NODE->nnuma = 1;
 	}
 	rc = ft__spec_walk(L, nodes, "nodes", node_fields, FT_ARRAY_SIZE(node_fields), 0, NULL);

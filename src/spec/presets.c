@@ -230,6 +230,7 @@ static const struct node_preset node_presets[] = {
 	    .nic_model = "ConnectX-6",
 	    .nic_link = "hdr",
 	    .nic_Bps = FT_GBPS_TO_BPS(200),
+	    .lat_nic_s = LAT_NIC,
 	    .gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
 	    .gpu_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
 	    .gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 },
@@ -272,6 +273,7 @@ static const struct node_preset node_presets[] = {
 	    .nic_model = "ConnectX-7",
 	    .nic_link = "ndr",
 	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
 	    PLACE_4SW_2SOCKET } },
 	/*
 	 * NVIDIA DGX H100 (DGX H100 datasheet and user guide; DGX BasePOD
@@ -312,6 +314,7 @@ static const struct node_preset node_presets[] = {
 	    .nic_model = "ConnectX-7",
 	    .nic_link = "ndr",
 	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
 	    PLACE_4SW_2SOCKET } },
 	/*
 	 * NVIDIA HGX H200 (H200 datasheet): H200 SXM with 141 GB HBM3e; same
@@ -346,6 +349,7 @@ static const struct node_preset node_presets[] = {
 	    .nic_model = "ConnectX-7",
 	    .nic_link = "ndr",
 	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
 	    PLACE_4SW_2SOCKET } },
 	/*
 	 * An 8-GPU PCIe server with L40S (L40S datasheet: 48 GB GDDR6, PCIe Gen4
@@ -384,6 +388,7 @@ static const struct node_preset node_presets[] = {
 	    .nic_model = "ConnectX-7",
 	    .nic_link = "roce200",
 	    .nic_Bps = FT_GBPS_TO_BPS(200),
+	    .lat_nic_s = LAT_NIC,
 	    .gpu_pcie_switch = { 0, 0, 0, 0, 1, 1, 1, 1 },
 	    .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },
 	    .gpu_nic = { 0, 0, 0, 0, 1, 1, 1, 1 },

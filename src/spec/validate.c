@@ -291,6 +291,9 @@ check_node(const struct ft_node_spec *n, char *field, struct ft_error *err)
 			            "expected a link preset (hdr, ndr, xdr, roce100, roce200, "
 			            "roce400, roce800), got '%s'",
 			            n->nic_link);
+		if (!is_nonneg(n->lat_nic_s))
+			return fail(field, err, FT_ERANGE, "nodes.nics.latency",
+			            "expected a duration >= 0, got %g s", n->lat_nic_s);
 		if (!is_pos(n->nic_Bps))
 			return fail(field, err, FT_ERANGE, "nodes.nics.rate",
 			            "expected a positive rate, got %g bytes/s", n->nic_Bps);
@@ -343,7 +346,8 @@ check_fat_tree(const struct ft_cluster_spec *s, char *field, struct ft_error *er
 		return fail(field, err, FT_ERANGE, "fabric.radix",
 		            "expected an even number of switch ports from 4 to 1024, got %u",
 		            f->radix);
-	if (!isfinite(f->oversubscription) || f->oversubscription < 1)
+	/* 0 is an unset field of a spec built in code: non-blocking. */
+	if (!isfinite(f->oversubscription) || (f->oversubscription != 0 && f->oversubscription < 1))
 		return fail(field, err, FT_ERANGE, "fabric.oversubscription",
 		            "expected a down:up ratio of at least 1 (1 = non-blocking), got %g",
 		            f->oversubscription);
@@ -365,11 +369,12 @@ check_fat_tree(const struct ft_cluster_spec *s, char *field, struct ft_error *er
 		            ft_fabric_kind_name(f->kind), f->planes);
 	}
 	if (f->kind == FT_FABRIC_RAIL_FAT_TREE &&
-	    (f->nodes_per_unit < 1 || f->nodes_per_unit > down))
-		return fail(field, err, FT_ERANGE, "fabric.nodes_per_unit",
-		            "expected 1 to %u nodes per scalable unit (the down ports of a leaf), "
-		            "got %u",
-		            down, f->nodes_per_unit);
+	    f->nodes_per_unit > down) /* 0: a unit is as many nodes as a leaf has down ports */
+		return fail(
+		        field, err, FT_ERANGE, "fabric.nodes_per_unit",
+		        "expected at most %u nodes per scalable unit (the down ports of a leaf), "
+		        "got %u",
+		        down, f->nodes_per_unit);
 	if (f->sharp && f->link[0]) {
 		const struct ft_link_preset *lp = ft_link_preset_find(f->link);
 

@@ -5,7 +5,6 @@
  * (every bad input names file:line:col and the field), and the shipped
  * examples.
  */
-/* clang-format off: cmocka.h needs the headers above it */
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -15,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
 #include <cmocka.h>
 /* clang-format on */
 
@@ -68,6 +69,7 @@ test_node_presets_validate(void **state)
 		/* Every NIC link names a link preset whose rate the node carries. */
 		assert_non_null(ft_link_preset_find(s.node.nic_link));
 		assert_true(ft_link_preset_find(s.node.nic_link)->rate_Bps == s.node.nic_Bps);
+		assert_true(ft_link_preset_find(s.node.nic_link)->lat_nic_s == s.node.lat_nic_s);
 	}
 	assert_null(ft_node_preset_name(i));
 	assert_int_equal(ft_node_preset("dgx-h999", &s.node), FT_ENOENT);
@@ -348,7 +350,7 @@ test_load_overrides(void **state)
 	                           "  count: 8\n"
 	                           "  gpus: 4\n"
 	                           "  pcie: { gen: 5 }\n"
-	                           "  nics: { count: 4, link: roce400 }\n"
+	                           "  nics: { count: 4, link: roce400, latency: 1.5us }\n"
 	                           "fabric:\n"
 	                           "  kind: fat-tree\n"
 	                           "  oversubscription: \"3:1\"\n";
@@ -362,6 +364,7 @@ test_load_overrides(void **state)
 	assert_int_equal(s.node.ngpus, 4);
 	assert_true(s.node.pcie_Bps_gpu == 48e9); /* re-derived for Gen5 x16 */
 	assert_true(s.node.nic_Bps == 50e9);      /* from roce400 */
+	assert_true(fabs(s.node.lat_nic_s - 1.5e-6) < 1e-15);
 	assert_string_equal(s.fabric.link, "roce400");
 	assert_int_equal(s.fabric.routing, FT_ROUTING_ECMP);
 	assert_true(s.fabric.oversubscription == 3.0);
@@ -549,7 +552,7 @@ static const struct bad_case {
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: rail-fat-tree\n"
 	  "  nodes_per_unit: 40\n",
 	  FT_ERANGE,
-	  "t.yaml:7:19: fabric.nodes_per_unit: expected 1 to 32 nodes per scalable unit (the down "
+	  "t.yaml:7:19: fabric.nodes_per_unit: expected at most 32 nodes per scalable unit (the down "
 	  "ports of a leaf), got 40" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 8\nfabric:\n  kind: dragonfly\n"
 	  "  groups: 2\n  routers_per_group: 2\n  nodes_per_router: 2\n"
@@ -628,6 +631,16 @@ test_validate_names_field(void **state)
 	assert_string_equal(err.msg, "dgx-h100:4: fabric.routing: expected ecmp, dmodk or adaptive "
 	                             "for a rail-fat-tree, got dor");
 	assert_int_equal(ft_spec_validate(NULL, NULL), FT_EINVAL);
+
+	/* A spec built in code may leave these at 0: non-blocking, units of a leaf. */
+	ft_error_clear(&err);
+	s.fabric.routing = FT_ROUTING_ECMP;
+	s.fabric.oversubscription = 0;
+	s.fabric.nodes_per_unit = 0;
+	assert_int_equal(ft_spec_validate(&s, &err), 0);
+	s.fabric.oversubscription = 0.5;
+	assert_int_equal(ft_spec_validate(&s, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "fabric.oversubscription"));
 }
 
 /* examples/ ships specs; each must load (and the directory must not be empty). */
