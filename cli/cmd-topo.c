@@ -50,11 +50,11 @@ text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo
 	struct ft_table tab;
 	char a[32];
 	bool fat = k == FT_FABRIC_FAT_TREE || k == FT_FABRIC_RAIL_FAT_TREE ||
-		   k == FT_FABRIC_MULTI_PLANE;
+	           k == FT_FABRIC_MULTI_PLANE;
 
 	ft_strbuf_addf(sb, "topology %s (%s)\n", s->name, s->source);
 	ft_strbuf_addf(sb, "  fabric     %s, %u node%s, %" PRIu64 " GPUs\n", ft_fabric_kind_name(k),
-		       s->nnodes, s->nnodes == 1 ? "" : "s", ft_spec_ngpus(s));
+	               s->nnodes, s->nnodes == 1 ? "" : "s", ft_spec_ngpus(s));
 	ft_strbuf_addf(sb, "  vertices   %u\n", ft_topo_nvertices(t));
 	ft_table_init(&tab);
 	tab.line_prefix = "    ";
@@ -70,7 +70,7 @@ text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo
 	ft_table_release(&tab);
 
 	ft_strbuf_addf(sb, "  links      %u directed (each cable or lane group is two)\n",
-		       ft_topo_nlinks(t));
+	               ft_topo_nlinks(t));
 	ft_table_init(&tab);
 	tab.line_prefix = "    ";
 	ft_table_col(&tab, "kind", FT_ALIGN_LEFT);
@@ -114,22 +114,22 @@ text_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo
 		ft_table_render(&tab, sb);
 		ft_table_release(&tab);
 		ft_strbuf_addf(sb, "  bisection  %s per direction\n",
-			       ft_format_rate_bytes(st->bisection_Bps, a, sizeof(a)));
+		               ft_format_rate_bytes(st->bisection_Bps, a, sizeof(a)));
 		ft_strbuf_addf(sb, "  injection  %s per direction\n",
-			       ft_format_rate_bytes(st->injection_Bps, a, sizeof(a)));
+		               ft_format_rate_bytes(st->injection_Bps, a, sizeof(a)));
 		ft_strbuf_addf(sb, "  diameter   %u links between NICs\n", st->diameter_hops);
 	}
 	if (ft_topo_memory(t) < 1024 * 1024)
 		ft_strbuf_addf(sb, "  memory     %.1f KiB\n", (double)ft_topo_memory(t) / 1024.0);
 	else
 		ft_strbuf_addf(sb, "  memory     %.1f MiB\n",
-			       (double)ft_topo_memory(t) / (1024.0 * 1024.0));
+		               (double)ft_topo_memory(t) / (1024.0 * 1024.0));
 	return bad || sb->oom ? FT_ENOMEM : 0;
 }
 
 static void
 json_counts(struct ft_json *j, const char *key, const uint32_t *v, unsigned n,
-	    const char *(*name)(unsigned))
+            const char *(*name)(unsigned))
 {
 	char buf[16];
 
@@ -160,7 +160,7 @@ lname(unsigned i)
 
 static void
 json_summary(struct ft_strbuf *sb, const struct ft_topo *t, const struct ft_topo_stats *st,
-	     double build_s, bool stable)
+             double build_s, bool stable)
 {
 	const struct ft_cluster_spec *s = ft_topo_spec(t);
 	struct ft_json j;
@@ -214,8 +214,8 @@ cmd_topo(int argc, char **argv, struct cli_ctx *ctx)
 	const char *format = "text";
 	const struct opt opts[] = {
 		OPT_STRING(0, "format", &format, "FORMAT",
-			   "text (summary, the default), dot (Graphviz) or json (every vertex and "
-			   "link)"),
+		           "text (summary, the default), dot (Graphviz) or json (every vertex and "
+		           "link)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -237,7 +237,8 @@ cmd_topo(int argc, char **argv, struct cli_ctx *ctx)
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (n != 1) {
-		cli_error(ctx, "expected one SPEC (a file or a preset like dgx-h100:64), got %d", n);
+		cli_error(ctx, "expected one SPEC (a file or a preset like dgx-h100:64), got %d",
+		          n);
 		return EXIT_USAGE;
 	}
 	if (strcmp(format, "text") != 0 && strcmp(format, "dot") != 0 &&

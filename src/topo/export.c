@@ -44,8 +44,8 @@ switch_name(const struct ft_topo *t, const struct ft_vertex *v, uint32_t id, cha
 	else if (v->tier == 2 && t->trees[v->plane].core_groups == 0)
 		snprintf(buf, size, "%sspine%" PRIu32, pre, v->local);
 	else
-		snprintf(buf, size, "%s%s%" PRIu32 ".%" PRIu32, pre, v->tier == 2 ? "spine" : "core",
-			 v->group, v->local);
+		snprintf(buf, size, "%s%s%" PRIu32 ".%" PRIu32, pre,
+		         v->tier == 2 ? "spine" : "core", v->group, v->local);
 }
 
 void
@@ -72,7 +72,7 @@ ft_topo_vertex_name(const struct ft_topo *t, uint32_t id, char *buf, size_t size
 		break;
 	default:
 		snprintf(buf, size, "n%" PRIu32 ".%s%" PRIu32, v->node,
-			 ft_vertex_kind_name((enum ft_vertex_kind)v->kind), v->local);
+		         ft_vertex_kind_name((enum ft_vertex_kind)v->kind), v->local);
 		break;
 	}
 }
@@ -116,7 +116,7 @@ ft_topo_export_dot(const struct ft_topo *t, struct ft_strbuf *out)
 		ft_topo_vertex_name(t, k->dst, b, sizeof(b));
 		ft_format_rate_bytes(k->cap_Bps, rate, sizeof(rate));
 		ft_strbuf_addf(out, "\t\"%s\" -- \"%s\" [label=\"%s %s\"];\n", a, b,
-			       ft_link_kind_name((enum ft_link_kind)k->kind), rate);
+		               ft_link_kind_name((enum ft_link_kind)k->kind), rate);
 	}
 	ft_strbuf_adds(out, "}\n");
 	return out->oom ? FT_ENOMEM : 0;

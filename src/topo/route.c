@@ -133,9 +133,9 @@ host_hop(const struct ft_topo *t, uint32_t nic, uint32_t dst, uint32_t *links, s
 	in = entry_nic(t, dst, t->v[nic].plane);
 	if (in == UINT32_MAX)
 		return FT_ENOENT;
-	if (t->ndown > 0 && (!ft__topo_link_live(t, hl) ||
-			     fabric_hops(t, t->l[hl].dst, in, NULL, 0) <= 0 ||
-			     (in != dst && ft__route_in_node(t, in, dst, NULL, 0, true) <= 0)))
+	if (t->ndown > 0 &&
+	    (!ft__topo_link_live(t, hl) || fabric_hops(t, t->l[hl].dst, in, NULL, 0) <= 0 ||
+	     (in != dst && ft__route_in_node(t, in, dst, NULL, 0, true) <= 0)))
 		return FT_ENOENT;
 	if (max > 0)
 		links[0] = hl;
@@ -180,8 +180,7 @@ next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, s
 }
 
 int
-ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links,
-		   size_t max)
+ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max)
 {
 	if (!t || at >= t->nv || dst >= t->nv || (max > 0 && !links))
 		return FT_EINVAL;
@@ -267,7 +266,7 @@ walk(const struct ft_topo *t, uint32_t *cur, uint32_t dst, uint32_t to_group,
 
 int
 ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
-	      const struct ft_route_policy *policy, struct ft_path *out)
+              const struct ft_route_policy *policy, struct ft_path *out)
 {
 	struct ft_route_policy ecmp = { .routing = FT_ROUTING_ECMP };
 	const struct ft_route_policy *p = policy ? policy : &ecmp;
@@ -281,7 +280,7 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	if (!in_node(t, src) || !in_node(t, dst))
 		return FT_EINVAL;
 	valiant = p->routing == FT_ROUTING_VALIANT && t->spec.fabric.kind == FT_FABRIC_DRAGONFLY &&
-		  t->df_groups >= 3;
+	          t->df_groups >= 3;
 	/* Leave the node through the source's own exit NIC. */
 	if (t->v[src].node != t->v[dst].node) {
 		uint32_t nic = exit_nic(t, src, dst);
@@ -306,7 +305,8 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 		gd = t->v[t->l[hd].dst].group;
 		if (gs != gd) {
 			/* The intermediate group: not the source's, not the destination's. */
-			pick = (uint32_t)(ft_mix64(p->flow_hash ^ p->salt_seed) % (t->df_groups - 2));
+			pick = (uint32_t)(ft_mix64(p->flow_hash ^ p->salt_seed) %
+			                  (t->df_groups - 2));
 			g = pick;
 			for (uint32_t lo = FT_MIN(gs, gd), hi = FT_MAX(gs, gd), k = 0; k < 2; k++)
 				if (g >= (k ? hi : lo))
