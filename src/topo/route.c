@@ -10,7 +10,9 @@
  *
  * Where a path leaves a node: a GPU leaves through its own NIC (gpu_nic, its
  * rail), as NCCL does without PXN; a NIC through its host link; any other
- * in-node vertex through the NIC that the destination enters by. The
+ * in-node vertex (PCIe switch, CPU, NVSwitch) through each of its nearest NICs
+ * (equal-cost choices; ft_route_path starting there takes the NIC that the
+ * destination enters by). The
  * destination is entered through its rail NIC (gpu_nic of a destination GPU,
  * the NIC itself for a NIC, else the nearest NIC); on a multi-plane fabric
  * through the nearest NIC on the plane the packet travels.
@@ -99,10 +101,62 @@ exit_nic(const struct ft_topo *t, uint32_t at, uint32_t dst)
 		return at;
 	if (t->v[at].kind == FT_V_GPU)
 		return base + nl->nic0 + t->spec.node.gpu_nic[t->v[at].local];
-	if (!in_node(t, dst))
-		return base + nl->nic0;
 	in = entry_nic(t, dst, UINT32_MAX);
 	return base + nl->nic0 + t->v[in].local;
+}
+
+static int host_hop(const struct ft_topo *t, uint32_t nic, uint32_t dst, uint32_t *links,
+                    size_t max);
+
+/*
+ * Next hops from a transit vertex (PCIe switch, CPU, NVSwitch) toward another node: through
+ * every nearest NIC that still leads there, each an equal-cost way out.
+ */
+static int
+transit_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max)
+{
+	const struct ft_node_layout *nl = &t->nl_tpl;
+	uint32_t base = ft__topo_node_base(t, t->v[at].node), a = at - base;
+	unsigned best = FT_TOPO_COST_INF;
+	bool check = t->ndown > 0;
+	int n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t r = 0; r < nl->nnics; r++) {
+			uint32_t nic = base + nl->nic0 + r, buf[64];
+			unsigned c = nl->dist[(size_t)a * nl->per_node + nl->nic0 + r];
+			int k;
+
+			if (c == FT_TOPO_COST_INF || (pass == 0 ? c > best : c != best))
+				continue;
+			if (ft__topo_nic_host_link(t, nic) == UINT32_MAX ||
+			    (check && host_hop(t, nic, dst, NULL, 0) <= 0))
+				continue;
+			if (pass == 0) {
+				best = c;
+				continue;
+			}
+			k = ft__route_in_node(t, at, nic, buf, FT_ARRAY_SIZE(buf), check);
+			for (int i = 0; i < k && i < (int)FT_ARRAY_SIZE(buf); i++) {
+				bool dup = false;
+
+				for (int j = 0; j < n && j < (int)max && !dup; j++)
+					dup = links[j] == buf[i];
+				if (dup)
+					continue;
+				if ((size_t)n < max)
+					links[n] = buf[i];
+				n++;
+			}
+		}
+	}
+	return n ? n : FT_ENOENT;
+}
+
+static bool
+nl_has_nics(const struct ft_topo *t)
+{
+	return t->nl_tpl.nnics > 0;
 }
 
 static int
@@ -158,6 +212,8 @@ next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, s
 
 		if (va->node == t->v[dst].node)
 			return ft__route_in_node(t, at, dst, links, max, check);
+		if (va->kind != FT_V_GPU && va->kind != FT_V_NIC)
+			return nl_has_nics(t) ? transit_hops(t, at, dst, links, max) : FT_ENOENT;
 		nic = exit_nic(t, at, dst);
 		if (nic == UINT32_MAX)
 			return FT_ENOENT;

@@ -845,6 +845,30 @@ test_rail_and_planes(void **state)
 	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
 	assert_true(fabs(st.injection_Bps - 32 * GBPS(400)) < 1);
 	assert_true(fabs(st.bisection_Bps - 16 * GBPS(400)) < 1);
+
+	/* Names round-trip; a PCIe switch leaves through either of its two NICs. */
+	{
+		static const char *const names[] = { "n3.gpu5", "n0.nic7", "n1.pcie2", "n2.cpu1",
+			                             "n3.nvswitch" };
+		uint32_t id, links[8];
+		char name[32];
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			assert_int_equal(ft_topo_vertex_find(t, names[i], &id), 0);
+			ft_topo_vertex_name(t, id, name, sizeof(name));
+			assert_string_equal(name, names[i]);
+		}
+		assert_int_equal(ft_topo_vertex_find(t, "n4.gpu0", &id), FT_ENOENT);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu8", &id), FT_ENOENT);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "leaf0", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu1x", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n99999999999.gpu1", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.pcie0", &id), 0);
+		assert_int_equal(ft_route_next_hops(t, id, ft_topo_gpu(t, 2, 6), links, 8), 2);
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(ft_topo_link(t, links[i])->dst, ft_topo_nic(t, 0, i));
+	}
 	ft_topo_free(t);
 
 	/* 3-tier rail: 512 nodes of 32 per unit, 4 units per pod (32 leaves). */
