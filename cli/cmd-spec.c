@@ -91,11 +91,11 @@ text_spec(struct ft_strbuf *sb, const struct ft_cluster_spec *s)
 	ft_strbuf_addf(sb, "  fabric     %s\n", ft_fabric_kind_name(f->kind));
 	if (f->kind == FT_FABRIC_NONE)
 		return;
-	ft_strbuf_addf(sb, "  link       %s, %s, switch %s, cable %s\n",
+	ft_strbuf_addf(sb, "  link       %s, %s, switch %s, cable %s, mtu %u\n",
 	               f->link[0] ? f->link : "custom",
 	               ft_format_rate_bits(f->link_Bps, a, sizeof(a)),
 	               ft_format_duration(f->lat_switch_s, b, sizeof(b)),
-	               ft_format_duration(f->lat_cable_s, c, sizeof(c)));
+	               ft_format_duration(f->lat_cable_s, c, sizeof(c)), f->mtu_bytes);
 	switch (f->kind) {
 	case FT_FABRIC_FAT_TREE:
 	case FT_FABRIC_RAIL_FAT_TREE:
@@ -211,6 +211,7 @@ json_spec(struct ft_json *j, const struct ft_cluster_spec *s)
 		ft_json_kv_double(j, "link_Bps", f->link_Bps);
 		ft_json_kv_double(j, "lat_switch_s", f->lat_switch_s);
 		ft_json_kv_double(j, "lat_cable_s", f->lat_cable_s);
+		ft_json_kv_uint(j, "mtu_bytes", f->mtu_bytes);
 		ft_json_kv_str(j, "routing", ft_routing_name(f->routing));
 		ft_json_kv_bool(j, "sharp", f->sharp);
 	}

@@ -69,7 +69,7 @@ struct ft_node_spec {
 	char nic_model[32];   /* "ConnectX-7" */
 	char nic_link[16];    /* link preset name of the NICs ("ndr") */
 	double nic_Bps;       /* per NIC per direction, bytes/s (after encoding) */
-	double lat_nic_s;     /* NIC processing latency, one way (from the link preset unless given) */
+	double lat_nic_s;     /* NIC processing latency, one way (default: the link preset's) */
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];
@@ -105,6 +105,8 @@ struct ft_fabric_spec {
 	double link_Bps;        /* switch-to-switch and host link rate, bytes/s per direction */
 	double lat_switch_s;
 	double lat_cable_s;
+	uint32_t mtu_bytes;     /* path MTU (IB MTU 256-4096; RoCE: the IB MTU inside the Ethernet
+				   frame, ROCE-MTU); from the link preset unless given; 0 = 4096 */
 	enum ft_routing routing;
 	bool sharp;             /* in-network reduction (SHARP) available */
 	/* fat-tree family */

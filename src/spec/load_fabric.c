@@ -51,6 +51,22 @@ f_lat_cable(struct loader *L, yaml_node_t *v, const char *path)
 }
 
 static int
+f_mtu(struct loader *L, yaml_node_t *v, const char *path)
+{
+	uint32_t m;
+	int rc = ft__spec_get_u32(L, v, path, 256, 4096, &m);
+
+	L->given_mtu = true;
+	if (rc < 0)
+		return rc;
+	if (m & (m - 1))
+		return ft__spec_expected(L, v, path,
+		                         "an MTU of 256, 512, 1024, 2048 or 4096 bytes");
+	L->spec->fabric.mtu_bytes = m;
+	return 0;
+}
+
+static int
 f_routing(struct loader *L, yaml_node_t *v, const char *path)
 {
 	const char *s = ft__spec_scalar(v);
@@ -182,6 +198,7 @@ static const struct field fabric_fields[] = {
 	{ "rate", f_rate, 0 },
 	{ "switch_latency", f_lat_switch, 0 },
 	{ "cable_latency", f_lat_cable, 0 },
+	{ "mtu", f_mtu, 0 },
 	{ "routing", f_routing, 0 },
 	{ "sharp", f_sharp, FAT_KINDS },
 	{ "tiers", f_tiers, FAT_KINDS },
@@ -254,11 +271,15 @@ finish_fabric(struct loader *L, yaml_node_t *fab)
 			f->lat_switch_s = lp->lat_switch_s;
 		if (!L->given_lat_cable)
 			f->lat_cable_s = lp->lat_cable_s;
+		if (!L->given_mtu)
+			f->mtu_bytes = lp->mtu_bytes;
 	} else if (!L->given_rate) {
 		return ft__spec_perr(L, &fab->start_mark, FT_EPARSE, "fabric.rate",
 		                     "expected a link: preset or a rate: (the NICs name no link "
 		                     "preset), got nothing");
 	}
+	if (!f->mtu_bytes)
+		f->mtu_bytes = 4096; /* IB-MTU: the size NCCL traffic should run at */
 	if (!L->given_routing)
 		f->routing = ft__spec_default_routing(f->kind, lp ? lp->tech : FT_TECH_ROCE);
 	if (f->kind == FT_FABRIC_FAT_TREE || f->kind == FT_FABRIC_RAIL_FAT_TREE ||
@@ -273,8 +294,7 @@ finish_fabric(struct loader *L, yaml_node_t *fab)
 		if (!L->given_unit && f->kind == FT_FABRIC_RAIL_FAT_TREE)
 			f->nodes_per_unit = down;
 		if (!L->given_tiers) {
-			/* The fewest tiers that hold the nodes (3 if none does: the check says so).
-			 */
+			/* The fewest tiers that hold the nodes (3 if none: the check says so). */
 			for (f->tiers = 2; f->tiers < 3; f->tiers++)
 				if (L->spec->nnodes <= ft_spec_fabric_capacity(L->spec))
 					break;

@@ -42,7 +42,7 @@ struct loader {
 	/* Placement lists given (bit per list). */
 	unsigned given_place;
 	/* What the fabric section gave. */
-	bool given_link, given_rate, given_lat_switch, given_lat_cable, given_routing;
+	bool given_link, given_rate, given_mtu, given_lat_switch, given_lat_cable, given_routing;
 	bool given_tiers, given_radix, given_unit, given_over;
 	uint32_t placement_len[6];
 };

@@ -422,19 +422,26 @@ finish_node(struct loader *L, yaml_node_t *nodes)
 		        "expected a bandwidth per GPU and direction for NVLink %u, "
 		        "got nothing",
 		        n->nvlink_gen);
+	if (n->nvlink_gen == 0)
+		n->lat_nvlink_s = 0; /* no NVLink, no NVLink hop */
 	/* PCIe rates follow generation and width unless given. */
 	if (!L->given_gpu_bw && (!L->has_preset || L->given_pcie_gen || L->given_gpu_width))
 		n->pcie_Bps_gpu = ft__spec_pcie_Bps(n->pcie_gen, n->pcie_width_gpu);
 	if (!L->given_nic_bw && (!L->has_preset || L->given_pcie_gen || L->given_nic_width))
 		n->pcie_Bps_nic = ft__spec_pcie_Bps(n->pcie_gen, n->pcie_width_nic);
-	/* The NIC rate follows its link preset unless given; a rate alone drops the preset link. */
+	/*
+	 * The NIC rate and latency follow a given link preset unless given too;
+	 * a rate alone that differs from the preset's link makes the link custom.
+	 */
 	lp = ft_link_preset_find(n->nic_link);
-	if (L->given_nic_link && !L->given_nic_rate && lp)
-		n->nic_Bps = lp->rate_Bps;
-	if (L->given_nic_link && !L->given_nic_lat && lp)
-		n->lat_nic_s = lp->lat_nic_s;
-	else if (L->given_nic_rate && !L->given_nic_link && lp && lp->rate_Bps != n->nic_Bps)
+	if (L->given_nic_link && lp) {
+		if (!L->given_nic_rate)
+			n->nic_Bps = lp->rate_Bps;
+		if (!L->given_nic_lat)
+			n->lat_nic_s = lp->lat_nic_s;
+	} else if (L->given_nic_rate && lp && lp->rate_Bps != n->nic_Bps) {
 		n->nic_link[0] = '\0';
+	}
 	if (n->nnics && !(n->nic_Bps > 0))
 		return ft__spec_perr_field(
 		        L, "nodes.nics.rate", FT_EPARSE,
@@ -489,28 +496,11 @@ ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes)
 			        "pcie-l40s)");
 		L->has_preset = true;
 	} else {
-		/* Defaults of a hand-written node: x16 links, one NUMA domain, the preset
-		 * latencies. */
-		struct ft_node_spec ref;
-
-		rc = ft_node_preset("dgx-h100", &ref);
-		if (rc < 0)
-			return rc;
-		NODE->pcie_width_gpu = NODE->pcie_width_nic = 16;
-		NODE->lat_pcie_s = ref.lat_pcie_s;
-		NODE->lat_nvlink_s = ref.lat_nvlink_s;
-		NODE->lat_nic_s = ref.lat_nic_s;
-		NODE->nnuma = 1;
+		ft__spec_node_defaults(NODE);
 	}
 	rc = ft__spec_walk(L, nodes, "nodes", node_fields, FT_ARRAY_SIZE(node_fields), 0, NULL);
 	if (rc < 0)
 		return rc;
-	if (NODE->nvlink_gen && NODE->lat_nvlink_s == 0 && !L->has_preset) {
-		struct ft_node_spec ref;
-
-		if (ft_node_preset("dgx-h100", &ref) == 0)
-			NODE->lat_nvlink_s = ref.lat_nvlink_s;
-	}
 	return finish_node(L, nodes);
 }
 

@@ -179,6 +179,17 @@ ft__spec_pcie_Bps(uint32_t gen, uint32_t width)
 #define CPU_LINK_ERP 40e9
 #define CPU_LINK_AMD 16e9
 
+void
+ft__spec_node_defaults(struct ft_node_spec *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->pcie_width_gpu = n->pcie_width_nic = 16;
+	n->lat_pcie_s = LAT_PCIE;
+	n->lat_nvlink_s = LAT_NVLINK;
+	n->lat_nic_s = LAT_NIC;
+	n->nnuma = 1;
+}
+
 /* ---- node presets ------------------------------------------------------------------------- */
 
 struct node_preset {
@@ -244,9 +255,12 @@ static const struct node_preset node_presets[] = {
 	 * GPU. Fifth-generation NVLink, 1.8 TB/s bidirectional = 900 GB/s per
 	 * direction, through 2 NVLink switch chips with NVLS. Dual Xeon Platinum
 	 * 8570 (Emerald Rapids, PCIe 5.0); 8 single-port ConnectX-7 400 Gb/s
-	 * (PCIe Gen5 x16) on the compute fabric. The datasheet does not draw the
-	 * PCIe tree; we take the layout of our dgx-h100 preset (two GPUs and two
-	 * ConnectX-7 per Gen5 switch, four switches, one NIC per GPU).
+	 * (PCIe Gen5 x16) on the compute fabric. The B200 itself has a Gen6 host
+	 * interface, but the HGX B200 specification lists PCIe Gen5 (128 GB/s
+	 * bidirectional) for the platform, as the CPUs and NICs are Gen5: we
+	 * take Gen5 for GPUs and NICs. The datasheet does not draw the PCIe tree; we take the
+	 * layout of our dgx-h100 preset (two GPUs and two ConnectX-7 per Gen5 switch, four
+	 * switches, one NIC per GPU).
 	 */
 	{ "8x B200 180GB, NVLink 5 900GB/s/dir, 2 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
@@ -473,6 +487,7 @@ ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *
 	f->link_Bps = lp->rate_Bps;
 	f->lat_switch_s = lp->lat_switch_s;
 	f->lat_cable_s = lp->lat_cable_s;
+	f->mtu_bytes = lp->mtu_bytes;
 }
 
 enum ft_routing

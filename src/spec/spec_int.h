@@ -27,6 +27,12 @@ int ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX
  */
 void ft__spec_default_placement(struct ft_node_spec *n);
 
+/*
+ * What a node described without a preset starts from: x16 PCIe links, one
+ * NUMA domain, and the per-hop latencies the presets use (NVLink, PCIe, NIC).
+ */
+void ft__spec_node_defaults(struct ft_node_spec *n);
+
 /* NCCL's PCIe estimate for @gen x @width, bytes/s (HOST-PCIE). 0 for a bad gen. */
 double ft__spec_pcie_Bps(uint32_t gen, uint32_t width);
 

@@ -500,6 +500,11 @@ check_fabric(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 	if (!is_nonneg(f->lat_cable_s))
 		return fail(field, err, FT_ERANGE, "fabric.cable_latency",
 		            "expected a duration >= 0, got %g s", f->lat_cable_s);
+	if (f->mtu_bytes &&
+	    (f->mtu_bytes < 256 || f->mtu_bytes > 4096 || (f->mtu_bytes & (f->mtu_bytes - 1))))
+		return fail(field, err, FT_ERANGE, "fabric.mtu",
+		            "expected an MTU of 256, 512, 1024, 2048 or 4096 bytes, got %u",
+		            f->mtu_bytes);
 	if ((unsigned)f->routing >= FT_ROUTING_COUNT || !routing_fits(f->kind, f->routing))
 		return fail(field, err, FT_EINVAL, "fabric.routing", "expected %s for a %s, got %s",
 		            routing_expect(f->kind), ft_fabric_kind_name(f->kind),

@@ -5,6 +5,8 @@
  * Any input must either load into a spec that validates, or be refused with
  * a message that names the input ("fuzz.yaml:..."); never crash, leak or
  * read out of bounds. Seed corpus: examples/ and tests/fixtures/spec/.
+ * The library sources must be built with -fsanitize=fuzzer-no-link (or
+ * fuzzer) too, or libFuzzer sees no coverage in the loader.
  */
 #include <stddef.h>
 #include <stdint.h>

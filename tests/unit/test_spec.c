@@ -214,6 +214,12 @@ test_resolve_shorthand(void **state)
 	assert_int_equal(s.fabric.tiers, 2);
 	assert_int_equal(ft_spec_resolve("pcie-l40s:1025", &s, &err), 0);
 	assert_int_equal(s.fabric.tiers, 3);
+	/* A path is a file; its name defaults to the base name. */
+	assert_int_equal(ft_spec_resolve("examples/torus.json", &s, &err), 0);
+	assert_string_equal(s.name, "h100-torus");
+	assert_string_equal(s.source, "examples/torus.json");
+	assert_int_equal(s.fabric.kind, FT_FABRIC_TORUS);
+	assert_int_equal(s.fabric.ndims, 3);
 	assert_int_equal(ft_spec_resolve("dgx-a100:1", &s, &err), 0);
 	assert_int_equal(s.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
 	assert_string_equal(s.fabric.link, "hdr");
@@ -324,7 +330,8 @@ test_load_full(void **state)
 	                           "  oversubscription: 1\n"
 	                           "  routing: ecmp\n"
 	                           "  sharp: true\n"
-	                           "  switch_latency: 200ns\n";
+	                           "  switch_latency: 200ns\n"
+	                           "  mtu: 2048\n";
 	struct ft_cluster_spec s;
 	struct ft_error err = { 0 };
 
@@ -340,6 +347,7 @@ test_load_full(void **state)
 	assert_true(fabs(s.fabric.lat_switch_s - 200e-9) < 1e-18);
 	assert_true(s.fabric.lat_cable_s == ft_link_preset_find("ndr")->lat_cable_s);
 	assert_int_equal(s.fabric.nodes_per_unit, 32);
+	assert_int_equal(s.fabric.mtu_bytes, 2048);
 }
 
 static void
@@ -366,6 +374,7 @@ test_load_overrides(void **state)
 	assert_true(s.node.nic_Bps == 50e9);      /* from roce400 */
 	assert_true(fabs(s.node.lat_nic_s - 1.5e-6) < 1e-15);
 	assert_string_equal(s.fabric.link, "roce400");
+	assert_int_equal(s.fabric.mtu_bytes, 4096); /* from the link preset */
 	assert_int_equal(s.fabric.routing, FT_ROUTING_ECMP);
 	assert_true(s.fabric.oversubscription == 3.0);
 	/* The placement was laid out again for 4 GPUs and 4 NICs on 2 switches. */
@@ -415,6 +424,8 @@ test_load_custom_node(void **state)
 	assert_int_equal(s.nnodes, 1);
 	assert_int_equal(s.fabric.kind, FT_FABRIC_NONE);
 	assert_int_equal(s.node.nvlink_gen, 0);
+	assert_true(s.node.lat_nvlink_s == 0);
+	assert_true(s.node.lat_pcie_s > 0);
 	assert_int_equal(s.node.nnics, 0);
 	assert_int_equal(s.node.pcie_width_gpu, 16);
 	assert_true(s.node.pcie_Bps_gpu == 24e9);
@@ -449,7 +460,7 @@ static const struct bad_case {
 	  "  dims: [4, 4]\n  tiers: 2\n",
 	  FT_EPARSE,
 	  "t.yaml:8:3: fabric.tiers: expected one of the keys of a torus fabric: kind, link, rate, "
-	  "switch_latency, cable_latency, routing, dims, nodes_per_switch, got unknown key "
+	  "switch_latency, cable_latency, mtu, routing, dims, nodes_per_switch, got unknown key "
 	  "'tiers'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
 	  "  link: roce400\n  sharp: true\n",
@@ -542,6 +553,11 @@ static const struct bad_case {
 	  "t.yaml:7:19: fabric.switch_latency: expected a duration like 150ns or 2us, got "
 	  "'soon'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n", 0, NULL }, /* control: fine */
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: fat-tree\n"
+	  "  mtu: 1500\n",
+	  FT_EPARSE,
+	  "t.yaml:7:8: fabric.mtu: expected an MTU of 256, 512, 1024, 2048 or 4096 bytes, got "
+	  "'1500'" },
 	{ "name: [x]\nnodes:\n  preset: dgx-h100\n", FT_EPARSE,
 	  "t.yaml:1:7: name: expected a name, got a list" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: fat-tree\n"
@@ -552,8 +568,8 @@ static const struct bad_case {
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: rail-fat-tree\n"
 	  "  nodes_per_unit: 40\n",
 	  FT_ERANGE,
-	  "t.yaml:7:19: fabric.nodes_per_unit: expected at most 32 nodes per scalable unit (the down "
-	  "ports of a leaf), got 40" },
+	  "t.yaml:7:19: fabric.nodes_per_unit: expected at most 32 nodes per scalable unit "
+	  "(the down ports of a leaf), got 40" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 8\nfabric:\n  kind: dragonfly\n"
 	  "  groups: 2\n  routers_per_group: 2\n  nodes_per_router: 2\n"
 	  "  global_links_per_router: 1\n  radix: 16\n",
