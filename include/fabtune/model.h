@@ -100,7 +100,10 @@ struct ft_model_result {
 	double bw_Bps;		/* algorithm bandwidth of the bandwidth term, bytes/s */
 	double algbw_Bps;	/* bytes / time_s (nccl-tests algbw) */
 	double busbw_Bps;	/* algbw × bus factor (nccl-tests busbw) */
-	char bottleneck[16];	/* "nvlink", "pcie", "cpu_link", "nic", "tier1", "global", "latency" */
+	/* What limits it: "nvlink", "pcie", "cpu_link", "nic", "tier1", "global" (hardware),
+	 * "channels" (NCCL's per-channel cap), "protocol" (LL's absolute cap), or "latency"
+	 * when the latency term is larger than the bandwidth term. */
+	char bottleneck[16];
 };
 
 /*

@@ -197,8 +197,8 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 		ngpus = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 	if (ngpus > total)
 		return ft_error_set(err, FT_ERANGE,
-				    "gpus: expected at most %" PRIu64 " (%u nodes of %u GPUs), got %u",
-				    total, nnodes, gpn, ngpus);
+				    "gpus: expected at most %" PRIu64 " (%u node%s of %u GPUs), got %u",
+				    total, nnodes, nnodes == 1 ? "" : "s", gpn, ngpus);
 	if (ngpus > gpn && ngpus % gpn != 0)
 		return ft_error_set(err, FT_EINVAL,
 				    "gpus: expected at most %u or a multiple of %u GPUs per node, got %u",

@@ -125,6 +125,20 @@ graph_Bps(const struct ft_model_links *l, char *what, size_t len)
 	return inter;
 }
 
+/*
+ * min(@bw, @limit); when the limit binds, it becomes the bottleneck: "protocol"
+ * for LL's absolute cap, "channels" for a per-channel cap (more channels lift it).
+ */
+static double
+cap(double bw, double limit, const char *what, struct ft__model_cost *c)
+{
+	if (limit < bw) {
+		ft_strlcpy(c->bottleneck, what, sizeof(c->bottleneck));
+		return limit;
+	}
+	return bw;
+}
+
 struct lats {
 	double intra, inter;
 };
@@ -159,9 +173,9 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	struct lats h = hop_lats(l, FT_ALGO_RING, p);
 
 	if (p == FT_PROTO_LL)
-		bus = FT_MIN(ll_max_Bps(l), bus * 0.5);
+		bus = cap(bus * 0.5, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
-		bus = FT_MIN(bus * 0.92, l->nchannels * ring_ll128_per_ch[l->arch] * GB);
+		bus = cap(bus * 0.92, l->nchannels * ring_ll128_per_ch[l->arch] * GB, "channels", c);
 	switch (op) {
 	case FT_OP_ALL_REDUCE:
 		nsteps = 2 * (n - 1);
@@ -191,12 +205,12 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 	double bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
 	struct lats h = hop_lats(l, FT_ALGO_TREE, p);
 
-	bus = FT_MIN(bus * 0.92, l->nchannels * tree_per_ch[l->arch][b] * GB);
+	bus = cap(bus * 0.92, l->nchannels * tree_per_ch[l->arch][b] * GB, "channels", c);
 	if (p == FT_PROTO_LL)
-		bus = FT_MIN(bus / 3.8, ll_max_Bps(l));
+		bus = cap(bus / 3.8, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
-		bus = FT_MIN(bus * (l->nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-			     l->nchannels * tree_ll128_per_ch[l->arch][b] * GB);
+		bus = cap(bus * (l->nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			  l->nchannels * tree_ll128_per_ch[l->arch][b] * GB, "channels", c);
 	/* Inside one node the tree is a plain chain (kb NA-MODEL: x0.85 for the plain pattern). */
 	if (l->nnodes == 1)
 		bus *= 0.85;
@@ -345,7 +359,7 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_
 		ft_strlcpy(c->bottleneck, l->intra_what, sizeof(c->bottleneck));
 	}
 	if (p == FT_PROTO_LL)
-		c->bw_Bps = FT_MIN(c->bw_Bps, ll_max_Bps(l));
+		c->bw_Bps = cap(c->bw_Bps, ll_max_Bps(l), "protocol", c);
 	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (l->nnodes > 1 ? h.inter : h.intra);
 }
 
