@@ -245,7 +245,11 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 		ft_strlcpy(l->nic_what, "tier1", sizeof(l->nic_what));
 	}
 	l->inter_Bps = l->nrails * l->nic_Bps;
-	if (l->nnodes > 1 && l->inter_Bps <= 0)
+	if (l->ppn > 1 && !(l->intra_Bps > 0 && l->intra_Bps < INFINITY))
+		return ft_error_set(err, FT_EINVAL,
+				    "%s: node.%s: expected a positive rate, got %g bytes/s", spec->name,
+				    l->nvlink ? "nvlink_Bps" : "pcie_Bps_gpu", l->intra_Bps);
+	if (l->nnodes > 1 && !(l->inter_Bps > 0 && l->inter_Bps < INFINITY))
 		return ft_error_set(err, FT_EINVAL,
 				    "%s: node.nics: %u nodes need scale-out NICs, the node has none",
 				    spec->name, l->nnodes);
