@@ -454,6 +454,38 @@ test_bad_queries(void **state)
 	q.ngpus = 0;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
 	assert_non_null(strstr(err.msg, "node.nics"));
+	ft_error_clear(&err);
+	hopper_spec(&s, 1, 8, 400);
+	s.node.nvlink_gen = 0;
+	s.node.pcie_Bps_gpu = NAN;
+	q.nnodes = 0;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "test-hopper: node.pcie_Bps_gpu: expected a positive rate, got nan bytes/s");
+}
+
+/* Dragonfly: a group's global links carry (G-1)/G of its nodes' all-to-all traffic. */
+static void
+test_dragonfly_alltoall(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_result r;
+
+	hopper_spec(&s, 32, 8, 400);
+	s.fabric.kind = FT_FABRIC_DRAGONFLY;
+	s.fabric.link_Bps = 50e9;
+	s.fabric.groups = 4;
+	s.fabric.routers_per_group = 4;
+	s.fabric.nodes_per_router = 2;
+	s.fabric.global_links_per_router = 8;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, &l, NULL), 0);
+	/* 8 nodes per group × 8 rails × 50 GB/s × 3/4 leave; 4 routers × 8 links × 50 GB/s. */
+	assert_rel(l.a2a_factor, (4 * 8 * 50e9) / (8 * 8 * 50e9 * 3.0 / 4.0), 1e-12);
+	r = eval(&s, FT_OP_ALLTOALL, 1ull << 32, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_string_equal(r.bottleneck, "global");
+	s.fabric.global_links_per_router = 16;
+	r = eval(&s, FT_OP_ALLTOALL, 1ull << 32, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_string_equal(r.bottleneck, "nic");
 }
 
 /* Scenario (a) of the twin: 256 H100s, 200 MB of gradients per iteration. */
@@ -503,6 +535,7 @@ main(void)
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_bad_queries),
 		cmocka_unit_test(test_train_dp),
+		cmocka_unit_test(test_dragonfly_alltoall),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
