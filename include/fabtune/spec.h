@@ -37,7 +37,7 @@ struct ft_link_preset {
 	char name[16];
 	enum ft_link_tech tech;
 	double signal_gbps; /* nominal line rate, Gb/s (e.g. 400) */
-	double baud_gbps;   /* signalling rate of the whole port, Gb/s (NDR 4x: 425) */
+	double raw_gbps;    /* bit rate on the wire before encoding/FEC, all lanes (NDR 4x: 425) */
 	double rate_Bps;    /* data rate after encoding, bytes/s per direction */
 	double lat_nic_s;   /* NIC processing latency, one way */
 	double lat_switch_s;/* switch traversal latency */

@@ -33,14 +33,14 @@
 /*
  * InfiniBand data rates are the 4x data rates of IB-SPEED (from HDR on the
  * marketed number is the data rate after 64b/66b-class encoding and FEC);
- * the signalling rate is 4 lanes x the per-lane rate of the same table.
+ * the raw rate is 4 lanes x the per-lane signalling rate of the same table.
  * Switch latency: NVIDIA's Quantum (HDR, QM8700) brief quotes 130 ns
  * port-to-port; published summaries of Quantum-2 (NDR, QM9700) put it under
  * 150 ns; Quantum-X800 (XDR) is taken as Quantum-2 (estimate). IB MTU 4096
  * (IB-MTU).
  *
  * Ethernet: 100/200/400/800GbE carry their nominal MAC data rate after the
- * 64b/66b (256b/257b) PCS encoding; signalling is 4x25.78125 (100GBASE-SR4),
+ * 64b/66b (256b/257b) PCS encoding; the raw lane rates are 4x25.78125 (100GBASE-SR4),
  * 4x53.125 (200G PAM4), 8x53.125 (400G) and 8x106.25 (800G). Switch latency:
  * Spectrum-class Ethernet switches are quoted at a few hundred ns cut-through;
  * we take 300 ns at 100/200G and 450 ns at 400/800G, whose deeper pipelines and
@@ -48,25 +48,25 @@
  * when the switch is known). RoCE MTU 4096 with jumbo frames (ROCE-MTU).
  */
 static const struct ft_link_preset link_presets[] = {
-	{ .name = "hdr", .tech = FT_TECH_IB, .signal_gbps = 200, .baud_gbps = 4 * 53.125,
+	{ .name = "hdr", .tech = FT_TECH_IB, .signal_gbps = 200, .raw_gbps = 4 * 53.125,
 	  .rate_Bps = FT_GBPS_TO_BPS(200), .lat_nic_s = LAT_NIC, .lat_switch_s = 130e-9,
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "ndr", .tech = FT_TECH_IB, .signal_gbps = 400, .baud_gbps = 4 * 106.25,
+	{ .name = "ndr", .tech = FT_TECH_IB, .signal_gbps = 400, .raw_gbps = 4 * 106.25,
 	  .rate_Bps = FT_GBPS_TO_BPS(400), .lat_nic_s = LAT_NIC, .lat_switch_s = 150e-9,
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "xdr", .tech = FT_TECH_IB, .signal_gbps = 800, .baud_gbps = 4 * 212.5,
+	{ .name = "xdr", .tech = FT_TECH_IB, .signal_gbps = 800, .raw_gbps = 4 * 212.5,
 	  .rate_Bps = FT_GBPS_TO_BPS(800), .lat_nic_s = LAT_NIC, .lat_switch_s = 150e-9,
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce100", .tech = FT_TECH_ROCE, .signal_gbps = 100, .baud_gbps = 4 * 25.78125,
+	{ .name = "roce100", .tech = FT_TECH_ROCE, .signal_gbps = 100, .raw_gbps = 4 * 25.78125,
 	  .rate_Bps = FT_GBPS_TO_BPS(100), .lat_nic_s = LAT_NIC, .lat_switch_s = 300e-9,
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce200", .tech = FT_TECH_ROCE, .signal_gbps = 200, .baud_gbps = 4 * 53.125,
+	{ .name = "roce200", .tech = FT_TECH_ROCE, .signal_gbps = 200, .raw_gbps = 4 * 53.125,
 	  .rate_Bps = FT_GBPS_TO_BPS(200), .lat_nic_s = LAT_NIC, .lat_switch_s = 300e-9,
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce400", .tech = FT_TECH_ROCE, .signal_gbps = 400, .baud_gbps = 8 * 53.125,
+	{ .name = "roce400", .tech = FT_TECH_ROCE, .signal_gbps = 400, .raw_gbps = 8 * 53.125,
 	  .rate_Bps = FT_GBPS_TO_BPS(400), .lat_nic_s = LAT_NIC, .lat_switch_s = 450e-9,
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce800", .tech = FT_TECH_ROCE, .signal_gbps = 800, .baud_gbps = 8 * 106.25,
+	{ .name = "roce800", .tech = FT_TECH_ROCE, .signal_gbps = 800, .raw_gbps = 8 * 106.25,
 	  .rate_Bps = FT_GBPS_TO_BPS(800), .lat_nic_s = LAT_NIC, .lat_switch_s = 450e-9,
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
 };
@@ -362,17 +362,28 @@ ft__spec_default_routing(enum ft_fabric_kind kind, enum ft_link_tech tech)
 
 int
 ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft_fabric_spec *f,
-			struct ft_error *err)
+			char field[FT_SPEC_FIELD_MAX], struct ft_error *err)
 {
 	const struct ft_link_preset *lp = ft_link_preset_find(n->nic_link);
 	struct ft_cluster_spec probe;
-	uint64_t cap;
+	uint64_t cap = 0;
 
 	memset(f, 0, sizeof(*f));
-	if (!lp || n->nnics == 0)
+	field[0] = '\0';
+	if (n->nnics == 0) {
+		ft_strlcpy(field, "nodes.nics.count", FT_SPEC_FIELD_MAX);
 		return ft_error_set(err, FT_EINVAL,
-				    "node preset '%s' has no scale-out NIC link for a default fabric",
-				    n->preset);
+				    "expected at least 1 NIC per node for the default fabric of "
+				    "%u nodes, got 0",
+				    nnodes);
+	}
+	if (!lp) {
+		ft_strlcpy(field, "nodes.nics.link", FT_SPEC_FIELD_MAX);
+		return ft_error_set(err, FT_EINVAL,
+				    "expected a link preset for the default fabric of %u nodes "
+				    "(or a fabric: section), got a NIC without one",
+				    nnodes);
+	}
 	/*
 	 * Nodes with a NIC per GPU (the DGX/HGX designs) are cabled
 	 * rail-optimized: NIC r of every node in a scalable unit on leaf r, as
@@ -398,9 +409,10 @@ ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft
 			return 0;
 	}
 	f->tiers = 3;
+	ft_strlcpy(field, "nodes.count", FT_SPEC_FIELD_MAX);
 	return ft_error_set(err, FT_ERANGE,
-			    "nodes.count: expected at most %" PRIu64
-			    " nodes of %s (%u NICs each) on a 3-tier fat-tree of radix-%u switches, "
-			    "got %u",
-			    cap, n->preset, n->nnics, DEFAULT_RADIX, nnodes);
+			    "expected at most %" PRIu64
+			    " nodes of %u NICs on the default fabric (3-tier fat-tree of "
+			    "radix-%u switches), got %u",
+			    cap, n->nnics, DEFAULT_RADIX, nnodes);
 }

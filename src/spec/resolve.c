@@ -26,6 +26,8 @@ static int
 resolve_preset(const char *arg, const char *name, const char *count,
 	       struct ft_cluster_spec *out, struct ft_error *err)
 {
+	char field[FT_SPEC_FIELD_MAX];
+	struct ft_error e = { 0 };
 	uint64_t n = 1;
 	int rc;
 
@@ -45,11 +47,9 @@ resolve_preset(const char *arg, const char *name, const char *count,
 	ft_strlcpy(out->source, arg, sizeof(out->source));
 	out->nnodes = (uint32_t)n;
 	if (count) {
-		rc = ft__spec_default_fabric(&out->node, out->nnodes, &out->fabric, err);
-		if (rc < 0) {
-			ft_error_prefix(err, "%s: ", arg);
-			return rc;
-		}
+		rc = ft__spec_default_fabric(&out->node, out->nnodes, &out->fabric, field, &e);
+		if (rc < 0)
+			return ft_error_set(err, rc, "%s: %s: %s", arg, field, e.msg);
 	}
 	return ft_spec_validate(out, err);
 }

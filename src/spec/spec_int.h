@@ -33,11 +33,13 @@ double ft__spec_pcie_Bps(uint32_t gen, uint32_t width);
 /*
  * The preset's default fabric for @nnodes nodes of @n: a non-blocking fat-tree
  * of the NIC's link (rail-optimized for nodes with a NIC per GPU) of radix-64
- * switches, 2 tiers when it fits, 3 above. FT_ERANGE (with the field
- * "nodes.count" named in the message) when even 3 tiers cannot hold them.
+ * switches, 2 tiers when it fits, 3 above. On failure (no NIC link preset, or
+ * more nodes than 3 tiers hold) @field names the field and @err says
+ * "expected X, got Y", as ft__spec_check() does.
  */
 int ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes,
-			    struct ft_fabric_spec *f, struct ft_error *err);
+			    struct ft_fabric_spec *f, char field[FT_SPEC_FIELD_MAX],
+			    struct ft_error *err);
 
 /* Fill the switch latencies and rate of @f from link preset @lp. */
 void ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *lp);
