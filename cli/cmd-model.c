@@ -33,42 +33,46 @@ add_time(struct ft_strbuf *sb, double us)
 
 static void
 render_text(const struct ft_cluster_spec *spec, const struct ft_model_result *first,
-	    const struct ft_run *run, struct ft_strbuf *sb)
+            const struct ft_run *run, struct ft_strbuf *sb)
 {
 	const struct ft_node_spec *n = &spec->node;
 	size_t i;
 
 	ft_strbuf_addf(sb, "# fabtune model: %s\n", spec->name);
-	ft_strbuf_addf(sb, "#  %u node%s x %u GPUs %s", first->nnodes, first->nnodes == 1 ? "" : "s",
-		       first->ppn, n->gpu_model[0] ? n->gpu_model : "(unnamed)");
+	ft_strbuf_addf(sb, "#  %u node%s x %u GPUs %s", first->nnodes,
+	               first->nnodes == 1 ? "" : "s", first->ppn,
+	               n->gpu_model[0] ? n->gpu_model : "(unnamed)");
 	if (n->nvlink_gen)
 		ft_strbuf_addf(sb, ", NVLink %u%s", n->nvlink_gen,
-			       n->nvswitch ? (n->nvls ? " NVSwitch+NVLS" : " NVSwitch") : "");
+		               n->nvswitch ? (n->nvls ? " NVSwitch+NVLS" : " NVSwitch") : "");
 	else
 		ft_strbuf_addf(sb, ", PCIe Gen%u", n->pcie_gen);
 	if (first->nnodes > 1)
 		ft_strbuf_addf(sb, ", %u NICs/node %s, fabric %s", n->nnics,
-			       n->nic_link[0] ? n->nic_link : "", ft_fabric_kind_name(spec->fabric.kind));
+		               n->nic_link[0] ? n->nic_link : "",
+		               ft_fabric_kind_name(spec->fabric.kind));
 	ft_strbuf_addf(sb, "\n#  %s on %u ranks, %u channels\n#\n", ft_op_name(first->op),
-		       first->nranks, first->nchannels);
-	ft_strbuf_adds(sb, "#       size         count      type   redop    root      time   algbw   "
-			   "busbw  algo              proto   bottleneck\n");
-	ft_strbuf_adds(sb, "#        (B)    (elements)                                (us)  (GB/s)  "
-			   "(GB/s)\n");
+	               first->nranks, first->nchannels);
+	ft_strbuf_adds(sb,
+	               "#       size         count      type   redop    root      time   algbw   "
+	               "busbw  algo              proto   bottleneck\n");
+	ft_strbuf_adds(sb,
+	               "#        (B)    (elements)                                (us)  (GB/s)  "
+	               "(GB/s)\n");
 	for (i = 0; i < ft_run_nrows(run); i++) {
 		const struct ft_result_row *r = ft_run_row(run, i);
 
-		ft_strbuf_addf(sb, "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d", r->bytes, r->count,
-			       r->dtype, r->redop, r->root);
+		ft_strbuf_addf(sb, "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d", r->bytes,
+		               r->count, r->dtype, r->redop, r->root);
 		add_time(sb, r->time_us);
-		ft_strbuf_addf(sb, "  %6.2f  %6.2f  %-16s  %-6s  %s\n", r->algbw_GBps, r->busbw_GBps,
-			       r->algo, r->proto, r->bottleneck);
+		ft_strbuf_addf(sb, "  %6.2f  %6.2f  %-16s  %-6s  %s\n", r->algbw_GBps,
+		               r->busbw_GBps, r->algo, r->proto, r->bottleneck);
 	}
 }
 
 static void
 render_json(const struct ft_cluster_spec *spec, const struct ft_model_result *first,
-	    const struct ft_run *run, struct ft_strbuf *sb)
+            const struct ft_run *run, struct ft_strbuf *sb)
 {
 	struct ft_json j;
 	size_t i;
@@ -116,18 +120,20 @@ build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx
 	enum ft_op op;
 
 	if (ft_op_from_name(o->op, &op) < 0) {
-		cli_error(ctx, "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
-			       "reduce, alltoall or sendrecv, got '%s'",
-			  o->op);
+		cli_error(ctx,
+		          "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
+		          "reduce, alltoall or sendrecv, got '%s'",
+		          o->op);
 		return EXIT_USAGE;
 	}
 	ft_model_query_init(q, op, 0);
 	if (o->algo) {
 		q->force_algo = true;
 		if (ft_algo_from_name(o->algo, &q->algo) < 0) {
-			cli_error(ctx, "--algo: expected ring, tree, halving_doubling, direct, "
-				       "hierarchical, nvls or collnet, got '%s'",
-				  o->algo);
+			cli_error(ctx,
+			          "--algo: expected ring, tree, halving_doubling, direct, "
+			          "hierarchical, nvls or collnet, got '%s'",
+			          o->algo);
 			return EXIT_USAGE;
 		}
 	}
@@ -140,7 +146,9 @@ build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx
 	}
 	if (o->gpus > UINT32_MAX || o->nodes > UINT32_MAX || o->channels > 64) {
 		cli_error(ctx, "%s: value out of range",
-			  o->channels > 64 ? "--channels (at most 64)" : o->gpus > UINT32_MAX ? "--gpus" : "--nodes");
+		          o->channels > 64     ? "--channels (at most 64)" :
+		          o->gpus > UINT32_MAX ? "--gpus" :
+		                                 "--nodes");
 		return EXIT_USAGE;
 	}
 	q->ngpus = (uint32_t)o->gpus;
@@ -157,28 +165,34 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		"[--algo ALGO] [--proto PROTO] [--channels N]",
 		NULL,
 	};
-	struct model_opts o = { .op = "all_reduce", .minbytes = 8, .maxbytes = 8ull << 30,
-				.factor = 2 };
+	struct model_opts o = {
+		.op = "all_reduce", .minbytes = 8, .maxbytes = 8ull << 30, .factor = 2
+	};
 	const struct opt opts[] = {
 		OPT_STRING(0, "op", &o.op, "OP",
-			   "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, "
-			   "alltoall, sendrecv"),
+		           "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, "
+		           "alltoall, sendrecv"),
 		OPT_SIZE('b', "minbytes", &o.minbytes, "smallest size (default 8)"),
 		OPT_SIZE('e', "maxbytes", &o.maxbytes, "largest size (default 8G)"),
-		OPT_U64('f', "stepfactor", &o.factor, "N", "multiply the size by N each row (default 2)"),
-		OPT_U64(0, "gpus", &o.gpus, "N", "use the first N GPUs (N <= GPUs per node: one node)"),
+		OPT_U64('f', "stepfactor", &o.factor, "N",
+		        "multiply the size by N each row (default 2)"),
+		OPT_U64(0, "gpus", &o.gpus, "N",
+		        "use the first N GPUs (N <= GPUs per node: one node)"),
 		OPT_U64(0, "nodes", &o.nodes, "N", "override the spec's node count"),
-		OPT_STRING(0, "algo", &o.algo, "ALGO",
-			   "force an algorithm, as NCCL_ALGO: ring, tree, halving_doubling, direct, "
-			   "hierarchical, nvls, collnet"),
-		OPT_STRING(0, "proto", &o.proto, "PROTO", "force a protocol, as NCCL_PROTO: simple, ll, ll128"),
+		OPT_STRING(
+		        0, "algo", &o.algo, "ALGO",
+		        "force an algorithm, as NCCL_ALGO: ring, tree, halving_doubling, direct, "
+		        "hierarchical, nvls, collnet"),
+		OPT_STRING(0, "proto", &o.proto, "PROTO",
+		           "force a protocol, as NCCL_PROTO: simple, ll, ll128"),
 		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels (default: one per NVLink)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
-		"model", synopsis,
-		"Expected time, algbw and busbw of a collective on a cluster, size by size, with the "
-		"algorithm and protocol NCCL's tuner picks and the bottleneck.",
+		"model",
+		synopsis,
+		"Expected time, algbw and busbw of a collective on a cluster, size by size, "
+		"with the algorithm and protocol NCCL's tuner picks and the bottleneck.",
 		opts,
 	};
 	struct ft_cluster_spec spec;
@@ -193,8 +207,10 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (n != 1) {
-		cli_error(ctx, n == 0 ? "expected a SPEC (a spec file or a preset like dgx-h100:64)"
-				      : "expected one SPEC, got %d arguments", n);
+		cli_error(ctx,
+		          n == 0 ? "expected a SPEC (a spec file or a preset like dgx-h100:64)" :
+		                   "expected one SPEC, got %d arguments",
+		          n);
 		return EXIT_USAGE;
 	}
 	rc = build_query(&o, &q, ctx);

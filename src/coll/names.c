@@ -68,8 +68,7 @@ struct alias {
 };
 
 static int
-lookup(const char *s, const char *const *names, size_t n, const struct alias *aliases,
-       int *out)
+lookup(const char *s, const char *const *names, size_t n, const struct alias *aliases, int *out)
 {
 	char want[32], have[32];
 	size_t i;
@@ -211,10 +210,8 @@ nccl_row(enum ft_algo a)
  * (Simple, LL, LL128). SRC tuning.cc baseLatencies.
  */
 static const double base_lat_us[NA_COUNT][FT_PROTO_COUNT] = {
-	[NA_TREE] = { 8.4, 6.8, 14.0 },
-	[NA_RING] = { 8.4, 6.6, 14.0 },
-	[NA_COLLNET_DIRECT] = { 0, 0, 0 },
-	[NA_NVLS] = { 0, 0, 0 },
+	[NA_TREE] = { 8.4, 6.8, 14.0 },    [NA_RING] = { 8.4, 6.6, 14.0 },
+	[NA_COLLNET_DIRECT] = { 0, 0, 0 }, [NA_NVLS] = { 0, 0, 0 },
 	[NA_PAT] = { 8.0, 8.0, 8.0 },
 };
 

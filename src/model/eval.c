@@ -43,10 +43,10 @@ fill(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_alg
 /* A single rank moves nothing: NCCL still pays its launch latency (a local copy). */
 static int
 eval_one_rank(const struct ft_model_links *l, const struct ft_model_query *q,
-	      struct ft_model_result *out)
+              struct ft_model_result *out)
 {
 	struct ft__model_cost c = { .lat_s = ft_coll_base_latency(FT_ALGO_RING, FT_PROTO_SIMPLE),
-				    .bw_Bps = INFINITY };
+		                    .bw_Bps = INFINITY };
 
 	ft_strlcpy(c.bottleneck, "latency", sizeof(c.bottleneck));
 	fill(l, q, q->force_algo ? q->algo : ft_coll_default_algo(q->op),
@@ -65,14 +65,15 @@ check_query(const struct ft_model_query *q, struct ft_error *err)
 	if (q->force_proto && (unsigned)q->proto >= FT_PROTO_COUNT)
 		return ft_error_set(err, FT_EINVAL, "proto: unknown protocol %d", (int)q->proto);
 	if (q->nchannels > 64)
-		return ft_error_set(err, FT_ERANGE, "channels: expected 1 to 64 (MAXCHANNELS), got %u",
-				    q->nchannels);
+		return ft_error_set(err, FT_ERANGE,
+		                    "channels: expected 1 to 64 (MAXCHANNELS), got %u",
+		                    q->nchannels);
 	return 0;
 }
 
 int
 ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
-	      struct ft_model_result *out, struct ft_error *err)
+              struct ft_model_result *out, struct ft_error *err)
 {
 	struct ft_model_links l;
 	struct ft__model_cost c, best_c;
@@ -110,7 +111,8 @@ ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q
 			}
 			ft__model_cost(&l, q->op, a, p, &c);
 			t = ft__model_time(&l, q->op, a, p, &c, q->bytes);
-			/* Strictly less: ties keep the earlier (algorithm, protocol), deterministically. */
+			/* Strictly less: ties keep the earlier (algorithm, protocol),
+			 * deterministically. */
 			if (t < best_t) {
 				best_t = t;
 				best_a = a;
@@ -122,13 +124,14 @@ ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q
 	if (best_t == INFINITY) {
 		if (q->force_algo && q->force_proto)
 			return ft_error_set(err, FT_ENOTSUP, "%s with algo %s and proto %s: %s",
-					    ft_op_name(q->op), ft_algo_name(q->algo),
-					    ft_proto_name(q->proto), why ? why : "not available");
+			                    ft_op_name(q->op), ft_algo_name(q->algo),
+			                    ft_proto_name(q->proto), why ? why : "not available");
 		if (q->force_algo)
-			return ft_error_set(err, FT_ENOTSUP, "%s with algo %s: %s", ft_op_name(q->op),
-					    ft_algo_name(q->algo), why ? why : "not available");
+			return ft_error_set(err, FT_ENOTSUP, "%s with algo %s: %s",
+			                    ft_op_name(q->op), ft_algo_name(q->algo),
+			                    why ? why : "not available");
 		return ft_error_set(err, FT_ENOTSUP, "%s with proto %s: %s", ft_op_name(q->op),
-				    ft_proto_name(q->proto), why ? why : "not available");
+		                    ft_proto_name(q->proto), why ? why : "not available");
 	}
 	fill(&l, q, best_a, best_p, &best_c, best_t, out);
 	return 0;
@@ -147,11 +150,12 @@ ft_model_result_to_row(const struct ft_model_result *r, struct ft_result_row *ro
 		elems = r->nranks ? elems / r->nranks : elems;
 	row->count = elems;
 	ft_strlcpy(row->dtype, "float", sizeof(row->dtype));
-	ft_strlcpy(row->redop, r->op == FT_OP_ALL_REDUCE || r->op == FT_OP_REDUCE ||
-				       r->op == FT_OP_REDUCE_SCATTER
-			       ? "sum"
-			       : "none",
-		   sizeof(row->redop));
+	ft_strlcpy(row->redop,
+	           r->op == FT_OP_ALL_REDUCE || r->op == FT_OP_REDUCE ||
+	                           r->op == FT_OP_REDUCE_SCATTER ?
+	                   "sum" :
+	                   "none",
+	           sizeof(row->redop));
 	row->root = r->op == FT_OP_BROADCAST || r->op == FT_OP_REDUCE ? 0 : -1;
 	row->nranks = r->nranks;
 	row->time_us = r->time_s * 1e6;
@@ -164,8 +168,8 @@ ft_model_result_to_row(const struct ft_model_result *r, struct ft_result_row *ro
 
 int
 ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
-	       uint64_t min_bytes, uint64_t max_bytes, uint64_t factor, struct ft_run *run,
-	       struct ft_error *err)
+               uint64_t min_bytes, uint64_t max_bytes, uint64_t factor, struct ft_run *run,
+               struct ft_error *err)
 {
 	struct ft_model_query one = *q;
 	struct ft_model_result r;
@@ -175,11 +179,11 @@ ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_model_query *
 
 	if (factor < 2)
 		return ft_error_set(err, FT_EINVAL, "stepfactor: expected at least 2, got %" PRIu64,
-				    factor);
+		                    factor);
 	if (min_bytes > max_bytes)
 		return ft_error_set(err, FT_EINVAL,
-				    "minbytes: %" PRIu64 " is above maxbytes %" PRIu64, min_bytes,
-				    max_bytes);
+		                    "minbytes: %" PRIu64 " is above maxbytes %" PRIu64, min_bytes,
+		                    max_bytes);
 	for (b = min_bytes;;) {
 		one.bytes = b;
 		rc = ft_model_eval(spec, &one, &r, err);

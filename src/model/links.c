@@ -180,7 +180,7 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 
 int
 ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
-		   struct ft_model_links *l, struct ft_error *err)
+                   struct ft_model_links *l, struct ft_error *err)
 {
 	const struct ft_node_spec *n = &spec->node;
 	uint32_t gpn = n->ngpus, nnuma = 0;
@@ -189,7 +189,7 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	memset(l, 0, sizeof(*l));
 	if (gpn == 0 || gpn > FT_SPEC_MAX_GPUS)
 		return ft_error_set(err, FT_EINVAL, "%s: node.gpus: expected 1 to %d, got %u",
-				    spec->name, FT_SPEC_MAX_GPUS, gpn);
+		                    spec->name, FT_SPEC_MAX_GPUS, gpn);
 	if (nnodes == 0)
 		nnodes = spec->nnodes ? spec->nnodes : 1;
 	total = (uint64_t)nnodes * gpn;
@@ -197,12 +197,14 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 		ngpus = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 	if (ngpus > total)
 		return ft_error_set(err, FT_ERANGE,
-				    "gpus: expected at most %" PRIu64 " (%u node%s of %u GPUs), got %u",
-				    total, nnodes, nnodes == 1 ? "" : "s", gpn, ngpus);
+		                    "gpus: expected at most %" PRIu64
+		                    " (%u node%s of %u GPUs), got %u",
+		                    total, nnodes, nnodes == 1 ? "" : "s", gpn, ngpus);
 	if (ngpus > gpn && ngpus % gpn != 0)
-		return ft_error_set(err, FT_EINVAL,
-				    "gpus: expected at most %u or a multiple of %u GPUs per node, got %u",
-				    gpn, gpn, ngpus);
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "gpus: expected at most %u or a multiple of %u GPUs per node, got %u", gpn,
+		        gpn, ngpus);
 	l->nranks = ngpus;
 	l->ppn = ngpus > gpn ? gpn : ngpus;
 	l->nnodes = ngpus / l->ppn;
@@ -246,13 +248,14 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	}
 	l->inter_Bps = l->nrails * l->nic_Bps;
 	if (l->ppn > 1 && !(l->intra_Bps > 0 && l->intra_Bps < INFINITY))
-		return ft_error_set(err, FT_EINVAL,
-				    "%s: node.%s: expected a positive rate, got %g bytes/s", spec->name,
-				    l->nvlink ? "nvlink_Bps" : "pcie_Bps_gpu", l->intra_Bps);
+		return ft_error_set(
+		        err, FT_EINVAL, "%s: node.%s: expected a positive rate, got %g bytes/s",
+		        spec->name, l->nvlink ? "nvlink_Bps" : "pcie_Bps_gpu", l->intra_Bps);
 	if (l->nnodes > 1 && !(l->inter_Bps > 0 && l->inter_Bps < INFINITY))
-		return ft_error_set(err, FT_EINVAL,
-				    "%s: node.nics: %u nodes need scale-out NICs, the node has none",
-				    spec->name, l->nnodes);
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "%s: node.nics: %u nodes need scale-out NICs, the node has none",
+		        spec->name, l->nnodes);
 	fabric_factors(spec, l);
 	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
 	return 0;

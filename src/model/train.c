@@ -8,7 +8,7 @@
 
 int
 ft_model_train_dp(const struct ft_cluster_spec *spec, const struct ft_train_job *job,
-		  struct ft_train_result *out, struct ft_error *err)
+                  struct ft_train_result *out, struct ft_error *err)
 {
 	struct ft_model_query q;
 	double peak = spec->node.gpu_tflops * 1e12;
@@ -17,17 +17,19 @@ ft_model_train_dp(const struct ft_cluster_spec *spec, const struct ft_train_job 
 	memset(out, 0, sizeof(*out));
 	if (!(job->mfu > 0 && job->mfu <= 1))
 		return ft_error_set(err, FT_EINVAL, "job.mfu: expected a share in (0, 1], got %g",
-				    job->mfu);
+		                    job->mfu);
 	if (!(job->overlap >= 0 && job->overlap <= 1))
-		return ft_error_set(err, FT_EINVAL, "job.overlap: expected a share in [0, 1], got %g",
-				    job->overlap);
+		return ft_error_set(err, FT_EINVAL,
+		                    "job.overlap: expected a share in [0, 1], got %g",
+		                    job->overlap);
 	if (!(job->flops_per_gpu >= 0))
 		return ft_error_set(err, FT_EINVAL,
-				    "job.flops_per_gpu: expected a non-negative count, got %g",
-				    job->flops_per_gpu);
+		                    "job.flops_per_gpu: expected a non-negative count, got %g",
+		                    job->flops_per_gpu);
 	if (!(peak > 0))
-		return ft_error_set(err, FT_EINVAL, "%s: node.gpu_tflops: expected a positive rate, got %g",
-				    spec->name, spec->node.gpu_tflops);
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: node.gpu_tflops: expected a positive rate, got %g",
+		                    spec->name, spec->node.gpu_tflops);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, job->grad_bytes);
 	q.ngpus = job->ngpus;
 	rc = ft_model_eval(spec, &q, &out->allreduce, err);

@@ -23,22 +23,28 @@ static const double ll_max_multi[2] = { 39.0, 20.4 };
 static const double ring_ll128_per_ch[FT_ARCH_COUNT] = { 20.0, 20.0, 36.7, 40.0 };
 /* kb NA-PROTO-LL128 perChMaxTreeLL128Bws, GB/s per channel, [1 node, 2 nodes, > 2 nodes]. */
 static const double tree_ll128_per_ch[FT_ARCH_COUNT][3] = {
-	{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 },
+	{ 20.0, 20.0, 20.0 },
+	{ 20.0, 20.0, 20.0 },
+	{ 36.7, 36.7, 29.0 },
+	{ 55.6, 31.67, 20.0 },
 };
 /* kb NA-MODEL perChMaxTreeBws, GB/s per channel, [1 node, 2 nodes, > 2 nodes]. */
 static const double tree_per_ch[FT_ARCH_COUNT][3] = {
-	{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 },
+	{ 26.5, 18.5, 10.0 },
+	{ 24.0, 23.6, 17.8 },
+	{ 38.7, 41.4, 36.0 },
+	{ 70.0, 42.8, 24.0 },
 };
 /* kb NA-ALGO-NVLS nvlsEfficiency. */
 static const double nvls_eff[FT_ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
 /* kb NA-MODEL tree correction factors, index log2(bytes/64), rows in enum ft_proto order. */
 static const double tree_corr[FT_PROTO_COUNT][24] = {
 	[FT_PROTO_SIMPLE] = { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
-			      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
-	[FT_PROTO_LL] = { 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
-			  .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
-	[FT_PROTO_LL128] = { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
-			     .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
+	                      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
+	[FT_PROTO_LL] = { 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+	                  .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
+	[FT_PROTO_LL128] = { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+	                     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0 },
 };
 /* kb NA-MODEL: network post overhead per inter-node step (Intel hosts), x3 for Simple. */
 #define NET_OVERHEAD_S (1.0 * US)
@@ -79,7 +85,7 @@ is_pow2(uint32_t n)
 
 const char *
 ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
-		      enum ft_proto p, bool algo_forced, bool proto_forced)
+                      enum ft_proto p, bool algo_forced, bool proto_forced)
 {
 	if (a == FT_ALGO_PAT)
 		return "pat is not modelled";
@@ -168,14 +174,16 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 static void
 cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct ft__model_cost *c)
 {
-	double n = l->nranks, N = l->nnodes, bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
+	double n = l->nranks, N = l->nnodes,
+	       bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
 	double nsteps, ninter, ratio;
 	struct lats h = hop_lats(l, FT_ALGO_RING, p);
 
 	if (p == FT_PROTO_LL)
 		bus = cap(bus * 0.5, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
-		bus = cap(bus * 0.92, l->nchannels * ring_ll128_per_ch[l->arch] * GB, "channels", c);
+		bus = cap(bus * 0.92, l->nchannels * ring_ll128_per_ch[l->arch] * GB, "channels",
+		          c);
 	switch (op) {
 	case FT_OP_ALL_REDUCE:
 		nsteps = 2 * (n - 1);
@@ -195,7 +203,7 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	}
 	c->bw_Bps = bus * ratio;
 	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (nsteps - ninter) * h.intra +
-		   ninter * h.inter;
+	           ninter * h.inter;
 }
 
 static void
@@ -210,13 +218,13 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 		bus = cap(bus / 3.8, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
 		bus = cap(bus * (l->nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-			  l->nchannels * tree_ll128_per_ch[l->arch][b] * GB, "channels", c);
+		          l->nchannels * tree_ll128_per_ch[l->arch][b] * GB, "channels", c);
 	/* Inside one node the tree is a plain chain (kb NA-MODEL: x0.85 for the plain pattern). */
 	if (l->nnodes == 1)
 		bus *= 0.85;
 	c->bw_Bps = bus * 0.5;
 	c->lat_s = ft_coll_base_latency(FT_ALGO_TREE, p) +
-		   2.0 * ((l->ppn - 1) * h.intra + log2_floor(l->nnodes) * h.inter);
+	           2.0 * ((l->ppn - 1) * h.intra + log2_floor(l->nnodes) * h.inter);
 }
 
 /*
@@ -230,7 +238,8 @@ static void
 cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *c)
 {
 	double ppn = l->ppn, nch = ppn, n = l->nranks;
-	double per_ch = l->intra_Bps * ppn / (ppn + 1.0) / nch * nvls_eff[l->arch] * (nch - 1) / nch;
+	double per_ch =
+	        l->intra_Bps * ppn / (ppn + 1.0) / nch * nvls_eff[l->arch] * (nch - 1) / nch;
 	double bus, nsteps;
 
 	per_ch *= op == FT_OP_ALL_REDUCE ? 2.0 : (ppn - 1) / ppn;
@@ -238,7 +247,7 @@ cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *
 	nsteps = op == FT_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
 	c->bw_Bps = bus * n / nsteps;
 	c->lat_s = ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
-		   ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+	           ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
 	ft_strlcpy(c->bottleneck, "nvlink", sizeof(c->bottleneck));
 }
 
@@ -261,23 +270,24 @@ cost_collnet(const struct ft_model_links *l, struct ft__model_cost *c)
 	} else {
 		c->bw_Bps = inter;
 		ft_strlcpy(c->bottleneck, l->ring_tier_factor < 1 ? "tier1" : l->nic_what,
-			   sizeof(c->bottleneck));
+		           sizeof(c->bottleneck));
 	}
 	if (l->arch >= FT_ARCH_HOPPER)
 		c->bw_Bps *= 0.85;
-	c->lat_s = 2.0 * (FT_MIN(1.0, ppn - 1) * h.intra + COLLNET_PER_RANK_S * (ppn - 1)) + h.inter;
+	c->lat_s =
+	        2.0 * (FT_MIN(1.0, ppn - 1) * h.intra + COLLNET_PER_RANK_S * (ppn - 1)) + h.inter;
 }
 
 /* Two sequential or overlapped transfer terms, in seconds per byte of S. */
 static void
 pick_terms(const struct ft_model_links *l, double t_intra, double t_inter, bool overlap,
-	   const char *inter_what, struct ft__model_cost *c)
+           const char *inter_what, struct ft__model_cost *c)
 {
 	double t = overlap ? FT_MAX(t_intra, t_inter) : t_intra + t_inter;
 
 	c->bw_Bps = t > 0 ? 1.0 / t : INFINITY;
 	ft_strlcpy(c->bottleneck, t_intra >= t_inter ? l->intra_what : inter_what,
-		   sizeof(c->bottleneck));
+	           sizeof(c->bottleneck));
 }
 
 static const char *
@@ -297,9 +307,9 @@ cost_hd(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct f
 	struct lats h = hop_lats(l, FT_ALGO_HALVING_DOUBLING, p);
 
 	pick_terms(l, reps * t_intra / eff, reps * t_inter / eff, false,
-		   inter_name(l, l->ring_tier_factor, "tier1"), c);
+	           inter_name(l, l->ring_tier_factor, "tier1"), c);
 	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) +
-		   reps * (log2_floor(l->ppn) * h.intra + log2_floor(l->nnodes) * h.inter);
+	           reps * (log2_floor(l->ppn) * h.intra + log2_floor(l->nnodes) * h.inter);
 }
 
 /* Hierarchical all-reduce: intra reduce-scatter, inter ring per rail, intra all-gather. */
@@ -312,9 +322,9 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
 	struct lats h = hop_lats(l, FT_ALGO_RING, p);
 
 	pick_terms(l, t_intra / eff, t_inter / eff, false,
-		   inter_name(l, l->ring_tier_factor, "tier1"), c);
+	           inter_name(l, l->ring_tier_factor, "tier1"), c);
 	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + 2.0 * (ppn - 1) * h.intra +
-		   2.0 * (N - 1) * h.inter;
+	           2.0 * (N - 1) * h.inter;
 }
 
 /*
@@ -326,7 +336,7 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
  */
 static void
 cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
-	      struct ft__model_cost *c)
+              struct ft__model_cost *c)
 {
 	double n = l->nranks, ppn = l->ppn, N = l->nnodes, eff = ft_proto_efficiency(p);
 	double inter = l->inter_Bps * l->a2a_factor, t_intra, t_inter;
@@ -338,9 +348,9 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
 	else
 		t_intra = N > 1 ? (ppn - 1) / ppn / l->p2p_Bps : (ppn - 1) / n / l->p2p_Bps;
 	pick_terms(l, t_intra / eff, t_inter / eff, a == FT_ALGO_DIRECT,
-		   inter_name(l, l->a2a_factor, l->a2a_what), c);
+	           inter_name(l, l->a2a_factor, l->a2a_what), c);
 	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (ppn > 1 ? h.intra : 0) +
-		   (N > 1 ? h.inter : 0);
+	           (N > 1 ? h.inter : 0);
 }
 
 /* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses one NIC. */
@@ -353,7 +363,7 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_
 	if (l->nnodes > 1 && nic < l->p2p_Bps) {
 		c->bw_Bps = nic * eff;
 		ft_strlcpy(c->bottleneck, inter_name(l, l->ring_tier_factor, "tier1"),
-			   sizeof(c->bottleneck));
+		           sizeof(c->bottleneck));
 	} else {
 		c->bw_Bps = l->p2p_Bps * eff;
 		ft_strlcpy(c->bottleneck, l->intra_what, sizeof(c->bottleneck));
@@ -365,7 +375,7 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_
 
 void
 ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-	       struct ft__model_cost *c)
+               struct ft__model_cost *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (op == FT_OP_ALLTOALL) {
@@ -400,7 +410,7 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 
 double
 ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-	       const struct ft__model_cost *c, uint64_t bytes)
+               const struct ft__model_cost *c, uint64_t bytes)
 {
 	double bw = c->bw_Bps, lat = c->lat_s;
 

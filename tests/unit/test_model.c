@@ -22,14 +22,14 @@
 #define GB 1e9
 
 /* |a - b| <= rel * |b|, printing both on failure. */
-#define assert_rel(a, b, rel)                                                                      \
-	do {                                                                                       \
-		double a_ = (a), b_ = (b);                                                         \
-		if (!(fabs(a_ - b_) <= (rel)*fabs(b_))) {                                          \
-			print_error("%.17g != %.17g (relative tolerance %g)\n", a_, b_,            \
-				    (double)(rel));                                                \
-			fail();                                                                    \
-		}                                                                                  \
+#define assert_rel(a, b, rel)                                                           \
+	do {                                                                            \
+		double a_ = (a), b_ = (b);                                              \
+		if (!(fabs(a_ - b_) <= (rel)*fabs(b_))) {                               \
+			print_error("%.17g != %.17g (relative tolerance %g)\n", a_, b_, \
+			            (double)(rel));                                     \
+			fail();                                                         \
+		}                                                                       \
 	} while (0)
 
 /* An 8-GPU Hopper node with 18 NVLinks (450 GB/s per direction), NVSwitch with NVLS, and
@@ -99,7 +99,7 @@ test_closed_ring_allreduce(void **state)
 	hopper_spec(&s, 1, 8, 400);
 	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE);
 	assert_rel(r.time_s, 2 * (n - 1) / n * S / H_INTRA + 8.4 * US + 2 * (n - 1) * 3.4 * US,
-		   1e-9);
+	           1e-9);
 	assert_rel(r.busbw_Bps, r.algbw_Bps * 2 * (n - 1) / n, 1e-12);
 	assert_rel(r.algbw_Bps, S / r.time_s, 1e-12);
 	assert_string_equal(r.bottleneck, "nvlink");
@@ -108,14 +108,15 @@ test_closed_ring_allreduce(void **state)
 	/* LL: bandwidth min(llMaxBw Hopper 141 GB/s, 0.5 × busBw); per hop 0.6 us, base 6.6 us. */
 	r = eval(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_RING, FT_PROTO_LL);
 	assert_rel(r.time_s,
-		   6.6 * US + 14 * 0.6 * US + (1u << 20) / (FT_MIN(141 * GB, 0.5 * H_INTRA) * n / 14),
-		   1e-9);
+	           6.6 * US + 14 * 0.6 * US +
+	                   (1u << 20) / (FT_MIN(141 * GB, 0.5 * H_INTRA) * n / 14),
+	           1e-9);
 	/* LL128: 0.92 × busBw, cap 18 channels × 36.7 GB/s; per hop 1.9 us, base 14 us. */
 	r = eval(&s, FT_OP_ALL_REDUCE, 1u << 24, FT_ALGO_RING, FT_PROTO_LL128);
 	assert_rel(r.time_s,
-		   14 * US + 14 * 1.9 * US +
-			   (1u << 24) / (FT_MIN(0.92 * H_INTRA, 18 * 36.7 * GB) * n / 14),
-		   1e-9);
+	           14 * US + 14 * 1.9 * US +
+	                   (1u << 24) / (FT_MIN(0.92 * H_INTRA, 18 * 36.7 * GB) * n / 14),
+	           1e-9);
 }
 
 /* Ring all-reduce on 4 nodes: inter steps 2(N-1) at NET latency, intra steps at max(3.4, 3)
@@ -192,7 +193,8 @@ test_closed_other_ops(void **state)
 	/* sendrecv: S over one GPU's links. */
 	r = eval(&s, FT_OP_SENDRECV, (uint64_t)S, -1, FT_PROTO_SIMPLE);
 	assert_rel(r.time_s, 8.4 * US + 3.4 * US + S / H_INTRA, 1e-9);
-	/* NVLS all-reduce: busbw = B · eff · 2(n-1)/(n+1) (kb NA-ALGO-NVLS, NA-BUSBW), lat 25 us. */
+	/* NVLS all-reduce: busbw = B · eff · 2(n-1)/(n+1) (kb NA-ALGO-NVLS, NA-BUSBW), lat 25 us.
+	 */
 	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS, -1);
 	assert_rel(r.time_s, 25 * US + S / (H_INTRA * 0.85 * 2 * 7 / 9 * 8 / 14), 1e-9);
 	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
@@ -209,15 +211,14 @@ test_closed_alltoall_multinode(void **state)
 
 	hopper_spec(&s, 4, 8, 400);
 	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
-	assert_rel(r.time_s, 8.4 * US + 3.4 * US + 14 * US + ppn * (n - ppn) / n * S / 400e9,
-		   1e-9);
+	assert_rel(r.time_s, 8.4 * US + 3.4 * US + 14 * US + ppn * (n - ppn) / n * S / 400e9, 1e-9);
 	assert_string_equal(r.bottleneck, "nic");
 	/* Hierarchical: NVLink phase ((ppn-1)/ppn of S) then the same network volume. */
 	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE);
 	assert_rel(r.time_s,
-		   8.4 * US + 3.4 * US + 14 * US + (ppn - 1) / ppn * S / H_INTRA +
-			   ppn * (n - ppn) / n * S / 400e9,
-		   1e-9);
+	           8.4 * US + 3.4 * US + 14 * US + (ppn - 1) / ppn * S / H_INTRA +
+	                   ppn * (n - ppn) / n * S / 400e9,
+	           1e-9);
 }
 
 static void
@@ -279,7 +280,7 @@ test_selection(void **state)
 	q.algo = FT_ALGO_NVLS;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
 	assert_string_equal(err.msg, "all_reduce with algo nvls: nvls needs NVSwitch with NVLink "
-				     "SHARP (Hopper or later)");
+	                             "SHARP (Hopper or later)");
 	ft_error_clear(&err);
 	q.algo = FT_ALGO_COLLNET;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
@@ -434,7 +435,8 @@ test_bad_queries(void **state)
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1024);
 	q.ngpus = 12;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
-	assert_string_equal(err.msg, "gpus: expected at most 8 or a multiple of 8 GPUs per node, got 12");
+	assert_string_equal(err.msg,
+	                    "gpus: expected at most 8 or a multiple of 8 GPUs per node, got 12");
 	ft_error_clear(&err);
 	q.ngpus = 24;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ERANGE);
@@ -460,7 +462,9 @@ test_bad_queries(void **state)
 	s.node.pcie_Bps_gpu = NAN;
 	q.nnodes = 0;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
-	assert_string_equal(err.msg, "test-hopper: node.pcie_Bps_gpu: expected a positive rate, got nan bytes/s");
+	assert_string_equal(
+	        err.msg,
+	        "test-hopper: node.pcie_Bps_gpu: expected a positive rate, got nan bytes/s");
 }
 
 /* Dragonfly: a group's global links carry (G-1)/G of its nodes' all-to-all traffic. */
@@ -493,8 +497,11 @@ static void
 test_train_dp(void **state)
 {
 	struct ft_cluster_spec s;
-	struct ft_train_job job = { .ngpus = 256, .flops_per_gpu = 3e14, .mfu = 0.4,
-				    .grad_bytes = 200000000, .overlap = 0.5 };
+	struct ft_train_job job = { .ngpus = 256,
+		                    .flops_per_gpu = 3e14,
+		                    .mfu = 0.4,
+		                    .grad_bytes = 200000000,
+		                    .overlap = 0.5 };
 	struct ft_train_result t;
 	struct ft_error err = { 0 };
 
