@@ -167,8 +167,8 @@ struct ft_coll_args {
 	uint32_t ranks_per_node; /* GPUs per node taking part (hierarchical algorithms) */
 	uint64_t bytes;
 	uint32_t root; /* broadcast/reduce */
-	uint32_t
-	        nchannels; /* 0 = default; schedules ignore it (channels split every flow evenly) */
+	/* 0 = default; schedules ignore it: channels split every flow evenly. */
+	uint32_t nchannels;
 };
 
 FT_API void ft_schedule_init(struct ft_schedule *s);
