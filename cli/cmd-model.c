@@ -131,8 +131,8 @@ build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx
 		q->force_algo = true;
 		if (ft_algo_from_name(o->algo, &q->algo) < 0) {
 			cli_error(ctx,
-			          "--algo: expected ring, tree, halving_doubling, direct, "
-			          "hierarchical, nvls or collnet, got '%s'",
+			          "--algo: expected ring, tree, nvls, nvls_tree, collnet, "
+			          "halving_doubling, direct or hierarchical, got '%s'",
 			          o->algo);
 			return EXIT_USAGE;
 		}
@@ -181,8 +181,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "nodes", &o.nodes, "N", "override the spec's node count"),
 		OPT_STRING(
 		        0, "algo", &o.algo, "ALGO",
-		        "force an algorithm, as NCCL_ALGO: ring, tree, halving_doubling, direct, "
-		        "hierarchical, nvls, collnet"),
+		        "force an algorithm, as NCCL_ALGO: ring, tree, nvls, nvls_tree, collnet, "
+		        "halving_doubling, direct, hierarchical"),
 		OPT_STRING(0, "proto", &o.proto, "PROTO",
 		           "force a protocol, as NCCL_PROTO: simple, ll, ll128"),
 		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels (default: one per NVLink)"),

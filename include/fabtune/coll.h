@@ -48,7 +48,8 @@ enum ft_op {
 	X(HIERARCHICAL, "hierarchical") /* NVLink first, then across nodes per rail */ \
 	X(NVLS, "nvls")                 /* NVLink SHARP in-switch reduction */         \
 	X(COLLNET, "collnet")           /* SHARP in-network reduction */               \
-	X(PAT, "pat")
+	X(PAT, "pat")                                                                  \
+	X(NVLS_TREE, "nvls_tree") /* NVLS inside nodes, double binary tree across them */
 
 enum ft_algo {
 #define FT_ALGO_ENUM_(n, s) FT_ALGO_##n,

@@ -155,49 +155,89 @@ tree_depth(uint32_t n)
 	for (q = 1; q <= n; q += 2) {
 		for (d = 0, p = tree_parent(q, n); p != 0; d++)
 			p = tree_parent(p, n);
-		if (d + 1 > best)
-			best = d + 1;
+		if (d > best)
+			best = d;
 	}
 	return best;
+}
+
+/*
+ * Double binary tree over @n members spaced @stride apart from @base, each
+ * tree carrying half of @bytes up and down at once (flows of tree 0, then
+ * tree 1; each edge up, then down).
+ */
+static int
+tree_flows(struct builder *b, uint32_t n, uint32_t base, uint32_t stride, uint64_t bytes)
+{
+	uint32_t t, p, par, m, pm;
+	uint64_t half[2] = { bytes / 2, bytes - bytes / 2 };
+	int rc;
+
+	for (t = 0; t < 2; t++) {
+		for (p = 0; p < n; p++) {
+			par = tree_parent(p + 1, n);
+			if (par == 0)
+				continue;
+			/* Tree 1 is tree 0 shifted by one rank (n even) or mirrored (n odd),
+			 * so that tree 0's leaves are tree 1's interior nodes. */
+			if (t == 0) {
+				m = p;
+				pm = par - 1;
+			} else if (n % 2 == 0) {
+				m = (p + 1) % n;
+				pm = par % n;
+			} else {
+				m = n - 1 - p;
+				pm = n - par;
+			}
+			rc = add_flow(b, base + m * stride, base + pm * stride, half[t]);
+			if (rc == 0)
+				rc = add_flow(b, base + pm * stride, base + m * stride, half[t]);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 /* Double binary tree all-reduce: two trees, each with half of the data, up and down at once. */
 static int
 sched_tree(struct builder *b)
 {
-	uint32_t n = b->s->nranks, t, p, q, par, rank, prank;
-	uint64_t half[2] = { b->s->bytes / 2, b->s->bytes - b->s->bytes / 2 };
+	int rc = phase_begin(b, "tree reduce+broadcast", 2 * tree_depth(b->s->nranks));
+
+	return rc < 0 ? rc : tree_flows(b, b->s->nranks, 0, 1, b->s->bytes);
+}
+
+/*
+ * NVLSTree all-reduce (kb NA-ALGO-NVLSTREE): inside each node the NVSwitch
+ * reduces (each rank sends S, gets back its S/ppn shard) and multicasts
+ * (sends S/ppn, gets S); across nodes rank j of every node joins the double
+ * binary tree of rail j with its S/ppn shard. NCCL pipelines the three, so
+ * they form one phase.
+ */
+static int
+sched_nvls_tree(struct builder *b)
+{
+	uint32_t ppn = b->s->ranks_per_node, nn = b->s->nranks / ppn, r, j;
+	uint64_t S = b->s->bytes, each = ft__coll_muldiv(S, ppn + 1, ppn);
 	int rc;
 
-	rc = phase_begin(b, "tree reduce+broadcast", 2 * tree_depth(n));
-	if (rc < 0)
-		return rc;
-	for (t = 0; t < 2; t++) {
-		for (p = 0; p < n; p++) {
-			q = p + 1;
-			par = tree_parent(q, n);
-			if (par == 0)
-				continue;
-			/* Tree 1 is tree 0 shifted by one rank (n even) or mirrored (n odd),
-			 * so that tree 0's leaves are tree 1's interior nodes. */
-			if (t == 0) {
-				rank = p;
-				prank = par - 1;
-			} else if (n % 2 == 0) {
-				rank = (p + 1) % n;
-				prank = par % n;
-			} else {
-				rank = n - 1 - p;
-				prank = n - par;
-			}
-			rc = add_flow(b, rank, prank, half[t]);
-			if (rc == 0)
-				rc = add_flow(b, prank, rank, half[t]);
-			if (rc < 0)
-				return rc;
-		}
+	if (ppn < 2 || nn < 2)
+		return ft_error_set(
+		        b->err, FT_ENOTSUP,
+		        "schedule: nvls_tree needs 2 or more GPUs per node on 2 or more "
+		        "nodes, got %u on %u",
+		        ppn, nn);
+	rc = phase_begin(b, "nvls in node + tree per rail", 2 + 2 * tree_depth(nn));
+	for (r = 0; rc == 0 && r < b->s->nranks; r++) {
+		rc = add_flow(b, r, FT_SCHED_INNET, each);
+		if (rc == 0)
+			rc = add_flow(b, FT_SCHED_INNET, r, each);
 	}
-	return 0;
+	for (j = 0; rc == 0 && j < ppn; j++)
+		rc = tree_flows(b, nn, j, ppn, S / ppn);
+	return rc;
 }
 
 /*
@@ -465,6 +505,8 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 			                  "schedule: collnet needs ranks on more than one node");
 		else if (args->algo == FT_ALGO_COLLNET)
 			rc = sched_hier_allreduce(&b, true);
+		else if (args->algo == FT_ALGO_NVLS_TREE)
+			rc = sched_nvls_tree(&b);
 		else
 			rc = sched_nvls(&b);
 		break;

@@ -35,6 +35,14 @@ static const double tree_per_ch[FT_ARCH_COUNT][3] = {
 	{ 38.7, 41.4, 36.0 },
 	{ 70.0, 42.8, 24.0 },
 };
+/* kb NA-ALGO-NVLS perChMaxNVLSTreeBws, GB/s per channel, [2 nodes, > 2 nodes] (none before
+ * Hopper: NVLS needs NVLink SHARP). */
+static const double nvls_tree_per_ch[FT_ARCH_COUNT][2] = {
+	{ 0, 0 },
+	{ 0, 0 },
+	{ 57.7, 45.5 },
+	{ 96.0, 80.0 },
+};
 /* kb NA-ALGO-NVLS nvlsEfficiency. */
 static const double nvls_eff[FT_ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
 /* kb NA-MODEL tree correction factors, index log2(bytes/64), rows in enum ft_proto order. */
@@ -98,6 +106,14 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "nvls is modelled inside one node (across nodes NCCL needs CollNet)";
 		if (l->ppn < 2)
 			return "nvls needs at least 2 GPUs";
+	}
+	if (a == FT_ALGO_NVLS_TREE) {
+		if (!l->nvls)
+			return "nvls_tree needs NVSwitch with NVLink SHARP (Hopper or later)";
+		if (l->nnodes < 2)
+			return "nvls_tree needs more than one node (NCCL disables it on one)";
+		if (l->ppn < 2)
+			return "nvls_tree needs at least 2 GPUs per node";
 	}
 	if (a == FT_ALGO_COLLNET) {
 		if (!l->sharp)
@@ -252,6 +268,34 @@ cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *
 }
 
 /*
+ * NVLSTree (kb NA-ALGO-NVLS): the NVLS bandwidth inside the node (as above),
+ * limited by the network and by NCCL's per-channel NVLSTree cap (one channel
+ * per GPU). With 2 nodes each node's tree is a single edge that carries its
+ * shards both ways at once, so the network allows twice the rails' rate.
+ */
+static void
+cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
+{
+	double ppn = l->ppn, n = l->nranks, nch = ppn;
+	double intra = l->intra_Bps * ppn / (ppn + 1.0) * nvls_eff[l->arch] * (nch - 1) / nch * 2.0;
+	double inter = l->inter_Bps * l->ring_tier_factor * (l->nnodes <= 2 ? 2.0 : 1.0);
+	double bus = intra;
+	struct lats h = hop_lats(l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);
+
+	ft_strlcpy(c->bottleneck, "nvlink", sizeof(c->bottleneck));
+	if (inter < bus) {
+		bus = inter;
+		ft_strlcpy(c->bottleneck, l->ring_tier_factor < 1.0 ? "tier1" : l->nic_what,
+		           sizeof(c->bottleneck));
+	}
+	bus = cap(bus, nch * nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB, "channels", c);
+	c->bw_Bps = bus * n / (2.0 * (n - 1));
+	c->lat_s = ft_coll_base_latency(FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
+	           ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
+	           2.0 * log2_floor(l->nnodes) * h.inter;
+}
+
+/*
  * CollNet (SHARP): reduce-scatter and all-gather inside the node, each rank's
  * shard reduced by the switches; a node sends and receives S through its
  * rails. The stages pipeline, so the slower sets the pace; x0.85 on sm_90+
@@ -395,6 +439,9 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		break;
 	case FT_ALGO_COLLNET:
 		cost_collnet(l, c);
+		break;
+	case FT_ALGO_NVLS_TREE:
+		cost_nvls_tree(l, c);
 		break;
 	case FT_ALGO_HALVING_DOUBLING:
 		cost_hd(l, op, p, c);

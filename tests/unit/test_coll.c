@@ -46,6 +46,8 @@ test_names(void **state)
 	assert_int_equal(a, FT_ALGO_RING);
 	assert_int_equal(ft_algo_from_name("NVLS", &a), 0);
 	assert_int_equal(a, FT_ALGO_NVLS);
+	assert_int_equal(ft_algo_from_name("NVLSTree", &a), 0);
+	assert_int_equal(a, FT_ALGO_NVLS_TREE);
 	assert_int_equal(ft_algo_from_name("CollNetDirect", &a), 0);
 	assert_int_equal(a, FT_ALGO_COLLNET);
 	assert_int_equal(ft_proto_from_name("LL128", &p), 0);
@@ -228,6 +230,8 @@ static void
 test_tree(void **state)
 {
 	static const uint32_t sizes[] = { 2, 3, 5, 8, 13, 16, 64, 100 };
+	/* Pipeline steps: up and down the deepest path (8 ranks: 1-2-4-8, 3 edges). */
+	static const uint32_t steps[] = { 2, 2, 4, 6, 6, 8, 12, 12 };
 	size_t i;
 
 	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
@@ -272,9 +276,11 @@ test_tree(void **state)
 			leaves_both += nchild[r] == 0 && nchild[n + r] == 0;
 		if (n % 2 == 0)
 			assert_int_equal(leaves_both, 0);
-		while ((1u << depth_bound) <= n)
+		/* Depth is floor(log2 n) (the root is the largest power of two <= n) or one more. */
+		while ((2u << depth_bound) <= n)
 			depth_bound++;
-		assert_true(ph->steps <= 2 * depth_bound);
+		assert_true(ph->steps == 2 * depth_bound || ph->steps == 2 * depth_bound + 2);
+		assert_int_equal(ph->steps, steps[i]);
 		assert_true(ph->steps >= 2);
 		free(nparent);
 		free(nchild);
@@ -379,6 +385,23 @@ test_innet(void **state)
 	assert_int_equal(f.bytes, 100);
 	ft_schedule_release(&s);
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, 8, 8, 800, &s), FT_ENOTSUP);
+	ft_schedule_release(&s);
+
+	/* NVLSTree on 4 nodes × 8: 2 switch flows per rank, then per rail a double binary
+	 * tree over the 4 nodes (2 trees × 3 edges × 2 directions) with S/ppn. */
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, 32, 8, 8000, &s), 0);
+	assert_int_equal(s.phases.len, 1);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 2 * 32 + 8 * 12);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 2 + 2 * 2);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 0, &f);
+	assert_int_equal(f.bytes, 9000); /* S(ppn+1)/ppn */
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 64, &f);
+	assert_int_equal(f.src % 8, f.dst % 8); /* rail-local */
+	assert_int_not_equal(f.src / 8, f.dst / 8);
+	/* Switch traffic 2·n·S(ppn+1)/ppn plus trees 8 rails × 2(N-1) × S/ppn. */
+	assert_int_equal(ft_schedule_total_bytes(&s), 2ull * 32 * 9000 + 8ull * 2 * 3 * 1000);
+	ft_schedule_release(&s);
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, 8, 8, 800, &s), FT_ENOTSUP);
 	ft_schedule_release(&s);
 }
 

@@ -200,6 +200,44 @@ test_closed_other_ops(void **state)
 	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
 }
 
+/* NVLSTree on 2 nodes (kb NA-ALGO-NVLS): min(NVLS inside, 2 × rails, 8 ch × 57.7 GB/s),
+ * latency 25 us (NVLink) + 2·log2(N)·20.9 us (NET). */
+static void
+test_closed_nvls_tree(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, n = 16;
+	struct ft_model_result r;
+	double bus = FT_MIN(FT_MIN(H_INTRA * 8 / 9 * 0.85 * 7 / 8 * 2, 2 * 400e9), 8 * 57.7e9);
+
+	hopper_spec(&s, 2, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS_TREE, -1);
+	assert_rel(r.time_s, 25 * US + 2 * 20.9 * US + S / (bus * n / (2 * (n - 1))), 1e-9);
+	assert_string_equal(r.bottleneck, "channels");
+	/* Two 200G NICs per node: the network caps it. */
+	hopper_spec(&s, 2, 2, 200);
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS_TREE, -1);
+	assert_rel(r.time_s, 25 * US + 2 * 20.9 * US + S / (2 * 50e9 * n / (2 * (n - 1))), 1e-9);
+	assert_string_equal(r.bottleneck, "nic");
+}
+
+/*
+ * A measured figure: 2 × 8 H100 with 8 ConnectX-7 400G each, all_reduce busbw 466.7 GB/s at
+ * 8 GiB (corpus nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt, from
+ * NVIDIA/nccl-tests issue #309). NCCL picks NVLSTree there; so does the model.
+ */
+static void
+test_measured_h100_2node(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, NULL), 0);
+	r = eval(&s, FT_OP_ALL_REDUCE, 8ull << 30, -1, -1);
+	assert_int_equal(r.algo, FT_ALGO_NVLS_TREE);
+	assert_rel(r.busbw_Bps / GB, 466.7, 0.10);
+}
+
 /* Alltoall across 4 nodes: the network carries ppn(n-ppn)/n of S per node; a 2:1 leaf
  * makes the leaf uplinks (tier1) the bottleneck once the job spans leaves. */
 static void
@@ -531,6 +569,8 @@ main(void)
 		cmocka_unit_test(test_closed_ring_multinode),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
+		cmocka_unit_test(test_closed_nvls_tree),
+		cmocka_unit_test(test_measured_h100_2node),
 		cmocka_unit_test(test_closed_alltoall_multinode),
 		cmocka_unit_test(test_oversubscribed_alltoall),
 		cmocka_unit_test(test_selection),
