@@ -238,6 +238,90 @@ test_measured_h100_2node(void **state)
 	assert_rel(r.busbw_Bps / GB, 466.7, 0.10);
 }
 
+/*
+ * The model's bandwidth term agrees with the traffic of the schedule that the
+ * simulator runs: per phase, the busiest GPU's NVLink bytes over the NVLink
+ * rate, or the busiest node's network bytes over its rails, summed over phases.
+ */
+static double
+schedule_seconds(enum ft_op op, enum ft_algo algo, uint32_t n, uint32_t ppn, uint64_t bytes,
+		 double intra, double inter)
+{
+	struct ft_coll_args a = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
+				  .nranks = n, .ranks_per_node = ppn, .bytes = bytes };
+	struct ft_schedule s;
+	double total = 0;
+	size_t i;
+
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, NULL), 0);
+	for (i = 0; i < s.phases.len; i++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(&s, i);
+		double gpu[64] = { 0 }, node[8] = { 0 }, worst = 0;
+		uint64_t k;
+		uint32_t r;
+
+		for (k = 0; k < ph->npairs; k++) {
+			struct ft_sched_flow f;
+
+			ft_sched_phase_flow(&s, ph, k, &f);
+			if (f.src == FT_SCHED_INNET)
+				continue;
+			if (f.dst != FT_SCHED_INNET && f.src / ppn != f.dst / ppn)
+				node[f.src / ppn] += (double)f.bytes;
+			else
+				gpu[f.src] += (double)f.bytes;
+		}
+		for (r = 0; r < n; r++)
+			worst = FT_MAX(worst, gpu[r] / intra);
+		for (r = 0; r < n / ppn; r++)
+			worst = FT_MAX(worst, node[r] / inter);
+		total += worst;
+	}
+	ft_schedule_release(&s);
+	return total;
+}
+
+static void
+test_model_matches_schedules(void **state)
+{
+	struct ft_cluster_spec s;
+	const uint64_t S = 1ull << 30;
+	struct ft_model_result r;
+
+	hopper_spec(&s, 1, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALL_REDUCE, FT_ALGO_RING, 8, 8, S, H_INTRA, 1), 1e-9);
+	r = eval(&s, FT_OP_ALL_GATHER, S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALL_GATHER, FT_ALGO_RING, 8, 8, S, H_INTRA, 1), 1e-9);
+	r = eval(&s, FT_OP_ALLTOALL, S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, S, H_INTRA, 1), 1e-9);
+	/* NVLS: the switch's efficiency (kb 0.85) on top of the S(n+1)/n each GPU moves. */
+	r = eval(&s, FT_OP_ALL_REDUCE, S, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALL_REDUCE, FT_ALGO_NVLS, 8, 8, S, H_INTRA * 0.85, 1),
+		   1e-9);
+
+	hopper_spec(&s, 4, 8, 400);
+	r = eval(&s, FT_OP_ALLTOALL, S, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALLTOALL, FT_ALGO_HIERARCHICAL, 32, 8, S, H_INTRA,
+				    400e9),
+		   1e-9);
+	r = eval(&s, FT_OP_ALLTOALL, S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALLTOALL, FT_ALGO_DIRECT, 32, 8, S, H_INTRA, 400e9),
+		   1e-9);
+	r = eval(&s, FT_OP_ALL_REDUCE, S, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALL_REDUCE, FT_ALGO_HIERARCHICAL, 32, 8, S, H_INTRA,
+				    400e9),
+		   1e-9);
+}
+
 /* Alltoall across 4 nodes: the network carries ppn(n-ppn)/n of S per node; a 2:1 leaf
  * makes the leaf uplinks (tier1) the bottleneck once the job spans leaves. */
 static void
@@ -570,6 +654,7 @@ main(void)
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
+		cmocka_unit_test(test_model_matches_schedules),
 		cmocka_unit_test(test_measured_h100_2node),
 		cmocka_unit_test(test_closed_alltoall_multinode),
 		cmocka_unit_test(test_oversubscribed_alltoall),
