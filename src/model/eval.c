@@ -71,6 +71,35 @@ check_query(const struct ft_model_query *q, struct ft_error *err)
 	return 0;
 }
 
+static bool
+algo_exists(enum ft_op op, enum ft_algo a)
+{
+	enum ft_proto p;
+
+	for (p = 0; p < FT_PROTO_COUNT; p++)
+		if (ft_coll_supports(op, a, p))
+			return true;
+	return false;
+}
+
+/* "broadcast has no tree algorithm (it has ring)". */
+static int
+no_such_algo(const struct ft_model_query *q, struct ft_error *err)
+{
+	char list[160] = "";
+	size_t len = 0;
+	enum ft_algo a;
+
+	for (a = 0; a < FT_ALGO_COUNT; a++) {
+		if (!algo_exists(q->op, a) || len >= sizeof(list))
+			continue;
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
+		                        ft_algo_name(a));
+	}
+	return ft_error_set(err, FT_ENOTSUP, "%s has no %s algorithm (it has %s)",
+	                    ft_op_name(q->op), ft_algo_name(q->algo), list);
+}
+
 int
 ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
               struct ft_model_result *out, struct ft_error *err)
@@ -94,6 +123,8 @@ ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q
 		l.nchannels = q->nchannels;
 	if (l.nranks == 1)
 		return eval_one_rank(&l, q, out);
+	if (q->force_algo && !algo_exists(q->op, q->algo))
+		return no_such_algo(q, err);
 	memset(&best_c, 0, sizeof(best_c));
 	for (a = 0; a < FT_ALGO_COUNT; a++) {
 		if (q->force_algo && a != q->algo)
