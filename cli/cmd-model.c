@@ -15,7 +15,7 @@
 struct model_opts {
 	const char *op;
 	uint64_t minbytes, maxbytes, factor;
-	uint64_t gpus, nodes, channels;
+	uint64_t gpus, nodes, ppn, channels;
 	const char *algo, *proto;
 };
 
@@ -144,6 +144,10 @@ build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx
 			return EXIT_USAGE;
 		}
 	}
+	if (o->ppn > UINT32_MAX) {
+		cli_error(ctx, "--ppn: value out of range");
+		return EXIT_USAGE;
+	}
 	if (o->gpus > UINT32_MAX || o->nodes > UINT32_MAX || o->channels > 64) {
 		cli_error(ctx, "%s: value out of range",
 		          o->channels > 64     ? "--channels (at most 64)" :
@@ -153,6 +157,7 @@ build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx
 	}
 	q->ngpus = (uint32_t)o->gpus;
 	q->nnodes = (uint32_t)o->nodes;
+	q->ppn = (uint32_t)o->ppn;
 	q->nchannels = (uint32_t)o->channels;
 	return EXIT_OK;
 }
@@ -161,7 +166,7 @@ int
 cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = {
-		"fabtune model SPEC [--op OP] [-b SIZE] [-e SIZE] [-f N] [--gpus N] [--nodes N] "
+		"fabtune model SPEC [--op OP] [-b SIZE] [-e SIZE] [-f N] [--gpus N] [--nodes N] [--ppn N] "
 		"[--algo ALGO] [--proto PROTO] [--channels N]",
 		NULL,
 	};
@@ -179,6 +184,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "gpus", &o.gpus, "N",
 		        "use the first N GPUs (N <= GPUs per node: one node)"),
 		OPT_U64(0, "nodes", &o.nodes, "N", "override the spec's node count"),
+		OPT_U64(0, "ppn", &o.ppn, "N", "ranks per node: the first N GPUs of each node"),
 		OPT_STRING(
 		        0, "algo", &o.algo, "ALGO",
 		        "force an algorithm, as NCCL_ALGO: ring, tree, nvls, nvls_tree, collnet, "

@@ -67,18 +67,21 @@ struct ft_model_links {
 
 /*
  * Derive the link classes of @spec for @ngpus GPUs (0 = all) on @nnodes
- * nodes (0 = the spec's count). @ngpus at most the GPUs per node stays on one
- * node; above that it must be a whole number of nodes. FT_EINVAL / FT_ERANGE
- * naming the field.
+ * nodes (0 = the spec's count) with @ppn ranks per node (0 = fill nodes:
+ * @ngpus at most the GPUs per node stays on one node, above that it must be
+ * a whole number of nodes; else the first @ppn GPUs of each node, so @ngpus
+ * must be a multiple of it). FT_EINVAL / FT_ERANGE naming the field.
  */
 FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
-                              struct ft_model_links *out, struct ft_error *err) FT_MUST_CHECK;
+                              uint32_t ppn, struct ft_model_links *out,
+                              struct ft_error *err) FT_MUST_CHECK;
 
 struct ft_model_query {
 	enum ft_op op;
 	uint64_t bytes;  /* operation size as nccl-tests defines it (kb NA-BUSBW) */
 	uint32_t ngpus;  /* 0 = all GPUs of the spec */
 	uint32_t nnodes; /* 0 = the spec's node count */
+	uint32_t ppn;    /* ranks per node; 0 = fill nodes (see ft_model_links_get) */
 	bool force_algo; /* NCCL_ALGO */
 	enum ft_algo algo;
 	bool force_proto; /* NCCL_PROTO */

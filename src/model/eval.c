@@ -79,7 +79,8 @@ algo_exists(enum ft_op op, enum ft_algo a)
 	for (p = 0; p < FT_PROTO_COUNT; p++)
 		if (ft_coll_supports(op, a, p))
 			return true;
-	return false;
+	/* PAT has no schedule but a cost model (kb NA-ALGO-PAT). */
+	return a == FT_ALGO_PAT && (op == FT_OP_ALL_GATHER || op == FT_OP_REDUCE_SCATTER);
 }
 
 /* "broadcast has no tree algorithm (it has ring)". */
@@ -116,7 +117,7 @@ ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q
 	rc = check_query(q, err);
 	if (rc < 0)
 		return rc;
-	rc = ft_model_links_get(spec, q->ngpus, q->nnodes, &l, err);
+	rc = ft_model_links_get(spec, q->ngpus, q->nnodes, q->ppn, &l, err);
 	if (rc < 0)
 		return rc;
 	if (q->nchannels)

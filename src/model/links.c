@@ -178,36 +178,60 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 		*nrails = 1;
 }
 
-int
-ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
-                   struct ft_model_links *l, struct ft_error *err)
+/* Ranks, nodes and ranks per node of the job (see ft_model_links_get()). */
+static int
+placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
+          struct ft_model_links *l, struct ft_error *err)
 {
-	const struct ft_node_spec *n = &spec->node;
-	uint32_t gpn = n->ngpus, nnuma = 0;
+	uint32_t gpn = spec->node.ngpus;
 	uint64_t total;
 
-	memset(l, 0, sizeof(*l));
-	if (gpn == 0 || gpn > FT_SPEC_MAX_GPUS)
-		return ft_error_set(err, FT_EINVAL, "%s: node.gpus: expected 1 to %d, got %u",
-		                    spec->name, FT_SPEC_MAX_GPUS, gpn);
 	if (nnodes == 0)
 		nnodes = spec->nnodes ? spec->nnodes : 1;
-	total = (uint64_t)nnodes * gpn;
+	if (ppn > gpn)
+		return ft_error_set(err, FT_ERANGE,
+		                    "ppn: expected at most %u GPUs per node, got %u", gpn, ppn);
+	if (ppn == 0 && ngpus > gpn && ngpus % gpn != 0)
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "gpus: expected at most %u or a multiple of %u GPUs per node, got %u", gpn,
+		        gpn, ngpus);
+	if (ppn && ngpus % ppn != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "gpus: expected a multiple of %u (ranks per node), got %u", ppn,
+		                    ngpus);
+	total = (uint64_t)nnodes * (ppn ? ppn : gpn);
 	if (ngpus == 0)
 		ngpus = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 	if (ngpus > total)
 		return ft_error_set(err, FT_ERANGE,
 		                    "gpus: expected at most %" PRIu64
 		                    " (%u node%s of %u GPUs), got %u",
-		                    total, nnodes, nnodes == 1 ? "" : "s", gpn, ngpus);
-	if (ngpus > gpn && ngpus % gpn != 0)
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "gpus: expected at most %u or a multiple of %u GPUs per node, got %u", gpn,
-		        gpn, ngpus);
+		                    total, nnodes, nnodes == 1 ? "" : "s", ppn ? ppn : gpn, ngpus);
 	l->nranks = ngpus;
-	l->ppn = ngpus > gpn ? gpn : ngpus;
+	if (ppn)
+		l->ppn = FT_MIN(ppn, ngpus);
+	else
+		l->ppn = ngpus > gpn ? gpn : ngpus;
 	l->nnodes = ngpus / l->ppn;
+	return 0;
+}
+
+int
+ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
+                   uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
+{
+	const struct ft_node_spec *n = &spec->node;
+	uint32_t gpn = n->ngpus, nnuma = 0;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if (gpn == 0 || gpn > FT_SPEC_MAX_GPUS)
+		return ft_error_set(err, FT_EINVAL, "%s: node.gpus: expected 1 to %d, got %u",
+		                    spec->name, FT_SPEC_MAX_GPUS, gpn);
+	rc = placement(spec, ngpus, nnodes, ppn, l, err);
+	if (rc < 0)
+		return rc;
 	l->arch = arch_of(n);
 	l->nvlink = n->nvlink_gen > 0 && n->nvlink_Bps > 0;
 	l->nvls = l->nvlink && n->nvswitch && n->nvls && l->arch >= FT_ARCH_HOPPER;

@@ -95,8 +95,16 @@ const char *
 ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                       enum ft_proto p, bool algo_forced, bool proto_forced)
 {
-	if (a == FT_ALGO_PAT)
-		return "pat is not modelled";
+	if (a == FT_ALGO_PAT) {
+		/* kb NA-ALGO-PAT: all-gather and reduce-scatter, Simple, one GPU per node. */
+		if (op != FT_OP_ALL_GATHER && op != FT_OP_REDUCE_SCATTER)
+			return "pat is for all_gather and reduce_scatter";
+		if (p != FT_PROTO_SIMPLE)
+			return "pat is modelled for the simple protocol only";
+		if (l->ppn != 1)
+			return "pat needs one GPU per node";
+		return NULL;
+	}
 	if (!ft_coll_supports(op, a, p))
 		return "this operation has no such algorithm and protocol";
 	if (a == FT_ALGO_NVLS) {
@@ -296,6 +304,21 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 }
 
 /*
+ * PAT (kb NA-ALGO-PAT): busBw × 0.75, not converted to algorithm bandwidth
+ * (NCCL leaves non-ring all-gather/reduce-scatter as they are); latency
+ * 8 us + log2(N)·NET/3.5 + 2.8 us per rank.
+ */
+static void
+cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
+{
+	struct lats h = hop_lats(l, FT_ALGO_PAT, FT_PROTO_SIMPLE);
+
+	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) * 0.75;
+	c->lat_s = ft_coll_base_latency(FT_ALGO_PAT, FT_PROTO_SIMPLE) +
+		   log2_floor(l->nnodes) * h.inter / 3.5 + 2.8 * US * l->nranks;
+}
+
+/*
  * CollNet (SHARP): reduce-scatter and all-gather inside the node, each rank's
  * shard reduced by the switches; a node sends and receives S through its
  * rails. The stages pipeline, so the slower sets the pace; x0.85 on sm_90+
@@ -442,6 +465,9 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		break;
 	case FT_ALGO_NVLS_TREE:
 		cost_nvls_tree(l, c);
+		break;
+	case FT_ALGO_PAT:
+		cost_pat(l, c);
 		break;
 	case FT_ALGO_HALVING_DOUBLING:
 		cost_hd(l, op, p, c);

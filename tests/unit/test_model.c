@@ -238,6 +238,53 @@ test_measured_h100_2node(void **state)
 	assert_rel(r.busbw_Bps / GB, 466.7, 0.10);
 }
 
+/* PAT (kb NA-ALGO-PAT): one GPU per node; busBw × 0.75, unconverted; latency
+ * 8 us + log2(N)·14 us/3.5 + 2.8 us per rank. */
+static void
+test_closed_pat(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	const double S = 1ull << 30;
+
+	hopper_spec(&s, 16, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, (uint64_t)S);
+	q.ppn = 1;
+	q.force_algo = true;
+	q.algo = FT_ALGO_PAT;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.nranks, 16);
+	assert_int_equal(r.ppn, 1);
+	assert_rel(r.time_s, (8 + 4 * 14.0 / 3.5 + 2.8 * 16) * US + S / (0.75 * 50e9), 1e-9);
+	/* Small sizes at scale: PAT's latency beats the ring's n-1 network steps. */
+	q.force_algo = false;
+	q.bytes = 4096;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_PAT);
+	/* Not with several GPUs per node, and not for all_reduce. */
+	q.force_algo = true;
+	q.ppn = 0;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "one GPU per node"));
+	ft_error_clear(&err);
+	q.op = FT_OP_ALL_REDUCE;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "has no pat algorithm"));
+	/* Ranks per node: a multiple is needed, and no more than the node has. */
+	ft_error_clear(&err);
+	q.force_algo = false;
+	q.ppn = 3;
+	q.ngpus = 8;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	ft_error_clear(&err);
+	q.ppn = 9;
+	q.ngpus = 0;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ERANGE);
+	assert_string_equal(err.msg, "ppn: expected at most 8 GPUs per node, got 9");
+}
+
 /*
  * The model's bandwidth term agrees with the traffic of the schedule that the
  * simulator runs: per phase, the busiest GPU's NVLink bytes over the NVLink
@@ -604,7 +651,7 @@ test_dragonfly_alltoall(void **state)
 	s.fabric.routers_per_group = 4;
 	s.fabric.nodes_per_router = 2;
 	s.fabric.global_links_per_router = 8;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, &l, NULL), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, NULL), 0);
 	/* 8 nodes per group × 8 rails × 50 GB/s × 3/4 leave; 4 routers × 8 links × 50 GB/s. */
 	assert_rel(l.a2a_factor, (4 * 8 * 50e9) / (8 * 8 * 50e9 * 3.0 / 4.0), 1e-12);
 	r = eval(&s, FT_OP_ALLTOALL, 1ull << 32, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
@@ -654,6 +701,7 @@ main(void)
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
+		cmocka_unit_test(test_closed_pat),
 		cmocka_unit_test(test_model_matches_schedules),
 		cmocka_unit_test(test_measured_h100_2node),
 		cmocka_unit_test(test_closed_alltoall_multinode),
