@@ -18,6 +18,7 @@
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
 	{ "help", cmd_help, "list the commands, or show one command's help" },
+	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
 	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
 	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
 	{ "version", cmd_version, "print the version of fabtune" },

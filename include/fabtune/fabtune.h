@@ -7,8 +7,10 @@
 
 
 #include <fabtune/base.h>
+#include <fabtune/coll.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
+#include <fabtune/model.h>
 #include <fabtune/obs.h>
 #include <fabtune/progress.h>
 #include <fabtune/result.h>
