@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/rules_perf.c - rules on measured performance: bus bandwidth below the
+ * model's expectation, latency jitter (p99/p50), outlier pairs and hosts in
+ * a pairs matrix, and benchmark results that failed validation.
+ *
+ * The 80% "investigate" and 50% "half" bandwidth marks are the NA-EXPECT and
+ * SYM-BW-HALF heuristics; the jitter and outlier ratios are heuristics too,
+ * stated on each rule's page.
+ */
+#include "internal.h"
+
+#include <fabtune/units.h>
+
+#include "diag/diag_int.h"
+
+/* NA-EXPECT: flag < ~80% of the expected bandwidth; SYM-BW-HALF: ~50% is a fault class. */
+#define BUSBW_LOW_RATIO	 0.80
+#define BUSBW_HALF_RATIO 0.55
+/* Heuristics: p99 more than twice p50 is jitter; ten times is a long tail. */
+#define JITTER_RATIO	  2.0
+#define JITTER_BAD_RATIO  10.0
+/* Heuristic: a pair below 80% of the median pair bandwidth is an outlier. */
+#define PAIR_OUTLIER_RATIO 0.80
+
+/* Message size of a bench observation: its str holds the size ("1048576", "1MiB"). */
+static bool
+obs_bytes(const struct ft_obs *o, uint64_t *bytes)
+{
+	char buf[32];
+	size_t n = strspn(o->str, "0123456789");
+
+	if (n && n < sizeof(buf)) {
+		memcpy(buf, o->str, n);
+		buf[n] = '\0';
+		if (ft_parse_u64(buf, bytes) == 0)
+			return true;
+	}
+	return ft_parse_size(o->str, bytes, NULL) == 0;
+}
+
+/* Test name of the file an observation comes from (bench.test), or NULL. */
+static const char *
+obs_test(const struct ft_diag_ctx *c, const struct ft_obs *o)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *t = ft__obs(c, i);
+
+		if (strcmp(t->key, "bench.test") == 0 && strcmp(t->file, o->file) == 0)
+			return t->str;
+	}
+	return NULL;
+}
+
+/* "all_reduce_perf" and "all_reduce" name the same test. */
+static bool
+test_matches(const char *want, const char *have)
+{
+	size_t n = strlen(want);
+
+	if (!want[0] || !have)
+		return true;
+	if (n > 5 && strcmp(want + n - 5, "_perf") == 0)
+		n -= 5;
+	return strncmp(want, have, n) == 0 && (have[n] == '\0' || strncmp(have + n, "_perf", 5) == 0);
+}
+
+static int
+eval_busbw_model(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t e, i;
+	int rc;
+
+	for (e = 0; e < c->nexpect; e++) {
+		const struct ft_expectation *x = &c->expect[e];
+		const struct ft_obs *best = NULL, *ev[1];
+		char size[32];
+		double ratio;
+
+		if (x->busbw_GBps <= 0)
+			continue;
+		/* The best measured point: at the expected size, or the plateau when bytes == 0. */
+		for (i = 0; i < ft__nobs(c); i++) {
+			const struct ft_obs *o = ft__obs(c, i);
+			uint64_t b;
+
+			if (strcmp(o->key, "bench.busbw") != 0 || !o->has_num ||
+			    !test_matches(x->test, obs_test(c, o)))
+				continue;
+			if (x->bytes && (!obs_bytes(o, &b) || b != x->bytes))
+				continue;
+			if (!best || o->num > best->num)
+				best = o;
+		}
+		if (!best)
+			continue;
+		ratio = best->num / x->busbw_GBps;
+		if (ratio >= BUSBW_LOW_RATIO)
+			continue;
+		ev[0] = best;
+		if (x->bytes)
+			ft_format_size(x->bytes, size, sizeof(size));
+		else
+			ft_strlcpy(size, "plateau", sizeof(size));
+		rc = ft__diag_emit(c, out, ratio < BUSBW_HALF_RATIO ? FT_SEV_ERROR : -1, ev, 1,
+				   "%s busbw %.1f GB/s at %s is %.0f%% of the %.1f GB/s the model "
+				   "expects%s",
+				   x->test[0] ? x->test : "measured", best->num, size, 100.0 * ratio,
+				   x->busbw_GBps,
+				   ratio < BUSBW_HALF_RATIO
+					   ? ": about half or less, look for GDR off, cross-NUMA "
+					     "placement, missing rails or a PCIe downgrade"
+					   : "");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_jitter(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *p99 = ft__obs(c, i);
+		const struct ft_obs *p50 = NULL, *ev[2];
+		double ratio;
+		size_t k;
+
+		if (strcmp(p99->key, "bench.lat_p99") != 0 || !p99->has_num)
+			continue;
+		/* The p50 of the same entity, file and size (str). */
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *o = ft__obs(c, k);
+
+			if (strcmp(o->key, "bench.lat_p50") == 0 && o->has_num &&
+			    ft__same_port(o, p99) && o->rank == p99->rank &&
+			    strcmp(o->file, p99->file) == 0 && strcmp(o->str, p99->str) == 0) {
+				p50 = o;
+				break;
+			}
+		}
+		if (!p50 || p50->num <= 0)
+			continue;
+		ratio = p99->num / p50->num;
+		if (ratio < JITTER_RATIO)
+			continue;
+		ev[0] = p99;
+		ev[1] = p50;
+		rc = ft__diag_emit(c, out, ratio >= JITTER_BAD_RATIO ? FT_SEV_ERROR : -1, ev, 2,
+				   "latency p99 %.2f us is %.1fx the p50 %.2f us%s%s: jitter (CPU "
+				   "power states, IRQs, proxy placement, congestion or loss)",
+				   p99->num, ratio, p50->num, p99->str[0] ? " at " : "", p99->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of the bench.pair_bw values; false when there are fewer than 3. */
+static bool
+pair_median(const struct ft_diag_ctx *c, double *median, size_t *npairs)
+{
+	double *v;
+	size_t i, n = 0;
+
+	for (i = 0; i < ft__nobs(c); i++)
+		if (strcmp(ft__obs(c, i)->key, "bench.pair_bw") == 0 && ft__obs(c, i)->has_num)
+			n++;
+	*npairs = n;
+	if (n < 3)
+		return false;
+	v = ft_calloc(n, sizeof(*v));
+	if (!v)
+		return false;
+	n = 0;
+	for (i = 0; i < ft__nobs(c); i++)
+		if (strcmp(ft__obs(c, i)->key, "bench.pair_bw") == 0 && ft__obs(c, i)->has_num)
+			v[n++] = ft__obs(c, i)->num;
+	qsort(v, n, sizeof(*v), cmp_double);
+	*median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	ft_free(v);
+	return *median > 0;
+}
+
+/* Does pair name "a->b" (or "a-b", "a,b") include endpoint @ep of length @n? */
+static bool
+pair_has(const char *pair, const char *ep, size_t n)
+{
+	const char *p = pair;
+
+	while (*p) {
+		size_t len = strcspn(p, "->, ");
+
+		if (len == n && strncmp(p, ep, n) == 0)
+			return true;
+		p += len;
+		p += strspn(p, "->, ");
+	}
+	return false;
+}
+
+static int
+eval_pair_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	double med;
+	size_t i, n;
+	int rc;
+
+	if (!pair_median(c, &med, &n))
+		return 0;
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+
+		if (strcmp(o->key, "bench.pair_bw") != 0 || !o->has_num ||
+		    o->num >= PAIR_OUTLIER_RATIO * med)
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 1,
+				   "pair %s: %.2f GB/s is %.0f%% of the median pair (%.2f GB/s over %zu "
+				   "pairs)",
+				   o->device, o->num, 100.0 * o->num / med, med, n);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Endpoint names of all pairs, each once, in order of first appearance. */
+struct endpoint {
+	char name[48];
+};
+
+static int
+collect_endpoints(const struct ft_diag_ctx *c, struct ft_vec *eps)
+{
+	size_t i, k;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const char *p = o->device;
+
+		if (strcmp(o->key, "bench.pair_bw") != 0 || !o->has_num)
+			continue;
+		while (*p) {
+			size_t len = strcspn(p, "->, ");
+			struct endpoint ep;
+
+			if (len && len < sizeof(ep.name)) {
+				memcpy(ep.name, p, len);
+				ep.name[len] = '\0';
+				for (k = 0; k < eps->len; k++)
+					if (strcmp(FT_VEC_AT(eps, struct endpoint, k).name, ep.name) == 0)
+						break;
+				if (k == eps->len && ft_vec_push(eps, &ep) < 0)
+					return FT_ENOMEM;
+			}
+			p += len;
+			p += strspn(p, "->, ");
+		}
+	}
+	return 0;
+}
+
+/* An endpoint that is slow in every pair it takes part in (at least 2) is the outlier. */
+static int
+eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	struct ft_vec eps;
+	double med;
+	size_t e, k, n;
+	int rc;
+
+	if (!pair_median(c, &med, &n))
+		return 0;
+	ft_vec_init(&eps, sizeof(struct endpoint));
+	rc = collect_endpoints(c, &eps);
+	for (e = 0; rc == 0 && e < eps.len; e++) {
+		const char *name = FT_VEC_AT(&eps, struct endpoint, e).name;
+		const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+		size_t total = 0, slow = 0, nev = 0;
+
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *q = ft__obs(c, k);
+
+			if (strcmp(q->key, "bench.pair_bw") != 0 || !q->has_num ||
+			    !pair_has(q->device, name, strlen(name)))
+				continue;
+			total++;
+			if (q->num < PAIR_OUTLIER_RATIO * med) {
+				slow++;
+				if (nev < FT_ARRAY_SIZE(ev))
+					ev[nev++] = q;
+			}
+		}
+		if (total < 2 || slow != total || total == n)
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, nev,
+				   "%s is slow in all of its %zu pairs (below %.0f%% of the %.2f GB/s "
+				   "median): the fault is at this endpoint",
+				   name, total, 100 * PAIR_OUTLIER_RATIO, med);
+		if (rc == 0)
+			ft_strlcpy(ft_findings_at(out, ft_findings_len(out) - 1)->entity, name,
+				   sizeof(ft_findings_at(out, 0)->entity));
+	}
+	ft_vec_release(&eps);
+	return rc;
+}
+
+static int
+eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	size_t i, n = 0;
+	double total = 0;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "bench.wrong") != 0 || !o->has_num || o->num <= 0)
+			continue;
+		total += o->num;
+		if (n < FT_ARRAY_SIZE(ev))
+			ev[n++] = o;
+	}
+	if (!n)
+		return 0;
+	return ft__diag_emit(c, out, -1, ev, n,
+			     "the benchmark found %.0f wrong result element%s: data corruption, not "
+			     "a performance problem",
+			     total, total == 1 ? "" : "s");
+}
+
+const struct ft_rule ft__diag_rules_perf[] = {
+	{ .id = "perf-busbw-below-model", .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "measured bus bandwidth below what the model expects",
+	  .needs = "bench.busbw bench.test (and expectations)", .eval = eval_busbw_model,
+	  .fix = "walk the layers: NCCL log (network, GDR, channels), port rates, ib_write_bw "
+		 "host and GPU memory, counters under load, PCIe links",
+	  .kb = "NA-EXPECT NA-BUSBW SYM-BW-HALF" },
+	{ .id = "perf-latency-jitter", .layer = FT_LAYER_APPLICATION, .severity = FT_SEV_WARNING,
+	  .summary = "latency p99 well above p50 (jitter)",
+	  .needs = "bench.lat_p99 bench.lat_p50", .eval = eval_jitter,
+	  .fix = "fix loss first; then the performance governor, limit deep C-states, NIC IRQs on "
+		 "NIC-local cores away from NCCL threads, correct CPU binding",
+	  .kb = "SYM-JITTER HOST-CPU" },
+	{ .id = "perf-pair-outlier", .layer = FT_LAYER_FABRIC, .severity = FT_SEV_WARNING,
+	  .summary = "a pair in a pairs matrix is much slower than the median",
+	  .needs = "bench.pair_bw", .eval = eval_pair_outlier,
+	  .fix = "test each NIC alone and then in pairs; check the ports and links on that pair's "
+		 "path (port rate, counters, PCIe)",
+	  .kb = "SYM-BW-ASYM SYM-LINK-DEGRADED" },
+	{ .id = "perf-host-outlier", .layer = FT_LAYER_FIRMWARE_HW, .severity = FT_SEV_ERROR,
+	  .summary = "one endpoint is slow in every pair it takes part in",
+	  .needs = "bench.pair_bw", .eval = eval_host_outlier,
+	  .fix = "drain the host; check its NIC port rate, PCIe link width/speed, NUMA placement "
+		 "and link counters",
+	  .kb = "SYM-BW-ASYM SYM-LINK-DEGRADED HOST-PCIE" },
+	{ .id = "perf-wrong-results", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_CRITICAL,
+	  .summary = "benchmark validation found wrong results",
+	  .needs = "bench.wrong", .eval = eval_wrong,
+	  .fix = "stop using the nodes for training; unset NCCL_PROTO overrides (LL128 on "
+		 "unsupported platforms corrupts data), check GPU memory errors and the PCIe/ACS path",
+	  .kb = "ENV-PROTO NA-PROTO-LL128" },
+};
+const size_t ft__diag_nrules_perf = FT_ARRAY_SIZE(ft__diag_rules_perf);

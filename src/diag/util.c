@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/util.c - lookups over observations and the finding builder shared by
+ * the rule files.
+ */
+#include "internal.h"
+
+#include <fnmatch.h>
+
+#include "diag/diag_int.h"
+
+bool
+ft__str_ieq(const char *a, const char *b)
+{
+	return strcasecmp(a, b) == 0;
+}
+
+bool
+ft__str_icontains(const char *hay, const char *needle)
+{
+	return strcasestr(hay, needle) != NULL;
+}
+
+bool
+ft__str_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool
+ft__key_match(const char *key, const char *pat)
+{
+	if (strchr(pat, '*'))
+		return fnmatch(pat, key, 0) == 0;
+	return strcmp(key, pat) == 0;
+}
+
+const struct ft_obs *
+ft__diag_find(const struct ft_diag_ctx *c, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++)
+		if (ft__key_match(ft__obs(c, i)->key, key))
+			return ft__obs(c, i);
+	return NULL;
+}
+
+bool
+ft__same_port(const struct ft_obs *a, const struct ft_obs *b)
+{
+	return strcmp(a->host, b->host) == 0 && strcmp(a->device, b->device) == 0 &&
+	       a->port == b->port;
+}
+
+const struct ft_obs *
+ft__diag_find_same(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *like)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (ft__key_match(o->key, key) && ft__same_port(o, like))
+			return o;
+	}
+	return NULL;
+}
+
+const struct ft_obs *
+ft__diag_find_dev(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *like)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (ft__key_match(o->key, key) && strcmp(o->host, like->host) == 0 &&
+		    strcmp(o->device, like->device) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+const struct ft_obs *
+ft__diag_env(const struct ft_diag_ctx *c, const char *name)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "nccl.env.%s", name);
+	return ft__diag_find(c, key);
+}
+
+bool
+ft__obs_number(const struct ft_obs *o, double *out)
+{
+	char *end;
+	double v;
+
+	if (o->has_num) {
+		*out = o->num;
+		return true;
+	}
+	if (!o->str[0])
+		return false;
+	errno = 0;
+	v = strtod(o->str, &end);
+	if (end == o->str || errno)
+		return false;
+	while (*end == ' ')
+		end++;
+	if (*end)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool
+ft__port_state_active(const char *s)
+{
+	return ft__str_icontains(s, "active") && !ft__str_icontains(s, "inactive");
+}
+
+bool
+ft__diag_has_roce(const struct ft_diag_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "ib.port.link_layer") == 0 && ft__str_ieq(o->str, "Ethernet"))
+			return true;
+		if (strcmp(o->key, "nccl.ib_hca") == 0 && strstr(o->str, "/RoCE"))
+			return true;
+		if (ft__str_has_prefix(o->key, "roce."))
+			return true;
+	}
+	return false;
+}
+
+bool
+ft__diag_has_active_ib(const struct ft_diag_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ll;
+
+		if (strcmp(o->key, "ib.port.state") != 0 || !ft__port_state_active(o->str))
+			continue;
+		ll = ft__diag_find_same(c, "ib.port.link_layer", o);
+		if (!ll || ft__str_ieq(ll->str, "InfiniBand"))
+			return true;
+	}
+	return false;
+}
+
+int
+ft__diag_nccl_version(const struct ft_diag_ctx *c, const struct ft_obs **where)
+{
+	const struct ft_obs *o = ft__diag_find(c, "nccl.version");
+	unsigned a = 0, b = 0, p = 0;
+
+	if (where)
+		*where = o;
+	if (!o || sscanf(o->str, "%u.%u.%u", &a, &b, &p) < 2)
+		return 0;
+	return (int)(a * 10000 + b * 100 + p);
+}
+
+int
+ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
+	      const struct ft_obs *const *ev, size_t nev, const char *fmt, ...)
+{
+	const struct ft_rule *r = c->rule;
+	struct ft_finding *f;
+	va_list ap;
+	size_t i;
+	int rc;
+
+	f = ft_calloc(1, sizeof(*f));
+	if (!f)
+		return FT_ENOMEM;
+	ft_strlcpy(f->rule_id, r->id, sizeof(f->rule_id));
+	f->layer = r->layer;
+	f->severity = sev < 0 ? r->severity : (enum ft_severity)sev;
+	ft_strlcpy(f->fix, r->fix ? r->fix : "", sizeof(f->fix));
+	ft_strlcpy(f->kb, r->kb ? r->kb : "", sizeof(f->kb));
+	va_start(ap, fmt);
+	vsnprintf(f->message, sizeof(f->message), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < nev && f->nevidence < FT_FINDING_MAX_EVIDENCE; i++) {
+		if (!ev[i])
+			continue;
+		if (!f->entity[0])
+			ft_obs_entity(ev[i], f->entity, sizeof(f->entity));
+		f->evidence[f->nevidence++] = *ev[i];
+	}
+	if (!f->entity[0])
+		ft_strlcpy(f->entity, "-", sizeof(f->entity));
+	rc = ft_findings_add(out, f);
+	ft_free(f);
+	return rc;
+}
+
+int
+ft__diag_eval_counter(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft__counter_rule *cr = c->rule->data;
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		double v;
+		int sev;
+
+		for (k = 0; cr->keys[k]; k++)
+			if (ft__key_match(o->key, cr->keys[k]))
+				break;
+		if (!cr->keys[k] || !ft__obs_number(o, &v) || v < cr->threshold)
+			continue;
+		sev = cr->critical > 0 && v >= cr->critical ? FT_SEV_CRITICAL : -1;
+		rc = ft__diag_emit(c, out, sev, ev, 1, "%s = %.0f (threshold %.0f, %s): %s",
+				   strchr(o->key, '.') ? strrchr(o->key, '.') + 1 : o->key, v,
+				   cr->threshold, cr->basis, cr->meaning);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
