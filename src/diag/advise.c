@@ -557,7 +557,7 @@ adv_gid_index(const struct adv_ctx *a)
 		if (strcmp(o->key, "roce.gid.index") != 0 || !o->has_num ||
 		    !(strstr(o->str, "::ffff:") || strchr(o->str, '.')))
 			continue;
-		gv = ft__diag_find_same(a->c, "roce.gid.version", o);
+		gv = ft__diag_find_line(a->c, "roce.gid.version", o);
 		if (!gv || !strchr(gv->str, '2'))
 			continue;
 		snprintf(x.value, sizeof(x.value), "%.0f", o->num);

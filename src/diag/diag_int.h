@@ -41,7 +41,7 @@ bool ft__str_ieq(const char *a, const char *b);
 /* Case-insensitive substring search. */
 bool ft__str_icontains(const char *hay, const char *needle);
 bool ft__str_has_prefix(const char *s, const char *prefix);
-/* Key match: exact, or a glob when @pat holds a star ("eth.counter.tx_prio*_pause"). */
+/* Key match: exact, or a glob when @pat holds a star or brackets ("eth.counter.tx_prio*_pause"). */
 bool ft__key_match(const char *key, const char *pat);
 
 /* ---- lookups ------------------------------------------------------------- */
@@ -65,6 +65,9 @@ const struct ft_obs *ft__diag_find_same(const struct ft_diag_ctx *c, const char 
 /* First observation with @key on the same host and device as @like (any port). */
 const struct ft_obs *ft__diag_find_dev(const struct ft_diag_ctx *c, const char *key,
 				       const struct ft_obs *like);
+/* Observation with @key from the same source line (file and line) as @like. */
+const struct ft_obs *ft__diag_find_line(const struct ft_diag_ctx *c, const char *key,
+					const struct ft_obs *like);
 /* Value of NCCL variable @name ("NCCL_IB_TC"), from nccl.env.<name>; NULL when not set. */
 const struct ft_obs *ft__diag_env(const struct ft_diag_ctx *c, const char *name);
 /* Parse an observation's value as a number (num, or the str); false when neither. */

@@ -207,7 +207,7 @@ eval_gid_index(const struct ft_diag_ctx *c, struct ft_findings *out)
 	}
 	ev[0] = env;
 	ev[1] = entry ? entry : ver;
-	ev[2] = entry ? ft__diag_find_same(c, "roce.gid.version", entry) : NULL;
+	ev[2] = entry ? ft__diag_find_line(c, "roce.gid.version", entry) : NULL;
 	if (entry && (ft__str_has_prefix(entry->str, "fe80") || gid_is_zero(entry->str)))
 		return ft__diag_emit(c, out, FT_SEV_ERROR, ev, 3,
 				     "NCCL_IB_GID_INDEX=%.0f selects GID %s: link-local or empty, "

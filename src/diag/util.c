@@ -30,7 +30,7 @@ ft__str_has_prefix(const char *s, const char *prefix)
 bool
 ft__key_match(const char *key, const char *pat)
 {
-	if (strchr(pat, '*'))
+	if (strpbrk(pat, "*["))
 		return fnmatch(pat, key, 0) == 0;
 	return strcmp(key, pat) == 0;
 }
@@ -77,6 +77,21 @@ ft__diag_find_dev(const struct ft_diag_ctx *c, const char *key, const struct ft_
 
 		if (ft__key_match(o->key, key) && strcmp(o->host, like->host) == 0 &&
 		    strcmp(o->device, like->device) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+const struct ft_obs *
+ft__diag_find_line(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *like)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (ft__key_match(o->key, key) && ft__same_port(o, like) && o->line == like->line &&
+		    strcmp(o->file, like->file) == 0)
 			return o;
 	}
 	return NULL;
