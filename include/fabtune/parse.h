@@ -50,6 +50,18 @@ FT_API int ft_parse_buffer(const char *text, size_t len, const char *file, const
 FT_API int ft_parse_file(const char *path, const char *format, struct ft_obs_set *out,
 			 struct ft_run *run, struct ft_error *err);
 
+/* ---- output helpers (additions) ----------------------------------------- */
+
+struct ft_json;
+
+/* Write @set as a JSON array of objects {key, host, device, port, rank, num, unit, str,
+   file, line}; empty/unknown fields are left out. Deterministic. */
+FT_API void ft_parse_obs_to_json(struct ft_json *j, const struct ft_obs_set *set);
+/* Write @run's rows as a JSON array of objects; NaN figures are left out. */
+FT_API void ft_parse_rows_to_json(struct ft_json *j, const struct ft_run *run);
+/* Text value of an observation for tables: "200 Gbps", "Active", "3 (fe80::1)". */
+FT_API void ft_parse_obs_value(const struct ft_obs *o, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif
