@@ -46,6 +46,15 @@ struct ft_expectation {
 	double lat_us;
 };
 
+/*
+ * Read expectations from a YAML/JSON file: a list of {test, bytes, busbw_GBps,
+ * lat_us} (or that list under an "expectations" key), appended to @out, a
+ * vector of struct ft_expectation. FT_EPARSE naming file:line:column and the
+ * field; FT_ENOENT/FT_EIO naming the file.
+ */
+FT_API int ft_diag_expectations_read(const char *path, struct ft_vec *out, struct ft_error *err)
+	FT_MUST_CHECK;
+
 /* The input of a diagnosis. @expect may be NULL when @nexpect is 0. */
 struct ft_diag_input {
 	const struct ft_obs_set *obs;
