@@ -53,7 +53,13 @@ diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char
 	int rc;
 
 	for (i = 0; i < nfiles; i++) {
-		rc = ft_parse_file(files[i], format, &in->obs, NULL, &err);
+		struct ft_run run;
+
+		ft_run_init(&run, FT_SOURCE_IMPORT, "");
+		rc = ft_parse_file(files[i], format, &in->obs, &run, &err);
+		if (rc == 0)
+			rc = ft_diag_obs_from_run(&run, files[i], &in->obs);
+		ft_run_release(&run);
 		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
 		in->nfiles++;

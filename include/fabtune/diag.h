@@ -28,6 +28,7 @@
 #include <fabtune/error.h>
 #include <fabtune/json.h>
 #include <fabtune/obs.h>
+#include <fabtune/result.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,15 @@ struct ft_expectation {
  */
 FT_API int ft_diag_expectations_read(const char *path, struct ft_vec *out, struct ft_error *err)
 	FT_MUST_CHECK;
+
+/*
+ * Append the result rows of @run (parsed from @file) as observations the
+ * rules read: bench.test, bench.busbw (unless @out already holds busbw from
+ * @file), bench.wrong, bench.lat_p50/bench.lat_p99 and bench.pair_bw
+ * (device "src->dst"). Message sizes go in the text. 0 or FT_ENOMEM.
+ */
+FT_API int ft_diag_obs_from_run(const struct ft_run *run, const char *file,
+				struct ft_obs_set *out) FT_MUST_CHECK;
 
 /* The input of a diagnosis. @expect may be NULL when @nexpect is 0. */
 struct ft_diag_input {

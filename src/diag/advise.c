@@ -480,10 +480,11 @@ adv_channels(const struct adv_ctx *a)
 		    (strstr(o->str, "alltoall") || strstr(o->str, "sendrecv")))
 			t = o;
 	}
-	if (!t || !finding_of(a, "perf-busbw-below-model perf-pair-outlier"))
+	if (!t || !finding_of(a, "nccl-p2p-channels perf-busbw-below-model perf-pair-outlier"))
 		return 0;
 	advice_start(a, &x, "nccl-channels-per-peer", "channels", "NCCL_NCHANNELS_PER_NET_PEER",
-		     "perf-busbw-below-model perf-pair-outlier", "ENV-NCH_NET_PEER SYM-P2P-LOW");
+		     "nccl-p2p-channels perf-busbw-below-model perf-pair-outlier",
+		     "ENV-NCH_NET_PEER SYM-P2P-LOW");
 	x.is_env = true;
 	ft_strlcpy(x.value, "4", sizeof(x.value));
 	add_evidence(&x, t);

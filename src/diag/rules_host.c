@@ -228,7 +228,35 @@ eval_iommu(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     o->str);
 }
 
+static int
+eval_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+
+		if (strcmp(o->key, "tool.error") != 0)
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 1,
+				   "the tool failed part-way (\"%.160s\"): a device vanished or its "
+				   "driver is not answering, so the output is incomplete",
+				   o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 const struct ft_rule ft__diag_rules_host[] = {
+	{ .id = "tool-failed", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_WARNING,
+	  .summary = "a diagnostic tool failed part-way (device vanished, driver not answering)",
+	  .needs = "tool.error", .eval = eval_tool_error,
+	  .fix = "check dmesg for the device (hot-removed VF, driver reset, firmware error), "
+		 "reload the driver or reboot, then re-run the tool",
+	  .kb = "IB-TOOLS" },
 	{ .id = "pcie-link-degraded", .layer = FT_LAYER_FIRMWARE_HW, .severity = FT_SEV_WARNING,
 	  .summary = "a PCIe link trained below its maximum speed or width",
 	  .needs = "pcie.link.speed_cur pcie.link.speed_max pcie.link.width_cur pcie.link.width_max",

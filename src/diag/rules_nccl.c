@@ -556,6 +556,38 @@ eval_version_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+static int
+eval_p2p_channels(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *t = NULL, *net, *ev[2];
+	size_t i;
+
+	if (ft__diag_env(c, "NCCL_NCHANNELS_PER_NET_PEER"))
+		return 0;
+	for (i = 0; i < ft__nobs(c) && !t; i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "bench.test") == 0 &&
+		    (strstr(o->str, "alltoall") || strstr(o->str, "sendrecv") ||
+		     strstr(o->str, "all_to_all")))
+			t = o;
+	}
+	net = ft__diag_find(c, "nccl.transport");
+	if (net && !strstr(net->str, "NET"))
+		net = NULL;
+	if (!net)
+		net = ft__diag_find(c, "nccl.net");
+	if (!t || !net || ft__str_ieq(net->str, "Socket"))
+		return 0;
+	ev[0] = t;
+	ev[1] = net;
+	return ft__diag_emit(c, out, -1, ev, 2,
+			     "%s over the network with the default number of channels per network "
+			     "peer: point-to-point traffic often cannot fill the NIC with 1-2 "
+			     "channels per peer",
+			     t->str);
+}
+
 #define LOG_RULE(id_, layer_, sev_, summary_, eval_, fix_, kb_)                                     \
 	{ .id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                      \
 	  .needs = "nccl.warn nccl.error nccl.info", .eval = eval_, .fix = fix_, .kb = kb_ }
@@ -671,6 +703,13 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .fix = "NCCL_NVLS_ENABLE=0 as a workaround; fix fabric manager/IMEX; in Docker add "
 		 "--cap-add SYS_NICE or set NCCL_CUMEM_HOST_ENABLE=0",
 	  .kb = "SYM-NVLS-INIT SYM-CUMEM-CONTAINER ENV-NVLS ENV-CUMEM" },
+	{ .id = "nccl-p2p-channels", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_INFO,
+	  .summary = "all-to-all or send/recv over the network with default channels per peer",
+	  .needs = "bench.test nccl.transport nccl.net nccl.env.NCCL_NCHANNELS_PER_NET_PEER",
+	  .eval = eval_p2p_channels,
+	  .fix = "try NCCL_NCHANNELS_PER_NET_PEER=4 (then 8) and a larger NCCL_P2P_NET_CHUNKSIZE; "
+		 "keep PXN enabled; measure",
+	  .kb = "ENV-NCH_NET_PEER SYM-P2P-LOW" },
 	{ .id = "nccl-env-leftover", .layer = FT_LAYER_APPLICATION, .severity = FT_SEV_INFO,
 	  .summary = "debugging or removed NCCL variables left in the environment",
 	  .needs = "nccl.env.*", .eval = eval_env_leftover,

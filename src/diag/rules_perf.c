@@ -343,7 +343,58 @@ eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     total, total == 1 ? "" : "s");
 }
 
+/* A benchmark that started (ranks listed) in a file with no result at all. */
+static int
+eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[2] = { o, NULL };
+		size_t nranks = 0;
+		bool seen = false, results = false;
+
+		if (strcmp(o->key, "bench.rank") != 0)
+			continue;
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *p = ft__obs(c, k);
+
+			if (strcmp(p->file, o->file) != 0)
+				continue;
+			if (strcmp(p->key, "bench.rank") == 0) {
+				seen = seen || k < i;
+				nranks++;
+			} else if (ft__str_has_prefix(p->key, "bench.busbw") ||
+				   ft__str_has_prefix(p->key, "bench.time_us") ||
+				   ft__str_has_prefix(p->key, "bench.bw_") ||
+				   ft__str_has_prefix(p->key, "bench.lat")) {
+				results = true;
+			} else if (!ev[1] && strcmp(p->key, "nccl.version") == 0) {
+				ev[1] = p;
+			}
+		}
+		if (seen || results)
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 2,
+				   "the benchmark listed %zu rank%s but reported no result: it hung or "
+				   "crashed after initialisation (or the output was cut)",
+				   nranks, nranks == 1 ? "" : "s");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 const struct ft_rule ft__diag_rules_perf[] = {
+	{ .id = "perf-no-results", .layer = FT_LAYER_APPLICATION, .severity = FT_SEV_WARNING,
+	  .summary = "a benchmark started but reported no result (hang after init)",
+	  .needs = "bench.rank bench.busbw bench.time_us nccl.version", .eval = eval_no_results,
+	  .fix = "re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,COLL and a timeout; "
+		 "disable optional features one at a time (NCCL_COLLNET_ENABLE=0, "
+		 "NCCL_NVLS_ENABLE=0) to find the one that hangs",
+	  .kb = "SYM-INIT-HANG IB-SHARP ENV-COLLNET" },
 	{ .id = "perf-busbw-below-model", .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "measured bus bandwidth below what the model expects",

@@ -239,9 +239,12 @@ eval_roce_mtu(const struct ft_diag_ctx *c, struct ft_findings *out)
 		const struct ft_obs *o = ft__obs(c, i);
 		const struct ft_obs *ll, *st, *ev[3];
 
-		if (strcmp(o->key, "ib.port.mtu_active") != 0 || !o->has_num || o->num >= 4096)
+		if ((strcmp(o->key, "ib.port.mtu_active") != 0 &&
+		     strcmp(o->key, "perftest.mtu") != 0) ||
+		    !o->has_num || o->num >= 4096)
 			continue;
-		ll = ft__diag_find_same(c, "ib.port.link_layer", o);
+		ll = ft__diag_find_same(c, o->key[0] == 'p' ? "perftest.link_type" : "ib.port.link_layer",
+					o);
 		st = ft__diag_find_same(c, "ib.port.state", o);
 		if (!ll || !ft__str_ieq(ll->str, "Ethernet") || (st && !ft__port_state_active(st->str)))
 			continue;
@@ -587,7 +590,9 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .kb = "ROCE-GID ENV-IB_GID_INDEX SYM-QP-GID" },
 	{ .id = "roce-mtu-below-4096", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_WARNING,
 	  .summary = "RoCE port active MTU below 4096",
-	  .needs = "ib.port.mtu_active ib.port.link_layer ib.port.state", .eval = eval_roce_mtu,
+	  .needs = "ib.port.mtu_active ib.port.link_layer ib.port.state perftest.mtu "
+		   "perftest.link_type",
+	  .eval = eval_roce_mtu,
 	  .fix = "jumbo frames end to end: netdev MTU 9000 on hosts and switches, then the RoCE "
 		 "MTU becomes 4096",
 	  .kb = "ROCE-MTU ROCE-WIRE HOST-ETH-MTU SYM-ROCE-MTU" },

@@ -166,7 +166,8 @@ static const struct rule_case cases[] = {
 	  "nccl.env.NCCL_IB_GID_INDEX@h1=3;nccl.version@h1=2.18.3;"
 	  "roce.gid.index@h1/mlx5_0/1=3|::ffff:10.0.0.1;+roce.gid.version@h1/mlx5_0/1=v2" },
 	{ "roce-mtu-below-4096", ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024",
-	  ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=4096" },
+	  ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=4096;perftest.mtu@h1/mlx5_0=1024;"
+	  "perftest.link_type@h1/mlx5_0=IB" },
 	{ "eth-tx-pause-high", "eth.counter.tx_global_pause@h1/eth0=5745042",
 	  "eth.counter.tx_global_pause@h1/eth0=12;eth.counter.tx_prio3_bytes@h1/eth0=99999999" },
 	{ "eth-rx-pause-high", "eth.counter.rx_prio3_pause@h1/eth0=200000",
@@ -282,6 +283,13 @@ static const struct rule_case cases[] = {
 	  "bench.pair_bw@x/h4->h1=3;bench.pair_bw@x/h4->h2=3;bench.pair_bw@x/h4->h3=3",
 	  "bench.pair_bw@x/h1->h2=10;bench.pair_bw@x/h1->h3=10;bench.pair_bw@x/h2->h3=10;"
 	  "bench.pair_bw@x/h4->h1=3;bench.pair_bw@x/h4->h2=10;bench.pair_bw@x/h4->h3=10" },
+	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
+	  "bench.rank@h1/GPU0=0;bench.busbw@h1=40|1048576" },
+	{ "tool-failed", "tool.error@h1/mlx5_7/1=ibpanic: stat of IB device 'mlx5_8' failed",
+	  "ib.port.state@h1/mlx5_7/1=Active" },
+	{ "nccl-p2p-channels", "bench.test@h1=alltoall;nccl.transport@h1/GPU0=NET/IB/0/GDRDMA",
+	  "bench.test@h1=alltoall;nccl.transport@h1/GPU0=NET/IB/0/GDRDMA;"
+	  "nccl.env.NCCL_NCHANNELS_PER_NET_PEER@h1=4" },
 	{ "perf-wrong-results", "bench.wrong@h1=3|1048576", "bench.wrong@h1=0|1048576" },
 };
 
