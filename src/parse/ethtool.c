@@ -104,6 +104,8 @@ device_from_command(struct ft__pctx *c, struct ft__span cmd)
 	bool is_ethtool = false;
 
 	while (ft__token(&cmd, &w)) {
+		if (ft__eq(w, "|") || ft__eq(w, ";") || ft__eq(w, "&&"))
+			break;
 		if (ft__ends(w, "ethtool"))
 			is_ethtool = true;
 		else if (is_ethtool && w.p[0] != '-')

@@ -53,7 +53,8 @@ fail(struct jw *w)
 {
 	if (!w->bad) {
 		w->bad = true;
-		w->bad_line = line_of(w, w->p);
+		/* a report cut short: blame its last line, not the one after it */
+		w->bad_line = line_of(w, w->p >= w->end && w->p > w->start ? w->end - 1 : w->p);
 	}
 	w->p = w->end;
 }

@@ -321,10 +321,15 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 	} else {
 		/* "misc/socket.cc:564 -> 2": the return-code unwinding after an error */
 		const char *arrow = ft__find(m, " -> ");
-		struct ft__span first = m, tok;
+		struct ft__span first = m, tok, code = FT__NOSTR, after;
+		const char *colon;
 
-		if (arrow && ft__token(&first, &tok) && ft__find(tok, ".cc:") &&
-		    ft__i64(ft__skip(m, (size_t)(arrow - m.p) + 4), &v))
+		if (arrow) {
+			after = ft__skip(m, (size_t)(arrow - m.p) + 4);
+			(void)ft__token(&after, &code);
+		}
+		if (arrow && ft__token(&first, &tok) && (colon = memchr(tok.p, ':', tok.n)) &&
+		    memchr(tok.p, '.', (size_t)(colon - tok.p)) && code.p && ft__i64(code, &v))
 			ft__emit(c, line, "nccl.retcode", true, (double)v, NULL, tok);
 	}
 }

@@ -380,6 +380,32 @@ ft__nccl_tests_run(struct ft__pctx *c, const char *text, size_t len)
 	return ft__nccl_engine(c, text, len, true);
 }
 
+/* Table rows: 11 to 13 tokens, the first two (size, count) integers. */
+static int
+count_rows(const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span line;
+	int rows = 0;
+
+	ft__lines_init(&it, text, len, 0);
+	while (ft__lines_next(&it, &line)) {
+		struct ft__span tok[2];
+		uint64_t u;
+		int n = 0;
+		struct ft__span rest = line, t;
+
+		while (ft__token(&rest, &t)) {
+			if (n < 2)
+				tok[n] = t;
+			n++;
+		}
+		if (n >= 11 && n <= 13 && ft__u64(tok[0], &u) && ft__u64(tok[1], &u))
+			rows++;
+	}
+	return rows;
+}
+
 static int
 nccl_tests_sniff(const char *text, size_t len)
 {
@@ -387,6 +413,8 @@ nccl_tests_sniff(const char *text, size_t len)
 
 	if (ft__find(s, "busbw") && ft__find(s, "algbw"))
 		return 95;
+	if (count_rows(text, len) >= 3)
+		return 93; /* above nccl-log: a table among INFO lines is a test's output */
 	if (ft__find(s, "# nThread ") || ft__find(s, "# nccl-tests version"))
 		return 80;
 	if (ft__find(s, "out-of-place") || ft__find(s, "Avg bus bandwidth"))
