@@ -48,6 +48,8 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 {
 	bool have_busbw = has_key_from(out, "bench.busbw", file);
 	bool have_wrong = has_key_from(out, "bench.wrong", file);
+	bool have_lat = has_key_from(out, "bench.lat_p99", file);
+	bool have_pair = has_key_from(out, "bench.pair_bw", file);
 	char last_test[32] = "";
 	size_t i;
 	int rc = 0;
@@ -67,6 +69,8 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 				break;
 		}
 		if (r->src[0] && r->dst[0] && (r->busbw_GBps > 0 || r->algbw_GBps > 0)) {
+			if (have_pair)
+				continue;
 			char pair[48];
 
 			snprintf(pair, sizeof(pair), "%.22s->%.22s", r->src, r->dst);
@@ -78,7 +82,7 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 			rc = add(out, file, "bench.busbw", r, r->busbw_GBps, "GBps", NULL);
 		if (rc == 0 && !have_wrong && r->wrong > 0)
 			rc = add(out, file, "bench.wrong", r, (double)r->wrong, "count", NULL);
-		if (rc == 0 && r->lat_p50_us > 0 && r->lat_p99_us > 0 && isfinite(r->lat_p99_us)) {
+		if (rc == 0 && !have_lat && r->lat_p50_us > 0 && r->lat_p99_us > 0 && isfinite(r->lat_p99_us)) {
 			rc = add(out, file, "bench.lat_p50", r, r->lat_p50_us, "us", NULL);
 			if (rc == 0)
 				rc = add(out, file, "bench.lat_p99", r, r->lat_p99_us, "us", NULL);

@@ -157,6 +157,10 @@ eval_gdr_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 		if (strcmp(o->key, "nccl.gdr") != 0 || !o->has_num || o->num != 0)
 			continue;
+		/* Socket "HCAs" (eno2, eth0, lo) never do GDR: not an RDMA finding. */
+		if (ft__str_has_prefix(o->device, "en") || ft__str_has_prefix(o->device, "eth") ||
+		    strcmp(o->device, "lo") == 0)
+			continue;
 		total++;
 		if (n < FT_ARRAY_SIZE(ev))
 			ev[n++] = o;

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include <fabtune/fabtune.h>
+#include <fabtune/parse.h>
 
 static void
 load(struct ft_obs_set *set, const char *spec)
@@ -634,6 +635,160 @@ test_advice_json(void **state)
 	ft_advice_set_release(&s);
 }
 
+/* ---- corpus fixtures ----------------------------------------------------- */
+
+/*
+ * Every fixture whose header names a fault, with the rule that must find it.
+ * A NULL rule marks a fixture whose fault is not in its text (the header
+ * cites the issue title only); the test then checks the file is still read.
+ */
+static const struct {
+	const char *file;
+	const char *rule;
+} fixture_faults[] = {
+	{ "ethtool-S/mlx5-ethtool-S-xdp-rx-discards-phy-global-pause-k5.15.txt", "eth-rx-discards" },
+	{ "ethtool-S/mlx5-ethtool-S-xdp-rx-discards-phy-global-pause-k5.15.txt", "eth-tx-pause-high" },
+	{ "ethtool/ethtool-link-veth-in-pod-not-rdma-netdev.txt", "eth-not-rdma-netdev" },
+	{ "ethtool/ethtool-link-spectrum-swp1-dac-link-down-speed-unknown.txt", "eth-link-down" },
+	{ "ibstat/gpud-a100-8x-cx6-vf-hdr200-ibpanic-exit255.txt", "tool-failed" },
+	{ "ibstat/mlx4-connectx3-ib-down-polling-eth-disabled.txt", "ib-port-down" },
+	{ "ibstat/archwiki-mlx4-ddr-port2-down-polling.txt", "ib-port-down" },
+	{ "ibv_devinfo/ibv_devinfo-mlx4-cx3-qdr-port2-eth-down.txt", "ib-port-down" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt", "ib-link-downed" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt", "ib-rcv-errors" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt", "ib-xmit-discards" },
+	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-xmit-discards" },
+	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-xmit-wait" },
+	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-link-downed" },
+	{ "nccl-log/a100-tf-pyxis-ibv-create-qp-failed-excerpt.txt", "nccl-create-qp-failed" },
+	{ "nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt", "nccl-mixed-link-layers" },
+	{ "nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt", "nccl-topology-mismatch" },
+	{ "nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt", "nccl-mixed-link-layers" },
+	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-no-rdma-device" },
+	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-socket-transport" },
+	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt", "nccl-socket-ifname" },
+	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
+	  "nccl-socket-transport" },
+	{ "nccl-log/socket-connect-abort-proxy-failure-excerpt.txt", "nccl-peer-unreachable" },
+	{ "nccl-log/a100-4node-2gpu-sharp-collnet-hang-full-init.txt", "perf-no-results" },
+	{ "nccl-log/2node-8gpu-channels-p2p-ipc-net-ib-gdrdma-excerpt.txt", NULL },
+	{ "nccl-log/dgx-h100-2node-trees-rings-ibv-modify-qp-unreachable-excerpt.txt", NULL },
+	{ "nccl-tests/h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt", "nccl-p2p-channels" },
+	{ "nvidia-smi-topo/rtx4090-8gpu-pcie-switch-pix-groups-bond-nic.txt",
+	  "gpu-nic-cross-socket" },
+	{ "perftest/roce-k8s-pod-zero-gid-failed-modify-qp-rtr.txt", "roce-gid-empty" },
+	{ "perftest/roce-ib-write-bw-gpu-dmabuf-all-sizes-92g-mtu1024.txt", "roce-mtu-below-4096" },
+	{ "show_gids/show_gids-empty-in-k8s-pod-calico.txt", "roce-gid-empty" },
+};
+
+/* Healthy samples: nothing of severity warning or worse. */
+static const char *const fixture_healthy[] = {
+	"nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
+	"nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+	"perfquery/rhel75-perfquery-x-extended-all-zero.txt",
+	"perfquery/edr-switch-rcverrordetails-E.txt",
+	"perfquery/perfquery-x-lid21-mail-wrapped-header-excerpt.txt",
+	"perftest/hpe-slingshot-hsn-roce-ib-write-bw-server-client-98g.txt",
+	"iblinkinfo/archwiki-iblinkinfo-two-hca-back-to-back-ddr.txt",
+	"mlnx_qos/mlnx_qos-roce-lossless-dscp-pfc-prio3-netarbiter.txt",
+	"nvidia-smi-topo/a100-sxm4-8gpu-8nic-roce-pxb-pairs.txt",
+	"ethtool/mlx5-cx4lx-ethtool-i-and-S-head-ubuntu18.04-excerpt.txt",
+};
+
+static void
+diagnose_file(const char *rel, struct ft_obs_set *set, struct ft_findings *f)
+{
+	struct ft_diag_input in = { set, NULL, 0 };
+	struct ft_error err = { 0 };
+	struct ft_run run;
+	char path[256];
+
+	snprintf(path, sizeof(path), "tests/fixtures/%s", rel);
+	ft_obs_set_init(set);
+	ft_findings_init(f);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	if (ft_parse_file(path, NULL, set, &run, &err) < 0)
+		fail_msg("%s: %s", path, err.msg);
+	assert_int_equal(ft_diag_obs_from_run(&run, path, set), 0);
+	ft_run_release(&run);
+	assert_true(ft_obs_set_len(set) > 0);
+	assert_int_equal(ft_diag_run(&in, f, &err), 0);
+}
+
+static void
+test_fixture_faults(void **state)
+{
+	size_t i, k;
+
+	for (i = 0; i < FT_ARRAY_SIZE(fixture_faults); i++) {
+		struct ft_obs_set set;
+		struct ft_findings f;
+
+		diagnose_file(fixture_faults[i].file, &set, &f);
+		if (fixture_faults[i].rule && !ft_findings_count_rule(&f, fixture_faults[i].rule))
+			fail_msg("%s: %s not found", fixture_faults[i].file, fixture_faults[i].rule);
+		/* Evidence points back into the fixture. */
+		for (k = 0; k < ft_findings_len(&f); k++) {
+			const struct ft_finding *x = ft_findings_at(&f, k);
+
+			assert_true(x->nevidence >= 1);
+			assert_non_null(strstr(x->evidence[0].file, "tests/fixtures/"));
+		}
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+}
+
+static void
+test_fixture_healthy(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(fixture_healthy); i++) {
+		struct ft_obs_set set;
+		struct ft_findings f;
+
+		diagnose_file(fixture_healthy[i], &set, &f);
+		if (ft_findings_any(&f, FT_SEV_WARNING))
+			fail_msg("%s: unexpected %s: %s", fixture_healthy[i],
+				 ft_findings_at(&f, 0)->rule_id, ft_findings_at(&f, 0)->message);
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+}
+
+/* Every fixture whose header says "# fault" is listed in fixture_faults. */
+static void
+test_fixture_faults_complete(void **state)
+{
+	static const char *const dirs[] = { "ethtool",	 "ethtool-S", "ibstat",	 "ibv_devinfo",
+					    "ibqueryerrors", "perfquery", "nccl-log", "nccl-tests",
+					    "nvidia-smi-topo", "perftest", "show_gids", "ibstatus",
+					    "iblinkinfo",  "ibportstate", "mlnx_qos", "lspci" };
+	size_t d, i;
+	char cmd[512];
+
+	for (d = 0; d < FT_ARRAY_SIZE(dirs); d++) {
+		FILE *p;
+		char line[512];
+
+		snprintf(cmd, sizeof(cmd),
+			 "grep -l '^# fault' tests/fixtures/%s/*.txt 2>/dev/null", dirs[d]);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (fgets(line, sizeof(line), p)) {
+			line[strcspn(line, "\n")] = '\0';
+			for (i = 0; i < FT_ARRAY_SIZE(fixture_faults); i++)
+				if (strcmp(line + strlen("tests/fixtures/"), fixture_faults[i].file) == 0)
+					break;
+			if (i == FT_ARRAY_SIZE(fixture_faults) && !strstr(line, "all-zero") &&
+			    !strstr(line, "rcverrordetails"))
+				fail_msg("%s names a fault but has no expected finding", line);
+		}
+		pclose(p);
+	}
+}
+
 int
 main(void)
 {
@@ -649,6 +804,9 @@ main(void)
 		cmocka_unit_test(test_advise_socket_to_ib),
 		cmocka_unit_test(test_advise_values),
 		cmocka_unit_test(test_advice_json),
+		cmocka_unit_test(test_fixture_faults),
+		cmocka_unit_test(test_fixture_healthy),
+		cmocka_unit_test(test_fixture_faults_complete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
