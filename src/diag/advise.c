@@ -104,6 +104,8 @@ finding_ids(const struct adv_ctx *a, const char *rules, char *buf, size_t len)
 	ft_strbuf_release(&sb);
 }
 
+static void add_evidence(struct ft_advice *x, const struct ft_obs *o);
+
 /* Start an advice motivated by the findings of @rules (evidence from the first ones). */
 static void
 advice_start(const struct adv_ctx *a, struct ft_advice *x, const char *id, const char *category,
@@ -125,8 +127,8 @@ advice_start(const struct adv_ctx *a, struct ft_advice *x, const char *id, const
 
 		if (!strstr(x->findings, f->rule_id))
 			continue;
-		for (k = 0; k < f->nevidence && x->nevidence < FT_ADVICE_MAX_EVIDENCE; k++)
-			x->evidence[x->nevidence++] = f->evidence[k];
+		for (k = 0; k < f->nevidence; k++)
+			add_evidence(x, &f->evidence[k]);
 	}
 }
 
@@ -138,11 +140,19 @@ advice_add(const struct adv_ctx *a, const struct ft_advice *x)
 	return ft_vec_push(&a->out->v, x);
 }
 
+/* Append @o unless it is there already (same source line and key) or the list is full. */
 static void
 add_evidence(struct ft_advice *x, const struct ft_obs *o)
 {
-	if (o && x->nevidence < FT_ADVICE_MAX_EVIDENCE)
-		x->evidence[x->nevidence++] = *o;
+	size_t i;
+
+	if (!o || x->nevidence >= FT_ADVICE_MAX_EVIDENCE)
+		return;
+	for (i = 0; i < x->nevidence; i++)
+		if (x->evidence[i].line == o->line && strcmp(x->evidence[i].file, o->file) == 0 &&
+		    strcmp(x->evidence[i].key, o->key) == 0 && ft__same_port(&x->evidence[i], o))
+			return;
+	x->evidence[x->nevidence++] = *o;
 }
 
 /* ---- figures for gains --------------------------------------------------- */

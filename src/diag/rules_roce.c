@@ -105,9 +105,9 @@ eval_pfc_prio(const struct ft_diag_ctx *c, struct ft_findings *out)
 		prio = dscp >> 3; /* mlx5 default dscp2prio map (ROCE-QOS) */
 		if (pfc_has(o->str, prio, &any) || !any)
 			continue;
-		ev[0] = o;
-		ev[1] = trust;
-		ev[2] = tc ? tc : nccl;
+		ev[0] = tc ? tc : nccl;
+		ev[1] = o;
+		ev[2] = trust;
 		rc = ft__diag_emit(c, out, -1, ev, 3,
 				   "NCCL traffic class %d%s is DSCP %d, priority %d by the default "
 				   "dscp2prio map, but PFC is enabled on priority %s: NCCL runs in a "
@@ -283,23 +283,46 @@ is_rx_pause(const char *key)
 /* Heuristic: 100k pause frames since the counters were cleared is more than bursts. */
 #define PAUSE_FRAMES_HIGH 100000.0
 
+static bool
+pause_high(const struct ft_obs *o, bool tx)
+{
+	double v;
+
+	return (tx ? is_tx_pause(o->key) : is_rx_pause(o->key)) && ft__obs_number(o, &v) &&
+	       v >= PAUSE_FRAMES_HIGH;
+}
+
+/* One finding per NIC: its pause counters over the threshold as evidence. */
 static int
 eval_pause(const struct ft_diag_ctx *c, struct ft_findings *out, bool tx)
 {
-	size_t i;
+	size_t i, k;
 	int rc;
 
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2];
-		double v;
+		const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+		size_t n = 0;
+		bool earlier = false;
+		double v = 0;
 
-		if (!(tx ? is_tx_pause(o->key) : is_rx_pause(o->key)) || !ft__obs_number(o, &v) ||
-		    v < PAUSE_FRAMES_HIGH)
+		if (!pause_high(o, tx) || !ft__obs_number(o, &v))
 			continue;
-		ev[0] = o;
-		ev[1] = ft__diag_find_dev(c, "eth.counter.rx_discards_phy", o);
-		rc = ft__diag_emit(c, out, -1, ev, 2,
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *p = ft__obs(c, k);
+
+			if (!pause_high(p, tx) || strcmp(p->host, o->host) != 0 ||
+			    strcmp(p->device, o->device) != 0)
+				continue;
+			if (k < i)
+				earlier = true;
+			if (n < FT_ARRAY_SIZE(ev) - 1)
+				ev[n++] = p;
+		}
+		if (earlier)
+			continue;
+		ev[n] = ft__diag_find_dev(c, "eth.counter.rx_discards_phy", o);
+		rc = ft__diag_emit(c, out, -1, ev, n + 1,
 				   tx ? "%s = %.0f: the NIC paused the network that often, so this "
 					"host cannot drain what it receives (PCIe, IOMMU, NUMA or GDR "
 					"trouble)"
@@ -335,10 +358,10 @@ eval_ecn_no_cnp(const struct ft_diag_ctx *c, struct ft_findings *out)
 		const struct ft_obs *cnp, *ev[2];
 		double marks, sent;
 
-		if (strcmp(o->key, "ib.hw_counter.np_ecn_marked_roce_packets") != 0 ||
+		if (!ft__key_match(o->key, "*counter.np_ecn_marked_roce_packets") ||
 		    !ft__obs_number(o, &marks) || marks <= 0)
 			continue;
-		cnp = ft__diag_find_same(c, "ib.hw_counter.np_cnp_sent", o);
+		cnp = ft__diag_find_same(c, "*counter.np_cnp_sent", o);
 		if (!cnp || !ft__obs_number(cnp, &sent) || sent > 0)
 			continue;
 		ev[0] = o;
@@ -373,9 +396,9 @@ eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 			if (strcmp(x->host, o->host) != 0)
 				continue;
-			if (strcmp(x->key, "ib.hw_counter.np_ecn_marked_roce_packets") == 0)
+			if (ft__key_match(x->key, "*counter.np_ecn_marked_roce_packets"))
 				marks = x;
-			else if (strcmp(x->key, "ib.hw_counter.np_cnp_sent") == 0)
+			else if (ft__key_match(x->key, "*counter.np_cnp_sent"))
 				cnp = x;
 		}
 		if (!marks || !cnp || !ft__obs_number(marks, &m) || !ft__obs_number(cnp, &s) ||
@@ -411,7 +434,7 @@ eval_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out)
 		const struct ft_obs *pk = NULL, *ev[3];
 		double marks, pkts = 0;
 
-		if (strcmp(o->key, "ib.hw_counter.np_ecn_marked_roce_packets") != 0 ||
+		if (!ft__key_match(o->key, "*counter.np_ecn_marked_roce_packets") ||
 		    !ft__obs_number(o, &marks) || marks <= 0)
 			continue;
 		for (k = 0; k < FT_ARRAY_SIZE(pkts_keys) && !pk; k++)
@@ -421,7 +444,7 @@ eval_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out)
 			continue;
 		ev[0] = o;
 		ev[1] = pk;
-		ev[2] = ft__diag_find_same(c, "ib.hw_counter.rp_cnp_handled", o);
+		ev[2] = ft__diag_find_same(c, "*counter.rp_cnp_handled", o);
 		rc = ft__diag_emit(c, out, -1, ev, 3,
 				   "%.2f%% of received packets carried ECN congestion marks (threshold "
 				   "1%%, heuristic): sustained congestion on the path toward this node",
@@ -441,23 +464,23 @@ static const struct ft__counter_rule c_storm = {
 	"the NIC's PFC storm watchdog fired: a stalled host or NIC was pausing the fabric"
 };
 static const struct ft__counter_rule c_cnp_ignored = {
-	{ "ib.hw_counter.rp_cnp_ignored", NULL }, 1, 0, "healthy value 0",
+	{ "*counter.rp_cnp_ignored", NULL }, 1, 0, "healthy value 0",
 	"CNPs arrived but the reaction point ignored them: RP disabled on the priority or a CC "
 	"priority mismatch"
 };
 static const struct ft__counter_rule c_oos = {
-	{ "ib.hw_counter.out_of_sequence", "ib.hw_counter.duplicate_request", NULL }, 1, 0,
+	{ "*counter.out_of_sequence", "*counter.duplicate_request", NULL }, 1, 0,
 	"healthy value 0", "packets arrived after a gap: loss on the path toward this node"
 };
 static const struct ft__counter_rule c_seq = {
-	{ "ib.hw_counter.packet_seq_err", "ib.hw_counter.implied_nak_seq_err",
-	  "ib.hw_counter.roce_adp_retrans", NULL },
+	{ "*counter.packet_seq_err", "*counter.implied_nak_seq_err",
+	  "*counter.roce_adp_retrans", NULL },
 	1, 0, "healthy value 0",
 	"the peer saw a gap and the window was retransmitted: loss on a priority that should be "
 	"lossless"
 };
 static const struct ft__counter_rule c_ack = {
-	{ "ib.hw_counter.local_ack_timeout_err", "ib.hw_counter.req_transport_retries_exceeded",
+	{ "*counter.local_ack_timeout_err", "*counter.req_transport_retries_exceeded",
 	  NULL },
 	1, 0, "healthy value 0",
 	"a request waited a full ACK timeout before retransmission: multi-second stalls, fatal "
@@ -553,7 +576,7 @@ eval_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 #define ECOUNTER_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                                \
 	{ .id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                      \
-	  .needs = "eth.counter.* ib.hw_counter.*", .eval = ft__diag_eval_counter, .fix = fix_,    \
+	  .needs = "eth.counter.* ib.hw_counter.* (ethtool or sysfs names)", .eval = ft__diag_eval_counter, .fix = fix_,    \
 	  .kb = kb_, .data = &data_ }
 
 const struct ft_rule ft__diag_rules_roce[] = {
@@ -615,7 +638,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 		      "ROCE-PFC SYM-ROCE-PFC-STORM"),
 	{ .id = "roce-ecn-no-cnp", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_ERROR,
 	  .summary = "ECN marks arrive but no CNP is sent (notification point off)",
-	  .needs = "ib.hw_counter.np_ecn_marked_roce_packets ib.hw_counter.np_cnp_sent",
+	  .needs = "*counter.np_ecn_marked_roce_packets ib.hw_counter.np_cnp_sent",
 	  .eval = eval_ecn_no_cnp,
 	  .fix = "enable the notification point on the NCCL priority: echo 1 > "
 		 "/sys/class/net/IF/ecn/roce_np/enable/PRIO",
@@ -623,14 +646,14 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	{ .id = "roce-pfc-only", .layer = FT_LAYER_FABRIC, .severity = FT_SEV_WARNING,
 	  .summary = "pauses without any ECN mark or CNP (no congestion control)",
 	  .needs = "eth.counter.rx_prio*_pause_duration ib.hw_counter.np_ecn_marked_roce_packets "
-		   "ib.hw_counter.np_cnp_sent",
+		   "*counter.np_cnp_sent",
 	  .eval = eval_pfc_only,
 	  .fix = "enable ECN marking on the switch RoCE queue with thresholds below PFC XOFF; "
 		 "enable roce_np/roce_rp on the NCCL priority",
 	  .kb = "ROCE-DCQCN ROCE-PFC SYM-ROCE-NO-CC" },
 	{ .id = "roce-ecn-rate-high", .layer = FT_LAYER_FABRIC, .severity = FT_SEV_WARNING,
 	  .summary = "a high share of received packets is ECN-marked",
-	  .needs = "ib.hw_counter.np_ecn_marked_roce_packets ib.counter.PortRcvPkts "
+	  .needs = "*counter.np_ecn_marked_roce_packets ib.counter.PortRcvPkts "
 		   "eth.counter.rx_packets_phy",
 	  .eval = eval_ecn_rate,
 	  .fix = "look for incast or oversubscribed uplinks; spread flows (more QPs per "
