@@ -74,10 +74,12 @@ render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct d
 		ft_strbuf_addf(sb, "  kb: %s\n", x->kb);
 		for (k = 0; k < x->nevidence; k++) {
 			const struct ft_obs *o = &x->evidence[k];
-			char v[200];
+			char v[200], e[160];
 
 			ft_obs_value_text(o, v, sizeof(v));
-			ft_strbuf_addf(sb, "    %s:%u: %s = %s\n", o->file, o->line, o->key, v);
+			ft_obs_entity(o, e, sizeof(e));
+			ft_strbuf_addf(sb, "    %s:%u: %s%s%s = %s\n", o->file, o->line,
+				       strcmp(e, "-") ? e : "", strcmp(e, "-") ? " " : "", o->key, v);
 		}
 	}
 }
