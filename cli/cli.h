@@ -59,6 +59,7 @@ int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc,
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_parse(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_probe(int argc, char **argv, struct cli_ctx *ctx);
 
 extern const struct cmd cli_commands[];
 extern const size_t cli_ncommands;
