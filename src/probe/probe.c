@@ -115,10 +115,10 @@ ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out, struct ft_
 	while (root[0] && root[strlen(root) - 1] == '/')
 		root[strlen(root) - 1] = '\0';
 	if (root[0] && (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)))
-		return ft_error_set(err, FT_ENOENT, "probe: --root %s: no such directory", cfg->root);
+		return ft_error_set(err, FT_ENOENT, "root %s: no such directory", cfg->root);
 	if (cfg->interval_s < 0 || cfg->interval_s > 3600)
 		return ft_error_set(err, FT_ERANGE,
-				    "probe: interval: expected 0 to 3600 seconds, got %g",
+				    "interval: expected 0 to 3600 seconds, got %g",
 				    cfg->interval_s);
 	memset(&p, 0, sizeof(p));
 	p.root = root;
