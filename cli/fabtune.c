@@ -21,6 +21,7 @@ const struct cmd cli_commands[] = {
 	{ "diagnose", cmd_diagnose, "locate the fault layer by layer, with evidence and fix" },
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
+	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
 	{ "version", cmd_version, "print the version of fabtune" },
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);

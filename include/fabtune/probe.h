@@ -28,6 +28,19 @@ struct ft_probe_cfg {
 FT_API int ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out,
 			 struct ft_error *err);
 
+/* ---- multi-node (additions) ---------------------------------------------- */
+
+/* True when this process was started by mpirun/srun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set). */
+FT_API bool ft_probe_under_mpi(void);
+/*
+ * Gather every rank's observations at rank 0 (MPI_Gather of the counts, then
+ * MPI_Gatherv of the plain ft_obs records). Initializes and finalizes MPI.
+ * On rank 0 @set ends with all ranks' observations in rank order; on the
+ * others it is unchanged. *@rank gets this process's rank. FT_ENOTSUP when
+ * built without MPI, FT_EMPI when an MPI call fails.
+ */
+FT_API int ft_probe_mpi_gather(struct ft_obs_set *set, int *rank, struct ft_error *err);
+
 #ifdef __cplusplus
 }
 #endif
