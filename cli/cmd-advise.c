@@ -30,7 +30,7 @@ render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct d
 	struct ft_table t;
 	size_t i, k;
 
-	ft_strbuf_addf(sb, "%zu observations from %zu file%s\n", ft_obs_set_len(&in->obs),
+	ft_strbuf_addf(sb, "%zu observations from %zu input%s\n", ft_obs_set_len(&in->obs),
 		       in->nfiles, in->nfiles == 1 ? "" : "s");
 	if (!ft_advice_set_len(s)) {
 		ft_strbuf_adds(sb, "no changes to advise\n");
@@ -78,8 +78,12 @@ render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct d
 
 			ft_obs_value_text(o, v, sizeof(v));
 			ft_obs_entity(o, e, sizeof(e));
-			ft_strbuf_addf(sb, "    %s:%u: %s%s%s = %s\n", o->file, o->line,
-				       strcmp(e, "-") ? e : "", strcmp(e, "-") ? " " : "", o->key, v);
+			if (o->line)
+				ft_strbuf_addf(sb, "    %s:%u: ", o->file, o->line);
+			else
+				ft_strbuf_addf(sb, "    %s: ", o->file[0] ? o->file : "-");
+			ft_strbuf_addf(sb, "%s%s%s = %s\n", strcmp(e, "-") ? e : "",
+				       strcmp(e, "-") ? " " : "", o->key, v);
 		}
 	}
 }
@@ -137,9 +141,11 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = {
 		"fabtune advise INPUT... [--expect FILE] [--spec SPEC] [--input-format NAME] "
 		"[--format table|json|env] [--json]",
+		"fabtune advise --probe [--root DIR] [--interval TIME] [INPUT...] [options]",
 		NULL,
 	};
 	const char *format = NULL, *in_format = NULL, *expect = NULL, *spec = NULL;
+	struct diag_probe_opts po = { false, NULL, 0 };
 	const struct opt opts[] = {
 		OPT_STRING(0, "format", &format, "FMT",
 			   "output: table (default), json, or env (export lines to paste)"),
@@ -148,6 +154,11 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "expect", &expect, "FILE",
 			   "expectations: a YAML/JSON list of {test, bytes, busbw_GBps, lat_us}"),
 		OPT_STRING(0, "spec", &spec, "SPEC", "cluster spec: expectations from the model"),
+		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
+		OPT_STRING(0, "root", &po.root, "DIR",
+			   "probe a captured tree instead of / (implies --probe)"),
+		OPT_DURATION(0, "interval", &po.interval_s,
+			     "probe twice this far apart and judge counter rates (implies --probe)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -179,13 +190,15 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 			return EXIT_USAGE;
 		}
 	}
-	if (n == 0) {
-		cli_error(ctx, "no input files (see fabtune advise --help)");
+	if (n == 0 && !diag_probe_wanted(&po)) {
+		cli_error(ctx, "no input files and no --probe (see fabtune advise --help)");
 		return EXIT_USAGE;
 	}
 	diag_inputs_init(&in);
 	ft_advice_set_init(&s);
 	rc = diag_inputs_load(&in, argv + 1, (size_t)n, in_format, expect, spec, ctx);
+	if (rc == 0)
+		rc = diag_inputs_probe(&in, &po, ctx);
 	if (rc)
 		goto out;
 	din.obs = &in.obs;

@@ -10,6 +10,7 @@
 
 #include <fabtune/fabtune.h>
 #include <fabtune/parse.h>
+#include <fabtune/probe.h>
 
 #include "cli.h"
 #include "diag_cli.h"
@@ -79,6 +80,27 @@ diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char
 		else if (rc < 0)
 			return cli_fail(ctx, rc, &err);
 	}
+	return 0;
+}
+
+int
+diag_inputs_probe(struct diag_inputs *in, const struct diag_probe_opts *po, struct cli_ctx *ctx)
+{
+	struct ft_probe_cfg cfg = { 0 };
+	struct ft_error err = { 0 };
+	int rc;
+
+	if (!diag_probe_wanted(po))
+		return 0;
+	cfg.root = po->root ? po->root : "/";
+	/* Tools read the live host, not a captured tree. */
+	cfg.run_tools = !po->root || strcmp(po->root, "/") == 0;
+	cfg.interval_s = po->interval_s;
+	cfg.host = NULL;
+	rc = ft_probe_host(&cfg, &in->obs, &err);
+	if (rc < 0)
+		return cli_fail(ctx, rc, &err);
+	in->nfiles++;
 	return 0;
 }
 
@@ -159,7 +181,7 @@ render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag
 	struct ft_table t;
 	size_t i, k;
 
-	ft_strbuf_addf(sb, "%zu observations from %zu file%s, %zu rules", ft_obs_set_len(&in->obs),
+	ft_strbuf_addf(sb, "%zu observations from %zu input%s, %zu rules", ft_obs_set_len(&in->obs),
 		       in->nfiles, in->nfiles == 1 ? "" : "s", ft_rule_count());
 	if (in->expect.len)
 		ft_strbuf_addf(sb, ", %zu expectation%s", in->expect.len,
@@ -214,17 +236,24 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = {
 		"fabtune diagnose INPUT... [--expect FILE] [--spec SPEC] [--format NAME] [--json]",
+		"fabtune diagnose --probe [--root DIR] [--interval TIME] [INPUT...] [options]",
 		"fabtune diagnose --list-rules [--json]",
 		NULL,
 	};
 	const char *format = NULL, *expect = NULL, *spec = NULL;
 	bool list = false;
+	struct diag_probe_opts po = { false, NULL, 0 };
 	const struct opt opts[] = {
 		OPT_STRING('f', "format", &format, "NAME",
 			   "read every INPUT as this format (default: detect; see fabtune parse --list)"),
 		OPT_STRING(0, "expect", &expect, "FILE",
 			   "expectations: a YAML/JSON list of {test, bytes, busbw_GBps, lat_us}"),
 		OPT_STRING(0, "spec", &spec, "SPEC", "cluster spec: expectations from the model"),
+		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
+		OPT_STRING(0, "root", &po.root, "DIR",
+			   "probe a captured tree instead of / (implies --probe)"),
+		OPT_DURATION(0, "interval", &po.interval_s,
+			     "probe twice this far apart and judge counter rates (implies --probe)"),
 		OPT_BOOL(0, "list-rules", &list, "list the rules and exit"),
 		OPT_END(),
 	};
@@ -247,13 +276,15 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (list)
 		return list_rules(ctx);
-	if (n == 0) {
-		cli_error(ctx, "no input files (see fabtune diagnose --help)");
+	if (n == 0 && !diag_probe_wanted(&po)) {
+		cli_error(ctx, "no input files and no --probe (see fabtune diagnose --help)");
 		return EXIT_USAGE;
 	}
 	diag_inputs_init(&in);
 	ft_findings_init(&f);
 	rc = diag_inputs_load(&in, argv + 1, (size_t)n, format, expect, spec, ctx);
+	if (rc == 0)
+		rc = diag_inputs_probe(&in, &po, ctx);
 	if (rc)
 		goto out;
 	din.obs = &in.obs;

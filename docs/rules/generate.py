@@ -68,6 +68,7 @@ T = {
     "roce-mtu-below-4096": ("an Active Ethernet-link-layer port, or a perftest run over Ethernet, with MTU < 4096.", "ROCE-MTU"),
     "eth-tx-pause-high": ("tx_prio<N>_pause, tx_global_pause or tx_pause_ctrl_phy >= 100000.", "heuristic: pause frames far beyond bursts since the last clear"),
     "eth-rx-pause-high": ("rx_prio<N>_pause, rx_global_pause or rx_pause_ctrl_phy >= 100000.", "heuristic"),
+    "eth-pause-fraction": ("with a probe interval, Δpause_duration (µs) / Δt (µs) >= 10% on a priority (error >= 50%).", "ROCE-PFC heuristic: a few percent under all-reduce bursts is common, tens of percent sustained is congestion spreading"),
     "eth-pause-storm": ("tx_pause_storm_warning_events or tx_pause_storm_error_events >= 1.", "K-MLX5 storm prevention counters (ROCE-PFC)"),
     "roce-ecn-no-cnp": ("np_ecn_marked_roce_packets > 0 with np_cnp_sent = 0 on the same port.", "ROCE-DCQCN interpretation matrix"),
     "roce-pfc-only": ("rx_prio<N>_pause_duration > 0 on a host whose np_ecn_marked_roce_packets and np_cnp_sent are both 0.", "ROCE-COUNTERS interpretation matrix"),
@@ -92,6 +93,24 @@ T = {
     "perf-wrong-results": ("the benchmark's #wrong > 0.", "nccl-tests validation"),
 }
 
+# Counter rules also judge per-second rates (`<key>.rate`, from a probe with
+# --interval): any increase fires unless noted here.
+RATE = {
+    "ib-symbol-errors": "a rate above 0.001/s (a handful per hour, IB-COUNTERS) fires",
+    "ib-link-downed": "any increase fires as critical (IB-COUNTERS: LinkDowned incrementing under a job)",
+    "ib-xmit-wait": "rates are not judged (the tick length is device-specific)",
+    "eth-rx-discards": "a rate above 1/s fires (heuristic)",
+    "eth-rx-out-of-buffer": "a rate above 100/s fires (heuristic)",
+}
+COUNTER_RULES = {
+    "ib-symbol-errors", "ib-link-recovery", "ib-link-downed", "ib-rcv-errors",
+    "ib-remote-physical-errors", "ib-switch-relay-errors", "ib-xmit-discards", "ib-xmit-wait",
+    "ib-constraint-errors", "ib-link-integrity", "ib-buffer-overrun", "ib-vl15-dropped",
+    "eth-pause-storm", "roce-cnp-ignored", "roce-out-of-sequence", "roce-sequence-errors",
+    "roce-ack-timeouts", "eth-rx-discards", "eth-rx-out-of-buffer", "eth-oversize-frames",
+    "eth-phy-errors", "eth-pci-signal-integrity", "eth-module-fault",
+}
+
 def main():
     exe = sys.argv[1] if len(sys.argv) > 1 else "build/cli/fabtune"
     rules = json.loads(subprocess.check_output([exe, "diagnose", "--list-rules", "--json"]))
@@ -101,6 +120,9 @@ def main():
         sys.exit("no trigger note for: " + " ".join(missing))
     for r in rules:
         trig, basis = T[r["id"]]
+        if r["id"] in COUNTER_RULES:
+            trig += (" With counter rates from `fabtune probe --interval` (`<key>.rate`): %s."
+                     % RATE.get(r["id"], "any increase during the interval fires"))
         kb = ", ".join("`%s`" % k for k in r["kb"].split())
         needs = ", ".join("`%s`" % k for k in r["needs"].split() if "(" not in k and ")" not in k)
         text = (

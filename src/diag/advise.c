@@ -786,7 +786,10 @@ adv_routing(const struct adv_ctx *a)
 {
 	struct ft_advice x;
 
+	/* IB-COUNTERS: congestion counters *without* physical errors point at routing. */
 	if (!finding_of(a, "ib-xmit-wait ib-xmit-discards") ||
+	    finding_of(a, "ib-link-downed ib-link-recovery ib-symbol-errors ib-rcv-errors "
+			  "ib-link-integrity ib-port-down") ||
 	    (ft__diag_has_roce(a->c) && !ft__diag_has_active_ib(a->c) &&
 	     !ft__diag_find(a->c, "ib.counter.PortXmitWait")))
 		return 0;

@@ -32,6 +32,13 @@ struct ft__counter_rule {
 	double critical;	/* a value >= critical fires as critical; 0 = never */
 	const char *basis;	/* "IBD-THR default" / "heuristic" */
 	const char *meaning;	/* what a high value means */
+	/*
+	 * Rates ("<key>.rate", per second, from a probe with an interval): a rate
+	 * > rate_threshold fires ("the counter is rising"); rate_threshold < 0
+	 * leaves rates alone. rate_critical: a rising counter is critical.
+	 */
+	double rate_threshold;
+	bool rate_critical;
 };
 int ft__diag_eval_counter(const struct ft_diag_ctx *ctx, struct ft_findings *out);
 

@@ -299,7 +299,8 @@ eval_mtu_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 static const struct ft__counter_rule c_symbol = {
 	{ "ib.counter.SymbolErrorCounter", NULL }, 10, 0, "IBD-THR default",
 	"minor link errors on a lane: dirty or damaged cable or connector, marginal optics; on "
-	"HDR/NDR these errors survived FEC"
+	"HDR/NDR these errors survived FEC",
+	.rate_threshold = 0.001 /* more than a handful per hour (IB-COUNTERS) */
 };
 static const struct ft__counter_rule c_recovery = {
 	{ "ib.counter.LinkErrorRecoveryCounter", NULL }, 10, 0, "IBD-THR default",
@@ -307,7 +308,8 @@ static const struct ft__counter_rule c_recovery = {
 };
 static const struct ft__counter_rule c_downed = {
 	{ "ib.counter.LinkDownedCounter", NULL }, 1, 10, "any increment; IBD-THR default 10 is critical",
-	"the link went down: flapping cable, port or peer reboot; ranks behind it see NCCL error 12"
+	"the link went down: flapping cable, port or peer reboot; ranks behind it see NCCL error 12",
+	.rate_critical = true
 };
 static const struct ft__counter_rule c_rcv = {
 	{ "ib.counter.PortRcvErrors", NULL }, 10, 0, "IBD-THR default",
@@ -327,7 +329,8 @@ static const struct ft__counter_rule c_discards = {
 };
 static const struct ft__counter_rule c_wait = {
 	{ "ib.counter.PortXmitWait", NULL }, 1000, 0, "IBD-THR floor; tick length is device-specific",
-	"the port had data but no credits: downstream congestion, incast or a slow receiver"
+	"the port had data but no credits: downstream congestion, incast or a slow receiver",
+	.rate_threshold = -1 /* tick length is device-specific */
 };
 static const struct ft__counter_rule c_constraint = {
 	{ "ib.counter.PortXmitConstraintErrors", "ib.counter.PortRcvConstraintErrors", NULL }, 100, 0,

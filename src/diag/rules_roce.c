@@ -417,6 +417,40 @@ eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/* ROCE-PFC heuristics: a few percent paused is common, tens of percent is spreading. */
+#define PAUSED_FRACTION_HIGH 0.10
+#define PAUSED_FRACTION_BAD  0.50
+
+static int
+eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		bool rx = ft__key_match(o->key, "eth.counter.rx_*pause_duration.rate");
+		bool tx = ft__key_match(o->key, "eth.counter.tx_*pause_duration.rate");
+		double us_per_s, frac;
+
+		if ((!rx && !tx) || !ft__obs_number(o, &us_per_s))
+			continue;
+		frac = us_per_s / 1e6; /* pause duration counts microseconds */
+		if (frac < PAUSED_FRACTION_HIGH)
+			continue;
+		rc = ft__diag_emit(c, out, frac >= PAUSED_FRACTION_BAD ? FT_SEV_ERROR : -1, ev, 1,
+				   rx ? "the NIC was paused %.0f%% of the probe interval: congestion "
+					"is spreading through PFC (tens of percent, sustained)"
+				      : "the NIC paused its link partner %.0f%% of the probe interval: "
+					"this host does not drain what it receives",
+				   100 * (frac > 1 ? 1 : frac));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Heuristic: more than 1% of received packets ECN-marked is sustained congestion. */
 #define ECN_MARK_SHARE_HIGH 0.01
 
@@ -491,12 +525,14 @@ static const struct ft__counter_rule c_rx_discards = {
 	  "eth.counter.rx_prio[0-7]_buf_discard", NULL },
 	1000, 0, "heuristic",
 	"received packets dropped for lack of NIC buffers: the host or PCIe does not keep up, or "
-	"the NIC is not pausing on that priority"
+	"the NIC is not pausing on that priority",
+	.rate_threshold = 1 /* heuristic */
 };
 static const struct ft__counter_rule c_out_of_buffer = {
 	{ "eth.counter.rx_out_of_buffer", NULL }, 1000, 0, "heuristic",
 	"the kernel receive ring had no buffers: CPU or IRQ handling too slow for IP traffic "
-	"(socket transport, IPoIB)"
+	"(socket transport, IPoIB)",
+	.rate_threshold = 100 /* heuristic */
 };
 static const struct ft__counter_rule c_oversize = {
 	{ "eth.counter.rx_oversize_pkts_phy", "eth.counter.rx_out_of_range_len_phy", NULL }, 1, 0,
@@ -631,6 +667,13 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .fix = "enable ECN marking below the PFC threshold on the RoCE queue; look for incast "
 		 "and oversubscription",
 	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-NO-CC" },
+	{ .id = "eth-pause-fraction", .layer = FT_LAYER_FABRIC, .severity = FT_SEV_WARNING,
+	  .summary = "a large share of time paused by PFC (needs a probe interval)",
+	  .needs = "eth.counter.rx_prio*_pause_duration.rate eth.counter.tx_prio*_pause_duration.rate",
+	  .eval = eval_pause_fraction,
+	  .fix = "receive side paused: enable ECN marking below PFC XOFF and find the incast; "
+		 "transmit side pausing: find why this host stalls (PCIe, IOMMU, NUMA, GDR)",
+	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-PFC-STORM" },
 	ECOUNTER_RULE("eth-pause-storm", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
 		      "PFC storm watchdog events on the NIC", c_storm,
 		      "treat as a host or NIC fault first: find the stalled host (largest tx pause), "

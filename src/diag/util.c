@@ -220,6 +220,23 @@ ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 	return rc;
 }
 
+/* Does @key equal "<a pattern of @cr>.rate"? */
+static bool
+is_rate_of(const struct ft__counter_rule *cr, const char *key)
+{
+	size_t n = strlen(key), k;
+	char base[64];
+
+	if (n <= 5 || n - 5 >= sizeof(base) || strcmp(key + n - 5, ".rate") != 0)
+		return false;
+	memcpy(base, key, n - 5);
+	base[n - 5] = '\0';
+	for (k = 0; cr->keys[k]; k++)
+		if (ft__key_match(base, cr->keys[k]))
+			return true;
+	return false;
+}
+
 int
 ft__diag_eval_counter(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -230,9 +247,21 @@ ft__diag_eval_counter(const struct ft_diag_ctx *c, struct ft_findings *out)
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
 		const struct ft_obs *ev[1] = { o };
+		char name[64];
 		double v;
 		int sev;
 
+		if (cr->rate_threshold >= 0 && is_rate_of(cr, o->key) && ft__obs_number(o, &v) &&
+		    v > cr->rate_threshold) {
+			ft_strlcpy(name, o->key, sizeof(name));
+			name[strlen(name) - 5] = '\0';
+			rc = ft__diag_emit(c, out, cr->rate_critical ? FT_SEV_CRITICAL : -1, ev, 1,
+					   "%s rising at %.3g/s during the probe interval: %s",
+					   strrchr(name, '.') + 1, v, cr->meaning);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		for (k = 0; cr->keys[k]; k++)
 			if (ft__key_match(o->key, cr->keys[k]))
 				break;

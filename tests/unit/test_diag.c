@@ -173,6 +173,8 @@ static const struct rule_case cases[] = {
 	  "eth.counter.tx_global_pause@h1/eth0=12;eth.counter.tx_prio3_bytes@h1/eth0=99999999" },
 	{ "eth-rx-pause-high", "eth.counter.rx_prio3_pause@h1/eth0=200000",
 	  "eth.counter.rx_prio3_pause@h1/eth0=10" },
+	{ "eth-pause-fraction", "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=300000",
+	  "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=20000" },
 	{ "eth-pause-storm", "eth.counter.tx_pause_storm_error_events@h1/eth0=2",
 	  "eth.counter.tx_pause_storm_error_events@h1/eth0=0" },
 	{ "roce-ecn-no-cnp",
@@ -435,6 +437,31 @@ test_severity_escalation(void **state)
 	ft_findings_release(&f);
 }
 
+/* Rates from a probe interval: a rising counter fires even below the total threshold. */
+static void
+test_counter_rates(void **state)
+{
+	struct ft_findings f;
+
+	diagnose("ib.counter.LinkDownedCounter@h1/mlx5_0/1=0;"
+		 "ib.counter.LinkDownedCounter.rate@h1/mlx5_0/1=0.5",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_len(&f), 1);
+	assert_string_equal(ft_findings_at(&f, 0)->rule_id, "ib-link-downed");
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_CRITICAL);
+	assert_non_null(strstr(ft_findings_at(&f, 0)->message, "rising at 0.5/s"));
+	ft_findings_release(&f);
+	/* PortXmitWait ticks are device-specific: its rate alone is not judged. */
+	diagnose("ib.counter.PortXmitWait.rate@h1/mlx5_0/1=5000;"
+		 "ib.counter.SymbolErrorCounter.rate@h1/mlx5_0/1=0.0001",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_len(&f), 0);
+	ft_findings_release(&f);
+	diagnose("ib.counter.SymbolErrorCounter.rate@h1/mlx5_0/1=0.01", NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-symbol-errors"), 1);
+	ft_findings_release(&f);
+}
+
 static void
 test_json_shape(void **state)
 {
@@ -609,6 +636,18 @@ test_advise_values(void **state)
 	a = ft_advice_find(&s, "nccl-ib-timeout");
 	assert_non_null(a);
 	assert_string_equal(a->value, "22");
+	ft_advice_set_release(&s);
+
+	/* Congestion without physical errors: adaptive routing; with them, the link first. */
+	advise("ib.counter.PortXmitWait@sw/0x1/1=50000;ib.counter.PortXmitDiscards@sw/0x1/1=500",
+	       NULL, 0, &s);
+	assert_non_null(ft_advice_find(&s, "adaptive-routing"));
+	assert_null(ft_advice_find(&s, "replace-link"));
+	ft_advice_set_release(&s);
+	advise("ib.counter.PortXmitWait@sw/0x1/1=50000;ib.counter.LinkDownedCounter@sw/0x1/1=2",
+	       NULL, 0, &s);
+	assert_null(ft_advice_find(&s, "adaptive-routing"));
+	assert_non_null(ft_advice_find(&s, "replace-link"));
 	ft_advice_set_release(&s);
 
 	/* A healthy set gives no advice. */
@@ -798,6 +837,7 @@ main(void)
 		cmocka_unit_test(test_rule_table),
 		cmocka_unit_test(test_ranking),
 		cmocka_unit_test(test_severity_escalation),
+		cmocka_unit_test(test_counter_rates),
 		cmocka_unit_test(test_json_shape),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_advise_mtu_gain),
