@@ -131,7 +131,8 @@ render_env(struct ft_strbuf *sb, const struct ft_advice_set *s)
 		const struct ft_advice *x = ft_advice_set_at(s, i);
 
 		if (!x->is_env)
-			ft_strbuf_addf(sb, "#   %s: %s\n", x->id, x->action[0] ? x->action : x->value);
+			ft_strbuf_addf(sb, "#   %s: %s\n", x->id,
+				       x->action[0] ? x->action : x->value);
 	}
 }
 
@@ -157,12 +158,14 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
 		OPT_STRING(0, "root", &po.root, "DIR",
 			   "probe a captured tree instead of / (implies --probe)"),
-		OPT_DURATION(0, "interval", &po.interval_s,
-			     "probe twice this far apart and judge counter rates (implies --probe)"),
+		OPT_DURATION(
+			0, "interval", &po.interval_s,
+			"probe twice this far apart and judge counter rates (implies --probe)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
-		"advise", synopsis,
+		"advise",
+		synopsis,
 		"Advise concrete changes (NCCL environment, MTU, PFC/ECN/DCQCN, adaptive routing, "
 		"QPs per connection, channels, placement), each with its evidence and, where "
 		"computable, the predicted gain.",

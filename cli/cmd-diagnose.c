@@ -225,7 +225,8 @@ render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag
 		for (k = 0; k < x->nevidence; k++)
 			evidence_line(sb, &x->evidence[k]);
 	}
-	ft_strbuf_addf(sb, "\n%zu finding%s:", ft_findings_len(f), ft_findings_len(f) == 1 ? "" : "s");
+	ft_strbuf_addf(sb, "\n%zu finding%s:", ft_findings_len(f),
+		       ft_findings_len(f) == 1 ? "" : "s");
 	for (i = FT_SEV_COUNT; i-- > 0;)
 		ft_strbuf_addf(sb, " %zu %s%s", counts[i], ft_severity_name((enum ft_severity)i),
 			       i ? "," : "\n");
@@ -244,21 +245,24 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 	bool list = false;
 	struct diag_probe_opts po = { false, NULL, 0 };
 	const struct opt opts[] = {
-		OPT_STRING('f', "format", &format, "NAME",
-			   "read every INPUT as this format (default: detect; see fabtune parse --list)"),
+		OPT_STRING(
+			'f', "format", &format, "NAME",
+			"read every INPUT as this format (default: detect; fabtune parse --list)"),
 		OPT_STRING(0, "expect", &expect, "FILE",
 			   "expectations: a YAML/JSON list of {test, bytes, busbw_GBps, lat_us}"),
 		OPT_STRING(0, "spec", &spec, "SPEC", "cluster spec: expectations from the model"),
 		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
 		OPT_STRING(0, "root", &po.root, "DIR",
 			   "probe a captured tree instead of / (implies --probe)"),
-		OPT_DURATION(0, "interval", &po.interval_s,
-			     "probe twice this far apart and judge counter rates (implies --probe)"),
+		OPT_DURATION(
+			0, "interval", &po.interval_s,
+			"probe twice this far apart and judge counter rates (implies --probe)"),
 		OPT_BOOL(0, "list-rules", &list, "list the rules and exit"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
-		"diagnose", synopsis,
+		"diagnose",
+		synopsis,
 		"Locate the fault layer by layer (application, communication library, OS/driver, "
 		"firmware/hardware, fabric) from tool outputs, with the evidence and the fix. "
 		"Exit 1 when a finding of severity warning or worse exists.",

@@ -35,9 +35,9 @@ int diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const 
 
 /* Options that make a command probe this host (or a captured tree) as one more input. */
 struct diag_probe_opts {
-	bool probe;	    /* --probe */
-	const char *root;   /* --root DIR: a captured tree (implies --probe, no tools run) */
-	double interval_s;  /* --interval TIME: counter rates (implies --probe) */
+	bool probe;	   /* --probe */
+	const char *root;  /* --root DIR: a captured tree (implies --probe, no tools run) */
+	double interval_s; /* --interval TIME: counter rates (implies --probe) */
 };
 
 /* Probe per @po when asked, appending to @in. Prints the error and returns the exit code. */

@@ -53,8 +53,8 @@ struct ft_expectation {
  * vector of struct ft_expectation. FT_EPARSE naming file:line:column and the
  * field; FT_ENOENT/FT_EIO naming the file.
  */
-FT_API int ft_diag_expectations_read(const char *path, struct ft_vec *out, struct ft_error *err)
-	FT_MUST_CHECK;
+FT_API int ft_diag_expectations_read(const char *path, struct ft_vec *out,
+				     struct ft_error *err) FT_MUST_CHECK;
 
 /*
  * Append the result rows of @run (parsed from @file) as observations the
@@ -152,17 +152,17 @@ FT_API void ft_obs_value_text(const struct ft_obs *o, char *buf, size_t len);
 
 /* One concrete change. */
 struct ft_advice {
-	char id[40];	     /* "nccl-ib-hca", "roce-mtu", ... */
-	char category[24];   /* "nccl-env", "mtu", "qos", "dcqcn", "routing", "qps",
+	char id[40];	      /* "nccl-ib-hca", "roce-mtu", ... */
+	char category[24];    /* "nccl-env", "mtu", "qos", "dcqcn", "routing", "qps",
 				"channels", "placement", "host", "hardware" */
-	char setting[64];    /* "NCCL_IB_HCA", "netdev mtu", "PFC priorities" */
-	char value[160];     /* the value to set ("" with @unset) */
-	bool is_env;	     /* an environment variable of the job */
-	bool unset;	     /* remove the variable instead of setting it */
-	char action[256];    /* how to apply a system setting (a command), "" for env */
-	char reason[384];    /* why, with figures */
-	char findings[128];  /* rule ids that motivate it, space separated */
-	double gain_pct;     /* predicted gain in percent; NAN when it cannot be computed */
+	char setting[64];     /* "NCCL_IB_HCA", "netdev mtu", "PFC priorities" */
+	char value[160];      /* the value to set ("" with @unset) */
+	bool is_env;	      /* an environment variable of the job */
+	bool unset;	      /* remove the variable instead of setting it */
+	char action[256];     /* how to apply a system setting (a command), "" for env */
+	char reason[384];     /* why, with figures */
+	char findings[128];   /* rule ids that motivate it, space separated */
+	double gain_pct;      /* predicted gain in percent; NAN when it cannot be computed */
 	char gain_basis[192]; /* how the gain was computed, or why it is not */
 	char kb[64];
 	size_t nevidence;

@@ -167,7 +167,8 @@ best_busbw(const struct ft_diag_ctx *c)
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
 
-		if (strcmp(o->key, "bench.busbw") == 0 && o->has_num && (!best || o->num > best->num))
+		if (strcmp(o->key, "bench.busbw") == 0 && o->has_num &&
+		    (!best || o->num > best->num))
 			best = o;
 	}
 	return best;
@@ -233,9 +234,9 @@ bandwidth_gain(const struct adv_ctx *a, struct ft_advice *x)
 	double e = expected_busbw(a->c, basis, sizeof(basis));
 
 	if (!m || e <= 0) {
-		snprintf(x->gain_basis, sizeof(x->gain_basis),
-			 "not computable: %s", !m ? "no measured busbw among the inputs"
-						  : "no expectation and no active port rate");
+		snprintf(x->gain_basis, sizeof(x->gain_basis), "not computable: %s",
+			 !m ? "no measured busbw among the inputs"
+			    : "no expectation and no active port rate");
 		return;
 	}
 	add_evidence(x, m);
@@ -264,7 +265,8 @@ adv_network(const struct adv_ctx *a)
 		return 0;
 	if (dis && strcmp(dis->str, "0") != 0) {
 		advice_start(a, &x, "nccl-ib-disable", "nccl-env", "NCCL_IB_DISABLE",
-			     "nccl-socket-transport nccl-env-leftover", "ENV-IB_DISABLE SYM-BW-SOCKET");
+			     "nccl-socket-transport nccl-env-leftover",
+			     "ENV-IB_DISABLE SYM-BW-SOCKET");
 		x.is_env = true;
 		x.unset = true;
 		snprintf(x.reason, sizeof(x.reason),
@@ -304,8 +306,9 @@ adv_rdma_stack(const struct adv_ctx *a)
 		   "with --device /dev/infiniband; attach the RDMA NIC's netdev (SR-IOV VF or "
 		   "macvlan) so show_gids lists a RoCE v2 GID",
 		   sizeof(x.action));
-	ft_strlcpy(x.reason, "the process cannot see a usable RDMA device, so NCCL or perftest "
-			     "cannot use verbs",
+	ft_strlcpy(x.reason,
+		   "the process cannot see a usable RDMA device, so NCCL or perftest "
+		   "cannot use verbs",
 		   sizeof(x.reason));
 	bandwidth_gain(a, &x);
 	return advice_add(a, &x);
@@ -453,8 +456,9 @@ adv_bond_qps(const struct adv_ctx *a)
 			     "nccl-bond-single-qp", "ENV-IB_SPLIT ENV-IB_QPS");
 		x.is_env = true;
 		ft_strlcpy(x.value, "0", sizeof(x.value));
-		ft_strlcpy(x.reason, "round-robin messages over the QPs (the maintainers' pairing "
-				     "with 2 QPs on bonds)",
+		ft_strlcpy(x.reason,
+			   "round-robin messages over the QPs (the maintainers' pairing "
+			   "with 2 QPs on bonds)",
 			   sizeof(x.reason));
 		ft_strlcpy(x.gain_basis, "part of the change above", sizeof(x.gain_basis));
 		return advice_add(a, &x);
@@ -464,8 +468,9 @@ adv_bond_qps(const struct adv_ctx *a)
 			     "roce-ecn-rate-high perf-pair-outlier", "ENV-IB_QPS ROCE-ECMP");
 		x.is_env = true;
 		ft_strlcpy(x.value, "4", sizeof(x.value));
-		ft_strlcpy(x.reason, "each QP is one ECMP path: more QPs spread a ring over more "
-				     "uplinks and reduce hash collisions",
+		ft_strlcpy(x.reason,
+			   "each QP is one ECMP path: more QPs spread a ring over more "
+			   "uplinks and reduce hash collisions",
 			   sizeof(x.reason));
 		ft_strlcpy(x.gain_basis, "not computable without the fabric's path count; measure",
 			   sizeof(x.gain_basis));
@@ -520,7 +525,8 @@ adv_env_unset(const struct adv_ctx *a)
 		if (strcmp(f->rule_id, "nccl-env-leftover") != 0 || !f->nevidence)
 			continue;
 		name = f->evidence[0].key + strlen("nccl.env.");
-		if (strcmp(name, "NCCL_IB_DISABLE") == 0 && ft_advice_find(a->out, "nccl-ib-disable"))
+		if (strcmp(name, "NCCL_IB_DISABLE") == 0 &&
+		    ft_advice_find(a->out, "nccl-ib-disable"))
 			continue;
 		advice_start(a, &x, "", "nccl-env", name, NULL, "SYM-ENV-LEFTOVER");
 		snprintf(x.id, sizeof(x.id), "unset-%.32s", name);
@@ -550,7 +556,8 @@ adv_gid_index(const struct adv_ctx *a)
 	if (!f)
 		return 0;
 	advice_start(a, &x, "nccl-ib-gid-index", "nccl-env", "NCCL_IB_GID_INDEX",
-		     "roce-gid-index nccl-modify-qp-failed", "ENV-IB_GID_INDEX ROCE-GID SYM-QP-GID");
+		     "roce-gid-index nccl-modify-qp-failed",
+		     "ENV-IB_GID_INDEX ROCE-GID SYM-QP-GID");
 	x.is_env = true;
 	ft_strlcpy(x.gain_basis, "not computable: fixes connection setup", sizeof(x.gain_basis));
 	if (v >= 22100) {
@@ -573,8 +580,8 @@ adv_gid_index(const struct adv_ctx *a)
 			continue;
 		snprintf(x.value, sizeof(x.value), "%.0f", o->num);
 		add_evidence(&x, o);
-		snprintf(x.reason, sizeof(x.reason),
-			 "index %.0f is the RoCE v2 IPv4 GID %s on %s", o->num, o->str, o->device);
+		snprintf(x.reason, sizeof(x.reason), "index %.0f is the RoCE v2 IPv4 GID %s on %s",
+			 o->num, o->str, o->device);
 		return advice_add(a, &x);
 	}
 	return 0;
@@ -628,7 +635,8 @@ adv_qos(const struct adv_ctx *a)
 			x.is_env = true;
 			snprintf(x.value, sizeof(x.value), "%d", tc);
 			snprintf(x.reason, sizeof(x.reason),
-				 "TC %d = DSCP %d, which the default dscp2prio map puts on priority %d "
+				 "TC %d = DSCP %d, which the default dscp2prio map puts on "
+				 "priority %d "
 				 "where PFC is enabled; set it identically on every node",
 				 tc, dscp, prio);
 			ft_strlcpy(x.gain_basis, "not computable: removes loss and retransmissions",
@@ -657,12 +665,14 @@ adv_qos(const struct adv_ctx *a)
 	}
 	f = finding_of(a, "roce-trust-pcp");
 	if (f) {
-		advice_start(a, &x, "roce-trust", "qos", "trust mode", "roce-trust-pcp", "ROCE-QOS");
+		advice_start(a, &x, "roce-trust", "qos", "trust mode", "roce-trust-pcp",
+			     "ROCE-QOS");
 		ft_strlcpy(x.value, "dscp", sizeof(x.value));
 		snprintf(x.action, sizeof(x.action), "mlnx_qos -i %s --trust dscp",
 			 f->evidence[0].device[0] ? f->evidence[0].device : "IF");
-		ft_strlcpy(x.reason, "classify RoCE by DSCP so NCCL_IB_TC selects the lossless "
-				     "priority without VLAN tags",
+		ft_strlcpy(x.reason,
+			   "classify RoCE by DSCP so NCCL_IB_TC selects the lossless "
+			   "priority without VLAN tags",
 			   sizeof(x.reason));
 		ft_strlcpy(x.gain_basis, "not computable", sizeof(x.gain_basis));
 		rc = advice_add(a, &x);
@@ -694,8 +704,9 @@ adv_dcqcn(const struct adv_ctx *a)
 			 "for the netdev of %s: echo 1 > /sys/class/net/IF/ecn/roce_np/enable/%d; "
 			 "echo 1 > /sys/class/net/IF/ecn/roce_rp/enable/%d",
 			 dev, prio, prio);
-		ft_strlcpy(x.reason, "without notification and reaction points senders never slow "
-				     "down and PFC carries all congestion",
+		ft_strlcpy(x.reason,
+			   "without notification and reaction points senders never slow "
+			   "down and PFC carries all congestion",
 			   sizeof(x.reason));
 		ft_strlcpy(x.gain_basis, "not computable: depends on the traffic pattern",
 			   sizeof(x.gain_basis));
@@ -708,11 +719,12 @@ adv_dcqcn(const struct adv_ctx *a)
 		advice_start(a, &x, "ecn-marking", "dcqcn", "switch ECN marking",
 			     "roce-pfc-only eth-rx-pause-high", "ROCE-DCQCN ROCE-PFC");
 		snprintf(x.value, sizeof(x.value), "on for the RoCE queue (priority %d)", prio);
-		ft_strlcpy(x.action,
-			   "enable ECN (WRED-style) marking on the switch queue of the RoCE priority "
-			   "with thresholds below the PFC XOFF threshold; map CNPs (DSCP 48) to a "
-			   "high-priority class",
-			   sizeof(x.action));
+		ft_strlcpy(
+			x.action,
+			"enable ECN (WRED-style) marking on the switch queue of the RoCE priority "
+			"with thresholds below the PFC XOFF threshold; map CNPs (DSCP 48) to a "
+			"high-priority class",
+			sizeof(x.action));
 		ft_strlcpy(x.reason, "pauses with no ECN marks mean PFC alone handles congestion",
 			   sizeof(x.reason));
 		ft_strlcpy(x.gain_basis, "not computable: depends on the traffic pattern",
@@ -733,7 +745,8 @@ adv_mtu(const struct adv_ctx *a)
 		const char *rule, *id, *setting, *kb;
 		double overhead;
 	} kinds[] = {
-		{ "roce-mtu-below-4096", "roce-mtu", "netdev MTU", "ROCE-MTU ROCE-WIRE", ROCE_PKT_OVERHEAD },
+		{ "roce-mtu-below-4096", "roce-mtu", "netdev MTU", "ROCE-MTU ROCE-WIRE",
+		  ROCE_PKT_OVERHEAD },
 		{ "ib-mtu-below-4096", "ib-mtu", "IB MTU", "IB-MTU", IB_PKT_OVERHEAD },
 	};
 	size_t k;
@@ -751,10 +764,11 @@ adv_mtu(const struct adv_ctx *a)
 			     kinds[k].kb);
 		if (k == 0) {
 			ft_strlcpy(x.value, "9000 (RoCE MTU 4096)", sizeof(x.value));
-			ft_strlcpy(x.action,
-				   "ip link set dev IF mtu 9000 on every host, jumbo frames on every "
-				   "switch port of the path",
-				   sizeof(x.action));
+			ft_strlcpy(
+				x.action,
+				"ip link set dev IF mtu 9000 on every host, jumbo frames on every "
+				"switch port of the path",
+				sizeof(x.action));
 		} else {
 			ft_strlcpy(x.value, "4096", sizeof(x.value));
 			ft_strlcpy(x.action,
@@ -766,7 +780,8 @@ adv_mtu(const struct adv_ctx *a)
 		e1 = ft_diag_payload_efficiency(4096, kinds[k].overhead);
 		x.gain_pct = 100.0 * (e1 / e0 - 1);
 		snprintf(x.gain_basis, sizeof(x.gain_basis),
-			 "payload efficiency %.2f%% -> %.2f%% with %.0f bytes of per-packet overhead; "
+			 "payload efficiency %.2f%% -> %.2f%% with %.0f bytes of "
+			 "per-packet overhead; "
 			 "packet rate / %.0f",
 			 100 * e0, 100 * e1, kinds[k].overhead, 4096 / cur);
 		snprintf(x.reason, sizeof(x.reason),
@@ -800,8 +815,9 @@ adv_routing(const struct adv_ctx *a)
 		   "routing_engine ar_updn in opensm.conf (or UFM), reload the SM, keep "
 		   "NCCL_IB_ADAPTIVE_ROUTING=1 (the IB default) and NCCL_IB_SL on an AR-enabled SL",
 		   sizeof(x.action));
-	ft_strlcpy(x.reason, "congestion counters without physical errors point at routing "
-			     "imbalance; AR spreads flows by port load",
+	ft_strlcpy(x.reason,
+		   "congestion counters without physical errors point at routing "
+		   "imbalance; AR spreads flows by port load",
 		   sizeof(x.reason));
 	ft_strlcpy(x.gain_basis, "not computable without the fabric's topology",
 		   sizeof(x.gain_basis));
@@ -811,14 +827,15 @@ adv_routing(const struct adv_ctx *a)
 static int
 adv_timeout(const struct adv_ctx *a)
 {
-	static const char phys[] = "ib-link-downed ib-link-recovery ib-symbol-errors eth-phy-errors "
-				   "roce-ack-timeouts roce-sequence-errors nccl-link-event";
+	static const char phys[] =
+		"ib-link-downed ib-link-recovery ib-symbol-errors eth-phy-errors "
+		"roce-ack-timeouts roce-sequence-errors nccl-link-event";
 	struct ft_advice x;
 
 	if (!finding_of(a, "nccl-retry-exceeded") || finding_of(a, phys))
 		return 0;
-	advice_start(a, &x, "nccl-ib-timeout", "nccl-env", "NCCL_IB_TIMEOUT",
-		     "nccl-retry-exceeded", "ENV-IB_TIMEOUT SYM-ERR-12");
+	advice_start(a, &x, "nccl-ib-timeout", "nccl-env", "NCCL_IB_TIMEOUT", "nccl-retry-exceeded",
+		     "ENV-IB_TIMEOUT SYM-ERR-12");
 	x.is_env = true;
 	ft_strlcpy(x.value, "22", sizeof(x.value));
 	snprintf(x.reason, sizeof(x.reason),
@@ -840,10 +857,11 @@ adv_placement(const struct adv_ctx *a)
 		     "gpu-nic-cross-socket gpu-numa-without-nic", "HOST-TOPO HOST-NUMA");
 	ft_strlcpy(x.value, "each rank on a GPU with a PIX/PXB NIC, CPUs of that NUMA node",
 		   sizeof(x.value));
-	ft_strlcpy(x.action,
-		   "pick the job's GPUs next to the NICs (nvidia-smi topo -m), bind ranks with "
-		   "the launcher's NUMA binding, keep PXN enabled so GPUs reach rail NICs over NVLink",
-		   sizeof(x.action));
+	ft_strlcpy(
+		x.action,
+		"pick the job's GPUs next to the NICs (nvidia-smi topo -m), bind ranks with "
+		"the launcher's NUMA binding, keep PXN enabled so GPUs reach rail NICs over NVLink",
+		sizeof(x.action));
 	ft_strlcpy(x.reason, "traffic that crosses the CPU sockets loses bandwidth and GDR",
 		   sizeof(x.reason));
 	bandwidth_gain(a, &x);
@@ -858,14 +876,17 @@ adv_host(const struct adv_ctx *a)
 
 	if (finding_of(a, "nccl-create-qp-failed host-memlock-limited")) {
 		advice_start(a, &x, "memlock", "host", "memlock limit",
-			     "nccl-create-qp-failed host-memlock-limited", "HOST-LIMITS SYM-MEMLOCK");
+			     "nccl-create-qp-failed host-memlock-limited",
+			     "HOST-LIMITS SYM-MEMLOCK");
 		ft_strlcpy(x.value, "unlimited", sizeof(x.value));
-		ft_strlcpy(x.action,
-			   "'* soft memlock unlimited' and '* hard memlock unlimited' in "
-			   "/etc/security/limits.conf, restart the launcher/Slurm daemons; containers "
-			   "--ulimit memlock=-1",
-			   sizeof(x.action));
-		ft_strlcpy(x.reason, "RDMA pins memory; a low memlock limit fails QP and MR creation",
+		ft_strlcpy(
+			x.action,
+			"'* soft memlock unlimited' and '* hard memlock unlimited' in "
+			"/etc/security/limits.conf, restart the launcher/Slurm daemons; containers "
+			"--ulimit memlock=-1",
+			sizeof(x.action));
+		ft_strlcpy(x.reason,
+			   "RDMA pins memory; a low memlock limit fails QP and MR creation",
 			   sizeof(x.reason));
 		ft_strlcpy(x.gain_basis, "not computable: fixes a failure", sizeof(x.gain_basis));
 		rc = advice_add(a, &x);
@@ -893,9 +914,10 @@ adv_host(const struct adv_ctx *a)
 static int
 adv_hardware(const struct adv_ctx *a)
 {
-	static const char cable[] = "ib-symbol-errors ib-link-recovery ib-link-downed ib-rcv-errors "
-				    "ib-link-integrity eth-phy-errors ib-link-below-capability "
-				    "ib-rate-below-peers eth-module-fault nccl-link-event";
+	static const char cable[] =
+		"ib-symbol-errors ib-link-recovery ib-link-downed ib-rcv-errors "
+		"ib-link-integrity eth-phy-errors ib-link-below-capability "
+		"ib-rate-below-peers eth-module-fault nccl-link-event";
 	const struct ft_finding *f;
 	struct ft_advice x;
 	int rc;
@@ -905,10 +927,11 @@ adv_hardware(const struct adv_ctx *a)
 		advice_start(a, &x, "replace-link", "hardware", "cable / transceiver", cable,
 			     "IB-COUNTERS SYM-LINK-ERRORS SYM-LINK-DEGRADED");
 		snprintf(x.value, sizeof(x.value), "replace on %s", f->entity);
-		ft_strlcpy(x.action,
-			   "drain the node, clean and reseat the connector, swap the cable or optic, "
-			   "move the port; reset counters and re-check after 5-10 minutes of traffic",
-			   sizeof(x.action));
+		ft_strlcpy(
+			x.action,
+			"drain the node, clean and reseat the connector, swap the cable or optic, "
+			"move the port; reset counters and re-check after 5-10 minutes of traffic",
+			sizeof(x.action));
 		snprintf(x.reason, sizeof(x.reason), "%s", f->message);
 		f = finding_of(a, "ib-rate-below-peers");
 		if (f && f->nevidence >= 2 && f->evidence[0].num > 0) {
@@ -917,7 +940,8 @@ adv_hardware(const struct adv_ctx *a)
 				 "port rate %.0f -> %.0f Gb/s for traffic through that port",
 				 f->evidence[0].num, f->evidence[1].num);
 		} else {
-			ft_strlcpy(x.gain_basis, "not computable: removes errors and retransmissions",
+			ft_strlcpy(x.gain_basis,
+				   "not computable: removes errors and retransmissions",
 				   sizeof(x.gain_basis));
 		}
 		rc = advice_add(a, &x);
@@ -932,14 +956,16 @@ adv_hardware(const struct adv_ctx *a)
 		advice_start(a, &x, "pcie-reseat", "hardware", "PCIe link", "pcie-link-degraded",
 			     "HOST-PCIE");
 		snprintf(x.value, sizeof(x.value), "retrain %s at its maximum", f->entity);
-		ft_strlcpy(x.action, "reseat the card or move it to another slot/riser; update BIOS "
-				     "and firmware; check LnkSta under load",
+		ft_strlcpy(x.action,
+			   "reseat the card or move it to another slot/riser; update BIOS "
+			   "and firmware; check LnkSta under load",
 			   sizeof(x.action));
 		snprintf(x.reason, sizeof(x.reason), "%s", f->message);
 		if (cur > 0 && max > cur) {
 			x.gain_pct = 100.0 * (max / cur - 1);
 			snprintf(x.gain_basis, sizeof(x.gain_basis),
-				 "PCIe link bandwidth %g -> %g (HOST-PCIE); end-to-end gain bounded by "
+				 "PCIe link bandwidth %g -> %g (HOST-PCIE); end-to-end gain "
+				 "bounded by "
 				 "the NIC rate",
 				 cur, max);
 		}
@@ -953,10 +979,9 @@ adv_hardware(const struct adv_ctx *a)
 /* ---- driver -------------------------------------------------------------- */
 
 static int (*const advisors[])(const struct adv_ctx *) = {
-	adv_network, adv_rdma_stack, adv_ib_hca,  adv_socket_ifname, adv_gdr,
-	adv_gid_index, adv_qos,	     adv_dcqcn,	  adv_mtu,	     adv_bond_qps,
-	adv_channels,  adv_routing,  adv_timeout, adv_placement,     adv_host,
-	adv_hardware,  adv_env_unset,
+	adv_network, adv_rdma_stack, adv_ib_hca, adv_socket_ifname, adv_gdr,	   adv_gid_index,
+	adv_qos,     adv_dcqcn,	     adv_mtu,	 adv_bond_qps,	    adv_channels,  adv_routing,
+	adv_timeout, adv_placement,  adv_host,	 adv_hardware,	    adv_env_unset,
 };
 
 int

@@ -27,11 +27,11 @@ extern const size_t ft__diag_nrules_perf;
 
 /* Parameters of the shared counter-threshold check (rule->data). */
 struct ft__counter_rule {
-	const char *keys[6];	/* observation keys, NULL-terminated (exact, or prefix with '*') */
-	double threshold;	/* a value >= threshold fires */
-	double critical;	/* a value >= critical fires as critical; 0 = never */
-	const char *basis;	/* "IBD-THR default" / "heuristic" */
-	const char *meaning;	/* what a high value means */
+	const char *keys[6]; /* observation keys, NULL-terminated (exact, or prefix with '*') */
+	double threshold;    /* a value >= threshold fires */
+	double critical;     /* a value >= critical fires as critical; 0 = never */
+	const char *basis;   /* "IBD-THR default" / "heuristic" */
+	const char *meaning; /* what a high value means */
 	/*
 	 * Rates ("<key>.rate", per second, from a probe with an interval): a rate
 	 * > rate_threshold fires ("the counter is rising"); rate_threshold < 0

@@ -45,15 +45,15 @@ read_number(const char *path, const yaml_node_t *v, const char *field, double *o
 }
 
 static int
-read_entry(const char *path, yaml_document_t *doc, const yaml_node_t *m,
-	   struct ft_expectation *x, struct ft_error *err)
+read_entry(const char *path, yaml_document_t *doc, const yaml_node_t *m, struct ft_expectation *x,
+	   struct ft_error *err)
 {
 	yaml_node_pair_t *p;
 
 	memset(x, 0, sizeof(*x));
 	if (m->type != YAML_MAPPING_NODE)
-		return node_error(err, path, m, "expected a mapping {test, bytes, busbw_GBps, lat_us}",
-				  NULL);
+		return node_error(err, path, m,
+				  "expected a mapping {test, bytes, busbw_GBps, lat_us}", NULL);
 	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = yaml_document_get_node(doc, p->key);
 		const yaml_node_t *v = yaml_document_get_node(doc, p->value);
@@ -64,14 +64,17 @@ read_entry(const char *path, yaml_document_t *doc, const yaml_node_t *m,
 			return node_error(err, path, m, "malformed mapping", NULL);
 		if (strcmp(key, "test") == 0) {
 			if (!scalar(v) || strlen(scalar(v)) >= sizeof(x->test))
-				return node_error(err, path, v, "test: expected a test name like "
-								"all_reduce_perf", NULL);
+				return node_error(err, path, v,
+						  "test: expected a test name like "
+						  "all_reduce_perf",
+						  NULL);
 			ft_strlcpy(x->test, scalar(v), sizeof(x->test));
 		} else if (strcmp(key, "bytes") == 0) {
 			if (!scalar(v) || ft_parse_size(scalar(v), &x->bytes, NULL) < 0)
-				return node_error(err, path, v,
-						  "bytes: expected a size like 8589934592 or 8GiB, got ",
-						  scalar(v) ? scalar(v) : "(not a scalar)");
+				return node_error(
+					err, path, v,
+					"bytes: expected a size like 8589934592 or 8GiB, got ",
+					scalar(v) ? scalar(v) : "(not a scalar)");
 		} else if (strcmp(key, "busbw_GBps") == 0) {
 			rc = read_number(path, v, "busbw_GBps", &x->busbw_GBps, err);
 			if (rc < 0)
@@ -81,9 +84,9 @@ read_entry(const char *path, yaml_document_t *doc, const yaml_node_t *m,
 			if (rc < 0)
 				return rc;
 		} else {
-			return node_error(err, path, k,
-					  "unknown field (expected test, bytes, busbw_GBps, lat_us): ",
-					  key);
+			return node_error(
+				err, path, k,
+				"unknown field (expected test, bytes, busbw_GBps, lat_us): ", key);
 		}
 	}
 	if (x->busbw_GBps <= 0 && x->lat_us <= 0)

@@ -82,7 +82,8 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 			rc = add(out, file, "bench.busbw", r, r->busbw_GBps, "GBps", NULL);
 		if (rc == 0 && !have_wrong && r->wrong > 0)
 			rc = add(out, file, "bench.wrong", r, (double)r->wrong, "count", NULL);
-		if (rc == 0 && !have_lat && r->lat_p50_us > 0 && r->lat_p99_us > 0 && isfinite(r->lat_p99_us)) {
+		if (rc == 0 && !have_lat && r->lat_p50_us > 0 && r->lat_p99_us > 0 &&
+		    isfinite(r->lat_p99_us)) {
 			rc = add(out, file, "bench.lat_p50", r, r->lat_p50_us, "us", NULL);
 			if (rc == 0)
 				rc = add(out, file, "bench.lat_p99", r, r->lat_p99_us, "us", NULL);

@@ -30,16 +30,17 @@ eval_pcie(const struct ft_diag_ctx *c, struct ft_findings *out)
 			if (strcmp(cur->key, pairs[k].cur) != 0)
 				continue;
 			max = ft__diag_find_dev(c, pairs[k].max, cur);
-			if (!max || !ft__obs_number(cur, &vc) || !ft__obs_number(max, &vm) || vc <= 0 ||
-			    vc >= vm)
+			if (!max || !ft__obs_number(cur, &vc) || !ft__obs_number(max, &vm) ||
+			    vc <= 0 || vc >= vm)
 				continue;
 			ev[0] = cur;
 			ev[1] = max;
-			rc = ft__diag_emit(c, out, -1, ev, 2,
-					   "PCIe link %s %g%s is below its capability %g%s: the device "
-					   "gets %.0f%% of its PCIe bandwidth",
-					   pairs[k].what, vc, k == 0 ? " GT/s" : "", vm,
-					   k == 0 ? " GT/s" : "", 100.0 * vc / vm);
+			rc = ft__diag_emit(
+				c, out, -1, ev, 2,
+				"PCIe link %s %g%s is below its capability %g%s: the device "
+				"gets %.0f%% of its PCIe bandwidth",
+				pairs[k].what, vc, k == 0 ? " GT/s" : "", vm, k == 0 ? " GT/s" : "",
+				100.0 * vc / vm);
 			if (rc < 0)
 				return rc;
 		}
@@ -95,8 +96,9 @@ eval_gpu_nic_far(const struct ft_diag_ctx *c, struct ft_findings *out)
 		for (k = 0; k < i && !seen; k++) {
 			const struct ft_obs *p = ft__obs(c, k);
 
-			seen = strcmp(p->key, "gpu.nic_path") == 0 && strcmp(p->host, o->host) == 0 &&
-			       gpu_name_len(p->device) == n && strncmp(p->device, o->device, n) == 0;
+			seen = strcmp(p->key, "gpu.nic_path") == 0 &&
+			       strcmp(p->host, o->host) == 0 && gpu_name_len(p->device) == n &&
+			       strncmp(p->device, o->device, n) == 0;
 		}
 		if (seen)
 			continue;
@@ -105,7 +107,8 @@ eval_gpu_nic_far(const struct ft_diag_ctx *c, struct ft_findings *out)
 			int r = path_rank(p->str);
 
 			if (strcmp(p->key, "gpu.nic_path") != 0 || strcmp(p->host, o->host) != 0 ||
-			    gpu_name_len(p->device) != n || strncmp(p->device, o->device, n) != 0 || !r)
+			    gpu_name_len(p->device) != n || strncmp(p->device, o->device, n) != 0 ||
+			    !r)
 				continue;
 			if (!best || r < path_rank(best->str))
 				best = p;
@@ -114,14 +117,15 @@ eval_gpu_nic_far(const struct ft_diag_ctx *c, struct ft_findings *out)
 			continue;
 		ev[0] = best;
 		ev[1] = NULL;
-		rc = ft__diag_emit(c, out, path_rank(best->str) == 4 ? -1 : FT_SEV_INFO, ev, 1,
-				   path_rank(best->str) == 4
-					   ? "%.*s reaches its nearest NIC only through %s: traffic "
-					     "crosses the CPU sockets (expect large multi-node bandwidth "
-					     "loss)"
-					   : "%.*s reaches its nearest NIC through %s (the CPU): the "
-					     "default NCCL_NET_GDR_LEVEL disables GPUDirect RDMA there",
-				   (int)n, o->device, best->str);
+		rc = ft__diag_emit(
+			c, out, path_rank(best->str) == 4 ? -1 : FT_SEV_INFO, ev, 1,
+			path_rank(best->str) == 4
+				? "%.*s reaches its nearest NIC only through %s: traffic "
+				  "crosses the CPU sockets (expect large multi-node bandwidth "
+				  "loss)"
+				: "%.*s reaches its nearest NIC through %s (the CPU): the "
+				  "default NCCL_NET_GDR_LEVEL disables GPUDirect RDMA there",
+			(int)n, o->device, best->str);
 		if (rc < 0)
 			return rc;
 	}
@@ -155,10 +159,11 @@ eval_numa(const struct ft_diag_ctx *c, struct ft_findings *out)
 			continue;
 		ev[0] = g;
 		ev[1] = any_nic;
-		rc = ft__diag_emit(c, out, -1, ev, 2,
-				   "%s sits on NUMA node %.0f where no NIC is attached: its network "
-				   "traffic crosses the inter-socket link",
-				   g->device[0] ? g->device : "a GPU", gn);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 2,
+			"%s sits on NUMA node %.0f where no NIC is attached: its network "
+			"traffic crosses the inter-socket link",
+			g->device[0] ? g->device : "a GPU", gn);
 		if (rc < 0)
 			return rc;
 	}
@@ -179,10 +184,11 @@ eval_acs(const struct ft_diag_ctx *c, struct ft_findings *out)
 		    !(strstr(o->str, "SrcValid+") || ft__str_ieq(o->str, "enabled") ||
 		      ft__str_ieq(o->str, "on")))
 			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1,
-				   "ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between "
-				   "GPU and NIC is forced up to the root complex",
-				   o->str);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between "
+			"GPU and NIC is forced up to the root complex",
+			o->str);
 		if (rc < 0)
 			return rc;
 	}
@@ -240,10 +246,11 @@ eval_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 		if (strcmp(o->key, "tool.error") != 0)
 			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1,
-				   "the tool failed part-way (\"%.160s\"): a device vanished or its "
-				   "driver is not answering, so the output is incomplete",
-				   o->str);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"the tool failed part-way (\"%.160s\"): a device vanished or its "
+			"driver is not answering, so the output is incomplete",
+			o->str);
 		if (rc < 0)
 			return rc;
 	}
@@ -251,45 +258,66 @@ eval_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out)
 }
 
 const struct ft_rule ft__diag_rules_host[] = {
-	{ .id = "tool-failed", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_WARNING,
+	{ .id = "tool-failed",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "a diagnostic tool failed part-way (device vanished, driver not answering)",
-	  .needs = "tool.error", .eval = eval_tool_error,
+	  .needs = "tool.error",
+	  .eval = eval_tool_error,
 	  .fix = "check dmesg for the device (hot-removed VF, driver reset, firmware error), "
 		 "reload the driver or reboot, then re-run the tool",
 	  .kb = "IB-TOOLS" },
-	{ .id = "pcie-link-degraded", .layer = FT_LAYER_FIRMWARE_HW, .severity = FT_SEV_WARNING,
+	{ .id = "pcie-link-degraded",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "a PCIe link trained below its maximum speed or width",
-	  .needs = "pcie.link.speed_cur pcie.link.speed_max pcie.link.width_cur pcie.link.width_max",
+	  .needs =
+		  "pcie.link.speed_cur pcie.link.speed_max pcie.link.width_cur pcie.link.width_max",
 	  .eval = eval_pcie,
 	  .fix = "reseat the card, try another slot or riser, update BIOS and firmware; check "
 		 "under load (GPUs lower their PCIe speed when idle)",
 	  .kb = "HOST-PCIE SYM-BW-HALF SYM-BW-ASYM" },
-	{ .id = "gpu-nic-cross-socket", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_WARNING,
+	{ .id = "gpu-nic-cross-socket",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "a GPU's nearest NIC is across the CPU sockets (SYS) or behind the CPU",
-	  .needs = "gpu.nic_path", .eval = eval_gpu_nic_far,
+	  .needs = "gpu.nic_path",
+	  .eval = eval_gpu_nic_far,
 	  .fix = "pair each GPU with a NIC under the same PCIe switch (PIX/PXB): choose the job's "
 		 "GPUs and NCCL_IB_HCA accordingly, or move the NIC; keep PXN enabled",
 	  .kb = "HOST-TOPO HOST-NUMA SYM-BW-HALF SYM-BW-ASYM" },
-	{ .id = "gpu-numa-without-nic", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_WARNING,
+	{ .id = "gpu-numa-without-nic",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "a GPU sits on a NUMA node with no NIC",
-	  .needs = "gpu.numa_affinity numa.node", .eval = eval_numa,
+	  .needs = "gpu.numa_affinity numa.node",
+	  .eval = eval_numa,
 	  .fix = "place ranks on GPUs of the NIC's NUMA node, bind CPUs to that node, or add a NIC "
 		 "on the other socket",
 	  .kb = "HOST-NUMA HOST-TOPO" },
-	{ .id = "host-acs-enabled", .layer = FT_LAYER_FIRMWARE_HW, .severity = FT_SEV_WARNING,
+	{ .id = "host-acs-enabled",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "PCIe ACS enabled on bridges between GPUs and NICs",
-	  .needs = "host.acs", .eval = eval_acs,
+	  .needs = "host.acs",
+	  .eval = eval_acs,
 	  .fix = "bare metal: disable ACS (BIOS, or setpci ECAP_ACS+0x6.w=0000 per bridge after "
 		 "each boot); VMs: enable ATS on the NICs",
 	  .kb = "HOST-ACS SYM-ERR-4 SYM-INTRA-LOW" },
-	{ .id = "host-iommu-translated", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_INFO,
+	{ .id = "host-iommu-translated",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_INFO,
 	  .summary = "IOMMU in translating mode",
-	  .needs = "host.iommu", .eval = eval_iommu,
+	  .needs = "host.iommu",
+	  .eval = eval_iommu,
 	  .fix = "boot with iommu=pt (pass-through) on bare metal",
 	  .kb = "HOST-ACS" },
-	{ .id = "host-memlock-limited", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_WARNING,
+	{ .id = "host-memlock-limited",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "memlock limit is not unlimited",
-	  .needs = "host.memlock", .eval = eval_memlock,
+	  .needs = "host.memlock",
+	  .eval = eval_memlock,
 	  .fix = "memlock unlimited in limits.conf, for the launcher and Slurm daemons; containers "
 		 "--ulimit memlock=-1",
 	  .kb = "HOST-LIMITS SYM-MEMLOCK" },

@@ -37,7 +37,8 @@ eval_port_down(const struct ft_diag_ctx *c, struct ft_findings *out)
 		ev[2] = ll;
 		rc = ft__diag_emit(c, out, disabled ? FT_SEV_INFO : -1, ev, 3,
 				   "%s port is %s, physical state %s: %s",
-				   ll && ll->str[0] ? ll->str : "RDMA", st->str, ph ? ph->str : "unknown",
+				   ll && ll->str[0] ? ll->str : "RDMA", st->str,
+				   ph ? ph->str : "unknown",
 				   disabled ? "administratively disabled, carries no traffic"
 					    : "no link (no cable or peer, or a failed cable/port)");
 		if (rc < 0)
@@ -62,10 +63,11 @@ eval_port_no_sm(const struct ft_diag_ctx *c, struct ft_findings *out)
 		ev[0] = st;
 		ev[1] = ft__diag_find_same(c, "ib.port.phys_state", st);
 		ev[2] = ft__diag_find_same(c, "ib.port.sm_lid", st);
-		rc = ft__diag_emit(c, out, -1, ev, 3,
-				   "port is %s: the link trained but no subnet manager brought it to "
-				   "Active, so nothing communicates over it",
-				   st->str);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 3,
+			"port is %s: the link trained but no subnet manager brought it to "
+			"Active, so nothing communicates over it",
+			st->str);
 		if (rc < 0)
 			return rc;
 	}
@@ -213,10 +215,11 @@ eval_rate_below_peers(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 			if (!is_active_port_rate(c, o, layers[l]) || o->num >= best->num)
 				continue;
-			rc = ft__diag_emit(c, out, -1, ev, 2,
-					   "active %s port at %.0f Gb/s while its peers run at %.0f "
-					   "Gb/s: a lane failed or the cable negotiated down",
-					   layers[l], o->num, best->num);
+			rc = ft__diag_emit(
+				c, out, -1, ev, 2,
+				"active %s port at %.0f Gb/s while its peers run at %.0f "
+				"Gb/s: a lane failed or the cable negotiated down",
+				layers[l], o->num, best->num);
 			if (rc < 0)
 				return rc;
 		}
@@ -259,7 +262,8 @@ eval_mtu_low(const struct ft_diag_ctx *c, struct ft_findings *out)
 				   "packet carries %.1f%% headers instead of %.1f%%, at %.0fx the "
 				   "packet rate",
 				   o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 26)),
-				   100.0 * (1 - ft_diag_payload_efficiency(4096, 26)), 4096 / o->num);
+				   100.0 * (1 - ft_diag_payload_efficiency(4096, 26)),
+				   4096 / o->num);
 		if (rc < 0)
 			return rc;
 	}
@@ -286,10 +290,11 @@ eval_mtu_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 			continue;
 		ev[0] = o;
 		ev[1] = first;
-		return ft__diag_emit(c, out, -1, ev, 2,
-				     "active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): "
-				     "a QP runs at the smaller of its two ends",
-				     o->num, first->num);
+		return ft__diag_emit(
+			c, out, -1, ev, 2,
+			"active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): "
+			"a QP runs at the smaller of its two ends",
+			o->num, first->num);
 	}
 	return 0;
 }
@@ -297,76 +302,123 @@ eval_mtu_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 /* ---- counters ------------------------------------------------------------ */
 
 static const struct ft__counter_rule c_symbol = {
-	{ "ib.counter.SymbolErrorCounter", NULL }, 10, 0, "IBD-THR default",
+	{ "ib.counter.SymbolErrorCounter", NULL },
+	10,
+	0,
+	"IBD-THR default",
 	"minor link errors on a lane: dirty or damaged cable or connector, marginal optics; on "
 	"HDR/NDR these errors survived FEC",
 	.rate_threshold = 0.001 /* more than a handful per hour (IB-COUNTERS) */
 };
 static const struct ft__counter_rule c_recovery = {
-	{ "ib.counter.LinkErrorRecoveryCounter", NULL }, 10, 0, "IBD-THR default",
+	{ "ib.counter.LinkErrorRecoveryCounter", NULL },
+	10,
+	0,
+	"IBD-THR default",
 	"the link retrained: each event stalls traffic and can trigger transport retries"
 };
 static const struct ft__counter_rule c_downed = {
-	{ "ib.counter.LinkDownedCounter", NULL }, 1, 10, "any increment; IBD-THR default 10 is critical",
-	"the link went down: flapping cable, port or peer reboot; ranks behind it see NCCL error 12",
+	{ "ib.counter.LinkDownedCounter", NULL },
+	1,
+	10,
+	"any increment; IBD-THR default 10 is critical",
+	"the link went down: flapping cable, port or peer reboot; ranks behind it see "
+	"NCCL error 12",
 	.rate_critical = true
 };
 static const struct ft__counter_rule c_rcv = {
-	{ "ib.counter.PortRcvErrors", NULL }, 10, 0, "IBD-THR default",
+	{ "ib.counter.PortRcvErrors", NULL },
+	10,
+	0,
+	"IBD-THR default",
 	"received packets with errors: physical-layer corruption (CRC) or malformed packets"
 };
 static const struct ft__counter_rule c_remote = {
-	{ "ib.counter.PortRcvRemotePhysicalErrors", NULL }, 100, 0, "IBD-THR default",
+	{ "ib.counter.PortRcvRemotePhysicalErrors", NULL },
+	100,
+	0,
+	"IBD-THR default",
 	"packets arrived already corrupted: the bad link is one hop upstream"
 };
 static const struct ft__counter_rule c_relay = {
-	{ "ib.counter.PortRcvSwitchRelayErrors", NULL }, 100, 0, "IBD-THR default",
+	{ "ib.counter.PortRcvSwitchRelayErrors", NULL },
+	100,
+	0,
+	"IBD-THR default",
 	"packets the switch could not forward: forwarding-table (subnet manager) problems"
 };
 static const struct ft__counter_rule c_discards = {
-	{ "ib.counter.PortXmitDiscards", NULL }, 100, 0, "IBD-THR default",
-	"outbound packets dropped: severe congestion (head-of-queue lifetime expired) or a down port"
+	{ "ib.counter.PortXmitDiscards", NULL },
+	100,
+	0,
+	"IBD-THR default",
+	"outbound packets dropped: severe congestion (head-of-queue lifetime expired) or "
+	"a down port"
 };
 static const struct ft__counter_rule c_wait = {
-	{ "ib.counter.PortXmitWait", NULL }, 1000, 0, "IBD-THR floor; tick length is device-specific",
+	{ "ib.counter.PortXmitWait", NULL },
+	1000,
+	0,
+	"IBD-THR floor; tick length is device-specific",
 	"the port had data but no credits: downstream congestion, incast or a slow receiver",
 	.rate_threshold = -1 /* tick length is device-specific */
 };
 static const struct ft__counter_rule c_constraint = {
-	{ "ib.counter.PortXmitConstraintErrors", "ib.counter.PortRcvConstraintErrors", NULL }, 100, 0,
-	"IBD-THR default", "packets filtered by partition (P_Key) checks: partition membership mismatch"
+	{ "ib.counter.PortXmitConstraintErrors", "ib.counter.PortRcvConstraintErrors", NULL },
+	100,
+	0,
+	"IBD-THR default",
+	"packets filtered by partition (P_Key) checks: partition membership mismatch"
 };
 static const struct ft__counter_rule c_integrity = {
-	{ "ib.counter.LocalLinkIntegrityErrors", NULL }, 10, 0, "IBD-THR default",
+	{ "ib.counter.LocalLinkIntegrityErrors", NULL },
+	10,
+	0,
+	"IBD-THR default",
 	"local physical errors exceeded their threshold: poor link quality"
 };
 static const struct ft__counter_rule c_overrun = {
-	{ "ib.counter.ExcessiveBufferOverrunErrors", NULL }, 10, 0, "IBD-THR default",
+	{ "ib.counter.ExcessiveBufferOverrunErrors", NULL },
+	10,
+	0,
+	"IBD-THR default",
 	"input buffer overruns: port misconfiguration or very poor signal integrity"
 };
 static const struct ft__counter_rule c_vl15 = {
-	{ "ib.counter.VL15Dropped", NULL }, 100, 0, "IBD-THR default",
+	{ "ib.counter.VL15Dropped", NULL },
+	100,
+	0,
+	"IBD-THR default",
 	"management packets dropped: subnet-management storms or an overloaded SM path"
 };
 
-#define COUNTER_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                                 \
-	{ .id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                      \
-	  .needs = "ib.counter.*", .eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_,         \
-	  .data = &data_ }
+#define COUNTER_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                                \
+	{                                                                                          \
+		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
+		.needs = "ib.counter.*", .eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_,    \
+		.data = &data_                                                                     \
+	}
 
 const struct ft_rule ft__diag_rules_ib[] = {
-	{ .id = "ib-port-down", .layer = FT_LAYER_FIRMWARE_HW, .severity = FT_SEV_WARNING,
+	{ .id = "ib-port-down",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "an RDMA port is not Active/LinkUp",
-	  .needs = "ib.port.state ib.port.phys_state ib.port.link_layer", .eval = eval_port_down,
+	  .needs = "ib.port.state ib.port.phys_state ib.port.link_layer",
+	  .eval = eval_port_down,
 	  .fix = "check the cable and the peer port (ibstat, iblinkinfo); reseat or replace the "
 		 "cable or transceiver; leave unused ports out of NCCL_IB_HCA",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
-	{ .id = "ib-port-no-sm", .layer = FT_LAYER_FABRIC, .severity = FT_SEV_ERROR,
+	{ .id = "ib-port-no-sm",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_ERROR,
 	  .summary = "a port is Init or Armed: no subnet manager made it Active",
-	  .needs = "ib.port.state ib.port.phys_state ib.port.sm_lid", .eval = eval_port_no_sm,
+	  .needs = "ib.port.state ib.port.phys_state ib.port.sm_lid",
+	  .eval = eval_port_no_sm,
 	  .fix = "start or repair the subnet manager (sminfo; OpenSM or UFM) and check its logs",
 	  .kb = "IB-SM SYM-IB-SM" },
-	{ .id = "ib-link-below-capability", .layer = FT_LAYER_FIRMWARE_HW,
+	{ .id = "ib-link-below-capability",
+	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an active port trained below its supported width or speed",
 	  .needs = "ib.port.width_active ib.port.width_supported ib.port.speed_active "
@@ -375,19 +427,28 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .fix = "replace the cable or transceiver (a failed lane or an older cable type), then "
 		 "check the port's speed configuration",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
-	{ .id = "ib-rate-below-peers", .layer = FT_LAYER_FIRMWARE_HW, .severity = FT_SEV_WARNING,
+	{ .id = "ib-rate-below-peers",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "an active port runs at a lower rate than the other ports of its kind",
-	  .needs = "ib.port.rate ib.port.state ib.port.link_layer", .eval = eval_rate_below_peers,
+	  .needs = "ib.port.rate ib.port.state ib.port.link_layer",
+	  .eval = eval_rate_below_peers,
 	  .fix = "compare with iblinkinfo; replace the cable or transceiver of the slow port",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
-	{ .id = "ib-mtu-below-4096", .layer = FT_LAYER_FABRIC, .severity = FT_SEV_WARNING,
+	{ .id = "ib-mtu-below-4096",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "an active InfiniBand port runs an MTU below 4096",
-	  .needs = "ib.port.mtu_active ib.port.state ib.port.link_layer", .eval = eval_mtu_low,
+	  .needs = "ib.port.mtu_active ib.port.state ib.port.link_layer",
+	  .eval = eval_mtu_low,
 	  .fix = "raise the partition/QoS mtu-limit in the subnet manager to 4096 on every hop",
 	  .kb = "IB-MTU" },
-	{ .id = "ib-mtu-mismatch", .layer = FT_LAYER_FABRIC, .severity = FT_SEV_WARNING,
+	{ .id = "ib-mtu-mismatch",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "active InfiniBand ports disagree on the MTU",
-	  .needs = "ib.port.mtu_active ib.port.state", .eval = eval_mtu_mismatch,
+	  .needs = "ib.port.mtu_active ib.port.state",
+	  .eval = eval_mtu_mismatch,
 	  .fix = "configure one MTU (4096) fabric-wide in the subnet manager",
 	  .kb = "IB-MTU" },
 	COUNTER_RULE("ib-symbol-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,

@@ -14,8 +14,8 @@
 
 /* First nccl.warn / nccl.error observation whose text holds one of @pats. */
 static int
-emit_log_matches(const struct ft_diag_ctx *c, struct ft_findings *out,
-		 const char *const *pats, size_t npats, const char *what)
+emit_log_matches(const struct ft_diag_ctx *c, struct ft_findings *out, const char *const *pats,
+		 size_t npats, const char *what)
 {
 	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
 	size_t i, k, n = 0, total = 0;
@@ -84,9 +84,10 @@ eval_socket(const struct ft_diag_ctx *c, struct ft_findings *out)
 				break;
 			}
 		}
-		return ft__diag_emit(c, out, FT_SEV_ERROR, ev, 2,
-				     "NCCL uses the socket transport although an InfiniBand port is "
-				     "Active: the verbs transport failed to load or was excluded");
+		return ft__diag_emit(
+			c, out, FT_SEV_ERROR, ev, 2,
+			"NCCL uses the socket transport although an InfiniBand port is "
+			"Active: the verbs transport failed to load or was excluded");
 	}
 	return ft__diag_emit(c, out, -1, ev, 1,
 			     "NCCL uses the socket transport (TCP): if the nodes have IB or RoCE "
@@ -118,7 +119,8 @@ eval_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (strcmp(o->key, "nccl.socket_ifname") != 0 &&
 		    strcmp(o->key, "nccl.env.NCCL_SOCKET_IFNAME") != 0)
 			continue;
-		while (*v == '=' || *v == '^' || *v == '[' || isdigit((unsigned char)*v) || *v == ']')
+		while (*v == '=' || *v == '^' || *v == '[' || isdigit((unsigned char)*v) ||
+		       *v == ']')
 			v++;
 		if (o->str[0] == '^')
 			continue;
@@ -131,10 +133,11 @@ eval_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out)
 		}
 		if (k == FT_ARRAY_SIZE(bad))
 			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1,
-				   "NCCL's socket interface is %s: it does not route between nodes, "
-				   "so multi-node bootstrap or traffic fails or hangs",
-				   o->str);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"NCCL's socket interface is %s: it does not route between nodes, "
+			"so multi-node bootstrap or traffic fails or hangs",
+			o->str);
 		if (rc < 0)
 			return rc;
 	}
@@ -187,10 +190,11 @@ eval_mixed_link_layers(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (strcmp(o->key, "nccl.ib_hca") != 0 || !strstr(o->str, "/RoCE") ||
 		    !strstr(o->str, "/IB"))
 			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1,
-				   "NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: "
-				   "ranks can pick different link layers and fail to connect (%.120s)",
-				   o->str);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: "
+			"ranks can pick different link layers and fail to connect (%.120s)",
+			o->str);
 		if (rc < 0)
 			return rc;
 	}
@@ -233,10 +237,11 @@ eval_hca_selects_ethernet(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (eth) {
 			const struct ft_obs *ev[2] = { env, eth };
 
-			rc = ft__diag_emit(c, out, -1, ev, 2,
-					   "NCCL_IB_HCA selects %.*s, an Ethernet (RoCE) port, next to "
-					   "InfiniBand ports",
-					   (int)len, p);
+			rc = ft__diag_emit(
+				c, out, -1, ev, 2,
+				"NCCL_IB_HCA selects %.*s, an Ethernet (RoCE) port, next to "
+				"InfiniBand ports",
+				(int)len, p);
 			if (rc < 0)
 				return rc;
 		}
@@ -264,10 +269,11 @@ eval_bond_single_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
 		     strcmp(o->key, "nccl.env.NCCL_IB_HCA") != 0) ||
 		    !strstr(o->str, "bond"))
 			continue;
-		return ft__diag_emit(c, out, -1, ev, 2,
-				     "NCCL uses a bonded RoCE device with %.0f QP per connection: one "
-				     "QP maps to one member port, so only half the bond carries traffic",
-				     n);
+		return ft__diag_emit(
+			c, out, -1, ev, 2,
+			"NCCL uses a bonded RoCE device with %.0f QP per connection: one "
+			"QP maps to one member port, so only half the bond carries traffic",
+			n);
 	}
 	return 0;
 }
@@ -289,11 +295,13 @@ eval_hca_prefix(const struct ft_diag_ctx *c, struct ft_findings *out)
 			const struct ft_obs *ev[2] = { env, o };
 
 			if (strncmp(o->key, "ib.", 3) != 0 || strlen(o->device) <= len ||
-			    strncmp(o->device, p, len) != 0 || !isdigit((unsigned char)o->device[len]))
+			    strncmp(o->device, p, len) != 0 ||
+			    !isdigit((unsigned char)o->device[len]))
 				continue;
-			return ft__diag_emit(c, out, -1, ev, 2,
-					     "NCCL_IB_HCA=%s matches by prefix: %.*s also selects %s",
-					     env->str, (int)len, p, o->device);
+			return ft__diag_emit(
+				c, out, -1, ev, 2,
+				"NCCL_IB_HCA=%s matches by prefix: %.*s also selects %s", env->str,
+				(int)len, p, o->device);
 		}
 		p += len;
 		while (*p && *p != ',')
@@ -382,14 +390,12 @@ static const struct wc_rule wc_flush = {
 static int
 eval_unreachable(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
-	static const char *const pats[] = { "unreachable",
-					    "No route to host",
-					    "Connection refused",
-					    "Connection closed by remote peer",
-					    "connection abort",
-					    "Connection timed out",
-					    "socketStartConnect",
-					    "Failed to execute operation Connect" };
+	static const char *const pats[] = {
+		"unreachable",	      "No route to host",
+		"Connection refused", "Connection closed by remote peer",
+		"connection abort",   "Connection timed out",
+		"socketStartConnect", "Failed to execute operation Connect"
+	};
 
 	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats), "a peer could not be reached");
 }
@@ -508,10 +514,11 @@ eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (!o)
 			continue;
 		warn = vars[i].warn_if_one && strcmp(o->str, "0") != 0;
-		rc = ft__diag_emit(c, out, warn ? FT_SEV_WARNING : -1, ev, 1,
-				   "%s=%s is set: it %s; NCCL's guide says such variables should not "
-				   "stay in production",
-				   vars[i].name, o->str, vars[i].why);
+		rc = ft__diag_emit(
+			c, out, warn ? FT_SEV_WARNING : -1, ev, 1,
+			"%s=%s is set: it %s; NCCL's guide says such variables should not "
+			"stay in production",
+			vars[i].name, o->str, vars[i].why);
 		if (rc < 0)
 			return rc;
 	}
@@ -527,9 +534,9 @@ eval_retry_cnt(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 	if (!o || !ft__obs_number(o, &v) || (v >= 0 && v <= 7))
 		return 0;
-	return ft__diag_emit(c, out, -1, ev, 1,
-			     "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit field",
-			     o->str);
+	return ft__diag_emit(
+		c, out, -1, ev, 1,
+		"NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit field", o->str);
 }
 
 static int
@@ -592,20 +599,27 @@ eval_p2p_channels(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     t->str);
 }
 
-#define LOG_RULE(id_, layer_, sev_, summary_, eval_, fix_, kb_)                                     \
-	{ .id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                      \
-	  .needs = "nccl.warn nccl.error nccl.info", .eval = eval_, .fix = fix_, .kb = kb_ }
-#define WC_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                                      \
-	{ .id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                      \
-	  .needs = "nccl.ib.completion_error ib.counter.*", .eval = eval_completion, .fix = fix_,  \
-	  .kb = kb_, .data = &data_ }
+#define LOG_RULE(id_, layer_, sev_, summary_, eval_, fix_, kb_)                                    \
+	{                                                                                          \
+		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
+		.needs = "nccl.warn nccl.error nccl.info", .eval = eval_, .fix = fix_, .kb = kb_   \
+	}
+#define WC_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                                     \
+	{                                                                                          \
+		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
+		.needs = "nccl.ib.completion_error ib.counter.*", .eval = eval_completion,         \
+		.fix = fix_, .kb = kb_, .data = &data_                                             \
+	}
 
 const struct ft_rule ft__diag_rules_nccl[] = {
-	{ .id = "nccl-socket-transport", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_WARNING,
+	{ .id = "nccl-socket-transport",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL runs over TCP sockets instead of IB/RoCE verbs",
 	  .needs = "nccl.net nccl.env.NCCL_IB_DISABLE nccl.env.NCCL_NET ib.port.state",
 	  .eval = eval_socket,
-	  .fix = "unset NCCL_IB_DISABLE and NCCL_NET=Socket; install rdma-core in the image and map "
+	  .fix = "unset NCCL_IB_DISABLE and NCCL_NET=Socket; install rdma-core in the image "
+		 "and map "
 		 "/dev/infiniband; set NCCL_NET=IB to fail fast instead of falling back",
 	  .kb = "SYM-BW-SOCKET ENV-IB_DISABLE ENV-NET" },
 	LOG_RULE("nccl-no-rdma-device", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
@@ -613,55 +627,74 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 		 "install rdma-core (libibverbs + mlx5 provider) in the image, expose "
 		 "/dev/infiniband to the container, check ibv_devinfo inside it",
 		 "SYM-BW-SOCKET HOST-LIMITS"),
-	{ .id = "nccl-socket-ifname", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_WARNING,
+	{ .id = "nccl-socket-ifname",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL's socket interface is loopback or a container bridge",
-	  .needs = "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME", .eval = eval_socket_ifname,
+	  .needs = "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
+	  .eval = eval_socket_ifname,
 	  .fix = "set NCCL_SOCKET_IFNAME==IF to the interface that routes between the nodes, the "
 		 "same on every node",
 	  .kb = "ENV-SOCKET_IFNAME SYM-INIT-HANG" },
-	{ .id = "nccl-gdr-disabled", .layer = FT_LAYER_OS_DRIVER, .severity = FT_SEV_WARNING,
+	{ .id = "nccl-gdr-disabled",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "GPU Direct RDMA disabled for the HCAs NCCL uses",
-	  .needs = "nccl.gdr nccl.net", .eval = eval_gdr_disabled,
+	  .needs = "nccl.gdr nccl.net",
+	  .eval = eval_gdr_disabled,
 	  .fix = "load nvidia-peermem (modprobe nvidia-peermem) or use the open GPU kernel module "
 		 "with DMA-BUF; check the GPU-NIC distance against NCCL_NET_GDR_LEVEL",
 	  .kb = "HOST-GDR ENV-DMABUF ENV-NET_GDR_LEVEL SYM-BW-HALF" },
-	{ .id = "nccl-mixed-link-layers", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_ERROR,
+	{ .id = "nccl-mixed-link-layers",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
 	  .summary = "NCCL's device list mixes InfiniBand and RoCE ports",
-	  .needs = "nccl.ib_hca", .eval = eval_mixed_link_layers,
+	  .needs = "nccl.ib_hca",
+	  .eval = eval_mixed_link_layers,
 	  .fix = "set NCCL_IB_HCA with exact names (=mlx5_0:1,...) of one link type; give RDMA "
 		 "devices persistent names",
 	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },
-	{ .id = "nccl-ib-hca-ethernet", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_ERROR,
+	{ .id = "nccl-ib-hca-ethernet",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
 	  .summary = "NCCL_IB_HCA selects an Ethernet port next to InfiniBand ports",
 	  .needs = "nccl.env.NCCL_IB_HCA ib.port.link_layer ib.port.state",
 	  .eval = eval_hca_selects_ethernet,
 	  .fix = "list only InfiniBand ports in NCCL_IB_HCA, with exact names (=mlx5_0:1,...)",
 	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },
-	{ .id = "nccl-bond-single-qp", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_WARNING,
+	{ .id = "nccl-bond-single-qp",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "a bonded RoCE device used with one QP per connection",
 	  .needs = "nccl.ib_hca nccl.env.NCCL_IB_HCA nccl.env.NCCL_IB_QPS_PER_CONNECTION",
 	  .eval = eval_bond_single_qp,
 	  .fix = "NCCL_IB_QPS_PER_CONNECTION=2 with NCCL_IB_SPLIT_DATA_ON_QPS=0",
 	  .kb = "ENV-IB_QPS ROCE-ECMP SYM-BW-HALF" },
-	{ .id = "nccl-ib-hca-prefix", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_WARNING,
+	{ .id = "nccl-ib-hca-prefix",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL_IB_HCA matches more devices than meant (prefix match)",
-	  .needs = "nccl.env.NCCL_IB_HCA ib.*", .eval = eval_hca_prefix,
+	  .needs = "nccl.env.NCCL_IB_HCA ib.*",
+	  .eval = eval_hca_prefix,
 	  .fix = "prefix the list with '=' for exact names (NCCL_IB_HCA==mlx5_0:1,mlx5_1:1)",
 	  .kb = "ENV-IB_HCA" },
 	WC_RULE("nccl-retry-exceeded", FT_LAYER_FABRIC, FT_SEV_CRITICAL,
 		"NCCL completion error 12 (transport retries exceeded)", wc_retry,
 		"check link_downed/link_error_recovery/symbol_error on both hosts and the switch "
-		"ports between them; on RoCE fix the lossless config; raise NCCL_IB_TIMEOUT (22) only "
+		"ports between them; on RoCE fix the lossless config; raise NCCL_IB_TIMEOUT "
+		"(22) only "
 		"when no physical or loss cause is found",
 		"SYM-ERR-12 ENV-IB_TIMEOUT ENV-IB_RETRY_CNT IB-COUNTERS"),
 	WC_RULE("nccl-rnr-retry-exceeded", FT_LAYER_COMMLIB, FT_SEV_ERROR,
 		"NCCL completion error 13 (RNR retries exceeded)", wc_rnr,
-		"look for another component (net plugin, MPI, UCX) on the same QPs; align plugin and "
+		"look for another component (net plugin, MPI, UCX) on the same QPs; align "
+		"plugin and "
 		"NCCL versions",
 		"SYM-ERR-13"),
 	WC_RULE("nccl-local-protection-error", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
 		"NCCL completion error 4 (local protection error)", wc_prot,
-		"disable ACS on PCIe switches (bare metal) or enable ATS (VM); iommu=pt; confirm with "
+		"disable ACS on PCIe switches (bare metal) or enable ATS (VM); iommu=pt; "
+		"confirm with "
 		"NCCL_NET_GDR_LEVEL=LOC",
 		"SYM-ERR-4 HOST-ACS"),
 	WC_RULE("nccl-remote-error", FT_LAYER_COMMLIB, FT_SEV_ERROR,
@@ -695,39 +728,54 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 		 "read the port counters of that NIC and its switch port; replace the cable or "
 		 "transceiver if the link retrains",
 		 "IB-SPEED SYM-LINK-DEGRADED SYM-LINK-ERRORS"),
-	LOG_RULE("nccl-topology-mismatch", FT_LAYER_COMMLIB, FT_SEV_WARNING,
-		 "NCCL's topology does not match the devices (topology file, non-PCI NIC)",
-		 eval_topo_mismatch,
-		 "fix or remove the NCCL_TOPO_FILE / virtual topology; give RDMA devices persistent "
-		 "names; exclude USB or virtual NICs with NCCL_SOCKET_IFNAME",
-		 "ENV-TOPO_FILE HOST-LIMITS"),
-	{ .id = "nccl-nvls-cumem-failure", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_ERROR,
+	LOG_RULE(
+		"nccl-topology-mismatch", FT_LAYER_COMMLIB, FT_SEV_WARNING,
+		"NCCL's topology does not match the devices (topology file, non-PCI NIC)",
+		eval_topo_mismatch,
+		"fix or remove the NCCL_TOPO_FILE / virtual topology; give RDMA devices persistent "
+		"names; exclude USB or virtual NICs with NCCL_SOCKET_IFNAME",
+		"ENV-TOPO_FILE HOST-LIMITS"),
+	{ .id = "nccl-nvls-cumem-failure",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
 	  .summary = "NVLS or cuMem allocation failed",
-	  .needs = "nccl.warn nccl.error", .eval = eval_nvls_fail,
+	  .needs = "nccl.warn nccl.error",
+	  .eval = eval_nvls_fail,
 	  .fix = "NCCL_NVLS_ENABLE=0 as a workaround; fix fabric manager/IMEX; in Docker add "
 		 "--cap-add SYS_NICE or set NCCL_CUMEM_HOST_ENABLE=0",
 	  .kb = "SYM-NVLS-INIT SYM-CUMEM-CONTAINER ENV-NVLS ENV-CUMEM" },
-	{ .id = "nccl-p2p-channels", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_INFO,
+	{ .id = "nccl-p2p-channels",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_INFO,
 	  .summary = "all-to-all or send/recv over the network with default channels per peer",
 	  .needs = "bench.test nccl.transport nccl.net nccl.env.NCCL_NCHANNELS_PER_NET_PEER",
 	  .eval = eval_p2p_channels,
 	  .fix = "try NCCL_NCHANNELS_PER_NET_PEER=4 (then 8) and a larger NCCL_P2P_NET_CHUNKSIZE; "
 		 "keep PXN enabled; measure",
 	  .kb = "ENV-NCH_NET_PEER SYM-P2P-LOW" },
-	{ .id = "nccl-env-leftover", .layer = FT_LAYER_APPLICATION, .severity = FT_SEV_INFO,
+	{ .id = "nccl-env-leftover",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_INFO,
 	  .summary = "debugging or removed NCCL variables left in the environment",
-	  .needs = "nccl.env.*", .eval = eval_env_leftover,
+	  .needs = "nccl.env.*",
+	  .eval = eval_env_leftover,
 	  .fix = "remove the variable from the job scripts and images unless a measurement shows "
 		 "it helps",
 	  .kb = "SYM-ENV-LEFTOVER" },
-	{ .id = "nccl-retry-cnt-invalid", .layer = FT_LAYER_APPLICATION, .severity = FT_SEV_WARNING,
+	{ .id = "nccl-retry-cnt-invalid",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL_IB_RETRY_CNT outside 0-7",
-	  .needs = "nccl.env.NCCL_IB_RETRY_CNT", .eval = eval_retry_cnt,
+	  .needs = "nccl.env.NCCL_IB_RETRY_CNT",
+	  .eval = eval_retry_cnt,
 	  .fix = "use a value from 0 to 7 (default 7); raise NCCL_IB_TIMEOUT for longer waits",
 	  .kb = "ENV-IB_RETRY_CNT SYM-ENV-LEFTOVER" },
-	{ .id = "nccl-version-mismatch", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_ERROR,
+	{ .id = "nccl-version-mismatch",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
 	  .summary = "ranks run different NCCL versions",
-	  .needs = "nccl.version", .eval = eval_version_mismatch,
+	  .needs = "nccl.version",
+	  .eval = eval_version_mismatch,
 	  .fix = "use one NCCL build (and one net plugin) on every node",
 	  .kb = "SYM-ERR-10-11" },
 };

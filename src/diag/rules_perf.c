@@ -18,8 +18,8 @@
 #define BUSBW_LOW_RATIO	 0.80
 #define BUSBW_HALF_RATIO 0.55
 /* Heuristics: p99 more than twice p50 is jitter; ten times is a long tail. */
-#define JITTER_RATIO	  2.0
-#define JITTER_BAD_RATIO  10.0
+#define JITTER_RATIO	 2.0
+#define JITTER_BAD_RATIO 10.0
 /* Heuristic: a pair below 80% of the median pair bandwidth is an outlier. */
 #define PAIR_OUTLIER_RATIO 0.80
 
@@ -64,7 +64,8 @@ test_matches(const char *want, const char *have)
 		return true;
 	if (n > 5 && strcmp(want + n - 5, "_perf") == 0)
 		n -= 5;
-	return strncmp(want, have, n) == 0 && (have[n] == '\0' || strncmp(have + n, "_perf", 5) == 0);
+	return strncmp(want, have, n) == 0 &&
+	       (have[n] == '\0' || strncmp(have + n, "_perf", 5) == 0);
 }
 
 static int
@@ -107,8 +108,8 @@ eval_busbw_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 		rc = ft__diag_emit(c, out, ratio < BUSBW_HALF_RATIO ? FT_SEV_ERROR : -1, ev, 1,
 				   "%s busbw %.1f GB/s at %s is %.0f%% of the %.1f GB/s the model "
 				   "expects%s",
-				   x->test[0] ? x->test : "measured", best->num, size, 100.0 * ratio,
-				   x->busbw_GBps,
+				   x->test[0] ? x->test : "measured", best->num, size,
+				   100.0 * ratio, x->busbw_GBps,
 				   ratio < BUSBW_HALF_RATIO
 					   ? ": about half or less, look for GDR off, cross-NUMA "
 					     "placement, missing rails or a PCIe downgrade"
@@ -228,10 +229,11 @@ eval_pair_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (strcmp(o->key, "bench.pair_bw") != 0 || !o->has_num ||
 		    o->num >= PAIR_OUTLIER_RATIO * med)
 			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1,
-				   "pair %s: %.2f GB/s is %.0f%% of the median pair (%.2f GB/s over %zu "
-				   "pairs)",
-				   o->device, o->num, 100.0 * o->num / med, med, n);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"pair %s: %.2f GB/s is %.0f%% of the median pair (%.2f GB/s over %zu "
+			"pairs)",
+			o->device, o->num, 100.0 * o->num / med, med, n);
 		if (rc < 0)
 			return rc;
 	}
@@ -262,7 +264,8 @@ collect_endpoints(const struct ft_diag_ctx *c, struct ft_vec *eps)
 				memcpy(ep.name, p, len);
 				ep.name[len] = '\0';
 				for (k = 0; k < eps->len; k++)
-					if (strcmp(FT_VEC_AT(eps, struct endpoint, k).name, ep.name) == 0)
+					if (strcmp(FT_VEC_AT(eps, struct endpoint, k).name,
+						   ep.name) == 0)
 						break;
 				if (k == eps->len && ft_vec_push(eps, &ep) < 0)
 					return FT_ENOMEM;
@@ -307,10 +310,11 @@ eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 		}
 		if (total < 2 || slow != total || total == n)
 			continue;
-		rc = ft__diag_emit(c, out, -1, ev, nev,
-				   "%s is slow in all of its %zu pairs (below %.0f%% of the %.2f GB/s "
-				   "median): the fault is at this endpoint",
-				   name, total, 100 * PAIR_OUTLIER_RATIO, med);
+		rc = ft__diag_emit(
+			c, out, -1, ev, nev,
+			"%s is slow in all of its %zu pairs (below %.0f%% of the %.2f GB/s "
+			"median): the fault is at this endpoint",
+			name, total, 100 * PAIR_OUTLIER_RATIO, med);
 		if (rc == 0)
 			ft_strlcpy(ft_findings_at(out, ft_findings_len(out) - 1)->entity, name,
 				   sizeof(ft_findings_at(out, 0)->entity));
@@ -337,10 +341,11 @@ eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
 	}
 	if (!n)
 		return 0;
-	return ft__diag_emit(c, out, -1, ev, n,
-			     "the benchmark found %.0f wrong result element%s: data corruption, not "
-			     "a performance problem",
-			     total, total == 1 ? "" : "s");
+	return ft__diag_emit(
+		c, out, -1, ev, n,
+		"the benchmark found %.0f wrong result element%s: data corruption, not "
+		"a performance problem",
+		total, total == 1 ? "" : "s");
 }
 
 /* A benchmark that started (ranks listed) in a file with no result at all. */
@@ -377,10 +382,11 @@ eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
 		}
 		if (seen || results)
 			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 2,
-				   "the benchmark listed %zu rank%s but reported no result: it hung or "
-				   "crashed after initialisation (or the output was cut)",
-				   nranks, nranks == 1 ? "" : "s");
+		rc = ft__diag_emit(
+			c, out, -1, ev, 2,
+			"the benchmark listed %zu rank%s but reported no result: it hung or "
+			"crashed after initialisation (or the output was cut)",
+			nranks, nranks == 1 ? "" : "s");
 		if (rc < 0)
 			return rc;
 	}
@@ -388,43 +394,61 @@ eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
 }
 
 const struct ft_rule ft__diag_rules_perf[] = {
-	{ .id = "perf-no-results", .layer = FT_LAYER_APPLICATION, .severity = FT_SEV_WARNING,
+	{ .id = "perf-no-results",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "a benchmark started but reported no result (hang after init)",
-	  .needs = "bench.rank bench.busbw bench.time_us nccl.version", .eval = eval_no_results,
+	  .needs = "bench.rank bench.busbw bench.time_us nccl.version",
+	  .eval = eval_no_results,
 	  .fix = "re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,COLL and a timeout; "
 		 "disable optional features one at a time (NCCL_COLLNET_ENABLE=0, "
 		 "NCCL_NVLS_ENABLE=0) to find the one that hangs",
 	  .kb = "SYM-INIT-HANG IB-SHARP ENV-COLLNET" },
-	{ .id = "perf-busbw-below-model", .layer = FT_LAYER_APPLICATION,
+	{ .id = "perf-busbw-below-model",
+	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "measured bus bandwidth below what the model expects",
-	  .needs = "bench.busbw bench.test (and expectations)", .eval = eval_busbw_model,
+	  .needs = "bench.busbw bench.test (and expectations)",
+	  .eval = eval_busbw_model,
 	  .fix = "walk the layers: NCCL log (network, GDR, channels), port rates, ib_write_bw "
 		 "host and GPU memory, counters under load, PCIe links",
 	  .kb = "NA-EXPECT NA-BUSBW SYM-BW-HALF" },
-	{ .id = "perf-latency-jitter", .layer = FT_LAYER_APPLICATION, .severity = FT_SEV_WARNING,
+	{ .id = "perf-latency-jitter",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "latency p99 well above p50 (jitter)",
-	  .needs = "bench.lat_p99 bench.lat_p50", .eval = eval_jitter,
+	  .needs = "bench.lat_p99 bench.lat_p50",
+	  .eval = eval_jitter,
 	  .fix = "fix loss first; then the performance governor, limit deep C-states, NIC IRQs on "
 		 "NIC-local cores away from NCCL threads, correct CPU binding",
 	  .kb = "SYM-JITTER HOST-CPU" },
-	{ .id = "perf-pair-outlier", .layer = FT_LAYER_FABRIC, .severity = FT_SEV_WARNING,
+	{ .id = "perf-pair-outlier",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
 	  .summary = "a pair in a pairs matrix is much slower than the median",
-	  .needs = "bench.pair_bw", .eval = eval_pair_outlier,
+	  .needs = "bench.pair_bw",
+	  .eval = eval_pair_outlier,
 	  .fix = "test each NIC alone and then in pairs; check the ports and links on that pair's "
 		 "path (port rate, counters, PCIe)",
 	  .kb = "SYM-BW-ASYM SYM-LINK-DEGRADED" },
-	{ .id = "perf-host-outlier", .layer = FT_LAYER_FIRMWARE_HW, .severity = FT_SEV_ERROR,
+	{ .id = "perf-host-outlier",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
 	  .summary = "one endpoint is slow in every pair it takes part in",
-	  .needs = "bench.pair_bw", .eval = eval_host_outlier,
+	  .needs = "bench.pair_bw",
+	  .eval = eval_host_outlier,
 	  .fix = "drain the host; check its NIC port rate, PCIe link width/speed, NUMA placement "
 		 "and link counters",
 	  .kb = "SYM-BW-ASYM SYM-LINK-DEGRADED HOST-PCIE" },
-	{ .id = "perf-wrong-results", .layer = FT_LAYER_COMMLIB, .severity = FT_SEV_CRITICAL,
+	{ .id = "perf-wrong-results",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_CRITICAL,
 	  .summary = "benchmark validation found wrong results",
-	  .needs = "bench.wrong", .eval = eval_wrong,
+	  .needs = "bench.wrong",
+	  .eval = eval_wrong,
 	  .fix = "stop using the nodes for training; unset NCCL_PROTO overrides (LL128 on "
-		 "unsupported platforms corrupts data), check GPU memory errors and the PCIe/ACS path",
+		 "unsupported platforms corrupts data), check GPU memory errors and the "
+		 "PCIe/ACS path",
 	  .kb = "ENV-PROTO NA-PROTO-LL128" },
 };
 const size_t ft__diag_nrules_perf = FT_ARRAY_SIZE(ft__diag_rules_perf);

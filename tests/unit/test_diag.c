@@ -107,7 +107,7 @@ struct rule_case {
 };
 
 #define ACT(d) "ib.port.state@h1/" d "/1=Active;ib.port.link_layer@h1/" d "/1=InfiniBand"
-#define ROCEP "ib.port.state@h1/mlx5_0/1=Active;ib.port.link_layer@h1/mlx5_0/1=Ethernet"
+#define ROCEP  "ib.port.state@h1/mlx5_0/1=Active;ib.port.link_layer@h1/mlx5_0/1=Ethernet"
 
 static const struct rule_case cases[] = {
 	{ "ib-port-down", "ib.port.state@h1/mlx5_0/1=Down;ib.port.phys_state@h1/mlx5_0/1=Polling",
@@ -119,18 +119,21 @@ static const struct rule_case cases[] = {
 			"ib.port.width_supported@h1/mlx5_0/1=1X or 4X",
 	  /* A down port shows base speed and must not read as degraded (IB-SPEED). */
 	  "ib.port.state@h1/sw/24=Down;ib.port.speed_active@h1/sw/24=2.5 Gbps;"
-	  "ib.port.speed_supported@h1/sw/24=2.5 Gbps or 5.0 Gbps or 10.0 Gbps;" ACT("mlx5_0")
-	  ";ib.port.speed_active@h1/mlx5_0/1=NDR;ib.port.speed_supported@h1/mlx5_0/1=HDR, NDR" },
+	  "ib.port.speed_supported@h1/sw/24=2.5 Gbps or 5.0 Gbps or 10.0 Gbps;"
+	  ACT("mlx5_0") ";ib.port.speed_active@h1/mlx5_0/1=NDR;"
+	  "ib.port.speed_supported@h1/mlx5_0/1=HDR, NDR" },
 	{ "ib-rate-below-peers",
-	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT("mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200",
-	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT("mlx5_1") ";ib.port.rate@h1/mlx5_1/1=400" },
+	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT(
+		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200",
+	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT(
+		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=400" },
 	{ "ib-mtu-below-4096", ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=2048",
 	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096" },
 	{ "ib-mtu-mismatch",
-	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;" ACT("mlx5_1")
-			";ib.port.mtu_active@h1/mlx5_1/1=2048",
-	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;" ACT("mlx5_1")
-			";ib.port.mtu_active@h1/mlx5_1/1=4096" },
+	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;" ACT(
+		  "mlx5_1") ";ib.port.mtu_active@h1/mlx5_1/1=2048",
+	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;" ACT(
+		  "mlx5_1") ";ib.port.mtu_active@h1/mlx5_1/1=4096" },
 	{ "ib-symbol-errors", "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=12",
 	  "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=9" },
 	{ "ib-link-recovery", "ib.counter.LinkErrorRecoveryCounter@h1/mlx5_0/1=10",
@@ -158,8 +161,10 @@ static const struct rule_case cases[] = {
 	{ "roce-pfc-off", "roce.qos.pfc_enabled_prios@h1/eth4=0,0,0,0,0,0,0,0",
 	  "roce.qos.pfc_enabled_prios@h1/eth4=0,0,0,1,0,0,0,0" },
 	{ "roce-pfc-wrong-priority",
-	  "roce.qos.pfc_enabled_prios@h1/eth4=3;roce.qos.trust@h1/eth4=dscp;nccl.env.NCCL_IB_TC@h1=160",
-	  "roce.qos.pfc_enabled_prios@h1/eth4=3;roce.qos.trust@h1/eth4=dscp;nccl.env.NCCL_IB_TC@h1=106" },
+	  "roce.qos.pfc_enabled_prios@h1/eth4=3;roce.qos.trust@h1/eth4=dscp;"
+	  "nccl.env.NCCL_IB_TC@h1=160",
+	  "roce.qos.pfc_enabled_prios@h1/eth4=3;roce.qos.trust@h1/eth4=dscp;"
+	  "nccl.env.NCCL_IB_TC@h1=106" },
 	{ "roce-trust-pcp", "roce.qos.trust@h1/eth4=pcp", "roce.qos.trust@h1/eth4=dscp" },
 	{ "roce-gid-empty", "ib.port.gid_count@h1/mlx5_0/1=0",
 	  "ib.port.gid_count@h1/mlx5_0/1=4;roce.gid.index@h1/mlx5_0/1=3|::ffff:10.0.0.1" },
@@ -168,7 +173,7 @@ static const struct rule_case cases[] = {
 	  "roce.gid.index@h1/mlx5_0/1=3|::ffff:10.0.0.1;+roce.gid.version@h1/mlx5_0/1=v2" },
 	{ "roce-mtu-below-4096", ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024",
 	  ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=4096;perftest.mtu@h1/mlx5_0=1024;"
-	  "perftest.link_type@h1/mlx5_0=IB" },
+		"perftest.link_type@h1/mlx5_0=IB" },
 	{ "eth-tx-pause-high", "eth.counter.tx_global_pause@h1/eth0=5745042",
 	  "eth.counter.tx_global_pause@h1/eth0=12;eth.counter.tx_prio3_bytes@h1/eth0=99999999" },
 	{ "eth-rx-pause-high", "eth.counter.rx_prio3_pause@h1/eth0=200000",
@@ -215,7 +220,8 @@ static const struct rule_case cases[] = {
 	{ "eth-module-fault", "eth.counter.module_high_temp@h1/eth0=1",
 	  "eth.counter.module_high_temp@h1/eth0=0" },
 	{ "eth-link-down", "eth.link.detected@h1/swp1=no", "eth.link.detected@h1/swp1=yes" },
-	{ "eth-not-rdma-netdev", "eth.driver.name@pod/eth0=veth", "eth.driver.name@h1/eth0=mlx5_core" },
+	{ "eth-not-rdma-netdev", "eth.driver.name@pod/eth0=veth",
+	  "eth.driver.name@h1/eth0=mlx5_core" },
 	{ "nccl-socket-transport", "nccl.net@h1=Socket", "nccl.net@h1=IB" },
 	{ "nccl-no-rdma-device", "nccl.warn@h1=Failed to open libibverbs.so[.1]",
 	  "nccl.warn@h1=Cuda failure 'out of memory'" },
@@ -228,7 +234,8 @@ static const struct rule_case cases[] = {
 	{ "nccl-ib-hca-ethernet",
 	  ACT("mlx5_0") ";ib.port.link_layer@h1/mlx5_1/1=Ethernet;"
 			"nccl.env.NCCL_IB_HCA@h1==mlx5_0:1,mlx5_1:1",
-	  ACT("mlx5_0") ";ib.port.link_layer@h1/mlx5_1/1=Ethernet;nccl.env.NCCL_IB_HCA@h1==mlx5_0:1" },
+	  ACT("mlx5_0") ";ib.port.link_layer@h1/mlx5_1/1=Ethernet;"
+			"nccl.env.NCCL_IB_HCA@h1==mlx5_0:1" },
 	{ "nccl-bond-single-qp", "nccl.ib_hca@h1=[0]mlx5_bond_0:1/RoCE",
 	  "nccl.ib_hca@h1=[0]mlx5_bond_0:1/RoCE;nccl.env.NCCL_IB_QPS_PER_CONNECTION@h1=2" },
 	{ "nccl-ib-hca-prefix", "nccl.env.NCCL_IB_HCA@h1=mlx5_1;" ACT("mlx5_10"),
@@ -241,15 +248,19 @@ static const struct rule_case cases[] = {
 	  "nccl.ib.completion_error@h1=12" },
 	{ "nccl-remote-error", "nccl.ib.completion_error@h1=10", "nccl.ib.completion_error@h1=12" },
 	{ "nccl-flush-error", "nccl.ib.completion_error@h1=5", "nccl.ib.completion_error@h1=12" },
-	{ "nccl-peer-unreachable", "nccl.warn@h1=socketStartConnect: Connect to 10.0.0.2<45763> failed",
+	{ "nccl-peer-unreachable",
+	  "nccl.warn@h1=socketStartConnect: Connect to 10.0.0.2<45763> failed",
 	  "nccl.warn@h1=NVLS multicast support is not available" },
 	{ "nccl-create-qp-failed", "nccl.warn@h1=Call to ibv_create_qp failed",
 	  "nccl.warn@h1=Call to ibv_poll_cq failed" },
-	{ "nccl-modify-qp-failed", "nccl.warn@h1=Call to ibv_modify_qp failed with error Invalid argument",
+	{ "nccl-modify-qp-failed",
+	  "nccl.warn@h1=Call to ibv_modify_qp failed with error Invalid argument",
 	  "nccl.warn@h1=Call to ibv_poll_cq failed" },
-	{ "nccl-incompatible-devices", "nccl.warn@h1=NET/IB : Attempted to connect incompatible devices",
+	{ "nccl-incompatible-devices",
+	  "nccl.warn@h1=NET/IB : Attempted to connect incompatible devices",
 	  "nccl.warn@h1=NET/IB : Using interface" },
-	{ "nccl-link-event", "nccl.warn@h1=NET/IB : mlx5_0:1 speed change detected: 400000 -> 200000 Mbps",
+	{ "nccl-link-event",
+	  "nccl.warn@h1=NET/IB : mlx5_0:1 speed change detected: 400000 -> 200000 Mbps",
 	  "nccl.warn@h1=NET/IB : mlx5_0:1 ok" },
 	{ "nccl-topology-mismatch", "nccl.warn@h1=Attribute busid of node nic not found",
 	  "nccl.warn@h1=Attribute present" },
@@ -375,10 +386,12 @@ test_ranking(void **state)
 	size_t i;
 
 	/* critical (error 12, fabric) > error (create_qp, OS) > warning (NCCL) > info (env). */
-	diagnose("nccl.env.NCCL_ALGO@h1=Ring;nccl.net@h1=Socket;"
-		 "nccl.warn@h1=Call to ibv_create_qp failed;nccl.ib.completion_error@h1=12;"
-		 "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=50;ib.counter.PortXmitWait@h1/mlx5_0/1=5000",
-		 NULL, 0, &f);
+	diagnose(
+		"nccl.env.NCCL_ALGO@h1=Ring;nccl.net@h1=Socket;"
+		"nccl.warn@h1=Call to ibv_create_qp failed;nccl.ib.completion_error@h1=12;"
+		"ib.counter.SymbolErrorCounter@h1/mlx5_0/1=50;"
+		"ib.counter.PortXmitWait@h1/mlx5_0/1=5000",
+		NULL, 0, &f);
 	assert_int_equal(ft_findings_len(&f), 6);
 	assert_string_equal(ft_findings_at(&f, 0)->rule_id, "nccl-retry-exceeded");
 	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_CRITICAL);
@@ -396,7 +409,8 @@ test_ranking(void **state)
 	}
 	/* Error 12 carries the symbol errors that explain it. */
 	assert_true(ft_findings_at(&f, 0)->nevidence >= 2);
-	assert_string_equal(ft_findings_at(&f, 0)->evidence[1].key, "ib.counter.SymbolErrorCounter");
+	assert_string_equal(ft_findings_at(&f, 0)->evidence[1].key,
+			    "ib.counter.SymbolErrorCounter");
 	assert_true(ft_findings_any(&f, FT_SEV_WARNING));
 	ft_findings_release(&f);
 
@@ -553,10 +567,12 @@ test_advise_socket_to_ib(void **state)
 	const struct ft_advice *a;
 
 	/* 4 active 400G ports: 90% x 4 x 50 GB/s = 180 GB/s expected; 9 GB/s measured. */
-	advise("nccl.net@h1=Socket;nccl.env.NCCL_IB_DISABLE@h1=1;" ACT("mlx5_0")
-	       ";ib.port.rate@h1/mlx5_0/1=400;" ACT("mlx5_1") ";ib.port.rate@h1/mlx5_1/1=400;" ACT(
-		       "mlx5_2") ";ib.port.rate@h1/mlx5_2/1=400;" ACT("mlx5_3")
-	       ";ib.port.rate@h1/mlx5_3/1=400;bench.busbw@h1=9|8589934592",
+	advise("nccl.net@h1=Socket;nccl.env.NCCL_IB_DISABLE@h1=1;"
+	       ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;"
+	       ACT("mlx5_1") ";ib.port.rate@h1/mlx5_1/1=400;"
+	       ACT("mlx5_2") ";ib.port.rate@h1/mlx5_2/1=400;"
+	       ACT("mlx5_3") ";ib.port.rate@h1/mlx5_3/1=400;"
+	       "bench.busbw@h1=9|8589934592",
 	       NULL, 0, &s);
 	a = ft_advice_find(&s, "nccl-ib-disable");
 	assert_non_null(a);
@@ -617,9 +633,10 @@ test_advise_values(void **state)
 	ft_advice_set_release(&s);
 
 	/* Mixed link layers: the exact list of the InfiniBand ports only. */
-	advise(ACT("mlx5_0") ";" ACT("mlx5_2") ";ib.port.state@h1/mlx5_1/1=Active;"
-			     "ib.port.link_layer@h1/mlx5_1/1=Ethernet;"
-			     "nccl.ib_hca@h1=[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [2]mlx5_2:1/IB",
+	advise(ACT("mlx5_0") ";" ACT(
+		       "mlx5_2") ";ib.port.state@h1/mlx5_1/1=Active;"
+				 "ib.port.link_layer@h1/mlx5_1/1=Ethernet;"
+				 "nccl.ib_hca@h1=[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [2]mlx5_2:1/IB",
 	       NULL, 0, &s);
 	a = ft_advice_find(&s, "nccl-ib-hca");
 	assert_non_null(a);
@@ -685,27 +702,36 @@ static const struct {
 	const char *file;
 	const char *rule;
 } fixture_faults[] = {
-	{ "ethtool-S/mlx5-ethtool-S-xdp-rx-discards-phy-global-pause-k5.15.txt", "eth-rx-discards" },
-	{ "ethtool-S/mlx5-ethtool-S-xdp-rx-discards-phy-global-pause-k5.15.txt", "eth-tx-pause-high" },
+	{ "ethtool-S/mlx5-ethtool-S-xdp-rx-discards-phy-global-pause-k5.15.txt",
+	  "eth-rx-discards" },
+	{ "ethtool-S/mlx5-ethtool-S-xdp-rx-discards-phy-global-pause-k5.15.txt",
+	  "eth-tx-pause-high" },
 	{ "ethtool/ethtool-link-veth-in-pod-not-rdma-netdev.txt", "eth-not-rdma-netdev" },
 	{ "ethtool/ethtool-link-spectrum-swp1-dac-link-down-speed-unknown.txt", "eth-link-down" },
 	{ "ibstat/gpud-a100-8x-cx6-vf-hdr200-ibpanic-exit255.txt", "tool-failed" },
 	{ "ibstat/mlx4-connectx3-ib-down-polling-eth-disabled.txt", "ib-port-down" },
 	{ "ibstat/archwiki-mlx4-ddr-port2-down-polling.txt", "ib-port-down" },
 	{ "ibv_devinfo/ibv_devinfo-mlx4-cx3-qdr-port2-eth-down.txt", "ib-port-down" },
-	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt", "ib-link-downed" },
-	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt", "ib-rcv-errors" },
-	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt", "ib-xmit-discards" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt",
+	  "ib-link-downed" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt",
+	  "ib-rcv-errors" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt",
+	  "ib-xmit-discards" },
 	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-xmit-discards" },
 	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-xmit-wait" },
 	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-link-downed" },
 	{ "nccl-log/a100-tf-pyxis-ibv-create-qp-failed-excerpt.txt", "nccl-create-qp-failed" },
-	{ "nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt", "nccl-mixed-link-layers" },
-	{ "nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt", "nccl-topology-mismatch" },
-	{ "nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt", "nccl-mixed-link-layers" },
+	{ "nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt",
+	  "nccl-mixed-link-layers" },
+	{ "nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt",
+	  "nccl-topology-mismatch" },
+	{ "nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt",
+	  "nccl-mixed-link-layers" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-no-rdma-device" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-socket-transport" },
-	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt", "nccl-socket-ifname" },
+	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
+	  "nccl-socket-ifname" },
 	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
 	  "nccl-socket-transport" },
 	{ "nccl-log/socket-connect-abort-proxy-failure-excerpt.txt", "nccl-peer-unreachable" },
@@ -765,7 +791,8 @@ test_fixture_faults(void **state)
 
 		diagnose_file(fixture_faults[i].file, &set, &f);
 		if (fixture_faults[i].rule && !ft_findings_count_rule(&f, fixture_faults[i].rule))
-			fail_msg("%s: %s not found", fixture_faults[i].file, fixture_faults[i].rule);
+			fail_msg("%s: %s not found", fixture_faults[i].file,
+				 fixture_faults[i].rule);
 		/* Evidence points back into the fixture. */
 		for (k = 0; k < ft_findings_len(&f); k++) {
 			const struct ft_finding *x = ft_findings_at(&f, k);
@@ -800,10 +827,12 @@ test_fixture_healthy(void **state)
 static void
 test_fixture_faults_complete(void **state)
 {
-	static const char *const dirs[] = { "ethtool",	 "ethtool-S", "ibstat",	 "ibv_devinfo",
-					    "ibqueryerrors", "perfquery", "nccl-log", "nccl-tests",
-					    "nvidia-smi-topo", "perftest", "show_gids", "ibstatus",
-					    "iblinkinfo",  "ibportstate", "mlnx_qos", "lspci" };
+	static const char *const dirs[] = { "ethtool",	   "ethtool-S",	    "ibstat",
+					    "ibv_devinfo", "ibqueryerrors", "perfquery",
+					    "nccl-log",	   "nccl-tests",    "nvidia-smi-topo",
+					    "perftest",	   "show_gids",	    "ibstatus",
+					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
+					    "lspci" };
 	size_t d, i;
 	char cmd[512];
 
@@ -811,14 +840,15 @@ test_fixture_faults_complete(void **state)
 		FILE *p;
 		char line[512];
 
-		snprintf(cmd, sizeof(cmd),
-			 "grep -l '^# fault' tests/fixtures/%s/*.txt 2>/dev/null", dirs[d]);
+		snprintf(cmd, sizeof(cmd), "grep -l '^# fault' tests/fixtures/%s/*.txt 2>/dev/null",
+			 dirs[d]);
 		p = popen(cmd, "r");
 		assert_non_null(p);
 		while (fgets(line, sizeof(line), p)) {
 			line[strcspn(line, "\n")] = '\0';
 			for (i = 0; i < FT_ARRAY_SIZE(fixture_faults); i++)
-				if (strcmp(line + strlen("tests/fixtures/"), fixture_faults[i].file) == 0)
+				if (strcmp(line + strlen("tests/fixtures/"),
+					   fixture_faults[i].file) == 0)
 					break;
 			if (i == FT_ARRAY_SIZE(fixture_faults) && !strstr(line, "all-zero") &&
 			    !strstr(line, "rcverrordetails"))
