@@ -105,6 +105,9 @@ struct ft_diag_ctx {
 	const struct ft_expectation *expect;
 	size_t nexpect;
 	const struct ft_rule *rule; /* the rule being evaluated */
+	/* Observation indices sorted by key, then by position: lookups by key take
+	   O(log n + matches). Built by ft_diag_run(); NULL means scan everything. */
+	const size_t *by_key;
 };
 
 /*

@@ -1003,10 +1003,11 @@ ft_advise(const struct ft_diag_input *in, const struct ft_findings *findings,
 			goto done;
 		findings = &own;
 	}
-	c.obs = in->obs;
-	c.expect = in->expect;
-	c.nexpect = in->nexpect;
-	c.rule = NULL;
+	rc = ft__diag_ctx_init(&c, in);
+	if (rc < 0) {
+		ft_error_set(err, rc, "advise: %s", ft_strerror(rc));
+		goto done;
+	}
 	a.c = &c;
 	a.f = findings;
 	a.out = out;
@@ -1014,9 +1015,10 @@ ft_advise(const struct ft_diag_input *in, const struct ft_findings *findings,
 		rc = advisors[i](&a);
 		if (rc < 0) {
 			ft_error_set(err, rc, "advise: %s", ft_strerror(rc));
-			goto done;
+			break;
 		}
 	}
+	ft__diag_ctx_release(&c);
 done:
 	ft_findings_release(&own);
 	return rc;

@@ -53,6 +53,10 @@ bool ft__key_match(const char *key, const char *pat);
 
 /* ---- lookups ------------------------------------------------------------- */
 
+/* Set up @c for @in, with its key index (FT_ENOMEM), and release it. */
+int ft__diag_ctx_init(struct ft_diag_ctx *c, const struct ft_diag_input *in);
+void ft__diag_ctx_release(struct ft_diag_ctx *c);
+
 static inline size_t
 ft__nobs(const struct ft_diag_ctx *c)
 {

@@ -147,16 +147,19 @@ ft_diag_run(const struct ft_diag_input *in, struct ft_findings *out, struct ft_e
 
 	if (!in || !in->obs || !out || (in->nexpect && !in->expect))
 		return ft_error_set(err, FT_EINVAL, "diagnose: no observations given");
-	ctx.obs = in->obs;
-	ctx.expect = in->expect;
-	ctx.nexpect = in->nexpect;
+	rc = ft__diag_ctx_init(&ctx, in);
+	if (rc < 0)
+		return ft_error_set(err, rc, "diagnose: %s", ft_strerror(rc));
 	for (i = 0; i < n; i++) {
 		ctx.rule = ft_rule_at(i);
 		rc = ctx.rule->eval(&ctx, out);
-		if (rc < 0)
+		if (rc < 0) {
+			ft__diag_ctx_release(&ctx);
 			return ft_error_set(err, rc, "diagnose: rule %s: %s", ctx.rule->id,
 					    ft_strerror(rc));
+		}
 	}
+	ft__diag_ctx_release(&ctx);
 	ft_findings_sort(out);
 	return 0;
 }

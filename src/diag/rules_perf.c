@@ -348,49 +348,76 @@ eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
 		total, total == 1 ? "" : "s");
 }
 
+/* What one input file holds, for the no-results check. */
+struct file_summary {
+	const struct ft_obs *first_rank; /* first bench.rank of the file */
+	const struct ft_obs *version;	 /* its nccl.version, if any */
+	size_t nranks;
+	bool results;
+};
+
+static bool
+is_result_key(const char *key)
+{
+	return ft__str_has_prefix(key, "bench.busbw") || ft__str_has_prefix(key, "bench.time_us") ||
+	       ft__str_has_prefix(key, "bench.bw_") || ft__str_has_prefix(key, "bench.lat");
+}
+
 /* A benchmark that started (ranks listed) in a file with no result at all. */
 static int
 eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
+	struct ft_vec files;
 	size_t i, k;
-	int rc;
+	int rc = 0;
 
-	for (i = 0; i < ft__nobs(c); i++) {
+	/* One pass over the ranks to list the files (few), then one pass per file. */
+	ft_vec_init(&files, sizeof(struct file_summary));
+	for (i = 0; i < ft__nobs(c) && rc == 0; i++) {
 		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2] = { o, NULL };
-		size_t nranks = 0;
-		bool seen = false, results = false;
+		struct file_summary fs = { o, NULL, 0, false };
 
 		if (strcmp(o->key, "bench.rank") != 0)
 			continue;
-		for (k = 0; k < ft__nobs(c); k++) {
-			const struct ft_obs *p = ft__obs(c, k);
-
-			if (strcmp(p->file, o->file) != 0)
-				continue;
-			if (strcmp(p->key, "bench.rank") == 0) {
-				seen = seen || k < i;
-				nranks++;
-			} else if (ft__str_has_prefix(p->key, "bench.busbw") ||
-				   ft__str_has_prefix(p->key, "bench.time_us") ||
-				   ft__str_has_prefix(p->key, "bench.bw_") ||
-				   ft__str_has_prefix(p->key, "bench.lat")) {
-				results = true;
-			} else if (!ev[1] && strcmp(p->key, "nccl.version") == 0) {
-				ev[1] = p;
-			}
-		}
-		if (seen || results)
-			continue;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 2,
-			"the benchmark listed %zu rank%s but reported no result: it hung or "
-			"crashed after initialisation (or the output was cut)",
-			nranks, nranks == 1 ? "" : "s");
-		if (rc < 0)
-			return rc;
+		for (k = 0; k < files.len; k++)
+			if (strcmp(FT_VEC_AT(&files, struct file_summary, k).first_rank->file,
+				   o->file) == 0)
+				break;
+		if (k == files.len)
+			rc = ft_vec_push(&files, &fs);
 	}
-	return 0;
+	for (i = 0; i < ft__nobs(c) && rc == 0 && files.len; i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strncmp(o->key, "bench.", 6) != 0 && strcmp(o->key, "nccl.version") != 0)
+			continue;
+		for (k = 0; k < files.len; k++) {
+			struct file_summary *fs = &FT_VEC_AT(&files, struct file_summary, k);
+
+			if (strcmp(fs->first_rank->file, o->file) != 0)
+				continue;
+			if (strcmp(o->key, "bench.rank") == 0)
+				fs->nranks++;
+			else if (is_result_key(o->key))
+				fs->results = true;
+			else if (!fs->version && strcmp(o->key, "nccl.version") == 0)
+				fs->version = o;
+			break;
+		}
+	}
+	for (k = 0; k < files.len && rc == 0; k++) {
+		const struct file_summary *fs = &FT_VEC_AT(&files, struct file_summary, k);
+		const struct ft_obs *ev[2] = { fs->first_rank, fs->version };
+
+		if (fs->results)
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 2,
+				   "the benchmark listed %zu rank%s but reported no result: it hung or "
+				   "crashed after initialisation (or the output was cut)",
+				   fs->nranks, fs->nranks == 1 ? "" : "s");
+	}
+	ft_vec_release(&files);
+	return rc;
 }
 
 const struct ft_rule ft__diag_rules_perf[] = {

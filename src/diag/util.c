@@ -35,15 +35,145 @@ ft__key_match(const char *key, const char *pat)
 	return strcmp(key, pat) == 0;
 }
 
+/* ---- the key index -------------------------------------------------------- */
+
+/* The index orders observations by key, host, device, port, then position. */
+static int
+cmp_obs(const struct ft_obs *a, const struct ft_obs *b, int level)
+{
+	int c = strcmp(a->key, b->key);
+
+	if (c || level < 2)
+		return c;
+	c = strcmp(a->host, b->host);
+	if (c)
+		return c;
+	c = strcmp(a->device, b->device);
+	if (c || level < 3)
+		return c;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+struct keyed {
+	const struct ft_obs *o;
+	size_t idx;
+};
+
+static int
+cmp_keyed(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+	int c = cmp_obs(a->o, b->o, 3);
+
+	if (c)
+		return c;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+int
+ft__diag_ctx_init(struct ft_diag_ctx *c, const struct ft_diag_input *in)
+{
+	size_t i, n = ft_obs_set_len(in->obs);
+	struct keyed *tmp;
+	size_t *order;
+
+	c->obs = in->obs;
+	c->expect = in->expect;
+	c->nexpect = in->nexpect;
+	c->rule = NULL;
+	c->by_key = NULL;
+	if (!n)
+		return 0;
+	order = ft_calloc(n, sizeof(*order));
+	tmp = ft_calloc(n, sizeof(*tmp));
+	if (!order || !tmp) {
+		ft_free(order);
+		ft_free(tmp);
+		return FT_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		tmp[i].o = ft_obs_set_at(in->obs, i);
+		tmp[i].idx = i;
+	}
+	qsort(tmp, n, sizeof(*tmp), cmp_keyed);
+	for (i = 0; i < n; i++)
+		order[i] = tmp[i].idx;
+	ft_free(tmp);
+	c->by_key = order;
+	return 0;
+}
+
+void
+ft__diag_ctx_release(struct ft_diag_ctx *c)
+{
+	ft_free((void *)c->by_key);
+	c->by_key = NULL;
+}
+
+/* First index position whose observation is >= @probe on the first @level fields. */
+static size_t
+lower_bound(const struct ft_diag_ctx *c, const struct ft_obs *probe, int level)
+{
+	size_t lo = 0, hi = ft__nobs(c);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_obs(ft__obs(c, c->by_key[mid]), probe, level) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The earliest observation (in input order) with @key, equal to @like on the
+ * first @level fields (1: key only, 2: host and device, 3: and port), that
+ * @pred accepts. Exact keys use the index; patterns scan everything.
+ */
+static const struct ft_obs *
+find_where(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *like, int level,
+	   bool (*pred)(const struct ft_obs *o, const struct ft_obs *like))
+{
+	const struct ft_obs *best = NULL;
+	size_t i, best_idx = SIZE_MAX;
+
+	if (c->by_key && !strpbrk(key, "*[")) {
+		struct ft_obs probe;
+
+		ft_strlcpy(probe.key, key, sizeof(probe.key));
+		if (like) {
+			memcpy(probe.host, like->host, sizeof(probe.host));
+			memcpy(probe.device, like->device, sizeof(probe.device));
+			probe.port = like->port;
+		}
+		for (i = lower_bound(c, &probe, like ? level : 1); i < ft__nobs(c); i++) {
+			size_t idx = c->by_key[i];
+			const struct ft_obs *o = ft__obs(c, idx);
+
+			if (cmp_obs(o, &probe, like ? level : 1) != 0)
+				break;
+			if (idx < best_idx && (!pred || pred(o, like))) {
+				best = o;
+				best_idx = idx;
+			}
+		}
+		return best;
+	}
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (ft__key_match(o->key, key) && (!pred || pred(o, like)))
+			return o;
+	}
+	return NULL;
+}
+
 const struct ft_obs *
 ft__diag_find(const struct ft_diag_ctx *c, const char *key)
 {
-	size_t i;
-
-	for (i = 0; i < ft__nobs(c); i++)
-		if (ft__key_match(ft__obs(c, i)->key, key))
-			return ft__obs(c, i);
-	return NULL;
+	return find_where(c, key, NULL, 1, NULL);
 }
 
 bool
@@ -53,48 +183,34 @@ ft__same_port(const struct ft_obs *a, const struct ft_obs *b)
 	       a->port == b->port;
 }
 
+static bool
+same_dev(const struct ft_obs *o, const struct ft_obs *like)
+{
+	return strcmp(o->host, like->host) == 0 && strcmp(o->device, like->device) == 0;
+}
+
+static bool
+same_line(const struct ft_obs *o, const struct ft_obs *like)
+{
+	return ft__same_port(o, like) && o->line == like->line && strcmp(o->file, like->file) == 0;
+}
+
 const struct ft_obs *
 ft__diag_find_same(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *like)
 {
-	size_t i;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-
-		if (ft__key_match(o->key, key) && ft__same_port(o, like))
-			return o;
-	}
-	return NULL;
+	return find_where(c, key, like, 3, ft__same_port);
 }
 
 const struct ft_obs *
 ft__diag_find_dev(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *like)
 {
-	size_t i;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-
-		if (ft__key_match(o->key, key) && strcmp(o->host, like->host) == 0 &&
-		    strcmp(o->device, like->device) == 0)
-			return o;
-	}
-	return NULL;
+	return find_where(c, key, like, 2, same_dev);
 }
 
 const struct ft_obs *
 ft__diag_find_line(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *like)
 {
-	size_t i;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-
-		if (ft__key_match(o->key, key) && ft__same_port(o, like) && o->line == like->line &&
-		    strcmp(o->file, like->file) == 0)
-			return o;
-	}
-	return NULL;
+	return find_where(c, key, like, 3, same_line);
 }
 
 const struct ft_obs *
