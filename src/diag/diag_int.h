@@ -68,6 +68,12 @@ ft__obs(const struct ft_diag_ctx *c, size_t i)
 	return ft_obs_set_at(c->obs, i);
 }
 
+/*
+ * The observations with exactly @key: call with *@pos = 0 and repeat while it
+ * returns non-NULL. They come sorted by host, device, port, then input order.
+ */
+const struct ft_obs *ft__diag_next(const struct ft_diag_ctx *c, const char *key, size_t *pos);
+
 /* First observation with @key (pattern as ft__key_match), or NULL. */
 const struct ft_obs *ft__diag_find(const struct ft_diag_ctx *c, const char *key);
 /* First observation with @key on the same host/device/port as @like. */

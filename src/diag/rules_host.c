@@ -78,79 +78,81 @@ gpu_name_len(const char *dev)
 	return n;
 }
 
+static bool
+same_gpu(const struct ft_obs *a, const struct ft_obs *b)
+{
+	size_t n = gpu_name_len(a->device);
+
+	return n && strcmp(a->host, b->host) == 0 && gpu_name_len(b->device) == n &&
+	       strncmp(a->device, b->device, n) == 0;
+}
+
+static int
+emit_gpu_nic(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *best)
+{
+	const struct ft_obs *ev[1] = { best };
+	int r = path_rank(best->str);
+
+	if (r < 3)
+		return 0;
+	return ft__diag_emit(c, out, r == 4 ? -1 : FT_SEV_INFO, ev, 1,
+			     r == 4 ? "%.*s reaches its nearest NIC only through %s: traffic "
+				      "crosses the CPU sockets (expect large multi-node bandwidth "
+				      "loss)"
+				    : "%.*s reaches its nearest NIC through %s (the CPU): the "
+				      "default NCCL_NET_GDR_LEVEL disables GPUDirect RDMA there",
+			     (int)gpu_name_len(best->device), best->device, best->str);
+}
+
+/*
+ * For each GPU, its nearest NIC. The index returns gpu.nic_path rows sorted
+ * by host and device ("GPU4->NIC0", "GPU4->NIC1", ...), so one GPU's rows are
+ * consecutive and one pass suffices.
+ */
 static int
 eval_gpu_nic_far(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
-	size_t i, k;
+	const struct ft_obs *o, *group = NULL, *best = NULL;
+	size_t pos = 0;
 	int rc;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *best = NULL, *ev[2];
-		size_t n = gpu_name_len(o->device);
-		bool seen = false;
-
-		if (strcmp(o->key, "gpu.nic_path") != 0 || !n)
+	while ((o = ft__diag_next(c, "gpu.nic_path", &pos)) != NULL) {
+		if (!gpu_name_len(o->device))
 			continue;
-		/* Handle each (host, GPU) once: skip when an earlier row has the same GPU. */
-		for (k = 0; k < i && !seen; k++) {
-			const struct ft_obs *p = ft__obs(c, k);
-
-			seen = strcmp(p->key, "gpu.nic_path") == 0 &&
-			       strcmp(p->host, o->host) == 0 && gpu_name_len(p->device) == n &&
-			       strncmp(p->device, o->device, n) == 0;
+		if (group && !same_gpu(group, o)) {
+			if (best) {
+				rc = emit_gpu_nic(c, out, best);
+				if (rc < 0)
+					return rc;
+			}
+			best = NULL;
 		}
-		if (seen)
-			continue;
-		for (k = i; k < ft__nobs(c); k++) {
-			const struct ft_obs *p = ft__obs(c, k);
-			int r = path_rank(p->str);
-
-			if (strcmp(p->key, "gpu.nic_path") != 0 || strcmp(p->host, o->host) != 0 ||
-			    gpu_name_len(p->device) != n || strncmp(p->device, o->device, n) != 0 ||
-			    !r)
-				continue;
-			if (!best || r < path_rank(best->str))
-				best = p;
-		}
-		if (!best || path_rank(best->str) < 3)
-			continue;
-		ev[0] = best;
-		ev[1] = NULL;
-		rc = ft__diag_emit(
-			c, out, path_rank(best->str) == 4 ? -1 : FT_SEV_INFO, ev, 1,
-			path_rank(best->str) == 4
-				? "%.*s reaches its nearest NIC only through %s: traffic "
-				  "crosses the CPU sockets (expect large multi-node bandwidth "
-				  "loss)"
-				: "%.*s reaches its nearest NIC through %s (the CPU): the "
-				  "default NCCL_NET_GDR_LEVEL disables GPUDirect RDMA there",
-			(int)n, o->device, best->str);
-		if (rc < 0)
-			return rc;
+		if (!group || !same_gpu(group, o))
+			group = o;
+		if (path_rank(o->str) && (!best || path_rank(o->str) < path_rank(best->str)))
+			best = o;
 	}
-	return 0;
+	return best ? emit_gpu_nic(c, out, best) : 0;
 }
 
 static int
 eval_numa(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
-	size_t i, k;
+	size_t i;
 	int rc;
 
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *g = ft__obs(c, i);
-		const struct ft_obs *any_nic = NULL, *ev[2];
+		const struct ft_obs *any_nic = NULL, *n, *ev[2];
+		size_t pos = 0;
 		double gn, nn;
 		bool near = false;
 
 		if (strcmp(g->key, "gpu.numa_affinity") != 0 || !ft__obs_number(g, &gn))
 			continue;
-		for (k = 0; k < ft__nobs(c) && !near; k++) {
-			const struct ft_obs *n = ft__obs(c, k);
-
-			if (strcmp(n->key, "numa.node") != 0 || strcmp(n->host, g->host) != 0 ||
-			    strncmp(n->device, "GPU", 3) == 0 || !ft__obs_number(n, &nn) || nn < 0)
+		while (!near && (n = ft__diag_next(c, "numa.node", &pos)) != NULL) {
+			if (strcmp(n->host, g->host) != 0 || strncmp(n->device, "GPU", 3) == 0 ||
+			    !ft__obs_number(n, &nn) || nn < 0)
 				continue;
 			any_nic = n;
 			near = nn == gn;

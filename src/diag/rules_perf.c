@@ -196,23 +196,6 @@ pair_median(const struct ft_diag_ctx *c, double *median, size_t *npairs)
 	return *median > 0;
 }
 
-/* Does pair name "a->b" (or "a-b", "a,b") include endpoint @ep of length @n? */
-static bool
-pair_has(const char *pair, const char *ep, size_t n)
-{
-	const char *p = pair;
-
-	while (*p) {
-		size_t len = strcspn(p, "->, ");
-
-		if (len == n && strncmp(p, ep, n) == 0)
-			return true;
-		p += len;
-		p += strspn(p, "->, ");
-	}
-	return false;
-}
-
 static int
 eval_pair_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -240,83 +223,128 @@ eval_pair_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-/* Endpoint names of all pairs, each once, in order of first appearance. */
+/* One endpoint of a pairs matrix and how its pairs did. */
 struct endpoint {
 	char name[48];
+	size_t total, slow, nev;
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
 };
 
 static int
-collect_endpoints(const struct ft_diag_ctx *c, struct ft_vec *eps)
+cmp_endpoint(const void *a, const void *b)
 {
-	size_t i, k;
+	return strcmp(((const struct endpoint *)a)->name, ((const struct endpoint *)b)->name);
+}
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const char *p = o->device;
+/* Call @fn for each endpoint name in pair label @pair ("a->b", "a-b", "a,b"). */
+static int
+each_endpoint(const char *pair, int (*fn)(const char *name, size_t len, void *arg), void *arg)
+{
+	const char *p = pair;
+	int rc;
 
-		if (strcmp(o->key, "bench.pair_bw") != 0 || !o->has_num)
-			continue;
-		while (*p) {
-			size_t len = strcspn(p, "->, ");
-			struct endpoint ep;
+	while (*p) {
+		size_t len = strcspn(p, "->, ");
 
-			if (len && len < sizeof(ep.name)) {
-				memcpy(ep.name, p, len);
-				ep.name[len] = '\0';
-				for (k = 0; k < eps->len; k++)
-					if (strcmp(FT_VEC_AT(eps, struct endpoint, k).name,
-						   ep.name) == 0)
-						break;
-				if (k == eps->len && ft_vec_push(eps, &ep) < 0)
-					return FT_ENOMEM;
-			}
-			p += len;
-			p += strspn(p, "->, ");
+		if (len) {
+			rc = fn(p, len, arg);
+			if (rc < 0)
+				return rc;
 		}
+		p += len;
+		p += strspn(p, "->, ");
 	}
 	return 0;
 }
 
-/* An endpoint that is slow in every pair it takes part in (at least 2) is the outlier. */
+static int
+push_endpoint(const char *name, size_t len, void *arg)
+{
+	struct endpoint ep;
+
+	if (len >= sizeof(ep.name))
+		return 0;
+	memset(&ep, 0, sizeof(ep));
+	memcpy(ep.name, name, len);
+	return ft_vec_push(arg, &ep);
+}
+
+struct tally {
+	struct ft_vec *eps;
+	const struct ft_obs *pair;
+	bool slow;
+};
+
+static int
+tally_endpoint(const char *name, size_t len, void *arg)
+{
+	struct tally *t = arg;
+	struct endpoint key, *ep;
+
+	if (len >= sizeof(key.name))
+		return 0;
+	memset(key.name, 0, sizeof(key.name));
+	memcpy(key.name, name, len);
+	ep = bsearch(&key, t->eps->data, t->eps->len, sizeof(key), cmp_endpoint);
+	if (!ep)
+		return 0;
+	ep->total++;
+	if (t->slow) {
+		ep->slow++;
+		if (ep->nev < FT_ARRAY_SIZE(ep->ev))
+			ep->ev[ep->nev++] = t->pair;
+	}
+	return 0;
+}
+
+/*
+ * An endpoint that is slow in every pair it takes part in (at least 2) is the
+ * outlier. Endpoints are sorted once and looked up by binary search, so a
+ * full matrix of P pairs costs O(P log E).
+ */
 static int
 eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
+	const struct ft_obs *o;
 	struct ft_vec eps;
 	double med;
-	size_t e, k, n;
-	int rc;
+	size_t e, k, n, pos = 0;
+	int rc = 0;
 
 	if (!pair_median(c, &med, &n))
 		return 0;
 	ft_vec_init(&eps, sizeof(struct endpoint));
-	rc = collect_endpoints(c, &eps);
+	while (rc == 0 && (o = ft__diag_next(c, "bench.pair_bw", &pos)) != NULL)
+		if (o->has_num)
+			rc = each_endpoint(o->device, push_endpoint, &eps);
+	if (rc == 0 && eps.len > 1) {
+		qsort(eps.data, eps.len, sizeof(struct endpoint), cmp_endpoint);
+		for (e = 1, k = 1; e < eps.len; e++)
+			if (strcmp(FT_VEC_AT(&eps, struct endpoint, e).name,
+				   FT_VEC_AT(&eps, struct endpoint, k - 1).name) != 0)
+				FT_VEC_AT(&eps, struct endpoint, k++) =
+					FT_VEC_AT(&eps, struct endpoint, e);
+		eps.len = k;
+	}
+	pos = 0;
+	while (rc == 0 && (o = ft__diag_next(c, "bench.pair_bw", &pos)) != NULL) {
+		struct tally t = { &eps, o, o->num < PAIR_OUTLIER_RATIO * med };
+
+		if (o->has_num)
+			rc = each_endpoint(o->device, tally_endpoint, &t);
+	}
 	for (e = 0; rc == 0 && e < eps.len; e++) {
-		const char *name = FT_VEC_AT(&eps, struct endpoint, e).name;
-		const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
-		size_t total = 0, slow = 0, nev = 0;
+		const struct endpoint *ep = &FT_VEC_AT(&eps, struct endpoint, e);
 
-		for (k = 0; k < ft__nobs(c); k++) {
-			const struct ft_obs *q = ft__obs(c, k);
-
-			if (strcmp(q->key, "bench.pair_bw") != 0 || !q->has_num ||
-			    !pair_has(q->device, name, strlen(name)))
-				continue;
-			total++;
-			if (q->num < PAIR_OUTLIER_RATIO * med) {
-				slow++;
-				if (nev < FT_ARRAY_SIZE(ev))
-					ev[nev++] = q;
-			}
-		}
-		if (total < 2 || slow != total || total == n)
+		if (ep->total < 2 || ep->slow != ep->total || ep->total == n)
 			continue;
 		rc = ft__diag_emit(
-			c, out, -1, ev, nev,
+			c, out, -1, ep->ev, ep->nev,
 			"%s is slow in all of its %zu pairs (below %.0f%% of the %.2f GB/s "
 			"median): the fault is at this endpoint",
-			name, total, 100 * PAIR_OUTLIER_RATIO, med);
+			ep->name, ep->total, 100 * PAIR_OUTLIER_RATIO, med);
 		if (rc == 0)
-			ft_strlcpy(ft_findings_at(out, ft_findings_len(out) - 1)->entity, name,
+			ft_strlcpy(ft_findings_at(out, ft_findings_len(out) - 1)->entity, ep->name,
 				   sizeof(ft_findings_at(out, 0)->entity));
 	}
 	ft_vec_release(&eps);
@@ -411,10 +439,11 @@ eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 		if (fs->results)
 			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 2,
-				   "the benchmark listed %zu rank%s but reported no result: it hung or "
-				   "crashed after initialisation (or the output was cut)",
-				   fs->nranks, fs->nranks == 1 ? "" : "s");
+		rc = ft__diag_emit(
+			c, out, -1, ev, 2,
+			"the benchmark listed %zu rank%s but reported no result: it hung or "
+			"crashed after initialisation (or the output was cut)",
+			fs->nranks, fs->nranks == 1 ? "" : "s");
 	}
 	ft_vec_release(&files);
 	return rc;

@@ -734,9 +734,8 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .layer = FT_LAYER_FABRIC,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a large share of time paused by PFC (needs a probe interval)",
-	  .needs =
-		  "eth.counter.rx_prio*_pause_duration.rate "
-		  "eth.counter.tx_prio*_pause_duration.rate",
+	  .needs = "eth.counter.rx_prio*_pause_duration.rate "
+		   "eth.counter.tx_prio*_pause_duration.rate",
 	  .eval = eval_pause_fraction,
 	  .fix = "receive side paused: enable ECN marking below PFC XOFF and find the incast; "
 		 "transmit side pausing: find why this host stalls (PCIe, IOMMU, NUMA, GDR)",

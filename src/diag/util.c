@@ -171,6 +171,31 @@ find_where(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *li
 }
 
 const struct ft_obs *
+ft__diag_next(const struct ft_diag_ctx *c, const char *key, size_t *pos)
+{
+	struct ft_obs probe;
+
+	if (!c->by_key) {
+		/* No index: a plain scan in input order. */
+		while (*pos < ft__nobs(c)) {
+			const struct ft_obs *o = ft__obs(c, (*pos)++);
+
+			if (strcmp(o->key, key) == 0)
+				return o;
+		}
+		return NULL;
+	}
+	if (*pos == 0) {
+		ft_strlcpy(probe.key, key, sizeof(probe.key));
+		*pos = lower_bound(c, &probe, 1);
+	}
+	if (*pos < ft__nobs(c) && strcmp(ft__obs(c, c->by_key[*pos])->key, key) == 0)
+		return ft__obs(c, c->by_key[(*pos)++]);
+	*pos = ft__nobs(c);
+	return NULL;
+}
+
+const struct ft_obs *
 ft__diag_find(const struct ft_diag_ctx *c, const char *key)
 {
 	return find_where(c, key, NULL, 1, NULL);

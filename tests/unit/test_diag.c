@@ -476,6 +476,38 @@ test_counter_rates(void **state)
 	ft_findings_release(&f);
 }
 
+/* A full pairs matrix of 300 hosts (44850 pairs) with one slow host. */
+static void
+test_pairs_matrix_scale(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_findings f;
+	struct ft_error err = { 0 };
+	struct ft_obs o;
+	int a, b;
+
+	ft_obs_set_init(&set);
+	for (a = 0; a < 300; a++) {
+		for (b = a + 1; b < 300; b++) {
+			ft_obs_init(&o, "bench.pair_bw");
+			snprintf(o.device, sizeof(o.device), "h%d->h%d", a, b);
+			o.has_num = true;
+			o.num = (a == 7 || b == 7) ? 20.0 : 48.0 + (a + b) % 3;
+			ft_strlcpy(o.file, "pairs", sizeof(o.file));
+			assert_int_equal(ft_obs_set_add(&set, &o), 0);
+		}
+	}
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "perf-host-outlier"), 1);
+	assert_int_equal(ft_findings_count_rule(&f, "perf-pair-outlier"), 299);
+	assert_string_equal(ft_findings_at(&f, 0)->rule_id, "perf-host-outlier");
+	assert_string_equal(ft_findings_at(&f, 0)->entity, "h7");
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
 static void
 test_json_shape(void **state)
 {
@@ -868,6 +900,7 @@ main(void)
 		cmocka_unit_test(test_ranking),
 		cmocka_unit_test(test_severity_escalation),
 		cmocka_unit_test(test_counter_rates),
+		cmocka_unit_test(test_pairs_matrix_scale),
 		cmocka_unit_test(test_json_shape),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_advise_mtu_gain),
