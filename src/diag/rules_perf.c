@@ -120,6 +120,67 @@ eval_busbw_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/* Heuristics: 25% above the model's latency is worth a look, twice is a fault. */
+#define LAT_HIGH_RATIO 1.25
+#define LAT_BAD_RATIO  2.0
+
+/* Measured latency for an expectation: the point at its size, or the smallest size. */
+static const struct ft_obs *
+measured_latency(const struct ft_diag_ctx *c, const struct ft_expectation *x)
+{
+	static const char *const keys[] = { "bench.lat_p50", "bench.time_us" };
+	const struct ft_obs *best = NULL;
+	uint64_t best_bytes = UINT64_MAX;
+	size_t k, pos;
+
+	for (k = 0; k < FT_ARRAY_SIZE(keys) && !best; k++) {
+		const struct ft_obs *o;
+
+		pos = 0;
+		while ((o = ft__diag_next(c, keys[k], &pos)) != NULL) {
+			uint64_t b;
+
+			if (!o->has_num || !obs_bytes(o, &b) ||
+			    !test_matches(x->test, obs_test(c, o)))
+				continue;
+			if (x->bytes ? b == x->bytes && (!best || o->num < best->num)
+				     : b < best_bytes || (b == best_bytes && o->num < best->num)) {
+				best = o;
+				best_bytes = b;
+			}
+		}
+	}
+	return best;
+}
+
+static int
+eval_latency_model(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t e;
+	int rc;
+
+	for (e = 0; e < c->nexpect; e++) {
+		const struct ft_expectation *x = &c->expect[e];
+		const struct ft_obs *m, *ev[1];
+		double ratio;
+
+		if (x->lat_us <= 0 || !(m = measured_latency(c, x)))
+			continue;
+		ratio = m->num / x->lat_us;
+		if (ratio < LAT_HIGH_RATIO)
+			continue;
+		ev[0] = m;
+		rc = ft__diag_emit(c, out, ratio >= LAT_BAD_RATIO ? FT_SEV_ERROR : -1, ev, 1,
+				   "%s latency %.2f us at %s bytes is %.1fx the %.2f us the model "
+				   "expects",
+				   x->test[0] ? x->test : "measured", m->num, m->str, ratio,
+				   x->lat_us);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int
 eval_jitter(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -469,6 +530,15 @@ const struct ft_rule ft__diag_rules_perf[] = {
 	  .fix = "walk the layers: NCCL log (network, GDR, channels), port rates, ib_write_bw "
 		 "host and GPU memory, counters under load, PCIe links",
 	  .kb = "NA-EXPECT NA-BUSBW SYM-BW-HALF" },
+	{ .id = "perf-latency-above-model",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "measured latency above what the model expects",
+	  .needs = "bench.lat_p50 bench.time_us bench.test (and expectations)",
+	  .eval = eval_latency_model,
+	  .fix = "check the small-message path: NCCL_ALGO/NCCL_PROTO overrides, CPU power states "
+		 "and proxy placement, ib_write_lat between the same hosts",
+	  .kb = "SYM-SMALL-LAT SYM-JITTER NA-MODEL" },
 	{ .id = "perf-latency-jitter",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_WARNING,

@@ -285,6 +285,8 @@ static const struct rule_case cases[] = {
 	{ "host-memlock-limited", "host.memlock@h1=65536", "host.memlock@h1=unlimited" },
 	{ "perf-busbw-below-model", "bench.test@h1=all_reduce_perf;bench.busbw@h1=45|8589934592",
 	  "bench.test@h1=all_reduce_perf;bench.busbw@h1=95|8589934592" },
+	{ "perf-latency-above-model", "bench.test@h1=all_reduce_perf;bench.time_us@h1=90|8",
+	  "bench.test@h1=all_reduce_perf;bench.time_us@h1=30|8;bench.time_us@h1=900|1048576" },
 	{ "perf-latency-jitter", "bench.lat_p99@h1=30|8;bench.lat_p50@h1=5|8",
 	  "bench.lat_p99@h1=6|8;bench.lat_p50@h1=5|8" },
 	{ "perf-pair-outlier",
@@ -307,7 +309,7 @@ static const struct rule_case cases[] = {
 	{ "perf-wrong-results", "bench.wrong@h1=3|1048576", "bench.wrong@h1=0|1048576" },
 };
 
-static const struct ft_expectation allreduce_100 = { "all_reduce_perf", 0, 100.0, 0 };
+static const struct ft_expectation allreduce_100 = { "all_reduce_perf", 0, 100.0, 40.0 };
 
 static void
 test_every_rule_has_a_case(void **state)
