@@ -237,11 +237,16 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 				ft_strbuf_addch(&sb, '\n');
 			ft_strbuf_addf(&sb, "%s: %zu observations\n", argv[i],
 				       ft_obs_set_len(&set) - from);
-			if (summary)
+			if (summary) {
 				text_summary(&sb, &set, from, ft_obs_set_len(&set));
-			else
+				if (ft_run_nrows(&run))
+					ft_strbuf_addf(&sb, "%s: %zu result rows (%s)\n", argv[i],
+						       ft_run_nrows(&run),
+						       run.kind[0] ? run.kind : "import");
+			} else {
 				text_obs(&sb, &set, from, ft_obs_set_len(&set));
-			text_rows(&sb, &run, argv[i]);
+				text_rows(&sb, &run, argv[i]);
+			}
 		}
 		ft_run_release(&run);
 	}

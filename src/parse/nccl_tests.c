@@ -7,8 +7,8 @@
  *
  * Each data row becomes a result row (test, bytes, count, dtype, redop,
  * root, out-of-place and in-place time/algbw/busbw/#wrong; NT-PERF, NA-BUSBW)
- * and observations `bench.busbw`, `bench.algbw`, `bench.time_us` (str: the
- * size in bytes), `bench.wrong` when non-zero. "#  Rank N ... on HOST device
+ * and the observation `bench.busbw` (str: the size in bytes; the other
+ * figures are in the row), plus `bench.wrong` when non-zero. "#  Rank N ... on HOST device
  * D [BUS] MODEL" lines become `bench.rank` (rank, host, device = bus id,
  * number = CUDA device, str = model), so a diagnosis sees two ranks on one
  * GPU. The trailer gives `bench.avg_busbw` and `bench.out_of_bounds`.
@@ -148,17 +148,18 @@ guess_columns(struct ft__nccl_state *st, int ntok)
 static void
 emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
 {
-	char size[24];
+	char size[24], *q = size + sizeof(size);
+	uint64_t v = r->bytes;
 	struct ft__span sz;
 
-	snprintf(size, sizeof(size), "%" PRIu64, r->bytes);
-	sz = ft__span_c(size);
+	/* the size as text, without printf: this runs once per table row */
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sz = (struct ft__span){ q, (size_t)(size + sizeof(size) - q) };
 	if (!isnan(r->busbw_GBps))
 		ft__emit(c, line, "bench.busbw", true, r->busbw_GBps, "GBps", sz);
-	if (!isnan(r->algbw_GBps))
-		ft__emit(c, line, "bench.algbw", true, r->algbw_GBps, "GBps", sz);
-	if (!isnan(r->time_us))
-		ft__emit(c, line, "bench.time_us", true, r->time_us, "us", sz);
 	if (r->wrong > 0)
 		ft__emit(c, line, "bench.wrong", true, (double)r->wrong, "count", sz);
 }
