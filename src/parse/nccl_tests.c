@@ -11,7 +11,9 @@
  * figures are in the row), plus `bench.wrong` when non-zero. "#  Rank N ... on HOST device
  * D [BUS] MODEL" lines become `bench.rank` (rank, host, device = bus id,
  * number = CUDA device, str = model), so a diagnosis sees two ranks on one
- * GPU. The trailer gives `bench.avg_busbw` and `bench.out_of_bounds`.
+ * GPU. The trailer gives `bench.avg_busbw` and `bench.out_of_bounds`; when the
+ * "# nThread" header was seen, `bench.rows` (at its line) counts the rows read,
+ * so a test that hung after init shows as 0.
  *
  * The collective comes from "# Collective test starting: X_perf", from a
  * "*_perf" command in the text or the corpus header, or from the file name.
@@ -245,6 +247,7 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	c->port = c->rank = -1;
 	ft__add_row(c, &r);
 	emit_rowobs(c, line, &r);
+	st->nrows++;
 	return true;
 }
 
@@ -321,7 +324,10 @@ ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__sp
 			verdict = ft__trim(v);
 			ft__emit(c, lineno, "bench.out_of_bounds", true, (double)u, "count", verdict);
 		}
-	} else if (ft__starts(rest, "nThread") || ft__starts(rest, "Using devices") ||
+	} else if (ft__starts(rest, "nThread")) {
+		if (!st->header_line)
+			st->header_line = lineno;
+	} else if (ft__starts(rest, "Using devices") ||
 		   ft__starts(rest, "(B)") || ft__find(rest, "out-of-place") || !rest.n ||
 		   ft__starts(rest, "Collective test concluded")) {
 		set_test_from(st, rest);
@@ -370,6 +376,12 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 			    ft__is_digit(ft__trim(raw).p[0]) ? "malformed nccl-tests row"
 							      : "not NCCL or nccl-tests output",
 			    raw);
+	}
+	/* a test that started but printed no result (a hang, a crash): say so */
+	if (st->header_line && !c->rc) {
+		c->host[0] = c->device[0] = '\0';
+		c->port = c->rank = -1;
+		ft__emit_num(c, st->header_line, "bench.rows", (double)st->nrows, "count");
 	}
 	ft_free(st);
 	return c->rc;
