@@ -132,13 +132,21 @@ text_summary(struct ft_strbuf *sb, const struct ft_obs_set *set, size_t from, si
 		ft_free(counts);
 		return;
 	}
+	size_t last = 0;
+
 	for (size_t i = from; i < to; i++) {
 		const char *k = ft_obs_set_at(set, i)->key;
 		size_t j;
 
+		/* runs of one key are the common case (table rows) */
+		if (nkeys && strcmp(keys[last], k) == 0) {
+			counts[last]++;
+			continue;
+		}
 		for (j = 0; j < nkeys; j++)
 			if (strcmp(keys[j], k) == 0)
 				break;
+		last = j;
 		if (j == nkeys)
 			keys[nkeys++] = k;
 		counts[j]++;
@@ -237,11 +245,16 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 				ft_strbuf_addch(&sb, '\n');
 			ft_strbuf_addf(&sb, "%s: %zu observations\n", argv[i],
 				       ft_obs_set_len(&set) - from);
-			if (summary)
+			if (summary) {
 				text_summary(&sb, &set, from, ft_obs_set_len(&set));
-			else
+				if (ft_run_nrows(&run))
+					ft_strbuf_addf(&sb, "%s: %zu result rows (%s)\n", argv[i],
+						       ft_run_nrows(&run),
+						       run.kind[0] ? run.kind : "import");
+			} else {
 				text_obs(&sb, &set, from, ft_obs_set_len(&set));
-			text_rows(&sb, &run, argv[i]);
+				text_rows(&sb, &run, argv[i]);
+			}
 		}
 		ft_run_release(&run);
 	}

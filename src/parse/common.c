@@ -5,98 +5,6 @@
  */
 #include "parse_int.h"
 
-struct ft__span
-ft__trim(struct ft__span s)
-{
-	while (s.n && ft__is_space(s.p[0])) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n && ft__is_space(s.p[s.n - 1]))
-		s.n--;
-	return s;
-}
-
-bool
-ft__is_blank(struct ft__span s)
-{
-	return ft__trim(s).n == 0;
-}
-
-bool
-ft__starts(struct ft__span s, const char *prefix)
-{
-	size_t k = strlen(prefix);
-
-	return s.n >= k && memcmp(s.p, prefix, k) == 0;
-}
-
-bool
-ft__ends(struct ft__span s, const char *suffix)
-{
-	size_t k = strlen(suffix);
-
-	return s.n >= k && memcmp(s.p + s.n - k, suffix, k) == 0;
-}
-
-bool
-ft__eq(struct ft__span s, const char *word)
-{
-	size_t k = strlen(word);
-
-	return s.n == k && memcmp(s.p, word, k) == 0;
-}
-
-const char *
-ft__find(struct ft__span s, const char *needle)
-{
-	size_t k = strlen(needle);
-	const char *p = s.p, *end = s.p + s.n;
-
-	if (k == 0)
-		return s.p;
-	while ((size_t)(end - p) >= k) {
-		const char *q = memchr(p, needle[0], (size_t)(end - p) - k + 1);
-
-		if (!q)
-			return NULL;
-		if (memcmp(q, needle, k) == 0)
-			return q;
-		p = q + 1;
-	}
-	return NULL;
-}
-
-struct ft__span
-ft__skip(struct ft__span s, size_t k)
-{
-	if (k > s.n)
-		k = s.n;
-	s.p += k;
-	s.n -= k;
-	return s;
-}
-
-bool
-ft__token(struct ft__span *s, struct ft__span *tok)
-{
-	size_t i = 0, j;
-
-	while (i < s->n && ft__is_space(s->p[i]))
-		i++;
-	if (i == s->n) {
-		*s = ft__skip(*s, i);
-		return false;
-	}
-	j = i;
-	while (j < s->n && !ft__is_space(s->p[j]))
-		j++;
-	tok->p = s->p + i;
-	tok->n = j - i;
-	*s = ft__skip(*s, j);
-	return true;
-}
-
 bool
 ft__split(struct ft__span s, char sep, struct ft__span *key, struct ft__span *val)
 {
@@ -271,6 +179,7 @@ ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, stru
 {
 	memset(c, 0, sizeof(*c));
 	c->file = file ? file : "";
+	ft_strlcpy(c->file_buf, c->file, sizeof(c->file_buf));
 	c->out = out;
 	c->run = run;
 	c->err = err;
@@ -285,43 +194,34 @@ ft__pctx_entity(struct ft__pctx *c, const char *device, int port)
 	c->port = port;
 }
 
-static void
-obs_base(struct ft__pctx *c, struct ft_obs *o, uint32_t line, const char *key)
+void
+ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, double num,
+	 const char *unit, struct ft__span str)
 {
+	struct ft_obs *o;
+
+	if (c->rc || !c->out)
+		return;
+	/* built in place at the end of the set: no copy of the record */
+	if (ft_vec_reserve(&c->out->v, 1) < 0) {
+		c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
+		return;
+	}
+	o = (struct ft_obs *)ft_vec_at(&c->out->v, c->out->v.len);
 	ft_obs_init(o, key);
 	memcpy(o->host, c->host, sizeof(o->host));
 	memcpy(o->device, c->device, sizeof(o->device));
 	o->port = c->port;
 	o->rank = c->rank;
-	ft_strlcpy(o->file, c->file, sizeof(o->file));
+	memcpy(o->file, c->file_buf, sizeof(o->file));
 	o->line = line;
-}
-
-static void
-obs_push(struct ft__pctx *c, const struct ft_obs *o)
-{
-	if (c->rc || !c->out)
-		return;
-	if (ft_obs_set_add(c->out, o) < 0)
-		c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
-}
-
-void
-ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, double num,
-	 const char *unit, struct ft__span str)
-{
-	struct ft_obs o;
-
-	if (c->rc)
-		return;
-	obs_base(c, &o, line, key);
-	o.has_num = has_num;
-	o.num = has_num ? num : 0;
+	o->has_num = has_num;
+	o->num = has_num ? num : 0;
 	if (unit)
-		ft_strlcpy(o.unit, unit, sizeof(o.unit));
+		ft_strlcpy(o->unit, unit, sizeof(o->unit));
 	if (str.p)
-		ft__copy(o.str, sizeof(o.str), str);
-	obs_push(c, &o);
+		ft__copy(o->str, sizeof(o->str), str);
+	c->out->v.len++;
 }
 
 void

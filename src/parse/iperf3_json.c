@@ -18,6 +18,8 @@
 struct jw {
 	const char *p, *end, *start;
 	uint32_t line0;
+	const char *seen;  /* line_of() counted newlines up to here ... */
+	uint32_t seen_line; /* ... and this is the line number there */
 	char path[256];
 	size_t plen[JMAXDEPTH + 1];
 	int depth;
@@ -31,14 +33,18 @@ struct report {
 	uint32_t line;
 };
 
+/* Line number of @at; positions are asked for in increasing order, so count on. */
 static uint32_t
-line_of(const struct jw *w, const char *at)
+line_of(struct jw *w, const char *at)
 {
-	uint32_t n = w->line0 + 1;
-
-	for (const char *q = w->start; q < at && q < w->end; q++)
-		n += *q == '\n';
-	return n;
+	if (!w->seen || at < w->seen) {
+		w->seen = w->start;
+		w->seen_line = w->line0 + 1;
+	}
+	for (const char *q = w->seen; q < at && q < w->end; q++)
+		w->seen_line += *q == '\n';
+	w->seen = at < w->end ? at : w->end;
+	return w->seen_line;
 }
 
 static void

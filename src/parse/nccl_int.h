@@ -44,6 +44,8 @@ struct ft__nccl_state {
 	char test[32];	    /* "all_reduce" */
 	bool test_known;
 	uint32_t nranks;    /* "#  Rank N ..." lines seen */
+	uint32_t header_line; /* line of "# nThread ..." (a test started), 0 if none */
+	uint64_t nrows;	    /* table rows read */
 };
 
 void ft__nccl_state_init(struct ft__nccl_state *st);

@@ -17,6 +17,7 @@
  * connections with or without /GDRDMA), nccl.transport, nccl.channels,
  * nccl.p2p_channels, nccl.ring, nccl.tree, nccl.tuning, nccl.nranks,
  * nccl.nnodes, nccl.busid, nccl.cpu_affinity, nccl.env.<NAME>, nccl.warn,
+ * nccl.net.speed_unknown, nccl.topo.non_pci, nccl.collnet (SHARP/CollNet lines),
  * nccl.error, nccl.ib.completion_error (NCCL-TS-NET, SYM-ERR-12),
  * nccl.retcode (the "file.cc:NN -> N" unwinding).
  */
@@ -313,6 +314,24 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 		    (ft__find(m, "Algorithm") || ft__find(m, "Protocol") || ft__find(m, "NThreads") ||
 		     ft__find(m, "/") != NULL))) {
 		ft__emit_str(c, line, "nccl.tuning", m);
+	} else if (ft__starts(m, "Could not get speed from ")) {
+		/* "Could not get speed from /sys/class/net/X/speed. Defaulting to 10 Gbps." */
+		struct ft__span path = ft__skip(m, 25), tok;
+		const char *net = ft__find(path, "/net/");
+
+		if (ft__token(&path, &tok) && net) {
+			struct ft__span ifn = ft__skip(tok, (size_t)(net - tok.p) + 5);
+			const char *slash = ifn.n ? memchr(ifn.p, '/', ifn.n) : NULL;
+
+			if (slash)
+				ifn.n = (size_t)(slash - ifn.p);
+			ft__emit_str(c, line, "nccl.net.speed_unknown", ifn);
+		}
+	} else if (ft__find(m, "is not a PCI device")) {
+		ft__emit_str(c, line, "nccl.topo.non_pci", m);
+	} else if (ft__starts(m, "SHARP ") || ft__starts(m, "CollNet ") ||
+		   ft__starts(m, "COLLNET ")) {
+		ft__emit_str(c, line, "nccl.collnet", m);
 	} else if (ft__starts(m, "Setting affinity for GPU ")) {
 		const char *to = ft__find(m, " to ");
 

@@ -7,11 +7,13 @@
  *
  * Each data row becomes a result row (test, bytes, count, dtype, redop,
  * root, out-of-place and in-place time/algbw/busbw/#wrong; NT-PERF, NA-BUSBW)
- * and observations `bench.busbw`, `bench.algbw`, `bench.time_us` (str: the
- * size in bytes), `bench.wrong` when non-zero. "#  Rank N ... on HOST device
+ * and the observation `bench.busbw` (str: the size in bytes; the other
+ * figures are in the row), plus `bench.wrong` when non-zero. "#  Rank N ... on HOST device
  * D [BUS] MODEL" lines become `bench.rank` (rank, host, device = bus id,
  * number = CUDA device, str = model), so a diagnosis sees two ranks on one
- * GPU. The trailer gives `bench.avg_busbw` and `bench.out_of_bounds`.
+ * GPU. The trailer gives `bench.avg_busbw` and `bench.out_of_bounds`; when the
+ * "# nThread" header was seen, `bench.rows` (at its line) counts the rows read,
+ * so a test that hung after init shows as 0.
  *
  * The collective comes from "# Collective test starting: X_perf", from a
  * "*_perf" command in the text or the corpus header, or from the file name.
@@ -148,17 +150,18 @@ guess_columns(struct ft__nccl_state *st, int ntok)
 static void
 emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
 {
-	char size[24];
+	char size[24], *q = size + sizeof(size);
+	uint64_t v = r->bytes;
 	struct ft__span sz;
 
-	snprintf(size, sizeof(size), "%" PRIu64, r->bytes);
-	sz = ft__span_c(size);
+	/* the size as text, without printf: this runs once per table row */
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sz = (struct ft__span){ q, (size_t)(size + sizeof(size) - q) };
 	if (!isnan(r->busbw_GBps))
 		ft__emit(c, line, "bench.busbw", true, r->busbw_GBps, "GBps", sz);
-	if (!isnan(r->algbw_GBps))
-		ft__emit(c, line, "bench.algbw", true, r->algbw_GBps, "GBps", sz);
-	if (!isnan(r->time_us))
-		ft__emit(c, line, "bench.time_us", true, r->time_us, "us", sz);
 	if (r->wrong > 0)
 		ft__emit(c, line, "bench.wrong", true, (double)r->wrong, "count", sz);
 }
@@ -244,6 +247,7 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	c->port = c->rank = -1;
 	ft__add_row(c, &r);
 	emit_rowobs(c, line, &r);
+	st->nrows++;
 	return true;
 }
 
@@ -320,7 +324,10 @@ ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__sp
 			verdict = ft__trim(v);
 			ft__emit(c, lineno, "bench.out_of_bounds", true, (double)u, "count", verdict);
 		}
-	} else if (ft__starts(rest, "nThread") || ft__starts(rest, "Using devices") ||
+	} else if (ft__starts(rest, "nThread")) {
+		if (!st->header_line)
+			st->header_line = lineno;
+	} else if (ft__starts(rest, "Using devices") ||
 		   ft__starts(rest, "(B)") || ft__find(rest, "out-of-place") || !rest.n ||
 		   ft__starts(rest, "Collective test concluded")) {
 		set_test_from(st, rest);
@@ -369,6 +376,12 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 			    ft__is_digit(ft__trim(raw).p[0]) ? "malformed nccl-tests row"
 							      : "not NCCL or nccl-tests output",
 			    raw);
+	}
+	/* a test that started but printed no result (a hang, a crash): say so */
+	if (st->header_line && !c->rc) {
+		c->host[0] = c->device[0] = '\0';
+		c->port = c->rank = -1;
+		ft__emit_num(c, st->header_line, "bench.rows", (double)st->nrows, "count");
 	}
 	ft_free(st);
 	return c->rc;

@@ -68,17 +68,107 @@ ft__is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-struct ft__span ft__trim(struct ft__span s);
-bool ft__is_blank(struct ft__span s);
-bool ft__starts(struct ft__span s, const char *prefix);
-bool ft__ends(struct ft__span s, const char *suffix);
-bool ft__eq(struct ft__span s, const char *word);
+/*
+ * The span helpers are inline: with a literal argument the compiler folds
+ * strlen() away, and they run for every line of every input.
+ */
+static inline struct ft__span
+ft__trim(struct ft__span s)
+{
+	while (s.n && ft__is_space(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	while (s.n && ft__is_space(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
+static inline bool
+ft__is_blank(struct ft__span s)
+{
+	return ft__trim(s).n == 0;
+}
+
+static inline bool
+ft__starts(struct ft__span s, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return s.n >= k && memcmp(s.p, prefix, k) == 0;
+}
+
+static inline bool
+ft__ends(struct ft__span s, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return s.n >= k && memcmp(s.p + s.n - k, suffix, k) == 0;
+}
+
+static inline bool
+ft__eq(struct ft__span s, const char *word)
+{
+	size_t k = strlen(word);
+
+	return s.n == k && memcmp(s.p, word, k) == 0;
+}
+
 /* Pointer to the first occurrence of @needle in @s, or NULL. */
-const char *ft__find(struct ft__span s, const char *needle);
+static inline const char *
+ft__find(struct ft__span s, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	if (k == 0)
+		return s.p;
+	while (s.n >= k) {
+		const char *q = memchr(s.p, needle[0], s.n - k + 1);
+
+		if (!q)
+			return NULL;
+		if (memcmp(q, needle, k) == 0)
+			return q;
+		s.n -= (size_t)(q + 1 - s.p);
+		s.p = q + 1;
+	}
+	return NULL;
+}
+
 /* Drop @k bytes from the front. */
-struct ft__span ft__skip(struct ft__span s, size_t k);
+static inline struct ft__span
+ft__skip(struct ft__span s, size_t k)
+{
+	if (k > s.n)
+		k = s.n;
+	s.p += k;
+	s.n -= k;
+	return s;
+}
+
 /* The next whitespace-separated token of *@s (advancing it); false when none. */
-bool ft__token(struct ft__span *s, struct ft__span *tok);
+static inline bool
+ft__token(struct ft__span *s, struct ft__span *tok)
+{
+	const char *p = s->p, *end = s->p + s->n, *b;
+
+	while (p < end && ft__is_space(*p))
+		p++;
+	if (p == end) {
+		s->p = end;
+		s->n = 0;
+		return false;
+	}
+	b = p;
+	while (p < end && !ft__is_space(*p))
+		p++;
+	tok->p = b;
+	tok->n = (size_t)(p - b);
+	s->p = p;
+	s->n = (size_t)(end - p);
+	return true;
+}
+
 /* Split "key<sep>value" at the first @sep; both sides trimmed. */
 bool ft__split(struct ft__span s, char sep, struct ft__span *key, struct ft__span *val);
 /* Copy into a NUL-terminated buffer, truncating. */
@@ -94,6 +184,7 @@ bool ft__lead_dbl(struct ft__span s, double *out, struct ft__span *rest);
 
 struct ft__pctx {
 	const char *file;
+	char file_buf[sizeof(((struct ft_obs *)0)->file)]; /* @file as stored in an observation */
 	struct ft_obs_set *out;
 	struct ft_run *run;
 	struct ft_error *err;

@@ -437,6 +437,27 @@ test_nccl_facts(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
+	/* the CollNet hang: the test started, SHARP came up, no row ever came */
+	parse_fixture(FIXTURES "/nccl-log/a100-4node-2gpu-sharp-collnet-hang-full-init.txt", &set,
+		      &run);
+	o = find_obs(&set, "bench.rows", NULL, -1);
+	assert_true(o && o->num == 0);
+	assert_int_equal(ft_run_nrows(&run), 0);
+	assert_int_equal(count_obs(&set, "nccl.collnet"), 8);
+	o = find_obs(&set, "nccl.env.NCCL_COLLNET_ENABLE", NULL, -1);
+	assert_true(o && strcmp(o->str, "1") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/nccl-log/rtx4090-socket-usb-nic-topology-attach-excerpt.txt", &set,
+		      &run);
+	o = find_obs(&set, "nccl.net.speed_unknown", NULL, -1);
+	assert_true(o && strcmp(o->str, "enxe2d1b40fb2ff") == 0);
+	o = find_obs(&set, "nccl.gdr", "eno2", -1);
+	assert_true(o && o->num == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
 	parse_fixture(FIXTURES "/nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt",
 		      &set, &run);
 	o = find_obs(&set, "nccl.ib.dev", "mlx5_6", 1);
