@@ -25,6 +25,7 @@
 
 #include <fabtune/fabtune.h>
 #include <fabtune/parse.h>
+#include <fabtune/probe.h>
 
 static void
 load(struct ft_obs_set *set, const char *spec)
@@ -892,6 +893,36 @@ test_fixture_faults_complete(void **state)
 	}
 }
 
+/* This host's view through the probe: a captured sysfs tree with known faults. */
+static void
+test_probe_tree(void **state)
+{
+	struct ft_probe_cfg cfg = { "tests/fixtures/sysfs/gpu-node", false, 0, "gpu07" };
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_findings f;
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+
+	ft_obs_set_init(&set);
+	if (ft_probe_host(&cfg, &set, &err) < 0)
+		fail_msg("probe: %s", err.msg);
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-link-downed"), 1);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-port-down"), 1);
+	assert_int_equal(ft_findings_count_rule(&f, "pcie-link-degraded"), 1);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-gid-empty"), 1);
+	assert_string_equal(ft_findings_at(&f, 0)->evidence[0].file, "sysfs");
+	ft_advice_set_init(&s);
+	assert_int_equal(ft_advise(&in, &f, &s, &err), 0);
+	assert_non_null(ft_advice_find(&s, "pcie-reseat"));
+	assert_true(fabs(ft_advice_find(&s, "pcie-reseat")->gain_pct - 100.0) < 1e-9);
+	ft_advice_set_release(&s);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -912,6 +943,7 @@ main(void)
 		cmocka_unit_test(test_fixture_faults),
 		cmocka_unit_test(test_fixture_healthy),
 		cmocka_unit_test(test_fixture_faults_complete),
+		cmocka_unit_test(test_probe_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
