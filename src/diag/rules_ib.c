@@ -299,6 +299,34 @@ eval_mtu_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/* ---- ibdiagnet ------------------------------------------------------------ */
+
+static int
+eval_ibdiagnet(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *o;
+	size_t pos = 0;
+	int rc;
+
+	while ((o = ft__diag_next(c, "ibdiag.warning", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { o };
+		bool rate = ft__str_icontains(o->str, "Suboptimal rate");
+
+		/* A missing topology file only means no topology comparison was made. */
+		if (ft__str_icontains(o->str, "Topology file is not specified"))
+			continue;
+		rc = ft__diag_emit(c, out, rate ? -1 : FT_SEV_INFO, ev, 1,
+				   rate ? "ibdiagnet: \"%.160s\": an IPoIB multicast group runs "
+					  "below its members' link rate, so multicast traffic is "
+					  "throttled to the group rate"
+					: "ibdiagnet warning: \"%.160s\"",
+				   o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- counters ------------------------------------------------------------ */
 
 static const struct ft__counter_rule c_symbol = {
@@ -451,6 +479,16 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .eval = eval_mtu_mismatch,
 	  .fix = "configure one MTU (4096) fabric-wide in the subnet manager",
 	  .kb = "IB-MTU" },
+	{ .id = "ib-ibdiagnet-warning",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "ibdiagnet reported a fabric warning",
+	  .needs = "ibdiag.warning",
+	  .eval = eval_ibdiagnet,
+	  .fix = "suboptimal IPoIB group rate: set the partition's rate in the SM partition "
+		 "configuration (partitions.conf rate=) to the links' rate; other warnings: see "
+		 "the ibdiagnet report section named in the message",
+	  .kb = "IB-TOOLS IB-SM IB-PKEY" },
 	COUNTER_RULE("ib-symbol-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		     "SymbolErrorCounter over the IBD-THR threshold", c_symbol,
 		     "clean or reseat the connector, swap the cable or optic, move the port; run "

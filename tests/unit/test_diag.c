@@ -135,6 +135,9 @@ static const struct rule_case cases[] = {
 		  "mlx5_1") ";ib.port.mtu_active@h1/mlx5_1/1=2048",
 	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;" ACT(
 		  "mlx5_1") ";ib.port.mtu_active@h1/mlx5_1/1=4096" },
+	{ "ib-ibdiagnet-warning",
+	  "ibdiag.warning=Suboptimal rate for group. Lowest member rate:20Gbps > group-rate:10Gbps",
+	  "ibdiag.warning=Topology file is not specified." },
 	{ "ib-symbol-errors", "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=12",
 	  "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=9" },
 	{ "ib-link-recovery", "ib.counter.LinkErrorRecoveryCounter@h1/mlx5_0/1=10",
@@ -224,7 +227,7 @@ static const struct rule_case cases[] = {
 	{ "eth-not-rdma-netdev", "eth.driver.name@pod/eth0=veth",
 	  "eth.driver.name@h1/eth0=mlx5_core" },
 	{ "nccl-socket-transport", "nccl.net@h1=Socket", "nccl.net@h1=IB" },
-	{ "nccl-no-rdma-device", "nccl.warn@h1=Failed to open libibverbs.so[.1]",
+	{ "nccl-no-rdma-device", "nccl.ib.no_device@h1/GPU0=1",
 	  "nccl.warn@h1=Cuda failure 'out of memory'" },
 	{ "nccl-socket-ifname", "nccl.env.NCCL_SOCKET_IFNAME@h1=lo",
 	  "nccl.env.NCCL_SOCKET_IFNAME@h1=eth0;nccl.socket_ifname@h1=[0]lom1:10.0.0.2<0>" },
