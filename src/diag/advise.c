@@ -829,7 +829,8 @@ adv_timeout(const struct adv_ctx *a)
 {
 	static const char phys[] =
 		"ib-link-downed ib-link-recovery ib-symbol-errors eth-phy-errors "
-		"roce-ack-timeouts roce-sequence-errors nccl-link-event";
+		"roce-ack-timeouts roce-sequence-errors nccl-link-event "
+		"nccl-peer-unreachable nccl-modify-qp-failed";
 	struct ft_advice x;
 
 	if (!finding_of(a, "nccl-retry-exceeded") || finding_of(a, phys))
@@ -839,7 +840,8 @@ adv_timeout(const struct adv_ctx *a)
 	x.is_env = true;
 	ft_strlcpy(x.value, "22", sizeof(x.value));
 	snprintf(x.reason, sizeof(x.reason),
-		 "error 12 with no physical or loss cause among the inputs: a longer ACK timeout "
+		 "error 12 with no physical, loss or reachability cause among the inputs: a "
+		 "longer ACK timeout "
 		 "(4.096 us x 2^22 = %.1f s per try) rides out congestion and SM reroutes",
 		 4.096e-6 * (double)(1u << 22));
 	ft_strlcpy(x.gain_basis, "not computable: avoids aborts, not a rate", sizeof(x.gain_basis));
