@@ -251,6 +251,31 @@ bandwidth_gain(const struct adv_ctx *a, struct ft_advice *x)
 		 m->num, basis, e);
 }
 
+/* Gain of regaining the smallest run's plateau at the largest scale (SYM-SCALE-DROP). */
+static void
+scale_gain(const struct adv_ctx *a, struct ft_advice *x)
+{
+	const struct ft_finding *f = finding_of(a, "perf-scale-drop");
+	const struct ft_obs *lo, *hi;
+
+	if (!f || f->nevidence < 2) {
+		ft_strlcpy(x->gain_basis, "not computable without the fabric's topology",
+			   sizeof(x->gain_basis));
+		return;
+	}
+	lo = &f->evidence[0];
+	hi = &f->evidence[f->nevidence - 1];
+	if (!lo->has_num || !hi->has_num || hi->num <= 0 || lo->num <= hi->num) {
+		ft_strlcpy(x->gain_basis, "not computable", sizeof(x->gain_basis));
+		return;
+	}
+	x->gain_pct = 100.0 * (lo->num / hi->num - 1);
+	snprintf(x->gain_basis, sizeof(x->gain_basis),
+		 "upper bound: the largest run regaining the smallest run's plateau, %.1f -> %.1f "
+		 "GB/s busbw",
+		 hi->num, lo->num);
+}
+
 /* ---- NCCL environment ---------------------------------------------------- */
 
 static int
@@ -463,17 +488,18 @@ adv_bond_qps(const struct adv_ctx *a)
 		ft_strlcpy(x.gain_basis, "part of the change above", sizeof(x.gain_basis));
 		return advice_add(a, &x);
 	}
-	if (finding_of(a, "roce-ecn-rate-high perf-pair-outlier") && ft__diag_has_roce(a->c)) {
+	if (finding_of(a, "roce-ecn-rate-high perf-pair-outlier perf-scale-drop") &&
+	    ft__diag_has_roce(a->c)) {
 		advice_start(a, &x, "nccl-qps-ecmp", "qps", "NCCL_IB_QPS_PER_CONNECTION",
-			     "roce-ecn-rate-high perf-pair-outlier", "ENV-IB_QPS ROCE-ECMP");
+			     "roce-ecn-rate-high perf-pair-outlier perf-scale-drop",
+			     "ENV-IB_QPS ROCE-ECMP");
 		x.is_env = true;
 		ft_strlcpy(x.value, "4", sizeof(x.value));
 		ft_strlcpy(x.reason,
 			   "each QP is one ECMP path: more QPs spread a ring over more "
 			   "uplinks and reduce hash collisions",
 			   sizeof(x.reason));
-		ft_strlcpy(x.gain_basis, "not computable without the fabric's path count; measure",
-			   sizeof(x.gain_basis));
+		scale_gain(a, &x);
 		return advice_add(a, &x);
 	}
 	return 0;
@@ -802,25 +828,25 @@ adv_routing(const struct adv_ctx *a)
 	struct ft_advice x;
 
 	/* IB-COUNTERS: congestion counters *without* physical errors point at routing. */
-	if (!finding_of(a, "ib-xmit-wait ib-xmit-discards") ||
+	if (!finding_of(a, "ib-xmit-wait ib-xmit-discards perf-scale-drop") ||
 	    finding_of(a, "ib-link-downed ib-link-recovery ib-symbol-errors ib-rcv-errors "
 			  "ib-link-integrity ib-port-down") ||
 	    (ft__diag_has_roce(a->c) && !ft__diag_has_active_ib(a->c) &&
 	     !ft__diag_find(a->c, "ib.counter.PortXmitWait")))
 		return 0;
 	advice_start(a, &x, "adaptive-routing", "routing", "subnet manager routing engine",
-		     "ib-xmit-wait ib-xmit-discards", "IB-AR IB-SM SYM-IB-CONGESTION");
+		     "ib-xmit-wait ib-xmit-discards perf-scale-drop",
+		     "IB-AR IB-SM SYM-IB-CONGESTION SYM-SCALE-DROP");
 	ft_strlcpy(x.value, "ar_updn (adaptive routing), AR-enabled SL for NCCL", sizeof(x.value));
 	ft_strlcpy(x.action,
 		   "routing_engine ar_updn in opensm.conf (or UFM), reload the SM, keep "
 		   "NCCL_IB_ADAPTIVE_ROUTING=1 (the IB default) and NCCL_IB_SL on an AR-enabled SL",
 		   sizeof(x.action));
 	ft_strlcpy(x.reason,
-		   "congestion counters without physical errors point at routing "
-		   "imbalance; AR spreads flows by port load",
+		   "congestion counters without physical errors, or busbw falling with scale, "
+		   "point at routing imbalance; AR spreads flows by port load",
 		   sizeof(x.reason));
-	ft_strlcpy(x.gain_basis, "not computable without the fabric's topology",
-		   sizeof(x.gain_basis));
+	scale_gain(a, &x);
 	return advice_add(a, &x);
 }
 

@@ -9,7 +9,8 @@
  * "key@host/device/port=value" (host, device and port optional). A value
  * "NUM|TEXT" sets both the number and the text; a numeric value sets both
  * too; anything else is text. An entry starting with '+' shares the source
- * line of the entry before it.
+ * line of the entry before it; an entry "file=NAME" sets the source file of
+ * the entries after it (default t.txt).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -31,6 +32,7 @@ static void
 load(struct ft_obs_set *set, const char *spec)
 {
 	char buf[4096];
+	char file[64] = "t.txt";
 	char *save = NULL, *ent;
 	uint32_t line = 0;
 
@@ -44,6 +46,10 @@ load(struct ft_obs_set *set, const char *spec)
 
 		if (same_line)
 			ent++;
+		if (strncmp(ent, "file=", 5) == 0) {
+			ft_strlcpy(file, ent + 5, sizeof(file));
+			continue;
+		}
 		eq = strchr(ent, '=');
 		assert_non_null(eq);
 		*eq = '\0';
@@ -80,7 +86,7 @@ load(struct ft_obs_set *set, const char *spec)
 			}
 			ft_strlcpy(o.str, eq + 1, sizeof(o.str));
 		}
-		ft_strlcpy(o.file, "t.txt", sizeof(o.file));
+		ft_strlcpy(o.file, file, sizeof(o.file));
 		if (!same_line)
 			line++;
 		o.line = line;
@@ -291,6 +297,13 @@ static const struct rule_case cases[] = {
 	  "bench.test@h1=all_reduce_perf;bench.busbw@h1=95|8589934592" },
 	{ "perf-latency-above-model", "bench.test@h1=all_reduce_perf;bench.time_us@h1=90|8",
 	  "bench.test@h1=all_reduce_perf;bench.time_us@h1=30|8;bench.time_us@h1=900|1048576" },
+	{ "perf-scale-drop",
+	  "file=t.txt;bench.test@x=16|all_reduce;bench.busbw@x=466|8589934592;"
+	  "file=t2.txt;bench.test@x=32|all_reduce;bench.busbw@x=400|8589934592;"
+	  "file=t3.txt;bench.test@x=64|all_reduce;bench.busbw@x=310|8589934592",
+	  "file=t.txt;bench.test@x=16|all_reduce;bench.busbw@x=466|8589934592;"
+	  "file=t2.txt;bench.test@x=64|all_reduce;bench.busbw@x=440|8589934592;"
+	  "file=t3.txt;bench.test@x=64|alltoall;bench.busbw@x=40|8589934592" },
 	{ "perf-latency-jitter", "bench.lat_p99@h1=30|8;bench.lat_p50@h1=5|8",
 	  "bench.lat_p99@h1=6|8;bench.lat_p50@h1=5|8" },
 	{ "perf-pair-outlier",
