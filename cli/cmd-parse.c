@@ -64,7 +64,7 @@ text_rows(struct ft_strbuf *sb, const struct ft_run *run, const char *file)
 	if (!ft_run_nrows(run))
 		return;
 	ft_strbuf_addf(sb, "\n%s: %zu result rows (%s)\n", file, ft_run_nrows(run),
-		       run->kind[0] ? run->kind : "import");
+	               run->kind[0] ? run->kind : "import");
 	ft_table_init(&t);
 	ft_table_col(&t, "test", FT_ALIGN_LEFT);
 	ft_table_col(&t, "bytes", FT_ALIGN_RIGHT);
@@ -168,14 +168,15 @@ int
 cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = { "fabtune parse FILE... [--format NAME] [--json]",
-						"fabtune parse --list", NULL };
+		                                "fabtune parse --list", NULL };
 	const char *format = NULL;
 	bool list = false, summary = false;
 	const struct opt opts[] = {
 		OPT_STRING('f', "format", &format, "NAME",
-			   "read every FILE as this format (default: detect from the content)"),
+		           "read every FILE as this format (default: detect from the content)"),
 		OPT_BOOL(0, "list", &list, "list the formats and exit"),
-		OPT_BOOL(0, "summary", &summary, "print a count per key instead of each observation"),
+		OPT_BOOL(0, "summary", &summary,
+		         "print a count per key instead of each observation"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -199,7 +200,7 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (format && !ft_parser_find(format)) {
 		cli_error(ctx, "--format: unknown format '%s' (fabtune parse --list shows them)",
-			  format);
+		          format);
 		return EXIT_USAGE;
 	}
 	ft_obs_set_init(&set);
@@ -244,13 +245,13 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 			if (i > 1)
 				ft_strbuf_addch(&sb, '\n');
 			ft_strbuf_addf(&sb, "%s: %zu observations\n", argv[i],
-				       ft_obs_set_len(&set) - from);
+			               ft_obs_set_len(&set) - from);
 			if (summary) {
 				text_summary(&sb, &set, from, ft_obs_set_len(&set));
 				if (ft_run_nrows(&run))
 					ft_strbuf_addf(&sb, "%s: %zu result rows (%s)\n", argv[i],
-						       ft_run_nrows(&run),
-						       run.kind[0] ? run.kind : "import");
+					               ft_run_nrows(&run),
+					               run.kind[0] ? run.kind : "import");
 			} else {
 				text_obs(&sb, &set, from, ft_obs_set_len(&set));
 				text_rows(&sb, &run, argv[i]);
