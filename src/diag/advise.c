@@ -83,25 +83,42 @@ finding_of(const struct adv_ctx *a, const char *rules)
 	return NULL;
 }
 
-/* The ids of the findings among @rules that exist, space separated. */
+/* Append " @word" (no space when @buf is empty) to @buf of @len bytes, truncating. */
+static void
+append_word(char *buf, size_t len, const char *word, size_t n)
+{
+	size_t used = strlen(buf);
+
+	if (used && used + 1 < len)
+		buf[used++] = ' ';
+	if (used + 1 >= len)
+		return;
+	if (n > len - used - 1)
+		n = len - used - 1;
+	memcpy(buf + used, word, n);
+	buf[used + n] = '\0';
+}
+
+/* The ids of the findings among @rules that exist, space separated (no allocation). */
 static void
 finding_ids(const struct adv_ctx *a, const char *rules, char *buf, size_t len)
 {
-	char tmp[160];
-	char *save = NULL, *tok;
-	struct ft_strbuf sb;
+	const char *p = rules;
+	char id[48];
 
-	ft_strbuf_init(&sb);
-	ft_strlcpy(tmp, rules, sizeof(tmp));
-	for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		if (!ft_findings_count_rule(a->f, tok))
-			continue;
-		if (sb.len)
-			ft_strbuf_addch(&sb, ' ');
-		ft_strbuf_adds(&sb, tok);
+	buf[0] = '\0';
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (n && n < sizeof(id)) {
+			memcpy(id, p, n);
+			id[n] = '\0';
+			if (ft_findings_count_rule(a->f, id))
+				append_word(buf, len, id, n);
+		}
+		p += n;
+		p += strspn(p, " ");
 	}
-	ft_strlcpy(buf, sb.len ? sb.buf : "", len);
-	ft_strbuf_release(&sb);
 }
 
 static void add_evidence(struct ft_advice *x, const struct ft_obs *o);
@@ -339,15 +356,49 @@ adv_rdma_stack(const struct adv_ctx *a)
 	return advice_add(a, &x);
 }
 
-/* The exact list "=dev:port,..." of active InfiniBand ports, from ports or NCCL's list. */
+/* Is @item one of the entries of the "=a,b,c" list @buf? */
+static bool
+hca_listed(const char *buf, const char *item)
+{
+	size_t n = strlen(item);
+	const char *p = buf;
+
+	while ((p = strstr(p, item)) != NULL) {
+		if (p > buf && (p[-1] == '=' || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* Append "=item" or ",item" to the HCA list @buf; false when it does not fit. */
+static bool
+hca_append(char *buf, size_t len, const char *item, size_t n)
+{
+	size_t used = strlen(buf);
+	char sep = used ? ',' : '=';
+
+	if (used + 1 + n + 1 > len)
+		return false;
+	buf[used++] = sep;
+	memcpy(buf + used, item, n);
+	buf[used + n] = '\0';
+	return true;
+}
+
+/*
+ * The exact list "=dev:port,..." of active InfiniBand ports, from the ports
+ * or else from NCCL's device list; "" when none, or when the list would not
+ * fit in @len (a truncated list would drop rails).
+ */
 static void
 ib_only_hca_list(const struct ft_diag_ctx *c, char *buf, size_t len)
 {
-	struct ft_strbuf sb;
 	size_t i;
+	bool ok = true;
 
-	ft_strbuf_init(&sb);
-	for (i = 0; i < ft__nobs(c); i++) {
+	buf[0] = '\0';
+	for (i = 0; i < ft__nobs(c) && ok; i++) {
 		const struct ft_obs *o = ft__obs(c, i);
 		const struct ft_obs *ll;
 		char item[80];
@@ -359,28 +410,24 @@ ib_only_hca_list(const struct ft_diag_ctx *c, char *buf, size_t len)
 		if (ll && !ft__str_ieq(ll->str, "InfiniBand"))
 			continue;
 		snprintf(item, sizeof(item), "%s:%d", o->device, o->port);
-		if (strstr(sb.buf, item))
-			continue;
-		ft_strbuf_adds(&sb, sb.len ? "," : "=");
-		ft_strbuf_adds(&sb, item);
+		if (!hca_listed(buf, item))
+			ok = hca_append(buf, len, item, strlen(item));
 	}
-	if (!sb.len) {
+	if (ok && !buf[0]) {
 		/* From NCCL's "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE ..." list. */
 		const struct ft_obs *l = ft__diag_find(c, "nccl.ib_hca");
 		const char *p = l ? l->str : "";
 
-		while ((p = strchr(p, ']')) != NULL) {
+		while (ok && (p = strchr(p, ']')) != NULL) {
 			size_t n = strcspn(p + 1, "/ ");
 
-			if (strncmp(p + 1 + n, "/IB", 3) == 0) {
-				ft_strbuf_adds(&sb, sb.len ? "," : "=");
-				ft_strbuf_add(&sb, p + 1, n);
-			}
+			if (strncmp(p + 1 + n, "/IB", 3) == 0)
+				ok = hca_append(buf, len, p + 1, n);
 			p++;
 		}
 	}
-	ft_strlcpy(buf, sb.buf, len);
-	ft_strbuf_release(&sb);
+	if (!ok)
+		buf[0] = '\0';
 }
 
 static int
