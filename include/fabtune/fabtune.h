@@ -8,10 +8,13 @@
 
 #include <fabtune/base.h>
 #include <fabtune/coll.h>
+#include <fabtune/diag.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
 #include <fabtune/model.h>
 #include <fabtune/obs.h>
+#include <fabtune/parse.h>
+#include <fabtune/probe.h>
 #include <fabtune/progress.h>
 #include <fabtune/result.h>
 #include <fabtune/rng.h>
