@@ -60,6 +60,15 @@ best_of_3() {
 report() { # NAME FILE FORMAT
 	local name=$1 file=$2 format=$3 bytes t tg tw
 	bytes=$(stat -c %s "$file")
+	# one checked run first: the figures below are only worth something if it parsed
+	local first
+	if ! { TIMEFORMAT='%3R %3U %3S'; time "$fabtune" parse --format "$format" --summary "$file" \
+		>"$tmp/summary"; } 2>"$tmp/t"; then
+		echo "parse-speed: fabtune parse failed on the $name input" >&2
+		exit 1
+	fi
+	first=$(awk '{ printf "%.3f s CPU (%.3f user, %.3f system), %.3f s wall", $2 + $3, $2, $3, $1 }' "$tmp/t")
+	echo "$name: $(head -n 1 "$tmp/summary" | sed 's/.*: //')$(grep -o ': [0-9]* result rows' "$tmp/summary" | sed 's/^:/,/'); first run $first"
 	t=$(best_of_3 "$fabtune" parse --format "$format" --summary "$file")
 	local wall
 	wall=$(cat "$tmp/wall")
