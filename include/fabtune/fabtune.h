@@ -12,6 +12,7 @@
 #include <fabtune/progress.h>
 #include <fabtune/result.h>
 #include <fabtune/rng.h>
+#include <fabtune/spec.h>
 #include <fabtune/table.h>
 #include <fabtune/units.h>
 #include <fabtune/version.h>
