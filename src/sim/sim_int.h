@@ -153,4 +153,90 @@ int ft__fs_run(struct fs_sim *s, double until_s, struct ft_error *err) FT_MUST_C
 /* Recompute max-min fair rates of all active flows now (the step does it when needed). */
 int ft__fs_recompute(struct fs_sim *s) FT_MUST_CHECK;
 
+
+/* ---- shared by the engines and the scenario runner ------------------------- */
+
+#include <fabtune/sim.h>
+
+/* Route one flow under @cfg (chooser used for ADAPTIVE); errors name both endpoints. */
+int ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t src,
+		  uint32_t dst, uint32_t qp, ft_route_choose_fn *choose, void *ud,
+		  struct ft_path *path, struct ft_error *err) FT_MUST_CHECK;
+/* Nearest-rank percentile @q in [0, 1] of sorted @v. */
+double ft__sim_pct(const double *v, size_t n, double q);
+/* Fill the fct / ideal / slowdown fields of @c from per-flow arrays. FT_ENOMEM. */
+int ft__sim_fct_stats(const double *fct, const double *ideal, size_t n,
+		      struct ft_sim_counters *c) FT_MUST_CHECK;
+
+
+/* ---- scenarios ------------------------------------------------------------- */
+
+enum sc_placement {
+	SC_PACKED, /* fill each node's GPUs first */
+	SC_SPREAD, /* round-robin over nodes */
+	SC_RANDOM, /* seeded shuffle of the GPUs */
+	SC_EXPLICIT,
+};
+
+struct sc_op {
+	enum ft_op op;
+	enum ft_algo algo;
+	enum ft_proto proto;
+	uint64_t bytes;
+	uint32_t repeat;
+};
+
+struct sc_job {
+	char name[32];
+	uint32_t nranks;	/* 0 = every GPU from first_node on */
+	uint32_t gpus_per_node; /* 0 = all of a node's GPUs */
+	uint32_t first_node;
+	enum sc_placement placement;
+	struct ft_vec explicit_gpus; /* uint32_t pairs (node, gpu) */
+	uint32_t iterations;
+	double compute_s;	/* per iteration, before the collectives */
+	double compute_tflop;	/* per GPU per iteration (alternative to compute_s) */
+	double mfu;		/* share of peak reached by the compute, default 0.5 */
+	struct ft_vec ops;	/* struct sc_op */
+	uint32_t line, col;
+};
+
+enum sc_pattern { SC_PERMUTATION, SC_INCAST, SC_ALLTOALL };
+
+struct sc_background {
+	enum sc_pattern pattern;
+	uint64_t bytes;	     /* per flow */
+	uint32_t hosts;	     /* endpoints taking part, 0 = all */
+	uint32_t target;     /* incast: receiving endpoint */
+	bool gpu_endpoints;  /* endpoints are GPUs (default: NICs) */
+	uint32_t line, col;
+};
+
+enum sc_fault_what { SC_F_LINK, SC_F_NIC, SC_F_PCIE, SC_F_NVLINK, SC_F_SWITCH, SC_F_PORT, SC_F_GPU };
+
+struct sc_fault {
+	enum sc_fault_what what;
+	uint32_t node, gpu, nic, tier, sw, port, link;
+	bool has_gpu, has_nic;
+	double scale;	 /* 0 = down */
+	double slowdown; /* GPU straggler: compute time factor */
+	uint32_t line, col;
+};
+
+struct ft_scenario {
+	char name[64];
+	char file[256];
+	struct ft_cluster_spec spec;
+	char engine[16];
+	enum ft_routing routing;
+	bool has_routing;
+	uint32_t qps_per_conn;
+	uint64_t flowlet_bytes;
+	uint64_t seed;
+	double fabric_scale; /* multiply host and fabric link capacities (1 = as built) */
+	struct ft_vec jobs;  /* struct sc_job */
+	struct ft_vec background; /* struct sc_background */
+	struct ft_vec faults; /* struct sc_fault */
+};
+
 #endif
