@@ -174,6 +174,9 @@ struct ft_sim_hot_link {
 	double cap_Bps;	 /* effective capacity (after faults) */
 };
 
+#define FT_SIM_NHOT 10	      /* hottest links in a report */
+#define FT_SIM_MAX_PORTS 4096 /* per-port counters kept in a report (links that carried bytes) */
+
 /* The outcome of a scenario run. */
 struct ft_sim_report {
 	char scenario[64];
@@ -186,7 +189,12 @@ struct ft_sim_report {
 	struct ft_run run;	/* one row per op of the first iteration of each job, source = sim */
 	struct ft_vec jobs;	/* struct ft_sim_job_report */
 	struct ft_sim_counters c; /* arrays not valid after the run: use the fields below */
-	struct ft_vec hot;	/* struct ft_sim_hot_link, hottest first (at most 10) */
+	struct ft_vec hot;	/* struct ft_sim_hot_link, hottest first (at most FT_SIM_NHOT) */
+	struct ft_vec ports;	/* struct ft_sim_hot_link: byte counters of the links that carried
+				 * bytes, by link id, the first FT_SIM_MAX_PORTS of them */
+	uint64_t nlinks_used;	/* links that carried bytes */
+	uint32_t qps_per_conn;
+	double fabric_scale;
 	struct ft_vec tiers;	/* struct ft_sim_tier_stat, per link kind and tier */
 	double wall_s;		/* wall time of the run (not deterministic: omit in stable output) */
 	size_t peak_rss_bytes;	/* idem */

@@ -65,6 +65,109 @@ an_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	return 0;
 }
 
+/* Route one flow alone: its time, latency and the links it loads. */
+static int
+an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, double *lat_s,
+	struct ft_error *err)
+{
+	struct ft_path path;
+	double bott = INFINITY;
+	uint32_t j;
+	int rc;
+
+	rc = ft__sim_route(ae->topo, &ae->cfg, a, b, 0, NULL, NULL, &path, err);
+	if (rc < 0)
+		return rc;
+	for (j = 0; j < path.nlinks; j++) {
+		uint32_t l = path.links[j];
+
+		if (ae->cap_Bps[l] < bott)
+			bott = ae->cap_Bps[l];
+		ae->link_bytes[l] += wire;
+		ae->link_maxflows[l] = 1;
+	}
+	if (!(bott > 0))
+		return ft_error_set(err, FT_EINVAL, "sim: a path crosses a link that is down");
+	*t_s = wire / bott + path.lat_s;
+	*lat_s = path.lat_s;
+	ae->bytes += wire;
+	ae->nevents++;
+	return 0;
+}
+
+static int
+an_endpoints(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim_op *op,
+	     const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
+{
+	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
+		*b = op->rank_gpu[fl->dst];
+		*a = ft__sim_innet_vertex(ae->topo, *b, sc->algo);
+	} else if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
+		*a = op->rank_gpu[fl->src];
+		*b = ft__sim_innet_vertex(ae->topo, *a, sc->algo);
+	} else if (fl->src < sc->nranks && fl->dst < sc->nranks) {
+		*a = op->rank_gpu[fl->src];
+		*b = op->rank_gpu[fl->dst];
+	} else {
+		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
+				    FT_MAX(fl->src, fl->dst), sc->nranks);
+	}
+	return 0;
+}
+
+/*
+ * One phase, contention-free between ranks: a rank's own flows of the phase
+ * share its path one after the other (their times add up per source), and
+ * the phase costs the busiest source. Large implicit all-to-all phases are
+ * evaluated on the first AN_A2A_SOURCES members of the first group, the
+ * groups being alike (same sizes, same kind of paths).
+ */
+#define AN_A2A_SOURCES 64
+
+static int
+an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim_op *op,
+	 const struct ft_sched_phase *ph, double eff, double *slowest, double *maxlat,
+	 struct ft_error *err)
+{
+	uint64_t k, n = ph->npairs;
+	uint32_t src_prev = UINT32_MAX;
+	double per_src = 0;
+	int rc;
+
+	if (ph->implicit_alltoall && ph->a2a_group_size > 1) {
+		uint64_t per = ph->a2a_group_size - 1;
+		uint64_t nsrc = FT_MIN((uint64_t)ph->a2a_group_size, (uint64_t)AN_A2A_SOURCES);
+
+		n = FT_MIN(n, per * nsrc);
+	}
+	for (k = 0; k < n; k++) {
+		struct ft_sched_flow fl;
+		double t = 0, lat = 0;
+		uint32_t a = 0, b = 0;
+
+		ft_sched_phase_flow(sc, ph, k, &fl);
+		rc = an_endpoints(ae, sc, op, &fl, &a, &b, err);
+		if (rc < 0)
+			return rc;
+		if (a == b || fl.bytes == 0)
+			continue;
+		rc = an_flow(ae, a, b, (double)fl.bytes / eff, &t, &lat, err);
+		if (rc < 0)
+			return rc;
+		if (ft_vec_push(&ae->fct, &t) < 0 || ft_vec_push(&ae->ideal, &t) < 0)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+		if (fl.src != src_prev)
+			per_src = 0;
+		src_prev = fl.src;
+		per_src += t - lat;
+		if (per_src + lat > *slowest)
+			*slowest = per_src + lat;
+		if (lat > *maxlat)
+			*maxlat = lat;
+	}
+	return 0;
+}
+
 static int64_t
 an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 {
@@ -72,7 +175,7 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	const struct ft_schedule *sc = op->sched;
 	struct ft_sim_op_result res = { 0 };
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, t;
-	uint32_t p, f, j;
+	uint32_t p;
 	int rc;
 
 	if (op->after >= (int64_t)ae->ops.len)
@@ -82,46 +185,14 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	t += op->delay_s;
 	res.job = op->job;
 	res.t_start_s = t;
+	t += sc->base_lat_s;
 	for (p = 0; p < sc->phases.len; p++) {
-		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
+		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 		double steps = ph->steps ? ph->steps : 1, slowest = 0, maxlat = 0;
 
-		for (f = ph->first_flow; f < ph->first_flow + ph->nflows; f++) {
-			const struct ft_sched_flow *fl = ft_vec_at(&sc->flows, f);
-			struct ft_path path;
-			double wire = (double)fl->bytes / eff, bott = INFINITY, ft;
-			uint32_t a, b;
-
-			if (fl->src >= sc->nranks || fl->dst >= sc->nranks)
-				return ft_error_set(err, FT_EINVAL, "sim: flow %u names rank %u of %u",
-						    f, FT_MAX(fl->src, fl->dst), sc->nranks);
-			a = op->rank_gpu[fl->src];
-			b = op->rank_gpu[fl->dst];
-			if (a == b || fl->bytes == 0)
-				continue;
-			rc = ft__sim_route(ae->topo, &ae->cfg, a, b, 0, NULL, NULL, &path, err);
-			if (rc < 0)
-				return rc;
-			for (j = 0; j < path.nlinks; j++) {
-				uint32_t l = path.links[j];
-
-				if (ae->cap_Bps[l] < bott)
-					bott = ae->cap_Bps[l];
-				ae->link_bytes[l] += wire;
-				ae->link_maxflows[l] = 1;
-			}
-			if (!(bott > 0))
-				return ft_error_set(err, FT_EINVAL, "sim: a path crosses a link that is down");
-			ft = wire / bott + path.lat_s;
-			if (ft > slowest)
-				slowest = ft;
-			if (path.lat_s > maxlat)
-				maxlat = path.lat_s;
-			if (ft_vec_push(&ae->fct, &ft) < 0 || ft_vec_push(&ae->ideal, &ft) < 0)
-				return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
-			ae->bytes += wire;
-			ae->nevents++;
-		}
+		rc = an_phase(ae, sc, op, ph, eff, &slowest, &maxlat, err);
+		if (rc < 0)
+			return rc;
 		t += slowest + steps * sc->step_lat_s + (steps - 1) * maxlat;
 	}
 	res.t_end_s = t;

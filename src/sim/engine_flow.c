@@ -24,6 +24,7 @@ struct flow_op {
 	uint32_t start; /* barrier task */
 	uint32_t end;	/* barrier task */
 	uint32_t job;
+	double base_lat_s; /* launch latency inside the start barrier */
 };
 
 struct flow_engine {
@@ -180,6 +181,111 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 	return 0;
 }
 
+/*
+ * The vertex a schedule endpoint stands for: the rank's GPU, or for the
+ * in-network reduction engine (FT_SCHED_INNET) the NVSwitch of the node
+ * (NVLS) or the first switch of the GPU's NIC (CollNet / SHARP).
+ */
+uint32_t
+ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo)
+{
+	const struct ft_vertex *g = ft_topo_vertex(topo, gpu_v);
+	uint32_t first, count, i, nic;
+
+	if (algo == FT_ALGO_NVLS) {
+		ft_topo_out_links(topo, gpu_v, &first, &count);
+		for (i = first; i < first + count; i++) {
+			const struct ft_link *l = ft_topo_link(topo, i);
+
+			if (ft_topo_vertex(topo, l->dst)->kind == FT_V_NVSWITCH)
+				return l->dst;
+		}
+		return gpu_v;
+	}
+	nic = ft_topo_nic(topo, g->node, ft_topo_spec(topo)->node.gpu_nic[g->local]);
+	if (nic == UINT32_MAX)
+		return gpu_v;
+	ft_topo_out_links(topo, nic, &first, &count);
+	for (i = first; i < first + count; i++) {
+		const struct ft_link *l = ft_topo_link(topo, i);
+
+		if (l->kind == FT_L_HOST)
+			return l->dst;
+	}
+	return gpu_v;
+}
+
+static int
+map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_sim_op *op,
+	 const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
+{
+	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
+		*b = op->rank_gpu[fl->dst];
+		*a = ft__sim_innet_vertex(fe->topo, *b, sc->algo);
+		return 0;
+	}
+	if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
+		*a = op->rank_gpu[fl->src];
+		*b = ft__sim_innet_vertex(fe->topo, *a, sc->algo);
+		return 0;
+	}
+	if (fl->src >= sc->nranks || fl->dst >= sc->nranks)
+		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
+				    FT_MAX(fl->src, fl->dst), sc->nranks);
+	*a = op->rank_gpu[fl->src];
+	*b = op->rank_gpu[fl->dst];
+	return 0;
+}
+
+/*
+ * An implicit all-to-all phase runs as shift rounds: in round k (1..m-1)
+ * member i of every group sends to member i + k. FT_SIM_A2A_WINDOW rounds are
+ * in flight at once (round k waits for round k - window), as NCCL keeps a
+ * bounded number of peers in progress per channel.
+ */
+static int
+submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+	   double eff, uint32_t start, uint32_t bar, uint32_t tag)
+{
+	struct fs_sim *s = &fe->core;
+	uint32_t m = ph->a2a_group_size, stride = ph->a2a_stride, k, g, i;
+	uint32_t ngroups = m ? (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1))) : 0;
+	uint32_t win = FT_SIM_A2A_WINDOW;
+	uint32_t *ends;
+	int rc = 0;
+
+	if (m < 2 || ph->bytes_per_pair == 0)
+		return 0;
+	ends = ft_calloc(m, sizeof(uint32_t));
+	if (!ends)
+		return FT_ENOMEM;
+	for (k = 1; k < m && rc == 0; k++) {
+		uint32_t prev = k > win ? ends[k - win] : start;
+		int64_t e = ft__fs_add_barrier(s, 0, 0, tag);
+
+		if (e < 0 || ft__fs_add_dep(s, prev, (uint32_t)e) < 0 ||
+		    ft__fs_add_dep(s, (uint32_t)e, bar) < 0) {
+			rc = FT_ENOMEM;
+			break;
+		}
+		ends[k] = (uint32_t)e;
+		for (g = 0; g < ngroups && rc == 0; g++) {
+			uint32_t base = (uint32_t)((g / stride) * ((uint64_t)stride * m) + g % stride);
+
+			for (i = 0; i < m && rc == 0; i++) {
+				uint32_t a = op->rank_gpu[base + i * stride];
+				uint32_t b = op->rank_gpu[base + ((i + k) % m) * stride];
+
+				if (a != b)
+					rc = add_conn(fe, (double)ph->bytes_per_pair / eff, a, b,
+						      prev, (uint32_t)e, tag);
+			}
+		}
+	}
+	ft_free(ends);
+	return rc;
+}
+
 static int64_t
 flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 {
@@ -197,11 +303,12 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	for (p = 0; p < sc->nranks; p++)
 		if (op->rank_gpu[p] >= nv)
 			return ft_error_set(err, FT_EINVAL, "sim: rank %u placed on no vertex", p);
-	id = ft__fs_add_barrier(s, op->delay_s, 0, tag);
+	id = ft__fs_add_barrier(s, op->delay_s + sc->base_lat_s, 0, tag);
 	if (id < 0)
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
+	rec.base_lat_s = sc->base_lat_s;
 	if (op->after >= 0 &&
 	    ft__fs_add_dep(s, FT_VEC_AT(&fe->ops, struct flow_op, op->after).end, rec.start) < 0)
 		goto oom;
@@ -214,20 +321,23 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 
 		if (bar < 0 || ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
 			goto oom;
-		for (f = ph->first_flow; f < ph->first_flow + ph->nflows; f++) {
-			const struct ft_sched_flow *fl = ft_vec_at(&sc->flows, f);
-			uint32_t a, b;
-
-			if (fl->src >= sc->nranks || fl->dst >= sc->nranks)
-				return ft_error_set(err, FT_EINVAL, "sim: flow %u names rank %u of %u",
-						    f, FT_MAX(fl->src, fl->dst), sc->nranks);
-			a = op->rank_gpu[fl->src];
-			b = op->rank_gpu[fl->dst];
-			if (a == b || fl->bytes == 0)
-				continue;
-			if (add_conn(fe, (double)fl->bytes / eff, a, b, rec.end, (uint32_t)bar,
-				     tag) < 0)
+		if (ph->implicit_alltoall) {
+			if (submit_a2a(fe, op, ph, eff, rec.end, (uint32_t)bar, tag) < 0)
 				goto oom;
+		} else {
+			for (f = 0; f < ph->nflows; f++) {
+				struct ft_sched_flow fl;
+				uint32_t a = 0, b = 0;
+
+				ft_sched_phase_flow(sc, ph, f, &fl);
+				if (map_ends(fe, sc, op, &fl, &a, &b, err) < 0)
+					return err ? err->code : FT_EINVAL;
+				if (a == b || fl.bytes == 0)
+					continue;
+				if (add_conn(fe, (double)fl.bytes / eff, a, b, rec.end,
+					     (uint32_t)bar, tag) < 0)
+					goto oom;
+			}
 		}
 		rec.end = (uint32_t)bar;
 	}
@@ -363,7 +473,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 		const struct flow_op *o = ft_vec_at(&fe->ops, i);
 
 		fe->op_results[i].job = o->job;
-		fe->op_results[i].t_start_s = ft__fs_task(s, o->start)->t_done;
+		fe->op_results[i].t_start_s = ft__fs_task(s, o->start)->t_done - o->base_lat_s;
 		fe->op_results[i].t_end_s = ft__fs_task(s, o->end)->t_done;
 	}
 	c->nflows = nf;

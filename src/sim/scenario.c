@@ -458,7 +458,7 @@ fault_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_
 	  void *obj)
 {
 	struct sc_fault *f = obj;
-	bool down;
+	bool down = false;
 	int rc;
 
 	if (strcmp(key, "what") == 0) {
