@@ -15,6 +15,7 @@
 #include <fabtune/rng.h>
 #include <fabtune/spec.h>
 #include <fabtune/table.h>
+#include <fabtune/topo.h>
 #include <fabtune/units.h>
 #include <fabtune/version.h>
 

@@ -103,6 +103,8 @@ FT_API void ft_topo_out_links(const struct ft_topo *t, uint32_t v, uint32_t *fir
 /* Vertex id of GPU @gpu / NIC @nic of node @node; UINT32_MAX when out of range. */
 FT_API uint32_t ft_topo_gpu(const struct ft_topo *t, uint32_t node, uint32_t gpu);
 FT_API uint32_t ft_topo_nic(const struct ft_topo *t, uint32_t node, uint32_t nic);
+/* A readable, stable name of vertex @v ("n3.gpu5", "leaf12", "spine4.7", "router3.1"). */
+FT_API void ft_topo_vertex_name(const struct ft_topo *t, uint32_t v, char *buf, size_t size);
 /* Bytes of memory the graph holds. */
 FT_API size_t ft_topo_memory(const struct ft_topo *t);
 
