@@ -58,6 +58,7 @@ int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc,
 /* Commands, one per cli/cmd-<name>.c. */
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_sim(int argc, char **argv, struct cli_ctx *ctx);
 
 extern const struct cmd cli_commands[];
 extern const size_t cli_ncommands;

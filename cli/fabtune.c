@@ -18,6 +18,7 @@
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
 	{ "help", cmd_help, "list the commands, or show one command's help" },
+	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },
 	{ "version", cmd_version, "print the version of fabtune" },
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);

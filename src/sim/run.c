@@ -439,19 +439,6 @@ ft_sim_report_release(struct ft_sim_report *r)
 	ft_vec_release(&r->ports);
 }
 
-/* "n3.nic0", "leaf5", "spine2", "core0". */
-static void
-vertex_name(const struct ft_topo *t, uint32_t v, char *buf, size_t len)
-{
-	static const char *const tiers[] = { "switch", "leaf", "spine", "core" };
-	const struct ft_vertex *x = ft_topo_vertex(t, v);
-
-	if (x->kind == FT_V_SWITCH)
-		snprintf(buf, len, "%s%u", tiers[x->tier < 4 ? x->tier : 0], x->local);
-	else
-		snprintf(buf, len, "n%u.%s%u", x->node, ft_vertex_kind_name(x->kind), x->local);
-}
-
 static void
 link_entry(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t l, double makespan,
 	   struct ft_sim_hot_link *h)
@@ -468,8 +455,8 @@ link_entry(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t l,
 	h->stat.max_flows = c->link_max_flows ? c->link_max_flows[l] : 0;
 	h->tier = lk->tier;
 	ft_strlcpy(h->kind, ft_link_kind_name(lk->kind), sizeof(h->kind));
-	vertex_name(t, lk->src, a, sizeof(a));
-	vertex_name(t, lk->dst, b, sizeof(b));
+	ft_topo_vertex_name(t, lk->src, a, sizeof(a));
+	ft_topo_vertex_name(t, lk->dst, b, sizeof(b));
 	snprintf(h->name, sizeof(h->name), "%s -> %s", a, b);
 }
 
