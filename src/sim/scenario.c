@@ -610,8 +610,33 @@ fault_check(struct ld *l, const char *field, yaml_node_t *n, void *obj)
 
 /* ---- cluster ----------------------------------------------------------------- */
 
+/*
+ * "preset:N" whose default fabric can't hold N nodes, with a `fabric:` block
+ * that will resize it: take the preset's fabric defaults from a 2-node
+ * cluster, set N nodes on a 3-tier tree; the block and validation follow.
+ */
 static int
-load_cluster(struct ld *l, yaml_node_t *v)
+resolve_for_override(const char *s, struct ft_cluster_spec *spec)
+{
+	struct ft_error e = { 0 };
+	const char *colon = strrchr(s, ':');
+	char two[80];
+	uint64_t n;
+
+	if (!colon || ft_parse_u64(colon + 1, &n) < 0 || n < 2 || n > UINT32_MAX ||
+	    (size_t)snprintf(two, sizeof(two), "%.*s:2", (int)(colon - s), s) >= sizeof(two))
+		return FT_EINVAL;
+	if (ft_spec_resolve(two, spec, &e) < 0)
+		return FT_EINVAL;
+	spec->nnodes = (uint32_t)n;
+	spec->fabric.tiers = 3;
+	ft_strlcpy(spec->name, s, sizeof(spec->name));
+	ft_strlcpy(spec->source, s, sizeof(spec->source));
+	return 0;
+}
+
+static int
+load_cluster(struct ld *l, yaml_node_t *v, bool has_fabric)
 {
 	struct ft_error e = { 0 };
 	int rc;
@@ -654,6 +679,8 @@ load_cluster(struct ld *l, yaml_node_t *v)
 		    access(path, R_OK) == 0)
 			s = path;
 		rc = ft_spec_resolve(s, &l->sc->spec, &e);
+		if (rc < 0 && has_fabric && resolve_for_override(s, &l->sc->spec) == 0)
+			rc = 0; /* sized by the fabric block, validated after it */
 	}
 	if (rc < 0)
 		return fail(l, v, rc, "cluster", "%s", e.msg);
@@ -811,10 +838,10 @@ load_doc(struct ld *l, yaml_node_t *root)
 	if (!cl)
 		return fail(l, root, FT_EPARSE, "cluster", "missing (a preset like dgx-h100:64, "
 							  "a spec file or an inline spec)");
-	rc = load_cluster(l, cl);
+	fab = find_key(l, root, "fabric");
+	rc = load_cluster(l, cl, fab != NULL);
 	if (rc < 0)
 		return rc;
-	fab = find_key(l, root, "fabric");
 	if (fab) {
 		rc = each_key(l, fab, "fabric", fabric_key, &sc->spec.fabric);
 		if (rc == 0 && sc->spec.fabric.kind == FT_FABRIC_NONE)

@@ -308,6 +308,345 @@ test_cycle_is_an_error(void **state)
 	ft__fs_release(&s);
 }
 
+
+/* ---- whole scenarios over a built topology -------------------------------- */
+
+static struct ft_scenario *
+load_text(const char *text)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	int rc = ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err);
+
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	return sc;
+}
+
+static void
+run_sc(const struct ft_scenario *sc, const char *engine, struct ft_sim_report *rep)
+{
+	struct ft_sim_overrides ov = { .engine = engine, .routing = -1 };
+	struct ft_error err = { 0 };
+	int rc;
+
+	ft_sim_report_init(rep);
+	rc = ft_scenario_run(sc, &ov, NULL, rep, &err);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+}
+
+/* Closed-form pieces of an op from its schedule: bottleneck rate and path latency of its flows. */
+static void
+route_stats(const char *cluster, const struct ft_schedule *s, uint32_t ppn, double *bott,
+	    double *lat)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	uint32_t p;
+	uint64_t k;
+
+	assert_int_equal(ft_spec_resolve(cluster, &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	*bott = INFINITY;
+	*lat = 0;
+	for (p = 0; p < s->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(s, p);
+
+		for (k = 0; k < ph->npairs; k++) {
+			struct ft_sched_flow f;
+			struct ft_route_policy pol = { .routing = spec.fabric.routing };
+			struct ft_path path;
+			uint32_t j;
+
+			ft_sched_phase_flow(s, ph, k, &f);
+			pol.flow_hash = 0;
+			pol.salt_seed = 1;
+			if (pol.routing != FT_ROUTING_DMODK)
+				pol.routing = FT_ROUTING_ECMP;
+			pol.flow_hash = ft_route_flow_hash(
+				ft_topo_gpu(t, f.src / ppn, f.src % ppn),
+				ft_topo_gpu(t, f.dst / ppn, f.dst % ppn), 0);
+			assert_int_equal(ft_route_path(t, ft_topo_gpu(t, f.src / ppn, f.src % ppn),
+						       ft_topo_gpu(t, f.dst / ppn, f.dst % ppn), &pol,
+						       &path),
+					 0);
+			for (j = 0; j < path.nlinks; j++)
+				if (ft_topo_link(t, path.links[j])->cap_Bps < *bott)
+					*bott = ft_topo_link(t, path.links[j])->cap_Bps;
+			if (path.lat_s > *lat)
+				*lat = path.lat_s;
+		}
+	}
+	ft_topo_free(t);
+}
+
+static double
+op_time_s(const struct ft_sim_report *rep)
+{
+	assert_true(ft_run_nrows(&rep->run) >= 1);
+	return ft_run_row(&rep->run, 0)->time_us * 1e-6;
+}
+
+static void
+closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t nranks,
+		 uint32_t ppn, uint64_t bytes)
+{
+	struct ft_coll_args a = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
+				  .nranks = nranks, .ranks_per_node = ppn, .bytes = bytes };
+	struct ft_schedule s;
+	struct ft_sim_sweep_args sw = { .spec = cluster, .op = op, .algo = algo,
+					.proto = FT_PROTO_SIMPLE, .min_bytes = bytes,
+					.max_bytes = bytes };
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double bott, lat, want, steps = 0, n = nranks;
+	const struct ft_sched_phase *ph;
+
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(s.phases.len, 1);
+	ph = ft_sched_phase_at(&s, 0);
+	steps = ph->steps;
+	route_stats(cluster, &s, ppn, &bott, &lat);
+	switch (op) {
+	case FT_OP_ALL_REDUCE:
+		if (algo == FT_ALGO_RING) {
+			/* 2(n-1)/n S over the slowest link, 2(n-1) steps. */
+			want = 2 * (n - 1) / n * (double)bytes / bott;
+		} else {
+			/* Double binary tree: an interior rank sends S/2 to its parent and
+			 * to each of two children in one tree, S/2 to its parent in the
+			 * other: 2 S on its link. */
+			want = 2.0 * (double)bytes / bott;
+		}
+		break;
+	default: /* all-to-all: each rank sends (n-1)/n S over its own link */
+		want = (n - 1) / n * (double)bytes / bott;
+		break;
+	}
+	want += steps * (lat + s.step_lat_s) + s.base_lat_s;
+	if (op == FT_OP_ALLTOALL)
+		want += (FT_SIM_A2A_WINDOW - 1) * lat; /* round waves, each one path latency */
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	run_sc(sc, "flow", &rep);
+	assert_double_equal(op_time_s(&rep), want, want * 0.01);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	ft_schedule_release(&s);
+}
+
+static void
+test_ring_closed_form_topo(void **state)
+{
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20);
+}
+
+static void
+test_tree_closed_form_topo(void **state)
+{
+	closed_form_case("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 8, 8, 256u << 20);
+}
+
+static void
+test_alltoall_closed_form_topo(void **state)
+{
+	closed_form_case("dgx-h100", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, 1u << 30);
+}
+
+static const char *const det_scenario =
+	"name: det\n"
+	"cluster: dgx-h100:8\n"
+	"seed: %u\n"
+	"routing: ecmp\n"
+	"qps_per_connection: 2\n"
+	"jobs:\n"
+	"  - name: a\n"
+	"    ranks: 32\n"
+	"    placement: random\n"
+	"    iterations: 2\n"
+	"    compute: 100us\n"
+	"    ops:\n"
+	"      - {op: all_reduce, size: 8MB}\n"
+	"      - {op: alltoall, size: 4MB}\n"
+	"background:\n"
+	"  - {pattern: permutation, size: 1MB}\n"
+	"faults:\n"
+	"  - {what: nic, node: 1, nic: 2, scale: 0.25}\n";
+
+static void
+render(unsigned seed, struct ft_strbuf *out)
+{
+	char text[1024];
+	struct ft_scenario *sc;
+	struct ft_sim_report rep;
+	struct ft_json j;
+
+	snprintf(text, sizeof(text), det_scenario, seed);
+	sc = load_text(text);
+	run_sc(sc, "flow", &rep);
+	ft_json_init(&j, out, true);
+	ft_sim_report_json(&rep, true, &j);
+	ft_sim_report_text(&rep, true, out);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+static void
+test_same_seed_same_bytes(void **state)
+{
+	struct ft_strbuf a, b, c;
+
+	ft_strbuf_init(&a);
+	ft_strbuf_init(&b);
+	ft_strbuf_init(&c);
+	render(7, &a);
+	render(7, &b);
+	render(8, &c);
+	assert_true(a.len > 1000);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.buf, b.buf, a.len);
+	/* Another seed places ranks and picks paths differently. */
+	assert_true(a.len != c.len || memcmp(a.buf, c.buf, a.len) != 0);
+	ft_strbuf_release(&a);
+	ft_strbuf_release(&b);
+	ft_strbuf_release(&c);
+}
+
+/* The engines agree where nothing contends; the flow engine is slower where things do. */
+static void
+test_engines_agree_uncontended(void **state)
+{
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\n"
+					   "jobs:\n"
+					   "  - ops: [{op: sendrecv, size: 64MB}]\n"
+					   "    placement: ['0:3', '1:5']\n");
+	struct ft_scenario *inc = load_text("cluster: dgx-h100:4\n"
+					    "background: [{pattern: incast, size: 8MB}]\n");
+	struct ft_sim_report a, f;
+
+	run_sc(sc, "analytic", &a);
+	run_sc(sc, "flow", &f);
+	assert_double_equal(op_time_s(&a), op_time_s(&f), op_time_s(&a) * 1e-9);
+	/* One flow alone gets line rate: its fct is its ideal. */
+	assert_double_equal(f.c.fct_p50_s, f.c.ideal_p50_s, 1e-12);
+	ft_sim_report_release(&a);
+	ft_sim_report_release(&f);
+	/* Incast: 31 NICs into one; 24 of them share its host link, which only the flow engine sees. */
+	run_sc(inc, "analytic", &a);
+	run_sc(inc, "flow", &f);
+	assert_true(f.c.makespan_s > 8 * a.c.makespan_s);
+	assert_true(f.c.slowdown_p50 > 20);
+	ft_sim_report_release(&a);
+	ft_sim_report_release(&f);
+	ft_scenario_free(sc);
+	ft_scenario_free(inc);
+}
+
+/* A degraded NIC slows the ring that crosses it by the factor on its share. */
+static void
+test_degraded_nic_slows_ring(void **state)
+{
+	struct ft_scenario *ok = load_text("cluster: dgx-h100:4\n"
+					   "jobs: [{ops: [{op: all_reduce, size: 1GB}]}]\n");
+	struct ft_scenario *bad = load_text("cluster: dgx-h100:4\n"
+					    "jobs: [{ops: [{op: all_reduce, size: 1GB}]}]\n"
+					    "faults: [{what: nic, node: 2, nic: 7, scale: 0.25}]\n");
+	struct ft_sim_report a, b;
+
+	run_sc(ok, "flow", &a);
+	run_sc(bad, "flow", &b);
+	/* The ring runs at its slowest link: NIC 7 of node 2 carries the hop into node 3 at 1X. */
+	assert_true(op_time_s(&b) > 3 * op_time_s(&a));
+	assert_true(op_time_s(&b) < 4.2 * op_time_s(&a));
+	ft_sim_report_release(&a);
+	ft_sim_report_release(&b);
+	ft_scenario_free(ok);
+	ft_scenario_free(bad);
+}
+
+static void
+expect_error(const char *text, int code, const char *msg)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "bad.yaml", &sc, &err), code);
+	assert_null(sc);
+	if (!strstr(err.msg, msg))
+		print_error("got: %s\nwant: %s\n", err.msg, msg);
+	assert_non_null(strstr(err.msg, msg));
+}
+
+static void
+test_scenario_errors(void **state)
+{
+	expect_error("jobs: []\n", FT_EPARSE, "bad.yaml:1:1: cluster: missing");
+	expect_error("cluster: dgx-h100:2\njobs:\n  - ops:\n      - {op: all_reduce, size: 12 apples}\n",
+		     FT_EPARSE, "bad.yaml:4:32: jobs[0].ops[0].size: expected a size");
+	expect_error("cluster: dgx-h100:2\njobs:\n  - ops: [{op: allreduc, size: 1M}]\n",
+		     FT_EPARSE, "bad.yaml:3:18: jobs[0].ops[0].op: expected all_reduce");
+	expect_error("cluster: dgx-h100:2\nseeds: 3\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+		     FT_EPARSE, "bad.yaml:2:1: seeds: unknown key");
+	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}], "
+		     "placement: diagonal}]\n",
+		     FT_EPARSE, "bad.yaml:2:55: jobs[0].placement: expected packed");
+	expect_error("cluster: dgx-h100:2\nbackground: [{pattern: incast}]\n", FT_EPARSE,
+		     "bad.yaml:2:14: background[0]: missing 'size'");
+	expect_error("cluster: dgx-h100:2\nfaults:\n  - what: nic\n    node: 1\n"
+		     "    scale: 2\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+		     FT_ERANGE, "bad.yaml:5:12: faults[0].scale: expected 0 to 1, got 2");
+	expect_error("cluster: nosuch:4\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+		     FT_ENOENT, "bad.yaml:1:10: cluster:");
+	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}]}\n", FT_EPARSE,
+		     "bad.yaml:");
+	expect_error("cluster: dgx-h100:2\nrouting: valiant\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+		     FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk or adaptive");
+}
+
+/* Errors found when the scenario meets the cluster still name the place in the file. */
+static void
+test_scenario_run_errors(void **state)
+{
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\n"
+					   "jobs: [{ops: [{op: all_reduce, size: 1M}]}]\n"
+					   "faults:\n"
+					   "  - {what: nic, node: 5, nic: 0, down: true}\n");
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, NULL, NULL, &rep, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "t.yaml:4:5: faults.node: expected a node below 2, got 5"));
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+/* A link down re-routes traffic: a failed spine leaves the job running, on other paths. */
+static void
+test_failed_switch_reroutes(void **state)
+{
+	struct ft_scenario *ok = load_text("cluster: dgx-h100:64\nrouting: ecmp\n"
+					   "background: [{pattern: permutation, size: 4MB}]\n");
+	struct ft_scenario *bad = load_text("cluster: dgx-h100:64\nrouting: ecmp\n"
+					    "background: [{pattern: permutation, size: 4MB}]\n"
+					    "faults: [{what: switch, tier: 2, switch: 0}]\n");
+	struct ft_sim_report a, b;
+
+	run_sc(ok, "flow", &a);
+	run_sc(bad, "flow", &b);
+	assert_double_equal(a.c.bytes, b.c.bytes, 1);
+	assert_true(b.c.makespan_s >= a.c.makespan_s * (1 - 1e-9));
+	ft_sim_report_release(&a);
+	ft_sim_report_release(&b);
+	ft_scenario_free(ok);
+	ft_scenario_free(bad);
+}
+
 int
 main(void)
 {
@@ -319,6 +658,15 @@ main(void)
 		cmocka_unit_test(test_degraded_link_slows_only_its_flows),
 		cmocka_unit_test(test_dependencies),
 		cmocka_unit_test(test_cycle_is_an_error),
+		cmocka_unit_test(test_ring_closed_form_topo),
+		cmocka_unit_test(test_tree_closed_form_topo),
+		cmocka_unit_test(test_alltoall_closed_form_topo),
+		cmocka_unit_test(test_same_seed_same_bytes),
+		cmocka_unit_test(test_engines_agree_uncontended),
+		cmocka_unit_test(test_degraded_nic_slows_ring),
+		cmocka_unit_test(test_scenario_errors),
+		cmocka_unit_test(test_scenario_run_errors),
+		cmocka_unit_test(test_failed_switch_reroutes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
