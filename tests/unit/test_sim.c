@@ -589,7 +589,7 @@ test_scenario_errors(void **state)
 	expect_error("cluster: dgx-h100:2\njobs:\n  - ops:\n      - {op: all_reduce, size: 12 apples}\n",
 		     FT_EPARSE, "bad.yaml:4:32: jobs[0].ops[0].size: expected a size");
 	expect_error("cluster: dgx-h100:2\njobs:\n  - ops: [{op: allreduc, size: 1M}]\n",
-		     FT_EPARSE, "bad.yaml:3:18: jobs[0].ops[0].op: expected all_reduce");
+		     FT_EPARSE, "bad.yaml:3:16: jobs[0].ops[0].op: expected all_reduce");
 	expect_error("cluster: dgx-h100:2\nseeds: 3\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
 		     FT_EPARSE, "bad.yaml:2:1: seeds: unknown key");
 	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}], "
