@@ -22,7 +22,8 @@ static const char *const synopsis[] = {
 };
 
 struct sim_opts {
-	const char *engine, *routing, *op, *algo, *proto, *sweep;
+	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement;
+	bool no_faults;
 	uint64_t minb, maxb, qps, ranks;
 	double factor, fabric_scale;
 };
@@ -63,8 +64,21 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 {
 	enum ft_routing r;
 
-	memset(ov, 0, sizeof(*ov));
-	ov->routing = -1;
+	ft_sim_overrides_init(ov);
+	ov->no_faults = o->no_faults;
+	if (o->placement) {
+		static const char *const names[] = { "packed", "spread", "random" };
+		int i;
+
+		for (i = 0; i < 3; i++)
+			if (strcmp(o->placement, names[i]) == 0)
+				ov->placement = i;
+		if (ov->placement < 0) {
+			cli_error(ctx, "--placement: expected packed, spread or random, got '%s'",
+				  o->placement);
+			return -1;
+		}
+	}
 	if (o->engine) {
 		if (!ft_sim_engine_find(o->engine)) {
 			cli_error(ctx, "--engine: expected analytic or flow, got '%s'", o->engine);
@@ -136,12 +150,26 @@ from_op(struct cli_ctx *ctx, const char *spec, const struct sim_opts *o, struct 
 	return EXIT_OK;
 }
 
+/* A sweep: one JSON document (rank 0 prints it; other MPI ranks print nothing). */
 static int
 cli_sim_sweep(struct cli_ctx *ctx, const char *path, const struct ft_sim_overrides *ov)
 {
-	(void)ov;
-	cli_error(ctx, "%s: sweeps are not implemented yet", path);
-	return EXIT_RUNTIME;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	bool root = true;
+	int rc;
+
+	ft_strbuf_init(&sb);
+	rc = ft_sim_sweep_run(path, ov, ctx->stable, &ctx->progress, &sb, &root, &err);
+	ft_progress_bar_finish(&ctx->bar);
+	if (rc < 0) {
+		ft_strbuf_release(&sb);
+		return root ? cli_fail(ctx, rc, &err) : cli_exit_for(rc);
+	}
+	if (root)
+		cli_write(&sb);
+	ft_strbuf_release(&sb);
+	return EXIT_OK;
 }
 
 int
@@ -154,6 +182,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
 			   "multiply host and fabric link rates (0.5 halves them)"),
+		OPT_STRING(0, "placement", &o.placement, "P", "packed, spread or random for every job"),
+		OPT_BOOL(0, "no-faults", &o.no_faults, "ignore the scenario's faults (the healthy twin)"),
 		OPT_STRING(0, "op", &o.op, "OP", "collective to run on SPEC (all_reduce, alltoall, ...)"),
 		OPT_STRING(0, "algo", &o.algo, "ALGO", "algorithm (ring, tree, direct, hierarchical, ...)"),
 		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (simple, ll, ll128)"),

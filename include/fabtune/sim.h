@@ -163,7 +163,27 @@ struct ft_sim_overrides {
 	bool have_seed;
 	uint64_t seed;
 	double fabric_scale;	 /* multiply every fabric and host link's capacity; 0 = keep */
+	uint64_t bytes;		 /* size of every op of every job; 0 = keep */
+	int placement;		 /* "packed" 0, "spread" 1, "random" 2 for every job; -1 = keep */
+	const char *cluster;	 /* preset shorthand or spec file replacing the scenario's; NULL keeps */
+	bool no_faults;		 /* drop the scenario's faults */
 };
+
+/* Fill @ov with "keep everything". */
+FT_API void ft_sim_overrides_init(struct ft_sim_overrides *ov);
+
+/*
+ * Run the parameter sweep of file @path: a base scenario and lists of values
+ * (fabric_scale, routing, qps, engine, seed, size, placement, cluster,
+ * faults), every combination in a fixed order. Launched by mpirun
+ * (OMPI_COMM_WORLD_SIZE or PMI_SIZE set, and built with MPI), the points are
+ * dealt round-robin to the ranks and gathered on rank 0 in point order, so
+ * the result is the same with any number of ranks. @out receives the JSON
+ * document (rank 0 only; *@is_root tells which rank this is).
+ */
+FT_API int ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool stable,
+			    const struct ft_progress *progress, struct ft_strbuf *out,
+			    bool *is_root, struct ft_error *err) FT_MUST_CHECK;
 
 /* One link of the report, with its place in words. */
 struct ft_sim_hot_link {

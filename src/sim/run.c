@@ -188,12 +188,18 @@ apply_fabric_scale(struct ft_topo *t, double scale)
 
 /* Place job @j's ranks on GPUs; errors name the job's place in the file. */
 static int
-place_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, const struct ft_topo *t,
-	  uint64_t seed, struct job_run *jr, struct ft_error *err)
+place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, const struct ft_topo *t,
+	  uint64_t seed, int placement, struct job_run *jr, struct ft_error *err)
 {
+	struct sc_job jcopy = *j0;
+	const struct sc_job *j = &jcopy;
+
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	uint32_t gpn = j->gpus_per_node ? j->gpus_per_node : spec->node.ngpus;
-	uint32_t nodes_left, cap, r;
+	uint32_t gpn, nodes_left, cap, r;
+
+	if (placement >= 0)
+		jcopy.placement = (enum sc_placement)placement;
+	gpn = j->gpus_per_node ? j->gpus_per_node : spec->node.ngpus;
 
 	if (gpn > spec->node.ngpus)
 		return ft_error_set(err, FT_ERANGE, "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
@@ -264,10 +270,16 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, const
 	return 0;
 }
 
+static uint64_t
+op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
+{
+	return ov && ov->bytes ? ov->bytes : o->bytes;
+}
+
 static int
 submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 	   const struct ft_topo *t, struct ft_engine *e, const double *gpu_slow, struct job_run *jr,
-	   struct ft_error *err)
+	   const struct ft_sim_overrides *ov, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	double slow = 1;
@@ -293,7 +305,8 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
 			struct ft_coll_args args = { .op = o->op, .algo = o->algo, .proto = o->proto,
 						     .nranks = jr->nranks,
-						     .ranks_per_node = jr->gpn, .bytes = o->bytes };
+						     .ranks_per_node = jr->gpn,
+						     .bytes = op_bytes(o, ov) };
 			struct ft_schedule sched;
 			uint32_t rep;
 
@@ -416,6 +429,14 @@ oom:
 	ft_free(ends);
 	ft_free(perm);
 	return ft_error_set(err, FT_ENOMEM, "out of memory");
+}
+
+void
+ft_sim_overrides_init(struct ft_sim_overrides *ov)
+{
+	memset(ov, 0, sizeof(*ov));
+	ov->routing = -1;
+	ov->placement = -1;
 }
 
 void
@@ -544,7 +565,8 @@ gather_links(const struct ft_topo *t, const struct ft_sim_counters *c, struct ft
 
 static int
 gather(const struct ft_scenario *sc, const struct ft_topo *t, const struct ft_sim_counters *c,
-       struct job_run *jrs, struct ft_sim_report *r, struct ft_error *err)
+       struct job_run *jrs, const struct ft_sim_overrides *ov, struct ft_sim_report *r,
+       struct ft_error *err)
 {
 	size_t ji, k;
 	int rc;
@@ -577,11 +599,11 @@ gather(const struct ft_scenario *sc, const struct ft_topo *t, const struct ft_si
 
 			ft_result_row_init(&row);
 			ft_strlcpy(row.test, ft_op_name(o->op), sizeof(row.test));
-			row.bytes = o->bytes;
+			row.bytes = op_bytes(o, ov);
 			row.nranks = jr->nranks;
 			row.root = -1;
 			row.time_us = dt * 1e6;
-			row.algbw_GBps = dt > 0 ? (double)o->bytes / dt / 1e9 : 0;
+			row.algbw_GBps = dt > 0 ? (double)row.bytes / dt / 1e9 : 0;
 			row.busbw_GBps = row.algbw_GBps * ft_coll_busbw_factor(o->op, jr->nranks);
 			row.nsamples = 1;
 			ft_strlcpy(row.algo, ft_algo_name(o->algo), sizeof(row.algo));
@@ -618,6 +640,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	struct ft_sim_counters c;
 	struct job_run *jrs = NULL;
 	double *gpu_slow = NULL, t0 = ft_now_s(), fscale = sc->fabric_scale;
+	const struct ft_cluster_spec *spec = &sc->spec;
+	struct ft_cluster_spec ospec;
 	size_t i;
 	uint64_t ngpus;
 	int rc;
@@ -655,15 +679,23 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	out->qps_per_conn = cfg.qps_per_conn;
 	out->fabric_scale = fscale;
 	out->nnodes = sc->spec.nnodes;
-	out->nfaults = sc->faults.len;
-	ngpus = ft_spec_ngpus(&sc->spec);
+	out->nfaults = ov && ov->no_faults ? 0 : sc->faults.len;
+	if (ov && ov->cluster) {
+		rc = ft_spec_resolve(ov->cluster, &ospec, err);
+		if (rc < 0)
+			return rc;
+		spec = &ospec;
+		ft_strlcpy(out->cluster, ov->cluster, sizeof(out->cluster));
+		out->nnodes = spec->nnodes;
+	}
+	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;
 	out->run.seed = cfg.seed;
 	ft_strlcpy(out->run.spec, out->cluster, sizeof(out->run.spec));
 	ft_strlcpy(out->run.label, sc->name, sizeof(out->run.label));
 
 	ft_progress_update(progress, "building topology", 0, 1);
-	rc = ft_topo_build(&sc->spec, &topo, err);
+	rc = ft_topo_build(spec, &topo, err);
 	if (rc < 0) {
 		ft_error_prefix(err, "%s: cluster: ", sc->file);
 		return rc;
@@ -677,7 +709,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	}
 	for (i = 0; i < sc->jobs.len; i++)
 		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
-	rc = apply_faults(sc, topo, gpu_slow, err);
+	if (!(ov && ov->no_faults))
+		rc = apply_faults(sc, topo, gpu_slow, err);
 	if (rc == 0 && (rc = apply_fabric_scale(topo, fscale)) < 0)
 		rc = ft_error_set(err, rc, "fabric_scale: %s", ft_strerror(rc));
 	if (rc < 0)
@@ -688,9 +721,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	for (i = 0; i < sc->jobs.len && rc == 0; i++) {
 		const struct sc_job *j = ft_vec_at(&sc->jobs, i);
 
-		rc = place_job(sc, j, i, topo, cfg.seed, &jrs[i], err);
+		rc = place_job(sc, j, i, topo, cfg.seed, ov ? ov->placement : -1, &jrs[i], err);
 		if (rc == 0)
-			rc = submit_job(sc, j, i, topo, e, gpu_slow, &jrs[i], err);
+			rc = submit_job(sc, j, i, topo, e, gpu_slow, &jrs[i], ov, err);
 	}
 	for (i = 0; i < sc->background.len && rc == 0; i++)
 		rc = submit_background(sc, ft_vec_at(&sc->background, i), i, topo, e, cfg.seed, err);
@@ -702,7 +735,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	rc = e->ops->counters(e, &c, err);
 	if (rc < 0)
 		goto out;
-	rc = gather(sc, topo, &c, jrs, out, err);
+	rc = gather(sc, topo, &c, jrs, ov, out, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:

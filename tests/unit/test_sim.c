@@ -327,10 +327,12 @@ load_text(const char *text)
 static void
 run_sc(const struct ft_scenario *sc, const char *engine, struct ft_sim_report *rep)
 {
-	struct ft_sim_overrides ov = { .engine = engine, .routing = -1 };
+	struct ft_sim_overrides ov;
 	struct ft_error err = { 0 };
 	int rc;
 
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
 	ft_sim_report_init(rep);
 	rc = ft_scenario_run(sc, &ov, NULL, rep, &err);
 	if (rc < 0)
