@@ -24,7 +24,7 @@ static const char *const synopsis[] = {
 struct sim_opts {
 	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement;
 	bool no_faults;
-	uint64_t minb, maxb, qps, ranks;
+	uint64_t minb, maxb, qps, ranks, channels;
 	double factor, fabric_scale;
 };
 
@@ -144,6 +144,11 @@ from_op(struct cli_ctx *ctx, const char *spec, const struct sim_opts *o, struct 
 		return EXIT_USAGE;
 	}
 	a.nranks = (uint32_t)o->ranks;
+	if (o->channels > FT_SPEC_MAX_GPUS) {
+		cli_error(ctx, "--channels: expected 1 to %d, got %" PRIu64, FT_SPEC_MAX_GPUS, o->channels);
+		return EXIT_USAGE;
+	}
+	a.channels = (uint32_t)o->channels;
 	rc = ft_scenario_from_op(&a, sc, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
@@ -191,6 +196,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (default: minbytes)"),
 		OPT_DOUBLE('f', "stepfactor", &o.factor, "F", "size multiplier (default 2)"),
 		OPT_U64(0, "ranks", &o.ranks, "N", "ranks of the collective (default: every GPU)"),
+		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels, one ring per rail (default: one per NIC)"),
 		OPT_STRING(0, "sweep", &o.sweep, "FILE", "run a parameter sweep (see docs/cmd/sim.md)"),
 		OPT_END(),
 	};

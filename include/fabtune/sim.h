@@ -151,6 +151,7 @@ struct ft_sim_sweep_args {
 	uint64_t min_bytes, max_bytes;
 	double factor;		 /* size multiplier, >= 2 or 0 for one size */
 	uint32_t nranks;	 /* 0 = every GPU */
+	uint32_t channels;	 /* NCCL channels (rings, one per rail); 0 = one per NIC */
 };
 FT_API int ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 			       struct ft_error *err) FT_MUST_CHECK;

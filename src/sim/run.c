@@ -270,6 +270,65 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	return 0;
 }
 
+/*
+ * NCCL runs a collective on several channels, one ring (or tree) per rail:
+ * channel c is the same algorithm over the ranks of each node rotated by c,
+ * so its node-to-node hops leave on a different NIC. Merge @nch such copies
+ * of @in, each with 1/nch of the bytes, into @out (explicit phases only;
+ * all-to-all already spreads over every rail).
+ */
+static int
+channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, struct ft_schedule *out)
+{
+	size_t p;
+	uint32_t c, f;
+
+	*out = *in;
+	ft_vec_init(&out->phases, sizeof(struct ft_sched_phase));
+	ft_vec_init(&out->flows, sizeof(struct ft_sched_flow));
+	for (p = 0; p < in->phases.len; p++) {
+		struct ft_sched_phase ph = *ft_sched_phase_at(in, p);
+
+		ph.first_flow = (uint32_t)out->flows.len;
+		ph.nflows = 0;
+		for (c = 0; c < nch; c++) {
+			for (f = 0; f < ft_sched_phase_at(in, p)->nflows; f++) {
+				struct ft_sched_flow fl = FT_VEC_AT(&in->flows, struct ft_sched_flow,
+								    ft_sched_phase_at(in, p)->first_flow + f);
+
+				if (fl.src != FT_SCHED_INNET)
+					fl.src = fl.src - fl.src % ppn + (fl.src % ppn + c) % ppn;
+				if (fl.dst != FT_SCHED_INNET)
+					fl.dst = fl.dst - fl.dst % ppn + (fl.dst % ppn + c) % ppn;
+				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
+				if (ft_vec_push(&out->flows, &fl) < 0)
+					return FT_ENOMEM;
+				ph.nflows++;
+			}
+		}
+		ph.npairs = ph.nflows;
+		if (ft_vec_push(&out->phases, &ph) < 0)
+			return FT_ENOMEM;
+	}
+	return 0;
+}
+
+static uint32_t
+nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cluster_spec *spec,
+	  uint32_t gpn)
+{
+	size_t p;
+	uint32_t n;
+
+	if (gpn < 2 || s->nranks <= gpn || s->nranks % gpn)
+		return 1;
+	for (p = 0; p < s->phases.len; p++)
+		if (ft_sched_phase_at(s, p)->implicit_alltoall)
+			return 1;
+	n = o->channels ? o->channels : FT_MIN(gpn, FT_MAX(spec->node.nnics, 1u));
+	return FT_MIN(n, gpn);
+}
+
 static uint64_t
 op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
 {
@@ -308,7 +367,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 						     .ranks_per_node = jr->gpn,
 						     .bytes = op_bytes(o, ov) };
 			struct ft_schedule sched;
-			uint32_t rep;
+			uint32_t rep, nch;
 
 			ft_schedule_init(&sched);
 			rc = ft_coll_schedule(&args, &sched, err);
@@ -316,6 +375,18 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 				ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file,
 						j->line, j->col, ji, k);
 				return rc;
+			}
+			nch = nchannels(&sched, o, spec, jr->gpn);
+			if (nch > 1) {
+				struct ft_schedule merged;
+
+				rc = channelize(&sched, nch, jr->gpn, &merged);
+				ft_schedule_release(&sched);
+				sched = merged;
+				if (rc < 0) {
+					ft_schedule_release(&sched);
+					return ft_error_set(err, FT_ENOMEM, "out of memory");
+				}
 			}
 			for (rep = 0; rep < o->repeat; rep++) {
 				struct ft_sim_op op = { .sched = &sched, .rank_gpu = jr->rank_gpu,

@@ -242,7 +242,9 @@ op_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 		return get_size(l, v, path, &op->bytes);
 	if (strcmp(key, "repeat") == 0)
 		return get_u32(l, v, path, 1, 1000000, &op->repeat);
-	return unknown(l, k, path, "op, algo, proto, size, repeat");
+	if (strcmp(key, "channels") == 0)
+		return get_u32(l, v, path, 1, FT_SPEC_MAX_GPUS, &op->channels);
+	return unknown(l, k, path, "op, algo, proto, size, repeat, channels");
 }
 
 static int
@@ -988,7 +990,7 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	job.nranks = a->nranks;
 	for (b = a->min_bytes; b <= a->max_bytes;) {
 		struct sc_op op = { .op = a->op, .algo = a->algo, .proto = a->proto, .bytes = b,
-				    .repeat = 1 };
+				    .repeat = 1, .channels = a->channels };
 
 		if (ft_vec_push(&job.ops, &op) < 0) {
 			rc = FT_ENOMEM;

@@ -188,6 +188,7 @@ struct sc_op {
 	enum ft_proto proto;
 	uint64_t bytes;
 	uint32_t repeat;
+	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */
 };
 
 struct sc_job {

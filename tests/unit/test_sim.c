@@ -395,14 +395,14 @@ op_time_s(const struct ft_sim_report *rep)
 
 static void
 closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t nranks,
-		 uint32_t ppn, uint64_t bytes)
+		 uint32_t ppn, uint64_t bytes, uint32_t nch)
 {
 	struct ft_coll_args a = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
 				  .nranks = nranks, .ranks_per_node = ppn, .bytes = bytes };
 	struct ft_schedule s;
 	struct ft_sim_sweep_args sw = { .spec = cluster, .op = op, .algo = algo,
 					.proto = FT_PROTO_SIMPLE, .min_bytes = bytes,
-					.max_bytes = bytes };
+					.max_bytes = bytes, .channels = nch };
 	struct ft_scenario *sc = NULL;
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
@@ -431,6 +431,7 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 		want = (n - 1) / n * (double)bytes / bott;
 		break;
 	}
+	want /= nch; /* channels split the bytes, each on its own rail */
 	want += steps * (lat + s.step_lat_s) + s.base_lat_s;
 	if (op == FT_OP_ALLTOALL)
 		want += (FT_SIM_A2A_WINDOW - 1) * lat; /* round waves, each one path latency */
@@ -445,19 +446,22 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 static void
 test_ring_closed_form_topo(void **state)
 {
-	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20);
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1);
+	/* Eight channels: every GPU sends one flow over PCIe to its NIC and seven over NVLink
+	 * (450/7 GB/s each), so each channel still runs at the PCIe rate, on 1/8 of the bytes. */
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 8);
 }
 
 static void
 test_tree_closed_form_topo(void **state)
 {
-	closed_form_case("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 8, 8, 256u << 20);
+	closed_form_case("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 8, 8, 256u << 20, 1);
 }
 
 static void
 test_alltoall_closed_form_topo(void **state)
 {
-	closed_form_case("dgx-h100", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, 1u << 30);
+	closed_form_case("dgx-h100", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, 1u << 30, 1);
 }
 
 static const char *const det_scenario =
