@@ -76,6 +76,10 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->succ_first);
 	ft_free(s->succ);
 	ft_free(s->active);
+	ft_free(s->act_pf);
+	ft_free(s->act_np);
+	ft_free(s->act_rate);
+	ft_free(s->act_left);
 	ft_vec_release(&s->tasks);
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
@@ -274,18 +278,18 @@ wf_pop(struct fs_sim *s)
 static int
 wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 {
+	const uint32_t *paths = s->paths.data;
 	uint32_t i, j, ntouched = 0;
 	size_t total = 0, off = 0;
 
 	for (i = 0; i < s->nactive; i++) {
-		const struct fs_task *t = ft__fs_task(s, s->active[i]);
-		const uint32_t *p = ft__fs_path(s, t);
+		const uint32_t *p = paths + s->act_pf[i];
 
-		for (j = 0; j < t->npath; j++) {
+		for (j = 0; j < s->act_np[i]; j++) {
 			if (s->wf_cnt[p[j]]++ == 0)
 				s->wf_touched[ntouched++] = p[j];
 		}
-		total += t->npath;
+		total += s->act_np[i];
 	}
 	if (total > s->wf_flows_cap) {
 		uint32_t *nf = ft_reallocarray(s->wf_flows, total, sizeof(uint32_t));
@@ -304,10 +308,9 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 		s->wf_cnt[l] = 0; /* refilled below as the fill position */
 	}
 	for (i = 0; i < s->nactive; i++) {
-		const struct fs_task *t = ft__fs_task(s, s->active[i]);
-		const uint32_t *p = ft__fs_path(s, t);
+		const uint32_t *p = paths + s->act_pf[i];
 
-		for (j = 0; j < t->npath; j++)
+		for (j = 0; j < s->act_np[i]; j++)
 			s->wf_flows[s->wf_off[p[j]] + s->wf_cnt[p[j]]++] = i;
 	}
 	*ntouched_out = ntouched;
@@ -317,6 +320,7 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 int
 ft__fs_recompute(struct fs_sim *s)
 {
+	const uint32_t *paths;
 	uint32_t ntouched, i, j, k;
 	int rc;
 
@@ -327,9 +331,10 @@ ft__fs_recompute(struct fs_sim *s)
 	rc = wf_layout(s, &ntouched);
 	if (rc < 0)
 		return rc;
+	paths = s->paths.data;
 	s->wf_heap.len = 0;
 	for (i = 0; i < s->nactive; i++)
-		ft__fs_task(s, s->active[i])->rate_Bps = -1; /* unfrozen */
+		s->act_rate[i] = -1; /* unfrozen */
 	for (i = 0; i < ntouched; i++) {
 		uint32_t l = s->wf_touched[i];
 
@@ -350,14 +355,14 @@ ft__fs_recompute(struct fs_sim *s)
 			continue; /* stale */
 		share = it.key;
 		for (k = s->wf_off[l]; k < s->wf_end[l]; k++) {
-			struct fs_task *t = ft__fs_task(s, s->active[s->wf_flows[k]]);
+			uint32_t f = s->wf_flows[k];
 			const uint32_t *p;
 
-			if (t->rate_Bps >= 0)
+			if (s->act_rate[f] >= 0)
 				continue;
-			t->rate_Bps = share;
-			p = ft__fs_path(s, t);
-			for (j = 0; j < t->npath; j++) {
+			s->act_rate[f] = share;
+			p = paths + s->act_pf[f];
+			for (j = 0; j < s->act_np[f]; j++) {
 				uint32_t m = p[j];
 
 				s->wf_cnt[m]--;
@@ -376,6 +381,9 @@ ft__fs_recompute(struct fs_sim *s)
 		}
 		s->wf_rem[l] = 0;
 	}
+	/* Mirror the rates into the tasks (the public view of a task). */
+	for (i = 0; i < s->nactive; i++)
+		ft__fs_task(s, s->active[i])->rate_Bps = s->act_rate[i];
 	rc = 0;
 out:
 	for (i = 0; i < ntouched; i++)
@@ -397,7 +405,12 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->succ_first = ft_calloc((size_t)n + 1, sizeof(uint32_t));
 	s->succ = ft_calloc(ne ? ne : 1, sizeof(uint32_t));
 	s->active = ft_calloc(n ? n : 1, sizeof(uint32_t));
-	if (!s->succ_first || !s->succ || !s->active)
+	s->act_pf = ft_calloc(n ? n : 1, sizeof(uint32_t));
+	s->act_np = ft_calloc(n ? n : 1, sizeof(uint32_t));
+	s->act_rate = ft_calloc(n ? n : 1, sizeof(double));
+	s->act_left = ft_calloc(n ? n : 1, sizeof(double));
+	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
+	    !s->act_left)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -495,6 +508,10 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	t->ideal_s = t->bytes / bottleneck + lat;
 	t->state = FS_ACTIVE;
 	t->active_idx = s->nactive;
+	s->act_pf[s->nactive] = t->path_first;
+	s->act_np[s->nactive] = t->npath;
+	s->act_rate[s->nactive] = 0;
+	s->act_left[s->nactive] = t->bytes - t->sent;
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
 	return 0;
@@ -541,11 +558,18 @@ end_transmission(struct fs_sim *s, uint32_t id)
 		s->link_bytes[p[j]] += t->bytes;
 		s->link_nactive[p[j]]--;
 	}
-	s->bytes_delivered += t->bytes;
-	t->sent = t->bytes;
+	/* Bytes sent, as integrated over the rate intervals (the residual is the
+	 * completion tolerance); the links are credited with the whole payload. */
+	t->sent = t->bytes - s->act_left[t->active_idx];
+	s->bytes_delivered += t->sent;
 	t->rate_Bps = 0;
-	last = s->active[--s->nactive];
+	--s->nactive;
+	last = s->active[s->nactive];
 	s->active[t->active_idx] = last;
+	s->act_pf[t->active_idx] = s->act_pf[s->nactive];
+	s->act_np[t->active_idx] = s->act_np[s->nactive];
+	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
+	s->act_left[t->active_idx] = s->act_left[s->nactive];
 	ft__fs_task(s, last)->active_idx = t->active_idx;
 	t->state = FS_PROPAGATING;
 	s->rates_dirty = true;
@@ -567,11 +591,10 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 			return ft_error_set(err, rc, "sim: out of memory computing rates");
 	}
 	for (i = 0; i < s->nactive; i++) {
-		const struct fs_task *t = ft__fs_task(s, s->active[i]);
-		double left = t->bytes - t->sent;
+		double r = s->act_rate[i];
 
-		if (t->rate_Bps > 0 && s->now_s + left / t->rate_Bps < t_tx)
-			t_tx = s->now_s + left / t->rate_Bps;
+		if (r > 0 && s->now_s + s->act_left[i] / r < t_tx)
+			t_tx = s->now_s + s->act_left[i] / r;
 	}
 	if (s->events.len)
 		t_ev = ((struct fs_event *)s->events.data)[0].t;
@@ -589,19 +612,18 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 	/* Advance every active flow; those ending by the horizon stop sending. */
 	i = 0;
 	while (i < s->nactive) {
-		uint32_t id = s->active[i];
-		struct fs_task *t = ft__fs_task(s, id);
-		double left = t->bytes - t->sent;
+		double r = s->act_rate[i];
 
-		if (t->rate_Bps > 0 && t_next - dt + left / t->rate_Bps <= horizon) {
-			rc = end_transmission(s, id);
+		if (r > 0 && t_next - dt + s->act_left[i] / r <= horizon) {
+			s->act_left[i] -= r * dt; /* ~0: what the integration left over */
+			rc = end_transmission(s, s->active[i]);
 			if (rc < 0)
 				return ft_error_set(err, rc, "sim: out of memory");
 			continue; /* slot i now holds another flow */
 		}
-		t->sent += t->rate_Bps * dt;
-		if (t->sent > t->bytes)
-			t->sent = t->bytes;
+		s->act_left[i] -= r * dt;
+		if (s->act_left[i] < 0)
+			s->act_left[i] = 0;
 		i++;
 	}
 	/* Events due now. */

@@ -93,6 +93,12 @@ struct fs_sim {
 	double now_s;
 	uint32_t *active;	/* task ids of ACTIVE flows */
 	uint32_t nactive;
+	/* Hot data of active flow i (parallel to active[], moved with it): the
+	 * water filling and the event step touch only these arrays. */
+	uint32_t *act_pf;	/* path_first */
+	uint32_t *act_np;	/* npath */
+	double *act_rate;	/* current rate, bytes/s */
+	double *act_left;	/* bytes left to send */
 	uint32_t ndone;
 	bool rates_dirty;
 	bool started;
