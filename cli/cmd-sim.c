@@ -22,7 +22,7 @@ static const char *const synopsis[] = {
 };
 
 struct sim_opts {
-	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement;
+	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement, *cluster;
 	bool no_faults;
 	uint64_t minb, maxb, qps, ranks, channels;
 	double factor, fabric_scale;
@@ -66,6 +66,7 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 
 	ft_sim_overrides_init(ov);
 	ov->no_faults = o->no_faults;
+	ov->cluster = o->cluster;
 	if (o->placement) {
 		static const char *const names[] = { "packed", "spread", "random" };
 		int i;
@@ -187,6 +188,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
 			   "multiply host and fabric link rates (0.5 halves them)"),
+		OPT_STRING(0, "cluster", &o.cluster, "SPEC", "run the scenario on another cluster (dgx-h100:512)"),
 		OPT_STRING(0, "placement", &o.placement, "P", "packed, spread or random for every job"),
 		OPT_BOOL(0, "no-faults", &o.no_faults, "ignore the scenario's faults (the healthy twin)"),
 		OPT_STRING(0, "op", &o.op, "OP", "collective to run on SPEC (all_reduce, alltoall, ...)"),
