@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <fabtune/fabtune.h>
 #include <fabtune/sim.h>
@@ -231,7 +232,11 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		if (rc != EXIT_OK)
 			return rc;
 	} else {
-		if (!ft_scenario_sniff(argv[1])) {
+		size_t len = strlen(argv[1]);
+		bool yaml = (len > 5 && strcmp(argv[1] + len - 5, ".yaml") == 0) ||
+			    (len > 4 && strcmp(argv[1] + len - 4, ".yml") == 0);
+
+		if ((access(argv[1], R_OK) == 0 || !yaml) && !ft_scenario_sniff(argv[1])) {
 			cli_error(ctx, "%s: not a scenario (no top-level 'cluster:'); to run a "
 				       "collective on a spec give --op",
 				  argv[1]);

@@ -171,6 +171,27 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft_json_obj_end(j);
 }
 
+/* Sizes as written in scenarios: 200MB, 2GB, 1GiB, 64KiB; odd ones in bytes. */
+static const char *
+size_str(uint64_t b, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t unit;
+		const char *name;
+	} units[] = { { 1ull << 40, "TiB" }, { 1000000000000ull, "TB" }, { 1ull << 30, "GiB" },
+		      { 1000000000ull, "GB" },	 { 1ull << 20, "MiB" },	    { 1000000ull, "MB" },
+		      { 1ull << 10, "KiB" },	 { 1000ull, "KB" } };
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(units); i++)
+		if (b >= units[i].unit && b % units[i].unit == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", b / units[i].unit, units[i].name);
+			return buf;
+		}
+	snprintf(buf, len, "%" PRIu64 "B", b);
+	return buf;
+}
+
 static const char *
 us(double s, char *buf, size_t len)
 {
@@ -214,7 +235,7 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 			(void)ft_table_cell(&t, row->src);
 			(void)ft_table_cell(&t, row->test);
 			(void)ft_table_cell(&t, row->algo);
-			(void)ft_table_cell(&t, ft_format_size(row->bytes, a, sizeof(a)));
+			(void)ft_table_cell(&t, size_str(row->bytes, a, sizeof(a)));
 			(void)ft_table_cellf(&t, "%u", row->nranks);
 			(void)ft_table_cellf(&t, "%.2f", row->time_us);
 			(void)ft_table_cellf(&t, "%.2f", row->algbw_GBps);

@@ -74,11 +74,12 @@ static int
 fault_err(const struct ft_scenario *sc, const struct sc_fault *f, struct ft_error *err,
 	  const char *field, const char *fmt, uint32_t a, uint32_t b)
 {
+	const struct sc_fault *first = ft_vec_at(&sc->faults, 0);
 	char msg[200];
 
 	snprintf(msg, sizeof(msg), fmt, a, b);
-	return ft_error_set(err, FT_ERANGE, "%s:%u:%u: faults.%s: %s", sc->file, f->line, f->col,
-			    field, msg);
+	return ft_error_set(err, FT_ERANGE, "%s:%u:%u: faults[%zu].%s: %s", sc->file, f->line,
+			    f->col, (size_t)(f - first), field, msg);
 }
 
 static int
@@ -157,9 +158,9 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			break;
 		}
 		if (rc == 0 && n == 0)
-			return ft_error_set(err, FT_EINVAL, "%s:%u:%u: faults: the target has no link of "
-							    "that kind",
-					    sc->file, f->line, f->col);
+			return ft_error_set(err, FT_EINVAL,
+					    "%s:%u:%u: faults[%zu]: the target has no link of that kind",
+					    sc->file, f->line, f->col, i);
 	}
 	if (rc < 0)
 		return ft_error_set(err, rc, "%s: applying faults: %s", sc->file, ft_strerror(rc));

@@ -628,7 +628,7 @@ test_scenario_run_errors(void **state)
 
 	ft_sim_report_init(&rep);
 	assert_int_equal(ft_scenario_run(sc, NULL, NULL, &rep, &err), FT_ERANGE);
-	assert_non_null(strstr(err.msg, "t.yaml:4:5: faults.node: expected a node below 2, got 5"));
+	assert_non_null(strstr(err.msg, "t.yaml:4:5: faults[0].node: expected a node below 2, got 5"));
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
 }
