@@ -753,7 +753,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	out->nnodes = sc->spec.nnodes;
 	out->nfaults = ov && ov->no_faults ? 0 : sc->faults.len;
 	if (ov && ov->cluster) {
-		rc = ft_spec_resolve(ov->cluster, &ospec, err);
+		rc = ft__sim_resolve_cluster(sc, ov->cluster, &ospec, err);
 		if (rc < 0)
 			return rc;
 		spec = &ospec;

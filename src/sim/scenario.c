@@ -693,15 +693,22 @@ static int
 fabric_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
 	   void *obj)
 {
-	struct ft_fabric_spec *f = obj;
+	struct ft_scenario *sc = obj;
+	struct ft_fabric_spec *f = &sc->fab;
 	int rc;
 
-	if (strcmp(key, "tiers") == 0)
+	if (strcmp(key, "tiers") == 0) {
+		sc->fab_mask |= FAB_TIERS;
 		return get_u32(l, v, path, 2, 3, &f->tiers);
-	if (strcmp(key, "radix") == 0)
+	}
+	if (strcmp(key, "radix") == 0) {
+		sc->fab_mask |= FAB_RADIX;
 		return get_u32(l, v, path, 4, 1024, &f->radix);
-	if (strcmp(key, "oversubscription") == 0)
+	}
+	if (strcmp(key, "oversubscription") == 0) {
+		sc->fab_mask |= FAB_OVERSUB;
 		return get_double(l, v, path, 1, 64, &f->oversubscription);
+	}
 	if (strcmp(key, "link") == 0) {
 		const struct ft_link_preset *lp;
 
@@ -718,6 +725,7 @@ fabric_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 		f->link_Bps = lp->rate_Bps;
 		f->lat_switch_s = lp->lat_switch_s;
 		f->lat_cable_s = lp->lat_cable_s;
+		sc->fab_mask |= FAB_LINK;
 		return 0;
 	}
 	if (strcmp(key, "kind") == 0) {
@@ -731,9 +739,53 @@ fabric_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 		else
 			return fail(l, v, FT_EPARSE, path,
 				    "expected fat_tree or rail_fat_tree, got '%s'", scalar(v));
+		sc->fab_mask |= FAB_KIND;
 		return 0;
 	}
 	return unknown(l, k, path, "kind, tiers, radix, oversubscription, link");
+}
+
+static void
+apply_fabric(const struct ft_scenario *sc, struct ft_fabric_spec *f)
+{
+	const struct ft_fabric_spec *o = &sc->fab;
+
+	if (sc->fab_mask & FAB_TIERS)
+		f->tiers = o->tiers;
+	if (sc->fab_mask & FAB_RADIX)
+		f->radix = o->radix;
+	if (sc->fab_mask & FAB_OVERSUB)
+		f->oversubscription = o->oversubscription;
+	if (sc->fab_mask & FAB_KIND)
+		f->kind = o->kind;
+	if (sc->fab_mask & FAB_LINK) {
+		ft_strlcpy(f->link, o->link, sizeof(f->link));
+		f->link_Bps = o->link_Bps;
+		f->lat_switch_s = o->lat_switch_s;
+		f->lat_cable_s = o->lat_cable_s;
+	}
+}
+
+int
+ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg,
+			struct ft_cluster_spec *out, struct ft_error *err)
+{
+	int rc = ft_spec_resolve(arg, out, err);
+
+	if (sc->fab_mask == 0)
+		return rc;
+	if (rc < 0) {
+		if (resolve_for_override(arg, out) < 0)
+			return rc;
+		ft_error_clear(err);
+	}
+	if (out->fabric.kind == FT_FABRIC_NONE)
+		return ft_error_set(err, FT_EINVAL,
+				    "%s: fabric: the cluster has no fabric to change (give a node "
+				    "count: preset:NODES)",
+				    arg);
+	apply_fabric(sc, &out->fabric);
+	return ft_spec_validate(out, err);
 }
 
 /* ---- top level ----------------------------------------------------------------- */
@@ -845,7 +897,9 @@ load_doc(struct ld *l, yaml_node_t *root)
 	if (rc < 0)
 		return rc;
 	if (fab) {
-		rc = each_key(l, fab, "fabric", fabric_key, &sc->spec.fabric);
+		rc = each_key(l, fab, "fabric", fabric_key, sc);
+		if (rc == 0)
+			apply_fabric(sc, &sc->spec.fabric);
 		if (rc == 0 && sc->spec.fabric.kind == FT_FABRIC_NONE)
 			rc = fail(l, fab, FT_EINVAL, "fabric", "the cluster has no fabric to change "
 							      "(give a node count: preset:NODES)");

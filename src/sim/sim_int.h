@@ -172,6 +172,13 @@ int ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint
 #define FT_SIM_A2A_WINDOW 4
 /* The vertex standing for the in-network reduction engine seen from GPU @gpu_v. */
 uint32_t ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo);
+/*
+ * Resolve @arg (preset shorthand or spec file) and apply the scenario's
+ * fabric changes to it; with changes, a preset whose default fabric can't
+ * hold its node count is taken from its 2-node default and resized.
+ */
+int ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg,
+			    struct ft_cluster_spec *out, struct ft_error *err) FT_MUST_CHECK;
 /* Nearest-rank percentile @q in [0, 1] of sorted @v. */
 double ft__sim_pct(const double *v, size_t n, double q);
 /* Fill the fct / ideal / slowdown fields of @c from per-flow arrays. FT_ENOMEM. */
@@ -234,6 +241,8 @@ struct sc_fault {
 	uint32_t line, col;
 };
 
+enum { FAB_TIERS = 1, FAB_RADIX = 2, FAB_OVERSUB = 4, FAB_LINK = 8, FAB_KIND = 16 };
+
 struct ft_scenario {
 	char name[64];
 	char file[256];
@@ -245,6 +254,9 @@ struct ft_scenario {
 	uint64_t flowlet_bytes;
 	uint64_t seed;
 	double fabric_scale; /* multiply host and fabric link capacities (1 = as built) */
+	/* The `fabric:` block's changes, re-applied to a cluster given by --cluster. */
+	struct ft_fabric_spec fab;
+	unsigned fab_mask; /* FAB_* bits of the fields set */
 	struct ft_vec jobs;  /* struct sc_job */
 	struct ft_vec background; /* struct sc_background */
 	struct ft_vec faults; /* struct sc_fault */
