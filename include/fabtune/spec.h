@@ -37,7 +37,7 @@ struct ft_link_preset {
 	char name[16];
 	enum ft_link_tech tech;
 	double signal_gbps; /* nominal line rate, Gb/s (e.g. 400) */
-	double baud_gbps;   /* signalling rate of the whole port, Gb/s (NDR 4x: 425) */
+	double raw_gbps;    /* bit rate on the wire before encoding/FEC, all lanes (NDR 4x: 425) */
 	double rate_Bps;    /* data rate after encoding, bytes/s per direction */
 	double lat_nic_s;   /* NIC processing latency, one way */
 	double lat_switch_s;/* switch traversal latency */
@@ -69,6 +69,7 @@ struct ft_node_spec {
 	char nic_model[32];   /* "ConnectX-7" */
 	char nic_link[16];    /* link preset name of the NICs ("ndr") */
 	double nic_Bps;       /* per NIC per direction, bytes/s (after encoding) */
+	double lat_nic_s;     /* NIC processing latency, one way (default: the link preset's) */
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];
@@ -104,13 +105,16 @@ struct ft_fabric_spec {
 	double link_Bps;        /* switch-to-switch and host link rate, bytes/s per direction */
 	double lat_switch_s;
 	double lat_cable_s;
+	uint32_t mtu_bytes;     /* path MTU (IB MTU 256-4096; RoCE: the IB MTU inside the Ethernet
+				   frame, ROCE-MTU); from the link preset unless given; 0 = 4096 */
 	enum ft_routing routing;
 	bool sharp;             /* in-network reduction (SHARP) available */
 	/* fat-tree family */
 	uint32_t tiers;         /* 2 or 3 */
 	uint32_t radix;         /* switch ports */
-	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking */
-	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = radix/2) */
+	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking (0 is read as 1) */
+	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = the leaf's down
+				    ports, radix/2 when non-blocking; the loader fills it) */
 	uint32_t planes;        /* multi-plane: independent planes (>= 1) */
 	/* dragonfly */
 	uint32_t groups;

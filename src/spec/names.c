@@ -4,25 +4,24 @@
  * technologies in specs, output and JSON, from one table each.
  */
 #include "internal.h"
+#include "spec_int.h"
 
 #include <fabtune/spec.h>
 
-#include "spec_int.h"
-
-#define KIND_MAP(X)                                                                                \
-	X(FT_FABRIC_NONE, "none")                                                                  \
-	X(FT_FABRIC_FAT_TREE, "fat-tree")                                                          \
-	X(FT_FABRIC_RAIL_FAT_TREE, "rail-fat-tree")                                                \
-	X(FT_FABRIC_MULTI_PLANE, "multi-plane")                                                    \
-	X(FT_FABRIC_DRAGONFLY, "dragonfly")                                                        \
+#define KIND_MAP(X)                                 \
+	X(FT_FABRIC_NONE, "none")                   \
+	X(FT_FABRIC_FAT_TREE, "fat-tree")           \
+	X(FT_FABRIC_RAIL_FAT_TREE, "rail-fat-tree") \
+	X(FT_FABRIC_MULTI_PLANE, "multi-plane")     \
+	X(FT_FABRIC_DRAGONFLY, "dragonfly")         \
 	X(FT_FABRIC_TORUS, "torus")
 
-#define ROUTING_MAP(X)                                                                             \
-	X(FT_ROUTING_ECMP, "ecmp")                                                                 \
-	X(FT_ROUTING_DMODK, "dmodk")                                                               \
-	X(FT_ROUTING_ADAPTIVE, "adaptive")                                                         \
-	X(FT_ROUTING_MINIMAL, "minimal")                                                           \
-	X(FT_ROUTING_VALIANT, "valiant")                                                           \
+#define ROUTING_MAP(X)                     \
+	X(FT_ROUTING_ECMP, "ecmp")         \
+	X(FT_ROUTING_DMODK, "dmodk")       \
+	X(FT_ROUTING_ADAPTIVE, "adaptive") \
+	X(FT_ROUTING_MINIMAL, "minimal")   \
+	X(FT_ROUTING_VALIANT, "valiant")   \
 	X(FT_ROUTING_DOR, "dor")
 
 #define NAME_ENTRY(e, s) [e] = s,

@@ -10,11 +10,10 @@
  * direction after line encoding; latencies are seconds, one way.
  */
 #include "internal.h"
+#include "spec_int.h"
 
 #include <fabtune/spec.h>
 #include <fabtune/units.h>
-
-#include "spec_int.h"
 
 /* ---- link presets ------------------------------------------------------------------------ */
 
@@ -33,14 +32,14 @@
 /*
  * InfiniBand data rates are the 4x data rates of IB-SPEED (from HDR on the
  * marketed number is the data rate after 64b/66b-class encoding and FEC);
- * the signalling rate is 4 lanes x the per-lane rate of the same table.
+ * the raw rate is 4 lanes x the per-lane signalling rate of the same table.
  * Switch latency: NVIDIA's Quantum (HDR, QM8700) brief quotes 130 ns
  * port-to-port; published summaries of Quantum-2 (NDR, QM9700) put it under
  * 150 ns; Quantum-X800 (XDR) is taken as Quantum-2 (estimate). IB MTU 4096
  * (IB-MTU).
  *
  * Ethernet: 100/200/400/800GbE carry their nominal MAC data rate after the
- * 64b/66b (256b/257b) PCS encoding; signalling is 4x25.78125 (100GBASE-SR4),
+ * 64b/66b (256b/257b) PCS encoding; the raw lane rates are 4x25.78125 (100GBASE-SR4),
  * 4x53.125 (200G PAM4), 8x53.125 (400G) and 8x106.25 (800G). Switch latency:
  * Spectrum-class Ethernet switches are quoted at a few hundred ns cut-through;
  * we take 300 ns at 100/200G and 450 ns at 400/800G, whose deeper pipelines and
@@ -48,27 +47,69 @@
  * when the switch is known). RoCE MTU 4096 with jumbo frames (ROCE-MTU).
  */
 static const struct ft_link_preset link_presets[] = {
-	{ .name = "hdr", .tech = FT_TECH_IB, .signal_gbps = 200, .baud_gbps = 4 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(200), .lat_nic_s = LAT_NIC, .lat_switch_s = 130e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "ndr", .tech = FT_TECH_IB, .signal_gbps = 400, .baud_gbps = 4 * 106.25,
-	  .rate_Bps = FT_GBPS_TO_BPS(400), .lat_nic_s = LAT_NIC, .lat_switch_s = 150e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "xdr", .tech = FT_TECH_IB, .signal_gbps = 800, .baud_gbps = 4 * 212.5,
-	  .rate_Bps = FT_GBPS_TO_BPS(800), .lat_nic_s = LAT_NIC, .lat_switch_s = 150e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce100", .tech = FT_TECH_ROCE, .signal_gbps = 100, .baud_gbps = 4 * 25.78125,
-	  .rate_Bps = FT_GBPS_TO_BPS(100), .lat_nic_s = LAT_NIC, .lat_switch_s = 300e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce200", .tech = FT_TECH_ROCE, .signal_gbps = 200, .baud_gbps = 4 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(200), .lat_nic_s = LAT_NIC, .lat_switch_s = 300e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce400", .tech = FT_TECH_ROCE, .signal_gbps = 400, .baud_gbps = 8 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(400), .lat_nic_s = LAT_NIC, .lat_switch_s = 450e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
-	{ .name = "roce800", .tech = FT_TECH_ROCE, .signal_gbps = 800, .baud_gbps = 8 * 106.25,
-	  .rate_Bps = FT_GBPS_TO_BPS(800), .lat_nic_s = LAT_NIC, .lat_switch_s = 450e-9,
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 },
+	{ .name = "hdr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 200,
+	  .raw_gbps = 4 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(200),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 130e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "ndr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 400,
+	  .raw_gbps = 4 * 106.25,
+	  .rate_Bps = FT_GBPS_TO_BPS(400),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 150e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "xdr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 800,
+	  .raw_gbps = 4 * 212.5,
+	  .rate_Bps = FT_GBPS_TO_BPS(800),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 150e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce100",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 100,
+	  .raw_gbps = 4 * 25.78125,
+	  .rate_Bps = FT_GBPS_TO_BPS(100),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 300e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce200",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 200,
+	  .raw_gbps = 4 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(200),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 300e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce400",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 400,
+	  .raw_gbps = 8 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(400),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 450e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce800",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 800,
+	  .raw_gbps = 8 * 106.25,
+	  .rate_Bps = FT_GBPS_TO_BPS(800),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 450e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
 };
 
 size_t
@@ -138,6 +179,17 @@ ft__spec_pcie_Bps(uint32_t gen, uint32_t width)
 #define CPU_LINK_ERP 40e9
 #define CPU_LINK_AMD 16e9
 
+void
+ft__spec_node_defaults(struct ft_node_spec *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->pcie_width_gpu = n->pcie_width_nic = 16;
+	n->lat_pcie_s = LAT_PCIE;
+	n->lat_nvlink_s = LAT_NVLINK;
+	n->lat_nic_s = LAT_NIC;
+	n->nnuma = 1;
+}
+
 /* ---- node presets ------------------------------------------------------------------------- */
 
 struct node_preset {
@@ -146,9 +198,9 @@ struct node_preset {
 };
 
 /* GPU g and NIC g on PCIe switch g / 2, switch s on socket s / 2, GPU g on rail g. */
-#define PLACE_4SW_2SOCKET                                                                          \
-	.gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 }, .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },     \
-	.gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 }, .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },      \
+#define PLACE_4SW_2SOCKET                                                                      \
+	.gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 }, .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 }, \
+	.gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 }, .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },  \
 	.nic_numa = { 0, 0, 0, 0, 1, 1, 1, 1 }, .pcie_switch_numa = { 0, 0, 1, 1 }
 
 static const struct node_preset node_presets[] = {
@@ -166,16 +218,36 @@ static const struct node_preset node_presets[] = {
 	 */
 	{ "8x A100-SXM4 80GB, NVLink 3 300GB/s/dir, NVSwitch, PCIe Gen4, "
 	  "8x ConnectX-6 HDR 200G, 2 sockets NPS4",
-	  { .preset = "dgx-a100", .gpu_model = "A100-SXM4-80GB", .ngpus = 8, .gpu_tflops = 312,
-	    .gpu_mem_GB = 80, .nvlink_gen = 3, .nvlink_Bps = 300e9, .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true, .nvls = false, .pcie_gen = 4, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 24e9, .pcie_Bps_nic = 24e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 4, .nnuma = 8, .cpu_link_Bps = CPU_LINK_AMD,
-	    .nnics = 8, .nic_model = "ConnectX-6", .nic_link = "hdr",
+	  { .preset = "dgx-a100",
+	    .gpu_model = "A100-SXM4-80GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 312,
+	    .gpu_mem_GB = 80,
+	    .nvlink_gen = 3,
+	    .nvlink_Bps = 300e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = false,
+	    .pcie_gen = 4,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 24e9,
+	    .pcie_Bps_nic = 24e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 8,
+	    .cpu_link_Bps = CPU_LINK_AMD,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-6",
+	    .nic_link = "hdr",
 	    .nic_Bps = FT_GBPS_TO_BPS(200),
-	    .gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 }, .gpu_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
-	    .gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 }, .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
-	    .nic_numa = { 3, 3, 1, 1, 7, 7, 5, 5 }, .pcie_switch_numa = { 3, 1, 7, 5 } } },
+	    .lat_nic_s = LAT_NIC,
+	    .gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
+	    .gpu_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
+	    .gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 },
+	    .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
+	    .nic_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
+	    .pcie_switch_numa = { 3, 1, 7, 5 } } },
 	/*
 	 * NVIDIA DGX B200 (DGX B200 datasheet; DGX BasePOD reference architecture):
 	 * 8x B200, 1,440 GB in all = 180 GB each; the HGX B200 datasheet gives
@@ -183,19 +255,40 @@ static const struct node_preset node_presets[] = {
 	 * GPU. Fifth-generation NVLink, 1.8 TB/s bidirectional = 900 GB/s per
 	 * direction, through 2 NVLink switch chips with NVLS. Dual Xeon Platinum
 	 * 8570 (Emerald Rapids, PCIe 5.0); 8 single-port ConnectX-7 400 Gb/s
-	 * (PCIe Gen5 x16) on the compute fabric. The datasheet does not draw the
-	 * PCIe tree; we take the DGX H100 layout (two GPUs and two ConnectX-7
-	 * per Gen5 switch, four switches), which the system's OSFP cages mirror.
+	 * (PCIe Gen5 x16) on the compute fabric. The B200 itself has a Gen6 host
+	 * interface, but the HGX B200 specification lists PCIe Gen5 (128 GB/s
+	 * bidirectional) for the platform, as the CPUs and NICs are Gen5: we
+	 * take Gen5 for GPUs and NICs. The datasheet does not draw the PCIe tree; we take the
+	 * layout of our dgx-h100 preset (two GPUs and two ConnectX-7 per Gen5 switch, four
+	 * switches, one NIC per GPU).
 	 */
 	{ "8x B200 180GB, NVLink 5 900GB/s/dir, 2 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
-	  { .preset = "dgx-b200", .gpu_model = "B200-180GB", .ngpus = 8, .gpu_tflops = 2250,
-	    .gpu_mem_GB = 180, .nvlink_gen = 5, .nvlink_Bps = 900e9, .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true, .nvls = true, .pcie_gen = 5, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 48e9, .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 4, .nnuma = 2, .cpu_link_Bps = CPU_LINK_ERP,
-	    .nnics = 8, .nic_model = "ConnectX-7", .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400), PLACE_4SW_2SOCKET } },
+	  { .preset = "dgx-b200",
+	    .gpu_model = "B200-180GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 2250,
+	    .gpu_mem_GB = 180,
+	    .nvlink_gen = 5,
+	    .nvlink_Bps = 900e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_ERP,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
+	    PLACE_4SW_2SOCKET } },
 	/*
 	 * NVIDIA DGX H100 (DGX H100 datasheet and user guide; DGX BasePOD
 	 * reference architecture): 8x H100 SXM5 80 GB; H100 SXM datasheet gives
@@ -204,20 +297,39 @@ static const struct node_preset node_presets[] = {
 	 * 4 third-generation NVSwitch chips with NVLink SHARP (NVLS, NA-ALGO-NVLS).
 	 * Dual Xeon Platinum 8480C (Sapphire Rapids, PCIe 5.0). Eight single-port
 	 * ConnectX-7 (400 Gb/s NDR) for the compute fabric, in two network modules
-	 * on the CPU tray; the GPU tray's four PCIe Gen5 switches each serve two
-	 * GPUs and two ConnectX-7, all x16, and the user guide pairs each GPU with
-	 * one ConnectX-7 (its rail). The two storage ConnectX-7 are not compute
-	 * NICs and are left out.
+	 * between the CPUs and the GPU tray; the user guide's port table pairs
+	 * each GPU with one ConnectX-7 (its rail), four per socket. The guide does
+	 * not draw the PCIe tree: we place two GPUs and their two ConnectX-7 on
+	 * each of four Gen5 switches, all x16, as in the DGX A100 layout. The two
+	 * storage ConnectX-7 are not compute NICs and are left out.
 	 */
 	{ "8x H100-SXM5 80GB, NVLink 4 450GB/s/dir, 4 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
-	  { .preset = "dgx-h100", .gpu_model = "H100-SXM5-80GB", .ngpus = 8, .gpu_tflops = 989.4,
-	    .gpu_mem_GB = 80, .nvlink_gen = 4, .nvlink_Bps = 450e9, .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true, .nvls = true, .pcie_gen = 5, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 48e9, .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 4, .nnuma = 2, .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 8, .nic_model = "ConnectX-7", .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400), PLACE_4SW_2SOCKET } },
+	  { .preset = "dgx-h100",
+	    .gpu_model = "H100-SXM5-80GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 989.4,
+	    .gpu_mem_GB = 80,
+	    .nvlink_gen = 4,
+	    .nvlink_Bps = 450e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
+	    PLACE_4SW_2SOCKET } },
 	/*
 	 * NVIDIA HGX H200 (H200 datasheet): H200 SXM with 141 GB HBM3e; same
 	 * Hopper compute as H100 (989.4 TFLOPS FP16/BF16 dense), same NVLink 4
@@ -228,13 +340,31 @@ static const struct node_preset node_presets[] = {
 	 */
 	{ "8x H200-SXM 141GB, NVLink 4 450GB/s/dir, 4 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
-	  { .preset = "hgx-h200", .gpu_model = "H200-SXM-141GB", .ngpus = 8, .gpu_tflops = 989.4,
-	    .gpu_mem_GB = 141, .nvlink_gen = 4, .nvlink_Bps = 450e9, .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true, .nvls = true, .pcie_gen = 5, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 48e9, .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 4, .nnuma = 2, .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 8, .nic_model = "ConnectX-7", .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400), PLACE_4SW_2SOCKET } },
+	  { .preset = "hgx-h200",
+	    .gpu_model = "H200-SXM-141GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 989.4,
+	    .gpu_mem_GB = 141,
+	    .nvlink_gen = 4,
+	    .nvlink_Bps = 450e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
+	    PLACE_4SW_2SOCKET } },
 	/*
 	 * An 8-GPU PCIe server with L40S (L40S datasheet: 48 GB GDDR6, PCIe Gen4
 	 * x16, no NVLink, 362 TFLOPS FP16/BF16 tensor dense, 733 with sparsity).
@@ -249,16 +379,36 @@ static const struct node_preset node_presets[] = {
 	 */
 	{ "8x L40S 48GB on PCIe Gen4 x16 (no NVLink), 2 PCIe switches, "
 	  "2x ConnectX-7 RoCE 200G, 2 sockets",
-	  { .preset = "pcie-l40s", .gpu_model = "L40S-48GB", .ngpus = 8, .gpu_tflops = 362,
-	    .gpu_mem_GB = 48, .nvlink_gen = 0, .nvlink_Bps = 0, .lat_nvlink_s = 0,
-	    .nvswitch = false, .nvls = false, .pcie_gen = 4, .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16, .pcie_Bps_gpu = 24e9, .pcie_Bps_nic = 24e9,
-	    .lat_pcie_s = LAT_PCIE, .npcie_switches = 2, .nnuma = 2, .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 2, .nic_model = "ConnectX-7", .nic_link = "roce200",
+	  { .preset = "pcie-l40s",
+	    .gpu_model = "L40S-48GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 362,
+	    .gpu_mem_GB = 48,
+	    .nvlink_gen = 0,
+	    .nvlink_Bps = 0,
+	    .lat_nvlink_s = 0,
+	    .nvswitch = false,
+	    .nvls = false,
+	    .pcie_gen = 4,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 24e9,
+	    .pcie_Bps_nic = 24e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 2,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 2,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "roce200",
 	    .nic_Bps = FT_GBPS_TO_BPS(200),
-	    .gpu_pcie_switch = { 0, 0, 0, 0, 1, 1, 1, 1 }, .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },
-	    .gpu_nic = { 0, 0, 0, 0, 1, 1, 1, 1 }, .nic_pcie_switch = { 0, 1 },
-	    .nic_numa = { 0, 1 }, .pcie_switch_numa = { 0, 1 } } },
+	    .lat_nic_s = LAT_NIC,
+	    .gpu_pcie_switch = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .gpu_nic = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .nic_pcie_switch = { 0, 1 },
+	    .nic_numa = { 0, 1 },
+	    .pcie_switch_numa = { 0, 1 } } },
 };
 
 size_t
@@ -313,8 +463,8 @@ ft__spec_default_placement(struct ft_node_spec *n)
 			continue;
 		}
 		n->gpu_pcie_switch[i] = nsw ? i * nsw / n->ngpus : 0;
-		n->gpu_numa[i] = nsw ? n->pcie_switch_numa[n->gpu_pcie_switch[i]]
-				     : i * nnuma / n->ngpus;
+		n->gpu_numa[i] =
+		        nsw ? n->pcie_switch_numa[n->gpu_pcie_switch[i]] : i * nnuma / n->ngpus;
 		n->gpu_nic[i] = n->nnics ? i * n->nnics / n->ngpus : 0;
 	}
 	for (i = 0; i < FT_SPEC_MAX_NICS; i++) {
@@ -323,8 +473,8 @@ ft__spec_default_placement(struct ft_node_spec *n)
 			continue;
 		}
 		n->nic_pcie_switch[i] = nsw ? i * nsw / n->nnics : 0;
-		n->nic_numa[i] = nsw ? n->pcie_switch_numa[n->nic_pcie_switch[i]]
-				     : i * nnuma / n->nnics;
+		n->nic_numa[i] =
+		        nsw ? n->pcie_switch_numa[n->nic_pcie_switch[i]] : i * nnuma / n->nnics;
 	}
 }
 
@@ -337,6 +487,7 @@ ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *
 	f->link_Bps = lp->rate_Bps;
 	f->lat_switch_s = lp->lat_switch_s;
 	f->lat_cable_s = lp->lat_cable_s;
+	f->mtu_bytes = lp->mtu_bytes;
 }
 
 enum ft_routing
@@ -362,25 +513,36 @@ ft__spec_default_routing(enum ft_fabric_kind kind, enum ft_link_tech tech)
 
 int
 ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft_fabric_spec *f,
-			struct ft_error *err)
+                        char field[FT_SPEC_FIELD_MAX], struct ft_error *err)
 {
 	const struct ft_link_preset *lp = ft_link_preset_find(n->nic_link);
 	struct ft_cluster_spec probe;
-	uint64_t cap;
+	uint64_t cap = 0;
 
 	memset(f, 0, sizeof(*f));
-	if (!lp || n->nnics == 0)
+	field[0] = '\0';
+	if (n->nnics == 0) {
+		ft_strlcpy(field, "nodes.nics.count", FT_SPEC_FIELD_MAX);
 		return ft_error_set(err, FT_EINVAL,
-				    "node preset '%s' has no scale-out NIC link for a default fabric",
-				    n->preset);
+		                    "expected at least 1 NIC per node for the default fabric of "
+		                    "%u nodes, got 0",
+		                    nnodes);
+	}
+	if (!lp) {
+		ft_strlcpy(field, "nodes.nics.link", FT_SPEC_FIELD_MAX);
+		return ft_error_set(err, FT_EINVAL,
+		                    "expected a link preset for the default fabric of %u nodes "
+		                    "(or a fabric: section), got a NIC without one",
+		                    nnodes);
+	}
 	/*
 	 * Nodes with a NIC per GPU (the DGX/HGX designs) are cabled
 	 * rail-optimized: NIC r of every node in a scalable unit on leaf r, as
 	 * the DGX SuperPOD reference architecture does; others get a plain
 	 * fat-tree.
 	 */
-	f->kind = n->nnics >= 2 && n->nnics == n->ngpus ? FT_FABRIC_RAIL_FAT_TREE
-							 : FT_FABRIC_FAT_TREE;
+	f->kind = n->nnics >= 2 && n->nnics == n->ngpus ? FT_FABRIC_RAIL_FAT_TREE :
+	                                                  FT_FABRIC_FAT_TREE;
 	ft__spec_fabric_use_link(f, lp);
 	f->routing = ft__spec_default_routing(f->kind, lp->tech);
 	f->radix = DEFAULT_RADIX;
@@ -398,9 +560,10 @@ ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft
 			return 0;
 	}
 	f->tiers = 3;
+	ft_strlcpy(field, "nodes.count", FT_SPEC_FIELD_MAX);
 	return ft_error_set(err, FT_ERANGE,
-			    "nodes.count: expected at most %" PRIu64
-			    " nodes of %s (%u NICs each) on a 3-tier fat-tree of radix-%u switches, "
-			    "got %u",
-			    cap, n->preset, n->nnics, DEFAULT_RADIX, nnodes);
+	                    "expected at most %" PRIu64
+	                    " nodes of %u NICs on the default fabric (3-tier fat-tree of "
+	                    "radix-%u switches), got %u",
+	                    cap, n->nnics, DEFAULT_RADIX, nnodes);
 }

@@ -18,7 +18,7 @@
  * @err (without the field). Used by ft_spec_validate() and the loader.
  */
 int ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX],
-		   struct ft_error *err);
+                   struct ft_error *err);
 
 /*
  * Spread GPUs and NICs evenly over the PCIe switches, switches over the NUMA
@@ -27,17 +27,24 @@ int ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX
  */
 void ft__spec_default_placement(struct ft_node_spec *n);
 
+/*
+ * What a node described without a preset starts from: x16 PCIe links, one
+ * NUMA domain, and the per-hop latencies the presets use (NVLink, PCIe, NIC).
+ */
+void ft__spec_node_defaults(struct ft_node_spec *n);
+
 /* NCCL's PCIe estimate for @gen x @width, bytes/s (HOST-PCIE). 0 for a bad gen. */
 double ft__spec_pcie_Bps(uint32_t gen, uint32_t width);
 
 /*
  * The preset's default fabric for @nnodes nodes of @n: a non-blocking fat-tree
  * of the NIC's link (rail-optimized for nodes with a NIC per GPU) of radix-64
- * switches, 2 tiers when it fits, 3 above. FT_ERANGE (with the field
- * "nodes.count" named in the message) when even 3 tiers cannot hold them.
+ * switches, 2 tiers when it fits, 3 above. On failure (no NIC link preset, or
+ * more nodes than 3 tiers hold) @field names the field and @err says
+ * "expected X, got Y", as ft__spec_check() does.
  */
-int ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes,
-			    struct ft_fabric_spec *f, struct ft_error *err);
+int ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft_fabric_spec *f,
+                            char field[FT_SPEC_FIELD_MAX], struct ft_error *err);
 
 /* Fill the switch latencies and rate of @f from link preset @lp. */
 void ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *lp);

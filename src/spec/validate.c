@@ -8,14 +8,12 @@
  * column and ft_spec_validate() can name it for specs built in code.
  */
 #include "internal.h"
+#include "spec_int.h"
 
 #include <fabtune/spec.h>
 
-#include "spec_int.h"
-
-static int FT_PRINTF(5, 6)
-fail(char field[FT_SPEC_FIELD_MAX], struct ft_error *err, int code, const char *path,
-     const char *fmt, ...)
+static int FT_PRINTF(5, 6) fail(char field[FT_SPEC_FIELD_MAX], struct ft_error *err, int code,
+                                const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -27,9 +25,8 @@ fail(char field[FT_SPEC_FIELD_MAX], struct ft_error *err, int code, const char *
 }
 
 /* Same, with an index appended to the path: "nodes.placement.gpu_nic[3]". */
-static int FT_PRINTF(6, 7)
-fail_at(char field[FT_SPEC_FIELD_MAX], struct ft_error *err, int code, const char *path,
-	uint32_t i, const char *fmt, ...)
+static int FT_PRINTF(6, 7) fail_at(char field[FT_SPEC_FIELD_MAX], struct ft_error *err, int code,
+                                   const char *path, uint32_t i, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -63,8 +60,8 @@ is_lane_width(uint32_t w)
 void
 ft_spec_leaf_ports(const struct ft_fabric_spec *f, uint32_t *down, uint32_t *up)
 {
-	double o = f->oversubscription >= 1 && isfinite(f->oversubscription) ? f->oversubscription
-									    : 1.0;
+	double o = f->oversubscription >= 1 && isfinite(f->oversubscription) ? f->oversubscription :
+	                                                                       1.0;
 	uint32_t d;
 
 	/* Round down: never more oversubscribed than asked. 1e-9 absorbs 64*3/4 = 47.999.. */
@@ -133,39 +130,39 @@ check_nvlink(const struct ft_node_spec *n, char *field, struct ft_error *err)
 {
 	if (n->nvlink_gen > 5)
 		return fail(field, err, FT_ERANGE, "nodes.nvlink.gen",
-			    "expected an NVLink generation from 1 to 5 (or none), got %u",
-			    n->nvlink_gen);
+		            "expected an NVLink generation from 1 to 5 (or none), got %u",
+		            n->nvlink_gen);
 	if (n->nvlink_gen == 0) {
 		if (n->nvlink_Bps != 0)
 			return fail(field, err, FT_EINVAL, "nodes.nvlink.bandwidth",
-				    "expected no NVLink bandwidth on a node without NVLink, "
-				    "got %g bytes/s",
-				    n->nvlink_Bps);
+			            "expected no NVLink bandwidth on a node without NVLink, "
+			            "got %g bytes/s",
+			            n->nvlink_Bps);
 		if (n->nvswitch)
 			return fail(field, err, FT_EINVAL, "nodes.nvlink.nvswitch",
-				    "expected false on a node without NVLink, got true");
+			            "expected false on a node without NVLink, got true");
 		if (n->nvls)
 			return fail(field, err, FT_EINVAL, "nodes.nvlink.nvls",
-				    "expected false on a node without NVLink, got true");
+			            "expected false on a node without NVLink, got true");
 		return 0;
 	}
 	if (!is_pos(n->nvlink_Bps))
 		return fail(field, err, FT_ERANGE, "nodes.nvlink.bandwidth",
-			    "expected a positive rate per GPU and direction, got %g bytes/s",
-			    n->nvlink_Bps);
+		            "expected a positive rate per GPU and direction, got %g bytes/s",
+		            n->nvlink_Bps);
 	if (!is_nonneg(n->lat_nvlink_s))
 		return fail(field, err, FT_ERANGE, "nodes.nvlink.latency",
-			    "expected a duration >= 0, got %g s", n->lat_nvlink_s);
+		            "expected a duration >= 0, got %g s", n->lat_nvlink_s);
 	if (n->nvls && !n->nvswitch)
 		return fail(field, err, FT_EINVAL, "nodes.nvlink.nvls",
-			    "expected false without nvswitch (NVLink SHARP runs in NVSwitch), "
-			    "got true");
+		            "expected false without nvswitch (NVLink SHARP runs in NVSwitch), "
+		            "got true");
 	/* NVLink SHARP arrived with the third-generation NVSwitch of Hopper (NA-ALGO-NVLS). */
 	if (n->nvls && n->nvlink_gen < 4)
 		return fail(field, err, FT_EINVAL, "nodes.nvlink.nvls",
-			    "expected false before NVLink 4 (NVLink SHARP needs Hopper's "
-			    "NVSwitch), got true with NVLink %u",
-			    n->nvlink_gen);
+		            "expected false before NVLink 4 (NVLink SHARP needs Hopper's "
+		            "NVSwitch), got true with NVLink %u",
+		            n->nvlink_gen);
 	return 0;
 }
 
@@ -174,52 +171,52 @@ check_pcie(const struct ft_node_spec *n, char *field, struct ft_error *err)
 {
 	if (n->pcie_gen < 1 || n->pcie_gen > 6)
 		return fail(field, err, FT_ERANGE, "nodes.pcie.gen",
-			    "expected a PCIe generation from 1 to 6, got %u", n->pcie_gen);
+		            "expected a PCIe generation from 1 to 6, got %u", n->pcie_gen);
 	if (!is_lane_width(n->pcie_width_gpu))
 		return fail(field, err, FT_ERANGE, "nodes.pcie.gpu_width",
-			    "expected 1, 2, 4, 8 or 16 lanes, got %u", n->pcie_width_gpu);
+		            "expected 1, 2, 4, 8 or 16 lanes, got %u", n->pcie_width_gpu);
 	if (n->nnics && !is_lane_width(n->pcie_width_nic))
 		return fail(field, err, FT_ERANGE, "nodes.pcie.nic_width",
-			    "expected 1, 2, 4, 8 or 16 lanes, got %u", n->pcie_width_nic);
+		            "expected 1, 2, 4, 8 or 16 lanes, got %u", n->pcie_width_nic);
 	if (!is_pos(n->pcie_Bps_gpu))
 		return fail(field, err, FT_ERANGE, "nodes.pcie.gpu_bandwidth",
-			    "expected a positive rate, got %g bytes/s", n->pcie_Bps_gpu);
+		            "expected a positive rate, got %g bytes/s", n->pcie_Bps_gpu);
 	if (n->nnics && !is_pos(n->pcie_Bps_nic))
 		return fail(field, err, FT_ERANGE, "nodes.pcie.nic_bandwidth",
-			    "expected a positive rate, got %g bytes/s", n->pcie_Bps_nic);
+		            "expected a positive rate, got %g bytes/s", n->pcie_Bps_nic);
 	if (!is_nonneg(n->lat_pcie_s))
 		return fail(field, err, FT_ERANGE, "nodes.pcie.latency",
-			    "expected a duration >= 0, got %g s", n->lat_pcie_s);
+		            "expected a duration >= 0, got %g s", n->lat_pcie_s);
 	if (n->npcie_switches > FT_SPEC_MAX_PCIE_SWITCHES)
 		return fail(field, err, FT_ERANGE, "nodes.pcie.switches",
-			    "expected at most %d PCIe switches, got %u", FT_SPEC_MAX_PCIE_SWITCHES,
-			    n->npcie_switches);
+		            "expected at most %d PCIe switches, got %u", FT_SPEC_MAX_PCIE_SWITCHES,
+		            n->npcie_switches);
 	return 0;
 }
 
 /* Placement of GPU/NIC @i: switch index in range, NUMA domain that of its switch. */
 static int
-check_device(const struct ft_node_spec *n, const char *what, uint32_t i, uint32_t sw,
-	     uint32_t numa, char *field, struct ft_error *err)
+check_device(const struct ft_node_spec *n, const char *what, uint32_t i, uint32_t sw, uint32_t numa,
+             char *field, struct ft_error *err)
 {
 	char path[48];
 
 	snprintf(path, sizeof(path), "nodes.placement.%s_pcie_switch", what);
 	if (n->npcie_switches == 0 && sw != 0)
 		return fail_at(field, err, FT_ERANGE, path, i,
-			       "expected 0 on a node without PCIe switches, got %u", sw);
+		               "expected 0 on a node without PCIe switches, got %u", sw);
 	if (n->npcie_switches && sw >= n->npcie_switches)
 		return fail_at(field, err, FT_ERANGE, path, i,
-			       "expected a PCIe switch index below %u, got %u", n->npcie_switches,
-			       sw);
+		               "expected a PCIe switch index below %u, got %u", n->npcie_switches,
+		               sw);
 	snprintf(path, sizeof(path), "nodes.placement.%s_numa", what);
 	if (numa >= n->nnuma)
 		return fail_at(field, err, FT_ERANGE, path, i,
-			       "expected a NUMA domain below %u, got %u", n->nnuma, numa);
+		               "expected a NUMA domain below %u, got %u", n->nnuma, numa);
 	if (n->npcie_switches && numa != n->pcie_switch_numa[sw])
 		return fail_at(field, err, FT_EINVAL, path, i,
-			       "expected %u (the NUMA domain of its PCIe switch %u), got %u",
-			       n->pcie_switch_numa[sw], sw, numa);
+		               "expected %u (the NUMA domain of its PCIe switch %u), got %u",
+		               n->pcie_switch_numa[sw], sw, numa);
 	return 0;
 }
 
@@ -231,20 +228,20 @@ check_placement(const struct ft_node_spec *n, char *field, struct ft_error *err)
 
 	for (i = 0; i < n->npcie_switches; i++)
 		if (n->pcie_switch_numa[i] >= n->nnuma)
-			return fail_at(field, err, FT_ERANGE, "nodes.placement.pcie_switch_numa",
-				       i, "expected a NUMA domain below %u, got %u", n->nnuma,
-				       n->pcie_switch_numa[i]);
+			return fail_at(field, err, FT_ERANGE, "nodes.placement.pcie_switch_numa", i,
+			               "expected a NUMA domain below %u, got %u", n->nnuma,
+			               n->pcie_switch_numa[i]);
 	for (i = 0; i < n->ngpus; i++) {
 		rc = check_device(n, "gpu", i, n->gpu_pcie_switch[i], n->gpu_numa[i], field, err);
 		if (rc < 0)
 			return rc;
 		if (n->nnics && n->gpu_nic[i] >= n->nnics)
 			return fail_at(field, err, FT_ERANGE, "nodes.placement.gpu_nic", i,
-				       "expected a NIC index below %u, got %u", n->nnics,
-				       n->gpu_nic[i]);
+			               "expected a NIC index below %u, got %u", n->nnics,
+			               n->gpu_nic[i]);
 		if (!n->nnics && n->gpu_nic[i] != 0)
 			return fail_at(field, err, FT_ERANGE, "nodes.placement.gpu_nic", i,
-				       "expected 0 on a node without NICs, got %u", n->gpu_nic[i]);
+			               "expected 0 on a node without NICs, got %u", n->gpu_nic[i]);
 	}
 	for (i = 0; i < n->nnics; i++) {
 		rc = check_device(n, "nic", i, n->nic_pcie_switch[i], n->nic_numa[i], field, err);
@@ -261,16 +258,16 @@ check_node(const struct ft_node_spec *n, char *field, struct ft_error *err)
 
 	if (n->ngpus < 1 || n->ngpus > FT_SPEC_MAX_GPUS)
 		return fail(field, err, FT_ERANGE, "nodes.gpus",
-			    "expected 1 to %d GPUs per node, got %u", FT_SPEC_MAX_GPUS, n->ngpus);
+		            "expected 1 to %d GPUs per node, got %u", FT_SPEC_MAX_GPUS, n->ngpus);
 	if (!n->gpu_model[0])
 		return fail(field, err, FT_EINVAL, "nodes.gpu_model",
-			    "expected a GPU model name, got ''");
+		            "expected a GPU model name, got ''");
 	if (!is_pos(n->gpu_tflops))
 		return fail(field, err, FT_ERANGE, "nodes.gpu_tflops",
-			    "expected a positive dense FP16 TFLOP/s figure, got %g", n->gpu_tflops);
+		            "expected a positive dense FP16 TFLOP/s figure, got %g", n->gpu_tflops);
 	if (!is_pos(n->gpu_mem_GB))
 		return fail(field, err, FT_ERANGE, "nodes.gpu_memory",
-			    "expected a positive memory size, got %g GB", n->gpu_mem_GB);
+		            "expected a positive memory size, got %g GB", n->gpu_mem_GB);
 	rc = check_nvlink(n, field, err);
 	if (rc < 0)
 		return rc;
@@ -279,24 +276,27 @@ check_node(const struct ft_node_spec *n, char *field, struct ft_error *err)
 		return rc;
 	if (n->nnuma < 1 || n->nnuma > 64)
 		return fail(field, err, FT_ERANGE, "nodes.numa.domains",
-			    "expected 1 to 64 NUMA domains, got %u", n->nnuma);
+		            "expected 1 to 64 NUMA domains, got %u", n->nnuma);
 	if (!is_nonneg(n->cpu_link_Bps) || (n->nnuma > 1 && n->cpu_link_Bps <= 0))
 		return fail(field, err, FT_ERANGE, "nodes.numa.interconnect",
-			    "expected a positive rate between NUMA domains, got %g bytes/s",
-			    n->cpu_link_Bps);
+		            "expected a positive rate between NUMA domains, got %g bytes/s",
+		            n->cpu_link_Bps);
 	if (n->nnics > FT_SPEC_MAX_NICS)
 		return fail(field, err, FT_ERANGE, "nodes.nics.count",
-			    "expected at most %d NICs per node, got %u", FT_SPEC_MAX_NICS,
-			    n->nnics);
+		            "expected at most %d NICs per node, got %u", FT_SPEC_MAX_NICS,
+		            n->nnics);
 	if (n->nnics) {
 		if (n->nic_link[0] && !ft_link_preset_find(n->nic_link))
 			return fail(field, err, FT_EINVAL, "nodes.nics.link",
-				    "expected a link preset (hdr, ndr, xdr, roce100, roce200, "
-				    "roce400, roce800), got '%s'",
-				    n->nic_link);
+			            "expected a link preset (hdr, ndr, xdr, roce100, roce200, "
+			            "roce400, roce800), got '%s'",
+			            n->nic_link);
+		if (!is_nonneg(n->lat_nic_s))
+			return fail(field, err, FT_ERANGE, "nodes.nics.latency",
+			            "expected a duration >= 0, got %g s", n->lat_nic_s);
 		if (!is_pos(n->nic_Bps))
 			return fail(field, err, FT_ERANGE, "nodes.nics.rate",
-				    "expected a positive rate, got %g bytes/s", n->nic_Bps);
+			            "expected a positive rate, got %g bytes/s", n->nic_Bps);
 	}
 	return check_placement(n, field, err);
 }
@@ -341,55 +341,57 @@ check_fat_tree(const struct ft_cluster_spec *s, char *field, struct ft_error *er
 
 	if (f->tiers < 2 || f->tiers > 3)
 		return fail(field, err, FT_ERANGE, "fabric.tiers", "expected 2 or 3 tiers, got %u",
-			    f->tiers);
+		            f->tiers);
 	if (f->radix < 4 || f->radix > 1024 || f->radix % 2)
 		return fail(field, err, FT_ERANGE, "fabric.radix",
-			    "expected an even number of switch ports from 4 to 1024, got %u",
-			    f->radix);
-	if (!isfinite(f->oversubscription) || f->oversubscription < 1)
+		            "expected an even number of switch ports from 4 to 1024, got %u",
+		            f->radix);
+	/* 0 is an unset field of a spec built in code: non-blocking. */
+	if (!isfinite(f->oversubscription) || (f->oversubscription != 0 && f->oversubscription < 1))
 		return fail(field, err, FT_ERANGE, "fabric.oversubscription",
-			    "expected a down:up ratio of at least 1 (1 = non-blocking), got %g",
-			    f->oversubscription);
+		            "expected a down:up ratio of at least 1 (1 = non-blocking), got %g",
+		            f->oversubscription);
 	ft_spec_leaf_ports(f, &down, &up);
 	if (up == 0 || down == 0)
 		return fail(field, err, FT_ERANGE, "fabric.oversubscription",
-			    "expected a ratio that leaves a radix-%u leaf both up and down ports, "
-			    "got %g",
-			    f->radix, f->oversubscription);
+		            "expected a ratio that leaves a radix-%u leaf both up and down ports, "
+		            "got %g",
+		            f->radix, f->oversubscription);
 	if (f->kind == FT_FABRIC_MULTI_PLANE) {
 		if (f->planes < 1 || f->planes > s->node.nnics || s->node.nnics % f->planes)
 			return fail(field, err, FT_ERANGE, "fabric.planes",
-				    "expected a divisor of the %u NICs per node, got %u",
-				    s->node.nnics, f->planes);
+			            "expected a divisor of the %u NICs per node, got %u",
+			            s->node.nnics, f->planes);
 		per_node = s->node.nnics / f->planes;
 	} else if (f->planes > 1) {
 		return fail(field, err, FT_EINVAL, "fabric.planes",
-			    "expected 1 for a %s (planes are for multi-plane), got %u",
-			    ft_fabric_kind_name(f->kind), f->planes);
+		            "expected 1 for a %s (planes are for multi-plane), got %u",
+		            ft_fabric_kind_name(f->kind), f->planes);
 	}
 	if (f->kind == FT_FABRIC_RAIL_FAT_TREE &&
-	    (f->nodes_per_unit < 1 || f->nodes_per_unit > down))
-		return fail(field, err, FT_ERANGE, "fabric.nodes_per_unit",
-			    "expected 1 to %u nodes per scalable unit (the down ports of a leaf), "
-			    "got %u",
-			    down, f->nodes_per_unit);
+	    f->nodes_per_unit > down) /* 0: a unit is as many nodes as a leaf has down ports */
+		return fail(
+		        field, err, FT_ERANGE, "fabric.nodes_per_unit",
+		        "expected at most %u nodes per scalable unit (the down ports of a leaf), "
+		        "got %u",
+		        down, f->nodes_per_unit);
 	if (f->sharp && f->link[0]) {
 		const struct ft_link_preset *lp = ft_link_preset_find(f->link);
 
 		if (lp && lp->tech != FT_TECH_IB)
 			return fail(field, err, FT_EINVAL, "fabric.sharp",
-				    "expected false on a RoCE fabric (SHARP runs in InfiniBand "
-				    "switches, IB-SHARP), got true");
+			            "expected false on a RoCE fabric (SHARP runs in InfiniBand "
+			            "switches, IB-SHARP), got true");
 	}
 	ports = fat_tree_ports(f);
 	cap = ft_spec_fabric_capacity(s);
 	if (s->nnodes > cap)
 		return fail(field, err, FT_ERANGE, "nodes.count",
-			    "expected at most %" PRIu64 " nodes on a %u-tier %s of radix-%u "
-			    "switches (%" PRIu64 " host ports%s, %u NICs per node%s), got %u",
-			    cap, f->tiers, ft_fabric_kind_name(f->kind), f->radix, ports,
-			    f->kind == FT_FABRIC_MULTI_PLANE ? " per plane" : "", per_node,
-			    f->kind == FT_FABRIC_MULTI_PLANE ? " and plane" : "", s->nnodes);
+		            "expected at most %" PRIu64 " nodes on a %u-tier %s of radix-%u "
+		            "switches (%" PRIu64 " host ports%s, %u NICs per node%s), got %u",
+		            cap, f->tiers, ft_fabric_kind_name(f->kind), f->radix, ports,
+		            f->kind == FT_FABRIC_MULTI_PLANE ? " per plane" : "", per_node,
+		            f->kind == FT_FABRIC_MULTI_PLANE ? " and plane" : "", s->nnodes);
 	return 0;
 }
 
@@ -401,40 +403,40 @@ check_dragonfly(const struct ft_cluster_spec *s, char *field, struct ft_error *e
 
 	if (f->groups < 2)
 		return fail(field, err, FT_ERANGE, "fabric.groups",
-			    "expected at least 2 groups, got %u", f->groups);
+		            "expected at least 2 groups, got %u", f->groups);
 	if (f->routers_per_group < 1)
 		return fail(field, err, FT_ERANGE, "fabric.routers_per_group",
-			    "expected at least 1 router per group, got %u", f->routers_per_group);
+		            "expected at least 1 router per group, got %u", f->routers_per_group);
 	if (f->nodes_per_router < 1)
 		return fail(field, err, FT_ERANGE, "fabric.nodes_per_router",
-			    "expected at least 1 node per router, got %u", f->nodes_per_router);
+		            "expected at least 1 node per router, got %u", f->nodes_per_router);
 	if (f->global_links_per_router < 1)
 		return fail(field, err, FT_ERANGE, "fabric.global_links_per_router",
-			    "expected at least 1 global link per router, got %u",
-			    f->global_links_per_router);
+		            "expected at least 1 global link per router, got %u",
+		            f->global_links_per_router);
 	/* Every pair of groups needs a global link: g <= a*h + 1 (Kim et al., dragonfly). */
 	if ((uint64_t)f->groups > (uint64_t)f->routers_per_group * f->global_links_per_router + 1)
 		return fail(field, err, FT_ERANGE, "fabric.groups",
-			    "expected at most %" PRIu64
-			    " groups (routers_per_group x global_links_per_router + 1, so that "
-			    "every pair of groups is linked), got %u",
-			    (uint64_t)f->routers_per_group * f->global_links_per_router + 1,
-			    f->groups);
+		            "expected at most %" PRIu64
+		            " groups (routers_per_group x global_links_per_router + 1, so that "
+		            "every pair of groups is linked), got %u",
+		            (uint64_t)f->routers_per_group * f->global_links_per_router + 1,
+		            f->groups);
 	if (f->radix) {
 		need = (uint64_t)f->nodes_per_router * s->node.nnics + f->routers_per_group - 1 +
 		       f->global_links_per_router;
 		if (need > f->radix)
 			return fail(field, err, FT_ERANGE, "fabric.radix",
-				    "expected at least %" PRIu64
-				    " router ports (nodes x NICs + local + global links), got %u",
-				    need, f->radix);
+			            "expected at least %" PRIu64
+			            " router ports (nodes x NICs + local + global links), got %u",
+			            need, f->radix);
 	}
 	cap = ft_spec_fabric_capacity(s);
 	if (s->nnodes > cap)
 		return fail(field, err, FT_ERANGE, "nodes.count",
-			    "expected at most %" PRIu64
-			    " nodes (groups x routers_per_group x nodes_per_router), got %u",
-			    cap, s->nnodes);
+		            "expected at most %" PRIu64
+		            " nodes (groups x routers_per_group x nodes_per_router), got %u",
+		            cap, s->nnodes);
 	return 0;
 }
 
@@ -447,22 +449,22 @@ check_torus(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 
 	if (f->ndims < 2 || f->ndims > 3)
 		return fail(field, err, FT_ERANGE, "fabric.dims",
-			    "expected 2 or 3 dimensions, got %u", f->ndims);
+		            "expected 2 or 3 dimensions, got %u", f->ndims);
 	for (i = 0; i < f->ndims; i++)
 		if (f->dims[i] < 2 || f->dims[i] > 1024)
 			return fail_at(field, err, FT_ERANGE, "fabric.dims", i,
-				       "expected a ring of 2 to 1024 vertices, got %u", f->dims[i]);
+			               "expected a ring of 2 to 1024 vertices, got %u", f->dims[i]);
 	if (f->nodes_per_switch > 1024)
 		return fail(field, err, FT_ERANGE, "fabric.nodes_per_switch",
-			    "expected at most 1024 nodes per torus switch, got %u",
-			    f->nodes_per_switch);
+		            "expected at most 1024 nodes per torus switch, got %u",
+		            f->nodes_per_switch);
 	cap = ft_spec_fabric_capacity(s);
 	if (s->nnodes > cap)
 		return fail(field, err, FT_ERANGE, "nodes.count",
-			    "expected at most %" PRIu64 " nodes (%s), got %u", cap,
-			    f->nodes_per_switch ? "torus vertices x nodes_per_switch"
-						: "one node per torus vertex",
-			    s->nnodes);
+		            "expected at most %" PRIu64 " nodes (%s), got %u", cap,
+		            f->nodes_per_switch ? "torus vertices x nodes_per_switch" :
+		                                  "one node per torus vertex",
+		            s->nnodes);
 	return 0;
 }
 
@@ -473,40 +475,45 @@ check_fabric(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 
 	if ((unsigned)f->kind >= FT_FABRIC_KIND_COUNT)
 		return fail(field, err, FT_EINVAL, "fabric.kind", "expected %s, got kind %d",
-			    ft__spec_kind_names(), (int)f->kind);
+		            ft__spec_kind_names(), (int)f->kind);
 	if (f->kind == FT_FABRIC_NONE) {
 		if (s->nnodes != 1)
 			return fail(field, err, FT_EINVAL, "fabric.kind",
-				    "expected a fabric to join %u nodes, got none", s->nnodes);
+			            "expected a fabric to join %u nodes, got none", s->nnodes);
 		return 0;
 	}
 	if (s->node.nnics == 0)
 		return fail(field, err, FT_EINVAL, "nodes.nics.count",
-			    "expected at least 1 NIC per node to attach to a %s, got 0",
-			    ft_fabric_kind_name(f->kind));
+		            "expected at least 1 NIC per node to attach to a %s, got 0",
+		            ft_fabric_kind_name(f->kind));
 	if (f->link[0] && !ft_link_preset_find(f->link))
 		return fail(field, err, FT_EINVAL, "fabric.link",
-			    "expected a link preset (hdr, ndr, xdr, roce100, roce200, roce400, "
-			    "roce800), got '%s'",
-			    f->link);
+		            "expected a link preset (hdr, ndr, xdr, roce100, roce200, roce400, "
+		            "roce800), got '%s'",
+		            f->link);
 	if (!is_pos(f->link_Bps))
 		return fail(field, err, FT_ERANGE, "fabric.rate",
-			    "expected a positive link rate, got %g bytes/s", f->link_Bps);
+		            "expected a positive link rate, got %g bytes/s", f->link_Bps);
 	if (!is_nonneg(f->lat_switch_s))
 		return fail(field, err, FT_ERANGE, "fabric.switch_latency",
-			    "expected a duration >= 0, got %g s", f->lat_switch_s);
+		            "expected a duration >= 0, got %g s", f->lat_switch_s);
 	if (!is_nonneg(f->lat_cable_s))
 		return fail(field, err, FT_ERANGE, "fabric.cable_latency",
-			    "expected a duration >= 0, got %g s", f->lat_cable_s);
+		            "expected a duration >= 0, got %g s", f->lat_cable_s);
+	if (f->mtu_bytes &&
+	    (f->mtu_bytes < 256 || f->mtu_bytes > 4096 || (f->mtu_bytes & (f->mtu_bytes - 1))))
+		return fail(field, err, FT_ERANGE, "fabric.mtu",
+		            "expected an MTU of 256, 512, 1024, 2048 or 4096 bytes, got %u",
+		            f->mtu_bytes);
 	if ((unsigned)f->routing >= FT_ROUTING_COUNT || !routing_fits(f->kind, f->routing))
 		return fail(field, err, FT_EINVAL, "fabric.routing", "expected %s for a %s, got %s",
-			    routing_expect(f->kind), ft_fabric_kind_name(f->kind),
-			    ft_routing_name(f->routing));
+		            routing_expect(f->kind), ft_fabric_kind_name(f->kind),
+		            ft_routing_name(f->routing));
 	if (f->sharp && !is_fat_tree_family(f->kind))
 		return fail(field, err, FT_EINVAL, "fabric.sharp",
-			    "expected false on a %s (SHARP aggregation trees need an InfiniBand "
-			    "fat-tree), got true",
-			    ft_fabric_kind_name(f->kind));
+		            "expected false on a %s (SHARP aggregation trees need an InfiniBand "
+		            "fat-tree), got true",
+		            ft_fabric_kind_name(f->kind));
 	if (is_fat_tree_family(f->kind))
 		return check_fat_tree(s, field, err);
 	if (f->kind == FT_FABRIC_DRAGONFLY)
@@ -515,8 +522,7 @@ check_fabric(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 }
 
 int
-ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX],
-	       struct ft_error *err)
+ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX], struct ft_error *err)
 {
 	int rc;
 
@@ -524,7 +530,8 @@ ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX],
 	if (!s->name[0])
 		return fail(field, err, FT_EINVAL, "name", "expected a cluster name, got ''");
 	if (s->nnodes < 1)
-		return fail(field, err, FT_ERANGE, "nodes.count", "expected at least 1 node, got 0");
+		return fail(field, err, FT_ERANGE, "nodes.count",
+		            "expected at least 1 node, got 0");
 	rc = check_node(&s->node, field, err);
 	if (rc < 0)
 		return rc;
@@ -543,6 +550,6 @@ ft_spec_validate(const struct ft_cluster_spec *spec, struct ft_error *err)
 	rc = ft__spec_check(spec, field, &e);
 	if (rc < 0)
 		return ft_error_set(err, rc, "%s%s%s: %s", spec->source[0] ? spec->source : "",
-				    spec->source[0] ? ": " : "", field, e.msg);
+		                    spec->source[0] ? ": " : "", field, e.msg);
 	return 0;
 }
