@@ -20,6 +20,7 @@ const struct cmd cli_commands[] = {
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },
 	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
+	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
 	{ "version", cmd_version, "print the version of fabtune" },
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);

@@ -23,24 +23,25 @@ ft__topo_dragonfly_plan(struct ft_topo *t, struct ft_error *err)
 
 	if (a == 0)
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.routers_per_group: expected at least 1, got 0");
+		                    "fabric.routers_per_group: expected at least 1, got 0");
 	if (p == 0)
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.nodes_per_router: expected at least 1, got 0");
+		                    "fabric.nodes_per_router: expected at least 1, got 0");
 	g = f->groups ? f->groups : (t->spec.nnodes + (uint64_t)a * p - 1) / ((uint64_t)a * p);
 	if ((uint64_t)g * a * p < t->spec.nnodes)
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.groups: %" PRIu64 " groups of %" PRIu32 " routers with %"
-				    PRIu32 " nodes each hold %" PRIu64 " nodes, got %" PRIu32,
-				    g, a, p, g * a * p, t->spec.nnodes);
+		                    "fabric.groups: %" PRIu64 " groups of %" PRIu32
+		                    " routers with %" PRIu32 " nodes each hold %" PRIu64
+		                    " nodes, got %" PRIu32,
+		                    g, a, p, g * a * p, t->spec.nnodes);
 	if (g * a >= UINT32_MAX / 4)
 		return ft_error_set(err, FT_ERANGE, "fabric.groups: too many routers");
 	if (g > 1 && (uint64_t)a * h < g - 1)
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.global_links_per_router: %" PRIu64
-				    " groups need %" PRIu64 " global ports per group, %" PRIu32
-				    " routers x %" PRIu32 " give %" PRIu64,
-				    g, g - 1, a, h, (uint64_t)a * h);
+		                    "fabric.global_links_per_router: %" PRIu64
+		                    " groups need %" PRIu64 " global ports per group, %" PRIu32
+		                    " routers x %" PRIu32 " give %" PRIu64,
+		                    g, g - 1, a, h, (uint64_t)a * h);
 	t->df_groups = (uint32_t)g;
 	t->df_routers = a;
 	t->df_global_per_pair = g > 1 ? (uint32_t)((uint64_t)a * h / (g - 1)) : 0;
@@ -75,27 +76,28 @@ ft__topo_dragonfly_build(struct ft_builder *b)
 
 	for (uint32_t i = 0; i < g * a; i++)
 		ft__topo_set_vertex(t, t->switch_base + i, FT_V_SWITCH, 1, 0, FT_NO_NODE, i % a,
-				    i / a);
+		                    i / a);
 	for (uint32_t n = 0; n < t->spec.nnodes && rc == 0; n++) {
 		uint32_t r = t->switch_base + n / f->nodes_per_router;
 
 		for (uint32_t i = 0; i < t->spec.node.nnics && rc == 0; i++) {
 			t->nic_key[(size_t)n * t->spec.node.nnics + i] = n * t->spec.node.nnics + i;
 			rc = ft__topo_add_edge(b, ft_topo_nic(t, n, i), r, FT_L_HOST, 1, true, host,
-					       cable, hop);
+			                       cable, hop);
 		}
 	}
 	for (uint32_t grp = 0; grp < g && rc == 0; grp++)
 		for (uint32_t i = 0; i < a && rc == 0; i++)
 			for (uint32_t j = i + 1; j < a && rc == 0; j++)
-				rc = ft__topo_add_edge(b, router_id(t, grp, i), router_id(t, grp, j),
-						       FT_L_FABRIC, 2, false, cap, hop, hop);
+				rc = ft__topo_add_edge(b, router_id(t, grp, i),
+				                       router_id(t, grp, j), FT_L_FABRIC, 2, false,
+				                       cap, hop, hop);
 	for (uint32_t x = 0; x < g && rc == 0; x++)
 		for (uint32_t y = x + 1; y < g && rc == 0; y++)
 			for (uint32_t m = 0; m < t->df_global_per_pair && rc == 0; m++)
 				rc = ft__topo_add_edge(b, router_id(t, x, port_router(t, x, y, m)),
-						       router_id(t, y, port_router(t, y, x, m)),
-						       FT_L_FABRIC, 3, false, cap, hop, hop);
+				                       router_id(t, y, port_router(t, y, x, m)),
+				                       FT_L_FABRIC, 3, false, cap, hop, hop);
 	return rc;
 }
 
@@ -132,16 +134,17 @@ push(uint32_t *links, size_t max, int n, uint32_t l)
  */
 static int
 globals_to(const struct ft_topo *t, uint32_t r, uint32_t grp, uint32_t dr, uint32_t dst_nic,
-	   uint32_t *links, size_t max)
+           uint32_t *links, size_t max)
 {
 	uint32_t first, cnt = ft__topo_links_to_range(t, r, router_id(t, grp, 0),
-						      router_id(t, grp, 0) + t->df_routers, &first);
+	                                              router_id(t, grp, 0) + t->df_routers, &first);
 	bool check = t->ndown > 0;
 	int n = 0;
 
 	for (uint32_t l = first; l < first + cnt; l++) {
-		if (check && (!ft__topo_link_live(t, l) ||
-			      (dst_nic != UINT32_MAX && !reach_in_group(t, t->l[l].dst, dr, dst_nic))))
+		if (check &&
+		    (!ft__topo_link_live(t, l) ||
+		     (dst_nic != UINT32_MAX && !reach_in_group(t, t->l[l].dst, dr, dst_nic))))
 			continue;
 		n = push(links, max, n, l);
 	}
@@ -150,14 +153,14 @@ globals_to(const struct ft_topo *t, uint32_t r, uint32_t grp, uint32_t dr, uint3
 
 int
 ft__route_dragonfly_to_group(const struct ft_topo *t, uint32_t at, uint32_t grp, uint32_t *links,
-			     size_t max)
+                             size_t max)
 {
 	return ft__route_dragonfly_hops(t, at, grp, UINT32_MAX, UINT32_MAX, links, max);
 }
 
 int
 ft__route_dragonfly_hops(const struct ft_topo *t, uint32_t at, uint32_t grp, uint32_t dr,
-			 uint32_t dst_nic, uint32_t *links, size_t max)
+                         uint32_t dst_nic, uint32_t *links, size_t max)
 {
 	uint32_t g = t->v[at].group, first, cnt;
 	bool check = t->ndown > 0;
@@ -169,14 +172,15 @@ ft__route_dragonfly_hops(const struct ft_topo *t, uint32_t at, uint32_t grp, uin
 	if (n > 0)
 		return n;
 	/* Local hop to the routers of this group that own a global link to @grp. */
-	for (uint32_t m = 0; m < t->df_global_per_pair; m++) {
+	for (uint32_t m = 0, prev = UINT32_MAX; m < t->df_global_per_pair; m++) {
+		/* Ports grow with m, so a router's ports toward @grp are consecutive. */
 		uint32_t r = router_id(t, g, port_router(t, g, grp, m));
-		bool dup = false;
 
-		for (uint32_t k = 0; k < m && !dup; k++)
-			dup = router_id(t, g, port_router(t, g, grp, k)) == r;
-		if (dup || r == at || globals_to(t, r, grp, dr, dst_nic, NULL, 0) == 0)
+		if (r == prev || r == at || globals_to(t, r, grp, dr, dst_nic, NULL, 0) == 0) {
+			prev = r;
 			continue;
+		}
+		prev = r;
 		cnt = ft__topo_links_to_range(t, at, r, r + 1, &first);
 		for (uint32_t l = first; l < first + cnt; l++)
 			if (!check || ft__topo_link_live(t, l))
@@ -187,7 +191,7 @@ ft__route_dragonfly_hops(const struct ft_topo *t, uint32_t at, uint32_t grp, uin
 
 int
 ft__route_dragonfly(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint32_t *links,
-		    size_t max)
+                    size_t max)
 {
 	uint32_t hl = ft__topo_nic_host_link(t, dst_nic), dr, first, cnt;
 	bool check = t->ndown > 0;
@@ -200,8 +204,8 @@ ft__route_dragonfly(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint
 		return ft__route_dragonfly_hops(t, at, t->v[dr].group, dr, dst_nic, links, max);
 	if (!reach_in_group(t, at, dr, dst_nic) && check)
 		return FT_ENOENT;
-	cnt = ft__topo_links_to_range(t, at, at == dr ? dst_nic : dr,
-				      (at == dr ? dst_nic : dr) + 1, &first);
+	cnt = ft__topo_links_to_range(t, at, at == dr ? dst_nic : dr, (at == dr ? dst_nic : dr) + 1,
+	                              &first);
 	for (uint32_t l = first; l < first + cnt; l++)
 		if (!check || ft__topo_link_live(t, l))
 			n = push(links, max, n, l);

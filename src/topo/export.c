@@ -44,8 +44,8 @@ switch_name(const struct ft_topo *t, const struct ft_vertex *v, uint32_t id, cha
 	else if (v->tier == 2 && t->trees[v->plane].core_groups == 0)
 		snprintf(buf, size, "%sspine%" PRIu32, pre, v->local);
 	else
-		snprintf(buf, size, "%s%s%" PRIu32 ".%" PRIu32, pre, v->tier == 2 ? "spine" : "core",
-			 v->group, v->local);
+		snprintf(buf, size, "%s%s%" PRIu32 ".%" PRIu32, pre,
+		         v->tier == 2 ? "spine" : "core", v->group, v->local);
 }
 
 void
@@ -72,9 +72,85 @@ ft_topo_vertex_name(const struct ft_topo *t, uint32_t id, char *buf, size_t size
 		break;
 	default:
 		snprintf(buf, size, "n%" PRIu32 ".%s%" PRIu32, v->node,
-			 ft_vertex_kind_name((enum ft_vertex_kind)v->kind), v->local);
+		         ft_vertex_kind_name((enum ft_vertex_kind)v->kind), v->local);
 		break;
 	}
+}
+
+/* Parse a decimal index at *@s, advancing it. */
+static bool
+parse_index(const char **s, uint32_t *out)
+{
+	uint64_t v = 0;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > UINT32_MAX)
+			return false;
+		p++;
+	}
+	*s = p;
+	*out = (uint32_t)v;
+	return true;
+}
+
+int
+ft_topo_vertex_find(const struct ft_topo *t, const char *name, uint32_t *id)
+{
+	static const struct {
+		const char *prefix;
+		enum ft_vertex_kind kind;
+	} kinds[] = {
+		{ "gpu", FT_V_GPU }, { "nic", FT_V_NIC },           { "pcie", FT_V_PCIE_SWITCH },
+		{ "cpu", FT_V_CPU }, { "nvswitch", FT_V_NVSWITCH },
+	};
+	const struct ft_node_layout *nl;
+	const char *p = name;
+	uint32_t node, idx = 0, first, count;
+
+	if (!t || !name || !id)
+		return FT_EINVAL;
+	nl = &t->nl_tpl;
+	if (*p++ != 'n' || !parse_index(&p, &node) || *p++ != '.')
+		return FT_EPARSE;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(kinds); k++) {
+		size_t len = strlen(kinds[k].prefix);
+
+		if (strncmp(p, kinds[k].prefix, len) != 0)
+			continue;
+		p += len;
+		if (kinds[k].kind != FT_V_NVSWITCH && !parse_index(&p, &idx))
+			return FT_EPARSE;
+		if (*p != '\0')
+			return FT_EPARSE;
+		if (node >= t->spec.nnodes)
+			return FT_ENOENT;
+		switch (kinds[k].kind) {
+		case FT_V_GPU:
+			first = nl->gpu0, count = nl->ngpus;
+			break;
+		case FT_V_NIC:
+			first = nl->nic0, count = nl->nnics;
+			break;
+		case FT_V_PCIE_SWITCH:
+			first = nl->pcie0, count = nl->npcie;
+			break;
+		case FT_V_CPU:
+			first = nl->cpu0, count = nl->ncpus;
+			break;
+		default:
+			first = nl->nvs, count = nl->nvs == UINT32_MAX ? 0 : 1;
+			break;
+		}
+		if (idx >= count)
+			return FT_ENOENT;
+		*id = ft__topo_node_base(t, node) + first + idx;
+		return 0;
+	}
+	return FT_EPARSE;
 }
 
 static const char *
@@ -116,7 +192,7 @@ ft_topo_export_dot(const struct ft_topo *t, struct ft_strbuf *out)
 		ft_topo_vertex_name(t, k->dst, b, sizeof(b));
 		ft_format_rate_bytes(k->cap_Bps, rate, sizeof(rate));
 		ft_strbuf_addf(out, "\t\"%s\" -- \"%s\" [label=\"%s %s\"];\n", a, b,
-			       ft_link_kind_name((enum ft_link_kind)k->kind), rate);
+		               ft_link_kind_name((enum ft_link_kind)k->kind), rate);
 	}
 	ft_strbuf_adds(out, "}\n");
 	return out->oom ? FT_ENOMEM : 0;

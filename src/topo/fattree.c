@@ -50,27 +50,31 @@ params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
 	memset(p, 0, sizeof(*p));
 	p->radix = f->radix;
 	if (p->radix < 4 || p->radix > 1024)
-		return ft_error_set(err, FT_EINVAL, "fabric.radix: expected 4..1024 ports, got %" PRIu32,
-				    p->radix);
+		return ft_error_set(err, FT_EINVAL,
+		                    "fabric.radix: expected 4..1024 ports, got %" PRIu32, p->radix);
 	if (!(o >= 1.0) || o > p->radix - 1)
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.oversubscription: expected 1..%" PRIu32 ", got %g",
-				    p->radix - 1, o);
-	p->down = (uint32_t)lround(p->radix * o / (1.0 + o));
-	p->down = FT_MIN(FT_MAX(p->down, 1u), p->radix - 1);
-	p->up = p->radix - p->down;
+		                    "fabric.oversubscription: expected 1..%" PRIu32 ", got %g",
+		                    p->radix - 1, o);
+	/* The spec's rule: down/up as close to the ratio as whole ports allow, never above it. */
+	ft_spec_leaf_ports(f, &p->down, &p->up);
+	if (p->down == 0 || p->up == 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "fabric.oversubscription: a radix-%" PRIu32
+		                    " leaf can't split %g:1 into down and up ports",
+		                    p->radix, o);
 	if (f->tiers != 0 && f->tiers != 2 && f->tiers != 3)
 		return ft_error_set(err, FT_EINVAL, "fabric.tiers: expected 2 or 3, got %" PRIu32,
-				    f->tiers);
+		                    f->tiers);
 	p->tiers = f->tiers;
 	p->planes = 1;
 	if (f->kind == FT_FABRIC_MULTI_PLANE) {
 		p->planes = f->planes ? f->planes : 1;
 		if (p->planes > t->spec.node.nnics || t->spec.node.nnics % p->planes)
 			return ft_error_set(err, FT_EINVAL,
-					    "fabric.planes: expected a divisor of the %" PRIu32
-					    " NICs per node, got %" PRIu32,
-					    t->spec.node.nnics, p->planes);
+			                    "fabric.planes: expected a divisor of the %" PRIu32
+			                    " NICs per node, got %" PRIu32,
+			                    t->spec.node.nnics, p->planes);
 	}
 	p->nics_per_plane = t->spec.node.nnics / p->planes;
 	p->rail = f->kind == FT_FABRIC_RAIL_FAT_TREE;
@@ -78,9 +82,9 @@ params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
 		p->npu = f->nodes_per_unit ? f->nodes_per_unit : p->down;
 		if (p->npu > p->down)
 			return ft_error_set(err, FT_EINVAL,
-					    "fabric.nodes_per_unit: a leaf has %" PRIu32
-					    " down ports, got %" PRIu32 " nodes per unit",
-					    p->down, p->npu);
+			                    "fabric.nodes_per_unit: a leaf has %" PRIu32
+			                    " down ports, got %" PRIu32 " nodes per unit",
+			                    p->down, p->npu);
 	}
 	return 0;
 }
@@ -88,7 +92,7 @@ params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
 /* Lay out one tree of @nleaves leaves grouped in pods of up to @lpp leaves. */
 static int
 plan_tree(struct ft_tree *tr, const struct ft_params *p, uint32_t nleaves, uint32_t lpp,
-	  uint32_t nnics, struct ft_error *err)
+          uint32_t nnics, struct ft_error *err)
 {
 	uint32_t k = p->radix;
 	uint32_t tiers = p->tiers;
@@ -104,37 +108,39 @@ plan_tree(struct ft_tree *tr, const struct ft_params *p, uint32_t nleaves, uint3
 	if (tiers == 2) {
 		if (nleaves > k)
 			return ft_error_set(err, FT_EINVAL,
-					    "fabric.radix: a 2-tier fat-tree of radix %" PRIu32
-					    " holds at most %" PRIu32 " leaves, %" PRIu32
-					    " are needed (use tiers: 3 or a larger radix)",
-					    k, k, nleaves);
+			                    "fabric.radix: a 2-tier fat-tree of radix %" PRIu32
+			                    " holds at most %" PRIu32 " leaves, %" PRIu32
+			                    " are needed (use tiers: 3 or a larger radix)",
+			                    k, k, nleaves);
 		tr->npods = 1;
 		tr->leaves_per_pod = nleaves;
 		tr->spines_per_pod =
-			nleaves > 1 ? divisor_at_least(p->up, ceil_div((uint64_t)nleaves * p->up, k))
-				    : 0;
+		        nleaves > 1 ?
+		                divisor_at_least(p->up, ceil_div((uint64_t)nleaves * p->up, k)) :
+		                0;
 		return 0;
 	}
 	if (p->up > k / 2)
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.oversubscription: a 3-tier leaf needs at most %" PRIu32
-				    " up ports, got %" PRIu32, k / 2, p->up);
+		                    "fabric.oversubscription: a 3-tier leaf needs at most %" PRIu32
+		                    " up ports, got %" PRIu32,
+		                    k / 2, p->up);
 	tr->leaves_per_pod = lpp;
 	tr->npods = ceil_div(nleaves, lpp);
 	if (tr->npods > k)
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.radix: a 3-tier fat-tree of radix %" PRIu32
-				    " holds at most %" PRIu32 " pods of %" PRIu32 " leaves, %" PRIu32
-				    " are needed",
-				    k, k, lpp, tr->npods);
+		                    "fabric.radix: a 3-tier fat-tree of radix %" PRIu32
+		                    " holds at most %" PRIu32 " pods of %" PRIu32
+		                    " leaves, %" PRIu32 " are needed",
+		                    k, k, lpp, tr->npods);
 	if (tr->npods == 1)
 		tr->leaves_per_pod = nleaves;
 	tr->spines_per_pod = p->up;
 	if (tr->npods > 1) {
 		tr->spine_up = k / 2;
 		tr->core_groups = tr->spines_per_pod;
-		tr->cores_per_group =
-			divisor_at_least(tr->spine_up, ceil_div((uint64_t)tr->npods * tr->spine_up, k));
+		tr->cores_per_group = divisor_at_least(
+		        tr->spine_up, ceil_div((uint64_t)tr->npods * tr->spine_up, k));
 	}
 	return 0;
 }
@@ -149,7 +155,8 @@ ft__topo_fattree_plan(struct ft_topo *t, struct ft_error *err)
 	if (rc < 0)
 		return rc;
 	if (p.nics_per_plane == 0)
-		return ft_error_set(err, FT_EINVAL, "node.nics: a fat-tree needs NICs, got 0");
+		return ft_error_set(err, FT_EINVAL,
+		                    "nodes.nics.count: a fat-tree needs NICs, got 0");
 	t->ntrees = p.planes;
 	t->trees = ft_calloc(p.planes, sizeof(*t->trees));
 	if (!t->trees)
@@ -166,15 +173,15 @@ ft__topo_fattree_plan(struct ft_topo *t, struct ft_error *err)
 			nleaves = (uint64_t)ceil_div(nnodes, p.npu) * p.nics_per_plane;
 			if (upp == 0 && nleaves > p.radix)
 				return ft_error_set(err, FT_EINVAL,
-						    "fabric.radix: a 3-tier pod of radix %" PRIu32
-						    " can't hold the %" PRIu32 " rails of a unit",
-						    p.radix, p.nics_per_plane);
+				                    "fabric.radix: a 3-tier pod of radix %" PRIu32
+				                    " can't hold the %" PRIu32 " rails of a unit",
+				                    p.radix, p.nics_per_plane);
 			lpp = FT_MAX(upp, 1u) * p.nics_per_plane;
 		} else {
 			nleaves = ceil_div(nnics, p.down);
 		}
 		if (nleaves > UINT32_MAX / 4)
-			return ft_error_set(err, FT_ERANGE, "nodes: too many leaves");
+			return ft_error_set(err, FT_ERANGE, "nodes.count: too many leaves");
 		rc = plan_tree(tr, &p, (uint32_t)nleaves, lpp, (uint32_t)nnics, err);
 		if (rc < 0)
 			return rc;
@@ -202,13 +209,13 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 
 	for (uint32_t i = 0; i < tr->nleaves; i++)
 		ft__topo_set_vertex(t, tr->leaf_base + i, FT_V_SWITCH, 1, pl, FT_NO_NODE, i,
-				    i / tr->leaves_per_pod);
+		                    i / tr->leaves_per_pod);
 	for (uint32_t i = 0; i < tr->npods * tr->spines_per_pod; i++)
 		ft__topo_set_vertex(t, tr->spine_base + i, FT_V_SWITCH, 2, pl, FT_NO_NODE,
-				    i % tr->spines_per_pod, i / tr->spines_per_pod);
+		                    i % tr->spines_per_pod, i / tr->spines_per_pod);
 	for (uint32_t i = 0; i < tr->core_groups * tr->cores_per_group; i++)
 		ft__topo_set_vertex(t, tr->core_base + i, FT_V_SWITCH, 3, pl, FT_NO_NODE,
-				    i % tr->cores_per_group, i / tr->cores_per_group);
+		                    i % tr->cores_per_group, i / tr->cores_per_group);
 
 	/* Hosts: NIC -> leaf. */
 	for (uint32_t n = 0; n < t->spec.nnodes && rc == 0; n++) {
@@ -227,8 +234,8 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 			}
 			t->v[nic].plane = (uint8_t)FT_MIN(pl, 255u);
 			t->nic_key[(size_t)n * nnics + r] = leaf * p->down + port;
-			rc = ft__topo_add_edge(b, nic, tr->leaf_base + leaf, FT_L_HOST, 1, true, host,
-					       cable, hop);
+			rc = ft__topo_add_edge(b, nic, tr->leaf_base + leaf, FT_L_HOST, 1, true,
+			                       host, cable, hop);
 		}
 	}
 	/* Leaves -> spines. */
@@ -236,22 +243,24 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 		uint32_t pod = i / tr->leaves_per_pod;
 
 		for (uint32_t m = 0; m < tr->up && rc == 0; m++) {
-			uint32_t s = tr->spine_base + pod * tr->spines_per_pod +
-				     m % tr->spines_per_pod;
+			uint32_t s =
+			        tr->spine_base + pod * tr->spines_per_pod + m % tr->spines_per_pod;
 
-			rc = ft__topo_add_edge(b, tr->leaf_base + i, s, FT_L_FABRIC, 2, true, cap, hop,
-					       hop);
+			rc = ft__topo_add_edge(b, tr->leaf_base + i, s, FT_L_FABRIC, 2, true, cap,
+			                       hop, hop);
 		}
 	}
 	/* Spines -> cores: spine j of every pod to core group j. */
-	for (uint32_t i = 0; i < tr->npods * tr->spines_per_pod && tr->core_groups && rc == 0; i++) {
+	for (uint32_t i = 0; i < tr->npods * tr->spines_per_pod && tr->core_groups && rc == 0;
+	     i++) {
 		uint32_t j = i % tr->spines_per_pod;
 
 		for (uint32_t m = 0; m < tr->spine_up && rc == 0; m++) {
-			uint32_t c = tr->core_base + j * tr->cores_per_group + m % tr->cores_per_group;
+			uint32_t c =
+			        tr->core_base + j * tr->cores_per_group + m % tr->cores_per_group;
 
 			rc = ft__topo_add_edge(b, tr->spine_base + i, c, FT_L_FABRIC, 3, true, cap,
-					       hop, hop);
+			                       hop, hop);
 		}
 	}
 	return rc;
@@ -283,7 +292,7 @@ is_top(const struct ft_tree *tr, unsigned tier)
 /* The child of switch @at on the way down to the leaf @dleaf / NIC @dst_nic. */
 static void
 down_target(const struct ft_topo *t, const struct ft_tree *tr, uint32_t at, uint32_t dleaf,
-	    uint32_t dst_nic, uint32_t *lo, uint32_t *hi)
+            uint32_t dst_nic, uint32_t *lo, uint32_t *hi)
 {
 	switch (t->v[at].tier) {
 	case 1:
@@ -314,7 +323,7 @@ is_below(const struct ft_topo *t, const struct ft_tree *tr, uint32_t at, uint32_
 
 int
 ft__route_fattree(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint32_t *links,
-		  size_t max, bool down_only)
+                  size_t max, bool down_only)
 {
 	const struct ft_vertex *va = &t->v[at];
 	const struct ft_tree *tr;
@@ -337,8 +346,8 @@ ft__route_fattree(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint32
 			uint32_t c = t->l[l].dst;
 
 			if (check && (!ft__topo_link_live(t, l) ||
-				      (c != dst_nic &&
-				       ft__route_fattree(t, c, dst_nic, NULL, 0, true) <= 0)))
+			              (c != dst_nic &&
+			               ft__route_fattree(t, c, dst_nic, NULL, 0, true) <= 0)))
 				continue;
 			if ((size_t)n < max)
 				links[n] = l;
@@ -352,7 +361,7 @@ ft__route_fattree(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint32
 	}
 	for (uint32_t l = t->up_first[at]; l < t->off[at + 1]; l++) {
 		if (check && (!ft__topo_link_live(t, l) ||
-			      ft__route_fattree(t, t->l[l].dst, dst_nic, NULL, 0, false) <= 0))
+		              ft__route_fattree(t, t->l[l].dst, dst_nic, NULL, 0, false) <= 0))
 			continue;
 		if ((size_t)n < max)
 			links[n] = l;

@@ -36,7 +36,7 @@ ft_link_kind_name(enum ft_link_kind k)
 
 int
 ft__topo_set_vertex(struct ft_topo *t, uint32_t id, enum ft_vertex_kind kind, unsigned tier,
-		    unsigned plane, uint32_t node, uint32_t local, uint32_t group)
+                    unsigned plane, uint32_t node, uint32_t local, uint32_t group)
 {
 	struct ft_vertex *v;
 
@@ -54,7 +54,7 @@ ft__topo_set_vertex(struct ft_topo *t, uint32_t id, enum ft_vertex_kind kind, un
 
 int
 ft__topo_add_edge(struct ft_builder *b, uint32_t a, uint32_t bv, enum ft_link_kind kind,
-		  unsigned tier, bool up, double cap_Bps, double lat_ab_s, double lat_ba_s)
+                  unsigned tier, bool up, double cap_Bps, double lat_ab_s, double lat_ba_s)
 {
 	struct ft_edge e = {
 		.a = a,
@@ -68,8 +68,8 @@ ft__topo_add_edge(struct ft_builder *b, uint32_t a, uint32_t bv, enum ft_link_ki
 	};
 
 	if (FT_NEVER(a >= b->t->nv || bv >= b->t->nv || a == bv))
-		return ft_error_set(b->err, FT_EINVAL, "topology: bad edge %" PRIu32 "-%" PRIu32,
-				    a, bv);
+		return ft_error_set(b->err, FT_EINVAL, "topology: bad edge %" PRIu32 "-%" PRIu32, a,
+		                    bv);
 	if (b->edges.len >= (UINT32_MAX - 1) / 2)
 		return ft_error_set(b->err, FT_ERANGE, "topology: more than 2^31 links");
 	if (ft_vec_push(&b->edges, &e) < 0)
@@ -139,12 +139,22 @@ finish(struct ft_builder *b)
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t p = fill[e[i].a]++, q = fill[e[i].b]++;
 
-		raw[p] = (struct ft_link){ .src = e[i].a, .dst = e[i].b, .rev = q,
-					   .kind = e[i].kind, .tier = e[i].tier, .up = e[i].up,
-					   .cap_Bps = e[i].cap_Bps, .lat_s = e[i].lat_ab_s };
-		raw[q] = (struct ft_link){ .src = e[i].b, .dst = e[i].a, .rev = p,
-					   .kind = e[i].kind, .tier = e[i].tier, .up = 0,
-					   .cap_Bps = e[i].cap_Bps, .lat_s = e[i].lat_ba_s };
+		raw[p] = (struct ft_link){ .src = e[i].a,
+			                   .dst = e[i].b,
+			                   .rev = q,
+			                   .kind = e[i].kind,
+			                   .tier = e[i].tier,
+			                   .up = e[i].up,
+			                   .cap_Bps = e[i].cap_Bps,
+			                   .lat_s = e[i].lat_ab_s };
+		raw[q] = (struct ft_link){ .src = e[i].b,
+			                   .dst = e[i].a,
+			                   .rev = p,
+			                   .kind = e[i].kind,
+			                   .tier = e[i].tier,
+			                   .up = 0,
+			                   .cap_Bps = e[i].cap_Bps,
+			                   .lat_s = e[i].lat_ba_s };
 	}
 	/* Sort each vertex's segment by (up, dst); pos[] maps raw -> final. */
 	for (uint32_t l = 0; l < t->nl; l++)
@@ -182,27 +192,29 @@ check_spec(const struct ft_cluster_spec *s, struct ft_error *err)
 	const struct ft_node_spec *n = &s->node;
 
 	if (s->nnodes == 0)
-		return ft_error_set(err, FT_EINVAL, "nodes: expected at least 1 node, got 0");
+		return ft_error_set(err, FT_EINVAL, "nodes.count: expected at least 1 node, got 0");
 	if (n->ngpus == 0 || n->ngpus > FT_SPEC_MAX_GPUS)
-		return ft_error_set(err, FT_EINVAL, "node.gpus: expected 1..%d, got %" PRIu32,
-				    FT_SPEC_MAX_GPUS, n->ngpus);
+		return ft_error_set(err, FT_EINVAL, "nodes.gpus: expected 1..%d, got %" PRIu32,
+		                    FT_SPEC_MAX_GPUS, n->ngpus);
 	if (n->nnics > FT_SPEC_MAX_NICS)
-		return ft_error_set(err, FT_EINVAL, "node.nics: expected 0..%d, got %" PRIu32,
-				    FT_SPEC_MAX_NICS, n->nnics);
+		return ft_error_set(err, FT_EINVAL,
+		                    "nodes.nics.count: expected 0..%d, got %" PRIu32,
+		                    FT_SPEC_MAX_NICS, n->nnics);
 	if (n->npcie_switches > FT_SPEC_MAX_PCIE_SWITCHES)
 		return ft_error_set(err, FT_EINVAL,
-				    "node.pcie_switches: expected 0..%d, got %" PRIu32,
-				    FT_SPEC_MAX_PCIE_SWITCHES, n->npcie_switches);
+		                    "nodes.pcie.switches: expected 0..%d, got %" PRIu32,
+		                    FT_SPEC_MAX_PCIE_SWITCHES, n->npcie_switches);
 	if (n->nnuma > 16)
-		return ft_error_set(err, FT_EINVAL, "node.numa: expected 0..16, got %" PRIu32,
-				    n->nnuma);
+		return ft_error_set(err, FT_EINVAL,
+		                    "nodes.numa.domains: expected 0..16, got %" PRIu32, n->nnuma);
 	if (s->fabric.kind != FT_FABRIC_NONE && s->nnodes > 1 && n->nnics == 0)
 		return ft_error_set(err, FT_EINVAL,
-				    "node.nics: a fabric of %" PRIu32 " nodes needs NICs, got 0",
-				    s->nnodes);
+		                    "nodes.nics.count: a fabric of %" PRIu32
+		                    " nodes needs NICs, got 0",
+		                    s->nnodes);
 	if (s->fabric.kind != FT_FABRIC_NONE && !(ft__topo_fabric_Bps_spec(s) > 0))
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.link_rate: expected a rate > 0 (or node.nic_rate)");
+		                    "fabric.link: expected a link rate > 0 (or the NICs' rate)");
 	return 0;
 }
 
@@ -230,7 +242,7 @@ plan_fabric(struct ft_topo *t, struct ft_error *err)
 		break;
 	}
 	return ft_error_set(err, FT_EINVAL, "fabric.kind: unknown fabric kind %d",
-			    (int)t->spec.fabric.kind);
+	                    (int)t->spec.fabric.kind);
 }
 
 static int
@@ -276,8 +288,9 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 		goto fail;
 	nv = (uint64_t)spec->nnodes * t->nl_tpl.per_node;
 	if (nv >= UINT32_MAX / 2) {
-		rc = ft_error_set(err, FT_ERANGE, "nodes: %" PRIu32 " nodes are too many vertices",
-				  spec->nnodes);
+		rc = ft_error_set(err, FT_ERANGE,
+		                  "nodes.count: %" PRIu32 " nodes are too many vertices",
+		                  spec->nnodes);
 		goto fail;
 	}
 	t->switch_base = (uint32_t)nv;
@@ -291,11 +304,11 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 	}
 	t->nv = (uint32_t)nv;
 	t->v = ft_calloc(t->nv, sizeof(*t->v));
-	t->nic_key = ft_calloc((size_t)spec->nnodes * FT_MAX(spec->node.nnics, 1u),
-			       sizeof(*t->nic_key));
+	t->nic_key =
+	        ft_calloc((size_t)spec->nnodes * FT_MAX(spec->node.nnics, 1u), sizeof(*t->nic_key));
 	if (!t->v || !t->nic_key) {
-		rc = ft_error_set(err, FT_ENOMEM, "topology: out of memory for %" PRIu32
-				  " vertices", t->nv);
+		rc = ft_error_set(err, FT_ENOMEM,
+		                  "topology: out of memory for %" PRIu32 " vertices", t->nv);
 		goto fail;
 	}
 	for (uint32_t n = 0; n < spec->nnodes; n++) {
@@ -315,11 +328,12 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 		goto fail;
 	}
 	ft_vec_release(&b.edges);
-	t->mem_bytes = sizeof(*t) + (size_t)t->nv * (sizeof(*t->v) + 2 * sizeof(uint32_t)) +
-		       (size_t)t->nl * sizeof(*t->l) +
-		       (size_t)t->nl_tpl.per_node * t->nl_tpl.per_node * sizeof(uint16_t) +
-		       (size_t)spec->nnodes * FT_MAX(spec->node.nnics, 1u) * sizeof(uint32_t) +
-		       (size_t)t->ntrees * sizeof(struct ft_tree);
+	/* The arrays (not the fixed-size struct): what grows with the cluster. */
+	t->mem_bytes = (size_t)t->nv * (sizeof(*t->v) + 2 * sizeof(uint32_t)) +
+	               (size_t)t->nl * sizeof(*t->l) +
+	               (size_t)t->nl_tpl.per_node * t->nl_tpl.per_node * sizeof(uint16_t) +
+	               (size_t)spec->nnodes * FT_MAX(spec->node.nnics, 1u) * sizeof(uint32_t) +
+	               (size_t)t->ntrees * sizeof(struct ft_tree);
 	*out = t;
 	return 0;
 fail:
@@ -448,7 +462,7 @@ ft__topo_nic_host_link(const struct ft_topo *t, uint32_t nic)
 
 uint32_t
 ft__topo_links_to_range(const struct ft_topo *t, uint32_t v, uint32_t lo, uint32_t hi,
-			uint32_t *first)
+                        uint32_t *first)
 {
 	/* The non-up part [off, up_first) is sorted by dst: binary search, then scan. */
 	uint32_t a = t->off[v], b = t->up_first[v], e;

@@ -19,8 +19,10 @@ check_index(struct ft_error *err, const char *field, uint32_t i, uint32_t val, u
 {
 	if (val < n)
 		return 0;
-	return ft_error_set(err, FT_EINVAL, "node.%s[%" PRIu32 "]: expected 0..%" PRIu32
-			    ", got %" PRIu32, field, i, n - 1, val);
+	return ft_error_set(err, FT_EINVAL,
+	                    "nodes.placement.%s[%" PRIu32 "]: expected 0..%" PRIu32
+	                    ", got %" PRIu32,
+	                    field, i, n - 1, val);
 }
 
 static int
@@ -28,12 +30,13 @@ check_rate(struct ft_error *err, const char *field, double v)
 {
 	if (v > 0 && isfinite(v))
 		return 0;
-	return ft_error_set(err, FT_EINVAL, "node.%s: expected a rate > 0, got %g", field, v);
+	return ft_error_set(err, FT_EINVAL, "nodes.%s: expected a rate > 0, got %g bytes/s", field,
+	                    v);
 }
 
 int
 ft__topo_node_layout(const struct ft_cluster_spec *s, struct ft_node_layout *nl,
-		     struct ft_error *err)
+                     struct ft_error *err)
 {
 	const struct ft_node_spec *n = &s->node;
 	int rc = 0;
@@ -55,7 +58,7 @@ ft__topo_node_layout(const struct ft_cluster_spec *s, struct ft_node_layout *nl,
 	for (uint32_t g = 0; g < n->ngpus && rc == 0; g++) {
 		if (nl->npcie)
 			rc = check_index(err, "gpu_pcie_switch", g, n->gpu_pcie_switch[g],
-					 nl->npcie);
+			                 nl->npcie);
 		if (rc == 0)
 			rc = check_index(err, "gpu_numa", g, n->gpu_numa[g], nl->ncpus);
 		if (rc == 0 && nl->nnics)
@@ -64,20 +67,20 @@ ft__topo_node_layout(const struct ft_cluster_spec *s, struct ft_node_layout *nl,
 	for (uint32_t i = 0; i < n->nnics && rc == 0; i++) {
 		if (nl->npcie)
 			rc = check_index(err, "nic_pcie_switch", i, n->nic_pcie_switch[i],
-					 nl->npcie);
+			                 nl->npcie);
 		if (rc == 0)
 			rc = check_index(err, "nic_numa", i, n->nic_numa[i], nl->ncpus);
 	}
 	for (uint32_t i = 0; i < nl->npcie && rc == 0; i++)
 		rc = check_index(err, "pcie_switch_numa", i, n->pcie_switch_numa[i], nl->ncpus);
 	if (rc == 0 && n->nvlink_gen > 0 && n->ngpus > 1)
-		rc = check_rate(err, "nvlink_bw", n->nvlink_Bps);
+		rc = check_rate(err, "nvlink.bandwidth", n->nvlink_Bps);
 	if (rc == 0)
-		rc = check_rate(err, "pcie_bw_gpu", n->pcie_Bps_gpu);
+		rc = check_rate(err, "pcie.gpu_bandwidth", n->pcie_Bps_gpu);
 	if (rc == 0 && n->nnics)
-		rc = check_rate(err, "pcie_bw_nic", n->pcie_Bps_nic);
+		rc = check_rate(err, "pcie.nic_bandwidth", n->pcie_Bps_nic);
 	if (rc == 0 && nl->ncpus > 1)
-		rc = check_rate(err, "cpu_link_bw", n->cpu_link_Bps);
+		rc = check_rate(err, "numa.interconnect", n->cpu_link_Bps);
 	return rc;
 }
 
@@ -107,41 +110,41 @@ ft__topo_node_build(struct ft_builder *b, uint32_t node)
 	if (nl->nvs != UINT32_MAX) {
 		for (uint32_t g = 0; g < nl->ngpus && rc == 0; g++)
 			rc = ft__topo_add_edge(b, base + nl->gpu0 + g, base + nl->nvs, FT_L_NVLINK,
-					       0, false, n->nvlink_Bps, half_nvl, half_nvl);
+			                       0, false, n->nvlink_Bps, half_nvl, half_nvl);
 	} else if (n->nvlink_gen > 0 && nl->ngpus > 1) {
 		double pair_Bps = n->nvlink_Bps / (nl->ngpus - 1);
 
 		for (uint32_t i = 0; i < nl->ngpus && rc == 0; i++)
 			for (uint32_t j = i + 1; j < nl->ngpus && rc == 0; j++)
 				rc = ft__topo_add_edge(b, base + nl->gpu0 + i, base + nl->gpu0 + j,
-						       FT_L_NVLINK, 0, false, pair_Bps,
-						       n->lat_nvlink_s, n->lat_nvlink_s);
+				                       FT_L_NVLINK, 0, false, pair_Bps,
+				                       n->lat_nvlink_s, n->lat_nvlink_s);
 	}
 	/* PCIe: endpoints to their switch (or straight to the CPU without one). */
 	for (uint32_t g = 0; g < nl->ngpus && rc == 0; g++) {
-		uint32_t to = nl->npcie ? base + nl->pcie0 + n->gpu_pcie_switch[g]
-					: base + nl->cpu0 + n->gpu_numa[g];
+		uint32_t to = nl->npcie ? base + nl->pcie0 + n->gpu_pcie_switch[g] :
+		                          base + nl->cpu0 + n->gpu_numa[g];
 
 		rc = ft__topo_add_edge(b, base + nl->gpu0 + g, to, FT_L_PCIE, 0, false,
-				       n->pcie_Bps_gpu, half_pcie, half_pcie);
+		                       n->pcie_Bps_gpu, half_pcie, half_pcie);
 	}
 	for (uint32_t i = 0; i < nl->nnics && rc == 0; i++) {
-		uint32_t to = nl->npcie ? base + nl->pcie0 + n->nic_pcie_switch[i]
-					: base + nl->cpu0 + n->nic_numa[i];
+		uint32_t to = nl->npcie ? base + nl->pcie0 + n->nic_pcie_switch[i] :
+		                          base + nl->cpu0 + n->nic_numa[i];
 
 		rc = ft__topo_add_edge(b, base + nl->nic0 + i, to, FT_L_PCIE, 0, false,
-				       n->pcie_Bps_nic, half_pcie, half_pcie);
+		                       n->pcie_Bps_nic, half_pcie, half_pcie);
 	}
 	for (uint32_t i = 0; i < nl->npcie && rc == 0; i++)
 		rc = ft__topo_add_edge(b, base + nl->pcie0 + i,
-				       base + nl->cpu0 + n->pcie_switch_numa[i], FT_L_PCIE, 0, false,
-				       up_Bps, half_pcie, half_pcie);
+		                       base + nl->cpu0 + n->pcie_switch_numa[i], FT_L_PCIE, 0,
+		                       false, up_Bps, half_pcie, half_pcie);
 	/* The socket link; its latency is taken as one PCIe switch hop. */
 	for (uint32_t i = 0; i < nl->ncpus && rc == 0; i++)
 		for (uint32_t j = i + 1; j < nl->ncpus && rc == 0; j++)
 			rc = ft__topo_add_edge(b, base + nl->cpu0 + i, base + nl->cpu0 + j,
-					       FT_L_CPU, 0, false, n->cpu_link_Bps, n->lat_pcie_s,
-					       n->lat_pcie_s);
+			                       FT_L_CPU, 0, false, n->cpu_link_Bps, n->lat_pcie_s,
+			                       n->lat_pcie_s);
 	return rc;
 }
 
@@ -203,7 +206,7 @@ ft__topo_node_dist(struct ft_topo *t)
 /* Equal-cost in-node next hops from local vertex @at toward local @dst of the same node. */
 int
 ft__route_in_node(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max,
-		  bool check)
+                  bool check)
 {
 	const struct ft_node_layout *nl = &t->nl_tpl;
 	uint32_t base = at / nl->per_node * nl->per_node;
@@ -225,7 +228,7 @@ ft__route_in_node(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *
 		if (link_cost(&t->l[l]) + nl->dist[(size_t)(c - base) * p + b] != want)
 			continue;
 		if (check && (!ft__topo_link_live(t, l) ||
-			      (c != dst && ft__route_in_node(t, c, dst, NULL, 0, true) <= 0)))
+		              (c != dst && ft__route_in_node(t, c, dst, NULL, 0, true) <= 0)))
 			continue;
 		if ((size_t)n < max)
 			links[n] = l;

@@ -10,7 +10,9 @@
  *
  * Where a path leaves a node: a GPU leaves through its own NIC (gpu_nic, its
  * rail), as NCCL does without PXN; a NIC through its host link; any other
- * in-node vertex through the NIC that the destination enters by. The
+ * in-node vertex (PCIe switch, CPU, NVSwitch) through each of its nearest NICs
+ * (equal-cost choices; ft_route_path starting there takes the NIC that the
+ * destination enters by). The
  * destination is entered through its rail NIC (gpu_nic of a destination GPU,
  * the NIC itself for a NIC, else the nearest NIC); on a multi-plane fabric
  * through the nearest NIC on the plane the packet travels.
@@ -99,10 +101,62 @@ exit_nic(const struct ft_topo *t, uint32_t at, uint32_t dst)
 		return at;
 	if (t->v[at].kind == FT_V_GPU)
 		return base + nl->nic0 + t->spec.node.gpu_nic[t->v[at].local];
-	if (!in_node(t, dst))
-		return base + nl->nic0;
 	in = entry_nic(t, dst, UINT32_MAX);
 	return base + nl->nic0 + t->v[in].local;
+}
+
+static int host_hop(const struct ft_topo *t, uint32_t nic, uint32_t dst, uint32_t *links,
+                    size_t max);
+
+/*
+ * Next hops from a transit vertex (PCIe switch, CPU, NVSwitch) toward another node: through
+ * every nearest NIC that still leads there, each an equal-cost way out.
+ */
+static int
+transit_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max)
+{
+	const struct ft_node_layout *nl = &t->nl_tpl;
+	uint32_t base = ft__topo_node_base(t, t->v[at].node), a = at - base;
+	unsigned best = FT_TOPO_COST_INF;
+	bool check = t->ndown > 0;
+	int n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t r = 0; r < nl->nnics; r++) {
+			uint32_t nic = base + nl->nic0 + r, buf[64];
+			unsigned c = nl->dist[(size_t)a * nl->per_node + nl->nic0 + r];
+			int k;
+
+			if (c == FT_TOPO_COST_INF || (pass == 0 ? c > best : c != best))
+				continue;
+			if (ft__topo_nic_host_link(t, nic) == UINT32_MAX ||
+			    (check && host_hop(t, nic, dst, NULL, 0) <= 0))
+				continue;
+			if (pass == 0) {
+				best = c;
+				continue;
+			}
+			k = ft__route_in_node(t, at, nic, buf, FT_ARRAY_SIZE(buf), check);
+			for (int i = 0; i < k && i < (int)FT_ARRAY_SIZE(buf); i++) {
+				bool dup = false;
+
+				for (int j = 0; j < n && j < (int)max && !dup; j++)
+					dup = links[j] == buf[i];
+				if (dup)
+					continue;
+				if ((size_t)n < max)
+					links[n] = buf[i];
+				n++;
+			}
+		}
+	}
+	return n ? n : FT_ENOENT;
+}
+
+static bool
+nl_has_nics(const struct ft_topo *t)
+{
+	return t->nl_tpl.nnics > 0;
 }
 
 static int
@@ -133,9 +187,9 @@ host_hop(const struct ft_topo *t, uint32_t nic, uint32_t dst, uint32_t *links, s
 	in = entry_nic(t, dst, t->v[nic].plane);
 	if (in == UINT32_MAX)
 		return FT_ENOENT;
-	if (t->ndown > 0 && (!ft__topo_link_live(t, hl) ||
-			     fabric_hops(t, t->l[hl].dst, in, NULL, 0) <= 0 ||
-			     (in != dst && ft__route_in_node(t, in, dst, NULL, 0, true) <= 0)))
+	if (t->ndown > 0 &&
+	    (!ft__topo_link_live(t, hl) || fabric_hops(t, t->l[hl].dst, in, NULL, 0) <= 0 ||
+	     (in != dst && ft__route_in_node(t, in, dst, NULL, 0, true) <= 0)))
 		return FT_ENOENT;
 	if (max > 0)
 		links[0] = hl;
@@ -158,6 +212,8 @@ next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, s
 
 		if (va->node == t->v[dst].node)
 			return ft__route_in_node(t, at, dst, links, max, check);
+		if (va->kind != FT_V_GPU && va->kind != FT_V_NIC)
+			return nl_has_nics(t) ? transit_hops(t, at, dst, links, max) : FT_ENOENT;
 		nic = exit_nic(t, at, dst);
 		if (nic == UINT32_MAX)
 			return FT_ENOENT;
@@ -180,8 +236,7 @@ next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, s
 }
 
 int
-ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links,
-		   size_t max)
+ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max)
 {
 	if (!t || at >= t->nv || dst >= t->nv || (max > 0 && !links))
 		return FT_EINVAL;
@@ -213,14 +268,8 @@ choose(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route
 	case FT_ROUTING_DMODK:
 		return links[dmodk_pick(t, at, dst, links, n)];
 	case FT_ROUTING_ADAPTIVE:
-		if (p->choose) {
-			uint32_t l = p->choose(p->ud, at, links, n);
-
-			for (uint32_t i = 0; i < n; i++)
-				if (links[i] == l)
-					return l;
-			return links[l % n];
-		}
+		if (p->choose)
+			return links[p->choose(p->ud, at, links, n) % n]; /* an index into @links */
 		break; /* ECMP without a chooser */
 	default:
 		break;
@@ -273,11 +322,12 @@ walk(const struct ft_topo *t, uint32_t *cur, uint32_t dst, uint32_t to_group,
 
 int
 ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
-	      const struct ft_route_policy *policy, struct ft_path *out)
+              const struct ft_route_policy *policy, struct ft_path *out)
 {
 	struct ft_route_policy ecmp = { .routing = FT_ROUTING_ECMP };
 	const struct ft_route_policy *p = policy ? policy : &ecmp;
 	uint32_t cur = src;
+	bool valiant;
 	int rc;
 
 	if (!t || !out || src >= t->nv || dst >= t->nv)
@@ -285,20 +335,22 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	memset(out, 0, sizeof(*out));
 	if (!in_node(t, src) || !in_node(t, dst))
 		return FT_EINVAL;
+	valiant = p->routing == FT_ROUTING_VALIANT && t->spec.fabric.kind == FT_FABRIC_DRAGONFLY &&
+	          t->df_groups >= 3;
 	/* Leave the node through the source's own exit NIC. */
 	if (t->v[src].node != t->v[dst].node) {
 		uint32_t nic = exit_nic(t, src, dst);
 
 		if (nic == UINT32_MAX)
 			return FT_ENOENT;
-		if (t->ndown > 0 && host_hop(t, nic, dst, NULL, 0) <= 0)
+		/* Minimal routes check the whole way first; Valiant finds out as it goes. */
+		if (t->ndown > 0 && !valiant && host_hop(t, nic, dst, NULL, 0) <= 0)
 			return FT_ENOENT;
 		rc = walk(t, &cur, nic, UINT32_MAX, p, out);
 		if (rc < 0)
 			return rc;
 	}
-	if (p->routing == FT_ROUTING_VALIANT && t->spec.fabric.kind == FT_FABRIC_DRAGONFLY &&
-	    t->df_groups >= 3 && t->v[src].node != t->v[dst].node) {
+	if (valiant && t->v[src].node != t->v[dst].node) {
 		uint32_t in = entry_nic(t, dst, UINT32_MAX), hs, hd, g, gs, gd, pick;
 
 		hs = ft__topo_nic_host_link(t, cur);
@@ -309,7 +361,8 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 		gd = t->v[t->l[hd].dst].group;
 		if (gs != gd) {
 			/* The intermediate group: not the source's, not the destination's. */
-			pick = (uint32_t)(ft_mix64(p->flow_hash ^ p->salt_seed) % (t->df_groups - 2));
+			pick = (uint32_t)(ft_mix64(p->flow_hash ^ p->salt_seed) %
+			                  (t->df_groups - 2));
 			g = pick;
 			for (uint32_t lo = FT_MIN(gs, gd), hi = FT_MAX(gs, gd), k = 0; k < 2; k++)
 				if (g >= (k ? hi : lo))

@@ -32,7 +32,8 @@ fattree_bisection(const struct ft_topo *t, double host)
 		if (tr->nleaves >= 2 && tr->spines_per_pod)
 			b = FT_MIN(b, (double)tr->nleaves * tr->up * cap / 2);
 		if (tr->npods >= 2 && tr->core_groups)
-			b = FT_MIN(b, (double)tr->npods * tr->spines_per_pod * tr->spine_up * cap / 2);
+			b = FT_MIN(b,
+			           (double)tr->npods * tr->spines_per_pod * tr->spine_up * cap / 2);
 		sum += b;
 	}
 	return sum;

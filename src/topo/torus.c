@@ -22,21 +22,22 @@ ft__topo_torus_plan(struct ft_topo *t, struct ft_error *err)
 
 	if (f->ndims != 2 && f->ndims != 3)
 		return ft_error_set(err, FT_EINVAL, "fabric.ndims: expected 2 or 3, got %" PRIu32,
-				    f->ndims);
+		                    f->ndims);
 	for (uint32_t d = 0; d < 3; d++) {
 		uint32_t size = d < f->ndims ? f->dims[d] : 1;
 
 		if (size == 0)
 			return ft_error_set(err, FT_EINVAL,
-					    "fabric.dims[%" PRIu32 "]: expected at least 1, got 0", d);
+			                    "fabric.dims[%" PRIu32 "]: expected at least 1, got 0",
+			                    d);
 		t->tor_dims[d] = size;
 		n *= size;
 	}
 	if (n * per < t->spec.nnodes)
 		return ft_error_set(err, FT_EINVAL,
-				    "fabric.dims: a torus of %" PRIu64 " switches with %" PRIu32
-				    " nodes each holds %" PRIu64 " nodes, got %" PRIu32,
-				    n, per, n * per, t->spec.nnodes);
+		                    "fabric.dims: a torus of %" PRIu64 " switches with %" PRIu32
+		                    " nodes each holds %" PRIu64 " nodes, got %" PRIu32,
+		                    n, per, n * per, t->spec.nnodes);
 	if (n >= UINT32_MAX / 4)
 		return ft_error_set(err, FT_ERANGE, "fabric.dims: too many switches");
 	t->tor_n = (uint32_t)n;
@@ -84,27 +85,27 @@ ft__topo_torus_build(struct ft_builder *b)
 		for (uint32_t i = 0; i < t->spec.node.nnics && rc == 0; i++) {
 			t->nic_key[(size_t)n * t->spec.node.nnics + i] = n * t->spec.node.nnics + i;
 			rc = ft__topo_add_edge(b, ft_topo_nic(t, n, i), t->switch_base + n / per,
-					       FT_L_HOST, 1, true, host, cable, hop);
+			                       FT_L_HOST, 1, true, host, cable, hop);
 		}
 	for (uint32_t i = 0; i < t->tor_n && rc == 0; i++)
 		for (uint32_t d = 0; d < 3 && rc == 0; d++)
 			if (t->tor_dims[d] >= 2)
 				rc = ft__topo_add_edge(b, t->switch_base + i,
-						       t->switch_base + neighbour(t, i, d, 1),
-						       FT_L_FABRIC, 2, false, cap, hop, hop);
+				                       t->switch_base + neighbour(t, i, d, 1),
+				                       FT_L_FABRIC, 2, false, cap, hop, hop);
 	return rc;
 }
 
 static int
 push_links_to(const struct ft_topo *t, uint32_t at, uint32_t to, uint32_t dst_nic, uint32_t *links,
-	      size_t max, int n)
+              size_t max, int n)
 {
 	uint32_t first, cnt = ft__topo_links_to_range(t, at, to, to + 1, &first);
 	bool check = t->ndown > 0;
 
 	for (uint32_t l = first; l < first + cnt; l++) {
 		if (check && (!ft__topo_link_live(t, l) ||
-			      (to != dst_nic && ft__route_torus(t, to, dst_nic, NULL, 0) <= 0)))
+		              (to != dst_nic && ft__route_torus(t, to, dst_nic, NULL, 0) <= 0)))
 			continue;
 		if ((size_t)n < max)
 			links[n] = l;
@@ -114,8 +115,7 @@ push_links_to(const struct ft_topo *t, uint32_t at, uint32_t to, uint32_t dst_ni
 }
 
 int
-ft__route_torus(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint32_t *links,
-		size_t max)
+ft__route_torus(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint32_t *links, size_t max)
 {
 	uint32_t hl = ft__topo_nic_host_link(t, dst_nic), ds, ca[3], cd[3];
 	int n = 0;
@@ -138,10 +138,10 @@ ft__route_torus(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint32_t
 		back = size - fwd;
 		if (fwd <= back)
 			n = push_links_to(t, at, t->switch_base + neighbour(t, idx, d, 1), dst_nic,
-					  links, max, n);
+			                  links, max, n);
 		if (back <= fwd && !(size == 2))
 			n = push_links_to(t, at, t->switch_base + neighbour(t, idx, d, -1), dst_nic,
-					  links, max, n);
+			                  links, max, n);
 		return n ? n : FT_ENOENT;
 	}
 	return FT_ENOENT;

@@ -14,13 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
 #include <cmocka.h>
+/* clang-format on */
 
 #include <fabtune/fabtune.h>
 #include <fabtune/spec.h>
 #include <fabtune/topo.h>
 
-#define GBPS(x) ((x) * 1e9 / 8)
+#define GBPS(x) ((x)*1e9 / 8)
 
 /* A DGX-H100-like node: 8 GPUs on an NVSwitch, 4 PCIe switches of 2 GPUs + 2 NICs, 2 sockets. */
 static void
@@ -161,7 +164,7 @@ check_reverse_and_csr(const struct ft_topo *t)
 /* The path is a chain of links from @src to @dst; on fat-trees it never goes up after down. */
 static void
 check_path(const struct ft_topo *t, uint32_t src, uint32_t dst, const struct ft_path *p,
-	   bool updown)
+           bool updown)
 {
 	uint32_t at = src;
 	bool went_down = false;
@@ -236,10 +239,10 @@ test_node_interior(void **state)
 	for (uint32_t i = 0; i < p.nlinks; i++)
 		cpu = cpu || ft_topo_link(t, p.links[i])->kind == FT_L_CPU;
 	assert_true(cpu);
-	assert_int_equal(ft_route_next_hops(t, ft_topo_gpu(t, 0, 0), ft_topo_nic(t, 0, 7), links, 8),
-			 1);
-	assert_int_equal(ft_route_next_hops(t, ft_topo_gpu(t, 0, 3), ft_topo_gpu(t, 0, 3), links, 8),
-			 0);
+	assert_int_equal(
+	        ft_route_next_hops(t, ft_topo_gpu(t, 0, 0), ft_topo_nic(t, 0, 7), links, 8), 1);
+	assert_int_equal(
+	        ft_route_next_hops(t, ft_topo_gpu(t, 0, 3), ft_topo_gpu(t, 0, 3), links, 8), 0);
 	/* No fabric: another node is unreachable, out of range ids are refused. */
 	assert_int_equal(ft_topo_gpu(t, 1, 0), UINT32_MAX);
 	assert_int_equal(ft_route_next_hops(t, 0, ft_topo_nvertices(t), links, 8), FT_EINVAL);
@@ -276,15 +279,15 @@ static void
 test_fattree_counts(void **state)
 {
 	static const struct ft_case cases[] = {
-		{ 32, 2, 8, 1 }, { 20, 2, 8, 1 }, { 8, 2, 8, 1 },    { 4, 2, 8, 1 },
-		{ 30, 2, 8, 3 }, { 128, 3, 8, 1 }, { 100, 3, 8, 1 }, { 40, 3, 8, 1 },
+		{ 32, 2, 8, 1 },    { 20, 2, 8, 1 },   { 8, 2, 8, 1 },   { 4, 2, 8, 1 },
+		{ 30, 2, 8, 3 },    { 128, 3, 8, 1 },  { 100, 3, 8, 1 }, { 40, 3, 8, 1 },
 		{ 2048, 3, 32, 1 }, { 200, 3, 16, 3 },
 	};
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		const struct ft_case *k = &cases[c];
 		struct ft_topo *t = fat_tree(true, k->nnodes, k->tiers, k->radix, k->oversub);
-		uint32_t d = (uint32_t)lround(k->radix * k->oversub / (1 + k->oversub));
+		uint32_t d = (uint32_t)floor(k->radix * k->oversub / (1 + k->oversub) + 1e-9);
 		uint32_t u = k->radix - d, nl = (k->nnodes + d - 1) / d;
 
 		check_reverse_and_csr(t);
@@ -306,7 +309,8 @@ test_fattree_counts(void **state)
 			/* u spines per pod; core group per spine index, radix/2 up-links each. */
 			assert_int_equal(count_switches(t, 2), pods * u);
 			assert_int_equal(count_links(t, FT_L_FABRIC, 2), 2 * nl * u);
-			assert_int_equal(count_links(t, FT_L_FABRIC, 3), pods > 1 ? 2 * pods * u * (k->radix / 2) : 0);
+			assert_int_equal(count_links(t, FT_L_FABRIC, 3),
+			                 pods > 1 ? 2 * pods * u * (k->radix / 2) : 0);
 			if (pods == k->radix)
 				assert_int_equal(count_switches(t, 3), cores);
 			else
@@ -329,11 +333,13 @@ test_fattree_paths(void **state)
 	assert_int_equal(p.nlinks, 2);
 	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 4, 0), &pol, &p), 0);
 	assert_int_equal(p.nlinks, 4);
-	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 127, 0), &pol, &p), 0);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 127, 0), &pol, &p),
+	                 0);
 	assert_int_equal(p.nlinks, 6);
 	check_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 127, 0), &p, true);
 	/* GPU to GPU adds the PCIe hops at both ends. */
-	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 127, 0), &pol, &p), 0);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 127, 0), &pol, &p),
+	                 0);
 	assert_int_equal(p.nlinks, 6 + 4);
 	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
 	assert_int_equal(st.diameter_hops, 6);
@@ -447,11 +453,11 @@ static void
 test_diameter_matches_bfs(void **state)
 {
 	struct ft_topo *ts[] = {
-		fat_tree(true, 32, 2, 8, 1),   fat_tree(true, 3, 2, 8, 1),
-		fat_tree(true, 100, 3, 8, 1),  fat_tree(false, 4, 2, 16, 1),
-		dragonfly(40, 5, 4, 2, 1),     dragonfly(12, 1, 6, 2, 0),
-		dragonfly(64, 4, 4, 4, 3),     torus(2, 4, 4, 0, 1),
-		torus(3, 3, 4, 5, 1),          torus(2, 2, 3, 0, 2),
+		fat_tree(true, 32, 2, 8, 1),  fat_tree(true, 3, 2, 8, 1),
+		fat_tree(true, 100, 3, 8, 1), fat_tree(false, 4, 2, 16, 1),
+		dragonfly(40, 5, 4, 2, 1),    dragonfly(12, 1, 6, 2, 0),
+		dragonfly(64, 4, 4, 4, 3),    torus(2, 4, 4, 0, 1),
+		torus(3, 3, 4, 5, 1),         torus(2, 2, 3, 0, 2),
 	};
 
 	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
@@ -460,11 +466,12 @@ test_diameter_matches_bfs(void **state)
 		check_reverse_and_csr(ts[i]);
 		assert_int_equal(ft_topo_stats(ts[i], &st, NULL), 0);
 		assert_int_equal(st.diameter_hops, bfs_diameter(ts[i]));
-		all_pairs_reach(ts[i], ft_topo_spec(ts[i])->fabric.kind == FT_FABRIC_TORUS
-					       ? FT_ROUTING_DOR
-					       : FT_ROUTING_ECMP,
-				ft_topo_spec(ts[i])->fabric.kind != FT_FABRIC_DRAGONFLY &&
-					ft_topo_spec(ts[i])->fabric.kind != FT_FABRIC_TORUS);
+		all_pairs_reach(ts[i],
+		                ft_topo_spec(ts[i])->fabric.kind == FT_FABRIC_TORUS ?
+		                        FT_ROUTING_DOR :
+		                        FT_ROUTING_ECMP,
+		                ft_topo_spec(ts[i])->fabric.kind != FT_FABRIC_DRAGONFLY &&
+		                        ft_topo_spec(ts[i])->fabric.kind != FT_FABRIC_TORUS);
 		ft_topo_free(ts[i]);
 	}
 }
@@ -540,11 +547,13 @@ test_dmodk(void **state)
 			struct ft_path p1, p2;
 
 			pol.flow_hash = 1;
-			assert_int_equal(ft_route_path(t, ft_topo_nic(t, a, 0), ft_topo_nic(t, b, 0),
-						       &pol, &p1), 0);
+			assert_int_equal(ft_route_path(t, ft_topo_nic(t, a, 0),
+			                               ft_topo_nic(t, b, 0), &pol, &p1),
+			                 0);
 			pol.flow_hash = 0xdeadbeef;
-			assert_int_equal(ft_route_path(t, ft_topo_nic(t, a, 0), ft_topo_nic(t, b, 0),
-						       &pol, &p2), 0);
+			assert_int_equal(ft_route_path(t, ft_topo_nic(t, a, 0),
+			                               ft_topo_nic(t, b, 0), &pol, &p2),
+			                 0);
 			assert_memory_equal(&p1, &p2, sizeof(p1));
 		}
 	/* Every shift permutation loads each fabric link with at most one flow. */
@@ -554,13 +563,37 @@ test_dmodk(void **state)
 			struct ft_path p;
 
 			assert_int_equal(ft_route_path(t, ft_topo_nic(t, i, 0),
-						       ft_topo_nic(t, (i + sh) % 32, 0), &pol, &p),
-					 0);
+			                               ft_topo_nic(t, (i + sh) % 32, 0), &pol, &p),
+			                 0);
 			for (uint32_t k = 0; k < p.nlinks; k++)
 				load[p.links[k]]++;
 		}
 		for (uint32_t l = 0; l < nl; l++)
 			assert_true(load[l] <= 1);
+	}
+	/* 3-tier (8 pods of 4 leaves): D-mod-K keeps every shift conflict-free too. */
+	{
+		struct ft_topo *t3 = fat_tree(true, 128, 3, 8, 1);
+		uint32_t nl3 = ft_topo_nlinks(t3), *load3 = calloc(nl3, sizeof(*load3));
+
+		assert_non_null(load3);
+		for (uint32_t sh = 1; sh < 128; sh++) {
+			memset(load3, 0, nl3 * sizeof(*load3));
+			for (uint32_t i = 0; i < 128; i++) {
+				struct ft_path p;
+
+				assert_int_equal(ft_route_path(t3, ft_topo_nic(t3, i, 0),
+				                               ft_topo_nic(t3, (i + sh) % 128, 0),
+				                               &pol, &p),
+				                 0);
+				for (uint32_t k = 0; k < p.nlinks; k++)
+					load3[p.links[k]]++;
+			}
+			for (uint32_t l = 0; l < nl3; l++)
+				assert_true(load3[l] <= 1);
+		}
+		free(load3);
+		ft_topo_free(t3);
 	}
 	/* ECMP on the same shift is not perfect: some link carries two flows. */
 	{
@@ -571,7 +604,8 @@ test_dmodk(void **state)
 			memset(load, 0, nl * sizeof(*load));
 			for (uint32_t i = 0; i < 32; i++) {
 				struct ft_path p;
-				uint32_t s = ft_topo_nic(t, i, 0), d = ft_topo_nic(t, (i + sh) % 32, 0);
+				uint32_t s = ft_topo_nic(t, i, 0),
+				         d = ft_topo_nic(t, (i + sh) % 32, 0);
 
 				pol.flow_hash = ft_route_flow_hash(s, d, 0);
 				assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
@@ -619,7 +653,8 @@ test_dragonfly(void **state)
 		check_path(t, s, d, &p, false);
 		assert_int_equal(count_globals(t, &p), 2);
 		for (uint32_t i = 0; i < p.nlinks; i++) {
-			const struct ft_vertex *v = ft_topo_vertex(t, ft_topo_link(t, p.links[i])->dst);
+			const struct ft_vertex *v =
+			        ft_topo_vertex(t, ft_topo_link(t, p.links[i])->dst);
 
 			if (v->kind == FT_V_SWITCH && v->group != 0 && v->group != 1)
 				seen = true;
@@ -632,6 +667,46 @@ test_dragonfly(void **state)
 	pol.routing = FT_ROUTING_MINIMAL;
 	assert_int_equal(ft_route_path(t, s, ft_topo_nic(t, 7, 0), &pol, &p), 0);
 	assert_int_equal(p.nlinks, 3);
+	/* Every global link between groups 0 and 1 down: minimal fails, Valiant still goes. */
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *k = ft_topo_link(t, l);
+
+		if (k->kind == FT_L_FABRIC && k->tier == 3 &&
+		    ft_topo_vertex(t, k->src)->group + ft_topo_vertex(t, k->dst)->group == 1)
+			assert_int_equal(ft_topo_set_link_scale(t, l, 0.0), 0);
+	}
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), FT_ENOENT);
+	assert_int_equal(ft_route_next_hops(t, s, d, NULL, 0), FT_ENOENT);
+	pol.routing = FT_ROUTING_VALIANT;
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+	check_path(t, s, d, &p, false);
+	/* One of two global links from group 0 to group 2 down: the other is used. */
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++)
+		assert_int_equal(ft_topo_set_link_scale(t, l, 1.0), 0);
+	{
+		uint32_t g02[4], n02 = 0;
+
+		for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+			const struct ft_link *k = ft_topo_link(t, l);
+
+			if (k->kind == FT_L_FABRIC && k->tier == 3 &&
+			    ft_topo_vertex(t, k->src)->group == 0 &&
+			    ft_topo_vertex(t, k->dst)->group == 2)
+				g02[n02++] = l;
+		}
+		assert_int_equal(n02, 2);
+		assert_int_equal(ft_topo_set_link_scale(t, g02[0], 0.0), 0);
+		pol.routing = FT_ROUTING_MINIMAL;
+		for (uint32_t a = 0; a < 8; a++)
+			for (uint32_t b = 16; b < 24; b++) {
+				assert_int_equal(ft_route_path(t, ft_topo_gpu(t, a, 0),
+				                               ft_topo_gpu(t, b, 0), &pol, &p),
+				                 0);
+				for (uint32_t i = 0; i < p.nlinks; i++)
+					assert_int_not_equal(p.links[i], g02[0]);
+				assert_int_equal(count_globals(t, &p), 1);
+			}
+	}
 	ft_topo_free(t);
 }
 
@@ -770,6 +845,30 @@ test_rail_and_planes(void **state)
 	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
 	assert_true(fabs(st.injection_Bps - 32 * GBPS(400)) < 1);
 	assert_true(fabs(st.bisection_Bps - 16 * GBPS(400)) < 1);
+
+	/* Names round-trip; a PCIe switch leaves through either of its two NICs. */
+	{
+		static const char *const names[] = { "n3.gpu5", "n0.nic7", "n1.pcie2", "n2.cpu1",
+			                             "n3.nvswitch" };
+		uint32_t id, links[8];
+		char name[32];
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			assert_int_equal(ft_topo_vertex_find(t, names[i], &id), 0);
+			ft_topo_vertex_name(t, id, name, sizeof(name));
+			assert_string_equal(name, names[i]);
+		}
+		assert_int_equal(ft_topo_vertex_find(t, "n4.gpu0", &id), FT_ENOENT);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu8", &id), FT_ENOENT);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "leaf0", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu1x", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n99999999999.gpu1", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.pcie0", &id), 0);
+		assert_int_equal(ft_route_next_hops(t, id, ft_topo_gpu(t, 2, 6), links, 8), 2);
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(ft_topo_link(t, links[i])->dst, ft_topo_nic(t, 0, i));
+	}
 	ft_topo_free(t);
 
 	/* 3-tier rail: 512 nodes of 32 per unit, 4 units per pod (32 leaves). */
@@ -778,9 +877,11 @@ test_rail_and_planes(void **state)
 	t = build_or_fail(&s);
 	assert_int_equal(count_switches(t, 1), 16 * 8);
 	assert_int_equal(count_switches(t, 2), 4 * 32);
-	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 2), ft_topo_gpu(t, 511, 2), &pol, &p), 0);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 2), ft_topo_gpu(t, 511, 2), &pol, &p),
+	                 0);
 	assert_int_equal(fabric_links(t, &p), 6);
-	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 2), ft_topo_gpu(t, 100, 2), &pol, &p), 0);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 2), ft_topo_gpu(t, 100, 2), &pol, &p),
+	                 0);
 	assert_int_equal(fabric_links(t, &p), 4);
 	ft_topo_free(t);
 
@@ -794,7 +895,7 @@ test_rail_and_planes(void **state)
 	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
 	assert_int_equal(st.nswitches_by_tier[1], 2 * 8);
 	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 9, 1), &pol, &p),
-			 FT_ENOENT);
+	                 FT_ENOENT);
 	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 9, 2), &pol, &p), 0);
 	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 9, 1), &pol, &p), 0);
 	check_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 9, 1), &p, false);
@@ -887,14 +988,14 @@ test_bad_specs(void **state)
 	expect_error(&s, FT_EINVAL, "fabric.radix:");
 	s.fabric.radix = 8;
 	s.nnodes = 0;
-	expect_error(&s, FT_EINVAL, "nodes:");
+	expect_error(&s, FT_EINVAL, "nodes.count:");
 	dgx_node(&s.node);
 	s.nnodes = 2;
 	s.node.gpu_nic[3] = 9;
-	expect_error(&s, FT_EINVAL, "node.gpu_nic[3]: expected 0..7, got 9");
+	expect_error(&s, FT_EINVAL, "nodes.placement.gpu_nic[3]: expected 0..7, got 9");
 	dgx_node(&s.node);
 	s.node.pcie_Bps_gpu = 0;
-	expect_error(&s, FT_EINVAL, "node.pcie_bw_gpu:");
+	expect_error(&s, FT_EINVAL, "nodes.pcie.gpu_bandwidth:");
 	dgx_node(&s.node);
 	fabric(&s, FT_FABRIC_DRAGONFLY, 41);
 	s.fabric.groups = 5;
@@ -927,24 +1028,91 @@ test_flow_hash(void **state)
 	assert_true(ft_route_flow_hash(1, 2, 3) != ft_route_flow_hash(1, 2, 4));
 }
 
+/* Presets and the shipped example specs: build, summarise, route random GPU pairs. */
+static void
+test_specs_route(void **state)
+{
+	static const char *const specs[] = {
+		"dgx-h100",
+		"dgx-h100:4",
+		"dgx-a100:96",
+		"hgx-h200:300",
+		"dgx-b200:64",
+		"pcie-l40s:40",
+		"examples/a100-superpod.yaml",
+		"examples/b200-multiplane.yaml",
+		"examples/custom-node.yaml",
+		"examples/h200-dragonfly.yaml",
+		"examples/l40s-roce.yaml",
+		"examples/research-cluster.yaml",
+		"examples/torus.json",
+	};
+	static const enum ft_routing routings[] = { FT_ROUTING_ECMP, FT_ROUTING_DMODK,
+		                                    FT_ROUTING_ADAPTIVE, FT_ROUTING_VALIANT,
+		                                    FT_ROUTING_DOR };
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct ft_cluster_spec s;
+		struct ft_error err = { 0 };
+		struct ft_topo *t;
+		struct ft_topo_stats st;
+		struct ft_rng rng;
+		bool planes;
+
+		if (ft_spec_resolve(specs[i], &s, &err) < 0)
+			fail_msg("%s: %s", specs[i], err.msg);
+		t = build_or_fail(&s);
+		check_reverse_and_csr(t);
+		assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+		assert_int_equal(st.nvertices_by_kind[FT_V_GPU], ft_spec_ngpus(&s));
+		planes = s.fabric.kind == FT_FABRIC_MULTI_PLANE;
+		ft_rng_seed(&rng, 5, i);
+		for (uint32_t k = 0; k < 2000; k++) {
+			uint32_t a = (uint32_t)ft_rng_below(&rng, s.nnodes);
+			uint32_t b = (uint32_t)ft_rng_below(&rng, s.nnodes);
+			uint32_t ga = (uint32_t)ft_rng_below(&rng, s.node.ngpus);
+			uint32_t gb = (uint32_t)ft_rng_below(&rng, s.node.ngpus);
+			uint32_t src = ft_topo_gpu(t, a, ga), dst = ft_topo_gpu(t, b, gb);
+			struct ft_route_policy pol = {
+				.routing = routings[k % 5],
+				.flow_hash = ft_route_flow_hash(src, dst, k),
+				.salt_seed = 9,
+			};
+			struct ft_path p;
+			int rc = ft_route_path(t, src, dst, &pol, &p);
+
+			if (rc < 0)
+				fail_msg("%s: %u.%u -> %u.%u: %d", specs[i], a, ga, b, gb, rc);
+			check_path(t, src, dst, &p,
+			           s.fabric.kind != FT_FABRIC_DRAGONFLY &&
+			                   s.fabric.kind != FT_FABRIC_TORUS);
+			/* The NICs of a GPU pair on one plane also reach each other directly. */
+			if (a != b && !planes && s.node.nnics) {
+				uint32_t na = ft_topo_nic(t, a, k % s.node.nnics);
+				uint32_t nb = ft_topo_nic(t, b, (k / 3) % s.node.nnics);
+
+				assert_int_equal(ft_route_path(t, na, nb, &pol, &p), 0);
+				check_path(t, na, nb, &p, false);
+				assert_true(p.nlinks <= st.diameter_hops ||
+				            pol.routing == FT_ROUTING_VALIANT);
+			}
+		}
+		ft_topo_free(t);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_node_interior),
-		cmocka_unit_test(test_fattree_counts),
-		cmocka_unit_test(test_fattree_paths),
-		cmocka_unit_test(test_diameter_matches_bfs),
-		cmocka_unit_test(test_ecmp_spread),
-		cmocka_unit_test(test_dmodk),
-		cmocka_unit_test(test_dragonfly),
-		cmocka_unit_test(test_torus_dor),
-		cmocka_unit_test(test_down_links),
-		cmocka_unit_test(test_rail_and_planes),
-		cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_export),
-		cmocka_unit_test(test_bad_specs),
-		cmocka_unit_test(test_flow_hash),
+		cmocka_unit_test(test_node_interior), cmocka_unit_test(test_fattree_counts),
+		cmocka_unit_test(test_fattree_paths), cmocka_unit_test(test_diameter_matches_bfs),
+		cmocka_unit_test(test_ecmp_spread),   cmocka_unit_test(test_dmodk),
+		cmocka_unit_test(test_dragonfly),     cmocka_unit_test(test_torus_dor),
+		cmocka_unit_test(test_down_links),    cmocka_unit_test(test_rail_and_planes),
+		cmocka_unit_test(test_stats),         cmocka_unit_test(test_export),
+		cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_flow_hash),
+		cmocka_unit_test(test_specs_route),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
