@@ -62,6 +62,7 @@ void cli_list_commands(const struct cmd *table, size_t n, const char *group, FIL
 
 /* Commands, one per cli/cmd-<name>.c. */
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_model(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_spec(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_topo(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);

@@ -24,13 +24,13 @@
 extern "C" {
 #endif
 
-#define FT_OP_MAP(X)                                                                               \
-	X(ALL_REDUCE, "all_reduce")                                                                \
-	X(ALL_GATHER, "all_gather")                                                                \
-	X(REDUCE_SCATTER, "reduce_scatter")                                                        \
-	X(BROADCAST, "broadcast")                                                                  \
-	X(REDUCE, "reduce")                                                                        \
-	X(ALLTOALL, "alltoall")                                                                    \
+#define FT_OP_MAP(X)                        \
+	X(ALL_REDUCE, "all_reduce")         \
+	X(ALL_GATHER, "all_gather")         \
+	X(REDUCE_SCATTER, "reduce_scatter") \
+	X(BROADCAST, "broadcast")           \
+	X(REDUCE, "reduce")                 \
+	X(ALLTOALL, "alltoall")             \
 	X(SENDRECV, "sendrecv")
 
 enum ft_op {
@@ -40,15 +40,16 @@ enum ft_op {
 	FT_OP_COUNT
 };
 
-#define FT_ALGO_MAP(X)                                                                             \
-	X(RING, "ring")                                                                            \
-	X(TREE, "tree")                     /* double binary tree */                               \
-	X(HALVING_DOUBLING, "halving_doubling")                                                    \
-	X(DIRECT, "direct")                 /* all-to-all: every pair at once */                   \
-	X(HIERARCHICAL, "hierarchical")     /* NVLink first, then across nodes per rail */         \
-	X(NVLS, "nvls")                     /* NVLink SHARP in-switch reduction */                 \
-	X(COLLNET, "collnet")               /* SHARP in-network reduction */                       \
-	X(PAT, "pat")
+#define FT_ALGO_MAP(X)                                                                 \
+	X(RING, "ring")                                                                \
+	X(TREE, "tree") /* double binary tree */                                       \
+	X(HALVING_DOUBLING, "halving_doubling")                                        \
+	X(DIRECT, "direct")             /* all-to-all: every pair at once */           \
+	X(HIERARCHICAL, "hierarchical") /* NVLink first, then across nodes per rail */ \
+	X(NVLS, "nvls")                 /* NVLink SHARP in-switch reduction */         \
+	X(COLLNET, "collnet")           /* SHARP in-network reduction */               \
+	X(PAT, "pat")                                                                  \
+	X(NVLS_TREE, "nvls_tree") /* NVLS inside nodes, double binary tree across them */
 
 enum ft_algo {
 #define FT_ALGO_ENUM_(n, s) FT_ALGO_##n,
@@ -57,9 +58,9 @@ enum ft_algo {
 	FT_ALGO_COUNT
 };
 
-#define FT_PROTO_MAP(X)                                                                            \
-	X(SIMPLE, "simple")                                                                        \
-	X(LL, "ll")                                                                                \
+#define FT_PROTO_MAP(X)     \
+	X(SIMPLE, "simple") \
+	X(LL, "ll")         \
 	X(LL128, "ll128")
 
 enum ft_proto {
@@ -118,17 +119,18 @@ FT_API enum ft_algo ft_coll_default_algo(enum ft_op op);
 
 /* One flow of a schedule. */
 struct ft_sched_flow {
-	uint32_t src;	/* rank */
-	uint32_t dst;	/* rank */
-	uint64_t bytes; /* payload bytes this flow carries in its phase (before protocol overhead) */
+	uint32_t src; /* rank */
+	uint32_t dst; /* rank */
+	uint64_t
+	        bytes; /* payload bytes this flow carries in its phase (before protocol overhead) */
 	uint32_t phase;
 };
 
 struct ft_sched_phase {
-	uint32_t steps;	      /* sequential pipeline steps: each costs one path latency */
-	uint32_t first_flow;  /* flows of this phase: first_flow .. first_flow + nflows - 1 */
+	uint32_t steps;      /* sequential pipeline steps: each costs one path latency */
+	uint32_t first_flow; /* flows of this phase: first_flow .. first_flow + nflows - 1 */
 	uint32_t nflows;
-	char what[32];	      /* "intra reduce-scatter", "inter all-reduce", "round 3" */
+	char what[32]; /* "intra reduce-scatter", "inter all-reduce", "round 3" */
 	/*
 	 * Implicit all-to-all phase (nflows = 0): the flows are not stored but
 	 * generated on the fly by ft_sched_phase_flow(), so a 4,096-rank direct
@@ -150,12 +152,12 @@ struct ft_schedule {
 	enum ft_proto proto;
 	uint32_t nranks;
 	uint32_t ranks_per_node; /* for hierarchical algorithms; 1 if flat */
-	uint64_t bytes;		 /* operation size as nccl-tests defines it (NA-BUSBW) */
-	double proto_eff;	 /* payload share on the wire (Simple 1, LL 0.5, LL128 120/128) */
-	double step_lat_s;	 /* protocol per-step overhead added to each step's path latency */
-	double base_lat_s;	 /* fixed launch latency of the operation (kb NA-MODEL base) */
-	struct ft_vec phases;	 /* struct ft_sched_phase */
-	struct ft_vec flows;	 /* struct ft_sched_flow, grouped by phase */
+	uint64_t bytes;          /* operation size as nccl-tests defines it (NA-BUSBW) */
+	double proto_eff;        /* payload share on the wire (Simple 1, LL 0.5, LL128 120/128) */
+	double step_lat_s;       /* protocol per-step overhead added to each step's path latency */
+	double base_lat_s;       /* fixed launch latency of the operation (kb NA-MODEL base) */
+	struct ft_vec phases;    /* struct ft_sched_phase */
+	struct ft_vec flows;     /* struct ft_sched_flow, grouped by phase */
 };
 
 struct ft_coll_args {
@@ -165,8 +167,9 @@ struct ft_coll_args {
 	uint32_t nranks;
 	uint32_t ranks_per_node; /* GPUs per node taking part (hierarchical algorithms) */
 	uint64_t bytes;
-	uint32_t root;		 /* broadcast/reduce */
-	uint32_t nchannels;	 /* 0 = default */
+	uint32_t root; /* broadcast/reduce */
+	/* 0 = default; schedules ignore it: channels split every flow evenly. */
+	uint32_t nchannels;
 };
 
 FT_API void ft_schedule_init(struct ft_schedule *s);
@@ -174,7 +177,7 @@ FT_API void ft_schedule_release(struct ft_schedule *s);
 /* Compile @args into @out (initialized by the caller). FT_EINVAL / FT_ENOTSUP for
  * combinations that don't exist (e.g. NVLS for alltoall). */
 FT_API int ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out,
-			    struct ft_error *err) FT_MUST_CHECK;
+                            struct ft_error *err) FT_MUST_CHECK;
 
 /* Phase @i of @s (i < s->phases.len). */
 static inline const struct ft_sched_phase *
@@ -188,7 +191,7 @@ ft_sched_phase_at(const struct ft_schedule *s, size_t i)
  * Flows come in a fixed order (by group, then source, then destination).
  */
 FT_API void ft_sched_phase_flow(const struct ft_schedule *s, const struct ft_sched_phase *ph,
-				uint64_t k, struct ft_sched_flow *out);
+                                uint64_t k, struct ft_sched_flow *out);
 /* Total payload bytes of all flows of @s (explicit and implicit). */
 FT_API uint64_t ft_schedule_total_bytes(const struct ft_schedule *s);
 /* Total flows of @s (explicit and implicit). */

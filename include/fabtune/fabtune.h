@@ -9,6 +9,7 @@
 #include <fabtune/coll.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
+#include <fabtune/model.h>
 #include <fabtune/obs.h>
 #include <fabtune/progress.h>
 #include <fabtune/result.h>

@@ -68,8 +68,7 @@ struct alias {
 };
 
 static int
-lookup(const char *s, const char *const *names, size_t n, const struct alias *aliases,
-       int *out)
+lookup(const char *s, const char *const *names, size_t n, const struct alias *aliases, int *out)
 {
 	char want[32], have[32];
 	size_t i;
@@ -186,6 +185,7 @@ enum nccl_algo {
 	NA_COLLNET_DIRECT,
 	NA_NVLS,
 	NA_PAT,
+	NA_NVLS_TREE,
 	NA_COUNT
 };
 
@@ -201,6 +201,8 @@ nccl_row(enum ft_algo a)
 		return NA_NVLS;
 	case FT_ALGO_PAT:
 		return NA_PAT;
+	case FT_ALGO_NVLS_TREE:
+		return NA_NVLS_TREE;
 	default:
 		return NA_RING; /* ring and the algorithms NCCL doesn't tune */
 	}
@@ -211,11 +213,9 @@ nccl_row(enum ft_algo a)
  * (Simple, LL, LL128). SRC tuning.cc baseLatencies.
  */
 static const double base_lat_us[NA_COUNT][FT_PROTO_COUNT] = {
-	[NA_TREE] = { 8.4, 6.8, 14.0 },
-	[NA_RING] = { 8.4, 6.6, 14.0 },
-	[NA_COLLNET_DIRECT] = { 0, 0, 0 },
-	[NA_NVLS] = { 0, 0, 0 },
-	[NA_PAT] = { 8.0, 8.0, 8.0 },
+	[NA_TREE] = { 8.4, 6.8, 14.0 },    [NA_RING] = { 8.4, 6.6, 14.0 },
+	[NA_COLLNET_DIRECT] = { 0, 0, 0 }, [NA_NVLS] = { 0, 0, 0 },
+	[NA_PAT] = { 8.0, 8.0, 8.0 },      [NA_NVLS_TREE] = { 0, 0, 0 },
 };
 
 /*
@@ -229,6 +229,7 @@ static const double hw_lat_us[FT_HW_COUNT][NA_COUNT][FT_PROTO_COUNT] = {
 		[NA_COLLNET_DIRECT] = { 3.7, 0, 0 },
 		[NA_NVLS] = { 25.0, 0, 0 },
 		[NA_PAT] = { 4.0, 0, 0 },
+		[NA_NVLS_TREE] = { 25.0, 0, 0 },
 	},
 	[FT_HW_PCI] = {
 		[NA_TREE] = { 4.0, 1.0, 1.9 },
@@ -243,6 +244,7 @@ static const double hw_lat_us[FT_HW_COUNT][NA_COUNT][FT_PROTO_COUNT] = {
 		[NA_COLLNET_DIRECT] = { 31.0, 0, 0 },
 		[NA_NVLS] = { 18.0, 0, 0 },
 		[NA_PAT] = { 14.0, 0, 0 },
+		[NA_NVLS_TREE] = { 20.9, 0, 0 },
 	},
 };
 
@@ -272,8 +274,8 @@ ft_coll_supports(enum ft_op op, enum ft_algo a, enum ft_proto p)
 		return false;
 	switch (op) {
 	case FT_OP_ALL_REDUCE:
-		/* kb NA-MODEL "algorithms considered"; NVLS and CollNet are Simple only. */
-		if (a == FT_ALGO_NVLS || a == FT_ALGO_COLLNET)
+		/* kb NA-MODEL "algorithms considered"; NVLS(Tree) and CollNet are Simple only. */
+		if (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE || a == FT_ALGO_COLLNET)
 			return simple;
 		return a == FT_ALGO_RING || a == FT_ALGO_TREE || a == FT_ALGO_HALVING_DOUBLING ||
 		       a == FT_ALGO_HIERARCHICAL;

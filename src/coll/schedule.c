@@ -58,7 +58,7 @@ add_flow(struct builder *b, uint32_t src, uint32_t dst, uint64_t bytes)
 
 static int
 implicit_a2a(struct builder *b, const char *what, uint32_t group_size, uint32_t stride,
-	     uint64_t bytes_per_pair)
+             uint64_t bytes_per_pair)
 {
 	struct ft_sched_phase *ph;
 	uint32_t ngroups = b->s->nranks / group_size;
@@ -99,7 +99,7 @@ rings(struct builder *b, uint32_t ngroups, uint32_t n, uint32_t stride, uint64_t
 		base = stride == 1 ? g * n : g;
 		for (i = 0; i < n; i++) {
 			rc = add_flow(b, member(base, stride, n, i), member(base, stride, n, i + 1),
-				      bytes);
+			              bytes);
 			if (rc < 0)
 				return rc;
 		}
@@ -155,49 +155,89 @@ tree_depth(uint32_t n)
 	for (q = 1; q <= n; q += 2) {
 		for (d = 0, p = tree_parent(q, n); p != 0; d++)
 			p = tree_parent(p, n);
-		if (d + 1 > best)
-			best = d + 1;
+		if (d > best)
+			best = d;
 	}
 	return best;
+}
+
+/*
+ * Double binary tree over @n members spaced @stride apart from @base, each
+ * tree carrying half of @bytes up and down at once (flows of tree 0, then
+ * tree 1; each edge up, then down).
+ */
+static int
+tree_flows(struct builder *b, uint32_t n, uint32_t base, uint32_t stride, uint64_t bytes)
+{
+	uint32_t t, p, par, m, pm;
+	uint64_t half[2] = { bytes / 2, bytes - bytes / 2 };
+	int rc;
+
+	for (t = 0; t < 2; t++) {
+		for (p = 0; p < n; p++) {
+			par = tree_parent(p + 1, n);
+			if (par == 0)
+				continue;
+			/* Tree 1 is tree 0 shifted by one rank (n even) or mirrored (n odd),
+			 * so that tree 0's leaves are tree 1's interior nodes. */
+			if (t == 0) {
+				m = p;
+				pm = par - 1;
+			} else if (n % 2 == 0) {
+				m = (p + 1) % n;
+				pm = par % n;
+			} else {
+				m = n - 1 - p;
+				pm = n - par;
+			}
+			rc = add_flow(b, base + m * stride, base + pm * stride, half[t]);
+			if (rc == 0)
+				rc = add_flow(b, base + pm * stride, base + m * stride, half[t]);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 /* Double binary tree all-reduce: two trees, each with half of the data, up and down at once. */
 static int
 sched_tree(struct builder *b)
 {
-	uint32_t n = b->s->nranks, t, p, q, par, rank, prank;
-	uint64_t half[2] = { b->s->bytes / 2, b->s->bytes - b->s->bytes / 2 };
+	int rc = phase_begin(b, "tree reduce+broadcast", 2 * tree_depth(b->s->nranks));
+
+	return rc < 0 ? rc : tree_flows(b, b->s->nranks, 0, 1, b->s->bytes);
+}
+
+/*
+ * NVLSTree all-reduce (kb NA-ALGO-NVLSTREE): inside each node the NVSwitch
+ * reduces (each rank sends S, gets back its S/ppn shard) and multicasts
+ * (sends S/ppn, gets S); across nodes rank j of every node joins the double
+ * binary tree of rail j with its S/ppn shard. NCCL pipelines the three, so
+ * they form one phase.
+ */
+static int
+sched_nvls_tree(struct builder *b)
+{
+	uint32_t ppn = b->s->ranks_per_node, nn = b->s->nranks / ppn, r, j;
+	uint64_t S = b->s->bytes, each = ft__coll_muldiv(S, ppn + 1, ppn);
 	int rc;
 
-	rc = phase_begin(b, "tree reduce+broadcast", 2 * tree_depth(n));
-	if (rc < 0)
-		return rc;
-	for (t = 0; t < 2; t++) {
-		for (p = 0; p < n; p++) {
-			q = p + 1;
-			par = tree_parent(q, n);
-			if (par == 0)
-				continue;
-			/* Tree 1 is tree 0 shifted by one rank (n even) or mirrored (n odd),
-			 * so that tree 0's leaves are tree 1's interior nodes. */
-			if (t == 0) {
-				rank = p;
-				prank = par - 1;
-			} else if (n % 2 == 0) {
-				rank = (p + 1) % n;
-				prank = par % n;
-			} else {
-				rank = n - 1 - p;
-				prank = n - par;
-			}
-			rc = add_flow(b, rank, prank, half[t]);
-			if (rc == 0)
-				rc = add_flow(b, prank, rank, half[t]);
-			if (rc < 0)
-				return rc;
-		}
+	if (ppn < 2 || nn < 2)
+		return ft_error_set(
+		        b->err, FT_ENOTSUP,
+		        "schedule: nvls_tree needs 2 or more GPUs per node on 2 or more "
+		        "nodes, got %u on %u",
+		        ppn, nn);
+	rc = phase_begin(b, "nvls in node + tree per rail", 2 + 2 * tree_depth(nn));
+	for (r = 0; rc == 0 && r < b->s->nranks; r++) {
+		rc = add_flow(b, r, FT_SCHED_INNET, each);
+		if (rc == 0)
+			rc = add_flow(b, FT_SCHED_INNET, r, each);
 	}
-	return 0;
+	for (j = 0; rc == 0 && j < ppn; j++)
+		rc = tree_flows(b, nn, j, ppn, S / ppn);
+	return rc;
 }
 
 /*
@@ -215,7 +255,7 @@ sched_hd(struct builder *b, bool halving, bool doubling)
 
 	if (!is_pow2(n))
 		return ft_error_set(b->err, FT_ENOTSUP,
-				    "halving_doubling needs a power-of-two rank count, got %u", n);
+		                    "halving_doubling needs a power-of-two rank count, got %u", n);
 	for (k = 0; halving && k < L; k++) {
 		uint32_t dist = n >> (k + 1);
 		uint64_t bytes = ft__coll_muldiv(S, 1u << (L - 1 - k), n);
@@ -253,8 +293,8 @@ sched_ring(struct builder *b)
 		rc = phase_begin(b, "ring all-reduce", 2 * (n - 1));
 		return rc < 0 ? rc : rings(b, 1, n, 1, ft__coll_muldiv(S, 2 * (n - 1), n));
 	}
-	rc = phase_begin(b, b->s->op == FT_OP_ALL_GATHER ? "ring all-gather" : "ring reduce-scatter",
-			 n - 1);
+	rc = phase_begin(
+	        b, b->s->op == FT_OP_ALL_GATHER ? "ring all-gather" : "ring reduce-scatter", n - 1);
 	return rc < 0 ? rc : rings(b, 1, n, 1, ft__coll_muldiv(S, n - 1, n));
 }
 
@@ -274,7 +314,8 @@ sched_chain(struct builder *b, uint32_t root)
 	return rc;
 }
 
-/* Hierarchical all-reduce: intra-node reduce-scatter, inter-node all-reduce per rail, all-gather. */
+/* Hierarchical all-reduce: intra-node reduce-scatter, inter-node all-reduce per rail, all-gather.
+ */
 static int
 sched_hier_allreduce(struct builder *b, bool innet)
 {
@@ -356,10 +397,11 @@ sched_alltoall(struct builder *b)
 	 * peer j everything bound for rail j (nn × S/n); then rail j carries, between
 	 * nodes, what the node's ppn ranks have for each remote rank of that rail. */
 	if (ppn > 1)
-		rc = implicit_a2a(b, "intra all-to-all (nvlink)", ppn, 1, ft__coll_muldiv(S, nn, n));
+		rc = implicit_a2a(b, "intra all-to-all (nvlink)", ppn, 1,
+		                  ft__coll_muldiv(S, nn, n));
 	if (rc == 0 && nn > 1)
 		rc = implicit_a2a(b, "inter all-to-all per rail", nn, ppn,
-				  ft__coll_muldiv(S, ppn, n));
+		                  ft__coll_muldiv(S, ppn, n));
 	return rc;
 }
 
@@ -375,28 +417,32 @@ static int
 check_args(const struct ft_coll_args *a, struct ft_error *err)
 {
 	if ((unsigned)a->op >= FT_OP_COUNT)
-		return ft_error_set(err, FT_EINVAL, "schedule: op: unknown operation %d", (int)a->op);
+		return ft_error_set(err, FT_EINVAL, "schedule: op: unknown operation %d",
+		                    (int)a->op);
 	if ((unsigned)a->algo >= FT_ALGO_COUNT)
 		return ft_error_set(err, FT_EINVAL, "schedule: algo: unknown algorithm %d",
-				    (int)a->algo);
+		                    (int)a->algo);
 	if ((unsigned)a->proto >= FT_PROTO_COUNT)
 		return ft_error_set(err, FT_EINVAL, "schedule: proto: unknown protocol %d",
-				    (int)a->proto);
+		                    (int)a->proto);
 	if (a->nranks == 0)
 		return ft_error_set(err, FT_EINVAL, "schedule: nranks: expected at least 1, got 0");
 	if (a->ranks_per_node > a->nranks || (a->ranks_per_node && a->nranks % a->ranks_per_node))
-		return ft_error_set(err, FT_EINVAL,
-				    "schedule: ranks_per_node: expected a divisor of %u ranks, got %u",
-				    a->nranks, a->ranks_per_node);
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "schedule: ranks_per_node: expected a divisor of %u ranks, got %u",
+		        a->nranks, a->ranks_per_node);
 	if ((a->op == FT_OP_BROADCAST || a->op == FT_OP_REDUCE) && a->root >= a->nranks)
-		return ft_error_set(err, FT_EINVAL, "schedule: root: expected a rank below %u, got %u",
-				    a->nranks, a->root);
+		return ft_error_set(err, FT_EINVAL,
+		                    "schedule: root: expected a rank below %u, got %u", a->nranks,
+		                    a->root);
 	if (a->bytes > (UINT64_MAX >> 2))
 		return ft_error_set(err, FT_ERANGE, "schedule: bytes: %" PRIu64 " is too large",
-				    a->bytes);
+		                    a->bytes);
 	if (!ft_coll_supports(a->op, a->algo, a->proto))
-		return ft_error_set(err, FT_ENOTSUP, "schedule: %s has no %s algorithm with the %s protocol",
-				    ft_op_name(a->op), ft_algo_name(a->algo), ft_proto_name(a->proto));
+		return ft_error_set(
+		        err, FT_ENOTSUP, "schedule: %s has no %s algorithm with the %s protocol",
+		        ft_op_name(a->op), ft_algo_name(a->algo), ft_proto_name(a->proto));
 	return 0;
 }
 
@@ -454,11 +500,13 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 			rc = sched_hd(&b, true, true);
 		else if (args->algo == FT_ALGO_HIERARCHICAL)
 			rc = sched_hier_allreduce(&b, false);
+		else if (args->algo == FT_ALGO_COLLNET && ppn == args->nranks)
+			rc = ft_error_set(err, FT_ENOTSUP,
+			                  "schedule: collnet needs ranks on more than one node");
 		else if (args->algo == FT_ALGO_COLLNET)
-			rc = ppn == args->nranks
-				     ? ft_error_set(err, FT_ENOTSUP,
-						    "schedule: collnet needs ranks on more than one node")
-				     : sched_hier_allreduce(&b, true);
+			rc = sched_hier_allreduce(&b, true);
+		else if (args->algo == FT_ALGO_NVLS_TREE)
+			rc = sched_nvls_tree(&b);
 		else
 			rc = sched_nvls(&b);
 		break;
@@ -468,7 +516,7 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 			rc = sched_ring(&b);
 		else if (args->algo == FT_ALGO_HALVING_DOUBLING)
 			rc = sched_hd(&b, args->op == FT_OP_REDUCE_SCATTER,
-				      args->op == FT_OP_ALL_GATHER);
+			              args->op == FT_OP_ALL_GATHER);
 		else
 			rc = sched_nvls(&b);
 		break;
@@ -485,10 +533,11 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 		break;
 	}
 	if (rc == 0 && args->algo == FT_ALGO_NVLS && ppn != args->nranks)
-		rc = ft_error_set(err, FT_ENOTSUP,
-				  "schedule: nvls spans one NVSwitch domain; %u ranks on %u nodes need "
-				  "collnet or hierarchical",
-				  args->nranks, args->nranks / ppn);
+		rc = ft_error_set(
+		        err, FT_ENOTSUP,
+		        "schedule: nvls spans one NVSwitch domain; %u ranks on %u nodes need "
+		        "collnet or hierarchical",
+		        args->nranks, args->nranks / ppn);
 	if (rc < 0) {
 		ft_schedule_release(out);
 		ft_schedule_init(out);
@@ -498,7 +547,7 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 
 void
 ft_sched_phase_flow(const struct ft_schedule *s, const struct ft_sched_phase *ph, uint64_t k,
-		    struct ft_sched_flow *out)
+                    struct ft_sched_flow *out)
 {
 	uint64_t size, pairs, gi, pi, block;
 	uint32_t src_m, d, dst_m, base, stride;
@@ -538,7 +587,8 @@ ft_schedule_total_bytes(const struct ft_schedule *s)
 			continue;
 		}
 		for (f = 0; f < ph->nflows; f++)
-			total += FT_VEC_AT(&s->flows, struct ft_sched_flow, ph->first_flow + f).bytes;
+			total += FT_VEC_AT(&s->flows, struct ft_sched_flow, ph->first_flow + f)
+			                 .bytes;
 	}
 	return total;
 }

@@ -17,13 +17,13 @@
 #include <fabtune/fabtune.h>
 
 /* |a - b| <= tol, printing both on failure (this cmocka has no double asserts). */
-#define assert_double_equal(a, b, tol)                                                             \
-	do {                                                                                       \
-		double a_ = (a), b_ = (b);                                                         \
-		if (!(fabs(a_ - b_) <= (tol))) {                                                   \
-			print_error("%.17g != %.17g (tolerance %g)\n", a_, b_, (double)(tol));    \
-			fail();                                                                    \
-		}                                                                                  \
+#define assert_double_equal(a, b, tol)                                                         \
+	do {                                                                                   \
+		double a_ = (a), b_ = (b);                                                     \
+		if (!(fabs(a_ - b_) <= (tol))) {                                               \
+			print_error("%.17g != %.17g (tolerance %g)\n", a_, b_, (double)(tol)); \
+			fail();                                                                \
+		}                                                                              \
 	} while (0)
 
 static void
@@ -46,6 +46,8 @@ test_names(void **state)
 	assert_int_equal(a, FT_ALGO_RING);
 	assert_int_equal(ft_algo_from_name("NVLS", &a), 0);
 	assert_int_equal(a, FT_ALGO_NVLS);
+	assert_int_equal(ft_algo_from_name("NVLSTree", &a), 0);
+	assert_int_equal(a, FT_ALGO_NVLS_TREE);
 	assert_int_equal(ft_algo_from_name("CollNetDirect", &a), 0);
 	assert_int_equal(a, FT_ALGO_COLLNET);
 	assert_int_equal(ft_proto_from_name("LL128", &p), 0);
@@ -84,15 +86,15 @@ test_proto_constants(void **state)
 	assert_double_equal(ft_coll_base_latency(FT_ALGO_TREE, FT_PROTO_LL), 6.8e-6, 1e-18);
 	assert_double_equal(ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE), 0, 0);
 	assert_double_equal(ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_RING, FT_PROTO_SIMPLE), 3.4e-6,
-			    1e-18);
+	                    1e-18);
 	assert_double_equal(ft_coll_hw_latency(FT_HW_NET, FT_ALGO_TREE, FT_PROTO_LL128), 8.5e-6,
-			    1e-18);
+	                    1e-18);
 	assert_double_equal(ft_coll_hw_latency(FT_HW_PCI, FT_ALGO_RING, FT_PROTO_LL128), 2.5e-6,
-			    1e-18);
+	                    1e-18);
 	assert_double_equal(ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE), 25e-6,
-			    1e-18);
+	                    1e-18);
 	assert_double_equal(ft_coll_hw_latency(FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE), 31e-6,
-			    1e-18);
+	                    1e-18);
 	assert_true(ft_coll_supports(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL));
 	assert_false(ft_coll_supports(FT_OP_ALL_GATHER, FT_ALGO_TREE, FT_PROTO_SIMPLE));
 	assert_false(ft_coll_supports(FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_LL));
@@ -103,10 +105,14 @@ test_proto_constants(void **state)
 
 static int
 compile(enum ft_op op, enum ft_algo algo, uint32_t n, uint32_t ppn, uint64_t bytes,
-	struct ft_schedule *s)
+        struct ft_schedule *s)
 {
-	struct ft_coll_args a = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
-				  .nranks = n, .ranks_per_node = ppn, .bytes = bytes };
+	struct ft_coll_args a = { .op = op,
+		                  .algo = algo,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = n,
+		                  .ranks_per_node = ppn,
+		                  .bytes = bytes };
 	struct ft_error err = { 0 };
 
 	ft_schedule_init(s);
@@ -193,9 +199,13 @@ test_ring_ag_rs_bcast(void **state)
 	ft_schedule_release(&s);
 
 	{
-		struct ft_coll_args a = { .op = FT_OP_BROADCAST, .algo = FT_ALGO_RING,
-					  .proto = FT_PROTO_LL, .nranks = 5, .ranks_per_node = 5,
-					  .bytes = 100, .root = 3 };
+		struct ft_coll_args a = { .op = FT_OP_BROADCAST,
+			                  .algo = FT_ALGO_RING,
+			                  .proto = FT_PROTO_LL,
+			                  .nranks = 5,
+			                  .ranks_per_node = 5,
+			                  .bytes = 100,
+			                  .root = 3 };
 
 		ft_schedule_init(&s);
 		assert_int_equal(ft_coll_schedule(&a, &s, NULL), 0);
@@ -220,6 +230,8 @@ static void
 test_tree(void **state)
 {
 	static const uint32_t sizes[] = { 2, 3, 5, 8, 13, 16, 64, 100 };
+	/* Pipeline steps: up and down the deepest path (8 ranks: 1-2-4-8, 3 edges). */
+	static const uint32_t steps[] = { 2, 2, 4, 6, 6, 8, 12, 12 };
 	size_t i;
 
 	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
@@ -264,9 +276,11 @@ test_tree(void **state)
 			leaves_both += nchild[r] == 0 && nchild[n + r] == 0;
 		if (n % 2 == 0)
 			assert_int_equal(leaves_both, 0);
-		while ((1u << depth_bound) <= n)
+		/* Depth is floor(log2 n) (the root is the largest power of two <= n) or one more. */
+		while ((2u << depth_bound) <= n)
 			depth_bound++;
-		assert_true(ph->steps <= 2 * depth_bound);
+		assert_true(ph->steps == 2 * depth_bound || ph->steps == 2 * depth_bound + 2);
+		assert_int_equal(ph->steps, steps[i]);
 		assert_true(ph->steps >= 2);
 		free(nparent);
 		free(nchild);
@@ -280,8 +294,11 @@ test_halving_doubling(void **state)
 	struct ft_schedule s;
 	struct ft_sched_flow f;
 	struct ft_error err = { 0 };
-	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_HALVING_DOUBLING,
-				  .nranks = 6, .ranks_per_node = 1, .bytes = 64 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_HALVING_DOUBLING,
+		                  .nranks = 6,
+		                  .ranks_per_node = 1,
+		                  .bytes = 64 };
 
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_HALVING_DOUBLING, 8, 1, 8000, &s), 0);
 	assert_int_equal(s.phases.len, 6);
@@ -341,9 +358,12 @@ test_innet(void **state)
 	struct ft_schedule s;
 	struct ft_sched_flow f;
 	struct ft_error err = { 0 };
-	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_NVLS,
-				  .proto = FT_PROTO_SIMPLE, .nranks = 16, .ranks_per_node = 8,
-				  .bytes = 800 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_NVLS,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 800 };
 
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS, 8, 8, 800, &s), 0);
 	assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 16);
@@ -365,6 +385,23 @@ test_innet(void **state)
 	assert_int_equal(f.bytes, 100);
 	ft_schedule_release(&s);
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, 8, 8, 800, &s), FT_ENOTSUP);
+	ft_schedule_release(&s);
+
+	/* NVLSTree on 4 nodes × 8: 2 switch flows per rank, then per rail a double binary
+	 * tree over the 4 nodes (2 trees × 3 edges × 2 directions) with S/ppn. */
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, 32, 8, 8000, &s), 0);
+	assert_int_equal(s.phases.len, 1);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 2 * 32 + 8 * 12);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 2 + 2 * 2);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 0, &f);
+	assert_int_equal(f.bytes, 9000); /* S(ppn+1)/ppn */
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 64, &f);
+	assert_int_equal(f.src % 8, f.dst % 8); /* rail-local */
+	assert_int_not_equal(f.src / 8, f.dst / 8);
+	/* Switch traffic 2·n·S(ppn+1)/ppn plus trees 8 rails × 2(N-1) × S/ppn. */
+	assert_int_equal(ft_schedule_total_bytes(&s), 2ull * 32 * 9000 + 8ull * 2 * 3 * 1000);
+	ft_schedule_release(&s);
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, 8, 8, 800, &s), FT_ENOTSUP);
 	ft_schedule_release(&s);
 }
 
@@ -438,8 +475,12 @@ test_bad_args(void **state)
 {
 	struct ft_schedule s;
 	struct ft_error err = { 0 };
-	struct ft_coll_args a = { .op = FT_OP_BROADCAST, .algo = FT_ALGO_RING,
-				  .nranks = 4, .ranks_per_node = 4, .bytes = 8, .root = 4 };
+	struct ft_coll_args a = { .op = FT_OP_BROADCAST,
+		                  .algo = FT_ALGO_RING,
+		                  .nranks = 4,
+		                  .ranks_per_node = 4,
+		                  .bytes = 8,
+		                  .root = 4 };
 
 	ft_schedule_init(&s);
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_EINVAL);
@@ -453,7 +494,8 @@ test_bad_args(void **state)
 	a.ranks_per_node = 4;
 	a.algo = FT_ALGO_TREE;
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
-	assert_string_equal(err.msg, "schedule: broadcast has no tree algorithm with the simple protocol");
+	assert_string_equal(err.msg,
+	                    "schedule: broadcast has no tree algorithm with the simple protocol");
 	ft_error_clear(&err);
 	a.nranks = 0;
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_EINVAL);
