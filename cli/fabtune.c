@@ -18,8 +18,8 @@
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
 	{ "help", cmd_help, "list the commands, or show one command's help" },
-	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
+	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },
 	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
 	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
 	{ "version", cmd_version, "print the version of fabtune" },
