@@ -654,6 +654,101 @@ test_failed_switch_reroutes(void **state)
 	ft_scenario_free(bad);
 }
 
+/* QPs split a connection into flows hashed apart; adaptive routing spreads them better than ECMP. */
+static void
+test_routing_and_qps(void **state)
+{
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:16\n"
+					   "fabric: {kind: fat_tree, tiers: 2}\n"
+					   "background: [{pattern: permutation, size: 8MB}]\n");
+	struct ft_sim_overrides ov;
+	struct ft_sim_report ecmp, ecmp4, adapt;
+	struct ft_error err = { 0 };
+
+	ft_sim_overrides_init(&ov);
+	ov.routing = FT_ROUTING_ECMP;
+	ft_sim_report_init(&ecmp);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &ecmp, &err), 0);
+	ov.qps_per_conn = 4;
+	ft_sim_report_init(&ecmp4);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &ecmp4, &err), 0);
+	ov.qps_per_conn = 1;
+	ov.routing = FT_ROUTING_ADAPTIVE;
+	ft_sim_report_init(&adapt);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &adapt, &err), 0);
+	/* 128 NICs, one connection each: 4 QPs make 4 flows of a quarter each. */
+	assert_int_equal(ecmp.c.nflows, 128);
+	assert_int_equal(ecmp4.c.nflows, 512);
+	assert_double_equal(ecmp.c.bytes, ecmp4.c.bytes, 1);
+	/* ECMP collides (some flows get a share of an uplink); adaptive routing doesn't. */
+	assert_true(ecmp.c.slowdown_max > 1.5);
+	assert_true(adapt.c.slowdown_max < ecmp.c.slowdown_max);
+	assert_true(adapt.c.makespan_s < ecmp.c.makespan_s);
+	/* Spreading one connection over 4 hashes evens the load out (a smaller worst case). */
+	assert_true(ecmp4.c.makespan_s < ecmp.c.makespan_s);
+	ft_sim_report_release(&ecmp);
+	ft_sim_report_release(&ecmp4);
+	ft_sim_report_release(&adapt);
+	ft_scenario_free(sc);
+}
+
+/* Background patterns: counts of flows and where the bytes go. */
+static void
+test_background_patterns(void **state)
+{
+	struct ft_scenario *inc = load_text("cluster: dgx-h100:4\n"
+					    "background: [{pattern: incast, size: 1MB, hosts: 9, "
+					    "target: 4}]\n");
+	struct ft_scenario *a2a = load_text("cluster: dgx-h100:4\n"
+					    "background: [{pattern: alltoall, size: 1MB, hosts: 6, "
+					    "endpoints: gpu}]\n");
+	struct ft_sim_report r;
+	size_t i;
+	double into_target = 0;
+
+	run_sc(inc, "flow", &r);
+	assert_int_equal(r.c.nflows, 8);
+	assert_double_equal(r.c.bytes, 8e6, 1e-3);
+	/* Endpoint 4 is node 0's NIC 1: every byte ends on its host link or PCIe. */
+	for (i = 0; i < r.ports.len; i++) {
+		const struct ft_sim_hot_link *h = ft_vec_at(&r.ports, i);
+
+		if (strstr(h->name, "-> n0.nic1"))
+			into_target += h->stat.bytes;
+	}
+	assert_double_equal(into_target, 8e6, 1e-3);
+	ft_sim_report_release(&r);
+	run_sc(a2a, "flow", &r);
+	assert_int_equal(r.c.nflows, 30);
+	assert_double_equal(r.c.bytes, 30e6, 1e-3);
+	ft_sim_report_release(&r);
+	ft_scenario_free(inc);
+	ft_scenario_free(a2a);
+}
+
+/* A straggler GPU stretches its job's compute; a job elsewhere is untouched. */
+static void
+test_straggler(void **state)
+{
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\n"
+					   "jobs:\n"
+					   "  - {name: a, ranks: 8, compute: 1ms, ops: [{op: all_reduce, size: 1MB}]}\n"
+					   "  - {name: b, ranks: 8, first_node: 1, compute: 1ms,\n"
+					   "     ops: [{op: all_reduce, size: 1MB}]}\n"
+					   "faults: [{what: gpu, node: 0, gpu: 3, slowdown: 1.5}]\n");
+	struct ft_sim_report r;
+	const struct ft_sim_job_report *a, *b;
+
+	run_sc(sc, "flow", &r);
+	a = ft_vec_at(&r.jobs, 0);
+	b = ft_vec_at(&r.jobs, 1);
+	assert_double_equal(a->compute_s, 1.5e-3, 1e-12);
+	assert_double_equal(b->compute_s, 1e-3, 1e-12);
+	assert_double_equal(a->t_end_s - b->t_end_s, 0.5e-3, 1e-9);
+	ft_sim_report_release(&r);
+	ft_scenario_free(sc);
+}
+
 int
 main(void)
 {
@@ -674,6 +769,9 @@ main(void)
 		cmocka_unit_test(test_scenario_errors),
 		cmocka_unit_test(test_scenario_run_errors),
 		cmocka_unit_test(test_failed_switch_reroutes),
+		cmocka_unit_test(test_routing_and_qps),
+		cmocka_unit_test(test_background_patterns),
+		cmocka_unit_test(test_straggler),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
