@@ -77,7 +77,7 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 				ov->placement = i;
 		if (ov->placement < 0) {
 			cli_error(ctx, "--placement: expected packed, spread or random, got '%s'",
-				  o->placement);
+			          o->placement);
 			return -1;
 		}
 	}
@@ -92,7 +92,7 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 		if (ft_routing_from_name(o->routing, &r) < 0 ||
 		    (r != FT_ROUTING_ECMP && r != FT_ROUTING_DMODK && r != FT_ROUTING_ADAPTIVE)) {
 			cli_error(ctx, "--routing: expected ecmp, dmodk or adaptive, got '%s'",
-				  o->routing);
+			          o->routing);
 			return -1;
 		}
 		ov->routing = (int)r;
@@ -103,7 +103,8 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 	}
 	ov->qps_per_conn = (uint32_t)o->qps;
 	if (o->fabric_scale < 0 || o->fabric_scale > 1000) {
-		cli_error(ctx, "--fabric-scale: expected a factor above 0, got %g", o->fabric_scale);
+		cli_error(ctx, "--fabric-scale: expected a factor above 0, got %g",
+		          o->fabric_scale);
 		return -1;
 	}
 	ov->fabric_scale = o->fabric_scale;
@@ -121,16 +122,18 @@ from_op(struct cli_ctx *ctx, const char *spec, const struct sim_opts *o, struct 
 
 	a.spec = spec;
 	if (ft_op_from_name(o->op, &a.op) < 0) {
-		cli_error(ctx, "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
-			       "reduce, alltoall or sendrecv, got '%s'",
-			  o->op);
+		cli_error(ctx,
+		          "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
+		          "reduce, alltoall or sendrecv, got '%s'",
+		          o->op);
 		return EXIT_USAGE;
 	}
 	a.algo = a.op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
 	if (o->algo && ft_algo_from_name(o->algo, &a.algo) < 0) {
-		cli_error(ctx, "--algo: expected ring, tree, halving_doubling, direct, hierarchical, "
-			       "nvls or collnet, got '%s'",
-			  o->algo);
+		cli_error(ctx,
+		          "--algo: expected ring, tree, halving_doubling, direct, hierarchical, "
+		          "nvls or collnet, got '%s'",
+		          o->algo);
 		return EXIT_USAGE;
 	}
 	a.proto = FT_PROTO_SIMPLE;
@@ -147,7 +150,8 @@ from_op(struct cli_ctx *ctx, const char *spec, const struct sim_opts *o, struct 
 	}
 	a.nranks = (uint32_t)o->ranks;
 	if (o->channels > FT_SPEC_MAX_GPUS) {
-		cli_error(ctx, "--channels: expected 1 to %d, got %" PRIu64, FT_SPEC_MAX_GPUS, o->channels);
+		cli_error(ctx, "--channels: expected 1 to %d, got %" PRIu64, FT_SPEC_MAX_GPUS,
+		          o->channels);
 		return EXIT_USAGE;
 	}
 	a.channels = (uint32_t)o->channels;
@@ -188,19 +192,26 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "routing", &o.routing, "R", "ecmp, dmodk or adaptive"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
-			   "multiply host and fabric link rates (0.5 halves them)"),
-		OPT_STRING(0, "cluster", &o.cluster, "SPEC", "run the scenario on another cluster (dgx-h100:512)"),
-		OPT_STRING(0, "placement", &o.placement, "P", "packed, spread or random for every job"),
-		OPT_BOOL(0, "no-faults", &o.no_faults, "ignore the scenario's faults (the healthy twin)"),
-		OPT_STRING(0, "op", &o.op, "OP", "collective to run on SPEC (all_reduce, alltoall, ...)"),
-		OPT_STRING(0, "algo", &o.algo, "ALGO", "algorithm (ring, tree, direct, hierarchical, ...)"),
+		           "multiply host and fabric link rates (0.5 halves them)"),
+		OPT_STRING(0, "cluster", &o.cluster, "SPEC",
+		           "run the scenario on another cluster (dgx-h100:512)"),
+		OPT_STRING(0, "placement", &o.placement, "P",
+		           "packed, spread or random for every job"),
+		OPT_BOOL(0, "no-faults", &o.no_faults,
+		         "ignore the scenario's faults (the healthy twin)"),
+		OPT_STRING(0, "op", &o.op, "OP",
+		           "collective to run on SPEC (all_reduce, alltoall, ...)"),
+		OPT_STRING(0, "algo", &o.algo, "ALGO",
+		           "algorithm (ring, tree, direct, hierarchical, ...)"),
 		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (simple, ll, ll128)"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (default 1M)"),
 		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (default: minbytes)"),
 		OPT_DOUBLE('f', "stepfactor", &o.factor, "F", "size multiplier (default 2)"),
 		OPT_U64(0, "ranks", &o.ranks, "N", "ranks of the collective (default: every GPU)"),
-		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels, one ring per rail (default: one per NIC)"),
-		OPT_STRING(0, "sweep", &o.sweep, "FILE", "run a parameter sweep (see docs/cmd/sim.md)"),
+		OPT_U64(0, "channels", &o.channels, "N",
+		        "NCCL channels, one ring per rail (default: one per NIC)"),
+		OPT_STRING(0, "sweep", &o.sweep, "FILE",
+		           "run a parameter sweep (see docs/cmd/sim.md)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -234,12 +245,13 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	} else {
 		size_t len = strlen(argv[1]);
 		bool yaml = (len > 5 && strcmp(argv[1] + len - 5, ".yaml") == 0) ||
-			    (len > 4 && strcmp(argv[1] + len - 4, ".yml") == 0);
+		            (len > 4 && strcmp(argv[1] + len - 4, ".yml") == 0);
 
 		if ((access(argv[1], R_OK) == 0 || !yaml) && !ft_scenario_sniff(argv[1])) {
-			cli_error(ctx, "%s: not a scenario (no top-level 'cluster:'); to run a "
-				       "collective on a spec give --op",
-				  argv[1]);
+			cli_error(ctx,
+			          "%s: not a scenario (no top-level 'cluster:'); to run a "
+			          "collective on a spec give --op",
+			          argv[1]);
 			return EXIT_USAGE;
 		}
 		rc = ft_scenario_load_file(argv[1], &sc, &err);

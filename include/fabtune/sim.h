@@ -41,9 +41,9 @@ extern "C" {
 /* How flows are routed and split (the engine's knobs, not the topology's). */
 struct ft_sim_cfg {
 	enum ft_routing routing; /* ECMP, DMODK or ADAPTIVE (least-loaded equal-cost link) */
-	uint32_t qps_per_conn;	 /* flows per connection, as NCCL_IB_QPS_PER_CONNECTION (>= 1) */
-	uint64_t flowlet_bytes;	 /* ADAPTIVE: re-choose the path every this many bytes; 0 never */
-	uint64_t seed;		 /* ECMP salts and random choices derive from it */
+	uint32_t qps_per_conn;   /* flows per connection, as NCCL_IB_QPS_PER_CONNECTION (>= 1) */
+	uint64_t flowlet_bytes;  /* ADAPTIVE: re-choose the path every this many bytes; 0 never */
+	uint64_t seed;           /* ECMP salts and random choices derive from it */
 	const struct ft_progress *progress; /* borrowed; NULL for none */
 };
 
@@ -52,34 +52,34 @@ FT_API void ft_sim_cfg_init(struct ft_sim_cfg *cfg);
 /* One collective (or traffic pattern) handed to an engine. */
 struct ft_sim_op {
 	const struct ft_schedule *sched; /* borrowed for the call */
-	const uint32_t *rank_gpu;	 /* sched->nranks GPU vertex ids (placement), borrowed */
-	int64_t after;			 /* op id it waits for, -1 for none (starts at time 0) */
-	double delay_s;			 /* compute or idle time between `after` and its start */
-	uint32_t job;			 /* job index, for reporting */
+	const uint32_t *rank_gpu;        /* sched->nranks GPU vertex ids (placement), borrowed */
+	int64_t after;                   /* op id it waits for, -1 for none (starts at time 0) */
+	double delay_s;                  /* compute or idle time between `after` and its start */
+	uint32_t job;                    /* job index, for reporting */
 };
 
 /* Timing of one submitted op. */
 struct ft_sim_op_result {
 	uint32_t job;
 	double t_start_s; /* when its first phase could start */
-	double t_end_s;	  /* when its last phase ended */
+	double t_end_s;   /* when its last phase ended */
 };
 
 /* Statistics of one link after a run. */
 struct ft_sim_link_stat {
-	uint32_t link;	    /* link id in the topology */
-	double bytes;	    /* bytes carried */
-	double util;	    /* bytes / (capacity x makespan) */
+	uint32_t link;      /* link id in the topology */
+	double bytes;       /* bytes carried */
+	double util;        /* bytes / (capacity x makespan) */
 	uint32_t max_flows; /* most flows sharing it at once */
 };
 
 /* What an engine reports after a run. Arrays are owned by the engine (views). */
 struct ft_sim_counters {
-	double makespan_s;  /* end of the last op */
-	uint64_t nflows;    /* flows that carried bytes */
-	uint64_t nevents;   /* engine events processed */
+	double makespan_s;   /* end of the last op */
+	uint64_t nflows;     /* flows that carried bytes */
+	uint64_t nevents;    /* engine events processed */
 	uint64_t nrecompute; /* rate recomputations (flow engine) */
-	double bytes;	    /* payload bytes moved (wire bytes) */
+	double bytes;        /* payload bytes moved (wire bytes) */
 	/* flow completion times over all flows, seconds */
 	double fct_min_s, fct_p50_s, fct_p99_s, fct_max_s;
 	/* uncontended time of a flow (bytes / bottleneck capacity + path latency) */
@@ -107,7 +107,7 @@ struct ft_engine_ops {
 	const char *name; /* "analytic", "flow" */
 	const char *summary;
 	int (*create)(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
-		      struct ft_engine **out, struct ft_error *err);
+	              struct ft_engine **out, struct ft_error *err);
 	int64_t (*submit)(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err);
 	int (*run)(struct ft_engine *e, double until_s, struct ft_error *err);
 	int (*counters)(struct ft_engine *e, struct ft_sim_counters *out, struct ft_error *err);
@@ -131,9 +131,9 @@ struct ft_scenario; /* opaque: a loaded, validated scenario */
  * (FT_EPARSE, FT_ERANGE); a missing file or cluster spec file is FT_ENOENT.
  */
 FT_API int ft_scenario_load_file(const char *path, struct ft_scenario **out,
-				 struct ft_error *err) FT_MUST_CHECK;
+                                 struct ft_error *err) FT_MUST_CHECK;
 FT_API int ft_scenario_load_buffer(const char *text, size_t len, const char *file,
-				   struct ft_scenario **out, struct ft_error *err) FT_MUST_CHECK;
+                                   struct ft_scenario **out, struct ft_error *err) FT_MUST_CHECK;
 FT_API void ft_scenario_free(struct ft_scenario *sc);
 /* True when @path looks like a scenario (a YAML mapping with a top-level `cluster` key). */
 FT_API bool ft_scenario_sniff(const char *path);
@@ -144,30 +144,31 @@ FT_API bool ft_scenario_sniff(const char *path);
  * GPUs, packed, one op per size.
  */
 struct ft_sim_sweep_args {
-	const char *spec;	 /* spec file or preset shorthand */
+	const char *spec; /* spec file or preset shorthand */
 	enum ft_op op;
 	enum ft_algo algo;
 	enum ft_proto proto;
 	uint64_t min_bytes, max_bytes;
-	double factor;		 /* size multiplier, >= 2 or 0 for one size */
-	uint32_t nranks;	 /* 0 = every GPU */
-	uint32_t channels;	 /* NCCL channels (rings, one per rail); 0 = one per NIC */
+	double factor;     /* size multiplier, >= 2 or 0 for one size */
+	uint32_t nranks;   /* 0 = every GPU */
+	uint32_t channels; /* NCCL channels (rings, one per rail); 0 = one per NIC */
 };
 FT_API int ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
-			       struct ft_error *err) FT_MUST_CHECK;
+                               struct ft_error *err) FT_MUST_CHECK;
 
 /* Overrides applied on top of the scenario (the command line's options). NULL/0 keep it. */
 struct ft_sim_overrides {
-	const char *engine;	 /* "analytic" / "flow" */
-	int routing;		 /* enum ft_routing, or -1 */
-	uint32_t qps_per_conn;	 /* 0 = keep */
+	const char *engine;    /* "analytic" / "flow" */
+	int routing;           /* enum ft_routing, or -1 */
+	uint32_t qps_per_conn; /* 0 = keep */
 	bool have_seed;
 	uint64_t seed;
-	double fabric_scale;	 /* multiply every fabric and host link's capacity; 0 = keep */
-	uint64_t bytes;		 /* size of every op of every job; 0 = keep */
-	int placement;		 /* "packed" 0, "spread" 1, "random" 2 for every job; -1 = keep */
-	const char *cluster;	 /* preset shorthand or spec file replacing the scenario's; NULL keeps */
-	bool no_faults;		 /* drop the scenario's faults */
+	double fabric_scale; /* multiply every fabric and host link's capacity; 0 = keep */
+	uint64_t bytes;      /* size of every op of every job; 0 = keep */
+	int placement;       /* "packed" 0, "spread" 1, "random" 2 for every job; -1 = keep */
+	const char
+	        *cluster; /* preset shorthand or spec file replacing the scenario's; NULL keeps */
+	bool no_faults;   /* drop the scenario's faults */
 };
 
 /* Fill @ov with "keep everything". */
@@ -183,19 +184,19 @@ FT_API void ft_sim_overrides_init(struct ft_sim_overrides *ov);
  * document (rank 0 only; *@is_root tells which rank this is).
  */
 FT_API int ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool stable,
-			    const struct ft_progress *progress, struct ft_strbuf *out,
-			    bool *is_root, struct ft_error *err) FT_MUST_CHECK;
+                            const struct ft_progress *progress, struct ft_strbuf *out,
+                            bool *is_root, struct ft_error *err) FT_MUST_CHECK;
 
 /* One link of the report, with its place in words. */
 struct ft_sim_hot_link {
 	struct ft_sim_link_stat stat;
-	char name[96];	 /* "node3/nic0 -> leaf5", "leaf5 -> spine2" */
-	char kind[12];	 /* nvlink, pcie, host, fabric */
-	uint32_t tier;	 /* fabric level crossed (1 host-leaf, 2 leaf-spine, 3 spine-core) */
-	double cap_Bps;	 /* effective capacity (after faults) */
+	char name[96];  /* "node3/nic0 -> leaf5", "leaf5 -> spine2" */
+	char kind[12];  /* nvlink, pcie, host, fabric */
+	uint32_t tier;  /* fabric level crossed (1 host-leaf, 2 leaf-spine, 3 spine-core) */
+	double cap_Bps; /* effective capacity (after faults) */
 };
 
-#define FT_SIM_NHOT 10	      /* hottest links in a report */
+#define FT_SIM_NHOT      10   /* hottest links in a report */
 #define FT_SIM_MAX_PORTS 4096 /* per-port counters kept in a report (links that carried bytes) */
 
 /* The outcome of a scenario run. */
@@ -207,18 +208,18 @@ struct ft_sim_report {
 	uint64_t seed;
 	uint64_t ngpus;
 	uint32_t nnodes;
-	struct ft_run run;	/* one row per op of the first iteration of each job, source = sim */
-	struct ft_vec jobs;	/* struct ft_sim_job_report */
+	struct ft_run run;  /* one row per op of the first iteration of each job, source = sim */
+	struct ft_vec jobs; /* struct ft_sim_job_report */
 	struct ft_sim_counters c; /* arrays not valid after the run: use the fields below */
-	struct ft_vec hot;	/* struct ft_sim_hot_link, hottest first (at most FT_SIM_NHOT) */
-	struct ft_vec ports;	/* struct ft_sim_hot_link: byte counters of the links that carried
-				 * bytes, by link id, the first FT_SIM_MAX_PORTS of them */
-	uint64_t nlinks_used;	/* links that carried bytes */
+	struct ft_vec hot;        /* struct ft_sim_hot_link, hottest first (at most FT_SIM_NHOT) */
+	struct ft_vec ports;      /* struct ft_sim_hot_link: byte counters of the links that carried
+	                           * bytes, by link id, the first FT_SIM_MAX_PORTS of them */
+	uint64_t nlinks_used;     /* links that carried bytes */
 	uint32_t qps_per_conn;
 	double fabric_scale;
-	struct ft_vec tiers;	/* struct ft_sim_tier_stat, per link kind and tier */
-	double wall_s;		/* wall time of the run (not deterministic: omit in stable output) */
-	size_t peak_rss_bytes;	/* idem */
+	struct ft_vec tiers;   /* struct ft_sim_tier_stat, per link kind and tier */
+	double wall_s;         /* wall time of the run (not deterministic: omit in stable output) */
+	size_t peak_rss_bytes; /* idem */
 	size_t nfaults;
 	uint64_t nlinks;
 };
@@ -227,19 +228,19 @@ struct ft_sim_job_report {
 	char name[32];
 	uint32_t nranks;
 	uint32_t iterations;
-	double compute_s;      /* per iteration (with the straggler slowdown) */
-	double iter_s;	       /* mean iteration time */
-	double comm_s;	       /* mean communication time per iteration */
-	double comm_share;     /* comm_s / iter_s */
+	double compute_s;  /* per iteration (with the straggler slowdown) */
+	double iter_s;     /* mean iteration time */
+	double comm_s;     /* mean communication time per iteration */
+	double comm_share; /* comm_s / iter_s */
 	double t_end_s;
 };
 
 struct ft_sim_tier_stat {
 	char kind[12];
 	uint32_t tier;
-	uint32_t nlinks;       /* links of this class that carried bytes */
+	uint32_t nlinks; /* links of this class that carried bytes */
 	double bytes;
-	double util_mean;      /* over links that carried bytes */
+	double util_mean; /* over links that carried bytes */
 	double util_max;
 };
 
@@ -248,8 +249,8 @@ FT_API void ft_sim_report_release(struct ft_sim_report *r);
 
 /* Build the cluster, apply faults, run every job and the background traffic. */
 FT_API int ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
-			   const struct ft_progress *progress, struct ft_sim_report *out,
-			   struct ft_error *err) FT_MUST_CHECK;
+                           const struct ft_progress *progress, struct ft_sim_report *out,
+                           struct ft_error *err) FT_MUST_CHECK;
 
 /* Render a report: JSON (everything) or the terminal summary. @stable drops wall times. */
 FT_API void ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j);

@@ -33,7 +33,7 @@ struct an_engine {
 
 static int
 an_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
-	  struct ft_error *err)
+          struct ft_error *err)
 {
 	struct an_engine *ae;
 	uint32_t n = ft_topo_nlinks(topo), l;
@@ -68,7 +68,7 @@ an_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 /* Route one flow alone: its time, latency and the links it loads. */
 static int
 an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, double *lat_s,
-	struct ft_error *err)
+        struct ft_error *err)
 {
 	struct ft_path path;
 	double bott = INFINITY;
@@ -97,7 +97,7 @@ an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, 
 
 static int
 an_endpoints(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim_op *op,
-	     const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
+             const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
 {
 	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
 		*b = op->rank_gpu[fl->dst];
@@ -110,7 +110,7 @@ an_endpoints(struct an_engine *ae, const struct ft_schedule *sc, const struct ft
 		*b = op->rank_gpu[fl->dst];
 	} else {
 		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
-				    FT_MAX(fl->src, fl->dst), sc->nranks);
+		                    FT_MAX(fl->src, fl->dst), sc->nranks);
 	}
 	return 0;
 }
@@ -126,8 +126,8 @@ an_endpoints(struct an_engine *ae, const struct ft_schedule *sc, const struct ft
 
 static int
 an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim_op *op,
-	 const struct ft_sched_phase *ph, double eff, double *slowest, double *maxlat,
-	 struct ft_error *err)
+         const struct ft_sched_phase *ph, double eff, double *slowest, double *maxlat,
+         struct ft_error *err)
 {
 	uint64_t k, n = ph->npairs;
 	uint32_t src_prev = UINT32_MAX;
@@ -180,7 +180,7 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 
 	if (op->after >= (int64_t)ae->ops.len)
 		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
-				    (long long)op->after);
+		                    (long long)op->after);
 	t = op->after >= 0 ? FT_VEC_AT(&ae->ops, struct ft_sim_op_result, op->after).t_end_s : 0;
 	t += op->delay_s;
 	res.job = op->job;

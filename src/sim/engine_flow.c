@@ -16,13 +16,13 @@
  */
 #include "sim_int.h"
 
-#include <fabtune/sim.h>
 #include <fabtune/rng.h>
+#include <fabtune/sim.h>
 #include <fabtune/units.h>
 
 struct flow_op {
 	uint32_t start; /* barrier task */
-	uint32_t end;	/* barrier task */
+	uint32_t end;   /* barrier task */
 	uint32_t job;
 	double base_lat_s; /* launch latency inside the start barrier */
 };
@@ -74,9 +74,9 @@ choose_least_loaded(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 }
 
 int
-ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t src,
-	      uint32_t dst, uint32_t qp, ft_route_choose_fn *choose, void *ud, struct ft_path *path,
-	      struct ft_error *err)
+ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t src, uint32_t dst,
+              uint32_t qp, ft_route_choose_fn *choose, void *ud, struct ft_path *path,
+              struct ft_error *err)
 {
 	struct ft_route_policy pol = { 0 };
 	int rc;
@@ -94,16 +94,16 @@ ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t
 		const struct ft_vertex *b = ft_topo_vertex(topo, dst);
 
 		return ft_error_set(err, rc,
-				    "sim: no route from node %u %s %u to node %u %s %u (%s)",
-				    a->node, ft_vertex_kind_name(a->kind), a->local, b->node,
-				    ft_vertex_kind_name(b->kind), b->local, ft_strerror(rc));
+		                    "sim: no route from node %u %s %u to node %u %s %u (%s)",
+		                    a->node, ft_vertex_kind_name(a->kind), a->local, b->node,
+		                    ft_vertex_kind_name(b->kind), b->local, ft_strerror(rc));
 	}
 	return 0;
 }
 
 static int
 route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
-	 struct ft_error *err)
+         struct ft_error *err)
 {
 	struct flow_engine *fe = ud;
 	const struct fs_task *t = ft__fs_task(s, id);
@@ -112,19 +112,19 @@ route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_
 
 	fe->cur_hash = ft_route_flow_hash(t->src, t->dst, t->qp);
 	rc = ft__sim_route(fe->topo, &fe->cfg, t->src, t->dst, t->qp, choose_least_loaded, fe,
-			   &path, err);
+	                   &path, err);
 	if (rc < 0)
 		return rc;
 	if (path.nlinks > max)
 		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
-				    path.nlinks);
+		                    path.nlinks);
 	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
 	return (int)path.nlinks;
 }
 
 static int
 flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
-	    struct ft_error *err)
+            struct ft_error *err)
 {
 	struct flow_engine *fe;
 	uint32_t n = ft_topo_nlinks(topo), l;
@@ -155,7 +155,7 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 
 static int
 add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t prev,
-	 uint32_t bar, uint32_t tag)
+         uint32_t bar, uint32_t tag)
 {
 	struct fs_sim *s = &fe->core;
 	uint32_t q, nq = fe->cfg.qps_per_conn;
@@ -166,10 +166,11 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 
 		if (fe->cfg.routing == FT_ROUTING_ADAPTIVE && fe->cfg.flowlet_bytes > 0 &&
 		    per > (double)fe->cfg.flowlet_bytes)
-			nchunks = (uint32_t)FT_MIN(ceil(per / (double)fe->cfg.flowlet_bytes), 1024.0);
+			nchunks =
+			        (uint32_t)FT_MIN(ceil(per / (double)fe->cfg.flowlet_bytes), 1024.0);
 		for (c = 0; c < nchunks; c++) {
 			int64_t id = ft__fs_add_flow(s, per / nchunks, src, dst, q * 1024 + c, NULL,
-						     0, tag);
+			                             0, tag);
 
 			if (id < 0 || ft__fs_add_dep(s, last, (uint32_t)id) < 0)
 				return FT_ENOMEM;
@@ -217,7 +218,7 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
 
 static int
 map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_sim_op *op,
-	 const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
+         const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
 {
 	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
 		*b = op->rank_gpu[fl->dst];
@@ -231,7 +232,7 @@ map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_s
 	}
 	if (fl->src >= sc->nranks || fl->dst >= sc->nranks)
 		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
-				    FT_MAX(fl->src, fl->dst), sc->nranks);
+		                    FT_MAX(fl->src, fl->dst), sc->nranks);
 	*a = op->rank_gpu[fl->src];
 	*b = op->rank_gpu[fl->dst];
 	return 0;
@@ -245,7 +246,7 @@ map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_s
  */
 static int
 submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-	   double eff, uint32_t start, uint32_t bar, uint32_t tag)
+           double eff, uint32_t start, uint32_t bar, uint32_t tag)
 {
 	struct fs_sim *s = &fe->core;
 	uint32_t m = ph->a2a_group_size, stride = ph->a2a_stride, k, g, i;
@@ -270,7 +271,8 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 		}
 		ends[k] = (uint32_t)e;
 		for (g = 0; g < ngroups && rc == 0; g++) {
-			uint32_t base = (uint32_t)((g / stride) * ((uint64_t)stride * m) + g % stride);
+			uint32_t base =
+			        (uint32_t)((g / stride) * ((uint64_t)stride * m) + g % stride);
 
 			for (i = 0; i < m && rc == 0; i++) {
 				uint32_t a = op->rank_gpu[base + i * stride];
@@ -278,7 +280,7 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 
 				if (a != b)
 					rc = add_conn(fe, (double)ph->bytes_per_pair / eff, a, b,
-						      prev, (uint32_t)e, tag);
+					              prev, (uint32_t)e, tag);
 			}
 		}
 	}
@@ -296,10 +298,11 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo);
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
 	int64_t id;
+	int rc;
 
 	if (op->after >= (int64_t)fe->ops.len)
 		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
-				    (long long)op->after);
+		                    (long long)op->after);
 	for (p = 0; p < sc->nranks; p++)
 		if (op->rank_gpu[p] >= nv)
 			return ft_error_set(err, FT_EINVAL, "sim: rank %u placed on no vertex", p);
@@ -330,12 +333,13 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 				uint32_t a = 0, b = 0;
 
 				ft_sched_phase_flow(sc, ph, f, &fl);
-				if (map_ends(fe, sc, op, &fl, &a, &b, err) < 0)
-					return err ? err->code : FT_EINVAL;
+				rc = map_ends(fe, sc, op, &fl, &a, &b, err);
+				if (rc < 0)
+					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
 				if (add_conn(fe, (double)fl.bytes / eff, a, b, rec.end,
-					     (uint32_t)bar, tag) < 0)
+				             (uint32_t)bar, tag) < 0)
 					goto oom;
 			}
 		}
@@ -363,7 +367,7 @@ flow_run(struct ft_engine *e, double until_s, struct ft_error *err)
 	while ((rc = ft__fs_step(s, err)) > 0) {
 		if ((s->nevents & 1023) == 0)
 			ft_progress_update(fe->cfg.progress, "simulating", s->ndone,
-					   ft__fs_ntasks(s));
+			                   ft__fs_ntasks(s));
 		if (until_s > 0 && s->now_s >= until_s)
 			return 0;
 	}
@@ -371,8 +375,9 @@ flow_run(struct ft_engine *e, double until_s, struct ft_error *err)
 		return rc;
 	ft_progress_update(fe->cfg.progress, "simulating", s->ndone, ft__fs_ntasks(s));
 	if (s->ndone != ft__fs_ntasks(s))
-		return ft_error_set(err, FT_EINVAL, "sim: %u tasks never started (dependency cycle)",
-				    ft__fs_ntasks(s) - s->ndone);
+		return ft_error_set(err, FT_EINVAL,
+		                    "sim: %u tasks never started (dependency cycle)",
+		                    ft__fs_ntasks(s) - s->ndone);
 	return 0;
 }
 

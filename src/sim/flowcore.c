@@ -100,7 +100,7 @@ add_task(struct fs_sim *s, const struct fs_task *t)
 
 int64_t
 ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
-		const uint32_t *path, uint32_t npath, uint32_t tag)
+                const uint32_t *path, uint32_t npath, uint32_t tag)
 {
 	struct fs_task t = { 0 };
 	uint32_t i;
@@ -502,8 +502,8 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 		s->link_nactive[p[j]]++;
 	}
 	if (!(bottleneck > 0))
-		return ft_error_set(err, FT_EINVAL, "sim: flow %u crosses link %u of no capacity", id,
-				    p[0]);
+		return ft_error_set(err, FT_EINVAL, "sim: flow %u crosses link %u of no capacity",
+		                    id, p[0]);
 	t->lat_s = lat;
 	t->ideal_s = t->bytes / bottleneck + lat;
 	t->state = FS_ACTIVE;
@@ -601,7 +601,7 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 	if (t_tx == INFINITY && t_ev == INFINITY) {
 		if (s->nactive)
 			return ft_error_set(err, FT_EINVAL, "sim: %u flows are stuck at rate 0",
-					    s->nactive);
+			                    s->nactive);
 		return 0;
 	}
 	t_next = t_tx < t_ev ? t_tx : t_ev;
@@ -658,7 +658,7 @@ ft__fs_run(struct fs_sim *s, double until_s, struct ft_error *err)
 		return rc;
 	if (s->ndone != ft__fs_ntasks(s))
 		return ft_error_set(err, FT_EINVAL,
-				    "sim: %u of %u tasks never started (a dependency cycle)",
-				    ft__fs_ntasks(s) - s->ndone, ft__fs_ntasks(s));
+		                    "sim: %u of %u tasks never started (a dependency cycle)",
+		                    ft__fs_ntasks(s) - s->ndone, ft__fs_ntasks(s));
 	return 0;
 }

@@ -178,9 +178,9 @@ size_str(uint64_t b, char *buf, size_t len)
 	static const struct {
 		uint64_t unit;
 		const char *name;
-	} units[] = { { 1ull << 40, "TiB" }, { 1000000000000ull, "TB" }, { 1ull << 30, "GiB" },
-		      { 1000000000ull, "GB" },	 { 1ull << 20, "MiB" },	    { 1000000ull, "MB" },
-		      { 1ull << 10, "KiB" },	 { 1000ull, "KB" } };
+	} units[] = { { 1ull << 40, "TiB" },   { 1000000000000ull, "TB" }, { 1ull << 30, "GiB" },
+		      { 1000000000ull, "GB" }, { 1ull << 20, "MiB" },      { 1000000ull, "MB" },
+		      { 1ull << 10, "KiB" },   { 1000ull, "KB" } };
 	size_t i;
 
 	for (i = 0; i < FT_ARRAY_SIZE(units); i++)
@@ -210,7 +210,7 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	size_t i;
 
 	ft_strbuf_addf(out, "scenario %s: %s, %" PRIu64 " GPUs on %u nodes, engine %s, routing %s",
-		       r->scenario, r->cluster, r->ngpus, r->nnodes, r->engine, r->routing);
+	               r->scenario, r->cluster, r->ngpus, r->nnodes, r->engine, r->routing);
 	if (r->qps_per_conn > 1)
 		ft_strbuf_addf(out, " x%u QPs", r->qps_per_conn);
 	if (r->fabric_scale != 1)
@@ -251,17 +251,17 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		if (jr->iterations < 2 && jr->compute_s <= 0)
 			continue;
 		ft_strbuf_addf(out,
-			       "job %s: %u ranks, %u iteration%s of %s us: compute %s us, "
-			       "communication %s us (%.1f%%)\n",
-			       jr->name, jr->nranks, jr->iterations, jr->iterations > 1 ? "s" : "",
-			       us(jr->iter_s, a, sizeof(a)), us(jr->compute_s, b, sizeof(b)),
-			       us(jr->comm_s, d, sizeof(d)), jr->comm_share * 100);
+		               "job %s: %u ranks, %u iteration%s of %s us: compute %s us, "
+		               "communication %s us (%.1f%%)\n",
+		               jr->name, jr->nranks, jr->iterations, jr->iterations > 1 ? "s" : "",
+		               us(jr->iter_s, a, sizeof(a)), us(jr->compute_s, b, sizeof(b)),
+		               us(jr->comm_s, d, sizeof(d)), jr->comm_share * 100);
 	}
-	ft_strbuf_addf(out, "flows: %" PRIu64 ", fct us min %s p50 %s p99 %s max %s",
-		       c->nflows, us(c->fct_min_s, a, sizeof(a)), us(c->fct_p50_s, b, sizeof(b)),
-		       us(c->fct_p99_s, d, sizeof(d)), us(c->fct_max_s, e, sizeof(e)));
+	ft_strbuf_addf(out, "flows: %" PRIu64 ", fct us min %s p50 %s p99 %s max %s", c->nflows,
+	               us(c->fct_min_s, a, sizeof(a)), us(c->fct_p50_s, b, sizeof(b)),
+	               us(c->fct_p99_s, d, sizeof(d)), us(c->fct_max_s, e, sizeof(e)));
 	ft_strbuf_addf(out, "; ideal p50 %s us; slowdown p50 %.2fx p99 %.2fx\n",
-		       us(c->ideal_p50_s, a, sizeof(a)), c->slowdown_p50, c->slowdown_p99);
+	               us(c->ideal_p50_s, a, sizeof(a)), c->slowdown_p50, c->slowdown_p99);
 	ft_strbuf_addf(out, "makespan: %s us\n", us(c->makespan_s, a, sizeof(a)));
 
 	if (r->tiers.len) {
@@ -310,5 +310,5 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	}
 	if (!stable)
 		ft_strbuf_addf(out, "\nsimulated in %.3f s, peak memory %.1f MB\n", r->wall_s,
-			       (double)r->peak_rss_bytes / 1e6);
+		               (double)r->peak_rss_bytes / 1e6);
 }

@@ -14,7 +14,7 @@
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
 
-#define RNG_PLACEMENT 0x706c6163u /* stream kinds (ft_rng_stream) */
+#define RNG_PLACEMENT  0x706c6163u /* stream kinds (ft_rng_stream) */
 #define RNG_BACKGROUND 0x6267u
 
 struct job_run {
@@ -72,19 +72,19 @@ find_switch(const struct ft_topo *t, uint32_t tier, uint32_t index)
 
 static int
 fault_err(const struct ft_scenario *sc, const struct sc_fault *f, struct ft_error *err,
-	  const char *field, const char *fmt, uint32_t a, uint32_t b)
+          const char *field, const char *fmt, uint32_t a, uint32_t b)
 {
 	const struct sc_fault *first = ft_vec_at(&sc->faults, 0);
 	char msg[200];
 
 	snprintf(msg, sizeof(msg), fmt, a, b);
 	return ft_error_set(err, FT_ERANGE, "%s:%u:%u: faults[%zu].%s: %s", sc->file, f->line,
-			    f->col, (size_t)(f - first), field, msg);
+	                    f->col, (size_t)(f - first), field, msg);
 }
 
 static int
 apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
-	     struct ft_error *err)
+             struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	size_t i;
@@ -97,44 +97,48 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 		if (f->what != SC_F_LINK && f->what != SC_F_SWITCH && f->what != SC_F_PORT &&
 		    f->node >= spec->nnodes)
 			return fault_err(sc, f, err, "node", "expected a node below %u, got %u",
-					 spec->nnodes, f->node);
+			                 spec->nnodes, f->node);
 		switch (f->what) {
 		case SC_F_LINK:
 			if (f->link >= ft_topo_nlinks(t))
-				return fault_err(sc, f, err, "link", "expected a link id below %u, got %u",
-						 ft_topo_nlinks(t), f->link);
+				return fault_err(sc, f, err, "link",
+				                 "expected a link id below %u, got %u",
+				                 ft_topo_nlinks(t), f->link);
 			rc = apply_scale(t, f->link, f->scale);
 			n = 1;
 			break;
 		case SC_F_NIC:
 			v = ft_topo_nic(t, f->node, f->nic);
 			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, "nic", "expected a NIC below %u, got %u",
-						 spec->node.nnics, f->nic);
+				return fault_err(sc, f, err, "nic",
+				                 "expected a NIC below %u, got %u",
+				                 spec->node.nnics, f->nic);
 			rc = scale_vertex_links(t, v, FT_L_HOST, f->scale, &n);
 			break;
 		case SC_F_PCIE:
-			v = f->has_gpu ? ft_topo_gpu(t, f->node, f->gpu) : ft_topo_nic(t, f->node, f->nic);
+			v = f->has_gpu ? ft_topo_gpu(t, f->node, f->gpu) :
+			                 ft_topo_nic(t, f->node, f->nic);
 			if (v == UINT32_MAX)
 				return fault_err(sc, f, err, f->has_gpu ? "gpu" : "nic",
-						 "expected an index below %u, got %u",
-						 f->has_gpu ? spec->node.ngpus : spec->node.nnics,
-						 f->has_gpu ? f->gpu : f->nic);
+				                 "expected an index below %u, got %u",
+				                 f->has_gpu ? spec->node.ngpus : spec->node.nnics,
+				                 f->has_gpu ? f->gpu : f->nic);
 			rc = scale_vertex_links(t, v, FT_L_PCIE, f->scale, &n);
 			break;
 		case SC_F_NVLINK:
 			v = ft_topo_gpu(t, f->node, f->gpu);
 			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, "gpu", "expected a GPU below %u, got %u",
-						 spec->node.ngpus, f->gpu);
+				return fault_err(sc, f, err, "gpu",
+				                 "expected a GPU below %u, got %u",
+				                 spec->node.ngpus, f->gpu);
 			rc = scale_vertex_links(t, v, FT_L_NVLINK, f->scale, &n);
 			break;
 		case SC_F_SWITCH:
 		case SC_F_PORT:
 			v = find_switch(t, f->tier, f->sw);
 			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, "switch", "no switch %u at tier %u", f->sw,
-						 f->tier);
+				return fault_err(sc, f, err, "switch", "no switch %u at tier %u",
+				                 f->sw, f->tier);
 			if (f->what == SC_F_SWITCH) {
 				rc = scale_vertex_links(t, v, -1, f->scale, &n);
 			} else {
@@ -143,24 +147,26 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 				ft_topo_out_links(t, v, &first, &count);
 				if (f->port >= count)
 					return fault_err(sc, f, err, "port",
-							 "expected a port below %u, got %u", count,
-							 f->port);
+					                 "expected a port below %u, got %u", count,
+					                 f->port);
 				rc = apply_scale(t, first + f->port, f->scale);
 				n = 1;
 			}
 			break;
 		case SC_F_GPU:
 			if (f->gpu >= spec->node.ngpus)
-				return fault_err(sc, f, err, "gpu", "expected a GPU below %u, got %u",
-						 spec->node.ngpus, f->gpu);
+				return fault_err(sc, f, err, "gpu",
+				                 "expected a GPU below %u, got %u",
+				                 spec->node.ngpus, f->gpu);
 			gpu_slow[(size_t)f->node * spec->node.ngpus + f->gpu] = f->slowdown;
 			n = 1;
 			break;
 		}
 		if (rc == 0 && n == 0)
-			return ft_error_set(err, FT_EINVAL,
-					    "%s:%u:%u: faults[%zu]: the target has no link of that kind",
-					    sc->file, f->line, f->col, i);
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "%s:%u:%u: faults[%zu]: the target has no link of that kind",
+			        sc->file, f->line, f->col, i);
 	}
 	if (rc < 0)
 		return ft_error_set(err, rc, "%s: applying faults: %s", sc->file, ft_strerror(rc));
@@ -190,7 +196,7 @@ apply_fabric_scale(struct ft_topo *t, double scale)
 /* Place job @j's ranks on GPUs; errors name the job's place in the file. */
 static int
 place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, const struct ft_topo *t,
-	  uint64_t seed, int placement, struct job_run *jr, struct ft_error *err)
+          uint64_t seed, int placement, struct job_run *jr, struct ft_error *err)
 {
 	struct sc_job jcopy = *j0;
 	const struct sc_job *j = &jcopy;
@@ -203,22 +209,25 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	gpn = j->gpus_per_node ? j->gpus_per_node : spec->node.ngpus;
 
 	if (gpn > spec->node.ngpus)
-		return ft_error_set(err, FT_ERANGE, "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
-						    "most %u, got %u",
-				    sc->file, j->line, j->col, ji, spec->node.ngpus, gpn);
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
+		                    "most %u, got %u",
+		                    sc->file, j->line, j->col, ji, spec->node.ngpus, gpn);
 	if (j->first_node >= spec->nnodes)
-		return ft_error_set(err, FT_ERANGE, "%s:%u:%u: jobs[%zu].first_node: expected below "
-						    "%u, got %u",
-				    sc->file, j->line, j->col, ji, spec->nnodes, j->first_node);
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].first_node: expected below "
+		                    "%u, got %u",
+		                    sc->file, j->line, j->col, ji, spec->nnodes, j->first_node);
 	nodes_left = spec->nnodes - j->first_node;
 	cap = nodes_left * gpn;
-	jr->nranks = j->placement == SC_EXPLICIT ? (uint32_t)j->explicit_gpus.len
-			: j->nranks ? j->nranks
-				    : cap;
+	jr->nranks = j->placement == SC_EXPLICIT ? (uint32_t)j->explicit_gpus.len :
+	             j->nranks                   ? j->nranks :
+	                                           cap;
 	if (jr->nranks > cap && j->placement != SC_EXPLICIT)
-		return ft_error_set(err, FT_ERANGE, "%s:%u:%u: jobs[%zu].ranks: %u ranks don't fit on "
-						    "%u nodes x %u GPUs",
-				    sc->file, j->line, j->col, ji, jr->nranks, nodes_left, gpn);
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].ranks: %u ranks don't fit on "
+		                    "%u nodes x %u GPUs",
+		                    sc->file, j->line, j->col, ji, jr->nranks, nodes_left, gpn);
 	jr->rank_gpu = ft_calloc(jr->nranks ? jr->nranks : 1, sizeof(uint32_t));
 	if (!jr->rank_gpu)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
@@ -234,7 +243,8 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_PLACEMENT, ji));
 		ft_rng_shuffle_u32(&rng, slots, cap);
 		for (r = 0; r < jr->nranks; r++)
-			jr->rank_gpu[r] = ft_topo_gpu(t, j->first_node + slots[r] / gpn, slots[r] % gpn);
+			jr->rank_gpu[r] =
+			        ft_topo_gpu(t, j->first_node + slots[r] / gpn, slots[r] % gpn);
 		ft_free(slots);
 		jr->gpn = 1; /* no node structure for hierarchical algorithms */
 		return 0;
@@ -248,11 +258,12 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 			node = p[0];
 			gpu = p[1];
 			if (node >= spec->nnodes || gpu >= spec->node.ngpus)
-				return ft_error_set(err, FT_ERANGE,
-						    "%s:%u:%u: jobs[%zu].placement[%u]: no GPU %u:%u "
-						    "(%u nodes of %u GPUs)",
-						    sc->file, j->line, j->col, ji, r, node, gpu,
-						    spec->nnodes, spec->node.ngpus);
+				return ft_error_set(
+				        err, FT_ERANGE,
+				        "%s:%u:%u: jobs[%zu].placement[%u]: no GPU %u:%u "
+				        "(%u nodes of %u GPUs)",
+				        sc->file, j->line, j->col, ji, r, node, gpu, spec->nnodes,
+				        spec->node.ngpus);
 		} else if (j->placement == SC_SPREAD) {
 			uint32_t nn = (jr->nranks + gpn - 1) / gpn;
 
@@ -294,8 +305,9 @@ channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, struct ft_s
 		ph.nflows = 0;
 		for (c = 0; c < nch; c++) {
 			for (f = 0; f < ft_sched_phase_at(in, p)->nflows; f++) {
-				struct ft_sched_flow fl = FT_VEC_AT(&in->flows, struct ft_sched_flow,
-								    ft_sched_phase_at(in, p)->first_flow + f);
+				struct ft_sched_flow fl =
+				        FT_VEC_AT(&in->flows, struct ft_sched_flow,
+				                  ft_sched_phase_at(in, p)->first_flow + f);
 
 				if (fl.src != FT_SCHED_INNET)
 					fl.src = fl.src - fl.src % ppn + (fl.src % ppn + c) % ppn;
@@ -316,7 +328,7 @@ channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, struct ft_s
 
 static uint32_t
 nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cluster_spec *spec,
-	  uint32_t gpn)
+          uint32_t gpn)
 {
 	size_t p;
 	uint32_t n;
@@ -337,9 +349,9 @@ op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
 }
 
 static int
-submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
-	   const struct ft_topo *t, struct ft_engine *e, const double *gpu_slow, struct job_run *jr,
-	   const struct ft_sim_overrides *ov, struct ft_error *err)
+submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, const struct ft_topo *t,
+           struct ft_engine *e, const double *gpu_slow, struct job_run *jr,
+           const struct ft_sim_overrides *ov, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	double slow = 1;
@@ -363,10 +375,12 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 	for (it = 0; it < j->iterations; it++) {
 		for (k = 0; k < j->ops.len; k++) {
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
-			struct ft_coll_args args = { .op = o->op, .algo = o->algo, .proto = o->proto,
-						     .nranks = jr->nranks,
-						     .ranks_per_node = jr->gpn,
-						     .bytes = op_bytes(o, ov) };
+			struct ft_coll_args args = { .op = o->op,
+				                     .algo = o->algo,
+				                     .proto = o->proto,
+				                     .nranks = jr->nranks,
+				                     .ranks_per_node = jr->gpn,
+				                     .bytes = op_bytes(o, ov) };
 			struct ft_schedule sched;
 			uint32_t rep, nch;
 
@@ -374,7 +388,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 			rc = ft_coll_schedule(&args, &sched, err);
 			if (rc < 0) {
 				ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file,
-						j->line, j->col, ji, k);
+				                j->line, j->col, ji, k);
 				return rc;
 			}
 			nch = nchannels(&sched, o, spec, jr->gpn);
@@ -390,8 +404,10 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 				}
 			}
 			for (rep = 0; rep < o->repeat; rep++) {
-				struct ft_sim_op op = { .sched = &sched, .rank_gpu = jr->rank_gpu,
-							.after = jr->last_op, .job = (uint32_t)ji };
+				struct ft_sim_op op = { .sched = &sched,
+					                .rank_gpu = jr->rank_gpu,
+					                .after = jr->last_op,
+					                .job = (uint32_t)ji };
 				int64_t id;
 
 				op.delay_s = (k == 0 && rep == 0) ? jr->compute_s : 0;
@@ -415,7 +431,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 /* Background traffic: one phase of flows between NICs (or GPUs). */
 static int
 submit_background(const struct ft_scenario *sc, const struct sc_background *bg, size_t bi,
-		  const struct ft_topo *t, struct ft_engine *e, uint64_t seed, struct ft_error *err)
+                  const struct ft_topo *t, struct ft_engine *e, uint64_t seed, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	uint32_t per = bg->gpu_endpoints ? spec->node.ngpus : spec->node.nnics;
@@ -429,14 +445,16 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 	int rc = 0;
 
 	if (per == 0 || n > total || n < 2)
-		return ft_error_set(err, FT_ERANGE, "%s:%u:%u: background[%zu].hosts: expected 2 to "
-						    "%" PRIu64 " %s, got %u",
-				    sc->file, bg->line, bg->col, bi, total,
-				    bg->gpu_endpoints ? "GPUs" : "NICs", n);
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: background[%zu].hosts: expected 2 to "
+		                    "%" PRIu64 " %s, got %u",
+		                    sc->file, bg->line, bg->col, bi, total,
+		                    bg->gpu_endpoints ? "GPUs" : "NICs", n);
 	if (bg->pattern == SC_INCAST && bg->target >= n)
-		return ft_error_set(err, FT_ERANGE, "%s:%u:%u: background[%zu].target: expected below "
-						    "%u, got %u",
-				    sc->file, bg->line, bg->col, bi, n, bg->target);
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: background[%zu].target: expected below "
+		                    "%u, got %u",
+		                    sc->file, bg->line, bg->col, bi, n, bg->target);
 	ft_schedule_init(&sched);
 	sched.op = FT_OP_SENDRECV;
 	sched.algo = FT_ALGO_DIRECT;
@@ -462,15 +480,18 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_BACKGROUND, bi));
 		ft_rng_shuffle_u32(&rng, perm, n);
 		for (i = 0; i < n && rc == 0; i++) {
-			struct ft_sched_flow f = { .src = perm[i], .dst = perm[(i + 1) % n],
-						   .bytes = bg->bytes };
+			struct ft_sched_flow f = { .src = perm[i],
+				                   .dst = perm[(i + 1) % n],
+				                   .bytes = bg->bytes };
 
 			rc = ft_vec_push(&sched.flows, &f);
 		}
 		ph.nflows = ph.npairs = n;
 	} else if (bg->pattern == SC_INCAST) {
 		for (i = 0; i < n && rc == 0; i++) {
-			struct ft_sched_flow f = { .src = i, .dst = bg->target, .bytes = bg->bytes };
+			struct ft_sched_flow f = { .src = i,
+				                   .dst = bg->target,
+				                   .bytes = bg->bytes };
 
 			if (i != bg->target)
 				rc = ft_vec_push(&sched.flows, &f);
@@ -487,8 +508,9 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		goto oom;
 	sched.bytes = bg->bytes;
 	{
-		struct ft_sim_op op = { .sched = &sched, .rank_gpu = ends, .after = -1,
-					.job = UINT32_MAX };
+		struct ft_sim_op op = {
+			.sched = &sched, .rank_gpu = ends, .after = -1, .job = UINT32_MAX
+		};
 
 		id = e->ops->submit(e, &op, err);
 	}
@@ -534,7 +556,7 @@ ft_sim_report_release(struct ft_sim_report *r)
 
 static void
 link_entry(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t l, double makespan,
-	   struct ft_sim_hot_link *h)
+           struct ft_sim_hot_link *h)
 {
 	const struct ft_link *lk = ft_topo_link(t, l);
 	char a[40], b[40];
@@ -543,8 +565,8 @@ link_entry(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t l,
 	h->stat.link = l;
 	h->stat.bytes = c->link_bytes[l];
 	h->cap_Bps = lk->cap_Bps * ft_topo_link_scale(t, l);
-	h->stat.util = makespan > 0 && h->cap_Bps > 0 ? c->link_bytes[l] / (h->cap_Bps * makespan)
-						       : 0;
+	h->stat.util =
+	        makespan > 0 && h->cap_Bps > 0 ? c->link_bytes[l] / (h->cap_Bps * makespan) : 0;
 	h->stat.max_flows = c->link_max_flows ? c->link_max_flows[l] : 0;
 	h->tier = lk->tier;
 	ft_strlcpy(h->kind, ft_link_kind_name(lk->kind), sizeof(h->kind));
@@ -573,7 +595,8 @@ gather_links(const struct ft_topo *t, const struct ft_sim_counters *c, struct ft
 		for (i = 0; i < r->tiers.len; i++) {
 			struct ft_sim_tier_stat *x = ft_vec_at(&r->tiers, i);
 
-			if (x->tier == lk->tier && strcmp(x->kind, ft_link_kind_name(lk->kind)) == 0)
+			if (x->tier == lk->tier &&
+			    strcmp(x->kind, ft_link_kind_name(lk->kind)) == 0)
 				ts = x;
 		}
 		if (!ts) {
@@ -703,7 +726,7 @@ peak_rss(void)
 
 int
 ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
-		const struct ft_progress *progress, struct ft_sim_report *out, struct ft_error *err)
+                const struct ft_progress *progress, struct ft_sim_report *out, struct ft_error *err)
 {
 	const struct ft_engine_ops *eng;
 	struct ft_topo *topo = NULL;
@@ -721,13 +744,13 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	eng = ft_sim_engine_find(ov && ov->engine ? ov->engine : sc->engine);
 	if (!eng)
 		return ft_error_set(err, FT_EINVAL, "engine: expected analytic or flow, got '%s'",
-				    ov && ov->engine ? ov->engine : sc->engine);
+		                    ov && ov->engine ? ov->engine : sc->engine);
 	ft_sim_cfg_init(&cfg);
-	cfg.routing = sc->has_routing ? sc->routing
-		      : (sc->spec.fabric.routing == FT_ROUTING_DMODK ||
-			 sc->spec.fabric.routing == FT_ROUTING_ADAPTIVE)
-			      ? sc->spec.fabric.routing
-			      : FT_ROUTING_ECMP;
+	cfg.routing = sc->has_routing ? sc->routing :
+	              (sc->spec.fabric.routing == FT_ROUTING_DMODK ||
+	               sc->spec.fabric.routing == FT_ROUTING_ADAPTIVE) ?
+	                                sc->spec.fabric.routing :
+	                                FT_ROUTING_ECMP;
 	cfg.qps_per_conn = sc->qps_per_conn;
 	cfg.flowlet_bytes = sc->flowlet_bytes;
 	cfg.seed = sc->seed;
@@ -746,7 +769,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	ft_strlcpy(out->engine, eng->name, sizeof(out->engine));
 	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
 	ft_strlcpy(out->cluster, sc->spec.source[0] ? sc->spec.source : sc->spec.name,
-		   sizeof(out->cluster));
+	           sizeof(out->cluster));
 	out->seed = cfg.seed;
 	out->qps_per_conn = cfg.qps_per_conn;
 	out->fabric_scale = fscale;
@@ -798,7 +821,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 			rc = submit_job(sc, j, i, topo, e, gpu_slow, &jrs[i], ov, err);
 	}
 	for (i = 0; i < sc->background.len && rc == 0; i++)
-		rc = submit_background(sc, ft_vec_at(&sc->background, i), i, topo, e, cfg.seed, err);
+		rc = submit_background(sc, ft_vec_at(&sc->background, i), i, topo, e, cfg.seed,
+		                       err);
 	if (rc < 0)
 		goto out;
 	rc = e->ops->run(e, 0, err);

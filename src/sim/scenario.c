@@ -31,9 +31,8 @@ node(struct ld *l, int i)
 	return yaml_document_get_node(&l->doc, i);
 }
 
-static int
-fail(struct ld *l, const yaml_node_t *n, int code, const char *field, const char *fmt, ...)
-	FT_PRINTF(5, 6);
+static int fail(struct ld *l, const yaml_node_t *n, int code, const char *field, const char *fmt,
+                ...) FT_PRINTF(5, 6);
 
 static int
 fail(struct ld *l, const yaml_node_t *n, int code, const char *field, const char *fmt, ...)
@@ -45,8 +44,8 @@ fail(struct ld *l, const yaml_node_t *n, int code, const char *field, const char
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return ft_error_set(l->err, code, "%s:%zu:%zu: %s: %s", l->file,
-			    n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0, field,
-			    msg);
+	                    n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0, field,
+	                    msg);
 }
 
 static const char *
@@ -58,9 +57,9 @@ scalar(const yaml_node_t *n)
 static const char *
 shown(const yaml_node_t *n)
 {
-	return n->type == YAML_SCALAR_NODE ? scalar(n)
-	       : n->type == YAML_MAPPING_NODE ? "a mapping"
-					      : "a list";
+	return n->type == YAML_SCALAR_NODE  ? scalar(n) :
+	       n->type == YAML_MAPPING_NODE ? "a mapping" :
+	                                      "a list";
 }
 
 static int
@@ -123,7 +122,7 @@ get_size(struct ld *l, yaml_node_t *n, const char *field, uint64_t *out)
 		return rc;
 	if (ft_parse_size(scalar(n), out, &e) < 0)
 		return fail(l, n, FT_EPARSE, field, "expected a size like 200MB or 4KiB, got '%s'",
-			    scalar(n));
+		            scalar(n));
 	return 0;
 }
 
@@ -137,7 +136,7 @@ get_duration(struct ld *l, yaml_node_t *n, const char *field, double *out)
 		return rc;
 	if (ft_parse_duration(scalar(n), out, &e) < 0 || *out < 0)
 		return fail(l, n, FT_EPARSE, field, "expected a duration like 20ms, got '%s'",
-			    scalar(n));
+		            scalar(n));
 	return 0;
 }
 
@@ -168,14 +167,14 @@ get_str(struct ld *l, yaml_node_t *n, const char *field, char *buf, size_t len)
 		return rc;
 	if (strlen(scalar(n)) >= len)
 		return fail(l, n, FT_ERANGE, field, "expected at most %zu characters, got '%s'",
-			    len - 1, scalar(n));
+		            len - 1, scalar(n));
 	ft_strlcpy(buf, scalar(n), len);
 	return 0;
 }
 
 /* Walk a mapping: @fn is called per key with the value node. */
-typedef int key_fn(struct ld *l, const char *path, const char *key, yaml_node_t *k,
-		   yaml_node_t *v, void *obj);
+typedef int key_fn(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
+                   void *obj);
 
 static int
 each_key(struct ld *l, yaml_node_t *map, const char *path, key_fn *fn, void *obj)
@@ -217,25 +216,25 @@ op_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 		rc = want_scalar(l, v, path, "an operation");
 		if (rc == 0 && ft_op_from_name(scalar(v), &op->op) < 0)
 			rc = fail(l, v, FT_EPARSE, path,
-				  "expected all_reduce, all_gather, reduce_scatter, broadcast, "
-				  "reduce, alltoall or sendrecv, got '%s'",
-				  scalar(v));
+			          "expected all_reduce, all_gather, reduce_scatter, broadcast, "
+			          "reduce, alltoall or sendrecv, got '%s'",
+			          scalar(v));
 		return rc;
 	}
 	if (strcmp(key, "algo") == 0) {
 		rc = want_scalar(l, v, path, "an algorithm");
 		if (rc == 0 && ft_algo_from_name(scalar(v), &op->algo) < 0)
 			rc = fail(l, v, FT_EPARSE, path,
-				  "expected ring, tree, halving_doubling, direct, hierarchical, "
-				  "nvls, collnet or pat, got '%s'",
-				  scalar(v));
+			          "expected ring, tree, halving_doubling, direct, hierarchical, "
+			          "nvls, collnet or pat, got '%s'",
+			          scalar(v));
 		return rc;
 	}
 	if (strcmp(key, "proto") == 0) {
 		rc = want_scalar(l, v, path, "a protocol");
 		if (rc == 0 && ft_proto_from_name(scalar(v), &op->proto) < 0)
 			rc = fail(l, v, FT_EPARSE, path, "expected simple, ll or ll128, got '%s'",
-				  scalar(v));
+			          scalar(v));
 		return rc;
 	}
 	if (strcmp(key, "size") == 0)
@@ -255,11 +254,13 @@ load_ops(struct ld *l, const char *path, yaml_node_t *seq, struct sc_job *job)
 
 	if (seq->type != YAML_SEQUENCE_NODE)
 		return fail(l, seq, FT_EPARSE, path, "expected a list of operations, got %s",
-			    shown(seq));
+		            shown(seq));
 	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, i++) {
 		yaml_node_t *n = node(l, *it);
-		struct sc_op op = { .op = FT_OP_COUNT, .algo = FT_ALGO_COUNT,
-				    .proto = FT_PROTO_SIMPLE, .repeat = 1 };
+		struct sc_op op = { .op = FT_OP_COUNT,
+			            .algo = FT_ALGO_COUNT,
+			            .proto = FT_PROTO_SIMPLE,
+			            .repeat = 1 };
 		char field[160];
 		int rc;
 
@@ -297,14 +298,16 @@ load_placement(struct ld *l, const char *path, yaml_node_t *v, struct sc_job *jo
 		else if (strcmp(s, "random") == 0)
 			job->placement = SC_RANDOM;
 		else
-			return fail(l, v, FT_EPARSE, path,
-				    "expected packed, spread, random or a list of node:gpu, got '%s'",
-				    s);
+			return fail(
+			        l, v, FT_EPARSE, path,
+			        "expected packed, spread, random or a list of node:gpu, got '%s'",
+			        s);
 		return 0;
 	}
 	if (v->type != YAML_SEQUENCE_NODE)
-		return fail(l, v, FT_EPARSE, path, "expected packed, spread, random or a list of "
-						  "node:gpu, got a mapping");
+		return fail(l, v, FT_EPARSE, path,
+		            "expected packed, spread, random or a list of "
+		            "node:gpu, got a mapping");
 	job->placement = SC_EXPLICIT;
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, i++) {
 		yaml_node_t *n = node(l, *it);
@@ -320,9 +323,10 @@ load_placement(struct ld *l, const char *path, yaml_node_t *v, struct sc_job *jo
 		if (!colon)
 			return fail(l, n, FT_EPARSE, field, "expected node:gpu, got '%s'", buf);
 		*colon = '\0';
-		if (ft_parse_u64(buf, &a) < 0 || ft_parse_u64(colon + 1, &b) < 0 || a > UINT32_MAX ||
-		    b > UINT32_MAX)
-			return fail(l, n, FT_EPARSE, field, "expected node:gpu, got '%s'", scalar(n));
+		if (ft_parse_u64(buf, &a) < 0 || ft_parse_u64(colon + 1, &b) < 0 ||
+		    a > UINT32_MAX || b > UINT32_MAX)
+			return fail(l, n, FT_EPARSE, field, "expected node:gpu, got '%s'",
+			            scalar(n));
 		pair[0] = (uint32_t)a;
 		pair[1] = (uint32_t)b;
 		if (ft_vec_push(&job->explicit_gpus, pair) < 0)
@@ -334,8 +338,7 @@ load_placement(struct ld *l, const char *path, yaml_node_t *v, struct sc_job *jo
 }
 
 static int
-job_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
-	void *obj)
+job_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v, void *obj)
 {
 	struct sc_job *job = obj;
 
@@ -360,8 +363,8 @@ job_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 	if (strcmp(key, "ops") == 0)
 		return load_ops(l, path, v, job);
 	return unknown(l, k, path,
-		       "name, ranks, gpus_per_node, first_node, placement, iterations, compute, "
-		       "compute_tflop, mfu, ops");
+	               "name, ranks, gpus_per_node, first_node, placement, iterations, compute, "
+	               "compute_tflop, mfu, ops");
 }
 
 static void
@@ -379,7 +382,7 @@ load_jobs(struct ld *l, yaml_node_t *seq)
 
 	if (seq->type != YAML_SEQUENCE_NODE)
 		return fail(l, seq, FT_EPARSE, "jobs", "expected a list of jobs, got %s",
-			    shown(seq));
+		            shown(seq));
 	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, i++) {
 		yaml_node_t *n = node(l, *it);
 		struct sc_job job = { 0 };
@@ -429,7 +432,7 @@ bg_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 			bg->pattern = SC_ALLTOALL;
 		else
 			return fail(l, v, FT_EPARSE, path,
-				    "expected permutation, incast or alltoall, got '%s'", s);
+			            "expected permutation, incast or alltoall, got '%s'", s);
 		return 0;
 	}
 	if (strcmp(key, "size") == 0)
@@ -449,7 +452,7 @@ bg_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 			bg->gpu_endpoints = false;
 		else
 			return fail(l, v, FT_EPARSE, path, "expected nic or gpu, got '%s'",
-				    scalar(v));
+			            scalar(v));
 		return 0;
 	}
 	return unknown(l, k, path, "pattern, size, hosts, target, endpoints");
@@ -457,15 +460,15 @@ bg_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 
 static int
 fault_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
-	  void *obj)
+          void *obj)
 {
 	struct sc_fault *f = obj;
 	bool down = false;
 	int rc;
 
 	if (strcmp(key, "what") == 0) {
-		static const char *const names[] = { "link", "nic", "pcie", "nvlink",
-						     "switch", "port", "gpu" };
+		static const char *const names[] = { "link",   "nic",  "pcie", "nvlink",
+			                             "switch", "port", "gpu" };
 		size_t i;
 
 		rc = want_scalar(l, v, path, "a fault target");
@@ -477,8 +480,8 @@ fault_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_
 				return 0;
 			}
 		return fail(l, v, FT_EPARSE, path,
-			    "expected link, nic, pcie, nvlink, switch, port or gpu, got '%s'",
-			    scalar(v));
+		            "expected link, nic, pcie, nvlink, switch, port or gpu, got '%s'",
+		            scalar(v));
 	}
 	if (strcmp(key, "node") == 0)
 		return get_u32(l, v, path, 0, UINT32_MAX - 1, &f->node);
@@ -508,14 +511,15 @@ fault_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_
 			f->scale = 0;
 		return rc;
 	}
-	return unknown(l, k, path, "what, node, gpu, nic, tier, switch, port, link, scale, down, "
-				   "slowdown");
+	return unknown(l, k, path,
+	               "what, node, gpu, nic, tier, switch, port, link, scale, down, "
+	               "slowdown");
 }
 
 static int
 load_list(struct ld *l, yaml_node_t *seq, const char *name, key_fn *fn, size_t elem,
-	  struct ft_vec *out, void (*defaults)(void *obj, yaml_node_t *n),
-	  int (*check)(struct ld *l, const char *field, yaml_node_t *n, void *obj))
+          struct ft_vec *out, void (*defaults)(void *obj, yaml_node_t *n),
+          int (*check)(struct ld *l, const char *field, yaml_node_t *n, void *obj))
 {
 	yaml_node_item_t *it;
 	size_t i = 0;
@@ -587,13 +591,13 @@ fault_check(struct ld *l, const char *field, yaml_node_t *n, void *obj)
 	if (f->what == SC_F_GPU) {
 		if (!f->has_gpu || f->slowdown < 1)
 			return fail(l, n, FT_EPARSE, field,
-				    "a gpu fault needs 'gpu' and 'slowdown' (>= 1)");
+			            "a gpu fault needs 'gpu' and 'slowdown' (>= 1)");
 		return 0;
 	}
 	if (f->what == SC_F_SWITCH || f->what == SC_F_PORT) {
 		if (f->tier == 0)
 			return fail(l, n, FT_EPARSE, field, "a %s fault needs 'tier'",
-				    f->what == SC_F_SWITCH ? "switch" : "port");
+			            f->what == SC_F_SWITCH ? "switch" : "port");
 		if (f->what == SC_F_SWITCH && f->scale < 0)
 			f->scale = 0; /* a failed switch */
 	}
@@ -604,7 +608,7 @@ fault_check(struct ld *l, const char *field, yaml_node_t *n, void *obj)
 	if ((f->what == SC_F_PCIE && !f->has_gpu && !f->has_nic) ||
 	    (f->what == SC_F_NVLINK && !f->has_gpu))
 		return fail(l, n, FT_EPARSE, field, "this fault needs 'gpu'%s",
-			    f->what == SC_F_PCIE ? " or 'nic'" : "");
+		            f->what == SC_F_PCIE ? " or 'nic'" : "");
 	if (f->scale < 0)
 		return fail(l, n, FT_EPARSE, field, "missing 'scale' (0 to 1) or 'down: true'");
 	return 0;
@@ -676,8 +680,8 @@ load_cluster(struct ld *l, yaml_node_t *v, bool has_fabric)
 
 		/* A spec file is relative to the scenario file. */
 		if (s[0] != '/' && slash &&
-		    (size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - l->file),
-				     l->file, s) < sizeof(path) &&
+		    (size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - l->file), l->file,
+		                     s) < sizeof(path) &&
 		    access(path, R_OK) == 0)
 			s = path;
 		rc = ft_spec_resolve(s, &l->sc->spec, &e);
@@ -691,7 +695,7 @@ load_cluster(struct ld *l, yaml_node_t *v, bool has_fabric)
 
 static int
 fabric_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
-	   void *obj)
+           void *obj)
 {
 	struct ft_scenario *sc = obj;
 	struct ft_fabric_spec *f = &sc->fab;
@@ -718,9 +722,9 @@ fabric_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 		lp = ft_link_preset_find(scalar(v));
 		if (!lp)
 			return fail(l, v, FT_EPARSE, path,
-				    "expected a link preset (hdr, ndr, xdr, roce100..roce800), "
-				    "got '%s'",
-				    scalar(v));
+			            "expected a link preset (hdr, ndr, xdr, roce100..roce800), "
+			            "got '%s'",
+			            scalar(v));
 		ft_strlcpy(f->link, lp->name, sizeof(f->link));
 		f->link_Bps = lp->rate_Bps;
 		f->lat_switch_s = lp->lat_switch_s;
@@ -738,7 +742,7 @@ fabric_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 			f->kind = FT_FABRIC_RAIL_FAT_TREE;
 		else
 			return fail(l, v, FT_EPARSE, path,
-				    "expected fat_tree or rail_fat_tree, got '%s'", scalar(v));
+			            "expected fat_tree or rail_fat_tree, got '%s'", scalar(v));
 		sc->fab_mask |= FAB_KIND;
 		return 0;
 	}
@@ -767,8 +771,8 @@ apply_fabric(const struct ft_scenario *sc, struct ft_fabric_spec *f)
 }
 
 int
-ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg,
-			struct ft_cluster_spec *out, struct ft_error *err)
+ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg, struct ft_cluster_spec *out,
+                        struct ft_error *err)
 {
 	int rc = ft_spec_resolve(arg, out, err);
 
@@ -781,9 +785,9 @@ ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg,
 	}
 	if (out->fabric.kind == FT_FABRIC_NONE)
 		return ft_error_set(err, FT_EINVAL,
-				    "%s: fabric: the cluster has no fabric to change (give a node "
-				    "count: preset:NODES)",
-				    arg);
+		                    "%s: fabric: the cluster has no fabric to change (give a node "
+		                    "count: preset:NODES)",
+		                    arg);
 	apply_fabric(sc, &out->fabric);
 	return ft_spec_validate(out, err);
 }
@@ -791,8 +795,7 @@ ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg,
 /* ---- top level ----------------------------------------------------------------- */
 
 static int
-top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
-	void *obj)
+top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v, void *obj)
 {
 	struct ft_scenario *sc = l->sc;
 	int rc;
@@ -810,7 +813,7 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 		rc = get_str(l, v, path, sc->engine, sizeof(sc->engine));
 		if (rc == 0 && !ft_sim_engine_find(sc->engine))
 			rc = fail(l, v, FT_EPARSE, path, "expected analytic or flow, got '%s'",
-				  sc->engine);
+			          sc->engine);
 		return rc;
 	}
 	if (strcmp(key, "routing") == 0) {
@@ -820,8 +823,8 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 		if (ft_routing_from_name(scalar(v), &sc->routing) < 0 ||
 		    (sc->routing != FT_ROUTING_ECMP && sc->routing != FT_ROUTING_DMODK &&
 		     sc->routing != FT_ROUTING_ADAPTIVE))
-			return fail(l, v, FT_EPARSE, path, "expected ecmp, dmodk or adaptive, got '%s'",
-				    scalar(v));
+			return fail(l, v, FT_EPARSE, path,
+			            "expected ecmp, dmodk or adaptive, got '%s'", scalar(v));
 		sc->has_routing = true;
 		return 0;
 	}
@@ -835,13 +838,13 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 		return load_jobs(l, v);
 	if (strcmp(key, "background") == 0)
 		return load_list(l, v, "background", bg_key, sizeof(struct sc_background),
-				 &sc->background, bg_defaults, bg_check);
+		                 &sc->background, bg_defaults, bg_check);
 	if (strcmp(key, "faults") == 0)
 		return load_list(l, v, "faults", fault_key, sizeof(struct sc_fault), &sc->faults,
-				 fault_defaults, fault_check);
+		                 fault_defaults, fault_check);
 	return unknown(l, k, path,
-		       "name, description, seed, cluster, fabric, engine, routing, "
-		       "qps_per_connection, flowlet, fabric_scale, jobs, background, faults");
+	               "name, description, seed, cluster, fabric, engine, routing, "
+	               "qps_per_connection, flowlet, fabric_scale, jobs, background, faults");
 }
 
 static yaml_node_t *
@@ -887,11 +890,12 @@ load_doc(struct ld *l, yaml_node_t *root)
 
 	if (!root || root->type != YAML_MAPPING_NODE)
 		return fail(l, root, FT_EPARSE, "scenario", "expected a mapping at the top, got %s",
-			    root ? shown(root) : "nothing");
+		            root ? shown(root) : "nothing");
 	cl = find_key(l, root, "cluster");
 	if (!cl)
-		return fail(l, root, FT_EPARSE, "cluster", "missing (a preset like dgx-h100:64, "
-							  "a spec file or an inline spec)");
+		return fail(l, root, FT_EPARSE, "cluster",
+		            "missing (a preset like dgx-h100:64, "
+		            "a spec file or an inline spec)");
 	fab = find_key(l, root, "fabric");
 	rc = load_cluster(l, cl, fab != NULL);
 	if (rc < 0)
@@ -901,11 +905,12 @@ load_doc(struct ld *l, yaml_node_t *root)
 		if (rc == 0)
 			apply_fabric(sc, &sc->spec.fabric);
 		if (rc == 0 && sc->spec.fabric.kind == FT_FABRIC_NONE)
-			rc = fail(l, fab, FT_EINVAL, "fabric", "the cluster has no fabric to change "
-							      "(give a node count: preset:NODES)");
+			rc = fail(l, fab, FT_EINVAL, "fabric",
+			          "the cluster has no fabric to change "
+			          "(give a node count: preset:NODES)");
 		if (rc == 0 && (rc = ft_spec_validate(&sc->spec, l->err)) < 0)
 			ft_error_prefix(l->err, "%s:%zu:%zu: fabric: ", l->file,
-					fab->start_mark.line + 1, fab->start_mark.column + 1);
+			                fab->start_mark.line + 1, fab->start_mark.column + 1);
 		if (rc < 0)
 			return rc;
 	}
@@ -922,13 +927,14 @@ load_doc(struct ld *l, yaml_node_t *root)
 			*dot = '\0';
 	}
 	if (sc->jobs.len == 0 && sc->background.len == 0)
-		return fail(l, root, FT_EPARSE, "jobs", "a scenario needs jobs or background traffic");
+		return fail(l, root, FT_EPARSE, "jobs",
+		            "a scenario needs jobs or background traffic");
 	return 0;
 }
 
 int
 ft_scenario_load_buffer(const char *text, size_t len, const char *file, struct ft_scenario **out,
-			struct ft_error *err)
+                        struct ft_error *err)
 {
 	yaml_parser_t parser;
 	struct ld l = { .file = file ? file : "<scenario>", .text = text, .len = len, .err = err };
@@ -945,8 +951,8 @@ ft_scenario_load_buffer(const char *text, size_t len, const char *file, struct f
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &l.doc)) {
 		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", l.file,
-				  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-				  parser.problem ? parser.problem : "malformed YAML");
+		                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+		                  parser.problem ? parser.problem : "malformed YAML");
 		yaml_parser_delete(&parser);
 		ft_scenario_free(l.sc);
 		return rc;
@@ -1015,7 +1021,7 @@ ft_scenario_free(struct ft_scenario *sc)
 
 int
 ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
-		    struct ft_error *err)
+                    struct ft_error *err)
 {
 	struct ft_scenario *sc;
 	struct sc_job job = { 0 };
@@ -1026,7 +1032,8 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	if (a->min_bytes == 0 || a->max_bytes < a->min_bytes)
 		return ft_error_set(err, FT_EINVAL, "sizes: expected 0 < -b <= -e");
 	if (a->factor != 0 && a->factor < 2)
-		return ft_error_set(err, FT_EINVAL, "factor: expected 2 or more, got %g", a->factor);
+		return ft_error_set(err, FT_EINVAL, "factor: expected 2 or more, got %g",
+		                    a->factor);
 	sc = scenario_new(a->spec);
 	if (!sc)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
@@ -1043,8 +1050,12 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	job.mfu = 0.5;
 	job.nranks = a->nranks;
 	for (b = a->min_bytes; b <= a->max_bytes;) {
-		struct sc_op op = { .op = a->op, .algo = a->algo, .proto = a->proto, .bytes = b,
-				    .repeat = 1, .channels = a->channels };
+		struct sc_op op = { .op = a->op,
+			            .algo = a->algo,
+			            .proto = a->proto,
+			            .bytes = b,
+			            .repeat = 1,
+			            .channels = a->channels };
 
 		if (ft_vec_push(&job.ops, &op) < 0) {
 			rc = FT_ENOMEM;

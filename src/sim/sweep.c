@@ -22,7 +22,7 @@
 #include <mpi.h>
 #endif
 
-#define SWEEP_MAX_DIMS 12
+#define SWEEP_MAX_DIMS   12
 #define SWEEP_MAX_VALUES 64
 #define SWEEP_MAX_POINTS 100000
 
@@ -40,7 +40,8 @@ enum dim_kind {
 };
 
 static const char *const dim_names[D_COUNT] = {
-	"fabric_scale", "routing", "qps", "engine", "seed", "size", "placement", "cluster", "faults",
+	"fabric_scale", "routing",   "qps",     "engine", "seed",
+	"size",         "placement", "cluster", "faults",
 };
 
 struct dim {
@@ -62,14 +63,14 @@ serr(struct ft_error *err, const char *file, const yaml_node_t *n, const char *f
      const char *what, const char *got)
 {
 	return ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s: expected %s, got '%s'", file,
-			    n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0, field,
-			    what, got);
+	                    n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0, field,
+	                    what, got);
 }
 
 /* Check one value of a dimension now, so a bad one is reported with its place. */
 static int
 check_value(const struct sweep *sw, enum dim_kind k, const char *v, const yaml_node_t *n,
-	    const char *field, struct ft_error *err)
+            const char *field, struct ft_error *err)
 {
 	struct ft_error e = { 0 };
 	enum ft_routing r;
@@ -144,9 +145,9 @@ load_vary(struct sweep *sw, yaml_document_t *doc, yaml_node_t *vary, struct ft_e
 		snprintf(field, sizeof(field), "vary.%s", key);
 		if (kind < 0)
 			return serr(err, sw->file, k, field,
-				    "fabric_scale, routing, qps, engine, seed, size, placement, "
-				    "cluster or faults",
-				    key);
+			            "fabric_scale, routing, qps, engine, seed, size, placement, "
+			            "cluster or faults",
+			            key);
 		if (sw->ndims >= SWEEP_MAX_DIMS)
 			return serr(err, sw->file, k, field, "fewer parameters", key);
 		if (v->type != YAML_SEQUENCE_NODE)
@@ -158,10 +159,12 @@ load_vary(struct sweep *sw, yaml_document_t *doc, yaml_node_t *vary, struct ft_e
 			const char *s;
 
 			if (!x || x->type != YAML_SCALAR_NODE)
-				return serr(err, sw->file, x ? x : v, field, "scalar values", "a list");
+				return serr(err, sw->file, x ? x : v, field, "scalar values",
+				            "a list");
 			s = (const char *)x->data.scalar.value;
 			if (d->nvalues >= SWEEP_MAX_VALUES || strlen(s) >= sizeof(d->values[0]))
-				return serr(err, sw->file, x, field, "at most 64 values of 127 bytes", s);
+				return serr(err, sw->file, x, field,
+				            "at most 64 values of 127 bytes", s);
 			rc = check_value(sw, d->kind, s, x, field, err);
 			if (rc < 0)
 				return rc;
@@ -171,7 +174,8 @@ load_vary(struct sweep *sw, yaml_document_t *doc, yaml_node_t *vary, struct ft_e
 			return serr(err, sw->file, v, field, "at least one value", "[]");
 		sw->npoints *= d->nvalues;
 		if (sw->npoints > SWEEP_MAX_POINTS)
-			return serr(err, sw->file, v, field, "at most 100000 points in all", "more");
+			return serr(err, sw->file, v, field, "at most 100000 points in all",
+			            "more");
 	}
 	return 0;
 }
@@ -200,9 +204,9 @@ sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)sb.buf, sb.len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", path, parser.problem_mark.line + 1,
-				  parser.problem_mark.column + 1,
-				  parser.problem ? parser.problem : "malformed YAML");
+		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", path,
+		                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+		                  parser.problem ? parser.problem : "malformed YAML");
 		yaml_parser_delete(&parser);
 		goto out;
 	}
@@ -216,22 +220,23 @@ sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && rc == 0; p++) {
 		yaml_node_t *k = yaml_document_get_node(&doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(&doc, p->value);
-		const char *key = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value
-								    : "";
+		const char *key =
+		        k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
 
 		if (strcmp(key, "scenario") == 0 && v->type == YAML_SCALAR_NODE) {
-			const char *s = (const char *)v->data.scalar.value, *slash = strrchr(path, '/');
+			const char *s = (const char *)v->data.scalar.value,
+			           *slash = strrchr(path, '/');
 
 			if (s[0] != '/' && slash)
 				snprintf(sw->scenario, sizeof(sw->scenario), "%.*s/%s",
-					 (int)(slash - path), path, s);
+				         (int)(slash - path), path, s);
 			else
 				ft_strlcpy(sw->scenario, s, sizeof(sw->scenario));
 		} else if (strcmp(key, "vary") == 0) {
 			rc = load_vary(sw, &doc, v, err);
 		} else if (strcmp(key, "name") != 0 && strcmp(key, "description") != 0) {
 			rc = serr(err, path, k, key[0] ? key : "sweep",
-				  "one of name, description, scenario, vary", key);
+			          "one of name, description, scenario, vary", key);
 		}
 	}
 	if (rc == 0 && !sw->scenario[0])
@@ -306,7 +311,7 @@ apply_dim(const struct dim *d, const char *v, struct ft_sim_overrides *ov)
 /* Run point @i and render it (compact JSON) into @out. */
 static int
 run_point(const struct sweep *sw, const struct ft_scenario *sc, const struct ft_sim_overrides *base,
-	  uint64_t i, bool stable, struct ft_strbuf *out, struct ft_error *err)
+          uint64_t i, bool stable, struct ft_strbuf *out, struct ft_error *err)
 {
 	struct ft_sim_overrides ov = *base;
 	struct ft_sim_report rep;
@@ -347,8 +352,8 @@ under_mpirun(void)
 
 int
 ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool stable,
-		 const struct ft_progress *progress, struct ft_strbuf *out, bool *is_root,
-		 struct ft_error *err)
+                 const struct ft_progress *progress, struct ft_strbuf *out, bool *is_root,
+                 struct ft_error *err)
 {
 	struct sweep *sw;
 	struct ft_scenario *sc = NULL;
@@ -380,7 +385,7 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 	if (under_mpirun()) {
 		ft_free(sw);
 		return ft_error_set(err, FT_ENOTSUP,
-				    "sweep: launched by mpirun, but this build has no MPI");
+		                    "sweep: launched by mpirun, but this build has no MPI");
 	}
 #endif
 	rc = sweep_load(path, sw, err);
@@ -415,19 +420,21 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 					continue;
 				if (rank == owner) {
 					len = pts[i].len;
-					MPI_Send(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, 0, MPI_COMM_WORLD);
-					MPI_Send(pts[i].buf, (int)len, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+					MPI_Send(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, 0,
+					         MPI_COMM_WORLD);
+					MPI_Send(pts[i].buf, (int)len, MPI_CHAR, 0, 1,
+					         MPI_COMM_WORLD);
 					continue;
 				}
 				MPI_Recv(&len, 1, MPI_UNSIGNED_LONG_LONG, owner, 0, MPI_COMM_WORLD,
-					 MPI_STATUS_IGNORE);
+				         MPI_STATUS_IGNORE);
 				ft_strbuf_addchars(&pts[i], ' ', (size_t)len);
 				if (pts[i].oom) {
 					rc = ft_error_set(err, FT_ENOMEM, "out of memory");
 					MPI_Abort(MPI_COMM_WORLD, 3);
 				}
 				MPI_Recv(pts[i].buf, (int)len, MPI_CHAR, owner, 1, MPI_COMM_WORLD,
-					 MPI_STATUS_IGNORE);
+				         MPI_STATUS_IGNORE);
 			}
 		}
 	}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/unit/test_sim.c - the flow-level twin: max-min fair sharing, the
- * event loop and dependencies on hand-built link sets, then (when the
- * topology and collectives are available) whole scenarios.
+ * event loop and dependencies on hand-built link sets, then whole scenarios
+ * over built topologies: closed forms, determinism, faults, routing, errors.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -11,7 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
 #include <cmocka.h>
+/* clang-format on */
 
 #include <fabtune/fabtune.h>
 
@@ -262,7 +265,7 @@ test_degraded_link_slows_only_its_flows(void **state)
 	for (i = 0; i < 8; i++) {
 		if (i == 1)
 			assert_double_equal(degraded[i], (healthy[i] - 2e-6 - 1e-6) * 4 + 3e-6,
-					    1e-12);
+			                    1e-12);
 		else
 			assert_double_equal(degraded[i], healthy[i], 0);
 	}
@@ -309,7 +312,6 @@ test_cycle_is_an_error(void **state)
 	ft__fs_release(&s);
 }
 
-
 /* ---- whole scenarios over a built topology -------------------------------- */
 
 static struct ft_scenario *
@@ -344,7 +346,7 @@ run_sc(const struct ft_scenario *sc, const char *engine, struct ft_sim_report *r
 /* Closed-form pieces of an op from its schedule: bottleneck rate and path latency of its flows. */
 static void
 route_stats(const char *cluster, const struct ft_schedule *s, uint32_t ppn, double *bott,
-	    double *lat)
+            double *lat)
 {
 	struct ft_cluster_spec spec;
 	struct ft_topo *t = NULL;
@@ -370,13 +372,13 @@ route_stats(const char *cluster, const struct ft_schedule *s, uint32_t ppn, doub
 			pol.salt_seed = 1;
 			if (pol.routing != FT_ROUTING_DMODK)
 				pol.routing = FT_ROUTING_ECMP;
-			pol.flow_hash = ft_route_flow_hash(
-				ft_topo_gpu(t, f.src / ppn, f.src % ppn),
-				ft_topo_gpu(t, f.dst / ppn, f.dst % ppn), 0);
+			pol.flow_hash =
+			        ft_route_flow_hash(ft_topo_gpu(t, f.src / ppn, f.src % ppn),
+			                           ft_topo_gpu(t, f.dst / ppn, f.dst % ppn), 0);
 			assert_int_equal(ft_route_path(t, ft_topo_gpu(t, f.src / ppn, f.src % ppn),
-						       ft_topo_gpu(t, f.dst / ppn, f.dst % ppn), &pol,
-						       &path),
-					 0);
+			                               ft_topo_gpu(t, f.dst / ppn, f.dst % ppn),
+			                               &pol, &path),
+			                 0);
 			for (j = 0; j < path.nlinks; j++)
 				if (ft_topo_link(t, path.links[j])->cap_Bps < *bott)
 					*bott = ft_topo_link(t, path.links[j])->cap_Bps;
@@ -396,14 +398,22 @@ op_time_s(const struct ft_sim_report *rep)
 
 static void
 closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t nranks,
-		 uint32_t ppn, uint64_t bytes, uint32_t nch)
+                 uint32_t ppn, uint64_t bytes, uint32_t nch)
 {
-	struct ft_coll_args a = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
-				  .nranks = nranks, .ranks_per_node = ppn, .bytes = bytes };
+	struct ft_coll_args a = { .op = op,
+		                  .algo = algo,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = nranks,
+		                  .ranks_per_node = ppn,
+		                  .bytes = bytes };
 	struct ft_schedule s;
-	struct ft_sim_sweep_args sw = { .spec = cluster, .op = op, .algo = algo,
-					.proto = FT_PROTO_SIMPLE, .min_bytes = bytes,
-					.max_bytes = bytes, .channels = nch };
+	struct ft_sim_sweep_args sw = { .spec = cluster,
+		                        .op = op,
+		                        .algo = algo,
+		                        .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = bytes,
+		                        .max_bytes = bytes,
+		                        .channels = nch };
 	struct ft_scenario *sc = NULL;
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
@@ -465,25 +475,24 @@ test_alltoall_closed_form_topo(void **state)
 	closed_form_case("dgx-h100", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, 1u << 30, 1);
 }
 
-static const char *const det_scenario =
-	"name: det\n"
-	"cluster: dgx-h100:8\n"
-	"seed: %u\n"
-	"routing: ecmp\n"
-	"qps_per_connection: 2\n"
-	"jobs:\n"
-	"  - name: a\n"
-	"    ranks: 32\n"
-	"    placement: random\n"
-	"    iterations: 2\n"
-	"    compute: 100us\n"
-	"    ops:\n"
-	"      - {op: all_reduce, size: 8MB}\n"
-	"      - {op: alltoall, size: 4MB}\n"
-	"background:\n"
-	"  - {pattern: permutation, size: 1MB}\n"
-	"faults:\n"
-	"  - {what: nic, node: 1, nic: 2, scale: 0.25}\n";
+static const char *const det_scenario = "name: det\n"
+                                        "cluster: dgx-h100:8\n"
+                                        "seed: %u\n"
+                                        "routing: ecmp\n"
+                                        "qps_per_connection: 2\n"
+                                        "jobs:\n"
+                                        "  - name: a\n"
+                                        "    ranks: 32\n"
+                                        "    placement: random\n"
+                                        "    iterations: 2\n"
+                                        "    compute: 100us\n"
+                                        "    ops:\n"
+                                        "      - {op: all_reduce, size: 8MB}\n"
+                                        "      - {op: alltoall, size: 4MB}\n"
+                                        "background:\n"
+                                        "  - {pattern: permutation, size: 1MB}\n"
+                                        "faults:\n"
+                                        "  - {what: nic, node: 1, nic: 2, scale: 0.25}\n";
 
 static void
 render(unsigned seed, struct ft_strbuf *out)
@@ -529,11 +538,11 @@ static void
 test_engines_agree_uncontended(void **state)
 {
 	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\n"
-					   "jobs:\n"
-					   "  - ops: [{op: sendrecv, size: 64MB}]\n"
-					   "    placement: ['0:3', '1:5']\n");
+	                                   "jobs:\n"
+	                                   "  - ops: [{op: sendrecv, size: 64MB}]\n"
+	                                   "    placement: ['0:3', '1:5']\n");
 	struct ft_scenario *inc = load_text("cluster: dgx-h100:4\n"
-					    "background: [{pattern: incast, size: 8MB}]\n");
+	                                    "background: [{pattern: incast, size: 8MB}]\n");
 	struct ft_sim_report a, f;
 
 	run_sc(sc, "analytic", &a);
@@ -543,7 +552,8 @@ test_engines_agree_uncontended(void **state)
 	assert_double_equal(f.c.fct_p50_s, f.c.ideal_p50_s, 1e-12);
 	ft_sim_report_release(&a);
 	ft_sim_report_release(&f);
-	/* Incast: 31 NICs into one; 24 of them share its host link, which only the flow engine sees. */
+	/* Incast: 31 NICs into one; 24 of them share its host link, which only the flow engine
+	 * sees. */
 	run_sc(inc, "analytic", &a);
 	run_sc(inc, "flow", &f);
 	assert_true(f.c.makespan_s > 8 * a.c.makespan_s);
@@ -559,10 +569,11 @@ static void
 test_degraded_nic_slows_ring(void **state)
 {
 	struct ft_scenario *ok = load_text("cluster: dgx-h100:4\n"
-					   "jobs: [{ops: [{op: all_reduce, size: 1GB}]}]\n");
-	struct ft_scenario *bad = load_text("cluster: dgx-h100:4\n"
-					    "jobs: [{ops: [{op: all_reduce, size: 1GB}]}]\n"
-					    "faults: [{what: nic, node: 2, nic: 7, scale: 0.25}]\n");
+	                                   "jobs: [{ops: [{op: all_reduce, size: 1GB}]}]\n");
+	struct ft_scenario *bad =
+	        load_text("cluster: dgx-h100:4\n"
+	                  "jobs: [{ops: [{op: all_reduce, size: 1GB}]}]\n"
+	                  "faults: [{what: nic, node: 2, nic: 7, scale: 0.25}]\n");
 	struct ft_sim_report a, b;
 
 	run_sc(ok, "flow", &a);
@@ -593,26 +604,28 @@ static void
 test_scenario_errors(void **state)
 {
 	expect_error("jobs: []\n", FT_EPARSE, "bad.yaml:1:1: cluster: missing");
-	expect_error("cluster: dgx-h100:2\njobs:\n  - ops:\n      - {op: all_reduce, size: 12 apples}\n",
-		     FT_EPARSE, "bad.yaml:4:32: jobs[0].ops[0].size: expected a size");
-	expect_error("cluster: dgx-h100:2\njobs:\n  - ops: [{op: allreduc, size: 1M}]\n",
-		     FT_EPARSE, "bad.yaml:3:16: jobs[0].ops[0].op: expected all_reduce");
+	expect_error(
+	        "cluster: dgx-h100:2\njobs:\n  - ops:\n      - {op: all_reduce, size: 12 apples}\n",
+	        FT_EPARSE, "bad.yaml:4:32: jobs[0].ops[0].size: expected a size");
+	expect_error("cluster: dgx-h100:2\njobs:\n  - ops: [{op: allreduc, size: 1M}]\n", FT_EPARSE,
+	             "bad.yaml:3:16: jobs[0].ops[0].op: expected all_reduce");
 	expect_error("cluster: dgx-h100:2\nseeds: 3\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-		     FT_EPARSE, "bad.yaml:2:1: seeds: unknown key");
+	             FT_EPARSE, "bad.yaml:2:1: seeds: unknown key");
 	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}], "
-		     "placement: diagonal}]\n",
-		     FT_EPARSE, "bad.yaml:2:55: jobs[0].placement: expected packed");
+	             "placement: diagonal}]\n",
+	             FT_EPARSE, "bad.yaml:2:55: jobs[0].placement: expected packed");
 	expect_error("cluster: dgx-h100:2\nbackground: [{pattern: incast}]\n", FT_EPARSE,
-		     "bad.yaml:2:14: background[0]: missing 'size'");
+	             "bad.yaml:2:14: background[0]: missing 'size'");
 	expect_error("cluster: dgx-h100:2\nfaults:\n  - what: nic\n    node: 1\n"
-		     "    scale: 2\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-		     FT_ERANGE, "bad.yaml:5:12: faults[0].scale: expected 0 to 1, got 2");
-	expect_error("cluster: nosuch:4\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-		     FT_ENOENT, "bad.yaml:1:10: cluster:");
+	             "    scale: 2\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	             FT_ERANGE, "bad.yaml:5:12: faults[0].scale: expected 0 to 1, got 2");
+	expect_error("cluster: nosuch:4\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n", FT_ENOENT,
+	             "bad.yaml:1:10: cluster:");
 	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}]}\n", FT_EPARSE,
-		     "bad.yaml:");
-	expect_error("cluster: dgx-h100:2\nrouting: valiant\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-		     FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk or adaptive");
+	             "bad.yaml:");
+	expect_error(
+	        "cluster: dgx-h100:2\nrouting: valiant\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk or adaptive");
 }
 
 /* Errors found when the scenario meets the cluster still name the place in the file. */
@@ -620,15 +633,16 @@ static void
 test_scenario_run_errors(void **state)
 {
 	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\n"
-					   "jobs: [{ops: [{op: all_reduce, size: 1M}]}]\n"
-					   "faults:\n"
-					   "  - {what: nic, node: 5, nic: 0, down: true}\n");
+	                                   "jobs: [{ops: [{op: all_reduce, size: 1M}]}]\n"
+	                                   "faults:\n"
+	                                   "  - {what: nic, node: 5, nic: 0, down: true}\n");
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
 
 	ft_sim_report_init(&rep);
 	assert_int_equal(ft_scenario_run(sc, NULL, NULL, &rep, &err), FT_ERANGE);
-	assert_non_null(strstr(err.msg, "t.yaml:4:5: faults[0].node: expected a node below 2, got 5"));
+	assert_non_null(
+	        strstr(err.msg, "t.yaml:4:5: faults[0].node: expected a node below 2, got 5"));
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
 }
@@ -638,10 +652,10 @@ static void
 test_failed_switch_reroutes(void **state)
 {
 	struct ft_scenario *ok = load_text("cluster: dgx-h100:64\nrouting: ecmp\n"
-					   "background: [{pattern: permutation, size: 4MB}]\n");
+	                                   "background: [{pattern: permutation, size: 4MB}]\n");
 	struct ft_scenario *bad = load_text("cluster: dgx-h100:64\nrouting: ecmp\n"
-					    "background: [{pattern: permutation, size: 4MB}]\n"
-					    "faults: [{what: switch, tier: 2, switch: 0}]\n");
+	                                    "background: [{pattern: permutation, size: 4MB}]\n"
+	                                    "faults: [{what: switch, tier: 2, switch: 0}]\n");
 	struct ft_sim_report a, b;
 
 	run_sc(ok, "flow", &a);
@@ -654,13 +668,14 @@ test_failed_switch_reroutes(void **state)
 	ft_scenario_free(bad);
 }
 
-/* QPs split a connection into flows hashed apart; adaptive routing spreads them better than ECMP. */
+/* QPs split a connection into flows hashed apart; adaptive routing spreads them better than ECMP.
+ */
 static void
 test_routing_and_qps(void **state)
 {
 	struct ft_scenario *sc = load_text("cluster: dgx-h100:16\n"
-					   "fabric: {kind: fat_tree, tiers: 2}\n"
-					   "background: [{pattern: permutation, size: 8MB}]\n");
+	                                   "fabric: {kind: fat_tree, tiers: 2}\n"
+	                                   "background: [{pattern: permutation, size: 8MB}]\n");
 	struct ft_sim_overrides ov;
 	struct ft_sim_report ecmp, ecmp4, adapt;
 	struct ft_error err = { 0 };
@@ -697,11 +712,11 @@ static void
 test_background_patterns(void **state)
 {
 	struct ft_scenario *inc = load_text("cluster: dgx-h100:4\n"
-					    "background: [{pattern: incast, size: 1MB, hosts: 9, "
-					    "target: 4}]\n");
+	                                    "background: [{pattern: incast, size: 1MB, hosts: 9, "
+	                                    "target: 4}]\n");
 	struct ft_scenario *a2a = load_text("cluster: dgx-h100:4\n"
-					    "background: [{pattern: alltoall, size: 1MB, hosts: 6, "
-					    "endpoints: gpu}]\n");
+	                                    "background: [{pattern: alltoall, size: 1MB, hosts: 6, "
+	                                    "endpoints: gpu}]\n");
 	struct ft_sim_report r;
 	size_t i;
 	double into_target = 0;
@@ -730,12 +745,13 @@ test_background_patterns(void **state)
 static void
 test_straggler(void **state)
 {
-	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\n"
-					   "jobs:\n"
-					   "  - {name: a, ranks: 8, compute: 1ms, ops: [{op: all_reduce, size: 1MB}]}\n"
-					   "  - {name: b, ranks: 8, first_node: 1, compute: 1ms,\n"
-					   "     ops: [{op: all_reduce, size: 1MB}]}\n"
-					   "faults: [{what: gpu, node: 0, gpu: 3, slowdown: 1.5}]\n");
+	struct ft_scenario *sc = load_text(
+	        "cluster: dgx-h100:2\n"
+	        "jobs:\n"
+	        "  - {name: a, ranks: 8, compute: 1ms, ops: [{op: all_reduce, size: 1MB}]}\n"
+	        "  - {name: b, ranks: 8, first_node: 1, compute: 1ms,\n"
+	        "     ops: [{op: all_reduce, size: 1MB}]}\n"
+	        "faults: [{what: gpu, node: 0, gpu: 3, slowdown: 1.5}]\n");
 	struct ft_sim_report r;
 	const struct ft_sim_job_report *a, *b;
 
