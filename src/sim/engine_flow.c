@@ -278,6 +278,8 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 			break;
 		}
 		ends[k] = (uint32_t)e;
+		if ((k & 63) == 0)
+			ft_progress_update(fe->cfg.progress, "building all-to-all rounds", k, m - 1);
 		for (g = 0; g < ngroups && rc == 0; g++) {
 			uint32_t base =
 			        (uint32_t)((g / stride) * ((uint64_t)stride * m) + g % stride);
