@@ -259,9 +259,6 @@ check_node(const struct ft_node_spec *n, char *field, struct ft_error *err)
 	if (n->ngpus < 1 || n->ngpus > FT_SPEC_MAX_GPUS)
 		return fail(field, err, FT_ERANGE, "nodes.gpus",
 		            "expected 1 to %d GPUs per node, got %u", FT_SPEC_MAX_GPUS, n->ngpus);
-	if (!n->gpu_model[0])
-		return fail(field, err, FT_EINVAL, "nodes.gpu_model",
-		            "expected a GPU model name, got ''");
 	if (!is_pos(n->gpu_tflops))
 		return fail(field, err, FT_ERANGE, "nodes.gpu_tflops",
 		            "expected a positive dense FP16 TFLOP/s figure, got %g", n->gpu_tflops);
@@ -491,6 +488,17 @@ check_fabric(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 		            "expected a link preset (hdr, ndr, xdr, roce100, roce200, roce400, "
 		            "roce800), got '%s'",
 		            f->link);
+	if (f->link[0] && s->node.nic_link[0]) {
+		const struct ft_link_preset *fl = ft_link_preset_find(f->link);
+		const struct ft_link_preset *nl = ft_link_preset_find(s->node.nic_link);
+
+		if (fl && nl && fl->tech != nl->tech)
+			return fail(field, err, FT_EINVAL, "fabric.link",
+			            "expected %s link like the NICs' %s (or set nodes.nics.link), "
+			            "got %s",
+			            nl->tech == FT_TECH_IB ? "an InfiniBand" : "an Ethernet (RoCE)",
+			            nl->name, fl->name);
+	}
 	if (!is_pos(f->link_Bps))
 		return fail(field, err, FT_ERANGE, "fabric.rate",
 		            "expected a positive link rate, got %g bytes/s", f->link_Bps);
@@ -526,9 +534,8 @@ ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX], s
 {
 	int rc;
 
+	/* Names (cluster, GPU model) are descriptive: specs built in code may leave them empty. */
 	field[0] = '\0';
-	if (!s->name[0])
-		return fail(field, err, FT_EINVAL, "name", "expected a cluster name, got ''");
 	if (s->nnodes < 1)
 		return fail(field, err, FT_ERANGE, "nodes.count",
 		            "expected at least 1 node, got 0");

@@ -389,7 +389,8 @@ static void
 test_load_json(void **state)
 {
 	static const char json[] =
-	        "{\"name\": \"j\", \"nodes\": {\"preset\": \"dgx-b200\", \"count\": 16},"
+	        "{\"name\": \"j\", \"nodes\": {\"preset\": \"dgx-b200\", \"count\": 16,"
+	        " \"nics\": {\"link\": \"roce800\"}},"
 	        " \"fabric\": {\"kind\": \"dragonfly\", \"link\": \"roce800\", \"groups\": 4,"
 	        " \"routers_per_group\": 2, \"nodes_per_router\": 2,"
 	        " \"global_links_per_router\": 2, \"routing\": \"valiant\"}}";
@@ -462,10 +463,10 @@ static const struct bad_case {
 	  "t.yaml:8:3: fabric.tiers: expected one of the keys of a torus fabric: kind, link, rate, "
 	  "switch_latency, cable_latency, mtu, routing, dims, nodes_per_switch, got unknown key "
 	  "'tiers'" },
-	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
-	  "  link: roce400\n  sharp: true\n",
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\n  nics: { link: roce400 }\n"
+	  "fabric:\n  kind: fat-tree\n  link: roce400\n  sharp: true\n",
 	  FT_EINVAL,
-	  "t.yaml:8:10: fabric.sharp: expected false on a RoCE fabric (SHARP runs in InfiniBand "
+	  "t.yaml:9:10: fabric.sharp: expected false on a RoCE fabric (SHARP runs in InfiniBand "
 	  "switches, IB-SHARP), got true" },
 	{ "name: x\nnodes:\n  gpus: 8\n", FT_EPARSE,
 	  "t.yaml:3:3: nodes.gpu_model: expected a value (or a preset: to start from), got "
@@ -553,6 +554,11 @@ static const struct bad_case {
 	  "t.yaml:7:19: fabric.switch_latency: expected a duration like 150ns or 2us, got "
 	  "'soon'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n", 0, NULL }, /* control: fine */
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
+	  "  link: roce400\n",
+	  FT_EINVAL,
+	  "t.yaml:7:9: fabric.link: expected an InfiniBand link like the NICs' ndr (or set "
+	  "nodes.nics.link), got roce400" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: fat-tree\n"
 	  "  mtu: 1500\n",
 	  FT_EPARSE,
@@ -653,6 +659,8 @@ test_validate_names_field(void **state)
 	s.fabric.routing = FT_ROUTING_ECMP;
 	s.fabric.oversubscription = 0;
 	s.fabric.nodes_per_unit = 0;
+	s.name[0] = '\0'; /* names are descriptive */
+	s.node.gpu_model[0] = '\0';
 	assert_int_equal(ft_spec_validate(&s, &err), 0);
 	s.fabric.oversubscription = 0.5;
 	assert_int_equal(ft_spec_validate(&s, &err), FT_ERANGE);
