@@ -144,7 +144,10 @@ struct ft_path {
  * the fabric's routing discipline: up*-down* on fat-trees, minimal on
  * dragonfly, dimension order on torus; shortest in-node paths). Writes up to
  * @max link ids; returns their total number (>= 0), 0 when @at == @dst, or
- * FT_ENOENT when @dst is unreachable (e.g. a link marked down).
+ * FT_ENOENT when @dst is unreachable (e.g. a link marked down). @dst is a
+ * vertex inside a node (GPU, NIC, PCIe switch, CPU, NVSwitch): FT_EINVAL for
+ * a fabric switch or an id out of range. Off-node, a GPU heads for its own
+ * rail NIC (gpu_nic) and other in-node vertices for their nearest NICs.
  */
 FT_API int ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst,
 			      uint32_t *links, size_t max);
@@ -161,7 +164,8 @@ struct ft_route_policy {
 	void *ud;
 };
 
-/* The path from @src to @dst under @policy. FT_ENOENT when unreachable. */
+/* The path from @src to @dst (in-node vertices) under @policy. FT_ENOENT when unreachable,
+ * FT_ERANGE when longer than FT_PATH_MAX links, FT_EINVAL for bad ids. */
 FT_API int ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 			 const struct ft_route_policy *policy, struct ft_path *out) FT_MUST_CHECK;
 

@@ -1086,6 +1086,22 @@ test_specs_route(void **state)
 			check_path(t, src, dst, &p,
 			           s.fabric.kind != FT_FABRIC_DRAGONFLY &&
 			                   s.fabric.kind != FT_FABRIC_TORUS);
+			/* Hop by hop, every link taken is one the fabric offers toward dst (the
+			 * simulator routing adaptively sees the same choices), except Valiant's
+			 * detour. */
+			for (uint32_t h = 0; h < p.nlinks && pol.routing != FT_ROUTING_VALIANT;
+			     h++) {
+				uint32_t cand[1024], at = ft_topo_link(t, p.links[h])->src;
+				int nc = ft_route_next_hops(t, at, dst, cand, 1024);
+				bool found = false;
+
+				for (int c = 0; c < nc && c < 1024; c++)
+					found = found || cand[c] == p.links[h];
+				if (!found)
+					fail_msg(
+					        "%s: %u.%u -> %u.%u: hop %u not among %d next hops",
+					        specs[i], a, ga, b, gb, h, nc);
+			}
 			/* The NICs of a GPU pair on one plane also reach each other directly. */
 			if (a != b && !planes && s.node.nnics) {
 				uint32_t na = ft_topo_nic(t, a, k % s.node.nnics);
