@@ -95,6 +95,8 @@ rings(struct builder *b, uint32_t ngroups, uint32_t n, uint32_t stride, uint64_t
 
 	if (n < 2)
 		return 0;
+	if (ft_vec_reserve(&b->s->flows, (size_t)ngroups * n) < 0)
+		return ft_error_set(b->err, FT_ENOMEM, "schedule: out of memory");
 	for (g = 0; g < ngroups; g++) {
 		base = stride == 1 ? g * n : g;
 		for (i = 0; i < n; i++) {
@@ -173,6 +175,8 @@ tree_flows(struct builder *b, uint32_t n, uint32_t base, uint32_t stride, uint64
 	uint64_t half[2] = { bytes / 2, bytes - bytes / 2 };
 	int rc;
 
+	if (ft_vec_reserve(&b->s->flows, 4 * (size_t)(n - 1)) < 0)
+		return ft_error_set(b->err, FT_ENOMEM, "schedule: out of memory");
 	for (t = 0; t < 2; t++) {
 		for (p = 0; p < n; p++) {
 			par = tree_parent(p + 1, n);
