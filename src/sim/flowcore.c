@@ -80,6 +80,7 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->act_np);
 	ft_free(s->act_rate);
 	ft_free(s->act_left);
+	ft_free(s->act_bott);
 	ft_vec_release(&s->tasks);
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
@@ -105,6 +106,7 @@ ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint
 	struct fs_task t = { 0 };
 	uint32_t i;
 
+	t.bott_link = FS_NONE;
 	if (!(bytes >= 0) || npath > 4096)
 		return FT_EINVAL;
 	t.kind = FS_FLOW;
@@ -136,6 +138,7 @@ ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t t
 	if (!(delay_s >= 0) || !(lat_mult >= 0))
 		return FT_EINVAL;
 	t.kind = FS_BARRIER;
+	t.bott_link = FS_NONE;
 	t.delay_s = delay_s;
 	t.lat_mult = lat_mult;
 	t.src = t.dst = FS_NONE;
@@ -361,6 +364,7 @@ ft__fs_recompute(struct fs_sim *s)
 			if (s->act_rate[f] >= 0)
 				continue;
 			s->act_rate[f] = share;
+			s->act_bott[f] = l;
 			p = paths + s->act_pf[f];
 			for (j = 0; j < s->act_np[f]; j++) {
 				uint32_t m = p[j];
@@ -409,8 +413,9 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->act_np = ft_calloc(n ? n : 1, sizeof(uint32_t));
 	s->act_rate = ft_calloc(n ? n : 1, sizeof(double));
 	s->act_left = ft_calloc(n ? n : 1, sizeof(double));
+	s->act_bott = ft_calloc(n ? n : 1, sizeof(uint32_t));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
-	    !s->act_left)
+	    !s->act_left || !s->act_bott)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -512,6 +517,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	s->act_np[s->nactive] = t->npath;
 	s->act_rate[s->nactive] = 0;
 	s->act_left[s->nactive] = t->bytes - t->sent;
+	s->act_bott[s->nactive] = FS_NONE;
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
 	return 0;
@@ -561,6 +567,7 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	/* Bytes sent, as integrated over the rate intervals (the residual is the
 	 * completion tolerance); the links are credited with the whole payload. */
 	t->sent = t->bytes - s->act_left[t->active_idx];
+	t->bott_link = s->act_bott[t->active_idx];
 	s->bytes_delivered += t->sent;
 	t->rate_Bps = 0;
 	--s->nactive;
@@ -570,6 +577,7 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->act_np[t->active_idx] = s->act_np[s->nactive];
 	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
+	s->act_bott[t->active_idx] = s->act_bott[s->nactive];
 	ft__fs_task(s, last)->active_idx = t->active_idx;
 	t->state = FS_PROPAGATING;
 	s->rates_dirty = true;
