@@ -474,7 +474,7 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 	ph.steps = 1;
 	ft_strlcpy(ph.what, "background", sizeof(ph.what));
 	if (bg->pattern == SC_PERMUTATION) {
-		/* A random derangement-free permutation: shuffle, then send to the next in it. */
+		/* A random cyclic permutation (nobody sends to itself): shuffle, send to the next. */
 		for (i = 0; i < n; i++)
 			perm[i] = i;
 		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_BACKGROUND, bi));
