@@ -23,6 +23,7 @@ const struct cmd cli_commands[] = {
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
 	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
+	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },
 	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
 	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
 	{ "version", cmd_version, "print the version of fabtune" },

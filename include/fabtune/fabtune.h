@@ -18,6 +18,7 @@
 #include <fabtune/progress.h>
 #include <fabtune/result.h>
 #include <fabtune/rng.h>
+#include <fabtune/sim.h>
 #include <fabtune/spec.h>
 #include <fabtune/table.h>
 #include <fabtune/topo.h>
