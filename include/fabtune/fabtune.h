@@ -5,6 +5,7 @@
 #ifndef FABTUNE_FABTUNE_H
 #define FABTUNE_FABTUNE_H
 
+#include <fabtune/archive.h>
 #include <fabtune/base.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
