@@ -138,7 +138,7 @@ ft_archive_record_json(const struct ft_archive_record *rec, struct ft_json *j, u
 		ft_json_kv_str(j, "label", run->label);
 	if (run->spec[0])
 		ft_json_kv_str(j, "spec", run->spec);
-	if (run->started_s > 0 && !(flags & FT_EXPORT_STABLE))
+	if (run->started_s > 0)
 		ft_json_kv_double(j, "started", run->started_s);
 	if (run->seed)
 		ft_json_kv_uint(j, "seed", run->seed);

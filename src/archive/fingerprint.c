@@ -319,7 +319,9 @@ collect_nccl_conf(struct ft_fingerprint *fp, const char *root)
 		while (end > eq + 1 && isspace((unsigned char)end[-1]))
 			*--end = '\0';
 		snprintf(key, sizeof(key), "nccl.conf.%.50s", name);
-		rc = ft_fingerprint_set(fp, key, eq + 1);
+		for (eq++; isspace((unsigned char)*eq);)
+			eq++;
+		rc = ft_fingerprint_set(fp, key, eq);
 	}
 	fclose(f);
 	return rc;
