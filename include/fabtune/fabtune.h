@@ -11,6 +11,7 @@
 #include <fabtune/json.h>
 #include <fabtune/obs.h>
 #include <fabtune/progress.h>
+#include <fabtune/report.h>
 #include <fabtune/result.h>
 #include <fabtune/rng.h>
 #include <fabtune/table.h>
