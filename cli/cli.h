@@ -56,7 +56,9 @@ int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc,
 		 struct cli_ctx *ctx);
 
 /* Commands, one per cli/cmd-<name>.c. */
+int cmd_archive(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_report(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
 
 extern const struct cmd cli_commands[];

@@ -17,7 +17,9 @@
 
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
+	{ "archive", cmd_archive, "the run archive: list, show, compare, baseline, export, import" },
 	{ "help", cmd_help, "list the commands, or show one command's help" },
+	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
 	{ "version", cmd_version, "print the version of fabtune" },
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);

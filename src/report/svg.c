@@ -166,7 +166,7 @@ void
 ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,
 		   const struct rp_series *s, size_t ns, bool logy)
 {
-	double height = H + LEGEND_ROW * (double)((ns + 2) / 3);
+	double height = H + 12 + LEGEND_ROW * (double)((ns + 2) / 3);
 	struct axes a;
 	size_t i, k;
 
@@ -208,7 +208,7 @@ ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, cons
 	}
 	/* Legend: three entries a row under the axis label. */
 	for (i = 0; i < ns; i++) {
-		double x = ML + (double)(i % 3) * 200, y = H + LEGEND_ROW * (double)(i / 3) - 4;
+		double x = ML + (double)(i % 3) * 200, y = H + 10 + LEGEND_ROW * (double)(i / 3);
 
 		ft_strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 				   "class=\"series\" stroke=\"%s\"%s/>\n",
@@ -251,7 +251,7 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 		}
 	if (!isfinite(vmin))
 		return;
-	w = left + size + 90;
+	w = left + size + 140;
 	h = top + size + 20;
 	ft_strbuf_addf(sb, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
 			   "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
