@@ -610,6 +610,27 @@ baseline_rm(int argc, char **argv, struct cli_ctx *ctx)
 	return baseline_edit(argc, argv, ctx, "rm");
 }
 
+/*
+ * Global options may come before the verb ("fabtune --json archive list"
+ * reaches us as "archive --json list"): move the verb first for dispatch.
+ */
+static void
+verb_first(int argc, char **argv)
+{
+	char *verb;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++)
+		if ((strcmp(argv[i], "--archive") == 0 || strcmp(argv[i], "--seed") == 0) &&
+		    i + 1 < argc)
+			i++;
+	if (i <= 1 || i >= argc)
+		return;
+	verb = argv[i];
+	memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
+	argv[1] = verb;
+}
+
 static const struct cmd baseline_cmds[] = {
 	{ "add", baseline_add, "add runs to a baseline" },
 	{ "list", baseline_list, "list the baselines" },
@@ -620,6 +641,7 @@ static const struct cmd baseline_cmds[] = {
 static int
 archive_baseline(int argc, char **argv, struct cli_ctx *ctx)
 {
+	verb_first(argc, argv);
 	return cli_dispatch(baseline_cmds, FT_ARRAY_SIZE(baseline_cmds), "archive baseline", argc,
 			    argv, ctx);
 }
@@ -866,5 +888,6 @@ static const struct cmd archive_cmds[] = {
 int
 cmd_archive(int argc, char **argv, struct cli_ctx *ctx)
 {
+	verb_first(argc, argv);
 	return cli_dispatch(archive_cmds, FT_ARRAY_SIZE(archive_cmds), "archive", argc, argv, ctx);
 }

@@ -50,8 +50,11 @@ cli_report_prepare(struct cli_ctx *ctx, struct ft_archive **ar, const char *run_
 	if (rc < 0) {
 		if (rc == FT_ENOENT && vs_ref && strcmp(vs_ref, "default") == 0 && !r->base.len &&
 		    r->cur.len)
-			ft_error_prefix(&err, "no baseline to compare with (name one with 'fabtune "
-					      "archive baseline add default RUN' or give --vs): ");
+		{
+			ft_error_clear(&err);
+			ft_error_set(&err, rc, "no baseline 'default' in the archive: name one with "
+				     "'fabtune archive baseline add default RUN...', or give --vs");
+		}
 		return cli_fail(ctx, rc, &err);
 	}
 	r->in.run = ft_vec_at(&r->cur, 0);

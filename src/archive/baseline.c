@@ -60,8 +60,7 @@ ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id,
 				exists = sqlite3_column_int64(st, 0);
 			sqlite3_finalize(st);
 			if (!exists)
-				rc = ft_error_set(err, FT_ENOENT, "archive %s: no run %" PRId64,
-						  ar->path, id);
+				rc = ft_error_set(err, FT_ENOENT, "no run %" PRId64 " in the archive", id);
 		}
 	}
 	if (rc == 0)
@@ -90,10 +89,9 @@ ft_archive_baseline_remove(struct ft_archive *ar, const char *name, int64_t id,
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = ft__archive_fail(ar, "removing from a baseline", err);
 	else if (sqlite3_changes(ar->db) == 0 && id)
-		rc = ft_error_set(err, FT_ENOENT, "archive %s: run %" PRId64
-			     " is not in baseline '%s'", ar->path, id, name);
+		rc = ft_error_set(err, FT_ENOENT, "run %" PRId64 " is not in baseline '%s'", id, name);
 	else if (sqlite3_changes(ar->db) == 0)
-		rc = ft_error_set(err, FT_ENOENT, "archive %s: no baseline '%s'", ar->path, name);
+		rc = ft_error_set(err, FT_ENOENT, "no baseline '%s' in the archive", name);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -126,8 +124,8 @@ ft_archive_baseline_runs(struct ft_archive *ar, const char *name, struct ft_vec 
 		rc = ft__archive_fail(ar, "reading a baseline", err);
 	if (rc == 0 && ids->len == start)
 		rc = ft_error_set(err, FT_ENOENT,
-				  "archive %s: no baseline '%s' (see 'fabtune archive baseline list')",
-				  ar->path, name);
+				  "no baseline '%s' in the archive (see 'fabtune archive baseline list')",
+				  name);
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -508,7 +508,7 @@ load_info(struct ft_archive *ar, int64_t id, struct ft_archive_info *in, struct 
 	if (s == SQLITE_ROW)
 		column_info(st, in);
 	else if (s == SQLITE_DONE)
-		rc = ft_error_set(err, FT_ENOENT, "archive %s: no run %" PRId64, ar->path, id);
+		rc = ft_error_set(err, FT_ENOENT, "no run %" PRId64 " in the archive", id);
 	else
 		rc = ft__archive_fail(ar, "loading a run", err);
 	sqlite3_finalize(st);
@@ -646,8 +646,7 @@ ft_archive_resolve(struct ft_archive *ar, const char *ref, int64_t *id, struct f
 		rc = single_id(ar, "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1", n, id,
 			       err);
 		if (rc == FT_ENOENT)
-			return ft_error_set(err, FT_ENOENT, "archive %s: no run '%s' (%s)",
-					    ar->path, ref,
+			return ft_error_set(err, FT_ENOENT, "no run '%s' in the archive (%s)", ref,
 					    n ? "not that many runs" : "the archive is empty");
 		return rc;
 	}
@@ -656,7 +655,7 @@ ft_archive_resolve(struct ft_archive *ar, const char *ref, int64_t *id, struct f
 				    "run reference '%s': expected a run id, latest or latest~N", ref);
 	rc = single_id(ar, "SELECT id FROM runs WHERE id = ?1", n, id, err);
 	if (rc == FT_ENOENT)
-		return ft_error_set(err, FT_ENOENT, "archive %s: no run %" PRId64, ar->path, n);
+		return ft_error_set(err, FT_ENOENT, "no run %" PRId64 " in the archive", n);
 	return rc;
 }
 
@@ -675,8 +674,7 @@ ft_archive_delete(struct ft_archive *ar, int64_t id, struct ft_error *err)
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = ft__archive_fail(ar, "deleting a run", err);
 		else if (sqlite3_changes(ar->db) == 0)
-			rc = ft_error_set(err, FT_ENOENT, "archive %s: no run %" PRId64, ar->path,
-					  id);
+			rc = ft_error_set(err, FT_ENOENT, "no run %" PRId64 " in the archive", id);
 		sqlite3_finalize(st);
 	}
 	if (rc == 0)

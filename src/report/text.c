@@ -43,6 +43,36 @@ run_header(const struct ft_report_input *in, struct ft_strbuf *out)
 		       ft_run_nrows(&r->run), ft_obs_set_len(&r->obs), r->findings.len);
 }
 
+/* Offset of the metric called @name in struct ft_result_row (see ft_result_row_metric). */
+static size_t
+metric_offset(const char *name)
+{
+	if (strcmp(name, "busbw") == 0)
+		return offsetof(struct ft_result_row, busbw_GBps);
+	if (strcmp(name, "algbw") == 0)
+		return offsetof(struct ft_result_row, algbw_GBps);
+	if (strcmp(name, "lat_p50") == 0)
+		return offsetof(struct ft_result_row, lat_p50_us);
+	if (strcmp(name, "lat_avg") == 0)
+		return offsetof(struct ft_result_row, lat_avg_us);
+	return offsetof(struct ft_result_row, time_us);
+}
+
+/* The model's row for @r: same test and size (the model has no transport). */
+static const struct ft_result_row *
+expected_row(const struct ft_run *expected, const struct ft_result_row *r)
+{
+	size_t i;
+
+	for (i = 0; expected && i < ft_run_nrows(expected); i++) {
+		const struct ft_result_row *e = ft_run_row(expected, i);
+
+		if (e->bytes == r->bytes && strcmp(e->test, r->test) == 0)
+			return e;
+	}
+	return NULL;
+}
+
 static void
 results(const struct ft_report_input *in, struct ft_strbuf *out)
 {
@@ -65,8 +95,13 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 	ft_table_col(&t, "busbw_GB/s", FT_ALIGN_RIGHT);
 	ft_table_col(&t, "p50_us", FT_ALIGN_RIGHT);
 	ft_table_col(&t, "p99_us", FT_ALIGN_RIGHT);
+	if (in->expected) {
+		ft_table_col(&t, "model", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "%model", FT_ALIGN_RIGHT);
+	}
 	for (i = 0; i < ft_run_nrows(run); i++) {
 		const struct ft_result_row *r = ft_run_row(run, i);
+		const struct ft_result_row *e = expected_row(in->expected, r);
 
 		ft_table_cell(&t, r->test);
 		ft_table_cell(&t, r->transport[0] ? r->transport : "-");
@@ -81,6 +116,17 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_table_cell(&t, ft__rp_num(r->busbw_GBps, 2, b[2], sizeof(b[2])));
 		ft_table_cell(&t, ft__rp_num(r->lat_p50_us, 2, b[3], sizeof(b[3])));
 		ft_table_cell(&t, ft__rp_num(r->lat_p99_us, 2, b[4], sizeof(b[4])));
+		if (in->expected) {
+			const char *name;
+			bool higher;
+			double m = ft_result_row_metric(r, &name, &higher);
+			double x = e ? ft__rp_field(e, metric_offset(name)) : NAN;
+
+			ft_table_cell(&t, ft__rp_num(x, 2, b[0], sizeof(b[0])));
+			ft_table_cell(&t, isfinite(x) && x > 0 && isfinite(m)
+						  ? ft__rp_num(m / x * 100.0, 0, b[1], sizeof(b[1]))
+						  : "-");
+		}
 	}
 	ft_table_render(&t, out);
 	ft_table_release(&t);
