@@ -93,6 +93,7 @@ PY
 check_render() { # name, min distinct colours
 	local name=$1 min=$2 colours top
 	run_chromium "$tmp/$name.shot" --screenshot="$tmp/$name.png" --window-size=1200,2600 \
+		--force-device-scale-factor=0.5 \
 		"file://$tmp/$name.html"
 	if [ ! -s "$tmp/$name.png" ]; then
 		echo "FAIL $name: no screenshot"; sed 's/^/  /' "$tmp/chromium.err" | tail -5; fail=1; return
