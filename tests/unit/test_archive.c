@@ -69,7 +69,7 @@ make_run(struct ft_run *run, size_t n, double salt)
 		ft_strlcpy(r.transport, "tcp", sizeof(r.transport));
 		ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
 		ft_strlcpy(r.redop, "sum", sizeof(r.redop));
-		r.bytes = (uint64_t)1024 << i;
+		r.bytes = (uint64_t)1024 << (i % 24) | (uint64_t)i << 40;
 		r.count = r.bytes / 4;
 		r.nranks = 2;
 		r.time_us = 10.0 + (double)i + salt;
