@@ -55,6 +55,11 @@ void cli_write(const struct ft_strbuf *sb);
 int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 		 struct cli_ctx *ctx);
 
+/* Look up a command by name in @table; NULL when absent. */
+const struct cmd *cli_find_cmd(const struct cmd *table, size_t n, const char *name);
+/* Print "usage: ..." and the command list of @table to @out. */
+void cli_list_commands(const struct cmd *table, size_t n, const char *group, FILE *out);
+
 /* Commands, one per cli/cmd-<name>.c. */
 int cmd_archive(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/fabtune.c - main, the sorted command table and shared CLI helpers.
+ * cli/fabtune.c - the sorted command table and the helpers every command
+ * shares (messages, exit codes, nested verbs, help and version).
  *
  * Each command lives in cli/cmd-<name>.c and only parses its arguments,
- * calls the library and renders what comes back. Global options may come
- * before or after the command name.
+ * calls the library and renders what comes back.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -82,8 +82,8 @@ cli_write(const struct ft_strbuf *sb)
 	fwrite(sb->buf, 1, sb->len, stdout);
 }
 
-static const struct cmd *
-find_cmd(const struct cmd *table, size_t n, const char *name)
+const struct cmd *
+cli_find_cmd(const struct cmd *table, size_t n, const char *name)
 {
 	size_t i;
 
@@ -93,8 +93,8 @@ find_cmd(const struct cmd *table, size_t n, const char *name)
 	return NULL;
 }
 
-static void
-list_commands(const struct cmd *table, size_t n, const char *group, FILE *out)
+void
+cli_list_commands(const struct cmd *table, size_t n, const char *group, FILE *out)
 {
 	size_t i;
 
@@ -114,10 +114,10 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 	char name[64];
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		list_commands(table, n, group, argc < 2 ? stderr : stdout);
+		cli_list_commands(table, n, group, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
-	c = find_cmd(table, n, argv[1]);
+	c = cli_find_cmd(table, n, argv[1]);
 	if (!c) {
 		cli_error(ctx, "unknown command '%s' (see 'fabtune %s%shelp')", argv[1],
 			  group ? group : "", group ? " --" : "");
@@ -143,10 +143,10 @@ cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (n == 0) {
-		list_commands(cli_commands, cli_ncommands, NULL, stdout);
+		cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
 		return EXIT_OK;
 	}
-	c = find_cmd(cli_commands, cli_ncommands, argv[1]);
+	c = cli_find_cmd(cli_commands, cli_ncommands, argv[1]);
 	if (!c) {
 		cli_error(ctx, "unknown command '%s'", argv[1]);
 		return EXIT_USAGE;
@@ -185,81 +185,4 @@ cmd_version(int argc, char **argv, struct cli_ctx *ctx)
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
 	return EXIT_OK;
-}
-
-static bool
-is_global_flag(const char *a)
-{
-	return strcmp(a, "--json") == 0 || strcmp(a, "--no-color") == 0 ||
-	       strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0 ||
-	       strncmp(a, "--seed=", 7) == 0 || strncmp(a, "--archive=", 10) == 0;
-}
-
-static bool
-is_global_with_value(const char *a)
-{
-	return strcmp(a, "--seed") == 0 || strcmp(a, "--archive") == 0;
-}
-
-int
-main(int argc, char **argv)
-{
-	struct cli_ctx ctx;
-	const struct cmd *c;
-	char **args;
-	int i, nlead = 0, nargs = 0, rc;
-	const char *stable = getenv("FABTUNE_TEST_STABLE");
-
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.seed = 1;
-	ctx.stable = stable && strcmp(stable, "1") == 0;
-	ctx.archive = getenv("FABTUNE_ARCHIVE");
-	ctx.no_color = getenv("NO_COLOR") != NULL;
-	ft_progress_bar_init(&ctx.bar, stderr);
-	ctx.progress.fn = ft_progress_bar_fn;
-	ctx.progress.ud = &ctx.bar;
-
-	/* Leading global options: fabtune --json model ... */
-	for (i = 1; i < argc; i++) {
-		if (is_global_flag(argv[i]))
-			continue;
-		if (is_global_with_value(argv[i]) && i + 1 < argc) {
-			i++;
-			continue;
-		}
-		break;
-	}
-	nlead = i - 1;
-	if (i >= argc) {
-		if (argc > 1 && strcmp(argv[argc - 1], "--version") == 0)
-			return cmd_version(1, argv, &ctx);
-		list_commands(cli_commands, cli_ncommands, NULL, stderr);
-		return EXIT_USAGE;
-	}
-	if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
-		argv[i] = (char *)"version";
-	} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-		argv[i] = (char *)"help";
-	}
-	c = find_cmd(cli_commands, cli_ncommands, argv[i]);
-	if (!c) {
-		fprintf(stderr, "fabtune: unknown command '%s' (see 'fabtune help')\n", argv[i]);
-		return EXIT_USAGE;
-	}
-	args = calloc((size_t)argc + 1, sizeof(*args));
-	if (!args) {
-		fprintf(stderr, "fabtune: out of memory\n");
-		return EXIT_RUNTIME;
-	}
-	args[nargs++] = argv[i];
-	for (int k = 1; k <= nlead; k++)
-		args[nargs++] = argv[k];
-	for (int k = i + 1; k < argc; k++)
-		args[nargs++] = argv[k];
-	args[nargs] = NULL;
-	ctx.cmd = c->name;
-	rc = c->run(nargs, args, &ctx);
-	ft_progress_bar_finish(&ctx.bar);
-	free(args);
-	return rc;
 }

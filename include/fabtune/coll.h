@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/coll.h - collective operations, algorithms and protocols, and
+ * their compilation into transfer schedules.
+ *
+ * A schedule is what the flow-level twin runs: phases in order, each a set of
+ * concurrent flows between ranks. Inside a phase NCCL pipelines chunks, so
+ * the flows of a phase run at once and the phase costs its slowest flow plus
+ * `steps` sequential per-step latencies. A phase starts when the previous one
+ * has finished (hierarchical algorithms: intra-node, then inter-node, then
+ * intra-node again; all-to-all rounds). Ranks are 0..nranks-1; the caller
+ * maps them to GPUs (placement).
+ */
+#ifndef FABTUNE_COLL_H
+#define FABTUNE_COLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fabtune/base.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FT_OP_MAP(X)                                                                               \
+	X(ALL_REDUCE, "all_reduce")                                                                \
+	X(ALL_GATHER, "all_gather")                                                                \
+	X(REDUCE_SCATTER, "reduce_scatter")                                                        \
+	X(BROADCAST, "broadcast")                                                                  \
+	X(REDUCE, "reduce")                                                                        \
+	X(ALLTOALL, "alltoall")                                                                    \
+	X(SENDRECV, "sendrecv")
+
+enum ft_op {
+#define FT_OP_ENUM_(n, s) FT_OP_##n,
+	FT_OP_MAP(FT_OP_ENUM_)
+#undef FT_OP_ENUM_
+	FT_OP_COUNT
+};
+
+#define FT_ALGO_MAP(X)                                                                             \
+	X(RING, "ring")                                                                            \
+	X(TREE, "tree")                     /* double binary tree */                               \
+	X(HALVING_DOUBLING, "halving_doubling")                                                    \
+	X(DIRECT, "direct")                 /* all-to-all: every pair at once */                   \
+	X(HIERARCHICAL, "hierarchical")     /* NVLink first, then across nodes per rail */         \
+	X(NVLS, "nvls")                     /* NVLink SHARP in-switch reduction */                 \
+	X(COLLNET, "collnet")               /* SHARP in-network reduction */                       \
+	X(PAT, "pat")
+
+enum ft_algo {
+#define FT_ALGO_ENUM_(n, s) FT_ALGO_##n,
+	FT_ALGO_MAP(FT_ALGO_ENUM_)
+#undef FT_ALGO_ENUM_
+	FT_ALGO_COUNT
+};
+
+#define FT_PROTO_MAP(X)                                                                            \
+	X(SIMPLE, "simple")                                                                        \
+	X(LL, "ll")                                                                                \
+	X(LL128, "ll128")
+
+enum ft_proto {
+#define FT_PROTO_ENUM_(n, s) FT_PROTO_##n,
+	FT_PROTO_MAP(FT_PROTO_ENUM_)
+#undef FT_PROTO_ENUM_
+	FT_PROTO_COUNT
+};
+
+FT_API const char *ft_op_name(enum ft_op op);
+FT_API const char *ft_algo_name(enum ft_algo a);
+FT_API const char *ft_proto_name(enum ft_proto p);
+/* Case-insensitive; also accepts NCCL spellings ("Ring", "Tree", "LL128", "allreduce"). */
+FT_API int ft_op_from_name(const char *s, enum ft_op *out);
+FT_API int ft_algo_from_name(const char *s, enum ft_algo *out);
+FT_API int ft_proto_from_name(const char *s, enum ft_proto *out);
+
+/* nccl-tests bus-bandwidth factor of @op on @nranks (kb NA-BUSBW). */
+FT_API double ft_coll_busbw_factor(enum ft_op op, uint32_t nranks);
+
+/* One flow of a schedule. */
+struct ft_sched_flow {
+	uint32_t src;	/* rank */
+	uint32_t dst;	/* rank */
+	uint64_t bytes; /* payload bytes this flow carries in its phase (before protocol overhead) */
+	uint32_t phase;
+};
+
+struct ft_sched_phase {
+	uint32_t steps;	      /* sequential pipeline steps: each costs one path latency */
+	uint32_t first_flow;  /* flows of this phase: first_flow .. first_flow + nflows - 1 */
+	uint32_t nflows;
+	char what[32];	      /* "intra reduce-scatter", "inter all-reduce", "round 3" */
+};
+
+struct ft_schedule {
+	enum ft_op op;
+	enum ft_algo algo;
+	enum ft_proto proto;
+	uint32_t nranks;
+	uint32_t ranks_per_node; /* for hierarchical algorithms; 1 if flat */
+	uint64_t bytes;		 /* operation size as nccl-tests defines it (NA-BUSBW) */
+	double proto_eff;	 /* payload share on the wire (Simple 1, LL 0.5, LL128 120/128) */
+	double step_lat_s;	 /* protocol per-step overhead added to each step's path latency */
+	struct ft_vec phases;	 /* struct ft_sched_phase */
+	struct ft_vec flows;	 /* struct ft_sched_flow, grouped by phase */
+};
+
+struct ft_coll_args {
+	enum ft_op op;
+	enum ft_algo algo;
+	enum ft_proto proto;
+	uint32_t nranks;
+	uint32_t ranks_per_node; /* GPUs per node taking part (hierarchical algorithms) */
+	uint64_t bytes;
+	uint32_t root;		 /* broadcast/reduce */
+	uint32_t nchannels;	 /* 0 = default */
+};
+
+FT_API void ft_schedule_init(struct ft_schedule *s);
+FT_API void ft_schedule_release(struct ft_schedule *s);
+/* Compile @args into @out (initialized by the caller). FT_EINVAL / FT_ENOTSUP for
+ * combinations that don't exist (e.g. NVLS for alltoall). */
+FT_API int ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out,
+			    struct ft_error *err) FT_MUST_CHECK;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

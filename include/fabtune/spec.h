@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/spec.h - cluster specs: what a cluster is made of.
+ *
+ * A cluster is a number of identical nodes (GPUs, NVLink/NVSwitch, PCIe
+ * switches, NICs, NUMA domains) joined by one fabric (fat-tree, rail-optimized
+ * fat-tree, multi-plane, dragonfly, torus). Specs come from YAML files (JSON is
+ * accepted) or from presets: "dgx-h100" is one node, "dgx-h100:64" is 64 nodes
+ * on the preset's default fabric. The structs are plain data, filled by the
+ * loader and read by topo, model and sim. All rates are bytes/s per direction,
+ * all latencies seconds.
+ */
+#ifndef FABTUNE_SPEC_H
+#define FABTUNE_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fabtune/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FT_SPEC_MAX_GPUS 16 /* GPUs per node */
+#define FT_SPEC_MAX_NICS 16 /* NICs per node */
+#define FT_SPEC_MAX_PCIE_SWITCHES 16
+
+enum ft_link_tech {
+	FT_TECH_IB,   /* InfiniBand */
+	FT_TECH_ROCE, /* RoCEv2 over Ethernet */
+};
+
+/* A link preset: "hdr", "ndr", "xdr", "roce100" ... "roce800". */
+struct ft_link_preset {
+	char name[16];
+	enum ft_link_tech tech;
+	double signal_gbps; /* nominal line rate, Gb/s (e.g. 400) */
+	double rate_Bps;    /* data rate after encoding, bytes/s per direction */
+	double lat_nic_s;   /* NIC processing latency, one way */
+	double lat_switch_s;/* switch traversal latency */
+	double lat_cable_s; /* cable propagation latency (per hop) */
+	uint32_t mtu_bytes; /* default MTU (IB 4096; RoCE 4096 payload) */
+};
+
+struct ft_node_spec {
+	char preset[32];      /* preset it came from, "" if hand-written */
+	char gpu_model[32];   /* "H100-SXM5" */
+	uint32_t ngpus;
+	double gpu_tflops;    /* dense fp16/bf16 TFLOP/s per GPU */
+	double gpu_mem_GB;
+	uint32_t nvlink_gen;  /* 0 = no NVLink (PCIe-only GPUs), 3 = A100, 4 = H100/H200, 5 = B200 */
+	double nvlink_Bps;    /* per GPU, per direction, bytes/s (H100: 450e9) */
+	double lat_nvlink_s;  /* one NVLink hop */
+	bool nvswitch;        /* GPUs are all-to-all through NVSwitch */
+	bool nvls;            /* NVSwitch supports in-switch reduction (NVLink SHARP) */
+	uint32_t pcie_gen;    /* PCIe generation of GPU and NIC links (4, 5, 6) */
+	uint32_t pcie_width_gpu; /* lanes */
+	uint32_t pcie_width_nic;
+	double pcie_Bps_gpu;  /* effective per direction, derived from gen × width unless given */
+	double pcie_Bps_nic;
+	double lat_pcie_s;    /* one PCIe switch hop */
+	uint32_t npcie_switches;
+	uint32_t nnuma;       /* NUMA domains (CPU sockets / NPS) */
+	double cpu_link_Bps;  /* socket-to-socket interconnect, per direction */
+	uint32_t nnics;       /* scale-out NICs (compute fabric) */
+	char nic_model[32];   /* "ConnectX-7" */
+	char nic_link[16];    /* link preset name of the NICs ("ndr") */
+	double nic_Bps;       /* per NIC per direction, bytes/s (after encoding) */
+	/* Placement, index per GPU / NIC. */
+	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
+	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];
+	uint32_t gpu_nic[FT_SPEC_MAX_GPUS]; /* the NIC closest to each GPU (its rail) */
+	uint32_t nic_pcie_switch[FT_SPEC_MAX_NICS];
+	uint32_t nic_numa[FT_SPEC_MAX_NICS];
+	uint32_t pcie_switch_numa[FT_SPEC_MAX_PCIE_SWITCHES];
+};
+
+enum ft_fabric_kind {
+	FT_FABRIC_NONE,          /* a single node, no scale-out fabric */
+	FT_FABRIC_FAT_TREE,      /* 2- or 3-tier folded Clos, NICs of a node on any leaf */
+	FT_FABRIC_RAIL_FAT_TREE, /* rail-optimized: NIC r of every node in a unit on leaf r */
+	FT_FABRIC_MULTI_PLANE,   /* several independent fat-trees, NIC r on plane r % planes */
+	FT_FABRIC_DRAGONFLY,     /* groups of routers, all-to-all global links between groups */
+	FT_FABRIC_TORUS,         /* 2D/3D torus of switches (or nodes) */
+	FT_FABRIC_KIND_COUNT
+};
+
+enum ft_routing {
+	FT_ROUTING_ECMP,     /* hash of the flow tuple with a per-switch salt */
+	FT_ROUTING_DMODK,    /* destination mod k (OpenSM ftree) */
+	FT_ROUTING_ADAPTIVE, /* least-loaded equal-cost port (decided by the simulator) */
+	FT_ROUTING_MINIMAL,  /* dragonfly minimal */
+	FT_ROUTING_VALIANT,  /* dragonfly Valiant (random intermediate group) */
+	FT_ROUTING_DOR,      /* torus dimension order */
+	FT_ROUTING_COUNT
+};
+
+struct ft_fabric_spec {
+	enum ft_fabric_kind kind;
+	char link[16];          /* link preset name: "ndr", "roce400" */
+	double link_Bps;        /* switch-to-switch and host link rate, bytes/s per direction */
+	double lat_switch_s;
+	double lat_cable_s;
+	enum ft_routing routing;
+	bool sharp;             /* in-network reduction (SHARP) available */
+	/* fat-tree family */
+	uint32_t tiers;         /* 2 or 3 */
+	uint32_t radix;         /* switch ports */
+	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking */
+	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = radix/2) */
+	uint32_t planes;        /* multi-plane: independent planes (>= 1) */
+	/* dragonfly */
+	uint32_t groups;
+	uint32_t routers_per_group;
+	uint32_t nodes_per_router;
+	uint32_t global_links_per_router;
+	/* torus */
+	uint32_t ndims;         /* 2 or 3 */
+	uint32_t dims[3];
+	uint32_t nodes_per_switch; /* torus: nodes per torus vertex (0 = the node is the vertex) */
+};
+
+struct ft_cluster_spec {
+	char name[64];
+	char source[128];     /* file or preset shorthand it came from */
+	struct ft_node_spec node;
+	uint32_t nnodes;
+	struct ft_fabric_spec fabric;
+};
+
+/*
+ * Load a spec from a YAML/JSON file. Unknown keys and bad values are errors
+ * that name "file:line:col: field: expected X, got Y" (FT_EPARSE, FT_ERANGE);
+ * a missing file is FT_ENOENT. On error *out is left zeroed.
+ */
+FT_API int ft_spec_load_file(const char *path, struct ft_cluster_spec *out, struct ft_error *err)
+	FT_MUST_CHECK;
+FT_API int ft_spec_load_buffer(const char *text, size_t len, const char *file,
+			       struct ft_cluster_spec *out, struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Resolve what a user typed: a path to a spec file, a node preset ("dgx-h100",
+ * one node) or a preset with a node count ("dgx-h100:64", the preset's default
+ * fabric sized for that many nodes).
+ */
+FT_API int ft_spec_resolve(const char *arg, struct ft_cluster_spec *out, struct ft_error *err)
+	FT_MUST_CHECK;
+
+/* Check a filled spec for consistency (counts, indexes, rates). */
+FT_API int ft_spec_validate(const struct ft_cluster_spec *spec, struct ft_error *err)
+	FT_MUST_CHECK;
+
+/* Presets. NULL / FT_ENOENT for an unknown name. */
+FT_API size_t ft_node_preset_count(void);
+FT_API const char *ft_node_preset_name(size_t i);
+FT_API int ft_node_preset(const char *name, struct ft_node_spec *out);
+FT_API const struct ft_link_preset *ft_link_preset_find(const char *name);
+FT_API size_t ft_link_preset_count(void);
+FT_API const struct ft_link_preset *ft_link_preset_at(size_t i);
+
+FT_API const char *ft_fabric_kind_name(enum ft_fabric_kind k);
+FT_API const char *ft_routing_name(enum ft_routing r);
+FT_API int ft_routing_from_name(const char *name, enum ft_routing *out);
+
+/* Total GPUs in the cluster. */
+static inline uint64_t
+ft_spec_ngpus(const struct ft_cluster_spec *s)
+{
+	return (uint64_t)s->nnodes * s->node.ngpus;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

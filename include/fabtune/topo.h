@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/topo.h - the topology graph and routing.
+ *
+ * ft_topo_build() turns a cluster spec into a compact, read-only graph:
+ * vertices (GPUs, NICs, PCIe switches, CPUs/NUMA roots, NVSwitches, network
+ * switches per tier) and directed links with capacity and latency. Every
+ * physical cable or lane group is two directed links, each the other's
+ * reverse. Vertices and links are numbered densely from 0 and stored in
+ * arrays; adjacency is CSR (out-links of a vertex are contiguous), so a
+ * 100,000-GPU fabric fits in a few hundred MB.
+ *
+ * Routing exposes every equal-cost choice: ft_route_next_hops() lists the
+ * equal-cost out-links from a vertex toward a destination; ft_route_path()
+ * walks them with a policy (ECMP hash, D-mod-K, a caller's chooser for
+ * adaptive routing, dragonfly minimal/Valiant, torus dimension order).
+ */
+#ifndef FABTUNE_TOPO_H
+#define FABTUNE_TOPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fabtune/base.h>
+#include <fabtune/spec.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FT_VERTEX_KIND_MAP(X)                                                                      \
+	X(GPU, "gpu")                                                                              \
+	X(NIC, "nic")                                                                              \
+	X(PCIE_SWITCH, "pcie-switch")                                                              \
+	X(CPU, "cpu")                                                                              \
+	X(NVSWITCH, "nvswitch")                                                                    \
+	X(SWITCH, "switch")
+
+enum ft_vertex_kind {
+#define FT_VK_ENUM_(n, s) FT_V_##n,
+	FT_VERTEX_KIND_MAP(FT_VK_ENUM_)
+#undef FT_VK_ENUM_
+	FT_V_COUNT
+};
+
+#define FT_LINK_KIND_MAP(X)                                                                        \
+	X(NVLINK, "nvlink")                                                                        \
+	X(PCIE, "pcie")                                                                            \
+	X(CPU, "cpu")   /* socket-to-socket (UPI/xGMI) */                                          \
+	X(HOST, "host") /* NIC to its first network switch */                                      \
+	X(FABRIC, "fabric") /* switch to switch */
+
+enum ft_link_kind {
+#define FT_LK_ENUM_(n, s) FT_L_##n,
+	FT_LINK_KIND_MAP(FT_LK_ENUM_)
+#undef FT_LK_ENUM_
+	FT_L_COUNT
+};
+
+FT_API const char *ft_vertex_kind_name(enum ft_vertex_kind k);
+FT_API const char *ft_link_kind_name(enum ft_link_kind k);
+
+#define FT_NO_NODE UINT32_MAX
+
+struct ft_vertex {
+	uint8_t kind;	/* enum ft_vertex_kind */
+	uint8_t tier;	/* network switches: 1 = leaf, 2 = spine, 3 = core; 0 otherwise */
+	uint8_t plane;	/* multi-plane / rail index where it applies, else 0 */
+	uint8_t pad;
+	uint32_t node;	/* node (server) index, FT_NO_NODE for fabric switches */
+	uint32_t local; /* index within its node (GPU 3, NIC 5) or within its tier/group */
+	uint32_t group; /* pod, scalable unit or dragonfly group; 0 where it doesn't apply */
+};
+
+struct ft_link {
+	uint32_t src, dst; /* vertex ids */
+	uint32_t rev;	   /* id of the reverse link */
+	uint8_t kind;	   /* enum ft_link_kind */
+	uint8_t tier;	   /* fabric level crossed: 1 host-leaf, 2 leaf-spine, 3 spine-core; 0 in-node */
+	uint8_t up;	   /* 1 when it goes up the tree (toward core), else 0 */
+	uint8_t pad;
+	double cap_Bps;	   /* capacity, bytes/s */
+	double lat_s;	   /* latency of the hop */
+};
+
+struct ft_topo; /* opaque, read-only after build */
+
+/* Build the graph of @spec. FT_EINVAL with the field named for a spec the builder can't lay
+ * out (e.g. more nodes than radix^tiers allows). */
+FT_API int ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out,
+			 struct ft_error *err) FT_MUST_CHECK;
+FT_API void ft_topo_free(struct ft_topo *t);
+
+FT_API const struct ft_cluster_spec *ft_topo_spec(const struct ft_topo *t);
+FT_API uint32_t ft_topo_nvertices(const struct ft_topo *t);
+FT_API uint32_t ft_topo_nlinks(const struct ft_topo *t);
+FT_API const struct ft_vertex *ft_topo_vertex(const struct ft_topo *t, uint32_t v);
+FT_API const struct ft_link *ft_topo_link(const struct ft_topo *t, uint32_t l);
+/* Out-links of @v: ids first .. first + count - 1. */
+FT_API void ft_topo_out_links(const struct ft_topo *t, uint32_t v, uint32_t *first,
+			      uint32_t *count);
+/* Vertex id of GPU @gpu / NIC @nic of node @node; UINT32_MAX when out of range. */
+FT_API uint32_t ft_topo_gpu(const struct ft_topo *t, uint32_t node, uint32_t gpu);
+FT_API uint32_t ft_topo_nic(const struct ft_topo *t, uint32_t node, uint32_t nic);
+/* Bytes of memory the graph holds. */
+FT_API size_t ft_topo_memory(const struct ft_topo *t);
+
+struct ft_topo_stats {
+	uint32_t nvertices_by_kind[FT_V_COUNT];
+	uint32_t nswitches_by_tier[4]; /* [1] leaves, [2] spines, [3] cores */
+	uint32_t nlinks_by_kind[FT_L_COUNT]; /* directed links */
+	uint32_t nlinks_by_tier[4];    /* directed fabric/host links per tier */
+	double bisection_Bps;          /* min over balanced host cuts, per direction */
+	double oversubscription[4];    /* per tier: down capacity / up capacity */
+	uint32_t diameter_hops;        /* longest shortest path between two NICs (switch hops + 1) */
+	double injection_Bps;          /* sum of host link capacity, per direction */
+};
+FT_API int ft_topo_stats(const struct ft_topo *t, struct ft_topo_stats *out,
+			 struct ft_error *err) FT_MUST_CHECK;
+
+/* Export: Graphviz dot or JSON (vertices and links) into @out. */
+FT_API int ft_topo_export_dot(const struct ft_topo *t, struct ft_strbuf *out) FT_MUST_CHECK;
+FT_API int ft_topo_export_json(const struct ft_topo *t, struct ft_strbuf *out) FT_MUST_CHECK;
+
+/* ---- routing ------------------------------------------------------------- */
+
+#define FT_PATH_MAX 32
+
+struct ft_path {
+	uint32_t nlinks;
+	uint32_t links[FT_PATH_MAX]; /* link ids from source to destination */
+	double lat_s;		     /* sum of link latencies */
+};
+
+/*
+ * Equal-cost next links from vertex @at toward vertex @dst (minimal paths of
+ * the fabric's routing discipline: up*-down* on fat-trees, minimal on
+ * dragonfly, dimension order on torus; shortest in-node paths). Writes up to
+ * @max link ids; returns their total number (>= 0), 0 when @at == @dst, or
+ * FT_ENOENT when @dst is unreachable (e.g. a link marked down).
+ */
+FT_API int ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst,
+			      uint32_t *links, size_t max);
+
+/* A chooser picks one of @n equal-cost links at vertex @at (adaptive routing). */
+typedef uint32_t ft_route_choose_fn(void *ud, uint32_t at, const uint32_t *links, uint32_t n);
+
+struct ft_route_policy {
+	enum ft_routing routing;   /* ECMP, DMODK, ADAPTIVE (needs @choose), MINIMAL, VALIANT, DOR */
+	uint64_t flow_hash;	   /* hash of the flow tuple (src, dst, qp/port): ECMP, Valiant */
+	uint64_t salt_seed;	   /* per-switch salts derive from it */
+	ft_route_choose_fn *choose; /* for ADAPTIVE; NULL falls back to ECMP */
+	void *ud;
+};
+
+/* The path from @src to @dst under @policy. FT_ENOENT when unreachable. */
+FT_API int ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
+			 const struct ft_route_policy *policy, struct ft_path *out) FT_MUST_CHECK;
+
+/* The specified ECMP hash: ft_mix64 of the tuple, mixed with a per-switch salt. */
+FT_API uint64_t ft_route_flow_hash(uint32_t src, uint32_t dst, uint32_t qp);
+
+/*
+ * Mark links down or degraded for fault injection: a copy-on-write overlay
+ * the simulator owns. @scale per link: 1 = healthy, 0 = down, 0.25 = 4X
+ * trained at 1X. Routing skips links whose scale is 0.
+ */
+FT_API int ft_topo_set_link_scale(struct ft_topo *t, uint32_t link, double scale) FT_MUST_CHECK;
+FT_API double ft_topo_link_scale(const struct ft_topo *t, uint32_t link);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
