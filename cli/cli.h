@@ -65,6 +65,8 @@ int cmd_archive(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_report(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_parse(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_probe(int argc, char **argv, struct cli_ctx *ctx);
 
 extern const struct cmd cli_commands[];
 extern const size_t cli_ncommands;

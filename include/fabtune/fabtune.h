@@ -10,6 +10,8 @@
 #include <fabtune/error.h>
 #include <fabtune/json.h>
 #include <fabtune/obs.h>
+#include <fabtune/parse.h>
+#include <fabtune/probe.h>
 #include <fabtune/progress.h>
 #include <fabtune/report.h>
 #include <fabtune/result.h>
