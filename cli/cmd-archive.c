@@ -747,6 +747,7 @@ import_text(struct cli_ctx *ctx, struct ft_archive *ar, const char *path, const 
 {
 #ifdef HAVE_PARSE
 	const struct ft_parser *p = format ? ft_parser_find(format) : ft_parser_detect(text, len);
+	struct ft_fingerprint fp;
 	struct ft_obs_set obs;
 	struct ft_run run;
 	int64_t id;
@@ -761,13 +762,18 @@ import_text(struct cli_ctx *ctx, struct ft_archive *ar, const char *path, const 
 	ft_run_init(&run, FT_SOURCE_IMPORT, p->name);
 	ft_strlcpy(run.label, path, sizeof(run.label));
 	ft_obs_set_init(&obs);
+	ft_fingerprint_init(&fp);
 	rc = ft_parse_buffer(text, len, path, p->name, &obs, &run, err);
+	/* Where the output was taken, as far as it tells: not this host. */
+	if (rc == 0 && ft_fingerprint_from_obs(&fp, &obs) < 0)
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
 	if (rc == 0)
-		rc = ft_archive_save(ar, &run, &obs, NULL, 0, NULL, &id, err);
+		rc = ft_archive_save(ar, &run, &obs, NULL, 0, &fp, &id, err);
 	if (rc == 0 && ft_vec_push(ids, &id) < 0)
 		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
 	ft_run_release(&run);
 	ft_obs_set_release(&obs);
+	ft_fingerprint_release(&fp);
 	return rc;
 #else
 	(void)ctx;

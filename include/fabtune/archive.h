@@ -87,6 +87,14 @@ FT_API int ft_fingerprint_collect(struct ft_fingerprint *fp, struct ft_error *er
  */
 FT_API int ft_fingerprint_collect_at(struct ft_fingerprint *fp, const char *root,
 				     char *const *envp, struct ft_error *err) FT_MUST_CHECK;
+/*
+ * Derive what observations tell about where they were taken, for imported
+ * tool outputs: host.name (and "hosts", comma-separated, when several),
+ * host.kernel, nccl.version, ib.<dev>.fw_ver|hca_type|board_id and
+ * env.<NAME> from nccl.env.<NAME>. Existing keys are replaced. 0 or FT_ENOMEM.
+ */
+FT_API int ft_fingerprint_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
+	FT_MUST_CHECK;
 /* True when ft_fingerprint_collect() records the environment variable @name. */
 FT_API bool ft_fingerprint_env_matters(const char *name);
 /* A 64-bit FNV-1a digest of all key=value pairs, as 16 hex digits + NUL. */

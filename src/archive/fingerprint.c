@@ -431,3 +431,83 @@ ft_fingerprint_collect(struct ft_fingerprint *fp, struct ft_error *err)
 {
 	return ft_fingerprint_collect_at(fp, "/", environ, err);
 }
+
+/* ---- from observations (imports) ----------------------------------------- */
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int
+hosts_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
+{
+	struct ft_vec hosts;
+	struct ft_strbuf sb;
+	size_t i, k;
+	int rc = 0;
+
+	ft_vec_init(&hosts, sizeof(const char *));
+	for (i = 0; rc == 0 && i < ft_obs_set_len(obs); i++) {
+		const char *h = ft_obs_set_at(obs, i)->host;
+
+		if (h[0])
+			rc = ft_vec_push(&hosts, &h);
+	}
+	if (rc == 0 && hosts.len) {
+		qsort(hosts.data, hosts.len, sizeof(const char *), str_cmp);
+		ft_strbuf_init(&sb);
+		for (i = 0, k = 0; i < hosts.len; i++) {
+			const char *h = FT_VEC_AT(&hosts, const char *, i);
+
+			if (i && strcmp(h, FT_VEC_AT(&hosts, const char *, i - 1)) == 0)
+				continue;
+			ft_strbuf_addf(&sb, "%s%s", k++ ? "," : "", h);
+		}
+		rc = ft_fingerprint_set(fp, "host.name", FT_VEC_AT(&hosts, const char *, 0));
+		if (rc == 0 && k > 1)
+			rc = ft_fingerprint_set(fp, "hosts", sb.buf);
+		if (rc == 0 && sb.oom)
+			rc = FT_ENOMEM;
+		ft_strbuf_release(&sb);
+	}
+	ft_vec_release(&hosts);
+	return rc;
+}
+
+int
+ft_fingerprint_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
+{
+	static const struct {
+		const char *obs_key, *fp_attr;
+	} dev_keys[] = {
+		{ "ib.dev.fw_ver", "fw_ver" },
+		{ "ib.dev.ca_type", "hca_type" },
+		{ "ib.dev.board_id", "board_id" },
+	};
+	char key[64];
+	size_t i, k;
+	int rc = hosts_from_obs(fp, obs);
+
+	for (i = 0; rc == 0 && i < ft_obs_set_len(obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(obs, i);
+
+		if (!o->str[0])
+			continue;
+		if (strcmp(o->key, "nccl.version") == 0 || strcmp(o->key, "host.kernel") == 0) {
+			rc = ft_fingerprint_set(fp, o->key, o->str);
+		} else if (strncmp(o->key, "nccl.env.", 9) == 0 && o->key[9]) {
+			snprintf(key, sizeof(key), "env.%s", o->key + 9);
+			rc = ft_fingerprint_set(fp, key, o->str);
+		} else if (o->device[0]) {
+			for (k = 0; k < FT_ARRAY_SIZE(dev_keys); k++) {
+				if (strcmp(o->key, dev_keys[k].obs_key) != 0)
+					continue;
+				snprintf(key, sizeof(key), "ib.%.40s.%s", o->device, dev_keys[k].fp_attr);
+				rc = ft_fingerprint_set(fp, key, o->str);
+			}
+		}
+	}
+	return rc;
+}

@@ -960,6 +960,41 @@ test_fingerprint(void **state)
 	ft_fingerprint_release(&a);
 	ft_fingerprint_release(&b);
 
+	/* From observations of an imported output: hosts, versions, firmware, env. */
+	{
+		static const struct {
+			const char *host, *device, *key, *str;
+		} in[] = {
+			{ "nodeB", "", "nccl.version", "2.18.5" },
+			{ "nodeA", "mlx5_0", "ib.dev.fw_ver", "28.39.1002" },
+			{ "nodeA", "", "nccl.env.NCCL_IB_HCA", "mlx5_0:1" },
+			{ "nodeB", "", "bench.rank", "GPU0" },
+			{ "nodeA", "mlx5_0", "ib.port.state", "Active" },
+		};
+		struct ft_obs_set set;
+		struct ft_obs o;
+		size_t i;
+
+		ft_obs_set_init(&set);
+		for (i = 0; i < FT_ARRAY_SIZE(in); i++) {
+			ft_obs_init(&o, in[i].key);
+			ft_strlcpy(o.host, in[i].host, sizeof(o.host));
+			ft_strlcpy(o.device, in[i].device, sizeof(o.device));
+			ft_strlcpy(o.str, in[i].str, sizeof(o.str));
+			assert_int_equal(ft_obs_set_add(&set, &o), 0);
+		}
+		ft_fingerprint_init(&a);
+		assert_int_equal(ft_fingerprint_from_obs(&a, &set), 0);
+		assert_int_equal(ft_fingerprint_len(&a), 5);
+		assert_string_equal(ft_fingerprint_get(&a, "host.name"), "nodeA");
+		assert_string_equal(ft_fingerprint_get(&a, "hosts"), "nodeA,nodeB");
+		assert_string_equal(ft_fingerprint_get(&a, "nccl.version"), "2.18.5");
+		assert_string_equal(ft_fingerprint_get(&a, "ib.mlx5_0.fw_ver"), "28.39.1002");
+		assert_string_equal(ft_fingerprint_get(&a, "env.NCCL_IB_HCA"), "mlx5_0:1");
+		ft_fingerprint_release(&a);
+		ft_obs_set_release(&set);
+	}
+
 	/* The real host: at least a host name and the fabtune version. */
 	ft_fingerprint_init(&a);
 	assert_int_equal(ft_fingerprint_collect(&a, &err), 0);
