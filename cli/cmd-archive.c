@@ -107,9 +107,8 @@ int
 cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool baseline_ok,
 	     struct ft_vec *records, char *label, size_t len, struct ft_error *err)
 {
-	struct ft_vec ids;
 	const char *name;
-	size_t i, start = records->len;
+	size_t start = records->len;
 	int64_t id;
 	int rc;
 
@@ -120,6 +119,8 @@ cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool 
 				 records->len - start == 1 ? "" : "s");
 		return rc;
 	}
+	if (strchr(ref, '/') || strstr(ref, ".json"))
+		return ft_error_set(err, FT_ENOENT, "%s: no such file", ref);
 	if (!baseline_ok || looks_like_run_ref(ref)) {
 		rc = ensure_open(ctx, ar, err);
 		if (rc == 0)
@@ -137,23 +138,11 @@ cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool 
 	}
 	name = strncmp(ref, "baseline:", 9) == 0 ? ref + 9 : ref;
 	rc = ensure_open(ctx, ar, err);
-	ft_vec_init(&ids, sizeof(int64_t));
 	if (rc == 0)
-		rc = ft_archive_baseline_runs(*ar, name, &ids, err);
-	for (i = 0; rc == 0 && i < ids.len; i++) {
-		if (ft_vec_push(records, NULL) < 0) {
-			rc = ft_error_set(err, FT_ENOMEM, "out of memory");
-			break;
-		}
-		rc = ft_archive_load(*ar, FT_VEC_AT(&ids, int64_t, i),
-				     ft_vec_at(records, records->len - 1), err);
-		if (rc < 0)
-			records->len--;
-	}
+		rc = ft_archive_baseline_load(*ar, name, records, err);
 	if (rc == 0)
-		snprintf(label, len, "baseline '%s' (%zu run%s)", name, ids.len,
-			 ids.len == 1 ? "" : "s");
-	ft_vec_release(&ids);
+		snprintf(label, len, "baseline '%s' (%zu run%s)", name, records->len - start,
+			 records->len - start == 1 ? "" : "s");
 	return rc;
 }
 
@@ -660,15 +649,16 @@ write_file_atomic(const char *path, const struct ft_strbuf *sb, struct ft_error 
 		return ft_error_set(err, FT_EINVAL, "%s: path too long", path);
 	f = fopen(tmp, "wb");
 	if (!f)
-		return ft_error_set(err, FT_EIO, "%s: %s", tmp, strerror(errno));
+		return ft_error_set(err, FT_EIO, "%s: cannot write: %s", path, strerror(errno));
 	if (fwrite(sb->buf, 1, sb->len, f) != sb->len || fflush(f) != 0) {
+		ft_error_set(err, FT_EIO, "%s: cannot write: %s", path, strerror(errno));
 		fclose(f);
 		remove(tmp);
-		return ft_error_set(err, FT_EIO, "%s: %s", tmp, strerror(errno));
+		return FT_EIO;
 	}
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		remove(tmp);
-		return ft_error_set(err, FT_EIO, "%s: %s", path, strerror(errno));
+		return ft_error_set(err, FT_EIO, "%s: cannot write: %s", path, strerror(errno));
 	}
 	return 0;
 }

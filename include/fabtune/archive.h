@@ -226,6 +226,13 @@ FT_API int ft_archive_baseline_remove(struct ft_archive *ar, const char *name, i
 /* Append the run ids (int64_t) of @name to @ids, ascending. FT_ENOENT when no such baseline. */
 FT_API int ft_archive_baseline_runs(struct ft_archive *ar, const char *name, struct ft_vec *ids,
 				    struct ft_error *err) FT_MUST_CHECK;
+/*
+ * Load every run of baseline @name into @records (struct ft_archive_record),
+ * oldest first: the samples ft_compare_runs() takes. FT_ENOENT when no such
+ * baseline (a first run on a cluster has none yet).
+ */
+FT_API int ft_archive_baseline_load(struct ft_archive *ar, const char *name,
+				    struct ft_vec *records, struct ft_error *err) FT_MUST_CHECK;
 /* Append struct ft_baseline_info for every baseline to @out, by name. */
 FT_API int ft_archive_baseline_list(struct ft_archive *ar, struct ft_vec *out,
 				    struct ft_error *err) FT_MUST_CHECK;

@@ -158,3 +158,32 @@ ft_archive_baseline_list(struct ft_archive *ar, struct ft_vec *out, struct ft_er
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int
+ft_archive_baseline_load(struct ft_archive *ar, const char *name, struct ft_vec *records,
+			 struct ft_error *err)
+{
+	struct ft_vec ids;
+	size_t i, start = records->len;
+	int rc;
+
+	ft_vec_init(&ids, sizeof(int64_t));
+	rc = ft_archive_baseline_runs(ar, name, &ids, err);
+	for (i = 0; rc == 0 && i < ids.len; i++) {
+		if (ft_vec_push(records, NULL) < 0) {
+			rc = ft_error_set(err, FT_ENOMEM, "archive %s: out of memory", ar->path);
+			break;
+		}
+		rc = ft_archive_load(ar, FT_VEC_AT(&ids, int64_t, i),
+				     ft_vec_at(records, records->len - 1), err);
+		if (rc < 0)
+			records->len--;
+	}
+	if (rc < 0) {
+		for (i = start; i < records->len; i++)
+			ft_archive_record_release(ft_vec_at(records, i));
+		records->len = start;
+	}
+	ft_vec_release(&ids);
+	return rc;
+}
