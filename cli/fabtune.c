@@ -19,9 +19,9 @@
 const struct cmd cli_commands[] = {
 	{ "archive", cmd_archive, "the run archive: list, show, compare, baseline, export, import" },
 	{ "help", cmd_help, "list the commands, or show one command's help" },
-	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
 	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
+	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
 	{ "version", cmd_version, "print the version of fabtune" },
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
