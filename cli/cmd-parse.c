@@ -132,13 +132,21 @@ text_summary(struct ft_strbuf *sb, const struct ft_obs_set *set, size_t from, si
 		ft_free(counts);
 		return;
 	}
+	size_t last = 0;
+
 	for (size_t i = from; i < to; i++) {
 		const char *k = ft_obs_set_at(set, i)->key;
 		size_t j;
 
+		/* runs of one key are the common case (table rows) */
+		if (nkeys && strcmp(keys[last], k) == 0) {
+			counts[last]++;
+			continue;
+		}
 		for (j = 0; j < nkeys; j++)
 			if (strcmp(keys[j], k) == 0)
 				break;
+		last = j;
 		if (j == nkeys)
 			keys[nkeys++] = k;
 		counts[j]++;

@@ -53,7 +53,16 @@ ft__ibnetdiscover_run(struct ft__pctx *c, const char *text, size_t len)
 				ft__copy(c->device, sizeof(c->device), t[3]);
 			c->port = (int)port;
 			ft__emit_num(c, it.lineno, "ib.port.lid", (double)lid, NULL);
-			ft__emit_str(c, it.lineno, "ib.port.width_active", t[4]);
+			{
+				/* "4x" as ibstat and iblinkinfo write it: "4X" */
+				char w[8];
+
+				ft__copy(w, sizeof(w), t[4]);
+				for (char *q = w; *q; q++)
+					if (*q == 'x')
+						*q = 'X';
+				ft__emit_cstr(c, it.lineno, "ib.port.width_active", w);
+			}
 			ft__emit_str(c, it.lineno, "ib.port.speed_active", t[5]);
 			if (n >= 10 && ft__eq(t[6], "-")) {
 				char peer[160];
