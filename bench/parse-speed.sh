@@ -38,15 +38,15 @@ build_input() { # OUT DIR...
 	truncate -s "$want" "$out"
 }
 
-# Seconds of the fastest of 3 runs of "$@": CPU time (user + system), which a
-# machine shared with other jobs disturbs far less than wall time; the
-# wall time of that run is kept in $tmp/wall.
+# Seconds of the fastest of 3 runs of "$@": CPU time (user + system, from
+# bash's getrusage-based `time`, millisecond resolution), which a machine
+# shared with other jobs disturbs far less than wall time; the wall time of
+# that run is kept in $tmp/wall.
 best_of_3() {
-	local best="" wall=""
+	local best="" wall="" e u s cpu
 	for _ in 1 2 3; do
-		/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" >/dev/null
+		{ TIMEFORMAT='%3R %3U %3S'; time "$@" >/dev/null; } 2>"$tmp/t"
 		read -r e u s <"$tmp/t"
-		local cpu
 		cpu=$(echo "$u + $s" | bc -l)
 		if [ -z "$best" ] || [ "$(echo "$cpu < $best" | bc -l)" = 1 ]; then
 			best=$cpu

@@ -64,7 +64,7 @@ text_rows(struct ft_strbuf *sb, const struct ft_run *run, const char *file)
 	if (!ft_run_nrows(run))
 		return;
 	ft_strbuf_addf(sb, "\n%s: %zu result rows (%s)\n", file, ft_run_nrows(run),
-		       run->kind[0] ? run->kind : "import");
+	               run->kind[0] ? run->kind : "import");
 	ft_table_init(&t);
 	ft_table_col(&t, "test", FT_ALIGN_LEFT);
 	ft_table_col(&t, "bytes", FT_ALIGN_RIGHT);
@@ -118,64 +118,67 @@ text_obs(struct ft_strbuf *sb, const struct ft_obs_set *set, size_t from, size_t
 	ft_table_release(&t);
 }
 
-/* Per-key counts, in order of first appearance. */
+/* Per-key counts, in order of first appearance (keys found through a small hash table). */
 static void
 text_summary(struct ft_strbuf *sb, const struct ft_obs_set *set, size_t from, size_t to)
 {
+	enum {
+		NSLOT = 4096
+	}; /* far more than the keys any input has */
 	struct ft_table t;
 	size_t nkeys = 0;
-	const char **keys = ft_calloc(to - from + 1, sizeof(*keys));
-	size_t *counts = ft_calloc(to - from + 1, sizeof(*counts));
+	const char **keys = ft_calloc(NSLOT, sizeof(*keys));
+	size_t *counts = ft_calloc(NSLOT, sizeof(*counts));
+	uint16_t *order = ft_calloc(NSLOT, sizeof(*order));
 
-	if (!keys || !counts) {
-		ft_free(keys);
-		ft_free(counts);
-		return;
-	}
-	size_t last = 0;
-
+	if (!keys || !counts || !order)
+		goto out;
 	for (size_t i = from; i < to; i++) {
 		const char *k = ft_obs_set_at(set, i)->key;
-		size_t j;
+		uint32_t h = 2166136261u;
+		size_t slot, n;
 
-		/* runs of one key are the common case (table rows) */
-		if (nkeys && strcmp(keys[last], k) == 0) {
-			counts[last]++;
-			continue;
+		for (const char *q = k; *q; q++)
+			h = (h ^ (unsigned char)*q) * 16777619u;
+		slot = h % NSLOT;
+		for (n = 0; n < NSLOT && keys[slot] && strcmp(keys[slot], k) != 0; n++)
+			slot = (slot + 1) % NSLOT;
+		if (n == NSLOT)
+			continue; /* table full: more distinct keys than slots */
+		if (!keys[slot]) {
+			keys[slot] = k;
+			order[nkeys++] = (uint16_t)slot;
 		}
-		for (j = 0; j < nkeys; j++)
-			if (strcmp(keys[j], k) == 0)
-				break;
-		last = j;
-		if (j == nkeys)
-			keys[nkeys++] = k;
-		counts[j]++;
+		counts[slot]++;
 	}
 	ft_table_init(&t);
 	ft_table_col(&t, "key", FT_ALIGN_LEFT);
 	ft_table_col(&t, "count", FT_ALIGN_RIGHT);
 	for (size_t j = 0; j < nkeys; j++) {
-		(void)ft_table_cell(&t, keys[j]);
-		(void)ft_table_cellf(&t, "%zu", counts[j]);
+		(void)ft_table_cell(&t, keys[order[j]]);
+		(void)ft_table_cellf(&t, "%zu", counts[order[j]]);
 	}
 	ft_table_render(&t, sb);
 	ft_table_release(&t);
+out:
 	ft_free(keys);
 	ft_free(counts);
+	ft_free(order);
 }
 
 int
 cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = { "fabtune parse FILE... [--format NAME] [--json]",
-						"fabtune parse --list", NULL };
+		                                "fabtune parse --list", NULL };
 	const char *format = NULL;
 	bool list = false, summary = false;
 	const struct opt opts[] = {
 		OPT_STRING('f', "format", &format, "NAME",
-			   "read every FILE as this format (default: detect from the content)"),
+		           "read every FILE as this format (default: detect from the content)"),
 		OPT_BOOL(0, "list", &list, "list the formats and exit"),
-		OPT_BOOL(0, "summary", &summary, "print a count per key instead of each observation"),
+		OPT_BOOL(0, "summary", &summary,
+		         "print a count per key instead of each observation"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -199,7 +202,7 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (format && !ft_parser_find(format)) {
 		cli_error(ctx, "--format: unknown format '%s' (fabtune parse --list shows them)",
-			  format);
+		          format);
 		return EXIT_USAGE;
 	}
 	ft_obs_set_init(&set);
@@ -244,13 +247,13 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 			if (i > 1)
 				ft_strbuf_addch(&sb, '\n');
 			ft_strbuf_addf(&sb, "%s: %zu observations\n", argv[i],
-				       ft_obs_set_len(&set) - from);
+			               ft_obs_set_len(&set) - from);
 			if (summary) {
 				text_summary(&sb, &set, from, ft_obs_set_len(&set));
 				if (ft_run_nrows(&run))
 					ft_strbuf_addf(&sb, "%s: %zu result rows (%s)\n", argv[i],
-						       ft_run_nrows(&run),
-						       run.kind[0] ? run.kind : "import");
+					               ft_run_nrows(&run),
+					               run.kind[0] ? run.kind : "import");
 			} else {
 				text_obs(&sb, &set, from, ft_obs_set_len(&set));
 				text_rows(&sb, &run, argv[i]);

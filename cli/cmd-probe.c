@@ -41,18 +41,20 @@ int
 cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = {
-		"fabtune probe [--root DIR] [--interval S] [--host NAME] [--no-tools] [--json]", NULL
+		"fabtune probe [--root DIR] [--interval S] [--host NAME] [--no-tools] [--json]",
+		NULL
 	};
 	const char *root = "/", *host = NULL;
 	double interval = 0;
 	bool no_tools = false;
 	const struct opt opts[] = {
-		OPT_STRING(0, "root", &root, "DIR", "read a captured tree instead of / (default /)"),
-		OPT_DURATION(0, "interval",
-			     &interval, "take two snapshots this far apart and report counter rates"),
+		OPT_STRING(0, "root", &root, "DIR",
+		           "read a captured tree instead of / (default /)"),
+		OPT_DURATION(0, "interval", &interval,
+		             "take two snapshots this far apart and report counter rates"),
 		OPT_STRING(0, "host", &host, "NAME", "host name for the observations"),
 		OPT_BOOL(0, "no-tools", &no_tools,
-			 "do not run nvidia-smi, ibv_devinfo or ethtool even when installed"),
+		         "do not run nvidia-smi, ibv_devinfo or ethtool even when installed"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {

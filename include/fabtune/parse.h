@@ -24,9 +24,9 @@ extern "C" {
 /* One parser per tool output format, in a static const registry (src/parse/registry.c). */
 struct ft_parser {
 	const char *name;    /* "ibstat", "ibstatus", "ibv_devinfo", "perfquery", "ibqueryerrors",
-				"iblinkinfo", "ethtool-S", "ethtool", "show_gids", "mlnx_qos",
-				"nvidia-smi-topo", "lspci", "nccl-log", "nccl-tests", "perftest",
-				"osu", "iperf3-json", ... */
+	                        "iblinkinfo", "ethtool-S", "ethtool", "show_gids", "mlnx_qos",
+	                        "nvidia-smi-topo", "lspci", "nccl-log", "nccl-tests", "perftest",
+	                        "osu", "iperf3-json", ... */
 	const char *summary; /* one line */
 	/* Confidence 0..100 that @text is this format (looks at the first few KB only). */
 	int (*sniff)(const char *text, size_t len);
@@ -34,21 +34,21 @@ struct ft_parser {
 	   Never fails on bad content: unreadable lines become `parse.skipped` observations with
 	   file:line. Returns 0, or FT_ENOMEM. */
 	int (*parse)(const char *text, size_t len, const char *file, struct ft_obs_set *out,
-		     struct ft_run *run, struct ft_error *err);
+	             struct ft_run *run, struct ft_error *err);
 };
 
 FT_API size_t ft_parser_count(void);
 FT_API const struct ft_parser *ft_parser_at(size_t i);
-FT_API const struct ft_parser *ft_parser_find(const char *name);		/* NULL if none */
+FT_API const struct ft_parser *ft_parser_find(const char *name);               /* NULL if none */
 FT_API const struct ft_parser *ft_parser_detect(const char *text, size_t len); /* NULL if none */
 
 /* Parse a buffer / a file; @format NULL = auto-detect (FT_EPARSE "FILE: unrecognised format"
    naming the file when nothing matches). A file holding several tools' outputs concatenated
    (e.g. a support bundle) may be split and each part handed to its parser. */
 FT_API int ft_parse_buffer(const char *text, size_t len, const char *file, const char *format,
-			   struct ft_obs_set *out, struct ft_run *run, struct ft_error *err);
+                           struct ft_obs_set *out, struct ft_run *run, struct ft_error *err);
 FT_API int ft_parse_file(const char *path, const char *format, struct ft_obs_set *out,
-			 struct ft_run *run, struct ft_error *err);
+                         struct ft_run *run, struct ft_error *err);
 
 /* ---- output helpers (additions) ----------------------------------------- */
 

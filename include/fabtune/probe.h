@@ -20,13 +20,13 @@ extern "C" {
 
 struct ft_probe_cfg {
 	const char *root;  /* "/" or a captured tree */
-	bool run_tools;	   /* run nvidia-smi, ethtool -S, ibv_devinfo when installed */
+	bool run_tools;    /* run nvidia-smi, ethtool -S, ibv_devinfo when installed */
 	double interval_s; /* > 0: two snapshots, counter rates as `<key>.rate` per second */
 	const char *host;  /* host name for the observations; NULL = gethostname() */
 };
 
 FT_API int ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out,
-			 struct ft_error *err);
+                         struct ft_error *err);
 
 /* ---- multi-node (additions) ---------------------------------------------- */
 

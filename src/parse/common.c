@@ -94,8 +94,8 @@ ft__i64(struct ft__span s, int64_t *out)
 	return true;
 }
 
-static const double pow10_tab[] = { 1e0,  1e1,  1e2,	 1e3,  1e4,  1e5,  1e6,	 1e7,
-				      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+static const double pow10_tab[] = { 1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+	                            1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
 
 /*
  * A decimal number with optional sign, fraction and exponent. "123" and
@@ -175,7 +175,7 @@ ft__lead_dbl(struct ft__span s, double *out, struct ft__span *rest)
 
 void
 ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, struct ft_run *run,
-	      struct ft_error *err)
+              struct ft_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	c->file = file ? file : "";
@@ -196,7 +196,7 @@ ft__pctx_entity(struct ft__pctx *c, const char *device, int port)
 
 void
 ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, double num,
-	 const char *unit, struct ft__span str)
+         const char *unit, struct ft__span str)
 {
 	struct ft_obs *o;
 
@@ -244,7 +244,7 @@ ft__emit_cstr(struct ft__pctx *c, uint32_t line, const char *key, const char *st
 
 void
 ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struct ft__span name,
-	       bool has_num, double num, const char *unit, struct ft__span str)
+               bool has_num, double num, const char *unit, struct ft__span str)
 {
 	char key[64];
 	size_t k = strlen(prefix);
@@ -332,7 +332,7 @@ ft__corpus_header(const char *text, size_t len, uint32_t *nlines)
 
 int
 ft__parse_with(ft__run_fn *fn, const char *text, size_t len, const char *file,
-	       struct ft_obs_set *out, struct ft_run *run, struct ft_error *err)
+               struct ft_obs_set *out, struct ft_run *run, struct ft_error *err)
 {
 	struct ft__pctx c;
 	uint32_t nl;
@@ -352,7 +352,7 @@ ft__parse_with(ft__run_fn *fn, const char *text, size_t len, const char *file,
 
 bool
 ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
-	       struct ft__span name, struct ft__span val)
+               struct ft__span name, struct ft__span val)
 {
 	double v;
 	uint64_t u;

@@ -13,9 +13,8 @@
  * The device comes from "Settings for DEV:" or from a prompt line naming
  * the command ("ethtool -S eth4"); `-S` output alone carries no device name.
  */
-#include "parse_int.h"
-
 #include "ethtool_int.h"
+#include "parse_int.h"
 
 static const struct ft__field driver_fields[] = {
 	{ "driver", "eth.driver.name", FT__F_STR, NULL },
@@ -55,7 +54,12 @@ static const struct ft__field link_fields[] = {
 	{ "Current message level", NULL, FT__F_IGN, NULL },
 };
 
-enum mode { M_NONE, M_LINK, M_DRIVER, M_STATS };
+enum mode {
+	M_NONE,
+	M_LINK,
+	M_DRIVER,
+	M_STATS
+};
 
 /* "100000baseSR4/Full" -> 100000 (Mb/s); 0 when not a link mode. */
 static double
@@ -142,7 +146,7 @@ ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 		if (ft__starts(s, "Settings for ") && ft__ends(s, ":")) {
 			modes_flush(c, &m);
 			ft__copy(c->device, sizeof(c->device),
-				 ft__trim((struct ft__span){ s.p + 13, s.n - 14 }));
+			         ft__trim((struct ft__span){ s.p + 13, s.n - 14 }));
 			mode = M_LINK;
 			continue;
 		}
@@ -173,20 +177,21 @@ ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 		case M_STATS:
 			if (ft__u64(v, &u))
 				ft__emit_named(c, it.lineno, "eth.counter.", k, true, (double)u,
-					       "count", FT__NOSTR);
+				               "count", FT__NOSTR);
 			else
 				ft__skipped(c, it.lineno, "counter value is not a number", s);
 			continue;
 		case M_DRIVER:
-			if (ft__field_emit(c, it.lineno, driver_fields, FT_ARRAY_SIZE(driver_fields),
-					   k, v))
+			if (ft__field_emit(c, it.lineno, driver_fields,
+			                   FT_ARRAY_SIZE(driver_fields), k, v))
 				continue;
 			break;
 		case M_LINK:
-			if (ft__eq(k, "Supported link modes") || ft__eq(k, "Advertised link modes")) {
+			if (ft__eq(k, "Supported link modes") ||
+			    ft__eq(k, "Advertised link modes")) {
 				modes_flush(c, &m);
-				m.key = k.p[0] == 'S' ? "eth.link.speed_supported_max"
-						      : "eth.link.speed_advertised_max";
+				m.key = k.p[0] == 'S' ? "eth.link.speed_supported_max" :
+				                        "eth.link.speed_advertised_max";
 				m.line = it.lineno;
 				modes_add(&m, v);
 				continue;
@@ -194,16 +199,17 @@ ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 			modes_flush(c, &m);
 			if (ft__eq(k, "Speed")) {
 				if (ft__lead_dbl(v, &d, NULL))
-					ft__emit(c, it.lineno, "eth.link.speed", true, d, "Mb/s", v);
+					ft__emit(c, it.lineno, "eth.link.speed", true, d, "Mb/s",
+					         v);
 				else
 					ft__emit_str(c, it.lineno, "eth.link.speed",
-						     ft__ends(v, "!") ? (struct ft__span){ v.p,
-											 v.n - 1 }
-								      : v);
+					             ft__ends(v, "!") ?
+					                     (struct ft__span){ v.p, v.n - 1 } :
+					                     v);
 				continue;
 			}
 			if (ft__field_emit(c, it.lineno, link_fields, FT_ARRAY_SIZE(link_fields), k,
-					   v))
+			                   v))
 				continue;
 			break;
 		case M_NONE:

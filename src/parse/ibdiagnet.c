@@ -47,11 +47,11 @@ ft__ibdiagnet_run(struct ft__pctx *c, const char *text, size_t len)
 
 				name = ft__trim(name);
 				if (e)
-					ft__emit(c, it.lineno, "ibdiag.stage_errors", true, (double)e,
-						 "count", name);
+					ft__emit(c, it.lineno, "ibdiag.stage_errors", true,
+					         (double)e, "count", name);
 				if (w)
 					ft__emit(c, it.lineno, "ibdiag.stage_warnings", true,
-						 (double)w, "count", name);
+					         (double)w, "count", name);
 			}
 			continue;
 		}
@@ -66,8 +66,8 @@ ibdiagnet_sniff(const char *text, size_t len)
 {
 	struct ft__span s = { text, len };
 
-	if (ft__find(s, "-I- ") && (ft__find(s, "IBDIAG") || ft__find(s, "ibdiagnet") ||
-				     ft__find(s, "-I---------")))
+	if (ft__find(s, "-I- ") &&
+	    (ft__find(s, "IBDIAG") || ft__find(s, "ibdiagnet") || ft__find(s, "-I---------")))
 		return 90;
 	return 0;
 }

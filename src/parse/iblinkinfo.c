@@ -62,15 +62,15 @@ link_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 			ft__emit_str(c, line, "ib.port.width_active", w[0]);
 			if (ft__dbl(w[1], &lane))
 				ft__emit(c, line, "ib.port.speed_active", true, lane, "Gbps",
-					 (struct ft__span){ w[1].p,
-							    (size_t)(w[2].p + w[2].n - w[1].p) });
-			if (w[0].n >= 2 && ft__dbl((struct ft__span){ w[0].p, w[0].n - 1 }, &width) &&
-			    lane > 0)
+				         (struct ft__span){ w[1].p,
+				                            (size_t)(w[2].p + w[2].n - w[1].p) });
+			if (w[0].n >= 2 &&
+			    ft__dbl((struct ft__span){ w[0].p, w[0].n - 1 }, &width) && lane > 0)
 				ft__emit_num(c, line, "ib.port.rate", width * lane, "Gbps");
 		}
 	}
 	ft__emit_str(c, line, "ib.port.phys_state",
-		     ft__trim(ft__skip(mid, (size_t)(slash - mid.p) + 1)));
+	             ft__trim(ft__skip(mid, (size_t)(slash - mid.p) + 1)));
 	{
 		const char *q = memchr(right.p, '"', right.n);
 		char peer[160];
@@ -86,7 +86,7 @@ link_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 			pn.n = q2 ? (size_t)(q2 - pn.p) : pn.n;
 			if (ft__token(&loc, &lid) && ft__token(&loc, &port))
 				snprintf(peer, sizeof(peer), "\"%.*s\" %.*s/%.*s", (int)pn.n, pn.p,
-					 (int)lid.n, lid.p, (int)port.n, port.p);
+				         (int)lid.n, lid.p, (int)port.n, port.p);
 			else
 				snprintf(peer, sizeof(peer), "\"%.*s\"", (int)pn.n, pn.p);
 			ft__emit_cstr(c, line, "ib.link.peer", peer);

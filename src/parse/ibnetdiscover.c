@@ -71,10 +71,10 @@ ft__ibnetdiscover_run(struct ft__pctx *c, const char *text, size_t len)
 				if (!quoted(s, 1, &pn))
 					pn = t[9];
 				snprintf(peer, sizeof(peer), "'%.*s' %.*s/%.*s", (int)pn.n, pn.p,
-					 (int)t[8].n, t[8].p, (int)t[9].n, t[9].p);
+				         (int)t[8].n, t[8].p, (int)t[9].n, t[9].p);
 				if (ft__u64(t[8], &lid) && ft__u64(t[9], &port))
 					snprintf(peer, sizeof(peer), "'%.*s' %" PRIu64 "/%" PRIu64,
-						 (int)pn.n, pn.p, lid, port);
+					         (int)pn.n, pn.p, lid, port);
 				ft__emit_cstr(c, it.lineno, "ib.link.peer", peer);
 			} else {
 				ft__emit_cstr(c, it.lineno, "ib.link.peer", "none");

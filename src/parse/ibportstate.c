@@ -42,15 +42,16 @@ ft__ibportstate_run(struct ft__pctx *c, const char *text, size_t len)
 		if (ft__lid_header(c, s))
 			continue;
 		if (ft__dotted(s, &name, &val)) {
-			if (!ft__field_emit(c, it.lineno, fields, FT_ARRAY_SIZE(fields), name, val)) {
+			if (!ft__field_emit(c, it.lineno, fields, FT_ARRAY_SIZE(fields), name,
+			                    val)) {
 				uint64_t u;
 
 				if (ft__u64(val, &u))
 					ft__emit_named(c, it.lineno, "ib.portinfo.", name, true,
-						       (double)u, NULL, FT__NOSTR);
+					               (double)u, NULL, FT__NOSTR);
 				else
 					ft__emit_named(c, it.lineno, "ib.portinfo.", name, false, 0,
-						       NULL, val);
+					               NULL, val);
 			}
 			continue;
 		}

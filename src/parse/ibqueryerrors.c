@@ -37,7 +37,7 @@ brackets(struct ft__pctx *c, uint32_t line, struct ft__span s)
 		val = ft__skip(in, (size_t)(eq - in.p) + 2);
 		if (ft__token(&val, &tok) && ft__u64(tok, &u) && name.n)
 			ft__emit_named(c, line, "ib.counter.", name, true, (double)u, "count",
-				       FT__NOSTR);
+			               FT__NOSTR);
 		else
 			ft__skipped(c, line, "counter value is not a number", in);
 	}
@@ -66,7 +66,7 @@ ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
 				const char *q2 = memchr(n.p, '"', n.n);
 
 				ft__copy(node, sizeof(node),
-					 (struct ft__span){ n.p, q2 ? (size_t)(q2 - n.p) : n.n });
+				         (struct ft__span){ n.p, q2 ? (size_t)(q2 - n.p) : n.n });
 			}
 			continue;
 		}
@@ -79,7 +79,8 @@ ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
 			else
 				ft__copy(c->device, sizeof(c->device), tok);
 			c->port = -1;
-			if (ft__token(&rest, &tok) && ft__eq(tok, "port") && ft__token(&rest, &port)) {
+			if (ft__token(&rest, &tok) && ft__eq(tok, "port") &&
+			    ft__token(&rest, &port)) {
 				if (port.n && port.p[port.n - 1] == ':')
 					port.n--;
 				if (ft__u64(port, &u) && u < 256)

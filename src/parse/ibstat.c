@@ -45,7 +45,8 @@ ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 		if (!s.n)
 			continue;
 		if (ft__starts(s, "CA '") && ft__ends(s, "'")) {
-			ft__copy(c->device, sizeof(c->device), (struct ft__span){ s.p + 4, s.n - 5 });
+			ft__copy(c->device, sizeof(c->device),
+			         (struct ft__span){ s.p + 4, s.n - 5 });
 			c->port = -1;
 			in_ca = true;
 			continue;
@@ -62,9 +63,9 @@ ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 		}
 		if (in_ca && ft__split(s, ':', &k, &v)) {
 			bool ok = c->port < 0 ? ft__field_emit(c, it.lineno, dev_fields,
-							       FT_ARRAY_SIZE(dev_fields), k, v)
-					      : ft__field_emit(c, it.lineno, port_fields,
-							       FT_ARRAY_SIZE(port_fields), k, v);
+			                                       FT_ARRAY_SIZE(dev_fields), k, v) :
+			                        ft__field_emit(c, it.lineno, port_fields,
+			                                       FT_ARRAY_SIZE(port_fields), k, v);
 			if (!ok)
 				ft__skipped(c, it.lineno, "unknown ibstat field", s);
 			continue;

@@ -11,9 +11,17 @@
 static void
 emit_state(struct ft__pctx *c, uint32_t line, const char *key, struct ft__span v)
 {
-	static const char *const names[] = { "Active", "Down", "Init", "Armed", "LinkUp",
-					     "Polling", "Disabled", "Sleep", "PortConfigurationTraining",
-					     "LinkErrorRecovery", "PhyTest" };
+	static const char *const names[] = { "Active",
+		                             "Down",
+		                             "Init",
+		                             "Armed",
+		                             "LinkUp",
+		                             "Polling",
+		                             "Disabled",
+		                             "Sleep",
+		                             "PortConfigurationTraining",
+		                             "LinkErrorRecovery",
+		                             "PhyTest" };
 	const char *colon = v.n ? memchr(v.p, ':', v.n) : NULL;
 	struct ft__span name = colon ? ft__trim(ft__skip(v, (size_t)(colon - v.p) + 1)) : v;
 
@@ -71,7 +79,7 @@ ft__ibstatus_run(struct ft__pctx *c, const char *text, size_t len)
 			q = memchr(rest.p, '\'', rest.n);
 			if (q && ft__find(s, " port ") && ft__ends(s, "status:")) {
 				ft__copy(c->device, sizeof(c->device),
-					 (struct ft__span){ rest.p, (size_t)(q - rest.p) });
+				         (struct ft__span){ rest.p, (size_t)(q - rest.p) });
 				rest = ft__skip(rest, (size_t)(q - rest.p) + 1);
 				c->port = -1;
 				if (ft__token(&rest, &tok) && ft__eq(tok, "port") &&

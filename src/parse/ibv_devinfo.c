@@ -37,11 +37,18 @@ static const struct ft__field port_fields[] = {
 static const struct {
 	const char *tool, *name;
 } states[] = {
-	{ "PORT_ACTIVE", "Active" },	{ "PORT_DOWN", "Down" },	 { "PORT_INIT", "Init" },
-	{ "PORT_ARMED", "Armed" },	{ "PORT_ACTIVE_DEFER", "ActiveDefer" },
-	{ "LINK_UP", "LinkUp" },	{ "POLLING", "Polling" },	 { "DISABLED", "Disabled" },
-	{ "SLEEP", "Sleep" },		{ "PORT_CONFIGURATION_TRAINING", "Training" },
-	{ "LINK_ERROR_RECOVERY", "LinkErrorRecovery" },		 { "PHY_TEST", "PhyTest" },
+	{ "PORT_ACTIVE", "Active" },
+	{ "PORT_DOWN", "Down" },
+	{ "PORT_INIT", "Init" },
+	{ "PORT_ARMED", "Armed" },
+	{ "PORT_ACTIVE_DEFER", "ActiveDefer" },
+	{ "LINK_UP", "LinkUp" },
+	{ "POLLING", "Polling" },
+	{ "DISABLED", "Disabled" },
+	{ "SLEEP", "Sleep" },
+	{ "PORT_CONFIGURATION_TRAINING", "Training" },
+	{ "LINK_ERROR_RECOVERY", "LinkErrorRecovery" },
+	{ "PHY_TEST", "PhyTest" },
 };
 
 static void
@@ -104,8 +111,8 @@ ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 		if (ft__starts(s, "GID[")) {
 			const char *close = memchr(s.p, ']', s.n);
 
-			if (close && ft__u64((struct ft__span){ s.p + 4, (size_t)(close - s.p) - 4 },
-					     &u)) {
+			if (close &&
+			    ft__u64((struct ft__span){ s.p + 4, (size_t)(close - s.p) - 4 }, &u)) {
 				struct ft__span g = ft__skip(s, (size_t)(close - s.p) + 1);
 
 				g = ft__trim(g);
@@ -124,7 +131,8 @@ ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 			continue;
 		}
 		if (c->port < 0) {
-			if (ft__field_emit(c, it.lineno, dev_fields, FT_ARRAY_SIZE(dev_fields), k, v))
+			if (ft__field_emit(c, it.lineno, dev_fields, FT_ARRAY_SIZE(dev_fields), k,
+			                   v))
 				continue;
 		} else {
 			if (ft__eq(k, "state")) {
@@ -136,7 +144,7 @@ ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 				continue;
 			}
 			if (ft__field_emit(c, it.lineno, port_fields, FT_ARRAY_SIZE(port_fields), k,
-					   v))
+			                   v))
 				continue;
 		}
 		if (!is_ident(k)) {
@@ -146,13 +154,13 @@ ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 		/* -v fields: keep the tool's name */
 		if (ft__u64(v, &u))
 			ft__emit_named(c, it.lineno, c->port < 0 ? "ib.dev." : "ib.port.", k, true,
-				       (double)u, NULL, FT__NOSTR);
+			               (double)u, NULL, FT__NOSTR);
 		else if (ft__lead_dbl(v, &d, NULL) && v.n && ft__is_digit(v.p[0]))
 			ft__emit_named(c, it.lineno, c->port < 0 ? "ib.dev." : "ib.port.", k, true,
-				       d, NULL, v);
+			               d, NULL, v);
 		else
-			ft__emit_named(c, it.lineno, c->port < 0 ? "ib.dev." : "ib.port.", k,
-				       false, 0, NULL, v);
+			ft__emit_named(c, it.lineno, c->port < 0 ? "ib.dev." : "ib.port.", k, false,
+			               0, NULL, v);
 	}
 	return c->rc;
 }

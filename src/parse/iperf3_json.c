@@ -18,6 +18,8 @@
 struct jw {
 	const char *p, *end, *start;
 	uint32_t line0;
+	const char *seen;   /* line_of() counted newlines up to here ... */
+	uint32_t seen_line; /* ... and this is the line number there */
 	char path[256];
 	size_t plen[JMAXDEPTH + 1];
 	int depth;
@@ -31,14 +33,18 @@ struct report {
 	uint32_t line;
 };
 
+/* Line number of @at; positions are asked for in increasing order, so count on. */
 static uint32_t
-line_of(const struct jw *w, const char *at)
+line_of(struct jw *w, const char *at)
 {
-	uint32_t n = w->line0 + 1;
-
-	for (const char *q = w->start; q < at && q < w->end; q++)
-		n += *q == '\n';
-	return n;
+	if (!w->seen || at < w->seen) {
+		w->seen = w->start;
+		w->seen_line = w->line0 + 1;
+	}
+	for (const char *q = w->seen; q < at && q < w->end; q++)
+		w->seen_line += *q == '\n';
+	w->seen = at < w->end ? at : w->end;
+	return w->seen_line;
 }
 
 static void
@@ -81,7 +87,7 @@ jstring(struct jw *w, struct ft__span *out)
 }
 
 static void on_scalar(struct ft__pctx *c, struct jw *w, struct report *r, struct ft__span v,
-		      bool is_str);
+                      bool is_str);
 
 static void
 path_push(struct jw *w, struct ft__span k)
@@ -154,8 +160,8 @@ jvalue(struct ft__pctx *c, struct jw *w, struct report *r)
 		return;
 	}
 	s.p = w->p;
-	while (w->p < w->end && (isalnum((unsigned char)*w->p) || *w->p == '-' || *w->p == '+' ||
-				 *w->p == '.'))
+	while (w->p < w->end &&
+	       (isalnum((unsigned char)*w->p) || *w->p == '-' || *w->p == '+' || *w->p == '.'))
 		w->p++;
 	s.n = (size_t)(w->p - s.p);
 	if (!s.n)
@@ -217,7 +223,9 @@ ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 		if (*w.p != '{') {
 			/* text around the JSON (a prompt, a warning): skip the line */
 			const char *nl = memchr(w.p, '\n', (size_t)(w.end - w.p));
-			struct ft__span l = { w.p, nl ? (size_t)(nl - w.p) : (size_t)(w.end - w.p) }, cmd;
+			struct ft__span l = { w.p,
+				              nl ? (size_t)(nl - w.p) : (size_t)(w.end - w.p) },
+			                cmd;
 
 			if (!ft__is_prompt(l, &cmd))
 				ft__skipped(c, line_of(&w, w.p), "not iperf3 JSON", l);
@@ -232,7 +240,8 @@ ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 			char why[64];
 
 			snprintf(why, sizeof(why), "invalid JSON at line %u", w.bad_line);
-			ft__skipped(c, w.bad_line, why, ft__span_c("report truncated or malformed"));
+			ft__skipped(c, w.bad_line, why,
+			            ft__span_c("report truncated or malformed"));
 			break;
 		}
 		if (!isnan(r.recv_bps) || !isnan(r.udp_bps)) {
@@ -242,7 +251,7 @@ ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 			ft_result_row_init(&row);
 			ft_strlcpy(row.test, "pt2pt_bw", sizeof(row.test));
 			ft_strlcpy(row.transport, strcmp(r.proto, "UDP") == 0 ? "udp" : "tcp",
-				   sizeof(row.transport));
+			           sizeof(row.transport));
 			ft_strlcpy(row.algo, "iperf3", sizeof(row.algo));
 			row.nranks = 2;
 			row.algbw_GBps = row.busbw_GBps = bps / 8e9;
@@ -257,8 +266,8 @@ iperf3_sniff(const char *text, size_t len)
 {
 	struct ft__span s = { text, len };
 
-	if (ft__find(s, "\"start\"") && (ft__find(s, "\"connecting_to\"") ||
-					 ft__find(s, "\"test_start\"")))
+	if (ft__find(s, "\"start\"") &&
+	    (ft__find(s, "\"connecting_to\"") || ft__find(s, "\"test_start\"")))
 		return 95;
 	if (ft__find(s, "\"sum_received\"") || ft__find(s, "\"sum_sent\""))
 		return 80;

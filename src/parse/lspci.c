@@ -15,7 +15,7 @@
 
 static void
 link_fields(struct ft__pctx *c, uint32_t line, struct ft__span v, const char *speed_key,
-	    const char *width_key)
+            const char *width_key)
 {
 	const char *sp = ft__find(v, "Speed "), *wd = ft__find(v, "Width x");
 	double d;

@@ -66,7 +66,8 @@ ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 			ft__emit_str(c, it.lineno, "roce.qos.dcbx", ft__trim(ft__skip(s, 10)));
 			continue;
 		}
-		if (ft__starts(s, "Priority trust state:") || ft__starts(s, "Priority trust mode:")) {
+		if (ft__starts(s, "Priority trust state:") ||
+		    ft__starts(s, "Priority trust mode:")) {
 			in_qos = true;
 			ft__split(s, ':', &k, &v);
 			ft__emit_str(c, it.lineno, "roce.qos.trust", v);
@@ -89,7 +90,7 @@ ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 				if (vals.n && vals.p[vals.n - 1] == ',')
 					vals.n--;
 				ft__emit(c, it.lineno, "roce.qos.dscp2prio", true, (double)u, NULL,
-					 vals);
+				         vals);
 				continue;
 			}
 		}
@@ -111,7 +112,7 @@ ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 			while (ft__token(&rest, &tok) && prio < 8) {
 				if (ft__eq(tok, "1")) {
 					int w = snprintf(list + k2, sizeof(list) - k2, "%s%d",
-							 nen ? "," : "", prio);
+					                 nen ? "," : "", prio);
 
 					if (w > 0 && (size_t)w < sizeof(list) - k2)
 						k2 += (size_t)w;
@@ -120,7 +121,7 @@ ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 				prio++;
 			}
 			ft__emit(c, it.lineno, "roce.qos.pfc_enabled_prios", true, (double)nen,
-				 "count", ft__span_c(list));
+			         "count", ft__span_c(list));
 			pfc_hdr = false;
 			continue;
 		}
@@ -145,7 +146,7 @@ ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 			struct ft__span r = ft__trim(ft__skip(s, 9));
 
 			snprintf(t.desc + l, sizeof(t.desc) - l, "%sprios %.*s", l ? ", " : "",
-				 (int)r.n, r.p);
+			         (int)r.n, r.p);
 			continue;
 		}
 		tc_flush(c, &t);

@@ -37,22 +37,24 @@ struct ft__nccl_state {
 		int rank;
 	} pid[FT__NCCL_PIDS];
 	/* nccl-tests table */
-	int col[NT_NCOLS];  /* token index of each column, -1 when absent */
-	int ntok;	    /* tokens in a data row */
-	bool have_header;   /* a column header was read */
-	bool error_col;	    /* old format: "error" (max abs error), not #wrong */
-	char test[32];	    /* "all_reduce" */
+	int col[NT_NCOLS]; /* token index of each column, -1 when absent */
+	int ntok;          /* tokens in a data row */
+	bool have_header;  /* a column header was read */
+	bool error_col;    /* old format: "error" (max abs error), not #wrong */
+	char test[32];     /* "all_reduce" */
 	bool test_known;
-	uint32_t nranks;    /* "#  Rank N ..." lines seen */
+	uint32_t nranks;      /* "#  Rank N ..." lines seen */
+	uint32_t header_line; /* line of "# nThread ..." (a test started), 0 if none */
+	uint64_t nrows;       /* table rows read */
 };
 
 void ft__nccl_state_init(struct ft__nccl_state *st);
 /* true when @line was an NCCL log line (and has been handled). */
 bool ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span line,
-		       uint32_t lineno);
+                       uint32_t lineno);
 /* true when @line belonged to nccl-tests output (and has been handled). */
 bool ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span line,
-			 uint32_t lineno);
+                         uint32_t lineno);
 /* Run both handlers over @text, the preferred one first. */
 int ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_first);
 

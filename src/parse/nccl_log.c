@@ -17,6 +17,7 @@
  * connections with or without /GDRDMA), nccl.transport, nccl.channels,
  * nccl.p2p_channels, nccl.ring, nccl.tree, nccl.tuning, nccl.nranks,
  * nccl.nnodes, nccl.busid, nccl.cpu_affinity, nccl.env.<NAME>, nccl.warn,
+ * nccl.net.speed_unknown, nccl.topo.non_pci, nccl.collnet (SHARP/CollNet lines),
  * nccl.error, nccl.ib.completion_error (NCCL-TS-NET, SYM-ERR-12),
  * nccl.retcode (the "file.cc:NN -> N" unwinding).
  */
@@ -73,7 +74,7 @@ emit_env(struct ft__pctx *c, uint32_t line, struct ft__span msg, const char *sep
 {
 	const char *q = ft__find(msg, sep);
 	struct ft__span name = { msg.p, (size_t)(q - msg.p) },
-			val = ft__trim(ft__skip(msg, (size_t)(q - msg.p) + strlen(sep)));
+	                val = ft__trim(ft__skip(msg, (size_t)(q - msg.p) + strlen(sep)));
 
 	name = ft__trim(name);
 	if (val.n && val.p[val.n - 1] == '.')
@@ -86,8 +87,7 @@ static void
 emit_ib_list(struct ft__pctx *c, uint32_t line, struct ft__span list)
 {
 	const char *semi = memchr(list.p, ';', list.n);
-	struct ft__span l = semi ? (struct ft__span){ list.p, (size_t)(semi - list.p) } : list,
-			tok;
+	struct ft__span l = semi ? (struct ft__span){ list.p, (size_t)(semi - list.p) } : list, tok;
 	char dev[48];
 	int port = c->port;
 
@@ -105,17 +105,18 @@ emit_ib_list(struct ft__pctx *c, uint32_t line, struct ft__span list)
 		if (!colon)
 			continue;
 		slash = memchr(colon, '/', d.n - (size_t)(colon - d.p));
-		ft__copy(c->device, sizeof(c->device), (struct ft__span){ d.p, (size_t)(colon - d.p) });
+		ft__copy(c->device, sizeof(c->device),
+		         (struct ft__span){ d.p, (size_t)(colon - d.p) });
 		c->port = -1;
-		if (ft__u64((struct ft__span){ colon + 1,
-					       slash ? (size_t)(slash - colon - 1)
-						     : d.n - (size_t)(colon + 1 - d.p) },
-			    &p) &&
+		if (ft__u64((struct ft__span){ colon + 1, slash ? (size_t)(slash - colon - 1) :
+		                                                  d.n - (size_t)(colon + 1 - d.p) },
+		            &p) &&
 		    p < 256)
 			c->port = (int)p;
-		ft__emit_str(c, line, "nccl.ib.dev",
-			     slash ? (struct ft__span){ slash + 1, d.n - (size_t)(slash + 1 - d.p) }
-				   : FT__NOSTR);
+		ft__emit_str(
+		        c, line, "nccl.ib.dev",
+		        slash ? (struct ft__span){ slash + 1, d.n - (size_t)(slash + 1 - d.p) } :
+		                FT__NOSTR);
 	}
 	ft_strlcpy(c->device, dev, sizeof(c->device));
 	c->port = port;
@@ -139,9 +140,9 @@ first_ifname(struct ft__span s)
 static bool
 is_error_text(struct ft__span m)
 {
-	static const char *const words[] = { "failed",	    "Failed",	   "unreachable",
-					     "error",	    "Error",	   "abort",
-					     "closed by remote", "timeout", "Timeout" };
+	static const char *const words[] = { "failed", "Failed", "unreachable",      "error",
+		                             "Error",  "abort",  "closed by remote", "timeout",
+		                             "Timeout" };
 
 	for (size_t i = 0; i < FT_ARRAY_SIZE(words); i++)
 		if (ft__find(m, words[i]))
@@ -168,7 +169,8 @@ warn_line(struct ft__pctx *c, uint32_t line, struct ft__span m)
 			if (tok.n && tok.p[tok.n - 1] == ',')
 				tok.n--;
 			if (ft__u64(tok, &code) && ft__find(m, "ompletion")) {
-				ft__emit_num(c, line, "nccl.ib.completion_error", (double)code, NULL);
+				ft__emit_num(c, line, "nccl.ib.completion_error", (double)code,
+				             NULL);
 				return;
 			}
 		}
@@ -180,7 +182,8 @@ warn_line(struct ft__pctx *c, uint32_t line, struct ft__span m)
 static void
 channel_line(struct ft__pctx *c, uint32_t line, struct ft__span m)
 {
-	/* "Channel 00/03 : 0 1 2 3" or "Channel 01 : 11[71000] -> 0[1f000] [receive] via NET/IB/0/GDRDMA" */
+	/* "Channel 00/03 : 0 1 2 3" or "Channel 01 : 11[71000] -> 0[1f000] [receive] via
+	 * NET/IB/0/GDRDMA" */
 	struct ft__span rest = ft__skip(m, 8), num;
 	const char *slash, *via = ft__find(m, " via ");
 	uint64_t ch, total;
@@ -204,13 +207,14 @@ channel_line(struct ft__pctx *c, uint32_t line, struct ft__span m)
 
 		ft__emit_num(c, line, "nccl.channels", (double)total, "count");
 		if (colon)
-			ft__emit_str(c, line, "nccl.ring", ft__trim(ft__skip(m, (size_t)(colon - m.p) + 1)));
+			ft__emit_str(c, line, "nccl.ring",
+			             ft__trim(ft__skip(m, (size_t)(colon - m.p) + 1)));
 	}
 }
 
 static void
 info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t line,
-	  struct ft__span m)
+          struct ft__span m)
 {
 	int64_t v;
 	const char *q;
@@ -228,13 +232,13 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 		ft_strlcpy(dev, c->device, sizeof(dev));
 		if (a && (b = memchr(a + 1, '\'', m.n - (size_t)(a + 1 - m.p))))
 			ft__copy(c->device, sizeof(c->device),
-				 (struct ft__span){ a + 1, (size_t)(b - a - 1) });
+			         (struct ft__span){ a + 1, (size_t)(b - a - 1) });
 		ft__emit_num(c, line, "nccl.gdr", ft__starts(r, "Enabled") ? 1 : 0, NULL);
 		ft_strlcpy(c->device, dev, sizeof(c->device));
 	} else if (ft__starts(m, "NET/Socket : Using ") || ft__starts(m, "NET/Socket: Using ")) {
 		ft__emit_cstr(c, line, "nccl.net", "Socket");
 		ft__emit_str(c, line, "nccl.socket_ifname",
-			     first_ifname(ft__skip(m, (size_t)(ft__find(m, "Using ") - m.p) + 6)));
+		             first_ifname(ft__skip(m, (size_t)(ft__find(m, "Using ") - m.p) + 6)));
 	} else if (ft__starts(m, "NET/Plugin") && ft__find(m, "No plugin found")) {
 		ft__emit_cstr(c, line, "nccl.net_plugin", "none");
 	} else if (ft__starts(m, "P2P plugin ")) {
@@ -264,13 +268,13 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 		ft__emit_num(c, line, "nccl.cuda_driver", (double)v, NULL);
 	} else if (ft__starts(m, "Bootstrap : Using ") || ft__starts(m, "Bootstrap: Using ")) {
 		ft__emit_str(c, line, "nccl.bootstrap_if",
-			     first_ifname(ft__skip(m, (size_t)(ft__find(m, "Using ") - m.p) + 6)));
+		             first_ifname(ft__skip(m, (size_t)(ft__find(m, "Using ") - m.p) + 6)));
 	} else if (ft__starts(m, "NCCL_") && ft__find(m, " set by environment to ")) {
 		emit_env(c, line, m, " set by environment to ");
 	} else if (ft__starts(m, "NCCL_") && ft__find(m, " set to ")) {
 		emit_env(c, line, m, " set to ");
 	} else if ((ft__starts(m, "comm 0x") || ft__starts(m, "ncclCommInitRank comm ")) &&
-		   int_after(m, "rank", &v)) {
+	           int_after(m, "rank", &v)) {
 		int *slot = pid_slot(st, key, true);
 
 		if (slot)
@@ -309,15 +313,34 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 				ft__emit_num(c, line, "nccl.p2p_channels", (double)n, "count");
 		}
 	} else if (ft__starts(m, "threadThresholds") || ft__find(m, "-> Algo ") ||
-		   (memchr(m.p, '|', m.n) &&
-		    (ft__find(m, "Algorithm") || ft__find(m, "Protocol") || ft__find(m, "NThreads") ||
-		     ft__find(m, "/") != NULL))) {
+	           (memchr(m.p, '|', m.n) &&
+	            (ft__find(m, "Algorithm") || ft__find(m, "Protocol") ||
+	             ft__find(m, "NThreads") || ft__find(m, "/") != NULL))) {
 		ft__emit_str(c, line, "nccl.tuning", m);
+	} else if (ft__starts(m, "Could not get speed from ")) {
+		/* "Could not get speed from /sys/class/net/X/speed. Defaulting to 10 Gbps." */
+		struct ft__span path = ft__skip(m, 25), tok;
+		const char *net = ft__find(path, "/net/");
+
+		if (ft__token(&path, &tok) && net) {
+			struct ft__span ifn = ft__skip(tok, (size_t)(net - tok.p) + 5);
+			const char *slash = ifn.n ? memchr(ifn.p, '/', ifn.n) : NULL;
+
+			if (slash)
+				ifn.n = (size_t)(slash - ifn.p);
+			ft__emit_str(c, line, "nccl.net.speed_unknown", ifn);
+		}
+	} else if (ft__find(m, "is not a PCI device")) {
+		ft__emit_str(c, line, "nccl.topo.non_pci", m);
+	} else if (ft__starts(m, "SHARP ") || ft__starts(m, "CollNet ") ||
+	           ft__starts(m, "COLLNET ")) {
+		ft__emit_str(c, line, "nccl.collnet", m);
 	} else if (ft__starts(m, "Setting affinity for GPU ")) {
 		const char *to = ft__find(m, " to ");
 
 		if (to)
-			ft__emit_str(c, line, "nccl.cpu_affinity", ft__trim(ft__skip(m, (size_t)(to - m.p) + 4)));
+			ft__emit_str(c, line, "nccl.cpu_affinity",
+			             ft__trim(ft__skip(m, (size_t)(to - m.p) + 4)));
 	} else {
 		/* "misc/socket.cc:564 -> 2": the return-code unwinding after an error */
 		const char *arrow = ft__find(m, " -> ");
@@ -335,8 +358,7 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 }
 
 bool
-ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s,
-		  uint32_t lineno)
+ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint32_t lineno)
 {
 	const char *mark, *p, *colon, *colon2;
 	struct ft__span prefix, m, host = FT__NOSTR, tok, rest;
@@ -354,7 +376,7 @@ ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span
 	}
 	mark = ft__find(s, "NCCL ");
 	while (mark && !(ft__starts(ft__skip(s, (size_t)(mark - s.p)), "NCCL INFO") ||
-			 ft__starts(ft__skip(s, (size_t)(mark - s.p)), "NCCL WARN"))) {
+	                 ft__starts(ft__skip(s, (size_t)(mark - s.p)), "NCCL WARN"))) {
 		struct ft__span after = ft__skip(s, (size_t)(mark - s.p) + 5);
 
 		mark = ft__find(after, "NCCL ");
@@ -378,9 +400,21 @@ ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span
 		ft__copy(c->host, sizeof(c->host), host);
 		key = pid_key(host, pid);
 		if (ft__token(&rest, &tok) && tok.n > 2 && tok.p[0] == '[' &&
-		    tok.p[tok.n - 1] == ']' && ft__u64((struct ft__span){ tok.p + 1, tok.n - 2 }, &dev) &&
-		    dev < 1024)
-			snprintf(c->device, sizeof(c->device), "GPU%u", (unsigned)dev);
+		    tok.p[tok.n - 1] == ']' &&
+		    ft__u64((struct ft__span){ tok.p + 1, tok.n - 2 }, &dev) && dev < 1024) {
+			/* "GPU<dev>" without printf: this runs for every log line */
+			char digits[4], *q = c->device + 3;
+			int nd = 0;
+
+			memcpy(c->device, "GPU", 3);
+			do {
+				digits[nd++] = (char)('0' + dev % 10);
+				dev /= 10;
+			} while (dev);
+			while (nd)
+				*q++ = digits[--nd];
+			*q = '\0';
+		}
 		slot = pid_slot(st, key, false);
 		if (slot)
 			c->rank = *slot;

@@ -11,7 +11,9 @@
  * figures are in the row), plus `bench.wrong` when non-zero. "#  Rank N ... on HOST device
  * D [BUS] MODEL" lines become `bench.rank` (rank, host, device = bus id,
  * number = CUDA device, str = model), so a diagnosis sees two ranks on one
- * GPU. The trailer gives `bench.avg_busbw` and `bench.out_of_bounds`.
+ * GPU. The trailer gives `bench.avg_busbw` and `bench.out_of_bounds`; when the
+ * "# nThread" header was seen, `bench.rows` (at its line) counts the rows read,
+ * so a test that hung after init shows as 0.
  *
  * The collective comes from "# Collective test starting: X_perf", from a
  * "*_perf" command in the text or the corpus header, or from the file name.
@@ -27,8 +29,8 @@ ft__nccl_state_init(struct ft__nccl_state *st)
 }
 
 static const char *const collectives[] = {
-	"all_reduce", "all_gather", "alltoall", "reduce_scatter", "broadcast", "reduce",
-	"sendrecv",   "scatter",    "gather",	"hypercube",
+	"all_reduce", "all_gather", "alltoall", "reduce_scatter", "broadcast",
+	"reduce",     "sendrecv",   "scatter",  "gather",         "hypercube",
 };
 
 /* Find a collective name in @s ("all_reduce_perf", "all-reduce"); false if none. */
@@ -198,14 +200,14 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 			return false;
 		r.root = (int)iv;
 	}
-#define NUMCOL(which, field)                                                                       \
-	do {                                                                                       \
-		if (st->col[which] >= 0) {                                                         \
-			if (ft__dbl(tok[st->col[which]], &d))                                      \
-				r.field = d;                                                       \
-			else if (!ft__eq(tok[st->col[which]], "N/A"))                              \
-				return false;                                                      \
-		}                                                                                  \
+#define NUMCOL(which, field)                                          \
+	do {                                                          \
+		if (st->col[which] >= 0) {                            \
+			if (ft__dbl(tok[st->col[which]], &d))         \
+				r.field = d;                          \
+			else if (!ft__eq(tok[st->col[which]], "N/A")) \
+				return false;                         \
+		}                                                     \
 	} while (0)
 	NUMCOL(NT_TIME, time_us);
 	NUMCOL(NT_ALGBW, algbw_GBps);
@@ -245,6 +247,7 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	c->port = c->rank = -1;
 	ft__add_row(c, &r);
 	emit_rowobs(c, line, &r);
+	st->nrows++;
 	return true;
 }
 
@@ -283,7 +286,7 @@ rank_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint
 
 bool
 ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s,
-		    uint32_t lineno)
+                    uint32_t lineno)
 {
 	struct ft__span t = ft__trim(s), rest;
 	double d;
@@ -313,17 +316,21 @@ ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__sp
 			ft__emit_num(c, lineno, "bench.avg_busbw", d, "GBps");
 	} else if (ft__starts(rest, "Out of bounds values")) {
 		const char *colon = memchr(rest.p, ':', rest.n);
-		struct ft__span v = colon ? ft__skip(rest, (size_t)(colon - rest.p) + 1) : rest, tok,
-				verdict;
+		struct ft__span v = colon ? ft__skip(rest, (size_t)(colon - rest.p) + 1) : rest,
+		                tok, verdict;
 		uint64_t u;
 
 		if (ft__token(&v, &tok) && ft__u64(tok, &u)) {
 			verdict = ft__trim(v);
-			ft__emit(c, lineno, "bench.out_of_bounds", true, (double)u, "count", verdict);
+			ft__emit(c, lineno, "bench.out_of_bounds", true, (double)u, "count",
+			         verdict);
 		}
-	} else if (ft__starts(rest, "nThread") || ft__starts(rest, "Using devices") ||
-		   ft__starts(rest, "(B)") || ft__find(rest, "out-of-place") || !rest.n ||
-		   ft__starts(rest, "Collective test concluded")) {
+	} else if (ft__starts(rest, "nThread")) {
+		if (!st->header_line)
+			st->header_line = lineno;
+	} else if (ft__starts(rest, "Using devices") || ft__starts(rest, "(B)") ||
+	           ft__find(rest, "out-of-place") || !rest.n ||
+	           ft__starts(rest, "Collective test concluded")) {
 		set_test_from(st, rest);
 	} else {
 		return false;
@@ -367,9 +374,15 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 		c->host[0] = c->device[0] = '\0';
 		c->port = c->rank = -1;
 		ft__skipped(c, it.lineno,
-			    ft__is_digit(ft__trim(raw).p[0]) ? "malformed nccl-tests row"
-							      : "not NCCL or nccl-tests output",
-			    raw);
+		            ft__is_digit(ft__trim(raw).p[0]) ? "malformed nccl-tests row" :
+		                                               "not NCCL or nccl-tests output",
+		            raw);
+	}
+	/* a test that started but printed no result (a hang, a crash): say so */
+	if (st->header_line && !c->rc) {
+		c->host[0] = c->device[0] = '\0';
+		c->port = c->rank = -1;
+		ft__emit_num(c, st->header_line, "bench.rows", (double)st->nrows, "count");
 	}
 	ft_free(st);
 	return c->rc;

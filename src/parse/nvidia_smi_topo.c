@@ -184,7 +184,7 @@ ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 				if (!n)
 					break;
 				ft__copy(t->name[t->ncol++], sizeof(t->name[0]),
-					 (struct ft__span){ h.p, n });
+				         (struct ft__span){ h.p, n });
 				h = ft__skip(h, n);
 			}
 			continue;
@@ -220,7 +220,7 @@ ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 
 					if (!nr) {
 						c->rc = ft_error_set(c->err, FT_ENOMEM,
-								     "%s: out of memory", c->file);
+						                     "%s: out of memory", c->file);
 						break;
 					}
 					rows = nr;
@@ -231,7 +231,8 @@ ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 				if (strncmp(r.name, "GPU", 3) == 0)
 					ngpu++;
 			} else {
-				ft__skipped(c, it.lineno, "matrix row does not match the header", s);
+				ft__skipped(c, it.lineno, "matrix row does not match the header",
+				            s);
 			}
 			continue;
 		}

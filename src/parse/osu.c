@@ -13,12 +13,22 @@
  */
 #include "parse_int.h"
 
-enum ocol { OC_NONE, OC_LAT, OC_MIN, OC_MAX, OC_P50, OC_P99, OC_BW, OC_MSGRATE, OC_ITERS };
+enum ocol {
+	OC_NONE,
+	OC_LAT,
+	OC_MIN,
+	OC_MAX,
+	OC_P50,
+	OC_P99,
+	OC_BW,
+	OC_MSGRATE,
+	OC_ITERS
+};
 
 #define OSU_MAXCOL 10
 
 struct ostate {
-	char test[32];	/* osu_latency */
+	char test[32];     /* osu_latency */
 	char row_test[32]; /* pt2pt_lat, all_reduce */
 	bool bw;
 	enum ocol col[OSU_MAXCOL];
@@ -148,10 +158,12 @@ row(struct ft__pctx *c, struct ostate *os, uint32_t line, struct ft__span s)
 			break;
 		case OC_BW:
 			r.algbw_GBps = r.busbw_GBps = v / 1000.0;
-			ft__emit(c, line, "bench.algbw", true, v / 1000.0, "GBps", ft__span_c(size));
+			ft__emit(c, line, "bench.algbw", true, v / 1000.0, "GBps",
+			         ft__span_c(size));
 			break;
 		case OC_MSGRATE:
-			ft__emit(c, line, "bench.msg_rate", true, v / 1e6, "Mpps", ft__span_c(size));
+			ft__emit(c, line, "bench.msg_rate", true, v / 1e6, "Mpps",
+			         ft__span_c(size));
 			break;
 		case OC_ITERS:
 			r.nsamples = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;

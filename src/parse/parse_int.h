@@ -25,7 +25,7 @@ struct ft__span {
 };
 
 struct ft__lines {
-	const char *p;	 /* next unread byte */
+	const char *p;   /* next unread byte */
 	const char *end; /* end of the text */
 	uint32_t lineno; /* number of the line last returned */
 };
@@ -59,7 +59,8 @@ ft__lines_next(struct ft__lines *it, struct ft__span *line)
 static inline bool
 ft__is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+	/* ' ' and \t \n \v \f \r (0x09 to 0x0d); lines never hold a \n */
+	return c == ' ' || (unsigned char)(c - '\t') <= 4;
 }
 
 static inline bool
@@ -188,9 +189,9 @@ struct ft__pctx {
 	struct ft_obs_set *out;
 	struct ft_run *run;
 	struct ft_error *err;
-	int rc;			 /* first FT_ENOMEM; emitters stop adding after it */
-	struct ft__span hdr;	 /* the corpus header skipped before the text, if any */
-	uint32_t line0;		 /* line number of the line before the text */
+	int rc;              /* first FT_ENOMEM; emitters stop adding after it */
+	struct ft__span hdr; /* the corpus header skipped before the text, if any */
+	uint32_t line0;      /* line number of the line before the text */
 	/* current entity; parsers set these as they go */
 	char host[64];
 	char device[48];
@@ -198,20 +199,19 @@ struct ft__pctx {
 	int rank;
 };
 
-void ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out,
-		   struct ft_run *run, struct ft_error *err);
+void ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, struct ft_run *run,
+                   struct ft_error *err);
 void ft__pctx_entity(struct ft__pctx *c, const char *device, int port);
 
 /* Append observations for the current entity; they record the first FT_ENOMEM in c->rc. */
 void ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, double num,
-	      const char *unit, struct ft__span str);
-void ft__emit_num(struct ft__pctx *c, uint32_t line, const char *key, double num,
-		  const char *unit);
+              const char *unit, struct ft__span str);
+void ft__emit_num(struct ft__pctx *c, uint32_t line, const char *key, double num, const char *unit);
 void ft__emit_str(struct ft__pctx *c, uint32_t line, const char *key, struct ft__span str);
 void ft__emit_cstr(struct ft__pctx *c, uint32_t line, const char *key, const char *str);
 /* "prefix" + name as key, e.g. ("ib.counter.", "SymbolErrorCounter"). */
 void ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struct ft__span name,
-		    bool has_num, double num, const char *unit, struct ft__span str);
+                    bool has_num, double num, const char *unit, struct ft__span str);
 /* A line the parser could not read: `parse.skipped` with @why. */
 void ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
 void ft__add_row(struct ft__pctx *c, const struct ft_result_row *row);
@@ -246,7 +246,7 @@ struct ft__field {
 
 /* Emit the observation for field @name = @val; false when @name is not in @map. */
 bool ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
-		    struct ft__span name, struct ft__span val);
+                    struct ft__span name, struct ft__span val);
 
 /* ---- the parsers --------------------------------------------------------- */
 
@@ -254,42 +254,42 @@ typedef int ft__run_fn(struct ft__pctx *c, const char *text, size_t len);
 
 /* Run @fn over a whole buffer: skip a leading corpus header ("# ..." lines up to "# ---"). */
 int ft__parse_with(ft__run_fn *fn, const char *text, size_t len, const char *file,
-		   struct ft_obs_set *out, struct ft_run *run, struct ft_error *err);
+                   struct ft_obs_set *out, struct ft_run *run, struct ft_error *err);
 /* Length of a corpus header at the start of @text (0 when none); *@nlines gets its lines. */
 size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 
-#define FT__DEFINE_PARSE(fn)                                                                       \
-	static int fn##_parse(const char *text, size_t len, const char *file,                     \
-			      struct ft_obs_set *out, struct ft_run *run, struct ft_error *err)    \
-	{                                                                                          \
-		return ft__parse_with(fn, text, len, file, out, run, err);                         \
+#define FT__DEFINE_PARSE(fn)                                                                    \
+	static int fn##_parse(const char *text, size_t len, const char *file,                   \
+	                      struct ft_obs_set *out, struct ft_run *run, struct ft_error *err) \
+	{                                                                                       \
+		return ft__parse_with(fn, text, len, file, out, run, err);                      \
 	}
 
 /* Each parser's run function, for the registry's split of concatenated outputs. */
-#define FT__PARSERS(X)                                                                             \
-	X(ibstat)                                                                                  \
-	X(ibstatus)                                                                                \
-	X(ibv_devinfo)                                                                             \
-	X(perfquery)                                                                               \
-	X(ibportstate)                                                                             \
-	X(ibqueryerrors)                                                                           \
-	X(iblinkinfo)                                                                              \
-	X(ibnetdiscover)                                                                           \
-	X(ibdiagnet)                                                                               \
-	X(ethtool_s)                                                                               \
-	X(ethtool)                                                                                 \
-	X(show_gids)                                                                               \
-	X(mlnx_qos)                                                                                \
-	X(nvidia_smi_topo)                                                                         \
-	X(lspci)                                                                                   \
-	X(nccl_log)                                                                                \
-	X(nccl_tests)                                                                              \
-	X(perftest)                                                                                \
-	X(osu)                                                                                     \
+#define FT__PARSERS(X)     \
+	X(ibstat)          \
+	X(ibstatus)        \
+	X(ibv_devinfo)     \
+	X(perfquery)       \
+	X(ibportstate)     \
+	X(ibqueryerrors)   \
+	X(iblinkinfo)      \
+	X(ibnetdiscover)   \
+	X(ibdiagnet)       \
+	X(ethtool_s)       \
+	X(ethtool)         \
+	X(show_gids)       \
+	X(mlnx_qos)        \
+	X(nvidia_smi_topo) \
+	X(lspci)           \
+	X(nccl_log)        \
+	X(nccl_tests)      \
+	X(perftest)        \
+	X(osu)             \
 	X(iperf3_json)
 
-#define FT__DECLARE_PARSER(n)                                                                      \
-	extern const struct ft_parser ft_##n##_parser;                                            \
+#define FT__DECLARE_PARSER(n)                          \
+	extern const struct ft_parser ft_##n##_parser; \
 	int ft__##n##_run(struct ft__pctx *c, const char *text, size_t len);
 FT__PARSERS(FT__DECLARE_PARSER)
 #undef FT__DECLARE_PARSER

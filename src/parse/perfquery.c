@@ -39,10 +39,11 @@ ft__perfquery_run(struct ft__pctx *c, const char *text, size_t len)
 			    ft__eq(name, "CounterSelect2"))
 				continue;
 			if (ft__u64(val, &u)) {
-				bool data = ft__eq(name, "PortXmitData") || ft__eq(name, "PortRcvData");
+				bool data =
+				        ft__eq(name, "PortXmitData") || ft__eq(name, "PortRcvData");
 
 				ft__emit_named(c, it.lineno, "ib.counter.", name, true, (double)u,
-					       data ? "4B" : "count", FT__NOSTR);
+				               data ? "4B" : "count", FT__NOSTR);
 			} else {
 				ft__skipped(c, it.lineno, "counter value is not a number", s);
 			}

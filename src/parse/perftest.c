@@ -41,15 +41,19 @@ static const struct ft__field fields[] = {
 	{ "Using Enhanced Reorder", NULL, FT__F_IGN, NULL },
 };
 
-enum table { T_NONE, T_BW, T_LAT };
+enum table {
+	T_NONE,
+	T_BW,
+	T_LAT
+};
 
 struct pstate {
-	char test[32];	   /* "ib_write_bw" */
-	char banner[40];   /* "RDMA_Write BW" */
+	char test[32];   /* "ib_write_bw" */
+	char banner[40]; /* "RDMA_Write BW" */
 	enum table table;
-	bool gbits;	   /* BW columns in Gb/sec (else MB/sec) */
-	bool remote;	   /* the next GID: line is the remote one */
-	int lat_col[8];	   /* min, max, typical, avg, stdev, p99, p999 token indexes */
+	bool gbits;     /* BW columns in Gb/sec (else MB/sec) */
+	bool remote;    /* the next GID: line is the remote one */
+	int lat_col[8]; /* min, max, typical, avg, stdev, p99, p999 token indexes */
 };
 
 /* "Dual-port : OFF    Device : mlx5_0": pairs separated by runs of blanks. */
@@ -69,7 +73,8 @@ settings_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 		for (i = 0; i < s.n; i++) {
 			if (s.p[i] == '\t' && i > 0 && !ft__is_space(s.p[i - 1]))
 				break;
-			if (i > 1 && s.p[i] == ' ' && s.p[i - 1] == ' ' && !ft__is_space(s.p[i - 2]))
+			if (i > 1 && s.p[i] == ' ' && s.p[i - 1] == ' ' &&
+			    !ft__is_space(s.p[i - 2]))
 				break;
 		}
 		v = ft__trim((struct ft__span){ s.p, i });
@@ -85,16 +90,16 @@ settings_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 static void
 test_from_banner(struct pstate *ps, struct ft__span s)
 {
-	const char *verb = ft__find(s, "RDMA_Write") ? "write"
-			   : ft__find(s, "RDMA_Read") ? "read"
-			   : ft__find(s, "Atomic")    ? "atomic"
-			   : ft__find(s, "Send")      ? "send"
-						      : NULL;
+	const char *verb = ft__find(s, "RDMA_Write") ? "write" :
+	                   ft__find(s, "RDMA_Read")  ? "read" :
+	                   ft__find(s, "Atomic")     ? "atomic" :
+	                   ft__find(s, "Send")       ? "send" :
+	                                               NULL;
 
 	ft__copy(ps->banner, sizeof(ps->banner), s);
 	if (verb)
 		snprintf(ps->test, sizeof(ps->test), "ib_%s_%s", verb,
-			 ft__find(s, "BW") ? "bw" : "lat");
+		         ft__find(s, "BW") ? "bw" : "lat");
 }
 
 static void
@@ -164,9 +169,9 @@ lat_header(struct pstate *ps, struct ft__span s)
 static void
 lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 {
-	static const char *const keys[] = { "bench.lat_min", "bench.lat_max", "bench.lat_p50",
-					    "bench.lat_avg", "bench.lat_stdev", "bench.lat_p99",
-					    "bench.lat_p999" };
+	static const char *const keys[] = { "bench.lat_min", "bench.lat_max",   "bench.lat_p50",
+		                            "bench.lat_avg", "bench.lat_stdev", "bench.lat_p99",
+		                            "bench.lat_p999" };
 	struct ft__span t[12], rest = s;
 	size_t n = 0;
 	double v[7];
@@ -263,8 +268,9 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 			continue;
 		}
 		if (ft__starts(s, "GID:")) {
-			ft__emit_str(c, it.lineno, ps.remote ? "perftest.gid_remote" : "perftest.gid_local",
-				     ft__trim(ft__skip(s, 4)));
+			ft__emit_str(c, it.lineno,
+			             ps.remote ? "perftest.gid_remote" : "perftest.gid_local",
+			             ft__trim(ft__skip(s, 4)));
 			continue;
 		}
 		if (ft__is_digit(s.p[0]) && ps.table != T_NONE) {
@@ -274,9 +280,9 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 				lat_row(c, &ps, it.lineno, s);
 			continue;
 		}
-		if (ft__starts(s, "Failed") || ft__starts(s, "Couldn't") || ft__starts(s, "Unable") ||
-		    ft__starts(s, "Conflicting") || ft__starts(s, "Error") ||
-		    ft__find(s, " failed")) {
+		if (ft__starts(s, "Failed") || ft__starts(s, "Couldn't") ||
+		    ft__starts(s, "Unable") || ft__starts(s, "Conflicting") ||
+		    ft__starts(s, "Error") || ft__find(s, " failed")) {
 			ft__emit_str(c, it.lineno, "tool.error", s);
 			continue;
 		}

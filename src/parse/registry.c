@@ -156,9 +156,8 @@ struct segment {
 #define MAX_SEGMENTS 256
 
 static int
-run_entry(const struct entry *e, const char *text, size_t len, uint32_t line0,
-	  struct ft__span hdr, const char *file, struct ft_obs_set *out, struct ft_run *run,
-	  struct ft_error *err)
+run_entry(const struct entry *e, const char *text, size_t len, uint32_t line0, struct ft__span hdr,
+          const char *file, struct ft_obs_set *out, struct ft_run *run, struct ft_error *err)
 {
 	struct ft__pctx c;
 
@@ -170,7 +169,7 @@ run_entry(const struct entry *e, const char *text, size_t len, uint32_t line0,
 
 int
 ft_parse_buffer(const char *text, size_t len, const char *file, const char *format,
-		struct ft_obs_set *out, struct ft_run *run, struct ft_error *err)
+                struct ft_obs_set *out, struct ft_run *run, struct ft_error *err)
 {
 	struct segment seg[MAX_SEGMENTS];
 	size_t nseg = 0, skip;
@@ -189,15 +188,15 @@ ft_parse_buffer(const char *text, size_t len, const char *file, const char *form
 		e = find_entry(format);
 		if (!e)
 			return ft_error_set(err, FT_EINVAL,
-					    "unknown format '%s' (fabtune parse --list shows them)",
-					    format);
+			                    "unknown format '%s' (fabtune parse --list shows them)",
+			                    format);
 	}
 	skip = text ? ft__corpus_header(text, len, &hdr_lines) : 0;
 	if (skip)
 		hdr = (struct ft__span){ text, skip };
 	if (format)
 		return run_entry(e, text ? text + skip : "", len - skip, hdr_lines, hdr, file, out,
-				 run, err);
+		                 run, err);
 	if (ft__is_blank((struct ft__span){ text ? text + skip : "", len - skip }))
 		return ft_error_set(err, FT_EPARSE, "%s: empty input, nothing to parse", file);
 
@@ -236,9 +235,9 @@ ft_parse_buffer(const char *text, size_t len, const char *file, const char *form
 			e = first;
 		if (!e)
 			return ft_error_set(err, FT_EPARSE,
-					    "%s: unrecognised format (use --format; fabtune parse "
-					    "--list shows the formats)",
-					    file);
+			                    "%s: unrecognised format (use --format; fabtune parse "
+			                    "--list shows the formats)",
+			                    file);
 		return run_entry(e, text + skip, len - skip, hdr_lines, hdr, file, out, run, err);
 	}
 	for (size_t i = 0; i < nseg; i++) {
@@ -262,7 +261,7 @@ ft_parse_buffer(const char *text, size_t len, const char *file, const char *form
  */
 int
 ft_parse_file(const char *path, const char *format, struct ft_obs_set *out, struct ft_run *run,
-	      struct ft_error *err)
+              struct ft_error *err)
 {
 	struct ft_strbuf sb;
 	struct stat st;
@@ -271,7 +270,7 @@ ft_parse_file(const char *path, const char *format, struct ft_obs_set *out, stru
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s", path,
-				    strerror(errno));
+		                    strerror(errno));
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		size_t len = (size_t)st.st_size;
 		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -45,15 +45,16 @@ ft__show_gids_run(struct ft__pctx *c, const char *text, size_t len)
 			ft__emit(c, it.lineno, "roce.gid.index", true, (double)idx, NULL, t[3]);
 			/* the IPv4 column is empty for link-local GIDs */
 			if (memchr(t[4].p, '.', t[4].n)) {
-				ft__emit(c, it.lineno, "roce.gid.ipv4", true, (double)idx, NULL, t[4]);
+				ft__emit(c, it.lineno, "roce.gid.ipv4", true, (double)idx, NULL,
+				         t[4]);
 				vi = 5;
 			}
 			if (vi < n)
 				ft__emit(c, it.lineno, "roce.gid.version", true, (double)idx, NULL,
-					 t[vi]);
+				         t[vi]);
 			if (vi + 1 < n)
 				ft__emit(c, it.lineno, "roce.gid.netdev", true, (double)idx, NULL,
-					 t[vi + 1]);
+				         t[vi + 1]);
 			continue;
 		}
 		if (ft__is_prompt(s, &cmd))

@@ -72,7 +72,7 @@ ft_probe_mpi_gather(struct ft_obs_set *set, int *rank, struct ft_error *err)
 			MPI_Abort(MPI_COMM_WORLD, 3);
 	}
 	rc = MPI_Gatherv(ft_obs_set_len(set) ? ft_vec_at(&set->v, 0) : NULL, mine, MPI_BYTE, all,
-			 counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	                 counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
 	if (rc != MPI_SUCCESS) {
 		ret = mpi_fail(err, "MPI_Gatherv", rc);
 		goto out;

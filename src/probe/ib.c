@@ -41,8 +41,8 @@ static const struct {
 static void
 emit_state(struct ft__pctx *c, const char *key, const char *v)
 {
-	static const char *const names[] = { "Active", "Down", "Init", "Armed", "LinkUp",
-					     "Polling", "Disabled", "Sleep" };
+	static const char *const names[] = { "Active", "Down",    "Init",     "Armed",
+		                             "LinkUp", "Polling", "Disabled", "Sleep" };
 	const char *colon = strchr(v, ':');
 	struct ft__span s = ft__trim(ft__span_c(colon ? colon + 1 : v));
 
@@ -110,7 +110,7 @@ counters(struct ft__probe *p, const char *dir, bool hw)
 				}
 		}
 		ft__emit_named(&p->c, 0, hw ? "ib.hw_counter." : "ib.counter.", ft__span_c(name),
-			       true, (double)u, data ? "4B" : "count", FT__NOSTR);
+		               true, (double)u, data ? "4B" : "count", FT__NOSTR);
 	}
 	ft__probe_list_free(names, n);
 }
@@ -130,25 +130,30 @@ gids(struct ft__probe *p, const char *pdir, bool roce)
 		uint64_t idx;
 
 		if (!ft__u64(ft__span_c(names[i]), &idx) ||
-		    snprintf(path, sizeof(path), "%s/gids/%s", pdir, names[i]) >= (int)sizeof(path) ||
+		    snprintf(path, sizeof(path), "%s/gids/%s", pdir, names[i]) >=
+		            (int)sizeof(path) ||
 		    !ft__probe_read(path, gid, sizeof(gid)) || gid_is_zero(gid))
 			continue;
 		ngid++;
 		ft__emit(&p->c, 0, roce ? "roce.gid.index" : "ib.port.gid", true, (double)idx, NULL,
-			 ft__span_c(gid));
+		         ft__span_c(gid));
 		if (!roce)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/gid_attrs/types/%s", pdir, names[i]) <
-			    (int)sizeof(path) &&
+		            (int)sizeof(path) &&
 		    ft__probe_read(path, buf, sizeof(buf)))
 			ft__emit(&p->c, 0, "roce.gid.version", true, (double)idx, NULL,
-				 ft__span_c(strstr(buf, "v2") ? "v2" : strstr(buf, "v1") ? "v1" : buf));
+			         ft__span_c(strstr(buf, "v2") ? "v2" :
+			                    strstr(buf, "v1") ? "v1" :
+			                                        buf));
 		if (snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%s", pdir, names[i]) <
-			    (int)sizeof(path) &&
+		            (int)sizeof(path) &&
 		    ft__probe_read(path, buf, sizeof(buf)))
-			ft__emit(&p->c, 0, "roce.gid.netdev", true, (double)idx, NULL, ft__span_c(buf));
+			ft__emit(&p->c, 0, "roce.gid.netdev", true, (double)idx, NULL,
+			         ft__span_c(buf));
 	}
-	ft__emit_num(&p->c, 0, roce ? "roce.gid.count" : "ib.port.gid_count", (double)ngid, "count");
+	ft__emit_num(&p->c, 0, roce ? "roce.gid.count" : "ib.port.gid_count", (double)ngid,
+	             "count");
 	ft__probe_list_free(names, n);
 }
 
@@ -163,8 +168,9 @@ port(struct ft__probe *p, const char *ddir, const char *name)
 	    snprintf(pdir, sizeof(pdir), "%s/ports/%s", ddir, name) >= (int)sizeof(pdir))
 		return;
 	p->c.port = (int)u;
-#define READ(file) (snprintf(path, sizeof(path), "%s/" file, pdir) < (int)sizeof(path) && \
-		    ft__probe_read(path, buf, sizeof(buf)))
+#define READ(file)                                                             \
+	(snprintf(path, sizeof(path), "%s/" file, pdir) < (int)sizeof(path) && \
+	 ft__probe_read(path, buf, sizeof(buf)))
 	if (READ("link_layer"))
 		roce = strcmp(buf, "Ethernet") == 0;
 	if (!p->counters_only) {
@@ -208,14 +214,17 @@ ft__probe_ib(struct ft__probe *p)
 			static const struct {
 				const char *file, *key;
 			} dev_files[] = {
-				{ "hca_type", "ib.dev.ca_type" },   { "fw_ver", "ib.dev.fw_ver" },
-				{ "hw_rev", "ib.dev.hw_ver" },	    { "board_id", "ib.dev.board_id" },
-				{ "node_guid", "ib.dev.node_guid" }, { "node_type", "ib.dev.node_type" },
+				{ "hca_type", "ib.dev.ca_type" },
+				{ "fw_ver", "ib.dev.fw_ver" },
+				{ "hw_rev", "ib.dev.hw_ver" },
+				{ "board_id", "ib.dev.board_id" },
+				{ "node_guid", "ib.dev.node_guid" },
+				{ "node_type", "ib.dev.node_type" },
 			};
 
 			for (size_t k = 0; k < FT_ARRAY_SIZE(dev_files); k++)
 				if (snprintf(path, sizeof(path), "%s/%s", ddir, dev_files[k].file) <
-					    (int)sizeof(path) &&
+				            (int)sizeof(path) &&
 				    ft__probe_read(path, buf, sizeof(buf)))
 					ft__emit_cstr(&p->c, 0, dev_files[k].key, buf);
 			if (snprintf(path, sizeof(path), "%s/device", ddir) < (int)sizeof(path) &&

@@ -24,8 +24,8 @@ ft__probe_net(struct ft__probe *p)
 		if (strcmp(ifs[i], "lo") == 0)
 			continue;
 		ft__pctx_entity(&p->c, ifs[i], -1);
-#define READ(file)                                                                                 \
-	(snprintf(path, sizeof(path), "%s/%s/" file, dir, ifs[i]) < (int)sizeof(path) &&          \
+#define READ(file)                                                                       \
+	(snprintf(path, sizeof(path), "%s/%s/" file, dir, ifs[i]) < (int)sizeof(path) && \
 	 ft__probe_read(path, buf, sizeof(buf)))
 		if (!p->counters_only) {
 			if (READ("mtu") && ft__i64(ft__span_c(buf), &v))
@@ -35,25 +35,27 @@ ft__probe_net(struct ft__probe *p)
 			if (READ("operstate"))
 				ft__emit_cstr(&p->c, 0, "eth.link.operstate", buf);
 			if (snprintf(path, sizeof(path), "%s/%s/device/driver", dir, ifs[i]) <
-				    (int)sizeof(path) &&
+			            (int)sizeof(path) &&
 			    ft__probe_link_base(path, buf, sizeof(buf)))
 				ft__emit_cstr(&p->c, 0, "eth.driver.name", buf);
 			if (snprintf(path, sizeof(path), "%s/%s/device", dir, ifs[i]) <
-				    (int)sizeof(path) &&
+			            (int)sizeof(path) &&
 			    ft__probe_link_base(path, buf, sizeof(buf)))
 				ft__emit_cstr(&p->c, 0, "eth.driver.bus_info", buf);
 		}
 #undef READ
-		if (snprintf(path, sizeof(path), "%s/%s/statistics", dir, ifs[i]) >= (int)sizeof(path))
+		if (snprintf(path, sizeof(path), "%s/%s/statistics", dir, ifs[i]) >=
+		    (int)sizeof(path))
 			continue;
 		ns = ft__probe_list(path, &stats);
 		for (size_t k = 0; k < ns && !p->c.rc; k++) {
 			char spath[FT__PATH_MAX];
 
-			if (snprintf(spath, sizeof(spath), "%s/%s", path, stats[k]) < (int)sizeof(spath) &&
+			if (snprintf(spath, sizeof(spath), "%s/%s", path, stats[k]) <
+			            (int)sizeof(spath) &&
 			    ft__probe_read(spath, buf, sizeof(buf)) && ft__u64(ft__span_c(buf), &u))
 				ft__emit_named(&p->c, 0, "eth.counter.", ft__span_c(stats[k]), true,
-					       (double)u, "count", FT__NOSTR);
+				               (double)u, "count", FT__NOSTR);
 		}
 		ft__probe_list_free(stats, ns);
 	}

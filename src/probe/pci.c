@@ -23,7 +23,7 @@
 #include <hwloc.h>
 #endif
 
-#define MAX_PCI	  256
+#define MAX_PCI   256
 #define MAX_CHAIN 16
 
 struct pdev {
@@ -31,8 +31,8 @@ struct pdev {
 	char name[48];
 	bool gpu;
 	int numa;
-	char domain[16];		/* host bridge: "pci0000:00" or hwloc's */
-	char chain[MAX_CHAIN][16];	/* bridges from the root port down, then the device */
+	char domain[16];           /* host bridge: "pci0000:00" or hwloc's */
+	char chain[MAX_CHAIN][16]; /* bridges from the root port down, then the device */
 	int nchain;
 };
 
@@ -123,8 +123,9 @@ nic_name(struct ft__probe *p, struct pdev *d)
 			char link[FT__PATH_MAX];
 
 			if (snprintf(link, sizeof(link), "%s/%s/device", path, names[i]) <
-				    (int)sizeof(link) &&
-			    ft__probe_link_base(link, base, sizeof(base)) && strcmp(base, d->bdf) == 0) {
+			            (int)sizeof(link) &&
+			    ft__probe_link_base(link, base, sizeof(base)) &&
+			    strcmp(base, d->bdf) == 0) {
 				ft_strlcpy(d->name, names[i], sizeof(d->name));
 				ft__probe_list_free(names, n);
 				return;
@@ -159,7 +160,7 @@ emit_link(struct ft__probe *p, const struct pdev *d)
 		double v;
 
 		if (!ft__probe_path(p, path, sizeof(path), "/sys/bus/pci/devices/%s/%s", d->bdf,
-				    files[i].file) ||
+		                    files[i].file) ||
 		    !ft__probe_read(path, buf, sizeof(buf)))
 			continue;
 		v = link_value(buf);
@@ -192,7 +193,7 @@ chains_from_hwloc(struct pdev *devs, size_t n)
 		int nc = 0;
 
 		snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%01x", obj->attr->pcidev.domain,
-			 obj->attr->pcidev.bus, obj->attr->pcidev.dev, obj->attr->pcidev.func);
+		         obj->attr->pcidev.bus, obj->attr->pcidev.dev, obj->attr->pcidev.func);
 		for (size_t i = 0; i < n; i++)
 			if (strcmp(devs[i].bdf, bdf) == 0)
 				d = &devs[i];
@@ -213,7 +214,7 @@ chains_from_hwloc(struct pdev *devs, size_t n)
 		d->nchain = 0;
 		for (int i = nc - 1; i >= 0; i--)
 			snprintf(d->chain[d->nchain++], sizeof(d->chain[0]), "o%" PRIu64,
-				 (uint64_t)chain[i]->gp_index);
+			         (uint64_t)chain[i]->gp_index);
 	}
 	hwloc_topology_destroy(topo);
 }
@@ -242,8 +243,9 @@ ft__probe_pci(struct ft__probe *p)
 
 		if (!is_bdf(names[i]))
 			continue;
-#define READ(file) (snprintf(path, sizeof(path), "%s/%s/" file, dir, names[i]) < (int)sizeof(path) && \
-		    ft__probe_read(path, buf, sizeof(buf)))
+#define READ(file)                                                                         \
+	(snprintf(path, sizeof(path), "%s/%s/" file, dir, names[i]) < (int)sizeof(path) && \
+	 ft__probe_read(path, buf, sizeof(buf)))
 		if (!READ("class") || !ft__u64(ft__span_c(buf), &cls))
 			continue;
 		if (READ("vendor"))

@@ -55,8 +55,8 @@ static bool
 is_counter(const struct ft_obs *o)
 {
 	return o->has_num && (strncmp(o->key, "ib.counter.", 11) == 0 ||
-			      strncmp(o->key, "ib.hw_counter.", 14) == 0 ||
-			      strncmp(o->key, "eth.counter.", 12) == 0);
+	                      strncmp(o->key, "ib.hw_counter.", 14) == 0 ||
+	                      strncmp(o->key, "eth.counter.", 12) == 0);
 }
 
 static bool
@@ -68,8 +68,7 @@ same_entity(const struct ft_obs *a, const struct ft_obs *b)
 
 /* Rates from the counters of @first (indexes [from, mid)) and @second. */
 static int
-add_rates(struct ft__probe *p, const struct ft_obs_set *second, size_t from, size_t mid,
-	  double dt)
+add_rates(struct ft__probe *p, const struct ft_obs_set *second, size_t from, size_t mid, double dt)
 {
 	size_t j = from;
 
@@ -89,9 +88,9 @@ add_rates(struct ft__probe *p, const struct ft_obs_set *second, size_t from, siz
 		r = *b;
 		if (snprintf(r.key, sizeof(r.key), "%s.rate", b->key) >= (int)sizeof(r.key))
 			continue;
-		r.num = b->num >= ft_obs_set_at(p->c.out, j)->num
-				? (b->num - ft_obs_set_at(p->c.out, j)->num) / dt
-				: 0; /* a counter reset between the snapshots */
+		r.num = b->num >= ft_obs_set_at(p->c.out, j)->num ?
+		                (b->num - ft_obs_set_at(p->c.out, j)->num) / dt :
+		                0; /* a counter reset between the snapshots */
 		snprintf(r.unit, sizeof(r.unit), "%.13s/s", b->unit);
 		if (ft_obs_set_add(p->c.out, &r) < 0)
 			p->c.rc = ft_error_set(p->c.err, FT_ENOMEM, "probe: out of memory");
@@ -117,9 +116,8 @@ ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out, struct ft_
 	if (root[0] && (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)))
 		return ft_error_set(err, FT_ENOENT, "root %s: no such directory", cfg->root);
 	if (cfg->interval_s < 0 || cfg->interval_s > 3600)
-		return ft_error_set(err, FT_ERANGE,
-				    "interval: expected 0 to 3600 seconds, got %g",
-				    cfg->interval_s);
+		return ft_error_set(err, FT_ERANGE, "interval: expected 0 to 3600 seconds, got %g",
+		                    cfg->interval_s);
 	memset(&p, 0, sizeof(p));
 	p.root = root;
 	ft__pctx_init(&p.c, "sysfs", out, NULL, err);
@@ -147,7 +145,8 @@ ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out, struct ft_
 		rc = snapshot(&p);
 		p.c.out = out;
 		if (rc == 0)
-			rc = add_rates(&p, &second, from, mid, t1 - t0 > 0 ? t1 - t0 : cfg->interval_s);
+			rc = add_rates(&p, &second, from, mid,
+			               t1 - t0 > 0 ? t1 - t0 : cfg->interval_s);
 		ft_obs_set_release(&second);
 	}
 	return rc;

@@ -7,9 +7,9 @@
 #ifndef FT_PROBE_INT_H
 #define FT_PROBE_INT_H
 
-#include "parse/parse_int.h"
-
 #include <fabtune/probe.h>
+
+#include "parse/parse_int.h"
 
 #define FT__PATH_MAX 1024
 
@@ -21,7 +21,7 @@ struct ft__probe {
 
 /* root + rel into @buf; false when it does not fit. */
 bool ft__probe_path(const struct ft__probe *p, char *buf, size_t size, const char *fmt, ...)
-	FT_PRINTF(4, 5);
+        FT_PRINTF(4, 5);
 /* Read a small file, trailing blanks dropped; false when missing or unreadable. */
 bool ft__probe_read(const char *path, char *buf, size_t size);
 /* Sorted (natural order: mlx5_2 < mlx5_10) entries of @dir; *@out NULL when none. */

@@ -20,7 +20,8 @@ on_path(const char *tool)
 		const char *colon = strchr(path, ':');
 		size_t n = colon ? (size_t)(colon - path) : strlen(path);
 
-		if (n && snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, tool) < (int)sizeof(buf) &&
+		if (n &&
+		    snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, tool) < (int)sizeof(buf) &&
 		    access(buf, X_OK) == 0)
 			return true;
 		path = colon ? colon + 1 : NULL;
@@ -52,7 +53,7 @@ run_tool(struct ft__probe *p, const char *tool, const char *cmd, const char *for
 		char msg[160];
 
 		snprintf(msg, sizeof(msg), "%s: exit status %d", cmd,
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		ft__emit_cstr(&p->c, 0, "probe.tool", msg);
 	} else if (sb.len && !sb.oom) {
 		struct ft_error err = { 0 };
@@ -84,7 +85,8 @@ ft__probe_tools(struct ft__probe *p)
 			if (!isalnum((unsigned char)*q) && *q != '_' && *q != '-' && *q != '.')
 				safe = false;
 		if (!safe ||
-		    snprintf(path, sizeof(path), "%s/%s/device", dir, ifs[i]) >= (int)sizeof(path) ||
+		    snprintf(path, sizeof(path), "%s/%s/device", dir, ifs[i]) >=
+		            (int)sizeof(path) ||
 		    access(path, F_OK) != 0)
 			continue;
 		snprintf(cmd, sizeof(cmd), "ethtool -S %s 2>/dev/null", ifs[i]);

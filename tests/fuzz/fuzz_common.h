@@ -48,8 +48,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct ft_obs *o = ft_obs_set_at(&set, i);
 
 		/* every string of every observation is terminated */
-		if (!memchr(o->str, '\0', sizeof(o->str)) || !memchr(o->key, '\0', sizeof(o->key)) ||
-		    !memchr(o->device, '\0', sizeof(o->device)) || !memchr(o->host, '\0', sizeof(o->host)))
+		if (!memchr(o->str, '\0', sizeof(o->str)) ||
+		    !memchr(o->key, '\0', sizeof(o->key)) ||
+		    !memchr(o->device, '\0', sizeof(o->device)) ||
+		    !memchr(o->host, '\0', sizeof(o->host)))
 			abort();
 	}
 	ft_run_release(&run);

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* cmocka needs the headers above first */
+/* clang-format off */
 #include <cmocka.h>
+/* clang-format on */
 
 #include <fabtune/fabtune.h>
 
@@ -136,10 +139,11 @@ test_registry(void **state)
 	assert_null(ft_parser_find("no-such-tool"));
 	{
 		static const char *const wanted[] = {
-			"ibstat",    "ibstatus",	"ibv_devinfo", "perfquery", "ibqueryerrors",
-			"iblinkinfo", "ethtool-S",	"ethtool",	"show_gids", "mlnx_qos",
-			"nvidia-smi-topo", "lspci",	"nccl-log",	"nccl-tests", "perftest",
-			"osu",	      "iperf3-json",
+			"ibstat",        "ibstatus",   "ibv_devinfo",     "perfquery",
+			"ibqueryerrors", "iblinkinfo", "ethtool-S",       "ethtool",
+			"show_gids",     "mlnx_qos",   "nvidia-smi-topo", "lspci",
+			"nccl-log",      "nccl-tests", "perftest",        "osu",
+			"iperf3-json",
 		};
 
 		for (size_t i = 0; i < FT_ARRAY_SIZE(wanted); i++)
@@ -155,7 +159,7 @@ test_errors(void **state)
 
 	ft_obs_set_init(&set);
 	assert_int_equal(ft_parse_buffer("hello\nworld\n", 12, "notes.txt", NULL, &set, NULL, &err),
-			 FT_EPARSE);
+	                 FT_EPARSE);
 	assert_non_null(strstr(err.msg, "notes.txt"));
 	assert_non_null(strstr(err.msg, "unrecognised format"));
 	ft_error_clear(&err);
@@ -166,7 +170,7 @@ test_errors(void **state)
 	assert_non_null(strstr(err.msg, "empty.txt"));
 	ft_error_clear(&err);
 	assert_int_equal(ft_parse_file("tests/fixtures/no/such.txt", NULL, &set, NULL, &err),
-			 FT_ENOENT);
+	                 FT_ENOENT);
 	assert_non_null(strstr(err.msg, "tests/fixtures/no/such.txt"));
 	/* a forced format reads what it can and reports the rest */
 	ft_error_clear(&err);
@@ -196,7 +200,7 @@ golden_json(const char *path, const char *dir, struct ft_strbuf *out)
 	if (ft_parser_find(dir)) {
 		if (!p || strcmp(p->name, dir) != 0)
 			fail_msg("%s: detected as %s, expected %s", path, p ? p->name : "nothing",
-				 dir);
+			         dir);
 	}
 	parse_fixture(path, &set, &run);
 	ft_json_init(&j, out, true);
@@ -238,7 +242,7 @@ test_fixture_goldens(void **state)
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dpath, files[f]);
 			snprintf(gpath, sizeof(gpath), "%s/%.*s.json", dpath,
-				 (int)(strlen(files[f]) - 4), files[f]);
+			         (int)(strlen(files[f]) - 4), files[f]);
 			ft_strbuf_init(&got);
 			ft_strbuf_init(&want);
 			golden_json(path, dirs[d], &got);
@@ -250,7 +254,8 @@ test_fixture_goldens(void **state)
 				fwrite(got.buf, 1, got.len, fp);
 				fclose(fp);
 			} else if (ft_strbuf_read_file(&want, gpath, &err) != 0) {
-				print_error("%s: no golden file (run with FT_UPDATE_GOLDEN=1)\n", gpath);
+				print_error("%s: no golden file (run with FT_UPDATE_GOLDEN=1)\n",
+				            gpath);
 				nfail++;
 			} else if (want.len != got.len || memcmp(want.buf, got.buf, got.len) != 0) {
 				print_error("%s: output differs from %s\n", path, gpath);
@@ -276,7 +281,7 @@ test_ib_facts(void **state)
 	const struct ft_obs *o;
 
 	parse_fixture(FIXTURES "/perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", &set,
-		      &run);
+	              &run);
 	o = find_obs(&set, "ib.counter.PortXmitDiscards", "LID 2052", 1);
 	assert_non_null(o);
 	assert_true(o->has_num && o->num == 20046);
@@ -288,14 +293,14 @@ test_ib_facts(void **state)
 
 	/* the mail-wrapped header still names LID 21 port 1 and costs no counter */
 	parse_fixture(FIXTURES "/perfquery/perfquery-x-lid21-mail-wrapped-header-excerpt.txt", &set,
-		      &run);
+	              &run);
 	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
 	assert_non_null(find_obs(&set, "ib.counter.PortRcvData", "LID 21", 1));
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
 	parse_fixture(FIXTURES "/ibstat/cx6-hdr200-active-plus-port-disabled-lid65535-excerpt.txt",
-		      &set, &run);
+	              &set, &run);
 	o = find_obs(&set, "ib.port.state", "mlx5_2", 1);
 	assert_true(o && strcmp(o->str, "Down") == 0);
 	o = find_obs(&set, "ib.port.phys_state", "mlx5_2", 1);
@@ -306,7 +311,8 @@ test_ib_facts(void **state)
 	ft_run_release(&run);
 
 	/* ibpanic keeps the 8 CAs read before it and reports the failure */
-	parse_fixture(FIXTURES "/ibstat/gpud-a100-8x-cx6-vf-hdr200-ibpanic-exit255.txt", &set, &run);
+	parse_fixture(FIXTURES "/ibstat/gpud-a100-8x-cx6-vf-hdr200-ibpanic-exit255.txt", &set,
+	              &run);
 	assert_int_equal(count_obs(&set, "ib.port.state"), 8);
 	assert_int_equal(count_obs(&set, "tool.error"), 1);
 	ft_obs_set_release(&set);
@@ -323,8 +329,8 @@ test_ib_facts(void **state)
 	ft_run_release(&run);
 
 	parse_fixture(FIXTURES "/iblinkinfo/iblinkinfo-qdr-infiniscale-iv-switch-9-hosts-unused-"
-			       "ports-polling.txt",
-		      &set, &run);
+	                       "ports-polling.txt",
+	              &set, &run);
 	o = find_obs(&set, "ib.port.rate", "teaker-4 HCA-1", 1);
 	assert_true(o && o->num == 40);
 	o = find_obs(&set, "ib.port.phys_state", "Infiniscale-IV Mellanox Technologies", 8);
@@ -333,7 +339,7 @@ test_ib_facts(void **state)
 	ft_run_release(&run);
 
 	parse_fixture(FIXTURES "/ibv_devinfo/ibv_devinfo-mlx4-cx3-qdr-port2-eth-down.txt", &set,
-		      &run);
+	              &run);
 	o = find_obs(&set, "ib.port.mtu_active", "mlx4_0", 2);
 	assert_true(o && o->num == 1024);
 	o = find_obs(&set, "ib.port.state", "mlx4_0", 2);
@@ -351,8 +357,8 @@ test_host_facts(void **state)
 
 	/* the misaligned paste: every NIC row still reads, mlx5_8 is SYS from GPU0 */
 	parse_fixture(FIXTURES "/nvidia-smi-topo/a100-sxm4-8gpu-10nic-cx6-2to1-epyc-nps4-"
-			       "misaligned.txt",
-		      &set, &run);
+	                       "misaligned.txt",
+	              &set, &run);
 	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
 	assert_int_equal(count_obs(&set, "gpu.nic_path"), 80);
 	o = find_obs(&set, "gpu.nic_path", "GPU0->mlx5_8", -1);
@@ -375,7 +381,7 @@ test_host_facts(void **state)
 	ft_run_release(&run);
 
 	parse_fixture(FIXTURES "/mlnx_qos/mlnx_qos-roce-lossless-dscp-pfc-prio3-netarbiter.txt",
-		      &set, &run);
+	              &set, &run);
 	o = find_obs(&set, "roce.qos.pfc_enabled_prios", "eth4", -1);
 	assert_true(o && strcmp(o->str, "3") == 0 && o->num == 1);
 	o = find_obs(&set, "roce.qos.trust", "eth4", -1);
@@ -389,8 +395,9 @@ test_host_facts(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
-	parse_fixture(FIXTURES "/ethtool/ethtool-link-spectrum-swp1-dac-link-down-speed-unknown.txt",
-		      &set, &run);
+	parse_fixture(FIXTURES
+	              "/ethtool/ethtool-link-spectrum-swp1-dac-link-down-speed-unknown.txt",
+	              &set, &run);
 	o = find_obs(&set, "eth.link.detected", "swp1", -1);
 	assert_true(o && strcmp(o->str, "no") == 0);
 	o = find_obs(&set, "eth.link.speed_supported_max", "swp1", -1);
@@ -426,8 +433,9 @@ test_nccl_facts(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
-	parse_fixture(FIXTURES "/nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
-		      &set, &run);
+	parse_fixture(FIXTURES
+	              "/nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
+	              &set, &run);
 	o = find_obs(&set, "nccl.net", NULL, -1);
 	assert_true(o && strcmp(o->str, "Socket") == 0);
 	o = find_obs(&set, "nccl.socket_ifname", NULL, -1);
@@ -437,16 +445,37 @@ test_nccl_facts(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
+	/* the CollNet hang: the test started, SHARP came up, no row ever came */
+	parse_fixture(FIXTURES "/nccl-log/a100-4node-2gpu-sharp-collnet-hang-full-init.txt", &set,
+	              &run);
+	o = find_obs(&set, "bench.rows", NULL, -1);
+	assert_true(o && o->num == 0);
+	assert_int_equal(ft_run_nrows(&run), 0);
+	assert_int_equal(count_obs(&set, "nccl.collnet"), 8);
+	o = find_obs(&set, "nccl.env.NCCL_COLLNET_ENABLE", NULL, -1);
+	assert_true(o && strcmp(o->str, "1") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/nccl-log/rtx4090-socket-usb-nic-topology-attach-excerpt.txt", &set,
+	              &run);
+	o = find_obs(&set, "nccl.net.speed_unknown", NULL, -1);
+	assert_true(o && strcmp(o->str, "enxe2d1b40fb2ff") == 0);
+	o = find_obs(&set, "nccl.gdr", "eno2", -1);
+	assert_true(o && o->num == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
 	parse_fixture(FIXTURES "/nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt",
-		      &set, &run);
+	              &set, &run);
 	o = find_obs(&set, "nccl.ib.dev", "mlx5_6", 1);
 	assert_true(o && strcmp(o->str, "RoCE") == 0);
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
 	parse_fixture(FIXTURES "/nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-"
-			       "warn.txt",
-		      &set, &run);
+	                       "warn.txt",
+	              &set, &run);
 	assert_int_equal(ft_run_nrows(&run), 32);
 	r = ft_run_row(&run, 31);
 	assert_string_equal(r->test, "all_reduce");
@@ -462,8 +491,9 @@ test_nccl_facts(void **state)
 	ft_run_release(&run);
 
 	/* old columns, interleaved log lines, a row run together and a cut row */
-	parse_fixture(FIXTURES "/nccl-tests/handmade-old-format-no-root-interleaved-broken-rows.txt",
-		      &set, &run);
+	parse_fixture(FIXTURES
+	              "/nccl-tests/handmade-old-format-no-root-interleaved-broken-rows.txt",
+	              &set, &run);
 	assert_int_equal(ft_run_nrows(&run), 3);
 	r = ft_run_row(&run, 2);
 	assert_string_equal(r->test, "all_gather");
@@ -477,8 +507,8 @@ test_nccl_facts(void **state)
 
 	/* 2.18 format, two ranks on one GPU: both rank lines name the same bus id */
 	parse_fixture(FIXTURES "/nccl-tests/rtx5090-2ranks-one-gpu-socket-allgather-nccltests-2.18-"
-			       "format.txt",
-		      &set, &run);
+	                       "format.txt",
+	              &set, &run);
 	assert_int_equal(count_obs(&set, "bench.rank"), 2);
 	assert_string_equal(ft_run_row(&run, 0)->test, "all_gather");
 	ft_obs_set_release(&set);
@@ -494,7 +524,7 @@ test_bench_facts(void **state)
 	const struct ft_result_row *r;
 
 	parse_fixture(FIXTURES "/perftest/roce-k8s-pod-zero-gid-failed-modify-qp-rtr.txt", &set,
-		      &run);
+	              &run);
 	o = find_obs(&set, "perftest.gid_local", NULL, -1);
 	assert_true(o && strcmp(o->str, "00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00") == 0);
 	assert_int_equal(count_obs(&set, "tool.error"), 2);
@@ -504,7 +534,7 @@ test_bench_facts(void **state)
 	ft_run_release(&run);
 
 	parse_fixture(FIXTURES "/perftest/roce-ib-write-bw-gpu-dmabuf-all-sizes-92g-mtu1024.txt",
-		      &set, &run);
+	              &set, &run);
 	assert_int_equal(ft_run_nrows(&run), 23);
 	r = ft_run_row(&run, 22);
 	assert_int_equal(r->bytes, 8388608);
@@ -552,7 +582,7 @@ test_bundle_split(void **state)
 	const struct ft_obs *o;
 
 	parse_fixture(FIXTURES "/bundle/handmade-support-bundle-ibstat-perfquery-ethtool.txt", &set,
-		      &run);
+	              &run);
 	o = find_obs(&set, "ib.port.state", "mlx5_0", 1);
 	assert_true(o && o->line == 10);
 	o = find_obs(&set, "ib.counter.SymbolErrorCounter", "LID 12", 1);
@@ -599,12 +629,13 @@ test_every_parser_every_fixture(void **state)
 				ft_obs_set_init(&set);
 				ft_run_init(&run, FT_SOURCE_IMPORT, "");
 				for (size_t cut = sb.len; cut > 0; cut = cut > 97 ? cut - 97 : 0) {
-					/* a copy of exactly @cut bytes, so that ASan sees overreads */
+					/* a copy of exactly @cut bytes, so that ASan sees overreads
+					 */
 					char *copy = malloc(cut);
 
 					memcpy(copy, sb.buf, cut);
-					assert_int_equal(p->parse(copy, cut, path, &set, &run, &err),
-							 0);
+					assert_int_equal(
+					        p->parse(copy, cut, path, &set, &run, &err), 0);
 					(void)p->sniff(copy, cut);
 					free(copy);
 				}
@@ -633,7 +664,8 @@ test_garbage(void **state)
 			/* mostly text with the punctuation parsers look for */
 			static const char alphabet[] = "abcXYZ019 \t\n:.[]()#=-/'\"{},|*%>";
 
-			buf[i] = (r % 16 == 0) ? (char)(r >> 8) : alphabet[(r >> 8) % (sizeof(alphabet) - 1)];
+			buf[i] = (r % 16 == 0) ? (char)(r >> 8) :
+			                         alphabet[(r >> 8) % (sizeof(alphabet) - 1)];
 		}
 		for (size_t i = 0; i < ft_parser_count(); i++) {
 			struct ft_obs_set set;
@@ -643,7 +675,8 @@ test_garbage(void **state)
 			memcpy(copy, buf, len);
 			ft_obs_set_init(&set);
 			ft_run_init(&run, FT_SOURCE_IMPORT, "");
-			assert_int_equal(ft_parser_at(i)->parse(copy, len, "g.txt", &set, &run, NULL), 0);
+			assert_int_equal(
+			        ft_parser_at(i)->parse(copy, len, "g.txt", &set, &run, NULL), 0);
 			for (size_t k = 0; k < ft_obs_set_len(&set); k++)
 				assert_true(ft_obs_set_at(&set, k)->line <= len + 1);
 			ft_obs_set_release(&set);
@@ -657,9 +690,17 @@ test_garbage(void **state)
 static void
 test_numbers(void **state)
 {
-	static const char *const good[] = { "0",     "469.21", "17262", "0.00", "-1", "1e-07",
-					    "0e+00", "92.39",  "6.897101", "99999999999999.9",
-					    "18446744073709551615" };
+	static const char *const good[] = { "0",
+		                            "469.21",
+		                            "17262",
+		                            "0.00",
+		                            "-1",
+		                            "1e-07",
+		                            "0e+00",
+		                            "92.39",
+		                            "6.897101",
+		                            "99999999999999.9",
+		                            "18446744073709551615" };
 	static const char *const bad[] = { "", "N/A", "1.2.3", "12abc", "--1", "inf", "nan" };
 	struct ft_rng rng;
 	double d;
@@ -677,7 +718,7 @@ test_numbers(void **state)
 		uint64_t r = ft_rng_u64(&rng);
 
 		snprintf(buf, sizeof(buf), "%" PRIu64 ".%0*" PRIu64, (uint64_t)(r % 1000000000ULL),
-			 (int)(1 + (r >> 40) % 6), (uint64_t)((r >> 20) % 100000));
+		         (int)(1 + (r >> 40) % 6), (uint64_t)((r >> 20) % 100000));
 		assert_true(ft__dbl(ft__span_c(buf), &d));
 		assert_true(d == strtod(buf, NULL));
 	}

@@ -18,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* cmocka needs the headers above first */
+/* clang-format off */
 #include <cmocka.h>
+/* clang-format on */
 
 #include <fabtune/fabtune.h>
 
@@ -200,7 +203,7 @@ test_interval_rates(void **state)
 	snprintf(cmd, sizeof(cmd), "cp -a " TREES "/gpu-node %s/", tmp);
 	assert_int_equal(system(cmd), 0);
 	snprintf(b.path, sizeof(b.path),
-		 "%s/gpu-node/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait", tmp);
+	         "%s/gpu-node/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait", tmp);
 	snprintf(cmd, sizeof(cmd), "%s/gpu-node", tmp);
 	assert_int_equal(pthread_create(&th, NULL, bump_counter, &b), 0);
 	probe(cmd, 0.5, &set);
@@ -226,7 +229,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_node_golden), cmocka_unit_test(test_gpu_node_facts),
-		cmocka_unit_test(test_no_rdma),		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_no_rdma),         cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_interval_rates),
 	};
 
