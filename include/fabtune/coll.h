@@ -24,13 +24,13 @@
 extern "C" {
 #endif
 
-#define FT_OP_MAP(X)                                                                               \
-	X(ALL_REDUCE, "all_reduce")                                                                \
-	X(ALL_GATHER, "all_gather")                                                                \
-	X(REDUCE_SCATTER, "reduce_scatter")                                                        \
-	X(BROADCAST, "broadcast")                                                                  \
-	X(REDUCE, "reduce")                                                                        \
-	X(ALLTOALL, "alltoall")                                                                    \
+#define FT_OP_MAP(X)                        \
+	X(ALL_REDUCE, "all_reduce")         \
+	X(ALL_GATHER, "all_gather")         \
+	X(REDUCE_SCATTER, "reduce_scatter") \
+	X(BROADCAST, "broadcast")           \
+	X(REDUCE, "reduce")                 \
+	X(ALLTOALL, "alltoall")             \
 	X(SENDRECV, "sendrecv")
 
 enum ft_op {
@@ -40,15 +40,16 @@ enum ft_op {
 	FT_OP_COUNT
 };
 
-#define FT_ALGO_MAP(X)                                                                             \
-	X(RING, "ring")                                                                            \
-	X(TREE, "tree")                     /* double binary tree */                               \
-	X(HALVING_DOUBLING, "halving_doubling")                                                    \
-	X(DIRECT, "direct")                 /* all-to-all: every pair at once */                   \
-	X(HIERARCHICAL, "hierarchical")     /* NVLink first, then across nodes per rail */         \
-	X(NVLS, "nvls")                     /* NVLink SHARP in-switch reduction */                 \
-	X(COLLNET, "collnet")               /* SHARP in-network reduction */                       \
-	X(PAT, "pat")
+#define FT_ALGO_MAP(X)                                                                 \
+	X(RING, "ring")                                                                \
+	X(TREE, "tree") /* double binary tree */                                       \
+	X(HALVING_DOUBLING, "halving_doubling")                                        \
+	X(DIRECT, "direct")             /* all-to-all: every pair at once */           \
+	X(HIERARCHICAL, "hierarchical") /* NVLink first, then across nodes per rail */ \
+	X(NVLS, "nvls")                 /* NVLink SHARP in-switch reduction */         \
+	X(COLLNET, "collnet")           /* SHARP in-network reduction */               \
+	X(PAT, "pat")                                                                  \
+	X(NVLS_TREE, "nvls_tree") /* NVLS inside nodes, double binary tree across them */
 
 enum ft_algo {
 #define FT_ALGO_ENUM_(n, s) FT_ALGO_##n,
@@ -57,9 +58,9 @@ enum ft_algo {
 	FT_ALGO_COUNT
 };
 
-#define FT_PROTO_MAP(X)                                                                            \
-	X(SIMPLE, "simple")                                                                        \
-	X(LL, "ll")                                                                                \
+#define FT_PROTO_MAP(X)     \
+	X(SIMPLE, "simple") \
+	X(LL, "ll")         \
 	X(LL128, "ll128")
 
 enum ft_proto {
@@ -80,19 +81,69 @@ FT_API int ft_proto_from_name(const char *s, enum ft_proto *out);
 /* nccl-tests bus-bandwidth factor of @op on @nranks (kb NA-BUSBW). */
 FT_API double ft_coll_busbw_factor(enum ft_op op, uint32_t nranks);
 
+/*
+ * Link classes of NCCL's latency table: the intra-node link is NVLINK when
+ * the GPUs talk over NVLink, else PCI; across nodes it is NET (kb NA-MODEL).
+ */
+enum ft_hw_link {
+	FT_HW_NVLINK,
+	FT_HW_PCI,
+	FT_HW_NET,
+	FT_HW_COUNT
+};
+
+/* Payload share of the bytes a protocol puts on the wire: Simple 1, LL 8/16,
+ * LL128 120/128 (kb NA-PROTO-*). */
+FT_API double ft_proto_efficiency(enum ft_proto p);
+/* NCCL tuner base latency of @a with @p, seconds (kb NA-MODEL baseLatencies). Algorithms
+ * NCCL has no entry for (halving-doubling, direct, hierarchical) use Ring's. */
+FT_API double ft_coll_base_latency(enum ft_algo a, enum ft_proto p);
+/* NCCL tuner per-hop latency of @a with @p over @link, seconds (kb NA-MODEL hwLatencies);
+ * 0 where NCCL has no entry. */
+FT_API double ft_coll_hw_latency(enum ft_hw_link link, enum ft_algo a, enum ft_proto p);
+/*
+ * Whether a schedule exists for (@op, @a, @p): e.g. tree is all_reduce only, NVLS and
+ * CollNet are Simple only, alltoall is direct or hierarchical. PAT has no schedule.
+ */
+FT_API bool ft_coll_supports(enum ft_op op, enum ft_algo a, enum ft_proto p);
+/* The algorithm NCCL would use for @op when nothing is forced and no tuning applies. */
+FT_API enum ft_algo ft_coll_default_algo(enum ft_op op);
+
+/*
+ * Flow endpoint standing for the in-network reduction engine: the NVSwitch of
+ * the rank's node for NVLS, the fabric's aggregation (SHARP) tree for CollNet.
+ * A flow rank -> FT_SCHED_INNET carries data to be reduced by the network; a
+ * flow FT_SCHED_INNET -> rank carries reduced or multicast data back.
+ */
+#define FT_SCHED_INNET UINT32_MAX
+
 /* One flow of a schedule. */
 struct ft_sched_flow {
-	uint32_t src;	/* rank */
-	uint32_t dst;	/* rank */
-	uint64_t bytes; /* payload bytes this flow carries in its phase (before protocol overhead) */
+	uint32_t src; /* rank */
+	uint32_t dst; /* rank */
+	uint64_t
+	        bytes; /* payload bytes this flow carries in its phase (before protocol overhead) */
 	uint32_t phase;
 };
 
 struct ft_sched_phase {
-	uint32_t steps;	      /* sequential pipeline steps: each costs one path latency */
-	uint32_t first_flow;  /* flows of this phase: first_flow .. first_flow + nflows - 1 */
+	uint32_t steps;      /* sequential pipeline steps: each costs one path latency */
+	uint32_t first_flow; /* flows of this phase: first_flow .. first_flow + nflows - 1 */
 	uint32_t nflows;
-	char what[32];	      /* "intra reduce-scatter", "inter all-reduce", "round 3" */
+	char what[32]; /* "intra reduce-scatter", "inter all-reduce", "round 3" */
+	/*
+	 * Implicit all-to-all phase (nflows = 0): the flows are not stored but
+	 * generated on the fly by ft_sched_phase_flow(), so a 4,096-rank direct
+	 * all-to-all (16.7M flows) costs a few bytes. The ranks form groups of
+	 * a2a_group_size members spaced a2a_stride apart (stride 1: consecutive
+	 * ranks; stride ppn: one rank per node on the same rail) and inside each
+	 * group every rank sends bytes_per_pair to every other member.
+	 */
+	bool implicit_alltoall;
+	uint32_t a2a_group_size;
+	uint32_t a2a_stride;
+	uint64_t bytes_per_pair;
+	uint64_t npairs; /* flows of the phase, explicit (= nflows) or implicit */
 };
 
 struct ft_schedule {
@@ -101,11 +152,12 @@ struct ft_schedule {
 	enum ft_proto proto;
 	uint32_t nranks;
 	uint32_t ranks_per_node; /* for hierarchical algorithms; 1 if flat */
-	uint64_t bytes;		 /* operation size as nccl-tests defines it (NA-BUSBW) */
-	double proto_eff;	 /* payload share on the wire (Simple 1, LL 0.5, LL128 120/128) */
-	double step_lat_s;	 /* protocol per-step overhead added to each step's path latency */
-	struct ft_vec phases;	 /* struct ft_sched_phase */
-	struct ft_vec flows;	 /* struct ft_sched_flow, grouped by phase */
+	uint64_t bytes;          /* operation size as nccl-tests defines it (NA-BUSBW) */
+	double proto_eff;        /* payload share on the wire (Simple 1, LL 0.5, LL128 120/128) */
+	double step_lat_s;       /* protocol per-step overhead added to each step's path latency */
+	double base_lat_s;       /* fixed launch latency of the operation (kb NA-MODEL base) */
+	struct ft_vec phases;    /* struct ft_sched_phase */
+	struct ft_vec flows;     /* struct ft_sched_flow, grouped by phase */
 };
 
 struct ft_coll_args {
@@ -115,8 +167,9 @@ struct ft_coll_args {
 	uint32_t nranks;
 	uint32_t ranks_per_node; /* GPUs per node taking part (hierarchical algorithms) */
 	uint64_t bytes;
-	uint32_t root;		 /* broadcast/reduce */
-	uint32_t nchannels;	 /* 0 = default */
+	uint32_t root; /* broadcast/reduce */
+	/* 0 = default; schedules ignore it: channels split every flow evenly. */
+	uint32_t nchannels;
 };
 
 FT_API void ft_schedule_init(struct ft_schedule *s);
@@ -124,7 +177,25 @@ FT_API void ft_schedule_release(struct ft_schedule *s);
 /* Compile @args into @out (initialized by the caller). FT_EINVAL / FT_ENOTSUP for
  * combinations that don't exist (e.g. NVLS for alltoall). */
 FT_API int ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out,
-			    struct ft_error *err) FT_MUST_CHECK;
+                            struct ft_error *err) FT_MUST_CHECK;
+
+/* Phase @i of @s (i < s->phases.len). */
+static inline const struct ft_sched_phase *
+ft_sched_phase_at(const struct ft_schedule *s, size_t i)
+{
+	return (const struct ft_sched_phase *)ft_vec_at(&s->phases, i);
+}
+
+/*
+ * Flow @k (k < phase->npairs) of phase @ph of @s, explicit or generated.
+ * Flows come in a fixed order (by group, then source, then destination).
+ */
+FT_API void ft_sched_phase_flow(const struct ft_schedule *s, const struct ft_sched_phase *ph,
+                                uint64_t k, struct ft_sched_flow *out);
+/* Total payload bytes of all flows of @s (explicit and implicit). */
+FT_API uint64_t ft_schedule_total_bytes(const struct ft_schedule *s);
+/* Total flows of @s (explicit and implicit). */
+FT_API uint64_t ft_schedule_total_flows(const struct ft_schedule *s);
 
 #ifdef __cplusplus
 }

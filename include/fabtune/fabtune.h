@@ -6,9 +6,12 @@
 #define FABTUNE_FABTUNE_H
 
 #include <fabtune/archive.h>
+
 #include <fabtune/base.h>
+#include <fabtune/coll.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
+#include <fabtune/model.h>
 #include <fabtune/obs.h>
 #include <fabtune/parse.h>
 #include <fabtune/probe.h>
@@ -16,8 +19,9 @@
 #include <fabtune/report.h>
 #include <fabtune/result.h>
 #include <fabtune/rng.h>
+#include <fabtune/spec.h>
 #include <fabtune/table.h>
+#include <fabtune/topo.h>
 #include <fabtune/units.h>
 #include <fabtune/version.h>
-
 #endif

@@ -62,7 +62,7 @@ struct ft_result_row {
 	double lat_min_us, lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us,
 		lat_stdev_us;
 	uint32_t nsamples;   /* samples behind the figures (iterations) */
-	char algo[16];	     /* "ring", "tree", "nvls", ... */
+	char algo[24];	     /* "ring", "tree", "nvls", "halving_doubling", ... */
 	char proto[12];	     /* "simple", "ll", "ll128" */
 	char bottleneck[32]; /* "nvlink", "pcie", "nic", "tier1", ... */
 	char src[64];	     /* pair/endpoint labels: host, rank or device */

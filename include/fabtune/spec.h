@@ -37,6 +37,7 @@ struct ft_link_preset {
 	char name[16];
 	enum ft_link_tech tech;
 	double signal_gbps; /* nominal line rate, Gb/s (e.g. 400) */
+	double raw_gbps;    /* bit rate on the wire before encoding/FEC, all lanes (NDR 4x: 425) */
 	double rate_Bps;    /* data rate after encoding, bytes/s per direction */
 	double lat_nic_s;   /* NIC processing latency, one way */
 	double lat_switch_s;/* switch traversal latency */
@@ -68,6 +69,7 @@ struct ft_node_spec {
 	char nic_model[32];   /* "ConnectX-7" */
 	char nic_link[16];    /* link preset name of the NICs ("ndr") */
 	double nic_Bps;       /* per NIC per direction, bytes/s (after encoding) */
+	double lat_nic_s;     /* NIC processing latency, one way (default: the link preset's) */
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];
@@ -103,13 +105,16 @@ struct ft_fabric_spec {
 	double link_Bps;        /* switch-to-switch and host link rate, bytes/s per direction */
 	double lat_switch_s;
 	double lat_cable_s;
+	uint32_t mtu_bytes;     /* path MTU (IB MTU 256-4096; RoCE: the IB MTU inside the Ethernet
+				   frame, ROCE-MTU); from the link preset unless given; 0 = 4096 */
 	enum ft_routing routing;
 	bool sharp;             /* in-network reduction (SHARP) available */
 	/* fat-tree family */
 	uint32_t tiers;         /* 2 or 3 */
 	uint32_t radix;         /* switch ports */
-	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking */
-	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = radix/2) */
+	double oversubscription; /* leaf down:up ratio, 1.0 = non-blocking (0 is read as 1) */
+	uint32_t nodes_per_unit; /* rail-optimized: nodes per scalable unit (0 = the leaf's down
+				    ports, radix/2 when non-blocking; the loader fills it) */
 	uint32_t planes;        /* multi-plane: independent planes (>= 1) */
 	/* dragonfly */
 	uint32_t groups;
@@ -160,6 +165,25 @@ FT_API const struct ft_link_preset *ft_link_preset_find(const char *name);
 FT_API size_t ft_link_preset_count(void);
 FT_API const struct ft_link_preset *ft_link_preset_at(size_t i);
 
+/* One line saying what a node preset is ("8x H100-SXM5 80GB, NVLink 4 ..."). */
+FT_API const char *ft_node_preset_summary(size_t i);
+
+/*
+ * Ports of a fat-tree leaf switch: @down to hosts and @up to the next tier,
+ * with down/up as close to f->oversubscription as whole ports allow without
+ * exceeding it (radix 64, 1:1 gives 32/32; 2:1 gives 42/22).
+ */
+FT_API void ft_spec_leaf_ports(const struct ft_fabric_spec *f, uint32_t *down, uint32_t *up);
+
+/*
+ * Most nodes of @s->node the fabric of @s can attach: NIC ports of a fat-tree
+ * of its tiers, radix and leaf oversubscription (per plane for multi-plane);
+ * routers x nodes per router for a dragonfly; vertices x nodes per vertex for
+ * a torus; 1 for FT_FABRIC_NONE.
+ */
+FT_API uint64_t ft_spec_fabric_capacity(const struct ft_cluster_spec *s);
+
+FT_API const char *ft_link_tech_name(enum ft_link_tech t);
 FT_API const char *ft_fabric_kind_name(enum ft_fabric_kind k);
 FT_API const char *ft_routing_name(enum ft_routing r);
 FT_API int ft_routing_from_name(const char *name, enum ft_routing *out);

@@ -103,6 +103,12 @@ FT_API void ft_topo_out_links(const struct ft_topo *t, uint32_t v, uint32_t *fir
 /* Vertex id of GPU @gpu / NIC @nic of node @node; UINT32_MAX when out of range. */
 FT_API uint32_t ft_topo_gpu(const struct ft_topo *t, uint32_t node, uint32_t gpu);
 FT_API uint32_t ft_topo_nic(const struct ft_topo *t, uint32_t node, uint32_t nic);
+/* A readable, stable name of vertex @v ("n3.gpu5", "leaf12", "spine4.7", "router3.1"). */
+FT_API void ft_topo_vertex_name(const struct ft_topo *t, uint32_t v, char *buf, size_t size);
+/* The id of the in-node vertex named @name ("n3.gpu5", "n0.nic7", "n1.pcie2", "n0.cpu1",
+ * "n2.nvswitch"). FT_EPARSE for a malformed name, FT_ENOENT when no such vertex exists. */
+FT_API int ft_topo_vertex_find(const struct ft_topo *t, const char *name, uint32_t *id)
+	FT_MUST_CHECK;
 /* Bytes of memory the graph holds. */
 FT_API size_t ft_topo_memory(const struct ft_topo *t);
 
@@ -138,12 +144,16 @@ struct ft_path {
  * the fabric's routing discipline: up*-down* on fat-trees, minimal on
  * dragonfly, dimension order on torus; shortest in-node paths). Writes up to
  * @max link ids; returns their total number (>= 0), 0 when @at == @dst, or
- * FT_ENOENT when @dst is unreachable (e.g. a link marked down).
+ * FT_ENOENT when @dst is unreachable (e.g. a link marked down). @dst is a
+ * vertex inside a node (GPU, NIC, PCIe switch, CPU, NVSwitch): FT_EINVAL for
+ * a fabric switch or an id out of range. Off-node, a GPU heads for its own
+ * rail NIC (gpu_nic) and other in-node vertices for their nearest NICs.
  */
 FT_API int ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst,
 			      uint32_t *links, size_t max);
 
-/* A chooser picks one of @n equal-cost links at vertex @at (adaptive routing). */
+/* A chooser picks one of @n equal-cost links at vertex @at (adaptive routing): it returns the
+ * index (0 .. n-1) into @links of the one to take. */
 typedef uint32_t ft_route_choose_fn(void *ud, uint32_t at, const uint32_t *links, uint32_t n);
 
 struct ft_route_policy {
@@ -154,7 +164,8 @@ struct ft_route_policy {
 	void *ud;
 };
 
-/* The path from @src to @dst under @policy. FT_ENOENT when unreachable. */
+/* The path from @src to @dst (in-node vertices) under @policy. FT_ENOENT when unreachable,
+ * FT_ERANGE when longer than FT_PATH_MAX links, FT_EINVAL for bad ids. */
 FT_API int ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 			 const struct ft_route_policy *policy, struct ft_path *out) FT_MUST_CHECK;
 

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/model.h - the analytic engine: what a collective should achieve on
+ * a cluster, size by size, and why.
+ *
+ * The model is NCCL's own cost model (kb NA-MODEL): for every algorithm and
+ * protocol it derives a latency and a bandwidth from the cluster's link
+ * classes (NVLink or PCIe inside a node, NICs and fabric tiers across
+ * nodes), then picks the pair with the least `lat + bytes / bw`, as NCCL's
+ * tuner does, unless the caller forces one (NCCL_ALGO / NCCL_PROTO). Results
+ * use nccl-tests' definitions (kb NA-BUSBW). It is also the analytic engine
+ * behind the simulator's engine table, and the base of a small data-parallel
+ * training-job model. Everything here is pure computation: no allocation
+ * except the rows of ft_model_sweep(), deterministic, thread-safe.
+ */
+#ifndef FABTUNE_MODEL_H
+#define FABTUNE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fabtune/coll.h>
+#include <fabtune/error.h>
+#include <fabtune/result.h>
+#include <fabtune/spec.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* GPU generations NCCL's constant tables are indexed by (kb NA-MODEL). */
+enum ft_model_arch {
+	FT_ARCH_VOLTA,
+	FT_ARCH_AMPERE,
+	FT_ARCH_HOPPER,
+	FT_ARCH_BLACKWELL,
+	FT_ARCH_COUNT
+};
+
+/*
+ * The link classes the model sees for one placement of ranks on a cluster.
+ * Bandwidths are bytes/s per direction, latencies seconds.
+ */
+struct ft_model_links {
+	uint32_t nranks; /* GPUs taking part */
+	uint32_t nnodes;
+	uint32_t ppn;       /* ranks per node */
+	uint32_t nchannels; /* NCCL channels of the ring/tree graphs */
+	enum ft_model_arch arch;
+	bool nvlink;         /* intra-node traffic over NVLink (else PCIe) */
+	bool nvls;           /* NVSwitch with NVLink SHARP */
+	bool sharp;          /* in-network reduction in the fabric */
+	uint32_t nvlinks;    /* NVLink links per GPU */
+	double intra_Bps;    /* ring graph bandwidth per GPU inside a node (all channels) */
+	char intra_what[16]; /* "nvlink", "pcie", "cpu_link" */
+	double p2p_Bps;      /* one GPU to its peers inside the node (all-to-all, send/recv) */
+	uint32_t nrails;     /* NICs the ranks of a node use */
+	double nic_Bps;      /* one NIC's usable rate: min(NIC, its PCIe link, fabric link) */
+	char nic_what[16];   /* "nic" or "pcie" */
+	double inter_Bps;    /* ring graph bandwidth of a node across nodes (nrails × nic_Bps) */
+	double a2a_factor;   /* share of all-to-all inter-node bandwidth the fabric delivers */
+	char a2a_what[16];   /* the fabric tier that sets a2a_factor ("tier1", "global") */
+	double fabric_lat_s; /* switch and cable latency of a path between two nodes */
+	double ring_tier_factor; /* share of a ring's inter-node bandwidth the fabric delivers */
+};
+
+/*
+ * Derive the link classes of @spec for @ngpus GPUs (0 = all) on @nnodes
+ * nodes (0 = the spec's count) with @ppn ranks per node (0 = fill nodes:
+ * @ngpus at most the GPUs per node stays on one node, above that it must be
+ * a whole number of nodes; else the first @ppn GPUs of each node, so @ngpus
+ * must be a multiple of it). FT_EINVAL / FT_ERANGE naming the field.
+ */
+FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
+                              uint32_t ppn, struct ft_model_links *out,
+                              struct ft_error *err) FT_MUST_CHECK;
+
+struct ft_model_query {
+	enum ft_op op;
+	uint64_t bytes;  /* operation size as nccl-tests defines it (kb NA-BUSBW) */
+	uint32_t ngpus;  /* 0 = all GPUs of the spec */
+	uint32_t nnodes; /* 0 = the spec's node count */
+	uint32_t ppn;    /* ranks per node; 0 = fill nodes (see ft_model_links_get) */
+	bool force_algo; /* NCCL_ALGO */
+	enum ft_algo algo;
+	bool force_proto; /* NCCL_PROTO */
+	enum ft_proto proto;
+	uint32_t nchannels; /* 0 = the model's channel count */
+};
+
+/* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */
+FT_API void ft_model_query_init(struct ft_model_query *q, enum ft_op op, uint64_t bytes);
+
+struct ft_model_result {
+	enum ft_op op;
+	enum ft_algo algo; /* the winner, or the forced one */
+	enum ft_proto proto;
+	uint32_t nranks, nnodes, ppn, nchannels;
+	uint64_t bytes;
+	double time_s;    /* lat_s + bytes / bw_Bps */
+	double lat_s;     /* latency term */
+	double bw_Bps;    /* algorithm bandwidth of the bandwidth term, bytes/s */
+	double algbw_Bps; /* bytes / time_s (nccl-tests algbw) */
+	double busbw_Bps; /* algbw × bus factor (nccl-tests busbw) */
+	/* What limits it: "nvlink", "pcie", "cpu_link", "nic", "tier1", "global" (hardware),
+	 * "channels" (NCCL's per-channel cap), "protocol" (LL's absolute cap), or "latency"
+	 * when the latency term is larger than the bandwidth term. */
+	char bottleneck[16];
+};
+
+/*
+ * Evaluate one collective. FT_EINVAL for a bad query, FT_ENOTSUP when a
+ * forced algorithm or protocol does not exist for the op or the cluster
+ * (NVLS without NVLink SHARP, CollNet without SHARP), each with a message.
+ */
+FT_API int ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                         struct ft_model_result *out, struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Evaluate @q at sizes @min_bytes, × @factor, ... up to @max_bytes (as
+ * nccl-tests -b/-e/-f; factor >= 2) and append one row per size to @run
+ * (initialized by the caller, source FT_SOURCE_MODEL). Rows carry bytes,
+ * count and dtype "float" (4-byte elements; for all_gather, reduce_scatter
+ * and alltoall the count per rank as nccl-tests prints it), redop "sum",
+ * time_us, algbw/busbw in GB/s (1e9), algo, proto and bottleneck.
+ */
+FT_API int ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                          uint64_t min_bytes, uint64_t max_bytes, uint64_t factor,
+                          struct ft_run *run, struct ft_error *err) FT_MUST_CHECK;
+
+/* Fill @row from @r (test, bytes, count, times, bandwidths, names). */
+FT_API void ft_model_result_to_row(const struct ft_model_result *r, struct ft_result_row *row);
+
+/* ---- data-parallel training job ------------------------------------------------------------ */
+
+struct ft_train_job {
+	uint32_t ngpus;       /* 0 = all GPUs of the spec */
+	double flops_per_gpu; /* FLOPs each GPU computes per iteration (forward + backward) */
+	double mfu;           /* model FLOPs utilization, 0 < mfu <= 1 (e.g. 0.4) */
+	uint64_t grad_bytes;  /* gradient bytes all-reduced per iteration */
+	double overlap;       /* share of the compute time that hides communication, 0..1 */
+};
+
+struct ft_train_result {
+	double compute_s;      /* flops_per_gpu / (gpu_tflops × 1e12 × mfu) */
+	double comm_s;         /* gradient all-reduce time */
+	double exposed_comm_s; /* max(0, comm_s - overlap × compute_s) */
+	double iter_s;         /* compute_s + exposed_comm_s */
+	double scale_eff;      /* compute_s / iter_s: 1 = communication fully hidden */
+	struct ft_model_result allreduce;
+};
+
+/* Iteration time of a data-parallel job. FT_EINVAL naming the bad field. */
+FT_API int ft_model_train_dp(const struct ft_cluster_spec *spec, const struct ft_train_job *job,
+                             struct ft_train_result *out, struct ft_error *err) FT_MUST_CHECK;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

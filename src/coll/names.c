@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * coll/names.c - names of operations, algorithms and protocols, which
+ * combinations exist, protocol efficiencies, NCCL's latency table and the
+ * nccl-tests bus-bandwidth factors.
+ *
+ * The numbers come from the knowledge base (kb ids in comments), which copies
+ * them from NVIDIA/nccl src/graph/tuning.cc and src/include/device.h at commit
+ * 5067397c (v2.30.7), and from nccl-tests doc/PERFORMANCE.md. They are NCCL's
+ * tuning constants, not measurements: they change between NCCL releases.
+ */
+#include "coll_int.h"
+
+static const char *const op_names[] = {
+#define NAME_(n, s) s,
+	FT_OP_MAP(NAME_)
+#undef NAME_
+};
+static const char *const algo_names[] = {
+#define NAME_(n, s) s,
+	FT_ALGO_MAP(NAME_)
+#undef NAME_
+};
+static const char *const proto_names[] = {
+#define NAME_(n, s) s,
+	FT_PROTO_MAP(NAME_)
+#undef NAME_
+};
+_Static_assert(FT_ARRAY_SIZE(op_names) == FT_OP_COUNT, "op names");
+_Static_assert(FT_ARRAY_SIZE(algo_names) == FT_ALGO_COUNT, "algo names");
+_Static_assert(FT_ARRAY_SIZE(proto_names) == FT_PROTO_COUNT, "proto names");
+
+const char *
+ft_op_name(enum ft_op op)
+{
+	return (unsigned)op < FT_OP_COUNT ? op_names[op] : "?";
+}
+
+const char *
+ft_algo_name(enum ft_algo a)
+{
+	return (unsigned)a < FT_ALGO_COUNT ? algo_names[a] : "?";
+}
+
+const char *
+ft_proto_name(enum ft_proto p)
+{
+	return (unsigned)p < FT_PROTO_COUNT ? proto_names[p] : "?";
+}
+
+/* Lower case without '_', '-' and spaces, so "All_Reduce", "allreduce" and "all-reduce" meet. */
+static void
+squash(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < len; s++) {
+		if (*s == '_' || *s == '-' || *s == ' ')
+			continue;
+		out[n++] = (char)tolower((unsigned char)*s);
+	}
+	out[n] = '\0';
+}
+
+struct alias {
+	const char *name; /* squashed */
+	int value;
+};
+
+static int
+lookup(const char *s, const char *const *names, size_t n, const struct alias *aliases, int *out)
+{
+	char want[32], have[32];
+	size_t i;
+
+	if (!s || strlen(s) >= sizeof(want))
+		return FT_EINVAL;
+	squash(s, want, sizeof(want));
+	for (i = 0; i < n; i++) {
+		squash(names[i], have, sizeof(have));
+		if (strcmp(want, have) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	for (i = 0; aliases && aliases[i].name; i++) {
+		if (strcmp(want, aliases[i].name) == 0) {
+			*out = aliases[i].value;
+			return 0;
+		}
+	}
+	return FT_EINVAL;
+}
+
+int
+ft_op_from_name(const char *s, enum ft_op *out)
+{
+	static const struct alias aliases[] = {
+		{ "alltoallv", FT_OP_ALLTOALL },
+		{ "a2a", FT_OP_ALLTOALL },
+		{ "bcast", FT_OP_BROADCAST },
+		{ "p2p", FT_OP_SENDRECV },
+		{ NULL, 0 },
+	};
+	int v, rc = lookup(s, op_names, FT_OP_COUNT, aliases, &v);
+
+	if (rc == 0)
+		*out = (enum ft_op)v;
+	return rc;
+}
+
+int
+ft_algo_from_name(const char *s, enum ft_algo *out)
+{
+	/* NCCL_ALGO spellings (kb NA-MODEL) and common short names. */
+	static const struct alias aliases[] = {
+		{ "collnetdirect", FT_ALGO_COLLNET },
+		{ "collnetchain", FT_ALGO_COLLNET },
+		{ "sharp", FT_ALGO_COLLNET },
+		{ "hd", FT_ALGO_HALVING_DOUBLING },
+		{ "rabenseifner", FT_ALGO_HALVING_DOUBLING },
+		{ "doublebinarytree", FT_ALGO_TREE },
+		{ "pxn", FT_ALGO_HIERARCHICAL },
+		{ NULL, 0 },
+	};
+	int v, rc = lookup(s, algo_names, FT_ALGO_COUNT, aliases, &v);
+
+	if (rc == 0)
+		*out = (enum ft_algo)v;
+	return rc;
+}
+
+int
+ft_proto_from_name(const char *s, enum ft_proto *out)
+{
+	int v, rc = lookup(s, proto_names, FT_PROTO_COUNT, NULL, &v);
+
+	if (rc == 0)
+		*out = (enum ft_proto)v;
+	return rc;
+}
+
+double
+ft_coll_busbw_factor(enum ft_op op, uint32_t nranks)
+{
+	double n = nranks;
+
+	/* kb NA-BUSBW (nccl-tests doc/PERFORMANCE.md and the *GetBw functions of src). */
+	if (nranks == 0)
+		return 0.0;
+	switch (op) {
+	case FT_OP_ALL_REDUCE:
+		return 2.0 * (n - 1.0) / n;
+	case FT_OP_ALL_GATHER:
+	case FT_OP_REDUCE_SCATTER:
+	case FT_OP_ALLTOALL:
+		return (n - 1.0) / n;
+	case FT_OP_BROADCAST:
+	case FT_OP_REDUCE:
+	case FT_OP_SENDRECV:
+		return 1.0;
+	default:
+		return 0.0;
+	}
+}
+
+double
+ft_proto_efficiency(enum ft_proto p)
+{
+	switch (p) {
+	case FT_PROTO_LL:
+		return 0.5; /* kb NA-PROTO-LL: 8 data bytes per 16-byte line */
+	case FT_PROTO_LL128:
+		return 120.0 / 128.0; /* kb NA-PROTO-LL128: 15 of 16 8-byte words carry data */
+	case FT_PROTO_SIMPLE:
+	default:
+		return 1.0; /* kb NA-PROTO-SIMPLE */
+	}
+}
+
+/* Rows of NCCL's latency tables: the algorithms NCCL's tuner knows. */
+enum nccl_algo {
+	NA_TREE,
+	NA_RING,
+	NA_COLLNET_DIRECT,
+	NA_NVLS,
+	NA_PAT,
+	NA_NVLS_TREE,
+	NA_COUNT
+};
+
+static enum nccl_algo
+nccl_row(enum ft_algo a)
+{
+	switch (a) {
+	case FT_ALGO_TREE:
+		return NA_TREE;
+	case FT_ALGO_COLLNET:
+		return NA_COLLNET_DIRECT;
+	case FT_ALGO_NVLS:
+		return NA_NVLS;
+	case FT_ALGO_PAT:
+		return NA_PAT;
+	case FT_ALGO_NVLS_TREE:
+		return NA_NVLS_TREE;
+	default:
+		return NA_RING; /* ring and the algorithms NCCL doesn't tune */
+	}
+}
+
+/*
+ * kb NA-MODEL "Base latencies", microseconds, columns in enum ft_proto order
+ * (Simple, LL, LL128). SRC tuning.cc baseLatencies.
+ */
+static const double base_lat_us[NA_COUNT][FT_PROTO_COUNT] = {
+	[NA_TREE] = { 8.4, 6.8, 14.0 },    [NA_RING] = { 8.4, 6.6, 14.0 },
+	[NA_COLLNET_DIRECT] = { 0, 0, 0 }, [NA_NVLS] = { 0, 0, 0 },
+	[NA_PAT] = { 8.0, 8.0, 8.0 },      [NA_NVLS_TREE] = { 0, 0, 0 },
+};
+
+/*
+ * kb NA-MODEL "Hardware latencies", microseconds, [link][algo][Simple, LL, LL128].
+ * SRC tuning.cc hwLatencies. 0 = combination not used by NCCL.
+ */
+static const double hw_lat_us[FT_HW_COUNT][NA_COUNT][FT_PROTO_COUNT] = {
+	[FT_HW_NVLINK] = {
+		[NA_TREE] = { 4.0, 0.6, 1.25 },
+		[NA_RING] = { 3.4, 0.6, 1.9 },
+		[NA_COLLNET_DIRECT] = { 3.7, 0, 0 },
+		[NA_NVLS] = { 25.0, 0, 0 },
+		[NA_PAT] = { 4.0, 0, 0 },
+		[NA_NVLS_TREE] = { 25.0, 0, 0 },
+	},
+	[FT_HW_PCI] = {
+		[NA_TREE] = { 4.0, 1.0, 1.9 },
+		[NA_RING] = { 5.7, 1.0, 2.5 },
+		[NA_COLLNET_DIRECT] = { 3.7, 0, 0 },
+		[NA_NVLS] = { 0, 0, 0 },
+		[NA_PAT] = { 4.0, 0, 0 },
+	},
+	[FT_HW_NET] = {
+		[NA_TREE] = { 14.0, 5.0, 8.5 },
+		[NA_RING] = { 14.0, 2.7, 4.0 },
+		[NA_COLLNET_DIRECT] = { 31.0, 0, 0 },
+		[NA_NVLS] = { 18.0, 0, 0 },
+		[NA_PAT] = { 14.0, 0, 0 },
+		[NA_NVLS_TREE] = { 20.9, 0, 0 },
+	},
+};
+
+double
+ft_coll_base_latency(enum ft_algo a, enum ft_proto p)
+{
+	if ((unsigned)p >= FT_PROTO_COUNT)
+		return 0.0;
+	return base_lat_us[nccl_row(a)][p] * 1e-6;
+}
+
+double
+ft_coll_hw_latency(enum ft_hw_link link, enum ft_algo a, enum ft_proto p)
+{
+	if ((unsigned)link >= FT_HW_COUNT || (unsigned)p >= FT_PROTO_COUNT)
+		return 0.0;
+	return hw_lat_us[link][nccl_row(a)][p] * 1e-6;
+}
+
+bool
+ft_coll_supports(enum ft_op op, enum ft_algo a, enum ft_proto p)
+{
+	bool simple = p == FT_PROTO_SIMPLE;
+
+	if ((unsigned)op >= FT_OP_COUNT || (unsigned)a >= FT_ALGO_COUNT ||
+	    (unsigned)p >= FT_PROTO_COUNT)
+		return false;
+	switch (op) {
+	case FT_OP_ALL_REDUCE:
+		/* kb NA-MODEL "algorithms considered"; NVLS(Tree) and CollNet are Simple only. */
+		if (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE || a == FT_ALGO_COLLNET)
+			return simple;
+		return a == FT_ALGO_RING || a == FT_ALGO_TREE || a == FT_ALGO_HALVING_DOUBLING ||
+		       a == FT_ALGO_HIERARCHICAL;
+	case FT_OP_ALL_GATHER:
+	case FT_OP_REDUCE_SCATTER:
+		if (a == FT_ALGO_NVLS)
+			return simple;
+		return a == FT_ALGO_RING || a == FT_ALGO_HALVING_DOUBLING;
+	case FT_OP_BROADCAST:
+	case FT_OP_REDUCE:
+	case FT_OP_SENDRECV:
+		return a == FT_ALGO_RING;
+	case FT_OP_ALLTOALL:
+		return a == FT_ALGO_DIRECT || a == FT_ALGO_HIERARCHICAL;
+	default:
+		return false;
+	}
+}
+
+enum ft_algo
+ft_coll_default_algo(enum ft_op op)
+{
+	return op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/links.c - from a cluster spec to the link classes the cost model
+ * reads: NVLink or PCIe inside a node, rails (NICs) across nodes, and the
+ * fabric tier an all-to-all or a ring may saturate.
+ *
+ * Inside a node NCCL's graph search packs ring channels until a GPU's links
+ * are full, so the ring graph bandwidth of a GPU is its NVLink count times
+ * NCCL's effective per-link figure (kb NA-MODEL, SRC src/graph/topo.h: SM80
+ * 20, SM90 20.6, SM100 40.1 GB/s), or its PCIe rate (bounded by the socket
+ * link when the ring crosses sockets). Across nodes each channel leaves a
+ * node through one NIC (kb NA-ALGO-RING), so a node's ring bandwidth is its
+ * rails times the NIC rate (kb NA-EXPECT). docs/internals/model.md explains
+ * the assumptions.
+ */
+#include "model_int.h"
+
+/* NVLink raw rate per link and direction: 25 GB/s for NVLink 2-4, 50 GB/s for NVLink 5. */
+static double
+nvlink_raw_link_Bps(uint32_t gen)
+{
+	return gen >= 5 ? 50e9 : 25e9;
+}
+
+double
+ft__model_nvlink_link_Bps(enum ft_model_arch arch)
+{
+	/* kb NA-MODEL "Topology bandwidth constants" (SRC src/graph/topo.h). */
+	static const double gBps[FT_ARCH_COUNT] = { 20.0, 20.0, 20.6, 40.1 };
+
+	return gBps[arch] * 1e9;
+}
+
+static enum ft_model_arch
+arch_of(const struct ft_node_spec *n)
+{
+	switch (n->nvlink_gen) {
+	case 2:
+		return FT_ARCH_VOLTA;
+	case 4:
+		return FT_ARCH_HOPPER;
+	case 5:
+		return FT_ARCH_BLACKWELL;
+	default:
+		/* NVLink 3 is Ampere; PCIe-only GPUs (Ada, Ampere) fall in NCCL's Ampere row. */
+		return n->nvlink_gen >= 6 ? FT_ARCH_BLACKWELL : FT_ARCH_AMPERE;
+	}
+}
+
+/* Nodes whose NICs of one rail share a leaf switch (1 for a dragonfly router's share). */
+static uint32_t
+nodes_per_leaf(const struct ft_cluster_spec *s, uint32_t *up_ports)
+{
+	const struct ft_fabric_spec *f = &s->fabric;
+	uint32_t down = 0, up = 0, nics = FT_MAX(s->node.nnics, 1u), per;
+
+	*up_ports = 0;
+	switch (f->kind) {
+	case FT_FABRIC_FAT_TREE:
+	case FT_FABRIC_RAIL_FAT_TREE:
+	case FT_FABRIC_MULTI_PLANE:
+		if (f->radix == 0)
+			return UINT32_MAX;
+		ft_spec_leaf_ports(f, &down, &up);
+		*up_ports = up;
+		if (f->kind == FT_FABRIC_RAIL_FAT_TREE) {
+			per = f->nodes_per_unit ? f->nodes_per_unit : down;
+			return FT_MAX(FT_MIN(per, down), 1u);
+		}
+		if (f->kind == FT_FABRIC_MULTI_PLANE)
+			nics = FT_MAX(nics / FT_MAX(f->planes, 1u), 1u);
+		return FT_MAX(down / nics, 1u);
+	default:
+		return UINT32_MAX;
+	}
+}
+
+/*
+ * The fabric's share of a node's all-to-all and ring bandwidth. In a fat-tree
+ * the leaf uplinks carry what leaves the leaf: for an all-to-all over N
+ * nodes with L of them per leaf, (N - L)/(N - 1) of every node's traffic;
+ * for a ring one NIC's worth per rail. In a dragonfly the global links of a
+ * group carry (G - 1)/G of its nodes' all-to-all traffic.
+ */
+static void
+fabric_factors(const struct ft_cluster_spec *s, struct ft_model_links *l)
+{
+	const struct ft_fabric_spec *f = &s->fabric;
+	uint32_t up = 0, L, N = l->nnodes, nics_per_leaf;
+	double link = f->link_Bps > 0 ? f->link_Bps : l->nic_Bps, demand, cap, leave;
+
+	l->a2a_factor = 1.0;
+	l->ring_tier_factor = 1.0;
+	ft_strlcpy(l->a2a_what, "tier1", sizeof(l->a2a_what));
+	if (N < 2)
+		return;
+	if (f->kind == FT_FABRIC_DRAGONFLY && f->groups > 1 && f->routers_per_group &&
+	    f->nodes_per_router) {
+		uint32_t per_group = f->routers_per_group * f->nodes_per_router;
+		uint32_t G = (N + per_group - 1) / per_group;
+
+		ft_strlcpy(l->a2a_what, "global", sizeof(l->a2a_what));
+		if (G < 2)
+			return;
+		cap = (double)f->routers_per_group * f->global_links_per_router * link;
+		demand = (double)FT_MIN(per_group, N) * l->nrails * l->nic_Bps * (G - 1) / G;
+		if (demand > cap)
+			l->a2a_factor = cap / demand;
+		return;
+	}
+	L = nodes_per_leaf(s, &up);
+	if (L == UINT32_MAX || N <= L || up == 0)
+		return;
+	/* Per leaf switch: rail-optimized leaves see one NIC per node, plain leaves all of them. */
+	nics_per_leaf = f->kind == FT_FABRIC_RAIL_FAT_TREE ? L : L * FT_MAX(l->nrails, 1u);
+	cap = (double)up * link;
+	leave = (double)(N - L) / (double)(N - 1);
+	demand = (double)nics_per_leaf * l->nic_Bps * leave;
+	if (demand > cap)
+		l->a2a_factor = cap / demand;
+	if (f->kind == FT_FABRIC_RAIL_FAT_TREE && l->nic_Bps > cap)
+		l->ring_tier_factor = cap / l->nic_Bps;
+	else if (f->kind != FT_FABRIC_RAIL_FAT_TREE && l->nrails * l->nic_Bps > cap)
+		l->ring_tier_factor = cap / (l->nrails * l->nic_Bps);
+}
+
+/* Switch and cable latency of the longest path between two of the job's nodes. */
+static double
+fabric_latency(const struct ft_cluster_spec *s, uint32_t nnodes)
+{
+	const struct ft_fabric_spec *f = &s->fabric;
+	uint32_t up, sw = 1, d;
+
+	if (nnodes < 2)
+		return 0;
+	switch (f->kind) {
+	case FT_FABRIC_FAT_TREE:
+	case FT_FABRIC_RAIL_FAT_TREE:
+	case FT_FABRIC_MULTI_PLANE:
+		sw = nnodes <= nodes_per_leaf(s, &up) ? 1 : 2 * FT_MAX(f->tiers, 2u) - 1;
+		break;
+	case FT_FABRIC_DRAGONFLY:
+		sw = 3; /* local, global, local (minimal route) */
+		break;
+	case FT_FABRIC_TORUS:
+		for (sw = 1, d = 0; d < f->ndims && d < 3; d++)
+			sw += f->dims[d] / 2;
+		break;
+	default:
+		sw = 1;
+		break;
+	}
+	return sw * f->lat_switch_s + (sw + 1) * f->lat_cable_s;
+}
+
+/* Distinct NICs and NUMA domains of the first @ppn GPUs of a node. */
+static void
+count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32_t *nnuma)
+{
+	bool nic[FT_SPEC_MAX_NICS] = { false }, numa[64] = { false };
+	uint32_t g, k;
+
+	*nrails = 0;
+	*nnuma = 0;
+	for (g = 0; g < ppn && g < FT_SPEC_MAX_GPUS; g++) {
+		k = n->gpu_nic[g];
+		if (n->nnics && k < FT_SPEC_MAX_NICS && !nic[k]) {
+			nic[k] = true;
+			(*nrails)++;
+		}
+		k = n->gpu_numa[g];
+		if (k < 64 && !numa[k]) {
+			numa[k] = true;
+			(*nnuma)++;
+		}
+	}
+	if (*nrails == 0 && n->nnics)
+		*nrails = 1;
+}
+
+/* Ranks, nodes and ranks per node of the job (see ft_model_links_get()). */
+static int
+placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
+          struct ft_model_links *l, struct ft_error *err)
+{
+	uint32_t gpn = spec->node.ngpus;
+	uint64_t total;
+
+	if (nnodes == 0)
+		nnodes = spec->nnodes ? spec->nnodes : 1;
+	if (ppn > gpn)
+		return ft_error_set(err, FT_ERANGE,
+		                    "ppn: expected at most %u GPUs per node, got %u", gpn, ppn);
+	if (ppn == 0 && ngpus > gpn && ngpus % gpn != 0)
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "gpus: expected at most %u or a multiple of %u GPUs per node, got %u", gpn,
+		        gpn, ngpus);
+	if (ppn && ngpus % ppn != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "gpus: expected a multiple of %u (ranks per node), got %u", ppn,
+		                    ngpus);
+	total = (uint64_t)nnodes * (ppn ? ppn : gpn);
+	if (ngpus == 0)
+		ngpus = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+	if (ngpus > total)
+		return ft_error_set(err, FT_ERANGE,
+		                    "gpus: expected at most %" PRIu64
+		                    " (%u node%s of %u GPUs), got %u",
+		                    total, nnodes, nnodes == 1 ? "" : "s", ppn ? ppn : gpn, ngpus);
+	l->nranks = ngpus;
+	if (ppn)
+		l->ppn = FT_MIN(ppn, ngpus);
+	else
+		l->ppn = ngpus > gpn ? gpn : ngpus;
+	l->nnodes = ngpus / l->ppn;
+	return 0;
+}
+
+int
+ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
+                   uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
+{
+	const struct ft_node_spec *n = &spec->node;
+	uint32_t gpn = n->ngpus, nnuma = 0;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if (gpn == 0 || gpn > FT_SPEC_MAX_GPUS)
+		return ft_error_set(err, FT_EINVAL, "%s: node.gpus: expected 1 to %d, got %u",
+		                    spec->name, FT_SPEC_MAX_GPUS, gpn);
+	rc = placement(spec, ngpus, nnodes, ppn, l, err);
+	if (rc < 0)
+		return rc;
+	l->arch = arch_of(n);
+	l->nvlink = n->nvlink_gen > 0 && n->nvlink_Bps > 0;
+	l->nvls = l->nvlink && n->nvswitch && n->nvls && l->arch >= FT_ARCH_HOPPER;
+	l->sharp = spec->fabric.sharp;
+	count_rails(n, l->ppn, &l->nrails, &nnuma);
+
+	if (l->nvlink) {
+		double raw = nvlink_raw_link_Bps(n->nvlink_gen);
+
+		l->nvlinks = (uint32_t)(n->nvlink_Bps / raw + 0.5);
+		if (l->nvlinks == 0)
+			l->nvlinks = 1;
+		l->intra_Bps = l->nvlinks * ft__model_nvlink_link_Bps(l->arch);
+		ft_strlcpy(l->intra_what, "nvlink", sizeof(l->intra_what));
+		l->nchannels = FT_MIN(l->nvlinks, 32u);
+	} else {
+		l->intra_Bps = n->pcie_Bps_gpu;
+		ft_strlcpy(l->intra_what, "pcie", sizeof(l->intra_what));
+		/* A ring over GPUs of several sockets crosses the socket link once each way. */
+		if (nnuma > 1 && n->cpu_link_Bps > 0 && n->cpu_link_Bps < l->intra_Bps) {
+			l->intra_Bps = n->cpu_link_Bps;
+			ft_strlcpy(l->intra_what, "cpu_link", sizeof(l->intra_what));
+		}
+		l->nchannels = 2;
+	}
+	l->p2p_Bps = l->intra_Bps;
+
+	l->nic_Bps = n->nic_Bps;
+	ft_strlcpy(l->nic_what, "nic", sizeof(l->nic_what));
+	if (n->pcie_Bps_nic > 0 && n->pcie_Bps_nic < l->nic_Bps) {
+		l->nic_Bps = n->pcie_Bps_nic;
+		ft_strlcpy(l->nic_what, "pcie", sizeof(l->nic_what));
+	}
+	if (spec->fabric.kind != FT_FABRIC_NONE && spec->fabric.link_Bps > 0 &&
+	    spec->fabric.link_Bps < l->nic_Bps) {
+		l->nic_Bps = spec->fabric.link_Bps;
+		ft_strlcpy(l->nic_what, "tier1", sizeof(l->nic_what));
+	}
+	l->inter_Bps = l->nrails * l->nic_Bps;
+	if (l->ppn > 1 && !(l->intra_Bps > 0 && l->intra_Bps < INFINITY))
+		return ft_error_set(
+		        err, FT_EINVAL, "%s: node.%s: expected a positive rate, got %g bytes/s",
+		        spec->name, l->nvlink ? "nvlink_Bps" : "pcie_Bps_gpu", l->intra_Bps);
+	if (l->nnodes > 1 && !(l->inter_Bps > 0 && l->inter_Bps < INFINITY))
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "%s: node.nics: %u nodes need scale-out NICs, the node has none",
+		        spec->name, l->nnodes);
+	fabric_factors(spec, l);
+	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
+	return 0;
+}

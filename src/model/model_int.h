@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/model_int.h - what the files of the model module share: NCCL's
+ * tuner constants and the per-(algorithm, protocol) cost function.
+ */
+#ifndef FT_MODEL_INT_H
+#define FT_MODEL_INT_H
+
+#include "internal.h"
+
+#include <fabtune/model.h>
+
+/* Effective NVLink bandwidth per link that NCCL's topology uses, bytes/s (kb NA-MODEL). */
+double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
+
+/* Latency and bandwidth of one (op, algo, proto) on @l; false when NCCL would not use it. */
+struct ft__model_cost {
+	double lat_s;
+	double bw_Bps; /* algorithm bandwidth, before the size-dependent tree correction */
+	char bottleneck[16];
+};
+
+/* Why (op, algo, proto) is unavailable on @l, or NULL when it is available. */
+const char *ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                                  enum ft_proto p, bool algo_forced, bool proto_forced);
+void ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+                    struct ft__model_cost *out);
+/* Size-dependent corrections (tree correction table, ring plateau), then the time. */
+double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                      enum ft_proto p, const struct ft__model_cost *c, uint64_t bytes);
+
+#endif

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/tuner.c - latency and bandwidth of each (operation, algorithm,
+ * protocol) on a set of link classes: NCCL's tuner model.
+ *
+ * Constants are NCCL's (kb NA-MODEL and NA-PROTO-*, which copy them from
+ * NVIDIA/nccl src/graph/tuning.cc at commit 5067397c, v2.30.7). Where NCCL
+ * has no model (halving-doubling, hierarchical all-reduce, all-to-all) the
+ * cost is the alpha-beta form of the schedule in coll/schedule.c with the
+ * same per-hop latencies. docs/internals/model.md lists every formula.
+ */
+#include "model_int.h"
+
+#define GB 1e9
+#define US 1e-6
+
+/* kb NA-PROTO-LL llMaxBws, GB/s: one node by GPU generation. */
+static const double ll_max_1node[FT_ARCH_COUNT] = { 39.0, 87.7, 141.0, 282.0 };
+/* kb NA-PROTO-LL llMaxBws, GB/s: several nodes, Intel hosts (2 nodes, > 2 nodes). The spec
+ * names no CPU vendor; AMD hosts would get 22.5 / 19.0. */
+static const double ll_max_multi[2] = { 39.0, 20.4 };
+/* kb NA-PROTO-LL128 perChMaxRingLL128Bws, GB/s per channel. */
+static const double ring_ll128_per_ch[FT_ARCH_COUNT] = { 20.0, 20.0, 36.7, 40.0 };
+/* kb NA-PROTO-LL128 perChMaxTreeLL128Bws, GB/s per channel, [1 node, 2 nodes, > 2 nodes]. */
+static const double tree_ll128_per_ch[FT_ARCH_COUNT][3] = {
+	{ 20.0, 20.0, 20.0 },
+	{ 20.0, 20.0, 20.0 },
+	{ 36.7, 36.7, 29.0 },
+	{ 55.6, 31.67, 20.0 },
+};
+/* kb NA-MODEL perChMaxTreeBws, GB/s per channel, [1 node, 2 nodes, > 2 nodes]. */
+static const double tree_per_ch[FT_ARCH_COUNT][3] = {
+	{ 26.5, 18.5, 10.0 },
+	{ 24.0, 23.6, 17.8 },
+	{ 38.7, 41.4, 36.0 },
+	{ 70.0, 42.8, 24.0 },
+};
+/* kb NA-ALGO-NVLS perChMaxNVLSTreeBws, GB/s per channel, [2 nodes, > 2 nodes] (none before
+ * Hopper: NVLS needs NVLink SHARP). */
+static const double nvls_tree_per_ch[FT_ARCH_COUNT][2] = {
+	{ 0, 0 },
+	{ 0, 0 },
+	{ 57.7, 45.5 },
+	{ 96.0, 80.0 },
+};
+/* kb NA-ALGO-NVLS nvlsEfficiency. */
+static const double nvls_eff[FT_ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
+/* kb NA-MODEL tree correction factors, index log2(bytes/64), rows in enum ft_proto order. */
+static const double tree_corr[FT_PROTO_COUNT][24] = {
+	[FT_PROTO_SIMPLE] = { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+	                      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
+	[FT_PROTO_LL] = { 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+	                  .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
+	[FT_PROTO_LL128] = { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+	                     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0 },
+};
+/* kb NA-MODEL: network post overhead per inter-node step (Intel hosts), x3 for Simple. */
+#define NET_OVERHEAD_S (1.0 * US)
+/* kb NA-MODEL: CollNetDirect charges 0.4 us per local rank. */
+#define COLLNET_PER_RANK_S (0.4 * US)
+
+static uint32_t
+node_bucket(uint32_t nnodes)
+{
+	return nnodes <= 1 ? 0 : nnodes == 2 ? 1 : 2;
+}
+
+static double
+ll_max_Bps(const struct ft_model_links *l)
+{
+	if (l->nnodes <= 1)
+		return ll_max_1node[l->arch] * GB;
+	return ll_max_multi[l->nnodes == 2 ? 0 : 1] * GB;
+}
+
+static uint32_t
+log2_floor(uint64_t v)
+{
+	uint32_t k = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		k++;
+	}
+	return k;
+}
+
+static bool
+is_pow2(uint32_t n)
+{
+	return n && (n & (n - 1)) == 0;
+}
+
+const char *
+ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                      enum ft_proto p, bool algo_forced, bool proto_forced)
+{
+	if (a == FT_ALGO_PAT) {
+		/* kb NA-ALGO-PAT: all-gather and reduce-scatter, Simple, one GPU per node. */
+		if (op != FT_OP_ALL_GATHER && op != FT_OP_REDUCE_SCATTER)
+			return "pat is for all_gather and reduce_scatter";
+		if (p != FT_PROTO_SIMPLE)
+			return "pat is modelled for the simple protocol only";
+		if (l->ppn != 1)
+			return "pat needs one GPU per node";
+		return NULL;
+	}
+	if (!ft_coll_supports(op, a, p))
+		return "this operation has no such algorithm and protocol";
+	if (a == FT_ALGO_NVLS) {
+		if (!l->nvls)
+			return "nvls needs NVSwitch with NVLink SHARP (Hopper or later)";
+		if (l->nnodes > 1)
+			return "nvls is modelled inside one node (across nodes NCCL needs CollNet)";
+		if (l->ppn < 2)
+			return "nvls needs at least 2 GPUs";
+	}
+	if (a == FT_ALGO_NVLS_TREE) {
+		if (!l->nvls)
+			return "nvls_tree needs NVSwitch with NVLink SHARP (Hopper or later)";
+		if (l->nnodes < 2)
+			return "nvls_tree needs more than one node (NCCL disables it on one)";
+		if (l->ppn < 2)
+			return "nvls_tree needs at least 2 GPUs per node";
+	}
+	if (a == FT_ALGO_COLLNET) {
+		if (!l->sharp)
+			return "collnet needs in-network reduction (fabric.sharp)";
+		if (l->nnodes < 2)
+			return "collnet needs more than one node";
+	}
+	if (a == FT_ALGO_HALVING_DOUBLING && !is_pow2(l->nranks))
+		return "halving_doubling needs a power-of-two rank count";
+	/* NCCL's tuner has no halving-doubling or hierarchical all-reduce: force them. */
+	if (!algo_forced && op != FT_OP_ALLTOALL &&
+	    (a == FT_ALGO_HALVING_DOUBLING || a == FT_ALGO_HIERARCHICAL))
+		return "not considered by NCCL's tuner";
+	/* kb NA-PROTO-LL128: on by default only where the intra-node path is NVLink. */
+	if (!proto_forced && p == FT_PROTO_LL128 && !l->nvlink)
+		return "ll128 is off by default without NVLink";
+	return NULL;
+}
+
+/* The ring/tree graph bandwidth of the job and what sets it (kb NA-MODEL busBw). */
+static double
+graph_Bps(const struct ft_model_links *l, char *what, size_t len)
+{
+	double inter = l->inter_Bps * l->ring_tier_factor;
+
+	if (l->nnodes <= 1 || (l->ppn > 1 && l->intra_Bps < inter)) {
+		ft_strlcpy(what, l->intra_what, len);
+		return l->intra_Bps;
+	}
+	ft_strlcpy(what, l->ring_tier_factor < 1.0 ? "tier1" : l->nic_what, len);
+	return inter;
+}
+
+/*
+ * min(@bw, @limit); when the limit binds, it becomes the bottleneck: "protocol"
+ * for LL's absolute cap, "channels" for a per-channel cap (more channels lift it).
+ */
+static double
+cap(double bw, double limit, const char *what, struct ft__model_cost *c)
+{
+	if (limit < bw) {
+		ft_strlcpy(c->bottleneck, what, sizeof(c->bottleneck));
+		return limit;
+	}
+	return bw;
+}
+
+struct lats {
+	double intra, inter;
+};
+
+/* Per-hop latencies of @a with @p (kb NA-MODEL hwLatencies and "Other constants"). */
+static struct lats
+hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
+{
+	struct lats h;
+	enum ft_algo row = a;
+
+	h.intra = ft_coll_hw_latency(l->nvlink ? FT_HW_NVLINK : FT_HW_PCI, a, p);
+	/* With one rank per node NCCL uses Tree's NET latency for all algorithms. */
+	if (l->ppn == 1 && (a == FT_ALGO_RING || a == FT_ALGO_TREE))
+		row = FT_ALGO_TREE;
+	h.inter = ft_coll_hw_latency(FT_HW_NET, row, p);
+	/* The topology's own latency, twice for Simple (flush). */
+	h.inter += l->fabric_lat_s * (p == FT_PROTO_SIMPLE ? 2.0 : 1.0);
+	if (l->nnodes > 1) {
+		double ovh = NET_OVERHEAD_S * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0);
+
+		h.intra = FT_MAX(h.intra, ovh);
+	}
+	return h;
+}
+
+static void
+cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct ft__model_cost *c)
+{
+	double n = l->nranks, N = l->nnodes,
+	       bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
+	double nsteps, ninter, ratio;
+	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+
+	if (p == FT_PROTO_LL)
+		bus = cap(bus * 0.5, ll_max_Bps(l), "protocol", c);
+	else if (p == FT_PROTO_LL128)
+		bus = cap(bus * 0.92, l->nchannels * ring_ll128_per_ch[l->arch] * GB, "channels",
+		          c);
+	switch (op) {
+	case FT_OP_ALL_REDUCE:
+		nsteps = 2 * (n - 1);
+		ninter = 2 * (N - 1);
+		ratio = n / nsteps;
+		break;
+	case FT_OP_ALL_GATHER:
+	case FT_OP_REDUCE_SCATTER:
+		nsteps = n - 1;
+		ninter = N - 1;
+		ratio = n / nsteps;
+		break;
+	default: /* broadcast, reduce: a pipelined chain, nsteps = n (kb NA-MODEL) */
+		c->bw_Bps = bus;
+		c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (N > 1 ? h.inter : h.intra);
+		return;
+	}
+	c->bw_Bps = bus * ratio;
+	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (nsteps - ninter) * h.intra +
+	           ninter * h.inter;
+}
+
+static void
+cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
+{
+	uint32_t b = node_bucket(l->nnodes);
+	double bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
+	struct lats h = hop_lats(l, FT_ALGO_TREE, p);
+
+	bus = cap(bus * 0.92, l->nchannels * tree_per_ch[l->arch][b] * GB, "channels", c);
+	if (p == FT_PROTO_LL)
+		bus = cap(bus / 3.8, ll_max_Bps(l), "protocol", c);
+	else if (p == FT_PROTO_LL128)
+		bus = cap(bus * (l->nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+		          l->nchannels * tree_ll128_per_ch[l->arch][b] * GB, "channels", c);
+	/* Inside one node the tree is a plain chain (kb NA-MODEL: x0.85 for the plain pattern). */
+	if (l->nnodes == 1)
+		bus *= 0.85;
+	c->bw_Bps = bus * 0.5;
+	c->lat_s = ft_coll_base_latency(FT_ALGO_TREE, p) +
+	           2.0 * ((l->ppn - 1) * h.intra + log2_floor(l->nnodes) * h.inter);
+}
+
+/*
+ * NVLS (kb NA-ALGO-NVLS). NCCL's NVLS graph has one channel per GPU (each GPU
+ * heads one) and a head's link carries its channel twice, so the graph
+ * bandwidth per channel is intra × ppn/(ppn+1) / ppn; the tuner then takes
+ * eff × (nCh-1)/nCh of it, x2 for all-reduce. With nCh = ppn this is
+ * intra × eff × 2(ppn-1)/(ppn+1): the (n-1)/(n+1) in-network busbw of kb NA-BUSBW.
+ */
+static void
+cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *c)
+{
+	double ppn = l->ppn, nch = ppn, n = l->nranks;
+	double per_ch =
+	        l->intra_Bps * ppn / (ppn + 1.0) / nch * nvls_eff[l->arch] * (nch - 1) / nch;
+	double bus, nsteps;
+
+	per_ch *= op == FT_OP_ALL_REDUCE ? 2.0 : (ppn - 1) / ppn;
+	bus = per_ch * nch;
+	nsteps = op == FT_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+	c->bw_Bps = bus * n / nsteps;
+	c->lat_s = ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
+	           ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+	ft_strlcpy(c->bottleneck, "nvlink", sizeof(c->bottleneck));
+}
+
+/*
+ * NVLSTree (kb NA-ALGO-NVLS): the NVLS bandwidth inside the node (as above),
+ * limited by the network and by NCCL's per-channel NVLSTree cap (one channel
+ * per GPU). With 2 nodes each node's tree is a single edge that carries its
+ * shards both ways at once, so the network allows twice the rails' rate.
+ */
+static void
+cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
+{
+	double ppn = l->ppn, n = l->nranks, nch = ppn;
+	double intra = l->intra_Bps * ppn / (ppn + 1.0) * nvls_eff[l->arch] * (nch - 1) / nch * 2.0;
+	double inter = l->inter_Bps * l->ring_tier_factor * (l->nnodes <= 2 ? 2.0 : 1.0);
+	double bus = intra;
+	struct lats h = hop_lats(l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);
+
+	ft_strlcpy(c->bottleneck, "nvlink", sizeof(c->bottleneck));
+	if (inter < bus) {
+		bus = inter;
+		ft_strlcpy(c->bottleneck, l->ring_tier_factor < 1.0 ? "tier1" : l->nic_what,
+		           sizeof(c->bottleneck));
+	}
+	bus = cap(bus, nch * nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB, "channels", c);
+	c->bw_Bps = bus * n / (2.0 * (n - 1));
+	c->lat_s = ft_coll_base_latency(FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
+	           ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
+	           2.0 * log2_floor(l->nnodes) * h.inter;
+}
+
+/*
+ * PAT (kb NA-ALGO-PAT): busBw × 0.75, not converted to algorithm bandwidth
+ * (NCCL leaves non-ring all-gather/reduce-scatter as they are); latency
+ * 8 us + log2(N)·NET/3.5 + 2.8 us per rank.
+ */
+static void
+cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
+{
+	struct lats h = hop_lats(l, FT_ALGO_PAT, FT_PROTO_SIMPLE);
+
+	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) * 0.75;
+	c->lat_s = ft_coll_base_latency(FT_ALGO_PAT, FT_PROTO_SIMPLE) +
+		   log2_floor(l->nnodes) * h.inter / 3.5 + 2.8 * US * l->nranks;
+}
+
+/*
+ * CollNet (SHARP): reduce-scatter and all-gather inside the node, each rank's
+ * shard reduced by the switches; a node sends and receives S through its
+ * rails. The stages pipeline, so the slower sets the pace; x0.85 on sm_90+
+ * (kb NA-MODEL CollNetDirect).
+ */
+static void
+cost_collnet(const struct ft_model_links *l, struct ft__model_cost *c)
+{
+	double ppn = l->ppn, inter = l->inter_Bps * l->ring_tier_factor;
+	double intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
+	struct lats h = hop_lats(l, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
+
+	if (intra < inter) {
+		c->bw_Bps = intra;
+		ft_strlcpy(c->bottleneck, l->intra_what, sizeof(c->bottleneck));
+	} else {
+		c->bw_Bps = inter;
+		ft_strlcpy(c->bottleneck, l->ring_tier_factor < 1 ? "tier1" : l->nic_what,
+		           sizeof(c->bottleneck));
+	}
+	if (l->arch >= FT_ARCH_HOPPER)
+		c->bw_Bps *= 0.85;
+	c->lat_s =
+	        2.0 * (FT_MIN(1.0, ppn - 1) * h.intra + COLLNET_PER_RANK_S * (ppn - 1)) + h.inter;
+}
+
+/* Two sequential or overlapped transfer terms, in seconds per byte of S. */
+static void
+pick_terms(const struct ft_model_links *l, double t_intra, double t_inter, bool overlap,
+           const char *inter_what, struct ft__model_cost *c)
+{
+	double t = overlap ? FT_MAX(t_intra, t_inter) : t_intra + t_inter;
+
+	c->bw_Bps = t > 0 ? 1.0 / t : INFINITY;
+	ft_strlcpy(c->bottleneck, t_intra >= t_inter ? l->intra_what : inter_what,
+	           sizeof(c->bottleneck));
+}
+
+static const char *
+inter_name(const struct ft_model_links *l, double factor, const char *tier)
+{
+	return factor < 1.0 ? tier : l->nic_what;
+}
+
+/* Recursive halving/doubling: log2(N) rounds cross nodes, log2(ppn) stay inside. */
+static void
+cost_hd(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct ft__model_cost *c)
+{
+	double ppn = l->ppn, N = l->nnodes, reps = op == FT_OP_ALL_REDUCE ? 2.0 : 1.0;
+	double inter = l->inter_Bps * l->ring_tier_factor / ppn, eff = ft_proto_efficiency(p);
+	double t_inter = N > 1 ? (N - 1) / N / inter : 0;
+	double t_intra = (ppn - 1) / ppn / N / l->intra_Bps;
+	struct lats h = hop_lats(l, FT_ALGO_HALVING_DOUBLING, p);
+
+	pick_terms(l, reps * t_intra / eff, reps * t_inter / eff, false,
+	           inter_name(l, l->ring_tier_factor, "tier1"), c);
+	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) +
+	           reps * (log2_floor(l->ppn) * h.intra + log2_floor(l->nnodes) * h.inter);
+}
+
+/* Hierarchical all-reduce: intra reduce-scatter, inter ring per rail, intra all-gather. */
+static void
+cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
+{
+	double ppn = l->ppn, N = l->nnodes, eff = ft_proto_efficiency(p);
+	double t_intra = 2.0 * (ppn - 1) / ppn / l->intra_Bps;
+	double t_inter = N > 1 ? 2.0 * (N - 1) / N / (l->inter_Bps * l->ring_tier_factor) : 0;
+	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+
+	pick_terms(l, t_intra / eff, t_inter / eff, false,
+	           inter_name(l, l->ring_tier_factor, "tier1"), c);
+	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + 2.0 * (ppn - 1) * h.intra +
+	           2.0 * (N - 1) * h.inter;
+}
+
+/*
+ * All-to-all (kb NA-BUSBW: S is what each rank sends in all). Direct: the
+ * NVLink part ((ppn-1)/n of S per GPU) and the network part (ppn(n-ppn)/n of
+ * S per node through its rails, times the fabric's all-to-all share) run at
+ * once. Hierarchical (PXN): NVLink first, (ppn-1)/ppn of S per GPU, then the
+ * same network volume rail-local.
+ */
+static void
+cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
+              struct ft__model_cost *c)
+{
+	double n = l->nranks, ppn = l->ppn, N = l->nnodes, eff = ft_proto_efficiency(p);
+	double inter = l->inter_Bps * l->a2a_factor, t_intra, t_inter;
+	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+
+	t_inter = N > 1 ? ppn * (n - ppn) / n / inter : 0;
+	if (a == FT_ALGO_DIRECT)
+		t_intra = (ppn - 1) / n / l->p2p_Bps;
+	else
+		t_intra = N > 1 ? (ppn - 1) / ppn / l->p2p_Bps : (ppn - 1) / n / l->p2p_Bps;
+	pick_terms(l, t_intra / eff, t_inter / eff, a == FT_ALGO_DIRECT,
+	           inter_name(l, l->a2a_factor, l->a2a_what), c);
+	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (ppn > 1 ? h.intra : 0) +
+	           (N > 1 ? h.inter : 0);
+}
+
+/* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses one NIC. */
+static void
+cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
+{
+	double eff = ft_proto_efficiency(p), nic = l->nic_Bps * l->ring_tier_factor;
+	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+
+	if (l->nnodes > 1 && nic < l->p2p_Bps) {
+		c->bw_Bps = nic * eff;
+		ft_strlcpy(c->bottleneck, inter_name(l, l->ring_tier_factor, "tier1"),
+		           sizeof(c->bottleneck));
+	} else {
+		c->bw_Bps = l->p2p_Bps * eff;
+		ft_strlcpy(c->bottleneck, l->intra_what, sizeof(c->bottleneck));
+	}
+	if (p == FT_PROTO_LL)
+		c->bw_Bps = cap(c->bw_Bps, ll_max_Bps(l), "protocol", c);
+	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (l->nnodes > 1 ? h.inter : h.intra);
+}
+
+void
+ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+               struct ft__model_cost *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (op == FT_OP_ALLTOALL) {
+		cost_alltoall(l, a, p, c);
+		return;
+	}
+	if (op == FT_OP_SENDRECV) {
+		cost_sendrecv(l, p, c);
+		return;
+	}
+	switch (a) {
+	case FT_ALGO_TREE:
+		cost_tree(l, p, c);
+		break;
+	case FT_ALGO_NVLS:
+		cost_nvls(l, op, c);
+		break;
+	case FT_ALGO_COLLNET:
+		cost_collnet(l, c);
+		break;
+	case FT_ALGO_NVLS_TREE:
+		cost_nvls_tree(l, c);
+		break;
+	case FT_ALGO_PAT:
+		cost_pat(l, c);
+		break;
+	case FT_ALGO_HALVING_DOUBLING:
+		cost_hd(l, op, p, c);
+		break;
+	case FT_ALGO_HIERARCHICAL:
+		cost_hier_allreduce(l, p, c);
+		break;
+	default:
+		cost_ring(l, op, p, c);
+		break;
+	}
+}
+
+double
+ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+               const struct ft__model_cost *c, uint64_t bytes)
+{
+	double bw = c->bw_Bps, lat = c->lat_s;
+
+	/* kb NA-MODEL: tree bandwidth correction by log2(bytes/64), for sizes below 1 GiB. */
+	if (a == FT_ALGO_TREE) {
+		uint32_t idx = log2_floor(bytes >> 6);
+
+		if (idx < 24)
+			bw *= tree_corr[p][idx];
+	}
+	/* kb NA-MODEL: ring/Simple all-reduce across nodes, once every rank/channel slice holds
+	 * 64 bytes, pays 1.4x (sm_80+) or 1.9x the latency (plateau effect). */
+	if (a == FT_ALGO_RING && p == FT_PROTO_SIMPLE && op == FT_OP_ALL_REDUCE && l->nnodes > 1 &&
+	    (double)bytes >= (double)l->nranks * l->nchannels * 64.0)
+		lat *= l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
+	return lat + (double)bytes / bw;
+}

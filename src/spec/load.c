@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spec/load.c - the spec loader: YAML (or JSON, which libyaml reads) into a
+ * struct ft_cluster_spec.
+ *
+ * libyaml builds the document tree; we walk it with one table of keys per
+ * section, so that unknown and duplicate keys, wrong types and bad values
+ * are refused with "file:line:col: field: expected X, got Y" (libyaml's marks
+ * are 0-based, ours 1-based). A node section may start from a preset and
+ * override parts of it; derived figures (PCIe rates, placement) are
+ * recomputed when what they derive from changes. The consistency checks of
+ * validate.c run last, and their message points at the line of the field
+ * they name (or of its closest given parent). The format is docs/spec.md;
+ * the sections are read by load_node.c and load_fabric.c.
+ */
+#include "internal.h"
+#include "load_int.h"
+
+#include <fabtune/spec.h>
+#include <fabtune/units.h>
+
+/* ---- messages ----------------------------------------------------------------------------- */
+
+int
+ft__spec_perr(struct loader *L, const yaml_mark_t *m, int code, const char *path, const char *fmt,
+              ...)
+{
+	char msg[FT_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ft_error_set(L->err, code, "%s:%u:%u: %s: %s", L->file, (unsigned)m->line + 1,
+	                    (unsigned)m->column + 1, path, msg);
+}
+
+/* Same, at the line of @field (or of its closest given parent). */
+int
+ft__spec_perr_field(struct loader *L, const char *field, int code, const char *fmt, ...)
+{
+	const struct mark *m = ft__spec_find_mark(L, field);
+	char msg[FT_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ft_error_set(L->err, code, "%s:%u:%u: %s: %s", L->file, m->line, m->col, field, msg);
+}
+
+bool
+ft__spec_is_null(const yaml_node_t *v)
+{
+	return v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (v->data.scalar.length == 0 ||
+	        strcmp((const char *)v->data.scalar.value, "~") == 0 ||
+	        strcmp((const char *)v->data.scalar.value, "null") == 0);
+}
+
+/* What was found, for "got ...": 'text', a mapping, a list or nothing. */
+static const char *
+describe(const yaml_node_t *v, char *buf, size_t len)
+{
+	const char *s;
+
+	if (v->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	if (v->type == YAML_SEQUENCE_NODE)
+		return "a list";
+	if (ft__spec_is_null(v))
+		return "nothing";
+	s = (const char *)v->data.scalar.value;
+	if (strlen(s) > 40)
+		snprintf(buf, len, "'%.37s...'", s);
+	else
+		snprintf(buf, len, "'%s'", s);
+	return buf;
+}
+
+int
+ft__spec_expected(struct loader *L, yaml_node_t *v, const char *path, const char *what)
+{
+	char buf[64];
+
+	return ft__spec_perr(L, &v->start_mark, FT_EPARSE, path, "expected %s, got %s", what,
+	                     describe(v, buf, sizeof(buf)));
+}
+
+void
+ft__spec_remember(struct loader *L, const char *path, const yaml_mark_t *m)
+{
+	struct mark *k;
+
+	if (L->nmarks >= MAX_MARKS)
+		return;
+	k = &L->marks[L->nmarks++];
+	ft_strlcpy(k->path, path, sizeof(k->path));
+	k->line = (unsigned)m->line + 1;
+	k->col = (unsigned)m->column + 1;
+}
+
+/* The mark of @path, else of its closest remembered parent, else 1:1. */
+const struct mark *
+ft__spec_find_mark(const struct loader *L, const char *path)
+{
+	static const struct mark top = { "", 1, 1 };
+	char p[FT_SPEC_FIELD_MAX];
+	char *cut;
+	size_t i;
+
+	ft_strlcpy(p, path, sizeof(p));
+	for (;;) {
+		for (i = 0; i < L->nmarks; i++)
+			if (strcmp(L->marks[i].path, p) == 0)
+				return &L->marks[i];
+		cut = strrchr(p, '[');
+		if (!cut)
+			cut = strrchr(p, '.');
+		if (!cut)
+			return &top;
+		*cut = '\0';
+	}
+}
+
+/* ---- scalars ------------------------------------------------------------------------------ */
+
+const char *
+ft__spec_scalar(const yaml_node_t *v)
+{
+	return v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+}
+
+bool
+ft__spec_is_plain(const yaml_node_t *v)
+{
+	return v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+int
+ft__spec_get_str(struct loader *L, yaml_node_t *v, const char *path, char *out, size_t size)
+{
+	const char *s = ft__spec_scalar(v);
+	char what[48];
+
+	if (!s || ft__spec_is_null(v) || !*s)
+		return ft__spec_expected(L, v, path, "a name");
+	if (strlen(s) >= size) {
+		snprintf(what, sizeof(what), "a name of at most %zu characters", size - 1);
+		return ft__spec_expected(L, v, path, what);
+	}
+	ft_strlcpy(out, s, size);
+	return 0;
+}
+
+int
+ft__spec_get_u32(struct loader *L, yaml_node_t *v, const char *path, uint32_t min, uint32_t max,
+                 uint32_t *out)
+{
+	const char *s = ft__spec_scalar(v);
+	char what[64];
+	uint64_t x;
+
+	snprintf(what, sizeof(what), "an integer from %u to %u", min, max);
+	if (!s || !ft__spec_is_plain(v) || ft__spec_is_null(v) || ft_parse_u64(s, &x) < 0 ||
+	    x < min || x > max)
+		return ft__spec_expected(L, v, path, what);
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int
+ft__spec_get_double(struct loader *L, yaml_node_t *v, const char *path, double min, double max,
+                    double *out)
+{
+	const char *s = ft__spec_scalar(v);
+	char what[64];
+	double x;
+
+	snprintf(what, sizeof(what), "a number from %g to %g", min, max);
+	if (!s || !ft__spec_is_plain(v) || ft__spec_is_null(v) || ft_parse_double(s, &x) < 0 ||
+	    !isfinite(x) || x < min || x > max)
+		return ft__spec_expected(L, v, path, what);
+	*out = x;
+	return 0;
+}
+
+int
+ft__spec_get_bool(struct loader *L, yaml_node_t *v, const char *path, bool *out)
+{
+	const char *s = ft__spec_scalar(v);
+
+	if (s && ft__spec_is_plain(v)) {
+		if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE")) {
+			*out = true;
+			return 0;
+		}
+		if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE")) {
+			*out = false;
+			return 0;
+		}
+	}
+	return ft__spec_expected(L, v, path, "true or false");
+}
+
+int
+ft__spec_get_rate(struct loader *L, yaml_node_t *v, const char *path, double *out)
+{
+	const char *s = ft__spec_scalar(v);
+
+	if (!s || ft__spec_is_null(v) || ft_parse_rate(s, out, NULL) < 0 || !(*out > 0))
+		return ft__spec_expected(L, v, path, "a rate like 400Gbps or 50GB/s");
+	return 0;
+}
+
+int
+ft__spec_get_duration(struct loader *L, yaml_node_t *v, const char *path, double *out)
+{
+	const char *s = ft__spec_scalar(v);
+
+	if (!s || ft__spec_is_null(v) || ft_parse_duration(s, out, NULL) < 0 || !(*out >= 0))
+		return ft__spec_expected(L, v, path, "a duration like 150ns or 2us");
+	return 0;
+}
+
+/* ---- mappings ----------------------------------------------------------------------------- */
+
+static void
+key_list(const struct field *fields, size_t n, unsigned kind_bit, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && used < len; i++) {
+		if (fields[i].kinds && !(fields[i].kinds & kind_bit))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+		                         fields[i].key);
+	}
+}
+
+/* The value of @key in mapping @map, or NULL. */
+yaml_node_t *
+ft__spec_lookup(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+	yaml_node_t *k;
+
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		k = yaml_document_get_node(doc, p->key);
+		if (k && k->type == YAML_SCALAR_NODE && strcmp(ft__spec_scalar(k), key) == 0)
+			return yaml_document_get_node(doc, p->value);
+	}
+	return NULL;
+}
+
+/*
+ * Walk mapping @map at @path: every key must be a scalar named in @fields
+ * (and apply to @kind_bit when the field says so), once.
+ */
+int
+ft__spec_walk(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
+              size_t n, unsigned kind_bit, const char *kind_name)
+{
+	yaml_node_pair_t *p, *q;
+	yaml_node_t *k, *v, *k2;
+	char sub[FT_SPEC_FIELD_MAX], keys[512], buf[64];
+	const char *name;
+	size_t i;
+	int rc;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return ft__spec_expected(L, map, path, "a mapping");
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		k = yaml_document_get_node(L->doc, p->key);
+		v = yaml_document_get_node(L->doc, p->value);
+		if (!k || !v)
+			return ft__spec_perr(L, &map->start_mark, FT_EPARSE, path,
+			                     "expected a key and value");
+		if (k->type != YAML_SCALAR_NODE)
+			return ft__spec_perr(L, &k->start_mark, FT_EPARSE, path,
+			                     "expected a key name, got %s",
+			                     describe(k, buf, sizeof(buf)));
+		name = ft__spec_scalar(k);
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", name);
+		for (q = map->data.mapping.pairs.start; q < p; q++) {
+			k2 = yaml_document_get_node(L->doc, q->key);
+			if (k2 && k2->type == YAML_SCALAR_NODE &&
+			    strcmp(ft__spec_scalar(k2), name) == 0)
+				return ft__spec_perr(
+				        L, &k->start_mark, FT_EPARSE, sub,
+				        "expected each key once, got '%s' again (first at "
+				        "line %u)",
+				        name, (unsigned)k2->start_mark.line + 1);
+		}
+		for (i = 0; i < n; i++)
+			if (strcmp(fields[i].key, name) == 0)
+				break;
+		if (i == n || (fields[i].kinds && !(fields[i].kinds & kind_bit))) {
+			key_list(fields, n, kind_bit, keys, sizeof(keys));
+			return ft__spec_perr(
+			        L, &k->start_mark, FT_EPARSE, sub,
+			        "expected one of the keys %s%s%s%s, got unknown key '%s'",
+			        kind_name ? "of a " : "", kind_name ? kind_name : "",
+			        kind_name ? " fabric: " : "", keys, name);
+		}
+		ft__spec_remember(L, sub, &v->start_mark);
+		if (fields[i].fn) {
+			rc = fields[i].fn(L, v, sub);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- document ----------------------------------------------------------------------------- */
+
+static int
+f_name(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_str(L, v, path, L->spec->name, sizeof(L->spec->name));
+}
+
+static int
+f_description(struct loader *L, yaml_node_t *v, const char *path)
+{
+	if (v->type != YAML_SCALAR_NODE)
+		return ft__spec_expected(L, v, path, "a text");
+	return 0;
+}
+
+static const struct field top_fields[] = {
+	{ "name", f_name, 0 },
+	{ "description", f_description, 0 },
+	{ "nodes", NULL, 0 },
+	{ "fabric", NULL, 0 },
+};
+
+/* Name of a spec without name: the file's base name without its extension. */
+static void
+default_name(const char *file, char *out, size_t size)
+{
+	const char *base = strrchr(file, '/');
+	char *dot;
+
+	ft_strlcpy(out, base ? base + 1 : file, size);
+	dot = strrchr(out, '.');
+	if (dot && dot != out)
+		*dot = '\0';
+	if (!out[0])
+		ft_strlcpy(out, "cluster", size);
+}
+
+static int
+parse_root(struct loader *L, yaml_node_t *root)
+{
+	char field[FT_SPEC_FIELD_MAX];
+	struct ft_error e = { 0 };
+	const struct mark *m;
+	yaml_node_t *nodes, *fab;
+	int rc;
+
+	if (root->type != YAML_MAPPING_NODE)
+		return ft__spec_expected(L, root, "spec", "a mapping with name, nodes and fabric");
+	rc = ft__spec_walk(L, root, "", top_fields, FT_ARRAY_SIZE(top_fields), 0, NULL);
+	if (rc < 0)
+		return rc;
+	nodes = ft__spec_lookup(L->doc, root, "nodes");
+	if (!nodes)
+		return ft__spec_perr(L, &root->start_mark, FT_EPARSE, "nodes",
+		                     "expected a nodes: section (preset, count, ...), got nothing");
+	rc = ft__spec_parse_nodes(L, nodes);
+	if (rc < 0)
+		return rc;
+	fab = ft__spec_lookup(L->doc, root, "fabric");
+	if (fab) {
+		rc = ft__spec_parse_fabric(L, fab);
+	} else if (L->spec->nnodes > 1 && L->has_preset) {
+		rc = ft__spec_default_fabric(&L->spec->node, L->spec->nnodes, &L->spec->fabric,
+		                             field, &e);
+		if (rc < 0) {
+			m = ft__spec_find_mark(L, field);
+			return ft_error_set(L->err, rc, "%s:%u:%u: %s: %s", L->file, m->line,
+			                    m->col, field, e.msg);
+		}
+	} else if (L->spec->nnodes > 1) {
+		m = ft__spec_find_mark(L, "nodes.count");
+		return ft_error_set(L->err, FT_EPARSE,
+		                    "%s:%u:%u: fabric: expected a fabric: section to join %u "
+		                    "nodes, got nothing",
+		                    L->file, m->line, m->col, L->spec->nnodes);
+	}
+	if (rc < 0)
+		return rc;
+	if (!L->spec->name[0])
+		default_name(L->file, L->spec->name, sizeof(L->spec->name));
+	ft_strlcpy(L->spec->source, L->file, sizeof(L->spec->source));
+	rc = ft__spec_check(L->spec, field, &e);
+	if (rc < 0) {
+		m = ft__spec_find_mark(L, field);
+		return ft_error_set(L->err, rc, "%s:%u:%u: %s: %s", L->file, m->line, m->col, field,
+		                    e.msg);
+	}
+	return 0;
+}
+
+static int
+syntax_error(struct loader *L, const yaml_parser_t *p)
+{
+	if (p->error == YAML_MEMORY_ERROR)
+		return ft_error_set(L->err, FT_ENOMEM, "%s: out of memory reading YAML", L->file);
+	return ft_error_set(L->err, FT_EPARSE, "%s:%u:%u: yaml: %s%s%s", L->file,
+	                    (unsigned)p->problem_mark.line + 1,
+	                    (unsigned)p->problem_mark.column + 1,
+	                    p->problem ? p->problem : "syntax error", p->context ? " " : "",
+	                    p->context ? p->context : "");
+}
+
+int
+ft_spec_load_buffer(const char *text, size_t len, const char *file, struct ft_cluster_spec *out,
+                    struct ft_error *err)
+{
+	yaml_document_t doc, extra;
+	yaml_parser_t parser;
+	struct loader *L;
+	yaml_node_t *root;
+	int rc;
+
+	if (!out)
+		return ft_error_set(err, FT_EINVAL, "no spec to fill");
+	memset(out, 0, sizeof(*out));
+	if (!text && len)
+		return ft_error_set(err, FT_EINVAL, "no spec text");
+	L = ft_calloc(1, sizeof(*L));
+	if (!L)
+		return ft_error_set(err, FT_ENOMEM, "out of memory loading a spec");
+	L->file = file && *file ? file : "<spec>";
+	L->err = err;
+	L->spec = out;
+	L->doc = &doc;
+	if (!yaml_parser_initialize(&parser)) {
+		ft_free(L);
+		return ft_error_set(err, FT_ENOMEM, "out of memory starting the YAML parser");
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)(text ? text : ""), len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = syntax_error(L, &parser);
+		goto out_parser;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		rc = ft_error_set(err, FT_EPARSE,
+		                  "%s:1:1: spec: expected a mapping with name, nodes and fabric, "
+		                  "got an empty document",
+		                  L->file);
+		goto out_doc;
+	}
+	rc = parse_root(L, root);
+	if (rc == 0) {
+		if (!yaml_parser_load(&parser, &extra)) {
+			rc = syntax_error(L, &parser);
+		} else {
+			if (yaml_document_get_root_node(&extra))
+				rc = ft_error_set(err, FT_EPARSE,
+				                  "%s:%u:%u: spec: expected one YAML document, "
+				                  "got a second one",
+				                  L->file, (unsigned)extra.start_mark.line + 1,
+				                  (unsigned)extra.start_mark.column + 1);
+			yaml_document_delete(&extra);
+		}
+	}
+out_doc:
+	yaml_document_delete(&doc);
+out_parser:
+	yaml_parser_delete(&parser);
+	ft_free(L);
+	if (rc < 0)
+		memset(out, 0, sizeof(*out));
+	return rc;
+}
+
+int
+ft_spec_load_file(const char *path, struct ft_cluster_spec *out, struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	int rc;
+
+	if (!out)
+		return ft_error_set(err, FT_EINVAL, "no spec to fill");
+	memset(out, 0, sizeof(*out));
+	if (!path)
+		return ft_error_set(err, FT_EINVAL, "no spec file given");
+	ft_strbuf_init(&sb);
+	rc = ft_strbuf_read_file(&sb, path, err);
+	if (rc == 0)
+		rc = ft_spec_load_buffer(sb.buf, sb.len, path, out, err);
+	ft_strbuf_release(&sb);
+	return rc;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spec/load_int.h - what the loader's files share: the loader state (what
+ * a section gave explicitly, where each field was written), the table of
+ * keys a section accepts, and the helpers that read typed scalars and walk
+ * mappings with "file:line:col: field: expected X, got Y" errors.
+ * load.c holds the helpers and the document; load_node.c the nodes
+ * section; load_fabric.c the fabric section.
+ */
+#ifndef FT_SPEC_LOAD_INT_H
+#define FT_SPEC_LOAD_INT_H
+
+#include "spec_int.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include <fabtune/spec.h>
+
+/* Where a field's value was written, for the messages of the final check. */
+struct mark {
+	char path[FT_SPEC_FIELD_MAX];
+	unsigned line, col;
+};
+
+#define MAX_MARKS 256
+
+struct loader {
+	const char *file;
+	yaml_document_t *doc;
+	struct ft_error *err;
+	struct ft_cluster_spec *spec;
+	struct mark marks[MAX_MARKS];
+	size_t nmarks;
+	/* What the nodes section gave explicitly (the rest comes from a preset or defaults). */
+	bool has_preset, given_gpus, given_nics, given_switches, given_numa, given_nic_rate;
+	bool given_nic_link, given_nic_lat, given_pcie_gen, given_gpu_width, given_nic_width;
+	bool given_gpu_bw, given_nic_bw, given_nvlink_bw, given_nvlink_gen;
+	bool given_model, given_tflops, given_memory, given_count, given_pcie;
+	/* Placement lists given (bit per list). */
+	unsigned given_place;
+	/* What the fabric section gave. */
+	bool given_link, given_rate, given_mtu, given_lat_switch, given_lat_cable, given_routing;
+	bool given_tiers, given_radix, given_unit, given_over;
+	uint32_t placement_len[6];
+};
+
+typedef int field_fn(struct loader *L, yaml_node_t *v, const char *path);
+
+struct field {
+	const char *key;
+	field_fn *fn;
+	unsigned kinds; /* fabric kinds (bit per enum ft_fabric_kind) the key applies to; 0 = any */
+};
+
+#define KIND_BIT(k) (1u << (k))
+#define FAT_KINDS                                                           \
+	(KIND_BIT(FT_FABRIC_FAT_TREE) | KIND_BIT(FT_FABRIC_RAIL_FAT_TREE) | \
+	 KIND_BIT(FT_FABRIC_MULTI_PLANE))
+
+/* "file:line:col: path: <fmt>" at mark @m; returns @code. */
+int ft__spec_perr(struct loader *L, const yaml_mark_t *m, int code, const char *path,
+                  const char *fmt, ...) FT_PRINTF(5, 6);
+/* Same, at the line of @field (or of its closest remembered parent). */
+int ft__spec_perr_field(struct loader *L, const char *field, int code, const char *fmt, ...)
+        FT_PRINTF(4, 5);
+/* "path: expected @what, got <what @v is>" (FT_EPARSE). */
+int ft__spec_expected(struct loader *L, yaml_node_t *v, const char *path, const char *what);
+/* Remember where @path was written, for the final consistency check. */
+void ft__spec_remember(struct loader *L, const char *path, const yaml_mark_t *m);
+const struct mark *ft__spec_find_mark(const struct loader *L, const char *path);
+
+const char *ft__spec_scalar(const yaml_node_t *v); /* NULL unless a scalar */
+bool ft__spec_is_plain(const yaml_node_t *v);      /* an unquoted scalar */
+bool ft__spec_is_null(const yaml_node_t *v);       /* empty, ~ or null */
+
+/* Typed scalars: 0, or an FT_EPARSE error naming @path. */
+int ft__spec_get_str(struct loader *L, yaml_node_t *v, const char *path, char *out, size_t size);
+int ft__spec_get_u32(struct loader *L, yaml_node_t *v, const char *path, uint32_t min, uint32_t max,
+                     uint32_t *out);
+int ft__spec_get_double(struct loader *L, yaml_node_t *v, const char *path, double min, double max,
+                        double *out);
+int ft__spec_get_bool(struct loader *L, yaml_node_t *v, const char *path, bool *out);
+int ft__spec_get_rate(struct loader *L, yaml_node_t *v, const char *path, double *out);
+int ft__spec_get_duration(struct loader *L, yaml_node_t *v, const char *path, double *out);
+
+/* The value of @key in mapping @map, or NULL. */
+yaml_node_t *ft__spec_lookup(yaml_document_t *doc, yaml_node_t *map, const char *key);
+/*
+ * Walk mapping @map at @path: every key must be a scalar named in @fields
+ * (and apply to @kind_bit when the field says so), once; each value is
+ * remembered and handed to its field's function.
+ */
+int ft__spec_walk(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
+                  size_t n, unsigned kind_bit, const char *kind_name);
+
+/* The sections. */
+int ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes);
+int ft__spec_parse_fabric(struct loader *L, yaml_node_t *fab);
+
+#endif

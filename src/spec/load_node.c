@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spec/load_node.c - the nodes section of a spec: a preset to start from,
+ * overrides, a node described in full, and the placement of GPUs and NICs
+ * on PCIe switches, NUMA domains and rails (docs/spec.md, "nodes").
+ */
+#include "internal.h"
+#include "load_int.h"
+
+#include <fabtune/spec.h>
+#include <fabtune/units.h>
+
+/* ---- nodes -------------------------------------------------------------------------------- */
+
+#define NODE (&L->spec->node)
+
+static int
+f_count(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_count = true;
+	return ft__spec_get_u32(L, v, path, 1, 1000000, &L->spec->nnodes);
+}
+
+static int
+f_gpus(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_gpus = true;
+	return ft__spec_get_u32(L, v, path, 1, FT_SPEC_MAX_GPUS, &NODE->ngpus);
+}
+
+static int
+f_gpu_model(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_model = true;
+	return ft__spec_get_str(L, v, path, NODE->gpu_model, sizeof(NODE->gpu_model));
+}
+
+static int
+f_gpu_tflops(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_tflops = true;
+	return ft__spec_get_double(L, v, path, 0.001, 1e6, &NODE->gpu_tflops);
+}
+
+static int
+f_gpu_memory(struct loader *L, yaml_node_t *v, const char *path)
+{
+	const char *s = ft__spec_scalar(v);
+	uint64_t bytes;
+
+	L->given_memory = true;
+	/* A bare number has no unit: refuse it rather than guess GB or GiB. */
+	if (!s || ft__spec_is_null(v) || strspn(s, "0123456789.") == strlen(s) ||
+	    ft_parse_size(s, &bytes, NULL) < 0 || bytes == 0)
+		return ft__spec_expected(L, v, path, "a size like 80GB or 141GB");
+	NODE->gpu_mem_GB = (double)bytes / 1e9;
+	return 0;
+}
+
+static int
+f_nv_gen(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_nvlink_gen = true;
+	return ft__spec_get_u32(L, v, path, 1, 5, &NODE->nvlink_gen);
+}
+
+static int
+f_nv_bw(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_nvlink_bw = true;
+	return ft__spec_get_rate(L, v, path, &NODE->nvlink_Bps);
+}
+
+static int
+f_nv_lat(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_duration(L, v, path, &NODE->lat_nvlink_s);
+}
+
+static int
+f_nv_switch(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_bool(L, v, path, &NODE->nvswitch);
+}
+
+static int
+f_nv_nvls(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_bool(L, v, path, &NODE->nvls);
+}
+
+static const struct field nvlink_fields[] = {
+	{ "gen", f_nv_gen, 0 },         { "bandwidth", f_nv_bw, 0 }, { "latency", f_nv_lat, 0 },
+	{ "nvswitch", f_nv_switch, 0 }, { "nvls", f_nv_nvls, 0 },
+};
+
+static int
+f_nvlink(struct loader *L, yaml_node_t *v, const char *path)
+{
+	const char *s = ft__spec_scalar(v);
+
+	if (s && (strcmp(s, "none") == 0 || strcmp(s, "false") == 0)) {
+		NODE->nvlink_gen = 0;
+		NODE->nvlink_Bps = 0;
+		NODE->lat_nvlink_s = 0;
+		NODE->nvswitch = NODE->nvls = false;
+		L->given_nvlink_gen = L->given_nvlink_bw = true;
+		return 0;
+	}
+	if (v->type != YAML_MAPPING_NODE)
+		return ft__spec_expected(L, v, path, "a mapping (gen, bandwidth, ...) or none");
+	return ft__spec_walk(L, v, path, nvlink_fields, FT_ARRAY_SIZE(nvlink_fields), 0, NULL);
+}
+
+static int
+get_width(struct loader *L, yaml_node_t *v, const char *path, uint32_t *out)
+{
+	int rc = ft__spec_get_u32(L, v, path, 1, 16, out);
+
+	if (rc == 0 && (*out & (*out - 1)))
+		return ft__spec_expected(L, v, path, "1, 2, 4, 8 or 16 lanes");
+	return rc;
+}
+
+static int
+f_pcie_gen(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_pcie_gen = true;
+	return ft__spec_get_u32(L, v, path, 1, 6, &NODE->pcie_gen);
+}
+
+static int
+f_pcie_gpu_width(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_gpu_width = true;
+	return get_width(L, v, path, &NODE->pcie_width_gpu);
+}
+
+static int
+f_pcie_nic_width(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_nic_width = true;
+	return get_width(L, v, path, &NODE->pcie_width_nic);
+}
+
+static int
+f_pcie_gpu_bw(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_gpu_bw = true;
+	return ft__spec_get_rate(L, v, path, &NODE->pcie_Bps_gpu);
+}
+
+static int
+f_pcie_nic_bw(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_nic_bw = true;
+	return ft__spec_get_rate(L, v, path, &NODE->pcie_Bps_nic);
+}
+
+static int
+f_pcie_lat(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_duration(L, v, path, &NODE->lat_pcie_s);
+}
+
+static int
+f_pcie_switches(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_switches = true;
+	return ft__spec_get_u32(L, v, path, 0, FT_SPEC_MAX_PCIE_SWITCHES, &NODE->npcie_switches);
+}
+
+static const struct field pcie_fields[] = {
+	{ "gen", f_pcie_gen, 0 },
+	{ "gpu_width", f_pcie_gpu_width, 0 },
+	{ "nic_width", f_pcie_nic_width, 0 },
+	{ "gpu_bandwidth", f_pcie_gpu_bw, 0 },
+	{ "nic_bandwidth", f_pcie_nic_bw, 0 },
+	{ "latency", f_pcie_lat, 0 },
+	{ "switches", f_pcie_switches, 0 },
+};
+
+static int
+f_pcie(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_pcie = true;
+	return ft__spec_walk(L, v, path, pcie_fields, FT_ARRAY_SIZE(pcie_fields), 0, NULL);
+}
+
+static int
+f_numa_domains(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_numa = true;
+	return ft__spec_get_u32(L, v, path, 1, 64, &NODE->nnuma);
+}
+
+static int
+f_numa_link(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_rate(L, v, path, &NODE->cpu_link_Bps);
+}
+
+static const struct field numa_fields[] = {
+	{ "domains", f_numa_domains, 0 },
+	{ "interconnect", f_numa_link, 0 },
+};
+
+static int
+f_numa(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_walk(L, v, path, numa_fields, FT_ARRAY_SIZE(numa_fields), 0, NULL);
+}
+
+static int
+f_nic_count(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_nics = true;
+	return ft__spec_get_u32(L, v, path, 0, FT_SPEC_MAX_NICS, &NODE->nnics);
+}
+
+static int
+f_nic_model(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_str(L, v, path, NODE->nic_model, sizeof(NODE->nic_model));
+}
+
+static int
+f_nic_link(struct loader *L, yaml_node_t *v, const char *path)
+{
+	const char *s = ft__spec_scalar(v);
+
+	L->given_nic_link = true;
+	if (!s || !ft_link_preset_find(s))
+		return ft__spec_expected(
+		        L, v, path,
+		        "a link preset (hdr, ndr, xdr, roce100, roce200, roce400, roce800)");
+	ft_strlcpy(NODE->nic_link, s, sizeof(NODE->nic_link));
+	return 0;
+}
+
+static int
+f_nic_rate(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_nic_rate = true;
+	return ft__spec_get_rate(L, v, path, &NODE->nic_Bps);
+}
+
+static int
+f_nic_lat(struct loader *L, yaml_node_t *v, const char *path)
+{
+	L->given_nic_lat = true;
+	return ft__spec_get_duration(L, v, path, &NODE->lat_nic_s);
+}
+
+static const struct field nic_fields[] = {
+	{ "count", f_nic_count, 0 }, { "model", f_nic_model, 0 }, { "link", f_nic_link, 0 },
+	{ "rate", f_nic_rate, 0 },   { "latency", f_nic_lat, 0 },
+};
+
+static int
+f_nics(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_walk(L, v, path, nic_fields, FT_ARRAY_SIZE(nic_fields), 0, NULL);
+}
+
+/* Placement lists: index into the node's arrays, with the count they must match. */
+enum {
+	PL_GPU_SWITCH,
+	PL_GPU_NUMA,
+	PL_GPU_NIC,
+	PL_NIC_SWITCH,
+	PL_NIC_NUMA,
+	PL_SWITCH_NUMA
+};
+
+static int
+get_list(struct loader *L, yaml_node_t *v, const char *path, unsigned which)
+{
+	static const uint32_t caps[] = { FT_SPEC_MAX_GPUS, FT_SPEC_MAX_GPUS,
+		                         FT_SPEC_MAX_GPUS, FT_SPEC_MAX_NICS,
+		                         FT_SPEC_MAX_NICS, FT_SPEC_MAX_PCIE_SWITCHES };
+	uint32_t *dst[] = { NODE->gpu_pcie_switch, NODE->gpu_numa, NODE->gpu_nic,
+		            NODE->nic_pcie_switch, NODE->nic_numa, NODE->pcie_switch_numa };
+	char sub[FT_SPEC_FIELD_MAX], what[64];
+	yaml_node_item_t *it;
+	yaml_node_t *e;
+	uint32_t n = 0;
+	int rc;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return ft__spec_expected(L, v, path, "a list of indexes like [0, 0, 1, 1]");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, n++) {
+		e = yaml_document_get_node(L->doc, *it);
+		snprintf(sub, sizeof(sub), "%s[%u]", path, n);
+		if (n >= caps[which]) {
+			snprintf(what, sizeof(what), "at most %u entries", caps[which]);
+			return ft__spec_expected(L, e, path, what);
+		}
+		ft__spec_remember(L, sub, &e->start_mark);
+		rc = ft__spec_get_u32(L, e, sub, 0, 63, &dst[which][n]);
+		if (rc < 0)
+			return rc;
+	}
+	L->given_place |= 1u << which;
+	L->placement_len[which] = n;
+	return 0;
+}
+
+static int
+f_pl_gpu_switch(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return get_list(L, v, path, PL_GPU_SWITCH);
+}
+
+static int
+f_pl_gpu_numa(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return get_list(L, v, path, PL_GPU_NUMA);
+}
+
+static int
+f_pl_gpu_nic(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return get_list(L, v, path, PL_GPU_NIC);
+}
+
+static int
+f_pl_nic_switch(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return get_list(L, v, path, PL_NIC_SWITCH);
+}
+
+static int
+f_pl_nic_numa(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return get_list(L, v, path, PL_NIC_NUMA);
+}
+
+static int
+f_pl_switch_numa(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return get_list(L, v, path, PL_SWITCH_NUMA);
+}
+
+static const struct field placement_fields[] = {
+	{ "gpu_pcie_switch", f_pl_gpu_switch, 0 },
+	{ "gpu_numa", f_pl_gpu_numa, 0 },
+	{ "gpu_nic", f_pl_gpu_nic, 0 },
+	{ "nic_pcie_switch", f_pl_nic_switch, 0 },
+	{ "nic_numa", f_pl_nic_numa, 0 },
+	{ "pcie_switch_numa", f_pl_switch_numa, 0 },
+};
+
+/* Placement is applied after the counts are known: see finish_node(). */
+static yaml_node_t *
+placement_node(struct loader *L, yaml_node_t *nodes)
+{
+	return ft__spec_lookup(L->doc, nodes, "placement");
+}
+
+static const struct field node_fields[] = {
+	{ "preset", NULL, 0 },
+	{ "count", f_count, 0 },
+	{ "gpus", f_gpus, 0 },
+	{ "gpu_model", f_gpu_model, 0 },
+	{ "gpu_tflops", f_gpu_tflops, 0 },
+	{ "gpu_memory", f_gpu_memory, 0 },
+	{ "nvlink", f_nvlink, 0 },
+	{ "pcie", f_pcie, 0 },
+	{ "numa", f_numa, 0 },
+	{ "nics", f_nics, 0 },
+	{ "placement", NULL, 0 },
+};
+
+/* A node described without a preset must say what its GPUs and PCIe are. */
+static int
+require_node_fields(struct loader *L, yaml_node_t *nodes)
+{
+	static const char *const what[] = { "gpus", "gpu_model", "gpu_tflops", "gpu_memory",
+		                            "pcie" };
+	bool given[] = { L->given_gpus, L->given_model, L->given_tflops, L->given_memory,
+		         L->given_pcie_gen };
+	char path[FT_SPEC_FIELD_MAX];
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(what); i++) {
+		if (given[i])
+			continue;
+		snprintf(path, sizeof(path), "nodes.%s", i == 4 ? "pcie.gen" : what[i]);
+		return ft__spec_perr(L, &nodes->start_mark, FT_EPARSE, path,
+		                     "expected a value (or a preset: to start from), got nothing");
+	}
+	return 0;
+}
+
+static int
+finish_node(struct loader *L, yaml_node_t *nodes)
+{
+	static const char *const list_name[] = {
+		"gpu_pcie_switch", "gpu_numa", "gpu_nic",
+		"nic_pcie_switch", "nic_numa", "pcie_switch_numa"
+	};
+	struct ft_node_spec *n = NODE;
+	const struct ft_link_preset *lp;
+	struct ft_node_spec base;
+	yaml_node_t *pl;
+	uint32_t want[6];
+	char path[FT_SPEC_FIELD_MAX];
+	unsigned i;
+	int rc;
+
+	if (!L->has_preset) {
+		rc = require_node_fields(L, nodes);
+		if (rc < 0)
+			return rc;
+	}
+	if (L->given_nvlink_gen && n->nvlink_gen && !L->given_nvlink_bw &&
+	    (!L->has_preset || ft_node_preset(n->preset, &base) < 0 ||
+	     base.nvlink_gen != n->nvlink_gen))
+		return ft__spec_perr_field(
+		        L, "nodes.nvlink.bandwidth", FT_EPARSE,
+		        "expected a bandwidth per GPU and direction for NVLink %u, "
+		        "got nothing",
+		        n->nvlink_gen);
+	if (n->nvlink_gen == 0)
+		n->lat_nvlink_s = 0; /* no NVLink, no NVLink hop */
+	/* PCIe rates follow generation and width unless given. */
+	if (!L->given_gpu_bw && (!L->has_preset || L->given_pcie_gen || L->given_gpu_width))
+		n->pcie_Bps_gpu = ft__spec_pcie_Bps(n->pcie_gen, n->pcie_width_gpu);
+	if (!L->given_nic_bw && (!L->has_preset || L->given_pcie_gen || L->given_nic_width))
+		n->pcie_Bps_nic = ft__spec_pcie_Bps(n->pcie_gen, n->pcie_width_nic);
+	/*
+	 * The NIC rate and latency follow a given link preset unless given too;
+	 * a rate alone that differs from the preset's link makes the link custom.
+	 */
+	lp = ft_link_preset_find(n->nic_link);
+	if (L->given_nic_link && lp) {
+		if (!L->given_nic_rate)
+			n->nic_Bps = lp->rate_Bps;
+		if (!L->given_nic_lat)
+			n->lat_nic_s = lp->lat_nic_s;
+	} else if (L->given_nic_rate && lp && lp->rate_Bps != n->nic_Bps) {
+		n->nic_link[0] = '\0';
+	}
+	if (n->nnics && !(n->nic_Bps > 0))
+		return ft__spec_perr_field(
+		        L, "nodes.nics.rate", FT_EPARSE,
+		        "expected a link: preset or a rate: for the %u NICs, got nothing",
+		        n->nnics);
+	/* New counts invalidate the preset's placement: lay it out again. */
+	if (!L->has_preset || L->given_gpus || L->given_nics || L->given_switches || L->given_numa)
+		ft__spec_default_placement(n);
+	pl = placement_node(L, nodes);
+	if (pl) {
+		rc = ft__spec_walk(L, pl, "nodes.placement", placement_fields,
+		                   FT_ARRAY_SIZE(placement_fields), 0, NULL);
+		if (rc < 0)
+			return rc;
+		want[PL_GPU_SWITCH] = want[PL_GPU_NUMA] = want[PL_GPU_NIC] = n->ngpus;
+		want[PL_NIC_SWITCH] = want[PL_NIC_NUMA] = n->nnics;
+		want[PL_SWITCH_NUMA] = n->npcie_switches;
+		for (i = 0; i < 6; i++) {
+			if (!(L->given_place & (1u << i)) || L->placement_len[i] == want[i])
+				continue;
+			snprintf(path, sizeof(path), "nodes.placement.%s", list_name[i]);
+			return ft__spec_perr(L,
+			                     &ft__spec_lookup(L->doc, pl, list_name[i])->start_mark,
+			                     FT_EPARSE, path,
+			                     "expected %u entries (one per %s), got %u", want[i],
+			                     i < 3 ? "GPU" :
+			                     i < 5 ? "NIC" :
+			                             "PCIe switch",
+			                     L->placement_len[i]);
+		}
+	}
+	return 0;
+}
+
+int
+ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes)
+{
+	yaml_node_t *pv;
+	const char *s;
+	int rc;
+
+	if (nodes->type != YAML_MAPPING_NODE)
+		return ft__spec_expected(L, nodes, "nodes", "a mapping (preset, count, gpus, ...)");
+	L->spec->nnodes = 1;
+	pv = ft__spec_lookup(L->doc, nodes, "preset");
+	if (pv) {
+		s = ft__spec_scalar(pv);
+		if (!s || ft_node_preset(s, NODE) < 0)
+			return ft__spec_expected(
+			        L, pv, "nodes.preset",
+			        "a node preset (dgx-a100, dgx-b200, dgx-h100, hgx-h200, "
+			        "pcie-l40s)");
+		L->has_preset = true;
+	} else {
+		ft__spec_node_defaults(NODE);
+	}
+	rc = ft__spec_walk(L, nodes, "nodes", node_fields, FT_ARRAY_SIZE(node_fields), 0, NULL);
+	if (rc < 0)
+		return rc;
+	return finish_node(L, nodes);
+}
+
+#undef NODE

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spec/names.c - the spelling of fabric kinds, routings and link
+ * technologies in specs, output and JSON, from one table each.
+ */
+#include "internal.h"
+#include "spec_int.h"
+
+#include <fabtune/spec.h>
+
+#define KIND_MAP(X)                                 \
+	X(FT_FABRIC_NONE, "none")                   \
+	X(FT_FABRIC_FAT_TREE, "fat-tree")           \
+	X(FT_FABRIC_RAIL_FAT_TREE, "rail-fat-tree") \
+	X(FT_FABRIC_MULTI_PLANE, "multi-plane")     \
+	X(FT_FABRIC_DRAGONFLY, "dragonfly")         \
+	X(FT_FABRIC_TORUS, "torus")
+
+#define ROUTING_MAP(X)                     \
+	X(FT_ROUTING_ECMP, "ecmp")         \
+	X(FT_ROUTING_DMODK, "dmodk")       \
+	X(FT_ROUTING_ADAPTIVE, "adaptive") \
+	X(FT_ROUTING_MINIMAL, "minimal")   \
+	X(FT_ROUTING_VALIANT, "valiant")   \
+	X(FT_ROUTING_DOR, "dor")
+
+#define NAME_ENTRY(e, s) [e] = s,
+static const char *const kind_names[] = { KIND_MAP(NAME_ENTRY) };
+static const char *const routing_names[] = { ROUTING_MAP(NAME_ENTRY) };
+#undef NAME_ENTRY
+
+_Static_assert(FT_ARRAY_SIZE(kind_names) == FT_FABRIC_KIND_COUNT, "a fabric kind has no name");
+_Static_assert(FT_ARRAY_SIZE(routing_names) == FT_ROUTING_COUNT, "a routing has no name");
+
+const char *
+ft_fabric_kind_name(enum ft_fabric_kind k)
+{
+	return (unsigned)k < FT_ARRAY_SIZE(kind_names) ? kind_names[k] : "?";
+}
+
+const char *
+ft_routing_name(enum ft_routing r)
+{
+	return (unsigned)r < FT_ARRAY_SIZE(routing_names) ? routing_names[r] : "?";
+}
+
+const char *
+ft_link_tech_name(enum ft_link_tech t)
+{
+	switch (t) {
+	case FT_TECH_IB:
+		return "infiniband";
+	case FT_TECH_ROCE:
+		return "roce";
+	}
+	return "?";
+}
+
+int
+ft_routing_from_name(const char *name, enum ft_routing *out)
+{
+	size_t i;
+
+	for (i = 0; name && i < FT_ARRAY_SIZE(routing_names); i++) {
+		if (strcmp(routing_names[i], name) == 0) {
+			*out = (enum ft_routing)i;
+			return 0;
+		}
+	}
+	return FT_ENOENT;
+}
+
+int
+ft__spec_kind_from_name(const char *name, enum ft_fabric_kind *out)
+{
+	size_t i;
+
+	for (i = 0; name && i < FT_ARRAY_SIZE(kind_names); i++) {
+		if (strcmp(kind_names[i], name) == 0) {
+			*out = (enum ft_fabric_kind)i;
+			return 0;
+		}
+	}
+	return FT_ENOENT;
+}
+
+const char *
+ft__spec_kind_names(void)
+{
+	return "fat-tree, rail-fat-tree, multi-plane, dragonfly, torus or none";
+}
+
+const char *
+ft__spec_routing_names(void)
+{
+	return "ecmp, dmodk, adaptive, minimal, valiant or dor";
+}

@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spec/presets.c - node and link presets with their published figures, and
+ * the default fabric that a "preset:N" shorthand gets.
+ *
+ * Every figure names where it comes from: a vendor datasheet or user guide
+ * (described in our own words), or an entry of the project's knowledge base
+ * (HOST-PCIE, IB-SPEED, NA-MODEL, ...). Figures that are engineering
+ * estimates rather than published numbers say so. Rates are bytes/s per
+ * direction after line encoding; latencies are seconds, one way.
+ */
+#include "internal.h"
+#include "spec_int.h"
+
+#include <fabtune/spec.h>
+#include <fabtune/units.h>
+
+/* ---- link presets ------------------------------------------------------------------------ */
+
+/*
+ * Adapter latency: NVIDIA's ConnectX-6/ConnectX-7 product briefs quote
+ * sub-microsecond (about 0.6 us) adapter latency; we take 0.6 us one way for
+ * every preset (IB and RoCE use the same silicon).
+ */
+#define LAT_NIC 0.6e-6
+/*
+ * Cable: light in fibre or copper travels about 5 ns per metre; a typical
+ * in-row leaf-to-spine run of 10 m gives 50 ns per hop (estimate).
+ */
+#define LAT_CABLE 50e-9
+
+/*
+ * InfiniBand data rates are the 4x data rates of IB-SPEED (from HDR on the
+ * marketed number is the data rate after 64b/66b-class encoding and FEC);
+ * the raw rate is 4 lanes x the per-lane signalling rate of the same table.
+ * Switch latency: NVIDIA's Quantum (HDR, QM8700) brief quotes 130 ns
+ * port-to-port; published summaries of Quantum-2 (NDR, QM9700) put it under
+ * 150 ns; Quantum-X800 (XDR) is taken as Quantum-2 (estimate). IB MTU 4096
+ * (IB-MTU).
+ *
+ * Ethernet: 100/200/400/800GbE carry their nominal MAC data rate after the
+ * 64b/66b (256b/257b) PCS encoding; the raw lane rates are 4x25.78125 (100GBASE-SR4),
+ * 4x53.125 (200G PAM4), 8x53.125 (400G) and 8x106.25 (800G). Switch latency:
+ * Spectrum-class Ethernet switches are quoted at a few hundred ns cut-through;
+ * we take 300 ns at 100/200G and 450 ns at 400/800G, whose deeper pipelines and
+ * larger shared buffers cost more (estimates; set switch_latency in a spec
+ * when the switch is known). RoCE MTU 4096 with jumbo frames (ROCE-MTU).
+ */
+static const struct ft_link_preset link_presets[] = {
+	{ .name = "hdr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 200,
+	  .raw_gbps = 4 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(200),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 130e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "ndr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 400,
+	  .raw_gbps = 4 * 106.25,
+	  .rate_Bps = FT_GBPS_TO_BPS(400),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 150e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "xdr",
+	  .tech = FT_TECH_IB,
+	  .signal_gbps = 800,
+	  .raw_gbps = 4 * 212.5,
+	  .rate_Bps = FT_GBPS_TO_BPS(800),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 150e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce100",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 100,
+	  .raw_gbps = 4 * 25.78125,
+	  .rate_Bps = FT_GBPS_TO_BPS(100),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 300e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce200",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 200,
+	  .raw_gbps = 4 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(200),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 300e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce400",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 400,
+	  .raw_gbps = 8 * 53.125,
+	  .rate_Bps = FT_GBPS_TO_BPS(400),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 450e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+	{ .name = "roce800",
+	  .tech = FT_TECH_ROCE,
+	  .signal_gbps = 800,
+	  .raw_gbps = 8 * 106.25,
+	  .rate_Bps = FT_GBPS_TO_BPS(800),
+	  .lat_nic_s = LAT_NIC,
+	  .lat_switch_s = 450e-9,
+	  .lat_cable_s = LAT_CABLE,
+	  .mtu_bytes = 4096 },
+};
+
+size_t
+ft_link_preset_count(void)
+{
+	return FT_ARRAY_SIZE(link_presets);
+}
+
+const struct ft_link_preset *
+ft_link_preset_at(size_t i)
+{
+	return i < FT_ARRAY_SIZE(link_presets) ? &link_presets[i] : NULL;
+}
+
+const struct ft_link_preset *
+ft_link_preset_find(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < FT_ARRAY_SIZE(link_presets); i++)
+		if (strcmp(link_presets[i].name, name) == 0)
+			return &link_presets[i];
+	return NULL;
+}
+
+/* ---- PCIe --------------------------------------------------------------------------------- */
+
+/*
+ * NCCL's estimate of a PCIe link, which we use as the effective DMA rate:
+ * width x per-lane code / 80 GB/s, codes 15/30/60/120/240/480 for Gen1..Gen6
+ * (HOST-PCIE). Gen4 x16 = 24 GB/s, Gen5 x16 = 48 GB/s: about 76% of the raw
+ * 128b/130b payload rate, in line with the TLP and completion overheads that
+ * HOST-PCIE describes.
+ */
+double
+ft__spec_pcie_Bps(uint32_t gen, uint32_t width)
+{
+	static const double code[] = { 0, 15, 30, 60, 120, 240, 480 };
+
+	if (gen < 1 || gen >= FT_ARRAY_SIZE(code))
+		return 0;
+	return (double)width * code[gen] / 80.0 * 1e9;
+}
+
+/*
+ * One PCIe switch traversal. PCIe Gen4/Gen5 switches (Broadcom PEX88000 /
+ * PEX89000 class) are cut-through with port-to-port latencies of the order
+ * of 100-150 ns; we take 150 ns (estimate).
+ */
+#define LAT_PCIE 150e-9
+
+/*
+ * One NVLink hop through NVSwitch: NCCL's tuner charges 0.6 us per NVLink
+ * ring step with the LL protocol (NA-MODEL, hwLatencies), its lowest NVLink
+ * figure; we use it as the per-hop latency of all NVLink generations.
+ */
+#define LAT_NVLINK 0.6e-6
+
+/*
+ * Socket-to-socket bandwidth per direction: the constants NCCL's topology
+ * code uses (NA-MODEL "Other constants"): Sapphire Rapids 22 GB/s, Emerald
+ * Rapids 40 GB/s, AMD 16 GB/s.
+ */
+#define CPU_LINK_SPR 22e9
+#define CPU_LINK_ERP 40e9
+#define CPU_LINK_AMD 16e9
+
+void
+ft__spec_node_defaults(struct ft_node_spec *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->pcie_width_gpu = n->pcie_width_nic = 16;
+	n->lat_pcie_s = LAT_PCIE;
+	n->lat_nvlink_s = LAT_NVLINK;
+	n->lat_nic_s = LAT_NIC;
+	n->nnuma = 1;
+}
+
+/* ---- node presets ------------------------------------------------------------------------- */
+
+struct node_preset {
+	const char *summary;
+	struct ft_node_spec node;
+};
+
+/* GPU g and NIC g on PCIe switch g / 2, switch s on socket s / 2, GPU g on rail g. */
+#define PLACE_4SW_2SOCKET                                                                      \
+	.gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 }, .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 }, \
+	.gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 }, .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },  \
+	.nic_numa = { 0, 0, 0, 0, 1, 1, 1, 1 }, .pcie_switch_numa = { 0, 0, 1, 1 }
+
+static const struct node_preset node_presets[] = {
+	/*
+	 * NVIDIA DGX A100 (DGX A100 datasheet and user guide): 8x A100 SXM4 80 GB,
+	 * 312 TFLOPS FP16/BF16 dense each (A100 datasheet; 624 with sparsity).
+	 * Third-generation NVLink, 12 links, 600 GB/s bidirectional = 300 GB/s per
+	 * direction, through 6 second-generation NVSwitch chips (no NVLink SHARP).
+	 * Dual AMD EPYC 7742 (PCIe 4.0); 8 single-port ConnectX-6 HDR 200 Gb/s for
+	 * the compute fabric on four PCIe Gen4 switches with two GPUs and two NICs
+	 * each (the PXB pairs in nvidia-smi topo -m, e.g. the corpus files
+	 * nvidia-smi-topo/a100-sxm4-8gpu-*). With the EPYC in NPS4 mode each
+	 * socket is 4 NUMA domains and the four switches hang off domains 3, 1,
+	 * 7 and 5 (HOST-NUMA; corpus nvidia-smi-topo/a100-...-epyc-nps4).
+	 */
+	{ "8x A100-SXM4 80GB, NVLink 3 300GB/s/dir, NVSwitch, PCIe Gen4, "
+	  "8x ConnectX-6 HDR 200G, 2 sockets NPS4",
+	  { .preset = "dgx-a100",
+	    .gpu_model = "A100-SXM4-80GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 312,
+	    .gpu_mem_GB = 80,
+	    .nvlink_gen = 3,
+	    .nvlink_Bps = 300e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = false,
+	    .pcie_gen = 4,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 24e9,
+	    .pcie_Bps_nic = 24e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 8,
+	    .cpu_link_Bps = CPU_LINK_AMD,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-6",
+	    .nic_link = "hdr",
+	    .nic_Bps = FT_GBPS_TO_BPS(200),
+	    .lat_nic_s = LAT_NIC,
+	    .gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
+	    .gpu_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
+	    .gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 },
+	    .nic_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
+	    .nic_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
+	    .pcie_switch_numa = { 3, 1, 7, 5 } } },
+	/*
+	 * NVIDIA DGX B200 (DGX B200 datasheet; DGX BasePOD reference architecture):
+	 * 8x B200, 1,440 GB in all = 180 GB each; the HGX B200 datasheet gives
+	 * 36 PFLOPS FP16/BF16 with sparsity for 8 GPUs, i.e. 2,250 TFLOPS dense per
+	 * GPU. Fifth-generation NVLink, 1.8 TB/s bidirectional = 900 GB/s per
+	 * direction, through 2 NVLink switch chips with NVLS. Dual Xeon Platinum
+	 * 8570 (Emerald Rapids, PCIe 5.0); 8 single-port ConnectX-7 400 Gb/s
+	 * (PCIe Gen5 x16) on the compute fabric. The B200 itself has a Gen6 host
+	 * interface, but the HGX B200 specification lists PCIe Gen5 (128 GB/s
+	 * bidirectional) for the platform, as the CPUs and NICs are Gen5: we
+	 * take Gen5 for GPUs and NICs. The datasheet does not draw the PCIe tree; we take the
+	 * layout of our dgx-h100 preset (two GPUs and two ConnectX-7 per Gen5 switch, four
+	 * switches, one NIC per GPU).
+	 */
+	{ "8x B200 180GB, NVLink 5 900GB/s/dir, 2 NVSwitch (NVLS), PCIe Gen5, "
+	  "8x ConnectX-7 NDR 400G, 2 sockets",
+	  { .preset = "dgx-b200",
+	    .gpu_model = "B200-180GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 2250,
+	    .gpu_mem_GB = 180,
+	    .nvlink_gen = 5,
+	    .nvlink_Bps = 900e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_ERP,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
+	    PLACE_4SW_2SOCKET } },
+	/*
+	 * NVIDIA DGX H100 (DGX H100 datasheet and user guide; DGX BasePOD
+	 * reference architecture): 8x H100 SXM5 80 GB; H100 SXM datasheet gives
+	 * 1,979 TFLOPS FP16/BF16 tensor with sparsity, 989.4 dense. 18 NVLink 4
+	 * links per GPU, 900 GB/s bidirectional = 450 GB/s per direction, through
+	 * 4 third-generation NVSwitch chips with NVLink SHARP (NVLS, NA-ALGO-NVLS).
+	 * Dual Xeon Platinum 8480C (Sapphire Rapids, PCIe 5.0). Eight single-port
+	 * ConnectX-7 (400 Gb/s NDR) for the compute fabric, in two network modules
+	 * between the CPUs and the GPU tray; the user guide's port table pairs
+	 * each GPU with one ConnectX-7 (its rail), four per socket. The guide does
+	 * not draw the PCIe tree: we place two GPUs and their two ConnectX-7 on
+	 * each of four Gen5 switches, all x16, as in the DGX A100 layout. The two
+	 * storage ConnectX-7 are not compute NICs and are left out.
+	 */
+	{ "8x H100-SXM5 80GB, NVLink 4 450GB/s/dir, 4 NVSwitch (NVLS), PCIe Gen5, "
+	  "8x ConnectX-7 NDR 400G, 2 sockets",
+	  { .preset = "dgx-h100",
+	    .gpu_model = "H100-SXM5-80GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 989.4,
+	    .gpu_mem_GB = 80,
+	    .nvlink_gen = 4,
+	    .nvlink_Bps = 450e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
+	    PLACE_4SW_2SOCKET } },
+	/*
+	 * NVIDIA HGX H200 (H200 datasheet): H200 SXM with 141 GB HBM3e; same
+	 * Hopper compute as H100 (989.4 TFLOPS FP16/BF16 dense), same NVLink 4
+	 * (900 GB/s bidirectional) and 4 NVSwitch chips on the baseboard. The
+	 * server around the baseboard follows NVIDIA's HGX reference design that
+	 * DGX H200 implements (DGX BasePOD reference architecture: dual Xeon 8480C,
+	 * 8 single-port ConnectX-7 400 Gb/s, the DGX H100 PCIe layout).
+	 */
+	{ "8x H200-SXM 141GB, NVLink 4 450GB/s/dir, 4 NVSwitch (NVLS), PCIe Gen5, "
+	  "8x ConnectX-7 NDR 400G, 2 sockets",
+	  { .preset = "hgx-h200",
+	    .gpu_model = "H200-SXM-141GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 989.4,
+	    .gpu_mem_GB = 141,
+	    .nvlink_gen = 4,
+	    .nvlink_Bps = 450e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 4,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 8,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
+	    PLACE_4SW_2SOCKET } },
+	/*
+	 * An 8-GPU PCIe server with L40S (L40S datasheet: 48 GB GDDR6, PCIe Gen4
+	 * x16, no NVLink, 362 TFLOPS FP16/BF16 tensor dense, 733 with sparsity).
+	 * Reference design: dual-socket, one 96-lane PCIe Gen4 switch per socket
+	 * (PEX88096 class) carrying four GPUs x16, one NIC x16 and a x16 uplink
+	 * (4x16 + 16 + 16 = 96 lanes), which is the common single-root-per-socket
+	 * layout of 8-GPU L40S servers. Two NICs, one per switch: 200 Gb/s RoCE
+	 * (ConnectX-7 at 200GbE), because a Gen4 x16 slot carries at most about
+	 * 200-230 Gb/s of DMA and cannot feed a 400G port (HOST-PCIE); public
+	 * L40S sizing notes also recommend a 200 Gb/s RoCE or IB network. GPUs
+	 * 0-3 use NIC 0, GPUs 4-7 NIC 1. Socket link: Sapphire Rapids (NA-MODEL).
+	 */
+	{ "8x L40S 48GB on PCIe Gen4 x16 (no NVLink), 2 PCIe switches, "
+	  "2x ConnectX-7 RoCE 200G, 2 sockets",
+	  { .preset = "pcie-l40s",
+	    .gpu_model = "L40S-48GB",
+	    .ngpus = 8,
+	    .gpu_tflops = 362,
+	    .gpu_mem_GB = 48,
+	    .nvlink_gen = 0,
+	    .nvlink_Bps = 0,
+	    .lat_nvlink_s = 0,
+	    .nvswitch = false,
+	    .nvls = false,
+	    .pcie_gen = 4,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 24e9,
+	    .pcie_Bps_nic = 24e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 2,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .nnics = 2,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "roce200",
+	    .nic_Bps = FT_GBPS_TO_BPS(200),
+	    .lat_nic_s = LAT_NIC,
+	    .gpu_pcie_switch = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .gpu_nic = { 0, 0, 0, 0, 1, 1, 1, 1 },
+	    .nic_pcie_switch = { 0, 1 },
+	    .nic_numa = { 0, 1 },
+	    .pcie_switch_numa = { 0, 1 } } },
+};
+
+size_t
+ft_node_preset_count(void)
+{
+	return FT_ARRAY_SIZE(node_presets);
+}
+
+const char *
+ft_node_preset_name(size_t i)
+{
+	return i < FT_ARRAY_SIZE(node_presets) ? node_presets[i].node.preset : NULL;
+}
+
+const char *
+ft_node_preset_summary(size_t i)
+{
+	return i < FT_ARRAY_SIZE(node_presets) ? node_presets[i].summary : NULL;
+}
+
+int
+ft_node_preset(const char *name, struct ft_node_spec *out)
+{
+	size_t i;
+
+	if (name) {
+		for (i = 0; i < FT_ARRAY_SIZE(node_presets); i++) {
+			if (strcmp(node_presets[i].node.preset, name) == 0) {
+				if (out)
+					*out = node_presets[i].node;
+				return 0;
+			}
+		}
+	}
+	if (out)
+		memset(out, 0, sizeof(*out));
+	return FT_ENOENT;
+}
+
+/* ---- placement ---------------------------------------------------------------------------- */
+
+void
+ft__spec_default_placement(struct ft_node_spec *n)
+{
+	uint32_t i, nsw = n->npcie_switches, nnuma = n->nnuma ? n->nnuma : 1;
+
+	for (i = 0; i < FT_SPEC_MAX_PCIE_SWITCHES; i++)
+		n->pcie_switch_numa[i] = i < nsw ? i * nnuma / nsw : 0;
+	for (i = 0; i < FT_SPEC_MAX_GPUS; i++) {
+		if (i >= n->ngpus) {
+			n->gpu_pcie_switch[i] = n->gpu_numa[i] = n->gpu_nic[i] = 0;
+			continue;
+		}
+		n->gpu_pcie_switch[i] = nsw ? i * nsw / n->ngpus : 0;
+		n->gpu_numa[i] =
+		        nsw ? n->pcie_switch_numa[n->gpu_pcie_switch[i]] : i * nnuma / n->ngpus;
+		n->gpu_nic[i] = n->nnics ? i * n->nnics / n->ngpus : 0;
+	}
+	for (i = 0; i < FT_SPEC_MAX_NICS; i++) {
+		if (i >= n->nnics) {
+			n->nic_pcie_switch[i] = n->nic_numa[i] = 0;
+			continue;
+		}
+		n->nic_pcie_switch[i] = nsw ? i * nsw / n->nnics : 0;
+		n->nic_numa[i] =
+		        nsw ? n->pcie_switch_numa[n->nic_pcie_switch[i]] : i * nnuma / n->nnics;
+	}
+}
+
+/* ---- default fabric ----------------------------------------------------------------------- */
+
+void
+ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *lp)
+{
+	ft_strlcpy(f->link, lp->name, sizeof(f->link));
+	f->link_Bps = lp->rate_Bps;
+	f->lat_switch_s = lp->lat_switch_s;
+	f->lat_cable_s = lp->lat_cable_s;
+	f->mtu_bytes = lp->mtu_bytes;
+}
+
+enum ft_routing
+ft__spec_default_routing(enum ft_fabric_kind kind, enum ft_link_tech tech)
+{
+	switch (kind) {
+	case FT_FABRIC_DRAGONFLY:
+		return FT_ROUTING_MINIMAL;
+	case FT_FABRIC_TORUS:
+		return FT_ROUTING_DOR;
+	default:
+		/*
+		 * InfiniBand fat-trees are routed by the subnet manager; OpenSM's
+		 * ftree engine is destination-based D-mod-K (IB-SM). Ethernet
+		 * spreads flows by hashing the 5-tuple (ROCE-ECMP).
+		 */
+		return tech == FT_TECH_IB ? FT_ROUTING_DMODK : FT_ROUTING_ECMP;
+	}
+}
+
+/* The switch that the default fabrics use: 64 ports (Quantum-2 QM9700 class). */
+#define DEFAULT_RADIX 64
+
+int
+ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft_fabric_spec *f,
+                        char field[FT_SPEC_FIELD_MAX], struct ft_error *err)
+{
+	const struct ft_link_preset *lp = ft_link_preset_find(n->nic_link);
+	struct ft_cluster_spec probe;
+	uint64_t cap = 0;
+
+	memset(f, 0, sizeof(*f));
+	field[0] = '\0';
+	if (n->nnics == 0) {
+		ft_strlcpy(field, "nodes.nics.count", FT_SPEC_FIELD_MAX);
+		return ft_error_set(err, FT_EINVAL,
+		                    "expected at least 1 NIC per node for the default fabric of "
+		                    "%u nodes, got 0",
+		                    nnodes);
+	}
+	if (!lp) {
+		ft_strlcpy(field, "nodes.nics.link", FT_SPEC_FIELD_MAX);
+		return ft_error_set(err, FT_EINVAL,
+		                    "expected a link preset for the default fabric of %u nodes "
+		                    "(or a fabric: section), got a NIC without one",
+		                    nnodes);
+	}
+	/*
+	 * Nodes with a NIC per GPU (the DGX/HGX designs) are cabled
+	 * rail-optimized: NIC r of every node in a scalable unit on leaf r, as
+	 * the DGX SuperPOD reference architecture does; others get a plain
+	 * fat-tree.
+	 */
+	f->kind = n->nnics >= 2 && n->nnics == n->ngpus ? FT_FABRIC_RAIL_FAT_TREE :
+	                                                  FT_FABRIC_FAT_TREE;
+	ft__spec_fabric_use_link(f, lp);
+	f->routing = ft__spec_default_routing(f->kind, lp->tech);
+	f->radix = DEFAULT_RADIX;
+	f->oversubscription = 1.0;
+	f->planes = 1;
+	f->nodes_per_unit = DEFAULT_RADIX / 2;
+
+	memset(&probe, 0, sizeof(probe));
+	probe.node = *n;
+	probe.nnodes = nnodes;
+	for (f->tiers = 2; f->tiers <= 3; f->tiers++) {
+		probe.fabric = *f;
+		cap = ft_spec_fabric_capacity(&probe);
+		if (nnodes <= cap)
+			return 0;
+	}
+	f->tiers = 3;
+	ft_strlcpy(field, "nodes.count", FT_SPEC_FIELD_MAX);
+	return ft_error_set(err, FT_ERANGE,
+	                    "expected at most %" PRIu64
+	                    " nodes of %u NICs on the default fabric (3-tier fat-tree of "
+	                    "radix-%u switches), got %u",
+	                    cap, n->nnics, DEFAULT_RADIX, nnodes);
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topo/route.c - the path query API: equal-cost next hops and whole paths.
+ *
+ * ft_route_next_hops() answers from structure, not by searching the graph:
+ * in-node hops come from the node template's distance table, fabric hops
+ * from tier, pod, group and coordinate indexes (fattree.c, dragonfly.c,
+ * torus.c). Down links (scale 0) are filtered out, and a hop is offered only
+ * when the rest of the way from it is still alive.
+ *
+ * Where a path leaves a node: a GPU leaves through its own NIC (gpu_nic, its
+ * rail), as NCCL does without PXN; a NIC through its host link; any other
+ * in-node vertex (PCIe switch, CPU, NVSwitch) through each of its nearest NICs
+ * (equal-cost choices; ft_route_path starting there takes the NIC that the
+ * destination enters by). The
+ * destination is entered through its rail NIC (gpu_nic of a destination GPU,
+ * the NIC itself for a NIC, else the nearest NIC); on a multi-plane fabric
+ * through the nearest NIC on the plane the packet travels.
+ *
+ * Choices (ft_route_path):
+ * - ECMP: index = ft_mix64(flow_hash ^ salt(switch)) mod n, with
+ *   salt(s) = ft_mix64(salt_seed + 0x9e3779b97f4a7c15 * (s + 1)).
+ * - D-mod-K (IB-SM, OpenSM ftree): every NIC has a key, its position in
+ *   leaf-major order (leaf index * leaf down ports + port). A leaf going up
+ *   takes port key mod n_up; a spine going up takes (key / leaf_up) mod n_up;
+ *   parallel down cables take key mod n. Each destination thus has one path
+ *   from every source, and a shift permutation loads every up-link equally.
+ * - Valiant (dragonfly): via an intermediate group picked by
+ *   ft_mix64(flow_hash ^ salt_seed), then minimal.
+ */
+#include "topo_int.h"
+
+#define HOPS_MAX 1024
+
+uint64_t
+ft_route_flow_hash(uint32_t src, uint32_t dst, uint32_t qp)
+{
+	return ft_mix64(ft_mix64(((uint64_t)src << 32) | dst) ^ (uint64_t)qp);
+}
+
+static uint64_t
+switch_salt(uint64_t seed, uint32_t s)
+{
+	return ft_mix64(seed + UINT64_C(0x9e3779b97f4a7c15) * ((uint64_t)s + 1));
+}
+
+static bool
+in_node(const struct ft_topo *t, uint32_t v)
+{
+	return v < t->switch_base;
+}
+
+static uint32_t
+nic_plane(const struct ft_topo *t, uint32_t r)
+{
+	return t->spec.fabric.kind == FT_FABRIC_MULTI_PLANE ? r % t->ntrees : 0;
+}
+
+/* The NIC by which a path enters @dst's node; @plane UINT32_MAX: any plane. */
+static uint32_t
+entry_nic(const struct ft_topo *t, uint32_t dst, uint32_t plane)
+{
+	const struct ft_node_layout *nl = &t->nl_tpl;
+	const struct ft_vertex *vd = &t->v[dst];
+	uint32_t base = ft__topo_node_base(t, vd->node), best = UINT32_MAX;
+	unsigned best_cost = FT_TOPO_COST_INF + 1u;
+
+	if (nl->nnics == 0)
+		return UINT32_MAX;
+	if (vd->kind == FT_V_NIC)
+		return dst;
+	if (vd->kind == FT_V_GPU) {
+		uint32_t r = t->spec.node.gpu_nic[vd->local];
+
+		if (plane == UINT32_MAX || nic_plane(t, r) == plane)
+			return base + nl->nic0 + r;
+	}
+	for (uint32_t r = 0; r < nl->nnics; r++) {
+		unsigned c = nl->dist[(size_t)(nl->nic0 + r) * nl->per_node + (dst - base)];
+
+		if (plane != UINT32_MAX && nic_plane(t, r) != plane)
+			continue;
+		if (c < best_cost) {
+			best_cost = c;
+			best = base + nl->nic0 + r;
+		}
+	}
+	return best;
+}
+
+/* The NIC by which in-node vertex @at leaves toward @dst on another node. */
+static uint32_t
+exit_nic(const struct ft_topo *t, uint32_t at, uint32_t dst)
+{
+	const struct ft_node_layout *nl = &t->nl_tpl;
+	uint32_t base = ft__topo_node_base(t, t->v[at].node), in;
+
+	if (nl->nnics == 0)
+		return UINT32_MAX;
+	if (t->v[at].kind == FT_V_NIC)
+		return at;
+	if (t->v[at].kind == FT_V_GPU)
+		return base + nl->nic0 + t->spec.node.gpu_nic[t->v[at].local];
+	in = entry_nic(t, dst, UINT32_MAX);
+	return base + nl->nic0 + t->v[in].local;
+}
+
+static int host_hop(const struct ft_topo *t, uint32_t nic, uint32_t dst, uint32_t *links,
+                    size_t max);
+
+/*
+ * Next hops from a transit vertex (PCIe switch, CPU, NVSwitch) toward another node: through
+ * every nearest NIC that still leads there, each an equal-cost way out.
+ */
+static int
+transit_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max)
+{
+	const struct ft_node_layout *nl = &t->nl_tpl;
+	uint32_t base = ft__topo_node_base(t, t->v[at].node), a = at - base;
+	unsigned best = FT_TOPO_COST_INF;
+	bool check = t->ndown > 0;
+	int n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t r = 0; r < nl->nnics; r++) {
+			uint32_t nic = base + nl->nic0 + r, buf[64];
+			unsigned c = nl->dist[(size_t)a * nl->per_node + nl->nic0 + r];
+			int k;
+
+			if (c == FT_TOPO_COST_INF || (pass == 0 ? c > best : c != best))
+				continue;
+			if (ft__topo_nic_host_link(t, nic) == UINT32_MAX ||
+			    (check && host_hop(t, nic, dst, NULL, 0) <= 0))
+				continue;
+			if (pass == 0) {
+				best = c;
+				continue;
+			}
+			k = ft__route_in_node(t, at, nic, buf, FT_ARRAY_SIZE(buf), check);
+			for (int i = 0; i < k && i < (int)FT_ARRAY_SIZE(buf); i++) {
+				bool dup = false;
+
+				for (int j = 0; j < n && j < (int)max && !dup; j++)
+					dup = links[j] == buf[i];
+				if (dup)
+					continue;
+				if ((size_t)n < max)
+					links[n] = buf[i];
+				n++;
+			}
+		}
+	}
+	return n ? n : FT_ENOENT;
+}
+
+static bool
+nl_has_nics(const struct ft_topo *t)
+{
+	return t->nl_tpl.nnics > 0;
+}
+
+static int
+fabric_hops(const struct ft_topo *t, uint32_t at, uint32_t dst_nic, uint32_t *links, size_t max)
+{
+	switch (t->spec.fabric.kind) {
+	case FT_FABRIC_FAT_TREE:
+	case FT_FABRIC_RAIL_FAT_TREE:
+	case FT_FABRIC_MULTI_PLANE:
+		return ft__route_fattree(t, at, dst_nic, links, max, false);
+	case FT_FABRIC_DRAGONFLY:
+		return ft__route_dragonfly(t, at, dst_nic, links, max);
+	case FT_FABRIC_TORUS:
+		return ft__route_torus(t, at, dst_nic, links, max);
+	default:
+		return FT_ENOENT;
+	}
+}
+
+/* Does the host link of NIC @nic lead (alive) toward @dst? */
+static int
+host_hop(const struct ft_topo *t, uint32_t nic, uint32_t dst, uint32_t *links, size_t max)
+{
+	uint32_t hl = ft__topo_nic_host_link(t, nic), in;
+
+	if (hl == UINT32_MAX)
+		return FT_ENOENT;
+	in = entry_nic(t, dst, t->v[nic].plane);
+	if (in == UINT32_MAX)
+		return FT_ENOENT;
+	if (t->ndown > 0 &&
+	    (!ft__topo_link_live(t, hl) || fabric_hops(t, t->l[hl].dst, in, NULL, 0) <= 0 ||
+	     (in != dst && ft__route_in_node(t, in, dst, NULL, 0, true) <= 0)))
+		return FT_ENOENT;
+	if (max > 0)
+		links[0] = hl;
+	return 1;
+}
+
+static int
+next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max)
+{
+	const struct ft_vertex *va = &t->v[at];
+	bool check = t->ndown > 0;
+
+	if (at == dst)
+		return 0;
+	if (!in_node(t, dst))
+		return FT_EINVAL; /* destinations are GPUs, NICs and in-node vertices */
+	if (in_node(t, at)) {
+		uint32_t nic;
+		int n;
+
+		if (va->node == t->v[dst].node)
+			return ft__route_in_node(t, at, dst, links, max, check);
+		if (va->kind != FT_V_GPU && va->kind != FT_V_NIC)
+			return nl_has_nics(t) ? transit_hops(t, at, dst, links, max) : FT_ENOENT;
+		nic = exit_nic(t, at, dst);
+		if (nic == UINT32_MAX)
+			return FT_ENOENT;
+		if (nic == at)
+			return host_hop(t, at, dst, links, max);
+		if (check && host_hop(t, nic, dst, NULL, 0) <= 0)
+			return FT_ENOENT;
+		n = ft__route_in_node(t, at, nic, links, max, check);
+		return n;
+	}
+	{
+		uint32_t in = entry_nic(t, dst, va->plane);
+
+		if (in == UINT32_MAX)
+			return FT_ENOENT;
+		if (check && in != dst && ft__route_in_node(t, in, dst, NULL, 0, true) <= 0)
+			return FT_ENOENT;
+		return fabric_hops(t, at, in, links, max);
+	}
+}
+
+int
+ft_route_next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max)
+{
+	if (!t || at >= t->nv || dst >= t->nv || (max > 0 && !links))
+		return FT_EINVAL;
+	return next_hops(t, at, dst, links, max);
+}
+
+/* The D-mod-K divisor at switch @s: products of the up-degrees below it. */
+static uint64_t
+dmodk_pick(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *links, uint32_t n)
+{
+	const struct ft_vertex *v = &t->v[s];
+	uint32_t in = entry_nic(t, dst, v->plane);
+	uint64_t key = 0, div = 1;
+
+	if (in != UINT32_MAX)
+		key = t->nic_key[(size_t)t->v[in].node * t->nl_tpl.nnics + t->v[in].local];
+	if (v->kind == FT_V_SWITCH && t->l[links[0]].up && v->tier >= 2 && v->plane < t->ntrees)
+		div = t->trees[v->plane].up;
+	return (key / div) % n;
+}
+
+static uint32_t
+choose(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route_policy *p,
+       const uint32_t *links, uint32_t n)
+{
+	if (n == 1)
+		return links[0];
+	switch (p->routing) {
+	case FT_ROUTING_DMODK:
+		return links[dmodk_pick(t, at, dst, links, n)];
+	case FT_ROUTING_ADAPTIVE:
+		if (p->choose)
+			return links[p->choose(p->ud, at, links, n) % n]; /* an index into @links */
+		break; /* ECMP without a chooser */
+	default:
+		break;
+	}
+	return links[ft_mix64(p->flow_hash ^ switch_salt(p->salt_seed, at)) % n];
+}
+
+static int
+append(const struct ft_topo *t, struct ft_path *out, uint32_t l)
+{
+	if (out->nlinks >= FT_PATH_MAX)
+		return FT_ERANGE;
+	out->links[out->nlinks++] = l;
+	out->lat_s += t->l[l].lat_s;
+	return 0;
+}
+
+/* Walk from *@cur until @stop says so; @to_group: dragonfly group leg, else UINT32_MAX. */
+static int
+walk(const struct ft_topo *t, uint32_t *cur, uint32_t dst, uint32_t to_group,
+     const struct ft_route_policy *p, struct ft_path *out)
+{
+	uint32_t buf[HOPS_MAX];
+
+	while (*cur != dst) {
+		int n;
+		uint32_t l;
+
+		if (to_group != UINT32_MAX) {
+			if (t->v[*cur].kind == FT_V_SWITCH && t->v[*cur].group == to_group)
+				return 0;
+			if (t->v[*cur].kind == FT_V_SWITCH)
+				n = ft__route_dragonfly_to_group(t, *cur, to_group, buf, HOPS_MAX);
+			else
+				n = next_hops(t, *cur, dst, buf, HOPS_MAX);
+		} else {
+			n = next_hops(t, *cur, dst, buf, HOPS_MAX);
+		}
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return FT_ENOENT;
+		l = choose(t, *cur, dst, p, buf, (uint32_t)FT_MIN(n, HOPS_MAX));
+		if (append(t, out, l) < 0)
+			return FT_ERANGE;
+		*cur = t->l[l].dst;
+	}
+	return 0;
+}
+
+int
+ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
+              const struct ft_route_policy *policy, struct ft_path *out)
+{
+	struct ft_route_policy ecmp = { .routing = FT_ROUTING_ECMP };
+	const struct ft_route_policy *p = policy ? policy : &ecmp;
+	uint32_t cur = src;
+	bool valiant;
+	int rc;
+
+	if (!t || !out || src >= t->nv || dst >= t->nv)
+		return FT_EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!in_node(t, src) || !in_node(t, dst))
+		return FT_EINVAL;
+	valiant = p->routing == FT_ROUTING_VALIANT && t->spec.fabric.kind == FT_FABRIC_DRAGONFLY &&
+	          t->df_groups >= 3;
+	/* Leave the node through the source's own exit NIC. */
+	if (t->v[src].node != t->v[dst].node) {
+		uint32_t nic = exit_nic(t, src, dst);
+
+		if (nic == UINT32_MAX)
+			return FT_ENOENT;
+		/* Minimal routes check the whole way first; Valiant finds out as it goes. */
+		if (t->ndown > 0 && !valiant && host_hop(t, nic, dst, NULL, 0) <= 0)
+			return FT_ENOENT;
+		rc = walk(t, &cur, nic, UINT32_MAX, p, out);
+		if (rc < 0)
+			return rc;
+	}
+	if (valiant && t->v[src].node != t->v[dst].node) {
+		uint32_t in = entry_nic(t, dst, UINT32_MAX), hs, hd, g, gs, gd, pick;
+
+		hs = ft__topo_nic_host_link(t, cur);
+		hd = in == UINT32_MAX ? UINT32_MAX : ft__topo_nic_host_link(t, in);
+		if (hs == UINT32_MAX || hd == UINT32_MAX)
+			return FT_ENOENT;
+		gs = t->v[t->l[hs].dst].group;
+		gd = t->v[t->l[hd].dst].group;
+		if (gs != gd) {
+			/* The intermediate group: not the source's, not the destination's. */
+			pick = (uint32_t)(ft_mix64(p->flow_hash ^ p->salt_seed) %
+			                  (t->df_groups - 2));
+			g = pick;
+			for (uint32_t lo = FT_MIN(gs, gd), hi = FT_MAX(gs, gd), k = 0; k < 2; k++)
+				if (g >= (k ? hi : lo))
+					g++;
+			if (append(t, out, hs) < 0)
+				return FT_ERANGE;
+			cur = t->l[hs].dst;
+			rc = walk(t, &cur, dst, g, p, out);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return walk(t, &cur, dst, UINT32_MAX, p, out);
+}

@@ -1,0 +1,1 @@
+spec dgx-a100

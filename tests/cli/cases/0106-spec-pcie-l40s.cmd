@@ -1,0 +1,1 @@
+spec pcie-l40s:16

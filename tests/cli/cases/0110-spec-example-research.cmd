@@ -1,0 +1,1 @@
+spec examples/research-cluster.yaml

@@ -1,0 +1,1 @@
+spec examples/a100-superpod.yaml

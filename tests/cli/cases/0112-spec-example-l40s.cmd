@@ -1,0 +1,1 @@
+spec examples/l40s-roce.yaml

@@ -1,0 +1,1 @@
+spec examples/b200-multiplane.yaml

@@ -1,0 +1,1 @@
+spec examples/h200-dragonfly.yaml

@@ -1,0 +1,1 @@
+spec examples/custom-node.yaml

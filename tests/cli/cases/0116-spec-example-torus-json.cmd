@@ -1,0 +1,1 @@
+spec examples/torus.json --json

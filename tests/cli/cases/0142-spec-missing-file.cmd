@@ -1,0 +1,1 @@
+spec tests/fixtures/spec/no-such-file.yaml

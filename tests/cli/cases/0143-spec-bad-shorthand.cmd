@@ -1,0 +1,1 @@
+spec dgx-h100:lots

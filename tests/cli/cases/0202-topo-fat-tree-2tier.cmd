@@ -1,0 +1,1 @@
+topo tests/fixtures/topo/fat-tree-2tier.yaml

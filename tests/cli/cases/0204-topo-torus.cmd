@@ -1,0 +1,1 @@
+topo tests/fixtures/topo/torus.yaml

@@ -1,0 +1,1 @@
+topo dgx-h100:4 --json

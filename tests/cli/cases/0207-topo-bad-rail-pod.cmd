@@ -1,0 +1,1 @@
+topo tests/fixtures/topo/bad-rail-pod.yaml

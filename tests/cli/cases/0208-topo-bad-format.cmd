@@ -1,0 +1,1 @@
+topo dgx-h100 --format xml

@@ -1,0 +1,1 @@
+topo examples/h200-dragonfly.yaml --json

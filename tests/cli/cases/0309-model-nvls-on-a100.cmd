@@ -1,0 +1,1 @@
+model dgx-a100 --algo nvls

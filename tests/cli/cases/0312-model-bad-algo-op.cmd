@@ -1,0 +1,1 @@
+model dgx-h100 --op bcast --algo tree

@@ -1,0 +1,1 @@
+model dgx-h100 --op allreduce --gpus 9

@@ -1,0 +1,1 @@
+model dgx-h100 -b 1G -e 8G -f 8

@@ -1,0 +1,1 @@
+model dgx-h100:4 --algo collnet

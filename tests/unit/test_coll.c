@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_coll.c - names, bus-bandwidth factors, protocol constants
+ * and the schedules: flow counts, byte conservation, tree shape, implicit
+ * all-to-all generation and scale.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <fabtune/fabtune.h>
+
+/* |a - b| <= tol, printing both on failure (this cmocka has no double asserts). */
+#define assert_double_equal(a, b, tol)                                                         \
+	do {                                                                                   \
+		double a_ = (a), b_ = (b);                                                     \
+		if (!(fabs(a_ - b_) <= (tol))) {                                               \
+			print_error("%.17g != %.17g (tolerance %g)\n", a_, b_, (double)(tol)); \
+			fail();                                                                \
+		}                                                                              \
+	} while (0)
+
+static void
+test_names(void **state)
+{
+	enum ft_op op;
+	enum ft_algo a;
+	enum ft_proto p;
+
+	assert_string_equal(ft_op_name(FT_OP_ALL_REDUCE), "all_reduce");
+	assert_string_equal(ft_algo_name(FT_ALGO_HALVING_DOUBLING), "halving_doubling");
+	assert_string_equal(ft_proto_name(FT_PROTO_LL128), "ll128");
+	assert_int_equal(ft_op_from_name("allreduce", &op), 0);
+	assert_int_equal(op, FT_OP_ALL_REDUCE);
+	assert_int_equal(ft_op_from_name("All-Gather", &op), 0);
+	assert_int_equal(op, FT_OP_ALL_GATHER);
+	assert_int_equal(ft_op_from_name("alltoall", &op), 0);
+	assert_int_equal(op, FT_OP_ALLTOALL);
+	assert_int_equal(ft_algo_from_name("Ring", &a), 0);
+	assert_int_equal(a, FT_ALGO_RING);
+	assert_int_equal(ft_algo_from_name("NVLS", &a), 0);
+	assert_int_equal(a, FT_ALGO_NVLS);
+	assert_int_equal(ft_algo_from_name("NVLSTree", &a), 0);
+	assert_int_equal(a, FT_ALGO_NVLS_TREE);
+	assert_int_equal(ft_algo_from_name("CollNetDirect", &a), 0);
+	assert_int_equal(a, FT_ALGO_COLLNET);
+	assert_int_equal(ft_proto_from_name("LL128", &p), 0);
+	assert_int_equal(p, FT_PROTO_LL128);
+	assert_int_equal(ft_proto_from_name("Simple", &p), 0);
+	assert_int_equal(p, FT_PROTO_SIMPLE);
+	assert_int_equal(ft_proto_from_name("LL64", &p), FT_EINVAL);
+	assert_int_equal(ft_algo_from_name("", &a), FT_EINVAL);
+	assert_int_equal(ft_op_from_name(NULL, &op), FT_EINVAL);
+	assert_string_equal(ft_op_name((enum ft_op)99), "?");
+}
+
+/* kb NA-BUSBW table. */
+static void
+test_busbw_factors(void **state)
+{
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_ALL_REDUCE, 8), 14.0 / 8.0, 1e-15);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_ALL_GATHER, 8), 7.0 / 8.0, 1e-15);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_REDUCE_SCATTER, 16), 15.0 / 16.0, 1e-15);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_ALLTOALL, 4), 3.0 / 4.0, 1e-15);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_BROADCAST, 8), 1.0, 0);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_REDUCE, 8), 1.0, 0);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_SENDRECV, 2), 1.0, 0);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_ALL_REDUCE, 1), 0.0, 0);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_ALL_REDUCE, 0), 0.0, 0);
+}
+
+/* kb NA-PROTO-* and NA-MODEL tables. */
+static void
+test_proto_constants(void **state)
+{
+	assert_double_equal(ft_proto_efficiency(FT_PROTO_SIMPLE), 1.0, 0);
+	assert_double_equal(ft_proto_efficiency(FT_PROTO_LL), 0.5, 0);
+	assert_double_equal(ft_proto_efficiency(FT_PROTO_LL128), 0.9375, 0);
+	assert_double_equal(ft_coll_base_latency(FT_ALGO_RING, FT_PROTO_SIMPLE), 8.4e-6, 1e-18);
+	assert_double_equal(ft_coll_base_latency(FT_ALGO_TREE, FT_PROTO_LL), 6.8e-6, 1e-18);
+	assert_double_equal(ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE), 0, 0);
+	assert_double_equal(ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_RING, FT_PROTO_SIMPLE), 3.4e-6,
+	                    1e-18);
+	assert_double_equal(ft_coll_hw_latency(FT_HW_NET, FT_ALGO_TREE, FT_PROTO_LL128), 8.5e-6,
+	                    1e-18);
+	assert_double_equal(ft_coll_hw_latency(FT_HW_PCI, FT_ALGO_RING, FT_PROTO_LL128), 2.5e-6,
+	                    1e-18);
+	assert_double_equal(ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE), 25e-6,
+	                    1e-18);
+	assert_double_equal(ft_coll_hw_latency(FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE), 31e-6,
+	                    1e-18);
+	assert_true(ft_coll_supports(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL));
+	assert_false(ft_coll_supports(FT_OP_ALL_GATHER, FT_ALGO_TREE, FT_PROTO_SIMPLE));
+	assert_false(ft_coll_supports(FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_LL));
+	assert_false(ft_coll_supports(FT_OP_ALLTOALL, FT_ALGO_NVLS, FT_PROTO_SIMPLE));
+	assert_true(ft_coll_supports(FT_OP_ALLTOALL, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE));
+	assert_int_equal(ft_coll_default_algo(FT_OP_ALLTOALL), FT_ALGO_DIRECT);
+}
+
+static int
+compile(enum ft_op op, enum ft_algo algo, uint32_t n, uint32_t ppn, uint64_t bytes,
+        struct ft_schedule *s)
+{
+	struct ft_coll_args a = { .op = op,
+		                  .algo = algo,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = n,
+		                  .ranks_per_node = ppn,
+		                  .bytes = bytes };
+	struct ft_error err = { 0 };
+
+	ft_schedule_init(s);
+	return ft_coll_schedule(&a, s, &err);
+}
+
+/* Every rank sends and receives the same number of bytes in a symmetric pattern. */
+static void
+check_balanced(const struct ft_schedule *s)
+{
+	uint64_t *out = calloc(s->nranks, sizeof(*out)), *in = calloc(s->nranks, sizeof(*in));
+	size_t i;
+	uint64_t k;
+
+	assert_non_null(out);
+	assert_non_null(in);
+	for (i = 0; i < s->phases.len; i++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(s, i);
+
+		for (k = 0; k < ph->npairs; k++) {
+			struct ft_sched_flow f;
+
+			ft_sched_phase_flow(s, ph, k, &f);
+			assert_int_equal(f.phase, i);
+			assert_true(f.src < s->nranks && f.dst < s->nranks);
+			assert_int_not_equal(f.src, f.dst);
+			out[f.src] += f.bytes;
+			in[f.dst] += f.bytes;
+		}
+	}
+	for (i = 1; i < s->nranks; i++) {
+		assert_int_equal(out[i], out[0]);
+		assert_int_equal(in[i], in[0]);
+	}
+	free(out);
+	free(in);
+}
+
+static void
+test_ring_allreduce(void **state)
+{
+	struct ft_schedule s;
+	const struct ft_sched_phase *ph;
+	struct ft_sched_flow f;
+	uint32_t i;
+
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_RING, 8, 8, 1u << 20, &s), 0);
+	assert_int_equal(s.phases.len, 1);
+	ph = ft_sched_phase_at(&s, 0);
+	assert_int_equal(ph->nflows, 8);
+	assert_int_equal(ph->steps, 14);
+	for (i = 0; i < 8; i++) {
+		ft_sched_phase_flow(&s, ph, i, &f);
+		assert_int_equal(f.src, i);
+		assert_int_equal(f.dst, (i + 1) % 8);
+		assert_int_equal(f.bytes, 2 * 7 * (1u << 20) / 8);
+	}
+	/* Total traffic: n × 2(n-1)/n × S = 2(n-1)S. */
+	assert_int_equal(ft_schedule_total_bytes(&s), 2ull * 7 * (1u << 20));
+	assert_double_equal(s.base_lat_s, 8.4e-6, 1e-18);
+	assert_double_equal(s.step_lat_s, 3.4e-6, 1e-18);
+	ft_schedule_release(&s);
+
+	/* Not divisible: bytes rounded down per flow, never above the exact share. */
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_RING, 3, 1, 1000, &s), 0);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 0, &f);
+	assert_int_equal(f.bytes, 1333);
+	ft_schedule_release(&s);
+}
+
+static void
+test_ring_ag_rs_bcast(void **state)
+{
+	struct ft_schedule s;
+	struct ft_sched_flow f;
+
+	assert_int_equal(compile(FT_OP_ALL_GATHER, FT_ALGO_RING, 16, 8, 1600, &s), 0);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 15);
+	assert_int_equal(ft_schedule_total_bytes(&s), 16 * 1500);
+	check_balanced(&s);
+	ft_schedule_release(&s);
+	assert_int_equal(compile(FT_OP_REDUCE_SCATTER, FT_ALGO_RING, 4, 4, 4000, &s), 0);
+	assert_int_equal(ft_schedule_total_bytes(&s), 4 * 3000);
+	ft_schedule_release(&s);
+
+	{
+		struct ft_coll_args a = { .op = FT_OP_BROADCAST,
+			                  .algo = FT_ALGO_RING,
+			                  .proto = FT_PROTO_LL,
+			                  .nranks = 5,
+			                  .ranks_per_node = 5,
+			                  .bytes = 100,
+			                  .root = 3 };
+
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&a, &s, NULL), 0);
+		assert_int_equal(ft_schedule_total_flows(&s), 4);
+		ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 0, &f);
+		assert_int_equal(f.src, 3);
+		assert_int_equal(f.dst, 4);
+		ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 3, &f);
+		assert_int_equal(f.dst, 2); /* the chain ends just before the root */
+		assert_double_equal(s.proto_eff, 0.5, 0);
+		ft_schedule_release(&s);
+		a.op = FT_OP_REDUCE;
+		assert_int_equal(ft_coll_schedule(&a, &s, NULL), 0);
+		ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 3, &f);
+		assert_int_equal(f.dst, 3); /* reduce ends at the root */
+		ft_schedule_release(&s);
+	}
+}
+
+/* Walk tree edges: every rank but the root of each tree has exactly one parent. */
+static void
+test_tree(void **state)
+{
+	static const uint32_t sizes[] = { 2, 3, 5, 8, 13, 16, 64, 100 };
+	/* Pipeline steps: up and down the deepest path (8 ranks: 1-2-4-8, 3 edges). */
+	static const uint32_t steps[] = { 2, 2, 4, 6, 6, 8, 12, 12 };
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+		uint32_t n = sizes[i], r, t;
+		struct ft_schedule s;
+		const struct ft_sched_phase *ph;
+		uint32_t *nparent = calloc(2 * n, sizeof(*nparent));
+		uint32_t *nchild = calloc(2 * n, sizeof(*nchild));
+		uint32_t leaves_both = 0, depth_bound = 0;
+
+		assert_non_null(nparent);
+		assert_non_null(nchild);
+		assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_TREE, n, 1, 1000, &s), 0);
+		ph = ft_sched_phase_at(&s, 0);
+		/* 2 trees × (n-1) edges × up and down. */
+		assert_int_equal(ph->nflows, 4 * (n - 1));
+		/* Same total traffic as a ring: 2(n-1) × S. */
+		assert_int_equal(ft_schedule_total_bytes(&s), 2ull * (n - 1) * 1000);
+		for (r = 0; r < ph->nflows; r += 2) {
+			struct ft_sched_flow up, down;
+
+			ft_sched_phase_flow(&s, ph, r, &up);
+			ft_sched_phase_flow(&s, ph, r + 1, &down);
+			assert_int_equal(up.src, down.dst);
+			assert_int_equal(up.dst, down.src);
+			t = r < ph->nflows / 2 ? 0 : 1;
+			nparent[t * n + up.src]++;
+			nchild[t * n + up.dst]++;
+		}
+		for (t = 0; t < 2; t++) {
+			uint32_t roots = 0;
+
+			for (r = 0; r < n; r++) {
+				assert_true(nparent[t * n + r] <= 1);
+				assert_true(nchild[t * n + r] <= 2);
+				roots += nparent[t * n + r] == 0;
+			}
+			assert_int_equal(roots, 1);
+		}
+		/* Double binary tree: for even n no rank is a leaf in both trees. */
+		for (r = 0; r < n; r++)
+			leaves_both += nchild[r] == 0 && nchild[n + r] == 0;
+		if (n % 2 == 0)
+			assert_int_equal(leaves_both, 0);
+		/* Depth is floor(log2 n) (the root is the largest power of two <= n) or one more. */
+		while ((2u << depth_bound) <= n)
+			depth_bound++;
+		assert_true(ph->steps == 2 * depth_bound || ph->steps == 2 * depth_bound + 2);
+		assert_int_equal(ph->steps, steps[i]);
+		assert_true(ph->steps >= 2);
+		free(nparent);
+		free(nchild);
+		ft_schedule_release(&s);
+	}
+}
+
+static void
+test_halving_doubling(void **state)
+{
+	struct ft_schedule s;
+	struct ft_sched_flow f;
+	struct ft_error err = { 0 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_HALVING_DOUBLING,
+		                  .nranks = 6,
+		                  .ranks_per_node = 1,
+		                  .bytes = 64 };
+
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_HALVING_DOUBLING, 8, 1, 8000, &s), 0);
+	assert_int_equal(s.phases.len, 6);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 1, &f);
+	assert_int_equal(f.src, 1);
+	assert_int_equal(f.dst, 5);
+	assert_int_equal(f.bytes, 4000);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 2), 0, &f);
+	assert_int_equal(f.bytes, 1000);
+	assert_int_equal(f.dst, 1);
+	/* Same per-rank traffic as ring: 2(n-1)/n × S each. */
+	assert_int_equal(ft_schedule_total_bytes(&s), 8ull * 2 * 7 * 1000);
+	check_balanced(&s);
+	ft_schedule_release(&s);
+
+	assert_int_equal(compile(FT_OP_ALL_GATHER, FT_ALGO_HALVING_DOUBLING, 4, 1, 400, &s), 0);
+	assert_int_equal(s.phases.len, 2);
+	assert_int_equal(ft_schedule_total_bytes(&s), 4 * 300);
+	ft_schedule_release(&s);
+
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "power-of-two"));
+	assert_int_equal(s.phases.len, 0);
+	ft_schedule_release(&s);
+}
+
+static void
+test_hierarchical_allreduce(void **state)
+{
+	struct ft_schedule s;
+	struct ft_sched_flow f;
+	const uint64_t S = 8 * 4 * 1000;
+
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_HIERARCHICAL, 32, 8, S, &s), 0);
+	assert_int_equal(s.phases.len, 3);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 32);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 7);
+	assert_int_equal(ft_sched_phase_at(&s, 1)->steps, 6);
+	/* Inter phase: rail j ring over nodes: rank 8a+j -> 8(a+1)+j, S/ppn × 2(N-1)/N. */
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 1), 0, &f);
+	assert_int_equal(f.src, 0);
+	assert_int_equal(f.dst, 8);
+	assert_int_equal(f.bytes, S / 8 * 6 / 4);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 1), 7, &f);
+	assert_int_equal(f.src, 24 + 1);
+	assert_int_equal(f.dst, 1);
+	/* 2·N·(ppn-1)·S intra + 2·(N-1)·S inter. */
+	assert_int_equal(ft_schedule_total_bytes(&s), 2ull * 4 * 7 * S + 2ull * 3 * S);
+	check_balanced(&s);
+	ft_schedule_release(&s);
+}
+
+static void
+test_innet(void **state)
+{
+	struct ft_schedule s;
+	struct ft_sched_flow f;
+	struct ft_error err = { 0 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_NVLS,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 800 };
+
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS, 8, 8, 800, &s), 0);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 16);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 0, &f);
+	assert_int_equal(f.dst, FT_SCHED_INNET);
+	assert_int_equal(f.bytes, 900); /* S(n+1)/n */
+	ft_schedule_release(&s);
+
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "nvls"));
+	ft_schedule_release(&s);
+
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, 16, 8, 800, &s), 0);
+	assert_int_equal(s.phases.len, 3);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 1), 1, &f);
+	assert_int_equal(f.src, FT_SCHED_INNET);
+	assert_int_equal(f.dst, 0);
+	assert_int_equal(f.bytes, 100);
+	ft_schedule_release(&s);
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, 8, 8, 800, &s), FT_ENOTSUP);
+	ft_schedule_release(&s);
+
+	/* NVLSTree on 4 nodes × 8: 2 switch flows per rank, then per rail a double binary
+	 * tree over the 4 nodes (2 trees × 3 edges × 2 directions) with S/ppn. */
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, 32, 8, 8000, &s), 0);
+	assert_int_equal(s.phases.len, 1);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 2 * 32 + 8 * 12);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 2 + 2 * 2);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 0, &f);
+	assert_int_equal(f.bytes, 9000); /* S(ppn+1)/ppn */
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 64, &f);
+	assert_int_equal(f.src % 8, f.dst % 8); /* rail-local */
+	assert_int_not_equal(f.src / 8, f.dst / 8);
+	/* Switch traffic 2·n·S(ppn+1)/ppn plus trees 8 rails × 2(N-1) × S/ppn. */
+	assert_int_equal(ft_schedule_total_bytes(&s), 2ull * 32 * 9000 + 8ull * 2 * 3 * 1000);
+	ft_schedule_release(&s);
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, 8, 8, 800, &s), FT_ENOTSUP);
+	ft_schedule_release(&s);
+}
+
+static void
+test_alltoall(void **state)
+{
+	struct ft_schedule s;
+	struct ft_sched_flow f;
+	const struct ft_sched_phase *ph;
+	uint64_t k;
+	uint32_t n = 16;
+	uint8_t *seen = calloc((size_t)n * n, 1);
+
+	assert_non_null(seen);
+	assert_int_equal(compile(FT_OP_ALLTOALL, FT_ALGO_DIRECT, n, 4, 1600, &s), 0);
+	ph = ft_sched_phase_at(&s, 0);
+	assert_true(ph->implicit_alltoall);
+	assert_int_equal(ph->nflows, 0);
+	assert_int_equal(ph->npairs, n * (n - 1));
+	assert_int_equal(s.flows.len, 0);
+	for (k = 0; k < ph->npairs; k++) {
+		ft_sched_phase_flow(&s, ph, k, &f);
+		assert_int_equal(f.bytes, 100);
+		assert_int_equal(seen[f.src * n + f.dst], 0);
+		seen[f.src * n + f.dst] = 1;
+	}
+	/* (n-1)/n of each rank's S leaves it (kb NA-BUSBW). */
+	assert_int_equal(ft_schedule_total_bytes(&s), n * 1500);
+	ft_schedule_release(&s);
+
+	/* Hierarchical: intra groups of 4 consecutive ranks, then rails (stride 4). */
+	assert_int_equal(compile(FT_OP_ALLTOALL, FT_ALGO_HIERARCHICAL, n, 4, 1600, &s), 0);
+	assert_int_equal(s.phases.len, 2);
+	ph = ft_sched_phase_at(&s, 0);
+	assert_int_equal(ph->npairs, 4 * 4 * 3);
+	assert_int_equal(ph->bytes_per_pair, 400);
+	for (k = 0; k < ph->npairs; k++) {
+		ft_sched_phase_flow(&s, ph, k, &f);
+		assert_int_equal(f.src / 4, f.dst / 4);
+	}
+	ph = ft_sched_phase_at(&s, 1);
+	assert_int_equal(ph->npairs, 4 * 4 * 3);
+	assert_int_equal(ph->bytes_per_pair, 400);
+	for (k = 0; k < ph->npairs; k++) {
+		ft_sched_phase_flow(&s, ph, k, &f);
+		assert_int_equal(f.src % 4, f.dst % 4);
+		assert_int_not_equal(f.src / 4, f.dst / 4);
+	}
+	check_balanced(&s);
+	ft_schedule_release(&s);
+	free(seen);
+}
+
+/* Memory stays lean: a 100,000-rank ring is n flows; a 4,096-rank all-to-all stores none. */
+static void
+test_scale(void **state)
+{
+	struct ft_schedule s;
+
+	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_RING, 100000, 8, 1ull << 30, &s), 0);
+	assert_int_equal(s.flows.len, 100000);
+	ft_schedule_release(&s);
+	assert_int_equal(compile(FT_OP_ALLTOALL, FT_ALGO_DIRECT, 4096, 8, 1ull << 30, &s), 0);
+	assert_int_equal(ft_schedule_total_flows(&s), 4096ull * 4095);
+	assert_int_equal(s.flows.len, 0);
+	ft_schedule_release(&s);
+}
+
+static void
+test_bad_args(void **state)
+{
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_coll_args a = { .op = FT_OP_BROADCAST,
+		                  .algo = FT_ALGO_RING,
+		                  .nranks = 4,
+		                  .ranks_per_node = 4,
+		                  .bytes = 8,
+		                  .root = 4 };
+
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "root"));
+	ft_error_clear(&err);
+	a.root = 0;
+	a.ranks_per_node = 3;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "ranks_per_node"));
+	ft_error_clear(&err);
+	a.ranks_per_node = 4;
+	a.algo = FT_ALGO_TREE;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
+	assert_string_equal(err.msg,
+	                    "schedule: broadcast has no tree algorithm with the simple protocol");
+	ft_error_clear(&err);
+	a.nranks = 0;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_EINVAL);
+	a.nranks = 1;
+	a.ranks_per_node = 1;
+	a.algo = FT_ALGO_RING;
+	assert_int_equal(ft_coll_schedule(&a, &s, NULL), 0);
+	assert_int_equal(s.phases.len, 0);
+	ft_schedule_release(&s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_busbw_factors),
+		cmocka_unit_test(test_proto_constants),
+		cmocka_unit_test(test_ring_allreduce),
+		cmocka_unit_test(test_ring_ag_rs_bcast),
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_halving_doubling),
+		cmocka_unit_test(test_hierarchical_allreduce),
+		cmocka_unit_test(test_innet),
+		cmocka_unit_test(test_alltoall),
+		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_bad_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

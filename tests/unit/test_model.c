@@ -1,0 +1,722 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_model.c - the analytic engine: closed forms pinned to
+ * 1e-9, NCCL-tuner selection, bottlenecks, published single-node figures,
+ * sweeps and the data-parallel training model.
+ *
+ * Expected values are written out from the kb constants (kb NA-MODEL,
+ * NA-PROTO-*, NA-ALGO-*), not read back from the library.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <fabtune/fabtune.h>
+
+#define US 1e-6
+#define GB 1e9
+
+/* |a - b| <= rel * |b|, printing both on failure. */
+#define assert_rel(a, b, rel)                                                           \
+	do {                                                                            \
+		double a_ = (a), b_ = (b);                                              \
+		if (!(fabs(a_ - b_) <= (rel)*fabs(b_))) {                               \
+			print_error("%.17g != %.17g (relative tolerance %g)\n", a_, b_, \
+			            (double)(rel));                                     \
+			fail();                                                         \
+		}                                                                       \
+	} while (0)
+
+/* An 8-GPU Hopper node with 18 NVLinks (450 GB/s per direction), NVSwitch with NVLS, and
+ * @nnics NICs of @nic_gbps, filled by hand so that the closed forms don't depend on presets. */
+static void
+hopper_spec(struct ft_cluster_spec *s, uint32_t nnodes, uint32_t nnics, double nic_gbps)
+{
+	uint32_t g;
+
+	memset(s, 0, sizeof(*s));
+	ft_strlcpy(s->name, "test-hopper", sizeof(s->name));
+	s->nnodes = nnodes;
+	s->node.ngpus = 8;
+	s->node.gpu_tflops = 1000;
+	s->node.nvlink_gen = 4;
+	s->node.nvlink_Bps = 450e9;
+	s->node.nvswitch = true;
+	s->node.nvls = true;
+	s->node.pcie_gen = 5;
+	s->node.pcie_Bps_gpu = 64e9;
+	s->node.pcie_Bps_nic = 64e9;
+	s->node.nnics = nnics;
+	s->node.nic_Bps = nic_gbps * 1e9 / 8;
+	s->node.nnuma = 2;
+	for (g = 0; g < 8; g++) {
+		s->node.gpu_nic[g] = nnics ? g * nnics / 8 : 0;
+		s->node.gpu_numa[g] = g / 4;
+	}
+	s->fabric.kind = FT_FABRIC_NONE;
+}
+
+static struct ft_model_result
+eval(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, int algo, int proto)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	int rc;
+
+	ft_model_query_init(&q, op, bytes);
+	if (algo >= 0) {
+		q.force_algo = true;
+		q.algo = (enum ft_algo)algo;
+	}
+	if (proto >= 0) {
+		q.force_proto = true;
+		q.proto = (enum ft_proto)proto;
+	}
+	rc = ft_model_eval(s, &q, &r, &err);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	return r;
+}
+
+/* 18 NVLinks × 20.6 GB/s (kb NA-MODEL topology constant for SM90). */
+static const double H_INTRA = 18 * 20.6e9;
+
+/* Ring all-reduce, one node: 2(n-1)/n · S/B + base + 2(n-1)·α (kb NA-MODEL Ring latency). */
+static void
+test_closed_ring_allreduce(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, n = 8;
+	struct ft_model_result r;
+
+	hopper_spec(&s, 1, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 2 * (n - 1) / n * S / H_INTRA + 8.4 * US + 2 * (n - 1) * 3.4 * US,
+	           1e-9);
+	assert_rel(r.busbw_Bps, r.algbw_Bps * 2 * (n - 1) / n, 1e-12);
+	assert_rel(r.algbw_Bps, S / r.time_s, 1e-12);
+	assert_string_equal(r.bottleneck, "nvlink");
+	assert_int_equal(r.nranks, 8);
+
+	/* LL: bandwidth min(llMaxBw Hopper 141 GB/s, 0.5 × busBw); per hop 0.6 us, base 6.6 us. */
+	r = eval(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_RING, FT_PROTO_LL);
+	assert_rel(r.time_s,
+	           6.6 * US + 14 * 0.6 * US +
+	                   (1u << 20) / (FT_MIN(141 * GB, 0.5 * H_INTRA) * n / 14),
+	           1e-9);
+	/* LL128: 0.92 × busBw, cap 18 channels × 36.7 GB/s; per hop 1.9 us, base 14 us. */
+	r = eval(&s, FT_OP_ALL_REDUCE, 1u << 24, FT_ALGO_RING, FT_PROTO_LL128);
+	assert_rel(r.time_s,
+	           14 * US + 14 * 1.9 * US +
+	                   (1u << 24) / (FT_MIN(0.92 * H_INTRA, 18 * 36.7 * GB) * n / 14),
+	           1e-9);
+}
+
+/* Ring all-reduce on 4 nodes: inter steps 2(N-1) at NET latency, intra steps at max(3.4, 3)
+ * us, ×1.4 plateau at this size (kb NA-MODEL), bandwidth min(NVLink, 8 NICs). */
+static void
+test_closed_ring_multinode(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, n = 32;
+	struct ft_model_result r;
+	double lat, bus;
+
+	hopper_spec(&s, 4, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	lat = 1.4 * (8.4 + (62 - 6) * 3.4 + 6 * 14.0) * US;
+	bus = FT_MIN(H_INTRA, 8 * 50e9);
+	assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / bus, 1e-9);
+	assert_string_equal(r.bottleneck, "nvlink");
+
+	/* 4 NICs of 400G for 8 GPUs: the NICs cap the ring at 4 × 50 GB/s (kb NA-EXPECT). */
+	hopper_spec(&s, 4, 4, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / (4 * 50e9), 1e-9);
+	assert_string_equal(r.bottleneck, "nic");
+	assert_rel(r.busbw_Bps / GB, 200 * S / (S + lat * 200 * GB * n / (2 * (n - 1))), 1e-9);
+}
+
+/* Tree (kb NA-ALGO-TREE): bw min(0.92 busBw, nCh × 38.7) × 0.85 (plain chain) × 0.5,
+ * latency base + 2((ppn-1)·intra + log2(N)·inter). 1 GiB is past the correction table. */
+static void
+test_closed_tree(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30;
+	struct ft_model_result r;
+	double bw = FT_MIN(0.92 * H_INTRA, 18 * 38.7 * GB) * 0.85 * 0.5;
+
+	hopper_spec(&s, 1, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_TREE, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 2 * 7 * 4.0 * US + S / bw, 1e-9);
+	/* 1 MiB: correction index log2(2^20/64) = 14, Simple factor 0.5. */
+	r = eval(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_TREE, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 2 * 7 * 4.0 * US + (1u << 20) / (bw * 0.5), 1e-9);
+
+	/* 16 nodes: >2-node per-channel cap 36.0, log2(16) = 4 NET hops of 14 us each way. */
+	hopper_spec(&s, 16, 8, 400);
+	bw = FT_MIN(0.92 * FT_MIN(H_INTRA, 400e9), 18 * 36.0 * GB) * 0.5;
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_TREE, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 2 * (7 * 4.0 + 4 * 14.0) * US + S / bw, 1e-9);
+}
+
+static void
+test_closed_other_ops(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, n = 8;
+	struct ft_model_result r;
+
+	hopper_spec(&s, 1, 8, 400);
+	/* all_gather: n-1 steps, algbw = busBw · n/(n-1). */
+	r = eval(&s, FT_OP_ALL_GATHER, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 7 * 3.4 * US + (n - 1) / n * S / H_INTRA, 1e-9);
+	assert_rel(r.busbw_Bps, r.algbw_Bps * 7 / 8, 1e-12);
+	r = eval(&s, FT_OP_REDUCE_SCATTER, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 7 * 3.4 * US + (n - 1) / n * S / H_INTRA, 1e-9);
+	/* broadcast: base + one hop, algbw = busBw (busbw factor 1). */
+	r = eval(&s, FT_OP_BROADCAST, (uint64_t)S, -1, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 3.4 * US + S / H_INTRA, 1e-9);
+	assert_rel(r.busbw_Bps, r.algbw_Bps, 1e-15);
+	/* alltoall direct on one node: (n-1)/n of S over each GPU's NVLink. */
+	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 3.4 * US + (n - 1) / n * S / H_INTRA, 1e-9);
+	assert_rel(r.busbw_Bps, r.algbw_Bps * 7 / 8, 1e-12);
+	/* sendrecv: S over one GPU's links. */
+	r = eval(&s, FT_OP_SENDRECV, (uint64_t)S, -1, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 3.4 * US + S / H_INTRA, 1e-9);
+	/* NVLS all-reduce: busbw = B · eff · 2(n-1)/(n+1) (kb NA-ALGO-NVLS, NA-BUSBW), lat 25 us.
+	 */
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS, -1);
+	assert_rel(r.time_s, 25 * US + S / (H_INTRA * 0.85 * 2 * 7 / 9 * 8 / 14), 1e-9);
+	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
+}
+
+/* NVLSTree on 2 nodes (kb NA-ALGO-NVLS): min(NVLS inside, 2 × rails, 8 ch × 57.7 GB/s),
+ * latency 25 us (NVLink) + 2·log2(N)·20.9 us (NET). */
+static void
+test_closed_nvls_tree(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, n = 16;
+	struct ft_model_result r;
+	double bus = FT_MIN(FT_MIN(H_INTRA * 8 / 9 * 0.85 * 7 / 8 * 2, 2 * 400e9), 8 * 57.7e9);
+
+	hopper_spec(&s, 2, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS_TREE, -1);
+	assert_rel(r.time_s, 25 * US + 2 * 20.9 * US + S / (bus * n / (2 * (n - 1))), 1e-9);
+	assert_string_equal(r.bottleneck, "channels");
+	/* Two 200G NICs per node: the network caps it. */
+	hopper_spec(&s, 2, 2, 200);
+	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS_TREE, -1);
+	assert_rel(r.time_s, 25 * US + 2 * 20.9 * US + S / (2 * 50e9 * n / (2 * (n - 1))), 1e-9);
+	assert_string_equal(r.bottleneck, "nic");
+}
+
+/*
+ * A measured figure: 2 × 8 H100 with 8 ConnectX-7 400G each, all_reduce busbw 466.7 GB/s at
+ * 8 GiB (corpus nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt, from
+ * NVIDIA/nccl-tests issue #309). NCCL picks NVLSTree there; so does the model.
+ */
+static void
+test_measured_h100_2node(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, NULL), 0);
+	r = eval(&s, FT_OP_ALL_REDUCE, 8ull << 30, -1, -1);
+	assert_int_equal(r.algo, FT_ALGO_NVLS_TREE);
+	assert_rel(r.busbw_Bps / GB, 466.7, 0.10);
+}
+
+/* PAT (kb NA-ALGO-PAT): one GPU per node; busBw × 0.75, unconverted; latency
+ * 8 us + log2(N)·14 us/3.5 + 2.8 us per rank. */
+static void
+test_closed_pat(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	const double S = 1ull << 30;
+
+	hopper_spec(&s, 16, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, (uint64_t)S);
+	q.ppn = 1;
+	q.force_algo = true;
+	q.algo = FT_ALGO_PAT;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.nranks, 16);
+	assert_int_equal(r.ppn, 1);
+	assert_rel(r.time_s, (8 + 4 * 14.0 / 3.5 + 2.8 * 16) * US + S / (0.75 * 50e9), 1e-9);
+	/* Small sizes at scale: PAT's latency beats the ring's n-1 network steps. */
+	q.force_algo = false;
+	q.bytes = 4096;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_PAT);
+	/* Not with several GPUs per node, and not for all_reduce. */
+	q.force_algo = true;
+	q.ppn = 0;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "one GPU per node"));
+	ft_error_clear(&err);
+	q.op = FT_OP_ALL_REDUCE;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "has no pat algorithm"));
+	/* Ranks per node: a multiple is needed, and no more than the node has. */
+	ft_error_clear(&err);
+	q.force_algo = false;
+	q.ppn = 3;
+	q.ngpus = 8;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	ft_error_clear(&err);
+	q.ppn = 9;
+	q.ngpus = 0;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ERANGE);
+	assert_string_equal(err.msg, "ppn: expected at most 8 GPUs per node, got 9");
+}
+
+/*
+ * The model's bandwidth term agrees with the traffic of the schedule that the
+ * simulator runs: per phase, the busiest GPU's NVLink bytes over the NVLink
+ * rate, or the busiest node's network bytes over its rails, summed over phases.
+ */
+static double
+schedule_seconds(enum ft_op op, enum ft_algo algo, uint32_t n, uint32_t ppn, uint64_t bytes,
+		 double intra, double inter)
+{
+	struct ft_coll_args a = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
+				  .nranks = n, .ranks_per_node = ppn, .bytes = bytes };
+	struct ft_schedule s;
+	double total = 0;
+	size_t i;
+
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, NULL), 0);
+	for (i = 0; i < s.phases.len; i++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(&s, i);
+		double gpu[64] = { 0 }, node[8] = { 0 }, worst = 0;
+		uint64_t k;
+		uint32_t r;
+
+		for (k = 0; k < ph->npairs; k++) {
+			struct ft_sched_flow f;
+
+			ft_sched_phase_flow(&s, ph, k, &f);
+			if (f.src == FT_SCHED_INNET)
+				continue;
+			if (f.dst != FT_SCHED_INNET && f.src / ppn != f.dst / ppn)
+				node[f.src / ppn] += (double)f.bytes;
+			else
+				gpu[f.src] += (double)f.bytes;
+		}
+		for (r = 0; r < n; r++)
+			worst = FT_MAX(worst, gpu[r] / intra);
+		for (r = 0; r < n / ppn; r++)
+			worst = FT_MAX(worst, node[r] / inter);
+		total += worst;
+	}
+	ft_schedule_release(&s);
+	return total;
+}
+
+static void
+test_model_matches_schedules(void **state)
+{
+	struct ft_cluster_spec s;
+	const uint64_t S = 1ull << 30;
+	struct ft_model_result r;
+
+	hopper_spec(&s, 1, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALL_REDUCE, FT_ALGO_RING, 8, 8, S, H_INTRA, 1), 1e-9);
+	r = eval(&s, FT_OP_ALL_GATHER, S, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALL_GATHER, FT_ALGO_RING, 8, 8, S, H_INTRA, 1), 1e-9);
+	r = eval(&s, FT_OP_ALLTOALL, S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, S, H_INTRA, 1), 1e-9);
+	/* NVLS: the switch's efficiency (kb 0.85) on top of the S(n+1)/n each GPU moves. */
+	r = eval(&s, FT_OP_ALL_REDUCE, S, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALL_REDUCE, FT_ALGO_NVLS, 8, 8, S, H_INTRA * 0.85, 1),
+		   1e-9);
+
+	hopper_spec(&s, 4, 8, 400);
+	r = eval(&s, FT_OP_ALLTOALL, S, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALLTOALL, FT_ALGO_HIERARCHICAL, 32, 8, S, H_INTRA,
+				    400e9),
+		   1e-9);
+	r = eval(&s, FT_OP_ALLTOALL, S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALLTOALL, FT_ALGO_DIRECT, 32, 8, S, H_INTRA, 400e9),
+		   1e-9);
+	r = eval(&s, FT_OP_ALL_REDUCE, S, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s - r.lat_s,
+		   schedule_seconds(FT_OP_ALL_REDUCE, FT_ALGO_HIERARCHICAL, 32, 8, S, H_INTRA,
+				    400e9),
+		   1e-9);
+}
+
+/* Alltoall across 4 nodes: the network carries ppn(n-ppn)/n of S per node; a 2:1 leaf
+ * makes the leaf uplinks (tier1) the bottleneck once the job spans leaves. */
+static void
+test_closed_alltoall_multinode(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, n = 32, ppn = 8;
+	struct ft_model_result r;
+
+	hopper_spec(&s, 4, 8, 400);
+	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s, 8.4 * US + 3.4 * US + 14 * US + ppn * (n - ppn) / n * S / 400e9, 1e-9);
+	assert_string_equal(r.bottleneck, "nic");
+	/* Hierarchical: NVLink phase ((ppn-1)/ppn of S) then the same network volume. */
+	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE);
+	assert_rel(r.time_s,
+	           8.4 * US + 3.4 * US + 14 * US + (ppn - 1) / ppn * S / H_INTRA +
+	                   ppn * (n - ppn) / n * S / 400e9,
+	           1e-9);
+}
+
+static void
+test_oversubscribed_alltoall(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r1, r2;
+
+	hopper_spec(&s, 64, 8, 400);
+	s.fabric.kind = FT_FABRIC_FAT_TREE;
+	s.fabric.tiers = 2;
+	s.fabric.radix = 64;
+	s.fabric.oversubscription = 1.0;
+	s.fabric.link_Bps = 50e9;
+	r1 = eval(&s, FT_OP_ALLTOALL, 1ull << 32, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_string_equal(r1.bottleneck, "nic");
+	s.fabric.oversubscription = 3.0;
+	r2 = eval(&s, FT_OP_ALLTOALL, 1ull << 32, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_string_equal(r2.bottleneck, "tier1");
+	/* Roughly a third of the bandwidth: 48 down / 16 up ports, 60 of 63 peers off-leaf. */
+	assert_true(r2.busbw_Bps < 0.40 * r1.busbw_Bps);
+	assert_true(r2.busbw_Bps > 0.30 * r1.busbw_Bps);
+	/* Ring traffic crosses a leaf one NIC at a time: no loss. */
+	r1 = eval(&s, FT_OP_ALL_REDUCE, 1ull << 32, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	assert_string_equal(r1.bottleneck, "nvlink");
+}
+
+/* NCCL's choice: LL for tiny sizes, NVLS for big all-reduces on NVLS hardware. */
+static void
+test_selection(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+	struct ft_model_query q;
+	struct ft_error err = { 0 };
+
+	hopper_spec(&s, 1, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, 8, -1, -1);
+	assert_int_equal(r.algo, FT_ALGO_RING);
+	assert_int_equal(r.proto, FT_PROTO_LL);
+	assert_string_equal(r.bottleneck, "latency");
+	r = eval(&s, FT_OP_ALL_REDUCE, 1ull << 33, -1, -1);
+	assert_int_equal(r.algo, FT_ALGO_NVLS);
+	/* The winner is never slower than any forced alternative. */
+	assert_true(r.time_s <= eval(&s, FT_OP_ALL_REDUCE, 1ull << 33, FT_ALGO_RING, -1).time_s);
+	assert_true(r.time_s <= eval(&s, FT_OP_ALL_REDUCE, 1ull << 33, FT_ALGO_TREE, -1).time_s);
+	/* Forcing only the protocol: the best algorithm for it. */
+	r = eval(&s, FT_OP_ALL_REDUCE, 1ull << 33, -1, FT_PROTO_LL128);
+	assert_int_equal(r.algo, FT_ALGO_RING);
+	/* Many nodes, small size: tree's log latency beats ring's linear one. */
+	hopper_spec(&s, 64, 8, 400);
+	r = eval(&s, FT_OP_ALL_REDUCE, 65536, -1, -1);
+	assert_int_equal(r.algo, FT_ALGO_TREE);
+
+	/* Unavailable forced choices name the reason. */
+	s.node.nvls = false;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1024);
+	q.force_algo = true;
+	q.algo = FT_ALGO_NVLS;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_string_equal(err.msg, "all_reduce with algo nvls: nvls needs NVSwitch with NVLink "
+	                             "SHARP (Hopper or later)");
+	ft_error_clear(&err);
+	q.algo = FT_ALGO_COLLNET;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "fabric.sharp"));
+	s.fabric.sharp = true;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_int_equal(r.algo, FT_ALGO_COLLNET);
+	ft_error_clear(&err);
+	q.algo = FT_ALGO_TREE;
+	q.op = FT_OP_ALL_GATHER;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	ft_error_clear(&err);
+	q.op = FT_OP_ALL_REDUCE;
+	q.algo = FT_ALGO_NVLS;
+	q.force_proto = true;
+	q.proto = FT_PROTO_LL;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "proto ll"));
+}
+
+/* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
+static void
+test_pcie_node(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+	uint64_t b;
+
+	hopper_spec(&s, 1, 2, 200);
+	s.node.nvlink_gen = 0;
+	s.node.nvlink_Bps = 0;
+	s.node.nvswitch = false;
+	s.node.nvls = false;
+	s.node.pcie_Bps_gpu = 24e9;
+	s.node.cpu_link_Bps = 22e9;
+	r = eval(&s, FT_OP_ALL_REDUCE, 1ull << 30, -1, -1);
+	assert_string_equal(r.bottleneck, "cpu_link");
+	/* Four GPUs of one socket: PCIe. */
+	{
+		struct ft_model_query q;
+		struct ft_error err = { 0 };
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+		q.ngpus = 4;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_string_equal(r.bottleneck, "pcie");
+		assert_int_equal(r.nranks, 4);
+	}
+	for (b = 8; b <= (1ull << 33); b *= 4)
+		assert_int_not_equal(eval(&s, FT_OP_ALL_REDUCE, b, -1, -1).proto, FT_PROTO_LL128);
+}
+
+/*
+ * Published single-node nccl-tests all_reduce_perf figures at 8 GiB (issue 2 §6);
+ * the model must land within ±10% of each, with presets and kb constants only.
+ */
+static double
+preset_busbw(const char *preset, int algo)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve(preset, &s, &err), 0);
+	return eval(&s, FT_OP_ALL_REDUCE, 8ull << 30, algo, -1).busbw_Bps / GB;
+}
+
+/* 8×H100 SXM, NCCL_ALGO=Ring: ≈ 370 GB/s (issue 2 §6). */
+static void
+test_published_h100_ring(void **state)
+{
+	assert_rel(preset_busbw("dgx-h100", FT_ALGO_RING), 370, 0.10);
+}
+
+/* 8×H100 SXM with NVLS, NCCL's default there: ≈ 480 GB/s (issue 2 §6; a public
+ * nccl-tests guide, docs.alayanew.com "NCCL-tests in practice", lists 460-480 GB/s). */
+static void
+test_published_h100_nvls(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+
+	assert_int_equal(ft_spec_resolve("dgx-h100", &s, NULL), 0);
+	r = eval(&s, FT_OP_ALL_REDUCE, 8ull << 30, -1, -1);
+	assert_int_equal(r.algo, FT_ALGO_NVLS);
+	assert_rel(r.busbw_Bps / GB, 480, 0.10);
+	assert_rel(preset_busbw("dgx-h100", FT_ALGO_NVLS), 480, 0.10);
+}
+
+/* 8×A100 SXM4: ≈ 230 GB/s (issue 2 §6; the same guide lists 230-250 GB/s). */
+static void
+test_published_a100(void **state)
+{
+	assert_rel(preset_busbw("dgx-a100", -1), 230, 0.10);
+}
+
+/* 8×B200: ≈ 830 GB/s (issue 2 §6). */
+static void
+test_published_b200(void **state)
+{
+	assert_rel(preset_busbw("dgx-b200", -1), 830, 0.10);
+}
+
+static void
+test_sweep(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_result_row *row;
+	size_t i;
+
+	hopper_spec(&s, 1, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, 0);
+	ft_run_init(&run, FT_SOURCE_MODEL, "model");
+	assert_int_equal(ft_model_sweep(&s, &q, 8, 8ull << 30, 2, &run, &err), 0);
+	assert_int_equal(ft_run_nrows(&run), 31);
+	for (i = 0; i < ft_run_nrows(&run); i++) {
+		row = ft_run_row(&run, i);
+		assert_int_equal(row->bytes, 8ull << i);
+		assert_int_equal(row->count, (8ull << i) / 4 / 8);
+		assert_string_equal(row->dtype, "float");
+		assert_string_equal(row->test, "all_gather");
+		assert_int_equal(row->root, -1);
+		assert_rel(row->algbw_GBps, (double)row->bytes / row->time_us / 1e3, 1e-12);
+		if (i > 0)
+			assert_true(row->time_us >= ft_run_row(&run, i - 1)->time_us);
+	}
+	ft_run_release(&run);
+
+	ft_run_init(&run, FT_SOURCE_MODEL, "model");
+	assert_int_equal(ft_model_sweep(&s, &q, 1000, 100, 2, &run, &err), FT_EINVAL);
+	ft_error_clear(&err);
+	assert_int_equal(ft_model_sweep(&s, &q, 8, 100, 1, &run, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "stepfactor"));
+	/* Sizes up to the largest power of the factor that fits. */
+	assert_int_equal(ft_model_sweep(&s, &q, 3, 100, 3, &run, NULL), 0);
+	assert_int_equal(ft_run_nrows(&run), 4);
+	assert_int_equal(ft_run_row(&run, 3)->bytes, 81);
+	ft_run_release(&run);
+}
+
+static void
+test_bad_queries(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	hopper_spec(&s, 2, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1024);
+	q.ngpus = 12;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	assert_string_equal(err.msg,
+	                    "gpus: expected at most 8 or a multiple of 8 GPUs per node, got 12");
+	ft_error_clear(&err);
+	q.ngpus = 24;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ERANGE);
+	ft_error_clear(&err);
+	q.nnodes = 3; /* overriding the node count makes room */
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.nnodes, 3);
+	q.nchannels = 65;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ERANGE);
+	ft_error_clear(&err);
+	q.nchannels = 0;
+	q.ngpus = 1;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_rel(r.time_s, 8.4 * US, 1e-12);
+	assert_rel(r.busbw_Bps, 0, 0);
+	s.node.nnics = 0;
+	q.ngpus = 0;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "node.nics"));
+	ft_error_clear(&err);
+	hopper_spec(&s, 1, 8, 400);
+	s.node.nvlink_gen = 0;
+	s.node.pcie_Bps_gpu = NAN;
+	q.nnodes = 0;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	assert_string_equal(
+	        err.msg,
+	        "test-hopper: node.pcie_Bps_gpu: expected a positive rate, got nan bytes/s");
+}
+
+/* Dragonfly: a group's global links carry (G-1)/G of its nodes' all-to-all traffic. */
+static void
+test_dragonfly_alltoall(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_result r;
+
+	hopper_spec(&s, 32, 8, 400);
+	s.fabric.kind = FT_FABRIC_DRAGONFLY;
+	s.fabric.link_Bps = 50e9;
+	s.fabric.groups = 4;
+	s.fabric.routers_per_group = 4;
+	s.fabric.nodes_per_router = 2;
+	s.fabric.global_links_per_router = 8;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, NULL), 0);
+	/* 8 nodes per group × 8 rails × 50 GB/s × 3/4 leave; 4 routers × 8 links × 50 GB/s. */
+	assert_rel(l.a2a_factor, (4 * 8 * 50e9) / (8 * 8 * 50e9 * 3.0 / 4.0), 1e-12);
+	r = eval(&s, FT_OP_ALLTOALL, 1ull << 32, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_string_equal(r.bottleneck, "global");
+	s.fabric.global_links_per_router = 16;
+	r = eval(&s, FT_OP_ALLTOALL, 1ull << 32, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_string_equal(r.bottleneck, "nic");
+}
+
+/* Scenario (a) of the twin: 256 H100s, 200 MB of gradients per iteration. */
+static void
+test_train_dp(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_train_job job = { .ngpus = 256,
+		                    .flops_per_gpu = 3e14,
+		                    .mfu = 0.4,
+		                    .grad_bytes = 200000000,
+		                    .overlap = 0.5 };
+	struct ft_train_result t;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:32", &s, &err), 0);
+	assert_int_equal(ft_model_train_dp(&s, &job, &t, &err), 0);
+	assert_rel(t.compute_s, 3e14 / (989.4e12 * 0.4), 1e-12);
+	assert_int_equal(t.allreduce.nranks, 256);
+	assert_rel(t.comm_s, t.allreduce.time_s, 0);
+	assert_rel(t.exposed_comm_s, FT_MAX(0.0, t.comm_s - 0.5 * t.compute_s), 1e-12);
+	assert_rel(t.iter_s, t.compute_s + t.exposed_comm_s, 1e-12);
+	assert_true(t.scale_eff > 0 && t.scale_eff <= 1);
+	/* 200 MB at a few hundred GB/s busbw is a few milliseconds. */
+	assert_true(t.comm_s > 0.5e-3 && t.comm_s < 5e-3);
+	job.overlap = 0;
+	assert_int_equal(ft_model_train_dp(&s, &job, &t, &err), 0);
+	assert_rel(t.iter_s, t.compute_s + t.comm_s, 1e-12);
+	job.mfu = 0;
+	assert_int_equal(ft_model_train_dp(&s, &job, &t, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "job.mfu"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_closed_ring_allreduce),
+		cmocka_unit_test(test_closed_ring_multinode),
+		cmocka_unit_test(test_closed_tree),
+		cmocka_unit_test(test_closed_other_ops),
+		cmocka_unit_test(test_closed_nvls_tree),
+		cmocka_unit_test(test_closed_pat),
+		cmocka_unit_test(test_model_matches_schedules),
+		cmocka_unit_test(test_measured_h100_2node),
+		cmocka_unit_test(test_closed_alltoall_multinode),
+		cmocka_unit_test(test_oversubscribed_alltoall),
+		cmocka_unit_test(test_selection),
+		cmocka_unit_test(test_pcie_node),
+		cmocka_unit_test(test_published_h100_ring),
+		cmocka_unit_test(test_published_h100_nvls),
+		cmocka_unit_test(test_published_a100),
+		cmocka_unit_test(test_published_b200),
+		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_bad_queries),
+		cmocka_unit_test(test_train_dp),
+		cmocka_unit_test(test_dragonfly_alltoall),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

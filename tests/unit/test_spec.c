@@ -1,0 +1,722 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_spec.c - cluster specs: presets and their figures, preset
+ * shorthands, fabric capacity, the YAML/JSON loader and its error messages
+ * (every bad input names file:line:col and the field), and the shipped
+ * examples.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+static bool
+is_zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (c[i])
+			return false;
+	return true;
+}
+
+static int
+load(const char *yaml, struct ft_cluster_spec *s, struct ft_error *err)
+{
+	ft_error_clear(err);
+	return ft_spec_load_buffer(yaml, strlen(yaml), "t.yaml", s, err);
+}
+
+/* ---- presets ------------------------------------------------------------------------------ */
+
+static void
+test_node_presets_validate(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	const char *prev = "";
+	size_t i;
+
+	assert_int_equal(ft_node_preset_count(), 5);
+	for (i = 0; i < ft_node_preset_count(); i++) {
+		const char *name = ft_node_preset_name(i);
+
+		assert_non_null(name);
+		assert_true(strcmp(prev, name) < 0); /* sorted, unique */
+		prev = name;
+		assert_non_null(ft_node_preset_summary(i));
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(ft_node_preset(name, &s.node), 0);
+		assert_string_equal(s.node.preset, name);
+		ft_strlcpy(s.name, name, sizeof(s.name));
+		s.nnodes = 1;
+		s.fabric.kind = FT_FABRIC_NONE;
+		if (ft_spec_validate(&s, &err) < 0)
+			fail_msg("preset %s: %s", name, err.msg);
+		/* Every NIC link names a link preset whose rate the node carries. */
+		assert_non_null(ft_link_preset_find(s.node.nic_link));
+		assert_true(ft_link_preset_find(s.node.nic_link)->rate_Bps == s.node.nic_Bps);
+		assert_true(ft_link_preset_find(s.node.nic_link)->lat_nic_s == s.node.lat_nic_s);
+	}
+	assert_null(ft_node_preset_name(i));
+	assert_int_equal(ft_node_preset("dgx-h999", &s.node), FT_ENOENT);
+	assert_true(is_zero(&s.node, sizeof(s.node)));
+}
+
+static void
+test_node_preset_figures(void **state)
+{
+	struct ft_node_spec n;
+
+	/* DGX H100: 900 GB/s bidirectional NVLink 4 = 450 GB/s per direction. */
+	assert_int_equal(ft_node_preset("dgx-h100", &n), 0);
+	assert_int_equal(n.ngpus, 8);
+	assert_int_equal(n.nvlink_gen, 4);
+	assert_true(n.nvlink_Bps == 450e9);
+	assert_true(n.nvswitch && n.nvls);
+	assert_int_equal(n.pcie_gen, 5);
+	assert_int_equal(n.nnics, 8);
+	assert_true(n.nic_Bps == 50e9); /* 400 Gb/s */
+	assert_int_equal(n.npcie_switches, 4);
+	assert_int_equal(n.gpu_pcie_switch[3], n.nic_pcie_switch[n.gpu_nic[3]]);
+	assert_true(fabs(n.gpu_tflops - 989.4) < 1e-9);
+	/* DGX A100: NVLink 3 300 GB/s per direction, no NVLS, HDR 200 Gb/s, Gen4. */
+	assert_int_equal(ft_node_preset("dgx-a100", &n), 0);
+	assert_true(n.nvlink_Bps == 300e9);
+	assert_true(n.nvswitch && !n.nvls);
+	assert_true(n.nic_Bps == 25e9);
+	assert_int_equal(n.pcie_gen, 4);
+	assert_true(n.pcie_Bps_gpu == 24e9);
+	assert_int_equal(n.nnuma, 8);
+	/* DGX B200: NVLink 5 900 GB/s per direction. */
+	assert_int_equal(ft_node_preset("dgx-b200", &n), 0);
+	assert_int_equal(n.nvlink_gen, 5);
+	assert_true(n.nvlink_Bps == 900e9);
+	assert_true(n.nvls);
+	/* HGX H200: H100 fabric, 141 GB. */
+	assert_int_equal(ft_node_preset("hgx-h200", &n), 0);
+	assert_true(n.gpu_mem_GB == 141);
+	assert_true(n.nvlink_Bps == 450e9);
+	/* PCIe L40S: no NVLink, 2 NICs, GPUs 0-3 on NIC 0. */
+	assert_int_equal(ft_node_preset("pcie-l40s", &n), 0);
+	assert_int_equal(n.nvlink_gen, 0);
+	assert_false(n.nvswitch);
+	assert_int_equal(n.nnics, 2);
+	assert_int_equal(n.gpu_nic[3], 0);
+	assert_int_equal(n.gpu_nic[4], 1);
+	assert_int_equal(n.gpu_numa[7], 1);
+}
+
+static void
+test_link_presets(void **state)
+{
+	static const struct {
+		const char *name;
+		enum ft_link_tech tech;
+		double gbps;
+	} want[] = {
+		{ "hdr", FT_TECH_IB, 200 },       { "ndr", FT_TECH_IB, 400 },
+		{ "xdr", FT_TECH_IB, 800 },       { "roce100", FT_TECH_ROCE, 100 },
+		{ "roce200", FT_TECH_ROCE, 200 }, { "roce400", FT_TECH_ROCE, 400 },
+		{ "roce800", FT_TECH_ROCE, 800 },
+	};
+	const struct ft_link_preset *lp;
+	size_t i;
+
+	assert_int_equal(ft_link_preset_count(), FT_ARRAY_SIZE(want));
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		lp = ft_link_preset_find(want[i].name);
+		assert_non_null(lp);
+		assert_ptr_equal(lp, ft_link_preset_at(i));
+		assert_int_equal(lp->tech, want[i].tech);
+		/* Data rate after encoding: the nominal Gb/s / 8 (IB-SPEED). */
+		assert_true(lp->rate_Bps == want[i].gbps * 1e9 / 8);
+		assert_true(lp->raw_gbps > lp->signal_gbps);
+		assert_true(lp->lat_nic_s > 0 && lp->lat_switch_s > 0 && lp->lat_cable_s > 0);
+		assert_int_equal(lp->mtu_bytes, 4096);
+	}
+	assert_null(ft_link_preset_at(i));
+	assert_null(ft_link_preset_find("edr"));
+	assert_null(ft_link_preset_find(NULL));
+}
+
+static void
+test_names(void **state)
+{
+	enum ft_routing r;
+	int i;
+
+	for (i = 0; i < FT_ROUTING_COUNT; i++) {
+		assert_int_equal(ft_routing_from_name(ft_routing_name((enum ft_routing)i), &r), 0);
+		assert_int_equal(r, i);
+	}
+	assert_int_equal(ft_routing_from_name("ospf", &r), FT_ENOENT);
+	assert_string_equal(ft_fabric_kind_name(FT_FABRIC_RAIL_FAT_TREE), "rail-fat-tree");
+	assert_string_equal(ft_fabric_kind_name(FT_FABRIC_KIND_COUNT), "?");
+	assert_string_equal(ft_link_tech_name(FT_TECH_ROCE), "roce");
+}
+
+/* ---- shorthands --------------------------------------------------------------------------- */
+
+static void
+test_resolve_shorthand(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve("dgx-h100", &s, &err), 0);
+	assert_int_equal(s.nnodes, 1);
+	assert_int_equal(s.fabric.kind, FT_FABRIC_NONE);
+	assert_int_equal(ft_spec_ngpus(&s), 8);
+	assert_string_equal(s.name, "dgx-h100");
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:64", &s, &err), 0);
+	assert_int_equal(s.nnodes, 64);
+	assert_int_equal(ft_spec_ngpus(&s), 512);
+	assert_int_equal(s.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
+	assert_int_equal(s.fabric.tiers, 2);
+	assert_int_equal(s.fabric.radix, 64);
+	assert_int_equal(s.fabric.nodes_per_unit, 32);
+	assert_true(s.fabric.oversubscription == 1.0);
+	assert_string_equal(s.fabric.link, "ndr");
+	assert_true(s.fabric.link_Bps == 50e9);
+	assert_int_equal(s.fabric.routing, FT_ROUTING_DMODK);
+	assert_string_equal(s.source, "dgx-h100:64");
+
+	/* 2 tiers of radix 64 hold 32 * 64 = 2048 NIC ports: 256 nodes of 8 NICs. */
+	assert_int_equal(ft_spec_resolve("dgx-h100:256", &s, &err), 0);
+	assert_int_equal(s.fabric.tiers, 2);
+	assert_int_equal(ft_spec_resolve("dgx-h100:257", &s, &err), 0);
+	assert_int_equal(s.fabric.tiers, 3);
+	/* 3 tiers: 64^3 / 4 = 65536 ports = 8192 nodes; 4096 DGX (32k GPUs) fit. */
+	assert_int_equal(ft_spec_resolve("dgx-h100:4096", &s, &err), 0);
+	assert_int_equal(ft_spec_ngpus(&s), 32768);
+	assert_int_equal(ft_spec_fabric_capacity(&s), 8192);
+
+	/* The PCIe server: a plain RoCE fat-tree, 2 NICs per node: 1024 nodes in 2 tiers. */
+	assert_int_equal(ft_spec_resolve("pcie-l40s:1024", &s, &err), 0);
+	assert_int_equal(s.fabric.kind, FT_FABRIC_FAT_TREE);
+	assert_string_equal(s.fabric.link, "roce200");
+	assert_int_equal(s.fabric.routing, FT_ROUTING_ECMP);
+	assert_int_equal(s.fabric.tiers, 2);
+	assert_int_equal(ft_spec_resolve("pcie-l40s:1025", &s, &err), 0);
+	assert_int_equal(s.fabric.tiers, 3);
+	/* A path is a file; its name defaults to the base name. */
+	assert_int_equal(ft_spec_resolve("examples/torus.json", &s, &err), 0);
+	assert_string_equal(s.name, "h100-torus");
+	assert_string_equal(s.source, "examples/torus.json");
+	assert_int_equal(s.fabric.kind, FT_FABRIC_TORUS);
+	assert_int_equal(s.fabric.ndims, 3);
+	assert_int_equal(ft_spec_resolve("dgx-a100:1", &s, &err), 0);
+	assert_int_equal(s.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
+	assert_string_equal(s.fabric.link, "hdr");
+}
+
+static void
+test_resolve_bad(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:x", &s, &err), FT_EPARSE);
+	assert_string_equal(err.msg, "dgx-h100:x: expected a node count after ':', got 'x'");
+	assert_true(is_zero(&s, sizeof(s)));
+	ft_error_clear(&err);
+	assert_int_equal(ft_spec_resolve("dgx-h100:0", &s, &err), FT_ERANGE);
+	assert_string_equal(err.msg,
+	                    "dgx-h100:0: expected a node count from 1 to 4294967295, got 0");
+	ft_error_clear(&err);
+	assert_int_equal(ft_spec_resolve("dgx-h100:", &s, &err), FT_EPARSE);
+	ft_error_clear(&err);
+	assert_int_equal(ft_spec_resolve("dgx-h100:8193", &s, &err), FT_ERANGE);
+	assert_string_equal(err.msg, "dgx-h100:8193: nodes.count: expected at most 8192 nodes of 8 "
+	                             "NICs on the default fabric (3-tier fat-tree of radix-64 "
+	                             "switches), got 8193");
+	assert_true(is_zero(&s, sizeof(s)));
+	ft_error_clear(&err);
+	assert_int_equal(ft_spec_resolve("dgx-z900", &s, &err), FT_ENOENT);
+	assert_string_equal(err.msg, "dgx-z900: expected a spec file or a node preset (dgx-a100, "
+	                             "dgx-b200, dgx-h100, hgx-h200, pcie-l40s), optionally with "
+	                             "':NODES', got neither");
+	ft_error_clear(&err);
+	assert_int_equal(ft_spec_resolve("no/such/spec.yaml", &s, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "no/such/spec.yaml"));
+	ft_error_clear(&err);
+	assert_int_equal(ft_spec_resolve("", &s, &err), FT_EINVAL);
+	assert_int_equal(ft_spec_resolve(NULL, &s, NULL), FT_EINVAL);
+}
+
+/* ---- capacity ----------------------------------------------------------------------------- */
+
+static void
+test_capacity(void **state)
+{
+	struct ft_cluster_spec s;
+	uint32_t down, up;
+
+	memset(&s, 0, sizeof(s));
+	s.node.nnics = 1;
+	s.fabric.kind = FT_FABRIC_FAT_TREE;
+	s.fabric.radix = 64;
+	s.fabric.oversubscription = 1;
+	s.fabric.tiers = 2;
+	ft_spec_leaf_ports(&s.fabric, &down, &up);
+	assert_int_equal(down, 32);
+	assert_int_equal(up, 32);
+	assert_int_equal(ft_spec_fabric_capacity(&s), 64 * 64 / 2); /* k^2/2 */
+	s.fabric.tiers = 3;
+	assert_int_equal(ft_spec_fabric_capacity(&s), 64 * 64 * 64 / 4); /* k^3/4 */
+	s.fabric.oversubscription = 3;                                   /* 48 down : 16 up */
+	ft_spec_leaf_ports(&s.fabric, &down, &up);
+	assert_int_equal(down, 48);
+	assert_int_equal(up, 16);
+	assert_int_equal(ft_spec_fabric_capacity(&s), 64 * 32 * 48);
+	s.fabric.oversubscription = 2; /* 42:22, never worse than asked */
+	ft_spec_leaf_ports(&s.fabric, &down, &up);
+	assert_int_equal(down, 42);
+	assert_int_equal(up, 22);
+	/* Multi-plane: 8 NICs on 4 planes = 2 ports per node per plane. */
+	s.node.nnics = 8;
+	s.fabric.kind = FT_FABRIC_MULTI_PLANE;
+	s.fabric.planes = 4;
+	s.fabric.oversubscription = 1;
+	s.fabric.tiers = 2;
+	assert_int_equal(ft_spec_fabric_capacity(&s), 2048 / 2);
+	s.fabric.kind = FT_FABRIC_DRAGONFLY;
+	s.fabric.groups = 9;
+	s.fabric.routers_per_group = 4;
+	s.fabric.nodes_per_router = 2;
+	assert_int_equal(ft_spec_fabric_capacity(&s), 72);
+	s.fabric.kind = FT_FABRIC_TORUS;
+	s.fabric.ndims = 3;
+	s.fabric.dims[0] = 4;
+	s.fabric.dims[1] = 4;
+	s.fabric.dims[2] = 2;
+	assert_int_equal(ft_spec_fabric_capacity(&s), 32);
+	s.fabric.nodes_per_switch = 2;
+	assert_int_equal(ft_spec_fabric_capacity(&s), 64);
+	s.fabric.kind = FT_FABRIC_NONE;
+	assert_int_equal(ft_spec_fabric_capacity(&s), 1);
+}
+
+/* ---- loader ------------------------------------------------------------------------------- */
+
+static void
+test_load_full(void **state)
+{
+	static const char yaml[] = "name: lab\n"
+	                           "nodes:\n"
+	                           "  preset: dgx-h100\n"
+	                           "  count: 128\n"
+	                           "  nics: { count: 8, rate: 400Gbps, model: ConnectX-7 }\n"
+	                           "fabric:\n"
+	                           "  kind: rail-fat-tree\n"
+	                           "  link: ndr\n"
+	                           "  tiers: 2\n"
+	                           "  radix: 64\n"
+	                           "  oversubscription: 1\n"
+	                           "  routing: ecmp\n"
+	                           "  sharp: true\n"
+	                           "  switch_latency: 200ns\n"
+	                           "  mtu: 2048\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	if (load(yaml, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(s.name, "lab");
+	assert_string_equal(s.source, "t.yaml");
+	assert_int_equal(s.nnodes, 128);
+	assert_string_equal(s.node.nic_link, "ndr"); /* 400 Gb/s is the ndr rate: link kept */
+	assert_int_equal(s.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
+	assert_int_equal(s.fabric.routing, FT_ROUTING_ECMP);
+	assert_true(s.fabric.sharp);
+	assert_true(fabs(s.fabric.lat_switch_s - 200e-9) < 1e-18);
+	assert_true(s.fabric.lat_cable_s == ft_link_preset_find("ndr")->lat_cable_s);
+	assert_int_equal(s.fabric.nodes_per_unit, 32);
+	assert_int_equal(s.fabric.mtu_bytes, 2048);
+}
+
+static void
+test_load_overrides(void **state)
+{
+	static const char yaml[] = "nodes:\n"
+	                           "  preset: pcie-l40s\n"
+	                           "  count: 8\n"
+	                           "  gpus: 4\n"
+	                           "  pcie: { gen: 5 }\n"
+	                           "  nics: { count: 4, link: roce400, latency: 1.5us }\n"
+	                           "fabric:\n"
+	                           "  kind: fat-tree\n"
+	                           "  oversubscription: \"3:1\"\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	uint32_t i;
+
+	if (load(yaml, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(s.name, "t"); /* from the file name */
+	assert_int_equal(s.node.ngpus, 4);
+	assert_true(s.node.pcie_Bps_gpu == 48e9); /* re-derived for Gen5 x16 */
+	assert_true(s.node.nic_Bps == 50e9);      /* from roce400 */
+	assert_true(fabs(s.node.lat_nic_s - 1.5e-6) < 1e-15);
+	assert_string_equal(s.fabric.link, "roce400");
+	assert_int_equal(s.fabric.mtu_bytes, 4096); /* from the link preset */
+	assert_int_equal(s.fabric.routing, FT_ROUTING_ECMP);
+	assert_true(s.fabric.oversubscription == 3.0);
+	/* The placement was laid out again for 4 GPUs and 4 NICs on 2 switches. */
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(s.node.gpu_nic[i], i);
+		assert_int_equal(s.node.gpu_pcie_switch[i], i / 2);
+		assert_int_equal(s.node.nic_pcie_switch[i], i / 2);
+	}
+}
+
+static void
+test_load_json(void **state)
+{
+	static const char json[] =
+	        "{\"name\": \"j\", \"nodes\": {\"preset\": \"dgx-b200\", \"count\": 16,"
+	        " \"nics\": {\"link\": \"roce800\"}},"
+	        " \"fabric\": {\"kind\": \"dragonfly\", \"link\": \"roce800\", \"groups\": 4,"
+	        " \"routers_per_group\": 2, \"nodes_per_router\": 2,"
+	        " \"global_links_per_router\": 2, \"routing\": \"valiant\"}}";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	if (ft_spec_load_buffer(json, strlen(json), "t.json", &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(s.name, "j");
+	assert_int_equal(s.nnodes, 16);
+	assert_int_equal(s.fabric.kind, FT_FABRIC_DRAGONFLY);
+	assert_int_equal(s.fabric.routing, FT_ROUTING_VALIANT);
+	assert_true(s.fabric.link_Bps == 100e9);
+	assert_int_equal(ft_spec_fabric_capacity(&s), 16);
+}
+
+static void
+test_load_custom_node(void **state)
+{
+	static const char yaml[] = "name: c\n"
+	                           "nodes:\n"
+	                           "  gpus: 2\n"
+	                           "  gpu_model: X1\n"
+	                           "  gpu_tflops: 100\n"
+	                           "  gpu_memory: 32GB\n"
+	                           "  pcie: { gen: 4 }\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	if (load(yaml, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.nnodes, 1);
+	assert_int_equal(s.fabric.kind, FT_FABRIC_NONE);
+	assert_int_equal(s.node.nvlink_gen, 0);
+	assert_true(s.node.lat_nvlink_s == 0);
+	assert_true(s.node.lat_pcie_s > 0);
+	assert_int_equal(s.node.nnics, 0);
+	assert_int_equal(s.node.pcie_width_gpu, 16);
+	assert_true(s.node.pcie_Bps_gpu == 24e9);
+	assert_true(s.node.gpu_mem_GB == 32);
+	assert_string_equal(s.node.preset, "");
+}
+
+/* Each bad input: the exact message, with file:line:col and the field. */
+static const struct bad_case {
+	const char *yaml;
+	int code;
+	const char *msg;
+} bad_cases[] = {
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: abc\n", FT_EPARSE,
+	  "t.yaml:4:10: nodes.count: expected an integer from 1 to 1000000, got 'abc'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpuz: 4\n", FT_EPARSE,
+	  "t.yaml:4:3: nodes.gpuz: expected one of the keys preset, count, gpus, gpu_model, "
+	  "gpu_tflops, gpu_memory, nvlink, pcie, numa, nics, placement, got unknown key 'gpuz'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n  count: 3\n", FT_EPARSE,
+	  "t.yaml:5:3: nodes.count: expected each key once, got 'count' again (first at line 4)" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 300\nfabric:\n  kind: rail-fat-tree\n"
+	  "  tiers: 2\n",
+	  FT_ERANGE,
+	  "t.yaml:4:10: nodes.count: expected at most 256 nodes on a 2-tier rail-fat-tree of "
+	  "radix-64 switches (2048 host ports, 8 NICs per node), got 300" },
+	{ "name: x\nnodes: [1, 2\n", FT_EPARSE,
+	  "t.yaml:3:1: yaml: did not find expected ',' or ']' while parsing a flow sequence" },
+	{ "name: x\nnodes:\n  preset: dgx-h999\n", FT_EPARSE,
+	  "t.yaml:3:11: nodes.preset: expected a node preset (dgx-a100, dgx-b200, dgx-h100, "
+	  "hgx-h200, pcie-l40s), got 'dgx-h999'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: torus\n"
+	  "  dims: [4, 4]\n  tiers: 2\n",
+	  FT_EPARSE,
+	  "t.yaml:8:3: fabric.tiers: expected one of the keys of a torus fabric: kind, link, rate, "
+	  "switch_latency, cable_latency, mtu, routing, dims, nodes_per_switch, got unknown key "
+	  "'tiers'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\n  nics: { link: roce400 }\n"
+	  "fabric:\n  kind: fat-tree\n  link: roce400\n  sharp: true\n",
+	  FT_EINVAL,
+	  "t.yaml:9:10: fabric.sharp: expected false on a RoCE fabric (SHARP runs in InfiniBand "
+	  "switches, IB-SHARP), got true" },
+	{ "name: x\nnodes:\n  gpus: 8\n", FT_EPARSE,
+	  "t.yaml:3:3: nodes.gpu_model: expected a value (or a preset: to start from), got "
+	  "nothing" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { rate: fast }\n", FT_EPARSE,
+	  "t.yaml:4:17: nodes.nics.rate: expected a rate like 400Gbps or 50GB/s, got 'fast'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  placement: { gpu_nic: [0, 1, 2] }\n", FT_EPARSE,
+	  "t.yaml:4:25: nodes.placement.gpu_nic: expected 8 entries (one per GPU), got 3" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n"
+	  "  placement: { gpu_nic: [0, 1, 2, 3, 4, 5, 6, 9] }\n",
+	  FT_ERANGE,
+	  "t.yaml:4:47: nodes.placement.gpu_nic[7]: expected a NIC index below 8, got 9" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: dragonfly\n"
+	  "  groups: 20\n  routers_per_group: 2\n  nodes_per_router: 1\n"
+	  "  global_links_per_router: 2\n",
+	  FT_ERANGE,
+	  "t.yaml:7:11: fabric.groups: expected at most 5 groups (routers_per_group x "
+	  "global_links_per_router + 1, so that every pair of groups is linked), got 20" },
+	{ "name: x\nnodes:\n  preset: dgx-a100\n  nvlink: { nvls: true }\n", FT_EINVAL,
+	  "t.yaml:4:19: nodes.nvlink.nvls: expected false before NVLink 4 (NVLink SHARP needs "
+	  "Hopper's NVSwitch), got true with NVLink 3" },
+	{ "", FT_EPARSE,
+	  "t.yaml:1:1: spec: expected a mapping with name, nodes and fabric, got an empty "
+	  "document" },
+	{ "- a\n- b\n", FT_EPARSE,
+	  "t.yaml:1:1: spec: expected a mapping with name, nodes and fabric, got a list" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
+	  "  oversubscription: \"1:2\"\n",
+	  FT_EPARSE,
+	  "t.yaml:7:21: fabric.oversubscription: expected a down:up ratio of at least 1, like 1, "
+	  "2 or \"3:1\", got '1:2'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
+	  "  routing: minimal\n",
+	  FT_EINVAL,
+	  "t.yaml:7:12: fabric.routing: expected ecmp, dmodk or adaptive for a fat-tree, got "
+	  "minimal" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
+	  "  radix: 63\n",
+	  FT_ERANGE,
+	  "t.yaml:7:10: fabric.radix: expected an even number of switch ports from 4 to 1024, "
+	  "got 63" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: multi-plane\n"
+	  "  planes: 3\n",
+	  FT_ERANGE,
+	  "t.yaml:7:11: fabric.planes: expected a divisor of the 8 NICs per node, got 3" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpu_memory: 80\n", FT_EPARSE,
+	  "t.yaml:4:15: nodes.gpu_memory: expected a size like 80GB or 141GB, got '80'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: \"4\"\n", FT_EPARSE,
+	  "t.yaml:4:10: nodes.count: expected an integer from 1 to 1000000, got '4'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n---\nname: y\n", FT_EPARSE,
+	  "t.yaml:4:1: spec: expected one YAML document, got a second one" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n  nics: { count: 0 }\n", FT_EINVAL,
+	  "t.yaml:5:18: nodes.nics.count: expected at least 1 NIC per node for the default "
+	  "fabric of 2 nodes, got 0" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  nvlink: { gen: 5 }\n", FT_EPARSE,
+	  "t.yaml:4:11: nodes.nvlink.bandwidth: expected a bandwidth per GPU and direction for "
+	  "NVLink 5, got nothing" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n"
+	  "  placement: { gpu_numa: [0, 0, 0, 0, 1, 1, 1, 0] }\n",
+	  FT_EINVAL,
+	  "t.yaml:4:48: nodes.placement.gpu_numa[7]: expected 1 (the NUMA domain of its PCIe "
+	  "switch 3), got 0" },
+	{ "name: x\nnodes:\n  count: 3\n  preset: dgx-h100\nfabric:\n  kind: torus\n", FT_EPARSE,
+	  "t.yaml:6:3: fabric.dims: expected a value for a torus fabric, got nothing" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 100\nfabric:\n  kind: torus\n"
+	  "  dims: [4, 4]\n",
+	  FT_ERANGE,
+	  "t.yaml:4:10: nodes.count: expected at most 16 nodes (one node per torus vertex), got "
+	  "100" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: torus\n"
+	  "  dims: [4, 1]\n",
+	  FT_EPARSE, "t.yaml:7:13: fabric.dims[1]: expected an integer from 2 to 1024, got '1'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: mesh\n", FT_EPARSE,
+	  "t.yaml:6:9: fabric.kind: expected fat-tree, rail-fat-tree, multi-plane, dragonfly, "
+	  "torus or none, got 'mesh'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric: none\n", FT_EINVAL,
+	  "t.yaml:5:9: fabric.kind: expected a fabric to join 4 nodes, got none" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  nvlink: { nvswitch: yes }\n", FT_EPARSE,
+	  "t.yaml:4:23: nodes.nvlink.nvswitch: expected true or false, got 'yes'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  pcie: { gpu_width: 12 }\n", FT_EPARSE,
+	  "t.yaml:4:22: nodes.pcie.gpu_width: expected 1, 2, 4, 8 or 16 lanes, got '12'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 8\nfabric:\n  kind: fat-tree\n"
+	  "  switch_latency: soon\n",
+	  FT_EPARSE,
+	  "t.yaml:7:19: fabric.switch_latency: expected a duration like 150ns or 2us, got "
+	  "'soon'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n", 0, NULL }, /* control: fine */
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
+	  "  link: roce400\n",
+	  FT_EINVAL,
+	  "t.yaml:7:9: fabric.link: expected an InfiniBand link like the NICs' ndr (or set "
+	  "nodes.nics.link), got roce400" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: fat-tree\n"
+	  "  mtu: 1500\n",
+	  FT_EPARSE,
+	  "t.yaml:7:8: fabric.mtu: expected an MTU of 256, 512, 1024, 2048 or 4096 bytes, got "
+	  "'1500'" },
+	{ "name: [x]\nnodes:\n  preset: dgx-h100\n", FT_EPARSE,
+	  "t.yaml:1:7: name: expected a name, got a list" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: fat-tree\n"
+	  "  link: ndr\n  link: hdr\n",
+	  FT_EPARSE,
+	  "t.yaml:8:3: fabric.link: expected each key once, got 'link' again (first at "
+	  "line 7)" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\nfabric:\n  kind: rail-fat-tree\n"
+	  "  nodes_per_unit: 40\n",
+	  FT_ERANGE,
+	  "t.yaml:7:19: fabric.nodes_per_unit: expected at most 32 nodes per scalable unit "
+	  "(the down ports of a leaf), got 40" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 8\nfabric:\n  kind: dragonfly\n"
+	  "  groups: 2\n  routers_per_group: 2\n  nodes_per_router: 2\n"
+	  "  global_links_per_router: 1\n  radix: 16\n",
+	  FT_ERANGE,
+	  "t.yaml:11:10: fabric.radix: expected at least 18 router ports (nodes x NICs + local + "
+	  "global links), got 16" },
+};
+
+static void
+test_load_errors(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < FT_ARRAY_SIZE(bad_cases); i++) {
+		rc = load(bad_cases[i].yaml, &s, &err);
+		if (rc != bad_cases[i].code)
+			fail_msg("case %zu: rc %d, expected %d (%s)", i, rc, bad_cases[i].code,
+			         err.msg);
+		if (!bad_cases[i].msg)
+			continue;
+		if (strcmp(err.msg, bad_cases[i].msg) != 0)
+			fail_msg("case %zu:\n got: %s\nwant: %s", i, err.msg, bad_cases[i].msg);
+		assert_true(is_zero(&s, sizeof(s)));
+	}
+}
+
+static void
+test_load_file_missing(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_load_file("tests/fixtures/spec/none.yaml", &s, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "tests/fixtures/spec/none.yaml"));
+	assert_int_equal(ft_spec_load_buffer("x", 1, "t", NULL, NULL), FT_EINVAL);
+}
+
+/* Every line of a larger file: truncated prefixes are refused, never crash. */
+static void
+test_load_truncations(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_strbuf sb;
+	struct ft_error err;
+	size_t len;
+
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_strbuf_read_file(&sb, "examples/custom-node.yaml", NULL), 0);
+	for (len = 0; len <= sb.len; len++) {
+		ft_error_clear(&err);
+		if (ft_spec_load_buffer(sb.buf, len, "t.yaml", &s, &err) < 0)
+			assert_true(strncmp(err.msg, "t.yaml:", 7) == 0);
+	}
+	ft_strbuf_release(&sb);
+}
+
+static void
+test_validate_names_field(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &s, &err), 0);
+	s.node.gpu_nic[2] = 12;
+	assert_int_equal(ft_spec_validate(&s, &err), FT_ERANGE);
+	assert_string_equal(err.msg, "dgx-h100:4: nodes.placement.gpu_nic[2]: expected a NIC index "
+	                             "below 8, got 12");
+	ft_error_clear(&err);
+	s.node.gpu_nic[2] = 2;
+	s.fabric.routing = FT_ROUTING_DOR;
+	assert_int_equal(ft_spec_validate(&s, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "dgx-h100:4: fabric.routing: expected ecmp, dmodk or adaptive "
+	                             "for a rail-fat-tree, got dor");
+	assert_int_equal(ft_spec_validate(NULL, NULL), FT_EINVAL);
+
+	/* A spec built in code may leave these at 0: non-blocking, units of a leaf. */
+	ft_error_clear(&err);
+	s.fabric.routing = FT_ROUTING_ECMP;
+	s.fabric.oversubscription = 0;
+	s.fabric.nodes_per_unit = 0;
+	s.name[0] = '\0'; /* names are descriptive */
+	s.node.gpu_model[0] = '\0';
+	assert_int_equal(ft_spec_validate(&s, &err), 0);
+	s.fabric.oversubscription = 0.5;
+	assert_int_equal(ft_spec_validate(&s, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "fabric.oversubscription"));
+}
+
+/* examples/ ships specs; each must load (and the directory must not be empty). */
+static void
+test_examples_load(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	struct dirent *d;
+	char path[512];
+	size_t n = 0, len;
+	DIR *dir = opendir("examples");
+
+	assert_non_null(dir);
+	while ((d = readdir(dir)) != NULL) {
+		len = strlen(d->d_name);
+		if (!((len > 5 && strcmp(d->d_name + len - 5, ".yaml") == 0) ||
+		      (len > 5 && strcmp(d->d_name + len - 5, ".json") == 0)))
+			continue;
+		snprintf(path, sizeof(path), "examples/%s", d->d_name);
+		ft_error_clear(&err);
+		if (ft_spec_load_file(path, &s, &err) < 0)
+			fail_msg("%s: %s", path, err.msg);
+		assert_int_equal(ft_spec_validate(&s, &err), 0);
+		assert_true(s.nnodes >= 1 && s.name[0]);
+		n++;
+	}
+	closedir(dir);
+	assert_true(n >= 7);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_node_presets_validate),
+		cmocka_unit_test(test_node_preset_figures),
+		cmocka_unit_test(test_link_presets),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_resolve_shorthand),
+		cmocka_unit_test(test_resolve_bad),
+		cmocka_unit_test(test_capacity),
+		cmocka_unit_test(test_load_full),
+		cmocka_unit_test(test_load_overrides),
+		cmocka_unit_test(test_load_json),
+		cmocka_unit_test(test_load_custom_node),
+		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_load_file_missing),
+		cmocka_unit_test(test_load_truncations),
+		cmocka_unit_test(test_validate_names_field),
+		cmocka_unit_test(test_examples_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_topo.c - topology invariants and routing: link counts per
+ * tier against their formulas, reverse links, reachability, path lengths,
+ * ECMP spread, D-mod-K balance, dragonfly Valiant, torus dimension order,
+ * in-node paths, down links, statistics, exports and bad specs.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+#include <fabtune/spec.h>
+#include <fabtune/topo.h>
+
+#define GBPS(x) ((x)*1e9 / 8)
+
+/* A DGX-H100-like node: 8 GPUs on an NVSwitch, 4 PCIe switches of 2 GPUs + 2 NICs, 2 sockets. */
+static void
+dgx_node(struct ft_node_spec *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->ngpus = 8;
+	n->nvlink_gen = 4;
+	n->nvlink_Bps = 450e9;
+	n->lat_nvlink_s = 1e-6;
+	n->nvswitch = true;
+	n->pcie_gen = 5;
+	n->pcie_Bps_gpu = 55e9;
+	n->pcie_Bps_nic = 55e9;
+	n->lat_pcie_s = 0.5e-6;
+	n->npcie_switches = 4;
+	n->nnuma = 2;
+	n->cpu_link_Bps = 60e9;
+	n->nnics = 8;
+	n->nic_Bps = GBPS(400);
+	for (int i = 0; i < 8; i++) {
+		n->gpu_pcie_switch[i] = i / 2;
+		n->gpu_numa[i] = i / 4;
+		n->gpu_nic[i] = i;
+		n->nic_pcie_switch[i] = i / 2;
+		n->nic_numa[i] = i / 4;
+	}
+	for (int i = 0; i < 4; i++)
+		n->pcie_switch_numa[i] = i / 2;
+}
+
+/* A thin node: 1 GPU, 1 NIC, straight to its CPU (no PCIe switch, no NVLink). */
+static void
+thin_node(struct ft_node_spec *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->ngpus = 1;
+	n->pcie_Bps_gpu = 25e9;
+	n->pcie_Bps_nic = 25e9;
+	n->lat_pcie_s = 0.5e-6;
+	n->nnuma = 1;
+	n->nnics = 1;
+	n->nic_Bps = GBPS(200);
+}
+
+static void
+fabric(struct ft_cluster_spec *s, enum ft_fabric_kind kind, uint32_t nnodes)
+{
+	snprintf(s->name, sizeof(s->name), "test");
+	s->nnodes = nnodes;
+	s->fabric.kind = kind;
+	s->fabric.link_Bps = GBPS(400);
+	s->fabric.lat_switch_s = 200e-9;
+	s->fabric.lat_cable_s = 10e-9;
+}
+
+static struct ft_topo *
+fat_tree(bool thin, uint32_t nnodes, uint32_t tiers, uint32_t radix, double oversub)
+{
+	struct ft_cluster_spec s = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+
+	if (thin)
+		thin_node(&s.node);
+	else
+		dgx_node(&s.node);
+	fabric(&s, FT_FABRIC_FAT_TREE, nnodes);
+	s.fabric.tiers = tiers;
+	s.fabric.radix = radix;
+	s.fabric.oversubscription = oversub;
+	if (ft_topo_build(&s, &t, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	return t;
+}
+
+static struct ft_topo *
+build_or_fail(const struct ft_cluster_spec *s)
+{
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+
+	if (ft_topo_build(s, &t, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	return t;
+}
+
+/* Count directed links of @kind whose tier is @tier. */
+static uint32_t
+count_links(const struct ft_topo *t, enum ft_link_kind kind, unsigned tier)
+{
+	uint32_t n = 0;
+
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *k = ft_topo_link(t, l);
+
+		n += k->kind == kind && k->tier == tier;
+	}
+	return n;
+}
+
+static uint32_t
+count_switches(const struct ft_topo *t, unsigned tier)
+{
+	uint32_t n = 0;
+
+	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++) {
+		const struct ft_vertex *x = ft_topo_vertex(t, v);
+
+		n += x->kind == FT_V_SWITCH && x->tier == tier;
+	}
+	return n;
+}
+
+static void
+check_reverse_and_csr(const struct ft_topo *t)
+{
+	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++) {
+		uint32_t first, n;
+
+		ft_topo_out_links(t, v, &first, &n);
+		for (uint32_t l = first; l < first + n; l++)
+			assert_int_equal(ft_topo_link(t, l)->src, v);
+	}
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *a = ft_topo_link(t, l), *b = ft_topo_link(t, a->rev);
+
+		assert_int_not_equal(a->rev, l);
+		assert_int_equal(b->rev, l);
+		assert_int_equal(a->src, b->dst);
+		assert_int_equal(a->dst, b->src);
+		assert_int_equal(a->kind, b->kind);
+		assert_true(a->cap_Bps == b->cap_Bps && a->cap_Bps > 0);
+		assert_false(a->up && b->up);
+	}
+}
+
+/* The path is a chain of links from @src to @dst; on fat-trees it never goes up after down. */
+static void
+check_path(const struct ft_topo *t, uint32_t src, uint32_t dst, const struct ft_path *p,
+           bool updown)
+{
+	uint32_t at = src;
+	bool went_down = false;
+
+	for (uint32_t i = 0; i < p->nlinks; i++) {
+		const struct ft_link *k = ft_topo_link(t, p->links[i]);
+
+		assert_int_equal(k->src, at);
+		if (updown && (k->kind == FT_L_FABRIC || k->kind == FT_L_HOST)) {
+			if (k->up)
+				assert_false(went_down);
+			else
+				went_down = true;
+		}
+		at = k->dst;
+	}
+	assert_int_equal(at, dst);
+}
+
+static uint32_t
+fabric_links(const struct ft_topo *t, const struct ft_path *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nlinks; i++) {
+		uint8_t k = ft_topo_link(t, p->links[i])->kind;
+
+		n += k == FT_L_FABRIC || k == FT_L_HOST;
+	}
+	return n;
+}
+
+static void
+test_node_interior(void **state)
+{
+	struct ft_cluster_spec s = { 0 };
+	struct ft_topo *t;
+	struct ft_topo_stats st;
+	struct ft_path p;
+	struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP };
+	uint32_t links[8];
+	bool cpu = false;
+
+	dgx_node(&s.node);
+	fabric(&s, FT_FABRIC_NONE, 1);
+	t = build_or_fail(&s);
+	check_reverse_and_csr(t);
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_int_equal(st.nvertices_by_kind[FT_V_GPU], 8);
+	assert_int_equal(st.nvertices_by_kind[FT_V_NIC], 8);
+	assert_int_equal(st.nvertices_by_kind[FT_V_PCIE_SWITCH], 4);
+	assert_int_equal(st.nvertices_by_kind[FT_V_CPU], 2);
+	assert_int_equal(st.nvertices_by_kind[FT_V_NVSWITCH], 1);
+	assert_int_equal(st.nlinks_by_kind[FT_L_NVLINK], 2 * 8);
+	assert_int_equal(st.nlinks_by_kind[FT_L_PCIE], 2 * (8 + 8 + 4));
+	assert_int_equal(st.nlinks_by_kind[FT_L_CPU], 2);
+	assert_int_equal(st.nlinks_by_kind[FT_L_HOST], 0);
+
+	/* GPU to GPU: through the NVSwitch (2 NVLink hops), not PCIe. */
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 0, 1), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 2);
+	for (uint32_t i = 0; i < p.nlinks; i++)
+		assert_int_equal(ft_topo_link(t, p.links[i])->kind, FT_L_NVLINK);
+	assert_true(fabs(p.lat_s - 1e-6) < 1e-15);
+	/* GPU to its own NIC: one PCIe switch. */
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_nic(t, 0, 0), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 2);
+	/* Cross-NUMA GPU -> NIC: up to CPU 0, over the socket link, down to NIC 7. */
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_nic(t, 0, 7), &pol, &p), 0);
+	check_path(t, ft_topo_gpu(t, 0, 0), ft_topo_nic(t, 0, 7), &p, false);
+	assert_int_equal(p.nlinks, 5);
+	for (uint32_t i = 0; i < p.nlinks; i++)
+		cpu = cpu || ft_topo_link(t, p.links[i])->kind == FT_L_CPU;
+	assert_true(cpu);
+	assert_int_equal(
+	        ft_route_next_hops(t, ft_topo_gpu(t, 0, 0), ft_topo_nic(t, 0, 7), links, 8), 1);
+	assert_int_equal(
+	        ft_route_next_hops(t, ft_topo_gpu(t, 0, 3), ft_topo_gpu(t, 0, 3), links, 8), 0);
+	/* No fabric: another node is unreachable, out of range ids are refused. */
+	assert_int_equal(ft_topo_gpu(t, 1, 0), UINT32_MAX);
+	assert_int_equal(ft_route_next_hops(t, 0, ft_topo_nvertices(t), links, 8), FT_EINVAL);
+	ft_topo_free(t);
+
+	/* NVLink without a switch: every GPU pair directly; PCIe-only: no NVLink at all. */
+	s.node.nvswitch = false;
+	s.node.ngpus = 4;
+	t = build_or_fail(&s);
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_int_equal(st.nlinks_by_kind[FT_L_NVLINK], 2 * 6);
+	assert_int_equal(st.nvertices_by_kind[FT_V_NVSWITCH], 0);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 0, 3), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 1);
+	ft_topo_free(t);
+	s.node.nvlink_gen = 0;
+	t = build_or_fail(&s);
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_int_equal(st.nlinks_by_kind[FT_L_NVLINK], 0);
+	/* GPU 0 and 1 share PCIe switch 0; GPU 0 and 3 cross the CPUs' switches. */
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 0, 1), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 2);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 0, 3), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 4);
+	ft_topo_free(t);
+}
+
+struct ft_case {
+	uint32_t nnodes, tiers, radix;
+	double oversub;
+};
+
+static void
+test_fattree_counts(void **state)
+{
+	static const struct ft_case cases[] = {
+		{ 32, 2, 8, 1 },    { 20, 2, 8, 1 },   { 8, 2, 8, 1 },   { 4, 2, 8, 1 },
+		{ 30, 2, 8, 3 },    { 128, 3, 8, 1 },  { 100, 3, 8, 1 }, { 40, 3, 8, 1 },
+		{ 2048, 3, 32, 1 }, { 200, 3, 16, 3 },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct ft_case *k = &cases[c];
+		struct ft_topo *t = fat_tree(true, k->nnodes, k->tiers, k->radix, k->oversub);
+		uint32_t d = (uint32_t)floor(k->radix * k->oversub / (1 + k->oversub) + 1e-9);
+		uint32_t u = k->radix - d, nl = (k->nnodes + d - 1) / d;
+
+		check_reverse_and_csr(t);
+		assert_int_equal(count_switches(t, 1), nl);
+		assert_int_equal(count_links(t, FT_L_HOST, 1), 2 * k->nnodes);
+		if (k->tiers == 2) {
+			/* Fewest spines holding nl * u up-links, dividing u. */
+			uint32_t need = (nl * u + k->radix - 1) / k->radix, sp = need;
+
+			while (u % sp)
+				sp++;
+			assert_int_equal(count_switches(t, 2), nl > 1 ? sp : 0);
+			assert_int_equal(count_links(t, FT_L_FABRIC, 2), nl > 1 ? 2 * nl * u : 0);
+			assert_int_equal(count_switches(t, 3), 0);
+		} else {
+			uint32_t lpp = k->radix / 2, pods = (nl + lpp - 1) / lpp;
+			uint32_t cores = pods > 1 ? u * (k->radix / 2) : 0;
+
+			/* u spines per pod; core group per spine index, radix/2 up-links each. */
+			assert_int_equal(count_switches(t, 2), pods * u);
+			assert_int_equal(count_links(t, FT_L_FABRIC, 2), 2 * nl * u);
+			assert_int_equal(count_links(t, FT_L_FABRIC, 3),
+			                 pods > 1 ? 2 * pods * u * (k->radix / 2) : 0);
+			if (pods == k->radix)
+				assert_int_equal(count_switches(t, 3), cores);
+			else
+				assert_true(count_switches(t, 3) <= cores);
+		}
+		ft_topo_free(t);
+	}
+}
+
+static void
+test_fattree_paths(void **state)
+{
+	struct ft_topo *t = fat_tree(true, 128, 3, 8, 1); /* 32 leaves, 8 pods of 4 */
+	struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP, .salt_seed = 7 };
+	struct ft_path p;
+	struct ft_topo_stats st;
+
+	/* same leaf: 2 fabric links (1 switch); same pod: 4; other pod: 6. */
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 3, 0), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 2);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 4, 0), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 4);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 127, 0), &pol, &p),
+	                 0);
+	assert_int_equal(p.nlinks, 6);
+	check_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 127, 0), &p, true);
+	/* GPU to GPU adds the PCIe hops at both ends. */
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 127, 0), &pol, &p),
+	                 0);
+	assert_int_equal(p.nlinks, 6 + 4);
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_int_equal(st.diameter_hops, 6);
+	/* Every NIC reaches every other by an up*-down* path. */
+	for (uint32_t a = 0; a < 128; a++)
+		for (uint32_t b = 0; b < 128; b++) {
+			uint32_t s = ft_topo_nic(t, a, 0), d = ft_topo_gpu(t, b, 0);
+
+			pol.flow_hash = ft_route_flow_hash(s, d, 0);
+			assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+			check_path(t, s, d, &p, true);
+		}
+	ft_topo_free(t);
+
+	t = fat_tree(true, 32, 2, 8, 1);
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_int_equal(st.diameter_hops, 4);
+	ft_topo_free(t);
+}
+
+/* Breadth-first diameter over NIC pairs, counting fabric links (the definition). */
+static uint32_t
+bfs_diameter(const struct ft_topo *t)
+{
+	uint32_t nv = ft_topo_nvertices(t), *dist = malloc(nv * sizeof(*dist));
+	uint32_t *q = malloc(nv * sizeof(*q)), best = 0;
+
+	assert_non_null(dist);
+	assert_non_null(q);
+	for (uint32_t s = 0; s < nv; s++) {
+		uint32_t head = 0, tail = 0;
+
+		if (ft_topo_vertex(t, s)->kind != FT_V_NIC)
+			continue;
+		for (uint32_t i = 0; i < nv; i++)
+			dist[i] = UINT32_MAX;
+		dist[s] = 0;
+		q[tail++] = s;
+		while (head < tail) {
+			uint32_t x = q[head++], first, n;
+
+			if (ft_topo_vertex(t, x)->kind == FT_V_NIC && dist[x] > best)
+				best = dist[x];
+			if (x != s && ft_topo_vertex(t, x)->kind != FT_V_SWITCH)
+				continue; /* only switches forward in the fabric */
+			ft_topo_out_links(t, x, &first, &n);
+			for (uint32_t l = first; l < first + n; l++) {
+				const struct ft_link *k = ft_topo_link(t, l);
+
+				if (k->kind != FT_L_HOST && k->kind != FT_L_FABRIC)
+					continue;
+				if (dist[k->dst] == UINT32_MAX) {
+					dist[k->dst] = dist[x] + 1;
+					q[tail++] = k->dst;
+				}
+			}
+		}
+	}
+	free(dist);
+	free(q);
+	return best;
+}
+
+static struct ft_topo *
+dragonfly(uint32_t nnodes, uint32_t groups, uint32_t a, uint32_t p, uint32_t h)
+{
+	struct ft_cluster_spec s = { 0 };
+
+	thin_node(&s.node);
+	fabric(&s, FT_FABRIC_DRAGONFLY, nnodes);
+	s.fabric.groups = groups;
+	s.fabric.routers_per_group = a;
+	s.fabric.nodes_per_router = p;
+	s.fabric.global_links_per_router = h;
+	return build_or_fail(&s);
+}
+
+static struct ft_topo *
+torus(uint32_t ndims, uint32_t x, uint32_t y, uint32_t z, uint32_t per)
+{
+	struct ft_cluster_spec s = { 0 };
+
+	thin_node(&s.node);
+	fabric(&s, FT_FABRIC_TORUS, x * y * (ndims == 3 ? z : 1) * (per ? per : 1));
+	s.fabric.ndims = ndims;
+	s.fabric.dims[0] = x;
+	s.fabric.dims[1] = y;
+	s.fabric.dims[2] = z;
+	s.fabric.nodes_per_switch = per;
+	return build_or_fail(&s);
+}
+
+static void
+all_pairs_reach(const struct ft_topo *t, enum ft_routing r, bool updown)
+{
+	struct ft_route_policy pol = { .routing = r, .salt_seed = 3 };
+	uint32_t n = ft_topo_spec(t)->nnodes;
+	struct ft_path p;
+
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = 0; b < n; b++) {
+			uint32_t s = ft_topo_gpu(t, a, 0), d = ft_topo_gpu(t, b, 0);
+
+			pol.flow_hash = ft_route_flow_hash(s, d, a + b);
+			assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+			check_path(t, s, d, &p, updown);
+		}
+}
+
+static void
+test_diameter_matches_bfs(void **state)
+{
+	struct ft_topo *ts[] = {
+		fat_tree(true, 32, 2, 8, 1),  fat_tree(true, 3, 2, 8, 1),
+		fat_tree(true, 100, 3, 8, 1), fat_tree(false, 4, 2, 16, 1),
+		dragonfly(40, 5, 4, 2, 1),    dragonfly(12, 1, 6, 2, 0),
+		dragonfly(64, 4, 4, 4, 3),    torus(2, 4, 4, 0, 1),
+		torus(3, 3, 4, 5, 1),         torus(2, 2, 3, 0, 2),
+	};
+
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		struct ft_topo_stats st;
+
+		check_reverse_and_csr(ts[i]);
+		assert_int_equal(ft_topo_stats(ts[i], &st, NULL), 0);
+		assert_int_equal(st.diameter_hops, bfs_diameter(ts[i]));
+		all_pairs_reach(ts[i],
+		                ft_topo_spec(ts[i])->fabric.kind == FT_FABRIC_TORUS ?
+		                        FT_ROUTING_DOR :
+		                        FT_ROUTING_ECMP,
+		                ft_topo_spec(ts[i])->fabric.kind != FT_FABRIC_DRAGONFLY &&
+		                        ft_topo_spec(ts[i])->fabric.kind != FT_FABRIC_TORUS);
+		ft_topo_free(ts[i]);
+	}
+}
+
+/* Flows of a uniform random permutation, 64 QPs each, over the spine up-links. */
+static void
+test_ecmp_spread(void **state)
+{
+	struct ft_topo *t = fat_tree(true, 128, 2, 16, 1); /* 16 leaves x 8 up */
+	uint32_t perm[128], nl = ft_topo_nlinks(t), *load = calloc(nl, sizeof(*load));
+	struct ft_rng rng;
+	struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP, .salt_seed = 42 };
+	double max = 0, nup = 0, chi = 0, mean;
+
+	assert_non_null(load);
+	ft_rng_seed(&rng, 1, 2);
+	for (uint32_t i = 0; i < 128; i++)
+		perm[i] = i;
+	ft_rng_shuffle_u32(&rng, perm, 128);
+	for (uint32_t i = 0; i < 128; i++)
+		for (uint32_t qp = 0; qp < 64; qp++) {
+			uint32_t s = ft_topo_nic(t, i, 0), d = ft_topo_nic(t, perm[i], 0);
+			struct ft_path p;
+
+			pol.flow_hash = ft_route_flow_hash(s, d, qp);
+			assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+			for (uint32_t k = 0; k < p.nlinks; k++)
+				load[p.links[k]]++;
+		}
+	/* Per leaf, the flows leaving it spread evenly over its 8 up-links: the
+	 * max/mean bound and a chi-square against the leaf's own mean. */
+	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++) {
+		const struct ft_vertex *x = ft_topo_vertex(t, v);
+		uint32_t first, n;
+		double leaf_sum = 0;
+
+		if (x->kind != FT_V_SWITCH || x->tier != 1)
+			continue;
+		ft_topo_out_links(t, v, &first, &n);
+		for (uint32_t l = first; l < first + n; l++)
+			if (ft_topo_link(t, l)->up)
+				leaf_sum += load[l];
+		mean = leaf_sum / 8;
+		assert_true(mean > 30);
+		for (uint32_t l = first; l < first + n; l++) {
+			if (!ft_topo_link(t, l)->up)
+				continue;
+			nup++;
+			chi += (load[l] - mean) * (load[l] - mean) / mean;
+			if (load[l] / mean > max)
+				max = load[l] / mean;
+		}
+	}
+	assert_int_equal((int)nup, 16 * 8);
+	assert_true(max < 1.5);
+	/* chi-square with 16 x 7 = 112 degrees of freedom: the 0.999 quantile is about 164. */
+	assert_true(chi < 164);
+	free(load);
+	ft_topo_free(t);
+}
+
+static void
+test_dmodk(void **state)
+{
+	struct ft_topo *t = fat_tree(true, 32, 2, 8, 1); /* 8 leaves x 4 NICs, 4 spines */
+	uint32_t nl = ft_topo_nlinks(t), *load = calloc(nl, sizeof(*load));
+	struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
+
+	assert_non_null(load);
+	/* One deterministic path per destination, whatever the flow hash. */
+	for (uint32_t a = 0; a < 32; a++)
+		for (uint32_t b = 0; b < 32; b++) {
+			struct ft_path p1, p2;
+
+			pol.flow_hash = 1;
+			assert_int_equal(ft_route_path(t, ft_topo_nic(t, a, 0),
+			                               ft_topo_nic(t, b, 0), &pol, &p1),
+			                 0);
+			pol.flow_hash = 0xdeadbeef;
+			assert_int_equal(ft_route_path(t, ft_topo_nic(t, a, 0),
+			                               ft_topo_nic(t, b, 0), &pol, &p2),
+			                 0);
+			assert_memory_equal(&p1, &p2, sizeof(p1));
+		}
+	/* Every shift permutation loads each fabric link with at most one flow. */
+	for (uint32_t sh = 1; sh < 32; sh++) {
+		memset(load, 0, nl * sizeof(*load));
+		for (uint32_t i = 0; i < 32; i++) {
+			struct ft_path p;
+
+			assert_int_equal(ft_route_path(t, ft_topo_nic(t, i, 0),
+			                               ft_topo_nic(t, (i + sh) % 32, 0), &pol, &p),
+			                 0);
+			for (uint32_t k = 0; k < p.nlinks; k++)
+				load[p.links[k]]++;
+		}
+		for (uint32_t l = 0; l < nl; l++)
+			assert_true(load[l] <= 1);
+	}
+	/* 3-tier (8 pods of 4 leaves): D-mod-K keeps every shift conflict-free too. */
+	{
+		struct ft_topo *t3 = fat_tree(true, 128, 3, 8, 1);
+		uint32_t nl3 = ft_topo_nlinks(t3), *load3 = calloc(nl3, sizeof(*load3));
+
+		assert_non_null(load3);
+		for (uint32_t sh = 1; sh < 128; sh++) {
+			memset(load3, 0, nl3 * sizeof(*load3));
+			for (uint32_t i = 0; i < 128; i++) {
+				struct ft_path p;
+
+				assert_int_equal(ft_route_path(t3, ft_topo_nic(t3, i, 0),
+				                               ft_topo_nic(t3, (i + sh) % 128, 0),
+				                               &pol, &p),
+				                 0);
+				for (uint32_t k = 0; k < p.nlinks; k++)
+					load3[p.links[k]]++;
+			}
+			for (uint32_t l = 0; l < nl3; l++)
+				assert_true(load3[l] <= 1);
+		}
+		free(load3);
+		ft_topo_free(t3);
+	}
+	/* ECMP on the same shift is not perfect: some link carries two flows. */
+	{
+		uint32_t worst = 0;
+
+		pol.routing = FT_ROUTING_ECMP;
+		for (uint32_t sh = 4; sh < 32; sh += 4) {
+			memset(load, 0, nl * sizeof(*load));
+			for (uint32_t i = 0; i < 32; i++) {
+				struct ft_path p;
+				uint32_t s = ft_topo_nic(t, i, 0),
+				         d = ft_topo_nic(t, (i + sh) % 32, 0);
+
+				pol.flow_hash = ft_route_flow_hash(s, d, 0);
+				assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+				for (uint32_t k = 0; k < p.nlinks; k++)
+					load[p.links[k]]++;
+			}
+			for (uint32_t l = 0; l < nl; l++)
+				worst = load[l] > worst ? load[l] : worst;
+		}
+		assert_true(worst >= 2);
+	}
+	free(load);
+	ft_topo_free(t);
+}
+
+static uint32_t
+count_globals(const struct ft_topo *t, const struct ft_path *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nlinks; i++)
+		n += ft_topo_link(t, p->links[i])->tier == 3 &&
+		     ft_topo_link(t, p->links[i])->kind == FT_L_FABRIC;
+	return n;
+}
+
+static void
+test_dragonfly(void **state)
+{
+	struct ft_topo *t = dragonfly(40, 5, 4, 2, 2); /* 5 groups x 4 routers x 2 nodes */
+	struct ft_route_policy pol = { .routing = FT_ROUTING_MINIMAL };
+	uint32_t s = ft_topo_nic(t, 0, 0), d = ft_topo_nic(t, 8, 0); /* group 0 -> group 1 */
+	struct ft_path p;
+	uint32_t other = 0;
+
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+	assert_int_equal(count_globals(t, &p), 1);
+	assert_true(p.nlinks <= 5);
+	pol.routing = FT_ROUTING_VALIANT;
+	for (uint64_t h = 0; h < 32; h++) {
+		bool seen = false;
+
+		pol.flow_hash = ft_mix64(h);
+		assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+		check_path(t, s, d, &p, false);
+		assert_int_equal(count_globals(t, &p), 2);
+		for (uint32_t i = 0; i < p.nlinks; i++) {
+			const struct ft_vertex *v =
+			        ft_topo_vertex(t, ft_topo_link(t, p.links[i])->dst);
+
+			if (v->kind == FT_V_SWITCH && v->group != 0 && v->group != 1)
+				seen = true;
+		}
+		assert_true(seen);
+		other++;
+	}
+	assert_int_equal(other, 32);
+	/* Inside one group: host, local, host. */
+	pol.routing = FT_ROUTING_MINIMAL;
+	assert_int_equal(ft_route_path(t, s, ft_topo_nic(t, 7, 0), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 3);
+	/* Every global link between groups 0 and 1 down: minimal fails, Valiant still goes. */
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *k = ft_topo_link(t, l);
+
+		if (k->kind == FT_L_FABRIC && k->tier == 3 &&
+		    ft_topo_vertex(t, k->src)->group + ft_topo_vertex(t, k->dst)->group == 1)
+			assert_int_equal(ft_topo_set_link_scale(t, l, 0.0), 0);
+	}
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), FT_ENOENT);
+	assert_int_equal(ft_route_next_hops(t, s, d, NULL, 0), FT_ENOENT);
+	pol.routing = FT_ROUTING_VALIANT;
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+	check_path(t, s, d, &p, false);
+	/* One of two global links from group 0 to group 2 down: the other is used. */
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++)
+		assert_int_equal(ft_topo_set_link_scale(t, l, 1.0), 0);
+	{
+		uint32_t g02[4], n02 = 0;
+
+		for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+			const struct ft_link *k = ft_topo_link(t, l);
+
+			if (k->kind == FT_L_FABRIC && k->tier == 3 &&
+			    ft_topo_vertex(t, k->src)->group == 0 &&
+			    ft_topo_vertex(t, k->dst)->group == 2)
+				g02[n02++] = l;
+		}
+		assert_int_equal(n02, 2);
+		assert_int_equal(ft_topo_set_link_scale(t, g02[0], 0.0), 0);
+		pol.routing = FT_ROUTING_MINIMAL;
+		for (uint32_t a = 0; a < 8; a++)
+			for (uint32_t b = 16; b < 24; b++) {
+				assert_int_equal(ft_route_path(t, ft_topo_gpu(t, a, 0),
+				                               ft_topo_gpu(t, b, 0), &pol, &p),
+				                 0);
+				for (uint32_t i = 0; i < p.nlinks; i++)
+					assert_int_not_equal(p.links[i], g02[0]);
+				assert_int_equal(count_globals(t, &p), 1);
+			}
+	}
+	ft_topo_free(t);
+}
+
+static void
+test_torus_dor(void **state)
+{
+	struct ft_topo *t = torus(3, 4, 4, 4, 1);
+	struct ft_route_policy pol = { .routing = FT_ROUTING_DOR };
+	/* node index == switch index (x * 16 + y * 4 + z): (0,0,0) -> (2,3,1) */
+	uint32_t s = ft_topo_nic(t, 0, 0), d = ft_topo_nic(t, 2 * 16 + 3 * 4 + 1, 0), dim = 0;
+	uint32_t links[8];
+	struct ft_path p;
+	char name[32];
+
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+	check_path(t, s, d, &p, false);
+	/* x: 2 hops (either way, a tie), y: 1 hop back over the wrap, z: 1 hop. */
+	assert_int_equal(fabric_links(t, &p), 2 + 2 + 1 + 1);
+	for (uint32_t i = 1; i + 1 < p.nlinks; i++) {
+		const struct ft_link *k = ft_topo_link(t, p.links[i]);
+		uint32_t a = ft_topo_vertex(t, k->src)->local, b = ft_topo_vertex(t, k->dst)->local;
+		uint32_t moved = a / 16 != b / 16 ? 0 : (a / 4 % 4 != b / 4 % 4 ? 1 : 2);
+
+		assert_true(moved >= dim); /* never back to an earlier dimension */
+		dim = moved;
+	}
+	assert_int_equal(dim, 2);
+	/* The x tie (distance 2 of 4) offers both directions. */
+	assert_int_equal(ft_route_next_hops(t, ft_topo_link(t, p.links[0])->dst, d, links, 8), 2);
+	ft_topo_vertex_name(t, ft_topo_link(t, p.links[0])->dst, name, sizeof(name));
+	assert_string_equal(name, "sw0.0.0");
+	ft_topo_free(t);
+}
+
+static void
+test_down_links(void **state)
+{
+	struct ft_topo *t = fat_tree(true, 32, 2, 8, 1);
+	uint32_t leaf0 = ft_topo_link(t, ft_topo_nlinks(t) ? 0 : 0)->src, links[16], first, n;
+	uint32_t s = ft_topo_nic(t, 0, 0), d = ft_topo_nic(t, 31, 0), dead;
+	struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP };
+	struct ft_path p;
+	int k;
+
+	/* Leaf of NIC 0 via its host link. */
+	ft_topo_out_links(t, s, &first, &n);
+	for (uint32_t l = first; l < first + n; l++)
+		if (ft_topo_link(t, l)->kind == FT_L_HOST)
+			leaf0 = ft_topo_link(t, l)->dst;
+	k = ft_route_next_hops(t, leaf0, d, links, 16);
+	assert_int_equal(k, 4);
+	dead = links[1];
+	assert_int_equal(ft_topo_set_link_scale(t, dead, 0.0), 0);
+	assert_int_equal(ft_topo_set_link_scale(t, dead, 2.0), FT_EINVAL);
+	assert_int_equal(ft_route_next_hops(t, leaf0, d, links, 16), 3);
+	for (uint64_t h = 0; h < 200; h++) {
+		pol.flow_hash = ft_mix64(h);
+		assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+		for (uint32_t i = 0; i < p.nlinks; i++)
+			assert_int_not_equal(p.links[i], dead);
+	}
+	/* Cut a spine's way down to NIC 31's leaf: leaf0 stops using that spine. */
+	{
+		uint32_t spine, dleaf = 0;
+
+		assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+		spine = ft_topo_link(t, p.links[1])->dst;
+		dleaf = ft_topo_link(t, p.links[2])->dst;
+		ft_topo_out_links(t, spine, &first, &n);
+		for (uint32_t l = first; l < first + n; l++)
+			if (ft_topo_link(t, l)->dst == dleaf)
+				assert_int_equal(ft_topo_set_link_scale(t, l, 0.0), 0);
+		assert_int_equal(ft_route_next_hops(t, leaf0, d, links, 16), 2);
+		for (int i = 0; i < 2; i++)
+			assert_int_not_equal(ft_topo_link(t, links[i])->dst, spine);
+	}
+	/* All up-links of leaf 0 down: other leaves unreachable, own leaf still fine. */
+	ft_topo_out_links(t, leaf0, &first, &n);
+	for (uint32_t l = first; l < first + n; l++)
+		if (ft_topo_link(t, l)->up)
+			assert_int_equal(ft_topo_set_link_scale(t, l, 0.0), 0);
+	assert_int_equal(ft_route_next_hops(t, leaf0, d, links, 16), FT_ENOENT);
+	assert_int_equal(ft_route_path(t, s, d, &pol, &p), FT_ENOENT);
+	assert_int_equal(ft_route_path(t, s, ft_topo_nic(t, 1, 0), &pol, &p), 0);
+	/* Heal: scale 1 again. */
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++)
+		assert_int_equal(ft_topo_set_link_scale(t, l, 1.0), 0);
+	assert_int_equal(ft_route_next_hops(t, leaf0, d, links, 16), 4);
+	ft_topo_free(t);
+
+	/* 3-tier: a spine loses its link down to a leaf of its own pod; the path goes around. */
+	t = fat_tree(true, 128, 3, 8, 1);
+	s = ft_topo_nic(t, 0, 0);
+	d = ft_topo_nic(t, 127, 0);
+	for (uint64_t h = 0; h < 64; h++) {
+		uint32_t spine_dn;
+
+		pol.flow_hash = ft_mix64(h);
+		assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+		assert_int_equal(p.nlinks, 6);
+		spine_dn = p.links[4]; /* spine -> destination leaf */
+		assert_int_equal(ft_topo_set_link_scale(t, spine_dn, 0.0), 0);
+		assert_int_equal(ft_route_path(t, s, d, &pol, &p), 0);
+		for (uint32_t i = 0; i < p.nlinks; i++)
+			assert_int_not_equal(p.links[i], spine_dn);
+		check_path(t, s, d, &p, true);
+		assert_int_equal(ft_topo_set_link_scale(t, spine_dn, 1.0), 0);
+	}
+	ft_topo_free(t);
+}
+
+static void
+test_rail_and_planes(void **state)
+{
+	struct ft_cluster_spec s = { 0 };
+	struct ft_topo *t;
+	struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP };
+	struct ft_topo_stats st;
+	struct ft_path p;
+
+	dgx_node(&s.node);
+	fabric(&s, FT_FABRIC_RAIL_FAT_TREE, 4);
+	s.fabric.tiers = 2;
+	s.fabric.radix = 64;
+	t = build_or_fail(&s);
+	check_reverse_and_csr(t);
+	/* One unit: 8 rail leaves, each with NIC r of the 4 nodes. */
+	assert_int_equal(count_switches(t, 1), 8);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 3), ft_topo_nic(t, 1, 3), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 2);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 3), ft_topo_nic(t, 1, 4), &pol, &p), 0);
+	assert_int_equal(p.nlinks, 4);
+	/* GPU 5 to GPU 5 of another node: its rail NIC, one leaf. */
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 5), ft_topo_gpu(t, 3, 5), &pol, &p), 0);
+	assert_int_equal(fabric_links(t, &p), 2);
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_true(fabs(st.injection_Bps - 32 * GBPS(400)) < 1);
+	assert_true(fabs(st.bisection_Bps - 16 * GBPS(400)) < 1);
+
+	/* Names round-trip; a PCIe switch leaves through either of its two NICs. */
+	{
+		static const char *const names[] = { "n3.gpu5", "n0.nic7", "n1.pcie2", "n2.cpu1",
+			                             "n3.nvswitch" };
+		uint32_t id, links[8];
+		char name[32];
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			assert_int_equal(ft_topo_vertex_find(t, names[i], &id), 0);
+			ft_topo_vertex_name(t, id, name, sizeof(name));
+			assert_string_equal(name, names[i]);
+		}
+		assert_int_equal(ft_topo_vertex_find(t, "n4.gpu0", &id), FT_ENOENT);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu8", &id), FT_ENOENT);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "leaf0", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.gpu1x", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n99999999999.gpu1", &id), FT_EPARSE);
+		assert_int_equal(ft_topo_vertex_find(t, "n0.pcie0", &id), 0);
+		assert_int_equal(ft_route_next_hops(t, id, ft_topo_gpu(t, 2, 6), links, 8), 2);
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(ft_topo_link(t, links[i])->dst, ft_topo_nic(t, 0, i));
+	}
+	ft_topo_free(t);
+
+	/* 3-tier rail: 512 nodes of 32 per unit, 4 units per pod (32 leaves). */
+	s.nnodes = 512;
+	s.fabric.tiers = 3;
+	t = build_or_fail(&s);
+	assert_int_equal(count_switches(t, 1), 16 * 8);
+	assert_int_equal(count_switches(t, 2), 4 * 32);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 2), ft_topo_gpu(t, 511, 2), &pol, &p),
+	                 0);
+	assert_int_equal(fabric_links(t, &p), 6);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 2), ft_topo_gpu(t, 100, 2), &pol, &p),
+	                 0);
+	assert_int_equal(fabric_links(t, &p), 4);
+	ft_topo_free(t);
+
+	/* Multi-plane: NIC r on plane r % 2; planes don't meet. */
+	fabric(&s, FT_FABRIC_MULTI_PLANE, 16);
+	s.fabric.tiers = 2;
+	s.fabric.radix = 16;
+	s.fabric.planes = 2;
+	t = build_or_fail(&s);
+	check_reverse_and_csr(t);
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_int_equal(st.nswitches_by_tier[1], 2 * 8);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 9, 1), &pol, &p),
+	                 FT_ENOENT);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 9, 2), &pol, &p), 0);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 9, 1), &pol, &p), 0);
+	check_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 9, 1), &p, false);
+	assert_int_equal(ft_topo_vertex(t, ft_topo_link(t, p.links[2])->dst)->plane, 0);
+	ft_topo_free(t);
+}
+
+static void
+test_stats(void **state)
+{
+	struct ft_topo *t = fat_tree(true, 30, 2, 8, 3); /* leaves 6 down, 2 up */
+	struct ft_topo_stats st;
+
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_true(fabs(st.oversubscription[1] - 6.0 * GBPS(200) / (2 * GBPS(400))) < 1e-9);
+	assert_true(fabs(st.injection_Bps - 30 * GBPS(200)) < 1);
+	/* 5 leaves x 2 up-links x 400G / 2 = 2 TB/s... below 15 x 200G hosts */
+	assert_true(fabs(st.bisection_Bps - 5 * 2 * GBPS(400) / 2) < 1);
+	assert_true(ft_topo_memory(t) > 0);
+	ft_topo_free(t);
+
+	t = dragonfly(40, 5, 4, 2, 2);
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	/* 2 | 3 groups, 2 global links per pair: 2 * 3 * 2 links of 400G, more than
+	 * half the hosts inject (20 x 200G). */
+	assert_true(fabs(st.bisection_Bps - 20 * GBPS(200)) < 1);
+	ft_topo_free(t);
+	t = dragonfly(40, 5, 4, 2, 1); /* one global link per pair: 6 links of 400G */
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_true(fabs(st.bisection_Bps - 6 * GBPS(400)) < 1);
+	ft_topo_free(t);
+	t = torus(2, 4, 6, 0, 2); /* 48 hosts: the ring cut binds */
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	assert_true(fabs(st.bisection_Bps - 2 * 4 * GBPS(400)) < 1);
+	assert_int_equal(st.diameter_hops, 2 + 2 + 3);
+	ft_topo_free(t);
+}
+
+static void
+test_export(void **state)
+{
+	struct ft_topo *t = fat_tree(true, 8, 2, 8, 1);
+	struct ft_strbuf sb;
+	size_t edges = 0;
+	const char *c;
+
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_topo_export_dot(t, &sb), 0);
+	for (c = sb.buf; (c = strstr(c, " -- ")); c++)
+		edges++;
+	assert_int_equal(edges, ft_topo_nlinks(t) / 2);
+	assert_non_null(strstr(sb.buf, "\"n0.nic0\" -- \"leaf0\""));
+	ft_strbuf_reset(&sb);
+	assert_int_equal(ft_topo_export_json(t, &sb), 0);
+	assert_non_null(strstr(sb.buf, "\"vertices\":["));
+	assert_non_null(strstr(sb.buf, "\"kind\":\"switch\""));
+	ft_strbuf_release(&sb);
+	ft_topo_free(t);
+}
+
+static void
+expect_error(const struct ft_cluster_spec *s, int code, const char *needle)
+{
+	struct ft_topo *t = (struct ft_topo *)(uintptr_t)1;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_topo_build(s, &t, &err), code);
+	assert_null(t);
+	if (!strstr(err.msg, needle))
+		fail_msg("expected '%s' in '%s'", needle, err.msg);
+}
+
+static void
+test_bad_specs(void **state)
+{
+	struct ft_cluster_spec s = { 0 };
+
+	thin_node(&s.node);
+	fabric(&s, FT_FABRIC_FAT_TREE, 33);
+	s.fabric.tiers = 2;
+	s.fabric.radix = 8;
+	expect_error(&s, FT_EINVAL, "fabric.radix:");
+	s.fabric.tiers = 3;
+	s.nnodes = 129;
+	expect_error(&s, FT_EINVAL, "fabric.radix:");
+	s.fabric.tiers = 4;
+	expect_error(&s, FT_EINVAL, "fabric.tiers:");
+	s.fabric.tiers = 2;
+	s.fabric.radix = 2;
+	expect_error(&s, FT_EINVAL, "fabric.radix:");
+	s.fabric.radix = 8;
+	s.nnodes = 0;
+	expect_error(&s, FT_EINVAL, "nodes.count:");
+	dgx_node(&s.node);
+	s.nnodes = 2;
+	s.node.gpu_nic[3] = 9;
+	expect_error(&s, FT_EINVAL, "nodes.placement.gpu_nic[3]: expected 0..7, got 9");
+	dgx_node(&s.node);
+	s.node.pcie_Bps_gpu = 0;
+	expect_error(&s, FT_EINVAL, "nodes.pcie.gpu_bandwidth:");
+	dgx_node(&s.node);
+	fabric(&s, FT_FABRIC_DRAGONFLY, 41);
+	s.fabric.groups = 5;
+	s.fabric.routers_per_group = 4;
+	s.fabric.nodes_per_router = 2;
+	s.fabric.global_links_per_router = 1;
+	expect_error(&s, FT_EINVAL, "fabric.groups:");
+	s.nnodes = 40;
+	s.fabric.groups = 6;
+	expect_error(&s, FT_EINVAL, "fabric.global_links_per_router:");
+	fabric(&s, FT_FABRIC_TORUS, 17);
+	s.fabric.ndims = 2;
+	s.fabric.dims[0] = 4;
+	s.fabric.dims[1] = 4;
+	expect_error(&s, FT_EINVAL, "fabric.dims:");
+	s.fabric.ndims = 1;
+	expect_error(&s, FT_EINVAL, "fabric.ndims:");
+	fabric(&s, FT_FABRIC_MULTI_PLANE, 4);
+	s.fabric.radix = 16;
+	s.fabric.planes = 3;
+	expect_error(&s, FT_EINVAL, "fabric.planes:");
+}
+
+/* The D-mod-K/ECMP salt and hash are specified: pin a few values. */
+static void
+test_flow_hash(void **state)
+{
+	assert_true(ft_route_flow_hash(1, 2, 3) == ft_mix64(ft_mix64(((uint64_t)1 << 32) | 2) ^ 3));
+	assert_true(ft_route_flow_hash(1, 2, 3) != ft_route_flow_hash(2, 1, 3));
+	assert_true(ft_route_flow_hash(1, 2, 3) != ft_route_flow_hash(1, 2, 4));
+}
+
+/* Presets and the shipped example specs: build, summarise, route random GPU pairs. */
+static void
+test_specs_route(void **state)
+{
+	static const char *const specs[] = {
+		"dgx-h100",
+		"dgx-h100:4",
+		"dgx-a100:96",
+		"hgx-h200:300",
+		"dgx-b200:64",
+		"pcie-l40s:40",
+		"examples/a100-superpod.yaml",
+		"examples/b200-multiplane.yaml",
+		"examples/custom-node.yaml",
+		"examples/h200-dragonfly.yaml",
+		"examples/l40s-roce.yaml",
+		"examples/research-cluster.yaml",
+		"examples/torus.json",
+	};
+	static const enum ft_routing routings[] = { FT_ROUTING_ECMP, FT_ROUTING_DMODK,
+		                                    FT_ROUTING_ADAPTIVE, FT_ROUTING_VALIANT,
+		                                    FT_ROUTING_DOR };
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct ft_cluster_spec s;
+		struct ft_error err = { 0 };
+		struct ft_topo *t;
+		struct ft_topo_stats st;
+		struct ft_rng rng;
+		bool planes;
+
+		if (ft_spec_resolve(specs[i], &s, &err) < 0)
+			fail_msg("%s: %s", specs[i], err.msg);
+		t = build_or_fail(&s);
+		check_reverse_and_csr(t);
+		assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+		assert_int_equal(st.nvertices_by_kind[FT_V_GPU], ft_spec_ngpus(&s));
+		planes = s.fabric.kind == FT_FABRIC_MULTI_PLANE;
+		ft_rng_seed(&rng, 5, i);
+		for (uint32_t k = 0; k < 2000; k++) {
+			uint32_t a = (uint32_t)ft_rng_below(&rng, s.nnodes);
+			uint32_t b = (uint32_t)ft_rng_below(&rng, s.nnodes);
+			uint32_t ga = (uint32_t)ft_rng_below(&rng, s.node.ngpus);
+			uint32_t gb = (uint32_t)ft_rng_below(&rng, s.node.ngpus);
+			uint32_t src = ft_topo_gpu(t, a, ga), dst = ft_topo_gpu(t, b, gb);
+			struct ft_route_policy pol = {
+				.routing = routings[k % 5],
+				.flow_hash = ft_route_flow_hash(src, dst, k),
+				.salt_seed = 9,
+			};
+			struct ft_path p;
+			int rc = ft_route_path(t, src, dst, &pol, &p);
+
+			if (rc < 0)
+				fail_msg("%s: %u.%u -> %u.%u: %d", specs[i], a, ga, b, gb, rc);
+			check_path(t, src, dst, &p,
+			           s.fabric.kind != FT_FABRIC_DRAGONFLY &&
+			                   s.fabric.kind != FT_FABRIC_TORUS);
+			/* Hop by hop, every link taken is one the fabric offers toward dst (the
+			 * simulator routing adaptively sees the same choices), except Valiant's
+			 * detour. */
+			for (uint32_t h = 0; h < p.nlinks && pol.routing != FT_ROUTING_VALIANT;
+			     h++) {
+				uint32_t cand[1024], at = ft_topo_link(t, p.links[h])->src;
+				int nc = ft_route_next_hops(t, at, dst, cand, 1024);
+				bool found = false;
+
+				for (int c = 0; c < nc && c < 1024; c++)
+					found = found || cand[c] == p.links[h];
+				if (!found)
+					fail_msg(
+					        "%s: %u.%u -> %u.%u: hop %u not among %d next hops",
+					        specs[i], a, ga, b, gb, h, nc);
+			}
+			/* The NICs of a GPU pair on one plane also reach each other directly. */
+			if (a != b && !planes && s.node.nnics) {
+				uint32_t na = ft_topo_nic(t, a, k % s.node.nnics);
+				uint32_t nb = ft_topo_nic(t, b, (k / 3) % s.node.nnics);
+
+				assert_int_equal(ft_route_path(t, na, nb, &pol, &p), 0);
+				check_path(t, na, nb, &p, false);
+				assert_true(p.nlinks <= st.diameter_hops ||
+				            pol.routing == FT_ROUTING_VALIANT);
+			}
+		}
+		ft_topo_free(t);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_node_interior), cmocka_unit_test(test_fattree_counts),
+		cmocka_unit_test(test_fattree_paths), cmocka_unit_test(test_diameter_matches_bfs),
+		cmocka_unit_test(test_ecmp_spread),   cmocka_unit_test(test_dmodk),
+		cmocka_unit_test(test_dragonfly),     cmocka_unit_test(test_torus_dor),
+		cmocka_unit_test(test_down_links),    cmocka_unit_test(test_rail_and_planes),
+		cmocka_unit_test(test_stats),         cmocka_unit_test(test_export),
+		cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_flow_hash),
+		cmocka_unit_test(test_specs_route),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
