@@ -1,1 +1,1 @@
-archive import tests/fixtures/archive/notes.txt
+archive import tests/fixtures/archive/notes.md
