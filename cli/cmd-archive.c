@@ -883,8 +883,43 @@ archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
 
+static int
+archive_check(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const char *const synopsis[] = { "fabtune archive check", NULL };
+	static const struct opt opts[] = { OPT_END() };
+	static const struct cmd_usage usage = {
+		"archive check", synopsis,
+		"Check the archive: SQLite's integrity check, and that every run holds the\n"
+		"results, observations and findings it records.",
+		opts
+	};
+	struct ft_error err = { 0 };
+	struct ft_archive *ar;
+	size_t nruns = 0;
+	int n, rc;
+
+	n = opts_parse(&usage, ctx, argc, argv);
+	if (n < 0)
+		return n == -2 ? EXIT_OK : EXIT_USAGE;
+	rc = cli_archive_open(ctx, &ar, &err);
+	if (rc < 0)
+		return cli_fail(ctx, rc, &err);
+	rc = ft_archive_check(ar, &nruns, &err);
+	if (rc == 0)
+		fprintf(stdout, "archive ok: %zu run%s, schema version %d\n", nruns,
+		        nruns == 1 ? "" : "s", FT_ARCHIVE_SCHEMA_VERSION);
+	ft_archive_close(ar);
+	if (rc < 0) {
+		cli_error(ctx, "%s", ft_error_msg(&err, rc));
+		return EXIT_PROBLEM;
+	}
+	return EXIT_OK;
+}
+
 static const struct cmd archive_cmds[] = {
 	{ "baseline", archive_baseline, "name the runs that later runs are compared with" },
+	{ "check", archive_check, "check the archive's integrity" },
 	{ "compare", archive_compare, "compare a run with a baseline; exit 1 on regression" },
 	{ "export", archive_export, "export runs as JSON" },
 	{ "import", archive_import, "import a fabtune export, nccl-tests or perftest output" },

@@ -202,6 +202,14 @@ FT_API int ft_archive_list(struct ft_archive *ar, const struct ft_archive_query 
 FT_API int ft_archive_resolve(struct ft_archive *ar, const char *ref, int64_t *id,
                               struct ft_error *err) FT_MUST_CHECK;
 
+/*
+ * Check the file: PRAGMA integrity_check and that every run's stored counts
+ * match its rows. *@nruns receives the number of runs. FT_EARCHIVE naming
+ * the first problem.
+ */
+FT_API int ft_archive_check(struct ft_archive *ar, size_t *nruns,
+                            struct ft_error *err) FT_MUST_CHECK;
+
 /* Delete run @id (and its baseline memberships). FT_ENOENT when absent. */
 FT_API int ft_archive_delete(struct ft_archive *ar, int64_t id, struct ft_error *err) FT_MUST_CHECK;
 

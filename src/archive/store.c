@@ -685,3 +685,61 @@ ft_archive_delete(struct ft_archive *ar, int64_t id, struct ft_error *err)
 		ft__archive_rollback(ar);
 	return rc;
 }
+
+int
+ft_archive_check(struct ft_archive *ar, size_t *nruns, struct ft_error *err)
+{
+	sqlite3_stmt *st;
+	char what[256];
+	int rc, s;
+
+	rc = ft__archive_prepare(ar, "PRAGMA integrity_check", &st, err);
+	if (rc < 0)
+		return rc;
+	s = sqlite3_step(st);
+	if (s != SQLITE_ROW) {
+		rc = ft__archive_fail(ar, "integrity check", err);
+	} else {
+		ft__column_text(st, 0, what, sizeof(what));
+		if (strcmp(what, "ok") != 0)
+			rc = ft_error_set(err, FT_EARCHIVE, "archive %s: integrity check: %s",
+			                  ar->path, what);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	rc = ft__archive_prepare(ar,
+	                         "SELECT id, nrows, (SELECT count(*) FROM results r WHERE"
+	                         " r.run_id = runs.id), nobs, (SELECT count(*) FROM observations o"
+	                         " WHERE o.run_id = runs.id), nfindings, (SELECT count(*) FROM"
+	                         " findings f WHERE f.run_id = runs.id) FROM runs ORDER BY id",
+	                         &st, err);
+	if (rc < 0)
+		return rc;
+	*nruns = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		int k;
+
+		(*nruns)++;
+		for (k = 1; k <= 5; k += 2) {
+			if (sqlite3_column_int64(st, k) == sqlite3_column_int64(st, k + 1))
+				continue;
+			rc = ft_error_set(err, FT_EARCHIVE,
+			                  "archive %s: run %" PRId64 " records %" PRId64
+			                  " %s but holds %" PRId64,
+			                  ar->path, (int64_t)sqlite3_column_int64(st, 0),
+			                  (int64_t)sqlite3_column_int64(st, k),
+			                  k == 1 ? "results" :
+			                  k == 3 ? "observations" :
+			                           "findings",
+			                  (int64_t)sqlite3_column_int64(st, k + 1));
+			break;
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && s != SQLITE_DONE)
+		rc = ft__archive_fail(ar, "checking runs", err);
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -412,6 +412,13 @@ check_archive_intact(const char *path, size_t nrows, size_t min_runs)
 	sqlite3_close(db);
 
 	assert_int_equal(ft_archive_open(path, &ar, &err), 0);
+	{
+		size_t nruns;
+
+		if (ft_archive_check(ar, &nruns, &err) < 0)
+			fail_msg("%s", err.msg);
+		assert_true(nruns >= min_runs);
+	}
 	ft_vec_init(&list, sizeof(struct ft_archive_info));
 	assert_int_equal(ft_archive_list(ar, NULL, &list, &err), 0);
 	assert_true(list.len >= min_runs);
@@ -709,6 +716,22 @@ test_migrate_v1(void **state)
 		assert_string_equal(rec.info.fp_digest, digest);
 	}
 	ft_archive_record_release(&rec);
+	/* The migrated counts agree with the rows; a tampered run is found. */
+	{
+		size_t nruns;
+		sqlite3 *db2;
+
+		assert_int_equal(ft_archive_check(ar, &nruns, &err), 0);
+		assert_int_equal(nruns, 1);
+		assert_int_equal(sqlite3_open(path, &db2), SQLITE_OK);
+		assert_int_equal(
+		        sqlite3_exec(db2, "DELETE FROM results WHERE run_id = 1", NULL, NULL, NULL),
+		        SQLITE_OK);
+		sqlite3_close(db2);
+		assert_int_equal(ft_archive_check(ar, &nruns, &err), FT_EARCHIVE);
+		assert_non_null(strstr(err.msg, "run 1 records 1 results but holds 0"));
+		ft_error_clear(&err);
+	}
 	/* Version 2 features work on the migrated file. */
 	assert_int_equal(ft_archive_baseline_add(ar, "default", 1, &err), 0);
 	ft_archive_close(ar);
