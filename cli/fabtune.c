@@ -18,11 +18,13 @@
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
 	{ "advise", cmd_advise, "advise NCCL, MTU, PFC/ECN, routing and placement changes, with gains" },
+	{ "archive", cmd_archive, "the run archive: list, show, compare, baseline, export, import" },
 	{ "diagnose", cmd_diagnose, "locate the fault layer by layer, with evidence and fix" },
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
 	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
+	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
 	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },
 	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
 	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
