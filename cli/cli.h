@@ -56,6 +56,7 @@ int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc,
 		 struct cli_ctx *ctx);
 
 /* Commands, one per cli/cmd-<name>.c. */
+int cmd_bench(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
 

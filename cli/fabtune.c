@@ -17,6 +17,7 @@
 
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
+	{ "bench", cmd_bench, "measure this host or cluster (nccl-tests, perftest style)" },
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "version", cmd_version, "print the version of fabtune" },
 };

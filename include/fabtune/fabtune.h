@@ -6,6 +6,7 @@
 #define FABTUNE_FABTUNE_H
 
 #include <fabtune/base.h>
+#include <fabtune/bench.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
 #include <fabtune/obs.h>
