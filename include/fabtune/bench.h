@@ -248,6 +248,8 @@ struct ft_transport_ops {
 	/* Native collective (FT_ENOTSUP: use fabtune's ring/direct algorithms). */
 	int (*coll)(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err);
 	void (*close)(struct ft_ep *ep);
+	/* Non-blocking progress calls before a wait may sleep in progress(timeout) */
+	int spin_polls;
 	/* Relative speed rank for --transport auto on one host / across hosts (higher first). */
 	int rank_local, rank_remote;
 };

@@ -324,6 +324,7 @@ const struct ft_transport_ops ft_shm_transport = {
 	.post_recv = shm_post_recv,
 	.progress = shm_progress,
 	.close = shm_close,
+	.spin_polls = 256,
 	.rank_local = 50,
 	.rank_remote = 0,
 };

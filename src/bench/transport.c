@@ -231,12 +231,17 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 				break;
 		if (i == n)
 			return 0;
-		rc = ep->ops->progress(ep, spins < 64 ? 0 : 10, err);
+		/*
+		 * Busy-poll briefly (a reply is often microseconds away), then sleep
+		 * in the transport's poll() so that ranks sharing a core can run.
+		 */
+		rc = ep->ops->progress(ep, spins < (uint64_t)ep->ops->spin_polls ? 0 : 10, err);
 		if (rc < 0)
 			return rc;
 		if (rc > 0 || last == 0) {
 			last = ft__now();
-			spins = 0;
+			if (rc > 0)
+				spins = 0;
 			continue;
 		}
 		if ((++spins & 15) == 0) {
