@@ -524,6 +524,7 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 				  cfg->min_bytes, cfg->max_bytes);
 			return -1;
 		}
+		ft_bench_cfg_resolve(cfg);
 		if (ft_bench_cfg_check(cfg, &err) < 0) {
 			cli_error(ctx, "%s", err.msg);
 			return -1;
@@ -713,11 +714,14 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	if (rc < 0 && !(rc == FT_EINTR && me != 0)) {
 		const struct ft_rank_info *inf = ft_world_info(w, me);
 
-		cli_error(ctx, "rank %u (host %s): %s", me, inf ? inf->host : "?",
-			  ft_error_msg(&err, rc));
+		if (ft_world_size(w) > 1)
+			cli_error(ctx, "rank %u (host %s): %s", me, inf ? inf->host : "?",
+				  ft_error_msg(&err, rc));
+		else
+			cli_error(ctx, "%s", ft_error_msg(&err, rc));
 		ret = rc == FT_EINTR ? EXIT_RUNTIME
-		      : (rc == FT_EINVAL || rc == FT_ERANGE) ? EXIT_USAGE
-							     : EXIT_RUNTIME;
+		      : (rc == FT_EINVAL || rc == FT_ERANGE || rc == FT_ENOTSUP) ? EXIT_USAGE
+										 : EXIT_RUNTIME;
 		if (rc != FT_EINTR && rc != FT_EINVAL && rc != FT_ERANGE)
 			ft_world_abort(w, ret);
 	} else if (rc == FT_EINTR) {

@@ -152,6 +152,8 @@ struct ft_bench_cfg {
 };
 
 FT_API void ft_bench_cfg_init(struct ft_bench_cfg *cfg);
+/* Fill the per-pattern defaults of fields left at 0 (sizes, iterations, window). */
+FT_API void ft_bench_cfg_resolve(struct ft_bench_cfg *cfg);
 /* Check ranges and combinations; message names the option. */
 FT_API int ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err) FT_MUST_CHECK;
 

@@ -631,20 +631,9 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 	if (rc == 0)
 		rc = ft__ep_recv(ep, &vq, victim, pbuf, sizeof(pbuf), err);
 	while (rc == 0 && (busy_left > 0 || !vdone)) {
-		int p = ep->ops->progress(ep, 1, err);
+		int p;
 
-		if (p < 0) {
-			rc = p;
-			break;
-		}
-		if (p > 0) {
-			last = ft__now();
-		} else if (ft__now() - last > ep->timeout_s) {
-			rc = ft_error_set(err, FT_ETIMEDOUT,
-					  "incast: no progress for %.0fs (--timeout)", ep->timeout_s);
-			break;
-		}
-		if (!vdone && vq.done) {
+		while (rc == 0 && !vdone && vq.done) {
 			if (want_ping) {
 				pings++;
 				rc = ft__ep_send(ep, &vq, victim, pbuf, sizeof(pbuf), err);
@@ -672,6 +661,19 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 				if (rc < 0)
 					break;
 			}
+		}
+		/* after reposting, so that a waiting ping finds its receive posted */
+		p = ep->ops->progress(ep, 1, err);
+		if (p < 0) {
+			rc = p;
+			break;
+		}
+		if (p > 0) {
+			last = ft__now();
+		} else if (ft__now() - last > ep->timeout_s) {
+			rc = ft_error_set(err, FT_ETIMEDOUT,
+					  "incast: no progress for %.0fs (--timeout)", ep->timeout_s);
+			break;
 		}
 		if (rc == 0 && cfg->stop && *cfg->stop)
 			rc = ft_error_set(err, FT_EINTR, "interrupted");

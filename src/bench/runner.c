@@ -97,8 +97,8 @@ ft_bench_cfg_init(struct ft_bench_cfg *cfg)
 }
 
 /* Per-pattern defaults for the fields left at 0. */
-static void
-apply_defaults(struct ft_bench_cfg *c)
+void
+ft_bench_cfg_resolve(struct ft_bench_cfg *c)
 {
 	uint64_t dflt_size;
 	uint32_t dflt_iters, dflt_window;
@@ -509,7 +509,7 @@ ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_be
 	struct ft_ep *ep = NULL;
 	int rc;
 
-	apply_defaults(&cfg);
+	ft_bench_cfg_resolve(&cfg);
 	rc = ft_bench_cfg_check(&cfg, err);
 	if (rc < 0)
 		return rc;

@@ -146,9 +146,11 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 
 		rc = ft__sock_accept(w->data_listen_fd, deadline, cfg->stop, &fd, err);
 		if (rc < 0) {
-			if (rc == FT_ETIMEDOUT)
+			if (rc == FT_ETIMEDOUT) {
+				ft_error_clear(err);
 				ft_error_set(err, rc, "%u connections from higher ranks never came",
 					     nacc);
+			}
 			break;
 		}
 		rc = ft__sock_recv_all(fd, &h, sizeof(h), deadline, "a connecting rank", cfg->stop,

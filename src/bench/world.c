@@ -177,8 +177,9 @@ boot_root(struct ft_world *w, double deadline, struct ft_error *err)
 		rc = ft__sock_accept(w->boot_listen_fd, deadline, w->stop, &fd, err);
 		if (rc == FT_ETIMEDOUT) {
 			char missing[128] = "";
-			size_t used = 0;
 
+			ft_error_clear(err);
+			size_t used = 0;
 			for (r = 1; r < w->nranks && used < sizeof(missing) - 12; r++)
 				if (w->ctrl_fd[r] < 0)
 					used += (size_t)snprintf(missing + used,
