@@ -546,6 +546,7 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 	double deadline = 0;
 	char **args;
 	int first_bad = -1;
+	bool killed_by_us = false;
 
 	rc = ft_bench_listen("127.0.0.1", &lfd, &port, &err);
 	if (rc < 0)
@@ -617,12 +618,12 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 			struct timespec ts = { 0, 20 * 1000 * 1000 };
 
 			if (deadline > 0 && ft_now_s() > deadline) {
+				/* the survivors had their timeout to notice: stop the rest */
 				for (r = 0; r < nchildren; r++)
 					if (child_pids[r] > 0)
-						kill(child_pids[r],
-						     ft_now_s() > deadline + 3 ? SIGKILL : SIGTERM);
-				if (ft_now_s() > deadline + 3)
-					deadline = ft_now_s() + 1;
+						kill(child_pids[r], SIGKILL);
+				killed_by_us = true;
+				deadline = 0;
 			}
 			nanosleep(&ts, NULL);
 			continue;
@@ -640,7 +641,7 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 		child_pids[r] = -1;
 		alive--;
 		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT && !stop_flag) {
-			if (first_bad < 0)
+			if (!killed_by_us)
 				cli_error(ctx, "rank %u (pid %d) was killed by signal %d (%s)", r,
 					  (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
 			rc = EXIT_RUNTIME;
@@ -656,7 +657,7 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 		if (rc != 0 && first_bad < 0) {
 			first_bad = (int)r;
 			/* the others must stop on their own within the timeout; then we stop them */
-			deadline = ft_now_s() + (o->timeout > 0 ? o->timeout : 30) + 5;
+			deadline = ft_now_s() + (o->timeout > 0 ? o->timeout : 30) + 1;
 		}
 	}
 	free(child_pids);

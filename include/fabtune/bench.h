@@ -216,6 +216,7 @@ struct ft_req {
 	void *buf;	   /* borrowed */
 	size_t len;	   /* bytes */
 	bool done;
+	bool is_send;	   /* set by the posting helpers; names the culprit on a timeout */
 	/* transport-private */
 	size_t off;
 	uint64_t priv[2];

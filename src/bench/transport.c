@@ -196,6 +196,7 @@ ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, 
 	r->peer = peer;
 	r->buf = (void *)buf;
 	r->len = len;
+	r->is_send = true;
 	return ep->ops->post_send(ep, r, err);
 }
 
@@ -252,8 +253,17 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 			if (now - last > ep->timeout_s) {
 				char who[96];
 
-				for (i = pending_first; i < n && reqs[i]->done; i++)
-					;
+				/*
+				 * A send that does not drain is the surest sign: that peer
+				 * stopped reading. A missing receive may only be a rank
+				 * waiting on the silent one.
+				 */
+				for (i = pending_first; i < n; i++)
+					if (!reqs[i]->done && reqs[i]->is_send)
+						break;
+				if (i == n)
+					for (i = pending_first; i < n && reqs[i]->done; i++)
+						;
 				return ft_error_set(
 					err, FT_ETIMEDOUT,
 					"%s stopped answering: no progress for %.0fs (--timeout)",
