@@ -35,10 +35,11 @@ done
 # host 3's link: 1 Gbit/s out of the host and into it
 ip netns exec "${p}h3" tc qdisc add dev eth0 root tbf rate 1gbit burst 256kb latency 100ms
 ip netns exec "$sw" tc qdisc add dev p3 root tbf rate 1gbit burst 256kb latency 100ms
-ip netns exec "${p}h0" ping -c 1 -W 2 198.18.0.4 >/dev/null || { echo "not ok: no path"; exit 1; }
+# (no ping here: the bootstrap itself proves the path, with its own deadline)
 start=$(date +%s)
 for i in 3 2 1 0; do
-	ip netns exec "${p}h$i" unshare --uts sh -c "hostname host$i; exec timeout 60 \"\$0\" \"\$@\"" \
+	# real-time priority: the test measures the network, not the scheduler under load
+	chrt -r 10 ip netns exec "${p}h$i" unshare --uts sh -c "hostname host$i; exec timeout 60 \"\$0\" \"\$@\"" \
 		"$fabtune" bench pairs --rank "$i" --nranks 4 --bootstrap 198.18.0.1:29511 \
 		--ifname eth -b 4M --window 4 -n 3 --timeout 20s >"$tmp/out$i" 2>"$tmp/err$i" &
 	pids+=($!)
