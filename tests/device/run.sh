@@ -33,7 +33,7 @@ for d in ${CUDA_HOME:-} /usr/local/cuda /usr/local/cuda-* /usr; do
 		{ inc=$d/include; break; }
 done
 if [ -n "$inc" ]; then
-	if cc -std=c11 -I"$inc" -o /tmp/ft-abi-check.$$ tests/device/abi_check.c 2>/tmp/ft-abi.$$; then
+	if cc -std=c11 -fsyntax-only -I"$inc" tests/device/abi_check.c 2>/tmp/ft-abi.$$; then
 		echo "ok: declarations match $inc/nccl.h and cuda_runtime.h"
 	else
 		echo "FAIL: declarations differ from $inc"; cat /tmp/ft-abi.$$; fail=1
