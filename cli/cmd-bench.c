@@ -109,37 +109,49 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_report *rep,
 }
 
 static void
-render_coll(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+coll_head(struct ft_strbuf *sb)
 {
-	double sum = 0;
-	int64_t wrong = 0;
-	bool checked = false;
-	size_t i, n = ft_run_nrows(&rep->run);
-
 	ft_strbuf_adds(sb, "#                                                              "
 			   "out-of-place                       in-place\n");
 	ft_strbuf_adds(sb, "#       size         count      type   redop    root     time   algbw"
 			   "   busbw #wrong     time   algbw   busbw #wrong\n");
 	ft_strbuf_adds(sb, "#        (B)    (elements)                               (us)  (GB/s)"
 			   "  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+}
+
+static void
+coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
+{
+	char t1[16], t2[16], w[24];
+
+	if (row->wrong >= 0)
+		snprintf(w, sizeof(w), "%" PRId64, row->wrong);
+	else
+		snprintf(w, sizeof(w), "N/A");
+	ft_strbuf_addf(sb,
+		       "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s"
+		       "  %7s  %6.2f  %6.2f  %5s\n",
+		       row->bytes, row->count, row->dtype, row->redop, row->root,
+		       time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps, row->busbw_GBps, w,
+		       time_str(row->ip_time_us, t2, sizeof(t2)), row->ip_algbw_GBps,
+		       row->ip_busbw_GBps, w);
+}
+
+static void
+coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	double sum = 0;
+	int64_t wrong = 0;
+	bool checked = false;
+	size_t i, n = ft_run_nrows(&rep->run);
+
 	for (i = 0; i < n; i++) {
 		const struct ft_result_row *row = ft_run_row(&rep->run, i);
-		char t1[16], t2[16], w[24];
 
 		if (row->wrong >= 0) {
-			snprintf(w, sizeof(w), "%" PRId64, row->wrong);
 			wrong += row->wrong;
 			checked = true;
-		} else {
-			snprintf(w, sizeof(w), "N/A");
 		}
-		ft_strbuf_addf(sb,
-			       "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s"
-			       "  %7s  %6.2f  %6.2f  %5s\n",
-			       row->bytes, row->count, row->dtype, row->redop, row->root,
-			       time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps,
-			       row->busbw_GBps, w, time_str(row->ip_time_us, t2, sizeof(t2)),
-			       row->ip_algbw_GBps, row->ip_busbw_GBps, w);
 		sum += row->busbw_GBps;
 	}
 	ft_strbuf_addf(sb, "# Out of bounds values : %" PRId64 " %s\n", wrong,
@@ -152,16 +164,14 @@ static const char dashes[] =
 	"---------------------------------------------------------------------------------------\n";
 
 static void
-render_pt2pt(struct ft_strbuf *sb, const struct ft_bench_report *rep,
-	     const struct ft_bench_cfg *cfg)
+pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep,
+	   const struct ft_bench_cfg *cfg)
 {
-	size_t i, n = ft_run_nrows(&rep->run);
 	bool lat = cfg->pattern == FT_BENCH_PT2PT_LAT;
 
 	ft_strbuf_adds(sb, dashes);
-	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n",
-		       rep->transport, lat ? "Latency" : cfg->bidir ? "Bidirectional BW" : "BW",
-		       "fabtune");
+	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", rep->transport,
+		       lat ? "Latency" : cfg->bidir ? "Bidirectional BW" : "BW", "fabtune");
 	ft_strbuf_addf(sb, " Ranks           : 0 -> 1         Transport      : %s\n", rep->transport);
 	if (!lat)
 		ft_strbuf_addf(sb, " Window          : %-14u Streams        : %u\n", cfg->window,
@@ -174,23 +184,68 @@ render_pt2pt(struct ft_strbuf *sb, const struct ft_bench_report *rep,
 	else
 		ft_strbuf_adds(sb, " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
 				   "   MsgRate[Mpps]\n");
-	for (i = 0; i < n; i++) {
-		const struct ft_result_row *r = ft_run_row(&rep->run, i);
+}
 
-		if (lat)
-			ft_strbuf_addf(sb,
-				       " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
-				       "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
-				       r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us,
-				       r->lat_p50_us, r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us,
-				       r->lat_p999_us);
-		else
-			ft_strbuf_addf(sb,
-				       " %-10" PRIu64 " %-14u %-18.2f %-20.2f %-.6f\n", r->bytes,
-				       r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
-				       r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+static void
+pt2pt_row(struct ft_strbuf *sb, const struct ft_bench_cfg *cfg, const struct ft_result_row *r)
+{
+	if (cfg->pattern == FT_BENCH_PT2PT_LAT)
+		ft_strbuf_addf(sb,
+			       " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
+			       "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
+			       r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
+			       r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
+	else
+		ft_strbuf_addf(sb, " %-10" PRIu64 " %-14u %-18.2f %-20.2f %-.6f\n", r->bytes,
+			       r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
+			       r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+}
+
+/* Rows as they come (rank 0, text mode): nccl-tests and perftest print that way too. */
+struct row_stream {
+	const struct cli_ctx *ctx;
+	const struct ft_bench_cfg *cfg;
+	bool started;
+};
+
+static bool
+streams_rows(const struct ft_bench_cfg *cfg)
+{
+	return ft_bench_pattern_is_coll(cfg->pattern) || cfg->pattern == FT_BENCH_PT2PT_BW ||
+	       cfg->pattern == FT_BENCH_PT2PT_LAT || cfg->pattern == FT_BENCH_DEV_MEMCPY;
+}
+
+static void
+render_head(struct ft_strbuf *sb, const struct ft_bench_report *rep,
+	    const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+{
+	if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
+		pt2pt_head(sb, rep, cfg);
+	} else {
+		render_header(sb, rep, cfg, ctx);
+		coll_head(sb);
 	}
-	ft_strbuf_adds(sb, dashes);
+}
+
+static void
+on_row(void *ud, const struct ft_bench_report *rep, const struct ft_result_row *row)
+{
+	struct row_stream *st = ud;
+	struct ft_strbuf sb;
+
+	ft_strbuf_init(&sb);
+	if (!st->started) {
+		render_head(&sb, rep, st->cfg, st->ctx);
+		st->started = true;
+	}
+	if (st->cfg->pattern == FT_BENCH_PT2PT_BW || st->cfg->pattern == FT_BENCH_PT2PT_LAT)
+		pt2pt_row(&sb, st->cfg, row);
+	else
+		coll_row(&sb, row);
+	ft_progress_bar_finish((struct ft_progress_bar *)&st->ctx->bar);
+	cli_write(&sb);
+	fflush(stdout);
+	ft_strbuf_release(&sb);
 }
 
 static void
@@ -403,40 +458,47 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep,
 
 static void
 render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
-       const struct cli_ctx *ctx)
+       const struct cli_ctx *ctx, bool started)
 {
 	struct ft_strbuf sb;
+	size_t i;
 
 	ft_strbuf_init(&sb);
 	if (ctx->json) {
 		render_json(&sb, rep, cfg, ctx);
+	} else if (streams_rows(cfg)) {
+		/* the rows went out as they were measured; what is left is the foot */
+		if (!started) {
+			render_head(&sb, rep, cfg, ctx);
+			for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+				if (cfg->pattern == FT_BENCH_PT2PT_BW ||
+				    cfg->pattern == FT_BENCH_PT2PT_LAT)
+					pt2pt_row(&sb, cfg, ft_run_row(&rep->run, i));
+				else
+					coll_row(&sb, ft_run_row(&rep->run, i));
+			}
+		}
+		if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT)
+			ft_strbuf_adds(&sb, dashes);
+		else
+			coll_foot(&sb, rep);
 	} else {
+		render_header(&sb, rep, cfg, ctx);
 		switch (cfg->pattern) {
-		case FT_BENCH_PT2PT_BW:
-		case FT_BENCH_PT2PT_LAT:
-			render_pt2pt(&sb, rep, cfg);
-			break;
 		case FT_BENCH_PAIRS:
-			render_header(&sb, rep, cfg, ctx);
 			if (rep->bw_GBps)
 				render_pairs(&sb, rep);
 			break;
 		case FT_BENCH_BISECTION:
-			render_header(&sb, rep, cfg, ctx);
 			render_rows(&sb, rep, "bisection");
 			break;
-		case FT_BENCH_INCAST:
-			render_header(&sb, rep, cfg, ctx);
+		default:
 			render_rows(&sb, rep, "incast");
 			break;
-		default:
-			render_header(&sb, rep, cfg, ctx);
-			render_coll(&sb, rep);
-			break;
 		}
-		if (rep->interrupted)
-			ft_strbuf_adds(&sb, "# interrupted: the rows above are what was measured\n");
 	}
+	if (rep->interrupted && !ctx->json)
+		ft_strbuf_adds(&sb, "# interrupted: the rows above are what was measured\n");
 	cli_write(&sb);
 	fflush(stdout);
 	ft_strbuf_release(&sb);
@@ -674,6 +736,7 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	struct ft_bench_report rep;
 	struct ft_bench_cfg c = *cfg;
 	struct ft_error err = { 0 };
+	struct row_stream stream = { ctx, cfg, false };
 	const char *fd_env = getenv("FABTUNE_BOOTSTRAP_FD");
 	int rc, ret = EXIT_OK;
 	uint32_t me;
@@ -706,11 +769,15 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	me = ft_world_rank(w);
 	if (me == 0)
 		c.progress = ctx->progress;
+	if (me == 0 && !ctx->json && streams_rows(&c)) {
+		c.on_row = on_row;
+		c.on_row_ud = &stream;
+	}
 	ft_bench_report_init(&rep);
 	rc = ft_bench_run(w, &c, &rep, &err);
 	if (me == 0 && (rc == 0 || rep.interrupted)) {
 		ft_progress_bar_finish(&ctx->bar);
-		render(&rep, &c, ctx);
+		render(&rep, &c, ctx, stream.started);
 	}
 	if (rc < 0 && !(rc == FT_EINTR && me != 0)) {
 		const struct ft_rank_info *inf = ft_world_info(w, me);

@@ -37,6 +37,8 @@
 extern "C" {
 #endif
 
+struct ft_bench_report;
+
 /* Patterns (test names in result rows and on the command line). */
 #define FT_BENCH_PATTERN_MAP(X)                                                                    \
 	X(PT2PT_BW, "pt2pt_bw")                                                                    \
@@ -149,6 +151,9 @@ struct ft_bench_cfg {
 	/* Set by the caller: checked between steps and in every wait. */
 	volatile sig_atomic_t *stop;
 	struct ft_progress progress; /* rank 0 reports sizes done / total */
+	/* Rank 0, collectives and pt2pt: each row as soon as it is measured (may be NULL). */
+	void (*on_row)(void *ud, const struct ft_bench_report *rep, const struct ft_result_row *row);
+	void *on_row_ud;
 };
 
 FT_API void ft_bench_cfg_init(struct ft_bench_cfg *cfg);

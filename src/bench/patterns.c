@@ -283,6 +283,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		ft_free(all);
 		if (rc == 0 && r == 0)
 			rc = ft_run_add(&out->run, &row);
+		if (rc == 0 && r == 0 && cfg->on_row)
+			cfg->on_row(cfg->on_row_ud, out, &row);
 		if (rc == 0 && r == 0)
 			ft_progress_update(&cfg->progress, row.test, ++done, total);
 		if (cfg->step_bytes)

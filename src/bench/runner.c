@@ -491,6 +491,8 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		row.ip_algbw_GBps = row.ip_time_us > 0 ? (double)bytes / (row.ip_time_us * 1e3) : 0;
 		row.ip_busbw_GBps = row.ip_algbw_GBps * factor;
 		rc = ft_run_add(&out->run, &row);
+		if (rc == 0 && r == 0 && cfg->on_row)
+			cfg->on_row(cfg->on_row_ud, out, &row);
 		if (rc == 0 && r == 0)
 			ft_progress_update(&cfg->progress, ft_bench_pattern_name(cfg->pattern),
 					   ++done, total);
@@ -554,6 +556,11 @@ ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_be
 	default:
 		rc = run_colls(&bc, out, err);
 		break;
+	}
+	/* a peer that went away because it was interrupted too is still an interruption */
+	if (rc < 0 && cfg.stop && *cfg.stop && rc != FT_EINTR) {
+		ft_error_clear(err);
+		rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
 	if (rc == FT_EINTR)
 		out->interrupted = true;
