@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
 min=$((1 << 20))
-max=$((64 << 20))
+max=${MAX:-$((64 << 20))}
 for t in shm tcp; do
 	if [ "$t" = shm ]; then
 		btl="--mca btl self,vader"

@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
 min=$((1 << 20))
-max=$((32 << 20))
+max=${MAX:-$((32 << 20))}
 for r in $(seq "$runs"); do
 	mpirun -np "$np" --mca btl self,vader "$tmp/mpi_allreduce" "$min" "$max" 20 5 >"$tmp/mpi.$r"
 	mpirun -np "$np" --mca btl self,vader "$fabtune" bench all_reduce -t mpi -b "$min" -e "$max" \
