@@ -11,8 +11,8 @@
  * shared result model instead.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -57,13 +57,13 @@ struct bench_opts {
  * say so plainly instead of pretending to save.
  */
 static int
-bench_save_run(const struct ft_bench_report *rep, const struct cli_ctx *ctx,
-	       struct ft_error *err)
+bench_save_run(const struct ft_bench_report *rep, const struct cli_ctx *ctx, struct ft_error *err)
 {
 	(void)rep;
-	return ft_error_set(err, FT_ENOTSUP, "--save: the archive is not available in this "
-					     "build yet (results were printed, not saved to %s)",
-			    ctx->archive ? ctx->archive : "the default archive");
+	return ft_error_set(err, FT_ENOTSUP,
+	                    "--save: the archive is not available in this "
+	                    "build yet (results were printed, not saved to %s)",
+	                    ctx->archive ? ctx->archive : "the default archive");
 }
 
 /* ---- rendering --------------------------------------------------------------- */
@@ -85,25 +85,27 @@ time_str(double us, char *buf, size_t len)
 
 static void
 render_header(struct ft_strbuf *sb, const struct ft_bench_report *rep,
-	      const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+              const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
 {
 	uint32_t r;
 
 	ft_strbuf_addf(sb, "# fabtune bench %s: transport %s, %u ranks\n",
-		       ft_bench_pattern_name(cfg->pattern), rep->transport, rep->nranks);
+	               ft_bench_pattern_name(cfg->pattern), rep->transport, rep->nranks);
 	ft_strbuf_addf(sb,
-		       "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
-		       " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: 1 "
-		       "validation: %d graph: 0\n",
-		       cfg->min_bytes, cfg->max_bytes, cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
-		       cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters, cfg->check ? 1 : 0);
+	               "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
+	               " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: 1 "
+	               "validation: %d graph: 0\n",
+	               cfg->min_bytes, cfg->max_bytes,
+	               cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
+	               cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters,
+	               cfg->check ? 1 : 0);
 	ft_strbuf_adds(sb, "#\n# Using devices\n");
 	for (r = 0; r < rep->nranks; r++) {
 		const struct ft_rank_info *i = &rep->ranks[r];
 
 		ft_strbuf_addf(sb, "#  Rank %2u Pid %6d on %10s numa %2d %s (%s) devices: %s\n", r,
-			       ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
-			       i->ifname, i->devices[0] ? i->devices : "-");
+		               ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
+		               i->ifname, i->devices[0] ? i->devices : "-");
 	}
 	ft_strbuf_adds(sb, "#\n");
 }
@@ -112,11 +114,11 @@ static void
 coll_head(struct ft_strbuf *sb)
 {
 	ft_strbuf_adds(sb, "#                                                              "
-			   "out-of-place                       in-place\n");
+	                   "out-of-place                       in-place\n");
 	ft_strbuf_adds(sb, "#       size         count      type   redop    root     time   algbw"
-			   "   busbw #wrong     time   algbw   busbw #wrong\n");
+	                   "   busbw #wrong     time   algbw   busbw #wrong\n");
 	ft_strbuf_adds(sb, "#        (B)    (elements)                               (us)  (GB/s)"
-			   "  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+	                   "  (GB/s)            (us)  (GB/s)  (GB/s)\n");
 }
 
 static void
@@ -129,12 +131,12 @@ coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
 	else
 		snprintf(w, sizeof(w), "N/A");
 	ft_strbuf_addf(sb,
-		       "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s"
-		       "  %7s  %6.2f  %6.2f  %5s\n",
-		       row->bytes, row->count, row->dtype, row->redop, row->root,
-		       time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps, row->busbw_GBps, w,
-		       time_str(row->ip_time_us, t2, sizeof(t2)), row->ip_algbw_GBps,
-		       row->ip_busbw_GBps, w);
+	               "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s"
+	               "  %7s  %6.2f  %6.2f  %5s\n",
+	               row->bytes, row->count, row->dtype, row->redop, row->root,
+	               time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps, row->busbw_GBps, w,
+	               time_str(row->ip_time_us, t2, sizeof(t2)), row->ip_algbw_GBps,
+	               row->ip_busbw_GBps, w);
 }
 
 static void
@@ -155,35 +157,42 @@ coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 		sum += row->busbw_GBps;
 	}
 	ft_strbuf_addf(sb, "# Out of bounds values : %" PRId64 " %s\n", wrong,
-		       !checked ? "N/A" : wrong ? "FAILED" : "OK");
+	               !checked ? "N/A" :
+	               wrong    ? "FAILED" :
+	                          "OK");
 	ft_strbuf_addf(sb, "# Avg bus bandwidth    : %g\n", n ? sum / (double)n : 0.0);
 	ft_strbuf_adds(sb, "#\n");
 }
 
 static const char dashes[] =
-	"---------------------------------------------------------------------------------------\n";
+        "---------------------------------------------------------------------------------------\n";
 
 static void
-pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep,
-	   const struct ft_bench_cfg *cfg)
+pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
 {
 	bool lat = cfg->pattern == FT_BENCH_PT2PT_LAT;
 
 	ft_strbuf_adds(sb, dashes);
 	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", rep->transport,
-		       lat ? "Latency" : cfg->bidir ? "Bidirectional BW" : "BW", "fabtune");
-	ft_strbuf_addf(sb, " Ranks           : 0 -> 1         Transport      : %s\n", rep->transport);
+	               lat        ? "Latency" :
+	               cfg->bidir ? "Bidirectional BW" :
+	                            "BW",
+	               "fabtune");
+	ft_strbuf_addf(sb, " Ranks           : 0 -> 1         Transport      : %s\n",
+	               rep->transport);
 	if (!lat)
 		ft_strbuf_addf(sb, " Window          : %-14u Streams        : %u\n", cfg->window,
-			       cfg->streams);
+		               cfg->streams);
 	ft_strbuf_adds(sb, dashes);
 	if (lat)
-		ft_strbuf_adds(sb, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
-				   "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   "
-				   "99.9% percentile[usec]\n");
+		ft_strbuf_adds(sb,
+		               " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
+		               "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   "
+		               "99.9% percentile[usec]\n");
 	else
-		ft_strbuf_adds(sb, " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
-				   "   MsgRate[Mpps]\n");
+		ft_strbuf_adds(sb,
+		               " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
+		               "   MsgRate[Mpps]\n");
 }
 
 static void
@@ -191,14 +200,14 @@ pt2pt_row(struct ft_strbuf *sb, const struct ft_bench_cfg *cfg, const struct ft_
 {
 	if (cfg->pattern == FT_BENCH_PT2PT_LAT)
 		ft_strbuf_addf(sb,
-			       " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
-			       "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
-			       r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
-			       r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
+		               " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
+		               "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
+		               r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
+		               r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
 	else
 		ft_strbuf_addf(sb, " %-10" PRIu64 " %-14u %-18.2f %-20.2f %-.6f\n", r->bytes,
-			       r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
-			       r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+		               r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
+		               r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
 }
 
 /* Rows as they come (rank 0, text mode): nccl-tests and perftest print that way too. */
@@ -216,8 +225,8 @@ streams_rows(const struct ft_bench_cfg *cfg)
 }
 
 static void
-render_head(struct ft_strbuf *sb, const struct ft_bench_report *rep,
-	    const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+render_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
+            const struct cli_ctx *ctx)
 {
 	if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
 		pt2pt_head(sb, rep, cfg);
@@ -259,7 +268,7 @@ render_pairs(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 		const double *m = pass ? rep->lat_us : rep->bw_GBps;
 
 		ft_strbuf_addf(sb, "# %s, row = sender, column = receiver\n",
-			       pass ? "latency (us, p50 of ping-pong)" : "bandwidth (GB/s)");
+		               pass ? "latency (us, p50 of ping-pong)" : "bandwidth (GB/s)");
 		ft_strbuf_adds(sb, "#   rank");
 		for (d = 0; d < n; d++)
 			ft_strbuf_addf(sb, " %8u", d);
@@ -322,9 +331,9 @@ render_rows(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char 
 	ft_table_release(&t);
 	if (kind[0] == 'i')
 		ft_strbuf_addf(sb,
-			       "# victim latency: %.2f us idle, %.2f us under incast: congestion "
-			       "impact %.2fx\n",
-			       rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
+		               "# victim latency: %.2f us idle, %.2f us under incast: congestion "
+		               "impact %.2fx\n",
+		               rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
 }
 
 static void
@@ -344,8 +353,8 @@ json_matrix(struct ft_json *j, const char *key, const double *m, uint32_t n)
 }
 
 static void
-render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep,
-	    const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
+            const struct cli_ctx *ctx)
 {
 	struct ft_json j;
 	size_t i;
@@ -457,8 +466,8 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep,
 }
 
 static void
-render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
-       const struct cli_ctx *ctx, bool started)
+render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx,
+       bool started)
 {
 	struct ft_strbuf sb;
 	size_t i;
@@ -511,10 +520,11 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 {
 	ft_bench_cfg_init(cfg);
 	if (o->pattern && ft_bench_pattern_from_name(o->pattern, &cfg->pattern) < 0) {
-		cli_error(ctx, "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
-			       "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
-			       "broadcast, reduce, dev_memcpy)",
-			  o->pattern);
+		cli_error(ctx,
+		          "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
+		          "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
+		          "broadcast, reduce, dev_memcpy)",
+		          o->pattern);
 		return -1;
 	}
 	if (o->transport)
@@ -524,9 +534,10 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		return -1;
 	}
 	if (o->dtype && ft_dtype_from_name(o->dtype, &cfg->dtype) < 0) {
-		cli_error(ctx, "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
-			       "int64, uint64, float, double)",
-			  o->dtype);
+		cli_error(ctx,
+		          "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
+		          "int64, uint64, float, double)",
+		          o->dtype);
 		return -1;
 	}
 	if (o->iters > UINT32_MAX || o->warmup > UINT32_MAX || o->window > UINT32_MAX ||
@@ -583,7 +594,7 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 
 		if (cfg->min_bytes && cfg->max_bytes && cfg->min_bytes > cfg->max_bytes) {
 			cli_error(ctx, "-b/--minbytes %" PRIu64 " is above -e/--maxbytes %" PRIu64,
-				  cfg->min_bytes, cfg->max_bytes);
+			          cfg->min_bytes, cfg->max_bytes);
 			return -1;
 		}
 		ft_bench_cfg_resolve(cfg);
@@ -658,7 +669,7 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 			}
 			execv("/proc/self/exe", args);
 			fprintf(stderr, "fabtune bench: exec of rank %u failed: %s\n", r,
-				strerror(errno));
+			        strerror(errno));
 			_exit(EXIT_RUNTIME);
 		}
 		child_pids[r] = pid;
@@ -705,7 +716,7 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT && !stop_flag) {
 			if (!killed_by_us)
 				cli_error(ctx, "rank %u (pid %d) was killed by signal %d (%s)", r,
-					  (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+				          (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
 			rc = EXIT_RUNTIME;
 		} else if (WIFSIGNALED(status)) {
 			rc = EXIT_RUNTIME;
@@ -718,7 +729,8 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 			worst = rc;
 		if (rc != 0 && first_bad < 0) {
 			first_bad = (int)r;
-			/* the others must stop on their own within the timeout; then we stop them */
+			/* the others must stop on their own within the timeout; then we stop them
+			 */
 			deadline = ft_now_s() + (o->timeout > 0 ? o->timeout : 30) + 1;
 		}
 	}
@@ -784,12 +796,12 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 
 		if (ft_world_size(w) > 1)
 			cli_error(ctx, "rank %u (host %s): %s", me, inf ? inf->host : "?",
-				  ft_error_msg(&err, rc));
+			          ft_error_msg(&err, rc));
 		else
 			cli_error(ctx, "%s", ft_error_msg(&err, rc));
-		ret = rc == FT_EINTR ? EXIT_RUNTIME
-		      : (rc == FT_EINVAL || rc == FT_ERANGE || rc == FT_ENOTSUP) ? EXIT_USAGE
-										 : EXIT_RUNTIME;
+		ret = rc == FT_EINTR                                           ? EXIT_RUNTIME :
+		      (rc == FT_EINVAL || rc == FT_ERANGE || rc == FT_ENOTSUP) ? EXIT_USAGE :
+		                                                                 EXIT_RUNTIME;
 		if (rc != FT_EINTR && rc != FT_EINVAL && rc != FT_ERANGE)
 			ft_world_abort(w, ret);
 	} else if (rc == FT_EINTR) {
@@ -828,16 +840,26 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		NULL,
 	};
 	struct bench_opts o = {
-		.minb = UINT64_MAX, .maxb = UINT64_MAX, .factor = 2, .warmup = 5, .check = 1,
-		.average = 1, .streams = 1, .rounds = 5, .timeout = 30, .threshold = 0.7, .np = 1,
-		.nranks = 0, .rank = UINT64_MAX,
+		.minb = UINT64_MAX,
+		.maxb = UINT64_MAX,
+		.factor = 2,
+		.warmup = 5,
+		.check = 1,
+		.average = 1,
+		.streams = 1,
+		.rounds = 5,
+		.timeout = 30,
+		.threshold = 0.7,
+		.np = 1,
+		.nranks = 0,
+		.rank = UINT64_MAX,
 	};
 	const struct opt opts[] = {
 		OPT_STRING('p', "pattern", &o.pattern, "NAME",
-			   "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
-			   "all_gather, reduce_scatter, alltoall, broadcast, reduce, dev_memcpy"),
+		           "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
+		           "all_gather, reduce_scatter, alltoall, broadcast, reduce, dev_memcpy"),
 		OPT_STRING('t', "transport", &o.transport, "NAME",
-			   "auto (default), tcp, shm, mpi, verbs, nccl"),
+		           "auto (default), tcp, shm, mpi, verbs, nccl"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (nccl-tests -b)"),
 		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (nccl-tests -e)"),
 		OPT_U64('f', "stepfactor", &o.factor, "N", "multiply the size by N each step"),
@@ -847,18 +869,18 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_INT('c', "check", &o.check, "0|1", "validate the data, #wrong column (1)"),
 		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min"),
 		OPT_STRING('d', "datatype", &o.dtype, "TYPE",
-			   "float (default), double, int8, uint8, int32, uint32, int64, uint64"),
+		           "float (default), double, int8, uint8, int32, uint32, int64, uint64"),
 		OPT_INT('z', "blocking", &o.blocking, "0|1", "sync all ranks after each iteration"),
 		OPT_INT('a', "average", &o.average, "0-3",
-			"time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),
+		        "time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),
 		OPT_INT('r', "root", &o.root, "RANK", "root of broadcast, reduce and incast (0)"),
 		OPT_U64(0, "np", &o.np, "N", "start N ranks on this host (fork/exec)"),
 		OPT_U64(0, "rank", &o.rank, "R", "manual launch: this process's rank"),
 		OPT_U64(0, "nranks", &o.nranks, "N", "manual launch: number of ranks"),
 		OPT_STRING(0, "bootstrap", &o.bootstrap, "ADDR:PORT",
-			   "manual launch: rank 0's bootstrap address"),
+		           "manual launch: rank 0's bootstrap address"),
 		OPT_STRING(0, "ifname", &o.ifname, "SPEC",
-			   "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
+		           "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
 		OPT_U64(0, "streams", &o.streams, "N", "tcp: sockets per peer (1)"),
 		OPT_SIZE(0, "sockbuf", &o.sockbuf, "tcp: socket buffer size (kernel default)"),
 		OPT_BOOL(0, "no-nodelay", &o.no_nodelay, "tcp: leave Nagle's algorithm on"),
@@ -866,7 +888,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "bidir", &o.bidir, "pt2pt: both directions at once"),
 		OPT_DURATION(0, "timeout", &o.timeout, "a silent peer is dead after this (30s)"),
 		OPT_DOUBLE(0, "threshold", &o.threshold, "F",
-			   "pairs: outlier below F x median (0.7)"),
+		           "pairs: outlier below F x median (0.7)"),
 		OPT_BOOL(0, "no-retest", &o.no_retest, "pairs: skip retesting bad pairs"),
 		OPT_U64(0, "rounds", &o.rounds, "N", "bisection: random matchings (5)"),
 		OPT_STRING(0, "verbs-op", &o.verbs_op, "OP", "verbs: send (default), write, read"),
@@ -876,7 +898,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
-		"bench", synopsis,
+		"bench",
+		synopsis,
 		"Measure point-to-point bandwidth and latency, all pairs, bisection, incast and\n"
 		"collectives over tcp, shm, mpi, verbs or nccl, with nccl-tests' and perftest's\n"
 		"flags and tables.",
