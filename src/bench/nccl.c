@@ -347,7 +347,7 @@ nccl_type(enum ft_dtype t)
 }
 
 static int
-nccl_coll(struct ft_ep *base, const struct ft_coll_args *a, struct ft_error *err)
+nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	struct nccl_ep *ep = ft_container_of(base, struct nccl_ep, base);
 	uint32_t n = base->w->nranks, r = base->w->rank;

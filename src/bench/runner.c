@@ -203,7 +203,7 @@ ft_bench_report_release(struct ft_bench_report *r)
 /* ---- collectives ------------------------------------------------------------ */
 
 static int
-coll_once(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+coll_once(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	int rc = ep->ops->coll(ep, a, err);
 
@@ -214,7 +214,7 @@ coll_once(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
 
 /* Fill the send side of a collective for validation (@in_place: one buffer). */
 static void
-fill_inputs(const struct ft_coll_args *a, uint32_t n, uint32_t r)
+fill_inputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 {
 	size_t es = ft_dtype_size(a->dtype);
 	void *send = (void *)a->sendbuf;
@@ -242,7 +242,7 @@ fill_inputs(const struct ft_coll_args *a, uint32_t n, uint32_t r)
 }
 
 static int64_t
-check_outputs(const struct ft_coll_args *a, uint32_t n, uint32_t r)
+check_outputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 {
 	size_t es = ft_dtype_size(a->dtype);
 	const char *recv = a->recvbuf;
@@ -302,7 +302,7 @@ combine(const double *t, uint32_t n, enum ft_bench_average mode)
 
 /* One variant (out-of-place or in-place) of one size: #wrong and time per iteration. */
 static int
-coll_variant(struct ft_bench_ctx *bc, struct ft_coll_args *a, double *time_us, int64_t *wrong,
+coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us, int64_t *wrong,
              struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
@@ -428,7 +428,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;
 	     size = next_size(cfg, size)) {
 		struct ft_result_row row;
-		struct ft_coll_args a = { .coll = cfg->pattern,
+		struct ft_bench_coll_args a = { .coll = cfg->pattern,
 			                  .dtype = cfg->dtype,
 			                  .op = cfg->op };
 		size_t count = (size_t)(size / es), bytes;
