@@ -186,6 +186,9 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 		if (!guess_columns(st, n))
 			return false;
 	}
+	/* A header may name columns without a size: such a table has no rows to read. */
+	if (st->col[NT_SIZE] < 0 || st->col[NT_SIZE] >= n)
+		return false;
 	ft_result_row_init(&r);
 	if (!ft__u64(tok[st->col[NT_SIZE]], &r.bytes))
 		return false;
