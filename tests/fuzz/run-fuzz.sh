@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/fuzz/run-fuzz.sh EXE SECONDS "DIR..." - run a libFuzzer harness for a
-# bounded time, seeded with copies of tests/fixtures/DIR/*.txt, in a
+# bounded time, seeded with copies of tests/fixtures/DIR/*.{txt,yaml,json}
+# (or of every file in DIR when it is another folder, like examples/), in a
 # temporary corpus directory so that the fixtures are never written.
 set -eu
 exe=$1 seconds=$2 dirs=$3
@@ -8,9 +9,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/corpus"
 for d in $dirs; do
-	for f in tests/fixtures/"$d"/*.txt; do
+	# A fixture folder gives its captured inputs; any other folder (examples/) all its files.
+	if [ -d tests/fixtures/"$d" ]; then
+		set -- tests/fixtures/"$d"/*.txt tests/fixtures/"$d"/*.yaml tests/fixtures/"$d"/*.json
+	else
+		set -- "$d"/*
+	fi
+	for f in "$@"; do
 		[ -f "$f" ] && cp "$f" "$tmp/corpus/"
 	done
 done
-exec "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+exec "$exe" -seed=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 	-print_final_stats=1 -artifact_prefix="${FT_BUILD_ROOT:-.}/fuzz-$(basename "$exe")-" "$tmp/corpus"
