@@ -12,6 +12,8 @@
 #include <fabtune/json.h>
 #include <fabtune/model.h>
 #include <fabtune/obs.h>
+#include <fabtune/parse.h>
+#include <fabtune/probe.h>
 #include <fabtune/progress.h>
 #include <fabtune/result.h>
 #include <fabtune/rng.h>

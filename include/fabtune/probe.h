@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/probe.h - read the fabric and host state of this machine.
+ *
+ * The probe reads sysfs directly (InfiniBand ports and counters, network
+ * interfaces, PCIe links, NUMA nodes), optionally runs installed tools through
+ * the parsers, and appends observations. @root lets it read a captured tree.
+ */
+#ifndef FABTUNE_PROBE_H
+#define FABTUNE_PROBE_H
+
+#include <stdbool.h>
+
+#include <fabtune/error.h>
+#include <fabtune/obs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ft_probe_cfg {
+	const char *root;  /* "/" or a captured tree */
+	bool run_tools;    /* run nvidia-smi, ethtool -S, ibv_devinfo when installed */
+	double interval_s; /* > 0: two snapshots, counter rates as `<key>.rate` per second */
+	const char *host;  /* host name for the observations; NULL = gethostname() */
+};
+
+FT_API int ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out,
+                         struct ft_error *err);
+
+/* ---- multi-node (additions) ---------------------------------------------- */
+
+/* True when this process was started by mpirun/srun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set). */
+FT_API bool ft_probe_under_mpi(void);
+/*
+ * Gather every rank's observations at rank 0 (MPI_Gather of the counts, then
+ * MPI_Gatherv of the plain ft_obs records). Initializes and finalizes MPI.
+ * On rank 0 @set ends with all ranks' observations in rank order; on the
+ * others it is unchanged. *@rank gets this process's rank. FT_ENOTSUP when
+ * built without MPI, FT_EMPI when an MPI call fails.
+ */
+FT_API int ft_probe_mpi_gather(struct ft_obs_set *set, int *rank, struct ft_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

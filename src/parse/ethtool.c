@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/ethtool.c - `ethtool DEV` (link settings), `ethtool -i DEV` (driver)
+ * and `ethtool -S DEV` (statistics), alone or pasted together.
+ *
+ * Link: `eth.link.speed` (Mb/s; "Unknown!" kept as text), `eth.link.duplex`,
+ * `eth.link.detected` (yes/no), `eth.link.port`, `eth.link.autoneg`, and the
+ * fastest supported/advertised mode as `eth.link.speed_supported_max` /
+ * `eth.link.speed_advertised_max` (Mb/s). Driver: `eth.driver.*`. Statistics:
+ * `eth.counter.<name>` in the driver's spelling (mlx5: rx_discards_phy,
+ * rx_prio3_pause, tx_pause_ctrl_phy, ...; ROCE-COUNTERS).
+ *
+ * The device comes from "Settings for DEV:" or from a prompt line naming
+ * the command ("ethtool -S eth4"); `-S` output alone carries no device name.
+ */
+#include "ethtool_int.h"
+#include "parse_int.h"
+
+static const struct ft__field driver_fields[] = {
+	{ "driver", "eth.driver.name", FT__F_STR, NULL },
+	{ "version", "eth.driver.version", FT__F_STR, NULL },
+	{ "firmware-version", "eth.driver.fw_version", FT__F_STR, NULL },
+	{ "bus-info", "eth.driver.bus_info", FT__F_STR, NULL },
+	{ "expansion-rom-version", NULL, FT__F_IGN, NULL },
+	{ "supports-statistics", NULL, FT__F_IGN, NULL },
+	{ "supports-test", NULL, FT__F_IGN, NULL },
+	{ "supports-eeprom-access", NULL, FT__F_IGN, NULL },
+	{ "supports-register-dump", NULL, FT__F_IGN, NULL },
+	{ "supports-priv-flags", NULL, FT__F_IGN, NULL },
+};
+
+static const struct ft__field link_fields[] = {
+	{ "Duplex", "eth.link.duplex", FT__F_STR, NULL },
+	{ "Link detected", "eth.link.detected", FT__F_STR, NULL },
+	{ "Port", "eth.link.port", FT__F_STR, NULL },
+	{ "Auto-negotiation", "eth.link.autoneg", FT__F_STR, NULL },
+	{ "Transceiver", "eth.link.transceiver", FT__F_STR, NULL },
+	{ "Lanes", "eth.link.lanes", FT__F_NUM, NULL },
+	{ "Supported ports", NULL, FT__F_IGN, NULL },
+	{ "Supported pause frame use", NULL, FT__F_IGN, NULL },
+	{ "Supports auto-negotiation", NULL, FT__F_IGN, NULL },
+	{ "Supported FEC modes", "eth.link.fec_supported", FT__F_STR, NULL },
+	{ "Advertised pause frame use", NULL, FT__F_IGN, NULL },
+	{ "Advertised auto-negotiation", NULL, FT__F_IGN, NULL },
+	{ "Advertised FEC modes", "eth.link.fec_advertised", FT__F_STR, NULL },
+	{ "Link partner advertised link modes", NULL, FT__F_IGN, NULL },
+	{ "Link partner advertised pause frame use", NULL, FT__F_IGN, NULL },
+	{ "Link partner advertised auto-negotiation", NULL, FT__F_IGN, NULL },
+	{ "Link partner advertised FEC modes", NULL, FT__F_IGN, NULL },
+	{ "PHYAD", NULL, FT__F_IGN, NULL },
+	{ "MDI-X", NULL, FT__F_IGN, NULL },
+	{ "Supports Wake-on", NULL, FT__F_IGN, NULL },
+	{ "Wake-on", NULL, FT__F_IGN, NULL },
+	{ "Current message level", NULL, FT__F_IGN, NULL },
+};
+
+enum mode {
+	M_NONE,
+	M_LINK,
+	M_DRIVER,
+	M_STATS
+};
+
+/* "100000baseSR4/Full" -> 100000 (Mb/s); 0 when not a link mode. */
+static double
+mode_speed(struct ft__span tok)
+{
+	double v;
+	const char *b = ft__find(tok, "base");
+
+	if (!b || b == tok.p || !ft__dbl((struct ft__span){ tok.p, (size_t)(b - tok.p) }, &v))
+		return 0;
+	return v;
+}
+
+struct modes {
+	double max;
+	uint32_t line;
+	const char *key;
+};
+
+static void
+modes_add(struct modes *m, struct ft__span v)
+{
+	struct ft__span tok;
+
+	while (ft__token(&v, &tok)) {
+		double sp = mode_speed(tok);
+
+		if (sp > m->max)
+			m->max = sp;
+	}
+}
+
+static void
+modes_flush(struct ft__pctx *c, struct modes *m)
+{
+	if (m->key && m->max > 0)
+		ft__emit_num(c, m->line, m->key, m->max, "Mb/s");
+	m->key = NULL;
+	m->max = 0;
+}
+
+static void
+device_from_command(struct ft__pctx *c, struct ft__span cmd)
+{
+	struct ft__span w, last = FT__NOSTR;
+	bool is_ethtool = false;
+
+	while (ft__token(&cmd, &w)) {
+		if (ft__eq(w, "|") || ft__eq(w, ";") || ft__eq(w, "&&"))
+			break;
+		if (ft__ends(w, "ethtool"))
+			is_ethtool = true;
+		else if (is_ethtool && w.p[0] != '-')
+			last = w;
+	}
+	if (is_ethtool && last.p) {
+		ft__copy(c->device, sizeof(c->device), last);
+		c->port = -1;
+	}
+}
+
+int
+ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw, cmd;
+	enum mode mode = M_NONE;
+	struct modes m = { 0 };
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw), k, v;
+		double d;
+		uint64_t u;
+
+		if (!s.n)
+			continue;
+		if (ft__is_prompt(s, &cmd)) {
+			modes_flush(c, &m);
+			device_from_command(c, cmd);
+			mode = M_NONE;
+			continue;
+		}
+		if (ft__starts(s, "Settings for ") && ft__ends(s, ":")) {
+			modes_flush(c, &m);
+			ft__copy(c->device, sizeof(c->device),
+			         ft__trim((struct ft__span){ s.p + 13, s.n - 14 }));
+			mode = M_LINK;
+			continue;
+		}
+		if (ft__eq(s, "NIC statistics:")) {
+			modes_flush(c, &m);
+			mode = M_STATS;
+			continue;
+		}
+		if (ft__starts(s, "Cannot ") || ft__starts(s, "No data available") ||
+		    ft__starts(s, "no stats available")) {
+			ft__emit_str(c, it.lineno, "tool.error", s);
+			continue;
+		}
+		if (ft__starts(s, "driver:")) {
+			modes_flush(c, &m);
+			mode = M_DRIVER;
+		}
+		if (!ft__split(s, ':', &k, &v)) {
+			/* continuation of a link-mode list */
+			if (mode == M_LINK && m.key && mode_speed(s) > 0) {
+				modes_add(&m, s);
+				continue;
+			}
+			ft__skipped(c, it.lineno, "not ethtool output", s);
+			continue;
+		}
+		switch (mode) {
+		case M_STATS:
+			if (ft__u64(v, &u))
+				ft__emit_named(c, it.lineno, "eth.counter.", k, true, (double)u,
+				               "count", FT__NOSTR);
+			else
+				ft__skipped(c, it.lineno, "counter value is not a number", s);
+			continue;
+		case M_DRIVER:
+			if (ft__field_emit(c, it.lineno, driver_fields,
+			                   FT_ARRAY_SIZE(driver_fields), k, v))
+				continue;
+			break;
+		case M_LINK:
+			if (ft__eq(k, "Supported link modes") ||
+			    ft__eq(k, "Advertised link modes")) {
+				modes_flush(c, &m);
+				m.key = k.p[0] == 'S' ? "eth.link.speed_supported_max" :
+				                        "eth.link.speed_advertised_max";
+				m.line = it.lineno;
+				modes_add(&m, v);
+				continue;
+			}
+			modes_flush(c, &m);
+			if (ft__eq(k, "Speed")) {
+				if (ft__lead_dbl(v, &d, NULL))
+					ft__emit(c, it.lineno, "eth.link.speed", true, d, "Mb/s",
+					         v);
+				else
+					ft__emit_str(c, it.lineno, "eth.link.speed",
+					             ft__ends(v, "!") ?
+					                     (struct ft__span){ v.p, v.n - 1 } :
+					                     v);
+				continue;
+			}
+			if (ft__field_emit(c, it.lineno, link_fields, FT_ARRAY_SIZE(link_fields), k,
+			                   v))
+				continue;
+			break;
+		case M_NONE:
+			break;
+		}
+		ft__skipped(c, it.lineno, "unknown ethtool field", s);
+	}
+	modes_flush(c, &m);
+	return c->rc;
+}
+
+int
+ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	return ft__ethtool_engine(c, text, len);
+}
+
+static int
+ethtool_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "Settings for ") && ft__find(s, "Link detected"))
+		return 90;
+	if (ft__find(s, "driver:") && ft__find(s, "bus-info:"))
+		return 90;
+	if (ft__find(s, "Settings for ") || ft__find(s, "Supported link modes:"))
+		return 70;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__ethtool_run)
+
+const struct ft_parser ft_ethtool_parser = {
+	.name = "ethtool",
+	.summary = "ethtool / ethtool -i: link speed, duplex, link detected, modes, driver",
+	.sniff = ethtool_sniff,
+	.parse = ft__ethtool_run_parse,
+};

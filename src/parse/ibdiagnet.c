@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/ibdiagnet.c - the console report of `ibdiagnet` (1.x and 2.x):
+ * "-W- ..." lines become `ibdiag.warning`, "-E- ..." lines `ibdiag.error`,
+ * and rows of the final stage table with errors or warnings become
+ * `ibdiag.stage_errors` / `ibdiag.stage_warnings` (number, stage in str).
+ *
+ * The rest of the report ("-I-" progress, section rulers, indented
+ * continuation lines) carries no finding and is passed over on purpose.
+ */
+#include "parse_int.h"
+
+int
+ft__ibdiagnet_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw;
+	bool stages = false;
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw);
+
+		if (!s.n)
+			continue;
+		if (ft__starts(s, "-W-")) {
+			ft__emit_str(c, it.lineno, "ibdiag.warning", ft__trim(ft__skip(s, 3)));
+			continue;
+		}
+		if (ft__starts(s, "-E-")) {
+			ft__emit_str(c, it.lineno, "ibdiag.error", ft__trim(ft__skip(s, 3)));
+			continue;
+		}
+		if (ft__starts(s, "STAGE") && ft__find(s, "Errors")) {
+			stages = true;
+			continue;
+		}
+		if (stages && !ft__starts(s, "-") && !ft__starts(s, "Please")) {
+			struct ft__span rest = s, tok, t[16];
+			size_t n = 0;
+			uint64_t e, w;
+
+			while (n < 16 && ft__token(&rest, &tok))
+				t[n++] = tok;
+			if (n >= 3 && ft__u64(t[n - 2], &e) && ft__u64(t[n - 1], &w)) {
+				struct ft__span name = { s.p, (size_t)(t[n - 2].p - s.p) };
+
+				name = ft__trim(name);
+				if (e)
+					ft__emit(c, it.lineno, "ibdiag.stage_errors", true,
+					         (double)e, "count", name);
+				if (w)
+					ft__emit(c, it.lineno, "ibdiag.stage_warnings", true,
+					         (double)w, "count", name);
+			}
+			continue;
+		}
+		if (ft__starts(s, "----"))
+			stages = false;
+	}
+	return c->rc;
+}
+
+static int
+ibdiagnet_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "-I- ") &&
+	    (ft__find(s, "IBDIAG") || ft__find(s, "ibdiagnet") || ft__find(s, "-I---------")))
+		return 90;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__ibdiagnet_run)
+
+const struct ft_parser ft_ibdiagnet_parser = {
+	.name = "ibdiagnet",
+	.summary = "ibdiagnet console report: warnings, errors, stage summary",
+	.sniff = ibdiagnet_sniff,
+	.parse = ft__ibdiagnet_run_parse,
+};

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/ibportstate.c - `ibportstate LID PORT` (and `smpquery portinfo`):
+ * "# Port info: Lid n port p" then "Field:....value" lines.
+ *
+ * Width and speed fields are kept as printed ("1X or 4X", "2.5 Gbps"), with
+ * the active speed's lane rate as the number. On a Down/Disabled port these
+ * fields show defaults, not a degraded link: rules must check the state.
+ */
+#include "dotted.h"
+
+static const struct ft__field fields[] = {
+	{ "LinkState", "ib.port.state", FT__F_STR, NULL },
+	{ "PhysLinkState", "ib.port.phys_state", FT__F_STR, NULL },
+	{ "LinkWidthSupported", "ib.port.width_supported", FT__F_STR, NULL },
+	{ "LinkWidthEnabled", "ib.port.width_enabled", FT__F_STR, NULL },
+	{ "LinkWidthActive", "ib.port.width_active", FT__F_STR, NULL },
+	{ "LinkSpeedSupported", "ib.port.speed_supported", FT__F_STR, NULL },
+	{ "LinkSpeedEnabled", "ib.port.speed_enabled", FT__F_STR, NULL },
+	{ "LinkSpeedActive", "ib.port.speed_active", FT__F_LEAD, "Gbps" },
+	{ "LinkSpeedExtSupported", "ib.port.speed_ext_supported", FT__F_STR, NULL },
+	{ "LinkSpeedExtEnabled", "ib.port.speed_ext_enabled", FT__F_STR, NULL },
+	{ "LinkSpeedExtActive", "ib.port.speed_ext_active", FT__F_LEAD, "Gbps" },
+	{ "Lid", "ib.port.lid", FT__F_NUM, NULL },
+	{ "SMLid", "ib.port.sm_lid", FT__F_NUM, NULL },
+	{ "NeighborMTU", "ib.port.mtu_neighbor", FT__F_LEAD, "bytes" },
+	{ "MtuCap", "ib.port.mtu_max", FT__F_LEAD, "bytes" },
+};
+
+int
+ft__ibportstate_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw, cmd;
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw), name, val;
+
+		if (!s.n || ft__eq(s, "PortInfo:"))
+			continue;
+		if (ft__lid_header(c, s))
+			continue;
+		if (ft__dotted(s, &name, &val)) {
+			if (!ft__field_emit(c, it.lineno, fields, FT_ARRAY_SIZE(fields), name,
+			                    val)) {
+				uint64_t u;
+
+				if (ft__u64(val, &u))
+					ft__emit_named(c, it.lineno, "ib.portinfo.", name, true,
+					               (double)u, NULL, FT__NOSTR);
+				else
+					ft__emit_named(c, it.lineno, "ib.portinfo.", name, false, 0,
+					               NULL, val);
+			}
+			continue;
+		}
+		if (ft__is_prompt(s, &cmd))
+			continue;
+		ft__skipped(c, it.lineno, "not ibportstate output", s);
+	}
+	return c->rc;
+}
+
+static int
+ibportstate_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "# Port info: Lid") || ft__find(s, "LinkWidthActive:..."))
+		return 90;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__ibportstate_run)
+
+const struct ft_parser ft_ibportstate_parser = {
+	.name = "ibportstate",
+	.summary = "ibportstate / smpquery portinfo: link state, width and speed",
+	.sniff = ibportstate_sniff,
+	.parse = ft__ibportstate_run_parse,
+};

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/ibqueryerrors.c - `ibqueryerrors`: per-port lines
+ * "GUID 0x... port N: [Counter == value (scaled)] [...]" (port "ALL" with -c),
+ * optionally under "Errors for 0x... "node name"" headers.
+ *
+ * Each bracket becomes `ib.counter.<Counter>`; the entity is the GUID (or
+ * node name when a header gives one) and the port (-1 for ALL).
+ */
+#include "parse_int.h"
+
+static void
+brackets(struct ft__pctx *c, uint32_t line, struct ft__span s)
+{
+	const char *open;
+
+	while (s.n && (open = memchr(s.p, '[', s.n))) {
+		const char *close;
+		struct ft__span in, name, val, tok;
+		uint64_t u;
+		const char *eq;
+
+		s = ft__skip(s, (size_t)(open - s.p) + 1);
+		close = memchr(s.p, ']', s.n);
+		if (!close) {
+			ft__skipped(c, line, "unterminated counter bracket", s);
+			return;
+		}
+		in = (struct ft__span){ s.p, (size_t)(close - s.p) };
+		s = ft__skip(s, in.n + 1);
+		eq = ft__find(in, "==");
+		if (!eq) {
+			ft__skipped(c, line, "counter bracket without ==", in);
+			continue;
+		}
+		name = ft__trim((struct ft__span){ in.p, (size_t)(eq - in.p) });
+		val = ft__skip(in, (size_t)(eq - in.p) + 2);
+		if (ft__token(&val, &tok) && ft__u64(tok, &u) && name.n)
+			ft__emit_named(c, line, "ib.counter.", name, true, (double)u, "count",
+			               FT__NOSTR);
+		else
+			ft__skipped(c, line, "counter value is not a number", in);
+	}
+}
+
+int
+ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw, cmd;
+	char node[48] = "";
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw), rest, tok;
+		uint64_t u;
+
+		if (!s.n || ft__starts(s, "##"))
+			continue;
+		if (ft__starts(s, "Errors for ")) {
+			const char *q = memchr(s.p, '"', s.n);
+
+			node[0] = '\0';
+			if (q) {
+				struct ft__span n = ft__skip(s, (size_t)(q - s.p) + 1);
+				const char *q2 = memchr(n.p, '"', n.n);
+
+				ft__copy(node, sizeof(node),
+				         (struct ft__span){ n.p, q2 ? (size_t)(q2 - n.p) : n.n });
+			}
+			continue;
+		}
+		rest = s;
+		if (ft__token(&rest, &tok) && ft__eq(tok, "GUID") && ft__token(&rest, &tok)) {
+			struct ft__span port;
+
+			if (node[0])
+				ft_strlcpy(c->device, node, sizeof(c->device));
+			else
+				ft__copy(c->device, sizeof(c->device), tok);
+			c->port = -1;
+			if (ft__token(&rest, &tok) && ft__eq(tok, "port") &&
+			    ft__token(&rest, &port)) {
+				if (port.n && port.p[port.n - 1] == ':')
+					port.n--;
+				if (ft__u64(port, &u) && u < 256)
+					c->port = (int)u;
+			}
+			brackets(c, it.lineno, rest);
+			continue;
+		}
+		if (ft__is_prompt(s, &cmd))
+			continue;
+		ft__skipped(c, it.lineno, "not ibqueryerrors output", s);
+	}
+	return c->rc;
+}
+
+static int
+ibqueryerrors_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "GUID 0x") && ft__find(s, " port ") && ft__find(s, " == "))
+		return 90;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__ibqueryerrors_run)
+
+const struct ft_parser ft_ibqueryerrors_parser = {
+	.name = "ibqueryerrors",
+	.summary = "ibqueryerrors: fabric-wide ports with error counters over threshold",
+	.sniff = ibqueryerrors_sniff,
+	.parse = ft__ibqueryerrors_run_parse,
+};

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/lspci.c - `lspci -vv` (and -vvv, -vvvs BDF): device blocks that
+ * start at column 0 with "BDF class: description", with the PCIe link
+ * capability and status lines
+ *   LnkCap: Port #0, Speed 16GT/s, Width x16, ASPM ...
+ *   LnkSta: Speed 8GT/s (downgraded), Width x8 (downgraded)
+ *
+ * Keys for device = BDF: `pcie.device` (str "class: description"),
+ * `pcie.link.speed_max` / `pcie.link.width_max` from LnkCap,
+ * `pcie.link.speed_cur` / `pcie.link.width_cur` from LnkSta (GT/s, lanes;
+ * HOST-PCIE), and `numa.node`. Other lines of a block are passed over.
+ */
+#include "parse_int.h"
+
+static void
+link_fields(struct ft__pctx *c, uint32_t line, struct ft__span v, const char *speed_key,
+            const char *width_key)
+{
+	const char *sp = ft__find(v, "Speed "), *wd = ft__find(v, "Width x");
+	double d;
+	struct ft__span rest;
+
+	if (sp && ft__lead_dbl(ft__skip(v, (size_t)(sp - v.p) + 6), &d, &rest))
+		ft__emit_num(c, line, speed_key, d, "GT/s");
+	if (wd && ft__lead_dbl(ft__skip(v, (size_t)(wd - v.p) + 7), &d, &rest))
+		ft__emit_num(c, line, width_key, d, "lanes");
+	if (!sp && !wd)
+		ft__skipped(c, line, "PCIe link line without speed or width", v);
+}
+
+static bool
+is_bdf(struct ft__span tok)
+{
+	/* "3b:00.0" or "0000:3b:00.0" */
+	if (tok.n == 7 && tok.p[2] == ':' && tok.p[5] == '.')
+		return true;
+	return tok.n == 12 && tok.p[4] == ':' && tok.p[7] == ':' && tok.p[10] == '.';
+}
+
+int
+ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw, cmd;
+	bool in_dev = false;
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw), rest, tok, k, v;
+		uint64_t u;
+
+		if (!s.n)
+			continue;
+		rest = raw;
+		if (raw.n && !ft__is_space(raw.p[0]) && ft__token(&rest, &tok) && is_bdf(tok)) {
+			ft__copy(c->device, sizeof(c->device), tok);
+			c->port = -1;
+			in_dev = true;
+			ft__emit_str(c, it.lineno, "pcie.device", ft__trim(rest));
+			continue;
+		}
+		if (!in_dev) {
+			if (!ft__is_prompt(s, &cmd))
+				ft__skipped(c, it.lineno, "not lspci output", s);
+			continue;
+		}
+		if (!ft__split(s, ':', &k, &v))
+			continue;
+		if (ft__eq(k, "LnkCap"))
+			link_fields(c, it.lineno, v, "pcie.link.speed_max", "pcie.link.width_max");
+		else if (ft__eq(k, "LnkSta"))
+			link_fields(c, it.lineno, v, "pcie.link.speed_cur", "pcie.link.width_cur");
+		else if (ft__eq(k, "NUMA node") && ft__u64(v, &u))
+			ft__emit_num(c, it.lineno, "numa.node", (double)u, NULL);
+	}
+	return c->rc;
+}
+
+static int
+lspci_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "LnkCap:") || ft__find(s, "LnkSta:"))
+		return 90;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__lspci_run)
+
+const struct ft_parser ft_lspci_parser = {
+	.name = "lspci",
+	.summary = "lspci -vv: PCIe link capability vs status (speed, width), NUMA node",
+	.sniff = lspci_sniff,
+	.parse = ft__lspci_run_parse,
+};

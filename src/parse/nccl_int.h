@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/nccl_int.h - the NCCL log and nccl-tests line handlers and the one
+ * engine that runs both: in practice NCCL INFO lines and nccl-tests tables
+ * arrive interleaved in one file (NCCL_DEBUG=INFO all_reduce_perf ...), so
+ * each parser reads both kinds of line and differs only in its name and
+ * sniffer.
+ */
+#ifndef FT_PARSE_NCCL_INT_H
+#define FT_PARSE_NCCL_INT_H
+
+#include "parse_int.h"
+
+#define FT__NCCL_PIDS 1024 /* processes whose rank is remembered */
+
+enum ft__nt_col {
+	NT_SIZE,
+	NT_COUNT,
+	NT_TYPE,
+	NT_REDOP,
+	NT_ROOT,
+	NT_TIME,
+	NT_ALGBW,
+	NT_BUSBW,
+	NT_WRONG,
+	NT_IP_TIME,
+	NT_IP_ALGBW,
+	NT_IP_BUSBW,
+	NT_IP_WRONG,
+	NT_NCOLS
+};
+
+struct ft__nccl_state {
+	/* NCCL log: rank of each host:pid, learned from "comm ... rank N" lines */
+	struct {
+		uint64_t key; /* 0 = empty */
+		int rank;
+	} pid[FT__NCCL_PIDS];
+	/* nccl-tests table */
+	int col[NT_NCOLS]; /* token index of each column, -1 when absent */
+	int ntok;          /* tokens in a data row */
+	bool have_header;  /* a column header was read */
+	bool error_col;    /* old format: "error" (max abs error), not #wrong */
+	char test[32];     /* "all_reduce" */
+	bool test_known;
+	uint32_t nranks;      /* "#  Rank N ..." lines seen */
+	uint32_t header_line; /* line of "# nThread ..." (a test started), 0 if none */
+	uint64_t nrows;       /* table rows read */
+};
+
+void ft__nccl_state_init(struct ft__nccl_state *st);
+/* true when @line was an NCCL log line (and has been handled). */
+bool ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span line,
+                       uint32_t lineno);
+/* true when @line belonged to nccl-tests output (and has been handled). */
+bool ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span line,
+                         uint32_t lineno);
+/* Run both handlers over @text, the preferred one first. */
+int ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_first);
+
+#endif

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/parse_int.h - what the parsers share: a line iterator, span helpers,
+ * the parse context that carries the current entity, and the emitters that
+ * turn a recognised value into a struct ft_obs.
+ *
+ * Parsers never allocate per line: lines are (pointer, length) views into the
+ * caller's buffer, found with memchr. Only observations and result rows are
+ * copied out. Internal to src/parse/ and src/probe/.
+ */
+#ifndef FT_PARSE_INT_H
+#define FT_PARSE_INT_H
+
+#include "internal.h"
+
+#include <fabtune/obs.h>
+#include <fabtune/parse.h>
+#include <fabtune/result.h>
+
+/* ---- spans and lines ----------------------------------------------------- */
+
+struct ft__span {
+	const char *p;
+	size_t n;
+};
+
+struct ft__lines {
+	const char *p;   /* next unread byte */
+	const char *end; /* end of the text */
+	uint32_t lineno; /* number of the line last returned */
+};
+
+static inline void
+ft__lines_init(struct ft__lines *it, const char *text, size_t len, uint32_t line0)
+{
+	it->p = text;
+	it->end = text + len;
+	it->lineno = line0;
+}
+
+/* Next line without its "\n" (and "\r"); false at the end of the text. */
+static inline bool
+ft__lines_next(struct ft__lines *it, struct ft__span *line)
+{
+	const char *nl;
+
+	if (it->p >= it->end)
+		return false;
+	nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
+	line->p = it->p;
+	line->n = nl ? (size_t)(nl - it->p) : (size_t)(it->end - it->p);
+	it->p = nl ? nl + 1 : it->end;
+	if (line->n && line->p[line->n - 1] == '\r')
+		line->n--;
+	it->lineno++;
+	return true;
+}
+
+static inline bool
+ft__is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static inline bool
+ft__is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * The span helpers are inline: with a literal argument the compiler folds
+ * strlen() away, and they run for every line of every input.
+ */
+static inline struct ft__span
+ft__trim(struct ft__span s)
+{
+	while (s.n && ft__is_space(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	while (s.n && ft__is_space(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
+static inline bool
+ft__is_blank(struct ft__span s)
+{
+	return ft__trim(s).n == 0;
+}
+
+static inline bool
+ft__starts(struct ft__span s, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return s.n >= k && memcmp(s.p, prefix, k) == 0;
+}
+
+static inline bool
+ft__ends(struct ft__span s, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return s.n >= k && memcmp(s.p + s.n - k, suffix, k) == 0;
+}
+
+static inline bool
+ft__eq(struct ft__span s, const char *word)
+{
+	size_t k = strlen(word);
+
+	return s.n == k && memcmp(s.p, word, k) == 0;
+}
+
+/* Pointer to the first occurrence of @needle in @s, or NULL. */
+static inline const char *
+ft__find(struct ft__span s, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	if (k == 0)
+		return s.p;
+	while (s.n >= k) {
+		const char *q = memchr(s.p, needle[0], s.n - k + 1);
+
+		if (!q)
+			return NULL;
+		if (memcmp(q, needle, k) == 0)
+			return q;
+		s.n -= (size_t)(q + 1 - s.p);
+		s.p = q + 1;
+	}
+	return NULL;
+}
+
+/* Drop @k bytes from the front. */
+static inline struct ft__span
+ft__skip(struct ft__span s, size_t k)
+{
+	if (k > s.n)
+		k = s.n;
+	s.p += k;
+	s.n -= k;
+	return s;
+}
+
+/* The next whitespace-separated token of *@s (advancing it); false when none. */
+static inline bool
+ft__token(struct ft__span *s, struct ft__span *tok)
+{
+	const char *p = s->p, *end = s->p + s->n, *b;
+
+	while (p < end && ft__is_space(*p))
+		p++;
+	if (p == end) {
+		s->p = end;
+		s->n = 0;
+		return false;
+	}
+	b = p;
+	while (p < end && !ft__is_space(*p))
+		p++;
+	tok->p = b;
+	tok->n = (size_t)(p - b);
+	s->p = p;
+	s->n = (size_t)(end - p);
+	return true;
+}
+
+/* Split "key<sep>value" at the first @sep; both sides trimmed. */
+bool ft__split(struct ft__span s, char sep, struct ft__span *key, struct ft__span *val);
+/* Copy into a NUL-terminated buffer, truncating. */
+void ft__copy(char *dst, size_t size, struct ft__span s);
+/* Whole-span numbers: decimal or 0x hex for integers; false when not a number. */
+bool ft__u64(struct ft__span s, uint64_t *out);
+bool ft__i64(struct ft__span s, int64_t *out);
+bool ft__dbl(struct ft__span s, double *out);
+/* A leading number, e.g. "4096 (5)" or "200 Gb/sec"; *@rest gets what follows. */
+bool ft__lead_dbl(struct ft__span s, double *out, struct ft__span *rest);
+
+/* ---- parse context ------------------------------------------------------- */
+
+struct ft__pctx {
+	const char *file;
+	char file_buf[sizeof(((struct ft_obs *)0)->file)]; /* @file as stored in an observation */
+	struct ft_obs_set *out;
+	struct ft_run *run;
+	struct ft_error *err;
+	int rc;              /* first FT_ENOMEM; emitters stop adding after it */
+	struct ft__span hdr; /* the corpus header skipped before the text, if any */
+	uint32_t line0;      /* line number of the line before the text */
+	/* current entity; parsers set these as they go */
+	char host[64];
+	char device[48];
+	int port;
+	int rank;
+};
+
+void ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, struct ft_run *run,
+                   struct ft_error *err);
+void ft__pctx_entity(struct ft__pctx *c, const char *device, int port);
+
+/* Append observations for the current entity; they record the first FT_ENOMEM in c->rc. */
+void ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, double num,
+              const char *unit, struct ft__span str);
+void ft__emit_num(struct ft__pctx *c, uint32_t line, const char *key, double num, const char *unit);
+void ft__emit_str(struct ft__pctx *c, uint32_t line, const char *key, struct ft__span str);
+void ft__emit_cstr(struct ft__pctx *c, uint32_t line, const char *key, const char *str);
+/* "prefix" + name as key, e.g. ("ib.counter.", "SymbolErrorCounter"). */
+void ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struct ft__span name,
+                    bool has_num, double num, const char *unit, struct ft__span str);
+/* A line the parser could not read: `parse.skipped` with @why. */
+void ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
+void ft__add_row(struct ft__pctx *c, const struct ft_result_row *row);
+
+static inline struct ft__span
+ft__span_c(const char *s)
+{
+	struct ft__span r = { s, strlen(s) };
+	return r;
+}
+
+#define FT__NOSTR ((struct ft__span){ NULL, 0 })
+
+/* Is this a shell prompt or trace line ("$ cmd", "[root@h ~]# cmd", "+ cmd", "# cmd")? */
+bool ft__is_prompt(struct ft__span s, struct ft__span *cmd);
+
+/* ---- field tables: "Name: value" lines mapped to keys ------------------- */
+
+enum ft__field_kind {
+	FT__F_STR,  /* text value */
+	FT__F_NUM,  /* whole value a number (hex allowed); text otherwise */
+	FT__F_LEAD, /* leading number ("4096 (5)", "100 Gb/sec"), the text kept too */
+	FT__F_IGN,  /* known and ignored */
+};
+
+struct ft__field {
+	const char *name; /* as the tool prints it */
+	const char *key;  /* observation key */
+	enum ft__field_kind kind;
+	const char *unit;
+};
+
+/* Emit the observation for field @name = @val; false when @name is not in @map. */
+bool ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
+                    struct ft__span name, struct ft__span val);
+
+/* ---- the parsers --------------------------------------------------------- */
+
+typedef int ft__run_fn(struct ft__pctx *c, const char *text, size_t len);
+
+/* Run @fn over a whole buffer: skip a leading corpus header ("# ..." lines up to "# ---"). */
+int ft__parse_with(ft__run_fn *fn, const char *text, size_t len, const char *file,
+                   struct ft_obs_set *out, struct ft_run *run, struct ft_error *err);
+/* Length of a corpus header at the start of @text (0 when none); *@nlines gets its lines. */
+size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
+
+#define FT__DEFINE_PARSE(fn)                                                                    \
+	static int fn##_parse(const char *text, size_t len, const char *file,                   \
+	                      struct ft_obs_set *out, struct ft_run *run, struct ft_error *err) \
+	{                                                                                       \
+		return ft__parse_with(fn, text, len, file, out, run, err);                      \
+	}
+
+/* Each parser's run function, for the registry's split of concatenated outputs. */
+#define FT__PARSERS(X)     \
+	X(ibstat)          \
+	X(ibstatus)        \
+	X(ibv_devinfo)     \
+	X(perfquery)       \
+	X(ibportstate)     \
+	X(ibqueryerrors)   \
+	X(iblinkinfo)      \
+	X(ibnetdiscover)   \
+	X(ibdiagnet)       \
+	X(ethtool_s)       \
+	X(ethtool)         \
+	X(show_gids)       \
+	X(mlnx_qos)        \
+	X(nvidia_smi_topo) \
+	X(lspci)           \
+	X(nccl_log)        \
+	X(nccl_tests)      \
+	X(perftest)        \
+	X(osu)             \
+	X(iperf3_json)
+
+#define FT__DECLARE_PARSER(n)                          \
+	extern const struct ft_parser ft_##n##_parser; \
+	int ft__##n##_run(struct ft__pctx *c, const char *text, size_t len);
+FT__PARSERS(FT__DECLARE_PARSER)
+#undef FT__DECLARE_PARSER
+
+#endif

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/perfquery.c - `perfquery` (PortCounters), `perfquery -x` (extended,
+ * 64-bit) and `perfquery -E` (PortRcvErrorDetails) output.
+ *
+ * Each "Name:....value" becomes `ib.counter.<Name>` in the tool's spelling
+ * (IB-COUNTERS). PortXmitData/PortRcvData count 4-byte words (unit "4B").
+ * The entity is "LID n" and the port from the "# ... Lid n port p" header; a
+ * header wrapped by a mail client (its "(CapMask..." tail on the next line)
+ * is joined back.
+ */
+#include "dotted.h"
+
+int
+ft__perfquery_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw, cmd;
+	bool open_paren = false;
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw), name, val;
+		uint64_t u;
+
+		if (!s.n)
+			continue;
+		if (ft__lid_header(c, s)) {
+			open_paren = memchr(s.p, '(', s.n) && !memchr(s.p, ')', s.n);
+			continue;
+		}
+		if (open_paren && ft__ends(s, ")") && !memchr(s.p, '.', s.n)) {
+			open_paren = false; /* the wrapped tail of the header */
+			continue;
+		}
+		open_paren = false;
+		if (ft__dotted(s, &name, &val)) {
+			if (ft__eq(name, "PortSelect") || ft__eq(name, "CounterSelect") ||
+			    ft__eq(name, "CounterSelect2"))
+				continue;
+			if (ft__u64(val, &u)) {
+				bool data =
+				        ft__eq(name, "PortXmitData") || ft__eq(name, "PortRcvData");
+
+				ft__emit_named(c, it.lineno, "ib.counter.", name, true, (double)u,
+				               data ? "4B" : "count", FT__NOSTR);
+			} else {
+				ft__skipped(c, it.lineno, "counter value is not a number", s);
+			}
+			continue;
+		}
+		if (ft__is_prompt(s, &cmd))
+			continue;
+		ft__skipped(c, it.lineno, "not perfquery output", s);
+	}
+	return c->rc;
+}
+
+static int
+perfquery_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "counters: Lid ") && ft__find(s, ":......"))
+		return 95;
+	if (ft__find(s, "PortXmitData:...") || ft__find(s, "SymbolErrorCounter:..."))
+		return 80;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__perfquery_run)
+
+const struct ft_parser ft_perfquery_parser = {
+	.name = "perfquery",
+	.summary = "perfquery [-x|-E]: IB port counters (errors, discards, XmitWait, data)",
+	.sniff = perfquery_sniff,
+	.parse = ft__perfquery_run_parse,
+};

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/perftest.c - perftest (ib_write_bw, ib_read_bw, ib_send_bw,
+ * ib_write_lat, ...): the settings banner, the local/remote address lines,
+ * and the bandwidth or latency table; server and client output alike.
+ *
+ * Settings: `perftest.test` (str "RDMA_Write BW"), `perftest.device`,
+ * `perftest.qps`, `perftest.connection`, `perftest.mtu` (bytes),
+ * `perftest.link_type` (IB/Ethernet), `perftest.gid_index`,
+ * `perftest.gid_local` / `perftest.gid_remote` (an all-zero GID means no
+ * usable RoCE address; ROCE-GID). Bandwidth rows: a result row (pt2pt_bw,
+ * algbw in GB/s) and `bench.bw_peak`, `bench.bw_avg` (Gbps), `bench.msg_rate`
+ * (Mpps), str = size. Latency rows: a result row (pt2pt_lat) and
+ * `bench.lat_min`, `bench.lat_p50` (t_typical), `bench.lat_avg`,
+ * `bench.lat_p99`, `bench.lat_p999`, `bench.lat_max` (us). Error lines
+ * ("Failed to modify QP 59 to RTR", "Couldn't ...") become `tool.error`.
+ */
+#include "parse_int.h"
+
+static const struct ft__field fields[] = {
+	{ "Device", "perftest.device", FT__F_STR, NULL },
+	{ "Number of qps", "perftest.qps", FT__F_NUM, "count" },
+	{ "Transport type", "perftest.transport", FT__F_STR, NULL },
+	{ "Connection type", "perftest.connection", FT__F_STR, NULL },
+	{ "Mtu", "perftest.mtu", FT__F_LEAD, "bytes" },
+	{ "Link type", "perftest.link_type", FT__F_STR, NULL },
+	{ "GID index", "perftest.gid_index", FT__F_NUM, NULL },
+	{ "Dual-port", NULL, FT__F_IGN, NULL },
+	{ "Using SRQ", NULL, FT__F_IGN, NULL },
+	{ "TX depth", "perftest.tx_depth", FT__F_NUM, NULL },
+	{ "RX depth", "perftest.rx_depth", FT__F_NUM, NULL },
+	{ "CQ Moderation", "perftest.cq_moderation", FT__F_NUM, NULL },
+	{ "Post List", "perftest.post_list", FT__F_NUM, NULL },
+	{ "Max inline data", NULL, FT__F_IGN, NULL },
+	{ "rdma_cm QPs", NULL, FT__F_IGN, NULL },
+	{ "Data ex. method", NULL, FT__F_IGN, NULL },
+	{ "PCIe relax order", "perftest.pcie_relaxed_order", FT__F_STR, NULL },
+	{ "ibv_wr* API", NULL, FT__F_IGN, NULL },
+	{ "Use ODP", NULL, FT__F_IGN, NULL },
+	{ "Outstand reads", NULL, FT__F_IGN, NULL },
+	{ "Using Enhanced Reorder", NULL, FT__F_IGN, NULL },
+};
+
+enum table {
+	T_NONE,
+	T_BW,
+	T_LAT
+};
+
+struct pstate {
+	char test[32];   /* "ib_write_bw" */
+	char banner[40]; /* "RDMA_Write BW" */
+	enum table table;
+	bool gbits;     /* BW columns in Gb/sec (else MB/sec) */
+	bool remote;    /* the next GID: line is the remote one */
+	int lat_col[8]; /* min, max, typical, avg, stdev, p99, p999 token indexes */
+};
+
+/* "Dual-port : OFF    Device : mlx5_0": pairs separated by runs of blanks. */
+static void
+settings_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
+{
+	while (s.n) {
+		const char *colon = memchr(s.p, ':', s.n);
+		struct ft__span k, v;
+		size_t i;
+
+		if (!colon)
+			return;
+		k = ft__trim((struct ft__span){ s.p, (size_t)(colon - s.p) });
+		s = ft__skip(s, (size_t)(colon - s.p) + 1);
+		/* the value ends at a tab or at two blanks followed by the next key */
+		for (i = 0; i < s.n; i++) {
+			if (s.p[i] == '\t' && i > 0 && !ft__is_space(s.p[i - 1]))
+				break;
+			if (i > 1 && s.p[i] == ' ' && s.p[i - 1] == ' ' &&
+			    !ft__is_space(s.p[i - 2]))
+				break;
+		}
+		v = ft__trim((struct ft__span){ s.p, i });
+		s = ft__trim(ft__skip(s, i));
+		if (!ft__field_emit(c, line, fields, FT_ARRAY_SIZE(fields), k, v))
+			ft__skipped(c, line, "unknown perftest setting", k);
+		if (ft__eq(k, "Device"))
+			ft__copy(c->device, sizeof(c->device), v);
+	}
+}
+
+/* "RDMA_Write BW Test" -> "ib_write_bw"; "Send Latency Test" -> "ib_send_lat" */
+static void
+test_from_banner(struct pstate *ps, struct ft__span s)
+{
+	const char *verb = ft__find(s, "RDMA_Write") ? "write" :
+	                   ft__find(s, "RDMA_Read")  ? "read" :
+	                   ft__find(s, "Atomic")     ? "atomic" :
+	                   ft__find(s, "Send")       ? "send" :
+	                                               NULL;
+
+	ft__copy(ps->banner, sizeof(ps->banner), s);
+	if (verb)
+		snprintf(ps->test, sizeof(ps->test), "ib_%s_%s", verb,
+		         ft__find(s, "BW") ? "bw" : "lat");
+}
+
+static void
+bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
+{
+	struct ft__span t[6], rest = s;
+	size_t n = 0;
+	struct ft_result_row r;
+	double peak, avg, rate = NAN;
+	uint64_t bytes, iters;
+	double to_gbps = ps->gbits ? 1.0 : 8.0 * 1.048576 / 1000.0; /* MB/sec is MiB/s */
+	char size[24];
+
+	while (n < 6 && ft__token(&rest, &t[n]))
+		n++;
+	if (n < 4 || !ft__u64(t[0], &bytes) || !ft__u64(t[1], &iters) || !ft__dbl(t[2], &peak) ||
+	    !ft__dbl(t[3], &avg) || (n >= 5 && !ft__dbl(t[4], &rate))) {
+		ft__skipped(c, line, "malformed perftest bandwidth row", s);
+		return;
+	}
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, "pt2pt_bw", sizeof(r.test));
+	ft_strlcpy(r.transport, "verbs", sizeof(r.transport));
+	ft_strlcpy(r.algo, ps->test, sizeof(r.algo));
+	r.bytes = bytes;
+	r.nsamples = iters > UINT32_MAX ? UINT32_MAX : (uint32_t)iters;
+	r.nranks = 2;
+	r.algbw_GBps = avg * to_gbps / 8.0;
+	r.busbw_GBps = r.algbw_GBps;
+	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
+	ft__add_row(c, &r);
+	snprintf(size, sizeof(size), "%" PRIu64, bytes);
+	ft__emit(c, line, "bench.bw_peak", true, peak * to_gbps, "Gbps", ft__span_c(size));
+	ft__emit(c, line, "bench.bw_avg", true, avg * to_gbps, "Gbps", ft__span_c(size));
+	if (!isnan(rate))
+		ft__emit(c, line, "bench.msg_rate", true, rate, "Mpps", ft__span_c(size));
+}
+
+static void
+lat_header(struct pstate *ps, struct ft__span s)
+{
+	struct ft__span tok;
+	int i = 0;
+
+	for (int k = 0; k < 8; k++)
+		ps->lat_col[k] = -1;
+	while (ft__token(&s, &tok)) {
+		if (ft__starts(tok, "t_min"))
+			ps->lat_col[0] = i;
+		else if (ft__starts(tok, "t_max"))
+			ps->lat_col[1] = i;
+		else if (ft__starts(tok, "t_typical"))
+			ps->lat_col[2] = i;
+		else if (ft__starts(tok, "t_avg"))
+			ps->lat_col[3] = i;
+		else if (ft__starts(tok, "t_stdev"))
+			ps->lat_col[4] = i;
+		else if (ft__eq(tok, "99%"))
+			ps->lat_col[5] = i;
+		else if (ft__eq(tok, "99.9%"))
+			ps->lat_col[6] = i;
+		if (!ft__starts(tok, "percentile"))
+			i++;
+	}
+}
+
+static void
+lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
+{
+	static const char *const keys[] = { "bench.lat_min", "bench.lat_max",   "bench.lat_p50",
+		                            "bench.lat_avg", "bench.lat_stdev", "bench.lat_p99",
+		                            "bench.lat_p999" };
+	struct ft__span t[12], rest = s;
+	size_t n = 0;
+	double v[7];
+	uint64_t bytes, iters;
+	struct ft_result_row r;
+	char size[24];
+
+	while (n < 12 && ft__token(&rest, &t[n]))
+		n++;
+	if (n < 3 || !ft__u64(t[0], &bytes) || !ft__u64(t[1], &iters)) {
+		ft__skipped(c, line, "malformed perftest latency row", s);
+		return;
+	}
+	for (int k = 0; k < 7; k++) {
+		int col = ps->lat_col[k];
+
+		v[k] = NAN;
+		if (col >= 0 && (size_t)col < n && !ft__dbl(t[col], &v[k])) {
+			ft__skipped(c, line, "malformed perftest latency row", s);
+			return;
+		}
+	}
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, "pt2pt_lat", sizeof(r.test));
+	ft_strlcpy(r.transport, "verbs", sizeof(r.transport));
+	ft_strlcpy(r.algo, ps->test, sizeof(r.algo));
+	r.bytes = bytes;
+	r.nsamples = iters > UINT32_MAX ? UINT32_MAX : (uint32_t)iters;
+	r.nranks = 2;
+	r.lat_min_us = v[0];
+	r.lat_max_us = v[1];
+	r.lat_p50_us = v[2];
+	r.lat_avg_us = v[3];
+	r.lat_stdev_us = v[4];
+	r.lat_p99_us = v[5];
+	r.lat_p999_us = v[6];
+	r.time_us = v[2];
+	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
+	ft__add_row(c, &r);
+	snprintf(size, sizeof(size), "%" PRIu64, bytes);
+	for (int k = 0; k < 7; k++)
+		if (!isnan(v[k]))
+			ft__emit(c, line, keys[k], true, v[k], "us", ft__span_c(size));
+}
+
+int
+ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw, cmd;
+	struct pstate ps = { .table = T_NONE };
+
+	ft_strlcpy(ps.test, "perftest", sizeof(ps.test));
+	if (c->run && !c->run->kind[0])
+		ft_strlcpy(c->run->kind, "perftest", sizeof(c->run->kind));
+	if (c->run && !c->run->label[0])
+		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw), tok, rest;
+
+		if (!s.n || ft__starts(s, "---") || ft__starts(s, "***") ||
+		    (ft__starts(s, "*") && ft__ends(s, "*")))
+			continue;
+		if (ft__is_prompt(s, &cmd)) {
+			rest = cmd;
+			if (ft__token(&rest, &tok) && ft__starts(tok, "ib_"))
+				ft__copy(ps.test, sizeof(ps.test), tok);
+			ps.table = T_NONE;
+			continue;
+		}
+		if (ft__ends(s, " Test") && !memchr(s.p, ':', s.n)) {
+			test_from_banner(&ps, s);
+			ft__emit_str(c, it.lineno, "perftest.test", ft__span_c(ps.banner));
+			ps.table = T_NONE;
+			continue;
+		}
+		if (ft__starts(s, "#bytes")) {
+			if (ft__find(s, "BW")) {
+				ps.table = T_BW;
+				ps.gbits = ft__find(s, "Gb/sec") != NULL;
+			} else {
+				ps.table = T_LAT;
+				lat_header(&ps, ft__skip(s, 0));
+			}
+			continue;
+		}
+		if (ft__starts(s, "local address:")) {
+			ps.remote = false;
+			continue;
+		}
+		if (ft__starts(s, "remote address:")) {
+			ps.remote = true;
+			continue;
+		}
+		if (ft__starts(s, "GID:")) {
+			ft__emit_str(c, it.lineno,
+			             ps.remote ? "perftest.gid_remote" : "perftest.gid_local",
+			             ft__trim(ft__skip(s, 4)));
+			continue;
+		}
+		if (ft__is_digit(s.p[0]) && ps.table != T_NONE) {
+			if (ps.table == T_BW)
+				bw_row(c, &ps, it.lineno, s);
+			else
+				lat_row(c, &ps, it.lineno, s);
+			continue;
+		}
+		if (ft__starts(s, "Failed") || ft__starts(s, "Couldn't") ||
+		    ft__starts(s, "Unable") || ft__starts(s, "Conflicting") ||
+		    ft__starts(s, "Error") || ft__find(s, " failed")) {
+			ft__emit_str(c, it.lineno, "tool.error", s);
+			continue;
+		}
+		if (memchr(s.p, ':', s.n)) {
+			settings_line(c, it.lineno, s);
+			continue;
+		}
+		ft__skipped(c, it.lineno, "not perftest output", s);
+	}
+	return c->rc;
+}
+
+static int
+perftest_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "#bytes") && (ft__find(s, "#iterations") || ft__find(s, "BW peak")))
+		return 95;
+	if ((ft__find(s, " BW Test") || ft__find(s, " Latency Test")) && ft__find(s, "Device"))
+		return 90;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__perftest_run)
+
+const struct ft_parser ft_perftest_parser = {
+	.name = "perftest",
+	.summary = "perftest ib_*_bw / ib_*_lat: settings, GIDs, bandwidth or latency table",
+	.sniff = perftest_sniff,
+	.parse = ft__perftest_run_parse,
+};

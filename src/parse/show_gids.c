@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/show_gids.c - `show_gids` (MLNX_OFED): a table
+ *   DEV PORT INDEX GID IPv4 VER DEV
+ * and a final "n_gids_found=N".
+ *
+ * Per row, for host/device/port: `roce.gid.index` (number = index, str = GID),
+ * `roce.gid.version` (number = index, str v1/v2), `roce.gid.ipv4` and
+ * `roce.gid.netdev` when present. "n_gids_found=N" becomes `roce.gid.count`
+ * (0 means RoCE has no usable address; ROCE-GID).
+ */
+#include "parse_int.h"
+
+int
+ft__show_gids_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw, cmd;
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw), rest = s, t[8];
+		size_t n = 0;
+		uint64_t port, idx;
+
+		if (!s.n || ft__starts(s, "DEV") || ft__starts(s, "---"))
+			continue;
+		if (ft__starts(s, "n_gids_found=")) {
+			if (ft__u64(ft__skip(s, 13), &idx)) {
+				ft__pctx_entity(c, "", -1);
+				ft__emit_num(c, it.lineno, "roce.gid.count", (double)idx, "count");
+			} else {
+				ft__skipped(c, it.lineno, "bad n_gids_found", s);
+			}
+			continue;
+		}
+		while (n < 8 && ft__token(&rest, &t[n]))
+			n++;
+		if (n >= 5 && ft__u64(t[1], &port) && port < 256 && ft__u64(t[2], &idx) &&
+		    memchr(t[3].p, ':', t[3].n)) {
+			size_t vi = 4;
+
+			ft__copy(c->device, sizeof(c->device), t[0]);
+			c->port = (int)port;
+			ft__emit(c, it.lineno, "roce.gid.index", true, (double)idx, NULL, t[3]);
+			/* the IPv4 column is empty for link-local GIDs */
+			if (memchr(t[4].p, '.', t[4].n)) {
+				ft__emit(c, it.lineno, "roce.gid.ipv4", true, (double)idx, NULL,
+				         t[4]);
+				vi = 5;
+			}
+			if (vi < n)
+				ft__emit(c, it.lineno, "roce.gid.version", true, (double)idx, NULL,
+				         t[vi]);
+			if (vi + 1 < n)
+				ft__emit(c, it.lineno, "roce.gid.netdev", true, (double)idx, NULL,
+				         t[vi + 1]);
+			continue;
+		}
+		if (ft__is_prompt(s, &cmd))
+			continue;
+		ft__skipped(c, it.lineno, "not show_gids output", s);
+	}
+	return c->rc;
+}
+
+static int
+show_gids_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "n_gids_found="))
+		return 95;
+	if (ft__find(s, "DEV\tPORT\tINDEX\tGID") || ft__find(s, "PORT\tINDEX\tGID"))
+		return 90;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__show_gids_run)
+
+const struct ft_parser ft_show_gids_parser = {
+	.name = "show_gids",
+	.summary = "show_gids: RoCE GID table (index, GID, IPv4, v1/v2, netdev)",
+	.sniff = show_gids_sniff,
+	.parse = ft__show_gids_run_parse,
+};

@@ -1,0 +1,1 @@
+parse tests/fixtures/ibstat/archwiki-mlx4-ddr-port2-down-polling.txt

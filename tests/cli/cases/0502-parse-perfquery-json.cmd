@@ -1,0 +1,1 @@
+parse --json tests/fixtures/perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt

@@ -1,0 +1,1 @@
+parse --summary tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt

@@ -1,0 +1,1 @@
+parse tests/fixtures/ibstat/no-such-file.txt

@@ -1,0 +1,1 @@
+parse --format nosuch tests/fixtures/ibstat/archwiki-mlx4-ddr-port2-down-polling.txt

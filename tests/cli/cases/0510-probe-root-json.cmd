@@ -1,0 +1,1 @@
+probe --json --root tests/fixtures/sysfs/no-rdma

@@ -1,0 +1,1 @@
+parse tests/fixtures/bundle/handmade-support-bundle-ibstat-perfquery-ethtool.txt tests/fixtures/nccl-log/handmade-ib-completion-error-12-env-gdr.txt

@@ -1,0 +1,1 @@
+probe --interval -1s --root tests/fixtures/sysfs/no-rdma

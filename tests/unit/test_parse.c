@@ -1,0 +1,743 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_parse.c - the parsers: registry, detection, the fixture
+ * goldens (tests/fixtures/<format>/<case>.txt -> <case>.json; regenerate
+ * with FT_UPDATE_GOLDEN=1 and read the diff), facts the diagnosis relies
+ * on, robustness (every parser over every fixture, truncations, garbage),
+ * and the number reader.
+ */
+#include <cmocka.h>
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fabtune/fabtune.h>
+
+#include "parse/parse_int.h"
+
+#define FIXTURES "tests/fixtures"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names in @dir (no dot files); caller frees each and the array. */
+static size_t
+list_dir(const char *dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			names = realloc(names, cap * sizeof(*names));
+			assert_non_null(names);
+		}
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*out = names;
+	return n;
+}
+
+static void
+free_list(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static const struct ft_obs *
+find_obs(const struct ft_obs_set *set, const char *key, const char *device, int port)
+{
+	for (size_t i = 0; i < ft_obs_set_len(set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(set, i);
+
+		if (strcmp(o->key, key) == 0 && (!device || strcmp(o->device, device) == 0) &&
+		    (port < 0 || o->port == port))
+			return o;
+	}
+	return NULL;
+}
+
+static size_t
+count_obs(const struct ft_obs_set *set, const char *key)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ft_obs_set_len(set); i++)
+		n += strcmp(ft_obs_set_at(set, i)->key, key) == 0;
+	return n;
+}
+
+static void
+parse_fixture(const char *path, struct ft_obs_set *set, struct ft_run *run)
+{
+	struct ft_error err = { 0 };
+	int rc;
+
+	ft_obs_set_init(set);
+	ft_run_init(run, FT_SOURCE_IMPORT, "");
+	rc = ft_parse_file(path, NULL, set, run, &err);
+	if (rc)
+		fail_msg("%s: %s", path, err.msg);
+}
+
+/* ---- registry ------------------------------------------------------------ */
+
+static void
+test_registry(void **state)
+{
+	size_t n = ft_parser_count();
+
+	assert_true(n >= 17);
+	for (size_t i = 0; i < n; i++) {
+		const struct ft_parser *p = ft_parser_at(i);
+
+		assert_non_null(p->name);
+		assert_non_null(p->summary);
+		assert_non_null(p->sniff);
+		assert_non_null(p->parse);
+		assert_ptr_equal(ft_parser_find(p->name), p);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(ft_parser_at(j)->name, p->name);
+	}
+	assert_null(ft_parser_at(n));
+	assert_null(ft_parser_find("no-such-tool"));
+	{
+		static const char *const wanted[] = {
+			"ibstat",        "ibstatus",   "ibv_devinfo",     "perfquery",
+			"ibqueryerrors", "iblinkinfo", "ethtool-S",       "ethtool",
+			"show_gids",     "mlnx_qos",   "nvidia-smi-topo", "lspci",
+			"nccl-log",      "nccl-tests", "perftest",        "osu",
+			"iperf3-json",
+		};
+
+		for (size_t i = 0; i < FT_ARRAY_SIZE(wanted); i++)
+			assert_non_null(ft_parser_find(wanted[i]));
+	}
+}
+
+static void
+test_errors(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer("hello\nworld\n", 12, "notes.txt", NULL, &set, NULL, &err),
+	                 FT_EPARSE);
+	assert_non_null(strstr(err.msg, "notes.txt"));
+	assert_non_null(strstr(err.msg, "unrecognised format"));
+	ft_error_clear(&err);
+	assert_int_equal(ft_parse_buffer("x", 1, "a.txt", "bogus", &set, NULL, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "bogus"));
+	ft_error_clear(&err);
+	assert_int_equal(ft_parse_buffer("", 0, "empty.txt", NULL, &set, NULL, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "empty.txt"));
+	ft_error_clear(&err);
+	assert_int_equal(ft_parse_file("tests/fixtures/no/such.txt", NULL, &set, NULL, &err),
+	                 FT_ENOENT);
+	assert_non_null(strstr(err.msg, "tests/fixtures/no/such.txt"));
+	/* a forced format reads what it can and reports the rest */
+	ft_error_clear(&err);
+	assert_int_equal(ft_parse_buffer("hello\n", 6, "a.txt", "ibstat", &set, NULL, &err), 0);
+	assert_int_equal(ft_obs_set_len(&set), 1);
+	assert_string_equal(ft_obs_set_at(&set, 0)->key, "parse.skipped");
+	assert_int_equal(ft_obs_set_at(&set, 0)->line, 1);
+	ft_obs_set_release(&set);
+}
+
+/* ---- fixtures against their goldens -------------------------------------- */
+
+static void
+golden_json(const char *path, const char *dir, struct ft_strbuf *out)
+{
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_json j;
+	struct ft_strbuf text;
+	struct ft_error err = { 0 };
+	const struct ft_parser *p;
+
+	ft_strbuf_init(&text);
+	assert_int_equal(ft_strbuf_read_file(&text, path, &err), 0);
+	p = ft_parser_detect(text.buf, text.len);
+	/* a fixture in a directory named after a format must be detected as that format */
+	if (ft_parser_find(dir)) {
+		if (!p || strcmp(p->name, dir) != 0)
+			fail_msg("%s: detected as %s, expected %s", path, p ? p->name : "nothing",
+			         dir);
+	}
+	parse_fixture(path, &set, &run);
+	ft_json_init(&j, out, true);
+	ft_json_obj_begin(&j);
+	ft_json_kv_str(&j, "format", p ? p->name : "");
+	ft_json_key(&j, "observations");
+	ft_parse_obs_to_json(&j, &set);
+	ft_json_key(&j, "rows");
+	ft_parse_rows_to_json(&j, &run);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(out, '\n');
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+	ft_strbuf_release(&text);
+}
+
+static void
+test_fixture_goldens(void **state)
+{
+	char **dirs, **files;
+	size_t nd = list_dir(FIXTURES, &dirs), ncase = 0, nfail = 0;
+	bool update = getenv("FT_UPDATE_GOLDEN") && strcmp(getenv("FT_UPDATE_GOLDEN"), "1") == 0;
+
+	assert_true(nd > 10);
+	for (size_t d = 0; d < nd; d++) {
+		char dpath[512];
+		size_t nf;
+
+		if (strcmp(dirs[d], "sysfs") == 0)
+			continue;
+		snprintf(dpath, sizeof(dpath), FIXTURES "/%s", dirs[d]);
+		nf = list_dir(dpath, &files);
+		for (size_t f = 0; f < nf; f++) {
+			char path[1024], gpath[1024];
+			struct ft_strbuf got, want;
+			struct ft_error err = { 0 };
+
+			if (!ends_with(files[f], ".txt"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dpath, files[f]);
+			snprintf(gpath, sizeof(gpath), "%s/%.*s.json", dpath,
+			         (int)(strlen(files[f]) - 4), files[f]);
+			ft_strbuf_init(&got);
+			ft_strbuf_init(&want);
+			golden_json(path, dirs[d], &got);
+			ncase++;
+			if (update) {
+				FILE *fp = fopen(gpath, "w");
+
+				assert_non_null(fp);
+				fwrite(got.buf, 1, got.len, fp);
+				fclose(fp);
+			} else if (ft_strbuf_read_file(&want, gpath, &err) != 0) {
+				print_error("%s: no golden file (run with FT_UPDATE_GOLDEN=1)\n",
+				            gpath);
+				nfail++;
+			} else if (want.len != got.len || memcmp(want.buf, got.buf, got.len) != 0) {
+				print_error("%s: output differs from %s\n", path, gpath);
+				nfail++;
+			}
+			ft_strbuf_release(&got);
+			ft_strbuf_release(&want);
+		}
+		free_list(files, nf);
+	}
+	free_list(dirs, nd);
+	assert_true(ncase >= 44 + 10);
+	assert_int_equal(nfail, 0);
+}
+
+/* ---- facts the diagnosis relies on --------------------------------------- */
+
+static void
+test_ib_facts(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_run run;
+	const struct ft_obs *o;
+
+	parse_fixture(FIXTURES "/perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", &set,
+	              &run);
+	o = find_obs(&set, "ib.counter.PortXmitDiscards", "LID 2052", 1);
+	assert_non_null(o);
+	assert_true(o->has_num && o->num == 20046);
+	o = find_obs(&set, "ib.counter.PortXmitWait", NULL, -1);
+	assert_true(o && o->num == 41864608);
+	assert_string_equal(find_obs(&set, "ib.counter.PortXmitData", NULL, -1)->unit, "4B");
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* the mail-wrapped header still names LID 21 port 1 and costs no counter */
+	parse_fixture(FIXTURES "/perfquery/perfquery-x-lid21-mail-wrapped-header-excerpt.txt", &set,
+	              &run);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	assert_non_null(find_obs(&set, "ib.counter.PortRcvData", "LID 21", 1));
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/ibstat/cx6-hdr200-active-plus-port-disabled-lid65535-excerpt.txt",
+	              &set, &run);
+	o = find_obs(&set, "ib.port.state", "mlx5_2", 1);
+	assert_true(o && strcmp(o->str, "Down") == 0);
+	o = find_obs(&set, "ib.port.phys_state", "mlx5_2", 1);
+	assert_true(o && strcmp(o->str, "Disabled") == 0);
+	o = find_obs(&set, "ib.port.rate", "mlx5_4", 1);
+	assert_true(o && o->num == 200 && strcmp(o->unit, "Gbps") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* ibpanic keeps the 8 CAs read before it and reports the failure */
+	parse_fixture(FIXTURES "/ibstat/gpud-a100-8x-cx6-vf-hdr200-ibpanic-exit255.txt", &set,
+	              &run);
+	assert_int_equal(count_obs(&set, "ib.port.state"), 8);
+	assert_int_equal(count_obs(&set, "tool.error"), 1);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/ibstatus/ibstatus-8x-cx-roce-100g-ethernet-a100.txt", &set, &run);
+	o = find_obs(&set, "ib.port.state", "mlx5_7", 1);
+	assert_true(o && strcmp(o->str, "Active") == 0);
+	o = find_obs(&set, "ib.port.speed_active", "mlx5_0", 1);
+	assert_true(o && strcmp(o->str, "EDR") == 0);
+	o = find_obs(&set, "ib.port.link_layer", "mlx5_3", 1);
+	assert_true(o && strcmp(o->str, "Ethernet") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/iblinkinfo/iblinkinfo-qdr-infiniscale-iv-switch-9-hosts-unused-"
+	                       "ports-polling.txt",
+	              &set, &run);
+	o = find_obs(&set, "ib.port.rate", "teaker-4 HCA-1", 1);
+	assert_true(o && o->num == 40);
+	o = find_obs(&set, "ib.port.phys_state", "Infiniscale-IV Mellanox Technologies", 8);
+	assert_true(o && strcmp(o->str, "Polling") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/ibv_devinfo/ibv_devinfo-mlx4-cx3-qdr-port2-eth-down.txt", &set,
+	              &run);
+	o = find_obs(&set, "ib.port.mtu_active", "mlx4_0", 2);
+	assert_true(o && o->num == 1024);
+	o = find_obs(&set, "ib.port.state", "mlx4_0", 2);
+	assert_true(o && strcmp(o->str, "Down") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+static void
+test_host_facts(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_run run;
+	const struct ft_obs *o;
+
+	/* the misaligned paste: every NIC row still reads, mlx5_8 is SYS from GPU0 */
+	parse_fixture(FIXTURES "/nvidia-smi-topo/a100-sxm4-8gpu-10nic-cx6-2to1-epyc-nps4-"
+	                       "misaligned.txt",
+	              &set, &run);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	assert_int_equal(count_obs(&set, "gpu.nic_path"), 80);
+	o = find_obs(&set, "gpu.nic_path", "GPU0->mlx5_8", -1);
+	assert_true(o && strcmp(o->str, "SYS") == 0);
+	o = find_obs(&set, "gpu.nic_path", "GPU6->mlx5_7", -1);
+	assert_true(o && strcmp(o->str, "PXB") == 0);
+	o = find_obs(&set, "gpu.numa_affinity", "GPU4", -1);
+	assert_true(o && o->num == 7);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/lspci/handmade-cx7-x8-of-x16-and-h100.txt", &set, &run);
+	o = find_obs(&set, "pcie.link.width_cur", "3b:00.0", -1);
+	assert_true(o && o->num == 8);
+	o = find_obs(&set, "pcie.link.width_max", "3b:00.0", -1);
+	assert_true(o && o->num == 16);
+	o = find_obs(&set, "pcie.link.speed_cur", "18:00.0", -1);
+	assert_true(o && o->num == 32);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/mlnx_qos/mlnx_qos-roce-lossless-dscp-pfc-prio3-netarbiter.txt",
+	              &set, &run);
+	o = find_obs(&set, "roce.qos.pfc_enabled_prios", "eth4", -1);
+	assert_true(o && strcmp(o->str, "3") == 0 && o->num == 1);
+	o = find_obs(&set, "roce.qos.trust", "eth4", -1);
+	assert_true(o && strcmp(o->str, "dscp") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/show_gids/show_gids-empty-in-k8s-pod-calico.txt", &set, &run);
+	o = find_obs(&set, "roce.gid.count", NULL, -1);
+	assert_true(o && o->num == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES
+	              "/ethtool/ethtool-link-spectrum-swp1-dac-link-down-speed-unknown.txt",
+	              &set, &run);
+	o = find_obs(&set, "eth.link.detected", "swp1", -1);
+	assert_true(o && strcmp(o->str, "no") == 0);
+	o = find_obs(&set, "eth.link.speed_supported_max", "swp1", -1);
+	assert_true(o && o->num == 100000);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/ethtool-S/handmade-mlx5-roce-pfc-prio3-cnp.txt", &set, &run);
+	o = find_obs(&set, "eth.counter.rx_prio3_pause", "ens1f0", -1);
+	assert_true(o && o->num == 18234112);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+static void
+test_nccl_facts(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_run run;
+	const struct ft_obs *o;
+	const struct ft_result_row *r;
+
+	parse_fixture(FIXTURES "/nccl-log/handmade-ib-completion-error-12-env-gdr.txt", &set, &run);
+	o = find_obs(&set, "nccl.ib.completion_error", NULL, -1);
+	assert_true(o && o->num == 12 && o->rank == 1 && strcmp(o->host, "nodeB") == 0);
+	o = find_obs(&set, "nccl.env.NCCL_IB_HCA", NULL, -1);
+	assert_true(o && strcmp(o->str, "mlx5_0:1") == 0);
+	o = find_obs(&set, "nccl.gdr", "mlx5_0", -1);
+	assert_true(o && o->num == 1);
+	assert_int_equal(count_obs(&set, "nccl.error"), 2);
+	o = find_obs(&set, "nccl.version", NULL, -1);
+	assert_true(o && strcmp(o->str, "2.18.5") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES
+	              "/nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
+	              &set, &run);
+	o = find_obs(&set, "nccl.net", NULL, -1);
+	assert_true(o && strcmp(o->str, "Socket") == 0);
+	o = find_obs(&set, "nccl.socket_ifname", NULL, -1);
+	assert_true(o && strcmp(o->str, "lo") == 0);
+	assert_non_null(find_obs(&set, "nccl.ib.no_device", NULL, -1));
+	assert_int_equal(count_obs(&set, "bench.rank"), 2);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* the CollNet hang: the test started, SHARP came up, no row ever came */
+	parse_fixture(FIXTURES "/nccl-log/a100-4node-2gpu-sharp-collnet-hang-full-init.txt", &set,
+	              &run);
+	o = find_obs(&set, "bench.rows", NULL, -1);
+	assert_true(o && o->num == 0);
+	assert_int_equal(ft_run_nrows(&run), 0);
+	assert_int_equal(count_obs(&set, "nccl.collnet"), 8);
+	o = find_obs(&set, "nccl.env.NCCL_COLLNET_ENABLE", NULL, -1);
+	assert_true(o && strcmp(o->str, "1") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/nccl-log/rtx4090-socket-usb-nic-topology-attach-excerpt.txt", &set,
+	              &run);
+	o = find_obs(&set, "nccl.net.speed_unknown", NULL, -1);
+	assert_true(o && strcmp(o->str, "enxe2d1b40fb2ff") == 0);
+	o = find_obs(&set, "nccl.gdr", "eno2", -1);
+	assert_true(o && o->num == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt",
+	              &set, &run);
+	o = find_obs(&set, "nccl.ib.dev", "mlx5_6", 1);
+	assert_true(o && strcmp(o->str, "RoCE") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-"
+	                       "warn.txt",
+	              &set, &run);
+	assert_int_equal(ft_run_nrows(&run), 32);
+	r = ft_run_row(&run, 31);
+	assert_string_equal(r->test, "all_reduce");
+	assert_int_equal(r->bytes, 17179869184ULL);
+	assert_true(r->busbw_GBps == 469.21 && r->ip_busbw_GBps == 469.10);
+	assert_int_equal(r->nranks, 16);
+	assert_int_equal(r->wrong, 0);
+	assert_int_equal(r->root, -1);
+	assert_string_equal(run.kind, "nccl-tests");
+	o = find_obs(&set, "bench.avg_busbw", NULL, -1);
+	assert_true(o && o->num == 139.56);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* old columns, interleaved log lines, a row run together and a cut row */
+	parse_fixture(FIXTURES
+	              "/nccl-tests/handmade-old-format-no-root-interleaved-broken-rows.txt",
+	              &set, &run);
+	assert_int_equal(ft_run_nrows(&run), 3);
+	r = ft_run_row(&run, 2);
+	assert_string_equal(r->test, "all_gather");
+	assert_int_equal(r->bytes, 262144);
+	assert_true(r->busbw_GBps == 4.70 && r->wrong == -1 && r->root == -1);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 2);
+	o = find_obs(&set, "parse.skipped", NULL, -1);
+	assert_int_equal(o->line, 18);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* 2.18 format, two ranks on one GPU: both rank lines name the same bus id */
+	parse_fixture(FIXTURES "/nccl-tests/rtx5090-2ranks-one-gpu-socket-allgather-nccltests-2.18-"
+	                       "format.txt",
+	              &set, &run);
+	assert_int_equal(count_obs(&set, "bench.rank"), 2);
+	assert_string_equal(ft_run_row(&run, 0)->test, "all_gather");
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+static void
+test_bench_facts(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_run run;
+	const struct ft_obs *o;
+	const struct ft_result_row *r;
+
+	parse_fixture(FIXTURES "/perftest/roce-k8s-pod-zero-gid-failed-modify-qp-rtr.txt", &set,
+	              &run);
+	o = find_obs(&set, "perftest.gid_local", NULL, -1);
+	assert_true(o && strcmp(o->str, "00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00") == 0);
+	assert_int_equal(count_obs(&set, "tool.error"), 2);
+	o = find_obs(&set, "perftest.gid_index", "mlx5_2", -1);
+	assert_true(o && o->num == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/perftest/roce-ib-write-bw-gpu-dmabuf-all-sizes-92g-mtu1024.txt",
+	              &set, &run);
+	assert_int_equal(ft_run_nrows(&run), 23);
+	r = ft_run_row(&run, 22);
+	assert_int_equal(r->bytes, 8388608);
+	assert_true(fabs(r->algbw_GBps - 92.39 / 8) < 1e-9);
+	o = find_obs(&set, "perftest.mtu", NULL, -1);
+	assert_true(o && o->num == 1024);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/perftest/handmade-ib-write-lat.txt", &set, &run);
+	r = ft_run_row(&run, 1);
+	assert_true(r->lat_p50_us == 2.19 && r->lat_p99_us == 9.74 && r->lat_p999_us == 19.52);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/osu/handmade-osu-latency-and-bw.txt", &set, &run);
+	assert_int_equal(ft_run_nrows(&run), 12);
+	assert_string_equal(ft_run_row(&run, 0)->test, "pt2pt_lat");
+	assert_true(ft_run_row(&run, 11)->algbw_GBps == 24402.31 / 1000.0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/iperf3-json/handmade-iperf3-tcp-4streams.txt", &set, &run);
+	assert_int_equal(ft_run_nrows(&run), 1);
+	assert_true(fabs(ft_run_row(&run, 0)->algbw_GBps - 91954241290.7 / 8e9) < 1e-9);
+	o = find_obs(&set, "bench.retransmits", NULL, -1);
+	assert_true(o && o->num == 1377);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/iperf3-json/handmade-iperf3-truncated.txt", &set, &run);
+	assert_int_equal(ft_run_nrows(&run), 0);
+	o = find_obs(&set, "parse.skipped", NULL, -1);
+	assert_true(o && o->line == 18);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+/* A support bundle is split at its prompts and each part read by its parser. */
+static void
+test_bundle_split(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_run run;
+	const struct ft_obs *o;
+
+	parse_fixture(FIXTURES "/bundle/handmade-support-bundle-ibstat-perfquery-ethtool.txt", &set,
+	              &run);
+	o = find_obs(&set, "ib.port.state", "mlx5_0", 1);
+	assert_true(o && o->line == 10);
+	o = find_obs(&set, "ib.counter.SymbolErrorCounter", "LID 12", 1);
+	assert_true(o && o->num == 4182 && o->line == 18);
+	o = find_obs(&set, "eth.counter.rx_packets", "ib0", -1);
+	assert_true(o && o->num == 120331);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+/* ---- robustness ----------------------------------------------------------- */
+
+/* Every parser over every fixture, whole and cut at many points: no crash, 0. */
+static void
+test_every_parser_every_fixture(void **state)
+{
+	char **dirs, **files;
+	size_t nd = list_dir(FIXTURES, &dirs);
+
+	for (size_t d = 0; d < nd; d++) {
+		char dpath[512];
+		size_t nf;
+
+		if (strcmp(dirs[d], "sysfs") == 0)
+			continue;
+		snprintf(dpath, sizeof(dpath), FIXTURES "/%s", dirs[d]);
+		nf = list_dir(dpath, &files);
+		for (size_t f = 0; f < nf; f++) {
+			char path[1024];
+			struct ft_strbuf sb;
+			struct ft_error err = { 0 };
+
+			if (!ends_with(files[f], ".txt"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dpath, files[f]);
+			ft_strbuf_init(&sb);
+			assert_int_equal(ft_strbuf_read_file(&sb, path, &err), 0);
+			for (size_t i = 0; i < ft_parser_count(); i++) {
+				const struct ft_parser *p = ft_parser_at(i);
+				struct ft_obs_set set;
+				struct ft_run run;
+
+				ft_obs_set_init(&set);
+				ft_run_init(&run, FT_SOURCE_IMPORT, "");
+				for (size_t cut = sb.len; cut > 0; cut = cut > 97 ? cut - 97 : 0) {
+					/* a copy of exactly @cut bytes, so that ASan sees overreads
+					 */
+					char *copy = malloc(cut);
+
+					memcpy(copy, sb.buf, cut);
+					assert_int_equal(
+					        p->parse(copy, cut, path, &set, &run, &err), 0);
+					(void)p->sniff(copy, cut);
+					free(copy);
+				}
+				ft_obs_set_release(&set);
+				ft_run_release(&run);
+			}
+			ft_strbuf_release(&sb);
+		}
+		free_list(files, nf);
+	}
+	free_list(dirs, nd);
+}
+
+static void
+test_garbage(void **state)
+{
+	struct ft_rng rng;
+	char buf[4096];
+
+	ft_rng_seed(&rng, 5, 0);
+	for (int round = 0; round < 200; round++) {
+		size_t len = (size_t)(ft_rng_u64(&rng) % sizeof(buf));
+
+		for (size_t i = 0; i < len; i++) {
+			uint64_t r = ft_rng_u64(&rng);
+			/* mostly text with the punctuation parsers look for */
+			static const char alphabet[] = "abcXYZ019 \t\n:.[]()#=-/'\"{},|*%>";
+
+			buf[i] = (r % 16 == 0) ? (char)(r >> 8) :
+			                         alphabet[(r >> 8) % (sizeof(alphabet) - 1)];
+		}
+		for (size_t i = 0; i < ft_parser_count(); i++) {
+			struct ft_obs_set set;
+			struct ft_run run;
+			char *copy = malloc(len ? len : 1);
+
+			memcpy(copy, buf, len);
+			ft_obs_set_init(&set);
+			ft_run_init(&run, FT_SOURCE_IMPORT, "");
+			assert_int_equal(
+			        ft_parser_at(i)->parse(copy, len, "g.txt", &set, &run, NULL), 0);
+			for (size_t k = 0; k < ft_obs_set_len(&set); k++)
+				assert_true(ft_obs_set_at(&set, k)->line <= len + 1);
+			ft_obs_set_release(&set);
+			ft_run_release(&run);
+			free(copy);
+		}
+	}
+}
+
+/* The fast decimal reader agrees with strtod. */
+static void
+test_numbers(void **state)
+{
+	static const char *const good[] = { "0",
+		                            "469.21",
+		                            "17262",
+		                            "0.00",
+		                            "-1",
+		                            "1e-07",
+		                            "0e+00",
+		                            "92.39",
+		                            "6.897101",
+		                            "99999999999999.9",
+		                            "18446744073709551615" };
+	static const char *const bad[] = { "", "N/A", "1.2.3", "12abc", "--1", "inf", "nan" };
+	struct ft_rng rng;
+	double d;
+	uint64_t u;
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(good); i++) {
+		assert_true(ft__dbl(ft__span_c(good[i]), &d));
+		assert_true(d == strtod(good[i], NULL));
+	}
+	for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++)
+		assert_false(ft__dbl(ft__span_c(bad[i]), &d));
+	ft_rng_seed(&rng, 7, 0);
+	for (int i = 0; i < 20000; i++) {
+		char buf[40];
+		uint64_t r = ft_rng_u64(&rng);
+
+		snprintf(buf, sizeof(buf), "%" PRIu64 ".%0*" PRIu64, (uint64_t)(r % 1000000000ULL),
+		         (int)(1 + (r >> 40) % 6), (uint64_t)((r >> 20) % 100000));
+		assert_true(ft__dbl(ft__span_c(buf), &d));
+		assert_true(d == strtod(buf, NULL));
+	}
+	assert_true(ft__u64(ft__span_c("0x02c9"), &u) && u == 0x2c9);
+	assert_false(ft__u64(ft__span_c("18446744073709551616"), &u));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_fixture_goldens),
+		cmocka_unit_test(test_ib_facts),
+		cmocka_unit_test(test_host_facts),
+		cmocka_unit_test(test_nccl_facts),
+		cmocka_unit_test(test_bench_facts),
+		cmocka_unit_test(test_bundle_split),
+		cmocka_unit_test(test_every_parser_every_fixture),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_numbers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_probe.c - the probe over the captured trees under
+ * tests/fixtures/sysfs/: the snapshot against its golden JSON
+ * (FT_UPDATE_GOLDEN=1 rewrites it), the facts the diagnosis relies on, a
+ * host without RDMA, bad configuration, and counter rates over an interval
+ * while a thread advances a counter in a copy of the tree.
+ */
+#include <cmocka.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fabtune/fabtune.h>
+
+#define TREES "tests/fixtures/sysfs"
+
+static const struct ft_obs *
+find_obs(const struct ft_obs_set *set, const char *key, const char *device, int port)
+{
+	for (size_t i = 0; i < ft_obs_set_len(set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(set, i);
+
+		if (strcmp(o->key, key) == 0 && (!device || strcmp(o->device, device) == 0) &&
+		    (port < 0 || o->port == port))
+			return o;
+	}
+	return NULL;
+}
+
+static void
+probe(const char *root, double interval, struct ft_obs_set *set)
+{
+	struct ft_probe_cfg cfg = { .root = root, .interval_s = interval };
+	struct ft_error err = { 0 };
+	int rc;
+
+	ft_obs_set_init(set);
+	rc = ft_probe_host(&cfg, set, &err);
+	if (rc)
+		fail_msg("probe %s: %s", root, err.msg);
+}
+
+static void
+test_gpu_node_golden(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_strbuf got, want;
+	struct ft_json j;
+	struct ft_error err = { 0 };
+	const char *golden = TREES "/gpu-node.json";
+
+	probe(TREES "/gpu-node", 0, &set);
+	ft_strbuf_init(&got);
+	ft_strbuf_init(&want);
+	ft_json_init(&j, &got, true);
+	ft_parse_obs_to_json(&j, &set);
+	ft_strbuf_addch(&got, '\n');
+	if (getenv("FT_UPDATE_GOLDEN") && strcmp(getenv("FT_UPDATE_GOLDEN"), "1") == 0) {
+		FILE *fp = fopen(golden, "w");
+
+		assert_non_null(fp);
+		fwrite(got.buf, 1, got.len, fp);
+		fclose(fp);
+	} else {
+		assert_int_equal(ft_strbuf_read_file(&want, golden, &err), 0);
+		assert_int_equal(got.len, want.len);
+		assert_memory_equal(got.buf, want.buf, got.len);
+	}
+	ft_strbuf_release(&got);
+	ft_strbuf_release(&want);
+	ft_obs_set_release(&set);
+}
+
+static void
+test_gpu_node_facts(void **state)
+{
+	struct ft_obs_set set;
+	const struct ft_obs *o;
+
+	probe(TREES "/gpu-node", 0, &set);
+	o = find_obs(&set, "ib.port.state", "mlx5_0", 1);
+	assert_true(o && strcmp(o->str, "Active") == 0 && strcmp(o->host, "gpu07") == 0);
+	assert_string_equal(o->file, "sysfs");
+	o = find_obs(&set, "ib.port.rate", "mlx5_0", 1);
+	assert_true(o && o->num == 400);
+	o = find_obs(&set, "ib.port.speed_active", "mlx5_0", 1);
+	assert_true(o && strcmp(o->str, "NDR") == 0);
+	o = find_obs(&set, "ib.port.phys_state", "mlx5_1", 1);
+	assert_true(o && strcmp(o->str, "Polling") == 0);
+	/* sysfs counter names come out under perfquery's names */
+	o = find_obs(&set, "ib.counter.LinkDownedCounter", "mlx5_0", 1);
+	assert_true(o && o->num == 1);
+	o = find_obs(&set, "ib.counter.PortXmitData", "mlx5_0", 1);
+	assert_true(o && strcmp(o->unit, "4B") == 0);
+	o = find_obs(&set, "ib.hw_counter.out_of_sequence", "mlx5_2", 1);
+	assert_true(o && o->num == 17);
+	/* RoCE port with only zero GIDs */
+	o = find_obs(&set, "roce.gid.count", "mlx5_2", 1);
+	assert_true(o && o->num == 0);
+	assert_null(find_obs(&set, "roce.gid.index", "mlx5_2", -1));
+	/* PCIe x8 of x16 */
+	o = find_obs(&set, "pcie.link.width_cur", "mlx5_2", -1);
+	assert_true(o && o->num == 8);
+	o = find_obs(&set, "pcie.link.width_max", "mlx5_2", -1);
+	assert_true(o && o->num == 16);
+	o = find_obs(&set, "numa.node", "mlx5_2", -1);
+	assert_true(o && o->num == 1);
+	o = find_obs(&set, "eth.link.mtu", "ens2f0", -1);
+	assert_true(o && o->num == 1500);
+	/* GPU-NIC paths from the PCI tree */
+	o = find_obs(&set, "gpu.nic_path", "GPU0->mlx5_0", -1);
+	assert_true(o && strcmp(o->str, "PIX") == 0);
+	o = find_obs(&set, "gpu.nic_path", "GPU0->ens8", -1);
+	assert_true(o && strcmp(o->str, "PXB") == 0);
+	o = find_obs(&set, "gpu.nic_path", "GPU0->mlx5_2", -1);
+	assert_true(o && strcmp(o->str, "SYS") == 0);
+	o = find_obs(&set, "gpu.nic_path", "GPU1->mlx5_2", -1);
+	assert_true(o && strcmp(o->str, "PHB") == 0);
+	o = find_obs(&set, "gpu.count", NULL, -1);
+	assert_true(o && o->num == 2);
+	/* loopback is not a NIC */
+	assert_null(find_obs(&set, "eth.link.mtu", "lo", -1));
+	ft_obs_set_release(&set);
+}
+
+static void
+test_no_rdma(void **state)
+{
+	struct ft_obs_set set;
+	const struct ft_obs *o;
+
+	probe(TREES "/no-rdma", 0, &set);
+	for (size_t i = 0; i < ft_obs_set_len(&set); i++)
+		assert_int_not_equal(strncmp(ft_obs_set_at(&set, i)->key, "ib.", 3), 0);
+	o = find_obs(&set, "eth.link.mtu", "eth0", -1);
+	assert_true(o && o->num == 1500 && strcmp(o->host, "vm1") == 0);
+	assert_null(find_obs(&set, "eth.link.speed", "eth0", -1));
+	ft_obs_set_release(&set);
+}
+
+static void
+test_bad_config(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	struct ft_probe_cfg cfg = { .root = TREES "/no-such-tree" };
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_probe_host(&cfg, &set, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "no-such-tree"));
+	ft_error_clear(&err);
+	cfg.root = TREES "/gpu-node";
+	cfg.interval_s = -1;
+	assert_int_equal(ft_probe_host(&cfg, &set, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "interval"));
+	assert_int_equal(ft_obs_set_len(&set), 0);
+	ft_obs_set_release(&set);
+}
+
+struct bump {
+	char path[512];
+};
+
+static void *
+bump_counter(void *arg)
+{
+	struct bump *b = arg;
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	FILE *fp;
+
+	nanosleep(&ts, NULL);
+	fp = fopen(b->path, "w");
+	if (fp) {
+		fputs("22345\n", fp); /* +10000 */
+		fclose(fp);
+	}
+	return NULL;
+}
+
+static void
+test_interval_rates(void **state)
+{
+	char tmp[] = "/tmp/ft-probe-XXXXXX", cmd[1024];
+	struct bump b;
+	pthread_t th;
+	struct ft_obs_set set;
+	const struct ft_obs *o;
+
+	assert_non_null(mkdtemp(tmp));
+	snprintf(cmd, sizeof(cmd), "cp -a " TREES "/gpu-node %s/", tmp);
+	assert_int_equal(system(cmd), 0);
+	snprintf(b.path, sizeof(b.path),
+	         "%s/gpu-node/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait", tmp);
+	snprintf(cmd, sizeof(cmd), "%s/gpu-node", tmp);
+	assert_int_equal(pthread_create(&th, NULL, bump_counter, &b), 0);
+	probe(cmd, 0.5, &set);
+	pthread_join(th, NULL);
+	o = find_obs(&set, "ib.counter.PortXmitWait.rate", "mlx5_0", 1);
+	assert_non_null(o);
+	/* 10000 ticks over about half a second */
+	assert_true(o->num > 10000 / 0.9 && o->num < 10000 / 0.4);
+	assert_string_equal(o->unit, "count/s");
+	o = find_obs(&set, "ib.counter.SymbolErrorCounter.rate", "mlx5_0", 1);
+	assert_true(o && o->num == 0);
+	assert_non_null(find_obs(&set, "eth.counter.rx_bytes.rate", "ib0", -1));
+	/* the first snapshot is all there, with the old value */
+	o = find_obs(&set, "ib.counter.PortXmitWait", "mlx5_0", 1);
+	assert_true(o && o->num == 12345);
+	ft_obs_set_release(&set);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpu_node_golden), cmocka_unit_test(test_gpu_node_facts),
+		cmocka_unit_test(test_no_rdma),         cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_interval_rates),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
