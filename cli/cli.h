@@ -63,11 +63,11 @@ void cli_list_commands(const struct cmd *table, size_t n, const char *group, FIL
 /* Commands, one per cli/cmd-<name>.c. */
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_model(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_parse(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_probe(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_spec(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_topo(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
-int cmd_parse(int argc, char **argv, struct cli_ctx *ctx);
-int cmd_probe(int argc, char **argv, struct cli_ctx *ctx);
 
 extern const struct cmd cli_commands[];
 extern const size_t cli_ncommands;

@@ -19,10 +19,10 @@
 const struct cmd cli_commands[] = {
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
-	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
-	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
 	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
+	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
+	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
 	{ "version", cmd_version, "print the version of fabtune" },
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
