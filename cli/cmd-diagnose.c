@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/cmd-diagnose.c - `fabtune diagnose INPUT...`: parse tool outputs,
+ * run the layered rules and print the findings, ranked by severity and
+ * layer, with the evidence lines behind each one. Also holds the input
+ * loading shared with `fabtune advise` (diag_cli.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <fabtune/fabtune.h>
+#include <fabtune/parse.h>
+#include <fabtune/probe.h>
+
+#include "cli.h"
+#include "diag_cli.h"
+
+void
+diag_inputs_init(struct diag_inputs *in)
+{
+	ft_obs_set_init(&in->obs);
+	ft_vec_init(&in->expect, sizeof(struct ft_expectation));
+	in->nfiles = 0;
+	in->nskipped = 0;
+}
+
+void
+diag_inputs_release(struct diag_inputs *in)
+{
+	ft_obs_set_release(&in->obs);
+	ft_vec_release(&in->expect);
+}
+
+/*
+ * The analytic model computes what a cluster spec should reach; until the
+ * model module is wired here, a spec gives no expectations.
+ */
+int
+diag_expectations_from_spec(const char *spec, struct ft_vec *out, struct ft_error *err)
+{
+	(void)out;
+	return ft_error_set(err, FT_ENOTSUP,
+			    "%s: expectations from a cluster spec need the analytic model, which "
+			    "this build does not provide yet; give them with --expect FILE",
+			    spec);
+}
+
+int
+diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char *format,
+		 const char *expect_file, const char *spec, struct cli_ctx *ctx)
+{
+	struct ft_error err = { 0 };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < nfiles; i++) {
+		struct ft_run run;
+
+		ft_run_init(&run, FT_SOURCE_IMPORT, "");
+		rc = ft_parse_file(files[i], format, &in->obs, &run, &err);
+		if (rc == 0)
+			rc = ft_diag_obs_from_run(&run, files[i], &in->obs);
+		ft_run_release(&run);
+		if (rc < 0)
+			return cli_fail(ctx, rc, &err);
+		in->nfiles++;
+	}
+	for (i = 0; i < ft_obs_set_len(&in->obs); i++)
+		if (strcmp(ft_obs_set_at(&in->obs, i)->key, "parse.skipped") == 0)
+			in->nskipped++;
+	if (expect_file) {
+		rc = ft_diag_expectations_read(expect_file, &in->expect, &err);
+		if (rc < 0)
+			return cli_fail(ctx, rc, &err);
+	}
+	if (spec) {
+		rc = diag_expectations_from_spec(spec, &in->expect, &err);
+		if (rc == FT_ENOTSUP)
+			cli_warn(ctx, "--spec: %s", ft_error_msg(&err, rc));
+		else if (rc < 0)
+			return cli_fail(ctx, rc, &err);
+	}
+	return 0;
+}
+
+int
+diag_inputs_probe(struct diag_inputs *in, const struct diag_probe_opts *po, struct cli_ctx *ctx)
+{
+	struct ft_probe_cfg cfg = { 0 };
+	struct ft_error err = { 0 };
+	int rc;
+
+	if (!diag_probe_wanted(po))
+		return 0;
+	cfg.root = po->root ? po->root : "/";
+	/* Tools read the live host, not a captured tree. */
+	cfg.run_tools = !po->root || strcmp(po->root, "/") == 0;
+	cfg.interval_s = po->interval_s;
+	cfg.host = NULL;
+	rc = ft_probe_host(&cfg, &in->obs, &err);
+	if (rc < 0)
+		return cli_fail(ctx, rc, &err);
+	in->nfiles++;
+	return 0;
+}
+
+/* ---- listing the rules --------------------------------------------------- */
+
+static int
+list_rules(struct cli_ctx *ctx)
+{
+	struct ft_strbuf sb;
+	size_t i;
+
+	ft_strbuf_init(&sb);
+	if (ctx->json) {
+		struct ft_json j;
+
+		ft_json_init(&j, &sb, false);
+		ft_json_arr_begin(&j);
+		for (i = 0; i < ft_rule_count(); i++) {
+			const struct ft_rule *r = ft_rule_at(i);
+
+			ft_json_obj_begin(&j);
+			ft_json_kv_str(&j, "id", r->id);
+			ft_json_kv_str(&j, "layer", ft_layer_name(r->layer));
+			ft_json_kv_str(&j, "severity", ft_severity_name(r->severity));
+			ft_json_kv_str(&j, "summary", r->summary);
+			ft_json_kv_str(&j, "needs", r->needs);
+			ft_json_kv_str(&j, "fix", r->fix);
+			ft_json_kv_str(&j, "kb", r->kb);
+			ft_json_obj_end(&j);
+		}
+		ft_json_arr_end(&j);
+		ft_strbuf_addch(&sb, '\n');
+	} else {
+		struct ft_table t;
+
+		ft_table_init(&t);
+		ft_table_col(&t, "rule", FT_ALIGN_LEFT);
+		ft_table_col(&t, "layer", FT_ALIGN_LEFT);
+		ft_table_col(&t, "severity", FT_ALIGN_LEFT);
+		ft_table_col(&t, "checks", FT_ALIGN_LEFT);
+		for (i = 0; i < ft_rule_count(); i++) {
+			const struct ft_rule *r = ft_rule_at(i);
+
+			(void)ft_table_cell(&t, r->id);
+			(void)ft_table_cell(&t, ft_layer_name(r->layer));
+			(void)ft_table_cell(&t, ft_severity_name(r->severity));
+			(void)ft_table_cell(&t, r->summary);
+		}
+		ft_table_render(&t, &sb);
+		ft_table_release(&t);
+	}
+	cli_write(&sb);
+	ft_strbuf_release(&sb);
+	return EXIT_OK;
+}
+
+/* ---- text output --------------------------------------------------------- */
+
+static void
+evidence_line(struct ft_strbuf *sb, const struct ft_obs *o)
+{
+	char v[200], e[160];
+
+	ft_obs_value_text(o, v, sizeof(v));
+	ft_obs_entity(o, e, sizeof(e));
+	if (o->line)
+		ft_strbuf_addf(sb, "    %s:%u: ", o->file, o->line);
+	else
+		ft_strbuf_addf(sb, "    %s: ", o->file[0] ? o->file : "-");
+	ft_strbuf_addf(sb, "%s%s%s = %s%s%s\n", strcmp(e, "-") ? e : "", strcmp(e, "-") ? " " : "",
+		       o->key, v, o->unit[0] ? " " : "", o->unit);
+}
+
+static void
+render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag_inputs *in)
+{
+	size_t counts[FT_SEV_COUNT] = { 0 };
+	struct ft_table t;
+	size_t i, k;
+
+	ft_strbuf_addf(sb, "%zu observations from %zu input%s, %zu rules", ft_obs_set_len(&in->obs),
+		       in->nfiles, in->nfiles == 1 ? "" : "s", ft_rule_count());
+	if (in->expect.len)
+		ft_strbuf_addf(sb, ", %zu expectation%s", in->expect.len,
+			       in->expect.len == 1 ? "" : "s");
+	if (in->nskipped)
+		ft_strbuf_addf(sb, "; %zu input line%s not understood (see fabtune parse)",
+			       in->nskipped, in->nskipped == 1 ? "" : "s");
+	ft_strbuf_adds(sb, "\n");
+	if (!ft_findings_len(f)) {
+		ft_strbuf_adds(sb, "no findings\n");
+		return;
+	}
+	ft_strbuf_adds(sb, "\n");
+	ft_table_init(&t);
+	ft_table_col(&t, "#", FT_ALIGN_RIGHT);
+	ft_table_col(&t, "severity", FT_ALIGN_LEFT);
+	ft_table_col(&t, "layer", FT_ALIGN_LEFT);
+	ft_table_col(&t, "rule", FT_ALIGN_LEFT);
+	ft_table_col(&t, "entity", FT_ALIGN_LEFT);
+	for (i = 0; i < ft_findings_len(f); i++) {
+		const struct ft_finding *x = ft_findings_at(f, i);
+
+		counts[x->severity]++;
+		(void)ft_table_cellf(&t, "%zu", i + 1);
+		(void)ft_table_cell(&t, ft_severity_name(x->severity));
+		(void)ft_table_cell(&t, ft_layer_name(x->layer));
+		(void)ft_table_cell(&t, x->rule_id);
+		(void)ft_table_cell(&t, x->entity);
+	}
+	ft_table_render(&t, sb);
+	ft_table_release(&t);
+	for (i = 0; i < ft_findings_len(f); i++) {
+		const struct ft_finding *x = ft_findings_at(f, i);
+
+		ft_strbuf_addf(sb, "\n%zu. [%s] %s (%s) %s\n", i + 1, ft_severity_name(x->severity),
+			       x->rule_id, ft_layer_name(x->layer), x->entity);
+		ft_strbuf_addf(sb, "  %s\n", x->message);
+		ft_strbuf_addf(sb, "  fix: %s\n", x->fix);
+		ft_strbuf_addf(sb, "  kb: %s\n", x->kb);
+		ft_strbuf_adds(sb, "  evidence:\n");
+		for (k = 0; k < x->nevidence; k++)
+			evidence_line(sb, &x->evidence[k]);
+	}
+	ft_strbuf_addf(sb, "\n%zu finding%s:", ft_findings_len(f),
+		       ft_findings_len(f) == 1 ? "" : "s");
+	for (i = FT_SEV_COUNT; i-- > 0;)
+		ft_strbuf_addf(sb, " %zu %s%s", counts[i], ft_severity_name((enum ft_severity)i),
+			       i ? "," : "\n");
+}
+
+int
+cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const char *const synopsis[] = {
+		"fabtune diagnose INPUT... [--expect FILE] [--spec SPEC] [--format NAME] [--json]",
+		"fabtune diagnose --probe [--root DIR] [--interval TIME] [INPUT...] [options]",
+		"fabtune diagnose --list-rules [--json]",
+		NULL,
+	};
+	const char *format = NULL, *expect = NULL, *spec = NULL;
+	bool list = false;
+	struct diag_probe_opts po = { false, NULL, 0 };
+	const struct opt opts[] = {
+		OPT_STRING(
+			'f', "format", &format, "NAME",
+			"read every INPUT as this format (default: detect; fabtune parse --list)"),
+		OPT_STRING(0, "expect", &expect, "FILE",
+			   "expectations: a YAML/JSON list of {test, bytes, busbw_GBps, lat_us}"),
+		OPT_STRING(0, "spec", &spec, "SPEC", "cluster spec: expectations from the model"),
+		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
+		OPT_STRING(0, "root", &po.root, "DIR",
+			   "probe a captured tree instead of / (implies --probe)"),
+		OPT_DURATION(
+			0, "interval", &po.interval_s,
+			"probe twice this far apart and judge counter rates (implies --probe)"),
+		OPT_BOOL(0, "list-rules", &list, "list the rules and exit"),
+		OPT_END(),
+	};
+	const struct cmd_usage usage = {
+		"diagnose",
+		synopsis,
+		"Locate the fault layer by layer (application, communication library, OS/driver, "
+		"firmware/hardware, fabric) from tool outputs, with the evidence and the fix. "
+		"Exit 1 when a finding of severity warning or worse exists.",
+		opts,
+	};
+	struct diag_inputs in;
+	struct ft_findings f;
+	struct ft_diag_input din;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	int n, rc;
+
+	n = opts_parse(&usage, ctx, argc, argv);
+	if (n < 0)
+		return n == -2 ? EXIT_OK : EXIT_USAGE;
+	if (list)
+		return list_rules(ctx);
+	if (n == 0 && !diag_probe_wanted(&po)) {
+		cli_error(ctx, "no input files and no --probe (see fabtune diagnose --help)");
+		return EXIT_USAGE;
+	}
+	diag_inputs_init(&in);
+	ft_findings_init(&f);
+	rc = diag_inputs_load(&in, argv + 1, (size_t)n, format, expect, spec, ctx);
+	if (rc == 0)
+		rc = diag_inputs_probe(&in, &po, ctx);
+	if (rc)
+		goto out;
+	din.obs = &in.obs;
+	din.expect = in.expect.data;
+	din.nexpect = in.expect.len;
+	rc = ft_diag_run(&din, &f, &err);
+	if (rc < 0) {
+		rc = cli_fail(ctx, rc, &err);
+		goto out;
+	}
+	ft_strbuf_init(&sb);
+	if (ctx->json) {
+		struct ft_json j;
+
+		ft_json_init(&j, &sb, false);
+		ft_diag_json(&j, &f, ft_obs_set_len(&in.obs));
+		ft_strbuf_addch(&sb, '\n');
+	} else {
+		render_text(&sb, &f, &in);
+	}
+	cli_write(&sb);
+	ft_strbuf_release(&sb);
+	rc = ft_findings_any(&f, FT_SEV_WARNING) ? EXIT_PROBLEM : EXIT_OK;
+out:
+	ft_findings_release(&f);
+	diag_inputs_release(&in);
+	return rc;
+}

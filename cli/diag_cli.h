@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/diag_cli.h - what `fabtune diagnose` and `fabtune advise` share:
+ * loading input files into observations, and the expectations that a
+ * diagnosis compares measurements with (--expect FILE, --spec SPEC).
+ */
+#ifndef FT_CLI_DIAG_CLI_H
+#define FT_CLI_DIAG_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <fabtune/fabtune.h>
+
+#include "cli.h"
+
+/* The inputs of a diagnosis: observations and expectations, owned. */
+struct diag_inputs {
+	struct ft_obs_set obs;
+	struct ft_vec expect; /* struct ft_expectation */
+	size_t nfiles;
+	size_t nskipped; /* parse.skipped observations: lines not understood */
+};
+
+void diag_inputs_init(struct diag_inputs *in);
+void diag_inputs_release(struct diag_inputs *in);
+
+/*
+ * Parse @nfiles files (format @format, NULL = detect), read @expect_file and
+ * ask the model for @spec's expectations. Prints the error and returns the
+ * exit code on failure, 0 on success.
+ */
+int diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char *format,
+		     const char *expect_file, const char *spec, struct cli_ctx *ctx);
+
+/* Options that make a command probe this host (or a captured tree) as one more input. */
+struct diag_probe_opts {
+	bool probe;	   /* --probe */
+	const char *root;  /* --root DIR: a captured tree (implies --probe, no tools run) */
+	double interval_s; /* --interval TIME: counter rates (implies --probe) */
+};
+
+/* Probe per @po when asked, appending to @in. Prints the error and returns the exit code. */
+int diag_inputs_probe(struct diag_inputs *in, const struct diag_probe_opts *po,
+		      struct cli_ctx *ctx);
+static inline bool
+diag_probe_wanted(const struct diag_probe_opts *po)
+{
+	return po->probe || po->root || po->interval_s > 0;
+}
+
+/* Expectations of the analytic model for a cluster spec. FT_ENOTSUP until wired. */
+int diag_expectations_from_spec(const char *spec, struct ft_vec *out, struct ft_error *err);
+
+#endif

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# docs/rules/generate.py - write docs/rules/<id>.md, one page per diagnosis
+# rule, from `fabtune diagnose --list-rules --json` (id, layer, severity,
+# summary, needs, fix, kb) and the trigger notes below, which say what fires
+# the rule and whether its threshold is a knowledge-base number or a
+# heuristic. Run after changing a rule:  docs/rules/generate.py build/cli/fabtune
+import json
+import os
+import subprocess
+import sys
+
+T = {
+    # id: (trigger, basis)
+    "nccl-socket-transport": ("`nccl.net` is Socket. Error when NCCL_IB_DISABLE or NCCL_NET=Socket is set or an InfiniBand port is Active among the inputs; warning otherwise.", "symptom signature (SYM-BW-SOCKET)"),
+    "nccl-no-rdma-device": ("an NCCL log line says `Failed to open libibverbs` or `No device found`.", "log signature"),
+    "nccl-socket-ifname": ("NCCL_SOCKET_IFNAME or the interface NCCL reports is `lo`, `docker*` or `virbr*`.", "NCCL's own interface exclusions (ENV-SOCKET_IFNAME)"),
+    "nccl-gdr-disabled": ("`nccl.gdr` is 0 for an RDMA HCA while the network is not Socket (socket devices such as eno2 are skipped).", "log signature"),
+    "nccl-mixed-link-layers": ("NCCL's device list holds both `/IB` and `/RoCE` entries.", "log signature (SYM-INCOMPAT-DEV)"),
+    "nccl-ib-hca-ethernet": ("a device named in NCCL_IB_HCA has link layer Ethernet while an InfiniBand port is Active.", "configuration check"),
+    "nccl-bond-single-qp": ("NCCL uses a `*bond*` device and NCCL_IB_QPS_PER_CONNECTION is unset or 1.", "maintainer advice in I#1015 (ENV-IB_QPS)"),
+    "nccl-ib-hca-prefix": ("NCCL_IB_HCA has no `=` and one of its names is a prefix of another device seen (mlx5_1 vs mlx5_10).", "NCCL's prefix matching (ENV-IB_HCA)"),
+    "nccl-retry-exceeded": ("completion status 12; evidence adds non-zero link counters or ACK timeouts when present.", "verbs status (SYM-ERR-12)"),
+    "nccl-rnr-retry-exceeded": ("completion status 13.", "verbs status (SYM-ERR-13)"),
+    "nccl-local-protection-error": ("completion status 4.", "verbs status (SYM-ERR-4)"),
+    "nccl-remote-error": ("completion status 9, 10 or 11.", "verbs status (SYM-ERR-10-11)"),
+    "nccl-flush-error": ("completion status 5 (reported as info: a consequence).", "verbs status (SYM-ERR-5)"),
+    "nccl-peer-unreachable": ("a WARN/error line with `unreachable`, `No route to host`, `Connection refused`, `Connection closed by remote peer`, `connection abort`, `Connection timed out`, `socketStartConnect` or `Failed to execute operation Connect`.", "log signature"),
+    "nccl-create-qp-failed": ("a line with `ibv_create_qp failed`, `ibv_reg_mr failed` or `ibv_create_cq failed`.", "log signature (SYM-MEMLOCK)"),
+    "nccl-modify-qp-failed": ("a line with `ibv_modify_qp failed`.", "log signature (SYM-QP-GID)"),
+    "nccl-incompatible-devices": ("a line with `incompatible devices`.", "log signature (SYM-INCOMPAT-DEV)"),
+    "nccl-link-event": ("a line with `speed change detected`, an async event, or `GID table changed`.", "log signature"),
+    "nccl-topology-mismatch": ("a line with `Attribute busid of node nic not found`, `not found in topology`, `is not a PCI device` or `Could not get speed`.", "log signature"),
+    "nccl-nvls-cumem-failure": ("a WARN/error mentioning NVLS, cuMem or get_mempolicy together with fail/error/unable.", "log signature"),
+    "nccl-p2p-channels": ("an all-to-all or send/recv result over a NET transport with NCCL_NCHANNELS_PER_NET_PEER unset (info).", "maintainer advice in I#1272 (ENV-NCH_NET_PEER)"),
+    "nccl-env-leftover": ("any of NCCL_ALGO, NCCL_PROTO, NCCL_IB_DISABLE, NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_MIN/MAX_NCHANNELS, NCCL_MIN/MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS, NCCL_LL_THRESHOLD, NCCL_TREE_THRESHOLD, NCCL_IB_CUDA_SUPPORT is set; warning when a *_DISABLE is not 0.", "NCCL guide's debugging list (SYM-ENV-LEFTOVER)"),
+    "nccl-retry-cnt-invalid": ("NCCL_IB_RETRY_CNT outside 0-7.", "verbs field width (ENV-IB_RETRY_CNT)"),
+    "nccl-version-mismatch": ("two different `nccl.version` values among the inputs.", "configuration check"),
+    "tool-failed": ("a `tool.error` observation (e.g. `ibpanic`).", "the tool's own error"),
+    "pcie-link-degraded": ("`pcie.link.speed_cur` < `speed_max` or `width_cur` < `width_max` for one device.", "HOST-PCIE rule; GPUs lower their speed when idle, check under load"),
+    "gpu-nic-cross-socket": ("a GPU's nearest NIC in `nvidia-smi topo -m` is SYS (warning) or PHB/NODE (info: GDR off by default).", "HOST-TOPO rule"),
+    "gpu-numa-without-nic": ("a GPU's NUMA affinity differs from the NUMA node of every NIC of its host.", "HOST-NUMA rule"),
+    "host-acs-enabled": ("`host.acs` shows `SrcValid+` (or enabled).", "NCCL GPU troubleshooting (HOST-ACS)"),
+    "host-iommu-translated": ("`host.iommu` is on/translated/DMA (info).", "HOST-ACS"),
+    "host-memlock-limited": ("`host.memlock` is a number rather than unlimited.", "NCCL networking troubleshooting (HOST-LIMITS)"),
+    "ib-port-down": ("`ib.port.state` is not Active, Init or Armed; info when the physical state is Disabled.", "IB-SPEED / KSYSFS states"),
+    "ib-port-no-sm": ("`ib.port.state` is Init or Armed.", "IB-SM"),
+    "ib-link-below-capability": ("on an Active port, width or speed below the largest supported value (down ports are skipped: they report base speed).", "IB-SPEED"),
+    "ib-rate-below-peers": ("an Active port's rate below the fastest Active port of the same link layer among the inputs.", "heuristic: the fleet norm is the fastest port seen (IB-SPEED)"),
+    "ib-mtu-below-4096": ("an Active InfiniBand port with `mtu_active` < 4096.", "IB-MTU"),
+    "ib-mtu-mismatch": ("Active InfiniBand ports with different `mtu_active`.", "IB-MTU"),
+    "ib-symbol-errors": ("SymbolErrorCounter >= 10 since the last clear.", "IBD-THR default"),
+    "ib-link-recovery": ("LinkErrorRecoveryCounter >= 10.", "IBD-THR default"),
+    "ib-link-downed": ("LinkDownedCounter >= 1 (error); >= 10 critical.", "IB-COUNTERS: any increment on a port with a job is serious; 10 is the IBD-THR default"),
+    "ib-rcv-errors": ("PortRcvErrors >= 10.", "IBD-THR default"),
+    "ib-remote-physical-errors": ("PortRcvRemotePhysicalErrors >= 100.", "IBD-THR default"),
+    "ib-switch-relay-errors": ("PortRcvSwitchRelayErrors >= 100.", "IBD-THR default"),
+    "ib-xmit-discards": ("PortXmitDiscards >= 100.", "IBD-THR default"),
+    "ib-xmit-wait": ("PortXmitWait >= 1000.", "IBD-THR floor; tick length is device-specific, so this is a reporting floor, not a congestion ratio"),
+    "ib-constraint-errors": ("PortXmit/RcvConstraintErrors >= 100.", "IBD-THR default"),
+    "ib-link-integrity": ("LocalLinkIntegrityErrors >= 10.", "IBD-THR default"),
+    "ib-buffer-overrun": ("ExcessiveBufferOverrunErrors >= 10.", "IBD-THR default"),
+    "ib-vl15-dropped": ("VL15Dropped >= 100.", "IBD-THR default"),
+    "roce-pfc-off": ("`roce.qos.pfc_enabled_prios` enables no priority.", "ROCE-PFC"),
+    "roce-pfc-wrong-priority": ("trust dscp, and priority (NCCL_IB_TC >> 2) >> 3 (the default dscp2prio map; TC 0 when unset) is not PFC-enabled, with an NCCL log or environment among the inputs.", "ROCE-QOS rule set (a)"),
+    "roce-trust-pcp": ("`roce.qos.trust` is pcp.", "ROCE-QOS rule set (b)"),
+    "roce-gid-empty": ("a GID count of 0, or an all-zero GID.", "ROCE-GID"),
+    "roce-gid-index": ("NCCL_IB_GID_INDEX set: error when the entry is link-local, empty or RoCE v1; warning when NCCL >= 2.21.", "NCCL networking troubleshooting (ENV-IB_GID_INDEX)"),
+    "roce-mtu-below-4096": ("an Active Ethernet-link-layer port, or a perftest run over Ethernet, with MTU < 4096.", "ROCE-MTU"),
+    "eth-tx-pause-high": ("tx_prio<N>_pause, tx_global_pause or tx_pause_ctrl_phy >= 100000.", "heuristic: pause frames far beyond bursts since the last clear"),
+    "eth-rx-pause-high": ("rx_prio<N>_pause, rx_global_pause or rx_pause_ctrl_phy >= 100000.", "heuristic"),
+    "eth-pause-fraction": ("with a probe interval, Δpause_duration (µs) / Δt (µs) >= 10% on a priority (error >= 50%).", "ROCE-PFC heuristic: a few percent under all-reduce bursts is common, tens of percent sustained is congestion spreading"),
+    "eth-pause-storm": ("tx_pause_storm_warning_events or tx_pause_storm_error_events >= 1.", "K-MLX5 storm prevention counters (ROCE-PFC)"),
+    "roce-ecn-no-cnp": ("np_ecn_marked_roce_packets > 0 with np_cnp_sent = 0 on the same port.", "ROCE-DCQCN interpretation matrix"),
+    "roce-pfc-only": ("rx_prio<N>_pause_duration > 0 on a host whose np_ecn_marked_roce_packets and np_cnp_sent are both 0.", "ROCE-COUNTERS interpretation matrix"),
+    "roce-ecn-rate-high": ("ECN-marked packets >= 1% of received packets on the same device.", "heuristic"),
+    "roce-cnp-ignored": ("rp_cnp_ignored >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
+    "roce-out-of-sequence": ("out_of_sequence or duplicate_request >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
+    "roce-sequence-errors": ("packet_seq_err, implied_nak_seq_err or roce_adp_retrans >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
+    "roce-ack-timeouts": ("local_ack_timeout_err or req_transport_retries_exceeded >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
+    "eth-rx-discards": ("rx_discards_phy or rx_prio<N>_discards/_buf_discard >= 1000.", "heuristic (0 expected on a lossless priority)"),
+    "eth-rx-out-of-buffer": ("rx_out_of_buffer >= 1000.", "heuristic"),
+    "eth-oversize-frames": ("rx_oversize_pkts_phy or rx_out_of_range_len_phy >= 1.", "healthy value 0 (HOST-ETH-MTU)"),
+    "eth-phy-errors": ("rx_crc_errors_phy, rx_symbol_err_phy, rx_pcs_symbol_err_phy or link_down_events_phy >= 10.", "heuristic, following the IBD-THR default for symbol errors"),
+    "eth-pci-signal-integrity": ("rx/tx_pci_signal_integrity >= 1.", "healthy value 0 (K-MLX5-CNT)"),
+    "eth-module-fault": ("module_high_temp, module_bad_shorted or module_bus_stuck >= 1.", "healthy value 0"),
+    "eth-link-down": ("`eth.link.detected` no, or operstate down.", "ethtool link state"),
+    "eth-not-rdma-netdev": ("the netdev driver is veth, bridge, tun or macvlan.", "configuration check (ROCE-GID)"),
+    "perf-no-results": ("a benchmark listed its ranks but the same file holds no busbw, time, bandwidth or latency figure.", "output shape"),
+    "perf-busbw-below-model": ("the best busbw (at the expected size, or the plateau when bytes = 0) is below 80% of the expectation (error below 55%).", "NA-EXPECT 80% heuristic; SYM-BW-HALF"),
+    "perf-latency-above-model": ("an expectation with lat_us: the measured latency (perftest p50, else the nccl-tests time) at its size, or at the smallest size when bytes = 0, is >= 1.25x the expectation (error >= 2x).", "heuristic"),
+    "perf-latency-jitter": ("p99 / p50 >= 2 for one size (error >= 10).", "heuristic"),
+    "perf-pair-outlier": ("a pair below 80% of the median of at least 3 pairs.", "heuristic"),
+    "perf-host-outlier": ("an endpoint slow (as above) in all of its >= 2 pairs.", "heuristic"),
+    "perf-wrong-results": ("the benchmark's #wrong > 0.", "nccl-tests validation"),
+}
+
+# Counter rules also judge per-second rates (`<key>.rate`, from a probe with
+# --interval): any increase fires unless noted here.
+RATE = {
+    "ib-symbol-errors": "a rate above 0.001/s (a handful per hour, IB-COUNTERS) fires",
+    "ib-link-downed": "any increase fires as critical (IB-COUNTERS: LinkDowned incrementing under a job)",
+    "ib-xmit-wait": "rates are not judged (the tick length is device-specific)",
+    "eth-rx-discards": "a rate above 1/s fires (heuristic)",
+    "eth-rx-out-of-buffer": "a rate above 100/s fires (heuristic)",
+}
+COUNTER_RULES = {
+    "ib-symbol-errors", "ib-link-recovery", "ib-link-downed", "ib-rcv-errors",
+    "ib-remote-physical-errors", "ib-switch-relay-errors", "ib-xmit-discards", "ib-xmit-wait",
+    "ib-constraint-errors", "ib-link-integrity", "ib-buffer-overrun", "ib-vl15-dropped",
+    "eth-pause-storm", "roce-cnp-ignored", "roce-out-of-sequence", "roce-sequence-errors",
+    "roce-ack-timeouts", "eth-rx-discards", "eth-rx-out-of-buffer", "eth-oversize-frames",
+    "eth-phy-errors", "eth-pci-signal-integrity", "eth-module-fault",
+}
+
+def main():
+    exe = sys.argv[1] if len(sys.argv) > 1 else "build/cli/fabtune"
+    rules = json.loads(subprocess.check_output([exe, "diagnose", "--list-rules", "--json"]))
+    here = os.path.dirname(os.path.abspath(__file__))
+    missing = [r["id"] for r in rules if r["id"] not in T]
+    if missing:
+        sys.exit("no trigger note for: " + " ".join(missing))
+    for r in rules:
+        trig, basis = T[r["id"]]
+        if r["id"] in COUNTER_RULES:
+            trig += (" With counter rates from `fabtune probe --interval` (`<key>.rate`): %s."
+                     % RATE.get(r["id"], "any increase during the interval fires"))
+        kb = ", ".join("`%s`" % k for k in r["kb"].split())
+        needs = ", ".join("`%s`" % k for k in r["needs"].split() if "(" not in k and ")" not in k)
+        text = (
+            "# %s\n\n%s.\n\n"
+            "| | |\n| --- | --- |\n| layer | %s |\n| severity | %s |\n| reads | %s |\n| knowledge base | %s |\n\n"
+            "## When it fires\n\n%s\n\nThreshold basis: %s.\n\n"
+            "## Evidence\n\nThe observations behind each finding, with their file and line "
+            "(`fabtune diagnose` prints them as `file:line: entity key = value`).\n\n"
+            "## Fix\n\n%s.\n"
+        ) % (r["id"], r["summary"][0].upper() + r["summary"][1:], r["layer"], r["severity"],
+             needs, kb, trig, basis, r["fix"][0].upper() + r["fix"][1:])
+        with open(os.path.join(here, r["id"] + ".md"), "w") as f:
+            f.write(text)
+    print("%d rule pages" % len(rules))
+
+main()

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/diag.h - the layered diagnosis engine and the advisor.
+ *
+ * The diagnosis reads observations (keys in docs/internals/observations.md)
+ * and optional expectations (what the model predicts for a benchmark), runs
+ * every rule of a static const table, and returns findings ranked by
+ * severity and then by layer (application first, fabric last). Each finding
+ * carries the observations behind it, with their file:line.
+ *
+ * The advisor turns observations and findings into concrete changes (NCCL
+ * environment variables, MTU, PFC/ECN/DCQCN, routing, placement), each with
+ * the finding ids and observations that motivate it and, where it can be
+ * computed from knowledge-base facts, the predicted gain.
+ *
+ * Ownership: inputs are borrowed for the duration of a call; findings and
+ * advice sets own their elements (plain data, copied) and are freed with
+ * their _release() function. Nothing here prints.
+ */
+#ifndef FABTUNE_DIAG_H
+#define FABTUNE_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fabtune/base.h>
+#include <fabtune/error.h>
+#include <fabtune/json.h>
+#include <fabtune/obs.h>
+#include <fabtune/result.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * What the model expects for one benchmark point: nccl-tests @test
+ * ("all_reduce_perf" or "all_reduce"), message size @bytes (0 = any size,
+ * compare the plateau), bus bandwidth in GB/s (10^9 bytes/s; 0 = none) and
+ * latency in microseconds (0 = none).
+ */
+struct ft_expectation {
+	char test[32];
+	uint64_t bytes;
+	double busbw_GBps;
+	double lat_us;
+};
+
+/*
+ * Read expectations from a YAML/JSON file: a list of {test, bytes, busbw_GBps,
+ * lat_us} (or that list under an "expectations" key), appended to @out, a
+ * vector of struct ft_expectation. FT_EPARSE naming file:line:column and the
+ * field; FT_ENOENT/FT_EIO naming the file.
+ */
+FT_API int ft_diag_expectations_read(const char *path, struct ft_vec *out,
+				     struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Append the result rows of @run (parsed from @file) as observations the
+ * rules read: bench.test, bench.busbw (unless @out already holds busbw from
+ * @file), bench.wrong, bench.lat_p50/bench.lat_p99 and bench.pair_bw
+ * (device "src->dst"). Message sizes go in the text. 0 or FT_ENOMEM.
+ */
+FT_API int ft_diag_obs_from_run(const struct ft_run *run, const char *file,
+				struct ft_obs_set *out) FT_MUST_CHECK;
+
+/* The input of a diagnosis. @expect may be NULL when @nexpect is 0. */
+struct ft_diag_input {
+	const struct ft_obs_set *obs;
+	const struct ft_expectation *expect;
+	size_t nexpect;
+};
+
+/* A growing set of findings (struct ft_finding, from obs.h). */
+struct ft_findings {
+	struct ft_vec v;
+};
+
+FT_API void ft_findings_init(struct ft_findings *f);
+FT_API void ft_findings_release(struct ft_findings *f);
+FT_API int ft_findings_add(struct ft_findings *f, const struct ft_finding *x) FT_MUST_CHECK;
+static inline size_t
+ft_findings_len(const struct ft_findings *f)
+{
+	return f->v.len;
+}
+static inline struct ft_finding *
+ft_findings_at(const struct ft_findings *f, size_t i)
+{
+	return (struct ft_finding *)ft_vec_at(&f->v, i);
+}
+/* Rank: severity (critical first), then layer (application first), then rule id, entity. */
+FT_API void ft_findings_sort(struct ft_findings *f);
+/* True when a finding of severity >= @sev exists. */
+FT_API bool ft_findings_any(const struct ft_findings *f, enum ft_severity sev);
+/* Number of findings of rule @rule_id (for tests and the advisor). */
+FT_API size_t ft_findings_count_rule(const struct ft_findings *f, const char *rule_id);
+
+/* ---- rules --------------------------------------------------------------- */
+
+/* What a rule's check sees. */
+struct ft_diag_ctx {
+	const struct ft_obs_set *obs;
+	const struct ft_expectation *expect;
+	size_t nexpect;
+	const struct ft_rule *rule; /* the rule being evaluated */
+	/* Observation indices sorted by key, then by position: lookups by key take
+	   O(log n + matches). Built by ft_diag_run(); NULL means scan everything. */
+	const size_t *by_key;
+};
+
+/*
+ * One diagnosis rule. @needs lists the observation keys the check reads
+ * (a trailing '*' is a prefix). @eval appends zero or more findings and
+ * returns 0 or a negative FT_E* (only FT_ENOMEM in practice). @data holds
+ * parameters for checks shared by several rules (counter thresholds).
+ */
+struct ft_rule {
+	const char *id;
+	enum ft_layer layer;
+	enum ft_severity severity; /* default severity of its findings */
+	const char *summary;
+	const char *needs;
+	int (*eval)(const struct ft_diag_ctx *ctx, struct ft_findings *out);
+	const char *fix;
+	const char *kb; /* knowledge-base ids, space separated */
+	const void *data;
+};
+
+FT_API size_t ft_rule_count(void);
+FT_API const struct ft_rule *ft_rule_at(size_t i);
+FT_API const struct ft_rule *ft_rule_find(const char *id); /* NULL if none */
+
+/*
+ * Run every rule over @in and append the ranked findings to @out.
+ * FT_EINVAL when @in has no observation set; FT_ENOMEM.
+ */
+FT_API int ft_diag_run(const struct ft_diag_input *in, struct ft_findings *out,
+		       struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Findings as JSON: {"observations": N, "findings": [{"rule", "layer",
+ * "severity", "entity", "message", "fix", "kb", "evidence": [{"file",
+ * "line", "entity", "key", "value", "unit"}]}], "summary": {...}}.
+ */
+FT_API void ft_diag_json(struct ft_json *j, const struct ft_findings *f, size_t nobs);
+
+/* "value" of an observation as text: the number (%g) and/or the string. */
+FT_API void ft_obs_value_text(const struct ft_obs *o, char *buf, size_t len);
+
+/* ---- advice -------------------------------------------------------------- */
+
+#define FT_ADVICE_MAX_EVIDENCE 4
+
+/* One concrete change. */
+struct ft_advice {
+	char id[40];	      /* "nccl-ib-hca", "roce-mtu", ... */
+	char category[24];    /* "nccl-env", "mtu", "qos", "dcqcn", "routing", "qps",
+				"channels", "placement", "host", "hardware" */
+	char setting[64];     /* "NCCL_IB_HCA", "netdev mtu", "PFC priorities" */
+	char value[160];      /* the value to set ("" with @unset) */
+	bool is_env;	      /* an environment variable of the job */
+	bool unset;	      /* remove the variable instead of setting it */
+	char action[256];     /* how to apply a system setting (a command), "" for env */
+	char reason[384];     /* why, with figures */
+	char findings[128];   /* rule ids that motivate it, space separated */
+	double gain_pct;      /* predicted gain in percent; NAN when it cannot be computed */
+	char gain_basis[192]; /* how the gain was computed, or why it is not */
+	char kb[64];
+	size_t nevidence;
+	struct ft_obs evidence[FT_ADVICE_MAX_EVIDENCE];
+};
+
+struct ft_advice_set {
+	struct ft_vec v; /* struct ft_advice */
+};
+
+FT_API void ft_advice_set_init(struct ft_advice_set *s);
+FT_API void ft_advice_set_release(struct ft_advice_set *s);
+static inline size_t
+ft_advice_set_len(const struct ft_advice_set *s)
+{
+	return s->v.len;
+}
+static inline struct ft_advice *
+ft_advice_set_at(const struct ft_advice_set *s, size_t i)
+{
+	return (struct ft_advice *)ft_vec_at(&s->v, i);
+}
+/* The advice of id @id, or NULL. */
+FT_API const struct ft_advice *ft_advice_find(const struct ft_advice_set *s, const char *id);
+
+/*
+ * Advise from @in and the findings of a diagnosis of @in (@findings may be
+ * NULL: the diagnosis is then run here). At most one advice per id, in a
+ * fixed order. FT_EINVAL, FT_ENOMEM.
+ */
+FT_API int ft_advise(const struct ft_diag_input *in, const struct ft_findings *findings,
+		     struct ft_advice_set *out, struct ft_error *err) FT_MUST_CHECK;
+
+/* Advice as JSON: {"advice": [{"id", "category", "setting", "value", ...}]}. */
+FT_API void ft_advice_json(struct ft_json *j, const struct ft_advice_set *s);
+
+/*
+ * Payload efficiency of one packet carrying @mtu bytes with @overhead bytes of
+ * headers, trailers and wire framing: mtu / (mtu + overhead). Used for the
+ * predicted gain of an MTU change (IB-MTU, ROCE-WIRE).
+ */
+FT_API double ft_diag_payload_efficiency(double mtu, double overhead);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

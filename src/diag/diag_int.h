@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/diag_int.h - what the rule files of the diagnosis share: lookups over
+ * the observation set, text helpers, the finding builder and the per-family
+ * rule tables that engine.c concatenates.
+ */
+#ifndef FT_DIAG_INT_H
+#define FT_DIAG_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <fabtune/diag.h>
+#include <fabtune/obs.h>
+
+/* Rule tables, one per family file. */
+extern const struct ft_rule ft__diag_rules_ib[];
+extern const size_t ft__diag_nrules_ib;
+extern const struct ft_rule ft__diag_rules_roce[];
+extern const size_t ft__diag_nrules_roce;
+extern const struct ft_rule ft__diag_rules_nccl[];
+extern const size_t ft__diag_nrules_nccl;
+extern const struct ft_rule ft__diag_rules_host[];
+extern const size_t ft__diag_nrules_host;
+extern const struct ft_rule ft__diag_rules_perf[];
+extern const size_t ft__diag_nrules_perf;
+
+/* Parameters of the shared counter-threshold check (rule->data). */
+struct ft__counter_rule {
+	const char *keys[6]; /* observation keys, NULL-terminated (exact, or prefix with '*') */
+	double threshold;    /* a value >= threshold fires */
+	double critical;     /* a value >= critical fires as critical; 0 = never */
+	const char *basis;   /* "IBD-THR default" / "heuristic" */
+	const char *meaning; /* what a high value means */
+	/*
+	 * Rates ("<key>.rate", per second, from a probe with an interval): a rate
+	 * > rate_threshold fires ("the counter is rising"); rate_threshold < 0
+	 * leaves rates alone. rate_critical: a rising counter is critical.
+	 */
+	double rate_threshold;
+	bool rate_critical;
+};
+int ft__diag_eval_counter(const struct ft_diag_ctx *ctx, struct ft_findings *out);
+
+/* ---- text ---------------------------------------------------------------- */
+
+bool ft__str_ieq(const char *a, const char *b);
+/* Case-insensitive substring search. */
+bool ft__str_icontains(const char *hay, const char *needle);
+bool ft__str_has_prefix(const char *s, const char *prefix);
+/* Key match: exact, or a glob when @pat holds a star or brackets ("eth.counter.tx_prio*_pause"). */
+bool ft__key_match(const char *key, const char *pat);
+
+/* ---- lookups ------------------------------------------------------------- */
+
+/* Set up @c for @in, with its key index (FT_ENOMEM), and release it. */
+int ft__diag_ctx_init(struct ft_diag_ctx *c, const struct ft_diag_input *in);
+void ft__diag_ctx_release(struct ft_diag_ctx *c);
+
+static inline size_t
+ft__nobs(const struct ft_diag_ctx *c)
+{
+	return ft_obs_set_len(c->obs);
+}
+static inline const struct ft_obs *
+ft__obs(const struct ft_diag_ctx *c, size_t i)
+{
+	return ft_obs_set_at(c->obs, i);
+}
+
+/*
+ * The observations with exactly @key: call with *@pos = 0 and repeat while it
+ * returns non-NULL. They come sorted by host, device, port, then input order.
+ */
+const struct ft_obs *ft__diag_next(const struct ft_diag_ctx *c, const char *key, size_t *pos);
+
+/* First observation with @key (pattern as ft__key_match), or NULL. */
+const struct ft_obs *ft__diag_find(const struct ft_diag_ctx *c, const char *key);
+/* First observation with @key on the same host/device/port as @like. */
+const struct ft_obs *ft__diag_find_same(const struct ft_diag_ctx *c, const char *key,
+					const struct ft_obs *like);
+/* First observation with @key on the same host and device as @like (any port). */
+const struct ft_obs *ft__diag_find_dev(const struct ft_diag_ctx *c, const char *key,
+				       const struct ft_obs *like);
+/* Observation with @key from the same source line (file and line) as @like. */
+const struct ft_obs *ft__diag_find_line(const struct ft_diag_ctx *c, const char *key,
+					const struct ft_obs *like);
+/* Value of NCCL variable @name ("NCCL_IB_TC"), from nccl.env.<name>; NULL when not set. */
+const struct ft_obs *ft__diag_env(const struct ft_diag_ctx *c, const char *name);
+/* Parse an observation's value as a number (num, or the str); false when neither. */
+bool ft__obs_number(const struct ft_obs *o, double *out);
+/* Same host, device and port. */
+bool ft__same_port(const struct ft_obs *a, const struct ft_obs *b);
+
+/* Does the data show RoCE (an Ethernet link layer RDMA port, or a NCCL /RoCE device)? */
+bool ft__diag_has_roce(const struct ft_diag_ctx *c);
+/* Does the data show an InfiniBand link-layer port that is Active? */
+bool ft__diag_has_active_ib(const struct ft_diag_ctx *c);
+/* Is this port state Active (ACTIVE, PORT_ACTIVE, "4: ACTIVE")? */
+bool ft__port_state_active(const char *s);
+/* NCCL version of the log as major*10000 + minor*100 + patch; 0 when unknown. */
+int ft__diag_nccl_version(const struct ft_diag_ctx *c, const struct ft_obs **where);
+
+/* ---- findings ------------------------------------------------------------ */
+
+/*
+ * Append a finding of the current rule with evidence @ev[0..nev) (NULL
+ * entries skipped), severity @sev (the rule's default when negative) and the
+ * entity of the first evidence. Returns 0 or FT_ENOMEM.
+ */
+int ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
+		  const struct ft_obs *const *ev, size_t nev, const char *fmt, ...) FT_PRINTF(6, 7);
+
+#endif

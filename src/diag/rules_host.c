@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/rules_host.c - host rules: PCIe links trained below their capability,
+ * GPU-NIC distance (nvidia-smi topo -m codes), NUMA placement, ACS/IOMMU and
+ * the memlock limit (HOST-PCIE, HOST-TOPO, HOST-NUMA, HOST-ACS, HOST-LIMITS).
+ */
+#include "internal.h"
+
+#include "diag/diag_int.h"
+
+static int
+eval_pcie(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const struct {
+		const char *cur, *max, *what;
+	} pairs[] = {
+		{ "pcie.link.speed_cur", "pcie.link.speed_max", "speed" },
+		{ "pcie.link.width_cur", "pcie.link.width_max", "width" },
+	};
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *cur = ft__obs(c, i);
+
+		for (k = 0; k < FT_ARRAY_SIZE(pairs); k++) {
+			const struct ft_obs *max, *ev[2];
+			double vc, vm;
+
+			if (strcmp(cur->key, pairs[k].cur) != 0)
+				continue;
+			max = ft__diag_find_dev(c, pairs[k].max, cur);
+			if (!max || !ft__obs_number(cur, &vc) || !ft__obs_number(max, &vm) ||
+			    vc <= 0 || vc >= vm)
+				continue;
+			ev[0] = cur;
+			ev[1] = max;
+			rc = ft__diag_emit(
+				c, out, -1, ev, 2,
+				"PCIe link %s %g%s is below its capability %g%s: the device "
+				"gets %.0f%% of its PCIe bandwidth",
+				pairs[k].what, vc, k == 0 ? " GT/s" : "", vm, k == 0 ? " GT/s" : "",
+				100.0 * vc / vm);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Rank of a topo -m path code between a GPU and a NIC: larger is farther; 0 unknown. */
+static int
+path_rank(const char *s)
+{
+	if (ft__str_has_prefix(s, "PIX"))
+		return 1;
+	if (ft__str_has_prefix(s, "PXB"))
+		return 2;
+	if (ft__str_has_prefix(s, "PHB"))
+		return 3;
+	if (ft__str_has_prefix(s, "NODE"))
+		return 3;
+	if (ft__str_has_prefix(s, "SYS"))
+		return 4;
+	return 0;
+}
+
+/* Length of the GPU name at the start of @dev ("GPU3" of "GPU3", "GPU3->NIC0", "GPU3/NIC0"). */
+static size_t
+gpu_name_len(const char *dev)
+{
+	size_t n = 3;
+
+	if (strncmp(dev, "GPU", 3) != 0 || !isdigit((unsigned char)dev[3]))
+		return 0;
+	while (isdigit((unsigned char)dev[n]))
+		n++;
+	return n;
+}
+
+static bool
+same_gpu(const struct ft_obs *a, const struct ft_obs *b)
+{
+	size_t n = gpu_name_len(a->device);
+
+	return n && strcmp(a->host, b->host) == 0 && gpu_name_len(b->device) == n &&
+	       strncmp(a->device, b->device, n) == 0;
+}
+
+static int
+emit_gpu_nic(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *best)
+{
+	const struct ft_obs *ev[1] = { best };
+	int r = path_rank(best->str);
+
+	if (r < 3)
+		return 0;
+	return ft__diag_emit(c, out, r == 4 ? -1 : FT_SEV_INFO, ev, 1,
+			     r == 4 ? "%.*s reaches its nearest NIC only through %s: traffic "
+				      "crosses the CPU sockets (expect large multi-node bandwidth "
+				      "loss)"
+				    : "%.*s reaches its nearest NIC through %s (the CPU): the "
+				      "default NCCL_NET_GDR_LEVEL disables GPUDirect RDMA there",
+			     (int)gpu_name_len(best->device), best->device, best->str);
+}
+
+/*
+ * For each GPU, its nearest NIC. The index returns gpu.nic_path rows sorted
+ * by host and device ("GPU4->NIC0", "GPU4->NIC1", ...), so one GPU's rows are
+ * consecutive and one pass suffices.
+ */
+static int
+eval_gpu_nic_far(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *o, *group = NULL, *best = NULL;
+	size_t pos = 0;
+	int rc;
+
+	while ((o = ft__diag_next(c, "gpu.nic_path", &pos)) != NULL) {
+		if (!gpu_name_len(o->device))
+			continue;
+		if (group && !same_gpu(group, o)) {
+			if (best) {
+				rc = emit_gpu_nic(c, out, best);
+				if (rc < 0)
+					return rc;
+			}
+			best = NULL;
+		}
+		if (!group || !same_gpu(group, o))
+			group = o;
+		if (path_rank(o->str) && (!best || path_rank(o->str) < path_rank(best->str)))
+			best = o;
+	}
+	return best ? emit_gpu_nic(c, out, best) : 0;
+}
+
+static int
+eval_numa(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *g = ft__obs(c, i);
+		const struct ft_obs *any_nic = NULL, *n, *ev[2];
+		size_t pos = 0;
+		double gn, nn;
+		bool near = false;
+
+		if (strcmp(g->key, "gpu.numa_affinity") != 0 || !ft__obs_number(g, &gn))
+			continue;
+		while (!near && (n = ft__diag_next(c, "numa.node", &pos)) != NULL) {
+			if (strcmp(n->host, g->host) != 0 || strncmp(n->device, "GPU", 3) == 0 ||
+			    !ft__obs_number(n, &nn) || nn < 0)
+				continue;
+			any_nic = n;
+			near = nn == gn;
+		}
+		if (!any_nic || near)
+			continue;
+		ev[0] = g;
+		ev[1] = any_nic;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 2,
+			"%s sits on NUMA node %.0f where no NIC is attached: its network "
+			"traffic crosses the inter-socket link",
+			g->device[0] ? g->device : "a GPU", gn);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_acs(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+
+		if (strcmp(o->key, "host.acs") != 0 ||
+		    !(strstr(o->str, "SrcValid+") || ft__str_ieq(o->str, "enabled") ||
+		      ft__str_ieq(o->str, "on")))
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between "
+			"GPU and NIC is forced up to the root complex",
+			o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_memlock(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		double v;
+
+		if (strcmp(o->key, "host.memlock") != 0 || ft__str_icontains(o->str, "unlimited") ||
+		    !ft__obs_number(o, &v))
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 1,
+				   "memlock limit is %g %s, not unlimited: RDMA registrations "
+				   "(ibv_reg_mr, ibv_create_qp) fail once it is used up",
+				   v, o->unit[0] ? o->unit : "KiB");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_iommu(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *o = ft__diag_find(c, "host.iommu");
+	const struct ft_obs *ev[1] = { o };
+
+	if (!o || !(ft__str_ieq(o->str, "on") || ft__str_ieq(o->str, "translated") ||
+		    ft__str_ieq(o->str, "enabled") || ft__str_icontains(o->str, "dma")))
+		return 0;
+	return ft__diag_emit(c, out, -1, ev, 1,
+			     "IOMMU in translating mode (%s): GPU-NIC peer-to-peer goes through "
+			     "address translation, slow or hanging on some platforms",
+			     o->str);
+}
+
+static int
+eval_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+
+		if (strcmp(o->key, "tool.error") != 0)
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"the tool failed part-way (\"%.160s\"): a device vanished or its "
+			"driver is not answering, so the output is incomplete",
+			o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+const struct ft_rule ft__diag_rules_host[] = {
+	{ .id = "tool-failed",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a diagnostic tool failed part-way (device vanished, driver not answering)",
+	  .needs = "tool.error",
+	  .eval = eval_tool_error,
+	  .fix = "check dmesg for the device (hot-removed VF, driver reset, firmware error), "
+		 "reload the driver or reboot, then re-run the tool",
+	  .kb = "IB-TOOLS" },
+	{ .id = "pcie-link-degraded",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a PCIe link trained below its maximum speed or width",
+	  .needs =
+		  "pcie.link.speed_cur pcie.link.speed_max pcie.link.width_cur pcie.link.width_max",
+	  .eval = eval_pcie,
+	  .fix = "reseat the card, try another slot or riser, update BIOS and firmware; check "
+		 "under load (GPUs lower their PCIe speed when idle)",
+	  .kb = "HOST-PCIE SYM-BW-HALF SYM-BW-ASYM" },
+	{ .id = "gpu-nic-cross-socket",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a GPU's nearest NIC is across the CPU sockets (SYS) or behind the CPU",
+	  .needs = "gpu.nic_path",
+	  .eval = eval_gpu_nic_far,
+	  .fix = "pair each GPU with a NIC under the same PCIe switch (PIX/PXB): choose the job's "
+		 "GPUs and NCCL_IB_HCA accordingly, or move the NIC; keep PXN enabled",
+	  .kb = "HOST-TOPO HOST-NUMA SYM-BW-HALF SYM-BW-ASYM" },
+	{ .id = "gpu-numa-without-nic",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a GPU sits on a NUMA node with no NIC",
+	  .needs = "gpu.numa_affinity numa.node",
+	  .eval = eval_numa,
+	  .fix = "place ranks on GPUs of the NIC's NUMA node, bind CPUs to that node, or add a NIC "
+		 "on the other socket",
+	  .kb = "HOST-NUMA HOST-TOPO" },
+	{ .id = "host-acs-enabled",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "PCIe ACS enabled on bridges between GPUs and NICs",
+	  .needs = "host.acs",
+	  .eval = eval_acs,
+	  .fix = "bare metal: disable ACS (BIOS, or setpci ECAP_ACS+0x6.w=0000 per bridge after "
+		 "each boot); VMs: enable ATS on the NICs",
+	  .kb = "HOST-ACS SYM-ERR-4 SYM-INTRA-LOW" },
+	{ .id = "host-iommu-translated",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_INFO,
+	  .summary = "IOMMU in translating mode",
+	  .needs = "host.iommu",
+	  .eval = eval_iommu,
+	  .fix = "boot with iommu=pt (pass-through) on bare metal",
+	  .kb = "HOST-ACS" },
+	{ .id = "host-memlock-limited",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "memlock limit is not unlimited",
+	  .needs = "host.memlock",
+	  .eval = eval_memlock,
+	  .fix = "memlock unlimited in limits.conf, for the launcher and Slurm daemons; containers "
+		 "--ulimit memlock=-1",
+	  .kb = "HOST-LIMITS SYM-MEMLOCK" },
+};
+const size_t ft__diag_nrules_host = FT_ARRAY_SIZE(ft__diag_rules_host);

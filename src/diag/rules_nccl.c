@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/rules_nccl.c - rules on what an NCCL INFO log shows: the network in
+ * use, GPUDirect RDMA, the device list, completion errors with their verbs
+ * status, connection failures, and environment variables left over from
+ * debugging.
+ *
+ * Status numbers are the verbs ibv_wc_status values listed in symptoms.md;
+ * message patterns are the format strings quoted in nccl-env.md (ENV-DEBUG).
+ */
+#include "internal.h"
+
+#include "diag/diag_int.h"
+
+/* First nccl.warn / nccl.error observation whose text holds one of @pats. */
+static int
+emit_log_matches(const struct ft_diag_ctx *c, struct ft_findings *out, const char *const *pats,
+		 size_t npats, const char *what)
+{
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	size_t i, k, n = 0, total = 0;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "nccl.warn") != 0 && strcmp(o->key, "nccl.error") != 0 &&
+		    strcmp(o->key, "nccl.info") != 0)
+			continue;
+		for (k = 0; k < npats; k++)
+			if (ft__str_icontains(o->str, pats[k]))
+				break;
+		if (k == npats)
+			continue;
+		total++;
+		if (n < FT_ARRAY_SIZE(ev))
+			ev[n++] = o;
+	}
+	if (!total)
+		return 0;
+	return ft__diag_emit(c, out, -1, ev, n, "%s (%zu log line%s): \"%.160s\"", what, total,
+			     total == 1 ? "" : "s", ev[0]->str);
+}
+
+/* ---- network selection ------------------------------------------------- */
+
+static int
+eval_socket(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *net = NULL, *ev[3] = { NULL, NULL, NULL };
+	const struct ft_obs *dis = ft__diag_env(c, "NCCL_IB_DISABLE");
+	const struct ft_obs *force = ft__diag_env(c, "NCCL_NET");
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "nccl.net") == 0 && ft__str_ieq(o->str, "Socket")) {
+			net = o;
+			break;
+		}
+	}
+	if (!net)
+		return 0;
+	ev[0] = net;
+	if (dis && strcmp(dis->str, "0") != 0) {
+		ev[1] = dis;
+		return ft__diag_emit(c, out, FT_SEV_ERROR, ev, 2,
+				     "NCCL uses the socket transport because NCCL_IB_DISABLE=%s is "
+				     "set: multi-node bandwidth drops to TCP levels",
+				     dis->str);
+	}
+	if (force && ft__str_icontains(force->str, "socket")) {
+		ev[1] = force;
+		return ft__diag_emit(c, out, FT_SEV_ERROR, ev, 2,
+				     "NCCL uses the socket transport because NCCL_NET=%s forces it",
+				     force->str);
+	}
+	if (ft__diag_has_active_ib(c)) {
+		for (i = 0; i < ft__nobs(c); i++) {
+			const struct ft_obs *o = ft__obs(c, i);
+
+			if (strcmp(o->key, "ib.port.state") == 0 && ft__port_state_active(o->str)) {
+				ev[1] = o;
+				break;
+			}
+		}
+		return ft__diag_emit(
+			c, out, FT_SEV_ERROR, ev, 2,
+			"NCCL uses the socket transport although an InfiniBand port is "
+			"Active: the verbs transport failed to load or was excluded");
+	}
+	return ft__diag_emit(c, out, -1, ev, 1,
+			     "NCCL uses the socket transport (TCP): if the nodes have IB or RoCE "
+			     "NICs, the verbs transport is not reachable from this process");
+}
+
+static int
+eval_ibverbs_missing(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pats[] = { "Failed to open libibverbs", "No device found",
+					    "libibverbs.so" };
+
+	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats),
+				"NCCL found no usable RDMA device or verbs library");
+}
+
+static int
+eval_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const bad[] = { "lo", "docker", "virbr" };
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		const char *v = o->str;
+
+		if (strcmp(o->key, "nccl.socket_ifname") != 0 &&
+		    strcmp(o->key, "nccl.env.NCCL_SOCKET_IFNAME") != 0)
+			continue;
+		while (*v == '=' || *v == '^' || *v == '[' || isdigit((unsigned char)*v) ||
+		       *v == ']')
+			v++;
+		if (o->str[0] == '^')
+			continue;
+		for (k = 0; k < FT_ARRAY_SIZE(bad); k++) {
+			size_t n = strlen(bad[k]);
+
+			if (strncmp(v, bad[k], n) == 0 &&
+			    (k > 0 || v[n] == '\0' || v[n] == ':' || v[n] == ',' || v[n] == '<'))
+				break;
+		}
+		if (k == FT_ARRAY_SIZE(bad))
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"NCCL's socket interface is %s: it does not route between nodes, "
+			"so multi-node bootstrap or traffic fails or hangs",
+			o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+static int
+eval_gdr_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	const struct ft_obs *net = ft__diag_find(c, "nccl.net");
+	size_t i, n = 0, total = 0;
+
+	if (net && ft__str_ieq(net->str, "Socket"))
+		return 0; /* no GDR over sockets: eval_socket reports the real problem */
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "nccl.gdr") != 0 || !o->has_num || o->num != 0)
+			continue;
+		/* Socket "HCAs" (eno2, eth0, lo) never do GDR: not an RDMA finding. */
+		if (ft__str_has_prefix(o->device, "en") || ft__str_has_prefix(o->device, "eth") ||
+		    strcmp(o->device, "lo") == 0)
+			continue;
+		total++;
+		if (n < FT_ARRAY_SIZE(ev))
+			ev[n++] = o;
+	}
+	if (!total)
+		return 0;
+	return ft__diag_emit(c, out, -1, ev, n,
+			     "GPU Direct RDMA is disabled for %zu HCA%s: data is staged through "
+			     "host memory, multi-node busbw can drop to about half",
+			     total, total == 1 ? "" : "s");
+}
+
+/* Does the HCA list @s name devices of both link layers? */
+static int
+eval_mixed_link_layers(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+
+		if (strcmp(o->key, "nccl.ib_hca") != 0 || !strstr(o->str, "/RoCE") ||
+		    !strstr(o->str, "/IB"))
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: "
+			"ranks can pick different link layers and fail to connect (%.120s)",
+			o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Is the device @name (as in NCCL_IB_HCA, "mlx5_1:1") an Ethernet link-layer port? */
+static const struct ft_obs *
+ethernet_port_named(const struct ft_diag_ctx *c, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "ib.port.link_layer") == 0 && ft__str_ieq(o->str, "Ethernet") &&
+		    strlen(o->device) == len && strncmp(o->device, name, len) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+static int
+eval_hca_selects_ethernet(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *env = ft__diag_env(c, "NCCL_IB_HCA");
+	const char *p;
+	int rc;
+
+	if (!env || env->str[0] == '^' || !ft__diag_has_active_ib(c))
+		return 0;
+	for (p = env->str; *p;) {
+		size_t len;
+		const struct ft_obs *eth;
+
+		while (*p == '=' || *p == ',' || *p == ' ')
+			p++;
+		len = strcspn(p, ":,");
+		eth = len ? ethernet_port_named(c, p, len) : NULL;
+		if (eth) {
+			const struct ft_obs *ev[2] = { env, eth };
+
+			rc = ft__diag_emit(
+				c, out, -1, ev, 2,
+				"NCCL_IB_HCA selects %.*s, an Ethernet (RoCE) port, next to "
+				"InfiniBand ports",
+				(int)len, p);
+			if (rc < 0)
+				return rc;
+		}
+		p += len;
+		while (*p && *p != ',')
+			p++;
+	}
+	return 0;
+}
+
+static int
+eval_bond_single_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *qps = ft__diag_env(c, "NCCL_IB_QPS_PER_CONNECTION");
+	double n = 1;
+	size_t i;
+
+	if (qps && ft__obs_number(qps, &n) && n >= 2)
+		return 0;
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[2] = { o, qps };
+
+		if ((strcmp(o->key, "nccl.ib_hca") != 0 &&
+		     strcmp(o->key, "nccl.env.NCCL_IB_HCA") != 0) ||
+		    !strstr(o->str, "bond"))
+			continue;
+		return ft__diag_emit(
+			c, out, -1, ev, 2,
+			"NCCL uses a bonded RoCE device with %.0f QP per connection: one "
+			"QP maps to one member port, so only half the bond carries traffic",
+			n);
+	}
+	return 0;
+}
+
+static int
+eval_hca_prefix(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *env = ft__diag_env(c, "NCCL_IB_HCA");
+	const char *p;
+	size_t i;
+
+	if (!env || env->str[0] == '=' || (env->str[0] == '^' && env->str[1] == '='))
+		return 0;
+	for (p = env->str + (env->str[0] == '^'); *p;) {
+		size_t len = strcspn(p, ":,");
+
+		for (i = 0; len && i < ft__nobs(c); i++) {
+			const struct ft_obs *o = ft__obs(c, i);
+			const struct ft_obs *ev[2] = { env, o };
+
+			if (strncmp(o->key, "ib.", 3) != 0 || strlen(o->device) <= len ||
+			    strncmp(o->device, p, len) != 0 ||
+			    !isdigit((unsigned char)o->device[len]))
+				continue;
+			return ft__diag_emit(
+				c, out, -1, ev, 2,
+				"NCCL_IB_HCA=%s matches by prefix: %.*s also selects %s", env->str,
+				(int)len, p, o->device);
+		}
+		p += len;
+		while (*p && *p != ',')
+			p++;
+		while (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* ---- completion errors --------------------------------------------------- */
+
+struct wc_rule {
+	int codes[4]; /* terminated by 0 */
+	const char *meaning;
+};
+
+static int
+eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct wc_rule *w = c->rule->data;
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	size_t i, k, n = 0, total = 0;
+	int code = 0;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "nccl.ib.completion_error") != 0 || !o->has_num)
+			continue;
+		for (k = 0; w->codes[k]; k++)
+			if ((int)o->num == w->codes[k])
+				break;
+		if (!w->codes[k])
+			continue;
+		code = w->codes[k];
+		total++;
+		if (n < 3)
+			ev[n++] = o;
+	}
+	if (!total)
+		return 0;
+	/* Physical-layer evidence that explains a retry-exceeded error. */
+	if (code == 12) {
+		static const char *const phys[] = { "ib.counter.LinkDownedCounter",
+						    "ib.counter.LinkErrorRecoveryCounter",
+						    "ib.counter.SymbolErrorCounter",
+						    "ib.hw_counter.local_ack_timeout_err" };
+
+		for (k = 0; k < FT_ARRAY_SIZE(phys) && n < FT_ARRAY_SIZE(ev); k++) {
+			const struct ft_obs *o = ft__diag_find(c, phys[k]);
+
+			if (o && o->has_num && o->num > 0)
+				ev[n++] = o;
+		}
+	}
+	return ft__diag_emit(c, out, -1, ev, n, "NCCL completion error %d (%zu time%s): %s", code,
+			     total, total == 1 ? "" : "s", w->meaning);
+}
+
+static const struct wc_rule wc_retry = {
+	{ 12, 0 },
+	"IBV_WC_RETRY_EXC_ERR, the transport retry counter ran out: link down or flapping, peer "
+	"unreachable, or heavy loss"
+};
+static const struct wc_rule wc_rnr = {
+	{ 13, 0 },
+	"IBV_WC_RNR_RETRY_EXC_ERR: NCCL's own QPs retry RNR forever, suspect a plugin or another "
+	"library"
+};
+static const struct wc_rule wc_prot = {
+	{ 4, 0 },
+	"IBV_WC_LOC_PROT_ERR: GPU memory registration broken, usually ACS/IOMMU on the GPU-NIC path"
+};
+static const struct wc_rule wc_remote = {
+	{ 9, 10, 11, 0 },
+	"the remote side rejected the request (bad rkey, freed buffer, mismatched versions)"
+};
+static const struct wc_rule wc_flush = {
+	{ 5, 0 },
+	"IBV_WC_WR_FLUSH_ERR: a consequence of an earlier error on the QP; look for the first error"
+};
+
+/* ---- log patterns -------------------------------------------------------- */
+
+static int
+eval_unreachable(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pats[] = {
+		"unreachable",	      "No route to host",
+		"Connection refused", "Connection closed by remote peer",
+		"connection abort",   "Connection timed out",
+		"socketStartConnect", "Failed to execute operation Connect"
+	};
+
+	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats), "a peer could not be reached");
+}
+
+static int
+eval_create_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pats[] = { "ibv_create_qp failed", "ibv_reg_mr failed",
+					    "ibv_create_cq failed" };
+
+	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats),
+				"creating verbs resources failed (pinned memory limit)");
+}
+
+static int
+eval_modify_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pats[] = { "ibv_modify_qp failed", "modify QP" };
+
+	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats),
+				"moving a QP to RTR/RTS failed (wrong GID index or unreachable "
+				"address)");
+}
+
+static int
+eval_incompatible(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pats[] = { "incompatible devices" };
+
+	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats),
+				"NCCL tried to connect devices of different link layers");
+}
+
+static int
+eval_link_event(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pats[] = { "speed change detected", "async fatal event",
+					    "non-fatal async event", "GID table changed" };
+
+	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats),
+				"the NIC reported a link event during the run");
+}
+
+static int
+eval_topo_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pats[] = { "Attribute busid of node nic not found",
+					    "not found in topology", "is not a PCI device",
+					    "Could not get speed" };
+
+	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats),
+				"NCCL's topology does not match the devices it found");
+}
+
+static int
+eval_nvls_fail(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pats[] = { "NVLS", "cuMem", "get_mempolicy" };
+	static const char *const fail[] = { "fail", "error", "unable" };
+	size_t i, k, j;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+
+		if (strcmp(o->key, "nccl.warn") != 0 && strcmp(o->key, "nccl.error") != 0)
+			continue;
+		for (k = 0; k < FT_ARRAY_SIZE(pats); k++) {
+			if (!strstr(o->str, pats[k]))
+				continue;
+			for (j = 0; j < FT_ARRAY_SIZE(fail); j++)
+				if (ft__str_icontains(o->str, fail[j]))
+					return ft__diag_emit(c, out, -1, ev, 1,
+							     "NVLS or cuMem allocation failed: "
+							     "\"%.160s\"",
+							     o->str);
+		}
+	}
+	return 0;
+}
+
+/* ---- environment --------------------------------------------------------- */
+
+static int
+eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const struct {
+		const char *name;
+		bool warn_if_one; /* "1" disables something that matters */
+		const char *why;
+	} vars[] = {
+		{ "NCCL_ALGO", false, "restricts the algorithms (debugging variable)" },
+		{ "NCCL_PROTO", false, "restricts the protocols (debugging variable)" },
+		{ "NCCL_IB_DISABLE", true, "disables the IB/RoCE transport" },
+		{ "NCCL_P2P_DISABLE", true, "disables GPU peer-to-peer inside the node" },
+		{ "NCCL_SHM_DISABLE", true, "disables the shared-memory transport" },
+		{ "NCCL_NET_GDR_LEVEL", false, "overrides the GPUDirect RDMA distance" },
+		{ "NCCL_MIN_NCHANNELS", false, "pins the channel count" },
+		{ "NCCL_MAX_NCHANNELS", false, "caps the channel count" },
+		{ "NCCL_MIN_CTAS", false, "pins the channel count" },
+		{ "NCCL_MAX_CTAS", false, "caps the channel count" },
+		{ "NCCL_BUFFSIZE", false, "overrides the buffer size" },
+		{ "NCCL_NTHREADS", false, "overrides the threads per block" },
+		{ "NCCL_LL_THRESHOLD", false, "was removed in NCCL 2.5 and is ignored" },
+		{ "NCCL_TREE_THRESHOLD", false, "was removed in NCCL 2.5 and is ignored" },
+		{ "NCCL_IB_CUDA_SUPPORT", false, "was removed in NCCL 2.4 and is ignored" },
+	};
+	size_t i;
+	int rc;
+
+	for (i = 0; i < FT_ARRAY_SIZE(vars); i++) {
+		const struct ft_obs *o = ft__diag_env(c, vars[i].name);
+		const struct ft_obs *ev[1] = { o };
+		bool warn;
+
+		if (!o)
+			continue;
+		warn = vars[i].warn_if_one && strcmp(o->str, "0") != 0;
+		rc = ft__diag_emit(
+			c, out, warn ? FT_SEV_WARNING : -1, ev, 1,
+			"%s=%s is set: it %s; NCCL's guide says such variables should not "
+			"stay in production",
+			vars[i].name, o->str, vars[i].why);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_retry_cnt(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *o = ft__diag_env(c, "NCCL_IB_RETRY_CNT");
+	const struct ft_obs *ev[1] = { o };
+	double v;
+
+	if (!o || !ft__obs_number(o, &v) || (v >= 0 && v <= 7))
+		return 0;
+	return ft__diag_emit(
+		c, out, -1, ev, 1,
+		"NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit field", o->str);
+}
+
+static int
+eval_version_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *first = NULL;
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[2];
+
+		if (strcmp(o->key, "nccl.version") != 0 || !o->str[0])
+			continue;
+		if (!first) {
+			first = o;
+			continue;
+		}
+		if (strcmp(o->str, first->str) == 0)
+			continue;
+		ev[0] = o;
+		ev[1] = first;
+		return ft__diag_emit(c, out, -1, ev, 2,
+				     "ranks run different NCCL versions (%s and %s): protocol and "
+				     "plugin mismatches fail in obscure ways",
+				     o->str, first->str);
+	}
+	return 0;
+}
+
+static int
+eval_p2p_channels(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *t = NULL, *net, *ev[2];
+	size_t i;
+
+	if (ft__diag_env(c, "NCCL_NCHANNELS_PER_NET_PEER"))
+		return 0;
+	for (i = 0; i < ft__nobs(c) && !t; i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "bench.test") == 0 &&
+		    (strstr(o->str, "alltoall") || strstr(o->str, "sendrecv") ||
+		     strstr(o->str, "all_to_all")))
+			t = o;
+	}
+	net = ft__diag_find(c, "nccl.transport");
+	if (net && !strstr(net->str, "NET"))
+		net = NULL;
+	if (!net)
+		net = ft__diag_find(c, "nccl.net");
+	if (!t || !net || ft__str_ieq(net->str, "Socket"))
+		return 0;
+	ev[0] = t;
+	ev[1] = net;
+	return ft__diag_emit(c, out, -1, ev, 2,
+			     "%s over the network with the default number of channels per network "
+			     "peer: point-to-point traffic often cannot fill the NIC with 1-2 "
+			     "channels per peer",
+			     t->str);
+}
+
+#define LOG_RULE(id_, layer_, sev_, summary_, eval_, fix_, kb_)                                    \
+	{                                                                                          \
+		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
+		.needs = "nccl.warn nccl.error nccl.info", .eval = eval_, .fix = fix_, .kb = kb_   \
+	}
+#define WC_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                                     \
+	{                                                                                          \
+		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
+		.needs = "nccl.ib.completion_error ib.counter.*", .eval = eval_completion,         \
+		.fix = fix_, .kb = kb_, .data = &data_                                             \
+	}
+
+const struct ft_rule ft__diag_rules_nccl[] = {
+	{ .id = "nccl-socket-transport",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "NCCL runs over TCP sockets instead of IB/RoCE verbs",
+	  .needs = "nccl.net nccl.env.NCCL_IB_DISABLE nccl.env.NCCL_NET ib.port.state",
+	  .eval = eval_socket,
+	  .fix = "unset NCCL_IB_DISABLE and NCCL_NET=Socket; install rdma-core in the image "
+		 "and map "
+		 "/dev/infiniband; set NCCL_NET=IB to fail fast instead of falling back",
+	  .kb = "SYM-BW-SOCKET ENV-IB_DISABLE ENV-NET" },
+	LOG_RULE("nccl-no-rdma-device", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
+		 "NCCL could not open libibverbs or found no RDMA device", eval_ibverbs_missing,
+		 "install rdma-core (libibverbs + mlx5 provider) in the image, expose "
+		 "/dev/infiniband to the container, check ibv_devinfo inside it",
+		 "SYM-BW-SOCKET HOST-LIMITS"),
+	{ .id = "nccl-socket-ifname",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "NCCL's socket interface is loopback or a container bridge",
+	  .needs = "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
+	  .eval = eval_socket_ifname,
+	  .fix = "set NCCL_SOCKET_IFNAME==IF to the interface that routes between the nodes, the "
+		 "same on every node",
+	  .kb = "ENV-SOCKET_IFNAME SYM-INIT-HANG" },
+	{ .id = "nccl-gdr-disabled",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "GPU Direct RDMA disabled for the HCAs NCCL uses",
+	  .needs = "nccl.gdr nccl.net",
+	  .eval = eval_gdr_disabled,
+	  .fix = "load nvidia-peermem (modprobe nvidia-peermem) or use the open GPU kernel module "
+		 "with DMA-BUF; check the GPU-NIC distance against NCCL_NET_GDR_LEVEL",
+	  .kb = "HOST-GDR ENV-DMABUF ENV-NET_GDR_LEVEL SYM-BW-HALF" },
+	{ .id = "nccl-mixed-link-layers",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "NCCL's device list mixes InfiniBand and RoCE ports",
+	  .needs = "nccl.ib_hca",
+	  .eval = eval_mixed_link_layers,
+	  .fix = "set NCCL_IB_HCA with exact names (=mlx5_0:1,...) of one link type; give RDMA "
+		 "devices persistent names",
+	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },
+	{ .id = "nccl-ib-hca-ethernet",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "NCCL_IB_HCA selects an Ethernet port next to InfiniBand ports",
+	  .needs = "nccl.env.NCCL_IB_HCA ib.port.link_layer ib.port.state",
+	  .eval = eval_hca_selects_ethernet,
+	  .fix = "list only InfiniBand ports in NCCL_IB_HCA, with exact names (=mlx5_0:1,...)",
+	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },
+	{ .id = "nccl-bond-single-qp",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a bonded RoCE device used with one QP per connection",
+	  .needs = "nccl.ib_hca nccl.env.NCCL_IB_HCA nccl.env.NCCL_IB_QPS_PER_CONNECTION",
+	  .eval = eval_bond_single_qp,
+	  .fix = "NCCL_IB_QPS_PER_CONNECTION=2 with NCCL_IB_SPLIT_DATA_ON_QPS=0",
+	  .kb = "ENV-IB_QPS ROCE-ECMP SYM-BW-HALF" },
+	{ .id = "nccl-ib-hca-prefix",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "NCCL_IB_HCA matches more devices than meant (prefix match)",
+	  .needs = "nccl.env.NCCL_IB_HCA ib.*",
+	  .eval = eval_hca_prefix,
+	  .fix = "prefix the list with '=' for exact names (NCCL_IB_HCA==mlx5_0:1,mlx5_1:1)",
+	  .kb = "ENV-IB_HCA" },
+	WC_RULE("nccl-retry-exceeded", FT_LAYER_FABRIC, FT_SEV_CRITICAL,
+		"NCCL completion error 12 (transport retries exceeded)", wc_retry,
+		"check link_downed/link_error_recovery/symbol_error on both hosts and the switch "
+		"ports between them; on RoCE fix the lossless config; raise NCCL_IB_TIMEOUT "
+		"(22) only "
+		"when no physical or loss cause is found",
+		"SYM-ERR-12 ENV-IB_TIMEOUT ENV-IB_RETRY_CNT IB-COUNTERS"),
+	WC_RULE("nccl-rnr-retry-exceeded", FT_LAYER_COMMLIB, FT_SEV_ERROR,
+		"NCCL completion error 13 (RNR retries exceeded)", wc_rnr,
+		"look for another component (net plugin, MPI, UCX) on the same QPs; align "
+		"plugin and "
+		"NCCL versions",
+		"SYM-ERR-13"),
+	WC_RULE("nccl-local-protection-error", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
+		"NCCL completion error 4 (local protection error)", wc_prot,
+		"disable ACS on PCIe switches (bare metal) or enable ATS (VM); iommu=pt; "
+		"confirm with "
+		"NCCL_NET_GDR_LEVEL=LOC",
+		"SYM-ERR-4 HOST-ACS"),
+	WC_RULE("nccl-remote-error", FT_LAYER_COMMLIB, FT_SEV_ERROR,
+		"NCCL completion error 9/10/11 (remote side rejected)", wc_remote,
+		"read both sides' logs at the same time; align NCCL and plugin versions",
+		"SYM-ERR-10-11"),
+	WC_RULE("nccl-flush-error", FT_LAYER_COMMLIB, FT_SEV_INFO,
+		"NCCL completion error 5 (flushed after an earlier error)", wc_flush,
+		"find the first error in time across all ranks; 5 is its consequence", "SYM-ERR-5"),
+	LOG_RULE("nccl-peer-unreachable", FT_LAYER_FABRIC, FT_SEV_ERROR,
+		 "a peer could not be reached (connect failed, connection closed, unreachable)",
+		 eval_unreachable,
+		 "check routing between the nodes (ip route get PEER), firewalls, the bootstrap "
+		 "interface (NCCL_SOCKET_IFNAME) and GIDs; check that the remote process is alive",
+		 "SYM-INIT-HANG SYM-QP-GID SYM-ERR-12"),
+	LOG_RULE("nccl-create-qp-failed", FT_LAYER_OS_DRIVER, FT_SEV_ERROR,
+		 "ibv_create_qp / ibv_reg_mr failed", eval_create_qp,
+		 "raise the memlock limit to unlimited (limits.conf, the launcher's and Slurm's "
+		 "limits, docker --ulimit memlock=-1) and verify ulimit -l",
+		 "SYM-MEMLOCK HOST-LIMITS"),
+	LOG_RULE("nccl-modify-qp-failed", FT_LAYER_COMMLIB, FT_SEV_ERROR,
+		 "ibv_modify_qp failed (GID or address problem)", eval_modify_qp,
+		 "NCCL >= 2.21: unset NCCL_IB_GID_INDEX; otherwise select the RoCE v2 IPv4 GID; "
+		 "list only reachable ports in NCCL_IB_HCA",
+		 "SYM-QP-GID ENV-IB_GID_INDEX ROCE-GID"),
+	LOG_RULE("nccl-incompatible-devices", FT_LAYER_COMMLIB, FT_SEV_ERROR,
+		 "NCCL tried to connect devices of different link layers", eval_incompatible,
+		 "set NCCL_IB_HCA to ports of one link type", "SYM-INCOMPAT-DEV ENV-IB_HCA"),
+	LOG_RULE("nccl-link-event", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
+		 "NCCL saw a NIC speed change or async event", eval_link_event,
+		 "read the port counters of that NIC and its switch port; replace the cable or "
+		 "transceiver if the link retrains",
+		 "IB-SPEED SYM-LINK-DEGRADED SYM-LINK-ERRORS"),
+	LOG_RULE(
+		"nccl-topology-mismatch", FT_LAYER_COMMLIB, FT_SEV_WARNING,
+		"NCCL's topology does not match the devices (topology file, non-PCI NIC)",
+		eval_topo_mismatch,
+		"fix or remove the NCCL_TOPO_FILE / virtual topology; give RDMA devices persistent "
+		"names; exclude USB or virtual NICs with NCCL_SOCKET_IFNAME",
+		"ENV-TOPO_FILE HOST-LIMITS"),
+	{ .id = "nccl-nvls-cumem-failure",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "NVLS or cuMem allocation failed",
+	  .needs = "nccl.warn nccl.error",
+	  .eval = eval_nvls_fail,
+	  .fix = "NCCL_NVLS_ENABLE=0 as a workaround; fix fabric manager/IMEX; in Docker add "
+		 "--cap-add SYS_NICE or set NCCL_CUMEM_HOST_ENABLE=0",
+	  .kb = "SYM-NVLS-INIT SYM-CUMEM-CONTAINER ENV-NVLS ENV-CUMEM" },
+	{ .id = "nccl-p2p-channels",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_INFO,
+	  .summary = "all-to-all or send/recv over the network with default channels per peer",
+	  .needs = "bench.test nccl.transport nccl.net nccl.env.NCCL_NCHANNELS_PER_NET_PEER",
+	  .eval = eval_p2p_channels,
+	  .fix = "try NCCL_NCHANNELS_PER_NET_PEER=4 (then 8) and a larger NCCL_P2P_NET_CHUNKSIZE; "
+		 "keep PXN enabled; measure",
+	  .kb = "ENV-NCH_NET_PEER SYM-P2P-LOW" },
+	{ .id = "nccl-env-leftover",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_INFO,
+	  .summary = "debugging or removed NCCL variables left in the environment",
+	  .needs = "nccl.env.*",
+	  .eval = eval_env_leftover,
+	  .fix = "remove the variable from the job scripts and images unless a measurement shows "
+		 "it helps",
+	  .kb = "SYM-ENV-LEFTOVER" },
+	{ .id = "nccl-retry-cnt-invalid",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "NCCL_IB_RETRY_CNT outside 0-7",
+	  .needs = "nccl.env.NCCL_IB_RETRY_CNT",
+	  .eval = eval_retry_cnt,
+	  .fix = "use a value from 0 to 7 (default 7); raise NCCL_IB_TIMEOUT for longer waits",
+	  .kb = "ENV-IB_RETRY_CNT SYM-ENV-LEFTOVER" },
+	{ .id = "nccl-version-mismatch",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "ranks run different NCCL versions",
+	  .needs = "nccl.version",
+	  .eval = eval_version_mismatch,
+	  .fix = "use one NCCL build (and one net plugin) on every node",
+	  .kb = "SYM-ERR-10-11" },
+};
+const size_t ft__diag_nrules_nccl = FT_ARRAY_SIZE(ft__diag_rules_nccl);

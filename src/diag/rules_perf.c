@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/rules_perf.c - rules on measured performance: bus bandwidth below the
+ * model's expectation, latency jitter (p99/p50), outlier pairs and hosts in
+ * a pairs matrix, and benchmark results that failed validation.
+ *
+ * The 80% "investigate" and 50% "half" bandwidth marks are the NA-EXPECT and
+ * SYM-BW-HALF heuristics; the jitter and outlier ratios are heuristics too,
+ * stated on each rule's page.
+ */
+#include "internal.h"
+
+#include <fabtune/units.h>
+
+#include "diag/diag_int.h"
+
+/* NA-EXPECT: flag < ~80% of the expected bandwidth; SYM-BW-HALF: ~50% is a fault class. */
+#define BUSBW_LOW_RATIO	 0.80
+#define BUSBW_HALF_RATIO 0.55
+/* Heuristics: p99 more than twice p50 is jitter; ten times is a long tail. */
+#define JITTER_RATIO	 2.0
+#define JITTER_BAD_RATIO 10.0
+/* Heuristic: a pair below 80% of the median pair bandwidth is an outlier. */
+#define PAIR_OUTLIER_RATIO 0.80
+
+/* Message size of a bench observation: its str holds the size ("1048576", "1MiB"). */
+static bool
+obs_bytes(const struct ft_obs *o, uint64_t *bytes)
+{
+	char buf[32];
+	size_t n = strspn(o->str, "0123456789");
+
+	if (n && n < sizeof(buf)) {
+		memcpy(buf, o->str, n);
+		buf[n] = '\0';
+		if (ft_parse_u64(buf, bytes) == 0)
+			return true;
+	}
+	return ft_parse_size(o->str, bytes, NULL) == 0;
+}
+
+/* Test name of the file an observation comes from (bench.test), or NULL. */
+static const char *
+obs_test(const struct ft_diag_ctx *c, const struct ft_obs *o)
+{
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *t = ft__obs(c, i);
+
+		if (strcmp(t->key, "bench.test") == 0 && strcmp(t->file, o->file) == 0)
+			return t->str;
+	}
+	return NULL;
+}
+
+/* "all_reduce_perf" and "all_reduce" name the same test. */
+static bool
+test_matches(const char *want, const char *have)
+{
+	size_t n = strlen(want);
+
+	if (!want[0] || !have)
+		return true;
+	if (n > 5 && strcmp(want + n - 5, "_perf") == 0)
+		n -= 5;
+	return strncmp(want, have, n) == 0 &&
+	       (have[n] == '\0' || strncmp(have + n, "_perf", 5) == 0);
+}
+
+static int
+eval_busbw_model(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t e, i;
+	int rc;
+
+	for (e = 0; e < c->nexpect; e++) {
+		const struct ft_expectation *x = &c->expect[e];
+		const struct ft_obs *best = NULL, *ev[1];
+		char size[32];
+		double ratio;
+
+		if (x->busbw_GBps <= 0)
+			continue;
+		/* The best measured point: at the expected size, or the plateau when bytes == 0. */
+		for (i = 0; i < ft__nobs(c); i++) {
+			const struct ft_obs *o = ft__obs(c, i);
+			uint64_t b;
+
+			if (strcmp(o->key, "bench.busbw") != 0 || !o->has_num ||
+			    !test_matches(x->test, obs_test(c, o)))
+				continue;
+			if (x->bytes && (!obs_bytes(o, &b) || b != x->bytes))
+				continue;
+			if (!best || o->num > best->num)
+				best = o;
+		}
+		if (!best)
+			continue;
+		ratio = best->num / x->busbw_GBps;
+		if (ratio >= BUSBW_LOW_RATIO)
+			continue;
+		ev[0] = best;
+		if (x->bytes)
+			ft_format_size(x->bytes, size, sizeof(size));
+		else
+			ft_strlcpy(size, "plateau", sizeof(size));
+		rc = ft__diag_emit(c, out, ratio < BUSBW_HALF_RATIO ? FT_SEV_ERROR : -1, ev, 1,
+				   "%s busbw %.1f GB/s at %s is %.0f%% of the %.1f GB/s the model "
+				   "expects%s",
+				   x->test[0] ? x->test : "measured", best->num, size,
+				   100.0 * ratio, x->busbw_GBps,
+				   ratio < BUSBW_HALF_RATIO
+					   ? ": about half or less, look for GDR off, cross-NUMA "
+					     "placement, missing rails or a PCIe downgrade"
+					   : "");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Heuristics: 25% above the model's latency is worth a look, twice is a fault. */
+#define LAT_HIGH_RATIO 1.25
+#define LAT_BAD_RATIO  2.0
+
+/* Measured latency for an expectation: the point at its size, or the smallest size. */
+static const struct ft_obs *
+measured_latency(const struct ft_diag_ctx *c, const struct ft_expectation *x)
+{
+	static const char *const keys[] = { "bench.lat_p50", "bench.time_us" };
+	const struct ft_obs *best = NULL;
+	uint64_t best_bytes = UINT64_MAX;
+	size_t k, pos;
+
+	for (k = 0; k < FT_ARRAY_SIZE(keys) && !best; k++) {
+		const struct ft_obs *o;
+
+		pos = 0;
+		while ((o = ft__diag_next(c, keys[k], &pos)) != NULL) {
+			uint64_t b;
+
+			if (!o->has_num || !obs_bytes(o, &b) ||
+			    !test_matches(x->test, obs_test(c, o)))
+				continue;
+			if (x->bytes ? b == x->bytes && (!best || o->num < best->num)
+				     : b < best_bytes || (b == best_bytes && o->num < best->num)) {
+				best = o;
+				best_bytes = b;
+			}
+		}
+	}
+	return best;
+}
+
+static int
+eval_latency_model(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t e;
+	int rc;
+
+	for (e = 0; e < c->nexpect; e++) {
+		const struct ft_expectation *x = &c->expect[e];
+		const struct ft_obs *m, *ev[1];
+		double ratio;
+
+		if (x->lat_us <= 0 || !(m = measured_latency(c, x)))
+			continue;
+		ratio = m->num / x->lat_us;
+		if (ratio < LAT_HIGH_RATIO)
+			continue;
+		ev[0] = m;
+		rc = ft__diag_emit(c, out, ratio >= LAT_BAD_RATIO ? FT_SEV_ERROR : -1, ev, 1,
+				   "%s latency %.2f us at %s bytes is %.1fx the %.2f us the model "
+				   "expects",
+				   x->test[0] ? x->test : "measured", m->num, m->str, ratio,
+				   x->lat_us);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_jitter(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *p99 = ft__obs(c, i);
+		const struct ft_obs *p50 = NULL, *ev[2];
+		double ratio;
+		size_t k;
+
+		if (strcmp(p99->key, "bench.lat_p99") != 0 || !p99->has_num)
+			continue;
+		/* The p50 of the same entity, file and size (str). */
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *o = ft__obs(c, k);
+
+			if (strcmp(o->key, "bench.lat_p50") == 0 && o->has_num &&
+			    ft__same_port(o, p99) && o->rank == p99->rank &&
+			    strcmp(o->file, p99->file) == 0 && strcmp(o->str, p99->str) == 0) {
+				p50 = o;
+				break;
+			}
+		}
+		if (!p50 || p50->num <= 0)
+			continue;
+		ratio = p99->num / p50->num;
+		if (ratio < JITTER_RATIO)
+			continue;
+		ev[0] = p99;
+		ev[1] = p50;
+		rc = ft__diag_emit(c, out, ratio >= JITTER_BAD_RATIO ? FT_SEV_ERROR : -1, ev, 2,
+				   "latency p99 %.2f us is %.1fx the p50 %.2f us%s%s: jitter (CPU "
+				   "power states, IRQs, proxy placement, congestion or loss)",
+				   p99->num, ratio, p50->num, p99->str[0] ? " at " : "", p99->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of the bench.pair_bw values; false when there are fewer than 3. */
+static bool
+pair_median(const struct ft_diag_ctx *c, double *median, size_t *npairs)
+{
+	double *v;
+	size_t i, n = 0;
+
+	for (i = 0; i < ft__nobs(c); i++)
+		if (strcmp(ft__obs(c, i)->key, "bench.pair_bw") == 0 && ft__obs(c, i)->has_num)
+			n++;
+	*npairs = n;
+	if (n < 3)
+		return false;
+	v = ft_calloc(n, sizeof(*v));
+	if (!v)
+		return false;
+	n = 0;
+	for (i = 0; i < ft__nobs(c); i++)
+		if (strcmp(ft__obs(c, i)->key, "bench.pair_bw") == 0 && ft__obs(c, i)->has_num)
+			v[n++] = ft__obs(c, i)->num;
+	qsort(v, n, sizeof(*v), cmp_double);
+	*median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	ft_free(v);
+	return *median > 0;
+}
+
+static int
+eval_pair_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	double med;
+	size_t i, n;
+	int rc;
+
+	if (!pair_median(c, &med, &n))
+		return 0;
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+
+		if (strcmp(o->key, "bench.pair_bw") != 0 || !o->has_num ||
+		    o->num >= PAIR_OUTLIER_RATIO * med)
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"pair %s: %.2f GB/s is %.0f%% of the median pair (%.2f GB/s over %zu "
+			"pairs)",
+			o->device, o->num, 100.0 * o->num / med, med, n);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* One endpoint of a pairs matrix and how its pairs did. */
+struct endpoint {
+	char name[48];
+	size_t total, slow, nev;
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+};
+
+static int
+cmp_endpoint(const void *a, const void *b)
+{
+	return strcmp(((const struct endpoint *)a)->name, ((const struct endpoint *)b)->name);
+}
+
+/* Call @fn for each endpoint name in pair label @pair ("a->b", "a-b", "a,b"). */
+static int
+each_endpoint(const char *pair, int (*fn)(const char *name, size_t len, void *arg), void *arg)
+{
+	const char *p = pair;
+	int rc;
+
+	while (*p) {
+		size_t len = strcspn(p, "->, ");
+
+		if (len) {
+			rc = fn(p, len, arg);
+			if (rc < 0)
+				return rc;
+		}
+		p += len;
+		p += strspn(p, "->, ");
+	}
+	return 0;
+}
+
+static int
+push_endpoint(const char *name, size_t len, void *arg)
+{
+	struct endpoint ep;
+
+	if (len >= sizeof(ep.name))
+		return 0;
+	memset(&ep, 0, sizeof(ep));
+	memcpy(ep.name, name, len);
+	return ft_vec_push(arg, &ep);
+}
+
+struct tally {
+	struct ft_vec *eps;
+	const struct ft_obs *pair;
+	bool slow;
+};
+
+static int
+tally_endpoint(const char *name, size_t len, void *arg)
+{
+	struct tally *t = arg;
+	struct endpoint key, *ep;
+
+	if (len >= sizeof(key.name))
+		return 0;
+	memset(key.name, 0, sizeof(key.name));
+	memcpy(key.name, name, len);
+	ep = bsearch(&key, t->eps->data, t->eps->len, sizeof(key), cmp_endpoint);
+	if (!ep)
+		return 0;
+	ep->total++;
+	if (t->slow) {
+		ep->slow++;
+		if (ep->nev < FT_ARRAY_SIZE(ep->ev))
+			ep->ev[ep->nev++] = t->pair;
+	}
+	return 0;
+}
+
+/*
+ * An endpoint that is slow in every pair it takes part in (at least 2) is the
+ * outlier. Endpoints are sorted once and looked up by binary search, so a
+ * full matrix of P pairs costs O(P log E).
+ */
+static int
+eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *o;
+	struct ft_vec eps;
+	double med;
+	size_t e, k, n, pos = 0;
+	int rc = 0;
+
+	if (!pair_median(c, &med, &n))
+		return 0;
+	ft_vec_init(&eps, sizeof(struct endpoint));
+	while (rc == 0 && (o = ft__diag_next(c, "bench.pair_bw", &pos)) != NULL)
+		if (o->has_num)
+			rc = each_endpoint(o->device, push_endpoint, &eps);
+	if (rc == 0 && eps.len > 1) {
+		qsort(eps.data, eps.len, sizeof(struct endpoint), cmp_endpoint);
+		for (e = 1, k = 1; e < eps.len; e++)
+			if (strcmp(FT_VEC_AT(&eps, struct endpoint, e).name,
+				   FT_VEC_AT(&eps, struct endpoint, k - 1).name) != 0)
+				FT_VEC_AT(&eps, struct endpoint, k++) =
+					FT_VEC_AT(&eps, struct endpoint, e);
+		eps.len = k;
+	}
+	pos = 0;
+	while (rc == 0 && (o = ft__diag_next(c, "bench.pair_bw", &pos)) != NULL) {
+		struct tally t = { &eps, o, o->num < PAIR_OUTLIER_RATIO * med };
+
+		if (o->has_num)
+			rc = each_endpoint(o->device, tally_endpoint, &t);
+	}
+	for (e = 0; rc == 0 && e < eps.len; e++) {
+		const struct endpoint *ep = &FT_VEC_AT(&eps, struct endpoint, e);
+
+		if (ep->total < 2 || ep->slow != ep->total || ep->total == n)
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ep->ev, ep->nev,
+			"%s is slow in all of its %zu pairs (below %.0f%% of the %.2f GB/s "
+			"median): the fault is at this endpoint",
+			ep->name, ep->total, 100 * PAIR_OUTLIER_RATIO, med);
+		if (rc == 0)
+			ft_strlcpy(ft_findings_at(out, ft_findings_len(out) - 1)->entity, ep->name,
+				   sizeof(ft_findings_at(out, 0)->entity));
+	}
+	ft_vec_release(&eps);
+	return rc;
+}
+
+static int
+eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	size_t i, n = 0;
+	double total = 0;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "bench.wrong") != 0 || !o->has_num || o->num <= 0)
+			continue;
+		total += o->num;
+		if (n < FT_ARRAY_SIZE(ev))
+			ev[n++] = o;
+	}
+	if (!n)
+		return 0;
+	return ft__diag_emit(
+		c, out, -1, ev, n,
+		"the benchmark found %.0f wrong result element%s: data corruption, not "
+		"a performance problem",
+		total, total == 1 ? "" : "s");
+}
+
+/* What one input file holds, for the no-results check. */
+struct file_summary {
+	const struct ft_obs *first_rank; /* first bench.rank of the file */
+	const struct ft_obs *version;	 /* its nccl.version, if any */
+	size_t nranks;
+	bool results;
+};
+
+static bool
+is_result_key(const char *key)
+{
+	return ft__str_has_prefix(key, "bench.busbw") || ft__str_has_prefix(key, "bench.time_us") ||
+	       ft__str_has_prefix(key, "bench.bw_") || ft__str_has_prefix(key, "bench.lat");
+}
+
+/* A benchmark that started (ranks listed) in a file with no result at all. */
+static int
+eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	struct ft_vec files;
+	size_t i, k;
+	int rc = 0;
+
+	/* One pass over the ranks to list the files (few), then one pass per file. */
+	ft_vec_init(&files, sizeof(struct file_summary));
+	for (i = 0; i < ft__nobs(c) && rc == 0; i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		struct file_summary fs = { o, NULL, 0, false };
+
+		if (strcmp(o->key, "bench.rank") != 0)
+			continue;
+		for (k = 0; k < files.len; k++)
+			if (strcmp(FT_VEC_AT(&files, struct file_summary, k).first_rank->file,
+				   o->file) == 0)
+				break;
+		if (k == files.len)
+			rc = ft_vec_push(&files, &fs);
+	}
+	for (i = 0; i < ft__nobs(c) && rc == 0 && files.len; i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strncmp(o->key, "bench.", 6) != 0 && strcmp(o->key, "nccl.version") != 0)
+			continue;
+		for (k = 0; k < files.len; k++) {
+			struct file_summary *fs = &FT_VEC_AT(&files, struct file_summary, k);
+
+			if (strcmp(fs->first_rank->file, o->file) != 0)
+				continue;
+			if (strcmp(o->key, "bench.rank") == 0)
+				fs->nranks++;
+			else if (is_result_key(o->key))
+				fs->results = true;
+			else if (!fs->version && strcmp(o->key, "nccl.version") == 0)
+				fs->version = o;
+			break;
+		}
+	}
+	for (k = 0; k < files.len && rc == 0; k++) {
+		const struct file_summary *fs = &FT_VEC_AT(&files, struct file_summary, k);
+		const struct ft_obs *ev[2] = { fs->first_rank, fs->version };
+
+		if (fs->results)
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 2,
+			"the benchmark listed %zu rank%s but reported no result: it hung or "
+			"crashed after initialisation (or the output was cut)",
+			fs->nranks, fs->nranks == 1 ? "" : "s");
+	}
+	ft_vec_release(&files);
+	return rc;
+}
+
+const struct ft_rule ft__diag_rules_perf[] = {
+	{ .id = "perf-no-results",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a benchmark started but reported no result (hang after init)",
+	  .needs = "bench.rank bench.busbw bench.time_us nccl.version",
+	  .eval = eval_no_results,
+	  .fix = "re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,COLL and a timeout; "
+		 "disable optional features one at a time (NCCL_COLLNET_ENABLE=0, "
+		 "NCCL_NVLS_ENABLE=0) to find the one that hangs",
+	  .kb = "SYM-INIT-HANG IB-SHARP ENV-COLLNET" },
+	{ .id = "perf-busbw-below-model",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "measured bus bandwidth below what the model expects",
+	  .needs = "bench.busbw bench.test (and expectations)",
+	  .eval = eval_busbw_model,
+	  .fix = "walk the layers: NCCL log (network, GDR, channels), port rates, ib_write_bw "
+		 "host and GPU memory, counters under load, PCIe links",
+	  .kb = "NA-EXPECT NA-BUSBW SYM-BW-HALF" },
+	{ .id = "perf-latency-above-model",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "measured latency above what the model expects",
+	  .needs = "bench.lat_p50 bench.time_us bench.test (and expectations)",
+	  .eval = eval_latency_model,
+	  .fix = "check the small-message path: NCCL_ALGO/NCCL_PROTO overrides, CPU power states "
+		 "and proxy placement, ib_write_lat between the same hosts",
+	  .kb = "SYM-SMALL-LAT SYM-JITTER NA-MODEL" },
+	{ .id = "perf-latency-jitter",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "latency p99 well above p50 (jitter)",
+	  .needs = "bench.lat_p99 bench.lat_p50",
+	  .eval = eval_jitter,
+	  .fix = "fix loss first; then the performance governor, limit deep C-states, NIC IRQs on "
+		 "NIC-local cores away from NCCL threads, correct CPU binding",
+	  .kb = "SYM-JITTER HOST-CPU" },
+	{ .id = "perf-pair-outlier",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a pair in a pairs matrix is much slower than the median",
+	  .needs = "bench.pair_bw",
+	  .eval = eval_pair_outlier,
+	  .fix = "test each NIC alone and then in pairs; check the ports and links on that pair's "
+		 "path (port rate, counters, PCIe)",
+	  .kb = "SYM-BW-ASYM SYM-LINK-DEGRADED" },
+	{ .id = "perf-host-outlier",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "one endpoint is slow in every pair it takes part in",
+	  .needs = "bench.pair_bw",
+	  .eval = eval_host_outlier,
+	  .fix = "drain the host; check its NIC port rate, PCIe link width/speed, NUMA placement "
+		 "and link counters",
+	  .kb = "SYM-BW-ASYM SYM-LINK-DEGRADED HOST-PCIE" },
+	{ .id = "perf-wrong-results",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_CRITICAL,
+	  .summary = "benchmark validation found wrong results",
+	  .needs = "bench.wrong",
+	  .eval = eval_wrong,
+	  .fix = "stop using the nodes for training; unset NCCL_PROTO overrides (LL128 on "
+		 "unsupported platforms corrupts data), check GPU memory errors and the "
+		 "PCIe/ACS path",
+	  .kb = "ENV-PROTO NA-PROTO-LL128" },
+};
+const size_t ft__diag_nrules_perf = FT_ARRAY_SIZE(ft__diag_rules_perf);

@@ -1,0 +1,842 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/rules_roce.c - RoCE and Ethernet rules: lossless configuration (trust,
+ * PFC priority versus NCCL_IB_TC), GIDs, MTU, pause frames, ECN/CNP
+ * congestion control, loss and retransmission counters, physical counters.
+ *
+ * The counter meanings are those of the mlx5 kernel documentation as
+ * summarised in ROCE-COUNTERS; where the KB gives no number the threshold is
+ * a heuristic and the rule page says so.
+ */
+#include "internal.h"
+
+#include "diag/diag_int.h"
+
+/* ---- QoS: trust, PFC and the NCCL traffic class ---------------------------- */
+
+/* Does the PFC priority list @s ("3", "3,4", "0 0 0 1 0 0 0 0", "none") enable @prio? */
+static bool
+pfc_has(const char *s, int prio, bool *any)
+{
+	const char *p;
+	int n = 0, bits = 0;
+	bool found = false;
+
+	*any = false;
+	/* An 8-entry 0/1 vector ("0,0,0,1,0,0,0,0" or "0 0 0 1 0 0 0 0"). */
+	for (p = s; *p; p++) {
+		if (*p == '0' || *p == '1') {
+			if (n < 8 && *p == '1') {
+				bits |= 1 << n;
+			}
+			n++;
+		} else if (*p != ' ' && *p != ',' && *p != '\t') {
+			n = -100;
+			break;
+		}
+	}
+	if (n == 8) {
+		*any = bits != 0;
+		return (bits >> prio) & 1;
+	}
+	/* Otherwise a list of enabled priorities ("3" or "3,4"). */
+	for (p = s; *p; p++) {
+		if (*p >= '0' && *p <= '7' && (p == s || !isdigit((unsigned char)p[-1])) &&
+		    !isdigit((unsigned char)p[1])) {
+			*any = true;
+			if (*p - '0' == prio)
+				found = true;
+		}
+	}
+	return found;
+}
+
+static int
+eval_pfc_off(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		bool any;
+
+		if (strcmp(o->key, "roce.qos.pfc_enabled_prios") != 0)
+			continue;
+		pfc_has(o->str, 0, &any);
+		if (any)
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			"PFC is enabled on no priority: RoCE traffic is lossy, every drop "
+			"costs a go-back-N retransmission or an ACK timeout");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_pfc_prio(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *tc = ft__diag_env(c, "NCCL_IB_TC");
+	const struct ft_obs *nccl = ft__diag_find(c, "nccl.version");
+	size_t i;
+	int rc;
+
+	/* Only when NCCL is in play: its log or its environment is among the inputs. */
+	if (!tc && !nccl && !ft__diag_find(c, "nccl.env.*"))
+		return 0;
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *trust, *ev[3];
+		double tcv = 0;
+		int dscp, prio;
+		bool any;
+
+		if (strcmp(o->key, "roce.qos.pfc_enabled_prios") != 0)
+			continue;
+		trust = ft__diag_find_dev(c, "roce.qos.trust", o);
+		if (!trust || !ft__str_ieq(trust->str, "dscp"))
+			continue; /* with pcp trust the priority comes from the VLAN tag */
+		if (tc && (!ft__obs_number(tc, &tcv) || tcv < 0 || tcv > 255))
+			continue;
+		dscp = (int)tcv >> 2;
+		prio = dscp >> 3; /* mlx5 default dscp2prio map (ROCE-QOS) */
+		if (pfc_has(o->str, prio, &any) || !any)
+			continue;
+		ev[0] = tc ? tc : nccl;
+		ev[1] = o;
+		ev[2] = trust;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 3,
+			"NCCL traffic class %d%s is DSCP %d, priority %d by the default "
+			"dscp2prio map, but PFC is enabled on priority %s: NCCL runs in a "
+			"lossy queue",
+			(int)tcv, tc ? "" : " (NCCL_IB_TC unset)", dscp, prio, o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_trust_pcp(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[2];
+
+		if (strcmp(o->key, "roce.qos.trust") != 0 || !ft__str_ieq(o->str, "pcp"))
+			continue;
+		ev[0] = o;
+		ev[1] = ft__diag_find_dev(c, "roce.qos.pfc_enabled_prios", o);
+		rc = ft__diag_emit(c, out, -1, ev, 2,
+				   "trust mode pcp: without VLAN tagging every RoCE packet is "
+				   "classified as priority 0, whatever NCCL_IB_TC says");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- GIDs ---------------------------------------------------------------- */
+
+static bool
+gid_is_zero(const char *s)
+{
+	int zeros = 0;
+
+	for (; *s; s++) {
+		if (*s == '0')
+			zeros++;
+		else if (*s != ':' && *s != '.' && *s != ' ')
+			return false;
+	}
+	return zeros >= 8;
+}
+
+static int
+eval_gid_empty(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		bool count0 = (ft__key_match(o->key, "*gid_count") ||
+			       ft__key_match(o->key, "*gid.count")) &&
+			      o->has_num && o->num == 0;
+
+		if (!count0 && !(strstr(o->key, "gid") && !strstr(o->key, "count") &&
+				 !strstr(o->key, "index_env") && gid_is_zero(o->str)))
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			count0 ? "the port has no GID: the RDMA device has no netdev or IP "
+				 "address in this network namespace, RoCE cannot connect"
+			       : "GID %s is all zeros: no RoCE address behind this index, the "
+				 "QP cannot reach RTR",
+			o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_gid_index(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *env = ft__diag_env(c, "NCCL_IB_GID_INDEX");
+	const struct ft_obs *ver, *entry = NULL, *ev[3];
+	double idx;
+	int v;
+	size_t i;
+
+	if (!env || !ft__obs_number(env, &idx))
+		return 0;
+	v = ft__diag_nccl_version(c, &ver);
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "roce.gid.index") == 0 && o->has_num && o->num == idx) {
+			entry = o;
+			break;
+		}
+	}
+	ev[0] = env;
+	ev[1] = entry ? entry : ver;
+	ev[2] = entry ? ft__diag_find_line(c, "roce.gid.version", entry) : NULL;
+	if (entry && (ft__str_has_prefix(entry->str, "fe80") || gid_is_zero(entry->str)))
+		return ft__diag_emit(c, out, FT_SEV_ERROR, ev, 3,
+				     "NCCL_IB_GID_INDEX=%.0f selects GID %s: link-local or empty, "
+				     "not routable between nodes",
+				     idx, entry->str);
+	if (ev[2] && !ft__str_icontains(ev[2]->str, "2"))
+		return ft__diag_emit(c, out, FT_SEV_ERROR, ev, 3,
+				     "NCCL_IB_GID_INDEX=%.0f selects a RoCE %s GID: not routable "
+				     "across L3",
+				     idx, ev[2]->str);
+	if (v >= 22100)
+		return ft__diag_emit(
+			c, out, -1, ev, 3,
+			"NCCL_IB_GID_INDEX=%.0f is set with NCCL %s: since 2.21 NCCL "
+			"picks the RoCEv2 IPv4 GID itself and the guide says not to set "
+			"the index",
+			idx, ver->str);
+	return 0;
+}
+
+/* ---- MTU ----------------------------------------------------------------- */
+
+static int
+eval_roce_mtu(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ll, *st, *ev[3];
+
+		if ((strcmp(o->key, "ib.port.mtu_active") != 0 &&
+		     strcmp(o->key, "perftest.mtu") != 0) ||
+		    !o->has_num || o->num >= 4096)
+			continue;
+		ll = ft__diag_find_same(
+			c, o->key[0] == 'p' ? "perftest.link_type" : "ib.port.link_layer", o);
+		st = ft__diag_find_same(c, "ib.port.state", o);
+		if (!ll || !ft__str_ieq(ll->str, "Ethernet") ||
+		    (st && !ft__port_state_active(st->str)))
+			continue;
+		ev[0] = o;
+		ev[1] = ll;
+		ev[2] = st;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 3,
+			"RoCE active MTU %.0f bytes: the netdev MTU is too small for 4096 "
+			"(headers and framing take %.1f%% of the wire instead of %.1f%%)",
+			o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 82)),
+			100.0 * (1 - ft_diag_payload_efficiency(4096, 82)));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- pause, ECN and CNPs ------------------------------------------------- */
+
+static bool
+is_tx_pause(const char *key)
+{
+	return ft__key_match(key, "eth.counter.tx_prio[0-7]_pause") ||
+	       strcmp(key, "eth.counter.tx_global_pause") == 0 ||
+	       strcmp(key, "eth.counter.tx_pause_ctrl_phy") == 0;
+}
+
+static bool
+is_rx_pause(const char *key)
+{
+	return ft__key_match(key, "eth.counter.rx_prio[0-7]_pause") ||
+	       strcmp(key, "eth.counter.rx_global_pause") == 0 ||
+	       strcmp(key, "eth.counter.rx_pause_ctrl_phy") == 0;
+}
+
+/* Heuristic: 100k pause frames since the counters were cleared is more than bursts. */
+#define PAUSE_FRAMES_HIGH 100000.0
+
+static bool
+pause_high(const struct ft_obs *o, bool tx)
+{
+	double v;
+
+	return (tx ? is_tx_pause(o->key) : is_rx_pause(o->key)) && ft__obs_number(o, &v) &&
+	       v >= PAUSE_FRAMES_HIGH;
+}
+
+/* One finding per NIC: its pause counters over the threshold as evidence. */
+static int
+eval_pause(const struct ft_diag_ctx *c, struct ft_findings *out, bool tx)
+{
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+		size_t n = 0;
+		bool earlier = false;
+		double v = 0;
+
+		if (!pause_high(o, tx) || !ft__obs_number(o, &v))
+			continue;
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *p = ft__obs(c, k);
+
+			if (!pause_high(p, tx) || strcmp(p->host, o->host) != 0 ||
+			    strcmp(p->device, o->device) != 0)
+				continue;
+			if (k < i)
+				earlier = true;
+			if (n < FT_ARRAY_SIZE(ev) - 1)
+				ev[n++] = p;
+		}
+		if (earlier)
+			continue;
+		ev[n] = ft__diag_find_dev(c, "eth.counter.rx_discards_phy", o);
+		rc = ft__diag_emit(
+			c, out, -1, ev, n + 1,
+			tx ? "%s = %.0f: the NIC paused the network that often, so this "
+			     "host cannot drain what it receives (PCIe, IOMMU, NUMA or GDR "
+			     "trouble)"
+			   : "%s = %.0f: the network paused this NIC that often, congestion "
+			     "is spreading back to the sender",
+			strrchr(o->key, '.') + 1, v);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_tx_pause(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	return eval_pause(c, out, true);
+}
+
+static int
+eval_rx_pause(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	return eval_pause(c, out, false);
+}
+
+static int
+eval_ecn_no_cnp(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *cnp, *ev[2];
+		double marks, sent;
+
+		if (!ft__key_match(o->key, "*counter.np_ecn_marked_roce_packets") ||
+		    !ft__obs_number(o, &marks) || marks <= 0)
+			continue;
+		cnp = ft__diag_find_same(c, "*counter.np_cnp_sent", o);
+		if (!cnp || !ft__obs_number(cnp, &sent) || sent > 0)
+			continue;
+		ev[0] = o;
+		ev[1] = cnp;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 2,
+			"%.0f ECN-marked packets received but no CNP sent: the notification "
+			"point is disabled, senders never slow down and PFC does all the work",
+			marks);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *marks = NULL, *cnp = NULL, *ev[3];
+		double v, m = 0, s = 0;
+		size_t k;
+
+		if (!ft__key_match(o->key, "eth.counter.rx_prio[0-7]_pause_duration") ||
+		    !ft__obs_number(o, &v) || v <= 0)
+			continue;
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *x = ft__obs(c, k);
+
+			if (strcmp(x->host, o->host) != 0)
+				continue;
+			if (ft__key_match(x->key, "*counter.np_ecn_marked_roce_packets"))
+				marks = x;
+			else if (ft__key_match(x->key, "*counter.np_cnp_sent"))
+				cnp = x;
+		}
+		if (!marks || !cnp || !ft__obs_number(marks, &m) || !ft__obs_number(cnp, &s) ||
+		    m > 0 || s > 0)
+			continue;
+		ev[0] = o;
+		ev[1] = marks;
+		ev[2] = cnp;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 3,
+			"paused for %.0f us while no packet was ECN-marked and no CNP was "
+			"sent: congestion control is not working, PFC carries all congestion",
+			v);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ROCE-PFC heuristics: a few percent paused is common, tens of percent is spreading. */
+#define PAUSED_FRACTION_HIGH 0.10
+#define PAUSED_FRACTION_BAD  0.50
+
+static int
+eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		bool rx = ft__key_match(o->key, "eth.counter.rx_*pause_duration.rate");
+		bool tx = ft__key_match(o->key, "eth.counter.tx_*pause_duration.rate");
+		double us_per_s, frac;
+
+		if ((!rx && !tx) || !ft__obs_number(o, &us_per_s))
+			continue;
+		frac = us_per_s / 1e6; /* pause duration counts microseconds */
+		if (frac < PAUSED_FRACTION_HIGH)
+			continue;
+		rc = ft__diag_emit(
+			c, out, frac >= PAUSED_FRACTION_BAD ? FT_SEV_ERROR : -1, ev, 1,
+			rx ? "the NIC was paused %.0f%% of the probe interval: congestion "
+			     "is spreading through PFC (tens of percent, sustained)"
+			   : "the NIC paused its link partner %.0f%% of the probe interval: "
+			     "this host does not drain what it receives",
+			100 * (frac > 1 ? 1 : frac));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Heuristic: more than 1% of received packets ECN-marked is sustained congestion. */
+#define ECN_MARK_SHARE_HIGH 0.01
+
+static int
+eval_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const pkts_keys[] = { "ib.counter.PortRcvPkts",
+						 "eth.counter.rx_packets_phy",
+						 "eth.counter.rx_packets" };
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *pk = NULL, *ev[3];
+		double marks, pkts = 0;
+
+		if (!ft__key_match(o->key, "*counter.np_ecn_marked_roce_packets") ||
+		    !ft__obs_number(o, &marks) || marks <= 0)
+			continue;
+		for (k = 0; k < FT_ARRAY_SIZE(pkts_keys) && !pk; k++)
+			pk = ft__diag_find_dev(c, pkts_keys[k], o);
+		if (!pk || !ft__obs_number(pk, &pkts) || pkts <= 0 ||
+		    marks / pkts < ECN_MARK_SHARE_HIGH)
+			continue;
+		ev[0] = o;
+		ev[1] = pk;
+		ev[2] = ft__diag_find_same(c, "*counter.rp_cnp_handled", o);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 3,
+			"%.2f%% of received packets carried ECN congestion marks (threshold "
+			"1%%, heuristic): sustained congestion on the path toward this node",
+			100.0 * marks / pkts);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- counters ------------------------------------------------------------ */
+
+static const struct ft__counter_rule c_storm = {
+	{ "eth.counter.tx_pause_storm_error_events", "eth.counter.tx_pause_storm_warning_events",
+	  NULL },
+	1,
+	0,
+	"any event",
+	"the NIC's PFC storm watchdog fired: a stalled host or NIC was pausing the fabric"
+};
+static const struct ft__counter_rule c_cnp_ignored = {
+	{ "*counter.rp_cnp_ignored", NULL },
+	1,
+	0,
+	"healthy value 0",
+	"CNPs arrived but the reaction point ignored them: RP disabled on the priority or a CC "
+	"priority mismatch"
+};
+static const struct ft__counter_rule c_oos = {
+	{ "*counter.out_of_sequence", "*counter.duplicate_request", NULL },
+	1,
+	0,
+	"healthy value 0",
+	"packets arrived after a gap: loss on the path toward this node"
+};
+static const struct ft__counter_rule c_seq = {
+	{ "*counter.packet_seq_err", "*counter.implied_nak_seq_err", "*counter.roce_adp_retrans",
+	  NULL },
+	1,
+	0,
+	"healthy value 0",
+	"the peer saw a gap and the window was retransmitted: loss on a priority that should be "
+	"lossless"
+};
+static const struct ft__counter_rule c_ack = {
+	{ "*counter.local_ack_timeout_err", "*counter.req_transport_retries_exceeded", NULL },
+	1,
+	0,
+	"healthy value 0",
+	"a request waited a full ACK timeout before retransmission: multi-second stalls, fatal "
+	"error 12 when retries run out"
+};
+static const struct ft__counter_rule c_rx_discards = {
+	{ "eth.counter.rx_discards_phy", "eth.counter.rx_prio[0-7]_discards",
+	  "eth.counter.rx_prio[0-7]_buf_discard", NULL },
+	1000,
+	0,
+	"heuristic",
+	"received packets dropped for lack of NIC buffers: the host or PCIe does not keep up, or "
+	"the NIC is not pausing on that priority",
+	.rate_threshold = 1 /* heuristic */
+};
+static const struct ft__counter_rule c_out_of_buffer = {
+	{ "eth.counter.rx_out_of_buffer", NULL },
+	1000,
+	0,
+	"heuristic",
+	"the kernel receive ring had no buffers: CPU or IRQ handling too slow for IP traffic "
+	"(socket transport, IPoIB)",
+	.rate_threshold = 100 /* heuristic */
+};
+static const struct ft__counter_rule c_oversize = {
+	{ "eth.counter.rx_oversize_pkts_phy", "eth.counter.rx_out_of_range_len_phy", NULL },
+	1,
+	0,
+	"healthy value 0",
+	"frames larger than the MTU were dropped: MTU mismatch with the peer or switch"
+};
+static const struct ft__counter_rule c_phy = {
+	{ "eth.counter.rx_crc_errors_phy", "eth.counter.rx_symbol_err_phy",
+	  "eth.counter.rx_pcs_symbol_err_phy", "eth.counter.link_down_events_phy", NULL },
+	10,
+	0,
+	"IBD-THR-like default of 10",
+	"physical-layer errors: cable, transceiver or port problem"
+};
+static const struct ft__counter_rule c_pci = {
+	{ "eth.counter.rx_pci_signal_integrity", "eth.counter.tx_pci_signal_integrity", NULL },
+	1,
+	0,
+	"healthy value 0",
+	"PCIe link recoveries on the NIC's slot: bad slot or riser"
+};
+static const struct ft__counter_rule c_module = { { "eth.counter.module_high_temp",
+						    "eth.counter.module_bad_shorted",
+						    "eth.counter.module_bus_stuck", NULL },
+						  1,
+						  0,
+						  "healthy value 0",
+						  "the transceiver module reported a fault" };
+
+/* ---- link state ---------------------------------------------------------- */
+
+static int
+eval_eth_link_down(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[2];
+		bool down =
+			(strcmp(o->key, "eth.link.detected") == 0 && ft__str_ieq(o->str, "no")) ||
+			(strcmp(o->key, "eth.link.operstate") == 0 && ft__str_ieq(o->str, "down"));
+
+		if (!down)
+			continue;
+		ev[0] = o;
+		ev[1] = ft__diag_find_dev(c, "eth.link.speed", o);
+		rc = ft__diag_emit(c, out, -1, ev, 2, "Ethernet link is down (%s = %s)",
+				   strrchr(o->key, '.') + 1, o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const virt[] = { "veth", "bridge", "tun", "macvlan" };
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[2];
+
+		if (strcmp(o->key, "eth.driver.name") != 0)
+			continue;
+		for (k = 0; k < FT_ARRAY_SIZE(virt); k++)
+			if (ft__str_ieq(o->str, virt[k]))
+				break;
+		if (k == FT_ARRAY_SIZE(virt))
+			continue;
+		ev[0] = o;
+		ev[1] = ft__diag_find_dev(c, "eth.link.speed", o);
+		rc = ft__diag_emit(
+			c, out, -1, ev, 2,
+			"netdev %s is driven by %s, not by the RDMA NIC: the RDMA device "
+			"has no IP in this namespace, so RoCE finds no GID",
+			o->device[0] ? o->device : "?", o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+#define ECOUNTER_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                               \
+	{                                                                                          \
+		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
+		.needs = "eth.counter.* ib.hw_counter.* (ethtool or sysfs names)",                 \
+		.eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_, .data = &data_              \
+	}
+
+const struct ft_rule ft__diag_rules_roce[] = {
+	{ .id = "roce-pfc-off",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "PFC is enabled on no priority of a RoCE NIC",
+	  .needs = "roce.qos.pfc_enabled_prios",
+	  .eval = eval_pfc_off,
+	  .fix = "enable PFC on the RoCE priority on the NIC and every switch hop (mlnx_qos -i IF "
+		 "--pfc 0,0,0,1,0,0,0,0) and enable ECN on that queue",
+	  .kb = "ROCE-PFC ROCE-QOS SYM-ROCE-LOSS" },
+	{ .id = "roce-pfc-wrong-priority",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "NCCL's traffic class maps to a priority without PFC",
+	  .needs = "roce.qos.pfc_enabled_prios roce.qos.trust nccl.env.NCCL_IB_TC nccl.version",
+	  .eval = eval_pfc_prio,
+	  .fix = "set NCCL_IB_TC so that DSCP = TC >> 2 maps to the PFC priority (TC 106 = DSCP "
+		 "26 = priority 3 with the default map), identically on every node",
+	  .kb = "ROCE-QOS ENV-IB_TC SYM-ROCE-LOSS" },
+	{ .id = "roce-trust-pcp",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "RoCE NIC trusts PCP (VLAN priority) rather than DSCP",
+	  .needs = "roce.qos.trust",
+	  .eval = eval_trust_pcp,
+	  .fix = "mlnx_qos -i IF --trust dscp (or tag RoCE traffic on a VLAN with the right PCP)",
+	  .kb = "ROCE-QOS" },
+	{ .id = "roce-gid-empty",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "no usable RoCE GID (empty table or all-zero GID)",
+	  .needs = "ib.port.gid_count roce.gid.* ib.port.gid",
+	  .eval = eval_gid_empty,
+	  .fix = "give the RDMA device's netdev an IP address in this namespace (in Kubernetes a "
+		 "macvlan/SR-IOV secondary network), then check show_gids",
+	  .kb = "ROCE-GID SYM-QP-GID" },
+	{ .id = "roce-gid-index",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "NCCL_IB_GID_INDEX set to a wrong or unneeded index",
+	  .needs = "nccl.env.NCCL_IB_GID_INDEX roce.gid.index roce.gid.version nccl.version",
+	  .eval = eval_gid_index,
+	  .fix = "NCCL >= 2.21: unset NCCL_IB_GID_INDEX (use NCCL_IB_ADDR_RANGE to pick a "
+		 "subnet); older NCCL: set it to the RoCE v2 IPv4 entry of show_gids",
+	  .kb = "ROCE-GID ENV-IB_GID_INDEX SYM-QP-GID" },
+	{ .id = "roce-mtu-below-4096",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "RoCE port active MTU below 4096",
+	  .needs = "ib.port.mtu_active ib.port.link_layer ib.port.state perftest.mtu "
+		   "perftest.link_type",
+	  .eval = eval_roce_mtu,
+	  .fix = "jumbo frames end to end: netdev MTU 9000 on hosts and switches, then the RoCE "
+		 "MTU becomes 4096",
+	  .kb = "ROCE-MTU ROCE-WIRE HOST-ETH-MTU SYM-ROCE-MTU" },
+	{ .id = "eth-tx-pause-high",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "the NIC sends many pause frames (host cannot drain)",
+	  .needs = "eth.counter.tx_prio*_pause eth.counter.tx_global_pause",
+	  .eval = eval_tx_pause,
+	  .fix = "find why the host stalls (PCIe width, IOMMU, NUMA placement, GDR); enable PFC "
+		 "storm prevention (ethtool pfc-prevention-tout)",
+	  .kb = "ROCE-PFC ROCE-COUNTERS SYM-ROCE-PFC-STORM" },
+	{ .id = "eth-rx-pause-high",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "the network pauses the NIC often (congestion spreading)",
+	  .needs = "eth.counter.rx_prio*_pause eth.counter.rx_global_pause",
+	  .eval = eval_rx_pause,
+	  .fix = "enable ECN marking below the PFC threshold on the RoCE queue; look for incast "
+		 "and oversubscription",
+	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-NO-CC" },
+	{ .id = "eth-pause-fraction",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a large share of time paused by PFC (needs a probe interval)",
+	  .needs = "eth.counter.rx_prio*_pause_duration.rate "
+		   "eth.counter.tx_prio*_pause_duration.rate",
+	  .eval = eval_pause_fraction,
+	  .fix = "receive side paused: enable ECN marking below PFC XOFF and find the incast; "
+		 "transmit side pausing: find why this host stalls (PCIe, IOMMU, NUMA, GDR)",
+	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-PFC-STORM" },
+	ECOUNTER_RULE(
+		"eth-pause-storm", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
+		"PFC storm watchdog events on the NIC", c_storm,
+		"treat as a host or NIC fault first: find the stalled host (largest tx pause), "
+		"check its PCIe and GPU health, isolate it",
+		"ROCE-PFC SYM-ROCE-PFC-STORM"),
+	{ .id = "roce-ecn-no-cnp",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "ECN marks arrive but no CNP is sent (notification point off)",
+	  .needs = "*counter.np_ecn_marked_roce_packets ib.hw_counter.np_cnp_sent",
+	  .eval = eval_ecn_no_cnp,
+	  .fix = "enable the notification point on the NCCL priority: echo 1 > "
+		 "/sys/class/net/IF/ecn/roce_np/enable/PRIO",
+	  .kb = "ROCE-DCQCN SYM-ROCE-NO-CC" },
+	{ .id = "roce-pfc-only",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "pauses without any ECN mark or CNP (no congestion control)",
+	  .needs = "eth.counter.rx_prio*_pause_duration ib.hw_counter.np_ecn_marked_roce_packets "
+		   "*counter.np_cnp_sent",
+	  .eval = eval_pfc_only,
+	  .fix = "enable ECN marking on the switch RoCE queue with thresholds below PFC XOFF; "
+		 "enable roce_np/roce_rp on the NCCL priority",
+	  .kb = "ROCE-DCQCN ROCE-PFC SYM-ROCE-NO-CC" },
+	{ .id = "roce-ecn-rate-high",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a high share of received packets is ECN-marked",
+	  .needs = "*counter.np_ecn_marked_roce_packets ib.counter.PortRcvPkts "
+		   "eth.counter.rx_packets_phy",
+	  .eval = eval_ecn_rate,
+	  .fix = "look for incast or oversubscribed uplinks; spread flows (more QPs per "
+		 "connection, adaptive routing); tune ECN thresholds and DCQCN together",
+	  .kb = "ROCE-DCQCN ROCE-ECMP SYM-SCALE-DROP" },
+	ECOUNTER_RULE("roce-cnp-ignored", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
+		      "CNPs received but ignored (reaction point off)", c_cnp_ignored,
+		      "enable the reaction point on the NCCL priority (roce_rp/enable/PRIO) and "
+		      "align the CNP priority",
+		      "ROCE-DCQCN SYM-ROCE-NO-CC"),
+	ECOUNTER_RULE("roce-out-of-sequence", FT_LAYER_FABRIC, FT_SEV_WARNING,
+		      "out-of-sequence packets (loss toward this node)", c_oos,
+		      "make the NCCL priority lossless end to end: DSCP/TC, trust dscp, PFC on "
+		      "every hop, buffer headroom",
+		      "ROCE-COUNTERS SYM-ROCE-LOSS"),
+	ECOUNTER_RULE("roce-sequence-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
+		      "sequence-error NAKs and retransmissions", c_seq,
+		      "align NCCL_IB_TC with the lossless class and enable PFC on it on every hop",
+		      "ROCE-COUNTERS SYM-ROCE-LOSS"),
+	ECOUNTER_RULE("roce-ack-timeouts", FT_LAYER_FABRIC, FT_SEV_ERROR,
+		      "local ACK timeouts (tail loss or stalled peer)", c_ack,
+		      "fix the loss first (lossless config, bad links); raise NCCL_IB_TIMEOUT only "
+		      "when no loss cause is found",
+		      "ROCE-COUNTERS ENV-IB_TIMEOUT SYM-ERR-12 SYM-JITTER"),
+	ECOUNTER_RULE("eth-rx-discards", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
+		      "NIC receive discards (buffer exhaustion)", c_rx_discards,
+		      "check PCIe width and host load; for RoCE make the priority lossless so the "
+		      "NIC pauses instead of dropping",
+		      "ROCE-COUNTERS"),
+	ECOUNTER_RULE("eth-rx-out-of-buffer", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
+		      "kernel receive ring overruns", c_out_of_buffer,
+		      "spread IRQs over NIC-local cores, enlarge rings (ethtool -G), more socket "
+		      "threads for NCCL's socket transport",
+		      "ROCE-COUNTERS HOST-CPU HOST-TCP"),
+	ECOUNTER_RULE("eth-oversize-frames", FT_LAYER_FABRIC, FT_SEV_WARNING,
+		      "oversize frames dropped (MTU mismatch)", c_oversize,
+		      "use one MTU on hosts and every switch port of the path",
+		      "HOST-ETH-MTU ROCE-MTU"),
+	ECOUNTER_RULE(
+		"eth-phy-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
+		"Ethernet physical errors (CRC, symbol, link down events)", c_phy,
+		"clean or replace the cable or transceiver; check per-lane errors with mlxlink",
+		"ROCE-COUNTERS SYM-LINK-ERRORS"),
+	ECOUNTER_RULE("eth-pci-signal-integrity", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
+		      "PCIe signal-integrity recoveries on the NIC", c_pci,
+		      "move the card to another slot, update firmware and BIOS",
+		      "ROCE-COUNTERS HOST-PCIE"),
+	ECOUNTER_RULE("eth-module-fault", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
+		      "transceiver module fault events", c_module,
+		      "replace the module; check cooling", "ROCE-COUNTERS"),
+	{ .id = "eth-link-down",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "an Ethernet link is down",
+	  .needs = "eth.link.detected eth.link.operstate",
+	  .eval = eval_eth_link_down,
+	  .fix = "check cable, transceiver and the switch port; check the lanes/speed settings "
+		 "(ethtool -s) on both ends",
+	  .kb = "ROCE-COUNTERS SYM-LINK-DEGRADED" },
+	{ .id = "eth-not-rdma-netdev",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "the netdev is virtual (veth/bridge), not the RDMA NIC",
+	  .needs = "eth.driver.name",
+	  .eval = eval_not_rdma_netdev,
+	  .fix = "attach the RDMA NIC (SR-IOV VF or macvlan on the RoCE port) to the pod or "
+		 "container network namespace",
+	  .kb = "ROCE-GID HOST-LIMITS" },
+};
+const size_t ft__diag_nrules_roce = FT_ARRAY_SIZE(ft__diag_rules_roce);

@@ -1,0 +1,1 @@
+diagnose tests/fixtures/perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt

@@ -1,0 +1,1 @@
+diagnose --json tests/fixtures/ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt

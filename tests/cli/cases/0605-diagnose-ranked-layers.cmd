@@ -1,0 +1,1 @@
+diagnose tests/fixtures/nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt tests/fixtures/ibstat/mlx4-connectx3-ib-down-polling-eth-disabled.txt tests/fixtures/nccl-log/a100-tf-pyxis-ibv-create-qp-failed-excerpt.txt

@@ -1,0 +1,1 @@
+diagnose tests/fixtures/diag/no-such-file.txt

@@ -1,0 +1,1 @@
+diagnose tests/fixtures/diag/roce-tc-mismatch-nccl.log tests/fixtures/diag/roce-tc-mismatch-qos.out

@@ -1,0 +1,1 @@
+advise --format env tests/fixtures/diag/roce-tc-mismatch-nccl.log tests/fixtures/diag/roce-tc-mismatch-qos.out

@@ -1,0 +1,1 @@
+advise tests/fixtures/nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt

@@ -1,0 +1,918 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_diag.c - the diagnosis engine and the advisor on synthetic
+ * observations: every rule fires on a set made to trigger it and stays quiet
+ * on a near-identical healthy set; ranking, evidence, JSON shape, and the
+ * advisor's values and computed gains.
+ *
+ * Observation sets are written compactly: entries separated by ';', each
+ * "key@host/device/port=value" (host, device and port optional). A value
+ * "NUM|TEXT" sets both the number and the text; a numeric value sets both
+ * too; anything else is text. An entry starting with '+' shares the source
+ * line of the entry before it.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <fabtune/fabtune.h>
+#include <fabtune/parse.h>
+
+static void
+load(struct ft_obs_set *set, const char *spec)
+{
+	char buf[4096];
+	char *save = NULL, *ent;
+	uint32_t line = 0;
+
+	ft_obs_set_init(set);
+	assert_true(strlen(spec) < sizeof(buf));
+	memcpy(buf, spec, strlen(spec) + 1);
+	for (ent = strtok_r(buf, ";", &save); ent; ent = strtok_r(NULL, ";", &save)) {
+		struct ft_obs o;
+		char *eq, *at, *bar, *end;
+		bool same_line = ent[0] == '+';
+
+		if (same_line)
+			ent++;
+		eq = strchr(ent, '=');
+		assert_non_null(eq);
+		*eq = '\0';
+		at = strchr(ent, '@');
+		if (at)
+			*at = '\0';
+		ft_obs_init(&o, ent);
+		if (at) {
+			char *dev = strchr(at + 1, '/');
+			char *port = dev ? strchr(dev + 1, '/') : NULL;
+
+			if (dev)
+				*dev = '\0';
+			if (port)
+				*port = '\0';
+			ft_strlcpy(o.host, at + 1, sizeof(o.host));
+			if (dev)
+				ft_strlcpy(o.device, dev + 1, sizeof(o.device));
+			if (port)
+				o.port = (int)strtol(port + 1, NULL, 10);
+		}
+		bar = strchr(eq + 1, '|');
+		if (bar) {
+			*bar = '\0';
+			o.has_num = true;
+			o.num = strtod(eq + 1, NULL);
+			ft_strlcpy(o.str, bar + 1, sizeof(o.str));
+		} else {
+			double v = strtod(eq + 1, &end);
+
+			if (end != eq + 1 && *end == '\0') {
+				o.has_num = true;
+				o.num = v;
+			}
+			ft_strlcpy(o.str, eq + 1, sizeof(o.str));
+		}
+		ft_strlcpy(o.file, "t.txt", sizeof(o.file));
+		if (!same_line)
+			line++;
+		o.line = line;
+		assert_int_equal(ft_obs_set_add(set, &o), 0);
+	}
+}
+
+static void
+diagnose(const char *spec, const struct ft_expectation *exp, size_t nexp, struct ft_findings *f)
+{
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, exp, nexp };
+	struct ft_error err = { 0 };
+
+	load(&set, spec);
+	ft_findings_init(f);
+	assert_int_equal(ft_diag_run(&in, f, &err), 0);
+	ft_obs_set_release(&set);
+}
+
+struct rule_case {
+	const char *rule;
+	const char *trigger;
+	const char *clean;
+};
+
+#define ACT(d) "ib.port.state@h1/" d "/1=Active;ib.port.link_layer@h1/" d "/1=InfiniBand"
+#define ROCEP  "ib.port.state@h1/mlx5_0/1=Active;ib.port.link_layer@h1/mlx5_0/1=Ethernet"
+
+static const struct rule_case cases[] = {
+	{ "ib-port-down", "ib.port.state@h1/mlx5_0/1=Down;ib.port.phys_state@h1/mlx5_0/1=Polling",
+	  "ib.port.state@h1/mlx5_0/1=Active;ib.port.phys_state@h1/mlx5_0/1=LinkUp" },
+	{ "ib-port-no-sm", "ib.port.state@h1/mlx5_0/1=INIT;ib.port.phys_state@h1/mlx5_0/1=LinkUp",
+	  "ib.port.state@h1/mlx5_0/1=ACTIVE;ib.port.phys_state@h1/mlx5_0/1=LinkUp" },
+	{ "ib-link-below-capability",
+	  ACT("mlx5_0") ";ib.port.width_active@h1/mlx5_0/1=2X;"
+			"ib.port.width_supported@h1/mlx5_0/1=1X or 4X",
+	  /* A down port shows base speed and must not read as degraded (IB-SPEED). */
+	  "ib.port.state@h1/sw/24=Down;ib.port.speed_active@h1/sw/24=2.5 Gbps;"
+	  "ib.port.speed_supported@h1/sw/24=2.5 Gbps or 5.0 Gbps or 10.0 Gbps;"
+	  ACT("mlx5_0") ";ib.port.speed_active@h1/mlx5_0/1=NDR;"
+	  "ib.port.speed_supported@h1/mlx5_0/1=HDR, NDR" },
+	{ "ib-rate-below-peers",
+	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT(
+		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200",
+	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT(
+		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=400" },
+	{ "ib-mtu-below-4096", ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=2048",
+	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096" },
+	{ "ib-mtu-mismatch",
+	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;" ACT(
+		  "mlx5_1") ";ib.port.mtu_active@h1/mlx5_1/1=2048",
+	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;" ACT(
+		  "mlx5_1") ";ib.port.mtu_active@h1/mlx5_1/1=4096" },
+	{ "ib-symbol-errors", "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=12",
+	  "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=9" },
+	{ "ib-link-recovery", "ib.counter.LinkErrorRecoveryCounter@h1/mlx5_0/1=10",
+	  "ib.counter.LinkErrorRecoveryCounter@h1/mlx5_0/1=3" },
+	{ "ib-link-downed", "ib.counter.LinkDownedCounter@h1/mlx5_0/1=1",
+	  "ib.counter.LinkDownedCounter@h1/mlx5_0/1=0" },
+	{ "ib-rcv-errors", "ib.counter.PortRcvErrors@h1/mlx5_0/1=26",
+	  "ib.counter.PortRcvErrors@h1/mlx5_0/1=0" },
+	{ "ib-remote-physical-errors", "ib.counter.PortRcvRemotePhysicalErrors@h1/mlx5_0/1=150",
+	  "ib.counter.PortRcvRemotePhysicalErrors@h1/mlx5_0/1=99" },
+	{ "ib-switch-relay-errors", "ib.counter.PortRcvSwitchRelayErrors@sw/0x1/1=100",
+	  "ib.counter.PortRcvSwitchRelayErrors@sw/0x1/1=7" },
+	{ "ib-xmit-discards", "ib.counter.PortXmitDiscards@sw/0x1/1=20046",
+	  "ib.counter.PortXmitDiscards@sw/0x1/1=12" },
+	{ "ib-xmit-wait", "ib.counter.PortXmitWait@sw/0x1/1=41864608",
+	  "ib.counter.PortXmitWait@sw/0x1/1=999" },
+	{ "ib-constraint-errors", "ib.counter.PortRcvConstraintErrors@sw/0x1/1=300",
+	  "ib.counter.PortXmitConstraintErrors@sw/0x1/1=0" },
+	{ "ib-link-integrity", "ib.counter.LocalLinkIntegrityErrors@h1/mlx5_0/1=11",
+	  "ib.counter.LocalLinkIntegrityErrors@h1/mlx5_0/1=1" },
+	{ "ib-buffer-overrun", "ib.counter.ExcessiveBufferOverrunErrors@h1/mlx5_0/1=15",
+	  "ib.counter.ExcessiveBufferOverrunErrors@h1/mlx5_0/1=0" },
+	{ "ib-vl15-dropped", "ib.counter.VL15Dropped@h1/mlx5_0/1=5000",
+	  "ib.counter.VL15Dropped@h1/mlx5_0/1=2" },
+	{ "roce-pfc-off", "roce.qos.pfc_enabled_prios@h1/eth4=0,0,0,0,0,0,0,0",
+	  "roce.qos.pfc_enabled_prios@h1/eth4=0,0,0,1,0,0,0,0" },
+	{ "roce-pfc-wrong-priority",
+	  "roce.qos.pfc_enabled_prios@h1/eth4=3;roce.qos.trust@h1/eth4=dscp;"
+	  "nccl.env.NCCL_IB_TC@h1=160",
+	  "roce.qos.pfc_enabled_prios@h1/eth4=3;roce.qos.trust@h1/eth4=dscp;"
+	  "nccl.env.NCCL_IB_TC@h1=106" },
+	{ "roce-trust-pcp", "roce.qos.trust@h1/eth4=pcp", "roce.qos.trust@h1/eth4=dscp" },
+	{ "roce-gid-empty", "ib.port.gid_count@h1/mlx5_0/1=0",
+	  "ib.port.gid_count@h1/mlx5_0/1=4;roce.gid.index@h1/mlx5_0/1=3|::ffff:10.0.0.1" },
+	{ "roce-gid-index", "nccl.env.NCCL_IB_GID_INDEX@h1=3;nccl.version@h1=2.23.4",
+	  "nccl.env.NCCL_IB_GID_INDEX@h1=3;nccl.version@h1=2.18.3;"
+	  "roce.gid.index@h1/mlx5_0/1=3|::ffff:10.0.0.1;+roce.gid.version@h1/mlx5_0/1=v2" },
+	{ "roce-mtu-below-4096", ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024",
+	  ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=4096;perftest.mtu@h1/mlx5_0=1024;"
+		"perftest.link_type@h1/mlx5_0=IB" },
+	{ "eth-tx-pause-high", "eth.counter.tx_global_pause@h1/eth0=5745042",
+	  "eth.counter.tx_global_pause@h1/eth0=12;eth.counter.tx_prio3_bytes@h1/eth0=99999999" },
+	{ "eth-rx-pause-high", "eth.counter.rx_prio3_pause@h1/eth0=200000",
+	  "eth.counter.rx_prio3_pause@h1/eth0=10" },
+	{ "eth-pause-fraction", "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=300000",
+	  "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=20000" },
+	{ "eth-pause-storm", "eth.counter.tx_pause_storm_error_events@h1/eth0=2",
+	  "eth.counter.tx_pause_storm_error_events@h1/eth0=0" },
+	{ "roce-ecn-no-cnp",
+	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=100;"
+	  "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=0",
+	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=100;"
+	  "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=50" },
+	{ "roce-pfc-only",
+	  "eth.counter.rx_prio3_pause_duration@h1/eth0=5000;"
+	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=0;"
+	  "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=0",
+	  "eth.counter.rx_prio3_pause_duration@h1/eth0=5000;"
+	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=10;"
+	  "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=10" },
+	{ "roce-ecn-rate-high",
+	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=5000;"
+	  "ib.counter.PortRcvPkts@h1/mlx5_0/1=100000",
+	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=10;"
+	  "ib.counter.PortRcvPkts@h1/mlx5_0/1=100000" },
+	{ "roce-cnp-ignored", "ib.hw_counter.rp_cnp_ignored@h1/mlx5_0/1=7",
+	  "ib.hw_counter.rp_cnp_ignored@h1/mlx5_0/1=0" },
+	{ "roce-out-of-sequence", "ib.hw_counter.out_of_sequence@h1/mlx5_0/1=3",
+	  "ib.hw_counter.out_of_sequence@h1/mlx5_0/1=0" },
+	{ "roce-sequence-errors", "ib.hw_counter.packet_seq_err@h1/mlx5_0/1=9",
+	  "ib.hw_counter.packet_seq_err@h1/mlx5_0/1=0" },
+	{ "roce-ack-timeouts", "ib.hw_counter.local_ack_timeout_err@h1/mlx5_0/1=1",
+	  "ib.hw_counter.local_ack_timeout_err@h1/mlx5_0/1=0" },
+	{ "eth-rx-discards", "eth.counter.rx_discards_phy@h1/eth0=58591428329",
+	  "eth.counter.rx_discards_phy@h1/eth0=3" },
+	{ "eth-rx-out-of-buffer", "eth.counter.rx_out_of_buffer@h1/eth0=990473555",
+	  "eth.counter.rx_out_of_buffer@h1/eth0=0" },
+	{ "eth-oversize-frames", "eth.counter.rx_oversize_pkts_phy@h1/eth0=4",
+	  "eth.counter.rx_oversize_pkts_phy@h1/eth0=0" },
+	{ "eth-phy-errors", "eth.counter.rx_crc_errors_phy@h1/eth0=40",
+	  "eth.counter.rx_crc_errors_phy@h1/eth0=0" },
+	{ "eth-pci-signal-integrity", "eth.counter.rx_pci_signal_integrity@h1/eth0=2",
+	  "eth.counter.rx_pci_signal_integrity@h1/eth0=0" },
+	{ "eth-module-fault", "eth.counter.module_high_temp@h1/eth0=1",
+	  "eth.counter.module_high_temp@h1/eth0=0" },
+	{ "eth-link-down", "eth.link.detected@h1/swp1=no", "eth.link.detected@h1/swp1=yes" },
+	{ "eth-not-rdma-netdev", "eth.driver.name@pod/eth0=veth",
+	  "eth.driver.name@h1/eth0=mlx5_core" },
+	{ "nccl-socket-transport", "nccl.net@h1=Socket", "nccl.net@h1=IB" },
+	{ "nccl-no-rdma-device", "nccl.warn@h1=Failed to open libibverbs.so[.1]",
+	  "nccl.warn@h1=Cuda failure 'out of memory'" },
+	{ "nccl-socket-ifname", "nccl.env.NCCL_SOCKET_IFNAME@h1=lo",
+	  "nccl.env.NCCL_SOCKET_IFNAME@h1=eth0;nccl.socket_ifname@h1=[0]lom1:10.0.0.2<0>" },
+	{ "nccl-gdr-disabled", "nccl.net@h1=IB;nccl.gdr@h1/mlx5_0=0",
+	  "nccl.net@h1=IB;nccl.gdr@h1/mlx5_0=1" },
+	{ "nccl-mixed-link-layers", "nccl.ib_hca@h1=[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE",
+	  "nccl.ib_hca@h1=[0]mlx5_0:1/IB [1]mlx5_2:1/IB" },
+	{ "nccl-ib-hca-ethernet",
+	  ACT("mlx5_0") ";ib.port.link_layer@h1/mlx5_1/1=Ethernet;"
+			"nccl.env.NCCL_IB_HCA@h1==mlx5_0:1,mlx5_1:1",
+	  ACT("mlx5_0") ";ib.port.link_layer@h1/mlx5_1/1=Ethernet;"
+			"nccl.env.NCCL_IB_HCA@h1==mlx5_0:1" },
+	{ "nccl-bond-single-qp", "nccl.ib_hca@h1=[0]mlx5_bond_0:1/RoCE",
+	  "nccl.ib_hca@h1=[0]mlx5_bond_0:1/RoCE;nccl.env.NCCL_IB_QPS_PER_CONNECTION@h1=2" },
+	{ "nccl-ib-hca-prefix", "nccl.env.NCCL_IB_HCA@h1=mlx5_1;" ACT("mlx5_10"),
+	  "nccl.env.NCCL_IB_HCA@h1==mlx5_1;" ACT("mlx5_10") },
+	{ "nccl-retry-exceeded", "nccl.ib.completion_error@h1=12",
+	  "nccl.ib.completion_error@h1=5" },
+	{ "nccl-rnr-retry-exceeded", "nccl.ib.completion_error@h1=13",
+	  "nccl.ib.completion_error@h1=12" },
+	{ "nccl-local-protection-error", "nccl.ib.completion_error@h1=4",
+	  "nccl.ib.completion_error@h1=12" },
+	{ "nccl-remote-error", "nccl.ib.completion_error@h1=10", "nccl.ib.completion_error@h1=12" },
+	{ "nccl-flush-error", "nccl.ib.completion_error@h1=5", "nccl.ib.completion_error@h1=12" },
+	{ "nccl-peer-unreachable",
+	  "nccl.warn@h1=socketStartConnect: Connect to 10.0.0.2<45763> failed",
+	  "nccl.warn@h1=NVLS multicast support is not available" },
+	{ "nccl-create-qp-failed", "nccl.warn@h1=Call to ibv_create_qp failed",
+	  "nccl.warn@h1=Call to ibv_poll_cq failed" },
+	{ "nccl-modify-qp-failed",
+	  "nccl.warn@h1=Call to ibv_modify_qp failed with error Invalid argument",
+	  "nccl.warn@h1=Call to ibv_poll_cq failed" },
+	{ "nccl-incompatible-devices",
+	  "nccl.warn@h1=NET/IB : Attempted to connect incompatible devices",
+	  "nccl.warn@h1=NET/IB : Using interface" },
+	{ "nccl-link-event",
+	  "nccl.warn@h1=NET/IB : mlx5_0:1 speed change detected: 400000 -> 200000 Mbps",
+	  "nccl.warn@h1=NET/IB : mlx5_0:1 ok" },
+	{ "nccl-topology-mismatch", "nccl.warn@h1=Attribute busid of node nic not found",
+	  "nccl.warn@h1=Attribute present" },
+	{ "nccl-nvls-cumem-failure", "nccl.warn@h1=Cuda failure 'NVLS multicast allocation failed'",
+	  "nccl.warn@h1=NVLS multicast support is available" },
+	{ "nccl-env-leftover", "nccl.env.NCCL_ALGO@h1=Ring", "nccl.env.NCCL_IB_TC@h1=106" },
+	{ "nccl-retry-cnt-invalid", "nccl.env.NCCL_IB_RETRY_CNT@h1=13",
+	  "nccl.env.NCCL_IB_RETRY_CNT@h1=7" },
+	{ "nccl-version-mismatch", "nccl.version@h1=2.18.5;nccl.version@h2=2.21.5",
+	  "nccl.version@h1=2.21.5;nccl.version@h2=2.21.5" },
+	{ "pcie-link-degraded",
+	  "pcie.link.speed_cur@h1/0000:3b:00.0=8;pcie.link.speed_max@h1/0000:3b:00.0=16",
+	  "pcie.link.speed_cur@h1/0000:3b:00.0=16;pcie.link.speed_max@h1/0000:3b:00.0=16;"
+	  "pcie.link.width_cur@h1/0000:3b:00.0=16;pcie.link.width_max@h1/0000:3b:00.0=16" },
+	{ "gpu-nic-cross-socket", "gpu.nic_path@h1/GPU4->NIC0=SYS;gpu.nic_path@h1/GPU4->NIC1=SYS",
+	  "gpu.nic_path@h1/GPU0->NIC0=PIX;gpu.nic_path@h1/GPU0->NIC1=SYS" },
+	{ "gpu-numa-without-nic", "gpu.numa_affinity@h1/GPU0=1;numa.node@h1/mlx5_0=0",
+	  "gpu.numa_affinity@h1/GPU0=1;numa.node@h1/mlx5_0=0;numa.node@h1/mlx5_1=1" },
+	{ "host-acs-enabled", "host.acs@h1/0000:00:01.0=SrcValid+ TransBlk- ReqRedir+",
+	  "host.acs@h1/0000:00:01.0=SrcValid- TransBlk- ReqRedir-" },
+	{ "host-iommu-translated", "host.iommu@h1=on", "host.iommu@h1=pt" },
+	{ "host-memlock-limited", "host.memlock@h1=65536", "host.memlock@h1=unlimited" },
+	{ "perf-busbw-below-model", "bench.test@h1=all_reduce_perf;bench.busbw@h1=45|8589934592",
+	  "bench.test@h1=all_reduce_perf;bench.busbw@h1=95|8589934592" },
+	{ "perf-latency-above-model", "bench.test@h1=all_reduce_perf;bench.time_us@h1=90|8",
+	  "bench.test@h1=all_reduce_perf;bench.time_us@h1=30|8;bench.time_us@h1=900|1048576" },
+	{ "perf-latency-jitter", "bench.lat_p99@h1=30|8;bench.lat_p50@h1=5|8",
+	  "bench.lat_p99@h1=6|8;bench.lat_p50@h1=5|8" },
+	{ "perf-pair-outlier",
+	  "bench.pair_bw@x/a->b=10;bench.pair_bw@x/b->c=10;bench.pair_bw@x/c->d=10;"
+	  "bench.pair_bw@x/d->a=4",
+	  "bench.pair_bw@x/a->b=10;bench.pair_bw@x/b->c=10;bench.pair_bw@x/c->d=9;"
+	  "bench.pair_bw@x/d->a=10" },
+	{ "perf-host-outlier",
+	  "bench.pair_bw@x/h1->h2=10;bench.pair_bw@x/h1->h3=10;bench.pair_bw@x/h2->h3=10;"
+	  "bench.pair_bw@x/h4->h1=3;bench.pair_bw@x/h4->h2=3;bench.pair_bw@x/h4->h3=3",
+	  "bench.pair_bw@x/h1->h2=10;bench.pair_bw@x/h1->h3=10;bench.pair_bw@x/h2->h3=10;"
+	  "bench.pair_bw@x/h4->h1=3;bench.pair_bw@x/h4->h2=10;bench.pair_bw@x/h4->h3=10" },
+	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
+	  "bench.rank@h1/GPU0=0;bench.busbw@h1=40|1048576" },
+	{ "tool-failed", "tool.error@h1/mlx5_7/1=ibpanic: stat of IB device 'mlx5_8' failed",
+	  "ib.port.state@h1/mlx5_7/1=Active" },
+	{ "nccl-p2p-channels", "bench.test@h1=alltoall;nccl.transport@h1/GPU0=NET/IB/0/GDRDMA",
+	  "bench.test@h1=alltoall;nccl.transport@h1/GPU0=NET/IB/0/GDRDMA;"
+	  "nccl.env.NCCL_NCHANNELS_PER_NET_PEER@h1=4" },
+	{ "perf-wrong-results", "bench.wrong@h1=3|1048576", "bench.wrong@h1=0|1048576" },
+};
+
+static const struct ft_expectation allreduce_100 = { "all_reduce_perf", 0, 100.0, 40.0 };
+
+static void
+test_every_rule_has_a_case(void **state)
+{
+	size_t i, k;
+
+	assert_true(ft_rule_count() >= 40);
+	for (i = 0; i < ft_rule_count(); i++) {
+		for (k = 0; k < FT_ARRAY_SIZE(cases); k++)
+			if (strcmp(cases[k].rule, ft_rule_at(i)->id) == 0)
+				break;
+		if (k == FT_ARRAY_SIZE(cases))
+			fail_msg("rule %s has no test case", ft_rule_at(i)->id);
+	}
+}
+
+static void
+test_rule_cases(void **state)
+{
+	size_t k, i;
+
+	for (k = 0; k < FT_ARRAY_SIZE(cases); k++) {
+		struct ft_findings f;
+
+		assert_non_null(ft_rule_find(cases[k].rule));
+		diagnose(cases[k].trigger, &allreduce_100, 1, &f);
+		if (!ft_findings_count_rule(&f, cases[k].rule))
+			fail_msg("rule %s did not fire on its trigger set", cases[k].rule);
+		for (i = 0; i < ft_findings_len(&f); i++) {
+			const struct ft_finding *x = ft_findings_at(&f, i);
+
+			if (strcmp(x->rule_id, cases[k].rule) != 0)
+				continue;
+			/* Evidence carried, with its source. */
+			assert_true(x->nevidence >= 1);
+			assert_string_equal(x->evidence[0].file, "t.txt");
+			assert_true(x->evidence[0].line >= 1);
+			assert_true(x->message[0] && x->fix[0] && x->kb[0] && x->entity[0]);
+		}
+		ft_findings_release(&f);
+		diagnose(cases[k].clean, &allreduce_100, 1, &f);
+		if (ft_findings_count_rule(&f, cases[k].rule))
+			fail_msg("rule %s fired on its clean set: %s", cases[k].rule,
+				 ft_findings_at(&f, 0)->message);
+		ft_findings_release(&f);
+	}
+}
+
+static void
+test_rule_table(void **state)
+{
+	size_t i, k;
+
+	for (i = 0; i < ft_rule_count(); i++) {
+		const struct ft_rule *r = ft_rule_at(i);
+		char path[128];
+
+		assert_non_null(r->eval);
+		assert_true(r->layer < FT_LAYER_COUNT && r->severity < FT_SEV_COUNT);
+		assert_true(r->summary[0] && r->fix[0] && r->kb[0] && r->needs[0]);
+		assert_true(strlen(r->id) < sizeof(((struct ft_finding *)0)->rule_id));
+		for (k = i + 1; k < ft_rule_count(); k++)
+			assert_string_not_equal(r->id, ft_rule_at(k)->id);
+		/* One documentation page per rule. */
+		snprintf(path, sizeof(path), "docs/rules/%s.md", r->id);
+		if (access(path, R_OK) != 0)
+			fail_msg("missing %s", path);
+	}
+	assert_null(ft_rule_find("no-such-rule"));
+}
+
+static void
+test_ranking(void **state)
+{
+	struct ft_findings f;
+	size_t i;
+
+	/* critical (error 12, fabric) > error (create_qp, OS) > warning (NCCL) > info (env). */
+	diagnose(
+		"nccl.env.NCCL_ALGO@h1=Ring;nccl.net@h1=Socket;"
+		"nccl.warn@h1=Call to ibv_create_qp failed;nccl.ib.completion_error@h1=12;"
+		"ib.counter.SymbolErrorCounter@h1/mlx5_0/1=50;"
+		"ib.counter.PortXmitWait@h1/mlx5_0/1=5000",
+		NULL, 0, &f);
+	assert_int_equal(ft_findings_len(&f), 6);
+	assert_string_equal(ft_findings_at(&f, 0)->rule_id, "nccl-retry-exceeded");
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_CRITICAL);
+	assert_string_equal(ft_findings_at(&f, 1)->rule_id, "nccl-create-qp-failed");
+	/* Among warnings: communication library, then firmware/hardware, then fabric. */
+	assert_string_equal(ft_findings_at(&f, 2)->rule_id, "nccl-socket-transport");
+	assert_string_equal(ft_findings_at(&f, 3)->rule_id, "ib-symbol-errors");
+	assert_string_equal(ft_findings_at(&f, 4)->rule_id, "ib-xmit-wait");
+	assert_string_equal(ft_findings_at(&f, 5)->rule_id, "nccl-env-leftover");
+	for (i = 1; i < ft_findings_len(&f); i++) {
+		const struct ft_finding *a = ft_findings_at(&f, i - 1), *b = ft_findings_at(&f, i);
+
+		assert_true(a->severity > b->severity ||
+			    (a->severity == b->severity && a->layer <= b->layer));
+	}
+	/* Error 12 carries the symbol errors that explain it. */
+	assert_true(ft_findings_at(&f, 0)->nevidence >= 2);
+	assert_string_equal(ft_findings_at(&f, 0)->evidence[1].key,
+			    "ib.counter.SymbolErrorCounter");
+	assert_true(ft_findings_any(&f, FT_SEV_WARNING));
+	ft_findings_release(&f);
+
+	diagnose("nccl.env.NCCL_ALGO@h1=Ring", NULL, 0, &f);
+	assert_false(ft_findings_any(&f, FT_SEV_WARNING));
+	assert_true(ft_findings_any(&f, FT_SEV_INFO));
+	ft_findings_release(&f);
+}
+
+static void
+test_severity_escalation(void **state)
+{
+	struct ft_findings f;
+
+	diagnose("ib.counter.LinkDownedCounter@h1/mlx5_0/1=25", NULL, 0, &f);
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_CRITICAL);
+	ft_findings_release(&f);
+	diagnose("bench.test@h1=all_reduce_perf;bench.busbw@h1=45|8589934592", &allreduce_100, 1,
+		 &f);
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_ERROR); /* about half */
+	ft_findings_release(&f);
+	diagnose("bench.test@h1=all_reduce_perf;bench.busbw@h1=70|8589934592", &allreduce_100, 1,
+		 &f);
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_WARNING);
+	ft_findings_release(&f);
+	/* An expectation for another test does not apply. */
+	{
+		const struct ft_expectation a2a = { "alltoall", 0, 100.0, 0 };
+
+		diagnose("bench.test@h1=all_reduce_perf;bench.busbw@h1=45|8589934592", &a2a, 1, &f);
+		assert_int_equal(ft_findings_len(&f), 0);
+		ft_findings_release(&f);
+	}
+	/* A Disabled port is information, a Polling one a warning. */
+	diagnose("ib.port.state@h1/mlx5_2/1=Down;ib.port.phys_state@h1/mlx5_2/1=Disabled", NULL, 0,
+		 &f);
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_INFO);
+	ft_findings_release(&f);
+}
+
+/* Rates from a probe interval: a rising counter fires even below the total threshold. */
+static void
+test_counter_rates(void **state)
+{
+	struct ft_findings f;
+
+	diagnose("ib.counter.LinkDownedCounter@h1/mlx5_0/1=0;"
+		 "ib.counter.LinkDownedCounter.rate@h1/mlx5_0/1=0.5",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_len(&f), 1);
+	assert_string_equal(ft_findings_at(&f, 0)->rule_id, "ib-link-downed");
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_CRITICAL);
+	assert_non_null(strstr(ft_findings_at(&f, 0)->message, "rising at 0.5/s"));
+	ft_findings_release(&f);
+	/* PortXmitWait ticks are device-specific: its rate alone is not judged. */
+	diagnose("ib.counter.PortXmitWait.rate@h1/mlx5_0/1=5000;"
+		 "ib.counter.SymbolErrorCounter.rate@h1/mlx5_0/1=0.0001",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_len(&f), 0);
+	ft_findings_release(&f);
+	diagnose("ib.counter.SymbolErrorCounter.rate@h1/mlx5_0/1=0.01", NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-symbol-errors"), 1);
+	ft_findings_release(&f);
+}
+
+/* A full pairs matrix of 300 hosts (44850 pairs) with one slow host. */
+static void
+test_pairs_matrix_scale(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_findings f;
+	struct ft_error err = { 0 };
+	struct ft_obs o;
+	int a, b;
+
+	ft_obs_set_init(&set);
+	for (a = 0; a < 300; a++) {
+		for (b = a + 1; b < 300; b++) {
+			ft_obs_init(&o, "bench.pair_bw");
+			snprintf(o.device, sizeof(o.device), "h%d->h%d", a, b);
+			o.has_num = true;
+			o.num = (a == 7 || b == 7) ? 20.0 : 48.0 + (a + b) % 3;
+			ft_strlcpy(o.file, "pairs", sizeof(o.file));
+			assert_int_equal(ft_obs_set_add(&set, &o), 0);
+		}
+	}
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "perf-host-outlier"), 1);
+	assert_int_equal(ft_findings_count_rule(&f, "perf-pair-outlier"), 299);
+	assert_string_equal(ft_findings_at(&f, 0)->rule_id, "perf-host-outlier");
+	assert_string_equal(ft_findings_at(&f, 0)->entity, "h7");
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
+static void
+test_json_shape(void **state)
+{
+	struct ft_findings f;
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	diagnose("ib.counter.SymbolErrorCounter@h1/mlx5_0/1=50", NULL, 0, &f);
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_diag_json(&j, &f, 1);
+	assert_non_null(strstr(sb.buf, "{\"observations\":1,"));
+	assert_non_null(strstr(sb.buf, "\"rule\":\"ib-symbol-errors\""));
+	assert_non_null(strstr(sb.buf, "\"layer\":\"firmware/hardware\""));
+	assert_non_null(strstr(sb.buf, "\"severity\":\"warning\""));
+	assert_non_null(strstr(sb.buf, "\"entity\":\"h1/mlx5_0/port 1\""));
+	assert_non_null(strstr(sb.buf, "\"evidence\":[{\"file\":\"t.txt\",\"line\":1,"));
+	assert_non_null(strstr(sb.buf, "\"key\":\"ib.counter.SymbolErrorCounter\",\"num\":50"));
+	assert_non_null(strstr(sb.buf, "\"summary\":{\"critical\":0,\"error\":0,\"warning\":1,"));
+	ft_strbuf_release(&sb);
+	ft_findings_release(&f);
+}
+
+static void
+test_bad_input(void **state)
+{
+	struct ft_findings f;
+	struct ft_diag_input in = { NULL, NULL, 0 };
+	struct ft_error err = { 0 };
+	struct ft_advice_set s;
+
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "no observations"));
+	ft_advice_set_init(&s);
+	assert_int_equal(ft_advise(NULL, NULL, &s, NULL), FT_EINVAL);
+	ft_advice_set_release(&s);
+	ft_findings_release(&f);
+}
+
+/* ---- advisor ------------------------------------------------------------- */
+
+static void
+advise(const char *spec, const struct ft_expectation *exp, size_t nexp, struct ft_advice_set *s)
+{
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, exp, nexp };
+	struct ft_error err = { 0 };
+
+	load(&set, spec);
+	ft_advice_set_init(s);
+	assert_int_equal(ft_advise(&in, NULL, s, &err), 0);
+	ft_obs_set_release(&set);
+}
+
+static void
+test_advise_mtu_gain(void **state)
+{
+	struct ft_advice_set s;
+	const struct ft_advice *a;
+	double want;
+
+	advise(ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024", NULL, 0, &s);
+	a = ft_advice_find(&s, "roce-mtu");
+	assert_non_null(a);
+	/* ROCE-WIRE: 82 bytes per packet with framing. */
+	want = 100.0 * ((4096.0 / 4178.0) / (1024.0 / 1106.0) - 1);
+	assert_true(fabs(a->gain_pct - want) < 1e-9);
+	assert_true(a->gain_pct > 5.8 && a->gain_pct < 6.0);
+	assert_non_null(strstr(a->findings, "roce-mtu-below-4096"));
+	assert_true(a->nevidence >= 1);
+	assert_false(a->is_env);
+	ft_advice_set_release(&s);
+
+	advise(ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=2048", NULL, 0, &s);
+	a = ft_advice_find(&s, "ib-mtu");
+	assert_non_null(a);
+	want = 100.0 * ((4096.0 / 4122.0) / (2048.0 / 2074.0) - 1);
+	assert_true(fabs(a->gain_pct - want) < 1e-9);
+	ft_advice_set_release(&s);
+	assert_true(fabs(ft_diag_payload_efficiency(4096, 26) - 4096.0 / 4122.0) < 1e-12);
+	assert_true(ft_diag_payload_efficiency(0, 26) == 0);
+}
+
+static void
+test_advise_socket_to_ib(void **state)
+{
+	struct ft_advice_set s;
+	const struct ft_advice *a;
+
+	/* 4 active 400G ports: 90% x 4 x 50 GB/s = 180 GB/s expected; 9 GB/s measured. */
+	advise("nccl.net@h1=Socket;nccl.env.NCCL_IB_DISABLE@h1=1;"
+	       ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;"
+	       ACT("mlx5_1") ";ib.port.rate@h1/mlx5_1/1=400;"
+	       ACT("mlx5_2") ";ib.port.rate@h1/mlx5_2/1=400;"
+	       ACT("mlx5_3") ";ib.port.rate@h1/mlx5_3/1=400;"
+	       "bench.busbw@h1=9|8589934592",
+	       NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-disable");
+	assert_non_null(a);
+	assert_true(a->is_env && a->unset);
+	assert_true(fabs(a->gain_pct - 100.0 * (180.0 / 9.0 - 1)) < 1e-9);
+	assert_non_null(strstr(a->gain_basis, "4 active ports"));
+	a = ft_advice_find(&s, "nccl-net");
+	assert_non_null(a);
+	assert_string_equal(a->value, "IB");
+	/* NCCL_IB_DISABLE is not repeated as a plain leftover. */
+	assert_null(ft_advice_find(&s, "unset-NCCL_IB_DISABLE"));
+	ft_advice_set_release(&s);
+
+	/* With a model expectation, the gain is measured against it. */
+	{
+		const struct ft_expectation e = { "all_reduce_perf", 0, 36.0, 0 };
+
+		advise("nccl.net@h1=Socket;nccl.env.NCCL_IB_DISABLE@h1=1;bench.busbw@h1=9|1024", &e,
+		       1, &s);
+		a = ft_advice_find(&s, "nccl-ib-disable");
+		assert_non_null(a);
+		assert_true(fabs(a->gain_pct - 300.0) < 1e-9);
+		ft_advice_set_release(&s);
+	}
+	/* No measurement: no gain, and the basis says why. */
+	advise("nccl.net@h1=Socket;nccl.env.NCCL_IB_DISABLE@h1=1", NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-disable");
+	assert_non_null(a);
+	assert_true(isnan(a->gain_pct));
+	assert_non_null(strstr(a->gain_basis, "no measured busbw"));
+	ft_advice_set_release(&s);
+}
+
+static void
+test_advise_values(void **state)
+{
+	struct ft_advice_set s;
+	const struct ft_advice *a;
+
+	advise("roce.qos.pfc_enabled_prios@h1/eth4=0,0,0,1,0,0,0,0;roce.qos.trust@h1/eth4=dscp;"
+	       "nccl.version@h1=2.23.4;nccl.ib_hca@h1=[0]mlx5_bond_0:1/RoCE;"
+	       "nccl.env.NCCL_IB_GID_INDEX@h1=3;nccl.env.NCCL_ALGO@h1=Tree",
+	       NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-tc");
+	assert_non_null(a);
+	assert_string_equal(a->value, "106"); /* DSCP 26 -> priority 3 */
+	a = ft_advice_find(&s, "nccl-qps-bond");
+	assert_non_null(a);
+	assert_string_equal(a->value, "2");
+	assert_true(fabs(a->gain_pct - 100.0) < 1e-9);
+	assert_non_null(ft_advice_find(&s, "nccl-split-data"));
+	a = ft_advice_find(&s, "nccl-ib-gid-index");
+	assert_non_null(a);
+	assert_true(a->unset);
+	a = ft_advice_find(&s, "unset-NCCL_ALGO");
+	assert_non_null(a);
+	assert_true(a->unset && a->is_env);
+	ft_advice_set_release(&s);
+
+	/* Mixed link layers: the exact list of the InfiniBand ports only. */
+	advise(ACT("mlx5_0") ";" ACT(
+		       "mlx5_2") ";ib.port.state@h1/mlx5_1/1=Active;"
+				 "ib.port.link_layer@h1/mlx5_1/1=Ethernet;"
+				 "nccl.ib_hca@h1=[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [2]mlx5_2:1/IB",
+	       NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-hca");
+	assert_non_null(a);
+	assert_string_equal(a->value, "=mlx5_0:1,mlx5_2:1");
+	ft_advice_set_release(&s);
+
+	/* Error 12 explained by link errors: replace the link, do not raise the timeout. */
+	advise("nccl.ib.completion_error@h1=12;ib.counter.LinkDownedCounter@h1/mlx5_0/1=3", NULL, 0,
+	       &s);
+	assert_non_null(ft_advice_find(&s, "replace-link"));
+	assert_null(ft_advice_find(&s, "nccl-ib-timeout"));
+	ft_advice_set_release(&s);
+	advise("nccl.ib.completion_error@h1=12", NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-timeout");
+	assert_non_null(a);
+	assert_string_equal(a->value, "22");
+	ft_advice_set_release(&s);
+
+	/* Congestion without physical errors: adaptive routing; with them, the link first. */
+	advise("ib.counter.PortXmitWait@sw/0x1/1=50000;ib.counter.PortXmitDiscards@sw/0x1/1=500",
+	       NULL, 0, &s);
+	assert_non_null(ft_advice_find(&s, "adaptive-routing"));
+	assert_null(ft_advice_find(&s, "replace-link"));
+	ft_advice_set_release(&s);
+	advise("ib.counter.PortXmitWait@sw/0x1/1=50000;ib.counter.LinkDownedCounter@sw/0x1/1=2",
+	       NULL, 0, &s);
+	assert_null(ft_advice_find(&s, "adaptive-routing"));
+	assert_non_null(ft_advice_find(&s, "replace-link"));
+	ft_advice_set_release(&s);
+
+	/* A healthy set gives no advice. */
+	advise(ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;nccl.net@h1=IB", NULL, 0, &s);
+	assert_int_equal(ft_advice_set_len(&s), 0);
+	ft_advice_set_release(&s);
+}
+
+static void
+test_advice_json(void **state)
+{
+	struct ft_advice_set s;
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	advise(ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024", NULL, 0, &s);
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_advice_json(&j, &s);
+	assert_non_null(strstr(sb.buf, "{\"advice\":[{\"id\":\"roce-mtu\",\"category\":\"mtu\""));
+	assert_non_null(strstr(sb.buf, "\"gain_pct\":5.888"));
+	assert_non_null(strstr(sb.buf, "\"evidence\":[{\"file\":\"t.txt\""));
+	ft_strbuf_release(&sb);
+	ft_advice_set_release(&s);
+}
+
+/* ---- corpus fixtures ----------------------------------------------------- */
+
+/*
+ * Every fixture whose header names a fault, with the rule that must find it.
+ * A NULL rule marks a fixture whose fault is not in its text (the header
+ * cites the issue title only); the test then checks the file is still read.
+ */
+static const struct {
+	const char *file;
+	const char *rule;
+} fixture_faults[] = {
+	{ "ethtool-S/mlx5-ethtool-S-xdp-rx-discards-phy-global-pause-k5.15.txt",
+	  "eth-rx-discards" },
+	{ "ethtool-S/mlx5-ethtool-S-xdp-rx-discards-phy-global-pause-k5.15.txt",
+	  "eth-tx-pause-high" },
+	{ "ethtool/ethtool-link-veth-in-pod-not-rdma-netdev.txt", "eth-not-rdma-netdev" },
+	{ "ethtool/ethtool-link-spectrum-swp1-dac-link-down-speed-unknown.txt", "eth-link-down" },
+	{ "ibstat/gpud-a100-8x-cx6-vf-hdr200-ibpanic-exit255.txt", "tool-failed" },
+	{ "ibstat/mlx4-connectx3-ib-down-polling-eth-disabled.txt", "ib-port-down" },
+	{ "ibstat/archwiki-mlx4-ddr-port2-down-polling.txt", "ib-port-down" },
+	{ "ibv_devinfo/ibv_devinfo-mlx4-cx3-qdr-port2-eth-down.txt", "ib-port-down" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt",
+	  "ib-link-downed" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt",
+	  "ib-rcv-errors" },
+	{ "ibqueryerrors/ibqueryerrors-linkdowned-rcverrors-xmitdiscards-line.txt",
+	  "ib-xmit-discards" },
+	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-xmit-discards" },
+	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-xmit-wait" },
+	{ "perfquery/edr-switch-port-xmitdiscards-linkdowned-x.txt", "ib-link-downed" },
+	{ "nccl-log/a100-tf-pyxis-ibv-create-qp-failed-excerpt.txt", "nccl-create-qp-failed" },
+	{ "nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt",
+	  "nccl-mixed-link-layers" },
+	{ "nccl-log/azure-nd-h100-v5-ethernet-vf-included-in-ib-list.txt",
+	  "nccl-topology-mismatch" },
+	{ "nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt",
+	  "nccl-mixed-link-layers" },
+	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-no-rdma-device" },
+	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-socket-transport" },
+	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
+	  "nccl-socket-ifname" },
+	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
+	  "nccl-socket-transport" },
+	{ "nccl-log/socket-connect-abort-proxy-failure-excerpt.txt", "nccl-peer-unreachable" },
+	{ "nccl-log/a100-4node-2gpu-sharp-collnet-hang-full-init.txt", "perf-no-results" },
+	{ "nccl-log/2node-8gpu-channels-p2p-ipc-net-ib-gdrdma-excerpt.txt", NULL },
+	{ "nccl-log/dgx-h100-2node-trees-rings-ibv-modify-qp-unreachable-excerpt.txt", NULL },
+	{ "nccl-tests/h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt", "nccl-p2p-channels" },
+	{ "nvidia-smi-topo/rtx4090-8gpu-pcie-switch-pix-groups-bond-nic.txt",
+	  "gpu-nic-cross-socket" },
+	{ "perftest/roce-k8s-pod-zero-gid-failed-modify-qp-rtr.txt", "roce-gid-empty" },
+	{ "perftest/roce-ib-write-bw-gpu-dmabuf-all-sizes-92g-mtu1024.txt", "roce-mtu-below-4096" },
+	{ "show_gids/show_gids-empty-in-k8s-pod-calico.txt", "roce-gid-empty" },
+};
+
+/* Healthy samples: nothing of severity warning or worse. */
+static const char *const fixture_healthy[] = {
+	"nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
+	"nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+	"perfquery/rhel75-perfquery-x-extended-all-zero.txt",
+	"perfquery/edr-switch-rcverrordetails-E.txt",
+	"perfquery/perfquery-x-lid21-mail-wrapped-header-excerpt.txt",
+	"perftest/hpe-slingshot-hsn-roce-ib-write-bw-server-client-98g.txt",
+	"iblinkinfo/archwiki-iblinkinfo-two-hca-back-to-back-ddr.txt",
+	"mlnx_qos/mlnx_qos-roce-lossless-dscp-pfc-prio3-netarbiter.txt",
+	"nvidia-smi-topo/a100-sxm4-8gpu-8nic-roce-pxb-pairs.txt",
+	"ethtool/mlx5-cx4lx-ethtool-i-and-S-head-ubuntu18.04-excerpt.txt",
+};
+
+static void
+diagnose_file(const char *rel, struct ft_obs_set *set, struct ft_findings *f)
+{
+	struct ft_diag_input in = { set, NULL, 0 };
+	struct ft_error err = { 0 };
+	struct ft_run run;
+	char path[256];
+
+	snprintf(path, sizeof(path), "tests/fixtures/%s", rel);
+	ft_obs_set_init(set);
+	ft_findings_init(f);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	if (ft_parse_file(path, NULL, set, &run, &err) < 0)
+		fail_msg("%s: %s", path, err.msg);
+	assert_int_equal(ft_diag_obs_from_run(&run, path, set), 0);
+	ft_run_release(&run);
+	assert_true(ft_obs_set_len(set) > 0);
+	assert_int_equal(ft_diag_run(&in, f, &err), 0);
+}
+
+static void
+test_fixture_faults(void **state)
+{
+	size_t i, k;
+
+	for (i = 0; i < FT_ARRAY_SIZE(fixture_faults); i++) {
+		struct ft_obs_set set;
+		struct ft_findings f;
+
+		diagnose_file(fixture_faults[i].file, &set, &f);
+		if (fixture_faults[i].rule && !ft_findings_count_rule(&f, fixture_faults[i].rule))
+			fail_msg("%s: %s not found", fixture_faults[i].file,
+				 fixture_faults[i].rule);
+		/* Evidence points back into the fixture. */
+		for (k = 0; k < ft_findings_len(&f); k++) {
+			const struct ft_finding *x = ft_findings_at(&f, k);
+
+			assert_true(x->nevidence >= 1);
+			assert_non_null(strstr(x->evidence[0].file, "tests/fixtures/"));
+		}
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+}
+
+static void
+test_fixture_healthy(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(fixture_healthy); i++) {
+		struct ft_obs_set set;
+		struct ft_findings f;
+
+		diagnose_file(fixture_healthy[i], &set, &f);
+		if (ft_findings_any(&f, FT_SEV_WARNING))
+			fail_msg("%s: unexpected %s: %s", fixture_healthy[i],
+				 ft_findings_at(&f, 0)->rule_id, ft_findings_at(&f, 0)->message);
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+}
+
+/* Every fixture whose header says "# fault" is listed in fixture_faults. */
+static void
+test_fixture_faults_complete(void **state)
+{
+	static const char *const dirs[] = { "ethtool",	   "ethtool-S",	    "ibstat",
+					    "ibv_devinfo", "ibqueryerrors", "perfquery",
+					    "nccl-log",	   "nccl-tests",    "nvidia-smi-topo",
+					    "perftest",	   "show_gids",	    "ibstatus",
+					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
+					    "lspci" };
+	size_t d, i;
+	char cmd[512];
+
+	for (d = 0; d < FT_ARRAY_SIZE(dirs); d++) {
+		FILE *p;
+		char line[512];
+
+		snprintf(cmd, sizeof(cmd), "grep -l '^# fault' tests/fixtures/%s/*.txt 2>/dev/null",
+			 dirs[d]);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (fgets(line, sizeof(line), p)) {
+			line[strcspn(line, "\n")] = '\0';
+			for (i = 0; i < FT_ARRAY_SIZE(fixture_faults); i++)
+				if (strcmp(line + strlen("tests/fixtures/"),
+					   fixture_faults[i].file) == 0)
+					break;
+			if (i == FT_ARRAY_SIZE(fixture_faults) && !strstr(line, "all-zero") &&
+			    !strstr(line, "rcverrordetails"))
+				fail_msg("%s names a fault but has no expected finding", line);
+		}
+		pclose(p);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_rule_has_a_case),
+		cmocka_unit_test(test_rule_cases),
+		cmocka_unit_test(test_rule_table),
+		cmocka_unit_test(test_ranking),
+		cmocka_unit_test(test_severity_escalation),
+		cmocka_unit_test(test_counter_rates),
+		cmocka_unit_test(test_pairs_matrix_scale),
+		cmocka_unit_test(test_json_shape),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_advise_mtu_gain),
+		cmocka_unit_test(test_advise_socket_to_ib),
+		cmocka_unit_test(test_advise_values),
+		cmocka_unit_test(test_advice_json),
+		cmocka_unit_test(test_fixture_faults),
+		cmocka_unit_test(test_fixture_healthy),
+		cmocka_unit_test(test_fixture_faults_complete),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
