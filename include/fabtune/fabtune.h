@@ -9,6 +9,7 @@
 #include <fabtune/base.h>
 #include <fabtune/coll.h>
 #include <fabtune/diag.h>
+#include <fabtune/bench.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
 #include <fabtune/model.h>

@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/cmd-bench.c - `fabtune bench`: measure this host or cluster.
+ *
+ * Three ways to start ranks: under mpirun/srun (MPI is detected from the
+ * environment), `--np N` (this process becomes a small launcher that
+ * fork/execs N ranks of itself on this host and watches them), or by hand
+ * with `--rank R --nranks N --bootstrap ADDR:PORT` on each host. Rank 0
+ * prints the results: nccl-tests' table for collectives, perftest's for
+ * point-to-point, a matrix and the outliers for pairs; --json prints the
+ * shared result model instead.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fabtune/fabtune.h>
+
+#include "cli.h"
+
+static volatile sig_atomic_t stop_flag;
+static pid_t *child_pids;
+static size_t nchildren;
+
+static void
+on_sigint(int sig)
+{
+	size_t i;
+
+	stop_flag = 1;
+	for (i = 0; i < nchildren; i++)
+		if (child_pids[i] > 0)
+			kill(child_pids[i], sig);
+}
+
+struct bench_opts {
+	const char *pattern, *transport, *op, *dtype, *bootstrap, *ifname, *verbs_op, *rdma_dev;
+	uint64_t minb, maxb, stepb, factor, iters, warmup, np, rank, nranks, window, streams;
+	uint64_t rounds, sockbuf;
+	int check, blocking, average, root, gid_index;
+	double timeout, threshold;
+	bool bidir, no_nodelay, no_retest, save, have_rank;
+};
+
+/*
+ * --save: the archive belongs to another module; until it is wired here,
+ * say so plainly instead of pretending to save.
+ */
+static int
+bench_save_run(const struct ft_bench_report *rep, const struct cli_ctx *ctx,
+	       struct ft_error *err)
+{
+	(void)rep;
+	return ft_error_set(err, FT_ENOTSUP, "--save: the archive is not available in this "
+					     "build yet (results were printed, not saved to %s)",
+			    ctx->archive ? ctx->archive : "the default archive");
+}
+
+/* ---- rendering --------------------------------------------------------------- */
+
+static const char *
+time_str(double us, char *buf, size_t len)
+{
+	/* nccl-tests: fewer decimals as the number grows, 7 columns */
+	if (!isfinite(us))
+		snprintf(buf, len, "%7s", "N/A");
+	else if (us >= 10000)
+		snprintf(buf, len, "%7.0f", us);
+	else if (us >= 100)
+		snprintf(buf, len, "%7.1f", us);
+	else
+		snprintf(buf, len, "%7.2f", us);
+	return buf;
+}
+
+static void
+render_header(struct ft_strbuf *sb, const struct ft_bench_report *rep,
+	      const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+{
+	uint32_t r;
+
+	ft_strbuf_addf(sb, "# fabtune bench %s: transport %s, %u ranks\n",
+		       ft_bench_pattern_name(cfg->pattern), rep->transport, rep->nranks);
+	ft_strbuf_addf(sb,
+		       "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
+		       " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: 1 "
+		       "validation: %d graph: 0\n",
+		       cfg->min_bytes, cfg->max_bytes, cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
+		       cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters, cfg->check ? 1 : 0);
+	ft_strbuf_adds(sb, "#\n# Using devices\n");
+	for (r = 0; r < rep->nranks; r++) {
+		const struct ft_rank_info *i = &rep->ranks[r];
+
+		ft_strbuf_addf(sb, "#  Rank %2u Pid %6d on %10s numa %2d %s (%s) devices: %s\n", r,
+			       ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
+			       i->ifname, i->devices[0] ? i->devices : "-");
+	}
+	ft_strbuf_adds(sb, "#\n");
+}
+
+static void
+render_coll(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	double sum = 0;
+	int64_t wrong = 0;
+	bool checked = false;
+	size_t i, n = ft_run_nrows(&rep->run);
+
+	ft_strbuf_adds(sb, "#                                                              "
+			   "out-of-place                       in-place\n");
+	ft_strbuf_adds(sb, "#       size         count      type   redop    root     time   algbw"
+			   "   busbw #wrong     time   algbw   busbw #wrong\n");
+	ft_strbuf_adds(sb, "#        (B)    (elements)                               (us)  (GB/s)"
+			   "  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+	for (i = 0; i < n; i++) {
+		const struct ft_result_row *row = ft_run_row(&rep->run, i);
+		char t1[16], t2[16], w[24];
+
+		if (row->wrong >= 0) {
+			snprintf(w, sizeof(w), "%" PRId64, row->wrong);
+			wrong += row->wrong;
+			checked = true;
+		} else {
+			snprintf(w, sizeof(w), "N/A");
+		}
+		ft_strbuf_addf(sb,
+			       "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s"
+			       "  %7s  %6.2f  %6.2f  %5s\n",
+			       row->bytes, row->count, row->dtype, row->redop, row->root,
+			       time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps,
+			       row->busbw_GBps, w, time_str(row->ip_time_us, t2, sizeof(t2)),
+			       row->ip_algbw_GBps, row->ip_busbw_GBps, w);
+		sum += row->busbw_GBps;
+	}
+	ft_strbuf_addf(sb, "# Out of bounds values : %" PRId64 " %s\n", wrong,
+		       !checked ? "N/A" : wrong ? "FAILED" : "OK");
+	ft_strbuf_addf(sb, "# Avg bus bandwidth    : %g\n", n ? sum / (double)n : 0.0);
+	ft_strbuf_adds(sb, "#\n");
+}
+
+static const char dashes[] =
+	"---------------------------------------------------------------------------------------\n";
+
+static void
+render_pt2pt(struct ft_strbuf *sb, const struct ft_bench_report *rep,
+	     const struct ft_bench_cfg *cfg)
+{
+	size_t i, n = ft_run_nrows(&rep->run);
+	bool lat = cfg->pattern == FT_BENCH_PT2PT_LAT;
+
+	ft_strbuf_adds(sb, dashes);
+	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n",
+		       rep->transport, lat ? "Latency" : cfg->bidir ? "Bidirectional BW" : "BW",
+		       "fabtune");
+	ft_strbuf_addf(sb, " Ranks           : 0 -> 1         Transport      : %s\n", rep->transport);
+	if (!lat)
+		ft_strbuf_addf(sb, " Window          : %-14u Streams        : %u\n", cfg->window,
+			       cfg->streams);
+	ft_strbuf_adds(sb, dashes);
+	if (lat)
+		ft_strbuf_adds(sb, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
+				   "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   "
+				   "99.9% percentile[usec]\n");
+	else
+		ft_strbuf_adds(sb, " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
+				   "   MsgRate[Mpps]\n");
+	for (i = 0; i < n; i++) {
+		const struct ft_result_row *r = ft_run_row(&rep->run, i);
+
+		if (lat)
+			ft_strbuf_addf(sb,
+				       " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
+				       "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
+				       r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us,
+				       r->lat_p50_us, r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us,
+				       r->lat_p999_us);
+		else
+			ft_strbuf_addf(sb,
+				       " %-10" PRIu64 " %-14u %-18.2f %-20.2f %-.6f\n", r->bytes,
+				       r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
+				       r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+	}
+	ft_strbuf_adds(sb, dashes);
+}
+
+static void
+render_pairs(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	uint32_t n = rep->nranks, s, d;
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		const double *m = pass ? rep->lat_us : rep->bw_GBps;
+
+		ft_strbuf_addf(sb, "# %s, row = sender, column = receiver\n",
+			       pass ? "latency (us, p50 of ping-pong)" : "bandwidth (GB/s)");
+		ft_strbuf_adds(sb, "#   rank");
+		for (d = 0; d < n; d++)
+			ft_strbuf_addf(sb, " %8u", d);
+		ft_strbuf_adds(sb, "  host\n");
+		for (s = 0; s < n; s++) {
+			ft_strbuf_addf(sb, "%8u", s);
+			for (d = 0; d < n; d++) {
+				if (s == d)
+					ft_strbuf_addf(sb, " %8s", "-");
+				else
+					ft_strbuf_addf(sb, " %8.3f", m[(size_t)s * n + d]);
+			}
+			ft_strbuf_addf(sb, "  %s\n", rep->ranks[s].host);
+		}
+	}
+	ft_strbuf_addf(sb, "# median pair bandwidth: %.3f GB/s\n", rep->median_GBps);
+	if (rep->outliers.len == 0)
+		ft_strbuf_adds(sb, "# outliers: none\n");
+	for (i = 0; i < rep->outliers.len; i++) {
+		const struct ft_bench_outlier *o = ft_vec_at(&rep->outliers, i);
+
+		ft_strbuf_addf(sb, "# OUTLIER %s", o->text);
+		if (strcmp(o->kind, "pair") == 0 && o->blame[0])
+			ft_strbuf_addf(sb, "; retest blames %s", o->blame);
+		ft_strbuf_addch(sb, '\n');
+	}
+}
+
+static void
+render_rows(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char *kind)
+{
+	struct ft_table t;
+	size_t i;
+
+	ft_table_init(&t);
+	ft_table_col(&t, "test", FT_ALIGN_LEFT);
+	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
+	ft_table_col(&t, "bw(GB/s)", FT_ALIGN_RIGHT);
+	ft_table_col(&t, kind[0] == 'b' ? "min(GB/s)" : "p50(us)", FT_ALIGN_RIGHT);
+	ft_table_col(&t, kind[0] == 'b' ? "round" : "victim", FT_ALIGN_LEFT);
+	ft_table_col(&t, kind[0] == 'b' ? "weakest pair" : "root", FT_ALIGN_LEFT);
+	for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+		const struct ft_result_row *r = ft_run_row(&rep->run, i);
+		char sz[32];
+
+		ft_table_cell(&t, r->test);
+		ft_table_cell(&t, ft_format_size(r->bytes, sz, sizeof(sz)));
+		ft_table_cellf(&t, "%.3f", r->algbw_GBps);
+		if (kind[0] == 'b') {
+			ft_table_cellf(&t, "%.3f", r->busbw_GBps);
+			ft_table_cell(&t, r->algo);
+			ft_table_cellf(&t, "%s <-> %s", r->src, r->dst);
+		} else {
+			ft_table_cellf(&t, "%.2f", r->lat_p50_us);
+			ft_table_cell(&t, r->src);
+			ft_table_cell(&t, r->dst);
+		}
+	}
+	ft_table_render(&t, sb);
+	ft_table_release(&t);
+	if (kind[0] == 'i')
+		ft_strbuf_addf(sb,
+			       "# victim latency: %.2f us idle, %.2f us under incast: congestion "
+			       "impact %.2fx\n",
+			       rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
+}
+
+static void
+json_matrix(struct ft_json *j, const char *key, const double *m, uint32_t n)
+{
+	uint32_t s, d;
+
+	ft_json_key(j, key);
+	ft_json_arr_begin(j);
+	for (s = 0; s < n; s++) {
+		ft_json_arr_begin(j);
+		for (d = 0; d < n; d++)
+			ft_json_double(j, m[(size_t)s * n + d]);
+		ft_json_arr_end(j);
+	}
+	ft_json_arr_end(j);
+}
+
+static void
+render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep,
+	    const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+{
+	struct ft_json j;
+	size_t i;
+	uint32_t r;
+
+	ft_json_init(&j, sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_kv_str(&j, "source", ft_source_name(rep->run.source));
+	ft_json_kv_str(&j, "kind", rep->run.kind);
+	ft_json_kv_str(&j, "pattern", ft_bench_pattern_name(cfg->pattern));
+	ft_json_kv_str(&j, "transport", rep->transport);
+	ft_json_kv_uint(&j, "nranks", rep->nranks);
+	ft_json_kv_bool(&j, "interrupted", rep->interrupted);
+	ft_json_key(&j, "ranks");
+	ft_json_arr_begin(&j);
+	for (r = 0; r < rep->nranks; r++) {
+		const struct ft_rank_info *inf = &rep->ranks[r];
+
+		ft_json_obj_begin(&j);
+		ft_json_kv_uint(&j, "rank", r);
+		ft_json_kv_str(&j, "host", inf->host);
+		if (!ctx->stable)
+			ft_json_kv_int(&j, "pid", inf->pid);
+		ft_json_kv_int(&j, "numa", inf->numa);
+		ft_json_kv_str(&j, "addr", inf->addr);
+		ft_json_kv_str(&j, "ifname", inf->ifname);
+		ft_json_kv_str(&j, "devices", inf->devices);
+		ft_json_obj_end(&j);
+	}
+	ft_json_arr_end(&j);
+	ft_json_key(&j, "rows");
+	ft_json_arr_begin(&j);
+	for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+		const struct ft_result_row *row = ft_run_row(&rep->run, i);
+
+		ft_json_obj_begin(&j);
+		ft_json_kv_str(&j, "test", row->test);
+		ft_json_kv_str(&j, "transport", row->transport);
+		ft_json_kv_uint(&j, "bytes", row->bytes);
+		ft_json_kv_uint(&j, "count", row->count);
+		ft_json_kv_str(&j, "dtype", row->dtype);
+		ft_json_kv_str(&j, "redop", row->redop);
+		ft_json_kv_int(&j, "root", row->root);
+		ft_json_kv_uint(&j, "nranks", row->nranks);
+		ft_json_kv_double(&j, "time_us", row->time_us);
+		ft_json_kv_double(&j, "algbw_GBps", row->algbw_GBps);
+		ft_json_kv_double(&j, "busbw_GBps", row->busbw_GBps);
+		if (ft_bench_pattern_is_coll(cfg->pattern)) {
+			ft_json_kv_double(&j, "ip_time_us", row->ip_time_us);
+			ft_json_kv_double(&j, "ip_algbw_GBps", row->ip_algbw_GBps);
+			ft_json_kv_double(&j, "ip_busbw_GBps", row->ip_busbw_GBps);
+			ft_json_kv_int(&j, "wrong", row->wrong);
+			ft_json_kv_str(&j, "algo", row->algo);
+		}
+		if (cfg->pattern == FT_BENCH_PT2PT_BW)
+			ft_json_kv_double(&j, "peak_GBps", row->ip_algbw_GBps);
+		if (!isnan(row->lat_p50_us) && row->lat_p50_us != 0) {
+			ft_json_kv_double(&j, "lat_min_us", row->lat_min_us);
+			ft_json_kv_double(&j, "lat_avg_us", row->lat_avg_us);
+			ft_json_kv_double(&j, "lat_p50_us", row->lat_p50_us);
+			ft_json_kv_double(&j, "lat_p99_us", row->lat_p99_us);
+			ft_json_kv_double(&j, "lat_p999_us", row->lat_p999_us);
+			ft_json_kv_double(&j, "lat_max_us", row->lat_max_us);
+			ft_json_kv_double(&j, "lat_stdev_us", row->lat_stdev_us);
+		}
+		ft_json_kv_uint(&j, "nsamples", row->nsamples);
+		if (row->src[0])
+			ft_json_kv_str(&j, "src", row->src);
+		if (row->dst[0])
+			ft_json_kv_str(&j, "dst", row->dst);
+		ft_json_obj_end(&j);
+	}
+	ft_json_arr_end(&j);
+	if (cfg->pattern == FT_BENCH_PAIRS && rep->bw_GBps) {
+		ft_json_key(&j, "pairs");
+		ft_json_obj_begin(&j);
+		json_matrix(&j, "bw_GBps", rep->bw_GBps, rep->nranks);
+		json_matrix(&j, "lat_us", rep->lat_us, rep->nranks);
+		ft_json_kv_double(&j, "median_GBps", rep->median_GBps);
+		ft_json_obj_end(&j);
+		ft_json_key(&j, "outliers");
+		ft_json_arr_begin(&j);
+		for (i = 0; i < rep->outliers.len; i++) {
+			const struct ft_bench_outlier *o = ft_vec_at(&rep->outliers, i);
+
+			ft_json_obj_begin(&j);
+			ft_json_kv_str(&j, "kind", o->kind);
+			ft_json_kv_uint(&j, "rank_a", o->rank_a);
+			ft_json_kv_uint(&j, "rank_b", o->rank_b);
+			ft_json_kv_str(&j, "host", rep->ranks[o->rank_a].host);
+			ft_json_kv_double(&j, "value_GBps", o->value_GBps);
+			ft_json_kv_double(&j, "ratio", o->ratio);
+			ft_json_kv_str(&j, "blame", o->blame);
+			ft_json_kv_str(&j, "text", o->text);
+			ft_json_obj_end(&j);
+		}
+		ft_json_arr_end(&j);
+	}
+	if (cfg->pattern == FT_BENCH_INCAST) {
+		ft_json_key(&j, "incast");
+		ft_json_obj_begin(&j);
+		ft_json_kv_double(&j, "victim_idle_us", rep->victim_idle_us);
+		ft_json_kv_double(&j, "victim_busy_us", rep->victim_busy_us);
+		ft_json_kv_double(&j, "congestion_impact", rep->congestion_impact);
+		ft_json_obj_end(&j);
+	}
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(sb, '\n');
+}
+
+static void
+render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
+       const struct cli_ctx *ctx)
+{
+	struct ft_strbuf sb;
+
+	ft_strbuf_init(&sb);
+	if (ctx->json) {
+		render_json(&sb, rep, cfg, ctx);
+	} else {
+		switch (cfg->pattern) {
+		case FT_BENCH_PT2PT_BW:
+		case FT_BENCH_PT2PT_LAT:
+			render_pt2pt(&sb, rep, cfg);
+			break;
+		case FT_BENCH_PAIRS:
+			render_header(&sb, rep, cfg, ctx);
+			if (rep->bw_GBps)
+				render_pairs(&sb, rep);
+			break;
+		case FT_BENCH_BISECTION:
+			render_header(&sb, rep, cfg, ctx);
+			render_rows(&sb, rep, "bisection");
+			break;
+		case FT_BENCH_INCAST:
+			render_header(&sb, rep, cfg, ctx);
+			render_rows(&sb, rep, "incast");
+			break;
+		default:
+			render_header(&sb, rep, cfg, ctx);
+			render_coll(&sb, rep);
+			break;
+		}
+		if (rep->interrupted)
+			ft_strbuf_adds(&sb, "# interrupted: the rows above are what was measured\n");
+	}
+	cli_write(&sb);
+	fflush(stdout);
+	ft_strbuf_release(&sb);
+}
+
+/* ---- option handling ----------------------------------------------------------- */
+
+static int
+build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+{
+	ft_bench_cfg_init(cfg);
+	if (o->pattern && ft_bench_pattern_from_name(o->pattern, &cfg->pattern) < 0) {
+		cli_error(ctx, "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
+			       "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
+			       "broadcast, reduce, dev_memcpy)",
+			  o->pattern);
+		return -1;
+	}
+	if (o->transport)
+		ft_strlcpy(cfg->transport, o->transport, sizeof(cfg->transport));
+	if (o->op && ft_redop_from_name(o->op, &cfg->op) < 0) {
+		cli_error(ctx, "-o/--op: unknown reduction '%s' (sum, prod, max, min)", o->op);
+		return -1;
+	}
+	if (o->dtype && ft_dtype_from_name(o->dtype, &cfg->dtype) < 0) {
+		cli_error(ctx, "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
+			       "int64, uint64, float, double)",
+			  o->dtype);
+		return -1;
+	}
+	if (o->iters > UINT32_MAX || o->warmup > UINT32_MAX || o->window > UINT32_MAX ||
+	    o->streams > UINT32_MAX || o->rounds > UINT32_MAX) {
+		cli_error(ctx, "a count option is out of range");
+		return -1;
+	}
+	if (o->check < 0 || o->check > 1 || o->blocking < 0 || o->blocking > 1) {
+		cli_error(ctx, "-c/--check and -z/--blocking take 0 or 1");
+		return -1;
+	}
+	if (o->minb != UINT64_MAX && o->minb == 0) {
+		cli_error(ctx, "-b/--minbytes: must be at least 1 byte");
+		return -1;
+	}
+	cfg->min_bytes = o->minb == UINT64_MAX ? 0 : o->minb;
+	cfg->max_bytes = o->maxb == UINT64_MAX ? 0 : o->maxb;
+	if (cfg->max_bytes == 0 && o->maxb != UINT64_MAX) {
+		cli_error(ctx, "-e/--maxbytes: must be at least 1 byte");
+		return -1;
+	}
+	if (cfg->min_bytes && !cfg->max_bytes)
+		cfg->max_bytes = cfg->min_bytes;
+	if (cfg->max_bytes && !cfg->min_bytes)
+		cfg->min_bytes = cfg->max_bytes;
+	cfg->step_bytes = o->stepb;
+	cfg->step_factor = o->factor;
+	cfg->iters = (uint32_t)o->iters;
+	cfg->warmup = (uint32_t)o->warmup;
+	cfg->check = o->check != 0;
+	cfg->blocking = o->blocking != 0;
+	cfg->average = (enum ft_bench_average)o->average;
+	cfg->root = o->root;
+	cfg->window = (uint32_t)o->window;
+	cfg->bidir = o->bidir;
+	cfg->streams = (uint32_t)o->streams;
+	if (o->ifname)
+		ft_strlcpy(cfg->ifname, o->ifname, sizeof(cfg->ifname));
+	cfg->sockbuf_bytes = o->sockbuf;
+	cfg->nodelay = !o->no_nodelay;
+	cfg->timeout_s = o->timeout;
+	cfg->threshold = o->threshold;
+	cfg->retest = !o->no_retest;
+	cfg->rounds = (uint32_t)o->rounds;
+	cfg->seed = ctx->seed;
+	if (o->verbs_op)
+		ft_strlcpy(cfg->verbs_op, o->verbs_op, sizeof(cfg->verbs_op));
+	if (o->rdma_dev)
+		ft_strlcpy(cfg->rdma_device, o->rdma_dev, sizeof(cfg->rdma_device));
+	cfg->gid_index = o->gid_index;
+	cfg->stop = &stop_flag;
+	{
+		struct ft_error err = { 0 };
+
+		if (cfg->min_bytes && cfg->max_bytes && cfg->min_bytes > cfg->max_bytes) {
+			cli_error(ctx, "-b/--minbytes %" PRIu64 " is above -e/--maxbytes %" PRIu64,
+				  cfg->min_bytes, cfg->max_bytes);
+			return -1;
+		}
+		ft_bench_cfg_resolve(cfg);
+		if (ft_bench_cfg_check(cfg, &err) < 0) {
+			cli_error(ctx, "%s", err.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the launcher (--np N) --------------------------------------------------------- */
+
+static int
+launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
+{
+	uint32_t n = (uint32_t)o->np, r, alive;
+	struct ft_error err = { 0 };
+	char port_s[64], rank_s[16], n_s[16];
+	int lfd = -1, rc, worst = 0, rank0_rc = -1;
+	uint16_t port = 0;
+	double deadline = 0;
+	char **args;
+	int first_bad = -1;
+	bool killed_by_us = false;
+
+	rc = ft_bench_listen("127.0.0.1", &lfd, &port, &err);
+	if (rc < 0)
+		return cli_fail(ctx, rc, &err);
+	snprintf(port_s, sizeof(port_s), "127.0.0.1:%u", (unsigned)port);
+	snprintf(n_s, sizeof(n_s), "%u", n);
+	args = calloc((size_t)argc + 9, sizeof(*args));
+	child_pids = calloc(n, sizeof(*child_pids));
+	if (!args || !child_pids) {
+		free(args);
+		close(lfd);
+		cli_error(ctx, "out of memory");
+		return EXIT_RUNTIME;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	for (r = 0; r < n; r++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			cli_error(ctx, "fork: %s", strerror(errno));
+			break;
+		}
+		if (pid == 0) {
+			int k = 0, a;
+
+			args[k++] = (char *)"fabtune";
+			args[k++] = (char *)"bench";
+			for (a = 0; a < argc; a++)
+				args[k++] = argv[a];
+			snprintf(rank_s, sizeof(rank_s), "%u", r);
+			args[k++] = (char *)"--rank";
+			args[k++] = rank_s;
+			args[k++] = (char *)"--nranks";
+			args[k++] = n_s;
+			args[k++] = (char *)"--bootstrap";
+			args[k++] = port_s;
+			args[k] = NULL;
+			if (r == 0) {
+				char fd_s[16];
+
+				snprintf(fd_s, sizeof(fd_s), "%d", lfd);
+				fcntl(lfd, F_SETFD, 0); /* rank 0 inherits the listener */
+				setenv("FABTUNE_BOOTSTRAP_FD", fd_s, 1);
+			} else {
+				close(lfd);
+			}
+			execv("/proc/self/exe", args);
+			fprintf(stderr, "fabtune bench: exec of rank %u failed: %s\n", r,
+				strerror(errno));
+			_exit(EXIT_RUNTIME);
+		}
+		child_pids[r] = pid;
+		nchildren = r + 1;
+	}
+	close(lfd);
+	free(args);
+	alive = (uint32_t)nchildren;
+	if (nchildren < n) {
+		for (r = 0; r < nchildren; r++)
+			kill(child_pids[r], SIGTERM);
+	}
+	/* Watch the ranks: the first that dies is named, the rest get timeout to notice. */
+	while (alive > 0) {
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+
+		if (pid == 0) {
+			struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+			if (deadline > 0 && ft_now_s() > deadline) {
+				/* the survivors had their timeout to notice: stop the rest */
+				for (r = 0; r < nchildren; r++)
+					if (child_pids[r] > 0)
+						kill(child_pids[r], SIGKILL);
+				killed_by_us = true;
+				deadline = 0;
+			}
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (r = 0; r < nchildren; r++)
+			if (child_pids[r] == pid)
+				break;
+		if (r == nchildren)
+			continue;
+		child_pids[r] = -1;
+		alive--;
+		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT && !stop_flag) {
+			if (!killed_by_us)
+				cli_error(ctx, "rank %u (pid %d) was killed by signal %d (%s)", r,
+					  (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+			rc = EXIT_RUNTIME;
+		} else if (WIFSIGNALED(status)) {
+			rc = EXIT_RUNTIME;
+		} else {
+			rc = WEXITSTATUS(status);
+		}
+		if (r == 0)
+			rank0_rc = rc;
+		if (rc > worst)
+			worst = rc;
+		if (rc != 0 && first_bad < 0) {
+			first_bad = (int)r;
+			/* the others must stop on their own within the timeout; then we stop them */
+			deadline = ft_now_s() + (o->timeout > 0 ? o->timeout : 30) + 1;
+		}
+	}
+	free(child_pids);
+	child_pids = NULL;
+	nchildren = 0;
+	return rank0_rc > 0 ? rank0_rc : worst;
+}
+
+static int
+run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_ctx *ctx)
+{
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_bench_report rep;
+	struct ft_bench_cfg c = *cfg;
+	struct ft_error err = { 0 };
+	const char *fd_env = getenv("FABTUNE_BOOTSTRAP_FD");
+	int rc, ret = EXIT_OK;
+	uint32_t me;
+
+	ft_world_cfg_init(&wc);
+	wc.use_mpi = !o->have_rank && ft_world_launched_by_mpi();
+	wc.rank = (uint32_t)o->rank;
+	wc.nranks = o->have_rank ? (uint32_t)o->nranks : 1;
+	if (o->bootstrap)
+		ft_strlcpy(wc.bootstrap, o->bootstrap, sizeof(wc.bootstrap));
+	if (fd_env && o->have_rank && o->rank == 0) {
+		uint64_t fd;
+
+		if (ft_parse_u64(fd_env, &fd) == 0)
+			wc.bootstrap_fd = (int)fd;
+		unsetenv("FABTUNE_BOOTSTRAP_FD");
+	}
+	if (o->ifname)
+		ft_strlcpy(wc.ifname, o->ifname, sizeof(wc.ifname));
+	wc.timeout_s = cfg->timeout_s;
+	wc.stop = &stop_flag;
+	rc = ft_world_new(&wc, &w, &err);
+	if (rc < 0) {
+		if (o->have_rank)
+			cli_error(ctx, "rank %u: %s", (unsigned)o->rank, ft_error_msg(&err, rc));
+		else
+			cli_error(ctx, "%s", ft_error_msg(&err, rc));
+		return rc == FT_EINTR ? EXIT_RUNTIME : cli_exit_for(rc);
+	}
+	me = ft_world_rank(w);
+	if (me == 0)
+		c.progress = ctx->progress;
+	ft_bench_report_init(&rep);
+	rc = ft_bench_run(w, &c, &rep, &err);
+	if (me == 0 && (rc == 0 || rep.interrupted)) {
+		ft_progress_bar_finish(&ctx->bar);
+		render(&rep, &c, ctx);
+	}
+	if (rc < 0 && !(rc == FT_EINTR && me != 0)) {
+		const struct ft_rank_info *inf = ft_world_info(w, me);
+
+		if (ft_world_size(w) > 1)
+			cli_error(ctx, "rank %u (host %s): %s", me, inf ? inf->host : "?",
+				  ft_error_msg(&err, rc));
+		else
+			cli_error(ctx, "%s", ft_error_msg(&err, rc));
+		ret = rc == FT_EINTR ? EXIT_RUNTIME
+		      : (rc == FT_EINVAL || rc == FT_ERANGE || rc == FT_ENOTSUP) ? EXIT_USAGE
+										 : EXIT_RUNTIME;
+		if (rc != FT_EINTR && rc != FT_EINVAL && rc != FT_ERANGE)
+			ft_world_abort(w, ret);
+	} else if (rc == FT_EINTR) {
+		ret = EXIT_RUNTIME;
+	}
+	if (rc == 0 && me == 0) {
+		size_t i;
+
+		for (i = 0; i < ft_run_nrows(&rep.run); i++)
+			if (ft_run_row(&rep.run, i)->wrong > 0)
+				ret = EXIT_PROBLEM;
+		if (rep.outliers.len > 0)
+			ret = EXIT_PROBLEM;
+		if (o->save) {
+			struct ft_error e2 = { 0 };
+			int src = bench_save_run(&rep, ctx, &e2);
+
+			if (src < 0) {
+				cli_error(ctx, "%s", ft_error_msg(&e2, src));
+				ret = EXIT_RUNTIME;
+			}
+		}
+	}
+	ft_bench_report_release(&rep);
+	ft_world_free(w);
+	return ret;
+}
+
+int
+cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const char *const synopsis[] = {
+		"fabtune bench [PATTERN] [--np N] [options]",
+		"fabtune bench [PATTERN] --rank R --nranks N --bootstrap ADDR:PORT [options]",
+		"mpirun -np N fabtune bench [PATTERN] [options]",
+		NULL,
+	};
+	struct bench_opts o = {
+		.minb = UINT64_MAX, .maxb = UINT64_MAX, .factor = 2, .warmup = 5, .check = 1,
+		.average = 1, .streams = 1, .rounds = 5, .timeout = 30, .threshold = 0.7, .np = 1,
+		.nranks = 0, .rank = UINT64_MAX,
+	};
+	const struct opt opts[] = {
+		OPT_STRING('p', "pattern", &o.pattern, "NAME",
+			   "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
+			   "all_gather, reduce_scatter, alltoall, broadcast, reduce, dev_memcpy"),
+		OPT_STRING('t', "transport", &o.transport, "NAME",
+			   "auto (default), tcp, shm, mpi, verbs, nccl"),
+		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (nccl-tests -b)"),
+		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (nccl-tests -e)"),
+		OPT_U64('f', "stepfactor", &o.factor, "N", "multiply the size by N each step"),
+		OPT_SIZE('i', "stepbytes", &o.stepb, "add this many bytes each step instead"),
+		OPT_U64('n', "iters", &o.iters, "N", "timed iterations per size"),
+		OPT_U64('w', "warmup_iters", &o.warmup, "N", "untimed iterations per size (5)"),
+		OPT_INT('c', "check", &o.check, "0|1", "validate the data, #wrong column (1)"),
+		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min"),
+		OPT_STRING('d', "datatype", &o.dtype, "TYPE",
+			   "float (default), double, int8, uint8, int32, uint32, int64, uint64"),
+		OPT_INT('z', "blocking", &o.blocking, "0|1", "sync all ranks after each iteration"),
+		OPT_INT('a', "average", &o.average, "0-3",
+			"time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),
+		OPT_INT('r', "root", &o.root, "RANK", "root of broadcast, reduce and incast (0)"),
+		OPT_U64(0, "np", &o.np, "N", "start N ranks on this host (fork/exec)"),
+		OPT_U64(0, "rank", &o.rank, "R", "manual launch: this process's rank"),
+		OPT_U64(0, "nranks", &o.nranks, "N", "manual launch: number of ranks"),
+		OPT_STRING(0, "bootstrap", &o.bootstrap, "ADDR:PORT",
+			   "manual launch: rank 0's bootstrap address"),
+		OPT_STRING(0, "ifname", &o.ifname, "SPEC",
+			   "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
+		OPT_U64(0, "streams", &o.streams, "N", "tcp: sockets per peer (1)"),
+		OPT_SIZE(0, "sockbuf", &o.sockbuf, "tcp: socket buffer size (kernel default)"),
+		OPT_BOOL(0, "no-nodelay", &o.no_nodelay, "tcp: leave Nagle's algorithm on"),
+		OPT_U64(0, "window", &o.window, "N", "messages in flight (pt2pt 64, pairs 8)"),
+		OPT_BOOL(0, "bidir", &o.bidir, "pt2pt: both directions at once"),
+		OPT_DURATION(0, "timeout", &o.timeout, "a silent peer is dead after this (30s)"),
+		OPT_DOUBLE(0, "threshold", &o.threshold, "F",
+			   "pairs: outlier below F x median (0.7)"),
+		OPT_BOOL(0, "no-retest", &o.no_retest, "pairs: skip retesting bad pairs"),
+		OPT_U64(0, "rounds", &o.rounds, "N", "bisection: random matchings (5)"),
+		OPT_STRING(0, "verbs-op", &o.verbs_op, "OP", "verbs: send (default), write, read"),
+		OPT_STRING(0, "rdma-device", &o.rdma_dev, "DEV", "verbs: device (first active)"),
+		OPT_INT(0, "gid-index", &o.gid_index, "N", "verbs on RoCE: GID index (0)"),
+		OPT_BOOL(0, "save", &o.save, "store the run in the archive"),
+		OPT_END(),
+	};
+	const struct cmd_usage usage = {
+		"bench", synopsis,
+		"Measure point-to-point bandwidth and latency, all pairs, bisection, incast and\n"
+		"collectives over tcp, shm, mpi, verbs or nccl, with nccl-tests' and perftest's\n"
+		"flags and tables.",
+		opts,
+	};
+	struct ft_bench_cfg cfg;
+	char **orig;
+	int n, rc, i;
+	struct sigaction sa;
+
+	orig = calloc((size_t)argc + 1, sizeof(*orig));
+	if (!orig)
+		return EXIT_RUNTIME;
+	for (i = 1; i < argc; i++)
+		orig[i - 1] = argv[i];
+	n = opts_parse(&usage, ctx, argc, argv);
+	if (n < 0) {
+		free(orig);
+		return n == -2 ? EXIT_OK : EXIT_USAGE;
+	}
+	if (n > 1 || (n == 1 && o.pattern)) {
+		cli_error(ctx, "one pattern at most (got '%s')", argv[n]);
+		free(orig);
+		return EXIT_USAGE;
+	}
+	if (n == 1)
+		o.pattern = argv[1];
+	o.have_rank = o.rank != UINT64_MAX;
+	if (!o.have_rank)
+		o.rank = 0;
+	if (o.have_rank && (o.nranks == 0 || o.rank >= o.nranks)) {
+		cli_error(ctx, "--rank %" PRIu64 " needs --nranks N above it", o.rank);
+		free(orig);
+		return EXIT_USAGE;
+	}
+	if (o.np == 0 || o.np > 256) {
+		cli_error(ctx, "--np %" PRIu64 ": expected 1 to 256", o.np);
+		free(orig);
+		return EXIT_USAGE;
+	}
+	if (o.bootstrap && !o.have_rank) {
+		cli_error(ctx, "--bootstrap needs --rank and --nranks");
+		free(orig);
+		return EXIT_USAGE;
+	}
+	if (build_cfg(&o, &cfg, ctx) < 0) {
+		free(orig);
+		return EXIT_USAGE;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (o.np > 1 && !o.have_rank && !ft_world_launched_by_mpi())
+		rc = launch(argc - 1, orig, &o, ctx);
+	else
+		rc = run_rank(&o, &cfg, ctx);
+	free(orig);
+	return rc;
+}

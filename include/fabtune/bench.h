@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/bench.h - the measurement engine: ranks, transports, patterns.
+ *
+ * A benchmark runs on a *world* of ranks (struct ft_world): processes that
+ * found each other through fabtune's own TCP bootstrap (rank 0 listens, the
+ * others connect and exchange their listen addresses) or through MPI when
+ * they were launched by mpirun/srun. Every rank calls ft_bench_run() with the
+ * same configuration; rank 0 ends up holding the results (struct ft_run,
+ * source FT_SOURCE_BENCH) plus, for the all-pairs pattern, the matrices and
+ * the outliers found in them.
+ *
+ * Data moves through one transport (struct ft_transport_ops): tcp, shm, mpi,
+ * verbs or nccl. Patterns and fabtune's own collective algorithms only use
+ * the ops table (post a send or a receive, progress), so adding a transport
+ * is one file and one registry line. Transports that own collective
+ * algorithms (mpi, nccl) provide the `coll` method as well.
+ *
+ * Errors: every function returns 0 or a negative FT_E* code and fills the
+ * optional struct ft_error. Every blocking step has a deadline (cfg.timeout_s);
+ * a peer that dies or stops answering gives FT_EPEER or FT_ETIMEDOUT with a
+ * message naming the rank and its host. The library never prints.
+ */
+#ifndef FABTUNE_BENCH_H
+#define FABTUNE_BENCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fabtune/base.h>
+#include <fabtune/progress.h>
+#include <fabtune/result.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Patterns (test names in result rows and on the command line). */
+#define FT_BENCH_PATTERN_MAP(X)                                                                    \
+	X(PT2PT_BW, "pt2pt_bw")                                                                    \
+	X(PT2PT_LAT, "pt2pt_lat")                                                                  \
+	X(PAIRS, "pairs")                                                                          \
+	X(BISECTION, "bisection")                                                                  \
+	X(INCAST, "incast")                                                                        \
+	X(ALL_REDUCE, "all_reduce")                                                                \
+	X(ALL_GATHER, "all_gather")                                                                \
+	X(REDUCE_SCATTER, "reduce_scatter")                                                        \
+	X(ALLTOALL, "alltoall")                                                                    \
+	X(BROADCAST, "broadcast")                                                                  \
+	X(REDUCE, "reduce")                                                                        \
+	X(DEV_MEMCPY, "dev_memcpy")
+
+enum ft_bench_pattern {
+#define FT_BENCH_PATTERN_ENUM_(n, s) FT_BENCH_##n,
+	FT_BENCH_PATTERN_MAP(FT_BENCH_PATTERN_ENUM_)
+#undef FT_BENCH_PATTERN_ENUM_
+	FT_BENCH_PATTERN_COUNT
+};
+
+FT_API const char *ft_bench_pattern_name(enum ft_bench_pattern p);
+/* Accepts the names above, plus "pt2pt" (= pt2pt_bw) and "allreduce" style aliases. */
+FT_API int ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out);
+FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
+/* dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport). */
+
+/* Element types, named as nccl-tests names them. size 0 = not supported on the host. */
+#define FT_DTYPE_MAP(X)                                                                            \
+	X(INT8, "int8", 1)                                                                         \
+	X(UINT8, "uint8", 1)                                                                       \
+	X(INT32, "int32", 4)                                                                       \
+	X(UINT32, "uint32", 4)                                                                     \
+	X(INT64, "int64", 8)                                                                       \
+	X(UINT64, "uint64", 8)                                                                     \
+	X(FLOAT, "float", 4)                                                                       \
+	X(DOUBLE, "double", 8)
+
+enum ft_dtype {
+#define FT_DTYPE_ENUM_(n, s, sz) FT_DTYPE_##n,
+	FT_DTYPE_MAP(FT_DTYPE_ENUM_)
+#undef FT_DTYPE_ENUM_
+	FT_DTYPE_COUNT
+};
+
+FT_API const char *ft_dtype_name(enum ft_dtype t);
+FT_API size_t ft_dtype_size(enum ft_dtype t);
+/* Also accepts nccl-tests' aliases: char, int, float32, float64, ... */
+FT_API int ft_dtype_from_name(const char *name, enum ft_dtype *out);
+
+#define FT_REDOP_MAP(X)                                                                            \
+	X(SUM, "sum")                                                                              \
+	X(PROD, "prod")                                                                            \
+	X(MAX, "max")                                                                              \
+	X(MIN, "min")
+
+enum ft_redop {
+#define FT_REDOP_ENUM_(n, s) FT_REDOP_##n,
+	FT_REDOP_MAP(FT_REDOP_ENUM_)
+#undef FT_REDOP_ENUM_
+	FT_REDOP_COUNT
+};
+
+FT_API const char *ft_redop_name(enum ft_redop op);
+FT_API int ft_redop_from_name(const char *name, enum ft_redop *out);
+
+/* nccl-tests -a: how per-rank times are combined. */
+enum ft_bench_average {
+	FT_BENCH_AVG_RANK0 = 0,
+	FT_BENCH_AVG_MEAN = 1,
+	FT_BENCH_AVG_MIN = 2,
+	FT_BENCH_AVG_MAX = 3,
+};
+
+/*
+ * What to measure and how. Every rank must pass the same values (the CLI
+ * parses the same command line on every rank). Initialise with
+ * ft_bench_cfg_init() for the defaults documented per field.
+ */
+struct ft_bench_cfg {
+	enum ft_bench_pattern pattern; /* default all_reduce */
+	char transport[16];	       /* "auto" (default), "tcp", "shm", "mpi", "verbs", "nccl" */
+	uint64_t min_bytes;	       /* -b, default 32 MiB for collectives, 8 B for latency */
+	uint64_t max_bytes;	       /* -e, default = min_bytes */
+	uint64_t step_factor;	       /* -f, multiply the size each step (default 2) */
+	uint64_t step_bytes;	       /* -i, add this many bytes each step instead (0 = use -f) */
+	uint32_t iters;		       /* -n, timed iterations per size (default 20) */
+	uint32_t warmup;	       /* -w, untimed iterations per size (default 5) */
+	bool check;		       /* -c, validate the data and count #wrong (default on) */
+	enum ft_redop op;	       /* -o, default sum */
+	enum ft_dtype dtype;	       /* -d, default float */
+	bool blocking;		       /* -z, wait for every rank after each iteration */
+	enum ft_bench_average average; /* -a, default mean (1) */
+	int root;		       /* rooted collectives and incast (default 0) */
+	uint32_t window;	       /* pt2pt: messages in flight (default 64) */
+	bool bidir;		       /* pt2pt/pairs: both directions at once */
+	uint32_t streams;	       /* tcp: sockets per peer (default 1) */
+	char ifname[64];	       /* tcp: NCCL_SOCKET_IFNAME syntax ("eth", "^docker", "=eth0") */
+	uint64_t sockbuf_bytes;	       /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = kernel default */
+	bool nodelay;		       /* tcp: TCP_NODELAY (default on) */
+	char verbs_op[8];	       /* verbs: "send" (default), "write" or "read" */
+	char rdma_device[32];	       /* verbs: device name, "" = first with an active port */
+	int gid_index;		       /* verbs on RoCE: GID index (default 0) */
+	double timeout_s;	       /* no progress for this long = peer failed (default 30) */
+	double threshold;	       /* pairs: outlier below this fraction of the median (0.7) */
+	bool retest;		       /* pairs: retest bad pairs against a good host (default on) */
+	uint32_t rounds;	       /* bisection: random matchings (default 5) */
+	uint64_t seed;		       /* bisection matchings (default 1) */
+	/* Set by the caller: checked between steps and in every wait. */
+	volatile sig_atomic_t *stop;
+	struct ft_progress progress; /* rank 0 reports sizes done / total */
+};
+
+FT_API void ft_bench_cfg_init(struct ft_bench_cfg *cfg);
+/* Fill the per-pattern defaults of fields left at 0 (sizes, iterations, window). */
+FT_API void ft_bench_cfg_resolve(struct ft_bench_cfg *cfg);
+/* Check ranges and combinations; message names the option. */
+FT_API int ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err) FT_MUST_CHECK;
+
+/* ---- the world of ranks ------------------------------------------------ */
+
+/* What each rank knows about itself and tells the others. */
+struct ft_rank_info {
+	uint32_t rank;
+	int32_t pid;
+	int32_t numa;	   /* NUMA node of the rank's CPU, -1 unknown */
+	char host[64];	   /* gethostname() */
+	char addr[48];	   /* data address (numeric IPv4/IPv6) chosen by --ifname */
+	char ifname[24];   /* interface that address is on */
+	uint16_t port;	   /* data listen port (tcp transport) */
+	char devices[96];  /* RDMA devices / GPUs seen, comma-separated, "" if none */
+};
+
+struct ft_world;
+
+struct ft_world_cfg {
+	uint32_t rank;		/* manual launch: this rank */
+	uint32_t nranks;	/* manual launch: number of ranks */
+	char bootstrap[128];	/* "ADDR:PORT" of rank 0's bootstrap listener */
+	int bootstrap_fd;	/* rank 0: an inherited listening socket, or -1 */
+	bool use_mpi;		/* launched by mpirun/srun: MPI_Init and use MPI_COMM_WORLD */
+	char ifname[64];	/* address selection, as ft_bench_cfg.ifname */
+	double timeout_s;	/* bootstrap deadline */
+	volatile sig_atomic_t *stop;
+};
+
+FT_API void ft_world_cfg_init(struct ft_world_cfg *cfg);
+/* True when the environment says mpirun/srun started us (OMPI_COMM_WORLD_SIZE, PMI_SIZE, ...). */
+FT_API bool ft_world_launched_by_mpi(void);
+/* Join the world: bootstrap or MPI_Init. Collective over all ranks. */
+FT_API int ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out,
+			struct ft_error *err) FT_MUST_CHECK;
+/* Leave: closes connections, MPI_Finalize when MPI was initialised here. NULL-safe. */
+FT_API void ft_world_free(struct ft_world *w);
+/* After an error: MPI_Abort under MPI (so mpirun stops every rank), else nothing. */
+FT_API void ft_world_abort(struct ft_world *w, int code);
+FT_API uint32_t ft_world_rank(const struct ft_world *w);
+FT_API uint32_t ft_world_size(const struct ft_world *w);
+FT_API const struct ft_rank_info *ft_world_info(const struct ft_world *w, uint32_t rank);
+/* A listening TCP socket on @addr, port chosen by the kernel (for a launcher's rank 0). */
+FT_API int ft_bench_listen(const char *addr, int *fd_out, uint16_t *port_out,
+			   struct ft_error *err) FT_MUST_CHECK;
+/* Fill this process's host, NUMA node and devices (no address). */
+FT_API void ft_rank_info_local(struct ft_rank_info *info);
+
+/* ---- transports ---------------------------------------------------------- */
+
+struct ft_ep;
+
+/*
+ * A posted operation (libuv-style request). The caller owns it and keeps it
+ * alive until `done` is set by the transport's progress.
+ */
+struct ft_req {
+	uint32_t peer;	   /* rank */
+	void *buf;	   /* borrowed */
+	size_t len;	   /* bytes */
+	bool done;
+	bool is_send;	   /* set by the posting helpers; names the culprit on a timeout */
+	/* transport-private */
+	size_t off;
+	uint64_t priv[2];
+	struct ft_req *next;
+};
+
+/* A collective handed to a transport's own library (mpi, nccl). */
+struct ft_coll_args {
+	enum ft_bench_pattern coll;
+	const void *sendbuf;
+	void *recvbuf;
+	size_t count; /* elements, as nccl-tests' count column */
+	enum ft_dtype dtype;
+	enum ft_redop op;
+	int root;
+	bool in_place; /* nccl-tests' in-place layout (see coll.c) */
+	bool staged;   /* the host buffers matter (validation): device transports copy them */
+};
+
+struct ft_transport_ops {
+	const char *name;
+	const char *summary;
+	/* Is it usable on this build and machine? FT_ENOTSUP with what was tried if not. */
+	int (*probe)(const struct ft_bench_cfg *cfg, struct ft_error *err);
+	/* Connect to every other rank. Collective over the world. */
+	int (*open)(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
+		    struct ft_error *err);
+	int (*post_send)(struct ft_ep *ep, struct ft_req *req, struct ft_error *err);
+	int (*post_recv)(struct ft_ep *ep, struct ft_req *req, struct ft_error *err);
+	/* Move data; wait up to timeout_ms when idle. > 0 something moved, 0 nothing, or FT_E*. */
+	int (*progress)(struct ft_ep *ep, int timeout_ms, struct ft_error *err);
+	/* Native collective (FT_ENOTSUP: use fabtune's ring/direct algorithms). */
+	int (*coll)(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err);
+	void (*close)(struct ft_ep *ep);
+	/* Non-blocking progress calls before a wait may sleep in progress(timeout) */
+	int spin_polls;
+	/* Relative speed rank for --transport auto on one host / across hosts (higher first). */
+	int rank_local, rank_remote;
+};
+
+/* Registered transports, in a fixed order; n gets the count. */
+FT_API const struct ft_transport_ops *const *ft_transports(size_t *n);
+/* By name; NULL when unknown. */
+FT_API const struct ft_transport_ops *ft_transport_find(const char *name);
+
+/* ---- results -------------------------------------------------------------- */
+
+/* An outlier found by the pairs pattern. */
+struct ft_bench_outlier {
+	char kind[8];	   /* "host" or "pair" */
+	uint32_t rank_a;   /* the host's rank, or the pair's first rank */
+	uint32_t rank_b;   /* pair only */
+	double value_GBps; /* its median (host) or its bandwidth (pair) */
+	double ratio;	   /* value / median of all pairs */
+	char blame[96];	   /* retest verdict: "host h2 (rank 2, veth0)" or "" */
+	char text[256];	   /* one line for people */
+};
+
+struct ft_bench_report {
+	struct ft_run run;		    /* rows, source FT_SOURCE_BENCH */
+	char transport[16];		    /* the one used (after auto) */
+	uint32_t nranks;
+	struct ft_rank_info *ranks;	    /* nranks entries */
+	/* pairs: nranks x nranks, [src * nranks + dst]; NaN on the diagonal */
+	double *bw_GBps;
+	double *lat_us;
+	double median_GBps;
+	struct ft_vec outliers;		    /* struct ft_bench_outlier */
+	/* incast: victim latency idle and under congestion, and their ratio */
+	double victim_idle_us, victim_busy_us, congestion_impact;
+	bool interrupted;		    /* stopped by cfg.stop: rows hold what was done */
+};
+
+FT_API void ft_bench_report_init(struct ft_bench_report *r);
+FT_API void ft_bench_report_release(struct ft_bench_report *r);
+
+/*
+ * Run the benchmark described by @cfg on every rank of @w. Collective. On
+ * rank 0 @out receives the results; on other ranks it receives the same rows.
+ * When cfg->stop is raised the rows measured so far are kept, out->interrupted
+ * is set and FT_EINTR is returned.
+ */
+FT_API int ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg,
+			struct ft_bench_report *out, struct ft_error *err) FT_MUST_CHECK;
+
+/* nccl-tests' bus-bandwidth factor for @pattern on @nranks (kb: NA-BUSBW). */
+FT_API double ft_bench_busbw_factor(enum ft_bench_pattern pattern, uint32_t nranks);
+
+/*
+ * Helpers exposed for tests and other modules.
+ */
+/* Round-robin (circle) schedule: round r in [0, n-1) (n even; odd n adds an idle slot), the
+ * partner of rank i, or -1 when idle. */
+FT_API int ft_bench_circle_partner(uint32_t n, uint32_t round, uint32_t i);
+FT_API uint32_t ft_bench_circle_rounds(uint32_t n);
+/* Latency figures as perftest prints them, from @n samples in microseconds (sorted in place). */
+FT_API void ft_bench_lat_stats(double *samples_us, size_t n, struct ft_result_row *row);
+/* NCCL_SOCKET_IFNAME matching: "eth,ib" prefixes, "^docker" excludes, "=eth0" exact. */
+FT_API bool ft_bench_ifname_match(const char *spec, const char *ifname);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/coll.c - fabtune's own collective algorithms over point-to-point.
+ *
+ * Used by the tcp and shm transports (mpi and nccl run their libraries' own
+ * algorithms). Buffer shapes follow nccl-tests so the tables compare:
+ *
+ *   all_reduce      ring: reduce-scatter then all-gather, 2(n-1) steps
+ *   reduce_scatter  ring, n-1 steps; rank r keeps chunk r
+ *   all_gather      ring, n-1 steps
+ *   alltoall        direct: every pair at once
+ *   broadcast       pipelined chain from the root
+ *   reduce          pipelined chain ending at the root
+ *
+ * Each step cuts its transfer into slices so that reducing one slice
+ * overlaps receiving the next. Scratch buffers live in the endpoint and are
+ * reused between iterations (no page faults inside the timed loop).
+ */
+#include "bench_int.h"
+
+#define MAX_SLICES 32
+#define MIN_SLICE  (128 * 1024)
+
+void *
+ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes)
+{
+	if (idx >= FT_ARRAY_SIZE(ep->scratch))
+		return NULL;
+	if (ep->scratch_bytes[idx] < bytes || !ep->scratch[idx]) {
+		void *p = ft_malloc(bytes ? bytes : 1);
+
+		if (!p)
+			return NULL;
+		memset(p, 0, bytes);
+		ft_free(ep->scratch[idx]);
+		ep->scratch[idx] = p;
+		ep->scratch_bytes[idx] = bytes;
+	}
+	return ep->scratch[idx];
+}
+
+void
+ft__ep_close(struct ft_ep *ep)
+{
+	size_t i;
+
+	if (!ep)
+		return;
+	for (i = 0; i < FT_ARRAY_SIZE(ep->scratch); i++)
+		ft_free(ep->scratch[i]);
+	ep->ops->close(ep);
+}
+
+static size_t
+slice_bytes(size_t bytes, size_t esize)
+{
+	size_t s = (bytes + MAX_SLICES - 1) / MAX_SLICES;
+
+	if (s < MIN_SLICE)
+		s = MIN_SLICE;
+	s -= s % esize;
+	return s ? s : esize;
+}
+
+/*
+ * Send @slen bytes to @to while receiving @rlen bytes from @from into @rbuf;
+ * with @red set, reduce each received slice into @red as it lands.
+ */
+static int
+step(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from, void *rbuf,
+     size_t rlen, void *red, const struct ft_coll_args *a, struct ft_error *err)
+{
+	struct ft_req rr[MAX_SLICES + 1], sr;
+	size_t esize = ft_dtype_size(a->dtype), sl = slice_bytes(rlen, esize), off, k, n = 0;
+	int rc = 0;
+
+	for (off = 0; off < rlen && rc == 0; off += sl, n++)
+		rc = ft__ep_recv(ep, &rr[n], from, (char *)rbuf + off, FT_MIN(sl, rlen - off), err);
+	if (rc == 0)
+		rc = ft__ep_send(ep, &sr, to, sbuf, slen, err);
+	for (k = 0, off = 0; k < n && rc == 0; k++, off += sl) {
+		rc = ft__ep_wait1(ep, &rr[k], err);
+		if (rc == 0 && red)
+			ft__data_reduce((char *)red + off, (char *)rbuf + off, rr[k].len / esize,
+					a->dtype, a->op);
+	}
+	if (rc == 0)
+		rc = ft__ep_wait1(ep, &sr, err);
+	return rc;
+}
+
+static void
+chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
+{
+	*first = count * c / n;
+	*len = count * (c + 1) / n - *first;
+}
+
+static int
+ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t shift,
+			  const struct ft_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
+	size_t es = ft_dtype_size(a->dtype), maxc = (count + n - 1) / n;
+	char *tmp = ft__ep_scratch(ep, 0, maxc * es);
+	int rc = 0;
+
+	if (!tmp)
+		return FT_ENOMEM;
+	for (s = 0; s + 1 < n && rc == 0; s++) {
+		uint32_t sc = (r + 2 * n - s - shift) % n, rcv = (r + 2 * n - s - shift - 1) % n;
+		size_t sf, sn, rf, rn;
+
+		chunk(count, n, sc, &sf, &sn);
+		chunk(count, n, rcv, &rf, &rn);
+		rc = step(ep, (r + 1) % n, work + sf * es, sn * es, (r + n - 1) % n, tmp, rn * es,
+			  work + rf * es, a, err);
+	}
+	return rc;
+}
+
+static int
+ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_blocks,
+		       uint32_t shift, const struct ft_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
+	size_t es = ft_dtype_size(a->dtype);
+	int rc = 0;
+
+	for (s = 0; s + 1 < n && rc == 0; s++) {
+		uint32_t sc = (r + shift + n - s) % n, rcv = (r + shift + 2 * n - s - 1) % n;
+		size_t sf, sn, rf, rn;
+
+		if (even_blocks) {
+			sf = sc * count;
+			rf = rcv * count;
+			sn = rn = count;
+		} else {
+			chunk(count, n, sc, &sf, &sn);
+			chunk(count, n, rcv, &rf, &rn);
+		}
+		rc = step(ep, (r + 1) % n, buf + sf * es, sn * es, (r + n - 1) % n, buf + rf * es,
+			  rn * es, NULL, a, err);
+	}
+	return rc;
+}
+
+static int
+all_reduce(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	size_t bytes = a->count * ft_dtype_size(a->dtype);
+	int rc;
+
+	if (a->sendbuf != a->recvbuf)
+		memcpy(a->recvbuf, a->sendbuf, bytes);
+	if (ep->w->nranks == 1)
+		return 0;
+	/* after the reduce-scatter phase rank r holds chunk r+1 ... */
+	rc = ring_reduce_scatter_phase(ep, a->recvbuf, a->count, 0, a, err);
+	/* ... which the all-gather phase sends first */
+	if (rc == 0)
+		rc = ring_all_gather_blocks(ep, a->recvbuf, a->count, false, 1, a, err);
+	return rc;
+}
+
+static int
+reduce_scatter(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank;
+	size_t es = ft_dtype_size(a->dtype), total = a->count * n;
+	char *work = ft__ep_scratch(ep, 1, total * es);
+	int rc;
+
+	if (!work)
+		return FT_ENOMEM;
+	memcpy(work, a->sendbuf, total * es);
+	/* shift 1: the chunk kept after n-1 steps is the rank's own */
+	rc = n > 1 ? ring_reduce_scatter_phase(ep, work, total, 1, a, err) : 0;
+	if (rc == 0) {
+		size_t f, len;
+
+		chunk(total, n, r, &f, &len);
+		memmove(a->recvbuf, work + f * es, len * es);
+	}
+	return rc;
+}
+
+static int
+all_gather(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank;
+	size_t bytes = a->count * ft_dtype_size(a->dtype);
+	char *dst = (char *)a->recvbuf + (size_t)r * bytes;
+
+	if (a->sendbuf != dst)
+		memcpy(dst, a->sendbuf, bytes);
+	return n > 1 ? ring_all_gather_blocks(ep, a->recvbuf, a->count, true, 0, a, err) : 0;
+}
+
+static int
+alltoall(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
+	size_t bytes = a->count * ft_dtype_size(a->dtype);
+	const char *src = a->sendbuf;
+	struct ft_req *reqs, **ptrs;
+	int rc = 0;
+
+	if (a->sendbuf == a->recvbuf) {
+		char *copy = ft__ep_scratch(ep, 1, bytes * n);
+
+		if (!copy)
+			return FT_ENOMEM;
+		memcpy(copy, a->sendbuf, bytes * n);
+		src = copy;
+	}
+	memcpy((char *)a->recvbuf + (size_t)r * bytes, src + (size_t)r * bytes, bytes);
+	if (n == 1)
+		return 0;
+	reqs = ft__ep_scratch(ep, 2, sizeof(*reqs) * 2 * n + sizeof(*ptrs) * 2 * n);
+	if (!reqs)
+		return FT_ENOMEM;
+	ptrs = (struct ft_req **)(void *)(reqs + 2 * n);
+	for (s = 1; s < n && rc == 0; s++) {
+		uint32_t to = (r + s) % n, from = (r + n - s) % n;
+
+		rc = ft__ep_recv(ep, &reqs[2 * s], from, (char *)a->recvbuf + (size_t)from * bytes,
+				 bytes, err);
+		if (rc == 0)
+			rc = ft__ep_send(ep, &reqs[2 * s + 1], to, src + (size_t)to * bytes, bytes,
+					 err);
+		ptrs[2 * (s - 1)] = &reqs[2 * s];
+		ptrs[2 * (s - 1) + 1] = &reqs[2 * s + 1];
+	}
+	return rc < 0 ? rc : ft__ep_wait(ep, ptrs, 2 * (size_t)(n - 1), err);
+}
+
+/* Position in the chain that starts after the root and ends at the root. */
+static uint32_t
+chain_pos(uint32_t r, uint32_t root, uint32_t n)
+{
+	return (r + n - root - 1) % n;
+}
+
+static int
+broadcast(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank, root = (uint32_t)a->root;
+	size_t bytes = a->count * ft_dtype_size(a->dtype), sl, off, k, ns;
+	struct ft_req rr[MAX_SLICES + 1], sr[MAX_SLICES + 1];
+	bool first = r == root, last = chain_pos(r, root, n) == n - 2;
+	int rc = 0;
+
+	if (first && a->sendbuf != a->recvbuf)
+		memcpy(a->recvbuf, a->sendbuf, bytes);
+	if (n == 1)
+		return 0;
+	sl = slice_bytes(bytes, ft_dtype_size(a->dtype));
+	ns = bytes ? (bytes + sl - 1) / sl : 0;
+	for (k = 0, off = 0; k < ns && rc == 0 && !first; k++, off += sl)
+		rc = ft__ep_recv(ep, &rr[k], (r + n - 1) % n, (char *)a->recvbuf + off,
+				 FT_MIN(sl, bytes - off), err);
+	for (k = 0, off = 0; k < ns && rc == 0; k++, off += sl) {
+		if (!first)
+			rc = ft__ep_wait1(ep, &rr[k], err);
+		if (rc == 0 && !last)
+			rc = ft__ep_send(ep, &sr[k], (r + 1) % n, (char *)a->recvbuf + off,
+					 FT_MIN(sl, bytes - off), err);
+	}
+	for (k = 0; k < ns && rc == 0 && !last; k++)
+		rc = ft__ep_wait1(ep, &sr[k], err);
+	return rc;
+}
+
+static int
+reduce(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank, root = (uint32_t)a->root;
+	size_t es = ft_dtype_size(a->dtype), bytes = a->count * es, sl, off, k, ns;
+	struct ft_req rr[MAX_SLICES + 1], sr[MAX_SLICES + 1];
+	uint32_t pos = chain_pos(r, root, n);
+	char *work, *tmp;
+	int rc = 0;
+
+	if (n == 1) {
+		if (a->sendbuf != a->recvbuf)
+			memcpy(a->recvbuf, a->sendbuf, bytes);
+		return 0;
+	}
+	/* the root reduces into its receive buffer, the others into scratch */
+	work = r == root ? a->recvbuf : ft__ep_scratch(ep, 1, bytes);
+	tmp = ft__ep_scratch(ep, 0, bytes);
+	if (!work || !tmp)
+		return FT_ENOMEM;
+	if (work != a->sendbuf)
+		memcpy(work, a->sendbuf, bytes);
+	sl = slice_bytes(bytes, es);
+	ns = bytes ? (bytes + sl - 1) / sl : 0;
+	for (k = 0, off = 0; k < ns && rc == 0 && pos > 0; k++, off += sl)
+		rc = ft__ep_recv(ep, &rr[k], (r + n - 1) % n, tmp + off, FT_MIN(sl, bytes - off),
+				 err);
+	for (k = 0, off = 0; k < ns && rc == 0; k++, off += sl) {
+		size_t len = FT_MIN(sl, bytes - off);
+
+		if (pos > 0) {
+			rc = ft__ep_wait1(ep, &rr[k], err);
+			if (rc < 0)
+				break;
+			ft__data_reduce(work + off, tmp + off, len / es, a->dtype, a->op);
+		}
+		if (r != root)
+			rc = ft__ep_send(ep, &sr[k], (r + 1) % n, work + off, len, err);
+	}
+	for (k = 0; k < ns && rc == 0 && r != root; k++)
+		rc = ft__ep_wait1(ep, &sr[k], err);
+	return rc;
+}
+
+int
+ft__coll_run(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	switch (a->coll) {
+	case FT_BENCH_ALL_REDUCE:
+		return all_reduce(ep, a, err);
+	case FT_BENCH_REDUCE_SCATTER:
+		return reduce_scatter(ep, a, err);
+	case FT_BENCH_ALL_GATHER:
+		return all_gather(ep, a, err);
+	case FT_BENCH_ALLTOALL:
+		return alltoall(ep, a, err);
+	case FT_BENCH_BROADCAST:
+		return broadcast(ep, a, err);
+	case FT_BENCH_REDUCE:
+		return reduce(ep, a, err);
+	default:
+		return ft_error_set(err, FT_EINVAL, "%s is not a collective",
+				    ft_bench_pattern_name(a->coll));
+	}
+}
+
+void
+ft__coll_bufsizes(enum ft_bench_pattern p, size_t count, size_t esize, uint32_t nranks,
+		  size_t *send_bytes, size_t *recv_bytes)
+{
+	size_t one = count * esize;
+
+	switch (p) {
+	case FT_BENCH_ALL_GATHER:
+		*send_bytes = one;
+		*recv_bytes = one * nranks;
+		break;
+	case FT_BENCH_REDUCE_SCATTER:
+		*send_bytes = one * nranks;
+		*recv_bytes = one;
+		break;
+	case FT_BENCH_ALLTOALL:
+		*send_bytes = *recv_bytes = one * nranks;
+		break;
+	default:
+		*send_bytes = *recv_bytes = one;
+		break;
+	}
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/mpi.c - the mpi transport: the MPI library's own point-to-point
+ * (MPI_Isend/MPI_Irecv, completed with MPI_Test) and its own collective
+ * algorithms (MPI_Allreduce and friends, MPI_IN_PLACE for the in-place
+ * variants). Only usable when the world was joined through MPI (mpirun).
+ */
+#include "bench_int.h"
+
+#if FT_HAVE_MPI
+#include <mpi.h>
+
+struct mpi_ep {
+	struct ft_ep base;
+	struct ft_vec pending; /* struct ft_req * */
+};
+
+static int
+mpi_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	int flag = 0;
+
+	MPI_Initialized(&flag);
+	if (!flag)
+		return ft_error_set(err, FT_ENOTSUP,
+				    "not launched by mpirun/srun (run: mpirun -np N fabtune bench "
+				    "...)");
+	return 0;
+}
+
+static int
+mpi_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
+	 struct ft_error *err)
+{
+	struct mpi_ep *ep;
+
+	if (!w->mpi)
+		return ft_error_set(err, FT_ENOTSUP, "the ranks did not start under MPI");
+	ep = ft_calloc(1, sizeof(*ep));
+	if (!ep)
+		return FT_ENOMEM;
+	ft_vec_init(&ep->pending, sizeof(struct ft_req *));
+	*out = &ep->base;
+	return 0;
+}
+
+static void
+mpi_close(struct ft_ep *base)
+{
+	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
+
+	ft_vec_release(&ep->pending);
+	ft_free(ep);
+}
+
+static int
+mpi_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
+{
+	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
+	MPI_Request mr;
+	int rc;
+
+	if (req->len > INT_MAX)
+		return ft_error_set(err, FT_ERANGE, "mpi: message of %zu bytes is too large",
+				    req->len);
+	req->done = false;
+	if (send)
+		rc = MPI_Isend(req->buf, (int)req->len, MPI_BYTE, (int)req->peer, 7,
+			       MPI_COMM_WORLD, &mr);
+	else
+		rc = MPI_Irecv(req->buf, (int)req->len, MPI_BYTE, (int)req->peer, 7,
+			       MPI_COMM_WORLD, &mr);
+	if (rc != MPI_SUCCESS)
+		return ft_error_set(err, FT_EMPI, "mpi: %s to rank %u failed",
+				    send ? "MPI_Isend" : "MPI_Irecv", req->peer);
+	_Static_assert(sizeof(mr) <= sizeof(req->priv), "MPI_Request fits");
+	memcpy(req->priv, &mr, sizeof(mr));
+	return ft_vec_push(&ep->pending, &req);
+}
+
+static int
+mpi_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	return mpi_post(ep, req, true, err);
+}
+
+static int
+mpi_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	return mpi_post(ep, req, false, err);
+}
+
+static int
+mpi_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
+{
+	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
+	size_t i, keep = 0;
+	int done = 0;
+
+	for (i = 0; i < ep->pending.len; i++) {
+		struct ft_req *q = FT_VEC_AT(&ep->pending, struct ft_req *, i);
+		MPI_Request mr;
+		int flag = 0;
+
+		memcpy(&mr, q->priv, sizeof(mr));
+		if (MPI_Test(&mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return ft_error_set(err, FT_EMPI, "mpi: MPI_Test failed (rank %u)", q->peer);
+		memcpy(q->priv, &mr, sizeof(mr));
+		if (flag) {
+			q->done = true;
+			done++;
+		} else {
+			FT_VEC_AT(&ep->pending, struct ft_req *, keep++) = q;
+		}
+	}
+	ep->pending.len = keep;
+	return done;
+}
+
+static MPI_Datatype
+mpi_type(enum ft_dtype t)
+{
+	switch (t) {
+	case FT_DTYPE_INT8:
+		return MPI_INT8_T;
+	case FT_DTYPE_UINT8:
+		return MPI_UINT8_T;
+	case FT_DTYPE_INT32:
+		return MPI_INT32_T;
+	case FT_DTYPE_UINT32:
+		return MPI_UINT32_T;
+	case FT_DTYPE_INT64:
+		return MPI_INT64_T;
+	case FT_DTYPE_UINT64:
+		return MPI_UINT64_T;
+	case FT_DTYPE_FLOAT:
+		return MPI_FLOAT;
+	case FT_DTYPE_DOUBLE:
+	case FT_DTYPE_COUNT:
+		break;
+	}
+	return MPI_DOUBLE;
+}
+
+static MPI_Op
+mpi_op(enum ft_redop op)
+{
+	switch (op) {
+	case FT_REDOP_PROD:
+		return MPI_PROD;
+	case FT_REDOP_MAX:
+		return MPI_MAX;
+	case FT_REDOP_MIN:
+		return MPI_MIN;
+	case FT_REDOP_SUM:
+	case FT_REDOP_COUNT:
+		break;
+	}
+	return MPI_SUM;
+}
+
+static int
+mpi_coll(struct ft_ep *base, const struct ft_coll_args *a, struct ft_error *err)
+{
+	int n = (int)base->w->nranks, r = (int)base->w->rank, c, rc;
+	size_t es = ft_dtype_size(a->dtype);
+	MPI_Datatype t = mpi_type(a->dtype);
+	MPI_Op op = mpi_op(a->op);
+	bool inplace;
+
+	if (a->count > INT_MAX / (size_t)n)
+		return ft_error_set(err, FT_ERANGE, "mpi: %zu elements is more than MPI's int",
+				    a->count);
+	c = (int)a->count;
+	switch (a->coll) {
+	case FT_BENCH_ALL_REDUCE:
+		inplace = a->sendbuf == a->recvbuf;
+		rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op,
+				   MPI_COMM_WORLD);
+		break;
+	case FT_BENCH_ALL_GATHER:
+		inplace = a->sendbuf == (const char *)a->recvbuf + (size_t)r * a->count * es;
+		rc = MPI_Allgather(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
+				   MPI_COMM_WORLD);
+		break;
+	case FT_BENCH_REDUCE_SCATTER:
+		inplace = a->recvbuf == (const char *)a->sendbuf + (size_t)r * a->count * es;
+		if (inplace) {
+			rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, (void *)a->sendbuf, c, t, op,
+						      MPI_COMM_WORLD);
+			memmove(a->recvbuf, a->sendbuf, a->count * es);
+		} else {
+			rc = MPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, c, t, op,
+						      MPI_COMM_WORLD);
+		}
+		break;
+	case FT_BENCH_ALLTOALL:
+		inplace = a->sendbuf == a->recvbuf;
+		rc = MPI_Alltoall(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
+				  MPI_COMM_WORLD);
+		break;
+	case FT_BENCH_BROADCAST:
+		if (r == a->root && a->sendbuf != a->recvbuf)
+			memcpy(a->recvbuf, a->sendbuf, a->count * es);
+		rc = MPI_Bcast(a->recvbuf, c, t, a->root, MPI_COMM_WORLD);
+		break;
+	case FT_BENCH_REDUCE:
+		inplace = a->sendbuf == a->recvbuf && r == a->root;
+		rc = MPI_Reduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op, a->root,
+				MPI_COMM_WORLD);
+		break;
+	default:
+		return FT_ENOTSUP;
+	}
+	if (rc != MPI_SUCCESS)
+		return ft_error_set(err, FT_EMPI, "mpi: %s failed", ft_bench_pattern_name(a->coll));
+	return 0;
+}
+
+const struct ft_transport_ops ft_mpi_transport = {
+	.name = "mpi",
+	.summary = "the MPI library's point-to-point and collectives (under mpirun)",
+	.probe = mpi_probe,
+	.open = mpi_open,
+	.post_send = mpi_post_send,
+	.post_recv = mpi_post_recv,
+	.progress = mpi_progress,
+	.coll = mpi_coll,
+	.close = mpi_close,
+	.spin_polls = 1 << 30, /* MPI progresses only inside its calls */
+	.rank_local = 40,
+	.rank_remote = 40,
+};
+
+#else
+
+static int
+mpi_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	return ft_error_set(err, FT_ENOTSUP, "this fabtune was built without MPI");
+}
+
+const struct ft_transport_ops ft_mpi_transport = {
+	.name = "mpi",
+	.summary = "the MPI library's point-to-point and collectives (not built)",
+	.probe = mpi_probe,
+};
+
+#endif

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/nccl.c - the nccl transport and the device copy test, with NCCL and
+ * the CUDA runtime loaded by dlopen().
+ *
+ * fabtune never needs nccl.h or cuda_runtime.h: the few entry points used
+ * are declared below with their ABI-stable C signatures (NCCL 2.x, CUDA
+ * runtime 11+). libnccl.so.2 (or $FABTUNE_NCCL_LIBRARY) and libcudart.so*
+ * (or $FABTUNE_CUDART_LIBRARY) are opened on first use; any failure becomes
+ * FT_ENOTSUP with a message saying what was tried, and the rest of fabtune
+ * is unaffected.
+ *
+ * Collectives run on device buffers through NCCL's own algorithms. The host
+ * buffers of the runner are copied in and out only for the validation pass
+ * (ft_coll_args.staged), so the timed loop measures NCCL alone, as
+ * nccl-tests does. Point-to-point patterns are not offered on nccl.
+ */
+#include "patterns.h"
+
+#include <dlfcn.h>
+
+/* ---- the ABI we rely on ------------------------------------------------------ */
+
+typedef int nccl_result_t; /* ncclResult_t: 0 = ncclSuccess */
+typedef void *nccl_comm_t;
+typedef void *cuda_stream_t;
+typedef struct {
+	char internal[128]; /* NCCL_UNIQUE_ID_BYTES */
+} nccl_unique_id_t;
+
+enum { NCCL_INT8 = 0, NCCL_UINT8 = 1, NCCL_INT32 = 2, NCCL_UINT32 = 3, NCCL_INT64 = 4,
+       NCCL_UINT64 = 5, NCCL_FLOAT32 = 7, NCCL_FLOAT64 = 8 };
+enum { NCCL_SUM = 0, NCCL_PROD = 1, NCCL_MAX = 2, NCCL_MIN = 3 };
+enum { CUDA_MEMCPY_H2D = 1, CUDA_MEMCPY_D2H = 2, CUDA_MEMCPY_D2D = 3 };
+
+struct nccl_api {
+	void *lib, *cudart;
+	nccl_result_t (*GetVersion)(int *v);
+	nccl_result_t (*GetUniqueId)(nccl_unique_id_t *id);
+	nccl_result_t (*CommInitRank)(nccl_comm_t *comm, int nranks, nccl_unique_id_t id, int rank);
+	nccl_result_t (*CommDestroy)(nccl_comm_t comm);
+	const char *(*GetErrorString)(nccl_result_t r);
+	nccl_result_t (*AllReduce)(const void *s, void *r, size_t n, int t, int op, nccl_comm_t c,
+				   cuda_stream_t st);
+	nccl_result_t (*AllGather)(const void *s, void *r, size_t n, int t, nccl_comm_t c,
+				   cuda_stream_t st);
+	nccl_result_t (*ReduceScatter)(const void *s, void *r, size_t n, int t, int op,
+				       nccl_comm_t c, cuda_stream_t st);
+	nccl_result_t (*Broadcast)(const void *s, void *r, size_t n, int t, int root,
+				   nccl_comm_t c, cuda_stream_t st);
+	nccl_result_t (*Reduce)(const void *s, void *r, size_t n, int t, int op, int root,
+				nccl_comm_t c, cuda_stream_t st);
+	nccl_result_t (*Send)(const void *s, size_t n, int t, int peer, nccl_comm_t c,
+			      cuda_stream_t st);
+	nccl_result_t (*Recv)(void *r, size_t n, int t, int peer, nccl_comm_t c, cuda_stream_t st);
+	nccl_result_t (*GroupStart)(void);
+	nccl_result_t (*GroupEnd)(void);
+	/* CUDA runtime: cudaError_t is an int, 0 = cudaSuccess */
+	int (*cudaGetDeviceCount)(int *n);
+	int (*cudaSetDevice)(int d);
+	int (*cudaMalloc)(void **p, size_t n);
+	int (*cudaFree)(void *p);
+	int (*cudaMemcpy)(void *d, const void *s, size_t n, int kind);
+	int (*cudaStreamCreate)(cuda_stream_t *s);
+	int (*cudaStreamDestroy)(cuda_stream_t s);
+	int (*cudaStreamSynchronize)(cuda_stream_t s);
+	int (*cudaDeviceSynchronize)(void);
+	const char *(*cudaGetErrorString)(int e);
+};
+
+#define SYM(lib, field, name) { lib, offsetof(struct nccl_api, field), name }
+
+static const struct {
+	int lib; /* 0 nccl, 1 cudart */
+	size_t off;
+	const char *name;
+} syms[] = {
+	SYM(0, GetVersion, "ncclGetVersion"),
+	SYM(0, GetUniqueId, "ncclGetUniqueId"),
+	SYM(0, CommInitRank, "ncclCommInitRank"),
+	SYM(0, CommDestroy, "ncclCommDestroy"),
+	SYM(0, GetErrorString, "ncclGetErrorString"),
+	SYM(0, AllReduce, "ncclAllReduce"),
+	SYM(0, AllGather, "ncclAllGather"),
+	SYM(0, ReduceScatter, "ncclReduceScatter"),
+	SYM(0, Broadcast, "ncclBroadcast"),
+	SYM(0, Reduce, "ncclReduce"),
+	SYM(0, Send, "ncclSend"),
+	SYM(0, Recv, "ncclRecv"),
+	SYM(0, GroupStart, "ncclGroupStart"),
+	SYM(0, GroupEnd, "ncclGroupEnd"),
+	SYM(1, cudaGetDeviceCount, "cudaGetDeviceCount"),
+	SYM(1, cudaSetDevice, "cudaSetDevice"),
+	SYM(1, cudaMalloc, "cudaMalloc"),
+	SYM(1, cudaFree, "cudaFree"),
+	SYM(1, cudaMemcpy, "cudaMemcpy"),
+	SYM(1, cudaStreamCreate, "cudaStreamCreate"),
+	SYM(1, cudaStreamDestroy, "cudaStreamDestroy"),
+	SYM(1, cudaStreamSynchronize, "cudaStreamSynchronize"),
+	SYM(1, cudaDeviceSynchronize, "cudaDeviceSynchronize"),
+	SYM(1, cudaGetErrorString, "cudaGetErrorString"),
+};
+
+static void *
+open_first(const char *env, const char *const *names, size_t n, char *tried, size_t tlen)
+{
+	const char *over = getenv(env);
+	size_t i, used = strlen(tried);
+	void *h;
+
+	if (over && *over) {
+		h = dlopen(over, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			snprintf(tried + used, tlen - used, "%s%s=%s: %s", used ? "; " : "", env,
+				 over, dlerror());
+		return h;
+	}
+	for (i = 0; i < n; i++) {
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		if (h)
+			return h;
+		used = strlen(tried);
+		snprintf(tried + used, tlen - used, "%s%s", used ? ", " : "", names[i]);
+	}
+	used = strlen(tried);
+	snprintf(tried + used, tlen - used, ": not found");
+	return NULL;
+}
+
+/* Load the libraries (NCCL only when @want_nccl) into @api. */
+static int
+api_load(struct nccl_api *api, bool want_nccl, struct ft_error *err)
+{
+	static const char *const nccl_names[] = { "libnccl.so.2", "libnccl.so" };
+	static const char *const cudart_names[] = { "libcudart.so", "libcudart.so.13",
+						    "libcudart.so.12", "libcudart.so.11.0" };
+	char tried[384] = "";
+	size_t i;
+	int v = 0;
+
+	memset(api, 0, sizeof(*api));
+	if (want_nccl) {
+		api->lib = open_first("FABTUNE_NCCL_LIBRARY", nccl_names,
+				      FT_ARRAY_SIZE(nccl_names), tried, sizeof(tried));
+		if (!api->lib)
+			return ft_error_set(err, FT_ENOTSUP, "not available (%s)", tried);
+	}
+	api->cudart = open_first("FABTUNE_CUDART_LIBRARY", cudart_names,
+				 FT_ARRAY_SIZE(cudart_names), tried, sizeof(tried));
+	if (!api->cudart)
+		goto fail_msg;
+	for (i = 0; i < FT_ARRAY_SIZE(syms); i++) {
+		void *lib = syms[i].lib ? api->cudart : api->lib, *f;
+
+		if (!lib)
+			continue;
+		f = dlsym(lib, syms[i].name);
+		if (!f) {
+			ft_error_set(err, FT_ENOTSUP, "not available (%s has no %s)",
+				     syms[i].lib ? "the CUDA runtime" : "libnccl", syms[i].name);
+			goto fail;
+		}
+		memcpy((char *)api + syms[i].off, &f, sizeof(f));
+	}
+	if (want_nccl) {
+		/* 2.9+ encodes major*10000 + minor*100 + patch, older major*1000 + minor*100 */
+		if (api->GetVersion(&v) != 0 || (v >= 10000 ? v < 20700 : v < 2700)) {
+			ft_error_set(err, FT_ENOTSUP, "not available (NCCL version code %d, need 2.7+)",
+				     v);
+			goto fail;
+		}
+	}
+	{
+		int ndev = 0;
+
+		if (api->cudaGetDeviceCount(&ndev) != 0 || ndev == 0) {
+			ft_error_set(err, FT_ENOTSUP, "not available (no CUDA device visible)");
+			goto fail;
+		}
+	}
+	return 0;
+fail_msg:
+	ft_error_set(err, FT_ENOTSUP, "not available (%s)", tried);
+fail:
+	if (api->lib)
+		dlclose(api->lib);
+	if (api->cudart)
+		dlclose(api->cudart);
+	memset(api, 0, sizeof(*api));
+	return FT_ENOTSUP;
+}
+
+static void
+api_unload(struct nccl_api *api)
+{
+	if (api->lib)
+		dlclose(api->lib);
+	if (api->cudart)
+		dlclose(api->cudart);
+	memset(api, 0, sizeof(*api));
+}
+
+/* ---- the transport ------------------------------------------------------------ */
+
+struct nccl_ep {
+	struct ft_ep base;
+	struct nccl_api api;
+	nccl_comm_t comm;
+	cuda_stream_t stream;
+	int device;
+	void *dbuf[2];
+	size_t dbytes[2];
+};
+
+static int
+nccl_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	struct nccl_api api;
+	int rc = api_load(&api, true, err);
+
+	if (rc == 0)
+		api_unload(&api);
+	return rc;
+}
+
+static int
+local_index(const struct ft_world *w)
+{
+	uint32_t r;
+	int k = 0;
+
+	for (r = 0; r < w->rank; r++)
+		if (strcmp(w->info[r].host, w->info[w->rank].host) == 0)
+			k++;
+	return k;
+}
+
+static void
+nccl_close(struct ft_ep *base)
+{
+	struct nccl_ep *ep = ft_container_of(base, struct nccl_ep, base);
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (ep->dbuf[i])
+			ep->api.cudaFree(ep->dbuf[i]);
+	if (ep->comm)
+		ep->api.CommDestroy(ep->comm);
+	if (ep->stream)
+		ep->api.cudaStreamDestroy(ep->stream);
+	api_unload(&ep->api);
+	ft_free(ep);
+}
+
+static int
+nccl_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
+	  struct ft_error *err)
+{
+	struct nccl_ep *ep = ft_calloc(1, sizeof(*ep));
+	nccl_unique_id_t id;
+	int rc, ndev = 0, nr;
+
+	if (!ep)
+		return FT_ENOMEM;
+	rc = api_load(&ep->api, true, err);
+	if (rc < 0) {
+		ft_free(ep);
+		return rc;
+	}
+	ep->api.cudaGetDeviceCount(&ndev);
+	ep->device = local_index(w) % (ndev ? ndev : 1);
+	if (ep->api.cudaSetDevice(ep->device) != 0 || ep->api.cudaStreamCreate(&ep->stream) != 0) {
+		rc = ft_error_set(err, FT_EIO, "host %s: cannot use GPU %d", w->info[w->rank].host,
+				  ep->device);
+		goto fail;
+	}
+	memset(&id, 0, sizeof(id));
+	if (w->rank == 0 && (nr = ep->api.GetUniqueId(&id)) != 0) {
+		rc = ft_error_set(err, FT_EIO, "ncclGetUniqueId: %s", ep->api.GetErrorString(nr));
+		goto fail;
+	}
+	rc = ft__world_bcast(w, &id, sizeof(id), 0, err);
+	if (rc < 0)
+		goto fail;
+	nr = ep->api.CommInitRank(&ep->comm, (int)w->nranks, id, (int)w->rank);
+	if (nr != 0) {
+		ep->comm = NULL;
+		rc = ft_error_set(err, FT_EIO, "ncclCommInitRank on host %s GPU %d: %s",
+				  w->info[w->rank].host, ep->device, ep->api.GetErrorString(nr));
+		goto fail;
+	}
+	*out = &ep->base;
+	return 0;
+fail:
+	nccl_close(&ep->base);
+	return rc;
+}
+
+static void *
+dscratch(struct nccl_ep *ep, int i, size_t bytes)
+{
+	if (ep->dbytes[i] >= bytes && ep->dbuf[i])
+		return ep->dbuf[i];
+	if (ep->dbuf[i])
+		ep->api.cudaFree(ep->dbuf[i]);
+	ep->dbuf[i] = NULL;
+	ep->dbytes[i] = 0;
+	if (ep->api.cudaMalloc(&ep->dbuf[i], bytes ? bytes : 1) != 0) {
+		ep->dbuf[i] = NULL;
+		return NULL;
+	}
+	ep->dbytes[i] = bytes;
+	return ep->dbuf[i];
+}
+
+static int
+nccl_type(enum ft_dtype t)
+{
+	static const int map[FT_DTYPE_COUNT] = {
+		[FT_DTYPE_INT8] = NCCL_INT8,	 [FT_DTYPE_UINT8] = NCCL_UINT8,
+		[FT_DTYPE_INT32] = NCCL_INT32,	 [FT_DTYPE_UINT32] = NCCL_UINT32,
+		[FT_DTYPE_INT64] = NCCL_INT64,	 [FT_DTYPE_UINT64] = NCCL_UINT64,
+		[FT_DTYPE_FLOAT] = NCCL_FLOAT32, [FT_DTYPE_DOUBLE] = NCCL_FLOAT64,
+	};
+
+	return map[t];
+}
+
+static int
+nccl_coll(struct ft_ep *base, const struct ft_coll_args *a, struct ft_error *err)
+{
+	struct nccl_ep *ep = ft_container_of(base, struct nccl_ep, base);
+	uint32_t n = base->w->nranks, r = base->w->rank;
+	size_t es = ft_dtype_size(a->dtype), sbytes, rbytes, off = a->count * es * r;
+	int t = nccl_type(a->dtype), op = (int)a->op, nr;
+	char *d0, *d1, *ds, *dr;
+
+	ft__coll_bufsizes(a->coll, a->count, es, n, &sbytes, &rbytes);
+	d0 = dscratch(ep, 0, sbytes);
+	d1 = dscratch(ep, 1, FT_MAX(sbytes, rbytes));
+	if (!d0 || !d1)
+		return ft_error_set(err, FT_ENOMEM, "cudaMalloc of %zu bytes failed on GPU %d",
+				    FT_MAX(sbytes, rbytes), ep->device);
+	ds = d0;
+	dr = d1;
+	if (a->in_place) {
+		ds = dr = d1;
+		if (a->coll == FT_BENCH_ALL_GATHER)
+			ds = d1 + off;
+		else if (a->coll == FT_BENCH_REDUCE_SCATTER)
+			dr = d1 + off;
+	}
+	if (a->staged && ep->api.cudaMemcpy(ds, a->sendbuf, sbytes, CUDA_MEMCPY_H2D) != 0)
+		return ft_error_set(err, FT_EIO, "cudaMemcpy to GPU %d failed", ep->device);
+	switch (a->coll) {
+	case FT_BENCH_ALL_REDUCE:
+		nr = ep->api.AllReduce(ds, dr, a->count, t, op, ep->comm, ep->stream);
+		break;
+	case FT_BENCH_ALL_GATHER:
+		nr = ep->api.AllGather(ds, dr, a->count, t, ep->comm, ep->stream);
+		break;
+	case FT_BENCH_REDUCE_SCATTER:
+		nr = ep->api.ReduceScatter(ds, dr, a->count, t, op, ep->comm, ep->stream);
+		break;
+	case FT_BENCH_BROADCAST:
+		nr = ep->api.Broadcast(ds, dr, a->count, t, a->root, ep->comm, ep->stream);
+		break;
+	case FT_BENCH_REDUCE:
+		nr = ep->api.Reduce(ds, dr, a->count, t, op, a->root, ep->comm, ep->stream);
+		break;
+	case FT_BENCH_ALLTOALL: {
+		uint32_t p;
+		size_t blk = a->count * es;
+
+		/* nccl-tests' alltoall: grouped send/recv to every peer */
+		nr = ep->api.GroupStart();
+		for (p = 0; p < n && nr == 0; p++) {
+			nr = ep->api.Send(ds + p * blk, a->count, t, (int)p, ep->comm, ep->stream);
+			if (nr == 0)
+				nr = ep->api.Recv(dr + p * blk, a->count, t, (int)p, ep->comm,
+						  ep->stream);
+		}
+		if (nr == 0)
+			nr = ep->api.GroupEnd();
+		break;
+	}
+	default:
+		return FT_ENOTSUP;
+	}
+	if (nr != 0)
+		return ft_error_set(err, FT_EIO, "nccl %s: %s", ft_bench_pattern_name(a->coll),
+				    ep->api.GetErrorString(nr));
+	if (ep->api.cudaStreamSynchronize(ep->stream) != 0)
+		return ft_error_set(err, FT_EIO, "GPU %d: stream synchronize failed", ep->device);
+	if (a->staged && ep->api.cudaMemcpy(a->recvbuf, dr, rbytes, CUDA_MEMCPY_D2H) != 0)
+		return ft_error_set(err, FT_EIO, "cudaMemcpy from GPU %d failed", ep->device);
+	return 0;
+}
+
+static int
+nccl_post(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	return ft_error_set(err, FT_ENOTSUP,
+			    "nccl: point-to-point patterns are not offered; use a collective");
+}
+
+const struct ft_transport_ops ft_nccl_transport = {
+	.name = "nccl",
+	.summary = "NCCL collectives on GPUs (libnccl.so.2 loaded at run time)",
+	.probe = nccl_probe,
+	.open = nccl_open,
+	.post_send = nccl_post,
+	.post_recv = nccl_post,
+	.coll = nccl_coll,
+	.close = nccl_close,
+	.rank_local = 70,
+	.rank_remote = 70,
+};
+
+/* ---- device copy bandwidth ------------------------------------------------------ */
+
+int
+ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
+{
+	const struct ft_bench_cfg *cfg = bc->cfg;
+	struct nccl_api api;
+	void *src = NULL, *dst = NULL;
+	uint64_t size, done = 0, total = ft__bench_nsizes(cfg);
+	int rc, ndev = 0;
+	uint32_t i;
+
+	rc = api_load(&api, false, err);
+	if (rc < 0) {
+		ft_error_prefix(err, "dev_memcpy: CUDA runtime ");
+		return rc;
+	}
+	api.cudaGetDeviceCount(&ndev);
+	api.cudaSetDevice(local_index(bc->w) % (ndev ? ndev : 1));
+	if (api.cudaMalloc(&src, cfg->max_bytes) != 0 || api.cudaMalloc(&dst, cfg->max_bytes) != 0) {
+		rc = ft_error_set(err, FT_ENOMEM, "dev_memcpy: cudaMalloc of %" PRIu64 " bytes failed",
+				  cfg->max_bytes);
+		goto out;
+	}
+	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {
+		struct ft_result_row row;
+		double t0;
+
+		for (i = 0; i < cfg->warmup + 1; i++)
+			api.cudaMemcpy(dst, src, size, CUDA_MEMCPY_D2D);
+		api.cudaDeviceSynchronize();
+		t0 = ft__now();
+		for (i = 0; i < cfg->iters; i++)
+			if (api.cudaMemcpy(dst, src, size, CUDA_MEMCPY_D2D) != 0) {
+				rc = ft_error_set(err, FT_EIO, "dev_memcpy: cudaMemcpy failed");
+				break;
+			}
+		api.cudaDeviceSynchronize();
+		ft_result_row_init(&row);
+		ft_strlcpy(row.test, "dev_memcpy", sizeof(row.test));
+		ft_strlcpy(row.transport, "cuda", sizeof(row.transport));
+		ft_strlcpy(row.dtype, "uint8", sizeof(row.dtype));
+		ft_strlcpy(row.redop, "none", sizeof(row.redop));
+		row.bytes = row.count = size;
+		row.root = -1;
+		row.nranks = 1;
+		row.nsamples = cfg->iters;
+		row.time_us = (ft__now() - t0) / cfg->iters * 1e6;
+		row.algbw_GBps = row.time_us > 0 ? (double)size / (row.time_us * 1e3) : 0;
+		/* a copy reads and writes every byte: memory traffic is twice the size */
+		row.busbw_GBps = 2 * row.algbw_GBps;
+		if (rc == 0 && bc->w->rank == 0)
+			rc = ft_run_add(&out->run, &row);
+		if (rc == 0 && bc->w->rank == 0)
+			ft_progress_update(&cfg->progress, "dev_memcpy", ++done, total);
+		if (cfg->step_bytes)
+			size += cfg->step_bytes;
+		else if (size > cfg->max_bytes / FT_MAX(cfg->step_factor, 2))
+			break;
+		else
+			size *= FT_MAX(cfg->step_factor, 2);
+	}
+out:
+	if (src)
+		api.cudaFree(src);
+	if (dst)
+		api.cudaFree(dst);
+	api_unload(&api);
+	return rc;
+}

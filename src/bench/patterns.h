@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/patterns.h - the non-collective patterns (patterns.c), called by
+ * ft_bench_run() with an open endpoint.
+ */
+#ifndef FT_BENCH_PATTERNS_H
+#define FT_BENCH_PATTERNS_H
+
+#include "bench_int.h"
+
+struct ft_bench_ctx {
+	struct ft_world *w;
+	struct ft_ep *ep;
+	const struct ft_bench_cfg *cfg; /* defaults applied */
+};
+
+int ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+		    struct ft_error *err) FT_MUST_CHECK;
+int ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+		    struct ft_error *err) FT_MUST_CHECK;
+int ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+			struct ft_error *err) FT_MUST_CHECK;
+int ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+		     struct ft_error *err) FT_MUST_CHECK;
+/* nccl.c: device-to-device copy bandwidth through the dlopen'd CUDA runtime. */
+int ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+			 struct ft_error *err) FT_MUST_CHECK;
+uint64_t ft__bench_nsizes(const struct ft_bench_cfg *cfg);
+/* Outlier analysis of a filled bandwidth matrix (rank 0's view; deterministic). */
+int ft__bench_find_outliers(struct ft_bench_report *out, double threshold) FT_MUST_CHECK;
+
+#endif

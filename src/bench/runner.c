@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/runner.c - configuration, the size sweep of the collectives, and
+ * ft_bench_run(), which dispatches to the patterns.
+ *
+ * A collective size step works like nccl-tests: validate once (out-of-place
+ * then in-place) when -c is on, run the warm-up iterations, then time -n
+ * iterations; each rank's mean time is combined across ranks by -a, and
+ * algbw/busbw use the factors of kb NA-BUSBW.
+ */
+#include "bench_int.h"
+#include "patterns.h"
+
+static const char *const pattern_names[] = {
+#define FT_BENCH_PATTERN_ROW_(n, s) s,
+	FT_BENCH_PATTERN_MAP(FT_BENCH_PATTERN_ROW_)
+#undef FT_BENCH_PATTERN_ROW_
+};
+_Static_assert(FT_ARRAY_SIZE(pattern_names) == FT_BENCH_PATTERN_COUNT, "pattern names");
+
+const char *
+ft_bench_pattern_name(enum ft_bench_pattern p)
+{
+	return (unsigned)p < FT_BENCH_PATTERN_COUNT ? pattern_names[p] : "?";
+}
+
+int
+ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out)
+{
+	static const struct {
+		const char *alias;
+		enum ft_bench_pattern p;
+	} aliases[] = {
+		{ "pt2pt", FT_BENCH_PT2PT_BW },		{ "bw", FT_BENCH_PT2PT_BW },
+		{ "lat", FT_BENCH_PT2PT_LAT },		{ "latency", FT_BENCH_PT2PT_LAT },
+		{ "allreduce", FT_BENCH_ALL_REDUCE },	{ "allgather", FT_BENCH_ALL_GATHER },
+		{ "reducescatter", FT_BENCH_REDUCE_SCATTER },
+		{ "all_to_all", FT_BENCH_ALLTOALL },	{ "bcast", FT_BENCH_BROADCAST },
+	};
+	size_t i;
+
+	for (i = 0; i < FT_BENCH_PATTERN_COUNT; i++)
+		if (strcmp(name, pattern_names[i]) == 0) {
+			*out = (enum ft_bench_pattern)i;
+			return 0;
+		}
+	for (i = 0; i < FT_ARRAY_SIZE(aliases); i++)
+		if (strcmp(name, aliases[i].alias) == 0) {
+			*out = aliases[i].p;
+			return 0;
+		}
+	return FT_EINVAL;
+}
+
+bool
+ft_bench_pattern_is_coll(enum ft_bench_pattern p)
+{
+	return p >= FT_BENCH_ALL_REDUCE && p <= FT_BENCH_REDUCE;
+}
+
+double
+ft_bench_busbw_factor(enum ft_bench_pattern p, uint32_t n)
+{
+	if (n == 0)
+		return 0;
+	/* kb: NA-BUSBW (nccl-tests PERFORMANCE.md) */
+	switch (p) {
+	case FT_BENCH_ALL_REDUCE:
+		return 2.0 * (n - 1) / n;
+	case FT_BENCH_ALL_GATHER:
+	case FT_BENCH_REDUCE_SCATTER:
+	case FT_BENCH_ALLTOALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1.0;
+	}
+}
+
+void
+ft_bench_cfg_init(struct ft_bench_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->pattern = FT_BENCH_ALL_REDUCE;
+	ft_strlcpy(cfg->transport, "auto", sizeof(cfg->transport));
+	cfg->step_factor = 2;
+	cfg->check = true;
+	cfg->op = FT_REDOP_SUM;
+	cfg->dtype = FT_DTYPE_FLOAT;
+	cfg->average = FT_BENCH_AVG_MEAN;
+	cfg->nodelay = true;
+	cfg->timeout_s = 30;
+	cfg->threshold = 0.7;
+	cfg->retest = true;
+	cfg->rounds = 5;
+	cfg->seed = 1;
+	cfg->streams = 1;
+}
+
+/* Per-pattern defaults for the fields left at 0. */
+void
+ft_bench_cfg_resolve(struct ft_bench_cfg *c)
+{
+	uint64_t dflt_size;
+	uint32_t dflt_iters, dflt_window;
+
+	switch (c->pattern) {
+	case FT_BENCH_PT2PT_LAT:
+		dflt_size = 8, dflt_iters = 1000, dflt_window = 1;
+		break;
+	case FT_BENCH_PT2PT_BW:
+		dflt_size = 65536, dflt_iters = 20, dflt_window = 64;
+		break;
+	case FT_BENCH_PAIRS:
+	case FT_BENCH_BISECTION:
+		dflt_size = 1 << 20, dflt_iters = 5, dflt_window = 8;
+		break;
+	case FT_BENCH_INCAST:
+		dflt_size = 1 << 20, dflt_iters = 10, dflt_window = 8;
+		break;
+	default:
+		dflt_size = 32 << 20, dflt_iters = 20, dflt_window = 1;
+		break;
+	}
+	if (!c->min_bytes && !c->max_bytes)
+		c->min_bytes = c->max_bytes = dflt_size;
+	else if (!c->min_bytes)
+		c->min_bytes = c->max_bytes;
+	else if (!c->max_bytes)
+		c->max_bytes = c->min_bytes;
+	if (!c->iters)
+		c->iters = dflt_iters;
+	if (!c->window)
+		c->window = dflt_window;
+}
+
+int
+ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	if ((unsigned)cfg->pattern >= FT_BENCH_PATTERN_COUNT)
+		return ft_error_set(err, FT_EINVAL, "unknown pattern");
+	if (cfg->min_bytes && cfg->max_bytes && cfg->min_bytes > cfg->max_bytes)
+		return ft_error_set(err, FT_EINVAL,
+				    "-b/--minbytes %" PRIu64 " is above -e/--maxbytes %" PRIu64,
+				    cfg->min_bytes, cfg->max_bytes);
+	if (cfg->max_bytes > ((uint64_t)16 << 30))
+		return ft_error_set(err, FT_ERANGE,
+				    "-e/--maxbytes %" PRIu64 ": at most 16GiB per buffer",
+				    cfg->max_bytes);
+	if (cfg->step_bytes == 0 && cfg->step_factor < 2 && cfg->min_bytes != cfg->max_bytes)
+		return ft_error_set(err, FT_EINVAL,
+				    "-f/--stepfactor %" PRIu64 ": must be at least 2 (or use "
+				    "-i/--stepbytes)",
+				    cfg->step_factor);
+	if (cfg->iters > 10000000)
+		return ft_error_set(err, FT_ERANGE, "-n/--iters %u: at most 10000000", cfg->iters);
+	if ((unsigned)cfg->average > FT_BENCH_AVG_MAX)
+		return ft_error_set(err, FT_EINVAL, "-a/--average %d: expected 0, 1, 2 or 3",
+				    (int)cfg->average);
+	if (cfg->streams == 0 || cfg->streams > 64)
+		return ft_error_set(err, FT_ERANGE, "--streams %u: expected 1 to 64", cfg->streams);
+	if (cfg->window > 4096)
+		return ft_error_set(err, FT_ERANGE, "--window %u: at most 4096", cfg->window);
+	if (!(cfg->threshold > 0 && cfg->threshold < 1))
+		return ft_error_set(err, FT_ERANGE, "--threshold %g: expected a fraction in (0, 1)",
+				    cfg->threshold);
+	if (!(cfg->timeout_s > 0))
+		return ft_error_set(err, FT_ERANGE, "--timeout: must be positive");
+	if (cfg->rounds == 0 || cfg->rounds > 100000)
+		return ft_error_set(err, FT_ERANGE, "--rounds %u: expected 1 to 100000",
+				    cfg->rounds);
+	if (cfg->root < 0)
+		return ft_error_set(err, FT_ERANGE, "--root %d: must be a rank", cfg->root);
+	return 0;
+}
+
+void
+ft_bench_report_init(struct ft_bench_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	ft_run_init(&r->run, FT_SOURCE_BENCH, "bench");
+	ft_vec_init(&r->outliers, sizeof(struct ft_bench_outlier));
+	r->median_GBps = NAN;
+	r->victim_idle_us = r->victim_busy_us = r->congestion_impact = NAN;
+}
+
+void
+ft_bench_report_release(struct ft_bench_report *r)
+{
+	ft_run_release(&r->run);
+	ft_vec_release(&r->outliers);
+	ft_free(r->ranks);
+	ft_free(r->bw_GBps);
+	ft_free(r->lat_us);
+	r->ranks = NULL;
+	r->bw_GBps = r->lat_us = NULL;
+}
+
+/* ---- collectives ------------------------------------------------------------ */
+
+static int
+coll_once(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	int rc = ep->ops->coll(ep, a, err);
+
+	if (rc == FT_ENOTSUP)
+		rc = ft__coll_run(ep, a, err);
+	return rc;
+}
+
+/* Fill the send side of a collective for validation (@in_place: one buffer). */
+static void
+fill_inputs(const struct ft_coll_args *a, uint32_t n, uint32_t r)
+{
+	size_t es = ft_dtype_size(a->dtype);
+	void *send = (void *)a->sendbuf;
+
+	switch (a->coll) {
+	case FT_BENCH_ALLTOALL: {
+		uint32_t j;
+
+		for (j = 0; j < n; j++)
+			ft__data_fill((char *)send + (size_t)j * a->count * es, a->count, a->dtype,
+				      r, (size_t)j * a->count);
+		break;
+	}
+	case FT_BENCH_REDUCE_SCATTER:
+		ft__data_fill(send, a->count * n, a->dtype, r, 0);
+		break;
+	case FT_BENCH_BROADCAST:
+		if (r == (uint32_t)a->root)
+			ft__data_fill(send, a->count, a->dtype, r, 0);
+		break;
+	default:
+		ft__data_fill(send, a->count, a->dtype, r, 0);
+		break;
+	}
+}
+
+static int64_t
+check_outputs(const struct ft_coll_args *a, uint32_t n, uint32_t r)
+{
+	size_t es = ft_dtype_size(a->dtype);
+	const char *recv = a->recvbuf;
+	int64_t wrong = 0;
+	uint32_t j;
+
+	switch (a->coll) {
+	case FT_BENCH_ALL_REDUCE:
+		return ft__data_check_reduced(recv, a->count, a->dtype, a->op, n, 0);
+	case FT_BENCH_REDUCE:
+		return r == (uint32_t)a->root
+			       ? ft__data_check_reduced(recv, a->count, a->dtype, a->op, n, 0)
+			       : 0;
+	case FT_BENCH_REDUCE_SCATTER:
+		return ft__data_check_reduced(recv, a->count, a->dtype, a->op, n,
+					      (size_t)r * a->count);
+	case FT_BENCH_ALL_GATHER:
+		for (j = 0; j < n; j++)
+			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
+						     a->dtype, j, 0);
+		return wrong;
+	case FT_BENCH_ALLTOALL:
+		for (j = 0; j < n; j++)
+			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
+						     a->dtype, j, (size_t)r * a->count);
+		return wrong;
+	case FT_BENCH_BROADCAST:
+		return ft__data_check_fill(recv, a->count, a->dtype, (uint32_t)a->root, 0);
+	default:
+		return 0;
+	}
+}
+
+static double
+combine(const double *t, uint32_t n, enum ft_bench_average mode)
+{
+	double v = t[0];
+	uint32_t r;
+
+	for (r = 1; r < n; r++) {
+		switch (mode) {
+		case FT_BENCH_AVG_MEAN:
+			v += t[r];
+			break;
+		case FT_BENCH_AVG_MIN:
+			v = FT_MIN(v, t[r]);
+			break;
+		case FT_BENCH_AVG_MAX:
+			v = FT_MAX(v, t[r]);
+			break;
+		case FT_BENCH_AVG_RANK0:
+			break;
+		}
+	}
+	return mode == FT_BENCH_AVG_MEAN ? v / n : v;
+}
+
+/* One variant (out-of-place or in-place) of one size: #wrong and time per iteration. */
+static int
+coll_variant(struct ft_bench_ctx *bc, struct ft_coll_args *a, double *time_us, int64_t *wrong,
+	     struct ft_error *err)
+{
+	struct ft_ep *ep = bc->ep;
+	const struct ft_bench_cfg *cfg = bc->cfg;
+	uint32_t n = ep->w->nranks, r = ep->w->rank, i;
+	double t0, mine, *all;
+	int64_t w_local = 0, *w_all;
+	int rc;
+
+	*wrong = -1;
+	if (cfg->check) {
+		fill_inputs(a, n, r);
+		a->staged = true;
+		rc = coll_once(ep, a, err);
+		a->staged = false;
+		if (rc < 0)
+			return rc;
+		w_local = check_outputs(a, n, r);
+		w_all = ft_calloc(n, sizeof(*w_all));
+		if (!w_all)
+			return FT_ENOMEM;
+		rc = ft__world_allgather(ep->w, &w_local, sizeof(w_local), w_all, err);
+		if (rc == 0)
+			for (*wrong = 0, i = 0; i < n; i++)
+				*wrong += w_all[i];
+		ft_free(w_all);
+		if (rc < 0)
+			return rc;
+	}
+	for (i = 0; i < cfg->warmup; i++) {
+		rc = coll_once(ep, a, err);
+		if (rc < 0)
+			return rc;
+	}
+	rc = ft__world_barrier(ep->w, err);
+	if (rc < 0)
+		return rc;
+	t0 = ft__now();
+	for (i = 0; i < cfg->iters; i++) {
+		rc = coll_once(ep, a, err);
+		if (rc == 0 && cfg->blocking)
+			rc = ft__world_barrier(ep->w, err);
+		if (rc < 0)
+			return rc;
+		if (cfg->stop && *cfg->stop)
+			return ft_error_set(err, FT_EINTR, "interrupted");
+	}
+	mine = (ft__now() - t0) / cfg->iters * 1e6;
+	all = ft_calloc(n, sizeof(*all));
+	if (!all)
+		return FT_ENOMEM;
+	rc = ft__world_allgather(ep->w, &mine, sizeof(mine), all, err);
+	if (rc == 0)
+		*time_us = combine(all, n, cfg->average);
+	ft_free(all);
+	return rc;
+}
+
+static const char *
+coll_algo(const struct ft_ep *ep, enum ft_bench_pattern p)
+{
+	if (strcmp(ep->ops->name, "mpi") == 0 || strcmp(ep->ops->name, "nccl") == 0)
+		return "library";
+	switch (p) {
+	case FT_BENCH_ALLTOALL:
+		return "direct";
+	case FT_BENCH_BROADCAST:
+	case FT_BENCH_REDUCE:
+		return "chain";
+	default:
+		return "ring";
+	}
+}
+
+static uint64_t
+next_size(const struct ft_bench_cfg *cfg, uint64_t size)
+{
+	if (cfg->step_bytes)
+		return size + cfg->step_bytes;
+	if (cfg->step_factor < 2)
+		return UINT64_MAX;
+	return size > UINT64_MAX / cfg->step_factor ? UINT64_MAX : size * cfg->step_factor;
+}
+
+uint64_t
+ft__bench_nsizes(const struct ft_bench_cfg *cfg)
+{
+	uint64_t n = 0, s;
+
+	for (s = cfg->min_bytes; s <= cfg->max_bytes && n < 100000; s = next_size(cfg, s))
+		n++;
+	return n;
+}
+
+static int
+run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
+{
+	const struct ft_bench_cfg *cfg = bc->cfg;
+	struct ft_ep *ep = bc->ep;
+	uint32_t n = ep->w->nranks, r = ep->w->rank;
+	size_t es = ft_dtype_size(cfg->dtype), sbytes, rbytes;
+	uint64_t size, total = ft__bench_nsizes(cfg), done = 0;
+	char *sendbuf, *recvbuf;
+	int rc = 0;
+
+	if ((enum ft_bench_pattern)cfg->pattern == FT_BENCH_BROADCAST ||
+	    cfg->pattern == FT_BENCH_REDUCE) {
+		if ((uint32_t)cfg->root >= n)
+			return ft_error_set(err, FT_EINVAL, "--root %d: the world has %u ranks",
+					    cfg->root, n);
+	}
+	ft__coll_bufsizes(cfg->pattern, cfg->max_bytes / es + n, es, n, &sbytes, &rbytes);
+	sendbuf = ft_malloc(sbytes ? sbytes : 1);
+	recvbuf = ft_malloc(FT_MAX(sbytes, rbytes) ? FT_MAX(sbytes, rbytes) : 1);
+	if (!sendbuf || !recvbuf) {
+		ft_free(sendbuf);
+		ft_free(recvbuf);
+		return ft_error_set(err, FT_ENOMEM, "cannot allocate %zu + %zu bytes of buffers",
+				    sbytes, rbytes);
+	}
+	memset(sendbuf, 0, sbytes);
+	memset(recvbuf, 0, FT_MAX(sbytes, rbytes));
+	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0; size = next_size(cfg, size)) {
+		struct ft_result_row row;
+		struct ft_coll_args a = { .coll = cfg->pattern, .dtype = cfg->dtype, .op = cfg->op };
+		size_t count = (size_t)(size / es), bytes;
+		double factor = ft_bench_busbw_factor(cfg->pattern, n);
+
+		/* nccl-tests: gathers and all-to-all split the size over the ranks */
+		if (cfg->pattern == FT_BENCH_ALL_GATHER || cfg->pattern == FT_BENCH_REDUCE_SCATTER ||
+		    cfg->pattern == FT_BENCH_ALLTOALL)
+			count /= n;
+		bytes = cfg->pattern == FT_BENCH_ALL_GATHER ||
+					cfg->pattern == FT_BENCH_REDUCE_SCATTER ||
+					cfg->pattern == FT_BENCH_ALLTOALL
+				? count * es * n
+				: count * es;
+		a.count = count;
+		a.root = (cfg->pattern == FT_BENCH_BROADCAST || cfg->pattern == FT_BENCH_REDUCE)
+				 ? cfg->root
+				 : -1;
+		ft_result_row_init(&row);
+		ft_strlcpy(row.test, ft_bench_pattern_name(cfg->pattern), sizeof(row.test));
+		ft_strlcpy(row.transport, out->transport, sizeof(row.transport));
+		ft_strlcpy(row.dtype, ft_dtype_name(cfg->dtype), sizeof(row.dtype));
+		ft_strlcpy(row.redop,
+			   cfg->pattern == FT_BENCH_ALL_REDUCE || cfg->pattern == FT_BENCH_REDUCE ||
+					   cfg->pattern == FT_BENCH_REDUCE_SCATTER
+				   ? ft_redop_name(cfg->op)
+				   : "none",
+			   sizeof(row.redop));
+		ft_strlcpy(row.algo, coll_algo(ep, cfg->pattern), sizeof(row.algo));
+		row.bytes = bytes;
+		row.count = count;
+		row.root = a.root;
+		row.nranks = n;
+		row.nsamples = cfg->iters;
+		/* out-of-place */
+		a.sendbuf = sendbuf;
+		a.recvbuf = recvbuf;
+		a.in_place = false;
+		rc = coll_variant(bc, &a, &row.time_us, &row.wrong, err);
+		if (rc < 0)
+			break;
+		/* in-place: nccl-tests' layouts */
+		{
+			int64_t ip_wrong;
+
+			a.recvbuf = recvbuf;
+			a.in_place = true;
+			switch (cfg->pattern) {
+			case FT_BENCH_ALL_GATHER:
+				a.sendbuf = recvbuf + (size_t)r * count * es;
+				break;
+			case FT_BENCH_REDUCE_SCATTER:
+				a.sendbuf = recvbuf;
+				a.recvbuf = recvbuf + (size_t)r * count * es;
+				break;
+			default:
+				a.sendbuf = recvbuf;
+				break;
+			}
+			rc = coll_variant(bc, &a, &row.ip_time_us, &ip_wrong, err);
+			if (rc < 0)
+				break;
+			if (row.wrong >= 0)
+				row.wrong += ip_wrong;
+		}
+		row.algbw_GBps = row.time_us > 0 ? (double)bytes / (row.time_us * 1e3) : 0;
+		row.busbw_GBps = row.algbw_GBps * factor;
+		row.ip_algbw_GBps = row.ip_time_us > 0 ? (double)bytes / (row.ip_time_us * 1e3) : 0;
+		row.ip_busbw_GBps = row.ip_algbw_GBps * factor;
+		rc = ft_run_add(&out->run, &row);
+		if (rc == 0 && r == 0)
+			ft_progress_update(&cfg->progress, ft_bench_pattern_name(cfg->pattern),
+					   ++done, total);
+	}
+	ft_free(sendbuf);
+	ft_free(recvbuf);
+	return rc;
+}
+
+int
+ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
+	     struct ft_error *err)
+{
+	struct ft_bench_cfg cfg = *cfg_in;
+	struct ft_bench_ctx bc;
+	struct ft_ep *ep = NULL;
+	int rc;
+
+	ft_bench_cfg_resolve(&cfg);
+	rc = ft_bench_cfg_check(&cfg, err);
+	if (rc < 0)
+		return rc;
+	out->nranks = w->nranks;
+	out->ranks = ft_calloc(w->nranks, sizeof(*out->ranks));
+	if (!out->ranks)
+		return FT_ENOMEM;
+	memcpy(out->ranks, w->info, sizeof(*out->ranks) * w->nranks);
+	if (ft_bench_pattern_is_coll(cfg.pattern) && cfg.step_factor < 2 && !cfg.step_bytes)
+		cfg.step_factor = 2;
+	if (cfg.pattern == FT_BENCH_DEV_MEMCPY) {
+		memset(&bc, 0, sizeof(bc));
+		bc.cfg = &cfg;
+		bc.w = w;
+		ft_strlcpy(out->transport, "cuda", sizeof(out->transport));
+		rc = ft__bench_dev_memcpy(&bc, out, err);
+		if (rc == FT_EINTR)
+			out->interrupted = true;
+		return rc;
+	}
+	rc = ft__transport_open(w, &cfg, &ep, out->transport, sizeof(out->transport), err);
+	if (rc < 0)
+		return rc;
+	memset(&bc, 0, sizeof(bc));
+	bc.ep = ep;
+	bc.cfg = &cfg;
+	bc.w = w;
+	switch (cfg.pattern) {
+	case FT_BENCH_PT2PT_BW:
+	case FT_BENCH_PT2PT_LAT:
+		rc = ft__bench_pt2pt(&bc, out, err);
+		break;
+	case FT_BENCH_PAIRS:
+		rc = ft__bench_pairs(&bc, out, err);
+		break;
+	case FT_BENCH_BISECTION:
+		rc = ft__bench_bisection(&bc, out, err);
+		break;
+	case FT_BENCH_INCAST:
+		rc = ft__bench_incast(&bc, out, err);
+		break;
+	default:
+		rc = run_colls(&bc, out, err);
+		break;
+	}
+	if (rc == FT_EINTR)
+		out->interrupted = true;
+	/* Nobody closes its connections while another rank still measures. */
+	if (rc == 0) {
+		rc = ft__world_barrier(w, err);
+		if (rc == FT_EINTR)
+			out->interrupted = true;
+	}
+	ft__ep_close(ep);
+	return rc;
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/tcp.c - the tcp transport: fabtune's own sockets, several streams
+ * per peer.
+ *
+ * Every pair of ranks is connected by cfg.streams sockets (the higher rank
+ * connects to the lower one's data listener, announced at bootstrap). A
+ * message below STRIPE_MIN bytes goes on stream 0; a larger one is cut into
+ * one stripe per stream, like NCCL_NSOCKS_PERTHREAD. Sender and receiver
+ * apply the same rule to the same lengths, so the streams need no framing.
+ * Progress is non-blocking I/O over all streams with one poll() when
+ * nothing moved; a connection that ends while the run is on names its rank.
+ */
+#include "bench_int.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#define STRIPE_MIN (64 * 1024)
+
+struct stripe {
+	struct ft_req *parent;
+	char *buf;
+	size_t len, off;
+	struct stripe *next;
+};
+
+struct tcp_conn {
+	int fd;
+	uint32_t peer;
+	struct stripe *sq, *sq_tail; /* sends in order */
+	struct stripe *rq, *rq_tail; /* receives in order */
+};
+
+struct tcp_ep {
+	struct ft_ep base;
+	uint32_t nstreams;
+	struct tcp_conn *conns; /* [peer * nstreams + stream]; self unused (fd -1) */
+	size_t nconns;
+	struct pollfd *pfd;
+	size_t *pfd_conn;
+	struct stripe *free_stripes;
+	struct ft_vec blocks; /* void *: stripe allocations */
+	uint64_t nprog;
+};
+
+struct hello {
+	uint32_t magic, rank, stream, pad;
+};
+
+static int
+tcp_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	return 0;
+}
+
+static void
+tune(int fd, const struct ft_bench_cfg *cfg)
+{
+	/* sockets stay blocking: non-blocking calls pass MSG_DONTWAIT, waits time out */
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 10000 };
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+
+	if (cfg->nodelay)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (cfg->sockbuf_bytes) {
+		int v = cfg->sockbuf_bytes > INT_MAX / 2 ? INT_MAX / 2 : (int)cfg->sockbuf_bytes;
+
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+	}
+}
+
+static void
+tcp_close(struct ft_ep *base)
+{
+	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
+	size_t i;
+
+	if (!ep)
+		return;
+	for (i = 0; i < ep->nconns; i++)
+		if (ep->conns[i].fd >= 0)
+			close(ep->conns[i].fd);
+	for (i = 0; i < ep->blocks.len; i++)
+		ft_free(FT_VEC_AT(&ep->blocks, void *, i));
+	ft_vec_release(&ep->blocks);
+	ft_free(ep->conns);
+	ft_free(ep->pfd);
+	ft_free(ep->pfd_conn);
+	ft_free(ep);
+}
+
+static int
+tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
+	 struct ft_error *err)
+{
+	struct tcp_ep *ep;
+	double deadline = ft__now() + (cfg->timeout_s > 0 ? cfg->timeout_s : 30);
+	uint32_t s, p, nacc;
+	size_t i;
+	char who[96];
+	int rc = 0;
+
+	ep = ft_calloc(1, sizeof(*ep));
+	if (!ep)
+		return FT_ENOMEM;
+	ft_vec_init(&ep->blocks, sizeof(void *));
+	ep->nstreams = cfg->streams ? cfg->streams : 1;
+	ep->nconns = (size_t)w->nranks * ep->nstreams;
+	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
+	ep->pfd = ft_calloc(ep->nconns, sizeof(*ep->pfd));
+	ep->pfd_conn = ft_calloc(ep->nconns, sizeof(*ep->pfd_conn));
+	if (!ep->conns || !ep->pfd || !ep->pfd_conn) {
+		tcp_close(&ep->base);
+		return FT_ENOMEM;
+	}
+	for (i = 0; i < ep->nconns; i++) {
+		ep->conns[i].fd = -1;
+		ep->conns[i].peer = (uint32_t)(i / ep->nstreams);
+	}
+	/* Connect to lower ranks (their listen backlog takes us), then accept higher ones. */
+	for (p = 0; p < w->rank && rc == 0; p++) {
+		for (s = 0; s < ep->nstreams && rc == 0; s++) {
+			struct hello h = { 0x66747463u, w->rank, s, 0 };
+			int fd;
+
+			ft__world_who(w, p, who, sizeof(who));
+			rc = ft__sock_connect(w->info[p].addr, w->info[p].port, deadline, who,
+					      cfg->stop, &fd, err);
+			if (rc < 0)
+				break;
+			tune(fd, cfg);
+			ep->conns[p * ep->nstreams + s].fd = fd;
+			rc = ft__sock_send_all(fd, &h, sizeof(h), deadline, who, cfg->stop, err);
+		}
+	}
+	nacc = (w->nranks - 1 - w->rank) * ep->nstreams;
+	while (rc == 0 && nacc > 0) {
+		struct hello h;
+		int fd;
+
+		rc = ft__sock_accept(w->data_listen_fd, deadline, cfg->stop, &fd, err);
+		if (rc < 0) {
+			if (rc == FT_ETIMEDOUT) {
+				ft_error_clear(err);
+				ft_error_set(err, rc, "%u connections from higher ranks never came",
+					     nacc);
+			}
+			break;
+		}
+		rc = ft__sock_recv_all(fd, &h, sizeof(h), deadline, "a connecting rank", cfg->stop,
+				       err);
+		if (rc == 0 && (h.magic != 0x66747463u || h.rank <= w->rank ||
+				h.rank >= w->nranks || h.stream >= ep->nstreams ||
+				ep->conns[h.rank * ep->nstreams + h.stream].fd >= 0))
+			rc = ft_error_set(err, FT_EPEER,
+					  "unexpected connection (rank %u stream %u): do all ranks "
+					  "use the same --streams?",
+					  h.rank, h.stream);
+		if (rc < 0) {
+			close(fd);
+			break;
+		}
+		tune(fd, cfg);
+		ep->conns[h.rank * ep->nstreams + h.stream].fd = fd;
+		nacc--;
+	}
+	if (rc < 0) {
+		tcp_close(&ep->base);
+		return rc;
+	}
+	*out = &ep->base;
+	return 0;
+}
+
+static int conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block,
+		   struct ft_error *err);
+
+static struct stripe *
+stripe_get(struct tcp_ep *ep)
+{
+	struct stripe *s;
+
+	if (!ep->free_stripes) {
+		struct stripe *blk = ft_calloc(64, sizeof(*blk));
+		size_t i;
+
+		if (!blk || ft_vec_push(&ep->blocks, &blk) < 0) {
+			ft_free(blk);
+			return NULL;
+		}
+		for (i = 0; i < 64; i++) {
+			blk[i].next = ep->free_stripes;
+			ep->free_stripes = &blk[i];
+		}
+	}
+	s = ep->free_stripes;
+	ep->free_stripes = s->next;
+	s->next = NULL;
+	return s;
+}
+
+static int
+post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
+{
+	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
+	uint32_t n = req->len >= STRIPE_MIN ? ep->nstreams : 1, s;
+	size_t off = 0;
+
+	if (req->peer >= base->w->nranks || req->peer == base->w->rank)
+		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
+	req->done = false;
+	req->priv[0] = n; /* stripes left */
+	if (req->len == 0) {
+		req->done = true;
+		return 0;
+	}
+	for (s = 0; s < n; s++) {
+		struct tcp_conn *c = &ep->conns[req->peer * ep->nstreams + s];
+		size_t part = req->len / n + (s < req->len % n ? 1 : 0);
+		struct stripe *st = stripe_get(ep);
+
+		if (!st)
+			return FT_ENOMEM;
+		st->parent = req;
+		st->buf = (char *)req->buf + off;
+		st->len = part;
+		st->off = 0;
+		off += part;
+		if (send) {
+			if (c->sq_tail)
+				c->sq_tail->next = st;
+			else
+				c->sq = st;
+			c->sq_tail = st;
+		} else {
+			if (c->rq_tail)
+				c->rq_tail->next = st;
+			else
+				c->rq = st;
+			c->rq_tail = st;
+		}
+	}
+	if (send) {
+		/* eager: start writing now, a waiter then often finds it done */
+		bool moved = false;
+		int rc;
+
+		for (s = 0; s < n; s++) {
+			rc = conn_io(ep, &ep->conns[req->peer * ep->nstreams + s], &moved, false,
+				     err);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+tcp_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	return post(ep, req, true, err);
+}
+
+static int
+tcp_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	return post(ep, req, false, err);
+}
+
+static int
+peer_gone(struct tcp_ep *ep, struct tcp_conn *c, int e, struct ft_error *err)
+{
+	char who[96];
+
+	ft__world_who(ep->base.w, c->peer, who, sizeof(who));
+	if (e == 0)
+		return ft_error_set(err, FT_EPEER, "%s closed the connection (did it die?)", who);
+	return ft_error_set(err, FT_EPEER, "connection to %s failed: %s", who, strerror(e));
+}
+
+/*
+ * Move what can move on one connection. Returns requests finished or FT_E*.
+ * With @block the first receive waits (up to SO_RCVTIMEO) instead of
+ * poll() + recv(): one system call less per message in a ping-pong.
+ */
+static int
+conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct ft_error *err)
+{
+	int done = 0;
+
+	while (c->sq) {
+		struct stripe *st = c->sq;
+		ssize_t n = send(c->fd, st->buf + st->off, st->len - st->off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				break;
+			return peer_gone(ep, c, errno, err);
+		}
+		*moved = true;
+		st->off += (size_t)n;
+		if (st->off < st->len)
+			break;
+		c->sq = st->next;
+		if (!c->sq)
+			c->sq_tail = NULL;
+		if (--st->parent->priv[0] == 0) {
+			st->parent->done = true;
+			done++;
+		}
+		st->next = ep->free_stripes;
+		ep->free_stripes = st;
+	}
+	while (c->rq) {
+		struct stripe *st = c->rq;
+		ssize_t n = recv(c->fd, st->buf + st->off, st->len - st->off,
+				 block ? 0 : MSG_DONTWAIT);
+
+		block = false;
+
+		if (n == 0)
+			return peer_gone(ep, c, 0, err);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				break;
+			return peer_gone(ep, c, errno, err);
+		}
+		*moved = true;
+		st->off += (size_t)n;
+		if (st->off < st->len)
+			break;
+		c->rq = st->next;
+		if (!c->rq)
+			c->rq_tail = NULL;
+		if (--st->parent->priv[0] == 0) {
+			st->parent->done = true;
+			done++;
+		}
+		st->next = ep->free_stripes;
+		ep->free_stripes = st;
+	}
+	return done;
+}
+
+static int
+tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
+{
+	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
+	bool moved = false;
+	int total = 0, rc;
+	size_t i, np = 0;
+
+	/* With a timeout the caller just found nothing to do: go straight to poll(). */
+	for (i = 0; i < ep->nconns && timeout_ms <= 0; i++) {
+		struct tcp_conn *c = &ep->conns[i];
+
+		if (c->fd < 0 || (!c->sq && !c->rq))
+			continue;
+		rc = conn_io(ep, c, &moved, false, err);
+		if (rc < 0)
+			return rc;
+		total += rc;
+	}
+	if (moved || timeout_ms <= 0)
+		return total + (moved ? 1 : 0);
+	/* Only one receive pending, on a world of two: wait in recv() itself. */
+	if (ep->base.w->nranks == 2 && ep->nstreams == 1) {
+		struct tcp_conn *c = &ep->conns[1 - ep->base.w->rank];
+
+		if (c->rq && !c->sq) {
+			rc = conn_io(ep, c, &moved, true, err);
+			return rc < 0 ? rc : rc + (moved ? 1 : 0);
+		}
+	}
+	/* Nothing moved: sleep in poll(). Idle connections are watched for hang-ups. */
+	for (i = 0; i < ep->nconns; i++) {
+		struct tcp_conn *c = &ep->conns[i];
+
+		if (c->fd < 0)
+			continue;
+		ep->pfd[np].fd = c->fd;
+		ep->pfd[np].events = (short)((c->sq ? POLLOUT : 0) | (c->rq ? POLLIN : 0) |
+					     POLLRDHUP);
+		ep->pfd[np].revents = 0;
+		ep->pfd_conn[np++] = i;
+	}
+	rc = poll(ep->pfd, np, timeout_ms);
+	if (rc <= 0)
+		return 0;
+	for (i = 0; i < np; i++) {
+		struct tcp_conn *c = &ep->conns[ep->pfd_conn[i]];
+
+		if (!ep->pfd[i].revents)
+			continue;
+		if ((ep->pfd[i].revents & (POLLHUP | POLLERR | POLLRDHUP)) && !c->rq && !c->sq) {
+			char b;
+
+			if (recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+				return peer_gone(ep, c, 0, err);
+		}
+		rc = conn_io(ep, c, &moved, false, err);
+		if (rc < 0)
+			return rc;
+		total += rc;
+	}
+	/* bytes moved without a finished request still count as progress */
+	return total + (moved ? 1 : 0);
+}
+
+const struct ft_transport_ops ft_tcp_transport = {
+	.name = "tcp",
+	.summary = "fabtune's own TCP sockets, several streams per peer",
+	.probe = tcp_probe,
+	.open = tcp_open,
+	.post_send = tcp_post_send,
+	.post_recv = tcp_post_recv,
+	.progress = tcp_progress,
+	.close = tcp_close,
+	.rank_local = 10,
+	.rank_remote = 10,
+};

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/transport.c - the transport registry, its ENOTSUP defaults, the
+ * choice behind --transport auto, and waiting on posted requests.
+ *
+ * Waiting is the same for every transport: progress until the requests are
+ * done, and fail when nothing moved for timeout_s (the peer is named) or the
+ * stop flag is raised. Transports report a dead peer themselves (EOF, a
+ * vanished pid) as soon as they see it.
+ */
+#include "bench_int.h"
+
+static const struct ft_transport_ops *const registry[] = {
+	&ft_nccl_transport, &ft_verbs_transport, &ft_shm_transport,
+	&ft_mpi_transport,  &ft_tcp_transport,
+};
+
+const struct ft_transport_ops *const *
+ft_transports(size_t *n)
+{
+	*n = FT_ARRAY_SIZE(registry);
+	return registry;
+}
+
+const struct ft_transport_ops *
+ft_transport_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(registry); i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	return NULL;
+}
+
+static int
+dflt_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	return ft_error_set(err, FT_ENOTSUP, "not available");
+}
+
+static int
+dflt_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
+	  struct ft_error *err)
+{
+	return ft_error_set(err, FT_ENOTSUP, "this transport cannot open endpoints");
+}
+
+static int
+dflt_post(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	return ft_error_set(err, FT_ENOTSUP, "%s: no point-to-point operations", ep->ops->name);
+}
+
+static int
+dflt_progress(struct ft_ep *ep, int timeout_ms, struct ft_error *err)
+{
+	return ft_error_set(err, FT_ENOTSUP, "%s: no progress method", ep->ops->name);
+}
+
+static int
+dflt_coll(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+{
+	return FT_ENOTSUP;
+}
+
+static void
+dflt_close(struct ft_ep *ep)
+{
+}
+
+void
+ft__transport_fill(struct ft_transport_ops *out, const struct ft_transport_ops *ops)
+{
+	*out = *ops;
+	if (!out->probe)
+		out->probe = dflt_probe;
+	if (!out->open)
+		out->open = dflt_open;
+	if (!out->post_send)
+		out->post_send = dflt_post;
+	if (!out->post_recv)
+		out->post_recv = dflt_post;
+	if (!out->progress)
+		out->progress = dflt_progress;
+	if (!out->coll)
+		out->coll = dflt_coll;
+	if (!out->close)
+		out->close = dflt_close;
+}
+
+/* The filled tables live here, one per registry entry, built on first use. */
+static struct ft_transport_ops filled[FT_ARRAY_SIZE(registry)];
+
+static const struct ft_transport_ops *
+filled_ops(size_t i)
+{
+	if (!filled[i].name)
+		ft__transport_fill(&filled[i], registry[i]);
+	return &filled[i];
+}
+
+static bool
+all_local(const struct ft_world *w)
+{
+	uint32_t r;
+
+	for (r = 1; r < w->nranks; r++)
+		if (strcmp(w->info[r].host, w->info[0].host) != 0)
+			return false;
+	return true;
+}
+
+int
+ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
+		   char *chosen, size_t clen, struct ft_error *err)
+{
+	uint8_t mine[FT_ARRAY_SIZE(registry)], *all;
+	size_t i, best = SIZE_MAX;
+	bool local = all_local(w);
+	int rc, best_rank = -1;
+	uint32_t r;
+
+	*out = NULL;
+	if (strcmp(cfg->transport, "auto") != 0) {
+		for (i = 0; i < FT_ARRAY_SIZE(registry); i++)
+			if (strcmp(registry[i]->name, cfg->transport) == 0)
+				break;
+		if (i == FT_ARRAY_SIZE(registry))
+			return ft_error_set(err, FT_EINVAL,
+					    "--transport: unknown transport '%s' (auto, tcp, shm, "
+					    "mpi, verbs, nccl)",
+					    cfg->transport);
+		rc = filled_ops(i)->probe(cfg, err);
+		if (rc < 0) {
+			ft_error_prefix(err, "%s: ", registry[i]->name);
+			return rc;
+		}
+		if (strcmp(registry[i]->name, "shm") == 0 && !local)
+			return ft_error_set(err, FT_EINVAL,
+					    "shm: the ranks are on different hosts (%s, %s, ...)",
+					    w->info[0].host, w->info[w->nranks - 1].host);
+		best = i;
+	} else {
+		/* Every rank probes; the fastest transport that all ranks have wins. */
+		for (i = 0; i < FT_ARRAY_SIZE(registry); i++) {
+			struct ft_error e2 = { 0 };
+
+			mine[i] = filled_ops(i)->probe(cfg, &e2) == 0;
+			if (strcmp(registry[i]->name, "shm") == 0 && !local)
+				mine[i] = 0;
+			if (strcmp(registry[i]->name, "mpi") == 0 && !w->mpi)
+				mine[i] = 0;
+		}
+		all = ft_calloc(w->nranks, sizeof(mine));
+		if (!all)
+			return FT_ENOMEM;
+		rc = ft__world_allgather(w, mine, sizeof(mine), all, err);
+		if (rc < 0) {
+			ft_free(all);
+			return rc;
+		}
+		for (i = 0; i < FT_ARRAY_SIZE(registry); i++) {
+			int speed = local ? registry[i]->rank_local : registry[i]->rank_remote;
+			bool ok = true;
+
+			for (r = 0; r < w->nranks; r++)
+				ok = ok && all[r * sizeof(mine) + i];
+			if (ok && speed > best_rank) {
+				best_rank = speed;
+				best = i;
+			}
+		}
+		ft_free(all);
+		if (best == SIZE_MAX)
+			return ft_error_set(err, FT_ENOTSUP, "no transport works on every rank");
+	}
+	ft_strlcpy(chosen, registry[best]->name, clen);
+	rc = filled_ops(best)->open(w, cfg, out, err);
+	if (rc < 0) {
+		ft_error_prefix(err, "%s: ", registry[best]->name);
+		return rc;
+	}
+	(*out)->ops = filled_ops(best);
+	(*out)->w = w;
+	(*out)->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
+	(*out)->stop = cfg->stop;
+	return 0;
+}
+
+int
+ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
+	    struct ft_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->peer = peer;
+	r->buf = (void *)buf;
+	r->len = len;
+	r->is_send = true;
+	return ep->ops->post_send(ep, r, err);
+}
+
+int
+ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
+	    struct ft_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->peer = peer;
+	r->buf = buf;
+	r->len = len;
+	return ep->ops->post_recv(ep, r, err);
+}
+
+int
+ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
+{
+	double last = 0;
+	size_t i, pending_first = 0;
+	uint64_t spins = 0;
+
+	for (;;) {
+		int rc;
+
+		while (pending_first < n && reqs[pending_first]->done)
+			pending_first++;
+		for (i = pending_first; i < n && reqs[i]->done; i++)
+			;
+		if (pending_first == n)
+			return 0;
+		for (i = pending_first; i < n; i++)
+			if (!reqs[i]->done)
+				break;
+		if (i == n)
+			return 0;
+		/*
+		 * Busy-poll briefly (a reply is often microseconds away), then sleep
+		 * in the transport's poll() so that ranks sharing a core can run.
+		 */
+		rc = ep->ops->progress(ep, spins < (uint64_t)ep->ops->spin_polls ? 0 : 10, err);
+		if (rc < 0)
+			return rc;
+		if (rc > 0 || last == 0) {
+			last = ft__now();
+			if (rc > 0)
+				spins = 0;
+			continue;
+		}
+		if ((++spins & 15) == 0) {
+			double now = ft__now();
+
+			if (ep->stop && *ep->stop)
+				return ft_error_set(err, FT_EINTR, "interrupted");
+			if (now - last > ep->timeout_s) {
+				char who[96];
+
+				/*
+				 * A send that does not drain is the surest sign: that peer
+				 * stopped reading. A missing receive may only be a rank
+				 * waiting on the silent one.
+				 */
+				for (i = pending_first; i < n; i++)
+					if (!reqs[i]->done && reqs[i]->is_send)
+						break;
+				if (i == n)
+					for (i = pending_first; i < n && reqs[i]->done; i++)
+						;
+				return ft_error_set(
+					err, FT_ETIMEDOUT,
+					"%s stopped answering: no progress for %.0fs (--timeout)",
+					ft__world_who(ep->w, reqs[i]->peer, who, sizeof(who)),
+					ep->timeout_s);
+			}
+		}
+	}
+}
+
+int
+ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
+{
+	return ft__ep_wait(ep, &r, 1, err);
+}
+
+int
+ft__ep_sendrecv(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from,
+		void *rbuf, size_t rlen, struct ft_error *err)
+{
+	struct ft_req s, r;
+	struct ft_req *both[2] = { &r, &s };
+	int rc;
+
+	rc = ft__ep_recv(ep, &r, from, rbuf, rlen, err);
+	if (rc == 0)
+		rc = ft__ep_send(ep, &s, to, sbuf, slen, err);
+	if (rc == 0)
+		rc = ft__ep_wait(ep, both, 2, err);
+	return rc;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/verbs_int.h - the verbs transport's seams, for its unit test.
+ *
+ * Every libibverbs call the transport makes goes through struct
+ * ft_verbs_api, so a test can replace the device with a double that moves
+ * bytes between two queue pairs in one process. An endpoint is built in
+ * three steps (new, exchange of struct ft_verbs_qp_info, connect) so that
+ * the test can drive two of them without a world of processes.
+ */
+#ifndef FT_BENCH_VERBS_INT_H
+#define FT_BENCH_VERBS_INT_H
+
+#include "bench_int.h"
+
+#if FT_HAVE_VERBS
+#include <infiniband/verbs.h>
+
+struct ft_verbs_api {
+	struct ibv_device **(*get_device_list)(int *num);
+	void (*free_device_list)(struct ibv_device **list);
+	const char *(*get_device_name)(struct ibv_device *dev);
+	struct ibv_context *(*open_device)(struct ibv_device *dev);
+	int (*close_device)(struct ibv_context *ctx);
+	int (*query_port)(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr);
+	int (*query_gid)(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid);
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *ctx);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t len, int access);
+	int (*dereg_mr)(struct ibv_mr *mr);
+	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+	int (*poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+};
+
+/* The real library. */
+extern const struct ft_verbs_api ft__verbs_libibverbs;
+#endif
+
+/* How a peer reaches one of our queue pairs, plus our landing region. */
+struct ft_verbs_qp_info {
+	uint32_t qpn, psn;
+	uint16_t lid;
+	uint8_t gid[16];
+	uint32_t rkey;
+	uint64_t addr; /* landing region for RDMA write, source for RDMA read */
+	uint64_t len;
+};
+
+enum ft_verbs_op { FT_VERBS_SEND, FT_VERBS_WRITE, FT_VERBS_READ };
+
+struct ft_verbs_opts {
+	const char *device; /* "" = first with an active port */
+	uint8_t port;	    /* 0 = first active */
+	int gid_index;	    /* RoCE: GID table index (kb: ROCE-GID) */
+	enum ft_verbs_op op;
+	size_t landing_bytes;
+};
+
+#if FT_HAVE_VERBS
+struct ft_ep;
+int ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o,
+		     uint32_t rank, uint32_t nranks, struct ft_ep **out,
+		     struct ft_error *err) FT_MUST_CHECK;
+void ft__verbs_ep_local(struct ft_ep *ep, uint32_t peer, struct ft_verbs_qp_info *info);
+int ft__verbs_ep_connect(struct ft_ep *ep, uint32_t peer, const struct ft_verbs_qp_info *remote,
+			 struct ft_error *err) FT_MUST_CHECK;
+/* The transport's ops with api calls; the test uses them on endpoints made above. */
+extern const struct ft_transport_ops ft__verbs_test_ops;
+#endif
+
+#endif

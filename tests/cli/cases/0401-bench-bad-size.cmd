@@ -1,0 +1,1 @@
+bench -b 1X

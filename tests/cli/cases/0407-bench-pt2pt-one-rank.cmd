@@ -1,0 +1,1 @@
+bench pt2pt -t tcp -n 1

@@ -1,0 +1,1 @@
+bench --rank 3 --nranks 2

@@ -1,0 +1,1 @@
+bench -t carrier -b 1K

@@ -1,0 +1,1 @@
+bench --streams 0 -t tcp

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# tests/device/run.sh - the GPU check: on a machine with a GPU, build fabtune,
+# prove the hand-written NCCL/CUDA declarations against the local headers,
+# then run the nccl transport on one GPU (an all_reduce size sweep) and the
+# device-to-device copy bandwidth test, printing figures to compare with
+# nccl-tests (its all_reduce_perf is run too when it is in PATH).
+# Without a GPU it prints "skipped: ..." and exits 0. Bounded: < 5 minutes.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+	echo "skipped: no GPU on this machine (no /dev/nvidia0)"
+	exit 0
+fi
+if command -v nvidia-smi >/dev/null && ! timeout 30 nvidia-smi -L >/dev/null 2>&1; then
+	echo "skipped: nvidia-smi sees no GPU"
+	exit 0
+fi
+command -v nvidia-smi >/dev/null && timeout 30 nvidia-smi -L
+build=${BUILD:-build-device}
+fail=0
+
+echo "== build"
+if [ ! -f "$build/build.ninja" ]; then
+	timeout 120 meson setup "$build" >/dev/null || { echo "FAIL: meson setup"; exit 1; }
+fi
+timeout 200 ninja -C "$build" >/dev/null || { echo "FAIL: build"; exit 1; }
+fabtune=$build/cli/fabtune
+
+echo "== ABI of the dlopen'd libraries against the local headers"
+inc=""
+for d in ${CUDA_HOME:-} /usr/local/cuda /usr/local/cuda-* /usr; do
+	[ -n "$d" ] && [ -f "$d/include/nccl.h" ] && [ -f "$d/include/cuda_runtime.h" ] &&
+		{ inc=$d/include; break; }
+done
+if [ -n "$inc" ]; then
+	if cc -std=c11 -fsyntax-only -I"$inc" tests/device/abi_check.c 2>/tmp/ft-abi.$$; then
+		echo "ok: declarations match $inc/nccl.h and cuda_runtime.h"
+	else
+		echo "FAIL: declarations differ from $inc"; cat /tmp/ft-abi.$$; fail=1
+	fi
+	rm -f /tmp/ft-abi-check.$$ /tmp/ft-abi.$$
+else
+	echo "note: no nccl.h/cuda_runtime.h found; ABI check skipped (not needed to run)"
+fi
+
+echo "== nccl transport, one GPU, all_reduce sweep"
+if ! timeout 120 "$fabtune" bench all_reduce -t nccl -b 8 -e 256M -f 4 -n 20 -w 5; then
+	echo "FAIL: fabtune bench -t nccl"; fail=1
+fi
+
+echo "== device-to-device copy bandwidth (cudaMemcpy through the dlopen'd runtime)"
+if ! timeout 60 "$fabtune" bench dev_memcpy -b 1M -e 1G -f 4 -n 20 -w 3 --json |
+	tr '{' '\n' | awk -F'[:,]' '/"bytes"/ {
+		for (i = 1; i < NF; i++) { if ($i == "\"bytes\"") b = $(i+1); if ($i == "\"time_us\"") t = $(i+1);
+			if ($i == "\"algbw_GBps\"") a = $(i+1) }
+		printf "  %12d B  %10.1f us  %8.1f GB/s copied (%.1f GB/s of memory traffic)\n", b, t, a, 2 * a }'; then
+	echo "FAIL: dev_memcpy"; fail=1
+fi
+
+if command -v all_reduce_perf >/dev/null; then
+	echo "== nccl-tests all_reduce_perf, same sweep, for comparison"
+	timeout 60 all_reduce_perf -b 8 -e 256M -f 4 -g 1 -n 20 -w 5 | grep -v '^#  Rank'
+else
+	echo "note: all_reduce_perf not in PATH: compare the table above with nccl-tests by hand"
+fi
+exit $fail

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# tests/e2e/kill.sh - a rank killed mid-run: every other rank must stop within
+# the --timeout, and the messages must name the dead rank.
+set -u
+fabtune=${FABTUNE:?FABTUNE=path/to/fabtune}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+for t in tcp shm tcp-stop; do
+	sig=9
+	[ "$t" = tcp-stop ] && sig=STOP
+	start=$(date +%s.%N)
+	"$fabtune" bench all_reduce --np 3 -t "${t%-stop}" -b 8M -n 100000 -w 0 -c 0 \
+		--timeout 3s >"$tmp/out" 2>"$tmp/err" &
+	launcher=$!
+	(sleep 60 && kill -9 "$launcher" 2>/dev/null) &
+	watchdog=$!
+	# wait for the three ranks (children of the launcher), then kill rank 1
+	for _ in $(seq 100); do
+		kids=$(pgrep -P "$launcher" | wc -l)
+		[ "$kids" = 3 ] && break
+		sleep 0.05
+	done
+	sleep 1
+	victim=$(pgrep -P "$launcher" -f -- '--rank 1 ')
+	[ -n "$victim" ] || { echo "not ok: $t: rank 1 not found"; kill "$launcher"; exit 1; }
+	kill -"$sig" "$victim"
+	wait "$launcher"
+	rc=$?
+	kill "$watchdog" 2>/dev/null
+	took=$(echo "$(date +%s.%N) - $start - 1" | bc)
+	sed "s/^/# $t stderr: /" "$tmp/err"
+	if [ "$rc" = 0 ] || [ "$rc" = 124 ]; then
+		echo "not ok: $t: exit code $rc"; fail=1; continue
+	fi
+	if [ "$sig" = STOP ]; then
+		# a silent peer: the others time out naming it
+		if ! grep -Eq 'rank [02] \(host [^)]*\): rank 1 \(host [^)]*\) stopped answering' "$tmp/err"; then
+			echo "not ok: $t: no rank reported rank 1 as silent"; fail=1; continue
+		fi
+	elif ! grep -q 'rank 1 (pid [0-9]*) was killed by signal 9' "$tmp/err"; then
+		echo "not ok: $t: the launcher did not name rank 1"; fail=1; continue
+	fi
+	# the survivors name the rank they lost (rank 1), or a rank that left after it
+	if ! grep -Eq 'rank [02] \(host [^)]*\): .*rank 1 \(host' "$tmp/err"; then
+		echo "not ok: $t: no surviving rank named rank 1"; fail=1; continue
+	fi
+	# killed: the others see it at once; silent: they wait the 3 s timeout, then
+	# the launcher gives the rest another timeout before it stops them
+	limit=5
+	[ "$sig" = STOP ] && limit=14
+	if [ "$(echo "$took > $limit" | bc)" = 1 ]; then
+		echo "not ok: $t: the others took ${took}s to stop (timeout 3s)"; fail=1; continue
+	fi
+	echo "ok: $t: killed rank 1 named, the others stopped in ${took}s"
+done
+# Ctrl-C (SIGINT to the whole process group): a clean stop that keeps the rows
+setsid "$fabtune" bench all_reduce --np 2 -t tcp -b 4K -e 256M -n 20 -w 1 -c 0 \
+	>"$tmp/out" 2>"$tmp/err" &
+leader=$!
+(sleep 60 && kill -9 -- "-$leader" 2>/dev/null) &
+watchdog=$!
+sleep 3 # rank 0 prints at the end: the first sizes are done by now
+kill -INT -- "-$leader"
+wait "$leader"
+rc=$?
+kill "$watchdog" 2>/dev/null
+if [ "$rc" = 3 ] && grep -q '^# interrupted' "$tmp/out" && grep -q '^ *4096 ' "$tmp/out"; then
+	echo "ok: SIGINT stops cleanly and prints the rows measured so far"
+else
+	echo "not ok: SIGINT: exit code $rc"; sed 's/^/# /' "$tmp/out" "$tmp/err"; fail=1
+fi
+exit $fail

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# tests/e2e/mpi.sh - fabtune bench ranks launched by Open MPI's mpirun on this
+# host: the mpi transport (MPI's own collectives) and the tcp transport
+# bootstrapped through MPI, both with data validation.
+set -u
+fabtune=${FABTUNE:?FABTUNE=path/to/fabtune}
+command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mpi() {
+	timeout 60 mpirun -np "$1" --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+		"${@:2}"
+}
+fail=0
+check() { # name file: every row validated, none wrong
+	local name=$1 f=$2
+	if ! grep -q '"rows":\[{' "$f"; then
+		echo "not ok: $name: no rows"; cat "$f"; fail=1; return
+	fi
+	if grep -q '"wrong":[1-9]' "$f"; then
+		echo "not ok: $name: wrong elements"; cat "$f"; fail=1; return
+	fi
+	echo "ok: $name"
+}
+mpi 2 "$fabtune" bench all_reduce -t mpi -b 1K -e 1M -f 32 -n 3 --json >"$tmp/a.json" 2>"$tmp/a.err" ||
+	{ echo "not ok: mpi all_reduce exited $?"; cat "$tmp/a.err"; exit 1; }
+grep -q '"transport":"mpi"' "$tmp/a.json" && grep -q '"algo":"library"' "$tmp/a.json" ||
+	{ echo "not ok: not the mpi transport"; cat "$tmp/a.json"; fail=1; }
+check "mpi all_reduce, 2 ranks" "$tmp/a.json"
+mpi 3 "$fabtune" bench alltoall -t mpi -b 3K -e 300K -f 10 -n 2 -d int32 --json >"$tmp/b.json" \
+	2>"$tmp/b.err" || { echo "not ok: mpi alltoall exited $?"; cat "$tmp/b.err"; exit 1; }
+check "mpi alltoall, 3 ranks" "$tmp/b.json"
+mpi 3 "$fabtune" bench reduce_scatter -t tcp -b 3K -e 300K -f 10 -n 2 --json >"$tmp/c.json" \
+	2>"$tmp/c.err" || { echo "not ok: tcp under mpirun exited $?"; cat "$tmp/c.err"; exit 1; }
+grep -q '"nranks":3' "$tmp/c.json" || { echo "not ok: tcp under mpirun: not 3 ranks"; fail=1; }
+check "tcp reduce_scatter bootstrapped by MPI, 3 ranks" "$tmp/c.json"
+mpi 2 "$fabtune" bench pt2pt_lat -t mpi -n 200 >"$tmp/d.out" 2>"$tmp/d.err" ||
+	{ echo "not ok: mpi latency exited $?"; cat "$tmp/d.err"; exit 1; }
+grep -q 't_typical' "$tmp/d.out" && echo "ok: mpi ping-pong latency" ||
+	{ echo "not ok: mpi latency table"; cat "$tmp/d.out"; fail=1; }
+exit $fail

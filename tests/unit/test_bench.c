@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_bench.c - the measurement engine: schedules, statistics,
+ * data validation, outliers, a conformance run of every collective over the
+ * tcp and shm transports with real ranks (fork), the verbs transport over a
+ * test double of libibverbs, and the "not available" paths.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bench/bench_int.h"
+#include "bench/patterns.h"
+#include "bench/verbs_int.h"
+
+static void
+test_names(void **state)
+{
+	enum ft_bench_pattern p;
+	enum ft_dtype t;
+	enum ft_redop op;
+	int i;
+
+	for (i = 0; i < FT_BENCH_PATTERN_COUNT; i++) {
+		assert_int_equal(ft_bench_pattern_from_name(ft_bench_pattern_name(i), &p), 0);
+		assert_int_equal(p, i);
+	}
+	assert_int_equal(ft_bench_pattern_from_name("allreduce", &p), 0);
+	assert_int_equal(p, FT_BENCH_ALL_REDUCE);
+	assert_int_equal(ft_bench_pattern_from_name("nope", &p), FT_EINVAL);
+	assert_int_equal(ft_dtype_from_name("double", &t), 0);
+	assert_int_equal(ft_dtype_size(t), 8);
+	assert_int_equal(ft_dtype_from_name("half", &t), FT_EINVAL);
+	assert_int_equal(ft_redop_from_name("max", &op), 0);
+	assert_string_equal(ft_redop_name(op), "max");
+}
+
+static void
+test_busbw_factors(void **state)
+{
+	/* kb: NA-BUSBW */
+	assert_true(ft_bench_busbw_factor(FT_BENCH_ALL_REDUCE, 4) == 1.5);
+	assert_true(ft_bench_busbw_factor(FT_BENCH_ALL_GATHER, 8) == 0.875);
+	assert_true(ft_bench_busbw_factor(FT_BENCH_REDUCE_SCATTER, 2) == 0.5);
+	assert_true(ft_bench_busbw_factor(FT_BENCH_ALLTOALL, 4) == 0.75);
+	assert_true(ft_bench_busbw_factor(FT_BENCH_BROADCAST, 16) == 1.0);
+	assert_true(ft_bench_busbw_factor(FT_BENCH_REDUCE, 16) == 1.0);
+}
+
+static void
+test_circle_schedule(void **state)
+{
+	uint32_t n;
+
+	for (n = 2; n <= 11; n++) {
+		uint32_t rounds = ft_bench_circle_rounds(n), r, i;
+		int seen[12][12];
+
+		memset(seen, 0, sizeof(seen));
+		assert_int_equal(rounds, n % 2 ? n : n - 1);
+		for (r = 0; r < rounds; r++) {
+			uint32_t idle = 0;
+
+			for (i = 0; i < n; i++) {
+				int p = ft_bench_circle_partner(n, r, i);
+
+				if (p < 0) {
+					idle++;
+					continue;
+				}
+				assert_true((uint32_t)p != i);
+				/* symmetric: a disjoint matching */
+				assert_int_equal(ft_bench_circle_partner(n, r, (uint32_t)p), (int)i);
+				seen[i][p]++;
+			}
+			assert_int_equal(idle, n % 2);
+		}
+		for (i = 0; i < n; i++) {
+			uint32_t j;
+
+			for (j = 0; j < n; j++)
+				assert_int_equal(seen[i][j], i == j ? 0 : 1);
+		}
+	}
+}
+
+static void
+test_lat_stats(void **state)
+{
+	double s[1000];
+	struct ft_result_row row;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		s[i] = (double)(1000 - i); /* unsorted on purpose */
+	ft_result_row_init(&row);
+	ft_bench_lat_stats(s, 1000, &row);
+	assert_true(row.lat_min_us == 1);
+	assert_true(row.lat_max_us == 1000);
+	assert_true(row.lat_p50_us == 501);
+	assert_true(row.lat_p99_us == 990);
+	assert_true(row.lat_p999_us == 999);
+	assert_true(row.lat_avg_us == 500.5);
+	assert_true(row.lat_stdev_us > 288.6 && row.lat_stdev_us < 288.7);
+	assert_int_equal(row.nsamples, 1000);
+}
+
+static void
+test_ifname(void **state)
+{
+	assert_true(ft_bench_ifname_match("eth", "eth0"));
+	assert_false(ft_bench_ifname_match("eth", "ib0"));
+	assert_true(ft_bench_ifname_match("eth,ib", "ib1"));
+	assert_false(ft_bench_ifname_match("^docker,lo", "docker0"));
+	assert_false(ft_bench_ifname_match("^docker,lo", "lo"));
+	assert_true(ft_bench_ifname_match("^docker,lo", "eth0"));
+	assert_true(ft_bench_ifname_match("=eth0", "eth0"));
+	assert_false(ft_bench_ifname_match("=eth0", "eth01"));
+	assert_true(ft_bench_ifname_match("^=eth0", "eth01"));
+	assert_true(ft_bench_ifname_match("", "anything"));
+}
+
+static void
+test_data_check(void **state)
+{
+	enum ft_dtype types[] = { FT_DTYPE_INT8, FT_DTYPE_UINT32, FT_DTYPE_INT64, FT_DTYPE_FLOAT,
+				  FT_DTYPE_DOUBLE };
+	enum ft_redop ops[] = { FT_REDOP_SUM, FT_REDOP_PROD, FT_REDOP_MAX, FT_REDOP_MIN };
+	size_t ti, oi;
+
+	for (ti = 0; ti < FT_ARRAY_SIZE(types); ti++)
+		for (oi = 0; oi < FT_ARRAY_SIZE(ops); oi++) {
+			double acc[64], tmp[64]; /* room for 64 doubles */
+			uint32_t r;
+
+			ft__data_fill(acc, 40, types[ti], 0, 5);
+			for (r = 1; r < 4; r++) {
+				ft__data_fill(tmp, 40, types[ti], r, 5);
+				ft__data_reduce(acc, tmp, 40, types[ti], ops[oi]);
+			}
+			assert_int_equal(ft__data_check_reduced(acc, 40, types[ti], ops[oi], 4, 5),
+					 0);
+			/* a wrong offset or a corrupted element is counted */
+			assert_true(ft__data_check_reduced(acc, 40, types[ti], ops[oi], 4, 6) > 0 ||
+				    ops[oi] != FT_REDOP_SUM);
+			memset(acc, 0x7f, ft_dtype_size(types[ti]));
+			assert_int_equal(ft__data_check_reduced(acc, 40, types[ti], ops[oi], 4, 5),
+					 1);
+		}
+	{
+		float f[20];
+
+		ft__data_fill(f, 20, FT_DTYPE_FLOAT, 3, 100);
+		assert_int_equal(ft__data_check_fill(f, 20, FT_DTYPE_FLOAT, 3, 100), 0);
+		assert_int_equal(ft__data_check_fill(f, 20, FT_DTYPE_FLOAT, 2, 100), 20);
+	}
+}
+
+static void
+test_cfg_check(void **state)
+{
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+
+	ft_bench_cfg_init(&cfg);
+	ft_bench_cfg_resolve(&cfg);
+	assert_int_equal(ft_bench_cfg_check(&cfg, &err), 0);
+	assert_true(cfg.min_bytes == 32u << 20);
+	cfg.min_bytes = 1024;
+	cfg.max_bytes = 16;
+	assert_int_equal(ft_bench_cfg_check(&cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "-b/--minbytes 1024"));
+	ft_bench_cfg_init(&cfg);
+	ft_error_clear(&err);
+	cfg.streams = 0;
+	assert_int_equal(ft_bench_cfg_check(&cfg, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "--streams"));
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_BENCH_PT2PT_LAT;
+	ft_bench_cfg_resolve(&cfg);
+	assert_true(cfg.min_bytes == 8 && cfg.iters == 1000);
+}
+
+static void
+fake_ranks(struct ft_bench_report *rep, uint32_t n)
+{
+	uint32_t r;
+
+	rep->nranks = n;
+	rep->ranks = ft_calloc(n, sizeof(*rep->ranks));
+	rep->bw_GBps = ft_calloc((size_t)n * n, sizeof(double));
+	for (r = 0; r < n; r++) {
+		snprintf(rep->ranks[r].host, sizeof(rep->ranks[r].host), "h%u", r);
+		snprintf(rep->ranks[r].ifname, sizeof(rep->ranks[r].ifname), "veth%u", r);
+	}
+}
+
+static void
+test_outliers(void **state)
+{
+	struct ft_bench_report rep;
+	const struct ft_bench_outlier *o;
+	uint32_t n = 4, s, d;
+
+	/* h2 sends slowly to everyone: a host outlier, its transmit side */
+	ft_bench_report_init(&rep);
+	fake_ranks(&rep, n);
+	for (s = 0; s < n; s++)
+		for (d = 0; d < n; d++)
+			rep.bw_GBps[s * n + d] = s == d ? NAN : (s == 2 ? 0.12 : 1.8);
+	assert_int_equal(ft__bench_find_outliers(&rep, 0.7), 0);
+	assert_int_equal(rep.outliers.len, 1);
+	o = ft_vec_at(&rep.outliers, 0);
+	assert_string_equal(o->kind, "host");
+	assert_int_equal(o->rank_a, 2);
+	assert_non_null(strstr(o->text, "host h2 (rank 2, veth2"));
+	assert_non_null(strstr(o->text, "transmit"));
+	ft_bench_report_release(&rep);
+
+	/* one slow directed pair between healthy hosts: a pair outlier */
+	ft_bench_report_init(&rep);
+	fake_ranks(&rep, n);
+	for (s = 0; s < n; s++)
+		for (d = 0; d < n; d++)
+			rep.bw_GBps[s * n + d] = s == d ? NAN : 2.0;
+	rep.bw_GBps[1 * n + 3] = 0.5;
+	assert_int_equal(ft__bench_find_outliers(&rep, 0.7), 0);
+	assert_int_equal(rep.outliers.len, 1);
+	o = ft_vec_at(&rep.outliers, 0);
+	assert_string_equal(o->kind, "pair");
+	assert_int_equal(o->rank_a, 1);
+	assert_int_equal(o->rank_b, 3);
+	assert_true(rep.median_GBps == 2.0);
+	ft_bench_report_release(&rep);
+
+	/* all equal: nothing */
+	ft_bench_report_init(&rep);
+	fake_ranks(&rep, n);
+	for (s = 0; s < n; s++)
+		for (d = 0; d < n; d++)
+			rep.bw_GBps[s * n + d] = s == d ? NAN : 1.0;
+	assert_int_equal(ft__bench_find_outliers(&rep, 0.7), 0);
+	assert_int_equal(rep.outliers.len, 0);
+	ft_bench_report_release(&rep);
+}
+
+/* ---- conformance: every collective on every host transport, 3 real ranks ---------- */
+
+static int
+run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transport,
+	 enum ft_bench_pattern p, enum ft_dtype t, enum ft_redop op, int64_t *wrong)
+{
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	size_t i;
+	int rc;
+
+	ft_world_cfg_init(&wc);
+	wc.rank = rank;
+	wc.nranks = n;
+	wc.bootstrap_fd = rank == 0 ? lfd : -1;
+	snprintf(wc.bootstrap, sizeof(wc.bootstrap), "127.0.0.1:%u", (unsigned)port);
+	ft_strlcpy(wc.ifname, "lo", sizeof(wc.ifname));
+	wc.timeout_s = 10;
+	rc = ft_world_new(&wc, &w, &err);
+	if (rc < 0) {
+		fprintf(stderr, "rank %u: %s\n", rank, err.msg);
+		return rc;
+	}
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = p;
+	cfg.dtype = t;
+	cfg.op = op;
+	cfg.root = 1;
+	cfg.min_bytes = 4000; /* not a multiple of the rank count */
+	cfg.max_bytes = 600000;
+	cfg.step_factor = 12;
+	cfg.iters = 2;
+	cfg.warmup = 1;
+	cfg.timeout_s = 10;
+	ft_strlcpy(cfg.transport, transport, sizeof(cfg.transport));
+	ft_bench_report_init(&rep);
+	rc = ft_bench_run(w, &cfg, &rep, &err);
+	if (rc < 0)
+		fprintf(stderr, "rank %u: %s\n", rank, err.msg);
+	*wrong = 0;
+	for (i = 0; rc == 0 && i < ft_run_nrows(&rep.run); i++)
+		*wrong += ft_run_row(&rep.run, i)->wrong;
+	if (rc == 0 && ft_run_nrows(&rep.run) != 3)
+		rc = FT_EIO;
+	ft_bench_report_release(&rep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+conformance(const char *transport)
+{
+	static const enum ft_bench_pattern colls[] = {
+		FT_BENCH_ALL_REDUCE, FT_BENCH_ALL_GATHER, FT_BENCH_REDUCE_SCATTER,
+		FT_BENCH_ALLTOALL,   FT_BENCH_BROADCAST,  FT_BENCH_REDUCE,
+	};
+	const uint32_t n = 3;
+	size_t c;
+
+	for (c = 0; c < FT_ARRAY_SIZE(colls); c++) {
+		struct ft_error err = { 0 };
+		pid_t kids[2];
+		int lfd, status;
+		uint16_t port;
+		int64_t wrong = -1;
+		uint32_t r;
+		enum ft_dtype t = c % 2 ? FT_DTYPE_INT32 : FT_DTYPE_FLOAT;
+		enum ft_redop op = c == 5 ? FT_REDOP_MAX : FT_REDOP_SUM;
+
+		assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
+		for (r = 1; r < n; r++) {
+			kids[r - 1] = fork();
+			assert_true(kids[r - 1] >= 0);
+			if (kids[r - 1] == 0) {
+				int64_t w2 = -1;
+
+				close(lfd);
+				alarm(30);
+				_exit(run_rank(r, n, -1, port, transport, colls[c], t, op, &w2) == 0 &&
+						      w2 == 0
+					      ? 0
+					      : 1);
+			}
+		}
+		assert_int_equal(run_rank(0, n, lfd, port, transport, colls[c], t, op, &wrong), 0);
+		assert_int_equal(wrong, 0);
+		for (r = 1; r < n; r++) {
+			assert_int_equal(waitpid(kids[r - 1], &status, 0), kids[r - 1]);
+			assert_true(WIFEXITED(status));
+			assert_int_equal(WEXITSTATUS(status), 0);
+		}
+	}
+}
+
+static void
+test_conformance_tcp(void **state)
+{
+	conformance("tcp");
+}
+
+static void
+test_conformance_shm(void **state)
+{
+	conformance("shm");
+}
+
+/* A rank that never shows up: the bootstrap names it and stops within the timeout. */
+static void
+test_bootstrap_timeout(void **state)
+{
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_error err = { 0 };
+	uint16_t port;
+	int lfd;
+	double t0;
+
+	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
+	ft_world_cfg_init(&wc);
+	wc.rank = 0;
+	wc.nranks = 3;
+	wc.bootstrap_fd = lfd;
+	wc.timeout_s = 0.5;
+	t0 = ft_now_s();
+	assert_int_equal(ft_world_new(&wc, &w, &err), FT_ETIMEDOUT);
+	assert_true(ft_now_s() - t0 < 3);
+	assert_non_null(strstr(err.msg, "missing ranks 1,2"));
+	assert_null(w);
+
+	/* and a rank whose rank 0 is unreachable names the address */
+	ft_error_clear(&err);
+	ft_world_cfg_init(&wc);
+	wc.rank = 1;
+	wc.nranks = 2;
+	ft_strlcpy(wc.bootstrap, "127.0.0.1:1", sizeof(wc.bootstrap));
+	wc.timeout_s = 0.3;
+	assert_int_equal(ft_world_new(&wc, &w, &err), FT_ETIMEDOUT);
+	assert_non_null(strstr(err.msg, "cannot reach rank 0 (bootstrap) at 127.0.0.1:1"));
+}
+
+/* ---- availability ------------------------------------------------------------------ */
+
+static void
+test_unavailable(void **state)
+{
+	const struct ft_transport_ops *nccl = ft_transport_find("nccl");
+	const struct ft_transport_ops *verbs = ft_transport_find("verbs");
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+	size_t n;
+
+	ft_transports(&n);
+	assert_int_equal(n, 5);
+	assert_null(ft_transport_find("carrier-pigeon"));
+	ft_bench_cfg_init(&cfg);
+	setenv("FABTUNE_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1);
+	assert_int_equal(nccl->probe(&cfg, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "not available"));
+	assert_non_null(strstr(err.msg, "/nonexistent/libnccl.so.2"));
+	unsetenv("FABTUNE_NCCL_LIBRARY");
+	/* this machine has no RDMA device; a machine with one passes the probe */
+	ft_error_clear(&err);
+	if (verbs->probe(&cfg, &err) < 0)
+		assert_non_null(strstr(err.msg, "no RDMA device"));
+}
+
+#if FT_HAVE_VERBS
+/* ---- a test double of libibverbs: two queue pairs in one process ------------------ */
+
+struct fake_cq {
+	struct ibv_cq cq;
+	struct ibv_wc wc[256];
+	int head, tail;
+};
+
+struct fake_rwr {
+	uint64_t wr_id;
+	char *addr;
+	uint32_t len;
+};
+
+struct fake_qp {
+	struct ibv_qp qp;
+	struct fake_cq *cq;
+	struct fake_rwr rq[64];
+	int rhead, rtail;
+	uint32_t dest;
+	int states[4], nstates;
+};
+
+static struct fake_qp *fake_qps[8];
+static int nfake_qps;
+static struct ibv_device fake_dev;
+static uint32_t next_key = 100;
+
+static struct ibv_device **
+f_get_device_list(int *num)
+{
+	struct ibv_device **l = calloc(2, sizeof(*l));
+
+	l[0] = &fake_dev;
+	*num = 1;
+	return l;
+}
+
+static void
+f_free_device_list(struct ibv_device **l)
+{
+	free(l);
+}
+
+static const char *
+f_get_device_name(struct ibv_device *d)
+{
+	return "fake0";
+}
+
+static struct ibv_context *
+f_open_device(struct ibv_device *d)
+{
+	return calloc(1, sizeof(struct ibv_context));
+}
+
+static int
+f_close_device(struct ibv_context *c)
+{
+	free(c);
+	return 0;
+}
+
+static int
+f_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->state = IBV_PORT_ACTIVE;
+	a->lid = 7;
+	a->active_mtu = IBV_MTU_4096;
+	a->link_layer = IBV_LINK_LAYER_INFINIBAND;
+	return 0;
+}
+
+static int
+f_query_gid(struct ibv_context *c, uint8_t port, int index, union ibv_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	return 0;
+}
+
+static struct ibv_pd *
+f_alloc_pd(struct ibv_context *c)
+{
+	return calloc(1, sizeof(struct ibv_pd));
+}
+
+static int
+f_dealloc_pd(struct ibv_pd *pd)
+{
+	free(pd);
+	return 0;
+}
+
+static struct ibv_mr *
+f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+
+	mr->addr = addr;
+	mr->length = len;
+	mr->lkey = next_key++;
+	mr->rkey = next_key++;
+	return mr;
+}
+
+static int
+f_dereg_mr(struct ibv_mr *mr)
+{
+	free(mr);
+	return 0;
+}
+
+static struct ibv_cq *
+f_create_cq(struct ibv_context *c, int cqe)
+{
+	struct fake_cq *cq = calloc(1, sizeof(*cq));
+
+	return &cq->cq;
+}
+
+static int
+f_destroy_cq(struct ibv_cq *cq)
+{
+	free(ft_container_of(cq, struct fake_cq, cq));
+	return 0;
+}
+
+static struct ibv_qp *
+f_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+{
+	struct fake_qp *q = calloc(1, sizeof(*q));
+
+	q->qp.qp_num = 0x100 + (uint32_t)nfake_qps;
+	q->cq = ft_container_of(a->send_cq, struct fake_cq, cq);
+	fake_qps[nfake_qps++] = q;
+	return &q->qp;
+}
+
+static int
+f_destroy_qp(struct ibv_qp *qp)
+{
+	free(ft_container_of(qp, struct fake_qp, qp));
+	return 0;
+}
+
+static int
+f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	struct fake_qp *q = ft_container_of(qp, struct fake_qp, qp);
+
+	if (!(mask & IBV_QP_STATE))
+		return -1;
+	if (a->qp_state == IBV_QPS_RTR && !(mask & IBV_QP_DEST_QPN))
+		return -1;
+	if (mask & IBV_QP_DEST_QPN)
+		q->dest = a->dest_qp_num;
+	if (q->nstates < 4)
+		q->states[q->nstates++] = a->qp_state;
+	return 0;
+}
+
+static void
+push_wc(struct fake_cq *cq, uint64_t id, enum ibv_wc_opcode opc, uint32_t len)
+{
+	struct ibv_wc *wc = &cq->wc[cq->tail++ % 256];
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = id;
+	wc->status = IBV_WC_SUCCESS;
+	wc->opcode = opc;
+	wc->byte_len = len;
+}
+
+static struct fake_qp *
+qp_by_num(uint32_t num)
+{
+	int i;
+
+	for (i = 0; i < nfake_qps; i++)
+		if (fake_qps[i]->qp.qp_num == num)
+			return fake_qps[i];
+	return NULL;
+}
+
+static int
+f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	struct fake_qp *q = ft_container_of(qp, struct fake_qp, qp), *d = qp_by_num(q->dest);
+	char *src = wr->num_sge ? (char *)(uintptr_t)wr->sg_list[0].addr : NULL;
+	uint32_t len = wr->num_sge ? wr->sg_list[0].length : 0;
+	struct fake_rwr *rw;
+
+	if (!d || q->nstates < 3 || q->states[2] != IBV_QPS_RTS)
+		return -1;
+	if (wr->opcode == IBV_WR_RDMA_READ) {
+		memcpy(src, (char *)(uintptr_t)wr->wr.rdma.remote_addr, len);
+		push_wc(q->cq, wr->wr_id, IBV_WC_RDMA_READ, len);
+		return 0;
+	}
+	if (d->rhead == d->rtail)
+		return -1; /* the test always posts the receive first */
+	rw = &d->rq[d->rhead++ % 64];
+	if (wr->opcode == IBV_WR_SEND) {
+		if (len > rw->len)
+			return -1;
+		memcpy(rw->addr, src, len);
+		push_wc(d->cq, rw->wr_id, IBV_WC_RECV, len);
+	} else if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+		memcpy((char *)(uintptr_t)wr->wr.rdma.remote_addr, src, len);
+		push_wc(d->cq, rw->wr_id, IBV_WC_RECV_RDMA_WITH_IMM, len);
+	} else {
+		return -1;
+	}
+	push_wc(q->cq, wr->wr_id, IBV_WC_SEND, len);
+	return 0;
+}
+
+static int
+f_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct fake_qp *q = ft_container_of(qp, struct fake_qp, qp);
+	struct fake_rwr *rw = &q->rq[q->rtail++ % 64];
+
+	rw->wr_id = wr->wr_id;
+	rw->addr = wr->num_sge ? (char *)(uintptr_t)wr->sg_list[0].addr : NULL;
+	rw->len = wr->num_sge ? wr->sg_list[0].length : 0;
+	return 0;
+}
+
+static int
+f_poll_cq(struct ibv_cq *c, int n, struct ibv_wc *wc)
+{
+	struct fake_cq *cq = ft_container_of(c, struct fake_cq, cq);
+	int k = 0;
+
+	while (k < n && cq->head < cq->tail)
+		wc[k++] = cq->wc[cq->head++ % 256];
+	return k;
+}
+
+static const struct ft_verbs_api fake_api = {
+	.get_device_list = f_get_device_list,
+	.free_device_list = f_free_device_list,
+	.get_device_name = f_get_device_name,
+	.open_device = f_open_device,
+	.close_device = f_close_device,
+	.query_port = f_query_port,
+	.query_gid = f_query_gid,
+	.alloc_pd = f_alloc_pd,
+	.dealloc_pd = f_dealloc_pd,
+	.reg_mr = f_reg_mr,
+	.dereg_mr = f_dereg_mr,
+	.create_cq = f_create_cq,
+	.destroy_cq = f_destroy_cq,
+	.create_qp = f_create_qp,
+	.destroy_qp = f_destroy_qp,
+	.modify_qp = f_modify_qp,
+	.post_send = f_post_send,
+	.post_recv = f_post_recv,
+	.poll_cq = f_poll_cq,
+};
+
+/* Two endpoints (rank 0 and 1 of 2) joined through the double; one message 0 -> 1. */
+static void
+verbs_roundtrip(enum ft_verbs_op op, size_t len)
+{
+	struct ft_verbs_opts o = { .device = "", .op = op, .landing_bytes = 1 << 16 };
+	struct ft_ep *ep[2];
+	struct ft_verbs_qp_info info[2];
+	struct ft_error err = { 0 };
+	struct ft_req s, r;
+	char *src = malloc(len), *dst = calloc(1, len);
+	const struct ft_transport_ops *ops = &ft__verbs_test_ops;
+	int i, spins = 0;
+
+	nfake_qps = 0;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ft__verbs_ep_new(&fake_api, &o, (uint32_t)i, 2, &ep[i], &err), 0);
+		ep[i]->ops = ops;
+		ep[i]->w = NULL;
+	}
+	ft__verbs_ep_local(ep[0], 1, &info[0]);
+	ft__verbs_ep_local(ep[1], 0, &info[1]);
+	assert_int_equal(ft__verbs_ep_connect(ep[0], 1, &info[1], &err), 0);
+	assert_int_equal(ft__verbs_ep_connect(ep[1], 0, &info[0], &err), 0);
+	/* INIT, RTR, RTS, in that order */
+	assert_int_equal(fake_qps[0]->nstates, 3);
+	assert_int_equal(fake_qps[0]->states[0], IBV_QPS_INIT);
+	assert_int_equal(fake_qps[0]->states[1], IBV_QPS_RTR);
+	assert_int_equal(fake_qps[0]->states[2], IBV_QPS_RTS);
+	assert_int_equal(fake_qps[0]->dest, fake_qps[1]->qp.qp_num);
+	for (i = 0; i < (int)len; i++)
+		src[i] = (char)(i * 7 + 1);
+	memset(&r, 0, sizeof(r));
+	r.peer = 0;
+	r.buf = dst;
+	r.len = len;
+	memset(&s, 0, sizeof(s));
+	s.peer = 1;
+	s.buf = src;
+	s.len = len;
+	if (op == FT_VERBS_READ) {
+		/* the reader pulls: the passive side exposes first */
+		assert_int_equal(ops->post_send(ep[0], &s, &err), 0);
+		assert_int_equal(ops->post_recv(ep[1], &r, &err), 0);
+	} else {
+		assert_int_equal(ops->post_recv(ep[1], &r, &err), 0);
+		assert_int_equal(ops->post_send(ep[0], &s, &err), 0);
+	}
+	while ((!s.done || !r.done) && spins++ < 10) {
+		assert_true(ops->progress(ep[0], 0, &err) >= 0);
+		assert_true(ops->progress(ep[1], 0, &err) >= 0);
+	}
+	assert_true(s.done && r.done);
+	if (op == FT_VERBS_SEND || len < 4096)
+		assert_memory_equal(dst, src, len);
+	ops->close(ep[0]);
+	ops->close(ep[1]);
+	free(src);
+	free(dst);
+}
+
+static void
+test_verbs_double(void **state)
+{
+	verbs_roundtrip(FT_VERBS_SEND, 100);
+	verbs_roundtrip(FT_VERBS_SEND, 50000);
+	verbs_roundtrip(FT_VERBS_WRITE, 50000);
+	verbs_roundtrip(FT_VERBS_READ, 50000);
+}
+#endif
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_busbw_factors),
+		cmocka_unit_test(test_circle_schedule),
+		cmocka_unit_test(test_lat_stats),
+		cmocka_unit_test(test_ifname),
+		cmocka_unit_test(test_data_check),
+		cmocka_unit_test(test_cfg_check),
+		cmocka_unit_test(test_outliers),
+		cmocka_unit_test(test_conformance_tcp),
+		cmocka_unit_test(test_conformance_shm),
+		cmocka_unit_test(test_bootstrap_timeout),
+		cmocka_unit_test(test_unavailable),
+#if FT_HAVE_VERBS
+		cmocka_unit_test(test_verbs_double),
+#endif
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
