@@ -18,8 +18,8 @@
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
 	{ "advise", cmd_advise, "advise NCCL, MTU, PFC/ECN, routing and placement changes, with gains" },
-	{ "diagnose", cmd_diagnose, "locate the fault layer by layer, with evidence and fix" },
 	{ "bench", cmd_bench, "measure this host or cluster (nccl-tests, perftest style)" },
+	{ "diagnose", cmd_diagnose, "locate the fault layer by layer, with evidence and fix" },
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },

@@ -7,9 +7,9 @@
 
 
 #include <fabtune/base.h>
+#include <fabtune/bench.h>
 #include <fabtune/coll.h>
 #include <fabtune/diag.h>
-#include <fabtune/bench.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
 #include <fabtune/model.h>
