@@ -6,6 +6,7 @@
 #define FABTUNE_FABTUNE_H
 
 
+#include <fabtune/archive.h>
 #include <fabtune/base.h>
 #include <fabtune/bench.h>
 #include <fabtune/coll.h>
@@ -17,6 +18,7 @@
 #include <fabtune/parse.h>
 #include <fabtune/probe.h>
 #include <fabtune/progress.h>
+#include <fabtune/report.h>
 #include <fabtune/result.h>
 #include <fabtune/rng.h>
 #include <fabtune/spec.h>

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * archive/archive_int.h - what the files of the archive module share: the
+ * handle, SQLite helpers and the JSON reader used by import.
+ */
+#ifndef FT_ARCHIVE_INT_H
+#define FT_ARCHIVE_INT_H
+
+#include "internal.h"
+
+#include <sqlite3.h>
+
+#include <fabtune/archive.h>
+
+struct ft_archive {
+	sqlite3 *db;
+	char *path;
+	int opened_version; /* user_version found before migration */
+};
+
+/* Record a SQLite failure of @what as FT_EARCHIVE, naming the archive. */
+int ft__archive_fail(struct ft_archive *ar, const char *what, struct ft_error *err);
+/* Run SQL without results. */
+int ft__archive_exec(struct ft_archive *ar, const char *sql, struct ft_error *err);
+int ft__archive_prepare(struct ft_archive *ar, const char *sql, sqlite3_stmt **st,
+			struct ft_error *err);
+/* Bind text, or "" for NULL. */
+int ft__bind_text(sqlite3_stmt *st, int i, const char *s);
+/* Bind a double; NaN becomes SQL NULL. */
+int ft__bind_double(sqlite3_stmt *st, int i, double v);
+/* Column as text copied into @buf ("" for NULL); as double (NaN for NULL). */
+void ft__column_text(sqlite3_stmt *st, int i, char *buf, size_t len);
+double ft__column_double(sqlite3_stmt *st, int i);
+
+/* Transactions: BEGIN IMMEDIATE waits for other writers (busy timeout). */
+int ft__archive_begin(struct ft_archive *ar, struct ft_error *err);
+int ft__archive_commit(struct ft_archive *ar, struct ft_error *err);
+void ft__archive_rollback(struct ft_archive *ar);
+
+/* Save one record inside an open transaction (store.c). */
+int ft__archive_insert(struct ft_archive *ar, const struct ft_run *run,
+		       const struct ft_obs_set *obs, const struct ft_finding *findings,
+		       size_t nfindings, const struct ft_fingerprint *fp, int64_t *run_id,
+		       struct ft_error *err);
+
+/* Names of layers and severities back to enums; -1 when unknown. */
+int ft__layer_from_name(const char *s);
+int ft__severity_from_name(const char *s);
+
+/* ---- a small JSON reader (jsonread.c) ------------------------------------ */
+
+enum ft_jv_type { FT_JV_NULL, FT_JV_BOOL, FT_JV_NUMBER, FT_JV_STRING, FT_JV_ARRAY, FT_JV_OBJECT };
+
+struct ft_jv {
+	enum ft_jv_type type;
+	unsigned line, col;	 /* where the value starts, 1-based */
+	bool b;
+	double num;
+	const char *numtext;	 /* the number as written, for exact integers */
+	const char *str;	 /* NUL-terminated, UTF-8 */
+	size_t n;		 /* elements of an array or members of an object */
+	struct ft_jv **items;	 /* array elements, or object member values */
+	const char **keys;	 /* object member names */
+};
+
+/* Parse @text into a tree allocated in @arena. FT_EPARSE names file:line:col. */
+int ft__json_parse(const char *text, size_t len, const char *file, struct ft_arena *arena,
+		   struct ft_jv **out, struct ft_error *err);
+/* Member @key of object @o, or NULL. */
+const struct ft_jv *ft__json_get(const struct ft_jv *o, const char *key);
+const char *ft__json_type_name(enum ft_jv_type t);
+
+#endif

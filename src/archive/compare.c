@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * archive/compare.c - a run against a baseline, result by result, with
+ * noise-aware thresholds.
+ *
+ * Results are matched on (test, transport, bytes, nranks, src, dst). Each
+ * baseline row is one sample. With at least min_samples samples the band is
+ * k standard deviations of the samples around their mean, never narrower
+ * than floor_rel of the mean (a perfectly repeatable baseline would otherwise
+ * flag every wobble); with fewer, the stated relative threshold applies.
+ * Beyond the band a result is improved or regressed by the metric's
+ * direction (bandwidth up is better, latency down is better). The bus
+ * bandwidth is preferred because it is comparable across sizes and rank
+ * counts (NA-BUSBW).
+ */
+#include "archive_int.h"
+
+static const char *const verdict_names[] = {
+#define NAME_(n, s) s,
+	FT_VERDICT_MAP(NAME_)
+#undef NAME_
+};
+_Static_assert(FT_ARRAY_SIZE(verdict_names) == FT_VERDICT_COUNT, "verdict names");
+
+const char *
+ft_verdict_name(enum ft_verdict v)
+{
+	return (unsigned)v < FT_VERDICT_COUNT ? verdict_names[v] : "unknown";
+}
+
+void
+ft_compare_opts_init(struct ft_compare_opts *o)
+{
+	o->rel_threshold = 0.05;
+	o->k_sigma = 3.0;
+	o->floor_rel = 0.01;
+	o->min_samples = 3;
+}
+
+struct metric {
+	const char *name;
+	bool higher_is_better;
+	size_t offset; /* of the double in struct ft_result_row */
+};
+
+static const struct metric metrics[] = {
+	{ "busbw", true, offsetof(struct ft_result_row, busbw_GBps) },
+	{ "algbw", true, offsetof(struct ft_result_row, algbw_GBps) },
+	{ "lat_p50", false, offsetof(struct ft_result_row, lat_p50_us) },
+	{ "lat_avg", false, offsetof(struct ft_result_row, lat_avg_us) },
+	{ "time", false, offsetof(struct ft_result_row, time_us) },
+};
+
+static double
+metric_of(const struct ft_result_row *row, const struct metric *m)
+{
+	double v;
+
+	memcpy(&v, (const char *)row + m->offset, sizeof(v));
+	return v;
+}
+
+static const struct metric *
+pick_metric(const struct ft_result_row *row)
+{
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(metrics); i++)
+		if (isfinite(metric_of(row, &metrics[i])))
+			return &metrics[i];
+	return NULL;
+}
+
+double
+ft_result_row_metric(const struct ft_result_row *row, const char **name, bool *higher_is_better)
+{
+	const struct metric *m = pick_metric(row);
+
+	if (name)
+		*name = m ? m->name : "";
+	if (higher_is_better)
+		*higher_is_better = m ? m->higher_is_better : true;
+	return m ? metric_of(row, m) : NAN;
+}
+
+/* Total order on the matching key. */
+static int
+key_cmp(const struct ft_result_row *a, const struct ft_result_row *b)
+{
+	int c;
+
+	if ((c = strcmp(a->test, b->test)) != 0)
+		return c;
+	if ((c = strcmp(a->transport, b->transport)) != 0)
+		return c;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? -1 : 1;
+	if (a->nranks != b->nranks)
+		return a->nranks < b->nranks ? -1 : 1;
+	if ((c = strcmp(a->src, b->src)) != 0)
+		return c;
+	return strcmp(a->dst, b->dst);
+}
+
+/* A row with where it came from, so that sorting is a total order. */
+struct ref {
+	const struct ft_result_row *row;
+	size_t order;
+};
+
+static int
+ref_cmp(const void *pa, const void *pb)
+{
+	const struct ref *a = pa, *b = pb;
+	int c = key_cmp(a->row, b->row);
+
+	if (c)
+		return c;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* First index in sorted @refs[0..n) whose key is >= @row's. */
+static size_t
+lower_bound(const struct ref *refs, size_t n, const struct ft_result_row *row)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key_cmp(refs[mid].row, row) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t
+group_end(const struct ref *refs, size_t n, size_t start)
+{
+	size_t i = start;
+
+	while (i < n && key_cmp(refs[i].row, refs[start].row) == 0)
+		i++;
+	return i;
+}
+
+static void
+fill_key(struct ft_compare_row *cr, const struct ft_result_row *r)
+{
+	memset(cr, 0, sizeof(*cr));
+	ft_strlcpy(cr->test, r->test, sizeof(cr->test));
+	ft_strlcpy(cr->transport, r->transport, sizeof(cr->transport));
+	cr->bytes = r->bytes;
+	cr->nranks = r->nranks;
+	ft_strlcpy(cr->src, r->src, sizeof(cr->src));
+	ft_strlcpy(cr->dst, r->dst, sizeof(cr->dst));
+	cr->current = cr->base_mean = cr->base_stdev = cr->delta_rel = NAN;
+	cr->threshold_rel = NAN;
+}
+
+/* Mean and sample standard deviation of @m over refs[lo..hi), skipping NaN. */
+static unsigned
+stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, double *mean,
+      double *stdev)
+{
+	double sum = 0, ss = 0;
+	unsigned n = 0;
+	size_t i;
+
+	for (i = lo; i < hi; i++) {
+		double v = metric_of(refs[i].row, m);
+
+		if (isfinite(v)) {
+			sum += v;
+			n++;
+		}
+	}
+	*mean = n ? sum / n : NAN;
+	*stdev = NAN;
+	if (n >= 2) {
+		for (i = lo; i < hi; i++) {
+			double v = metric_of(refs[i].row, m);
+
+			if (isfinite(v))
+				ss += (v - *mean) * (v - *mean);
+		}
+		*stdev = sqrt(ss / (n - 1));
+	}
+	return n;
+}
+
+static void
+judge(struct ft_compare_row *cr, const struct ft_compare_opts *o)
+{
+	double band, delta, scale = fabs(cr->base_mean);
+
+	if (cr->base_n >= o->min_samples && isfinite(cr->base_stdev)) {
+		band = FT_MAX(o->k_sigma * cr->base_stdev, o->floor_rel * scale);
+		cr->noise_aware = true;
+	} else {
+		band = o->rel_threshold * scale;
+	}
+	delta = cr->current - cr->base_mean;
+	cr->threshold_rel = scale > 0 ? band / scale : NAN;
+	cr->delta_rel = scale > 0 ? delta / scale : NAN;
+	if (!cr->higher_is_better)
+		delta = -delta;
+	if (delta > band)
+		cr->verdict = FT_VERDICT_IMPROVED;
+	else if (delta < -band)
+		cr->verdict = FT_VERDICT_REGRESSED;
+	else
+		cr->verdict = FT_VERDICT_UNCHANGED;
+}
+
+static int
+sorted_refs(const struct ft_run *const *runs, size_t nruns, struct ref **out, size_t *n)
+{
+	size_t i, k, total = 0;
+	struct ref *refs;
+
+	for (i = 0; i < nruns; i++)
+		total += ft_run_nrows(runs[i]);
+	refs = ft_reallocarray(NULL, total ? total : 1, sizeof(*refs));
+	if (!refs)
+		return FT_ENOMEM;
+	total = 0;
+	for (i = 0; i < nruns; i++)
+		for (k = 0; k < ft_run_nrows(runs[i]); k++) {
+			refs[total].row = ft_run_row(runs[i], k);
+			refs[total].order = total;
+			total++;
+		}
+	qsort(refs, total, sizeof(*refs), ref_cmp);
+	*out = refs;
+	*n = total;
+	return 0;
+}
+
+static int
+push_row(struct ft_compare *out, const struct ft_compare_row *cr)
+{
+	out->count[cr->verdict]++;
+	return ft_vec_push(&out->rows, cr);
+}
+
+int
+ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size_t nbase,
+		const struct ft_compare_opts *opts, struct ft_compare *out, struct ft_error *err)
+{
+	struct ref *crefs = NULL, *brefs = NULL;
+	size_t ncur, nb, i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	ft_vec_init(&out->rows, sizeof(struct ft_compare_row));
+	if (opts)
+		out->opts = *opts;
+	else
+		ft_compare_opts_init(&out->opts);
+	if (!(out->opts.rel_threshold >= 0) || !(out->opts.k_sigma >= 0) ||
+	    !(out->opts.floor_rel >= 0))
+		return ft_error_set(err, FT_EINVAL, "compare: thresholds must be >= 0");
+	rc = sorted_refs(&cur, 1, &crefs, &ncur);
+	if (rc == 0)
+		rc = sorted_refs(base, nbase, &brefs, &nb);
+	if (rc < 0)
+		goto out;
+	/* Every current key, in the order of its first row; duplicates are averaged. */
+	for (i = 0; rc == 0 && i < ft_run_nrows(cur); i++) {
+		const struct ft_result_row *r = ft_run_row(cur, i);
+		size_t lo = lower_bound(crefs, ncur, r), hi = group_end(crefs, ncur, lo);
+		const struct metric *m = pick_metric(r);
+		struct ft_compare_row cr;
+		double sd;
+		size_t blo, bhi;
+
+		if (crefs[lo].order != i || !m)
+			continue;
+		fill_key(&cr, r);
+		ft_strlcpy(cr.metric, m->name, sizeof(cr.metric));
+		cr.higher_is_better = m->higher_is_better;
+		stats(crefs, lo, hi, m, &cr.current, &sd);
+		blo = lower_bound(brefs, nb, r);
+		bhi = group_end(brefs, nb, blo);
+		cr.base_n = stats(brefs, blo, bhi, m, &cr.base_mean, &cr.base_stdev);
+		if (cr.base_n == 0)
+			cr.verdict = FT_VERDICT_NEW;
+		else
+			judge(&cr, &out->opts);
+		rc = push_row(out, &cr);
+	}
+	/* Baseline keys the run does not have, in key order. */
+	for (i = 0; rc == 0 && i < nb;) {
+		size_t hi = group_end(brefs, nb, i);
+		size_t lo = lower_bound(crefs, ncur, brefs[i].row);
+		const struct metric *m = pick_metric(brefs[i].row);
+		struct ft_compare_row cr;
+
+		if (m && (lo >= ncur || key_cmp(crefs[lo].row, brefs[i].row) != 0)) {
+			fill_key(&cr, brefs[i].row);
+			ft_strlcpy(cr.metric, m->name, sizeof(cr.metric));
+			cr.higher_is_better = m->higher_is_better;
+			cr.base_n = stats(brefs, i, hi, m, &cr.base_mean, &cr.base_stdev);
+			cr.verdict = FT_VERDICT_MISSING;
+			rc = push_row(out, &cr);
+		}
+		i = hi;
+	}
+out:
+	ft_free(crefs);
+	ft_free(brefs);
+	if (rc < 0) {
+		ft_compare_release(out);
+		return ft_error_set(err, rc, "compare: out of memory");
+	}
+	return 0;
+}
+
+void
+ft_compare_release(struct ft_compare *cmp)
+{
+	ft_vec_release(&cmp->rows);
+	memset(cmp->count, 0, sizeof(cmp->count));
+}

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * archive/jsonread.c - a strict RFC 8259 JSON reader for archive exports.
+ *
+ * A recursive-descent parser building a tree in an arena, remembering the
+ * line and column of every value so that import errors can name
+ * file:line:column and the field. Depth is bounded (no stack exhaustion on
+ * hostile input); strings are decoded to UTF-8, surrogate pairs included.
+ */
+#include "archive_int.h"
+
+#define MAX_DEPTH 64
+
+struct reader {
+	const char *p, *end;
+	const char *file;
+	unsigned line;
+	const char *line_start;
+	struct ft_arena *arena;
+	struct ft_error *err;
+};
+
+static unsigned
+col(const struct reader *r)
+{
+	return (unsigned)(r->p - r->line_start) + 1;
+}
+
+static int
+fail(struct reader *r, const char *what)
+{
+	if (r->p >= r->end)
+		return ft_error_set(r->err, FT_EPARSE, "%s:%u:%u: %s (at end of input)", r->file,
+				    r->line, col(r), what);
+	return ft_error_set(r->err, FT_EPARSE, "%s:%u:%u: %s", r->file, r->line, col(r), what);
+}
+
+static void
+skip_ws(struct reader *r)
+{
+	while (r->p < r->end) {
+		char c = *r->p;
+
+		if (c == '\n') {
+			r->line++;
+			r->line_start = r->p + 1;
+		} else if (c != ' ' && c != '\t' && c != '\r') {
+			break;
+		}
+		r->p++;
+	}
+}
+
+static struct ft_jv *
+new_value(struct reader *r, enum ft_jv_type t)
+{
+	struct ft_jv *v = FT_ARENA_NEW(r->arena, struct ft_jv);
+
+	if (v) {
+		v->type = t;
+		v->line = r->line;
+		v->col = col(r);
+	}
+	return v;
+}
+
+static int
+hex4(struct reader *r, unsigned *out)
+{
+	unsigned v = 0;
+	int i;
+
+	if (r->end - r->p < 4)
+		return fail(r, "truncated \\u escape");
+	for (i = 0; i < 4; i++) {
+		char c = r->p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned)(c - 'A' + 10);
+		else
+			return fail(r, "bad hex digit in \\u escape");
+	}
+	r->p += 4;
+	*out = v;
+	return 0;
+}
+
+static void
+put_utf8(struct ft_strbuf *sb, unsigned cp)
+{
+	if (cp < 0x80) {
+		ft_strbuf_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		ft_strbuf_addch(sb, (char)(0xc0 | cp >> 6));
+		ft_strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		ft_strbuf_addch(sb, (char)(0xe0 | cp >> 12));
+		ft_strbuf_addch(sb, (char)(0x80 | (cp >> 6 & 0x3f)));
+		ft_strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	} else {
+		ft_strbuf_addch(sb, (char)(0xf0 | cp >> 18));
+		ft_strbuf_addch(sb, (char)(0x80 | (cp >> 12 & 0x3f)));
+		ft_strbuf_addch(sb, (char)(0x80 | (cp >> 6 & 0x3f)));
+		ft_strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	}
+}
+
+static int
+escape(struct reader *r, struct ft_strbuf *sb)
+{
+	unsigned cp, lo;
+	char c;
+
+	if (r->p >= r->end)
+		return fail(r, "unterminated string");
+	c = *r->p++;
+	switch (c) {
+	case '"': case '\\': case '/':
+		ft_strbuf_addch(sb, c);
+		return 0;
+	case 'b': ft_strbuf_addch(sb, '\b'); return 0;
+	case 'f': ft_strbuf_addch(sb, '\f'); return 0;
+	case 'n': ft_strbuf_addch(sb, '\n'); return 0;
+	case 'r': ft_strbuf_addch(sb, '\r'); return 0;
+	case 't': ft_strbuf_addch(sb, '\t'); return 0;
+	case 'u':
+		if (hex4(r, &cp) < 0)
+			return FT_EPARSE;
+		if (cp >= 0xd800 && cp < 0xdc00) {
+			if (r->end - r->p < 2 || r->p[0] != '\\' || r->p[1] != 'u')
+				return fail(r, "lone high surrogate in \\u escape");
+			r->p += 2;
+			if (hex4(r, &lo) < 0)
+				return FT_EPARSE;
+			if (lo < 0xdc00 || lo > 0xdfff)
+				return fail(r, "bad low surrogate in \\u escape");
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		} else if (cp >= 0xdc00 && cp < 0xe000) {
+			return fail(r, "lone low surrogate in \\u escape");
+		}
+		if (cp == 0)
+			return fail(r, "\\u0000 is not allowed in strings");
+		put_utf8(sb, cp);
+		return 0;
+	default:
+		r->p--;
+		return fail(r, "unknown escape in string");
+	}
+}
+
+static int
+parse_string(struct reader *r, const char **out)
+{
+	struct ft_strbuf sb;
+	int rc = 0;
+
+	r->p++; /* the opening quote */
+	ft_strbuf_init(&sb);
+	for (;;) {
+		const char *start = r->p;
+
+		while (r->p < r->end && *r->p != '"' && *r->p != '\\' &&
+		       (unsigned char)*r->p >= 0x20)
+			r->p++;
+		ft_strbuf_add(&sb, start, (size_t)(r->p - start));
+		if (r->p >= r->end) {
+			rc = fail(r, "unterminated string");
+			break;
+		}
+		if (*r->p == '"') {
+			r->p++;
+			break;
+		}
+		if (*r->p == '\\') {
+			r->p++;
+			rc = escape(r, &sb);
+			if (rc < 0)
+				break;
+			continue;
+		}
+		rc = fail(r, "control character in string");
+		break;
+	}
+	if (rc == 0 && sb.oom)
+		rc = ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+	if (rc == 0) {
+		*out = ft_arena_strdup(r->arena, sb.buf);
+		if (!*out)
+			rc = ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+	}
+	ft_strbuf_release(&sb);
+	return rc;
+}
+
+static int
+parse_number(struct reader *r, struct ft_jv *v)
+{
+	const char *s = r->p;
+	char buf[64];
+
+	if (r->p < r->end && *r->p == '-')
+		r->p++;
+	if (r->p >= r->end || !isdigit((unsigned char)*r->p))
+		return fail(r, "expected a digit");
+	if (*r->p == '0')
+		r->p++;
+	else
+		while (r->p < r->end && isdigit((unsigned char)*r->p))
+			r->p++;
+	if (r->p < r->end && *r->p == '.') {
+		r->p++;
+		if (r->p >= r->end || !isdigit((unsigned char)*r->p))
+			return fail(r, "expected a digit after '.'");
+		while (r->p < r->end && isdigit((unsigned char)*r->p))
+			r->p++;
+	}
+	if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
+		r->p++;
+		if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
+			r->p++;
+		if (r->p >= r->end || !isdigit((unsigned char)*r->p))
+			return fail(r, "expected a digit in the exponent");
+		while (r->p < r->end && isdigit((unsigned char)*r->p))
+			r->p++;
+	}
+	if ((size_t)(r->p - s) >= sizeof(buf))
+		return fail(r, "number too long");
+	memcpy(buf, s, (size_t)(r->p - s));
+	buf[r->p - s] = '\0';
+	v->numtext = ft_arena_strdup(r->arena, buf);
+	if (!v->numtext)
+		return ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+	v->num = strtod(buf, NULL);
+	return 0;
+}
+
+static int parse_value(struct reader *r, int depth, struct ft_jv **out);
+
+/* Grow a pointer array kept in a vector, then copy it into the arena. */
+static int
+finish_list(struct reader *r, struct ft_vec *tmp, void ***out)
+{
+	if (tmp->len == 0) {
+		*out = NULL;
+		return 0;
+	}
+	*out = ft_arena_alloc(r->arena, tmp->len * sizeof(void *), _Alignof(void *));
+	if (!*out)
+		return ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+	memcpy(*out, tmp->data, tmp->len * sizeof(void *));
+	return 0;
+}
+
+static int
+parse_array(struct reader *r, int depth, struct ft_jv *v)
+{
+	struct ft_vec items;
+	int rc = 0;
+
+	ft_vec_init(&items, sizeof(struct ft_jv *));
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == ']') {
+		r->p++;
+		goto done;
+	}
+	for (;;) {
+		struct ft_jv *e;
+
+		rc = parse_value(r, depth + 1, &e);
+		if (rc < 0)
+			break;
+		if (ft_vec_push(&items, &e) < 0) {
+			rc = ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+			break;
+		}
+		skip_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			continue;
+		}
+		if (r->p < r->end && *r->p == ']') {
+			r->p++;
+			break;
+		}
+		rc = fail(r, "expected ',' or ']' in array");
+		break;
+	}
+done:
+	if (rc == 0) {
+		v->n = items.len;
+		rc = finish_list(r, &items, (void ***)&v->items);
+	}
+	ft_vec_release(&items);
+	return rc;
+}
+
+static int
+parse_object(struct reader *r, int depth, struct ft_jv *v)
+{
+	struct ft_vec keys, vals;
+	int rc = 0;
+
+	ft_vec_init(&keys, sizeof(const char *));
+	ft_vec_init(&vals, sizeof(struct ft_jv *));
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == '}') {
+		r->p++;
+		goto done;
+	}
+	for (;;) {
+		const char *key;
+		struct ft_jv *e;
+
+		skip_ws(r);
+		if (r->p >= r->end || *r->p != '"') {
+			rc = fail(r, "expected a member name in double quotes");
+			break;
+		}
+		rc = parse_string(r, &key);
+		if (rc < 0)
+			break;
+		skip_ws(r);
+		if (r->p >= r->end || *r->p != ':') {
+			rc = fail(r, "expected ':' after the member name");
+			break;
+		}
+		r->p++;
+		rc = parse_value(r, depth + 1, &e);
+		if (rc < 0)
+			break;
+		if (ft_vec_push(&keys, &key) < 0 || ft_vec_push(&vals, &e) < 0) {
+			rc = ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+			break;
+		}
+		skip_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			continue;
+		}
+		if (r->p < r->end && *r->p == '}') {
+			r->p++;
+			break;
+		}
+		rc = fail(r, "expected ',' or '}' in object");
+		break;
+	}
+done:
+	if (rc == 0) {
+		v->n = keys.len;
+		rc = finish_list(r, &keys, (void ***)&v->keys);
+		if (rc == 0)
+			rc = finish_list(r, &vals, (void ***)&v->items);
+	}
+	ft_vec_release(&keys);
+	ft_vec_release(&vals);
+	return rc;
+}
+
+static bool
+literal(struct reader *r, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
+		return false;
+	r->p += n;
+	return true;
+}
+
+static int
+parse_value(struct reader *r, int depth, struct ft_jv **out)
+{
+	struct ft_jv *v;
+	char c;
+
+	skip_ws(r);
+	if (depth > MAX_DEPTH)
+		return fail(r, "nesting too deep");
+	if (r->p >= r->end)
+		return fail(r, "expected a value");
+	c = *r->p;
+	v = new_value(r, FT_JV_NULL);
+	if (!v)
+		return ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+	*out = v;
+	switch (c) {
+	case '{':
+		v->type = FT_JV_OBJECT;
+		return parse_object(r, depth, v);
+	case '[':
+		v->type = FT_JV_ARRAY;
+		return parse_array(r, depth, v);
+	case '"':
+		v->type = FT_JV_STRING;
+		return parse_string(r, &v->str);
+	case 't':
+	case 'f':
+		v->type = FT_JV_BOOL;
+		v->b = c == 't';
+		if (literal(r, c == 't' ? "true" : "false"))
+			return 0;
+		break;
+	case 'n':
+		if (literal(r, "null"))
+			return 0;
+		break;
+	default:
+		if (c == '-' || isdigit((unsigned char)c)) {
+			v->type = FT_JV_NUMBER;
+			return parse_number(r, v);
+		}
+		break;
+	}
+	return fail(r, "expected a JSON value");
+}
+
+int
+ft__json_parse(const char *text, size_t len, const char *file, struct ft_arena *arena,
+	       struct ft_jv **out, struct ft_error *err)
+{
+	struct reader r = { text, text + len, file, 1, text, arena, err };
+	int rc;
+
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		r.p += 3;
+		r.line_start = r.p;
+	}
+	rc = parse_value(&r, 0, out);
+	if (rc < 0)
+		return rc;
+	skip_ws(&r);
+	if (r.p < r.end)
+		return fail(&r, "unexpected text after the JSON value");
+	return 0;
+}
+
+const struct ft_jv *
+ft__json_get(const struct ft_jv *o, const char *key)
+{
+	size_t i;
+
+	if (!o || o->type != FT_JV_OBJECT)
+		return NULL;
+	for (i = 0; i < o->n; i++)
+		if (strcmp(o->keys[i], key) == 0)
+			return o->items[i];
+	return NULL;
+}
+
+const char *
+ft__json_type_name(enum ft_jv_type t)
+{
+	static const char *const names[] = { "null", "a boolean", "a number", "a string",
+					     "an array", "an object" };
+
+	return (unsigned)t < FT_ARRAY_SIZE(names) ? names[t] : "?";
+}

@@ -1,0 +1,1 @@
+archive import tests/fixtures/archive/bad-field.json

@@ -1,0 +1,1 @@
+--json archive compare tests/fixtures/archive/h100-current.json --vs tests/fixtures/archive/h100-baseline.json

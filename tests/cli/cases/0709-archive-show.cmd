@@ -1,0 +1,1 @@
+archive show tests/fixtures/archive/h100-current.json

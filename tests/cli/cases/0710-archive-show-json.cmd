@@ -1,0 +1,1 @@
+--json archive show tests/fixtures/archive/fabric-doctor.json

@@ -1,0 +1,1 @@
+--archive tests/fixtures/archive/h100-model.json archive list

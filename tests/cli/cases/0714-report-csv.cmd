@@ -1,0 +1,1 @@
+report tests/fixtures/archive/h100-current.json --vs tests/fixtures/archive/h100-baseline.json -f csv

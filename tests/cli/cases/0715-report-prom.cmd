@@ -1,0 +1,1 @@
+report tests/fixtures/archive/fabric-doctor.json --format prom

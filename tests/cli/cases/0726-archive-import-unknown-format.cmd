@@ -1,0 +1,1 @@
+archive import README.md

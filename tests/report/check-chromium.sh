@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# tests/report/check-chromium.sh - the HTML report rendered by headless
+# Chromium shows its charts: the screenshot is not blank (many distinct
+# colours, decoded from the PNG with python3's zlib), the sections and SVG
+# charts are in the HTML and in the DOM Chromium built from it, and the page
+# loads nothing from the network. Exit 77 (skip) when chromium is absent.
+set -u
+fabtune=${1:?usage: check-chromium.sh PATH-TO-FABTUNE}
+chromium=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$chromium" ] || { echo "chromium not found: skipped"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
+cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
+src=$PWD
+tmp=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+export FABTUNE_ARCHIVE="$tmp/archive.db" FABTUNE_TEST_STABLE=1
+F=tests/fixtures/archive
+fail=0
+flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+       --disable-background-networking --disable-component-update --disable-sync)
+
+run_chromium() { # out-file, then chromium arguments
+	local out=$1
+	shift
+	timeout 90 "$chromium" "${flags[@]}" --user-data-dir="$tmp/profile" "$@" >"$out" 2>"$tmp/chromium.err" &
+	pids+=($!)
+	wait $!
+}
+
+page() { # name, then fabtune report arguments
+	local name=$1
+	shift
+	"$fabtune" report "$@" -o "$tmp/$name.html" 2>/dev/null || {
+		echo "FAIL $name: fabtune report failed"; fail=1; return 1; }
+	# Self-contained: no script, no external resource.
+	if grep -Eiq '<script|<link |src="http|href="http|@import|url\(' "$tmp/$name.html"; then
+		echo "FAIL $name: the page references scripts or external resources"; fail=1
+	fi
+	return 0
+}
+
+expect_ids() { # file, ids...
+	local f=$1 id
+	shift
+	for id in "$@"; do
+		grep -q "id=\"$id\"" "$f" || { echo "FAIL: $f lacks id=\"$id\""; fail=1; }
+	done
+}
+
+# Pixel variety of a PNG: decode IHDR + IDAT with zlib, undo the row filters,
+# count distinct colours and the share of the most common one.
+cat >"$tmp/png.py" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
+pos, idat, w = 8, b'', 0
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+        assert depth == 8 and ctype in (2, 6), 'unexpected PNG format'
+        bpp = 3 if ctype == 2 else 4
+    elif kind == b'IDAT':
+        idat += body
+    pos += 12 + n
+raw = zlib.decompress(idat)
+stride = w * bpp
+prev = bytearray(stride)
+colours = {}
+i = 0
+for y in range(h):
+    f = raw[i]; line = bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b = prev[x]
+        c = prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    if y % 2 == 0:
+        for x in range(0, stride, bpp * 2):
+            k = bytes(line[x:x + 3]); colours[k] = colours.get(k, 0) + 1
+    prev = line
+total = sum(colours.values())
+print(len(colours), max(colours.values()) / total)
+PY
+
+check_render() { # name, min distinct colours
+	local name=$1 min=$2 colours top
+	run_chromium "$tmp/$name.shot" --screenshot="$tmp/$name.png" --window-size=1200,2600 \
+		--force-device-scale-factor=0.5 \
+		"file://$tmp/$name.html"
+	if [ ! -s "$tmp/$name.png" ]; then
+		echo "FAIL $name: no screenshot"; sed 's/^/  /' "$tmp/chromium.err" | tail -5; fail=1; return
+	fi
+	read -r colours top < <(python3 "$tmp/png.py" "$tmp/$name.png")
+	if [ "${colours:-0}" -lt "$min" ]; then
+		echo "FAIL $name: screenshot has $colours colours (< $min): blank?"; fail=1
+	else
+		echo "ok $name: screenshot has $colours distinct colours, the commonest covers $top"
+	fi
+	run_chromium "$tmp/$name.dom" --dump-dom "file://$tmp/$name.html"
+}
+
+# 1. A run with a baseline and the model: comparison, charts with three series.
+if page compare "$F/h100-current.json" --vs "$F/h100-baseline.json" --expected "$F/h100-model.json"; then
+	expect_ids "$tmp/compare.html" summary comparison changes bandwidth latency pairs links \
+		findings results chart-bw-all-reduce chart-lat-all-reduce
+	check_render compare 40
+	expect_ids "$tmp/compare.dom" comparison chart-bw-all-reduce chart-lat-all-reduce findings
+	[ "$(grep -c '<polyline' "$tmp/compare.dom")" -ge 6 ] ||
+		{ echo "FAIL compare: fewer than 6 plotted series in the DOM"; fail=1; }
+	grep -q 'regressed' "$tmp/compare.dom" || { echo "FAIL compare: no regression shown"; fail=1; }
+fi
+# 2. A doctor-like run: pairs heatmap, link utilization, two transports.
+if page fabric "$F/fabric-doctor.json"; then
+	expect_ids "$tmp/fabric.html" pairs-heatmap link-util chart-bw-pt2pt-bw chart-lat-pt2pt-lat \
+		layer-fabric layer-os-driver
+	check_render fabric 40
+	expect_ids "$tmp/fabric.dom" pairs-heatmap link-util chart-lat-pt2pt-lat
+	[ "$(grep -c 'class="cell"' "$tmp/fabric.dom")" -eq 36 ] ||
+		{ echo "FAIL fabric: the heatmap should have 6x6 cells"; fail=1; }
+	# The label holds markup: it must be escaped, never live.
+	grep -q '&lt;script&gt;' "$tmp/fabric.html" || { echo "FAIL fabric: label not escaped"; fail=1; }
+fi
+# 3. The check can fail: a blank page has a single colour.
+printf '<!DOCTYPE html><html><body style="background:#fff"></body></html>\n' >"$tmp/blank.html"
+run_chromium "$tmp/blank.shot" --screenshot="$tmp/blank.png" --window-size=400,300 "file://$tmp/blank.html"
+read -r colours top < <(python3 "$tmp/png.py" "$tmp/blank.png")
+[ "${colours:-0}" -le 2 ] || { echo "FAIL: a blank page showed $colours colours"; fail=1; }
+[ -n "${FT_KEEP_SCREENSHOTS:-}" ] && cp "$tmp"/*.png "$FT_KEEP_SCREENSHOTS"/ 2>/dev/null
+exit $fail

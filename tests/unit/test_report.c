@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_report.c - the renderers: format names, text sections,
+ * CSV shape and quoting, Prometheus escaping and de-duplication, the HTML
+ * page's structure, escaping and determinism, the pairs heatmap and link
+ * utilization conventions. (promtool and Chromium checks are in
+ * tests/report/.)
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <fabtune/fabtune.h>
+
+static void
+load(const char *path, struct ft_vec *records)
+{
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	ft_vec_init(records, sizeof(struct ft_archive_record));
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_strbuf_read_file(&sb, path, &err), 0);
+	if (ft_archive_parse_export(sb.buf, sb.len, path, records, &err) < 0)
+		fail_msg("%s", err.msg);
+	ft_strbuf_release(&sb);
+}
+
+static size_t
+count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)) != NULL; hay++)
+		n++;
+	return n;
+}
+
+static void
+render(const struct ft_report_input *in, enum ft_report_format f, struct ft_strbuf *out)
+{
+	struct ft_error err = { 0 };
+
+	ft_strbuf_init(out);
+	if (ft_report_render(in, f, out, &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
+static void
+test_format_names(void **state)
+{
+	enum ft_report_format f;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_report_format_from_name("prom", &f, &err), 0);
+	assert_int_equal(f, FT_REPORT_PROM);
+	assert_int_equal(ft_report_format_from_name("pdf", &f, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "got 'pdf'"));
+	assert_int_equal(ft_report_format_from_path("out/report.HTML", &f), 0);
+	assert_int_equal(f, FT_REPORT_HTML);
+	assert_int_equal(ft_report_format_from_path("metrics.prom", &f), 0);
+	assert_int_equal(f, FT_REPORT_PROM);
+	assert_int_equal(ft_report_format_from_path("report", &f), FT_EINVAL);
+	assert_string_equal(ft_report_format_name(FT_REPORT_CSV), "csv");
+	{
+		struct ft_report_input in = { 0 };
+		struct ft_strbuf sb;
+
+		ft_strbuf_init(&sb);
+		assert_int_equal(ft_report_render(&in, FT_REPORT_TEXT, &sb, NULL), FT_EINVAL);
+		ft_strbuf_release(&sb);
+	}
+}
+
+/* The fixture run against its baseline, with the model. */
+struct fixture {
+	struct ft_vec cur, base, model;
+	const struct ft_run *bruns[8];
+	struct ft_compare cmp;
+	struct ft_report_input in;
+};
+
+static void
+fixture_init(struct fixture *fx)
+{
+	struct ft_error err = { 0 };
+	size_t i;
+
+	memset(fx, 0, sizeof(*fx));
+	load("tests/fixtures/archive/h100-current.json", &fx->cur);
+	load("tests/fixtures/archive/h100-baseline.json", &fx->base);
+	load("tests/fixtures/archive/h100-model.json", &fx->model);
+	assert_true(fx->base.len <= 8);
+	for (i = 0; i < fx->base.len; i++)
+		fx->bruns[i] = &FT_VEC_AT(&fx->base, struct ft_archive_record, i).run;
+	fx->in.run = ft_vec_at(&fx->cur, 0);
+	assert_int_equal(ft_compare_runs(&fx->in.run->run, fx->bruns, fx->base.len, NULL, &fx->cmp,
+					 &err),
+			 0);
+	fx->in.cmp = &fx->cmp;
+	fx->in.baseline = fx->bruns;
+	fx->in.nbaseline = fx->base.len;
+	fx->in.baseline_label = "baseline 'default' (3 runs)";
+	fx->in.baseline_fp = &FT_VEC_AT(&fx->base, struct ft_archive_record, 2).fp;
+	fx->in.expected = &FT_VEC_AT(&fx->model, struct ft_archive_record, 0).run;
+	fx->in.stable = true;
+}
+
+static void
+fixture_release(struct fixture *fx)
+{
+	ft_compare_release(&fx->cmp);
+	ft_archive_records_release(&fx->cur);
+	ft_archive_records_release(&fx->base);
+	ft_archive_records_release(&fx->model);
+}
+
+static void
+test_text_sections(void **state)
+{
+	struct fixture fx;
+	struct ft_strbuf out;
+
+	fixture_init(&fx);
+	render(&fx.in, FT_REPORT_TEXT, &out);
+	assert_non_null(strstr(out.buf, "results (14)"));
+	assert_non_null(strstr(out.buf, "6 regressed, 1 improved, 7 unchanged"));
+	assert_non_null(strstr(out.buf, "ib.mlx5_0.fw_ver  28.39.1002  28.40.1000"));
+	assert_non_null(strstr(out.buf, "fabtune.version = VERSION"));
+	/* Findings come by layer: communication library before firmware/hardware. */
+	assert_true(strstr(out.buf, "communication library") < strstr(out.buf, "firmware/hardware"));
+	ft_strbuf_release(&out);
+
+	fx.in.sections = FT_REPORT_SEC_COMPARE;
+	render(&fx.in, FT_REPORT_TEXT, &out);
+	assert_null(strstr(out.buf, "results ("));
+	assert_null(strstr(out.buf, "findings ("));
+	assert_non_null(strstr(out.buf, "comparison with baseline 'default'"));
+	ft_strbuf_release(&out);
+	fixture_release(&fx);
+}
+
+/* Fields of one CSV line, honouring quotes; -1 for a malformed line. */
+static int
+csv_fields(const char *line, size_t len)
+{
+	bool quoted = false;
+	int n = 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (line[i] == '"') {
+			if (quoted && i + 1 < len && line[i + 1] == '"')
+				i++;
+			else
+				quoted = !quoted;
+		} else if (line[i] == ',' && !quoted) {
+			n++;
+		}
+	}
+	return quoted ? -1 : n;
+}
+
+static void
+test_csv(void **state)
+{
+	struct ft_archive_record rec;
+	struct ft_report_input in = { 0 };
+	struct ft_result_row r;
+	struct ft_strbuf out;
+	struct fixture fx;
+	const char *p;
+	int fields = -2, lines = 0;
+
+	fixture_init(&fx);
+	render(&fx.in, FT_REPORT_CSV, &out);
+	for (p = out.buf; *p;) {
+		const char *eol = strstr(p, "\r\n");
+		int n;
+
+		assert_non_null(eol);
+		n = csv_fields(p, (size_t)(eol - p));
+		if (fields == -2)
+			fields = n;
+		assert_int_equal(n, fields);
+		lines++;
+		p = eol + 2;
+	}
+	assert_int_equal(fields, 15 + 8);
+	assert_int_equal(lines, 1 + 14);
+	assert_non_null(strstr(out.buf, ",busbw,388.05"));
+	ft_strbuf_release(&out);
+	fixture_release(&fx);
+
+	/* Quoting: commas, quotes and newlines in a field. */
+	ft_archive_record_init(&rec);
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, "pairs", sizeof(r.test));
+	ft_strlcpy(r.src, "rack 1, \"node\" a", sizeof(r.src));
+	ft_strlcpy(r.dst, "b\nc", sizeof(r.dst));
+	r.bytes = 4096;
+	r.algbw_GBps = 1.25;
+	assert_int_equal(ft_run_add(&rec.run, &r), 0);
+	in.run = &rec;
+	render(&in, FT_REPORT_CSV, &out);
+	assert_non_null(strstr(out.buf, "pairs,,4096,0,\"rack 1, \"\"node\"\" a\",\"b\nc\",,,,1.25,"));
+	ft_strbuf_release(&out);
+	ft_archive_record_release(&rec);
+}
+
+static void
+test_prom(void **state)
+{
+	struct ft_archive_record rec;
+	struct ft_report_input in = { 0 };
+	struct ft_result_row r;
+	struct ft_strbuf out;
+	const char *p;
+
+	ft_archive_record_init(&rec);
+	ft_strlcpy(rec.run.kind, "k\"1\\\n2", sizeof(rec.run.kind));
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, "all_reduce", sizeof(r.test));
+	ft_strlcpy(r.transport, "tcp", sizeof(r.transport));
+	r.bytes = 1 << 20;
+	r.nranks = 2;
+	r.busbw_GBps = 1.0;
+	assert_int_equal(ft_run_add(&rec.run, &r), 0);
+	r.busbw_GBps = 2.0; /* the same result again: one sample, the mean */
+	assert_int_equal(ft_run_add(&rec.run, &r), 0);
+	in.run = &rec;
+	in.stable = true;
+	render(&in, FT_REPORT_PROM, &out);
+	assert_non_null(strstr(out.buf, "kind=\"k\\\"1\\\\\\n2\""));
+	assert_int_equal(count(out.buf, "fabtune_bus_bandwidth_bytes_per_second{"), 1);
+	assert_non_null(strstr(out.buf, "fabtune_bus_bandwidth_bytes_per_second{test=\"all_reduce\","
+					"transport=\"tcp\",size_bytes=\"1048576\",nranks=\"2\"} 1500000000\n"));
+	assert_int_equal(count(out.buf, "# TYPE fabtune_findings gauge"), 1);
+	assert_null(strstr(out.buf, "saved_timestamp"));
+	/* Every line is a comment or a sample of a fabtune_ family. */
+	for (p = out.buf; *p; p = strchr(p, '\n') + 1)
+		assert_true(p[0] == '#' || strncmp(p, "fabtune_", 8) == 0);
+	ft_strbuf_release(&out);
+	ft_archive_record_release(&rec);
+}
+
+static void
+test_html(void **state)
+{
+	struct ft_strbuf a, b;
+	struct fixture fx;
+
+	fixture_init(&fx);
+	render(&fx.in, FT_REPORT_HTML, &a);
+	render(&fx.in, FT_REPORT_HTML, &b);
+	assert_string_equal(a.buf, b.buf); /* deterministic */
+	assert_non_null(strstr(a.buf, "<!DOCTYPE html>"));
+	assert_null(strstr(a.buf, "<script"));
+	/* No network: the only URL is the SVG namespace. */
+	assert_int_equal(count(a.buf, "http"), count(a.buf, "http://www.w3.org/2000/svg"));
+	assert_non_null(strstr(a.buf, "<svg id=\"chart-bw-all-reduce\""));
+	assert_non_null(strstr(a.buf, "<svg id=\"chart-lat-all-reduce\""));
+	assert_non_null(strstr(a.buf, "<section id=\"comparison\">"));
+	assert_non_null(strstr(a.buf, "<section id=\"changes\">"));
+	/* Measured, baseline and model series in the bandwidth chart. */
+	assert_non_null(strstr(a.buf, "measured (nccl)"));
+	assert_non_null(strstr(a.buf, "baseline (nccl)"));
+	assert_non_null(strstr(a.buf, "expected (model)"));
+	assert_int_equal(count(a.buf, "<span class=\"badge regressed\">regressed</span>"), 6);
+	assert_null(strstr(a.buf, "<p class=\"note\">fabtune ")); /* stable: no version */
+	ft_strbuf_release(&a);
+	ft_strbuf_release(&b);
+	fixture_release(&fx);
+}
+
+static void
+test_html_pairs_links(void **state)
+{
+	struct ft_report_input in = { 0 };
+	struct ft_strbuf out;
+	struct ft_vec recs;
+	const char *p;
+
+	load("tests/fixtures/archive/fabric-doctor.json", &recs);
+	in.run = ft_vec_at(&recs, 0);
+	in.stable = true;
+	render(&in, FT_REPORT_HTML, &out);
+	/* 6 hosts: a 6x6 matrix, the 6 diagonal cells absent (grey). */
+	assert_int_equal(count(out.buf, "class=\"cell\""), 36);
+	assert_int_equal(count(out.buf, "fill=\"#e4e4e4\" class=\"cell\""), 6);
+	/* Link bars, busiest first. */
+	p = strstr(out.buf, "<svg id=\"link-util\"");
+	assert_non_null(p);
+	assert_true(strstr(p, "gpu04-&gt;leaf2") < strstr(p, "leaf1-&gt;spine1"));
+	assert_non_null(strstr(p, "97.0%"));
+	/* Escaped label; findings grouped by layer. */
+	assert_non_null(strstr(out.buf, "fabtune doctor &lt;script&gt; &amp; &quot;quotes&quot;"));
+	assert_non_null(strstr(out.buf, "<h3 id=\"layer-os-driver\">"));
+	assert_non_null(strstr(out.buf, "<h3 id=\"layer-fabric\">"));
+	ft_strbuf_release(&out);
+
+	/* The same utilization from link_util rows (carried / capacity). */
+	{
+		struct ft_archive_record rec;
+		struct ft_result_row r;
+
+		ft_archive_record_init(&rec);
+		ft_result_row_init(&r);
+		ft_strlcpy(r.test, FT_REPORT_TEST_LINK_UTIL, sizeof(r.test));
+		ft_strlcpy(r.src, "leaf1", sizeof(r.src));
+		ft_strlcpy(r.dst, "spine3", sizeof(r.dst));
+		r.algbw_GBps = 30;
+		r.busbw_GBps = 40;
+		assert_int_equal(ft_run_add(&rec.run, &r), 0);
+		in.run = &rec;
+		render(&in, FT_REPORT_HTML, &out);
+		assert_non_null(strstr(out.buf, "leaf1-&gt;spine3: 75.0%"));
+		assert_non_null(strstr(out.buf, "No pairs measured"));
+		ft_strbuf_release(&out);
+		render(&in, FT_REPORT_PROM, &out);
+		assert_non_null(strstr(out.buf, "fabtune_link_utilization_ratio{link=\"leaf1->spine3\"} "
+						"0.75\n"));
+		ft_strbuf_release(&out);
+		ft_archive_record_release(&rec);
+	}
+	ft_archive_records_release(&recs);
+}
+
+static void
+test_json(void **state)
+{
+	struct ft_strbuf out;
+	struct fixture fx;
+
+	fixture_init(&fx);
+	render(&fx.in, FT_REPORT_JSON, &out);
+	assert_non_null(strstr(out.buf, "\"format\": \"fabtune-report\""));
+	assert_non_null(strstr(out.buf, "\"regression\": true"));
+	assert_non_null(strstr(out.buf, "\"expected\": {"));
+	assert_non_null(strstr(out.buf, "\"key\": \"env.NCCL_ALGO\""));
+	assert_null(strstr(out.buf, "fabtune_version"));
+	ft_strbuf_release(&out);
+	fixture_release(&fx);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_names), cmocka_unit_test(test_text_sections),
+		cmocka_unit_test(test_csv),	     cmocka_unit_test(test_prom),
+		cmocka_unit_test(test_html),	     cmocka_unit_test(test_html_pairs_links),
+		cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
