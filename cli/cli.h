@@ -62,16 +62,14 @@ void cli_list_commands(const struct cmd *table, size_t n, const char *group, FIL
 
 /* Commands, one per cli/cmd-<name>.c. */
 int cmd_advise(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_archive(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_model(int argc, char **argv, struct cli_ctx *ctx);
-int cmd_archive(int argc, char **argv, struct cli_ctx *ctx);
-int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
-int cmd_report(int argc, char **argv, struct cli_ctx *ctx);
-int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_parse(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_probe(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_report(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_spec(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_topo(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);

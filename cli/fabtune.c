@@ -18,16 +18,16 @@
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
 	{ "advise", cmd_advise, "advise NCCL, MTU, PFC/ECN, routing and placement changes, with gains" },
+	{ "archive", cmd_archive, "the run archive: list, show, compare, baseline, export, import" },
 	{ "bench", cmd_bench, "measure this host or cluster (nccl-tests, perftest style)" },
 	{ "diagnose", cmd_diagnose, "locate the fault layer by layer, with evidence and fix" },
-	{ "archive", cmd_archive, "the run archive: list, show, compare, baseline, export, import" },
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
 	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
+	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
 	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
 	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
-	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
 	{ "version", cmd_version, "print the version of fabtune" },
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
