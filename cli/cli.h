@@ -70,6 +70,7 @@ int cmd_model(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_parse(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_probe(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_report(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_sim(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_spec(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_topo(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, char **argv, struct cli_ctx *ctx);

@@ -26,6 +26,7 @@ const struct cmd cli_commands[] = {
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
 	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
 	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
+	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },
 	{ "spec", cmd_spec, "print a cluster spec (file or preset) or list the presets" },
 	{ "topo", cmd_topo, "show a cluster's topology: counts, bisection, diameter; dot/json export" },
 	{ "version", cmd_version, "print the version of fabtune" },

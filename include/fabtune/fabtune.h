@@ -21,6 +21,7 @@
 #include <fabtune/report.h>
 #include <fabtune/result.h>
 #include <fabtune/rng.h>
+#include <fabtune/sim.h>
 #include <fabtune/spec.h>
 #include <fabtune/table.h>
 #include <fabtune/topo.h>

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/cmd-sim.c - `fabtune sim`: run a scenario, or one collective over a
+ * range of sizes on a spec, through the analytic or the flow-level engine,
+ * or a parameter sweep (split across MPI ranks when launched by mpirun).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fabtune/fabtune.h>
+#include <fabtune/sim.h>
+
+#include "cli.h"
+
+static const char *const synopsis[] = {
+	"fabtune sim SCENARIO.yaml [--engine analytic|flow] [--routing R] [--qps N]",
+	"fabtune sim SPEC --op OP [-b SIZE] [-e SIZE] [-f FACTOR] [--algo A] [--proto P]",
+	"fabtune sim --sweep SWEEP.yaml",
+	NULL,
+};
+
+struct sim_opts {
+	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement, *cluster;
+	bool no_faults;
+	uint64_t minb, maxb, qps, ranks, channels;
+	double factor, fabric_scale;
+};
+
+static int
+run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_sim_overrides *ov)
+{
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	int rc;
+
+	ft_sim_report_init(&rep);
+	rc = ft_scenario_run(sc, ov, &ctx->progress, &rep, &err);
+	ft_progress_bar_finish(&ctx->bar);
+	if (rc < 0) {
+		ft_sim_report_release(&rep);
+		return cli_fail(ctx, rc, &err);
+	}
+	ft_strbuf_init(&sb);
+	if (ctx->json) {
+		struct ft_json j;
+
+		ft_json_init(&j, &sb, true);
+		ft_sim_report_json(&rep, ctx->stable, &j);
+		ft_strbuf_addch(&sb, '\n');
+	} else {
+		ft_sim_report_text(&rep, ctx->stable, &sb);
+	}
+	cli_write(&sb);
+	ft_strbuf_release(&sb);
+	ft_sim_report_release(&rep);
+	return EXIT_OK;
+}
+
+static int
+parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_overrides *ov)
+{
+	enum ft_routing r;
+
+	ft_sim_overrides_init(ov);
+	ov->no_faults = o->no_faults;
+	ov->cluster = o->cluster;
+	if (o->placement) {
+		static const char *const names[] = { "packed", "spread", "random" };
+		int i;
+
+		for (i = 0; i < 3; i++)
+			if (strcmp(o->placement, names[i]) == 0)
+				ov->placement = i;
+		if (ov->placement < 0) {
+			cli_error(ctx, "--placement: expected packed, spread or random, got '%s'",
+			          o->placement);
+			return -1;
+		}
+	}
+	if (o->engine) {
+		if (!ft_sim_engine_find(o->engine)) {
+			cli_error(ctx, "--engine: expected analytic or flow, got '%s'", o->engine);
+			return -1;
+		}
+		ov->engine = o->engine;
+	}
+	if (o->routing) {
+		if (ft_routing_from_name(o->routing, &r) < 0 ||
+		    (r != FT_ROUTING_ECMP && r != FT_ROUTING_DMODK && r != FT_ROUTING_ADAPTIVE)) {
+			cli_error(ctx, "--routing: expected ecmp, dmodk or adaptive, got '%s'",
+			          o->routing);
+			return -1;
+		}
+		ov->routing = (int)r;
+	}
+	if (o->qps > 64) {
+		cli_error(ctx, "--qps: expected 1 to 64, got %" PRIu64, o->qps);
+		return -1;
+	}
+	ov->qps_per_conn = (uint32_t)o->qps;
+	if (o->fabric_scale < 0 || o->fabric_scale > 1000) {
+		cli_error(ctx, "--fabric-scale: expected a factor above 0, got %g",
+		          o->fabric_scale);
+		return -1;
+	}
+	ov->fabric_scale = o->fabric_scale;
+	ov->have_seed = ctx->have_seed;
+	ov->seed = ctx->seed;
+	return 0;
+}
+
+static int
+from_op(struct cli_ctx *ctx, const char *spec, const struct sim_opts *o, struct ft_scenario **sc)
+{
+	struct ft_sim_sweep_args a = { 0 };
+	struct ft_error err = { 0 };
+	int rc;
+
+	a.spec = spec;
+	if (ft_op_from_name(o->op, &a.op) < 0) {
+		cli_error(ctx,
+		          "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
+		          "reduce, alltoall or sendrecv, got '%s'",
+		          o->op);
+		return EXIT_USAGE;
+	}
+	a.algo = a.op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
+	if (o->algo && ft_algo_from_name(o->algo, &a.algo) < 0) {
+		cli_error(ctx,
+		          "--algo: expected ring, tree, halving_doubling, direct, hierarchical, "
+		          "nvls or collnet, got '%s'",
+		          o->algo);
+		return EXIT_USAGE;
+	}
+	a.proto = FT_PROTO_SIMPLE;
+	if (o->proto && ft_proto_from_name(o->proto, &a.proto) < 0) {
+		cli_error(ctx, "--proto: expected simple, ll or ll128, got '%s'", o->proto);
+		return EXIT_USAGE;
+	}
+	a.min_bytes = o->minb ? o->minb : 1 << 20;
+	a.max_bytes = o->maxb ? o->maxb : a.min_bytes;
+	a.factor = o->factor ? o->factor : (a.max_bytes > a.min_bytes ? 2 : 0);
+	if (o->ranks > UINT32_MAX) {
+		cli_error(ctx, "--ranks: too many");
+		return EXIT_USAGE;
+	}
+	a.nranks = (uint32_t)o->ranks;
+	if (o->channels > FT_SPEC_MAX_GPUS) {
+		cli_error(ctx, "--channels: expected 1 to %d, got %" PRIu64, FT_SPEC_MAX_GPUS,
+		          o->channels);
+		return EXIT_USAGE;
+	}
+	a.channels = (uint32_t)o->channels;
+	rc = ft_scenario_from_op(&a, sc, &err);
+	if (rc < 0)
+		return cli_fail(ctx, rc, &err);
+	return EXIT_OK;
+}
+
+/* A sweep: one JSON document (rank 0 prints it; other MPI ranks print nothing). */
+static int
+cli_sim_sweep(struct cli_ctx *ctx, const char *path, const struct ft_sim_overrides *ov)
+{
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	bool root = true;
+	int rc;
+
+	ft_strbuf_init(&sb);
+	rc = ft_sim_sweep_run(path, ov, ctx->stable, &ctx->progress, &sb, &root, &err);
+	ft_progress_bar_finish(&ctx->bar);
+	if (rc < 0) {
+		ft_strbuf_release(&sb);
+		return root ? cli_fail(ctx, rc, &err) : cli_exit_for(rc);
+	}
+	if (root)
+		cli_write(&sb);
+	ft_strbuf_release(&sb);
+	return EXIT_OK;
+}
+
+int
+cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
+{
+	struct sim_opts o = { 0 };
+	const struct opt opts[] = {
+		OPT_STRING(0, "engine", &o.engine, "NAME", "analytic or flow (default: flow)"),
+		OPT_STRING(0, "routing", &o.routing, "R", "ecmp, dmodk or adaptive"),
+		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
+		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
+		           "multiply host and fabric link rates (0.5 halves them)"),
+		OPT_STRING(0, "cluster", &o.cluster, "SPEC",
+		           "run the scenario on another cluster (dgx-h100:512)"),
+		OPT_STRING(0, "placement", &o.placement, "P",
+		           "packed, spread or random for every job"),
+		OPT_BOOL(0, "no-faults", &o.no_faults,
+		         "ignore the scenario's faults (the healthy twin)"),
+		OPT_STRING(0, "op", &o.op, "OP",
+		           "collective to run on SPEC (all_reduce, alltoall, ...)"),
+		OPT_STRING(0, "algo", &o.algo, "ALGO",
+		           "algorithm (ring, tree, direct, hierarchical, ...)"),
+		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (simple, ll, ll128)"),
+		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (default 1M)"),
+		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (default: minbytes)"),
+		OPT_DOUBLE('f', "stepfactor", &o.factor, "F", "size multiplier (default 2)"),
+		OPT_U64(0, "ranks", &o.ranks, "N", "ranks of the collective (default: every GPU)"),
+		OPT_U64(0, "channels", &o.channels, "N",
+		        "NCCL channels, one ring per rail (default: one per NIC)"),
+		OPT_STRING(0, "sweep", &o.sweep, "FILE",
+		           "run a parameter sweep (see docs/cmd/sim.md)"),
+		OPT_END(),
+	};
+	const struct cmd_usage usage = {
+		"sim", synopsis,
+		"Simulate collectives, jobs, background traffic and faults on a cluster twin.", opts
+	};
+	struct ft_sim_overrides ov;
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	int n = opts_parse(&usage, ctx, argc, argv), rc;
+
+	if (n < 0)
+		return n == -2 ? EXIT_OK : EXIT_USAGE;
+	if (parse_overrides(ctx, &o, &ov) < 0)
+		return EXIT_USAGE;
+	if (o.sweep) {
+		if (n != 0) {
+			cli_error(ctx, "--sweep takes no other argument");
+			return EXIT_USAGE;
+		}
+		return cli_sim_sweep(ctx, o.sweep, &ov);
+	}
+	if (n != 1) {
+		cli_error(ctx, "expected one SCENARIO.yaml or SPEC (see 'fabtune sim --help')");
+		return EXIT_USAGE;
+	}
+	if (o.op) {
+		rc = from_op(ctx, argv[1], &o, &sc);
+		if (rc != EXIT_OK)
+			return rc;
+	} else {
+		size_t len = strlen(argv[1]);
+		bool yaml = (len > 5 && strcmp(argv[1] + len - 5, ".yaml") == 0) ||
+		            (len > 4 && strcmp(argv[1] + len - 4, ".yml") == 0);
+
+		if ((access(argv[1], R_OK) == 0 || !yaml) && !ft_scenario_sniff(argv[1])) {
+			cli_error(ctx,
+			          "%s: not a scenario (no top-level 'cluster:'); to run a "
+			          "collective on a spec give --op",
+			          argv[1]);
+			return EXIT_USAGE;
+		}
+		rc = ft_scenario_load_file(argv[1], &sc, &err);
+		if (rc < 0)
+			return cli_fail(ctx, rc, &err);
+	}
+	rc = run_report(ctx, sc, &ov);
+	ft_scenario_free(sc);
+	return rc;
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fabtune/sim.h - the twin: engines that run collective schedules and
+ * background traffic over a topology, and the scenarios that drive them.
+ *
+ * Engines sit behind one ops table (struct ft_engine_ops): "analytic"
+ * (contention-free alpha-beta: every phase costs its slowest flow alone on
+ * its path plus the per-step latencies) and "flow" (event-driven, max-min
+ * fair sharing of every link a flow crosses: NVLink, PCIe, NIC and each
+ * fabric tier). A packet-level engine plugs in the same way.
+ *
+ * A scenario (YAML) names a cluster, jobs (sequences of collectives or
+ * training iterations of compute plus collectives, each with a rank -> GPU
+ * placement), background traffic, faults, routing and a seed. Running it
+ * gives result rows in the shared data model (source = sim) plus flow
+ * completion times and per-link counters. The same scenario and seed give
+ * byte-identical output.
+ *
+ * Thread-safety: objects are not shared between threads; distinct objects
+ * may be used from distinct threads.
+ */
+#ifndef FABTUNE_SIM_H
+#define FABTUNE_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fabtune/base.h>
+#include <fabtune/coll.h>
+#include <fabtune/json.h>
+#include <fabtune/progress.h>
+#include <fabtune/result.h>
+#include <fabtune/spec.h>
+#include <fabtune/topo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How flows are routed and split (the engine's knobs, not the topology's). */
+struct ft_sim_cfg {
+	enum ft_routing routing; /* ECMP, DMODK or ADAPTIVE (least-loaded equal-cost link) */
+	uint32_t qps_per_conn;   /* flows per connection, as NCCL_IB_QPS_PER_CONNECTION (>= 1) */
+	uint64_t flowlet_bytes;  /* ADAPTIVE: re-choose the path every this many bytes; 0 never */
+	uint64_t seed;           /* ECMP salts and random choices derive from it */
+	const struct ft_progress *progress; /* borrowed; NULL for none */
+};
+
+FT_API void ft_sim_cfg_init(struct ft_sim_cfg *cfg);
+
+/* One collective (or traffic pattern) handed to an engine. */
+struct ft_sim_op {
+	const struct ft_schedule *sched; /* borrowed for the call */
+	const uint32_t *rank_gpu;        /* sched->nranks GPU vertex ids (placement), borrowed */
+	int64_t after;                   /* op id it waits for, -1 for none (starts at time 0) */
+	double delay_s;                  /* compute or idle time between `after` and its start */
+	uint32_t job;                    /* job index, for reporting */
+};
+
+/* Timing of one submitted op. */
+struct ft_sim_op_result {
+	uint32_t job;
+	double t_start_s; /* when its first phase could start */
+	double t_end_s;   /* when its last phase ended */
+};
+
+/* Statistics of one link after a run. */
+struct ft_sim_link_stat {
+	uint32_t link;      /* link id in the topology */
+	double bytes;       /* bytes carried */
+	double util;        /* bytes / (capacity x makespan) */
+	uint32_t max_flows; /* most flows sharing it at once */
+};
+
+/* What an engine reports after a run. Arrays are owned by the engine (views). */
+struct ft_sim_counters {
+	double makespan_s;   /* end of the last op */
+	uint64_t nflows;     /* flows that carried bytes */
+	uint64_t nevents;    /* engine events processed */
+	uint64_t nrecompute; /* rate recomputations (flow engine) */
+	double bytes;        /* payload bytes moved (wire bytes) */
+	/* flow completion times over all flows, seconds */
+	double fct_min_s, fct_p50_s, fct_p99_s, fct_max_s;
+	/* uncontended time of a flow (bytes / bottleneck capacity + path latency) */
+	double ideal_min_s, ideal_p50_s, ideal_max_s;
+	/* per-flow fct / ideal */
+	double slowdown_p50, slowdown_p99, slowdown_max;
+	size_t nops;
+	const struct ft_sim_op_result *ops;
+	uint32_t nlinks;
+	const double *link_bytes; /* per link id, bytes carried */
+	const uint32_t *link_max_flows;
+};
+
+struct ft_engine {
+	const struct ft_engine_ops *ops;
+};
+
+/*
+ * The engine interface. create() borrows @topo (it must outlive the engine,
+ * faults already applied with ft_topo_set_link_scale()); submit() returns the
+ * new op's id (>= 0) or FT_E*; run() runs until every op is done (or past
+ * @until_s when > 0); counters() fills views valid until destroy().
+ */
+struct ft_engine_ops {
+	const char *name; /* "analytic", "flow" */
+	const char *summary;
+	int (*create)(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
+	              struct ft_engine **out, struct ft_error *err);
+	int64_t (*submit)(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err);
+	int (*run)(struct ft_engine *e, double until_s, struct ft_error *err);
+	int (*counters)(struct ft_engine *e, struct ft_sim_counters *out, struct ft_error *err);
+	void (*destroy)(struct ft_engine *e);
+};
+
+FT_API extern const struct ft_engine_ops ft_analytic_engine;
+FT_API extern const struct ft_engine_ops ft_flow_engine;
+
+/* Registered engines, and lookup by name (NULL when unknown). */
+FT_API size_t ft_sim_engine_count(void);
+FT_API const struct ft_engine_ops *ft_sim_engine_at(size_t i);
+FT_API const struct ft_engine_ops *ft_sim_engine_find(const char *name);
+
+/* ---- scenarios ------------------------------------------------------------ */
+
+struct ft_scenario; /* opaque: a loaded, validated scenario */
+
+/*
+ * Load a scenario file. Errors name "file:line:col: field: expected X, got Y"
+ * (FT_EPARSE, FT_ERANGE); a missing file or cluster spec file is FT_ENOENT.
+ */
+FT_API int ft_scenario_load_file(const char *path, struct ft_scenario **out,
+                                 struct ft_error *err) FT_MUST_CHECK;
+FT_API int ft_scenario_load_buffer(const char *text, size_t len, const char *file,
+                                   struct ft_scenario **out, struct ft_error *err) FT_MUST_CHECK;
+FT_API void ft_scenario_free(struct ft_scenario *sc);
+/* True when @path looks like a scenario (a YAML mapping with a top-level `cluster` key). */
+FT_API bool ft_scenario_sniff(const char *path);
+
+/*
+ * A scenario built from a spec and one collective swept over sizes (what
+ * `fabtune sim SPEC --op alltoall -b 1M -e 1G -f 2` runs): one job of all
+ * GPUs, packed, one op per size.
+ */
+struct ft_sim_sweep_args {
+	const char *spec; /* spec file or preset shorthand */
+	enum ft_op op;
+	enum ft_algo algo;
+	enum ft_proto proto;
+	uint64_t min_bytes, max_bytes;
+	double factor;     /* size multiplier, >= 2 or 0 for one size */
+	uint32_t nranks;   /* 0 = every GPU */
+	uint32_t channels; /* NCCL channels (rings, one per rail); 0 = one per NIC */
+};
+FT_API int ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
+                               struct ft_error *err) FT_MUST_CHECK;
+
+/* Overrides applied on top of the scenario (the command line's options). NULL/0 keep it. */
+struct ft_sim_overrides {
+	const char *engine;    /* "analytic" / "flow" */
+	int routing;           /* enum ft_routing, or -1 */
+	uint32_t qps_per_conn; /* 0 = keep */
+	bool have_seed;
+	uint64_t seed;
+	double fabric_scale; /* multiply every fabric and host link's capacity; 0 = keep */
+	uint64_t bytes;      /* size of every op of every job; 0 = keep */
+	int placement;       /* "packed" 0, "spread" 1, "random" 2 for every job; -1 = keep */
+	const char
+	        *cluster; /* preset shorthand or spec file replacing the scenario's; NULL keeps */
+	bool no_faults;   /* drop the scenario's faults */
+};
+
+/* Fill @ov with "keep everything". */
+FT_API void ft_sim_overrides_init(struct ft_sim_overrides *ov);
+
+/*
+ * Run the parameter sweep of file @path: a base scenario and lists of values
+ * (fabric_scale, routing, qps, engine, seed, size, placement, cluster,
+ * faults), every combination in a fixed order. Launched by mpirun
+ * (OMPI_COMM_WORLD_SIZE or PMI_SIZE set, and built with MPI), the points are
+ * dealt round-robin to the ranks and gathered on rank 0 in point order, so
+ * the result is the same with any number of ranks. @out receives the JSON
+ * document (rank 0 only; *@is_root tells which rank this is).
+ */
+FT_API int ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool stable,
+                            const struct ft_progress *progress, struct ft_strbuf *out,
+                            bool *is_root, struct ft_error *err) FT_MUST_CHECK;
+
+/* One link of the report, with its place in words. */
+struct ft_sim_hot_link {
+	struct ft_sim_link_stat stat;
+	char name[96];  /* "node3/nic0 -> leaf5", "leaf5 -> spine2" */
+	char kind[12];  /* nvlink, pcie, host, fabric */
+	uint32_t tier;  /* fabric level crossed (1 host-leaf, 2 leaf-spine, 3 spine-core) */
+	double cap_Bps; /* effective capacity (after faults) */
+};
+
+#define FT_SIM_NHOT      10   /* hottest links in a report */
+#define FT_SIM_MAX_PORTS 4096 /* per-port counters kept in a report (links that carried bytes) */
+
+/* The outcome of a scenario run. */
+struct ft_sim_report {
+	char scenario[64];
+	char engine[16];
+	char routing[16];
+	char cluster[128];
+	uint64_t seed;
+	uint64_t ngpus;
+	uint32_t nnodes;
+	struct ft_run run;  /* one row per op of the first iteration of each job, source = sim */
+	struct ft_vec jobs; /* struct ft_sim_job_report */
+	struct ft_sim_counters c; /* arrays not valid after the run: use the fields below */
+	struct ft_vec hot;        /* struct ft_sim_hot_link, hottest first (at most FT_SIM_NHOT) */
+	struct ft_vec ports;      /* struct ft_sim_hot_link: byte counters of the links that carried
+	                           * bytes, by link id, the first FT_SIM_MAX_PORTS of them */
+	uint64_t nlinks_used;     /* links that carried bytes */
+	uint32_t qps_per_conn;
+	double fabric_scale;
+	struct ft_vec tiers;   /* struct ft_sim_tier_stat, per link kind and tier */
+	double wall_s;         /* wall time of the run (not deterministic: omit in stable output) */
+	size_t peak_rss_bytes; /* idem */
+	size_t nfaults;
+	uint64_t nlinks;
+};
+
+struct ft_sim_job_report {
+	char name[32];
+	uint32_t nranks;
+	uint32_t iterations;
+	double compute_s;  /* per iteration (with the straggler slowdown) */
+	double iter_s;     /* mean iteration time */
+	double comm_s;     /* mean communication time per iteration */
+	double comm_share; /* comm_s / iter_s */
+	double t_end_s;
+};
+
+struct ft_sim_tier_stat {
+	char kind[12];
+	uint32_t tier;
+	uint32_t nlinks; /* links of this class that carried bytes */
+	double bytes;
+	double util_mean; /* over links that carried bytes */
+	double util_max;
+};
+
+FT_API void ft_sim_report_init(struct ft_sim_report *r);
+FT_API void ft_sim_report_release(struct ft_sim_report *r);
+
+/* Build the cluster, apply faults, run every job and the background traffic. */
+FT_API int ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
+                           const struct ft_progress *progress, struct ft_sim_report *out,
+                           struct ft_error *err) FT_MUST_CHECK;
+
+/* Render a report: JSON (everything) or the terminal summary. @stable drops wall times. */
+FT_API void ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j);
+FT_API void ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

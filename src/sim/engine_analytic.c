@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/engine_analytic.c - the analytic engine: a contention-free
+ * alpha-beta evaluation of the same schedules the flow engine runs.
+ *
+ * Every flow is routed like the flow engine routes it (first QP), and runs
+ * alone: time = wire bytes / the slowest link of its path + path latency.
+ * A phase costs its slowest flow plus steps x step overhead + (steps - 1) x
+ * its longest path latency; an op costs the sum of its phases and starts
+ * after the op it follows plus its delay. The difference between this
+ * engine and the flow engine on one scenario is exactly the cost of
+ * contention (ECMP collisions, shared uplinks, incast), which is the point of
+ * offering both behind one interface.
+ */
+#include "sim_int.h"
+
+#include <fabtune/sim.h>
+
+struct an_engine {
+	struct ft_engine base;
+	const struct ft_topo *topo;
+	struct ft_sim_cfg cfg;
+	double *cap_Bps;
+	double *link_bytes;
+	uint32_t *link_maxflows;
+	uint32_t nlinks;
+	struct ft_vec ops;   /* struct ft_sim_op_result */
+	struct ft_vec fct;   /* double, per flow */
+	struct ft_vec ideal; /* double, per flow */
+	uint64_t nevents;
+	double bytes;
+};
+
+static int
+an_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
+          struct ft_error *err)
+{
+	struct an_engine *ae;
+	uint32_t n = ft_topo_nlinks(topo), l;
+
+	*out = NULL;
+	ae = ft_calloc(1, sizeof(*ae));
+	if (!ae)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	ae->cap_Bps = ft_calloc(n ? n : 1, sizeof(double));
+	ae->link_bytes = ft_calloc(n ? n : 1, sizeof(double));
+	ae->link_maxflows = ft_calloc(n ? n : 1, sizeof(uint32_t));
+	if (!ae->cap_Bps || !ae->link_bytes || !ae->link_maxflows) {
+		ae->base.ops = &ft_analytic_engine;
+		ft_analytic_engine.destroy(&ae->base);
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u links", n);
+	}
+	ae->base.ops = &ft_analytic_engine;
+	ae->topo = topo;
+	ae->cfg = *cfg;
+	if (ae->cfg.routing == FT_ROUTING_ADAPTIVE)
+		ae->cfg.routing = FT_ROUTING_ECMP; /* no loads without contention */
+	ae->nlinks = n;
+	for (l = 0; l < n; l++)
+		ae->cap_Bps[l] = ft_topo_link(topo, l)->cap_Bps * ft_topo_link_scale(topo, l);
+	ft_vec_init(&ae->ops, sizeof(struct ft_sim_op_result));
+	ft_vec_init(&ae->fct, sizeof(double));
+	ft_vec_init(&ae->ideal, sizeof(double));
+	*out = &ae->base;
+	return 0;
+}
+
+/* Route one flow alone: its time, latency and the links it loads. */
+static int
+an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, double *lat_s,
+        struct ft_error *err)
+{
+	struct ft_path path;
+	double bott = INFINITY;
+	uint32_t j;
+	int rc;
+
+	rc = ft__sim_route(ae->topo, &ae->cfg, a, b, 0, NULL, NULL, &path, err);
+	if (rc < 0)
+		return rc;
+	for (j = 0; j < path.nlinks; j++) {
+		uint32_t l = path.links[j];
+
+		if (ae->cap_Bps[l] < bott)
+			bott = ae->cap_Bps[l];
+		ae->link_bytes[l] += wire;
+		ae->link_maxflows[l] = 1;
+	}
+	if (!(bott > 0))
+		return ft_error_set(err, FT_EINVAL, "sim: a path crosses a link that is down");
+	*t_s = wire / bott + path.lat_s;
+	*lat_s = path.lat_s;
+	ae->bytes += wire;
+	ae->nevents++;
+	return 0;
+}
+
+static int
+an_endpoints(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim_op *op,
+             const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
+{
+	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
+		*b = op->rank_gpu[fl->dst];
+		*a = ft__sim_innet_vertex(ae->topo, *b, sc->algo);
+	} else if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
+		*a = op->rank_gpu[fl->src];
+		*b = ft__sim_innet_vertex(ae->topo, *a, sc->algo);
+	} else if (fl->src < sc->nranks && fl->dst < sc->nranks) {
+		*a = op->rank_gpu[fl->src];
+		*b = op->rank_gpu[fl->dst];
+	} else {
+		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
+		                    FT_MAX(fl->src, fl->dst), sc->nranks);
+	}
+	return 0;
+}
+
+/*
+ * One phase, contention-free between ranks: a rank's own flows of the phase
+ * share its path one after the other (their times add up per source), and
+ * the phase costs the busiest source. Large implicit all-to-all phases are
+ * evaluated on the first AN_A2A_SOURCES members of the first group, the
+ * groups being alike (same sizes, same kind of paths).
+ */
+#define AN_A2A_SOURCES 64
+
+static int
+an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim_op *op,
+         const struct ft_sched_phase *ph, double eff, double *slowest, double *maxlat,
+         struct ft_error *err)
+{
+	uint64_t k, n = ph->npairs;
+	uint32_t src_prev = UINT32_MAX;
+	double per_src = 0;
+	int rc;
+
+	if (ph->implicit_alltoall && ph->a2a_group_size > 1) {
+		uint64_t per = ph->a2a_group_size - 1;
+		uint64_t nsrc = FT_MIN((uint64_t)ph->a2a_group_size, (uint64_t)AN_A2A_SOURCES);
+
+		n = FT_MIN(n, per * nsrc);
+	}
+	for (k = 0; k < n; k++) {
+		struct ft_sched_flow fl;
+		double t = 0, lat = 0;
+		uint32_t a = 0, b = 0;
+
+		ft_sched_phase_flow(sc, ph, k, &fl);
+		rc = an_endpoints(ae, sc, op, &fl, &a, &b, err);
+		if (rc < 0)
+			return rc;
+		if (a == b || fl.bytes == 0)
+			continue;
+		rc = an_flow(ae, a, b, (double)fl.bytes / eff, &t, &lat, err);
+		if (rc < 0)
+			return rc;
+		if (ft_vec_push(&ae->fct, &t) < 0 || ft_vec_push(&ae->ideal, &t) < 0)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+		if (fl.src != src_prev)
+			per_src = 0;
+		src_prev = fl.src;
+		per_src += t - lat;
+		if (per_src + lat > *slowest)
+			*slowest = per_src + lat;
+		if (lat > *maxlat)
+			*maxlat = lat;
+	}
+	return 0;
+}
+
+static int64_t
+an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
+{
+	struct an_engine *ae = ft_container_of(e, struct an_engine, base);
+	const struct ft_schedule *sc = op->sched;
+	struct ft_sim_op_result res = { 0 };
+	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, t;
+	uint32_t p;
+	int rc;
+
+	if (op->after >= (int64_t)ae->ops.len)
+		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
+		                    (long long)op->after);
+	t = op->after >= 0 ? FT_VEC_AT(&ae->ops, struct ft_sim_op_result, op->after).t_end_s : 0;
+	t += op->delay_s;
+	res.job = op->job;
+	res.t_start_s = t;
+	t += sc->base_lat_s;
+	for (p = 0; p < sc->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
+		double steps = ph->steps ? ph->steps : 1, slowest = 0, maxlat = 0;
+
+		rc = an_phase(ae, sc, op, ph, eff, &slowest, &maxlat, err);
+		if (rc < 0)
+			return rc;
+		t += slowest + steps * sc->step_lat_s + (steps - 1) * maxlat;
+	}
+	res.t_end_s = t;
+	if (ft_vec_push(&ae->ops, &res) < 0)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	return (int64_t)ae->ops.len - 1;
+}
+
+static int
+an_run(struct ft_engine *e, double until_s, struct ft_error *err)
+{
+	FT_UNUSED(e);
+	FT_UNUSED(until_s);
+	FT_UNUSED(err);
+	return 0; /* everything was evaluated at submission */
+}
+
+static int
+an_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *err)
+{
+	struct an_engine *ae = ft_container_of(e, struct an_engine, base);
+	size_t i;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	rc = ft__sim_fct_stats(ae->fct.data, ae->ideal.data, ae->fct.len, c);
+	if (rc < 0)
+		return ft_error_set(err, rc, "sim: out of memory for counters");
+	for (i = 0; i < ae->ops.len; i++) {
+		const struct ft_sim_op_result *o = ft_vec_at(&ae->ops, i);
+
+		if (o->t_end_s > c->makespan_s)
+			c->makespan_s = o->t_end_s;
+	}
+	c->nflows = ae->fct.len;
+	c->nevents = ae->nevents;
+	c->bytes = ae->bytes;
+	c->nops = ae->ops.len;
+	c->ops = ae->ops.data;
+	c->nlinks = ae->nlinks;
+	c->link_bytes = ae->link_bytes;
+	c->link_max_flows = ae->link_maxflows;
+	return 0;
+}
+
+static void
+an_destroy(struct ft_engine *e)
+{
+	struct an_engine *ae;
+
+	if (!e)
+		return;
+	ae = ft_container_of(e, struct an_engine, base);
+	ft_free(ae->cap_Bps);
+	ft_free(ae->link_bytes);
+	ft_free(ae->link_maxflows);
+	ft_vec_release(&ae->ops);
+	ft_vec_release(&ae->fct);
+	ft_vec_release(&ae->ideal);
+	ft_free(ae);
+}
+
+const struct ft_engine_ops ft_analytic_engine = {
+	.name = "analytic",
+	.summary = "contention-free alpha-beta: each flow alone on its path",
+	.create = an_create,
+	.submit = an_submit,
+	.run = an_run,
+	.counters = an_counters,
+	.destroy = an_destroy,
+};

@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/engine_flow.c - the flow-level engine: collective schedules run as
+ * dependent flows over the topology, with max-min fair sharing.
+ *
+ * Each op becomes: a start barrier (waits for the op it follows, then its
+ * compute delay), then per phase its flows (every connection split into
+ * qps_per_conn flows, as NCCL_IB_QPS_PER_CONNECTION splits traffic) and an
+ * end-of-phase barrier. The phase barrier adds the schedule's per-step costs:
+ * steps x step overhead + (steps - 1) x the longest path latency of the
+ * phase, so a pipelined phase costs its slowest flow plus one path latency
+ * per step, as coll.h defines it. Flows are routed when they start: ECMP
+ * hashes (src, dst, qp), D-mod-K follows the destination, and adaptive
+ * routing takes the least-loaded equal-cost link at every hop (load = active
+ * flows / capacity), optionally again at every flowlet boundary.
+ */
+#include "sim_int.h"
+
+#include <fabtune/rng.h>
+#include <fabtune/sim.h>
+#include <fabtune/units.h>
+
+struct flow_op {
+	uint32_t start; /* barrier task */
+	uint32_t end;   /* barrier task */
+	uint32_t job;
+	double base_lat_s; /* launch latency inside the start barrier */
+};
+
+struct flow_engine {
+	struct ft_engine base;
+	const struct ft_topo *topo;
+	struct ft_sim_cfg cfg;
+	struct fs_sim core;
+	struct ft_vec ops; /* struct flow_op */
+	/* counters storage */
+	struct ft_sim_op_result *op_results;
+	uint32_t *link_maxflows;
+	uint64_t cur_hash; /* tie-break of the flow being routed adaptively */
+};
+
+static uint32_t
+choose_least_loaded(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
+{
+	const struct flow_engine *fe = ud;
+	const struct fs_sim *s = &fe->core;
+	uint32_t i, best = 0, nbest = 0;
+	double best_load = INFINITY;
+
+	FT_UNUSED(at);
+	/* Least loaded by active flows per capacity; ties spread by the flow's hash. */
+	for (i = 0; i < n; i++) {
+		double load = (s->link_nactive[links[i]] + 1.0) / s->cap_Bps[links[i]];
+
+		if (load < best_load * (1 - 1e-12)) {
+			best_load = load;
+			best = i;
+			nbest = 1;
+		} else if (load <= best_load * (1 + 1e-12)) {
+			nbest++;
+		}
+	}
+	if (nbest > 1) {
+		uint32_t pick = (uint32_t)(ft_mix64(fe->cur_hash ^ at) % nbest), k = 0;
+
+		for (i = 0; i < n; i++) {
+			double load = (s->link_nactive[links[i]] + 1.0) / s->cap_Bps[links[i]];
+
+			if (load <= best_load * (1 + 1e-12) && k++ == pick)
+				return i;
+		}
+	}
+	return best;
+}
+
+int
+ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t src, uint32_t dst,
+              uint32_t qp, ft_route_choose_fn *choose, void *ud, struct ft_path *path,
+              struct ft_error *err)
+{
+	struct ft_route_policy pol = { 0 };
+	int rc;
+
+	pol.routing = cfg->routing;
+	pol.flow_hash = ft_route_flow_hash(src, dst, qp);
+	pol.salt_seed = cfg->seed;
+	if (cfg->routing == FT_ROUTING_ADAPTIVE) {
+		pol.choose = choose;
+		pol.ud = ud;
+	}
+	rc = ft_route_path(topo, src, dst, &pol, path);
+	if (rc < 0) {
+		const struct ft_vertex *a = ft_topo_vertex(topo, src);
+		const struct ft_vertex *b = ft_topo_vertex(topo, dst);
+
+		return ft_error_set(err, rc,
+		                    "sim: no route from node %u %s %u to node %u %s %u (%s)",
+		                    a->node, ft_vertex_kind_name(a->kind), a->local, b->node,
+		                    ft_vertex_kind_name(b->kind), b->local, ft_strerror(rc));
+	}
+	return 0;
+}
+
+static int
+route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
+         struct ft_error *err)
+{
+	struct flow_engine *fe = ud;
+	const struct fs_task *t = ft__fs_task(s, id);
+	struct ft_path path;
+	int rc;
+
+	fe->cur_hash = ft_route_flow_hash(t->src, t->dst, t->qp);
+	rc = ft__sim_route(fe->topo, &fe->cfg, t->src, t->dst, t->qp, choose_least_loaded, fe,
+	                   &path, err);
+	if (rc < 0)
+		return rc;
+	if (path.nlinks > max)
+		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
+		                    path.nlinks);
+	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
+	return (int)path.nlinks;
+}
+
+static int
+flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
+            struct ft_error *err)
+{
+	struct flow_engine *fe;
+	uint32_t n = ft_topo_nlinks(topo), l;
+
+	*out = NULL;
+	fe = ft_calloc(1, sizeof(*fe));
+	if (!fe || ft__fs_init(&fe->core, n) < 0) {
+		ft_free(fe);
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u links", n);
+	}
+	fe->base.ops = &ft_flow_engine;
+	fe->topo = topo;
+	fe->cfg = *cfg;
+	if (fe->cfg.qps_per_conn == 0)
+		fe->cfg.qps_per_conn = 1;
+	for (l = 0; l < n; l++) {
+		const struct ft_link *lk = ft_topo_link(topo, l);
+
+		fe->core.cap_Bps[l] = lk->cap_Bps * ft_topo_link_scale(topo, l);
+		fe->core.lat_s[l] = lk->lat_s;
+	}
+	fe->core.route = route_cb;
+	fe->core.route_ud = fe;
+	ft_vec_init(&fe->ops, sizeof(struct flow_op));
+	*out = &fe->base;
+	return 0;
+}
+
+static int
+add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t prev,
+         uint32_t bar, uint32_t tag)
+{
+	struct fs_sim *s = &fe->core;
+	uint32_t q, nq = fe->cfg.qps_per_conn;
+	double per = wire / nq;
+
+	for (q = 0; q < nq; q++) {
+		uint32_t nchunks = 1, c, last = prev;
+
+		if (fe->cfg.routing == FT_ROUTING_ADAPTIVE && fe->cfg.flowlet_bytes > 0 &&
+		    per > (double)fe->cfg.flowlet_bytes)
+			nchunks =
+			        (uint32_t)FT_MIN(ceil(per / (double)fe->cfg.flowlet_bytes), 1024.0);
+		for (c = 0; c < nchunks; c++) {
+			int64_t id = ft__fs_add_flow(s, per / nchunks, src, dst, q * 1024 + c, NULL,
+			                             0, tag);
+
+			if (id < 0 || ft__fs_add_dep(s, last, (uint32_t)id) < 0)
+				return FT_ENOMEM;
+			last = (uint32_t)id;
+		}
+		if (ft__fs_add_dep(s, last, bar) < 0)
+			return FT_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The vertex a schedule endpoint stands for: the rank's GPU, or for the
+ * in-network reduction engine (FT_SCHED_INNET) the NVSwitch of the node
+ * (NVLS) or the first switch of the GPU's NIC (CollNet / SHARP).
+ */
+uint32_t
+ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo)
+{
+	const struct ft_vertex *g = ft_topo_vertex(topo, gpu_v);
+	uint32_t first, count, i, nic;
+
+	if (algo == FT_ALGO_NVLS) {
+		ft_topo_out_links(topo, gpu_v, &first, &count);
+		for (i = first; i < first + count; i++) {
+			const struct ft_link *l = ft_topo_link(topo, i);
+
+			if (ft_topo_vertex(topo, l->dst)->kind == FT_V_NVSWITCH)
+				return l->dst;
+		}
+		return gpu_v;
+	}
+	nic = ft_topo_nic(topo, g->node, ft_topo_spec(topo)->node.gpu_nic[g->local]);
+	if (nic == UINT32_MAX)
+		return gpu_v;
+	ft_topo_out_links(topo, nic, &first, &count);
+	for (i = first; i < first + count; i++) {
+		const struct ft_link *l = ft_topo_link(topo, i);
+
+		if (l->kind == FT_L_HOST)
+			return l->dst;
+	}
+	return gpu_v;
+}
+
+static int
+map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_sim_op *op,
+         const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
+{
+	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
+		*b = op->rank_gpu[fl->dst];
+		*a = ft__sim_innet_vertex(fe->topo, *b, sc->algo);
+		return 0;
+	}
+	if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
+		*a = op->rank_gpu[fl->src];
+		*b = ft__sim_innet_vertex(fe->topo, *a, sc->algo);
+		return 0;
+	}
+	if (fl->src >= sc->nranks || fl->dst >= sc->nranks)
+		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
+		                    FT_MAX(fl->src, fl->dst), sc->nranks);
+	*a = op->rank_gpu[fl->src];
+	*b = op->rank_gpu[fl->dst];
+	return 0;
+}
+
+/*
+ * An implicit all-to-all phase runs as shift rounds: in round k (1..m-1)
+ * member i of every group sends to member i + k. FT_SIM_A2A_WINDOW rounds are
+ * in flight at once (round k waits for round k - window), as NCCL keeps a
+ * bounded number of peers in progress per channel.
+ */
+static int
+submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+           double eff, uint32_t start, uint32_t bar, uint32_t tag)
+{
+	struct fs_sim *s = &fe->core;
+	uint32_t m = ph->a2a_group_size, stride = ph->a2a_stride, k, g, i;
+	uint32_t ngroups = m ? (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1))) : 0;
+	uint32_t win = FT_SIM_A2A_WINDOW;
+	uint32_t *ends;
+	int rc = 0;
+
+	if (m < 2 || ph->bytes_per_pair == 0)
+		return 0;
+	ends = ft_calloc(m, sizeof(uint32_t));
+	if (!ends)
+		return FT_ENOMEM;
+	for (k = 1; k < m && rc == 0; k++) {
+		uint32_t prev = k > win ? ends[k - win] : start;
+		int64_t e = ft__fs_add_barrier(s, 0, 0, tag);
+
+		if (e < 0 || ft__fs_add_dep(s, prev, (uint32_t)e) < 0 ||
+		    ft__fs_add_dep(s, (uint32_t)e, bar) < 0) {
+			rc = FT_ENOMEM;
+			break;
+		}
+		ends[k] = (uint32_t)e;
+		for (g = 0; g < ngroups && rc == 0; g++) {
+			uint32_t base =
+			        (uint32_t)((g / stride) * ((uint64_t)stride * m) + g % stride);
+
+			for (i = 0; i < m && rc == 0; i++) {
+				uint32_t a = op->rank_gpu[base + i * stride];
+				uint32_t b = op->rank_gpu[base + ((i + k) % m) * stride];
+
+				if (a != b)
+					rc = add_conn(fe, (double)ph->bytes_per_pair / eff, a, b,
+					              prev, (uint32_t)e, tag);
+			}
+		}
+	}
+	ft_free(ends);
+	return rc;
+}
+
+static int64_t
+flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
+{
+	struct flow_engine *fe = ft_container_of(e, struct flow_engine, base);
+	struct fs_sim *s = &fe->core;
+	const struct ft_schedule *sc = op->sched;
+	struct flow_op rec = { 0 };
+	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo);
+	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
+	int64_t id;
+	int rc;
+
+	if (op->after >= (int64_t)fe->ops.len)
+		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
+		                    (long long)op->after);
+	for (p = 0; p < sc->nranks; p++)
+		if (op->rank_gpu[p] >= nv)
+			return ft_error_set(err, FT_EINVAL, "sim: rank %u placed on no vertex", p);
+	id = ft__fs_add_barrier(s, op->delay_s + sc->base_lat_s, 0, tag);
+	if (id < 0)
+		goto oom;
+	rec.start = (uint32_t)id;
+	rec.job = op->job;
+	rec.base_lat_s = sc->base_lat_s;
+	if (op->after >= 0 &&
+	    ft__fs_add_dep(s, FT_VEC_AT(&fe->ops, struct flow_op, op->after).end, rec.start) < 0)
+		goto oom;
+	rec.end = rec.start;
+	for (p = 0; p < sc->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
+		double steps = ph->steps ? ph->steps : 1;
+		uint32_t f;
+		int64_t bar = ft__fs_add_barrier(s, steps * sc->step_lat_s, steps - 1, tag);
+
+		if (bar < 0 || ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
+			goto oom;
+		if (ph->implicit_alltoall) {
+			if (submit_a2a(fe, op, ph, eff, rec.end, (uint32_t)bar, tag) < 0)
+				goto oom;
+		} else {
+			for (f = 0; f < ph->nflows; f++) {
+				struct ft_sched_flow fl;
+				uint32_t a = 0, b = 0;
+
+				ft_sched_phase_flow(sc, ph, f, &fl);
+				rc = map_ends(fe, sc, op, &fl, &a, &b, err);
+				if (rc < 0)
+					return rc;
+				if (a == b || fl.bytes == 0)
+					continue;
+				if (add_conn(fe, (double)fl.bytes / eff, a, b, rec.end,
+				             (uint32_t)bar, tag) < 0)
+					goto oom;
+			}
+		}
+		rec.end = (uint32_t)bar;
+	}
+	if (ft_vec_push(&fe->ops, &rec) < 0)
+		goto oom;
+	return (int64_t)fe->ops.len - 1;
+oom:
+	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
+}
+
+static int
+flow_run(struct ft_engine *e, double until_s, struct ft_error *err)
+{
+	struct flow_engine *fe = ft_container_of(e, struct flow_engine, base);
+	struct fs_sim *s = &fe->core;
+	int rc;
+
+	if (!s->started) {
+		rc = ft__fs_start(s, err);
+		if (rc < 0)
+			return rc;
+	}
+	while ((rc = ft__fs_step(s, err)) > 0) {
+		if ((s->nevents & 1023) == 0)
+			ft_progress_update(fe->cfg.progress, "simulating", s->ndone,
+			                   ft__fs_ntasks(s));
+		if (until_s > 0 && s->now_s >= until_s)
+			return 0;
+	}
+	if (rc < 0)
+		return rc;
+	ft_progress_update(fe->cfg.progress, "simulating", s->ndone, ft__fs_ntasks(s));
+	if (s->ndone != ft__fs_ntasks(s))
+		return ft_error_set(err, FT_EINVAL,
+		                    "sim: %u tasks never started (dependency cycle)",
+		                    ft__fs_ntasks(s) - s->ndone);
+	return 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted @v. */
+double
+ft__sim_pct(const double *v, size_t n, double q)
+{
+	size_t k;
+
+	if (n == 0)
+		return NAN;
+	k = (size_t)ceil(q * (double)n);
+	return v[k ? k - 1 : 0];
+}
+
+int
+ft__sim_fct_stats(const double *fct, const double *ideal, size_t n, struct ft_sim_counters *c)
+{
+	double *a = ft_calloc(n ? n : 1, sizeof(double));
+	double *b = ft_calloc(n ? n : 1, sizeof(double));
+	double *r = ft_calloc(n ? n : 1, sizeof(double));
+	size_t i;
+
+	if (!a || !b || !r) {
+		ft_free(a);
+		ft_free(b);
+		ft_free(r);
+		return FT_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		a[i] = fct[i];
+		b[i] = ideal[i];
+		r[i] = ideal[i] > 0 ? fct[i] / ideal[i] : 1;
+	}
+	qsort(a, n, sizeof(double), cmp_double);
+	qsort(b, n, sizeof(double), cmp_double);
+	qsort(r, n, sizeof(double), cmp_double);
+	c->fct_min_s = n ? a[0] : NAN;
+	c->fct_p50_s = ft__sim_pct(a, n, 0.5);
+	c->fct_p99_s = ft__sim_pct(a, n, 0.99);
+	c->fct_max_s = n ? a[n - 1] : NAN;
+	c->ideal_min_s = n ? b[0] : NAN;
+	c->ideal_p50_s = ft__sim_pct(b, n, 0.5);
+	c->ideal_max_s = n ? b[n - 1] : NAN;
+	c->slowdown_p50 = ft__sim_pct(r, n, 0.5);
+	c->slowdown_p99 = ft__sim_pct(r, n, 0.99);
+	c->slowdown_max = n ? r[n - 1] : NAN;
+	ft_free(a);
+	ft_free(b);
+	ft_free(r);
+	return 0;
+}
+
+static int
+flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *err)
+{
+	struct flow_engine *fe = ft_container_of(e, struct flow_engine, base);
+	struct fs_sim *s = &fe->core;
+	uint32_t n = ft__fs_ntasks(s), i, nf = 0;
+	double *fct, *ideal;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	fct = ft_calloc(n ? n : 1, sizeof(double));
+	ideal = ft_calloc(n ? n : 1, sizeof(double));
+	ft_free(fe->op_results);
+	fe->op_results = ft_calloc(fe->ops.len ? fe->ops.len : 1, sizeof(*fe->op_results));
+	if (!fct || !ideal || !fe->op_results) {
+		ft_free(fct);
+		ft_free(ideal);
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
+	}
+	for (i = 0; i < n; i++) {
+		const struct fs_task *t = ft__fs_task(s, i);
+
+		if (t->t_done > c->makespan_s)
+			c->makespan_s = t->t_done;
+		if (t->kind != FS_FLOW || t->bytes <= 0 || t->state != FS_DONE)
+			continue;
+		fct[nf] = t->t_done - t->t_start;
+		ideal[nf] = t->ideal_s;
+		nf++;
+	}
+	rc = ft__sim_fct_stats(fct, ideal, nf, c);
+	ft_free(fct);
+	ft_free(ideal);
+	if (rc < 0)
+		return ft_error_set(err, rc, "sim: out of memory for counters");
+	for (i = 0; i < fe->ops.len; i++) {
+		const struct flow_op *o = ft_vec_at(&fe->ops, i);
+
+		fe->op_results[i].job = o->job;
+		fe->op_results[i].t_start_s = ft__fs_task(s, o->start)->t_done - o->base_lat_s;
+		fe->op_results[i].t_end_s = ft__fs_task(s, o->end)->t_done;
+	}
+	c->nflows = nf;
+	c->nevents = s->nevents;
+	c->nrecompute = s->nrecompute;
+	c->bytes = s->bytes_delivered;
+	c->nops = fe->ops.len;
+	c->ops = fe->op_results;
+	c->nlinks = s->nlinks;
+	c->link_bytes = s->link_bytes;
+	c->link_max_flows = s->link_maxflows;
+	return 0;
+}
+
+static void
+flow_destroy(struct ft_engine *e)
+{
+	struct flow_engine *fe;
+
+	if (!e)
+		return;
+	fe = ft_container_of(e, struct flow_engine, base);
+	ft__fs_release(&fe->core);
+	ft_vec_release(&fe->ops);
+	ft_free(fe->op_results);
+	ft_free(fe);
+}
+
+const struct ft_engine_ops ft_flow_engine = {
+	.name = "flow",
+	.summary = "event-driven, max-min fair sharing of every link",
+	.create = flow_create,
+	.submit = flow_submit,
+	.run = flow_run,
+	.counters = flow_counters,
+	.destroy = flow_destroy,
+};

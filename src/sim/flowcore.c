@@ -1,0 +1,664 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/flowcore.c - the flow-level core: tasks with dependencies, max-min
+ * fair sharing of link capacity, and the event loop.
+ *
+ * Rates are max-min fair over every link a flow crosses, computed by
+ * bottleneck-ordered water filling: every link carrying active flows goes
+ * into a min-heap keyed by its fair share (remaining capacity / unfrozen
+ * flows); the link with the smallest share is the next bottleneck, its
+ * flows are frozen at that share and the other links they cross give the
+ * share back. With F active flows of path length P over L links this costs
+ * O(F P log(F P)) per recomputation (lazy heap deletion), and rates are only
+ * recomputed when the set of active flows changes. Flows that finish within
+ * a relative 1e-9 of the same instant complete in one event, so a phase of
+ * equal flows costs one recomputation however many flows it has; a run of
+ * E such instants costs O(E F P log(F P)).
+ *
+ * Between events every rate is constant, so the next transmission end is
+ * min(t + left / rate) over active flows (O(F) per event). Finished flows
+ * arrive after their path latency; their successors start after their own
+ * delay. Ties pop in insertion order: the event key is (time, sequence).
+ */
+#include "sim_int.h"
+
+#define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
+
+struct wf_item {
+	double key;
+	uint32_t link;
+};
+
+int
+ft__fs_init(struct fs_sim *s, uint32_t nlinks)
+{
+	memset(s, 0, sizeof(*s));
+	s->nlinks = nlinks;
+	ft_vec_init(&s->tasks, sizeof(struct fs_task));
+	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
+	ft_vec_init(&s->paths, sizeof(uint32_t));
+	ft_vec_init(&s->events, sizeof(struct fs_event));
+	ft_vec_init(&s->wf_heap, sizeof(struct wf_item));
+	s->cap_Bps = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
+	s->lat_s = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
+	s->link_bytes = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
+	s->link_nactive = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	s->link_maxflows = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	s->wf_cnt = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	s->wf_off = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	s->wf_end = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	s->wf_rem = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
+	s->wf_key = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
+	s->wf_touched = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	if (!s->cap_Bps || !s->lat_s || !s->link_bytes || !s->link_nactive || !s->link_maxflows ||
+	    !s->wf_cnt || !s->wf_off || !s->wf_end || !s->wf_rem || !s->wf_key || !s->wf_touched) {
+		ft__fs_release(s);
+		return FT_ENOMEM;
+	}
+	return 0;
+}
+
+void
+ft__fs_release(struct fs_sim *s)
+{
+	ft_free(s->cap_Bps);
+	ft_free(s->lat_s);
+	ft_free(s->link_bytes);
+	ft_free(s->link_nactive);
+	ft_free(s->link_maxflows);
+	ft_free(s->wf_cnt);
+	ft_free(s->wf_off);
+	ft_free(s->wf_end);
+	ft_free(s->wf_rem);
+	ft_free(s->wf_key);
+	ft_free(s->wf_touched);
+	ft_free(s->wf_flows);
+	ft_free(s->succ_first);
+	ft_free(s->succ);
+	ft_free(s->active);
+	ft_free(s->act_pf);
+	ft_free(s->act_np);
+	ft_free(s->act_rate);
+	ft_free(s->act_left);
+	ft_vec_release(&s->tasks);
+	ft_vec_release(&s->edges);
+	ft_vec_release(&s->paths);
+	ft_vec_release(&s->events);
+	ft_vec_release(&s->wf_heap);
+	memset(s, 0, sizeof(*s));
+}
+
+static int64_t
+add_task(struct fs_sim *s, const struct fs_task *t)
+{
+	if (s->started || s->tasks.len >= FS_NONE - 1)
+		return FT_EINVAL;
+	if (ft_vec_push(&s->tasks, t) < 0)
+		return FT_ENOMEM;
+	return (int64_t)s->tasks.len - 1;
+}
+
+int64_t
+ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
+                const uint32_t *path, uint32_t npath, uint32_t tag)
+{
+	struct fs_task t = { 0 };
+	uint32_t i;
+
+	if (!(bytes >= 0) || npath > 4096)
+		return FT_EINVAL;
+	t.kind = FS_FLOW;
+	t.bytes = bytes;
+	t.src = src;
+	t.dst = dst;
+	t.qp = qp;
+	t.tag = tag;
+	if (path && npath) {
+		for (i = 0; i < npath; i++)
+			if (path[i] >= s->nlinks)
+				return FT_EINVAL;
+		if (ft_vec_reserve(&s->paths, npath) < 0)
+			return FT_ENOMEM;
+		t.path_first = (uint32_t)s->paths.len;
+		memcpy(&FT_VEC_AT(&s->paths, uint32_t, s->paths.len), path, npath * sizeof(*path));
+		s->paths.len += npath;
+		t.npath = npath;
+	}
+	s->bytes_submitted += bytes;
+	return add_task(s, &t);
+}
+
+int64_t
+ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t tag)
+{
+	struct fs_task t = { 0 };
+
+	if (!(delay_s >= 0) || !(lat_mult >= 0))
+		return FT_EINVAL;
+	t.kind = FS_BARRIER;
+	t.delay_s = delay_s;
+	t.lat_mult = lat_mult;
+	t.src = t.dst = FS_NONE;
+	t.tag = tag;
+	return add_task(s, &t);
+}
+
+int
+ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to)
+{
+	uint32_t e[2] = { from, to };
+
+	if (s->started || from >= s->tasks.len || to >= s->tasks.len || from == to)
+		return FT_EINVAL;
+	if (ft_vec_push(&s->edges, e) < 0)
+		return FT_ENOMEM;
+	ft__fs_task(s, to)->npred++;
+	return 0;
+}
+
+/* ---- event heap ------------------------------------------------------------ */
+
+static bool
+ev_less(const struct fs_event *a, const struct fs_event *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int
+ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type)
+{
+	struct fs_event e = { .t = t, .seq = s->seq++, .task = task, .type = type };
+	struct fs_event *h;
+	size_t i;
+
+	if (ft_vec_push(&s->events, &e) < 0)
+		return FT_ENOMEM;
+	h = s->events.data;
+	i = s->events.len - 1;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!ev_less(&h[i], &h[p]))
+			break;
+		e = h[i];
+		h[i] = h[p];
+		h[p] = e;
+		i = p;
+	}
+	return 0;
+}
+
+static void
+ev_pop(struct fs_sim *s, struct fs_event *out)
+{
+	struct fs_event *h = s->events.data;
+	size_t n = --s->events.len, i = 0;
+
+	*out = h[0];
+	if (n == 0)
+		return;
+	h[0] = h[n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct fs_event tmp;
+
+		if (l < n && ev_less(&h[l], &h[m]))
+			m = l;
+		if (r < n && ev_less(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			break;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* ---- water filling ------------------------------------------------------- */
+
+static bool
+wf_less(const struct wf_item *a, const struct wf_item *b)
+{
+	return a->key < b->key || (a->key == b->key && a->link < b->link);
+}
+
+static int
+wf_push(struct fs_sim *s, double key, uint32_t link)
+{
+	struct wf_item it = { key, link };
+	struct wf_item *h;
+	size_t i;
+
+	if (ft_vec_push(&s->wf_heap, &it) < 0)
+		return FT_ENOMEM;
+	h = s->wf_heap.data;
+	i = s->wf_heap.len - 1;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!wf_less(&h[i], &h[p]))
+			break;
+		it = h[i];
+		h[i] = h[p];
+		h[p] = it;
+		i = p;
+	}
+	return 0;
+}
+
+static struct wf_item
+wf_pop(struct fs_sim *s)
+{
+	struct wf_item *h = s->wf_heap.data, top = h[0];
+	size_t n = --s->wf_heap.len, i = 0;
+
+	if (n == 0)
+		return top;
+	h[0] = h[n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct wf_item tmp;
+
+		if (l < n && wf_less(&h[l], &h[m]))
+			m = l;
+		if (r < n && wf_less(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			break;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+	return top;
+}
+
+/* Count flows per link, collect the touched links and lay out link -> flows. */
+static int
+wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
+{
+	const uint32_t *paths = s->paths.data;
+	uint32_t i, j, ntouched = 0;
+	size_t total = 0, off = 0;
+
+	for (i = 0; i < s->nactive; i++) {
+		const uint32_t *p = paths + s->act_pf[i];
+
+		for (j = 0; j < s->act_np[i]; j++) {
+			if (s->wf_cnt[p[j]]++ == 0)
+				s->wf_touched[ntouched++] = p[j];
+		}
+		total += s->act_np[i];
+	}
+	if (total > s->wf_flows_cap) {
+		uint32_t *nf = ft_reallocarray(s->wf_flows, total, sizeof(uint32_t));
+
+		if (!nf)
+			return FT_ENOMEM;
+		s->wf_flows = nf;
+		s->wf_flows_cap = total;
+	}
+	for (i = 0; i < ntouched; i++) {
+		uint32_t l = s->wf_touched[i];
+
+		s->wf_off[l] = (uint32_t)off;
+		off += s->wf_cnt[l];
+		s->wf_end[l] = (uint32_t)off;
+		s->wf_cnt[l] = 0; /* refilled below as the fill position */
+	}
+	for (i = 0; i < s->nactive; i++) {
+		const uint32_t *p = paths + s->act_pf[i];
+
+		for (j = 0; j < s->act_np[i]; j++)
+			s->wf_flows[s->wf_off[p[j]] + s->wf_cnt[p[j]]++] = i;
+	}
+	*ntouched_out = ntouched;
+	return 0;
+}
+
+int
+ft__fs_recompute(struct fs_sim *s)
+{
+	const uint32_t *paths;
+	uint32_t ntouched, i, j, k;
+	int rc;
+
+	s->nrecompute++;
+	s->rates_dirty = false;
+	if (s->nactive == 0)
+		return 0;
+	rc = wf_layout(s, &ntouched);
+	if (rc < 0)
+		return rc;
+	paths = s->paths.data;
+	s->wf_heap.len = 0;
+	for (i = 0; i < s->nactive; i++)
+		s->act_rate[i] = -1; /* unfrozen */
+	for (i = 0; i < ntouched; i++) {
+		uint32_t l = s->wf_touched[i];
+
+		s->wf_rem[l] = s->cap_Bps[l];
+		s->wf_key[l] = s->wf_rem[l] / s->wf_cnt[l];
+		if (s->wf_cnt[l] > s->link_maxflows[l])
+			s->link_maxflows[l] = s->wf_cnt[l];
+		rc = wf_push(s, s->wf_key[l], l);
+		if (rc < 0)
+			goto out;
+	}
+	while (s->wf_heap.len) {
+		struct wf_item it = wf_pop(s);
+		uint32_t l = it.link;
+		double share;
+
+		if (s->wf_cnt[l] == 0 || it.key != s->wf_key[l])
+			continue; /* stale */
+		share = it.key;
+		for (k = s->wf_off[l]; k < s->wf_end[l]; k++) {
+			uint32_t f = s->wf_flows[k];
+			const uint32_t *p;
+
+			if (s->act_rate[f] >= 0)
+				continue;
+			s->act_rate[f] = share;
+			p = paths + s->act_pf[f];
+			for (j = 0; j < s->act_np[f]; j++) {
+				uint32_t m = p[j];
+
+				s->wf_cnt[m]--;
+				if (m == l)
+					continue;
+				s->wf_rem[m] -= share;
+				if (s->wf_rem[m] < 0)
+					s->wf_rem[m] = 0;
+				if (s->wf_cnt[m] > 0) {
+					s->wf_key[m] = s->wf_rem[m] / s->wf_cnt[m];
+					rc = wf_push(s, s->wf_key[m], m);
+					if (rc < 0)
+						goto out;
+				}
+			}
+		}
+		s->wf_rem[l] = 0;
+	}
+	/* Mirror the rates into the tasks (the public view of a task). */
+	for (i = 0; i < s->nactive; i++)
+		ft__fs_task(s, s->active[i])->rate_Bps = s->act_rate[i];
+	rc = 0;
+out:
+	for (i = 0; i < ntouched; i++)
+		s->wf_cnt[s->wf_touched[i]] = 0;
+	return rc;
+}
+
+/* ---- the event loop ------------------------------------------------------- */
+
+int
+ft__fs_start(struct fs_sim *s, struct ft_error *err)
+{
+	uint32_t n = ft__fs_ntasks(s), i;
+	const uint32_t *e = s->edges.data;
+	size_t ne = s->edges.len;
+
+	if (s->started)
+		return ft_error_set(err, FT_EINVAL, "sim: run already started");
+	s->succ_first = ft_calloc((size_t)n + 1, sizeof(uint32_t));
+	s->succ = ft_calloc(ne ? ne : 1, sizeof(uint32_t));
+	s->active = ft_calloc(n ? n : 1, sizeof(uint32_t));
+	s->act_pf = ft_calloc(n ? n : 1, sizeof(uint32_t));
+	s->act_np = ft_calloc(n ? n : 1, sizeof(uint32_t));
+	s->act_rate = ft_calloc(n ? n : 1, sizeof(double));
+	s->act_left = ft_calloc(n ? n : 1, sizeof(double));
+	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
+	    !s->act_left)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
+	for (i = 0; i < ne; i++)
+		s->succ_first[e[2 * i] + 1]++;
+	for (i = 0; i < n; i++)
+		s->succ_first[i + 1] += s->succ_first[i];
+	/* Stable fill: successors keep the order their edges were added in. */
+	{
+		uint32_t *fill = ft_calloc(n ? n : 1, sizeof(uint32_t));
+
+		if (!fill)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+		for (i = 0; i < ne; i++) {
+			uint32_t from = e[2 * i];
+
+			s->succ[s->succ_first[from] + fill[from]++] = e[2 * i + 1];
+		}
+		ft_free(fill);
+	}
+	ft_vec_release(&s->edges);
+	s->started = true;
+	for (i = 0; i < n; i++) {
+		struct fs_task *t = ft__fs_task(s, i);
+
+		if (t->npred == 0) {
+			t->state = FS_READY;
+			t->t_ready = 0;
+			if (ev_push(s, t->delay_s, i, 0) < 0)
+				return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+		}
+	}
+	return 0;
+}
+
+static int
+route_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
+{
+	struct fs_task *t = ft__fs_task(s, id);
+	uint32_t buf[64];
+	int n;
+
+	if (!s->route)
+		return ft_error_set(err, FT_EINVAL, "sim: flow %u has no path and no router", id);
+	n = s->route(s->route_ud, s, id, buf, FT_ARRAY_SIZE(buf), err);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return ft_error_set(err, FT_EINVAL, "sim: flow %u: empty path", id);
+	if (ft_vec_reserve(&s->paths, (size_t)n) < 0)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	t = ft__fs_task(s, id);
+	t->path_first = (uint32_t)s->paths.len;
+	memcpy(&FT_VEC_AT(&s->paths, uint32_t, s->paths.len), buf, (size_t)n * sizeof(uint32_t));
+	s->paths.len += (size_t)n;
+	t->npath = (uint32_t)n;
+	return 0;
+}
+
+static int
+start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
+{
+	struct fs_task *t = ft__fs_task(s, id);
+	const uint32_t *p;
+	double bottleneck = INFINITY, lat = 0;
+	uint32_t j;
+	int rc;
+
+	t->t_start = s->now_s;
+	if (t->kind == FS_BARRIER || t->bytes <= 0) {
+		/* Nothing to send: done at once (a barrier's wait was its start delay). */
+		t->state = FS_PROPAGATING;
+		if (t->kind == FS_FLOW && t->npath == 0 && s->route) {
+			rc = route_task(s, id, err);
+			if (rc < 0)
+				return rc;
+		}
+		return ev_push(s, s->now_s, id, 1);
+	}
+	if (t->npath == 0) {
+		rc = route_task(s, id, err);
+		if (rc < 0)
+			return rc;
+		t = ft__fs_task(s, id);
+	}
+	p = ft__fs_path(s, t);
+	for (j = 0; j < t->npath; j++) {
+		if (s->cap_Bps[p[j]] < bottleneck)
+			bottleneck = s->cap_Bps[p[j]];
+		lat += s->lat_s[p[j]];
+		s->link_nactive[p[j]]++;
+	}
+	if (!(bottleneck > 0))
+		return ft_error_set(err, FT_EINVAL, "sim: flow %u crosses link %u of no capacity",
+		                    id, p[0]);
+	t->lat_s = lat;
+	t->ideal_s = t->bytes / bottleneck + lat;
+	t->state = FS_ACTIVE;
+	t->active_idx = s->nactive;
+	s->act_pf[s->nactive] = t->path_first;
+	s->act_np[s->nactive] = t->npath;
+	s->act_rate[s->nactive] = 0;
+	s->act_left[s->nactive] = t->bytes - t->sent;
+	s->active[s->nactive++] = id;
+	s->rates_dirty = true;
+	return 0;
+}
+
+static int
+finish_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
+{
+	struct fs_task *t = ft__fs_task(s, id);
+	double lat = t->lat_s;
+	uint32_t k;
+
+	t->state = FS_DONE;
+	t->t_done = s->now_s;
+	s->ndone++;
+	for (k = s->succ_first[id]; k < s->succ_first[id + 1]; k++) {
+		struct fs_task *u = ft__fs_task(s, s->succ[k]);
+
+		if (lat > u->pred_lat_s)
+			u->pred_lat_s = lat;
+		if (FT_NEVER(u->npred == 0))
+			continue;
+		if (--u->npred == 0) {
+			double d = u->delay_s + u->lat_mult * u->pred_lat_s;
+
+			u->state = FS_READY;
+			u->t_ready = s->now_s;
+			if (ev_push(s, s->now_s + d, s->succ[k], 0) < 0)
+				return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+		}
+	}
+	return 0;
+}
+
+/* The flow stops sending: release its links, arrive after the path latency. */
+static int
+end_transmission(struct fs_sim *s, uint32_t id)
+{
+	struct fs_task *t = ft__fs_task(s, id);
+	const uint32_t *p = ft__fs_path(s, t);
+	uint32_t j, last;
+
+	for (j = 0; j < t->npath; j++) {
+		s->link_bytes[p[j]] += t->bytes;
+		s->link_nactive[p[j]]--;
+	}
+	/* Bytes sent, as integrated over the rate intervals (the residual is the
+	 * completion tolerance); the links are credited with the whole payload. */
+	t->sent = t->bytes - s->act_left[t->active_idx];
+	s->bytes_delivered += t->sent;
+	t->rate_Bps = 0;
+	--s->nactive;
+	last = s->active[s->nactive];
+	s->active[t->active_idx] = last;
+	s->act_pf[t->active_idx] = s->act_pf[s->nactive];
+	s->act_np[t->active_idx] = s->act_np[s->nactive];
+	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
+	s->act_left[t->active_idx] = s->act_left[s->nactive];
+	ft__fs_task(s, last)->active_idx = t->active_idx;
+	t->state = FS_PROPAGATING;
+	s->rates_dirty = true;
+	return ev_push(s, s->now_s + t->lat_s, id, 1);
+}
+
+int
+ft__fs_step(struct fs_sim *s, struct ft_error *err)
+{
+	double t_tx = INFINITY, t_ev = INFINITY, t_next, dt, horizon;
+	uint32_t i;
+	int rc;
+
+	if (!s->started)
+		return ft_error_set(err, FT_EINVAL, "sim: run not started");
+	if (s->rates_dirty) {
+		rc = ft__fs_recompute(s);
+		if (rc < 0)
+			return ft_error_set(err, rc, "sim: out of memory computing rates");
+	}
+	for (i = 0; i < s->nactive; i++) {
+		double r = s->act_rate[i];
+
+		if (r > 0 && s->now_s + s->act_left[i] / r < t_tx)
+			t_tx = s->now_s + s->act_left[i] / r;
+	}
+	if (s->events.len)
+		t_ev = ((struct fs_event *)s->events.data)[0].t;
+	if (t_tx == INFINITY && t_ev == INFINITY) {
+		if (s->nactive)
+			return ft_error_set(err, FT_EINVAL, "sim: %u flows are stuck at rate 0",
+			                    s->nactive);
+		return 0;
+	}
+	t_next = t_tx < t_ev ? t_tx : t_ev;
+	dt = t_next - s->now_s;
+	horizon = t_next + (t_next > 0 ? t_next : 1e-12) * FS_TIME_RTOL;
+	s->now_s = t_next;
+	s->nevents++;
+	/* Advance every active flow; those ending by the horizon stop sending. */
+	i = 0;
+	while (i < s->nactive) {
+		double r = s->act_rate[i];
+
+		if (r > 0 && t_next - dt + s->act_left[i] / r <= horizon) {
+			s->act_left[i] -= r * dt; /* ~0: what the integration left over */
+			rc = end_transmission(s, s->active[i]);
+			if (rc < 0)
+				return ft_error_set(err, rc, "sim: out of memory");
+			continue; /* slot i now holds another flow */
+		}
+		s->act_left[i] -= r * dt;
+		if (s->act_left[i] < 0)
+			s->act_left[i] = 0;
+		i++;
+	}
+	/* Events due now. */
+	while (s->events.len && ((struct fs_event *)s->events.data)[0].t <= horizon) {
+		struct fs_event e;
+
+		ev_pop(s, &e);
+		if (e.type == 0)
+			rc = start_task(s, e.task, err);
+		else
+			rc = finish_task(s, e.task, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 1;
+}
+
+int
+ft__fs_run(struct fs_sim *s, double until_s, struct ft_error *err)
+{
+	int rc;
+
+	if (!s->started) {
+		rc = ft__fs_start(s, err);
+		if (rc < 0)
+			return rc;
+	}
+	while ((rc = ft__fs_step(s, err)) > 0)
+		if (until_s > 0 && s->now_s >= until_s)
+			return 0;
+	if (rc < 0)
+		return rc;
+	if (s->ndone != ft__fs_ntasks(s))
+		return ft_error_set(err, FT_EINVAL,
+		                    "sim: %u of %u tasks never started (a dependency cycle)",
+		                    ft__fs_ntasks(s) - s->ndone, ft__fs_ntasks(s));
+	return 0;
+}

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/report.c - render a scenario report: JSON (everything) and the
+ * terminal summary (per-op table, jobs, flow completion times, hottest links
+ * and per-tier utilization). Fixed formats, C locale: the same report gives
+ * the same bytes.
+ */
+#include "sim_int.h"
+
+#include <fabtune/json.h>
+#include <fabtune/sim.h>
+#include <fabtune/table.h>
+#include <fabtune/units.h>
+
+static void
+kv_us(struct ft_json *j, const char *key, double s)
+{
+	ft_json_key(j, key);
+	if (isfinite(s))
+		ft_json_double_prec(j, s * 1e6, 6);
+	else
+		ft_json_null(j);
+}
+
+static void
+kv_num(struct ft_json *j, const char *key, double v)
+{
+	ft_json_key(j, key);
+	if (isfinite(v))
+		ft_json_double_prec(j, v, 6);
+	else
+		ft_json_null(j);
+}
+
+static void
+link_json(struct ft_json *j, const struct ft_sim_hot_link *h)
+{
+	ft_json_obj_begin(j);
+	ft_json_kv_uint(j, "link", h->stat.link);
+	ft_json_kv_str(j, "name", h->name);
+	ft_json_kv_str(j, "kind", h->kind);
+	ft_json_kv_uint(j, "tier", h->tier);
+	kv_num(j, "cap_GBps", h->cap_Bps / 1e9);
+	kv_num(j, "bytes", h->stat.bytes);
+	kv_num(j, "util", h->stat.util);
+	ft_json_kv_uint(j, "max_flows", h->stat.max_flows);
+	ft_json_obj_end(j);
+}
+
+void
+ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j)
+{
+	const struct ft_sim_counters *c = &r->c;
+	size_t i;
+
+	ft_json_obj_begin(j);
+	ft_json_kv_str(j, "scenario", r->scenario);
+	ft_json_kv_str(j, "source", "sim");
+	ft_json_kv_str(j, "engine", r->engine);
+	ft_json_kv_str(j, "routing", r->routing);
+	ft_json_kv_uint(j, "qps_per_connection", r->qps_per_conn);
+	kv_num(j, "fabric_scale", r->fabric_scale);
+	ft_json_kv_str(j, "cluster", r->cluster);
+	ft_json_kv_uint(j, "nodes", r->nnodes);
+	ft_json_kv_uint(j, "gpus", r->ngpus);
+	ft_json_kv_uint(j, "links", r->nlinks);
+	ft_json_kv_uint(j, "faults", r->nfaults);
+	ft_json_kv_uint(j, "seed", r->seed);
+	kv_us(j, "makespan_us", c->makespan_s);
+
+	ft_json_key(j, "results");
+	ft_json_arr_begin(j);
+	for (i = 0; i < ft_run_nrows(&r->run); i++) {
+		const struct ft_result_row *row = ft_run_row(&r->run, i);
+
+		ft_json_obj_begin(j);
+		ft_json_kv_str(j, "job", row->src);
+		ft_json_kv_str(j, "op", row->test);
+		ft_json_kv_str(j, "algo", row->algo);
+		ft_json_kv_str(j, "proto", row->proto);
+		ft_json_kv_uint(j, "bytes", row->bytes);
+		ft_json_kv_uint(j, "nranks", row->nranks);
+		kv_num(j, "time_us", row->time_us);
+		kv_num(j, "algbw_GBps", row->algbw_GBps);
+		kv_num(j, "busbw_GBps", row->busbw_GBps);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+
+	ft_json_key(j, "jobs");
+	ft_json_arr_begin(j);
+	for (i = 0; i < r->jobs.len; i++) {
+		const struct ft_sim_job_report *jr = ft_vec_at(&r->jobs, i);
+
+		ft_json_obj_begin(j);
+		ft_json_kv_str(j, "name", jr->name);
+		ft_json_kv_uint(j, "nranks", jr->nranks);
+		ft_json_kv_uint(j, "iterations", jr->iterations);
+		kv_us(j, "compute_us", jr->compute_s);
+		kv_us(j, "iteration_us", jr->iter_s);
+		kv_us(j, "comm_us", jr->comm_s);
+		kv_num(j, "comm_share", jr->comm_share);
+		kv_us(j, "end_us", jr->t_end_s);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+
+	ft_json_key(j, "flows");
+	ft_json_obj_begin(j);
+	ft_json_kv_uint(j, "count", c->nflows);
+	kv_num(j, "bytes", c->bytes);
+	ft_json_key(j, "fct_us");
+	ft_json_obj_begin(j);
+	kv_us(j, "min", c->fct_min_s);
+	kv_us(j, "p50", c->fct_p50_s);
+	kv_us(j, "p99", c->fct_p99_s);
+	kv_us(j, "max", c->fct_max_s);
+	ft_json_obj_end(j);
+	ft_json_key(j, "ideal_us");
+	ft_json_obj_begin(j);
+	kv_us(j, "min", c->ideal_min_s);
+	kv_us(j, "p50", c->ideal_p50_s);
+	kv_us(j, "max", c->ideal_max_s);
+	ft_json_obj_end(j);
+	ft_json_key(j, "slowdown");
+	ft_json_obj_begin(j);
+	kv_num(j, "p50", c->slowdown_p50);
+	kv_num(j, "p99", c->slowdown_p99);
+	kv_num(j, "max", c->slowdown_max);
+	ft_json_obj_end(j);
+	ft_json_obj_end(j);
+
+	ft_json_key(j, "tiers");
+	ft_json_arr_begin(j);
+	for (i = 0; i < r->tiers.len; i++) {
+		const struct ft_sim_tier_stat *t = ft_vec_at(&r->tiers, i);
+
+		ft_json_obj_begin(j);
+		ft_json_kv_str(j, "kind", t->kind);
+		ft_json_kv_uint(j, "tier", t->tier);
+		ft_json_kv_uint(j, "links_used", t->nlinks);
+		kv_num(j, "bytes", t->bytes);
+		kv_num(j, "util_mean", t->util_mean);
+		kv_num(j, "util_max", t->util_max);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+
+	ft_json_key(j, "hot_links");
+	ft_json_arr_begin(j);
+	for (i = 0; i < r->hot.len; i++)
+		link_json(j, ft_vec_at(&r->hot, i));
+	ft_json_arr_end(j);
+
+	ft_json_kv_uint(j, "ports_used", r->nlinks_used);
+	ft_json_key(j, "ports");
+	ft_json_arr_begin(j);
+	for (i = 0; i < r->ports.len; i++)
+		link_json(j, ft_vec_at(&r->ports, i));
+	ft_json_arr_end(j);
+
+	ft_json_key(j, "engine_stats");
+	ft_json_obj_begin(j);
+	ft_json_kv_uint(j, "events", c->nevents);
+	ft_json_kv_uint(j, "rate_recomputations", c->nrecompute);
+	if (!stable) {
+		kv_num(j, "wall_s", r->wall_s);
+		ft_json_kv_uint(j, "peak_rss_bytes", r->peak_rss_bytes);
+	}
+	ft_json_obj_end(j);
+	ft_json_obj_end(j);
+}
+
+/* Sizes as written in scenarios: 200MB, 2GB, 1GiB, 64KiB; odd ones in bytes. */
+static const char *
+size_str(uint64_t b, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t unit;
+		const char *name;
+	} units[] = { { 1ull << 40, "TiB" },   { 1000000000000ull, "TB" }, { 1ull << 30, "GiB" },
+		      { 1000000000ull, "GB" }, { 1ull << 20, "MiB" },      { 1000000ull, "MB" },
+		      { 1ull << 10, "KiB" },   { 1000ull, "KB" } };
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(units); i++)
+		if (b >= units[i].unit && b % units[i].unit == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", b / units[i].unit, units[i].name);
+			return buf;
+		}
+	snprintf(buf, len, "%" PRIu64 "B", b);
+	return buf;
+}
+
+static const char *
+us(double s, char *buf, size_t len)
+{
+	if (!isfinite(s))
+		return "-";
+	snprintf(buf, len, "%.2f", s * 1e6);
+	return buf;
+}
+
+void
+ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf *out)
+{
+	const struct ft_sim_counters *c = &r->c;
+	struct ft_table t;
+	char a[32], b[32], d[32], e[32];
+	size_t i;
+
+	ft_strbuf_addf(out, "scenario %s: %s, %" PRIu64 " GPUs on %u nodes, engine %s, routing %s",
+	               r->scenario, r->cluster, r->ngpus, r->nnodes, r->engine, r->routing);
+	if (r->qps_per_conn > 1)
+		ft_strbuf_addf(out, " x%u QPs", r->qps_per_conn);
+	if (r->fabric_scale != 1)
+		ft_strbuf_addf(out, ", fabric x%.3g", r->fabric_scale);
+	if (r->nfaults)
+		ft_strbuf_addf(out, ", %zu fault%s", r->nfaults, r->nfaults > 1 ? "s" : "");
+	ft_strbuf_addf(out, ", seed %" PRIu64 "\n\n", r->seed);
+
+	if (ft_run_nrows(&r->run)) {
+		ft_table_init(&t);
+		ft_table_col(&t, "job", FT_ALIGN_LEFT);
+		ft_table_col(&t, "op", FT_ALIGN_LEFT);
+		ft_table_col(&t, "algo", FT_ALIGN_LEFT);
+		ft_table_col(&t, "size", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "ranks", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "time(us)", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "algbw(GB/s)", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "busbw(GB/s)", FT_ALIGN_RIGHT);
+		for (i = 0; i < ft_run_nrows(&r->run); i++) {
+			const struct ft_result_row *row = ft_run_row(&r->run, i);
+
+			(void)ft_table_cell(&t, row->src);
+			(void)ft_table_cell(&t, row->test);
+			(void)ft_table_cell(&t, row->algo);
+			(void)ft_table_cell(&t, size_str(row->bytes, a, sizeof(a)));
+			(void)ft_table_cellf(&t, "%u", row->nranks);
+			(void)ft_table_cellf(&t, "%.2f", row->time_us);
+			(void)ft_table_cellf(&t, "%.2f", row->algbw_GBps);
+			(void)ft_table_cellf(&t, "%.2f", row->busbw_GBps);
+		}
+		ft_table_render(&t, out);
+		ft_table_release(&t);
+		ft_strbuf_addch(out, '\n');
+	}
+	for (i = 0; i < r->jobs.len; i++) {
+		const struct ft_sim_job_report *jr = ft_vec_at(&r->jobs, i);
+
+		if (jr->iterations < 2 && jr->compute_s <= 0)
+			continue;
+		ft_strbuf_addf(out,
+		               "job %s: %u ranks, %u iteration%s of %s us: compute %s us, "
+		               "communication %s us (%.1f%%)\n",
+		               jr->name, jr->nranks, jr->iterations, jr->iterations > 1 ? "s" : "",
+		               us(jr->iter_s, a, sizeof(a)), us(jr->compute_s, b, sizeof(b)),
+		               us(jr->comm_s, d, sizeof(d)), jr->comm_share * 100);
+	}
+	ft_strbuf_addf(out, "flows: %" PRIu64 ", fct us min %s p50 %s p99 %s max %s", c->nflows,
+	               us(c->fct_min_s, a, sizeof(a)), us(c->fct_p50_s, b, sizeof(b)),
+	               us(c->fct_p99_s, d, sizeof(d)), us(c->fct_max_s, e, sizeof(e)));
+	ft_strbuf_addf(out, "; ideal p50 %s us; slowdown p50 %.2fx p99 %.2fx\n",
+	               us(c->ideal_p50_s, a, sizeof(a)), c->slowdown_p50, c->slowdown_p99);
+	ft_strbuf_addf(out, "makespan: %s us\n", us(c->makespan_s, a, sizeof(a)));
+
+	if (r->tiers.len) {
+		ft_strbuf_adds(out, "\nutilization by link class:\n");
+		ft_table_init(&t);
+		ft_table_col(&t, "kind", FT_ALIGN_LEFT);
+		ft_table_col(&t, "tier", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "links", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "mean", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "max", FT_ALIGN_RIGHT);
+		for (i = 0; i < r->tiers.len; i++) {
+			const struct ft_sim_tier_stat *ts = ft_vec_at(&r->tiers, i);
+
+			(void)ft_table_cell(&t, ts->kind);
+			(void)ft_table_cellf(&t, "%u", ts->tier);
+			(void)ft_table_cellf(&t, "%u", ts->nlinks);
+			(void)ft_table_cellf(&t, "%.1f%%", ts->util_mean * 100);
+			(void)ft_table_cellf(&t, "%.1f%%", ts->util_max * 100);
+		}
+		ft_table_render(&t, out);
+		ft_table_release(&t);
+	}
+	if (r->hot.len) {
+		ft_strbuf_adds(out, "\nhottest links:\n");
+		ft_table_init(&t);
+		ft_table_col(&t, "link", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "from -> to", FT_ALIGN_LEFT);
+		ft_table_col(&t, "kind", FT_ALIGN_LEFT);
+		ft_table_col(&t, "tier", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "cap(GB/s)", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "util", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "max flows", FT_ALIGN_RIGHT);
+		for (i = 0; i < r->hot.len; i++) {
+			const struct ft_sim_hot_link *h = ft_vec_at(&r->hot, i);
+
+			(void)ft_table_cellf(&t, "%u", h->stat.link);
+			(void)ft_table_cell(&t, h->name);
+			(void)ft_table_cell(&t, h->kind);
+			(void)ft_table_cellf(&t, "%u", h->tier);
+			(void)ft_table_cellf(&t, "%.1f", h->cap_Bps / 1e9);
+			(void)ft_table_cellf(&t, "%.1f%%", h->stat.util * 100);
+			(void)ft_table_cellf(&t, "%u", h->stat.max_flows);
+		}
+		ft_table_render(&t, out);
+		ft_table_release(&t);
+	}
+	if (!stable)
+		ft_strbuf_addf(out, "\nsimulated in %.3f s, peak memory %.1f MB\n", r->wall_s,
+		               (double)r->peak_rss_bytes / 1e6);
+}

@@ -1,0 +1,848 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/run.c - run a scenario: build the cluster, apply faults, place each
+ * job's ranks on GPUs, compile its collectives into schedules, submit them
+ * and the background traffic to the chosen engine, run, and gather the
+ * report (rows in the shared data model, flow completion times, per-link
+ * counters, the hottest links and per-tier utilization).
+ */
+#include "sim_int.h"
+
+#include <sys/resource.h>
+
+#include <fabtune/progress.h>
+#include <fabtune/rng.h>
+#include <fabtune/sim.h>
+
+#define RNG_PLACEMENT  0x706c6163u /* stream kinds (ft_rng_stream) */
+#define RNG_BACKGROUND 0x6267u
+
+struct job_run {
+	uint32_t *rank_gpu;
+	uint32_t nranks;
+	uint32_t gpn; /* ranks per node */
+	double compute_s;
+	struct ft_vec first_ops; /* int64_t op ids of iteration 0, one per sc_op (first repeat) */
+	int64_t last_op;
+};
+
+static int
+apply_scale(struct ft_topo *t, uint32_t link, double scale)
+{
+	const struct ft_link *l = ft_topo_link(t, link);
+	int rc = ft_topo_set_link_scale(t, link, ft_topo_link_scale(t, link) * scale);
+
+	if (rc == 0 && l->rev != link && l->rev < ft_topo_nlinks(t))
+		rc = ft_topo_set_link_scale(t, l->rev, ft_topo_link_scale(t, l->rev) * scale);
+	return rc;
+}
+
+/* Scale every link of kind @kind out of vertex @v (and its reverse). */
+static int
+scale_vertex_links(struct ft_topo *t, uint32_t v, int kind, double scale, uint32_t *n)
+{
+	uint32_t first, count, i;
+	int rc;
+
+	ft_topo_out_links(t, v, &first, &count);
+	for (i = first; i < first + count; i++) {
+		if (kind >= 0 && ft_topo_link(t, i)->kind != kind)
+			continue;
+		rc = apply_scale(t, i, scale);
+		if (rc < 0)
+			return rc;
+		(*n)++;
+	}
+	return 0;
+}
+
+static uint32_t
+find_switch(const struct ft_topo *t, uint32_t tier, uint32_t index)
+{
+	uint32_t v, n = ft_topo_nvertices(t), k = 0;
+
+	for (v = 0; v < n; v++) {
+		const struct ft_vertex *x = ft_topo_vertex(t, v);
+
+		if (x->kind == FT_V_SWITCH && x->tier == tier && k++ == index)
+			return v;
+	}
+	return UINT32_MAX;
+}
+
+static int
+fault_err(const struct ft_scenario *sc, const struct sc_fault *f, struct ft_error *err,
+          const char *field, const char *fmt, uint32_t a, uint32_t b)
+{
+	const struct sc_fault *first = ft_vec_at(&sc->faults, 0);
+	char msg[200];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	return ft_error_set(err, FT_ERANGE, "%s:%u:%u: faults[%zu].%s: %s", sc->file, f->line,
+	                    f->col, (size_t)(f - first), field, msg);
+}
+
+static int
+apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
+             struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sc->faults.len && rc == 0; i++) {
+		const struct sc_fault *f = ft_vec_at(&sc->faults, i);
+		uint32_t v, n = 0;
+
+		if (f->what != SC_F_LINK && f->what != SC_F_SWITCH && f->what != SC_F_PORT &&
+		    f->node >= spec->nnodes)
+			return fault_err(sc, f, err, "node", "expected a node below %u, got %u",
+			                 spec->nnodes, f->node);
+		switch (f->what) {
+		case SC_F_LINK:
+			if (f->link >= ft_topo_nlinks(t))
+				return fault_err(sc, f, err, "link",
+				                 "expected a link id below %u, got %u",
+				                 ft_topo_nlinks(t), f->link);
+			rc = apply_scale(t, f->link, f->scale);
+			n = 1;
+			break;
+		case SC_F_NIC:
+			v = ft_topo_nic(t, f->node, f->nic);
+			if (v == UINT32_MAX)
+				return fault_err(sc, f, err, "nic",
+				                 "expected a NIC below %u, got %u",
+				                 spec->node.nnics, f->nic);
+			rc = scale_vertex_links(t, v, FT_L_HOST, f->scale, &n);
+			break;
+		case SC_F_PCIE:
+			v = f->has_gpu ? ft_topo_gpu(t, f->node, f->gpu) :
+			                 ft_topo_nic(t, f->node, f->nic);
+			if (v == UINT32_MAX)
+				return fault_err(sc, f, err, f->has_gpu ? "gpu" : "nic",
+				                 "expected an index below %u, got %u",
+				                 f->has_gpu ? spec->node.ngpus : spec->node.nnics,
+				                 f->has_gpu ? f->gpu : f->nic);
+			rc = scale_vertex_links(t, v, FT_L_PCIE, f->scale, &n);
+			break;
+		case SC_F_NVLINK:
+			v = ft_topo_gpu(t, f->node, f->gpu);
+			if (v == UINT32_MAX)
+				return fault_err(sc, f, err, "gpu",
+				                 "expected a GPU below %u, got %u",
+				                 spec->node.ngpus, f->gpu);
+			rc = scale_vertex_links(t, v, FT_L_NVLINK, f->scale, &n);
+			break;
+		case SC_F_SWITCH:
+		case SC_F_PORT:
+			v = find_switch(t, f->tier, f->sw);
+			if (v == UINT32_MAX)
+				return fault_err(sc, f, err, "switch", "no switch %u at tier %u",
+				                 f->sw, f->tier);
+			if (f->what == SC_F_SWITCH) {
+				rc = scale_vertex_links(t, v, -1, f->scale, &n);
+			} else {
+				uint32_t first, count;
+
+				ft_topo_out_links(t, v, &first, &count);
+				if (f->port >= count)
+					return fault_err(sc, f, err, "port",
+					                 "expected a port below %u, got %u", count,
+					                 f->port);
+				rc = apply_scale(t, first + f->port, f->scale);
+				n = 1;
+			}
+			break;
+		case SC_F_GPU:
+			if (f->gpu >= spec->node.ngpus)
+				return fault_err(sc, f, err, "gpu",
+				                 "expected a GPU below %u, got %u",
+				                 spec->node.ngpus, f->gpu);
+			gpu_slow[(size_t)f->node * spec->node.ngpus + f->gpu] = f->slowdown;
+			n = 1;
+			break;
+		}
+		if (rc == 0 && n == 0)
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "%s:%u:%u: faults[%zu]: the target has no link of that kind",
+			        sc->file, f->line, f->col, i);
+	}
+	if (rc < 0)
+		return ft_error_set(err, rc, "%s: applying faults: %s", sc->file, ft_strerror(rc));
+	return 0;
+}
+
+static int
+apply_fabric_scale(struct ft_topo *t, double scale)
+{
+	uint32_t l, n = ft_topo_nlinks(t);
+	int rc;
+
+	if (scale == 1)
+		return 0;
+	for (l = 0; l < n; l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+
+		if (lk->kind != FT_L_HOST && lk->kind != FT_L_FABRIC)
+			continue;
+		rc = ft_topo_set_link_scale(t, l, ft_topo_link_scale(t, l) * scale);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Place job @j's ranks on GPUs; errors name the job's place in the file. */
+static int
+place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, const struct ft_topo *t,
+          uint64_t seed, int placement, struct job_run *jr, struct ft_error *err)
+{
+	struct sc_job jcopy = *j0;
+	const struct sc_job *j = &jcopy;
+
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	uint32_t gpn, nodes_left, cap, r;
+
+	if (placement >= 0)
+		jcopy.placement = (enum sc_placement)placement;
+	gpn = j->gpus_per_node ? j->gpus_per_node : spec->node.ngpus;
+
+	if (gpn > spec->node.ngpus)
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
+		                    "most %u, got %u",
+		                    sc->file, j->line, j->col, ji, spec->node.ngpus, gpn);
+	if (j->first_node >= spec->nnodes)
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].first_node: expected below "
+		                    "%u, got %u",
+		                    sc->file, j->line, j->col, ji, spec->nnodes, j->first_node);
+	nodes_left = spec->nnodes - j->first_node;
+	cap = nodes_left * gpn;
+	jr->nranks = j->placement == SC_EXPLICIT ? (uint32_t)j->explicit_gpus.len :
+	             j->nranks                   ? j->nranks :
+	                                           cap;
+	if (jr->nranks > cap && j->placement != SC_EXPLICIT)
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].ranks: %u ranks don't fit on "
+		                    "%u nodes x %u GPUs",
+		                    sc->file, j->line, j->col, ji, jr->nranks, nodes_left, gpn);
+	jr->rank_gpu = ft_calloc(jr->nranks ? jr->nranks : 1, sizeof(uint32_t));
+	if (!jr->rank_gpu)
+		return ft_error_set(err, FT_ENOMEM, "out of memory");
+	jr->gpn = gpn;
+	if (j->placement == SC_RANDOM) {
+		struct ft_rng rng;
+		uint32_t *slots = ft_calloc(cap, sizeof(uint32_t));
+
+		if (!slots)
+			return ft_error_set(err, FT_ENOMEM, "out of memory");
+		for (r = 0; r < cap; r++)
+			slots[r] = r;
+		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_PLACEMENT, ji));
+		ft_rng_shuffle_u32(&rng, slots, cap);
+		for (r = 0; r < jr->nranks; r++)
+			jr->rank_gpu[r] =
+			        ft_topo_gpu(t, j->first_node + slots[r] / gpn, slots[r] % gpn);
+		ft_free(slots);
+		jr->gpn = 1; /* no node structure for hierarchical algorithms */
+		return 0;
+	}
+	for (r = 0; r < jr->nranks; r++) {
+		uint32_t node, gpu;
+
+		if (j->placement == SC_EXPLICIT) {
+			const uint32_t *p = ft_vec_at(&j->explicit_gpus, r);
+
+			node = p[0];
+			gpu = p[1];
+			if (node >= spec->nnodes || gpu >= spec->node.ngpus)
+				return ft_error_set(
+				        err, FT_ERANGE,
+				        "%s:%u:%u: jobs[%zu].placement[%u]: no GPU %u:%u "
+				        "(%u nodes of %u GPUs)",
+				        sc->file, j->line, j->col, ji, r, node, gpu, spec->nnodes,
+				        spec->node.ngpus);
+		} else if (j->placement == SC_SPREAD) {
+			uint32_t nn = (jr->nranks + gpn - 1) / gpn;
+
+			node = j->first_node + r % nn;
+			gpu = r / nn;
+		} else {
+			node = j->first_node + r / gpn;
+			gpu = r % gpn;
+		}
+		jr->rank_gpu[r] = ft_topo_gpu(t, node, gpu);
+	}
+	if (j->placement != SC_PACKED)
+		jr->gpn = 1;
+	if (jr->nranks % jr->gpn)
+		jr->gpn = 1;
+	return 0;
+}
+
+/*
+ * NCCL runs a collective on several channels, one ring (or tree) per rail:
+ * channel c is the same algorithm over the ranks of each node rotated by c,
+ * so its node-to-node hops leave on a different NIC. Merge @nch such copies
+ * of @in, each with 1/nch of the bytes, into @out (explicit phases only;
+ * all-to-all already spreads over every rail).
+ */
+static int
+channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, struct ft_schedule *out)
+{
+	size_t p;
+	uint32_t c, f;
+
+	*out = *in;
+	ft_vec_init(&out->phases, sizeof(struct ft_sched_phase));
+	ft_vec_init(&out->flows, sizeof(struct ft_sched_flow));
+	for (p = 0; p < in->phases.len; p++) {
+		struct ft_sched_phase ph = *ft_sched_phase_at(in, p);
+
+		ph.first_flow = (uint32_t)out->flows.len;
+		ph.nflows = 0;
+		for (c = 0; c < nch; c++) {
+			for (f = 0; f < ft_sched_phase_at(in, p)->nflows; f++) {
+				struct ft_sched_flow fl =
+				        FT_VEC_AT(&in->flows, struct ft_sched_flow,
+				                  ft_sched_phase_at(in, p)->first_flow + f);
+
+				if (fl.src != FT_SCHED_INNET)
+					fl.src = fl.src - fl.src % ppn + (fl.src % ppn + c) % ppn;
+				if (fl.dst != FT_SCHED_INNET)
+					fl.dst = fl.dst - fl.dst % ppn + (fl.dst % ppn + c) % ppn;
+				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
+				if (ft_vec_push(&out->flows, &fl) < 0)
+					return FT_ENOMEM;
+				ph.nflows++;
+			}
+		}
+		ph.npairs = ph.nflows;
+		if (ft_vec_push(&out->phases, &ph) < 0)
+			return FT_ENOMEM;
+	}
+	return 0;
+}
+
+static uint32_t
+nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cluster_spec *spec,
+          uint32_t gpn)
+{
+	size_t p;
+	uint32_t n;
+
+	if (gpn < 2 || s->nranks <= gpn || s->nranks % gpn)
+		return 1;
+	for (p = 0; p < s->phases.len; p++)
+		if (ft_sched_phase_at(s, p)->implicit_alltoall)
+			return 1;
+	n = o->channels ? o->channels : FT_MIN(gpn, FT_MAX(spec->node.nnics, 1u));
+	return FT_MIN(n, gpn);
+}
+
+static uint64_t
+op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
+{
+	return ov && ov->bytes ? ov->bytes : o->bytes;
+}
+
+static int
+submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, const struct ft_topo *t,
+           struct ft_engine *e, const double *gpu_slow, struct job_run *jr,
+           const struct ft_sim_overrides *ov, struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	double slow = 1;
+	uint32_t it, r;
+	size_t k;
+	int rc = 0;
+
+	/* The slowest GPU of the job sets the pace of its compute (collectives synchronize). */
+	for (r = 0; r < jr->nranks; r++) {
+		const struct ft_vertex *v = ft_topo_vertex(t, jr->rank_gpu[r]);
+		double s = gpu_slow[(size_t)v->node * spec->node.ngpus + v->local];
+
+		if (s > slow)
+			slow = s;
+	}
+	jr->compute_s = j->compute_s;
+	if (j->compute_tflop > 0)
+		jr->compute_s += j->compute_tflop / (spec->node.gpu_tflops * j->mfu);
+	jr->compute_s *= slow;
+	jr->last_op = -1;
+	for (it = 0; it < j->iterations; it++) {
+		for (k = 0; k < j->ops.len; k++) {
+			const struct sc_op *o = ft_vec_at(&j->ops, k);
+			struct ft_coll_args args = { .op = o->op,
+				                     .algo = o->algo,
+				                     .proto = o->proto,
+				                     .nranks = jr->nranks,
+				                     .ranks_per_node = jr->gpn,
+				                     .bytes = op_bytes(o, ov) };
+			struct ft_schedule sched;
+			uint32_t rep, nch;
+
+			ft_schedule_init(&sched);
+			rc = ft_coll_schedule(&args, &sched, err);
+			if (rc < 0) {
+				ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file,
+				                j->line, j->col, ji, k);
+				return rc;
+			}
+			nch = nchannels(&sched, o, spec, jr->gpn);
+			if (nch > 1) {
+				struct ft_schedule merged;
+
+				rc = channelize(&sched, nch, jr->gpn, &merged);
+				ft_schedule_release(&sched);
+				sched = merged;
+				if (rc < 0) {
+					ft_schedule_release(&sched);
+					return ft_error_set(err, FT_ENOMEM, "out of memory");
+				}
+			}
+			for (rep = 0; rep < o->repeat; rep++) {
+				struct ft_sim_op op = { .sched = &sched,
+					                .rank_gpu = jr->rank_gpu,
+					                .after = jr->last_op,
+					                .job = (uint32_t)ji };
+				int64_t id;
+
+				op.delay_s = (k == 0 && rep == 0) ? jr->compute_s : 0;
+				id = e->ops->submit(e, &op, err);
+				if (id < 0) {
+					ft_schedule_release(&sched);
+					return (int)id;
+				}
+				if (it == 0 && rep == 0 && ft_vec_push(&jr->first_ops, &id) < 0) {
+					ft_schedule_release(&sched);
+					return ft_error_set(err, FT_ENOMEM, "out of memory");
+				}
+				jr->last_op = id;
+			}
+			ft_schedule_release(&sched);
+		}
+	}
+	return 0;
+}
+
+/* Background traffic: one phase of flows between NICs (or GPUs). */
+static int
+submit_background(const struct ft_scenario *sc, const struct sc_background *bg, size_t bi,
+                  const struct ft_topo *t, struct ft_engine *e, uint64_t seed, struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	uint32_t per = bg->gpu_endpoints ? spec->node.ngpus : spec->node.nnics;
+	uint64_t total = (uint64_t)spec->nnodes * per;
+	uint32_t n = bg->hosts ? bg->hosts : (uint32_t)FT_MIN(total, (uint64_t)UINT32_MAX);
+	struct ft_schedule sched;
+	struct ft_sched_phase ph = { 0 };
+	uint32_t *ends = NULL, *perm = NULL, i;
+	struct ft_rng rng;
+	int64_t id;
+	int rc = 0;
+
+	if (per == 0 || n > total || n < 2)
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: background[%zu].hosts: expected 2 to "
+		                    "%" PRIu64 " %s, got %u",
+		                    sc->file, bg->line, bg->col, bi, total,
+		                    bg->gpu_endpoints ? "GPUs" : "NICs", n);
+	if (bg->pattern == SC_INCAST && bg->target >= n)
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: background[%zu].target: expected below "
+		                    "%u, got %u",
+		                    sc->file, bg->line, bg->col, bi, n, bg->target);
+	ft_schedule_init(&sched);
+	sched.op = FT_OP_SENDRECV;
+	sched.algo = FT_ALGO_DIRECT;
+	sched.nranks = n;
+	sched.ranks_per_node = 1;
+	sched.proto_eff = 1;
+	ends = ft_calloc(n, sizeof(uint32_t));
+	perm = ft_calloc(n, sizeof(uint32_t));
+	if (!ends || !perm)
+		goto oom;
+	/* Endpoints spread over the nodes: endpoint i = node i % nnodes, index i / nnodes. */
+	for (i = 0; i < n; i++) {
+		uint32_t node = i % spec->nnodes, idx = i / spec->nnodes;
+
+		ends[i] = bg->gpu_endpoints ? ft_topo_gpu(t, node, idx) : ft_topo_nic(t, node, idx);
+	}
+	ph.steps = 1;
+	ft_strlcpy(ph.what, "background", sizeof(ph.what));
+	if (bg->pattern == SC_PERMUTATION) {
+		/* A random derangement-free permutation: shuffle, then send to the next in it. */
+		for (i = 0; i < n; i++)
+			perm[i] = i;
+		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_BACKGROUND, bi));
+		ft_rng_shuffle_u32(&rng, perm, n);
+		for (i = 0; i < n && rc == 0; i++) {
+			struct ft_sched_flow f = { .src = perm[i],
+				                   .dst = perm[(i + 1) % n],
+				                   .bytes = bg->bytes };
+
+			rc = ft_vec_push(&sched.flows, &f);
+		}
+		ph.nflows = ph.npairs = n;
+	} else if (bg->pattern == SC_INCAST) {
+		for (i = 0; i < n && rc == 0; i++) {
+			struct ft_sched_flow f = { .src = i,
+				                   .dst = bg->target,
+				                   .bytes = bg->bytes };
+
+			if (i != bg->target)
+				rc = ft_vec_push(&sched.flows, &f);
+		}
+		ph.nflows = ph.npairs = n - 1;
+	} else {
+		ph.implicit_alltoall = true;
+		ph.a2a_group_size = n;
+		ph.a2a_stride = 1;
+		ph.bytes_per_pair = bg->bytes;
+		ph.npairs = (uint64_t)n * (n - 1);
+	}
+	if (rc < 0 || ft_vec_push(&sched.phases, &ph) < 0)
+		goto oom;
+	sched.bytes = bg->bytes;
+	{
+		struct ft_sim_op op = {
+			.sched = &sched, .rank_gpu = ends, .after = -1, .job = UINT32_MAX
+		};
+
+		id = e->ops->submit(e, &op, err);
+	}
+	ft_schedule_release(&sched);
+	ft_free(ends);
+	ft_free(perm);
+	return id < 0 ? (int)id : 0;
+oom:
+	ft_schedule_release(&sched);
+	ft_free(ends);
+	ft_free(perm);
+	return ft_error_set(err, FT_ENOMEM, "out of memory");
+}
+
+void
+ft_sim_overrides_init(struct ft_sim_overrides *ov)
+{
+	memset(ov, 0, sizeof(*ov));
+	ov->routing = -1;
+	ov->placement = -1;
+}
+
+void
+ft_sim_report_init(struct ft_sim_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	ft_run_init(&r->run, FT_SOURCE_SIM, "sim");
+	ft_vec_init(&r->jobs, sizeof(struct ft_sim_job_report));
+	ft_vec_init(&r->hot, sizeof(struct ft_sim_hot_link));
+	ft_vec_init(&r->tiers, sizeof(struct ft_sim_tier_stat));
+	ft_vec_init(&r->ports, sizeof(struct ft_sim_hot_link));
+}
+
+void
+ft_sim_report_release(struct ft_sim_report *r)
+{
+	ft_run_release(&r->run);
+	ft_vec_release(&r->jobs);
+	ft_vec_release(&r->hot);
+	ft_vec_release(&r->tiers);
+	ft_vec_release(&r->ports);
+}
+
+static void
+link_entry(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t l, double makespan,
+           struct ft_sim_hot_link *h)
+{
+	const struct ft_link *lk = ft_topo_link(t, l);
+	char a[40], b[40];
+
+	memset(h, 0, sizeof(*h));
+	h->stat.link = l;
+	h->stat.bytes = c->link_bytes[l];
+	h->cap_Bps = lk->cap_Bps * ft_topo_link_scale(t, l);
+	h->stat.util =
+	        makespan > 0 && h->cap_Bps > 0 ? c->link_bytes[l] / (h->cap_Bps * makespan) : 0;
+	h->stat.max_flows = c->link_max_flows ? c->link_max_flows[l] : 0;
+	h->tier = lk->tier;
+	ft_strlcpy(h->kind, ft_link_kind_name(lk->kind), sizeof(h->kind));
+	ft_topo_vertex_name(t, lk->src, a, sizeof(a));
+	ft_topo_vertex_name(t, lk->dst, b, sizeof(b));
+	snprintf(h->name, sizeof(h->name), "%s -> %s", a, b);
+}
+
+static int
+gather_links(const struct ft_topo *t, const struct ft_sim_counters *c, struct ft_sim_report *r)
+{
+	uint32_t l, i, nhot = 0;
+	uint32_t hot[FT_SIM_NHOT];
+	double mk = c->makespan_s;
+
+	/* Hottest links: a fixed-size insertion list, ties to the lower link id. */
+	for (l = 0; l < c->nlinks; l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+		double cap = lk->cap_Bps * ft_topo_link_scale(t, l);
+		double u = cap > 0 && mk > 0 ? c->link_bytes[l] / (cap * mk) : 0;
+		struct ft_sim_tier_stat *ts = NULL;
+
+		if (c->link_bytes[l] <= 0)
+			continue;
+		r->nlinks_used++;
+		for (i = 0; i < r->tiers.len; i++) {
+			struct ft_sim_tier_stat *x = ft_vec_at(&r->tiers, i);
+
+			if (x->tier == lk->tier &&
+			    strcmp(x->kind, ft_link_kind_name(lk->kind)) == 0)
+				ts = x;
+		}
+		if (!ts) {
+			struct ft_sim_tier_stat z = { 0 };
+
+			ft_strlcpy(z.kind, ft_link_kind_name(lk->kind), sizeof(z.kind));
+			z.tier = lk->tier;
+			if (ft_vec_push(&r->tiers, &z) < 0)
+				return FT_ENOMEM;
+			ts = ft_vec_at(&r->tiers, r->tiers.len - 1);
+		}
+		ts->nlinks++;
+		ts->bytes += c->link_bytes[l];
+		ts->util_mean += u;
+		if (u > ts->util_max)
+			ts->util_max = u;
+		{
+			/* Insertion by (util desc, link asc). */
+			uint32_t pos = nhot;
+
+			while (pos > 0) {
+				uint32_t o = hot[pos - 1];
+				double co = ft_topo_link(t, o)->cap_Bps * ft_topo_link_scale(t, o);
+				double uo = co > 0 ? c->link_bytes[o] / (co * mk) : 0;
+
+				if (uo >= u)
+					break;
+				pos--;
+			}
+			if (pos < FT_SIM_NHOT) {
+				uint32_t last = nhot < FT_SIM_NHOT ? nhot : FT_SIM_NHOT - 1;
+
+				memmove(&hot[pos + 1], &hot[pos], (last - pos) * sizeof(uint32_t));
+				hot[pos] = l;
+				if (nhot < FT_SIM_NHOT)
+					nhot++;
+			}
+		}
+		if (r->ports.len < FT_SIM_MAX_PORTS) {
+			struct ft_sim_hot_link h;
+
+			link_entry(t, c, l, mk, &h);
+			if (ft_vec_push(&r->ports, &h) < 0)
+				return FT_ENOMEM;
+		}
+	}
+	for (i = 0; i < r->tiers.len; i++) {
+		struct ft_sim_tier_stat *x = ft_vec_at(&r->tiers, i);
+
+		x->util_mean /= x->nlinks;
+	}
+	for (i = 0; i < nhot; i++) {
+		struct ft_sim_hot_link h;
+
+		link_entry(t, c, hot[i], mk, &h);
+		if (ft_vec_push(&r->hot, &h) < 0)
+			return FT_ENOMEM;
+	}
+	return 0;
+}
+
+static int
+gather(const struct ft_scenario *sc, const struct ft_topo *t, const struct ft_sim_counters *c,
+       struct job_run *jrs, const struct ft_sim_overrides *ov, struct ft_sim_report *r,
+       struct ft_error *err)
+{
+	size_t ji, k;
+	int rc;
+
+	r->c = *c;
+	r->c.ops = NULL;
+	r->c.link_bytes = NULL;
+	r->c.link_max_flows = NULL;
+	for (ji = 0; ji < sc->jobs.len; ji++) {
+		const struct sc_job *j = ft_vec_at(&sc->jobs, ji);
+		struct job_run *jr = &jrs[ji];
+		struct ft_sim_job_report jrep = { 0 };
+		double end = jr->last_op >= 0 ? c->ops[jr->last_op].t_end_s : 0;
+
+		ft_strlcpy(jrep.name, j->name, sizeof(jrep.name));
+		jrep.nranks = jr->nranks;
+		jrep.iterations = j->iterations;
+		jrep.compute_s = jr->compute_s;
+		jrep.t_end_s = end;
+		jrep.iter_s = end / j->iterations;
+		jrep.comm_s = jrep.iter_s - jr->compute_s;
+		jrep.comm_share = jrep.iter_s > 0 ? jrep.comm_s / jrep.iter_s : 0;
+		if (ft_vec_push(&r->jobs, &jrep) < 0)
+			return ft_error_set(err, FT_ENOMEM, "out of memory");
+		for (k = 0; k < jr->first_ops.len; k++) {
+			const struct sc_op *o = ft_vec_at(&j->ops, k);
+			int64_t id = FT_VEC_AT(&jr->first_ops, int64_t, k);
+			struct ft_result_row row;
+			double dt = c->ops[id].t_end_s - c->ops[id].t_start_s;
+
+			ft_result_row_init(&row);
+			ft_strlcpy(row.test, ft_op_name(o->op), sizeof(row.test));
+			row.bytes = op_bytes(o, ov);
+			row.nranks = jr->nranks;
+			row.root = -1;
+			row.time_us = dt * 1e6;
+			row.algbw_GBps = dt > 0 ? (double)row.bytes / dt / 1e9 : 0;
+			row.busbw_GBps = row.algbw_GBps * ft_coll_busbw_factor(o->op, jr->nranks);
+			row.nsamples = 1;
+			ft_strlcpy(row.algo, ft_algo_name(o->algo), sizeof(row.algo));
+			ft_strlcpy(row.proto, ft_proto_name(o->proto), sizeof(row.proto));
+			ft_strlcpy(row.src, j->name, sizeof(row.src));
+			if (ft_run_add(&r->run, &row) < 0)
+				return ft_error_set(err, FT_ENOMEM, "out of memory");
+		}
+	}
+	rc = gather_links(t, c, r);
+	if (rc < 0)
+		return ft_error_set(err, rc, "out of memory");
+	return 0;
+}
+
+static size_t
+peak_rss(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (size_t)ru.ru_maxrss * 1024;
+}
+
+int
+ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
+                const struct ft_progress *progress, struct ft_sim_report *out, struct ft_error *err)
+{
+	const struct ft_engine_ops *eng;
+	struct ft_topo *topo = NULL;
+	struct ft_engine *e = NULL;
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct job_run *jrs = NULL;
+	double *gpu_slow = NULL, t0 = ft_now_s(), fscale = sc->fabric_scale;
+	const struct ft_cluster_spec *spec = &sc->spec;
+	struct ft_cluster_spec ospec;
+	size_t i;
+	uint64_t ngpus;
+	int rc;
+
+	eng = ft_sim_engine_find(ov && ov->engine ? ov->engine : sc->engine);
+	if (!eng)
+		return ft_error_set(err, FT_EINVAL, "engine: expected analytic or flow, got '%s'",
+		                    ov && ov->engine ? ov->engine : sc->engine);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = sc->has_routing ? sc->routing :
+	              (sc->spec.fabric.routing == FT_ROUTING_DMODK ||
+	               sc->spec.fabric.routing == FT_ROUTING_ADAPTIVE) ?
+	                                sc->spec.fabric.routing :
+	                                FT_ROUTING_ECMP;
+	cfg.qps_per_conn = sc->qps_per_conn;
+	cfg.flowlet_bytes = sc->flowlet_bytes;
+	cfg.seed = sc->seed;
+	cfg.progress = progress;
+	if (ov) {
+		if (ov->routing >= 0)
+			cfg.routing = (enum ft_routing)ov->routing;
+		if (ov->qps_per_conn)
+			cfg.qps_per_conn = ov->qps_per_conn;
+		if (ov->have_seed)
+			cfg.seed = ov->seed;
+		if (ov->fabric_scale > 0)
+			fscale = ov->fabric_scale;
+	}
+	ft_strlcpy(out->scenario, sc->name, sizeof(out->scenario));
+	ft_strlcpy(out->engine, eng->name, sizeof(out->engine));
+	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
+	ft_strlcpy(out->cluster, sc->spec.source[0] ? sc->spec.source : sc->spec.name,
+	           sizeof(out->cluster));
+	out->seed = cfg.seed;
+	out->qps_per_conn = cfg.qps_per_conn;
+	out->fabric_scale = fscale;
+	out->nnodes = sc->spec.nnodes;
+	out->nfaults = ov && ov->no_faults ? 0 : sc->faults.len;
+	if (ov && ov->cluster) {
+		rc = ft__sim_resolve_cluster(sc, ov->cluster, &ospec, err);
+		if (rc < 0)
+			return rc;
+		spec = &ospec;
+		ft_strlcpy(out->cluster, ov->cluster, sizeof(out->cluster));
+		out->nnodes = spec->nnodes;
+	}
+	ngpus = ft_spec_ngpus(spec);
+	out->ngpus = ngpus;
+	out->run.seed = cfg.seed;
+	ft_strlcpy(out->run.spec, out->cluster, sizeof(out->run.spec));
+	ft_strlcpy(out->run.label, sc->name, sizeof(out->run.label));
+
+	ft_progress_update(progress, "building topology", 0, 1);
+	rc = ft_topo_build(spec, &topo, err);
+	if (rc < 0) {
+		ft_error_prefix(err, "%s: cluster: ", sc->file);
+		return rc;
+	}
+	out->nlinks = ft_topo_nlinks(topo);
+	gpu_slow = ft_calloc(ngpus ? ngpus : 1, sizeof(double));
+	jrs = ft_calloc(sc->jobs.len ? sc->jobs.len : 1, sizeof(*jrs));
+	if (!gpu_slow || !jrs) {
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < sc->jobs.len; i++)
+		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
+	if (!(ov && ov->no_faults))
+		rc = apply_faults(sc, topo, gpu_slow, err);
+	if (rc == 0 && (rc = apply_fabric_scale(topo, fscale)) < 0)
+		rc = ft_error_set(err, rc, "fabric_scale: %s", ft_strerror(rc));
+	if (rc < 0)
+		goto out;
+	rc = eng->create(topo, &cfg, &e, err);
+	if (rc < 0)
+		goto out;
+	for (i = 0; i < sc->jobs.len && rc == 0; i++) {
+		const struct sc_job *j = ft_vec_at(&sc->jobs, i);
+
+		rc = place_job(sc, j, i, topo, cfg.seed, ov ? ov->placement : -1, &jrs[i], err);
+		if (rc == 0)
+			rc = submit_job(sc, j, i, topo, e, gpu_slow, &jrs[i], ov, err);
+	}
+	for (i = 0; i < sc->background.len && rc == 0; i++)
+		rc = submit_background(sc, ft_vec_at(&sc->background, i), i, topo, e, cfg.seed,
+		                       err);
+	if (rc < 0)
+		goto out;
+	rc = e->ops->run(e, 0, err);
+	if (rc < 0)
+		goto out;
+	rc = e->ops->counters(e, &c, err);
+	if (rc < 0)
+		goto out;
+	rc = gather(sc, topo, &c, jrs, ov, out, err);
+	out->wall_s = ft_now_s() - t0;
+	out->peak_rss_bytes = peak_rss();
+out:
+	if (e)
+		e->ops->destroy(e);
+	for (i = 0; jrs && i < sc->jobs.len; i++) {
+		ft_free(jrs[i].rank_gpu);
+		ft_vec_release(&jrs[i].first_ops);
+	}
+	ft_free(jrs);
+	ft_free(gpu_slow);
+	ft_topo_free(topo);
+	return rc;
+}

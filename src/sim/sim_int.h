@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/sim_int.h - internals of the simulation module: the flow-level core
+ * (tasks, dependencies, max-min fair rates, the event loop), shared by the
+ * flow engine, the scenario runner and the unit tests.
+ *
+ * The core knows nothing of topologies: it sees links as capacities and
+ * latencies indexed 0..nlinks-1, and flows as tasks that carry bytes over a
+ * list of links. A task whose path is not given at submission is routed when
+ * it starts, through the router callback (adaptive routing needs the loads
+ * of that moment). Barrier tasks carry no bytes: they wait for their
+ * predecessors, then for a delay, and release their successors.
+ */
+#ifndef FT_SIM_INT_H
+#define FT_SIM_INT_H
+
+#include "internal.h"
+
+#include <fabtune/base.h>
+
+#define FS_NONE UINT32_MAX
+
+enum fs_kind {
+	FS_FLOW,    /* carries bytes over a path */
+	FS_BARRIER, /* carries nothing: waits (delay + lat_mult x predecessor latency) */
+};
+
+enum fs_state {
+	FS_WAITING,     /* predecessors not all done */
+	FS_READY,       /* start event queued */
+	FS_ACTIVE,      /* transmitting */
+	FS_PROPAGATING, /* last byte sent, arriving after the path latency */
+	FS_DONE,
+};
+
+/*
+ * One task. Times are seconds from the start of the run. For a flow,
+ * fct = t_done - t_start = transmission + path latency.
+ */
+struct fs_task {
+	double bytes;      /* wire bytes to move (0 for barriers) */
+	double sent;       /* bytes sent so far */
+	double rate_Bps;   /* current max-min rate */
+	double delay_s;    /* wait between ready and start (compute time, protocol overhead) */
+	double lat_mult;   /* barrier: extra delay = lat_mult x max predecessor path latency */
+	double pred_lat_s; /* max path latency among finished predecessors */
+	double lat_s;      /* path latency, set when routed */
+	double ideal_s;    /* uncontended time: bytes / bottleneck capacity + latency */
+	double t_ready, t_start, t_done;
+	uint32_t path_first; /* into fs_sim.paths */
+	uint32_t npath;      /* 0 until routed (or given) */
+	uint32_t npred;      /* predecessors not yet done */
+	uint32_t src, dst;   /* endpoints for the router (vertex ids), FS_NONE when unused */
+	uint32_t qp;         /* queue pair / sub-flow index, hashed by ECMP */
+	uint32_t tag;        /* caller's grouping (operation index), FS_NONE for none */
+	uint32_t active_idx; /* position in fs_sim.active while ACTIVE */
+	uint8_t kind;        /* enum fs_kind */
+	uint8_t state;       /* enum fs_state */
+	uint8_t pad[2];
+};
+
+struct fs_sim;
+
+/*
+ * Route task @t: write its link ids into @links (at most @max) and return
+ * their number (> 0), or a negative FT_E* (FT_ENOENT: unreachable).
+ */
+typedef int fs_route_fn(void *ud, const struct fs_sim *s, uint32_t t, uint32_t *links, uint32_t max,
+                        struct ft_error *err);
+
+struct fs_event {
+	double t;
+	uint64_t seq;
+	uint32_t task;
+	uint32_t type; /* 0 = start, 1 = done */
+};
+
+struct fs_sim {
+	/* links */
+	uint32_t nlinks;
+	double *cap_Bps; /* effective capacity (nominal x fault scale) */
+	double *lat_s;
+	double *link_bytes;      /* bytes carried so far */
+	uint32_t *link_nactive;  /* active flows crossing each link (adaptive routing load) */
+	uint32_t *link_maxflows; /* most flows ever sharing the link at once */
+	/* tasks and dependencies */
+	struct ft_vec tasks;  /* struct fs_task */
+	struct ft_vec edges;  /* uint32_t pairs (from, to) until the run starts */
+	uint32_t *succ_first; /* CSR of successors, built at start */
+	uint32_t *succ;
+	struct ft_vec paths; /* uint32_t link ids */
+	/* run state */
+	double now_s;
+	uint32_t *active; /* task ids of ACTIVE flows */
+	uint32_t nactive;
+	/* Hot data of active flow i (parallel to active[], moved with it): the
+	 * water filling and the event step touch only these arrays. */
+	uint32_t *act_pf; /* path_first */
+	uint32_t *act_np; /* npath */
+	double *act_rate; /* current rate, bytes/s */
+	double *act_left; /* bytes left to send */
+	uint32_t ndone;
+	bool rates_dirty;
+	bool started;
+	struct ft_vec events; /* binary heap of struct fs_event */
+	uint64_t seq;
+	fs_route_fn *route;
+	void *route_ud;
+	/* water-filling scratch, sized nlinks */
+	uint32_t *wf_cnt;
+	uint32_t *wf_off;
+	uint32_t *wf_end;
+	double *wf_rem;
+	double *wf_key;
+	uint32_t *wf_touched;
+	uint32_t *wf_flows; /* link -> flows CSR, sized by the sum of active path lengths */
+	size_t wf_flows_cap;
+	struct ft_vec wf_heap; /* struct wf_item */
+	/* statistics */
+	uint64_t nrecompute;
+	uint64_t nevents;
+	double bytes_submitted;
+	double bytes_delivered;
+};
+
+/* Set up @s for @nlinks links (capacities and latencies filled by the caller). */
+int ft__fs_init(struct fs_sim *s, uint32_t nlinks) FT_MUST_CHECK;
+void ft__fs_release(struct fs_sim *s);
+/* Add a task; returns its id (>= 0) or FT_ENOMEM. @path may be NULL (routed at start). */
+int64_t ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
+                        const uint32_t *path, uint32_t npath, uint32_t tag);
+int64_t ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t tag);
+/* @to starts only after @from is done. */
+int ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to) FT_MUST_CHECK;
+static inline struct fs_task *
+ft__fs_task(const struct fs_sim *s, uint32_t t)
+{
+	return &FT_VEC_AT(&s->tasks, struct fs_task, t);
+}
+static inline uint32_t
+ft__fs_ntasks(const struct fs_sim *s)
+{
+	return (uint32_t)s->tasks.len;
+}
+static inline const uint32_t *
+ft__fs_path(const struct fs_sim *s, const struct fs_task *t)
+{
+	return &FT_VEC_AT(&s->paths, uint32_t, t->path_first);
+}
+/* Build the dependency graph and queue the tasks that have no predecessor. */
+int ft__fs_start(struct fs_sim *s, struct ft_error *err) FT_MUST_CHECK;
+/*
+ * Advance to the next instant where something happens and process all of it.
+ * Returns 1 when something happened, 0 when the run is over, or FT_E*.
+ */
+int ft__fs_step(struct fs_sim *s, struct ft_error *err) FT_MUST_CHECK;
+/* Run to the end (or past @until_s when it is > 0). */
+int ft__fs_run(struct fs_sim *s, double until_s, struct ft_error *err) FT_MUST_CHECK;
+/* Recompute max-min fair rates of all active flows now (the step does it when needed). */
+int ft__fs_recompute(struct fs_sim *s) FT_MUST_CHECK;
+
+/* ---- shared by the engines and the scenario runner ------------------------- */
+
+#include <fabtune/sim.h>
+
+/* Route one flow under @cfg (chooser used for ADAPTIVE); errors name both endpoints. */
+int ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t src,
+                  uint32_t dst, uint32_t qp, ft_route_choose_fn *choose, void *ud,
+                  struct ft_path *path, struct ft_error *err) FT_MUST_CHECK;
+/* All-to-all shift rounds in flight at once (flow engine). */
+#define FT_SIM_A2A_WINDOW 4
+/* The vertex standing for the in-network reduction engine seen from GPU @gpu_v. */
+uint32_t ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo);
+/*
+ * Resolve @arg (preset shorthand or spec file) and apply the scenario's
+ * fabric changes to it; with changes, a preset whose default fabric can't
+ * hold its node count is taken from its 2-node default and resized.
+ */
+int ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg,
+                            struct ft_cluster_spec *out, struct ft_error *err) FT_MUST_CHECK;
+/* Nearest-rank percentile @q in [0, 1] of sorted @v. */
+double ft__sim_pct(const double *v, size_t n, double q);
+/* Fill the fct / ideal / slowdown fields of @c from per-flow arrays. FT_ENOMEM. */
+int ft__sim_fct_stats(const double *fct, const double *ideal, size_t n,
+                      struct ft_sim_counters *c) FT_MUST_CHECK;
+
+/* ---- scenarios ------------------------------------------------------------- */
+
+enum sc_placement {
+	SC_PACKED, /* fill each node's GPUs first */
+	SC_SPREAD, /* round-robin over nodes */
+	SC_RANDOM, /* seeded shuffle of the GPUs */
+	SC_EXPLICIT,
+};
+
+struct sc_op {
+	enum ft_op op;
+	enum ft_algo algo;
+	enum ft_proto proto;
+	uint64_t bytes;
+	uint32_t repeat;
+	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */
+};
+
+struct sc_job {
+	char name[32];
+	uint32_t nranks;        /* 0 = every GPU from first_node on */
+	uint32_t gpus_per_node; /* 0 = all of a node's GPUs */
+	uint32_t first_node;
+	enum sc_placement placement;
+	struct ft_vec explicit_gpus; /* uint32_t pairs (node, gpu) */
+	uint32_t iterations;
+	double compute_s;     /* per iteration, before the collectives */
+	double compute_tflop; /* per GPU per iteration (alternative to compute_s) */
+	double mfu;           /* share of peak reached by the compute, default 0.5 */
+	struct ft_vec ops;    /* struct sc_op */
+	uint32_t line, col;
+};
+
+enum sc_pattern {
+	SC_PERMUTATION,
+	SC_INCAST,
+	SC_ALLTOALL
+};
+
+struct sc_background {
+	enum sc_pattern pattern;
+	uint64_t bytes;     /* per flow */
+	uint32_t hosts;     /* endpoints taking part, 0 = all */
+	uint32_t target;    /* incast: receiving endpoint */
+	bool gpu_endpoints; /* endpoints are GPUs (default: NICs) */
+	uint32_t line, col;
+};
+
+enum sc_fault_what {
+	SC_F_LINK,
+	SC_F_NIC,
+	SC_F_PCIE,
+	SC_F_NVLINK,
+	SC_F_SWITCH,
+	SC_F_PORT,
+	SC_F_GPU
+};
+
+struct sc_fault {
+	enum sc_fault_what what;
+	uint32_t node, gpu, nic, tier, sw, port, link;
+	bool has_gpu, has_nic;
+	double scale;    /* 0 = down */
+	double slowdown; /* GPU straggler: compute time factor */
+	uint32_t line, col;
+};
+
+enum {
+	FAB_TIERS = 1,
+	FAB_RADIX = 2,
+	FAB_OVERSUB = 4,
+	FAB_LINK = 8,
+	FAB_KIND = 16
+};
+
+struct ft_scenario {
+	char name[64];
+	char file[256];
+	struct ft_cluster_spec spec;
+	char engine[16];
+	enum ft_routing routing;
+	bool has_routing;
+	uint32_t qps_per_conn;
+	uint64_t flowlet_bytes;
+	uint64_t seed;
+	double fabric_scale; /* multiply host and fabric link capacities (1 = as built) */
+	/* The `fabric:` block's changes, re-applied to a cluster given by --cluster. */
+	struct ft_fabric_spec fab;
+	unsigned fab_mask;        /* FAB_* bits of the fields set */
+	struct ft_vec jobs;       /* struct sc_job */
+	struct ft_vec background; /* struct sc_background */
+	struct ft_vec faults;     /* struct sc_fault */
+};
+
+#endif

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/sweep.c - parameter sweeps of a scenario, split across MPI ranks.
+ *
+ * A sweep file names a base scenario (relative to the sweep file) and, under
+ * `vary`, lists of values for some parameters. Every combination is a point,
+ * enumerated in a fixed order (keys as written, the last one varying
+ * fastest). Under mpirun (OMPI_COMM_WORLD_SIZE or PMI_SIZE in the
+ * environment, and a build with MPI) point i runs on rank i mod size and
+ * rank 0 gathers the rendered points in point order; otherwise every point
+ * runs here. Either way the gathered document is the same bytes.
+ */
+#include "sim_int.h"
+
+#include <yaml.h>
+
+#include <fabtune/json.h>
+#include <fabtune/sim.h>
+#include <fabtune/units.h>
+
+#if FT_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#define SWEEP_MAX_DIMS   12
+#define SWEEP_MAX_VALUES 64
+#define SWEEP_MAX_POINTS 100000
+
+enum dim_kind {
+	D_FABRIC_SCALE,
+	D_ROUTING,
+	D_QPS,
+	D_ENGINE,
+	D_SEED,
+	D_SIZE,
+	D_PLACEMENT,
+	D_CLUSTER,
+	D_FAULTS,
+	D_COUNT
+};
+
+static const char *const dim_names[D_COUNT] = {
+	"fabric_scale", "routing",   "qps",     "engine", "seed",
+	"size",         "placement", "cluster", "faults",
+};
+
+struct dim {
+	enum dim_kind kind;
+	uint32_t nvalues;
+	char values[SWEEP_MAX_VALUES][128];
+};
+
+struct sweep {
+	char file[256];
+	char scenario[512];
+	uint32_t ndims;
+	struct dim dims[SWEEP_MAX_DIMS];
+	uint64_t npoints;
+};
+
+static int
+serr(struct ft_error *err, const char *file, const yaml_node_t *n, const char *field,
+     const char *what, const char *got)
+{
+	return ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s: expected %s, got '%s'", file,
+	                    n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0, field,
+	                    what, got);
+}
+
+/* Check one value of a dimension now, so a bad one is reported with its place. */
+static int
+check_value(const struct sweep *sw, enum dim_kind k, const char *v, const yaml_node_t *n,
+            const char *field, struct ft_error *err)
+{
+	struct ft_error e = { 0 };
+	enum ft_routing r;
+	uint64_t u;
+	double d;
+
+	switch (k) {
+	case D_FABRIC_SCALE:
+		if (ft_parse_double(v, &d) < 0 || !(d > 0) || d > 1000)
+			return serr(err, sw->file, n, field, "a factor above 0", v);
+		return 0;
+	case D_ROUTING:
+		if (ft_routing_from_name(v, &r) < 0 ||
+		    (r != FT_ROUTING_ECMP && r != FT_ROUTING_DMODK && r != FT_ROUTING_ADAPTIVE))
+			return serr(err, sw->file, n, field, "ecmp, dmodk or adaptive", v);
+		return 0;
+	case D_QPS:
+		if (ft_parse_u64(v, &u) < 0 || u < 1 || u > 64)
+			return serr(err, sw->file, n, field, "1 to 64", v);
+		return 0;
+	case D_ENGINE:
+		if (!ft_sim_engine_find(v))
+			return serr(err, sw->file, n, field, "analytic or flow", v);
+		return 0;
+	case D_SEED:
+		if (ft_parse_u64(v, &u) < 0)
+			return serr(err, sw->file, n, field, "a whole number", v);
+		return 0;
+	case D_SIZE:
+		if (ft_parse_size(v, &u, &e) < 0 || u == 0)
+			return serr(err, sw->file, n, field, "a size like 64MB", v);
+		return 0;
+	case D_PLACEMENT:
+		if (strcmp(v, "packed") && strcmp(v, "spread") && strcmp(v, "random"))
+			return serr(err, sw->file, n, field, "packed, spread or random", v);
+		return 0;
+	case D_CLUSTER:
+		return 0; /* resolved when the point runs, with its own error */
+	case D_FAULTS:
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return serr(err, sw->file, n, field, "on or off", v);
+		return 0;
+	case D_COUNT:
+		break;
+	}
+	return FT_EINVAL;
+}
+
+static int
+load_vary(struct sweep *sw, yaml_document_t *doc, yaml_node_t *vary, struct ft_error *err)
+{
+	yaml_node_pair_t *p;
+
+	if (vary->type != YAML_MAPPING_NODE)
+		return serr(err, sw->file, vary, "vary", "a mapping of parameter: [values]", "");
+	sw->npoints = 1;
+	for (p = vary->data.mapping.pairs.start; p < vary->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(doc, p->value);
+		struct dim *d;
+		yaml_node_item_t *it;
+		const char *key;
+		char field[64];
+		int kind = -1, i, rc;
+
+		if (!k || !v || k->type != YAML_SCALAR_NODE)
+			return serr(err, sw->file, k, "vary", "a parameter name", "");
+		key = (const char *)k->data.scalar.value;
+		for (i = 0; i < D_COUNT; i++)
+			if (strcmp(key, dim_names[i]) == 0)
+				kind = i;
+		snprintf(field, sizeof(field), "vary.%s", key);
+		if (kind < 0)
+			return serr(err, sw->file, k, field,
+			            "fabric_scale, routing, qps, engine, seed, size, placement, "
+			            "cluster or faults",
+			            key);
+		if (sw->ndims >= SWEEP_MAX_DIMS)
+			return serr(err, sw->file, k, field, "fewer parameters", key);
+		if (v->type != YAML_SEQUENCE_NODE)
+			return serr(err, sw->file, v, field, "a list of values", "a non-list");
+		d = &sw->dims[sw->ndims++];
+		d->kind = (enum dim_kind)kind;
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			yaml_node_t *x = yaml_document_get_node(doc, *it);
+			const char *s;
+
+			if (!x || x->type != YAML_SCALAR_NODE)
+				return serr(err, sw->file, x ? x : v, field, "scalar values",
+				            "a list");
+			s = (const char *)x->data.scalar.value;
+			if (d->nvalues >= SWEEP_MAX_VALUES || strlen(s) >= sizeof(d->values[0]))
+				return serr(err, sw->file, x, field,
+				            "at most 64 values of 127 bytes", s);
+			rc = check_value(sw, d->kind, s, x, field, err);
+			if (rc < 0)
+				return rc;
+			ft_strlcpy(d->values[d->nvalues++], s, sizeof(d->values[0]));
+		}
+		if (d->nvalues == 0)
+			return serr(err, sw->file, v, field, "at least one value", "[]");
+		sw->npoints *= d->nvalues;
+		if (sw->npoints > SWEEP_MAX_POINTS)
+			return serr(err, sw->file, v, field, "at most 100000 points in all",
+			            "more");
+	}
+	return 0;
+}
+
+static int
+sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	yaml_node_pair_t *p;
+	struct ft_strbuf sb;
+	int rc = 0;
+	bool have_doc = false;
+
+	memset(sw, 0, sizeof(*sw));
+	sw->npoints = 1;
+	ft_strlcpy(sw->file, path, sizeof(sw->file));
+	ft_strbuf_init(&sb);
+	rc = ft_strbuf_read_file(&sb, path, err);
+	if (rc < 0)
+		goto out;
+	if (!yaml_parser_initialize(&parser)) {
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+		goto out;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)sb.buf, sb.len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", path,
+		                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+		                  parser.problem ? parser.problem : "malformed YAML");
+		yaml_parser_delete(&parser);
+		goto out;
+	}
+	yaml_parser_delete(&parser);
+	have_doc = true;
+	root = yaml_document_get_root_node(&doc);
+	if (!root || root->type != YAML_MAPPING_NODE) {
+		rc = serr(err, path, root, "sweep", "a mapping with scenario and vary", "");
+		goto out;
+	}
+	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && rc == 0; p++) {
+		yaml_node_t *k = yaml_document_get_node(&doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+		const char *key =
+		        k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+
+		if (strcmp(key, "scenario") == 0 && v->type == YAML_SCALAR_NODE) {
+			const char *s = (const char *)v->data.scalar.value,
+			           *slash = strrchr(path, '/');
+
+			if (s[0] != '/' && slash)
+				snprintf(sw->scenario, sizeof(sw->scenario), "%.*s/%s",
+				         (int)(slash - path), path, s);
+			else
+				ft_strlcpy(sw->scenario, s, sizeof(sw->scenario));
+		} else if (strcmp(key, "vary") == 0) {
+			rc = load_vary(sw, &doc, v, err);
+		} else if (strcmp(key, "name") != 0 && strcmp(key, "description") != 0) {
+			rc = serr(err, path, k, key[0] ? key : "sweep",
+			          "one of name, description, scenario, vary", key);
+		}
+	}
+	if (rc == 0 && !sw->scenario[0])
+		rc = serr(err, path, root, "scenario", "the base scenario file", "nothing");
+out:
+	if (have_doc)
+		yaml_document_delete(&doc);
+	ft_strbuf_release(&sb);
+	return rc;
+}
+
+/* Point @i: its value index per dimension (last dimension fastest). */
+static void
+point_values(const struct sweep *sw, uint64_t i, uint32_t *idx)
+{
+	uint32_t d;
+
+	for (d = sw->ndims; d-- > 0;) {
+		idx[d] = (uint32_t)(i % sw->dims[d].nvalues);
+		i /= sw->dims[d].nvalues;
+	}
+}
+
+static void
+apply_dim(const struct dim *d, const char *v, struct ft_sim_overrides *ov)
+{
+	struct ft_error e = { 0 };
+	enum ft_routing r;
+	uint64_t u = 0;
+	double x = 0;
+
+	switch (d->kind) {
+	case D_FABRIC_SCALE:
+		if (ft_parse_double(v, &x) == 0)
+			ov->fabric_scale = x;
+		break;
+	case D_ROUTING:
+		if (ft_routing_from_name(v, &r) == 0)
+			ov->routing = (int)r;
+		break;
+	case D_QPS:
+		if (ft_parse_u64(v, &u) == 0)
+			ov->qps_per_conn = (uint32_t)u;
+		break;
+	case D_ENGINE:
+		ov->engine = v;
+		break;
+	case D_SEED:
+		if (ft_parse_u64(v, &u) == 0) {
+			ov->have_seed = true;
+			ov->seed = u;
+		}
+		break;
+	case D_SIZE:
+		if (ft_parse_size(v, &u, &e) == 0)
+			ov->bytes = u;
+		break;
+	case D_PLACEMENT:
+		ov->placement = strcmp(v, "packed") == 0 ? 0 : strcmp(v, "spread") == 0 ? 1 : 2;
+		break;
+	case D_CLUSTER:
+		ov->cluster = v;
+		break;
+	case D_FAULTS:
+		ov->no_faults = strcmp(v, "off") == 0;
+		break;
+	case D_COUNT:
+		break;
+	}
+}
+
+/* Run point @i and render it (compact JSON) into @out. */
+static int
+run_point(const struct sweep *sw, const struct ft_scenario *sc, const struct ft_sim_overrides *base,
+          uint64_t i, bool stable, struct ft_strbuf *out, struct ft_error *err)
+{
+	struct ft_sim_overrides ov = *base;
+	struct ft_sim_report rep;
+	struct ft_json j;
+	uint32_t idx[SWEEP_MAX_DIMS], d;
+	int rc;
+
+	point_values(sw, i, idx);
+	for (d = 0; d < sw->ndims; d++)
+		apply_dim(&sw->dims[d], sw->dims[d].values[idx[d]], &ov);
+	ft_sim_report_init(&rep);
+	rc = ft_scenario_run(sc, &ov, NULL, &rep, err);
+	if (rc < 0) {
+		ft_error_prefix(err, "%s: point %" PRIu64 ": ", sw->file, i);
+		ft_sim_report_release(&rep);
+		return rc;
+	}
+	ft_json_init(&j, out, false);
+	ft_json_obj_begin(&j);
+	ft_json_kv_uint(&j, "point", i);
+	ft_json_key(&j, "params");
+	ft_json_obj_begin(&j);
+	for (d = 0; d < sw->ndims; d++)
+		ft_json_kv_str(&j, dim_names[sw->dims[d].kind], sw->dims[d].values[idx[d]]);
+	ft_json_obj_end(&j);
+	ft_json_key(&j, "report");
+	ft_sim_report_json(&rep, stable, &j);
+	ft_json_obj_end(&j);
+	ft_sim_report_release(&rep);
+	return out->oom ? ft_error_set(err, FT_ENOMEM, "out of memory") : 0;
+}
+
+static bool
+under_mpirun(void)
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE");
+}
+
+int
+ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool stable,
+                 const struct ft_progress *progress, struct ft_strbuf *out, bool *is_root,
+                 struct ft_error *err)
+{
+	struct sweep *sw;
+	struct ft_scenario *sc = NULL;
+	struct ft_strbuf *pts = NULL;
+	struct ft_json j;
+	int rank = 0, size = 1, rc;
+	bool mpi = false;
+	uint64_t i;
+
+	*is_root = true;
+	sw = ft_calloc(1, sizeof(*sw));
+	if (!sw)
+		return ft_error_set(err, FT_ENOMEM, "out of memory");
+#if FT_HAVE_MPI
+	if (under_mpirun()) {
+		int inited = 0;
+
+		MPI_Initialized(&inited);
+		if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+			ft_free(sw);
+			return ft_error_set(err, FT_EMPI, "sweep: MPI_Init failed");
+		}
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		mpi = true;
+		*is_root = rank == 0;
+	}
+#else
+	if (under_mpirun()) {
+		ft_free(sw);
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "sweep: launched by mpirun, but this build has no MPI");
+	}
+#endif
+	rc = sweep_load(path, sw, err);
+	if (rc == 0)
+		rc = ft_scenario_load_file(sw->scenario, &sc, err);
+	if (rc == 0) {
+		pts = ft_calloc(sw->npoints, sizeof(*pts));
+		if (!pts)
+			rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+	}
+	for (i = 0; pts && i < sw->npoints; i++)
+		ft_strbuf_init(&pts[i]);
+	/* This rank's points. A failed point stops the rank; the error travels to rank 0. */
+	for (i = (uint64_t)rank; rc == 0 && i < sw->npoints; i += (uint64_t)size) {
+		rc = run_point(sw, sc, base, i, stable, &pts[i], err);
+		ft_progress_update(progress, "sweep", i + 1, sw->npoints);
+	}
+#if FT_HAVE_MPI
+	if (mpi) {
+		/* Each rank ends with a status message to rank 0: 0 ok or its error. */
+		int status = rc, all = 0;
+
+		MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (all < 0 && rc == 0)
+			rc = ft_error_set(err, all, "sweep: another rank failed");
+		if (all == 0) {
+			for (i = 0; i < sw->npoints; i++) {
+				int owner = (int)(i % (uint64_t)size);
+				unsigned long long len;
+
+				if (owner == 0 || (rank != 0 && rank != owner))
+					continue;
+				if (rank == owner) {
+					len = pts[i].len;
+					MPI_Send(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, 0,
+					         MPI_COMM_WORLD);
+					MPI_Send(pts[i].buf, (int)len, MPI_CHAR, 0, 1,
+					         MPI_COMM_WORLD);
+					continue;
+				}
+				MPI_Recv(&len, 1, MPI_UNSIGNED_LONG_LONG, owner, 0, MPI_COMM_WORLD,
+				         MPI_STATUS_IGNORE);
+				ft_strbuf_addchars(&pts[i], ' ', (size_t)len);
+				if (pts[i].oom) {
+					rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+					MPI_Abort(MPI_COMM_WORLD, 3);
+				}
+				MPI_Recv(pts[i].buf, (int)len, MPI_CHAR, owner, 1, MPI_COMM_WORLD,
+				         MPI_STATUS_IGNORE);
+			}
+		}
+	}
+#endif
+	if (rc == 0 && *is_root) {
+		ft_json_init(&j, out, false);
+		ft_json_obj_begin(&j);
+		ft_json_kv_str(&j, "sweep", path);
+		ft_json_kv_str(&j, "scenario", sw->scenario);
+		ft_json_kv_uint(&j, "points", sw->npoints);
+		ft_json_key(&j, "results");
+		ft_json_arr_begin(&j);
+		for (i = 0; i < sw->npoints; i++)
+			ft_json_raw(&j, pts[i].buf);
+		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
+		ft_strbuf_addch(out, '\n');
+	}
+	for (i = 0; pts && i < sw->npoints; i++)
+		ft_strbuf_release(&pts[i]);
+	ft_free(pts);
+	ft_scenario_free(sc);
+	ft_free(sw);
+#if FT_HAVE_MPI
+	if (mpi)
+		MPI_Finalize();
+#endif
+	FT_UNUSED(mpi);
+	return rc;
+}

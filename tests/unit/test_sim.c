@@ -1,0 +1,794 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_sim.c - the flow-level twin: max-min fair sharing, the
+ * event loop and dependencies on hand-built link sets, then whole scenarios
+ * over built topologies: closed forms, determinism, faults, routing, errors.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+#include "sim/sim_int.h"
+
+#define GBPS 1e9
+
+/* |a - b| <= tol, with both values printed when it fails. */
+#define assert_double_equal(a, b, tol) assert_close_((a), (b), (tol), __FILE__, __LINE__)
+static void
+assert_close_(double a, double b, double tol, const char *file, int line)
+{
+	if (!(fabs(a - b) <= tol)) {
+		print_error("%s:%d: %.17g != %.17g (tolerance %g)\n", file, line, a, b, tol);
+		_fail(file, line);
+	}
+}
+
+static void
+net_init(struct fs_sim *s, uint32_t nlinks, double cap, double lat)
+{
+	uint32_t i;
+
+	assert_int_equal(ft__fs_init(s, nlinks), 0);
+	for (i = 0; i < nlinks; i++) {
+		s->cap_Bps[i] = cap;
+		s->lat_s[i] = lat;
+	}
+}
+
+static uint32_t
+flow(struct fs_sim *s, double bytes, const uint32_t *path, uint32_t n)
+{
+	int64_t id = ft__fs_add_flow(s, bytes, FS_NONE, FS_NONE, 0, path, n, FS_NONE);
+
+	assert_true(id >= 0);
+	return (uint32_t)id;
+}
+
+static void
+test_one_flow_line_rate(void **state)
+{
+	struct fs_sim s;
+	struct ft_error err = { 0 };
+	uint32_t path[3] = { 0, 1, 2 };
+	uint32_t f;
+
+	net_init(&s, 3, 50 * GBPS, 1e-6);
+	s.cap_Bps[1] = 400 * GBPS; /* the bottleneck is the slowest link */
+	f = flow(&s, 100e6, path, 3);
+	assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+	/* 100 MB at 50 GB/s = 2 ms, plus three 1 us hops. */
+	assert_double_equal(ft__fs_task(&s, f)->t_done, 2e-3 + 3e-6, 1e-12);
+	assert_double_equal(ft__fs_task(&s, f)->ideal_s, 2e-3 + 3e-6, 1e-12);
+	assert_double_equal(s.link_bytes[1], 100e6, 1e-3);
+	ft__fs_release(&s);
+}
+
+/* Check the max-min conditions on the current rates of @s. */
+static void
+check_maxmin(const struct fs_sim *s)
+{
+	double *load = calloc(s->nlinks, sizeof(double));
+	double *maxr = calloc(s->nlinks, sizeof(double));
+	uint32_t i, j;
+
+	assert_non_null(load);
+	assert_non_null(maxr);
+	for (i = 0; i < s->nactive; i++) {
+		const struct fs_task *t = ft__fs_task(s, s->active[i]);
+		const uint32_t *p = ft__fs_path(s, t);
+
+		assert_true(t->rate_Bps > 0);
+		for (j = 0; j < t->npath; j++) {
+			load[p[j]] += t->rate_Bps;
+			if (t->rate_Bps > maxr[p[j]])
+				maxr[p[j]] = t->rate_Bps;
+		}
+	}
+	for (i = 0; i < s->nlinks; i++)
+		assert_true(load[i] <= s->cap_Bps[i] * (1 + 1e-9));
+	for (i = 0; i < s->nactive; i++) {
+		const struct fs_task *t = ft__fs_task(s, s->active[i]);
+		const uint32_t *p = ft__fs_path(s, t);
+		bool has_bottleneck = false;
+
+		for (j = 0; j < t->npath; j++) {
+			uint32_t l = p[j];
+
+			if (load[l] >= s->cap_Bps[l] * (1 - 1e-9) &&
+			    t->rate_Bps >= maxr[l] * (1 - 1e-9))
+				has_bottleneck = true;
+		}
+		assert_true(has_bottleneck);
+	}
+	free(load);
+	free(maxr);
+}
+
+static void
+test_maxmin_invariants_random(void **state)
+{
+	struct ft_rng rng;
+	int trial;
+
+	ft_rng_seed(&rng, 42, 1);
+	for (trial = 0; trial < 30; trial++) {
+		struct fs_sim s;
+		struct ft_error err = { 0 };
+		uint32_t nlinks = 4 + (uint32_t)ft_rng_below(&rng, 40);
+		uint32_t nflows = 1 + (uint32_t)ft_rng_below(&rng, 200);
+		uint32_t i, j;
+		int rc;
+
+		net_init(&s, nlinks, 1, 1e-7);
+		for (i = 0; i < nlinks; i++)
+			s.cap_Bps[i] = (1 + (double)ft_rng_below(&rng, 100)) * GBPS;
+		for (i = 0; i < nflows; i++) {
+			uint32_t path[8], n = 1 + (uint32_t)ft_rng_below(&rng, 6), k = 0;
+
+			for (j = 0; j < n; j++) {
+				uint32_t l = (uint32_t)ft_rng_below(&rng, nlinks), m;
+				bool dup = false;
+
+				for (m = 0; m < k; m++)
+					dup |= path[m] == l;
+				if (!dup)
+					path[k++] = l;
+			}
+			flow(&s, (1 + (double)ft_rng_below(&rng, 1000)) * 1e5, path, k);
+		}
+		assert_int_equal(ft__fs_start(&s, &err), 0);
+		/* Check the rates after every event that changed the active set. */
+		do {
+			if (s.rates_dirty)
+				assert_int_equal(ft__fs_recompute(&s), 0);
+			check_maxmin(&s);
+			rc = ft__fs_step(&s, &err);
+			assert_true(rc >= 0);
+		} while (rc > 0);
+		/* Bytes are conserved: every flow delivered all it had, links carried it. */
+		{
+			double want = 0, got = 0;
+			double *lb = calloc(nlinks, sizeof(double));
+
+			for (i = 0; i < ft__fs_ntasks(&s); i++) {
+				const struct fs_task *t = ft__fs_task(&s, i);
+				const uint32_t *p = ft__fs_path(&s, t);
+
+				assert_int_equal(t->state, FS_DONE);
+				want += t->bytes;
+				got += t->sent;
+				for (j = 0; j < t->npath; j++)
+					lb[p[j]] += t->bytes;
+				assert_true(t->t_done >= t->ideal_s * (1 - 1e-9));
+			}
+			/* Integrated over the rate intervals, within the completion tolerance. */
+			assert_double_equal(got, want, want * 1e-8);
+			assert_double_equal(s.bytes_delivered, s.bytes_submitted, want * 1e-8);
+			for (i = 0; i < nlinks; i++)
+				assert_double_equal(s.link_bytes[i], lb[i], 1e-3);
+			free(lb);
+		}
+		ft__fs_release(&s);
+	}
+}
+
+/* Two flows share a link: each gets half; after the short one ends the long one speeds up. */
+static void
+test_fair_share_and_speed_up(void **state)
+{
+	struct fs_sim s;
+	struct ft_error err = { 0 };
+	uint32_t pa[2] = { 0, 2 }, pb[2] = { 1, 2 };
+	uint32_t a, b;
+
+	net_init(&s, 3, 100 * GBPS, 0);
+	a = flow(&s, 100e6, pa, 2);
+	b = flow(&s, 300e6, pb, 2);
+	assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+	/* a: 100 MB at 50 GB/s = 2 ms; b: 100 MB by then, 200 MB more at 100 GB/s = 4 ms. */
+	assert_double_equal(ft__fs_task(&s, a)->t_done, 2e-3, 1e-12);
+	assert_double_equal(ft__fs_task(&s, b)->t_done, 4e-3, 1e-12);
+	ft__fs_release(&s);
+}
+
+/*
+ * Ring all-reduce on n ranks, each on its own link into a crossbar: one phase
+ * of n flows of 2(n-1)/n S bytes, 2(n-1) steps. Closed form: 2(n-1)/n S / B +
+ * 2(n-1) (lat + step overhead).
+ */
+static void
+test_ring_closed_form(void **state)
+{
+	const uint32_t n = 16;
+	const double S = 256e6, B = 50 * GBPS, lat = 2e-6, step = 1e-6;
+	struct fs_sim s;
+	struct ft_error err = { 0 };
+	uint32_t r, fin;
+	double want;
+	int64_t bar;
+
+	/* link 2r: rank r up, link 2r+1: rank r down. */
+	net_init(&s, 2 * n, B, lat / 2);
+	bar = ft__fs_add_barrier(&s, 2.0 * (n - 1) * step, 2.0 * (n - 1) - 1, FS_NONE);
+	assert_true(bar >= 0);
+	for (r = 0; r < n; r++) {
+		uint32_t path[2] = { 2 * r, 2 * ((r + 1) % n) + 1 };
+		uint32_t f = flow(&s, 2.0 * (n - 1) / n * S, path, 2);
+
+		assert_int_equal(ft__fs_add_dep(&s, f, (uint32_t)bar), 0);
+	}
+	assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+	fin = (uint32_t)bar;
+	want = 2.0 * (n - 1) / n * S / B + 2.0 * (n - 1) * (lat + step);
+	assert_double_equal(ft__fs_task(&s, fin)->t_done, want, want * 0.01);
+	assert_double_equal(ft__fs_task(&s, fin)->t_done, want, want * 1e-9);
+	ft__fs_release(&s);
+}
+
+/* A degraded link slows exactly the flows that cross it. */
+static void
+test_degraded_link_slows_only_its_flows(void **state)
+{
+	double healthy[8], degraded[8];
+	int pass;
+	uint32_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		struct fs_sim s;
+		struct ft_error err = { 0 };
+
+		/* 8 flows on disjoint 2-link paths; flows 0..3 also share link 16. */
+		net_init(&s, 17, 100 * GBPS, 1e-6);
+		s.cap_Bps[16] = 800 * GBPS;
+		if (pass == 1)
+			s.cap_Bps[3] *= 0.25; /* flow 1's first link trained at 1X */
+		for (i = 0; i < 8; i++) {
+			uint32_t p3[3] = { 2 * i, 2 * i + 1, 16 };
+
+			flow(&s, 64e6, p3, i < 4 ? 3 : 2);
+		}
+		assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+		for (i = 0; i < 8; i++)
+			(pass ? degraded : healthy)[i] = ft__fs_task(&s, i)->t_done;
+		ft__fs_release(&s);
+	}
+	for (i = 0; i < 8; i++) {
+		if (i == 1)
+			assert_double_equal(degraded[i], (healthy[i] - 2e-6 - 1e-6) * 4 + 3e-6,
+			                    1e-12);
+		else
+			assert_double_equal(degraded[i], healthy[i], 0);
+	}
+}
+
+/* Dependencies: a chain waits; a barrier adds its delay and latency multiple. */
+static void
+test_dependencies(void **state)
+{
+	struct fs_sim s;
+	struct ft_error err = { 0 };
+	uint32_t p0[1] = { 0 };
+	uint32_t a, b;
+	int64_t bar;
+
+	net_init(&s, 1, 10 * GBPS, 5e-6);
+	a = flow(&s, 10e6, p0, 1);
+	bar = ft__fs_add_barrier(&s, 100e-6, 2, FS_NONE);
+	b = flow(&s, 10e6, p0, 1);
+	assert_int_equal(ft__fs_add_dep(&s, a, (uint32_t)bar), 0);
+	assert_int_equal(ft__fs_add_dep(&s, (uint32_t)bar, b), 0);
+	assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+	/* a: 1 ms + 5 us; barrier: 100 us + 2 x 5 us; b: 1 ms + 5 us. */
+	assert_double_equal(ft__fs_task(&s, b)->t_start, 1e-3 + 5e-6 + 110e-6, 1e-12);
+	assert_double_equal(ft__fs_task(&s, b)->t_done, 2e-3 + 10e-6 + 110e-6, 1e-12);
+	ft__fs_release(&s);
+}
+
+static void
+test_cycle_is_an_error(void **state)
+{
+	struct fs_sim s;
+	struct ft_error err = { 0 };
+	uint32_t p0[1] = { 0 };
+	uint32_t a, b;
+
+	net_init(&s, 1, 10 * GBPS, 0);
+	a = flow(&s, 1e6, p0, 1);
+	b = flow(&s, 1e6, p0, 1);
+	assert_int_equal(ft__fs_add_dep(&s, a, b), 0);
+	assert_int_equal(ft__fs_add_dep(&s, b, a), 0);
+	assert_int_equal(ft__fs_run(&s, 0, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "cycle"));
+	ft__fs_release(&s);
+}
+
+/* ---- whole scenarios over a built topology -------------------------------- */
+
+static struct ft_scenario *
+load_text(const char *text)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	int rc = ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err);
+
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	return sc;
+}
+
+static void
+run_sc(const struct ft_scenario *sc, const char *engine, struct ft_sim_report *rep)
+{
+	struct ft_sim_overrides ov;
+	struct ft_error err = { 0 };
+	int rc;
+
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ft_sim_report_init(rep);
+	rc = ft_scenario_run(sc, &ov, NULL, rep, &err);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+}
+
+/* Closed-form pieces of an op from its schedule: bottleneck rate and path latency of its flows. */
+static void
+route_stats(const char *cluster, const struct ft_schedule *s, uint32_t ppn, double *bott,
+            double *lat)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	uint32_t p;
+	uint64_t k;
+
+	assert_int_equal(ft_spec_resolve(cluster, &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	*bott = INFINITY;
+	*lat = 0;
+	for (p = 0; p < s->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(s, p);
+
+		for (k = 0; k < ph->npairs; k++) {
+			struct ft_sched_flow f;
+			struct ft_route_policy pol = { .routing = spec.fabric.routing };
+			struct ft_path path;
+			uint32_t j;
+
+			ft_sched_phase_flow(s, ph, k, &f);
+			pol.flow_hash = 0;
+			pol.salt_seed = 1;
+			if (pol.routing != FT_ROUTING_DMODK)
+				pol.routing = FT_ROUTING_ECMP;
+			pol.flow_hash =
+			        ft_route_flow_hash(ft_topo_gpu(t, f.src / ppn, f.src % ppn),
+			                           ft_topo_gpu(t, f.dst / ppn, f.dst % ppn), 0);
+			assert_int_equal(ft_route_path(t, ft_topo_gpu(t, f.src / ppn, f.src % ppn),
+			                               ft_topo_gpu(t, f.dst / ppn, f.dst % ppn),
+			                               &pol, &path),
+			                 0);
+			for (j = 0; j < path.nlinks; j++)
+				if (ft_topo_link(t, path.links[j])->cap_Bps < *bott)
+					*bott = ft_topo_link(t, path.links[j])->cap_Bps;
+			if (path.lat_s > *lat)
+				*lat = path.lat_s;
+		}
+	}
+	ft_topo_free(t);
+}
+
+static double
+op_time_s(const struct ft_sim_report *rep)
+{
+	assert_true(ft_run_nrows(&rep->run) >= 1);
+	return ft_run_row(&rep->run, 0)->time_us * 1e-6;
+}
+
+static void
+closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t nranks,
+                 uint32_t ppn, uint64_t bytes, uint32_t nch)
+{
+	struct ft_coll_args a = { .op = op,
+		                  .algo = algo,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = nranks,
+		                  .ranks_per_node = ppn,
+		                  .bytes = bytes };
+	struct ft_schedule s;
+	struct ft_sim_sweep_args sw = { .spec = cluster,
+		                        .op = op,
+		                        .algo = algo,
+		                        .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = bytes,
+		                        .max_bytes = bytes,
+		                        .channels = nch };
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double bott, lat, want, steps = 0, n = nranks;
+	const struct ft_sched_phase *ph;
+
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(s.phases.len, 1);
+	ph = ft_sched_phase_at(&s, 0);
+	steps = ph->steps;
+	route_stats(cluster, &s, ppn, &bott, &lat);
+	switch (op) {
+	case FT_OP_ALL_REDUCE:
+		if (algo == FT_ALGO_RING) {
+			/* 2(n-1)/n S over the slowest link, 2(n-1) steps. */
+			want = 2 * (n - 1) / n * (double)bytes / bott;
+		} else {
+			/* Double binary tree: an interior rank sends S/2 to its parent and
+			 * to each of two children in one tree, S/2 to its parent in the
+			 * other: 2 S on its link. */
+			want = 2.0 * (double)bytes / bott;
+		}
+		break;
+	default: /* all-to-all: each rank sends (n-1)/n S over its own link */
+		want = (n - 1) / n * (double)bytes / bott;
+		break;
+	}
+	want /= nch; /* channels split the bytes, each on its own rail */
+	want += steps * (lat + s.step_lat_s) + s.base_lat_s;
+	if (op == FT_OP_ALLTOALL)
+		want += (FT_SIM_A2A_WINDOW - 1) * lat; /* round waves, each one path latency */
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	run_sc(sc, "flow", &rep);
+	assert_double_equal(op_time_s(&rep), want, want * 0.01);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	ft_schedule_release(&s);
+}
+
+static void
+test_ring_closed_form_topo(void **state)
+{
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1);
+	/* Eight channels: every GPU sends one flow over PCIe to its NIC and seven over NVLink
+	 * (450/7 GB/s each), so each channel still runs at the PCIe rate, on 1/8 of the bytes. */
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 8);
+}
+
+static void
+test_tree_closed_form_topo(void **state)
+{
+	closed_form_case("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 8, 8, 256u << 20, 1);
+}
+
+static void
+test_alltoall_closed_form_topo(void **state)
+{
+	closed_form_case("dgx-h100", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, 1u << 30, 1);
+}
+
+static const char *const det_scenario = "name: det\n"
+                                        "cluster: dgx-h100:8\n"
+                                        "seed: %u\n"
+                                        "routing: ecmp\n"
+                                        "qps_per_connection: 2\n"
+                                        "jobs:\n"
+                                        "  - name: a\n"
+                                        "    ranks: 32\n"
+                                        "    placement: random\n"
+                                        "    iterations: 2\n"
+                                        "    compute: 100us\n"
+                                        "    ops:\n"
+                                        "      - {op: all_reduce, size: 8MB}\n"
+                                        "      - {op: alltoall, size: 4MB}\n"
+                                        "background:\n"
+                                        "  - {pattern: permutation, size: 1MB}\n"
+                                        "faults:\n"
+                                        "  - {what: nic, node: 1, nic: 2, scale: 0.25}\n";
+
+static void
+render(unsigned seed, struct ft_strbuf *out)
+{
+	char text[1024];
+	struct ft_scenario *sc;
+	struct ft_sim_report rep;
+	struct ft_json j;
+
+	snprintf(text, sizeof(text), det_scenario, seed);
+	sc = load_text(text);
+	run_sc(sc, "flow", &rep);
+	ft_json_init(&j, out, true);
+	ft_sim_report_json(&rep, true, &j);
+	ft_sim_report_text(&rep, true, out);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+static void
+test_same_seed_same_bytes(void **state)
+{
+	struct ft_strbuf a, b, c;
+
+	ft_strbuf_init(&a);
+	ft_strbuf_init(&b);
+	ft_strbuf_init(&c);
+	render(7, &a);
+	render(7, &b);
+	render(8, &c);
+	assert_true(a.len > 1000);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.buf, b.buf, a.len);
+	/* Another seed places ranks and picks paths differently. */
+	assert_true(a.len != c.len || memcmp(a.buf, c.buf, a.len) != 0);
+	ft_strbuf_release(&a);
+	ft_strbuf_release(&b);
+	ft_strbuf_release(&c);
+}
+
+/* The engines agree where nothing contends; the flow engine is slower where things do. */
+static void
+test_engines_agree_uncontended(void **state)
+{
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\n"
+	                                   "jobs:\n"
+	                                   "  - ops: [{op: sendrecv, size: 64MB}]\n"
+	                                   "    placement: ['0:3', '1:5']\n");
+	struct ft_scenario *inc = load_text("cluster: dgx-h100:4\n"
+	                                    "background: [{pattern: incast, size: 8MB}]\n");
+	struct ft_sim_report a, f;
+
+	run_sc(sc, "analytic", &a);
+	run_sc(sc, "flow", &f);
+	assert_double_equal(op_time_s(&a), op_time_s(&f), op_time_s(&a) * 1e-9);
+	/* One flow alone gets line rate: its fct is its ideal. */
+	assert_double_equal(f.c.fct_p50_s, f.c.ideal_p50_s, 1e-12);
+	ft_sim_report_release(&a);
+	ft_sim_report_release(&f);
+	/* Incast: 31 NICs into one; 24 of them share its host link, which only the flow engine
+	 * sees. */
+	run_sc(inc, "analytic", &a);
+	run_sc(inc, "flow", &f);
+	assert_true(f.c.makespan_s > 8 * a.c.makespan_s);
+	assert_true(f.c.slowdown_p50 > 20);
+	ft_sim_report_release(&a);
+	ft_sim_report_release(&f);
+	ft_scenario_free(sc);
+	ft_scenario_free(inc);
+}
+
+/* A degraded NIC slows the ring that crosses it by the factor on its share. */
+static void
+test_degraded_nic_slows_ring(void **state)
+{
+	struct ft_scenario *ok = load_text("cluster: dgx-h100:4\n"
+	                                   "jobs: [{ops: [{op: all_reduce, size: 1GB}]}]\n");
+	struct ft_scenario *bad =
+	        load_text("cluster: dgx-h100:4\n"
+	                  "jobs: [{ops: [{op: all_reduce, size: 1GB}]}]\n"
+	                  "faults: [{what: nic, node: 2, nic: 7, scale: 0.25}]\n");
+	struct ft_sim_report a, b;
+
+	run_sc(ok, "flow", &a);
+	run_sc(bad, "flow", &b);
+	/* The ring runs at its slowest link: NIC 7 of node 2 carries the hop into node 3 at 1X. */
+	assert_true(op_time_s(&b) > 3 * op_time_s(&a));
+	assert_true(op_time_s(&b) < 4.2 * op_time_s(&a));
+	ft_sim_report_release(&a);
+	ft_sim_report_release(&b);
+	ft_scenario_free(ok);
+	ft_scenario_free(bad);
+}
+
+static void
+expect_error(const char *text, int code, const char *msg)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "bad.yaml", &sc, &err), code);
+	assert_null(sc);
+	if (!strstr(err.msg, msg))
+		print_error("got: %s\nwant: %s\n", err.msg, msg);
+	assert_non_null(strstr(err.msg, msg));
+}
+
+static void
+test_scenario_errors(void **state)
+{
+	expect_error("jobs: []\n", FT_EPARSE, "bad.yaml:1:1: cluster: missing");
+	expect_error(
+	        "cluster: dgx-h100:2\njobs:\n  - ops:\n      - {op: all_reduce, size: 12 apples}\n",
+	        FT_EPARSE, "bad.yaml:4:32: jobs[0].ops[0].size: expected a size");
+	expect_error("cluster: dgx-h100:2\njobs:\n  - ops: [{op: allreduc, size: 1M}]\n", FT_EPARSE,
+	             "bad.yaml:3:16: jobs[0].ops[0].op: expected all_reduce");
+	expect_error("cluster: dgx-h100:2\nseeds: 3\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	             FT_EPARSE, "bad.yaml:2:1: seeds: unknown key");
+	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}], "
+	             "placement: diagonal}]\n",
+	             FT_EPARSE, "bad.yaml:2:55: jobs[0].placement: expected packed");
+	expect_error("cluster: dgx-h100:2\nbackground: [{pattern: incast}]\n", FT_EPARSE,
+	             "bad.yaml:2:14: background[0]: missing 'size'");
+	expect_error("cluster: dgx-h100:2\nfaults:\n  - what: nic\n    node: 1\n"
+	             "    scale: 2\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	             FT_ERANGE, "bad.yaml:5:12: faults[0].scale: expected 0 to 1, got 2");
+	expect_error("cluster: nosuch:4\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n", FT_ENOENT,
+	             "bad.yaml:1:10: cluster:");
+	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}]}\n", FT_EPARSE,
+	             "bad.yaml:");
+	expect_error(
+	        "cluster: dgx-h100:2\nrouting: valiant\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk or adaptive");
+}
+
+/* Errors found when the scenario meets the cluster still name the place in the file. */
+static void
+test_scenario_run_errors(void **state)
+{
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\n"
+	                                   "jobs: [{ops: [{op: all_reduce, size: 1M}]}]\n"
+	                                   "faults:\n"
+	                                   "  - {what: nic, node: 5, nic: 0, down: true}\n");
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, NULL, NULL, &rep, &err), FT_ERANGE);
+	assert_non_null(
+	        strstr(err.msg, "t.yaml:4:5: faults[0].node: expected a node below 2, got 5"));
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+/* A link down re-routes traffic: a failed spine leaves the job running, on other paths. */
+static void
+test_failed_switch_reroutes(void **state)
+{
+	struct ft_scenario *ok = load_text("cluster: dgx-h100:64\nrouting: ecmp\n"
+	                                   "background: [{pattern: permutation, size: 4MB}]\n");
+	struct ft_scenario *bad = load_text("cluster: dgx-h100:64\nrouting: ecmp\n"
+	                                    "background: [{pattern: permutation, size: 4MB}]\n"
+	                                    "faults: [{what: switch, tier: 2, switch: 0}]\n");
+	struct ft_sim_report a, b;
+
+	run_sc(ok, "flow", &a);
+	run_sc(bad, "flow", &b);
+	assert_double_equal(a.c.bytes, b.c.bytes, 1);
+	assert_true(b.c.makespan_s >= a.c.makespan_s * (1 - 1e-9));
+	ft_sim_report_release(&a);
+	ft_sim_report_release(&b);
+	ft_scenario_free(ok);
+	ft_scenario_free(bad);
+}
+
+/* QPs split a connection into flows hashed apart; adaptive routing spreads them better than ECMP.
+ */
+static void
+test_routing_and_qps(void **state)
+{
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:16\n"
+	                                   "fabric: {kind: fat_tree, tiers: 2}\n"
+	                                   "background: [{pattern: permutation, size: 8MB}]\n");
+	struct ft_sim_overrides ov;
+	struct ft_sim_report ecmp, ecmp4, adapt;
+	struct ft_error err = { 0 };
+
+	ft_sim_overrides_init(&ov);
+	ov.routing = FT_ROUTING_ECMP;
+	ft_sim_report_init(&ecmp);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &ecmp, &err), 0);
+	ov.qps_per_conn = 4;
+	ft_sim_report_init(&ecmp4);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &ecmp4, &err), 0);
+	ov.qps_per_conn = 1;
+	ov.routing = FT_ROUTING_ADAPTIVE;
+	ft_sim_report_init(&adapt);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &adapt, &err), 0);
+	/* 128 NICs, one connection each: 4 QPs make 4 flows of a quarter each. */
+	assert_int_equal(ecmp.c.nflows, 128);
+	assert_int_equal(ecmp4.c.nflows, 512);
+	assert_double_equal(ecmp.c.bytes, ecmp4.c.bytes, 1);
+	/* ECMP collides (some flows get a share of an uplink); adaptive routing doesn't. */
+	assert_true(ecmp.c.slowdown_max > 1.5);
+	assert_true(adapt.c.slowdown_max < ecmp.c.slowdown_max);
+	assert_true(adapt.c.makespan_s < ecmp.c.makespan_s);
+	/* Spreading one connection over 4 hashes evens the load out (a smaller worst case). */
+	assert_true(ecmp4.c.makespan_s < ecmp.c.makespan_s);
+	ft_sim_report_release(&ecmp);
+	ft_sim_report_release(&ecmp4);
+	ft_sim_report_release(&adapt);
+	ft_scenario_free(sc);
+}
+
+/* Background patterns: counts of flows and where the bytes go. */
+static void
+test_background_patterns(void **state)
+{
+	struct ft_scenario *inc = load_text("cluster: dgx-h100:4\n"
+	                                    "background: [{pattern: incast, size: 1MB, hosts: 9, "
+	                                    "target: 4}]\n");
+	struct ft_scenario *a2a = load_text("cluster: dgx-h100:4\n"
+	                                    "background: [{pattern: alltoall, size: 1MB, hosts: 6, "
+	                                    "endpoints: gpu}]\n");
+	struct ft_sim_report r;
+	size_t i;
+	double into_target = 0;
+
+	run_sc(inc, "flow", &r);
+	assert_int_equal(r.c.nflows, 8);
+	assert_double_equal(r.c.bytes, 8e6, 1e-3);
+	/* Endpoint 4 is node 0's NIC 1: every byte ends on its host link or PCIe. */
+	for (i = 0; i < r.ports.len; i++) {
+		const struct ft_sim_hot_link *h = ft_vec_at(&r.ports, i);
+
+		if (strstr(h->name, "-> n0.nic1"))
+			into_target += h->stat.bytes;
+	}
+	assert_double_equal(into_target, 8e6, 1e-3);
+	ft_sim_report_release(&r);
+	run_sc(a2a, "flow", &r);
+	assert_int_equal(r.c.nflows, 30);
+	assert_double_equal(r.c.bytes, 30e6, 1e-3);
+	ft_sim_report_release(&r);
+	ft_scenario_free(inc);
+	ft_scenario_free(a2a);
+}
+
+/* A straggler GPU stretches its job's compute; a job elsewhere is untouched. */
+static void
+test_straggler(void **state)
+{
+	struct ft_scenario *sc = load_text(
+	        "cluster: dgx-h100:2\n"
+	        "jobs:\n"
+	        "  - {name: a, ranks: 8, compute: 1ms, ops: [{op: all_reduce, size: 1MB}]}\n"
+	        "  - {name: b, ranks: 8, first_node: 1, compute: 1ms,\n"
+	        "     ops: [{op: all_reduce, size: 1MB}]}\n"
+	        "faults: [{what: gpu, node: 0, gpu: 3, slowdown: 1.5}]\n");
+	struct ft_sim_report r;
+	const struct ft_sim_job_report *a, *b;
+
+	run_sc(sc, "flow", &r);
+	a = ft_vec_at(&r.jobs, 0);
+	b = ft_vec_at(&r.jobs, 1);
+	assert_double_equal(a->compute_s, 1.5e-3, 1e-12);
+	assert_double_equal(b->compute_s, 1e-3, 1e-12);
+	assert_double_equal(a->t_end_s - b->t_end_s, 0.5e-3, 1e-9);
+	ft_sim_report_release(&r);
+	ft_scenario_free(sc);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_flow_line_rate),
+		cmocka_unit_test(test_maxmin_invariants_random),
+		cmocka_unit_test(test_fair_share_and_speed_up),
+		cmocka_unit_test(test_ring_closed_form),
+		cmocka_unit_test(test_degraded_link_slows_only_its_flows),
+		cmocka_unit_test(test_dependencies),
+		cmocka_unit_test(test_cycle_is_an_error),
+		cmocka_unit_test(test_ring_closed_form_topo),
+		cmocka_unit_test(test_tree_closed_form_topo),
+		cmocka_unit_test(test_alltoall_closed_form_topo),
+		cmocka_unit_test(test_same_seed_same_bytes),
+		cmocka_unit_test(test_engines_agree_uncontended),
+		cmocka_unit_test(test_degraded_nic_slows_ring),
+		cmocka_unit_test(test_scenario_errors),
+		cmocka_unit_test(test_scenario_run_errors),
+		cmocka_unit_test(test_failed_switch_reroutes),
+		cmocka_unit_test(test_routing_and_qps),
+		cmocka_unit_test(test_background_patterns),
+		cmocka_unit_test(test_straggler),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
