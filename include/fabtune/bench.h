@@ -224,7 +224,7 @@ struct ft_req {
 };
 
 /* A collective handed to a transport's own library (mpi, nccl). */
-struct ft_coll_args {
+struct ft_bench_coll_args {
 	enum ft_bench_pattern coll;
 	const void *sendbuf;
 	void *recvbuf;
@@ -249,7 +249,7 @@ struct ft_transport_ops {
 	/* Move data; wait up to timeout_ms when idle. > 0 something moved, 0 nothing, or FT_E*. */
 	int (*progress)(struct ft_ep *ep, int timeout_ms, struct ft_error *err);
 	/* Native collective (FT_ENOTSUP: use fabtune's ring/direct algorithms). */
-	int (*coll)(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err);
+	int (*coll)(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err);
 	void (*close)(struct ft_ep *ep);
 	/* Non-blocking progress calls before a wait may sleep in progress(timeout) */
 	int spin_polls;

@@ -68,7 +68,7 @@ slice_bytes(size_t bytes, size_t esize)
  */
 static int
 step(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from, void *rbuf,
-     size_t rlen, void *red, const struct ft_coll_args *a, struct ft_error *err)
+     size_t rlen, void *red, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	struct ft_req rr[MAX_SLICES + 1], sr;
 	size_t esize = ft_dtype_size(a->dtype), sl = slice_bytes(rlen, esize), off, k, n = 0;
@@ -98,7 +98,7 @@ chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
 
 static int
 ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t shift,
-			  const struct ft_coll_args *a, struct ft_error *err)
+			  const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
 	size_t es = ft_dtype_size(a->dtype), maxc = (count + n - 1) / n;
@@ -121,7 +121,7 @@ ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t s
 
 static int
 ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_blocks,
-		       uint32_t shift, const struct ft_coll_args *a, struct ft_error *err)
+		       uint32_t shift, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
 	size_t es = ft_dtype_size(a->dtype);
@@ -146,7 +146,7 @@ ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_bloc
 }
 
 static int
-all_reduce(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+all_reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	size_t bytes = a->count * ft_dtype_size(a->dtype);
 	int rc;
@@ -164,7 +164,7 @@ all_reduce(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
 }
 
 static int
-reduce_scatter(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+reduce_scatter(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank;
 	size_t es = ft_dtype_size(a->dtype), total = a->count * n;
@@ -186,7 +186,7 @@ reduce_scatter(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *
 }
 
 static int
-all_gather(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+all_gather(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank;
 	size_t bytes = a->count * ft_dtype_size(a->dtype);
@@ -198,7 +198,7 @@ all_gather(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
 }
 
 static int
-alltoall(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+alltoall(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
 	size_t bytes = a->count * ft_dtype_size(a->dtype);
@@ -243,7 +243,7 @@ chain_pos(uint32_t r, uint32_t root, uint32_t n)
 }
 
 static int
-broadcast(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+broadcast(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, root = (uint32_t)a->root;
 	size_t bytes = a->count * ft_dtype_size(a->dtype), sl, off, k, ns;
@@ -273,7 +273,7 @@ broadcast(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
 }
 
 static int
-reduce(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, root = (uint32_t)a->root;
 	size_t es = ft_dtype_size(a->dtype), bytes = a->count * es, sl, off, k, ns;
@@ -317,7 +317,7 @@ reduce(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
 }
 
 int
-ft__coll_run(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+ft__coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	switch (a->coll) {
 	case FT_BENCH_ALL_REDUCE:

@@ -160,7 +160,7 @@ mpi_op(enum ft_redop op)
 }
 
 static int
-mpi_coll(struct ft_ep *base, const struct ft_coll_args *a, struct ft_error *err)
+mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	int n = (int)base->w->nranks, r = (int)base->w->rank, c, rc;
 	size_t es = ft_dtype_size(a->dtype);

@@ -12,7 +12,7 @@
  *
  * Collectives run on device buffers through NCCL's own algorithms. The host
  * buffers of the runner are copied in and out only for the validation pass
- * (ft_coll_args.staged), so the timed loop measures NCCL alone, as
+ * (ft_bench_coll_args.staged), so the timed loop measures NCCL alone, as
  * nccl-tests does. Point-to-point patterns are not offered on nccl.
  */
 #include "patterns.h"
@@ -327,7 +327,7 @@ nccl_type(enum ft_dtype t)
 }
 
 static int
-nccl_coll(struct ft_ep *base, const struct ft_coll_args *a, struct ft_error *err)
+nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	struct nccl_ep *ep = ft_container_of(base, struct nccl_ep, base);
 	uint32_t n = base->w->nranks, r = base->w->rank;

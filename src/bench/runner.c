@@ -11,6 +11,8 @@
 #include "bench_int.h"
 #include "patterns.h"
 
+#include <fabtune/coll.h>
+
 static const char *const pattern_names[] = {
 #define FT_BENCH_PATTERN_ROW_(n, s) s,
 	FT_BENCH_PATTERN_MAP(FT_BENCH_PATTERN_ROW_)
@@ -58,22 +60,37 @@ ft_bench_pattern_is_coll(enum ft_bench_pattern p)
 	return p >= FT_BENCH_ALL_REDUCE && p <= FT_BENCH_REDUCE;
 }
 
+/* The collective of a bench pattern, for the shared busbw factor (FT_OP_COUNT: none). */
+static enum ft_op
+pattern_op(enum ft_bench_pattern p)
+{
+	switch (p) {
+	case FT_BENCH_ALL_REDUCE:
+		return FT_OP_ALL_REDUCE;
+	case FT_BENCH_ALL_GATHER:
+		return FT_OP_ALL_GATHER;
+	case FT_BENCH_REDUCE_SCATTER:
+		return FT_OP_REDUCE_SCATTER;
+	case FT_BENCH_ALLTOALL:
+		return FT_OP_ALLTOALL;
+	case FT_BENCH_BROADCAST:
+		return FT_OP_BROADCAST;
+	case FT_BENCH_REDUCE:
+		return FT_OP_REDUCE;
+	default:
+		return FT_OP_COUNT;
+	}
+}
+
 double
 ft_bench_busbw_factor(enum ft_bench_pattern p, uint32_t n)
 {
+	enum ft_op op = pattern_op(p);
+
 	if (n == 0)
 		return 0;
-	/* kb: NA-BUSBW (nccl-tests PERFORMANCE.md) */
-	switch (p) {
-	case FT_BENCH_ALL_REDUCE:
-		return 2.0 * (n - 1) / n;
-	case FT_BENCH_ALL_GATHER:
-	case FT_BENCH_REDUCE_SCATTER:
-	case FT_BENCH_ALLTOALL:
-		return (double)(n - 1) / n;
-	default:
-		return 1.0;
-	}
+	/* kb: NA-BUSBW, one definition shared with the model (ft_coll_busbw_factor). */
+	return op == FT_OP_COUNT ? 1.0 : ft_coll_busbw_factor(op, n);
 }
 
 void
@@ -198,7 +215,7 @@ ft_bench_report_release(struct ft_bench_report *r)
 /* ---- collectives ------------------------------------------------------------ */
 
 static int
-coll_once(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+coll_once(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	int rc = ep->ops->coll(ep, a, err);
 
@@ -209,7 +226,7 @@ coll_once(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
 
 /* Fill the send side of a collective for validation (@in_place: one buffer). */
 static void
-fill_inputs(const struct ft_coll_args *a, uint32_t n, uint32_t r)
+fill_inputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 {
 	size_t es = ft_dtype_size(a->dtype);
 	void *send = (void *)a->sendbuf;
@@ -237,7 +254,7 @@ fill_inputs(const struct ft_coll_args *a, uint32_t n, uint32_t r)
 }
 
 static int64_t
-check_outputs(const struct ft_coll_args *a, uint32_t n, uint32_t r)
+check_outputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 {
 	size_t es = ft_dtype_size(a->dtype);
 	const char *recv = a->recvbuf;
@@ -297,7 +314,7 @@ combine(const double *t, uint32_t n, enum ft_bench_average mode)
 
 /* One variant (out-of-place or in-place) of one size: #wrong and time per iteration. */
 static int
-coll_variant(struct ft_bench_ctx *bc, struct ft_coll_args *a, double *time_us, int64_t *wrong,
+coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us, int64_t *wrong,
 	     struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
@@ -422,7 +439,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	memset(recvbuf, 0, FT_MAX(sbytes, rbytes));
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0; size = next_size(cfg, size)) {
 		struct ft_result_row row;
-		struct ft_coll_args a = { .coll = cfg->pattern, .dtype = cfg->dtype, .op = cfg->op };
+		struct ft_bench_coll_args a = { .coll = cfg->pattern, .dtype = cfg->dtype, .op = cfg->op };
 		size_t count = (size_t)(size / es), bytes;
 		double factor = ft_bench_busbw_factor(cfg->pattern, n);
 

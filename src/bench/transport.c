@@ -59,7 +59,7 @@ dflt_progress(struct ft_ep *ep, int timeout_ms, struct ft_error *err)
 }
 
 static int
-dflt_coll(struct ft_ep *ep, const struct ft_coll_args *a, struct ft_error *err)
+dflt_coll(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	return FT_ENOTSUP;
 }
