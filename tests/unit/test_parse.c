@@ -6,7 +6,6 @@
  * on, robustness (every parser over every fixture, truncations, garbage),
  * and the number reader.
  */
-#include <cmocka.h>
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* cmocka needs the headers above first */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
 
 #include <fabtune/fabtune.h>
 

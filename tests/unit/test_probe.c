@@ -6,7 +6,6 @@
  * host without RDMA, bad configuration, and counter rates over an interval
  * while a thread advances a counter in a copy of the tree.
  */
-#include <cmocka.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -18,6 +17,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* cmocka needs the headers above first */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
 
 #include <fabtune/fabtune.h>
 
