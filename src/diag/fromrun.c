@@ -49,6 +49,7 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 	bool have_busbw = has_key_from(out, "bench.busbw", file);
 	bool have_wrong = has_key_from(out, "bench.wrong", file);
 	bool have_lat = has_key_from(out, "bench.lat_p99", file);
+	bool have_time = has_key_from(out, "bench.time_us", file);
 	bool have_pair = has_key_from(out, "bench.pair_bw", file);
 	char last_test[32] = "";
 	size_t i;
@@ -80,6 +81,8 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 		}
 		if (!have_busbw && r->busbw_GBps > 0 && isfinite(r->busbw_GBps))
 			rc = add(out, file, "bench.busbw", r, r->busbw_GBps, "GBps", NULL);
+		if (rc == 0 && !have_time && r->time_us > 0 && isfinite(r->time_us))
+			rc = add(out, file, "bench.time_us", r, r->time_us, "us", NULL);
 		if (rc == 0 && !have_wrong && r->wrong > 0)
 			rc = add(out, file, "bench.wrong", r, (double)r->wrong, "count", NULL);
 		if (rc == 0 && !have_lat && r->lat_p50_us > 0 && r->lat_p99_us > 0 &&
