@@ -160,6 +160,24 @@ parse_string(struct reader *r, const char **out)
 	int rc = 0;
 
 	r->p++; /* the opening quote */
+	/* Fast path: no escape before the closing quote, copy straight into the arena. */
+	{
+		const char *q = r->p;
+		char *copy;
+
+		while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+			q++;
+		if (q < r->end && *q == '"') {
+			copy = ft_arena_alloc(r->arena, (size_t)(q - r->p) + 1, 1);
+			if (!copy)
+				return ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+			memcpy(copy, r->p, (size_t)(q - r->p));
+			copy[q - r->p] = '\0';
+			*out = copy;
+			r->p = q + 1;
+			return 0;
+		}
+	}
 	ft_strbuf_init(&sb);
 	for (;;) {
 		const char *start = r->p;

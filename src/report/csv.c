@@ -67,9 +67,12 @@ int
 ft__report_csv(const struct ft_report_input *in, struct ft_strbuf *out)
 {
 	const struct ft_run *run = &in->run->run;
+	struct rp_cmp_index ix;
 	char buf[32];
 	size_t i;
 
+	if (ft__rp_cmp_index(in->cmp, &ix) < 0)
+		return FT_ENOMEM;
 	for (i = 0; i < FT_ARRAY_SIZE(result_cols); i++)
 		cell(out, result_cols[i], i == 0);
 	for (i = 0; in->cmp && i < FT_ARRAY_SIZE(compare_cols); i++)
@@ -98,7 +101,7 @@ ft__report_csv(const struct ft_report_input *in, struct ft_strbuf *out)
 		snprintf(buf, sizeof(buf), "%" PRId64, r->wrong);
 		cell(out, r->wrong >= 0 ? buf : "", false);
 		if (in->cmp)
-			compare_cells(out, ft__rp_cmp_find(in->cmp, r));
+			compare_cells(out, ft__rp_cmp_find(&ix, r));
 		ft_strbuf_adds(out, "\r\n");
 	}
 	for (i = 0; in->cmp && i < in->cmp->rows.len; i++) {
@@ -120,5 +123,6 @@ ft__report_csv(const struct ft_report_input *in, struct ft_strbuf *out)
 		compare_cells(out, c);
 		ft_strbuf_adds(out, "\r\n");
 	}
+	ft__rp_cmp_index_release(&ix);
 	return 0;
 }

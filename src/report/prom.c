@@ -92,36 +92,98 @@ static const struct metric row_metrics[] = {
 	  offsetof(struct ft_result_row, lat_p99_us), 1e-6 },
 };
 
-static bool
-same_key(const struct ft_result_row *a, const struct ft_result_row *b)
+/* A row with its position: sorting by key then position is a total order. */
+struct ref {
+	const struct ft_result_row *row;
+	size_t idx;
+};
+
+/* Rows with one key: refs[lo, hi), the first at position @first in the run. */
+struct group {
+	size_t first, lo, hi;
+};
+
+static int
+key_cmp(const struct ft_result_row *a, const struct ft_result_row *b)
 {
-	return a->bytes == b->bytes && a->nranks == b->nranks && strcmp(a->test, b->test) == 0 &&
-	       strcmp(a->transport, b->transport) == 0 && strcmp(a->src, b->src) == 0 &&
-	       strcmp(a->dst, b->dst) == 0;
+	int c;
+
+	if ((c = strcmp(a->test, b->test)) != 0 || (c = strcmp(a->transport, b->transport)) != 0)
+		return c;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? -1 : 1;
+	if (a->nranks != b->nranks)
+		return a->nranks < b->nranks ? -1 : 1;
+	if ((c = strcmp(a->src, b->src)) != 0)
+		return c;
+	return strcmp(a->dst, b->dst);
+}
+
+static int
+ref_cmp(const void *pa, const void *pb)
+{
+	const struct ref *a = pa, *b = pb;
+	int c = key_cmp(a->row, b->row);
+
+	return c ? c : a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int
+group_cmp(const void *pa, const void *pb)
+{
+	const struct group *a = pa, *b = pb;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/*
+ * Group the run's rows by key in O(n log n), groups in order of their first
+ * row. *@refs and *@groups are freed by the caller.
+ */
+static int
+group_rows(const struct ft_run *run, struct ref **refs, struct group **groups, size_t *ngroups)
+{
+	size_t n = ft_run_nrows(run), i, g = 0;
+
+	*refs = ft_reallocarray(NULL, n ? n : 1, sizeof(**refs));
+	*groups = ft_reallocarray(NULL, n ? n : 1, sizeof(**groups));
+	if (!*refs || !*groups)
+		return FT_ENOMEM;
+	for (i = 0; i < n; i++) {
+		(*refs)[i].row = ft_run_row(run, i);
+		(*refs)[i].idx = i;
+	}
+	qsort(*refs, n, sizeof(**refs), ref_cmp);
+	for (i = 0; i < n; i++) {
+		if (i == 0 || key_cmp((*refs)[i - 1].row, (*refs)[i].row) != 0) {
+			(*groups)[g].first = (*refs)[i].idx;
+			(*groups)[g].lo = i;
+			g++;
+		}
+		(*groups)[g - 1].hi = i + 1;
+	}
+	qsort(*groups, g, sizeof(**groups), group_cmp);
+	*ngroups = g;
+	return 0;
 }
 
 static void
-row_family(const struct ft_run *run, const struct metric *m, const char *run_label,
-	   struct ft_strbuf *out)
+row_family(const struct ref *refs, const struct group *groups, size_t ngroups,
+	   const struct metric *m, const char *run_label, struct ft_strbuf *out)
 {
 	bool header = false;
 	size_t i, k;
 
-	for (i = 0; i < ft_run_nrows(run); i++) {
-		const struct ft_result_row *r = ft_run_row(run, i);
+	for (i = 0; i < ngroups; i++) {
+		const struct ft_result_row *r = refs[groups[i].lo].row;
 		char bytes[24], nranks[16];
 		double sum = 0;
 		size_t n = 0;
-		bool seen = false;
 
-		for (k = 0; k < i && !seen; k++)
-			seen = same_key(ft_run_row(run, k), r);
-		if (seen)
-			continue;
-		for (k = i; k < ft_run_nrows(run); k++) {
-			double v = ft__rp_field(ft_run_row(run, k), m->off);
+		for (k = groups[i].lo; k < groups[i].hi; k++) {
+			double v = ft__rp_field(refs[k].row, m->off);
 
-			if (same_key(ft_run_row(run, k), r) && isfinite(v)) {
+			if (isfinite(v)) {
 				sum += v;
 				n++;
 			}
@@ -140,7 +202,7 @@ row_family(const struct ft_run *run, const struct metric *m, const char *run_lab
 						 "nranks", nranks,    "src",   r->src,
 						 "dst",	   r->dst };
 
-			sample(out, m->name, labels, FT_ARRAY_SIZE(labels), sum / n * m->scale);
+			sample(out, m->name, labels, FT_ARRAY_SIZE(labels), sum / (double)n * m->scale);
 		}
 	}
 }
@@ -206,8 +268,19 @@ ft__report_prom(const struct ft_report_input *in, struct ft_strbuf *out)
 		       "When the run was saved to the archive, Unix time.");
 		sample(out, "fabtune_run_saved_timestamp_seconds", labels, 2, rec->info.created_s);
 	}
-	for (i = 0; i < FT_ARRAY_SIZE(row_metrics); i++)
-		row_family(&rec->run, &row_metrics[i], run_label, out);
+	{
+		struct ref *refs = NULL;
+		struct group *groups = NULL;
+		size_t ngroups = 0;
+
+		rc = group_rows(&rec->run, &refs, &groups, &ngroups);
+		for (i = 0; rc == 0 && i < FT_ARRAY_SIZE(row_metrics); i++)
+			row_family(refs, groups, ngroups, &row_metrics[i], run_label, out);
+		ft_free(refs);
+		ft_free(groups);
+		if (rc < 0)
+			return rc;
+	}
 
 	ft_vec_init(&links, sizeof(struct rp_link));
 	rc = ft__rp_links(rec, &links);

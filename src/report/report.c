@@ -446,22 +446,79 @@ ft__rp_time(double t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
-const struct ft_compare_row *
-ft__rp_cmp_find(const struct ft_compare *cmp, const struct ft_result_row *row)
+static int
+cmp_key(const struct ft_compare_row *c, const struct ft_result_row *r)
+{
+	int d;
+
+	if ((d = strcmp(c->test, r->test)) != 0 || (d = strcmp(c->transport, r->transport)) != 0)
+		return d;
+	if (c->bytes != r->bytes)
+		return c->bytes < r->bytes ? -1 : 1;
+	if (c->nranks != r->nranks)
+		return c->nranks < r->nranks ? -1 : 1;
+	if ((d = strcmp(c->src, r->src)) != 0)
+		return d;
+	return strcmp(c->dst, r->dst);
+}
+
+static int
+cmp_row_cmp(const void *pa, const void *pb)
+{
+	const struct ft_compare_row *a = *(const struct ft_compare_row *const *)pa;
+	const struct ft_compare_row *b = *(const struct ft_compare_row *const *)pb;
+	struct ft_result_row key;
+
+	ft_result_row_init(&key);
+	ft_strlcpy(key.test, b->test, sizeof(key.test));
+	ft_strlcpy(key.transport, b->transport, sizeof(key.transport));
+	key.bytes = b->bytes;
+	key.nranks = b->nranks;
+	ft_strlcpy(key.src, b->src, sizeof(key.src));
+	ft_strlcpy(key.dst, b->dst, sizeof(key.dst));
+	return cmp_key(a, &key);
+}
+
+int
+ft__rp_cmp_index(const struct ft_compare *cmp, struct rp_cmp_index *ix)
 {
 	size_t i;
 
-	if (!cmp)
-		return NULL;
-	for (i = 0; i < cmp->rows.len; i++) {
-		const struct ft_compare_row *c = ft_vec_at(&cmp->rows, i);
+	ix->n = cmp ? cmp->rows.len : 0;
+	ix->v = ft_reallocarray(NULL, ix->n ? ix->n : 1, sizeof(*ix->v));
+	if (!ix->v)
+		return FT_ENOMEM;
+	for (i = 0; i < ix->n; i++)
+		ix->v[i] = ft_vec_at(&cmp->rows, i);
+	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_row_cmp);
+	return 0;
+}
 
-		if (c->bytes == row->bytes && c->nranks == row->nranks &&
-		    strcmp(c->test, row->test) == 0 && strcmp(c->transport, row->transport) == 0 &&
-		    strcmp(c->src, row->src) == 0 && strcmp(c->dst, row->dst) == 0)
-			return c;
+const struct ft_compare_row *
+ft__rp_cmp_find(const struct rp_cmp_index *ix, const struct ft_result_row *row)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_key(ix->v[mid], row);
+
+		if (c == 0)
+			return ix->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	return NULL;
+}
+
+void
+ft__rp_cmp_index_release(struct rp_cmp_index *ix)
+{
+	ft_free(ix->v);
+	ix->v = NULL;
+	ix->n = 0;
 }
 
 void

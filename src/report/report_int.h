@@ -68,9 +68,16 @@ const char *ft__rp_pct(double v, char *buf, size_t len);
 void ft__rp_title(const struct ft_report_input *in, char *buf, size_t len);
 /* Save time as "2026-11-29 10:35:42 UTC". */
 void ft__rp_time(double t, char *buf, size_t len);
+/* Comparison rows sorted by key, to find the one of a result row in O(log n). */
+struct rp_cmp_index {
+	const struct ft_compare_row **v;
+	size_t n;
+};
+int ft__rp_cmp_index(const struct ft_compare *cmp, struct rp_cmp_index *ix);
 /* The comparison row matching @row's key, or NULL. */
-const struct ft_compare_row *ft__rp_cmp_find(const struct ft_compare *cmp,
+const struct ft_compare_row *ft__rp_cmp_find(const struct rp_cmp_index *ix,
 					     const struct ft_result_row *row);
+void ft__rp_cmp_index_release(struct rp_cmp_index *ix);
 
 /* HTML text escaping (& < > " '). */
 void ft__rp_html_escape(struct ft_strbuf *sb, const char *s);
