@@ -83,7 +83,8 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 	}
 	if (o->engine) {
 		if (!ft_sim_engine_find(o->engine)) {
-			cli_error(ctx, "--engine: expected analytic or flow, got '%s'", o->engine);
+			cli_error(ctx, "--engine: expected analytic, flow or ideal, got '%s'",
+			          o->engine);
 			return -1;
 		}
 		ov->engine = o->engine;
@@ -188,7 +189,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 {
 	struct sim_opts o = { 0 };
 	const struct opt opts[] = {
-		OPT_STRING(0, "engine", &o.engine, "NAME", "analytic or flow (default: flow)"),
+		OPT_STRING(0, "engine", &o.engine, "NAME",
+		           "analytic, flow or ideal (default: flow)"),
 		OPT_STRING(0, "routing", &o.routing, "R", "ecmp, dmodk or adaptive"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",

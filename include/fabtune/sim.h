@@ -116,6 +116,7 @@ struct ft_engine_ops {
 
 FT_API extern const struct ft_engine_ops ft_analytic_engine;
 FT_API extern const struct ft_engine_ops ft_flow_engine;
+FT_API extern const struct ft_engine_ops ft_ideal_engine;
 
 /* Registered engines, and lookup by name (NULL when unknown). */
 FT_API size_t ft_sim_engine_count(void);

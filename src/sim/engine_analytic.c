@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/engine_analytic.c - the analytic engine: a contention-free
- * alpha-beta evaluation of the same schedules the flow engine runs.
+ * sim/engine_analytic.c - the engines without contention: "ideal", a
+ * contention-free evaluation of the same schedules the flow engine runs,
+ * and "analytic", NCCL's own cost model (model.h, ft_model_eval()) for the
+ * time of each collective, with the ideal engine's routing for the link
+ * counters and flow times.
  *
  * Every flow is routed like the flow engine routes it (first QP), and runs
  * alone: time = wire bytes / the slowest link of its path + path latency.
@@ -14,10 +17,12 @@
  */
 #include "sim_int.h"
 
+#include <fabtune/model.h>
 #include <fabtune/sim.h>
 
 struct an_engine {
 	struct ft_engine base;
+	bool model; /* "analytic": op times from ft_model_eval() */
 	const struct ft_topo *topo;
 	struct ft_sim_cfg cfg;
 	double *cap_Bps;
@@ -32,8 +37,8 @@ struct an_engine {
 };
 
 static int
-an_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
-          struct ft_error *err)
+an_create_any(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, bool model,
+              const struct ft_engine_ops *ops, struct ft_engine **out, struct ft_error *err)
 {
 	struct an_engine *ae;
 	uint32_t n = ft_topo_nlinks(topo), l;
@@ -46,11 +51,12 @@ an_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	ae->link_bytes = ft_calloc(n ? n : 1, sizeof(double));
 	ae->link_maxflows = ft_calloc(n ? n : 1, sizeof(uint32_t));
 	if (!ae->cap_Bps || !ae->link_bytes || !ae->link_maxflows) {
-		ae->base.ops = &ft_analytic_engine;
-		ft_analytic_engine.destroy(&ae->base);
+		ae->base.ops = ops;
+		ops->destroy(&ae->base);
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u links", n);
 	}
-	ae->base.ops = &ft_analytic_engine;
+	ae->base.ops = ops;
+	ae->model = model;
 	ae->topo = topo;
 	ae->cfg = *cfg;
 	if (ae->cfg.routing == FT_ROUTING_ADAPTIVE)
@@ -168,6 +174,37 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 	return 0;
 }
 
+/*
+ * NCCL's tuner model for the op as the schedule describes it (op, size,
+ * ranks and ranks per node, the algorithm and protocol forced). Background
+ * patterns (no job) keep the schedule evaluation: the model has no
+ * permutation or incast.
+ */
+static int
+model_time(struct an_engine *ae, const struct ft_schedule *sc, double *t_s, struct ft_error *err)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	uint32_t ppn = sc->ranks_per_node ? sc->ranks_per_node : 1;
+	int rc;
+
+	ft_model_query_init(&q, sc->op, sc->bytes);
+	q.ngpus = sc->nranks;
+	q.ppn = ppn;
+	q.nnodes = (sc->nranks + ppn - 1) / ppn;
+	q.force_algo = true;
+	q.algo = sc->algo;
+	q.force_proto = true;
+	q.proto = sc->proto;
+	rc = ft_model_eval(ft_topo_spec(ae->topo), &q, &r, err);
+	if (rc < 0) {
+		ft_error_prefix(err, "analytic engine: ");
+		return rc;
+	}
+	*t_s = r.time_s;
+	return 0;
+}
+
 static int64_t
 an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 {
@@ -194,6 +231,14 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 		if (rc < 0)
 			return rc;
 		t += slowest + steps * sc->step_lat_s + (steps - 1) * maxlat;
+	}
+	if (ae->model && op->job != UINT32_MAX) {
+		double tm;
+
+		rc = model_time(ae, sc, &tm, err);
+		if (rc < 0)
+			return rc;
+		t = res.t_start_s + tm;
 	}
 	res.t_end_s = t;
 	if (ft_vec_push(&ae->ops, &res) < 0)
@@ -255,9 +300,33 @@ an_destroy(struct ft_engine *e)
 	ft_free(ae);
 }
 
+static int
+an_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
+          struct ft_error *err)
+{
+	return an_create_any(topo, cfg, true, &ft_analytic_engine, out, err);
+}
+
+static int
+ideal_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
+             struct ft_error *err)
+{
+	return an_create_any(topo, cfg, false, &ft_ideal_engine, out, err);
+}
+
+const struct ft_engine_ops ft_ideal_engine = {
+	.name = "ideal",
+	.summary = "the schedules without contention: each flow alone on its path",
+	.create = ideal_create,
+	.submit = an_submit,
+	.run = an_run,
+	.counters = an_counters,
+	.destroy = an_destroy,
+};
+
 const struct ft_engine_ops ft_analytic_engine = {
 	.name = "analytic",
-	.summary = "contention-free alpha-beta: each flow alone on its path",
+	.summary = "NCCL's cost model per collective (fabtune model), no contention",
 	.create = an_create,
 	.submit = an_submit,
 	.run = an_run,

@@ -743,7 +743,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 
 	eng = ft_sim_engine_find(ov && ov->engine ? ov->engine : sc->engine);
 	if (!eng)
-		return ft_error_set(err, FT_EINVAL, "engine: expected analytic or flow, got '%s'",
+		return ft_error_set(err, FT_EINVAL,
+		                    "engine: expected analytic, flow or ideal, got '%s'",
 		                    ov && ov->engine ? ov->engine : sc->engine);
 	ft_sim_cfg_init(&cfg);
 	cfg.routing = sc->has_routing ? sc->routing :

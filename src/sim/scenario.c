@@ -812,8 +812,8 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 	if (strcmp(key, "engine") == 0) {
 		rc = get_str(l, v, path, sc->engine, sizeof(sc->engine));
 		if (rc == 0 && !ft_sim_engine_find(sc->engine))
-			rc = fail(l, v, FT_EPARSE, path, "expected analytic or flow, got '%s'",
-			          sc->engine);
+			rc = fail(l, v, FT_EPARSE, path,
+			          "expected analytic, flow or ideal, got '%s'", sc->engine);
 		return rc;
 	}
 	if (strcmp(key, "routing") == 0) {

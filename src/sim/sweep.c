@@ -93,7 +93,7 @@ check_value(const struct sweep *sw, enum dim_kind k, const char *v, const yaml_n
 		return 0;
 	case D_ENGINE:
 		if (!ft_sim_engine_find(v))
-			return serr(err, sw->file, n, field, "analytic or flow", v);
+			return serr(err, sw->file, n, field, "analytic, flow or ideal", v);
 		return 0;
 	case D_SEED:
 		if (ft_parse_u64(v, &u) < 0)

@@ -454,6 +454,35 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 	ft_schedule_release(&s);
 }
 
+/* The analytic engine is NCCL's cost model (ft_model_eval) for each collective. */
+static void
+test_analytic_engine_is_the_model(void **state)
+{
+	struct ft_sim_sweep_args sw = { .spec = "dgx-h100:4", .op = FT_OP_ALL_REDUCE,
+		                        .algo = FT_ALGO_RING, .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = 64u << 20, .max_bytes = 64u << 20 };
+	struct ft_cluster_spec spec;
+	struct ft_model_query q;
+	struct ft_model_result m;
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	q.ppn = 8;
+	q.force_algo = true;
+	q.algo = FT_ALGO_RING;
+	q.force_proto = true;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	run_sc(sc, "analytic", &rep);
+	assert_double_equal(op_time_s(&rep), m.time_s, m.time_s * 1e-9);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
 static void
 test_ring_closed_form_topo(void **state)
 {
@@ -533,7 +562,8 @@ test_same_seed_same_bytes(void **state)
 	ft_strbuf_release(&c);
 }
 
-/* The engines agree where nothing contends; the flow engine is slower where things do. */
+/* The ideal and flow engines agree where nothing contends; the flow engine is slower where
+ * things do. */
 static void
 test_engines_agree_uncontended(void **state)
 {
@@ -545,7 +575,7 @@ test_engines_agree_uncontended(void **state)
 	                                    "background: [{pattern: incast, size: 8MB}]\n");
 	struct ft_sim_report a, f;
 
-	run_sc(sc, "analytic", &a);
+	run_sc(sc, "ideal", &a);
 	run_sc(sc, "flow", &f);
 	assert_double_equal(op_time_s(&a), op_time_s(&f), op_time_s(&a) * 1e-9);
 	/* One flow alone gets line rate: its fct is its ideal. */
@@ -554,7 +584,7 @@ test_engines_agree_uncontended(void **state)
 	ft_sim_report_release(&f);
 	/* Incast: 31 NICs into one; 24 of them share its host link, which only the flow engine
 	 * sees. */
-	run_sc(inc, "analytic", &a);
+	run_sc(inc, "ideal", &a);
 	run_sc(inc, "flow", &f);
 	assert_true(f.c.makespan_s > 8 * a.c.makespan_s);
 	assert_true(f.c.slowdown_p50 > 20);
@@ -777,6 +807,7 @@ main(void)
 		cmocka_unit_test(test_dependencies),
 		cmocka_unit_test(test_cycle_is_an_error),
 		cmocka_unit_test(test_ring_closed_form_topo),
+		cmocka_unit_test(test_analytic_engine_is_the_model),
 		cmocka_unit_test(test_tree_closed_form_topo),
 		cmocka_unit_test(test_alltoall_closed_form_topo),
 		cmocka_unit_test(test_same_seed_same_bytes),
