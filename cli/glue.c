@@ -15,23 +15,14 @@ cli_save_run_to(struct ft_archive *ar, const struct ft_run *run, const struct ft
 		const struct ft_finding *f, size_t nf, int64_t *id, struct ft_error *err)
 {
 	struct ft_fingerprint fp;
-	char host[64];
 	int rc;
 
 	ft_fingerprint_init(&fp);
 	rc = ft_fingerprint_collect(&fp, err);
-	/* The observations may name what the host collector cannot see (NCCL's version, other
-	   hosts); this host's own name stays the one of the machine that saves. */
-	if (rc == 0 && obs && ft_obs_set_len(obs) > 0) {
-		const char *h = ft_fingerprint_get(&fp, "host.name");
-
-		ft_strlcpy(host, h ? h : "", sizeof(host));
-		rc = ft_fingerprint_from_obs(&fp, obs);
-		if (rc == 0 && host[0])
-			rc = ft_fingerprint_set(&fp, "host.name", host);
-		if (rc < 0)
-			rc = ft_error_set(err, rc, "fingerprint: out of memory");
-	}
+	/* What the observations tell (NCCL's version, the hosts of an imported log) completes or
+	   replaces what this host shows. */
+	if (rc == 0 && obs && ft_obs_set_len(obs) > 0 && ft_fingerprint_from_obs(&fp, obs) < 0)
+		rc = ft_error_set(err, FT_ENOMEM, "fingerprint: out of memory");
 	if (rc == 0)
 		rc = ft_archive_save(ar, run, obs, f, nf, &fp, id, err);
 	ft_fingerprint_release(&fp);
