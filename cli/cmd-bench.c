@@ -63,7 +63,7 @@ bench_save_run(const struct ft_bench_report *rep, struct cli_ctx *ctx, struct ft
 	int rc;
 
 	ft_obs_set_init(&obs);
-	rc = ft_diag_obs_from_run(&rep->run, "bench", &obs);
+	rc = cli_bench_obs(&rep->run, "bench", &obs);
 	if (rc < 0)
 		rc = ft_error_set(err, rc, "--save: out of memory");
 	if (rc == 0)

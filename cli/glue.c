@@ -51,6 +51,27 @@ cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_
 	return rc;
 }
 
+int
+cli_bench_obs(const struct ft_run *run, const char *file, struct ft_obs_set *obs)
+{
+	struct ft_run tmp;
+	size_t i;
+	int rc = 0;
+
+	ft_run_init(&tmp, run->source, run->kind);
+	for (i = 0; i < ft_run_nrows(run) && rc == 0; i++) {
+		struct ft_result_row row = *ft_run_row(run, i);
+
+		if (strcmp(row.test, "pairs") != 0)
+			row.src[0] = row.dst[0] = '\0';
+		rc = ft_run_add(&tmp, &row);
+	}
+	if (rc == 0)
+		rc = ft_diag_obs_from_run(&tmp, file, obs);
+	ft_run_release(&tmp);
+	return rc;
+}
+
 /* "all_reduce_perf" and "all_reduce" name the same collective. */
 static int
 test_op(const char *test, enum ft_op *op)

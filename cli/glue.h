@@ -30,6 +30,14 @@ int cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_
 		 const struct ft_finding *f, size_t nf);
 
 /*
+ * The observations the diagnosis reads from a benchmark's rows (bench.busbw,
+ * bench.lat_p50, ...), as ft_diag_obs_from_run() makes them, with @file as
+ * their source. Only the pairs pattern's rows become per-pair bandwidths: a
+ * point-to-point row names its two ranks but is one measurement, not a matrix.
+ */
+int cli_bench_obs(const struct ft_run *run, const char *file, struct ft_obs_set *obs);
+
+/*
  * What the analytic model expects for the collective rows of @measured on
  * @spec: one struct ft_expectation per (test, size) appended to @expect
  * (NULL to skip), and one model row per (test, size) appended to @model
