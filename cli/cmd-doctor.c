@@ -584,8 +584,8 @@ expectations(struct doctor *d)
 	size_t n = 0;
 	int rc;
 
-	if (d->o->spec) {
-		ft_strlcpy(arg, d->o->spec, sizeof(arg));
+	if (d->have_spec) {
+		ft_strlcpy(arg, d->spec_name, sizeof(arg));
 	} else if ((preset = detect_preset(d, why, sizeof(why))) != NULL) {
 		if (d->nhosts > 1)
 			snprintf(arg, sizeof(arg), "%s:%zu", preset, d->nhosts);
@@ -594,14 +594,14 @@ expectations(struct doctor *d)
 	} else {
 		return note(d, "model", "no expectation computed: %s", why) < 0 ? FT_ENOMEM : 0;
 	}
-	rc = ft_spec_resolve(arg, &d->spec, &err);
-	if (rc < 0) {
-		if (d->o->spec)
-			return cli_fail(d->ctx, rc, &err);
-		return note(d, "model", "%s: %s", arg, ft_error_msg(&err, rc)) < 0 ? FT_ENOMEM : 0;
+	if (!d->have_spec) {
+		rc = ft_spec_resolve(arg, &d->spec, &err);
+		if (rc < 0)
+			return note(d, "model", "%s: %s", arg, ft_error_msg(&err, rc)) < 0 ? FT_ENOMEM
+											      : 0;
+		d->have_spec = true;
+		ft_strlcpy(d->spec_name, arg, sizeof(d->spec_name));
 	}
-	d->have_spec = true;
-	ft_strlcpy(d->spec_name, arg, sizeof(d->spec_name));
 	ft_strlcpy(d->rec.run.spec, arg, sizeof(d->rec.run.spec));
 	ft_strlcpy(d->model.spec, arg, sizeof(d->model.spec));
 	/* The plateau of the whole cluster, for the summary (kb NA-MODEL, NA-BUSBW). */
@@ -614,14 +614,16 @@ expectations(struct doctor *d)
 	rc = cli_model_expectations(&d->spec, &d->rec.run, "nccl", &d->expect, &d->model, &n,
 				    &err);
 	if (rc < 0)
-		return cli_fail(d->ctx, rc, &err);
-	if (n == 0 &&
-	    note(d, "model",
-		 "expectations for %s not compared: no NCCL result here (shm and tcp ranks "
-		 "measure this host's memory and sockets, not the cluster's GPUs and NICs)",
-		 arg) < 0)
-		return FT_ENOMEM;
-	return 0;
+		return rc;
+	if (n == 0 && d->o->no_bench)
+		rc = note(d, "model", "expectations for %s not compared: no benchmark ran", arg);
+	else if (n == 0)
+		rc = note(d, "model",
+			  "expectations for %s not compared: no NCCL result here (shm and tcp "
+			  "ranks measure this host's memory and sockets, not the cluster's GPUs "
+			  "and NICs)",
+			  arg);
+	return rc;
 }
 
 /* ---- 4. diagnosis ----------------------------------------------------------------- */
@@ -1066,14 +1068,22 @@ doctor_run(struct doctor *d)
 		if (rc < 0)
 			return cli_fail(d->ctx, rc, &err);
 	}
+	/* A bad --spec is a usage error: say so before minutes of work. */
+	if (d->o->spec) {
+		rc = ft_spec_resolve(d->o->spec, &d->spec, &err);
+		if (rc < 0)
+			return cli_fail(d->ctx, rc, &err);
+		d->have_spec = true;
+		ft_strlcpy(d->spec_name, d->o->spec, sizeof(d->spec_name));
+	}
 	step(d, "doctor: probe", 0, 1);
 	rc = probe(d);
 	if (rc == 0)
 		rc = bench(d);
 	if (d->world && ft_world_rank(d->world) != 0)
 		return rc; /* the other MPI ranks only take part */
-	if (rc == 0)
-		rc = expectations(d) < 0 ? EXIT_RUNTIME : 0;
+	if (rc == 0 && expectations(d) < 0)
+		rc = cli_fail(d->ctx, FT_ENOMEM, NULL);
 	if (rc)
 		return rc;
 	if (d->nbench_ok == 0 && !d->o->no_bench) {
