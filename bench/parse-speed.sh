@@ -38,15 +38,15 @@ build_input() { # OUT DIR...
 	truncate -s "$want" "$out"
 }
 
-# Seconds of the fastest of 3 runs of "$@": CPU time (user + system), which a
-# machine shared with other jobs disturbs far less than wall time; the
-# wall time of that run is kept in $tmp/wall.
+# Seconds of the fastest of 3 runs of "$@": CPU time (user + system, from
+# bash's getrusage-based `time`, millisecond resolution), which a machine
+# shared with other jobs disturbs far less than wall time; the wall time of
+# that run is kept in $tmp/wall.
 best_of_3() {
-	local best="" wall=""
+	local best="" wall="" e u s cpu
 	for _ in 1 2 3; do
-		/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" >/dev/null
+		{ TIMEFORMAT='%3R %3U %3S'; time "$@" >/dev/null; } 2>"$tmp/t"
 		read -r e u s <"$tmp/t"
-		local cpu
 		cpu=$(echo "$u + $s" | bc -l)
 		if [ -z "$best" ] || [ "$(echo "$cpu < $best" | bc -l)" = 1 ]; then
 			best=$cpu
@@ -60,6 +60,15 @@ best_of_3() {
 report() { # NAME FILE FORMAT
 	local name=$1 file=$2 format=$3 bytes t tg tw
 	bytes=$(stat -c %s "$file")
+	# one checked run first: the figures below are only worth something if it parsed
+	local first
+	if ! { TIMEFORMAT='%3R %3U %3S'; time "$fabtune" parse --format "$format" --summary "$file" \
+		>"$tmp/summary"; } 2>"$tmp/t"; then
+		echo "parse-speed: fabtune parse failed on the $name input" >&2
+		exit 1
+	fi
+	first=$(awk '{ printf "%.3f s CPU (%.3f user, %.3f system), %.3f s wall", $2 + $3, $2, $3, $1 }' "$tmp/t")
+	echo "$name: $(head -n 1 "$tmp/summary" | sed 's/.*: //')$(grep -o ': [0-9]* result rows' "$tmp/summary" | sed 's/^:/,/'); first run $first"
 	t=$(best_of_3 "$fabtune" parse --format "$format" --summary "$file")
 	local wall
 	wall=$(cat "$tmp/wall")

@@ -119,50 +119,52 @@ text_obs(struct ft_strbuf *sb, const struct ft_obs_set *set, size_t from, size_t
 	ft_table_release(&t);
 }
 
-/* Per-key counts, in order of first appearance. */
+/* Per-key counts, in order of first appearance (keys found through a small hash table). */
 static void
 text_summary(struct ft_strbuf *sb, const struct ft_obs_set *set, size_t from, size_t to)
 {
+	enum {
+		NSLOT = 4096
+	}; /* far more than the keys any input has */
 	struct ft_table t;
 	size_t nkeys = 0;
-	const char **keys = ft_calloc(to - from + 1, sizeof(*keys));
-	size_t *counts = ft_calloc(to - from + 1, sizeof(*counts));
+	const char **keys = ft_calloc(NSLOT, sizeof(*keys));
+	size_t *counts = ft_calloc(NSLOT, sizeof(*counts));
+	uint16_t *order = ft_calloc(NSLOT, sizeof(*order));
 
-	if (!keys || !counts) {
-		ft_free(keys);
-		ft_free(counts);
-		return;
-	}
-	size_t last = 0;
-
+	if (!keys || !counts || !order)
+		goto out;
 	for (size_t i = from; i < to; i++) {
 		const char *k = ft_obs_set_at(set, i)->key;
-		size_t j;
+		uint32_t h = 2166136261u;
+		size_t slot, n;
 
-		/* runs of one key are the common case (table rows) */
-		if (nkeys && strcmp(keys[last], k) == 0) {
-			counts[last]++;
-			continue;
+		for (const char *q = k; *q; q++)
+			h = (h ^ (unsigned char)*q) * 16777619u;
+		slot = h % NSLOT;
+		for (n = 0; n < NSLOT && keys[slot] && strcmp(keys[slot], k) != 0; n++)
+			slot = (slot + 1) % NSLOT;
+		if (n == NSLOT)
+			continue; /* table full: more distinct keys than slots */
+		if (!keys[slot]) {
+			keys[slot] = k;
+			order[nkeys++] = (uint16_t)slot;
 		}
-		for (j = 0; j < nkeys; j++)
-			if (strcmp(keys[j], k) == 0)
-				break;
-		last = j;
-		if (j == nkeys)
-			keys[nkeys++] = k;
-		counts[j]++;
+		counts[slot]++;
 	}
 	ft_table_init(&t);
 	ft_table_col(&t, "key", FT_ALIGN_LEFT);
 	ft_table_col(&t, "count", FT_ALIGN_RIGHT);
 	for (size_t j = 0; j < nkeys; j++) {
-		(void)ft_table_cell(&t, keys[j]);
-		(void)ft_table_cellf(&t, "%zu", counts[j]);
+		(void)ft_table_cell(&t, keys[order[j]]);
+		(void)ft_table_cellf(&t, "%zu", counts[order[j]]);
 	}
 	ft_table_render(&t, sb);
 	ft_table_release(&t);
+out:
 	ft_free(keys);
 	ft_free(counts);
+	ft_free(order);
 }
 
 int

@@ -401,8 +401,20 @@ ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span
 		key = pid_key(host, pid);
 		if (ft__token(&rest, &tok) && tok.n > 2 && tok.p[0] == '[' &&
 		    tok.p[tok.n - 1] == ']' &&
-		    ft__u64((struct ft__span){ tok.p + 1, tok.n - 2 }, &dev) && dev < 1024)
-			snprintf(c->device, sizeof(c->device), "GPU%u", (unsigned)dev);
+		    ft__u64((struct ft__span){ tok.p + 1, tok.n - 2 }, &dev) && dev < 1024) {
+			/* "GPU<dev>" without printf: this runs for every log line */
+			char digits[4], *q = c->device + 3;
+			int nd = 0;
+
+			memcpy(c->device, "GPU", 3);
+			do {
+				digits[nd++] = (char)('0' + dev % 10);
+				dev /= 10;
+			} while (dev);
+			while (nd)
+				*q++ = digits[--nd];
+			*q = '\0';
+		}
 		slot = pid_slot(st, key, false);
 		if (slot)
 			c->rank = *slot;

@@ -59,7 +59,8 @@ ft__lines_next(struct ft__lines *it, struct ft__span *line)
 static inline bool
 ft__is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+	/* ' ' and \t \n \v \f \r (0x09 to 0x0d); lines never hold a \n */
+	return c == ' ' || (unsigned char)(c - '\t') <= 4;
 }
 
 static inline bool
