@@ -29,6 +29,7 @@ render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct d
 {
 	struct ft_table t;
 	size_t i, k;
+	bool bad = false;
 
 	ft_strbuf_addf(sb, "%zu observations from %zu input%s\n", ft_obs_set_len(&in->obs),
 		       in->nfiles, in->nfiles == 1 ? "" : "s");
@@ -48,14 +49,15 @@ render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct d
 		char g[32];
 
 		gain_text(x, g, sizeof(g));
-		(void)ft_table_cellf(&t, "%zu", i + 1);
-		(void)ft_table_cell(&t, x->category);
-		(void)ft_table_cell(&t, x->setting);
-		(void)ft_table_cell(&t, x->unset ? "(unset)" : x->value);
-		(void)ft_table_cell(&t, g);
+		bad |= 0 > ft_table_cellf(&t, "%zu", i + 1);
+		bad |= 0 > ft_table_cell(&t, x->category);
+		bad |= 0 > ft_table_cell(&t, x->setting);
+		bad |= 0 > ft_table_cell(&t, x->unset ? "(unset)" : x->value);
+		bad |= 0 > ft_table_cell(&t, g);
 	}
 	ft_table_render(&t, sb);
 	ft_table_release(&t);
+	sb->oom = sb->oom || bad;
 	for (i = 0; i < ft_advice_set_len(s); i++) {
 		const struct ft_advice *x = ft_advice_set_at(s, i);
 
@@ -223,6 +225,11 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		ft_strbuf_addch(&sb, '\n');
 	} else {
 		render_table(&sb, &s, &in);
+	}
+	if (sb.oom) {
+		ft_strbuf_release(&sb);
+		rc = cli_fail(ctx, FT_ENOMEM, NULL);
+		goto out;
 	}
 	cli_write(&sb);
 	ft_strbuf_release(&sb);

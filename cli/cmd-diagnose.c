@@ -147,6 +147,7 @@ list_rules(struct cli_ctx *ctx)
 		ft_strbuf_addch(&sb, '\n');
 	} else {
 		struct ft_table t;
+		bool bad = false;
 
 		ft_table_init(&t);
 		ft_table_col(&t, "rule", FT_ALIGN_LEFT);
@@ -156,13 +157,18 @@ list_rules(struct cli_ctx *ctx)
 		for (i = 0; i < ft_rule_count(); i++) {
 			const struct ft_rule *r = ft_rule_at(i);
 
-			(void)ft_table_cell(&t, r->id);
-			(void)ft_table_cell(&t, ft_layer_name(r->layer));
-			(void)ft_table_cell(&t, ft_severity_name(r->severity));
-			(void)ft_table_cell(&t, r->summary);
+			bad |= 0 > ft_table_cell(&t, r->id);
+			bad |= 0 > ft_table_cell(&t, ft_layer_name(r->layer));
+			bad |= 0 > ft_table_cell(&t, ft_severity_name(r->severity));
+			bad |= 0 > ft_table_cell(&t, r->summary);
 		}
 		ft_table_render(&t, &sb);
 		ft_table_release(&t);
+		sb.oom = sb.oom || bad;
+	}
+	if (sb.oom) {
+		ft_strbuf_release(&sb);
+		return cli_fail(ctx, FT_ENOMEM, NULL);
 	}
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
@@ -192,6 +198,7 @@ render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag
 	size_t counts[FT_SEV_COUNT] = { 0 };
 	struct ft_table t;
 	size_t i, k;
+	bool bad = false;
 
 	ft_strbuf_addf(sb, "%zu observations from %zu input%s, %zu rules", ft_obs_set_len(&in->obs),
 		       in->nfiles, in->nfiles == 1 ? "" : "s", ft_rule_count());
@@ -217,14 +224,15 @@ render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag
 		const struct ft_finding *x = ft_findings_at(f, i);
 
 		counts[x->severity]++;
-		(void)ft_table_cellf(&t, "%zu", i + 1);
-		(void)ft_table_cell(&t, ft_severity_name(x->severity));
-		(void)ft_table_cell(&t, ft_layer_name(x->layer));
-		(void)ft_table_cell(&t, x->rule_id);
-		(void)ft_table_cell(&t, x->entity);
+		bad |= 0 > ft_table_cellf(&t, "%zu", i + 1);
+		bad |= 0 > ft_table_cell(&t, ft_severity_name(x->severity));
+		bad |= 0 > ft_table_cell(&t, ft_layer_name(x->layer));
+		bad |= 0 > ft_table_cell(&t, x->rule_id);
+		bad |= 0 > ft_table_cell(&t, x->entity);
 	}
 	ft_table_render(&t, sb);
 	ft_table_release(&t);
+	sb->oom = sb->oom || bad;
 	for (i = 0; i < ft_findings_len(f); i++) {
 		const struct ft_finding *x = ft_findings_at(f, i);
 
@@ -322,6 +330,11 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		ft_strbuf_addch(&sb, '\n');
 	} else {
 		render_text(&sb, &f, &in);
+	}
+	if (sb.oom) {
+		ft_strbuf_release(&sb);
+		rc = cli_fail(ctx, FT_ENOMEM, NULL);
+		goto out;
 	}
 	cli_write(&sb);
 	ft_strbuf_release(&sb);

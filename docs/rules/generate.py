@@ -12,7 +12,7 @@ import sys
 T = {
     # id: (trigger, basis)
     "nccl-socket-transport": ("`nccl.net` is Socket. Error when NCCL_IB_DISABLE or NCCL_NET=Socket is set or an InfiniBand port is Active among the inputs; warning otherwise.", "symptom signature (SYM-BW-SOCKET)"),
-    "nccl-no-rdma-device": ("an NCCL log line says `Failed to open libibverbs` or `No device found`.", "log signature"),
+    "nccl-no-rdma-device": ("NCCL logged `NET/IB : No device found` (`nccl.ib.no_device`), or a line says `Failed to open libibverbs`.", "log signature"),
     "nccl-socket-ifname": ("NCCL_SOCKET_IFNAME or the interface NCCL reports is `lo`, `docker*` or `virbr*`.", "NCCL's own interface exclusions (ENV-SOCKET_IFNAME)"),
     "nccl-gdr-disabled": ("`nccl.gdr` is 0 for an RDMA HCA while the network is not Socket (socket devices such as eno2 are skipped).", "log signature"),
     "nccl-mixed-link-layers": ("NCCL's device list holds both `/IB` and `/RoCE` entries.", "log signature (SYM-INCOMPAT-DEV)"),
@@ -48,6 +48,7 @@ T = {
     "ib-rate-below-peers": ("an Active port's rate below the fastest Active port of the same link layer among the inputs.", "heuristic: the fleet norm is the fastest port seen (IB-SPEED)"),
     "ib-mtu-below-4096": ("an Active InfiniBand port with `mtu_active` < 4096.", "IB-MTU"),
     "ib-mtu-mismatch": ("Active InfiniBand ports with different `mtu_active`.", "IB-MTU"),
+    "ib-ibdiagnet-warning": ("an `ibdiag.warning` from an ibdiagnet report: warning for a suboptimal IPoIB group rate, info for others; `Topology file is not specified` is ignored.", "the tool's own warning"),
     "ib-symbol-errors": ("SymbolErrorCounter >= 10 since the last clear.", "IBD-THR default"),
     "ib-link-recovery": ("LinkErrorRecoveryCounter >= 10.", "IBD-THR default"),
     "ib-link-downed": ("LinkDownedCounter >= 1 (error); >= 10 critical.", "IB-COUNTERS: any increment on a port with a job is serious; 10 is the IBD-THR default"),
@@ -88,6 +89,7 @@ T = {
     "perf-no-results": ("a benchmark listed its ranks but the same file holds no busbw, time, bandwidth or latency figure.", "output shape"),
     "perf-busbw-below-model": ("the best busbw (at the expected size, or the plateau when bytes = 0) is below 80% of the expectation (error below 55%).", "NA-EXPECT 80% heuristic; SYM-BW-HALF"),
     "perf-latency-above-model": ("an expectation with lat_us: the measured latency (perftest p50, else the nccl-tests time) at its size, or at the smallest size when bytes = 0, is >= 1.25x the expectation (error >= 2x).", "heuristic"),
+    "perf-scale-drop": ("the same test in several runs (one file each) at different rank counts: the plateau busbw of the largest run is below 85% of the smallest's.", "SYM-SCALE-DROP signature; 85% is a heuristic"),
     "perf-latency-jitter": ("p99 / p50 >= 2 for one size (error >= 10).", "heuristic"),
     "perf-pair-outlier": ("a pair below 80% of the median of at least 3 pairs.", "heuristic"),
     "perf-host-outlier": ("an endpoint slow (as above) in all of its >= 2 pairs.", "heuristic"),
@@ -97,6 +99,7 @@ T = {
 # Counter rules also judge per-second rates (`<key>.rate`, from a probe with
 # --interval): any increase fires unless noted here.
 RATE = {
+    "ib-ibdiagnet-warning": ("an `ibdiag.warning` from an ibdiagnet report: warning for a suboptimal IPoIB group rate, info for others; `Topology file is not specified` is ignored.", "the tool's own warning"),
     "ib-symbol-errors": "a rate above 0.001/s (a handful per hour, IB-COUNTERS) fires",
     "ib-link-downed": "any increase fires as critical (IB-COUNTERS: LinkDowned incrementing under a job)",
     "ib-xmit-wait": "rates are not judged (the tick length is device-specific)",

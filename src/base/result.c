@@ -103,22 +103,22 @@ ft_obs_init(struct ft_obs *o, const char *key)
 void
 ft_obs_entity(const struct ft_obs *o, char *buf, size_t len)
 {
-	struct ft_strbuf sb;
+	size_t n = 0;
 
-	ft_strbuf_init(&sb);
+	/* No allocation: entities must come out right under memory pressure too. */
+	if (!len)
+		return;
+	buf[0] = '\0';
 	if (o->host[0])
-		ft_strbuf_adds(&sb, o->host);
-	if (o->device[0]) {
-		if (sb.len)
-			ft_strbuf_addch(&sb, '/');
-		ft_strbuf_adds(&sb, o->device);
-	}
-	if (o->port >= 0)
-		ft_strbuf_addf(&sb, "%sport %d", sb.len ? "/" : "", o->port);
-	if (o->rank >= 0)
-		ft_strbuf_addf(&sb, "%srank %d", sb.len ? " " : "", o->rank);
-	ft_strlcpy(buf, sb.len ? sb.buf : "-", len);
-	ft_strbuf_release(&sb);
+		n += (size_t)snprintf(buf, len, "%s", o->host);
+	if (o->device[0] && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "/" : "", o->device);
+	if (o->port >= 0 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%sport %d", n ? "/" : "", o->port);
+	if (o->rank >= 0 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%srank %d", n ? " " : "", o->rank);
+	if (!buf[0])
+		ft_strlcpy(buf, "-", len);
 }
 
 static const char *const layer_names[] = {

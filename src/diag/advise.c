@@ -83,25 +83,42 @@ finding_of(const struct adv_ctx *a, const char *rules)
 	return NULL;
 }
 
-/* The ids of the findings among @rules that exist, space separated. */
+/* Append " @word" (no space when @buf is empty) to @buf of @len bytes, truncating. */
+static void
+append_word(char *buf, size_t len, const char *word, size_t n)
+{
+	size_t used = strlen(buf);
+
+	if (used && used + 1 < len)
+		buf[used++] = ' ';
+	if (used + 1 >= len)
+		return;
+	if (n > len - used - 1)
+		n = len - used - 1;
+	memcpy(buf + used, word, n);
+	buf[used + n] = '\0';
+}
+
+/* The ids of the findings among @rules that exist, space separated (no allocation). */
 static void
 finding_ids(const struct adv_ctx *a, const char *rules, char *buf, size_t len)
 {
-	char tmp[160];
-	char *save = NULL, *tok;
-	struct ft_strbuf sb;
+	const char *p = rules;
+	char id[48];
 
-	ft_strbuf_init(&sb);
-	ft_strlcpy(tmp, rules, sizeof(tmp));
-	for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		if (!ft_findings_count_rule(a->f, tok))
-			continue;
-		if (sb.len)
-			ft_strbuf_addch(&sb, ' ');
-		ft_strbuf_adds(&sb, tok);
+	buf[0] = '\0';
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (n && n < sizeof(id)) {
+			memcpy(id, p, n);
+			id[n] = '\0';
+			if (ft_findings_count_rule(a->f, id))
+				append_word(buf, len, id, n);
+		}
+		p += n;
+		p += strspn(p, " ");
 	}
-	ft_strlcpy(buf, sb.len ? sb.buf : "", len);
-	ft_strbuf_release(&sb);
 }
 
 static void add_evidence(struct ft_advice *x, const struct ft_obs *o);
@@ -251,6 +268,31 @@ bandwidth_gain(const struct adv_ctx *a, struct ft_advice *x)
 		 m->num, basis, e);
 }
 
+/* Gain of regaining the smallest run's plateau at the largest scale (SYM-SCALE-DROP). */
+static void
+scale_gain(const struct adv_ctx *a, struct ft_advice *x)
+{
+	const struct ft_finding *f = finding_of(a, "perf-scale-drop");
+	const struct ft_obs *lo, *hi;
+
+	if (!f || f->nevidence < 2) {
+		ft_strlcpy(x->gain_basis, "not computable without the fabric's topology",
+			   sizeof(x->gain_basis));
+		return;
+	}
+	lo = &f->evidence[0];
+	hi = &f->evidence[f->nevidence - 1];
+	if (!lo->has_num || !hi->has_num || hi->num <= 0 || lo->num <= hi->num) {
+		ft_strlcpy(x->gain_basis, "not computable", sizeof(x->gain_basis));
+		return;
+	}
+	x->gain_pct = 100.0 * (lo->num / hi->num - 1);
+	snprintf(x->gain_basis, sizeof(x->gain_basis),
+		 "upper bound: the largest run regaining the smallest run's plateau, %.1f -> %.1f "
+		 "GB/s busbw",
+		 hi->num, lo->num);
+}
+
 /* ---- NCCL environment ---------------------------------------------------- */
 
 static int
@@ -314,15 +356,49 @@ adv_rdma_stack(const struct adv_ctx *a)
 	return advice_add(a, &x);
 }
 
-/* The exact list "=dev:port,..." of active InfiniBand ports, from ports or NCCL's list. */
+/* Is @item one of the entries of the "=a,b,c" list @buf? */
+static bool
+hca_listed(const char *buf, const char *item)
+{
+	size_t n = strlen(item);
+	const char *p = buf;
+
+	while ((p = strstr(p, item)) != NULL) {
+		if (p > buf && (p[-1] == '=' || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* Append "=item" or ",item" to the HCA list @buf; false when it does not fit. */
+static bool
+hca_append(char *buf, size_t len, const char *item, size_t n)
+{
+	size_t used = strlen(buf);
+	char sep = used ? ',' : '=';
+
+	if (used + 1 + n + 1 > len)
+		return false;
+	buf[used++] = sep;
+	memcpy(buf + used, item, n);
+	buf[used + n] = '\0';
+	return true;
+}
+
+/*
+ * The exact list "=dev:port,..." of active InfiniBand ports, from the ports
+ * or else from NCCL's device list; "" when none, or when the list would not
+ * fit in @len (a truncated list would drop rails).
+ */
 static void
 ib_only_hca_list(const struct ft_diag_ctx *c, char *buf, size_t len)
 {
-	struct ft_strbuf sb;
 	size_t i;
+	bool ok = true;
 
-	ft_strbuf_init(&sb);
-	for (i = 0; i < ft__nobs(c); i++) {
+	buf[0] = '\0';
+	for (i = 0; i < ft__nobs(c) && ok; i++) {
 		const struct ft_obs *o = ft__obs(c, i);
 		const struct ft_obs *ll;
 		char item[80];
@@ -334,28 +410,24 @@ ib_only_hca_list(const struct ft_diag_ctx *c, char *buf, size_t len)
 		if (ll && !ft__str_ieq(ll->str, "InfiniBand"))
 			continue;
 		snprintf(item, sizeof(item), "%s:%d", o->device, o->port);
-		if (strstr(sb.buf, item))
-			continue;
-		ft_strbuf_adds(&sb, sb.len ? "," : "=");
-		ft_strbuf_adds(&sb, item);
+		if (!hca_listed(buf, item))
+			ok = hca_append(buf, len, item, strlen(item));
 	}
-	if (!sb.len) {
+	if (ok && !buf[0]) {
 		/* From NCCL's "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE ..." list. */
 		const struct ft_obs *l = ft__diag_find(c, "nccl.ib_hca");
 		const char *p = l ? l->str : "";
 
-		while ((p = strchr(p, ']')) != NULL) {
+		while (ok && (p = strchr(p, ']')) != NULL) {
 			size_t n = strcspn(p + 1, "/ ");
 
-			if (strncmp(p + 1 + n, "/IB", 3) == 0) {
-				ft_strbuf_adds(&sb, sb.len ? "," : "=");
-				ft_strbuf_add(&sb, p + 1, n);
-			}
+			if (strncmp(p + 1 + n, "/IB", 3) == 0)
+				ok = hca_append(buf, len, p + 1, n);
 			p++;
 		}
 	}
-	ft_strlcpy(buf, sb.buf, len);
-	ft_strbuf_release(&sb);
+	if (!ok)
+		buf[0] = '\0';
 }
 
 static int
@@ -463,17 +535,18 @@ adv_bond_qps(const struct adv_ctx *a)
 		ft_strlcpy(x.gain_basis, "part of the change above", sizeof(x.gain_basis));
 		return advice_add(a, &x);
 	}
-	if (finding_of(a, "roce-ecn-rate-high perf-pair-outlier") && ft__diag_has_roce(a->c)) {
+	if (finding_of(a, "roce-ecn-rate-high perf-pair-outlier perf-scale-drop") &&
+	    ft__diag_has_roce(a->c)) {
 		advice_start(a, &x, "nccl-qps-ecmp", "qps", "NCCL_IB_QPS_PER_CONNECTION",
-			     "roce-ecn-rate-high perf-pair-outlier", "ENV-IB_QPS ROCE-ECMP");
+			     "roce-ecn-rate-high perf-pair-outlier perf-scale-drop",
+			     "ENV-IB_QPS ROCE-ECMP");
 		x.is_env = true;
 		ft_strlcpy(x.value, "4", sizeof(x.value));
 		ft_strlcpy(x.reason,
 			   "each QP is one ECMP path: more QPs spread a ring over more "
 			   "uplinks and reduce hash collisions",
 			   sizeof(x.reason));
-		ft_strlcpy(x.gain_basis, "not computable without the fabric's path count; measure",
-			   sizeof(x.gain_basis));
+		scale_gain(a, &x);
 		return advice_add(a, &x);
 	}
 	return 0;
@@ -802,25 +875,25 @@ adv_routing(const struct adv_ctx *a)
 	struct ft_advice x;
 
 	/* IB-COUNTERS: congestion counters *without* physical errors point at routing. */
-	if (!finding_of(a, "ib-xmit-wait ib-xmit-discards") ||
+	if (!finding_of(a, "ib-xmit-wait ib-xmit-discards perf-scale-drop") ||
 	    finding_of(a, "ib-link-downed ib-link-recovery ib-symbol-errors ib-rcv-errors "
 			  "ib-link-integrity ib-port-down") ||
 	    (ft__diag_has_roce(a->c) && !ft__diag_has_active_ib(a->c) &&
 	     !ft__diag_find(a->c, "ib.counter.PortXmitWait")))
 		return 0;
 	advice_start(a, &x, "adaptive-routing", "routing", "subnet manager routing engine",
-		     "ib-xmit-wait ib-xmit-discards", "IB-AR IB-SM SYM-IB-CONGESTION");
+		     "ib-xmit-wait ib-xmit-discards perf-scale-drop",
+		     "IB-AR IB-SM SYM-IB-CONGESTION SYM-SCALE-DROP");
 	ft_strlcpy(x.value, "ar_updn (adaptive routing), AR-enabled SL for NCCL", sizeof(x.value));
 	ft_strlcpy(x.action,
 		   "routing_engine ar_updn in opensm.conf (or UFM), reload the SM, keep "
 		   "NCCL_IB_ADAPTIVE_ROUTING=1 (the IB default) and NCCL_IB_SL on an AR-enabled SL",
 		   sizeof(x.action));
 	ft_strlcpy(x.reason,
-		   "congestion counters without physical errors point at routing "
-		   "imbalance; AR spreads flows by port load",
+		   "congestion counters without physical errors, or busbw falling with scale, "
+		   "point at routing imbalance; AR spreads flows by port load",
 		   sizeof(x.reason));
-	ft_strlcpy(x.gain_basis, "not computable without the fabric's topology",
-		   sizeof(x.gain_basis));
+	scale_gain(a, &x);
 	return advice_add(a, &x);
 }
 
@@ -829,7 +902,8 @@ adv_timeout(const struct adv_ctx *a)
 {
 	static const char phys[] =
 		"ib-link-downed ib-link-recovery ib-symbol-errors eth-phy-errors "
-		"roce-ack-timeouts roce-sequence-errors nccl-link-event";
+		"roce-ack-timeouts roce-sequence-errors nccl-link-event "
+		"nccl-peer-unreachable nccl-modify-qp-failed";
 	struct ft_advice x;
 
 	if (!finding_of(a, "nccl-retry-exceeded") || finding_of(a, phys))
@@ -839,7 +913,8 @@ adv_timeout(const struct adv_ctx *a)
 	x.is_env = true;
 	ft_strlcpy(x.value, "22", sizeof(x.value));
 	snprintf(x.reason, sizeof(x.reason),
-		 "error 12 with no physical or loss cause among the inputs: a longer ACK timeout "
+		 "error 12 with no physical, loss or reachability cause among the inputs: a "
+		 "longer ACK timeout "
 		 "(4.096 us x 2^22 = %.1f s per try) rides out congestion and SM reroutes",
 		 4.096e-6 * (double)(1u << 22));
 	ft_strlcpy(x.gain_basis, "not computable: avoids aborts, not a rate", sizeof(x.gain_basis));

@@ -63,6 +63,11 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 
 			ft_obs_init(&o, "bench.test");
 			ft_strlcpy(o.str, r->test, sizeof(o.str));
+			if (r->nranks) {
+				o.has_num = true; /* the ranks the test ran on */
+				o.num = r->nranks;
+				ft_strlcpy(o.unit, "ranks", sizeof(o.unit));
+			}
 			ft_strlcpy(o.file, file ? file : "", sizeof(o.file));
 			rc = ft_obs_set_add(out, &o);
 			ft_strlcpy(last_test, r->test, sizeof(last_test));

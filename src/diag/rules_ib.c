@@ -299,6 +299,34 @@ eval_mtu_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/* ---- ibdiagnet ------------------------------------------------------------ */
+
+static int
+eval_ibdiagnet(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *o;
+	size_t pos = 0;
+	int rc;
+
+	while ((o = ft__diag_next(c, "ibdiag.warning", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { o };
+		bool rate = ft__str_icontains(o->str, "Suboptimal rate");
+
+		/* A missing topology file only means no topology comparison was made. */
+		if (ft__str_icontains(o->str, "Topology file is not specified"))
+			continue;
+		rc = ft__diag_emit(c, out, rate ? -1 : FT_SEV_INFO, ev, 1,
+				   rate ? "ibdiagnet: \"%.160s\": an IPoIB multicast group runs "
+					  "below its members' link rate, so multicast traffic is "
+					  "throttled to the group rate"
+					: "ibdiagnet warning: \"%.160s\"",
+				   o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- counters ------------------------------------------------------------ */
 
 static const struct ft__counter_rule c_symbol = {
@@ -392,10 +420,10 @@ static const struct ft__counter_rule c_vl15 = {
 	"management packets dropped: subnet-management storms or an overloaded SM path"
 };
 
-#define COUNTER_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                                \
+#define COUNTER_RULE(id_, layer_, sev_, summary_, data_, needs_, fix_, kb_)                        \
 	{                                                                                          \
 		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
-		.needs = "ib.counter.*", .eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_,    \
+		.needs = needs_, .eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_,            \
 		.data = &data_                                                                     \
 	}
 
@@ -451,55 +479,74 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .eval = eval_mtu_mismatch,
 	  .fix = "configure one MTU (4096) fabric-wide in the subnet manager",
 	  .kb = "IB-MTU" },
+	{ .id = "ib-ibdiagnet-warning",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "ibdiagnet reported a fabric warning",
+	  .needs = "ibdiag.warning",
+	  .eval = eval_ibdiagnet,
+	  .fix = "suboptimal IPoIB group rate: set the partition's rate in the SM partition "
+		 "configuration (partitions.conf rate=) to the links' rate; other warnings: see "
+		 "the ibdiagnet report section named in the message",
+	  .kb = "IB-TOOLS IB-SM IB-PKEY" },
 	COUNTER_RULE("ib-symbol-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		     "SymbolErrorCounter over the IBD-THR threshold", c_symbol,
+		     "ib.counter.SymbolErrorCounter",
 		     "clean or reseat the connector, swap the cable or optic, move the port; run "
 		     "ibdiagnet --get_phy_info after 5-10 minutes of traffic",
 		     "IB-COUNTERS SYM-LINK-ERRORS"),
 	COUNTER_RULE("ib-link-recovery", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		     "LinkErrorRecoveryCounter over the IBD-THR threshold", c_recovery,
+		     "ib.counter.LinkErrorRecoveryCounter",
 		     "swap the cable or transceiver; drain the link if it keeps retraining",
 		     "IB-COUNTERS SYM-LINK-ERRORS SYM-JITTER"),
 	COUNTER_RULE("ib-link-downed", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
-		     "LinkDownedCounter is not zero", c_downed,
+		     "LinkDownedCounter is not zero", c_downed, "ib.counter.LinkDownedCounter",
 		     "find the flapping link (perfquery -x on both ends, dmesg), replace the cable "
 		     "or port, isolate the node until fixed",
 		     "IB-COUNTERS SYM-LINK-ERRORS SYM-ERR-12"),
 	COUNTER_RULE("ib-rcv-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
-		     "PortRcvErrors over the IBD-THR threshold", c_rcv,
+		     "PortRcvErrors over the IBD-THR threshold", c_rcv, "ib.counter.PortRcvErrors",
 		     "check the physical link (cable, optic); on inter-switch links run ibdiagnet",
 		     "IB-COUNTERS"),
 	COUNTER_RULE("ib-remote-physical-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
 		     "PortRcvRemotePhysicalErrors over the IBD-THR threshold", c_remote,
+		     "ib.counter.PortRcvRemotePhysicalErrors",
 		     "look one hop upstream for the port with symbol errors and fix that link",
 		     "IB-COUNTERS"),
 	COUNTER_RULE("ib-switch-relay-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
 		     "PortRcvSwitchRelayErrors over the IBD-THR threshold", c_relay,
+		     "ib.counter.PortRcvSwitchRelayErrors",
 		     "run ibdiagnet routing checks; check the routing engine and SM logs",
 		     "IB-COUNTERS IB-SM SYM-IB-SM"),
 	COUNTER_RULE("ib-xmit-discards", FT_LAYER_FABRIC, FT_SEV_WARNING,
 		     "PortXmitDiscards over the IBD-THR threshold", c_discards,
+		     "ib.counter.PortXmitDiscards",
 		     "find the congested or down port; enable adaptive routing, fix routing "
 		     "imbalance and placement",
 		     "IB-COUNTERS IB-FC SYM-IB-CONGESTION"),
 	COUNTER_RULE("ib-xmit-wait", FT_LAYER_FABRIC, FT_SEV_WARNING,
 		     "PortXmitWait over the IBD-THR reporting floor (congestion)", c_wait,
+		     "ib.counter.PortXmitWait",
 		     "host-facing port: look for a slow receiver (PCIe, NUMA, GDR); inter-switch "
 		     "port: check routing engine and adaptive routing, spread the job",
 		     "IB-COUNTERS IB-FC IB-AR SYM-IB-CONGESTION"),
 	COUNTER_RULE("ib-constraint-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
 		     "partition constraint errors over the IBD-THR threshold", c_constraint,
+		     "ib.counter.PortXmitConstraintErrors ib.counter.PortRcvConstraintErrors",
 		     "check partitions.conf membership (full vs limited) and NCCL_IB_PKEY",
 		     "IB-COUNTERS IB-PKEY SYM-IB-PKEY"),
 	COUNTER_RULE("ib-link-integrity", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		     "LocalLinkIntegrityErrors over the IBD-THR threshold", c_integrity,
-		     "replace the cable or transceiver", "IB-COUNTERS SYM-LINK-ERRORS"),
+		     "ib.counter.LocalLinkIntegrityErrors", "replace the cable or transceiver",
+		     "IB-COUNTERS SYM-LINK-ERRORS"),
 	COUNTER_RULE("ib-buffer-overrun", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		     "ExcessiveBufferOverrunErrors over the IBD-THR threshold", c_overrun,
+		     "ib.counter.ExcessiveBufferOverrunErrors",
 		     "check the port configuration (VLs, credits) and the signal quality",
 		     "IB-COUNTERS"),
 	COUNTER_RULE("ib-vl15-dropped", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		     "VL15Dropped over the IBD-THR threshold", c_vl15,
+		     "VL15Dropped over the IBD-THR threshold", c_vl15, "ib.counter.VL15Dropped",
 		     "look for subnet-management storms; check the SM and its sweep interval",
 		     "IB-COUNTERS IB-VL"),
 };

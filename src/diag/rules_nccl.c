@@ -100,6 +100,13 @@ eval_ibverbs_missing(const struct ft_diag_ctx *c, struct ft_findings *out)
 	static const char *const pats[] = { "Failed to open libibverbs", "No device found",
 					    "libibverbs.so" };
 
+	const struct ft_obs *nodev = ft__diag_find(c, "nccl.ib.no_device");
+	const struct ft_obs *ev[1] = { nodev };
+
+	if (nodev)
+		return ft__diag_emit(c, out, -1, ev, 1,
+				     "NCCL found no RDMA device (NET/IB : No device found): the "
+				     "verbs transport is unavailable in this process");
 	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats),
 				"NCCL found no usable RDMA device or verbs library");
 }
@@ -622,11 +629,15 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 		 "and map "
 		 "/dev/infiniband; set NCCL_NET=IB to fail fast instead of falling back",
 	  .kb = "SYM-BW-SOCKET ENV-IB_DISABLE ENV-NET" },
-	LOG_RULE("nccl-no-rdma-device", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
-		 "NCCL could not open libibverbs or found no RDMA device", eval_ibverbs_missing,
-		 "install rdma-core (libibverbs + mlx5 provider) in the image, expose "
+	{ .id = "nccl-no-rdma-device",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "NCCL could not open libibverbs or found no RDMA device",
+	  .needs = "nccl.ib.no_device nccl.warn nccl.error nccl.info",
+	  .eval = eval_ibverbs_missing,
+	  .fix = "install rdma-core (libibverbs + mlx5 provider) in the image, expose "
 		 "/dev/infiniband to the container, check ibv_devinfo inside it",
-		 "SYM-BW-SOCKET HOST-LIMITS"),
+	  .kb = "SYM-BW-SOCKET HOST-LIMITS" },
 	{ .id = "nccl-socket-ifname",
 	  .layer = FT_LAYER_COMMLIB,
 	  .severity = FT_SEV_WARNING,

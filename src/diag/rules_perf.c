@@ -437,6 +437,95 @@ eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
 		total, total == 1 ? "" : "s");
 }
 
+/* SYM-SCALE-DROP: 15% less plateau busbw at the largest scale than at the smallest. */
+#define SCALE_DROP_RATIO 0.85
+
+/* One benchmark run: its test, ranks and plateau busbw. */
+struct scale_point {
+	const struct ft_obs *test; /* bench.test with num = ranks */
+	const struct ft_obs *best; /* its largest bench.busbw */
+};
+
+static int
+cmp_scale_point(const void *pa, const void *pb)
+{
+	const struct scale_point *a = pa, *b = pb;
+	int c = strcmp(a->test->str, b->test->str);
+
+	if (c)
+		return c;
+	return a->test->num < b->test->num ? -1 : a->test->num > b->test->num;
+}
+
+static int
+emit_scale_drop(const struct ft_diag_ctx *c, struct ft_findings *out, const struct scale_point *p,
+		size_t n)
+{
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	const struct scale_point *lo = &p[0], *hi = &p[n - 1];
+	size_t k, nev = 0;
+	bool steady = n >= 3;
+	double ratio;
+
+	if (n < 2 || lo->test->num == hi->test->num || lo->best->num <= 0)
+		return 0;
+	ratio = hi->best->num / lo->best->num;
+	if (ratio >= SCALE_DROP_RATIO)
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (k && p[k].best->num > p[k - 1].best->num)
+			steady = false;
+		if (nev < FT_ARRAY_SIZE(ev))
+			ev[nev++] = p[k].best;
+	}
+	return ft__diag_emit(
+		c, out, -1, ev, nev,
+		"%s busbw plateau %s from %.1f GB/s on %.0f ranks to %.1f GB/s on %.0f "
+		"ranks (%.0f%%): routing, ECMP collisions or congestion grow with "
+		"scale (a 2-node run measured with Tree can read high: re-measure it "
+		"with NCCL_ALGO=Ring)",
+		lo->test->str, steady ? "falls steadily" : "drops", lo->best->num, lo->test->num,
+		hi->best->num, hi->test->num, 100.0 * ratio);
+}
+
+/* The same test at several scales (one file per run): busbw should not fall. */
+static int
+eval_scale_drop(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *t;
+	struct ft_vec pts;
+	size_t pos = 0, i, start;
+	int rc = 0;
+
+	ft_vec_init(&pts, sizeof(struct scale_point));
+	while (rc == 0 && (t = ft__diag_next(c, "bench.test", &pos)) != NULL) {
+		struct scale_point p = { t, NULL };
+		const struct ft_obs *o;
+		size_t bpos = 0;
+
+		if (!t->has_num || t->num <= 0)
+			continue;
+		while ((o = ft__diag_next(c, "bench.busbw", &bpos)) != NULL)
+			if (o->has_num && strcmp(o->file, t->file) == 0 &&
+			    (!p.best || o->num > p.best->num))
+				p.best = o;
+		if (p.best)
+			rc = ft_vec_push(&pts, &p);
+	}
+	if (rc == 0 && pts.len > 1)
+		qsort(pts.data, pts.len, sizeof(struct scale_point), cmp_scale_point);
+	for (start = 0, i = 1; rc == 0 && i <= pts.len; i++) {
+		const struct scale_point *p = pts.data;
+
+		if (i < pts.len && strcmp(p[i].test->str, p[start].test->str) == 0)
+			continue;
+		rc = emit_scale_drop(c, out, &p[start], i - start);
+		start = i;
+	}
+	ft_vec_release(&pts);
+	return rc;
+}
+
 /* What one input file holds, for the no-results check. */
 struct file_summary {
 	const struct ft_obs *first_rank; /* first bench.rank of the file */
@@ -539,6 +628,16 @@ const struct ft_rule ft__diag_rules_perf[] = {
 	  .fix = "check the small-message path: NCCL_ALGO/NCCL_PROTO overrides, CPU power states "
 		 "and proxy placement, ib_write_lat between the same hosts",
 	  .kb = "SYM-SMALL-LAT SYM-JITTER NA-MODEL" },
+	{ .id = "perf-scale-drop",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "bus bandwidth falls as the job grows (same test, more ranks)",
+	  .needs = "bench.test bench.busbw",
+	  .eval = eval_scale_drop,
+	  .fix = "RoCE: more QPs per connection (NCCL_IB_QPS_PER_CONNECTION=4), check uplink "
+		 "spread and ECN; IB: adaptive routing on an AR-enabled SL, routing engine and "
+		 "roots; keep NCCL_CROSS_NIC at 0/2 on rail fabrics; topology-aware placement",
+	  .kb = "SYM-SCALE-DROP NA-EXPECT ROCE-ECMP IB-AR" },
 	{ .id = "perf-latency-jitter",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_WARNING,

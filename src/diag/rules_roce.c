@@ -650,11 +650,11 @@ eval_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-#define ECOUNTER_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                               \
+#define ECOUNTER_RULE(id_, layer_, sev_, summary_, data_, needs_, fix_, kb_)                       \
 	{                                                                                          \
 		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
-		.needs = "eth.counter.* ib.hw_counter.* (ethtool or sysfs names)",                 \
-		.eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_, .data = &data_              \
+		.needs = needs_, .eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_,            \
+		.data = &data_                                                                     \
 	}
 
 const struct ft_rule ft__diag_rules_roce[] = {
@@ -743,6 +743,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	ECOUNTER_RULE(
 		"eth-pause-storm", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
 		"PFC storm watchdog events on the NIC", c_storm,
+		"eth.counter.tx_pause_storm_error_events eth.counter.tx_pause_storm_warning_events",
 		"treat as a host or NIC fault first: find the stalled host (largest tx pause), "
 		"check its PCIe and GPU health, isolate it",
 		"ROCE-PFC SYM-ROCE-PFC-STORM"),
@@ -777,49 +778,65 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .kb = "ROCE-DCQCN ROCE-ECMP SYM-SCALE-DROP" },
 	ECOUNTER_RULE("roce-cnp-ignored", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
 		      "CNPs received but ignored (reaction point off)", c_cnp_ignored,
+		      "*counter.rp_cnp_ignored",
 		      "enable the reaction point on the NCCL priority (roce_rp/enable/PRIO) and "
 		      "align the CNP priority",
 		      "ROCE-DCQCN SYM-ROCE-NO-CC"),
 	ECOUNTER_RULE("roce-out-of-sequence", FT_LAYER_FABRIC, FT_SEV_WARNING,
 		      "out-of-sequence packets (loss toward this node)", c_oos,
+		      "*counter.out_of_sequence *counter.duplicate_request",
 		      "make the NCCL priority lossless end to end: DSCP/TC, trust dscp, PFC on "
 		      "every hop, buffer headroom",
 		      "ROCE-COUNTERS SYM-ROCE-LOSS"),
-	ECOUNTER_RULE("roce-sequence-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		      "sequence-error NAKs and retransmissions", c_seq,
-		      "align NCCL_IB_TC with the lossless class and enable PFC on it on every hop",
-		      "ROCE-COUNTERS SYM-ROCE-LOSS"),
+	ECOUNTER_RULE(
+		"roce-sequence-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
+		"sequence-error NAKs and retransmissions", c_seq,
+		"*counter.packet_seq_err *counter.implied_nak_seq_err *counter.roce_adp_retrans",
+		"align NCCL_IB_TC with the lossless class and enable PFC on it on every hop",
+		"ROCE-COUNTERS SYM-ROCE-LOSS"),
 	ECOUNTER_RULE("roce-ack-timeouts", FT_LAYER_FABRIC, FT_SEV_ERROR,
 		      "local ACK timeouts (tail loss or stalled peer)", c_ack,
+		      "*counter.local_ack_timeout_err *counter.req_transport_retries_exceeded",
 		      "fix the loss first (lossless config, bad links); raise NCCL_IB_TIMEOUT only "
 		      "when no loss cause is found",
 		      "ROCE-COUNTERS ENV-IB_TIMEOUT SYM-ERR-12 SYM-JITTER"),
-	ECOUNTER_RULE("eth-rx-discards", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
-		      "NIC receive discards (buffer exhaustion)", c_rx_discards,
-		      "check PCIe width and host load; for RoCE make the priority lossless so the "
-		      "NIC pauses instead of dropping",
-		      "ROCE-COUNTERS"),
+	ECOUNTER_RULE(
+		"eth-rx-discards", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
+		"NIC receive discards (buffer exhaustion)", c_rx_discards,
+		"eth.counter.rx_discards_phy eth.counter.rx_prio[0-7]_discards "
+		"eth.counter.rx_prio[0-7]_buf_discard",
+		"check PCIe width and host load; for RoCE make the priority lossless so the "
+		"NIC pauses instead of dropping",
+		"ROCE-COUNTERS"),
 	ECOUNTER_RULE("eth-rx-out-of-buffer", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
 		      "kernel receive ring overruns", c_out_of_buffer,
+		      "eth.counter.rx_out_of_buffer",
 		      "spread IRQs over NIC-local cores, enlarge rings (ethtool -G), more socket "
 		      "threads for NCCL's socket transport",
 		      "ROCE-COUNTERS HOST-CPU HOST-TCP"),
 	ECOUNTER_RULE("eth-oversize-frames", FT_LAYER_FABRIC, FT_SEV_WARNING,
 		      "oversize frames dropped (MTU mismatch)", c_oversize,
+		      "eth.counter.rx_oversize_pkts_phy eth.counter.rx_out_of_range_len_phy",
 		      "use one MTU on hosts and every switch port of the path",
 		      "HOST-ETH-MTU ROCE-MTU"),
 	ECOUNTER_RULE(
 		"eth-phy-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		"Ethernet physical errors (CRC, symbol, link down events)", c_phy,
+		"eth.counter.rx_crc_errors_phy eth.counter.rx_symbol_err_phy "
+		"eth.counter.rx_pcs_symbol_err_phy eth.counter.link_down_events_phy",
 		"clean or replace the cable or transceiver; check per-lane errors with mlxlink",
 		"ROCE-COUNTERS SYM-LINK-ERRORS"),
 	ECOUNTER_RULE("eth-pci-signal-integrity", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		      "PCIe signal-integrity recoveries on the NIC", c_pci,
+		      "eth.counter.rx_pci_signal_integrity eth.counter.tx_pci_signal_integrity",
 		      "move the card to another slot, update firmware and BIOS",
 		      "ROCE-COUNTERS HOST-PCIE"),
-	ECOUNTER_RULE("eth-module-fault", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
-		      "transceiver module fault events", c_module,
-		      "replace the module; check cooling", "ROCE-COUNTERS"),
+	ECOUNTER_RULE(
+		"eth-module-fault", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
+		"transceiver module fault events", c_module,
+		"eth.counter.module_high_temp eth.counter.module_bad_shorted "
+		"eth.counter.module_bus_stuck",
+		"replace the module; check cooling", "ROCE-COUNTERS"),
 	{ .id = "eth-link-down",
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_WARNING,

@@ -9,7 +9,8 @@
  * "key@host/device/port=value" (host, device and port optional). A value
  * "NUM|TEXT" sets both the number and the text; a numeric value sets both
  * too; anything else is text. An entry starting with '+' shares the source
- * line of the entry before it.
+ * line of the entry before it; an entry "file=NAME" sets the source file of
+ * the entries after it (default t.txt).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -25,11 +26,13 @@
 
 #include <fabtune/fabtune.h>
 #include <fabtune/parse.h>
+#include <fabtune/probe.h>
 
 static void
 load(struct ft_obs_set *set, const char *spec)
 {
 	char buf[4096];
+	char file[64] = "t.txt";
 	char *save = NULL, *ent;
 	uint32_t line = 0;
 
@@ -43,6 +46,10 @@ load(struct ft_obs_set *set, const char *spec)
 
 		if (same_line)
 			ent++;
+		if (strncmp(ent, "file=", 5) == 0) {
+			ft_strlcpy(file, ent + 5, sizeof(file));
+			continue;
+		}
 		eq = strchr(ent, '=');
 		assert_non_null(eq);
 		*eq = '\0';
@@ -79,7 +86,7 @@ load(struct ft_obs_set *set, const char *spec)
 			}
 			ft_strlcpy(o.str, eq + 1, sizeof(o.str));
 		}
-		ft_strlcpy(o.file, "t.txt", sizeof(o.file));
+		ft_strlcpy(o.file, file, sizeof(o.file));
 		if (!same_line)
 			line++;
 		o.line = line;
@@ -134,6 +141,9 @@ static const struct rule_case cases[] = {
 		  "mlx5_1") ";ib.port.mtu_active@h1/mlx5_1/1=2048",
 	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096;" ACT(
 		  "mlx5_1") ";ib.port.mtu_active@h1/mlx5_1/1=4096" },
+	{ "ib-ibdiagnet-warning",
+	  "ibdiag.warning=Suboptimal rate for group. Lowest member rate:20Gbps > group-rate:10Gbps",
+	  "ibdiag.warning=Topology file is not specified." },
 	{ "ib-symbol-errors", "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=12",
 	  "ib.counter.SymbolErrorCounter@h1/mlx5_0/1=9" },
 	{ "ib-link-recovery", "ib.counter.LinkErrorRecoveryCounter@h1/mlx5_0/1=10",
@@ -223,7 +233,7 @@ static const struct rule_case cases[] = {
 	{ "eth-not-rdma-netdev", "eth.driver.name@pod/eth0=veth",
 	  "eth.driver.name@h1/eth0=mlx5_core" },
 	{ "nccl-socket-transport", "nccl.net@h1=Socket", "nccl.net@h1=IB" },
-	{ "nccl-no-rdma-device", "nccl.warn@h1=Failed to open libibverbs.so[.1]",
+	{ "nccl-no-rdma-device", "nccl.ib.no_device@h1/GPU0=1",
 	  "nccl.warn@h1=Cuda failure 'out of memory'" },
 	{ "nccl-socket-ifname", "nccl.env.NCCL_SOCKET_IFNAME@h1=lo",
 	  "nccl.env.NCCL_SOCKET_IFNAME@h1=eth0;nccl.socket_ifname@h1=[0]lom1:10.0.0.2<0>" },
@@ -287,6 +297,13 @@ static const struct rule_case cases[] = {
 	  "bench.test@h1=all_reduce_perf;bench.busbw@h1=95|8589934592" },
 	{ "perf-latency-above-model", "bench.test@h1=all_reduce_perf;bench.time_us@h1=90|8",
 	  "bench.test@h1=all_reduce_perf;bench.time_us@h1=30|8;bench.time_us@h1=900|1048576" },
+	{ "perf-scale-drop",
+	  "file=t.txt;bench.test@x=16|all_reduce;bench.busbw@x=466|8589934592;"
+	  "file=t2.txt;bench.test@x=32|all_reduce;bench.busbw@x=400|8589934592;"
+	  "file=t3.txt;bench.test@x=64|all_reduce;bench.busbw@x=310|8589934592",
+	  "file=t.txt;bench.test@x=16|all_reduce;bench.busbw@x=466|8589934592;"
+	  "file=t2.txt;bench.test@x=64|all_reduce;bench.busbw@x=440|8589934592;"
+	  "file=t3.txt;bench.test@x=64|alltoall;bench.busbw@x=40|8589934592" },
 	{ "perf-latency-jitter", "bench.lat_p99@h1=30|8;bench.lat_p50@h1=5|8",
 	  "bench.lat_p99@h1=6|8;bench.lat_p50@h1=5|8" },
 	{ "perf-pair-outlier",
@@ -892,6 +909,36 @@ test_fixture_faults_complete(void **state)
 	}
 }
 
+/* This host's view through the probe: a captured sysfs tree with known faults. */
+static void
+test_probe_tree(void **state)
+{
+	struct ft_probe_cfg cfg = { "tests/fixtures/sysfs/gpu-node", false, 0, "gpu07" };
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_findings f;
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+
+	ft_obs_set_init(&set);
+	if (ft_probe_host(&cfg, &set, &err) < 0)
+		fail_msg("probe: %s", err.msg);
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-link-downed"), 1);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-port-down"), 1);
+	assert_int_equal(ft_findings_count_rule(&f, "pcie-link-degraded"), 1);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-gid-empty"), 1);
+	assert_string_equal(ft_findings_at(&f, 0)->evidence[0].file, "sysfs");
+	ft_advice_set_init(&s);
+	assert_int_equal(ft_advise(&in, &f, &s, &err), 0);
+	assert_non_null(ft_advice_find(&s, "pcie-reseat"));
+	assert_true(fabs(ft_advice_find(&s, "pcie-reseat")->gain_pct - 100.0) < 1e-9);
+	ft_advice_set_release(&s);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -912,6 +959,7 @@ main(void)
 		cmocka_unit_test(test_fixture_faults),
 		cmocka_unit_test(test_fixture_healthy),
 		cmocka_unit_test(test_fixture_faults_complete),
+		cmocka_unit_test(test_probe_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

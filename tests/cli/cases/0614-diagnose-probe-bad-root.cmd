@@ -1,0 +1,1 @@
+diagnose --root tests/fixtures/sysfs/no-such-tree

@@ -1,1 +1,0 @@
-diagnose --root tests/fixtures/sysfs/gpu-node

@@ -1,1 +1,0 @@
-advise --root tests/fixtures/sysfs/gpu-node
