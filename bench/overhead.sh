@@ -11,10 +11,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
 min=$((1 << 20))
-max=$((32 << 20))
+max=${MAX:-$((32 << 20))}
 for r in $(seq "$runs"); do
-	mpirun -np "$np" --mca btl self,vader "$tmp/mpi_allreduce" "$min" "$max" 20 5 >"$tmp/mpi.$r"
-	mpirun -np "$np" --mca btl self,vader "$fabtune" bench all_reduce -t mpi -b "$min" -e "$max" \
+	mpirun -np "$np" --mca btl self,vader --mca mpi_yield_when_idle 1 "$tmp/mpi_allreduce" "$min" "$max" 20 5 >"$tmp/mpi.$r"
+	mpirun -np "$np" --mca btl self,vader --mca mpi_yield_when_idle 1 "$fabtune" bench all_reduce -t mpi -b "$min" -e "$max" \
 		-n 20 -w 5 -c 0 --json >"$tmp/fab.$r"
 done
 size=$min

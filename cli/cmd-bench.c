@@ -11,8 +11,8 @@
  * shared result model instead.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -55,6 +55,7 @@ struct bench_opts {
 
 /* --save: the rows, and the observations the diagnosis reads from them, with the fingerprint. */
 static int
+<<<<<<< HEAD
 bench_save_run(const struct ft_bench_report *rep, struct cli_ctx *ctx, struct ft_error *err)
 {
 	struct ft_archive *ar = NULL;
@@ -83,6 +84,15 @@ bench_save_run(const struct ft_bench_report *rep, struct cli_ctx *ctx, struct ft
 	}
 	ft_obs_set_release(&obs);
 	return rc;
+=======
+bench_save_run(const struct ft_bench_report *rep, const struct cli_ctx *ctx, struct ft_error *err)
+{
+	(void)rep;
+	return ft_error_set(err, FT_ENOTSUP,
+	                    "--save: the archive is not available in this "
+	                    "build yet (results were printed, not saved to %s)",
+	                    ctx->archive ? ctx->archive : "the default archive");
+>>>>>>> bench
 }
 
 /* ---- rendering --------------------------------------------------------------- */
@@ -104,112 +114,176 @@ time_str(double us, char *buf, size_t len)
 
 static void
 render_header(struct ft_strbuf *sb, const struct ft_bench_report *rep,
-	      const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+              const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
 {
 	uint32_t r;
 
 	ft_strbuf_addf(sb, "# fabtune bench %s: transport %s, %u ranks\n",
-		       ft_bench_pattern_name(cfg->pattern), rep->transport, rep->nranks);
+	               ft_bench_pattern_name(cfg->pattern), rep->transport, rep->nranks);
 	ft_strbuf_addf(sb,
-		       "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
-		       " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: 1 "
-		       "validation: %d graph: 0\n",
-		       cfg->min_bytes, cfg->max_bytes, cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
-		       cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters, cfg->check ? 1 : 0);
+	               "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
+	               " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: 1 "
+	               "validation: %d graph: 0\n",
+	               cfg->min_bytes, cfg->max_bytes,
+	               cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
+	               cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters,
+	               cfg->check ? 1 : 0);
 	ft_strbuf_adds(sb, "#\n# Using devices\n");
 	for (r = 0; r < rep->nranks; r++) {
 		const struct ft_rank_info *i = &rep->ranks[r];
 
 		ft_strbuf_addf(sb, "#  Rank %2u Pid %6d on %10s numa %2d %s (%s) devices: %s\n", r,
-			       ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
-			       i->ifname, i->devices[0] ? i->devices : "-");
+		               ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
+		               i->ifname, i->devices[0] ? i->devices : "-");
 	}
 	ft_strbuf_adds(sb, "#\n");
 }
 
 static void
-render_coll(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+coll_head(struct ft_strbuf *sb)
+{
+	ft_strbuf_adds(sb, "#                                                              "
+	                   "out-of-place                       in-place\n");
+	ft_strbuf_adds(sb, "#       size         count      type   redop    root     time   algbw"
+	                   "   busbw #wrong     time   algbw   busbw #wrong\n");
+	ft_strbuf_adds(sb, "#        (B)    (elements)                               (us)  (GB/s)"
+	                   "  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+}
+
+static void
+coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
+{
+	char t1[16], t2[16], w[24];
+
+	if (row->wrong >= 0)
+		snprintf(w, sizeof(w), "%" PRId64, row->wrong);
+	else
+		snprintf(w, sizeof(w), "N/A");
+	ft_strbuf_addf(sb,
+	               "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s"
+	               "  %7s  %6.2f  %6.2f  %5s\n",
+	               row->bytes, row->count, row->dtype, row->redop, row->root,
+	               time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps, row->busbw_GBps, w,
+	               time_str(row->ip_time_us, t2, sizeof(t2)), row->ip_algbw_GBps,
+	               row->ip_busbw_GBps, w);
+}
+
+static void
+coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 {
 	double sum = 0;
 	int64_t wrong = 0;
 	bool checked = false;
 	size_t i, n = ft_run_nrows(&rep->run);
 
-	ft_strbuf_adds(sb, "#                                                              "
-			   "out-of-place                       in-place\n");
-	ft_strbuf_adds(sb, "#       size         count      type   redop    root     time   algbw"
-			   "   busbw #wrong     time   algbw   busbw #wrong\n");
-	ft_strbuf_adds(sb, "#        (B)    (elements)                               (us)  (GB/s)"
-			   "  (GB/s)            (us)  (GB/s)  (GB/s)\n");
 	for (i = 0; i < n; i++) {
 		const struct ft_result_row *row = ft_run_row(&rep->run, i);
-		char t1[16], t2[16], w[24];
 
 		if (row->wrong >= 0) {
-			snprintf(w, sizeof(w), "%" PRId64, row->wrong);
 			wrong += row->wrong;
 			checked = true;
-		} else {
-			snprintf(w, sizeof(w), "N/A");
 		}
-		ft_strbuf_addf(sb,
-			       "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s"
-			       "  %7s  %6.2f  %6.2f  %5s\n",
-			       row->bytes, row->count, row->dtype, row->redop, row->root,
-			       time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps,
-			       row->busbw_GBps, w, time_str(row->ip_time_us, t2, sizeof(t2)),
-			       row->ip_algbw_GBps, row->ip_busbw_GBps, w);
 		sum += row->busbw_GBps;
 	}
 	ft_strbuf_addf(sb, "# Out of bounds values : %" PRId64 " %s\n", wrong,
-		       !checked ? "N/A" : wrong ? "FAILED" : "OK");
+	               !checked ? "N/A" :
+	               wrong    ? "FAILED" :
+	                          "OK");
 	ft_strbuf_addf(sb, "# Avg bus bandwidth    : %g\n", n ? sum / (double)n : 0.0);
 	ft_strbuf_adds(sb, "#\n");
 }
 
 static const char dashes[] =
-	"---------------------------------------------------------------------------------------\n";
+        "---------------------------------------------------------------------------------------\n";
 
 static void
-render_pt2pt(struct ft_strbuf *sb, const struct ft_bench_report *rep,
-	     const struct ft_bench_cfg *cfg)
+pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
 {
-	size_t i, n = ft_run_nrows(&rep->run);
 	bool lat = cfg->pattern == FT_BENCH_PT2PT_LAT;
 
 	ft_strbuf_adds(sb, dashes);
-	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n",
-		       rep->transport, lat ? "Latency" : cfg->bidir ? "Bidirectional BW" : "BW",
-		       "fabtune");
-	ft_strbuf_addf(sb, " Ranks           : 0 -> 1         Transport      : %s\n", rep->transport);
+	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", rep->transport,
+	               lat        ? "Latency" :
+	               cfg->bidir ? "Bidirectional BW" :
+	                            "BW",
+	               "fabtune");
+	ft_strbuf_addf(sb, " Ranks           : 0 -> 1         Transport      : %s\n",
+	               rep->transport);
 	if (!lat)
 		ft_strbuf_addf(sb, " Window          : %-14u Streams        : %u\n", cfg->window,
-			       cfg->streams);
+		               cfg->streams);
 	ft_strbuf_adds(sb, dashes);
 	if (lat)
-		ft_strbuf_adds(sb, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
-				   "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   "
-				   "99.9% percentile[usec]\n");
+		ft_strbuf_adds(sb,
+		               " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
+		               "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   "
+		               "99.9% percentile[usec]\n");
 	else
-		ft_strbuf_adds(sb, " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
-				   "   MsgRate[Mpps]\n");
-	for (i = 0; i < n; i++) {
-		const struct ft_result_row *r = ft_run_row(&rep->run, i);
+		ft_strbuf_adds(sb,
+		               " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
+		               "   MsgRate[Mpps]\n");
+}
 
-		if (lat)
-			ft_strbuf_addf(sb,
-				       " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
-				       "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
-				       r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us,
-				       r->lat_p50_us, r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us,
-				       r->lat_p999_us);
-		else
-			ft_strbuf_addf(sb,
-				       " %-10" PRIu64 " %-14u %-18.2f %-20.2f %-.6f\n", r->bytes,
-				       r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
-				       r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+static void
+pt2pt_row(struct ft_strbuf *sb, const struct ft_bench_cfg *cfg, const struct ft_result_row *r)
+{
+	if (cfg->pattern == FT_BENCH_PT2PT_LAT)
+		ft_strbuf_addf(sb,
+		               " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
+		               "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
+		               r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
+		               r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
+	else
+		ft_strbuf_addf(sb, " %-10" PRIu64 " %-14u %-18.2f %-20.2f %-.6f\n", r->bytes,
+		               r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
+		               r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+}
+
+/* Rows as they come (rank 0, text mode): nccl-tests and perftest print that way too. */
+struct row_stream {
+	const struct cli_ctx *ctx;
+	const struct ft_bench_cfg *cfg;
+	bool started;
+};
+
+static bool
+streams_rows(const struct ft_bench_cfg *cfg)
+{
+	return ft_bench_pattern_is_coll(cfg->pattern) || cfg->pattern == FT_BENCH_PT2PT_BW ||
+	       cfg->pattern == FT_BENCH_PT2PT_LAT || cfg->pattern == FT_BENCH_DEV_MEMCPY;
+}
+
+static void
+render_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
+            const struct cli_ctx *ctx)
+{
+	if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
+		pt2pt_head(sb, rep, cfg);
+	} else {
+		render_header(sb, rep, cfg, ctx);
+		coll_head(sb);
 	}
-	ft_strbuf_adds(sb, dashes);
+}
+
+static void
+on_row(void *ud, const struct ft_bench_report *rep, const struct ft_result_row *row)
+{
+	struct row_stream *st = ud;
+	struct ft_strbuf sb;
+
+	ft_strbuf_init(&sb);
+	if (!st->started) {
+		render_head(&sb, rep, st->cfg, st->ctx);
+		st->started = true;
+	}
+	if (st->cfg->pattern == FT_BENCH_PT2PT_BW || st->cfg->pattern == FT_BENCH_PT2PT_LAT)
+		pt2pt_row(&sb, st->cfg, row);
+	else
+		coll_row(&sb, row);
+	ft_progress_bar_finish((struct ft_progress_bar *)&st->ctx->bar);
+	cli_write(&sb);
+	fflush(stdout);
+	ft_strbuf_release(&sb);
 }
 
 static void
@@ -223,7 +297,7 @@ render_pairs(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 		const double *m = pass ? rep->lat_us : rep->bw_GBps;
 
 		ft_strbuf_addf(sb, "# %s, row = sender, column = receiver\n",
-			       pass ? "latency (us, p50 of ping-pong)" : "bandwidth (GB/s)");
+		               pass ? "latency (us, p50 of ping-pong)" : "bandwidth (GB/s)");
 		ft_strbuf_adds(sb, "#   rank");
 		for (d = 0; d < n; d++)
 			ft_strbuf_addf(sb, " %8u", d);
@@ -286,9 +360,9 @@ render_rows(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char 
 	ft_table_release(&t);
 	if (kind[0] == 'i')
 		ft_strbuf_addf(sb,
-			       "# victim latency: %.2f us idle, %.2f us under incast: congestion "
-			       "impact %.2fx\n",
-			       rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
+		               "# victim latency: %.2f us idle, %.2f us under incast: congestion "
+		               "impact %.2fx\n",
+		               rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
 }
 
 static void
@@ -308,8 +382,8 @@ json_matrix(struct ft_json *j, const char *key, const double *m, uint32_t n)
 }
 
 static void
-render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep,
-	    const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
+render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
+            const struct cli_ctx *ctx)
 {
 	struct ft_json j;
 	size_t i;
@@ -421,41 +495,48 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep,
 }
 
 static void
-render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
-       const struct cli_ctx *ctx)
+render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx,
+       bool started)
 {
 	struct ft_strbuf sb;
+	size_t i;
 
 	ft_strbuf_init(&sb);
 	if (ctx->json) {
 		render_json(&sb, rep, cfg, ctx);
+	} else if (streams_rows(cfg)) {
+		/* the rows went out as they were measured; what is left is the foot */
+		if (!started) {
+			render_head(&sb, rep, cfg, ctx);
+			for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+				if (cfg->pattern == FT_BENCH_PT2PT_BW ||
+				    cfg->pattern == FT_BENCH_PT2PT_LAT)
+					pt2pt_row(&sb, cfg, ft_run_row(&rep->run, i));
+				else
+					coll_row(&sb, ft_run_row(&rep->run, i));
+			}
+		}
+		if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT)
+			ft_strbuf_adds(&sb, dashes);
+		else
+			coll_foot(&sb, rep);
 	} else {
+		render_header(&sb, rep, cfg, ctx);
 		switch (cfg->pattern) {
-		case FT_BENCH_PT2PT_BW:
-		case FT_BENCH_PT2PT_LAT:
-			render_pt2pt(&sb, rep, cfg);
-			break;
 		case FT_BENCH_PAIRS:
-			render_header(&sb, rep, cfg, ctx);
 			if (rep->bw_GBps)
 				render_pairs(&sb, rep);
 			break;
 		case FT_BENCH_BISECTION:
-			render_header(&sb, rep, cfg, ctx);
 			render_rows(&sb, rep, "bisection");
 			break;
-		case FT_BENCH_INCAST:
-			render_header(&sb, rep, cfg, ctx);
+		default:
 			render_rows(&sb, rep, "incast");
 			break;
-		default:
-			render_header(&sb, rep, cfg, ctx);
-			render_coll(&sb, rep);
-			break;
 		}
-		if (rep->interrupted)
-			ft_strbuf_adds(&sb, "# interrupted: the rows above are what was measured\n");
 	}
+	if (rep->interrupted && !ctx->json)
+		ft_strbuf_adds(&sb, "# interrupted: the rows above are what was measured\n");
 	cli_write(&sb);
 	fflush(stdout);
 	ft_strbuf_release(&sb);
@@ -468,10 +549,11 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 {
 	ft_bench_cfg_init(cfg);
 	if (o->pattern && ft_bench_pattern_from_name(o->pattern, &cfg->pattern) < 0) {
-		cli_error(ctx, "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
-			       "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
-			       "broadcast, reduce, dev_memcpy)",
-			  o->pattern);
+		cli_error(ctx,
+		          "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
+		          "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
+		          "broadcast, reduce, dev_memcpy)",
+		          o->pattern);
 		return -1;
 	}
 	if (o->transport)
@@ -481,9 +563,10 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		return -1;
 	}
 	if (o->dtype && ft_dtype_from_name(o->dtype, &cfg->dtype) < 0) {
-		cli_error(ctx, "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
-			       "int64, uint64, float, double)",
-			  o->dtype);
+		cli_error(ctx,
+		          "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
+		          "int64, uint64, float, double)",
+		          o->dtype);
 		return -1;
 	}
 	if (o->iters > UINT32_MAX || o->warmup > UINT32_MAX || o->window > UINT32_MAX ||
@@ -540,7 +623,7 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 
 		if (cfg->min_bytes && cfg->max_bytes && cfg->min_bytes > cfg->max_bytes) {
 			cli_error(ctx, "-b/--minbytes %" PRIu64 " is above -e/--maxbytes %" PRIu64,
-				  cfg->min_bytes, cfg->max_bytes);
+			          cfg->min_bytes, cfg->max_bytes);
 			return -1;
 		}
 		ft_bench_cfg_resolve(cfg);
@@ -615,7 +698,7 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 			}
 			execv("/proc/self/exe", args);
 			fprintf(stderr, "fabtune bench: exec of rank %u failed: %s\n", r,
-				strerror(errno));
+			        strerror(errno));
 			_exit(EXIT_RUNTIME);
 		}
 		child_pids[r] = pid;
@@ -662,7 +745,7 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT && !stop_flag) {
 			if (!killed_by_us)
 				cli_error(ctx, "rank %u (pid %d) was killed by signal %d (%s)", r,
-					  (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+				          (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
 			rc = EXIT_RUNTIME;
 		} else if (WIFSIGNALED(status)) {
 			rc = EXIT_RUNTIME;
@@ -675,7 +758,8 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 			worst = rc;
 		if (rc != 0 && first_bad < 0) {
 			first_bad = (int)r;
-			/* the others must stop on their own within the timeout; then we stop them */
+			/* the others must stop on their own within the timeout; then we stop them
+			 */
 			deadline = ft_now_s() + (o->timeout > 0 ? o->timeout : 30) + 1;
 		}
 	}
@@ -693,6 +777,7 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	struct ft_bench_report rep;
 	struct ft_bench_cfg c = *cfg;
 	struct ft_error err = { 0 };
+	struct row_stream stream = { ctx, cfg, false };
 	const char *fd_env = getenv("FABTUNE_BOOTSTRAP_FD");
 	int rc, ret = EXIT_OK;
 	uint32_t me;
@@ -725,23 +810,27 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	me = ft_world_rank(w);
 	if (me == 0)
 		c.progress = ctx->progress;
+	if (me == 0 && !ctx->json && streams_rows(&c)) {
+		c.on_row = on_row;
+		c.on_row_ud = &stream;
+	}
 	ft_bench_report_init(&rep);
 	rc = ft_bench_run(w, &c, &rep, &err);
 	if (me == 0 && (rc == 0 || rep.interrupted)) {
 		ft_progress_bar_finish(&ctx->bar);
-		render(&rep, &c, ctx);
+		render(&rep, &c, ctx, stream.started);
 	}
 	if (rc < 0 && !(rc == FT_EINTR && me != 0)) {
 		const struct ft_rank_info *inf = ft_world_info(w, me);
 
 		if (ft_world_size(w) > 1)
 			cli_error(ctx, "rank %u (host %s): %s", me, inf ? inf->host : "?",
-				  ft_error_msg(&err, rc));
+			          ft_error_msg(&err, rc));
 		else
 			cli_error(ctx, "%s", ft_error_msg(&err, rc));
-		ret = rc == FT_EINTR ? EXIT_RUNTIME
-		      : (rc == FT_EINVAL || rc == FT_ERANGE || rc == FT_ENOTSUP) ? EXIT_USAGE
-										 : EXIT_RUNTIME;
+		ret = rc == FT_EINTR                                           ? EXIT_RUNTIME :
+		      (rc == FT_EINVAL || rc == FT_ERANGE || rc == FT_ENOTSUP) ? EXIT_USAGE :
+		                                                                 EXIT_RUNTIME;
 		if (rc != FT_EINTR && rc != FT_EINVAL && rc != FT_ERANGE)
 			ft_world_abort(w, ret);
 	} else if (rc == FT_EINTR) {
@@ -780,16 +869,26 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		NULL,
 	};
 	struct bench_opts o = {
-		.minb = UINT64_MAX, .maxb = UINT64_MAX, .factor = 2, .warmup = 5, .check = 1,
-		.average = 1, .streams = 1, .rounds = 5, .timeout = 30, .threshold = 0.7, .np = 1,
-		.nranks = 0, .rank = UINT64_MAX,
+		.minb = UINT64_MAX,
+		.maxb = UINT64_MAX,
+		.factor = 2,
+		.warmup = 5,
+		.check = 1,
+		.average = 1,
+		.streams = 1,
+		.rounds = 5,
+		.timeout = 30,
+		.threshold = 0.7,
+		.np = 1,
+		.nranks = 0,
+		.rank = UINT64_MAX,
 	};
 	const struct opt opts[] = {
 		OPT_STRING('p', "pattern", &o.pattern, "NAME",
-			   "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
-			   "all_gather, reduce_scatter, alltoall, broadcast, reduce, dev_memcpy"),
+		           "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
+		           "all_gather, reduce_scatter, alltoall, broadcast, reduce, dev_memcpy"),
 		OPT_STRING('t', "transport", &o.transport, "NAME",
-			   "auto (default), tcp, shm, mpi, verbs, nccl"),
+		           "auto (default), tcp, shm, mpi, verbs, nccl"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (nccl-tests -b)"),
 		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (nccl-tests -e)"),
 		OPT_U64('f', "stepfactor", &o.factor, "N", "multiply the size by N each step"),
@@ -799,18 +898,18 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_INT('c', "check", &o.check, "0|1", "validate the data, #wrong column (1)"),
 		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min"),
 		OPT_STRING('d', "datatype", &o.dtype, "TYPE",
-			   "float (default), double, int8, uint8, int32, uint32, int64, uint64"),
+		           "float (default), double, int8, uint8, int32, uint32, int64, uint64"),
 		OPT_INT('z', "blocking", &o.blocking, "0|1", "sync all ranks after each iteration"),
 		OPT_INT('a', "average", &o.average, "0-3",
-			"time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),
+		        "time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),
 		OPT_INT('r', "root", &o.root, "RANK", "root of broadcast, reduce and incast (0)"),
 		OPT_U64(0, "np", &o.np, "N", "start N ranks on this host (fork/exec)"),
 		OPT_U64(0, "rank", &o.rank, "R", "manual launch: this process's rank"),
 		OPT_U64(0, "nranks", &o.nranks, "N", "manual launch: number of ranks"),
 		OPT_STRING(0, "bootstrap", &o.bootstrap, "ADDR:PORT",
-			   "manual launch: rank 0's bootstrap address"),
+		           "manual launch: rank 0's bootstrap address"),
 		OPT_STRING(0, "ifname", &o.ifname, "SPEC",
-			   "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
+		           "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
 		OPT_U64(0, "streams", &o.streams, "N", "tcp: sockets per peer (1)"),
 		OPT_SIZE(0, "sockbuf", &o.sockbuf, "tcp: socket buffer size (kernel default)"),
 		OPT_BOOL(0, "no-nodelay", &o.no_nodelay, "tcp: leave Nagle's algorithm on"),
@@ -818,7 +917,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "bidir", &o.bidir, "pt2pt: both directions at once"),
 		OPT_DURATION(0, "timeout", &o.timeout, "a silent peer is dead after this (30s)"),
 		OPT_DOUBLE(0, "threshold", &o.threshold, "F",
-			   "pairs: outlier below F x median (0.7)"),
+		           "pairs: outlier below F x median (0.7)"),
 		OPT_BOOL(0, "no-retest", &o.no_retest, "pairs: skip retesting bad pairs"),
 		OPT_U64(0, "rounds", &o.rounds, "N", "bisection: random matchings (5)"),
 		OPT_STRING(0, "verbs-op", &o.verbs_op, "OP", "verbs: send (default), write, read"),
@@ -828,7 +927,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
-		"bench", synopsis,
+		"bench",
+		synopsis,
 		"Measure point-to-point bandwidth and latency, all pairs, bisection, incast and\n"
 		"collectives over tcp, shm, mpi, verbs or nccl, with nccl-tests' and perftest's\n"
 		"flags and tables.",

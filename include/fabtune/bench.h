@@ -37,19 +37,21 @@
 extern "C" {
 #endif
 
+struct ft_bench_report;
+
 /* Patterns (test names in result rows and on the command line). */
-#define FT_BENCH_PATTERN_MAP(X)                                                                    \
-	X(PT2PT_BW, "pt2pt_bw")                                                                    \
-	X(PT2PT_LAT, "pt2pt_lat")                                                                  \
-	X(PAIRS, "pairs")                                                                          \
-	X(BISECTION, "bisection")                                                                  \
-	X(INCAST, "incast")                                                                        \
-	X(ALL_REDUCE, "all_reduce")                                                                \
-	X(ALL_GATHER, "all_gather")                                                                \
-	X(REDUCE_SCATTER, "reduce_scatter")                                                        \
-	X(ALLTOALL, "alltoall")                                                                    \
-	X(BROADCAST, "broadcast")                                                                  \
-	X(REDUCE, "reduce")                                                                        \
+#define FT_BENCH_PATTERN_MAP(X)             \
+	X(PT2PT_BW, "pt2pt_bw")             \
+	X(PT2PT_LAT, "pt2pt_lat")           \
+	X(PAIRS, "pairs")                   \
+	X(BISECTION, "bisection")           \
+	X(INCAST, "incast")                 \
+	X(ALL_REDUCE, "all_reduce")         \
+	X(ALL_GATHER, "all_gather")         \
+	X(REDUCE_SCATTER, "reduce_scatter") \
+	X(ALLTOALL, "alltoall")             \
+	X(BROADCAST, "broadcast")           \
+	X(REDUCE, "reduce")                 \
 	X(DEV_MEMCPY, "dev_memcpy")
 
 enum ft_bench_pattern {
@@ -66,14 +68,14 @@ FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
 /* dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport). */
 
 /* Element types, named as nccl-tests names them. size 0 = not supported on the host. */
-#define FT_DTYPE_MAP(X)                                                                            \
-	X(INT8, "int8", 1)                                                                         \
-	X(UINT8, "uint8", 1)                                                                       \
-	X(INT32, "int32", 4)                                                                       \
-	X(UINT32, "uint32", 4)                                                                     \
-	X(INT64, "int64", 8)                                                                       \
-	X(UINT64, "uint64", 8)                                                                     \
-	X(FLOAT, "float", 4)                                                                       \
+#define FT_DTYPE_MAP(X)        \
+	X(INT8, "int8", 1)     \
+	X(UINT8, "uint8", 1)   \
+	X(INT32, "int32", 4)   \
+	X(UINT32, "uint32", 4) \
+	X(INT64, "int64", 8)   \
+	X(UINT64, "uint64", 8) \
+	X(FLOAT, "float", 4)   \
 	X(DOUBLE, "double", 8)
 
 enum ft_dtype {
@@ -88,10 +90,10 @@ FT_API size_t ft_dtype_size(enum ft_dtype t);
 /* Also accepts nccl-tests' aliases: char, int, float32, float64, ... */
 FT_API int ft_dtype_from_name(const char *name, enum ft_dtype *out);
 
-#define FT_REDOP_MAP(X)                                                                            \
-	X(SUM, "sum")                                                                              \
-	X(PROD, "prod")                                                                            \
-	X(MAX, "max")                                                                              \
+#define FT_REDOP_MAP(X) \
+	X(SUM, "sum")   \
+	X(PROD, "prod") \
+	X(MAX, "max")   \
 	X(MIN, "min")
 
 enum ft_redop {
@@ -119,36 +121,40 @@ enum ft_bench_average {
  */
 struct ft_bench_cfg {
 	enum ft_bench_pattern pattern; /* default all_reduce */
-	char transport[16];	       /* "auto" (default), "tcp", "shm", "mpi", "verbs", "nccl" */
-	uint64_t min_bytes;	       /* -b, default 32 MiB for collectives, 8 B for latency */
-	uint64_t max_bytes;	       /* -e, default = min_bytes */
-	uint64_t step_factor;	       /* -f, multiply the size each step (default 2) */
-	uint64_t step_bytes;	       /* -i, add this many bytes each step instead (0 = use -f) */
-	uint32_t iters;		       /* -n, timed iterations per size (default 20) */
-	uint32_t warmup;	       /* -w, untimed iterations per size (default 5) */
-	bool check;		       /* -c, validate the data and count #wrong (default on) */
-	enum ft_redop op;	       /* -o, default sum */
-	enum ft_dtype dtype;	       /* -d, default float */
-	bool blocking;		       /* -z, wait for every rank after each iteration */
+	char transport[16];            /* "auto" (default), "tcp", "shm", "mpi", "verbs", "nccl" */
+	uint64_t min_bytes;            /* -b, default 32 MiB for collectives, 8 B for latency */
+	uint64_t max_bytes;            /* -e, default = min_bytes */
+	uint64_t step_factor;          /* -f, multiply the size each step (default 2) */
+	uint64_t step_bytes;           /* -i, add this many bytes each step instead (0 = use -f) */
+	uint32_t iters;                /* -n, timed iterations per size (default 20) */
+	uint32_t warmup;               /* -w, untimed iterations per size (default 5) */
+	bool check;                    /* -c, validate the data and count #wrong (default on) */
+	enum ft_redop op;              /* -o, default sum */
+	enum ft_dtype dtype;           /* -d, default float */
+	bool blocking;                 /* -z, wait for every rank after each iteration */
 	enum ft_bench_average average; /* -a, default mean (1) */
-	int root;		       /* rooted collectives and incast (default 0) */
-	uint32_t window;	       /* pt2pt: messages in flight (default 64) */
-	bool bidir;		       /* pt2pt/pairs: both directions at once */
-	uint32_t streams;	       /* tcp: sockets per peer (default 1) */
-	char ifname[64];	       /* tcp: NCCL_SOCKET_IFNAME syntax ("eth", "^docker", "=eth0") */
-	uint64_t sockbuf_bytes;	       /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = kernel default */
-	bool nodelay;		       /* tcp: TCP_NODELAY (default on) */
-	char verbs_op[8];	       /* verbs: "send" (default), "write" or "read" */
-	char rdma_device[32];	       /* verbs: device name, "" = first with an active port */
-	int gid_index;		       /* verbs on RoCE: GID index (default 0) */
-	double timeout_s;	       /* no progress for this long = peer failed (default 30) */
-	double threshold;	       /* pairs: outlier below this fraction of the median (0.7) */
-	bool retest;		       /* pairs: retest bad pairs against a good host (default on) */
-	uint32_t rounds;	       /* bisection: random matchings (default 5) */
-	uint64_t seed;		       /* bisection matchings (default 1) */
+	int root;                      /* rooted collectives and incast (default 0) */
+	uint32_t window;               /* pt2pt: messages in flight (default 64) */
+	bool bidir;                    /* pt2pt/pairs: both directions at once */
+	uint32_t streams;              /* tcp: sockets per peer (default 1) */
+	char ifname[64];        /* tcp: NCCL_SOCKET_IFNAME syntax ("eth", "^docker", "=eth0") */
+	uint64_t sockbuf_bytes; /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = kernel default */
+	bool nodelay;           /* tcp: TCP_NODELAY (default on) */
+	char verbs_op[8];       /* verbs: "send" (default), "write" or "read" */
+	char rdma_device[32];   /* verbs: device name, "" = first with an active port */
+	int gid_index;          /* verbs on RoCE: GID index (default 0) */
+	double timeout_s;       /* no progress for this long = peer failed (default 30) */
+	double threshold;       /* pairs: outlier below this fraction of the median (0.7) */
+	bool retest;            /* pairs: retest bad pairs against a good host (default on) */
+	uint32_t rounds;        /* bisection: random matchings (default 5) */
+	uint64_t seed;          /* bisection matchings (default 1) */
 	/* Set by the caller: checked between steps and in every wait. */
 	volatile sig_atomic_t *stop;
 	struct ft_progress progress; /* rank 0 reports sizes done / total */
+	/* Rank 0, collectives and pt2pt: each row as soon as it is measured (may be NULL). */
+	void (*on_row)(void *ud, const struct ft_bench_report *rep,
+	               const struct ft_result_row *row);
+	void *on_row_ud;
 };
 
 FT_API void ft_bench_cfg_init(struct ft_bench_cfg *cfg);
@@ -163,24 +169,24 @@ FT_API int ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *e
 struct ft_rank_info {
 	uint32_t rank;
 	int32_t pid;
-	int32_t numa;	   /* NUMA node of the rank's CPU, -1 unknown */
-	char host[64];	   /* gethostname() */
-	char addr[48];	   /* data address (numeric IPv4/IPv6) chosen by --ifname */
-	char ifname[24];   /* interface that address is on */
-	uint16_t port;	   /* data listen port (tcp transport) */
-	char devices[96];  /* RDMA devices / GPUs seen, comma-separated, "" if none */
+	int32_t numa;     /* NUMA node of the rank's CPU, -1 unknown */
+	char host[64];    /* gethostname() */
+	char addr[48];    /* data address (numeric IPv4/IPv6) chosen by --ifname */
+	char ifname[24];  /* interface that address is on */
+	uint16_t port;    /* data listen port (tcp transport) */
+	char devices[96]; /* RDMA devices / GPUs seen, comma-separated, "" if none */
 };
 
 struct ft_world;
 
 struct ft_world_cfg {
-	uint32_t rank;		/* manual launch: this rank */
-	uint32_t nranks;	/* manual launch: number of ranks */
-	char bootstrap[128];	/* "ADDR:PORT" of rank 0's bootstrap listener */
-	int bootstrap_fd;	/* rank 0: an inherited listening socket, or -1 */
-	bool use_mpi;		/* launched by mpirun/srun: MPI_Init and use MPI_COMM_WORLD */
-	char ifname[64];	/* address selection, as ft_bench_cfg.ifname */
-	double timeout_s;	/* bootstrap deadline */
+	uint32_t rank;       /* manual launch: this rank */
+	uint32_t nranks;     /* manual launch: number of ranks */
+	char bootstrap[128]; /* "ADDR:PORT" of rank 0's bootstrap listener */
+	int bootstrap_fd;    /* rank 0: an inherited listening socket, or -1 */
+	bool use_mpi;        /* launched by mpirun/srun: MPI_Init and use MPI_COMM_WORLD */
+	char ifname[64];     /* address selection, as ft_bench_cfg.ifname */
+	double timeout_s;    /* bootstrap deadline */
 	volatile sig_atomic_t *stop;
 };
 
@@ -189,7 +195,7 @@ FT_API void ft_world_cfg_init(struct ft_world_cfg *cfg);
 FT_API bool ft_world_launched_by_mpi(void);
 /* Join the world: bootstrap or MPI_Init. Collective over all ranks. */
 FT_API int ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out,
-			struct ft_error *err) FT_MUST_CHECK;
+                        struct ft_error *err) FT_MUST_CHECK;
 /* Leave: closes connections, MPI_Finalize when MPI was initialised here. NULL-safe. */
 FT_API void ft_world_free(struct ft_world *w);
 /* After an error: MPI_Abort under MPI (so mpirun stops every rank), else nothing. */
@@ -199,7 +205,7 @@ FT_API uint32_t ft_world_size(const struct ft_world *w);
 FT_API const struct ft_rank_info *ft_world_info(const struct ft_world *w, uint32_t rank);
 /* A listening TCP socket on @addr, port chosen by the kernel (for a launcher's rank 0). */
 FT_API int ft_bench_listen(const char *addr, int *fd_out, uint16_t *port_out,
-			   struct ft_error *err) FT_MUST_CHECK;
+                           struct ft_error *err) FT_MUST_CHECK;
 /* Fill this process's host, NUMA node and devices (no address). */
 FT_API void ft_rank_info_local(struct ft_rank_info *info);
 
@@ -212,11 +218,11 @@ struct ft_ep;
  * alive until `done` is set by the transport's progress.
  */
 struct ft_req {
-	uint32_t peer;	   /* rank */
-	void *buf;	   /* borrowed */
-	size_t len;	   /* bytes */
+	uint32_t peer; /* rank */
+	void *buf;     /* borrowed */
+	size_t len;    /* bytes */
 	bool done;
-	bool is_send;	   /* set by the posting helpers; names the culprit on a timeout */
+	bool is_send; /* set by the posting helpers; names the culprit on a timeout */
 	/* transport-private */
 	size_t off;
 	uint64_t priv[2];
@@ -243,7 +249,7 @@ struct ft_transport_ops {
 	int (*probe)(const struct ft_bench_cfg *cfg, struct ft_error *err);
 	/* Connect to every other rank. Collective over the world. */
 	int (*open)(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-		    struct ft_error *err);
+	            struct ft_error *err);
 	int (*post_send)(struct ft_ep *ep, struct ft_req *req, struct ft_error *err);
 	int (*post_recv)(struct ft_ep *ep, struct ft_req *req, struct ft_error *err);
 	/* Move data; wait up to timeout_ms when idle. > 0 something moved, 0 nothing, or FT_E*. */
@@ -266,28 +272,28 @@ FT_API const struct ft_transport_ops *ft_transport_find(const char *name);
 
 /* An outlier found by the pairs pattern. */
 struct ft_bench_outlier {
-	char kind[8];	   /* "host" or "pair" */
+	char kind[8];      /* "host" or "pair" */
 	uint32_t rank_a;   /* the host's rank, or the pair's first rank */
 	uint32_t rank_b;   /* pair only */
 	double value_GBps; /* its median (host) or its bandwidth (pair) */
-	double ratio;	   /* value / median of all pairs */
-	char blame[96];	   /* retest verdict: "host h2 (rank 2, veth0)" or "" */
-	char text[256];	   /* one line for people */
+	double ratio;      /* value / median of all pairs */
+	char blame[96];    /* retest verdict: "host h2 (rank 2, veth0)" or "" */
+	char text[256];    /* one line for people */
 };
 
 struct ft_bench_report {
-	struct ft_run run;		    /* rows, source FT_SOURCE_BENCH */
-	char transport[16];		    /* the one used (after auto) */
+	struct ft_run run;  /* rows, source FT_SOURCE_BENCH */
+	char transport[16]; /* the one used (after auto) */
 	uint32_t nranks;
-	struct ft_rank_info *ranks;	    /* nranks entries */
+	struct ft_rank_info *ranks; /* nranks entries */
 	/* pairs: nranks x nranks, [src * nranks + dst]; NaN on the diagonal */
 	double *bw_GBps;
 	double *lat_us;
 	double median_GBps;
-	struct ft_vec outliers;		    /* struct ft_bench_outlier */
+	struct ft_vec outliers; /* struct ft_bench_outlier */
 	/* incast: victim latency idle and under congestion, and their ratio */
 	double victim_idle_us, victim_busy_us, congestion_impact;
-	bool interrupted;		    /* stopped by cfg.stop: rows hold what was done */
+	bool interrupted; /* stopped by cfg.stop: rows hold what was done */
 };
 
 FT_API void ft_bench_report_init(struct ft_bench_report *r);
@@ -300,7 +306,7 @@ FT_API void ft_bench_report_release(struct ft_bench_report *r);
  * is set and FT_EINTR is returned.
  */
 FT_API int ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg,
-			struct ft_bench_report *out, struct ft_error *err) FT_MUST_CHECK;
+                        struct ft_bench_report *out, struct ft_error *err) FT_MUST_CHECK;
 
 /* nccl-tests' bus-bandwidth factor for @pattern on @nranks (kb: NA-BUSBW). */
 FT_API double ft_bench_busbw_factor(enum ft_bench_pattern pattern, uint32_t nranks);

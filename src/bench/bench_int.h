@@ -14,11 +14,11 @@
 struct ft_world {
 	uint32_t rank, nranks;
 	struct ft_rank_info *info; /* nranks entries */
-	bool mpi;		   /* control plane is MPI_COMM_WORLD */
+	bool mpi;                  /* control plane is MPI_COMM_WORLD */
 	bool mpi_inited_here;
-	int boot_listen_fd;	   /* rank 0 only, -1 after bootstrap */
-	int *ctrl_fd;		   /* rank 0: one per rank (self -1); others: [0] to rank 0 */
-	int data_listen_fd;	   /* tcp transport's listener, opened at bootstrap */
+	int boot_listen_fd; /* rank 0 only, -1 after bootstrap */
+	int *ctrl_fd;       /* rank 0: one per rank (self -1); others: [0] to rank 0 */
+	int data_listen_fd; /* tcp transport's listener, opened at bootstrap */
 	double timeout_s;
 	volatile sig_atomic_t *stop;
 };
@@ -27,11 +27,11 @@ struct ft_world {
 
 /* Every rank contributes @len bytes; @out gets nranks * len bytes in rank order. */
 int ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out,
-			struct ft_error *err) FT_MUST_CHECK;
+                        struct ft_error *err) FT_MUST_CHECK;
 int ft__world_barrier(struct ft_world *w, struct ft_error *err) FT_MUST_CHECK;
 /* Rank @root's @len bytes to everyone. */
 int ft__world_bcast(struct ft_world *w, void *buf, size_t len, uint32_t root,
-		    struct ft_error *err) FT_MUST_CHECK;
+                    struct ft_error *err) FT_MUST_CHECK;
 /* "rank 3 (host h3)" into buf. */
 const char *ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, size_t len);
 
@@ -39,24 +39,24 @@ const char *ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, si
 
 double ft__now(void);
 int ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out,
-		    struct ft_error *err) FT_MUST_CHECK;
+                    struct ft_error *err) FT_MUST_CHECK;
 /* Connect with retries until @deadline (ft__now() clock); message names @what. */
 int ft__sock_connect(const char *addr, uint16_t port, double deadline, const char *what,
-		     volatile sig_atomic_t *stop, int *fd_out, struct ft_error *err) FT_MUST_CHECK;
+                     volatile sig_atomic_t *stop, int *fd_out, struct ft_error *err) FT_MUST_CHECK;
 int ft__sock_accept(int lfd, double deadline, volatile sig_atomic_t *stop, int *fd_out,
-		    struct ft_error *err) FT_MUST_CHECK;
+                    struct ft_error *err) FT_MUST_CHECK;
 /* All bytes or an error naming @who (peer closed, timed out, interrupted). */
 int ft__sock_send_all(int fd, const void *buf, size_t len, double deadline, const char *who,
-		      volatile sig_atomic_t *stop, struct ft_error *err) FT_MUST_CHECK;
+                      volatile sig_atomic_t *stop, struct ft_error *err) FT_MUST_CHECK;
 int ft__sock_recv_all(int fd, void *buf, size_t len, double deadline, const char *who,
-		      volatile sig_atomic_t *stop, struct ft_error *err) FT_MUST_CHECK;
+                      volatile sig_atomic_t *stop, struct ft_error *err) FT_MUST_CHECK;
 int ft__sock_nonblock(int fd);
 /* Split "ADDR:PORT" or "[v6]:PORT". */
 int ft__parse_hostport(const char *s, char *host, size_t hlen, uint16_t *port,
-		       struct ft_error *err) FT_MUST_CHECK;
+                       struct ft_error *err) FT_MUST_CHECK;
 /* First address whose interface matches @spec (loopback last), numeric. */
 int ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, size_t ilen,
-		     struct ft_error *err) FT_MUST_CHECK;
+                     struct ft_error *err) FT_MUST_CHECK;
 
 /* ---- endpoints and waiting ------------------------------------------------ */
 
@@ -77,21 +77,21 @@ void ft__ep_close(struct ft_ep *ep);
 
 /* Post and wait helpers over any transport (wait.c). */
 int ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
-		struct ft_error *err) FT_MUST_CHECK;
+                struct ft_error *err) FT_MUST_CHECK;
 int ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
-		struct ft_error *err) FT_MUST_CHECK;
+                struct ft_error *err) FT_MUST_CHECK;
 /* Progress until all @n requests are done; deadline = timeout_s without progress. */
 int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
-		struct ft_error *err) FT_MUST_CHECK;
+                struct ft_error *err) FT_MUST_CHECK;
 int ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err) FT_MUST_CHECK;
 /* Blocking exchange with one peer (send and receive at once). */
 int ft__ep_sendrecv(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from,
-		    void *rbuf, size_t rlen, struct ft_error *err) FT_MUST_CHECK;
+                    void *rbuf, size_t rlen, struct ft_error *err) FT_MUST_CHECK;
 
 /* Overlay @ops on defaults that return FT_ENOTSUP (no NULL methods at call sites). */
 void ft__transport_fill(struct ft_transport_ops *out, const struct ft_transport_ops *ops);
 int ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-		       char *chosen, size_t clen, struct ft_error *err) FT_MUST_CHECK;
+                       char *chosen, size_t clen, struct ft_error *err) FT_MUST_CHECK;
 
 extern const struct ft_transport_ops ft_tcp_transport;
 extern const struct ft_transport_ops ft_shm_transport;
@@ -104,21 +104,25 @@ extern const struct ft_transport_ops ft_nccl_transport;
 /* Deterministic fill of rank @rank's element @i, and the reduced expectation. */
 void ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t first);
 /* dst[i] = dst[i] op src[i] */
-void ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t,
-		     enum ft_redop op);
+void ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum ft_redop op);
 /* Count elements of @buf that differ from the reduction over @nranks ranks of the fill. */
 int64_t ft__data_check_reduced(const void *buf, size_t count, enum ft_dtype t, enum ft_redop op,
-			       uint32_t nranks, size_t first);
+                               uint32_t nranks, size_t first);
 /* Count elements that differ from rank @rank's fill starting at element @first. */
 int64_t ft__data_check_fill(const void *buf, size_t count, enum ft_dtype t, uint32_t rank,
-			    size_t first);
+                            size_t first);
 
 /* ---- fabtune's own collectives (coll.c) ------------------------------------ */
 
+<<<<<<< HEAD
 int ft__coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 	FT_MUST_CHECK;
+=======
+int ft__coll_run(struct ft_ep *ep, const struct ft_coll_args *a,
+                 struct ft_error *err) FT_MUST_CHECK;
+>>>>>>> bench
 /* Bytes of send and receive buffers nccl-tests uses for @count elements. */
 void ft__coll_bufsizes(enum ft_bench_pattern p, size_t count, size_t esize, uint32_t nranks,
-		       size_t *send_bytes, size_t *recv_bytes);
+                       size_t *send_bytes, size_t *recv_bytes);
 
 #endif

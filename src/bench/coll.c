@@ -82,7 +82,7 @@ step(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from
 		rc = ft__ep_wait1(ep, &rr[k], err);
 		if (rc == 0 && red)
 			ft__data_reduce((char *)red + off, (char *)rbuf + off, rr[k].len / esize,
-					a->dtype, a->op);
+			                a->dtype, a->op);
 	}
 	if (rc == 0)
 		rc = ft__ep_wait1(ep, &sr, err);
@@ -98,7 +98,11 @@ chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
 
 static int
 ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t shift,
+<<<<<<< HEAD
 			  const struct ft_bench_coll_args *a, struct ft_error *err)
+=======
+                          const struct ft_coll_args *a, struct ft_error *err)
+>>>>>>> bench
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
 	size_t es = ft_dtype_size(a->dtype), maxc = (count + n - 1) / n;
@@ -114,14 +118,19 @@ ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t s
 		chunk(count, n, sc, &sf, &sn);
 		chunk(count, n, rcv, &rf, &rn);
 		rc = step(ep, (r + 1) % n, work + sf * es, sn * es, (r + n - 1) % n, tmp, rn * es,
-			  work + rf * es, a, err);
+		          work + rf * es, a, err);
 	}
 	return rc;
 }
 
 static int
+<<<<<<< HEAD
 ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_blocks,
 		       uint32_t shift, const struct ft_bench_coll_args *a, struct ft_error *err)
+=======
+ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_blocks, uint32_t shift,
+                       const struct ft_coll_args *a, struct ft_error *err)
+>>>>>>> bench
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
 	size_t es = ft_dtype_size(a->dtype);
@@ -140,7 +149,7 @@ ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_bloc
 			chunk(count, n, rcv, &rf, &rn);
 		}
 		rc = step(ep, (r + 1) % n, buf + sf * es, sn * es, (r + n - 1) % n, buf + rf * es,
-			  rn * es, NULL, a, err);
+		          rn * es, NULL, a, err);
 	}
 	return rc;
 }
@@ -225,10 +234,10 @@ alltoall(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *
 		uint32_t to = (r + s) % n, from = (r + n - s) % n;
 
 		rc = ft__ep_recv(ep, &reqs[2 * s], from, (char *)a->recvbuf + (size_t)from * bytes,
-				 bytes, err);
+		                 bytes, err);
 		if (rc == 0)
 			rc = ft__ep_send(ep, &reqs[2 * s + 1], to, src + (size_t)to * bytes, bytes,
-					 err);
+			                 err);
 		ptrs[2 * (s - 1)] = &reqs[2 * s];
 		ptrs[2 * (s - 1) + 1] = &reqs[2 * s + 1];
 	}
@@ -259,13 +268,13 @@ broadcast(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error 
 	ns = bytes ? (bytes + sl - 1) / sl : 0;
 	for (k = 0, off = 0; k < ns && rc == 0 && !first; k++, off += sl)
 		rc = ft__ep_recv(ep, &rr[k], (r + n - 1) % n, (char *)a->recvbuf + off,
-				 FT_MIN(sl, bytes - off), err);
+		                 FT_MIN(sl, bytes - off), err);
 	for (k = 0, off = 0; k < ns && rc == 0; k++, off += sl) {
 		if (!first)
 			rc = ft__ep_wait1(ep, &rr[k], err);
 		if (rc == 0 && !last)
 			rc = ft__ep_send(ep, &sr[k], (r + 1) % n, (char *)a->recvbuf + off,
-					 FT_MIN(sl, bytes - off), err);
+			                 FT_MIN(sl, bytes - off), err);
 	}
 	for (k = 0; k < ns && rc == 0 && !last; k++)
 		rc = ft__ep_wait1(ep, &sr[k], err);
@@ -298,7 +307,7 @@ reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *er
 	ns = bytes ? (bytes + sl - 1) / sl : 0;
 	for (k = 0, off = 0; k < ns && rc == 0 && pos > 0; k++, off += sl)
 		rc = ft__ep_recv(ep, &rr[k], (r + n - 1) % n, tmp + off, FT_MIN(sl, bytes - off),
-				 err);
+		                 err);
 	for (k = 0, off = 0; k < ns && rc == 0; k++, off += sl) {
 		size_t len = FT_MIN(sl, bytes - off);
 
@@ -334,13 +343,13 @@ ft__coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_err
 		return reduce(ep, a, err);
 	default:
 		return ft_error_set(err, FT_EINVAL, "%s is not a collective",
-				    ft_bench_pattern_name(a->coll));
+		                    ft_bench_pattern_name(a->coll));
 	}
 }
 
 void
 ft__coll_bufsizes(enum ft_bench_pattern p, size_t count, size_t esize, uint32_t nranks,
-		  size_t *send_bytes, size_t *recv_bytes)
+                  size_t *send_bytes, size_t *recv_bytes)
 {
 	size_t one = count * esize;
 

@@ -47,9 +47,9 @@ ft_dtype_from_name(const char *name, enum ft_dtype *out)
 		const char *alias;
 		enum ft_dtype t;
 	} aliases[] = {
-		{ "char", FT_DTYPE_INT8 },	 { "int", FT_DTYPE_INT32 },
-		{ "float32", FT_DTYPE_FLOAT },	 { "float64", FT_DTYPE_DOUBLE },
-		{ "uint", FT_DTYPE_UINT32 },	 { "f32", FT_DTYPE_FLOAT },
+		{ "char", FT_DTYPE_INT8 },     { "int", FT_DTYPE_INT32 },
+		{ "float32", FT_DTYPE_FLOAT }, { "float64", FT_DTYPE_DOUBLE },
+		{ "uint", FT_DTYPE_UINT32 },   { "f32", FT_DTYPE_FLOAT },
 		{ "f64", FT_DTYPE_DOUBLE },
 	};
 	size_t i;
@@ -92,14 +92,14 @@ fill_value(uint32_t rank, size_t i)
 	return (unsigned)((i * 7 + (size_t)rank * 13) % 11) + 1;
 }
 
-#define FOR_TYPES(X)                                                                               \
-	X(INT8, int8_t)                                                                            \
-	X(UINT8, uint8_t)                                                                          \
-	X(INT32, int32_t)                                                                          \
-	X(UINT32, uint32_t)                                                                        \
-	X(INT64, int64_t)                                                                          \
-	X(UINT64, uint64_t)                                                                        \
-	X(FLOAT, float)                                                                            \
+#define FOR_TYPES(X)        \
+	X(INT8, int8_t)     \
+	X(UINT8, uint8_t)   \
+	X(INT32, int32_t)   \
+	X(UINT32, uint32_t) \
+	X(INT64, int64_t)   \
+	X(UINT64, uint64_t) \
+	X(FLOAT, float)     \
 	X(DOUBLE, double)
 
 void
@@ -108,10 +108,10 @@ ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t fi
 	size_t i;
 
 	switch (t) {
-#define FILL_(E, T)                                                                                \
-	case FT_DTYPE_##E:                                                                         \
-		for (i = 0; i < count; i++)                                                        \
-			((T *)buf)[i] = (T)fill_value(rank, first + i);                            \
+#define FILL_(E, T)                                                     \
+	case FT_DTYPE_##E:                                              \
+		for (i = 0; i < count; i++)                             \
+			((T *)buf)[i] = (T)fill_value(rank, first + i); \
 		break;
 		FOR_TYPES(FILL_)
 #undef FILL_
@@ -120,32 +120,32 @@ ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t fi
 	}
 }
 
-#define RED_LOOP_(T, expr)                                                                         \
-	do {                                                                                       \
-		T *d = dst;                                                                        \
-		const T *s = src;                                                                  \
-		for (i = 0; i < count; i++)                                                        \
-			d[i] = (T)(expr);                                                          \
+#define RED_LOOP_(T, expr)                  \
+	do {                                \
+		T *d = dst;                 \
+		const T *s = src;           \
+		for (i = 0; i < count; i++) \
+			d[i] = (T)(expr);   \
 	} while (0)
 
-#define REDUCE_(E, T)                                                                              \
-	case FT_DTYPE_##E:                                                                         \
-		switch (op) {                                                                      \
-		case FT_REDOP_SUM:                                                                 \
-			RED_LOOP_(T, d[i] + s[i]);                                                 \
-			break;                                                                     \
-		case FT_REDOP_PROD:                                                                \
-			RED_LOOP_(T, d[i] * s[i]);                                                 \
-			break;                                                                     \
-		case FT_REDOP_MAX:                                                                 \
-			RED_LOOP_(T, d[i] > s[i] ? d[i] : s[i]);                                   \
-			break;                                                                     \
-		case FT_REDOP_MIN:                                                                 \
-			RED_LOOP_(T, d[i] < s[i] ? d[i] : s[i]);                                   \
-			break;                                                                     \
-		case FT_REDOP_COUNT:                                                               \
-			break;                                                                     \
-		}                                                                                  \
+#define REDUCE_(E, T)                                            \
+	case FT_DTYPE_##E:                                       \
+		switch (op) {                                    \
+		case FT_REDOP_SUM:                               \
+			RED_LOOP_(T, d[i] + s[i]);               \
+			break;                                   \
+		case FT_REDOP_PROD:                              \
+			RED_LOOP_(T, d[i] * s[i]);               \
+			break;                                   \
+		case FT_REDOP_MAX:                               \
+			RED_LOOP_(T, d[i] > s[i] ? d[i] : s[i]); \
+			break;                                   \
+		case FT_REDOP_MIN:                               \
+			RED_LOOP_(T, d[i] < s[i] ? d[i] : s[i]); \
+			break;                                   \
+		case FT_REDOP_COUNT:                             \
+			break;                                   \
+		}                                                \
 		break;
 
 void
@@ -207,8 +207,8 @@ static double
 element(const void *buf, enum ft_dtype t, size_t i)
 {
 	switch (t) {
-#define GET_(E, T)                                                                                 \
-	case FT_DTYPE_##E:                                                                         \
+#define GET_(E, T)         \
+	case FT_DTYPE_##E: \
 		return (double)((const T *)buf)[i];
 		FOR_TYPES(GET_)
 #undef GET_
@@ -228,7 +228,7 @@ same(double got, double want, enum ft_dtype t)
 
 int64_t
 ft__data_check_reduced(const void *buf, size_t count, enum ft_dtype t, enum ft_redop op,
-		       uint32_t nranks, size_t first)
+                       uint32_t nranks, size_t first)
 {
 	int64_t wrong = 0;
 	double want[11];

@@ -23,14 +23,14 @@ mpi_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 	MPI_Initialized(&flag);
 	if (!flag)
 		return ft_error_set(err, FT_ENOTSUP,
-				    "not launched by mpirun/srun (run: mpirun -np N fabtune bench "
-				    "...)");
+		                    "not launched by mpirun/srun (run: mpirun -np N fabtune bench "
+		                    "...)");
 	return 0;
 }
 
 static int
 mpi_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-	 struct ft_error *err)
+         struct ft_error *err)
 {
 	struct mpi_ep *ep;
 
@@ -62,17 +62,17 @@ mpi_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 
 	if (req->len > INT_MAX)
 		return ft_error_set(err, FT_ERANGE, "mpi: message of %zu bytes is too large",
-				    req->len);
+		                    req->len);
 	req->done = false;
 	if (send)
-		rc = MPI_Isend(req->buf, (int)req->len, MPI_BYTE, (int)req->peer, 7,
-			       MPI_COMM_WORLD, &mr);
+		rc = MPI_Isend(req->buf, (int)req->len, MPI_BYTE, (int)req->peer, 7, MPI_COMM_WORLD,
+		               &mr);
 	else
-		rc = MPI_Irecv(req->buf, (int)req->len, MPI_BYTE, (int)req->peer, 7,
-			       MPI_COMM_WORLD, &mr);
+		rc = MPI_Irecv(req->buf, (int)req->len, MPI_BYTE, (int)req->peer, 7, MPI_COMM_WORLD,
+		               &mr);
 	if (rc != MPI_SUCCESS)
 		return ft_error_set(err, FT_EMPI, "mpi: %s to rank %u failed",
-				    send ? "MPI_Isend" : "MPI_Irecv", req->peer);
+		                    send ? "MPI_Isend" : "MPI_Irecv", req->peer);
 	_Static_assert(sizeof(mr) <= sizeof(req->priv), "MPI_Request fits");
 	memcpy(req->priv, &mr, sizeof(mr));
 	return ft_vec_push(&ep->pending, &req);
@@ -104,7 +104,8 @@ mpi_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 
 		memcpy(&mr, q->priv, sizeof(mr));
 		if (MPI_Test(&mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return ft_error_set(err, FT_EMPI, "mpi: MPI_Test failed (rank %u)", q->peer);
+			return ft_error_set(err, FT_EMPI, "mpi: MPI_Test failed (rank %u)",
+			                    q->peer);
 		memcpy(q->priv, &mr, sizeof(mr));
 		if (flag) {
 			q->done = true;
@@ -170,34 +171,34 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 
 	if (a->count > INT_MAX / (size_t)n)
 		return ft_error_set(err, FT_ERANGE, "mpi: %zu elements is more than MPI's int",
-				    a->count);
+		                    a->count);
 	c = (int)a->count;
 	switch (a->coll) {
 	case FT_BENCH_ALL_REDUCE:
 		inplace = a->sendbuf == a->recvbuf;
 		rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op,
-				   MPI_COMM_WORLD);
+		                   MPI_COMM_WORLD);
 		break;
 	case FT_BENCH_ALL_GATHER:
 		inplace = a->sendbuf == (const char *)a->recvbuf + (size_t)r * a->count * es;
 		rc = MPI_Allgather(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
-				   MPI_COMM_WORLD);
+		                   MPI_COMM_WORLD);
 		break;
 	case FT_BENCH_REDUCE_SCATTER:
 		inplace = a->recvbuf == (const char *)a->sendbuf + (size_t)r * a->count * es;
 		if (inplace) {
 			rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, (void *)a->sendbuf, c, t, op,
-						      MPI_COMM_WORLD);
+			                              MPI_COMM_WORLD);
 			memmove(a->recvbuf, a->sendbuf, a->count * es);
 		} else {
 			rc = MPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, c, t, op,
-						      MPI_COMM_WORLD);
+			                              MPI_COMM_WORLD);
 		}
 		break;
 	case FT_BENCH_ALLTOALL:
 		inplace = a->sendbuf == a->recvbuf;
 		rc = MPI_Alltoall(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
-				  MPI_COMM_WORLD);
+		                  MPI_COMM_WORLD);
 		break;
 	case FT_BENCH_BROADCAST:
 		if (r == a->root && a->sendbuf != a->recvbuf)
@@ -207,7 +208,7 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 	case FT_BENCH_REDUCE:
 		inplace = a->sendbuf == a->recvbuf && r == a->root;
 		rc = MPI_Reduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op, a->root,
-				MPI_COMM_WORLD);
+		                MPI_COMM_WORLD);
 		break;
 	default:
 		return FT_ENOTSUP;

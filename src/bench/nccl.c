@@ -15,9 +15,9 @@
  * (ft_bench_coll_args.staged), so the timed loop measures NCCL alone, as
  * nccl-tests does. Point-to-point patterns are not offered on nccl.
  */
-#include "patterns.h"
-
 #include <dlfcn.h>
+
+#include "patterns.h"
 
 /* ---- the ABI we rely on ------------------------------------------------------ */
 
@@ -28,10 +28,27 @@ typedef struct {
 	char internal[128]; /* NCCL_UNIQUE_ID_BYTES */
 } nccl_unique_id_t;
 
-enum { NCCL_INT8 = 0, NCCL_UINT8 = 1, NCCL_INT32 = 2, NCCL_UINT32 = 3, NCCL_INT64 = 4,
-       NCCL_UINT64 = 5, NCCL_FLOAT32 = 7, NCCL_FLOAT64 = 8 };
-enum { NCCL_SUM = 0, NCCL_PROD = 1, NCCL_MAX = 2, NCCL_MIN = 3 };
-enum { CUDA_MEMCPY_H2D = 1, CUDA_MEMCPY_D2H = 2, CUDA_MEMCPY_D2D = 3 };
+enum {
+	NCCL_INT8 = 0,
+	NCCL_UINT8 = 1,
+	NCCL_INT32 = 2,
+	NCCL_UINT32 = 3,
+	NCCL_INT64 = 4,
+	NCCL_UINT64 = 5,
+	NCCL_FLOAT32 = 7,
+	NCCL_FLOAT64 = 8
+};
+enum {
+	NCCL_SUM = 0,
+	NCCL_PROD = 1,
+	NCCL_MAX = 2,
+	NCCL_MIN = 3
+};
+enum {
+	CUDA_MEMCPY_H2D = 1,
+	CUDA_MEMCPY_D2H = 2,
+	CUDA_MEMCPY_D2D = 3
+};
 
 struct nccl_api {
 	void *lib, *cudart;
@@ -41,17 +58,17 @@ struct nccl_api {
 	nccl_result_t (*CommDestroy)(nccl_comm_t comm);
 	const char *(*GetErrorString)(nccl_result_t r);
 	nccl_result_t (*AllReduce)(const void *s, void *r, size_t n, int t, int op, nccl_comm_t c,
-				   cuda_stream_t st);
+	                           cuda_stream_t st);
 	nccl_result_t (*AllGather)(const void *s, void *r, size_t n, int t, nccl_comm_t c,
-				   cuda_stream_t st);
+	                           cuda_stream_t st);
 	nccl_result_t (*ReduceScatter)(const void *s, void *r, size_t n, int t, int op,
-				       nccl_comm_t c, cuda_stream_t st);
-	nccl_result_t (*Broadcast)(const void *s, void *r, size_t n, int t, int root,
-				   nccl_comm_t c, cuda_stream_t st);
+	                               nccl_comm_t c, cuda_stream_t st);
+	nccl_result_t (*Broadcast)(const void *s, void *r, size_t n, int t, int root, nccl_comm_t c,
+	                           cuda_stream_t st);
 	nccl_result_t (*Reduce)(const void *s, void *r, size_t n, int t, int op, int root,
-				nccl_comm_t c, cuda_stream_t st);
+	                        nccl_comm_t c, cuda_stream_t st);
 	nccl_result_t (*Send)(const void *s, size_t n, int t, int peer, nccl_comm_t c,
-			      cuda_stream_t st);
+	                      cuda_stream_t st);
 	nccl_result_t (*Recv)(void *r, size_t n, int t, int peer, nccl_comm_t c, cuda_stream_t st);
 	nccl_result_t (*GroupStart)(void);
 	nccl_result_t (*GroupEnd)(void);
@@ -68,7 +85,10 @@ struct nccl_api {
 	const char *(*cudaGetErrorString)(int e);
 };
 
-#define SYM(lib, field, name) { lib, offsetof(struct nccl_api, field), name }
+#define SYM(lib, field, name)                               \
+	{                                                   \
+		lib, offsetof(struct nccl_api, field), name \
+	}
 
 static const struct {
 	int lib; /* 0 nccl, 1 cudart */
@@ -112,7 +132,7 @@ open_first(const char *env, const char *const *names, size_t n, char *tried, siz
 		h = dlopen(over, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
 			snprintf(tried + used, tlen - used, "%s%s=%s: %s", used ? "; " : "", env,
-				 over, dlerror());
+			         over, dlerror());
 		return h;
 	}
 	for (i = 0; i < n; i++) {
@@ -133,20 +153,20 @@ api_load(struct nccl_api *api, bool want_nccl, struct ft_error *err)
 {
 	static const char *const nccl_names[] = { "libnccl.so.2", "libnccl.so" };
 	static const char *const cudart_names[] = { "libcudart.so", "libcudart.so.13",
-						    "libcudart.so.12", "libcudart.so.11.0" };
+		                                    "libcudart.so.12", "libcudart.so.11.0" };
 	char tried[384] = "";
 	size_t i;
 	int v = 0;
 
 	memset(api, 0, sizeof(*api));
 	if (want_nccl) {
-		api->lib = open_first("FABTUNE_NCCL_LIBRARY", nccl_names,
-				      FT_ARRAY_SIZE(nccl_names), tried, sizeof(tried));
+		api->lib = open_first("FABTUNE_NCCL_LIBRARY", nccl_names, FT_ARRAY_SIZE(nccl_names),
+		                      tried, sizeof(tried));
 		if (!api->lib)
 			return ft_error_set(err, FT_ENOTSUP, "not available (%s)", tried);
 	}
 	api->cudart = open_first("FABTUNE_CUDART_LIBRARY", cudart_names,
-				 FT_ARRAY_SIZE(cudart_names), tried, sizeof(tried));
+	                         FT_ARRAY_SIZE(cudart_names), tried, sizeof(tried));
 	if (!api->cudart)
 		goto fail_msg;
 	for (i = 0; i < FT_ARRAY_SIZE(syms); i++) {
@@ -157,7 +177,7 @@ api_load(struct nccl_api *api, bool want_nccl, struct ft_error *err)
 		f = dlsym(lib, syms[i].name);
 		if (!f) {
 			ft_error_set(err, FT_ENOTSUP, "not available (%s has no %s)",
-				     syms[i].lib ? "the CUDA runtime" : "libnccl", syms[i].name);
+			             syms[i].lib ? "the CUDA runtime" : "libnccl", syms[i].name);
 			goto fail;
 		}
 		memcpy((char *)api + syms[i].off, &f, sizeof(f));
@@ -165,8 +185,8 @@ api_load(struct nccl_api *api, bool want_nccl, struct ft_error *err)
 	if (want_nccl) {
 		/* 2.9+ encodes major*10000 + minor*100 + patch, older major*1000 + minor*100 */
 		if (api->GetVersion(&v) != 0 || (v >= 10000 ? v < 20700 : v < 2700)) {
-			ft_error_set(err, FT_ENOTSUP, "not available (NCCL version code %d, need 2.7+)",
-				     v);
+			ft_error_set(err, FT_ENOTSUP,
+			             "not available (NCCL version code %d, need 2.7+)", v);
 			goto fail;
 		}
 	}
@@ -254,7 +274,7 @@ nccl_close(struct ft_ep *base)
 
 static int
 nccl_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-	  struct ft_error *err)
+          struct ft_error *err)
 {
 	struct nccl_ep *ep = ft_calloc(1, sizeof(*ep));
 	nccl_unique_id_t id;
@@ -271,7 +291,7 @@ nccl_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out
 	ep->device = local_index(w) % (ndev ? ndev : 1);
 	if (ep->api.cudaSetDevice(ep->device) != 0 || ep->api.cudaStreamCreate(&ep->stream) != 0) {
 		rc = ft_error_set(err, FT_EIO, "host %s: cannot use GPU %d", w->info[w->rank].host,
-				  ep->device);
+		                  ep->device);
 		goto fail;
 	}
 	memset(&id, 0, sizeof(id));
@@ -286,7 +306,7 @@ nccl_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out
 	if (nr != 0) {
 		ep->comm = NULL;
 		rc = ft_error_set(err, FT_EIO, "ncclCommInitRank on host %s GPU %d: %s",
-				  w->info[w->rank].host, ep->device, ep->api.GetErrorString(nr));
+		                  w->info[w->rank].host, ep->device, ep->api.GetErrorString(nr));
 		goto fail;
 	}
 	*out = &ep->base;
@@ -317,9 +337,9 @@ static int
 nccl_type(enum ft_dtype t)
 {
 	static const int map[FT_DTYPE_COUNT] = {
-		[FT_DTYPE_INT8] = NCCL_INT8,	 [FT_DTYPE_UINT8] = NCCL_UINT8,
-		[FT_DTYPE_INT32] = NCCL_INT32,	 [FT_DTYPE_UINT32] = NCCL_UINT32,
-		[FT_DTYPE_INT64] = NCCL_INT64,	 [FT_DTYPE_UINT64] = NCCL_UINT64,
+		[FT_DTYPE_INT8] = NCCL_INT8,     [FT_DTYPE_UINT8] = NCCL_UINT8,
+		[FT_DTYPE_INT32] = NCCL_INT32,   [FT_DTYPE_UINT32] = NCCL_UINT32,
+		[FT_DTYPE_INT64] = NCCL_INT64,   [FT_DTYPE_UINT64] = NCCL_UINT64,
 		[FT_DTYPE_FLOAT] = NCCL_FLOAT32, [FT_DTYPE_DOUBLE] = NCCL_FLOAT64,
 	};
 
@@ -340,7 +360,7 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	d1 = dscratch(ep, 1, FT_MAX(sbytes, rbytes));
 	if (!d0 || !d1)
 		return ft_error_set(err, FT_ENOMEM, "cudaMalloc of %zu bytes failed on GPU %d",
-				    FT_MAX(sbytes, rbytes), ep->device);
+		                    FT_MAX(sbytes, rbytes), ep->device);
 	ds = d0;
 	dr = d1;
 	if (a->in_place) {
@@ -378,7 +398,7 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 			nr = ep->api.Send(ds + p * blk, a->count, t, (int)p, ep->comm, ep->stream);
 			if (nr == 0)
 				nr = ep->api.Recv(dr + p * blk, a->count, t, (int)p, ep->comm,
-						  ep->stream);
+				                  ep->stream);
 		}
 		if (nr == 0)
 			nr = ep->api.GroupEnd();
@@ -389,7 +409,7 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	}
 	if (nr != 0)
 		return ft_error_set(err, FT_EIO, "nccl %s: %s", ft_bench_pattern_name(a->coll),
-				    ep->api.GetErrorString(nr));
+		                    ep->api.GetErrorString(nr));
 	if (ep->api.cudaStreamSynchronize(ep->stream) != 0)
 		return ft_error_set(err, FT_EIO, "GPU %d: stream synchronize failed", ep->device);
 	if (a->staged && ep->api.cudaMemcpy(a->recvbuf, dr, rbytes, CUDA_MEMCPY_D2H) != 0)
@@ -401,7 +421,7 @@ static int
 nccl_post(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
 {
 	return ft_error_set(err, FT_ENOTSUP,
-			    "nccl: point-to-point patterns are not offered; use a collective");
+	                    "nccl: point-to-point patterns are not offered; use a collective");
 }
 
 const struct ft_transport_ops ft_nccl_transport = {
@@ -436,9 +456,11 @@ ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out, struc
 	}
 	api.cudaGetDeviceCount(&ndev);
 	api.cudaSetDevice(local_index(bc->w) % (ndev ? ndev : 1));
-	if (api.cudaMalloc(&src, cfg->max_bytes) != 0 || api.cudaMalloc(&dst, cfg->max_bytes) != 0) {
-		rc = ft_error_set(err, FT_ENOMEM, "dev_memcpy: cudaMalloc of %" PRIu64 " bytes failed",
-				  cfg->max_bytes);
+	if (api.cudaMalloc(&src, cfg->max_bytes) != 0 ||
+	    api.cudaMalloc(&dst, cfg->max_bytes) != 0) {
+		rc = ft_error_set(err, FT_ENOMEM,
+		                  "dev_memcpy: cudaMalloc of %" PRIu64 " bytes failed",
+		                  cfg->max_bytes);
 		goto out;
 	}
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {

@@ -73,14 +73,15 @@ ft__bench_find_outliers(struct ft_bench_report *out, double thr)
 		o.rank_a = o.rank_b = s;
 		o.value_GBps = worst;
 		o.ratio = worst / m;
-		snprintf(o.blame, sizeof(o.blame), "host %.48s (rank %u, %.20s)", h->host, s, h->ifname);
+		snprintf(o.blame, sizeof(o.blame), "host %.48s (rank %u, %.20s)", h->host, s,
+		         h->ifname);
 		snprintf(o.text, sizeof(o.text),
-			 "host %s (rank %u, %s %s): %s %.3f GB/s, %.0f%% of the median %.3f GB/s%s",
-			 h->host, s, h->ifname, h->addr, tx <= rx ? "sends at" : "receives at", worst,
-			 100 * o.ratio, m,
-			 (tx < thr * m && rx < thr * m) ? " (both directions)"
-			 : tx < thr * m		       ? " (its transmit side)"
-						       : " (its receive side)");
+		         "host %s (rank %u, %s %s): %s %.3f GB/s, %.0f%% of the median %.3f GB/s%s",
+		         h->host, s, h->ifname, h->addr, tx <= rx ? "sends at" : "receives at",
+		         worst, 100 * o.ratio, m,
+		         (tx < thr * m && rx < thr * m) ? " (both directions)" :
+		         tx < thr * m                   ? " (its transmit side)" :
+		                                          " (its receive side)");
 		rc = ft_vec_push(&out->outliers, &o);
 		if (rc < 0)
 			goto out;
@@ -98,10 +99,11 @@ ft__bench_find_outliers(struct ft_bench_report *out, double thr)
 			o.rank_b = d;
 			o.value_GBps = v;
 			o.ratio = v / m;
-			snprintf(o.text, sizeof(o.text),
-				 "pair %s (rank %u) -> %s (rank %u): %.3f GB/s, %.0f%% of the median "
-				 "%.3f GB/s",
-				 out->ranks[s].host, s, out->ranks[d].host, d, v, 100 * o.ratio, m);
+			snprintf(
+			        o.text, sizeof(o.text),
+			        "pair %s (rank %u) -> %s (rank %u): %.3f GB/s, %.0f%% of the median "
+			        "%.3f GB/s",
+			        out->ranks[s].host, s, out->ranks[d].host, d, v, 100 * o.ratio, m);
 			rc = ft_vec_push(&out->outliers, &o);
 			if (rc < 0)
 				goto out;

@@ -96,14 +96,13 @@ sync_pair(struct ft_bench_ctx *bc, uint32_t peer, struct ft_error *err)
  * iteration (perftest's "BW peak"); both NaN when not receiving.
  */
 static int
-stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
-       uint32_t window, uint32_t iters, double *rx_GBps, double *best_GBps,
-       struct ft_error *err)
+stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size, uint32_t window,
+       uint32_t iters, double *rx_GBps, double *best_GBps, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	char *sbuf = ft__ep_scratch(ep, 0, size), *rbuf = ft__ep_scratch(ep, 1, size);
-	struct ft_req *reqs = ft__ep_scratch(ep, 2, (sizeof(struct ft_req) +
-						      sizeof(struct ft_req *)) * 2 * window);
+	struct ft_req *reqs = ft__ep_scratch(
+	        ep, 2, (sizeof(struct ft_req) + sizeof(struct ft_req *)) * 2 * window);
 	struct ft_req **ptrs;
 	double t0, tprev, best = 0;
 	uint32_t it, k;
@@ -158,7 +157,7 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 /* Ping-pong @iters times; the initiator gets one-way samples in @samples. */
 static int
 pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, uint32_t warmup,
-	 uint32_t iters, double *samples, struct ft_error *err)
+         uint32_t iters, double *samples, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	char *buf = ft__ep_scratch(ep, 0, size ? size : 1);
@@ -198,7 +197,7 @@ pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, ui
 
 static void
 row_base(struct ft_result_row *row, const char *test, const struct ft_bench_report *out,
-	 uint64_t bytes, uint32_t nranks)
+         uint64_t bytes, uint32_t nranks)
 {
 	ft_result_row_init(row);
 	ft_strlcpy(row->test, test, sizeof(row->test));
@@ -245,7 +244,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		if (lat) {
 			if (r < 2)
 				rc = pingpong(bc, 1 - r, r == 0, size, cfg->warmup, cfg->iters,
-					      samples, err);
+				              samples, err);
 			if (rc == 0 && r == 0)
 				ft_bench_lat_stats(samples, cfg->iters, &row);
 			v[0] = row.lat_p50_us;
@@ -253,7 +252,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			bool bidir = cfg->bidir;
 
 			rc = stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
-				    cfg->iters, &v[0], &v[1], err);
+			            cfg->iters, &v[0], &v[1], err);
 		}
 		all = ft_calloc(w->nranks, sizeof(v));
 		if (!all) {
@@ -273,8 +272,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			row.algbw_GBps = row.busbw_GBps = bw;
 			row.ip_algbw_GBps = peak; /* perftest's BW peak */
 			row.nsamples = cfg->iters * cfg->window;
-			row.time_us = bw > 0 ? (double)size / (bw * 1e3) * (cfg->bidir ? 2 : 1)
-					     : 0;
+			row.time_us = bw > 0 ? (double)size / (bw * 1e3) * (cfg->bidir ? 2 : 1) : 0;
 		}
 		if (rc == 0 && lat && r == 0) {
 			row.algbw_GBps = row.time_us > 0 ? (double)size / (row.time_us * 1e3) : 0;
@@ -283,6 +281,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		ft_free(all);
 		if (rc == 0 && r == 0)
 			rc = ft_run_add(&out->run, &row);
+		if (rc == 0 && r == 0 && cfg->on_row)
+			cfg->on_row(cfg->on_row_ud, out, &row);
 		if (rc == 0 && r == 0)
 			ft_progress_update(&cfg->progress, row.test, ++done, total);
 		if (cfg->step_bytes)
@@ -306,7 +306,7 @@ pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *lat, struc
 	int rc;
 
 	rc = stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window, cfg->iters, rx,
-		    &best, err);
+	            &best, err);
 	if (rc < 0)
 		return rc;
 	rc = pingpong(bc, peer, bc->w->rank < peer, 8, 10, LAT_PROBE_ITERS, samples, err);
@@ -324,7 +324,7 @@ pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *lat, struc
 /* rx[n] per rank -> matrix[src * n + dst] (dst measured it). */
 static int
 gather_matrix(struct ft_world *w, const double *mine, double *matrix, bool symmetric_lat,
-	      struct ft_error *err)
+              struct ft_error *err)
 {
 	uint32_t n = w->nranks, s, d;
 	double *all = ft_calloc((size_t)n * n, sizeof(*all));
@@ -363,15 +363,16 @@ retest_verdicts(struct ft_bench_report *out, const double *vals, double median, 
 		k++;
 		if (abad && !bbad)
 			snprintf(o->blame, sizeof(o->blame), "host %.48s (rank %u, %.20s)", a->host,
-				 o->rank_a, a->ifname);
+			         o->rank_a, a->ifname);
 		else if (bbad && !abad)
 			snprintf(o->blame, sizeof(o->blame), "host %.48s (rank %u, %.20s)", b->host,
-				 o->rank_b, b->ifname);
+			         o->rank_b, b->ifname);
 		else if (abad && bbad)
 			snprintf(o->blame, sizeof(o->blame), "both hosts");
 		else
-			snprintf(o->blame, sizeof(o->blame), "the path between them (both sides "
-							     "are fine with another host)");
+			snprintf(o->blame, sizeof(o->blame),
+			         "the path between them (both sides "
+			         "are fine with another host)");
 	}
 }
 
@@ -386,7 +387,7 @@ pairs_retest(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_err
 
 	for (i = 0; i < out->outliers.len; i++)
 		if (strcmp(((struct ft_bench_outlier *)ft_vec_at(&out->outliers, i))->kind,
-			   "pair") == 0)
+		           "pair") == 0)
 			npairs++;
 	if (npairs == 0 || n < 3)
 		return 0;
@@ -427,8 +428,9 @@ pairs_retest(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_err
 			double bw = NAN, peak;
 
 			if (r == x || r == g)
-				rc = stream(bc, r == x ? g : x, true, true, (size_t)bc->cfg->max_bytes,
-					    bc->cfg->window, bc->cfg->iters, &bw, &peak, err);
+				rc = stream(bc, r == x ? g : x, true, true,
+				            (size_t)bc->cfg->max_bytes, bc->cfg->window,
+				            bc->cfg->iters, &bw, &peak, err);
 			if (r == x)
 				mine[k * 4 + side * 2] = bw;
 			if (r == g)
@@ -508,9 +510,9 @@ ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			label(w, s, row.src, sizeof(row.src));
 			label(w, d, row.dst, sizeof(row.dst));
 			row.algbw_GBps = row.busbw_GBps = out->bw_GBps[(size_t)s * n + d];
-			row.time_us = row.algbw_GBps > 0
-					      ? (double)bc->cfg->max_bytes / (row.algbw_GBps * 1e3)
-					      : 0;
+			row.time_us = row.algbw_GBps > 0 ?
+			                      (double)bc->cfg->max_bytes / (row.algbw_GBps * 1e3) :
+			                      0;
 			row.lat_p50_us = out->lat_us[(size_t)s * n + d];
 			row.nsamples = bc->cfg->iters * bc->cfg->window;
 			rc = ft_run_add(&out->run, &row);
@@ -562,7 +564,7 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		}
 		if (partner >= 0)
 			rc = stream(bc, (uint32_t)partner, true, true, (size_t)bc->cfg->max_bytes,
-				    bc->cfg->window, bc->cfg->iters, &mine, &peak, err);
+			            bc->cfg->window, bc->cfg->iters, &mine, &peak, err);
 		if (rc == 0)
 			rc = ft__world_allgather(w, &mine, sizeof(mine), all, err);
 		if (rc < 0)
@@ -578,8 +580,8 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 			}
 		}
 		row_base(&row, "bisection", out, bc->cfg->max_bytes, n);
-		row.algbw_GBps = sum;		       /* aggregate over all directions */
-		row.busbw_GBps = ndir ? lo : 0;	       /* the weakest direction */
+		row.algbw_GBps = sum;           /* aggregate over all directions */
+		row.busbw_GBps = ndir ? lo : 0; /* the weakest direction */
 		row.time_us = ndir && lo > 0 ? (double)bc->cfg->max_bytes / (lo * 1e3) : 0;
 		row.nsamples = bc->cfg->iters * bc->cfg->window;
 		snprintf(row.algo, sizeof(row.algo), "round%u", round + 1);
@@ -591,7 +593,7 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		rc = ft_run_add(&out->run, &row);
 		if (rc == 0 && r == 0)
 			ft_progress_update(&bc->cfg->progress, "bisection", round + 1,
-					   bc->cfg->rounds);
+			                   bc->cfg->rounds);
 	}
 out:
 	ft_free(perm);
@@ -672,7 +674,8 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 			last = ft__now();
 		} else if (ft__now() - last > ep->timeout_s) {
 			rc = ft_error_set(err, FT_ETIMEDOUT,
-					  "incast: no progress for %.0fs (--timeout)", ep->timeout_s);
+			                  "incast: no progress for %.0fs (--timeout)",
+			                  ep->timeout_s);
 			break;
 		}
 		if (rc == 0 && cfg->stop && *cfg->stop)
@@ -693,7 +696,7 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 
 	if (n < 3)
 		return ft_error_set(err, FT_EINVAL,
-				    "incast needs at least 3 ranks (senders, a root and a victim)");
+		                    "incast needs at least 3 ranks (senders, a root and a victim)");
 	if (root >= n)
 		return ft_error_set(err, FT_EINVAL, "--root %u: the world has %u ranks", root, n);
 	victim = root == n - 1 ? n - 2 : n - 1;
@@ -716,7 +719,8 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 			size_t size = (size_t)cfg->max_bytes;
 			char *sbuf = ft__ep_scratch(bc->ep, 0, size);
 			struct ft_req *q = ft__ep_scratch(bc->ep, 2, sizeof(*q) * 2 * cfg->window);
-			struct ft_req **ptrs = ft__ep_scratch(bc->ep, 1, sizeof(*ptrs) * cfg->window);
+			struct ft_req **ptrs =
+			        ft__ep_scratch(bc->ep, 1, sizeof(*ptrs) * cfg->window);
 			uint32_t it, k;
 
 			FT_UNUSED(bw);
@@ -754,11 +758,12 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 			if (rc == 0) {
 				double p50 = all[victim * 2], secs = all[root * 2 + 1];
 				uint64_t bytes = (uint64_t)(n - 2) * cfg->window * cfg->iters *
-						 cfg->max_bytes;
+				                 cfg->max_bytes;
 
 				if (r != victim)
 					ft_result_row_init(&row);
-				ft_strlcpy(row.test, busy ? "incast" : "incast_idle", sizeof(row.test));
+				ft_strlcpy(row.test, busy ? "incast" : "incast_idle",
+				           sizeof(row.test));
 				ft_strlcpy(row.transport, out->transport, sizeof(row.transport));
 				ft_strlcpy(row.dtype, "uint8", sizeof(row.dtype));
 				ft_strlcpy(row.redop, "none", sizeof(row.redop));
@@ -769,7 +774,8 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 				row.lat_p50_us = p50;
 				row.time_us = p50;
 				if (busy && secs > 0) {
-					row.algbw_GBps = row.busbw_GBps = (double)bytes / secs / 1e9;
+					row.algbw_GBps = row.busbw_GBps =
+					        (double)bytes / secs / 1e9;
 				}
 				label(w, victim, row.src, sizeof(row.src));
 				label(w, root, row.dst, sizeof(row.dst));

@@ -9,6 +9,7 @@
  * algbw/busbw use the factors of kb NA-BUSBW.
  */
 #include "bench_int.h"
+
 #include "patterns.h"
 
 #include <fabtune/coll.h>
@@ -33,11 +34,15 @@ ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out)
 		const char *alias;
 		enum ft_bench_pattern p;
 	} aliases[] = {
-		{ "pt2pt", FT_BENCH_PT2PT_BW },		{ "bw", FT_BENCH_PT2PT_BW },
-		{ "lat", FT_BENCH_PT2PT_LAT },		{ "latency", FT_BENCH_PT2PT_LAT },
-		{ "allreduce", FT_BENCH_ALL_REDUCE },	{ "allgather", FT_BENCH_ALL_GATHER },
+		{ "pt2pt", FT_BENCH_PT2PT_BW },
+		{ "bw", FT_BENCH_PT2PT_BW },
+		{ "lat", FT_BENCH_PT2PT_LAT },
+		{ "latency", FT_BENCH_PT2PT_LAT },
+		{ "allreduce", FT_BENCH_ALL_REDUCE },
+		{ "allgather", FT_BENCH_ALL_GATHER },
 		{ "reducescatter", FT_BENCH_REDUCE_SCATTER },
-		{ "all_to_all", FT_BENCH_ALLTOALL },	{ "bcast", FT_BENCH_BROADCAST },
+		{ "all_to_all", FT_BENCH_ALLTOALL },
+		{ "bcast", FT_BENCH_BROADCAST },
 	};
 	size_t i;
 
@@ -157,34 +162,34 @@ ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "unknown pattern");
 	if (cfg->min_bytes && cfg->max_bytes && cfg->min_bytes > cfg->max_bytes)
 		return ft_error_set(err, FT_EINVAL,
-				    "-b/--minbytes %" PRIu64 " is above -e/--maxbytes %" PRIu64,
-				    cfg->min_bytes, cfg->max_bytes);
+		                    "-b/--minbytes %" PRIu64 " is above -e/--maxbytes %" PRIu64,
+		                    cfg->min_bytes, cfg->max_bytes);
 	if (cfg->max_bytes > ((uint64_t)16 << 30))
 		return ft_error_set(err, FT_ERANGE,
-				    "-e/--maxbytes %" PRIu64 ": at most 16GiB per buffer",
-				    cfg->max_bytes);
+		                    "-e/--maxbytes %" PRIu64 ": at most 16GiB per buffer",
+		                    cfg->max_bytes);
 	if (cfg->step_bytes == 0 && cfg->step_factor < 2 && cfg->min_bytes != cfg->max_bytes)
 		return ft_error_set(err, FT_EINVAL,
-				    "-f/--stepfactor %" PRIu64 ": must be at least 2 (or use "
-				    "-i/--stepbytes)",
-				    cfg->step_factor);
+		                    "-f/--stepfactor %" PRIu64 ": must be at least 2 (or use "
+		                    "-i/--stepbytes)",
+		                    cfg->step_factor);
 	if (cfg->iters > 10000000)
 		return ft_error_set(err, FT_ERANGE, "-n/--iters %u: at most 10000000", cfg->iters);
 	if ((unsigned)cfg->average > FT_BENCH_AVG_MAX)
 		return ft_error_set(err, FT_EINVAL, "-a/--average %d: expected 0, 1, 2 or 3",
-				    (int)cfg->average);
+		                    (int)cfg->average);
 	if (cfg->streams == 0 || cfg->streams > 64)
 		return ft_error_set(err, FT_ERANGE, "--streams %u: expected 1 to 64", cfg->streams);
 	if (cfg->window > 4096)
 		return ft_error_set(err, FT_ERANGE, "--window %u: at most 4096", cfg->window);
 	if (!(cfg->threshold > 0 && cfg->threshold < 1))
 		return ft_error_set(err, FT_ERANGE, "--threshold %g: expected a fraction in (0, 1)",
-				    cfg->threshold);
+		                    cfg->threshold);
 	if (!(cfg->timeout_s > 0))
 		return ft_error_set(err, FT_ERANGE, "--timeout: must be positive");
 	if (cfg->rounds == 0 || cfg->rounds > 100000)
 		return ft_error_set(err, FT_ERANGE, "--rounds %u: expected 1 to 100000",
-				    cfg->rounds);
+		                    cfg->rounds);
 	if (cfg->root < 0)
 		return ft_error_set(err, FT_ERANGE, "--root %d: must be a rank", cfg->root);
 	return 0;
@@ -237,7 +242,7 @@ fill_inputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 
 		for (j = 0; j < n; j++)
 			ft__data_fill((char *)send + (size_t)j * a->count * es, a->count, a->dtype,
-				      r, (size_t)j * a->count);
+			              r, (size_t)j * a->count);
 		break;
 	}
 	case FT_BENCH_REDUCE_SCATTER:
@@ -265,21 +270,21 @@ check_outputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 	case FT_BENCH_ALL_REDUCE:
 		return ft__data_check_reduced(recv, a->count, a->dtype, a->op, n, 0);
 	case FT_BENCH_REDUCE:
-		return r == (uint32_t)a->root
-			       ? ft__data_check_reduced(recv, a->count, a->dtype, a->op, n, 0)
-			       : 0;
+		return r == (uint32_t)a->root ?
+		               ft__data_check_reduced(recv, a->count, a->dtype, a->op, n, 0) :
+		               0;
 	case FT_BENCH_REDUCE_SCATTER:
 		return ft__data_check_reduced(recv, a->count, a->dtype, a->op, n,
-					      (size_t)r * a->count);
+		                              (size_t)r * a->count);
 	case FT_BENCH_ALL_GATHER:
 		for (j = 0; j < n; j++)
 			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
-						     a->dtype, j, 0);
+			                             a->dtype, j, 0);
 		return wrong;
 	case FT_BENCH_ALLTOALL:
 		for (j = 0; j < n; j++)
 			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
-						     a->dtype, j, (size_t)r * a->count);
+			                             a->dtype, j, (size_t)r * a->count);
 		return wrong;
 	case FT_BENCH_BROADCAST:
 		return ft__data_check_fill(recv, a->count, a->dtype, (uint32_t)a->root, 0);
@@ -314,8 +319,13 @@ combine(const double *t, uint32_t n, enum ft_bench_average mode)
 
 /* One variant (out-of-place or in-place) of one size: #wrong and time per iteration. */
 static int
+<<<<<<< HEAD
 coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us, int64_t *wrong,
 	     struct ft_error *err)
+=======
+coll_variant(struct ft_bench_ctx *bc, struct ft_coll_args *a, double *time_us, int64_t *wrong,
+             struct ft_error *err)
+>>>>>>> bench
 {
 	struct ft_ep *ep = bc->ep;
 	const struct ft_bench_cfg *cfg = bc->cfg;
@@ -424,7 +434,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	    cfg->pattern == FT_BENCH_REDUCE) {
 		if ((uint32_t)cfg->root >= n)
 			return ft_error_set(err, FT_EINVAL, "--root %d: the world has %u ranks",
-					    cfg->root, n);
+			                    cfg->root, n);
 	}
 	ft__coll_bufsizes(cfg->pattern, cfg->max_bytes / es + n, es, n, &sbytes, &rbytes);
 	sendbuf = ft_malloc(sbytes ? sbytes : 1);
@@ -433,39 +443,46 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		ft_free(sendbuf);
 		ft_free(recvbuf);
 		return ft_error_set(err, FT_ENOMEM, "cannot allocate %zu + %zu bytes of buffers",
-				    sbytes, rbytes);
+		                    sbytes, rbytes);
 	}
 	memset(sendbuf, 0, sbytes);
 	memset(recvbuf, 0, FT_MAX(sbytes, rbytes));
-	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0; size = next_size(cfg, size)) {
+	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;
+	     size = next_size(cfg, size)) {
 		struct ft_result_row row;
+<<<<<<< HEAD
 		struct ft_bench_coll_args a = { .coll = cfg->pattern, .dtype = cfg->dtype, .op = cfg->op };
+=======
+		struct ft_coll_args a = { .coll = cfg->pattern,
+			                  .dtype = cfg->dtype,
+			                  .op = cfg->op };
+>>>>>>> bench
 		size_t count = (size_t)(size / es), bytes;
 		double factor = ft_bench_busbw_factor(cfg->pattern, n);
 
 		/* nccl-tests: gathers and all-to-all split the size over the ranks */
-		if (cfg->pattern == FT_BENCH_ALL_GATHER || cfg->pattern == FT_BENCH_REDUCE_SCATTER ||
-		    cfg->pattern == FT_BENCH_ALLTOALL)
+		if (cfg->pattern == FT_BENCH_ALL_GATHER ||
+		    cfg->pattern == FT_BENCH_REDUCE_SCATTER || cfg->pattern == FT_BENCH_ALLTOALL)
 			count /= n;
 		bytes = cfg->pattern == FT_BENCH_ALL_GATHER ||
-					cfg->pattern == FT_BENCH_REDUCE_SCATTER ||
-					cfg->pattern == FT_BENCH_ALLTOALL
-				? count * es * n
-				: count * es;
+		                        cfg->pattern == FT_BENCH_REDUCE_SCATTER ||
+		                        cfg->pattern == FT_BENCH_ALLTOALL ?
+		                count * es * n :
+		                count * es;
 		a.count = count;
-		a.root = (cfg->pattern == FT_BENCH_BROADCAST || cfg->pattern == FT_BENCH_REDUCE)
-				 ? cfg->root
-				 : -1;
+		a.root = (cfg->pattern == FT_BENCH_BROADCAST || cfg->pattern == FT_BENCH_REDUCE) ?
+		                 cfg->root :
+		                 -1;
 		ft_result_row_init(&row);
 		ft_strlcpy(row.test, ft_bench_pattern_name(cfg->pattern), sizeof(row.test));
 		ft_strlcpy(row.transport, out->transport, sizeof(row.transport));
 		ft_strlcpy(row.dtype, ft_dtype_name(cfg->dtype), sizeof(row.dtype));
 		ft_strlcpy(row.redop,
-			   cfg->pattern == FT_BENCH_ALL_REDUCE || cfg->pattern == FT_BENCH_REDUCE ||
-					   cfg->pattern == FT_BENCH_REDUCE_SCATTER
-				   ? ft_redop_name(cfg->op)
-				   : "none",
-			   sizeof(row.redop));
+		           cfg->pattern == FT_BENCH_ALL_REDUCE || cfg->pattern == FT_BENCH_REDUCE ||
+		                           cfg->pattern == FT_BENCH_REDUCE_SCATTER ?
+		                   ft_redop_name(cfg->op) :
+		                   "none",
+		           sizeof(row.redop));
 		ft_strlcpy(row.algo, coll_algo(ep, cfg->pattern), sizeof(row.algo));
 		row.bytes = bytes;
 		row.count = count;
@@ -508,9 +525,11 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		row.ip_algbw_GBps = row.ip_time_us > 0 ? (double)bytes / (row.ip_time_us * 1e3) : 0;
 		row.ip_busbw_GBps = row.ip_algbw_GBps * factor;
 		rc = ft_run_add(&out->run, &row);
+		if (rc == 0 && r == 0 && cfg->on_row)
+			cfg->on_row(cfg->on_row_ud, out, &row);
 		if (rc == 0 && r == 0)
 			ft_progress_update(&cfg->progress, ft_bench_pattern_name(cfg->pattern),
-					   ++done, total);
+			                   ++done, total);
 	}
 	ft_free(sendbuf);
 	ft_free(recvbuf);
@@ -519,7 +538,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 
 int
 ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
-	     struct ft_error *err)
+             struct ft_error *err)
 {
 	struct ft_bench_cfg cfg = *cfg_in;
 	struct ft_bench_ctx bc;
@@ -571,6 +590,11 @@ ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_be
 	default:
 		rc = run_colls(&bc, out, err);
 		break;
+	}
+	/* a peer that went away because it was interrupted too is still an interruption */
+	if (rc < 0 && cfg.stop && *cfg.stop && rc != FT_EINTR) {
+		ft_error_clear(err);
+		rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
 	if (rc == FT_EINTR)
 		out->interrupted = true;

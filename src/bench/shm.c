@@ -53,7 +53,8 @@ shm_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 static struct ring *
 ring_at(struct shm_ep *ep, uint32_t from, uint32_t to)
 {
-	return (struct ring *)(void *)(ep->seg + ((size_t)from * ep->nranks + to) * ep->ring_stride);
+	return (struct ring *)(void *)(ep->seg +
+	                               ((size_t)from * ep->nranks + to) * ep->ring_stride);
 }
 
 static void
@@ -83,15 +84,15 @@ shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 		fd = memfd_create("fabtune-shm", MFD_CLOEXEC);
 		if (fd < 0) {
 			snprintf(sn.name, sizeof(sn.name), "/fabtune-%d-%llx", (int)getpid(),
-				 (unsigned long long)(ft__now() * 1e6));
+			         (unsigned long long)(ft__now() * 1e6));
 			fd = shm_open(sn.name, O_RDWR | O_CREAT | O_EXCL, 0600);
 		}
 		if (fd < 0)
 			return ft_error_set(err, FT_EIO, "cannot create shared memory: %s",
-					    strerror(errno));
+			                    strerror(errno));
 		if (ftruncate(fd, (off_t)ep->seg_bytes) < 0) {
 			rc = ft_error_set(err, FT_EIO, "ftruncate %zu bytes: %s", ep->seg_bytes,
-					  strerror(errno));
+			                  strerror(errno));
 			close(fd);
 			return rc;
 		}
@@ -112,7 +113,7 @@ shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 		}
 		if (fd < 0) {
 			rc = ft_error_set(err, FT_EIO, "cannot open rank 0's shared memory: %s",
-					  strerror(errno));
+			                  strerror(errno));
 			/* still take part in the barrier below so rank 0 does not wait */
 		}
 	}
@@ -121,7 +122,7 @@ shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 		if (ep->seg == MAP_FAILED) {
 			ep->seg = NULL;
 			rc = ft_error_set(err, FT_EIO, "mmap %zu bytes: %s", ep->seg_bytes,
-					  strerror(errno));
+			                  strerror(errno));
 		}
 	}
 	{
@@ -137,7 +138,7 @@ shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 			for (r = 0; r < w->nranks; r++)
 				if (!all[r] && rc == 0)
 					rc = ft_error_set(err, FT_EIO,
-							  "rank %u could not map the segment", r);
+					                  "rank %u could not map the segment", r);
 		ft_free(all);
 	}
 out:
@@ -150,7 +151,7 @@ out:
 
 static int
 shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-	    struct ft_error *err)
+            struct ft_error *err)
 {
 	struct shm_ep *ep = ft_calloc(1, sizeof(*ep));
 	int rc;
@@ -247,7 +248,7 @@ check_peers(struct shm_ep *ep, struct ft_error *err)
 			continue;
 		if (kill(ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH)
 			return ft_error_set(err, FT_EPEER, "%s is gone (its process exited)",
-					    ft__world_who(ep->base.w, p, who, sizeof(who)));
+			                    ft__world_who(ep->base.w, p, who, sizeof(who)));
 	}
 	return 0;
 }

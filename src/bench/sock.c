@@ -5,7 +5,7 @@
  * Used by the bootstrap and the tcp transport: listen, connect with retries
  * (rank 0 may not listen yet), accept, send/receive everything, each bounded
  * by poll() timeouts and an external stop flag, plus interface selection
- * with NCCL_SOCKET_IFNAME's syntax (kb: ENV-SOCKET-IFNAME).
+ * with NCCL_SOCKET_IFNAME's syntax (kb: ENV-SOCKET_IFNAME).
  */
 #include "bench_int.h"
 
@@ -48,7 +48,7 @@ ms_left(double deadline)
 
 static int
 resolve(const char *addr, uint16_t port, struct sockaddr_storage *ss, socklen_t *sl,
-	struct ft_error *err)
+        struct ft_error *err)
 {
 	struct addrinfo hints, *res = NULL;
 	char serv[8];
@@ -62,7 +62,7 @@ resolve(const char *addr, uint16_t port, struct sockaddr_storage *ss, socklen_t 
 	rc = getaddrinfo(addr && *addr ? addr : NULL, serv, &hints, &res);
 	if (rc != 0 || !res)
 		return ft_error_set(err, FT_ENOENT, "address '%s': %s", addr ? addr : "",
-				    gai_strerror(rc));
+		                    gai_strerror(rc));
 	memcpy(ss, res->ai_addr, res->ai_addrlen);
 	*sl = res->ai_addrlen;
 	freeaddrinfo(res);
@@ -71,7 +71,7 @@ resolve(const char *addr, uint16_t port, struct sockaddr_storage *ss, socklen_t 
 
 int
 ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out,
-		struct ft_error *err)
+                struct ft_error *err)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -87,16 +87,16 @@ ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 512) < 0) {
 		rc = ft_error_set(err, FT_EIO, "listen on %s:%u: %s", addr ? addr : "*",
-				  (unsigned)port, strerror(errno));
+		                  (unsigned)port, strerror(errno));
 		close(fd);
 		return rc;
 	}
 	if (port_out) {
 		sl = sizeof(ss);
 		getsockname(fd, (struct sockaddr *)&ss, &sl);
-		*port_out = ntohs(ss.ss_family == AF_INET6
-					  ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					  : ((struct sockaddr_in *)&ss)->sin_port);
+		*port_out =
+		        ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+		                                         ((struct sockaddr_in *)&ss)->sin_port);
 	}
 	*fd_out = fd;
 	return 0;
@@ -104,7 +104,7 @@ ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out
 
 int
 ft__sock_connect(const char *addr, uint16_t port, double deadline, const char *what,
-		 volatile sig_atomic_t *stop, int *fd_out, struct ft_error *err)
+                 volatile sig_atomic_t *stop, int *fd_out, struct ft_error *err)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -121,7 +121,7 @@ ft__sock_connect(const char *addr, uint16_t port, double deadline, const char *w
 
 		if (stop && *stop)
 			return ft_error_set(err, FT_EINTR, "interrupted while connecting to %s",
-					    what);
+			                    what);
 		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0)
 			return ft_error_set(err, FT_EIO, "socket: %s", strerror(errno));
@@ -153,7 +153,7 @@ ft__sock_connect(const char *addr, uint16_t port, double deadline, const char *w
 		close(fd);
 		if (ft__now() >= deadline)
 			return ft_error_set(err, FT_ETIMEDOUT, "cannot reach %s at %s:%u: %s", what,
-					    addr, (unsigned)port, strerror(last));
+			                    addr, (unsigned)port, strerror(last));
 		/* not listening yet, or refused: retry shortly */
 		poll(NULL, 0, 50);
 	}
@@ -161,7 +161,7 @@ ft__sock_connect(const char *addr, uint16_t port, double deadline, const char *w
 
 int
 ft__sock_accept(int lfd, double deadline, volatile sig_atomic_t *stop, int *fd_out,
-		struct ft_error *err)
+                struct ft_error *err)
 {
 	struct pollfd p = { .fd = lfd, .events = POLLIN };
 
@@ -188,7 +188,7 @@ ft__sock_accept(int lfd, double deadline, volatile sig_atomic_t *stop, int *fd_o
 
 static int
 xfer_all(int fd, void *buf, size_t len, double deadline, const char *who,
-	 volatile sig_atomic_t *stop, bool sending, struct ft_error *err)
+         volatile sig_atomic_t *stop, bool sending, struct ft_error *err)
 {
 	char *p = buf;
 	size_t done = 0;
@@ -204,7 +204,7 @@ xfer_all(int fd, void *buf, size_t len, double deadline, const char *who,
 		if (rc == 0) {
 			if (ft__now() >= deadline)
 				return ft_error_set(err, FT_ETIMEDOUT,
-						    "%s stopped answering (timed out)", who);
+				                    "%s stopped answering (timed out)", who);
 			continue;
 		}
 		if (rc < 0) {
@@ -222,7 +222,7 @@ xfer_all(int fd, void *buf, size_t len, double deadline, const char *who,
 		}
 		if (n == 0)
 			return ft_error_set(err, FT_EPEER, "%s closed the connection (did it die?)",
-					    who);
+			                    who);
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			continue;
 		return ft_error_set(err, FT_EPEER, "%s: %s", who, strerror(errno));
@@ -232,14 +232,14 @@ xfer_all(int fd, void *buf, size_t len, double deadline, const char *who,
 
 int
 ft__sock_send_all(int fd, const void *buf, size_t len, double deadline, const char *who,
-		  volatile sig_atomic_t *stop, struct ft_error *err)
+                  volatile sig_atomic_t *stop, struct ft_error *err)
 {
 	return xfer_all(fd, (void *)buf, len, deadline, who, stop, true, err);
 }
 
 int
 ft__sock_recv_all(int fd, void *buf, size_t len, double deadline, const char *who,
-		  volatile sig_atomic_t *stop, struct ft_error *err)
+                  volatile sig_atomic_t *stop, struct ft_error *err)
 {
 	return xfer_all(fd, buf, len, deadline, who, stop, false, err);
 }
@@ -297,8 +297,8 @@ ft_bench_ifname_match(const char *spec, const char *ifname)
 		const char *end = strchr(p, ',');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
 
-		if (n > 0 && (exact ? strlen(ifname) == n && strncmp(ifname, p, n) == 0
-				    : strncmp(ifname, p, n) == 0))
+		if (n > 0 && (exact ? strlen(ifname) == n && strncmp(ifname, p, n) == 0 :
+		                      strncmp(ifname, p, n) == 0))
 			hit = true;
 		p += n;
 		if (*p == ',')
@@ -309,7 +309,7 @@ ft_bench_ifname_match(const char *spec, const char *ifname)
 
 int
 ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, size_t ilen,
-		 struct ft_error *err)
+                 struct ft_error *err)
 {
 	struct ifaddrs *ifa = NULL, *i;
 	int pass;
@@ -318,7 +318,7 @@ ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, size_t
 		return ft_error_set(err, FT_EIO, "getifaddrs: %s", strerror(errno));
 	/*
 	 * Like NCCL: without a spec, skip docker and loopback interfaces first
-	 * and fall back to loopback (kb: ENV-SOCKET-IFNAME). IPv4 before IPv6.
+	 * and fall back to loopback (kb: ENV-SOCKET_IFNAME). IPv4 before IPv6.
 	 */
 	for (pass = 0; pass < 4; pass++) {
 		for (i = ifa; i; i = i->ifa_next) {
@@ -338,12 +338,14 @@ ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, size_t
 			} else if ((pass < 2) == (lo || strncmp(i->ifa_name, "docker", 6) == 0)) {
 				continue;
 			}
-			if (!v4 && IN6_IS_ADDR_LINKLOCAL(
-					   &((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr))
+			if (!v4 &&
+			    IN6_IS_ADDR_LINKLOCAL(
+			            &((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr))
 				continue;
 			if (getnameinfo(i->ifa_addr,
-					v4 ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6),
-					addr, (socklen_t)alen, NULL, 0, NI_NUMERICHOST) != 0)
+			                v4 ? sizeof(struct sockaddr_in) :
+			                     sizeof(struct sockaddr_in6),
+			                addr, (socklen_t)alen, NULL, 0, NI_NUMERICHOST) != 0)
 				continue;
 			ft_strlcpy(ifname, i->ifa_name, ilen);
 			freeifaddrs(ifa);
@@ -352,5 +354,5 @@ ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, size_t
 	}
 	freeifaddrs(ifa);
 	return ft_error_set(err, FT_ENOENT, "--ifname '%s': no interface with an address matches",
-			    spec ? spec : "");
+	                    spec ? spec : "");
 }

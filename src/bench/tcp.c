@@ -6,8 +6,9 @@
  * Every pair of ranks is connected by cfg.streams sockets (the higher rank
  * connects to the lower one's data listener, announced at bootstrap). A
  * message below STRIPE_MIN bytes goes on stream 0; a larger one is cut into
- * one stripe per stream, like NCCL_NSOCKS_PERTHREAD. Sender and receiver
- * apply the same rule to the same lengths, so the streams need no framing.
+ * one stripe per stream, like NCCL_NSOCKS_PERTHREAD (kb: ENV-SOCKET_THREADS).
+ * Sender and receiver apply the same rule to the same lengths, so the
+ * streams need no framing.
  * Progress is non-blocking I/O over all streams with one poll() when
  * nothing moved; a connection that ends while the run is on names its rank.
  */
@@ -97,7 +98,7 @@ tcp_close(struct ft_ep *base)
 
 static int
 tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-	 struct ft_error *err)
+         struct ft_error *err)
 {
 	struct tcp_ep *ep;
 	double deadline = ft__now() + (cfg->timeout_s > 0 ? cfg->timeout_s : 30);
@@ -131,7 +132,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 
 			ft__world_who(w, p, who, sizeof(who));
 			rc = ft__sock_connect(w->info[p].addr, w->info[p].port, deadline, who,
-					      cfg->stop, &fd, err);
+			                      cfg->stop, &fd, err);
 			if (rc < 0)
 				break;
 			tune(fd, cfg);
@@ -149,19 +150,19 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 			if (rc == FT_ETIMEDOUT) {
 				ft_error_clear(err);
 				ft_error_set(err, rc, "%u connections from higher ranks never came",
-					     nacc);
+				             nacc);
 			}
 			break;
 		}
 		rc = ft__sock_recv_all(fd, &h, sizeof(h), deadline, "a connecting rank", cfg->stop,
-				       err);
+		                       err);
 		if (rc == 0 && (h.magic != 0x66747463u || h.rank <= w->rank ||
-				h.rank >= w->nranks || h.stream >= ep->nstreams ||
-				ep->conns[h.rank * ep->nstreams + h.stream].fd >= 0))
+		                h.rank >= w->nranks || h.stream >= ep->nstreams ||
+		                ep->conns[h.rank * ep->nstreams + h.stream].fd >= 0))
 			rc = ft_error_set(err, FT_EPEER,
-					  "unexpected connection (rank %u stream %u): do all ranks "
-					  "use the same --streams?",
-					  h.rank, h.stream);
+			                  "unexpected connection (rank %u stream %u): do all ranks "
+			                  "use the same --streams?",
+			                  h.rank, h.stream);
 		if (rc < 0) {
 			close(fd);
 			break;
@@ -179,7 +180,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 }
 
 static int conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block,
-		   struct ft_error *err);
+                   struct ft_error *err);
 
 static struct stripe *
 stripe_get(struct tcp_ep *ep)
@@ -253,7 +254,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 
 		for (s = 0; s < n; s++) {
 			rc = conn_io(ep, &ep->conns[req->peer * ep->nstreams + s], &moved, false,
-				     err);
+			             err);
 			if (rc < 0)
 				return rc;
 		}
@@ -297,7 +298,7 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 	while (c->sq) {
 		struct stripe *st = c->sq;
 		ssize_t n = send(c->fd, st->buf + st->off, st->len - st->off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		                 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -320,8 +321,8 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 	}
 	while (c->rq) {
 		struct stripe *st = c->rq;
-		ssize_t n = recv(c->fd, st->buf + st->off, st->len - st->off,
-				 block ? 0 : MSG_DONTWAIT);
+		ssize_t n =
+		        recv(c->fd, st->buf + st->off, st->len - st->off, block ? 0 : MSG_DONTWAIT);
 
 		block = false;
 
@@ -386,8 +387,8 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 		if (c->fd < 0)
 			continue;
 		ep->pfd[np].fd = c->fd;
-		ep->pfd[np].events = (short)((c->sq ? POLLOUT : 0) | (c->rq ? POLLIN : 0) |
-					     POLLRDHUP);
+		ep->pfd[np].events =
+		        (short)((c->sq ? POLLOUT : 0) | (c->rq ? POLLIN : 0) | POLLRDHUP);
 		ep->pfd[np].revents = 0;
 		ep->pfd_conn[np++] = i;
 	}

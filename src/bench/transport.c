@@ -41,7 +41,7 @@ dflt_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 
 static int
 dflt_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-	  struct ft_error *err)
+          struct ft_error *err)
 {
 	return ft_error_set(err, FT_ENOTSUP, "this transport cannot open endpoints");
 }
@@ -113,7 +113,7 @@ all_local(const struct ft_world *w)
 
 int
 ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-		   char *chosen, size_t clen, struct ft_error *err)
+                   char *chosen, size_t clen, struct ft_error *err)
 {
 	uint8_t mine[FT_ARRAY_SIZE(registry)], *all;
 	size_t i, best = SIZE_MAX;
@@ -128,9 +128,9 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 				break;
 		if (i == FT_ARRAY_SIZE(registry))
 			return ft_error_set(err, FT_EINVAL,
-					    "--transport: unknown transport '%s' (auto, tcp, shm, "
-					    "mpi, verbs, nccl)",
-					    cfg->transport);
+			                    "--transport: unknown transport '%s' (auto, tcp, shm, "
+			                    "mpi, verbs, nccl)",
+			                    cfg->transport);
 		rc = filled_ops(i)->probe(cfg, err);
 		if (rc < 0) {
 			ft_error_prefix(err, "%s: ", registry[i]->name);
@@ -138,8 +138,8 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 		}
 		if (strcmp(registry[i]->name, "shm") == 0 && !local)
 			return ft_error_set(err, FT_EINVAL,
-					    "shm: the ranks are on different hosts (%s, %s, ...)",
-					    w->info[0].host, w->info[w->nranks - 1].host);
+			                    "shm: the ranks are on different hosts (%s, %s, ...)",
+			                    w->info[0].host, w->info[w->nranks - 1].host);
 		best = i;
 	} else {
 		/* Every rank probes; the fastest transport that all ranks have wins. */
@@ -150,6 +150,10 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 			if (strcmp(registry[i]->name, "shm") == 0 && !local)
 				mine[i] = 0;
 			if (strcmp(registry[i]->name, "mpi") == 0 && !w->mpi)
+				mine[i] = 0;
+			/* nccl only runs collectives */
+			if (strcmp(registry[i]->name, "nccl") == 0 &&
+			    !ft_bench_pattern_is_coll(cfg->pattern))
 				mine[i] = 0;
 		}
 		all = ft_calloc(w->nranks, sizeof(mine));
@@ -190,7 +194,7 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 
 int
 ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
-	    struct ft_error *err)
+            struct ft_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->peer = peer;
@@ -202,7 +206,7 @@ ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, 
 
 int
 ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
-	    struct ft_error *err)
+            struct ft_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->peer = peer;
@@ -265,10 +269,10 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 					for (i = pending_first; i < n && reqs[i]->done; i++)
 						;
 				return ft_error_set(
-					err, FT_ETIMEDOUT,
-					"%s stopped answering: no progress for %.0fs (--timeout)",
-					ft__world_who(ep->w, reqs[i]->peer, who, sizeof(who)),
-					ep->timeout_s);
+				        err, FT_ETIMEDOUT,
+				        "%s stopped answering: no progress for %.0fs (--timeout)",
+				        ft__world_who(ep->w, reqs[i]->peer, who, sizeof(who)),
+				        ep->timeout_s);
 			}
 		}
 	}
@@ -282,7 +286,7 @@ ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 
 int
 ft__ep_sendrecv(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from,
-		void *rbuf, size_t rlen, struct ft_error *err)
+                void *rbuf, size_t rlen, struct ft_error *err)
 {
 	struct ft_req s, r;
 	struct ft_req *both[2] = { &r, &s };

@@ -24,10 +24,10 @@
 
 #if FT_HAVE_VERBS
 
-#define SMALL_MSG  4096
-#define QP_DEPTH   512
-#define CQ_DEPTH   4096
-#define MAX_MSG	   ((size_t)1 << 31)
+#define SMALL_MSG 4096
+#define QP_DEPTH  512
+#define CQ_DEPTH  4096
+#define MAX_MSG   ((size_t)1 << 31)
 
 /* ---- the real library behind the api table --------------------------------- */
 
@@ -118,13 +118,13 @@ struct verbs_ep {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	struct ibv_qp **qp;		  /* per peer; NULL for self */
-	struct ft_verbs_qp_info *remote;  /* per peer */
+	struct ibv_qp **qp;              /* per peer; NULL for self */
+	struct ft_verbs_qp_info *remote; /* per peer */
 	struct ibv_port_attr port_attr;
 	union ibv_gid gid;
 	char *landing;
 	struct ibv_mr *landing_mr;
-	struct ft_vec mrs;		  /* struct mr_entry */
+	struct ft_vec mrs; /* struct mr_entry */
 };
 
 static void
@@ -172,7 +172,7 @@ open_device(struct verbs_ep *ep, struct ft_error *err)
 	list = api->get_device_list(&n);
 	if (!list)
 		return ft_error_set(err, FT_ENOTSUP, "no RDMA device (ibv_get_device_list: %s)",
-				    strerror(errno ? errno : ENODEV));
+		                    strerror(errno ? errno : ENODEV));
 	if (n == 0) {
 		api->free_device_list(list);
 		return ft_error_set(err, FT_ENOTSUP, "no RDMA device");
@@ -186,8 +186,8 @@ open_device(struct verbs_ep *ep, struct ft_error *err)
 		ep->ctx = api->open_device(list[i]);
 		if (!ep->ctx)
 			continue;
-		for (port = ep->opts.port ? ep->opts.port : 1; port <= (ep->opts.port ? ep->opts.port : 2);
-		     port++) {
+		for (port = ep->opts.port ? ep->opts.port : 1;
+		     port <= (ep->opts.port ? ep->opts.port : 2); port++) {
 			if (api->query_port(ep->ctx, port, &ep->port_attr) == 0 &&
 			    ep->port_attr.state == IBV_PORT_ACTIVE) {
 				ep->opts.port = port;
@@ -204,11 +204,11 @@ open_device(struct verbs_ep *ep, struct ft_error *err)
 	if (!ep->ctx) {
 		if (ep->opts.device && *ep->opts.device)
 			rc = ft_error_set(err, FT_ENOENT,
-					  "--rdma-device %s: not found or no active port",
-					  ep->opts.device);
+			                  "--rdma-device %s: not found or no active port",
+			                  ep->opts.device);
 		else
 			rc = ft_error_set(err, FT_ENOTSUP,
-					  "no RDMA device with an active port (%d found)", n);
+			                  "no RDMA device with an active port (%d found)", n);
 	}
 	return rc;
 }
@@ -230,24 +230,24 @@ make_qp(struct verbs_ep *ep, uint32_t peer, struct ft_error *err)
 	ep->qp[peer] = ep->api->create_qp(ep->pd, &ia);
 	if (!ep->qp[peer])
 		return ft_error_set(err, FT_EIO, "%s: ibv_create_qp for rank %u: %s", ep->devname,
-				    peer, strerror(errno));
+		                    peer, strerror(errno));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = ep->opts.port;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_LOCAL_WRITE;
+	a.qp_access_flags =
+	        IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
 	if (ep->api->modify_qp(ep->qp[peer], &a,
-			       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_ACCESS_FLAGS) != 0)
+	                       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+	                               IBV_QP_ACCESS_FLAGS) != 0)
 		return ft_error_set(err, FT_EIO, "%s port %u: QP to INIT failed for rank %u",
-				    ep->devname, ep->opts.port, peer);
+		                    ep->devname, ep->opts.port, peer);
 	return 0;
 }
 
 int
 ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o, uint32_t rank,
-		 uint32_t nranks, struct ft_ep **out, struct ft_error *err)
+                 uint32_t nranks, struct ft_ep **out, struct ft_error *err)
 {
 	struct verbs_ep *ep = ft_calloc(1, sizeof(*ep));
 	uint32_t p;
@@ -273,7 +273,7 @@ ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o, 
 	if (ep->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET &&
 	    api->query_gid(ep->ctx, ep->opts.port, ep->opts.gid_index, &ep->gid) != 0) {
 		rc = ft_error_set(err, FT_EIO, "%s port %u: no GID at index %d", ep->devname,
-				  ep->opts.port, ep->opts.gid_index);
+		                  ep->opts.port, ep->opts.gid_index);
 		goto fail;
 	}
 	ep->pd = api->alloc_pd(ep->ctx);
@@ -288,11 +288,12 @@ ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o, 
 		goto fail;
 	}
 	ep->landing_mr = api->reg_mr(ep->pd, ep->landing, o->landing_bytes ? o->landing_bytes : 1,
-				     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-					     IBV_ACCESS_REMOTE_READ);
+	                             IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	                                     IBV_ACCESS_REMOTE_READ);
 	if (!ep->landing_mr) {
-		rc = ft_error_set(err, FT_EIO, "%s: ibv_reg_mr of %zu bytes failed (memlock limit?)",
-				  ep->devname, o->landing_bytes);
+		rc = ft_error_set(err, FT_EIO,
+		                  "%s: ibv_reg_mr of %zu bytes failed (memlock limit?)",
+		                  ep->devname, o->landing_bytes);
 		goto fail;
 	}
 	for (p = 0; p < nranks; p++) {
@@ -328,7 +329,7 @@ ft__verbs_ep_local(struct ft_ep *base, uint32_t peer, struct ft_verbs_qp_info *i
 
 int
 ft__verbs_ep_connect(struct ft_ep *base, uint32_t peer, const struct ft_verbs_qp_info *r,
-		     struct ft_error *err)
+                     struct ft_error *err)
 {
 	struct verbs_ep *ep = ft_container_of(base, struct verbs_ep, base);
 	struct ft_verbs_qp_info me;
@@ -354,25 +355,25 @@ ft__verbs_ep_connect(struct ft_ep *base, uint32_t peer, const struct ft_verbs_qp
 		a.ah_attr.grh.hop_limit = 64;
 	}
 	if (ep->api->modify_qp(ep->qp[peer], &a,
-			       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				       IBV_QP_MIN_RNR_TIMER) != 0)
+	                       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	                               IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+	                               IBV_QP_MIN_RNR_TIMER) != 0)
 		return ft_error_set(err, FT_EIO,
-				    "%s port %u: QP to RTR failed for rank %u (remote QPN 0x%x, "
-				    "LID %u)",
-				    ep->devname, ep->opts.port, peer, r->qpn, r->lid);
+		                    "%s port %u: QP to RTR failed for rank %u (remote QPN 0x%x, "
+		                    "LID %u)",
+		                    ep->devname, ep->opts.port, peer, r->qpn, r->lid);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = me.psn;
-	a.timeout = 14; /* kb: ENV-IB-TIMEOUT: 4.096 us x 2^14 */
+	a.timeout = 14; /* kb: ENV-IB_TIMEOUT: 4.096 us x 2^14 */
 	a.retry_cnt = 7;
 	a.rnr_retry = 7; /* receivers post late: retry forever */
 	a.max_rd_atomic = 16;
 	if (ep->api->modify_qp(ep->qp[peer], &a,
-			       IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
+	                       IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+	                               IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
 		return ft_error_set(err, FT_EIO, "%s port %u: QP to RTS failed for rank %u",
-				    ep->devname, ep->opts.port, peer);
+		                    ep->devname, ep->opts.port, peer);
 	return 0;
 }
 
@@ -386,7 +387,7 @@ verbs_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 	list = ibv_get_device_list(&n);
 	if (!list)
 		return ft_error_set(err, FT_ENOTSUP, "no RDMA device (ibv_get_device_list: %s)",
-				    strerror(errno ? errno : ENODEV));
+		                    strerror(errno ? errno : ENODEV));
 	ibv_free_device_list(list);
 	if (n == 0)
 		return ft_error_set(err, FT_ENOTSUP, "no RDMA device");
@@ -404,13 +405,13 @@ parse_op(const char *s, enum ft_verbs_op *op, struct ft_error *err)
 		*op = FT_VERBS_READ;
 	else
 		return ft_error_set(err, FT_EINVAL, "--verbs-op '%s': expected send, write or read",
-				    s);
+		                    s);
 	return 0;
 }
 
 static int
 verbs_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
-	   struct ft_error *err)
+           struct ft_error *err)
 {
 	struct ft_verbs_opts o = { .device = cfg->rdma_device, .gid_index = cfg->gid_index };
 	struct ft_verbs_qp_info *mine = NULL, *all = NULL;
@@ -436,7 +437,8 @@ verbs_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **ou
 	rc = ft__world_allgather(w, mine, sizeof(*mine) * w->nranks, all, err);
 	for (p = 0; rc == 0 && p < w->nranks; p++)
 		if (p != w->rank)
-			rc = ft__verbs_ep_connect(ep, p, &all[(size_t)p * w->nranks + w->rank], err);
+			rc = ft__verbs_ep_connect(ep, p, &all[(size_t)p * w->nranks + w->rank],
+			                          err);
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
 out:
@@ -465,11 +467,11 @@ mr_for(struct verbs_ep *ep, void *buf, size_t len, struct ft_error *err)
 	e.addr = buf;
 	e.len = len;
 	e.mr = ep->api->reg_mr(ep->pd, buf, len ? len : 1,
-			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				       IBV_ACCESS_REMOTE_READ);
+	                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	                               IBV_ACCESS_REMOTE_READ);
 	if (!e.mr) {
 		ft_error_set(err, FT_EIO, "%s: ibv_reg_mr of %zu bytes failed (memlock limit?)",
-			     ep->devname, len);
+		             ep->devname, len);
 		return NULL;
 	}
 	if (ft_vec_push(&ep->mrs, &e) < 0) {
@@ -486,7 +488,7 @@ check_req(struct verbs_ep *ep, struct ft_req *req, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "verbs: bad peer rank %u", req->peer);
 	if (req->len >= MAX_MSG)
 		return ft_error_set(err, FT_ERANGE, "verbs: message of %zu bytes is too large",
-				    req->len);
+		                    req->len);
 	req->done = false;
 	return 0;
 }
@@ -525,9 +527,9 @@ verbs_post_send(struct ft_ep *base, struct ft_req *req, struct ft_error *err)
 
 		if (req->len > r->len)
 			return ft_error_set(err, FT_ERANGE,
-					    "verbs: %zu bytes do not fit rank %u's %" PRIu64
-					    "-byte landing region",
-					    req->len, req->peer, r->len);
+			                    "verbs: %zu bytes do not fit rank %u's %" PRIu64
+			                    "-byte landing region",
+			                    req->len, req->peer, r->len);
 		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 		wr.imm_data = htonl((uint32_t)req->len);
 		wr.wr.rdma.remote_addr = r->addr;
@@ -535,7 +537,7 @@ verbs_post_send(struct ft_ep *base, struct ft_req *req, struct ft_error *err)
 	}
 	if (ep->api->post_send(ep->qp[req->peer], &wr, &bad) != 0)
 		return ft_error_set(err, FT_EIO, "%s: ibv_post_send to rank %u failed: %s",
-				    ep->devname, req->peer, strerror(errno));
+		                    ep->devname, req->peer, strerror(errno));
 	return 0;
 }
 
@@ -568,12 +570,13 @@ verbs_post_recv(struct ft_ep *base, struct ft_req *req, struct ft_error *err)
 		wr.wr.rdma.remote_addr = r->addr;
 		wr.wr.rdma.rkey = r->rkey;
 		if (req->len > r->len)
-			return ft_error_set(err, FT_ERANGE, "verbs: read of %zu bytes beyond rank "
-							    "%u's region",
-					    req->len, req->peer);
+			return ft_error_set(err, FT_ERANGE,
+			                    "verbs: read of %zu bytes beyond rank "
+			                    "%u's region",
+			                    req->len, req->peer);
 		if (ep->api->post_send(ep->qp[req->peer], &wr, &bad) != 0)
 			return ft_error_set(err, FT_EIO, "%s: RDMA read from rank %u failed: %s",
-					    ep->devname, req->peer, strerror(errno));
+			                    ep->devname, req->peer, strerror(errno));
 		return 0;
 	} else {
 		struct ibv_recv_wr wr, *bad = NULL;
@@ -585,7 +588,7 @@ verbs_post_recv(struct ft_ep *base, struct ft_req *req, struct ft_error *err)
 		wr.num_sge = req->len && !(req->len >= SMALL_MSG && ep->opts.op == FT_VERBS_WRITE);
 		if (ep->api->post_recv(ep->qp[req->peer], &wr, &bad) != 0)
 			return ft_error_set(err, FT_EIO, "%s: ibv_post_recv for rank %u failed: %s",
-					    ep->devname, req->peer, strerror(errno));
+			                    ep->devname, req->peer, strerror(errno));
 	}
 	return 0;
 }
@@ -605,12 +608,11 @@ verbs_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 		char who[96];
 
 		if (wc[i].status != IBV_WC_SUCCESS)
-			return ft_error_set(err, FT_EPEER, "%s port %u: %s with %s failed: %s",
-					    ep->devname, ep->opts.port,
-					    wc[i].opcode & IBV_WC_RECV ? "receive" : "send",
-					    ft__world_who(base->w, q ? q->peer : 0, who,
-							  sizeof(who)),
-					    ibv_wc_status_str(wc[i].status));
+			return ft_error_set(
+			        err, FT_EPEER, "%s port %u: %s with %s failed: %s", ep->devname,
+			        ep->opts.port, wc[i].opcode & IBV_WC_RECV ? "receive" : "send",
+			        ft__world_who(base->w, q ? q->peer : 0, who, sizeof(who)),
+			        ibv_wc_status_str(wc[i].status));
 		if (q) {
 			q->done = true;
 			done++;
@@ -647,7 +649,7 @@ static int
 verbs_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 {
 	return ft_error_set(err, FT_ENOTSUP,
-			    "no RDMA device (this fabtune was built without libibverbs)");
+	                    "no RDMA device (this fabtune was built without libibverbs)");
 }
 
 const struct ft_transport_ops ft_verbs_transport = {

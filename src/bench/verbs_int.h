@@ -52,24 +52,27 @@ struct ft_verbs_qp_info {
 	uint64_t len;
 };
 
-enum ft_verbs_op { FT_VERBS_SEND, FT_VERBS_WRITE, FT_VERBS_READ };
+enum ft_verbs_op {
+	FT_VERBS_SEND,
+	FT_VERBS_WRITE,
+	FT_VERBS_READ
+};
 
 struct ft_verbs_opts {
 	const char *device; /* "" = first with an active port */
-	uint8_t port;	    /* 0 = first active */
-	int gid_index;	    /* RoCE: GID table index (kb: ROCE-GID) */
+	uint8_t port;       /* 0 = first active */
+	int gid_index;      /* RoCE: GID table index (kb: ROCE-GID) */
 	enum ft_verbs_op op;
 	size_t landing_bytes;
 };
 
 #if FT_HAVE_VERBS
 struct ft_ep;
-int ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o,
-		     uint32_t rank, uint32_t nranks, struct ft_ep **out,
-		     struct ft_error *err) FT_MUST_CHECK;
+int ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o, uint32_t rank,
+                     uint32_t nranks, struct ft_ep **out, struct ft_error *err) FT_MUST_CHECK;
 void ft__verbs_ep_local(struct ft_ep *ep, uint32_t peer, struct ft_verbs_qp_info *info);
 int ft__verbs_ep_connect(struct ft_ep *ep, uint32_t peer, const struct ft_verbs_qp_info *remote,
-			 struct ft_error *err) FT_MUST_CHECK;
+                         struct ft_error *err) FT_MUST_CHECK;
 /* The transport's ops with api calls; the test uses them on endpoints made above. */
 extern const struct ft_transport_ops ft__verbs_test_ops;
 #endif

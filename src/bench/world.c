@@ -43,7 +43,7 @@ bool
 ft_world_launched_by_mpi(void)
 {
 	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
-					    "MPI_LOCALNRANKS" };
+		                            "MPI_LOCALNRANKS" };
 	size_t i;
 
 	for (i = 0; i < FT_ARRAY_SIZE(vars); i++)
@@ -152,12 +152,12 @@ ft_world_info(const struct ft_world *w, uint32_t rank)
 
 static int
 open_data_listener(struct ft_world *w, const char *ifname, struct ft_rank_info *me,
-		   struct ft_error *err)
+                   struct ft_error *err)
 {
 	int rc;
 
 	rc = ft__pick_address(ifname, me->addr, sizeof(me->addr), me->ifname, sizeof(me->ifname),
-			      err);
+	                      err);
 	if (rc < 0)
 		return rc;
 	return ft__sock_listen(me->addr, 0, &w->data_listen_fd, &me->port, err);
@@ -183,12 +183,12 @@ boot_root(struct ft_world *w, double deadline, struct ft_error *err)
 			for (r = 1; r < w->nranks && used < sizeof(missing) - 12; r++)
 				if (w->ctrl_fd[r] < 0)
 					used += (size_t)snprintf(missing + used,
-								 sizeof(missing) - used, "%s%u",
-								 used ? "," : "", r);
+					                         sizeof(missing) - used, "%s%u",
+					                         used ? "," : "", r);
 			return ft_error_set(err, FT_ETIMEDOUT,
-					    "bootstrap: %u of %u ranks joined within %.0fs "
-					    "(missing ranks %s)",
-					    got, w->nranks, w->timeout_s, missing);
+			                    "bootstrap: %u of %u ranks joined within %.0fs "
+			                    "(missing ranks %s)",
+			                    got, w->nranks, w->timeout_s, missing);
 		}
 		if (rc < 0)
 			return rc;
@@ -206,12 +206,13 @@ boot_root(struct ft_world *w, double deadline, struct ft_error *err)
 		    w->ctrl_fd[h.rank] >= 0) {
 			close(fd);
 			return ft_error_set(err, FT_EINVAL,
-					    "bootstrap: host %s says it is rank %u of %u, but this "
-					    "world has %u ranks%s",
-					    h.info.host, h.rank, h.nranks, w->nranks,
-					    h.rank < w->nranks && h.rank && w->ctrl_fd[h.rank] >= 0
-						    ? " and that rank already joined"
-						    : "");
+			                    "bootstrap: host %s says it is rank %u of %u, but this "
+			                    "world has %u ranks%s",
+			                    h.info.host, h.rank, h.nranks, w->nranks,
+			                    h.rank < w->nranks && h.rank &&
+			                                    w->ctrl_fd[h.rank] >= 0 ?
+			                            " and that rank already joined" :
+			                            "");
 		}
 		w->ctrl_fd[h.rank] = fd;
 		w->info[h.rank] = h.info;
@@ -222,7 +223,8 @@ boot_root(struct ft_world *w, double deadline, struct ft_error *err)
 		char who[96];
 
 		rc = ft__sock_send_all(w->ctrl_fd[r], w->info, sizeof(*w->info) * w->nranks,
-				       deadline, ft__world_who(w, r, who, sizeof(who)), w->stop, err);
+		                       deadline, ft__world_who(w, r, who, sizeof(who)), w->stop,
+		                       err);
 		if (rc < 0)
 			return rc;
 	}
@@ -230,8 +232,7 @@ boot_root(struct ft_world *w, double deadline, struct ft_error *err)
 }
 
 static int
-boot_leaf(struct ft_world *w, const struct ft_world_cfg *cfg, double deadline,
-	  struct ft_error *err)
+boot_leaf(struct ft_world *w, const struct ft_world_cfg *cfg, double deadline, struct ft_error *err)
 {
 	struct boot_hello h;
 	char host[96];
@@ -246,7 +247,7 @@ boot_leaf(struct ft_world *w, const struct ft_world_cfg *cfg, double deadline,
 	if (rc < 0)
 		return rc;
 	rc = ft__sock_connect(host, port, deadline, "rank 0 (bootstrap)", w->stop, &w->ctrl_fd[0],
-			      err);
+	                      err);
 	if (rc < 0)
 		return rc;
 	memset(&h, 0, sizeof(h));
@@ -255,11 +256,11 @@ boot_leaf(struct ft_world *w, const struct ft_world_cfg *cfg, double deadline,
 	h.nranks = w->nranks;
 	h.info = w->info[w->rank];
 	rc = ft__sock_send_all(w->ctrl_fd[0], &h, sizeof(h), deadline, "rank 0 (bootstrap)",
-			       w->stop, err);
+	                       w->stop, err);
 	if (rc < 0)
 		return rc;
 	return ft__sock_recv_all(w->ctrl_fd[0], w->info, sizeof(*w->info) * w->nranks, deadline,
-				 "rank 0 (bootstrap)", w->stop, err);
+	                         "rank 0 (bootstrap)", w->stop, err);
 }
 
 #if FT_HAVE_MPI
@@ -309,20 +310,21 @@ ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out, struct ft_er
 		if (rc < 0)
 			goto fail;
 #else
-		rc = ft_error_set(err, FT_ENOTSUP, "launched by mpirun, but this fabtune was "
-						   "built without MPI");
+		rc = ft_error_set(err, FT_ENOTSUP,
+		                  "launched by mpirun, but this fabtune was "
+		                  "built without MPI");
 		goto fail;
 #endif
 	} else {
 		if (cfg->nranks == 0 || cfg->rank >= cfg->nranks) {
 			rc = ft_error_set(err, FT_EINVAL, "--rank %u is not below --nranks %u",
-					  cfg->rank, cfg->nranks);
+			                  cfg->rank, cfg->nranks);
 			goto fail;
 		}
 		if (cfg->nranks > 1 && !cfg->bootstrap[0] && cfg->bootstrap_fd < 0) {
 			rc = ft_error_set(err, FT_EINVAL,
-					  "--nranks %u needs --bootstrap ADDR:PORT of rank 0",
-					  cfg->nranks);
+			                  "--nranks %u needs --bootstrap ADDR:PORT of rank 0",
+			                  cfg->nranks);
 			goto fail;
 		}
 		w->rank = cfg->rank;
@@ -430,8 +432,7 @@ ft_world_abort(struct ft_world *w, int code)
 }
 
 int
-ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out,
-		    struct ft_error *err)
+ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out, struct ft_error *err)
 {
 	double deadline = ft__now() + w->timeout_s;
 	char who[96];
@@ -447,29 +448,29 @@ ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out,
 		if (len > INT_MAX / w->nranks)
 			return FT_ERANGE;
 		if (MPI_Allgather(in, (int)len, MPI_BYTE, out, (int)len, MPI_BYTE,
-				  MPI_COMM_WORLD) != MPI_SUCCESS)
+		                  MPI_COMM_WORLD) != MPI_SUCCESS)
 			return ft_error_set(err, FT_EMPI, "MPI_Allgather failed");
 		return 0;
 	}
 #endif
 	if (w->rank != 0) {
 		rc = ft__sock_send_all(w->ctrl_fd[0], in, len, deadline,
-				       ft__world_who(w, 0, who, sizeof(who)), w->stop, err);
+		                       ft__world_who(w, 0, who, sizeof(who)), w->stop, err);
 		if (rc == 0)
 			rc = ft__sock_recv_all(w->ctrl_fd[0], out, len * w->nranks, deadline, who,
-					       w->stop, err);
+			                       w->stop, err);
 		return rc;
 	}
 	memmove(out, in, len);
 	for (r = 1; r < w->nranks; r++) {
 		rc = ft__sock_recv_all(w->ctrl_fd[r], (char *)out + r * len, len, deadline,
-				       ft__world_who(w, r, who, sizeof(who)), w->stop, err);
+		                       ft__world_who(w, r, who, sizeof(who)), w->stop, err);
 		if (rc < 0)
 			return rc;
 	}
 	for (r = 1; r < w->nranks; r++) {
 		rc = ft__sock_send_all(w->ctrl_fd[r], out, len * w->nranks, deadline,
-				       ft__world_who(w, r, who, sizeof(who)), w->stop, err);
+		                       ft__world_who(w, r, who, sizeof(who)), w->stop, err);
 		if (rc < 0)
 			return rc;
 	}

@@ -5,6 +5,7 @@
  * tcp and shm transports with real ranks (fork), the verbs transport over a
  * test double of libibverbs, and the "not available" paths.
  */
+/* clang-format off: cmocka.h needs the headers above it */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+/* clang-format on */
 
 #include "bench/bench_int.h"
 #include "bench/patterns.h"
@@ -79,7 +81,8 @@ test_circle_schedule(void **state)
 				}
 				assert_true((uint32_t)p != i);
 				/* symmetric: a disjoint matching */
-				assert_int_equal(ft_bench_circle_partner(n, r, (uint32_t)p), (int)i);
+				assert_int_equal(ft_bench_circle_partner(n, r, (uint32_t)p),
+				                 (int)i);
 				seen[i][p]++;
 			}
 			assert_int_equal(idle, n % 2);
@@ -133,7 +136,7 @@ static void
 test_data_check(void **state)
 {
 	enum ft_dtype types[] = { FT_DTYPE_INT8, FT_DTYPE_UINT32, FT_DTYPE_INT64, FT_DTYPE_FLOAT,
-				  FT_DTYPE_DOUBLE };
+		                  FT_DTYPE_DOUBLE };
 	enum ft_redop ops[] = { FT_REDOP_SUM, FT_REDOP_PROD, FT_REDOP_MAX, FT_REDOP_MIN };
 	size_t ti, oi;
 
@@ -148,13 +151,13 @@ test_data_check(void **state)
 				ft__data_reduce(acc, tmp, 40, types[ti], ops[oi]);
 			}
 			assert_int_equal(ft__data_check_reduced(acc, 40, types[ti], ops[oi], 4, 5),
-					 0);
+			                 0);
 			/* a wrong offset or a corrupted element is counted */
 			assert_true(ft__data_check_reduced(acc, 40, types[ti], ops[oi], 4, 6) > 0 ||
-				    ops[oi] != FT_REDOP_SUM);
+			            ops[oi] != FT_REDOP_SUM);
 			memset(acc, 0x7f, ft_dtype_size(types[ti]));
 			assert_int_equal(ft__data_check_reduced(acc, 40, types[ti], ops[oi], 4, 5),
-					 1);
+			                 1);
 		}
 	{
 		float f[20];
@@ -257,7 +260,7 @@ test_outliers(void **state)
 
 static int
 run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transport,
-	 enum ft_bench_pattern p, enum ft_dtype t, enum ft_redop op, int64_t *wrong)
+         enum ft_bench_pattern p, enum ft_dtype t, enum ft_redop op, int64_t *wrong)
 {
 	struct ft_world_cfg wc;
 	struct ft_world *w = NULL;
@@ -334,10 +337,11 @@ conformance(const char *transport)
 
 				close(lfd);
 				alarm(30);
-				_exit(run_rank(r, n, -1, port, transport, colls[c], t, op, &w2) == 0 &&
-						      w2 == 0
-					      ? 0
-					      : 1);
+				_exit(run_rank(r, n, -1, port, transport, colls[c], t, op, &w2) ==
+				                              0 &&
+				                      w2 == 0 ?
+				              0 :
+				              1);
 			}
 		}
 		assert_int_equal(run_rank(0, n, lfd, port, transport, colls[c], t, op, &wrong), 0);
