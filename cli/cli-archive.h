@@ -22,7 +22,7 @@ int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_erro
  * is reported).
  */
 int cli_archive_save(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
-		     const struct ft_finding *findings, size_t nfindings, int64_t *run_id);
+                     const struct ft_finding *findings, size_t nfindings, int64_t *run_id);
 
 /*
  * Load what @ref names into @records (struct ft_archive_record): a file (a
@@ -31,7 +31,7 @@ int cli_archive_save(struct cli_ctx *ctx, const struct ft_run *run, const struct
  * is opened on first need through *@ar. @label receives a description.
  */
 int cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool baseline_ok,
-		 struct ft_vec *records, char *label, size_t len, struct ft_error *err);
+                 struct ft_vec *records, char *label, size_t len, struct ft_error *err);
 
 /* Write @sb to @path (atomically: temporary file, rename), or stdout for NULL or "-". */
 int cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err);
@@ -41,8 +41,8 @@ int cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, d
 
 /* Everything a comparison or a report needs, loaded from references. */
 struct cli_report {
-	struct ft_vec cur;	/* records; the first is reported */
-	struct ft_vec base;	/* records of the baseline */
+	struct ft_vec cur;      /* records; the first is reported */
+	struct ft_vec base;     /* records of the baseline */
 	struct ft_vec expected; /* records; the first is the model's expectation */
 	const struct ft_run **bruns;
 	struct ft_compare cmp;
@@ -58,18 +58,18 @@ struct cli_report {
  * code (EXIT_OK when ready). Release with cli_report_release() in any case.
  */
 int cli_report_prepare(struct cli_ctx *ctx, struct ft_archive **ar, const char *run_ref,
-		       const char *vs_ref, const char *expected_ref,
-		       const struct ft_compare_opts *opts, struct cli_report *r);
+                       const char *vs_ref, const char *expected_ref,
+                       const struct ft_compare_opts *opts, struct cli_report *r);
 void cli_report_release(struct cli_report *r);
 
 /* Compare options from the command line; -1 after a usage error. */
 struct cli_compare_args {
 	const char *threshold; /* "5%" */
 	const char *floor;     /* "1%" */
-	double sigma;	       /* 0 = default */
+	double sigma;          /* 0 = default */
 	int min_samples;       /* 0 = default */
 };
 int cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a,
-		     struct ft_compare_opts *o);
+                     struct ft_compare_opts *o);
 
 #endif

@@ -38,7 +38,7 @@ cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *e
 
 int
 cli_archive_save(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
-		 const struct ft_finding *findings, size_t nfindings, int64_t *run_id)
+                 const struct ft_finding *findings, size_t nfindings, int64_t *run_id)
 {
 	struct ft_error err = { 0 };
 	struct ft_fingerprint fp;
@@ -54,7 +54,7 @@ cli_archive_save(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_
 		rc = ft_archive_save(ar, run, obs, findings, nfindings, &fp, &id, &err);
 		if (rc == 0)
 			fprintf(stderr, "fabtune %s: saved run %" PRId64 " to %s\n", ctx->cmd, id,
-				ft_archive_path(ar));
+			        ft_archive_path(ar));
 		ft_archive_close(ar);
 	}
 	ft_fingerprint_release(&fp);
@@ -105,7 +105,7 @@ looks_like_run_ref(const char *ref)
 
 int
 cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool baseline_ok,
-	     struct ft_vec *records, char *label, size_t len, struct ft_error *err)
+             struct ft_vec *records, char *label, size_t len, struct ft_error *err)
 {
 	const char *name;
 	size_t start = records->len;
@@ -116,7 +116,7 @@ cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool 
 		rc = load_file(ref, records, err);
 		if (rc == 0)
 			snprintf(label, len, "%s (%zu run%s)", ref, records->len - start,
-				 records->len - start == 1 ? "" : "s");
+			         records->len - start == 1 ? "" : "s");
 		return rc;
 	}
 	if (strchr(ref, '/') || strstr(ref, ".json"))
@@ -142,7 +142,7 @@ cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool 
 		rc = ft_archive_baseline_load(*ar, name, records, err);
 	if (rc == 0)
 		snprintf(label, len, "baseline '%s' (%zu run%s)", name, records->len - start,
-			 records->len - start == 1 ? "" : "s");
+		         records->len - start == 1 ? "" : "s");
 	return rc;
 }
 
@@ -169,7 +169,7 @@ cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, doubl
 	return 0;
 bad:
 	cli_error(ctx, "%s: expected a percentage like 5%% or a fraction like 0.05, got '%s'", opt,
-		  text);
+	          text);
 	return -1;
 }
 
@@ -177,8 +177,8 @@ int
 cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct ft_compare_opts *o)
 {
 	ft_compare_opts_init(o);
-	if (a->threshold && cli_parse_fraction(ctx, "--threshold", a->threshold,
-					       &o->rel_threshold) < 0)
+	if (a->threshold &&
+	    cli_parse_fraction(ctx, "--threshold", a->threshold, &o->rel_threshold) < 0)
 		return -1;
 	if (a->floor && cli_parse_fraction(ctx, "--floor", a->floor, &o->floor_rel) < 0)
 		return -1;
@@ -234,19 +234,21 @@ static int
 archive_list(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = { "fabtune archive list [--kind K] [--source S] "
-						"[--limit N]",
-						NULL };
+		                                "[--limit N]",
+		                                NULL };
 	struct ft_archive_query q = { 0 };
 	uint64_t limit = 0;
 	static struct opt opts[] = {
-		OPT_STRING(0, "kind", NULL, "KIND", "only runs of this kind (bench, nccl-tests, ...)"),
-		OPT_STRING(0, "source", NULL, "SRC", "only runs of this source (bench, import, sim, "
-						     "model)"),
+		OPT_STRING(0, "kind", NULL, "KIND",
+		           "only runs of this kind (bench, nccl-tests, ...)"),
+		OPT_STRING(0, "source", NULL, "SRC",
+		           "only runs of this source (bench, import, sim, "
+		           "model)"),
 		OPT_U64(0, "limit", NULL, "N", "only the N newest runs"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = { "archive list", synopsis,
-					 "List the runs in the archive, oldest first.", opts };
+		                         "List the runs in the archive, oldest first.", opts };
 	struct ft_error err = { 0 };
 	struct ft_archive *ar;
 	struct ft_strbuf sb;
@@ -357,7 +359,7 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	ft_vec_init(&records, sizeof(struct ft_archive_record));
 	rc = cli_load_ref(ctx, &ar, n ? argv[1] : "latest", false, &records, label, sizeof(label),
-			  &err);
+	                  &err);
 	ft_archive_close(ar);
 	if (rc < 0) {
 		ft_archive_records_release(&records);
@@ -369,7 +371,7 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 
 		ft_json_init(&j, &sb, true);
 		ft_archive_record_json(ft_vec_at(&records, 0), &j,
-				       ctx->stable ? FT_EXPORT_STABLE : 0);
+		                       ctx->stable ? FT_EXPORT_STABLE : 0);
 		ft_strbuf_addch(&sb, '\n');
 	} else {
 		memset(&in, 0, sizeof(in));
@@ -395,12 +397,15 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	struct cli_compare_args ca = { 0 };
 	const char *vs = "default";
 	static struct opt opts[] = {
-		OPT_STRING(0, "vs", NULL, "REF", "baseline name, run or export file (default: the "
-						 "baseline 'default')"),
-		OPT_STRING(0, "threshold", NULL, "PCT", "stated threshold without repeated samples "
-							"(default 5%)"),
-		OPT_DOUBLE(0, "sigma", NULL, "K", "band of K standard deviations with samples "
-						  "(default 3)"),
+		OPT_STRING(0, "vs", NULL, "REF",
+		           "baseline name, run or export file (default: the "
+		           "baseline 'default')"),
+		OPT_STRING(0, "threshold", NULL, "PCT",
+		           "stated threshold without repeated samples "
+		           "(default 5%)"),
+		OPT_DOUBLE(0, "sigma", NULL, "K",
+		           "band of K standard deviations with samples "
+		           "(default 3)"),
 		OPT_STRING(0, "floor", NULL, "PCT", "narrowest noise band (default 1%)"),
 		OPT_INT(0, "min-samples", NULL, "N", "samples needed for a noise band (default 3)"),
 		OPT_END(),
@@ -451,8 +456,8 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	rc = rc < 0 ? EXIT_RUNTIME : ft_compare_has_regression(&r.cmp) ? EXIT_PROBLEM : EXIT_OK;
 	if (rc == EXIT_PROBLEM)
 		cli_error(ctx, "%zu result%s regressed against %s",
-			  r.cmp.count[FT_VERDICT_REGRESSED],
-			  r.cmp.count[FT_VERDICT_REGRESSED] == 1 ? "" : "s", r.base_label);
+		          r.cmp.count[FT_VERDICT_REGRESSED],
+		          r.cmp.count[FT_VERDICT_REGRESSED] == 1 ? "" : "s", r.base_label);
 	cli_report_release(&r);
 	return rc;
 }
@@ -465,8 +470,8 @@ baseline_list(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = { "fabtune archive baseline list", NULL };
 	static const struct opt opts[] = { OPT_END() };
 	static const struct cmd_usage usage = { "archive baseline list", synopsis,
-						"List the baselines and how many runs each has.",
-						opts };
+		                                "List the baselines and how many runs each has.",
+		                                opts };
 	struct ft_error err = { 0 };
 	struct ft_archive *ar;
 	struct ft_strbuf sb;
@@ -506,13 +511,13 @@ baseline_list(int argc, char **argv, struct cli_ctx *ctx)
 		ft_strbuf_addch(&sb, '\n');
 	} else if (!list.len) {
 		ft_strbuf_adds(&sb, "no baselines (add one with 'fabtune archive baseline add NAME "
-				    "RUN')\n");
+		                    "RUN')\n");
 	} else {
 		for (i = 0; i < list.len; i++) {
 			const struct ft_baseline_info *b = ft_vec_at(&list, i);
 
-			ft_strbuf_addf(&sb, "%s: %zu run%s, newest %" PRId64 "\n", b->name, b->nruns,
-				       b->nruns == 1 ? "" : "s", b->newest);
+			ft_strbuf_addf(&sb, "%s: %zu run%s, newest %" PRId64 "\n", b->name,
+			               b->nruns, b->nruns == 1 ? "" : "s", b->newest);
 		}
 	}
 	cli_write(&sb);
@@ -531,12 +536,16 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 	static const struct opt opts[] = { OPT_END() };
 	const bool add = strcmp(verb, "add") == 0, set = strcmp(verb, "set") == 0;
 	const struct cmd_usage usage = {
-		add ? "archive baseline add" : set ? "archive baseline set" : "archive baseline rm",
-		add ? syn_add : set ? syn_set : syn_rm,
+		add ? "archive baseline add" :
+		set ? "archive baseline set" :
+		      "archive baseline rm",
+		add ? syn_add :
+		set ? syn_set :
+		      syn_rm,
 		add ? "Add runs to a baseline (created on first use). Several runs of the same\n"
-		      "tests make comparisons noise-aware."
-		: set ? "Make a baseline exactly these runs."
-		      : "Remove runs from a baseline, or the whole baseline.",
+		      "tests make comparisons noise-aware." :
+		set ? "Make a baseline exactly these runs." :
+		      "Remove runs from a baseline, or the whole baseline.",
 		opts
 	};
 	struct ft_error err = { 0 };
@@ -547,7 +556,8 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (n < 1 || (n < 2 && strcmp(verb, "rm") != 0)) {
-		cli_error(ctx, "expected %s", usage.synopsis[0] + strlen("fabtune archive baseline "));
+		cli_error(ctx, "expected %s",
+		          usage.synopsis[0] + strlen("fabtune archive baseline "));
 		return EXIT_USAGE;
 	}
 	rc = cli_archive_open(ctx, &ar, &err);
@@ -572,8 +582,8 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 			rc = ft_archive_baseline_remove(ar, argv[1], id, &err);
 		if (rc == 0 && !ctx->json)
 			fprintf(stdout, "%s run %" PRId64 " %s baseline '%s'\n",
-				add || set ? "added" : "removed", id, add || set ? "to" : "from",
-				argv[1]);
+			        add || set ? "added" : "removed", id, add || set ? "to" : "from",
+			        argv[1]);
 	}
 	if (rc == 0 && !add && !set && n == 1 && !ctx->json)
 		fprintf(stdout, "removed baseline '%s'\n", argv[1]);
@@ -632,7 +642,7 @@ archive_baseline(int argc, char **argv, struct cli_ctx *ctx)
 {
 	verb_first(argc, argv);
 	return cli_dispatch(baseline_cmds, FT_ARRAY_SIZE(baseline_cmds), "archive baseline", argc,
-			    argv, ctx);
+	                    argv, ctx);
 }
 
 /* ---- archive export / import / rm ---------------------------------------- */
@@ -716,13 +726,13 @@ archive_export(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	ft_strbuf_init(&sb);
 	if (rc == 0)
-		rc = ft_archive_export(ar, ids.data, ids.len, &sb, ctx->stable ? FT_EXPORT_STABLE : 0,
-				       &err);
+		rc = ft_archive_export(ar, ids.data, ids.len, &sb,
+		                       ctx->stable ? FT_EXPORT_STABLE : 0, &err);
 	if (rc == 0)
 		rc = cli_write_output(output, &sb, &err);
 	if (rc == 0 && output)
 		fprintf(stderr, "fabtune %s: wrote %zu run%s to %s\n", ctx->cmd, ids.len,
-			ids.len == 1 ? "" : "s", output);
+		        ids.len == 1 ? "" : "s", output);
 	ft_archive_close(ar);
 	ft_strbuf_release(&sb);
 	ft_vec_release(&ids);
@@ -733,7 +743,7 @@ archive_export(int argc, char **argv, struct cli_ctx *ctx)
 /* Import a tool's text output through the parsers (nccl-tests, perftest, ...). */
 static int
 import_text(struct cli_ctx *ctx, struct ft_archive *ar, const char *path, const char *format,
-	    const char *text, size_t len, struct ft_vec *ids, struct ft_error *err)
+            const char *text, size_t len, struct ft_vec *ids, struct ft_error *err)
 {
 #ifdef HAVE_PARSE
 	const struct ft_parser *p = format ? ft_parser_find(format) : ft_parser_detect(text, len);
@@ -744,11 +754,12 @@ import_text(struct cli_ctx *ctx, struct ft_archive *ar, const char *path, const 
 	int rc;
 
 	if (!p)
-		return ft_error_set(err, FT_EPARSE,
-				    format ? "%s: unknown format '%s' (see 'fabtune parse --list')"
-					   : "%s: unrecognised format%s (not a fabtune export, and no "
-					     "parser knows it; give --format)",
-				    path, format ? format : "");
+		return ft_error_set(
+		        err, FT_EPARSE,
+		        format ? "%s: unknown format '%s' (see 'fabtune parse --list')" :
+		                 "%s: unrecognised format%s (not a fabtune export, and no "
+		                 "parser knows it; give --format)",
+		        path, format ? format : "");
 	ft_run_init(&run, FT_SOURCE_IMPORT, p->name);
 	ft_strlcpy(run.label, path, sizeof(run.label));
 	ft_obs_set_init(&obs);
@@ -773,9 +784,9 @@ import_text(struct cli_ctx *ctx, struct ft_archive *ar, const char *path, const 
 	(void)len;
 	(void)ids;
 	return ft_error_set(err, FT_ENOTSUP,
-			    "%s: not a fabtune export, and this build has no parsers for tool "
-			    "outputs (nccl-tests, perftest)",
-			    path);
+	                    "%s: not a fabtune export, and this build has no parsers for tool "
+	                    "outputs (nccl-tests, perftest)",
+	                    path);
 #endif
 }
 
@@ -783,11 +794,12 @@ static int
 archive_import(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = { "fabtune archive import FILE... [--format NAME]",
-						NULL };
+		                                NULL };
 	const char *format = NULL;
 	static struct opt opts[] = {
-		OPT_STRING(0, "format", NULL, "NAME", "the tool that wrote FILE (nccl-tests, "
-						      "perftest, ...; default: detect)"),
+		OPT_STRING(0, "format", NULL, "NAME",
+		           "the tool that wrote FILE (nccl-tests, "
+		           "perftest, ...; default: detect)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -828,7 +840,7 @@ archive_import(int argc, char **argv, struct cli_ctx *ctx)
 			rc = import_text(ctx, ar, argv[i], format, sb.buf, sb.len, &ids, &err);
 		for (k = start; rc == 0 && k < ids.len; k++)
 			fprintf(stdout, "imported %s as run %" PRId64 "\n", argv[i],
-				FT_VEC_AT(&ids, int64_t, k));
+			        FT_VEC_AT(&ids, int64_t, k));
 		ft_strbuf_release(&sb);
 	}
 	ft_archive_close(ar);
@@ -842,8 +854,8 @@ archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = { "fabtune archive rm RUN...", NULL };
 	static const struct opt opts[] = { OPT_END() };
 	static const struct cmd_usage usage = { "archive rm", synopsis,
-						"Delete runs (and their baseline memberships).",
-						opts };
+		                                "Delete runs (and their baseline memberships).",
+		                                opts };
 	struct ft_error err = { 0 };
 	struct ft_archive *ar;
 	int n, i, rc;
@@ -871,8 +883,43 @@ archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
 
+static int
+archive_check(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const char *const synopsis[] = { "fabtune archive check", NULL };
+	static const struct opt opts[] = { OPT_END() };
+	static const struct cmd_usage usage = {
+		"archive check", synopsis,
+		"Check the archive: SQLite's integrity check, and that every run holds the\n"
+		"results, observations and findings it records.",
+		opts
+	};
+	struct ft_error err = { 0 };
+	struct ft_archive *ar;
+	size_t nruns = 0;
+	int n, rc;
+
+	n = opts_parse(&usage, ctx, argc, argv);
+	if (n < 0)
+		return n == -2 ? EXIT_OK : EXIT_USAGE;
+	rc = cli_archive_open(ctx, &ar, &err);
+	if (rc < 0)
+		return cli_fail(ctx, rc, &err);
+	rc = ft_archive_check(ar, &nruns, &err);
+	if (rc == 0)
+		fprintf(stdout, "archive ok: %zu run%s, schema version %d\n", nruns,
+		        nruns == 1 ? "" : "s", FT_ARCHIVE_SCHEMA_VERSION);
+	ft_archive_close(ar);
+	if (rc < 0) {
+		cli_error(ctx, "%s", ft_error_msg(&err, rc));
+		return EXIT_PROBLEM;
+	}
+	return EXIT_OK;
+}
+
 static const struct cmd archive_cmds[] = {
 	{ "baseline", archive_baseline, "name the runs that later runs are compared with" },
+	{ "check", archive_check, "check the archive's integrity" },
 	{ "compare", archive_compare, "compare a run with a baseline; exit 1 on regression" },
 	{ "export", archive_export, "export runs as JSON" },
 	{ "import", archive_import, "import a fabtune export, nccl-tests or perftest output" },

@@ -27,8 +27,8 @@ cli_report_release(struct cli_report *r)
 
 int
 cli_report_prepare(struct cli_ctx *ctx, struct ft_archive **ar, const char *run_ref,
-		   const char *vs_ref, const char *expected_ref,
-		   const struct ft_compare_opts *opts, struct cli_report *r)
+                   const char *vs_ref, const char *expected_ref, const struct ft_compare_opts *opts,
+                   struct cli_report *r)
 {
 	struct ft_error err = { 0 };
 	char label[200];
@@ -40,20 +40,20 @@ cli_report_prepare(struct cli_ctx *ctx, struct ft_archive **ar, const char *run_
 	ft_vec_init(&r->base, sizeof(struct ft_archive_record));
 	ft_vec_init(&r->expected, sizeof(struct ft_archive_record));
 	rc = cli_load_ref(ctx, ar, run_ref, false, &r->cur, r->cur_label, sizeof(r->cur_label),
-			  &err);
+	                  &err);
 	if (rc == 0 && vs_ref)
 		rc = cli_load_ref(ctx, ar, vs_ref, true, &r->base, r->base_label,
-				  sizeof(r->base_label), &err);
+		                  sizeof(r->base_label), &err);
 	if (rc == 0 && expected_ref)
 		rc = cli_load_ref(ctx, ar, expected_ref, false, &r->expected, label, sizeof(label),
-				  &err);
+		                  &err);
 	if (rc < 0) {
 		if (rc == FT_ENOENT && vs_ref && strcmp(vs_ref, "default") == 0 && !r->base.len &&
-		    r->cur.len)
-		{
+		    r->cur.len) {
 			ft_error_clear(&err);
-			ft_error_set(&err, rc, "no baseline 'default' in the archive: name one with "
-				     "'fabtune archive baseline add default RUN...', or give --vs");
+			ft_error_set(&err, rc,
+			             "no baseline 'default' in the archive: name one with "
+			             "'fabtune archive baseline add default RUN...', or give --vs");
 		}
 		return cli_fail(ctx, rc, &err);
 	}
@@ -93,18 +93,23 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	const char *vs = NULL, *expected = NULL, *format = NULL, *output = NULL, *title = NULL;
 	struct cli_compare_args ca = { 0 };
 	static struct opt opts[] = {
-		OPT_STRING(0, "vs", NULL, "REF", "compare with a baseline name, a run or an export "
-						 "file"),
-		OPT_STRING(0, "expected", NULL, "RUN", "the model's expectations (a model run or "
-						       "export file) drawn in the charts"),
-		OPT_STRING('f', "format", NULL, "F", "text, json, csv, html or prom (default: from "
-						     "-o's extension, else text)"),
+		OPT_STRING(0, "vs", NULL, "REF",
+		           "compare with a baseline name, a run or an export "
+		           "file"),
+		OPT_STRING(0, "expected", NULL, "RUN",
+		           "the model's expectations (a model run or "
+		           "export file) drawn in the charts"),
+		OPT_STRING('f', "format", NULL, "F",
+		           "text, json, csv, html or prom (default: from "
+		           "-o's extension, else text)"),
 		OPT_STRING('o', "output", NULL, "FILE", "write to FILE instead of stdout"),
 		OPT_STRING(0, "title", NULL, "TEXT", "title of the report"),
-		OPT_STRING(0, "threshold", NULL, "PCT", "stated threshold without repeated samples "
-							"(default 5%)"),
-		OPT_DOUBLE(0, "sigma", NULL, "K", "band of K standard deviations with samples "
-						  "(default 3)"),
+		OPT_STRING(0, "threshold", NULL, "PCT",
+		           "stated threshold without repeated samples "
+		           "(default 5%)"),
+		OPT_DOUBLE(0, "sigma", NULL, "K",
+		           "band of K standard deviations with samples "
+		           "(default 3)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -159,7 +164,7 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		rc = cli_write_output(output, &sb, &err);
 	if (rc == 0 && output && strcmp(output, "-") != 0)
 		fprintf(stderr, "fabtune report: wrote %s (%s, %zu bytes)\n", output,
-			ft_report_format_name(f), sb.len);
+		        ft_report_format_name(f), sb.len);
 	ft_strbuf_release(&sb);
 	cli_report_release(&r);
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;

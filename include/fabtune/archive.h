@@ -60,8 +60,8 @@ struct ft_fingerprint {
 FT_API void ft_fingerprint_init(struct ft_fingerprint *fp);
 FT_API void ft_fingerprint_release(struct ft_fingerprint *fp);
 /* Set @key (replacing its value). FT_EINVAL for an empty key, FT_ENOMEM. */
-FT_API int ft_fingerprint_set(struct ft_fingerprint *fp, const char *key, const char *value)
-	FT_MUST_CHECK;
+FT_API int ft_fingerprint_set(struct ft_fingerprint *fp, const char *key,
+                              const char *value) FT_MUST_CHECK;
 /* Value of @key or NULL. */
 FT_API const char *ft_fingerprint_get(const struct ft_fingerprint *fp, const char *key);
 static inline size_t
@@ -85,16 +85,16 @@ FT_API int ft_fingerprint_collect(struct ft_fingerprint *fp, struct ft_error *er
  * and the variables of @envp (NULL-terminated "NAME=value" strings) instead of
  * the process environment. uname() values are only taken when @root is "/".
  */
-FT_API int ft_fingerprint_collect_at(struct ft_fingerprint *fp, const char *root,
-				     char *const *envp, struct ft_error *err) FT_MUST_CHECK;
+FT_API int ft_fingerprint_collect_at(struct ft_fingerprint *fp, const char *root, char *const *envp,
+                                     struct ft_error *err) FT_MUST_CHECK;
 /*
  * Derive what observations tell about where they were taken, for imported
  * tool outputs: host.name (and "hosts", comma-separated, when several),
  * host.kernel, nccl.version, ib.<dev>.fw_ver|hca_type|board_id and
  * env.<NAME> from nccl.env.<NAME>. Existing keys are replaced. 0 or FT_ENOMEM.
  */
-FT_API int ft_fingerprint_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
-	FT_MUST_CHECK;
+FT_API int ft_fingerprint_from_obs(struct ft_fingerprint *fp,
+                                   const struct ft_obs_set *obs) FT_MUST_CHECK;
 /* True when ft_fingerprint_collect() records the environment variable @name. */
 FT_API bool ft_fingerprint_env_matters(const char *name);
 /* A 64-bit FNV-1a digest of all key=value pairs, as 16 hex digits + NUL. */
@@ -108,22 +108,23 @@ struct ft_fingerprint_change {
 };
 /* Append to @out (struct ft_fingerprint_change) every key whose value differs. */
 FT_API int ft_fingerprint_diff(const struct ft_fingerprint *before,
-			       const struct ft_fingerprint *after, struct ft_vec *out) FT_MUST_CHECK;
+                               const struct ft_fingerprint *after,
+                               struct ft_vec *out) FT_MUST_CHECK;
 
 /* ---- records: one archived run ------------------------------------------ */
 
 /* Summary of one archived run, as listed. */
 struct ft_archive_info {
-	int64_t id;	     /* run id, > 0 */
-	double created_s;    /* when it was saved, Unix seconds */
-	double started_s;    /* ft_run.started_s, 0 when unknown */
+	int64_t id;       /* run id, > 0 */
+	double created_s; /* when it was saved, Unix seconds */
+	double started_s; /* ft_run.started_s, 0 when unknown */
 	enum ft_source source;
 	char kind[32];
 	char label[128];
 	char spec[128];
 	uint64_t seed;
-	char host[64];	     /* fingerprint's host.name, "" when none */
-	char fp_digest[17];  /* ft_fingerprint_digest() */
+	char host[64];      /* fingerprint's host.name, "" when none */
+	char fp_digest[17]; /* ft_fingerprint_digest() */
 	size_t nrows, nobs, nfindings;
 };
 
@@ -158,8 +159,8 @@ FT_API int ft_archive_default_path(char *buf, size_t len, struct ft_error *err) 
  * (not SQLite, another application's SQLite file, a newer schema, a corrupt
  * file) gives FT_EARCHIVE naming the path and is never modified.
  */
-FT_API int ft_archive_open(const char *path, struct ft_archive **out, struct ft_error *err)
-	FT_MUST_CHECK;
+FT_API int ft_archive_open(const char *path, struct ft_archive **out,
+                           struct ft_error *err) FT_MUST_CHECK;
 FT_API void ft_archive_close(struct ft_archive *ar);
 FT_API const char *ft_archive_path(const struct ft_archive *ar);
 /* Schema version found in the file before migration (0 for a new file). */
@@ -171,27 +172,27 @@ FT_API int ft_archive_opened_version(const struct ft_archive *ar);
  * Concurrent writers wait for each other (busy timeout), so both succeed.
  */
 FT_API int ft_archive_save(struct ft_archive *ar, const struct ft_run *run,
-			   const struct ft_obs_set *obs, const struct ft_finding *findings,
-			   size_t nfindings, const struct ft_fingerprint *fp, int64_t *run_id,
-			   struct ft_error *err) FT_MUST_CHECK;
+                           const struct ft_obs_set *obs, const struct ft_finding *findings,
+                           size_t nfindings, const struct ft_fingerprint *fp, int64_t *run_id,
+                           struct ft_error *err) FT_MUST_CHECK;
 /* Save a loaded or imported record (its info.id and info.created_s are ignored). */
 FT_API int ft_archive_save_record(struct ft_archive *ar, const struct ft_archive_record *rec,
-				  int64_t *run_id, struct ft_error *err) FT_MUST_CHECK;
+                                  int64_t *run_id, struct ft_error *err) FT_MUST_CHECK;
 
 /* Load run @id into @rec (initialized by this call). FT_ENOENT when no such run. */
 FT_API int ft_archive_load(struct ft_archive *ar, int64_t id, struct ft_archive_record *rec,
-			   struct ft_error *err) FT_MUST_CHECK;
+                           struct ft_error *err) FT_MUST_CHECK;
 
 /* What ft_archive_list() returns; zero-initialize for "all runs, oldest first". */
 struct ft_archive_query {
 	const char *kind;   /* only runs of this kind, NULL for all */
 	const char *source; /* only runs of this source ("bench", ...), NULL for all */
-	size_t limit;	    /* at most this many (the newest), 0 for no limit */
+	size_t limit;       /* at most this many (the newest), 0 for no limit */
 };
 
 /* Append struct ft_archive_info for each matching run to @out, oldest first. */
 FT_API int ft_archive_list(struct ft_archive *ar, const struct ft_archive_query *q,
-			   struct ft_vec *out, struct ft_error *err) FT_MUST_CHECK;
+                           struct ft_vec *out, struct ft_error *err) FT_MUST_CHECK;
 
 /*
  * Resolve a run reference: "12" (an id), "latest", "latest~N" (N runs
@@ -199,11 +200,18 @@ FT_API int ft_archive_list(struct ft_archive *ar, const struct ft_archive_query 
  * FT_EINVAL when it is not a reference.
  */
 FT_API int ft_archive_resolve(struct ft_archive *ar, const char *ref, int64_t *id,
-			      struct ft_error *err) FT_MUST_CHECK;
+                              struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Check the file: PRAGMA integrity_check and that every run's stored counts
+ * match its rows. *@nruns receives the number of runs. FT_EARCHIVE naming
+ * the first problem.
+ */
+FT_API int ft_archive_check(struct ft_archive *ar, size_t *nruns,
+                            struct ft_error *err) FT_MUST_CHECK;
 
 /* Delete run @id (and its baseline memberships). FT_ENOENT when absent. */
-FT_API int ft_archive_delete(struct ft_archive *ar, int64_t id, struct ft_error *err)
-	FT_MUST_CHECK;
+FT_API int ft_archive_delete(struct ft_archive *ar, int64_t id, struct ft_error *err) FT_MUST_CHECK;
 
 /* ---- baselines: named sets of runs --------------------------------------- */
 
@@ -219,23 +227,23 @@ struct ft_baseline_info {
 
 /* Add run @id to baseline @name (created on first use). Adding twice is a no-op. */
 FT_API int ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id,
-				   struct ft_error *err) FT_MUST_CHECK;
+                                   struct ft_error *err) FT_MUST_CHECK;
 /* Remove run @id from @name, or the whole baseline when @id is 0. FT_ENOENT if absent. */
 FT_API int ft_archive_baseline_remove(struct ft_archive *ar, const char *name, int64_t id,
-				      struct ft_error *err) FT_MUST_CHECK;
+                                      struct ft_error *err) FT_MUST_CHECK;
 /* Append the run ids (int64_t) of @name to @ids, ascending. FT_ENOENT when no such baseline. */
 FT_API int ft_archive_baseline_runs(struct ft_archive *ar, const char *name, struct ft_vec *ids,
-				    struct ft_error *err) FT_MUST_CHECK;
+                                    struct ft_error *err) FT_MUST_CHECK;
 /*
  * Load every run of baseline @name into @records (struct ft_archive_record),
  * oldest first: the samples ft_compare_runs() takes. FT_ENOENT when no such
  * baseline (a first run on a cluster has none yet).
  */
-FT_API int ft_archive_baseline_load(struct ft_archive *ar, const char *name,
-				    struct ft_vec *records, struct ft_error *err) FT_MUST_CHECK;
+FT_API int ft_archive_baseline_load(struct ft_archive *ar, const char *name, struct ft_vec *records,
+                                    struct ft_error *err) FT_MUST_CHECK;
 /* Append struct ft_baseline_info for every baseline to @out, by name. */
 FT_API int ft_archive_baseline_list(struct ft_archive *ar, struct ft_vec *out,
-				    struct ft_error *err) FT_MUST_CHECK;
+                                    struct ft_error *err) FT_MUST_CHECK;
 
 /* ---- export and import (JSON) -------------------------------------------- */
 
@@ -248,29 +256,28 @@ FT_API int ft_archive_baseline_list(struct ft_archive *ar, struct ft_vec *out,
  * are absent (NaN) are written as null.
  */
 FT_API void ft_archive_record_json(const struct ft_archive_record *rec, struct ft_json *j,
-				   unsigned flags);
+                                   unsigned flags);
 /* A whole export: {"format":"fabtune-archive","version":2,"runs":[...]}, pretty. */
 FT_API int ft_archive_export(struct ft_archive *ar, const int64_t *ids, size_t nids,
-			     struct ft_strbuf *out, unsigned flags, struct ft_error *err)
-	FT_MUST_CHECK;
+                             struct ft_strbuf *out, unsigned flags,
+                             struct ft_error *err) FT_MUST_CHECK;
 /*
  * Read an export (the text of @file) into struct ft_archive_record elements
  * appended to @records. Errors name file:line:column and the field.
  */
 FT_API int ft_archive_parse_export(const char *text, size_t len, const char *file,
-				   struct ft_vec *records, struct ft_error *err) FT_MUST_CHECK;
+                                   struct ft_vec *records, struct ft_error *err) FT_MUST_CHECK;
 /* Parse an export and save every run in it, in one transaction; ids appended to @ids. */
-FT_API int ft_archive_import(struct ft_archive *ar, const char *text, size_t len,
-			     const char *file, struct ft_vec *ids, struct ft_error *err)
-	FT_MUST_CHECK;
+FT_API int ft_archive_import(struct ft_archive *ar, const char *text, size_t len, const char *file,
+                             struct ft_vec *ids, struct ft_error *err) FT_MUST_CHECK;
 
 /* ---- compare: a run against a baseline ----------------------------------- */
 
-#define FT_VERDICT_MAP(X)                                                                          \
-	X(UNCHANGED, "unchanged")                                                                  \
-	X(IMPROVED, "improved")                                                                    \
-	X(REGRESSED, "regressed")                                                                  \
-	X(NEW, "new")                                                                              \
+#define FT_VERDICT_MAP(X)         \
+	X(UNCHANGED, "unchanged") \
+	X(IMPROVED, "improved")   \
+	X(REGRESSED, "regressed") \
+	X(NEW, "new")             \
 	X(MISSING, "missing")
 
 enum ft_verdict {
@@ -283,7 +290,7 @@ FT_API const char *ft_verdict_name(enum ft_verdict v);
 
 struct ft_compare_opts {
 	double rel_threshold; /* stated threshold without repeated samples, fraction (0.05) */
-	double k_sigma;	      /* band of k standard deviations with samples (3) */
+	double k_sigma;       /* band of k standard deviations with samples (3) */
 	double floor_rel;     /* the band is never narrower than this fraction (0.01) */
 	unsigned min_samples; /* samples needed for a noise-aware band (3) */
 };
@@ -301,21 +308,22 @@ struct ft_compare_row {
 	uint32_t nranks;
 	char src[64];
 	char dst[64];
-	char metric[12];	/* "busbw", "algbw", "lat_p50", "lat_avg", "time" */
+	char metric[12]; /* "busbw", "algbw", "lat_p50", "lat_avg", "time" */
 	bool higher_is_better;
-	double current;		/* NaN when MISSING */
-	double base_mean;	/* NaN when NEW */
-	double base_stdev;	/* sample stdev, NaN with fewer than 2 samples */
-	unsigned base_n;	/* baseline samples */
-	double delta_rel;	/* (current - base_mean) / base_mean, NaN when not both */
-	double threshold_rel;	/* the band used, fraction of base_mean */
-	bool noise_aware;	/* band from samples (k sigma) rather than the stated threshold */
+	double current;       /* NaN when MISSING */
+	double base_mean;     /* NaN when NEW */
+	double base_stdev;    /* sample stdev, NaN with fewer than 2 samples */
+	unsigned base_n;      /* baseline samples */
+	double delta_rel;     /* (current - base_mean) / base_mean, NaN when not both */
+	double threshold_rel; /* the band used, fraction of base_mean */
+	bool noise_aware;     /* band from samples (k sigma) rather than the stated threshold */
 	enum ft_verdict verdict;
 };
 
 struct ft_compare {
 	struct ft_compare_opts opts;
-	struct ft_vec rows; /* struct ft_compare_row, in the current run's row order, then MISSING */
+	struct ft_vec
+	        rows; /* struct ft_compare_row, in the current run's row order, then MISSING */
 	size_t count[FT_VERDICT_COUNT];
 };
 
@@ -324,9 +332,9 @@ struct ft_compare {
  * run is one sample). @out is initialized by this call; release it with
  * ft_compare_release(). @opts NULL takes the defaults.
  */
-FT_API int ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base,
-			   size_t nbase, const struct ft_compare_opts *opts, struct ft_compare *out,
-			   struct ft_error *err) FT_MUST_CHECK;
+FT_API int ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size_t nbase,
+                           const struct ft_compare_opts *opts, struct ft_compare *out,
+                           struct ft_error *err) FT_MUST_CHECK;
 FT_API void ft_compare_release(struct ft_compare *cmp);
 /* True when any result regressed (a CI gate fails). */
 static inline bool
@@ -337,7 +345,7 @@ ft_compare_has_regression(const struct ft_compare *cmp)
 
 /* The metric ft_compare_runs() uses for @row, its name and direction; NaN when none. */
 FT_API double ft_result_row_metric(const struct ft_result_row *row, const char **name,
-				   bool *higher_is_better);
+                                   bool *higher_is_better);
 
 #ifdef __cplusplus
 }

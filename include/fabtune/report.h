@@ -23,11 +23,11 @@
 extern "C" {
 #endif
 
-#define FT_REPORT_FORMAT_MAP(X)                                                                    \
-	X(TEXT, "text")                                                                            \
-	X(JSON, "json")                                                                            \
-	X(CSV, "csv")                                                                              \
-	X(HTML, "html")                                                                            \
+#define FT_REPORT_FORMAT_MAP(X) \
+	X(TEXT, "text")         \
+	X(JSON, "json")         \
+	X(CSV, "csv")           \
+	X(HTML, "html")         \
 	X(PROM, "prom")
 
 enum ft_report_format {
@@ -40,30 +40,29 @@ enum ft_report_format {
 FT_API const char *ft_report_format_name(enum ft_report_format f);
 /* FT_EINVAL naming the accepted formats when @name is none of them. */
 FT_API int ft_report_format_from_name(const char *name, enum ft_report_format *out,
-				      struct ft_error *err) FT_MUST_CHECK;
+                                      struct ft_error *err) FT_MUST_CHECK;
 /* From a file name's extension (.txt .json .csv .html .htm .prom); FT_EINVAL otherwise. */
-FT_API int ft_report_format_from_path(const char *path, enum ft_report_format *out)
-	FT_MUST_CHECK;
+FT_API int ft_report_format_from_path(const char *path, enum ft_report_format *out) FT_MUST_CHECK;
 
 /* Sections of the text report; 0 means all. */
-#define FT_REPORT_SEC_RUN	  0x01u /* the run's metadata */
-#define FT_REPORT_SEC_RESULTS	  0x02u /* result rows */
-#define FT_REPORT_SEC_COMPARE	  0x04u /* comparison with the baseline, fingerprint changes */
-#define FT_REPORT_SEC_FINDINGS	  0x08u /* findings with evidence */
-#define FT_REPORT_SEC_OBS	  0x10u /* observations */
+#define FT_REPORT_SEC_RUN         0x01u /* the run's metadata */
+#define FT_REPORT_SEC_RESULTS     0x02u /* result rows */
+#define FT_REPORT_SEC_COMPARE     0x04u /* comparison with the baseline, fingerprint changes */
+#define FT_REPORT_SEC_FINDINGS    0x08u /* findings with evidence */
+#define FT_REPORT_SEC_OBS         0x10u /* observations */
 #define FT_REPORT_SEC_FINGERPRINT 0x20u /* the whole fingerprint */
 
 struct ft_report_input {
-	const struct ft_archive_record *run;	  /* the run reported; required */
-	const struct ft_run *expected;		  /* the model's expectations, NULL for none */
-	const struct ft_run *const *baseline;	  /* the runs of the baseline, for charts */
+	const struct ft_archive_record *run;  /* the run reported; required */
+	const struct ft_run *expected;        /* the model's expectations, NULL for none */
+	const struct ft_run *const *baseline; /* the runs of the baseline, for charts */
 	size_t nbaseline;
-	const char *baseline_label;		  /* "baseline 'default' (3 runs)", NULL */
-	const struct ft_compare *cmp;		  /* run against baseline, NULL for none */
+	const char *baseline_label;               /* "baseline 'default' (3 runs)", NULL */
+	const struct ft_compare *cmp;             /* run against baseline, NULL for none */
 	const struct ft_fingerprint *baseline_fp; /* to list what changed, NULL for none */
-	const char *title;			  /* NULL: derived from the run */
-	bool stable;				  /* no ids, save times or versions */
-	unsigned sections;			  /* FT_REPORT_SEC_* for text; 0 = all */
+	const char *title;                        /* NULL: derived from the run */
+	bool stable;                              /* no ids, save times or versions */
+	unsigned sections;                        /* FT_REPORT_SEC_* for text; 0 = all */
 };
 
 /*
@@ -71,7 +70,7 @@ struct ft_report_input {
  * FT_ENOMEM when the buffer could not grow.
  */
 FT_API int ft_report_render(const struct ft_report_input *in, enum ft_report_format f,
-			    struct ft_strbuf *out, struct ft_error *err) FT_MUST_CHECK;
+                            struct ft_strbuf *out, struct ft_error *err) FT_MUST_CHECK;
 
 /*
  * Conventions the charts read (docs/internals/observations.md):
@@ -81,7 +80,7 @@ FT_API int ft_report_render(const struct ft_report_input *in, enum ft_report_for
  *   [0, 1], device = the link "a->b"), or rows with test "link_util" whose
  *   algbw_GBps is the carried rate and busbw_GBps the link capacity.
  */
-#define FT_REPORT_TEST_PAIRS	 "pairs"
+#define FT_REPORT_TEST_PAIRS     "pairs"
 #define FT_REPORT_TEST_LINK_UTIL "link_util"
 
 #ifdef __cplusplus

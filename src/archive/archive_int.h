@@ -23,7 +23,7 @@ int ft__archive_fail(struct ft_archive *ar, const char *what, struct ft_error *e
 /* Run SQL without results. */
 int ft__archive_exec(struct ft_archive *ar, const char *sql, struct ft_error *err);
 int ft__archive_prepare(struct ft_archive *ar, const char *sql, sqlite3_stmt **st,
-			struct ft_error *err);
+                        struct ft_error *err);
 /* Bind text, or "" for NULL. */
 int ft__bind_text(sqlite3_stmt *st, int i, const char *s);
 /* Bind a double; NaN becomes SQL NULL. */
@@ -39,9 +39,9 @@ void ft__archive_rollback(struct ft_archive *ar);
 
 /* Save one record inside an open transaction (store.c). */
 int ft__archive_insert(struct ft_archive *ar, const struct ft_run *run,
-		       const struct ft_obs_set *obs, const struct ft_finding *findings,
-		       size_t nfindings, const struct ft_fingerprint *fp, int64_t *run_id,
-		       struct ft_error *err);
+                       const struct ft_obs_set *obs, const struct ft_finding *findings,
+                       size_t nfindings, const struct ft_fingerprint *fp, int64_t *run_id,
+                       struct ft_error *err);
 
 /* Names of layers and severities back to enums; -1 when unknown. */
 int ft__layer_from_name(const char *s);
@@ -49,23 +49,30 @@ int ft__severity_from_name(const char *s);
 
 /* ---- a small JSON reader (jsonread.c) ------------------------------------ */
 
-enum ft_jv_type { FT_JV_NULL, FT_JV_BOOL, FT_JV_NUMBER, FT_JV_STRING, FT_JV_ARRAY, FT_JV_OBJECT };
+enum ft_jv_type {
+	FT_JV_NULL,
+	FT_JV_BOOL,
+	FT_JV_NUMBER,
+	FT_JV_STRING,
+	FT_JV_ARRAY,
+	FT_JV_OBJECT
+};
 
 struct ft_jv {
 	enum ft_jv_type type;
-	unsigned line, col;	 /* where the value starts, 1-based */
+	unsigned line, col; /* where the value starts, 1-based */
 	bool b;
 	double num;
-	const char *numtext;	 /* the number as written, for exact integers */
-	const char *str;	 /* NUL-terminated, UTF-8 */
-	size_t n;		 /* elements of an array or members of an object */
-	struct ft_jv **items;	 /* array elements, or object member values */
-	const char **keys;	 /* object member names */
+	const char *numtext;  /* the number as written, for exact integers */
+	const char *str;      /* NUL-terminated, UTF-8 */
+	size_t n;             /* elements of an array or members of an object */
+	struct ft_jv **items; /* array elements, or object member values */
+	const char **keys;    /* object member names */
 };
 
 /* Parse @text into a tree allocated in @arena. FT_EPARSE names file:line:col. */
 int ft__json_parse(const char *text, size_t len, const char *file, struct ft_arena *arena,
-		   struct ft_jv **out, struct ft_error *err);
+                   struct ft_jv **out, struct ft_error *err);
 /* Member @key of object @o, or NULL. */
 const struct ft_jv *ft__json_get(const struct ft_jv *o, const char *key);
 const char *ft__json_type_name(enum ft_jv_type t);

@@ -13,20 +13,19 @@ check_name(const char *name, struct ft_error *err)
 
 	if (!name || !name[0] || strlen(name) >= sizeof(((struct ft_baseline_info *)0)->name))
 		return ft_error_set(err, FT_EINVAL,
-				    "baseline name: expected 1 to 63 characters, got '%s'",
-				    name ? name : "");
+		                    "baseline name: expected 1 to 63 characters, got '%s'",
+		                    name ? name : "");
 	for (p = name; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("-_.:", *p))
 			return ft_error_set(err, FT_EINVAL,
-					    "baseline name '%s': character '%c' not allowed "
-					    "(letters, digits, - _ . :)",
-					    name, *p);
+			                    "baseline name '%s': character '%c' not allowed "
+			                    "(letters, digits, - _ . :)",
+			                    name, *p);
 	return 0;
 }
 
 int
-ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id,
-			struct ft_error *err)
+ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id, struct ft_error *err)
 {
 	struct timespec ts;
 	sqlite3_stmt *st;
@@ -38,9 +37,9 @@ ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id,
 	if (rc < 0)
 		return rc;
 	rc = ft__archive_prepare(ar,
-				 "INSERT OR IGNORE INTO baselines (name, run_id, added_s)"
-				 " SELECT ?1, id, ?3 FROM runs WHERE id = ?2",
-				 &st, err);
+	                         "INSERT OR IGNORE INTO baselines (name, run_id, added_s)"
+	                         " SELECT ?1, id, ?3 FROM runs WHERE id = ?2",
+	                         &st, err);
 	if (rc == 0) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ft__bind_text(st, 1, name);
@@ -60,7 +59,8 @@ ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id,
 				exists = sqlite3_column_int64(st, 0);
 			sqlite3_finalize(st);
 			if (!exists)
-				rc = ft_error_set(err, FT_ENOENT, "no run %" PRId64 " in the archive", id);
+				rc = ft_error_set(err, FT_ENOENT,
+				                  "no run %" PRId64 " in the archive", id);
 		}
 	}
 	if (rc == 0)
@@ -72,16 +72,15 @@ ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id,
 
 int
 ft_archive_baseline_remove(struct ft_archive *ar, const char *name, int64_t id,
-			   struct ft_error *err)
+                           struct ft_error *err)
 {
 	sqlite3_stmt *st;
 	int rc = check_name(name, err);
 
 	if (rc < 0)
 		return rc;
-	rc = ft__archive_prepare(ar,
-				 "DELETE FROM baselines WHERE name = ?1 AND (?2 = 0 OR run_id = ?2)",
-				 &st, err);
+	rc = ft__archive_prepare(
+	        ar, "DELETE FROM baselines WHERE name = ?1 AND (?2 = 0 OR run_id = ?2)", &st, err);
 	if (rc < 0)
 		return rc;
 	ft__bind_text(st, 1, name);
@@ -89,7 +88,8 @@ ft_archive_baseline_remove(struct ft_archive *ar, const char *name, int64_t id,
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = ft__archive_fail(ar, "removing from a baseline", err);
 	else if (sqlite3_changes(ar->db) == 0 && id)
-		rc = ft_error_set(err, FT_ENOENT, "run %" PRId64 " is not in baseline '%s'", id, name);
+		rc = ft_error_set(err, FT_ENOENT, "run %" PRId64 " is not in baseline '%s'", id,
+		                  name);
 	else if (sqlite3_changes(ar->db) == 0)
 		rc = ft_error_set(err, FT_ENOENT, "no baseline '%s' in the archive", name);
 	sqlite3_finalize(st);
@@ -98,7 +98,7 @@ ft_archive_baseline_remove(struct ft_archive *ar, const char *name, int64_t id,
 
 int
 ft_archive_baseline_runs(struct ft_archive *ar, const char *name, struct ft_vec *ids,
-			 struct ft_error *err)
+                         struct ft_error *err)
 {
 	sqlite3_stmt *st;
 	size_t start = ids->len;
@@ -108,7 +108,7 @@ ft_archive_baseline_runs(struct ft_archive *ar, const char *name, struct ft_vec 
 	if (rc < 0)
 		return rc;
 	rc = ft__archive_prepare(ar, "SELECT run_id FROM baselines WHERE name = ?1 ORDER BY run_id",
-				 &st, err);
+	                         &st, err);
 	if (rc < 0)
 		return rc;
 	ft__bind_text(st, 1, name);
@@ -123,9 +123,10 @@ ft_archive_baseline_runs(struct ft_archive *ar, const char *name, struct ft_vec 
 	if (rc == 0 && s != SQLITE_DONE)
 		rc = ft__archive_fail(ar, "reading a baseline", err);
 	if (rc == 0 && ids->len == start)
-		rc = ft_error_set(err, FT_ENOENT,
-				  "no baseline '%s' in the archive (see 'fabtune archive baseline list')",
-				  name);
+		rc = ft_error_set(
+		        err, FT_ENOENT,
+		        "no baseline '%s' in the archive (see 'fabtune archive baseline list')",
+		        name);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -138,9 +139,9 @@ ft_archive_baseline_list(struct ft_archive *ar, struct ft_vec *out, struct ft_er
 	int rc, s;
 
 	rc = ft__archive_prepare(ar,
-				 "SELECT name, count(*), max(run_id) FROM baselines GROUP BY name"
-				 " ORDER BY name",
-				 &st, err);
+	                         "SELECT name, count(*), max(run_id) FROM baselines GROUP BY name"
+	                         " ORDER BY name",
+	                         &st, err);
 	if (rc < 0)
 		return rc;
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -161,7 +162,7 @@ ft_archive_baseline_list(struct ft_archive *ar, struct ft_vec *out, struct ft_er
 
 int
 ft_archive_baseline_load(struct ft_archive *ar, const char *name, struct ft_vec *records,
-			 struct ft_error *err)
+                         struct ft_error *err)
 {
 	struct ft_vec ids;
 	size_t i, start = records->len;
@@ -175,7 +176,7 @@ ft_archive_baseline_load(struct ft_archive *ar, const char *name, struct ft_vec 
 			break;
 		}
 		rc = ft_archive_load(ar, FT_VEC_AT(&ids, int64_t, i),
-				     ft_vec_at(records, records->len - 1), err);
+		                     ft_vec_at(records, records->len - 1), err);
 		if (rc < 0)
 			records->len--;
 	}

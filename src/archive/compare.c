@@ -248,7 +248,7 @@ push_row(struct ft_compare *out, const struct ft_compare_row *cr)
 
 int
 ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size_t nbase,
-		const struct ft_compare_opts *opts, struct ft_compare *out, struct ft_error *err)
+                const struct ft_compare_opts *opts, struct ft_compare *out, struct ft_error *err)
 {
 	struct ref *crefs = NULL, *brefs = NULL;
 	size_t ncur, nb, i;

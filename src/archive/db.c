@@ -23,7 +23,7 @@ int
 ft__archive_fail(struct ft_archive *ar, const char *what, struct ft_error *err)
 {
 	return ft_error_set(err, FT_EARCHIVE, "archive %s: %s: %s", ar->path, what,
-			    sqlite3_errmsg(ar->db));
+	                    sqlite3_errmsg(ar->db));
 }
 
 int
@@ -34,7 +34,7 @@ ft__archive_exec(struct ft_archive *ar, const char *sql, struct ft_error *err)
 
 	if (rc != SQLITE_OK) {
 		ft_error_set(err, FT_EARCHIVE, "archive %s: %s", ar->path,
-			     msg ? msg : sqlite3_errstr(rc));
+		             msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 		return FT_EARCHIVE;
 	}
@@ -42,8 +42,7 @@ ft__archive_exec(struct ft_archive *ar, const char *sql, struct ft_error *err)
 }
 
 int
-ft__archive_prepare(struct ft_archive *ar, const char *sql, sqlite3_stmt **st,
-		    struct ft_error *err)
+ft__archive_prepare(struct ft_archive *ar, const char *sql, sqlite3_stmt **st, struct ft_error *err)
 {
 	if (sqlite3_prepare_v2(ar->db, sql, -1, st, NULL) != SQLITE_OK) {
 		*st = NULL;
@@ -122,9 +121,9 @@ check_header(const char *path, struct ft_error *err)
 	FILE *f;
 
 	if (stat(path, &stbuf) < 0)
-		return errno == ENOENT ? 0
-				       : ft_error_set(err, FT_EIO, "archive %s: %s", path,
-						      strerror(errno));
+		return errno == ENOENT ?
+		               0 :
+		               ft_error_set(err, FT_EIO, "archive %s: %s", path, strerror(errno));
 	if (!S_ISREG(stbuf.st_mode))
 		return ft_error_set(err, FT_EARCHIVE, "archive %s: not a regular file", path);
 	if (stbuf.st_size == 0)
@@ -136,20 +135,22 @@ check_header(const char *path, struct ft_error *err)
 	fclose(f);
 	if (n < 16 || memcmp(hdr, "SQLite format 3", 16) != 0)
 		return ft_error_set(err, FT_EARCHIVE,
-				    "archive %s: not a fabtune archive (not an SQLite database); "
-				    "the file was left untouched",
-				    path);
+		                    "archive %s: not a fabtune archive (not an SQLite database); "
+		                    "the file was left untouched",
+		                    path);
 	if (n < sizeof(hdr))
-		return ft_error_set(err, FT_EARCHIVE,
-				    "archive %s: corrupt archive (truncated SQLite header, %zu bytes); "
-				    "the file was left untouched",
-				    path, n);
+		return ft_error_set(
+		        err, FT_EARCHIVE,
+		        "archive %s: corrupt archive (truncated SQLite header, %zu bytes); "
+		        "the file was left untouched",
+		        path, n);
 	app_id = be32(hdr + 68);
 	if (app_id != 0 && app_id != FT_ARCHIVE_APPLICATION_ID)
 		return ft_error_set(err, FT_EARCHIVE,
-				    "archive %s: not a fabtune archive (SQLite application_id "
-				    "0x%08" PRIx32 ", fabtune uses 0x%08x); the file was left untouched",
-				    path, app_id, FT_ARCHIVE_APPLICATION_ID);
+		                    "archive %s: not a fabtune archive (SQLite application_id "
+		                    "0x%08" PRIx32
+		                    ", fabtune uses 0x%08x); the file was left untouched",
+		                    path, app_id, FT_ARCHIVE_APPLICATION_ID);
 	return 0;
 }
 
@@ -194,20 +195,20 @@ check_identity(struct ft_archive *ar, struct ft_error *err)
 	}
 	if (app_id != 0 && app_id != FT_ARCHIVE_APPLICATION_ID)
 		return ft_error_set(err, FT_EARCHIVE,
-				    "archive %s: not a fabtune archive (SQLite application_id "
-				    "0x%08" PRIx64 "); the file was left untouched",
-				    ar->path, (uint64_t)app_id);
+		                    "archive %s: not a fabtune archive (SQLite application_id "
+		                    "0x%08" PRIx64 "); the file was left untouched",
+		                    ar->path, (uint64_t)app_id);
 	if (app_id == 0 && ntables > 0)
 		return ft_error_set(err, FT_EARCHIVE,
-				    "archive %s: not a fabtune archive (an SQLite database with "
-				    "%" PRId64 " schema objects but no fabtune application_id); "
-				    "the file was left untouched",
-				    ar->path, ntables);
+		                    "archive %s: not a fabtune archive (an SQLite database with "
+		                    "%" PRId64 " schema objects but no fabtune application_id); "
+		                    "the file was left untouched",
+		                    ar->path, ntables);
 	if (version > FT_ARCHIVE_SCHEMA_VERSION)
 		return ft_error_set(err, FT_EARCHIVE,
-				    "archive %s: made by a newer fabtune (schema version %" PRId64
-				    ", this one reads up to %d); the file was left untouched",
-				    ar->path, version, FT_ARCHIVE_SCHEMA_VERSION);
+		                    "archive %s: made by a newer fabtune (schema version %" PRId64
+		                    ", this one reads up to %d); the file was left untouched",
+		                    ar->path, version, FT_ARCHIVE_SCHEMA_VERSION);
 	ar->opened_version = (int)version;
 	return 0;
 }
@@ -215,79 +216,79 @@ check_identity(struct ft_archive *ar, struct ft_error *err)
 /* ---- migrations ---------------------------------------------------------- */
 
 static const char schema_v1[] =
-	"CREATE TABLE runs (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  created_s REAL NOT NULL,\n"
-	"  source TEXT NOT NULL,\n"
-	"  kind TEXT NOT NULL,\n"
-	"  label TEXT NOT NULL DEFAULT '',\n"
-	"  spec TEXT NOT NULL DEFAULT '',\n"
-	"  seed INTEGER NOT NULL DEFAULT 0,\n"
-	"  fingerprint TEXT NOT NULL DEFAULT ''\n"
-	");\n"
-	"CREATE TABLE results (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  test TEXT NOT NULL, transport TEXT NOT NULL, bytes INTEGER NOT NULL,\n"
-	"  count INTEGER NOT NULL, dtype TEXT NOT NULL, redop TEXT NOT NULL,\n"
-	"  root INTEGER NOT NULL, nranks INTEGER NOT NULL,\n"
-	"  time_us REAL, algbw_GBps REAL, busbw_GBps REAL,\n"
-	"  ip_time_us REAL, ip_algbw_GBps REAL, ip_busbw_GBps REAL,\n"
-	"  wrong INTEGER NOT NULL,\n"
-	"  lat_min_us REAL, lat_avg_us REAL, lat_p50_us REAL, lat_p99_us REAL,\n"
-	"  lat_p999_us REAL, lat_max_us REAL, lat_stdev_us REAL,\n"
-	"  nsamples INTEGER NOT NULL, algo TEXT NOT NULL, proto TEXT NOT NULL,\n"
-	"  bottleneck TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL,\n"
-	"  PRIMARY KEY (run_id, idx)\n"
-	");\n"
-	"CREATE TABLE observations (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  host TEXT NOT NULL, device TEXT NOT NULL, port INTEGER NOT NULL,\n"
-	"  rank INTEGER NOT NULL, key TEXT NOT NULL, num REAL, str TEXT NOT NULL,\n"
-	"  unit TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,\n"
-	"  PRIMARY KEY (run_id, idx)\n"
-	");\n"
-	"CREATE TABLE findings (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-	"  idx INTEGER NOT NULL,\n"
-	"  rule_id TEXT NOT NULL, layer TEXT NOT NULL, severity TEXT NOT NULL,\n"
-	"  entity TEXT NOT NULL, message TEXT NOT NULL, fix TEXT NOT NULL,\n"
-	"  kb TEXT NOT NULL,\n"
-	"  PRIMARY KEY (run_id, idx)\n"
-	");\n";
+        "CREATE TABLE runs (\n"
+        "  id INTEGER PRIMARY KEY,\n"
+        "  created_s REAL NOT NULL,\n"
+        "  source TEXT NOT NULL,\n"
+        "  kind TEXT NOT NULL,\n"
+        "  label TEXT NOT NULL DEFAULT '',\n"
+        "  spec TEXT NOT NULL DEFAULT '',\n"
+        "  seed INTEGER NOT NULL DEFAULT 0,\n"
+        "  fingerprint TEXT NOT NULL DEFAULT ''\n"
+        ");\n"
+        "CREATE TABLE results (\n"
+        "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+        "  idx INTEGER NOT NULL,\n"
+        "  test TEXT NOT NULL, transport TEXT NOT NULL, bytes INTEGER NOT NULL,\n"
+        "  count INTEGER NOT NULL, dtype TEXT NOT NULL, redop TEXT NOT NULL,\n"
+        "  root INTEGER NOT NULL, nranks INTEGER NOT NULL,\n"
+        "  time_us REAL, algbw_GBps REAL, busbw_GBps REAL,\n"
+        "  ip_time_us REAL, ip_algbw_GBps REAL, ip_busbw_GBps REAL,\n"
+        "  wrong INTEGER NOT NULL,\n"
+        "  lat_min_us REAL, lat_avg_us REAL, lat_p50_us REAL, lat_p99_us REAL,\n"
+        "  lat_p999_us REAL, lat_max_us REAL, lat_stdev_us REAL,\n"
+        "  nsamples INTEGER NOT NULL, algo TEXT NOT NULL, proto TEXT NOT NULL,\n"
+        "  bottleneck TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL,\n"
+        "  PRIMARY KEY (run_id, idx)\n"
+        ");\n"
+        "CREATE TABLE observations (\n"
+        "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+        "  idx INTEGER NOT NULL,\n"
+        "  host TEXT NOT NULL, device TEXT NOT NULL, port INTEGER NOT NULL,\n"
+        "  rank INTEGER NOT NULL, key TEXT NOT NULL, num REAL, str TEXT NOT NULL,\n"
+        "  unit TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,\n"
+        "  PRIMARY KEY (run_id, idx)\n"
+        ");\n"
+        "CREATE TABLE findings (\n"
+        "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+        "  idx INTEGER NOT NULL,\n"
+        "  rule_id TEXT NOT NULL, layer TEXT NOT NULL, severity TEXT NOT NULL,\n"
+        "  entity TEXT NOT NULL, message TEXT NOT NULL, fix TEXT NOT NULL,\n"
+        "  kb TEXT NOT NULL,\n"
+        "  PRIMARY KEY (run_id, idx)\n"
+        ");\n";
 
 static const char schema_v2[] =
-	"ALTER TABLE runs ADD COLUMN started_s REAL NOT NULL DEFAULT 0;\n"
-	"ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT '';\n"
-	"ALTER TABLE runs ADD COLUMN fp_digest TEXT NOT NULL DEFAULT '';\n"
-	"ALTER TABLE runs ADD COLUMN nrows INTEGER NOT NULL DEFAULT 0;\n"
-	"ALTER TABLE runs ADD COLUMN nobs INTEGER NOT NULL DEFAULT 0;\n"
-	"ALTER TABLE runs ADD COLUMN nfindings INTEGER NOT NULL DEFAULT 0;\n"
-	"CREATE TABLE fingerprints (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-	"  key TEXT NOT NULL, value TEXT NOT NULL,\n"
-	"  PRIMARY KEY (run_id, key)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE evidence (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-	"  finding_idx INTEGER NOT NULL, idx INTEGER NOT NULL,\n"
-	"  host TEXT NOT NULL, device TEXT NOT NULL, port INTEGER NOT NULL,\n"
-	"  rank INTEGER NOT NULL, key TEXT NOT NULL, num REAL, str TEXT NOT NULL,\n"
-	"  unit TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,\n"
-	"  PRIMARY KEY (run_id, finding_idx, idx)\n"
-	");\n"
-	"CREATE TABLE baselines (\n"
-	"  name TEXT NOT NULL,\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-	"  added_s REAL NOT NULL,\n"
-	"  PRIMARY KEY (name, run_id)\n"
-	");\n"
-	"CREATE INDEX runs_kind ON runs(kind);\n"
-	"UPDATE runs SET\n"
-	"  nrows = (SELECT count(*) FROM results r WHERE r.run_id = runs.id),\n"
-	"  nobs = (SELECT count(*) FROM observations o WHERE o.run_id = runs.id),\n"
-	"  nfindings = (SELECT count(*) FROM findings f WHERE f.run_id = runs.id);\n";
+        "ALTER TABLE runs ADD COLUMN started_s REAL NOT NULL DEFAULT 0;\n"
+        "ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT '';\n"
+        "ALTER TABLE runs ADD COLUMN fp_digest TEXT NOT NULL DEFAULT '';\n"
+        "ALTER TABLE runs ADD COLUMN nrows INTEGER NOT NULL DEFAULT 0;\n"
+        "ALTER TABLE runs ADD COLUMN nobs INTEGER NOT NULL DEFAULT 0;\n"
+        "ALTER TABLE runs ADD COLUMN nfindings INTEGER NOT NULL DEFAULT 0;\n"
+        "CREATE TABLE fingerprints (\n"
+        "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+        "  key TEXT NOT NULL, value TEXT NOT NULL,\n"
+        "  PRIMARY KEY (run_id, key)\n"
+        ") WITHOUT ROWID;\n"
+        "CREATE TABLE evidence (\n"
+        "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+        "  finding_idx INTEGER NOT NULL, idx INTEGER NOT NULL,\n"
+        "  host TEXT NOT NULL, device TEXT NOT NULL, port INTEGER NOT NULL,\n"
+        "  rank INTEGER NOT NULL, key TEXT NOT NULL, num REAL, str TEXT NOT NULL,\n"
+        "  unit TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,\n"
+        "  PRIMARY KEY (run_id, finding_idx, idx)\n"
+        ");\n"
+        "CREATE TABLE baselines (\n"
+        "  name TEXT NOT NULL,\n"
+        "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+        "  added_s REAL NOT NULL,\n"
+        "  PRIMARY KEY (name, run_id)\n"
+        ");\n"
+        "CREATE INDEX runs_kind ON runs(kind);\n"
+        "UPDATE runs SET\n"
+        "  nrows = (SELECT count(*) FROM results r WHERE r.run_id = runs.id),\n"
+        "  nobs = (SELECT count(*) FROM observations o WHERE o.run_id = runs.id),\n"
+        "  nfindings = (SELECT count(*) FROM findings f WHERE f.run_id = runs.id);\n";
 
 /*
  * Version 1 -> 2, the part SQL cannot do alone: split each run's
@@ -302,9 +303,8 @@ migrate_fingerprints(struct ft_archive *ar, struct ft_error *err)
 
 	rc = ft__archive_prepare(ar, "SELECT id, fingerprint FROM runs ORDER BY id", &sel, err);
 	if (rc == 0)
-		rc = ft__archive_prepare(ar,
-					 "UPDATE runs SET host = ?2, fp_digest = ?3 WHERE id = ?1",
-					 &upd, err);
+		rc = ft__archive_prepare(
+		        ar, "UPDATE runs SET host = ?2, fp_digest = ?3 WHERE id = ?1", &upd, err);
 	while (rc == 0 && sqlite3_step(sel) == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(sel, 1);
 		int64_t id = sqlite3_column_int64(sel, 0);
@@ -324,11 +324,13 @@ migrate_fingerprints(struct ft_archive *ar, struct ft_error *err)
 
 				ft_strlcpy(key, p, FT_MIN(sizeof(key), (size_t)(eq - p) + 1));
 				ft_strlcpy(value, eq + 1,
-					   FT_MIN(sizeof(value), (size_t)(p + n - eq - 1) + 1));
+				           FT_MIN(sizeof(value), (size_t)(p + n - eq - 1) + 1));
 				rc = ft_fingerprint_set(&fp, key, value);
 				if (rc < 0)
-					ft_error_set(err, rc, "archive %s: migrating run %" PRId64
-						     ": out of memory", ar->path, id);
+					ft_error_set(err, rc,
+					             "archive %s: migrating run %" PRId64
+					             ": out of memory",
+					             ar->path, id);
 			}
 			p += n + (eol ? 1 : 0);
 		}
@@ -337,7 +339,7 @@ migrate_fingerprints(struct ft_archive *ar, struct ft_error *err)
 			sqlite3_stmt *ins;
 
 			rc = ft__archive_prepare(ar, "INSERT INTO fingerprints VALUES (?1, ?2, ?3)",
-						 &ins, err);
+			                         &ins, err);
 			if (rc < 0)
 				break;
 			sqlite3_bind_int64(ins, 1, id);
@@ -408,11 +410,12 @@ migrate(struct ft_archive *ar, struct ft_error *err)
 	for (; rc == 0 && version < FT_ARCHIVE_SCHEMA_VERSION; version++) {
 		rc = migrations[version](ar, err);
 		if (rc < 0)
-			ft_error_prefix(err, "migrating from schema version %" PRId64 ": ", version);
+			ft_error_prefix(err, "migrating from schema version %" PRId64 ": ",
+			                version);
 	}
 	if (rc == 0) {
 		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
-			 FT_ARCHIVE_APPLICATION_ID, FT_ARCHIVE_SCHEMA_VERSION);
+		         FT_ARCHIVE_APPLICATION_ID, FT_ARCHIVE_SCHEMA_VERSION);
 		rc = ft__archive_exec(ar, sql, err);
 	}
 	if (rc == 0)
@@ -437,7 +440,7 @@ make_parent_dirs(const char *path, struct ft_error *err)
 		*p = '\0';
 		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
 			return ft_error_set(err, FT_EIO, "archive %s: cannot create folder %s: %s",
-					    path, buf, strerror(errno));
+			                    path, buf, strerror(errno));
 		*p = '/';
 	}
 	return 0;
@@ -456,8 +459,8 @@ ft_archive_default_path(char *buf, size_t len, struct ft_error *err)
 		n = snprintf(buf, len, "%s/.local/share/fabtune/archive.db", home);
 	else
 		return ft_error_set(err, FT_ENOENT,
-				    "no archive path: set --archive, FABTUNE_ARCHIVE, "
-				    "XDG_DATA_HOME or HOME");
+		                    "no archive path: set --archive, FABTUNE_ARCHIVE, "
+		                    "XDG_DATA_HOME or HOME");
 	if (n < 0 || (size_t)n >= len)
 		return ft_error_set(err, FT_EINVAL, "archive path too long");
 	return 0;
@@ -473,8 +476,8 @@ open_db(struct ft_archive *ar, struct ft_error *err)
 		return rc;
 	rc = sqlite3_open_v2(ar->path, &ar->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
-		rc = ar->db ? ft__archive_fail(ar, "cannot open", err)
-			    : ft_error_set(err, FT_ENOMEM, "archive %s: out of memory", ar->path);
+		rc = ar->db ? ft__archive_fail(ar, "cannot open", err) :
+		              ft_error_set(err, FT_ENOMEM, "archive %s: out of memory", ar->path);
 		return rc;
 	}
 	sqlite3_extended_result_codes(ar->db, 1);
@@ -490,7 +493,7 @@ open_db(struct ft_archive *ar, struct ft_error *err)
 	rc = ft__archive_exec(ar, "PRAGMA journal_mode = WAL", err);
 	if (rc == 0)
 		rc = ft__archive_exec(ar, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
-				      err);
+		                      err);
 	return rc;
 }
 

@@ -13,7 +13,14 @@
  */
 #include "archive_int.h"
 
-enum ftype { F_STR, F_U64, F_I64, F_INT, F_U32, F_DBL };
+enum ftype {
+	F_STR,
+	F_U64,
+	F_I64,
+	F_INT,
+	F_U32,
+	F_DBL
+};
 
 struct field {
 	const char *name;
@@ -22,32 +29,66 @@ struct field {
 	size_t size; /* of a string buffer */
 };
 
-#define ROW_STR(f) { #f, F_STR, offsetof(struct ft_result_row, f), sizeof(((struct ft_result_row *)0)->f) }
-#define ROW_NUM(f, t) { #f, t, offsetof(struct ft_result_row, f), 0 }
+#define ROW_STR(f)                                             \
+	{                                                      \
+#f, F_STR, offsetof(struct ft_result_row, f),  \
+		        sizeof(((struct ft_result_row *)0)->f) \
+	}
+#define ROW_NUM(f, t)                                       \
+	{                                                   \
+#f, t, offsetof(struct ft_result_row, f), 0 \
+	}
 
 static const struct field row_fields[] = {
-	ROW_STR(test),	       ROW_STR(transport),	ROW_NUM(bytes, F_U64),
-	ROW_NUM(count, F_U64), ROW_STR(dtype),		ROW_STR(redop),
-	ROW_NUM(root, F_INT),  ROW_NUM(nranks, F_U32),	ROW_NUM(time_us, F_DBL),
-	ROW_NUM(algbw_GBps, F_DBL), ROW_NUM(busbw_GBps, F_DBL), ROW_NUM(ip_time_us, F_DBL),
-	ROW_NUM(ip_algbw_GBps, F_DBL), ROW_NUM(ip_busbw_GBps, F_DBL), ROW_NUM(wrong, F_I64),
-	ROW_NUM(lat_min_us, F_DBL), ROW_NUM(lat_avg_us, F_DBL), ROW_NUM(lat_p50_us, F_DBL),
-	ROW_NUM(lat_p99_us, F_DBL), ROW_NUM(lat_p999_us, F_DBL), ROW_NUM(lat_max_us, F_DBL),
-	ROW_NUM(lat_stdev_us, F_DBL), ROW_NUM(nsamples, F_U32), ROW_STR(algo),
-	ROW_STR(proto),	       ROW_STR(bottleneck),	ROW_STR(src),
+	ROW_STR(test),
+	ROW_STR(transport),
+	ROW_NUM(bytes, F_U64),
+	ROW_NUM(count, F_U64),
+	ROW_STR(dtype),
+	ROW_STR(redop),
+	ROW_NUM(root, F_INT),
+	ROW_NUM(nranks, F_U32),
+	ROW_NUM(time_us, F_DBL),
+	ROW_NUM(algbw_GBps, F_DBL),
+	ROW_NUM(busbw_GBps, F_DBL),
+	ROW_NUM(ip_time_us, F_DBL),
+	ROW_NUM(ip_algbw_GBps, F_DBL),
+	ROW_NUM(ip_busbw_GBps, F_DBL),
+	ROW_NUM(wrong, F_I64),
+	ROW_NUM(lat_min_us, F_DBL),
+	ROW_NUM(lat_avg_us, F_DBL),
+	ROW_NUM(lat_p50_us, F_DBL),
+	ROW_NUM(lat_p99_us, F_DBL),
+	ROW_NUM(lat_p999_us, F_DBL),
+	ROW_NUM(lat_max_us, F_DBL),
+	ROW_NUM(lat_stdev_us, F_DBL),
+	ROW_NUM(nsamples, F_U32),
+	ROW_STR(algo),
+	ROW_STR(proto),
+	ROW_STR(bottleneck),
+	ROW_STR(src),
 	ROW_STR(dst),
 };
 
-#define OBS_STR(f) { #f, F_STR, offsetof(struct ft_obs, f), sizeof(((struct ft_obs *)0)->f) }
-#define OBS_NUM(f, t) { #f, t, offsetof(struct ft_obs, f), 0 }
+#define OBS_STR(f)                                                                     \
+	{                                                                              \
+#f, F_STR, offsetof(struct ft_obs, f), sizeof(((struct ft_obs *)0)->f) \
+	}
+#define OBS_NUM(f, t)                                \
+	{                                            \
+#f, t, offsetof(struct ft_obs, f), 0 \
+	}
 
 /* "num" is handled apart: it is present only when has_num. */
 static const struct field obs_fields[] = {
 	OBS_STR(host), OBS_STR(device), OBS_NUM(port, F_INT), OBS_NUM(rank, F_INT), OBS_STR(key),
-	OBS_STR(str),  OBS_STR(unit),	OBS_STR(file),	      OBS_NUM(line, F_U32),
+	OBS_STR(str),  OBS_STR(unit),   OBS_STR(file),        OBS_NUM(line, F_U32),
 };
 
-#define FND_STR(f) { #f, F_STR, offsetof(struct ft_finding, f), sizeof(((struct ft_finding *)0)->f) }
+#define FND_STR(f)                                                                             \
+	{                                                                                      \
+#f, F_STR, offsetof(struct ft_finding, f), sizeof(((struct ft_finding *)0)->f) \
+	}
 
 static const struct field finding_fields[] = {
 	FND_STR(rule_id), FND_STR(entity), FND_STR(message), FND_STR(fix), FND_STR(kb),
@@ -57,8 +98,7 @@ static const struct field finding_fields[] = {
 
 /* Write the fields of @obj that differ from the defaults in @def. */
 static void
-write_fields(struct ft_json *j, const void *obj, const void *def, const struct field *f,
-	     size_t n)
+write_fields(struct ft_json *j, const void *obj, const void *def, const struct field *f, size_t n)
 {
 	size_t i;
 
@@ -146,7 +186,7 @@ ft_archive_record_json(const struct ft_archive_record *rec, struct ft_json *j, u
 	ft_json_obj_begin(j);
 	for (i = 0; i < ft_fingerprint_len(&rec->fp); i++)
 		ft_json_kv_str(j, ft_fingerprint_at(&rec->fp, i)->key,
-			       ft_fingerprint_at(&rec->fp, i)->value);
+		               ft_fingerprint_at(&rec->fp, i)->value);
 	ft_json_obj_end(j);
 	ft_json_key(j, "rows");
 	ft_json_arr_begin(j);
@@ -186,7 +226,7 @@ ft_archive_record_json(const struct ft_archive_record *rec, struct ft_json *j, u
 
 int
 ft_archive_export(struct ft_archive *ar, const int64_t *ids, size_t nids, struct ft_strbuf *out,
-		  unsigned flags, struct ft_error *err)
+                  unsigned flags, struct ft_error *err)
 {
 	struct ft_json j;
 	size_t i;
@@ -223,8 +263,7 @@ struct ctx {
 };
 
 /* A field path for messages ("runs[0].rows[3].bytes"); truncation is harmless. */
-static void FT_PRINTF(3, 4)
-subpath(char *buf, size_t len, const char *fmt, ...)
+static void FT_PRINTF(3, 4) subpath(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -237,7 +276,7 @@ static int
 type_error(const struct ctx *c, const struct ft_jv *v, const char *path, const char *want)
 {
 	return ft_error_set(c->err, FT_EPARSE, "%s:%u:%u: %s: expected %s, got %s", c->file,
-			    v->line, v->col, path, want, ft__json_type_name(v->type));
+	                    v->line, v->col, path, want, ft__json_type_name(v->type));
 }
 
 static int
@@ -247,28 +286,28 @@ read_string(const struct ctx *c, const struct ft_jv *v, const char *path, char *
 		return type_error(c, v, path, "a string");
 	if (strlen(v->str) >= size)
 		return ft_error_set(c->err, FT_ERANGE, "%s:%u:%u: %s: longer than %zu bytes",
-				    c->file, v->line, v->col, path, size - 1);
+		                    c->file, v->line, v->col, path, size - 1);
 	ft_strlcpy(buf, v->str, size);
 	return 0;
 }
 
 static int
 read_int(const struct ctx *c, const struct ft_jv *v, const char *path, int64_t lo, int64_t hi,
-	 int64_t *out)
+         int64_t *out)
 {
 	if (v->type != FT_JV_NUMBER || ft_parse_i64(v->numtext, out) < 0)
 		return type_error(c, v, path, "an integer");
 	if (*out < lo || *out > hi)
 		return ft_error_set(c->err, FT_ERANGE,
-				    "%s:%u:%u: %s: %" PRId64 " is out of range [%" PRId64 ", %" PRId64
-				    "]",
-				    c->file, v->line, v->col, path, *out, lo, hi);
+		                    "%s:%u:%u: %s: %" PRId64 " is out of range [%" PRId64
+		                    ", %" PRId64 "]",
+		                    c->file, v->line, v->col, path, *out, lo, hi);
 	return 0;
 }
 
 static int
 read_fields(const struct ctx *c, const struct ft_jv *o, const char *path, void *obj,
-	    const struct field *f, size_t n)
+            const struct field *f, size_t n)
 {
 	char sub[160];
 	size_t i;
@@ -345,7 +384,7 @@ read_obs(const struct ctx *c, const struct ft_jv *v, const char *path, struct ft
 		return rc;
 	if (!o->key[0])
 		return ft_error_set(c->err, FT_EPARSE, "%s:%u:%u: %s.key: missing", c->file,
-				    v->line, v->col, path);
+		                    v->line, v->col, path);
 	num = ft__json_get(v, "num");
 	if (num && num->type == FT_JV_NUMBER) {
 		o->has_num = true;
@@ -359,7 +398,7 @@ read_obs(const struct ctx *c, const struct ft_jv *v, const char *path, struct ft
 
 static const struct ft_jv *
 array_member(const struct ctx *c, const struct ft_jv *o, const char *name, const char *path,
-	     int *rc)
+             int *rc)
 {
 	const struct ft_jv *v = ft__json_get(o, name);
 	char sub[160];
@@ -392,10 +431,10 @@ read_finding(const struct ctx *c, const struct ft_jv *v, const char *path, struc
 		rc = read_string(c, e, sub, name, sizeof(name));
 		if (rc == 0 && (x = ft__layer_from_name(name)) < 0)
 			rc = ft_error_set(c->err, FT_EPARSE,
-					  "%s:%u:%u: %s: unknown layer '%s' (application, "
-					  "communication library, OS/driver, firmware/hardware, "
-					  "fabric)",
-					  c->file, e->line, e->col, sub, name);
+			                  "%s:%u:%u: %s: unknown layer '%s' (application, "
+			                  "communication library, OS/driver, firmware/hardware, "
+			                  "fabric)",
+			                  c->file, e->line, e->col, sub, name);
 		else if (rc == 0)
 			f->layer = (enum ft_layer)x;
 	}
@@ -404,9 +443,9 @@ read_finding(const struct ctx *c, const struct ft_jv *v, const char *path, struc
 		rc = read_string(c, e, sub, name, sizeof(name));
 		if (rc == 0 && (x = ft__severity_from_name(name)) < 0)
 			rc = ft_error_set(c->err, FT_EPARSE,
-					  "%s:%u:%u: %s: unknown severity '%s' (info, warning, "
-					  "error, critical)",
-					  c->file, e->line, e->col, sub, name);
+			                  "%s:%u:%u: %s: unknown severity '%s' (info, warning, "
+			                  "error, critical)",
+			                  c->file, e->line, e->col, sub, name);
 		else if (rc == 0)
 			f->severity = (enum ft_severity)x;
 	}
@@ -416,7 +455,7 @@ read_finding(const struct ctx *c, const struct ft_jv *v, const char *path, struc
 		ev = NULL;
 	if (rc == 0 && ev && ev->n > FT_FINDING_MAX_EVIDENCE)
 		rc = ft_error_set(c->err, FT_ERANGE, "%s:%u:%u: %s.evidence: at most %d items",
-				  c->file, ev->line, ev->col, path, FT_FINDING_MAX_EVIDENCE);
+		                  c->file, ev->line, ev->col, path, FT_FINDING_MAX_EVIDENCE);
 	for (k = 0; rc == 0 && ev && k < ev->n; k++) {
 		subpath(sub, sizeof(sub), "%s.evidence[%zu]", path, k);
 		rc = read_obs(c, ev->items[k], sub, &f->evidence[k]);
@@ -427,7 +466,7 @@ read_finding(const struct ctx *c, const struct ft_jv *v, const char *path, struc
 
 static int
 read_meta(const struct ctx *c, const struct ft_jv *v, const char *path,
-	  struct ft_archive_record *rec)
+          struct ft_archive_record *rec)
 {
 	const struct ft_jv *e;
 	char sub[160], source[16];
@@ -436,14 +475,16 @@ read_meta(const struct ctx *c, const struct ft_jv *v, const char *path,
 
 	e = ft__json_get(v, "source");
 	if (!e)
-		return ft_error_set(c->err, FT_EPARSE, "%s:%u:%u: %s.source: missing (bench, "
-				    "import, sim or model)", c->file, v->line, v->col, path);
+		return ft_error_set(c->err, FT_EPARSE,
+		                    "%s:%u:%u: %s.source: missing (bench, "
+		                    "import, sim or model)",
+		                    c->file, v->line, v->col, path);
 	subpath(sub, sizeof(sub), "%s.source", path);
 	rc = read_string(c, e, sub, source, sizeof(source));
 	if (rc == 0 && ft_source_from_name(source, &rec->run.source) < 0)
 		rc = ft_error_set(c->err, FT_EPARSE,
-				  "%s:%u:%u: %s: unknown source '%s' (bench, import, sim or model)",
-				  c->file, e->line, e->col, sub, source);
+		                  "%s:%u:%u: %s: unknown source '%s' (bench, import, sim or model)",
+		                  c->file, e->line, e->col, sub, source);
 	ft_strlcpy(rec->run.kind, source, sizeof(rec->run.kind));
 	if (rc == 0 && (e = ft__json_get(v, "kind")) != NULL) {
 		subpath(sub, sizeof(sub), "%s.kind", path);
@@ -481,7 +522,7 @@ read_meta(const struct ctx *c, const struct ft_jv *v, const char *path,
 
 static int
 read_record(const struct ctx *c, const struct ft_jv *v, const char *path,
-	    struct ft_archive_record *rec)
+            struct ft_archive_record *rec)
 {
 	const struct ft_jv *fp, *arr;
 	char sub[160];
@@ -502,9 +543,10 @@ read_record(const struct ctx *c, const struct ft_jv *v, const char *path,
 		subpath(sub, sizeof(sub), "%s.fingerprint.%s", path, fp->keys[i]);
 		rc = read_string(c, fp->items[i], sub, value, sizeof(value));
 		if (rc == 0 && (strlen(fp->keys[i]) == 0 || strlen(fp->keys[i]) >= 64))
-			rc = ft_error_set(c->err, FT_EPARSE, "%s:%u:%u: %s: key must have 1 to 63 "
-					  "characters", c->file, fp->items[i]->line,
-					  fp->items[i]->col, sub);
+			rc = ft_error_set(c->err, FT_EPARSE,
+			                  "%s:%u:%u: %s: key must have 1 to 63 "
+			                  "characters",
+			                  c->file, fp->items[i]->line, fp->items[i]->col, sub);
 		if (rc == 0 && ft_fingerprint_set(&rec->fp, fp->keys[i], value) < 0)
 			rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
@@ -518,10 +560,10 @@ read_record(const struct ctx *c, const struct ft_jv *v, const char *path,
 			rc = type_error(c, arr->items[i], sub, "an object");
 		else
 			rc = read_fields(c, arr->items[i], sub, &row, row_fields,
-					 FT_ARRAY_SIZE(row_fields));
+			                 FT_ARRAY_SIZE(row_fields));
 		if (rc == 0 && !row.test[0])
 			rc = ft_error_set(c->err, FT_EPARSE, "%s:%u:%u: %s.test: missing", c->file,
-					  arr->items[i]->line, arr->items[i]->col, sub);
+			                  arr->items[i]->line, arr->items[i]->col, sub);
 		if (rc == 0 && ft_run_add(&rec->run, &row) < 0)
 			rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
@@ -551,10 +593,10 @@ read_record(const struct ctx *c, const struct ft_jv *v, const char *path,
 		rec->info.seed = rec->run.seed;
 		rec->info.started_s = rec->run.started_s;
 		ft_strlcpy(rec->info.host,
-			   ft_fingerprint_get(&rec->fp, "host.name")
-				   ? ft_fingerprint_get(&rec->fp, "host.name")
-				   : "",
-			   sizeof(rec->info.host));
+		           ft_fingerprint_get(&rec->fp, "host.name") ?
+		                   ft_fingerprint_get(&rec->fp, "host.name") :
+		                   "",
+		           sizeof(rec->info.host));
 		ft_fingerprint_digest(&rec->fp, rec->info.fp_digest);
 		rec->info.nrows = ft_run_nrows(&rec->run);
 		rec->info.nobs = ft_obs_set_len(&rec->obs);
@@ -565,7 +607,7 @@ read_record(const struct ctx *c, const struct ft_jv *v, const char *path,
 
 int
 ft_archive_parse_export(const char *text, size_t len, const char *file, struct ft_vec *records,
-			struct ft_error *err)
+                        struct ft_error *err)
 {
 	struct ctx c = { file ? file : "<input>", err };
 	const struct ft_jv *fmt, *runs;
@@ -586,16 +628,16 @@ ft_archive_parse_export(const char *text, size_t len, const char *file, struct f
 	fmt = ft__json_get(root, "format");
 	if (!fmt || fmt->type != FT_JV_STRING || strcmp(fmt->str, "fabtune-archive") != 0) {
 		rc = ft_error_set(err, FT_EPARSE,
-				  "%s:%u:%u: format: expected \"fabtune-archive\" (not a fabtune "
-				  "export)",
-				  c.file, fmt ? fmt->line : root->line, fmt ? fmt->col : root->col);
+		                  "%s:%u:%u: format: expected \"fabtune-archive\" (not a fabtune "
+		                  "export)",
+		                  c.file, fmt ? fmt->line : root->line, fmt ? fmt->col : root->col);
 		goto out;
 	}
 	runs = ft__json_get(root, "runs");
 	if (!runs || runs->type != FT_JV_ARRAY) {
-		rc = runs ? type_error(&c, runs, "runs", "an array")
-			  : ft_error_set(err, FT_EPARSE, "%s:%u:%u: runs: missing", c.file,
-					 root->line, root->col);
+		rc = runs ? type_error(&c, runs, "runs", "an array") :
+		            ft_error_set(err, FT_EPARSE, "%s:%u:%u: runs: missing", c.file,
+		                         root->line, root->col);
 		goto out;
 	}
 	for (i = 0; rc == 0 && i < runs->n; i++) {
@@ -621,7 +663,7 @@ out:
 
 int
 ft_archive_import(struct ft_archive *ar, const char *text, size_t len, const char *file,
-		  struct ft_vec *ids, struct ft_error *err)
+                  struct ft_vec *ids, struct ft_error *err)
 {
 	struct ft_vec records;
 	size_t i, start = ids->len;
@@ -637,7 +679,7 @@ ft_archive_import(struct ft_archive *ar, const char *text, size_t len, const cha
 		int64_t id;
 
 		rc = ft__archive_insert(ar, &rec->run, &rec->obs, rec->findings.data,
-					rec->findings.len, &rec->fp, &id, err);
+		                        rec->findings.len, &rec->fp, &id, err);
 		if (rc == 0 && ft_vec_push(ids, &id) < 0)
 			rc = ft_error_set(err, FT_ENOMEM, "import: out of memory");
 	}

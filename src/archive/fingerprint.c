@@ -113,15 +113,15 @@ ft_fingerprint_digest(const struct ft_fingerprint *fp, char out[17])
 
 int
 ft_fingerprint_diff(const struct ft_fingerprint *before, const struct ft_fingerprint *after,
-		    struct ft_vec *out)
+                    struct ft_vec *out)
 {
 	size_t i = 0, k = 0;
 
 	while (i < ft_fingerprint_len(before) || k < ft_fingerprint_len(after)) {
 		const struct ft_fingerprint_item *a =
-			i < ft_fingerprint_len(before) ? ft_fingerprint_at(before, i) : NULL;
+		        i < ft_fingerprint_len(before) ? ft_fingerprint_at(before, i) : NULL;
 		const struct ft_fingerprint_item *b =
-			k < ft_fingerprint_len(after) ? ft_fingerprint_at(after, k) : NULL;
+		        k < ft_fingerprint_len(after) ? ft_fingerprint_at(after, k) : NULL;
 		struct ft_fingerprint_change ch;
 		int c = !a ? 1 : !b ? -1 : strcmp(a->key, b->key);
 
@@ -157,12 +157,12 @@ ft_fingerprint_diff(const struct ft_fingerprint *before, const struct ft_fingerp
  * and HCOLL, NVSHMEM, the verbs provider, and the CUDA ones NCCL reads.
  */
 static const char *const env_prefixes[] = {
-	"NCCL_", "UCX_",   "OMPI_MCA_", "PMIX_MCA_", "FI_", "SHARP_", "HCOLL_",
-	"NVSHMEM_", "MLX5_", "RDMAV_", "IBV_", "MPICH_", "I_MPI_", "UCC_", "TORCH_NCCL_",
+	"NCCL_", "UCX_",   "OMPI_MCA_", "PMIX_MCA_", "FI_",    "SHARP_", "HCOLL_",      "NVSHMEM_",
+	"MLX5_", "RDMAV_", "IBV_",      "MPICH_",    "I_MPI_", "UCC_",   "TORCH_NCCL_",
 };
 static const char *const env_names[] = {
-	"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_LAUNCH_BLOCKING",
-	"LD_PRELOAD", "OMP_NUM_THREADS",
+	"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_LAUNCH_BLOCKING", "LD_PRELOAD",
+	"OMP_NUM_THREADS",
 };
 
 bool
@@ -253,7 +253,7 @@ collect_ib(struct ft_fingerprint *fp, const char *root)
 	DIR *d;
 
 	snprintf(dirpath, sizeof(dirpath), "%s/sys/class/infiniband",
-		 strcmp(root, "/") == 0 ? "" : root);
+	         strcmp(root, "/") == 0 ? "" : root);
 	d = opendir(dirpath);
 	if (!d)
 		return 0;
@@ -264,7 +264,7 @@ collect_ib(struct ft_fingerprint *fp, const char *root)
 			continue;
 		for (i = 0; rc == 0 && i < FT_ARRAY_SIZE(attrs); i++) {
 			snprintf(rel, sizeof(rel), "/sys/class/infiniband/%.64s/%s", de->d_name,
-				 attrs[i]);
+			         attrs[i]);
 			snprintf(key, sizeof(key), "ib.%.40s.%s", de->d_name, attrs[i]);
 			rc = set_if(fp, key, read_line(root, rel, val, sizeof(val)), val);
 		}
@@ -277,8 +277,8 @@ collect_ib(struct ft_fingerprint *fp, const char *root)
 static int
 collect_drivers(struct ft_fingerprint *fp, const char *root)
 {
-	static const char *const modules[] = { "mlx5_core", "mlx5_ib", "ib_core", "nvidia",
-					       "nvidia_peermem", "bnxt_en", "irdma", "efa" };
+	static const char *const modules[] = { "mlx5_core",      "mlx5_ib", "ib_core", "nvidia",
+		                               "nvidia_peermem", "bnxt_en", "irdma",   "efa" };
 	char rel[128], val[256], key[64];
 	size_t i;
 	int rc = 0;
@@ -378,13 +378,14 @@ collect_host(struct ft_fingerprint *fp, const char *root)
 			rc = ft_fingerprint_set(fp, "host.kernel", val);
 	}
 	if (rc == 0)
-		rc = set_if(fp, "host.os",
-			    read_field(root, "/etc/os-release", "PRETTY_NAME", '=', val, sizeof(val)),
-			    val);
+		rc = set_if(
+		        fp, "host.os",
+		        read_field(root, "/etc/os-release", "PRETTY_NAME", '=', val, sizeof(val)),
+		        val);
 	if (rc == 0)
 		rc = set_if(fp, "cpu.model",
-			    read_field(root, "/proc/cpuinfo", "model name", ':', val, sizeof(val)),
-			    val);
+		            read_field(root, "/proc/cpuinfo", "model name", ':', val, sizeof(val)),
+		            val);
 	if (rc == 0 && read_field(root, "/proc/meminfo", "MemTotal", ':', val, sizeof(val))) {
 		uint64_t kib;
 		char *sp = strchr(val, ' ');
@@ -404,7 +405,7 @@ collect_host(struct ft_fingerprint *fp, const char *root)
 
 int
 ft_fingerprint_collect_at(struct ft_fingerprint *fp, const char *root, char *const *envp,
-			  struct ft_error *err)
+                          struct ft_error *err)
 {
 	int rc;
 
@@ -504,7 +505,8 @@ ft_fingerprint_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
 			for (k = 0; k < FT_ARRAY_SIZE(dev_keys); k++) {
 				if (strcmp(o->key, dev_keys[k].obs_key) != 0)
 					continue;
-				snprintf(key, sizeof(key), "ib.%.40s.%s", o->device, dev_keys[k].fp_attr);
+				snprintf(key, sizeof(key), "ib.%.40s.%s", o->device,
+				         dev_keys[k].fp_attr);
 				rc = ft_fingerprint_set(fp, key, o->str);
 			}
 		}

@@ -31,7 +31,7 @@ fail(struct reader *r, const char *what)
 {
 	if (r->p >= r->end)
 		return ft_error_set(r->err, FT_EPARSE, "%s:%u:%u: %s (at end of input)", r->file,
-				    r->line, col(r), what);
+		                    r->line, col(r), what);
 	return ft_error_set(r->err, FT_EPARSE, "%s:%u:%u: %s", r->file, r->line, col(r), what);
 }
 
@@ -120,14 +120,26 @@ escape(struct reader *r, struct ft_strbuf *sb)
 		return fail(r, "unterminated string");
 	c = *r->p++;
 	switch (c) {
-	case '"': case '\\': case '/':
+	case '"':
+	case '\\':
+	case '/':
 		ft_strbuf_addch(sb, c);
 		return 0;
-	case 'b': ft_strbuf_addch(sb, '\b'); return 0;
-	case 'f': ft_strbuf_addch(sb, '\f'); return 0;
-	case 'n': ft_strbuf_addch(sb, '\n'); return 0;
-	case 'r': ft_strbuf_addch(sb, '\r'); return 0;
-	case 't': ft_strbuf_addch(sb, '\t'); return 0;
+	case 'b':
+		ft_strbuf_addch(sb, '\b');
+		return 0;
+	case 'f':
+		ft_strbuf_addch(sb, '\f');
+		return 0;
+	case 'n':
+		ft_strbuf_addch(sb, '\n');
+		return 0;
+	case 'r':
+		ft_strbuf_addch(sb, '\r');
+		return 0;
+	case 't':
+		ft_strbuf_addch(sb, '\t');
+		return 0;
 	case 'u':
 		if (hex4(r, &cp) < 0)
 			return FT_EPARSE;
@@ -170,7 +182,8 @@ parse_string(struct reader *r, const char **out)
 		if (q < r->end && *q == '"') {
 			copy = ft_arena_alloc(r->arena, (size_t)(q - r->p) + 1, 1);
 			if (!copy)
-				return ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
+				return ft_error_set(r->err, FT_ENOMEM, "%s: out of memory",
+				                    r->file);
 			memcpy(copy, r->p, (size_t)(q - r->p));
 			copy[q - r->p] = '\0';
 			*out = copy;
@@ -441,7 +454,7 @@ parse_value(struct reader *r, int depth, struct ft_jv **out)
 
 int
 ft__json_parse(const char *text, size_t len, const char *file, struct ft_arena *arena,
-	       struct ft_jv **out, struct ft_error *err)
+               struct ft_jv **out, struct ft_error *err)
 {
 	struct reader r = { text, text + len, file, 1, text, arena, err };
 	int rc;
@@ -475,8 +488,8 @@ ft__json_get(const struct ft_jv *o, const char *key)
 const char *
 ft__json_type_name(enum ft_jv_type t)
 {
-	static const char *const names[] = { "null", "a boolean", "a number", "a string",
-					     "an array", "an object" };
+	static const char *const names[] = { "null",     "a boolean", "a number",
+		                             "a string", "an array",  "an object" };
 
 	return (unsigned)t < FT_ARRAY_SIZE(names) ? names[t] : "?";
 }

@@ -63,18 +63,18 @@ ft_archive_records_release(struct ft_vec *records)
 /* ---- insert -------------------------------------------------------------- */
 
 static const char sql_insert_row[] =
-	"INSERT INTO results (run_id, idx, test, transport, bytes, count, dtype, redop, root,"
-	" nranks, time_us, algbw_GBps, busbw_GBps, ip_time_us, ip_algbw_GBps, ip_busbw_GBps,"
-	" wrong, lat_min_us, lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us,"
-	" lat_stdev_us, nsamples, algo, proto, bottleneck, src, dst) VALUES (?1, ?2, ?3, ?4,"
-	" ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
-	" ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)";
+        "INSERT INTO results (run_id, idx, test, transport, bytes, count, dtype, redop, root,"
+        " nranks, time_us, algbw_GBps, busbw_GBps, ip_time_us, ip_algbw_GBps, ip_busbw_GBps,"
+        " wrong, lat_min_us, lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us,"
+        " lat_stdev_us, nsamples, algo, proto, bottleneck, src, dst) VALUES (?1, ?2, ?3, ?4,"
+        " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
+        " ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)";
 
 static const char sql_select_rows[] =
-	"SELECT test, transport, bytes, count, dtype, redop, root, nranks, time_us,"
-	" algbw_GBps, busbw_GBps, ip_time_us, ip_algbw_GBps, ip_busbw_GBps, wrong, lat_min_us,"
-	" lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us, lat_stdev_us, nsamples,"
-	" algo, proto, bottleneck, src, dst FROM results WHERE run_id = ?1 ORDER BY idx";
+        "SELECT test, transport, bytes, count, dtype, redop, root, nranks, time_us,"
+        " algbw_GBps, busbw_GBps, ip_time_us, ip_algbw_GBps, ip_busbw_GBps, wrong, lat_min_us,"
+        " lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us, lat_stdev_us, nsamples,"
+        " algo, proto, bottleneck, src, dst FROM results WHERE run_id = ?1 ORDER BY idx";
 
 static int
 step_done(struct ft_archive *ar, sqlite3_stmt *st, const char *what, struct ft_error *err)
@@ -176,9 +176,9 @@ insert_obs(struct ft_archive *ar, int64_t id, const struct ft_obs_set *obs, stru
 	if (!obs || ft_obs_set_len(obs) == 0)
 		return 0;
 	rc = ft__archive_prepare(ar,
-				 "INSERT INTO observations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-				 " ?9, ?10, ?11, ?12)",
-				 &st, err);
+	                         "INSERT INTO observations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+	                         " ?9, ?10, ?11, ?12)",
+	                         &st, err);
 	for (i = 0; rc == 0 && i < ft_obs_set_len(obs); i++) {
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, (int64_t)i);
@@ -191,7 +191,7 @@ insert_obs(struct ft_archive *ar, int64_t id, const struct ft_obs_set *obs, stru
 
 static int
 insert_findings(struct ft_archive *ar, int64_t id, const struct ft_finding *f, size_t n,
-		struct ft_error *err)
+                struct ft_error *err)
 {
 	sqlite3_stmt *st = NULL, *ev = NULL;
 	size_t i, k;
@@ -199,14 +199,14 @@ insert_findings(struct ft_archive *ar, int64_t id, const struct ft_finding *f, s
 
 	if (n == 0)
 		return 0;
-	rc = ft__archive_prepare(ar,
-				 "INSERT INTO findings VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-				 &st, err);
+	rc = ft__archive_prepare(
+	        ar, "INSERT INTO findings VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, err);
 	if (rc == 0)
-		rc = ft__archive_prepare(ar,
-					 "INSERT INTO evidence VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-					 " ?9, ?10, ?11, ?12, ?13)",
-					 &ev, err);
+		rc = ft__archive_prepare(
+		        ar,
+		        "INSERT INTO evidence VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		        " ?9, ?10, ?11, ?12, ?13)",
+		        &ev, err);
 	for (i = 0; rc == 0 && i < n; i++) {
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, (int64_t)i);
@@ -233,7 +233,7 @@ insert_findings(struct ft_archive *ar, int64_t id, const struct ft_finding *f, s
 
 static int
 insert_fingerprint(struct ft_archive *ar, int64_t id, const struct ft_fingerprint *fp,
-		   struct ft_error *err)
+                   struct ft_error *err)
 {
 	sqlite3_stmt *st;
 	size_t i;
@@ -265,8 +265,8 @@ now_s(void)
 
 int
 ft__archive_insert(struct ft_archive *ar, const struct ft_run *run, const struct ft_obs_set *obs,
-		   const struct ft_finding *findings, size_t nfindings,
-		   const struct ft_fingerprint *fp, int64_t *run_id, struct ft_error *err)
+                   const struct ft_finding *findings, size_t nfindings,
+                   const struct ft_fingerprint *fp, int64_t *run_id, struct ft_error *err)
 {
 	const char *host = fp ? ft_fingerprint_get(fp, "host.name") : NULL;
 	struct ft_fingerprint empty;
@@ -278,10 +278,10 @@ ft__archive_insert(struct ft_archive *ar, const struct ft_run *run, const struct
 	ft_fingerprint_init(&empty);
 	ft_fingerprint_digest(fp ? fp : &empty, digest);
 	rc = ft__archive_prepare(ar,
-				 "INSERT INTO runs (created_s, source, kind, label, spec, seed,"
-				 " started_s, host, fp_digest, nrows, nobs, nfindings)"
-				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-				 &st, err);
+	                         "INSERT INTO runs (created_s, source, kind, label, spec, seed,"
+	                         " started_s, host, fp_digest, nrows, nobs, nfindings)"
+	                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	                         &st, err);
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_double(st, 1, now_s());
@@ -315,8 +315,8 @@ ft__archive_insert(struct ft_archive *ar, const struct ft_run *run, const struct
 
 int
 ft_archive_save(struct ft_archive *ar, const struct ft_run *run, const struct ft_obs_set *obs,
-		const struct ft_finding *findings, size_t nfindings,
-		const struct ft_fingerprint *fp, int64_t *run_id, struct ft_error *err)
+                const struct ft_finding *findings, size_t nfindings,
+                const struct ft_fingerprint *fp, int64_t *run_id, struct ft_error *err)
 {
 	int rc;
 
@@ -334,18 +334,18 @@ ft_archive_save(struct ft_archive *ar, const struct ft_run *run, const struct ft
 }
 
 int
-ft_archive_save_record(struct ft_archive *ar, const struct ft_archive_record *rec,
-		       int64_t *run_id, struct ft_error *err)
+ft_archive_save_record(struct ft_archive *ar, const struct ft_archive_record *rec, int64_t *run_id,
+                       struct ft_error *err)
 {
 	return ft_archive_save(ar, &rec->run, &rec->obs, rec->findings.data, rec->findings.len,
-			       &rec->fp, run_id, err);
+	                       &rec->fp, run_id, err);
 }
 
 /* ---- load ---------------------------------------------------------------- */
 
 static const char sql_select_info[] =
-	"SELECT id, created_s, started_s, source, kind, label, spec, seed, host, fp_digest,"
-	" nrows, nobs, nfindings FROM runs";
+        "SELECT id, created_s, started_s, source, kind, label, spec, seed, host, fp_digest,"
+        " nrows, nobs, nfindings FROM runs";
 
 static void
 column_info(sqlite3_stmt *st, struct ft_archive_info *in)
@@ -407,8 +407,8 @@ column_row(sqlite3_stmt *st, struct ft_result_row *r)
 /* Run @sql with ?1 = @id, calling @fn for each row. */
 static int
 for_each(struct ft_archive *ar, const char *sql, int64_t id,
-	 int (*fn)(sqlite3_stmt *st, struct ft_archive_record *rec), struct ft_archive_record *rec,
-	 struct ft_error *err)
+         int (*fn)(sqlite3_stmt *st, struct ft_archive_record *rec), struct ft_archive_record *rec,
+         struct ft_error *err)
 {
 	sqlite3_stmt *st;
 	int rc = ft__archive_prepare(ar, sql, &st, err);
@@ -420,8 +420,8 @@ for_each(struct ft_archive *ar, const char *sql, int64_t id,
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		rc = fn(st, rec);
 		if (rc < 0) {
-			ft_error_set(err, rc, "archive %s: run %" PRId64 ": out of memory", ar->path,
-				     id);
+			ft_error_set(err, rc, "archive %s: run %" PRId64 ": out of memory",
+			             ar->path, id);
 			break;
 		}
 	}
@@ -489,7 +489,7 @@ static int
 load_fp(sqlite3_stmt *st, struct ft_archive_record *rec)
 {
 	return ft_fingerprint_set(&rec->fp, (const char *)sqlite3_column_text(st, 0),
-				  (const char *)sqlite3_column_text(st, 1));
+	                          (const char *)sqlite3_column_text(st, 1));
 }
 
 static int
@@ -517,7 +517,7 @@ load_info(struct ft_archive *ar, int64_t id, struct ft_archive_info *in, struct 
 
 int
 ft_archive_load(struct ft_archive *ar, int64_t id, struct ft_archive_record *rec,
-		struct ft_error *err)
+                struct ft_error *err)
 {
 	int rc;
 
@@ -538,22 +538,23 @@ ft_archive_load(struct ft_archive *ar, int64_t id, struct ft_archive_record *rec
 	}
 	if (rc == 0)
 		rc = for_each(ar,
-			      "SELECT host, device, port, rank, key, num, str, unit, file, line"
-			      " FROM observations WHERE run_id = ?1 ORDER BY idx",
-			      id, load_obs, rec, err);
+		              "SELECT host, device, port, rank, key, num, str, unit, file, line"
+		              " FROM observations WHERE run_id = ?1 ORDER BY idx",
+		              id, load_obs, rec, err);
 	if (rc == 0)
 		rc = for_each(ar,
-			      "SELECT rule_id, layer, severity, entity, message, fix, kb"
-			      " FROM findings WHERE run_id = ?1 ORDER BY idx",
-			      id, load_finding, rec, err);
+		              "SELECT rule_id, layer, severity, entity, message, fix, kb"
+		              " FROM findings WHERE run_id = ?1 ORDER BY idx",
+		              id, load_finding, rec, err);
 	if (rc == 0)
-		rc = for_each(ar,
-			      "SELECT finding_idx, host, device, port, rank, key, num, str, unit,"
-			      " file, line FROM evidence WHERE run_id = ?1 ORDER BY finding_idx, idx",
-			      id, load_evidence, rec, err);
+		rc = for_each(
+		        ar,
+		        "SELECT finding_idx, host, device, port, rank, key, num, str, unit,"
+		        " file, line FROM evidence WHERE run_id = ?1 ORDER BY finding_idx, idx",
+		        id, load_evidence, rec, err);
 	if (rc == 0)
 		rc = for_each(ar, "SELECT key, value FROM fingerprints WHERE run_id = ?1", id,
-			      load_fp, rec, err);
+		              load_fp, rec, err);
 	ft__archive_rollback(ar);
 	if (rc < 0)
 		ft_archive_record_release(rec);
@@ -564,7 +565,7 @@ ft_archive_load(struct ft_archive *ar, int64_t id, struct ft_archive_record *rec
 
 int
 ft_archive_list(struct ft_archive *ar, const struct ft_archive_query *q, struct ft_vec *out,
-		struct ft_error *err)
+                struct ft_error *err)
 {
 	struct ft_strbuf sql;
 	struct ft_archive_info in;
@@ -576,7 +577,7 @@ ft_archive_list(struct ft_archive *ar, const struct ft_archive_query *q, struct 
 	ft_strbuf_adds(&sql, "SELECT * FROM (");
 	ft_strbuf_adds(&sql, sql_select_info);
 	ft_strbuf_adds(&sql, " WHERE (?1 IS NULL OR kind = ?1) AND (?2 IS NULL OR source = ?2)"
-			     " ORDER BY id DESC LIMIT ?3) ORDER BY id");
+	                     " ORDER BY id DESC LIMIT ?3) ORDER BY id");
 	rc = ft__archive_prepare(ar, sql.buf, &st, err);
 	ft_strbuf_release(&sql);
 	if (rc < 0)
@@ -635,24 +636,25 @@ ft_archive_resolve(struct ft_archive *ar, const char *ref, int64_t *id, struct f
 		if (ref[6] == '~') {
 			if (ft_parse_i64(ref + 7, &n) < 0 || n < 0)
 				return ft_error_set(err, FT_EINVAL,
-						    "run reference '%s': expected latest~N with "
-						    "N >= 0",
-						    ref);
+				                    "run reference '%s': expected latest~N with "
+				                    "N >= 0",
+				                    ref);
 		} else if (ref[6]) {
-			return ft_error_set(err, FT_EINVAL,
-					    "run reference '%s': expected an id, latest or latest~N",
-					    ref);
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "run reference '%s': expected an id, latest or latest~N", ref);
 		}
 		rc = single_id(ar, "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1", n, id,
-			       err);
+		               err);
 		if (rc == FT_ENOENT)
 			return ft_error_set(err, FT_ENOENT, "no run '%s' in the archive (%s)", ref,
-					    n ? "not that many runs" : "the archive is empty");
+			                    n ? "not that many runs" : "the archive is empty");
 		return rc;
 	}
 	if (ft_parse_i64(ref, &n) < 0 || n <= 0)
 		return ft_error_set(err, FT_EINVAL,
-				    "run reference '%s': expected a run id, latest or latest~N", ref);
+		                    "run reference '%s': expected a run id, latest or latest~N",
+		                    ref);
 	rc = single_id(ar, "SELECT id FROM runs WHERE id = ?1", n, id, err);
 	if (rc == FT_ENOENT)
 		return ft_error_set(err, FT_ENOENT, "no run %" PRId64 " in the archive", n);
@@ -681,5 +683,63 @@ ft_archive_delete(struct ft_archive *ar, int64_t id, struct ft_error *err)
 		rc = ft__archive_commit(ar, err);
 	if (rc < 0)
 		ft__archive_rollback(ar);
+	return rc;
+}
+
+int
+ft_archive_check(struct ft_archive *ar, size_t *nruns, struct ft_error *err)
+{
+	sqlite3_stmt *st;
+	char what[256];
+	int rc, s;
+
+	rc = ft__archive_prepare(ar, "PRAGMA integrity_check", &st, err);
+	if (rc < 0)
+		return rc;
+	s = sqlite3_step(st);
+	if (s != SQLITE_ROW) {
+		rc = ft__archive_fail(ar, "integrity check", err);
+	} else {
+		ft__column_text(st, 0, what, sizeof(what));
+		if (strcmp(what, "ok") != 0)
+			rc = ft_error_set(err, FT_EARCHIVE, "archive %s: integrity check: %s",
+			                  ar->path, what);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return rc;
+	rc = ft__archive_prepare(ar,
+	                         "SELECT id, nrows, (SELECT count(*) FROM results r WHERE"
+	                         " r.run_id = runs.id), nobs, (SELECT count(*) FROM observations o"
+	                         " WHERE o.run_id = runs.id), nfindings, (SELECT count(*) FROM"
+	                         " findings f WHERE f.run_id = runs.id) FROM runs ORDER BY id",
+	                         &st, err);
+	if (rc < 0)
+		return rc;
+	*nruns = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		int k;
+
+		(*nruns)++;
+		for (k = 1; k <= 5; k += 2) {
+			if (sqlite3_column_int64(st, k) == sqlite3_column_int64(st, k + 1))
+				continue;
+			rc = ft_error_set(err, FT_EARCHIVE,
+			                  "archive %s: run %" PRId64 " records %" PRId64
+			                  " %s but holds %" PRId64,
+			                  ar->path, (int64_t)sqlite3_column_int64(st, 0),
+			                  (int64_t)sqlite3_column_int64(st, k),
+			                  k == 1 ? "results" :
+			                  k == 3 ? "observations" :
+			                           "findings",
+			                  (int64_t)sqlite3_column_int64(st, k + 1));
+			break;
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && s != SQLITE_DONE)
+		rc = ft__archive_fail(ar, "checking runs", err);
+	sqlite3_finalize(st);
 	return rc;
 }

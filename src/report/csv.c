@@ -37,14 +37,14 @@ num(struct ft_strbuf *out, double v)
 }
 
 static const char *const result_cols[] = {
-	"test",	      "transport",  "bytes",	  "nranks",	"src",	     "dst",
-	"dtype",      "redop",	    "time_us",	  "algbw_GBps", "busbw_GBps", "lat_p50_us",
-	"lat_p99_us", "nsamples",   "wrong",
+	"test",       "transport",  "bytes",      "nranks",   "src",
+	"dst",        "dtype",      "redop",      "time_us",  "algbw_GBps",
+	"busbw_GBps", "lat_p50_us", "lat_p99_us", "nsamples", "wrong",
 };
 
 static const char *const compare_cols[] = {
-	"metric", "baseline_mean", "baseline_stdev", "baseline_n", "delta_rel", "threshold_rel",
-	"threshold", "verdict",
+	"metric",    "baseline_mean", "baseline_stdev", "baseline_n",
+	"delta_rel", "threshold_rel", "threshold",      "verdict",
 };
 
 static void

@@ -9,32 +9,32 @@
 #include "report_int.h"
 
 static const char css[] =
-	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;"
-	"max-width:1100px;color:#1d2330;padding:0 16px}\n"
-	"h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;border-bottom:1px solid #d5d9e0;"
-	"padding-bottom:4px;margin-top:28px}\n"
-	"table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 9px;border-bottom:1px solid "
-	"#eceef2;text-align:left;vertical-align:top}th{background:#f4f5f8}\n"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-	".meta td:first-child{color:#5a6275}.note{color:#5a6275;font-style:italic}\n"
-	".badge{display:inline-block;border-radius:10px;padding:1px 10px;margin-right:6px;"
-	"font-weight:600}\n"
-	".regressed,.critical,.error{background:#fde2e1;color:#9b1c1c}\n"
-	".improved{background:#dff5e3;color:#17622d}.unchanged,.info{background:#eef0f4}\n"
-	".new,.missing,.warning{background:#fff3cd;color:#7a5300}\n"
-	".chart{display:block;margin:10px 0;background:#fff}\n"
-	".plot{fill:#fbfbfd;stroke:#c9ced8}.grid{stroke:#e3e6ec;stroke-width:1}\n"
-	".series{fill:none;stroke-width:2}.tick{font-size:11px;fill:#4a5163}\n"
-	".axis{font-size:12px;fill:#1d2330}.title{font-size:14px;font-weight:600;fill:#1d2330}\n"
-	".legend{font-size:12px;fill:#1d2330}.cell{stroke:#fff;stroke-width:1}\n"
-	".cellv{font-size:10px;fill:#1d2330}.cellv.light{fill:#fff}\n"
-	".finding{border-left:4px solid #c9ced8;padding:4px 12px;margin:10px 0}\n"
-	".finding.critical,.finding.error{border-color:#d62728}.finding.warning{border-color:"
-	"#e0a100}\n"
-	".finding .fix{margin:2px 0}.evidence{font-size:12px;color:#4a5163}\n";
+        "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;"
+        "max-width:1100px;color:#1d2330;padding:0 16px}\n"
+        "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;border-bottom:1px solid #d5d9e0;"
+        "padding-bottom:4px;margin-top:28px}\n"
+        "table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 9px;border-bottom:1px solid "
+        "#eceef2;text-align:left;vertical-align:top}th{background:#f4f5f8}\n"
+        "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+        ".meta td:first-child{color:#5a6275}.note{color:#5a6275;font-style:italic}\n"
+        ".badge{display:inline-block;border-radius:10px;padding:1px 10px;margin-right:6px;"
+        "font-weight:600}\n"
+        ".regressed,.critical,.error{background:#fde2e1;color:#9b1c1c}\n"
+        ".improved{background:#dff5e3;color:#17622d}.unchanged,.info{background:#eef0f4}\n"
+        ".new,.missing,.warning{background:#fff3cd;color:#7a5300}\n"
+        ".chart{display:block;margin:10px 0;background:#fff}\n"
+        ".plot{fill:#fbfbfd;stroke:#c9ced8}.grid{stroke:#e3e6ec;stroke-width:1}\n"
+        ".series{fill:none;stroke-width:2}.tick{font-size:11px;fill:#4a5163}\n"
+        ".axis{font-size:12px;fill:#1d2330}.title{font-size:14px;font-weight:600;fill:#1d2330}\n"
+        ".legend{font-size:12px;fill:#1d2330}.cell{stroke:#fff;stroke-width:1}\n"
+        ".cellv{font-size:10px;fill:#1d2330}.cellv.light{fill:#fff}\n"
+        ".finding{border-left:4px solid #c9ced8;padding:4px 12px;margin:10px 0}\n"
+        ".finding.critical,.finding.error{border-color:#d62728}.finding.warning{border-color:"
+        "#e0a100}\n"
+        ".finding .fix{margin:2px 0}.evidence{font-size:12px;color:#4a5163}\n";
 
-static const char *const colors[] = { "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
-				      "#17becf" };
+static const char *const colors[] = { "#1f77b4", "#2ca02c", "#9467bd",
+	                              "#8c564b", "#e377c2", "#17becf" };
 
 static void
 esc(struct ft_strbuf *sb, const char *s)
@@ -94,8 +94,8 @@ summary(const struct ft_report_input *in, struct ft_strbuf *sb)
 	if (ft_fingerprint_len(&r->fp))
 		meta_row(sb, "fingerprint", r->info.fp_digest);
 	if (in->expected)
-		meta_row(sb, "expected by", in->expected->label[0] ? in->expected->label
-								   : in->expected->kind);
+		meta_row(sb, "expected by",
+		         in->expected->label[0] ? in->expected->label : in->expected->kind);
 	if (in->baseline_label)
 		meta_row(sb, "baseline", in->baseline_label);
 	ft_strbuf_adds(sb, "</table>\n<p>");
@@ -105,14 +105,15 @@ summary(const struct ft_report_input *in, struct ft_strbuf *sb)
 	for (i = FT_SEV_COUNT; i-- > 0;)
 		if (sev[i])
 			ft_strbuf_addf(sb, "<span class=\"badge %s\">%zu %s</span>",
-				       ft_severity_name((enum ft_severity)i), sev[i],
-				       ft_severity_name((enum ft_severity)i));
+			               ft_severity_name((enum ft_severity)i), sev[i],
+			               ft_severity_name((enum ft_severity)i));
 	if (in->cmp) {
 		for (i = 0; i < FT_VERDICT_COUNT; i++)
 			if (in->cmp->count[i])
 				ft_strbuf_addf(sb, "<span class=\"badge %s\">%zu %s</span>",
-					       ft_verdict_name((enum ft_verdict)i), in->cmp->count[i],
-					       ft_verdict_name((enum ft_verdict)i));
+				               ft_verdict_name((enum ft_verdict)i),
+				               in->cmp->count[i],
+				               ft_verdict_name((enum ft_verdict)i));
 	}
 	ft_strbuf_adds(sb, "</p>\n</section>\n");
 }
@@ -143,14 +144,15 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *sb)
 	ft_strbuf_adds(sb, "<section id=\"comparison\">\n<h2>Comparison with ");
 	esc(sb, in->baseline_label ? in->baseline_label : "the baseline");
 	ft_strbuf_adds(sb, "</h2>\n");
-	ft_strbuf_addf(sb, "<p class=\"note\">A result regressed when it moved the wrong way by more "
-			   "than its band: %.3g standard deviations of the baseline samples (never "
-			   "under %.3g%%) with %u or more samples, else the stated %.3g%%.</p>\n",
-		       c->opts.k_sigma, c->opts.floor_rel * 100, c->opts.min_samples,
-		       c->opts.rel_threshold * 100);
+	ft_strbuf_addf(sb,
+	               "<p class=\"note\">A result regressed when it moved the wrong way by more "
+	               "than its band: %.3g standard deviations of the baseline samples (never "
+	               "under %.3g%%) with %u or more samples, else the stated %.3g%%.</p>\n",
+	               c->opts.k_sigma, c->opts.floor_rel * 100, c->opts.min_samples,
+	               c->opts.rel_threshold * 100);
 	ft_strbuf_adds(sb, "<table><tr><th>test</th><th>transport</th><th>size</th><th>ranks</th>"
-			   "<th>pair</th><th>metric</th><th>baseline</th><th>&#963;</th><th>n</th>"
-			   "<th>current</th><th>change</th><th>band</th><th>verdict</th></tr>\n");
+	                   "<th>pair</th><th>metric</th><th>baseline</th><th>&#963;</th><th>n</th>"
+	                   "<th>current</th><th>change</th><th>band</th><th>verdict</th></tr>\n");
 	for (i = 0; i < c->rows.len; i++) {
 		const struct ft_compare_row *r = ft_vec_at(&c->rows, i);
 
@@ -168,19 +170,21 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *sb)
 		} else {
 			td(sb, "");
 		}
-		ft_strbuf_addf(sb, "<td>%s %s</td>", r->metric, r->higher_is_better ? "GB/s" : "us");
+		ft_strbuf_addf(sb, "<td>%s %s</td>", r->metric,
+		               r->higher_is_better ? "GB/s" : "us");
 		td_num(sb, r->base_mean, 2);
 		td_num(sb, r->base_stdev, 2);
 		ft_strbuf_addf(sb, "<td class=\"n\">%u</td>", r->base_n);
 		td_num(sb, r->current, 2);
-		ft_strbuf_addf(sb, "<td class=\"n\">%s</td>", ft__rp_pct(r->delta_rel, buf, sizeof(buf)));
+		ft_strbuf_addf(sb, "<td class=\"n\">%s</td>",
+		               ft__rp_pct(r->delta_rel, buf, sizeof(buf)));
 		if (isfinite(r->threshold_rel))
-			ft_strbuf_addf(sb, "<td class=\"n\">&#177;%.1f%% %s</td>", r->threshold_rel * 100,
-				       r->noise_aware ? "noise" : "stated");
+			ft_strbuf_addf(sb, "<td class=\"n\">&#177;%.1f%% %s</td>",
+			               r->threshold_rel * 100, r->noise_aware ? "noise" : "stated");
 		else
 			td(sb, "");
 		ft_strbuf_addf(sb, "<td><span class=\"badge %s\">%s</span></td></tr>\n",
-			       ft_verdict_name(r->verdict), ft_verdict_name(r->verdict));
+		               ft_verdict_name(r->verdict), ft_verdict_name(r->verdict));
 	}
 	ft_strbuf_adds(sb, "</table>\n</section>\n");
 }
@@ -195,7 +199,7 @@ changes(const struct ft_report_input *in, struct ft_strbuf *sb)
 	if (ft_fingerprint_diff(in->baseline_fp, &in->run->fp, &diff) < 0)
 		return FT_ENOMEM;
 	ft_strbuf_adds(sb, "<section id=\"changes\">\n<h2>What changed since the baseline</h2>\n"
-			   "<table><tr><th>key</th><th>baseline</th><th>this run</th></tr>\n");
+	                   "<table><tr><th>key</th><th>baseline</th><th>this run</th></tr>\n");
 	for (i = 0; i < diff.len; i++) {
 		const struct ft_fingerprint_change *ch = ft_vec_at(&diff, i);
 
@@ -211,7 +215,7 @@ changes(const struct ft_report_input *in, struct ft_strbuf *sb)
 	ft_strbuf_adds(sb, "</table>\n");
 	if (!shown)
 		ft_strbuf_adds(sb, "<p class=\"note\">Same hardware, firmware, drivers and "
-				   "environment as the baseline.</p>\n");
+		                   "environment as the baseline.</p>\n");
 	ft_strbuf_adds(sb, "</section>\n");
 	ft_vec_release(&diff);
 	return 0;
@@ -239,12 +243,19 @@ struct chart_kind {
 };
 
 static const struct chart_kind chart_kinds[] = {
-	{ "bandwidth", "Bandwidth against message size", "bw",
-	  { offsetof(struct ft_result_row, busbw_GBps), offsetof(struct ft_result_row, algbw_GBps) },
-	  { "bus bandwidth, GB/s", "algorithm bandwidth, GB/s" }, false },
-	{ "latency", "Latency against message size", "lat",
+	{ "bandwidth",
+	  "Bandwidth against message size",
+	  "bw",
+	  { offsetof(struct ft_result_row, busbw_GBps),
+	    offsetof(struct ft_result_row, algbw_GBps) },
+	  { "bus bandwidth, GB/s", "algorithm bandwidth, GB/s" },
+	  false },
+	{ "latency",
+	  "Latency against message size",
+	  "lat",
 	  { offsetof(struct ft_result_row, lat_p50_us), offsetof(struct ft_result_row, time_us) },
-	  { "median latency, us", "time, us" }, true },
+	  { "median latency, us", "time, us" },
+	  true },
 };
 
 /* One chart: measured per transport, the baseline per transport, the model. */
@@ -272,16 +283,16 @@ chart(const struct ft_report_input *in, const struct chart_kind *k, const char *
 
 		rc = ft__rp_series(self, 1, test, tr, off, &pts[ns]);
 		snprintf(names[ns], sizeof(names[ns]), "measured%s%s%s", tr[0] ? " (" : "", tr,
-			 tr[0] ? ")" : "");
+		         tr[0] ? ")" : "");
 		s[ns] = (struct rp_series){ names[ns], color, RP_SOLID, pts[ns].data, pts[ns].len };
 		ns++;
 		if (rc == 0 && in->nbaseline) {
 			rc = ft__rp_series(in->baseline, in->nbaseline, test, tr, off, &pts[ns]);
 			if (pts[ns].len) {
 				snprintf(names[ns], sizeof(names[ns]), "baseline%s%s%s",
-					 tr[0] ? " (" : "", tr, tr[0] ? ")" : "");
+				         tr[0] ? " (" : "", tr, tr[0] ? ")" : "");
 				s[ns] = (struct rp_series){ names[ns], color, RP_DASHED,
-							    pts[ns].data, pts[ns].len };
+					                    pts[ns].data, pts[ns].len };
 				ns++;
 			}
 		}
@@ -293,7 +304,7 @@ chart(const struct ft_report_input *in, const struct chart_kind *k, const char *
 		if (pts[ns].len) {
 			snprintf(names[ns], sizeof(names[ns]), "expected (model)");
 			s[ns] = (struct rp_series){ names[ns], "#ff7f0e", RP_DOTTED, pts[ns].data,
-						    pts[ns].len };
+				                    pts[ns].len };
 			ns++;
 		}
 	}
@@ -301,9 +312,9 @@ chart(const struct ft_report_input *in, const struct chart_kind *k, const char *
 		slug(test, sl, sizeof(sl));
 		snprintf(id, sizeof(id), "chart-%s-%s", k->idprefix, sl);
 		snprintf(title, sizeof(title), "%s: %s", test,
-			 k->labels[off == k->offs[0] ? 0 : 1]);
+		         k->labels[off == k->offs[0] ? 0 : 1]);
 		ft__svg_line_chart(sb, id, title, k->labels[off == k->offs[0] ? 0 : 1], s, ns,
-				   k->logy);
+		                   k->logy);
 		(*ncharts)++;
 	}
 	for (i = 0; i < FT_ARRAY_SIZE(pts); i++)
@@ -323,12 +334,12 @@ charts(const struct ft_report_input *in, struct ft_strbuf *sb)
 	rc = ft__rp_tests(&in->run->run, &tests);
 	for (k = 0; rc == 0 && k < FT_ARRAY_SIZE(chart_kinds); k++) {
 		ft_strbuf_addf(sb, "<section id=\"%s\">\n<h2>%s</h2>\n", chart_kinds[k].section,
-			       chart_kinds[k].heading);
+		               chart_kinds[k].heading);
 		for (i = 0, n = 0; rc == 0 && i < tests.len; i++)
 			rc = chart(in, &chart_kinds[k], FT_VEC_AT(&tests, const char *, i), sb, &n);
 		if (n == 0)
 			ft_strbuf_addf(sb, "<p class=\"note\">No %s figures in this run.</p>\n",
-				       chart_kinds[k].section);
+			               chart_kinds[k].section);
 		ft_strbuf_adds(sb, "</section>\n");
 	}
 	ft_vec_release(&tests);
@@ -348,7 +359,7 @@ pairs(const struct ft_report_input *in, struct ft_strbuf *sb)
 		ft__svg_heatmap(sb, "pairs-heatmap", &p);
 	else
 		ft_strbuf_adds(sb, "<p class=\"note\">No pairs measured in this run (test "
-				   "\"pairs\" rows or bench.pair_bw observations).</p>\n");
+		                   "\"pairs\" rows or bench.pair_bw observations).</p>\n");
 	ft_strbuf_adds(sb, "</section>\n");
 	ft__rp_pairs_release(&p);
 	return 0;
@@ -371,7 +382,7 @@ links(const struct ft_report_input *in, struct ft_strbuf *sb)
 		ft__svg_link_bars(sb, "link-util", l.data, FT_MIN(l.len, MAX_LINK_BARS), l.len);
 	else
 		ft_strbuf_adds(sb, "<p class=\"note\">No link utilization in this run (it comes "
-				   "from a simulation: sim.link.util observations).</p>\n");
+		                   "from a simulation: sim.link.util observations).</p>\n");
 	ft_strbuf_adds(sb, "</section>\n");
 	ft_vec_release(&l);
 	return 0;
@@ -427,9 +438,10 @@ findings(const struct ft_report_input *in, struct ft_strbuf *sb)
 			esc(sb, ft_layer_name(f->layer));
 			ft_strbuf_adds(sb, "</h3>\n");
 		}
-		ft_strbuf_addf(sb, "<div class=\"finding %s\"><p><span class=\"badge %s\">%s</span>"
-				   "<b>",
-			       sev, sev, sev);
+		ft_strbuf_addf(sb,
+		               "<div class=\"finding %s\"><p><span class=\"badge %s\">%s</span>"
+		               "<b>",
+		               sev, sev, sev);
 		esc(sb, f->rule_id);
 		ft_strbuf_adds(sb, "</b> &#8212; ");
 		esc(sb, f->entity[0] ? f->entity : "-");
@@ -447,8 +459,9 @@ findings(const struct ft_report_input *in, struct ft_strbuf *sb)
 			ft_strbuf_adds(sb, "</p>\n");
 		}
 		if (f->nevidence) {
-			ft_strbuf_adds(sb, "<table class=\"evidence\"><tr><th>entity</th><th>key</th>"
-					   "<th>value</th><th>source</th></tr>\n");
+			ft_strbuf_adds(sb,
+			               "<table class=\"evidence\"><tr><th>entity</th><th>key</th>"
+			               "<th>value</th><th>source</th></tr>\n");
 			for (k = 0; k < FT_MIN(f->nevidence, FT_FINDING_MAX_EVIDENCE); k++)
 				evidence(sb, &f->evidence[k]);
 			ft_strbuf_adds(sb, "</table>\n");
@@ -467,11 +480,10 @@ results(const struct ft_report_input *in, struct ft_strbuf *sb)
 	char buf[32];
 	size_t i;
 
-	ft_strbuf_addf(sb, "<section id=\"results\">\n<h2>Results (%zu)</h2>\n",
-		       ft_run_nrows(run));
+	ft_strbuf_addf(sb, "<section id=\"results\">\n<h2>Results (%zu)</h2>\n", ft_run_nrows(run));
 	ft_strbuf_adds(sb, "<table><tr><th>test</th><th>transport</th><th>size</th><th>ranks</th>"
-			   "<th>pair</th><th>time us</th><th>algbw GB/s</th><th>busbw GB/s</th>"
-			   "<th>p50 us</th><th>p99 us</th></tr>\n");
+	                   "<th>pair</th><th>time us</th><th>algbw GB/s</th><th>busbw GB/s</th>"
+	                   "<th>p50 us</th><th>p99 us</th></tr>\n");
 	for (i = 0; i < ft_run_nrows(run); i++) {
 		const struct ft_result_row *r = ft_run_row(run, i);
 
@@ -505,16 +517,18 @@ details(const struct ft_report_input *in, struct ft_strbuf *sb)
 	const struct ft_archive_record *r = in->run;
 	size_t i;
 
-	ft_strbuf_addf(sb, "<section id=\"observations\">\n<details><summary>Observations (%zu)"
-			   "</summary>\n<table><tr><th>entity</th><th>key</th><th>value</th>"
-			   "<th>source</th></tr>\n",
-		       ft_obs_set_len(&r->obs));
+	ft_strbuf_addf(sb,
+	               "<section id=\"observations\">\n<details><summary>Observations (%zu)"
+	               "</summary>\n<table><tr><th>entity</th><th>key</th><th>value</th>"
+	               "<th>source</th></tr>\n",
+	               ft_obs_set_len(&r->obs));
 	for (i = 0; i < ft_obs_set_len(&r->obs); i++)
 		evidence(sb, ft_obs_set_at(&r->obs, i));
 	ft_strbuf_adds(sb, "</table></details>\n</section>\n");
-	ft_strbuf_addf(sb, "<section id=\"fingerprint\">\n<details><summary>Fingerprint (%zu keys)"
-			   "</summary>\n<table>\n",
-		       ft_fingerprint_len(&r->fp));
+	ft_strbuf_addf(sb,
+	               "<section id=\"fingerprint\">\n<details><summary>Fingerprint (%zu keys)"
+	               "</summary>\n<table>\n",
+	               ft_fingerprint_len(&r->fp));
 	for (i = 0; i < ft_fingerprint_len(&r->fp); i++) {
 		const struct ft_fingerprint_item *it = ft_fingerprint_at(&r->fp, i);
 		bool hide = in->stable && strcmp(it->key, "fabtune.version") == 0;
@@ -531,9 +545,10 @@ ft__report_html(const struct ft_report_input *in, struct ft_strbuf *sb)
 	int rc;
 
 	ft__rp_title(in, title, sizeof(title));
-	ft_strbuf_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-			   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-			   "<title>fabtune: ");
+	ft_strbuf_adds(sb,
+	               "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	               "<title>fabtune: ");
 	esc(sb, title);
 	ft_strbuf_addf(sb, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", css);
 	esc(sb, title);

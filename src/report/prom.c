@@ -45,8 +45,7 @@ family(struct ft_strbuf *out, const char *name, const char *help)
 
 /* Labels as alternating name, value; empty values are left out. */
 static void
-sample(struct ft_strbuf *out, const char *name, const char *const *labels, size_t nlabels,
-       double v)
+sample(struct ft_strbuf *out, const char *name, const char *const *labels, size_t nlabels, double v)
 {
 	bool first = true;
 	size_t i;
@@ -169,7 +168,7 @@ group_rows(const struct ft_run *run, struct ref **refs, struct group **groups, s
 
 static void
 row_family(const struct ref *refs, const struct group *groups, size_t ngroups,
-	   const struct metric *m, const char *run_label, struct ft_strbuf *out)
+           const struct metric *m, const char *run_label, struct ft_strbuf *out)
 {
 	bool header = false;
 	size_t i, k;
@@ -197,12 +196,13 @@ row_family(const struct ref *refs, const struct group *groups, size_t ngroups,
 		snprintf(bytes, sizeof(bytes), "%" PRIu64, r->bytes);
 		snprintf(nranks, sizeof(nranks), "%" PRIu32, r->nranks);
 		{
-			const char *labels[] = { "run",	   run_label, "test",  r->test,
-						 "transport", r->transport, "size_bytes", bytes,
-						 "nranks", nranks,    "src",   r->src,
-						 "dst",	   r->dst };
+			const char *labels[] = { "run",       run_label,    "test",       r->test,
+				                 "transport", r->transport, "size_bytes", bytes,
+				                 "nranks",    nranks,       "src",        r->src,
+				                 "dst",       r->dst };
 
-			sample(out, m->name, labels, FT_ARRAY_SIZE(labels), sum / (double)n * m->scale);
+			sample(out, m->name, labels, FT_ARRAY_SIZE(labels),
+			       sum / (double)n * m->scale);
 		}
 	}
 }
@@ -217,7 +217,7 @@ compare_families(const struct ft_report_input *in, const char *run_label, struct
 	       "Results of the comparison with the baseline, by verdict.");
 	for (i = 0; i < FT_VERDICT_COUNT; i++) {
 		const char *labels[] = { "run", run_label, "verdict",
-					 ft_verdict_name((enum ft_verdict)i) };
+			                 ft_verdict_name((enum ft_verdict)i) };
 
 		sample(out, "fabtune_compare_results", labels, FT_ARRAY_SIZE(labels),
 		       (double)c->count[i]);
@@ -227,11 +227,12 @@ compare_families(const struct ft_report_input *in, const char *run_label, struct
 	for (i = 0; i < c->rows.len; i++) {
 		const struct ft_compare_row *r = ft_vec_at(&c->rows, i);
 		char bytes[24], nranks[16];
-		const char *labels[] = { "run",	   run_label, "test",  r->test,
-					 "transport", r->transport, "size_bytes", bytes,
-					 "nranks", nranks,    "src",   r->src,
-					 "dst",	   r->dst,    "metric", r->metric,
-					 "verdict", ft_verdict_name(r->verdict) };
+		const char *labels[] = { "run",        run_label,   "test",
+			                 r->test,      "transport", r->transport,
+			                 "size_bytes", bytes,       "nranks",
+			                 nranks,       "src",       r->src,
+			                 "dst",        r->dst,      "metric",
+			                 r->metric,    "verdict",   ft_verdict_name(r->verdict) };
 
 		if (!isfinite(r->delta_rel))
 			continue;
@@ -255,9 +256,11 @@ ft__report_prom(const struct ft_report_input *in, struct ft_strbuf *out)
 		snprintf(run_label, sizeof(run_label), "%" PRId64, rec->info.id);
 	family(out, "fabtune_run_info", "The run reported; always 1.");
 	{
-		const char *labels[] = { "run",	 run_label, "source", ft_source_name(rec->run.source),
-					 "kind", rec->run.kind, "host", rec->info.host,
-					 "fingerprint", rec->info.fp_digest };
+		const char *labels[] = { "run",         run_label,
+			                 "source",      ft_source_name(rec->run.source),
+			                 "kind",        rec->run.kind,
+			                 "host",        rec->info.host,
+			                 "fingerprint", rec->info.fp_digest };
 
 		sample(out, "fabtune_run_info", labels, FT_ARRAY_SIZE(labels), 1);
 	}
@@ -301,8 +304,9 @@ ft__report_prom(const struct ft_report_input *in, struct ft_strbuf *out)
 	for (i = 0; i < (size_t)FT_LAYER_COUNT * FT_SEV_COUNT; i++) {
 		enum ft_layer layer = (enum ft_layer)(i / FT_SEV_COUNT);
 		enum ft_severity sev = (enum ft_severity)(i % FT_SEV_COUNT);
-		const char *labels[] = { "run", run_label, "layer", ft_layer_name(layer),
-					 "severity", ft_severity_name(sev) };
+		const char *labels[] = { "run",      run_label,
+			                 "layer",    ft_layer_name(layer),
+			                 "severity", ft_severity_name(sev) };
 		size_t k, n = 0;
 
 		for (k = 0; k < rec->findings.len; k++) {

@@ -33,7 +33,7 @@ ft_report_format_from_name(const char *name, enum ft_report_format *out, struct 
 		}
 	}
 	return ft_error_set(err, FT_EINVAL,
-			    "format: expected text, json, csv, html or prom, got '%s'", name);
+	                    "format: expected text, json, csv, html or prom, got '%s'", name);
 }
 
 int
@@ -43,8 +43,9 @@ ft_report_format_from_path(const char *path, enum ft_report_format *out)
 		const char *ext;
 		enum ft_report_format f;
 	} exts[] = {
-		{ ".txt", FT_REPORT_TEXT }, { ".json", FT_REPORT_JSON }, { ".csv", FT_REPORT_CSV },
-		{ ".html", FT_REPORT_HTML }, { ".htm", FT_REPORT_HTML }, { ".prom", FT_REPORT_PROM },
+		{ ".txt", FT_REPORT_TEXT }, { ".json", FT_REPORT_JSON },
+		{ ".csv", FT_REPORT_CSV },  { ".html", FT_REPORT_HTML },
+		{ ".htm", FT_REPORT_HTML }, { ".prom", FT_REPORT_PROM },
 	};
 	const char *dot = path ? strrchr(path, '.') : NULL;
 	size_t i;
@@ -60,7 +61,7 @@ ft_report_format_from_path(const char *path, enum ft_report_format *out)
 
 int
 ft_report_render(const struct ft_report_input *in, enum ft_report_format f, struct ft_strbuf *out,
-		 struct ft_error *err)
+                 struct ft_error *err)
 {
 	int rc;
 
@@ -113,7 +114,7 @@ point_cmp(const void *pa, const void *pb)
 
 int
 ft__rp_series(const struct ft_run *const *runs, size_t nruns, const char *test,
-	      const char *transport, size_t off, struct ft_vec *pts)
+              const char *transport, size_t off, struct ft_vec *pts)
 {
 	struct ft_vec raw;
 	size_t i, k;
@@ -183,7 +184,8 @@ ft__rp_tests(const struct ft_run *run, struct ft_vec *out)
 	for (i = 0; rc == 0 && i < ft_run_nrows(run); i++) {
 		const char *t = ft_run_row(run, i)->test;
 
-		if (strcmp(t, FT_REPORT_TEST_PAIRS) != 0 && strcmp(t, FT_REPORT_TEST_LINK_UTIL) != 0)
+		if (strcmp(t, FT_REPORT_TEST_PAIRS) != 0 &&
+		    strcmp(t, FT_REPORT_TEST_LINK_UTIL) != 0)
 			rc = push_distinct(out, t);
 	}
 	return rc;
@@ -428,7 +430,7 @@ ft__rp_title(const struct ft_report_input *in, char *buf, size_t len)
 		ft_strlcpy(buf, in->title, len);
 	else if (r->info.id > 0)
 		snprintf(buf, len, "run %" PRId64 ": %s (%s)", r->info.id, r->run.kind,
-			 ft_source_name(r->run.source));
+		         ft_source_name(r->run.source));
 	else
 		snprintf(buf, len, "run: %s (%s)", r->run.kind, ft_source_name(r->run.source));
 }

@@ -29,7 +29,7 @@ double ft__rp_field(const struct ft_result_row *row, size_t off);
  * appended to @pts (struct rp_point) sorted by size; NaN values are skipped.
  */
 int ft__rp_series(const struct ft_run *const *runs, size_t nruns, const char *test,
-		  const char *transport, size_t off, struct ft_vec *pts);
+                  const char *transport, size_t off, struct ft_vec *pts);
 
 /* True when some row of @run for @test has a finite field at @off. */
 bool ft__rp_has(const struct ft_run *run, const char *test, size_t off);
@@ -52,7 +52,7 @@ void ft__rp_pairs_release(struct rp_pairs *p);
 /* Link utilization, highest first (ties by name). */
 struct rp_link {
 	char name[132];
-	double util;	  /* fraction of capacity, [0, 1+] */
+	double util;      /* fraction of capacity, [0, 1+] */
 	double rate_GBps; /* carried, NaN when unknown */
 };
 int ft__rp_links(const struct ft_archive_record *rec, struct ft_vec *out);
@@ -76,7 +76,7 @@ struct rp_cmp_index {
 int ft__rp_cmp_index(const struct ft_compare *cmp, struct rp_cmp_index *ix);
 /* The comparison row matching @row's key, or NULL. */
 const struct ft_compare_row *ft__rp_cmp_find(const struct rp_cmp_index *ix,
-					     const struct ft_result_row *row);
+                                             const struct ft_result_row *row);
 void ft__rp_cmp_index_release(struct rp_cmp_index *ix);
 
 /* HTML text escaping (& < > " '). */
@@ -90,7 +90,11 @@ int ft__report_prom(const struct ft_report_input *in, struct ft_strbuf *out);
 
 /* ---- SVG charts (svg.c) -------------------------------------------------- */
 
-enum rp_style { RP_SOLID, RP_DASHED, RP_DOTTED };
+enum rp_style {
+	RP_SOLID,
+	RP_DASHED,
+	RP_DOTTED
+};
 
 struct rp_series {
 	const char *name;
@@ -101,10 +105,10 @@ struct rp_series {
 };
 
 /* A line chart over a log2 size axis; @logy for a log10 y axis. */
-void ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title,
-			const char *ylabel, const struct rp_series *s, size_t ns, bool logy);
+void ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,
+                        const struct rp_series *s, size_t ns, bool logy);
 void ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p);
-void ft__svg_link_bars(struct ft_strbuf *sb, const char *id, const struct rp_link *links,
-		       size_t n, size_t total);
+void ft__svg_link_bars(struct ft_strbuf *sb, const char *id, const struct rp_link *links, size_t n,
+                       size_t total);
 
 #endif

@@ -7,20 +7,19 @@
  */
 #include "report_int.h"
 
-#define W	  680.0
-#define H	  340.0
-#define ML	  70.0 /* margins: left, right, top, bottom */
-#define MR	  20.0
-#define MT	  34.0
-#define MB	  52.0
+#define W          680.0
+#define H          340.0
+#define ML         70.0 /* margins: left, right, top, bottom */
+#define MR         20.0
+#define MT         34.0
+#define MB         52.0
 #define LEGEND_ROW 18.0
 
 static void
-text(struct ft_strbuf *sb, double x, double y, const char *anchor, const char *cls,
-     const char *s)
+text(struct ft_strbuf *sb, double x, double y, const char *anchor, const char *cls, const char *s)
 {
 	ft_strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y,
-		       anchor, cls);
+	               anchor, cls);
 	ft__rp_html_escape(sb, s);
 	ft_strbuf_adds(sb, "</text>\n");
 }
@@ -113,16 +112,18 @@ grid(struct ft_strbuf *sb, const struct axes *a, const char *ylabel)
 	double e, step, v;
 	int xstep;
 
-	ft_strbuf_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			   "class=\"plot\"/>\n",
-		       ML, MT, W - ML - MR, H - MT - MB);
+	ft_strbuf_addf(sb,
+	               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+	               "class=\"plot\"/>\n",
+	               ML, MT, W - ML - MR, H - MT - MB);
 	xstep = (int)ceil((a->x1 - a->x0) / 10);
 	for (e = a->x0; e <= a->x1 + 1e-9; e += xstep) {
 		double x = px(a, pow(2, e));
 
-		ft_strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				   "class=\"grid\"/>\n",
-			       x, MT, x, H - MB);
+		ft_strbuf_addf(sb,
+		               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		               "class=\"grid\"/>\n",
+		               x, MT, x, H - MB);
 		ft_format_size((uint64_t)pow(2, e), buf, sizeof(buf));
 		text(sb, x, H - MB + 16, "middle", "tick", buf);
 	}
@@ -130,9 +131,10 @@ grid(struct ft_strbuf *sb, const struct axes *a, const char *ylabel)
 		for (e = a->y0; e <= a->y1 + 1e-9; e += 1) {
 			double y = py(a, pow(10, e));
 
-			ft_strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-					   "class=\"grid\"/>\n",
-				       ML, y, W - MR, y);
+			ft_strbuf_addf(sb,
+			               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			               "class=\"grid\"/>\n",
+			               ML, y, W - MR, y);
 			tick_label(pow(10, e), buf, sizeof(buf));
 			text(sb, ML - 6, y + 4, "end", "tick", buf);
 		}
@@ -141,17 +143,19 @@ grid(struct ft_strbuf *sb, const struct axes *a, const char *ylabel)
 		for (v = a->y0; v <= a->y1 + step * 1e-9; v += step) {
 			double y = py(a, v);
 
-			ft_strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-					   "class=\"grid\"/>\n",
-				       ML, y, W - MR, y);
+			ft_strbuf_addf(sb,
+			               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			               "class=\"grid\"/>\n",
+			               ML, y, W - MR, y);
 			tick_label(v, buf, sizeof(buf));
 			text(sb, ML - 6, y + 4, "end", "tick", buf);
 		}
 	}
 	text(sb, (ML + W - MR) / 2, H - MB + 36, "middle", "axis", "message size (log2)");
-	ft_strbuf_addf(sb, "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\" "
-			   "transform=\"rotate(-90 16 %.1f)\">",
-		       (MT + H - MB) / 2, (MT + H - MB) / 2);
+	ft_strbuf_addf(sb,
+	               "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\" "
+	               "transform=\"rotate(-90 16 %.1f)\">",
+	               (MT + H - MB) / 2, (MT + H - MB) / 2);
 	ft__rp_html_escape(sb, ylabel);
 	ft_strbuf_adds(sb, "</text>\n");
 }
@@ -159,12 +163,14 @@ grid(struct ft_strbuf *sb, const struct axes *a, const char *ylabel)
 static const char *
 dash(enum rp_style s)
 {
-	return s == RP_DASHED ? " stroke-dasharray=\"7 4\"" : s == RP_DOTTED ? " stroke-dasharray=\"2 3\"" : "";
+	return s == RP_DASHED ? " stroke-dasharray=\"7 4\"" :
+	       s == RP_DOTTED ? " stroke-dasharray=\"2 3\"" :
+	                        "";
 }
 
 void
 ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,
-		   const struct rp_series *s, size_t ns, bool logy)
+                   const struct rp_series *s, size_t ns, bool logy)
 {
 	double height = H + 12 + LEGEND_ROW * (double)((ns + 2) / 3);
 	struct axes a;
@@ -172,9 +178,10 @@ ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, cons
 
 	if (!domain(s, ns, logy, &a))
 		return;
-	ft_strbuf_addf(sb, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-			   "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
-		       id, W, height, W, height);
+	ft_strbuf_addf(sb,
+	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	               id, W, height, W, height);
 	ft_strbuf_adds(sb, "<title>");
 	ft__rp_html_escape(sb, title);
 	ft_strbuf_adds(sb, "</title>\n");
@@ -189,10 +196,12 @@ ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, cons
 			if (!(p->x > 0) || !isfinite(p->y) || (logy && !(p->y > 0)))
 				continue;
 			if (!any)
-				ft_strbuf_addf(sb, "<polyline class=\"series\" stroke=\"%s\"%s "
-						   "points=\"",
-					       s[i].color, dash(s[i].style));
-			ft_strbuf_addf(sb, "%s%.1f,%.1f", any ? " " : "", px(&a, p->x), py(&a, p->y));
+				ft_strbuf_addf(sb,
+				               "<polyline class=\"series\" stroke=\"%s\"%s "
+				               "points=\"",
+				               s[i].color, dash(s[i].style));
+			ft_strbuf_addf(sb, "%s%.1f,%.1f", any ? " " : "", px(&a, p->x),
+			               py(&a, p->y));
 			any = true;
 		}
 		if (any)
@@ -202,17 +211,19 @@ ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, cons
 
 			if (!(p->x > 0) || !isfinite(p->y) || (logy && !(p->y > 0)))
 				continue;
-			ft_strbuf_addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.8\" fill=\"%s\"/>\n",
-				       px(&a, p->x), py(&a, p->y), s[i].color);
+			ft_strbuf_addf(sb,
+			               "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.8\" fill=\"%s\"/>\n",
+			               px(&a, p->x), py(&a, p->y), s[i].color);
 		}
 	}
 	/* Legend: three entries a row under the axis label. */
 	for (i = 0; i < ns; i++) {
 		double x = ML + (double)(i % 3) * 200, y = H + 10 + LEGEND_ROW * (double)(i / 3);
 
-		ft_strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				   "class=\"series\" stroke=\"%s\"%s/>\n",
-			       x, y - 4, x + 26, y - 4, s[i].color, dash(s[i].style));
+		ft_strbuf_addf(sb,
+		               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		               "class=\"series\" stroke=\"%s\"%s/>\n",
+		               x, y - 4, x + 26, y - 4, s[i].color, dash(s[i].style));
 		text(sb, x + 32, y, "start", "legend", s[i].name);
 	}
 	ft_strbuf_adds(sb, "</svg>\n");
@@ -230,7 +241,7 @@ palette(double t, char *buf, size_t len, bool *dark)
 	for (i = 0; i < 3; i++)
 		c[i] = stops[seg][i] + (stops[seg + 1][i] - stops[seg][i]) * u;
 	snprintf(buf, len, "#%02x%02x%02x", (unsigned)lround(c[0]), (unsigned)lround(c[1]),
-		 (unsigned)lround(c[2]));
+	         (unsigned)lround(c[2]));
 	*dark = t < 0.55;
 }
 
@@ -253,18 +264,20 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 		return;
 	w = left + size + 140;
 	h = top + size + 20;
-	ft_strbuf_addf(sb, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-			   "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
-		       id, w, h, w, h);
+	ft_strbuf_addf(sb,
+	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	               id, w, h, w, h);
 	ft_strbuf_addf(sb, "<title>pairs matrix, %s</title>\n", p->metric);
 	text(sb, left + size / 2, 18, "middle", "title", "pairs: source (rows) to destination");
 	for (i = 0; i < p->n; i++) {
 		double c = (double)i * cell + cell / 2;
 
 		text(sb, left - 6, top + c + 4, "end", "tick", p->names[i]);
-		ft_strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"tick\" "
-				   "transform=\"rotate(-60 %.1f %.1f)\">",
-			       left + c, top - 6, left + c, top - 6);
+		ft_strbuf_addf(sb,
+		               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"tick\" "
+		               "transform=\"rotate(-60 %.1f %.1f)\">",
+		               left + c, top - 6, left + c, top - 6);
 		ft__rp_html_escape(sb, p->names[i]);
 		ft_strbuf_adds(sb, "</text>\n");
 	}
@@ -277,15 +290,16 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 				palette(t, color, sizeof(color), &dark);
 			else
 				ft_strlcpy(color, "#e4e4e4", sizeof(color));
-			ft_strbuf_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-					   "fill=\"%s\" class=\"cell\"><title>",
-				       left + (double)k * cell, top + (double)i * cell, cell, cell,
-				       color);
+			ft_strbuf_addf(sb,
+			               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			               "fill=\"%s\" class=\"cell\"><title>",
+			               left + (double)k * cell, top + (double)i * cell, cell, cell,
+			               color);
 			ft__rp_html_escape(sb, p->names[i]);
 			ft_strbuf_adds(sb, " -&gt; ");
 			ft__rp_html_escape(sb, p->names[k]);
 			ft_strbuf_addf(sb, ": %s</title></rect>\n",
-				       ft__rp_num(v, 2, buf, sizeof(buf)));
+			               ft__rp_num(v, 2, buf, sizeof(buf)));
 			if (isfinite(v) && cell >= 36) {
 				snprintf(buf, sizeof(buf), "%.3g", v);
 				text(sb, left + (double)k * cell + cell / 2,
@@ -296,10 +310,11 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 	/* Colour scale. */
 	for (i = 0; i < 20; i++) {
 		palette((double)i / 19.0, color, sizeof(color), &dark);
-		ft_strbuf_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"%.1f\" "
-				   "fill=\"%s\"/>\n",
-			       left + size + 20, top + size - (double)(i + 1) * size / 20, size / 20,
-			       color);
+		ft_strbuf_addf(sb,
+		               "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"%.1f\" "
+		               "fill=\"%s\"/>\n",
+		               left + size + 20, top + size - (double)(i + 1) * size / 20,
+		               size / 20, color);
 	}
 	tick_label(vmax, buf, sizeof(buf));
 	text(sb, left + size + 38, top + 10, "start", "tick", buf);
@@ -311,16 +326,17 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 
 void
 ft__svg_link_bars(struct ft_strbuf *sb, const char *id, const struct rp_link *links, size_t n,
-		  size_t total)
+                  size_t total)
 {
 	const double left = 230, barw = 380, row = 20, top = 40;
 	double h = top + row * (double)n + 30;
 	char buf[48];
 	size_t i;
 
-	ft_strbuf_addf(sb, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-			   "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
-		       id, W, h, W, h);
+	ft_strbuf_addf(sb,
+	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	               id, W, h, W, h);
 	snprintf(buf, sizeof(buf), "link utilization: %zu busiest of %zu links", n, total);
 	ft_strbuf_adds(sb, "<title>");
 	ft__rp_html_escape(sb, buf);
@@ -329,9 +345,10 @@ ft__svg_link_bars(struct ft_strbuf *sb, const char *id, const struct rp_link *li
 	for (i = 0; i <= 4; i++) {
 		double x = left + barw * (double)i / 4;
 
-		ft_strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				   "class=\"grid\"/>\n",
-			       x, top - 6, x, top + row * (double)n);
+		ft_strbuf_addf(sb,
+		               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		               "class=\"grid\"/>\n",
+		               x, top - 6, x, top + row * (double)n);
 		snprintf(buf, sizeof(buf), "%zu%%", i * 25);
 		text(sb, x, top + row * (double)n + 16, "middle", "tick", buf);
 	}
@@ -340,9 +357,10 @@ ft__svg_link_bars(struct ft_strbuf *sb, const char *id, const struct rp_link *li
 		const char *color = u >= 0.8 ? "#d62728" : u >= 0.5 ? "#ff7f0e" : "#2ca02c";
 
 		text(sb, left - 8, y + 13, "end", "tick", links[i].name);
-		ft_strbuf_addf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-				   "fill=\"%s\"><title>",
-			       left, y + 2, barw * FT_MIN(FT_MAX(u, 0.0), 1.0), row - 5, color);
+		ft_strbuf_addf(sb,
+		               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		               "fill=\"%s\"><title>",
+		               left, y + 2, barw * FT_MIN(FT_MAX(u, 0.0), 1.0), row - 5, color);
 		ft__rp_html_escape(sb, links[i].name);
 		ft_strbuf_addf(sb, ": %.1f%%</title></rect>\n", u * 100);
 		snprintf(buf, sizeof(buf), "%.1f%%", u * 100);

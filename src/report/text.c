@@ -38,9 +38,9 @@ run_header(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_strbuf_addf(out, "  host:        %s\n", r->info.host);
 	if (ft_fingerprint_len(&r->fp))
 		ft_strbuf_addf(out, "  fingerprint: %s (%zu keys)\n", r->info.fp_digest,
-			       ft_fingerprint_len(&r->fp));
+		               ft_fingerprint_len(&r->fp));
 	ft_strbuf_addf(out, "  contents:    %zu results, %zu observations, %zu findings\n",
-		       ft_run_nrows(&r->run), ft_obs_set_len(&r->obs), r->findings.len);
+	               ft_run_nrows(&r->run), ft_obs_set_len(&r->obs), r->findings.len);
 }
 
 /* Offset of the metric called @name in struct ft_result_row (see ft_result_row_metric). */
@@ -123,9 +123,9 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 			double x = e ? ft__rp_field(e, metric_offset(name)) : NAN;
 
 			ft_table_cell(&t, ft__rp_num(x, 2, b[0], sizeof(b[0])));
-			ft_table_cell(&t, isfinite(x) && x > 0 && isfinite(m)
-						  ? ft__rp_num(m / x * 100.0, 0, b[1], sizeof(b[1]))
-						  : "-");
+			ft_table_cell(&t, isfinite(x) && x > 0 && isfinite(m) ?
+			                          ft__rp_num(m / x * 100.0, 0, b[1], sizeof(b[1])) :
+			                          "-");
 		}
 	}
 	ft_table_render(&t, out);
@@ -140,16 +140,18 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	char b[6][48];
 	size_t i;
 
-	ft_strbuf_addf(out, "\ncomparison with %s: %zu regressed, %zu improved, %zu unchanged, "
-			    "%zu new, %zu missing\n",
-		       in->baseline_label ? in->baseline_label : "the baseline",
-		       c->count[FT_VERDICT_REGRESSED], c->count[FT_VERDICT_IMPROVED],
-		       c->count[FT_VERDICT_UNCHANGED], c->count[FT_VERDICT_NEW],
-		       c->count[FT_VERDICT_MISSING]);
-	ft_strbuf_addf(out, "  thresholds: %.3g sigma (floor %.3g%%) with %u+ samples, "
-			    "else %.3g%%\n",
-		       c->opts.k_sigma, c->opts.floor_rel * 100, c->opts.min_samples,
-		       c->opts.rel_threshold * 100);
+	ft_strbuf_addf(out,
+	               "\ncomparison with %s: %zu regressed, %zu improved, %zu unchanged, "
+	               "%zu new, %zu missing\n",
+	               in->baseline_label ? in->baseline_label : "the baseline",
+	               c->count[FT_VERDICT_REGRESSED], c->count[FT_VERDICT_IMPROVED],
+	               c->count[FT_VERDICT_UNCHANGED], c->count[FT_VERDICT_NEW],
+	               c->count[FT_VERDICT_MISSING]);
+	ft_strbuf_addf(out,
+	               "  thresholds: %.3g sigma (floor %.3g%%) with %u+ samples, "
+	               "else %.3g%%\n",
+	               c->opts.k_sigma, c->opts.floor_rel * 100, c->opts.min_samples,
+	               c->opts.rel_threshold * 100);
 	if (c->rows.len == 0)
 		return;
 	ft_table_init(&t);
@@ -178,8 +180,9 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 			ft_table_cell(&t, "-");
 		ft_table_cellf(&t, "%s %s", r->metric, r->higher_is_better ? "GB/s" : "us");
 		if (isfinite(r->base_stdev))
-			ft_table_cellf(&t, "%s+-%s", ft__rp_num(r->base_mean, 2, b[1], sizeof(b[1])),
-				       ft__rp_num(r->base_stdev, 2, b[2], sizeof(b[2])));
+			ft_table_cellf(&t, "%s+-%s",
+			               ft__rp_num(r->base_mean, 2, b[1], sizeof(b[1])),
+			               ft__rp_num(r->base_stdev, 2, b[2], sizeof(b[2])));
 		else
 			ft_table_cell(&t, ft__rp_num(r->base_mean, 2, b[1], sizeof(b[1])));
 		ft_table_cellf(&t, "%u", r->base_n);
@@ -187,7 +190,7 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_table_cell(&t, ft__rp_pct(r->delta_rel, b[4], sizeof(b[4])));
 		if (isfinite(r->threshold_rel))
 			ft_table_cellf(&t, "%.1f%% %s", r->threshold_rel * 100,
-				       r->noise_aware ? "noise" : "stated");
+			               r->noise_aware ? "noise" : "stated");
 		else
 			ft_table_cell(&t, "-");
 		ft_table_cell(&t, ft_verdict_name(r->verdict));
@@ -278,7 +281,7 @@ findings(const struct ft_report_input *in, struct ft_strbuf *out)
 			ft_strbuf_addf(out, "  %s\n", ft_layer_name(f->layer));
 		}
 		ft_strbuf_addf(out, "    [%s] %s: %s\n", ft_severity_name(f->severity),
-			       f->entity[0] ? f->entity : "-", f->rule_id);
+		               f->entity[0] ? f->entity : "-", f->rule_id);
 		if (f->message[0])
 			ft_strbuf_addf(out, "      %s\n", f->message);
 		if (f->fix[0])

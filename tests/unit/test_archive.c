@@ -5,12 +5,12 @@
  * migration from schema version 1, fingerprints, baselines, compare and
  * JSON export/import.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* clang-format off */
 #include <cmocka.h>
+/* clang-format on */
 #include <sqlite3.h>
 
 #include <fabtune/fabtune.h>
@@ -175,8 +177,8 @@ assert_obs_equal(const struct ft_obs *a, const struct ft_obs *b)
 
 static void
 assert_record_matches(const struct ft_archive_record *rec, const struct ft_run *run,
-		      const struct ft_obs_set *obs, const struct ft_finding *f,
-		      const struct ft_fingerprint *fp)
+                      const struct ft_obs_set *obs, const struct ft_finding *f,
+                      const struct ft_fingerprint *fp)
 {
 	size_t i;
 
@@ -209,9 +211,9 @@ assert_record_matches(const struct ft_archive_record *rec, const struct ft_run *
 	assert_int_equal(ft_fingerprint_len(&rec->fp), ft_fingerprint_len(fp));
 	for (i = 0; i < ft_fingerprint_len(fp); i++) {
 		assert_string_equal(ft_fingerprint_at(&rec->fp, i)->key,
-				    ft_fingerprint_at(fp, i)->key);
+		                    ft_fingerprint_at(fp, i)->key);
 		assert_string_equal(ft_fingerprint_at(&rec->fp, i)->value,
-				    ft_fingerprint_at(fp, i)->value);
+		                    ft_fingerprint_at(fp, i)->value);
 	}
 }
 
@@ -329,20 +331,21 @@ test_export_import_round_trip(void **state)
 
 	/* Errors name file:line:column and the field; nothing is saved. */
 	{
-		static const char bad[] = "{\"format\": \"fabtune-archive\", \"runs\": [\n"
-					  "  {\"source\": \"bench\", \"rows\": [\n"
-					  "    {\"test\": \"all_reduce\", \"bytes\": \"big\"}]}]}\n";
+		static const char bad[] =
+		        "{\"format\": \"fabtune-archive\", \"runs\": [\n"
+		        "  {\"source\": \"bench\", \"rows\": [\n"
+		        "    {\"test\": \"all_reduce\", \"bytes\": \"big\"}]}]}\n";
 		static const char trunc[] = "{\"format\": \"fabtune-archive\", \"runs\": [";
 		struct ft_vec list;
 
 		ids.len = 0;
 		assert_int_equal(ft_archive_import(ar, bad, strlen(bad), "bad.json", &ids, &err),
-				 FT_EPARSE);
+		                 FT_EPARSE);
 		assert_string_equal(err.msg, "bad.json:3:37: runs[0].rows[0].bytes: expected a "
-					     "non-negative integer, got a string");
+		                             "non-negative integer, got a string");
 		ft_error_clear(&err);
 		assert_int_equal(ft_archive_import(ar, trunc, strlen(trunc), "t.json", &ids, &err),
-				 FT_EPARSE);
+		                 FT_EPARSE);
 		assert_non_null(strstr(err.msg, "t.json:1:"));
 		assert_non_null(strstr(err.msg, "end of input"));
 		ft_error_clear(&err);
@@ -402,13 +405,20 @@ check_archive_intact(const char *path, size_t nrows, size_t min_runs)
 	/* PRAGMA integrity_check through SQLite itself. */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL),
-			 SQLITE_OK);
+	                 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 
 	assert_int_equal(ft_archive_open(path, &ar, &err), 0);
+	{
+		size_t nruns;
+
+		if (ft_archive_check(ar, &nruns, &err) < 0)
+			fail_msg("%s", err.msg);
+		assert_true(nruns >= min_runs);
+	}
 	ft_vec_init(&list, sizeof(struct ft_archive_info));
 	assert_int_equal(ft_archive_list(ar, NULL, &list, &err), 0);
 	assert_true(list.len >= min_runs);
@@ -569,29 +579,31 @@ test_foreign_and_corrupt(void **state)
 	/* Another application's SQLite database (no application id, has tables). */
 	tmp_path(path, sizeof(path), "other.sqlite");
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "CREATE TABLE photos(id INTEGER, name TEXT);"
-					  "INSERT INTO photos VALUES (1, 'cat.jpg');",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "CREATE TABLE photos(id INTEGER, name TEXT);"
+	                              "INSERT INTO photos VALUES (1, 'cat.jpg');",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
 	sqlite3_close(db);
 	assert_refused(path, "no fabtune application_id");
 
 	/* One with another application id. */
 	tmp_path(path, sizeof(path), "app.sqlite");
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA application_id = 1234; CREATE TABLE t(x);",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA application_id = 1234; CREATE TABLE t(x);", NULL,
+	                              NULL, NULL),
+	                 SQLITE_OK);
 	sqlite3_close(db);
 	assert_refused(path, "application_id 0x000004d2");
 
 	/* A fabtune archive from the future. */
 	tmp_path(path, sizeof(path), "future.db");
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA application_id = 1179926850;"
-					  "PRAGMA user_version = 99; CREATE TABLE runs(id);",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	                              "PRAGMA application_id = 1179926850;"
+	                              "PRAGMA user_version = 99; CREATE TABLE runs(id);",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
 	sqlite3_close(db);
 	assert_refused(path, "newer fabtune (schema version 99");
 
@@ -624,37 +636,37 @@ test_foreign_and_corrupt(void **state)
 
 /* Schema version 1 as fabtune 0.1 wrote it, with one run. */
 static const char v1_archive[] =
-	"PRAGMA application_id = 1179926850;\n"
-	"CREATE TABLE runs (id INTEGER PRIMARY KEY, created_s REAL NOT NULL, source TEXT NOT NULL,"
-	" kind TEXT NOT NULL, label TEXT NOT NULL DEFAULT '', spec TEXT NOT NULL DEFAULT '',"
-	" seed INTEGER NOT NULL DEFAULT 0, fingerprint TEXT NOT NULL DEFAULT '');\n"
-	"CREATE TABLE results (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	" idx INTEGER NOT NULL, test TEXT NOT NULL, transport TEXT NOT NULL, bytes INTEGER NOT NULL,"
-	" count INTEGER NOT NULL, dtype TEXT NOT NULL, redop TEXT NOT NULL, root INTEGER NOT NULL,"
-	" nranks INTEGER NOT NULL, time_us REAL, algbw_GBps REAL, busbw_GBps REAL, ip_time_us REAL,"
-	" ip_algbw_GBps REAL, ip_busbw_GBps REAL, wrong INTEGER NOT NULL, lat_min_us REAL,"
-	" lat_avg_us REAL, lat_p50_us REAL, lat_p99_us REAL, lat_p999_us REAL, lat_max_us REAL,"
-	" lat_stdev_us REAL, nsamples INTEGER NOT NULL, algo TEXT NOT NULL, proto TEXT NOT NULL,"
-	" bottleneck TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL,"
-	" PRIMARY KEY (run_id, idx));\n"
-	"CREATE TABLE observations (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	" idx INTEGER NOT NULL, host TEXT NOT NULL, device TEXT NOT NULL, port INTEGER NOT NULL,"
-	" rank INTEGER NOT NULL, key TEXT NOT NULL, num REAL, str TEXT NOT NULL, unit TEXT NOT NULL,"
-	" file TEXT NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (run_id, idx));\n"
-	"CREATE TABLE findings (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	" idx INTEGER NOT NULL, rule_id TEXT NOT NULL, layer TEXT NOT NULL, severity TEXT NOT NULL,"
-	" entity TEXT NOT NULL, message TEXT NOT NULL, fix TEXT NOT NULL, kb TEXT NOT NULL,"
-	" PRIMARY KEY (run_id, idx));\n"
-	"INSERT INTO runs VALUES (1, 1690000000.0, 'import', 'nccl-tests', 'all_reduce_perf -b 8',"
-	" '', 0, 'host.name=gpu17\nenv.NCCL_IB_HCA=mlx5\nib.mlx5_0.fw_ver=28.36.1010\n');\n"
-	"INSERT INTO results VALUES (1, 0, 'all_reduce', 'nccl', 8388608, 2097152, 'float', 'sum',"
-	" -1, 16, 210.5, 39.85, 74.72, 209.0, 40.1, 75.2, 0, NULL, NULL, NULL, NULL, NULL, NULL,"
-	" NULL, 20, '', '', '', '', '');\n"
-	"INSERT INTO observations VALUES (1, 0, 'gpu17', '', -1, 3, 'nccl.version', NULL, '2.18.5',"
-	" '', 'log.txt', 4);\n"
-	"INSERT INTO findings VALUES (1, 0, 'nccl-env-leftover', 'communication library', 'warning',"
-	" 'rank 3', 'NCCL_ALGO is set', 'unset it', 'SYM-ENV-LEFTOVER');\n"
-	"PRAGMA user_version = 1;\n";
+        "PRAGMA application_id = 1179926850;\n"
+        "CREATE TABLE runs (id INTEGER PRIMARY KEY, created_s REAL NOT NULL, source TEXT NOT NULL,"
+        " kind TEXT NOT NULL, label TEXT NOT NULL DEFAULT '', spec TEXT NOT NULL DEFAULT '',"
+        " seed INTEGER NOT NULL DEFAULT 0, fingerprint TEXT NOT NULL DEFAULT '');\n"
+        "CREATE TABLE results (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        " idx INTEGER NOT NULL, test TEXT NOT NULL, transport TEXT NOT NULL, bytes INTEGER NOT NULL,"
+        " count INTEGER NOT NULL, dtype TEXT NOT NULL, redop TEXT NOT NULL, root INTEGER NOT NULL,"
+        " nranks INTEGER NOT NULL, time_us REAL, algbw_GBps REAL, busbw_GBps REAL, ip_time_us REAL,"
+        " ip_algbw_GBps REAL, ip_busbw_GBps REAL, wrong INTEGER NOT NULL, lat_min_us REAL,"
+        " lat_avg_us REAL, lat_p50_us REAL, lat_p99_us REAL, lat_p999_us REAL, lat_max_us REAL,"
+        " lat_stdev_us REAL, nsamples INTEGER NOT NULL, algo TEXT NOT NULL, proto TEXT NOT NULL,"
+        " bottleneck TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL,"
+        " PRIMARY KEY (run_id, idx));\n"
+        "CREATE TABLE observations (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        " idx INTEGER NOT NULL, host TEXT NOT NULL, device TEXT NOT NULL, port INTEGER NOT NULL,"
+        " rank INTEGER NOT NULL, key TEXT NOT NULL, num REAL, str TEXT NOT NULL, unit TEXT NOT NULL,"
+        " file TEXT NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (run_id, idx));\n"
+        "CREATE TABLE findings (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+        " idx INTEGER NOT NULL, rule_id TEXT NOT NULL, layer TEXT NOT NULL, severity TEXT NOT NULL,"
+        " entity TEXT NOT NULL, message TEXT NOT NULL, fix TEXT NOT NULL, kb TEXT NOT NULL,"
+        " PRIMARY KEY (run_id, idx));\n"
+        "INSERT INTO runs VALUES (1, 1690000000.0, 'import', 'nccl-tests', 'all_reduce_perf -b 8',"
+        " '', 0, 'host.name=gpu17\nenv.NCCL_IB_HCA=mlx5\nib.mlx5_0.fw_ver=28.36.1010\n');\n"
+        "INSERT INTO results VALUES (1, 0, 'all_reduce', 'nccl', 8388608, 2097152, 'float', 'sum',"
+        " -1, 16, 210.5, 39.85, 74.72, 209.0, 40.1, 75.2, 0, NULL, NULL, NULL, NULL, NULL, NULL,"
+        " NULL, 20, '', '', '', '', '');\n"
+        "INSERT INTO observations VALUES (1, 0, 'gpu17', '', -1, 3, 'nccl.version', NULL, '2.18.5',"
+        " '', 'log.txt', 4);\n"
+        "INSERT INTO findings VALUES (1, 0, 'nccl-env-leftover', 'communication library', 'warning',"
+        " 'rank 3', 'NCCL_ALGO is set', 'unset it', 'SYM-ENV-LEFTOVER');\n"
+        "PRAGMA user_version = 1;\n";
 
 static void
 test_migrate_v1(void **state)
@@ -704,6 +716,22 @@ test_migrate_v1(void **state)
 		assert_string_equal(rec.info.fp_digest, digest);
 	}
 	ft_archive_record_release(&rec);
+	/* The migrated counts agree with the rows; a tampered run is found. */
+	{
+		size_t nruns;
+		sqlite3 *db2;
+
+		assert_int_equal(ft_archive_check(ar, &nruns, &err), 0);
+		assert_int_equal(nruns, 1);
+		assert_int_equal(sqlite3_open(path, &db2), SQLITE_OK);
+		assert_int_equal(
+		        sqlite3_exec(db2, "DELETE FROM results WHERE run_id = 1", NULL, NULL, NULL),
+		        SQLITE_OK);
+		sqlite3_close(db2);
+		assert_int_equal(ft_archive_check(ar, &nruns, &err), FT_EARCHIVE);
+		assert_non_null(strstr(err.msg, "run 1 records 1 results but holds 0"));
+		ft_error_clear(&err);
+	}
 	/* Version 2 features work on the migrated file. */
 	assert_int_equal(ft_archive_baseline_add(ar, "default", 1, &err), 0);
 	ft_archive_close(ar);
@@ -820,11 +848,11 @@ test_compare(void **state)
 		bp[i] = &base[i];
 	}
 	ft_run_init(&cur, FT_SOURCE_BENCH, "bench");
-	add_row(&cur, "all_reduce", 1 << 20, 8.0, NAN);	 /* -20%, but within 3 sigma */
+	add_row(&cur, "all_reduce", 1 << 20, 8.0, NAN);  /* -20%, but within 3 sigma */
 	add_row(&cur, "all_reduce", 2 << 20, 19.0, NAN); /* -5%: floor 1% -> regressed */
 	add_row(&cur, "all_reduce", 4 << 20, 39.0, NAN); /* -2.5% < stated 5% */
-	add_row(&cur, "pt2pt_lat", 8, NAN, 9.0);	 /* latency down: improved */
-	add_row(&cur, "alltoall", 1 << 20, 5.0, NAN);	 /* not in baseline */
+	add_row(&cur, "pt2pt_lat", 8, NAN, 9.0);         /* latency down: improved */
+	add_row(&cur, "alltoall", 1 << 20, 5.0, NAN);    /* not in baseline */
 	assert_int_equal(ft_compare_runs(&cur, bp, 4, NULL, &cmp, &err), 0);
 
 	r = find_cmp(&cmp, "all_reduce", 1 << 20);
@@ -895,9 +923,13 @@ test_fingerprint(void **state)
 	struct ft_fingerprint a, b;
 	struct ft_vec diff;
 	char root[300], d1[17], d2[17];
-	char *envp[] = { (char *)"NCCL_IB_HCA=mlx5_0:1", (char *)"HOME=/root",
-			 (char *)"UCX_TLS=rc,sm", (char *)"OMPI_MCA_btl=self,vader",
-			 (char *)"PATH=/bin", (char *)"CUDA_VISIBLE_DEVICES=0,1", NULL };
+	char *envp[] = { (char *)"NCCL_IB_HCA=mlx5_0:1",
+		         (char *)"HOME=/root",
+		         (char *)"UCX_TLS=rc,sm",
+		         (char *)"OMPI_MCA_btl=self,vader",
+		         (char *)"PATH=/bin",
+		         (char *)"CUDA_VISIBLE_DEVICES=0,1",
+		         NULL };
 	const struct ft_fingerprint_change *ch;
 
 	tmp_path(root, sizeof(root), "sysroot");
@@ -933,7 +965,7 @@ test_fingerprint(void **state)
 	/* Sorted and unique. */
 	for (size_t i = 1; i < ft_fingerprint_len(&a); i++)
 		assert_true(strcmp(ft_fingerprint_at(&a, i - 1)->key,
-				   ft_fingerprint_at(&a, i)->key) < 0);
+		                   ft_fingerprint_at(&a, i)->key) < 0);
 
 	/* Same content, same digest; one change, another digest and a diff naming it. */
 	ft_fingerprint_init(&b);

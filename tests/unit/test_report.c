@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* clang-format off */
 #include <cmocka.h>
+/* clang-format on */
 
 #include <fabtune/fabtune.h>
 
@@ -100,9 +102,9 @@ fixture_init(struct fixture *fx)
 	for (i = 0; i < fx->base.len; i++)
 		fx->bruns[i] = &FT_VEC_AT(&fx->base, struct ft_archive_record, i).run;
 	fx->in.run = ft_vec_at(&fx->cur, 0);
-	assert_int_equal(ft_compare_runs(&fx->in.run->run, fx->bruns, fx->base.len, NULL, &fx->cmp,
-					 &err),
-			 0);
+	assert_int_equal(
+	        ft_compare_runs(&fx->in.run->run, fx->bruns, fx->base.len, NULL, &fx->cmp, &err),
+	        0);
 	fx->in.cmp = &fx->cmp;
 	fx->in.baseline = fx->bruns;
 	fx->in.nbaseline = fx->base.len;
@@ -134,7 +136,8 @@ test_text_sections(void **state)
 	assert_non_null(strstr(out.buf, "ib.mlx5_0.fw_ver  28.39.1002  28.40.1000"));
 	assert_non_null(strstr(out.buf, "fabtune.version = VERSION"));
 	/* Findings come by layer: communication library before firmware/hardware. */
-	assert_true(strstr(out.buf, "communication library") < strstr(out.buf, "firmware/hardware"));
+	assert_true(strstr(out.buf, "communication library") <
+	            strstr(out.buf, "firmware/hardware"));
 	ft_strbuf_release(&out);
 
 	fx.in.sections = FT_REPORT_SEC_COMPARE;
@@ -209,7 +212,8 @@ test_csv(void **state)
 	assert_int_equal(ft_run_add(&rec.run, &r), 0);
 	in.run = &rec;
 	render(&in, FT_REPORT_CSV, &out);
-	assert_non_null(strstr(out.buf, "pairs,,4096,0,\"rack 1, \"\"node\"\" a\",\"b\nc\",,,,1.25,"));
+	assert_non_null(
+	        strstr(out.buf, "pairs,,4096,0,\"rack 1, \"\"node\"\" a\",\"b\nc\",,,,1.25,"));
 	ft_strbuf_release(&out);
 	ft_archive_record_release(&rec);
 }
@@ -239,8 +243,9 @@ test_prom(void **state)
 	render(&in, FT_REPORT_PROM, &out);
 	assert_non_null(strstr(out.buf, "kind=\"k\\\"1\\\\\\n2\""));
 	assert_int_equal(count(out.buf, "fabtune_bus_bandwidth_bytes_per_second{"), 1);
-	assert_non_null(strstr(out.buf, "fabtune_bus_bandwidth_bytes_per_second{test=\"all_reduce\","
-					"transport=\"tcp\",size_bytes=\"1048576\",nranks=\"2\"} 1500000000\n"));
+	assert_non_null(strstr(
+	        out.buf, "fabtune_bus_bandwidth_bytes_per_second{test=\"all_reduce\","
+	                 "transport=\"tcp\",size_bytes=\"1048576\",nranks=\"2\"} 1500000000\n"));
 	assert_int_equal(count(out.buf, "# TYPE fabtune_findings gauge"), 1);
 	assert_null(strstr(out.buf, "saved_timestamp"));
 	/* Every line is a comment or a sample of a fabtune_ family. */
@@ -324,8 +329,9 @@ test_html_pairs_links(void **state)
 		assert_non_null(strstr(out.buf, "No pairs measured"));
 		ft_strbuf_release(&out);
 		render(&in, FT_REPORT_PROM, &out);
-		assert_non_null(strstr(out.buf, "fabtune_link_utilization_ratio{link=\"leaf1->spine3\"} "
-						"0.75\n"));
+		assert_non_null(strstr(out.buf,
+		                       "fabtune_link_utilization_ratio{link=\"leaf1->spine3\"} "
+		                       "0.75\n"));
 		ft_strbuf_release(&out);
 		ft_archive_record_release(&rec);
 	}
@@ -354,8 +360,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_names), cmocka_unit_test(test_text_sections),
-		cmocka_unit_test(test_csv),	     cmocka_unit_test(test_prom),
-		cmocka_unit_test(test_html),	     cmocka_unit_test(test_html_pairs_links),
+		cmocka_unit_test(test_csv),          cmocka_unit_test(test_prom),
+		cmocka_unit_test(test_html),         cmocka_unit_test(test_html_pairs_links),
 		cmocka_unit_test(test_json),
 	};
 

@@ -1,1 +1,1 @@
-archive import README.md
+archive import tests/fixtures/archive/notes.md
