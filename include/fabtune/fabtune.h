@@ -5,8 +5,8 @@
 #ifndef FABTUNE_FABTUNE_H
 #define FABTUNE_FABTUNE_H
 
-#include <fabtune/archive.h>
 
+#include <fabtune/archive.h>
 #include <fabtune/base.h>
 #include <fabtune/bench.h>
 #include <fabtune/coll.h>
