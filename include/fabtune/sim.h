@@ -248,7 +248,16 @@ struct ft_sim_tier_stat {
 FT_API void ft_sim_report_init(struct ft_sim_report *r);
 FT_API void ft_sim_report_release(struct ft_sim_report *r);
 
-/* Build the cluster, apply faults, run every job and the background traffic. */
+/*
+ * Build the cluster, apply faults, run every job and the background traffic
+ * through the engine, and fill @out (initialized with ft_sim_report_init(),
+ * released by the caller with ft_sim_report_release(), also on error).
+ * @ov may be NULL; its strings are borrowed for the call. Errors found when
+ * the scenario meets the cluster (a fault on a node that doesn't exist, a
+ * job that doesn't fit) name the scenario file, line and column.
+ * FT_ENOMEM, FT_EINVAL, FT_ERANGE, FT_ENOENT, FT_ENOTSUP (a collective the
+ * cluster can't run, e.g. NVLS across nodes).
+ */
 FT_API int ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
                            const struct ft_progress *progress, struct ft_sim_report *out,
                            struct ft_error *err) FT_MUST_CHECK;

@@ -257,6 +257,14 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 
 	if (m < 2 || ph->bytes_per_pair == 0)
 		return 0;
+	/* Millions of flows: grow the task and edge arrays once, not by doubling. */
+	{
+		uint64_t nflows = ph->npairs * fe->cfg.qps_per_conn;
+
+		if (ft_vec_reserve(&s->tasks, (size_t)(nflows + m)) < 0 ||
+		    ft_vec_reserve(&s->edges, (size_t)(2 * nflows + 2 * (uint64_t)m)) < 0)
+			return FT_ENOMEM;
+	}
 	ends = ft_calloc(m, sizeof(uint32_t));
 	if (!ends)
 		return FT_ENOMEM;
@@ -270,6 +278,8 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 			break;
 		}
 		ends[k] = (uint32_t)e;
+		if ((k & 63) == 0)
+			ft_progress_update(fe->cfg.progress, "building all-to-all rounds", k, m - 1);
 		for (g = 0; g < ngroups && rc == 0; g++) {
 			uint32_t base =
 			        (uint32_t)((g / stride) * ((uint64_t)stride * m) + g % stride);

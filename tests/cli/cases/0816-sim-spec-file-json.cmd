@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/spec-file.yaml --json
