@@ -55,7 +55,6 @@ struct bench_opts {
 
 /* --save: the rows, and the observations the diagnosis reads from them, with the fingerprint. */
 static int
-<<<<<<< HEAD
 bench_save_run(const struct ft_bench_report *rep, struct cli_ctx *ctx, struct ft_error *err)
 {
 	struct ft_archive *ar = NULL;
@@ -84,15 +83,6 @@ bench_save_run(const struct ft_bench_report *rep, struct cli_ctx *ctx, struct ft
 	}
 	ft_obs_set_release(&obs);
 	return rc;
-=======
-bench_save_run(const struct ft_bench_report *rep, const struct cli_ctx *ctx, struct ft_error *err)
-{
-	(void)rep;
-	return ft_error_set(err, FT_ENOTSUP,
-	                    "--save: the archive is not available in this "
-	                    "build yet (results were printed, not saved to %s)",
-	                    ctx->archive ? ctx->archive : "the default archive");
->>>>>>> bench
 }
 
 /* ---- rendering --------------------------------------------------------------- */

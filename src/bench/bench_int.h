@@ -114,13 +114,8 @@ int64_t ft__data_check_fill(const void *buf, size_t count, enum ft_dtype t, uint
 
 /* ---- fabtune's own collectives (coll.c) ------------------------------------ */
 
-<<<<<<< HEAD
-int ft__coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
-	FT_MUST_CHECK;
-=======
-int ft__coll_run(struct ft_ep *ep, const struct ft_coll_args *a,
+int ft__coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a,
                  struct ft_error *err) FT_MUST_CHECK;
->>>>>>> bench
 /* Bytes of send and receive buffers nccl-tests uses for @count elements. */
 void ft__coll_bufsizes(enum ft_bench_pattern p, size_t count, size_t esize, uint32_t nranks,
                        size_t *send_bytes, size_t *recv_bytes);

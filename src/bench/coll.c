@@ -98,11 +98,7 @@ chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
 
 static int
 ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t shift,
-<<<<<<< HEAD
-			  const struct ft_bench_coll_args *a, struct ft_error *err)
-=======
-                          const struct ft_coll_args *a, struct ft_error *err)
->>>>>>> bench
+                          const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
 	size_t es = ft_dtype_size(a->dtype), maxc = (count + n - 1) / n;
@@ -124,13 +120,8 @@ ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t s
 }
 
 static int
-<<<<<<< HEAD
-ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_blocks,
-		       uint32_t shift, const struct ft_bench_coll_args *a, struct ft_error *err)
-=======
 ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_blocks, uint32_t shift,
-                       const struct ft_coll_args *a, struct ft_error *err)
->>>>>>> bench
+                       const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
 	size_t es = ft_dtype_size(a->dtype);

@@ -319,13 +319,8 @@ combine(const double *t, uint32_t n, enum ft_bench_average mode)
 
 /* One variant (out-of-place or in-place) of one size: #wrong and time per iteration. */
 static int
-<<<<<<< HEAD
 coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us, int64_t *wrong,
-	     struct ft_error *err)
-=======
-coll_variant(struct ft_bench_ctx *bc, struct ft_coll_args *a, double *time_us, int64_t *wrong,
              struct ft_error *err)
->>>>>>> bench
 {
 	struct ft_ep *ep = bc->ep;
 	const struct ft_bench_cfg *cfg = bc->cfg;
@@ -450,13 +445,9 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;
 	     size = next_size(cfg, size)) {
 		struct ft_result_row row;
-<<<<<<< HEAD
-		struct ft_bench_coll_args a = { .coll = cfg->pattern, .dtype = cfg->dtype, .op = cfg->op };
-=======
-		struct ft_coll_args a = { .coll = cfg->pattern,
+		struct ft_bench_coll_args a = { .coll = cfg->pattern,
 			                  .dtype = cfg->dtype,
 			                  .op = cfg->op };
->>>>>>> bench
 		size_t count = (size_t)(size / es), bytes;
 		double factor = ft_bench_busbw_factor(cfg->pattern, n);
 
