@@ -174,6 +174,23 @@ step(struct doctor *d, const char *what, uint64_t done, uint64_t total)
 
 /* ---- 1. probe -------------------------------------------------------------------- */
 
+/* Is there an observation before @i with the same key, host and device (another rank's)? */
+static bool
+seen_before(const struct doctor *d, size_t i)
+{
+	const struct ft_obs *o = ft_obs_set_at(&d->rec.obs, i);
+	size_t j;
+
+	for (j = 0; j < i; j++) {
+		const struct ft_obs *p = ft_obs_set_at(&d->rec.obs, j);
+
+		if (strcmp(p->key, o->key) == 0 && strcmp(p->host, o->host) == 0 &&
+		    strcmp(p->device, o->device) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int
 probe(struct doctor *d)
 {
@@ -205,11 +222,12 @@ probe(struct doctor *d)
 
 		if (i == 0 && o->host[0] && d->o->root)
 			ft_strlcpy(d->host, o->host, sizeof(d->host));
-		if (strcmp(o->key, "gpu.count") == 0 && o->has_num)
+		/* several MPI ranks on one host each report its GPUs and HCAs: count them once */
+		if (strcmp(o->key, "gpu.count") == 0 && o->has_num && !seen_before(d, i))
 			d->ngpus += o->num;
 		else if (strcmp(o->key, "gpu.model") == 0 && !d->gpu_model[0])
 			ft_strlcpy(d->gpu_model, o->str, sizeof(d->gpu_model));
-		else if (strcmp(o->key, "ib.dev.nports") == 0)
+		else if (strcmp(o->key, "ib.dev.nports") == 0 && !seen_before(d, i))
 			d->nrdma++;
 		for (j = 0; j < i && first_host; j++)
 			if (strcmp(ft_obs_set_at(&d->rec.obs, j)->host, o->host) == 0)
