@@ -68,6 +68,7 @@ struct doctor {
 	size_t ntransports;
 	uint32_t nranks;	 /* ranks of the benchmark */
 	bool under_mpi;
+	int mpi_rank;		 /* this process's MPI rank (0 without MPI) */
 	struct ft_world *world;	 /* MPI world (under mpirun), else NULL */
 	/* probe */
 	char host[64];
@@ -210,6 +211,7 @@ probe(struct doctor *d)
 		rc = ft_probe_mpi_gather(&d->rec.obs, &rank, &err);
 		if (rc < 0)
 			return cli_fail(d->ctx, rc, &err);
+		d->mpi_rank = rank;
 	}
 	if (gethostname(d->host, sizeof(d->host)) != 0)
 		ft_strlcpy(d->host, "localhost", sizeof(d->host));
@@ -1098,7 +1100,7 @@ doctor_run(struct doctor *d)
 	rc = probe(d);
 	if (rc == 0)
 		rc = bench(d);
-	if (d->world && ft_world_rank(d->world) != 0)
+	if (d->mpi_rank != 0 || (d->world && ft_world_rank(d->world) != 0))
 		return rc; /* the other MPI ranks only take part */
 	if (rc == 0 && expectations(d) < 0)
 		rc = cli_fail(d->ctx, FT_ENOMEM, NULL);

@@ -22,7 +22,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 check() { if "$@" >"$tmp/check.out" 2>&1; then ok "$desc"; else bad "$desc"; sed 's/^/# /' "$tmp/check.out"; fi; }
 
-echo "1..11"
+echo "1..12"
 ASAN_OPTIONS=$live_asan "$fabtune" --json --archive "$tmp/a.db" doctor -o "$tmp/report1.html" >"$tmp/1.json" 2>"$tmp/1.err"
 rc1=$?
 desc="first run exits 0 or 1 (rc $rc1)"; check test "$rc1" -le 1
@@ -119,4 +119,23 @@ assert "ib-link-downed" in a and "roce-gid-empty" in a, a
 assert "model:     dgx-h100: all_reduce of 1GiB on 8 GPUs should reach busbw" in b, b
 assert "2 local ranks over tcp, shm: 24 results" in b, b
 PY
+# Under mpirun: every rank probes and measures, rank 0 alone reports and saves.
+if command -v mpirun >/dev/null; then
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=$live_asan \
+		timeout 600 mpirun -np 2 --mca btl self,vader --mca btl_tcp_if_include lo \
+		--mca oob_tcp_if_include lo "$fabtune" --json --archive "$tmp/m.db" doctor \
+		--transports tcp --no-report >"$tmp/m.json" 2>"$tmp/m.err"
+	desc="under mpirun: one JSON document from rank 0, 2 MPI ranks, run saved"
+	check python3 - "$tmp/m.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["bench"]
+assert b["mpi"] and b["ranks"] == 2 and b["transports"] == ["tcp"], b
+assert len(b["rows"]) == 12, len(b["rows"])
+assert d["archive"]["run"] == 1 and d["archive"]["new_baseline"], d["archive"]
+assert "other hosts" not in {u["what"] for u in d["unchecked"]}
+PY
+else
+	echo "ok 12 - # SKIP mpirun not installed"
+fi
 exit 0
