@@ -950,7 +950,8 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 	if (d->report_written)
 		ft_strbuf_addf(sb, "report:    %s\n", d->o->output);
 	ft_strbuf_addf(sb, "verdict:   %s\n",
-		       d->exit_code == EXIT_OK ? "healthy"
+		       d->exit_code == EXIT_OK	    ? "healthy"
+		       : d->exit_code == EXIT_RUNTIME ? "incomplete (see the errors above)"
 		       : d->have_cmp && ft_compare_has_regression(&d->cmp)
 			       ? "regression against the baseline"
 			       : "findings to look at");
@@ -965,7 +966,9 @@ render_json(struct doctor *d, struct ft_strbuf *sb)
 	ft_json_init(&j, sb, true);
 	ft_json_obj_begin(&j);
 	ft_json_kv_str(&j, "host", d->host);
-	ft_json_kv_str(&j, "status", d->exit_code == EXIT_OK ? "healthy" : "problems");
+	ft_json_kv_str(&j, "status", d->exit_code == EXIT_OK	    ? "healthy"
+				     : d->exit_code == EXIT_PROBLEM ? "problems"
+								    : "incomplete");
 	ft_json_kv_int(&j, "exit", d->exit_code);
 	ft_json_key(&j, "probe");
 	ft_json_obj_begin(&j);
@@ -1118,17 +1121,21 @@ doctor_run(struct doctor *d)
 	rc = diagnose(d);
 	if (rc == 0)
 		rc = fingerprint(d);
-	if (rc == 0)
-		rc = archive(d);
-	if (rc == 0 && d->exit_code == 0) {
-		if (ft_findings_any(&d->findings, FT_SEV_WARNING) ||
-		    (d->have_cmp && ft_compare_has_regression(&d->cmp)))
-			d->exit_code = EXIT_PROBLEM;
-	}
-	if (rc == 0)
-		rc = report(d);
 	if (rc)
 		return rc;
+	/* Without an archive or a report the findings still matter: say them, exit 3. */
+	if (archive(d) != 0) {
+		d->exit_code = EXIT_RUNTIME;
+		if (d->ar) {
+			ft_archive_close(d->ar);
+			d->ar = NULL;
+		}
+	}
+	if (d->exit_code == 0 && (ft_findings_any(&d->findings, FT_SEV_WARNING) ||
+				  (d->have_cmp && ft_compare_has_regression(&d->cmp))))
+		d->exit_code = EXIT_PROBLEM;
+	if (report(d) != 0)
+		d->exit_code = EXIT_RUNTIME;
 	ft_strbuf_init(&sb);
 	if (d->ctx->json)
 		render_json(d, &sb);
