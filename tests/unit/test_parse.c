@@ -686,6 +686,45 @@ test_garbage(void **state)
 	}
 }
 
+/* Inputs over 8 MiB take the reserved, huge-page output path: same results. */
+static void
+test_big_input(void **state)
+{
+	struct ft_strbuf one, big;
+	struct ft_error err = { 0 };
+	struct ft_obs_set set;
+	struct ft_run run;
+	size_t copies = 0;
+	const char *body;
+
+	ft_strbuf_init(&one);
+	ft_strbuf_init(&big);
+	assert_int_equal(ft_strbuf_read_file(&one,
+	                                     FIXTURES "/nccl-tests/h100-2node-16gpu-all-"
+	                                              "reduce-same-cluster-baseline.txt",
+	                                     &err),
+	                 0);
+	body = strstr(one.buf, "# ---\n");
+	assert_non_null(body);
+	body += 6;
+	while (big.len < (9u << 20)) {
+		ft_strbuf_adds(&big, body);
+		copies++;
+	}
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(
+	        ft_parse_buffer(big.buf, big.len, "big.txt", "nccl-tests", &set, &run, &err), 0);
+	assert_int_equal(ft_run_nrows(&run), 14 * copies);
+	assert_int_equal(count_obs(&set, "bench.busbw"), 14 * copies);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	assert_true(ft_run_row(&run, ft_run_nrows(&run) - 1)->busbw_GBps == 466.73);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+	ft_strbuf_release(&one);
+	ft_strbuf_release(&big);
+}
+
 /* The fast decimal reader agrees with strtod. */
 static void
 test_numbers(void **state)
@@ -740,6 +779,7 @@ main(void)
 		cmocka_unit_test(test_bundle_split),
 		cmocka_unit_test(test_every_parser_every_fixture),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),
 	};
 
