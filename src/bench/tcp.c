@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 
 #define STRIPE_MIN (64 * 1024)
+#define LOWAT_MAX  (128 * 1024)
 
 struct stripe {
 	struct ft_req *parent;
@@ -30,6 +31,7 @@ struct stripe {
 
 struct tcp_conn {
 	int fd;
+	int lowat; /* SO_RCVLOWAT in force (1 = the kernel's default) */
 	uint32_t peer;
 	struct stripe *sq, *sq_tail; /* sends in order */
 	struct stripe *rq, *rq_tail; /* receives in order */
@@ -122,6 +124,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	}
 	for (i = 0; i < ep->nconns; i++) {
 		ep->conns[i].fd = -1;
+		ep->conns[i].lowat = 1;
 		ep->conns[i].peer = (uint32_t)(i / ep->nstreams);
 	}
 	/* Connect to lower ranks (their listen backlog takes us), then accept higher ones. */
@@ -386,6 +389,19 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 
 		if (c->fd < 0)
 			continue;
+		if (c->rq) {
+			/*
+			 * Wake up for a useful amount of the stripe at the head, not
+			 * for every segment (never more than it still needs, so a
+			 * short message cannot wait for bytes that will not come).
+			 */
+			size_t need = c->rq->len - c->rq->off;
+			int want = need > LOWAT_MAX ? LOWAT_MAX : (int)need;
+
+			if (want != c->lowat &&
+			    setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want)) == 0)
+				c->lowat = want;
+		}
 		ep->pfd[np].fd = c->fd;
 		ep->pfd[np].events =
 		        (short)((c->sq ? POLLOUT : 0) | (c->rq ? POLLIN : 0) | POLLRDHUP);

@@ -13,7 +13,7 @@ for t in tcp shm tcp-stop; do
 	"$fabtune" bench all_reduce --np 3 -t "${t%-stop}" -b 8M -n 100000 -w 0 -c 0 \
 		--timeout 3s >"$tmp/out" 2>"$tmp/err" &
 	launcher=$!
-	(sleep 60 && kill -9 "$launcher" 2>/dev/null) &
+	(sleep 60 && kill -9 "$launcher") >/dev/null 2>&1 &
 	watchdog=$!
 	# wait for the three ranks (children of the launcher), then kill rank 1
 	for _ in $(seq 100); do
@@ -59,7 +59,7 @@ done
 setsid "$fabtune" bench all_reduce --np 2 -t tcp -b 4K -e 64M -n 50 -w 1 -c 0 \
 	>"$tmp/out" 2>"$tmp/err" &
 leader=$!
-(sleep 60 && kill -9 -- "-$leader" 2>/dev/null) &
+(sleep 60 && kill -9 -- "-$leader") >/dev/null 2>&1 &
 watchdog=$!
 # rows are printed as they are measured: interrupt once the first one is out
 for _ in $(seq 200); do

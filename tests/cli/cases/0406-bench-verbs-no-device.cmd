@@ -1,1 +1,0 @@
-bench pt2pt -t verbs
