@@ -473,6 +473,80 @@ test_sigkill_while_saving(void **state)
 	}
 }
 
+/*
+ * A kill that certainly lands inside a save: the child commits three runs,
+ * signals the parent, then starts saving a run of 200000 observations (some
+ * hundreds of milliseconds: the kill, 40 ms later, arrives mid-transaction). The big run must be
+ * absent and the three intact.
+ */
+static void
+test_sigkill_inside_a_transaction(void **state)
+{
+	struct ft_error err = { 0 };
+	char path[300], c;
+	int fds[2], status;
+	pid_t pid;
+
+	tmp_path(path, sizeof(path), "kill-mid.db");
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ft_archive *ar;
+		struct ft_run run;
+		struct ft_obs_set obs, big;
+		struct ft_finding f;
+		struct ft_obs o;
+		int i;
+
+		close(fds[0]);
+		if (ft_archive_open(path, &ar, &err) < 0)
+			_exit(2);
+		make_run(&run, 10, 0);
+		make_obs(&obs);
+		make_finding(&f, &obs);
+		for (i = 0; i < 3; i++)
+			if (ft_archive_save(ar, &run, &obs, &f, 1, NULL, NULL, &err) < 0)
+				_exit(3);
+		ft_obs_set_init(&big);
+		ft_obs_init(&o, "ib.counter.PortXmitWait");
+		o.has_num = true;
+		for (i = 0; i < 200000; i++) {
+			o.num = i;
+			if (ft_obs_set_add(&big, &o) < 0)
+				_exit(4);
+		}
+		if (write(fds[1], "r", 1) != 1)
+			_exit(5);
+		if (ft_archive_save(ar, &run, &big, NULL, 0, NULL, NULL, &err) == 0)
+			_exit(7);
+		_exit(6); /* not reached: killed while saving */
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	{
+		struct timespec ts = { 0, 40000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status)); /* it was still saving */
+	check_archive_intact(path, 10, 3);
+	{
+		struct ft_archive *ar;
+		struct ft_vec list;
+
+		assert_int_equal(ft_archive_open(path, &ar, &err), 0);
+		ft_vec_init(&list, sizeof(struct ft_archive_info));
+		assert_int_equal(ft_archive_list(ar, NULL, &list, &err), 0);
+		assert_int_equal(list.len, 3);
+		ft_vec_release(&list);
+		ft_archive_close(ar);
+	}
+}
+
 static void
 test_two_writers(void **state)
 {
@@ -1076,6 +1150,7 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_export_import_round_trip),
 		cmocka_unit_test(test_sigkill_while_saving),
+		cmocka_unit_test(test_sigkill_inside_a_transaction),
 		cmocka_unit_test(test_two_writers),
 		cmocka_unit_test(test_foreign_and_corrupt),
 		cmocka_unit_test(test_migrate_v1),
