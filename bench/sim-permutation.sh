@@ -10,7 +10,9 @@
 source "$(dirname "$0")/sim-common.sh"
 sim_case "permutation-8192 ecmp" scenarios/bench/permutation-8192.yaml
 sim_case "permutation-8192 adaptive" scenarios/bench/permutation-8192.yaml --routing adaptive
+tmpdir=$(mktemp -d)
+trap 'rm -rf "$tmpdir"' EXIT
 for nodes in 128 256 512; do
-	sim_case "permutation-$((nodes * 8)) ecmp" scenarios/bench/permutation-8192.yaml \
-		--cluster "dgx-h100:$nodes"
+	sed "s/count: 1024/count: $nodes/" scenarios/bench/permutation-8192.yaml >"$tmpdir/p$nodes.yaml"
+	sim_case "permutation-$((nodes * 8)) ecmp" "$tmpdir/p$nodes.yaml"
 done

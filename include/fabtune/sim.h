@@ -63,6 +63,7 @@ struct ft_sim_op_result {
 	uint32_t job;
 	double t_start_s; /* when its first phase could start */
 	double t_end_s;   /* when its last phase ended */
+	uint32_t bottleneck_link; /* link that limited its slowest flow; UINT32_MAX when none */
 };
 
 /* Statistics of one link after a run. */

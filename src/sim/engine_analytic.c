@@ -74,7 +74,7 @@ an_create_any(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, bool mod
 /* Route one flow alone: its time, latency and the links it loads. */
 static int
 an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, double *lat_s,
-        struct ft_error *err)
+        uint32_t *bott_link, struct ft_error *err)
 {
 	struct ft_path path;
 	double bott = INFINITY;
@@ -87,8 +87,10 @@ an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, 
 	for (j = 0; j < path.nlinks; j++) {
 		uint32_t l = path.links[j];
 
-		if (ae->cap_Bps[l] < bott)
+		if (ae->cap_Bps[l] < bott) {
 			bott = ae->cap_Bps[l];
+			*bott_link = l;
+		}
 		ae->link_bytes[l] += wire;
 		ae->link_maxflows[l] = 1;
 	}
@@ -133,7 +135,7 @@ an_endpoints(struct an_engine *ae, const struct ft_schedule *sc, const struct ft
 static int
 an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim_op *op,
          const struct ft_sched_phase *ph, double eff, double *slowest, double *maxlat,
-         struct ft_error *err)
+         uint32_t *bott_link, struct ft_error *err)
 {
 	uint64_t k, n = ph->npairs;
 	uint32_t src_prev = UINT32_MAX;
@@ -149,7 +151,7 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 	for (k = 0; k < n; k++) {
 		struct ft_sched_flow fl;
 		double t = 0, lat = 0;
-		uint32_t a = 0, b = 0;
+		uint32_t a = 0, b = 0, bl = UINT32_MAX;
 
 		ft_sched_phase_flow(sc, ph, k, &fl);
 		rc = an_endpoints(ae, sc, op, &fl, &a, &b, err);
@@ -157,7 +159,7 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 			return rc;
 		if (a == b || fl.bytes == 0)
 			continue;
-		rc = an_flow(ae, a, b, (double)fl.bytes / eff, &t, &lat, err);
+		rc = an_flow(ae, a, b, (double)fl.bytes / eff, &t, &lat, &bl, err);
 		if (rc < 0)
 			return rc;
 		if (ft_vec_push(&ae->fct, &t) < 0 || ft_vec_push(&ae->ideal, &t) < 0)
@@ -166,8 +168,10 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 			per_src = 0;
 		src_prev = fl.src;
 		per_src += t - lat;
-		if (per_src + lat > *slowest)
+		if (per_src + lat > *slowest) {
 			*slowest = per_src + lat;
+			*bott_link = bl;
+		}
 		if (lat > *maxlat)
 			*maxlat = lat;
 	}
@@ -212,9 +216,11 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	const struct ft_schedule *sc = op->sched;
 	struct ft_sim_op_result res = { 0 };
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, t;
+	double op_slowest = -1;
 	uint32_t p;
 	int rc;
 
+	res.bottleneck_link = UINT32_MAX;
 	if (op->after >= (int64_t)ae->ops.len)
 		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
 		                    (long long)op->after);
@@ -226,10 +232,15 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 		double steps = ph->steps ? ph->steps : 1, slowest = 0, maxlat = 0;
+		uint32_t bl = UINT32_MAX;
 
-		rc = an_phase(ae, sc, op, ph, eff, &slowest, &maxlat, err);
+		rc = an_phase(ae, sc, op, ph, eff, &slowest, &maxlat, &bl, err);
 		if (rc < 0)
 			return rc;
+		if (slowest > op_slowest && bl != UINT32_MAX) {
+			op_slowest = slowest;
+			res.bottleneck_link = bl;
+		}
 		t += slowest + steps * sc->step_lat_s + (steps - 1) * maxlat;
 	}
 	if (ae->model && op->job != UINT32_MAX) {

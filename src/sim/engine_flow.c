@@ -279,7 +279,8 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 		}
 		ends[k] = (uint32_t)e;
 		if ((k & 63) == 0)
-			ft_progress_update(fe->cfg.progress, "building all-to-all rounds", k, m - 1);
+			ft_progress_update(fe->cfg.progress, "building all-to-all rounds", k,
+			                   m - 1);
 		for (g = 0; g < ngroups && rc == 0; g++) {
 			uint32_t base =
 			        (uint32_t)((g / stride) * ((uint64_t)stride * m) + g % stride);
@@ -484,6 +485,26 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	ft_free(ideal);
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory for counters");
+	/* Each op's slowest flow names its bottleneck (the op index is the flow's tag). */
+	for (i = 0; i < fe->ops.len; i++)
+		fe->op_results[i].bottleneck_link = UINT32_MAX;
+	{
+		double *slowest = ft_calloc(fe->ops.len ? fe->ops.len : 1, sizeof(double));
+
+		if (!slowest)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
+		for (i = 0; i < n; i++) {
+			const struct fs_task *t = ft__fs_task(s, i);
+
+			if (t->kind != FS_FLOW || t->tag >= fe->ops.len || t->bott_link == FS_NONE)
+				continue;
+			if (t->t_done > slowest[t->tag]) {
+				slowest[t->tag] = t->t_done;
+				fe->op_results[t->tag].bottleneck_link = t->bott_link;
+			}
+		}
+		ft_free(slowest);
+	}
 	for (i = 0; i < fe->ops.len; i++) {
 		const struct flow_op *o = ft_vec_at(&fe->ops, i);
 

@@ -80,6 +80,10 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->act_np);
 	ft_free(s->act_rate);
 	ft_free(s->act_left);
+	ft_free(s->act_bott);
+	ft_free(s->act_since);
+	ft_free(s->act_best);
+	ft_free(s->act_best_s);
 	ft_vec_release(&s->tasks);
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
@@ -105,6 +109,7 @@ ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint
 	struct fs_task t = { 0 };
 	uint32_t i;
 
+	t.bott_link = FS_NONE;
 	if (!(bytes >= 0) || npath > 4096)
 		return FT_EINVAL;
 	t.kind = FS_FLOW;
@@ -136,6 +141,7 @@ ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t t
 	if (!(delay_s >= 0) || !(lat_mult >= 0))
 		return FT_EINVAL;
 	t.kind = FS_BARRIER;
+	t.bott_link = FS_NONE;
 	t.delay_s = delay_s;
 	t.lat_mult = lat_mult;
 	t.src = t.dst = FS_NONE;
@@ -317,6 +323,23 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 	return 0;
 }
 
+/* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
+static void
+set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
+{
+	uint32_t old = s->act_bott[f];
+	double held = s->now_s - s->act_since[f];
+
+	if (old == l)
+		return;
+	if (old != FS_NONE && (s->act_best[f] == FS_NONE || held > s->act_best_s[f])) {
+		s->act_best[f] = old;
+		s->act_best_s[f] = held;
+	}
+	s->act_bott[f] = l;
+	s->act_since[f] = s->now_s;
+}
+
 int
 ft__fs_recompute(struct fs_sim *s)
 {
@@ -361,6 +384,7 @@ ft__fs_recompute(struct fs_sim *s)
 			if (s->act_rate[f] >= 0)
 				continue;
 			s->act_rate[f] = share;
+			set_bottleneck(s, f, l);
 			p = paths + s->act_pf[f];
 			for (j = 0; j < s->act_np[f]; j++) {
 				uint32_t m = p[j];
@@ -409,8 +433,12 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->act_np = ft_calloc(n ? n : 1, sizeof(uint32_t));
 	s->act_rate = ft_calloc(n ? n : 1, sizeof(double));
 	s->act_left = ft_calloc(n ? n : 1, sizeof(double));
+	s->act_bott = ft_calloc(n ? n : 1, sizeof(uint32_t));
+	s->act_since = ft_calloc(n ? n : 1, sizeof(double));
+	s->act_best = ft_calloc(n ? n : 1, sizeof(uint32_t));
+	s->act_best_s = ft_calloc(n ? n : 1, sizeof(double));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
-	    !s->act_left)
+	    !s->act_left || !s->act_bott || !s->act_since || !s->act_best || !s->act_best_s)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -512,6 +540,10 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	s->act_np[s->nactive] = t->npath;
 	s->act_rate[s->nactive] = 0;
 	s->act_left[s->nactive] = t->bytes - t->sent;
+	s->act_bott[s->nactive] = FS_NONE;
+	s->act_since[s->nactive] = s->now_s;
+	s->act_best[s->nactive] = FS_NONE;
+	s->act_best_s[s->nactive] = 0;
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
 	return 0;
@@ -561,6 +593,8 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	/* Bytes sent, as integrated over the rate intervals (the residual is the
 	 * completion tolerance); the links are credited with the whole payload. */
 	t->sent = t->bytes - s->act_left[t->active_idx];
+	set_bottleneck(s, t->active_idx, FS_NONE); /* close the last interval */
+	t->bott_link = s->act_best[t->active_idx];
 	s->bytes_delivered += t->sent;
 	t->rate_Bps = 0;
 	--s->nactive;
@@ -570,6 +604,10 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->act_np[t->active_idx] = s->act_np[s->nactive];
 	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
+	s->act_bott[t->active_idx] = s->act_bott[s->nactive];
+	s->act_since[t->active_idx] = s->act_since[s->nactive];
+	s->act_best[t->active_idx] = s->act_best[s->nactive];
+	s->act_best_s[t->active_idx] = s->act_best_s[s->nactive];
 	ft__fs_task(s, last)->active_idx = t->active_idx;
 	t->state = FS_PROPAGATING;
 	s->rates_dirty = true;

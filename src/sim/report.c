@@ -83,6 +83,7 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		kv_num(j, "time_us", row->time_us);
 		kv_num(j, "algbw_GBps", row->algbw_GBps);
 		kv_num(j, "busbw_GBps", row->busbw_GBps);
+		ft_json_kv_str(j, "bottleneck", row->bottleneck);
 		ft_json_obj_end(j);
 	}
 	ft_json_arr_end(j);
@@ -229,6 +230,7 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		ft_table_col(&t, "time(us)", FT_ALIGN_RIGHT);
 		ft_table_col(&t, "algbw(GB/s)", FT_ALIGN_RIGHT);
 		ft_table_col(&t, "busbw(GB/s)", FT_ALIGN_RIGHT);
+		ft_table_col(&t, "bottleneck", FT_ALIGN_LEFT);
 		for (i = 0; i < ft_run_nrows(&r->run); i++) {
 			const struct ft_result_row *row = ft_run_row(&r->run, i);
 
@@ -240,6 +242,7 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 			(void)ft_table_cellf(&t, "%.2f", row->time_us);
 			(void)ft_table_cellf(&t, "%.2f", row->algbw_GBps);
 			(void)ft_table_cellf(&t, "%.2f", row->busbw_GBps);
+			(void)ft_table_cell(&t, row->bottleneck[0] ? row->bottleneck : "-");
 		}
 		ft_table_render(&t, out);
 		ft_table_release(&t);

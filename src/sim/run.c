@@ -474,7 +474,7 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 	ph.steps = 1;
 	ft_strlcpy(ph.what, "background", sizeof(ph.what));
 	if (bg->pattern == SC_PERMUTATION) {
-		/* A random derangement-free permutation: shuffle, then send to the next in it. */
+		/* A random cyclic permutation (nobody sends to itself): shuffle, send to the next. */
 		for (i = 0; i < n; i++)
 			perm[i] = i;
 		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_BACKGROUND, bi));
@@ -658,6 +658,28 @@ gather_links(const struct ft_topo *t, const struct ft_sim_counters *c, struct ft
 	return 0;
 }
 
+/*
+ * The class of link that limited an op, in the words of the result rows:
+ * "nvlink", "pcie", "cpu" inside a node, "nic" for a host link, "tier2" /
+ * "tier3" for the fabric tiers; "" when nothing was limited by a link.
+ */
+static void
+bottleneck_name(const struct ft_topo *t, uint32_t link, char *buf, size_t len)
+{
+	const struct ft_link *l;
+
+	buf[0] = '\0';
+	if (link == UINT32_MAX || link >= ft_topo_nlinks(t))
+		return;
+	l = ft_topo_link(t, link);
+	if (l->kind == FT_L_HOST)
+		ft_strlcpy(buf, "nic", len);
+	else if (l->kind == FT_L_FABRIC)
+		snprintf(buf, len, "tier%u", l->tier);
+	else
+		ft_strlcpy(buf, ft_link_kind_name(l->kind), len);
+}
+
 static int
 gather(const struct ft_scenario *sc, const struct ft_topo *t, const struct ft_sim_counters *c,
        struct job_run *jrs, const struct ft_sim_overrides *ov, struct ft_sim_report *r,
@@ -704,6 +726,8 @@ gather(const struct ft_scenario *sc, const struct ft_topo *t, const struct ft_si
 			ft_strlcpy(row.algo, ft_algo_name(o->algo), sizeof(row.algo));
 			ft_strlcpy(row.proto, ft_proto_name(o->proto), sizeof(row.proto));
 			ft_strlcpy(row.src, j->name, sizeof(row.src));
+			bottleneck_name(t, c->ops[id].bottleneck_link, row.bottleneck,
+			                sizeof(row.bottleneck));
 			if (ft_run_add(&r->run, &row) < 0)
 				return ft_error_set(err, FT_ENOMEM, "out of memory");
 		}

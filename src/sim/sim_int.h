@@ -54,6 +54,7 @@ struct fs_task {
 	uint32_t qp;         /* queue pair / sub-flow index, hashed by ECMP */
 	uint32_t tag;        /* caller's grouping (operation index), FS_NONE for none */
 	uint32_t active_idx; /* position in fs_sim.active while ACTIVE */
+	uint32_t bott_link;  /* link that limited its rate longest (its bottleneck), FS_NONE */
 	uint8_t kind;        /* enum fs_kind */
 	uint8_t state;       /* enum fs_state */
 	uint8_t pad[2];
@@ -95,10 +96,14 @@ struct fs_sim {
 	uint32_t nactive;
 	/* Hot data of active flow i (parallel to active[], moved with it): the
 	 * water filling and the event step touch only these arrays. */
-	uint32_t *act_pf; /* path_first */
-	uint32_t *act_np; /* npath */
-	double *act_rate; /* current rate, bytes/s */
-	double *act_left; /* bytes left to send */
+	uint32_t *act_pf;   /* path_first */
+	uint32_t *act_np;   /* npath */
+	double *act_rate;   /* current rate, bytes/s */
+	double *act_left;   /* bytes left to send */
+	uint32_t *act_bott; /* link that froze its rate in the last water filling */
+	double *act_since;  /* since when act_bott has been its bottleneck */
+	uint32_t *act_best; /* the link that has limited it longest so far */
+	double *act_best_s; /* for how long */
 	uint32_t ndone;
 	bool rates_dirty;
 	bool started;
