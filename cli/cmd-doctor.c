@@ -63,13 +63,13 @@ struct doctor {
 	struct ft_archive_record rec; /* the run, observations, findings and fingerprint */
 	struct ft_findings findings;
 	struct ft_vec unchecked; /* struct unchecked */
-	struct ft_vec suite;	 /* struct suite_item */
+	struct ft_vec suite;     /* struct suite_item */
 	char transports[DOCTOR_MAX_TRANSPORTS][16];
 	size_t ntransports;
-	uint32_t nranks;	 /* ranks of the benchmark */
+	uint32_t nranks; /* ranks of the benchmark */
 	bool under_mpi;
-	int mpi_rank;		 /* this process's MPI rank (0 without MPI) */
-	struct ft_world *world;	 /* MPI world (under mpirun), else NULL */
+	int mpi_rank;           /* this process's MPI rank (0 without MPI) */
+	struct ft_world *world; /* MPI world (under mpirun), else NULL */
 	/* probe */
 	char host[64];
 	double ngpus;
@@ -114,8 +114,7 @@ on_signal(int sig)
 	stop_flag = 1;
 }
 
-static int
-note(struct doctor *d, const char *what, const char *fmt, ...) FT_PRINTF(3, 4);
+static int note(struct doctor *d, const char *what, const char *fmt, ...) FT_PRINTF(3, 4);
 
 /* Say what could not be checked and why (summary, JSON and a doctor.unchecked observation). */
 static int
@@ -241,8 +240,8 @@ probe(struct doctor *d)
 		d->nhosts = 1;
 	if (!d->under_mpi &&
 	    note(d, "other hosts",
-		 "not started by mpirun or srun: only this host was probed and measured "
-		 "(mpirun -np N fabtune doctor checks every host)") < 0)
+	         "not started by mpirun or srun: only this host was probed and measured "
+	         "(mpirun -np N fabtune doctor checks every host)") < 0)
 		return cli_fail(d->ctx, FT_ENOMEM, NULL);
 	return 0;
 }
@@ -283,8 +282,9 @@ try_transport(struct doctor *d, const char *name, bool asked)
 	int rc;
 
 	if (!t) {
-		cli_error(d->ctx, "--transports: unknown transport '%s' (tcp, shm, mpi, verbs, nccl)",
-			  name);
+		cli_error(d->ctx,
+		          "--transports: unknown transport '%s' (tcp, shm, mpi, verbs, nccl)",
+		          name);
 		return -1;
 	}
 	ft_bench_cfg_init(&cfg);
@@ -292,7 +292,7 @@ try_transport(struct doctor *d, const char *name, bool asked)
 	rc = t->probe ? t->probe(&cfg, &err) : 0;
 	if (rc == 0 && strcmp(name, "nccl") == 0 && !d->under_mpi && d->ngpus < d->nranks)
 		rc = ft_error_set(&err, FT_ENOTSUP, "%g GPU%s on this host for %u local ranks",
-				  d->ngpus, d->ngpus == 1 ? "" : "s", d->nranks);
+		                  d->ngpus, d->ngpus == 1 ? "" : "s", d->nranks);
 	if (rc == 0 && strcmp(name, "shm") == 0 && d->under_mpi && d->nhosts > 1)
 		rc = ft_error_set(&err, FT_ENOTSUP, "ranks on %zu hosts", d->nhosts);
 	if (rc == 0)
@@ -343,15 +343,24 @@ build_suite(struct doctor *d)
 
 	for (t = 0; t < d->ntransports; t++) {
 		struct suite_item it[3] = {
-			{ .pattern = FT_BENCH_PT2PT_LAT, .min_bytes = 8,
-			  .max_bytes = full ? 65536 : 4096, .factor = full ? 4 : 8,
-			  .iters = full ? 1000 : 200, .warmup = full ? 100 : 20 },
-			{ .pattern = FT_BENCH_PT2PT_BW, .min_bytes = full ? 4096 : 65536,
-			  .max_bytes = full ? 64u << 20 : 4u << 20, .factor = 4,
-			  .iters = full ? 20 : 10, .warmup = full ? 5 : 2 },
-			{ .pattern = FT_BENCH_ALL_REDUCE, .min_bytes = full ? 8192 : 65536,
-			  .max_bytes = full ? 64u << 20 : 4u << 20, .factor = 4,
-			  .iters = full ? 20 : 10, .warmup = full ? 5 : 2 },
+			{ .pattern = FT_BENCH_PT2PT_LAT,
+			  .min_bytes = 8,
+			  .max_bytes = full ? 65536 : 4096,
+			  .factor = full ? 4 : 8,
+			  .iters = full ? 1000 : 200,
+			  .warmup = full ? 100 : 20 },
+			{ .pattern = FT_BENCH_PT2PT_BW,
+			  .min_bytes = full ? 4096 : 65536,
+			  .max_bytes = full ? 64u << 20 : 4u << 20,
+			  .factor = 4,
+			  .iters = full ? 20 : 10,
+			  .warmup = full ? 5 : 2 },
+			{ .pattern = FT_BENCH_ALL_REDUCE,
+			  .min_bytes = full ? 8192 : 65536,
+			  .max_bytes = full ? 64u << 20 : 4u << 20,
+			  .factor = 4,
+			  .iters = full ? 20 : 10,
+			  .warmup = full ? 5 : 2 },
 		};
 		size_t k;
 
@@ -401,7 +410,7 @@ run_suite(struct doctor *d, struct ft_world *w)
 		char what[64];
 
 		snprintf(what, sizeof(what), "doctor: %s %s", it->transport,
-			 ft_bench_pattern_name(it->pattern));
+		         ft_bench_pattern_name(it->pattern));
 		if (me == 0)
 			step(d, what, i, d->suite.len);
 		item_cfg(d, it, &cfg);
@@ -417,8 +426,10 @@ run_suite(struct doctor *d, struct ft_world *w)
 				for (size_t k = i + 1; k < d->suite.len; k++) {
 					const struct suite_item *n = ft_vec_at(&d->suite, k);
 
-					if (note(d, "bench", "%s %s: not run after the failure above",
-						 n->transport, ft_bench_pattern_name(n->pattern)) < 0)
+					if (note(d, "bench",
+					         "%s %s: not run after the failure above",
+					         n->transport,
+					         ft_bench_pattern_name(n->pattern)) < 0)
 						rc = FT_ENOMEM;
 				}
 			}
@@ -430,12 +441,13 @@ run_suite(struct doctor *d, struct ft_world *w)
 
 			d->nbench_ok++;
 			snprintf(file, sizeof(file), "bench:%s/%s", it->transport,
-				 ft_bench_pattern_name(it->pattern));
+			         ft_bench_pattern_name(it->pattern));
 			for (r = 0; r < ft_run_nrows(&rep.run) && rc == 0; r++) {
 				struct ft_result_row *row = ft_run_row(&rep.run, r);
 
 				if (!row->transport[0])
-					ft_strlcpy(row->transport, rep.transport, sizeof(row->transport));
+					ft_strlcpy(row->transport, rep.transport,
+					           sizeof(row->transport));
 				rc = ft_run_add(&d->rec.run, row);
 			}
 			if (rc == 0)
@@ -567,7 +579,7 @@ detect_preset(const struct doctor *d, char *why, size_t len)
 	static const struct {
 		const char *gpu, *preset;
 	} map[] = {
-		{ "B200", "dgx-b200" }, { "H200", "hgx-h200" }, { "H100", "dgx-h100" },
+		{ "B200", "dgx-b200" }, { "H200", "hgx-h200" },  { "H100", "dgx-h100" },
 		{ "A100", "dgx-a100" }, { "L40S", "pcie-l40s" },
 	};
 	size_t i;
@@ -580,16 +592,17 @@ detect_preset(const struct doctor *d, char *why, size_t len)
 		if (!strstr(d->gpu_model, map[i].gpu))
 			continue;
 		if (d->ngpus != 8 * (double)d->nhosts) {
-			snprintf(why, len,
-				 "%g %s GPUs on %zu host%s: the %s preset has 8 per node; give --spec",
-				 d->ngpus, map[i].gpu, d->nhosts, d->nhosts == 1 ? "" : "s",
-				 map[i].preset);
+			snprintf(
+			        why, len,
+			        "%g %s GPUs on %zu host%s: the %s preset has 8 per node; give --spec",
+			        d->ngpus, map[i].gpu, d->nhosts, d->nhosts == 1 ? "" : "s",
+			        map[i].preset);
 			return NULL;
 		}
 		return map[i].preset;
 	}
 	snprintf(why, len, "%g GPU%s (%s) match no node preset; give --spec", d->ngpus,
-		 d->ngpus == 1 ? "" : "s", d->gpu_model[0] ? d->gpu_model : "model unknown");
+	         d->ngpus == 1 ? "" : "s", d->gpu_model[0] ? d->gpu_model : "model unknown");
 	return NULL;
 }
 
@@ -617,8 +630,9 @@ expectations(struct doctor *d)
 	if (!d->have_spec) {
 		rc = ft_spec_resolve(arg, &d->spec, &err);
 		if (rc < 0)
-			return note(d, "model", "%s: %s", arg, ft_error_msg(&err, rc)) < 0 ? FT_ENOMEM
-											      : 0;
+			return note(d, "model", "%s: %s", arg, ft_error_msg(&err, rc)) < 0 ?
+			               FT_ENOMEM :
+			               0;
 		d->have_spec = true;
 		ft_strlcpy(d->spec_name, arg, sizeof(d->spec_name));
 	}
@@ -631,18 +645,17 @@ expectations(struct doctor *d)
 		d->plateau_ranks = res.nranks;
 	}
 	/* Only GPU results measure what the model describes. */
-	rc = cli_model_expectations(&d->spec, &d->rec.run, "nccl", &d->expect, &d->model, &n,
-				    &err);
+	rc = cli_model_expectations(&d->spec, &d->rec.run, "nccl", &d->expect, &d->model, &n, &err);
 	if (rc < 0)
 		return rc;
 	if (n == 0 && d->o->no_bench)
 		rc = note(d, "model", "expectations for %s not compared: no benchmark ran", arg);
 	else if (n == 0)
 		rc = note(d, "model",
-			  "expectations for %s not compared: no NCCL result here (shm and tcp "
-			  "ranks measure this host's memory and sockets, not the cluster's GPUs "
-			  "and NICs)",
-			  arg);
+		          "expectations for %s not compared: no NCCL result here (shm and tcp "
+		          "ranks measure this host's memory and sockets, not the cluster's GPUs "
+		          "and NICs)",
+		          arg);
 	return rc;
 }
 
@@ -769,7 +782,7 @@ archive(struct doctor *d)
 		return cli_fail(d->ctx, rc, &err);
 	d->have_cmp = true;
 	snprintf(d->base_label, sizeof(d->base_label), "baseline '%s' (%zu run%s)", d->baseline,
-		 d->base.len, d->base.len == 1 ? "" : "s");
+	         d->base.len, d->base.len == 1 ? "" : "s");
 	if (d->o->update_baseline && !d->o->no_save) {
 		rc = ft_archive_baseline_add(d->ar, d->baseline, d->run_id, &err);
 		if (rc < 0)
@@ -802,7 +815,8 @@ report(struct doctor *d)
 	in.cmp = d->have_cmp ? &d->cmp : NULL;
 	if (d->have_cmp)
 		in.baseline_fp =
-			&((const struct ft_archive_record *)ft_vec_at(&d->base, d->base.len - 1))->fp;
+		        &((const struct ft_archive_record *)ft_vec_at(&d->base, d->base.len - 1))
+		                 ->fp;
 	in.title = title;
 	in.stable = d->ctx->stable;
 	ft_strbuf_init(&sb);
@@ -846,13 +860,14 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 	struct ft_table t;
 
 	ft_strbuf_addf(sb, "fabtune doctor: %s\n\n", d->host);
-	ft_strbuf_addf(sb, "probe:     %zu observations from %zu host%s: %g GPU%s, %zu RDMA "
-			   "device%s\n",
-		       d->nprobe_obs, d->nhosts, d->nhosts == 1 ? "" : "s", d->ngpus,
-		       d->ngpus == 1 ? "" : "s", d->nrdma, d->nrdma == 1 ? "" : "s");
+	ft_strbuf_addf(sb,
+	               "probe:     %zu observations from %zu host%s: %g GPU%s, %zu RDMA "
+	               "device%s\n",
+	               d->nprobe_obs, d->nhosts, d->nhosts == 1 ? "" : "s", d->ngpus,
+	               d->ngpus == 1 ? "" : "s", d->nrdma, d->nrdma == 1 ? "" : "s");
 	if (d->ntransports) {
 		ft_strbuf_addf(sb, "bench:     %u %s ranks over", d->nranks,
-			       d->under_mpi ? "MPI" : "local");
+		               d->under_mpi ? "MPI" : "local");
 		for (i = 0; i < d->ntransports; i++)
 			ft_strbuf_addf(sb, "%s%s", i ? ", " : " ", d->transports[i]);
 		ft_strbuf_addf(sb, ": %zu results", ft_run_nrows(&d->rec.run));
@@ -882,8 +897,9 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 				const struct ft_compare_row *c = ft_vec_at(&d->cmp.rows, i);
 
 				if (isfinite(c->delta_rel))
-					(void)ft_table_cellf(&t, "%s %+.1f%%", ft_verdict_name(c->verdict),
-							     100.0 * c->delta_rel);
+					(void)ft_table_cellf(&t, "%s %+.1f%%",
+					                     ft_verdict_name(c->verdict),
+					                     100.0 * c->delta_rel);
 				else
 					(void)ft_table_cell(&t, ft_verdict_name(c->verdict));
 			} else {
@@ -897,23 +913,25 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 	if (d->have_spec) {
 		ft_strbuf_addf(sb, "model:     %s", d->spec_name);
 		if (isfinite(d->plateau_busbw_GBps))
-			ft_strbuf_addf(sb, ": all_reduce of 1GiB on %u GPUs should reach busbw %.1f GB/s",
-				       d->plateau_ranks, d->plateau_busbw_GBps);
+			ft_strbuf_addf(
+			        sb, ": all_reduce of 1GiB on %u GPUs should reach busbw %.1f GB/s",
+			        d->plateau_ranks, d->plateau_busbw_GBps);
 		ft_strbuf_addf(sb, "; %zu measured point%s compared\n", d->expect.len,
-			       d->expect.len == 1 ? "" : "s");
+		               d->expect.len == 1 ? "" : "s");
 	}
-	ft_strbuf_addf(sb, "diagnosis: %zu finding%s (%zu critical, %zu error, %zu warning, %zu info)\n",
-		       nf, nf == 1 ? "" : "s", count_sev(d, FT_SEV_CRITICAL), count_sev(d, FT_SEV_ERROR),
-		       count_sev(d, FT_SEV_WARNING), count_sev(d, FT_SEV_INFO));
+	ft_strbuf_addf(
+	        sb, "diagnosis: %zu finding%s (%zu critical, %zu error, %zu warning, %zu info)\n",
+	        nf, nf == 1 ? "" : "s", count_sev(d, FT_SEV_CRITICAL), count_sev(d, FT_SEV_ERROR),
+	        count_sev(d, FT_SEV_WARNING), count_sev(d, FT_SEV_INFO));
 	for (i = 0; i < nf; i++) {
 		const struct ft_finding *f = ft_findings_at(&d->findings, i);
 
 		/* a finding about a measurement names the run it comes from */
 		ft_strbuf_addf(sb, "  [%s] %s %s: %s\n", ft_severity_name(f->severity), f->rule_id,
-			       f->entity[0]			      ? f->entity
-			       : f->nevidence && f->evidence[0].file[0] ? f->evidence[0].file
-									: "-",
-			       f->message);
+		               f->entity[0]                           ? f->entity :
+		               f->nevidence && f->evidence[0].file[0] ? f->evidence[0].file :
+		                                                        "-",
+		               f->message);
 	}
 	if (d->ar) {
 		if (d->o->no_save)
@@ -922,21 +940,24 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 			ft_strbuf_addf(sb, "archive:   saved run %" PRId64 "\n", d->run_id);
 		else
 			ft_strbuf_addf(sb, "archive:   saved run %" PRId64 " to %s\n", d->run_id,
-				       d->archive_path);
+			               d->archive_path);
 		if (d->new_baseline)
-			ft_strbuf_addf(sb, "baseline:  none yet for this host: this run is now baseline "
-					   "'%s'\n",
-				       d->baseline);
+			ft_strbuf_addf(
+			        sb,
+			        "baseline:  none yet for this host: this run is now baseline "
+			        "'%s'\n",
+			        d->baseline);
 		else if (!d->have_cmp)
 			ft_strbuf_addf(sb, "baseline:  none ('%s'), and this run was not saved\n",
-				       d->baseline);
+			               d->baseline);
 		else {
 			ft_strbuf_addf(sb, "baseline:  compared with %s:", d->base_label);
 			for (i = 0; i < FT_VERDICT_COUNT; i++)
 				if (d->cmp.count[i])
 					ft_strbuf_addf(sb, " %zu %s", d->cmp.count[i],
-						       ft_verdict_name((enum ft_verdict)i));
-			ft_strbuf_adds(sb, d->added_to_baseline ? "; this run added to it\n" : "\n");
+					               ft_verdict_name((enum ft_verdict)i));
+			ft_strbuf_adds(sb,
+			               d->added_to_baseline ? "; this run added to it\n" : "\n");
 		}
 	}
 	if (d->unchecked.len) {
@@ -950,11 +971,11 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 	if (d->report_written)
 		ft_strbuf_addf(sb, "report:    %s\n", d->o->output);
 	ft_strbuf_addf(sb, "verdict:   %s\n",
-		       d->exit_code == EXIT_OK	    ? "healthy"
-		       : d->exit_code == EXIT_RUNTIME ? "incomplete (see the errors above)"
-		       : d->have_cmp && ft_compare_has_regression(&d->cmp)
-			       ? "regression against the baseline"
-			       : "findings to look at");
+	               d->exit_code == EXIT_OK      ? "healthy" :
+	               d->exit_code == EXIT_RUNTIME ? "incomplete (see the errors above)" :
+	               d->have_cmp && ft_compare_has_regression(&d->cmp) ?
+	                                              "regression against the baseline" :
+	                                              "findings to look at");
 }
 
 static void
@@ -966,9 +987,10 @@ render_json(struct doctor *d, struct ft_strbuf *sb)
 	ft_json_init(&j, sb, true);
 	ft_json_obj_begin(&j);
 	ft_json_kv_str(&j, "host", d->host);
-	ft_json_kv_str(&j, "status", d->exit_code == EXIT_OK	    ? "healthy"
-				     : d->exit_code == EXIT_PROBLEM ? "problems"
-								    : "incomplete");
+	ft_json_kv_str(&j, "status",
+	               d->exit_code == EXIT_OK      ? "healthy" :
+	               d->exit_code == EXIT_PROBLEM ? "problems" :
+	                                              "incomplete");
 	ft_json_kv_int(&j, "exit", d->exit_code);
 	ft_json_key(&j, "probe");
 	ft_json_obj_begin(&j);
@@ -1033,7 +1055,8 @@ render_json(struct doctor *d, struct ft_strbuf *sb)
 			ft_json_obj_begin(&j);
 			ft_json_kv_uint(&j, "baseline_runs", d->base.len);
 			for (i = 0; i < FT_VERDICT_COUNT; i++)
-				ft_json_kv_uint(&j, ft_verdict_name((enum ft_verdict)i), d->cmp.count[i]);
+				ft_json_kv_uint(&j, ft_verdict_name((enum ft_verdict)i),
+				                d->cmp.count[i]);
 			ft_json_key(&j, "regressions");
 			ft_json_arr_begin(&j);
 			for (i = 0; i < d->cmp.rows.len; i++) {
@@ -1114,7 +1137,7 @@ doctor_run(struct doctor *d)
 		d->exit_code = EXIT_RUNTIME;
 	}
 	snprintf(d->rec.run.label, sizeof(d->rec.run.label), "doctor on %s%s%s", d->host,
-		 d->o->full ? " (full)" : "", d->o->no_bench ? " (no bench)" : "");
+	         d->o->full ? " (full)" : "", d->o->no_bench ? " (no bench)" : "");
 	d->rec.run.started_s = d->ctx->stable ? 0 : ft_now_s();
 	if (unchecked_obs(d) < 0)
 		return cli_fail(d->ctx, FT_ENOMEM, NULL);
@@ -1132,7 +1155,7 @@ doctor_run(struct doctor *d)
 		}
 	}
 	if (d->exit_code == 0 && (ft_findings_any(&d->findings, FT_SEV_WARNING) ||
-				  (d->have_cmp && ft_compare_has_regression(&d->cmp))))
+	                          (d->have_cmp && ft_compare_has_regression(&d->cmp))))
 		d->exit_code = EXIT_PROBLEM;
 	if (report(d) != 0)
 		d->exit_code = EXIT_RUNTIME;
@@ -1157,29 +1180,29 @@ cmd_doctor(int argc, char **argv, struct cli_ctx *ctx)
 	struct doctor_opts o = { .output = DOCTOR_DEFAULT_REPORT, .np = 2, .timeout = 10 };
 	const struct opt opts[] = {
 		OPT_STRING(0, "spec", &o.spec, "SPEC",
-			   "cluster spec or preset for the model's expectations (default: from "
-			   "the GPUs found)"),
+		           "cluster spec or preset for the model's expectations (default: from "
+		           "the GPUs found)"),
 		OPT_STRING('o', "output", &o.output, "FILE",
-			   "HTML report (default " DOCTOR_DEFAULT_REPORT ")"),
+		           "HTML report (default " DOCTOR_DEFAULT_REPORT ")"),
 		OPT_BOOL(0, "quick", &o.quick, "short benchmark suite (default; about 10 s)"),
 		OPT_BOOL(0, "full", &o.full, "longer suite: more sizes and iterations"),
 		OPT_STRING(0, "transports", &o.transports, "LIST",
-			   "measure these transports only (tcp,shm,mpi,verbs,nccl; default: every "
-			   "usable one)"),
+		           "measure these transports only (tcp,shm,mpi,verbs,nccl; default: every "
+		           "usable one)"),
 		OPT_U64(0, "np", &o.np, "N", "local ranks to start (default 2)"),
 		OPT_DURATION(0, "timeout", &o.timeout,
-			     "a rank silent this long has failed (default 10s)"),
+		             "a rank silent this long has failed (default 10s)"),
 		OPT_STRING(0, "baseline", &o.baseline, "NAME",
-			   "baseline to compare with (default doctor-HOST)"),
+		           "baseline to compare with (default doctor-HOST)"),
 		OPT_BOOL(0, "update-baseline", &o.update_baseline,
-			 "add this run to the baseline (more samples: noise-aware thresholds)"),
+		         "add this run to the baseline (more samples: noise-aware thresholds)"),
 		OPT_BOOL(0, "no-save", &o.no_save, "do not store the run in the archive"),
 		OPT_BOOL(0, "no-bench", &o.no_bench, "probe and diagnose only"),
 		OPT_BOOL(0, "no-report", &o.no_report, "do not write the HTML report"),
 		OPT_BOOL(0, "no-tools", &o.no_tools,
-			 "do not run nvidia-smi, ibv_devinfo or ethtool"),
+		         "do not run nvidia-smi, ibv_devinfo or ethtool"),
 		OPT_STRING(0, "root", &o.root, "DIR",
-			   "probe a captured sysfs tree instead of this host (no tools)"),
+		           "probe a captured sysfs tree instead of this host (no tools)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {

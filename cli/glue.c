@@ -3,16 +3,16 @@
  * cli/glue.c - saving results (--save) and the model's expectations for
  * measured results, shared by bench, model, sim, parse, diagnose and doctor.
  */
+#include "glue.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "glue.h"
-
 int
 cli_save_run_to(struct ft_archive *ar, const struct ft_run *run, const struct ft_obs_set *obs,
-		const struct ft_finding *f, size_t nf, int64_t *id, struct ft_error *err)
+                const struct ft_finding *f, size_t nf, int64_t *id, struct ft_error *err)
 {
 	struct ft_fingerprint fp;
 	int rc;
@@ -31,7 +31,7 @@ cli_save_run_to(struct ft_archive *ar, const struct ft_run *run, const struct ft
 
 int
 cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
-	     const struct ft_finding *f, size_t nf)
+             const struct ft_finding *f, size_t nf)
 {
 	struct ft_error err = { 0 };
 	struct ft_archive *ar = NULL;
@@ -43,7 +43,7 @@ cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_
 		rc = cli_save_run_to(ar, run, obs, f, nf, &id, &err);
 		if (rc == 0)
 			fprintf(stderr, "fabtune %s: saved run %" PRId64 " to %s\n", ctx->cmd, id,
-				ft_archive_path(ar));
+			        ft_archive_path(ar));
 		ft_archive_close(ar);
 	}
 	if (rc < 0)
@@ -96,8 +96,8 @@ seen_point(const struct ft_run *measured, size_t upto, const struct ft_result_ro
 	for (i = 0; i < upto; i++) {
 		const struct ft_result_row *p = ft_run_row(measured, i);
 
-		if (p->bytes == r->bytes && p->nranks == r->nranks && strcmp(p->test, r->test) == 0 &&
-		    strcmp(p->transport, r->transport) == 0)
+		if (p->bytes == r->bytes && p->nranks == r->nranks &&
+		    strcmp(p->test, r->test) == 0 && strcmp(p->transport, r->transport) == 0)
 			return true;
 	}
 	return false;
@@ -105,8 +105,8 @@ seen_point(const struct ft_run *measured, size_t upto, const struct ft_result_ro
 
 int
 cli_model_expectations(const struct ft_cluster_spec *spec, const struct ft_run *measured,
-		       const char *transport, struct ft_vec *expect, struct ft_run *model,
-		       size_t *n, struct ft_error *err)
+                       const char *transport, struct ft_vec *expect, struct ft_run *model,
+                       size_t *n, struct ft_error *err)
 {
 	uint64_t total = ft_spec_ngpus(spec);
 	size_t i, done = 0;

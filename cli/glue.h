@@ -19,7 +19,7 @@
  * other hosts' HCAs). *@id gets the run id (may be NULL).
  */
 int cli_save_run_to(struct ft_archive *ar, const struct ft_run *run, const struct ft_obs_set *obs,
-		    const struct ft_finding *f, size_t nf, int64_t *id, struct ft_error *err);
+                    const struct ft_finding *f, size_t nf, int64_t *id, struct ft_error *err);
 
 /*
  * --save: open the archive of @ctx (--archive, FABTUNE_ARCHIVE or the
@@ -27,7 +27,7 @@ int cli_save_run_to(struct ft_archive *ar, const struct ft_run *run, const struc
  * reported; returns 0 or a negative FT_E* code.
  */
 int cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
-		 const struct ft_finding *f, size_t nf);
+                 const struct ft_finding *f, size_t nf);
 
 /*
  * The observations the diagnosis reads from a benchmark's rows (bench.busbw,
@@ -48,7 +48,7 @@ int cli_bench_obs(const struct ft_run *run, const char *file, struct ft_obs_set 
  * whole spec. *@n gets the number of points computed (may be NULL).
  */
 int cli_model_expectations(const struct ft_cluster_spec *spec, const struct ft_run *measured,
-			   const char *transport, struct ft_vec *expect, struct ft_run *model,
-			   size_t *n, struct ft_error *err);
+                           const char *transport, struct ft_vec *expect, struct ft_run *model,
+                           size_t *n, struct ft_error *err);
 
 #endif

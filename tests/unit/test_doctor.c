@@ -5,6 +5,7 @@
  * benchmark observations the diagnosis reads, and the model's expectations
  * for measured rows.
  */
+#include <cmocka.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <cmocka.h>
 
 #include "cli.h"
 #include "glue.h"
@@ -119,7 +118,7 @@ test_save_round_trip(void **state)
 	assert_int_equal(ft_obs_set_len(&rec.obs), 1);
 	assert_int_equal(rec.findings.len, 1);
 	assert_string_equal(((struct ft_finding *)ft_vec_at(&rec.findings, 0))->rule_id,
-			    "unit-rule");
+	                    "unit-rule");
 	/* this host's fingerprint, completed by what the observations tell */
 	assert_non_null(ft_fingerprint_get(&rec.fp, "host.name"));
 	assert_non_null(ft_fingerprint_get(&rec.fp, "nccl.version"));
@@ -230,8 +229,8 @@ test_model_expectations(void **state)
 	row(&meas, "all_reduce_perf", "nccl", 8, 16, 0.0);
 	row(&meas, "all_reduce_perf", "nccl", 1ull << 30, 16, 300);
 	row(&meas, "all_reduce_perf", "nccl", 1ull << 30, 16, 301); /* same point twice */
-	row(&meas, "pt2pt_bw", "nccl", 1 << 20, 2, 20);		     /* not a collective */
-	row(&meas, "all_reduce", "tcp", 1 << 20, 2, 1);		     /* other transport */
+	row(&meas, "pt2pt_bw", "nccl", 1 << 20, 2, 20);             /* not a collective */
+	row(&meas, "all_reduce", "tcp", 1 << 20, 2, 1);             /* other transport */
 
 	assert_int_equal(cli_model_expectations(&spec, &meas, "nccl", &ex, &model, &n, &err), 0);
 	assert_int_equal(n, 2);
