@@ -5,7 +5,6 @@
  * benchmark observations the diagnosis reads, and the model's expectations
  * for measured rows.
  */
-#include <cmocka.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* cmocka needs the headers above first */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
 
 #include "cli.h"
 #include "glue.h"
