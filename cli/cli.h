@@ -65,6 +65,7 @@ int cmd_advise(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_archive(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_doctor(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_model(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_parse(int argc, char **argv, struct cli_ctx *ctx);

@@ -27,6 +27,7 @@
 #include <fabtune/fabtune.h>
 
 #include "cli.h"
+#include "glue.h"
 
 static volatile sig_atomic_t stop_flag;
 static pid_t *child_pids;
@@ -52,18 +53,36 @@ struct bench_opts {
 	bool bidir, no_nodelay, no_retest, save, have_rank;
 };
 
-/*
- * --save: the archive belongs to another module; until it is wired here,
- * say so plainly instead of pretending to save.
- */
+/* --save: the rows, and the observations the diagnosis reads from them, with the fingerprint. */
 static int
-bench_save_run(const struct ft_bench_report *rep, const struct cli_ctx *ctx, struct ft_error *err)
+bench_save_run(const struct ft_bench_report *rep, struct cli_ctx *ctx, struct ft_error *err)
 {
-	(void)rep;
-	return ft_error_set(err, FT_ENOTSUP,
-	                    "--save: the archive is not available in this "
-	                    "build yet (results were printed, not saved to %s)",
-	                    ctx->archive ? ctx->archive : "the default archive");
+	struct ft_archive *ar = NULL;
+	struct ft_obs_set obs;
+	int64_t id = 0;
+	int rc;
+
+	ft_obs_set_init(&obs);
+	rc = cli_bench_obs(&rep->run, "bench", &obs);
+	if (rc < 0)
+		rc = ft_error_set(err, rc, "--save: out of memory");
+	if (rc == 0)
+		rc = ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, &ar, err);
+	if (rc == 0) {
+		struct ft_run run = rep->run; /* shallow: the rows stay the report's */
+
+		if (!run.label[0])
+			snprintf(run.label, sizeof(run.label), "%s over %s, %u ranks",
+				 ft_run_nrows(&run) ? ft_run_row(&run, 0)->test : "bench",
+				 rep->transport, rep->nranks);
+		rc = cli_save_run_to(ar, &run, &obs, NULL, 0, &id, err);
+		if (rc == 0)
+			fprintf(stderr, "fabtune bench: saved run %" PRId64 " to %s\n", id,
+				ft_archive_path(ar));
+		ft_archive_close(ar);
+	}
+	ft_obs_set_release(&obs);
+	return rc;
 }
 
 /* ---- rendering --------------------------------------------------------------- */

@@ -14,12 +14,14 @@
 
 #include "cli.h"
 #include "diag_cli.h"
+#include "glue.h"
 
 void
 diag_inputs_init(struct diag_inputs *in)
 {
 	ft_obs_set_init(&in->obs);
 	ft_vec_init(&in->expect, sizeof(struct ft_expectation));
+	ft_run_init(&in->rows, FT_SOURCE_IMPORT, "diagnose");
 	in->nfiles = 0;
 	in->nskipped = 0;
 }
@@ -29,20 +31,24 @@ diag_inputs_release(struct diag_inputs *in)
 {
 	ft_obs_set_release(&in->obs);
 	ft_vec_release(&in->expect);
+	ft_run_release(&in->rows);
 }
 
-/*
- * The analytic model computes what a cluster spec should reach; until the
- * model module is wired here, a spec gives no expectations.
- */
+/* The analytic model's busbw for the sizes and rank counts measured (kb NA-MODEL, NA-BUSBW). */
 int
-diag_expectations_from_spec(const char *spec, struct ft_vec *out, struct ft_error *err)
+diag_expectations_from_spec(const char *spec, const struct ft_run *measured, struct ft_vec *out,
+			    size_t *n, struct ft_error *err)
 {
-	(void)out;
-	return ft_error_set(err, FT_ENOTSUP,
-			    "%s: expectations from a cluster spec need the analytic model, which "
-			    "this build does not provide yet; give them with --expect FILE",
-			    spec);
+	struct ft_cluster_spec cs;
+	int rc;
+
+	rc = ft_spec_resolve(spec, &cs, err);
+	if (rc < 0)
+		return rc;
+	rc = cli_model_expectations(&cs, measured, NULL, out, NULL, n, err);
+	if (rc < 0 && rc != FT_ENOMEM)
+		return ft_error_set(err, rc, "%s: the model: %s", spec, ft_error_msg(err, rc));
+	return rc;
 }
 
 int
@@ -60,6 +66,9 @@ diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char
 		rc = ft_parse_file(files[i], format, &in->obs, &run, &err);
 		if (rc == 0)
 			rc = ft_diag_obs_from_run(&run, files[i], &in->obs);
+		for (size_t r = 0; rc == 0 && r < ft_run_nrows(&run); r++)
+			if (ft_run_add(&in->rows, ft_run_row(&run, r)) < 0)
+				rc = ft_error_set(&err, FT_ENOMEM, "out of memory");
 		ft_run_release(&run);
 		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
@@ -74,11 +83,14 @@ diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char
 			return cli_fail(ctx, rc, &err);
 	}
 	if (spec) {
-		rc = diag_expectations_from_spec(spec, &in->expect, &err);
-		if (rc == FT_ENOTSUP)
-			cli_warn(ctx, "--spec: %s", ft_error_msg(&err, rc));
-		else if (rc < 0)
+		size_t npoints = 0;
+
+		rc = diag_expectations_from_spec(spec, &in->rows, &in->expect, &npoints, &err);
+		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
+		if (npoints == 0)
+			cli_warn(ctx, "--spec %s: no collective results in the inputs, so nothing to "
+				 "compare with the model", spec);
 	}
 	return 0;
 }
@@ -250,7 +262,7 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		NULL,
 	};
 	const char *format = NULL, *expect = NULL, *spec = NULL;
-	bool list = false;
+	bool list = false, save = false;
 	struct diag_probe_opts po = { false, NULL, 0 };
 	const struct opt opts[] = {
 		OPT_STRING(
@@ -266,6 +278,8 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 			0, "interval", &po.interval_s,
 			"probe twice this far apart and judge counter rates (implies --probe)"),
 		OPT_BOOL(0, "list-rules", &list, "list the rules and exit"),
+		OPT_BOOL(0, "save", &save,
+			 "store the inputs' results, observations and findings in the archive"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -325,6 +339,15 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
 	rc = ft_findings_any(&f, FT_SEV_WARNING) ? EXIT_PROBLEM : EXIT_OK;
+	if (save) {
+		if (n > 0)
+			ft_strlcpy(in.rows.label, argv[1], sizeof(in.rows.label));
+		if (spec)
+			ft_strlcpy(in.rows.spec, spec, sizeof(in.rows.spec));
+		if (cli_save_run(ctx, &in.rows, &in.obs, f.v.len ? ft_findings_at(&f, 0) : NULL,
+				 ft_findings_len(&f)) < 0)
+			rc = EXIT_RUNTIME;
+	}
 out:
 	ft_findings_release(&f);
 	diag_inputs_release(&in);

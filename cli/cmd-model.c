@@ -11,6 +11,7 @@
 #include <fabtune/fabtune.h>
 
 #include "cli.h"
+#include "glue.h"
 
 struct model_opts {
 	const char *op;
@@ -170,6 +171,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		"[--algo ALGO] [--proto PROTO] [--channels N]",
 		NULL,
 	};
+	bool save = false;
 	struct model_opts o = {
 		.op = "all_reduce", .minbytes = 8, .maxbytes = 8ull << 30, .factor = 2
 	};
@@ -192,6 +194,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "proto", &o.proto, "PROTO",
 		           "force a protocol, as NCCL_PROTO: simple, ll, ll128"),
 		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels (default: one per NVLink)"),
+		OPT_BOOL(0, "save", &save, "store the expected rows in the archive"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -243,6 +246,12 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		render_text(&spec, &first, &run, &sb);
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
+	rc = EXIT_OK;
+	if (save) {
+		snprintf(run.label, sizeof(run.label), "model %s --op %s", argv[1], o.op);
+		if (cli_save_run(ctx, &run, NULL, NULL, 0) < 0)
+			rc = EXIT_RUNTIME;
+	}
 	ft_run_release(&run);
-	return EXIT_OK;
+	return rc;
 }

@@ -12,6 +12,7 @@
 #include <fabtune/fabtune.h>
 
 #include "cli.h"
+#include "glue.h"
 
 static void
 list_formats(struct cli_ctx *ctx)
@@ -172,13 +173,14 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = { "fabtune parse FILE... [--format NAME] [--json]",
 		                                "fabtune parse --list", NULL };
 	const char *format = NULL;
-	bool list = false, summary = false;
+	bool list = false, summary = false, save = false;
 	const struct opt opts[] = {
 		OPT_STRING('f', "format", &format, "NAME",
 		           "read every FILE as this format (default: detect from the content)"),
 		OPT_BOOL(0, "list", &list, "list the formats and exit"),
 		OPT_BOOL(0, "summary", &summary,
 		         "print a count per key instead of each observation"),
+		OPT_BOOL(0, "save", &save, "store each file's rows and observations in the archive"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -257,6 +259,20 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 			} else {
 				text_obs(&sb, &set, from, ft_obs_set_len(&set));
 				text_rows(&sb, &run, argv[i]);
+			}
+		}
+		if (save) {
+			struct ft_obs_set view = set;
+
+			view.v.data = ft_vec_at(&set.v, from);
+			view.v.len = ft_obs_set_len(&set) - from;
+			ft_strlcpy(run.label, argv[i], sizeof(run.label));
+			if (!run.kind[0])
+				ft_strlcpy(run.kind, "import", sizeof(run.kind));
+			if (cli_save_run(ctx, &run, &view, NULL, 0) < 0) {
+				ft_run_release(&run);
+				rc = EXIT_RUNTIME;
+				break;
 			}
 		}
 		ft_run_release(&run);

@@ -14,6 +14,7 @@
 #include <fabtune/sim.h>
 
 #include "cli.h"
+#include "glue.h"
 
 static const char *const synopsis[] = {
 	"fabtune sim SCENARIO.yaml [--engine analytic|flow] [--routing R] [--qps N]",
@@ -29,8 +30,47 @@ struct sim_opts {
 	double factor, fabric_scale;
 };
 
+/* --save: the rows, and each link that carried bytes as sim.link.util (the report's chart). */
 static int
-run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_sim_overrides *ov)
+save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
+{
+	struct ft_obs_set obs;
+	size_t i;
+	int rc = 0;
+
+	ft_obs_set_init(&obs);
+	for (i = 0; i < rep->ports.len && rc == 0; i++) {
+		const struct ft_sim_hot_link *l = ft_vec_at(&rep->ports, i);
+		struct ft_obs o;
+		const char *arrow = strstr(l->name, " -> ");
+
+		ft_obs_init(&o, "sim.link.util");
+		if (arrow)
+			snprintf(o.device, sizeof(o.device), "%.*s->%s", (int)(arrow - l->name),
+				 l->name, arrow + 4);
+		else
+			ft_strlcpy(o.device, l->name, sizeof(o.device));
+		o.has_num = true;
+		o.num = l->stat.util;
+		ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
+		ft_strlcpy(o.file, "sim", sizeof(o.file));
+		rc = ft_obs_set_add(&obs, &o);
+	}
+	if (rc == 0) {
+		snprintf(rep->run.label, sizeof(rep->run.label), "sim %s", what);
+		if (!rep->run.spec[0])
+			ft_strlcpy(rep->run.spec, rep->cluster, sizeof(rep->run.spec));
+		rc = cli_save_run(ctx, &rep->run, &obs, NULL, 0);
+	} else {
+		cli_error(ctx, "--save: out of memory");
+	}
+	ft_obs_set_release(&obs);
+	return rc;
+}
+
+static int
+run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
+	   bool save, const char *what)
 {
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
@@ -56,8 +96,11 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	}
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
+	rc = EXIT_OK;
+	if (save && save_report(ctx, &rep, what) < 0)
+		rc = EXIT_RUNTIME;
 	ft_sim_report_release(&rep);
-	return EXIT_OK;
+	return rc;
 }
 
 static int
@@ -188,6 +231,7 @@ int
 cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 {
 	struct sim_opts o = { 0 };
+	bool save = false;
 	const struct opt opts[] = {
 		OPT_STRING(0, "engine", &o.engine, "NAME",
 		           "analytic, flow or ideal (default: flow)"),
@@ -214,6 +258,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		        "NCCL channels, one ring per rail (default: one per NIC)"),
 		OPT_STRING(0, "sweep", &o.sweep, "FILE",
 		           "run a parameter sweep (see docs/cmd/sim.md)"),
+		OPT_BOOL(0, "save", &save, "store the result rows and link utilization in the archive"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -232,6 +277,11 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	if (o.sweep) {
 		if (n != 0) {
 			cli_error(ctx, "--sweep takes no other argument");
+			return EXIT_USAGE;
+		}
+		if (save) {
+			cli_error(ctx, "--save: a sweep prints one JSON document and saves nothing; "
+				  "save single runs");
 			return EXIT_USAGE;
 		}
 		return cli_sim_sweep(ctx, o.sweep, &ov);
@@ -260,7 +310,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
 	}
-	rc = run_report(ctx, sc, &ov);
+	rc = run_report(ctx, sc, &ov, save, argv[1]);
 	ft_scenario_free(sc);
 	return rc;
 }

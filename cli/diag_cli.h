@@ -18,6 +18,7 @@
 struct diag_inputs {
 	struct ft_obs_set obs;
 	struct ft_vec expect; /* struct ft_expectation */
+	struct ft_run rows;   /* every input's result rows (for the model and --save) */
 	size_t nfiles;
 	size_t nskipped; /* parse.skipped observations: lines not understood */
 };
@@ -49,7 +50,12 @@ diag_probe_wanted(const struct diag_probe_opts *po)
 	return po->probe || po->root || po->interval_s > 0;
 }
 
-/* Expectations of the analytic model for a cluster spec. FT_ENOTSUP until wired. */
-int diag_expectations_from_spec(const char *spec, struct ft_vec *out, struct ft_error *err);
+/*
+ * Expectations of the analytic model on cluster @spec (a file or a preset) for
+ * the collective rows of @measured, appended to @out (struct ft_expectation).
+ * *@n gets how many were computed. Errors name the spec.
+ */
+int diag_expectations_from_spec(const char *spec, const struct ft_run *measured, struct ft_vec *out,
+				size_t *n, struct ft_error *err);
 
 #endif

@@ -21,6 +21,7 @@ const struct cmd cli_commands[] = {
 	{ "archive", cmd_archive, "the run archive: list, show, compare, baseline, export, import" },
 	{ "bench", cmd_bench, "measure this host or cluster (nccl-tests, perftest style)" },
 	{ "diagnose", cmd_diagnose, "locate the fault layer by layer, with evidence and fix" },
+	{ "doctor", cmd_doctor, "check this host end to end: probe, bench, model, diagnosis, baseline" },
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },

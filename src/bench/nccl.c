@@ -12,7 +12,7 @@
  *
  * Collectives run on device buffers through NCCL's own algorithms. The host
  * buffers of the runner are copied in and out only for the validation pass
- * (ft_coll_args.staged), so the timed loop measures NCCL alone, as
+ * (ft_bench_coll_args.staged), so the timed loop measures NCCL alone, as
  * nccl-tests does. Point-to-point patterns are not offered on nccl.
  */
 #include <dlfcn.h>

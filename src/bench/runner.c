@@ -12,6 +12,8 @@
 
 #include "patterns.h"
 
+#include <fabtune/coll.h>
+
 static const char *const pattern_names[] = {
 #define FT_BENCH_PATTERN_ROW_(n, s) s,
 	FT_BENCH_PATTERN_MAP(FT_BENCH_PATTERN_ROW_)
@@ -63,22 +65,37 @@ ft_bench_pattern_is_coll(enum ft_bench_pattern p)
 	return p >= FT_BENCH_ALL_REDUCE && p <= FT_BENCH_REDUCE;
 }
 
+/* The collective of a bench pattern, for the shared busbw factor (FT_OP_COUNT: none). */
+static enum ft_op
+pattern_op(enum ft_bench_pattern p)
+{
+	switch (p) {
+	case FT_BENCH_ALL_REDUCE:
+		return FT_OP_ALL_REDUCE;
+	case FT_BENCH_ALL_GATHER:
+		return FT_OP_ALL_GATHER;
+	case FT_BENCH_REDUCE_SCATTER:
+		return FT_OP_REDUCE_SCATTER;
+	case FT_BENCH_ALLTOALL:
+		return FT_OP_ALLTOALL;
+	case FT_BENCH_BROADCAST:
+		return FT_OP_BROADCAST;
+	case FT_BENCH_REDUCE:
+		return FT_OP_REDUCE;
+	default:
+		return FT_OP_COUNT;
+	}
+}
+
 double
 ft_bench_busbw_factor(enum ft_bench_pattern p, uint32_t n)
 {
+	enum ft_op op = pattern_op(p);
+
 	if (n == 0)
 		return 0;
-	/* kb: NA-BUSBW (nccl-tests PERFORMANCE.md) */
-	switch (p) {
-	case FT_BENCH_ALL_REDUCE:
-		return 2.0 * (n - 1) / n;
-	case FT_BENCH_ALL_GATHER:
-	case FT_BENCH_REDUCE_SCATTER:
-	case FT_BENCH_ALLTOALL:
-		return (double)(n - 1) / n;
-	default:
-		return 1.0;
-	}
+	/* kb: NA-BUSBW, one definition shared with the model (ft_coll_busbw_factor). */
+	return op == FT_OP_COUNT ? 1.0 : ft_coll_busbw_factor(op, n);
 }
 
 void

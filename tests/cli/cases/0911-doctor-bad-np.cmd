@@ -1,0 +1,1 @@
+doctor --np 1

@@ -1,0 +1,1 @@
+doctor --root tests/fixtures/sysfs/gpu-node --transports foo --no-report

@@ -1,0 +1,1 @@
+doctor --root tests/fixtures/sysfs/no-rdma --no-bench --no-report --spec dgx-h100 --json

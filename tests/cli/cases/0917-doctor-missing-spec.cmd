@@ -1,0 +1,1 @@
+doctor --root tests/fixtures/sysfs/gpu-node --no-bench --no-report --spec missing.yaml

@@ -1,0 +1,1 @@
+doctor --root tests/fixtures/sysfs/no-rdma --no-bench --no-save --no-report --baseline nightly
