@@ -602,12 +602,17 @@ eval_eth_link_down(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2];
+		const struct ft_obs *ev[2], *virt;
 		bool down =
 			(strcmp(o->key, "eth.link.detected") == 0 && ft__str_ieq(o->str, "no")) ||
 			(strcmp(o->key, "eth.link.operstate") == 0 && ft__str_ieq(o->str, "down"));
 
+
 		if (!down)
+			continue;
+		/* A virtual netdev (ifb, veth, bridge) has no link to train. */
+		virt = ft__diag_find_dev(c, "eth.link.virtual", o);
+		if (virt && ft__str_ieq(virt->str, "yes"))
 			continue;
 		ev[0] = o;
 		ev[1] = ft__diag_find_dev(c, "eth.link.speed", o);

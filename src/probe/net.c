@@ -42,6 +42,8 @@ ft__probe_net(struct ft__probe *p)
 			            (int)sizeof(path) &&
 			    ft__probe_link_base(path, buf, sizeof(buf)))
 				ft__emit_cstr(&p->c, 0, "eth.driver.bus_info", buf);
+			else /* no device behind it: ifb, veth, bridge, dummy, tun */
+				ft__emit_cstr(&p->c, 0, "eth.link.virtual", "yes");
 		}
 #undef READ
 		if (snprintf(path, sizeof(path), "%s/%s/statistics", dir, ifs[i]) >=
