@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* cmocka.h needs the headers above it. */
@@ -798,11 +799,63 @@ test_straggler(void **state)
 	ft_scenario_free(sc);
 }
 
+/* The FCT statistics (selection, not sorting) equal sorted nearest-rank percentiles. */
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+test_fct_stats_select(void **state)
+{
+	static const size_t sizes[] = { 1, 2, 3, 7, 100, 1001, 4096 };
+	struct ft_rng rng;
+
+	(void)state;
+	ft_rng_seed(&rng, 11, 0);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+		double *fct = calloc(n, sizeof(double)), *ideal = calloc(n, sizeof(double));
+		double *a = calloc(n, sizeof(double)), *r = calloc(n, sizeof(double));
+		struct ft_sim_counters c = { 0 };
+
+		assert_true(fct && ideal && a && r);
+		for (size_t i = 0; i < n; i++) {
+			/* Few distinct values: many ties, as equal flows give. */
+			fct[i] = 1.0 + (double)ft_rng_below(&rng, si % 2 ? 5 : 1000);
+			ideal[i] = 1.0 + (double)ft_rng_below(&rng, 3);
+		}
+		assert_int_equal(ft__sim_fct_stats(fct, ideal, n, &c), 0);
+		memcpy(a, fct, n * sizeof(double));
+		qsort(a, n, sizeof(double), cmp_dbl);
+		assert_true(c.fct_min_s == a[0] && c.fct_max_s == a[n - 1]);
+		assert_true(c.fct_p50_s == ft__sim_pct(a, n, 0.5));
+		assert_true(c.fct_p99_s == ft__sim_pct(a, n, 0.99));
+		for (size_t i = 0; i < n; i++)
+			r[i] = fct[i] / ideal[i];
+		qsort(r, n, sizeof(double), cmp_dbl);
+		assert_true(c.slowdown_p50 == ft__sim_pct(r, n, 0.5));
+		assert_true(c.slowdown_p99 == ft__sim_pct(r, n, 0.99));
+		assert_true(c.slowdown_max == r[n - 1]);
+		memcpy(a, ideal, n * sizeof(double));
+		qsort(a, n, sizeof(double), cmp_dbl);
+		assert_true(c.ideal_p50_s == ft__sim_pct(a, n, 0.5));
+		free(fct);
+		free(ideal);
+		free(a);
+		free(r);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_flow_line_rate),
+		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_maxmin_invariants_random),
 		cmocka_unit_test(test_fair_share_and_speed_up),
 		cmocka_unit_test(test_ring_closed_form),
