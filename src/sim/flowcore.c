@@ -451,8 +451,16 @@ ft__fs_recompute(struct fs_sim *s)
 		uint32_t l = it.link;
 		double share;
 
-		if (s->wf_cnt[l] == 0 || it.key != s->wf_key[l])
-			continue; /* stale */
+		if (s->wf_cnt[l] == 0)
+			continue; /* done */
+		if (it.key != s->wf_key[l]) {
+			/* Its share grew since it was pushed (shares only grow as flows freeze):
+			 * queue it again at its current share. */
+			rc = wf_push(s, s->wf_key[l], l);
+			if (rc < 0)
+				goto out;
+			continue;
+		}
 		share = it.key;
 		for (k = s->wf_off[l]; k < s->wf_end[l]; k++) {
 			uint32_t f = s->wf_flows[k];
@@ -472,12 +480,8 @@ ft__fs_recompute(struct fs_sim *s)
 				s->wf_rem[m] -= share;
 				if (s->wf_rem[m] < 0)
 					s->wf_rem[m] = 0;
-				if (s->wf_cnt[m] > 0) {
-					s->wf_key[m] = s->wf_rem[m] / s->wf_cnt[m];
-					rc = wf_push(s, s->wf_key[m], m);
-					if (rc < 0)
-						goto out;
-				}
+				if (s->wf_cnt[m] > 0)
+					s->wf_key[m] = s->wf_rem[m] / s->wf_cnt[m]; /* re-queued when popped */
 			}
 		}
 		s->wf_rem[l] = 0;
