@@ -850,12 +850,74 @@ test_fct_stats_select(void **state)
 	}
 }
 
+/*
+ * Hierarchical all-to-all on 4 DGX H100 (one rail-optimized unit): NVLink inside the node
+ * first, then between nodes GPU i to GPU i only, so every inter-node flow stays on its rail
+ * (NIC -> rail leaf -> NIC, no spine) and there are far fewer of them than in the direct one
+ * (4 x 3 x 8 = 96 instead of 32 x 24 = 768), each 8x larger.
+ */
+static void
+test_hier_alltoall_stays_on_rail(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	uint32_t rank_gpu[32];
+	double spine_bytes[2] = { 0, 0 };
+	uint64_t nflows[2] = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
+	assert_int_equal(spec.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 32; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
+	for (int h = 0; h < 2; h++) {
+		struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+			                  .algo = h ? FT_ALGO_HIERARCHICAL : FT_ALGO_DIRECT,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 32,
+			                  .ranks_per_node = 8,
+			                  .bytes = 32u << 20 };
+		struct ft_schedule sch;
+		struct ft_sim_cfg cfg;
+		struct ft_engine *e = NULL;
+		struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1 };
+		struct ft_sim_counters c;
+
+		ft_schedule_init(&sch);
+		assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.routing = spec.fabric.routing;
+		assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+		op.sched = &sch;
+		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+		assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
+		nflows[h] = c.nflows;
+		for (uint32_t l = 0; l < c.nlinks; l++) {
+			const struct ft_link *lk = ft_topo_link(t, l);
+
+			if (lk->kind == FT_L_FABRIC && lk->tier == 2)
+				spine_bytes[h] += c.link_bytes[l];
+		}
+		ft_flow_engine.destroy(e);
+		ft_schedule_release(&sch);
+	}
+	assert_int_equal(nflows[0], 32 * 31);
+	assert_int_equal(nflows[1], 4 * 8 * 7 + 96);
+	assert_true(spine_bytes[0] > 0);   /* direct: cross-rail pairs go through the spines */
+	assert_true(spine_bytes[1] == 0); /* hierarchical: every NIC talks to its own rail */
+	ft_topo_free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_flow_line_rate),
 		cmocka_unit_test(test_fct_stats_select),
+		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_maxmin_invariants_random),
 		cmocka_unit_test(test_fair_share_and_speed_up),
 		cmocka_unit_test(test_ring_closed_form),
