@@ -337,7 +337,7 @@ spawn_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint
 		/* Last flowlet first: each names the next one as its successor. */
 		for (c = nchunks; c-- > 0;) {
 			int64_t id = ft__fs_spawn_flow(s, per / nchunks, src, dst, q * 1024 + c,
-			                               c > 0, next, tag);
+			                               c == 0, next, tag);
 
 			if (id < 0)
 				return (int)id;

@@ -177,7 +177,7 @@ static int ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type);
 
 int64_t
 ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
-                  uint32_t npred, uint32_t next, uint32_t tag)
+                  bool start, uint32_t next, uint32_t tag)
 {
 	struct fs_task *t;
 	uint32_t id;
@@ -212,12 +212,11 @@ ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, ui
 	t->tag = tag;
 	t->bott_link = FS_NONE;
 	t->next = next;
-	t->npred = npred;
 	s->bytes_submitted += bytes;
 	s->ncreated++;
 	if (next != FS_NONE)
 		ft__fs_task(s, next)->npred++;
-	if (npred == 0) {
+	if (start) {
 		t->state = FS_READY;
 		t->t_ready = s->now_s;
 		if (ev_push(s, s->now_s, id, 0) < 0)

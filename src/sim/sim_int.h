@@ -165,12 +165,13 @@ int64_t ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, ui
 /* A barrier (no delay) that calls s->spawn when it starts, with @arg in its qp field. */
 int64_t ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag);
 /*
- * During the run, from the spawn callback: add a flow (routed when it starts) that waits
- * for @npred predecessors (0: it starts now; else spawned flows naming it as @next) and,
- * when done, releases @next (FS_NONE: nothing). Returns its id or a negative FT_E*.
+ * During the run, from the spawn callback: add a flow (routed when it starts) that, when
+ * done, releases @next (FS_NONE: nothing; naming a task as next makes it wait for this
+ * flow). With @start it starts now; without, it waits for the spawned flows that name it
+ * as their next (flowlets: add the last one first). Returns its id or a negative FT_E*.
  */
 int64_t ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
-                          uint32_t npred, uint32_t next, uint32_t tag);
+                          bool start, uint32_t next, uint32_t tag);
 /* @to starts only after @from is done. */
 int ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to) FT_MUST_CHECK;
 static inline struct fs_task *

@@ -863,8 +863,8 @@ test_hier_alltoall_stays_on_rail(void **state)
 	struct ft_topo *t = NULL;
 	struct ft_error err = { 0 };
 	uint32_t rank_gpu[32];
-	double spine_bytes[2] = { 0, 0 };
-	uint64_t nflows[2] = { 0, 0 };
+	double spine_bytes[3] = { 0, 0, 0 };
+	uint64_t nflows[3] = { 0, 0, 0 };
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
@@ -872,9 +872,10 @@ test_hier_alltoall_stays_on_rail(void **state)
 	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
 	for (uint32_t r = 0; r < 32; r++)
 		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
-	for (int h = 0; h < 2; h++) {
+	/* h = 2: direct again, adaptive routing with flowlets (chained spawned flows). */
+	for (int h = 0; h < 3; h++) {
 		struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
-			                  .algo = h ? FT_ALGO_HIERARCHICAL : FT_ALGO_DIRECT,
+			                  .algo = h == 1 ? FT_ALGO_HIERARCHICAL : FT_ALGO_DIRECT,
 			                  .proto = FT_PROTO_SIMPLE,
 			                  .nranks = 32,
 			                  .ranks_per_node = 8,
@@ -889,12 +890,18 @@ test_hier_alltoall_stays_on_rail(void **state)
 		assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
 		ft_sim_cfg_init(&cfg);
 		cfg.routing = spec.fabric.routing;
+		if (h == 2) {
+			cfg.routing = FT_ROUTING_ADAPTIVE;
+			cfg.flowlet_bytes = 256 << 10; /* 1 MiB per pair: 4 flowlets */
+		}
 		assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
 		op.sched = &sch;
 		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
 		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
 		assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
 		nflows[h] = c.nflows;
+		if (h == 2) /* every byte arrives, whatever the flowlets' paths */
+			assert_double_equal(c.bytes, 32.0 * 31 * (1 << 20), 1.0);
 		for (uint32_t l = 0; l < c.nlinks; l++) {
 			const struct ft_link *lk = ft_topo_link(t, l);
 
@@ -906,6 +913,7 @@ test_hier_alltoall_stays_on_rail(void **state)
 	}
 	assert_int_equal(nflows[0], 32 * 31);
 	assert_int_equal(nflows[1], 4 * 8 * 7 + 96);
+	assert_int_equal(nflows[2], 4 * 32 * 31);
 	assert_true(spine_bytes[0] > 0);   /* direct: cross-rail pairs go through the spines */
 	assert_true(spine_bytes[1] == 0); /* hierarchical: every NIC talks to its own rail */
 	ft_topo_free(t);
