@@ -37,6 +37,22 @@ struct flow_engine {
 	struct ft_sim_op_result *op_results;
 	uint32_t *link_maxflows;
 	uint64_t cur_hash; /* tie-break of the flow being routed adaptively */
+	/* All-to-all phases whose rounds are spawned when they start. */
+	struct ft_vec a2a;        /* struct a2a_phase */
+	struct ft_vec a2a_rounds; /* struct a2a_round, indexed by the spawner's argument */
+	uint64_t nplanned;        /* flows the spawners will add (progress total) */
+};
+
+/* An implicit all-to-all phase, kept until its rounds have run. */
+struct a2a_phase {
+	uint32_t *rank_gpu; /* a copy of the op's placement */
+	uint32_t m, stride, ngroups, tag;
+	double wire; /* wire bytes per pair */
+};
+
+struct a2a_round {
+	uint32_t phase, k;
+	uint32_t end; /* the round's end barrier */
 };
 
 static uint32_t
@@ -122,6 +138,8 @@ route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_
 	return (int)path.nlinks;
 }
 
+static fs_spawn_fn spawn_cb;
+
 static int
 flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
             struct ft_error *err)
@@ -148,7 +166,11 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	}
 	fe->core.route = route_cb;
 	fe->core.route_ud = fe;
+	fe->core.spawn = spawn_cb;
+	fe->core.spawn_ud = fe;
 	ft_vec_init(&fe->ops, sizeof(struct flow_op));
+	ft_vec_init(&fe->a2a, sizeof(struct a2a_phase));
+	ft_vec_init(&fe->a2a_rounds, sizeof(struct a2a_round));
 	*out = &fe->base;
 	return 0;
 }
@@ -243,60 +265,118 @@ map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_s
  * member i of every group sends to member i + k. FT_SIM_A2A_WINDOW rounds are
  * in flight at once (round k waits for round k - window), as NCCL keeps a
  * bounded number of peers in progress per channel.
+ *
+ * A round is a spawner and an end barrier: its flows are made when the
+ * spawner starts and their slots are recycled when they are done, so memory
+ * holds the rounds in flight, not the n(n-1) pairs of the phase.
  */
 static int
 submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
            double eff, uint32_t start, uint32_t bar, uint32_t tag)
 {
 	struct fs_sim *s = &fe->core;
-	uint32_t m = ph->a2a_group_size, stride = ph->a2a_stride, k, g, i;
-	uint32_t ngroups = m ? (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1))) : 0;
-	uint32_t win = FT_SIM_A2A_WINDOW;
+	uint32_t m = ph->a2a_group_size, k;
+	uint32_t win = FT_SIM_A2A_WINDOW, nranks = op->sched->nranks;
+	struct a2a_phase ap = { 0 };
 	uint32_t *ends;
 	int rc = 0;
 
 	if (m < 2 || ph->bytes_per_pair == 0)
 		return 0;
-	/* Millions of flows: grow the task and edge arrays once, not by doubling. */
-	{
-		uint64_t nflows = ph->npairs * fe->cfg.qps_per_conn;
-
-		if (ft_vec_reserve(&s->tasks, (size_t)(nflows + m)) < 0 ||
-		    ft_vec_reserve(&s->edges, (size_t)(2 * nflows + 2 * (uint64_t)m)) < 0)
-			return FT_ENOMEM;
-	}
+	ap.m = m;
+	ap.stride = ph->a2a_stride;
+	ap.ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
+	ap.tag = tag;
+	ap.wire = (double)ph->bytes_per_pair / eff;
+	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));
-	if (!ends)
+	if (!ap.rank_gpu || !ends || ft_vec_push(&fe->a2a, &ap) < 0) {
+		ft_free(ap.rank_gpu);
+		ft_free(ends);
 		return FT_ENOMEM;
+	}
+	memcpy(ap.rank_gpu, op->rank_gpu, nranks * sizeof(uint32_t));
+	fe->nplanned += ph->npairs * fe->cfg.qps_per_conn;
 	for (k = 1; k < m && rc == 0; k++) {
 		uint32_t prev = k > win ? ends[k - win] : start;
+		struct a2a_round rd = { (uint32_t)fe->a2a.len - 1, k, 0 };
+		int64_t sp = ft__fs_add_spawner(s, (uint32_t)fe->a2a_rounds.len, tag);
 		int64_t e = ft__fs_add_barrier(s, 0, 0, tag);
 
-		if (e < 0 || ft__fs_add_dep(s, prev, (uint32_t)e) < 0 ||
+		if (sp < 0 || e < 0 || ft__fs_add_dep(s, prev, (uint32_t)sp) < 0 ||
+		    ft__fs_add_dep(s, (uint32_t)sp, (uint32_t)e) < 0 ||
 		    ft__fs_add_dep(s, (uint32_t)e, bar) < 0) {
 			rc = FT_ENOMEM;
 			break;
 		}
+		rd.end = (uint32_t)e;
+		if (ft_vec_push(&fe->a2a_rounds, &rd) < 0)
+			rc = FT_ENOMEM;
 		ends[k] = (uint32_t)e;
-		if ((k & 63) == 0)
-			ft_progress_update(fe->cfg.progress, "building all-to-all rounds", k,
-			                   m - 1);
-		for (g = 0; g < ngroups && rc == 0; g++) {
-			uint32_t base =
-			        (uint32_t)((g / stride) * ((uint64_t)stride * m) + g % stride);
-
-			for (i = 0; i < m && rc == 0; i++) {
-				uint32_t a = op->rank_gpu[base + i * stride];
-				uint32_t b = op->rank_gpu[base + ((i + k) % m) * stride];
-
-				if (a != b)
-					rc = add_conn(fe, (double)ph->bytes_per_pair / eff, a, b,
-					              prev, (uint32_t)e, tag);
-			}
-		}
 	}
 	ft_free(ends);
 	return rc;
+}
+
+/* Spawn one connection of an all-to-all round: qps_per_conn flows (flowlets chained). */
+static int
+spawn_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t end,
+           uint32_t tag)
+{
+	struct fs_sim *s = &fe->core;
+	uint32_t q, nq = fe->cfg.qps_per_conn;
+	double per = wire / nq;
+
+	for (q = 0; q < nq; q++) {
+		uint32_t nchunks = 1, c, next = end;
+
+		if (fe->cfg.routing == FT_ROUTING_ADAPTIVE && fe->cfg.flowlet_bytes > 0 &&
+		    per > (double)fe->cfg.flowlet_bytes)
+			nchunks =
+			        (uint32_t)FT_MIN(ceil(per / (double)fe->cfg.flowlet_bytes), 1024.0);
+		/* Last flowlet first: each names the next one as its successor. */
+		for (c = nchunks; c-- > 0;) {
+			int64_t id = ft__fs_spawn_flow(s, per / nchunks, src, dst, q * 1024 + c,
+			                               c == 0, next, tag);
+
+			if (id < 0)
+				return (int)id;
+			next = (uint32_t)id;
+		}
+	}
+	return 0;
+}
+
+/* A round's spawner starts: member i of every group sends to member i + k. */
+static int
+spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
+{
+	struct flow_engine *fe = ud;
+	uint32_t arg = ft__fs_task(s, id)->qp, g, i;
+	const struct a2a_round *rd;
+	const struct a2a_phase *ap;
+
+	if (arg >= fe->a2a_rounds.len)
+		return ft_error_set(err, FT_EINVAL, "sim: spawner %u names no round", id);
+	rd = ft_vec_at(&fe->a2a_rounds, arg);
+	ap = ft_vec_at(&fe->a2a, rd->phase);
+	for (g = 0; g < ap->ngroups; g++) {
+		uint32_t base =
+		        (uint32_t)((g / ap->stride) * ((uint64_t)ap->stride * ap->m) + g % ap->stride);
+
+		for (i = 0; i < ap->m; i++) {
+			uint32_t a = ap->rank_gpu[base + i * ap->stride];
+			uint32_t b = ap->rank_gpu[base + ((i + rd->k) % ap->m) * ap->stride];
+			int rc;
+
+			if (a == b)
+				continue;
+			rc = spawn_conn(fe, ap->wire, a, b, rd->end, ap->tag);
+			if (rc < 0)
+				return ft_error_set(err, rc, "sim: out of memory spawning a round");
+		}
+	}
+	return 0;
 }
 
 static int64_t
@@ -378,26 +458,18 @@ flow_run(struct ft_engine *e, double until_s, struct ft_error *err)
 	while ((rc = ft__fs_step(s, err)) > 0) {
 		if ((s->nevents & 1023) == 0)
 			ft_progress_update(fe->cfg.progress, "simulating", s->ndone,
-			                   ft__fs_ntasks(s));
+			                   ft__fs_ntasks(s) + fe->nplanned);
 		if (until_s > 0 && s->now_s >= until_s)
 			return 0;
 	}
 	if (rc < 0)
 		return rc;
-	ft_progress_update(fe->cfg.progress, "simulating", s->ndone, ft__fs_ntasks(s));
-	if (s->ndone != ft__fs_ntasks(s))
+	ft_progress_update(fe->cfg.progress, "simulating", s->ndone, s->ncreated);
+	if (s->ndone != s->ncreated)
 		return ft_error_set(err, FT_EINVAL,
-		                    "sim: %u tasks never started (dependency cycle)",
-		                    ft__fs_ntasks(s) - s->ndone);
+		                    "sim: %llu tasks never started (dependency cycle)",
+		                    (unsigned long long)(s->ncreated - s->ndone));
 	return 0;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Nearest-rank percentile of sorted @v. */
@@ -412,41 +484,92 @@ ft__sim_pct(const double *v, size_t n, double q)
 	return v[k ? k - 1 : 0];
 }
 
+/* Nearest-rank index of quantile @q among @n values. */
+static size_t
+pct_index(size_t n, double q)
+{
+	size_t k = (size_t)ceil(q * (double)n);
+
+	return k ? k - 1 : 0;
+}
+
+/*
+ * The @k-th smallest of @v[0..n) (0-based), reordering @v: Hoare quickselect with a
+ * median-of-three pivot, O(n) on average (equal values split evenly). It gives exactly what
+ * sorting then indexing gives, without the O(n log n) sort of millions of flows.
+ */
+static double
+select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		double a = v[lo], b = v[mid], c = v[hi], pivot, tmp;
+
+		pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i >= j)
+				break;
+			tmp = v[i];
+			v[i] = v[j];
+			v[j] = tmp;
+			i++;
+			j--;
+		}
+		/* v[lo..j] <= pivot <= v[j+1..hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+	return v[k];
+}
+
+static void
+min_max(const double *v, size_t n, double *lo, double *hi)
+{
+	*lo = *hi = v[0];
+	for (size_t i = 1; i < n; i++) {
+		if (v[i] < *lo)
+			*lo = v[i];
+		if (v[i] > *hi)
+			*hi = v[i];
+	}
+}
+
 int
 ft__sim_fct_stats(const double *fct, const double *ideal, size_t n, struct ft_sim_counters *c)
 {
-	double *a = ft_calloc(n ? n : 1, sizeof(double));
-	double *b = ft_calloc(n ? n : 1, sizeof(double));
-	double *r = ft_calloc(n ? n : 1, sizeof(double));
+	double *w, unused;
 	size_t i;
 
-	if (!a || !b || !r) {
-		ft_free(a);
-		ft_free(b);
-		ft_free(r);
+	if (n == 0) {
+		c->fct_min_s = c->fct_p50_s = c->fct_p99_s = c->fct_max_s = NAN;
+		c->ideal_min_s = c->ideal_p50_s = c->ideal_max_s = NAN;
+		c->slowdown_p50 = c->slowdown_p99 = c->slowdown_max = NAN;
+		return 0;
+	}
+	w = ft_calloc(n, sizeof(double));
+	if (!w)
 		return FT_ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		a[i] = fct[i];
-		b[i] = ideal[i];
-		r[i] = ideal[i] > 0 ? fct[i] / ideal[i] : 1;
-	}
-	qsort(a, n, sizeof(double), cmp_double);
-	qsort(b, n, sizeof(double), cmp_double);
-	qsort(r, n, sizeof(double), cmp_double);
-	c->fct_min_s = n ? a[0] : NAN;
-	c->fct_p50_s = ft__sim_pct(a, n, 0.5);
-	c->fct_p99_s = ft__sim_pct(a, n, 0.99);
-	c->fct_max_s = n ? a[n - 1] : NAN;
-	c->ideal_min_s = n ? b[0] : NAN;
-	c->ideal_p50_s = ft__sim_pct(b, n, 0.5);
-	c->ideal_max_s = n ? b[n - 1] : NAN;
-	c->slowdown_p50 = ft__sim_pct(r, n, 0.5);
-	c->slowdown_p99 = ft__sim_pct(r, n, 0.99);
-	c->slowdown_max = n ? r[n - 1] : NAN;
-	ft_free(a);
-	ft_free(b);
-	ft_free(r);
+	memcpy(w, fct, n * sizeof(double));
+	min_max(w, n, &c->fct_min_s, &c->fct_max_s);
+	c->fct_p50_s = select_kth(w, n, pct_index(n, 0.5));
+	c->fct_p99_s = select_kth(w, n, pct_index(n, 0.99));
+	memcpy(w, ideal, n * sizeof(double));
+	min_max(w, n, &c->ideal_min_s, &c->ideal_max_s);
+	c->ideal_p50_s = select_kth(w, n, pct_index(n, 0.5));
+	for (i = 0; i < n; i++)
+		w[i] = ideal[i] > 0 ? fct[i] / ideal[i] : 1;
+	min_max(w, n, &unused, &c->slowdown_max);
+	c->slowdown_p50 = select_kth(w, n, pct_index(n, 0.5));
+	c->slowdown_p99 = select_kth(w, n, pct_index(n, 0.99));
+	ft_free(w);
 	return 0;
 }
 
@@ -455,13 +578,15 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 {
 	struct flow_engine *fe = ft_container_of(e, struct flow_engine, base);
 	struct fs_sim *s = &fe->core;
-	uint32_t n = ft__fs_ntasks(s), i, nf = 0;
+	uint32_t n = ft__fs_ntasks(s), i;
+	size_t nf = 0, nr;
 	double *fct, *ideal;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	fct = ft_calloc(n ? n : 1, sizeof(double));
-	ideal = ft_calloc(n ? n : 1, sizeof(double));
+	nr = s->retired_fct.len;
+	fct = ft_calloc(n + nr ? n + nr : 1, sizeof(double));
+	ideal = ft_calloc(n + nr ? n + nr : 1, sizeof(double));
 	ft_free(fe->op_results);
 	fe->op_results = ft_calloc(fe->ops.len ? fe->ops.len : 1, sizeof(*fe->op_results));
 	if (!fct || !ideal || !fe->op_results) {
@@ -472,6 +597,8 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	for (i = 0; i < n; i++) {
 		const struct fs_task *t = ft__fs_task(s, i);
 
+		if (t->spawned)
+			continue; /* a recycled slot: its flows were retired */
 		if (t->t_done > c->makespan_s)
 			c->makespan_s = t->t_done;
 		if (t->kind != FS_FLOW || t->bytes <= 0 || t->state != FS_DONE)
@@ -479,6 +606,13 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 		fct[nf] = t->t_done - t->t_start;
 		ideal[nf] = t->ideal_s;
 		nf++;
+	}
+	if (s->retired_makespan_s > c->makespan_s)
+		c->makespan_s = s->retired_makespan_s;
+	if (nr) {
+		memcpy(fct + nf, s->retired_fct.data, nr * sizeof(double));
+		memcpy(ideal + nf, s->retired_ideal.data, nr * sizeof(double));
+		nf += nr;
 	}
 	rc = ft__sim_fct_stats(fct, ideal, nf, c);
 	ft_free(fct);
@@ -496,11 +630,20 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 		for (i = 0; i < n; i++) {
 			const struct fs_task *t = ft__fs_task(s, i);
 
-			if (t->kind != FS_FLOW || t->tag >= fe->ops.len || t->bott_link == FS_NONE)
+			if (t->kind != FS_FLOW || t->spawned || t->tag >= fe->ops.len ||
+			    t->bott_link == FS_NONE)
 				continue;
 			if (t->t_done > slowest[t->tag]) {
 				slowest[t->tag] = t->t_done;
 				fe->op_results[t->tag].bottleneck_link = t->bott_link;
+			}
+		}
+		for (i = 0; i < s->tag_slowest.len && i < fe->ops.len; i++) {
+			const struct fs_tag_slowest *ts = ft_vec_at(&s->tag_slowest, i);
+
+			if (ts->t_done > slowest[i]) {
+				slowest[i] = ts->t_done;
+				fe->op_results[i].bottleneck_link = ts->bott_link;
 			}
 		}
 		ft_free(slowest);
@@ -534,6 +677,10 @@ flow_destroy(struct ft_engine *e)
 	fe = ft_container_of(e, struct flow_engine, base);
 	ft__fs_release(&fe->core);
 	ft_vec_release(&fe->ops);
+	for (size_t i = 0; i < fe->a2a.len; i++)
+		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->rank_gpu);
+	ft_vec_release(&fe->a2a);
+	ft_vec_release(&fe->a2a_rounds);
 	ft_free(fe->op_results);
 	ft_free(fe);
 }

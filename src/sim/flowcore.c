@@ -39,6 +39,10 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	ft_vec_init(&s->paths, sizeof(uint32_t));
 	ft_vec_init(&s->events, sizeof(struct fs_event));
 	ft_vec_init(&s->wf_heap, sizeof(struct wf_item));
+	ft_vec_init(&s->free_ids, sizeof(uint32_t));
+	ft_vec_init(&s->retired_fct, sizeof(double));
+	ft_vec_init(&s->retired_ideal, sizeof(double));
+	ft_vec_init(&s->tag_slowest, sizeof(struct fs_tag_slowest));
 	s->cap_Bps = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->lat_s = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->link_bytes = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
@@ -89,6 +93,10 @@ ft__fs_release(struct fs_sim *s)
 	ft_vec_release(&s->paths);
 	ft_vec_release(&s->events);
 	ft_vec_release(&s->wf_heap);
+	ft_vec_release(&s->free_ids);
+	ft_vec_release(&s->retired_fct);
+	ft_vec_release(&s->retired_ideal);
+	ft_vec_release(&s->tag_slowest);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -99,6 +107,7 @@ add_task(struct fs_sim *s, const struct fs_task *t)
 		return FT_EINVAL;
 	if (ft_vec_push(&s->tasks, t) < 0)
 		return FT_ENOMEM;
+	s->ncreated++;
 	return (int64_t)s->tasks.len - 1;
 }
 
@@ -110,6 +119,7 @@ ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint
 	uint32_t i;
 
 	t.bott_link = FS_NONE;
+	t.next = FS_NONE;
 	if (!(bytes >= 0) || npath > 4096)
 		return FT_EINVAL;
 	t.kind = FS_FLOW;
@@ -128,6 +138,7 @@ ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint
 		memcpy(&FT_VEC_AT(&s->paths, uint32_t, s->paths.len), path, npath * sizeof(*path));
 		s->paths.len += npath;
 		t.npath = npath;
+		t.path_cap = npath;
 	}
 	s->bytes_submitted += bytes;
 	return add_task(s, &t);
@@ -142,11 +153,76 @@ ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t t
 		return FT_EINVAL;
 	t.kind = FS_BARRIER;
 	t.bott_link = FS_NONE;
+	t.next = FS_NONE;
 	t.delay_s = delay_s;
 	t.lat_mult = lat_mult;
 	t.src = t.dst = FS_NONE;
 	t.tag = tag;
 	return add_task(s, &t);
+}
+
+int64_t
+ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag)
+{
+	int64_t id = ft__fs_add_barrier(s, 0, 0, tag);
+
+	if (id >= 0) {
+		ft__fs_task(s, (uint32_t)id)->kind = FS_SPAWNER;
+		ft__fs_task(s, (uint32_t)id)->qp = arg;
+	}
+	return id;
+}
+
+static int ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type);
+
+int64_t
+ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
+                  bool start, uint32_t next, uint32_t tag)
+{
+	struct fs_task *t;
+	uint32_t id;
+
+	if (!s->started || !(bytes >= 0) || (next != FS_NONE && next >= s->tasks.len))
+		return FT_EINVAL;
+	if (s->free_ids.len) {
+		id = FT_VEC_AT(&s->free_ids, uint32_t, --s->free_ids.len);
+	} else {
+		struct fs_task z = { 0 };
+
+		if (s->tasks.len >= FS_NONE - 1)
+			return FT_ERANGE;
+		if (ft_vec_push(&s->tasks, &z) < 0)
+			return FT_ENOMEM;
+		id = (uint32_t)s->tasks.len - 1;
+	}
+	t = ft__fs_task(s, id);
+	{
+		uint32_t pf = t->path_first, cap = t->path_cap; /* a recycled slot keeps its room */
+
+		memset(t, 0, sizeof(*t));
+		t->path_first = pf;
+		t->path_cap = cap;
+	}
+	t->kind = FS_FLOW;
+	t->spawned = 1;
+	t->bytes = bytes;
+	t->src = src;
+	t->dst = dst;
+	t->qp = qp;
+	t->tag = tag;
+	t->bott_link = FS_NONE;
+	t->next = next;
+	s->bytes_submitted += bytes;
+	s->ncreated++;
+	if (next != FS_NONE)
+		ft__fs_task(s, next)->npred++;
+	if (start) {
+		t->state = FS_READY;
+		t->t_ready = s->now_s;
+		if (ev_push(s, s->now_s, id, 0) < 0)
+			return FT_ENOMEM;
+	}
+	return id;
 }
 
 int
@@ -374,8 +450,16 @@ ft__fs_recompute(struct fs_sim *s)
 		uint32_t l = it.link;
 		double share;
 
-		if (s->wf_cnt[l] == 0 || it.key != s->wf_key[l])
-			continue; /* stale */
+		if (s->wf_cnt[l] == 0)
+			continue; /* done */
+		if (it.key != s->wf_key[l]) {
+			/* Its share grew since it was pushed (shares only grow as flows freeze):
+			 * queue it again at its current share. */
+			rc = wf_push(s, s->wf_key[l], l);
+			if (rc < 0)
+				goto out;
+			continue;
+		}
 		share = it.key;
 		for (k = s->wf_off[l]; k < s->wf_end[l]; k++) {
 			uint32_t f = s->wf_flows[k];
@@ -395,12 +479,8 @@ ft__fs_recompute(struct fs_sim *s)
 				s->wf_rem[m] -= share;
 				if (s->wf_rem[m] < 0)
 					s->wf_rem[m] = 0;
-				if (s->wf_cnt[m] > 0) {
-					s->wf_key[m] = s->wf_rem[m] / s->wf_cnt[m];
-					rc = wf_push(s, s->wf_key[m], m);
-					if (rc < 0)
-						goto out;
-				}
+				if (s->wf_cnt[m] > 0)
+					s->wf_key[m] = s->wf_rem[m] / s->wf_cnt[m]; /* re-queued when popped */
 			}
 		}
 		s->wf_rem[l] = 0;
@@ -428,15 +508,16 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "sim: run already started");
 	s->succ_first = ft_calloc((size_t)n + 1, sizeof(uint32_t));
 	s->succ = ft_calloc(ne ? ne : 1, sizeof(uint32_t));
-	s->active = ft_calloc(n ? n : 1, sizeof(uint32_t));
-	s->act_pf = ft_calloc(n ? n : 1, sizeof(uint32_t));
-	s->act_np = ft_calloc(n ? n : 1, sizeof(uint32_t));
-	s->act_rate = ft_calloc(n ? n : 1, sizeof(double));
-	s->act_left = ft_calloc(n ? n : 1, sizeof(double));
-	s->act_bott = ft_calloc(n ? n : 1, sizeof(uint32_t));
-	s->act_since = ft_calloc(n ? n : 1, sizeof(double));
-	s->act_best = ft_calloc(n ? n : 1, sizeof(uint32_t));
-	s->act_best_s = ft_calloc(n ? n : 1, sizeof(double));
+	s->act_cap = n ? n : 1;
+	s->active = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->act_pf = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->act_np = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->act_rate = ft_calloc(s->act_cap, sizeof(double));
+	s->act_left = ft_calloc(s->act_cap, sizeof(double));
+	s->act_bott = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->act_since = ft_calloc(s->act_cap, sizeof(double));
+	s->act_best = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->act_best_s = ft_calloc(s->act_cap, sizeof(double));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
 	    !s->act_left || !s->act_bott || !s->act_since || !s->act_best || !s->act_best_s)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
@@ -486,13 +567,62 @@ route_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 		return n;
 	if (n == 0)
 		return ft_error_set(err, FT_EINVAL, "sim: flow %u: empty path", id);
+	t = ft__fs_task(s, id);
+	if ((uint32_t)n <= t->path_cap) {
+		/* A recycled slot: its old path's room holds the new one. */
+		memcpy(&FT_VEC_AT(&s->paths, uint32_t, t->path_first), buf,
+		       (size_t)n * sizeof(uint32_t));
+		t->npath = (uint32_t)n;
+		return 0;
+	}
 	if (ft_vec_reserve(&s->paths, (size_t)n) < 0)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
-	t = ft__fs_task(s, id);
 	t->path_first = (uint32_t)s->paths.len;
 	memcpy(&FT_VEC_AT(&s->paths, uint32_t, s->paths.len), buf, (size_t)n * sizeof(uint32_t));
 	s->paths.len += (size_t)n;
 	t->npath = (uint32_t)n;
+	t->path_cap = (uint32_t)n;
+	return 0;
+}
+
+/* Double the room of the active flows' arrays (spawned flows outnumber the slots). */
+static int
+grow_active(struct fs_sim *s)
+{
+	size_t n = (size_t)s->act_cap * 2;
+	void *p[9];
+
+	p[0] = ft_reallocarray(s->active, n, sizeof(uint32_t));
+	if (p[0])
+		s->active = p[0];
+	p[1] = ft_reallocarray(s->act_pf, n, sizeof(uint32_t));
+	if (p[1])
+		s->act_pf = p[1];
+	p[2] = ft_reallocarray(s->act_np, n, sizeof(uint32_t));
+	if (p[2])
+		s->act_np = p[2];
+	p[3] = ft_reallocarray(s->act_rate, n, sizeof(double));
+	if (p[3])
+		s->act_rate = p[3];
+	p[4] = ft_reallocarray(s->act_left, n, sizeof(double));
+	if (p[4])
+		s->act_left = p[4];
+	p[5] = ft_reallocarray(s->act_bott, n, sizeof(uint32_t));
+	if (p[5])
+		s->act_bott = p[5];
+	p[6] = ft_reallocarray(s->act_since, n, sizeof(double));
+	if (p[6])
+		s->act_since = p[6];
+	p[7] = ft_reallocarray(s->act_best, n, sizeof(uint32_t));
+	if (p[7])
+		s->act_best = p[7];
+	p[8] = ft_reallocarray(s->act_best_s, n, sizeof(double));
+	if (p[8])
+		s->act_best_s = p[8];
+	for (int i = 0; i < 9; i++)
+		if (!p[i])
+			return FT_ENOMEM;
+	s->act_cap = (uint32_t)n;
 	return 0;
 }
 
@@ -506,7 +636,15 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	int rc;
 
 	t->t_start = s->now_s;
-	if (t->kind == FS_BARRIER || t->bytes <= 0) {
+	if (t->kind == FS_SPAWNER) {
+		if (!s->spawn)
+			return ft_error_set(err, FT_EINVAL, "sim: spawner %u has no callback", id);
+		rc = s->spawn(s->spawn_ud, s, id, err);
+		if (rc < 0)
+			return rc;
+		t = ft__fs_task(s, id);
+	}
+	if (t->kind != FS_FLOW || t->bytes <= 0) {
 		/* Nothing to send: done at once (a barrier's wait was its start delay). */
 		t->state = FS_PROPAGATING;
 		if (t->kind == FS_FLOW && t->npath == 0 && s->route) {
@@ -534,6 +672,11 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 		                    id, p[0]);
 	t->lat_s = lat;
 	t->ideal_s = t->bytes / bottleneck + lat;
+	if (s->nactive == s->act_cap) {
+		rc = grow_active(s);
+		if (rc < 0)
+			return ft_error_set(err, rc, "sim: out of memory");
+	}
 	t->state = FS_ACTIVE;
 	t->active_idx = s->nactive;
 	s->act_pf[s->nactive] = t->path_first;
@@ -549,31 +692,89 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	return 0;
 }
 
+/* One predecessor of @u is done (its path latency @lat): start @u when it was the last. */
+static int
+release(struct fs_sim *s, uint32_t u_id, double lat)
+{
+	struct fs_task *u = ft__fs_task(s, u_id);
+
+	if (lat > u->pred_lat_s)
+		u->pred_lat_s = lat;
+	if (FT_NEVER(u->npred == 0))
+		return 0;
+	if (--u->npred == 0) {
+		double d = u->delay_s + u->lat_mult * u->pred_lat_s;
+
+		u->state = FS_READY;
+		u->t_ready = s->now_s;
+		return ev_push(s, s->now_s + d, u_id, 0);
+	}
+	return 0;
+}
+
+/* A spawned flow is done: keep what the counters need, free its slot. */
+static int
+retire(struct fs_sim *s, uint32_t id)
+{
+	const struct fs_task *t = ft__fs_task(s, id);
+	double fct = t->t_done - t->t_start, ideal = t->ideal_s, done = t->t_done;
+	uint32_t tag = t->tag, bott = t->bott_link;
+
+	if (done > s->retired_makespan_s)
+		s->retired_makespan_s = done;
+	if (t->bytes > 0) {
+		if (ft_vec_push(&s->retired_fct, &fct) < 0 ||
+		    ft_vec_push(&s->retired_ideal, &ideal) < 0)
+			return FT_ENOMEM;
+		if (tag != FS_NONE && bott != FS_NONE) {
+			struct fs_tag_slowest *ts;
+
+			if (tag >= s->tag_slowest.len) {
+				size_t old = s->tag_slowest.len;
+
+				if (ft_vec_reserve(&s->tag_slowest, tag + 1 - old) < 0)
+					return FT_ENOMEM;
+				memset(&FT_VEC_AT(&s->tag_slowest, struct fs_tag_slowest, old), 0,
+				       (tag + 1 - old) * sizeof(struct fs_tag_slowest));
+				s->tag_slowest.len = tag + 1;
+			}
+			ts = &FT_VEC_AT(&s->tag_slowest, struct fs_tag_slowest, tag);
+			if (done > ts->t_done) {
+				ts->t_done = done;
+				ts->bott_link = bott;
+			}
+		}
+	}
+	return ft_vec_push(&s->free_ids, &id);
+}
+
 static int
 finish_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 {
 	struct fs_task *t = ft__fs_task(s, id);
 	double lat = t->lat_s;
 	uint32_t k;
+	int rc;
 
 	t->state = FS_DONE;
 	t->t_done = s->now_s;
 	s->ndone++;
-	for (k = s->succ_first[id]; k < s->succ_first[id + 1]; k++) {
-		struct fs_task *u = ft__fs_task(s, s->succ[k]);
-
-		if (lat > u->pred_lat_s)
-			u->pred_lat_s = lat;
-		if (FT_NEVER(u->npred == 0))
-			continue;
-		if (--u->npred == 0) {
-			double d = u->delay_s + u->lat_mult * u->pred_lat_s;
-
-			u->state = FS_READY;
-			u->t_ready = s->now_s;
-			if (ev_push(s, s->now_s + d, s->succ[k], 0) < 0)
-				return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	if (t->spawned) {
+		rc = retire(s, id);
+		if (rc < 0)
+			return ft_error_set(err, rc, "sim: out of memory");
+		t = ft__fs_task(s, id);
+		if (t->next != FS_NONE) {
+			rc = release(s, t->next, lat);
+			if (rc < 0)
+				return ft_error_set(err, rc, "sim: out of memory");
 		}
+		return 0;
+	}
+	for (k = s->succ_first[id]; k < s->succ_first[id + 1]; k++) {
+		rc = release(s, s->succ[k], lat);
+		if (rc < 0)
+			return ft_error_set(err, rc, "sim: out of memory");
 	}
 	return 0;
 }
@@ -694,9 +895,10 @@ ft__fs_run(struct fs_sim *s, double until_s, struct ft_error *err)
 			return 0;
 	if (rc < 0)
 		return rc;
-	if (s->ndone != ft__fs_ntasks(s))
+	if (s->ndone != s->ncreated)
 		return ft_error_set(err, FT_EINVAL,
-		                    "sim: %u of %u tasks never started (a dependency cycle)",
-		                    ft__fs_ntasks(s) - s->ndone, ft__fs_ntasks(s));
+		                    "sim: %llu of %llu tasks never started (a dependency cycle)",
+		                    (unsigned long long)(s->ncreated - s->ndone),
+		                    (unsigned long long)s->ncreated);
 	return 0;
 }

@@ -23,6 +23,7 @@
 enum fs_kind {
 	FS_FLOW,    /* carries bytes over a path */
 	FS_BARRIER, /* carries nothing: waits (delay + lat_mult x predecessor latency) */
+	FS_SPAWNER, /* a barrier that, when it starts, has the spawn callback add flows */
 };
 
 enum fs_state {
@@ -55,9 +56,12 @@ struct fs_task {
 	uint32_t tag;        /* caller's grouping (operation index), FS_NONE for none */
 	uint32_t active_idx; /* position in fs_sim.active while ACTIVE */
 	uint32_t bott_link;  /* link that limited its rate longest (its bottleneck), FS_NONE */
+	uint32_t next;       /* spawned: the one successor it releases, FS_NONE */
+	uint32_t path_cap;   /* room at path_first (a recycled slot reuses its path storage) */
 	uint8_t kind;        /* enum fs_kind */
 	uint8_t state;       /* enum fs_state */
-	uint8_t pad[2];
+	uint8_t spawned;     /* added during the run: retired when done, its slot recycled */
+	uint8_t pad;
 };
 
 struct fs_sim;
@@ -68,6 +72,18 @@ struct fs_sim;
  */
 typedef int fs_route_fn(void *ud, const struct fs_sim *s, uint32_t t, uint32_t *links, uint32_t max,
                         struct ft_error *err);
+
+/*
+ * Spawner task @t starts: add its flows now with ft__fs_spawn_flow() (the
+ * task's qp field is the caller's argument). Returns 0 or a negative FT_E*.
+ */
+typedef int fs_spawn_fn(void *ud, struct fs_sim *s, uint32_t t, struct ft_error *err);
+
+/* The slowest retired flow of one tag. */
+struct fs_tag_slowest {
+	double t_done;
+	uint32_t bott_link;
+};
 
 struct fs_event {
 	double t;
@@ -104,13 +120,24 @@ struct fs_sim {
 	double *act_since;  /* since when act_bott has been its bottleneck */
 	uint32_t *act_best; /* the link that has limited it longest so far */
 	double *act_best_s; /* for how long */
-	uint32_t ndone;
+	uint64_t ndone;
 	bool rates_dirty;
 	bool started;
 	struct ft_vec events; /* binary heap of struct fs_event */
 	uint64_t seq;
 	fs_route_fn *route;
 	void *route_ud;
+	fs_spawn_fn *spawn;
+	void *spawn_ud;
+	/* Spawned flows: slots of done ones are recycled; what the counters need of them is
+	 * kept here (FCT and ideal time per flow, the slowest per tag). */
+	struct ft_vec free_ids;    /* uint32_t */
+	struct ft_vec retired_fct; /* double */
+	struct ft_vec retired_ideal;
+	struct ft_vec tag_slowest; /* struct fs_tag_slowest, indexed by tag */
+	double retired_makespan_s;
+	uint64_t ncreated; /* tasks added, spawned ones included */
+	uint32_t act_cap;  /* room in the act_* arrays */
 	/* water-filling scratch, sized nlinks */
 	uint32_t *wf_cnt;
 	uint32_t *wf_off;
@@ -135,6 +162,16 @@ void ft__fs_release(struct fs_sim *s);
 int64_t ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
                         const uint32_t *path, uint32_t npath, uint32_t tag);
 int64_t ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t tag);
+/* A barrier (no delay) that calls s->spawn when it starts, with @arg in its qp field. */
+int64_t ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag);
+/*
+ * During the run, from the spawn callback: add a flow (routed when it starts) that, when
+ * done, releases @next (FS_NONE: nothing; naming a task as next makes it wait for this
+ * flow). With @start it starts now; without, it waits for the spawned flows that name it
+ * as their next (flowlets: add the last one first). Returns its id or a negative FT_E*.
+ */
+int64_t ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
+                          bool start, uint32_t next, uint32_t tag);
 /* @to starts only after @from is done. */
 int ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to) FT_MUST_CHECK;
 static inline struct fs_task *

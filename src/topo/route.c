@@ -23,7 +23,9 @@
  * - D-mod-K (IB-SM, OpenSM ftree): every NIC has a key, its position in
  *   leaf-major order (leaf index * leaf down ports + port). A leaf going up
  *   takes port key mod n_up; a spine going up takes (key / leaf_up) mod n_up;
- *   parallel down cables take key mod n. Each destination thus has one path
+ *   parallel down cables take the digit their switch's child used going up:
+ *   key mod n from a spine to a leaf, (key / leaf_up) mod n from a core to a
+ *   spine, so the way down is the reverse of the destination's way up. Each destination thus has one path
  *   from every source, and a shift permutation loads every up-link equally.
  * - Valiant (dragonfly): via an intermediate group picked by
  *   ft_mix64(flow_hash ^ salt_seed), then minimal.
@@ -253,7 +255,17 @@ dmodk_pick(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *li
 
 	if (in != UINT32_MAX)
 		key = t->nic_key[(size_t)t->v[in].node * t->nl_tpl.nnics + t->v[in].local];
-	if (v->kind == FT_V_SWITCH && t->l[links[0]].up && v->tier >= 2 && v->plane < t->ntrees)
+	/*
+	 * Going up, a spine takes the key's second digit (key / leaf_up). Going down over
+	 * parallel cables, a core must take that same digit: the cable it picks is the
+	 * reverse of the spine up-link the destination's own up route uses (links are
+	 * sorted by (up, dst), so the spine's up-link j is cable j mod cables of core
+	 * j / cables). Taking key mod n instead sends every flow of a core group (all
+	 * with the same leaf digit) down one cable: a shift permutation then piles up to
+	 * n flows on one core->spine link (IB-SM: ftree routes down the way it goes up).
+	 */
+	if (v->kind == FT_V_SWITCH && v->tier >= 2 && v->plane < t->ntrees &&
+	    (t->l[links[0]].up || v->tier >= 3))
 		div = t->trees[v->plane].up;
 	return (key / div) % n;
 }

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* cmocka.h needs the headers above it. */
@@ -798,11 +799,133 @@ test_straggler(void **state)
 	ft_scenario_free(sc);
 }
 
+/* The FCT statistics (selection, not sorting) equal sorted nearest-rank percentiles. */
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+test_fct_stats_select(void **state)
+{
+	static const size_t sizes[] = { 1, 2, 3, 7, 100, 1001, 4096 };
+	struct ft_rng rng;
+
+	(void)state;
+	ft_rng_seed(&rng, 11, 0);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+		double *fct = calloc(n, sizeof(double)), *ideal = calloc(n, sizeof(double));
+		double *a = calloc(n, sizeof(double)), *r = calloc(n, sizeof(double));
+		struct ft_sim_counters c = { 0 };
+
+		assert_true(fct && ideal && a && r);
+		for (size_t i = 0; i < n; i++) {
+			/* Few distinct values: many ties, as equal flows give. */
+			fct[i] = 1.0 + (double)ft_rng_below(&rng, si % 2 ? 5 : 1000);
+			ideal[i] = 1.0 + (double)ft_rng_below(&rng, 3);
+		}
+		assert_int_equal(ft__sim_fct_stats(fct, ideal, n, &c), 0);
+		memcpy(a, fct, n * sizeof(double));
+		qsort(a, n, sizeof(double), cmp_dbl);
+		assert_true(c.fct_min_s == a[0] && c.fct_max_s == a[n - 1]);
+		assert_true(c.fct_p50_s == ft__sim_pct(a, n, 0.5));
+		assert_true(c.fct_p99_s == ft__sim_pct(a, n, 0.99));
+		for (size_t i = 0; i < n; i++)
+			r[i] = fct[i] / ideal[i];
+		qsort(r, n, sizeof(double), cmp_dbl);
+		assert_true(c.slowdown_p50 == ft__sim_pct(r, n, 0.5));
+		assert_true(c.slowdown_p99 == ft__sim_pct(r, n, 0.99));
+		assert_true(c.slowdown_max == r[n - 1]);
+		memcpy(a, ideal, n * sizeof(double));
+		qsort(a, n, sizeof(double), cmp_dbl);
+		assert_true(c.ideal_p50_s == ft__sim_pct(a, n, 0.5));
+		free(fct);
+		free(ideal);
+		free(a);
+		free(r);
+	}
+}
+
+/*
+ * Hierarchical all-to-all on 4 DGX H100 (one rail-optimized unit): NVLink inside the node
+ * first, then between nodes GPU i to GPU i only, so every inter-node flow stays on its rail
+ * (NIC -> rail leaf -> NIC, no spine) and there are far fewer of them than in the direct one
+ * (4 x 3 x 8 = 96 instead of 32 x 24 = 768), each 8x larger.
+ */
+static void
+test_hier_alltoall_stays_on_rail(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	uint32_t rank_gpu[32];
+	double spine_bytes[3] = { 0, 0, 0 };
+	uint64_t nflows[3] = { 0, 0, 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
+	assert_int_equal(spec.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 32; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
+	/* h = 2: direct again, adaptive routing with flowlets (chained spawned flows). */
+	for (int h = 0; h < 3; h++) {
+		struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+			                  .algo = h == 1 ? FT_ALGO_HIERARCHICAL : FT_ALGO_DIRECT,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 32,
+			                  .ranks_per_node = 8,
+			                  .bytes = 32u << 20 };
+		struct ft_schedule sch;
+		struct ft_sim_cfg cfg;
+		struct ft_engine *e = NULL;
+		struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1 };
+		struct ft_sim_counters c;
+
+		ft_schedule_init(&sch);
+		assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.routing = spec.fabric.routing;
+		if (h == 2) {
+			cfg.routing = FT_ROUTING_ADAPTIVE;
+			cfg.flowlet_bytes = 256 << 10; /* 1 MiB per pair: 4 flowlets */
+		}
+		assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+		op.sched = &sch;
+		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+		assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
+		nflows[h] = c.nflows;
+		if (h == 2) /* every byte arrives, whatever the flowlets' paths */
+			assert_double_equal(c.bytes, 32.0 * 31 * (1 << 20), 1.0);
+		for (uint32_t l = 0; l < c.nlinks; l++) {
+			const struct ft_link *lk = ft_topo_link(t, l);
+
+			if (lk->kind == FT_L_FABRIC && lk->tier == 2)
+				spine_bytes[h] += c.link_bytes[l];
+		}
+		ft_flow_engine.destroy(e);
+		ft_schedule_release(&sch);
+	}
+	assert_int_equal(nflows[0], 32 * 31);
+	assert_int_equal(nflows[1], 4 * 8 * 7 + 96);
+	assert_int_equal(nflows[2], 4 * 32 * 31);
+	assert_true(spine_bytes[0] > 0);   /* direct: cross-rail pairs go through the spines */
+	assert_true(spine_bytes[1] == 0); /* hierarchical: every NIC talks to its own rail */
+	ft_topo_free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_flow_line_rate),
+		cmocka_unit_test(test_fct_stats_select),
+		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_maxmin_invariants_random),
 		cmocka_unit_test(test_fair_share_and_speed_up),
 		cmocka_unit_test(test_ring_closed_form),

@@ -621,6 +621,57 @@ test_dmodk(void **state)
 	ft_topo_free(t);
 }
 
+/*
+ * D-mod-K on the 512-node rail-optimized 3-tier DGX H100 fabric (radix 64: 4 pods, 64 cores
+ * with 16 parallel cables to each spine): a GPU shift permutation in rank order (rank = node
+ * x 8 + GPU), every GPU leaving and entering by its rail NIC, puts at most one flow on every
+ * fabric link, core->spine included (IB-SM: destination-based spreading is congestion-free on a
+ * non-blocking fat-tree). Taking key mod n on the core's parallel cables piled 16 on one.
+ */
+static void
+test_dmodk_rail_3tier(void **state)
+{
+	static const uint32_t shifts[] = { 1, 7, 8, 9, 31, 256, 257, 1000, 2048, 4095 };
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
+	struct ft_topo *t;
+	uint32_t nl, n, *load, worst_core = 0;
+
+	(void)state;
+	if (ft_spec_resolve("dgx-h100:512", &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
+	t = build_or_fail(&s);
+	nl = ft_topo_nlinks(t);
+	n = ft_spec_ngpus(&s);
+	load = calloc(nl, sizeof(*load));
+	assert_non_null(load);
+	for (size_t k = 0; k < sizeof(shifts) / sizeof(shifts[0]); k++) {
+		memset(load, 0, nl * sizeof(*load));
+		for (uint32_t r = 0; r < n; r++) {
+			uint32_t d = (r + shifts[k]) % n;
+			uint32_t src = ft_topo_gpu(t, r / 8, r % 8), dst = ft_topo_gpu(t, d / 8, d % 8);
+			struct ft_path p;
+
+			assert_int_equal(ft_route_path(t, src, dst, &pol, &p), 0);
+			for (uint32_t h = 0; h < p.nlinks; h++)
+				if (ft_topo_link(t, p.links[h])->kind == FT_L_FABRIC)
+					load[p.links[h]]++;
+		}
+		for (uint32_t l = 0; l < nl; l++) {
+			if (load[l] > 1)
+				fail_msg("shift %u: link %u (tier %u) carries %u flows", shifts[k], l,
+				         (unsigned)ft_topo_link(t, l)->tier, load[l]);
+			if (ft_topo_link(t, l)->tier == 3 && load[l] > worst_core)
+				worst_core = load[l];
+		}
+	}
+	assert_int_equal(worst_core, 1); /* the shifts do cross the core */
+	free(load);
+	ft_topo_free(t);
+}
+
 static uint32_t
 count_globals(const struct ft_topo *t, const struct ft_path *p)
 {
@@ -1124,6 +1175,7 @@ main(void)
 		cmocka_unit_test(test_node_interior), cmocka_unit_test(test_fattree_counts),
 		cmocka_unit_test(test_fattree_paths), cmocka_unit_test(test_diameter_matches_bfs),
 		cmocka_unit_test(test_ecmp_spread),   cmocka_unit_test(test_dmodk),
+		cmocka_unit_test(test_dmodk_rail_3tier),
 		cmocka_unit_test(test_dragonfly),     cmocka_unit_test(test_torus_dor),
 		cmocka_unit_test(test_down_links),    cmocka_unit_test(test_rail_and_planes),
 		cmocka_unit_test(test_stats),         cmocka_unit_test(test_export),
