@@ -17,14 +17,6 @@
 int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err);
 
 /*
- * Save a command's results with this host's fingerprint (for --save), and
- * say "saved run N to PATH" on stderr. Returns 0 or an FT_E* code (the error
- * is reported).
- */
-int cli_archive_save(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
-                     const struct ft_finding *findings, size_t nfindings, int64_t *run_id);
-
-/*
  * Load what @ref names into @records (struct ft_archive_record): a file (a
  * fabtune export, all its runs), a run reference (12, latest, latest~N) or,
  * when @baseline_ok, a baseline name (also as "baseline:NAME"). The archive

@@ -36,35 +36,6 @@ cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *e
 	return ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, ar, err);
 }
 
-int
-cli_archive_save(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
-                 const struct ft_finding *findings, size_t nfindings, int64_t *run_id)
-{
-	struct ft_error err = { 0 };
-	struct ft_fingerprint fp;
-	struct ft_archive *ar;
-	int64_t id = 0;
-	int rc;
-
-	ft_fingerprint_init(&fp);
-	rc = ft_fingerprint_collect(&fp, &err);
-	if (rc == 0)
-		rc = cli_archive_open(ctx, &ar, &err);
-	if (rc == 0) {
-		rc = ft_archive_save(ar, run, obs, findings, nfindings, &fp, &id, &err);
-		if (rc == 0)
-			fprintf(stderr, "fabtune %s: saved run %" PRId64 " to %s\n", ctx->cmd, id,
-			        ft_archive_path(ar));
-		ft_archive_close(ar);
-	}
-	ft_fingerprint_release(&fp);
-	if (rc < 0)
-		cli_error(ctx, "%s", ft_error_msg(&err, rc));
-	else if (run_id)
-		*run_id = id;
-	return rc;
-}
-
 static bool
 is_file(const char *path)
 {
