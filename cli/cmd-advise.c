@@ -195,20 +195,11 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 			return EXIT_USAGE;
 		}
 	}
-	if (n == 0 && !diag_probe_wanted(&po)) {
-		cli_error(ctx, "no input files and no --probe (see fabtune advise --help)");
-		return EXIT_USAGE;
-	}
 	diag_inputs_init(&in);
 	ft_advice_set_init(&s);
-	rc = diag_inputs_load(&in, argv + 1, (size_t)n, in_format, expect, spec, ctx);
-	if (rc == 0)
-		rc = diag_inputs_probe(&in, &po, ctx);
+	rc = diag_inputs_gather(&in, argv + 1, (size_t)n, in_format, expect, spec, &po, ctx, &din);
 	if (rc)
 		goto out;
-	din.obs = &in.obs;
-	din.expect = in.expect.data;
-	din.nexpect = in.expect.len;
 	rc = ft_advise(&din, NULL, &s, &err);
 	if (rc < 0) {
 		rc = cli_fail(ctx, rc, &err);

@@ -51,7 +51,12 @@ diag_expectations_from_spec(const char *spec, const struct ft_run *measured, str
 	return rc;
 }
 
-int
+/*
+ * Parse @nfiles files (format @format, NULL = detect), read @expect_file and
+ * ask the model for @spec's expectations. Prints the error and returns the
+ * exit code on failure, 0 on success.
+ */
+static int
 diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char *format,
 		 const char *expect_file, const char *spec, struct cli_ctx *ctx)
 {
@@ -95,7 +100,13 @@ diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char
 	return 0;
 }
 
-int
+static bool
+diag_probe_wanted(const struct diag_probe_opts *po)
+{
+	return po->probe || po->root || po->interval_s > 0;
+}
+
+static int
 diag_inputs_probe(struct diag_inputs *in, const struct diag_probe_opts *po, struct cli_ctx *ctx)
 {
 	struct ft_probe_cfg cfg = { 0 };
@@ -113,6 +124,28 @@ diag_inputs_probe(struct diag_inputs *in, const struct diag_probe_opts *po, stru
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
 	in->nfiles++;
+	return 0;
+}
+
+int
+diag_inputs_gather(struct diag_inputs *in, char **files, size_t nfiles, const char *format,
+		   const char *expect_file, const char *spec, const struct diag_probe_opts *po,
+		   struct cli_ctx *ctx, struct ft_diag_input *din)
+{
+	int rc;
+
+	if (nfiles == 0 && !diag_probe_wanted(po)) {
+		cli_error(ctx, "no input files and no --probe (see fabtune %s --help)", ctx->cmd);
+		return EXIT_USAGE;
+	}
+	rc = diag_inputs_load(in, files, nfiles, format, expect_file, spec, ctx);
+	if (rc == 0)
+		rc = diag_inputs_probe(in, po, ctx);
+	if (rc)
+		return rc;
+	din->obs = &in->obs;
+	din->expect = in->expect.data;
+	din->nexpect = in->expect.len;
 	return 0;
 }
 
@@ -302,20 +335,11 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (list)
 		return list_rules(ctx);
-	if (n == 0 && !diag_probe_wanted(&po)) {
-		cli_error(ctx, "no input files and no --probe (see fabtune diagnose --help)");
-		return EXIT_USAGE;
-	}
 	diag_inputs_init(&in);
 	ft_findings_init(&f);
-	rc = diag_inputs_load(&in, argv + 1, (size_t)n, format, expect, spec, ctx);
-	if (rc == 0)
-		rc = diag_inputs_probe(&in, &po, ctx);
+	rc = diag_inputs_gather(&in, argv + 1, (size_t)n, format, expect, spec, &po, ctx, &din);
 	if (rc)
 		goto out;
-	din.obs = &in.obs;
-	din.expect = in.expect.data;
-	din.nexpect = in.expect.len;
 	rc = ft_diag_run(&din, &f, &err);
 	if (rc < 0) {
 		rc = cli_fail(ctx, rc, &err);

@@ -26,14 +26,6 @@ struct diag_inputs {
 void diag_inputs_init(struct diag_inputs *in);
 void diag_inputs_release(struct diag_inputs *in);
 
-/*
- * Parse @nfiles files (format @format, NULL = detect), read @expect_file and
- * ask the model for @spec's expectations. Prints the error and returns the
- * exit code on failure, 0 on success.
- */
-int diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char *format,
-		     const char *expect_file, const char *spec, struct cli_ctx *ctx);
-
 /* Options that make a command probe this host (or a captured tree) as one more input. */
 struct diag_probe_opts {
 	bool probe;	   /* --probe */
@@ -41,14 +33,17 @@ struct diag_probe_opts {
 	double interval_s; /* --interval TIME: counter rates (implies --probe) */
 };
 
-/* Probe per @po when asked, appending to @in. Prints the error and returns the exit code. */
-int diag_inputs_probe(struct diag_inputs *in, const struct diag_probe_opts *po,
-		      struct cli_ctx *ctx);
-static inline bool
-diag_probe_wanted(const struct diag_probe_opts *po)
-{
-	return po->probe || po->root || po->interval_s > 0;
-}
+/*
+ * Gather the inputs of diagnose and advise into @in (initialized by the
+ * caller) and point @din at them: parse @nfiles files (format @format, NULL =
+ * detect), read @expect_file, ask the model for @spec's expectations, and
+ * probe this host per @po. No file and no probe is a usage error. Prints the
+ * error and returns the exit code on failure, 0 on success.
+ */
+int diag_inputs_gather(struct diag_inputs *in, char **files, size_t nfiles, const char *format,
+		       const char *expect_file, const char *spec,
+		       const struct diag_probe_opts *po, struct cli_ctx *ctx,
+		       struct ft_diag_input *din);
 
 /*
  * Expectations of the analytic model on cluster @spec (a file or a preset) for
