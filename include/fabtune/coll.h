@@ -117,6 +117,13 @@ FT_API enum ft_algo ft_coll_default_algo(enum ft_op op);
  */
 #define FT_SCHED_INNET UINT32_MAX
 
+/*
+ * Peers an all-to-all keeps in progress at once per rank: its shift rounds
+ * run this many at a time, each one message per connection with a fixed
+ * per-message cost (the model and the flow engine both charge it).
+ */
+#define FT_COLL_A2A_WINDOW 4
+
 /* One flow of a schedule. */
 struct ft_sched_flow {
 	uint32_t src; /* rank */

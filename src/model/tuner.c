@@ -394,6 +394,13 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
 	           2.0 * (N - 1) * h.inter;
 }
 
+/* Waves of an all-to-all among @m members: m - 1 shift rounds, a window at a time. */
+static double
+a2a_waves(double m)
+{
+	return m > 1 ? ceil((m - 1) / FT_COLL_A2A_WINDOW) : 0;
+}
+
 /*
  * All-to-all (kb NA-BUSBW: S is what each rank sends in all). Direct: the
  * NVLink part ((ppn-1)/n of S per GPU) and the network part (ppn(n-ppn)/n of
@@ -416,8 +423,14 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
 		t_intra = N > 1 ? (ppn - 1) / ppn / l->p2p_Bps : (ppn - 1) / n / l->p2p_Bps;
 	pick_terms(l, t_intra / eff, t_inter / eff, a == FT_ALGO_DIRECT,
 	           inter_name(l, l->a2a_factor, l->a2a_what), c);
-	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (ppn > 1 ? h.intra : 0) +
-	           (N > 1 ? h.inter : 0);
+	/* One message per peer, FT_COLL_A2A_WINDOW peers at a time, each paying the
+	 * per-message latency of its link class (kb NA-MODEL hwLatencies). */
+	if (a == FT_ALGO_DIRECT)
+		c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) +
+		           a2a_waves(n) * (N > 1 ? h.inter : h.intra);
+	else
+		c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + a2a_waves(ppn) * h.intra +
+		           (N > 1 ? a2a_waves(N) * h.inter : 0);
 }
 
 /* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses one NIC. */

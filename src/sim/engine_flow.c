@@ -47,7 +47,9 @@ struct flow_engine {
 struct a2a_phase {
 	uint32_t *rank_gpu; /* a copy of the op's placement */
 	uint32_t m, stride, ngroups, tag;
-	double wire; /* wire bytes per pair */
+	double wire;        /* wire bytes per pair */
+	double msg_net_s;   /* per-message cost of a round that leaves a node */
+	double msg_local_s; /* per-message cost of a round inside the nodes */
 };
 
 struct a2a_round {
@@ -269,6 +271,16 @@ map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_s
  * A round is a spawner and an end barrier: its flows are made when the
  * spawner starts and their slots are recycled when they are done, so memory
  * holds the rounds in flight, not the n(n-1) pairs of the phase.
+ *
+ * Every round is one message per connection, and a message has a fixed cost
+ * on top of its bytes: posting it, the proxy's work and the receiver's
+ * clear-to-send before the data moves. The round's end barrier waits that
+ * cost, NCCL's Simple-protocol hardware latency of the link class the round
+ * uses: NET (14 us) when any of its pairs leaves a node, else the in-node
+ * step cost (kb NA-MODEL hwLatencies). While one round waits, the other
+ * rounds of the window keep the links busy, so the cost only shows when the
+ * messages are small: a flat all-to-all over n ranks pays it n - 1 times per
+ * window, a hierarchical one (ppn - 1) + (n / ppn - 1) times.
  */
 static int
 submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -288,6 +300,8 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	ap.ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	ap.tag = tag;
 	ap.wire = (double)ph->bytes_per_pair / eff;
+	ap.msg_net_s = ft_coll_hw_latency(FT_HW_NET, op->sched->algo, op->sched->proto);
+	ap.msg_local_s = op->sched->step_lat_s;
 	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));
 	if (!ap.rank_gpu || !ends || ft_vec_push(&fe->a2a, &ap) < 0) {
@@ -355,6 +369,7 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 	uint32_t arg = ft__fs_task(s, id)->qp, g, i;
 	const struct a2a_round *rd;
 	const struct a2a_phase *ap;
+	bool net = false;
 
 	if (arg >= fe->a2a_rounds.len)
 		return ft_error_set(err, FT_EINVAL, "sim: spawner %u names no round", id);
@@ -371,11 +386,15 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 
 			if (a == b)
 				continue;
+			if (!net && ft_topo_vertex(fe->topo, a)->node != ft_topo_vertex(fe->topo, b)->node)
+				net = true;
 			rc = spawn_conn(fe, ap->wire, a, b, rd->end, ap->tag);
 			if (rc < 0)
 				return ft_error_set(err, rc, "sim: out of memory spawning a round");
 		}
 	}
+	/* The end barrier is not ready before its flows are done: its wait can still be set. */
+	ft__fs_task(s, rd->end)->delay_s = net ? ap->msg_net_s : ap->msg_local_s;
 	return 0;
 }
 

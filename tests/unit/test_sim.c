@@ -445,8 +445,14 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 	}
 	want /= nch; /* channels split the bytes, each on its own rail */
 	want += steps * (lat + s.step_lat_s) + s.base_lat_s;
-	if (op == FT_OP_ALLTOALL)
+	if (op == FT_OP_ALLTOALL) {
+		double waves = ceil((n - 1) / FT_SIM_A2A_WINDOW);
+
 		want += (FT_SIM_A2A_WINDOW - 1) * lat; /* round waves, each one path latency */
+		/* and each one message cost: in-node rounds pay the step cost */
+		want += waves * (nranks > ppn ? ft_coll_hw_latency(FT_HW_NET, algo, FT_PROTO_SIMPLE)
+		                               : s.step_lat_s);
+	}
 	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
 	run_sc(sc, "flow", &rep);
 	assert_double_equal(op_time_s(&rep), want, want * 0.01);
@@ -503,6 +509,46 @@ static void
 test_alltoall_closed_form_topo(void **state)
 {
 	closed_form_case("dgx-h100", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, 1u << 30, 1);
+}
+
+/*
+ * A tiny all-to-all is all message costs: 15 peers, 4 at a time, so 4 waves,
+ * each a message that leaves the node (NCCL's NET Simple latency, 14 us) and
+ * its path latency, after the launch and the phase's step cost.
+ */
+static void
+test_alltoall_message_cost(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 1024 };
+	struct ft_sim_sweep_args sw = { .spec = "dgx-h100:2",
+		                        .op = FT_OP_ALLTOALL,
+		                        .algo = FT_ALGO_DIRECT,
+		                        .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = 1024,
+		                        .max_bytes = 1024 };
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	double bott, lat, want, msg = ft_coll_hw_latency(FT_HW_NET, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+
+	(void)state;
+	assert_double_equal(msg, 14e-6, 1e-12);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	route_stats("dgx-h100:2", &s, 8, &bott, &lat);
+	want = s.base_lat_s + s.step_lat_s + 4 * (msg + lat);
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	run_sc(sc, "flow", &rep);
+	assert_double_equal(op_time_s(&rep), want, want * 0.01);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	ft_schedule_release(&s);
 }
 
 static const char *const det_scenario = "name: det\n"
@@ -936,6 +982,7 @@ main(void)
 		cmocka_unit_test(test_analytic_engine_is_the_model),
 		cmocka_unit_test(test_tree_closed_form_topo),
 		cmocka_unit_test(test_alltoall_closed_form_topo),
+		cmocka_unit_test(test_alltoall_message_cost),
 		cmocka_unit_test(test_same_seed_same_bytes),
 		cmocka_unit_test(test_engines_agree_uncontended),
 		cmocka_unit_test(test_degraded_nic_slows_ring),
