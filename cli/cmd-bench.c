@@ -627,6 +627,42 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 
 /* ---- the launcher (--np N) --------------------------------------------------------- */
 
+/* Whether process @pid is stopped (SIGSTOP, SIGTSTP or a tracer), from /proc/PID/stat. */
+static bool
+proc_stopped(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
+/*
+ * A rank gave up: name the ranks that are stopped, not dead, which no peer
+ * can tell apart from a slow or hung one (a peer names only the rank it
+ * waited on).
+ */
+static void
+name_stopped(uint32_t n, struct cli_ctx *ctx)
+{
+	uint32_t r;
+
+	for (r = 0; r < n; r++)
+		if (child_pids[r] > 0 && proc_stopped(child_pids[r]))
+			cli_error(ctx, "rank %u (pid %d) is stopped (not running, not dead): "
+			          "it is the one that stopped answering", r, (int)child_pids[r]);
+}
+
 static int
 launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 {
@@ -748,6 +784,8 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 			worst = rc;
 		if (rc != 0 && first_bad < 0) {
 			first_bad = (int)r;
+			if (!stop_flag)
+				name_stopped((uint32_t)nchildren, ctx);
 			/* the others must stop on their own within the timeout; then we stop them
 			 */
 			deadline = ft_now_s() + (o->timeout > 0 ? o->timeout : 30) + 1;

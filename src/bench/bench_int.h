@@ -66,6 +66,7 @@ struct ft_ep {
 	struct ft_world *w;
 	double timeout_s;
 	volatile sig_atomic_t *stop;
+	uint32_t spin_polls; /* busy polls before sleeping; 0 at open: the ops' default */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 };

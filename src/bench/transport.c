@@ -189,6 +189,8 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 	(*out)->w = w;
 	(*out)->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
 	(*out)->stop = cfg->stop;
+	if ((*out)->spin_polls == 0)
+		(*out)->spin_polls = (uint32_t)(*out)->ops->spin_polls;
 	return 0;
 }
 
@@ -240,7 +242,7 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 		 * Busy-poll briefly (a reply is often microseconds away), then sleep
 		 * in the transport's poll() so that ranks sharing a core can run.
 		 */
-		rc = ep->ops->progress(ep, spins < (uint64_t)ep->ops->spin_polls ? 0 : 10, err);
+		rc = ep->ops->progress(ep, spins < ep->spin_polls ? 0 : 10, err);
 		if (rc < 0)
 			return rc;
 		if (rc > 0 || last == 0) {

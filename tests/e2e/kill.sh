@@ -39,12 +39,17 @@ for t in tcp shm tcp-stop; do
 		if ! grep -Eq 'rank [02] \(host [^)]*\): rank [0-2] \(host [^)]*\) stopped answering' "$tmp/err"; then
 			echo "not ok: $t: no rank reported a silent peer"; fail=1; continue
 		fi
+		# and the launcher, which sees its children's state, names the stopped one
+		if ! grep -q 'rank 1 (pid [0-9]*) is stopped' "$tmp/err"; then
+			echo "not ok: $t: the launcher did not name the stopped rank 1"; fail=1; continue
+		fi
 	elif ! grep -q 'rank 1 (pid [0-9]*) was killed by signal 9' "$tmp/err"; then
 		echo "not ok: $t: the launcher did not name rank 1"; fail=1; continue
 	fi
 	# killed: the survivors name the rank they lost (rank 1), or a rank that left
 	# after it. (Silent: a survivor can only name the peer it was waiting on,
-	# which is rank 1 or, through the ring, the rank behind it; checked above.)
+	# which is rank 1 or, through the ring, the rank behind it; the launcher
+	# names rank 1 by its process state; checked above.)
 	if [ "$sig" != STOP ] && ! grep -Eq 'rank [02] \(host [^)]*\): .*rank 1 \(host' "$tmp/err"; then
 		echo "not ok: $t: no surviving rank named rank 1"; fail=1; continue
 	fi
