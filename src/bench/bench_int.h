@@ -95,6 +95,8 @@ int ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struc
 
 extern const struct ft_transport_ops ft_tcp_transport;
 extern const struct ft_transport_ops ft_shm_transport;
+/* Does this shm endpoint run the collectives directly on buffers in its segment? */
+bool ft__shm_direct(const struct ft_ep *ep);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 extern const struct ft_transport_ops ft_nccl_transport;

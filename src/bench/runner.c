@@ -383,6 +383,9 @@ coll_algo(const struct ft_ep *ep, enum ft_bench_pattern p)
 {
 	if (strcmp(ep->ops->name, "mpi") == 0 || strcmp(ep->ops->name, "nccl") == 0)
 		return "library";
+	/* shm with its buffers in the segment: every rank reads its peers' in place */
+	if (ft__shm_direct(ep))
+		return "direct";
 	switch (p) {
 	case FT_BENCH_ALLTOALL:
 		return "direct";

@@ -48,7 +48,8 @@ struct shm_ctl {
 	_Atomic uint64_t seq;
 	uint64_t send_off, recv_off, count; /* offsets from the buffer area's start */
 	uint32_t coll, dtype, op, ok;
-	char pad[CACHELINE - 6 * sizeof(uint64_t)];
+	int32_t root;
+	char pad[CACHELINE - 6 * sizeof(uint64_t) - sizeof(int32_t)];
 };
 _Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
 
@@ -423,6 +424,9 @@ shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 
 /* ---- buffers in the segment and the direct collectives ------------------------ */
 
+static int shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a,
+                    struct ft_error *err);
+
 static void *
 shm_mem_alloc(struct ft_ep *base, size_t bytes)
 {
@@ -521,32 +525,115 @@ slice(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
 }
 
 /*
- * all_reduce on buffers in the segment. Call c: publish this rank's offsets
- * and seq 2c-1; once every rank is there, reduce slice r of all inputs into
- * every rank's output; publish 2c and wait for everyone's 2c, after which
- * nobody touches this rank's buffers until the next call publishes 2c+1.
- * In place (sendbuf == recvbuf) works because slice r of every buffer is only
- * touched by rank r, which reads a piece of all inputs before writing it.
+ * d[0..cnt) = in[start] op in[start+1] op ... (all n inputs, at byte @off).
+ * @d may be in[start] + off exactly (in place), never another input.
+ */
+static void
+reduce_piece(char *d, const char *const *in, uint32_t n, uint32_t start, size_t off, size_t cnt,
+             const struct ft_bench_coll_args *a)
+{
+	uint32_t k;
+
+	ft__data_reduce3(d, in[start] + off, in[(start + 1) % n] + off, cnt, a->dtype, a->op);
+	for (k = 2; k < n; k++)
+		ft__data_reduce(d, in[(start + k) % n] + off, cnt, a->dtype, a->op);
+}
+
+/*
+ * The collective itself, once every rank's buffers are known: @in and @out
+ * are every rank's send and receive buffers as mapped here. Each rank only
+ * writes what no other rank reads during the call (see direct_coll).
+ */
+static void
+direct_body(struct shm_ep *ep, const struct ft_bench_coll_args *a, const char *const *in,
+            char *const *out)
+{
+	uint32_t n = ep->nranks, r = ep->rank, root = (uint32_t)a->root, k;
+	size_t es = ft_dtype_size(a->dtype), bytes = a->count * es, first, len, off, end;
+
+	switch (a->coll) {
+	case FT_BENCH_ALL_REDUCE:
+	case FT_BENCH_REDUCE:
+		/*
+		 * Rank r reduces slice r of all inputs and writes it to every output
+		 * (all_reduce) or to the root's (reduce): n ranks share the work.
+		 */
+		slice(a->count, n, r, &first, &len);
+		end = (first + len) * es;
+		for (off = first * es; off < end; off += PIECE_BYTES) {
+			size_t pb = FT_MIN((size_t)PIECE_BYTES, end - off);
+
+			if (a->coll == FT_BENCH_REDUCE) {
+				reduce_piece(out[root] + off, in, n, root, off, pb / es, a);
+				continue;
+			}
+			reduce_piece(out[r] + off, in, n, r, off, pb / es, a);
+			for (k = 1; k < n; k++)
+				memcpy(out[(r + k) % n] + off, out[r] + off, pb);
+		}
+		break;
+	case FT_BENCH_REDUCE_SCATTER:
+		/* block r of every input, reduced into this rank's output */
+		for (off = 0; off < bytes; off += PIECE_BYTES) {
+			size_t pb = FT_MIN((size_t)PIECE_BYTES, bytes - off);
+
+			reduce_piece(out[r] + off, in, n, r, (size_t)r * bytes + off, pb / es, a);
+		}
+		break;
+	case FT_BENCH_ALL_GATHER:
+		for (k = 0; k < n; k++)
+			if (out[r] + (size_t)k * bytes != in[k])
+				memcpy(out[r] + (size_t)k * bytes, in[k], bytes);
+		break;
+	case FT_BENCH_ALLTOALL:
+		for (k = 0; k < n; k++)
+			memcpy(out[r] + (size_t)k * bytes, in[k] + (size_t)r * bytes, bytes);
+		break;
+	case FT_BENCH_BROADCAST:
+		if (out[r] != in[root])
+			memcpy(out[r], in[root], bytes);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * A collective on buffers in the segment. Call c: publish this rank's
+ * buffer offsets and seq 2c-1; once every rank is there, every rank reads
+ * the inputs it needs in place and writes its share of the outputs; it then
+ * publishes 2c and waits for everyone's 2c, after which nobody touches this
+ * rank's buffers until the next call publishes 2c+1.
+ *
+ * In place works because the reductions split the elements: slice r of
+ * every buffer is only touched by rank r, which reads a piece of all inputs
+ * before writing it. The copies only write their own rank's output, and
+ * alltoall, whose in-place layout would have a peer read what this rank
+ * overwrites, takes the ring instead.
  */
 static int
-direct_all_reduce(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	uint32_t n = ep->nranks, r = ep->rank, k;
-	size_t es = ft_dtype_size(a->dtype), bytes = a->count * es, first, len, off, end;
+	size_t es = ft_dtype_size(a->dtype), sb, rb;
 	struct shm_ctl *me = &ep->ctl[r];
 	uint64_t c = ++ep->calls;
 	const char *in[FT_SHM_DIRECT_MAX];
 	char *out[FT_SHM_DIRECT_MAX];
+	const char *s0 = a->sendbuf, *r0 = a->recvbuf;
 	bool ok = true;
 	int rc;
 
-	me->ok = in_area(ep, r, a->sendbuf, bytes) && in_area(ep, r, a->recvbuf, bytes);
-	me->send_off = me->ok ? (uint64_t)((const char *)a->sendbuf - ep->bufs) : 0;
-	me->recv_off = me->ok ? (uint64_t)((char *)a->recvbuf - ep->bufs) : 0;
+	ft__coll_bufsizes(a->coll, a->count, es, n, &sb, &rb);
+	me->ok = in_area(ep, r, s0, sb) && in_area(ep, r, r0, rb) &&
+	         (a->coll != FT_BENCH_ALLTOALL || s0 + sb <= r0 || r0 + rb <= s0);
+	me->send_off = me->ok ? (uint64_t)(s0 - ep->bufs) : 0;
+	me->recv_off = me->ok ? (uint64_t)(r0 - ep->bufs) : 0;
 	me->count = a->count;
 	me->coll = (uint32_t)a->coll;
 	me->dtype = (uint32_t)a->dtype;
 	me->op = (uint32_t)a->op;
+	me->root = a->root;
 	atomic_store_explicit(&me->seq, 2 * c - 1, memory_order_release);
 	rc = wait_all(ep, 2 * c - 1, err);
 	if (rc < 0)
@@ -557,7 +644,8 @@ direct_all_reduce(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct 
 
 		ok = ok && pc->ok && pc->count == a->count && pc->coll == (uint32_t)a->coll &&
 		     pc->dtype == (uint32_t)a->dtype && pc->op == (uint32_t)a->op &&
-		     off_in_area(ep, k, pc->send_off, bytes) && off_in_area(ep, k, pc->recv_off, bytes);
+		     pc->root == a->root && off_in_area(ep, k, pc->send_off, sb) &&
+		     off_in_area(ep, k, pc->recv_off, rb);
 		if (ok) {
 			in[k] = ep->bufs + pc->send_off;
 			out[k] = ep->bufs + pc->recv_off;
@@ -567,20 +655,18 @@ direct_all_reduce(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct 
 		atomic_store_explicit(&me->seq, 2 * c, memory_order_release);
 		return FT_ENOTSUP;
 	}
-	slice(a->count, n, r, &first, &len);
-	end = (first + len) * es;
-	for (off = first * es; off < end; off += PIECE_BYTES) {
-		size_t pb = FT_MIN((size_t)PIECE_BYTES, end - off), pc = pb / es;
-		char *d = out[r] + off;
-
-		ft__data_reduce3(d, in[r] + off, in[(r + 1) % n] + off, pc, a->dtype, a->op);
-		for (k = 2; k < n; k++)
-			ft__data_reduce(d, in[(r + k) % n] + off, pc, a->dtype, a->op);
-		for (k = 1; k < n; k++)
-			memcpy(out[(r + k) % n] + off, d, pb);
-	}
+	direct_body(ep, a, in, out);
 	atomic_store_explicit(&me->seq, 2 * c, memory_order_release);
 	return wait_all(ep, 2 * c, err);
+}
+
+bool
+ft__shm_direct(const struct ft_ep *base)
+{
+	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
+
+	return base->ops->coll == shm_coll && ep->bufs && ep->nranks >= 2 &&
+	       ep->nranks <= FT_SHM_DIRECT_MAX;
 }
 
 static int
@@ -589,10 +675,22 @@ shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
 
 	/* the same test on every rank: the same pattern, world and segment layout */
-	if (a->coll != FT_BENCH_ALL_REDUCE || !ep->bufs || ep->nranks < 2 ||
-	    ep->nranks > FT_SHM_DIRECT_MAX)
+	if (!ft__shm_direct(base))
 		return FT_ENOTSUP;
-	return direct_all_reduce(ep, a, err);
+	switch (a->coll) {
+	case FT_BENCH_ALL_REDUCE:
+	case FT_BENCH_REDUCE:
+	case FT_BENCH_REDUCE_SCATTER:
+	case FT_BENCH_ALL_GATHER:
+	case FT_BENCH_ALLTOALL:
+	case FT_BENCH_BROADCAST:
+		if ((a->coll == FT_BENCH_REDUCE || a->coll == FT_BENCH_BROADCAST) &&
+		    (a->root < 0 || (uint32_t)a->root >= ep->nranks))
+			return FT_ENOTSUP;
+		return direct_coll(ep, a, err);
+	default:
+		return FT_ENOTSUP;
+	}
 }
 
 const struct ft_transport_ops ft_shm_transport = {
