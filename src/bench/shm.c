@@ -477,6 +477,21 @@ shm_mem_free(struct ft_ep *base, void *p)
 		ep->area_used = 0;
 }
 
+static int
+check_all_alive(struct shm_ep *ep, struct ft_error *err)
+{
+	uint32_t p;
+
+	for (p = 0; p < ep->nranks; p++) {
+		char who[96];
+
+		if (p != ep->rank && kill(ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH)
+			return ft_error_set(err, FT_EPEER, "%s is gone (its process exited)",
+			                    ft__world_who(ep->base.w, p, who, sizeof(who)));
+	}
+	return 0;
+}
+
 /* Wait until every rank's sequence number reaches @want. */
 static int
 wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
@@ -484,6 +499,7 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 	double start = 0, now;
 	unsigned spins = 0;
 	uint32_t p;
+	int rc;
 
 	for (p = 0; p < ep->nranks; p++) {
 		while (atomic_load_explicit(&ep->ctl[p].seq, memory_order_acquire) < want) {
@@ -500,9 +516,10 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 				start = now;
 			if (ep->base.stop && *ep->base.stop)
 				return ft_error_set(err, FT_EINTR, "interrupted");
-			if (kill(ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH)
-				return ft_error_set(err, FT_EPEER, "%s is gone (its process exited)",
-				                    ft__world_who(ep->base.w, p, who, sizeof(who)));
+			/* any rank that died, not only this one: it may be what p waits on */
+			rc = check_all_alive(ep, err);
+			if (rc < 0)
+				return rc;
 			if (now - start > ep->base.timeout_s)
 				return ft_error_set(
 				        err, FT_ETIMEDOUT,
