@@ -446,12 +446,12 @@ shm_mem_alloc(struct ft_ep *base, size_t bytes)
 static bool
 in_area(const struct shm_ep *ep, uint32_t rank, const void *p, size_t bytes)
 {
-	const char *lo, *c = p;
+	uintptr_t lo, c = (uintptr_t)p;
 
 	if (!ep->bufs)
 		return false;
-	lo = ep->bufs + (size_t)rank * ep->area_bytes;
-	return c >= lo && c <= lo + ep->area_bytes && bytes <= (size_t)(lo + ep->area_bytes - c);
+	lo = (uintptr_t)ep->bufs + (uintptr_t)rank * ep->area_bytes;
+	return c >= lo && c - lo <= ep->area_bytes && bytes <= ep->area_bytes - (c - lo);
 }
 
 /* The same for an offset published by rank @rank (never trusted blindly). */
@@ -517,9 +517,12 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 			if (ep->base.stop && *ep->base.stop)
 				return ft_error_set(err, FT_EINTR, "interrupted");
 			/* any rank that died, not only this one: it may be what p waits on */
-			rc = check_all_alive(ep, err);
-			if (rc < 0)
-				return rc;
+			if (now >= ep->next_check) {
+				ep->next_check = now + 0.05;
+				rc = check_all_alive(ep, err);
+				if (rc < 0)
+					return rc;
+			}
 			if (now - start > ep->base.timeout_s)
 				return ft_error_set(
 				        err, FT_ETIMEDOUT,
