@@ -18,6 +18,8 @@
  */
 #include "bench_int.h"
 
+#include <sched.h>
+
 #define MAX_SLICES 32
 #define MIN_SLICE  (128 * 1024)
 
@@ -51,6 +53,45 @@ ft__ep_close(struct ft_ep *ep)
 	ep->ops->close(ep);
 }
 
+/*
+ * Wait for one request the way MPI does with mpi_yield_when_idle: poll the
+ * transport without sleeping and yield the CPU between polls, for up to
+ * YIELD_WAIT_S without progress; only then sleep in the transport's wait
+ * (which owns the timeout and names a silent peer). A collective's next
+ * bytes are usually microseconds away, and on a loaded machine a rank that
+ * sleeps waits for a core again at every wake-up.
+ */
+#define YIELD_WAIT_S 0.002
+
+static int
+coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
+{
+	double since = 0;
+	unsigned polls = 0;
+
+	while (!r->done) {
+		int rc = ep->ops->progress(ep, 0, err);
+
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			since = 0;
+			continue;
+		}
+		sched_yield();
+		if (++polls % 16)
+			continue;
+		if (since == 0) {
+			since = ft__now();
+		} else if (ft__now() - since > YIELD_WAIT_S) {
+			break;
+		}
+		if (ep->stop && *ep->stop)
+			return ft_error_set(err, FT_EINTR, "interrupted");
+	}
+	return r->done ? 0 : ft__ep_wait1(ep, r, err);
+}
+
 static size_t
 slice_bytes(size_t bytes, size_t esize)
 {
@@ -81,13 +122,13 @@ step(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from
 	if (rc == 0)
 		rc = ft__ep_send(ep, &sr, to, sbuf, slen, err);
 	for (k = 0, off = 0; k < n && rc == 0; k++, off += sl) {
-		rc = ft__ep_wait1(ep, &rr[k], err);
+		rc = coll_wait(ep, &rr[k], err);
 		if (rc == 0 && red)
 			ft__data_reduce3((char *)red + off, (const char *)red_src + off,
 			                 (char *)rbuf + off, rr[k].len / esize, a->dtype, a->op);
 	}
 	if (rc == 0)
-		rc = ft__ep_wait1(ep, &sr, err);
+		rc = coll_wait(ep, &sr, err);
 	return rc;
 }
 
@@ -274,13 +315,13 @@ broadcast(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error 
 		                 FT_MIN(sl, bytes - off), err);
 	for (k = 0, off = 0; k < ns && rc == 0; k++, off += sl) {
 		if (!first)
-			rc = ft__ep_wait1(ep, &rr[k], err);
+			rc = coll_wait(ep, &rr[k], err);
 		if (rc == 0 && !last)
 			rc = ft__ep_send(ep, &sr[k], (r + 1) % n, (char *)a->recvbuf + off,
 			                 FT_MIN(sl, bytes - off), err);
 	}
 	for (k = 0; k < ns && rc == 0 && !last; k++)
-		rc = ft__ep_wait1(ep, &sr[k], err);
+		rc = coll_wait(ep, &sr[k], err);
 	return rc;
 }
 
@@ -315,7 +356,7 @@ reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *er
 		size_t len = FT_MIN(sl, bytes - off);
 
 		if (pos > 0) {
-			rc = ft__ep_wait1(ep, &rr[k], err);
+			rc = coll_wait(ep, &rr[k], err);
 			if (rc < 0)
 				break;
 			ft__data_reduce(work + off, tmp + off, len / es, a->dtype, a->op);
@@ -324,7 +365,7 @@ reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *er
 			rc = ft__ep_send(ep, &sr[k], (r + 1) % n, work + off, len, err);
 	}
 	for (k = 0; k < ns && rc == 0 && r != root; k++)
-		rc = ft__ep_wait1(ep, &sr[k], err);
+		rc = coll_wait(ep, &sr[k], err);
 	return rc;
 }
 
