@@ -256,6 +256,14 @@ struct ft_transport_ops {
 	int (*progress)(struct ft_ep *ep, int timeout_ms, struct ft_error *err);
 	/* Native collective (FT_ENOTSUP: use fabtune's ring/direct algorithms). */
 	int (*coll)(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err);
+	/*
+	 * The collectives' send and receive buffers (NULL when out of memory). A transport
+	 * whose ranks can map each other's memory (shm) hands out memory in a shared
+	 * segment, as NCCL's registered buffers, so that its `coll` reads and writes the
+	 * peers' buffers in place. Default: the heap.
+	 */
+	void *(*mem_alloc)(struct ft_ep *ep, size_t bytes);
+	void (*mem_free)(struct ft_ep *ep, void *p);
 	void (*close)(struct ft_ep *ep);
 	/* Non-blocking progress calls before a wait may sleep in progress(timeout) */
 	int spin_polls;

@@ -96,6 +96,8 @@ int ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struc
 
 extern const struct ft_transport_ops ft_tcp_transport;
 extern const struct ft_transport_ops ft_shm_transport;
+/* Does this shm endpoint run the collectives directly on buffers in its segment? */
+bool ft__shm_direct(const struct ft_ep *ep);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 extern const struct ft_transport_ops ft_nccl_transport;
@@ -106,6 +108,9 @@ extern const struct ft_transport_ops ft_nccl_transport;
 void ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t first);
 /* dst[i] = dst[i] op src[i] */
 void ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum ft_redop op);
+/* dst[i] = a[i] op b[i]; @dst may be @a (in place) but must not overlap @b otherwise. */
+void ft__data_reduce3(void *dst, const void *a, const void *b, size_t count, enum ft_dtype t,
+                      enum ft_redop op);
 /* Count elements of @buf that differ from the reduction over @nranks ranks of the fill. */
 int64_t ft__data_check_reduced(const void *buf, size_t count, enum ft_dtype t, enum ft_redop op,
                                uint32_t nranks, size_t first);

@@ -18,6 +18,8 @@
  */
 #include "bench_int.h"
 
+#include <sched.h>
+
 #define MAX_SLICES 32
 #define MIN_SLICE  (128 * 1024)
 
@@ -51,6 +53,45 @@ ft__ep_close(struct ft_ep *ep)
 	ep->ops->close(ep);
 }
 
+/*
+ * Wait for one request the way MPI does with mpi_yield_when_idle: poll the
+ * transport without sleeping and yield the CPU between polls, for up to
+ * YIELD_WAIT_S without progress; only then sleep in the transport's wait
+ * (which owns the timeout and names a silent peer). A collective's next
+ * bytes are usually microseconds away, and on a loaded machine a rank that
+ * sleeps waits for a core again at every wake-up.
+ */
+#define YIELD_WAIT_S 0.002
+
+static int
+coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
+{
+	double since = 0;
+	unsigned polls = 0;
+
+	while (!r->done) {
+		int rc = ep->ops->progress(ep, 0, err);
+
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			since = 0;
+			continue;
+		}
+		sched_yield();
+		if (++polls % 16)
+			continue;
+		if (since == 0) {
+			since = ft__now();
+		} else if (ft__now() - since > YIELD_WAIT_S) {
+			break;
+		}
+		if (ep->stop && *ep->stop)
+			return ft_error_set(err, FT_EINTR, "interrupted");
+	}
+	return r->done ? 0 : ft__ep_wait1(ep, r, err);
+}
+
 static size_t
 slice_bytes(size_t bytes, size_t esize)
 {
@@ -64,11 +105,13 @@ slice_bytes(size_t bytes, size_t esize)
 
 /*
  * Send @slen bytes to @to while receiving @rlen bytes from @from into @rbuf;
- * with @red set, reduce each received slice into @red as it lands.
+ * with @red set, write red = red_src op received for each slice as it lands
+ * (@red_src may be @red).
  */
 static int
 step(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from, void *rbuf,
-     size_t rlen, void *red, const struct ft_bench_coll_args *a, struct ft_error *err)
+     size_t rlen, void *red, const void *red_src, const struct ft_bench_coll_args *a,
+     struct ft_error *err)
 {
 	struct ft_req rr[MAX_SLICES + 1], sr;
 	size_t esize = ft_dtype_size(a->dtype), sl = slice_bytes(rlen, esize), off, k, n = 0;
@@ -79,13 +122,13 @@ step(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from
 	if (rc == 0)
 		rc = ft__ep_send(ep, &sr, to, sbuf, slen, err);
 	for (k = 0, off = 0; k < n && rc == 0; k++, off += sl) {
-		rc = ft__ep_wait1(ep, &rr[k], err);
+		rc = coll_wait(ep, &rr[k], err);
 		if (rc == 0 && red)
-			ft__data_reduce((char *)red + off, (char *)rbuf + off, rr[k].len / esize,
-			                a->dtype, a->op);
+			ft__data_reduce3((char *)red + off, (const char *)red_src + off,
+			                 (char *)rbuf + off, rr[k].len / esize, a->dtype, a->op);
 	}
 	if (rc == 0)
-		rc = ft__ep_wait1(ep, &sr, err);
+		rc = coll_wait(ep, &sr, err);
 	return rc;
 }
 
@@ -96,9 +139,16 @@ chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
 	*len = count * (c + 1) / n - *first;
 }
 
+/*
+ * Reduce-scatter on the ring. @src holds this rank's inputs and is only read;
+ * each chunk that arrives is reduced with its input into @work (which may be
+ * @src), and the chunk reduced at one step is the one sent at the next, so
+ * no copy of the inputs is ever made.
+ */
 static int
-ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t shift,
-                          const struct ft_bench_coll_args *a, struct ft_error *err)
+ring_reduce_scatter_phase(struct ft_ep *ep, const char *src, char *work, size_t count,
+                          uint32_t shift, const struct ft_bench_coll_args *a,
+                          struct ft_error *err)
 {
 	uint32_t n = ep->w->nranks, r = ep->w->rank, s;
 	size_t es = ft_dtype_size(a->dtype), maxc = (count + n - 1) / n;
@@ -113,8 +163,8 @@ ring_reduce_scatter_phase(struct ft_ep *ep, char *work, size_t count, uint32_t s
 
 		chunk(count, n, sc, &sf, &sn);
 		chunk(count, n, rcv, &rf, &rn);
-		rc = step(ep, (r + 1) % n, work + sf * es, sn * es, (r + n - 1) % n, tmp, rn * es,
-		          work + rf * es, a, err);
+		rc = step(ep, (r + 1) % n, (s == 0 ? src : work) + sf * es, sn * es, (r + n - 1) % n,
+		          tmp, rn * es, work + rf * es, src + rf * es, a, err);
 	}
 	return rc;
 }
@@ -140,7 +190,7 @@ ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_bloc
 			chunk(count, n, rcv, &rf, &rn);
 		}
 		rc = step(ep, (r + 1) % n, buf + sf * es, sn * es, (r + n - 1) % n, buf + rf * es,
-		          rn * es, NULL, a, err);
+		          rn * es, NULL, NULL, a, err);
 	}
 	return rc;
 }
@@ -151,12 +201,13 @@ all_reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error
 	size_t bytes = a->count * ft_dtype_size(a->dtype);
 	int rc;
 
-	if (a->sendbuf != a->recvbuf)
-		memcpy(a->recvbuf, a->sendbuf, bytes);
-	if (ep->w->nranks == 1)
+	if (ep->w->nranks == 1) {
+		if (a->sendbuf != a->recvbuf)
+			memcpy(a->recvbuf, a->sendbuf, bytes);
 		return 0;
-	/* after the reduce-scatter phase rank r holds chunk r+1 ... */
-	rc = ring_reduce_scatter_phase(ep, a->recvbuf, a->count, 0, a, err);
+	}
+	/* after the reduce-scatter phase rank r holds chunk r+1 (out of place: no copy) ... */
+	rc = ring_reduce_scatter_phase(ep, a->sendbuf, a->recvbuf, a->count, 0, a, err);
 	/* ... which the all-gather phase sends first */
 	if (rc == 0)
 		rc = ring_all_gather_blocks(ep, a->recvbuf, a->count, false, 1, a, err);
@@ -171,17 +222,19 @@ reduce_scatter(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_e
 	char *work = ft__ep_scratch(ep, 1, total * es);
 	int rc;
 
+	size_t f, len;
+
 	if (!work)
 		return FT_ENOMEM;
-	memcpy(work, a->sendbuf, total * es);
-	/* shift 1: the chunk kept after n-1 steps is the rank's own */
-	rc = n > 1 ? ring_reduce_scatter_phase(ep, work, total, 1, a, err) : 0;
-	if (rc == 0) {
-		size_t f, len;
-
-		chunk(total, n, r, &f, &len);
-		memmove(a->recvbuf, work + f * es, len * es);
+	chunk(total, n, r, &f, &len);
+	if (n == 1) {
+		memmove(a->recvbuf, (const char *)a->sendbuf + f * es, len * es);
+		return 0;
 	}
+	/* shift 1: the chunk kept after n-1 steps is the rank's own */
+	rc = ring_reduce_scatter_phase(ep, a->sendbuf, work, total, 1, a, err);
+	if (rc == 0)
+		memmove(a->recvbuf, work + f * es, len * es);
 	return rc;
 }
 
@@ -262,13 +315,13 @@ broadcast(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error 
 		                 FT_MIN(sl, bytes - off), err);
 	for (k = 0, off = 0; k < ns && rc == 0; k++, off += sl) {
 		if (!first)
-			rc = ft__ep_wait1(ep, &rr[k], err);
+			rc = coll_wait(ep, &rr[k], err);
 		if (rc == 0 && !last)
 			rc = ft__ep_send(ep, &sr[k], (r + 1) % n, (char *)a->recvbuf + off,
 			                 FT_MIN(sl, bytes - off), err);
 	}
 	for (k = 0; k < ns && rc == 0 && !last; k++)
-		rc = ft__ep_wait1(ep, &sr[k], err);
+		rc = coll_wait(ep, &sr[k], err);
 	return rc;
 }
 
@@ -303,7 +356,7 @@ reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *er
 		size_t len = FT_MIN(sl, bytes - off);
 
 		if (pos > 0) {
-			rc = ft__ep_wait1(ep, &rr[k], err);
+			rc = coll_wait(ep, &rr[k], err);
 			if (rc < 0)
 				break;
 			ft__data_reduce(work + off, tmp + off, len / es, a->dtype, a->op);
@@ -312,7 +365,7 @@ reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *er
 			rc = ft__ep_send(ep, &sr[k], (r + 1) % n, work + off, len, err);
 	}
 	for (k = 0; k < ns && rc == 0 && r != root; k++)
-		rc = ft__ep_wait1(ep, &sr[k], err);
+		rc = coll_wait(ep, &sr[k], err);
 	return rc;
 }
 

@@ -383,6 +383,9 @@ coll_algo(const struct ft_ep *ep, enum ft_bench_pattern p)
 {
 	if (strcmp(ep->ops->name, "mpi") == 0 || strcmp(ep->ops->name, "nccl") == 0)
 		return "library";
+	/* shm with its buffers in the segment: every rank reads its peers' in place */
+	if (ft__shm_direct(ep))
+		return "direct";
 	switch (p) {
 	case FT_BENCH_ALLTOALL:
 		return "direct";
@@ -432,11 +435,14 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 			                    cfg->root, n);
 	}
 	ft__coll_bufsizes(cfg->pattern, cfg->max_bytes / es + n, es, n, &sbytes, &rbytes);
-	sendbuf = ft_malloc(sbytes ? sbytes : 1);
-	recvbuf = ft_malloc(FT_MAX(sbytes, rbytes) ? FT_MAX(sbytes, rbytes) : 1);
+	/* the transport's memory: shm places it where the peers can reach it */
+	sendbuf = ep->ops->mem_alloc(ep, sbytes ? sbytes : 1);
+	recvbuf = ep->ops->mem_alloc(ep, FT_MAX(sbytes, rbytes) ? FT_MAX(sbytes, rbytes) : 1);
 	if (!sendbuf || !recvbuf) {
-		ft_free(sendbuf);
-		ft_free(recvbuf);
+		if (sendbuf)
+			ep->ops->mem_free(ep, sendbuf);
+		if (recvbuf)
+			ep->ops->mem_free(ep, recvbuf);
 		return ft_error_set(err, FT_ENOMEM, "cannot allocate %zu + %zu bytes of buffers",
 		                    sbytes, rbytes);
 	}
@@ -522,8 +528,8 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 			ft_progress_update(&cfg->progress, ft_bench_pattern_name(cfg->pattern),
 			                   ++done, total);
 	}
-	ft_free(sendbuf);
-	ft_free(recvbuf);
+	ep->ops->mem_free(ep, recvbuf);
+	ep->ops->mem_free(ep, sendbuf);
 	return rc;
 }
 

@@ -64,6 +64,18 @@ dflt_coll(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error 
 	return FT_ENOTSUP;
 }
 
+static void *
+dflt_mem_alloc(struct ft_ep *ep, size_t bytes)
+{
+	return ft_malloc(bytes ? bytes : 1);
+}
+
+static void
+dflt_mem_free(struct ft_ep *ep, void *p)
+{
+	ft_free(p);
+}
+
 static void
 dflt_close(struct ft_ep *ep)
 {
@@ -85,6 +97,10 @@ ft__transport_fill(struct ft_transport_ops *out, const struct ft_transport_ops *
 		out->progress = dflt_progress;
 	if (!out->coll)
 		out->coll = dflt_coll;
+	if (!out->mem_alloc || !out->mem_free) {
+		out->mem_alloc = dflt_mem_alloc;
+		out->mem_free = dflt_mem_free;
+	}
 	if (!out->close)
 		out->close = dflt_close;
 }

@@ -168,6 +168,39 @@ test_data_check(void **state)
 	}
 }
 
+/*
+ * The blocked (vectorised) reductions against an element-at-a-time
+ * reference, for counts around the block of 16, in place and out of place.
+ */
+static void
+test_data_reduce3(void **state)
+{
+	size_t t, o, count, i;
+
+	for (t = 0; t < FT_DTYPE_COUNT; t++)
+		for (o = 0; o < FT_REDOP_COUNT; o++)
+			for (count = 0; count <= 50; count += 7) {
+				double a[64], b[64], d[64], want[64], one[2];
+				size_t es = ft_dtype_size((enum ft_dtype)t);
+
+				ft__data_fill(a, count, (enum ft_dtype)t, 1, 3);
+				ft__data_fill(b, count, (enum ft_dtype)t, 2, 3);
+				for (i = 0; i < count; i++) {
+					memcpy(one, (char *)a + i * es, es);
+					ft__data_reduce(one, (char *)b + i * es, 1, (enum ft_dtype)t,
+					                (enum ft_redop)o);
+					memcpy((char *)want + i * es, one, es);
+				}
+				memset(d, 0x5a, sizeof(d));
+				ft__data_reduce3(d, a, b, count, (enum ft_dtype)t, (enum ft_redop)o);
+				assert_memory_equal(d, want, count * es);
+				/* nothing written past the end */
+				assert_int_equal(((unsigned char *)d)[count * es], 0x5a);
+				ft__data_reduce3(a, a, b, count, (enum ft_dtype)t, (enum ft_redop)o);
+				assert_memory_equal(a, want, count * es);
+			}
+}
+
 static void
 test_cfg_check(void **state)
 {
@@ -258,9 +291,11 @@ test_outliers(void **state)
 
 /* ---- conformance: every collective on every host transport, 3 real ranks ---------- */
 
+/* @algo: what every row must name (NULL: anything) */
 static int
 run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transport,
-         enum ft_bench_pattern p, enum ft_dtype t, enum ft_redop op, int64_t *wrong)
+         enum ft_bench_pattern p, enum ft_dtype t, enum ft_redop op, const char *algo,
+         int64_t *wrong)
 {
 	struct ft_world_cfg wc;
 	struct ft_world *w = NULL;
@@ -299,13 +334,58 @@ run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transpor
 	if (rc < 0)
 		fprintf(stderr, "rank %u: %s\n", rank, err.msg);
 	*wrong = 0;
-	for (i = 0; rc == 0 && i < ft_run_nrows(&rep.run); i++)
+	for (i = 0; rc == 0 && i < ft_run_nrows(&rep.run); i++) {
 		*wrong += ft_run_row(&rep.run, i)->wrong;
+		if (algo && strcmp(ft_run_row(&rep.run, i)->algo, algo) != 0) {
+			fprintf(stderr, "rank %u: algo %s, expected %s\n", rank,
+			        ft_run_row(&rep.run, i)->algo, algo);
+			rc = FT_EIO;
+		}
+	}
 	if (rc == 0 && ft_run_nrows(&rep.run) != 3)
 		rc = FT_EIO;
 	ft_bench_report_release(&rep);
 	ft_world_free(w);
 	return rc;
+}
+
+/* One collective on @n forked ranks; every rank must validate (#wrong 0). */
+static void
+conform_one(const char *transport, uint32_t n, enum ft_bench_pattern p, enum ft_dtype t,
+            enum ft_redop op)
+{
+	/* shm runs everything on buffers in its segment */
+	const char *algo = strcmp(transport, "shm") == 0 ? "direct" : NULL;
+	struct ft_error err = { 0 };
+	pid_t kids[8];
+	int lfd, status;
+	uint16_t port;
+	int64_t wrong = -1;
+	uint32_t r;
+
+	assert_true(n <= FT_ARRAY_SIZE(kids));
+	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
+	for (r = 1; r < n; r++) {
+		kids[r - 1] = fork();
+		assert_true(kids[r - 1] >= 0);
+		if (kids[r - 1] == 0) {
+			int64_t w2 = -1;
+
+			close(lfd);
+			alarm(30);
+			_exit(run_rank(r, n, -1, port, transport, p, t, op, algo, &w2) == 0 &&
+			                      w2 == 0 ?
+			              0 :
+			              1);
+		}
+	}
+	assert_int_equal(run_rank(0, n, lfd, port, transport, p, t, op, algo, &wrong), 0);
+	assert_int_equal(wrong, 0);
+	for (r = 1; r < n; r++) {
+		assert_int_equal(waitpid(kids[r - 1], &status, 0), kids[r - 1]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
 }
 
 static void
@@ -315,43 +395,26 @@ conformance(const char *transport)
 		FT_BENCH_ALL_REDUCE, FT_BENCH_ALL_GATHER, FT_BENCH_REDUCE_SCATTER,
 		FT_BENCH_ALLTOALL,   FT_BENCH_BROADCAST,  FT_BENCH_REDUCE,
 	};
-	const uint32_t n = 3;
+	/* the reductions with other element types and operations, on 2 and 4 ranks too */
+	static const struct {
+		enum ft_bench_pattern p;
+		enum ft_dtype t;
+		enum ft_redop op;
+		uint32_t n;
+	} more[] = {
+		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_INT8, FT_REDOP_PROD, 2 },
+		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_DOUBLE, FT_REDOP_MIN, 4 },
+		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_UINT64, FT_REDOP_MAX, 3 },
+		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_UINT8, FT_REDOP_MIN, 2 },
+		{ FT_BENCH_REDUCE, FT_DTYPE_INT64, FT_REDOP_PROD, 4 },
+	};
 	size_t c;
 
-	for (c = 0; c < FT_ARRAY_SIZE(colls); c++) {
-		struct ft_error err = { 0 };
-		pid_t kids[2];
-		int lfd, status;
-		uint16_t port;
-		int64_t wrong = -1;
-		uint32_t r;
-		enum ft_dtype t = c % 2 ? FT_DTYPE_INT32 : FT_DTYPE_FLOAT;
-		enum ft_redop op = c == 5 ? FT_REDOP_MAX : FT_REDOP_SUM;
-
-		assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
-		for (r = 1; r < n; r++) {
-			kids[r - 1] = fork();
-			assert_true(kids[r - 1] >= 0);
-			if (kids[r - 1] == 0) {
-				int64_t w2 = -1;
-
-				close(lfd);
-				alarm(30);
-				_exit(run_rank(r, n, -1, port, transport, colls[c], t, op, &w2) ==
-				                              0 &&
-				                      w2 == 0 ?
-				              0 :
-				              1);
-			}
-		}
-		assert_int_equal(run_rank(0, n, lfd, port, transport, colls[c], t, op, &wrong), 0);
-		assert_int_equal(wrong, 0);
-		for (r = 1; r < n; r++) {
-			assert_int_equal(waitpid(kids[r - 1], &status, 0), kids[r - 1]);
-			assert_true(WIFEXITED(status));
-			assert_int_equal(WEXITSTATUS(status), 0);
-		}
-	}
+	for (c = 0; c < FT_ARRAY_SIZE(colls); c++)
+		conform_one(transport, 3, colls[c], c % 2 ? FT_DTYPE_INT32 : FT_DTYPE_FLOAT,
+		            c == 5 ? FT_REDOP_MAX : FT_REDOP_SUM);
+	for (c = 0; c < FT_ARRAY_SIZE(more); c++)
+		conform_one(transport, more[c].n, more[c].p, more[c].t, more[c].op);
 }
 
 static void
@@ -770,6 +833,7 @@ main(void)
 		cmocka_unit_test(test_lat_stats),
 		cmocka_unit_test(test_ifname),
 		cmocka_unit_test(test_data_check),
+		cmocka_unit_test(test_data_reduce3),
 		cmocka_unit_test(test_cfg_check),
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_conformance_tcp),
