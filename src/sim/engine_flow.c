@@ -451,6 +451,11 @@ flow_run(struct ft_engine *e, double until_s, struct ft_error *err)
 	int rc;
 
 	if (!s->started) {
+		/* Room for every spawned flow's FCT and ideal time, taken once. */
+		if (ft_vec_reserve(&s->retired_fct, fe->nplanned) < 0 ||
+		    ft_vec_reserve(&s->retired_ideal, fe->nplanned) < 0)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %llu flows",
+			                    (unsigned long long)fe->nplanned);
 		rc = ft__fs_start(s, err);
 		if (rc < 0)
 			return rc;
@@ -585,15 +590,10 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 
 	memset(c, 0, sizeof(*c));
 	nr = s->retired_fct.len;
-	fct = ft_calloc(n + nr ? n + nr : 1, sizeof(double));
-	ideal = ft_calloc(n + nr ? n + nr : 1, sizeof(double));
 	ft_free(fe->op_results);
 	fe->op_results = ft_calloc(fe->ops.len ? fe->ops.len : 1, sizeof(*fe->op_results));
-	if (!fct || !ideal || !fe->op_results) {
-		ft_free(fct);
-		ft_free(ideal);
+	if (!fe->op_results)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
-	}
 	for (i = 0; i < n; i++) {
 		const struct fs_task *t = ft__fs_task(s, i);
 
@@ -603,20 +603,46 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			c->makespan_s = t->t_done;
 		if (t->kind != FS_FLOW || t->bytes <= 0 || t->state != FS_DONE)
 			continue;
-		fct[nf] = t->t_done - t->t_start;
-		ideal[nf] = t->ideal_s;
 		nf++;
 	}
 	if (s->retired_makespan_s > c->makespan_s)
 		c->makespan_s = s->retired_makespan_s;
-	if (nr) {
-		memcpy(fct + nf, s->retired_fct.data, nr * sizeof(double));
-		memcpy(ideal + nf, s->retired_ideal.data, nr * sizeof(double));
-		nf += nr;
+	if (nf == 0) {
+		/* Only retired flows (a flat all-to-all): read their arrays in place. */
+		fct = s->retired_fct.data;
+		ideal = s->retired_ideal.data;
+		nf = nr;
+	} else {
+		size_t k = 0;
+
+		fct = ft_calloc(nf + nr, sizeof(double));
+		ideal = ft_calloc(nf + nr, sizeof(double));
+		if (!fct || !ideal) {
+			ft_free(fct);
+			ft_free(ideal);
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
+		}
+		for (i = 0; i < n; i++) {
+			const struct fs_task *t = ft__fs_task(s, i);
+
+			if (t->spawned || t->kind != FS_FLOW || t->bytes <= 0 ||
+			    t->state != FS_DONE)
+				continue;
+			fct[k] = t->t_done - t->t_start;
+			ideal[k] = t->ideal_s;
+			k++;
+		}
+		if (nr) {
+			memcpy(fct + k, s->retired_fct.data, nr * sizeof(double));
+			memcpy(ideal + k, s->retired_ideal.data, nr * sizeof(double));
+		}
+		nf = k + nr;
 	}
 	rc = ft__sim_fct_stats(fct, ideal, nf, c);
-	ft_free(fct);
-	ft_free(ideal);
+	if (fct != s->retired_fct.data) {
+		ft_free(fct);
+		ft_free(ideal);
+	}
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory for counters");
 	/* Each op's slowest flow names its bottleneck (the op index is the flow's tag). */

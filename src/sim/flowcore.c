@@ -38,6 +38,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
 	ft_vec_init(&s->events, sizeof(struct fs_event));
+	ft_vec_init(&s->nowq, sizeof(struct fs_event));
 	ft_vec_init(&s->wf_heap, sizeof(struct wf_item));
 	ft_vec_init(&s->free_ids, sizeof(uint32_t));
 	ft_vec_init(&s->retired_fct, sizeof(double));
@@ -92,6 +93,7 @@ ft__fs_release(struct fs_sim *s)
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
 	ft_vec_release(&s->events);
+	ft_vec_release(&s->nowq);
 	ft_vec_release(&s->wf_heap);
 	ft_vec_release(&s->free_ids);
 	ft_vec_release(&s->retired_fct);
@@ -246,6 +248,12 @@ ev_less(const struct fs_event *a, const struct fs_event *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+/* Append to @v whose elements are @T, without the generic copy when there is room. */
+#define VEC_APPEND(v, T, val)                                                                 \
+	((v)->len < (v)->cap || ft_vec_reserve((v), 1) == 0                                   \
+	         ? (((T *)(v)->data)[(v)->len++] = (val), 0)                                  \
+	         : FT_ENOMEM)
+
 static int
 ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type)
 {
@@ -253,7 +261,14 @@ ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type)
 	struct fs_event *h;
 	size_t i;
 
-	if (ft_vec_push(&s->events, &e) < 0)
+	if (t == s->now_s && s->started) {
+		/* Due now (a spawned flow's start, a barrier without delay): no heap. Every
+		 * event in the heap is later, or as early with a smaller sequence. */
+		if (s->nowq_head == s->nowq.len)
+			s->nowq_head = s->nowq.len = 0;
+		return VEC_APPEND(&s->nowq, struct fs_event, e);
+	}
+	if (VEC_APPEND(&s->events, struct fs_event, e) < 0)
 		return FT_ENOMEM;
 	h = s->events.data;
 	i = s->events.len - 1;
@@ -723,8 +738,8 @@ retire(struct fs_sim *s, uint32_t id)
 	if (done > s->retired_makespan_s)
 		s->retired_makespan_s = done;
 	if (t->bytes > 0) {
-		if (ft_vec_push(&s->retired_fct, &fct) < 0 ||
-		    ft_vec_push(&s->retired_ideal, &ideal) < 0)
+		if (VEC_APPEND(&s->retired_fct, double, fct) < 0 ||
+		    VEC_APPEND(&s->retired_ideal, double, ideal) < 0)
 			return FT_ENOMEM;
 		if (tag != FS_NONE && bott != FS_NONE) {
 			struct fs_tag_slowest *ts;
@@ -745,7 +760,7 @@ retire(struct fs_sim *s, uint32_t id)
 			}
 		}
 	}
-	return ft_vec_push(&s->free_ids, &id);
+	return VEC_APPEND(&s->free_ids, uint32_t, id);
 }
 
 static int
@@ -837,6 +852,8 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 	}
 	if (s->events.len)
 		t_ev = ((struct fs_event *)s->events.data)[0].t;
+	if (s->nowq_head < s->nowq.len && s->now_s < t_ev)
+		t_ev = s->now_s;
 	if (t_tx == INFINITY && t_ev == INFINITY) {
 		if (s->nactive)
 			return ft_error_set(err, FT_EINVAL, "sim: %u flows are stuck at rate 0",
@@ -865,11 +882,22 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 			s->act_left[i] = 0;
 		i++;
 	}
-	/* Events due now. */
-	while (s->events.len && ((struct fs_event *)s->events.data)[0].t <= horizon) {
+	/* Events due now: the heap's and the now queue's, merged by (time, sequence). */
+	for (;;) {
+		const struct fs_event *h = s->events.data, *q = NULL;
+		bool heap_due = s->events.len && h[0].t <= horizon;
 		struct fs_event e;
 
-		ev_pop(s, &e);
+		if (s->nowq_head < s->nowq.len)
+			q = &FT_VEC_AT(&s->nowq, struct fs_event, s->nowq_head);
+		if (q && (!heap_due || ev_less(q, &h[0]))) {
+			e = *q;
+			s->nowq_head++;
+		} else if (heap_due) {
+			ev_pop(s, &e);
+		} else {
+			break;
+		}
 		if (e.type == 0)
 			rc = start_task(s, e.task, err);
 		else

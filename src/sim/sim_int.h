@@ -124,6 +124,10 @@ struct fs_sim {
 	bool rates_dirty;
 	bool started;
 	struct ft_vec events; /* binary heap of struct fs_event */
+	/* Events due at now_s, in the order they were queued (their sequence numbers grow):
+	 * merged with the heap by (time, sequence), drained before time moves on. */
+	struct ft_vec nowq; /* struct fs_event */
+	size_t nowq_head;
 	uint64_t seq;
 	fs_route_fn *route;
 	void *route_ud;
