@@ -27,6 +27,32 @@ struct flow_op {
 	double base_lat_s; /* launch latency inside the start barrier */
 };
 
+/*
+ * Route memo, D-mod-K only. Under D-mod-K every hop is a function of (vertex, destination):
+ * no hash, no load. A path from a GPU (or NIC) to another node is then its way up to its
+ * leaf through its rail NIC, the same for every destination, followed by the way from that
+ * leaf, which depends only on (leaf, destination). Both pieces are kept, so a flat
+ * all-to-all over N GPUs and L leaves routes about L x N pieces instead of N^2 paths.
+ * Off when a link is down (routing then checks the whole way first).
+ */
+struct memo_slot {
+	uint64_t key; /* leaf << 32 | destination; MEMO_EMPTY when free */
+	uint32_t first, n; /* into route_memo.links */
+};
+
+#define MEMO_EMPTY UINT64_MAX
+#define MEMO_MAX_SLOTS (UINT32_C(1) << 21) /* about 2M suffixes (72 MB) at most */
+
+struct route_memo {
+	bool on;
+	uint32_t *up_first; /* per vertex: its way up in links, n in up_n (0: not known) */
+	uint8_t *up_n;
+	struct memo_slot *slots; /* open addressing, power-of-two size */
+	size_t nslots, used;
+	struct ft_vec links; /* uint32_t */
+	uint64_t hits, misses;
+};
+
 struct flow_engine {
 	struct ft_engine base;
 	const struct ft_topo *topo;
@@ -41,6 +67,7 @@ struct flow_engine {
 	struct ft_vec a2a;        /* struct a2a_phase */
 	struct ft_vec a2a_rounds; /* struct a2a_round, indexed by the spawner's argument */
 	uint64_t nplanned;        /* flows the spawners will add (progress total) */
+	struct route_memo memo;
 };
 
 /* An implicit all-to-all phase, kept until its rounds have run. */
@@ -118,14 +145,168 @@ ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t
 }
 
 static int
+memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_cfg *cfg)
+{
+	uint32_t nv = ft_topo_nvertices(topo), nl = ft_topo_nlinks(topo), l;
+
+	memset(m, 0, sizeof(*m));
+	ft_vec_init(&m->links, sizeof(uint32_t));
+	if (cfg->routing != FT_ROUTING_DMODK)
+		return 0;
+	for (l = 0; l < nl; l++)
+		if (!(ft_topo_link_scale(topo, l) > 0))
+			return 0;
+	m->up_first = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
+	m->up_n = ft_calloc(nv ? nv : 1, sizeof(uint8_t));
+	m->nslots = 1024;
+	m->slots = ft_calloc(m->nslots, sizeof(*m->slots));
+	if (!m->up_first || !m->up_n || !m->slots)
+		return FT_ENOMEM;
+	for (size_t i = 0; i < m->nslots; i++)
+		m->slots[i].key = MEMO_EMPTY;
+	m->on = true;
+	return 0;
+}
+
+static void
+memo_release(struct route_memo *m)
+{
+	ft_free(m->up_first);
+	ft_free(m->up_n);
+	ft_free(m->slots);
+	ft_vec_release(&m->links);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct memo_slot *
+memo_find(const struct route_memo *m, uint64_t key)
+{
+	size_t mask = m->nslots - 1, i = (size_t)ft_mix64(key) & mask;
+
+	while (m->slots[i].key != key && m->slots[i].key != MEMO_EMPTY)
+		i = (i + 1) & mask;
+	return &m->slots[i];
+}
+
+/* Keep the way from @leaf to @dst (@n links); a full memo just stops growing. */
+static int
+memo_put(struct route_memo *m, uint32_t leaf, uint32_t dst, const uint32_t *links, uint32_t n)
+{
+	uint64_t key = (uint64_t)leaf << 32 | dst;
+	struct memo_slot *sl;
+
+	if (2 * (m->used + 1) > m->nslots) {
+		size_t ns = m->nslots * 2;
+		struct memo_slot *old = m->slots, *nw;
+
+		if (ns > MEMO_MAX_SLOTS)
+			return 0;
+		nw = ft_calloc(ns, sizeof(*nw));
+		if (!nw)
+			return FT_ENOMEM;
+		for (size_t i = 0; i < ns; i++)
+			nw[i].key = MEMO_EMPTY;
+		m->slots = nw;
+		m->nslots = ns;
+		for (size_t i = 0; i < ns / 2; i++)
+			if (old[i].key != MEMO_EMPTY)
+				*memo_find(m, old[i].key) = old[i];
+		ft_free(old);
+	}
+	if (ft_vec_reserve(&m->links, n) < 0)
+		return FT_ENOMEM;
+	sl = memo_find(m, key);
+	if (sl->key != MEMO_EMPTY)
+		return 0;
+	sl->key = key;
+	sl->first = (uint32_t)m->links.len;
+	sl->n = n;
+	memcpy(&FT_VEC_AT(&m->links, uint32_t, m->links.len), links, n * sizeof(uint32_t));
+	m->links.len += n;
+	m->used++;
+	return 0;
+}
+
+/*
+ * The memo's answer for @src -> @dst into @links (its length), 0 when it has none, and what
+ * a fresh route needs to fill it in (@can: the pair is one the memo covers).
+ */
+static uint32_t
+memo_get(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t *links, uint32_t max,
+         bool *can)
+{
+	struct route_memo *m = &fe->memo;
+	const struct ft_vertex *a, *b;
+	const struct memo_slot *sl;
+	uint32_t up, leaf;
+
+	*can = false;
+	if (!m->on)
+		return 0;
+	a = ft_topo_vertex(fe->topo, src);
+	b = ft_topo_vertex(fe->topo, dst);
+	if ((a->kind != FT_V_GPU && a->kind != FT_V_NIC) || a->node == b->node)
+		return 0;
+	*can = true;
+	up = m->up_n[src];
+	if (up == 0)
+		return 0;
+	leaf = ft_topo_link(fe->topo, FT_VEC_AT(&m->links, uint32_t, m->up_first[src] + up - 1))->dst;
+	sl = memo_find(m, (uint64_t)leaf << 32 | dst);
+	if (sl->key == MEMO_EMPTY || up + sl->n > max)
+		return 0;
+	memcpy(links, &FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), up * sizeof(uint32_t));
+	memcpy(links + up, &FT_VEC_AT(&m->links, uint32_t, sl->first), sl->n * sizeof(uint32_t));
+	m->hits++;
+	return up + sl->n;
+}
+
+/* Split a fresh path of @src at its first fabric switch and keep both pieces. */
+static int
+memo_learn(struct flow_engine *fe, uint32_t src, uint32_t dst, const uint32_t *links, uint32_t n)
+{
+	struct route_memo *m = &fe->memo;
+	uint32_t i, leaf;
+
+	m->misses++;
+	for (i = 0; i < n; i++)
+		if (ft_topo_vertex(fe->topo, ft_topo_link(fe->topo, links[i])->dst)->kind ==
+		    FT_V_SWITCH)
+			break;
+	if (i == n || i + 1 > UINT8_MAX)
+		return 0; /* never leaves the node's side: nothing to share */
+	leaf = ft_topo_link(fe->topo, links[i])->dst;
+	if (m->up_n[src] == 0) {
+		if (ft_vec_reserve(&m->links, i + 1) < 0)
+			return FT_ENOMEM;
+		m->up_first[src] = (uint32_t)m->links.len;
+		memcpy(&FT_VEC_AT(&m->links, uint32_t, m->links.len), links,
+		       (i + 1) * sizeof(uint32_t));
+		m->links.len += i + 1;
+		m->up_n[src] = (uint8_t)(i + 1);
+	} else if (m->up_n[src] != i + 1 ||
+	           memcmp(&FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), links,
+	                  (i + 1) * sizeof(uint32_t)) != 0) {
+		m->on = false; /* the way up depends on the destination after all: stop */
+		return 0;
+	}
+	return memo_put(m, leaf, dst, links + i + 1, n - i - 1);
+}
+
+static int
 route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
          struct ft_error *err)
 {
 	struct flow_engine *fe = ud;
 	const struct fs_task *t = ft__fs_task(s, id);
 	struct ft_path path;
+	uint32_t n;
+	bool can;
 	int rc;
 
+	n = memo_get(fe, t->src, t->dst, links, max, &can);
+	if (n)
+		return (int)n;
 	fe->cur_hash = ft_route_flow_hash(t->src, t->dst, t->qp);
 	rc = ft__sim_route(fe->topo, &fe->cfg, t->src, t->dst, t->qp, choose_least_loaded, fe,
 	                   &path, err);
@@ -135,6 +316,8 @@ route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_
 		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
 		                    path.nlinks);
 	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
+	if (can && memo_learn(fe, t->src, t->dst, path.links, path.nlinks) < 0)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
 	return (int)path.nlinks;
 }
 
@@ -163,6 +346,12 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 
 		fe->core.cap_Bps[l] = lk->cap_Bps * ft_topo_link_scale(topo, l);
 		fe->core.lat_s[l] = lk->lat_s;
+	}
+	if (memo_init(&fe->memo, topo, &fe->cfg) < 0) {
+		memo_release(&fe->memo);
+		ft__fs_release(&fe->core);
+		ft_free(fe);
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
 	}
 	fe->core.route = route_cb;
 	fe->core.route_ud = fe;
@@ -702,6 +891,7 @@ flow_destroy(struct ft_engine *e)
 		return;
 	fe = ft_container_of(e, struct flow_engine, base);
 	ft__fs_release(&fe->core);
+	memo_release(&fe->memo);
 	ft_vec_release(&fe->ops);
 	for (size_t i = 0; i < fe->a2a.len; i++)
 		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->rank_gpu);
