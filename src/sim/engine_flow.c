@@ -47,6 +47,7 @@ struct route_memo {
 	bool on;
 	uint32_t *up_first; /* per vertex: its way up in links, n in up_n (0: not known) */
 	uint8_t *up_n;
+	uint32_t *dense; /* per vertex: index among GPUs and NICs (keys of neighbours are close) */
 	struct memo_slot *slots; /* open addressing, power-of-two size */
 	size_t nslots, used;
 	struct ft_vec links; /* uint32_t */
@@ -158,10 +159,16 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 			return 0;
 	m->up_first = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->up_n = ft_calloc(nv ? nv : 1, sizeof(uint8_t));
+	m->dense = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->nslots = 1024;
 	m->slots = ft_calloc(m->nslots, sizeof(*m->slots));
-	if (!m->up_first || !m->up_n || !m->slots)
+	if (!m->up_first || !m->up_n || !m->dense || !m->slots)
 		return FT_ENOMEM;
+	for (uint32_t v = 0, k = 0; v < nv; v++) {
+		uint8_t kind = ft_topo_vertex(topo, v)->kind;
+
+		m->dense[v] = kind == FT_V_GPU || kind == FT_V_NIC ? k++ : UINT32_MAX;
+	}
 	for (size_t i = 0; i < m->nslots; i++)
 		m->slots[i].key = MEMO_EMPTY;
 	m->on = true;
@@ -173,22 +180,32 @@ memo_release(struct route_memo *m)
 {
 	ft_free(m->up_first);
 	ft_free(m->up_n);
+	ft_free(m->dense);
 	ft_free(m->slots);
 	ft_vec_release(&m->links);
 	memset(m, 0, sizeof(*m));
 }
 
+/*
+ * Open addressing, linear probing: (leaf, destination / MEMO_GROUP) hashes to a group of
+ * MEMO_GROUP slots and the destination's low bits pick the first slot tried in it, so
+ * consecutive destinations from one leaf share cache lines: the order an all-to-all's
+ * rounds ask for them in.
+ */
+#define MEMO_GROUP 16
+
 static struct memo_slot *
 memo_find(const struct route_memo *m, uint64_t key)
 {
-	size_t mask = m->nslots - 1, i = (size_t)ft_mix64(key) & mask;
+	size_t mask = m->nslots - 1;
+	size_t i = ((size_t)ft_mix64(key / MEMO_GROUP) * MEMO_GROUP + key % MEMO_GROUP) & mask;
 
 	while (m->slots[i].key != key && m->slots[i].key != MEMO_EMPTY)
 		i = (i + 1) & mask;
 	return &m->slots[i];
 }
 
-/* Keep the way from @leaf to @dst (@n links); a full memo just stops growing. */
+/* Keep the way from @leaf to dense destination @dst (@n links); a full memo stops growing. */
 static int
 memo_put(struct route_memo *m, uint32_t leaf, uint32_t dst, const uint32_t *links, uint32_t n)
 {
@@ -245,14 +262,15 @@ memo_get(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t *links, ui
 		return 0;
 	a = ft_topo_vertex(fe->topo, src);
 	b = ft_topo_vertex(fe->topo, dst);
-	if ((a->kind != FT_V_GPU && a->kind != FT_V_NIC) || a->node == b->node)
+	if ((a->kind != FT_V_GPU && a->kind != FT_V_NIC) || a->node == b->node ||
+	    m->dense[dst] == UINT32_MAX)
 		return 0;
 	*can = true;
 	up = m->up_n[src];
 	if (up == 0)
 		return 0;
 	leaf = ft_topo_link(fe->topo, FT_VEC_AT(&m->links, uint32_t, m->up_first[src] + up - 1))->dst;
-	sl = memo_find(m, (uint64_t)leaf << 32 | dst);
+	sl = memo_find(m, (uint64_t)leaf << 32 | m->dense[dst]);
 	if (sl->key == MEMO_EMPTY || up + sl->n > max)
 		return 0;
 	memcpy(links, &FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), up * sizeof(uint32_t));
@@ -290,7 +308,7 @@ memo_learn(struct flow_engine *fe, uint32_t src, uint32_t dst, const uint32_t *l
 		m->on = false; /* the way up depends on the destination after all: stop */
 		return 0;
 	}
-	return memo_put(m, leaf, dst, links + i + 1, n - i - 1);
+	return memo_put(m, leaf, m->dense[dst], links + i + 1, n - i - 1);
 }
 
 static int
