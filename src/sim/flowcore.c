@@ -49,14 +49,10 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->link_bytes = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->link_nactive = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	s->link_maxflows = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
-	s->wf_cnt = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
-	s->wf_off = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
-	s->wf_end = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
-	s->wf_rem = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
-	s->wf_key = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
+	s->wf_link = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_link));
 	s->wf_touched = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	if (!s->cap_Bps || !s->lat_s || !s->link_bytes || !s->link_nactive || !s->link_maxflows ||
-	    !s->wf_cnt || !s->wf_off || !s->wf_end || !s->wf_rem || !s->wf_key || !s->wf_touched) {
+	    !s->wf_link || !s->wf_touched) {
 		ft__fs_release(s);
 		return FT_ENOMEM;
 	}
@@ -71,11 +67,7 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->link_bytes);
 	ft_free(s->link_nactive);
 	ft_free(s->link_maxflows);
-	ft_free(s->wf_cnt);
-	ft_free(s->wf_off);
-	ft_free(s->wf_end);
-	ft_free(s->wf_rem);
-	ft_free(s->wf_key);
+	ft_free(s->wf_link);
 	ft_free(s->wf_touched);
 	ft_free(s->wf_flows);
 	ft_free(s->succ_first);
@@ -320,53 +312,55 @@ wf_less(const struct wf_item *a, const struct wf_item *b)
 	return a->key < b->key || (a->key == b->key && a->link < b->link);
 }
 
-static int
+/* Restore the heap order below @i (the heap has @n items). */
+static void
+wf_sift_down(struct wf_item *h, size_t n, size_t i)
+{
+	struct wf_item it = h[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && wf_less(&h[l + 1], &h[l]) ? l + 1 : l;
+		if (!wf_less(&h[m], &it))
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = it;
+}
+
+static void
 wf_push(struct fs_sim *s, double key, uint32_t link)
 {
-	struct wf_item it = { key, link };
-	struct wf_item *h;
-	size_t i;
+	struct wf_item *h = s->wf_heap.data;
+	size_t i = s->wf_heap.len++;
 
-	if (ft_vec_push(&s->wf_heap, &it) < 0)
-		return FT_ENOMEM;
-	h = s->wf_heap.data;
-	i = s->wf_heap.len - 1;
+	/* Room was reserved for every touched link, and an entry is re-pushed only after
+	 * its old one was popped. */
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
 
-		if (!wf_less(&h[i], &h[p]))
+		if (!(key < h[p].key || (key == h[p].key && link < h[p].link)))
 			break;
-		it = h[i];
 		h[i] = h[p];
-		h[p] = it;
 		i = p;
 	}
-	return 0;
+	h[i].key = key;
+	h[i].link = link;
 }
 
 static struct wf_item
 wf_pop(struct fs_sim *s)
 {
 	struct wf_item *h = s->wf_heap.data, top = h[0];
-	size_t n = --s->wf_heap.len, i = 0;
+	size_t n = --s->wf_heap.len;
 
-	if (n == 0)
-		return top;
-	h[0] = h[n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct wf_item tmp;
-
-		if (l < n && wf_less(&h[l], &h[m]))
-			m = l;
-		if (r < n && wf_less(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			break;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
+	if (n > 0) {
+		h[0] = h[n];
+		wf_sift_down(h, n, 0);
 	}
 	return top;
 }
@@ -376,6 +370,7 @@ static int
 wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 {
 	const uint32_t *paths = s->paths.data;
+	struct fs_wf_link *L = s->wf_link;
 	uint32_t i, j, ntouched = 0;
 	size_t total = 0, off = 0;
 
@@ -383,11 +378,12 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 		const uint32_t *p = paths + s->act_pf[i];
 
 		for (j = 0; j < s->act_np[i]; j++) {
-			if (s->wf_cnt[p[j]]++ == 0)
+			if (L[p[j]].cnt++ == 0)
 				s->wf_touched[ntouched++] = p[j];
 		}
 		total += s->act_np[i];
 	}
+	*ntouched_out = ntouched; /* their counts are cleared by the caller, also on failure */
 	if (total > s->wf_flows_cap) {
 		uint32_t *nf = ft_reallocarray(s->wf_flows, total, sizeof(uint32_t));
 
@@ -397,20 +393,17 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 		s->wf_flows_cap = total;
 	}
 	for (i = 0; i < ntouched; i++) {
-		uint32_t l = s->wf_touched[i];
+		struct fs_wf_link *lk = &L[s->wf_touched[i]];
 
-		s->wf_off[l] = (uint32_t)off;
-		off += s->wf_cnt[l];
-		s->wf_end[l] = (uint32_t)off;
-		s->wf_cnt[l] = 0; /* refilled below as the fill position */
+		lk->off = lk->end = (uint32_t)off; /* end is the fill position below */
+		off += lk->cnt;
 	}
 	for (i = 0; i < s->nactive; i++) {
 		const uint32_t *p = paths + s->act_pf[i];
 
 		for (j = 0; j < s->act_np[i]; j++)
-			s->wf_flows[s->wf_off[p[j]] + s->wf_cnt[p[j]]++] = i;
+			s->wf_flows[L[p[j]].end++] = i;
 	}
-	*ntouched_out = ntouched;
 	return 0;
 }
 
@@ -435,7 +428,9 @@ int
 ft__fs_recompute(struct fs_sim *s)
 {
 	const uint32_t *paths;
-	uint32_t ntouched, i, j, k;
+	struct fs_wf_link *L = s->wf_link;
+	struct wf_item *h;
+	uint32_t ntouched = 0, i, j, k;
 	int rc;
 
 	s->nrecompute++;
@@ -444,39 +439,45 @@ ft__fs_recompute(struct fs_sim *s)
 		return 0;
 	rc = wf_layout(s, &ntouched);
 	if (rc < 0)
-		return rc;
+		goto out;
 	paths = s->paths.data;
 	s->wf_heap.len = 0;
+	if (ft_vec_reserve(&s->wf_heap, ntouched) < 0) {
+		rc = FT_ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < s->nactive; i++)
 		s->act_rate[i] = -1; /* unfrozen */
+	/* Every touched link at its first share, in heap order (the pops follow the total
+	 * order of (share, link), whatever the heap's shape). */
+	h = s->wf_heap.data;
 	for (i = 0; i < ntouched; i++) {
 		uint32_t l = s->wf_touched[i];
 
-		s->wf_rem[l] = s->cap_Bps[l];
-		s->wf_key[l] = s->wf_rem[l] / s->wf_cnt[l];
-		if (s->wf_cnt[l] > s->link_maxflows[l])
-			s->link_maxflows[l] = s->wf_cnt[l];
-		rc = wf_push(s, s->wf_key[l], l);
-		if (rc < 0)
-			goto out;
+		L[l].rem = s->cap_Bps[l];
+		if (L[l].cnt > s->link_maxflows[l])
+			s->link_maxflows[l] = L[l].cnt;
+		h[i].key = L[l].rem / L[l].cnt;
+		h[i].link = l;
 	}
+	s->wf_heap.len = ntouched;
+	for (i = ntouched / 2; i-- > 0;)
+		wf_sift_down(h, ntouched, i);
 	while (s->wf_heap.len) {
 		struct wf_item it = wf_pop(s);
 		uint32_t l = it.link;
 		double share;
 
-		if (s->wf_cnt[l] == 0)
+		if (L[l].cnt == 0)
 			continue; /* done */
-		if (it.key != s->wf_key[l]) {
+		share = L[l].rem / L[l].cnt;
+		if (it.key != share) {
 			/* Its share grew since it was pushed (shares only grow as flows freeze):
 			 * queue it again at its current share. */
-			rc = wf_push(s, s->wf_key[l], l);
-			if (rc < 0)
-				goto out;
+			wf_push(s, share, l);
 			continue;
 		}
-		share = it.key;
-		for (k = s->wf_off[l]; k < s->wf_end[l]; k++) {
+		for (k = L[l].off; k < L[l].end; k++) {
 			uint32_t f = s->wf_flows[k];
 			const uint32_t *p;
 
@@ -486,19 +487,17 @@ ft__fs_recompute(struct fs_sim *s)
 			set_bottleneck(s, f, l);
 			p = paths + s->act_pf[f];
 			for (j = 0; j < s->act_np[f]; j++) {
-				uint32_t m = p[j];
+				struct fs_wf_link *m = &L[p[j]];
 
-				s->wf_cnt[m]--;
-				if (m == l)
+				m->cnt--;
+				if (p[j] == l)
 					continue;
-				s->wf_rem[m] -= share;
-				if (s->wf_rem[m] < 0)
-					s->wf_rem[m] = 0;
-				if (s->wf_cnt[m] > 0)
-					s->wf_key[m] = s->wf_rem[m] / s->wf_cnt[m]; /* re-queued when popped */
+				m->rem -= share;
+				if (m->rem < 0)
+					m->rem = 0;
 			}
 		}
-		s->wf_rem[l] = 0;
+		L[l].rem = 0;
 	}
 	/* Mirror the rates into the tasks (the public view of a task). */
 	for (i = 0; i < s->nactive; i++)
@@ -506,7 +505,7 @@ ft__fs_recompute(struct fs_sim *s)
 	rc = 0;
 out:
 	for (i = 0; i < ntouched; i++)
-		s->wf_cnt[s->wf_touched[i]] = 0;
+		L[s->wf_touched[i]].cnt = 0;
 	return rc;
 }
 

@@ -85,6 +85,15 @@ struct fs_tag_slowest {
 	uint32_t bott_link;
 };
 
+/* A link's water-filling state: one cache line holds all the filling touches of it. */
+struct fs_wf_link {
+	double rem;   /* capacity not yet given to frozen flows */
+	uint32_t cnt; /* unfrozen flows crossing it; its share is rem / cnt */
+	uint32_t off; /* its flows: wf_flows[off .. end) */
+	uint32_t end;
+	uint32_t pad;
+};
+
 struct fs_event {
 	double t;
 	uint64_t seq;
@@ -143,11 +152,7 @@ struct fs_sim {
 	uint64_t ncreated; /* tasks added, spawned ones included */
 	uint32_t act_cap;  /* room in the act_* arrays */
 	/* water-filling scratch, sized nlinks */
-	uint32_t *wf_cnt;
-	uint32_t *wf_off;
-	uint32_t *wf_end;
-	double *wf_rem;
-	double *wf_key;
+	struct fs_wf_link *wf_link;
 	uint32_t *wf_touched;
 	uint32_t *wf_flows; /* link -> flows CSR, sized by the sum of active path lengths */
 	size_t wf_flows_cap;
