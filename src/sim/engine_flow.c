@@ -371,6 +371,7 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 		ft_free(fe);
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
 	}
+	fe->core.track_load = fe->cfg.routing == FT_ROUTING_ADAPTIVE; /* the chooser's load */
 	fe->core.route = route_cb;
 	fe->core.route_ud = fe;
 	fe->core.spawn = spawn_cb;

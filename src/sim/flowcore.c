@@ -34,6 +34,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 {
 	memset(s, 0, sizeof(*s));
 	s->nlinks = nlinks;
+	s->track_load = true;
 	ft_vec_init(&s->tasks, sizeof(struct fs_task));
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
@@ -77,10 +78,7 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->act_np);
 	ft_free(s->act_rate);
 	ft_free(s->act_left);
-	ft_free(s->act_bott);
-	ft_free(s->act_since);
-	ft_free(s->act_best);
-	ft_free(s->act_best_s);
+	ft_free(s->act_bn);
 	ft_vec_release(&s->tasks);
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
@@ -333,36 +331,15 @@ wf_sift_down(struct wf_item *h, size_t n, size_t i)
 }
 
 static void
-wf_push(struct fs_sim *s, double key, uint32_t link)
-{
-	struct wf_item *h = s->wf_heap.data;
-	size_t i = s->wf_heap.len++;
-
-	/* Room was reserved for every touched link, and an entry is re-pushed only after
-	 * its old one was popped. */
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (!(key < h[p].key || (key == h[p].key && link < h[p].link)))
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i].key = key;
-	h[i].link = link;
-}
-
-static struct wf_item
 wf_pop(struct fs_sim *s)
 {
-	struct wf_item *h = s->wf_heap.data, top = h[0];
+	struct wf_item *h = s->wf_heap.data;
 	size_t n = --s->wf_heap.len;
 
 	if (n > 0) {
 		h[0] = h[n];
 		wf_sift_down(h, n, 0);
 	}
-	return top;
 }
 
 /* Count flows per link, collect the touched links and lay out link -> flows. */
@@ -411,21 +388,22 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 static void
 set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
 {
-	uint32_t old = s->act_bott[f];
-	double held = s->now_s - s->act_since[f];
+	struct fs_act_bn *b = &s->act_bn[f];
+	uint32_t old = b->bott;
+	double held = s->now_s - b->since;
 
 	if (old == l)
 		return;
-	if (old != FS_NONE && (s->act_best[f] == FS_NONE || held > s->act_best_s[f])) {
-		s->act_best[f] = old;
-		s->act_best_s[f] = held;
+	if (old != FS_NONE && (b->best == FS_NONE || held > b->best_s)) {
+		b->best = old;
+		b->best_s = held;
 	}
-	s->act_bott[f] = l;
-	s->act_since[f] = s->now_s;
+	b->bott = l;
+	b->since = s->now_s;
 }
 
-int
-ft__fs_recompute(struct fs_sim *s)
+static int
+recompute(struct fs_sim *s)
 {
 	const uint32_t *paths;
 	struct fs_wf_link *L = s->wf_link;
@@ -464,19 +442,22 @@ ft__fs_recompute(struct fs_sim *s)
 	for (i = ntouched / 2; i-- > 0;)
 		wf_sift_down(h, ntouched, i);
 	while (s->wf_heap.len) {
-		struct wf_item it = wf_pop(s);
-		uint32_t l = it.link;
+		uint32_t l = h[0].link;
 		double share;
 
-		if (L[l].cnt == 0)
-			continue; /* done */
-		share = L[l].rem / L[l].cnt;
-		if (it.key != share) {
-			/* Its share grew since it was pushed (shares only grow as flows freeze):
-			 * queue it again at its current share. */
-			wf_push(s, share, l);
+		if (L[l].cnt == 0) {
+			wf_pop(s); /* done */
 			continue;
 		}
+		share = L[l].rem / L[l].cnt;
+		if (h[0].key != share) {
+			/* Its share grew since it was queued (shares only grow as flows freeze):
+			 * it goes back at its current share. */
+			h[0].key = share;
+			wf_sift_down(h, s->wf_heap.len, 0);
+			continue;
+		}
+		wf_pop(s);
 		for (k = L[l].off; k < L[l].end; k++) {
 			uint32_t f = s->wf_flows[k];
 			const uint32_t *p;
@@ -499,13 +480,21 @@ ft__fs_recompute(struct fs_sim *s)
 		}
 		L[l].rem = 0;
 	}
-	/* Mirror the rates into the tasks (the public view of a task). */
-	for (i = 0; i < s->nactive; i++)
-		ft__fs_task(s, s->active[i])->rate_Bps = s->act_rate[i];
 	rc = 0;
 out:
 	for (i = 0; i < ntouched; i++)
 		L[s->wf_touched[i]].cnt = 0;
+	return rc;
+}
+
+int
+ft__fs_recompute(struct fs_sim *s)
+{
+	int rc = recompute(s);
+
+	/* Mirror the rates into the tasks (their public view; the event loop reads act_rate). */
+	for (uint32_t i = 0; rc == 0 && i < s->nactive; i++)
+		ft__fs_task(s, s->active[i])->rate_Bps = s->act_rate[i];
 	return rc;
 }
 
@@ -528,12 +517,9 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->act_np = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->act_rate = ft_calloc(s->act_cap, sizeof(double));
 	s->act_left = ft_calloc(s->act_cap, sizeof(double));
-	s->act_bott = ft_calloc(s->act_cap, sizeof(uint32_t));
-	s->act_since = ft_calloc(s->act_cap, sizeof(double));
-	s->act_best = ft_calloc(s->act_cap, sizeof(uint32_t));
-	s->act_best_s = ft_calloc(s->act_cap, sizeof(double));
+	s->act_bn = ft_calloc(s->act_cap, sizeof(struct fs_act_bn));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
-	    !s->act_left || !s->act_bott || !s->act_since || !s->act_best || !s->act_best_s)
+	    !s->act_left || !s->act_bn)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -604,7 +590,7 @@ static int
 grow_active(struct fs_sim *s)
 {
 	size_t n = (size_t)s->act_cap * 2;
-	void *p[9];
+	void *p[6];
 
 	p[0] = ft_reallocarray(s->active, n, sizeof(uint32_t));
 	if (p[0])
@@ -621,19 +607,10 @@ grow_active(struct fs_sim *s)
 	p[4] = ft_reallocarray(s->act_left, n, sizeof(double));
 	if (p[4])
 		s->act_left = p[4];
-	p[5] = ft_reallocarray(s->act_bott, n, sizeof(uint32_t));
+	p[5] = ft_reallocarray(s->act_bn, n, sizeof(struct fs_act_bn));
 	if (p[5])
-		s->act_bott = p[5];
-	p[6] = ft_reallocarray(s->act_since, n, sizeof(double));
-	if (p[6])
-		s->act_since = p[6];
-	p[7] = ft_reallocarray(s->act_best, n, sizeof(uint32_t));
-	if (p[7])
-		s->act_best = p[7];
-	p[8] = ft_reallocarray(s->act_best_s, n, sizeof(double));
-	if (p[8])
-		s->act_best_s = p[8];
-	for (int i = 0; i < 9; i++)
+		s->act_bn = p[5];
+	for (int i = 0; i < 6; i++)
 		if (!p[i])
 			return FT_ENOMEM;
 	s->act_cap = (uint32_t)n;
@@ -679,7 +656,8 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 		if (s->cap_Bps[p[j]] < bottleneck)
 			bottleneck = s->cap_Bps[p[j]];
 		lat += s->lat_s[p[j]];
-		s->link_nactive[p[j]]++;
+		if (s->track_load)
+			s->link_nactive[p[j]]++;
 	}
 	if (!(bottleneck > 0))
 		return ft_error_set(err, FT_EINVAL, "sim: flow %u crosses link %u of no capacity",
@@ -697,10 +675,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	s->act_np[s->nactive] = t->npath;
 	s->act_rate[s->nactive] = 0;
 	s->act_left[s->nactive] = t->bytes - t->sent;
-	s->act_bott[s->nactive] = FS_NONE;
-	s->act_since[s->nactive] = s->now_s;
-	s->act_best[s->nactive] = FS_NONE;
-	s->act_best_s[s->nactive] = 0;
+	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, FS_NONE, s->now_s, 0 };
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
 	return 0;
@@ -803,13 +778,14 @@ end_transmission(struct fs_sim *s, uint32_t id)
 
 	for (j = 0; j < t->npath; j++) {
 		s->link_bytes[p[j]] += t->bytes;
-		s->link_nactive[p[j]]--;
+		if (s->track_load)
+			s->link_nactive[p[j]]--;
 	}
 	/* Bytes sent, as integrated over the rate intervals (the residual is the
 	 * completion tolerance); the links are credited with the whole payload. */
 	t->sent = t->bytes - s->act_left[t->active_idx];
 	set_bottleneck(s, t->active_idx, FS_NONE); /* close the last interval */
-	t->bott_link = s->act_best[t->active_idx];
+	t->bott_link = s->act_bn[t->active_idx].best;
 	s->bytes_delivered += t->sent;
 	t->rate_Bps = 0;
 	--s->nactive;
@@ -819,10 +795,7 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->act_np[t->active_idx] = s->act_np[s->nactive];
 	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
-	s->act_bott[t->active_idx] = s->act_bott[s->nactive];
-	s->act_since[t->active_idx] = s->act_since[s->nactive];
-	s->act_best[t->active_idx] = s->act_best[s->nactive];
-	s->act_best_s[t->active_idx] = s->act_best_s[s->nactive];
+	s->act_bn[t->active_idx] = s->act_bn[s->nactive];
 	ft__fs_task(s, last)->active_idx = t->active_idx;
 	t->state = FS_PROPAGATING;
 	s->rates_dirty = true;
@@ -839,7 +812,7 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 	if (!s->started)
 		return ft_error_set(err, FT_EINVAL, "sim: run not started");
 	if (s->rates_dirty) {
-		rc = ft__fs_recompute(s);
+		rc = recompute(s);
 		if (rc < 0)
 			return ft_error_set(err, rc, "sim: out of memory computing rates");
 	}

@@ -41,7 +41,8 @@ enum fs_state {
 struct fs_task {
 	double bytes;      /* wire bytes to move (0 for barriers) */
 	double sent;       /* bytes sent so far */
-	double rate_Bps;   /* current max-min rate */
+	double rate_Bps;   /* max-min rate as of the last ft__fs_recompute() call (the event loop
+	                    * keeps the active flows' rates in fs_sim.act_rate) */
 	double delay_s;    /* wait between ready and start (compute time, protocol overhead) */
 	double lat_mult;   /* barrier: extra delay = lat_mult x max predecessor path latency */
 	double pred_lat_s; /* max path latency among finished predecessors */
@@ -94,6 +95,14 @@ struct fs_wf_link {
 	uint32_t pad;
 };
 
+/* Bottleneck bookkeeping of one active flow. */
+struct fs_act_bn {
+	uint32_t bott;  /* link that froze its rate in the last water filling */
+	uint32_t best;  /* the link that has limited it longest so far */
+	double since;   /* since when bott has been its bottleneck */
+	double best_s;  /* for how long best did */
+};
+
 struct fs_event {
 	double t;
 	uint64_t seq;
@@ -107,7 +116,8 @@ struct fs_sim {
 	double *cap_Bps; /* effective capacity (nominal x fault scale) */
 	double *lat_s;
 	double *link_bytes;      /* bytes carried so far */
-	uint32_t *link_nactive;  /* active flows crossing each link (adaptive routing load) */
+	uint32_t *link_nactive;  /* active flows crossing each link, kept when track_load */
+	bool track_load;         /* keep link_nactive (adaptive routing reads it); on by default */
 	uint32_t *link_maxflows; /* most flows ever sharing the link at once */
 	/* tasks and dependencies */
 	struct ft_vec tasks;  /* struct fs_task */
@@ -125,10 +135,7 @@ struct fs_sim {
 	uint32_t *act_np;   /* npath */
 	double *act_rate;   /* current rate, bytes/s */
 	double *act_left;   /* bytes left to send */
-	uint32_t *act_bott; /* link that froze its rate in the last water filling */
-	double *act_since;  /* since when act_bott has been its bottleneck */
-	uint32_t *act_best; /* the link that has limited it longest so far */
-	double *act_best_s; /* for how long */
+	struct fs_act_bn *act_bn; /* which links limited it, and for how long */
 	uint64_t ndone;
 	bool rates_dirty;
 	bool started;
@@ -207,7 +214,8 @@ int ft__fs_start(struct fs_sim *s, struct ft_error *err) FT_MUST_CHECK;
 int ft__fs_step(struct fs_sim *s, struct ft_error *err) FT_MUST_CHECK;
 /* Run to the end (or past @until_s when it is > 0). */
 int ft__fs_run(struct fs_sim *s, double until_s, struct ft_error *err) FT_MUST_CHECK;
-/* Recompute max-min fair rates of all active flows now (the step does it when needed). */
+/* Recompute max-min fair rates of all active flows now and mirror them into the tasks'
+ * rate_Bps (the step does it when needed, without the mirror). */
 int ft__fs_recompute(struct fs_sim *s) FT_MUST_CHECK;
 
 /* ---- shared by the engines and the scenario runner ------------------------- */
