@@ -24,10 +24,9 @@
 
 #define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
 
-struct wf_item {
-	double key;
-	uint32_t link;
-};
+#define wf_item fs_wf_item
+#define WF_RADIX_BITS 11
+#define WF_RADIX_PASSES 6 /* 6 x 11 >= 64 key bits */
 
 int
 ft__fs_init(struct fs_sim *s, uint32_t nlinks)
@@ -52,8 +51,13 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->link_maxflows = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	s->wf_link = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_link));
 	s->wf_touched = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	s->wf_mark = ft_calloc(nlinks / 64 + 1, sizeof(uint64_t));
+	s->wf_items = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
+	s->wf_items2 = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
+	s->wf_hist = ft_calloc(WF_RADIX_PASSES << WF_RADIX_BITS, sizeof(uint32_t));
 	if (!s->cap_Bps || !s->lat_s || !s->link_bytes || !s->link_nactive || !s->link_maxflows ||
-	    !s->wf_link || !s->wf_touched) {
+	    !s->wf_link || !s->wf_touched || !s->wf_mark || !s->wf_items || !s->wf_items2 ||
+	    !s->wf_hist) {
 		ft__fs_release(s);
 		return FT_ENOMEM;
 	}
@@ -70,6 +74,10 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->link_maxflows);
 	ft_free(s->wf_link);
 	ft_free(s->wf_touched);
+	ft_free(s->wf_mark);
+	ft_free(s->wf_items);
+	ft_free(s->wf_items2);
+	ft_free(s->wf_hist);
 	ft_free(s->wf_flows);
 	ft_free(s->succ_first);
 	ft_free(s->succ);
@@ -331,6 +339,25 @@ wf_sift_down(struct wf_item *h, size_t n, size_t i)
 }
 
 static void
+wf_push(struct fs_sim *s, double key, uint32_t link)
+{
+	struct wf_item *h = s->wf_heap.data;
+	size_t i = s->wf_heap.len++;
+
+	/* Room was reserved for every touched link; a link is queued at most once. */
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!(key < h[p].key || (key == h[p].key && link < h[p].link)))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i].key = key;
+	h[i].link = link;
+}
+
+static void
 wf_pop(struct fs_sim *s)
 {
 	struct wf_item *h = s->wf_heap.data;
@@ -340,6 +367,55 @@ wf_pop(struct fs_sim *s)
 		h[0] = h[n];
 		wf_sift_down(h, n, 0);
 	}
+}
+
+/*
+ * Sort @n items by key, keeping the order of equal keys: LSD radix sort on the key's bits
+ * (shares are positive, and positive doubles order like their bit patterns). Passes whose
+ * digit is the same for every item are skipped. Returns the sorted array (one of the two).
+ */
+static inline uint32_t
+wf_digit(const struct wf_item *it, uint32_t pass)
+{
+	uint64_t u;
+
+	memcpy(&u, &it->key, sizeof(u));
+	return (uint32_t)(u >> (pass * WF_RADIX_BITS)) & ((1u << WF_RADIX_BITS) - 1);
+}
+
+static struct wf_item *
+wf_sort(struct fs_sim *s, uint32_t n)
+{
+	struct wf_item *a = s->wf_items, *b = s->wf_items2, *t;
+	const uint32_t nb = 1u << WF_RADIX_BITS, mask = nb - 1;
+	uint32_t *hist = s->wf_hist, i, pass;
+
+	memset(hist, 0, (size_t)WF_RADIX_PASSES * nb * sizeof(*hist));
+	for (i = 0; i < n; i++) {
+		uint64_t u;
+
+		memcpy(&u, &a[i].key, sizeof(u));
+		for (pass = 0; pass < WF_RADIX_PASSES; pass++)
+			hist[pass * nb + ((u >> (pass * WF_RADIX_BITS)) & mask)]++;
+	}
+	for (pass = 0; pass < WF_RADIX_PASSES; pass++) {
+		uint32_t *h = hist + pass * nb, sum = 0, d;
+
+		if (n == 0 || h[wf_digit(&a[0], pass)] == n)
+			continue; /* one digit for all: the order stands */
+		for (d = 0; d < nb; d++) {
+			uint32_t c = h[d];
+
+			h[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[h[wf_digit(&a[i], pass)]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	return a;
 }
 
 /* Count flows per link, collect the touched links and lay out link -> flows. */
@@ -355,10 +431,22 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 		const uint32_t *p = paths + s->act_pf[i];
 
 		for (j = 0; j < s->act_np[i]; j++) {
-			if (L[p[j]].cnt++ == 0)
-				s->wf_touched[ntouched++] = p[j];
+			uint32_t l = p[j];
+
+			if (L[l].cnt++ == 0)
+				s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
 		}
 		total += s->act_np[i];
+	}
+	/* The touched links in link order (ties in share go to the lower link id). */
+	for (i = 0; i <= s->nlinks / 64; i++) {
+		uint64_t w = s->wf_mark[i];
+
+		s->wf_mark[i] = 0;
+		while (w) {
+			s->wf_touched[ntouched++] = i * 64 + (uint32_t)__builtin_ctzll(w);
+			w &= w - 1;
+		}
 	}
 	*ntouched_out = ntouched; /* their counts are cleared by the caller, also on failure */
 	if (total > s->wf_flows_cap) {
@@ -407,8 +495,8 @@ recompute(struct fs_sim *s)
 {
 	const uint32_t *paths;
 	struct fs_wf_link *L = s->wf_link;
-	struct wf_item *h;
-	uint32_t ntouched = 0, i, j, k;
+	struct wf_item *h, *sorted;
+	uint32_t ntouched = 0, i, j, k, next;
 	int rc;
 
 	s->nrecompute++;
@@ -426,38 +514,46 @@ recompute(struct fs_sim *s)
 	}
 	for (i = 0; i < s->nactive; i++)
 		s->act_rate[i] = -1; /* unfrozen */
-	/* Every touched link at its first share, in heap order (the pops follow the total
-	 * order of (share, link), whatever the heap's shape). */
-	h = s->wf_heap.data;
+	/*
+	 * Links are taken in the order of (share, link id). They start sorted by their first
+	 * share; one whose share has grown when its turn comes (shares only grow as flows
+	 * freeze) goes to a min-heap at its current share, and the next link is the smaller
+	 * of the sorted array's next and the heap's top. Links whose flows were all frozen
+	 * elsewhere cost one look each.
+	 */
 	for (i = 0; i < ntouched; i++) {
 		uint32_t l = s->wf_touched[i];
 
 		L[l].rem = s->cap_Bps[l];
 		if (L[l].cnt > s->link_maxflows[l])
 			s->link_maxflows[l] = L[l].cnt;
-		h[i].key = L[l].rem / L[l].cnt;
-		h[i].link = l;
+		s->wf_items[i].key = L[l].rem / L[l].cnt;
+		s->wf_items[i].link = l;
 	}
-	s->wf_heap.len = ntouched;
-	for (i = ntouched / 2; i-- > 0;)
-		wf_sift_down(h, ntouched, i);
-	while (s->wf_heap.len) {
-		uint32_t l = h[0].link;
+	sorted = wf_sort(s, ntouched);
+	h = s->wf_heap.data;
+	next = 0;
+	for (;;) {
+		struct wf_item it;
+		uint32_t l;
 		double share;
 
-		if (L[l].cnt == 0) {
-			wf_pop(s); /* done */
-			continue;
+		if (next < ntouched && (s->wf_heap.len == 0 || wf_less(&sorted[next], &h[0]))) {
+			it = sorted[next++];
+		} else if (s->wf_heap.len) {
+			it = h[0];
+			wf_pop(s);
+		} else {
+			break;
 		}
+		l = it.link;
+		if (L[l].cnt == 0)
+			continue; /* all its flows are frozen */
 		share = L[l].rem / L[l].cnt;
-		if (h[0].key != share) {
-			/* Its share grew since it was queued (shares only grow as flows freeze):
-			 * it goes back at its current share. */
-			h[0].key = share;
-			wf_sift_down(h, s->wf_heap.len, 0);
+		if (it.key != share) {
+			wf_push(s, share, l);
 			continue;
 		}
-		wf_pop(s);
 		for (k = L[l].off; k < L[l].end; k++) {
 			uint32_t f = s->wf_flows[k];
 			const uint32_t *p;

@@ -95,6 +95,12 @@ struct fs_wf_link {
 	uint32_t pad;
 };
 
+/* A link queued by its fair share. */
+struct fs_wf_item {
+	double key;
+	uint32_t link;
+};
+
 /* Bottleneck bookkeeping of one active flow. */
 struct fs_act_bn {
 	uint32_t bott;  /* link that froze its rate in the last water filling */
@@ -161,9 +167,12 @@ struct fs_sim {
 	/* water-filling scratch, sized nlinks */
 	struct fs_wf_link *wf_link;
 	uint32_t *wf_touched;
+	uint64_t *wf_mark;     /* touched links, one bit each (listed in link order) */
+	struct fs_wf_item *wf_items, *wf_items2; /* touched links sorted by first share */
+	uint32_t *wf_hist;     /* radix sort counts */
 	uint32_t *wf_flows; /* link -> flows CSR, sized by the sum of active path lengths */
 	size_t wf_flows_cap;
-	struct ft_vec wf_heap; /* struct wf_item */
+	struct ft_vec wf_heap; /* struct fs_wf_item: links whose share grew, a min-heap */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;
