@@ -41,12 +41,14 @@ struct memo_slot {
 };
 
 #define MEMO_EMPTY UINT64_MAX
+#define MEMO_PREFETCH 8 /* spawned flows ahead whose memo slot is fetched early */
 #define MEMO_MAX_SLOTS (UINT32_C(1) << 21) /* about 2M suffixes (72 MB) at most */
 
 struct route_memo {
 	bool on;
 	uint32_t *up_first; /* per vertex: its way up in links, n in up_n (0: not known) */
 	uint8_t *up_n;
+	uint32_t *up_leaf; /* per vertex: the leaf its way up ends at */
 	uint32_t *dense; /* per vertex: index among GPUs and NICs (keys of neighbours are close) */
 	struct memo_slot *slots; /* open addressing, power-of-two size */
 	size_t nslots, used;
@@ -159,10 +161,11 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 			return 0;
 	m->up_first = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->up_n = ft_calloc(nv ? nv : 1, sizeof(uint8_t));
+	m->up_leaf = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->dense = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->nslots = 1024;
 	m->slots = ft_calloc(m->nslots, sizeof(*m->slots));
-	if (!m->up_first || !m->up_n || !m->dense || !m->slots)
+	if (!m->up_first || !m->up_n || !m->up_leaf || !m->dense || !m->slots)
 		return FT_ENOMEM;
 	for (uint32_t v = 0, k = 0; v < nv; v++) {
 		uint8_t kind = ft_topo_vertex(topo, v)->kind;
@@ -180,6 +183,7 @@ memo_release(struct route_memo *m)
 {
 	ft_free(m->up_first);
 	ft_free(m->up_n);
+	ft_free(m->up_leaf);
 	ft_free(m->dense);
 	ft_free(m->slots);
 	ft_vec_release(&m->links);
@@ -194,11 +198,17 @@ memo_release(struct route_memo *m)
  */
 #define MEMO_GROUP 16
 
+static size_t
+memo_home(const struct route_memo *m, uint64_t key)
+{
+	return ((size_t)ft_mix64(key / MEMO_GROUP) * MEMO_GROUP + key % MEMO_GROUP) &
+	       (m->nslots - 1);
+}
+
 static struct memo_slot *
 memo_find(const struct route_memo *m, uint64_t key)
 {
-	size_t mask = m->nslots - 1;
-	size_t i = ((size_t)ft_mix64(key / MEMO_GROUP) * MEMO_GROUP + key % MEMO_GROUP) & mask;
+	size_t mask = m->nslots - 1, i = memo_home(m, key);
 
 	while (m->slots[i].key != key && m->slots[i].key != MEMO_EMPTY)
 		i = (i + 1) & mask;
@@ -245,38 +255,56 @@ memo_put(struct route_memo *m, uint32_t leaf, uint32_t dst, const uint32_t *link
 }
 
 /*
- * The memo's answer for @src -> @dst into @links (its length), 0 when it has none, and what
- * a fresh route needs to fill it in (@can: the pair is one the memo covers).
+ * The memo's way from @src to @dst: its way up (@up links from m->up_first[src]) and the
+ * slot of the rest, or NULL when it has none. *@can: the pair is one the memo covers.
  */
-static uint32_t
-memo_get(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t *links, uint32_t max,
-         bool *can)
+static const struct memo_slot *
+memo_get(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t *up, bool *can)
 {
 	struct route_memo *m = &fe->memo;
 	const struct ft_vertex *a, *b;
 	const struct memo_slot *sl;
-	uint32_t up, leaf;
 
 	*can = false;
 	if (!m->on)
-		return 0;
+		return NULL;
 	a = ft_topo_vertex(fe->topo, src);
 	b = ft_topo_vertex(fe->topo, dst);
 	if ((a->kind != FT_V_GPU && a->kind != FT_V_NIC) || a->node == b->node ||
 	    m->dense[dst] == UINT32_MAX)
-		return 0;
+		return NULL;
 	*can = true;
-	up = m->up_n[src];
-	if (up == 0)
-		return 0;
-	leaf = ft_topo_link(fe->topo, FT_VEC_AT(&m->links, uint32_t, m->up_first[src] + up - 1))->dst;
-	sl = memo_find(m, (uint64_t)leaf << 32 | m->dense[dst]);
-	if (sl->key == MEMO_EMPTY || up + sl->n > max)
-		return 0;
+	*up = m->up_n[src];
+	if (*up == 0)
+		return NULL;
+	sl = memo_find(m, (uint64_t)m->up_leaf[src] << 32 | m->dense[dst]);
+	if (sl->key == MEMO_EMPTY || *up + sl->n > FT_PATH_MAX)
+		return NULL;
+	m->hits++;
+	return sl;
+}
+
+/* Write the memo's path @up + @sl of @src into @links. */
+static uint32_t
+memo_copy(const struct route_memo *m, uint32_t src, uint32_t up, const struct memo_slot *sl,
+          uint32_t *links)
+{
 	memcpy(links, &FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), up * sizeof(uint32_t));
 	memcpy(links + up, &FT_VEC_AT(&m->links, uint32_t, sl->first), sl->n * sizeof(uint32_t));
-	m->hits++;
 	return up + sl->n;
+}
+
+/* Warm the cache for a lookup of @src -> @dst that comes soon. */
+static void
+memo_prefetch(const struct flow_engine *fe, uint32_t src, uint32_t dst)
+{
+	const struct route_memo *m = &fe->memo;
+
+	if (m->on && m->up_n[src] && m->dense[dst] != UINT32_MAX) {
+		uint64_t key = (uint64_t)m->up_leaf[src] << 32 | m->dense[dst];
+
+		__builtin_prefetch(&m->slots[memo_home(m, key)]);
+	}
 }
 
 /* Split a fresh path of @src at its first fabric switch and keep both pieces. */
@@ -302,6 +330,7 @@ memo_learn(struct flow_engine *fe, uint32_t src, uint32_t dst, const uint32_t *l
 		       (i + 1) * sizeof(uint32_t));
 		m->links.len += i + 1;
 		m->up_n[src] = (uint8_t)(i + 1);
+		m->up_leaf[src] = leaf;
 	} else if (m->up_n[src] != i + 1 ||
 	           memcmp(&FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), links,
 	                  (i + 1) * sizeof(uint32_t)) != 0) {
@@ -317,14 +346,15 @@ route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_
 {
 	struct flow_engine *fe = ud;
 	const struct fs_task *t = ft__fs_task(s, id);
+	const struct memo_slot *sl;
 	struct ft_path path;
-	uint32_t n;
+	uint32_t up = 0;
 	bool can;
 	int rc;
 
-	n = memo_get(fe, t->src, t->dst, links, max, &can);
-	if (n)
-		return (int)n;
+	sl = memo_get(fe, t->src, t->dst, &up, &can);
+	if (sl && up + sl->n <= max)
+		return (int)memo_copy(&fe->memo, t->src, up, sl, links);
 	fe->cur_hash = ft_route_flow_hash(t->src, t->dst, t->qp);
 	rc = ft__sim_route(fe->topo, &fe->cfg, t->src, t->dst, t->qp, choose_least_loaded, fe,
 	                   &path, err);
@@ -546,10 +576,21 @@ spawn_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint
 		for (c = nchunks; c-- > 0;) {
 			int64_t id = ft__fs_spawn_flow(s, per / nchunks, src, dst, q * 1024 + c,
 			                               c == 0, next, tag);
+			const struct memo_slot *sl;
+			uint32_t up = 0, *room;
+			bool can;
 
 			if (id < 0)
 				return (int)id;
 			next = (uint32_t)id;
+			/* A memo path is known now: the flow starts routed (D-mod-K ignores load). */
+			sl = memo_get(fe, src, dst, &up, &can);
+			if (sl) {
+				room = ft__fs_path_room(s, next, up + sl->n);
+				if (!room)
+					return FT_ENOMEM;
+				memo_copy(&fe->memo, src, up, sl, room);
+			}
 		}
 	}
 	return 0;
@@ -575,7 +616,12 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 		for (i = 0; i < ap->m; i++) {
 			uint32_t a = ap->rank_gpu[base + i * ap->stride];
 			uint32_t b = ap->rank_gpu[base + ((i + rd->k) % ap->m) * ap->stride];
+			uint32_t ahead = i + MEMO_PREFETCH;
 			int rc;
+
+			if (ahead < ap->m)
+				memo_prefetch(fe, ap->rank_gpu[base + ahead * ap->stride],
+				              ap->rank_gpu[base + ((ahead + rd->k) % ap->m) * ap->stride]);
 
 			if (a == b)
 				continue;

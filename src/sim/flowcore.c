@@ -649,11 +649,29 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	return 0;
 }
 
+uint32_t *
+ft__fs_path_room(struct fs_sim *s, uint32_t id, uint32_t n)
+{
+	struct fs_task *t = ft__fs_task(s, id);
+
+	if (n <= t->path_cap) {
+		/* A recycled slot: its old path's room holds the new one. */
+		t->npath = n;
+		return &FT_VEC_AT(&s->paths, uint32_t, t->path_first);
+	}
+	if (ft_vec_reserve(&s->paths, n) < 0)
+		return NULL;
+	t->path_first = (uint32_t)s->paths.len;
+	s->paths.len += n;
+	t->npath = n;
+	t->path_cap = n;
+	return &FT_VEC_AT(&s->paths, uint32_t, t->path_first);
+}
+
 static int
 route_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 {
-	struct fs_task *t = ft__fs_task(s, id);
-	uint32_t buf[64];
+	uint32_t buf[64], *room;
 	int n;
 
 	if (!s->route)
@@ -663,21 +681,10 @@ route_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 		return n;
 	if (n == 0)
 		return ft_error_set(err, FT_EINVAL, "sim: flow %u: empty path", id);
-	t = ft__fs_task(s, id);
-	if ((uint32_t)n <= t->path_cap) {
-		/* A recycled slot: its old path's room holds the new one. */
-		memcpy(&FT_VEC_AT(&s->paths, uint32_t, t->path_first), buf,
-		       (size_t)n * sizeof(uint32_t));
-		t->npath = (uint32_t)n;
-		return 0;
-	}
-	if (ft_vec_reserve(&s->paths, (size_t)n) < 0)
+	room = ft__fs_path_room(s, id, (uint32_t)n);
+	if (!room)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
-	t->path_first = (uint32_t)s->paths.len;
-	memcpy(&FT_VEC_AT(&s->paths, uint32_t, s->paths.len), buf, (size_t)n * sizeof(uint32_t));
-	s->paths.len += (size_t)n;
-	t->npath = (uint32_t)n;
-	t->path_cap = (uint32_t)n;
+	memcpy(room, buf, (size_t)n * sizeof(uint32_t));
 	return 0;
 }
 

@@ -197,6 +197,11 @@ int64_t ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag);
  */
 int64_t ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
                           bool start, uint32_t next, uint32_t tag);
+/*
+ * Room for the @n links of spawned flow @id's path, written by the caller at once (from the
+ * spawn callback: the flow is then not routed when it starts). NULL when out of memory.
+ */
+uint32_t *ft__fs_path_room(struct fs_sim *s, uint32_t id, uint32_t n);
 /* @to starts only after @from is done. */
 int ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to) FT_MUST_CHECK;
 static inline struct fs_task *
