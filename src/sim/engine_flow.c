@@ -289,8 +289,15 @@ static uint32_t
 memo_copy(const struct route_memo *m, uint32_t src, uint32_t up, const struct memo_slot *sl,
           uint32_t *links)
 {
-	memcpy(links, &FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), up * sizeof(uint32_t));
-	memcpy(links + up, &FT_VEC_AT(&m->links, uint32_t, sl->first), sl->n * sizeof(uint32_t));
+	const uint32_t *a = &FT_VEC_AT(&m->links, uint32_t, m->up_first[src]);
+	const uint32_t *b = &FT_VEC_AT(&m->links, uint32_t, sl->first);
+	uint32_t i;
+
+	/* A few links: a loop beats a call to memcpy. */
+	for (i = 0; i < up; i++)
+		links[i] = a[i];
+	for (i = 0; i < sl->n; i++)
+		links[up + i] = b[i];
 	return up + sl->n;
 }
 
