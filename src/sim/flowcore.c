@@ -38,7 +38,9 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
 	ft_vec_init(&s->events, sizeof(struct fs_event));
-	ft_vec_init(&s->nowq, sizeof(struct fs_event));
+	for (uint32_t k = 0; k < FS_LANES; k++)
+		ft_vec_init(&s->lanes[k].q, sizeof(struct fs_event));
+	s->nlanes = 1; /* lane 0: due now */
 	ft_vec_init(&s->wf_heap, sizeof(struct wf_item));
 	ft_vec_init(&s->free_ids, sizeof(uint32_t));
 	ft_vec_init(&s->retired_fct, sizeof(double));
@@ -91,7 +93,8 @@ ft__fs_release(struct fs_sim *s)
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
 	ft_vec_release(&s->events);
-	ft_vec_release(&s->nowq);
+	for (uint32_t k = 0; k < FS_LANES; k++)
+		ft_vec_release(&s->lanes[k].q);
 	ft_vec_release(&s->wf_heap);
 	ft_vec_release(&s->free_ids);
 	ft_vec_release(&s->retired_fct);
@@ -219,7 +222,7 @@ ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, ui
 	if (start) {
 		t->state = FS_READY;
 		t->t_ready = s->now_s;
-		if (ev_push(s, s->now_s, id, 0) < 0)
+		if (ev_push(s, 0, id, 0) < 0)
 			return FT_ENOMEM;
 	}
 	return id;
@@ -252,20 +255,24 @@ ev_less(const struct fs_event *a, const struct fs_event *b)
 	         ? (((T *)(v)->data)[(v)->len++] = (val), 0)                                  \
 	         : FT_ENOMEM)
 
+/* Queue @task's start (@type 0) or arrival (1) @delay seconds from now. */
 static int
-ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type)
+ev_push(struct fs_sim *s, double delay, uint32_t task, uint32_t type)
 {
-	struct fs_event e = { .t = t, .seq = s->seq++, .task = task, .type = type };
+	struct fs_event e = { .t = s->now_s + delay, .seq = s->seq++, .task = task, .type = type };
 	struct fs_event *h;
+	uint32_t k;
 	size_t i;
 
-	if (t == s->now_s && s->started) {
-		/* Due now (a spawned flow's start, a barrier without delay): no heap. Every
-		 * event in the heap is later, or as early with a smaller sequence. */
-		if (s->nowq_head == s->nowq.len)
-			s->nowq_head = s->nowq.len = 0;
-		return VEC_APPEND(&s->nowq, struct fs_event, e);
+	for (k = 0; k < s->nlanes && s->lanes[k].delay != delay; k++)
+		;
+	if (k == s->nlanes && k < FS_LANES) {
+		s->lanes[k].delay = delay;
+		s->lanes[k].head = 0;
+		s->nlanes++;
 	}
+	if (k < s->nlanes)
+		return VEC_APPEND(&s->lanes[k].q, struct fs_event, e);
 	if (VEC_APPEND(&s->events, struct fs_event, e) < 0)
 		return FT_ENOMEM;
 	h = s->events.data;
@@ -281,6 +288,29 @@ ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type)
 		i = p;
 	}
 	return 0;
+}
+
+/* The earliest pending event (NULL: none) and where it is: *@src lane, or -1 the heap. */
+static const struct fs_event *
+ev_first(const struct fs_sim *s, int *src)
+{
+	const struct fs_event *best = s->events.len ? s->events.data : NULL;
+	uint32_t k;
+
+	*src = -1;
+	for (k = 0; k < s->nlanes; k++) {
+		const struct fs_lane *ln = &s->lanes[k];
+		const struct fs_event *e;
+
+		if (ln->head == ln->q.len)
+			continue;
+		e = &FT_VEC_AT(&ln->q, struct fs_event, ln->head);
+		if (!best || ev_less(e, best)) {
+			best = e;
+			*src = (int)k;
+		}
+	}
+	return best;
 }
 
 static void
@@ -307,6 +337,29 @@ ev_pop(struct fs_sim *s, struct fs_event *out)
 		h[i] = h[m];
 		h[m] = tmp;
 		i = m;
+	}
+}
+
+/* Take the event ev_first() found at @src. */
+static void
+ev_take(struct fs_sim *s, int src, struct fs_event *out)
+{
+	struct fs_lane *ln;
+
+	if (src < 0) {
+		ev_pop(s, out);
+		return;
+	}
+	ln = &s->lanes[src];
+	*out = FT_VEC_AT(&ln->q, struct fs_event, ln->head++);
+	if (ln->head == ln->q.len) {
+		ln->head = ln->q.len = 0;
+	} else if (ln->head >= 4096 && 2 * ln->head > ln->q.len) {
+		/* Slide the pending events to the front (amortized: half the lane was taken). */
+		memmove(ln->q.data, &FT_VEC_AT(&ln->q, struct fs_event, ln->head),
+		        (ln->q.len - ln->head) * sizeof(struct fs_event));
+		ln->q.len -= ln->head;
+		ln->head = 0;
 	}
 }
 
@@ -642,7 +695,7 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 		if (t->npred == 0) {
 			t->state = FS_READY;
 			t->t_ready = 0;
-			if (ev_push(s, t->delay_s, i, 0) < 0)
+			if (ev_push(s, t->delay_s, i, 0) < 0) /* now is 0 */
 				return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 		}
 	}
@@ -746,7 +799,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 			if (rc < 0)
 				return rc;
 		}
-		return ev_push(s, s->now_s, id, 1);
+		return ev_push(s, 0, id, 1);
 	}
 	if (t->npath == 0) {
 		rc = route_task(s, id, err);
@@ -799,7 +852,7 @@ release(struct fs_sim *s, uint32_t u_id, double lat)
 
 		u->state = FS_READY;
 		u->t_ready = s->now_s;
-		return ev_push(s, s->now_s + d, u_id, 0);
+		return ev_push(s, d, u_id, 0);
 	}
 	return 0;
 }
@@ -902,13 +955,15 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	ft__fs_task(s, last)->active_idx = t->active_idx;
 	t->state = FS_PROPAGATING;
 	s->rates_dirty = true;
-	return ev_push(s, s->now_s + t->lat_s, id, 1);
+	return ev_push(s, t->lat_s, id, 1);
 }
 
 int
 ft__fs_step(struct fs_sim *s, struct ft_error *err)
 {
 	double t_tx = INFINITY, t_ev = INFINITY, t_next, dt, horizon;
+	const struct fs_event *first;
+	int src;
 	uint32_t i;
 	int rc;
 
@@ -925,10 +980,9 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 		if (r > 0 && s->now_s + s->act_left[i] / r < t_tx)
 			t_tx = s->now_s + s->act_left[i] / r;
 	}
-	if (s->events.len)
-		t_ev = ((struct fs_event *)s->events.data)[0].t;
-	if (s->nowq_head < s->nowq.len && s->now_s < t_ev)
-		t_ev = s->now_s;
+	first = ev_first(s, &src);
+	if (first)
+		t_ev = first->t;
 	if (t_tx == INFINITY && t_ev == INFINITY) {
 		if (s->nactive)
 			return ft_error_set(err, FT_EINVAL, "sim: %u flows are stuck at rate 0",
@@ -957,22 +1011,11 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 			s->act_left[i] = 0;
 		i++;
 	}
-	/* Events due now: the heap's and the now queue's, merged by (time, sequence). */
-	for (;;) {
-		const struct fs_event *h = s->events.data, *q = NULL;
-		bool heap_due = s->events.len && h[0].t <= horizon;
+	/* Events due now, in (time, sequence) order. */
+	while ((first = ev_first(s, &src)) && first->t <= horizon) {
 		struct fs_event e;
 
-		if (s->nowq_head < s->nowq.len)
-			q = &FT_VEC_AT(&s->nowq, struct fs_event, s->nowq_head);
-		if (q && (!heap_due || ev_less(q, &h[0]))) {
-			e = *q;
-			s->nowq_head++;
-		} else if (heap_due) {
-			ev_pop(s, &e);
-		} else {
-			break;
-		}
+		ev_take(s, src, &e);
 		if (e.type == 0)
 			rc = start_task(s, e.task, err);
 		else

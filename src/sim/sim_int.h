@@ -116,6 +116,14 @@ struct fs_event {
 	uint32_t type; /* 0 = start, 1 = done */
 };
 
+#define FS_LANES 16
+
+struct fs_lane {
+	double delay;
+	size_t head;  /* first pending event in q */
+	struct ft_vec q; /* struct fs_event */
+};
+
 struct fs_sim {
 	/* links */
 	uint32_t nlinks;
@@ -146,10 +154,12 @@ struct fs_sim {
 	bool rates_dirty;
 	bool started;
 	struct ft_vec events; /* binary heap of struct fs_event */
-	/* Events due at now_s, in the order they were queued (their sequence numbers grow):
-	 * merged with the heap by (time, sequence), drained before time moves on. */
-	struct ft_vec nowq; /* struct fs_event */
-	size_t nowq_head;
+	/* Lanes: events queued at a fixed delay from the time they were queued at (lane 0:
+	 * due now). Time only grows, so each lane is in (time, sequence) order as it is; the
+	 * next event is the earliest of the heap's top and the lanes' heads. Path latencies
+	 * and zero delays take few values: most events never enter the heap. */
+	struct fs_lane lanes[FS_LANES];
+	uint32_t nlanes;
 	uint64_t seq;
 	fs_route_fn *route;
 	void *route_ud;
