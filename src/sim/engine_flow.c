@@ -231,6 +231,7 @@ memo_put(struct route_memo *m, uint32_t leaf, uint32_t dst, const uint32_t *link
 		nw = ft_calloc(ns, sizeof(*nw));
 		if (!nw)
 			return FT_ENOMEM;
+		ft__sim_advise_huge(nw, ns * sizeof(*nw));
 		for (size_t i = 0; i < ns; i++)
 			nw[i].key = MEMO_EMPTY;
 		m->slots = nw;
@@ -717,6 +718,8 @@ flow_run(struct ft_engine *e, double until_s, struct ft_error *err)
 		    ft_vec_reserve(&s->retired_ideal, fe->nplanned) < 0)
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %llu flows",
 			                    (unsigned long long)fe->nplanned);
+		ft__sim_advise_huge(s->retired_fct.data, s->retired_fct.cap * sizeof(double));
+		ft__sim_advise_huge(s->retired_ideal.data, s->retired_ideal.cap * sizeof(double));
 		rc = ft__fs_start(s, err);
 		if (rc < 0)
 			return rc;

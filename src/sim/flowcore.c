@@ -22,6 +22,10 @@
  */
 #include "sim_int.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 #define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
 
 #define wf_item fs_wf_item
@@ -239,6 +243,21 @@ ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to)
 		return FT_ENOMEM;
 	ft__fs_task(s, to)->npred++;
 	return 0;
+}
+
+void
+ft__sim_advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + bytes) & ~(huge - 1);
+
+	if (p && b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
 }
 
 /* ---- event heap ------------------------------------------------------------ */

@@ -242,6 +242,12 @@ int ft__fs_run(struct fs_sim *s, double until_s, struct ft_error *err) FT_MUST_C
  * rate_Bps (the step does it when needed, without the mirror). */
 int ft__fs_recompute(struct fs_sim *s) FT_MUST_CHECK;
 
+/*
+ * Ask for huge pages under the large array @p of @bytes (a hint: fewer page faults while
+ * it fills, fewer TLB misses when it is read at random). Does nothing elsewhere than Linux.
+ */
+void ft__sim_advise_huge(void *p, size_t bytes);
+
 /* ---- shared by the engines and the scenario runner ------------------------- */
 
 #include <fabtune/sim.h>
