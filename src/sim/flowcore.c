@@ -74,6 +74,7 @@ void
 ft__fs_release(struct fs_sim *s)
 {
 	ft_free(s->cap_Bps);
+	ft_free(s->link_cl);
 	ft_free(s->lat_s);
 	ft_free(s->link_bytes);
 	ft_free(s->link_nactive);
@@ -677,6 +678,13 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 
 	if (s->started)
 		return ft_error_set(err, FT_EINVAL, "sim: run already started");
+	s->link_cl = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_link_cl));
+	if (!s->link_cl)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u links", s->nlinks);
+	for (i = 0; i < s->nlinks; i++) {
+		s->link_cl[i].cap_Bps = s->cap_Bps[i];
+		s->link_cl[i].lat_s = s->lat_s[i];
+	}
 	s->succ_first = ft_calloc((size_t)n + 1, sizeof(uint32_t));
 	s->succ = ft_calloc(ne ? ne : 1, sizeof(uint32_t));
 	s->act_cap = n ? n : 1;
@@ -828,9 +836,11 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	}
 	p = ft__fs_path(s, t);
 	for (j = 0; j < t->npath; j++) {
-		if (s->cap_Bps[p[j]] < bottleneck)
-			bottleneck = s->cap_Bps[p[j]];
-		lat += s->lat_s[p[j]];
+		const struct fs_link_cl *lk = &s->link_cl[p[j]];
+
+		if (lk->cap_Bps < bottleneck)
+			bottleneck = lk->cap_Bps;
+		lat += lk->lat_s;
 		if (s->track_load)
 			s->link_nactive[p[j]]++;
 	}

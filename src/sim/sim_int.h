@@ -118,6 +118,12 @@ struct fs_event {
 
 #define FS_LANES 16
 
+/* A link's capacity and latency in one place (a flow's start reads both). */
+struct fs_link_cl {
+	double cap_Bps;
+	double lat_s;
+};
+
 struct fs_lane {
 	double delay;
 	size_t head;  /* first pending event in q */
@@ -127,8 +133,9 @@ struct fs_lane {
 struct fs_sim {
 	/* links */
 	uint32_t nlinks;
-	double *cap_Bps; /* effective capacity (nominal x fault scale) */
-	double *lat_s;
+	double *cap_Bps; /* effective capacity (nominal x fault scale); fixed once started */
+	double *lat_s;   /* fixed once started */
+	struct fs_link_cl *link_cl; /* both side by side, copied at the start */
 	double *link_bytes;      /* bytes carried so far */
 	uint32_t *link_nactive;  /* active flows crossing each link, kept when track_load */
 	bool track_load;         /* keep link_nactive (adaptive routing reads it); on by default */
