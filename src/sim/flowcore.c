@@ -38,7 +38,6 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	memset(s, 0, sizeof(*s));
 	s->nlinks = nlinks;
 	s->track_load = true;
-	ft_vec_init(&s->tasks, sizeof(struct fs_task));
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
 	ft_vec_init(&s->events, sizeof(struct fs_event));
@@ -94,7 +93,7 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->act_rate);
 	ft_free(s->act_left);
 	ft_free(s->act_bn);
-	ft_vec_release(&s->tasks);
+	ft_free(s->tasks_mem);
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
 	ft_vec_release(&s->events);
@@ -108,15 +107,44 @@ ft__fs_release(struct fs_sim *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Room for one more task (the array doubles, 64-byte aligned). */
+static int
+tasks_room(struct fs_sim *s)
+{
+	size_t cap;
+	void *mem;
+	struct fs_task *v;
+
+	if (s->ntasks < s->tasks_cap)
+		return 0;
+	if (s->ntasks >= FS_NONE - 1)
+		return FT_ERANGE;
+	cap = s->tasks_cap ? 2 * (size_t)s->tasks_cap : 64;
+	if (cap > FS_NONE - 1)
+		cap = FS_NONE - 1;
+	mem = ft_malloc(cap * sizeof(struct fs_task) + 63);
+	if (!mem)
+		return FT_ENOMEM;
+	v = (struct fs_task *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+	if (s->ntasks)
+		memcpy(v, s->tasks, (size_t)s->ntasks * sizeof(struct fs_task));
+	ft_free(s->tasks_mem);
+	s->tasks_mem = mem;
+	s->tasks = v;
+	s->tasks_cap = (uint32_t)cap;
+	return 0;
+}
+
 static int64_t
 add_task(struct fs_sim *s, const struct fs_task *t)
 {
-	if (s->started || s->tasks.len >= FS_NONE - 1)
+	if (s->started)
 		return FT_EINVAL;
-	if (ft_vec_push(&s->tasks, t) < 0)
-		return FT_ENOMEM;
+	if (tasks_room(s) < 0)
+		return s->ntasks >= FS_NONE - 1 ? FT_EINVAL : FT_ENOMEM;
+	s->tasks[s->ntasks] = *t;
 	s->ncreated++;
-	return (int64_t)s->tasks.len - 1;
+	return (int64_t)s->ntasks++;
 }
 
 int64_t
@@ -190,18 +218,17 @@ ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, ui
 	struct fs_task *t;
 	uint32_t id;
 
-	if (!s->started || !(bytes >= 0) || (next != FS_NONE && next >= s->tasks.len))
+	if (!s->started || !(bytes >= 0) || (next != FS_NONE && next >= s->ntasks))
 		return FT_EINVAL;
 	if (s->free_ids.len) {
 		id = FT_VEC_AT(&s->free_ids, uint32_t, --s->free_ids.len);
 	} else {
-		struct fs_task z = { 0 };
+		int rc = tasks_room(s);
 
-		if (s->tasks.len >= FS_NONE - 1)
-			return FT_ERANGE;
-		if (ft_vec_push(&s->tasks, &z) < 0)
-			return FT_ENOMEM;
-		id = (uint32_t)s->tasks.len - 1;
+		if (rc < 0)
+			return rc;
+		memset(&s->tasks[s->ntasks], 0, sizeof(struct fs_task));
+		id = s->ntasks++;
 	}
 	t = ft__fs_task(s, id);
 	{
@@ -226,7 +253,6 @@ ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, ui
 		ft__fs_task(s, next)->npred++;
 	if (start) {
 		t->state = FS_READY;
-		t->t_ready = s->now_s;
 		if (ev_push(s, 0, id, 0) < 0)
 			return FT_ENOMEM;
 	}
@@ -238,7 +264,7 @@ ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to)
 {
 	uint32_t e[2] = { from, to };
 
-	if (s->started || from >= s->tasks.len || to >= s->tasks.len || from == to)
+	if (s->started || from >= s->ntasks || to >= s->ntasks || from == to)
 		return FT_EINVAL;
 	if (ft_vec_push(&s->edges, e) < 0)
 		return FT_ENOMEM;
@@ -721,7 +747,6 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 
 		if (t->npred == 0) {
 			t->state = FS_READY;
-			t->t_ready = 0;
 			if (ev_push(s, t->delay_s, i, 0) < 0) /* now is 0 */
 				return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 		}
@@ -880,7 +905,6 @@ release(struct fs_sim *s, uint32_t u_id, double lat)
 		double d = u->delay_s + u->lat_mult * u->pred_lat_s;
 
 		u->state = FS_READY;
-		u->t_ready = s->now_s;
 		return ev_push(s, d, u_id, 0);
 	}
 	return 0;

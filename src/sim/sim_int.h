@@ -39,31 +39,35 @@ enum fs_state {
  * fct = t_done - t_start = transmission + path latency.
  */
 struct fs_task {
-	double bytes;      /* wire bytes to move (0 for barriers) */
-	double sent;       /* bytes sent so far */
-	double rate_Bps;   /* max-min rate as of the last ft__fs_recompute() call (the event loop
-	                    * keeps the active flows' rates in fs_sim.act_rate) */
-	double delay_s;    /* wait between ready and start (compute time, protocol overhead) */
-	double lat_mult;   /* barrier: extra delay = lat_mult x max predecessor path latency */
-	double pred_lat_s; /* max path latency among finished predecessors */
-	double lat_s;      /* path latency, set when routed */
-	double ideal_s;    /* uncontended time: bytes / bottleneck capacity + latency */
-	double t_ready, t_start, t_done;
+	/* First cache line (tasks are 64-byte aligned): what a flow's start, end of
+	 * transmission and arrival read and write. */
+	double bytes;        /* wire bytes to move (0 for barriers) */
+	double sent;         /* bytes sent so far */
+	double lat_s;        /* path latency, set when routed */
+	double ideal_s;      /* uncontended time: bytes / bottleneck capacity + latency */
+	double t_start, t_done;
 	uint32_t path_first; /* into fs_sim.paths */
 	uint32_t npath;      /* 0 until routed (or given) */
-	uint32_t npred;      /* predecessors not yet done */
-	uint32_t src, dst;   /* endpoints for the router (vertex ids), FS_NONE when unused */
-	uint32_t qp;         /* queue pair / sub-flow index, hashed by ECMP */
-	uint32_t tag;        /* caller's grouping (operation index), FS_NONE for none */
 	uint32_t active_idx; /* position in fs_sim.active while ACTIVE */
-	uint32_t bott_link;  /* link that limited its rate longest (its bottleneck), FS_NONE */
-	uint32_t next;       /* spawned: the one successor it releases, FS_NONE */
-	uint32_t path_cap;   /* room at path_first (a recycled slot reuses its path storage) */
 	uint8_t kind;        /* enum fs_kind */
 	uint8_t state;       /* enum fs_state */
 	uint8_t spawned;     /* added during the run: retired when done, its slot recycled */
 	uint8_t pad;
+	/* Second line. */
+	uint32_t next;      /* spawned: the one successor it releases, FS_NONE */
+	uint32_t tag;       /* caller's grouping (operation index), FS_NONE for none */
+	uint32_t bott_link; /* link that limited its rate longest (its bottleneck), FS_NONE */
+	uint32_t src, dst;  /* endpoints for the router (vertex ids), FS_NONE when unused */
+	uint32_t qp;        /* queue pair / sub-flow index, hashed by ECMP */
+	uint32_t npred;     /* predecessors not yet done */
+	uint32_t path_cap;  /* room at path_first (a recycled slot reuses its path storage) */
+	double rate_Bps;    /* max-min rate as of the last ft__fs_recompute() call (the event loop
+	                     * keeps the active flows' rates in fs_sim.act_rate) */
+	double delay_s;     /* wait between ready and start (compute time, protocol overhead) */
+	double lat_mult;    /* barrier: extra delay = lat_mult x max predecessor path latency */
+	double pred_lat_s;  /* max path latency among finished predecessors */
 };
+_Static_assert(sizeof(struct fs_task) == 128, "two cache lines per task");
 
 struct fs_sim;
 
@@ -141,7 +145,9 @@ struct fs_sim {
 	bool track_load;         /* keep link_nactive (adaptive routing reads it); on by default */
 	uint32_t *link_maxflows; /* most flows ever sharing the link at once */
 	/* tasks and dependencies */
-	struct ft_vec tasks;  /* struct fs_task */
+	struct fs_task *tasks; /* 64-byte aligned, inside tasks_mem */
+	void *tasks_mem;
+	uint32_t ntasks, tasks_cap;
 	struct ft_vec edges;  /* uint32_t pairs (from, to) until the run starts */
 	uint32_t *succ_first; /* CSR of successors, built at start */
 	uint32_t *succ;
@@ -224,12 +230,12 @@ int ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to) FT_MUST_CHECK;
 static inline struct fs_task *
 ft__fs_task(const struct fs_sim *s, uint32_t t)
 {
-	return &FT_VEC_AT(&s->tasks, struct fs_task, t);
+	return &s->tasks[t];
 }
 static inline uint32_t
 ft__fs_ntasks(const struct fs_sim *s)
 {
-	return (uint32_t)s->tasks.len;
+	return s->ntasks;
 }
 static inline const uint32_t *
 ft__fs_path(const struct fs_sim *s, const struct fs_task *t)
