@@ -27,6 +27,13 @@
 #endif
 
 #define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
+#define FS_AHEAD 8        /* tasks ahead in a queue whose memory is fetched early */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FS_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define FS_PREFETCH(p) ((void)(p))
+#endif
 
 #define wf_item fs_wf_item
 #define WF_RADIX_BITS 11
@@ -222,6 +229,9 @@ ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, ui
 		return FT_EINVAL;
 	if (s->free_ids.len) {
 		id = FT_VEC_AT(&s->free_ids, uint32_t, --s->free_ids.len);
+		if (s->free_ids.len > FS_AHEAD) /* the slot the flow after next will take */
+			FS_PREFETCH(&s->tasks[FT_VEC_AT(&s->free_ids, uint32_t,
+			                                s->free_ids.len - FS_AHEAD)]);
 	} else {
 		int rc = tasks_room(s);
 
@@ -398,6 +408,8 @@ ev_take(struct fs_sim *s, int src, struct fs_event *out)
 	}
 	ln = &s->lanes[src];
 	*out = FT_VEC_AT(&ln->q, struct fs_event, ln->head++);
+	if (ln->head + FS_AHEAD < ln->q.len)
+		FS_PREFETCH(&s->tasks[FT_VEC_AT(&ln->q, struct fs_event, ln->head + FS_AHEAD).task]);
 	if (ln->head == ln->q.len) {
 		ln->head = ln->q.len = 0;
 	} else if (ln->head >= 4096 && 2 * ln->head > ln->q.len) {
