@@ -42,7 +42,7 @@ struct memo_slot {
 
 #define MEMO_EMPTY UINT64_MAX
 #define MEMO_PREFETCH 8 /* spawned flows ahead whose memo slot is fetched early */
-#define MEMO_MAX_SLOTS (UINT32_C(1) << 21) /* about 2M suffixes (72 MB) at most */
+#define MEMO_MAX_SLOTS (UINT32_C(1) << 21) /* half full at most: 1M pieces, about 60 MB */
 
 struct route_memo {
 	bool on;
