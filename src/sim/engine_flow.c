@@ -49,7 +49,9 @@ struct route_memo {
 	uint32_t *up_first; /* per vertex: its way up in links, n in up_n (0: not known) */
 	uint8_t *up_n;
 	uint32_t *up_leaf; /* per vertex: the leaf its way up ends at */
-	uint32_t *dense; /* per vertex: index among GPUs and NICs (keys of neighbours are close) */
+	uint32_t *dense; /* per vertex: index among GPUs and NICs (keys of neighbours are close),
+	                  * UINT32_MAX for other vertices */
+	uint32_t *vnode; /* per vertex: its node */
 	struct memo_slot *slots; /* open addressing, power-of-two size */
 	size_t nslots, used;
 	struct ft_vec links; /* uint32_t */
@@ -163,14 +165,16 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 	m->up_n = ft_calloc(nv ? nv : 1, sizeof(uint8_t));
 	m->up_leaf = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->dense = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
+	m->vnode = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->nslots = 1024;
 	m->slots = ft_calloc(m->nslots, sizeof(*m->slots));
-	if (!m->up_first || !m->up_n || !m->up_leaf || !m->dense || !m->slots)
+	if (!m->up_first || !m->up_n || !m->up_leaf || !m->dense || !m->vnode || !m->slots)
 		return FT_ENOMEM;
 	for (uint32_t v = 0, k = 0; v < nv; v++) {
 		uint8_t kind = ft_topo_vertex(topo, v)->kind;
 
 		m->dense[v] = kind == FT_V_GPU || kind == FT_V_NIC ? k++ : UINT32_MAX;
+		m->vnode[v] = ft_topo_vertex(topo, v)->node;
 	}
 	for (size_t i = 0; i < m->nslots; i++)
 		m->slots[i].key = MEMO_EMPTY;
@@ -185,6 +189,7 @@ memo_release(struct route_memo *m)
 	ft_free(m->up_n);
 	ft_free(m->up_leaf);
 	ft_free(m->dense);
+	ft_free(m->vnode);
 	ft_free(m->slots);
 	ft_vec_release(&m->links);
 	memset(m, 0, sizeof(*m));
@@ -201,8 +206,13 @@ memo_release(struct route_memo *m)
 static size_t
 memo_home(const struct route_memo *m, uint64_t key)
 {
-	return ((size_t)ft_mix64(key / MEMO_GROUP) * MEMO_GROUP + key % MEMO_GROUP) &
-	       (m->nslots - 1);
+	uint64_t h = key / MEMO_GROUP;
+
+	/* A multiply-xorshift mix, inlined (the slot's place, not a result, depends on it). */
+	h ^= h >> 31;
+	h *= UINT64_C(0x9e3779b97f4a7c15);
+	h ^= h >> 29;
+	return ((size_t)h * MEMO_GROUP + key % MEMO_GROUP) & (m->nslots - 1);
 }
 
 static struct memo_slot *
@@ -263,16 +273,12 @@ static const struct memo_slot *
 memo_get(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t *up, bool *can)
 {
 	struct route_memo *m = &fe->memo;
-	const struct ft_vertex *a, *b;
 	const struct memo_slot *sl;
 
 	*can = false;
-	if (!m->on)
-		return NULL;
-	a = ft_topo_vertex(fe->topo, src);
-	b = ft_topo_vertex(fe->topo, dst);
-	if ((a->kind != FT_V_GPU && a->kind != FT_V_NIC) || a->node == b->node ||
-	    m->dense[dst] == UINT32_MAX)
+	/* From a GPU or NIC to a GPU or NIC of another node. */
+	if (!m->on || m->dense[src] == UINT32_MAX || m->dense[dst] == UINT32_MAX ||
+	    m->vnode[src] == m->vnode[dst])
 		return NULL;
 	*can = true;
 	*up = m->up_n[src];
@@ -826,6 +832,7 @@ ft__sim_fct_stats(const double *fct, const double *ideal, size_t n, struct ft_si
 	w = ft_calloc(n, sizeof(double));
 	if (!w)
 		return FT_ENOMEM;
+	ft__sim_advise_huge(w, n * sizeof(double));
 	memcpy(w, fct, n * sizeof(double));
 	min_max(w, n, &c->fct_min_s, &c->fct_max_s);
 	c->fct_p50_s = select_kth(w, n, pct_index(n, 0.5));
