@@ -208,10 +208,12 @@ memo_home(const struct route_memo *m, uint64_t key)
 {
 	uint64_t h = key / MEMO_GROUP;
 
-	/* A multiply-xorshift mix, inlined (the slot's place, not a result, depends on it). */
+	/* ft_mix64's rounds, inlined here (the slot's place, not a result, depends on it). */
+	h ^= h >> 30;
+	h *= UINT64_C(0xbf58476d1ce4e5b9);
+	h ^= h >> 27;
+	h *= UINT64_C(0x94d049bb133111eb);
 	h ^= h >> 31;
-	h *= UINT64_C(0x9e3779b97f4a7c15);
-	h ^= h >> 29;
 	return ((size_t)h * MEMO_GROUP + key % MEMO_GROUP) & (m->nslots - 1);
 }
 
