@@ -72,6 +72,9 @@ struct flow_engine {
 	struct ft_vec a2a;        /* struct a2a_phase */
 	struct ft_vec a2a_rounds; /* struct a2a_round, indexed by the spawner's argument */
 	uint64_t nplanned;        /* flows the spawners will add (progress total) */
+	/* FCT figures of a finished run of retired flows only, once their arrays are used up. */
+	struct ft_sim_counters fct;
+	bool fct_consumed;
 	struct route_memo memo;
 };
 
@@ -776,7 +779,7 @@ pct_index(size_t n, double q)
  * sorting then indexing gives, without the O(n log n) sort of millions of flows.
  */
 static double
-select_kth(double *v, size_t n, size_t k)
+select_kth2(double *v, double *u, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n - 1;
 
@@ -795,6 +798,11 @@ select_kth(double *v, size_t n, size_t k)
 			tmp = v[i];
 			v[i] = v[j];
 			v[j] = tmp;
+			if (u) { /* the companion array moves along: pairs stay pairs */
+				tmp = u[i];
+				u[i] = u[j];
+				u[j] = tmp;
+			}
 			i++;
 			j--;
 		}
@@ -805,6 +813,12 @@ select_kth(double *v, size_t n, size_t k)
 			lo = j + 1;
 	}
 	return v[k];
+}
+
+static double
+select_kth(double *v, size_t n, size_t k)
+{
+	return select_kth2(v, NULL, n, k);
 }
 
 static void
@@ -851,6 +865,30 @@ ft__sim_fct_stats(const double *fct, const double *ideal, size_t n, struct ft_si
 	return 0;
 }
 
+/*
+ * ft__sim_fct_stats() without the copy, consuming @fct and @ideal: the ideal times are
+ * selected with their FCTs moving along, then overwritten by the slowdowns. The same
+ * values, since selection gives the k-th smallest whatever the order. For the FCTs of
+ * millions of flows at the end of a run, where a copy would be as large as both.
+ */
+static void
+fct_stats_consume(double *fct, double *ideal, size_t n, struct ft_sim_counters *c)
+{
+	double unused;
+	size_t i;
+
+	min_max(fct, n, &c->fct_min_s, &c->fct_max_s);
+	min_max(ideal, n, &c->ideal_min_s, &c->ideal_max_s);
+	c->ideal_p50_s = select_kth2(ideal, fct, n, pct_index(n, 0.5));
+	for (i = 0; i < n; i++)
+		ideal[i] = ideal[i] > 0 ? fct[i] / ideal[i] : 1;
+	min_max(ideal, n, &unused, &c->slowdown_max);
+	c->slowdown_p50 = select_kth(ideal, n, pct_index(n, 0.5));
+	c->slowdown_p99 = select_kth(ideal, n, pct_index(n, 0.99));
+	c->fct_p50_s = select_kth(fct, n, pct_index(n, 0.5));
+	c->fct_p99_s = select_kth(fct, n, pct_index(n, 0.99));
+}
+
 static int
 flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *err)
 {
@@ -880,11 +918,32 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	}
 	if (s->retired_makespan_s > c->makespan_s)
 		c->makespan_s = s->retired_makespan_s;
-	if (nf == 0) {
-		/* Only retired flows (a flat all-to-all): read their arrays in place. */
+	if (nf == 0 && nr > 0 && (fe->fct_consumed || s->ndone == s->ncreated)) {
+		/* Only retired flows (a flat all-to-all) and the run is over: their arrays are
+		 * used up once, the figures kept for later calls. */
+		if (!fe->fct_consumed) {
+			fct_stats_consume(s->retired_fct.data, s->retired_ideal.data, nr, &fe->fct);
+			fe->fct_consumed = true;
+		}
+		fct = ideal = NULL;
+		nf = nr;
+		c->fct_min_s = fe->fct.fct_min_s;
+		c->fct_p50_s = fe->fct.fct_p50_s;
+		c->fct_p99_s = fe->fct.fct_p99_s;
+		c->fct_max_s = fe->fct.fct_max_s;
+		c->ideal_min_s = fe->fct.ideal_min_s;
+		c->ideal_p50_s = fe->fct.ideal_p50_s;
+		c->ideal_max_s = fe->fct.ideal_max_s;
+		c->slowdown_p50 = fe->fct.slowdown_p50;
+		c->slowdown_p99 = fe->fct.slowdown_p99;
+		c->slowdown_max = fe->fct.slowdown_max;
+		rc = 0;
+	} else if (nf == 0) {
+		/* Only retired flows, run not over: read their arrays as they are. */
 		fct = s->retired_fct.data;
 		ideal = s->retired_ideal.data;
 		nf = nr;
+		rc = ft__sim_fct_stats(fct, ideal, nf, c);
 	} else {
 		size_t k = 0;
 
@@ -910,9 +969,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			memcpy(ideal + k, s->retired_ideal.data, nr * sizeof(double));
 		}
 		nf = k + nr;
-	}
-	rc = ft__sim_fct_stats(fct, ideal, nf, c);
-	if (fct != s->retired_fct.data) {
+		rc = ft__sim_fct_stats(fct, ideal, nf, c);
 		ft_free(fct);
 		ft_free(ideal);
 	}
