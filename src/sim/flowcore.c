@@ -118,7 +118,7 @@ ft__fs_release(struct fs_sim *s)
 static int
 tasks_room(struct fs_sim *s)
 {
-	size_t cap;
+	size_t cap, old_off;
 	void *mem;
 	struct fs_task *v;
 
@@ -129,13 +129,15 @@ tasks_room(struct fs_sim *s)
 	cap = s->tasks_cap ? 2 * (size_t)s->tasks_cap : 64;
 	if (cap > FS_NONE - 1)
 		cap = FS_NONE - 1;
-	mem = ft_malloc(cap * sizeof(struct fs_task) + 63);
+	/* realloc keeps the bytes (and large blocks grow in place, without a second copy in
+	 * memory); they move only when the new block's alignment differs. */
+	old_off = s->tasks ? (size_t)((char *)s->tasks - (char *)s->tasks_mem) : 0;
+	mem = ft_reallocarray(s->tasks_mem, cap * sizeof(struct fs_task) + 63, 1);
 	if (!mem)
 		return FT_ENOMEM;
 	v = (struct fs_task *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
-	if (s->ntasks)
-		memcpy(v, s->tasks, (size_t)s->ntasks * sizeof(struct fs_task));
-	ft_free(s->tasks_mem);
+	if (s->ntasks && (char *)v != (char *)mem + old_off)
+		memmove(v, (char *)mem + old_off, (size_t)s->ntasks * sizeof(struct fs_task));
 	s->tasks_mem = mem;
 	s->tasks = v;
 	s->tasks_cap = (uint32_t)cap;
