@@ -313,17 +313,18 @@ memo_copy(const struct route_memo *m, uint32_t src, uint32_t up, const struct me
 	return up + sl->n;
 }
 
-/* Warm the cache for a lookup of @src -> @dst that comes soon. */
-static void
-memo_prefetch(const struct flow_engine *fe, uint32_t src, uint32_t dst)
+/* The slot a lookup of @src -> @dst will look at first (NULL: none), for the caller to
+ * prefetch (FS_PREFETCH). */
+static const struct memo_slot *
+memo_first_slot(const struct flow_engine *fe, uint32_t src, uint32_t dst)
 {
 	const struct route_memo *m = &fe->memo;
+	uint64_t key;
 
-	if (m->on && m->up_n[src] && m->dense[dst] != UINT32_MAX) {
-		uint64_t key = (uint64_t)m->up_leaf[src] << 32 | m->dense[dst];
-
-		__builtin_prefetch(&m->slots[memo_home(m, key)]);
-	}
+	if (!m->on || !m->up_n[src] || m->dense[dst] == UINT32_MAX)
+		return NULL;
+	key = (uint64_t)m->up_leaf[src] << 32 | m->dense[dst];
+	return m->slots + memo_home(m, key);
 }
 
 /* Split a fresh path of @src at its first fabric switch and keep both pieces. */
@@ -638,10 +639,14 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			uint32_t ahead = i + MEMO_PREFETCH;
 			int rc;
 
-			if (ahead < ap->m)
-				memo_prefetch(fe, ap->rank_gpu[base + ahead * ap->stride],
-				              ap->rank_gpu[base + ((ahead + rd->k) % ap->m) * ap->stride]);
+			if (ahead < ap->m) {
+				const struct memo_slot *sl = memo_first_slot(
+				        fe, ap->rank_gpu[base + ahead * ap->stride],
+				        ap->rank_gpu[base + ((ahead + rd->k) % ap->m) * ap->stride]);
 
+				if (sl)
+					FS_PREFETCH(sl);
+			}
 			if (a == b)
 				continue;
 			rc = spawn_conn(fe, ap->wire, a, b, rd->end, ap->tag);

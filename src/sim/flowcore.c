@@ -29,11 +29,6 @@
 #define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
 #define FS_AHEAD 8        /* tasks ahead in a queue whose memory is fetched early */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FS_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define FS_PREFETCH(p) ((void)(p))
-#endif
 
 #define wf_item fs_wf_item
 #define WF_RADIX_BITS 11

@@ -20,6 +20,14 @@
 
 #define FS_NONE UINT32_MAX
 
+/* Fetch the cache line at @p early (a hint). Call it where the memory is used: GCC takes a
+ * function whose only effect is a prefetch for a pure one and drops the calls. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FS_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define FS_PREFETCH(p) ((void)(p))
+#endif
+
 enum fs_kind {
 	FS_FLOW,    /* carries bytes over a path */
 	FS_BARRIER, /* carries nothing: waits (delay + lat_mult x predecessor latency) */
