@@ -12,7 +12,9 @@
  * per step, as coll.h defines it. Flows are routed when they start: ECMP
  * hashes (src, dst, qp), D-mod-K follows the destination, and adaptive
  * routing takes the least-loaded equal-cost link at every hop (load = active
- * flows / capacity), optionally again at every flowlet boundary.
+ * flows / capacity), optionally again at every flowlet boundary. Under
+ * D-mod-K a route memo keeps each GPU's way up to its leaf and each (leaf,
+ * destination) rest, so an all-to-all routes L x N pieces, not N^2 paths.
  */
 #include "sim_int.h"
 
@@ -603,7 +605,7 @@ spawn_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint
 			if (id < 0)
 				return (int)id;
 			next = (uint32_t)id;
-			/* A memo path is known now: the flow starts routed (D-mod-K ignores load). */
+			/* A memo path is known now: it starts routed (D-mod-K ignores load). */
 			sl = memo_get(fe, src, dst, &up, &can);
 			if (sl) {
 				room = ft__fs_path_room(s, next, up + sl->n);
@@ -640,9 +642,10 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			int rc;
 
 			if (ahead < ap->m) {
-				const struct memo_slot *sl = memo_first_slot(
-				        fe, ap->rank_gpu[base + ahead * ap->stride],
-				        ap->rank_gpu[base + ((ahead + rd->k) % ap->m) * ap->stride]);
+				uint32_t pa = ap->rank_gpu[base + ahead * ap->stride];
+				uint32_t pb = ap->rank_gpu[base + ((ahead + rd->k) % ap->m) *
+				                                          ap->stride];
+				const struct memo_slot *sl = memo_first_slot(fe, pa, pb);
 
 				if (sl)
 					FS_PREFETCH(sl);

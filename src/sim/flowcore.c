@@ -4,21 +4,25 @@
  * fair sharing of link capacity, and the event loop.
  *
  * Rates are max-min fair over every link a flow crosses, computed by
- * bottleneck-ordered water filling: every link carrying active flows goes
- * into a min-heap keyed by its fair share (remaining capacity / unfrozen
- * flows); the link with the smallest share is the next bottleneck, its
- * flows are frozen at that share and the other links they cross give the
- * share back. With F active flows of path length P over L links this costs
- * O(F P log(F P)) per recomputation (lazy heap deletion), and rates are only
- * recomputed when the set of active flows changes. Flows that finish within
- * a relative 1e-9 of the same instant complete in one event, so a phase of
- * equal flows costs one recomputation however many flows it has; a run of
- * E such instants costs O(E F P log(F P)).
+ * bottleneck-ordered water filling: links carrying active flows are taken in
+ * the order of their fair share (remaining capacity / unfrozen flows, ties to
+ * the lower link id); the link with the smallest share is the next
+ * bottleneck, its flows are frozen at that share and the other links they
+ * cross give the share back. Links start radix-sorted by their first share
+ * and one whose share has grown meanwhile waits in a small heap, so with F
+ * active flows of path length P over T links a recomputation costs
+ * O(F P + T). Rates are only recomputed when the set of active flows
+ * changes. Flows that finish within a relative 1e-9 of the same instant
+ * complete in one event, so a phase of equal flows costs one recomputation
+ * however many flows it has.
  *
  * Between events every rate is constant, so the next transmission end is
  * min(t + left / rate) over active flows (O(F) per event). Finished flows
  * arrive after their path latency; their successors start after their own
- * delay. Ties pop in insertion order: the event key is (time, sequence).
+ * delay. Timers queue in lanes of one fixed delay each (due now, a path
+ * latency: in time order as they come) or in a heap; the next is the
+ * earliest of the heap's top and the lanes' heads. Ties pop in insertion
+ * order: the event key is (time, sequence).
  */
 #include "sim_int.h"
 
@@ -284,7 +288,8 @@ ft__sim_advise_huge(void *p, size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + bytes) & ~(huge - 1);
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
 
 	if (p && b > a)
 		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
@@ -405,8 +410,11 @@ ev_take(struct fs_sim *s, int src, struct fs_event *out)
 	}
 	ln = &s->lanes[src];
 	*out = FT_VEC_AT(&ln->q, struct fs_event, ln->head++);
-	if (ln->head + FS_AHEAD < ln->q.len)
-		FS_PREFETCH(&s->tasks[FT_VEC_AT(&ln->q, struct fs_event, ln->head + FS_AHEAD).task]);
+	if (ln->head + FS_AHEAD < ln->q.len) {
+		uint32_t ahead = FT_VEC_AT(&ln->q, struct fs_event, ln->head + FS_AHEAD).task;
+
+		FS_PREFETCH(&s->tasks[ahead]);
+	}
 	if (ln->head == ln->q.len) {
 		ln->head = ln->q.len = 0;
 	} else if (ln->head >= 4096 && 2 * ln->head > ln->q.len) {

@@ -952,8 +952,11 @@ test_dmodk_memo_paths_are_routed_paths(void **state)
 	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
 	pairs = calloc(ft_topo_nlinks(t), sizeof(uint32_t));
 	assert_non_null(pairs);
-	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++)
-		nleaves += ft_topo_vertex(t, v)->kind == FT_V_SWITCH && ft_topo_vertex(t, v)->tier == 1;
+	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++) {
+		const struct ft_vertex *vx = ft_topo_vertex(t, v);
+
+		nleaves += vx->kind == FT_V_SWITCH && vx->tier == 1;
+	}
 	assert_true(nleaves > 8); /* more than one leaf per rail */
 	for (uint32_t r = 0; r < n; r++)
 		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
@@ -962,12 +965,13 @@ test_dmodk_memo_paths_are_routed_paths(void **state)
 	for (uint32_t i = 0; i < n; i++) {
 		for (uint32_t j = 0; j < n; j++) {
 			struct ft_path path;
+			int rc;
 
 			if (i == j)
 				continue;
-			assert_int_equal(ft__sim_route(t, &cfg, rank_gpu[i], rank_gpu[j], 0, NULL, NULL,
-			                               &path, &err),
-			                 0);
+			rc = ft__sim_route(t, &cfg, rank_gpu[i], rank_gpu[j], 0, NULL, NULL, &path,
+			                   &err);
+			assert_int_equal(rc, 0);
 			for (uint32_t k = 0; k < path.nlinks; k++)
 				pairs[path.links[k]]++;
 			npairs++;
