@@ -12,7 +12,9 @@
  * per step, as coll.h defines it. Flows are routed when they start: ECMP
  * hashes (src, dst, qp), D-mod-K follows the destination, and adaptive
  * routing takes the least-loaded equal-cost link at every hop (load = active
- * flows / capacity), optionally again at every flowlet boundary.
+ * flows / capacity), optionally again at every flowlet boundary. Under
+ * D-mod-K a route memo keeps each GPU's way up to its leaf and each (leaf,
+ * destination) rest, so an all-to-all routes L x N pieces, not N^2 paths.
  */
 #include "sim_int.h"
 
@@ -25,6 +27,37 @@ struct flow_op {
 	uint32_t end;   /* barrier task */
 	uint32_t job;
 	double base_lat_s; /* launch latency inside the start barrier */
+};
+
+/*
+ * Route memo, D-mod-K only. Under D-mod-K every hop is a function of (vertex, destination):
+ * no hash, no load. A path from a GPU (or NIC) to another node is then its way up to its
+ * leaf through its rail NIC, the same for every destination, followed by the way from that
+ * leaf, which depends only on (leaf, destination). Both pieces are kept, so a flat
+ * all-to-all over N GPUs and L leaves routes about L x N pieces instead of N^2 paths.
+ * Off when a link is down (routing then checks the whole way first).
+ */
+struct memo_slot {
+	uint64_t key; /* leaf << 32 | destination; MEMO_EMPTY when free */
+	uint32_t first, n; /* into route_memo.links */
+};
+
+#define MEMO_EMPTY UINT64_MAX
+#define MEMO_PREFETCH 8 /* spawned flows ahead whose memo slot is fetched early */
+#define MEMO_MAX_SLOTS (UINT32_C(1) << 21) /* half full at most: 1M pieces, about 60 MB */
+
+struct route_memo {
+	bool on;
+	uint32_t *up_first; /* per vertex: its way up in links, n in up_n (0: not known) */
+	uint8_t *up_n;
+	uint32_t *up_leaf; /* per vertex: the leaf its way up ends at */
+	uint32_t *dense; /* per vertex: index among GPUs and NICs (keys of neighbours are close),
+	                  * UINT32_MAX for other vertices */
+	uint32_t *vnode; /* per vertex: its node */
+	struct memo_slot *slots; /* open addressing, power-of-two size */
+	size_t nslots, used;
+	struct ft_vec links; /* uint32_t */
+	uint64_t hits, misses;
 };
 
 struct flow_engine {
@@ -41,6 +74,10 @@ struct flow_engine {
 	struct ft_vec a2a;        /* struct a2a_phase */
 	struct ft_vec a2a_rounds; /* struct a2a_round, indexed by the spawner's argument */
 	uint64_t nplanned;        /* flows the spawners will add (progress total) */
+	/* FCT figures of a finished run of retired flows only, once their arrays are used up. */
+	struct ft_sim_counters fct;
+	bool fct_consumed;
+	struct route_memo memo;
 };
 
 /* An implicit all-to-all phase, kept until its rounds have run. */
@@ -120,14 +157,228 @@ ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t
 }
 
 static int
+memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_cfg *cfg)
+{
+	uint32_t nv = ft_topo_nvertices(topo), nl = ft_topo_nlinks(topo), l;
+
+	memset(m, 0, sizeof(*m));
+	ft_vec_init(&m->links, sizeof(uint32_t));
+	if (cfg->routing != FT_ROUTING_DMODK)
+		return 0;
+	for (l = 0; l < nl; l++)
+		if (!(ft_topo_link_scale(topo, l) > 0))
+			return 0;
+	m->up_first = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
+	m->up_n = ft_calloc(nv ? nv : 1, sizeof(uint8_t));
+	m->up_leaf = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
+	m->dense = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
+	m->vnode = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
+	m->nslots = 1024;
+	m->slots = ft_calloc(m->nslots, sizeof(*m->slots));
+	if (!m->up_first || !m->up_n || !m->up_leaf || !m->dense || !m->vnode || !m->slots)
+		return FT_ENOMEM;
+	for (uint32_t v = 0, k = 0; v < nv; v++) {
+		uint8_t kind = ft_topo_vertex(topo, v)->kind;
+
+		m->dense[v] = kind == FT_V_GPU || kind == FT_V_NIC ? k++ : UINT32_MAX;
+		m->vnode[v] = ft_topo_vertex(topo, v)->node;
+	}
+	for (size_t i = 0; i < m->nslots; i++)
+		m->slots[i].key = MEMO_EMPTY;
+	m->on = true;
+	return 0;
+}
+
+static void
+memo_release(struct route_memo *m)
+{
+	ft_free(m->up_first);
+	ft_free(m->up_n);
+	ft_free(m->up_leaf);
+	ft_free(m->dense);
+	ft_free(m->vnode);
+	ft_free(m->slots);
+	ft_vec_release(&m->links);
+	memset(m, 0, sizeof(*m));
+}
+
+/*
+ * Open addressing, linear probing: (leaf, destination / MEMO_GROUP) hashes to a group of
+ * MEMO_GROUP slots and the destination's low bits pick the first slot tried in it, so
+ * consecutive destinations from one leaf share cache lines: the order an all-to-all's
+ * rounds ask for them in.
+ */
+#define MEMO_GROUP 16
+
+static size_t
+memo_home(const struct route_memo *m, uint64_t key)
+{
+	uint64_t h = key / MEMO_GROUP;
+
+	/* ft_mix64's rounds, inlined here (the slot's place, not a result, depends on it). */
+	h ^= h >> 30;
+	h *= UINT64_C(0xbf58476d1ce4e5b9);
+	h ^= h >> 27;
+	h *= UINT64_C(0x94d049bb133111eb);
+	h ^= h >> 31;
+	return ((size_t)h * MEMO_GROUP + key % MEMO_GROUP) & (m->nslots - 1);
+}
+
+static struct memo_slot *
+memo_find(const struct route_memo *m, uint64_t key)
+{
+	size_t mask = m->nslots - 1, i = memo_home(m, key);
+
+	while (m->slots[i].key != key && m->slots[i].key != MEMO_EMPTY)
+		i = (i + 1) & mask;
+	return &m->slots[i];
+}
+
+/* Keep the way from @leaf to dense destination @dst (@n links); a full memo stops growing. */
+static int
+memo_put(struct route_memo *m, uint32_t leaf, uint32_t dst, const uint32_t *links, uint32_t n)
+{
+	uint64_t key = (uint64_t)leaf << 32 | dst;
+	struct memo_slot *sl;
+
+	if (2 * (m->used + 1) > m->nslots) {
+		size_t ns = m->nslots * 2;
+		struct memo_slot *old = m->slots, *nw;
+
+		if (ns > MEMO_MAX_SLOTS)
+			return 0;
+		nw = ft_calloc(ns, sizeof(*nw));
+		if (!nw)
+			return FT_ENOMEM;
+		ft__sim_advise_huge(nw, ns * sizeof(*nw));
+		for (size_t i = 0; i < ns; i++)
+			nw[i].key = MEMO_EMPTY;
+		m->slots = nw;
+		m->nslots = ns;
+		for (size_t i = 0; i < ns / 2; i++)
+			if (old[i].key != MEMO_EMPTY)
+				*memo_find(m, old[i].key) = old[i];
+		ft_free(old);
+	}
+	if (ft_vec_reserve(&m->links, n) < 0)
+		return FT_ENOMEM;
+	sl = memo_find(m, key);
+	if (sl->key != MEMO_EMPTY)
+		return 0;
+	sl->key = key;
+	sl->first = (uint32_t)m->links.len;
+	sl->n = n;
+	memcpy(&FT_VEC_AT(&m->links, uint32_t, m->links.len), links, n * sizeof(uint32_t));
+	m->links.len += n;
+	m->used++;
+	return 0;
+}
+
+/*
+ * The memo's way from @src to @dst: its way up (@up links from m->up_first[src]) and the
+ * slot of the rest, or NULL when it has none. *@can: the pair is one the memo covers.
+ */
+static const struct memo_slot *
+memo_get(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t *up, bool *can)
+{
+	struct route_memo *m = &fe->memo;
+	const struct memo_slot *sl;
+
+	*can = false;
+	/* From a GPU or NIC to a GPU or NIC of another node. */
+	if (!m->on || m->dense[src] == UINT32_MAX || m->dense[dst] == UINT32_MAX ||
+	    m->vnode[src] == m->vnode[dst])
+		return NULL;
+	*can = true;
+	*up = m->up_n[src];
+	if (*up == 0)
+		return NULL;
+	sl = memo_find(m, (uint64_t)m->up_leaf[src] << 32 | m->dense[dst]);
+	if (sl->key == MEMO_EMPTY || *up + sl->n > FT_PATH_MAX)
+		return NULL;
+	m->hits++;
+	return sl;
+}
+
+/* Write the memo's path @up + @sl of @src into @links. */
+static uint32_t
+memo_copy(const struct route_memo *m, uint32_t src, uint32_t up, const struct memo_slot *sl,
+          uint32_t *links)
+{
+	const uint32_t *a = &FT_VEC_AT(&m->links, uint32_t, m->up_first[src]);
+	const uint32_t *b = &FT_VEC_AT(&m->links, uint32_t, sl->first);
+	uint32_t i;
+
+	/* A few links: a loop beats a call to memcpy. */
+	for (i = 0; i < up; i++)
+		links[i] = a[i];
+	for (i = 0; i < sl->n; i++)
+		links[up + i] = b[i];
+	return up + sl->n;
+}
+
+/* The slot a lookup of @src -> @dst will look at first (NULL: none), for the caller to
+ * prefetch (FS_PREFETCH). */
+static const struct memo_slot *
+memo_first_slot(const struct flow_engine *fe, uint32_t src, uint32_t dst)
+{
+	const struct route_memo *m = &fe->memo;
+	uint64_t key;
+
+	if (!m->on || !m->up_n[src] || m->dense[dst] == UINT32_MAX)
+		return NULL;
+	key = (uint64_t)m->up_leaf[src] << 32 | m->dense[dst];
+	return m->slots + memo_home(m, key);
+}
+
+/* Split a fresh path of @src at its first fabric switch and keep both pieces. */
+static int
+memo_learn(struct flow_engine *fe, uint32_t src, uint32_t dst, const uint32_t *links, uint32_t n)
+{
+	struct route_memo *m = &fe->memo;
+	uint32_t i, leaf;
+
+	m->misses++;
+	for (i = 0; i < n; i++)
+		if (ft_topo_vertex(fe->topo, ft_topo_link(fe->topo, links[i])->dst)->kind ==
+		    FT_V_SWITCH)
+			break;
+	if (i == n || i + 1 > UINT8_MAX)
+		return 0; /* never leaves the node's side: nothing to share */
+	leaf = ft_topo_link(fe->topo, links[i])->dst;
+	if (m->up_n[src] == 0) {
+		if (ft_vec_reserve(&m->links, i + 1) < 0)
+			return FT_ENOMEM;
+		m->up_first[src] = (uint32_t)m->links.len;
+		memcpy(&FT_VEC_AT(&m->links, uint32_t, m->links.len), links,
+		       (i + 1) * sizeof(uint32_t));
+		m->links.len += i + 1;
+		m->up_n[src] = (uint8_t)(i + 1);
+		m->up_leaf[src] = leaf;
+	} else if (m->up_n[src] != i + 1 ||
+	           memcmp(&FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), links,
+	                  (i + 1) * sizeof(uint32_t)) != 0) {
+		m->on = false; /* the way up depends on the destination after all: stop */
+		return 0;
+	}
+	return memo_put(m, leaf, m->dense[dst], links + i + 1, n - i - 1);
+}
+
+static int
 route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
          struct ft_error *err)
 {
 	struct flow_engine *fe = ud;
 	const struct fs_task *t = ft__fs_task(s, id);
+	const struct memo_slot *sl;
 	struct ft_path path;
+	uint32_t up = 0;
+	bool can;
 	int rc;
 
+	sl = memo_get(fe, t->src, t->dst, &up, &can);
+	if (sl && up + sl->n <= max)
+		return (int)memo_copy(&fe->memo, t->src, up, sl, links);
 	fe->cur_hash = ft_route_flow_hash(t->src, t->dst, t->qp);
 	rc = ft__sim_route(fe->topo, &fe->cfg, t->src, t->dst, t->qp, choose_least_loaded, fe,
 	                   &path, err);
@@ -137,6 +388,8 @@ route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_
 		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
 		                    path.nlinks);
 	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
+	if (can && memo_learn(fe, t->src, t->dst, path.links, path.nlinks) < 0)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
 	return (int)path.nlinks;
 }
 
@@ -166,6 +419,13 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 		fe->core.cap_Bps[l] = lk->cap_Bps * ft_topo_link_scale(topo, l);
 		fe->core.lat_s[l] = lk->lat_s;
 	}
+	if (memo_init(&fe->memo, topo, &fe->cfg) < 0) {
+		memo_release(&fe->memo);
+		ft__fs_release(&fe->core);
+		ft_free(fe);
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
+	}
+	fe->core.track_load = fe->cfg.routing == FT_ROUTING_ADAPTIVE; /* the chooser's load */
 	fe->core.route = route_cb;
 	fe->core.route_ud = fe;
 	fe->core.spawn = spawn_cb;
@@ -352,10 +612,21 @@ spawn_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint
 		for (c = nchunks; c-- > 0;) {
 			int64_t id = ft__fs_spawn_flow(s, per / nchunks, src, dst, q * 1024 + c,
 			                               c == 0, next, tag);
+			const struct memo_slot *sl;
+			uint32_t up = 0, *room;
+			bool can;
 
 			if (id < 0)
 				return (int)id;
 			next = (uint32_t)id;
+			/* A memo path is known now: it starts routed (D-mod-K ignores load). */
+			sl = memo_get(fe, src, dst, &up, &can);
+			if (sl) {
+				room = ft__fs_path_room(s, next, up + sl->n);
+				if (!room)
+					return FT_ENOMEM;
+				memo_copy(&fe->memo, src, up, sl, room);
+			}
 		}
 	}
 	return 0;
@@ -382,8 +653,18 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 		for (i = 0; i < ap->m; i++) {
 			uint32_t a = ap->rank_gpu[base + i * ap->stride];
 			uint32_t b = ap->rank_gpu[base + ((i + rd->k) % ap->m) * ap->stride];
+			uint32_t ahead = i + MEMO_PREFETCH;
 			int rc;
 
+			if (ahead < ap->m) {
+				uint32_t pa = ap->rank_gpu[base + ahead * ap->stride];
+				uint32_t pb = ap->rank_gpu[base + ((ahead + rd->k) % ap->m) *
+				                                          ap->stride];
+				const struct memo_slot *sl = memo_first_slot(fe, pa, pb);
+
+				if (sl)
+					FS_PREFETCH(sl);
+			}
 			if (a == b)
 				continue;
 			if (!net && ft_topo_vertex(fe->topo, a)->node != ft_topo_vertex(fe->topo, b)->node)
@@ -470,6 +751,13 @@ flow_run(struct ft_engine *e, double until_s, struct ft_error *err)
 	int rc;
 
 	if (!s->started) {
+		/* Room for every spawned flow's FCT and ideal time, taken once. */
+		if (ft_vec_reserve(&s->retired_fct, fe->nplanned) < 0 ||
+		    ft_vec_reserve(&s->retired_ideal, fe->nplanned) < 0)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %llu flows",
+			                    (unsigned long long)fe->nplanned);
+		ft__sim_advise_huge(s->retired_fct.data, s->retired_fct.cap * sizeof(double));
+		ft__sim_advise_huge(s->retired_ideal.data, s->retired_ideal.cap * sizeof(double));
 		rc = ft__fs_start(s, err);
 		if (rc < 0)
 			return rc;
@@ -518,7 +806,7 @@ pct_index(size_t n, double q)
  * sorting then indexing gives, without the O(n log n) sort of millions of flows.
  */
 static double
-select_kth(double *v, size_t n, size_t k)
+select_kth2(double *v, double *u, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n - 1;
 
@@ -537,6 +825,11 @@ select_kth(double *v, size_t n, size_t k)
 			tmp = v[i];
 			v[i] = v[j];
 			v[j] = tmp;
+			if (u) { /* the companion array moves along: pairs stay pairs */
+				tmp = u[i];
+				u[i] = u[j];
+				u[j] = tmp;
+			}
 			i++;
 			j--;
 		}
@@ -547,6 +840,12 @@ select_kth(double *v, size_t n, size_t k)
 			lo = j + 1;
 	}
 	return v[k];
+}
+
+static double
+select_kth(double *v, size_t n, size_t k)
+{
+	return select_kth2(v, NULL, n, k);
 }
 
 static void
@@ -576,6 +875,7 @@ ft__sim_fct_stats(const double *fct, const double *ideal, size_t n, struct ft_si
 	w = ft_calloc(n, sizeof(double));
 	if (!w)
 		return FT_ENOMEM;
+	ft__sim_advise_huge(w, n * sizeof(double));
 	memcpy(w, fct, n * sizeof(double));
 	min_max(w, n, &c->fct_min_s, &c->fct_max_s);
 	c->fct_p50_s = select_kth(w, n, pct_index(n, 0.5));
@@ -592,6 +892,30 @@ ft__sim_fct_stats(const double *fct, const double *ideal, size_t n, struct ft_si
 	return 0;
 }
 
+/*
+ * ft__sim_fct_stats() without the copy, consuming @fct and @ideal: the ideal times are
+ * selected with their FCTs moving along, then overwritten by the slowdowns. The same
+ * values, since selection gives the k-th smallest whatever the order. For the FCTs of
+ * millions of flows at the end of a run, where a copy would be as large as both.
+ */
+static void
+fct_stats_consume(double *fct, double *ideal, size_t n, struct ft_sim_counters *c)
+{
+	double unused;
+	size_t i;
+
+	min_max(fct, n, &c->fct_min_s, &c->fct_max_s);
+	min_max(ideal, n, &c->ideal_min_s, &c->ideal_max_s);
+	c->ideal_p50_s = select_kth2(ideal, fct, n, pct_index(n, 0.5));
+	for (i = 0; i < n; i++)
+		ideal[i] = ideal[i] > 0 ? fct[i] / ideal[i] : 1;
+	min_max(ideal, n, &unused, &c->slowdown_max);
+	c->slowdown_p50 = select_kth(ideal, n, pct_index(n, 0.5));
+	c->slowdown_p99 = select_kth(ideal, n, pct_index(n, 0.99));
+	c->fct_p50_s = select_kth(fct, n, pct_index(n, 0.5));
+	c->fct_p99_s = select_kth(fct, n, pct_index(n, 0.99));
+}
+
 static int
 flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *err)
 {
@@ -604,15 +928,10 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 
 	memset(c, 0, sizeof(*c));
 	nr = s->retired_fct.len;
-	fct = ft_calloc(n + nr ? n + nr : 1, sizeof(double));
-	ideal = ft_calloc(n + nr ? n + nr : 1, sizeof(double));
 	ft_free(fe->op_results);
 	fe->op_results = ft_calloc(fe->ops.len ? fe->ops.len : 1, sizeof(*fe->op_results));
-	if (!fct || !ideal || !fe->op_results) {
-		ft_free(fct);
-		ft_free(ideal);
+	if (!fe->op_results)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
-	}
 	for (i = 0; i < n; i++) {
 		const struct fs_task *t = ft__fs_task(s, i);
 
@@ -622,20 +941,65 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			c->makespan_s = t->t_done;
 		if (t->kind != FS_FLOW || t->bytes <= 0 || t->state != FS_DONE)
 			continue;
-		fct[nf] = t->t_done - t->t_start;
-		ideal[nf] = t->ideal_s;
 		nf++;
 	}
 	if (s->retired_makespan_s > c->makespan_s)
 		c->makespan_s = s->retired_makespan_s;
-	if (nr) {
-		memcpy(fct + nf, s->retired_fct.data, nr * sizeof(double));
-		memcpy(ideal + nf, s->retired_ideal.data, nr * sizeof(double));
-		nf += nr;
+	if (nf == 0 && nr > 0 && (fe->fct_consumed || s->ndone == s->ncreated)) {
+		/* Only retired flows (a flat all-to-all) and the run is over: their arrays are
+		 * used up once, the figures kept for later calls. */
+		if (!fe->fct_consumed) {
+			fct_stats_consume(s->retired_fct.data, s->retired_ideal.data, nr, &fe->fct);
+			fe->fct_consumed = true;
+		}
+		fct = ideal = NULL;
+		nf = nr;
+		c->fct_min_s = fe->fct.fct_min_s;
+		c->fct_p50_s = fe->fct.fct_p50_s;
+		c->fct_p99_s = fe->fct.fct_p99_s;
+		c->fct_max_s = fe->fct.fct_max_s;
+		c->ideal_min_s = fe->fct.ideal_min_s;
+		c->ideal_p50_s = fe->fct.ideal_p50_s;
+		c->ideal_max_s = fe->fct.ideal_max_s;
+		c->slowdown_p50 = fe->fct.slowdown_p50;
+		c->slowdown_p99 = fe->fct.slowdown_p99;
+		c->slowdown_max = fe->fct.slowdown_max;
+		rc = 0;
+	} else if (nf == 0) {
+		/* Only retired flows, run not over: read their arrays as they are. */
+		fct = s->retired_fct.data;
+		ideal = s->retired_ideal.data;
+		nf = nr;
+		rc = ft__sim_fct_stats(fct, ideal, nf, c);
+	} else {
+		size_t k = 0;
+
+		fct = ft_calloc(nf + nr, sizeof(double));
+		ideal = ft_calloc(nf + nr, sizeof(double));
+		if (!fct || !ideal) {
+			ft_free(fct);
+			ft_free(ideal);
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
+		}
+		for (i = 0; i < n; i++) {
+			const struct fs_task *t = ft__fs_task(s, i);
+
+			if (t->spawned || t->kind != FS_FLOW || t->bytes <= 0 ||
+			    t->state != FS_DONE)
+				continue;
+			fct[k] = t->t_done - t->t_start;
+			ideal[k] = t->ideal_s;
+			k++;
+		}
+		if (nr) {
+			memcpy(fct + k, s->retired_fct.data, nr * sizeof(double));
+			memcpy(ideal + k, s->retired_ideal.data, nr * sizeof(double));
+		}
+		nf = k + nr;
+		rc = ft__sim_fct_stats(fct, ideal, nf, c);
+		ft_free(fct);
+		ft_free(ideal);
 	}
-	rc = ft__sim_fct_stats(fct, ideal, nf, c);
-	ft_free(fct);
-	ft_free(ideal);
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory for counters");
 	/* Each op's slowest flow names its bottleneck (the op index is the flow's tag). */
@@ -695,6 +1059,7 @@ flow_destroy(struct ft_engine *e)
 		return;
 	fe = ft_container_of(e, struct flow_engine, base);
 	ft__fs_release(&fe->core);
+	memo_release(&fe->memo);
 	ft_vec_release(&fe->ops);
 	for (size_t i = 0; i < fe->a2a.len; i++)
 		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->rank_gpu);

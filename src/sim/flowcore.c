@@ -4,40 +4,52 @@
  * fair sharing of link capacity, and the event loop.
  *
  * Rates are max-min fair over every link a flow crosses, computed by
- * bottleneck-ordered water filling: every link carrying active flows goes
- * into a min-heap keyed by its fair share (remaining capacity / unfrozen
- * flows); the link with the smallest share is the next bottleneck, its
- * flows are frozen at that share and the other links they cross give the
- * share back. With F active flows of path length P over L links this costs
- * O(F P log(F P)) per recomputation (lazy heap deletion), and rates are only
- * recomputed when the set of active flows changes. Flows that finish within
- * a relative 1e-9 of the same instant complete in one event, so a phase of
- * equal flows costs one recomputation however many flows it has; a run of
- * E such instants costs O(E F P log(F P)).
+ * bottleneck-ordered water filling: links carrying active flows are taken in
+ * the order of their fair share (remaining capacity / unfrozen flows, ties to
+ * the lower link id); the link with the smallest share is the next
+ * bottleneck, its flows are frozen at that share and the other links they
+ * cross give the share back. Links start radix-sorted by their first share
+ * and one whose share has grown meanwhile waits in a small heap, so with F
+ * active flows of path length P over T links a recomputation costs
+ * O(F P + T). Rates are only recomputed when the set of active flows
+ * changes. Flows that finish within a relative 1e-9 of the same instant
+ * complete in one event, so a phase of equal flows costs one recomputation
+ * however many flows it has.
  *
  * Between events every rate is constant, so the next transmission end is
  * min(t + left / rate) over active flows (O(F) per event). Finished flows
  * arrive after their path latency; their successors start after their own
- * delay. Ties pop in insertion order: the event key is (time, sequence).
+ * delay. Timers queue in lanes of one fixed delay each (due now, a path
+ * latency: in time order as they come) or in a heap; the next is the
+ * earliest of the heap's top and the lanes' heads. Ties pop in insertion
+ * order: the event key is (time, sequence).
  */
 #include "sim_int.h"
 
-#define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
-struct wf_item {
-	double key;
-	uint32_t link;
-};
+#define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
+#define FS_AHEAD 8        /* tasks ahead in a queue whose memory is fetched early */
+
+
+#define wf_item fs_wf_item
+#define WF_RADIX_BITS 11
+#define WF_RADIX_PASSES 6 /* 6 x 11 >= 64 key bits */
 
 int
 ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 {
 	memset(s, 0, sizeof(*s));
 	s->nlinks = nlinks;
-	ft_vec_init(&s->tasks, sizeof(struct fs_task));
+	s->track_load = true;
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
 	ft_vec_init(&s->events, sizeof(struct fs_event));
+	for (uint32_t k = 0; k < FS_LANES; k++)
+		ft_vec_init(&s->lanes[k].q, sizeof(struct fs_event));
+	s->nlanes = 1; /* lane 0: due now */
 	ft_vec_init(&s->wf_heap, sizeof(struct wf_item));
 	ft_vec_init(&s->free_ids, sizeof(uint32_t));
 	ft_vec_init(&s->retired_fct, sizeof(double));
@@ -48,14 +60,15 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->link_bytes = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->link_nactive = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	s->link_maxflows = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
-	s->wf_cnt = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
-	s->wf_off = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
-	s->wf_end = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
-	s->wf_rem = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
-	s->wf_key = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
+	s->wf_link = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_link));
 	s->wf_touched = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	s->wf_mark = ft_calloc(nlinks / 64 + 1, sizeof(uint64_t));
+	s->wf_items = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
+	s->wf_items2 = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
+	s->wf_hist = ft_calloc(WF_RADIX_PASSES << WF_RADIX_BITS, sizeof(uint32_t));
 	if (!s->cap_Bps || !s->lat_s || !s->link_bytes || !s->link_nactive || !s->link_maxflows ||
-	    !s->wf_cnt || !s->wf_off || !s->wf_end || !s->wf_rem || !s->wf_key || !s->wf_touched) {
+	    !s->wf_link || !s->wf_touched || !s->wf_mark || !s->wf_items || !s->wf_items2 ||
+	    !s->wf_hist) {
 		ft__fs_release(s);
 		return FT_ENOMEM;
 	}
@@ -66,16 +79,17 @@ void
 ft__fs_release(struct fs_sim *s)
 {
 	ft_free(s->cap_Bps);
+	ft_free(s->link_cl);
 	ft_free(s->lat_s);
 	ft_free(s->link_bytes);
 	ft_free(s->link_nactive);
 	ft_free(s->link_maxflows);
-	ft_free(s->wf_cnt);
-	ft_free(s->wf_off);
-	ft_free(s->wf_end);
-	ft_free(s->wf_rem);
-	ft_free(s->wf_key);
+	ft_free(s->wf_link);
 	ft_free(s->wf_touched);
+	ft_free(s->wf_mark);
+	ft_free(s->wf_items);
+	ft_free(s->wf_items2);
+	ft_free(s->wf_hist);
 	ft_free(s->wf_flows);
 	ft_free(s->succ_first);
 	ft_free(s->succ);
@@ -84,14 +98,13 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->act_np);
 	ft_free(s->act_rate);
 	ft_free(s->act_left);
-	ft_free(s->act_bott);
-	ft_free(s->act_since);
-	ft_free(s->act_best);
-	ft_free(s->act_best_s);
-	ft_vec_release(&s->tasks);
+	ft_free(s->act_bn);
+	ft_free(s->tasks_mem);
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
 	ft_vec_release(&s->events);
+	for (uint32_t k = 0; k < FS_LANES; k++)
+		ft_vec_release(&s->lanes[k].q);
 	ft_vec_release(&s->wf_heap);
 	ft_vec_release(&s->free_ids);
 	ft_vec_release(&s->retired_fct);
@@ -100,15 +113,46 @@ ft__fs_release(struct fs_sim *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Room for one more task (the array doubles, 64-byte aligned). */
+static int
+tasks_room(struct fs_sim *s)
+{
+	size_t cap, old_off;
+	void *mem;
+	struct fs_task *v;
+
+	if (s->ntasks < s->tasks_cap)
+		return 0;
+	if (s->ntasks >= FS_NONE - 1)
+		return FT_ERANGE;
+	cap = s->tasks_cap ? 2 * (size_t)s->tasks_cap : 64;
+	if (cap > FS_NONE - 1)
+		cap = FS_NONE - 1;
+	/* realloc keeps the bytes (and large blocks grow in place, without a second copy in
+	 * memory); they move only when the new block's alignment differs. */
+	old_off = s->tasks ? (size_t)((char *)s->tasks - (char *)s->tasks_mem) : 0;
+	mem = ft_reallocarray(s->tasks_mem, cap * sizeof(struct fs_task) + 63, 1);
+	if (!mem)
+		return FT_ENOMEM;
+	v = (struct fs_task *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+	if (s->ntasks && (char *)v != (char *)mem + old_off)
+		memmove(v, (char *)mem + old_off, (size_t)s->ntasks * sizeof(struct fs_task));
+	s->tasks_mem = mem;
+	s->tasks = v;
+	s->tasks_cap = (uint32_t)cap;
+	return 0;
+}
+
 static int64_t
 add_task(struct fs_sim *s, const struct fs_task *t)
 {
-	if (s->started || s->tasks.len >= FS_NONE - 1)
+	if (s->started)
 		return FT_EINVAL;
-	if (ft_vec_push(&s->tasks, t) < 0)
-		return FT_ENOMEM;
+	if (tasks_room(s) < 0)
+		return s->ntasks >= FS_NONE - 1 ? FT_EINVAL : FT_ENOMEM;
+	s->tasks[s->ntasks] = *t;
 	s->ncreated++;
-	return (int64_t)s->tasks.len - 1;
+	return (int64_t)s->ntasks++;
 }
 
 int64_t
@@ -182,18 +226,20 @@ ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, ui
 	struct fs_task *t;
 	uint32_t id;
 
-	if (!s->started || !(bytes >= 0) || (next != FS_NONE && next >= s->tasks.len))
+	if (!s->started || !(bytes >= 0) || (next != FS_NONE && next >= s->ntasks))
 		return FT_EINVAL;
 	if (s->free_ids.len) {
 		id = FT_VEC_AT(&s->free_ids, uint32_t, --s->free_ids.len);
+		if (s->free_ids.len > FS_AHEAD) /* the slot the flow after next will take */
+			FS_PREFETCH(&s->tasks[FT_VEC_AT(&s->free_ids, uint32_t,
+			                                s->free_ids.len - FS_AHEAD)]);
 	} else {
-		struct fs_task z = { 0 };
+		int rc = tasks_room(s);
 
-		if (s->tasks.len >= FS_NONE - 1)
-			return FT_ERANGE;
-		if (ft_vec_push(&s->tasks, &z) < 0)
-			return FT_ENOMEM;
-		id = (uint32_t)s->tasks.len - 1;
+		if (rc < 0)
+			return rc;
+		memset(&s->tasks[s->ntasks], 0, sizeof(struct fs_task));
+		id = s->ntasks++;
 	}
 	t = ft__fs_task(s, id);
 	{
@@ -218,8 +264,7 @@ ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, ui
 		ft__fs_task(s, next)->npred++;
 	if (start) {
 		t->state = FS_READY;
-		t->t_ready = s->now_s;
-		if (ev_push(s, s->now_s, id, 0) < 0)
+		if (ev_push(s, 0, id, 0) < 0)
 			return FT_ENOMEM;
 	}
 	return id;
@@ -230,12 +275,28 @@ ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to)
 {
 	uint32_t e[2] = { from, to };
 
-	if (s->started || from >= s->tasks.len || to >= s->tasks.len || from == to)
+	if (s->started || from >= s->ntasks || to >= s->ntasks || from == to)
 		return FT_EINVAL;
 	if (ft_vec_push(&s->edges, e) < 0)
 		return FT_ENOMEM;
 	ft__fs_task(s, to)->npred++;
 	return 0;
+}
+
+void
+ft__sim_advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
+
+	if (p && b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
 }
 
 /* ---- event heap ------------------------------------------------------------ */
@@ -246,14 +307,31 @@ ev_less(const struct fs_event *a, const struct fs_event *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+/* Append to @v whose elements are @T, without the generic copy when there is room. */
+#define VEC_APPEND(v, T, val)                                                                 \
+	((v)->len < (v)->cap || ft_vec_reserve((v), 1) == 0                                   \
+	         ? (((T *)(v)->data)[(v)->len++] = (val), 0)                                  \
+	         : FT_ENOMEM)
+
+/* Queue @task's start (@type 0) or arrival (1) @delay seconds from now. */
 static int
-ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type)
+ev_push(struct fs_sim *s, double delay, uint32_t task, uint32_t type)
 {
-	struct fs_event e = { .t = t, .seq = s->seq++, .task = task, .type = type };
+	struct fs_event e = { .t = s->now_s + delay, .seq = s->seq++, .task = task, .type = type };
 	struct fs_event *h;
+	uint32_t k;
 	size_t i;
 
-	if (ft_vec_push(&s->events, &e) < 0)
+	for (k = 0; k < s->nlanes && s->lanes[k].delay != delay; k++)
+		;
+	if (k == s->nlanes && k < FS_LANES) {
+		s->lanes[k].delay = delay;
+		s->lanes[k].head = 0;
+		s->nlanes++;
+	}
+	if (k < s->nlanes)
+		return VEC_APPEND(&s->lanes[k].q, struct fs_event, e);
+	if (VEC_APPEND(&s->events, struct fs_event, e) < 0)
 		return FT_ENOMEM;
 	h = s->events.data;
 	i = s->events.len - 1;
@@ -268,6 +346,29 @@ ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type)
 		i = p;
 	}
 	return 0;
+}
+
+/* The earliest pending event (NULL: none) and where it is: *@src lane, or -1 the heap. */
+static const struct fs_event *
+ev_first(const struct fs_sim *s, int *src)
+{
+	const struct fs_event *best = s->events.len ? s->events.data : NULL;
+	uint32_t k;
+
+	*src = -1;
+	for (k = 0; k < s->nlanes; k++) {
+		const struct fs_lane *ln = &s->lanes[k];
+		const struct fs_event *e;
+
+		if (ln->head == ln->q.len)
+			continue;
+		e = &FT_VEC_AT(&ln->q, struct fs_event, ln->head);
+		if (!best || ev_less(e, best)) {
+			best = e;
+			*src = (int)k;
+		}
+	}
+	return best;
 }
 
 static void
@@ -297,6 +398,34 @@ ev_pop(struct fs_sim *s, struct fs_event *out)
 	}
 }
 
+/* Take the event ev_first() found at @src. */
+static void
+ev_take(struct fs_sim *s, int src, struct fs_event *out)
+{
+	struct fs_lane *ln;
+
+	if (src < 0) {
+		ev_pop(s, out);
+		return;
+	}
+	ln = &s->lanes[src];
+	*out = FT_VEC_AT(&ln->q, struct fs_event, ln->head++);
+	if (ln->head + FS_AHEAD < ln->q.len) {
+		uint32_t ahead = FT_VEC_AT(&ln->q, struct fs_event, ln->head + FS_AHEAD).task;
+
+		FS_PREFETCH(&s->tasks[ahead]);
+	}
+	if (ln->head == ln->q.len) {
+		ln->head = ln->q.len = 0;
+	} else if (ln->head >= 4096 && 2 * ln->head > ln->q.len) {
+		/* Slide the pending events to the front (amortized: half the lane was taken). */
+		memmove(ln->q.data, &FT_VEC_AT(&ln->q, struct fs_event, ln->head),
+		        (ln->q.len - ln->head) * sizeof(struct fs_event));
+		ln->q.len -= ln->head;
+		ln->head = 0;
+	}
+}
+
 /* ---- water filling ------------------------------------------------------- */
 
 static bool
@@ -305,55 +434,104 @@ wf_less(const struct wf_item *a, const struct wf_item *b)
 	return a->key < b->key || (a->key == b->key && a->link < b->link);
 }
 
-static int
+/* Restore the heap order below @i (the heap has @n items). */
+static void
+wf_sift_down(struct wf_item *h, size_t n, size_t i)
+{
+	struct wf_item it = h[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && wf_less(&h[l + 1], &h[l]) ? l + 1 : l;
+		if (!wf_less(&h[m], &it))
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = it;
+}
+
+static void
 wf_push(struct fs_sim *s, double key, uint32_t link)
 {
-	struct wf_item it = { key, link };
-	struct wf_item *h;
-	size_t i;
+	struct wf_item *h = s->wf_heap.data;
+	size_t i = s->wf_heap.len++;
 
-	if (ft_vec_push(&s->wf_heap, &it) < 0)
-		return FT_ENOMEM;
-	h = s->wf_heap.data;
-	i = s->wf_heap.len - 1;
+	/* Room was reserved for every touched link; a link is queued at most once. */
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
 
-		if (!wf_less(&h[i], &h[p]))
+		if (!(key < h[p].key || (key == h[p].key && link < h[p].link)))
 			break;
-		it = h[i];
 		h[i] = h[p];
-		h[p] = it;
 		i = p;
 	}
-	return 0;
+	h[i].key = key;
+	h[i].link = link;
 }
 
-static struct wf_item
+static void
 wf_pop(struct fs_sim *s)
 {
-	struct wf_item *h = s->wf_heap.data, top = h[0];
-	size_t n = --s->wf_heap.len, i = 0;
+	struct wf_item *h = s->wf_heap.data;
+	size_t n = --s->wf_heap.len;
 
-	if (n == 0)
-		return top;
-	h[0] = h[n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct wf_item tmp;
-
-		if (l < n && wf_less(&h[l], &h[m]))
-			m = l;
-		if (r < n && wf_less(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			break;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
+	if (n > 0) {
+		h[0] = h[n];
+		wf_sift_down(h, n, 0);
 	}
-	return top;
+}
+
+/*
+ * Sort @n items by key, keeping the order of equal keys: LSD radix sort on the key's bits
+ * (shares are positive, and positive doubles order like their bit patterns). Passes whose
+ * digit is the same for every item are skipped. Returns the sorted array (one of the two).
+ */
+static inline uint32_t
+wf_digit(const struct wf_item *it, uint32_t pass)
+{
+	uint64_t u;
+
+	memcpy(&u, &it->key, sizeof(u));
+	return (uint32_t)(u >> (pass * WF_RADIX_BITS)) & ((1u << WF_RADIX_BITS) - 1);
+}
+
+static struct wf_item *
+wf_sort(struct fs_sim *s, uint32_t n)
+{
+	struct wf_item *a = s->wf_items, *b = s->wf_items2, *t;
+	const uint32_t nb = 1u << WF_RADIX_BITS, mask = nb - 1;
+	uint32_t *hist = s->wf_hist, i, pass;
+
+	memset(hist, 0, (size_t)WF_RADIX_PASSES * nb * sizeof(*hist));
+	for (i = 0; i < n; i++) {
+		uint64_t u;
+
+		memcpy(&u, &a[i].key, sizeof(u));
+		for (pass = 0; pass < WF_RADIX_PASSES; pass++)
+			hist[pass * nb + ((u >> (pass * WF_RADIX_BITS)) & mask)]++;
+	}
+	for (pass = 0; pass < WF_RADIX_PASSES; pass++) {
+		uint32_t *h = hist + pass * nb, sum = 0, d;
+
+		if (n == 0 || h[wf_digit(&a[0], pass)] == n)
+			continue; /* one digit for all: the order stands */
+		for (d = 0; d < nb; d++) {
+			uint32_t c = h[d];
+
+			h[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[h[wf_digit(&a[i], pass)]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	return a;
 }
 
 /* Count flows per link, collect the touched links and lay out link -> flows. */
@@ -361,6 +539,7 @@ static int
 wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 {
 	const uint32_t *paths = s->paths.data;
+	struct fs_wf_link *L = s->wf_link;
 	uint32_t i, j, ntouched = 0;
 	size_t total = 0, off = 0;
 
@@ -368,11 +547,24 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 		const uint32_t *p = paths + s->act_pf[i];
 
 		for (j = 0; j < s->act_np[i]; j++) {
-			if (s->wf_cnt[p[j]]++ == 0)
-				s->wf_touched[ntouched++] = p[j];
+			uint32_t l = p[j];
+
+			if (L[l].cnt++ == 0)
+				s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
 		}
 		total += s->act_np[i];
 	}
+	/* The touched links in link order (ties in share go to the lower link id). */
+	for (i = 0; i <= s->nlinks / 64; i++) {
+		uint64_t w = s->wf_mark[i];
+
+		s->wf_mark[i] = 0;
+		while (w) {
+			s->wf_touched[ntouched++] = i * 64 + (uint32_t)__builtin_ctzll(w);
+			w &= w - 1;
+		}
+	}
+	*ntouched_out = ntouched; /* their counts are cleared by the caller, also on failure */
 	if (total > s->wf_flows_cap) {
 		uint32_t *nf = ft_reallocarray(s->wf_flows, total, sizeof(uint32_t));
 
@@ -382,20 +574,17 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 		s->wf_flows_cap = total;
 	}
 	for (i = 0; i < ntouched; i++) {
-		uint32_t l = s->wf_touched[i];
+		struct fs_wf_link *lk = &L[s->wf_touched[i]];
 
-		s->wf_off[l] = (uint32_t)off;
-		off += s->wf_cnt[l];
-		s->wf_end[l] = (uint32_t)off;
-		s->wf_cnt[l] = 0; /* refilled below as the fill position */
+		lk->off = lk->end = (uint32_t)off; /* end is the fill position below */
+		off += lk->cnt;
 	}
 	for (i = 0; i < s->nactive; i++) {
 		const uint32_t *p = paths + s->act_pf[i];
 
 		for (j = 0; j < s->act_np[i]; j++)
-			s->wf_flows[s->wf_off[p[j]] + s->wf_cnt[p[j]]++] = i;
+			s->wf_flows[L[p[j]].end++] = i;
 	}
-	*ntouched_out = ntouched;
 	return 0;
 }
 
@@ -403,24 +592,27 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 static void
 set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
 {
-	uint32_t old = s->act_bott[f];
-	double held = s->now_s - s->act_since[f];
+	struct fs_act_bn *b = &s->act_bn[f];
+	uint32_t old = b->bott;
+	double held = s->now_s - b->since;
 
 	if (old == l)
 		return;
-	if (old != FS_NONE && (s->act_best[f] == FS_NONE || held > s->act_best_s[f])) {
-		s->act_best[f] = old;
-		s->act_best_s[f] = held;
+	if (old != FS_NONE && (b->best == FS_NONE || held > b->best_s)) {
+		b->best = old;
+		b->best_s = held;
 	}
-	s->act_bott[f] = l;
-	s->act_since[f] = s->now_s;
+	b->bott = l;
+	b->since = s->now_s;
 }
 
-int
-ft__fs_recompute(struct fs_sim *s)
+static int
+recompute(struct fs_sim *s)
 {
 	const uint32_t *paths;
-	uint32_t ntouched, i, j, k;
+	struct fs_wf_link *L = s->wf_link;
+	struct wf_item *h, *sorted;
+	uint32_t ntouched = 0, i, j, k, next;
 	int rc;
 
 	s->nrecompute++;
@@ -429,39 +621,56 @@ ft__fs_recompute(struct fs_sim *s)
 		return 0;
 	rc = wf_layout(s, &ntouched);
 	if (rc < 0)
-		return rc;
+		goto out;
 	paths = s->paths.data;
 	s->wf_heap.len = 0;
+	if (ft_vec_reserve(&s->wf_heap, ntouched) < 0) {
+		rc = FT_ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < s->nactive; i++)
 		s->act_rate[i] = -1; /* unfrozen */
+	/*
+	 * Links are taken in the order of (share, link id). They start sorted by their first
+	 * share; one whose share has grown when its turn comes (shares only grow as flows
+	 * freeze) goes to a min-heap at its current share, and the next link is the smaller
+	 * of the sorted array's next and the heap's top. Links whose flows were all frozen
+	 * elsewhere cost one look each.
+	 */
 	for (i = 0; i < ntouched; i++) {
 		uint32_t l = s->wf_touched[i];
 
-		s->wf_rem[l] = s->cap_Bps[l];
-		s->wf_key[l] = s->wf_rem[l] / s->wf_cnt[l];
-		if (s->wf_cnt[l] > s->link_maxflows[l])
-			s->link_maxflows[l] = s->wf_cnt[l];
-		rc = wf_push(s, s->wf_key[l], l);
-		if (rc < 0)
-			goto out;
+		L[l].rem = s->cap_Bps[l];
+		if (L[l].cnt > s->link_maxflows[l])
+			s->link_maxflows[l] = L[l].cnt;
+		s->wf_items[i].key = L[l].rem / L[l].cnt;
+		s->wf_items[i].link = l;
 	}
-	while (s->wf_heap.len) {
-		struct wf_item it = wf_pop(s);
-		uint32_t l = it.link;
+	sorted = wf_sort(s, ntouched);
+	h = s->wf_heap.data;
+	next = 0;
+	for (;;) {
+		struct wf_item it;
+		uint32_t l;
 		double share;
 
-		if (s->wf_cnt[l] == 0)
-			continue; /* done */
-		if (it.key != s->wf_key[l]) {
-			/* Its share grew since it was pushed (shares only grow as flows freeze):
-			 * queue it again at its current share. */
-			rc = wf_push(s, s->wf_key[l], l);
-			if (rc < 0)
-				goto out;
+		if (next < ntouched && (s->wf_heap.len == 0 || wf_less(&sorted[next], &h[0]))) {
+			it = sorted[next++];
+		} else if (s->wf_heap.len) {
+			it = h[0];
+			wf_pop(s);
+		} else {
+			break;
+		}
+		l = it.link;
+		if (L[l].cnt == 0)
+			continue; /* all its flows are frozen */
+		share = L[l].rem / L[l].cnt;
+		if (it.key != share) {
+			wf_push(s, share, l);
 			continue;
 		}
-		share = it.key;
-		for (k = s->wf_off[l]; k < s->wf_end[l]; k++) {
+		for (k = L[l].off; k < L[l].end; k++) {
 			uint32_t f = s->wf_flows[k];
 			const uint32_t *p;
 
@@ -471,27 +680,33 @@ ft__fs_recompute(struct fs_sim *s)
 			set_bottleneck(s, f, l);
 			p = paths + s->act_pf[f];
 			for (j = 0; j < s->act_np[f]; j++) {
-				uint32_t m = p[j];
+				struct fs_wf_link *m = &L[p[j]];
 
-				s->wf_cnt[m]--;
-				if (m == l)
+				m->cnt--;
+				if (p[j] == l)
 					continue;
-				s->wf_rem[m] -= share;
-				if (s->wf_rem[m] < 0)
-					s->wf_rem[m] = 0;
-				if (s->wf_cnt[m] > 0)
-					s->wf_key[m] = s->wf_rem[m] / s->wf_cnt[m]; /* re-queued when popped */
+				m->rem -= share;
+				if (m->rem < 0)
+					m->rem = 0;
 			}
 		}
-		s->wf_rem[l] = 0;
+		L[l].rem = 0;
 	}
-	/* Mirror the rates into the tasks (the public view of a task). */
-	for (i = 0; i < s->nactive; i++)
-		ft__fs_task(s, s->active[i])->rate_Bps = s->act_rate[i];
 	rc = 0;
 out:
 	for (i = 0; i < ntouched; i++)
-		s->wf_cnt[s->wf_touched[i]] = 0;
+		L[s->wf_touched[i]].cnt = 0;
+	return rc;
+}
+
+int
+ft__fs_recompute(struct fs_sim *s)
+{
+	int rc = recompute(s);
+
+	/* Mirror the rates into the tasks (their public view; the event loop reads act_rate). */
+	for (uint32_t i = 0; rc == 0 && i < s->nactive; i++)
+		ft__fs_task(s, s->active[i])->rate_Bps = s->act_rate[i];
 	return rc;
 }
 
@@ -506,6 +721,13 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 
 	if (s->started)
 		return ft_error_set(err, FT_EINVAL, "sim: run already started");
+	s->link_cl = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_link_cl));
+	if (!s->link_cl)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u links", s->nlinks);
+	for (i = 0; i < s->nlinks; i++) {
+		s->link_cl[i].cap_Bps = s->cap_Bps[i];
+		s->link_cl[i].lat_s = s->lat_s[i];
+	}
 	s->succ_first = ft_calloc((size_t)n + 1, sizeof(uint32_t));
 	s->succ = ft_calloc(ne ? ne : 1, sizeof(uint32_t));
 	s->act_cap = n ? n : 1;
@@ -514,12 +736,9 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->act_np = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->act_rate = ft_calloc(s->act_cap, sizeof(double));
 	s->act_left = ft_calloc(s->act_cap, sizeof(double));
-	s->act_bott = ft_calloc(s->act_cap, sizeof(uint32_t));
-	s->act_since = ft_calloc(s->act_cap, sizeof(double));
-	s->act_best = ft_calloc(s->act_cap, sizeof(uint32_t));
-	s->act_best_s = ft_calloc(s->act_cap, sizeof(double));
+	s->act_bn = ft_calloc(s->act_cap, sizeof(struct fs_act_bn));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
-	    !s->act_left || !s->act_bott || !s->act_since || !s->act_best || !s->act_best_s)
+	    !s->act_left || !s->act_bn)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -545,19 +764,36 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 
 		if (t->npred == 0) {
 			t->state = FS_READY;
-			t->t_ready = 0;
-			if (ev_push(s, t->delay_s, i, 0) < 0)
+			if (ev_push(s, t->delay_s, i, 0) < 0) /* now is 0 */
 				return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 		}
 	}
 	return 0;
 }
 
+uint32_t *
+ft__fs_path_room(struct fs_sim *s, uint32_t id, uint32_t n)
+{
+	struct fs_task *t = ft__fs_task(s, id);
+
+	if (n <= t->path_cap) {
+		/* A recycled slot: its old path's room holds the new one. */
+		t->npath = n;
+		return &FT_VEC_AT(&s->paths, uint32_t, t->path_first);
+	}
+	if (ft_vec_reserve(&s->paths, n) < 0)
+		return NULL;
+	t->path_first = (uint32_t)s->paths.len;
+	s->paths.len += n;
+	t->npath = n;
+	t->path_cap = n;
+	return &FT_VEC_AT(&s->paths, uint32_t, t->path_first);
+}
+
 static int
 route_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 {
-	struct fs_task *t = ft__fs_task(s, id);
-	uint32_t buf[64];
+	uint32_t buf[64], *room;
 	int n;
 
 	if (!s->route)
@@ -567,21 +803,10 @@ route_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 		return n;
 	if (n == 0)
 		return ft_error_set(err, FT_EINVAL, "sim: flow %u: empty path", id);
-	t = ft__fs_task(s, id);
-	if ((uint32_t)n <= t->path_cap) {
-		/* A recycled slot: its old path's room holds the new one. */
-		memcpy(&FT_VEC_AT(&s->paths, uint32_t, t->path_first), buf,
-		       (size_t)n * sizeof(uint32_t));
-		t->npath = (uint32_t)n;
-		return 0;
-	}
-	if (ft_vec_reserve(&s->paths, (size_t)n) < 0)
+	room = ft__fs_path_room(s, id, (uint32_t)n);
+	if (!room)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
-	t->path_first = (uint32_t)s->paths.len;
-	memcpy(&FT_VEC_AT(&s->paths, uint32_t, s->paths.len), buf, (size_t)n * sizeof(uint32_t));
-	s->paths.len += (size_t)n;
-	t->npath = (uint32_t)n;
-	t->path_cap = (uint32_t)n;
+	memcpy(room, buf, (size_t)n * sizeof(uint32_t));
 	return 0;
 }
 
@@ -590,7 +815,7 @@ static int
 grow_active(struct fs_sim *s)
 {
 	size_t n = (size_t)s->act_cap * 2;
-	void *p[9];
+	void *p[6];
 
 	p[0] = ft_reallocarray(s->active, n, sizeof(uint32_t));
 	if (p[0])
@@ -607,19 +832,10 @@ grow_active(struct fs_sim *s)
 	p[4] = ft_reallocarray(s->act_left, n, sizeof(double));
 	if (p[4])
 		s->act_left = p[4];
-	p[5] = ft_reallocarray(s->act_bott, n, sizeof(uint32_t));
+	p[5] = ft_reallocarray(s->act_bn, n, sizeof(struct fs_act_bn));
 	if (p[5])
-		s->act_bott = p[5];
-	p[6] = ft_reallocarray(s->act_since, n, sizeof(double));
-	if (p[6])
-		s->act_since = p[6];
-	p[7] = ft_reallocarray(s->act_best, n, sizeof(uint32_t));
-	if (p[7])
-		s->act_best = p[7];
-	p[8] = ft_reallocarray(s->act_best_s, n, sizeof(double));
-	if (p[8])
-		s->act_best_s = p[8];
-	for (int i = 0; i < 9; i++)
+		s->act_bn = p[5];
+	for (int i = 0; i < 6; i++)
 		if (!p[i])
 			return FT_ENOMEM;
 	s->act_cap = (uint32_t)n;
@@ -652,7 +868,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 			if (rc < 0)
 				return rc;
 		}
-		return ev_push(s, s->now_s, id, 1);
+		return ev_push(s, 0, id, 1);
 	}
 	if (t->npath == 0) {
 		rc = route_task(s, id, err);
@@ -662,10 +878,13 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	}
 	p = ft__fs_path(s, t);
 	for (j = 0; j < t->npath; j++) {
-		if (s->cap_Bps[p[j]] < bottleneck)
-			bottleneck = s->cap_Bps[p[j]];
-		lat += s->lat_s[p[j]];
-		s->link_nactive[p[j]]++;
+		const struct fs_link_cl *lk = &s->link_cl[p[j]];
+
+		if (lk->cap_Bps < bottleneck)
+			bottleneck = lk->cap_Bps;
+		lat += lk->lat_s;
+		if (s->track_load)
+			s->link_nactive[p[j]]++;
 	}
 	if (!(bottleneck > 0))
 		return ft_error_set(err, FT_EINVAL, "sim: flow %u crosses link %u of no capacity",
@@ -683,10 +902,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	s->act_np[s->nactive] = t->npath;
 	s->act_rate[s->nactive] = 0;
 	s->act_left[s->nactive] = t->bytes - t->sent;
-	s->act_bott[s->nactive] = FS_NONE;
-	s->act_since[s->nactive] = s->now_s;
-	s->act_best[s->nactive] = FS_NONE;
-	s->act_best_s[s->nactive] = 0;
+	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, FS_NONE, s->now_s, 0 };
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
 	return 0;
@@ -706,8 +922,7 @@ release(struct fs_sim *s, uint32_t u_id, double lat)
 		double d = u->delay_s + u->lat_mult * u->pred_lat_s;
 
 		u->state = FS_READY;
-		u->t_ready = s->now_s;
-		return ev_push(s, s->now_s + d, u_id, 0);
+		return ev_push(s, d, u_id, 0);
 	}
 	return 0;
 }
@@ -723,8 +938,8 @@ retire(struct fs_sim *s, uint32_t id)
 	if (done > s->retired_makespan_s)
 		s->retired_makespan_s = done;
 	if (t->bytes > 0) {
-		if (ft_vec_push(&s->retired_fct, &fct) < 0 ||
-		    ft_vec_push(&s->retired_ideal, &ideal) < 0)
+		if (VEC_APPEND(&s->retired_fct, double, fct) < 0 ||
+		    VEC_APPEND(&s->retired_ideal, double, ideal) < 0)
 			return FT_ENOMEM;
 		if (tag != FS_NONE && bott != FS_NONE) {
 			struct fs_tag_slowest *ts;
@@ -745,7 +960,7 @@ retire(struct fs_sim *s, uint32_t id)
 			}
 		}
 	}
-	return ft_vec_push(&s->free_ids, &id);
+	return VEC_APPEND(&s->free_ids, uint32_t, id);
 }
 
 static int
@@ -789,13 +1004,14 @@ end_transmission(struct fs_sim *s, uint32_t id)
 
 	for (j = 0; j < t->npath; j++) {
 		s->link_bytes[p[j]] += t->bytes;
-		s->link_nactive[p[j]]--;
+		if (s->track_load)
+			s->link_nactive[p[j]]--;
 	}
 	/* Bytes sent, as integrated over the rate intervals (the residual is the
 	 * completion tolerance); the links are credited with the whole payload. */
 	t->sent = t->bytes - s->act_left[t->active_idx];
 	set_bottleneck(s, t->active_idx, FS_NONE); /* close the last interval */
-	t->bott_link = s->act_best[t->active_idx];
+	t->bott_link = s->act_bn[t->active_idx].best;
 	s->bytes_delivered += t->sent;
 	t->rate_Bps = 0;
 	--s->nactive;
@@ -805,27 +1021,26 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->act_np[t->active_idx] = s->act_np[s->nactive];
 	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
-	s->act_bott[t->active_idx] = s->act_bott[s->nactive];
-	s->act_since[t->active_idx] = s->act_since[s->nactive];
-	s->act_best[t->active_idx] = s->act_best[s->nactive];
-	s->act_best_s[t->active_idx] = s->act_best_s[s->nactive];
+	s->act_bn[t->active_idx] = s->act_bn[s->nactive];
 	ft__fs_task(s, last)->active_idx = t->active_idx;
 	t->state = FS_PROPAGATING;
 	s->rates_dirty = true;
-	return ev_push(s, s->now_s + t->lat_s, id, 1);
+	return ev_push(s, t->lat_s, id, 1);
 }
 
 int
 ft__fs_step(struct fs_sim *s, struct ft_error *err)
 {
 	double t_tx = INFINITY, t_ev = INFINITY, t_next, dt, horizon;
+	const struct fs_event *first;
+	int src;
 	uint32_t i;
 	int rc;
 
 	if (!s->started)
 		return ft_error_set(err, FT_EINVAL, "sim: run not started");
 	if (s->rates_dirty) {
-		rc = ft__fs_recompute(s);
+		rc = recompute(s);
 		if (rc < 0)
 			return ft_error_set(err, rc, "sim: out of memory computing rates");
 	}
@@ -835,8 +1050,9 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 		if (r > 0 && s->now_s + s->act_left[i] / r < t_tx)
 			t_tx = s->now_s + s->act_left[i] / r;
 	}
-	if (s->events.len)
-		t_ev = ((struct fs_event *)s->events.data)[0].t;
+	first = ev_first(s, &src);
+	if (first)
+		t_ev = first->t;
 	if (t_tx == INFINITY && t_ev == INFINITY) {
 		if (s->nactive)
 			return ft_error_set(err, FT_EINVAL, "sim: %u flows are stuck at rate 0",
@@ -865,11 +1081,11 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 			s->act_left[i] = 0;
 		i++;
 	}
-	/* Events due now. */
-	while (s->events.len && ((struct fs_event *)s->events.data)[0].t <= horizon) {
+	/* Events due now, in (time, sequence) order. */
+	while ((first = ev_first(s, &src)) && first->t <= horizon) {
 		struct fs_event e;
 
-		ev_pop(s, &e);
+		ev_take(s, src, &e);
 		if (e.type == 0)
 			rc = start_task(s, e.task, err);
 		else

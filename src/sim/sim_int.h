@@ -20,6 +20,14 @@
 
 #define FS_NONE UINT32_MAX
 
+/* Fetch the cache line at @p early (a hint). Call it where the memory is used: GCC takes a
+ * function whose only effect is a prefetch for a pure one and drops the calls. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FS_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define FS_PREFETCH(p) ((void)(p))
+#endif
+
 enum fs_kind {
 	FS_FLOW,    /* carries bytes over a path */
 	FS_BARRIER, /* carries nothing: waits (delay + lat_mult x predecessor latency) */
@@ -39,30 +47,35 @@ enum fs_state {
  * fct = t_done - t_start = transmission + path latency.
  */
 struct fs_task {
-	double bytes;      /* wire bytes to move (0 for barriers) */
-	double sent;       /* bytes sent so far */
-	double rate_Bps;   /* current max-min rate */
-	double delay_s;    /* wait between ready and start (compute time, protocol overhead) */
-	double lat_mult;   /* barrier: extra delay = lat_mult x max predecessor path latency */
-	double pred_lat_s; /* max path latency among finished predecessors */
-	double lat_s;      /* path latency, set when routed */
-	double ideal_s;    /* uncontended time: bytes / bottleneck capacity + latency */
-	double t_ready, t_start, t_done;
+	/* First cache line (tasks are 64-byte aligned): what a flow's start, end of
+	 * transmission and arrival read and write. */
+	double bytes;        /* wire bytes to move (0 for barriers) */
+	double sent;         /* bytes sent so far */
+	double lat_s;        /* path latency, set when routed */
+	double ideal_s;      /* uncontended time: bytes / bottleneck capacity + latency */
+	double t_start, t_done;
 	uint32_t path_first; /* into fs_sim.paths */
 	uint32_t npath;      /* 0 until routed (or given) */
-	uint32_t npred;      /* predecessors not yet done */
-	uint32_t src, dst;   /* endpoints for the router (vertex ids), FS_NONE when unused */
-	uint32_t qp;         /* queue pair / sub-flow index, hashed by ECMP */
-	uint32_t tag;        /* caller's grouping (operation index), FS_NONE for none */
 	uint32_t active_idx; /* position in fs_sim.active while ACTIVE */
-	uint32_t bott_link;  /* link that limited its rate longest (its bottleneck), FS_NONE */
-	uint32_t next;       /* spawned: the one successor it releases, FS_NONE */
-	uint32_t path_cap;   /* room at path_first (a recycled slot reuses its path storage) */
 	uint8_t kind;        /* enum fs_kind */
 	uint8_t state;       /* enum fs_state */
 	uint8_t spawned;     /* added during the run: retired when done, its slot recycled */
 	uint8_t pad;
+	/* Second line. */
+	uint32_t next;      /* spawned: the one successor it releases, FS_NONE */
+	uint32_t tag;       /* caller's grouping (operation index), FS_NONE for none */
+	uint32_t bott_link; /* link that limited its rate longest (its bottleneck), FS_NONE */
+	uint32_t src, dst;  /* endpoints for the router (vertex ids), FS_NONE when unused */
+	uint32_t qp;        /* queue pair / sub-flow index, hashed by ECMP */
+	uint32_t npred;     /* predecessors not yet done */
+	uint32_t path_cap;  /* room at path_first (a recycled slot reuses its path storage) */
+	double rate_Bps;    /* max-min rate as of the last ft__fs_recompute() call (the event loop
+	                     * keeps the active flows' rates in fs_sim.act_rate) */
+	double delay_s;     /* wait between ready and start (compute time, protocol overhead) */
+	double lat_mult;    /* barrier: extra delay = lat_mult x max predecessor path latency */
+	double pred_lat_s;  /* max path latency among finished predecessors */
 };
+_Static_assert(sizeof(struct fs_task) == 128, "two cache lines per task");
 
 struct fs_sim;
 
@@ -85,6 +98,29 @@ struct fs_tag_slowest {
 	uint32_t bott_link;
 };
 
+/* A link's water-filling state: one cache line holds all the filling touches of it. */
+struct fs_wf_link {
+	double rem;   /* capacity not yet given to frozen flows */
+	uint32_t cnt; /* unfrozen flows crossing it; its share is rem / cnt */
+	uint32_t off; /* its flows: wf_flows[off .. end) */
+	uint32_t end;
+	uint32_t pad;
+};
+
+/* A link queued by its fair share. */
+struct fs_wf_item {
+	double key;
+	uint32_t link;
+};
+
+/* Bottleneck bookkeeping of one active flow. */
+struct fs_act_bn {
+	uint32_t bott;  /* link that froze its rate in the last water filling */
+	uint32_t best;  /* the link that has limited it longest so far */
+	double since;   /* since when bott has been its bottleneck */
+	double best_s;  /* for how long best did */
+};
+
 struct fs_event {
 	double t;
 	uint64_t seq;
@@ -92,16 +128,34 @@ struct fs_event {
 	uint32_t type; /* 0 = start, 1 = done */
 };
 
+#define FS_LANES 16
+
+/* A link's capacity and latency in one place (a flow's start reads both). */
+struct fs_link_cl {
+	double cap_Bps;
+	double lat_s;
+};
+
+struct fs_lane {
+	double delay;
+	size_t head;  /* first pending event in q */
+	struct ft_vec q; /* struct fs_event */
+};
+
 struct fs_sim {
 	/* links */
 	uint32_t nlinks;
-	double *cap_Bps; /* effective capacity (nominal x fault scale) */
-	double *lat_s;
+	double *cap_Bps; /* effective capacity (nominal x fault scale); fixed once started */
+	double *lat_s;   /* fixed once started */
+	struct fs_link_cl *link_cl; /* both side by side, copied at the start */
 	double *link_bytes;      /* bytes carried so far */
-	uint32_t *link_nactive;  /* active flows crossing each link (adaptive routing load) */
+	uint32_t *link_nactive;  /* active flows crossing each link, kept when track_load */
+	bool track_load;         /* keep link_nactive (adaptive routing reads it); on by default */
 	uint32_t *link_maxflows; /* most flows ever sharing the link at once */
 	/* tasks and dependencies */
-	struct ft_vec tasks;  /* struct fs_task */
+	struct fs_task *tasks; /* 64-byte aligned, inside tasks_mem */
+	void *tasks_mem;
+	uint32_t ntasks, tasks_cap;
 	struct ft_vec edges;  /* uint32_t pairs (from, to) until the run starts */
 	uint32_t *succ_first; /* CSR of successors, built at start */
 	uint32_t *succ;
@@ -116,14 +170,17 @@ struct fs_sim {
 	uint32_t *act_np;   /* npath */
 	double *act_rate;   /* current rate, bytes/s */
 	double *act_left;   /* bytes left to send */
-	uint32_t *act_bott; /* link that froze its rate in the last water filling */
-	double *act_since;  /* since when act_bott has been its bottleneck */
-	uint32_t *act_best; /* the link that has limited it longest so far */
-	double *act_best_s; /* for how long */
+	struct fs_act_bn *act_bn; /* which links limited it, and for how long */
 	uint64_t ndone;
 	bool rates_dirty;
 	bool started;
 	struct ft_vec events; /* binary heap of struct fs_event */
+	/* Lanes: events queued at a fixed delay from the time they were queued at (lane 0:
+	 * due now). Time only grows, so each lane is in (time, sequence) order as it is; the
+	 * next event is the earliest of the heap's top and the lanes' heads. Path latencies
+	 * and zero delays take few values: most events never enter the heap. */
+	struct fs_lane lanes[FS_LANES];
+	uint32_t nlanes;
 	uint64_t seq;
 	fs_route_fn *route;
 	void *route_ud;
@@ -139,15 +196,14 @@ struct fs_sim {
 	uint64_t ncreated; /* tasks added, spawned ones included */
 	uint32_t act_cap;  /* room in the act_* arrays */
 	/* water-filling scratch, sized nlinks */
-	uint32_t *wf_cnt;
-	uint32_t *wf_off;
-	uint32_t *wf_end;
-	double *wf_rem;
-	double *wf_key;
+	struct fs_wf_link *wf_link;
 	uint32_t *wf_touched;
+	uint64_t *wf_mark;     /* touched links, one bit each (listed in link order) */
+	struct fs_wf_item *wf_items, *wf_items2; /* touched links sorted by first share */
+	uint32_t *wf_hist;     /* radix sort counts */
 	uint32_t *wf_flows; /* link -> flows CSR, sized by the sum of active path lengths */
 	size_t wf_flows_cap;
-	struct ft_vec wf_heap; /* struct wf_item */
+	struct ft_vec wf_heap; /* struct fs_wf_item: links whose share grew, a min-heap */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;
@@ -172,17 +228,22 @@ int64_t ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag);
  */
 int64_t ft__fs_spawn_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
                           bool start, uint32_t next, uint32_t tag);
+/*
+ * Room for the @n links of spawned flow @id's path, written by the caller at once (from the
+ * spawn callback: the flow is then not routed when it starts). NULL when out of memory.
+ */
+uint32_t *ft__fs_path_room(struct fs_sim *s, uint32_t id, uint32_t n);
 /* @to starts only after @from is done. */
 int ft__fs_add_dep(struct fs_sim *s, uint32_t from, uint32_t to) FT_MUST_CHECK;
 static inline struct fs_task *
 ft__fs_task(const struct fs_sim *s, uint32_t t)
 {
-	return &FT_VEC_AT(&s->tasks, struct fs_task, t);
+	return &s->tasks[t];
 }
 static inline uint32_t
 ft__fs_ntasks(const struct fs_sim *s)
 {
-	return (uint32_t)s->tasks.len;
+	return s->ntasks;
 }
 static inline const uint32_t *
 ft__fs_path(const struct fs_sim *s, const struct fs_task *t)
@@ -198,8 +259,15 @@ int ft__fs_start(struct fs_sim *s, struct ft_error *err) FT_MUST_CHECK;
 int ft__fs_step(struct fs_sim *s, struct ft_error *err) FT_MUST_CHECK;
 /* Run to the end (or past @until_s when it is > 0). */
 int ft__fs_run(struct fs_sim *s, double until_s, struct ft_error *err) FT_MUST_CHECK;
-/* Recompute max-min fair rates of all active flows now (the step does it when needed). */
+/* Recompute max-min fair rates of all active flows now and mirror them into the tasks'
+ * rate_Bps (the step does it when needed, without the mirror). */
 int ft__fs_recompute(struct fs_sim *s) FT_MUST_CHECK;
+
+/*
+ * Ask for huge pages under the large array @p of @bytes (a hint: fewer page faults while
+ * it fills, fewer TLB misses when it is read at random). Does nothing elsewhere than Linux.
+ */
+void ft__sim_advise_huge(void *p, size_t bytes);
 
 /* ---- shared by the engines and the scenario runner ------------------------- */
 

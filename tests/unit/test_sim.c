@@ -965,6 +965,88 @@ test_hier_alltoall_stays_on_rail(void **state)
 	ft_topo_free(t);
 }
 
+/*
+ * A flat all-to-all under D-mod-K takes its paths from the flow engine's route memo (a GPU's
+ * way up, then the (leaf, destination) rest): every link must carry exactly the pairs that
+ * routing each pair on its own puts on it, on a cluster with several leaves per rail.
+ */
+static void
+test_dmodk_memo_paths_are_routed_paths(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	const uint32_t n = 512;
+	uint32_t *rank_gpu = calloc(n, sizeof(uint32_t)), *pairs;
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = n,
+		                  .ranks_per_node = 8,
+		                  .bytes = (uint64_t)n << 12 };
+	struct ft_schedule sch;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_sim_op op = { .after = -1 };
+	struct ft_sim_counters c;
+	double per_pair = 0, total = 0;
+	uint64_t npairs = 0, nleaves = 0;
+
+	(void)state;
+	assert_non_null(rank_gpu);
+	assert_int_equal(ft_spec_resolve("dgx-h100:64", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	pairs = calloc(ft_topo_nlinks(t), sizeof(uint32_t));
+	assert_non_null(pairs);
+	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++) {
+		const struct ft_vertex *vx = ft_topo_vertex(t, v);
+
+		nleaves += vx->kind == FT_V_SWITCH && vx->tier == 1;
+	}
+	assert_true(nleaves > 8); /* more than one leaf per rail */
+	for (uint32_t r = 0; r < n; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_DMODK;
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t j = 0; j < n; j++) {
+			struct ft_path path;
+			int rc;
+
+			if (i == j)
+				continue;
+			rc = ft__sim_route(t, &cfg, rank_gpu[i], rank_gpu[j], 0, NULL, NULL, &path,
+			                   &err);
+			assert_int_equal(rc, 0);
+			for (uint32_t k = 0; k < path.nlinks; k++)
+				pairs[path.links[k]]++;
+			npairs++;
+		}
+	}
+	ft_schedule_init(&sch);
+	assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+	assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+	op.sched = &sch;
+	op.rank_gpu = rank_gpu;
+	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+	assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+	assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.nflows, npairs);
+	for (uint32_t l = 0; l < c.nlinks; l++) {
+		total += c.link_bytes[l];
+		per_pair += pairs[l];
+	}
+	per_pair = total / per_pair; /* the wire bytes of one pair */
+	assert_true(per_pair > 0);
+	for (uint32_t l = 0; l < c.nlinks; l++)
+		assert_double_equal(c.link_bytes[l], pairs[l] * per_pair, per_pair * 1e-6);
+	ft_flow_engine.destroy(e);
+	ft_schedule_release(&sch);
+	free(pairs);
+	free(rank_gpu);
+	ft_topo_free(t);
+}
+
 int
 main(void)
 {
@@ -972,6 +1054,7 @@ main(void)
 		cmocka_unit_test(test_one_flow_line_rate),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
+		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_maxmin_invariants_random),
 		cmocka_unit_test(test_fair_share_and_speed_up),
 		cmocka_unit_test(test_ring_closed_form),
