@@ -23,12 +23,17 @@
 #define STRIPE_MIN (64 * 1024)
 /*
  * Non-blocking receives tried before sleeping in poll() or recv() (about a
- * millisecond on loopback), when this host has a core for every local rank.
- * A reply that is microseconds away is then picked up without the wake-up
- * of a sleeping process, as MPI libraries and perftest poll; an
- * oversubscribed host sleeps at once so that the ranks sharing a core run.
+ * millisecond on loopback), when this host has a core for every local rank
+ * and the message just posted is small. A reply that is microseconds away
+ * is then picked up without the wake-up of a sleeping process, as MPI
+ * libraries and perftest poll. A large transfer waits in poll() at once:
+ * its data comes in a stream, and a receiver spinning in system calls
+ * would take the core the kernel needs to move it (over a veth pair on two
+ * cores, spinning halves the bandwidth). An oversubscribed host never
+ * spins, so that the ranks sharing a core run.
  */
-#define TCP_SPIN_POLLS 2048
+#define TCP_SPIN_POLLS     2048
+#define TCP_SPIN_MAX_BYTES (64 * 1024)
 #define LOWAT_MAX  (128 * 1024)
 
 struct stripe {
@@ -56,6 +61,7 @@ struct tcp_ep {
 	struct stripe *free_stripes;
 	struct ft_vec blocks; /* void *: stripe allocations */
 	uint64_t nprog;
+	bool may_spin; /* a core for every rank on this host */
 };
 
 struct hello {
@@ -155,8 +161,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		ep->conns[i].lowat = 1;
 		ep->conns[i].peer = (uint32_t)(i / ep->nstreams);
 	}
-	if (local_ranks(w) <= online_cpus())
-		ep->base.spin_polls = TCP_SPIN_POLLS;
+	ep->may_spin = local_ranks(w) <= online_cpus();
 	/* Connect to lower ranks (their listen backlog takes us), then accept higher ones. */
 	for (p = 0; p < w->rank && rc == 0; p++) {
 		for (s = 0; s < ep->nstreams && rc == 0; s++) {
@@ -250,6 +255,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
+	ep->base.spin_polls = ep->may_spin && req->len <= TCP_SPIN_MAX_BYTES ? TCP_SPIN_POLLS : 0;
 	if (req->len == 0) {
 		req->done = true;
 		return 0;
