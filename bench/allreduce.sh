@@ -4,6 +4,7 @@
 # on loopback for tcp), sizes 1 MiB to 64 MiB, alternating in one run, medians
 # of RUNS (5). Target: ratio >= 1.0 for every size. Open MPI yields when idle
 # (mpi_yield_when_idle), as fabtune does, so a loaded machine treats both alike.
+# TRANSPORTS="shm tcp" (default) picks the transports, MAX the largest size.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -13,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
 min=$((1 << 20))
 max=${MAX:-$((64 << 20))}
-for t in shm tcp; do
+for t in ${TRANSPORTS:-shm tcp}; do
 	if [ "$t" = shm ]; then
 		btl="--mca btl self,vader --mca mpi_yield_when_idle 1"
 	else
