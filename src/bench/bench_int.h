@@ -34,6 +34,8 @@ int ft__world_bcast(struct ft_world *w, void *buf, size_t len, uint32_t root,
                     struct ft_error *err) FT_MUST_CHECK;
 /* "rank 3 (host h3)" into buf. */
 const char *ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, size_t len);
+/* Ranks on this rank's host, itself included; @index (may be NULL): its position among them. */
+uint32_t ft__world_local(const struct ft_world *w, uint32_t *index);
 
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
@@ -85,6 +87,15 @@ int ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, si
 int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
                 struct ft_error *err) FT_MUST_CHECK;
 int ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err) FT_MUST_CHECK;
+/* The FT_ETIMEDOUT of a wait that saw nothing from @peer for the endpoint's timeout. */
+int ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err);
+/* Part @c of @count elements cut into @n parts as evenly as they go: [first, first + len). */
+static inline void
+ft__coll_chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
+{
+	*first = count * c / n;
+	*len = count * (c + 1) / n - *first;
+}
 /* Blocking exchange with one peer (send and receive at once). */
 int ft__ep_sendrecv(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from,
                     void *rbuf, size_t rlen, struct ft_error *err) FT_MUST_CHECK;

@@ -132,13 +132,6 @@ step(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, uint32_t from
 	return rc;
 }
 
-static void
-chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
-{
-	*first = count * c / n;
-	*len = count * (c + 1) / n - *first;
-}
-
 /*
  * Reduce-scatter on the ring. @src holds this rank's inputs and is only read;
  * each chunk that arrives is reduced with its input into @work (which may be
@@ -161,8 +154,8 @@ ring_reduce_scatter_phase(struct ft_ep *ep, const char *src, char *work, size_t 
 		uint32_t sc = (r + 2 * n - s - shift) % n, rcv = (r + 2 * n - s - shift - 1) % n;
 		size_t sf, sn, rf, rn;
 
-		chunk(count, n, sc, &sf, &sn);
-		chunk(count, n, rcv, &rf, &rn);
+		ft__coll_chunk(count, n, sc, &sf, &sn);
+		ft__coll_chunk(count, n, rcv, &rf, &rn);
 		rc = step(ep, (r + 1) % n, (s == 0 ? src : work) + sf * es, sn * es, (r + n - 1) % n,
 		          tmp, rn * es, work + rf * es, src + rf * es, a, err);
 	}
@@ -186,8 +179,8 @@ ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_bloc
 			rf = rcv * count;
 			sn = rn = count;
 		} else {
-			chunk(count, n, sc, &sf, &sn);
-			chunk(count, n, rcv, &rf, &rn);
+			ft__coll_chunk(count, n, sc, &sf, &sn);
+			ft__coll_chunk(count, n, rcv, &rf, &rn);
 		}
 		rc = step(ep, (r + 1) % n, buf + sf * es, sn * es, (r + n - 1) % n, buf + rf * es,
 		          rn * es, NULL, NULL, a, err);
@@ -226,7 +219,7 @@ reduce_scatter(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_e
 
 	if (!work)
 		return FT_ENOMEM;
-	chunk(total, n, r, &f, &len);
+	ft__coll_chunk(total, n, r, &f, &len);
 	if (n == 1) {
 		memmove(a->recvbuf, (const char *)a->sendbuf + f * es, len * es);
 		return 0;

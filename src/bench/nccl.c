@@ -243,16 +243,14 @@ nccl_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 	return rc;
 }
 
+/* This rank's position among the ranks of its host: its GPU. */
 static int
 local_index(const struct ft_world *w)
 {
-	uint32_t r;
-	int k = 0;
+	uint32_t k = 0;
 
-	for (r = 0; r < w->rank; r++)
-		if (strcmp(w->info[r].host, w->info[w->rank].host) == 0)
-			k++;
-	return k;
+	ft__world_local(w, &k);
+	return (int)k;
 }
 
 static void

@@ -342,15 +342,16 @@ ring_copy(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len
 	}
 }
 
+/* Is a peer's process gone? Every peer with @all, else those with requests pending. */
 static int
-check_peers(struct shm_ep *ep, struct ft_error *err)
+check_peers(struct shm_ep *ep, bool all, struct ft_error *err)
 {
 	uint32_t p;
 
 	for (p = 0; p < ep->nranks; p++) {
 		char who[96];
 
-		if (p == ep->rank || (!ep->peers[p].sq && !ep->peers[p].rq))
+		if (p == ep->rank || (!all && !ep->peers[p].sq && !ep->peers[p].rq))
 			continue;
 		if (kill(ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH)
 			return ft_error_set(err, FT_EPEER, "%s is gone (its process exited)",
@@ -417,7 +418,7 @@ shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 	sched_yield();
 	if (ft__now() >= ep->next_check) {
 		ep->next_check = ft__now() + 0.05;
-		return check_peers(ep, err);
+		return check_peers(ep, false, err);
 	}
 	return 0;
 }
@@ -477,21 +478,6 @@ shm_mem_free(struct ft_ep *base, void *p)
 		ep->area_used = 0;
 }
 
-static int
-check_all_alive(struct shm_ep *ep, struct ft_error *err)
-{
-	uint32_t p;
-
-	for (p = 0; p < ep->nranks; p++) {
-		char who[96];
-
-		if (p != ep->rank && kill(ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH)
-			return ft_error_set(err, FT_EPEER, "%s is gone (its process exited)",
-			                    ft__world_who(ep->base.w, p, who, sizeof(who)));
-	}
-	return 0;
-}
-
 /* Wait until every rank's sequence number reaches @want. */
 static int
 wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
@@ -503,10 +489,8 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 
 	for (p = 0; p < ep->nranks; p++) {
 		while (atomic_load_explicit(&ep->ctl[p].seq, memory_order_acquire) < want) {
-			char who[96];
-
 			/* spin a little (the peer is usually close), then let it run */
-			if (++spins < (unsigned)ft_shm_transport.spin_polls * 4)
+			if (++spins < ep->base.spin_polls * 4)
 				continue;
 			sched_yield();
 			if (spins % 64)
@@ -519,29 +503,18 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 			/* any rank that died, not only this one: it may be what p waits on */
 			if (now >= ep->next_check) {
 				ep->next_check = now + 0.05;
-				rc = check_all_alive(ep, err);
+				rc = check_peers(ep, true, err);
 				if (rc < 0)
 					return rc;
 			}
 			if (now - start > ep->base.timeout_s)
-				return ft_error_set(
-				        err, FT_ETIMEDOUT,
-				        "%s stopped answering: no progress for %.0fs (--timeout)",
-				        ft__world_who(ep->base.w, p, who, sizeof(who)),
-				        ep->base.timeout_s);
+				return ft__ep_silent(&ep->base, p, err);
 		}
 		/* a peer that answered restarts the clock */
 		start = 0;
 		spins = 0;
 	}
 	return 0;
-}
-
-static void
-slice(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
-{
-	*first = count * c / n;
-	*len = count * (c + 1) / n - *first;
 }
 
 /*
@@ -578,7 +551,7 @@ direct_body(struct shm_ep *ep, const struct ft_bench_coll_args *a, const char *c
 		 * Rank r reduces slice r of all inputs and writes it to every output
 		 * (all_reduce) or to the root's (reduce): n ranks share the work.
 		 */
-		slice(a->count, n, r, &first, &len);
+		ft__coll_chunk(a->count, n, r, &first, &len);
 		end = (first + len) * es;
 		for (off = first * es; off < end; off += PIECE_BYTES) {
 			size_t pb = FT_MIN((size_t)PIECE_BYTES, end - off);

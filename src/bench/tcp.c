@@ -113,17 +113,6 @@ tcp_close(struct ft_ep *base)
 	ft_free(ep);
 }
 
-/* Ranks on this rank's host, itself included. */
-static uint32_t
-local_ranks(const struct ft_world *w)
-{
-	uint32_t r, n = 0;
-
-	for (r = 0; r < w->nranks; r++)
-		n += strcmp(w->info[r].host, w->info[w->rank].host) == 0;
-	return n;
-}
-
 static uint32_t
 online_cpus(void)
 {
@@ -161,7 +150,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		ep->conns[i].lowat = 1;
 		ep->conns[i].peer = (uint32_t)(i / ep->nstreams);
 	}
-	ep->may_spin = local_ranks(w) <= online_cpus();
+	ep->may_spin = ft__world_local(w, NULL) <= online_cpus();
 	/* Connect to lower ranks (their listen backlog takes us), then accept higher ones. */
 	for (p = 0; p < w->rank && rc == 0; p++) {
 		for (s = 0; s < ep->nstreams && rc == 0; s++) {

@@ -234,6 +234,16 @@ ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t
 }
 
 int
+ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err)
+{
+	char who[96];
+
+	return ft_error_set(err, FT_ETIMEDOUT,
+	                    "%s stopped answering: no progress for %.0fs (--timeout)",
+	                    ft__world_who(ep->w, peer, who, sizeof(who)), ep->timeout_s);
+}
+
+int
 ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
 {
 	double last = 0;
@@ -273,8 +283,6 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 			if (ep->stop && *ep->stop)
 				return ft_error_set(err, FT_EINTR, "interrupted");
 			if (now - last > ep->timeout_s) {
-				char who[96];
-
 				/*
 				 * A send that does not drain is the surest sign: that peer
 				 * stopped reading. A missing receive may only be a rank
@@ -286,11 +294,7 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 				if (i == n)
 					for (i = pending_first; i < n && reqs[i]->done; i++)
 						;
-				return ft_error_set(
-				        err, FT_ETIMEDOUT,
-				        "%s stopped answering: no progress for %.0fs (--timeout)",
-				        ft__world_who(ep->w, reqs[i]->peer, who, sizeof(who)),
-				        ep->timeout_s);
+				return ft__ep_silent(ep, reqs[i]->peer, err);
 			}
 		}
 	}

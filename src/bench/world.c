@@ -477,6 +477,19 @@ ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out, s
 	return 0;
 }
 
+uint32_t
+ft__world_local(const struct ft_world *w, uint32_t *index)
+{
+	uint32_t r, n = 0;
+
+	for (r = 0; r < w->nranks; r++) {
+		if (r == w->rank && index)
+			*index = n;
+		n += strcmp(w->info[r].host, w->info[w->rank].host) == 0;
+	}
+	return n;
+}
+
 int
 ft__world_barrier(struct ft_world *w, struct ft_error *err)
 {

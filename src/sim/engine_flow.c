@@ -524,7 +524,7 @@ map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_s
 
 /*
  * An implicit all-to-all phase runs as shift rounds: in round k (1..m-1)
- * member i of every group sends to member i + k. FT_SIM_A2A_WINDOW rounds are
+ * member i of every group sends to member i + k. FT_COLL_A2A_WINDOW rounds are
  * in flight at once (round k waits for round k - window), as NCCL keeps a
  * bounded number of peers in progress per channel.
  *
@@ -548,7 +548,7 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 {
 	struct fs_sim *s = &fe->core;
 	uint32_t m = ph->a2a_group_size, k;
-	uint32_t win = FT_SIM_A2A_WINDOW, nranks = op->sched->nranks;
+	uint32_t win = FT_COLL_A2A_WINDOW, nranks = op->sched->nranks;
 	struct a2a_phase ap = { 0 };
 	uint32_t *ends;
 	int rc = 0;

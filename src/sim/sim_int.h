@@ -277,8 +277,6 @@ void ft__sim_advise_huge(void *p, size_t bytes);
 int ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t src,
                   uint32_t dst, uint32_t qp, ft_route_choose_fn *choose, void *ud,
                   struct ft_path *path, struct ft_error *err) FT_MUST_CHECK;
-/* All-to-all shift rounds in flight at once (flow engine). */
-#define FT_SIM_A2A_WINDOW FT_COLL_A2A_WINDOW
 /* The vertex standing for the in-network reduction engine seen from GPU @gpu_v. */
 uint32_t ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo);
 /*

@@ -446,9 +446,9 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 	want /= nch; /* channels split the bytes, each on its own rail */
 	want += steps * (lat + s.step_lat_s) + s.base_lat_s;
 	if (op == FT_OP_ALLTOALL) {
-		double waves = ceil((n - 1) / FT_SIM_A2A_WINDOW);
+		double waves = ceil((n - 1) / FT_COLL_A2A_WINDOW);
 
-		want += (FT_SIM_A2A_WINDOW - 1) * lat; /* round waves, each one path latency */
+		want += (FT_COLL_A2A_WINDOW - 1) * lat; /* round waves, each one path latency */
 		/* and each one message cost: in-node rounds pay the step cost */
 		want += waves * (nranks > ppn ? ft_coll_hw_latency(FT_HW_NET, algo, FT_PROTO_SIMPLE)
 		                               : s.step_lat_s);
