@@ -184,11 +184,23 @@ check_identity(struct ft_archive *ar, struct ft_error *err)
 	int64_t app_id, version, ntables;
 	int rc;
 
-	rc = pragma_int(ar, "PRAGMA application_id", &app_id, err);
+	/*
+	 * One read transaction, so the three figures come from one snapshot:
+	 * another process creating the same new file commits its schema and
+	 * its application id together, and read separately they could be seen
+	 * half before and half after that commit.
+	 */
+	rc = ft__archive_exec(ar, "BEGIN", err);
+	if (rc == 0)
+		rc = pragma_int(ar, "PRAGMA application_id", &app_id, err);
 	if (rc == 0)
 		rc = pragma_int(ar, "PRAGMA user_version", &version, err);
 	if (rc == 0)
 		rc = pragma_int(ar, "SELECT count(*) FROM sqlite_schema", &ntables, err);
+	if (rc == 0)
+		rc = ft__archive_commit(ar, err);
+	else
+		ft__archive_rollback(ar);
 	if (rc < 0) {
 		ft_error_prefix(err, "corrupt archive (the file was left untouched): ");
 		return rc;
@@ -466,6 +478,29 @@ ft_archive_default_path(char *buf, size_t len, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * Switch to WAL. Leaving rollback-journal mode takes an exclusive lock and
+ * SQLite answers SQLITE_BUSY at once, without the busy handler, while
+ * another process holds the file (as when two open a new archive at the
+ * same moment), so wait here, for as long as the busy timeout.
+ */
+static int
+set_wal(struct ft_archive *ar, struct ft_error *err)
+{
+	int waited_ms = 0, step_ms = 1, rc;
+
+	for (;;) {
+		rc = sqlite3_exec(ar->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= BUSY_TIMEOUT_MS)
+			return ft__archive_fail(ar, "cannot switch to WAL mode", err);
+		sqlite3_sleep(step_ms);
+		waited_ms += step_ms;
+		step_ms = step_ms < 50 ? step_ms * 2 : 50;
+	}
+}
+
 static int
 open_db(struct ft_archive *ar, struct ft_error *err)
 {
@@ -490,7 +525,7 @@ open_db(struct ft_archive *ar, struct ft_error *err)
 	 * last committed state. synchronous=FULL also keeps committed runs
 	 * across a power loss, which a baseline file should survive.
 	 */
-	rc = ft__archive_exec(ar, "PRAGMA journal_mode = WAL", err);
+	rc = set_wal(ar, err);
 	if (rc == 0)
 		rc = ft__archive_exec(ar, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
 		                      err);
