@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # bench/allreduce.sh - fabtune's shm and tcp all_reduce busbw against Open
 # MPI's MPI_Allreduce on the same number of ranks (vader for shm, the tcp BTL
-# on loopback for tcp), sizes 1 MiB to 64 MiB, alternating in one run, medians
-# of RUNS (5). Target: ratio >= 1.0 for every size. Open MPI yields when idle
+# on loopback for tcp), sizes 1 MiB to 64 MiB, RUNS (5) runs in alternating
+# order; medians, and the median of per-run ratios, which pairs runs made
+# moments apart. Target: ratio >= 1.0 for every size. Open MPI yields when idle
 # (mpi_yield_when_idle), as fabtune does, so a loaded machine treats both alike.
-# TRANSPORTS="shm tcp" (default) picks the transports, MAX the largest size.
+# TRANSPORTS="shm tcp" (default) picks the transports, MAX the largest size,
+# ITERS (40) the timed iterations per size and WARMUP (5) the untimed ones:
+# a 1 MiB all_reduce takes a few hundred microseconds, and ten of them are
+# too short a sample on a shared machine.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -14,25 +18,42 @@ trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
 min=$((1 << 20))
 max=${MAX:-$((64 << 20))}
+iters=${ITERS:-40}
+warmup=${WARMUP:-5}
+fab_busbw() { # fab_busbw SIZE < fabtune's --json
+	tr '{' '\n' | grep "\"bytes\":$1," | grep -o '"busbw_GBps":[0-9.eE+-]*' | cut -d: -f2
+}
 for t in ${TRANSPORTS:-shm tcp}; do
 	if [ "$t" = shm ]; then
 		btl="--mca btl self,vader --mca mpi_yield_when_idle 1"
 	else
 		btl="--mca btl self,tcp --mca btl_tcp_if_include lo --mca mpi_yield_when_idle 1"
 	fi
-	for r in $(seq "$runs"); do
+	bare() {
 		# shellcheck disable=SC2086
-		mpirun -np "$np" $btl "$tmp/mpi_allreduce" "$min" "$max" 10 3 >"$tmp/mpi.$t.$r"
-		"$fabtune" bench all_reduce --np "$np" -t "$t" -b "$min" -e "$max" -n 10 -w 3 -c 0 \
-			--json >"$tmp/fab.$t.$r"
+		mpirun -np "$np" $btl "$tmp/mpi_allreduce" "$min" "$max" "$iters" "$warmup" \
+			>"$tmp/mpi.$t.$1"
+	}
+	fab() {
+		"$fabtune" bench all_reduce --np "$np" -t "$t" -b "$min" -e "$max" -n "$iters" \
+			-w "$warmup" -c 0 --json >"$tmp/fab.$t.$1"
+	}
+	# the order alternates between runs so that a drift of the machine hits both alike
+	for r in $(seq "$runs"); do
+		if [ $((r % 2)) = 1 ]; then bare "$r"; fab "$r"; else fab "$r"; bare "$r"; fi
 	done
 	size=$min
 	while [ "$size" -le "$max" ]; do
 		m=$(cat "$tmp"/mpi."$t".* | awk -v s="$size" '$1 == s { print $3 }' | median)
-		f=$(cat "$tmp"/fab."$t".* | tr '{' '\n' | grep "\"bytes\":$size," |
-			grep -o '"busbw_GBps":[0-9.eE+-]*' | cut -d: -f2 | median)
-		printf "%-3s np=%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s\n" \
-			"$t" "$np" "$size" "$f" "$m" "$(ratio "$f" "$m")"
+		f=$(cat "$tmp"/fab."$t".* | fab_busbw "$size" | median)
+		# paired: each run's fabtune busbw over MPI's in the same run
+		pr=$(for r in $(seq "$runs"); do
+			ratio "$(fab_busbw "$size" <"$tmp/fab.$t.$r")" \
+				"$(awk -v s="$size" '$1 == s { print $3 }' "$tmp/mpi.$t.$r")"
+			echo
+		done | median)
+		printf "%-3s np=%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s  (median of per-run ratios %s)\n" \
+			"$t" "$np" "$size" "$f" "$m" "$(ratio "$f" "$m")" "$pr"
 		size=$((size * 2))
 	done
 done

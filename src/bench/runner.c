@@ -417,6 +417,57 @@ ft__bench_nsizes(const struct ft_bench_cfg *cfg)
 	return n;
 }
 
+/* The arguments of one collective of @size bytes (nccl-tests' count rules). */
+static void
+coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_bench_coll_args *a,
+          size_t *bytes)
+{
+	size_t es = ft_dtype_size(cfg->dtype), count = (size_t)(size / es);
+	bool split = cfg->pattern == FT_BENCH_ALL_GATHER ||
+	             cfg->pattern == FT_BENCH_REDUCE_SCATTER || cfg->pattern == FT_BENCH_ALLTOALL;
+
+	/* nccl-tests: gathers and all-to-all split the size over the ranks */
+	if (split)
+		count /= n;
+	memset(a, 0, sizeof(*a));
+	a->coll = cfg->pattern;
+	a->dtype = cfg->dtype;
+	a->op = cfg->op;
+	a->count = count;
+	a->root = (cfg->pattern == FT_BENCH_BROADCAST || cfg->pattern == FT_BENCH_REDUCE) ?
+	                  cfg->root :
+	                  -1;
+	*bytes = split ? count * es * n : count * es;
+}
+
+/*
+ * Before the first size, -w iterations at the largest size and then at the
+ * smallest, as nccl-tests does: connections, socket buffers and TCP windows
+ * reach their steady state, and the first row is not a cold start.
+ */
+static int
+warm_up(struct ft_ep *ep, const struct ft_bench_cfg *cfg, char *sendbuf, char *recvbuf,
+        struct ft_error *err)
+{
+	const uint64_t sizes[2] = { cfg->max_bytes, cfg->min_bytes };
+	struct ft_bench_coll_args a;
+	size_t bytes;
+	uint32_t i, k;
+	int rc = 0;
+
+	for (k = 0; k < 2 && rc == 0; k++) {
+		coll_args(cfg, ep->w->nranks, sizes[k], &a, &bytes);
+		a.sendbuf = sendbuf;
+		a.recvbuf = recvbuf;
+		for (i = 0; i < cfg->warmup && rc == 0; i++) {
+			rc = coll_once(ep, &a, err);
+			if (rc == 0 && cfg->stop && *cfg->stop)
+				rc = ft_error_set(err, FT_EINTR, "interrupted");
+		}
+	}
+	return rc;
+}
+
 static int
 run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
 {
@@ -448,28 +499,16 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	}
 	memset(sendbuf, 0, sbytes);
 	memset(recvbuf, 0, FT_MAX(sbytes, rbytes));
+	rc = warm_up(ep, cfg, sendbuf, recvbuf, err);
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;
 	     size = next_size(cfg, size)) {
 		struct ft_result_row row;
-		struct ft_bench_coll_args a = { .coll = cfg->pattern,
-			                  .dtype = cfg->dtype,
-			                  .op = cfg->op };
-		size_t count = (size_t)(size / es), bytes;
+		struct ft_bench_coll_args a;
+		size_t count, bytes;
 		double factor = ft_bench_busbw_factor(cfg->pattern, n);
 
-		/* nccl-tests: gathers and all-to-all split the size over the ranks */
-		if (cfg->pattern == FT_BENCH_ALL_GATHER ||
-		    cfg->pattern == FT_BENCH_REDUCE_SCATTER || cfg->pattern == FT_BENCH_ALLTOALL)
-			count /= n;
-		bytes = cfg->pattern == FT_BENCH_ALL_GATHER ||
-		                        cfg->pattern == FT_BENCH_REDUCE_SCATTER ||
-		                        cfg->pattern == FT_BENCH_ALLTOALL ?
-		                count * es * n :
-		                count * es;
-		a.count = count;
-		a.root = (cfg->pattern == FT_BENCH_BROADCAST || cfg->pattern == FT_BENCH_REDUCE) ?
-		                 cfg->root :
-		                 -1;
+		coll_args(cfg, n, size, &a, &bytes);
+		count = a.count;
 		ft_result_row_init(&row);
 		ft_strlcpy(row.test, ft_bench_pattern_name(cfg->pattern), sizeof(row.test));
 		ft_strlcpy(row.transport, out->transport, sizeof(row.transport));
