@@ -47,7 +47,7 @@ on_sigint(int sig)
 struct bench_opts {
 	const char *pattern, *transport, *op, *dtype, *bootstrap, *ifname, *verbs_op, *rdma_dev;
 	uint64_t minb, maxb, stepb, factor, iters, warmup, np, rank, nranks, window, streams;
-	uint64_t rounds, sockbuf;
+	uint64_t rounds, sockbuf, shm_max;
 	int check, blocking, average, root, gid_index;
 	double timeout, threshold;
 	bool bidir, no_nodelay, no_retest, save, have_rank;
@@ -596,6 +596,7 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 	if (o->ifname)
 		ft_strlcpy(cfg->ifname, o->ifname, sizeof(cfg->ifname));
 	cfg->sockbuf_bytes = o->sockbuf;
+	cfg->shm_max_bytes = o->shm_max;
 	cfg->nodelay = !o->no_nodelay;
 	cfg->timeout_s = o->timeout;
 	cfg->threshold = o->threshold;
@@ -941,6 +942,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "streams", &o.streams, "N", "tcp: sockets per peer (1)"),
 		OPT_SIZE(0, "sockbuf", &o.sockbuf, "tcp: socket buffer size (kernel default)"),
 		OPT_BOOL(0, "no-nodelay", &o.no_nodelay, "tcp: leave Nagle's algorithm on"),
+		OPT_SIZE(0, "shm-max", &o.shm_max,
+		         "shm: most buffer memory in the segment (half the RAM)"),
 		OPT_U64(0, "window", &o.window, "N", "messages in flight (pt2pt 64, pairs 8)"),
 		OPT_BOOL(0, "bidir", &o.bidir, "pt2pt: both directions at once"),
 		OPT_DURATION(0, "timeout", &o.timeout, "a silent peer is dead after this (30s)"),

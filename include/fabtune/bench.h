@@ -140,6 +140,8 @@ struct ft_bench_cfg {
 	char ifname[64];        /* tcp: NCCL_SOCKET_IFNAME syntax ("eth", "^docker", "=eth0") */
 	uint64_t sockbuf_bytes; /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = kernel default */
 	bool nodelay;           /* tcp: TCP_NODELAY (default on) */
+	uint64_t shm_max_bytes; /* shm: cap on the collectives' buffers in the segment, all
+	                           ranks together; 0 = half the memory. Over it: ring */
 	char verbs_op[8];       /* verbs: "send" (default), "write" or "read" */
 	char rdma_device[32];   /* verbs: device name, "" = first with an active port */
 	int gid_index;          /* verbs on RoCE: GID index (default 0) */

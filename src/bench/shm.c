@@ -226,7 +226,8 @@ out:
 /*
  * Bytes of one rank's buffer area: what the runner allocates for the largest
  * size (send and receive sides, each page-aligned). 0, and the heap, when the
- * pattern is not a collective or all areas would not fit in half the memory.
+ * pattern is not a collective or all areas would not fit in half the memory
+ * (or in --shm-max): the collectives then run fabtune's ring over the rings.
  */
 static size_t
 area_bytes(const struct ft_bench_cfg *cfg, uint32_t n)
@@ -234,6 +235,9 @@ area_bytes(const struct ft_bench_cfg *cfg, uint32_t n)
 	size_t es = ft_dtype_size(cfg->dtype), sb, rb, area;
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	uint64_t limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : 0;
+
+	if (cfg->shm_max_bytes && cfg->shm_max_bytes < limit)
+		limit = cfg->shm_max_bytes;
 
 	if (!ft_bench_pattern_is_coll(cfg->pattern) || cfg->pattern == FT_BENCH_DEV_MEMCPY ||
 	    !es || n < 2)

@@ -291,6 +291,9 @@ test_outliers(void **state)
 
 /* ---- conformance: every collective on every host transport, 3 real ranks ---------- */
 
+/* shm's --shm-max in the conformance runs (0: the default) */
+static uint64_t shm_max;
+
 /* @algo: what every row must name (NULL: anything) */
 static int
 run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transport,
@@ -328,6 +331,7 @@ run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transpor
 	cfg.iters = 2;
 	cfg.warmup = 1;
 	cfg.timeout_s = 10;
+	cfg.shm_max_bytes = shm_max;
 	ft_strlcpy(cfg.transport, transport, sizeof(cfg.transport));
 	ft_bench_report_init(&rep);
 	rc = ft_bench_run(w, &cfg, &rep, &err);
@@ -349,13 +353,28 @@ run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transpor
 	return rc;
 }
 
+/* fabtune's own algorithm for @p over point-to-point messages */
+static const char *
+fallback_algo(enum ft_bench_pattern p)
+{
+	switch (p) {
+	case FT_BENCH_ALLTOALL:
+		return "direct";
+	case FT_BENCH_BROADCAST:
+	case FT_BENCH_REDUCE:
+		return "chain";
+	default:
+		return "ring";
+	}
+}
+
 /* One collective on @n forked ranks; every rank must validate (#wrong 0). */
 static void
 conform_one(const char *transport, uint32_t n, enum ft_bench_pattern p, enum ft_dtype t,
             enum ft_redop op)
 {
-	/* shm runs everything on buffers in its segment */
-	const char *algo = strcmp(transport, "shm") == 0 ? "direct" : NULL;
+	/* shm runs everything on buffers in its segment, unless they may not fit */
+	const char *algo = strcmp(transport, "shm") == 0 && !shm_max ? "direct" : fallback_algo(p);
 	struct ft_error err = { 0 };
 	pid_t kids[8];
 	int lfd, status;
@@ -427,6 +446,19 @@ static void
 test_conformance_shm(void **state)
 {
 	conformance("shm");
+}
+
+/*
+ * shm with too little room for the buffers in its segment (--shm-max): the
+ * collectives fall back to the ring, chain and direct algorithms over the
+ * shm rings, and must still validate.
+ */
+static void
+test_conformance_shm_ring(void **state)
+{
+	shm_max = 4096;
+	conformance("shm");
+	shm_max = 0;
 }
 
 /* A rank that never shows up: the bootstrap names it and stops within the timeout. */
@@ -838,6 +870,7 @@ main(void)
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_conformance_tcp),
 		cmocka_unit_test(test_conformance_shm),
+		cmocka_unit_test(test_conformance_shm_ring),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
 #if FT_HAVE_VERBS
