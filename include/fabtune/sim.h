@@ -80,6 +80,7 @@ struct ft_sim_counters {
 	uint64_t nflows;     /* flows that carried bytes */
 	uint64_t nevents;    /* engine events processed */
 	uint64_t nrecompute; /* rate recomputations (flow engine) */
+	uint64_t nrecompute_full; /* of which over every active flow (the rest: incremental) */
 	double bytes;        /* payload bytes moved (wire bytes) */
 	/* flow completion times over all flows, seconds */
 	double fct_min_s, fct_p50_s, fct_p99_s, fct_max_s;

@@ -105,7 +105,7 @@ choose_least_loaded(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 	FT_UNUSED(at);
 	/* Least loaded by active flows per capacity; ties spread by the flow's hash. */
 	for (i = 0; i < n; i++) {
-		double load = (s->link_nactive[links[i]] + 1.0) / s->cap_Bps[links[i]];
+		double load = (s->lk[links[i]].nactive + 1.0) / s->cap_Bps[links[i]];
 
 		if (load < best_load * (1 - 1e-12)) {
 			best_load = load;
@@ -119,7 +119,7 @@ choose_least_loaded(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 		uint32_t pick = (uint32_t)(ft_mix64(fe->cur_hash ^ at) % nbest), k = 0;
 
 		for (i = 0; i < n; i++) {
-			double load = (s->link_nactive[links[i]] + 1.0) / s->cap_Bps[links[i]];
+			double load = (s->lk[links[i]].nactive + 1.0) / s->cap_Bps[links[i]];
 
 			if (load <= best_load * (1 + 1e-12) && k++ == pick)
 				return i;
@@ -425,8 +425,8 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 		ft_free(fe);
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
 	}
-	fe->core.track_load = fe->cfg.routing == FT_ROUTING_ADAPTIVE; /* the chooser's load */
 	fe->core.route = route_cb;
+	fe->core.need_counts = fe->cfg.routing == FT_ROUTING_ADAPTIVE; /* the chooser's load */
 	fe->core.route_ud = fe;
 	fe->core.spawn = spawn_cb;
 	fe->core.spawn_ud = fe;
@@ -1041,10 +1041,12 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	c->nflows = nf;
 	c->nevents = s->nevents;
 	c->nrecompute = s->nrecompute;
+	c->nrecompute_full = s->nrecompute_full;
 	c->bytes = s->bytes_delivered;
 	c->nops = fe->ops.len;
 	c->ops = fe->op_results;
 	c->nlinks = s->nlinks;
+	ft__fs_link_export(s);
 	c->link_bytes = s->link_bytes;
 	c->link_max_flows = s->link_maxflows;
 	return 0;

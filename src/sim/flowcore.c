@@ -12,7 +12,8 @@
  * and one whose share has grown meanwhile waits in a small heap, so with F
  * active flows of path length P over T links a recomputation costs
  * O(F P + T). Rates are only recomputed when the set of active flows
- * changes. Flows that finish within a relative 1e-9 of the same instant
+ * changes, and only for the flows whose rates can change (recompute()).
+ * Flows that finish within a relative 1e-9 of the same instant
  * complete in one event, so a phase of equal flows costs one recomputation
  * however many flows it has.
  *
@@ -32,6 +33,10 @@
 
 #define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
 #define FS_AHEAD 8        /* tasks ahead in a queue whose memory is fetched early */
+#define FS_FULL_EVERY 256 /* incremental recomputations between full ones */
+#define FS_LAZY_AFTER 64  /* full recomputations in a row that stop the bookkeeping */
+#define FS_LAZY_RETRY 256 /* full ones after which it is tried again */
+#define FS_LEVEL_RTOL 1e-9 /* flows this close (relative) below x0 are refilled too */
 
 
 #define wf_item fs_wf_item
@@ -43,7 +48,10 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 {
 	memset(s, 0, sizeof(*s));
 	s->nlinks = nlinks;
-	s->track_load = true;
+	s->inc_level = INFINITY;
+	s->keep = true;
+	s->lazy_after = FS_LAZY_AFTER;
+	s->lazy_retry = FS_LAZY_RETRY;
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
 	ft_vec_init(&s->events, sizeof(struct fs_event));
@@ -57,8 +65,11 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	ft_vec_init(&s->tag_slowest, sizeof(struct fs_tag_slowest));
 	s->cap_Bps = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->lat_s = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
+	s->lk_mem = ft_calloc((size_t)nlinks + 2, sizeof(struct fs_link_st));
+	if (s->lk_mem)
+		s->lk = (struct fs_link_st *)(((uintptr_t)s->lk_mem + sizeof(struct fs_link_st) - 1) &
+		                              ~(uintptr_t)(sizeof(struct fs_link_st) - 1));
 	s->link_bytes = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
-	s->link_nactive = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	s->link_maxflows = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	s->wf_link = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_link));
 	s->wf_touched = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
@@ -66,7 +77,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->wf_items = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
 	s->wf_items2 = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
 	s->wf_hist = ft_calloc(WF_RADIX_PASSES << WF_RADIX_BITS, sizeof(uint32_t));
-	if (!s->cap_Bps || !s->lat_s || !s->link_bytes || !s->link_nactive || !s->link_maxflows ||
+	if (!s->cap_Bps || !s->lat_s || !s->lk || !s->link_bytes || !s->link_maxflows ||
 	    !s->wf_link || !s->wf_touched || !s->wf_mark || !s->wf_items || !s->wf_items2 ||
 	    !s->wf_hist) {
 		ft__fs_release(s);
@@ -76,13 +87,24 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 }
 
 void
+ft__fs_link_export(struct fs_sim *s)
+{
+	for (uint32_t l = 0; l < s->nlinks; l++) {
+		s->link_bytes[l] = s->lk[l].bytes;
+		s->link_maxflows[l] = s->lk[l].maxflows;
+	}
+}
+
+void
 ft__fs_release(struct fs_sim *s)
 {
 	ft_free(s->cap_Bps);
 	ft_free(s->link_cl);
 	ft_free(s->lat_s);
+	ft_free(s->lk_mem);
 	ft_free(s->link_bytes);
-	ft_free(s->link_nactive);
+	ft_free(s->inc_sel);
+	ft_free(s->inc_old);
 	ft_free(s->link_maxflows);
 	ft_free(s->wf_link);
 	ft_free(s->wf_touched);
@@ -534,23 +556,33 @@ wf_sort(struct fs_sim *s, uint32_t n)
 	return a;
 }
 
-/* Count flows per link, collect the touched links and lay out link -> flows. */
+/*
+ * Count the @nsel selected flows per link, collect the touched links and lay
+ * out link -> flows. A touched link's rem starts as the sum of the selected
+ * flows' previous rates on it (none yet counts 0).
+ */
 static int
-wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
+wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 {
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
 	uint32_t i, j, ntouched = 0;
 	size_t total = 0, off = 0;
 
-	for (i = 0; i < s->nactive; i++) {
-		const uint32_t *p = paths + s->act_pf[i];
+	for (uint32_t k = 0; k < nsel; k++) {
+		const double old = s->inc_old[k] > 0 ? s->inc_old[k] : 0;
+		const uint32_t *p;
 
+		i = s->inc_sel[k];
+		p = paths + s->act_pf[i];
 		for (j = 0; j < s->act_np[i]; j++) {
 			uint32_t l = p[j];
 
-			if (L[l].cnt++ == 0)
+			if (L[l].cnt++ == 0) {
 				s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
+				L[l].rem = 0;
+			}
+			L[l].rem += old;
 		}
 		total += s->act_np[i];
 	}
@@ -579,13 +611,82 @@ wf_layout(struct fs_sim *s, uint32_t *ntouched_out)
 		lk->off = lk->end = (uint32_t)off; /* end is the fill position below */
 		off += lk->cnt;
 	}
-	for (i = 0; i < s->nactive; i++) {
-		const uint32_t *p = paths + s->act_pf[i];
+	for (uint32_t k = 0; k < nsel; k++) {
+		const uint32_t *p;
 
+		i = s->inc_sel[k];
+		p = paths + s->act_pf[i];
 		for (j = 0; j < s->act_np[i]; j++)
 			s->wf_flows[L[p[j]].end++] = i;
 	}
 	return 0;
+}
+
+/*
+ * Which flows recompute() gives new rates: all of them, or only those whose
+ * rate may change. Returns how many (listed in inc_sel, their rates before
+ * in inc_old) and whether that is a full recomputation.
+ */
+static uint32_t
+select_flows(struct fs_sim *s, bool *full)
+{
+	const uint32_t *paths = s->paths.data;
+	double level = s->inc_level, thr;
+	uint32_t i, j, n = 0;
+
+	s->inc_level = INFINITY;
+	for (i = 0; i < s->nactive && s->keep; i++)
+		n += s->act_rate[i] < 0;
+	/* mostly new flows (a phase starting), or no counts kept: all of them */
+	if (n > s->nactive / 2 || !s->keep)
+		level = 0;
+	n = 0;
+	/* a new flow: below cap / flows on each of its links, nothing can change */
+	for (i = 0; i < s->nactive && level > 0; i++) {
+		const uint32_t *p;
+
+		if (s->act_rate[i] >= 0)
+			continue;
+		p = paths + s->act_pf[i];
+		for (j = 0; j < s->act_np[i]; j++) {
+			double b = s->cap_Bps[p[j]] / s->lk[p[j]].nactive;
+
+			if (b < level)
+				level = b;
+		}
+	}
+	*full = s->full_rates || s->inc_since_full >= FS_FULL_EVERY || !(level > 0);
+	if (!*full) {
+		thr = level * (1 - FS_LEVEL_RTOL);
+		for (i = 0; i < s->nactive; i++) {
+			if (s->act_rate[i] >= 0 && s->act_rate[i] < thr)
+				continue;
+			s->inc_sel[n] = i;
+			s->inc_old[n++] = s->act_rate[i];
+		}
+		/* most of them: the full pass costs the same */
+		*full = n > s->nactive / 2;
+	}
+	if (!*full && !s->loads_valid) {
+		/* the last full pass left the loads stale: sum them from the rates */
+		for (i = 0; i < s->nactive; i++)
+			for (j = 0; j < s->act_np[i]; j++)
+				s->lk[paths[s->act_pf[i] + j]].load = 0;
+		for (i = 0; i < s->nactive; i++)
+			for (j = 0; j < s->act_np[i]; j++)
+				s->lk[paths[s->act_pf[i] + j]].load += s->act_rate[i] > 0 ?
+				                                                s->act_rate[i] :
+				                                                0;
+		s->loads_valid = true;
+	}
+	if (*full) {
+		for (i = 0; i < s->nactive; i++) {
+			s->inc_sel[i] = i;
+			s->inc_old[i] = s->act_rate[i];
+		}
+		n = s->nactive;
+	}
+	return n;
 }
 
 /* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
@@ -606,30 +707,99 @@ set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
 	b->since = s->now_s;
 }
 
+/*
+ * The bookkeeping incremental recomputation needs (each link's active flows
+ * and load, updated at every flow start and end) costs about a tenth of a
+ * run whose phases end in step, as D-mod-K all-to-all rounds do, where every
+ * recomputation is a full one anyway. After FS_LAZY_AFTER full ones in a row
+ * it stops (lazy), and after FS_LAZY_RETRY more it is counted anew from the
+ * active flows and tried again. Adaptive routing reads the counts: always
+ * kept.
+ */
+static void
+keep_or_lazy(struct fs_sim *s)
+{
+	const uint32_t *paths = s->paths.data;
+	uint32_t i, j;
+
+	if (s->keep) {
+		if (s->need_counts || s->full_rates || s->phase_run < s->lazy_after)
+			return;
+		s->keep = false;
+		s->lazy_run = 0;
+		s->nmode_switches++;
+		return;
+	}
+	if (!s->need_counts && s->lazy_run < s->lazy_retry)
+		return;
+	for (i = 0; i < s->nlinks; i++)
+		s->lk[i].nactive = 0;
+	for (i = 0; i < s->nactive; i++)
+		for (j = 0; j < s->act_np[i]; j++)
+			s->lk[paths[s->act_pf[i] + j]].nactive++;
+	s->keep = true;
+	s->loads_valid = false;
+	s->phase_run = 0;
+	s->nmode_switches++;
+}
+
+/*
+ * Max-min rates by water filling, for the flows select_flows() names.
+ *
+ * Incremental: water filling freezes flows in increasing order of rate, and
+ * below the level x0 where the first difference can appear it makes the
+ * same choices as it did last time, so the flows whose rates were below x0
+ * keep them, exactly, and only the others are filled again, over what the
+ * kept flows leave of each link (its capacity - its load + the refilled
+ * flows' previous rates). A flow that ended only gave its links more room,
+ * and they froze no flow below its rate: x0 is at most the lowest rate of
+ * a flow that ended. A new flow only lowers the share of its links, and a
+ * link of capacity c with n flows (the new one included) cannot freeze a
+ * flow below c / n: x0 is at most the lowest of those. Loads are kept per
+ * link as rates change; every FS_FULL_EVERY-th time, or when more than half
+ * the flows would be filled again, all are, and the loads are summed anew.
+ */
 static int
 recompute(struct fs_sim *s)
 {
-	const uint32_t *paths;
+	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
 	struct wf_item *h, *sorted;
-	uint32_t ntouched = 0, i, j, k, next;
+	uint32_t ntouched = 0, nsel, i, j, k, next;
+	bool full;
 	int rc;
 
 	s->nrecompute++;
 	s->rates_dirty = false;
-	if (s->nactive == 0)
+	if (s->nactive == 0) {
+		s->inc_level = INFINITY;
+		s->nrecompute_full++; /* every active flow, trivially */
 		return 0;
-	rc = wf_layout(s, &ntouched);
+	}
+	keep_or_lazy(s);
+	nsel = select_flows(s, &full);
+	if (full) {
+		s->nrecompute_full++;
+		/* a periodic full pass says nothing about whether flows end in step */
+		if (s->inc_since_full < FS_FULL_EVERY)
+			s->phase_run++;
+		s->inc_since_full = 0;
+		if (!s->keep)
+			s->lazy_run++;
+	} else {
+		s->inc_since_full++;
+		s->phase_run = 0;
+	}
+	rc = wf_layout(s, nsel, &ntouched);
 	if (rc < 0)
 		goto out;
-	paths = s->paths.data;
 	s->wf_heap.len = 0;
 	if (ft_vec_reserve(&s->wf_heap, ntouched) < 0) {
 		rc = FT_ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < s->nactive; i++)
-		s->act_rate[i] = -1; /* unfrozen */
+	for (k = 0; k < nsel; k++)
+		s->act_rate[s->inc_sel[k]] = -1; /* unfrozen */
 	/*
 	 * Links are taken in the order of (share, link id). They start sorted by their first
 	 * share; one whose share has grown when its turn comes (shares only grow as flows
@@ -640,9 +810,17 @@ recompute(struct fs_sim *s)
 	for (i = 0; i < ntouched; i++) {
 		uint32_t l = s->wf_touched[i];
 
-		L[l].rem = s->cap_Bps[l];
-		if (L[l].cnt > s->link_maxflows[l])
-			s->link_maxflows[l] = L[l].cnt;
+		if (full) {
+			L[l].rem = s->cap_Bps[l];
+			/* every active flow is laid out: its exact count (lazy: the only one) */
+			if (L[l].cnt > s->lk[l].maxflows)
+				s->lk[l].maxflows = L[l].cnt;
+		} else {
+			/* what the kept flows leave: rem held the refilled flows' old rates */
+			L[l].rem = s->cap_Bps[l] - s->lk[l].load + L[l].rem;
+			if (L[l].rem < 0)
+				L[l].rem = 0;
+		}
 		s->wf_items[i].key = L[l].rem / L[l].cnt;
 		s->wf_items[i].link = l;
 	}
@@ -692,6 +870,19 @@ recompute(struct fs_sim *s)
 		}
 		L[l].rem = 0;
 	}
+	/* the links' loads follow the new rates; a full pass leaves them to the next
+	 * incremental one, which sums them only if it comes */
+	s->loads_valid = !full;
+	for (k = 0; k < nsel && !full; k++) {
+		const uint32_t *p;
+		double d;
+
+		i = s->inc_sel[k];
+		d = s->act_rate[i] - (s->inc_old[k] > 0 ? s->inc_old[k] : 0);
+		p = paths + s->act_pf[i];
+		for (j = 0; j < s->act_np[i]; j++)
+			s->lk[p[j]].load += d;
+	}
 	rc = 0;
 out:
 	for (i = 0; i < ntouched; i++)
@@ -737,8 +928,10 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->act_rate = ft_calloc(s->act_cap, sizeof(double));
 	s->act_left = ft_calloc(s->act_cap, sizeof(double));
 	s->act_bn = ft_calloc(s->act_cap, sizeof(struct fs_act_bn));
+	s->inc_sel = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->inc_old = ft_calloc(s->act_cap, sizeof(double));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
-	    !s->act_left || !s->act_bn)
+	    !s->act_left || !s->act_bn || !s->inc_sel || !s->inc_old)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -815,7 +1008,7 @@ static int
 grow_active(struct fs_sim *s)
 {
 	size_t n = (size_t)s->act_cap * 2;
-	void *p[6];
+	void *p[8];
 
 	p[0] = ft_reallocarray(s->active, n, sizeof(uint32_t));
 	if (p[0])
@@ -835,7 +1028,13 @@ grow_active(struct fs_sim *s)
 	p[5] = ft_reallocarray(s->act_bn, n, sizeof(struct fs_act_bn));
 	if (p[5])
 		s->act_bn = p[5];
-	for (int i = 0; i < 6; i++)
+	p[6] = ft_reallocarray(s->inc_sel, n, sizeof(uint32_t));
+	if (p[6])
+		s->inc_sel = p[6];
+	p[7] = ft_reallocarray(s->inc_old, n, sizeof(double));
+	if (p[7])
+		s->inc_old = p[7];
+	for (int i = 0; i < 8; i++)
 		if (!p[i])
 			return FT_ENOMEM;
 	s->act_cap = (uint32_t)n;
@@ -883,8 +1082,12 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 		if (lk->cap_Bps < bottleneck)
 			bottleneck = lk->cap_Bps;
 		lat += lk->lat_s;
-		if (s->track_load)
-			s->link_nactive[p[j]]++;
+		if (s->keep) {
+			struct fs_link_st *st = &s->lk[p[j]];
+
+			if (++st->nactive > st->maxflows)
+				st->maxflows = st->nactive;
+		}
 	}
 	if (!(bottleneck > 0))
 		return ft_error_set(err, FT_EINVAL, "sim: flow %u crosses link %u of no capacity",
@@ -900,7 +1103,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	t->active_idx = s->nactive;
 	s->act_pf[s->nactive] = t->path_first;
 	s->act_np[s->nactive] = t->npath;
-	s->act_rate[s->nactive] = 0;
+	s->act_rate[s->nactive] = -1; /* none yet: recompute() gives it one */
 	s->act_left[s->nactive] = t->bytes - t->sent;
 	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, FS_NONE, s->now_s, 0 };
 	s->active[s->nactive++] = id;
@@ -1000,13 +1203,22 @@ end_transmission(struct fs_sim *s, uint32_t id)
 {
 	struct fs_task *t = ft__fs_task(s, id);
 	const uint32_t *p = ft__fs_path(s, t);
+	double rate = s->act_rate[t->active_idx];
 	uint32_t j, last;
 
 	for (j = 0; j < t->npath; j++) {
-		s->link_bytes[p[j]] += t->bytes;
-		if (s->track_load)
-			s->link_nactive[p[j]]--;
+		uint32_t l = p[j];
+
+		struct fs_link_st *st = &s->lk[l];
+
+		st->bytes += t->bytes;
+		/* an idle link's load is exactly 0, whatever the rounding left */
+		if (s->keep)
+			st->load = --st->nactive ? st->load - rate : 0;
 	}
+	/* rates below this one stay at the next recomputation (see recompute()) */
+	if (!(rate >= s->inc_level))
+		s->inc_level = rate > 0 ? rate : 0;
 	/* Bytes sent, as integrated over the rate intervals (the residual is the
 	 * completion tolerance); the links are credited with the whole payload. */
 	t->sent = t->bytes - s->act_left[t->active_idx];

@@ -164,6 +164,7 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft_json_obj_begin(j);
 	ft_json_kv_uint(j, "events", c->nevents);
 	ft_json_kv_uint(j, "rate_recomputations", c->nrecompute);
+	ft_json_kv_uint(j, "full_recomputations", c->nrecompute_full);
 	if (!stable) {
 		kv_num(j, "wall_s", r->wall_s);
 		ft_json_kv_uint(j, "peak_rss_bytes", r->peak_rss_bytes);

@@ -142,16 +142,28 @@ struct fs_lane {
 	struct ft_vec q; /* struct fs_event */
 };
 
+/* A link's running state: one 32-byte record, so a flow's start or end
+ * touches one cache line per link it crosses. */
+struct fs_link_st {
+	double bytes;      /* bytes carried so far */
+	double load;       /* the sum of its active flows' rates (incremental recomputation) */
+	uint32_t nactive;  /* active flows crossing it (adaptive routing reads it) */
+	uint32_t maxflows; /* most flows ever sharing it at once */
+	double pad;
+};
+_Static_assert(sizeof(struct fs_link_st) == 32, "a power of two: never across two lines");
+
 struct fs_sim {
 	/* links */
 	uint32_t nlinks;
 	double *cap_Bps; /* effective capacity (nominal x fault scale); fixed once started */
 	double *lat_s;   /* fixed once started */
 	struct fs_link_cl *link_cl; /* both side by side, copied at the start */
-	double *link_bytes;      /* bytes carried so far */
-	uint32_t *link_nactive;  /* active flows crossing each link, kept when track_load */
-	bool track_load;         /* keep link_nactive (adaptive routing reads it); on by default */
-	uint32_t *link_maxflows; /* most flows ever sharing the link at once */
+	struct fs_link_st *lk;   /* per link: what every flow start and end updates (32-byte
+	                            aligned inside lk_mem) */
+	void *lk_mem;
+	double *link_bytes;      /* lk's bytes, filled by ft__fs_link_export() */
+	uint32_t *link_maxflows; /* lk's maxflows, the same */
 	/* tasks and dependencies */
 	struct fs_task *tasks; /* 64-byte aligned, inside tasks_mem */
 	void *tasks_mem;
@@ -204,6 +216,24 @@ struct fs_sim {
 	uint32_t *wf_flows; /* link -> flows CSR, sized by the sum of active path lengths */
 	size_t wf_flows_cap;
 	struct ft_vec wf_heap; /* struct fs_wf_item: links whose share grew, a min-heap */
+	/* incremental recomputation (see recompute() in flowcore.c) */
+	double inc_level;     /* the lowest rate of a flow that ended since the last one */
+	uint32_t *inc_sel;    /* active flows whose rates are recomputed (act_cap) */
+	double *inc_old;      /* their rates before (act_cap) */
+	uint32_t inc_since_full; /* incremental recomputations since the last full one */
+	bool loads_valid;        /* link_load matches the rates (a full pass leaves it stale) */
+	bool full_rates;         /* recompute every rate every time (tests compare both) */
+	/* Bookkeeping: lk's nactive and load follow every flow start and end (keep),
+	 * or, while every recomputation is a full one anyway, only the full passes
+	 * (lazy; see keep_or_lazy() in flowcore.c). */
+	bool keep;
+	bool need_counts;      /* always keep: adaptive routing reads nactive */
+	uint32_t phase_run;    /* recomputations in a row that had to be full */
+	uint32_t lazy_run;     /* full recomputations since the bookkeeping went lazy */
+	uint32_t lazy_after;   /* phase_run that makes it lazy (FS_LAZY_AFTER) */
+	uint32_t lazy_retry;   /* lazy_run after which it keeps again (FS_LAZY_RETRY) */
+	uint64_t nmode_switches;
+	uint64_t nrecompute_full;
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;
@@ -213,6 +243,8 @@ struct fs_sim {
 
 /* Set up @s for @nlinks links (capacities and latencies filled by the caller). */
 int ft__fs_init(struct fs_sim *s, uint32_t nlinks) FT_MUST_CHECK;
+/* Copy the links' bytes and flow counts into link_bytes and link_maxflows. */
+void ft__fs_link_export(struct fs_sim *s);
 void ft__fs_release(struct fs_sim *s);
 /* Add a task; returns its id (>= 0) or FT_ENOMEM. @path may be NULL (routed at start). */
 int64_t ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,

@@ -70,7 +70,7 @@ test_one_flow_line_rate(void **state)
 	/* 100 MB at 50 GB/s = 2 ms, plus three 1 us hops. */
 	assert_double_equal(ft__fs_task(&s, f)->t_done, 2e-3 + 3e-6, 1e-12);
 	assert_double_equal(ft__fs_task(&s, f)->ideal_s, 2e-3 + 3e-6, 1e-12);
-	assert_double_equal(s.link_bytes[1], 100e6, 1e-3);
+	assert_double_equal(s.lk[1].bytes, 100e6, 1e-3);
 	ft__fs_release(&s);
 }
 
@@ -176,11 +176,175 @@ test_maxmin_invariants_random(void **state)
 			assert_double_equal(got, want, want * 1e-8);
 			assert_double_equal(s.bytes_delivered, s.bytes_submitted, want * 1e-8);
 			for (i = 0; i < nlinks; i++)
-				assert_double_equal(s.link_bytes[i], lb[i], 1e-3);
+				assert_double_equal(s.lk[i].bytes, lb[i], 1e-3);
 			free(lb);
 		}
 		ft__fs_release(&s);
 	}
+}
+
+/*
+ * A random workload whose flows start as others end (each waits for an
+ * earlier one, or starts at once): built the same from @seed every time.
+ */
+static void
+random_chained(struct fs_sim *s, uint64_t seed, bool full)
+{
+	struct ft_rng rng;
+	uint32_t nlinks, nflows, i, j;
+
+	ft_rng_seed(&rng, seed, 7);
+	nlinks = 6 + (uint32_t)ft_rng_below(&rng, 30);
+	nflows = 20 + (uint32_t)ft_rng_below(&rng, 300);
+	net_init(s, nlinks, 1, 1e-7);
+	s->full_rates = full;
+	for (i = 0; i < nlinks; i++)
+		s->cap_Bps[i] = (1 + (double)ft_rng_below(&rng, 20)) * 10 * GBPS;
+	for (i = 0; i < nflows; i++) {
+		uint32_t path[6], n = 1 + (uint32_t)ft_rng_below(&rng, 5), k = 0, id;
+
+		for (j = 0; j < n; j++) {
+			uint32_t l = (uint32_t)ft_rng_below(&rng, nlinks), m;
+			bool dup = false;
+
+			for (m = 0; m < k; m++)
+				dup |= path[m] == l;
+			if (!dup)
+				path[k++] = l;
+		}
+		id = flow(s, (1 + (double)ft_rng_below(&rng, 1000)) * 1e4, path, k);
+		if (i > 0 && ft_rng_below(&rng, 3) != 0)
+			assert_int_equal(ft__fs_add_dep(s, (uint32_t)ft_rng_below(&rng, i), id), 0);
+	}
+}
+
+/*
+ * Incremental recomputation (only the flows at or above the lowest rate
+ * that can change are filled again) gives the rates a full water filling
+ * gives: the same completion time for every flow, and the max-min
+ * conditions after every event. The check that most recomputations were
+ * incremental keeps the test from passing on full ones alone.
+ */
+static void
+test_incremental_rates_match_full(void **state)
+{
+	uint64_t seed, inc = 0, all = 0;
+
+	for (seed = 1; seed <= 25; seed++) {
+		struct fs_sim a, b;
+		struct ft_error err = { 0 };
+		uint32_t i;
+		int rc;
+
+		random_chained(&a, seed, false);
+		random_chained(&b, seed, true);
+		assert_int_equal(ft__fs_start(&a, &err), 0);
+		do {
+			if (a.rates_dirty)
+				assert_int_equal(ft__fs_recompute(&a), 0);
+			check_maxmin(&a);
+			rc = ft__fs_step(&a, &err);
+			assert_true(rc >= 0);
+		} while (rc > 0);
+		assert_int_equal(ft__fs_run(&b, 0, &err), 0);
+		assert_int_equal(b.nrecompute_full, b.nrecompute);
+		for (i = 0; i < ft__fs_ntasks(&a); i++) {
+			double ta = ft__fs_task(&a, i)->t_done, tb = ft__fs_task(&b, i)->t_done;
+
+			assert_int_equal(ft__fs_task(&a, i)->state, FS_DONE);
+			assert_double_equal(ta, tb, tb * 1e-9);
+		}
+		inc += a.nrecompute - a.nrecompute_full;
+		all += a.nrecompute;
+		ft__fs_release(&a);
+		ft__fs_release(&b);
+	}
+	assert_true(inc * 2 > all);
+}
+
+/*
+ * 30 phases of 4 equal flows on their own links, each phase after the last
+ * (every recomputation full: the bookkeeping goes lazy), then 200 flows
+ * that start as others end (it is tried again and kept).
+ */
+static void
+phased_then_chained(struct fs_sim *s, bool full)
+{
+	struct ft_rng rng;
+	uint32_t prev[4], cur[4], i, k, ph;
+
+	ft_rng_seed(&rng, 3, 9);
+	net_init(s, 8, 10 * GBPS, 1e-7);
+	s->full_rates = full;
+	s->lazy_after = 4;
+	s->lazy_retry = 4;
+	for (ph = 0; ph < 30; ph++) {
+		for (k = 0; k < 4; k++) {
+			uint32_t path[2] = { 2 * k, 2 * k + 1 };
+
+			cur[k] = flow(s, 1e6, path, 2);
+			for (i = 0; ph > 0 && i < 4; i++)
+				assert_int_equal(ft__fs_add_dep(s, prev[i], cur[k]), 0);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	for (i = 0; i < 200; i++) {
+		uint32_t path[3], n = 1 + (uint32_t)ft_rng_below(&rng, 3), m = 0, id, j;
+
+		for (j = 0; j < n; j++) {
+			uint32_t l = (uint32_t)ft_rng_below(&rng, 8), q;
+			bool dup = false;
+
+			for (q = 0; q < m; q++)
+				dup |= path[q] == l;
+			if (!dup)
+				path[m++] = l;
+		}
+		id = flow(s, (1 + (double)ft_rng_below(&rng, 100)) * 1e4, path, m);
+		/* the first ones wait for the phases; then each for an earlier one, or none */
+		if (i < 8)
+			assert_int_equal(ft__fs_add_dep(s, prev[i % 4], id), 0);
+		else if (ft_rng_below(&rng, 2))
+			assert_int_equal(ft__fs_add_dep(s, id - 1 - (uint32_t)ft_rng_below(&rng, 8), id), 0);
+	}
+}
+
+/*
+ * The bookkeeping stops while every recomputation is a full one and starts
+ * again later, counted anew: rates, completion times, bytes and the most
+ * flows per link stay those of full recomputation throughout.
+ */
+static void
+test_incremental_lazy_bookkeeping(void **state)
+{
+	struct fs_sim a, b;
+	struct ft_error err = { 0 };
+	uint32_t i;
+	int rc;
+
+	phased_then_chained(&a, false);
+	phased_then_chained(&b, true);
+	assert_int_equal(ft__fs_start(&a, &err), 0);
+	do {
+		if (a.rates_dirty)
+			assert_int_equal(ft__fs_recompute(&a), 0);
+		check_maxmin(&a);
+		rc = ft__fs_step(&a, &err);
+		assert_true(rc >= 0);
+	} while (rc > 0);
+	assert_int_equal(ft__fs_run(&b, 0, &err), 0);
+	/* lazy during the phases, kept again for the rest */
+	assert_true(a.nmode_switches >= 2);
+	assert_true(a.nrecompute_full < a.nrecompute);
+	for (i = 0; i < ft__fs_ntasks(&a); i++)
+		assert_double_equal(ft__fs_task(&a, i)->t_done, ft__fs_task(&b, i)->t_done,
+		                    ft__fs_task(&b, i)->t_done * 1e-9);
+	for (i = 0; i < 8; i++) {
+		assert_double_equal(a.lk[i].bytes, b.lk[i].bytes, 1e-3);
+		assert_int_equal(a.lk[i].maxflows, b.lk[i].maxflows);
+	}
+	ft__fs_release(&a);
+	ft__fs_release(&b);
 }
 
 /* Two flows share a link: each gets half; after the short one ends the long one speeds up. */
@@ -1052,6 +1216,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_flow_line_rate),
+		cmocka_unit_test(test_incremental_rates_match_full),
+		cmocka_unit_test(test_incremental_lazy_bookkeeping),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
