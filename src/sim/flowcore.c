@@ -757,7 +757,8 @@ keep_or_lazy(struct fs_sim *s)
  * link of capacity c with n flows (the new one included) cannot freeze a
  * flow below c / n: x0 is at most the lowest of those. Loads are kept per
  * link as rates change; every FS_FULL_EVERY-th time, or when more than half
- * the flows would be filled again, all are, and the loads are summed anew.
+ * the flows would be filled again, all are, and the next incremental pass
+ * sums the loads anew from the rates.
  */
 static int
 recompute(struct fs_sim *s)
