@@ -1046,7 +1046,8 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	c->nops = fe->ops.len;
 	c->ops = fe->op_results;
 	c->nlinks = s->nlinks;
-	ft__fs_link_export(s);
+	if (ft__fs_link_export(s) < 0)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
 	c->link_bytes = s->link_bytes;
 	c->link_max_flows = s->link_maxflows;
 	return 0;

@@ -69,15 +69,13 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	if (s->lk_mem)
 		s->lk = (struct fs_link_st *)(((uintptr_t)s->lk_mem + sizeof(struct fs_link_st) - 1) &
 		                              ~(uintptr_t)(sizeof(struct fs_link_st) - 1));
-	s->link_bytes = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
-	s->link_maxflows = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	s->wf_link = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_link));
 	s->wf_touched = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	s->wf_mark = ft_calloc(nlinks / 64 + 1, sizeof(uint64_t));
 	s->wf_items = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
 	s->wf_items2 = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
 	s->wf_hist = ft_calloc(WF_RADIX_PASSES << WF_RADIX_BITS, sizeof(uint32_t));
-	if (!s->cap_Bps || !s->lat_s || !s->lk || !s->link_bytes || !s->link_maxflows ||
+	if (!s->cap_Bps || !s->lat_s || !s->lk ||
 	    !s->wf_link || !s->wf_touched || !s->wf_mark || !s->wf_items || !s->wf_items2 ||
 	    !s->wf_hist) {
 		ft__fs_release(s);
@@ -86,13 +84,20 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	return 0;
 }
 
-void
+int
 ft__fs_link_export(struct fs_sim *s)
 {
+	if (!s->link_bytes)
+		s->link_bytes = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(double));
+	if (!s->link_maxflows)
+		s->link_maxflows = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(uint32_t));
+	if (!s->link_bytes || !s->link_maxflows)
+		return FT_ENOMEM;
 	for (uint32_t l = 0; l < s->nlinks; l++) {
 		s->link_bytes[l] = s->lk[l].bytes;
 		s->link_maxflows[l] = s->lk[l].maxflows;
 	}
+	return 0;
 }
 
 void

@@ -243,8 +243,9 @@ struct fs_sim {
 
 /* Set up @s for @nlinks links (capacities and latencies filled by the caller). */
 int ft__fs_init(struct fs_sim *s, uint32_t nlinks) FT_MUST_CHECK;
-/* Copy the links' bytes and flow counts into link_bytes and link_maxflows. */
-void ft__fs_link_export(struct fs_sim *s);
+/* Copy the links' bytes and flow counts into link_bytes and link_maxflows
+ * (allocated on the first call). */
+int ft__fs_link_export(struct fs_sim *s) FT_MUST_CHECK;
 void ft__fs_release(struct fs_sim *s);
 /* Add a task; returns its id (>= 0) or FT_ENOMEM. @path may be NULL (routed at start). */
 int64_t ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
