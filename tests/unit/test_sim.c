@@ -115,6 +115,42 @@ check_maxmin(const struct fs_sim *s)
 	free(maxr);
 }
 
+/* A path of the distinct links among @n random draws from @nlinks. */
+static uint32_t
+random_path(struct ft_rng *rng, uint32_t nlinks, uint32_t n, uint32_t *path)
+{
+	uint32_t j, k = 0, m;
+
+	for (j = 0; j < n; j++) {
+		uint32_t l = (uint32_t)ft_rng_below(rng, nlinks);
+		bool dup = false;
+
+		for (m = 0; m < k; m++)
+			dup |= path[m] == l;
+		if (!dup)
+			path[k++] = l;
+	}
+	return k;
+}
+
+/* Run @s to the end, checking the max-min conditions after every event that
+ * changed the active set. */
+static void
+run_checked(struct fs_sim *s)
+{
+	struct ft_error err = { 0 };
+	int rc;
+
+	assert_int_equal(ft__fs_start(s, &err), 0);
+	do {
+		if (s->rates_dirty)
+			assert_int_equal(ft__fs_recompute(s), 0);
+		check_maxmin(s);
+		rc = ft__fs_step(s, &err);
+		assert_true(rc >= 0);
+	} while (rc > 0);
+}
+
 static void
 test_maxmin_invariants_random(void **state)
 {
@@ -124,38 +160,20 @@ test_maxmin_invariants_random(void **state)
 	ft_rng_seed(&rng, 42, 1);
 	for (trial = 0; trial < 30; trial++) {
 		struct fs_sim s;
-		struct ft_error err = { 0 };
 		uint32_t nlinks = 4 + (uint32_t)ft_rng_below(&rng, 40);
 		uint32_t nflows = 1 + (uint32_t)ft_rng_below(&rng, 200);
 		uint32_t i, j;
-		int rc;
 
 		net_init(&s, nlinks, 1, 1e-7);
 		for (i = 0; i < nlinks; i++)
 			s.cap_Bps[i] = (1 + (double)ft_rng_below(&rng, 100)) * GBPS;
 		for (i = 0; i < nflows; i++) {
-			uint32_t path[8], n = 1 + (uint32_t)ft_rng_below(&rng, 6), k = 0;
+			uint32_t path[8], n = 1 + (uint32_t)ft_rng_below(&rng, 6), k;
 
-			for (j = 0; j < n; j++) {
-				uint32_t l = (uint32_t)ft_rng_below(&rng, nlinks), m;
-				bool dup = false;
-
-				for (m = 0; m < k; m++)
-					dup |= path[m] == l;
-				if (!dup)
-					path[k++] = l;
-			}
+			k = random_path(&rng, nlinks, n, path);
 			flow(&s, (1 + (double)ft_rng_below(&rng, 1000)) * 1e5, path, k);
 		}
-		assert_int_equal(ft__fs_start(&s, &err), 0);
-		/* Check the rates after every event that changed the active set. */
-		do {
-			if (s.rates_dirty)
-				assert_int_equal(ft__fs_recompute(&s), 0);
-			check_maxmin(&s);
-			rc = ft__fs_step(&s, &err);
-			assert_true(rc >= 0);
-		} while (rc > 0);
+		run_checked(&s);
 		/* Bytes are conserved: every flow delivered all it had, links carried it. */
 		{
 			double want = 0, got = 0;
@@ -191,7 +209,7 @@ static void
 random_chained(struct fs_sim *s, uint64_t seed, bool full)
 {
 	struct ft_rng rng;
-	uint32_t nlinks, nflows, i, j;
+	uint32_t nlinks, nflows, i;
 
 	ft_rng_seed(&rng, seed, 7);
 	nlinks = 6 + (uint32_t)ft_rng_below(&rng, 30);
@@ -201,17 +219,9 @@ random_chained(struct fs_sim *s, uint64_t seed, bool full)
 	for (i = 0; i < nlinks; i++)
 		s->cap_Bps[i] = (1 + (double)ft_rng_below(&rng, 20)) * 10 * GBPS;
 	for (i = 0; i < nflows; i++) {
-		uint32_t path[6], n = 1 + (uint32_t)ft_rng_below(&rng, 5), k = 0, id;
+		uint32_t path[6], n = 1 + (uint32_t)ft_rng_below(&rng, 5), k, id;
 
-		for (j = 0; j < n; j++) {
-			uint32_t l = (uint32_t)ft_rng_below(&rng, nlinks), m;
-			bool dup = false;
-
-			for (m = 0; m < k; m++)
-				dup |= path[m] == l;
-			if (!dup)
-				path[k++] = l;
-		}
+		k = random_path(&rng, nlinks, n, path);
 		id = flow(s, (1 + (double)ft_rng_below(&rng, 1000)) * 1e4, path, k);
 		if (i > 0 && ft_rng_below(&rng, 3) != 0)
 			assert_int_equal(ft__fs_add_dep(s, (uint32_t)ft_rng_below(&rng, i), id), 0);
@@ -234,18 +244,10 @@ test_incremental_rates_match_full(void **state)
 		struct fs_sim a, b;
 		struct ft_error err = { 0 };
 		uint32_t i;
-		int rc;
 
 		random_chained(&a, seed, false);
 		random_chained(&b, seed, true);
-		assert_int_equal(ft__fs_start(&a, &err), 0);
-		do {
-			if (a.rates_dirty)
-				assert_int_equal(ft__fs_recompute(&a), 0);
-			check_maxmin(&a);
-			rc = ft__fs_step(&a, &err);
-			assert_true(rc >= 0);
-		} while (rc > 0);
+		run_checked(&a);
 		assert_int_equal(ft__fs_run(&b, 0, &err), 0);
 		assert_int_equal(b.nrecompute_full, b.nrecompute);
 		for (i = 0; i < ft__fs_ntasks(&a); i++) {
@@ -289,17 +291,9 @@ phased_then_chained(struct fs_sim *s, bool full)
 		memcpy(prev, cur, sizeof(prev));
 	}
 	for (i = 0; i < 200; i++) {
-		uint32_t path[3], n = 1 + (uint32_t)ft_rng_below(&rng, 3), m = 0, id, j;
+		uint32_t path[3], n = 1 + (uint32_t)ft_rng_below(&rng, 3), m, id;
 
-		for (j = 0; j < n; j++) {
-			uint32_t l = (uint32_t)ft_rng_below(&rng, 8), q;
-			bool dup = false;
-
-			for (q = 0; q < m; q++)
-				dup |= path[q] == l;
-			if (!dup)
-				path[m++] = l;
-		}
+		m = random_path(&rng, 8, n, path);
 		id = flow(s, (1 + (double)ft_rng_below(&rng, 100)) * 1e4, path, m);
 		/* the first ones wait for the phases; then each for an earlier one, or none */
 		if (i < 8)
@@ -320,18 +314,10 @@ test_incremental_lazy_bookkeeping(void **state)
 	struct fs_sim a, b;
 	struct ft_error err = { 0 };
 	uint32_t i;
-	int rc;
 
 	phased_then_chained(&a, false);
 	phased_then_chained(&b, true);
-	assert_int_equal(ft__fs_start(&a, &err), 0);
-	do {
-		if (a.rates_dirty)
-			assert_int_equal(ft__fs_recompute(&a), 0);
-		check_maxmin(&a);
-		rc = ft__fs_step(&a, &err);
-		assert_true(rc >= 0);
-	} while (rc > 0);
+	run_checked(&a);
 	assert_int_equal(ft__fs_run(&b, 0, &err), 0);
 	/* lazy during the phases, kept again for the rest */
 	assert_true(a.nmode_switches >= 2);
