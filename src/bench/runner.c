@@ -450,12 +450,13 @@ warm_up(struct ft_ep *ep, const struct ft_bench_cfg *cfg, char *sendbuf, char *r
         struct ft_error *err)
 {
 	const uint64_t sizes[2] = { cfg->max_bytes, cfg->min_bytes };
+	const uint32_t nsizes = cfg->min_bytes == cfg->max_bytes ? 1 : 2;
 	struct ft_bench_coll_args a;
 	size_t bytes;
 	uint32_t i, k;
 	int rc = 0;
 
-	for (k = 0; k < 2 && rc == 0; k++) {
+	for (k = 0; k < nsizes && rc == 0; k++) {
 		coll_args(cfg, ep->w->nranks, sizes[k], &a, &bytes);
 		a.sendbuf = sendbuf;
 		a.recvbuf = recvbuf;

@@ -547,6 +547,21 @@ op_time_s(const struct ft_sim_report *rep)
 	return ft_run_row(&rep->run, 0)->time_us * 1e-6;
 }
 
+/* The flow engine runs @sw's single operation in @want seconds, within 1%. */
+static void
+assert_flow_op_time(const struct ft_sim_sweep_args *sw, double want)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_scenario_from_op(sw, &sc, &err), 0);
+	run_sc(sc, "flow", &rep);
+	assert_double_equal(op_time_s(&rep), want, want * 0.01);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
 static void
 closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t nranks,
                  uint32_t ppn, uint64_t bytes, uint32_t nch)
@@ -565,8 +580,6 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 		                        .min_bytes = bytes,
 		                        .max_bytes = bytes,
 		                        .channels = nch };
-	struct ft_scenario *sc = NULL;
-	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
 	double bott, lat, want, steps = 0, n = nranks;
 	const struct ft_sched_phase *ph;
@@ -603,11 +616,7 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 		want += waves * (nranks > ppn ? ft_coll_hw_latency(FT_HW_NET, algo, FT_PROTO_SIMPLE)
 		                               : s.step_lat_s);
 	}
-	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
-	run_sc(sc, "flow", &rep);
-	assert_double_equal(op_time_s(&rep), want, want * 0.01);
-	ft_sim_report_release(&rep);
-	ft_scenario_free(sc);
+	assert_flow_op_time(&sw, want);
 	ft_schedule_release(&s);
 }
 
@@ -681,8 +690,6 @@ test_alltoall_message_cost(void **state)
 		                        .proto = FT_PROTO_SIMPLE,
 		                        .min_bytes = 1024,
 		                        .max_bytes = 1024 };
-	struct ft_scenario *sc = NULL;
-	struct ft_sim_report rep;
 	struct ft_schedule s;
 	struct ft_error err = { 0 };
 	double bott, lat, want, msg = ft_coll_hw_latency(FT_HW_NET, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
@@ -693,11 +700,7 @@ test_alltoall_message_cost(void **state)
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
 	route_stats("dgx-h100:2", &s, 8, &bott, &lat);
 	want = s.base_lat_s + s.step_lat_s + 4 * (msg + lat);
-	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
-	run_sc(sc, "flow", &rep);
-	assert_double_equal(op_time_s(&rep), want, want * 0.01);
-	ft_sim_report_release(&rep);
-	ft_scenario_free(sc);
+	assert_flow_op_time(&sw, want);
 	ft_schedule_release(&s);
 }
 
