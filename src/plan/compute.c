@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan/compute.c - one plan: memory per GPU, FLOPs, the communications of
+ * one iteration placed on the cluster's ranks, the pipeline schedule, the
+ * overlap and the iteration time.
+ *
+ * The ranks are laid out with TP fastest, then CP, then PP, then DP (EP
+ * groups are consecutive DP ranks), so TP stays inside the NVLink domain
+ * and PP and DP cross the fabric when TP·CP fills a node. Each group's
+ * collective is one query of the analytic model with the group's real
+ * placement (ranks, nodes, ranks per node). The busiest pipeline stage sets
+ * the pace: per micro-batch it computes, waits for what its TP, CP and EP
+ * collectives do not hide and sends its activations on; the schedule adds
+ * the bubble, and the data-parallel reductions add what the last backward
+ * pass does not hide (kb TRAIN-COMM, TRAIN-PP).
+ */
+#include "plan_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <fabtune/model.h>
+
+#define MB25 (25ull * 1000 * 1000)
+#define GIB3 (3ull << 30)
+#define OPT_BYTES_PER_PARAM 32.0 /* Adam step: read grads, master, m, v; write them and weights */
+
+uint64_t
+ft_plan_wire_bytes(enum ft_op op, uint64_t bytes, uint32_t n)
+{
+	if (n <= 1)
+		return 0;
+	switch (op) {
+	case FT_OP_ALL_REDUCE: /* ring: reduce-scatter then all-gather, 2(n-1)/n */
+		return (uint64_t)llround(2.0 * (n - 1) / n * (double)bytes);
+	case FT_OP_ALL_GATHER:     /* bytes = the gathered output */
+	case FT_OP_REDUCE_SCATTER: /* bytes = the input to scatter */
+	case FT_OP_ALLTOALL:       /* bytes = one rank's send buffer, (n-1)/n leaves it */
+		return (uint64_t)llround((double)(n - 1) / n * (double)bytes);
+	default:
+		return bytes;
+	}
+}
+
+void
+ft_plan_states_bytes(uint64_t params, uint32_t zero, uint32_t ndp, enum ft_plan_optimizer opt,
+                     uint64_t *weights, uint64_t *grads, uint64_t *optimizer)
+{
+	uint64_t ob = opt == FT_OPTIMIZER_SGD ? 8 : 12;
+	uint32_t n = ndp ? ndp : 1;
+
+	/* TRAIN-MEM-STATES: 2 B weights, 2 B gradients, 12 B (Adam) fp32 states per parameter. */
+	*weights = zero >= 3 ? 2 * params / n : 2 * params;
+	*grads = zero >= 2 ? 2 * params / n : 2 * params;
+	*optimizer = zero >= 1 ? ob * params / n : ob * params;
+}
+
+double
+ft_plan_act_layer_bytes(const struct ft_plan_model *m, const struct ft_plan_config *c,
+                        bool moe_layer)
+{
+	/* TRAIN-MEM-ACT (KORTHIKANTI22), generalised to GQA and gated or wide FFNs: with
+	 * MHA and ffn = 4h the attention block keeps 11·sbh + 5·as²b, the MLP 19·sbh and the
+	 * two norms 4·sbh: 34·sbh + 5·as²b in all. */
+	double s = (double)m->seq / c->cp, b = c->micro_batch, h = m->hidden, a = m->heads;
+	double t = c->tp, kvr = (double)ft__plan_kv_heads(m) / m->heads;
+	double f, attn, mlp, norms = 4, repl, core;
+	uint32_t k = 1;
+
+	f = moe_layer ? (double)(m->moe_ffn ? m->moe_ffn : m->ffn) : m->ffn;
+	if (moe_layer)
+		k = m->topk + m->shared_experts;
+	attn = 2 + 2 + 4 * kvr + 2 + 1; /* qkv input, Q, K+V, projection input, dropout mask */
+	mlp = 2 + k * (m->gated ? 6 * f / h : 4 * f / h) + 1;
+	repl = 4 + 2 + 1 + 2 + 1; /* what TP alone does not split: norms, both inputs, masks */
+	core = c->flash_attn ? 0 : 5 * a * s / h;
+	if (c->recompute == FT_RECOMPUTE_FULL)
+		return 2 * s * b * h / (c->sp ? t : 1);
+	if (c->recompute == FT_RECOMPUTE_SELECTIVE)
+		core = 0;
+	if (c->sp || t == 1)
+		return s * b * h * (attn + mlp + norms + core) / t;
+	return s * b * h * (repl + (attn + mlp + norms - repl) / t + core / t);
+}
+
+double
+ft_plan_flops_per_token(const struct ft_plan_model *m)
+{
+	struct ft_plan_params p;
+	double att = 12.0 * m->layers * m->seq * (double)m->heads * ft__plan_head_dim(m);
+
+	/* TRAIN-FLOPS: 2 FLOPs per weight forward, 4 backward; attention scores and their
+	 * weighted sum 4·s·a·d forward per layer, tripled by the backward pass. */
+	ft_plan_model_params(m, &p);
+	return 6.0 * (double)p.matmul_active + att;
+}
+
+void
+ft__plan_place(uint32_t n, uint32_t stride, uint32_t gpn, struct ft_plan_place *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->stride = stride;
+	if (n <= 1) {
+		out->nnodes = out->ppn = 1;
+	} else if ((uint64_t)stride * n <= gpn) {
+		out->nnodes = 1;
+		out->ppn = n;
+	} else if (stride >= gpn) {
+		out->nnodes = n;
+		out->ppn = 1;
+	} else {
+		out->ppn = gpn / stride;
+		while (out->ppn > 1 && n % out->ppn)
+			out->ppn--;
+		out->nnodes = n / out->ppn;
+	}
+}
+
+/* ---- one plan ------------------------------------------------------------------------------ */
+
+struct ctx {
+	const struct ft_cluster_spec *spec;
+	const struct ft_plan_model *m;
+	struct ft_plan_config *c;
+	struct ft_plan *p;
+	struct ft_error *err;
+};
+
+static int
+check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
+             struct ft_plan_config *c, uint32_t *ngpus, struct ft_error *err)
+{
+	uint64_t all = ft_spec_ngpus(spec), rep;
+
+	*ngpus = c->ngpus ? c->ngpus : (uint32_t)FT_MIN(all, (uint64_t)UINT32_MAX);
+	if (*ngpus > all)
+		return ft_error_set(err, FT_ERANGE, "gpus: expected at most %" PRIu64 " (the spec's), got %u",
+		                    all, *ngpus);
+	if (!c->tp || !c->cp || !c->pp || !c->ep || !c->micro_batch || !c->vpp)
+		return ft_error_set(err, FT_EINVAL, "%s: expected a positive degree, got 0",
+		                    !c->tp ? "tp" : !c->cp ? "cp" : !c->pp ? "pp" : !c->ep ? "ep" :
+		                    !c->vpp ? "vpp" : "micro_batch");
+	if (c->tp > spec->node.ngpus)
+		return ft_error_set(err, FT_EINVAL,
+		                    "tp: expected at most the %u GPUs of a node (TP stays in the "
+		                    "NVLink domain), got %u",
+		                    spec->node.ngpus, c->tp);
+	rep = (uint64_t)c->tp * c->cp * c->pp;
+	if (*ngpus % rep)
+		return ft_error_set(err, FT_EINVAL,
+		                    "gpus: expected a multiple of tp·cp·pp = %" PRIu64 ", got %u", rep,
+		                    *ngpus);
+	if (!c->dp)
+		c->dp = (uint32_t)(*ngpus / rep);
+	if (rep * c->dp != *ngpus)
+		return ft_error_set(err, FT_EINVAL, "dp: tp·cp·pp·dp = %" PRIu64 " is not the %u GPUs",
+		                    rep * c->dp, *ngpus);
+	if (m->heads % c->tp || ft__plan_kv_heads(m) % c->tp)
+		return ft_error_set(err, FT_EINVAL, "tp: expected a divisor of the %u %sheads, got %u",
+		                    m->heads % c->tp ? m->heads : ft__plan_kv_heads(m),
+		                    m->heads % c->tp ? "" : "KV ", c->tp);
+	if (m->seq % (c->cp * (c->sp ? c->tp : 1)))
+		return ft_error_set(err, FT_EINVAL,
+		                    "cp: the sequence (%u) must divide by cp%s, got cp %u", m->seq,
+		                    c->sp ? "·tp (sequence parallel)" : "", c->cp);
+	if (c->pp > m->layers || c->vpp > (m->layers + c->pp - 1) / c->pp)
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: %u stages of %u virtual stages for %u layers: expected at "
+		                    "least one layer per virtual stage",
+		                    c->pp > m->layers ? "pp" : "vpp", c->pp, c->vpp, m->layers);
+	if (c->ep > 1 && (!m->experts || m->experts % c->ep || c->dp % c->ep))
+		return ft_error_set(err, FT_EINVAL,
+		                    "ep: expected a divisor of the experts (%u) and of dp (%u), got %u",
+		                    m->experts, c->dp, c->ep);
+	if (c->zero > 3)
+		return ft_error_set(err, FT_EINVAL, "zero: expected a stage 0 to 3, got %u", c->zero);
+	if (!c->global_batch || c->global_batch % ((uint64_t)c->dp * c->micro_batch))
+		return ft_error_set(err, FT_EINVAL,
+		                    "global_batch: expected a multiple of dp·micro_batch = %" PRIu64
+		                    ", got %" PRIu64,
+		                    (uint64_t)c->dp * c->micro_batch, c->global_batch);
+	if (c->vpp > 1 && c->pp == 1)
+		return ft_error_set(err, FT_EINVAL, "vpp: interleaving needs pp > 1");
+	if (c->vpp > 1 && (c->global_batch / ((uint64_t)c->dp * c->micro_batch)) % c->pp)
+		return ft_error_set(err, FT_EINVAL,
+		                    "vpp: the interleaved schedule needs micro-batches (%" PRIu64
+		                    ") to be a multiple of pp (%u)",
+		                    c->global_batch / ((uint64_t)c->dp * c->micro_batch), c->pp);
+	if (!(c->ep_overlap >= 0 && c->ep_overlap <= 1))
+		return ft_error_set(err, FT_EINVAL, "ep_overlap: expected a share in [0, 1], got %g",
+		                    c->ep_overlap);
+	if (c->gemm_eff != 0 && !(c->gemm_eff > 0 && c->gemm_eff <= 1))
+		return ft_error_set(err, FT_EINVAL, "gemm_eff: expected a share in (0, 1], got %g",
+		                    c->gemm_eff);
+	if (c->precision == FT_PRECISION_FP8 && !c->peak_tflops && !(spec->node.gpu_fp8_tflops > 0))
+		return ft_error_set(err, FT_EINVAL,
+		                    "precision: fp8: %s has no FP8 peak (gpu_fp8_tflops)",
+		                    spec->node.gpu_model[0] ? spec->node.gpu_model : spec->name);
+	return 0;
+}
+
+/* One collective of @bytes on group @g: the analytic model's time, algorithm and bottleneck. */
+static int
+eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, struct ft_plan_comm *out)
+{
+	const struct ft_plan_place *pl = &x->p->place[g];
+	struct ft_model_query q;
+	struct ft_model_result r;
+	int rc;
+
+	out->group = g;
+	out->op = op;
+	out->bytes = bytes;
+	out->wire_bytes = ft_plan_wire_bytes(op, bytes, pl->n);
+	if (pl->n <= 1 || bytes == 0)
+		return 0;
+	ft_model_query_init(&q, op, bytes);
+	q.ngpus = pl->n;
+	q.nnodes = pl->nnodes;
+	q.ppn = pl->ppn;
+	rc = ft_model_eval(x->spec, &q, &r, x->err);
+	if (rc < 0) {
+		ft_error_prefix(x->err, "%s group: ", ft_plan_group_name(g));
+		return rc;
+	}
+	out->op_s = r.time_s;
+	ft_strlcpy(out->algo, ft_algo_name(r.algo), sizeof(out->algo));
+	ft_strlcpy(out->bottleneck, r.bottleneck, sizeof(out->bottleneck));
+	return 0;
+}
+
+static struct ft_plan_comm *
+add_comm(struct ft_plan *p, const struct ft_plan_comm *c, const char *what, uint64_t count)
+{
+	struct ft_plan_comm *d;
+
+	if (p->ncomms >= FT_PLAN_MAX_COMMS || count == 0 || c->bytes == 0 ||
+	    p->place[c->group].n <= 1)
+		return NULL;
+	d = &p->comms[p->ncomms++];
+	*d = *c;
+	ft_strlcpy(d->what, what, sizeof(d->what));
+	d->count = count;
+	d->total_s = (double)count * d->op_s;
+	return d;
+}
+
+static void
+place_groups(struct ctx *x)
+{
+	const struct ft_plan_config *c = x->c;
+	uint32_t gpn = x->spec->node.ngpus;
+	struct ft_plan_place *pl = x->p->place;
+	uint32_t s_cp = c->tp, s_pp = c->tp * c->cp, s_dp = c->tp * c->cp * c->pp;
+	int g;
+
+	ft__plan_place(c->tp, 1, gpn, &pl[FT_GROUP_TP]);
+	ft__plan_place(c->cp, s_cp, gpn, &pl[FT_GROUP_CP]);
+	ft__plan_place(c->pp > 1 ? 2 : 1, s_pp, gpn, &pl[FT_GROUP_PP]);
+	ft__plan_place(c->dp, s_dp, gpn, &pl[FT_GROUP_DP]);
+	ft__plan_place(c->ep, s_dp, gpn, &pl[FT_GROUP_EP]);
+	ft__plan_place(x->m->experts ? c->dp / c->ep : 1, s_dp * c->ep, gpn, &pl[FT_GROUP_EDP]);
+	/* The dense parameters' DP group spans CP too (gradients are reduced over dp·cp). */
+	if (c->cp > 1)
+		ft__plan_place(c->dp * c->cp, s_cp, gpn, &pl[FT_GROUP_DP]);
+	for (g = 0; g < FT_GROUP_COUNT; g++) {
+		const char *w = pl[g].n <= 1 ? "-" :
+		                pl[g].nnodes == 1 ? (x->spec->node.nvlink_gen ? "nvlink" : "pcie") :
+		                                    "fabric";
+		ft_strlcpy(pl[g].crosses, w, sizeof(pl[g].crosses));
+	}
+}
+
+/* Parameters per GPU of the busiest stage: dense (attention, dense FFN, embeddings) and expert. */
+static void
+local_params(struct ctx *x, uint32_t lstage, bool first, bool last, uint64_t *dense,
+             uint64_t *expert)
+{
+	const struct ft_plan_model *m = x->m;
+	const struct ft_plan_config *c = x->c;
+	const struct ft_plan_params *pp = &x->p->params;
+	uint32_t nmoe = ft__plan_moe_layers(m);
+	uint32_t lmoe = (uint32_t)ceil((double)nmoe * lstage / m->layers);
+	uint32_t ldense = lstage - FT_MIN(lmoe, lstage);
+	uint64_t emb = (uint64_t)m->vocab * m->hidden, d;
+
+	d = (uint64_t)lstage * pp->attn_layer + (uint64_t)ldense * pp->dense_mlp +
+	    (uint64_t)lmoe * ((uint64_t)m->shared_experts * pp->expert + pp->router);
+	if (first)
+		d += emb;
+	if (last && (!m->tied || c->pp > 1 || !first))
+		d += emb;
+	*dense = d / c->tp;
+	*expert = (uint64_t)lmoe * (m->experts / c->ep) * pp->expert / c->tp;
+}
+
+static void
+memory(struct ctx *x, uint32_t lstage)
+{
+	const struct ft_plan_model *m = x->m;
+	const struct ft_plan_config *c = x->c;
+	struct ft_plan *p = x->p;
+	uint32_t nmoe = ft__plan_moe_layers(m), st;
+	double moe_share = (double)nmoe / m->layers;
+	double act_layer = (1 - moe_share) * ft_plan_act_layer_bytes(m, c, false) +
+	                   moe_share * ft_plan_act_layer_bytes(m, c, true);
+	double tokens = (double)m->seq / c->cp * c->micro_batch;
+	uint64_t best = 0;
+
+	for (st = 0; st < (c->pp > 1 ? 2u : 1u); st++) {
+		bool first = st == 0, last = st == 1 || c->pp == 1;
+		struct ft_plan_memory mm = { 0 };
+		uint64_t dense, expert, w1, g1, o1, w2, g2, o2;
+		double inflight, act;
+
+		local_params(x, lstage, first, last, &dense, &expert);
+		ft_plan_states_bytes(dense, c->zero, c->dp * c->cp, c->optimizer, &w1, &g1, &o1);
+		ft_plan_states_bytes(expert, c->zero, c->dp * c->cp / c->ep, c->optimizer, &w2, &g2,
+		                     &o2);
+		mm.params_local = dense + expert;
+		mm.weights = w1 + w2;
+		mm.grads = g1 + g2;
+		mm.optimizer = o1 + o2;
+		if (c->zero >= 3) /* two layers gathered at a time: the current and the prefetched */
+			mm.weights += 2 * 2 * (dense + expert) / FT_MAX(lstage, 1u);
+		/* 1F1B: stage i holds p - i micro-batches; interleaving adds (p-1)/(p·v) (TRAIN-PP). */
+		inflight = first ? FT_MIN((double)p->m, (double)c->pp) : 1;
+		if (first && c->vpp > 1)
+			inflight *= 1 + (c->pp - 1.0) / ((double)c->pp * c->vpp);
+		act = act_layer * lstage * inflight;
+		if (c->recompute == FT_RECOMPUTE_FULL) /* one layer's full set while recomputing */
+			act += ft_plan_act_layer_bytes(m, &(struct ft_plan_config){ .cp = c->cp,
+			                     .tp = c->tp, .sp = c->sp, .micro_batch = c->micro_batch,
+			                     .flash_attn = c->flash_attn }, nmoe > 0);
+		if (last) /* fp32 logits of one micro-batch for the loss */
+			act += 4.0 * tokens * m->vocab / c->tp;
+		mm.activations = (uint64_t)act;
+		mm.act_per_layer = act_layer;
+		mm.inflight = inflight;
+		mm.comm_buffers = 2 * (c->bucket_bytes ? c->bucket_bytes : MB25);
+		if (c->ep > 1)
+			mm.comm_buffers += (uint64_t)(2 * 2 * tokens / c->tp * m->topk * m->hidden *
+			                              FT_MAX(m->capacity, 1.0));
+		if (c->pp > 1)
+			mm.comm_buffers += (uint64_t)(2 * 2 * tokens * m->hidden / c->tp);
+		mm.reserve = c->reserve_bytes ? c->reserve_bytes : GIB3;
+		mm.total = mm.weights + mm.grads + mm.optimizer + mm.activations + mm.comm_buffers +
+		           mm.reserve;
+		mm.capacity = (uint64_t)(x->spec->node.gpu_mem_GB * 1e9);
+		mm.fits = mm.total <= mm.capacity;
+		mm.stage = first ? 0 : c->pp - 1;
+		if (mm.total >= best) {
+			best = mm.total;
+			p->mem = mm;
+		}
+	}
+}
+
+int
+ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
+                const struct ft_plan_config *cfg, struct ft_plan *out, struct ft_error *err)
+{
+	struct ctx x = { spec, NULL, NULL, out, err };
+	const struct ft_plan_model *m;
+	struct ft_plan_config *c;
+	struct ft_plan_comm op;
+	double tok_mb, tok_gpu, eff, fwd_layer, attn_core, logits, t_mb, t_mb0, n_slots;
+	double moe_share, dense_grad, expert_grad, tp_f = 0, cp_f = 0, ep_f = 0, p2p = 0;
+	uint32_t lstage, nmoe, k;
+	uint64_t dense_l, expert_l, bucket, act_bytes;
+	struct ft_plan_comm *d;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->model = *model;
+	out->cfg = *cfg;
+	m = &out->model;
+	c = &out->cfg;
+	x.m = m;
+	x.c = c;
+	rc = ft_plan_model_validate(m, err);
+	if (rc < 0)
+		return rc;
+	rc = check_config(spec, m, c, &out->ngpus, err);
+	if (rc < 0)
+		return rc;
+	ft_plan_model_params(m, &out->params);
+	out->m = (uint32_t)(c->global_batch / ((uint64_t)c->dp * c->micro_batch));
+	nmoe = ft__plan_moe_layers(m);
+	moe_share = (double)nmoe / m->layers;
+	/* Uneven splits put the extra layers on some stages: the busiest has ceil(l/p). */
+	lstage = (m->layers + c->pp - 1) / c->pp;
+	place_groups(&x);
+	memory(&x, lstage);
+
+	/* ---- compute per micro-batch on the busiest stage (TRAIN-FLOPS, TRAIN-GPU) ---- */
+	out->peak_Fps = 1e12 * (c->peak_tflops ? c->peak_tflops :
+	                        c->precision == FT_PRECISION_FP8 ? spec->node.gpu_fp8_tflops :
+	                                                            spec->node.gpu_tflops);
+	eff = c->gemm_eff ? c->gemm_eff : spec->node.gpu_gemm_eff > 0 ? spec->node.gpu_gemm_eff : 0.5;
+	c->gemm_eff = eff;
+	out->achieved_Fps = out->peak_Fps * eff;
+	tok_mb = (double)m->seq * c->micro_batch;
+	tok_gpu = tok_mb / c->cp;
+	out->flops_per_token = ft_plan_flops_per_token(m);
+	out->model_flops = out->flops_per_token * (double)c->global_batch * m->seq;
+	{
+		const struct ft_plan_params *pp = &out->params;
+		double mlp = (1 - moe_share) * (double)pp->dense_mlp +
+		             moe_share * ((double)(m->topk + m->shared_experts) * pp->expert +
+		                          (double)pp->router);
+
+		attn_core = 4.0 * tok_gpu * m->seq * m->heads * ft__plan_head_dim(m) / c->tp;
+		fwd_layer = 2.0 * tok_gpu * ((double)pp->attn_layer + mlp) / c->tp + attn_core;
+		logits = 2.0 * tok_gpu * m->hidden * m->vocab / c->tp;
+	}
+	out->moe.max_load = 1;
+	if (nmoe && c->ep > 1) {
+		rc = ft__plan_moe_skew(&x.p->moe, m, c);
+		if (rc < 0)
+			return ft_error_set(err, rc, "moe: out of memory");
+	}
+	/* The hottest EP rank computes max_load × its share of the routed experts. */
+	if (nmoe && out->moe.max_load > 1)
+		fwd_layer += moe_share * 2.0 * tok_gpu * m->topk * (double)out->params.expert / c->tp *
+		             (out->moe.max_load - 1);
+	out->fwd_s = (lstage * fwd_layer + (c->pp == 1 ? logits : 0)) / out->achieved_Fps;
+	if (c->pp > 1) /* the last stage also computes the logits */
+		out->fwd_s = FT_MAX(out->fwd_s, ((lstage - 1) * fwd_layer + logits) / out->achieved_Fps);
+	out->bwd_s = 2 * out->fwd_s;
+	out->recompute_s = c->recompute == FT_RECOMPUTE_FULL ? out->fwd_s :
+	                   c->recompute == FT_RECOMPUTE_SELECTIVE ?
+	                                                       lstage * attn_core / out->achieved_Fps :
+	                                                       0;
+	out->hw_flops = out->model_flops * (1 + out->recompute_s / (3 * out->fwd_s));
+
+	/* ---- communications per micro-batch: TP, CP, EP, PP (TRAIN-COMM) ---- */
+	k = c->recompute == FT_RECOMPUTE_FULL ? 3 : 2; /* forward passes' worth: fwd, bwd (+ fwd) */
+	act_bytes = (uint64_t)(tok_gpu * m->hidden * 2);
+	if (c->tp > 1) {
+		uint64_t n = (uint64_t)lstage * out->m * 2 * k; /* 2 per layer per pass */
+
+		if (c->sp) {
+			rc = eval_op(&x, FT_GROUP_TP, FT_OP_ALL_GATHER, act_bytes, &op);
+			if (rc < 0)
+				return rc;
+			add_comm(out, &op, "layer fwd/bwd (SP)", n);
+			tp_f += 2.0 * k * lstage * op.op_s;
+			rc = eval_op(&x, FT_GROUP_TP, FT_OP_REDUCE_SCATTER, act_bytes, &op);
+			if (rc < 0)
+				return rc;
+			add_comm(out, &op, "layer fwd/bwd (SP)", n);
+			tp_f += 2.0 * k * lstage * op.op_s;
+		} else {
+			rc = eval_op(&x, FT_GROUP_TP, FT_OP_ALL_REDUCE, act_bytes, &op);
+			if (rc < 0)
+				return rc;
+			add_comm(out, &op, "layer fwd/bwd", n);
+			tp_f += 2.0 * k * lstage * op.op_s;
+		}
+	}
+	if (c->cp > 1) {
+		/* Ring attention: cp-1 exchanges of the local K and V block per pass; the backward
+		 * pass moves K, V and their gradients: 2 forward passes' worth. */
+		uint64_t kv = (uint64_t)(tok_gpu * 2 * ft__plan_kv_heads(m) * ft__plan_head_dim(m) * 2 /
+		                         c->tp);
+
+		rc = eval_op(&x, FT_GROUP_CP, FT_OP_SENDRECV, kv, &op);
+		if (rc < 0)
+			return rc;
+		add_comm(out, &op, "ring attention K/V", (uint64_t)lstage * out->m * (c->cp - 1) * (k + 1));
+		cp_f = (double)lstage * (c->cp - 1) * (k + 1) * op.op_s;
+	}
+	if (nmoe && c->ep > 1) {
+		/* Dispatch and combine per MoE layer per pass (TRAIN-COMM EP); each TP rank sends
+		 * its 1/tp of the tokens; FP8 training dispatches FP8. */
+		uint32_t lmoe = (uint32_t)ceil(moe_share * lstage);
+		double elem = c->precision == FT_PRECISION_FP8 ? 1 : 2;
+		uint64_t a2a = (uint64_t)(tok_gpu / c->tp * m->topk * m->hidden * elem);
+
+		rc = eval_op(&x, FT_GROUP_EP, FT_OP_ALLTOALL, a2a, &op);
+		if (rc < 0)
+			return rc;
+		out->moe.a2a_uniform_s = op.op_s;
+		op.op_s *= out->moe.max_load; /* the slowest rank receives max_load × the mean */
+		out->moe.a2a_s = op.op_s;
+		add_comm(out, &op, "MoE dispatch+combine", (uint64_t)lmoe * out->m * 2 * k);
+		ep_f = 2.0 * k * lmoe * op.op_s;
+	}
+	if (c->pp > 1) {
+		uint64_t pb = c->sp ? act_bytes / c->tp : act_bytes;
+
+		rc = eval_op(&x, FT_GROUP_PP, FT_OP_SENDRECV, pb, &op);
+		if (rc < 0)
+			return rc;
+		add_comm(out, &op, "stage activations", (uint64_t)out->m * 2 * c->vpp);
+		p2p = 2.0 * c->vpp * op.op_s;
+	}
+	out->tp_exposed_s = c->tp_overlap ? FT_MAX(0.0, tp_f - (out->fwd_s + out->bwd_s) * 0.8) : tp_f;
+	out->cp_exposed_s = FT_MAX(0.0, cp_f - lstage * attn_core * (k + 1) / out->achieved_Fps);
+	out->ep_exposed_s = (1 - c->ep_overlap) * ep_f;
+	out->p2p_s = p2p;
+
+	/* ---- the schedule (TRAIN-PP) ---- */
+	t_mb0 = out->fwd_s + out->bwd_s + out->recompute_s;
+	t_mb = t_mb0 + out->tp_exposed_s + out->cp_exposed_s + out->ep_exposed_s + out->p2p_s;
+	n_slots = out->m + (c->pp - 1.0) / c->vpp;
+	out->pipeline_s = n_slots * t_mb;
+	out->bubble_s = (c->pp - 1.0) / c->vpp * t_mb;
+	out->bubble_share = out->bubble_s / out->pipeline_s;
+
+	/* ---- data-parallel reductions, overlapped with the last backward pass ---- */
+	dense_grad = 2.0 * (double)out->mem.params_local; /* bf16 gradient bytes */
+	local_params(&x, lstage, true, c->pp == 1, &dense_l, &expert_l);
+	dense_grad = 2.0 * (double)dense_l;
+	expert_grad = 2.0 * (double)expert_l;
+	bucket = c->bucket_bytes ? c->bucket_bytes : MB25;
+	{
+		struct { enum ft_plan_group g; double bytes; } dg[2] = {
+			{ FT_GROUP_DP, dense_grad }, { FT_GROUP_EDP, expert_grad } };
+		double window_b = (out->bwd_s + out->recompute_s) + out->tp_exposed_s * 2 / 3;
+		double window_f = out->fwd_s;
+		int i;
+
+		for (i = 0; i < 2; i++) {
+			double exposed_rs, exposed_ag = 0, per_layer;
+			uint64_t nb, b;
+
+			if (x.p->place[dg[i].g].n <= 1 || dg[i].bytes <= 0)
+				continue;
+			if (c->zero >= 3) {
+				/* FSDP: gather each layer's weights forward and backward, scatter its
+				 * gradients, every micro-batch; prefetched one layer ahead. */
+				b = (uint64_t)(dg[i].bytes / lstage);
+				rc = eval_op(&x, dg[i].g, FT_OP_ALL_GATHER, b, &op);
+				if (rc < 0)
+					return rc;
+				d = add_comm(out, &op, "FSDP weight gather", (uint64_t)lstage * out->m * k);
+				per_layer = t_mb0 / (k + 1) / lstage;
+				exposed_ag = d ? out->m * lstage * k * FT_MAX(0.0, op.op_s - per_layer) : 0;
+				if (d)
+					d->exposed_s = exposed_ag;
+				rc = eval_op(&x, dg[i].g, FT_OP_REDUCE_SCATTER, b, &op);
+				if (rc < 0)
+					return rc;
+				d = add_comm(out, &op, "FSDP gradient scatter", (uint64_t)lstage * out->m);
+				exposed_rs = d ? out->m * lstage * FT_MAX(0.0, op.op_s - 2 * per_layer) : 0;
+				if (d)
+					d->exposed_s = exposed_rs;
+				out->dp_exposed_s += exposed_ag + exposed_rs;
+				continue;
+			}
+			nb = (uint64_t)ceil(dg[i].bytes / (double)bucket);
+			b = (uint64_t)(dg[i].bytes / nb);
+			rc = eval_op(&x, dg[i].g, c->zero == 0 ? FT_OP_ALL_REDUCE : FT_OP_REDUCE_SCATTER, b,
+			             &op);
+			if (rc < 0)
+				return rc;
+			d = add_comm(out, &op, "gradient buckets", nb);
+			if (!d)
+				continue;
+			/* The last bucket is ready only when the backward pass ends. */
+			exposed_rs = c->dp_overlap ? FT_MAX(op.op_s, d->total_s - window_b) : d->total_s;
+			d->exposed_s = exposed_rs;
+			if (c->zero >= 1) { /* updated weights gathered back, behind the next forward */
+				rc = eval_op(&x, dg[i].g, FT_OP_ALL_GATHER, b, &op);
+				if (rc < 0)
+					return rc;
+				d = add_comm(out, &op, "updated weights", nb);
+				if (d) {
+					exposed_ag = c->dp_overlap ? FT_MAX(op.op_s, d->total_s - window_f) :
+					                             d->total_s;
+					d->exposed_s = exposed_ag;
+				}
+			}
+			out->dp_exposed_s += exposed_rs + exposed_ag;
+		}
+	}
+	{
+		size_t i;
+
+		for (i = 0; i < out->ncomms; i++) {
+			struct ft_plan_comm *cm = &out->comms[i];
+
+			if (cm->group == FT_GROUP_DP || cm->group == FT_GROUP_EDP)
+				continue;
+			cm->exposed_s = cm->total_s;
+			if (cm->group == FT_GROUP_TP && tp_f > 0)
+				cm->exposed_s = cm->total_s * out->tp_exposed_s / tp_f;
+			if (cm->group == FT_GROUP_CP && cp_f > 0)
+				cm->exposed_s = cm->total_s * out->cp_exposed_s / cp_f;
+			if (cm->group == FT_GROUP_EP)
+				cm->exposed_s = cm->total_s * (1 - c->ep_overlap);
+		}
+	}
+	out->optimizer_s = OPT_BYTES_PER_PARAM * (double)out->mem.params_local /
+	                   (c->zero >= 1 ? (double)c->dp * c->cp : 1.0) /
+	                   (c->hbm_Bps ? c->hbm_Bps : spec->node.gpu_hbm_Bps > 0 ?
+	                                               spec->node.gpu_hbm_Bps : 2e12);
+	out->iter_s = out->pipeline_s + out->dp_exposed_s + out->optimizer_s;
+	out->iter_nocomm_s = n_slots * t_mb0 + out->optimizer_s;
+	{
+		size_t i;
+
+		for (i = 0; i < out->ncomms; i++) {
+			out->comm_total_s += out->comms[i].total_s;
+			out->comm_exposed_s += out->comms[i].exposed_s;
+		}
+	}
+	out->overlap = out->comm_total_s > 0 ?
+	                       FT_MAX(0.0, 1 - out->comm_exposed_s / out->comm_total_s) : 1;
+	out->tokens_per_s = (double)c->global_batch * m->seq / out->iter_s;
+	out->mfu = out->model_flops / (out->iter_s * out->ngpus * out->peak_Fps);
+	out->hfu = out->hw_flops / (out->iter_s * out->ngpus * out->peak_Fps);
+	out->tflops_per_gpu = out->model_flops / (out->iter_s * out->ngpus) / 1e12;
+	out->comm_share = 1 - out->iter_nocomm_s / out->iter_s;
+	out->gpus_worth = out->comm_share * out->ngpus;
+	out->servers_worth = out->gpus_worth / spec->node.ngpus;
+	{
+		struct { const char *name; double s; } loss[] = {
+			{ "compute", 0 },
+			{ "bubble", out->bubble_s },
+			{ "tp", out->tp_exposed_s * n_slots },
+			{ "cp", out->cp_exposed_s * n_slots },
+			{ "ep", out->ep_exposed_s * n_slots },
+			{ "pp", out->p2p_s * n_slots },
+			{ "dp", out->dp_exposed_s },
+		};
+		size_t i, best = 0;
+
+		for (i = 1; i < FT_ARRAY_SIZE(loss); i++)
+			if (loss[i].s > 0.05 * out->iter_s && loss[i].s > loss[best].s)
+				best = i;
+		ft_strlcpy(out->bottleneck, out->mem.fits ? loss[best].name : "memory",
+		           sizeof(out->bottleneck));
+	}
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan/plan_int.h - what the files of the planner share: derived model
+ * figures and the placement of a parallel group on the cluster's ranks.
+ */
+#ifndef FT_PLAN_INT_H
+#define FT_PLAN_INT_H
+
+#include "internal.h"
+
+#include <fabtune/base.h>
+#include <fabtune/plan.h>
+
+uint32_t ft__plan_head_dim(const struct ft_plan_model *m);
+uint32_t ft__plan_kv_heads(const struct ft_plan_model *m);
+uint32_t ft__plan_moe_layers(const struct ft_plan_model *m);
+
+/*
+ * Place a group of @n ranks whose consecutive members are @stride global
+ * ranks apart on nodes of @gpn GPUs: one node when they fit, one per node
+ * when the stride is a node or more, else gpn / stride per node.
+ */
+void ft__plan_place(uint32_t n, uint32_t stride, uint32_t gpn, struct ft_plan_place *out);
+
+/* Routing skew of @m under @c (zipf, place_by_heat) on EP ranks: max_load, dropped share. */
+int ft__plan_moe_skew(struct ft_plan_moe *out, const struct ft_plan_model *m,
+                      const struct ft_plan_config *c);
+
+#endif
