@@ -17,7 +17,7 @@
 #include "glue.h"
 
 struct plan_opts {
-	const char *model, *recompute, *precision, *optimizer;
+	const char *model, *recompute, *precision, *optimizer, *engine;
 	uint64_t gpus, batch, mb, tp, cp, ep, pp, dp, vpp, zero, top, scale_from;
 	uint64_t bucket, reserve;
 	bool no_sp, no_flash, tp_overlap, no_dp_overlap, heat, search, list;
@@ -394,6 +394,12 @@ build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft
 	c->peak_tflops = o->peak;
 	c->zipf = o->zipf;
 	c->place_by_heat = o->heat;
+	if (o->engine && strlen(o->engine) >= sizeof(c->engine)) {
+		cli_error(ctx, "--engine: expected analytic or flow, got '%s'", o->engine);
+		return EXIT_USAGE;
+	}
+	if (o->engine)
+		ft_strlcpy(c->engine, o->engine, sizeof(c->engine));
 	/* Default batch: about 4M tokens (2^22), a power of two of sequences. */
 	c->global_batch = o->batch ? o->batch : FT_MAX(1u, (1u << 22) / m->seq);
 	return EXIT_OK;
@@ -530,7 +536,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = {
 		"fabtune plan SPEC --model MODEL [--gpus N] [--batch N] [--micro-batch N] [--tp N] "
 		"[--cp N] [--pp N] [--vpp N] [--ep N] [--dp N] [--zero N] [--recompute MODE] "
-		"[--precision P] [--search [--top N]] [--checkpoint TIME] [--save]",
+		"[--precision P] [--engine flow] [--search [--top N]] [--checkpoint TIME] [--save]",
 		"fabtune plan --models",
 		NULL,
 	};
@@ -567,6 +573,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_DOUBLE(0, "peak-tflops", &o.peak, "X", "dense peak per GPU (default: the spec's)"),
 		OPT_DOUBLE(0, "zipf", &o.zipf, "S", "MoE routing skew: Zipf exponent (0 = uniform)"),
 		OPT_BOOL(0, "place-by-heat", &o.heat, "place experts by heat, hottest spread first"),
+		OPT_STRING(0, "engine", &o.engine, "NAME",
+		           "analytic (default) or flow: every group instance at once on the topology"),
 		OPT_BOOL(0, "search", &o.search, "rank the configurations that fit by tokens/s"),
 		OPT_U64(0, "top", &o.top, "N", "configurations --search shows (default 10)"),
 		OPT_U64(0, "scale-from", &o.scale_from, "N",
@@ -626,6 +634,12 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	rc = build_config(&o, &model, &cfg, ctx);
 	if (rc != EXIT_OK)
 		return rc;
+	if (o.search && cfg.engine[0] && strcmp(cfg.engine, "analytic") != 0) {
+		cli_error(ctx, "--search: uses the analytic engine; plan the chosen configuration "
+		               "with --engine %s",
+		          cfg.engine);
+		return EXIT_USAGE;
+	}
 	if (o.search)
 		return run_search(ctx, argv[1], &spec, &model, &cfg, &o);
 	plan = ft_calloc(2, sizeof(*plan));

@@ -15,8 +15,10 @@
  * time, tokens/s, MFU and what the network costs in GPUs.
  *
  * Communication times come from the analytic model (fabtune/model.h), one
- * query per group and size. Everything is pure computation: deterministic,
- * no allocation except ft_plan_search()'s result array, thread-safe.
+ * query per group and size, or from a simulation engine (fabtune/sim.h,
+ * cfg.engine = "flow") that runs every instance of a group at once on the
+ * cluster's topology. Deterministic and thread-safe; the analytic path
+ * allocates nothing but ft_plan_search()'s result array.
  */
 #ifndef FABTUNE_PLAN_H
 #define FABTUNE_PLAN_H
@@ -163,6 +165,8 @@ struct ft_plan_config {
 	uint32_t ngpus;              /* 0 = every GPU of the spec */
 	double zipf;                 /* MoE routing skew: 0 = uniform, else Zipf exponent */
 	bool place_by_heat;          /* place experts by heat (greedy) instead of in order */
+	char engine[16];             /* "" or "analytic": the analytic model; else a simulation
+					engine ("flow") where every group instance runs at once */
 };
 
 /* A Megatron-style default: bf16, Adam, ZeRO-1, no recompute, flash attention, overlap on. */
@@ -324,7 +328,7 @@ struct ft_plan_failure_rates {
 	double host_per_day;   /* per node: the rest (host, software, maintenance) */
 };
 
-/* Defaults derived from the Llama 3 report's interruption table (kb TRAIN-FAIL, docs). */
+/* Defaults derived from the Llama 3 report's interruption table (see plan/goodput.c and docs/cmd/plan.md). */
 FT_API void ft_plan_failure_rates_default(struct ft_plan_failure_rates *r);
 
 struct ft_plan_goodput {

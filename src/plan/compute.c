@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <fabtune/model.h>
+#include <fabtune/topo.h>
 
 #define MB25 (25ull * 1000 * 1000)
 #define GIB3 (3ull << 30)
@@ -125,6 +126,7 @@ struct ctx {
 	struct ft_plan_config *c;
 	struct ft_plan *p;
 	struct ft_error *err;
+	struct ft_plan_engine *engine; /* NULL: the analytic model */
 };
 
 static int
@@ -225,6 +227,12 @@ eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, stru
 		return rc;
 	}
 	out->op_s = r.time_s;
+	if (x->engine) {
+		rc = ft__plan_engine_time(x->engine, x->c, g, pl, op, r.algo, bytes, &out->op_s,
+		                          x->err);
+		if (rc < 0)
+			return rc;
+	}
 	ft_strlcpy(out->algo, ft_algo_name(r.algo), sizeof(out->algo));
 	ft_strlcpy(out->bottleneck, r.bottleneck, sizeof(out->bottleneck));
 	return 0;
@@ -357,11 +365,12 @@ memory(struct ctx *x, uint32_t lstage)
 	}
 }
 
-int
-ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
-                const struct ft_plan_config *cfg, struct ft_plan *out, struct ft_error *err)
+static int
+compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
+        const struct ft_plan_config *cfg, struct ft_plan *out, struct ft_plan_engine *pe,
+        struct ft_error *err)
 {
-	struct ctx x = { spec, NULL, NULL, out, err };
+	struct ctx x = { spec, NULL, NULL, out, err, pe };
 	const struct ft_plan_model *m;
 	struct ft_plan_config *c;
 	struct ft_plan_comm op;
@@ -497,7 +506,11 @@ ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *
 		add_comm(out, &op, "stage activations", (uint64_t)out->m * 2 * c->vpp);
 		p2p = 2.0 * c->vpp * op.op_s;
 	}
-	out->tp_exposed_s = c->tp_overlap ? FT_MAX(0.0, tp_f - (out->fwd_s + out->bwd_s) * 0.8) : tp_f;
+	/* With TP overlap the collectives run under the GEMMs they feed (chunked as Megatron's
+	 * and Transformer Engine's userbuffer overlap does): only what exceeds them waits. */
+	out->tp_exposed_s = c->tp_overlap ?
+	                            FT_MAX(0.0, tp_f - (out->fwd_s + out->bwd_s + out->recompute_s)) :
+	                            tp_f;
 	out->cp_exposed_s = FT_MAX(0.0, cp_f - lstage * attn_core * (k + 1) / out->achieved_Fps);
 	out->ep_exposed_s = (1 - c->ep_overlap) * ep_f;
 	out->p2p_s = p2p;
@@ -511,7 +524,6 @@ ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *
 	out->bubble_share = out->bubble_s / out->pipeline_s;
 
 	/* ---- data-parallel reductions, overlapped with the last backward pass ---- */
-	dense_grad = 2.0 * (double)out->mem.params_local; /* bf16 gradient bytes */
 	local_params(&x, lstage, true, c->pp == 1, &dense_l, &expert_l);
 	dense_grad = 2.0 * (double)dense_l;
 	expert_grad = 2.0 * (double)expert_l;
@@ -519,7 +531,9 @@ ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *
 	{
 		struct { enum ft_plan_group g; double bytes; } dg[2] = {
 			{ FT_GROUP_DP, dense_grad }, { FT_GROUP_EDP, expert_grad } };
-		double window_b = (out->bwd_s + out->recompute_s) + out->tp_exposed_s * 2 / 3;
+		/* Buckets reduce under the last micro-batch's backward pass; the updated
+		 * weights gather under the next iteration's first forward pass. */
+		double window_b = out->bwd_s + out->recompute_s;
 		double window_f = out->fwd_s;
 		int i;
 
@@ -636,4 +650,27 @@ ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *
 		           sizeof(out->bottleneck));
 	}
 	return 0;
+}
+
+int
+ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
+                const struct ft_plan_config *cfg, struct ft_plan *out, struct ft_error *err)
+{
+	struct ft_plan_engine pe = { .spec = spec };
+	int rc;
+
+	if (!cfg->engine[0] || strcmp(cfg->engine, "analytic") == 0)
+		return compute(spec, model, cfg, out, NULL, err);
+	pe.ops = ft_sim_engine_find(cfg->engine);
+	if (!pe.ops) {
+		memset(out, 0, sizeof(*out));
+		return ft_error_set(err, FT_EINVAL, "engine: expected analytic or flow, got '%s'",
+		                    cfg->engine);
+	}
+	ft_vec_init(&pe.keep, sizeof(uint32_t *));
+	rc = compute(spec, model, cfg, out, &pe, err);
+	ft__plan_engine_drop_keep(&pe);
+	ft_vec_release(&pe.keep);
+	ft_topo_free(pe.topo);
+	return rc;
 }

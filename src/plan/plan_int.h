@@ -10,6 +10,7 @@
 
 #include <fabtune/base.h>
 #include <fabtune/plan.h>
+#include <fabtune/sim.h>
 
 uint32_t ft__plan_head_dim(const struct ft_plan_model *m);
 uint32_t ft__plan_kv_heads(const struct ft_plan_model *m);
@@ -21,6 +22,24 @@ uint32_t ft__plan_moe_layers(const struct ft_plan_model *m);
  * when the stride is a node or more, else gpn / stride per node.
  */
 void ft__plan_place(uint32_t n, uint32_t stride, uint32_t gpn, struct ft_plan_place *out);
+
+/* A simulation engine and the topology it runs on, built on first use. */
+struct ft_plan_engine {
+	const struct ft_cluster_spec *spec;
+	const struct ft_engine_ops *ops;
+	struct ft_topo *topo;
+	struct ft_vec keep; /* uint32_t *: placements the submitted ops borrow */
+};
+
+/*
+ * Time of @op of @bytes on group @g when every instance of the group runs it
+ * at once on @pe's engine (the makespan), with @algo or, when the simulator
+ * cannot lay it out, the op's default algorithm.
+ */
+int ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
+                         enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
+                         enum ft_algo algo, uint64_t bytes, double *out_s, struct ft_error *err);
+void ft__plan_engine_drop_keep(struct ft_plan_engine *pe);
 
 /* Routing skew of @m under @c (zipf, place_by_heat) on EP ranks: max_load, dropped share. */
 int ft__plan_moe_skew(struct ft_plan_moe *out, const struct ft_plan_model *m,

@@ -4,7 +4,8 @@
  * PP (with interleaving), EP, micro-batch, ZeRO stage and recomputation
  * mode that divides the GPUs, layers, heads and batch; the ones that fit in
  * memory are ranked by tokens/s, ties broken by less memory, then by the
- * enumeration order (deterministic).
+ * enumeration order (deterministic). Each parallel layout (TP, CP, PP, VPP,
+ * EP, micro-batch) appears once, with its best ZeRO stage and recomputation.
  */
 #include "plan_int.h"
 
@@ -28,6 +29,21 @@ keep(struct top *t, const struct ft_plan *p)
 	r.iter_s = p->iter_s;
 	r.mem_bytes = p->mem.total;
 	ft_strlcpy(r.bottleneck, p->bottleneck, sizeof(r.bottleneck));
+	/* One row per parallel layout: the best ZeRO stage and recomputation for it. */
+	for (i = 0; i < t->n; i++) {
+		const struct ft_plan_config *q = &t->rows[i].cfg;
+
+		if (q->tp == r.cfg.tp && q->cp == r.cfg.cp && q->pp == r.cfg.pp &&
+		    q->vpp == r.cfg.vpp && q->ep == r.cfg.ep && q->micro_batch == r.cfg.micro_batch) {
+			if (t->rows[i].tokens_per_s > r.tokens_per_s ||
+			    (t->rows[i].tokens_per_s == r.tokens_per_s &&
+			     t->rows[i].mem_bytes <= r.mem_bytes))
+				return;
+			memmove(&t->rows[i], &t->rows[i + 1], (t->n - 1 - i) * sizeof(r));
+			t->n--;
+			break;
+		}
+	}
 	for (i = t->n; i > 0; i--) {
 		const struct ft_plan_search_row *q = &t->rows[i - 1];
 
