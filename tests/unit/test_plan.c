@@ -333,6 +333,84 @@ test_expert_placement(void **state)
 }
 
 static void
+test_moe_plan(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:32");
+	struct ft_plan_model m = preset("mixtral-8x7b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	const struct ft_plan_comm *cm;
+	struct ft_error err = { 0 };
+	double uniform_s, skew_load, heat_load;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 2;
+	c.pp = 4;
+	c.ep = 8;
+	c.global_batch = 256;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(p->cfg.dp, 32);
+	/* EP groups are 8 consecutive DP ranks, 8 GPUs apart: one per node. */
+	assert_true(p->place[FT_GROUP_EP].n == 8 && p->place[FT_GROUP_EP].nnodes == 8);
+	assert_true(p->place[FT_GROUP_EDP].n == 4);
+	/* Per MoE layer and micro-batch: dispatch + combine forward and backward, each of the
+	 * rank's tokens / tp × top-k × h bf16 elements. */
+	cm = find_comm(p, FT_GROUP_EP, FT_OP_ALLTOALL);
+	assert_non_null(cm);
+	assert_int_equal(cm->bytes, 4096ull / 2 * 2 * 4096 * 2);
+	assert_int_equal(cm->count, 8ull * p->m * 4);
+	assert_true(p->moe.max_load == 1 && p->moe.a2a_s == p->moe.a2a_uniform_s);
+	uniform_s = p->iter_s;
+	/* Skewed routing slows the all-to-all by the hottest rank's load; heat placement helps. */
+	c.zipf = 1.2;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	skew_load = p->moe.max_load;
+	assert_true(skew_load > 1 && p->iter_s > uniform_s);
+	assert_true(NEAR(p->moe.a2a_s, p->moe.a2a_uniform_s * skew_load, 1e-12));
+	c.place_by_heat = true;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	heat_load = p->moe.max_load;
+	assert_true(heat_load <= skew_load);
+	/* 8 experts on 8 ranks: one each, placement cannot help; the load is the hottest's. */
+	assert_true(NEAR(heat_load, p->moe.hottest_expert * 8, 1e-12));
+	free(p);
+}
+
+static void
+test_flow_engine(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:2");
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	const struct ft_plan_comm *cm;
+	struct ft_error err = { 0 };
+	double rate;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.pp = 2;
+	c.global_batch = 8;
+	ft_strlcpy(c.engine, "flow", sizeof(c.engine));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	/* One stage boundary between the two nodes: the activations cross one GPU's PCIe and
+	 * NIC, the slower of the two sets the time. */
+	cm = find_comm(p, FT_GROUP_PP, FT_OP_SENDRECV);
+	assert_non_null(cm);
+	rate = s.node.pcie_Bps_gpu < s.node.nic_Bps ? s.node.pcie_Bps_gpu : s.node.nic_Bps;
+	assert_true(NEAR(cm->op_s, cm->bytes / rate, 0.10));
+	ft_strlcpy(c.engine, "nope", sizeof(c.engine));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "engine"));
+	free(p);
+}
+
+static void
 test_goodput(void **state)
 {
 	struct ft_plan_failure_rates r;
@@ -486,6 +564,8 @@ main(void)
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_model_yaml),
 		cmocka_unit_test(test_expert_placement),
+		cmocka_unit_test(test_moe_plan),
+		cmocka_unit_test(test_flow_engine),
 		cmocka_unit_test(test_goodput),
 		cmocka_unit_test(test_published_throughput),
 		cmocka_unit_test(test_search),
