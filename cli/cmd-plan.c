@@ -17,7 +17,7 @@
 #include "glue.h"
 
 struct plan_opts {
-	const char *model, *recompute, *precision, *optimizer, *engine;
+	const char *model, *recompute, *precision, *optimizer, *engine, *order;
 	uint64_t gpus, batch, mb, tp, cp, ep, pp, dp, vpp, zero, top, scale_from;
 	uint64_t bucket, reserve;
 	bool no_sp, no_flash, tp_overlap, no_dp_overlap, heat, search, list;
@@ -75,6 +75,12 @@ render_text(const char *spec_arg, const struct ft_cluster_spec *spec, const stru
 	               p->model.hidden, p->model.heads, p->model.seq, p->model.vocab);
 	if (p->model.experts)
 		ft_strbuf_addf(sb, ", %u experts top-%u", p->model.experts, p->model.topk);
+	ft_strbuf_addf(sb, "\nstates    %.1f GB of bf16 weights; %.2f TB of weights, gradients and %s "
+	               "states (%u B per parameter, kb TRAIN-MEM-STATES)",
+	               2.0 * p->params.total / 1e9,
+	               (p->cfg.optimizer == FT_OPTIMIZER_SGD ? 12.0 : 16.0) * p->params.total / 1e12,
+	               ft_plan_optimizer_name(p->cfg.optimizer),
+	               p->cfg.optimizer == FT_OPTIMIZER_SGD ? 12 : 16);
 	ft_strbuf_adds(sb, "\nconfig    ");
 	config_line(&p->cfg, p->m, sb);
 	ft_strbuf_addf(sb, "\ncompute   %.1f TFLOP/s peak x %.2f (GEMM efficiency) = %.1f TFLOP/s "
@@ -400,6 +406,12 @@ build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft
 	}
 	if (o->engine)
 		ft_strlcpy(c->engine, o->engine, sizeof(c->engine));
+	if (o->order && strlen(o->order) >= sizeof(c->order)) {
+		cli_error(ctx, "--order: expected tp, cp, pp and dp joined by '-', got '%s'", o->order);
+		return EXIT_USAGE;
+	}
+	if (o->order)
+		ft_strlcpy(c->order, o->order, sizeof(c->order));
 	/* Default batch: about 4M tokens (2^22), a power of two of sequences. */
 	c->global_batch = o->batch ? o->batch : FT_MAX(1u, (1u << 22) / m->seq);
 	return EXIT_OK;
@@ -573,6 +585,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_DOUBLE(0, "peak-tflops", &o.peak, "X", "dense peak per GPU (default: the spec's)"),
 		OPT_DOUBLE(0, "zipf", &o.zipf, "S", "MoE routing skew: Zipf exponent (0 = uniform)"),
 		OPT_BOOL(0, "place-by-heat", &o.heat, "place experts by heat, hottest spread first"),
+		OPT_STRING(0, "order", &o.order, "ORDER",
+		           "rank layout, fastest first (default tp-cp-pp-dp; e.g. tp-cp-dp-pp)"),
 		OPT_STRING(0, "engine", &o.engine, "NAME",
 		           "analytic (default) or flow: every group instance at once on the topology"),
 		OPT_BOOL(0, "search", &o.search, "rank the configurations that fit by tokens/s"),

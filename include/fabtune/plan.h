@@ -165,6 +165,8 @@ struct ft_plan_config {
 	uint32_t ngpus;              /* 0 = every GPU of the spec */
 	double zipf;                 /* MoE routing skew: 0 = uniform, else Zipf exponent */
 	bool place_by_heat;          /* place experts by heat (greedy) instead of in order */
+	char order[24];              /* rank layout, fastest-varying first: "" = "tp-cp-pp-dp";
+					any order of the four with TP inside a node */
 	char engine[16];             /* "" or "analytic": the analytic model; else a simulation
 					engine ("flow") where every group instance runs at once */
 };

@@ -118,6 +118,34 @@ ft__plan_place(uint32_t n, uint32_t stride, uint32_t gpn, struct ft_plan_place *
 	}
 }
 
+int
+ft__plan_strides(const struct ft_plan_config *c, uint32_t stride[FT__DIM_COUNT],
+                 struct ft_error *err)
+{
+	static const char *const names[FT__DIM_COUNT] = { "tp", "cp", "pp", "dp" };
+	const uint32_t size[FT__DIM_COUNT] = { c->tp, c->cp, c->pp, c->dp };
+	const char *o = c->order[0] ? c->order : "tp-cp-pp-dp";
+	bool seen[FT__DIM_COUNT] = { false };
+	uint32_t acc = 1;
+	int i, k;
+
+	for (i = 0; i < FT__DIM_COUNT; i++) {
+		for (k = 0; k < FT__DIM_COUNT; k++)
+			if (strncmp(o, names[k], 2) == 0)
+				break;
+		if (k == FT__DIM_COUNT || seen[k] || (i < 3 && o[2] != '-') || (i == 3 && o[2]))
+			return ft_error_set(err, FT_EINVAL,
+			                    "order: expected tp, cp, pp and dp once each, joined by '-' "
+			                    "(fastest first, e.g. tp-cp-pp-dp), got '%s'",
+			                    c->order);
+		seen[k] = true;
+		stride[k] = acc;
+		acc *= size[k];
+		o += 3;
+	}
+	return 0;
+}
+
 /* ---- one plan ------------------------------------------------------------------------------ */
 
 struct ctx {
@@ -254,16 +282,26 @@ add_comm(struct ft_plan *p, const struct ft_plan_comm *c, const char *what, uint
 	return d;
 }
 
-static void
+static int
 place_groups(struct ctx *x)
 {
 	const struct ft_plan_config *c = x->c;
-	uint32_t gpn = x->spec->node.ngpus;
+	uint32_t gpn = x->spec->node.ngpus, st[FT__DIM_COUNT], s_cp, s_pp, s_dp;
 	struct ft_plan_place *pl = x->p->place;
-	uint32_t s_cp = c->tp, s_pp = c->tp * c->cp, s_dp = c->tp * c->cp * c->pp;
-	int g;
+	int g, rc;
 
-	ft__plan_place(c->tp, 1, gpn, &pl[FT_GROUP_TP]);
+	rc = ft__plan_strides(c, st, x->err);
+	if (rc < 0)
+		return rc;
+	s_cp = st[FT__DIM_CP];
+	s_pp = st[FT__DIM_PP];
+	s_dp = st[FT__DIM_DP];
+	ft__plan_place(c->tp, st[FT__DIM_TP], gpn, &pl[FT_GROUP_TP]);
+	if (pl[FT_GROUP_TP].nnodes > 1)
+		return ft_error_set(x->err, FT_EINVAL,
+		                    "order: '%s' puts TP ranks %u apart, across nodes of %u GPUs: TP "
+		                    "stays inside the NVLink domain",
+		                    c->order, st[FT__DIM_TP], gpn);
 	ft__plan_place(c->cp, s_cp, gpn, &pl[FT_GROUP_CP]);
 	ft__plan_place(c->pp > 1 ? 2 : 1, s_pp, gpn, &pl[FT_GROUP_PP]);
 	ft__plan_place(c->dp, s_dp, gpn, &pl[FT_GROUP_DP]);
@@ -271,13 +309,14 @@ place_groups(struct ctx *x)
 	ft__plan_place(x->m->experts ? c->dp / c->ep : 1, s_dp * c->ep, gpn, &pl[FT_GROUP_EDP]);
 	/* The dense parameters' DP group spans CP too (gradients are reduced over dp·cp). */
 	if (c->cp > 1)
-		ft__plan_place(c->dp * c->cp, s_cp, gpn, &pl[FT_GROUP_DP]);
+		ft__plan_place(c->dp * c->cp, FT_MIN(s_cp, s_dp), gpn, &pl[FT_GROUP_DP]);
 	for (g = 0; g < FT_GROUP_COUNT; g++) {
 		const char *w = pl[g].n <= 1 ? "-" :
 		                pl[g].nnodes == 1 ? (x->spec->node.nvlink_gen ? "nvlink" : "pcie") :
 		                                    "fabric";
 		ft_strlcpy(pl[g].crosses, w, sizeof(pl[g].crosses));
 	}
+	return 0;
 }
 
 /* Parameters per GPU of the busiest stage: dense (attention, dense FFN, embeddings) and expert. */
@@ -400,7 +439,9 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 	moe_share = (double)nmoe / m->layers;
 	/* Uneven splits put the extra layers on some stages: the busiest has ceil(l/p). */
 	lstage = (m->layers + c->pp - 1) / c->pp;
-	place_groups(&x);
+	rc = place_groups(&x);
+	if (rc < 0)
+		return rc;
 	memory(&x, lstage);
 
 	/* ---- compute per micro-batch on the busiest stage (TRAIN-FLOPS, TRAIN-GPU) ---- */

@@ -7,7 +7,7 @@
  * that share NICs, leaves or spines contend as they do in the job. The
  * op's time is the makespan of the run.
  *
- * Ranks follow compute.c's layout: rank = tp_i + tp·(cp_i + cp·(pp_i + pp·dp_i)).
+ * Ranks follow the plan's order: rank = Σ coordinate × stride (ft__plan_strides()).
  */
 #include "plan_int.h"
 
@@ -16,23 +16,23 @@
 
 struct layout {
 	uint32_t tp, cp, pp, dp, ep;
+	uint32_t st[FT__DIM_COUNT];
 };
 
 static void
 coords(const struct layout *L, uint32_t r, uint32_t *t, uint32_t *c, uint32_t *p, uint32_t *d)
 {
-	*t = r % L->tp;
-	r /= L->tp;
-	*c = r % L->cp;
-	r /= L->cp;
-	*p = r % L->pp;
-	*d = r / L->pp;
+	*t = r / L->st[FT__DIM_TP] % L->tp;
+	*c = r / L->st[FT__DIM_CP] % L->cp;
+	*p = r / L->st[FT__DIM_PP] % L->pp;
+	*d = r / L->st[FT__DIM_DP] % L->dp;
 }
 
 static uint32_t
 rank_of(const struct layout *L, uint32_t t, uint32_t c, uint32_t p, uint32_t d)
 {
-	return t + L->tp * (c + L->cp * (p + L->pp * d));
+	return t * L->st[FT__DIM_TP] + c * L->st[FT__DIM_CP] + p * L->st[FT__DIM_PP] +
+	       d * L->st[FT__DIM_DP];
 }
 
 /*
@@ -92,7 +92,7 @@ ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg
                      enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
                      enum ft_algo algo, uint64_t bytes, double *out_s, struct ft_error *err)
 {
-	struct layout L = { cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->ep };
+	struct layout L = { cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->ep, { 0 } };
 	uint32_t gpn = pe->spec->node.ngpus, ngpus = cfg->tp * cfg->cp * cfg->pp * cfg->dp, r, i;
 	uint32_t n = g == FT_GROUP_PP ? 2 : pl->n, *ranks = NULL;
 	struct ft_coll_args args = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
@@ -104,6 +104,9 @@ ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg
 	int rc;
 
 	*out_s = 0;
+	rc = ft__plan_strides(cfg, L.st, err);
+	if (rc < 0)
+		return rc;
 	if (!pe->topo) {
 		rc = ft_topo_build(pe->spec, &pe->topo, err);
 		if (rc < 0)

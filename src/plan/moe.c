@@ -5,7 +5,8 @@
  * A router that sends more tokens to some experts than to others loads the
  * EP ranks that hold them: the all-to-all waits for the rank that receives
  * the most, and that rank's experts compute the longest. Routing shares
- * follow a Zipf law (share of the expert of rank r ∝ 1/r^s, s = 0 uniform);
+ * follow a Zipf law (share of the expert of rank r ∝ 1/r^s, s = 0 uniform),
+ * capped at 1/k of the routed slots since a token picks k distinct experts;
  * a capacity factor c caps each expert at c/E of the tokens and drops the
  * rest. Experts are placed in order (expert e on rank e / (E/ep), so the
  * hottest experts share a rank) or by heat: hottest first onto the least
@@ -29,6 +30,35 @@ ft_plan_zipf(double *share, uint32_t n, double s)
 	}
 	for (i = 0; i < n; i++)
 		share[i] /= sum;
+}
+
+/*
+ * A token picks top-k distinct experts, so no expert receives more than 1/k
+ * of the routed slots: cap the shares there and hand the excess to the
+ * others in proportion (water-filling).
+ */
+static void
+cap_shares(double *share, uint32_t n, double cap)
+{
+	uint32_t it, i;
+
+	for (it = 0; it < n; it++) {
+		double excess = 0, free_sum = 0;
+
+		for (i = 0; i < n; i++) {
+			if (share[i] > cap) {
+				excess += share[i] - cap;
+				share[i] = cap;
+			} else if (share[i] < cap) {
+				free_sum += share[i];
+			}
+		}
+		if (excess <= 1e-15 || free_sum <= 0)
+			return;
+		for (i = 0; i < n; i++)
+			if (share[i] < cap)
+				share[i] += excess * share[i] / free_sum;
+	}
 }
 
 static int
@@ -103,6 +133,8 @@ ft__plan_moe_skew(struct ft_plan_moe *out, const struct ft_plan_model *m,
 	if (!share)
 		return FT_ENOMEM;
 	ft_plan_zipf(share, n, c->zipf);
+	if (m->topk > 1)
+		cap_shares(share, n, 1.0 / m->topk);
 	out->hottest_expert = share[0];
 	if (m->capacity > 0) {
 		cap = m->capacity / n;

@@ -16,6 +16,16 @@ uint32_t ft__plan_head_dim(const struct ft_plan_model *m);
 uint32_t ft__plan_kv_heads(const struct ft_plan_model *m);
 uint32_t ft__plan_moe_layers(const struct ft_plan_model *m);
 
+enum { FT__DIM_TP, FT__DIM_CP, FT__DIM_PP, FT__DIM_DP, FT__DIM_COUNT };
+
+/*
+ * Rank strides of the TP, CP, PP and DP coordinates for @c's order (rank =
+ * sum of coordinate x stride). FT_EINVAL naming "order" when it is not a
+ * permutation of tp, cp, pp and dp.
+ */
+int ft__plan_strides(const struct ft_plan_config *c, uint32_t stride[FT__DIM_COUNT],
+                     struct ft_error *err);
+
 /*
  * Place a group of @n ranks whose consecutive members are @stride global
  * ranks apart on nodes of @gpn GPUs: one node when they fit, one per node

@@ -214,6 +214,40 @@ test_comm_counts(void **state)
 }
 
 static void
+test_order(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:16");
+	struct ft_plan_model m = preset("llama3-70b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 4;
+	c.pp = 4;
+	c.global_batch = 64;
+	/* Default: TP fastest, then PP (4 ranks apart, two stages per node), then DP. */
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(p->place[FT_GROUP_PP].stride == 4 && p->place[FT_GROUP_PP].nnodes == 1);
+	assert_true(p->place[FT_GROUP_DP].stride == 16 && p->place[FT_GROUP_DP].nnodes == 8);
+	/* DP before PP: two DP ranks share a node, PP crosses nodes. */
+	ft_strlcpy(c.order, "tp-cp-dp-pp", sizeof(c.order));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(p->place[FT_GROUP_DP].stride == 4 && p->place[FT_GROUP_DP].ppn == 2);
+	assert_true(p->place[FT_GROUP_PP].stride == 32 && p->place[FT_GROUP_PP].nnodes == 2);
+	ft_strlcpy(c.order, "dp-tp-cp-pp", sizeof(c.order));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "TP stays inside the NVLink domain"));
+	memset(&err, 0, sizeof(err));
+	ft_strlcpy(c.order, "tp-pp-dp", sizeof(c.order));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "order: expected tp, cp, pp and dp once each"));
+	free(p);
+}
+
+static void
 test_bubble(void **state)
 {
 	struct ft_cluster_spec s = spec("dgx-h100:4");
@@ -375,6 +409,10 @@ test_moe_plan(void **state)
 	assert_true(heat_load <= skew_load);
 	/* 8 experts on 8 ranks: one each, placement cannot help; the load is the hottest's. */
 	assert_true(NEAR(heat_load, p->moe.hottest_expert * 8, 1e-12));
+	/* Top-2 routing: no expert takes more than half of the routed slots. */
+	c.zipf = 4;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(NEAR(p->moe.hottest_expert, 0.5, 1e-9));
 	free(p);
 }
 
@@ -560,6 +598,7 @@ main(void)
 		cmocka_unit_test(test_flops),
 		cmocka_unit_test(test_wire_bytes),
 		cmocka_unit_test(test_comm_counts),
+		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_bubble),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_model_yaml),
