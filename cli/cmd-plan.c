@@ -75,12 +75,16 @@ render_text(const char *spec_arg, const struct ft_cluster_spec *spec, const stru
 	               p->model.hidden, p->model.heads, p->model.seq, p->model.vocab);
 	if (p->model.experts)
 		ft_strbuf_addf(sb, ", %u experts top-%u", p->model.experts, p->model.topk);
-	ft_strbuf_addf(sb, "\nstates    %.1f GB of bf16 weights; %.2f TB of weights, gradients and %s "
-	               "states (%u B per parameter, kb TRAIN-MEM-STATES)",
-	               2.0 * p->params.total / 1e9,
-	               (p->cfg.optimizer == FT_OPTIMIZER_SGD ? 12.0 : 16.0) * p->params.total / 1e12,
-	               ft_plan_optimizer_name(p->cfg.optimizer),
-	               p->cfg.optimizer == FT_OPTIMIZER_SGD ? 12 : 16);
+	{
+		unsigned per = p->cfg.optimizer == FT_OPTIMIZER_SGD ? 12 : 16;
+		double all = (double)per * p->params.total;
+
+		ft_strbuf_addf(sb, "\nstates    %.1f GB of bf16 weights; %.*f %s of weights, gradients "
+		               "and %s states (%u B per parameter, kb TRAIN-MEM-STATES)",
+		               2.0 * p->params.total / 1e9, all >= 1e12 ? 2 : 1,
+		               all >= 1e12 ? all / 1e12 : all / 1e9, all >= 1e12 ? "TB" : "GB",
+		               ft_plan_optimizer_name(p->cfg.optimizer), per);
+	}
 	ft_strbuf_adds(sb, "\nconfig    ");
 	config_line(&p->cfg, p->m, sb);
 	ft_strbuf_addf(sb, "\ncompute   %.1f TFLOP/s peak x %.2f (GEMM efficiency) = %.1f TFLOP/s "
@@ -147,7 +151,7 @@ render_text(const char *spec_arg, const struct ft_cluster_spec *spec, const stru
 	               dur(p->comm_total_s, a, sizeof(a)), dur(p->comm_exposed_s, b, sizeof(b)),
 	               100 * p->overlap);
 	if (p->model.experts && p->cfg.ep > 1)
-		ft_strbuf_addf(sb, "  MoE routing            hottest expert %.1f%% of tokens, slowest EP "
+		ft_strbuf_addf(sb, "  MoE routing            hottest expert %.1f%% of routed slots, slowest EP "
 		               "rank %.2fx the mean, %.1f%% dropped; all-to-all %s (uniform %s)\n",
 		               100 * p->moe.hottest_expert, p->moe.max_load, 100 * p->moe.dropped,
 		               dur(p->moe.a2a_s, a, sizeof(a)), dur(p->moe.a2a_uniform_s, b, sizeof(b)));
