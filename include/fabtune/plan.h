@@ -268,6 +268,34 @@ FT_API int ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_p
                            const struct ft_plan_config *cfg, struct ft_plan *out,
                            struct ft_error *err) FT_MUST_CHECK;
 
+/* ---- the timeline of one iteration -------------------------------------------------------- */
+
+enum ft_plan_event_kind {
+	FT_EVENT_FWD, /* a micro-batch's forward pass on a stage */
+	FT_EVENT_BWD, /* its backward pass (with recomputation) */
+	FT_EVENT_DP,  /* the data-parallel reductions left exposed after the last backward */
+	FT_EVENT_KIND_COUNT
+};
+
+struct ft_plan_event {
+	enum ft_plan_event_kind kind;
+	uint32_t stage, mb;
+	double t0_s, t1_s; /* from the iteration's start */
+	double comm_s;     /* exposed communication inside [t0_s, t1_s] (at its end) */
+};
+
+/*
+ * The 1F1B schedule of @p's iteration, stage by stage: each stage runs
+ * min(p - s - 1, m) warm-up forwards, then one forward and one backward in
+ * turn, then the remaining backwards; a forward waits for the previous
+ * stage's, a backward for the next stage's. Interleaved plans are drawn as
+ * 1F1B over whole stages. Events are sorted by stage, then start time;
+ * *@events is freed with ft_free(). With identical stages the last event
+ * ends at (m + p - 1) micro-batch times (kb TRAIN-PP).
+ */
+FT_API int ft_plan_timeline(const struct ft_plan *p, struct ft_plan_event **events, size_t *n,
+                            struct ft_error *err) FT_MUST_CHECK;
+
 /* ---- pieces with closed forms (exposed for tests and the docs) ------------------------------ */
 
 /* Model states per GPU, bytes, for @params parameters held before sharding (TRAIN-MEM-STATES). */

@@ -282,6 +282,45 @@ test_bubble(void **state)
 }
 
 static void
+test_timeline(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:16");
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_plan_event *ev;
+	struct ft_error err = { 0 };
+	double end = 0, t_mb;
+	size_t n, i, nf = 0;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.pp = 8;
+	c.global_batch = 24;
+	c.zero = 0;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(ft_plan_timeline(p, &ev, &n, &err), 0);
+	t_mb = p->pipeline_s / (p->m + 7);
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == FT_EVENT_DP)
+			continue;
+		nf += ev[i].kind == FT_EVENT_FWD;
+		end = ev[i].t1_s > end ? ev[i].t1_s : end;
+	}
+	/* Simulated 1F1B: 2·p·m passes ending at (m + p - 1) micro-batch times, the closed form. */
+	assert_int_equal(p->cfg.dp, 2);
+	assert_int_equal(nf, 8 * 12);
+	assert_true(NEAR(end, (12 + 8 - 1) * t_mb, 1e-9));
+	assert_true(NEAR(end, p->pipeline_s, 1e-9));
+	/* The exposed DP reductions come last. */
+	assert_true(ev[n - 1].kind == FT_EVENT_DP && NEAR(ev[n - 1].t1_s, end + p->dp_exposed_s, 1e-9));
+	ft_free(ev);
+	free(p);
+}
+
+static void
 test_bad_config(void **state)
 {
 	struct ft_cluster_spec s = spec("dgx-h100:4");
@@ -600,6 +639,7 @@ main(void)
 		cmocka_unit_test(test_comm_counts),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_bubble),
+		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_model_yaml),
 		cmocka_unit_test(test_expert_placement),
