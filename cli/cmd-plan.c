@@ -13,11 +13,13 @@
 
 #include <fabtune/fabtune.h>
 
+#include "cli-archive.h"
 #include "cli.h"
 #include "glue.h"
+#include "plan-html.h"
 
 struct plan_opts {
-	const char *model, *recompute, *precision, *optimizer, *engine, *order;
+	const char *model, *recompute, *precision, *optimizer, *engine, *order, *html;
 	uint64_t gpus, batch, mb, tp, cp, ep, pp, dp, vpp, zero, top, scale_from;
 	uint64_t bucket, reserve;
 	bool no_sp, no_flash, tp_overlap, no_dp_overlap, heat, search, list;
@@ -546,6 +548,42 @@ render_goodput(struct cli_ctx *ctx, uint32_t ngpus, uint32_t gpn, double ckpt, d
 		ft_json_arr_end(j);
 }
 
+/* --html: the timeline of @p, and a search (top 40) for the frontier. */
+static int
+write_html(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_spec *spec,
+           const struct ft_plan_model *m, const struct ft_plan *p, const char *path)
+{
+	struct ft_plan_search_opts so = { .top = 40 };
+	struct ft_plan_search_row *rows = NULL;
+	struct ft_plan_event *ev = NULL;
+	struct ft_plan_config base = p->cfg;
+	struct ft_error err = { 0 };
+	size_t nev = 0, nrows = 0, tried = 0, fit = 0;
+	struct ft_strbuf sb;
+	int rc;
+
+	rc = ft_plan_timeline(p, &ev, &nev, &err);
+	if (rc == 0) {
+		base.engine[0] = '\0';
+		base.dp = 0;
+		rc = ft_plan_search(spec, m, &base, &so, &rows, &nrows, &tried, &fit, &err);
+	}
+	if (rc < 0) {
+		ft_free(ev);
+		cli_error(ctx, "--html: %s", ft_error_msg(&err, rc));
+		return rc;
+	}
+	ft_strbuf_init(&sb);
+	cli_plan_html(spec_arg, p, ev, nev, rows, nrows, tried, &sb);
+	rc = cli_write_output(path, &sb, &err);
+	if (rc < 0)
+		cli_error(ctx, "--html: %s", ft_error_msg(&err, rc));
+	ft_strbuf_release(&sb);
+	ft_free(ev);
+	ft_free(rows);
+	return rc;
+}
+
 int
 cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -601,6 +639,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		             "and goodput"),
 		OPT_DURATION(0, "recovery", &o.recover_s, "time to restart after a failure (default 10min)"),
 		OPT_BOOL(0, "save", &save, "store the plan's communications in the archive"),
+		OPT_STRING(0, "html", &o.html, "FILE",
+		           "write an HTML report: timeline, memory, communications, search frontier"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -722,6 +762,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
 	rc = plan->mem.fits ? EXIT_OK : EXIT_PROBLEM;
+	if (o.html && write_html(ctx, argv[1], &spec, &model, plan, o.html) < 0)
+		rc = EXIT_RUNTIME;
 	if (save && save_plan(ctx, argv[1], plan) < 0)
 		rc = EXIT_RUNTIME;
 	ft_free(plan);
