@@ -590,7 +590,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = {
 		"fabtune plan SPEC --model MODEL [--gpus N] [--batch N] [--micro-batch N] [--tp N] "
 		"[--cp N] [--pp N] [--vpp N] [--ep N] [--dp N] [--zero N] [--recompute MODE] "
-		"[--precision P] [--engine flow] [--search [--top N]] [--checkpoint TIME] [--save]",
+		"[--precision P] [--engine flow] [--search [--top N]] [--checkpoint TIME] [--save] "
+		"[--html FILE]",
 		"fabtune plan --models",
 		NULL,
 	};
