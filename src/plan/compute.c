@@ -26,6 +26,18 @@
 #define GIB3 (3ull << 30)
 #define OPT_BYTES_PER_PARAM 32.0 /* Adam step: read grads, master, m, v; write them and weights */
 
+/* A byte count from a double, saturating: absurd inputs give absurd figures, not undefined
+ * behaviour. */
+static uint64_t
+u64(double x)
+{
+	if (!(x > 0))
+		return 0;
+	if (x >= 18446744073709549568.0)
+		return UINT64_MAX;
+	return (uint64_t)x;
+}
+
 uint64_t
 ft_plan_wire_bytes(enum ft_op op, uint64_t bytes, uint32_t n)
 {
@@ -33,11 +45,11 @@ ft_plan_wire_bytes(enum ft_op op, uint64_t bytes, uint32_t n)
 		return 0;
 	switch (op) {
 	case FT_OP_ALL_REDUCE: /* ring: reduce-scatter then all-gather, 2(n-1)/n */
-		return (uint64_t)llround(2.0 * (n - 1) / n * (double)bytes);
+		return u64(round(2.0 * (n - 1) / n * (double)bytes));
 	case FT_OP_ALL_GATHER:     /* bytes = the gathered output */
 	case FT_OP_REDUCE_SCATTER: /* bytes = the input to scatter */
 	case FT_OP_ALLTOALL:       /* bytes = one rank's send buffer, (n-1)/n leaves it */
-		return (uint64_t)llround((double)(n - 1) / n * (double)bytes);
+		return u64(round((double)(n - 1) / n * (double)bytes));
 	default:
 		return bytes;
 	}
@@ -210,6 +222,11 @@ check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
 		                    "global_batch: expected a multiple of dp·micro_batch = %" PRIu64
 		                    ", got %" PRIu64,
 		                    (uint64_t)c->dp * c->micro_batch, c->global_batch);
+	if (c->global_batch / ((uint64_t)c->dp * c->micro_batch) > (1u << 30))
+		return ft_error_set(err, FT_ERANGE,
+		                    "global_batch: expected at most 2^30 micro-batches per pipeline, got "
+		                    "%" PRIu64,
+		                    c->global_batch / ((uint64_t)c->dp * c->micro_batch));
 	if (c->vpp > 1 && c->pp == 1)
 		return ft_error_set(err, FT_EINVAL, "vpp: interleaving needs pp > 1");
 	if (c->vpp > 1 && (c->global_batch / ((uint64_t)c->dp * c->micro_batch)) % c->pp)
@@ -382,19 +399,19 @@ memory(struct ctx *x, uint32_t lstage)
 			                     .flash_attn = c->flash_attn }, nmoe > 0);
 		if (last) /* fp32 logits of one micro-batch for the loss */
 			act += 4.0 * tokens * m->vocab / c->tp;
-		mm.activations = (uint64_t)act;
+		mm.activations = u64(act);
 		mm.act_per_layer = act_layer;
 		mm.inflight = inflight;
 		mm.comm_buffers = 2 * (c->bucket_bytes ? c->bucket_bytes : MB25);
 		if (c->ep > 1)
-			mm.comm_buffers += (uint64_t)(2 * 2 * tokens / c->tp * m->topk * m->hidden *
-			                              FT_MAX(m->capacity, 1.0));
+			mm.comm_buffers += u64(2 * 2 * tokens / c->tp * m->topk * m->hidden *
+			                         FT_MAX(m->capacity, 1.0));
 		if (c->pp > 1)
-			mm.comm_buffers += (uint64_t)(2 * 2 * tokens * m->hidden / c->tp);
+			mm.comm_buffers += u64(2 * 2 * tokens * m->hidden / c->tp);
 		mm.reserve = c->reserve_bytes ? c->reserve_bytes : GIB3;
 		mm.total = mm.weights + mm.grads + mm.optimizer + mm.activations + mm.comm_buffers +
 		           mm.reserve;
-		mm.capacity = (uint64_t)(x->spec->node.gpu_mem_GB * 1e9);
+		mm.capacity = u64(x->spec->node.gpu_mem_GB * 1e9);
 		mm.fits = mm.total <= mm.capacity;
 		mm.stage = first ? 0 : c->pp - 1;
 		if (mm.total >= best) {
@@ -487,7 +504,7 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 
 	/* ---- communications per micro-batch: TP, CP, EP, PP (TRAIN-COMM) ---- */
 	k = c->recompute == FT_RECOMPUTE_FULL ? 3 : 2; /* forward passes' worth: fwd, bwd (+ fwd) */
-	act_bytes = (uint64_t)(tok_gpu * m->hidden * 2);
+	act_bytes = u64(tok_gpu * m->hidden * 2);
 	if (c->tp > 1) {
 		uint64_t n = (uint64_t)lstage * out->m * 2 * k; /* 2 per layer per pass */
 
@@ -513,8 +530,7 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 	if (c->cp > 1) {
 		/* Ring attention: cp-1 exchanges of the local K and V block per pass; the backward
 		 * pass moves K, V and their gradients: 2 forward passes' worth. */
-		uint64_t kv = (uint64_t)(tok_gpu * 2 * ft__plan_kv_heads(m) * ft__plan_head_dim(m) * 2 /
-		                         c->tp);
+		uint64_t kv = u64(tok_gpu * 2 * ft__plan_kv_heads(m) * ft__plan_head_dim(m) * 2 / c->tp);
 
 		rc = eval_op(&x, FT_GROUP_CP, FT_OP_SENDRECV, kv, &op);
 		if (rc < 0)
@@ -527,7 +543,7 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 		 * its 1/tp of the tokens; FP8 training dispatches FP8. */
 		uint32_t lmoe = (uint32_t)ceil(moe_share * lstage);
 		double elem = c->precision == FT_PRECISION_FP8 ? 1 : 2;
-		uint64_t a2a = (uint64_t)(tok_gpu / c->tp * m->topk * m->hidden * elem);
+		uint64_t a2a = u64(tok_gpu / c->tp * m->topk * m->hidden * elem);
 
 		rc = eval_op(&x, FT_GROUP_EP, FT_OP_ALLTOALL, a2a, &op);
 		if (rc < 0)
@@ -587,7 +603,7 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 			if (c->zero >= 3) {
 				/* FSDP: gather each layer's weights forward and backward, scatter its
 				 * gradients, every micro-batch; prefetched one layer ahead. */
-				b = (uint64_t)(dg[i].bytes / lstage);
+				b = u64(dg[i].bytes / lstage);
 				rc = eval_op(&x, dg[i].g, FT_OP_ALL_GATHER, b, &op);
 				if (rc < 0)
 					return rc;
@@ -606,8 +622,8 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 				out->dp_exposed_s += exposed_ag + exposed_rs;
 				continue;
 			}
-			nb = (uint64_t)ceil(dg[i].bytes / (double)bucket);
-			b = (uint64_t)(dg[i].bytes / nb);
+			nb = u64(ceil(dg[i].bytes / (double)bucket));
+			b = u64(dg[i].bytes / (double)nb);
 			rc = eval_op(&x, dg[i].g, c->zero == 0 ? FT_OP_ALL_REDUCE : FT_OP_REDUCE_SCATTER, b,
 			             &op);
 			if (rc < 0)

@@ -170,6 +170,18 @@ ft_plan_model_validate(const struct ft_plan_model *m, struct ft_error *err)
 		                    "%s: experts: topk, shared_experts and dense_layers need experts > 0",
 		                    n);
 	}
+	{
+		/* Far below 2^64 bytes in every count the planner makes. */
+		double h = m->hidden, d = m->head_dim ? m->head_dim : h / m->heads;
+		double mats = m->gated ? 3 : 2, f = m->moe_ffn ? m->moe_ffn : m->ffn;
+		double per_layer = 4 * h * m->heads * d + mats * h * m->ffn + (double)m->attn_params +
+		                   ((double)m->experts + m->shared_experts) * mats * h * f;
+
+		if (per_layer * m->layers + 2.0 * m->vocab * h > 1e15)
+			return ft_error_set(err, FT_ERANGE,
+			                    "%s: expected at most 10^15 parameters, got %.3g", n,
+			                    per_layer * m->layers + 2.0 * m->vocab * h);
+	}
 	if (m->capacity != 0 && !(m->capacity >= 1 && m->capacity <= 64))
 		return ft_error_set(err, FT_EINVAL,
 		                    "%s: capacity: expected 0 (no dropping) or a factor in [1, 64], got %g",
