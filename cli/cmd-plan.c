@@ -19,9 +19,11 @@
 #include "plan-html.h"
 
 struct plan_opts {
-	const char *model, *recompute, *precision, *optimizer, *engine, *order, *html;
+	const char *model, *recompute, *precision, *optimizer, *engine, *order, *html, *eload;
 	uint64_t gpus, batch, mb, tp, cp, ep, pp, dp, vpp, zero, top, scale_from;
-	uint64_t bucket, reserve;
+	uint64_t bucket, reserve, replicas;
+	double *load; /* parsed --expert-load */
+	uint32_t nload;
 	bool no_sp, no_flash, tp_overlap, no_dp_overlap, heat, search, list;
 	double ep_overlap, gemm_eff, peak, zipf, ckpt_s, recover_s;
 };
@@ -152,11 +154,18 @@ render_text(const char *spec_arg, const struct ft_cluster_spec *spec, const stru
 	ft_strbuf_addf(sb, "  communication          %s in all, %s exposed: %.1f%% overlapped\n",
 	               dur(p->comm_total_s, a, sizeof(a)), dur(p->comm_exposed_s, b, sizeof(b)),
 	               100 * p->overlap);
-	if (p->model.experts && p->cfg.ep > 1)
+	if (p->model.experts && p->cfg.ep > 1) {
 		ft_strbuf_addf(sb, "  MoE routing            hottest expert %.1f%% of routed slots, slowest EP "
 		               "rank %.2fx the mean, %.1f%% dropped; all-to-all %s (uniform %s)\n",
 		               100 * p->moe.hottest_expert, p->moe.max_load, 100 * p->moe.dropped,
 		               dur(p->moe.a2a_s, a, sizeof(a)), dur(p->moe.a2a_uniform_s, b, sizeof(b)));
+		ft_strbuf_addf(sb, "  MoE placement          %s%s; routing %s\n",
+		               p->cfg.place_by_heat ? "by heat" : "in order",
+		               p->moe.replicas ? (p->moe.replicas == 1 ? ", the hottest expert copied" :
+		                                                         ", the hottest experts copied") :
+		                                 "",
+		               p->cfg.expert_load ? "measured" : p->cfg.zipf > 0 ? "Zipf" : "uniform");
+	}
 	ft_strbuf_addf(sb, "\nnetwork cost: communication takes %.1f%% of the iteration: %.1f GPUs "
 	               "= %.1f servers' worth\n",
 	               100 * p->comm_share, p->gpus_worth, p->servers_worth);
@@ -267,6 +276,8 @@ json_plan(struct ft_json *j, const struct ft_plan *p)
 		ft_json_obj_begin(j);
 		ft_json_kv_double(j, "zipf", p->cfg.zipf);
 		ft_json_kv_bool(j, "place_by_heat", p->cfg.place_by_heat);
+		ft_json_kv_uint(j, "replicas", p->moe.replicas);
+		ft_json_kv_bool(j, "measured", p->cfg.expert_load != NULL);
 		ft_json_kv_double(j, "hottest_expert", p->moe.hottest_expert);
 		ft_json_kv_double(j, "max_load", p->moe.max_load);
 		ft_json_kv_double(j, "dropped", p->moe.dropped);
@@ -361,6 +372,83 @@ list_models(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/*
+ * --expert-load: numbers separated by commas, spaces or newlines ('#' starts
+ * a comment), from the file the argument names when there is one, else from
+ * the argument itself. Returns EXIT_OK or EXIT_USAGE after a message naming
+ * the place.
+ */
+static int
+parse_expert_load(struct plan_opts *o, struct cli_ctx *ctx)
+{
+	struct ft_strbuf sb;
+	struct ft_error err = { 0 };
+	const char *p, *src = "--expert-load";
+	unsigned line = 1;
+	size_t cap = 0;
+	FILE *f;
+
+	ft_strbuf_init(&sb);
+	f = fopen(o->eload, "r");
+	if (f) {
+		fclose(f);
+		if (ft_strbuf_read_file(&sb, o->eload, &err) < 0) {
+			cli_error(ctx, "--expert-load: %s", ft_error_msg(&err, FT_EIO));
+			ft_strbuf_release(&sb);
+			return EXIT_USAGE;
+		}
+		src = o->eload;
+	} else {
+		ft_strbuf_adds(&sb, o->eload);
+	}
+	for (p = sb.buf; p && *p;) {
+		char num[64];
+		size_t n;
+		double v;
+
+		if (*p == '#') {
+			while (*p && *p != '\n')
+				p++;
+			continue;
+		}
+		if (*p == '\n')
+			line++;
+		if (strchr(" \t\r\n,", *p)) {
+			p++;
+			continue;
+		}
+		n = strcspn(p, " \t\r\n,#");
+		snprintf(num, sizeof(num), "%.*s", (int)FT_MIN(n, sizeof(num) - 1), p);
+		if (n >= sizeof(num) || ft_parse_double(num, &v) < 0 || !(v >= 0) || !isfinite(v)) {
+			cli_error(ctx, "%s%s%.0u: expected a non-negative number of tokens, got '%s'",
+			          src, f ? ":" : "", f ? line : 0, num);
+			ft_strbuf_release(&sb);
+			return EXIT_USAGE;
+		}
+		if (o->nload == cap) {
+			double *grown = o->nload < (1u << 20) ?
+			                        ft_reallocarray(o->load, cap ? cap * 2 : 64, sizeof(*grown)) :
+			                        NULL;
+
+			if (!grown) {
+				cli_error(ctx, "--expert-load: too many figures (at most 2^20)");
+				ft_strbuf_release(&sb);
+				return EXIT_USAGE;
+			}
+			o->load = grown;
+			cap = cap ? cap * 2 : 64;
+		}
+		o->load[o->nload++] = v;
+		p += n;
+	}
+	ft_strbuf_release(&sb);
+	if (!o->nload) {
+		cli_error(ctx, "%s: expected tokens per expert, got nothing", src);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 static int
 build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft_plan_config *c,
              struct cli_ctx *ctx)
@@ -406,6 +494,9 @@ build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft
 	c->peak_tflops = o->peak;
 	c->zipf = o->zipf;
 	c->place_by_heat = o->heat;
+	c->replicas = (uint32_t)FT_MIN(o->replicas, (uint64_t)UINT32_MAX);
+	c->expert_load = o->load;
+	c->nexpert_load = o->nload;
 	if (o->engine && strlen(o->engine) >= sizeof(c->engine)) {
 		cli_error(ctx, "--engine: expected analytic or flow, got '%s'", o->engine);
 		return EXIT_USAGE;
@@ -584,6 +675,10 @@ write_html(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_sp
 	return rc;
 }
 
+static int cmd_plan_run(struct cli_ctx *ctx, const char *spec_arg,
+                        const struct ft_cluster_spec *specp, const struct ft_plan_model *modelp,
+                        const struct ft_plan_config *cfgp, const struct plan_opts *op, bool save);
+
 int
 cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -627,7 +722,11 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		           "share of peak large GEMMs reach (default: the GPU preset's)"),
 		OPT_DOUBLE(0, "peak-tflops", &o.peak, "X", "dense peak per GPU (default: the spec's)"),
 		OPT_DOUBLE(0, "zipf", &o.zipf, "S", "MoE routing skew: Zipf exponent (0 = uniform)"),
+		OPT_STRING(0, "expert-load", &o.eload, "LIST|FILE",
+		           "measured tokens per routed expert: n1,n2,... or a file of numbers"),
 		OPT_BOOL(0, "place-by-heat", &o.heat, "place experts by heat, hottest spread first"),
+		OPT_U64(0, "replicas", &o.replicas, "N",
+		        "with --place-by-heat: give the N hottest experts a second copy"),
 		OPT_STRING(0, "order", &o.order, "ORDER",
 		           "rank layout, fastest first (default tp-cp-pp-dp; e.g. tp-cp-dp-pp)"),
 		OPT_STRING(0, "engine", &o.engine, "NAME",
@@ -654,10 +753,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_cluster_spec spec;
 	struct ft_plan_model model;
 	struct ft_plan_config cfg;
-	struct ft_plan *plan;
 	struct ft_error err = { 0 };
-	struct ft_strbuf sb;
-	struct ft_json j;
 	int n, rc;
 
 	n = opts_parse(&usage, ctx, argc, argv);
@@ -690,9 +786,39 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	rc = ft_plan_model_resolve(o.model, &model, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
+	if (o.eload) {
+		rc = parse_expert_load(&o, ctx);
+		if (rc != EXIT_OK) {
+			ft_free(o.load);
+			return rc;
+		}
+	}
 	rc = build_config(&o, &model, &cfg, ctx);
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK) {
+		ft_free(o.load);
 		return rc;
+	}
+	rc = cmd_plan_run(ctx, argv[1], &spec, &model, &cfg, &o, save);
+	ft_free(o.load);
+	return rc;
+}
+
+/* Plan (or search) with everything resolved; cmd_plan() owns the options' allocations. */
+static int
+cmd_plan_run(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_spec *specp,
+             const struct ft_plan_model *modelp, const struct ft_plan_config *cfgp,
+             const struct plan_opts *op, bool save)
+{
+	struct ft_cluster_spec spec = *specp;
+	struct ft_plan_model model = *modelp;
+	struct ft_plan_config cfg = *cfgp;
+	const struct plan_opts o = *op;
+	struct ft_plan *plan;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	struct ft_json j;
+	int rc;
+
 	if (o.search && cfg.engine[0] && strcmp(cfg.engine, "analytic") != 0) {
 		cli_error(ctx, "--search: uses the analytic engine; plan the chosen configuration "
 		               "with --engine %s",
@@ -700,7 +826,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	if (o.search)
-		return run_search(ctx, argv[1], &spec, &model, &cfg, &o);
+		return run_search(ctx, spec_arg, &spec, &model, &cfg, &o);
 	plan = ft_calloc(2, sizeof(*plan));
 	if (!plan) {
 		cli_error(ctx, "out of memory");
@@ -734,7 +860,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	if (ctx->json) {
 		ft_json_init(&j, &sb, false);
 		ft_json_obj_begin(&j);
-		ft_json_kv_str(&j, "spec", argv[1]);
+		ft_json_kv_str(&j, "spec", spec_arg);
 		json_plan(&j, plan);
 		if (o.scale_from) {
 			ft_json_key(&j, "scale_out");
@@ -750,7 +876,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		ft_json_obj_end(&j);
 		ft_strbuf_addch(&sb, '\n');
 	} else {
-		render_text(argv[1], &spec, plan, &sb);
+		render_text(spec_arg, &spec, plan, &sb);
 		if (o.scale_from)
 			ft_strbuf_addf(&sb, "scale-out: %u -> %u GPUs at %.0f -> %.0f tokens/s: %.1f%% "
 			               "efficiency per GPU\n",
@@ -763,9 +889,9 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
 	rc = plan->mem.fits ? EXIT_OK : EXIT_PROBLEM;
-	if (o.html && write_html(ctx, argv[1], &spec, &model, plan, o.html) < 0)
+	if (o.html && write_html(ctx, spec_arg, &spec, &model, plan, o.html) < 0)
 		rc = EXIT_RUNTIME;
-	if (save && save_plan(ctx, argv[1], plan) < 0)
+	if (save && save_plan(ctx, spec_arg, plan) < 0)
 		rc = EXIT_RUNTIME;
 	ft_free(plan);
 	return rc;

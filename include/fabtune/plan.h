@@ -164,7 +164,12 @@ struct ft_plan_config {
 					library workspaces, allocator fragmentation */
 	uint32_t ngpus;              /* 0 = every GPU of the spec */
 	double zipf;                 /* MoE routing skew: 0 = uniform, else Zipf exponent */
+	const double *expert_load;   /* measured tokens per expert (borrowed; NULL = zipf), one
+					per routed expert, in any unit */
+	uint32_t nexpert_load;       /* entries of expert_load (must be the experts) */
 	bool place_by_heat;          /* place experts by heat (greedy) instead of in order */
+	uint32_t replicas;           /* with place_by_heat: the hottest experts that get a second
+					copy, each copy taking half its tokens (at most ep) */
 	char order[24];              /* rank layout, fastest-varying first: "" = "tp-cp-pp-dp";
 					any order of the four with TP inside a node */
 	char engine[16];             /* "" or "analytic": the analytic model; else a simulation
@@ -226,6 +231,7 @@ struct ft_plan_moe {
 	double a2a_uniform_s;  /* one dispatch all-to-all with uniform routing */
 	double a2a_s;          /* the same with this routing and placement (slowest rank) */
 	double hottest_expert; /* share of routed tokens of the hottest expert */
+	uint32_t replicas;     /* hot experts with a second copy */
 };
 
 struct ft_plan {
@@ -341,11 +347,14 @@ FT_API int ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_pl
 /*
  * Load per EP rank with @nexperts experts whose routing shares are @share
  * (sum 1) on @ep ranks: in order (expert e on rank e / (E/ep)) or by heat
- * (greedy: hottest first onto the least loaded rank). Returns the most
- * loaded rank's share × ep (1 = balanced).
+ * (greedy: hottest first onto the least loaded rank with a free slot). With
+ * @replicas > 0 (by heat only), the @replicas hottest experts get a second
+ * copy on another rank and each copy takes half the expert's tokens; a rank
+ * then has E/ep + ceil(replicas/ep) slots. Returns the most loaded rank's
+ * share × ep (1 = balanced), or -1 when out of memory.
  */
 FT_API double ft_plan_expert_max_load(const double *share, uint32_t nexperts, uint32_t ep,
-                                      bool by_heat);
+                                      bool by_heat, uint32_t replicas);
 /* Zipf shares of @n experts with exponent @s (s = 0: uniform). */
 FT_API void ft_plan_zipf(double *share, uint32_t n, double s);
 

@@ -234,6 +234,26 @@ check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
 		                    "vpp: the interleaved schedule needs micro-batches (%" PRIu64
 		                    ") to be a multiple of pp (%u)",
 		                    c->global_batch / ((uint64_t)c->dp * c->micro_batch), c->pp);
+	if (c->expert_load) {
+		uint32_t i;
+
+		if (c->nexpert_load != m->experts)
+			return ft_error_set(err, FT_EINVAL,
+			                    "expert_load: expected one figure per routed expert (%u), "
+			                    "got %u",
+			                    m->experts, c->nexpert_load);
+		for (i = 0; i < c->nexpert_load; i++)
+			if (!(c->expert_load[i] >= 0 && isfinite(c->expert_load[i])))
+				return ft_error_set(err, FT_EINVAL,
+				                    "expert_load[%u]: expected a non-negative count, "
+				                    "got %g",
+				                    i, c->expert_load[i]);
+	}
+	if (c->replicas && (!c->place_by_heat || c->replicas > c->ep || c->ep < 2))
+		return ft_error_set(err, FT_EINVAL,
+		                    "replicas: expected up to ep (%u) hot experts copied, with "
+		                    "placement by heat, got %u",
+		                    c->ep, c->replicas);
 	if (!(c->ep_overlap >= 0 && c->ep_overlap <= 1))
 		return ft_error_set(err, FT_EINVAL, "ep_overlap: expected a share in [0, 1], got %g",
 		                    c->ep_overlap);
@@ -356,7 +376,10 @@ local_params(struct ctx *x, uint32_t lstage, bool first, bool last, uint64_t *de
 	if (last && (!m->tied || c->pp > 1 || !first))
 		d += emb;
 	*dense = d / c->tp;
-	*expert = (uint64_t)lmoe * (m->experts / c->ep) * pp->expert / c->tp;
+	/* A rank that holds a replicated hot expert holds one more (the busiest case). */
+	*expert = (uint64_t)lmoe *
+	          (m->experts / c->ep + (c->place_by_heat && c->ep > 1 && c->replicas ? 1 : 0)) *
+	          pp->expert / c->tp;
 }
 
 static void

@@ -8,10 +8,13 @@
  * follow a Zipf law (share of the expert of rank r ∝ 1/r^s, s = 0 uniform),
  * capped at 1/k of the routed slots since a token picks k distinct experts;
  * a capacity factor c caps each expert at c/E of the tokens and drops the
- * rest. Experts are placed in order (expert e on rank e / (E/ep), so the
+ * rest. The shares are a Zipf law or a measured histogram (tokens per
+ * expert). Experts are placed in order (expert e on rank e / (E/ep), so the
  * hottest experts share a rank) or by heat: hottest first onto the least
  * loaded rank with room (greedy longest-processing-time), which spreads the
- * hot experts over the ranks.
+ * hot experts over the ranks; the hottest may also get a second copy on
+ * another rank, each copy serving half their tokens (replicas cost one more
+ * expert's memory on the ranks that hold them).
  */
 #include "plan_int.h"
 
@@ -61,60 +64,89 @@ cap_shares(double *share, uint32_t n, double cap)
 	}
 }
 
+struct item {
+	double share;
+	uint32_t expert;
+};
+
 static int
 by_share_desc(const void *a, const void *b)
 {
-	const double *x = *(const double *const *)a, *y = *(const double *const *)b;
+	const struct item *x = a, *y = b;
 
-	if (*x != *y)
-		return *x < *y ? 1 : -1;
-	return x < y ? -1 : x > y; /* stable: by expert index */
+	if (x->share != y->share)
+		return x->share < y->share ? 1 : -1;
+	return x->expert < y->expert ? -1 : x->expert > y->expert; /* stable: by expert index */
 }
 
 double
-ft_plan_expert_max_load(const double *share, uint32_t n, uint32_t ep, bool by_heat)
+ft_plan_expert_max_load(const double *share, uint32_t n, uint32_t ep, bool by_heat,
+                        uint32_t replicas)
 {
-	uint32_t per = ep ? n / ep : 0, i, r;
+	uint32_t per = ep ? n / ep : 0, slots, nitems, i, r;
 	double load_max = 0, total = 0;
+	struct item *it;
 	double *load;
-	uint32_t *count;
-	const double **order;
+	uint32_t *count, *where;
 
 	if (!ep || !per || n % ep)
 		return 1;
+	if (!by_heat)
+		replicas = 0;
+	replicas = FT_MIN(replicas, FT_MIN(ep, n));
+	if (ep == 1)
+		replicas = 0;
+	slots = per + (replicas + ep - 1) / ep;
+	nitems = n + replicas;
+	it = ft_calloc(nitems, sizeof(*it));
 	load = ft_calloc(ep, sizeof(*load));
 	count = ft_calloc(ep, sizeof(*count));
-	order = ft_calloc(n, sizeof(*order));
-	if (!load || !count || !order) {
+	where = ft_calloc(n, sizeof(*where));
+	if (!it || !load || !count || !where) {
+		ft_free(it);
 		ft_free(load);
 		ft_free(count);
-		ft_free(order);
+		ft_free(where);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		order[i] = &share[i];
+		it[i] = (struct item){ share[i], i };
 		total += share[i];
+		where[i] = UINT32_MAX;
 	}
-	if (by_heat)
-		qsort(order, n, sizeof(*order), by_share_desc);
-	for (i = 0; i < n; i++) {
-		uint32_t best = 0;
+	if (by_heat) {
+		qsort(it, n, sizeof(*it), by_share_desc);
+		for (i = 0; i < replicas; i++) { /* split the hottest in two copies */
+			it[i].share /= 2;
+			it[n + i] = it[i];
+		}
+		qsort(it, nitems, sizeof(*it), by_share_desc);
+	}
+	for (i = 0; i < nitems; i++) {
+		uint32_t best = UINT32_MAX;
 
 		if (!by_heat) {
 			best = i / per;
 		} else {
-			for (r = 0; r < ep; r++)
-				if (count[r] < per && (count[best] >= per || load[r] < load[best]))
+			for (r = 0; r < ep; r++) {
+				if (count[r] >= slots || where[it[i].expert] == r)
+					continue;
+				if (best == UINT32_MAX || load[r] < load[best])
 					best = r;
+			}
 		}
-		load[best] += *order[i];
+		if (best == UINT32_MAX) /* cannot happen: slots x ep >= items, copies apart */
+			best = 0;
+		load[best] += it[i].share;
 		count[best]++;
+		where[it[i].expert] = best;
 	}
 	for (r = 0; r < ep; r++)
 		load_max = FT_MAX(load_max, load[r]);
+	ft_free(it);
 	ft_free(load);
 	ft_free(count);
-	ft_free(order);
+	ft_free(where);
 	return total > 0 ? load_max / total * ep : 1;
 }
 
@@ -123,7 +155,7 @@ ft__plan_moe_skew(struct ft_plan_moe *out, const struct ft_plan_model *m,
                   const struct ft_plan_config *c)
 {
 	uint32_t n = m->experts, i;
-	double *share, cap, dropped = 0, ml;
+	double *share, cap, dropped = 0, ml, sum = 0;
 
 	out->max_load = 1;
 	out->dropped = 0;
@@ -132,10 +164,19 @@ ft__plan_moe_skew(struct ft_plan_moe *out, const struct ft_plan_model *m,
 	share = ft_calloc(n, sizeof(*share));
 	if (!share)
 		return FT_ENOMEM;
-	ft_plan_zipf(share, n, c->zipf);
+	if (c->expert_load) {
+		for (i = 0; i < n; i++)
+			sum += c->expert_load[i];
+		for (i = 0; i < n; i++)
+			share[i] = sum > 0 ? c->expert_load[i] / sum : 1.0 / n;
+	} else {
+		ft_plan_zipf(share, n, c->zipf);
+	}
 	if (m->topk > 1)
 		cap_shares(share, n, 1.0 / m->topk);
-	out->hottest_expert = share[0];
+	out->hottest_expert = 0;
+	for (i = 0; i < n; i++)
+		out->hottest_expert = FT_MAX(out->hottest_expert, share[i]);
 	if (m->capacity > 0) {
 		cap = m->capacity / n;
 		for (i = 0; i < n; i++)
@@ -145,7 +186,8 @@ ft__plan_moe_skew(struct ft_plan_moe *out, const struct ft_plan_model *m,
 			}
 	}
 	out->dropped = dropped;
-	ml = ft_plan_expert_max_load(share, n, c->ep, c->place_by_heat);
+	out->replicas = c->place_by_heat && c->ep > 1 ? FT_MIN(c->replicas, c->ep) : 0;
+	ml = ft_plan_expert_max_load(share, n, c->ep, c->place_by_heat, out->replicas);
 	ft_free(share);
 	if (ml < 0)
 		return FT_ENOMEM;

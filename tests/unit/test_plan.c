@@ -393,16 +393,27 @@ test_expert_placement(void **state)
 	(void)state;
 	/* In order: experts 0 and 1 share rank 0 (0.7 of 1, 1.4x the mean); by heat the ranks
 	 * get 0.4 + 0.1 and 0.3 + 0.2. */
-	assert_true(NEAR(ft_plan_expert_max_load(share, 4, 2, false), 1.4, 1e-12));
-	assert_true(NEAR(ft_plan_expert_max_load(share, 4, 2, true), 1.0, 1e-12));
+	assert_true(NEAR(ft_plan_expert_max_load(share, 4, 2, false, 0), 1.4, 1e-12));
+	assert_true(NEAR(ft_plan_expert_max_load(share, 4, 2, true, 0), 1.0, 1e-12));
 	ft_plan_zipf(z, 64, 0);
-	assert_true(NEAR(ft_plan_expert_max_load(z, 64, 8, false), 1.0, 1e-12));
+	assert_true(NEAR(ft_plan_expert_max_load(z, 64, 8, false, 0), 1.0, 1e-12));
 	ft_plan_zipf(z, 64, 1.0);
-	in_order = ft_plan_expert_max_load(z, 64, 8, false);
-	by_heat = ft_plan_expert_max_load(z, 64, 8, true);
+	in_order = ft_plan_expert_max_load(z, 64, 8, false, 0);
+	by_heat = ft_plan_expert_max_load(z, 64, 8, true, 0);
 	assert_true(in_order > 2 && by_heat < in_order && by_heat >= 1);
 	/* The hottest expert alone bounds the load from below. */
 	assert_true(by_heat >= z[0] * 8 - 1e-12);
+	/* One hot expert: 0.7 + 0.1 on one rank (1.6x); a second copy of it gives
+	 * 0.35 + 0.1 + 0.1 and 0.35 + 0.1 (1.1x), which beats the hottest-alone bound. */
+	{
+		double hot[4] = { 0.7, 0.1, 0.1, 0.1 };
+
+		assert_true(NEAR(ft_plan_expert_max_load(hot, 4, 2, true, 0), 1.6, 1e-12));
+		assert_true(NEAR(ft_plan_expert_max_load(hot, 4, 2, true, 1), 1.1, 1e-12));
+		/* Replication needs placement by heat. */
+		assert_true(NEAR(ft_plan_expert_max_load(hot, 4, 2, false, 1), 1.6, 1e-12));
+	}
+	assert_true(ft_plan_expert_max_load(z, 64, 8, true, 8) < by_heat);
 }
 
 static void
@@ -448,6 +459,34 @@ test_moe_plan(void **state)
 	assert_true(heat_load <= skew_load);
 	/* 8 experts on 8 ranks: one each, placement cannot help; the load is the hottest's. */
 	assert_true(NEAR(heat_load, p->moe.hottest_expert * 8, 1e-12));
+	/* A measured histogram instead of Zipf: one expert with 3x the others' tokens. */
+	{
+		static const double hist[8] = { 3, 1, 1, 1, 1, 1, 1, 1 };
+
+		c.zipf = 0;
+		c.place_by_heat = false;
+		c.expert_load = hist;
+		c.nexpert_load = 8;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_true(NEAR(p->moe.hottest_expert, 0.3, 1e-12));
+		assert_true(NEAR(p->moe.max_load, 2.4, 1e-12));
+		c.nexpert_load = 7;
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+		assert_non_null(strstr(err.msg, "expert_load: expected one figure per routed expert"));
+		c.expert_load = NULL;
+		c.nexpert_load = 0;
+		/* A second copy of the hottest expert: placement by heat with replicas. */
+		c.expert_load = hist;
+		c.nexpert_load = 8;
+		c.place_by_heat = true;
+		c.replicas = 1;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_true(p->moe.max_load < 2.4 && p->moe.replicas == 1);
+		c.expert_load = NULL;
+		c.nexpert_load = 0;
+		c.replicas = 0;
+	}
 	/* Top-2 routing: no expert takes more than half of the routed slots. */
 	c.zipf = 4;
 	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
