@@ -95,6 +95,10 @@ render_text(const char *spec_arg, const struct ft_cluster_spec *spec, const stru
 	               "per GPU; %.3g FLOPs per token\n",
 	               p->peak_Fps / 1e12, p->cfg.gemm_eff, p->achieved_Fps / 1e12, p->flops_per_token);
 
+	if (p->cfg.engine[0] && strcmp(p->cfg.engine, "analytic") != 0)
+		ft_strbuf_addf(sb, "engine    %s: each group's instances at once, then every group "
+		               "together (algo and bottleneck columns: the analytic model's)\n",
+		               p->cfg.engine);
 	ft_strbuf_addf(sb, "\nmemory per GPU (stage %u)        GB\n", mm->stage);
 	ft_strbuf_addf(sb, "  weights                  %8s\n", gb(mm->weights, a, sizeof(a)));
 	ft_strbuf_addf(sb, "  gradients                %8s\n", gb(mm->grads, a, sizeof(a)));
@@ -200,6 +204,8 @@ json_plan(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_str(j, "recompute", ft_plan_recompute_name(c->recompute));
 	ft_json_kv_bool(j, "sp", c->sp && c->tp > 1);
 	ft_json_kv_double(j, "gemm_eff", c->gemm_eff);
+	ft_json_kv_str(j, "engine", c->engine[0] ? c->engine : "analytic");
+	ft_json_kv_str(j, "order", c->order[0] ? c->order : "tp-cp-pp-dp");
 	ft_json_obj_end(j);
 	ft_json_key(j, "memory");
 	ft_json_obj_begin(j);

@@ -166,7 +166,8 @@ struct ctx {
 	struct ft_plan_config *c;
 	struct ft_plan *p;
 	struct ft_error *err;
-	struct ft_plan_engine *engine; /* NULL: the analytic model */
+	const struct ft_plan_comm *ov; /* engine times by (group, op, bytes); NULL: analytic */
+	size_t nov;
 };
 
 static int
@@ -292,12 +293,9 @@ eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, stru
 		return rc;
 	}
 	out->op_s = r.time_s;
-	if (x->engine) {
-		rc = ft__plan_engine_time(x->engine, x->c, g, pl, op, r.algo, bytes, &out->op_s,
-		                          x->err);
-		if (rc < 0)
-			return rc;
-	}
+	for (size_t i = 0; i < x->nov; i++)
+		if (x->ov[i].group == g && x->ov[i].op == op && x->ov[i].bytes == bytes)
+			out->op_s = x->ov[i].op_s;
 	ft_strlcpy(out->algo, ft_algo_name(r.algo), sizeof(out->algo));
 	ft_strlcpy(out->bottleneck, r.bottleneck, sizeof(out->bottleneck));
 	return 0;
@@ -446,10 +444,10 @@ memory(struct ctx *x, uint32_t lstage)
 
 static int
 compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
-        const struct ft_plan_config *cfg, struct ft_plan *out, struct ft_plan_engine *pe,
-        struct ft_error *err)
+        const struct ft_plan_config *cfg, struct ft_plan *out, const struct ft_plan_comm *ov,
+        size_t nov, struct ft_error *err)
 {
-	struct ctx x = { spec, NULL, NULL, out, err, pe };
+	struct ctx x = { spec, NULL, NULL, out, err, ov, nov };
 	const struct ft_plan_model *m;
 	struct ft_plan_config *c;
 	struct ft_plan_comm op;
@@ -732,25 +730,78 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 	return 0;
 }
 
+/*
+ * The engine's times: each communication of the analytic plan runs on the
+ * engine alone (all instances of its group at once), then the first
+ * operation of every group runs together with the others' (a backward
+ * micro-batch's TP, CP, EP and PP traffic meeting the gradient buckets);
+ * each group's contention factor (together / alone) scales its operations'
+ * alone times. The plan is then made again with these times.
+ */
+static int
+engine_times(struct ft_plan_engine *pe, struct ft_plan *p, struct ft_plan_comm *ov,
+             struct ft_error *err)
+{
+	double alone[FT_PLAN_MAX_COMMS] = { 0 }, together[FT_PLAN_MAX_COMMS] = { 0 };
+	double factor[FT_GROUP_COUNT];
+	size_t i;
+	int g, rc;
+
+	for (i = 0; i < p->ncomms; i++) {
+		const struct ft_plan_comm *c = &p->comms[i];
+		enum ft_algo algo;
+
+		if (ft_algo_from_name(c->algo, &algo) < 0)
+			algo = ft_coll_default_algo(c->op);
+		rc = ft__plan_engine_time(pe, &p->cfg, c->group, &p->place[c->group], c->op, algo,
+		                          c->bytes, &alone[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	rc = ft__plan_engine_together(pe, &p->cfg, p, together, err);
+	if (rc < 0)
+		return rc;
+	for (g = 0; g < FT_GROUP_COUNT; g++)
+		factor[g] = 1;
+	for (i = 0; i < p->ncomms; i++)
+		if (together[i] > 0 && alone[i] > 0)
+			factor[p->comms[i].group] = FT_MAX(1.0, together[i] / alone[i]);
+	for (i = 0; i < p->ncomms; i++) {
+		ov[i] = p->comms[i];
+		ov[i].op_s = alone[i] * factor[p->comms[i].group];
+	}
+	return 0;
+}
+
 int
 ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
                 const struct ft_plan_config *cfg, struct ft_plan *out, struct ft_error *err)
 {
 	struct ft_plan_engine pe = { .spec = spec };
+	struct ft_plan_comm ov[FT_PLAN_MAX_COMMS];
+	size_t nov;
 	int rc;
 
 	if (!cfg->engine[0] || strcmp(cfg->engine, "analytic") == 0)
-		return compute(spec, model, cfg, out, NULL, err);
+		return compute(spec, model, cfg, out, NULL, 0, err);
 	pe.ops = ft_sim_engine_find(cfg->engine);
 	if (!pe.ops) {
 		memset(out, 0, sizeof(*out));
 		return ft_error_set(err, FT_EINVAL, "engine: expected analytic or flow, got '%s'",
 		                    cfg->engine);
 	}
+	rc = compute(spec, model, cfg, out, NULL, 0, err);
+	if (rc < 0)
+		return rc;
 	ft_vec_init(&pe.keep, sizeof(uint32_t *));
-	rc = compute(spec, model, cfg, out, &pe, err);
+	nov = out->ncomms;
+	rc = engine_times(&pe, out, ov, err);
 	ft__plan_engine_drop_keep(&pe);
 	ft_vec_release(&pe.keep);
 	ft_topo_free(pe.topo);
+	if (rc == 0)
+		rc = compute(spec, model, cfg, out, ov, nov, err);
+	if (rc < 0)
+		memset(out, 0, sizeof(*out));
 	return rc;
 }

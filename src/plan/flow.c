@@ -4,8 +4,11 @@
  * instance of a parallel group runs its collective at the same time on the
  * cluster's topology (all the TP groups' all-gathers at once, all the DP
  * groups' buckets at once, every stage boundary's send at once), so groups
- * that share NICs, leaves or spines contend as they do in the job. The
- * op's time is the makespan of the run.
+ * that share NICs, leaves or spines contend as they do in the job; the
+ * op's time is the makespan of the run. A second run puts the first
+ * operation of every group on the engine at the same time (TP, CP, EP and
+ * PP traffic meeting the gradient buckets), and each operation's time is
+ * the slowest of its instances there.
  *
  * Ranks follow the plan's order: rank = Σ coordinate × stride (ft__plan_strides()).
  */
@@ -87,63 +90,52 @@ members(const struct layout *L, enum ft_plan_group g, uint32_t r, uint32_t *out,
 	}
 }
 
-int
-ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
-                     enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
-                     enum ft_algo algo, uint64_t bytes, double *out_s, struct ft_error *err)
+/* Compile @op of @bytes for a group of @n ranks, @ppn per node, with @algo or the op's default. */
+static int
+schedule(enum ft_op op, enum ft_algo algo, uint32_t n, uint32_t ppn, uint64_t bytes,
+         struct ft_schedule *out, struct ft_error *err)
 {
-	struct layout L = { cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->ep, { 0 } };
-	uint32_t gpn = pe->spec->node.ngpus, ngpus = cfg->tp * cfg->cp * cfg->pp * cfg->dp, r, i;
-	uint32_t n = g == FT_GROUP_PP ? 2 : pl->n, *ranks = NULL;
 	struct ft_coll_args args = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
-		                     .nranks = n, .ranks_per_node = pl->ppn, .bytes = bytes };
-	struct ft_schedule sched;
-	struct ft_sim_cfg sc;
-	struct ft_engine *e = NULL;
-	struct ft_sim_counters cnt;
+		                     .nranks = n, .ranks_per_node = ppn, .bytes = bytes };
 	int rc;
 
-	*out_s = 0;
-	rc = ft__plan_strides(cfg, L.st, err);
-	if (rc < 0)
-		return rc;
-	if (!pe->topo) {
-		rc = ft_topo_build(pe->spec, &pe->topo, err);
-		if (rc < 0)
-			return rc;
-	}
-	ft_schedule_init(&sched);
-	rc = ft_coll_schedule(&args, &sched, NULL);
+	ft_schedule_init(out);
+	rc = ft_coll_schedule(&args, out, NULL);
 	if (rc < 0) { /* an algorithm the simulator does not lay out: NCCL's default for the op */
-		ft_schedule_release(&sched);
-		ft_schedule_init(&sched);
+		ft_schedule_release(out);
+		ft_schedule_init(out);
 		args.algo = ft_coll_default_algo(op);
-		rc = ft_coll_schedule(&args, &sched, err);
-		if (rc < 0)
-			goto out;
+		rc = ft_coll_schedule(&args, out, err);
 	}
-	ft_sim_cfg_init(&sc);
-	rc = pe->ops->create(pe->topo, &sc, &e, err);
-	if (rc < 0)
-		goto out;
-	ranks = ft_calloc(n, sizeof(*ranks));
-	if (!ranks) {
-		rc = ft_error_set(err, FT_ENOMEM, "engine: out of memory");
-		goto out;
-	}
+	return rc;
+}
+
+/* Submit @sched once per instance of group @g to @e; *@first and *@last get the op ids. */
+static int
+submit_group(struct ft_plan_engine *pe, struct ft_engine *e, const struct layout *L,
+             enum ft_plan_group g, uint32_t n, const struct ft_schedule *sched, int64_t *first,
+             int64_t *last, struct ft_error *err)
+{
+	uint32_t gpn = pe->spec->node.ngpus, ngpus = L->tp * L->cp * L->pp * L->dp, r, i;
+	uint32_t *ranks = ft_calloc(n, sizeof(*ranks));
+	int rc = 0;
+
+	*first = *last = -1;
+	if (!ranks)
+		return ft_error_set(err, FT_ENOMEM, "engine: out of memory");
 	for (r = 0; r < ngpus; r++) {
-		struct ft_sim_op sop = { .sched = &sched, .after = -1 };
+		struct ft_sim_op sop = { .sched = sched, .after = -1 };
 		uint32_t *rg;
 		int64_t id;
 
-		if (!members(&L, g, r, ranks, n))
+		if (!members(L, g, r, ranks, n))
 			continue;
 		/* Each op borrows its placement until run(): keep one array per instance. */
 		rg = ft_calloc(n, sizeof(*rg));
 		if (!rg || ft_vec_push(&pe->keep, &rg) < 0) {
 			ft_free(rg);
 			rc = ft_error_set(err, FT_ENOMEM, "engine: out of memory");
-			goto out;
+			break;
 		}
 		for (i = 0; i < n; i++)
 			rg[i] = ft_topo_gpu(pe->topo, ranks[i] / gpn, ranks[i] % gpn);
@@ -151,22 +143,125 @@ ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg
 		id = pe->ops->submit(e, &sop, err);
 		if (id < 0) {
 			rc = (int)id;
-			goto out;
+			break;
 		}
+		if (*first < 0)
+			*first = id;
+		*last = id;
 	}
-	rc = pe->ops->run(e, 0, err);
+	ft_free(ranks);
+	return rc;
+}
+
+static int
+prepare(struct ft_plan_engine *pe, const struct ft_plan_config *cfg, struct layout *L,
+        struct ft_engine **e, struct ft_error *err)
+{
+	struct ft_sim_cfg sc;
+	int rc;
+
+	*L = (struct layout){ cfg->tp, cfg->cp, cfg->pp, cfg->dp, cfg->ep, { 0 } };
+	rc = ft__plan_strides(cfg, L->st, err);
+	if (rc < 0)
+		return rc;
+	if (!pe->topo) {
+		rc = ft_topo_build(pe->spec, &pe->topo, err);
+		if (rc < 0)
+			return rc;
+	}
+	ft_sim_cfg_init(&sc);
+	return pe->ops->create(pe->topo, &sc, e, err);
+}
+
+int
+ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
+                     enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
+                     enum ft_algo algo, uint64_t bytes, double *out_s, struct ft_error *err)
+{
+	uint32_t n = g == FT_GROUP_PP ? 2 : pl->n;
+	struct ft_schedule sched;
+	struct ft_engine *e = NULL;
+	struct ft_sim_counters cnt;
+	struct layout L;
+	int64_t first, last;
+	int rc;
+
+	*out_s = 0;
+	ft_schedule_init(&sched);
+	rc = prepare(pe, cfg, &L, &e, err);
+	if (rc == 0)
+		rc = schedule(op, algo, n, g == FT_GROUP_PP ? 1 : pl->ppn, bytes, &sched, err);
+	if (rc == 0)
+		rc = submit_group(pe, e, &L, g, n, &sched, &first, &last, err);
+	if (rc == 0)
+		rc = pe->ops->run(e, 0, err);
 	if (rc == 0)
 		rc = pe->ops->counters(e, &cnt, err);
 	if (rc == 0)
 		*out_s = cnt.makespan_s;
-out:
 	if (e)
 		pe->ops->destroy(e);
 	ft__plan_engine_drop_keep(pe);
-	ft_free(ranks);
 	ft_schedule_release(&sched);
 	if (rc < 0)
 		ft_error_prefix(err, "%s engine, %s group: ", pe->ops->name, ft_plan_group_name(g));
+	return rc;
+}
+
+int
+ft__plan_engine_together(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
+                         const struct ft_plan *p, double *together, struct ft_error *err)
+{
+	struct ft_schedule sched[FT_PLAN_MAX_COMMS];
+	int64_t first[FT_PLAN_MAX_COMMS], last[FT_PLAN_MAX_COMMS];
+	bool seen[FT_GROUP_COUNT] = { false };
+	struct ft_engine *e = NULL;
+	struct ft_sim_counters cnt;
+	struct layout L;
+	size_t i, nsched = 0;
+	int rc;
+
+	for (i = 0; i < p->ncomms; i++) {
+		together[i] = 0;
+		first[i] = last[i] = -1;
+	}
+	rc = prepare(pe, cfg, &L, &e, err);
+	for (i = 0; i < p->ncomms && rc == 0; i++) {
+		const struct ft_plan_comm *c = &p->comms[i];
+		const struct ft_plan_place *pl = &p->place[c->group];
+		uint32_t n = c->group == FT_GROUP_PP ? 2 : pl->n;
+		enum ft_algo algo;
+
+		if (seen[c->group]) /* a group's own operations follow one another */
+			continue;
+		seen[c->group] = true;
+		if (ft_algo_from_name(c->algo, &algo) < 0)
+			algo = ft_coll_default_algo(c->op);
+		rc = schedule(c->op, algo, n, c->group == FT_GROUP_PP ? 1 : pl->ppn, c->bytes,
+		              &sched[nsched], err);
+		if (rc < 0)
+			break;
+		nsched++;
+		rc = submit_group(pe, e, &L, c->group, n, &sched[nsched - 1], &first[i], &last[i],
+		                  err);
+	}
+	if (rc == 0)
+		rc = pe->ops->run(e, 0, err);
+	if (rc == 0)
+		rc = pe->ops->counters(e, &cnt, err);
+	for (i = 0; i < p->ncomms && rc == 0; i++) {
+		int64_t id;
+
+		for (id = first[i]; id >= 0 && id <= last[i] && (size_t)id < cnt.nops; id++)
+			together[i] = FT_MAX(together[i], cnt.ops[id].t_end_s - cnt.ops[id].t_start_s);
+	}
+	if (e)
+		pe->ops->destroy(e);
+	ft__plan_engine_drop_keep(pe);
+	for (i = 0; i < nsched; i++)
+		ft_schedule_release(&sched[i]);
+	if (rc < 0)
+		ft_error_prefix(err, "%s engine, all groups at once: ", pe->ops->name);
 	return rc;
 }
 

@@ -49,6 +49,13 @@ struct ft_plan_engine {
 int ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
                          enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
                          enum ft_algo algo, uint64_t bytes, double *out_s, struct ft_error *err);
+/*
+ * Run the first operation of every group of @p at once, every instance of
+ * each, on @pe's engine; together[i] gets the slowest instance's time of
+ * @p->comms[i] for the operations that ran, 0 for the others.
+ */
+int ft__plan_engine_together(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
+                             const struct ft_plan *p, double *together, struct ft_error *err);
 void ft__plan_engine_drop_keep(struct ft_plan_engine *pe);
 
 /* Routing skew of @m under @c (zipf, place_by_heat) on EP ranks: max_load, dropped share. */

@@ -519,6 +519,26 @@ test_flow_engine(void **state)
 	assert_non_null(cm);
 	rate = s.node.pcie_Bps_gpu < s.node.nic_Bps ? s.node.pcie_Bps_gpu : s.node.nic_Bps;
 	assert_true(NEAR(cm->op_s, cm->bytes / rate, 0.10));
+	/* Four stages and four DP replicas on 16 nodes: the gradient buckets and the stage
+	 * sends share each GPU's PCIe link and NIC when they run at once, so neither beats
+	 * its bytes over that link, and the result is deterministic. */
+	{
+		struct ft_cluster_spec s16 = spec("dgx-h100:16");
+		struct ft_plan_model m70 = preset("llama3-70b");
+		double iter;
+
+		c.pp = 4;
+		c.global_batch = 64;
+		assert_int_equal(ft_plan_compute(&s16, &m70, &c, p, &err), 0);
+		cm = find_comm(p, FT_GROUP_DP, FT_OP_REDUCE_SCATTER);
+		assert_non_null(cm);
+		assert_true(cm->op_s >= cm->wire_bytes / rate);
+		cm = find_comm(p, FT_GROUP_PP, FT_OP_SENDRECV);
+		assert_true(cm->op_s >= 2 * cm->bytes / rate * 0.99);
+		iter = p->iter_s;
+		assert_int_equal(ft_plan_compute(&s16, &m70, &c, p, &err), 0);
+		assert_true(p->iter_s == iter);
+	}
 	ft_strlcpy(c.engine, "nope", sizeof(c.engine));
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
