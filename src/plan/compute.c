@@ -160,6 +160,7 @@ ft__plan_strides(const struct ft_plan_config *c, uint32_t stride[FT__DIM_COUNT],
 
 /* ---- one plan ------------------------------------------------------------------------------ */
 
+/* One plan in the making: its inputs, and what the steps hand each other. */
 struct ctx {
 	const struct ft_cluster_spec *spec;
 	const struct ft_plan_model *m;
@@ -168,6 +169,13 @@ struct ctx {
 	struct ft_error *err;
 	const struct ft_plan_comm *ov; /* engine times by (group, op, bytes); NULL: analytic */
 	size_t nov;
+	uint32_t lstage;  /* layers of the busiest stage */
+	uint32_t k;       /* collectives per layer come in k passes' worth: 2, 3 with recompute */
+	double moe_share; /* MoE layers / layers */
+	double tok_gpu;   /* tokens of one micro-batch on one GPU (÷ CP) */
+	double attn_core; /* FLOPs of one layer's attention scores and weighted sum, one GPU */
+	double t_mb0;     /* compute of one micro-batch on the busiest stage, seconds */
+	double tp_f, cp_f, ep_f; /* TP, CP, EP communication per micro-batch, seconds */
 };
 
 static int
@@ -442,267 +450,220 @@ memory(struct ctx *x, uint32_t lstage)
 	}
 }
 
+/* ---- compute per micro-batch on the busiest stage (TRAIN-FLOPS, TRAIN-GPU) ---- */
 static int
-compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
-        const struct ft_plan_config *cfg, struct ft_plan *out, const struct ft_plan_comm *ov,
-        size_t nov, struct ft_error *err)
+passes(struct ctx *x)
 {
-	struct ctx x = { spec, NULL, NULL, out, err, ov, nov };
-	const struct ft_plan_model *m;
-	struct ft_plan_config *c;
-	struct ft_plan_comm op;
-	double tok_mb, tok_gpu, eff, fwd_layer, attn_core, logits, t_mb, t_mb0, n_slots;
-	double moe_share, dense_grad, expert_grad, tp_f = 0, cp_f = 0, ep_f = 0, p2p = 0;
-	uint32_t lstage, nmoe, k;
-	uint64_t dense_l, expert_l, bucket, act_bytes;
-	struct ft_plan_comm *d;
+	const struct ft_plan_model *m = x->m;
+	const struct ft_plan_config *c = x->c;
+	const struct ft_plan_params *pp = &x->p->params;
+	const struct ft_node_spec *node = &x->spec->node;
+	struct ft_plan *out = x->p;
+	double mlp, fwd_layer, logits, rate;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	out->model = *model;
-	out->cfg = *cfg;
-	m = &out->model;
-	c = &out->cfg;
-	x.m = m;
-	x.c = c;
-	rc = ft_plan_model_validate(m, err);
-	if (rc < 0)
-		return rc;
-	rc = check_config(spec, m, c, &out->ngpus, err);
-	if (rc < 0)
-		return rc;
-	ft_plan_model_params(m, &out->params);
-	out->m = (uint32_t)(c->global_batch / ((uint64_t)c->dp * c->micro_batch));
-	nmoe = ft__plan_moe_layers(m);
-	moe_share = (double)nmoe / m->layers;
-	/* Uneven splits put the extra layers on some stages: the busiest has ceil(l/p). */
-	lstage = (m->layers + c->pp - 1) / c->pp;
-	rc = place_groups(&x);
-	if (rc < 0)
-		return rc;
-	memory(&x, lstage);
-
-	/* ---- compute per micro-batch on the busiest stage (TRAIN-FLOPS, TRAIN-GPU) ---- */
 	out->peak_Fps = 1e12 * (c->peak_tflops ? c->peak_tflops :
-	                        c->precision == FT_PRECISION_FP8 ? spec->node.gpu_fp8_tflops :
-	                                                            spec->node.gpu_tflops);
-	eff = c->gemm_eff ? c->gemm_eff : spec->node.gpu_gemm_eff > 0 ? spec->node.gpu_gemm_eff : 0.5;
-	c->gemm_eff = eff;
-	out->achieved_Fps = out->peak_Fps * eff;
-	tok_mb = (double)m->seq * c->micro_batch;
-	tok_gpu = tok_mb / c->cp;
+	                        c->precision == FT_PRECISION_FP8 ? node->gpu_fp8_tflops :
+	                                                            node->gpu_tflops);
+	x->c->gemm_eff = c->gemm_eff ? c->gemm_eff : node->gpu_gemm_eff > 0 ? node->gpu_gemm_eff : 0.5;
+	out->achieved_Fps = rate = out->peak_Fps * c->gemm_eff;
 	out->flops_per_token = ft_plan_flops_per_token(m);
 	out->model_flops = out->flops_per_token * (double)c->global_batch * m->seq;
-	{
-		const struct ft_plan_params *pp = &out->params;
-		double mlp = (1 - moe_share) * (double)pp->dense_mlp +
-		             moe_share * ((double)(m->topk + m->shared_experts) * pp->expert +
-		                          (double)pp->router);
-
-		attn_core = 4.0 * tok_gpu * m->seq * m->heads * ft__plan_head_dim(m) / c->tp;
-		fwd_layer = 2.0 * tok_gpu * ((double)pp->attn_layer + mlp) / c->tp + attn_core;
-		logits = 2.0 * tok_gpu * m->hidden * m->vocab / c->tp;
-	}
+	mlp = (1 - x->moe_share) * (double)pp->dense_mlp +
+	      x->moe_share * ((double)(m->topk + m->shared_experts) * pp->expert + (double)pp->router);
+	x->attn_core = 4.0 * x->tok_gpu * m->seq * m->heads * ft__plan_head_dim(m) / c->tp;
+	fwd_layer = 2.0 * x->tok_gpu * ((double)pp->attn_layer + mlp) / c->tp + x->attn_core;
+	logits = 2.0 * x->tok_gpu * m->hidden * m->vocab / c->tp;
 	out->moe.max_load = 1;
-	if (nmoe && c->ep > 1) {
-		rc = ft__plan_moe_skew(&x.p->moe, m, c);
+	if (x->moe_share > 0 && c->ep > 1) {
+		rc = ft__plan_moe_skew(&out->moe, m, c);
 		if (rc < 0)
-			return ft_error_set(err, rc, "moe: out of memory");
+			return ft_error_set(x->err, rc, "moe: out of memory");
 	}
 	/* The hottest EP rank computes max_load × its share of the routed experts. */
-	if (nmoe && out->moe.max_load > 1)
-		fwd_layer += moe_share * 2.0 * tok_gpu * m->topk * (double)out->params.expert / c->tp *
+	if (out->moe.max_load > 1)
+		fwd_layer += x->moe_share * 2.0 * x->tok_gpu * m->topk * (double)pp->expert / c->tp *
 		             (out->moe.max_load - 1);
-	out->fwd_s = (lstage * fwd_layer + (c->pp == 1 ? logits : 0)) / out->achieved_Fps;
+	out->fwd_s = (x->lstage * fwd_layer + (c->pp == 1 ? logits : 0)) / rate;
 	if (c->pp > 1) /* the last stage also computes the logits */
-		out->fwd_s = FT_MAX(out->fwd_s, ((lstage - 1) * fwd_layer + logits) / out->achieved_Fps);
+		out->fwd_s = FT_MAX(out->fwd_s, ((x->lstage - 1) * fwd_layer + logits) / rate);
 	out->bwd_s = 2 * out->fwd_s;
-	out->recompute_s = c->recompute == FT_RECOMPUTE_FULL ? out->fwd_s :
-	                   c->recompute == FT_RECOMPUTE_SELECTIVE ?
-	                                                       lstage * attn_core / out->achieved_Fps :
-	                                                       0;
+	out->recompute_s = c->recompute == FT_RECOMPUTE_FULL      ? out->fwd_s :
+	                   c->recompute == FT_RECOMPUTE_SELECTIVE ? x->lstage * x->attn_core / rate :
+	                                                            0;
 	out->hw_flops = out->model_flops * (1 + out->recompute_s / (3 * out->fwd_s));
+	x->t_mb0 = out->fwd_s + out->bwd_s + out->recompute_s;
+	return 0;
+}
 
-	/* ---- communications per micro-batch: TP, CP, EP, PP (TRAIN-COMM) ---- */
-	k = c->recompute == FT_RECOMPUTE_FULL ? 3 : 2; /* forward passes' worth: fwd, bwd (+ fwd) */
-	act_bytes = u64(tok_gpu * m->hidden * 2);
-	if (c->tp > 1) {
-		uint64_t n = (uint64_t)lstage * out->m * 2 * k; /* 2 per layer per pass */
+/* ---- communications per micro-batch: TP, CP, EP, PP (TRAIN-COMM) ---- */
+static int
+micro_batch_comms(struct ctx *x)
+{
+	const struct ft_plan_model *m = x->m;
+	const struct ft_plan_config *c = x->c;
+	struct ft_plan *out = x->p;
+	uint64_t act_bytes = u64(x->tok_gpu * m->hidden * 2), L = x->lstage, k = x->k;
+	struct ft_plan_comm op;
+	int rc;
 
-		if (c->sp) {
-			rc = eval_op(&x, FT_GROUP_TP, FT_OP_ALL_GATHER, act_bytes, &op);
+	if (c->tp > 1) { /* 2 per layer per pass (TRAIN-COMM TP) */
+		static const enum ft_op sp_ops[] = { FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER };
+		size_t i, n = c->sp ? 2 : 1;
+
+		for (i = 0; i < n; i++) {
+			rc = eval_op(x, FT_GROUP_TP, c->sp ? sp_ops[i] : FT_OP_ALL_REDUCE, act_bytes, &op);
 			if (rc < 0)
 				return rc;
-			add_comm(out, &op, "layer fwd/bwd (SP)", n);
-			tp_f += 2.0 * k * lstage * op.op_s;
-			rc = eval_op(&x, FT_GROUP_TP, FT_OP_REDUCE_SCATTER, act_bytes, &op);
-			if (rc < 0)
-				return rc;
-			add_comm(out, &op, "layer fwd/bwd (SP)", n);
-			tp_f += 2.0 * k * lstage * op.op_s;
-		} else {
-			rc = eval_op(&x, FT_GROUP_TP, FT_OP_ALL_REDUCE, act_bytes, &op);
-			if (rc < 0)
-				return rc;
-			add_comm(out, &op, "layer fwd/bwd", n);
-			tp_f += 2.0 * k * lstage * op.op_s;
+			add_comm(out, &op, c->sp ? "layer fwd/bwd (SP)" : "layer fwd/bwd",
+			         L * out->m * 2 * k);
+			x->tp_f += 2.0 * k * L * op.op_s;
 		}
 	}
 	if (c->cp > 1) {
 		/* Ring attention: cp-1 exchanges of the local K and V block per pass; the backward
 		 * pass moves K, V and their gradients: 2 forward passes' worth. */
-		uint64_t kv = u64(tok_gpu * 2 * ft__plan_kv_heads(m) * ft__plan_head_dim(m) * 2 / c->tp);
+		uint64_t kv = u64(x->tok_gpu * 2 * ft__plan_kv_heads(m) * ft__plan_head_dim(m) * 2 /
+		                  c->tp);
 
-		rc = eval_op(&x, FT_GROUP_CP, FT_OP_SENDRECV, kv, &op);
+		rc = eval_op(x, FT_GROUP_CP, FT_OP_SENDRECV, kv, &op);
 		if (rc < 0)
 			return rc;
-		add_comm(out, &op, "ring attention K/V", (uint64_t)lstage * out->m * (c->cp - 1) * (k + 1));
-		cp_f = (double)lstage * (c->cp - 1) * (k + 1) * op.op_s;
+		add_comm(out, &op, "ring attention K/V", L * out->m * (c->cp - 1) * (k + 1));
+		x->cp_f = (double)L * (c->cp - 1) * (k + 1) * op.op_s;
 	}
-	if (nmoe && c->ep > 1) {
+	if (x->moe_share > 0 && c->ep > 1) {
 		/* Dispatch and combine per MoE layer per pass (TRAIN-COMM EP); each TP rank sends
 		 * its 1/tp of the tokens; FP8 training dispatches FP8. */
-		uint32_t lmoe = (uint32_t)ceil(moe_share * lstage);
+		uint64_t lmoe = (uint64_t)ceil(x->moe_share * L);
 		double elem = c->precision == FT_PRECISION_FP8 ? 1 : 2;
-		uint64_t a2a = u64(tok_gpu / c->tp * m->topk * m->hidden * elem);
+		uint64_t a2a = u64(x->tok_gpu / c->tp * m->topk * m->hidden * elem);
 
-		rc = eval_op(&x, FT_GROUP_EP, FT_OP_ALLTOALL, a2a, &op);
+		rc = eval_op(x, FT_GROUP_EP, FT_OP_ALLTOALL, a2a, &op);
 		if (rc < 0)
 			return rc;
 		out->moe.a2a_uniform_s = op.op_s;
 		op.op_s *= out->moe.max_load; /* the slowest rank receives max_load × the mean */
 		out->moe.a2a_s = op.op_s;
-		add_comm(out, &op, "MoE dispatch+combine", (uint64_t)lmoe * out->m * 2 * k);
-		ep_f = 2.0 * k * lmoe * op.op_s;
+		add_comm(out, &op, "MoE dispatch+combine", lmoe * out->m * 2 * k);
+		x->ep_f = 2.0 * k * lmoe * op.op_s;
 	}
-	if (c->pp > 1) {
-		uint64_t pb = c->sp ? act_bytes / c->tp : act_bytes;
-
-		rc = eval_op(&x, FT_GROUP_PP, FT_OP_SENDRECV, pb, &op);
+	if (c->pp > 1) { /* one send forward, one backward, per virtual stage (÷ t with SP) */
+		rc = eval_op(x, FT_GROUP_PP, FT_OP_SENDRECV, c->sp ? act_bytes / c->tp : act_bytes, &op);
 		if (rc < 0)
 			return rc;
 		add_comm(out, &op, "stage activations", (uint64_t)out->m * 2 * c->vpp);
-		p2p = 2.0 * c->vpp * op.op_s;
+		out->p2p_s = 2.0 * c->vpp * op.op_s;
 	}
 	/* With TP overlap the collectives run under the GEMMs they feed (chunked as Megatron's
 	 * and Transformer Engine's userbuffer overlap does): only what exceeds them waits. */
-	out->tp_exposed_s = c->tp_overlap ?
-	                            FT_MAX(0.0, tp_f - (out->fwd_s + out->bwd_s + out->recompute_s)) :
-	                            tp_f;
-	out->cp_exposed_s = FT_MAX(0.0, cp_f - lstage * attn_core * (k + 1) / out->achieved_Fps);
-	out->ep_exposed_s = (1 - c->ep_overlap) * ep_f;
-	out->p2p_s = p2p;
+	out->tp_exposed_s = c->tp_overlap ? FT_MAX(0.0, x->tp_f - x->t_mb0) : x->tp_f;
+	out->cp_exposed_s = FT_MAX(0.0, x->cp_f - L * x->attn_core * (k + 1) / out->achieved_Fps);
+	out->ep_exposed_s = (1 - c->ep_overlap) * x->ep_f;
+	return 0;
+}
 
-	/* ---- the schedule (TRAIN-PP) ---- */
-	t_mb0 = out->fwd_s + out->bwd_s + out->recompute_s;
-	t_mb = t_mb0 + out->tp_exposed_s + out->cp_exposed_s + out->ep_exposed_s + out->p2p_s;
+/*
+ * ---- data-parallel reductions of the dense (DP) and expert (EDP) gradients ----
+ * Buckets reduce under the last micro-batch's backward pass, the last one
+ * only after it; the updated weights gather under the next iteration's first
+ * forward pass. FSDP (ZeRO-3) gathers each layer's weights forward and
+ * backward and scatters its gradients every micro-batch, one layer ahead.
+ */
+static int
+dp_comms(struct ctx *x)
+{
+	const struct ft_plan_config *c = x->c;
+	struct ft_plan *out = x->p;
+	uint64_t dense_l, expert_l, bucket = c->bucket_bytes ? c->bucket_bytes : MB25;
+	double window_b = out->bwd_s + out->recompute_s, window_f = out->fwd_s;
+	double per_layer = x->t_mb0 / (x->k + 1) / x->lstage, L = x->lstage, mm = out->m, k = x->k;
+	struct ft_plan_comm op, *d;
+	int i, rc;
+
+	local_params(x, x->lstage, true, c->pp == 1, &dense_l, &expert_l);
+	for (i = 0; i < 2; i++) {
+		enum ft_plan_group g = i ? FT_GROUP_EDP : FT_GROUP_DP;
+		double bytes = 2.0 * (double)(i ? expert_l : dense_l); /* bf16 gradients */
+		uint64_t nb, b;
+
+		if (out->place[g].n <= 1 || bytes <= 0)
+			continue;
+		if (c->zero >= 3) {
+			b = u64(bytes / L);
+			rc = eval_op(x, g, FT_OP_ALL_GATHER, b, &op);
+			if (rc < 0)
+				return rc;
+			d = add_comm(out, &op, "FSDP weight gather", (uint64_t)(L * mm * k));
+			if (d)
+				d->exposed_s = mm * L * k * FT_MAX(0.0, op.op_s - per_layer);
+			rc = eval_op(x, g, FT_OP_REDUCE_SCATTER, b, &op);
+			if (rc < 0)
+				return rc;
+			d = add_comm(out, &op, "FSDP gradient scatter", (uint64_t)(L * mm));
+			if (d)
+				d->exposed_s = mm * L * FT_MAX(0.0, op.op_s - 2 * per_layer);
+			continue;
+		}
+		nb = u64(ceil(bytes / (double)bucket));
+		b = u64(bytes / (double)nb);
+		rc = eval_op(x, g, c->zero == 0 ? FT_OP_ALL_REDUCE : FT_OP_REDUCE_SCATTER, b, &op);
+		if (rc < 0)
+			return rc;
+		d = add_comm(out, &op, "gradient buckets", nb);
+		if (d)
+			d->exposed_s = c->dp_overlap ? FT_MAX(op.op_s, d->total_s - window_b) : d->total_s;
+		if (c->zero == 0)
+			continue;
+		rc = eval_op(x, g, FT_OP_ALL_GATHER, b, &op);
+		if (rc < 0)
+			return rc;
+		d = add_comm(out, &op, "updated weights", nb);
+		if (d)
+			d->exposed_s = c->dp_overlap ? FT_MAX(op.op_s, d->total_s - window_f) : d->total_s;
+	}
+	return 0;
+}
+
+/* ---- the schedule (TRAIN-PP), the iteration and what the network costs ---- */
+static void
+iteration(struct ctx *x)
+{
+	const struct ft_plan_config *c = x->c;
+	const struct ft_cluster_spec *spec = x->spec;
+	struct ft_plan *out = x->p;
+	double t_mb, n_slots, hbm;
+	size_t i, best = 0;
+
+	t_mb = x->t_mb0 + out->tp_exposed_s + out->cp_exposed_s + out->ep_exposed_s + out->p2p_s;
 	n_slots = out->m + (c->pp - 1.0) / c->vpp;
 	out->pipeline_s = n_slots * t_mb;
 	out->bubble_s = (c->pp - 1.0) / c->vpp * t_mb;
 	out->bubble_share = out->bubble_s / out->pipeline_s;
+	for (i = 0; i < out->ncomms; i++) {
+		struct ft_plan_comm *cm = &out->comms[i];
 
-	/* ---- data-parallel reductions, overlapped with the last backward pass ---- */
-	local_params(&x, lstage, true, c->pp == 1, &dense_l, &expert_l);
-	dense_grad = 2.0 * (double)dense_l;
-	expert_grad = 2.0 * (double)expert_l;
-	bucket = c->bucket_bytes ? c->bucket_bytes : MB25;
-	{
-		struct { enum ft_plan_group g; double bytes; } dg[2] = {
-			{ FT_GROUP_DP, dense_grad }, { FT_GROUP_EDP, expert_grad } };
-		/* Buckets reduce under the last micro-batch's backward pass; the updated
-		 * weights gather under the next iteration's first forward pass. */
-		double window_b = out->bwd_s + out->recompute_s;
-		double window_f = out->fwd_s;
-		int i;
-
-		for (i = 0; i < 2; i++) {
-			double exposed_rs, exposed_ag = 0, per_layer;
-			uint64_t nb, b;
-
-			if (x.p->place[dg[i].g].n <= 1 || dg[i].bytes <= 0)
-				continue;
-			if (c->zero >= 3) {
-				/* FSDP: gather each layer's weights forward and backward, scatter its
-				 * gradients, every micro-batch; prefetched one layer ahead. */
-				b = u64(dg[i].bytes / lstage);
-				rc = eval_op(&x, dg[i].g, FT_OP_ALL_GATHER, b, &op);
-				if (rc < 0)
-					return rc;
-				d = add_comm(out, &op, "FSDP weight gather", (uint64_t)lstage * out->m * k);
-				per_layer = t_mb0 / (k + 1) / lstage;
-				exposed_ag = d ? out->m * lstage * k * FT_MAX(0.0, op.op_s - per_layer) : 0;
-				if (d)
-					d->exposed_s = exposed_ag;
-				rc = eval_op(&x, dg[i].g, FT_OP_REDUCE_SCATTER, b, &op);
-				if (rc < 0)
-					return rc;
-				d = add_comm(out, &op, "FSDP gradient scatter", (uint64_t)lstage * out->m);
-				exposed_rs = d ? out->m * lstage * FT_MAX(0.0, op.op_s - 2 * per_layer) : 0;
-				if (d)
-					d->exposed_s = exposed_rs;
-				out->dp_exposed_s += exposed_ag + exposed_rs;
-				continue;
-			}
-			nb = u64(ceil(dg[i].bytes / (double)bucket));
-			b = u64(dg[i].bytes / (double)nb);
-			rc = eval_op(&x, dg[i].g, c->zero == 0 ? FT_OP_ALL_REDUCE : FT_OP_REDUCE_SCATTER, b,
-			             &op);
-			if (rc < 0)
-				return rc;
-			d = add_comm(out, &op, "gradient buckets", nb);
-			if (!d)
-				continue;
-			/* The last bucket is ready only when the backward pass ends. */
-			exposed_rs = c->dp_overlap ? FT_MAX(op.op_s, d->total_s - window_b) : d->total_s;
-			d->exposed_s = exposed_rs;
-			if (c->zero >= 1) { /* updated weights gathered back, behind the next forward */
-				rc = eval_op(&x, dg[i].g, FT_OP_ALL_GATHER, b, &op);
-				if (rc < 0)
-					return rc;
-				d = add_comm(out, &op, "updated weights", nb);
-				if (d) {
-					exposed_ag = c->dp_overlap ? FT_MAX(op.op_s, d->total_s - window_f) :
-					                             d->total_s;
-					d->exposed_s = exposed_ag;
-				}
-			}
-			out->dp_exposed_s += exposed_rs + exposed_ag;
-		}
-	}
-	{
-		size_t i;
-
-		for (i = 0; i < out->ncomms; i++) {
-			struct ft_plan_comm *cm = &out->comms[i];
-
-			if (cm->group == FT_GROUP_DP || cm->group == FT_GROUP_EDP)
-				continue;
+		if (cm->group == FT_GROUP_TP)
+			cm->exposed_s = x->tp_f > 0 ? cm->total_s * out->tp_exposed_s / x->tp_f : 0;
+		else if (cm->group == FT_GROUP_CP)
+			cm->exposed_s = x->cp_f > 0 ? cm->total_s * out->cp_exposed_s / x->cp_f : 0;
+		else if (cm->group == FT_GROUP_EP)
+			cm->exposed_s = cm->total_s * (1 - c->ep_overlap);
+		else if (cm->group == FT_GROUP_PP)
 			cm->exposed_s = cm->total_s;
-			if (cm->group == FT_GROUP_TP && tp_f > 0)
-				cm->exposed_s = cm->total_s * out->tp_exposed_s / tp_f;
-			if (cm->group == FT_GROUP_CP && cp_f > 0)
-				cm->exposed_s = cm->total_s * out->cp_exposed_s / cp_f;
-			if (cm->group == FT_GROUP_EP)
-				cm->exposed_s = cm->total_s * (1 - c->ep_overlap);
-		}
+		else
+			out->dp_exposed_s += cm->exposed_s;
+		out->comm_total_s += cm->total_s;
+		out->comm_exposed_s += cm->exposed_s;
 	}
+	hbm = c->hbm_Bps ? c->hbm_Bps : spec->node.gpu_hbm_Bps > 0 ? spec->node.gpu_hbm_Bps : 2e12;
 	out->optimizer_s = OPT_BYTES_PER_PARAM * (double)out->mem.params_local /
-	                   (c->zero >= 1 ? (double)c->dp * c->cp : 1.0) /
-	                   (c->hbm_Bps ? c->hbm_Bps : spec->node.gpu_hbm_Bps > 0 ?
-	                                               spec->node.gpu_hbm_Bps : 2e12);
+	                   (c->zero >= 1 ? (double)c->dp * c->cp : 1.0) / hbm;
 	out->iter_s = out->pipeline_s + out->dp_exposed_s + out->optimizer_s;
-	out->iter_nocomm_s = n_slots * t_mb0 + out->optimizer_s;
-	{
-		size_t i;
-
-		for (i = 0; i < out->ncomms; i++) {
-			out->comm_total_s += out->comms[i].total_s;
-			out->comm_exposed_s += out->comms[i].exposed_s;
-		}
-	}
+	out->iter_nocomm_s = n_slots * x->t_mb0 + out->optimizer_s;
 	out->overlap = out->comm_total_s > 0 ?
 	                       FT_MAX(0.0, 1 - out->comm_exposed_s / out->comm_total_s) : 1;
-	out->tokens_per_s = (double)c->global_batch * m->seq / out->iter_s;
+	out->tokens_per_s = (double)c->global_batch * x->m->seq / out->iter_s;
 	out->mfu = out->model_flops / (out->iter_s * out->ngpus * out->peak_Fps);
 	out->hfu = out->hw_flops / (out->iter_s * out->ngpus * out->peak_Fps);
 	out->tflops_per_gpu = out->model_flops / (out->iter_s * out->ngpus) / 1e12;
@@ -710,7 +671,8 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 	out->gpus_worth = out->comm_share * out->ngpus;
 	out->servers_worth = out->gpus_worth / spec->node.ngpus;
 	{
-		struct { const char *name; double s; } loss[] = {
+		/* The largest loss over 5% of the iteration, else compute. */
+		const struct { const char *name; double s; } loss[] = {
 			{ "compute", 0 },
 			{ "bubble", out->bubble_s },
 			{ "tp", out->tp_exposed_s * n_slots },
@@ -719,7 +681,6 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 			{ "pp", out->p2p_s * n_slots },
 			{ "dp", out->dp_exposed_s },
 		};
-		size_t i, best = 0;
 
 		for (i = 1; i < FT_ARRAY_SIZE(loss); i++)
 			if (loss[i].s > 0.05 * out->iter_s && loss[i].s > loss[best].s)
@@ -727,6 +688,45 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 		ft_strlcpy(out->bottleneck, out->mem.fits ? loss[best].name : "memory",
 		           sizeof(out->bottleneck));
 	}
+}
+
+static int
+compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
+        const struct ft_plan_config *cfg, struct ft_plan *out, const struct ft_plan_comm *ov,
+        size_t nov, struct ft_error *err)
+{
+	struct ctx x = { .spec = spec, .p = out, .err = err, .ov = ov, .nov = nov };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->model = *model;
+	out->cfg = *cfg;
+	x.m = &out->model;
+	x.c = &out->cfg;
+	rc = ft_plan_model_validate(x.m, err);
+	if (rc == 0)
+		rc = check_config(spec, x.m, x.c, &out->ngpus, err);
+	if (rc < 0)
+		return rc;
+	ft_plan_model_params(x.m, &out->params);
+	out->m = (uint32_t)(x.c->global_batch / ((uint64_t)x.c->dp * x.c->micro_batch));
+	x.moe_share = (double)ft__plan_moe_layers(x.m) / x.m->layers;
+	/* Uneven splits put the extra layers on some stages: the busiest has ceil(l/p). */
+	x.lstage = (x.m->layers + x.c->pp - 1) / x.c->pp;
+	x.tok_gpu = (double)x.m->seq * x.c->micro_batch / x.c->cp;
+	x.k = x.c->recompute == FT_RECOMPUTE_FULL ? 3 : 2;
+	rc = place_groups(&x);
+	if (rc < 0)
+		return rc;
+	memory(&x, x.lstage);
+	rc = passes(&x);
+	if (rc == 0)
+		rc = micro_batch_comms(&x);
+	if (rc == 0)
+		rc = dp_comms(&x);
+	if (rc < 0)
+		return rc;
+	iteration(&x);
 	return 0;
 }
 
