@@ -536,6 +536,7 @@ run_search(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_sp
 	so.fixed_mb = o->mb != 1;
 	so.fixed_zero = false;
 	so.fixed_recompute = o->recompute != NULL;
+	so.fixed_order = o->order != NULL;
 	rc = ft_plan_search(spec, m, base, &so, &rows, &n, &tried, &fit, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
@@ -562,6 +563,7 @@ run_search(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_sp
 			ft_json_kv_uint(&j, "micro_batch", c->micro_batch);
 			ft_json_kv_uint(&j, "zero", c->zero);
 			ft_json_kv_str(&j, "recompute", ft_plan_recompute_name(c->recompute));
+			ft_json_kv_str(&j, "order", c->order[0] ? c->order : "tp-cp-pp-dp");
 			ft_json_kv_double(&j, "tokens_per_s", rows[i].tokens_per_s);
 			ft_json_kv_double(&j, "mfu", rows[i].mfu);
 			ft_json_kv_double(&j, "iter_s", rows[i].iter_s);
@@ -576,15 +578,16 @@ run_search(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_sp
 		ft_strbuf_addf(&sb, "# fabtune plan --search: %s on %s, batch %" PRIu64
 		               " sequences: %zu configurations, %zu fit in memory\n",
 		               m->name, spec_arg, base->global_batch, tried, fit);
-		ft_strbuf_adds(&sb, "rank  tp  cp  pp vpp    dp  ep  mb zero recompute   tokens/s   MFU  "
-		                    "iteration  mem GB  bottleneck\n");
+		ft_strbuf_adds(&sb, "rank  tp  cp  pp vpp    dp  ep  mb zero recompute  order        "
+		                    "tokens/s   MFU  iteration  mem GB  bottleneck\n");
 		for (i = 0; i < n; i++) {
 			const struct ft_plan_config *c = &rows[i].cfg;
 
-			ft_strbuf_addf(&sb, "%4zu  %2u  %2u  %2u %3u %5u %3u  %2u    %u %-9s %10.0f %5.1f%% "
-			               "%9.3fs  %6.1f  %s\n",
+			ft_strbuf_addf(&sb, "%4zu  %2u  %2u  %2u %3u %5u %3u  %2u    %u %-9s  %-11s "
+			               "%10.0f %5.1f%% %9.3fs  %6.1f  %s\n",
 			               i + 1, c->tp, c->cp, c->pp, c->vpp, c->dp, c->ep, c->micro_batch,
-			               c->zero, ft_plan_recompute_name(c->recompute), rows[i].tokens_per_s,
+			               c->zero, ft_plan_recompute_name(c->recompute),
+			               c->order[0] ? c->order : "tp-cp-pp-dp", rows[i].tokens_per_s,
 			               100 * rows[i].mfu, rows[i].iter_s, rows[i].mem_bytes / 1e9,
 			               rows[i].bottleneck);
 		}

@@ -321,6 +321,7 @@ FT_API uint64_t ft_plan_wire_bytes(enum ft_op op, uint64_t bytes, uint32_t n);
 struct ft_plan_search_opts {
 	uint32_t top;      /* rows kept (0 = 10) */
 	bool fixed_zero, fixed_recompute, fixed_mb; /* keep the base config's value */
+	bool fixed_order; /* keep the base config's rank order (else try PP and DP both ways) */
 };
 
 struct ft_plan_search_row {
@@ -332,8 +333,9 @@ struct ft_plan_search_row {
 
 /*
  * Enumerate the parallel configurations of @base's model on the spec's GPUs
- * (tp up to the GPUs of a node, pp dividing the layers, cp, ep dividing the
- * experts, micro-batch, ZeRO stage, recomputation, interleaving), keep those
+ * (tp up to the GPUs of a node, pp up to the layers, cp, ep dividing the
+ * experts, micro-batch, ZeRO stage, recomputation, interleaving, PP before
+ * or after DP in the rank order), keep those
  * that fit, and return the best @opts->top by tokens/s in *@rows (ft_free()),
  * *@nevaluated the configurations tried.
  */

@@ -5,7 +5,8 @@
  * mode that divides the GPUs, layers, heads and batch; the ones that fit in
  * memory are ranked by tokens/s, ties broken by less memory, then by the
  * enumeration order (deterministic). Each parallel layout (TP, CP, PP, VPP,
- * EP, micro-batch) appears once, with its best ZeRO stage and recomputation.
+ * EP, micro-batch, and whether PP or DP varies faster) appears once, with
+ * its best ZeRO stage and recomputation.
  */
 #include "plan_int.h"
 
@@ -34,7 +35,8 @@ keep(struct top *t, const struct ft_plan *p)
 		const struct ft_plan_config *q = &t->rows[i].cfg;
 
 		if (q->tp == r.cfg.tp && q->cp == r.cfg.cp && q->pp == r.cfg.pp &&
-		    q->vpp == r.cfg.vpp && q->ep == r.cfg.ep && q->micro_batch == r.cfg.micro_batch) {
+		    q->vpp == r.cfg.vpp && q->ep == r.cfg.ep && q->micro_batch == r.cfg.micro_batch &&
+		    strcmp(q->order, r.cfg.order) == 0) {
 			if (t->rows[i].tokens_per_s > r.tokens_per_s ||
 			    (t->rows[i].tokens_per_s == r.tokens_per_s &&
 			     t->rows[i].mem_bytes <= r.mem_bytes))
@@ -67,9 +69,11 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 {
 	static const uint32_t mbs[] = { 1, 2, 4, 8 };
 	static const uint32_t vpps[] = { 1, 2, 3, 4, 6, 8 };
+	/* PP across nodes and DP inside them, or the reverse (EP groups are DP ranks). */
+	static const char *const orders[] = { "tp-cp-pp-dp", "tp-cp-dp-pp" };
 	struct top t = { 0 };
 	uint32_t ngpus, tp, cp, pp, ep, zero, rc_mode, cpmax;
-	size_t imb, iv, tried = 0, fit = 0;
+	size_t imb, iv, io, tried = 0, fit = 0;
 	struct ft_plan *p;
 	int rc;
 
@@ -100,6 +104,7 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 		for (ep = 1; ep <= (m->experts ? FT_MIN(m->experts, dp) : 1); ep++) {
 			if (m->experts && (m->experts % ep || dp % ep))
 				continue;
+			for (io = 0; io < FT_ARRAY_SIZE(orders); io++)
 			for (imb = 0; imb < FT_ARRAY_SIZE(mbs); imb++)
 			for (iv = 0; iv < FT_ARRAY_SIZE(vpps); iv++)
 			for (zero = 0; zero <= 3; zero++)
@@ -115,6 +120,11 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 					continue;
 				if (pp == 1 && vpps[iv] > 1)
 					continue;
+				/* The order only matters when both PP and DP have more than one rank. */
+				if (io > 0 && (pp == 1 || dp == 1))
+					continue;
+				if (o && o->fixed_order && io > 0)
+					continue;
 				if (vpps[iv] > 1 && m->layers % (pp * vpps[iv]))
 					continue;
 				c.tp = tp;
@@ -128,6 +138,8 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 				c.recompute = rc_mode;
 				c.sp = tp > 1;
 				c.ngpus = ngpus;
+				if (!(o && o->fixed_order))
+					ft_strlcpy(c.order, orders[io], sizeof(c.order));
 				if (c.global_batch % ((uint64_t)dp * c.micro_batch))
 					continue;
 				if (ft_plan_compute(spec, m, &c, p, &e) < 0)
