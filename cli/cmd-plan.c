@@ -26,6 +26,7 @@ struct plan_opts {
 	uint32_t nload;
 	bool no_sp, no_flash, tp_overlap, no_dp_overlap, heat, search, list;
 	double ep_overlap, gemm_eff, peak, zipf, ckpt_s, recover_s;
+	double fail_gpu, fail_nic, fail_link, fail_node; /* per component per day; < 0 = default */
 };
 
 static const char *
@@ -602,22 +603,41 @@ run_search(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_sp
 
 /* Interruptions and goodput, for the recovery given and for 5 and 30 minutes. */
 static void
-render_goodput(struct cli_ctx *ctx, uint32_t ngpus, uint32_t gpn, double ckpt, double recover,
+render_goodput(struct cli_ctx *ctx, const struct plan_opts *o, uint32_t ngpus, uint32_t gpn,
                struct ft_strbuf *sb, struct ft_json *j)
 {
 	struct ft_plan_failure_rates r;
-	double rec[3] = { recover, 300, 1800 };
+	double ckpt = o->ckpt_s, recover = o->recover_s, rec[3] = { recover, 300, 1800 };
 	int i, n = 3;
 
 	ft_plan_failure_rates_default(&r);
+	if (o->fail_gpu >= 0)
+		r.gpu_per_day = o->fail_gpu;
+	if (o->fail_nic >= 0)
+		r.nic_per_day = o->fail_nic;
+	if (o->fail_link >= 0)
+		r.link_per_day = o->fail_link;
+	if (o->fail_node >= 0)
+		r.host_per_day = o->fail_node;
 	if (recover == 300 || recover == 1800)
 		n = 2, rec[0] = 300, rec[1] = 1800;
 	if (ctx->json) {
+		ft_json_key(j, "failure_rates_per_day");
+		ft_json_obj_begin(j);
+		ft_json_kv_double(j, "gpu", r.gpu_per_day);
+		ft_json_kv_double(j, "nic", r.nic_per_day);
+		ft_json_kv_double(j, "fabric_port", r.link_per_day);
+		ft_json_kv_double(j, "node", r.host_per_day);
+		ft_json_obj_end(j);
 		ft_json_key(j, "goodput");
 		ft_json_arr_begin(j);
 	} else {
-		ft_strbuf_adds(sb, "\nfailures and goodput (rates from the Llama 3 report's interruption "
-		                   "table)\n");
+		ft_strbuf_addf(sb, "\nfailures and goodput: interruptions per day per GPU %.3g, per NIC "
+		               "%.3g, per fabric port %.3g, per node %.3g%s\n",
+		               r.gpu_per_day, r.nic_per_day, r.link_per_day, r.host_per_day,
+		               o->fail_gpu < 0 && o->fail_nic < 0 && o->fail_link < 0 && o->fail_node < 0 ?
+		                       " (the Llama 3 report's interruption table)" :
+		                       "");
 	}
 	for (i = 0; i < n; i++) {
 		struct ft_plan_goodput g;
@@ -701,7 +721,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	bool save = false;
 	struct plan_opts o = { .mb = 1, .tp = 1, .cp = 1, .ep = 1, .pp = 1, .vpp = 1, .zero = 1,
-		               .recover_s = 600 };
+		               .recover_s = 600, .fail_gpu = -1, .fail_nic = -1, .fail_link = -1,
+		               .fail_node = -1 };
 	const struct opt opts[] = {
 		OPT_STRING(0, "model", &o.model, "MODEL", "a model preset (see --models) or a YAML file"),
 		OPT_BOOL(0, "models", &o.list, "list the model presets"),
@@ -747,6 +768,12 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_DURATION(0, "checkpoint", &o.ckpt_s, "time to write a checkpoint: adds failures "
 		             "and goodput"),
 		OPT_DURATION(0, "recovery", &o.recover_s, "time to restart after a failure (default 10min)"),
+		OPT_DOUBLE(0, "fail-gpu", &o.fail_gpu, "R", "interruptions per GPU per day (default 2.89e-4)"),
+		OPT_DOUBLE(0, "fail-nic", &o.fail_nic, "R", "interruptions per NIC per day (default 7.91e-6)"),
+		OPT_DOUBLE(0, "fail-link", &o.fail_link, "R",
+		           "switch and cable interruptions per fabric port per day (default 3.96e-5)"),
+		OPT_DOUBLE(0, "fail-node", &o.fail_node, "R",
+		           "other interruptions per node per day: host, software (default 1.09e-3)"),
 		OPT_BOOL(0, "save", &save, "store the plan's communications in the archive"),
 		OPT_STRING(0, "html", &o.html, "FILE",
 		           "write an HTML report: timeline, memory, communications, search frontier"),
@@ -781,12 +808,15 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	if (!(o.ep_overlap >= 0 && o.ep_overlap <= 1) || !(o.zipf >= 0 && o.zipf <= 10) ||
-	    !(o.gemm_eff >= 0 && o.gemm_eff <= 1) || !(o.peak >= 0)) {
+	    !(o.gemm_eff >= 0 && o.gemm_eff <= 1) || !(o.peak >= 0) || !(o.fail_gpu < 1) ||
+	    !(o.fail_nic < 1) || !(o.fail_link < 1) || !(o.fail_node < 100)) {
 		cli_error(ctx, "%s: value out of range",
 		          !(o.ep_overlap >= 0 && o.ep_overlap <= 1) ? "--ep-overlap (0 to 1)" :
 		          !(o.zipf >= 0 && o.zipf <= 10)            ? "--zipf (0 to 10)" :
 		          !(o.gemm_eff >= 0 && o.gemm_eff <= 1)     ? "--gemm-eff (0 to 1)" :
-		                                                      "--peak-tflops");
+		          !(o.peak >= 0)                            ? "--peak-tflops" :
+		                                                      "--fail-* (a rate per day, below 1 "
+		                                                      "per component, 100 per node)");
 		return EXIT_USAGE;
 	}
 	rc = ft_spec_resolve(argv[1], &spec, &err);
@@ -881,7 +911,7 @@ cmd_plan_run(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_
 			ft_json_obj_end(&j);
 		}
 		if (o.ckpt_s > 0)
-			render_goodput(ctx, plan->ngpus, spec.node.ngpus, o.ckpt_s, o.recover_s, &sb, &j);
+			render_goodput(ctx, &o, plan->ngpus, spec.node.ngpus, &sb, &j);
 		ft_json_obj_end(&j);
 		ft_strbuf_addch(&sb, '\n');
 	} else {
@@ -893,7 +923,7 @@ cmd_plan_run(struct cli_ctx *ctx, const char *spec_arg, const struct ft_cluster_
 			               100 * (plan->tokens_per_s / plan->ngpus) /
 			                       (plan[1].tokens_per_s / plan[1].ngpus));
 		if (o.ckpt_s > 0)
-			render_goodput(ctx, plan->ngpus, spec.node.ngpus, o.ckpt_s, o.recover_s, &sb, NULL);
+			render_goodput(ctx, &o, plan->ngpus, spec.node.ngpus, &sb, NULL);
 	}
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
