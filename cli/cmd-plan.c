@@ -815,8 +815,10 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		          !(o.zipf >= 0 && o.zipf <= 10)            ? "--zipf (0 to 10)" :
 		          !(o.gemm_eff >= 0 && o.gemm_eff <= 1)     ? "--gemm-eff (0 to 1)" :
 		          !(o.peak >= 0)                            ? "--peak-tflops" :
-		                                                      "--fail-* (a rate per day, below 1 "
-		                                                      "per component, 100 per node)");
+		          !(o.fail_gpu < 1)  ? "--fail-gpu (interruptions per GPU per day, below 1)" :
+		          !(o.fail_nic < 1)  ? "--fail-nic (interruptions per NIC per day, below 1)" :
+		          !(o.fail_link < 1) ? "--fail-link (interruptions per port per day, below 1)" :
+		                               "--fail-node (interruptions per node per day, below 100)");
 		return EXIT_USAGE;
 	}
 	rc = ft_spec_resolve(argv[1], &spec, &err);
