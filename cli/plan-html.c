@@ -6,7 +6,8 @@
  * communication inside each, the data-parallel tail), the memory per GPU as
  * a stacked bar against the GPU's capacity, the communications table, and
  * the search's frontier (tokens/s against memory per GPU of the layouts
- * that fit, the plan marked).
+ * that fit, the plan marked). With virtual stages each box is one model
+ * chunk of a micro-batch.
  */
 #include "plan-html.h"
 

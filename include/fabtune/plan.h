@@ -292,12 +292,13 @@ struct ft_plan_event {
 
 /*
  * The 1F1B schedule of @p's iteration, stage by stage: each stage runs
- * min(p - s - 1, m) warm-up forwards, then one forward and one backward in
- * turn, then the remaining backwards; a forward waits for the previous
- * stage's, a backward for the next stage's. Interleaved plans are drawn as
- * 1F1B over whole stages. Events are sorted by stage, then start time;
+ * its warm-up forwards (p - s - 1 of them; more with v virtual stages, as
+ * Megatron's interleaved order), then one forward and one backward in turn,
+ * then the remaining backwards; a forward waits for the previous stage's, a
+ * backward for the next stage's. With v > 1 an event is one model chunk
+ * (mb is its micro-batch). Events are in the order they were scheduled;
  * *@events is freed with ft_free(). With identical stages the last event
- * ends at (m + p - 1) micro-batch times (kb TRAIN-PP).
+ * ends at (m + (p - 1)/v) micro-batch times (kb TRAIN-PP).
  */
 FT_API int ft_plan_timeline(const struct ft_plan *p, struct ft_plan_event **events, size_t *n,
                             struct ft_error *err) FT_MUST_CHECK;

@@ -317,6 +317,22 @@ test_timeline(void **state)
 	/* The exposed DP reductions come last. */
 	assert_true(ev[n - 1].kind == FT_EVENT_DP && NEAR(ev[n - 1].t1_s, end + p->dp_exposed_s, 1e-9));
 	ft_free(ev);
+	/* Interleaved (Megatron's order over v model chunks): the simulated schedule ends at
+	 * (m + (p - 1)/v) micro-batch times, the closed form the plan uses. */
+	for (c.vpp = 2; c.vpp <= 4; c.vpp *= 2) {
+		c.global_batch = 32;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_int_equal(p->m, 16);
+		assert_int_equal(ft_plan_timeline(p, &ev, &n, &err), 0);
+		end = 0;
+		for (i = 0; i < n; i++)
+			if (ev[i].kind != FT_EVENT_DP)
+				end = ev[i].t1_s > end ? ev[i].t1_s : end;
+		assert_int_equal(n, 2 * 8 * 16 * c.vpp + 1);
+		t_mb = p->pipeline_s / (16 + 7.0 / c.vpp);
+		assert_true(NEAR(end, (16 + 7.0 / c.vpp) * t_mb, 1e-9));
+		ft_free(ev);
+	}
 	free(p);
 }
 
