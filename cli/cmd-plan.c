@@ -25,7 +25,7 @@ struct plan_opts {
 	double *load; /* parsed --expert-load */
 	uint32_t nload;
 	bool no_sp, no_flash, tp_overlap, no_dp_overlap, heat, search, list;
-	double ep_overlap, gemm_eff, peak, zipf, ckpt_s, recover_s;
+	double ep_overlap, gemm_eff, peak, hbm, zipf, ckpt_s, recover_s;
 	double fail_gpu, fail_nic, fail_link, fail_node; /* per component per day; < 0 = default */
 };
 
@@ -499,6 +499,7 @@ build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft
 	c->reserve_bytes = o->reserve;
 	c->gemm_eff = o->gemm_eff;
 	c->peak_tflops = o->peak;
+	c->hbm_Bps = o->hbm;
 	c->zipf = o->zipf;
 	c->place_by_heat = o->heat;
 	c->replicas = (uint32_t)FT_MIN(o->replicas, (uint64_t)UINT32_MAX);
@@ -751,6 +752,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_DOUBLE(0, "gemm-eff", &o.gemm_eff, "X",
 		           "share of peak large GEMMs reach (default: the GPU preset's)"),
 		OPT_DOUBLE(0, "peak-tflops", &o.peak, "X", "dense peak per GPU (default: the spec's)"),
+		OPT_RATE(0, "hbm", &o.hbm, "HBM bandwidth per GPU (default: the GPU preset's, else 2TB/s)"),
 		OPT_DOUBLE(0, "zipf", &o.zipf, "S", "MoE routing skew: Zipf exponent (0 = uniform)"),
 		OPT_STRING(0, "expert-load", &o.eload, "LOADS",
 		           "measured tokens per routed expert: n1,n2,... or a file of them"),
