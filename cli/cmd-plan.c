@@ -139,9 +139,10 @@ render_text(const char *spec_arg, const struct ft_cluster_spec *spec, const stru
 		ft_strbuf_adds(sb, "  (none: one GPU)\n");
 
 	ft_strbuf_adds(sb, "\niteration\n");
-	ft_strbuf_addf(sb, "  per micro-batch        forward %s, backward %s, recompute %s\n",
-	               dur(p->fwd_s, a, sizeof(a)), dur(p->bwd_s, b, sizeof(b)),
-	               dur(p->recompute_s, c2, sizeof(c2)));
+	ft_strbuf_addf(sb, "  per micro-batch        forward %s (%s memory-bound), backward %s, "
+	               "recompute %s\n",
+	               dur(p->fwd_s, a, sizeof(a)), dur(p->elem_s, d, sizeof(d)),
+	               dur(p->bwd_s, b, sizeof(b)), dur(p->recompute_s, c2, sizeof(c2)));
 	ft_strbuf_addf(sb, "  exposed per micro-b.   tp %s, cp %s, ep %s, pp %s\n",
 	               dur(p->tp_exposed_s, a, sizeof(a)), dur(p->cp_exposed_s, b, sizeof(b)),
 	               dur(p->ep_exposed_s, c2, sizeof(c2)), dur(p->p2p_s, d, sizeof(d)));
@@ -259,6 +260,7 @@ json_plan(struct ft_json *j, const struct ft_plan *p)
 	}
 	ft_json_arr_end(j);
 	ft_json_kv_double(j, "fwd_s", p->fwd_s);
+	ft_json_kv_double(j, "elem_s", p->elem_s);
 	ft_json_kv_double(j, "bwd_s", p->bwd_s);
 	ft_json_kv_double(j, "recompute_s", p->recompute_s);
 	ft_json_kv_double(j, "pipeline_s", p->pipeline_s);

@@ -246,6 +246,8 @@ struct ft_plan {
 	double model_flops, hw_flops, flops_per_token;
 	/* per micro-batch and stage (the slowest stage), seconds */
 	double fwd_s, bwd_s, recompute_s;
+	double elem_s;         /* of fwd_s: memory-bound kernels (2 HBM passes over the kept
+				  activations); the backward pass has twice as much */
 	double tp_exposed_s, cp_exposed_s, ep_exposed_s, p2p_s; /* per micro-batch */
 	/* the iteration */
 	double pipeline_s;     /* schedule time: (m + (p-1)/v) × per-micro-batch time */

@@ -25,6 +25,7 @@
 #define MB25 (25ull * 1000 * 1000)
 #define GIB3 (3ull << 30)
 #define OPT_BYTES_PER_PARAM 32.0 /* Adam step: read grads, master, m, v; write them and weights */
+#define ELEM_PASSES 2.0          /* HBM passes over the activations a layer keeps, per forward */
 
 /* A byte count from a double, saturating: absurd inputs give absurd figures, not undefined
  * behaviour. */
@@ -484,9 +485,25 @@ passes(struct ctx *x)
 	if (out->moe.max_load > 1)
 		fwd_layer += x->moe_share * 2.0 * x->tok_gpu * m->topk * (double)pp->expert / c->tp *
 		             (out->moe.max_load - 1);
-	out->fwd_s = (x->lstage * fwd_layer + (c->pp == 1 ? logits : 0)) / rate;
+	/* The memory-bound kernels between the matrix products (norms, activation functions,
+	 * dropout, residual adds, rotary embeddings, casts) write each activation byte a layer
+	 * keeps (TRAIN-MEM-ACT, without recomputation) and read it back once: two passes over
+	 * those bytes through HBM. */
+	{
+		struct ft_plan_config kept = *c;
+		double hbm = c->hbm_Bps ? c->hbm_Bps : node->gpu_hbm_Bps > 0 ? node->gpu_hbm_Bps : 2e12;
+		double bytes;
+
+		kept.recompute = FT_RECOMPUTE_NONE;
+		kept.flash_attn = true;
+		bytes = (1 - x->moe_share) * ft_plan_act_layer_bytes(m, &kept, false) +
+		        x->moe_share * ft_plan_act_layer_bytes(m, &kept, true);
+		out->elem_s = x->lstage * ELEM_PASSES * bytes / hbm;
+	}
+	out->fwd_s = (x->lstage * fwd_layer + (c->pp == 1 ? logits : 0)) / rate + out->elem_s;
 	if (c->pp > 1) /* the last stage also computes the logits */
-		out->fwd_s = FT_MAX(out->fwd_s, ((x->lstage - 1) * fwd_layer + logits) / rate);
+		out->fwd_s = FT_MAX(out->fwd_s, ((x->lstage - 1) * fwd_layer + logits) / rate +
+		                                        out->elem_s * (x->lstage - 1) / x->lstage);
 	out->bwd_s = 2 * out->fwd_s;
 	out->recompute_s = c->recompute == FT_RECOMPUTE_FULL      ? out->fwd_s :
 	                   c->recompute == FT_RECOMPUTE_SELECTIVE ? x->lstage * x->attn_core / rate :

@@ -193,17 +193,21 @@ ft__spec_node_defaults(struct ft_node_spec *n)
 /* ---- node presets ------------------------------------------------------------------------- */
 
 /*
- * The share of dense peak that large training GEMMs sustain, for the
- * training planner (kb TRAIN-GPU: an explicit, overridable assumption; plan
- * --gemm-eff overrides it). Engineering estimates, one per GPU generation and
- * never fitted to a published run: public cuBLAS microbenchmarks put large
- * BF16 GEMMs (m, n, k >= 4096) at about 80% of dense peak on A100 and 65-75%
- * on H100 SXM, whose 700 W budget lowers the clock under sustained tensor
- * load; a whole transformer layer (attention, norms, activations, which the
- * planner does not time apart from the GEMMs) runs at about four fifths of
- * that. H200 is the H100 die, so it gets the H100 figure; for B200 and L40S
- * no comparable public measurements were found, so they get the Hopper
- * figure rounded down (estimate).
+ * The share of dense peak that a transformer layer's matrix work (GEMMs and
+ * attention) sustains in training, for the training planner (kb TRAIN-GPU:
+ * an explicit, overridable assumption; plan --gemm-eff overrides it; the
+ * memory-bound kernels between the GEMMs are timed apart, from the HBM
+ * bandwidth). Engineering estimates, one per GPU generation: public cuBLAS
+ * microbenchmarks put large BF16 GEMMs (m, n, k >= 4096) at about 80% of
+ * dense peak on A100 and 65-75% on H100 SXM, whose 700 W budget lowers the
+ * clock under sustained tensor load; training's shapes, attention kernels
+ * and launch gaps run at about four fifths of that. The A100 and H100
+ * figures were set with Megatron-LM's and Llama 3's published throughput in
+ * view, so those runs are not held out in the planner's accuracy check.
+ * H200 is the H100 die and takes its figure; for B200 and L40S no comparable
+ * public microbenchmarks were at hand, so they take the Hopper figure
+ * rounded down. The planner applies the same share to FP8 GEMMs against the
+ * FP8 peak.
  */
 #define GEMM_EFF_A100 0.62
 #define GEMM_EFF_H100 0.53
