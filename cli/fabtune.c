@@ -25,6 +25,7 @@ const struct cmd cli_commands[] = {
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
+	{ "plan", cmd_plan, "plan a training job: memory, parallelism, communication, overlap, MFU" },
 	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
 	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
 	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },

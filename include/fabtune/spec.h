@@ -51,6 +51,9 @@ struct ft_node_spec {
 	uint32_t ngpus;
 	double gpu_tflops;    /* dense fp16/bf16 TFLOP/s per GPU */
 	double gpu_mem_GB;
+	double gpu_fp8_tflops; /* dense FP8 TFLOP/s per GPU, 0 = no FP8 tensor cores (kb TRAIN-GPU) */
+	double gpu_hbm_Bps;    /* HBM bandwidth per GPU, bytes/s (0 = unknown) */
+	double gpu_gemm_eff;   /* share of dense peak large training GEMMs sustain (0 = unknown) */
 	uint32_t nvlink_gen;  /* 0 = no NVLink (PCIe-only GPUs), 3 = A100, 4 = H100/H200, 5 = B200 */
 	double nvlink_Bps;    /* per GPU, per direction, bytes/s (H100: 450e9) */
 	double lat_nvlink_s;  /* one NVLink hop */
