@@ -299,6 +299,13 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		bool yaml = (len > 5 && strcmp(argv[1] + len - 5, ".yaml") == 0) ||
 		            (len > 4 && strcmp(argv[1] + len - 4, ".yml") == 0);
 
+		int fd = ft_file_open_input(argv[1], NULL, &err);
+
+		/* a FIFO, device, directory or oversized file: say that, not "not a scenario" */
+		if (fd < 0 && fd != FT_ENOENT)
+			return cli_fail(ctx, fd, &err);
+		if (fd >= 0)
+			close(fd);
 		if ((access(argv[1], R_OK) == 0 || !yaml) && !ft_scenario_sniff(argv[1])) {
 			cli_error(ctx,
 			          "%s: not a scenario (no top-level 'cluster:'); to run a "

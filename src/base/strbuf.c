@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * base/strbuf.c - growing, always NUL-terminated string buffers, file
- * reading and strict number parsing.
+ * base/strbuf.c - growing, always NUL-terminated string buffers and strict
+ * number parsing. Reading a file into a buffer is in base/file.c.
  */
 #include "internal.h"
 
@@ -138,28 +138,6 @@ ft_strbuf_detach(struct ft_strbuf *sb, size_t *len)
 	}
 	ft_strbuf_init(sb);
 	return p;
-}
-
-int
-ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err)
-{
-	char chunk[65536];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f)
-		return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s", path,
-				    strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ft_strbuf_add(sb, chunk, n);
-	if (ferror(f)) {
-		fclose(f);
-		return ft_error_set(err, FT_EIO, "%s: read error", path);
-	}
-	fclose(f);
-	if (sb->oom)
-		return ft_error_set(err, FT_ENOMEM, "%s: out of memory", path);
-	return 0;
 }
 
 int

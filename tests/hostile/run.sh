@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# tests/hostile/run.sh - hostile input and faults, as TAP: FIFOs, devices,
+# symlink traps, deep nesting, alias bombs, non-UTF-8 bytes, damaged and
+# foreign archives, read-only archives. Each case states its exit code and a
+# pattern its stderr (or stdout) must match, and runs under a time limit: a
+# hang is a failure, not a stuck test run. docs/guarantees.md lists what these
+# cases keep true.
+set -u
+fabtune=${1:?usage: run.sh PATH-TO-FABTUNE}
+export LC_ALL=C TZ=UTC FABTUNE_TEST_STABLE=1 NO_COLOR=1
+cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
+src=$PWD
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+n=0
+fail=0
+
+# ok NAME / notok NAME REASON: one TAP line
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() {
+	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1: $2"
+	sed 's/^/# stdout: /' "$tmp/out" | head -n 8
+	sed 's/^/# stderr: /' "$tmp/err" | head -n 8
+}
+
+# run LIMIT_S ARGS...: fabtune with a time limit; sets rc (124: it hung)
+run() {
+	local limit=$1
+	shift
+	timeout -k 5 "$limit" "$fabtune" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+}
+
+# expect NAME RC REGEX ARGS...: exit code RC and REGEX (grep -E) in stderr
+expect() {
+	local name=$1 want=$2 re=$3
+	shift 3
+	run 60 "$@"
+	if [ "$rc" != "$want" ]; then
+		notok "$name" "exit code $rc, expected $want"
+	elif ! grep -Eq -- "$re" "$tmp/err"; then
+		notok "$name" "stderr does not match /$re/"
+	else
+		ok "$name"
+	fi
+}
+
+# ---- bounded reading: devices, FIFOs, directories, size cap ---------------
+mkfifo "$tmp/fifo"
+expect "parse /dev/zero is refused" 2 '/dev/zero: is a character device, not a regular file' \
+	parse /dev/zero
+expect "diagnose /dev/zero is refused" 2 '/dev/zero: is a character device' diagnose /dev/zero
+expect "advise /dev/zero is refused" 2 '/dev/zero: is a character device' advise /dev/zero
+expect "parse of a FIFO does not block" 2 'fifo: is a FIFO, not a regular file' parse "$tmp/fifo"
+expect "sim of a FIFO scenario does not block" 2 'fifo: is a FIFO' sim "$tmp/fifo"
+expect "a directory is a usage error" 2 ': is a directory' parse "$tmp"
+head -c 5000 /dev/zero | tr '\0' 'x' >"$tmp/big.log"
+FABTUNE_MAX_INPUT=4K expect "FABTUNE_MAX_INPUT caps a read" 2 \
+	'big.log: file of 5000 bytes is larger than the input limit of 4096 bytes' parse "$tmp/big.log"
+
+# out of memory while reading: an error, not a loop (no address-space limit
+# under AddressSanitizer, which reserves terabytes of shadow memory)
+if ! nm "$fabtune" 2>/dev/null | grep -q __asan_init; then
+	truncate -s 1536M "$tmp/sparse.yaml"
+	( ulimit -v 1000000; FABTUNE_MAX_INPUT=4G expect "out of memory while reading ends the read" 3 \
+		'sparse.yaml: out of memory after [0-9]+ bytes' diagnose --expect "$tmp/sparse.yaml" \
+		tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt; exit $fail ) | tee "$tmp/sub"
+	n=$((n + 1)); grep -q '^not ok' "$tmp/sub" && fail=$((fail + 1))
+	rm -f "$tmp/sparse.yaml"
+fi
+
+# ---- the output writer: no clobbering through links, no device replaced ---
+rep=(report tests/fixtures/archive/h100-current.json)
+echo secret >"$tmp/victim"
+chmod 600 "$tmp/victim"
+ln -s "$tmp/victim" "$tmp/link.txt"
+expect "report -o a symlink is refused" 2 'link.txt: is a symbolic link; refusing to replace it' \
+	"${rep[@]}" -o "$tmp/link.txt"
+if [ "$(cat "$tmp/victim")" = secret ] && [ -L "$tmp/link.txt" ]; then
+	ok "the symlink and its target are untouched"
+else
+	notok "the symlink and its target are untouched" "changed"
+fi
+if [ -c /dev/full ]; then
+	expect "report -o /dev/full is refused" 2 '/dev/full: is a character device; refusing' \
+		"${rep[@]}" -o /dev/full
+	[ -c /dev/full ] && ok "/dev/full is still a device" || notok "/dev/full" "replaced"
+fi
+expect "report -o a FIFO is refused" 2 'fifo: is a FIFO; refusing' "${rep[@]}" -o "$tmp/fifo"
+run 60 "${rep[@]}" -o /dev/stdout
+if [ "$rc" = 0 ] && grep -q . "$tmp/out"; then ok "report -o /dev/stdout writes to stdout"; else
+	notok "report -o /dev/stdout writes to stdout" "exit code $rc"; fi
+echo old >"$tmp/kept.txt"
+chmod 640 "$tmp/kept.txt"
+run 60 "${rep[@]}" -o "$tmp/kept.txt"
+if [ "$rc" = 0 ] && [ "$(stat -c %a "$tmp/kept.txt")" = 640 ] && grep -q . "$tmp/kept.txt" &&
+	[ "$(find "$tmp" -name '*.tmp' | wc -l)" = 0 ]; then
+	ok "a replaced file keeps its mode and no temporary file is left"
+else
+	notok "a replaced file keeps its mode" "rc $rc, mode $(stat -c %a "$tmp/kept.txt")"
+fi
+
+echo "1..$n"
+exit 0
