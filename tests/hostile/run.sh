@@ -100,5 +100,77 @@ else
 	notok "a replaced file keeps its mode" "rc $rc, mode $(stat -c %a "$tmp/kept.txt")"
 fi
 
+# ---- the archive: damaged pages, foreign schema objects, read-only --------
+imp=tests/fixtures/archive/h100-current.json
+arch() { FABTUNE_ARCHIVE=$1; export FABTUNE_ARCHIVE; }
+arch "$tmp/good.db"
+for _ in 1 2 3; do run 60 archive import "$imp"; done
+[ "$rc" = 0 ] || notok "import into a new archive" "exit code $rc"
+cp "$tmp/good.db" "$tmp/damaged.db"
+# page 1 (the header) stays intact: only the quick_check sees the damage
+for pg in 5 8; do
+	printf '\377\377\377\377\377\377\377\377' |
+		dd of="$tmp/damaged.db" bs=1 seek=$(((pg - 1) * 4096)) conv=notrunc 2>/dev/null
+done
+arch "$tmp/damaged.db"
+sum=$(md5sum <"$tmp/damaged.db")
+expect "a save into a damaged archive is refused" 3 \
+	'nothing was written: archive .*damaged.db: damaged, SQLite quick_check says: .*Page [58]' \
+	model dgx-h100:2 --save
+[ "$(md5sum <"$tmp/damaged.db")" = "$sum" ] && ok "the damaged archive is unchanged" ||
+	notok "the damaged archive is unchanged" "changed"
+expect "archive check reports the damage" 1 'integrity check' archive check
+
+cp "$tmp/good.db" "$tmp/trigger.db"
+arch "$tmp/trigger.db"
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$tmp/trigger.db" \
+		"CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM runs WHERE id <> new.id; END;"
+	expect "archive check names a foreign trigger" 1 "holds a trigger 'wipe' on 'runs' that fabtune did not create" \
+		archive check
+	expect "a save into an archive with a foreign trigger is refused" 3 \
+		"refusing to write" model dgx-h100:2 --save
+	run 60 archive list --json
+	[ "$(grep -o '"id":' "$tmp/out" | wc -l)" = 3 ] && ok "the three runs are kept" ||
+		notok "the three runs are kept" "$(grep -o '"id":' "$tmp/out" | wc -l) runs"
+	sqlite3 "$tmp/trigger.db" "DROP TRIGGER wipe; CREATE VIEW shadow AS SELECT 1 AS id;"
+	expect "a save into an archive with a foreign view is refused" 3 "holds a view 'shadow'" \
+		archive import "$imp"
+fi
+
+sed 's/"version": 2/"version": 99/' "$imp" >"$tmp/v99.json"
+arch "$tmp/good.db"
+expect "an export of a newer version is not imported" 2 \
+	'v99.json:3:14: version: export version 99 is from a newer fabtune' archive import "$tmp/v99.json"
+sed '/"version": 2/d' "$imp" >"$tmp/v0.json"
+expect "an export without a version is not imported" 2 'v0.json:[0-9]+:[0-9]+: version: expected' \
+	archive import "$tmp/v0.json"
+
+cp "$tmp/good.db" "$tmp/ro.db"
+chmod 444 "$tmp/ro.db"
+arch "$tmp/ro.db"
+run 60 archive list
+[ "$rc" = 0 ] && [ "$(grep -c 'import' "$tmp/out")" = 3 ] && ok "a read-only archive is listed" ||
+	notok "a read-only archive is listed" "exit code $rc"
+expect "a save into a read-only archive says why not" 3 \
+	'ro.db: opened read-only \(the file is read-only, mode 0444\); nothing was saved' \
+	model dgx-h100:2 --save
+# a read-only mount, where not even the -shm file can be created
+mkdir "$tmp/mnt"
+cp "$tmp/good.db" "$tmp/mnt/a.db"
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c "mount --bind -o ro '$tmp/mnt' '$tmp/mnt' &&
+		FABTUNE_ARCHIVE='$tmp/mnt/a.db' '$fabtune' archive list >'$tmp/out' 2>'$tmp/err' &&
+		FABTUNE_ARCHIVE='$tmp/mnt/a.db' '$fabtune' archive import '$imp' >>'$tmp/out' 2>>'$tmp/err'"
+	rc=$?
+	if [ "$rc" = 3 ] && [ "$(grep -c 'import' "$tmp/out")" = 3 ] &&
+		grep -q 'opened read-only (read-only file system); nothing was saved' "$tmp/err"; then
+		ok "an archive on a read-only mount is listed and a save says why not"
+	else
+		notok "an archive on a read-only mount" "exit code $rc"
+	fi
+fi
+unset FABTUNE_ARCHIVE
+
 echo "1..$n"
 exit 0

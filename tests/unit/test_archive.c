@@ -332,10 +332,10 @@ test_export_import_round_trip(void **state)
 	/* Errors name file:line:column and the field; nothing is saved. */
 	{
 		static const char bad[] =
-		        "{\"format\": \"fabtune-archive\", \"runs\": [\n"
+		        "{\"format\": \"fabtune-archive\", \"version\": 2, \"runs\": [\n"
 		        "  {\"source\": \"bench\", \"rows\": [\n"
 		        "    {\"test\": \"all_reduce\", \"bytes\": \"big\"}]}]}\n";
-		static const char trunc[] = "{\"format\": \"fabtune-archive\", \"runs\": [";
+		static const char trunc[] = "{\"format\": \"fabtune-archive\", \"version\": 2, \"runs\": [";
 		struct ft_vec list;
 
 		ids.len = 0;
