@@ -132,6 +132,13 @@ FT_API int ft_file_write(const char *path, const void *data, size_t len, struct 
 /* "regular file", "FIFO", "character device"... for an st_mode. */
 FT_API const char *ft_file_type_name(unsigned mode);
 
+/*
+ * Length of the well-formed UTF-8 sequence at @s (1 to 4 bytes, at most @n),
+ * or 0 when the bytes there are not UTF-8 (a stray continuation byte, an
+ * overlong form, a surrogate, a code point above U+10FFFF, a cut sequence).
+ */
+FT_API size_t ft_utf8_seq_len(const char *s, size_t n);
+
 /* Copy @src into @dst of @size bytes, truncating, always NUL-terminated. */
 FT_API size_t ft_strlcpy(char *dst, const char *src, size_t size);
 

@@ -140,6 +140,42 @@ ft_strbuf_detach(struct ft_strbuf *sb, size_t *len)
 	return p;
 }
 
+size_t
+ft_utf8_seq_len(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (!n)
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0; /* overlong */
+		else if (p[0] == 0xed)
+			hi = 0x9f; /* UTF-16 surrogates */
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90; /* overlong */
+		else if (p[0] == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
 int
 ft_parse_u64(const char *s, uint64_t *out)
 {

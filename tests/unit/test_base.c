@@ -241,6 +241,39 @@ test_shuffle_is_permutation(void **state)
 		assert_int_equal(seen[i], 1);
 }
 
+/* JSON strings are valid UTF-8 whatever the input bytes: known values. */
+static void
+test_json_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },                   /* valid 2-byte: kept */
+		{ "\xe2\x82\xac 5", "\xe2\x82\xac 5" },           /* valid 3-byte: kept */
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },     /* valid 4-byte: kept */
+		{ "caf\xe9", "caf\xef\xbf\xbd" },                   /* Latin-1 byte */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },     /* overlong '/' */
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate */
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xe2\x82", "\xef\xbf\xbd\xef\xbf\xbd" },     /* cut sequence */
+		{ "\x1b[31m", "\\u001b[31m" },                       /* escape: escaped */
+	};
+	struct ft_strbuf sb;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_strbuf_init(&sb);
+		ft_json_escape(&sb, cases[i].in, strlen(cases[i].in));
+		assert_string_equal(sb.buf, cases[i].out);
+		ft_strbuf_release(&sb);
+	}
+	assert_int_equal(ft_utf8_seq_len("\xc3\xa9", 2), 2);
+	assert_int_equal(ft_utf8_seq_len("\xc3\xa9", 1), 0);
+	assert_int_equal(ft_utf8_seq_len("\x80", 1), 0);
+	assert_int_equal(ft_utf8_seq_len("\xf5\x80\x80\x80", 4), 0);
+}
+
 static void
 test_json(void **state)
 {
@@ -345,6 +378,7 @@ main(void)
 		cmocka_unit_test(test_rng_pinned),
 		cmocka_unit_test(test_shuffle_is_permutation),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_utf8),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_result_model),
 	};
