@@ -129,6 +129,16 @@ FT_API int ft_file_open_input(const char *path, uint64_t *size, struct ft_error 
  */
 FT_API int ft_file_write(const char *path, const void *data, size_t len, struct ft_error *err)
 	FT_MUST_CHECK;
+/*
+ * Open @path, which starts with @root, for reading (a regular file, or a
+ * directory when @dir), as if @root were "/": symlinks (absolute ones too)
+ * and ".." never lead out of @root (openat2 RESOLVE_IN_ROOT, or a realpath
+ * check on older kernels). An empty @root or "/" is the live system. Never
+ * blocks on a FIFO. A descriptor >= 0, or FT_ENOENT / FT_EINVAL (not a
+ * regular file, leads out of the root) / FT_EIO with the path in @err.
+ */
+FT_API int ft_file_open_under(const char *root, const char *path, bool dir, struct ft_error *err)
+	FT_MUST_CHECK;
 /* "regular file", "FIFO", "character device"... for an st_mode. */
 FT_API const char *ft_file_type_name(unsigned mode);
 

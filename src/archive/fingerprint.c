@@ -251,6 +251,24 @@ ft_fingerprint_env_matters(const char *name)
 	return false;
 }
 
+/*
+ * Open @path, under @root, for reading: symlinks of a captured tree never lead
+ * out of it, and a FIFO or device there reads as absent (ft_file_open_under).
+ */
+static FILE *
+open_under(const char *root, const char *path)
+{
+	int fd = ft_file_open_under(root, path, false, NULL);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 /* Read the first line of @root/@rel into @buf, trimmed. False when unreadable. */
 static bool
 read_line(const char *root, const char *rel, char *buf, size_t len)
@@ -260,7 +278,7 @@ read_line(const char *root, const char *rel, char *buf, size_t len)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
-	f = fopen(path, "r");
+	f = open_under(root, path);
 	if (!f)
 		return false;
 	if (!fgets(buf, (int)len, f))
@@ -282,7 +300,7 @@ read_field(const char *root, const char *rel, const char *key, char sep, char *b
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
-	f = fopen(path, "r");
+	f = open_under(root, path);
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
@@ -372,7 +390,7 @@ collect_nccl_conf(struct ft_fingerprint *fp, const char *root)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/etc/nccl.conf", strcmp(root, "/") == 0 ? "" : root);
-	f = fopen(path, "r");
+	f = open_under(root, path);
 	if (!f)
 		return 0;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {

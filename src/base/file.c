@@ -19,7 +19,9 @@
 #include "internal.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <fabtune/units.h>
 
@@ -156,6 +158,81 @@ ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err
 	}
 	close(fd);
 	return 0;
+}
+
+/* ---- reading inside a captured tree ----------------------------------- */
+
+/* Without openat2(): resolve @path and check it is still under @root. */
+static int
+open_checked(const char *root, const char *path, int flags)
+{
+	char *rroot = realpath(root, NULL), *rpath = realpath(path, NULL);
+	size_t n;
+	int fd = -1;
+
+	if (!rroot || !rpath) {
+		if (!rpath)
+			errno = ENOENT;
+		goto out;
+	}
+	n = strlen(rroot);
+	if (strncmp(rpath, rroot, n) != 0 || (rpath[n] != '/' && rpath[n] != '\0' && n > 1)) {
+		errno = EXDEV;
+		goto out;
+	}
+	fd = open(rpath, flags);
+out:
+	free(rroot);
+	free(rpath);
+	return fd;
+}
+
+int
+ft_file_open_under(const char *root, const char *path, bool dir, struct ft_error *err)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (dir ? O_DIRECTORY : 0);
+	struct stat st;
+	int fd, fl;
+
+	if (!root || !root[0] || strcmp(root, "/") == 0) {
+		fd = open(path, flags);
+	} else {
+		size_t n = strlen(root);
+		const char *rel = path + n;
+		struct open_how how = { .flags = (uint64_t)flags,
+			                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+		int rootfd;
+
+		if (strncmp(path, root, n) != 0 || (*rel && *rel != '/' && root[n - 1] != '/'))
+			return ft_error_set(err, FT_EINVAL, "%s: not under the root %s", path, root);
+		while (*rel == '/')
+			rel++;
+		rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd < 0)
+			return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s", root,
+			                    strerror(errno));
+		/* symlinks, absolute ones included, resolve as if @root were "/" */
+		fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof(how));
+		if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+			fd = open_checked(root, path, flags);
+		close(rootfd);
+		if (fd < 0 && errno == EXDEV)
+			return ft_error_set(err, FT_EINVAL, "%s: leads out of the root %s", path,
+			                    root);
+	}
+	if (fd < 0)
+		return ft_error_set(err, errno == ENOENT || errno == ENOTDIR ? FT_ENOENT : FT_EIO,
+		                    "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+		close(fd);
+		return ft_error_set(err, FT_EINVAL, "%s: is a %s, not a %s", path,
+		                    ft_file_type_name((unsigned)st.st_mode),
+		                    dir ? "directory" : "regular file");
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
 }
 
 /* ---- writer -------------------------------------------------------------- */

@@ -100,6 +100,31 @@ else
 	notok "a replaced file keeps its mode" "rc $rc, mode $(stat -c %a "$tmp/kept.txt")"
 fi
 
+# ---- probe --root: confined to the captured tree, no FIFO blocks ---------
+cp -a tests/fixtures/sysfs/gpu-node "$tmp/tree"
+echo "top-secret-host" >"$tmp/secret"
+rm "$tmp/tree/etc/hostname"
+ln -s "$tmp/secret" "$tmp/tree/etc/hostname"
+mkdir -p "$tmp/outside/net/evil0"
+echo up >"$tmp/outside/net/evil0/operstate"
+mv "$tmp/tree/sys/class/net" "$tmp/tree/sys/class/net.orig"
+ln -s "$tmp/outside/net" "$tmp/tree/sys/class/net"
+mkfifo "$tmp/tree/sys/class/infiniband/mlx5_0/ports/1/state" 2>/dev/null ||
+	{ rm -f "$tmp/tree/sys/class/infiniband/mlx5_0/ports/1/state" &&
+		mkfifo "$tmp/tree/sys/class/infiniband/mlx5_0/ports/1/state"; }
+run 30 probe --root "$tmp/tree"
+if [ "$rc" = 124 ]; then
+	notok "probe --root with a FIFO in the tree" "hung"
+elif grep -q 'top-secret' "$tmp/out" "$tmp/err"; then
+	notok "an absolute symlink under --root does not escape" "read a file outside the tree"
+elif grep -q 'evil0' "$tmp/out"; then
+	notok "a symlinked folder under --root does not escape" "listed a folder outside the tree"
+elif [ "$rc" != 0 ] || ! grep -q 'mlx5_0' "$tmp/out"; then
+	notok "probe --root with symlink traps and a FIFO" "exit code $rc"
+else
+	ok "probe --root: no escape through symlinks, no block on a FIFO"
+fi
+
 # ---- the archive: damaged pages, foreign schema objects, read-only --------
 imp=tests/fixtures/archive/h100-current.json
 arch() { FABTUNE_ARCHIVE=$1; export FABTUNE_ARCHIVE; }
