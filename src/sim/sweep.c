@@ -196,6 +196,8 @@ sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 	ft_strlcpy(sw->file, path, sizeof(sw->file));
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
+	if (rc == 0)
+		rc = ft_spec_yaml_check(sb.buf, sb.len, path, err); /* depth, alias bombs */
 	if (rc < 0)
 		goto out;
 	if (!yaml_parser_initialize(&parser)) {

@@ -69,6 +69,35 @@ if ! nm "$fabtune" 2>/dev/null | grep -q __asan_init; then
 	rm -f "$tmp/sparse.yaml"
 fi
 
+# ---- YAML: nesting depth, alias bombs, operation cap ----------------------
+python3 -c 'print("[" * 100000 + "]" * 100000)' >"$tmp/deep.yaml"
+expect "spec: 100k levels of [ stop at depth 64" 2 'deep.yaml:1:65: nesting deeper than 64 levels' \
+	spec "$tmp/deep.yaml"
+{ echo "cluster: dgx-h100:2"; printf 'jobs: '; cat "$tmp/deep.yaml"; } >"$tmp/deep-sc.yaml"
+expect "sim: deep scenario" 2 'deep-sc.yaml:2:70: nesting deeper than 64 levels' sim "$tmp/deep-sc.yaml"
+expect "sim --sweep: deep sweep" 2 'deep.yaml:1:65: nesting deeper than 64 levels' \
+	sim --sweep "$tmp/deep.yaml"
+expect "diagnose --expect: deep expectations" 2 'deep.yaml:1:65: nesting deeper than 64' \
+	diagnose --expect "$tmp/deep.yaml" tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt
+python3 -c '
+for i in range(70): print("  " * i + "k%d:" % i)
+print("  " * 70 + "v")' >"$tmp/deep-block.yaml"
+expect "spec: deep block mapping" 2 'deep-block.yaml:65:[0-9]+: nesting deeper than 64 levels' \
+	spec "$tmp/deep-block.yaml"
+python3 -c '
+print("cluster: dgx-h100:2")
+print("a0: &a0 {op: all_reduce, size: 1M}")
+for i in range(1, 10): print("a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)))
+print("jobs: [{name: x, ops: *a9}]")' >"$tmp/bomb.yaml"
+expect "sim: an alias bomb is stopped" 2 \
+	'bomb.yaml:7:[0-9]+: aliases expand the document by more than 100000 nodes' sim "$tmp/bomb.yaml"
+expect "spec: an alias bomb is stopped" 2 'bomb.yaml:[0-9]+:[0-9]+: aliases expand' spec "$tmp/bomb.yaml"
+python3 -c '
+print("cluster: dgx-h100:2\njobs:\n - name: x\n   ops:")
+for i in range(100001): print("    - {op: all_reduce, size: 1M}")' >"$tmp/ops.yaml"
+expect "sim: at most 100000 operations" 2 \
+	'ops.yaml:100005:7: jobs\[0\].ops\[100000\]: more than 100000 operations' sim "$tmp/ops.yaml"
+
 # ---- the output writer: no clobbering through links, no device replaced ---
 rep=(report tests/fixtures/archive/h100-current.json)
 echo secret >"$tmp/victim"
