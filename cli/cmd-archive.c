@@ -159,7 +159,7 @@ cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct f
 	}
 	if (a->sigma > 0)
 		o->k_sigma = a->sigma;
-	if (a->min_samples < 0) {
+	if (a->min_samples != -1 && a->min_samples < 2) {
 		cli_error(ctx, "--min-samples: expected a count >= 2, got %d", a->min_samples);
 		return -1;
 	}
@@ -365,7 +365,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = {
 		"fabtune archive compare [RUN] [--vs REF] [--threshold 5%] [--sigma 3]", NULL
 	};
-	struct cli_compare_args ca = { 0 };
+	struct cli_compare_args ca = { .min_samples = -1 };
 	const char *vs = "default";
 	static struct opt opts[] = {
 		OPT_STRING(0, "vs", NULL, "REF",

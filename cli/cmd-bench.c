@@ -559,8 +559,15 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		          o->dtype);
 		return -1;
 	}
-	if (o->iters > UINT32_MAX || o->warmup > UINT32_MAX || o->window > UINT32_MAX ||
-	    o->streams > UINT32_MAX || o->rounds > UINT32_MAX) {
+	/* 0 is not "the default": a run of no iterations or no messages in flight is refused */
+	if (o->iters == 0 || o->window == 0) {
+		cli_error(ctx, "%s: expected a count of at least 1, got 0",
+		          o->iters == 0 ? "-n/--iters" : "--window");
+		return -1;
+	}
+	if ((o->iters != UINT64_MAX && o->iters > UINT32_MAX) || o->warmup > UINT32_MAX ||
+	    (o->window != UINT64_MAX && o->window > UINT32_MAX) || o->streams > UINT32_MAX ||
+	    o->rounds > UINT32_MAX) {
 		cli_error(ctx, "a count option is out of range");
 		return -1;
 	}
@@ -584,13 +591,13 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		cfg->min_bytes = cfg->max_bytes;
 	cfg->step_bytes = o->stepb;
 	cfg->step_factor = o->factor;
-	cfg->iters = (uint32_t)o->iters;
+	cfg->iters = o->iters == UINT64_MAX ? 0 : (uint32_t)o->iters;
 	cfg->warmup = (uint32_t)o->warmup;
 	cfg->check = o->check != 0;
 	cfg->blocking = o->blocking != 0;
 	cfg->average = (enum ft_bench_average)o->average;
 	cfg->root = o->root;
-	cfg->window = (uint32_t)o->window;
+	cfg->window = o->window == UINT64_MAX ? 0 : (uint32_t)o->window;
 	cfg->bidir = o->bidir;
 	cfg->streams = (uint32_t)o->streams;
 	if (o->ifname)
@@ -964,6 +971,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	struct bench_opts o = {
 		.minb = UINT64_MAX,
 		.maxb = UINT64_MAX,
+		.iters = UINT64_MAX,  /* not given: the pattern's default */
+		.window = UINT64_MAX, /* not given: the pattern's default */
 		.factor = 2,
 		.warmup = 5,
 		.check = 1,

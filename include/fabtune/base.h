@@ -143,6 +143,13 @@ FT_API int ft_file_open_under(const char *root, const char *path, bool dir, stru
 FT_API const char *ft_file_type_name(unsigned mode);
 
 /*
+ * Append @n bytes of @s as text safe for a terminal: control characters but
+ * newline, tab and CR before LF (C0, DEL, and the C1 range U+0080 to U+009F, which some
+ * terminals obey) and bytes that are not UTF-8 become visible escapes,
+ * \x1b or \u009b; everything else is copied.
+ */
+FT_API void ft_strbuf_add_printable(struct ft_strbuf *sb, const char *s, size_t n);
+/*
  * Length of the well-formed UTF-8 sequence at @s (1 to 4 bytes, at most @n),
  * or 0 when the bytes there are not UTF-8 (a stray continuation byte, an
  * overlong form, a surrogate, a code point above U+10FFFF, a cut sequence).
