@@ -4,7 +4,8 @@
 # within --timeout plus two seconds (not twice the timeout, not a hang), and the
 # messages must name the rank that was stopped or killed, not a neighbour that
 # waited on it. tcp and shm run under fabtune's own launcher (--np), mpi under
-# mpirun, whose collectives are polled against --timeout.
+# mpirun, whose collectives are polled against --timeout; nccl through a test
+# double of libnccl (tests/hostile/fake_nccl.c), as no GPU is here.
 set -u
 fabtune=${1:?usage: ranks.sh PATH-TO-FABTUNE}
 export LC_ALL=C TZ=UTC NO_COLOR=1
@@ -114,5 +115,35 @@ for t in tcp shm mpi; do
 		one "$t" "$sig"
 	done
 done
+# nccl, through a test double of libnccl and the CUDA runtime (no GPU here):
+# after 50 collectives the stream never completes, as when a peer stopped.
+# Each rank must give up within --timeout and abort its communicator, where a
+# blocking cudaStreamSynchronize() would wait forever.
+n=$((n + 1))
+if [ -z "${FT_FAKE_NCCL:-}" ]; then
+	echo "ok $n - nccl: a collective that never completes # SKIP no test double (FT_FAKE_NCCL)"
+else
+	t0=$(date +%s.%N)
+	FABTUNE_NCCL_LIBRARY=$FT_FAKE_NCCL FABTUNE_CUDART_LIBRARY=$FT_FAKE_NCCL \
+		FAKE_NCCL_HANG_AFTER=50 timeout -k 5 60 "$fabtune" bench all_reduce -t nccl --np 2 \
+		-b 1M -e 1M -n 1000000 -w 0 -c 0 --timeout "${timeout_s}s" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	took=$(echo "$(date +%s.%N) - $t0" | bc)
+	sed "s/^/# /" "$tmp/err"
+	if [ "$rc" != 3 ]; then
+		echo "not ok $n - nccl: a collective that never completes: exit code $rc"
+		fail=$((fail + 1))
+	elif [ "$(grep -c 'nccl all_reduce not done after 3s (--timeout)' "$tmp/err")" != 2 ] ||
+		[ "$(grep -c 'fake nccl: communicator aborted' "$tmp/err")" != 2 ]; then
+		echo "not ok $n - nccl: a collective that never completes: not both ranks gave up and aborted"
+		fail=$((fail + 1))
+	elif [ "$(echo "$took > $timeout_s + 3" | bc)" = 1 ]; then
+		echo "not ok $n - nccl: a collective that never completes: took ${took}s"
+		fail=$((fail + 1))
+	else
+		echo "ok $n - nccl: a collective that never completes ends in ${took}s, communicator aborted"
+	fi
+fi
+
 echo "1..$n"
 exit 0
