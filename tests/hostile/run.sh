@@ -226,5 +226,38 @@ if unshare -m true 2>/dev/null; then
 fi
 unset FABTUNE_ARCHIVE
 
+# ---- as an unprivileged user: unreadable inputs, an archive not ours ------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	mkdir "$tmp/priv"
+	chmod 755 "$tmp" "$tmp/priv"
+	echo "name: x" >"$tmp/priv/unreadable.yaml"
+	chmod 600 "$tmp/priv/unreadable.yaml"
+	nobody "$fabtune" spec "$tmp/priv/unreadable.yaml" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 2 ] && grep -q 'unreadable.yaml: cannot read: Permission denied' "$tmp/err" &&
+		ok "an unreadable file is an input error (2), not a runtime one" ||
+		notok "an unreadable file is an input error (2), not a runtime one" "exit code $rc"
+	cp "$tmp/good.db" "$tmp/priv/theirs.db"
+	chmod 644 "$tmp/priv/theirs.db"
+	FABTUNE_ARCHIVE="$tmp/priv/theirs.db" nobody "$fabtune" archive list >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 0 ] && [ "$(grep -c import "$tmp/out")" = 3 ] &&
+		ok "an archive in a folder we cannot write is listed" ||
+		notok "an archive in a folder we cannot write is listed" "exit code $rc"
+	FABTUNE_ARCHIVE="$tmp/priv/theirs.db" nobody "$fabtune" model dgx-h100:2 --save >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 3 ] && grep -q 'opened read-only (the file is not writable); nothing was saved' "$tmp/err" &&
+		ok "a save into an archive we cannot write says why not" ||
+		notok "a save into an archive we cannot write says why not" "exit code $rc"
+	chmod 600 "$tmp/priv/theirs.db"
+	FABTUNE_ARCHIVE="$tmp/priv/theirs.db" nobody "$fabtune" archive list >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 3 ] && grep -q 'theirs.db: Permission denied' "$tmp/err" && ! grep -q corrupt "$tmp/err" &&
+		ok "an archive we cannot read: permission denied, not corrupt" ||
+		notok "an archive we cannot read: permission denied, not corrupt" "exit code $rc"
+	chmod 700 "$tmp"
+fi
+
 echo "1..$n"
 exit 0
