@@ -223,9 +223,10 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	if (o.minbytes == 0 || o.maxbytes == 0 || o.minbytes > o.maxbytes) {
-		cli_error(ctx, "%s", o.minbytes == 0 ? "-b/--minbytes: must be at least 1 byte" :
-		                     o.maxbytes == 0 ? "-e/--maxbytes: must be at least 1 byte" :
-		                                       "-b/--minbytes: larger than -e/--maxbytes");
+		cli_error(ctx, "%s",
+		          o.minbytes == 0 ? "-b/--minbytes: must be at least 1 byte" :
+		          o.maxbytes == 0 ? "-e/--maxbytes: must be at least 1 byte" :
+		                            "-b/--minbytes: larger than -e/--maxbytes");
 		return EXIT_USAGE;
 	}
 	rc = build_query(&o, &q, ctx);
@@ -244,10 +245,12 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		probe.fabric.tiers = FT_MAX(spec.fabric.tiers, 3u);
 		cap = ft_spec_fabric_capacity(&probe);
 		if (q.nnodes > cap) {
-			cli_error(ctx, "--nodes: expected at most %" PRIu64 " nodes on %s's fabric "
-			          "(%u-tier %s of radix-%u switches), got %u", cap, spec.name,
-			          probe.fabric.tiers, ft_fabric_kind_name(spec.fabric.kind),
-			          spec.fabric.radix, q.nnodes);
+			cli_error(ctx,
+			          "--nodes: expected at most %" PRIu64 " nodes on %s's fabric "
+			          "(%u-tier %s of radix-%u switches), got %u",
+			          cap, spec.name, probe.fabric.tiers,
+			          ft_fabric_kind_name(spec.fabric.kind), spec.fabric.radix,
+			          q.nnodes);
 			return EXIT_USAGE;
 		}
 	}

@@ -90,8 +90,8 @@ ft__archive_begin(struct ft_archive *ar, struct ft_error *err)
 
 	if (ar->readonly[0])
 		return ft_error_set(err, FT_EARCHIVE,
-		                    "archive %s: opened read-only (%s); nothing was saved", ar->path,
-		                    ar->readonly);
+		                    "archive %s: opened read-only (%s); nothing was saved",
+		                    ar->path, ar->readonly);
 	if (!ar->write_checked) {
 		rc = check_before_write(ar, err);
 		if (rc < 0)
@@ -485,8 +485,8 @@ ft__archive_check_schema(struct ft_archive *ar, struct ft_error *err)
 	rc = own_objects(&ref, err);
 	if (rc < 0)
 		return rc;
-	if (sqlite3_prepare_v2(ref, "SELECT 1 FROM sqlite_schema WHERE type = ?1 AND name = ?2",
-	                       -1, &own, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(ref, "SELECT 1 FROM sqlite_schema WHERE type = ?1 AND name = ?2", -1,
+	                       &own, NULL) != SQLITE_OK) {
 		rc = ft_error_set(err, FT_EARCHIVE, "archive: reference schema: %s",
 		                  sqlite3_errmsg(ref));
 		goto out;
@@ -506,13 +506,15 @@ ft__archive_check_schema(struct ft_archive *ar, struct ft_error *err)
 		sqlite3_bind_text(own, 2, name ? name : "", -1, SQLITE_TRANSIENT);
 		if (sqlite3_step(own) == SQLITE_ROW)
 			continue;
-		/* a trigger can delete or rewrite runs behind every save; a view can mask a table */
+		/* a trigger can delete or rewrite runs behind every save; a view can mask a table
+		 */
 		on = tbl && name && strcmp(tbl, name) != 0;
-		rc = ft_error_set(err, FT_EARCHIVE,
-		                  "archive %s: holds a %s '%s'%s%s%s that fabtune did not create; "
-		                  "refusing to write (drop it with the sqlite3 shell if it is yours)",
-		                  ar->path, type ? type : "?", name ? name : "?", on ? " on '" : "",
-		                  on ? tbl : "", on ? "'" : "");
+		rc = ft_error_set(
+		        err, FT_EARCHIVE,
+		        "archive %s: holds a %s '%s'%s%s%s that fabtune did not create; "
+		        "refusing to write (drop it with the sqlite3 shell if it is yours)",
+		        ar->path, type ? type : "?", name ? name : "?", on ? " on '" : "",
+		        on ? tbl : "", on ? "'" : "");
 	}
 	if (rc == 0 && s != SQLITE_DONE)
 		rc = ft__archive_fail(ar, "reading the schema", err);
@@ -589,12 +591,13 @@ migrate(struct ft_archive *ar, struct ft_error *err)
 	if (ar->opened_version == FT_ARCHIVE_SCHEMA_VERSION)
 		return 0;
 	if (ar->readonly[0])
-		return ft_error_set(err, FT_EARCHIVE,
-		                    ar->opened_version ?
-		                            "archive %s: schema version %d needs an upgrade, but the "
-		                            "archive is read-only (%s)" :
-		                            "archive %s: empty (schema version %d), and read-only (%s)",
-		                    ar->path, ar->opened_version, ar->readonly);
+		return ft_error_set(
+		        err, FT_EARCHIVE,
+		        ar->opened_version ?
+		                "archive %s: schema version %d needs an upgrade, but the "
+		                "archive is read-only (%s)" :
+		                "archive %s: empty (schema version %d), and read-only (%s)",
+		        ar->path, ar->opened_version, ar->readonly);
 	rc = ft__archive_begin(ar, err);
 	if (rc < 0)
 		return rc;
@@ -698,21 +701,23 @@ readonly_reason(const char *path, char *why, size_t len)
 	if (stat(path, &st) != 0)
 		return;
 	if (access(path, W_OK) != 0) {
-		snprintf(why, len, "%s", errno == EROFS ? "read-only file system" :
-		                                          "the file is not writable");
+		snprintf(why, len, "%s",
+		         errno == EROFS ? "read-only file system" : "the file is not writable");
 		return;
 	}
 	if (!(st.st_mode & 0222)) {
-		snprintf(why, len, "the file is read-only, mode %04o", (unsigned)(st.st_mode & 07777));
+		snprintf(why, len, "the file is read-only, mode %04o",
+		         (unsigned)(st.st_mode & 07777));
 		return;
 	}
 	if (!slash)
 		ft_strlcpy(dir, ".", sizeof(dir));
 	else
-		ft_strlcpy(dir, path, FT_MIN(sizeof(dir), (size_t)(slash - path) + 1 + (slash == path)));
+		ft_strlcpy(dir, path,
+		           FT_MIN(sizeof(dir), (size_t)(slash - path) + 1 + (slash == path)));
 	if (access(dir, W_OK) != 0)
-		snprintf(why, len, "%s", errno == EROFS ? "read-only file system" :
-		                                          "its folder is not writable");
+		snprintf(why, len, "%s",
+		         errno == EROFS ? "read-only file system" : "its folder is not writable");
 	else if (stat(dir, &st) == 0 && !(st.st_mode & 0222))
 		snprintf(why, len, "its folder is read-only, mode %04o",
 		         (unsigned)(st.st_mode & 07777));
@@ -762,7 +767,8 @@ open_readonly(struct ft_archive *ar, struct ft_error *err)
 		if (sqlite3_open_v2(uri, &ar->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) !=
 		    SQLITE_OK) {
 			if (!ar->db)
-				return ft_error_set(err, FT_ENOMEM, "archive %s: out of memory", ar->path);
+				return ft_error_set(err, FT_ENOMEM, "archive %s: out of memory",
+				                    ar->path);
 			continue;
 		}
 		sqlite3_extended_result_codes(ar->db, 1);

@@ -99,13 +99,15 @@ ft_file_open_input(const char *path, uint64_t *size, struct ft_error *err)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return ft_error_set(err, FT_EINVAL, "%s: is a %s, not a regular file; only regular files are read",
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: is a %s, not a regular file; only regular files are read",
 		                    path, ft_file_type_name((unsigned)st.st_mode));
 	}
 	if ((uint64_t)st.st_size > max) {
 		close(fd);
 		return ft_error_set(err, FT_ERANGE,
-		                    "%s: file of %" PRIu64 " bytes is larger than the input limit of %" PRIu64
+		                    "%s: file of %" PRIu64
+		                    " bytes is larger than the input limit of %" PRIu64
 		                    " bytes (FABTUNE_MAX_INPUT)",
 		                    path, (uint64_t)st.st_size, max);
 	}
@@ -145,8 +147,9 @@ ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err
 		ft_strbuf_add(sb, chunk, (size_t)n);
 		if (sb->oom) {
 			close(fd);
-			return ft_error_set(err, FT_ENOMEM, "%s: out of memory after %" PRIu64 " bytes",
-			                    path, total);
+			return ft_error_set(err, FT_ENOMEM,
+			                    "%s: out of memory after %" PRIu64 " bytes", path,
+			                    total);
 		}
 	}
 	if (n < 0) {
@@ -204,13 +207,14 @@ ft_file_open_under(const char *root, const char *path, bool dir, struct ft_error
 		int rootfd;
 
 		if (strncmp(path, root, n) != 0 || (*rel && *rel != '/' && root[n - 1] != '/'))
-			return ft_error_set(err, FT_EINVAL, "%s: not under the root %s", path, root);
+			return ft_error_set(err, FT_EINVAL, "%s: not under the root %s", path,
+			                    root);
 		while (*rel == '/')
 			rel++;
 		rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (rootfd < 0)
-			return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s", root,
-			                    strerror(errno));
+			return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s",
+			                    root, strerror(errno));
 		/* symlinks, absolute ones included, resolve as if @root were "/" */
 		fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof(how));
 		if (fd < 0 && (errno == ENOSYS || errno == EPERM))
@@ -265,7 +269,8 @@ create_temp(const char *path, char *tmp, size_t cap, mode_t mode, struct ft_erro
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (attempt = 0; attempt < 100; attempt++) {
-		uint64_t salt = ((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 20)) + attempt * 7919u;
+		uint64_t salt =
+		        ((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 20)) + attempt * 7919u;
 		int n = snprintf(tmp, cap, "%.*s.%s.%06" PRIx64 ".tmp", (int)dirlen, path, base,
 		                 salt & 0xffffff);
 		int fd;
@@ -276,7 +281,8 @@ create_temp(const char *path, char *tmp, size_t cap, mode_t mode, struct ft_erro
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST)
-			return ft_error_set(err, errno == EACCES || errno == EROFS ? FT_EINVAL : FT_EIO,
+			return ft_error_set(err,
+			                    errno == EACCES || errno == EROFS ? FT_EINVAL : FT_EIO,
 			                    "%s: cannot write: %s", path, strerror(errno));
 	}
 	return ft_error_set(err, FT_EIO, "%s: cannot create a temporary file beside it", path);
@@ -294,10 +300,11 @@ ft_file_write(const char *path, const void *data, size_t len, struct ft_error *e
 		return ft_error_set(err, FT_EINVAL, "no output file given");
 	if (lstat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
-			return ft_error_set(err, FT_EINVAL,
-			                    "%s: is a %s; refusing to replace it (give a regular file, "
-			                    "or - for standard output)",
-			                    path, ft_file_type_name((unsigned)st.st_mode));
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "%s: is a %s; refusing to replace it (give a regular file, "
+			        "or - for standard output)",
+			        path, ft_file_type_name((unsigned)st.st_mode));
 		mode = st.st_mode & 07777;
 	} else if (errno != ENOENT) {
 		return ft_error_set(err, FT_EIO, "%s: cannot write: %s", path, strerror(errno));

@@ -157,11 +157,12 @@ mpi_wait(struct ft_ep *base, MPI_Request *mr, const char *what, struct ft_error 
 			continue;
 		stopped = ft__world_stopped_rank(base->w);
 		if (stopped >= 0)
-			return ft_error_set(err, FT_ETIMEDOUT,
-			                    "%s is stopped (SIGSTOP or a debugger) and stopped "
-			                    "answering: mpi %s not done after %.0fs (--timeout)",
-			                    ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)),
-			                    what, base->timeout_s);
+			return ft_error_set(
+			        err, FT_ETIMEDOUT,
+			        "%s is stopped (SIGSTOP or a debugger) and stopped "
+			        "answering: mpi %s not done after %.0fs (--timeout)",
+			        ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)), what,
+			        base->timeout_s);
 		return ft_error_set(err, FT_ETIMEDOUT,
 		                    "mpi %s not done after %.0fs (--timeout): a rank stopped "
 		                    "answering",

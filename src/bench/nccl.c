@@ -414,11 +414,12 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 		abort_comm(ep);
 		stopped = ft__world_stopped_rank(base->w);
 		if (stopped >= 0)
-			return ft_error_set(err, FT_ETIMEDOUT,
-			                    "%s is stopped (SIGSTOP or a debugger) and stopped "
-			                    "answering: nccl %s not done after %.0fs (--timeout)",
-			                    ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)),
-			                    what, base->timeout_s);
+			return ft_error_set(
+			        err, FT_ETIMEDOUT,
+			        "%s is stopped (SIGSTOP or a debugger) and stopped "
+			        "answering: nccl %s not done after %.0fs (--timeout)",
+			        ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)), what,
+			        base->timeout_s);
 		return ft_error_set(err, FT_ETIMEDOUT,
 		                    "GPU %d: nccl %s not done after %.0fs (--timeout): a rank "
 		                    "stopped answering; the communicator was aborted",

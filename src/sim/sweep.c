@@ -217,10 +217,11 @@ sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {
 		/* an empty file has no node to point at: its first line */
-		rc = ft_error_set(err, FT_EPARSE,
-		                  "%s:1:1: sweep: expected a mapping with scenario and vary, got an "
-		                  "empty document",
-		                  path);
+		rc = ft_error_set(
+		        err, FT_EPARSE,
+		        "%s:1:1: sweep: expected a mapping with scenario and vary, got an "
+		        "empty document",
+		        path);
 		goto out;
 	}
 	if (root->type != YAML_MAPPING_NODE) {

@@ -25,7 +25,7 @@ struct anchor {
 
 struct frame {
 	uint64_t nodes; /* nodes so far in this collection, itself included */
-	char *anchor;	/* owned; NULL when none */
+	char *anchor;   /* owned; NULL when none */
 };
 
 struct scan {

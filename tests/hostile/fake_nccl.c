@@ -38,8 +38,7 @@ EXPORT int ncclAllReduce(const void *s, void *r, size_t n, int t, int op, void *
 EXPORT int ncclAllGather(const void *s, void *r, size_t n, int t, void *c, void *st);
 EXPORT int ncclReduceScatter(const void *s, void *r, size_t n, int t, int op, void *c, void *st);
 EXPORT int ncclBroadcast(const void *s, void *r, size_t n, int t, int root, void *c, void *st);
-EXPORT int ncclReduce(const void *s, void *r, size_t n, int t, int op, int root, void *c,
-                      void *st);
+EXPORT int ncclReduce(const void *s, void *r, size_t n, int t, int op, int root, void *c, void *st);
 EXPORT int ncclSend(const void *s, size_t n, int t, int peer, void *c, void *st);
 EXPORT int ncclRecv(void *r, size_t n, int t, int peer, void *c, void *st);
 EXPORT int ncclGroupStart(void);
@@ -56,8 +55,18 @@ EXPORT int cudaStreamQuery(void *s);
 EXPORT int cudaDeviceSynchronize(void);
 EXPORT const char *cudaGetErrorString(int e);
 
-int ncclGetVersion(int *v) { *v = 21805; return 0; }
-int ncclGetUniqueId(nccl_unique_id_t *id) { memset(id, 7, sizeof(*id)); return 0; }
+int
+ncclGetVersion(int *v)
+{
+	*v = 21805;
+	return 0;
+}
+int
+ncclGetUniqueId(nccl_unique_id_t *id)
+{
+	memset(id, 7, sizeof(*id));
+	return 0;
+}
 
 int
 ncclCommInitRank(void **comm, int nranks, nccl_unique_id_t id, int rank)
@@ -91,8 +100,18 @@ ncclCommAbort(void *comm)
 	return ncclCommDestroy(comm);
 }
 
-int ncclCommGetAsyncError(void *comm, int *async) { (void)comm; *async = 0; return 0; }
-const char *ncclGetErrorString(int r) { return r ? "fake error" : "no error"; }
+int
+ncclCommGetAsyncError(void *comm, int *async)
+{
+	(void)comm;
+	*async = 0;
+	return 0;
+}
+const char *
+ncclGetErrorString(int r)
+{
+	return r ? "fake error" : "no error";
+}
 
 static int
 coll(void *c)
@@ -101,32 +120,148 @@ coll(void *c)
 	return 0;
 }
 
-int ncclAllReduce(const void *s, void *r, size_t n, int t, int op, void *c, void *st)
-{ (void)s; (void)r; (void)n; (void)t; (void)op; (void)st; return coll(c); }
-int ncclAllGather(const void *s, void *r, size_t n, int t, void *c, void *st)
-{ (void)s; (void)r; (void)n; (void)t; (void)st; return coll(c); }
-int ncclReduceScatter(const void *s, void *r, size_t n, int t, int op, void *c, void *st)
-{ (void)s; (void)r; (void)n; (void)t; (void)op; (void)st; return coll(c); }
-int ncclBroadcast(const void *s, void *r, size_t n, int t, int root, void *c, void *st)
-{ (void)s; (void)r; (void)n; (void)t; (void)root; (void)st; return coll(c); }
-int ncclReduce(const void *s, void *r, size_t n, int t, int op, int root, void *c, void *st)
-{ (void)s; (void)r; (void)n; (void)t; (void)op; (void)root; (void)st; return coll(c); }
-int ncclSend(const void *s, size_t n, int t, int peer, void *c, void *st)
-{ (void)s; (void)n; (void)t; (void)peer; (void)c; (void)st; return 0; }
-int ncclRecv(void *r, size_t n, int t, int peer, void *c, void *st)
-{ (void)r; (void)n; (void)t; (void)peer; (void)c; (void)st; return 0; }
-int ncclGroupStart(void) { return 0; }
-int ncclGroupEnd(void) { return last ? coll(last) : 0; }
+int
+ncclAllReduce(const void *s, void *r, size_t n, int t, int op, void *c, void *st)
+{
+	(void)s;
+	(void)r;
+	(void)n;
+	(void)t;
+	(void)op;
+	(void)st;
+	return coll(c);
+}
+int
+ncclAllGather(const void *s, void *r, size_t n, int t, void *c, void *st)
+{
+	(void)s;
+	(void)r;
+	(void)n;
+	(void)t;
+	(void)st;
+	return coll(c);
+}
+int
+ncclReduceScatter(const void *s, void *r, size_t n, int t, int op, void *c, void *st)
+{
+	(void)s;
+	(void)r;
+	(void)n;
+	(void)t;
+	(void)op;
+	(void)st;
+	return coll(c);
+}
+int
+ncclBroadcast(const void *s, void *r, size_t n, int t, int root, void *c, void *st)
+{
+	(void)s;
+	(void)r;
+	(void)n;
+	(void)t;
+	(void)root;
+	(void)st;
+	return coll(c);
+}
+int
+ncclReduce(const void *s, void *r, size_t n, int t, int op, int root, void *c, void *st)
+{
+	(void)s;
+	(void)r;
+	(void)n;
+	(void)t;
+	(void)op;
+	(void)root;
+	(void)st;
+	return coll(c);
+}
+int
+ncclSend(const void *s, size_t n, int t, int peer, void *c, void *st)
+{
+	(void)s;
+	(void)n;
+	(void)t;
+	(void)peer;
+	(void)c;
+	(void)st;
+	return 0;
+}
+int
+ncclRecv(void *r, size_t n, int t, int peer, void *c, void *st)
+{
+	(void)r;
+	(void)n;
+	(void)t;
+	(void)peer;
+	(void)c;
+	(void)st;
+	return 0;
+}
+int
+ncclGroupStart(void)
+{
+	return 0;
+}
+int
+ncclGroupEnd(void)
+{
+	return last ? coll(last) : 0;
+}
 
-int cudaGetDeviceCount(int *n) { *n = 1; return 0; }
-int cudaSetDevice(int d) { (void)d; return 0; }
-int cudaMalloc(void **p, size_t n) { *p = calloc(1, n ? n : 1); return *p ? 0 : 2; }
-int cudaFree(void *p) { free(p); return 0; }
-int cudaMemcpy(void *d, const void *s, size_t n, int kind) { (void)kind; memmove(d, s, n); return 0; }
-int cudaStreamCreate(void **s) { static int stream; *s = &stream; return 0; }
-int cudaStreamDestroy(void *s) { (void)s; return 0; }
-int cudaDeviceSynchronize(void) { return 0; }
-const char *cudaGetErrorString(int e) { return e == 600 ? "not ready" : "fake CUDA error"; }
+int
+cudaGetDeviceCount(int *n)
+{
+	*n = 1;
+	return 0;
+}
+int
+cudaSetDevice(int d)
+{
+	(void)d;
+	return 0;
+}
+int
+cudaMalloc(void **p, size_t n)
+{
+	*p = calloc(1, n ? n : 1);
+	return *p ? 0 : 2;
+}
+int
+cudaFree(void *p)
+{
+	free(p);
+	return 0;
+}
+int
+cudaMemcpy(void *d, const void *s, size_t n, int kind)
+{
+	(void)kind;
+	memmove(d, s, n);
+	return 0;
+}
+int
+cudaStreamCreate(void **s)
+{
+	static int stream;
+	*s = &stream;
+	return 0;
+}
+int
+cudaStreamDestroy(void *s)
+{
+	(void)s;
+	return 0;
+}
+int
+cudaDeviceSynchronize(void)
+{
+	return 0;
+}
+const char *
+cudaGetErrorString(int e)
+{
+	return e == 600 ? "not ready" : "fake CUDA error";
+}
 
 int
 cudaStreamQuery(void *s)
