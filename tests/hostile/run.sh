@@ -213,11 +213,13 @@ expect "a save into a read-only archive says why not" 3 \
 mkdir "$tmp/mnt"
 cp "$tmp/good.db" "$tmp/mnt/a.db"
 if unshare -m true 2>/dev/null; then
-	unshare -m sh -c "mount --bind -o ro '$tmp/mnt' '$tmp/mnt' &&
+	unshare -m sh -c "mount --bind -o ro '$tmp/mnt' '$tmp/mnt' 2>/dev/null || exit 77
 		FABTUNE_ARCHIVE='$tmp/mnt/a.db' '$fabtune' archive list >'$tmp/out' 2>'$tmp/err' &&
 		FABTUNE_ARCHIVE='$tmp/mnt/a.db' '$fabtune' archive import '$imp' >>'$tmp/out' 2>>'$tmp/err'"
 	rc=$?
-	if [ "$rc" = 3 ] && [ "$(grep -c 'import' "$tmp/out")" = 3 ] &&
+	if [ "$rc" = 77 ]; then
+		n=$((n + 1)); echo "ok $n - an archive on a read-only mount # SKIP no bind mount here"
+	elif [ "$rc" = 3 ] && [ "$(grep -c 'import' "$tmp/out")" = 3 ] &&
 		grep -q 'opened read-only (read-only file system); nothing was saved' "$tmp/err"; then
 		ok "an archive on a read-only mount is listed and a save says why not"
 	else
