@@ -10,11 +10,14 @@
  *
  * Writing: the content goes to a new temporary file in the target's directory,
  * created with O_CREAT|O_EXCL|O_NOFOLLOW (a planted file or symlink of that
- * name is never opened), is fsync()ed, and then renamed over the target, so a
- * reader sees the old file or the new one, never half of one. A target that
- * exists and is not a regular file (a symlink, FIFO, device node, socket or
- * directory) is refused rather than replaced; the command line writes to
- * standard output on purpose for "-" and /dev/stdout.
+ * name is never opened), is fsync()ed, and then renamed over the target (and
+ * the folder fsync()ed), so a reader sees the old file or the new one, never
+ * half of one. A target that exists and is not a regular file (a symlink,
+ * FIFO, device node, socket or directory) is refused rather than replaced; the
+ * command line writes to standard output on purpose for "-" and /dev/stdout.
+ *
+ * Reading under a root: ft_file_open_under() opens a path of a captured tree
+ * (probe --root) as if the tree were "/", so no symlink leads out of it.
  */
 #include "internal.h"
 
@@ -288,6 +291,29 @@ create_temp(const char *path, char *tmp, size_t cap, mode_t mode, struct ft_erro
 	return ft_error_set(err, FT_EIO, "%s: cannot create a temporary file beside it", path);
 }
 
+/* Make the rename itself durable: fsync the folder that holds @path (best effort). */
+static void
+sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	int fd;
+
+	if (!slash)
+		ft_strlcpy(dir, ".", sizeof(dir));
+	else if (slash == path)
+		ft_strlcpy(dir, "/", sizeof(dir));
+	else if ((size_t)(slash - path) < sizeof(dir))
+		ft_strlcpy(dir, path, (size_t)(slash - path) + 1);
+	else
+		return;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
 int
 ft_file_write(const char *path, const void *data, size_t len, struct ft_error *err)
 {
@@ -326,5 +352,6 @@ ft_file_write(const char *path, const void *data, size_t len, struct ft_error *e
 		unlink(tmp);
 		return rc;
 	}
+	sync_dir(path);
 	return 0;
 }
