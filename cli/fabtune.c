@@ -35,13 +35,24 @@ const struct cmd cli_commands[] = {
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
 
+/*
+ * Messages and results carry text from inputs (file names, tool outputs,
+ * sysfs): control characters in them are written as visible escapes, never
+ * raw, so an escape sequence in an input cannot drive the terminal.
+ */
 static void
 vmsg(const struct cli_ctx *ctx, const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "fabtune%s%s: %s", ctx && ctx->cmd ? " " : "",
-		ctx && ctx->cmd ? ctx->cmd : "", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	struct ft_strbuf raw, out;
+
+	ft_strbuf_init(&raw);
+	ft_strbuf_init(&out);
+	ft_strbuf_vaddf(&raw, fmt, ap);
+	ft_strbuf_add_printable(&out, raw.buf, raw.len);
+	fprintf(stderr, "fabtune%s%s: %s%s\n", ctx && ctx->cmd ? " " : "",
+		ctx && ctx->cmd ? ctx->cmd : "", kind, out.oom ? raw.buf : out.buf);
+	ft_strbuf_release(&raw);
+	ft_strbuf_release(&out);
 }
 
 void
@@ -90,7 +101,15 @@ cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err)
 void
 cli_write(const struct ft_strbuf *sb)
 {
-	fwrite(sb->buf, 1, sb->len, stdout);
+	struct ft_strbuf out;
+
+	ft_strbuf_init(&out);
+	ft_strbuf_add_printable(&out, sb->buf, sb->len);
+	if (out.oom)
+		fwrite(sb->buf, 1, sb->len, stdout);
+	else
+		fwrite(out.buf, 1, out.len, stdout);
+	ft_strbuf_release(&out);
 }
 
 const struct cmd *

@@ -139,6 +139,23 @@ struct ft_cluster_spec {
 };
 
 /*
+ * Limits on every YAML/JSON document fabtune reads (specs, scenarios, sweeps,
+ * expectations), checked before the document is built: nesting depth, and
+ * the nodes that aliases (*name) may add when expanded, which stops alias
+ * bombs. See docs/guarantees.md.
+ */
+#define FT_YAML_MAX_DEPTH	64
+#define FT_YAML_MAX_ALIAS_NODES 100000
+#define FT_YAML_MAX_ANCHORS	10000
+/*
+ * Check @text against the limits above: FT_ERANGE naming file:line:col of the
+ * node that crosses one. Syntax errors are not reported here (0): the loader
+ * reports them.
+ */
+FT_API int ft_spec_yaml_check(const char *text, size_t len, const char *file,
+                              struct ft_error *err) FT_MUST_CHECK;
+
+/*
  * Load a spec from a YAML/JSON file. Unknown keys and bad values are errors
  * that name "file:line:col: field: expected X, got Y" (FT_EPARSE, FT_ERANGE);
  * a missing file is FT_ENOENT. On error *out is left zeroed.
