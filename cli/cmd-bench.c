@@ -46,8 +46,9 @@ on_sigint(int sig)
 
 struct bench_opts {
 	const char *pattern, *transport, *op, *dtype, *bootstrap, *ifname, *verbs_op, *rdma_dev;
+	const char *bind;
 	uint64_t minb, maxb, stepb, factor, iters, warmup, np, rank, nranks, window, streams;
-	uint64_t rounds, sockbuf, shm_max;
+	uint64_t rounds, sockbuf, shm_max, cma_min;
 	int check, blocking, average, root, gid_index;
 	double timeout, threshold;
 	bool bidir, no_nodelay, no_retest, save, have_rank;
@@ -122,9 +123,14 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_report *rep,
 	for (r = 0; r < rep->nranks; r++) {
 		const struct ft_rank_info *i = &rep->ranks[r];
 
-		ft_strbuf_addf(sb, "#  Rank %2u Pid %6d on %10s numa %2d %s (%s) devices: %s\n", r,
-		               ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
-		               i->ifname, i->devices[0] ? i->devices : "-");
+		ft_strbuf_addf(sb,
+		               "#  Rank %2u Pid %6d on %10s numa %2d %s (%s) devices: %s bind: %s",
+		               r, ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
+		               i->ifname, i->devices[0] ? i->devices : "-",
+		               i->bind[0] ? i->bind : "none");
+		if (!ctx->stable && i->cpus[0])
+			ft_strbuf_addf(sb, " cpus %s", i->cpus);
+		ft_strbuf_addch(sb, '\n');
 	}
 	ft_strbuf_adds(sb, "#\n");
 }
@@ -187,7 +193,8 @@ static const char dashes[] =
         "---------------------------------------------------------------------------------------\n";
 
 static void
-pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
+pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
+           const struct cli_ctx *ctx)
 {
 	bool lat = cfg->pattern == FT_BENCH_PT2PT_LAT;
 
@@ -202,6 +209,17 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct
 	if (!lat)
 		ft_strbuf_addf(sb, " Window          : %-14u Streams        : %u\n", cfg->window,
 		               cfg->streams);
+	if (rep->nranks >= 2) {
+		char b0[48], b1[48];
+
+		snprintf(b0, sizeof(b0), "%s%s%s", rep->ranks[0].bind[0] ? rep->ranks[0].bind : "none",
+		         ctx->stable || !rep->ranks[0].cpus[0] ? "" : " ",
+		         ctx->stable ? "" : rep->ranks[0].cpus);
+		snprintf(b1, sizeof(b1), "%s%s%s", rep->ranks[1].bind[0] ? rep->ranks[1].bind : "none",
+		         ctx->stable || !rep->ranks[1].cpus[0] ? "" : " ",
+		         ctx->stable ? "" : rep->ranks[1].cpus);
+		ft_strbuf_addf(sb, " Binding         : %-14s -> %s\n", b0, b1);
+	}
 	ft_strbuf_adds(sb, dashes);
 	if (lat)
 		ft_strbuf_adds(sb,
@@ -248,7 +266,7 @@ render_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
             const struct cli_ctx *ctx)
 {
 	if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
-		pt2pt_head(sb, rep, cfg);
+		pt2pt_head(sb, rep, cfg, ctx);
 	} else {
 		render_header(sb, rep, cfg, ctx);
 		coll_head(sb);
@@ -401,6 +419,9 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 		ft_json_kv_str(&j, "addr", inf->addr);
 		ft_json_kv_str(&j, "ifname", inf->ifname);
 		ft_json_kv_str(&j, "devices", inf->devices);
+		ft_json_kv_str(&j, "bind", inf->bind[0] ? inf->bind : "none");
+		if (!ctx->stable)
+			ft_json_kv_str(&j, "cpus", inf->cpus);
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);
@@ -548,6 +569,10 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 	}
 	if (o->transport)
 		ft_strlcpy(cfg->transport, o->transport, sizeof(cfg->transport));
+	if (o->bind && ft_bench_bind_from_name(o->bind, &cfg->bind) < 0) {
+		cli_error(ctx, "--bind: unknown binding '%s' (none, core, numa)", o->bind);
+		return -1;
+	}
 	if (o->op && ft_redop_from_name(o->op, &cfg->op) < 0) {
 		cli_error(ctx, "-o/--op: unknown reduction '%s' (sum, prod, max, min)", o->op);
 		return -1;
@@ -597,6 +622,7 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		ft_strlcpy(cfg->ifname, o->ifname, sizeof(cfg->ifname));
 	cfg->sockbuf_bytes = o->sockbuf;
 	cfg->shm_max_bytes = o->shm_max;
+	cfg->shm_cma_min_bytes = o->cma_min;
 	cfg->nodelay = !o->no_nodelay;
 	cfg->timeout_s = o->timeout;
 	cfg->threshold = o->threshold;
@@ -933,6 +959,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		        "time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),
 		OPT_INT('r', "root", &o.root, "RANK", "root of broadcast, reduce and incast (0)"),
 		OPT_U64(0, "np", &o.np, "N", "start N ranks on this host (fork/exec)"),
+		OPT_STRING(0, "bind", &o.bind, "HOW",
+		           "local ranks' CPUs: core (default when each rank gets one), numa, none"),
 		OPT_U64(0, "rank", &o.rank, "R", "manual launch: this process's rank"),
 		OPT_U64(0, "nranks", &o.nranks, "N", "manual launch: number of ranks"),
 		OPT_STRING(0, "bootstrap", &o.bootstrap, "ADDR:PORT",
@@ -944,6 +972,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "no-nodelay", &o.no_nodelay, "tcp: leave Nagle's algorithm on"),
 		OPT_SIZE(0, "shm-max", &o.shm_max,
 		         "shm: most buffer memory in the segment (half the RAM)"),
+		OPT_SIZE(0, "cma-min", &o.cma_min,
+		         "shm: single copy (process_vm_readv) from this size on (off)"),
 		OPT_U64(0, "window", &o.window, "N", "messages in flight (pt2pt 64, pairs 8)"),
 		OPT_BOOL(0, "bidir", &o.bidir, "pt2pt: both directions at once"),
 		OPT_DURATION(0, "timeout", &o.timeout, "a silent peer is dead after this (30s)"),

@@ -114,6 +114,18 @@ enum ft_bench_average {
 	FT_BENCH_AVG_MAX = 3,
 };
 
+/* --bind, as mpirun's --bind-to: where local ranks run (auto: core when each gets one). */
+enum ft_bench_bind {
+	FT_BENCH_BIND_AUTO = 0,
+	FT_BENCH_BIND_NONE = 1,
+	FT_BENCH_BIND_CORE = 2,
+	FT_BENCH_BIND_NUMA = 3,
+	FT_BENCH_BIND_COUNT
+};
+
+FT_API const char *ft_bench_bind_name(enum ft_bench_bind b);
+FT_API int ft_bench_bind_from_name(const char *name, enum ft_bench_bind *out);
+
 /*
  * What to measure and how. Every rank must pass the same values (the CLI
  * parses the same command line on every rank). Initialise with
@@ -136,12 +148,15 @@ struct ft_bench_cfg {
 	int root;                      /* rooted collectives and incast (default 0) */
 	uint32_t window;               /* pt2pt: messages in flight (default 64) */
 	bool bidir;                    /* pt2pt/pairs: both directions at once */
+	enum ft_bench_bind bind;       /* local ranks' CPUs (default auto) */
 	uint32_t streams;              /* tcp: sockets per peer (default 1) */
 	char ifname[64];        /* tcp: NCCL_SOCKET_IFNAME syntax ("eth", "^docker", "=eth0") */
 	uint64_t sockbuf_bytes; /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = kernel default */
 	bool nodelay;           /* tcp: TCP_NODELAY (default on) */
 	uint64_t shm_max_bytes; /* shm: cap on the collectives' buffers in the segment, all
 	                           ranks together; 0 = half the memory. Over it: ring */
+	uint64_t shm_cma_min_bytes; /* shm: copy messages this large once, through
+	                               process_vm_readv; 0 (default) = never */
 	char verbs_op[8];       /* verbs: "send" (default), "write" or "read" */
 	char rdma_device[32];   /* verbs: device name, "" = first with an active port */
 	int gid_index;          /* verbs on RoCE: GID index (default 0) */
@@ -177,6 +192,8 @@ struct ft_rank_info {
 	char ifname[24];  /* interface that address is on */
 	uint16_t port;    /* data listen port (tcp transport) */
 	char devices[96]; /* RDMA devices / GPUs seen, comma-separated, "" if none */
+	char bind[8];     /* how ft_bench_run bound it: "core", "numa", "none", "kept" */
+	char cpus[32];    /* the CPUs it may run on then, "0-3,6" ("" before a run) */
 };
 
 struct ft_world;

@@ -175,6 +175,8 @@ ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 		                    cfg->step_factor);
 	if (cfg->iters > 10000000)
 		return ft_error_set(err, FT_ERANGE, "-n/--iters %u: at most 10000000", cfg->iters);
+	if ((unsigned)cfg->bind >= FT_BENCH_BIND_COUNT)
+		return ft_error_set(err, FT_EINVAL, "--bind: expected none, core or numa");
 	if ((unsigned)cfg->average > FT_BENCH_AVG_MAX)
 		return ft_error_set(err, FT_EINVAL, "-a/--average %d: expected 0, 1, 2 or 3",
 		                    (int)cfg->average);
@@ -573,13 +575,66 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	return rc;
 }
 
+static int run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report *out,
+                     struct ft_error *err);
+
+/* Bind this rank (--bind) and tell rank 0 where every rank runs. Collective. */
+static int
+bind_ranks(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_bench_report *out,
+           struct ft_error *err)
+{
+	struct ft_rank_info me = w->info[w->rank];
+	struct where {
+		char bind[sizeof(me.bind)];
+		char cpus[sizeof(me.cpus)];
+	} mine, *all;
+	struct ft_error e2 = { 0 };
+	int rc, ok, *oks;
+	uint32_t r;
+
+	/* every rank takes part in the allgathers, even one whose binding failed */
+	rc = ft__cpu_setup(w, cfg->bind, &me, &e2);
+	memset(&mine, 0, sizeof(mine));
+	ft_strlcpy(mine.bind, me.bind, sizeof(mine.bind));
+	ft_strlcpy(mine.cpus, me.cpus, sizeof(mine.cpus));
+	ok = rc == 0;
+	all = ft_calloc(w->nranks, sizeof(*all));
+	oks = ft_calloc(w->nranks, sizeof(*oks));
+	if (!all || !oks) {
+		ft_free(all);
+		ft_free(oks);
+		return FT_ENOMEM;
+	}
+	rc = ft__world_allgather(w, &ok, sizeof(ok), oks, err);
+	if (rc == 0)
+		rc = ft__world_allgather(w, &mine, sizeof(mine), all, err);
+	for (r = 0; rc == 0 && r < w->nranks; r++) {
+		char who[96];
+
+		if (!oks[r]) {
+			if (r == w->rank)
+				rc = ft_error_set(err, e2.code, "%s", e2.msg);
+			else
+				rc = ft_error_set(err, FT_EINVAL, "%s could not bind (--bind %s)",
+				                  ft__world_who(w, r, who, sizeof(who)),
+				                  ft_bench_bind_name(cfg->bind));
+			break;
+		}
+		ft_strlcpy(out->ranks[r].bind, all[r].bind, sizeof(out->ranks[r].bind));
+		ft_strlcpy(out->ranks[r].cpus, all[r].cpus, sizeof(out->ranks[r].cpus));
+		ft_strlcpy(w->info[r].bind, all[r].bind, sizeof(w->info[r].bind));
+		ft_strlcpy(w->info[r].cpus, all[r].cpus, sizeof(w->info[r].cpus));
+	}
+	ft_free(all);
+	ft_free(oks);
+	return rc;
+}
+
 int
 ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
              struct ft_error *err)
 {
 	struct ft_bench_cfg cfg = *cfg_in;
-	struct ft_bench_ctx bc;
-	struct ft_ep *ep = NULL;
 	int rc;
 
 	ft_bench_cfg_resolve(&cfg);
@@ -591,6 +646,26 @@ ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_be
 	if (!out->ranks)
 		return FT_ENOMEM;
 	memcpy(out->ranks, w->info, sizeof(*out->ranks) * w->nranks);
+	rc = bind_ranks(w, &cfg, out, err);
+	if (rc < 0) {
+		ft__cpu_restore(w);
+		return rc;
+	}
+	rc = run_bound(w, &cfg, out, err);
+	ft__cpu_restore(w);
+	return rc;
+}
+
+/* The run itself, once the ranks are bound. */
+static int
+run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report *out,
+          struct ft_error *err)
+{
+	struct ft_bench_cfg cfg = *cfgp;
+	struct ft_bench_ctx bc;
+	struct ft_ep *ep = NULL;
+	int rc;
+
 	if (ft_bench_pattern_is_coll(cfg.pattern) && cfg.step_factor < 2 && !cfg.step_bytes)
 		cfg.step_factor = 2;
 	if (cfg.pattern == FT_BENCH_DEV_MEMCPY) {
