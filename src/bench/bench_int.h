@@ -48,9 +48,10 @@ uint32_t ft__world_local(const struct ft_world *w, uint32_t *index);
 /*
  * Bind this rank as @mode says, fill @me's bind and cpus, and decide
  * w->may_spin from the mask before binding and the load seen on it.
+ * @sleeps: the transport waits in the kernel when it may not spin (tcp).
  */
-int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, struct ft_rank_info *me,
-                  struct ft_error *err) FT_MUST_CHECK;
+int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, bool sleeps,
+                  struct ft_rank_info *me, struct ft_error *err) FT_MUST_CHECK;
 /* Give the process back the CPU mask it had before ft__cpu_setup (end of a run). */
 void ft__cpu_restore(struct ft_world *w);
 

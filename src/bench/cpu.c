@@ -11,7 +11,11 @@
  * already narrowed by a launcher, and keeps the mask otherwise: two
  * unbound ranks on a two-core host often land on one core, which is what
  * made an 8-byte shm ping-pong read 6 us instead of 0.4 us beside a busy
- * process.
+ * process. A transport that sleeps in the kernel when it may not spin (tcp)
+ * is left unbound then: on a loaded host, a wake-up sent to another pinned
+ * core cost more than it saved (p50 17.8 us bound, 6.2 us unbound, VM with
+ * a load of 6 on 2 CPUs), while spinning shm ranks gained from their own
+ * cores (0.15 us bound, 24.5 us unbound, same moment).
  *
  * Spinning: a rank may busy-poll only when every local rank has a CPU of
  * its own. That counts the CPUs of the mask taken before binding, less
@@ -230,7 +234,7 @@ busy_cpus(const cpu_set_t *set)
 }
 
 int
-ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, struct ft_rank_info *me,
+ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, bool sleeps, struct ft_rank_info *me,
               struct ft_error *err)
 {
 	struct cpu_slot slots[CPU_SETSIZE];
@@ -256,6 +260,8 @@ ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, struct ft_rank_info *
 		/* a launcher that narrowed the mask (mpirun --bind-to) has decided */
 		if (online > 0 && nallowed < online && (uint32_t)nallowed < local)
 			how = "kept";
+		else if (sleeps && !w->may_spin)
+			how = "none";
 		else if (ncores > 0 && local <= (uint32_t)ncores)
 			mode = FT_BENCH_BIND_CORE;
 	}
