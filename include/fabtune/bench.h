@@ -140,6 +140,8 @@ struct ft_bench_cfg {
 	uint64_t step_bytes;           /* -i, add this many bytes each step instead (0 = use -f) */
 	uint32_t iters;                /* -n, timed iterations per size (default 20) */
 	uint32_t warmup;               /* -w, untimed iterations per size (default 5) */
+	uint32_t agg_iters;            /* -m, operations per timed iteration (0 or 1: one) */
+	bool report_cputime;           /* -C, time columns are this process's CPU time */
 	bool check;                    /* -c, validate the data and count #wrong (default on) */
 	enum ft_redop op;              /* -o, default sum */
 	enum ft_dtype dtype;           /* -d, default float */

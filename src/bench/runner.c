@@ -12,6 +12,8 @@
 
 #include "patterns.h"
 
+#include <time.h>
+
 #include <fabtune/coll.h>
 
 static const char *const pattern_names[] = {
@@ -173,6 +175,9 @@ ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 		                    "-f/--stepfactor %" PRIu64 ": must be at least 2 (or use "
 		                    "-i/--stepbytes)",
 		                    cfg->step_factor);
+	if (cfg->agg_iters > 100000)
+		return ft_error_set(err, FT_ERANGE, "-m/--agg_iters %u: at most 100000",
+		                    cfg->agg_iters);
 	if (cfg->iters > 10000000)
 		return ft_error_set(err, FT_ERANGE, "-n/--iters %u: at most 10000000", cfg->iters);
 	if ((unsigned)cfg->bind >= FT_BENCH_BIND_COUNT)
@@ -319,6 +324,17 @@ combine(const double *t, uint32_t n, enum ft_bench_average mode)
 	return mode == FT_BENCH_AVG_MEAN ? v / n : v;
 }
 
+/* This process's CPU time in seconds (-C, nccl-tests' --report_cputime). */
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* One variant (out-of-place or in-place) of one size: #wrong and time per iteration. */
 static int
 coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us, int64_t *wrong,
@@ -359,9 +375,13 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 	rc = ft__world_barrier(ep->w, err);
 	if (rc < 0)
 		return rc;
-	t0 = ft__now();
+	t0 = cfg->report_cputime ? cpu_now() : ft__now();
 	for (i = 0; i < cfg->iters; i++) {
-		rc = coll_once(ep, a, err);
+		uint32_t k;
+
+		/* -m: nccl-tests groups m operations per iteration; time is per operation */
+		for (k = 0, rc = 0; k < FT_MAX(cfg->agg_iters, 1u) && rc == 0; k++)
+			rc = coll_once(ep, a, err);
 		if (rc == 0 && cfg->blocking)
 			rc = ft__world_barrier(ep->w, err);
 		if (rc < 0)
@@ -369,7 +389,8 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 		if (cfg->stop && *cfg->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
 	}
-	mine = (ft__now() - t0) / cfg->iters * 1e6;
+	mine = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
+	       ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
 	all = ft_calloc(n, sizeof(*all));
 	if (!all)
 		return FT_ENOMEM;

@@ -44,8 +44,8 @@ else
 fi
 
 echo "== nccl transport, one GPU, all_reduce sweep"
-if ! timeout 120 "$fabtune" bench all_reduce -t nccl -b 8 -e 256M -f 4 -n 20 -w 5; then
-	echo "FAIL: fabtune bench -t nccl"; fail=1
+if ! timeout 120 "$fabtune" bench all_reduce --transport nccl -b 8 -e 256M -f 4 -n 20 -w 5; then
+	echo "FAIL: fabtune bench --transport nccl"; fail=1
 fi
 
 echo "== device-to-device copy bandwidth (cudaMemcpy through the dlopen'd runtime)"

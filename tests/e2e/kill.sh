@@ -63,7 +63,7 @@ for t in tcp shm tcp-stop; do
 	echo "ok: $t: killed rank 1 named, the others stopped in ${took}s"
 done
 # Ctrl-C (SIGINT to the whole process group): a clean stop that keeps the rows
-setsid "$fabtune" bench all_reduce --np 2 -t tcp -b 4K -e 64M -n 50 -w 1 -c 0 \
+setsid "$fabtune" bench all_reduce --np 2 --transport tcp -b 4K -e 64M -n 50 -w 1 -c 0 \
 	>"$tmp/out" 2>"$tmp/err" &
 leader=$!
 (sleep 60 && kill -9 -- "-$leader") >/dev/null 2>&1 &
