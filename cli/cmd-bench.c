@@ -598,7 +598,7 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		cli_error(ctx,
 		          "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
 		          "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
-		          "broadcast, reduce, dev_memcpy)",
+		          "broadcast, reduce, sendrecv, gather, scatter, hypercube, dev_memcpy)",
 		          o->pattern);
 		return -1;
 	}
@@ -1068,7 +1068,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	const struct opt opts[] = {
 		OPT_STRING('p', "pattern", &o.pattern, "NAME",
 		           "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
-		           "all_gather, reduce_scatter, alltoall, broadcast, reduce, dev_memcpy"),
+		           "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, "
+		           "scatter, hypercube, dev_memcpy"),
 		OPT_STRING(0, "transport", &o.transport, "NAME",
 		           "auto (default), tcp, shm, mpi, verbs, nccl"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (nccl-tests -b)"),

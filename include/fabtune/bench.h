@@ -52,6 +52,10 @@ struct ft_bench_report;
 	X(ALLTOALL, "alltoall")             \
 	X(BROADCAST, "broadcast")           \
 	X(REDUCE, "reduce")                 \
+	X(SENDRECV, "sendrecv")             \
+	X(GATHER, "gather")                 \
+	X(SCATTER, "scatter")               \
+	X(HYPERCUBE, "hypercube")           \
 	X(DEV_MEMCPY, "dev_memcpy")
 
 enum ft_bench_pattern {

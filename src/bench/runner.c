@@ -64,7 +64,7 @@ ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out)
 bool
 ft_bench_pattern_is_coll(enum ft_bench_pattern p)
 {
-	return p >= FT_BENCH_ALL_REDUCE && p <= FT_BENCH_REDUCE;
+	return p >= FT_BENCH_ALL_REDUCE && p <= FT_BENCH_HYPERCUBE;
 }
 
 /* The collective of a bench pattern, for the shared busbw factor (FT_OP_COUNT: none). */
@@ -96,6 +96,13 @@ ft_bench_busbw_factor(enum ft_bench_pattern p, uint32_t n)
 
 	if (n == 0)
 		return 0;
+	/*
+	 * nccl-tests' gather, scatter and hypercube (an all-gather by recursive
+	 * doubling) move (n-1)/n of the data through each rank's link, as
+	 * all_gather does; sendrecv moves it all.
+	 */
+	if (p == FT_BENCH_GATHER || p == FT_BENCH_SCATTER || p == FT_BENCH_HYPERCUBE)
+		return ft_coll_busbw_factor(FT_OP_ALL_GATHER, n);
 	/* kb: NA-BUSBW, one definition shared with the model (ft_coll_busbw_factor). */
 	return op == FT_OP_COUNT ? 1.0 : ft_coll_busbw_factor(op, n);
 }
@@ -259,6 +266,10 @@ fill_inputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 		if (r == (uint32_t)a->root)
 			ft__data_fill(send, a->count, a->dtype, r, 0);
 		break;
+	case FT_BENCH_SCATTER:
+		if (r == (uint32_t)a->root)
+			ft__data_fill(send, a->count * n, a->dtype, r, 0);
+		break;
 	default:
 		ft__data_fill(send, a->count, a->dtype, r, 0);
 		break;
@@ -283,11 +294,21 @@ check_outputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 	case FT_BENCH_REDUCE_SCATTER:
 		return ft__data_check_reduced(recv, a->count, a->dtype, a->op, n,
 		                              (size_t)r * a->count);
+	case FT_BENCH_GATHER:
 	case FT_BENCH_ALL_GATHER:
+	case FT_BENCH_HYPERCUBE:
+		/* gather: only the root receives, every rank's block as all_gather */
+		if (a->coll == FT_BENCH_GATHER && r != (uint32_t)a->root)
+			return 0;
 		for (j = 0; j < n; j++)
 			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
 			                             a->dtype, j, 0);
 		return wrong;
+	case FT_BENCH_SCATTER:
+		return ft__data_check_fill(recv, a->count, a->dtype, (uint32_t)a->root,
+		                           (size_t)r * a->count);
+	case FT_BENCH_SENDRECV:
+		return ft__data_check_fill(recv, a->count, a->dtype, (r + n - 1) % n, 0);
 	case FT_BENCH_ALLTOALL:
 		for (j = 0; j < n; j++)
 			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
@@ -406,6 +427,17 @@ coll_algo(const struct ft_ep *ep, enum ft_bench_pattern p)
 {
 	if (strcmp(ep->ops->name, "mpi") == 0 || strcmp(ep->ops->name, "nccl") == 0)
 		return "library";
+	switch (p) {
+	case FT_BENCH_SENDRECV:
+		return "shift";
+	case FT_BENCH_GATHER:
+	case FT_BENCH_SCATTER:
+		return "direct";
+	case FT_BENCH_HYPERCUBE:
+		return "hypercube";
+	default:
+		break;
+	}
 	/* shm with its buffers in the segment: every rank reads its peers' in place */
 	if (ft__shm_direct(ep))
 		return "direct";
@@ -440,6 +472,13 @@ ft__bench_nsizes(const struct ft_bench_cfg *cfg)
 	return n;
 }
 
+static bool
+rooted(enum ft_bench_pattern p)
+{
+	return p == FT_BENCH_BROADCAST || p == FT_BENCH_REDUCE || p == FT_BENCH_GATHER ||
+	       p == FT_BENCH_SCATTER;
+}
+
 /* The arguments of one collective of @size bytes (nccl-tests' count rules). */
 static void
 coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_bench_coll_args *a,
@@ -447,7 +486,9 @@ coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_b
 {
 	size_t es = ft_dtype_size(cfg->dtype), count = (size_t)(size / es);
 	bool split = cfg->pattern == FT_BENCH_ALL_GATHER ||
-	             cfg->pattern == FT_BENCH_REDUCE_SCATTER || cfg->pattern == FT_BENCH_ALLTOALL;
+	             cfg->pattern == FT_BENCH_REDUCE_SCATTER || cfg->pattern == FT_BENCH_ALLTOALL ||
+	             cfg->pattern == FT_BENCH_GATHER || cfg->pattern == FT_BENCH_SCATTER ||
+	             cfg->pattern == FT_BENCH_HYPERCUBE;
 
 	/* nccl-tests: gathers and all-to-all split the size over the ranks */
 	if (split)
@@ -457,9 +498,7 @@ coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_b
 	a->dtype = cfg->dtype;
 	a->op = cfg->op;
 	a->count = count;
-	a->root = (cfg->pattern == FT_BENCH_BROADCAST || cfg->pattern == FT_BENCH_REDUCE) ?
-	                  cfg->root :
-	                  -1;
+	a->root = rooted(cfg->pattern) ? cfg->root : -1;
 	*bytes = split ? count * es * n : count * es;
 }
 
@@ -503,8 +542,10 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	char *sendbuf, *recvbuf;
 	int rc = 0;
 
-	if ((enum ft_bench_pattern)cfg->pattern == FT_BENCH_BROADCAST ||
-	    cfg->pattern == FT_BENCH_REDUCE) {
+	if (cfg->pattern == FT_BENCH_HYPERCUBE && (n & (n - 1)) != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "hypercube needs a power-of-two number of ranks, not %u", n);
+	if (rooted(cfg->pattern)) {
 		if ((uint32_t)cfg->root >= n)
 			return ft_error_set(err, FT_EINVAL, "--root %d: the world has %u ranks",
 			                    cfg->root, n);
@@ -564,9 +605,12 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 			a.in_place = true;
 			switch (cfg->pattern) {
 			case FT_BENCH_ALL_GATHER:
+			case FT_BENCH_GATHER:
+			case FT_BENCH_HYPERCUBE:
 				a.sendbuf = recvbuf + (size_t)r * count * es;
 				break;
 			case FT_BENCH_REDUCE_SCATTER:
+			case FT_BENCH_SCATTER:
 				a.sendbuf = recvbuf;
 				a.recvbuf = recvbuf + (size_t)r * count * es;
 				break;

@@ -360,10 +360,16 @@ fallback_algo(enum ft_bench_pattern p)
 {
 	switch (p) {
 	case FT_BENCH_ALLTOALL:
+	case FT_BENCH_GATHER:
+	case FT_BENCH_SCATTER:
 		return "direct";
 	case FT_BENCH_BROADCAST:
 	case FT_BENCH_REDUCE:
 		return "chain";
+	case FT_BENCH_SENDRECV:
+		return "shift";
+	case FT_BENCH_HYPERCUBE:
+		return "hypercube";
 	default:
 		return "ring";
 	}
@@ -374,8 +380,10 @@ static void
 conform_one(const char *transport, uint32_t n, enum ft_bench_pattern p, enum ft_dtype t,
             enum ft_redop op)
 {
-	/* shm runs everything on buffers in its segment, unless they may not fit */
-	const char *algo = strcmp(transport, "shm") == 0 && !shm_max ? "direct" : fallback_algo(p);
+	/* shm runs nccl's collectives on buffers in its segment, unless they may not fit */
+	const char *algo = strcmp(transport, "shm") == 0 && !shm_max && p <= FT_BENCH_REDUCE ?
+	                           "direct" :
+	                           fallback_algo(p);
 	struct ft_error err = { 0 };
 	pid_t kids[8];
 	int lfd, status;
@@ -414,6 +422,7 @@ conformance(const char *transport)
 	static const enum ft_bench_pattern colls[] = {
 		FT_BENCH_ALL_REDUCE, FT_BENCH_ALL_GATHER, FT_BENCH_REDUCE_SCATTER,
 		FT_BENCH_ALLTOALL,   FT_BENCH_BROADCAST,  FT_BENCH_REDUCE,
+		FT_BENCH_SENDRECV,   FT_BENCH_GATHER,     FT_BENCH_SCATTER,
 	};
 	/* the reductions with other element types and operations, on 2 and 4 ranks too */
 	static const struct {
@@ -427,6 +436,11 @@ conformance(const char *transport)
 		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_UINT64, FT_REDOP_MAX, 3 },
 		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_UINT8, FT_REDOP_MIN, 2 },
 		{ FT_BENCH_REDUCE, FT_DTYPE_INT64, FT_REDOP_PROD, 4 },
+		{ FT_BENCH_HYPERCUBE, FT_DTYPE_INT32, FT_REDOP_SUM, 4 },
+		{ FT_BENCH_HYPERCUBE, FT_DTYPE_UINT8, FT_REDOP_SUM, 2 },
+		{ FT_BENCH_GATHER, FT_DTYPE_DOUBLE, FT_REDOP_SUM, 4 },
+		{ FT_BENCH_SCATTER, FT_DTYPE_INT8, FT_REDOP_SUM, 2 },
+		{ FT_BENCH_SENDRECV, FT_DTYPE_UINT64, FT_REDOP_SUM, 4 },
 	};
 	size_t c;
 
