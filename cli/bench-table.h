@@ -18,4 +18,10 @@ void cli_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row);
    true when NCCL_TESTS_MIN_BW is set and not reached. */
 bool cli_bench_coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep);
 
+/* perftest's column header: latency (@timed: -D's t_avg only) or bandwidth in Gb/sec or
+   MB/sec (@gbits); and one row, tabs as perftest prints them. */
+void cli_bench_pt2pt_head(struct ft_strbuf *sb, bool lat, bool timed, bool gbits);
+void cli_bench_pt2pt_row(struct ft_strbuf *sb, bool lat, bool timed, bool gbits,
+                         const struct ft_result_row *r);
+
 #endif

@@ -52,6 +52,10 @@ struct bench_opts {
 	uint64_t nthreads, ngpus, agg_iters, cycles;
 	int cputime, graph, parallel_init, stream_null, local_register;
 	bool all_types, all_ops; /* -d all, -o all */
+	/* perftest: -D, -q, -s, --report_gbits, -a (as --all-sizes) */
+	const char *duration_str;
+	uint64_t qps, msg_size;
+	bool gbits, all_sizes;
 	uint64_t rounds, sockbuf, shm_max, cma_min;
 	int check, blocking, average, root, gid_index;
 	double timeout, threshold;
@@ -220,6 +224,9 @@ cli_bench_coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 static const char dashes[] =
         "---------------------------------------------------------------------------------------\n";
 
+/* perftest's --report_gbits: BW columns in Gb/sec instead of MB/sec (MiB/s) */
+static bool report_gbits;
+
 static void
 pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
            const struct cli_ctx *ctx)
@@ -232,11 +239,11 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct
 	               cfg->bidir ? "Bidirectional BW" :
 	                            "BW",
 	               "fabtune");
-	ft_strbuf_addf(sb, " Ranks           : 0 -> 1         Transport      : %s\n",
-	               rep->transport);
+	/* perftest's settings block: "%-16s: " keys, two to a line */
+	ft_strbuf_addf(sb, " Number of qps   : %-14u Transport type : %s\n",
+	               strcmp(rep->transport, "tcp") == 0 ? cfg->streams : 1u, rep->transport);
 	if (!lat)
-		ft_strbuf_addf(sb, " Window          : %-14u Streams        : %u\n", cfg->window,
-		               cfg->streams);
+		ft_strbuf_addf(sb, " TX depth        : %u\n", cfg->window);
 	if (rep->nranks >= 2) {
 		char b0[48], b1[48];
 
@@ -249,30 +256,60 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct
 		ft_strbuf_addf(sb, " Binding         : %-14s -> %s\n", b0, b1);
 	}
 	ft_strbuf_adds(sb, dashes);
-	if (lat)
+	cli_bench_pt2pt_head(sb, lat, cfg->duration_s > 0, report_gbits);
+}
+
+void
+cli_bench_pt2pt_head(struct ft_strbuf *sb, bool lat, bool timed, bool gbits)
+{
+	if (lat && timed)
+		ft_strbuf_adds(sb, " #bytes        #iterations       t_avg[usec]\n");
+	else if (lat)
 		ft_strbuf_adds(sb,
 		               " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
 		               "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   "
-		               "99.9% percentile[usec]\n");
-	else
+		               "99.9% percentile[usec] \n");
+	else if (gbits)
 		ft_strbuf_adds(sb,
 		               " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
 		               "   MsgRate[Mpps]\n");
+	else
+		ft_strbuf_adds(sb,
+		               " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]"
+		               "   MsgRate[Mpps]\n");
+}
+
+/*
+ * perftest's rows, tabs included, from a result row: bandwidths in GB/s
+ * (peak in ip_algbw_GBps) printed as MB/sec (MiB/s) or Gb/sec, the message
+ * rate from the average.
+ */
+void
+cli_bench_pt2pt_row(struct ft_strbuf *sb, bool lat, bool timed, bool gbits,
+                    const struct ft_result_row *r)
+{
+	double scale = gbits ? 8.0 : 1e9 / 1048576.0;
+
+	if (lat && timed)
+		ft_strbuf_addf(sb, " %-7" PRIu64 "       %u            %-7.2f\n", r->bytes, r->nsamples,
+		               r->lat_avg_us);
+	else if (lat)
+		ft_strbuf_addf(sb,
+		               " %-7" PRIu64 " %u          %-7.2f        %-7.2f      %-7.2f  \t"
+		               "       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+		               r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
+		               r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
+	else
+		ft_strbuf_addf(sb, " %-7" PRIu64 "    %-10u       %-7.2f            %-7.2f\t\t   %-7.6f\n",
+		               r->bytes, r->nsamples, r->ip_algbw_GBps * scale, r->algbw_GBps * scale,
+		               r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
 }
 
 static void
 pt2pt_row(struct ft_strbuf *sb, const struct ft_bench_cfg *cfg, const struct ft_result_row *r)
 {
-	if (cfg->pattern == FT_BENCH_PT2PT_LAT)
-		ft_strbuf_addf(sb,
-		               " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
-		               "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
-		               r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
-		               r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
-	else
-		ft_strbuf_addf(sb, " %-10" PRIu64 " %-14u %-18.2f %-20.2f %-.6f\n", r->bytes,
-		               r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
-		               r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+	cli_bench_pt2pt_row(sb, cfg->pattern == FT_BENCH_PT2PT_LAT, cfg->duration_s > 0,
+	                    report_gbits, r);
 }
 
 /* Rows as they come (rank 0, text mode): nccl-tests and perftest print that way too. */
@@ -642,6 +679,17 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		return -1;
 	}
 	cfg->agg_iters = (uint32_t)o->agg_iters;
+	if (o->duration_str) {
+		struct ft_error e = { 0 };
+		double v;
+
+		if (ft_parse_double(o->duration_str, &v) < 0 &&
+		    ft_parse_duration(o->duration_str, &v, &e) < 0) {
+			cli_error(ctx, "-D/--duration: %s", e.msg);
+			return -1;
+		}
+		cfg->duration_s = v;
+	}
 	cfg->report_cputime = o->cputime != 0;
 	if (o->iters > UINT32_MAX || o->warmup > UINT32_MAX || o->window > UINT32_MAX ||
 	    o->streams > UINT32_MAX || o->rounds > UINT32_MAX) {
@@ -658,6 +706,21 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 	}
 	cfg->min_bytes = o->minb == UINT64_MAX ? 0 : o->minb;
 	cfg->max_bytes = o->maxb == UINT64_MAX ? 0 : o->maxb;
+	/* perftest: -s one size, -a every power of two from 2 B to 8 MiB */
+	if ((o->msg_size || o->all_sizes) && (o->minb != UINT64_MAX || o->maxb != UINT64_MAX)) {
+		cli_error(ctx, "-s/--size and -a/--all-sizes replace -b and -e: give one or the other");
+		return -1;
+	}
+	if (o->msg_size && o->all_sizes) {
+		cli_error(ctx, "-s/--size and -a/--all-sizes: give one or the other");
+		return -1;
+	}
+	if (o->msg_size)
+		cfg->min_bytes = cfg->max_bytes = o->msg_size;
+	if (o->all_sizes) {
+		cfg->min_bytes = 2;
+		cfg->max_bytes = 8u << 20;
+	}
 	if (cfg->max_bytes == 0 && o->maxb != UINT64_MAX) {
 		cli_error(ctx, "-e/--maxbytes: must be at least 1 byte");
 		return -1;
@@ -677,6 +740,19 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 	cfg->window = (uint32_t)o->window;
 	cfg->bidir = o->bidir;
 	cfg->streams = (uint32_t)o->streams;
+	/* perftest's -q: the parallel connections of a pair; for tcp, its sockets */
+	if (o->qps > 1) {
+		if (!o->transport || strcmp(o->transport, "tcp") != 0) {
+			cli_error(ctx, "-q/--qp %" PRIu64 ": several queue pairs only with --transport "
+			          "tcp (as --streams) so far", o->qps);
+			return -1;
+		}
+		if (o->qps > 64) {
+			cli_error(ctx, "-q/--qp %" PRIu64 ": expected 1 to 64", o->qps);
+			return -1;
+		}
+		cfg->streams = (uint32_t)o->qps;
+	}
 	if (o->ifname)
 		ft_strlcpy(cfg->ifname, o->ifname, sizeof(cfg->ifname));
 	cfg->sockbuf_bytes = o->sockbuf;
@@ -1038,6 +1114,44 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	return ret;
 }
 
+static bool
+is_pt2pt_name(const char *a)
+{
+	enum ft_bench_pattern p;
+
+	return ft_bench_pattern_from_name(a, &p) == 0 &&
+	       (p == FT_BENCH_PT2PT_BW || p == FT_BENCH_PT2PT_LAT);
+}
+
+/*
+ * `-a` is nccl-tests' averaging (-a 0..3) and perftest's "all sizes" (no
+ * value). With a point-to-point pattern on the line, an -a that is not
+ * followed by 0, 1, 2 or 3 is perftest's: it becomes --all-sizes.
+ */
+static void
+perftest_a(int argc, char **argv)
+{
+	bool pt2pt = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (is_pt2pt_name(argv[i]) ||
+		    ((strcmp(argv[i - 1], "-p") == 0 || strcmp(argv[i - 1], "--pattern") == 0) &&
+		     is_pt2pt_name(argv[i])) ||
+		    (strncmp(argv[i], "--pattern=", 10) == 0 && is_pt2pt_name(argv[i] + 10)))
+			pt2pt = true;
+	}
+	if (!pt2pt)
+		return;
+	for (i = 1; i < argc; i++) {
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(argv[i], "-a") == 0 &&
+		    !(next && next[0] >= '0' && next[0] <= '3' && next[1] == '\0'))
+			argv[i] = (char *)"--all-sizes";
+	}
+}
+
 int
 cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -1109,6 +1223,13 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "nranks", &o.nranks, "N", "manual launch: number of ranks"),
 		OPT_STRING(0, "bootstrap", &o.bootstrap, "ADDR:PORT",
 		           "manual launch: rank 0's bootstrap address"),
+		OPT_STRING('D', "duration", &o.duration_str, "SEC",
+		           "perftest: run each size this long instead of -n (pt2pt)"),
+		OPT_U64('q', "qp", &o.qps, "N", "perftest: queue pairs; tcp: sockets per peer (1)"),
+		OPT_SIZE('s', "size", &o.msg_size, "perftest: one message size (-b and -e)"),
+		OPT_BOOL(0, "all-sizes", &o.all_sizes,
+		         "perftest's -a: sizes 2 B to 8 MiB (-a is perftest's after a pt2pt pattern)"),
+		OPT_BOOL(0, "report_gbits", &o.gbits, "perftest: bandwidth in Gb/sec, not MB/sec"),
 		OPT_STRING(0, "ifname", &o.ifname, "SPEC",
 		           "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
 		OPT_U64(0, "streams", &o.streams, "N", "tcp: sockets per peer (1)"),
@@ -1146,6 +1267,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	orig = calloc((size_t)argc + 1, sizeof(*orig));
 	if (!orig)
 		return EXIT_RUNTIME;
+	perftest_a(argc, argv);
 	for (i = 1; i < argc; i++)
 		orig[i - 1] = argv[i];
 	n = opts_parse(&usage, ctx, argc, argv);
@@ -1178,6 +1300,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		free(orig);
 		return EXIT_USAGE;
 	}
+	report_gbits = o.gbits;
 	o.all_types = o.dtype && strcmp(o.dtype, "all") == 0;
 	o.all_ops = o.op && strcmp(o.op, "all") == 0;
 	if (o.nthreads == 0 || o.ngpus == 0 || o.nthreads > 256 || o.ngpus > 256) {

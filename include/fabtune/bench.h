@@ -142,7 +142,8 @@ struct ft_bench_cfg {
 	uint64_t max_bytes;            /* -e, default = min_bytes */
 	uint64_t step_factor;          /* -f, multiply the size each step (default 2) */
 	uint64_t step_bytes;           /* -i, add this many bytes each step instead (0 = use -f) */
-	uint32_t iters;                /* -n, timed iterations per size (default 20) */
+	uint32_t iters;                /* -n, timed iterations per size (default 20); pt2pt_bw:
+	                                  messages, as perftest's -n */
 	uint32_t warmup;               /* -w, untimed iterations per size (default 5) */
 	uint32_t agg_iters;            /* -m, operations per timed iteration (0 or 1: one) */
 	bool report_cputime;           /* -C, time columns are this process's CPU time */
@@ -153,6 +154,7 @@ struct ft_bench_cfg {
 	enum ft_bench_average average; /* -a, default mean (1) */
 	int root;                      /* rooted collectives and incast (default 0) */
 	uint32_t window;               /* pt2pt: messages in flight (default 64) */
+	double duration_s;             /* pt2pt: run each size this long instead of -n (-D) */
 	bool bidir;                    /* pt2pt/pairs: both directions at once */
 	enum ft_bench_bind bind;       /* local ranks' CPUs (default auto) */
 	uint32_t streams;              /* tcp: sockets per peer (default 1) */
