@@ -253,7 +253,7 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct
 		snprintf(b1, sizeof(b1), "%s%s%s", rep->ranks[1].bind[0] ? rep->ranks[1].bind : "none",
 		         ctx->stable || !rep->ranks[1].cpus[0] ? "" : " ",
 		         ctx->stable ? "" : rep->ranks[1].cpus);
-		ft_strbuf_addf(sb, " Binding         : %-14s -> %s\n", b0, b1);
+		ft_strbuf_addf(sb, " Binding         : %s -> %s\n", b0, b1);
 	}
 	ft_strbuf_adds(sb, dashes);
 	cli_bench_pt2pt_head(sb, lat, cfg->duration_s > 0, report_gbits);
