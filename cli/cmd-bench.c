@@ -1185,7 +1185,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		           "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, "
 		           "scatter, hypercube, dev_memcpy"),
 		OPT_STRING(0, "transport", &o.transport, "NAME",
-		           "auto (default), tcp, shm, mpi, verbs, nccl"),
+		           "auto (default), tcp, shm, mpi, verbs, nccl, ucx"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (nccl-tests -b)"),
 		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (nccl-tests -e)"),
 		OPT_U64('f', "stepfactor", &o.factor, "N", "multiply the size by N each step"),

@@ -130,6 +130,7 @@ bool ft__shm_direct(const struct ft_ep *ep);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 extern const struct ft_transport_ops ft_nccl_transport;
+extern const struct ft_transport_ops ft_ucx_transport;
 
 /* ---- data (data.c) --------------------------------------------------------- */
 

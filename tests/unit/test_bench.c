@@ -463,6 +463,15 @@ test_conformance_shm(void **state)
 	conformance("shm");
 }
 
+#if FT_HAVE_UCX
+/* UCX's streams, over whatever UCX picks on this host (its shared memory here) */
+static void
+test_conformance_ucx(void **state)
+{
+	conformance("ucx");
+}
+#endif
+
 /*
  * shm with too little room for the buffers in its segment (--shm-max): the
  * collectives fall back to the ring, chain and direct algorithms over the
@@ -732,8 +741,20 @@ test_unavailable(void **state)
 	struct ft_error err = { 0 };
 	size_t n;
 
+	ft_bench_cfg_init(&cfg);
+
+	const struct ft_transport_ops *ucx = ft_transport_find("ucx");
+
 	ft_transports(&n);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
+	assert_non_null(ucx);
+#if FT_HAVE_UCX
+	assert_int_equal(ucx->probe(&cfg, &err), 0);
+#else
+	assert_int_equal(ucx->probe(&cfg, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "not available"));
+	ft_error_clear(&err);
+#endif
 	assert_null(ft_transport_find("carrier-pigeon"));
 	ft_bench_cfg_init(&cfg);
 	setenv("FABTUNE_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1);
@@ -1097,6 +1118,9 @@ main(void)
 		cmocka_unit_test(test_conformance_tcp),
 		cmocka_unit_test(test_conformance_shm),
 		cmocka_unit_test(test_conformance_shm_ring),
+#if FT_HAVE_UCX
+		cmocka_unit_test(test_conformance_ucx),
+#endif
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_bind_names),
