@@ -18,7 +18,6 @@
  */
 #include "bench_int.h"
 
-#include <sched.h>
 
 #define MAX_SLICES 32
 #define MIN_SLICE  (128 * 1024)
@@ -54,14 +53,25 @@ ft__ep_close(struct ft_ep *ep)
 }
 
 /*
- * Wait for one request the way MPI does with mpi_yield_when_idle: poll the
- * transport without sleeping and yield the CPU between polls, for up to
- * YIELD_WAIT_S without progress; only then sleep in the transport's wait
- * (which owns the timeout and names a silent peer). A collective's next
- * bytes are usually microseconds away, and on a loaded machine a rank that
- * sleeps waits for a core again at every wake-up.
+ * Wait for one request: poll the transport without sleeping for up to
+ * SPIN_WAIT_S without progress when every local rank has a CPU of its own
+ * (w->may_spin, bench/cpu.c), since a collective's next bytes are usually
+ * microseconds away; otherwise, or after that, sleep in the transport's
+ * wait, which wakes on the data (and owns the timeout and names a silent
+ * peer). It never calls sched_yield(): beside a busy process, that hands the
+ * core to it for a whole time slice.
  */
-#define YIELD_WAIT_S 0.002
+#define SPIN_WAIT_S 0.002
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
 
 static int
 coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
@@ -69,7 +79,7 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 	double since = 0;
 	unsigned polls = 0;
 
-	while (!r->done) {
+	while (!r->done && ep->w->may_spin) {
 		int rc = ep->ops->progress(ep, 0, err);
 
 		if (rc < 0)
@@ -78,12 +88,12 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 			since = 0;
 			continue;
 		}
-		sched_yield();
+		cpu_relax();
 		if (++polls % 16)
 			continue;
 		if (since == 0) {
 			since = ft__now();
-		} else if (ft__now() - since > YIELD_WAIT_S) {
+		} else if (ft__now() - since > SPIN_WAIT_S) {
 			break;
 		}
 		if (ep->stop && *ep->stop)
