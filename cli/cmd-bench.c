@@ -438,6 +438,48 @@ render_rows(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char 
 		               rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
 }
 
+/* nvbandwidth's layout: one matrix, row = source, column = destination, GB/s. */
+static void
+render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	const char *names[65];
+	size_t i, n = 0, a, b;
+
+	for (i = 0; i < ft_run_nrows(&rep->run) && n < FT_ARRAY_SIZE(names); i++) {
+		const struct ft_result_row *r = ft_run_row(&rep->run, i);
+
+		for (a = 0; a < n && strcmp(names[a], r->src) != 0; a++)
+			;
+		if (a == n)
+			names[n++] = r->src;
+	}
+	ft_strbuf_addf(sb, "# memcpy CE bandwidth (GB/s), %" PRIu64 " bytes, row = source, "
+	               "column = destination\n", ft_run_nrows(&rep->run) ?
+	               ft_run_row(&rep->run, 0)->bytes : 0);
+	ft_strbuf_addf(sb, "%8s", "");
+	for (b = 0; b < n; b++)
+		ft_strbuf_addf(sb, " %8s", names[b]);
+	ft_strbuf_addch(sb, '\n');
+	for (a = 0; a < n; a++) {
+		ft_strbuf_addf(sb, "%8s", names[a]);
+		for (b = 0; b < n; b++) {
+			const char *cell = "-";
+			char num[32];
+
+			for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+				const struct ft_result_row *r = ft_run_row(&rep->run, i);
+
+				if (strcmp(r->src, names[a]) == 0 && strcmp(r->dst, names[b]) == 0) {
+					snprintf(num, sizeof(num), "%.2f", r->algbw_GBps);
+					cell = num;
+				}
+			}
+			ft_strbuf_addf(sb, " %8s", cell);
+		}
+		ft_strbuf_addch(sb, '\n');
+	}
+}
+
 static void
 json_matrix(struct ft_json *j, const char *key, const double *m, uint32_t n)
 {
@@ -609,6 +651,9 @@ render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, const 
 			if (rep->bw_GBps)
 				render_pairs(&sb, rep);
 			break;
+		case FT_BENCH_COPY_MATRIX:
+			render_copy_matrix(&sb, rep);
+			break;
 		case FT_BENCH_BISECTION:
 			render_rows(&sb, rep, "bisection");
 			break;
@@ -635,7 +680,8 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		cli_error(ctx,
 		          "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
 		          "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
-		          "broadcast, reduce, sendrecv, gather, scatter, hypercube, dev_memcpy)",
+		          "broadcast, reduce, sendrecv, gather, scatter, hypercube, dev_memcpy, "
+		          "copy_matrix)",
 		          o->pattern);
 		return -1;
 	}
@@ -1183,7 +1229,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING('p', "pattern", &o.pattern, "NAME",
 		           "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
 		           "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, "
-		           "scatter, hypercube, dev_memcpy"),
+		           "scatter, hypercube, dev_memcpy, copy_matrix"),
 		OPT_STRING(0, "transport", &o.transport, "NAME",
 		           "auto (default), tcp, shm, mpi, verbs, nccl, ucx"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (nccl-tests -b)"),

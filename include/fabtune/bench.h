@@ -56,7 +56,8 @@ struct ft_bench_report;
 	X(GATHER, "gather")                 \
 	X(SCATTER, "scatter")               \
 	X(HYPERCUBE, "hypercube")           \
-	X(DEV_MEMCPY, "dev_memcpy")
+	X(DEV_MEMCPY, "dev_memcpy")         \
+	X(COPY_MATRIX, "copy_matrix")
 
 enum ft_bench_pattern {
 #define FT_BENCH_PATTERN_ENUM_(n, s) FT_BENCH_##n,
@@ -69,7 +70,9 @@ FT_API const char *ft_bench_pattern_name(enum ft_bench_pattern p);
 /* Accepts the names above, plus "pt2pt" (= pt2pt_bw) and "allreduce" style aliases. */
 FT_API int ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out);
 FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
-/* dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport). */
+/* dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport).
+   copy_matrix: copy-engine bandwidth between pinned host memory and every GPU, and between
+   every pair of GPUs (an nvbandwidth-like matrix; src/dst name "host", "gpu0", ...). */
 
 /* Element types, named as nccl-tests names them. size 0 = not supported on the host. */
 #define FT_DTYPE_MAP(X)        \

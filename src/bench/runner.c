@@ -740,6 +740,16 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 
 	if (ft_bench_pattern_is_coll(cfg.pattern) && cfg.step_factor < 2 && !cfg.step_bytes)
 		cfg.step_factor = 2;
+	if (cfg.pattern == FT_BENCH_COPY_MATRIX) {
+		memset(&bc, 0, sizeof(bc));
+		bc.cfg = &cfg;
+		bc.w = w;
+		ft_strlcpy(out->transport, "cuda", sizeof(out->transport));
+		rc = ft__bench_copy_matrix(&bc, out, err);
+		if (rc == FT_EINTR)
+			out->interrupted = true;
+		return rc;
+	}
 	if (cfg.pattern == FT_BENCH_DEV_MEMCPY) {
 		memset(&bc, 0, sizeof(bc));
 		bc.cfg = &cfg;

@@ -762,6 +762,31 @@ test_unavailable(void **state)
 	assert_non_null(strstr(err.msg, "not available"));
 	assert_non_null(strstr(err.msg, "/nonexistent/libnccl.so.2"));
 	unsetenv("FABTUNE_NCCL_LIBRARY");
+	/* the copy matrix without the CUDA runtime: "not available", naming what was tried */
+	{
+		struct ft_world_cfg wc;
+		struct ft_world *w = NULL;
+		struct ft_bench_report rep;
+
+		ft_world_cfg_init(&wc);
+		wc.rank = 0;
+		wc.nranks = 1;
+		wc.timeout_s = 5;
+		assert_int_equal(ft_world_new(&wc, &w, &err), 0);
+		ft_bench_cfg_init(&cfg);
+		cfg.pattern = FT_BENCH_COPY_MATRIX;
+		ft_bench_report_init(&rep);
+		setenv("FABTUNE_CUDART_LIBRARY", "/nonexistent/libcudart.so", 1);
+		ft_error_clear(&err);
+		assert_int_equal(ft_bench_run(w, &cfg, &rep, &err), FT_ENOTSUP);
+		unsetenv("FABTUNE_CUDART_LIBRARY");
+		assert_non_null(strstr(err.msg, "copy_matrix: CUDA runtime not available"));
+		assert_non_null(strstr(err.msg, "/nonexistent/libcudart.so"));
+		assert_int_equal(ft_run_nrows(&rep.run), 0);
+		ft_bench_report_release(&rep);
+		ft_world_free(w);
+		ft_bench_cfg_init(&cfg);
+	}
 	/* this machine has no RDMA device; a machine with one passes the probe */
 	ft_error_clear(&err);
 	if (verbs->probe(&cfg, &err) < 0)
