@@ -22,7 +22,8 @@ window=${WINDOW:-16}
 cma=${CMA:+--cma-min $CMA}
 fab() {
 	# shellcheck disable=SC2086
-	"$fabtune" bench pt2pt_bw --np 2 --transport shm -b "$min" -e "$max" -f 4 -n "$iters" \
+	"$fabtune" bench pt2pt_bw --np 2 --transport shm -b "$min" -e "$max" -f 4 \
+		-n $((iters * window)) \
 		--window "$window" $cma --json >"$tmp/fab.$1" 2>/dev/null
 }
 bare() {
