@@ -10,7 +10,7 @@ for t in tcp shm tcp-stop; do
 	sig=9
 	[ "$t" = tcp-stop ] && sig=STOP
 	start=$(date +%s.%N)
-	"$fabtune" bench all_reduce --np 3 -t "${t%-stop}" -b 8M -n 100000 -w 0 -c 0 \
+	"$fabtune" bench all_reduce --np 3 --transport "${t%-stop}" -b 8M -n 100000 -w 0 -c 0 \
 		--timeout 3s >"$tmp/out" 2>"$tmp/err" &
 	launcher=$!
 	(sleep 60 && kill -9 "$launcher") >/dev/null 2>&1 &
