@@ -115,6 +115,8 @@ struct shm_peer {
 	struct ft_req *rq, *rq_tail;
 	struct ft_req *cq, *cq_tail; /* single-copy sends the receiver has not read yet */
 	uint64_t cma_sent;           /* descriptors sent to this peer */
+	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
+	                                the ring looks full, so its line stays with the reader */
 };
 
 struct shm_ep {
@@ -580,8 +582,13 @@ move_sends(struct shm_ep *ep, uint32_t p)
 	while (pp->sq) {
 		struct ft_req *q = pp->sq;
 		uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-		uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-		size_t space = ep->ring_bytes - (size_t)(head - tail);
+		size_t space = ep->ring_bytes - (size_t)(head - pp->tail_seen), want;
+
+		want = is_single_copy(ep, q->len) ? sizeof(struct cma_desc) : q->len - q->off;
+		if (space < want) {
+			pp->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+			space = ep->ring_bytes - (size_t)(head - pp->tail_seen);
+		}
 
 		if (is_single_copy(ep, q->len)) {
 			struct cma_desc d = { (uint64_t)(uintptr_t)q->buf, q->len };
