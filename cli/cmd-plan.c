@@ -24,7 +24,7 @@ struct plan_opts {
 	uint64_t bucket, reserve, replicas;
 	double *load; /* parsed --expert-load */
 	uint32_t nload;
-	bool no_sp, no_flash, tp_overlap, no_dp_overlap, heat, search, list;
+	bool no_sp, no_flash, tp_overlap, no_dp_overlap, pp_balance, heat, search, list;
 	double ep_overlap, gemm_eff, peak, hbm, zipf, ckpt_s, recover_s;
 	double fail_gpu, fail_nic, fail_link, fail_node; /* per component per day; < 0 = default */
 };
@@ -60,6 +60,8 @@ config_line(const struct ft_plan_config *c, uint32_t m, struct ft_strbuf *sb)
 	               c->tp, c->cp, c->pp, c->vpp, c->dp, c->ep, c->global_batch, c->micro_batch, m,
 	               ft_plan_precision_name(c->precision), ft_plan_optimizer_name(c->optimizer),
 	               c->zero, ft_plan_recompute_name(c->recompute), c->sp && c->tp > 1 ? "on" : "off");
+	if (c->pp_balance && c->pp > 1)
+		ft_strbuf_adds(sb, ", edge stages balanced");
 }
 
 static void
@@ -205,6 +207,7 @@ json_plan(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_uint(j, "zero", c->zero);
 	ft_json_kv_str(j, "recompute", ft_plan_recompute_name(c->recompute));
 	ft_json_kv_bool(j, "sp", c->sp && c->tp > 1);
+	ft_json_kv_bool(j, "pp_balance", c->pp_balance && c->pp > 1);
 	ft_json_kv_double(j, "gemm_eff", c->gemm_eff);
 	ft_json_kv_str(j, "engine", c->engine[0] ? c->engine : "analytic");
 	ft_json_kv_str(j, "order", c->order[0] ? c->order : "tp-cp-pp-dp");
@@ -493,6 +496,7 @@ build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft
 	c->vpp = (uint32_t)o->vpp;
 	c->zero = (uint32_t)o->zero;
 	c->sp = !o->no_sp;
+	c->pp_balance = o->pp_balance;
 	c->flash_attn = !o->no_flash;
 	c->tp_overlap = o->tp_overlap;
 	c->dp_overlap = !o->no_dp_overlap;
@@ -745,6 +749,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "no-sp", &o.no_sp, "no sequence parallelism with TP"),
 		OPT_BOOL(0, "no-flash", &o.no_flash, "store the attention matrix (no FlashAttention)"),
 		OPT_BOOL(0, "tp-overlap", &o.tp_overlap, "overlap TP collectives with GEMMs"),
+		OPT_BOOL(0, "pp-balance", &o.pp_balance,
+		         "first and last stages one layer fewer (embedding, output layer)"),
 		OPT_BOOL(0, "no-dp-overlap", &o.no_dp_overlap,
 		         "reduce gradients after the backward pass, not during it"),
 		OPT_DOUBLE(0, "ep-overlap", &o.ep_overlap, "X",

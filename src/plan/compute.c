@@ -75,19 +75,21 @@ ft_plan_act_layer_bytes(const struct ft_plan_model *m, const struct ft_plan_conf
 {
 	/* TRAIN-MEM-ACT (KORTHIKANTI22), generalised to GQA and gated or wide FFNs: with
 	 * MHA and ffn = 4h the attention block keeps 11·sbh + 5·as²b, the MLP 19·sbh and the
-	 * two norms 4·sbh: 34·sbh + 5·as²b in all. */
+	 * two norms 4·sbh: 34·sbh + 5·as²b in all. Of these, the two 1-byte dropout masks
+	 * (sbh each) and the attention dropout's mask and output (3·as²b) exist only when
+	 * the model trains with dropout: without, 32·sbh + 2·as²b. */
 	double s = (double)m->seq / c->cp, b = c->micro_batch, h = m->hidden, a = m->heads;
 	double t = c->tp, kvr = (double)ft__plan_kv_heads(m) / m->heads;
-	double f, attn, mlp, norms = 4, repl, core;
+	double f, attn, mlp, norms = 4, repl, core, mask = m->dropout ? 1 : 0;
 	uint32_t k = 1;
 
 	f = moe_layer ? (double)(m->moe_ffn ? m->moe_ffn : m->ffn) : m->ffn;
 	if (moe_layer)
 		k = m->topk + m->shared_experts;
-	attn = 2 + 2 + 4 * kvr + 2 + 1; /* qkv input, Q, K+V, projection input, dropout mask */
-	mlp = 2 + k * (m->gated ? 6 * f / h : 4 * f / h) + 1;
-	repl = 4 + 2 + 1 + 2 + 1; /* what TP alone does not split: norms, both inputs, masks */
-	core = c->flash_attn ? 0 : 5 * a * s / h;
+	attn = 2 + 2 + 4 * kvr + 2 + mask; /* qkv input, Q, K+V, projection input, mask */
+	mlp = 2 + k * (m->gated ? 6 * f / h : 4 * f / h) + mask;
+	repl = 4 + 2 + 2 + 2 * mask; /* what TP alone does not split: norms, both inputs, masks */
+	core = c->flash_attn ? 0 : (m->dropout ? 5 : 2) * a * s / h;
 	if (c->recompute == FT_RECOMPUTE_FULL)
 		return 2 * s * b * h / (c->sp ? t : 1);
 	if (c->recompute == FT_RECOMPUTE_SELECTIVE)
@@ -171,6 +173,7 @@ struct ctx {
 	const struct ft_plan_comm *ov; /* engine times by (group, op, bytes); NULL: analytic */
 	size_t nov;
 	uint32_t lstage;  /* layers of the busiest stage */
+	uint32_t ledge;   /* layers of the first and the last stage (lstage - 1 with pp_balance) */
 	uint32_t k;       /* collectives per layer come in k passes' worth: 2, 3 with recompute */
 	double moe_share; /* MoE layers / layers */
 	double tok_gpu;   /* tokens of one micro-batch on one GPU (÷ CP) */
@@ -363,6 +366,27 @@ place_groups(struct ctx *x)
 	return 0;
 }
 
+/*
+ * Micro-batches whose activations pipeline rank @r holds at its peak (TRAIN-PP,
+ * TRAIN-MEM-ACT). 1F1B: the rank runs p - r - 1 warm-up forwards, then one more
+ * before its first backward: min(m, p - r). Interleaved over v model chunks
+ * (Megatron's order, which the timeline simulates): 2(p - r - 1) + (v - 1)p
+ * warm-up forwards of one chunk each, plus one, never more than the m·v forwards
+ * of the iteration; v chunks make one micro-batch of the stage's layers. For the
+ * first rank and m >= p this is p(1 + (p - 1)/(p·v)), KORTHIKANTI22's figure; the
+ * last rank of an interleaved pipeline holds nearly p too, not one.
+ */
+double
+ft_plan_inflight(uint32_t pp, uint32_t vpp, uint32_t m, uint32_t r)
+{
+	double held;
+
+	if (vpp <= 1)
+		return FT_MIN((double)m, (double)(pp - r));
+	held = 2.0 * (pp - r - 1) + (double)(vpp - 1) * pp + 1;
+	return FT_MIN((double)m * vpp, held) / vpp;
+}
+
 /* Parameters per GPU of the busiest stage: dense (attention, dense FFN, embeddings) and expert. */
 static void
 local_params(struct ctx *x, uint32_t lstage, bool first, bool last, uint64_t *dense,
@@ -390,7 +414,7 @@ local_params(struct ctx *x, uint32_t lstage, bool first, bool last, uint64_t *de
 }
 
 static void
-memory(struct ctx *x, uint32_t lstage)
+memory(struct ctx *x)
 {
 	const struct ft_plan_model *m = x->m;
 	const struct ft_plan_config *c = x->c;
@@ -406,9 +430,10 @@ memory(struct ctx *x, uint32_t lstage)
 		bool first = st == 0, last = st == 1 || c->pp == 1;
 		struct ft_plan_memory mm = { 0 };
 		uint64_t dense, expert, w1, g1, o1, w2, g2, o2;
+		uint32_t layers = x->ledge; /* the first and the last stage's layers */
 		double inflight, act;
 
-		local_params(x, lstage, first, last, &dense, &expert);
+		local_params(x, layers, first, last, &dense, &expert);
 		ft_plan_states_bytes(dense, c->zero, c->dp * c->cp, c->optimizer, &w1, &g1, &o1);
 		ft_plan_states_bytes(expert, c->zero, c->dp * c->cp / c->ep, c->optimizer, &w2, &g2,
 		                     &o2);
@@ -417,12 +442,9 @@ memory(struct ctx *x, uint32_t lstage)
 		mm.grads = g1 + g2;
 		mm.optimizer = o1 + o2;
 		if (c->zero >= 3) /* two layers gathered at a time: the current and the prefetched */
-			mm.weights += 2 * 2 * (dense + expert) / FT_MAX(lstage, 1u);
-		/* 1F1B: stage i holds p - i micro-batches; interleaving adds (p-1)/(p·v) (TRAIN-PP). */
-		inflight = first ? FT_MIN((double)p->m, (double)c->pp) : 1;
-		if (first && c->vpp > 1)
-			inflight *= 1 + (c->pp - 1.0) / ((double)c->pp * c->vpp);
-		act = act_layer * lstage * inflight;
+			mm.weights += 2 * 2 * (dense + expert) / FT_MAX(layers, 1u);
+		inflight = ft_plan_inflight(c->pp, c->vpp, p->m, first ? 0 : c->pp - 1);
+		act = act_layer * layers * inflight;
 		if (c->recompute == FT_RECOMPUTE_FULL) /* one layer's full set while recomputing */
 			act += ft_plan_act_layer_bytes(m, &(struct ft_plan_config){ .cp = c->cp,
 			                     .tp = c->tp, .sp = c->sp, .micro_batch = c->micro_batch,
@@ -598,7 +620,7 @@ dp_comms(struct ctx *x)
 	struct ft_plan_comm op, *d;
 	int i, rc;
 
-	local_params(x, x->lstage, true, c->pp == 1, &dense_l, &expert_l);
+	local_params(x, x->ledge, true, c->pp == 1, &dense_l, &expert_l);
 	for (i = 0; i < 2; i++) {
 		enum ft_plan_group g = i ? FT_GROUP_EDP : FT_GROUP_DP;
 		double bytes = 2.0 * (double)(i ? expert_l : dense_l); /* bf16 gradients */
@@ -728,14 +750,22 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 	ft_plan_model_params(x.m, &out->params);
 	out->m = (uint32_t)(x.c->global_batch / ((uint64_t)x.c->dp * x.c->micro_batch));
 	x.moe_share = (double)ft__plan_moe_layers(x.m) / x.m->layers;
-	/* Uneven splits put the extra layers on some stages: the busiest has ceil(l/p). */
+	/* Uneven splits put the extra layers on some stages: the busiest has ceil(l/p). With
+	 * pp_balance the embedding and the output layer count as one layer each and the
+	 * first and last stages hold one transformer layer fewer: the Llama 3 report's
+	 * 126 layers on 16 stages are 7, 8 x 14, 7. */
 	x.lstage = (x.m->layers + x.c->pp - 1) / x.c->pp;
+	x.ledge = x.lstage;
+	if (x.c->pp_balance && x.c->pp > 1) {
+		x.lstage = (x.m->layers + 2 + x.c->pp - 1) / x.c->pp;
+		x.ledge = x.lstage - 1;
+	}
 	x.tok_gpu = (double)x.m->seq * x.c->micro_batch / x.c->cp;
 	x.k = x.c->recompute == FT_RECOMPUTE_FULL ? 3 : 2;
 	rc = place_groups(&x);
 	if (rc < 0)
 		return rc;
-	memory(&x, x.lstage);
+	memory(&x);
 	rc = passes(&x);
 	if (rc == 0)
 		rc = micro_batch_comms(&x);

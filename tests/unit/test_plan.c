@@ -107,6 +107,149 @@ test_activations_korthikanti(void **state)
 	c.sp = true;
 	c.flash_attn = true;
 	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * 34 / t, 1e-12));
+	/* Without dropout the two sbh masks and the attention dropout's 3·as²b go: the same
+	 * formula with 32 for 34, 8 for 10 replicated bytes and 2 for 5 (Llama 3 has none). */
+	m.dropout = false;
+	c.flash_attn = false;
+	c.sp = false;
+	c.tp = 1;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * (32 + 2 * a * s / h), 1e-12));
+	c.tp = 8;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false),
+	                 sbh * (8 + 24 / t + 2 * a * s / (h * t)), 1e-12));
+	c.sp = true;
+	c.flash_attn = true;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * 32 / t, 1e-12));
+	assert_false(preset("llama3-405b").dropout || preset("deepseek-v3").dropout);
+}
+
+/*
+ * Micro-batches in flight per pipeline rank: the closed form against the
+ * simulated schedule (the most forwards a rank has run without their
+ * backward, over v chunks), and KORTHIKANTI22's p(1 + (p-1)/(p·v)) for the
+ * first rank.
+ */
+static void
+test_inflight(void **state)
+{
+	static const uint32_t vs[] = { 1, 2, 4 }, ms[] = { 4, 8, 16, 32 };
+	struct ft_cluster_spec s = spec("dgx-h100:16");
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_plan_config c;
+	struct ft_error err = { 0 };
+	size_t iv, im, i, n;
+
+	(void)state;
+	assert_non_null(p);
+	assert_true(NEAR(ft_plan_inflight(16, 8, 1000, 0), 16 * (1 + 15.0 / 128), 1e-12));
+	assert_true(NEAR(ft_plan_inflight(16, 1, 1000, 0), 16, 1e-12));
+	assert_true(NEAR(ft_plan_inflight(16, 1, 1000, 15), 1, 1e-12));
+	/* Interleaved: the last rank holds ((v-1)p + 1)/v, the first all m when m = p. */
+	assert_true(NEAR(ft_plan_inflight(16, 8, 1000, 15), (7.0 * 16 + 1) / 8, 1e-12));
+	assert_true(NEAR(ft_plan_inflight(16, 8, 16, 0), 16, 1e-12));
+	for (iv = 0; iv < FT_ARRAY_SIZE(vs); iv++)
+		for (im = 0; im < FT_ARRAY_SIZE(ms); im++) {
+			struct ft_plan_event *ev;
+			int held[8] = { 0 }, peak[8] = { 0 };
+			uint32_t r;
+
+			ft_plan_config_init(&c);
+			c.tp = 8;
+			c.pp = 8;
+			c.vpp = vs[iv];
+			c.zero = 0;
+			c.global_batch = 2 * ms[im];
+			if (c.vpp > 1 && ms[im] % 8)
+				continue; /* the interleaved schedule needs m to be a multiple of p */
+			assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+			assert_int_equal(p->m, ms[im]);
+			assert_int_equal(ft_plan_timeline(p, &ev, &n, &err), 0);
+			for (i = 0; i < n; i++) {
+				if (ev[i].kind == FT_EVENT_DP)
+					continue;
+				r = ev[i].stage;
+				held[r] += ev[i].kind == FT_EVENT_FWD ? 1 : -1;
+				peak[r] = held[r] > peak[r] ? held[r] : peak[r];
+			}
+			for (r = 0; r < 8; r++)
+				if (!NEAR(ft_plan_inflight(8, c.vpp, p->m, r), (double)peak[r] / c.vpp,
+				          1e-12))
+					fail_msg("v %u m %u rank %u: closed form %g, schedule %g", c.vpp,
+					         p->m, r, ft_plan_inflight(8, c.vpp, p->m, r),
+					         (double)peak[r] / c.vpp);
+			/* The plan's memory is the first or the last rank's. */
+			assert_true(p->mem.inflight == ft_plan_inflight(8, c.vpp, p->m, 0) ||
+			            p->mem.inflight == ft_plan_inflight(8, c.vpp, p->m, 7));
+			ft_free(ev);
+		}
+	free(p);
+}
+
+/*
+ * Llama 3 405B as the Llama 3 report (section 3.3 and table 4) trained it:
+ * H100 80 GB, TP 8, PP 16, BF16, sequence 8,192 on 8,192 GPUs (DP 64) and
+ * 16,384 (DP 128), 16M-token batches of micro-batch 1, then CP 16 for
+ * 131,072-token sequences (DP 8), all without activation recomputation. The
+ * report's pipeline changes make it fit: the first and last stages hold one
+ * transformer layer fewer (126 = 16 x 8 - 2 layers, so 8 virtual stages of one
+ * layer, the first chunk holding only the embedding), the model has no
+ * dropout, and with as many micro-batches as stages the interleaved schedule
+ * holds every micro-batch on the first rank, never more. Its FSDP shards the
+ * optimizer states and the gradients and keeps the weights gathered between
+ * forward and backward: ZeRO-2.
+ */
+static void
+test_llama3_405b_memory(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t cp, dp, seq;
+		uint64_t batch;
+	} runs[] = {
+		{ "dgx-h100:1024", 1, 64, 8192, 2048 },
+		{ "dgx-h100:2048", 1, 128, 8192, 2048 },
+		{ "dgx-h100:2048", 16, 8, 131072, 128 },
+	};
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	for (i = 0; i < FT_ARRAY_SIZE(runs); i++) {
+		struct ft_cluster_spec s = spec(runs[i].spec);
+		struct ft_plan_model m = preset("llama3-405b");
+		struct ft_plan_config c;
+
+		m.seq = runs[i].seq;
+		ft_plan_config_init(&c);
+		c.tp = 8;
+		c.pp = 16;
+		c.vpp = 8;
+		c.cp = runs[i].cp;
+		c.global_batch = runs[i].batch;
+		c.pp_balance = true;
+		c.zero = 2;
+		if (ft_plan_compute(&s, &m, &c, p, &err) < 0)
+			fail_msg("run %zu: %s", i, err.msg);
+		assert_int_equal(p->cfg.dp, runs[i].dp);
+		assert_int_equal(p->cfg.recompute, FT_RECOMPUTE_NONE);
+		print_message("# llama3-405b cp %u dp %u: %.1f GB of %.0f (activations %.1f GB, "
+		              "%.2f micro-batches in flight)\n",
+		              c.cp, p->cfg.dp, p->mem.total / 1e9, p->mem.capacity / 1e9,
+		              p->mem.activations / 1e9, p->mem.inflight);
+		assert_true(p->mem.fits && p->mem.capacity == 80000000000ull);
+		/* 7 layers on the first stage, each micro-batch's activations kept. */
+		assert_true(NEAR(p->mem.activations,
+		                 7 * p->mem.inflight * p->mem.act_per_layer, 1e-9));
+		/* Without the report's stage balancing the first stage holds 8 layers. */
+		c.pp_balance = false;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_true(NEAR(p->mem.activations,
+		                 8 * p->mem.inflight * p->mem.act_per_layer, 1e-9));
+	}
+	free(p);
 }
 
 static void
@@ -731,6 +874,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_and_states),
 		cmocka_unit_test(test_activations_korthikanti),
+		cmocka_unit_test(test_inflight),
+		cmocka_unit_test(test_llama3_405b_memory),
 		cmocka_unit_test(test_flops),
 		cmocka_unit_test(test_wire_bytes),
 		cmocka_unit_test(test_comm_counts),
