@@ -280,11 +280,14 @@ check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
 	return 0;
 }
 
-/* One collective of @bytes on group @g: the analytic model's time, algorithm and bottleneck. */
+/*
+ * One collective of @bytes on @pl, reported as group @g's: the analytic model's time,
+ * algorithm and bottleneck; with @ov, an engine's time for the same (group, op, bytes).
+ */
 static int
-eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, struct ft_plan_comm *out)
+eval_op_at(struct ctx *x, enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
+           uint64_t bytes, const struct ft_plan_comm *ov, size_t nov, struct ft_plan_comm *out)
 {
-	const struct ft_plan_place *pl = &x->p->place[g];
 	struct ft_model_query q;
 	struct ft_model_result r;
 	int rc;
@@ -305,12 +308,19 @@ eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, stru
 		return rc;
 	}
 	out->op_s = r.time_s;
-	for (size_t i = 0; i < x->nov; i++)
-		if (x->ov[i].group == g && x->ov[i].op == op && x->ov[i].bytes == bytes)
-			out->op_s = x->ov[i].op_s;
+	for (size_t i = 0; i < nov; i++)
+		if (ov[i].group == g && ov[i].op == op && ov[i].bytes == bytes)
+			out->op_s = ov[i].op_s;
 	ft_strlcpy(out->algo, ft_algo_name(r.algo), sizeof(out->algo));
 	ft_strlcpy(out->bottleneck, r.bottleneck, sizeof(out->bottleneck));
 	return 0;
+}
+
+/* One collective of @bytes on group @g as the plan places it. */
+static int
+eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, struct ft_plan_comm *out)
+{
+	return eval_op_at(x, g, &x->p->place[g], op, bytes, x->ov, x->nov, out);
 }
 
 static struct ft_plan_comm *
@@ -603,6 +613,46 @@ micro_batch_comms(struct ctx *x)
 }
 
 /*
+ * A hot expert with a second copy (--replicas) has its gradients in two places of the EP
+ * group: once each copy's EDP reduction is done, the two copies all-reduce them, so both
+ * step with the sum of all their tokens' gradients. The busiest rank holds one replicated
+ * expert per MoE layer of its stage (moe.c puts at most one extra copy on a rank); with
+ * ZeRO >= 1 the EDP reduce-scatter has left it a 1/n_edp shard, and the two copies' shards
+ * line up, so only the shard moves. The pair is two ranks of the EP group: in one node
+ * when the group is, else on two nodes. It runs after the backward pass, the last of the
+ * reductions, fully exposed; it is analytic under every engine.
+ */
+static int
+replica_comms(struct ctx *x)
+{
+	const struct ft_plan_config *c = x->c;
+	const struct ft_plan_model *m = x->m;
+	struct ft_plan *out = x->p;
+	const struct ft_plan_place *ep = &out->place[FT_GROUP_EP];
+	struct ft_plan_place pair;
+	struct ft_plan_comm op, *d;
+	uint32_t lmoe, gpn = x->spec->node.ngpus;
+	double bytes;
+	int rc;
+
+	if (!c->replicas || !c->place_by_heat || c->ep < 2 || x->moe_share <= 0)
+		return 0;
+	lmoe = (uint32_t)ceil((double)ft__plan_moe_layers(m) * x->ledge / m->layers);
+	bytes = 2.0 * lmoe * (double)out->params.expert / c->tp; /* bf16 gradients */
+	if (c->zero >= 1)
+		bytes /= FT_MAX(out->place[FT_GROUP_EDP].n, 1u);
+	ft__plan_place(2, ep->nnodes == 1 ? ep->stride : gpn, gpn, &pair);
+	rc = eval_op_at(x, FT_GROUP_EP, &pair, FT_OP_ALL_REDUCE, u64(bytes), NULL, 0, &op);
+	if (rc < 0)
+		return rc;
+	op.wire_bytes = ft_plan_wire_bytes(FT_OP_ALL_REDUCE, op.bytes, 2);
+	d = add_comm(out, &op, "replica gradients", 1);
+	if (d)
+		d->exposed_s = d->total_s;
+	return 0;
+}
+
+/*
  * ---- data-parallel reductions of the dense (DP) and expert (EDP) gradients ----
  * Buckets reduce under the last micro-batch's backward pass, the last one
  * only after it; the updated weights gather under the next iteration's first
@@ -661,7 +711,7 @@ dp_comms(struct ctx *x)
 		if (d)
 			d->exposed_s = c->dp_overlap ? FT_MAX(op.op_s, d->total_s - window_f) : d->total_s;
 	}
-	return 0;
+	return replica_comms(x);
 }
 
 /* ---- the schedule (TRAIN-PP), the iteration and what the network costs ---- */
@@ -686,6 +736,8 @@ iteration(struct ctx *x)
 			cm->exposed_s = x->tp_f > 0 ? cm->total_s * out->tp_exposed_s / x->tp_f : 0;
 		else if (cm->group == FT_GROUP_CP)
 			cm->exposed_s = x->cp_f > 0 ? cm->total_s * out->cp_exposed_s / x->cp_f : 0;
+		else if (cm->group == FT_GROUP_EP && cm->op == FT_OP_ALL_REDUCE)
+			out->dp_exposed_s += cm->exposed_s; /* replica gradients, after the backward */
 		else if (cm->group == FT_GROUP_EP)
 			cm->exposed_s = cm->total_s * (1 - c->ep_overlap);
 		else if (cm->group == FT_GROUP_PP)

@@ -575,6 +575,90 @@ test_expert_placement(void **state)
 	assert_true(ft_plan_expert_max_load(z, 64, 8, true, 8) < by_heat);
 }
 
+/*
+ * A replicated hot expert's two copies all-reduce their gradients once per
+ * iteration: the busiest rank holds one replicated expert per MoE layer of
+ * its stage, 2 B per parameter ÷ TP, of which ZeRO >= 1 leaves a 1/n_edp
+ * shard; a 2-rank ring all-reduce sends 2(2-1)/2 = 1 times that. The pair
+ * sits where the EP group does (one node here, 8 nodes with EP across
+ * nodes), runs after the backward pass and is exposed in full.
+ */
+static void
+test_replica_gradients(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:32");
+	struct ft_plan_model m = preset("mixtral-8x7b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	const struct ft_plan_comm *cm;
+	struct ft_plan_params pp;
+	struct ft_error err = { 0 };
+	struct ft_model_query q;
+	struct ft_model_result r;
+	double expert_grad, dp_sum = 0;
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_model_params(&m, &pp);
+	ft_plan_config_init(&c);
+	c.tp = 2;
+	c.pp = 4;
+	c.ep = 8;
+	c.global_batch = 256;
+	c.zipf = 1.2;
+	c.place_by_heat = true;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_null(find_comm(p, FT_GROUP_EP, FT_OP_ALL_REDUCE)); /* no copies, nothing */
+	c.replicas = 2;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	cm = find_comm(p, FT_GROUP_EP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	/* 32 layers on 4 stages: 8 MoE layers; one expert each, ÷ tp 2, ÷ n_edp 4. */
+	expert_grad = 2.0 * 8 * (double)pp.expert / 2;
+	assert_int_equal(p->place[FT_GROUP_EDP].n, 4);
+	assert_int_equal(cm->bytes, (uint64_t)(expert_grad / 4));
+	assert_int_equal(cm->wire_bytes, cm->bytes);
+	assert_int_equal(cm->count, 1);
+	assert_true(cm->exposed_s == cm->total_s && cm->total_s == cm->op_s && cm->op_s > 0);
+	/* EP one rank per node here: the pair is two nodes apart, the model's 2-node all-reduce. */
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, cm->bytes);
+	q.ngpus = 2;
+	q.nnodes = 2;
+	q.ppn = 1;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(NEAR(cm->op_s, r.time_s, 1e-12));
+	/* It adds to the data-parallel tail. */
+	for (i = 0; i < p->ncomms; i++)
+		if (p->comms[i].group == FT_GROUP_DP || p->comms[i].group == FT_GROUP_EDP ||
+		    (p->comms[i].group == FT_GROUP_EP && p->comms[i].op == FT_OP_ALL_REDUCE))
+			dp_sum += p->comms[i].exposed_s;
+	assert_true(NEAR(p->dp_exposed_s, dp_sum, 1e-12));
+	/* ZeRO-0 all-reduces the full gradients over EDP first: the full expert moves. */
+	c.zero = 0;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	cm = find_comm(p, FT_GROUP_EP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	assert_int_equal(cm->bytes, (uint64_t)expert_grad);
+	/* EP inside a node (DP fastest after TP): the pair is on NVLink. */
+	c.order[0] = '\0';
+	strcpy(c.order, "tp-cp-dp-pp");
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(p->place[FT_GROUP_EP].nnodes, 2);
+	c.ep = 4;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(p->place[FT_GROUP_EP].nnodes, 1);
+	cm = find_comm(p, FT_GROUP_EP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, cm->bytes);
+	q.ngpus = 2;
+	q.nnodes = 1;
+	q.ppn = 2;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(NEAR(cm->op_s, r.time_s, 1e-12));
+	free(p);
+}
+
 static void
 test_moe_plan(void **state)
 {
@@ -886,6 +970,7 @@ main(void)
 		cmocka_unit_test(test_model_yaml),
 		cmocka_unit_test(test_expert_placement),
 		cmocka_unit_test(test_moe_plan),
+		cmocka_unit_test(test_replica_gradients),
 		cmocka_unit_test(test_flow_engine),
 		cmocka_unit_test(test_goodput),
 		cmocka_unit_test(test_published_throughput),
