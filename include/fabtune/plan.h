@@ -164,6 +164,14 @@ struct ft_plan_config {
 	double gemm_eff;             /* 0 = the GPU preset's figure (TRAIN-GPU) */
 	double peak_tflops;          /* 0 = the spec's GPU figure for the precision */
 	double hbm_Bps;              /* 0 = the spec's; else a fallback of 2 TB/s */
+	/* FP8 (precision fp8): the transformer layers' linear GEMMs run in FP8; the attention
+	 * core runs in BF16 unless fp8_attention, the output layer always (Transformer
+	 * Engine's FP8 covers its Linear modules; FP8 attention is opt-in). Each FP8 GEMM's
+	 * activation input is cast through HBM: fp8_cast_bytes per element (0 = 4: read the
+	 * BF16 tensor, write its FP8 copy and the transposed FP8 copy the backward uses;
+	 * the amax of delayed scaling is taken in the same pass). */
+	bool fp8_attention;
+	double fp8_cast_bytes;
 	uint64_t reserve_bytes;      /* runtime reserve per GPU (0 = 3 GiB): CUDA context,
 					library workspaces, allocator fragmentation */
 	uint32_t ngpus;              /* 0 = every GPU of the spec */
@@ -251,7 +259,8 @@ struct ft_plan {
 	/* per micro-batch and stage (the slowest stage), seconds */
 	double fwd_s, bwd_s, recompute_s;
 	double elem_s;         /* of fwd_s: memory-bound kernels (2 HBM passes over the kept
-				  activations); the backward pass has twice as much */
+				  activations, and FP8 casts); the backward pass has twice as much */
+	double fp8_cast_s;     /* of elem_s: the FP8 casts of the layers' GEMM inputs */
 	double tp_exposed_s, cp_exposed_s, ep_exposed_s, p2p_s; /* per micro-batch */
 	/* the iteration */
 	double pipeline_s;     /* schedule time: (m + (p-1)/v) × per-micro-batch time */

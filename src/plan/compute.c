@@ -26,6 +26,7 @@
 #define GIB3 (3ull << 30)
 #define OPT_BYTES_PER_PARAM 32.0 /* Adam step: read grads, master, m, v; write them and weights */
 #define ELEM_PASSES 2.0          /* HBM passes over the activations a layer keeps, per forward */
+#define FP8_CAST_BYTES 4.0       /* per element cast to FP8: read 2 B, write 1 B and 1 B transposed */
 
 /* A byte count from a double, saturating: absurd inputs give absurd figures, not undefined
  * behaviour. */
@@ -179,6 +180,7 @@ struct ctx {
 	double tok_gpu;   /* tokens of one micro-batch on one GPU (÷ CP) */
 	double attn_core; /* FLOPs of one layer's attention scores and weighted sum, one GPU */
 	double t_mb0;     /* compute of one micro-batch on the busiest stage, seconds */
+	double attn_rate; /* FLOP/s of the attention core (BF16 under FP8 unless fp8_attention) */
 	double tp_f, cp_f, ep_f; /* TP, CP, EP communication per micro-batch, seconds */
 };
 
@@ -273,6 +275,11 @@ check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
 	if (c->gemm_eff != 0 && !(c->gemm_eff > 0 && c->gemm_eff <= 1))
 		return ft_error_set(err, FT_EINVAL, "gemm_eff: expected a share in (0, 1], got %g",
 		                    c->gemm_eff);
+	if (!(c->fp8_cast_bytes >= 0 && c->fp8_cast_bytes <= 64))
+		return ft_error_set(err, FT_EINVAL,
+		                    "fp8_cast_bytes: expected HBM bytes per element from 0 (the "
+		                    "default, 4) to 64, got %g",
+		                    c->fp8_cast_bytes);
 	if (c->precision == FT_PRECISION_FP8 && !c->peak_tflops && !(spec->node.gpu_fp8_tflops > 0))
 		return ft_error_set(err, FT_EINVAL,
 		                    "precision: fp8: %s has no FP8 peak (gpu_fp8_tflops)",
@@ -492,21 +499,25 @@ passes(struct ctx *x)
 	const struct ft_plan_params *pp = &x->p->params;
 	const struct ft_node_spec *node = &x->spec->node;
 	struct ft_plan *out = x->p;
-	double mlp, fwd_layer, logits, rate;
+	bool fp8 = c->precision == FT_PRECISION_FP8;
+	double mlp, gemm_layer, fwd_layer, logits, rate, rate16, cast_elems = 0;
 	int rc;
 
 	out->peak_Fps = 1e12 * (c->peak_tflops ? c->peak_tflops :
-	                        c->precision == FT_PRECISION_FP8 ? node->gpu_fp8_tflops :
-	                                                            node->gpu_tflops);
+	                        fp8                ? node->gpu_fp8_tflops :
+	                                             node->gpu_tflops);
 	x->c->gemm_eff = c->gemm_eff ? c->gemm_eff : node->gpu_gemm_eff > 0 ? node->gpu_gemm_eff : 0.5;
 	out->achieved_Fps = rate = out->peak_Fps * c->gemm_eff;
+	/* What stays in BF16 under FP8 runs at the 16-bit rate: half the FP8 one on every GPU
+	 * with FP8 tensor cores (TRAIN-GPU), whatever overrides the peak. */
+	rate16 = fp8 ? rate / 2 : rate;
+	x->attn_rate = fp8 && !c->fp8_attention ? rate16 : rate;
 	out->flops_per_token = ft_plan_flops_per_token(m);
 	out->model_flops = out->flops_per_token * (double)c->global_batch * m->seq;
 	mlp = (1 - x->moe_share) * (double)pp->dense_mlp +
 	      x->moe_share * ((double)(m->topk + m->shared_experts) * pp->expert + (double)pp->router);
 	x->attn_core = 4.0 * x->tok_gpu * m->seq * m->heads * ft__plan_head_dim(m) / c->tp;
-	fwd_layer = 2.0 * x->tok_gpu * ((double)pp->attn_layer + mlp) / c->tp + x->attn_core;
-	logits = 2.0 * x->tok_gpu * m->hidden * m->vocab / c->tp;
+	gemm_layer = 2.0 * x->tok_gpu * ((double)pp->attn_layer + mlp) / c->tp;
 	out->moe.max_load = 1;
 	if (x->moe_share > 0 && c->ep > 1) {
 		rc = ft__plan_moe_skew(&out->moe, m, c);
@@ -515,8 +526,22 @@ passes(struct ctx *x)
 	}
 	/* The hottest EP rank computes max_load × its share of the routed experts. */
 	if (out->moe.max_load > 1)
-		fwd_layer += x->moe_share * 2.0 * x->tok_gpu * m->topk * (double)pp->expert / c->tp *
-		             (out->moe.max_load - 1);
+		gemm_layer += x->moe_share * 2.0 * x->tok_gpu * m->topk * (double)pp->expert / c->tp *
+		              (out->moe.max_load - 1);
+	/* Time of one layer's forward at the matrix rate: the attention core and (below) the
+	 * logits at theirs. */
+	fwd_layer = gemm_layer + x->attn_core * rate / x->attn_rate;
+	logits = 2.0 * x->tok_gpu * m->hidden * m->vocab / c->tp * rate / rate16;
+	if (fp8) {
+		/* Elements per token cast to FP8 in one layer's forward: the inputs of the QKV,
+		 * projection, FC1 and FC2 GEMMs (MoE: each active expert's FC1 and FC2). */
+		double f_moe = m->moe_ffn ? m->moe_ffn : m->ffn, k = m->topk + m->shared_experts;
+
+		cast_elems = (double)m->hidden + (double)m->heads * ft__plan_head_dim(m) +
+		             (1 - x->moe_share) * ((double)m->hidden + m->ffn) +
+		             x->moe_share * k * ((double)m->hidden + f_moe);
+		cast_elems *= x->tok_gpu / c->tp;
+	}
 	/* The memory-bound kernels between the matrix products (norms, activation functions,
 	 * dropout, residual adds, rotary embeddings, casts) write each activation byte a layer
 	 * keeps (TRAIN-MEM-ACT, without recomputation) and read it back once: two passes over
@@ -531,6 +556,11 @@ passes(struct ctx *x)
 		bytes = (1 - x->moe_share) * ft_plan_act_layer_bytes(m, &kept, false) +
 		        x->moe_share * ft_plan_act_layer_bytes(m, &kept, true);
 		out->elem_s = x->lstage * ELEM_PASSES * bytes / hbm;
+		/* FP8 casts, forward; the backward's (the output gradients) count twice as the
+		 * rest of the backward does. */
+		out->fp8_cast_s = x->lstage * cast_elems *
+		                  (c->fp8_cast_bytes > 0 ? c->fp8_cast_bytes : FP8_CAST_BYTES) / hbm;
+		out->elem_s += out->fp8_cast_s;
 	}
 	out->fwd_s = (x->lstage * fwd_layer + (c->pp == 1 ? logits : 0)) / rate + out->elem_s;
 	if (c->pp > 1) /* the last stage also computes the logits */
@@ -538,7 +568,7 @@ passes(struct ctx *x)
 		                                        out->elem_s * (x->lstage - 1) / x->lstage);
 	out->bwd_s = 2 * out->fwd_s;
 	out->recompute_s = c->recompute == FT_RECOMPUTE_FULL      ? out->fwd_s :
-	                   c->recompute == FT_RECOMPUTE_SELECTIVE ? x->lstage * x->attn_core / rate :
+	                   c->recompute == FT_RECOMPUTE_SELECTIVE ? x->lstage * x->attn_core / x->attn_rate :
 	                                                            0;
 	out->hw_flops = out->model_flops * (1 + out->recompute_s / (3 * out->fwd_s));
 	x->t_mb0 = out->fwd_s + out->bwd_s + out->recompute_s;
@@ -607,7 +637,7 @@ micro_batch_comms(struct ctx *x)
 	/* With TP overlap the collectives run under the GEMMs they feed (chunked as Megatron's
 	 * and Transformer Engine's userbuffer overlap does): only what exceeds them waits. */
 	out->tp_exposed_s = c->tp_overlap ? FT_MAX(0.0, x->tp_f - x->t_mb0) : x->tp_f;
-	out->cp_exposed_s = FT_MAX(0.0, x->cp_f - L * x->attn_core * (k + 1) / out->achieved_Fps);
+	out->cp_exposed_s = FT_MAX(0.0, x->cp_f - L * x->attn_core * (k + 1) / x->attn_rate);
 	out->ep_exposed_s = (1 - c->ep_overlap) * x->ep_f;
 	return 0;
 }

@@ -659,6 +659,61 @@ test_replica_gradients(void **state)
 	free(p);
 }
 
+/*
+ * FP8 (Transformer Engine's split): a layer's linear GEMMs at the FP8 rate,
+ * the attention core and the output layer at the BF16 rate (half), and the
+ * GEMM inputs cast through HBM at 4 B per element (read 2, write 1 + 1
+ * transposed): QKV h, projection a·d, FC1 h and FC2 f per token. Llama 3 8B
+ * on one H100, TP 1, PP 1, one 8,192-token micro-batch, by hand.
+ */
+static void
+test_fp8_overhead(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:1");
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_plan_params pp;
+	struct ft_error err = { 0 };
+	double tok = 8192, L = 32, h = 4096, f = 14336, V = 128256, hbm = 3.35e12;
+	double rate8, gemm, core, logits, kept, cast, bf16_fwd;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_model_params(&m, &pp);
+	ft_plan_config_init(&c);
+	c.global_batch = 8;
+	c.zero = 3;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	bf16_fwd = p->fwd_s;
+	assert_true(p->fp8_cast_s == 0);
+	c.precision = FT_PRECISION_FP8;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	rate8 = 1978.9e12 * 0.53;
+	assert_true(NEAR(p->achieved_Fps, rate8, 1e-12));
+	gemm = 2 * tok * (double)(pp.attn_layer + pp.dense_mlp);
+	core = 4 * tok * 8192 * 32 * 128;
+	logits = 2 * tok * h * V;
+	kept = ft_plan_act_layer_bytes(&m, &c, false);
+	cast = L * tok * (h + h + h + f) * 4 / hbm;
+	assert_true(NEAR(p->fp8_cast_s, cast, 1e-12));
+	assert_true(NEAR(p->elem_s, L * 2 * kept / hbm + cast, 1e-12));
+	assert_true(NEAR(p->fwd_s, (L * (gemm + 2 * core) + 2 * logits) / rate8 + p->elem_s, 1e-12));
+	assert_true(NEAR(p->bwd_s, 2 * p->fwd_s, 1e-12));
+	/* Faster than BF16, far from twice as fast. */
+	assert_true(p->fwd_s < bf16_fwd && p->fwd_s > 0.6 * bf16_fwd);
+	/* Both assumptions are the caller's: FP8 attention, and the cast's bytes. */
+	c.fp8_attention = true;
+	c.fp8_cast_bytes = 2;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(NEAR(p->fp8_cast_s, cast / 2, 1e-12));
+	assert_true(NEAR(p->fwd_s, (L * (gemm + core) + 2 * logits) / rate8 + p->elem_s, 1e-12));
+	c.fp8_cast_bytes = -1;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "fp8_cast_bytes"));
+	free(p);
+}
+
 static void
 test_moe_plan(void **state)
 {
@@ -832,8 +887,30 @@ test_goodput(void **state)
  * - NVIDIA's Megatron-Bridge performance summary, 25.11 container (DGX-B200 and
  *   DGX-H100, FP8, model TFLOP/s per GPU, MoE routing forced to balance):
  *   Llama 3 8B, 70B, 405B and DeepSeek-V3 rows with their degrees and batches.
+ * The first ten were in view when the presets' GEMM efficiencies were set
+ * (src/spec/presets.c): they calibrate. The Megatron-Bridge rows are held
+ * out: no figure was set or changed from them. Their errors are reported and
+ * bounded apart, the held-out median being the accuracy claim. (The FP8
+ * overhead model was written knowing that the 8B rows were too fast without
+ * it; its constants come from what Transformer Engine does, not from them.)
  */
 enum measure { HW_TFLOPS, MFU, MODEL_TFLOPS };
+
+/* Sorts @x (n > 0) and returns its median. */
+static double
+median(double *x, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && x[j - 1] > x[j]; j--) {
+			double t = x[j];
+
+			x[j] = x[j - 1];
+			x[j - 1] = t;
+		}
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
 
 static void
 test_published_throughput(void **state)
@@ -846,6 +923,7 @@ test_published_throughput(void **state)
 		bool megatron21, fp8;
 		enum measure what;
 		double published;
+		bool held_out; /* not in view when the GEMM efficiencies were set */
 	} pts[] = {
 		{ "dgx-a100:32", NULL, 40, 6144, 48, 8, 1, 1, 1, 1, 1, 0, 1024, true, false, HW_TFLOPS, 135 },
 		{ "dgx-a100:64", NULL, 48, 8192, 64, 8, 2, 1, 1, 1, 1, 0, 1536, true, false, HW_TFLOPS, 138 },
@@ -857,16 +935,17 @@ test_published_throughput(void **state)
 		{ "dgx-a100:128", "gpt3-175b", 0, 0, 0, 8, 8, 1, 1, 1, 1, 0, 1536, true, false, HW_TFLOPS, 140 },
 		{ "dgx-h100:1024", "llama3-405b", 0, 0, 0, 8, 16, 1, 8, 1, 1, 1, 2048, false, false, MFU, 0.43 },
 		{ "dgx-h100:2048", "llama3-405b", 0, 0, 0, 8, 16, 1, 8, 1, 1, 1, 2048, false, false, MFU, 0.41 },
-		{ "dgx-b200:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 2, 1, 128, false, true, MODEL_TFLOPS, 1576 },
-		{ "dgx-b200:16", "llama3-405b", 0, 0, 0, 4, 8, 2, 8, 1, 1, 1, 64, false, true, MODEL_TFLOPS, 1667 },
-		{ "dgx-b200:32", "deepseek-v3", 0, 0, 0, 1, 16, 1, 1, 8, 1, 1, 2048, false, true, MODEL_TFLOPS, 557 },
-		{ "dgx-h100:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 1, 3, 128, false, true, MODEL_TFLOPS, 744 },
-		{ "dgx-h100:8", "llama3-70b", 0, 0, 0, 4, 8, 1, 5, 1, 1, 1, 128, false, true, MODEL_TFLOPS, 719 },
-		{ "dgx-h100:128", "llama3-405b", 0, 0, 0, 8, 8, 2, 8, 1, 1, 1, 512, false, true, MODEL_TFLOPS, 737 },
+		{ "dgx-b200:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 2, 1, 128, false, true, MODEL_TFLOPS, 1576, true },
+		{ "dgx-b200:16", "llama3-405b", 0, 0, 0, 4, 8, 2, 8, 1, 1, 1, 64, false, true, MODEL_TFLOPS, 1667, true },
+		{ "dgx-b200:32", "deepseek-v3", 0, 0, 0, 1, 16, 1, 1, 8, 1, 1, 2048, false, true, MODEL_TFLOPS, 557, true },
+		{ "dgx-h100:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 1, 3, 128, false, true, MODEL_TFLOPS, 744, true },
+		{ "dgx-h100:8", "llama3-70b", 0, 0, 0, 4, 8, 1, 5, 1, 1, 1, 128, false, true, MODEL_TFLOPS, 719, true },
+		{ "dgx-h100:128", "llama3-405b", 0, 0, 0, 8, 8, 2, 8, 1, 1, 1, 512, false, true, MODEL_TFLOPS, 737, true },
 	};
-	double errs[FT_ARRAY_SIZE(pts)], med;
+	double errs[FT_ARRAY_SIZE(pts)], held[FT_ARRAY_SIZE(pts)], calib[FT_ARRAY_SIZE(pts)];
+	double med, med_held, med_calib;
 	struct ft_plan *p = calloc(1, sizeof(*p));
-	size_t i, j, n = FT_ARRAY_SIZE(pts);
+	size_t i, n = FT_ARRAY_SIZE(pts), nheld = 0, ncalib = 0;
 
 	(void)state;
 	assert_non_null(p);
@@ -904,20 +983,24 @@ test_published_throughput(void **state)
 		      pts[i].what == MFU       ? p->mfu :
 		                                 p->tflops_per_gpu;
 		errs[i] = fabs(got / pts[i].published - 1);
-		print_message("# %-14s %-12s %s published %7.3g planned %7.3g error %5.1f%%\n",
+		if (pts[i].held_out)
+			held[nheld++] = errs[i];
+		else
+			calib[ncalib++] = errs[i];
+		print_message("# %-14s %-12s %s published %7.3g planned %7.3g error %5.1f%%%s\n",
 		              pts[i].spec, m.name, pts[i].fp8 ? "fp8 " : "bf16", pts[i].published, got,
-		              100 * errs[i]);
+		              100 * errs[i], pts[i].held_out ? " (held out)" : "");
 	}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && errs[j - 1] > errs[j]; j--) {
-			double t = errs[j];
-
-			errs[j] = errs[j - 1];
-			errs[j - 1] = t;
-		}
-	med = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
-	print_message("# median error %.1f%% over %zu runs, largest %.1f%%\n", 100 * med, n,
-	              100 * errs[n - 1]);
+	med = median(errs, n);
+	med_held = median(held, nheld);
+	med_calib = median(calib, ncalib);
+	print_message("# median error: held out %.1f%% over %zu runs (largest %.1f%%), calibration "
+	              "%.1f%% over %zu (largest %.1f%%), all %.1f%%\n",
+	              100 * med_held, nheld, 100 * held[nheld - 1], 100 * med_calib, ncalib,
+	              100 * calib[ncalib - 1], 100 * med);
+	assert_int_equal(nheld, 6);
+	assert_true(med_held <= 0.10);
+	assert_true(med_calib <= 0.10);
 	assert_true(med <= 0.10);
 	free(p);
 }
@@ -971,6 +1054,7 @@ main(void)
 		cmocka_unit_test(test_expert_placement),
 		cmocka_unit_test(test_moe_plan),
 		cmocka_unit_test(test_replica_gradients),
+		cmocka_unit_test(test_fp8_overhead),
 		cmocka_unit_test(test_flow_engine),
 		cmocka_unit_test(test_goodput),
 		cmocka_unit_test(test_published_throughput),
