@@ -398,6 +398,9 @@ ft_plan_inflight(uint32_t pp, uint32_t vpp, uint32_t m, uint32_t r)
 {
 	double held;
 
+	if (!pp || !m)
+		return 0;
+	r = FT_MIN(r, pp - 1);
 	if (vpp <= 1)
 		return FT_MIN((double)m, (double)(pp - r));
 	held = 2.0 * (pp - r - 1) + (double)(vpp - 1) * pp + 1;

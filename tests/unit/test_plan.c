@@ -148,6 +148,7 @@ test_inflight(void **state)
 	/* Interleaved: the last rank holds ((v-1)p + 1)/v, the first all m when m = p. */
 	assert_true(NEAR(ft_plan_inflight(16, 8, 1000, 15), (7.0 * 16 + 1) / 8, 1e-12));
 	assert_true(NEAR(ft_plan_inflight(16, 8, 16, 0), 16, 1e-12));
+	assert_true(ft_plan_inflight(0, 1, 8, 0) == 0 && ft_plan_inflight(4, 1, 8, 9) == 1);
 	for (iv = 0; iv < FT_ARRAY_SIZE(vs); iv++)
 		for (im = 0; im < FT_ARRAY_SIZE(ms); im++) {
 			struct ft_plan_event *ev;
