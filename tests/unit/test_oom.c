@@ -11,8 +11,9 @@
  * AddressSanitizer. Allocations of libyaml and SQLite themselves are outside
  * the sweep (they do not go through ft_malloc).
  *
- * Swept: the spec loader (every spec under examples/), the parsers through
- * detection (every nccl-tests and ibstat fixture that parses), and the
+ * Swept: the spec loader (every spec under examples/, alone and followed by
+ * the topology build, its first user), the parsers through
+ * detection (every fixture of tests/fixtures/<parser>/ that parses), and the
  * archive (open a new file, save a run with observations and a fingerprint,
  * list, load it back, close).
  */
@@ -133,6 +134,24 @@ load_spec(const void *arg, struct ft_error *err)
 	return rc;
 }
 
+/* The loader's first user: the spec and the topology built from it. */
+static int
+load_and_build(const void *arg, struct ft_error *err)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *topo = (struct ft_topo *)&spec; /* must be reset to NULL on failure */
+	int rc = ft_spec_load_file(arg, &spec, err);
+
+	if (rc < 0)
+		return rc;
+	rc = ft_topo_build(&spec, &topo, err);
+	if (rc < 0 && topo)
+		fail_msg("%s: ft_topo_build failed (%s) but left *out set", (const char *)arg,
+			 ft_err_name(rc));
+	ft_topo_free(topo);
+	return rc;
+}
+
 static void
 test_oom_spec(void **state)
 {
@@ -148,6 +167,9 @@ test_oom_spec(void **state)
 			continue;
 		n = sweep(files[i], load_spec, files[i]);
 		print_message("# %s: %lu allocations swept\n", files[i], n);
+		total += n;
+		n = sweep(files[i], load_and_build, files[i]);
+		print_message("# %s + topology: %lu allocations swept\n", files[i], n);
 		total += n;
 		nfiles++;
 	}
@@ -174,7 +196,7 @@ parse_one(const void *arg, struct ft_error *err)
 }
 
 static void
-sweep_parser_fixtures(const char *dir)
+sweep_parser_fixtures(const char *dir, size_t min_swept)
 {
 	char **files = list_files(dir, ".txt", "");
 	size_t i, nswept = 0;
@@ -188,23 +210,48 @@ sweep_parser_fixtures(const char *dir)
 			continue; /* inputs that do not parse have their own tests */
 		n = sweep(files[i], parse_one, files[i]);
 		print_message("# %s: %lu allocations swept\n", files[i], n);
-		assert_true(n >= 3);
+		assert_true(n >= 1);
 		nswept++;
 	}
 	free_list(files);
-	assert_true(nswept >= 3);
+	if (nswept < min_swept)
+		fail_msg("%s: %zu fixtures parse, expected at least %zu", dir, nswept, min_swept);
 }
 
 static void
 test_oom_parse_nccl_tests(void **state)
 {
-	sweep_parser_fixtures("tests/fixtures/nccl-tests");
+	sweep_parser_fixtures("tests/fixtures/nccl-tests", 4);
 }
 
 static void
 test_oom_parse_ibstat(void **state)
 {
-	sweep_parser_fixtures("tests/fixtures/ibstat");
+	sweep_parser_fixtures("tests/fixtures/ibstat", 4);
+}
+
+/* Every other parser with fixtures of its own name under tests/fixtures/. */
+static void
+test_oom_parse_all(void **state)
+{
+	size_t i, ndirs = 0;
+
+	for (i = 0; i < ft_parser_count(); i++) {
+		const char *name = ft_parser_at(i)->name;
+		char dir[256];
+		DIR *d;
+
+		if (!strcmp(name, "nccl-tests") || !strcmp(name, "ibstat"))
+			continue;
+		snprintf(dir, sizeof(dir), "tests/fixtures/%s", name);
+		d = opendir(dir);
+		if (!d)
+			continue;
+		closedir(d);
+		sweep_parser_fixtures(dir, 1);
+		ndirs++;
+	}
+	assert_true(ndirs >= 10);
 }
 
 /* ---- the archive ------------------------------------------------------------- */
@@ -332,6 +379,7 @@ main(void)
 		cmocka_unit_test(test_oom_spec),
 		cmocka_unit_test(test_oom_parse_nccl_tests),
 		cmocka_unit_test(test_oom_parse_ibstat),
+		cmocka_unit_test(test_oom_parse_all),
 		cmocka_unit_test(test_oom_archive),
 	};
 
