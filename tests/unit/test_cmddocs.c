@@ -35,8 +35,8 @@
 
 #include "cli.h"
 
-#define DOCS_DIR "docs/cmd"
-#define LINE_MAX_ 4096
+#define DOCS_DIR     "docs/cmd"
+#define LINE_MAX_    4096
 #define FM_MAX_LINES 64
 
 /* The front matter of one page; line numbers are 1-based, 0 when absent. */
@@ -91,9 +91,10 @@ read_front(const char *path, struct front *fm)
 		chomp(line);
 		if (lineno == 1) {
 			if (strcmp(line, "---") != 0) {
-				snprintf(fm->problem, sizeof(fm->problem),
-					 "%s:1: expected '---' opening the front matter, got '%.60s'", path,
-					 line);
+				snprintf(
+				        fm->problem, sizeof(fm->problem),
+				        "%s:1: expected '---' opening the front matter, got '%.60s'",
+				        path, line);
 				break;
 			}
 			continue;
@@ -133,7 +134,8 @@ read_front(const char *path, struct front *fm)
 	fclose(f);
 	if (!fm->problem[0] && !fm->end_line)
 		snprintf(fm->problem, sizeof(fm->problem),
-			 "%s: front matter not closed by '---' within %d lines", path, FM_MAX_LINES);
+		         "%s: front matter not closed by '---' within %d lines", path,
+		         FM_MAX_LINES);
 }
 
 /* Replace (or add, after the name) the summary line of @path with @summary. */
@@ -204,7 +206,7 @@ test_pages_follow_table(void **state)
 		}
 		if (strcmp(fm.name, c->name) != 0) {
 			print_error("%s:%u: name: expected '%s' (the command), got '%s'\n", path,
-				    fm.name_line, c->name, fm.name);
+			            fm.name_line, c->name, fm.name);
 			nbad++;
 		}
 		snprintf(prefix, sizeof(prefix), "fabtune %s", c->name);
@@ -214,8 +216,9 @@ test_pages_follow_table(void **state)
 		}
 		for (j = 0; j < fm.nsynopsis; j++) {
 			if (!runs_command(fm.synopsis[j], prefix)) {
-				print_error("%s:%u: synopsis: expected a line running '%s', got '%.60s'\n",
-					    path, fm.synopsis_line, prefix, fm.synopsis[j]);
+				print_error(
+				        "%s:%u: synopsis: expected a line running '%s', got '%.60s'\n",
+				        path, fm.synopsis_line, prefix, fm.synopsis[j]);
 				nbad++;
 			}
 		}
@@ -227,8 +230,9 @@ test_pages_follow_table(void **state)
 			continue;
 		}
 		print_error("%s:%u: summary differs from the command table (cli/fabtune.c); "
-			    "FT_UPDATE_DOCS=1 rewrites it\n  page:  %s\n  table: %s\n",
-			    path, fm.summary_line, fm.summary_line ? fm.summary : "(none)", c->summary);
+		            "FT_UPDATE_DOCS=1 rewrites it\n  page:  %s\n  table: %s\n",
+		            path, fm.summary_line, fm.summary_line ? fm.summary : "(none)",
+		            c->summary);
 		nbad++;
 	}
 	if (nbad)
@@ -253,8 +257,8 @@ test_every_page_has_command(void **state)
 		snprintf(name, sizeof(name), "%.*s", (int)(n - 3), e->d_name);
 		npages++;
 		if (!find_cmd(name)) {
-			print_error(DOCS_DIR "/%s: no command '%s' in the command table\n", e->d_name,
-				    name);
+			print_error(DOCS_DIR "/%s: no command '%s' in the command table\n",
+			            e->d_name, name);
 			nbad++;
 		}
 	}

@@ -55,7 +55,7 @@ sweep(const char *what, oom_fn *fn, const void *arg)
 	rc = fn(arg, &err);
 	if (rc != 0)
 		fail_msg("%s: fails without any injected failure: %s (%s)", what, ft_err_name(rc),
-			 err.msg);
+		         err.msg);
 	for (n = 1; n < SWEEP_MAX; n++) {
 		bool fired;
 
@@ -67,16 +67,16 @@ sweep(const char *what, oom_fn *fn, const void *arg)
 		if (!fired) {
 			if (rc != 0)
 				fail_msg("%s: %lu allocations, then %s (%s) with none failed", what,
-					 n - 1, ft_err_name(rc), err.msg);
+				         n - 1, ft_err_name(rc), err.msg);
 			return n - 1;
 		}
 		if (rc != FT_ENOMEM)
 			fail_msg("%s: allocation %lu failed: expected FT_ENOMEM, got %s (%s)", what,
-				 n, rc ? ft_err_name(rc) : "0 (success)", err.msg);
+			         n, rc ? ft_err_name(rc) : "0 (success)", err.msg);
 		if (err.code != FT_ENOMEM)
 			fail_msg("%s: allocation %lu failed: struct ft_error has code %d ('%s'), "
-				 "expected FT_ENOMEM",
-				 what, n, err.code, err.msg);
+			         "expected FT_ENOMEM",
+			         what, n, err.code, err.msg);
 	}
 	fail_msg("%s: more than %lu allocations", what, SWEEP_MAX);
 	return 0;
@@ -147,7 +147,7 @@ load_and_build(const void *arg, struct ft_error *err)
 	rc = ft_topo_build(&spec, &topo, err);
 	if (rc < 0 && topo)
 		fail_msg("%s: ft_topo_build failed (%s) but left *out set", (const char *)arg,
-			 ft_err_name(rc));
+		         ft_err_name(rc));
 	ft_topo_free(topo);
 	return rc;
 }
@@ -163,7 +163,8 @@ test_oom_spec(void **state)
 		unsigned long n;
 		size_t len = strlen(files[i]);
 
-		if (len < 5 || (strcmp(files[i] + len - 5, ".yaml") && strcmp(files[i] + len - 5, ".json")))
+		if (len < 5 ||
+		    (strcmp(files[i] + len - 5, ".yaml") && strcmp(files[i] + len - 5, ".json")))
 			continue;
 		n = sweep(files[i], load_spec, files[i]);
 		print_message("# %s: %lu allocations swept\n", files[i], n);
@@ -303,7 +304,7 @@ archive_round_trip(const void *arg, struct ft_error *err)
 		rc = ft_archive_load(ar, id, &rec, err);
 	if (rc == 0 && (rec.run.rows.len != c->run->rows.len || rec.obs.v.len != c->obs->v.len))
 		fail_msg("archive load: %zu rows and %zu observations, expected %zu and %zu",
-			 rec.run.rows.len, rec.obs.v.len, c->run->rows.len, c->obs->v.len);
+		         rec.run.rows.len, rec.obs.v.len, c->run->rows.len, c->obs->v.len);
 	ft_archive_record_release(&rec);
 	ft_vec_release(&list);
 	ft_archive_close(ar);
@@ -322,18 +323,18 @@ test_oom_archive(void **state)
 	unsigned long n;
 
 	snprintf(c.path, sizeof(c.path), "%s/ft-oom-%ld.db", tmp && *tmp ? tmp : "/tmp",
-		 (long)getpid());
+	         (long)getpid());
 	ft_obs_set_init(&obs);
 	ft_run_init(&run, FT_SOURCE_IMPORT, "import");
 	ft_fingerprint_init(&fp);
 	assert_int_equal(ft_parse_file("tests/fixtures/nccl-tests/"
-				       "h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
-				       NULL, &obs, &run, &err),
-			 0);
+	                               "h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+	                               NULL, &obs, &run, &err),
+	                 0);
 	assert_int_equal(ft_parse_file("tests/fixtures/ibstat/"
-				       "cx6-hdr200-active-plus-port-disabled-lid65535-excerpt.txt",
-				       NULL, &obs, &run, &err),
-			 0);
+	                               "cx6-hdr200-active-plus-port-disabled-lid65535-excerpt.txt",
+	                               NULL, &obs, &run, &err),
+	                 0);
 	assert_true(run.rows.len > 0 && obs.v.len > 0);
 	assert_int_equal(ft_fingerprint_set(&fp, "host.name", "node01"), 0);
 	assert_int_equal(ft_fingerprint_set(&fp, "nccl.version", "2.21.5"), 0);
