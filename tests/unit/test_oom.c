@@ -15,7 +15,7 @@
  * the topology build, its first user), the parsers through
  * detection (every fixture of tests/fixtures/<parser>/ that parses), and the
  * archive (open a new file, save a run with observations and a fingerprint,
- * list, load it back, close).
+ * list, load it back, close; then baselines, export, import and compare).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -311,6 +311,56 @@ archive_round_trip(const void *arg, struct ft_error *err)
 	return rc;
 }
 
+/* The archive's other ways: a baseline, export, import of that export, compare. */
+static int
+archive_baseline_export(const void *arg, struct ft_error *err)
+{
+	const struct archive_case *c = arg;
+	struct ft_archive *ar = NULL;
+	struct ft_vec records, ids;
+	struct ft_strbuf text;
+	struct ft_compare cmp;
+	struct ft_compare_opts opts;
+	const struct ft_run *base[1];
+	int64_t id = 0;
+	int rc;
+
+	remove_db(c->path);
+	rc = ft_archive_open(c->path, &ar, err);
+	if (rc < 0)
+		return rc;
+	ft_vec_init(&records, sizeof(struct ft_archive_record));
+	ft_vec_init(&ids, sizeof(int64_t));
+	ft_strbuf_init(&text);
+	memset(&cmp, 0, sizeof(cmp));
+	ft_compare_opts_init(&opts);
+	rc = ft_archive_save(ar, c->run, c->obs, NULL, 0, c->fp, &id, err);
+	if (rc == 0)
+		rc = ft_archive_baseline_add(ar, "ref", id, err);
+	if (rc == 0)
+		rc = ft_archive_baseline_load(ar, "ref", &records, err);
+	if (rc == 0)
+		rc = ft_archive_export(ar, &id, 1, &text, FT_EXPORT_STABLE, err);
+	if (rc == 0)
+		rc = ft_archive_import(ar, text.buf, text.len, "export.json", &ids, err);
+	if (rc == 0 && (records.len != 1 || ids.len != 1))
+		fail_msg("baseline of %zu runs and %zu imported, expected 1 and 1", records.len,
+		         ids.len);
+	if (rc == 0) {
+		base[0] = &FT_VEC_AT(&records, struct ft_archive_record, 0).run;
+		rc = ft_compare_runs(c->run, base, 1, &opts, &cmp, err);
+	}
+	if (rc == 0 && cmp.count[FT_VERDICT_UNCHANGED] != c->run->rows.len)
+		fail_msg("compare with itself: %zu of %zu rows unchanged",
+		         cmp.count[FT_VERDICT_UNCHANGED], c->run->rows.len);
+	ft_compare_release(&cmp);
+	ft_strbuf_release(&text);
+	ft_vec_release(&ids);
+	ft_archive_records_release(&records);
+	ft_archive_close(ar);
+	return rc;
+}
+
 static void
 test_oom_archive(void **state)
 {
@@ -345,6 +395,9 @@ test_oom_archive(void **state)
 	n = sweep("archive open+save+list+load", archive_round_trip, &c);
 	print_message("# archive: %lu allocations swept\n", n);
 	assert_true(n >= 10);
+	n = sweep("archive baseline+export+import+compare", archive_baseline_export, &c);
+	print_message("# archive baseline, export, import, compare: %lu allocations swept\n", n);
+	assert_true(n >= 20);
 	remove_db(c.path);
 	ft_fingerprint_release(&fp);
 	ft_obs_set_release(&obs);
