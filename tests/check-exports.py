@@ -9,7 +9,9 @@
 #   - any exported ft__ symbol (an internal of a module),
 #   - any exported symbol that no public header declares FT_API,
 #   - any FT_API declaration that the library does not export (declared in
-#     a header but never defined, or defined without the header in scope).
+#     a header but never defined, or defined without the header in scope),
+#   - any function or object declared at file scope of a public header
+#     without FT_API (it would be hidden: the API would lose it silently).
 # Symbols of the toolchain (names starting with '_') are left alone.
 #
 # usage: check-exports.py LIBFABTUNE.so INCLUDE-DIR   (prints TAP)
@@ -73,6 +75,45 @@ def declared_api(incdir):
     return api
 
 
+CPLUSPLUS = re.compile(r'#\s*ifdef\s+__cplusplus\s*\n\s*(?:extern\s+"C"\s*\{|\})\s*\n\s*#\s*endif')
+PREPROC = re.compile(r"^\s*#(?:[^\n]*\\\n)*[^\n]*", re.M)
+
+
+def unexported_decls(incdir):
+    """'header:line: text' of file-scope declarations of a public header without FT_API."""
+    bad = []
+    for name in sorted(os.listdir(incdir)):
+        if not name.endswith(".h"):
+            continue
+        with open(os.path.join(incdir, name), encoding="utf-8") as f:
+            text = f.read()
+        keep_lines = lambda m: re.sub(r"[^\n]", " ", m.group(0))
+        text = COMMENT.sub(keep_lines, text)
+        text = CPLUSPLUS.sub(keep_lines, text)
+        text = PREPROC.sub(keep_lines, text)
+        depth, start = 0, 0
+        for i, ch in enumerate(text):
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    start = i + 1  # a definition ends here (struct, enum, inline body)
+            elif ch == ";" and depth == 0:
+                raw = text[start:i]
+                stmt = raw.strip()
+                line = text.count("\n", 0, start + len(raw) - len(raw.lstrip())) + 1
+                start = i + 1
+                words = stmt.split()
+                if not words or words[0] in ("typedef", "static", "FT_API"):
+                    continue
+                if words[0] in ("struct", "enum", "union") and len(words) <= 2:
+                    continue  # a forward declaration or the end of a definition
+                if "(" in stmt or words[0] == "extern":
+                    bad.append("%s:%d: %s" % (name, line, " ".join(words)[:80]))
+    return bad
+
+
 def main():
     if len(sys.argv) != 3:
         sys.stderr.write("usage: check-exports.py LIBFABTUNE.so INCLUDE-DIR\n")
@@ -94,6 +135,8 @@ def main():
          "exported but not declared FT_API in a public header"),
         ("every FT_API declaration (%d) is exported" % len(api),
          ["%s (%s)" % (n, api[n]) for n in missing], "declared FT_API but not exported"),
+        ("every declaration of a public header is FT_API", unexported_decls(incdir),
+         "declared without FT_API"),
     ]
     print("1..%d" % len(checks))
     for i, (title, bad, why) in enumerate(checks, 1):
