@@ -318,7 +318,7 @@ struct ft_plan_event {
 FT_API int ft_plan_timeline(const struct ft_plan *p, struct ft_plan_event **events, size_t *n,
                             struct ft_error *err) FT_MUST_CHECK;
 
-/* ---- pieces with closed forms (exposed for tests and the docs) ------------------------------ */
+/* ---- pieces with closed forms (the formulas of the kb entries named) ------------------------ */
 
 /* Model states per GPU, bytes, for @params parameters held before sharding (TRAIN-MEM-STATES). */
 FT_API void ft_plan_states_bytes(uint64_t params, uint32_t zero, uint32_t ndp,
