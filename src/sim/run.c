@@ -277,67 +277,189 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	}
 	if (j->placement != SC_PACKED)
 		jr->gpn = 1;
+	/* Fewer packed ranks than a node holds: they all share its first node. */
+	if (j->placement == SC_PACKED && jr->nranks < jr->gpn && jr->nranks > 0)
+		jr->gpn = jr->nranks;
 	if (jr->nranks % jr->gpn)
 		jr->gpn = 1;
 	return 0;
 }
 
 /*
- * NCCL runs a collective on several channels, one ring (or tree) per rail:
- * channel c is the same algorithm over the ranks of each node rotated by c,
- * so its node-to-node hops leave on a different NIC. Merge @nch such copies
- * of @in, each with 1/nch of the bytes, into @out (explicit phases only;
- * all-to-all already spreads over every rail).
+ * NCCL runs a collective on several channels, one ring (or tree) per rail
+ * (kb NA-ALGO-RING): channel c enters every node through rail r = c mod
+ * rails and leaves it through the same rail, so every node-to-node hop stays
+ * on one rail of a rail-optimized fabric, and the channels together use every
+ * NIC. Inside a node the channel's first rank is a GPU of rail r, its last
+ * rank another GPU of rail r when the rail has several (4 NICs for 8 GPUs),
+ * the others in between in rotated order.
+ *
+ * A flow that leaves its node on a rail other than its destination's goes
+ * through a proxy GPU, as NCCL's PXN does (kb NA-ENV NCCL_PXN_DISABLE, on by
+ * default): over NVLink to the first GPU of the destination's rail, then out
+ * through that GPU's NIC. Both legs are in the same phase: they pipeline.
  */
-static int
-channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, struct ft_schedule *out)
+struct chan_map {
+	uint32_t ppn;
+	const uint32_t *gpu_nic; /* rail of each local rank (GPU local index = rank % ppn) */
+	uint32_t *perm;          /* [nch * ppn]: channel c, ring position -> local rank */
+};
+
+/* The local ranks of rail @r, in order, into @out; their count. */
+static uint32_t
+rail_gpus(const struct chan_map *m, uint32_t r, uint32_t *out)
 {
+	uint32_t g, n = 0;
+
+	for (g = 0; g < m->ppn; g++)
+		if (m->gpu_nic[g] == r)
+			out[n++] = g;
+	return n;
+}
+
+/* The permutation of channel @c (see above) into @perm. */
+static void
+channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
+{
+	uint32_t rails[FT_SPEC_MAX_GPUS], nrails = 0, g, k, grp[FT_SPEC_MAX_GPUS], ng, x, y, pos;
+	bool seen[FT_SPEC_MAX_NICS] = { false };
+
+	for (g = 0; g < m->ppn; g++) {
+		uint32_t r = m->gpu_nic[g] % FT_SPEC_MAX_NICS;
+
+		if (!seen[r]) {
+			seen[r] = true;
+			rails[nrails++] = r;
+		}
+	}
+	ng = rail_gpus(m, rails[c % nrails], grp);
+	x = grp[(c / nrails) % ng];
+	y = ng > 1 ? grp[(c / nrails + 1) % ng] : (x + m->ppn - 1) % m->ppn;
+	perm[0] = x;
+	pos = 1;
+	for (k = 1; k < m->ppn; k++) {
+		g = (x + k) % m->ppn;
+		if (g != y)
+			perm[pos++] = g;
+	}
+	perm[m->ppn - 1] = y;
+}
+
+/* The local rank of rail @r that proxies a flow leaving on it; UINT32_MAX when none. */
+static uint32_t
+pxn_proxy(const struct chan_map *m, uint32_t r)
+{
+	uint32_t g;
+
+	for (g = 0; g < m->ppn; g++)
+		if (m->gpu_nic[g] == r)
+			return g;
+	return UINT32_MAX;
+}
+
+static int
+push_flow(struct ft_schedule *out, struct ft_sched_phase *ph, const struct ft_sched_flow *fl)
+{
+	if (ft_vec_push(&out->flows, fl) < 0)
+		return FT_ENOMEM;
+	ph->nflows++;
+	return 0;
+}
+
+/* Add @fl of channel @c to @out: ranks mapped by the channel's permutation, PXN applied. */
+static int
+add_channel_flow(const struct chan_map *m, uint32_t c, struct ft_sched_flow fl,
+                 struct ft_schedule *out, struct ft_sched_phase *ph)
+{
+	const uint32_t *perm = m->perm + (size_t)c * m->ppn;
+	uint32_t ppn = m->ppn, proxy;
+
+	if (fl.src != FT_SCHED_INNET)
+		fl.src = fl.src - fl.src % ppn + perm[fl.src % ppn];
+	if (fl.dst != FT_SCHED_INNET)
+		fl.dst = fl.dst - fl.dst % ppn + perm[fl.dst % ppn];
+	if (fl.src == FT_SCHED_INNET || fl.dst == FT_SCHED_INNET || fl.src / ppn == fl.dst / ppn ||
+	    m->gpu_nic[fl.src % ppn] == m->gpu_nic[fl.dst % ppn])
+		return push_flow(out, ph, &fl);
+	proxy = pxn_proxy(m, m->gpu_nic[fl.dst % ppn]);
+	if (proxy == UINT32_MAX)
+		return push_flow(out, ph, &fl);
+	{
+		struct ft_sched_flow leg = fl;
+		int rc;
+
+		leg.dst = fl.src - fl.src % ppn + proxy;
+		rc = push_flow(out, ph, &leg);
+		if (rc < 0)
+			return rc;
+		fl.src = leg.dst;
+		return push_flow(out, ph, &fl);
+	}
+}
+
+/* Merge @nch rail-aligned copies of @in, each with 1/nch of the bytes, into @out. */
+static int
+channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
+           const struct ft_node_spec *node, struct ft_schedule *out)
+{
+	struct chan_map m = { .ppn = ppn, .gpu_nic = node->gpu_nic };
 	size_t p;
 	uint32_t c, f;
+	int rc = 0;
 
 	*out = *in;
 	ft_vec_init(&out->phases, sizeof(struct ft_sched_phase));
 	ft_vec_init(&out->flows, sizeof(struct ft_sched_flow));
-	for (p = 0; p < in->phases.len; p++) {
-		struct ft_sched_phase ph = *ft_sched_phase_at(in, p);
+	m.perm = ft_calloc((size_t)nch * ppn, sizeof(uint32_t));
+	if (!m.perm)
+		return FT_ENOMEM;
+	for (c = 0; c < nch; c++)
+		channel_perm(&m, c, m.perm + (size_t)c * ppn);
+	for (p = 0; p < in->phases.len && rc == 0; p++) {
+		const struct ft_sched_phase *iph = ft_sched_phase_at(in, p);
+		struct ft_sched_phase ph = *iph;
 
 		ph.first_flow = (uint32_t)out->flows.len;
 		ph.nflows = 0;
-		for (c = 0; c < nch; c++) {
-			for (f = 0; f < ft_sched_phase_at(in, p)->nflows; f++) {
-				struct ft_sched_flow fl =
-				        FT_VEC_AT(&in->flows, struct ft_sched_flow,
-				                  ft_sched_phase_at(in, p)->first_flow + f);
+		for (c = 0; c < nch && rc == 0; c++) {
+			for (f = 0; f < iph->nflows && rc == 0; f++) {
+				struct ft_sched_flow fl = FT_VEC_AT(&in->flows, struct ft_sched_flow,
+				                                    iph->first_flow + f);
 
-				if (fl.src != FT_SCHED_INNET)
-					fl.src = fl.src - fl.src % ppn + (fl.src % ppn + c) % ppn;
-				if (fl.dst != FT_SCHED_INNET)
-					fl.dst = fl.dst - fl.dst % ppn + (fl.dst % ppn + c) % ppn;
 				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
-				if (ft_vec_push(&out->flows, &fl) < 0)
-					return FT_ENOMEM;
-				ph.nflows++;
+				rc = add_channel_flow(&m, c, fl, out, &ph);
 			}
 		}
 		ph.npairs = ph.nflows;
-		if (ft_vec_push(&out->phases, &ph) < 0)
-			return FT_ENOMEM;
+		if (rc == 0 && ft_vec_push(&out->phases, &ph) < 0)
+			rc = FT_ENOMEM;
 	}
-	return 0;
+	ft_free(m.perm);
+	return rc;
+}
+
+/* A schedule channels don't apply to: one node, no node structure, or all-to-all rounds. */
+static bool
+sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
+{
+	size_t p;
+
+	if (gpn < 2 || s->nranks <= gpn || s->nranks % gpn)
+		return true;
+	for (p = 0; p < s->phases.len; p++)
+		if (ft_sched_phase_at(s, p)->implicit_alltoall)
+			return true;
+	return false;
 }
 
 static uint32_t
 nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cluster_spec *spec,
           uint32_t gpn)
 {
-	size_t p;
 	uint32_t n;
 
-	if (gpn < 2 || s->nranks <= gpn || s->nranks % gpn)
+	if (sched_is_flat(s, gpn))
 		return 1;
-	for (p = 0; p < s->phases.len; p++)
-		if (ft_sched_phase_at(s, p)->implicit_alltoall)
-			return 1;
 	n = o->channels ? o->channels : FT_MIN(gpn, FT_MAX(spec->node.nnics, 1u));
 	return FT_MIN(n, gpn);
 }
@@ -392,10 +514,10 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				return rc;
 			}
 			nch = nchannels(&sched, o, spec, jr->gpn);
-			if (nch > 1) {
+			if (nch >= 1 && !sched_is_flat(&sched, jr->gpn)) {
 				struct ft_schedule merged;
 
-				rc = channelize(&sched, nch, jr->gpn, &merged);
+				rc = channelize(&sched, nch, jr->gpn, &spec->node, &merged);
 				ft_schedule_release(&sched);
 				sched = merged;
 				if (rc < 0) {

@@ -519,6 +519,10 @@ route_stats(const char *cluster, const struct ft_schedule *s, uint32_t ppn, doub
 			uint32_t j;
 
 			ft_sched_phase_flow(s, ph, k, &f);
+			/* Channels keep node-to-node hops on one rail (PXN, sim/run.c): the
+			 * path between nodes is rail-local; all-to-all rounds are not. */
+			if (s->op != FT_OP_ALLTOALL && f.src / ppn != f.dst / ppn)
+				f.dst = f.dst - f.dst % ppn + f.src % ppn;
 			pol.flow_hash = 0;
 			pol.salt_seed = 1;
 			if (pol.routing != FT_ROUTING_DMODK)
