@@ -543,7 +543,7 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 /*
  * The vertex a schedule endpoint stands for: the rank's GPU, or for the
  * in-network reduction engine (FT_SCHED_INNET) the NVSwitch of the node
- * (NVLS) or the first switch of the GPU's NIC (CollNet / SHARP).
+ * (NVLS, and NVLSTree's in-node part) or the first switch of the GPU's NIC (CollNet / SHARP).
  */
 uint32_t
 ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo)
@@ -551,7 +551,7 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
 	const struct ft_vertex *g = ft_topo_vertex(topo, gpu_v);
 	uint32_t first, count, i, nic;
 
-	if (algo == FT_ALGO_NVLS) {
+	if (algo == FT_ALGO_NVLS || algo == FT_ALGO_NVLS_TREE) {
 		ft_topo_out_links(topo, gpu_v, &first, &count);
 		for (i = first; i < first + count; i++) {
 			const struct ft_link *l = ft_topo_link(topo, i);

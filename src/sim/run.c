@@ -10,6 +10,7 @@
 
 #include <sys/resource.h>
 
+#include <fabtune/model.h>
 #include <fabtune/progress.h>
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
@@ -23,6 +24,7 @@ struct job_run {
 	uint32_t gpn; /* ranks per node */
 	double compute_s;
 	struct ft_vec first_ops; /* int64_t op ids of iteration 0, one per sc_op (first repeat) */
+	struct ft_vec first_algo; /* uint32_t pairs (algo, proto) each of those ops ran with */
 	int64_t last_op;
 };
 
@@ -470,6 +472,50 @@ op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
 	return ov && ov->bytes ? ov->bytes : o->bytes;
 }
 
+/*
+ * The algorithm and protocol @o runs with: the op's own, or for those it
+ * leaves to the tuner (SC_ALGO_AUTO, SC_PROTO_AUTO) NCCL's choice for its
+ * size, ranks, nodes and channels, the model's (kb NA-MODEL: the least
+ * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it. An algorithm the
+ * model prices but the schedules don't build (PAT) falls back to ring.
+ */
+static void
+pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+          const struct job_run *jr, struct ft_coll_args *args)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_schedule probe;
+
+	args->algo = o->algo;
+	args->proto = o->proto;
+	if (o->algo != SC_ALGO_AUTO && o->proto != SC_PROTO_AUTO)
+		return;
+	ft_model_query_init(&q, o->op, bytes);
+	q.ngpus = jr->nranks;
+	q.ppn = jr->gpn;
+	q.nnodes = jr->gpn ? jr->nranks / jr->gpn : jr->nranks;
+	q.nchannels = o->channels;
+	q.force_algo = o->algo != SC_ALGO_AUTO;
+	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
+	q.force_proto = o->proto != SC_PROTO_AUTO;
+	q.proto = q.force_proto ? o->proto : FT_PROTO_SIMPLE;
+	if (ft_model_eval(spec, &q, &r, NULL) == 0) {
+		args->algo = r.algo;
+		args->proto = r.proto;
+		ft_schedule_init(&probe);
+		if (ft_coll_schedule(args, &probe, NULL) == 0) {
+			ft_schedule_release(&probe);
+			return;
+		}
+		ft_schedule_release(&probe);
+	}
+	args->algo = o->algo != SC_ALGO_AUTO ? o->algo :
+	             o->op == FT_OP_ALLTOALL  ? FT_ALGO_DIRECT :
+	                                        FT_ALGO_RING;
+	args->proto = o->proto != SC_PROTO_AUTO ? o->proto : FT_PROTO_SIMPLE;
+}
+
 static int
 submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, const struct ft_topo *t,
            struct ft_engine *e, const double *gpu_slow, struct job_run *jr,
@@ -498,14 +544,17 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 		for (k = 0; k < j->ops.len; k++) {
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
 			struct ft_coll_args args = { .op = o->op,
-				                     .algo = o->algo,
-				                     .proto = o->proto,
 				                     .nranks = jr->nranks,
 				                     .ranks_per_node = jr->gpn,
 				                     .bytes = op_bytes(o, ov) };
 			struct ft_schedule sched;
-			uint32_t rep, nch;
+			uint32_t rep, nch, ap[2];
 
+			pick_algo(spec, o, args.bytes, jr, &args);
+			ap[0] = args.algo;
+			ap[1] = args.proto;
+			if (it == 0 && ft_vec_push(&jr->first_algo, ap) < 0)
+				return ft_error_set(err, FT_ENOMEM, "out of memory");
 			ft_schedule_init(&sched);
 			rc = ft_coll_schedule(&args, &sched, err);
 			if (rc < 0) {
@@ -845,8 +894,10 @@ gather(const struct ft_scenario *sc, const struct ft_topo *t, const struct ft_si
 			row.algbw_GBps = dt > 0 ? (double)row.bytes / dt / 1e9 : 0;
 			row.busbw_GBps = row.algbw_GBps * ft_coll_busbw_factor(o->op, jr->nranks);
 			row.nsamples = 1;
-			ft_strlcpy(row.algo, ft_algo_name(o->algo), sizeof(row.algo));
-			ft_strlcpy(row.proto, ft_proto_name(o->proto), sizeof(row.proto));
+			const uint32_t *ap = ft_vec_at(&jr->first_algo, k);
+
+			ft_strlcpy(row.algo, ft_algo_name((enum ft_algo)ap[0]), sizeof(row.algo));
+			ft_strlcpy(row.proto, ft_proto_name((enum ft_proto)ap[1]), sizeof(row.proto));
 			ft_strlcpy(row.src, j->name, sizeof(row.src));
 			bottleneck_name(t, c->ops[id].bottleneck_link, row.bottleneck,
 			                sizeof(row.bottleneck));
@@ -951,6 +1002,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	}
 	for (i = 0; i < sc->jobs.len; i++)
 		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
+	for (i = 0; i < sc->jobs.len; i++)
+		ft_vec_init(&jrs[i].first_algo, 2 * sizeof(uint32_t));
 	if (!(ov && ov->no_faults))
 		rc = apply_faults(sc, topo, gpu_slow, err);
 	if (rc == 0 && (rc = apply_fabric_scale(topo, fscale)) < 0)
@@ -987,6 +1040,7 @@ out:
 	for (i = 0; jrs && i < sc->jobs.len; i++) {
 		ft_free(jrs[i].rank_gpu);
 		ft_vec_release(&jrs[i].first_ops);
+		ft_vec_release(&jrs[i].first_algo);
 	}
 	ft_free(jrs);
 	ft_free(gpu_slow);

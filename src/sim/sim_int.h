@@ -334,10 +334,14 @@ enum sc_placement {
 	SC_EXPLICIT,
 };
 
+/* An op's algorithm or protocol left to NCCL's tuner (the model's choice). */
+#define SC_ALGO_AUTO  FT_ALGO_COUNT
+#define SC_PROTO_AUTO FT_PROTO_COUNT
+
 struct sc_op {
 	enum ft_op op;
-	enum ft_algo algo;
-	enum ft_proto proto;
+	enum ft_algo algo;   /* SC_ALGO_AUTO: the tuner's */
+	enum ft_proto proto; /* SC_PROTO_AUTO: the tuner's */
 	uint64_t bytes;
 	uint32_t repeat;
 	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */

@@ -111,7 +111,7 @@ static const char four_nic_ring[] =
         "jobs:\n"
         "  - name: a\n"
         "    ops:\n"
-        "      - {op: all_reduce, size: 256MiB, algo: ring}\n";
+        "      - {op: all_reduce, size: 256MiB, algo: ring, proto: simple}\n";
 
 /*
  * Four NICs for eight GPUs: four channels, one per NIC, so every NIC of
@@ -153,6 +153,7 @@ test_channels_stay_on_rail(void **state)
 	                           "    ops:\n"
 	                           "      - {op: all_reduce, size: 64MiB, algo: ring}\n"
 	                           "      - {op: all_reduce, size: 64MiB, algo: tree}\n"
+	                           "      - {op: all_reduce, size: 64MiB, algo: nvls_tree}\n"
 	                           "      - {op: all_gather, size: 64MiB, algo: ring}\n";
 	struct ft_sim_report rep;
 
@@ -221,6 +222,54 @@ test_collnet_sharp_runs(void **state)
 	ft_sim_report_release(&rep);
 }
 
+/*
+ * Without --algo the flow engine runs what NCCL's tuner picks, the model's
+ * choice, size by size: at 1,984 ranks (248 DGX H100) a 256 MiB all-reduce
+ * is NVLSTree (about 295 GB/s busbw in both), not a ring of 3,966 steps
+ * (37 GB/s); small sizes take the tree, as in the model.
+ */
+static void
+test_flow_picks_as_the_tuner(void **state)
+{
+	static const uint64_t sizes[] = { 4096, 1u << 20, 256u << 20 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:248", &spec, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+		struct ft_sim_sweep_args sw = { .spec = "dgx-h100:248",
+			                        .op = FT_OP_ALL_REDUCE,
+			                        .algo = FT_ALGO_COUNT,
+			                        .proto = FT_PROTO_COUNT,
+			                        .min_bytes = sizes[i],
+			                        .max_bytes = sizes[i] };
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+		struct ft_model_query q;
+		struct ft_model_result m;
+		const struct ft_result_row *r;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
+		assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
+		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+		ft_sim_overrides_init(&ov);
+		ft_sim_report_init(&rep);
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+		r = ft_run_row(&rep.run, 0);
+		assert_string_equal(r->algo, ft_algo_name(m.algo));
+		assert_string_equal(r->proto, ft_proto_name(m.proto));
+		if (sizes[i] >= (256u << 20)) {
+			assert_string_equal(r->algo, "nvls_tree");
+			assert_close(r->busbw_GBps, m.busbw_Bps / 1e9, 0.1 * m.busbw_Bps / 1e9);
+		}
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+}
+
 int
 main(void)
 {
@@ -229,6 +278,7 @@ main(void)
 		cmocka_unit_test(test_channels_stay_on_rail),
 		cmocka_unit_test(test_nvls_part_of_a_node),
 		cmocka_unit_test(test_collnet_sharp_runs),
+		cmocka_unit_test(test_flow_picks_as_the_tuner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
