@@ -76,6 +76,20 @@ FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus
                               uint32_t ppn, struct ft_model_links *out,
                               struct ft_error *err) FT_MUST_CHECK;
 
+/*
+ * The share of a link's raw rate that NCCL's traffic reaches on @spec, per
+ * link class (enum ft_link_kind of topo.h): NVLink, NCCL's own per-link figure
+ * over the raw 25 / 50 GB/s (kb NA-MODEL, SRC src/graph/topo.h: H100 20.6 of
+ * 25); NIC host links and fabric links, the payload share of a packet at the
+ * fabric's MTU (fabric.mtu): IB 26 header bytes per packet (kb IB-MTU), RoCEv2
+ * 62 + 20 of preamble and gap (kb ROCE-WIRE); 1 for PCIe (the spec's rates are
+ * already what a GPU or NIC reaches) and the socket link.
+ */
+FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind);
+
+/* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency; 0 without NVLS). */
+FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
+
 struct ft_model_query {
 	enum ft_op op;
 	uint64_t bytes;  /* operation size as nccl-tests defines it (kb NA-BUSBW) */

@@ -15,6 +15,8 @@
  */
 #include "model_int.h"
 
+#include <fabtune/topo.h>
+
 /* NVLink raw rate per link and direction: 25 GB/s for NVLink 2-4, 50 GB/s for NVLink 5. */
 static double
 nvlink_raw_link_Bps(uint32_t gen)
@@ -45,6 +47,60 @@ arch_of(const struct ft_node_spec *n)
 		/* NVLink 3 is Ampere; PCIe-only GPUs (Ada, Ampere) fall in NCCL's Ampere row. */
 		return n->nvlink_gen >= 6 ? FT_ARCH_BLACKWELL : FT_ARCH_AMPERE;
 	}
+}
+
+/* The technology of the NIC links: the fabric's link preset, else the NIC's; -1 unknown. */
+static int
+wire_tech(const struct ft_cluster_spec *s)
+{
+	const struct ft_link_preset *lp = NULL;
+
+	if (s->fabric.link[0])
+		lp = ft_link_preset_find(s->fabric.link);
+	if (!lp && s->node.nic_link[0])
+		lp = ft_link_preset_find(s->node.nic_link);
+	return lp ? (int)lp->tech : -1;
+}
+
+/* Payload share of a packet of the fabric's MTU (kb IB-MTU, ROCE-WIRE). */
+static double
+wire_efficiency(const struct ft_cluster_spec *s)
+{
+	double mtu = s->fabric.mtu_bytes ? s->fabric.mtu_bytes : 4096;
+
+	switch (wire_tech(s)) {
+	case FT_TECH_IB:
+		return mtu / (mtu + 26.0); /* LRH 8 + BTH 12 + ICRC 4 + VCRC 2 */
+	case FT_TECH_ROCE:
+		return mtu / (mtu + 82.0); /* Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4
+		                            * + preamble and inter-frame gap 20 */
+	default:
+		return 1.0;
+	}
+}
+
+double
+ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind)
+{
+	const struct ft_node_spec *n = &spec->node;
+
+	switch (link_kind) {
+	case FT_L_NVLINK:
+		if (n->nvlink_gen == 0 || !(n->nvlink_Bps > 0))
+			return 1.0;
+		return ft__model_nvlink_link_Bps(arch_of(n)) / nvlink_raw_link_Bps(n->nvlink_gen);
+	case FT_L_HOST:
+	case FT_L_FABRIC:
+		return wire_efficiency(spec);
+	default:
+		return 1.0;
+	}
+}
+
+double
+ft_model_nvls_efficiency(const struct ft_cluster_spec *spec)
+{
+	return ft__model_nvls_eff(arch_of(&spec->node));
 }
 
 /* Nodes whose NICs of one rail share a leaf switch (1 for a dragonfly router's share). */
@@ -87,7 +143,8 @@ fabric_factors(const struct ft_cluster_spec *s, struct ft_model_links *l)
 {
 	const struct ft_fabric_spec *f = &s->fabric;
 	uint32_t up = 0, L, N = l->nnodes, nics_per_leaf;
-	double link = f->link_Bps > 0 ? f->link_Bps : l->nic_Bps, demand, cap, leave;
+	double link = f->link_Bps > 0 ? f->link_Bps * wire_efficiency(s) : l->nic_Bps;
+	double demand, cap, leave;
 
 	l->a2a_factor = 1.0;
 	l->ring_tier_factor = 1.0;
@@ -259,15 +316,16 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	}
 	l->p2p_Bps = l->intra_Bps;
 
-	l->nic_Bps = n->nic_Bps;
+	/* The wire less packet headers at the fabric's MTU (kb IB-MTU, ROCE-WIRE). */
+	l->nic_Bps = n->nic_Bps * wire_efficiency(spec);
 	ft_strlcpy(l->nic_what, "nic", sizeof(l->nic_what));
 	if (n->pcie_Bps_nic > 0 && n->pcie_Bps_nic < l->nic_Bps) {
 		l->nic_Bps = n->pcie_Bps_nic;
 		ft_strlcpy(l->nic_what, "pcie", sizeof(l->nic_what));
 	}
 	if (spec->fabric.kind != FT_FABRIC_NONE && spec->fabric.link_Bps > 0 &&
-	    spec->fabric.link_Bps < l->nic_Bps) {
-		l->nic_Bps = spec->fabric.link_Bps;
+	    spec->fabric.link_Bps * wire_efficiency(spec) < l->nic_Bps) {
+		l->nic_Bps = spec->fabric.link_Bps * wire_efficiency(spec);
 		ft_strlcpy(l->nic_what, "tier1", sizeof(l->nic_what));
 	}
 	l->inter_Bps = l->nrails * l->nic_Bps;

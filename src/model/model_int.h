@@ -12,6 +12,8 @@
 
 /* Effective NVLink bandwidth per link that NCCL's topology uses, bytes/s (kb NA-MODEL). */
 double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
+/* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
+double ft__model_nvls_eff(enum ft_model_arch arch);
 
 /* Latency and bandwidth of one (op, algo, proto) on @l; false when NCCL would not use it. */
 struct ft__model_cost {

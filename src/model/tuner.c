@@ -45,6 +45,12 @@ static const double nvls_tree_per_ch[FT_ARCH_COUNT][2] = {
 };
 /* kb NA-ALGO-NVLS nvlsEfficiency. */
 static const double nvls_eff[FT_ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
+
+double
+ft__model_nvls_eff(enum ft_model_arch arch)
+{
+	return nvls_eff[arch];
+}
 /* kb NA-MODEL tree correction factors, index log2(bytes/64), rows in enum ft_proto order. */
 static const double tree_corr[FT_PROTO_COUNT][24] = {
 	[FT_PROTO_SIMPLE] = { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
@@ -220,9 +226,14 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 		ninter = N - 1;
 		ratio = n / nsteps;
 		break;
-	default: /* broadcast, reduce: a pipelined chain, nsteps = n (kb NA-MODEL) */
+	default:
+		/* Broadcast, reduce: a pipelined chain, nsteps = n (kb NA-MODEL). NCCL's tuner
+		 * charges one hop when all channels are alike; the first chunk still crosses
+		 * every hop of the chain before the last rank has it, n - N inside nodes and
+		 * N - 1 between them (kb NA-MODEL "else base + nsteps·lat"). */
 		c->bw_Bps = bus;
-		c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (N > 1 ? h.inter : h.intra);
+		c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (n - N) * h.intra +
+		           (N > 1 ? (N - 1) * h.inter : 0);
 		return;
 	}
 	c->bw_Bps = bus * ratio;

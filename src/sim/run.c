@@ -195,6 +195,55 @@ apply_fabric_scale(struct ft_topo *t, double scale)
 	return 0;
 }
 
+/*
+ * Link rates as NCCL achieves them (ft_model_link_efficiency): NVLink at
+ * NCCL's per-link figure, NICs and fabric links less the packet headers at
+ * the fabric's MTU. The same shares the model applies, so the two engines
+ * start from the same rates.
+ */
+static int
+apply_nccl_rates(struct ft_topo *t)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	double eff[FT_L_COUNT];
+	uint32_t l, n = ft_topo_nlinks(t);
+	int k, rc;
+
+	for (k = 0; k < FT_L_COUNT; k++)
+		eff[k] = ft_model_link_efficiency(spec, k);
+	for (l = 0; l < n; l++) {
+		uint8_t kind = ft_topo_link(t, l)->kind;
+
+		if (kind >= FT_L_COUNT || eff[kind] == 1.0)
+			continue;
+		rc = ft_topo_set_link_scale(t, l, ft_topo_link_scale(t, l) * eff[kind]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * NVLS moves each rank's data through the NVSwitch at NCCL's NVLS
+ * efficiency (kb NA-ALGO-NVLS: 0.85 on Hopper): the flows to and from the
+ * switch carry 1/eff wire bytes per byte.
+ */
+static void
+apply_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s)
+{
+	double eff = ft_model_nvls_efficiency(spec);
+	size_t i;
+
+	if ((s->algo != FT_ALGO_NVLS && s->algo != FT_ALGO_NVLS_TREE) || !(eff > 0 && eff < 1))
+		return;
+	for (i = 0; i < s->flows.len; i++) {
+		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
+
+		if (f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET)
+			f->bytes = (uint64_t)((double)f->bytes / eff + 0.5);
+	}
+}
+
 /* Place job @j's ranks on GPUs; errors name the job's place in the file. */
 static int
 place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, const struct ft_topo *t,
@@ -303,6 +352,8 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
  */
 struct chan_map {
 	uint32_t ppn;
+	bool nvlink;             /* PXN hands data over NVLink: without it, no proxies */
+	const struct ft_node_spec *node;
 	const uint32_t *gpu_nic; /* rail of each local rank (GPU local index = rank % ppn) */
 	uint32_t *perm;          /* [nch * ppn]: channel c, ring position -> local rank */
 };
@@ -347,16 +398,25 @@ channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
 	perm[m->ppn - 1] = y;
 }
 
-/* The local rank of rail @r that proxies a flow leaving on it; UINT32_MAX when none. */
+/*
+ * The local rank that proxies a flow on rail @r: the first GPU of the rail
+ * under the NIC's own PCIe switch, else the rail's first GPU; UINT32_MAX when
+ * no GPU is on the rail.
+ */
 static uint32_t
 pxn_proxy(const struct chan_map *m, uint32_t r)
 {
-	uint32_t g;
+	uint32_t g, first = UINT32_MAX;
 
-	for (g = 0; g < m->ppn; g++)
-		if (m->gpu_nic[g] == r)
+	for (g = 0; g < m->ppn; g++) {
+		if (m->gpu_nic[g] != r)
+			continue;
+		if (first == UINT32_MAX)
+			first = g;
+		if (m->node->gpu_pcie_switch[g] == m->node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
 			return g;
-	return UINT32_MAX;
+	}
+	return first;
 }
 
 static int
@@ -368,43 +428,64 @@ push_flow(struct ft_schedule *out, struct ft_sched_phase *ph, const struct ft_sc
 	return 0;
 }
 
-/* Add @fl of channel @c to @out: ranks mapped by the channel's permutation, PXN applied. */
+/*
+ * Add @fl of channel @c to @out: ranks mapped by the channel's permutation.
+ * A flow between nodes travels on its destination's rail; a GPU that is not
+ * the rail's proxy (another rail, or across the socket from the NIC) hands
+ * its data over NVLink to the proxy first, and on the far side the proxy
+ * hands it on to a destination that is not one itself (NCCL's PXN).
+ */
 static int
 add_channel_flow(const struct chan_map *m, uint32_t c, struct ft_sched_flow fl,
                  struct ft_schedule *out, struct ft_sched_phase *ph)
 {
 	const uint32_t *perm = m->perm + (size_t)c * m->ppn;
-	uint32_t ppn = m->ppn, proxy;
+	uint32_t ppn = m->ppn, proxy, dst;
+	struct ft_sched_flow leg;
+	int rc;
 
 	if (fl.src != FT_SCHED_INNET)
 		fl.src = fl.src - fl.src % ppn + perm[fl.src % ppn];
 	if (fl.dst != FT_SCHED_INNET)
 		fl.dst = fl.dst - fl.dst % ppn + perm[fl.dst % ppn];
 	if (fl.src == FT_SCHED_INNET || fl.dst == FT_SCHED_INNET || fl.src / ppn == fl.dst / ppn ||
-	    m->gpu_nic[fl.src % ppn] == m->gpu_nic[fl.dst % ppn])
+	    !m->nvlink)
 		return push_flow(out, ph, &fl);
 	proxy = pxn_proxy(m, m->gpu_nic[fl.dst % ppn]);
 	if (proxy == UINT32_MAX)
 		return push_flow(out, ph, &fl);
-	{
-		struct ft_sched_flow leg = fl;
-		int rc;
-
+	leg = fl;
+	if (fl.src % ppn != proxy) {
 		leg.dst = fl.src - fl.src % ppn + proxy;
 		rc = push_flow(out, ph, &leg);
 		if (rc < 0)
 			return rc;
 		fl.src = leg.dst;
-		return push_flow(out, ph, &fl);
 	}
+	dst = fl.dst;
+	if (dst % ppn != proxy)
+		fl.dst = dst - dst % ppn + proxy;
+	rc = push_flow(out, ph, &fl);
+	if (rc < 0 || fl.dst == dst)
+		return rc;
+	leg = fl;
+	leg.src = fl.dst;
+	leg.dst = dst;
+	return push_flow(out, ph, &leg);
 }
 
-/* Merge @nch rail-aligned copies of @in, each with 1/nch of the bytes, into @out. */
+/*
+ * Merge @nch rail-aligned copies of @in, each with 1/nch of the bytes, into
+ * @out; @keep_order: ranks stay where they are (one copy: PXN only).
+ */
 static int
 channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
-           const struct ft_node_spec *node, struct ft_schedule *out)
+           const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
 {
-	struct chan_map m = { .ppn = ppn, .gpu_nic = node->gpu_nic };
+	struct chan_map m = { .ppn = ppn,
+		              .nvlink = node->nvlink_gen > 0 && node->nvlink_Bps > 0,
+		              .node = node,
+		              .gpu_nic = node->gpu_nic };
 	size_t p;
 	uint32_t c, f;
 	int rc = 0;
@@ -415,8 +496,14 @@ channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
 	m.perm = ft_calloc((size_t)nch * ppn, sizeof(uint32_t));
 	if (!m.perm)
 		return FT_ENOMEM;
-	for (c = 0; c < nch; c++)
-		channel_perm(&m, c, m.perm + (size_t)c * ppn);
+	for (c = 0; c < nch; c++) {
+		if (!keep_order) {
+			channel_perm(&m, c, m.perm + (size_t)c * ppn);
+			continue;
+		}
+		for (f = 0; f < ppn; f++)
+			m.perm[(size_t)c * ppn + f] = f;
+	}
 	for (p = 0; p < in->phases.len && rc == 0; p++) {
 		const struct ft_sched_phase *iph = ft_sched_phase_at(in, p);
 		struct ft_sched_phase ph = *iph;
@@ -440,7 +527,8 @@ channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
 	return rc;
 }
 
-/* A schedule channels don't apply to: one node, no node structure, or all-to-all rounds. */
+/* A schedule channels don't apply to: one node, no node structure, send/recv, all-to-all
+ * rounds. */
 static bool
 sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
 {
@@ -563,10 +651,15 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				return rc;
 			}
 			nch = nchannels(&sched, o, spec, jr->gpn);
+			/* A point-to-point send is one connection on one NIC, the rail of its
+			 * destination (PXN), not a set of channels. */
+			if (o->op == FT_OP_SENDRECV)
+				nch = 1;
 			if (nch >= 1 && !sched_is_flat(&sched, jr->gpn)) {
 				struct ft_schedule merged;
 
-				rc = channelize(&sched, nch, jr->gpn, &spec->node, &merged);
+				rc = channelize(&sched, nch, jr->gpn, &spec->node,
+				                o->op == FT_OP_SENDRECV, &merged);
 				ft_schedule_release(&sched);
 				sched = merged;
 				if (rc < 0) {
@@ -574,6 +667,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 					return ft_error_set(err, FT_ENOMEM, "out of memory");
 				}
 			}
+			apply_nvls_efficiency(spec, &sched);
 			for (rep = 0; rep < o->repeat; rep++) {
 				struct ft_sim_op op = { .sched = &sched,
 					                .rank_gpu = jr->rank_gpu,
@@ -1004,6 +1098,11 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
 	for (i = 0; i < sc->jobs.len; i++)
 		ft_vec_init(&jrs[i].first_algo, 2 * sizeof(uint32_t));
+	rc = apply_nccl_rates(topo);
+	if (rc < 0) {
+		rc = ft_error_set(err, rc, "link rates: %s", ft_strerror(rc));
+		goto out;
+	}
 	if (!(ov && ov->no_faults))
 		rc = apply_faults(sc, topo, gpu_slow, err);
 	if (rc == 0 && (rc = apply_fabric_scale(topo, fscale)) < 0)
