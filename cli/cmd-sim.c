@@ -133,9 +133,10 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 		ov->engine = o->engine;
 	}
 	if (o->routing) {
-		if (ft_routing_from_name(o->routing, &r) < 0 ||
-		    (r != FT_ROUTING_ECMP && r != FT_ROUTING_DMODK && r != FT_ROUTING_ADAPTIVE)) {
-			cli_error(ctx, "--routing: expected ecmp, dmodk or adaptive, got '%s'",
+		if (ft_routing_from_name(o->routing, &r) < 0) {
+			cli_error(ctx,
+			          "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+			          "got '%s'",
 			          o->routing);
 			return -1;
 		}
@@ -237,7 +238,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	const struct opt opts[] = {
 		OPT_STRING(0, "engine", &o.engine, "NAME",
 		           "analytic, flow or ideal (default: flow)"),
-		OPT_STRING(0, "routing", &o.routing, "R", "ecmp, dmodk or adaptive"),
+		OPT_STRING(0, "routing", &o.routing, "R",
+		           "ecmp, dmodk, adaptive; minimal, valiant (dragonfly); dor (torus)"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
 		           "multiply host and fabric link rates (0.5 halves them)"),

@@ -1015,6 +1015,32 @@ peak_rss(void)
 	return (size_t)ru.ru_maxrss * 1024;
 }
 
+/*
+ * Does @r apply to @f? ECMP hashes over the minimal next hops of any fabric,
+ * adaptive routing picks among them; D-mod-K is a fat-tree's, minimal and
+ * Valiant a dragonfly's, dimension order a torus's. A single node has no
+ * fabric: any routing is moot.
+ */
+static bool
+routing_fits(const struct ft_fabric_spec *f, enum ft_routing r)
+{
+	switch (r) {
+	case FT_ROUTING_ECMP:
+	case FT_ROUTING_ADAPTIVE:
+		return true;
+	case FT_ROUTING_DMODK:
+		return f->kind == FT_FABRIC_FAT_TREE || f->kind == FT_FABRIC_RAIL_FAT_TREE ||
+		       f->kind == FT_FABRIC_MULTI_PLANE || f->kind == FT_FABRIC_NONE;
+	case FT_ROUTING_MINIMAL:
+	case FT_ROUTING_VALIANT:
+		return f->kind == FT_FABRIC_DRAGONFLY || f->kind == FT_FABRIC_NONE;
+	case FT_ROUTING_DOR:
+		return f->kind == FT_FABRIC_TORUS || f->kind == FT_FABRIC_NONE;
+	default:
+		return false;
+	}
+}
+
 int
 ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
                 const struct ft_progress *progress, struct ft_sim_report *out, struct ft_error *err)
@@ -1038,11 +1064,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		                    "engine: expected analytic, flow or ideal, got '%s'",
 		                    ov && ov->engine ? ov->engine : sc->engine);
 	ft_sim_cfg_init(&cfg);
-	cfg.routing = sc->has_routing ? sc->routing :
-	              (sc->spec.fabric.routing == FT_ROUTING_DMODK ||
-	               sc->spec.fabric.routing == FT_ROUTING_ADAPTIVE) ?
-	                                sc->spec.fabric.routing :
-	                                FT_ROUTING_ECMP;
+	cfg.routing = sc->has_routing ? sc->routing : sc->spec.fabric.routing;
 	cfg.qps_per_conn = sc->qps_per_conn;
 	cfg.flowlet_bytes = sc->flowlet_bytes;
 	cfg.seed = sc->seed;
@@ -1075,6 +1097,18 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		ft_strlcpy(out->cluster, ov->cluster, sizeof(out->cluster));
 		out->nnodes = spec->nnodes;
 	}
+	if (!(ov && ov->routing >= 0) && !sc->has_routing)
+		cfg.routing = spec->fabric.routing; /* the cluster's own, --cluster's included */
+	if (!routing_fits(&spec->fabric, cfg.routing))
+		return ft_error_set(err, FT_EINVAL,
+		                    "routing: %s does not apply to a %s fabric (expected ecmp, "
+		                    "adaptive%s)",
+		                    ft_routing_name(cfg.routing),
+		                    ft_fabric_kind_name(spec->fabric.kind),
+		                    spec->fabric.kind == FT_FABRIC_DRAGONFLY ? ", minimal or valiant" :
+		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
+		                                                               " or dmodk");
+	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
 	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;
 	out->run.seed = cfg.seed;

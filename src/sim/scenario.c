@@ -823,11 +823,12 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 		rc = want_scalar(l, v, path, "a routing");
 		if (rc < 0)
 			return rc;
-		if (ft_routing_from_name(scalar(v), &sc->routing) < 0 ||
-		    (sc->routing != FT_ROUTING_ECMP && sc->routing != FT_ROUTING_DMODK &&
-		     sc->routing != FT_ROUTING_ADAPTIVE))
+		/* Whether it fits the fabric is checked when the cluster is known (run.c). */
+		if (ft_routing_from_name(scalar(v), &sc->routing) < 0)
 			return fail(l, v, FT_EPARSE, path,
-			            "expected ecmp, dmodk or adaptive, got '%s'", scalar(v));
+			            "expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+			            "got '%s'",
+			            scalar(v));
 		sc->has_routing = true;
 		return 0;
 	}

@@ -879,8 +879,8 @@ test_scenario_errors(void **state)
 	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}]}\n", FT_EPARSE,
 	             "bad.yaml:");
 	expect_error(
-	        "cluster: dgx-h100:2\nrouting: valiant\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk or adaptive");
+	        "cluster: dgx-h100:2\nrouting: shortest\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk, adaptive, minimal, valiant");
 }
 
 /* Errors found when the scenario meets the cluster still name the place in the file. */

@@ -441,6 +441,78 @@ test_flow_agrees_with_model(void **state)
 	assert_true(nskip <= 2);
 }
 
+static const char dragonfly_sc[] =
+        "name: df\n"
+        "cluster:\n"
+        "  name: small-dragonfly\n"
+        "  nodes: { preset: hgx-h200, count: 8, nics: { link: roce400 } }\n"
+        "  fabric: { kind: dragonfly, groups: 4, routers_per_group: 2, nodes_per_router: 1,\n"
+        "            global_links_per_router: 2, radix: 32, routing: %s }\n"
+        "jobs:\n"
+        "  - name: a\n"
+        "    gpus_per_node: 1\n"
+        "    ops:\n"
+        "      - {op: alltoall, size: 64MiB}\n";
+
+/* Bytes on the dragonfly's global links (tier 3) of the all-to-all above under @routing. */
+static double
+global_bytes(const char *routing, char *name, size_t len)
+{
+	char text[1024];
+	struct ft_sim_report rep;
+	double b;
+
+	snprintf(text, sizeof(text), dragonfly_sc, routing);
+	run_ok(text, "flow", &rep);
+	snprintf(name, len, "%s", rep.routing);
+	b = tier_bytes(&rep, "fabric", 3);
+	ft_sim_report_release(&rep);
+	return b;
+}
+
+/*
+ * The fabric's routing is honoured: a dragonfly's Valiant routing sends every
+ * flow between groups through a third group, so the global links carry twice
+ * the bytes of minimal routing; a torus routes in dimension order; a routing
+ * that does not fit the fabric is refused with the ones that do.
+ */
+static void
+test_routing_is_honoured(void **state)
+{
+	static const char torus[] = "name: t\n"
+	                            "cluster:\n"
+	                            "  name: tor\n"
+	                            "  nodes: { preset: hgx-h200, count: 8, nics: { link: roce400 } }\n"
+	                            "  fabric: { kind: torus, dims: [2, 2, 2] }\n"
+	                            "routing: %s\n"
+	                            "jobs:\n"
+	                            "  - name: a\n"
+	                            "    ops:\n"
+	                            "      - {op: all_reduce, size: 1MiB}\n";
+	char name[32], text[1024];
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double valiant, minimal;
+
+	(void)state;
+	valiant = global_bytes("valiant", name, sizeof(name));
+	assert_string_equal(name, "valiant");
+	minimal = global_bytes("minimal", name, sizeof(name));
+	assert_string_equal(name, "minimal");
+	assert_true(minimal > 0);
+	assert_close(valiant, 2 * minimal, minimal * 1e-6);
+
+	snprintf(text, sizeof(text), torus, "dor");
+	run_ok(text, "flow", &rep);
+	assert_string_equal(rep.routing, "dor");
+	ft_sim_report_release(&rep);
+	snprintf(text, sizeof(text), torus, "valiant");
+	assert_int_equal(run_text(text, "flow", &rep, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "valiant does not apply to a torus fabric"));
+	assert_non_null(strstr(err.msg, "dor"));
+	ft_sim_report_release(&rep);
+}
+
 int
 main(void)
 {
@@ -453,6 +525,7 @@ main(void)
 		cmocka_unit_test(test_nvlink_at_nccl_rates),
 		cmocka_unit_test(test_fabric_mtu_counts),
 		cmocka_unit_test(test_flow_agrees_with_model),
+		cmocka_unit_test(test_routing_is_honoured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
