@@ -101,6 +101,27 @@ no_such_algo(const struct ft_model_query *q, struct ft_error *err)
 	                    ft_op_name(q->op), ft_algo_name(q->algo), list);
 }
 
+/*
+ * NCCL_MIN/MAX_NCHANNELS: @nch channels instead of the graph's. A channel is
+ * one ring (or tree) with its share of the graph's bandwidth inside a node
+ * (busBw = nChannels x per-channel bandwidth, kb NA-MODEL), and it leaves a
+ * node through one NIC (kb NA-ALGO-RING): fewer channels than rails leave
+ * NICs idle; more than the graph's add nothing.
+ */
+static void
+force_channels(struct ft_model_links *l, uint32_t nch)
+{
+	uint32_t graph = l->nchannels ? l->nchannels : 1;
+
+	if (nch < graph)
+		l->intra_Bps *= (double)nch / graph;
+	if (nch < l->nrails) {
+		l->nrails = nch;
+		l->inter_Bps = nch * l->nic_Bps;
+	}
+	l->nchannels = nch;
+}
+
 int
 ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
               struct ft_model_result *out, struct ft_error *err)
@@ -121,7 +142,7 @@ ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q
 	if (rc < 0)
 		return rc;
 	if (q->nchannels)
-		l.nchannels = q->nchannels;
+		force_channels(&l, q->nchannels);
 	if (l.nranks == 1)
 		return eval_one_rank(&l, q, out);
 	if (q->force_algo && !algo_exists(q->op, q->algo))

@@ -121,6 +121,47 @@ test_closed_ring_allreduce(void **state)
 
 /* Ring all-reduce on 4 nodes: inter steps 2(N-1) at NET latency, intra steps at max(3.4, 3)
  * us, ×1.4 plateau at this size (kb NA-MODEL), bandwidth min(NVLink, 8 NICs). */
+/*
+ * --channels (NCCL_MIN/MAX_NCHANNELS): a channel carries 1/18 of the graph's
+ * NVLink bandwidth on Hopper (18 channels, 20.6 GB/s each) and leaves a node
+ * through one NIC, so a ring's bandwidth is min(c x 20.6 GB/s, min(c, rails)
+ * x NIC); the latency does not change.
+ */
+static void
+test_closed_ring_channels(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, n = 32;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	double lat = 1.4 * (8.4 + (62 - 6) * 3.4 + 6 * 14.0) * US;
+	static const uint32_t chans[] = { 1, 2, 4, 8, 18, 32 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(chans); i++) {
+		double c = chans[i], bus;
+
+		/* 8 NICs of 100G (12.5 GB/s): one channel is bound by its NIC. */
+		hopper_spec(&s, 4, 8, 100);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_RING;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nchannels = chans[i];
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		bus = FT_MIN(FT_MIN(c, 18) * 20.6e9, FT_MIN(c, 8) * 12.5e9);
+		assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / bus, 1e-9);
+		assert_int_equal(r.nchannels, chans[i]);
+		/* 400G NICs: NVLink's per-channel share binds. */
+		hopper_spec(&s, 4, 8, 400);
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		bus = FT_MIN(FT_MIN(c, 18) * 20.6e9, FT_MIN(c, 8) * 50e9);
+		assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / bus, 1e-9);
+	}
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -703,6 +744,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_closed_ring_allreduce),
 		cmocka_unit_test(test_closed_ring_multinode),
+		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
