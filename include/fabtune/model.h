@@ -143,6 +143,40 @@ FT_API int ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_mo
                           uint64_t min_bytes, uint64_t max_bytes, uint64_t factor,
                           struct ft_run *run, struct ft_error *err) FT_MUST_CHECK;
 
+/* One (algorithm, protocol) the tuner weighed: its cost, or why it was not available. */
+struct ft_model_candidate {
+	enum ft_algo algo;
+	enum ft_proto proto;
+	bool available;
+	char why[96];     /* when not available */
+	double time_s;    /* lat_s x lat_factor + bytes / (bw_Bps x bw_factor) */
+	double lat_s;     /* latency term before the size-dependent factor */
+	double bw_Bps;    /* algorithm bandwidth before the size-dependent factor */
+	double base_s;    /* NCCL's base latency of the algorithm and protocol (part of lat_s) */
+	double lat_factor; /* ring/Simple plateau multiplier (1 when none, kb NA-MODEL) */
+	double bw_factor;  /* tree correction factor (1 when none, kb NA-MODEL) */
+	char bottleneck[16];
+};
+
+#define FT_MODEL_MAX_CANDIDATES (FT_ALGO_COUNT * FT_PROTO_COUNT)
+
+/* Why a collective takes the time it does (ft_model_explain). */
+struct ft_model_explain {
+	struct ft_model_links links;   /* the link classes of the placement */
+	struct ft_model_result result; /* the pick, as ft_model_eval() */
+	size_t pick;                   /* index of the pick in cand[] */
+	size_t ncandidates;
+	struct ft_model_candidate cand[FT_MODEL_MAX_CANDIDATES];
+};
+
+/*
+ * ft_model_eval() with its working: the link classes, every (algorithm,
+ * protocol) the tuner weighed with its latency and bandwidth terms, or why
+ * it was left out. Same errors as ft_model_eval().
+ */
+FT_API int ft_model_explain(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                            struct ft_model_explain *out, struct ft_error *err) FT_MUST_CHECK;
+
 /* Fill @row from @r (test, bytes, count, times, bandwidths, names). */
 FT_API void ft_model_result_to_row(const struct ft_model_result *r, struct ft_result_row *row);
 

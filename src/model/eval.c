@@ -122,72 +122,151 @@ force_channels(struct ft_model_links *l, uint32_t nch)
 	l->nchannels = nch;
 }
 
-int
-ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
-              struct ft_model_result *out, struct ft_error *err)
+/*
+ * Weigh every (algorithm, protocol) @q allows on @l, as NCCL's tuner does;
+ * fill @ex's candidates when it is not NULL. The pick goes to *@best_a,
+ * *@best_p, *@best_c, its time to *@best_t (INFINITY: none), the first
+ * reason one was unavailable to *@why.
+ */
+static void
+weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_model_explain *ex,
+      enum ft_algo *best_a, enum ft_proto *best_p, struct ft__model_cost *best_c,
+      double *best_t, const char **why)
 {
-	struct ft_model_links l;
-	struct ft__model_cost c, best_c;
-	enum ft_algo a, best_a = FT_ALGO_RING;
-	enum ft_proto p, best_p = FT_PROTO_SIMPLE;
-	double t, best_t = INFINITY;
-	const char *why = NULL;
-	int rc;
+	struct ft__model_cost c;
+	enum ft_algo a;
+	enum ft_proto p;
+	double t;
 
-	memset(out, 0, sizeof(*out));
-	rc = check_query(q, err);
-	if (rc < 0)
-		return rc;
-	rc = ft_model_links_get(spec, q->ngpus, q->nnodes, q->ppn, &l, err);
-	if (rc < 0)
-		return rc;
-	if (q->nchannels)
-		force_channels(&l, q->nchannels);
-	if (l.nranks == 1)
-		return eval_one_rank(&l, q, out);
-	if (q->force_algo && !algo_exists(q->op, q->algo))
-		return no_such_algo(q, err);
-	memset(&best_c, 0, sizeof(best_c));
+	*best_t = INFINITY;
+	*best_a = FT_ALGO_RING;
+	*best_p = FT_PROTO_SIMPLE;
+	*why = NULL;
+	memset(best_c, 0, sizeof(*best_c));
 	for (a = 0; a < FT_ALGO_COUNT; a++) {
 		if (q->force_algo && a != q->algo)
 			continue;
 		for (p = 0; p < FT_PROTO_COUNT; p++) {
+			struct ft_model_candidate *k = NULL;
 			const char *no;
 
 			if (q->force_proto && p != q->proto)
 				continue;
-			no = ft__model_unavailable(&l, q->op, a, p, q->force_algo, q->force_proto);
+			no = ft__model_unavailable(l, q->op, a, p, q->force_algo, q->force_proto);
+			if (ex && (ft_coll_supports(q->op, a, p) || (!no && a == FT_ALGO_PAT)) &&
+			    ex->ncandidates < FT_MODEL_MAX_CANDIDATES) {
+				k = &ex->cand[ex->ncandidates++];
+				memset(k, 0, sizeof(*k));
+				k->algo = a;
+				k->proto = p;
+			}
 			if (no) {
-				if (!why)
-					why = no;
+				if (!*why)
+					*why = no;
+				if (k)
+					ft_strlcpy(k->why, no, sizeof(k->why));
 				continue;
 			}
-			ft__model_cost(&l, q->op, a, p, &c);
-			t = ft__model_time(&l, q->op, a, p, &c, q->bytes);
+			ft__model_cost(l, q->op, a, p, &c);
+			t = ft__model_time(l, q->op, a, p, &c, q->bytes);
+			if (k) {
+				k->available = true;
+				k->time_s = t;
+				k->lat_s = c.lat_s;
+				k->bw_Bps = c.bw_Bps;
+				k->base_s = ft__model_base_lat(q->op, a, p);
+				ft__model_factors(l, q->op, a, p, q->bytes, &k->lat_factor,
+				                  &k->bw_factor);
+				ft_strlcpy(k->bottleneck, c.bottleneck, sizeof(k->bottleneck));
+			}
 			/* Strictly less: ties keep the earlier (algorithm, protocol),
 			 * deterministically. */
-			if (t < best_t) {
-				best_t = t;
-				best_a = a;
-				best_p = p;
-				best_c = c;
+			if (t < *best_t) {
+				*best_t = t;
+				*best_a = a;
+				*best_p = p;
+				*best_c = c;
+				if (ex)
+					ex->pick = ex->ncandidates - 1;
 			}
 		}
 	}
-	if (best_t == INFINITY) {
-		if (q->force_algo && q->force_proto)
-			return ft_error_set(err, FT_ENOTSUP, "%s with algo %s and proto %s: %s",
-			                    ft_op_name(q->op), ft_algo_name(q->algo),
-			                    ft_proto_name(q->proto), why ? why : "not available");
-		if (q->force_algo)
-			return ft_error_set(err, FT_ENOTSUP, "%s with algo %s: %s",
-			                    ft_op_name(q->op), ft_algo_name(q->algo),
-			                    why ? why : "not available");
-		return ft_error_set(err, FT_ENOTSUP, "%s with proto %s: %s", ft_op_name(q->op),
+}
+
+/* The link classes of @q on @spec, with its channels; the first checks of a query. */
+static int
+query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+            struct ft_model_links *l, struct ft_error *err)
+{
+	int rc = check_query(q, err);
+
+	if (rc < 0)
+		return rc;
+	rc = ft_model_links_get(spec, q->ngpus, q->nnodes, q->ppn, l, err);
+	if (rc < 0)
+		return rc;
+	if (q->nchannels)
+		force_channels(l, q->nchannels);
+	return 0;
+}
+
+static int
+no_pick(const struct ft_model_query *q, const char *why, struct ft_error *err)
+{
+	if (q->force_algo && q->force_proto)
+		return ft_error_set(err, FT_ENOTSUP, "%s with algo %s and proto %s: %s",
+		                    ft_op_name(q->op), ft_algo_name(q->algo),
 		                    ft_proto_name(q->proto), why ? why : "not available");
-	}
+	if (q->force_algo)
+		return ft_error_set(err, FT_ENOTSUP, "%s with algo %s: %s", ft_op_name(q->op),
+		                    ft_algo_name(q->algo), why ? why : "not available");
+	return ft_error_set(err, FT_ENOTSUP, "%s with proto %s: %s", ft_op_name(q->op),
+	                    ft_proto_name(q->proto), why ? why : "not available");
+}
+
+static int
+eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+          struct ft_model_result *out, struct ft_model_explain *ex, struct ft_error *err)
+{
+	struct ft_model_links l;
+	struct ft__model_cost best_c;
+	enum ft_algo best_a;
+	enum ft_proto best_p;
+	double best_t;
+	const char *why;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = query_links(spec, q, &l, err);
+	if (rc < 0)
+		return rc;
+	if (ex)
+		ex->links = l;
+	if (l.nranks == 1)
+		return eval_one_rank(&l, q, out);
+	if (q->force_algo && !algo_exists(q->op, q->algo))
+		return no_such_algo(q, err);
+	weigh(&l, q, ex, &best_a, &best_p, &best_c, &best_t, &why);
+	if (best_t == INFINITY)
+		return no_pick(q, why, err);
 	fill(&l, q, best_a, best_p, &best_c, best_t, out);
 	return 0;
+}
+
+int
+ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+              struct ft_model_result *out, struct ft_error *err)
+{
+	return eval_into(spec, q, out, NULL, err);
+}
+
+int
+ft_model_explain(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                 struct ft_model_explain *out, struct ft_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->pick = SIZE_MAX;
+	return eval_into(spec, q, &out->result, out, err);
 }
 
 void

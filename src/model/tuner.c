@@ -505,23 +505,52 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	}
 }
 
-double
-ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-               const struct ft__model_cost *c, uint64_t bytes)
+void
+ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+                  uint64_t bytes, double *lat_factor, double *bw_factor)
 {
-	double bw = c->bw_Bps, lat = c->lat_s;
-
+	*lat_factor = 1.0;
+	*bw_factor = 1.0;
 	/* kb NA-MODEL: tree bandwidth correction by log2(bytes/64), for sizes below 1 GiB. */
 	if (a == FT_ALGO_TREE) {
 		uint32_t idx = log2_floor(bytes >> 6);
 
 		if (idx < 24)
-			bw *= tree_corr[p][idx];
+			*bw_factor = tree_corr[p][idx];
 	}
 	/* kb NA-MODEL: ring/Simple all-reduce across nodes, once every rank/channel slice holds
 	 * 64 bytes, pays 1.4x (sm_80+) or 1.9x the latency (plateau effect). */
 	if (a == FT_ALGO_RING && p == FT_PROTO_SIMPLE && op == FT_OP_ALL_REDUCE && l->nnodes > 1 &&
 	    (double)bytes >= (double)l->nranks * l->nchannels * 64.0)
-		lat *= l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
-	return lat + (double)bytes / bw;
+		*lat_factor = l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
+}
+
+double
+ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+               const struct ft__model_cost *c, uint64_t bytes)
+{
+	double lf, bf;
+
+	ft__model_factors(l, op, a, p, bytes, &lf, &bf);
+	return c->lat_s * lf + (double)bytes / (c->bw_Bps * bf);
+}
+
+double
+ft__model_base_lat(enum ft_op op, enum ft_algo a, enum ft_proto p)
+{
+	if (op == FT_OP_ALLTOALL || op == FT_OP_SENDRECV)
+		return ft_coll_base_latency(FT_ALGO_RING, p);
+	switch (a) {
+	case FT_ALGO_COLLNET:
+		return 0;
+	case FT_ALGO_NVLS:
+	case FT_ALGO_NVLS_TREE:
+		return ft_coll_base_latency(a, FT_PROTO_SIMPLE);
+	case FT_ALGO_TREE:
+		return ft_coll_base_latency(a, p);
+	case FT_ALGO_PAT:
+		return ft_coll_base_latency(FT_ALGO_PAT, FT_PROTO_SIMPLE);
+	default:
+		return ft_coll_base_latency(FT_ALGO_RING, p);
+	}
 }

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -160,6 +161,61 @@ test_closed_ring_channels(void **state)
 		bus = FT_MIN(FT_MIN(c, 18) * 20.6e9, FT_MIN(c, 8) * 50e9);
 		assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / bus, 1e-9);
 	}
+}
+
+/*
+ * --explain's working adds up: every available candidate's time is its
+ * latency x factor + size / (bandwidth x factor), the pick is the least of
+ * them and is ft_model_eval()'s; at 1 MiB the Simple tree carries NCCL's
+ * correction 0.5 (index log2(2^20/64) = 14) and the multi-node ring/Simple
+ * all-reduce the 1.4 plateau.
+ */
+static void
+test_explain_adds_up(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	bool saw_tree = false, saw_ring = false;
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	hopper_spec(&s, 4, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(ex->pick < ex->ncandidates);
+	assert_int_equal(ex->cand[ex->pick].algo, r.algo);
+	assert_int_equal(ex->cand[ex->pick].proto, r.proto);
+	assert_rel(ex->result.time_s, r.time_s, 1e-15);
+	assert_int_equal(ex->links.nrails, 8);
+	for (i = 0; i < ex->ncandidates; i++) {
+		const struct ft_model_candidate *k = &ex->cand[i];
+
+		if (!k->available) {
+			assert_true(k->why[0] != '\0');
+			continue;
+		}
+		assert_rel(k->time_s,
+		           k->lat_s * k->lat_factor + (1u << 20) / (k->bw_Bps * k->bw_factor),
+		           1e-12);
+		assert_true(k->time_s >= r.time_s);
+		assert_true(k->base_s >= 0 && k->base_s <= k->lat_s);
+		if (k->algo == FT_ALGO_TREE && k->proto == FT_PROTO_SIMPLE) {
+			assert_rel(k->bw_factor, 0.5, 1e-15);
+			assert_rel(k->base_s, 8.4 * US, 1e-12);
+			saw_tree = true;
+		}
+		if (k->algo == FT_ALGO_RING && k->proto == FT_PROTO_SIMPLE) {
+			assert_rel(k->lat_factor, 1.4, 1e-15);
+			saw_ring = true;
+		}
+	}
+	assert_true(saw_tree && saw_ring);
+	free(ex);
 }
 
 static void
@@ -745,6 +801,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_allreduce),
 		cmocka_unit_test(test_closed_ring_multinode),
 		cmocka_unit_test(test_closed_ring_channels),
+		cmocka_unit_test(test_explain_adds_up),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
