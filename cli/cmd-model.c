@@ -19,6 +19,8 @@ struct model_opts {
 	uint64_t minbytes, maxbytes, factor;
 	uint64_t gpus, nodes, ppn, channels;
 	uint64_t explain; /* --explain SIZE; 0: not asked */
+	bool calibrate;   /* --calibrate FILE... */
+	bool op_given;
 	const char *algo, *proto;
 };
 
@@ -308,6 +310,177 @@ run_explain(const struct ft_cluster_spec *spec, struct ft_model_query *q, uint64
 	return EXIT_OK;
 }
 
+static void
+calib_text(const char *file, const struct ft_model_calib *c, struct ft_strbuf *sb)
+{
+	size_t i;
+
+	ft_strbuf_addf(sb, "# %s: %s on %u ranks, %zu sizes\n", file, ft_op_name(c->op), c->nranks,
+	               c->npoints);
+	ft_strbuf_addf(sb,
+	               "#  fit: time = %.2f us + %.3f x latency + %.3f x size / bandwidth "
+	               "(%.1f%% of the model's bandwidth achieved)\n",
+	               c->fixed_s * 1e6, c->lat_scale, c->bw_scale,
+	               c->bw_scale > 0 ? 100.0 / c->bw_scale : 0.0);
+	ft_strbuf_addf(sb,
+	               "#  median error: model %.1f%%, fit %.1f%%, leave-one-out %.1f%% "
+	               "(max %.1f%%)\n#\n",
+	               c->model_median_err * 100, c->fit_median_err * 100,
+	               c->loo_median_err * 100, c->loo_max_err * 100);
+	ft_strbuf_adds(sb, "#         size  measured(us)     model(us)       fit(us)  "
+	                   "leave-1-out(us)  error\n");
+	for (i = 0; i < c->npoints; i++) {
+		const struct ft_model_calib_point *p = &c->pts[i];
+
+		ft_strbuf_addf(sb, "%14" PRIu64 "  %12.2f  %12.2f  %12.2f  %15.2f  %5.1f%%\n",
+		               p->bytes, p->time_s * 1e6, p->model_s * 1e6, p->fit_s * 1e6,
+		               p->loo_s * 1e6, p->loo_err * 100);
+	}
+	ft_strbuf_adds(sb, "#\n");
+}
+
+static void
+calib_json(const char *file, const struct ft_model_calib *c, struct ft_json *j)
+{
+	size_t i;
+
+	ft_json_obj_begin(j);
+	ft_json_kv_str(j, "file", file);
+	ft_json_kv_str(j, "op", ft_op_name(c->op));
+	ft_json_kv_uint(j, "nranks", c->nranks);
+	ft_json_key(j, "fixed_us");
+	ft_json_double_prec(j, c->fixed_s * 1e6, 6);
+	ft_json_key(j, "latency_scale");
+	ft_json_double_prec(j, c->lat_scale, 6);
+	ft_json_key(j, "bandwidth_scale");
+	ft_json_double_prec(j, c->bw_scale, 6);
+	ft_json_key(j, "model_median_err");
+	ft_json_double_prec(j, c->model_median_err, 6);
+	ft_json_key(j, "fit_median_err");
+	ft_json_double_prec(j, c->fit_median_err, 6);
+	ft_json_key(j, "loo_median_err");
+	ft_json_double_prec(j, c->loo_median_err, 6);
+	ft_json_key(j, "loo_max_err");
+	ft_json_double_prec(j, c->loo_max_err, 6);
+	ft_json_key(j, "points");
+	ft_json_arr_begin(j);
+	for (i = 0; i < c->npoints; i++) {
+		const struct ft_model_calib_point *p = &c->pts[i];
+
+		ft_json_obj_begin(j);
+		ft_json_kv_uint(j, "bytes", p->bytes);
+		ft_json_key(j, "time_us");
+		ft_json_double_prec(j, p->time_s * 1e6, 6);
+		ft_json_key(j, "model_us");
+		ft_json_double_prec(j, p->model_s * 1e6, 6);
+		ft_json_key(j, "fit_us");
+		ft_json_double_prec(j, p->fit_s * 1e6, 6);
+		ft_json_key(j, "loo_us");
+		ft_json_double_prec(j, p->loo_s * 1e6, 6);
+		ft_json_key(j, "loo_err");
+		ft_json_double_prec(j, p->loo_err, 6);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+	ft_json_obj_end(j);
+}
+
+/* The rank count of the first row of @run testing @op; 0 when none. */
+static uint32_t
+run_nranks(const struct ft_run *run, enum ft_op op)
+{
+	size_t i;
+
+	for (i = 0; i < ft_run_nrows(run); i++) {
+		const struct ft_result_row *r = ft_run_row(run, i);
+		enum ft_op o;
+
+		if (ft_op_from_name(r->test, &o) == 0 && o == op && r->nranks)
+			return r->nranks;
+	}
+	return 0;
+}
+
+/*
+ * `fabtune model SPEC --calibrate FILE...`: fit each nccl-tests output to the
+ * model (its op and rank count from the file, --op when it holds several),
+ * print the fit with its residuals and leave-one-out errors, and the
+ * calibration block.
+ */
+static int
+run_calibrate(const struct ft_cluster_spec *spec, const struct model_opts *o,
+              struct ft_model_query *q, int nfiles, char **files, struct cli_ctx *ctx)
+{
+	struct ft_strbuf sb, block;
+	struct ft_json j;
+	int i, rc = EXIT_OK;
+
+	ft_strbuf_init(&sb);
+	ft_strbuf_init(&block);
+	if (ctx->json) {
+		ft_json_init(&j, &sb, false);
+		ft_json_obj_begin(&j);
+		ft_json_kv_str(&j, "spec", spec->name);
+		ft_json_key(&j, "curves");
+		ft_json_arr_begin(&j);
+	} else {
+		ft_strbuf_addf(&sb, "# fabtune model --calibrate: %s\n#\n", spec->name);
+	}
+	ft_strbuf_adds(&block, "calibration:\n");
+	for (i = 0; i < nfiles && rc == EXIT_OK; i++) {
+		struct ft_obs_set obs;
+		struct ft_run run;
+		struct ft_model_calib c;
+		struct ft_model_query one = *q;
+		struct ft_error err = { 0 };
+		int prc;
+
+		ft_obs_set_init(&obs);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+		prc = ft_parse_file(files[i], "nccl-tests", &obs, &run, &err);
+		if (prc == 0 && !o->op_given && ft_run_nrows(&run) > 0 &&
+		    ft_op_from_name(ft_run_row(&run, 0)->test, &one.op) < 0)
+			prc = ft_error_set(&err, FT_EINVAL, "%s: unknown test '%s'", files[i],
+			                   ft_run_row(&run, 0)->test);
+		if (prc == 0 && !one.ngpus)
+			one.ngpus = run_nranks(&run, one.op);
+		if (prc == 0)
+			prc = ft_model_calibrate(spec, &one, &run, &c, &err);
+		if (prc < 0) {
+			cli_error(ctx, "%s: %s", files[i], ft_error_msg(&err, prc));
+			rc = cli_exit_for(prc);
+		} else {
+			if (ctx->json)
+				calib_json(files[i], &c, &j);
+			else
+				calib_text(files[i], &c, &sb);
+			ft_strbuf_addf(&block,
+			               "  - {op: %s, ranks: %u, fixed: %.3fus, latency_scale: %.4f, "
+			               "bandwidth_scale: %.4f}\n",
+			               ft_op_name(c.op), c.nranks, c.fixed_s * 1e6, c.lat_scale,
+			               c.bw_scale);
+			ft_model_calib_release(&c);
+		}
+		ft_run_release(&run);
+		ft_obs_set_release(&obs);
+	}
+	if (rc == EXIT_OK) {
+		if (ctx->json) {
+			ft_json_arr_end(&j);
+			ft_json_kv_str(&j, "calibration_block", block.buf);
+			ft_json_obj_end(&j);
+			ft_strbuf_addch(&sb, '\n');
+		} else {
+			ft_strbuf_adds(&sb, "# calibration block:\n");
+			ft_strbuf_adds(&sb, block.buf);
+		}
+		cli_write(&sb);
+	}
+	ft_strbuf_release(&sb);
+	ft_strbuf_release(&block);
+	return rc;
+}
+
 /* Fill @q from the options; usage errors are printed and return EXIT_USAGE. */
 static int
 build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx *ctx)
@@ -364,6 +537,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		"fabtune model SPEC [--op OP] [-b SIZE] [-e SIZE] [-f N] [--gpus N] [--nodes N] [--ppn N] "
 		"[--algo ALGO] [--proto PROTO] [--channels N]",
 		"fabtune model SPEC --explain SIZE [--op OP] [--gpus N] [--nodes N] [--ppn N] ...",
+		"fabtune model SPEC --calibrate FILE... [--op OP] [--nodes N] [--ppn N]",
 		NULL,
 	};
 	bool save = false;
@@ -389,6 +563,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "proto", &o.proto, "PROTO",
 		           "force a protocol, as NCCL_PROTO: simple, ll, ll128"),
 		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels (default: one per NVLink)"),
+		OPT_BOOL(0, "calibrate", &o.calibrate,
+		         "fit the model to nccl-tests outputs FILE... given after SPEC"),
 		OPT_SIZE(0, "explain", &o.explain,
 		         "for one size: the terms of its time, every algorithm and protocol"),
 		OPT_BOOL(0, "save", &save, "store the expected rows in the archive"),
@@ -412,6 +588,20 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	n = opts_parse(&usage, ctx, argc, argv);
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
+	o.op_given = strcmp(o.op, "all_reduce") != 0;
+	if (o.calibrate && n >= 2) {
+		rc = build_query(&o, &q, ctx);
+		if (rc != EXIT_OK)
+			return rc;
+		rc = ft_spec_resolve(argv[1], &spec, &err);
+		if (rc < 0)
+			return cli_fail(ctx, rc, &err);
+		return run_calibrate(&spec, &o, &q, n - 1, argv + 2, ctx);
+	}
+	if (o.calibrate) {
+		cli_error(ctx, "--calibrate: expected SPEC then one or more nccl-tests outputs");
+		return EXIT_USAGE;
+	}
 	if (n != 1) {
 		cli_error(ctx,
 		          n == 0 ? "expected a SPEC (a spec file or a preset like dgx-h100:64)" :

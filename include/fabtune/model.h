@@ -180,6 +180,60 @@ FT_API int ft_model_explain(const struct ft_cluster_spec *spec, const struct ft_
 /* Fill @row from @r (test, bytes, count, times, bandwidths, names). */
 FT_API void ft_model_result_to_row(const struct ft_model_result *r, struct ft_result_row *row);
 
+/* ---- calibration from measured runs ------------------------------------------------------ */
+
+/* One measured size of a calibrated curve. */
+struct ft_model_calib_point {
+	uint64_t bytes;
+	double time_s;    /* measured (nccl-tests out-of-place time) */
+	double model_s;   /* the model before calibration */
+	double lat_s;     /* the model's latency term (after NCCL's size factor) */
+	double bw_s;      /* the model's bandwidth term, bytes / bandwidth */
+	double fit_s;     /* fixed + lat_scale x lat_s + bw_scale x bw_s */
+	double loo_s;     /* predicted with this point left out of the fit */
+	double loo_err;   /* |loo_s / time_s - 1| */
+};
+
+/*
+ * A curve's calibration: time(S) = fixed_s + lat_scale x latency(S) +
+ * bw_scale x S / bandwidth(S), with the model's own terms at each size (its
+ * algorithm and protocol choice included), fitted by least squares on the
+ * relative error; then, as NCCL corrects its tree bandwidth by a table over
+ * log2(size), a residual factor per measured size, interpolated in log(size)
+ * between them (the nearest one beyond the ends).
+ */
+struct ft_model_calib {
+	enum ft_op op;
+	uint32_t nranks;
+	double fixed_s;   /* per-operation cost the model lacks (launch, host, VM, proxy) */
+	double lat_scale; /* multiplies the model's latency term */
+	double bw_scale;  /* multiplies the bandwidth term (1/bw_scale: achieved bandwidth share) */
+	size_t npoints;
+	struct ft_model_calib_point *pts; /* ascending sizes; owned */
+	double model_median_err; /* |model / measured - 1|, median over the points */
+	double fit_median_err;   /* the same for the three-constant fit */
+	double loo_median_err;   /* leave-one-out, median */
+	double loo_max_err;
+};
+
+/*
+ * Fit @q's collective (op, ranks, placement; its size is ignored) on @spec to
+ * the rows of @measured whose test is @q's op and rank count is @q's (all
+ * ranks when q->ngpus is 0; rows with a size of 0 or no time are skipped).
+ * At least 4 sizes are needed. FT_EINVAL naming what is missing; @out is
+ * released with ft_model_calib_release().
+ */
+FT_API int ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                              const struct ft_run *measured, struct ft_model_calib *out,
+                              struct ft_error *err) FT_MUST_CHECK;
+FT_API void ft_model_calib_release(struct ft_model_calib *c);
+
+/* The calibrated time of @q (its size) on @spec; FT_E* as ft_model_eval(). */
+FT_API int ft_model_calib_predict(const struct ft_model_calib *c,
+                                  const struct ft_cluster_spec *spec,
+                                  const struct ft_model_query *q, double *time_s,
+                                  struct ft_error *err) FT_MUST_CHECK;
+
 /* ---- data-parallel training job ------------------------------------------------------------ */
 
 struct ft_train_job {

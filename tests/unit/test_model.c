@@ -218,6 +218,123 @@ test_explain_adds_up(void **state)
 	free(ex);
 }
 
+/*
+ * Calibration recovers known constants: rows made from the model's own terms
+ * as 5 us + 1.3 x latency + 1.1 x size / bandwidth fit back to (5 us, 1.3,
+ * 1.1) with no residual, and leaving any point out predicts it exactly.
+ */
+static void
+test_calibration_recovers_constants(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_calib c;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	struct ft_run run;
+	uint64_t b;
+	size_t i;
+	double t;
+
+	(void)state;
+	assert_non_null(ex);
+	hopper_spec(&s, 4, 8, 400);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+	for (b = 1024; b <= (1ull << 32); b *= 4) {
+		struct ft_result_row row;
+		const struct ft_model_candidate *k;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, b);
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		k = &ex->cand[ex->pick];
+		ft_result_row_init(&row);
+		ft_strlcpy(row.test, "all_reduce", sizeof(row.test));
+		row.bytes = b;
+		row.nranks = 32;
+		row.time_us = (5e-6 + 1.3 * k->lat_s * k->lat_factor +
+		               1.1 * (double)b / (k->bw_Bps * k->bw_factor)) * 1e6;
+		assert_int_equal(ft_run_add(&run, &row), 0);
+	}
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+	q.ngpus = 32;
+	assert_int_equal(ft_model_calibrate(&s, &q, &run, &c, &err), 0);
+	assert_int_equal(c.npoints, 12);
+	assert_rel(c.fixed_s, 5e-6, 1e-6);
+	assert_rel(c.lat_scale, 1.3, 1e-6);
+	assert_rel(c.bw_scale, 1.1, 1e-6);
+	assert_true(c.loo_max_err < 1e-6);
+	assert_true(c.model_median_err > 0.05); /* the uncalibrated model is off */
+	for (i = 0; i < c.npoints; i++)
+		assert_rel(c.pts[i].loo_s, c.pts[i].time_s, 1e-6);
+	q.bytes = 3u << 20;
+	assert_int_equal(ft_model_calib_predict(&c, &s, &q, &t, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 3u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_rel(t,
+	           5e-6 + 1.3 * ex->cand[ex->pick].lat_s * ex->cand[ex->pick].lat_factor +
+	                   1.1 * (3u << 20) /
+	                           (ex->cand[ex->pick].bw_Bps * ex->cand[ex->pick].bw_factor),
+	           1e-6);
+	ft_model_calib_release(&c);
+	/* Too few sizes: a clear error. */
+	ft_run_release(&run);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+	assert_int_equal(ft_model_calibrate(&s, &q, &run, &c, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "expected at least 4 measured sizes"));
+	ft_run_release(&run);
+	free(ex);
+}
+
+/*
+ * On the nccl-tests outputs of the shared corpus (tests/fixtures/nccl-tests),
+ * the calibrated model predicts each size it did not see within 5% (median
+ * per curve).
+ */
+static void
+test_calibration_on_fixtures(void **state)
+{
+	static const struct {
+		const char *file, *spec;
+		uint32_t ppn;
+	} cases[] = {
+		{ "tests/fixtures/nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
+		  "dgx-h100:2", 0 },
+		{ "tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+		  "dgx-h100:2", 0 },
+		{ "tests/fixtures/nccl-tests/h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt",
+		  "hgx-h200:2", 2 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_cluster_spec s;
+		struct ft_obs_set obs;
+		struct ft_run run;
+		struct ft_model_query q;
+		struct ft_model_calib c;
+		struct ft_error err = { 0 };
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		ft_obs_set_init(&obs);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+		assert_int_equal(ft_parse_file(cases[i].file, "nccl-tests", &obs, &run, &err), 0);
+		assert_true(ft_run_nrows(&run) >= 4);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		assert_int_equal(ft_op_from_name(ft_run_row(&run, 0)->test, &q.op), 0);
+		q.ngpus = ft_run_row(&run, 0)->nranks;
+		q.ppn = cases[i].ppn;
+		assert_int_equal(ft_model_calibrate(&s, &q, &run, &c, &err), 0);
+		if (c.loo_median_err > 0.05)
+			print_error("%s: leave-one-out median %.1f%%\n", cases[i].file,
+			            c.loo_median_err * 100);
+		assert_true(c.loo_median_err <= 0.05);
+		ft_model_calib_release(&c);
+		ft_run_release(&run);
+		ft_obs_set_release(&obs);
+	}
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -802,6 +919,8 @@ main(void)
 		cmocka_unit_test(test_closed_ring_multinode),
 		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_explain_adds_up),
+		cmocka_unit_test(test_calibration_recovers_constants),
+		cmocka_unit_test(test_calibration_on_fixtures),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
