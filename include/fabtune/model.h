@@ -121,6 +121,7 @@ struct ft_model_result {
 	 * "channels" (NCCL's per-channel cap), "protocol" (LL's absolute cap), or "latency"
 	 * when the latency term is larger than the bandwidth term. */
 	char bottleneck[16];
+	bool calibrated; /* the spec's calibration: block was applied */
 };
 
 /*

@@ -224,6 +224,52 @@ no_pick(const struct ft_model_query *q, const char *why, struct ft_error *err)
 	                    ft_proto_name(q->proto), why ? why : "not available");
 }
 
+/*
+ * The spec's calibration entry for @q: the same op and rank count, else the
+ * same op, else the first; NULL when the spec has none.
+ */
+static const struct ft_calib_entry *
+calib_for(const struct ft_cluster_spec *spec, const struct ft_model_query *q, uint32_t nranks)
+{
+	const struct ft_calib_entry *same_op = NULL;
+	uint32_t i;
+
+	for (i = 0; i < spec->ncalib && i < FT_SPEC_MAX_CALIB; i++) {
+		const struct ft_calib_entry *c = &spec->calib[i];
+
+		if (strcmp(c->op, ft_op_name(q->op)) != 0)
+			continue;
+		if (c->nranks == 0 || c->nranks == nranks)
+			return c;
+		if (!same_op)
+			same_op = c;
+	}
+	if (same_op)
+		return same_op;
+	return spec->ncalib ? &spec->calib[0] : NULL;
+}
+
+/*
+ * Apply the spec's calibration to the tuner's pick (NCCL picks with its own
+ * constants; the calibration says what that pick costs on this cluster):
+ * fixed + lat_scale x latency + bw_scale x size / bandwidth.
+ */
+static void
+calibrate(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+          const struct ft_model_query *q, enum ft_algo a, enum ft_proto p,
+          struct ft__model_cost *c, double *t)
+{
+	const struct ft_calib_entry *e = calib_for(spec, q, l->nranks);
+	double lf, bf;
+
+	if (!e)
+		return;
+	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
+	c->lat_s = e->fixed_s + e->lat_scale * c->lat_s * lf;
+	c->bw_Bps = c->bw_Bps * bf / e->bw_scale;
+	*t = c->lat_s + (double)q->bytes / c->bw_Bps;
+}
+
 static int
 eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
           struct ft_model_result *out, struct ft_model_explain *ex, struct ft_error *err)
@@ -249,7 +295,9 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	weigh(&l, q, ex, &best_a, &best_p, &best_c, &best_t, &why);
 	if (best_t == INFINITY)
 		return no_pick(q, why, err);
+	calibrate(spec, &l, q, best_a, best_p, &best_c, &best_t);
 	fill(&l, q, best_a, best_p, &best_c, best_t, out);
+	out->calibrated = spec->ncalib > 0;
 	return 0;
 }
 

@@ -286,6 +286,62 @@ test_calibration_recovers_constants(void **state)
 }
 
 /*
+ * A spec's calibration: block (what --calibrate prints) applies to the
+ * tuner's pick: 2 us + 1.5 x latency + 1.25 x size / bandwidth; entries are
+ * matched by op and ranks, then op, then the first; a bad entry names its
+ * place.
+ */
+static void
+test_calibration_block_in_spec(void **state)
+{
+	static const char base[] = "name: c\nnodes: {preset: dgx-h100, count: 2}\n";
+	static const char block[] =
+	        "calibration:\n"
+	        "  - {op: all_gather, ranks: 16, fixed: 9us, latency_scale: 3, bandwidth_scale: 2}\n"
+	        "  - {op: all_reduce, ranks: 16, fixed: 2us, latency_scale: 1.5, "
+	        "bandwidth_scale: 1.25}\n";
+	char text[1024];
+	struct ft_cluster_spec plain, cal;
+	struct ft_model_query q;
+	struct ft_model_result r0, r1;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	const struct ft_model_candidate *k;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_load_buffer(base, strlen(base), "c.yaml", &plain, &err), 0);
+	snprintf(text, sizeof(text), "%s%s", base, block);
+	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "c.yaml", &cal, &err), 0);
+	assert_int_equal(cal.ncalib, 2);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	assert_int_equal(ft_model_eval(&plain, &q, &r0, &err), 0);
+	assert_int_equal(ft_model_eval(&cal, &q, &r1, &err), 0);
+	assert_int_equal(ft_model_explain(&plain, &q, ex, &err), 0);
+	k = &ex->cand[ex->pick];
+	assert_false(r0.calibrated);
+	assert_true(r1.calibrated);
+	assert_int_equal(r1.algo, r0.algo); /* NCCL still picks with its own constants */
+	assert_rel(r1.time_s,
+	           2e-6 + 1.5 * k->lat_s * k->lat_factor +
+	                   1.25 * (64u << 20) / (k->bw_Bps * k->bw_factor),
+	           1e-9);
+	/* Another op with no entry of its own takes the first entry's constants. */
+	ft_model_query_init(&q, FT_OP_BROADCAST, 64u << 20);
+	assert_int_equal(ft_model_explain(&plain, &q, ex, &err), 0);
+	assert_int_equal(ft_model_eval(&cal, &q, &r1, &err), 0);
+	k = &ex->cand[ex->pick];
+	assert_rel(r1.time_s,
+	           9e-6 + 3 * k->lat_s * k->lat_factor + 2.0 * (64u << 20) / (k->bw_Bps * k->bw_factor),
+	           1e-9);
+	snprintf(text, sizeof(text), "%scalibration:\n  - {op: allreduce}\n", base);
+	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "c.yaml", &cal, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "c.yaml:4:"));
+	assert_non_null(strstr(err.msg, "calibration[0].op"));
+	free(ex);
+}
+
+/*
  * On the nccl-tests outputs of the shared corpus (tests/fixtures/nccl-tests),
  * the calibrated model predicts each size it did not see within 5% (median
  * per curve).
@@ -921,6 +977,7 @@ main(void)
 		cmocka_unit_test(test_explain_adds_up),
 		cmocka_unit_test(test_calibration_recovers_constants),
 		cmocka_unit_test(test_calibration_on_fixtures),
+		cmocka_unit_test(test_calibration_block_in_spec),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
