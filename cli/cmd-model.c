@@ -20,6 +20,7 @@ struct model_opts {
 	uint64_t gpus, nodes, ppn, channels;
 	uint64_t explain; /* --explain SIZE; 0: not asked */
 	bool calibrate;   /* --calibrate FILE... */
+	const char *nccl; /* --nccl VERSION */
 	bool op_given;
 	const char *algo, *proto;
 };
@@ -523,6 +524,18 @@ build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx
 		                                 "--nodes");
 		return EXIT_USAGE;
 	}
+	if (o->nccl) {
+		unsigned major = 0, minor = 0, patch = 0;
+		char tail = 0;
+		int n = sscanf(o->nccl, "%u.%u.%u%c", &major, &minor, &patch, &tail);
+
+		if ((n != 2 && n != 3) || major != 2 || minor > 99) {
+			cli_error(ctx, "--nccl: expected a version like 2.21 or 2.23.4, got '%s'",
+			          o->nccl);
+			return EXIT_USAGE;
+		}
+		q->nccl_version = major * 10000 + minor * 100;
+	}
 	q->ngpus = (uint32_t)o->gpus;
 	q->nnodes = (uint32_t)o->nodes;
 	q->ppn = (uint32_t)o->ppn;
@@ -563,6 +576,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "proto", &o.proto, "PROTO",
 		           "force a protocol, as NCCL_PROTO: simple, ll, ll128"),
 		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels (default: one per NVLink)"),
+		OPT_STRING(0, "nccl", &o.nccl, "VERSION",
+		           "latency constants of an NCCL release: 2.18 ... 2.27 (default: 2.28+)"),
 		OPT_BOOL(0, "calibrate", &o.calibrate,
 		         "fit the model to nccl-tests outputs FILE... given after SPEC"),
 		OPT_SIZE(0, "explain", &o.explain,

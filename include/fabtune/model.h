@@ -63,6 +63,7 @@ struct ft_model_links {
 	char a2a_what[16];   /* the fabric tier that sets a2a_factor ("tier1", "global") */
 	double fabric_lat_s; /* switch and cable latency of a path between two nodes */
 	double ring_tier_factor; /* share of a ring's inter-node bandwidth the fabric delivers */
+	uint32_t nccl_version;   /* whose latency constants (0: the kb's, 2.28 and later) */
 };
 
 /*
@@ -101,6 +102,10 @@ struct ft_model_query {
 	bool force_proto; /* NCCL_PROTO */
 	enum ft_proto proto;
 	uint32_t nchannels; /* 0 = the model's channel count */
+	/* NCCL release whose latency constants to use, major x 10000 + minor x 100 (21800 for
+	 * 2.18); 0 = the kb's (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27
+	 * differ in their tree, CollNet and NVLS latencies (docs/internals/model.md). */
+	uint32_t nccl_version;
 };
 
 /* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */

@@ -64,6 +64,11 @@ check_query(const struct ft_model_query *q, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "algo: unknown algorithm %d", (int)q->algo);
 	if (q->force_proto && (unsigned)q->proto >= FT_PROTO_COUNT)
 		return ft_error_set(err, FT_EINVAL, "proto: unknown protocol %d", (int)q->proto);
+	if (q->nccl_version && q->nccl_version < 21800)
+		return ft_error_set(err, FT_ERANGE,
+		                    "nccl: expected 2.18 or later (the constants known here), got "
+		                    "%u.%u",
+		                    q->nccl_version / 10000, q->nccl_version / 100 % 100);
 	if (q->nchannels > 64)
 		return ft_error_set(err, FT_ERANGE,
 		                    "channels: expected 1 to 64 (MAXCHANNELS), got %u",
@@ -174,7 +179,7 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 				k->time_s = t;
 				k->lat_s = c.lat_s;
 				k->bw_Bps = c.bw_Bps;
-				k->base_s = ft__model_base_lat(q->op, a, p);
+				k->base_s = ft__model_base_lat(l, q->op, a, p);
 				ft__model_factors(l, q->op, a, p, q->bytes, &k->lat_factor,
 				                  &k->bw_factor);
 				ft_strlcpy(k->bottleneck, c.bottleneck, sizeof(k->bottleneck));
@@ -207,6 +212,7 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		return rc;
 	if (q->nchannels)
 		force_channels(l, q->nchannels);
+	l->nccl_version = q->nccl_version;
 	return 0;
 }
 

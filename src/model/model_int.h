@@ -34,6 +34,7 @@ double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 void ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                        enum ft_proto p, uint64_t bytes, double *lat_factor, double *bw_factor);
 /* NCCL's base latency inside the latency of (op, a, p) (kb NA-MODEL baseLatencies). */
-double ft__model_base_lat(enum ft_op op, enum ft_algo a, enum ft_proto p);
+double ft__model_base_lat(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                          enum ft_proto p);
 
 #endif

@@ -391,6 +391,60 @@ test_calibration_on_fixtures(void **state)
 	}
 }
 
+/*
+ * Per-release latency constants (NVIDIA/nccl tuning.cc at v2.18.6-1,
+ * v2.19.4-1, v2.21.5-1, v2.23.4-1): one node's tree/Simple all-reduce costs
+ * base + 2 x 7 NVLink hops of 4 us (2.18: base 0; 2.23+: base 8.4) or 28 us
+ * (2.19 to 2.22, base 0); NVLS 23 us of base in 2.18, 23 / 25 us of NVLink
+ * hop from 2.19 / 2.21; PAT exists from 2.23 on.
+ */
+static void
+test_nccl_versions(void **state)
+{
+	static const struct {
+		uint32_t v;
+		double tree_us, nvls_us;
+	} cases[] = {
+		{ 21800, 2 * 7 * 4.0, 23.0 },        { 21900, 2 * 7 * 28.0, 23.0 },
+		{ 22100, 2 * 7 * 28.0, 25.0 },       { 22200, 2 * 7 * 28.0, 25.0 },
+		{ 22300, 8.4 + 2 * 7 * 4.0, 25.0 },  { 22700, 8.4 + 2 * 7 * 4.0, 25.0 },
+		{ 0, 8.4 + 2 * 7 * 4.0, 25.0 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		q.nccl_version = cases[i].v;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_rel(r.time_s, cases[i].tree_us * US, 1e-9);
+		q.algo = FT_ALGO_NVLS;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_rel(r.time_s, cases[i].nvls_us * US, 1e-9);
+	}
+	/* PAT (one GPU per node, all_gather) only from 2.23. */
+	hopper_spec(&s, 4, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, 1u << 20);
+	q.ppn = 1;
+	q.force_algo = true;
+	q.algo = FT_ALGO_PAT;
+	q.nccl_version = 22100;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "pat needs NCCL 2.23 or later"));
+	q.nccl_version = 22300;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	q.nccl_version = 21700;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ERANGE);
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -978,6 +1032,7 @@ main(void)
 		cmocka_unit_test(test_calibration_recovers_constants),
 		cmocka_unit_test(test_calibration_on_fixtures),
 		cmocka_unit_test(test_calibration_block_in_spec),
+		cmocka_unit_test(test_nccl_versions),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
