@@ -45,9 +45,14 @@ render_text(const struct ft_cluster_spec *spec, const struct ft_model_result *fi
 	size_t i;
 
 	ft_strbuf_addf(sb, "# fabtune model: %s\n", spec->name);
-	ft_strbuf_addf(sb, "#  %u node%s x %u GPU%s %s", first->nnodes,
-	               first->nnodes == 1 ? "" : "s", first->ppn, first->ppn == 1 ? "" : "s",
-	               n->gpu_model[0] ? n->gpu_model : "(unnamed)");
+	if (n->nvlink_domain_nodes > 1 && first->ppn > n->ngpus)
+		ft_strbuf_addf(sb, "#  %u NVLink domain%s of %u nodes x %u GPUs %s", first->nnodes,
+		               first->nnodes == 1 ? "" : "s", first->ppn / n->ngpus, n->ngpus,
+		               n->gpu_model[0] ? n->gpu_model : "(unnamed)");
+	else
+		ft_strbuf_addf(sb, "#  %u node%s x %u GPU%s %s", first->nnodes,
+		               first->nnodes == 1 ? "" : "s", first->ppn,
+		               first->ppn == 1 ? "" : "s", n->gpu_model[0] ? n->gpu_model : "(unnamed)");
 	if (n->nvlink_gen)
 		ft_strbuf_addf(sb, ", NVLink %u%s", n->nvlink_gen,
 		               n->nvswitch ? (n->nvls ? " NVSwitch+NVLS" : " NVSwitch") : "");

@@ -64,6 +64,9 @@ struct ft_model_links {
 	double fabric_lat_s; /* switch and cable latency of a path between two nodes */
 	double ring_tier_factor; /* share of a ring's inter-node bandwidth the fabric delivers */
 	uint32_t nccl_version;   /* whose latency constants (0: the kb's, 2.28 and later) */
+	/* Nodes per NVLink domain the job spans (GB200 NVL72: up to 18), 0 when the domain is
+	 * the node; then nnodes counts domains and ppn GPUs per domain. */
+	uint32_t domain_nodes;
 };
 
 /*

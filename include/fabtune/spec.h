@@ -77,6 +77,9 @@ struct ft_node_spec {
 	uint32_t nic_pcie_switch[FT_SPEC_MAX_NICS];
 	uint32_t nic_numa[FT_SPEC_MAX_NICS];
 	uint32_t pcie_switch_numa[FT_SPEC_MAX_PCIE_SWITCHES];
+	/* Nodes that share one NVLink domain through NVLink switch trays (GB200/GB300 NVL72:
+	 * 18 trays of 4 GPUs); 0 or 1: the domain is the node. */
+	uint32_t nvlink_domain_nodes;
 };
 
 enum ft_fabric_kind {

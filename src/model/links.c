@@ -235,6 +235,40 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 		*nrails = 1;
 }
 
+/*
+ * A multi-node NVLink domain (GB200/GB300 NVL72: 18 trays of 4 GPUs behind
+ * NVLink switch trays): NCCL sees one NVLink "node" of all the domain's GPUs
+ * (MNNVL), so the cost model's node becomes the domain. Its GPUs reach each
+ * other at their NVLink rate, NVLS spans the domain, and the domain leaves
+ * through the NICs of all its trays; the fabric's shares and latency stay
+ * those computed per tray. A job on part of a domain uses the trays it
+ * covers, which must be whole domains beyond one.
+ */
+static int
+nvlink_domain(const struct ft_cluster_spec *spec, struct ft_model_links *l,
+              struct ft_error *err)
+{
+	uint32_t per = spec->node.nvlink_domain_nodes, trays, ndom;
+
+	if (per <= 1 || !l->nvlink || l->nnodes < 2)
+		return 0;
+	trays = FT_MIN(per, l->nnodes);
+	if (l->nnodes % trays != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: nodes: %u nodes do not fill whole NVLink domains of %u "
+		                    "nodes (nodes.nvlink.domain_nodes)",
+		                    spec->name, l->nnodes, per);
+	ndom = l->nnodes / trays;
+	l->ppn *= trays;
+	l->nnodes = ndom;
+	l->nrails *= trays;
+	l->inter_Bps = l->nrails * l->nic_Bps;
+	l->domain_nodes = trays;
+	if (ndom < 2)
+		l->fabric_lat_s = 0;
+	return 0;
+}
+
 /* Ranks, nodes and ranks per node of the job (see ft_model_links_get()). */
 static int
 placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
@@ -340,5 +374,5 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 		        spec->name, l->nnodes);
 	fabric_factors(spec, l);
 	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
-	return 0;
+	return nvlink_domain(spec, l, err);
 }

@@ -1109,6 +1109,13 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
 		                                                               " or dmodk");
 	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
+	if (spec->node.nvlink_domain_nodes > 1 && spec->nnodes > 1 &&
+	    strcmp(eng->name, "analytic") != 0)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "%s: nodes.nvlink.domain_nodes: NVLink domains across nodes "
+		                    "(GB200/GB300 NVL72) are modelled by the analytic engine only; the "
+		                    "%s engine's topology does not join NVSwitches across nodes yet",
+		                    spec->name, eng->name);
 	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;
 	out->run.seed = cfg.seed;

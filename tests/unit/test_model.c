@@ -445,6 +445,53 @@ test_nccl_versions(void **state)
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ERANGE);
 }
 
+/*
+ * GB200 NVL72: 18 trays of 4 GPUs in one NVLink domain. NCCL sees one
+ * NVLink node of 72 GPUs: NVLS all-reduce busbw = 18 x 40.1 GB/s x 0.74 x
+ * 2(72-1)/(72+1) (kb NA-ALGO-NVLS); two racks are two domains of 72 GPUs
+ * leaving through 72 NICs each; part of a second domain is refused.
+ */
+static void
+test_nvl72_domain(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	double bus = 18 * 40.1e9 * 0.74 * 2 * 71 / 73.0;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
+	assert_int_equal(s.node.nvlink_domain_nodes, 18);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nnodes, 1);
+	assert_int_equal(l.ppn, 72);
+	assert_int_equal(l.domain_nodes, 18);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8ull << 30);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_NVLS);
+	assert_int_equal(r.nranks, 72);
+	assert_rel(r.busbw_Bps, bus * (8ull << 30) / (8ull << 30) /
+	                                (1 + r.lat_s * bus / (8.0 * (1ull << 30)) * 72 / 142),
+	           1e-9);
+	/* One tray alone is a 4-GPU NVLink node. */
+	assert_int_equal(ft_model_links_get(&s, 4, 0, 0, &l, &err), 0);
+	assert_int_equal(l.ppn, 4);
+	assert_int_equal(l.domain_nodes, 0);
+	/* Two racks: two domains, 72 rails each. */
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nnodes, 2);
+	assert_int_equal(l.ppn, 72);
+	assert_int_equal(l.nrails, 72);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_NVLS_TREE);
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:27", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "whole NVLink domains of 18 nodes"));
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -1033,6 +1080,7 @@ main(void)
 		cmocka_unit_test(test_calibration_on_fixtures),
 		cmocka_unit_test(test_calibration_block_in_spec),
 		cmocka_unit_test(test_nccl_versions),
+		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
