@@ -444,6 +444,8 @@ run_calibrate(const struct ft_cluster_spec *spec, const struct model_opts *o,
 		ft_obs_set_init(&obs);
 		ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
 		prc = ft_parse_file(files[i], "nccl-tests", &obs, &run, &err);
+		if (prc == 0 && ft_run_nrows(&run) == 0)
+			prc = ft_error_set(&err, FT_EINVAL, "no nccl-tests result rows");
 		if (prc == 0 && !o->op_given && ft_run_nrows(&run) > 0 &&
 		    ft_op_from_name(ft_run_row(&run, 0)->test, &one.op) < 0)
 			prc = ft_error_set(&err, FT_EINVAL, "%s: unknown test '%s'", files[i],
@@ -560,7 +562,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	bool save = false;
 	struct model_opts o = {
-		.op = "all_reduce", .minbytes = 8, .maxbytes = 8ull << 30, .factor = 2
+		.op = NULL, .minbytes = 8, .maxbytes = 8ull << 30, .factor = 2
 	};
 	const struct opt opts[] = {
 		OPT_STRING(0, "op", &o.op, "OP",
@@ -608,7 +610,9 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	n = opts_parse(&usage, ctx, argc, argv);
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	o.op_given = strcmp(o.op, "all_reduce") != 0;
+	o.op_given = o.op != NULL;
+	if (!o.op)
+		o.op = "all_reduce";
 	if (o.calibrate && n >= 2) {
 		rc = build_query(&o, &q, ctx);
 		if (rc != EXIT_OK)

@@ -263,10 +263,13 @@ ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_que
 		return rc;
 	n = out->npoints;
 	if (n < 4) {
+		char who[48] = "";
+
+		if (q->ngpus)
+			snprintf(who, sizeof(who), " on %u ranks", q->ngpus);
 		rc = ft_error_set(err, FT_EINVAL,
-		                  "calibration: %s on %u ranks: expected at least 4 measured sizes, "
-		                  "got %zu",
-		                  ft_op_name(q->op), q->ngpus, n);
+		                  "calibration: %s%s: expected at least 4 measured sizes, got %zu",
+		                  ft_op_name(q->op), who, n);
 		goto fail;
 	}
 	ex = ft_malloc(sizeof(*ex));
