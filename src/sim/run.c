@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/run.c - run a scenario: build the cluster, apply faults, place each
- * job's ranks on GPUs, compile its collectives into schedules, submit them
- * and the background traffic to the chosen engine, run, and gather the
- * report (rows in the shared data model, flow completion times, per-link
- * counters, the hottest links and per-tier utilization).
+ * sim/run.c - run a scenario: build the cluster, set its links to the rates
+ * NCCL reaches, apply faults, place each job's ranks on GPUs, pick each
+ * collective's algorithm and protocol as NCCL's tuner does (unless the op
+ * names them), compile it into a schedule, spread it over rail-aligned
+ * channels, submit it and the background traffic to the chosen engine, run,
+ * and gather the report (rows in the shared data model, flow completion
+ * times, per-link counters, the hottest links and per-tier utilization).
  */
 #include "sim_int.h"
 
