@@ -347,6 +347,21 @@ struct sc_op {
 	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */
 };
 
+/* ---- sim/nccl.c: what NCCL does that the schedules leave out ---- */
+
+/* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it. */
+void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+                       uint32_t nranks, uint32_t gpn, struct ft_coll_args *args);
+/* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
+int ft__sim_nccl_rates(struct ft_topo *t);
+/* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes. */
+void ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s);
+/* One node, no node structure, or all-to-all rounds: channels don't apply. */
+bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
+/* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay). */
+int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
+                       const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out);
+
 struct sc_job {
 	char name[32];
 	uint32_t nranks;        /* 0 = every GPU from first_node on */
