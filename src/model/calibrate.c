@@ -113,9 +113,10 @@ sq_rel_err(const struct ft_model_calib_point *pts, size_t n, size_t skip, const 
 static void
 fit(const struct ft_model_calib_point *pts, size_t n, size_t skip, double best[3])
 {
-	static const bool sets[][3] = {
-		{ true, true, true }, { false, true, true }, { true, false, true }, { false, false, true }
-	};
+	static const bool sets[][3] = { { true, true, true },
+		                        { false, true, true },
+		                        { true, false, true },
+		                        { false, false, true } };
 	double k[3], e, best_e = INFINITY;
 	size_t i;
 
@@ -247,8 +248,7 @@ collect(const struct ft_run *run, const struct ft_model_query *q, uint32_t nrank
 
 int
 ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
-                   const struct ft_run *measured, struct ft_model_calib *out,
-                   struct ft_error *err)
+                   const struct ft_run *measured, struct ft_model_calib *out, struct ft_error *err)
 {
 	struct ft_model_explain *ex = NULL;
 	double k[3], *errs = NULL;

@@ -48,8 +48,8 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 		ft_schedule_release(&probe);
 	}
 	args->algo = o->algo != SC_ALGO_AUTO ? o->algo :
-	             o->op == FT_OP_ALLTOALL  ? FT_ALGO_DIRECT :
-	                                        FT_ALGO_RING;
+	             o->op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT :
+	                                       FT_ALGO_RING;
 	args->proto = o->proto != SC_PROTO_AUTO ? o->proto : FT_PROTO_SIMPLE;
 }
 
@@ -118,7 +118,7 @@ ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
  */
 struct chan_map {
 	uint32_t ppn;
-	bool nvlink;             /* PXN hands data over NVLink: without it, no proxies */
+	bool nvlink; /* PXN hands data over NVLink: without it, no proxies */
 	const struct ft_node_spec *node;
 	const uint32_t *gpu_nic; /* rail of each local rank (GPU local index = rank % ppn) */
 	uint32_t *perm;          /* [nch * ppn]: channel c, ring position -> local rank */
@@ -246,7 +246,7 @@ add_channel_flow(const struct chan_map *m, uint32_t c, struct ft_sched_flow fl,
  */
 int
 ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
-           const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
+                   const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
 {
 	struct chan_map m = { .ppn = ppn,
 		              .nvlink = node->nvlink_gen > 0 && node->nvlink_Bps > 0,
@@ -278,8 +278,8 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
 		ph.nflows = 0;
 		for (c = 0; c < nch && rc == 0; c++) {
 			for (f = 0; f < iph->nflows && rc == 0; f++) {
-				struct ft_sched_flow fl = FT_VEC_AT(&in->flows, struct ft_sched_flow,
-				                                    iph->first_flow + f);
+				struct ft_sched_flow fl = FT_VEC_AT(
+				        &in->flows, struct ft_sched_flow, iph->first_flow + f);
 
 				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
 				rc = add_channel_flow(&m, c, fl, out, &ph);
@@ -307,4 +307,3 @@ ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
 			return true;
 	return false;
 }
-

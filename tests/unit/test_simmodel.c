@@ -297,13 +297,14 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		return m.busbw_Bps / 1e9;
 	}
 	{
-		struct ft_sim_sweep_args sw = { .spec = spec,
-			                        .op = op,
-			                        .algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_COUNT,
-			                        .proto = proto >= 0 ? (enum ft_proto)proto :
-			                                              FT_PROTO_COUNT,
-			                        .min_bytes = bytes,
-			                        .max_bytes = bytes };
+		struct ft_sim_sweep_args sw = {
+			.spec = spec,
+			.op = op,
+			.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_COUNT,
+			.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_COUNT,
+			.min_bytes = bytes,
+			.max_bytes = bytes
+		};
 		struct ft_scenario *sc = NULL;
 		struct ft_sim_overrides ov;
 		struct ft_sim_report rep;
@@ -406,12 +407,11 @@ test_fabric_mtu_counts(void **state)
 static void
 test_flow_agrees_with_model(void **state)
 {
-	static const char *const specs[] = { "dgx-h100",   "dgx-h100:2", "dgx-h100:4",
+	static const char *const specs[] = { "dgx-h100",    "dgx-h100:2", "dgx-h100:4",
 		                             "dgx-h100:16", "dgx-a100:4", "dgx-b200:4",
-		                             "hgx-h200:8", "pcie-l40s:4" };
-	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER,
-		                          FT_OP_REDUCE_SCATTER, FT_OP_BROADCAST,
-		                          FT_OP_SENDRECV, FT_OP_ALLTOALL };
+		                             "hgx-h200:8",  "pcie-l40s:4" };
+	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER,
+		                          FT_OP_BROADCAST,  FT_OP_SENDRECV,   FT_OP_ALLTOALL };
 	static const uint64_t sizes[] = { 256u << 20, 1u << 30 };
 	size_t i, j, k, nrun = 0, nskip = 0;
 	char four_nics[512], one_nic[512];
@@ -509,16 +509,17 @@ global_bytes(const char *routing, char *name, size_t len)
 static void
 test_routing_is_honoured(void **state)
 {
-	static const char torus[] = "name: t\n"
-	                            "cluster:\n"
-	                            "  name: tor\n"
-	                            "  nodes: { preset: hgx-h200, count: 8, nics: { link: roce400 } }\n"
-	                            "  fabric: { kind: torus, dims: [2, 2, 2] }\n"
-	                            "routing: %s\n"
-	                            "jobs:\n"
-	                            "  - name: a\n"
-	                            "    ops:\n"
-	                            "      - {op: all_reduce, size: 1MiB}\n";
+	static const char torus[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: tor\n"
+	        "  nodes: { preset: hgx-h200, count: 8, nics: { link: roce400 } }\n"
+	        "  fabric: { kind: torus, dims: [2, 2, 2] }\n"
+	        "routing: %s\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 1MiB}\n";
 	char name[32], text[1024];
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
