@@ -128,6 +128,29 @@ force_channels(struct ft_model_links *l, uint32_t nch)
 }
 
 /*
+ * Point-to-point operations (all-to-all, send/recv) do not go through NCCL's
+ * collective tuner: a message to a peer uses LL up to NCCL_P2P_LL_THRESHOLD
+ * (16 KiB) and Simple above it, never LL128 (kb ENV-BUFFSIZE). Why @p is not
+ * what NCCL would use for @q, or NULL.
+ */
+static const char *
+p2p_protocol(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_proto p)
+{
+	uint64_t per_peer;
+
+	if (q->op != FT_OP_ALLTOALL && q->op != FT_OP_SENDRECV)
+		return NULL;
+	per_peer = q->op == FT_OP_ALLTOALL && l->nranks ? q->bytes / l->nranks : q->bytes;
+	if (p == FT_PROTO_LL128)
+		return "point-to-point operations use LL or Simple, not LL128";
+	if (p == FT_PROTO_LL && per_peer > 16384)
+		return "messages above NCCL_P2P_LL_THRESHOLD (16 KiB) use Simple";
+	if (p == FT_PROTO_SIMPLE && per_peer <= 16384)
+		return "messages up to NCCL_P2P_LL_THRESHOLD (16 KiB) use LL";
+	return NULL;
+}
+
+/*
  * Weigh every (algorithm, protocol) @q allows on @l, as NCCL's tuner does;
  * fill @ex's candidates when it is not NULL. The pick goes to *@best_a,
  * *@best_p, *@best_c, its time to *@best_t (INFINITY: none), the first
@@ -158,6 +181,8 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 			if (q->force_proto && p != q->proto)
 				continue;
 			no = ft__model_unavailable(l, q->op, a, p, q->force_algo, q->force_proto);
+			if (!no && !q->force_proto)
+				no = p2p_protocol(l, q, p);
 			if (ex && (ft_coll_supports(q->op, a, p) || (!no && a == FT_ALGO_PAT)) &&
 			    ex->ncandidates < FT_MODEL_MAX_CANDIDATES) {
 				k = &ex->cand[ex->ncandidates++];
