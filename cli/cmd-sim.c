@@ -133,9 +133,10 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 		ov->engine = o->engine;
 	}
 	if (o->routing) {
-		if (ft_routing_from_name(o->routing, &r) < 0 ||
-		    (r != FT_ROUTING_ECMP && r != FT_ROUTING_DMODK && r != FT_ROUTING_ADAPTIVE)) {
-			cli_error(ctx, "--routing: expected ecmp, dmodk or adaptive, got '%s'",
+		if (ft_routing_from_name(o->routing, &r) < 0) {
+			cli_error(ctx,
+			          "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+			          "got '%s'",
 			          o->routing);
 			return -1;
 		}
@@ -173,17 +174,19 @@ from_op(struct cli_ctx *ctx, const char *spec, const struct sim_opts *o, struct 
 		          o->op);
 		return EXIT_USAGE;
 	}
-	a.algo = a.op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
-	if (o->algo && ft_algo_from_name(o->algo, &a.algo) < 0) {
+	/* FT_ALGO_COUNT / FT_PROTO_COUNT: NCCL's tuner picks (the model's choice). */
+	a.algo = FT_ALGO_COUNT;
+	if (o->algo && strcmp(o->algo, "auto") != 0 && ft_algo_from_name(o->algo, &a.algo) < 0) {
 		cli_error(ctx,
-		          "--algo: expected ring, tree, halving_doubling, direct, hierarchical, "
-		          "nvls or collnet, got '%s'",
+		          "--algo: expected auto, ring, tree, halving_doubling, direct, "
+		          "hierarchical, nvls, nvls_tree or collnet, got '%s'",
 		          o->algo);
 		return EXIT_USAGE;
 	}
-	a.proto = FT_PROTO_SIMPLE;
-	if (o->proto && ft_proto_from_name(o->proto, &a.proto) < 0) {
-		cli_error(ctx, "--proto: expected simple, ll or ll128, got '%s'", o->proto);
+	a.proto = FT_PROTO_COUNT;
+	if (o->proto && strcmp(o->proto, "auto") != 0 &&
+	    ft_proto_from_name(o->proto, &a.proto) < 0) {
+		cli_error(ctx, "--proto: expected auto, simple, ll or ll128, got '%s'", o->proto);
 		return EXIT_USAGE;
 	}
 	a.min_bytes = o->minb ? o->minb : 1 << 20;
@@ -236,7 +239,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	const struct opt opts[] = {
 		OPT_STRING(0, "engine", &o.engine, "NAME",
 		           "analytic, flow or ideal (default: flow)"),
-		OPT_STRING(0, "routing", &o.routing, "R", "ecmp, dmodk or adaptive"),
+		OPT_STRING(0, "routing", &o.routing, "R",
+		           "ecmp, dmodk, adaptive; minimal, valiant (dragonfly); dor (torus)"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
 		           "multiply host and fabric link rates (0.5 halves them)"),
@@ -249,8 +253,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "collective to run on SPEC (all_reduce, alltoall, ...)"),
 		OPT_STRING(0, "algo", &o.algo, "ALGO",
-		           "algorithm (ring, tree, direct, hierarchical, ...)"),
-		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (simple, ll, ll128)"),
+		           "algorithm (auto: as NCCL's tuner; ring, tree, direct, ...)"),
+		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (auto, simple, ll, ll128)"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (default 1M)"),
 		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (default: minbytes)"),
 		OPT_DOUBLE('f', "stepfactor", &o.factor, "F", "size multiplier (default 2)"),

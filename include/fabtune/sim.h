@@ -149,8 +149,8 @@ FT_API bool ft_scenario_sniff(const char *path);
 struct ft_sim_sweep_args {
 	const char *spec; /* spec file or preset shorthand */
 	enum ft_op op;
-	enum ft_algo algo;
-	enum ft_proto proto;
+	enum ft_algo algo;   /* FT_ALGO_COUNT: NCCL's tuner picks, size by size */
+	enum ft_proto proto; /* FT_PROTO_COUNT: NCCL's tuner picks */
 	uint64_t min_bytes, max_bytes;
 	double factor;     /* size multiplier, >= 2 or 0 for one size */
 	uint32_t nranks;   /* 0 = every GPU */

@@ -231,17 +231,22 @@ op_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 	}
 	if (strcmp(key, "algo") == 0) {
 		rc = want_scalar(l, v, path, "an algorithm");
-		if (rc == 0 && ft_algo_from_name(scalar(v), &op->algo) < 0)
+		if (rc == 0 && strcmp(scalar(v), "auto") == 0)
+			op->algo = SC_ALGO_AUTO;
+		else if (rc == 0 && ft_algo_from_name(scalar(v), &op->algo) < 0)
 			rc = fail(l, v, FT_EPARSE, path,
-			          "expected ring, tree, halving_doubling, direct, hierarchical, "
-			          "nvls, collnet or pat, got '%s'",
+			          "expected auto, ring, tree, halving_doubling, direct, "
+			          "hierarchical, nvls, nvls_tree, collnet or pat, got '%s'",
 			          scalar(v));
 		return rc;
 	}
 	if (strcmp(key, "proto") == 0) {
 		rc = want_scalar(l, v, path, "a protocol");
-		if (rc == 0 && ft_proto_from_name(scalar(v), &op->proto) < 0)
-			rc = fail(l, v, FT_EPARSE, path, "expected simple, ll or ll128, got '%s'",
+		if (rc == 0 && strcmp(scalar(v), "auto") == 0)
+			op->proto = SC_PROTO_AUTO;
+		else if (rc == 0 && ft_proto_from_name(scalar(v), &op->proto) < 0)
+			rc = fail(l, v, FT_EPARSE, path,
+			          "expected auto, simple, ll or ll128, got '%s'",
 			          scalar(v));
 		return rc;
 	}
@@ -266,8 +271,8 @@ load_ops(struct ld *l, const char *path, yaml_node_t *seq, struct sc_job *job)
 	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, i++) {
 		yaml_node_t *n = node(l, *it);
 		struct sc_op op = { .op = FT_OP_COUNT,
-			            .algo = FT_ALGO_COUNT,
-			            .proto = FT_PROTO_SIMPLE,
+			            .algo = SC_ALGO_AUTO,
+			            .proto = SC_PROTO_AUTO,
 			            .repeat = 1 };
 		char field[160];
 		int rc;
@@ -283,8 +288,6 @@ load_ops(struct ld *l, const char *path, yaml_node_t *seq, struct sc_job *job)
 			return fail(l, n, FT_EPARSE, field, "missing 'op'");
 		if (op.bytes == 0)
 			return fail(l, n, FT_EPARSE, field, "missing 'size'");
-		if (op.algo == FT_ALGO_COUNT)
-			op.algo = op.op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
 		if (ft_vec_push(&job->ops, &op) < 0)
 			return ft_error_set(l->err, FT_ENOMEM, "out of memory");
 	}
@@ -831,11 +834,12 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 		rc = want_scalar(l, v, path, "a routing");
 		if (rc < 0)
 			return rc;
-		if (ft_routing_from_name(scalar(v), &sc->routing) < 0 ||
-		    (sc->routing != FT_ROUTING_ECMP && sc->routing != FT_ROUTING_DMODK &&
-		     sc->routing != FT_ROUTING_ADAPTIVE))
+		/* Whether it fits the fabric is checked when the cluster is known (run.c). */
+		if (ft_routing_from_name(scalar(v), &sc->routing) < 0)
 			return fail(l, v, FT_EPARSE, path,
-			            "expected ecmp, dmodk or adaptive, got '%s'", scalar(v));
+			            "expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+			            "got '%s'",
+			            scalar(v));
 		sc->has_routing = true;
 		return 0;
 	}

@@ -334,14 +334,33 @@ enum sc_placement {
 	SC_EXPLICIT,
 };
 
+/* An op's algorithm or protocol left to NCCL's tuner (the model's choice). */
+#define SC_ALGO_AUTO  FT_ALGO_COUNT
+#define SC_PROTO_AUTO FT_PROTO_COUNT
+
 struct sc_op {
 	enum ft_op op;
-	enum ft_algo algo;
-	enum ft_proto proto;
+	enum ft_algo algo;   /* SC_ALGO_AUTO: the tuner's */
+	enum ft_proto proto; /* SC_PROTO_AUTO: the tuner's */
 	uint64_t bytes;
 	uint32_t repeat;
 	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */
 };
+
+/* ---- sim/nccl.c: what NCCL does that the schedules leave out ---- */
+
+/* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it. */
+void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+                       uint32_t nranks, uint32_t gpn, struct ft_coll_args *args);
+/* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
+int ft__sim_nccl_rates(struct ft_topo *t);
+/* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes. */
+void ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s);
+/* One node, no node structure, or all-to-all rounds: channels don't apply. */
+bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
+/* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay). */
+int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
+                       const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out);
 
 struct sc_job {
 	char name[32];
