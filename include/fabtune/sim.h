@@ -38,6 +38,32 @@
 extern "C" {
 #endif
 
+/*
+ * Knobs of the packet engine ("packet"); zero fields take the documented
+ * defaults (docs/cmd/sim.md). Flow control: IB credits on InfiniBand
+ * fabrics, PFC on RoCE, or none (lossy: a full buffer drops, go-back-N).
+ */
+enum ft_pkt_fc {
+	FT_PKT_FC_AUTO,   /* credits on IB, PFC on RoCE */
+	FT_PKT_FC_CREDIT, /* IB link-level credits (64-byte blocks) */
+	FT_PKT_FC_PFC,    /* 802.1Qbb XOFF/XON with headroom */
+	FT_PKT_FC_NONE,   /* lossy: drops and go-back-N recovery */
+};
+
+struct ft_packet_cfg {
+	uint32_t mtu_bytes;           /* payload per packet; 0 = the fabric's MTU */
+	enum ft_pkt_fc fc;
+	uint64_t port_buffer_bytes;   /* per ingress port: credit space, lossy limit; 0 = 32 MTU */
+	uint64_t switch_buffer_bytes; /* shared per switch; 0 = 32 MiB */
+	uint64_t pfc_xoff_bytes;      /* 0 = 15 MTU-sized packets */
+	uint64_t pfc_xon_bytes;       /* 0 = 12 MTU-sized packets */
+	uint64_t pfc_headroom_bytes;  /* 0 = 2 x (rate x latency + wire MTU) of the link */
+	bool store_forward;           /* false: cut-through */
+	uint32_t ib_timeout;          /* NCCL_IB_TIMEOUT: retransmit after 4.096 us x 2^n; 0 = 20 */
+	double rto_s;                 /* retransmit timeout, overrides ib_timeout when > 0 */
+	double ber;                   /* bit error rate of host and fabric links (drops) */
+};
+
 /* How flows are routed and split (the engine's knobs, not the topology's). */
 struct ft_sim_cfg {
 	enum ft_routing routing; /* ECMP, DMODK or ADAPTIVE (least-loaded equal-cost link) */
@@ -45,6 +71,7 @@ struct ft_sim_cfg {
 	uint64_t flowlet_bytes;  /* ADAPTIVE: re-choose the path every this many bytes; 0 never */
 	uint64_t seed;           /* ECMP salts and random choices derive from it */
 	const struct ft_progress *progress; /* borrowed; NULL for none */
+	const struct ft_packet_cfg *packet; /* packet engine's knobs, borrowed; NULL: defaults */
 };
 
 FT_API void ft_sim_cfg_init(struct ft_sim_cfg *cfg);
@@ -82,6 +109,11 @@ struct ft_sim_counters {
 	uint64_t nrecompute; /* rate recomputations (flow engine) */
 	uint64_t nrecompute_full; /* of which over every active flow (the rest: incremental) */
 	double bytes;        /* payload bytes moved (wire bytes) */
+	/* packet engine (0 elsewhere) */
+	uint64_t npackets;   /* packets injected, retransmissions included */
+	uint64_t ndrops;     /* packets dropped (full buffer, bit errors) */
+	uint64_t nretx;      /* packets sent again by go-back-N */
+	uint64_t npause;     /* PFC pause frames sent */
 	/* flow completion times over all flows, seconds */
 	double fct_min_s, fct_p50_s, fct_p99_s, fct_max_s;
 	/* uncontended time of a flow (bytes / bottleneck capacity + path latency) */
@@ -119,6 +151,7 @@ struct ft_engine_ops {
 FT_API extern const struct ft_engine_ops ft_analytic_engine;
 FT_API extern const struct ft_engine_ops ft_flow_engine;
 FT_API extern const struct ft_engine_ops ft_ideal_engine;
+FT_API extern const struct ft_engine_ops ft_packet_engine;
 
 /* Registered engines, and lookup by name (NULL when unknown). */
 FT_API size_t ft_sim_engine_count(void);

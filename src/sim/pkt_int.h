@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/pkt_int.h - internals of the packet engine (engine_packet.c), shared
+ * with its unit tests: the event heap, packets, ports and flows.
+ *
+ * Time is integer picoseconds. Events are fixed-size records in a binary
+ * heap ordered by (time, sequence), so ties pop in the order they were
+ * queued and a run is deterministic. Packets live in one pool with a free
+ * list: the event loop allocates nothing per packet. Every directed link of
+ * the topology is a port: a FIFO of packets waiting to leave on it (linked
+ * through the pool), the flows whose first link it is (a round-robin ring:
+ * a NIC packetises lazily, only when its port is free), its flow-control
+ * state toward the next vertex, and its counters.
+ */
+#ifndef FT_PKT_INT_H
+#define FT_PKT_INT_H
+
+#include "sim_int.h"
+
+#include <fabtune/rng.h>
+#include <fabtune/sim.h>
+
+#define PK_NONE UINT32_MAX
+
+enum pk_ev_type {
+	PK_EV_TX_DONE, /* port id: its packet's last bit left */
+	PK_EV_ARRIVE,  /* packet id: ready at its next port, or delivered */
+	PK_EV_TASK,    /* task id: a barrier's wait is over */
+	PK_EV_CREDIT,  /* port id, aux blocks: credits back from downstream */
+	PK_EV_PAUSE,   /* port id, aux 1 XOFF / 0 XON: a PFC frame reaches the sender */
+	PK_EV_NAK,     /* flow id, aux packet: the receiver asks to go back */
+	PK_EV_RTO,     /* flow id, aux generation: retransmit timer */
+};
+
+struct pk_event {
+	uint64_t t_ps;
+	uint64_t seq;
+	uint32_t id;
+	uint32_t aux;  /* low 4 bits: enum pk_ev_type; the rest: the argument */
+};
+
+struct pk_heap {
+	struct pk_event *v;
+	size_t n, cap;
+};
+
+struct pk_pkt {
+	uint64_t tail_ps; /* when its last bit reaches the vertex it is at */
+	uint32_t flow;
+	uint32_t seq;     /* packet index within the flow */
+	uint32_t next;    /* in a port FIFO or the free list */
+	uint32_t link;    /* link it last crossed (its ingress buffer), PK_NONE at the source */
+	uint16_t payload; /* payload bytes (<= 65535: MTUs are at most 9000) */
+	uint8_t hop;      /* links crossed */
+	uint8_t pad;
+};
+
+/* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
+struct pk_port {
+	uint32_t head, tail;   /* FIFO of transit packets */
+	uint32_t ring;         /* flows sourced here with packets to send (circular, last one) */
+	uint32_t nring;
+	uint64_t q_bytes;      /* bytes in the FIFO (wire size on this link) */
+	bool busy;
+	bool paused;           /* PFC XOFF received */
+	bool xoff_sent;        /* this link's ingress buffer asked the sender to stop */
+	bool blocked;          /* has data but flow control holds it */
+	bool turn_src;         /* arbitration: the next pick favours the sourced flows */
+	int64_t credits;       /* IB: 64-byte blocks the downstream buffer still has */
+	uint64_t in_bytes;     /* bytes held in the ingress buffer at the link's destination */
+	uint32_t rel_link;     /* packet on the wire: ingress it frees at TX_DONE, and its size */
+	uint32_t rel_bytes;
+	uint64_t t_blocked_ps, t_paused_ps, t_q_ps; /* since when (accounting) */
+	/* counters */
+	uint64_t tx_bytes, tx_payload, tx_pkts;
+	uint64_t drops, ecn_marks;
+	uint64_t pause_tx, pause_rx; /* frames: sent by the buffer at dst, received by the sender */
+	uint64_t paused_ps, xmit_wait_ps;
+	uint64_t q_max_bytes, in_max_bytes;
+	double q_area;         /* integral of q_bytes over time, byte-ps */
+	uint32_t nactive, maxflows; /* flows routed over it now / at most */
+};
+
+enum pk_task_kind {
+	PK_T_FLOW,
+	PK_T_BARRIER,
+};
+
+struct pk_task {
+	uint64_t delay_ps;
+	uint64_t pred_lat_ps; /* the longest path latency among its finished predecessors */
+	uint64_t t_start_ps, t_done_ps;
+	double lat_mult;
+	uint32_t npred;
+	uint32_t succ_off, nsucc;
+	uint32_t flow; /* PK_T_FLOW */
+	uint32_t op;
+	uint8_t kind;
+	uint8_t done;
+};
+
+struct pk_flow {
+	uint64_t bytes;       /* payload */
+	uint64_t t_start_ps;
+	uint64_t lat_ps;      /* path latency */
+	uint64_t hash;        /* ECMP and adaptive tie-breaks */
+	uint32_t src, dst;    /* vertices */
+	uint32_t task;
+	uint32_t npkts;
+	uint32_t snd_nxt;     /* next packet the sender puts on the wire */
+	uint32_t rcv_nxt;     /* next packet the receiver accepts (go-back-N) */
+	uint32_t nak_for;     /* rcv_nxt a NAK was sent for, PK_NONE */
+	uint32_t rto_gen;
+	uint32_t ring_next;   /* in its first port's ring */
+	uint32_t first_link;
+	uint32_t qp;          /* as the flow engine numbers it: QP index x 1024 */
+	uint32_t path_off;    /* into the engine's paths; npath 0 = routed per hop */
+	uint16_t npath;
+	uint16_t last_payload;
+	bool in_ring;
+	double ideal_s;
+};
+
+struct pk_op {
+	uint32_t start, end; /* barrier tasks */
+	uint32_t job;
+	uint32_t slowest_flow;
+};
+
+struct pk_link {
+	uint64_t lat_ps;
+	double ps_per_byte;
+	uint32_t src, dst, rev;
+	uint16_t hdr;    /* header and framing bytes per packet on this link */
+	uint8_t net;     /* host or fabric link: network flow control and drops apply */
+	uint8_t sw_dst;  /* its destination is a switch (shared buffer) */
+};
+
+struct pk_engine {
+	struct ft_engine base;
+	const struct ft_topo *topo;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc; /* with the defaults filled */
+	bool roce;
+	uint32_t mtu;
+	uint64_t rto_ps;
+	uint32_t nlinks, nvertices;
+	struct pk_link *links;
+	struct pk_port *ports;
+	uint64_t *sw_used; /* per vertex: shared buffer bytes in use */
+	uint64_t port_limit, xoff, xon, sw_limit;
+	int64_t credits0; /* per port, blocks */
+	/* packets */
+	struct pk_pkt *pkts;
+	uint32_t npkts_cap, free_pkt, npkts_live;
+	/* tasks and flows */
+	struct ft_vec tasks; /* struct pk_task */
+	struct ft_vec flows; /* struct pk_flow */
+	struct ft_vec edges; /* uint32_t pairs (from, to) */
+	uint32_t *succ;
+	struct ft_vec paths; /* uint32_t link ids */
+	struct ft_vec ops;   /* struct pk_op */
+	struct ft_vec a2a_ends; /* scratch */
+	struct pk_heap heap;
+	uint64_t seq, now_ps;
+	bool started;
+	struct ft_rng rng; /* bit errors */
+	/* results */
+	struct ft_sim_op_result *op_results;
+	double *link_bytes;
+	uint32_t *link_maxflows;
+	double *fct, *ideal;
+	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause;
+	uint64_t bytes_submitted, bytes_delivered;
+};
+
+/* Bytes on the wire of a packet of @payload bytes on link @l (headers, framing). */
+static inline uint32_t
+pk_wire(const struct pk_link *l, uint32_t payload)
+{
+	return payload + l->hdr;
+}
+
+/* Serialisation time of @wire bytes on @l, picoseconds (rounded to the nearest). */
+static inline uint64_t
+pk_ser_ps(const struct pk_link *l, uint32_t wire)
+{
+	return (uint64_t)((double)wire * l->ps_per_byte + 0.5);
+}
+
+/* Header and framing bytes per packet: InfiniBand LRH 8 + BTH 12 + ICRC 4 + VCRC 2
+ * (kb IB-MTU); RoCEv2 Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4, plus
+ * preamble 8 and inter-frame gap 12 (kb ROCE-WIRE). */
+#define PK_HDR_IB   26u
+#define PK_HDR_ROCE 82u
+
+/* Per-port statistics of one link, for tests and the counters writer. */
+const struct pk_port *ft__pk_port(const struct ft_engine *e, uint32_t link);
+/* Bytes a flow's receiver got in order, over all flows, and bytes submitted. */
+void ft__pk_bytes(const struct ft_engine *e, uint64_t *submitted, uint64_t *delivered);
+
+#endif
