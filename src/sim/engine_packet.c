@@ -489,12 +489,14 @@ try_send(struct pk_engine *e, uint32_t l)
 		e->npackets++;
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l);
-			if (e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0) {
-				int rc = ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen);
+			/* The tail may be lost (a drop, a bit error): time it out. */
+			int rc;
 
-				if (rc < 0)
-					return rc;
-			}
+			f->rto_rcv = f->rcv_nxt;
+			rc = ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen);
+
+			if (rc < 0)
+				return rc;
 		} else {
 			p->ring = fid; /* round robin: the next flow goes first next time */
 		}
@@ -591,6 +593,8 @@ receive(struct pk_engine *e, uint32_t id)
 			return flow_done(e, fid);
 		return 0;
 	}
+	/* One NAK per gap: the receiver NAKs again only once the gap moved (or the sender
+	 * timed out), as an RC responder in its NAK-sent state. */
 	if (seq > f->rcv_nxt && f->nak_for != f->rcv_nxt) {
 		f->nak_for = f->rcv_nxt;
 		return ev_push(e, e->now_ps + f->lat_ps, PK_EV_NAK, fid, f->rcv_nxt);
@@ -717,6 +721,11 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 
 	if (gen != (f->rto_gen & 0x0fffffffu) || f->rcv_nxt >= f->npkts)
 		return 0;
+	if (f->rcv_nxt > f->rto_rcv) {
+		/* Acknowledged progress since it was armed: the timer restarts. */
+		f->rto_rcv = f->rcv_nxt;
+		return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+	}
 	f->nak_for = PK_NONE;
 	return go_back(e, fid, f->rcv_nxt);
 }
@@ -742,7 +751,6 @@ step(struct pk_engine *e)
 	case PK_EV_PAUSE:
 		return ev_pause(e, ev.id, arg != 0);
 	case PK_EV_NAK:
-		flow_at(e, ev.id)->nak_for = PK_NONE;
 		return go_back(e, ev.id, arg);
 	case PK_EV_RTO:
 		return ev_rto(e, ev.id, arg);
@@ -1153,20 +1161,25 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 	}
 	if (rc < 0)
 		goto fail;
-	if (e->nflows_done < e->flows.len) {
+	if (e->nflows_done < e->flows.len && until == UINT64_MAX) {
 		uint32_t l = stuck_port(e);
 		char a[64] = "?", b[64] = "?";
 
 		if (l != PK_NONE) {
 			ft_topo_vertex_name(e->topo, e->links[l].src, a, sizeof(a));
 			ft_topo_vertex_name(e->topo, e->links[l].dst, b, sizeof(b));
+			return ft_error_set(err, FT_EINVAL,
+			                    "sim: packet engine stalled with %llu of %zu flows "
+			                    "unfinished: port %s -> %s holds packets that can never "
+			                    "leave (a cyclic buffer dependency)",
+			                    (unsigned long long)(e->flows.len - e->nflows_done),
+			                    e->flows.len, a, b);
 		}
 		return ft_error_set(err, FT_EINVAL,
-		                    "sim: packet engine stalled with %llu of %zu flows unfinished: "
-		                    "port %s -> %s holds packets that can never leave (a cyclic "
-		                    "buffer dependency, or a path through a link that is down)",
-		                    (unsigned long long)(e->flows.len - e->nflows_done), e->flows.len,
-		                    a, b);
+		                    "sim: packet engine stalled with %llu of %zu flows unfinished "
+		                    "and no packet in any queue",
+		                    (unsigned long long)(e->flows.len - e->nflows_done),
+		                    e->flows.len);
 	}
 	return 0;
 fail:

@@ -111,6 +111,7 @@ struct pk_flow {
 	uint32_t rcv_nxt;     /* next packet the receiver accepts (go-back-N) */
 	uint32_t nak_for;     /* rcv_nxt a NAK was sent for, PK_NONE */
 	uint32_t rto_gen;
+	uint32_t rto_rcv;     /* rcv_nxt when the timer was armed (an ACK since restarts it) */
 	uint32_t ring_next;   /* in its first port's ring */
 	uint32_t first_link;
 	uint32_t qp;          /* as the flow engine numbers it: QP index x 1024 */

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_packet.c - the packet engine against closed forms: one
+ * flow at line rate less its headers, agreement with the flow engine where
+ * nothing contends, byte conservation, lossless flow control under incast,
+ * drops and go-back-N recovery when it is off, determinism.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+#include "sim/pkt_int.h"
+
+#define assert_double_equal(a, b, tol) assert_close_((a), (b), (tol), __FILE__, __LINE__)
+static void
+assert_close_(double a, double b, double tol, const char *file, int line)
+{
+	if (!(fabs(a - b) <= tol)) {
+		print_error("%s:%d: %.17g != %.17g (tolerance %g)\n", file, line, a, b, tol);
+		_fail(file, line);
+	}
+}
+
+struct net {
+	struct ft_cluster_spec spec;
+	struct ft_topo *t;
+};
+
+/* @preset ("dgx-h100:4"), its fabric taken as RoCE when @roce (rates unchanged). */
+static void
+net_build(struct net *n, const char *preset, bool roce)
+{
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve(preset, &n->spec, &err), 0);
+	if (roce) {
+		ft_strlcpy(n->spec.fabric.link, "roce400", sizeof(n->spec.fabric.link));
+		ft_strlcpy(n->spec.node.nic_link, "roce400", sizeof(n->spec.node.nic_link));
+	}
+	n->t = NULL;
+	assert_int_equal(ft_topo_build(&n->spec, &n->t, &err), 0);
+}
+
+/* One op: flows ends[2i] -> ends[2i + 1] of @bytes each, all at once. */
+static struct ft_engine *
+run_pairs(const struct ft_engine_ops *ops, const struct net *n, const struct ft_sim_cfg *cfg,
+          const uint32_t *ends, uint32_t npairs, uint64_t bytes, struct ft_sim_counters *c)
+{
+	struct ft_schedule s;
+	struct ft_sched_phase ph = { 0 };
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
+	uint32_t i;
+
+	ft_schedule_init(&s);
+	s.op = FT_OP_SENDRECV;
+	s.algo = FT_ALGO_DIRECT;
+	s.nranks = 2 * npairs;
+	s.ranks_per_node = 1;
+	s.proto_eff = 1;
+	s.bytes = bytes;
+	for (i = 0; i < npairs; i++) {
+		struct ft_sched_flow f = { .src = 2 * i, .dst = 2 * i + 1, .bytes = bytes };
+
+		assert_int_equal(ft_vec_push(&s.flows, &f), 0);
+	}
+	ph.steps = 1;
+	ph.nflows = ph.npairs = npairs;
+	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+	op.sched = &s;
+	assert_int_equal(ops->create(n->t, cfg, &e, &err), 0);
+	assert_true(ops->submit(e, &op, &err) >= 0);
+	if (ops->run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ops->counters(e, c, &err), 0);
+	ft_schedule_release(&s);
+	return e;
+}
+
+static const struct pk_engine *
+pk(const struct ft_engine *e)
+{
+	return ft_container_of(e, const struct pk_engine, base);
+}
+
+/*
+ * One flow between two NICs on one leaf (NIC -> leaf -> NIC, both links at the same
+ * rate): with cut-through the second link repeats the first one latency later, so the
+ * last byte arrives after the packets' serialisation times plus both latencies, and the
+ * rate is exactly line rate x payload / (payload + headers).
+ */
+static void
+test_one_flow_line_rate(void **state)
+{
+	for (int roce = 0; roce < 2; roce++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[2], hdr = roce ? 82 : 26, mtu = 4096, npk = 256;
+		uint64_t bytes = (uint64_t)npk * mtu, ser, want_ps;
+		double cap, lat = 0, rate;
+
+		(void)state;
+		net_build(&n, "dgx-h100:2", roce);
+		ends[0] = ft_topo_nic(n.t, 0, 0);
+		ends[1] = ft_topo_nic(n.t, 1, 0);
+		ft_sim_cfg_init(&cfg);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, bytes, &c);
+		{
+			const struct pk_flow *f = ft_vec_at(&pk(e)->flows, 0);
+
+			assert_int_equal(f->npath, 2);
+			for (uint32_t j = 0; j < 2; j++) {
+				uint32_t l = FT_VEC_AT(&pk(e)->paths, uint32_t, f->path_off + j);
+
+				assert_int_equal(ft_topo_link(n.t, l)->kind, FT_L_HOST);
+				cap = ft_topo_link(n.t, l)->cap_Bps;
+				lat += ft_topo_link(n.t, l)->lat_s;
+			}
+		}
+		ser = (uint64_t)((mtu + hdr) * (1e12 / cap) + 0.5);
+		want_ps = npk * ser + (uint64_t)(lat * 1e12 + 0.5);
+		assert_int_equal(c.nflows, 1);
+		assert_double_equal(c.fct_max_s, (double)want_ps * 1e-12, 1.5e-12);
+		rate = (double)bytes / (c.fct_max_s - lat);
+		/* Exact up to the picosecond rounding of one packet's serialisation. */
+		assert_double_equal(rate / (cap * mtu / (mtu + hdr)), 1.0, 1e-6);
+		assert_int_equal(c.npackets, npk);
+		assert_int_equal(c.ndrops, 0);
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/*
+ * Disjoint pairs, nothing shared: the flow engine's time is bytes / capacity + latency;
+ * the packet engine's adds the headers' serialisation (and, for GPU endpoints, the
+ * pipeline fill of one packet on each faster link before the bottleneck).
+ */
+static void
+test_agrees_with_flow_engine(void **state)
+{
+	struct net n;
+	uint32_t ends[16], i;
+	uint64_t bytes = 8u << 20;
+	const uint32_t mtu = 4096, hdr = 26;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", false);
+	for (int gpus = 0; gpus < 2; gpus++) {
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters cf, cp;
+		struct ft_engine *ef, *ep;
+		double fill = 0;
+
+		for (i = 0; i < 8; i++) {
+			ends[2 * i] = gpus ? ft_topo_gpu(n.t, 0, i) : ft_topo_nic(n.t, 0, i);
+			ends[2 * i + 1] = gpus ? ft_topo_gpu(n.t, 1, i) : ft_topo_nic(n.t, 1, i);
+		}
+		ft_sim_cfg_init(&cfg);
+		ef = run_pairs(&ft_flow_engine, &n, &cfg, ends, 8, bytes, &cf);
+		ep = run_pairs(&ft_packet_engine, &n, &cfg, ends, 8, bytes, &cp);
+		assert_int_equal(cf.nflows, 8);
+		assert_int_equal(cp.nflows, 8);
+		{
+			const struct pk_flow *f = ft_vec_at(&pk(ep)->flows, 0);
+			double bott = INFINITY, ser_pk = 0, npk = (double)(bytes / mtu);
+
+			for (uint32_t j = 0; j < f->npath; j++) {
+				uint32_t l = FT_VEC_AT(&pk(ep)->paths, uint32_t, f->path_off + j);
+				const struct ft_link *lk = ft_topo_link(n.t, l);
+				double h = lk->kind == FT_L_HOST || lk->kind == FT_L_FABRIC ? hdr : 0;
+
+				bott = FT_MIN(bott, lk->cap_Bps);
+				ser_pk = FT_MAX(ser_pk, npk * (mtu + h) / lk->cap_Bps);
+				fill += (mtu + h) / lk->cap_Bps;
+			}
+			/* The serialisation difference: the packets' slowest link against the
+			 * fluid bytes at the bottleneck (the headers' time when that is a
+			 * host link); past it, at most one packet's time per link to fill the
+			 * pipeline when the links' rates differ. */
+			double diff = ser_pk - (double)bytes / bott;
+			double tf = cf.fct_max_s, tp = cp.fct_max_s;
+
+			assert_true(tp >= tf + diff - 1e-9);
+			assert_true(tp <= tf + diff + fill + 1e-9);
+			if (!gpus) { /* same-rate links only: exact, and the headers' time */
+				assert_double_equal(tp, tf + diff, 1e-9);
+				assert_double_equal(diff, npk * hdr / bott, 1e-12);
+			}
+			/* Op times differ by the same amount. */
+			assert_double_equal(cp.ops[0].t_end_s - cf.ops[0].t_end_s,
+			                    cp.fct_max_s - cf.fct_max_s, 1e-9);
+		}
+		ft_flow_engine.destroy(ef);
+		ft_packet_engine.destroy(ep);
+	}
+	ft_topo_free(n.t);
+}
+
+/* Every link carries exactly the payload of the flows routed over it; all bytes arrive. */
+static void
+check_conservation(const struct net *n, struct ft_engine *e, const struct ft_sim_counters *c)
+{
+	const struct pk_engine *p = pk(e);
+	double *want = calloc(p->nlinks, sizeof(double));
+	uint64_t sub, del;
+	size_t i;
+
+	assert_non_null(want);
+	for (i = 0; i < p->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&p->flows, i);
+
+		for (uint32_t j = 0; j < f->npath; j++)
+			want[FT_VEC_AT(&p->paths, uint32_t, f->path_off + j)] += (double)f->bytes;
+	}
+	for (uint32_t l = 0; l < p->nlinks; l++)
+		assert_double_equal(c->link_bytes[l], want[l], 0.5);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(sub, del);
+	assert_double_equal(c->bytes, (double)sub, 0.5);
+	(void)n;
+	free(want);
+}
+
+/* Incast: 15 NICs of other nodes into NIC 0 of node 0, all through its one host link. */
+static uint32_t
+incast_ends(const struct net *n, uint32_t *ends)
+{
+	uint32_t k = 0;
+
+	for (uint32_t node = 1; node < 4; node++)
+		for (uint32_t r = 0; r < 8; r++)
+			if (k / 2 < 15) {
+				ends[k++] = ft_topo_nic(n->t, node, r);
+				ends[k++] = ft_topo_nic(n->t, 0, 0);
+			}
+	return k / 2;
+}
+
+/* Credits (IB) and PFC with its headroom (RoCE): heavy incast never drops a packet. */
+static void
+test_lossless_incast(void **state)
+{
+	for (int roce = 0; roce < 2; roce++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[64], np;
+		uint64_t waited = 0, pauses = 0;
+
+		(void)state;
+		net_build(&n, "dgx-h100:4", roce);
+		np = incast_ends(&n, ends);
+		ft_sim_cfg_init(&cfg);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+		assert_int_equal(c.nflows, np);
+		assert_int_equal(c.ndrops, 0);
+		assert_int_equal(c.nretx, 0);
+		check_conservation(&n, e, &c);
+		for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+			const struct pk_port *p = ft__pk_port(e, l);
+
+			waited += p->xmit_wait_ps;
+			pauses += p->pause_rx;
+			if (!roce || !pk(e)->links[l].net)
+				assert_true(p->in_max_bytes <= pk(e)->pc.port_buffer_bytes);
+		}
+		/* The incast did press on the buffers: the senders had to wait. */
+		assert_true(waited > 0);
+		if (roce) {
+			assert_true(pauses > 0);
+			assert_int_equal(pauses, c.npause);
+		}
+		/* 15 x 1 MiB through one 50 GB/s port: at least their serialisation there. */
+		assert_true(c.makespan_s > 15.0 * (1 << 20) / n.spec.node.nic_Bps);
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/*
+ * Without flow control a small buffer drops; so does PFC whose headroom is too small for
+ * what is in flight. Go-back-N (NAK on the first gap, timeout for a lost tail) recovers
+ * every byte either way.
+ */
+static void
+test_drops_and_recovery(void **state)
+{
+	for (int mode = 0; mode < 3; mode++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[64], np;
+
+		(void)state;
+		net_build(&n, "dgx-h100:4", true);
+		np = incast_ends(&n, ends);
+		ft_sim_cfg_init(&cfg);
+		pc.rto_s = 20e-6;
+		if (mode == 0) {
+			pc.fc = FT_PKT_FC_NONE;
+			pc.port_buffer_bytes = 16 * 4178;
+		} else if (mode == 1) {
+			pc.fc = FT_PKT_FC_PFC;
+			pc.pfc_headroom_bytes = 4178; /* one packet: too little */
+		} else {
+			pc.ber = 1e-7; /* lossless, but corrupted packets are dropped */
+		}
+		cfg.packet = &pc;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+		assert_int_equal(c.nflows, np);
+		assert_true(c.ndrops > 0);
+		assert_true(c.nretx >= c.ndrops);
+		{
+			uint64_t sub, del;
+
+			ft__pk_bytes(e, &sub, &del);
+			assert_int_equal(del, (uint64_t)np << 20);
+			assert_int_equal(sub, del);
+		}
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/* A permutation under ECMP: bytes conserved per link, and the same seed gives the same run. */
+static void
+test_permutation_deterministic(void **state)
+{
+	struct net n;
+	uint32_t ends[64], perm[32];
+	struct ft_rng rng;
+	double fct[3];
+	uint64_t ev[3];
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	for (uint32_t i = 0; i < 32; i++)
+		perm[i] = ft_topo_nic(n.t, i / 8, i % 8);
+	ft_rng_seed(&rng, 7, 1);
+	ft_rng_shuffle_u32(&rng, perm, 32);
+	for (uint32_t i = 0; i < 32; i++) {
+		ends[2 * i] = perm[i];
+		ends[2 * i + 1] = perm[(i + 1) % 32];
+	}
+	for (int k = 0; k < 3; k++) {
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+
+		ft_sim_cfg_init(&cfg);
+		cfg.seed = k == 2 ? 2 : 1;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 32, 1u << 20, &c);
+		check_conservation(&n, e, &c);
+		fct[k] = c.fct_p50_s + c.fct_max_s;
+		ev[k] = c.nevents;
+		ft_packet_engine.destroy(e);
+	}
+	assert_true(fct[0] == fct[1]);
+	assert_int_equal(ev[0], ev[1]);
+	assert_true(fct[0] != fct[2] || ev[0] != ev[2]); /* other ECMP salts */
+	ft_topo_free(n.t);
+}
+
+/* Adaptive routing per packet: every byte arrives in order, on any of the paths. */
+static void
+test_adaptive(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np;
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint64_t sub, del;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_ADAPTIVE;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(c.nflows, np);
+	assert_int_equal(sub, del);
+	assert_int_equal(c.ndrops, 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+static void
+test_bad_config(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", false);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	pc.mtu_bytes = 20000;
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), FT_ERANGE);
+	assert_null(e);
+	assert_non_null(strstr(err.msg, "packet.mtu"));
+	pc.mtu_bytes = 0;
+	memset(&err, 0, sizeof(err));
+	pc.pfc_xoff_bytes = 1000;
+	pc.pfc_xon_bytes = 2000;
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "packet.pfc_xon"));
+	ft_topo_free(n.t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_flow_line_rate),
+		cmocka_unit_test(test_agrees_with_flow_engine),
+		cmocka_unit_test(test_lossless_incast),
+		cmocka_unit_test(test_drops_and_recovery),
+		cmocka_unit_test(test_permutation_deterministic),
+		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_bad_config),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
