@@ -17,7 +17,7 @@
 #include "glue.h"
 
 static const char *const synopsis[] = {
-	"fabtune sim SCENARIO.yaml [--engine analytic|flow] [--routing R] [--qps N]",
+	"fabtune sim SCENARIO.yaml [--engine analytic|flow|packet] [--routing R] [--qps N]",
 	"fabtune sim SPEC --op OP [-b SIZE] [-e SIZE] [-f FACTOR] [--algo A] [--proto P]",
 	"fabtune sim --sweep SWEEP.yaml",
 	NULL,
@@ -126,7 +126,7 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 	}
 	if (o->engine) {
 		if (!ft_sim_engine_find(o->engine)) {
-			cli_error(ctx, "--engine: expected analytic, flow or ideal, got '%s'",
+			cli_error(ctx, "--engine: expected analytic, flow, ideal or packet, got '%s'",
 			          o->engine);
 			return -1;
 		}
@@ -234,7 +234,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	bool save = false;
 	const struct opt opts[] = {
 		OPT_STRING(0, "engine", &o.engine, "NAME",
-		           "analytic, flow or ideal (default: flow)"),
+		           "analytic, flow, ideal or packet (default: flow)"),
 		OPT_STRING(0, "routing", &o.routing, "R", "ecmp, dmodk or adaptive"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",

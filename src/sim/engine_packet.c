@@ -1048,6 +1048,7 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
+	rec.base_lat_ps = s_to_ps(sc->base_lat_s);
 	if (op->after >= 0 &&
 	    add_dep(e, FT_VEC_AT(&e->ops, struct pk_op, op->after).end, rec.start) < 0)
 		goto oom;
@@ -1209,7 +1210,8 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		struct ft_sim_op_result *r = &e->op_results[i];
 
 		r->job = o->job;
-		r->t_start_s = (double)task_at(e, o->start)->t_start_ps / PK_PS_PER_S;
+		r->t_start_s = (double)(task_at(e, o->start)->t_done_ps - o->base_lat_ps) /
+		               PK_PS_PER_S;
 		r->t_end_s = (double)task_at(e, o->end)->t_done_ps / PK_PS_PER_S;
 		r->bottleneck_link = UINT32_MAX;
 		if (r->t_end_s > c->makespan_s)

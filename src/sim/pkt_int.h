@@ -125,7 +125,7 @@ struct pk_flow {
 struct pk_op {
 	uint32_t start, end; /* barrier tasks */
 	uint32_t job;
-	uint32_t slowest_flow;
+	uint64_t base_lat_ps; /* launch latency inside the start barrier (not the op's time) */
 };
 
 struct pk_link {

@@ -768,7 +768,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	eng = ft_sim_engine_find(ov && ov->engine ? ov->engine : sc->engine);
 	if (!eng)
 		return ft_error_set(err, FT_EINVAL,
-		                    "engine: expected analytic, flow or ideal, got '%s'",
+		                    "engine: expected analytic, flow, ideal or packet, got '%s'",
 		                    ov && ov->engine ? ov->engine : sc->engine);
 	ft_sim_cfg_init(&cfg);
 	cfg.routing = sc->has_routing ? sc->routing :
@@ -780,6 +780,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	cfg.flowlet_bytes = sc->flowlet_bytes;
 	cfg.seed = sc->seed;
 	cfg.progress = progress;
+	cfg.packet = &sc->packet;
 	if (ov) {
 		if (ov->routing >= 0)
 			cfg.routing = (enum ft_routing)ov->routing;
