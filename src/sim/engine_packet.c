@@ -62,7 +62,7 @@ s_to_ps(double s)
 	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
 }
 
-/* ---- the event heap ------------------------------------------------------- */
+/* ---- the event heap (4-ary: shallower, and a node's children share a cache line) -- */
 
 static bool
 ev_less(const struct pk_event *a, const struct pk_event *b)
@@ -88,7 +88,7 @@ ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, u
 	}
 	i = h->n++;
 	while (i > 0) {
-		size_t p = (i - 1) / 2;
+		size_t p = (i - 1) / 4;
 
 		if (!ev_less(&ev, &h->v[p]))
 			break;
@@ -106,12 +106,14 @@ ev_pop(struct pk_heap *h)
 	size_t i = 0;
 
 	for (;;) {
-		size_t c = 2 * i + 1;
+		size_t c = 4 * i + 1, k, end;
 
 		if (c >= h->n)
 			break;
-		if (c + 1 < h->n && ev_less(&h->v[c + 1], &h->v[c]))
-			c++;
+		end = FT_MIN(c + 4, h->n);
+		for (k = c + 1; k < end; k++)
+			if (ev_less(&h->v[k], &h->v[c]))
+				c = k;
 		if (!ev_less(&h->v[c], &last))
 			break;
 		h->v[i] = h->v[c];
@@ -226,6 +228,31 @@ ring_pop(struct pk_engine *e, uint32_t l)
 }
 
 static int try_send(struct pk_engine *e, uint32_t l);
+
+/* Start (or restart) flow @fid's retransmit timer. */
+static int
+arm_rto(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+
+	f->rto_rcv = f->rcv_nxt;
+	return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen & 0x0fffffffu);
+}
+
+/* Packet @id is lost: count it at port @l; a sender with nothing left to send times out. */
+static int
+drop(struct pk_engine *e, uint32_t l, uint32_t id)
+{
+	uint32_t fid = e->pkts[id].flow;
+	const struct pk_flow *f = flow_at(e, fid);
+
+	e->ports[l].drops++;
+	e->ndrops++;
+	pkt_free(e, id);
+	if (f->snd_nxt == f->npkts && !e->may_drop)
+		return arm_rto(e, fid);
+	return 0;
+}
 
 /* ---- tasks ---------------------------------------------------------------- */
 
@@ -490,13 +517,12 @@ try_send(struct pk_engine *e, uint32_t l)
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l);
 			/* The tail may be lost (a drop, a bit error): time it out. */
-			int rc;
+			if (e->may_drop || e->ndrops) {
+				int rc = arm_rto(e, fid);
 
-			f->rto_rcv = f->rcv_nxt;
-			rc = ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen);
-
-			if (rc < 0)
-				return rc;
+				if (rc < 0)
+					return rc;
+			}
 		} else {
 			p->ring = fid; /* round robin: the next flow goes first next time */
 		}
@@ -602,6 +628,49 @@ receive(struct pk_engine *e, uint32_t id)
 	return 0;
 }
 
+/* ---- credits --------------------------------------------------------------- */
+
+/*
+ * Credits go back in flow-control updates, one in flight per link at a time, each
+ * carrying the running count of blocks freed when it was sent: an update leaves when
+ * blocks are freed and none is in flight, and when one arrives while more were freed
+ * meanwhile, the next one leaves as of the latest of them. No credit comes back before
+ * its blocks were freed plus the link latency, and none later than twice that.
+ */
+static int
+credit_free(struct pk_engine *e, uint32_t l, uint32_t nblocks)
+{
+	struct pk_port *p = &e->ports[l];
+
+	p->fc_freed += nblocks;
+	p->fc_t_last = e->now_ps;
+	if (p->fc_pending)
+		return 0;
+	p->fc_pending = true;
+	p->fc_snap = p->fc_freed;
+	return ev_push(e, e->now_ps + e->links[l].lat_ps, PK_EV_CREDIT, l, 0);
+}
+
+static int
+credit_update(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+
+	p->credits += (int64_t)(p->fc_snap - p->fc_acked);
+	p->fc_acked = p->fc_snap;
+	p->fc_pending = false;
+	if (p->fc_freed > p->fc_acked) {
+		int rc;
+
+		p->fc_pending = true;
+		p->fc_snap = p->fc_freed;
+		rc = ev_push(e, p->fc_t_last + e->links[l].lat_ps, PK_EV_CREDIT, l, 0);
+		if (rc < 0)
+			return rc;
+	}
+	return try_send(e, l);
+}
+
 /* ---- events --------------------------------------------------------------- */
 
 static int
@@ -617,15 +686,10 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 
 	if (k->pad || v == flow_at(e, k->flow)->dst) {
 		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
-		if (fc == FT_PKT_FC_CREDIT &&
-		    (rc = ev_push(e, e->now_ps + lk->lat_ps, PK_EV_CREDIT, l, blocks(wire))) < 0)
+		if (fc == FT_PKT_FC_CREDIT && (rc = credit_free(e, l, blocks(wire))) < 0)
 			return rc;
-		if (k->pad) {
-			p->drops++;
-			e->ndrops++;
-			pkt_free(e, id);
-			return 0;
-		}
+		if (k->pad)
+			return drop(e, l, id);
 		return receive(e, id);
 	}
 	if (fc != FT_PKT_FC_CREDIT) {
@@ -636,12 +700,8 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 			limit = e->xoff + 2 * ((uint64_t)((double)lk->lat_ps / lk->ps_per_byte) +
 			                       pk_wire(lk, e->mtu));
 		if (p->in_bytes + wire > limit ||
-		    (lk->sw_dst && e->sw_used[v] + wire > e->sw_limit)) {
-			p->drops++;
-			e->ndrops++;
-			pkt_free(e, id);
-			return 0;
-		}
+		    (lk->sw_dst && e->sw_used[v] + wire > e->sw_limit))
+			return drop(e, l, id);
 	}
 	p->in_bytes += wire;
 	if (p->in_bytes > p->in_max_bytes)
@@ -678,7 +738,7 @@ ev_tx_done(struct pk_engine *e, uint32_t l)
 			e->sw_used[rl->dst] -= p->rel_bytes;
 		switch (link_fc(e, r)) {
 		case FT_PKT_FC_CREDIT:
-			rc = ev_push(e, e->now_ps + rl->lat_ps, PK_EV_CREDIT, r, blocks(p->rel_bytes));
+			rc = credit_free(e, r, blocks(p->rel_bytes));
 			if (rc < 0)
 				return rc;
 			break;
@@ -746,8 +806,7 @@ step(struct pk_engine *e)
 	case PK_EV_TASK:
 		return task_done(e, ev.id, 0);
 	case PK_EV_CREDIT:
-		e->ports[ev.id].credits += arg;
-		return try_send(e, ev.id);
+		return credit_update(e, ev.id);
 	case PK_EV_PAUSE:
 		return ev_pause(e, ev.id, arg != 0);
 	case PK_EV_NAK:
@@ -839,6 +898,9 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		e->pc.ib_timeout = 20; /* NCCL_IB_TIMEOUT's default (kb CC-IB) */
 	e->rto_ps = e->pc.rto_s > 0 ? s_to_ps(e->pc.rto_s) :
 	            s_to_ps(4.096e-6 * ldexp(1.0, (int)FT_MIN(e->pc.ib_timeout, 31u)));
+	/* Losses the configuration allows: then every sender times out its tail. */
+	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 ||
+	              (e->pc.fc == FT_PKT_FC_PFC && e->pc.pfc_headroom_bytes > 0);
 	e->port_limit = e->pc.port_buffer_bytes;
 	e->sw_limit = e->pc.switch_buffer_bytes;
 	e->xoff = e->pc.pfc_xoff_bytes;

@@ -67,6 +67,11 @@ struct pk_port {
 	bool blocked;          /* has data but flow control holds it */
 	bool turn_src;         /* arbitration: the next pick favours the sourced flows */
 	int64_t credits;       /* IB: 64-byte blocks the downstream buffer still has */
+	uint64_t fc_freed;     /* blocks freed downstream so far (running count) */
+	uint64_t fc_snap;      /* the count the update in flight carries */
+	uint64_t fc_acked;     /* the count the sender has seen */
+	uint64_t fc_t_last;    /* when blocks were last freed */
+	bool fc_pending;       /* an update is in flight */
 	uint64_t in_bytes;     /* bytes held in the ingress buffer at the link's destination */
 	uint32_t rel_link;     /* packet on the wire: ingress it frees at TX_DONE, and its size */
 	uint32_t rel_bytes;
@@ -145,6 +150,7 @@ struct pk_engine {
 	bool roce;
 	uint32_t mtu;
 	uint64_t rto_ps;
+	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
 	uint32_t nlinks, nvertices;
 	struct pk_link *links;
 	struct pk_port *ports;
