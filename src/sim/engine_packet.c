@@ -932,6 +932,17 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		p->head = p->tail = p->ring = PK_NONE;
 		p->rel_link = PK_NONE;
 		p->credits = e->credits0;
+		/* In-node links, and network links without a buffer given, hold at least what
+		 * a credit loop needs to run at line rate: rate x (3 latencies: the packet,
+		 * and an update that may wait one more) plus two packets. */
+		if (!pl->net || !(cfg->packet && cfg->packet->port_buffer_bytes)) {
+			double bdp = cap > 0 ? cap * 3.0 * tl->lat_s : 0;
+			int64_t need = (int64_t)((bdp + 2.0 * (e->mtu + pl->hdr)) / PK_BLOCK) + 1;
+
+			if (need > p->credits)
+				p->credits = need;
+		}
+		p->credit_cap = p->credits;
 	}
 	e->free_pkt = PK_NONE;
 	ft_rng_seed(&e->rng, cfg->seed, ft_rng_stream(PK_RNG_BER, 0));

@@ -67,6 +67,7 @@ struct pk_port {
 	bool blocked;          /* has data but flow control holds it */
 	bool turn_src;         /* arbitration: the next pick favours the sourced flows */
 	int64_t credits;       /* IB: 64-byte blocks the downstream buffer still has */
+	int64_t credit_cap;    /* the buffer behind the credits, blocks */
 	uint64_t fc_freed;     /* blocks freed downstream so far (running count) */
 	uint64_t fc_snap;      /* the count the update in flight carries */
 	uint64_t fc_acked;     /* the count the sender has seen */
