@@ -50,6 +50,12 @@ enum ft_pkt_fc {
 	FT_PKT_FC_NONE,   /* lossy: drops and go-back-N recovery */
 };
 
+enum ft_pkt_cc {
+	FT_PKT_CC_AUTO,  /* DCQCN on RoCE, none on InfiniBand */
+	FT_PKT_CC_NONE,
+	FT_PKT_CC_DCQCN,
+};
+
 struct ft_packet_cfg {
 	uint32_t mtu_bytes;           /* payload per packet; 0 = the fabric's MTU */
 	enum ft_pkt_fc fc;
@@ -62,6 +68,18 @@ struct ft_packet_cfg {
 	uint32_t ib_timeout;          /* NCCL_IB_TIMEOUT: retransmit after 4.096 us x 2^n; 0 = 20 */
 	double rto_s;                 /* retransmit timeout, overrides ib_timeout when > 0 */
 	double ber;                   /* bit error rate of host and fabric links (drops) */
+	/* Congestion control (RoCE): ECN marking at switch egress (RED on the queue) and
+	 * DCQCN at the NICs; zero fields take the mlx5 / simulator defaults (kb CC-DCQCN). */
+	enum ft_pkt_cc cc;
+	uint64_t ecn_kmin_bytes, ecn_kmax_bytes; /* 0 = 4 / 16 KB per Gb/s of the port */
+	double ecn_pmax;              /* 0 = 0.2 */
+	double cnp_interval_s;        /* min_time_between_cnps; 0 = 4 us */
+	double dcqcn_timer_s;         /* rpg_time_reset; 0 = 300 us */
+	uint64_t dcqcn_byte_counter;  /* rpg_byte_reset; 0 = 32767 B */
+	double dcqcn_ai_bps;          /* rpg_ai_rate; 0 = 5 Mb/s */
+	double dcqcn_hai_bps;         /* rpg_hai_rate; 0 = 50 Mb/s */
+	double dcqcn_g;               /* alpha gain; 0 = 5/1024 (dce_tcp_g 1019) */
+	double dcqcn_min_dec;         /* rpg_min_dec_fac; 0 = 0.5 */
 };
 
 /* How flows are routed and split (the engine's knobs, not the topology's). */
@@ -114,6 +132,8 @@ struct ft_sim_counters {
 	uint64_t ndrops;     /* packets dropped (full buffer, bit errors) */
 	uint64_t nretx;      /* packets sent again by go-back-N */
 	uint64_t npause;     /* PFC pause frames sent */
+	uint64_t necn;       /* packets marked CE */
+	uint64_t ncnp;       /* CNPs sent by receivers */
 	/* flow completion times over all flows, seconds */
 	double fct_min_s, fct_p50_s, fct_p99_s, fct_max_s;
 	/* uncontended time of a flow (bytes / bottleneck capacity + path latency) */

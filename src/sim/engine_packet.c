@@ -422,7 +422,7 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 		double pok = pow(1 - e->pc.ber, 8.0 * wire);
 
 		if (ft_rng_unit(&e->rng) >= pok)
-			k->pad = 1; /* corrupted: the receiver drops it */
+			k->flags |= PK_F_CORRUPT;
 	}
 	k->hop++;
 	k->link = l;
@@ -458,6 +458,163 @@ fc_blocks(struct pk_engine *e, uint32_t l, uint32_t wire)
 	}
 }
 
+/* ---- DCQCN (kb CC-DCQCN): the reaction point at the sender's NIC ---------------- */
+
+/* Alpha decays by (1 - g) every alpha period without CNPs: applied when it is read. */
+static void
+dcqcn_decay(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	uint64_t n = (e->now_ps - d->t_alpha_ps) / e->dcq_alpha_ps;
+
+	if (n) {
+		d->alpha *= pow(1 - e->pc.dcqcn_g, (double)n);
+		d->t_alpha_ps += n * e->dcq_alpha_ps;
+	}
+}
+
+/* One rate-increase event (timer or byte counter): fast recovery for the first F
+ * (rpg_threshold = 1), hyper increase once both counters are past F, else additive. */
+static void
+dcqcn_increase(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	const uint32_t F = 1;
+
+	if (d->it > F && d->ib > F)
+		d->rt_Bps += (double)(FT_MIN(d->it, d->ib) - F) * e->pc.dcqcn_hai_bps / 8;
+	else if (d->it > F || d->ib > F)
+		d->rt_Bps += e->pc.dcqcn_ai_bps / 8;
+	d->rt_Bps = FT_MIN(d->rt_Bps, e->line_Bps);
+	d->rc_Bps = (d->rt_Bps + d->rc_Bps) / 2;
+	if (d->rc_Bps >= e->line_Bps * (1 - 1e-9)) {
+		d->rc_Bps = e->line_Bps;
+		d->limited = false;
+	}
+}
+
+/* The increase timer's expiries up to now (applied when the rate is needed). */
+static void
+dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	uint32_t guard = 0;
+
+	while (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps && guard++ < 4096) {
+		d->t_timer_ps += e->dcq_timer_ps;
+		d->it++;
+		dcqcn_increase(e, d);
+	}
+	if (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps)
+		d->t_timer_ps = e->now_ps; /* a very long idle time: restart the count */
+}
+
+/* When a paced flow may send its next packet, at its current rate. */
+static uint64_t
+dcqcn_next(const struct pk_dcqcn *d)
+{
+	return d->t_last_tx_ps + (uint64_t)((double)d->last_wire * PK_PS_PER_S / d->rc_Bps + 0.5);
+}
+
+/* A packet of @wire bytes left: pace the next one, run the timer and the byte counter. */
+static void
+dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
+{
+	struct pk_dcqcn *d = &f->cc;
+	uint32_t guard = 0;
+
+	if (!d->limited)
+		return;
+	dcqcn_timers(e, d);
+	d->t_last_tx_ps = e->now_ps;
+	d->last_wire = wire;
+	d->bytes_since += wire;
+	while (d->limited && d->bytes_since >= e->pc.dcqcn_byte_counter && guard++ < 1024) {
+		d->bytes_since -= e->pc.dcqcn_byte_counter;
+		d->ib++;
+		dcqcn_increase(e, d);
+	}
+}
+
+/* A CNP reached the sender: cut the rate (at most once per rate_reduce_monitor_period). */
+static int
+ev_cnp(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_dcqcn *d = &f->cc;
+
+	e->ports[f->first_link].cnp_handled++;
+	dcqcn_decay(e, d);
+	d->alpha = (1 - e->pc.dcqcn_g) * d->alpha + e->pc.dcqcn_g;
+	if (d->limited && e->now_ps - d->t_last_dec_ps < e->dcq_dec_ps)
+		return 0;
+	d->t_last_dec_ps = e->now_ps;
+	d->rt_Bps = d->rc_Bps;
+	d->rc_Bps = FT_MAX(d->rc_Bps * FT_MAX(1 - d->alpha / 2, e->pc.dcqcn_min_dec),
+	                   1e6 / 8); /* rpg_min_rate 1 Mb/s */
+	d->limited = true;
+	d->it = d->ib = 0;
+	d->bytes_since = 0;
+	d->t_timer_ps = e->now_ps;
+	if (!d->last_wire) { /* not paced yet: the next packet may leave now */
+		d->t_last_tx_ps = e->now_ps;
+		d->last_wire = 0;
+	}
+	return 0;
+}
+
+/*
+ * Make the ring's head a flow whose rate lets it send now. Returns 1 when there is one,
+ * 0 when all wait (a wake-up is then queued for the earliest), or FT_E*.
+ */
+static int
+pick_paced(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+	uint32_t prev = p->ring, i;
+	uint64_t tmin = UINT64_MAX;
+
+	for (i = 0; i < p->nring; i++) {
+		uint32_t fid = flow_at(e, prev)->ring_next;
+		struct pk_dcqcn *d = &flow_at(e, fid)->cc;
+		uint64_t t;
+
+		dcqcn_timers(e, d);
+		t = d->limited ? dcqcn_next(d) : 0;
+		if (t <= e->now_ps) {
+			p->ring = prev;
+			return 1;
+		}
+		/* Wake when it may send, or when its timer raises its rate first. */
+		tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + e->dcq_timer_ps));
+		prev = fid;
+	}
+	if (!p->wake_pending || tmin < p->t_wake_ps) {
+		p->wake_pending = true;
+		p->t_wake_ps = tmin;
+		return ev_push(e, tmin, PK_EV_WAKE, l, 0) < 0 ? FT_ENOMEM : 0;
+	}
+	return 0;
+}
+
+/* ECN at egress (RED on the queue the packet joins, kb CC-PFC-ECN). */
+static void
+ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
+{
+	const struct pk_link *lk = &e->links[l];
+	uint64_t q = e->ports[l].q_bytes;
+	double pr;
+
+	if (q <= lk->kmin)
+		return;
+	pr = q >= lk->kmax ? 1.0 :
+	                     e->pc.ecn_pmax * (double)(q - lk->kmin) / (double)(lk->kmax - lk->kmin);
+	if (pr >= 1.0 || ft_rng_unit(&e->rng) < pr) {
+		if (!(k->flags & PK_F_CE)) {
+			e->ports[l].ecn_marks++;
+			e->necn++;
+		}
+		k->flags |= PK_F_CE;
+	}
+}
+
 /* Port @l is free: send the next packet, transit and sourced in turn, if flow control lets. */
 static int
 try_send(struct pk_engine *e, uint32_t l)
@@ -478,6 +635,17 @@ try_send(struct pk_engine *e, uint32_t l)
 		return 0;
 	}
 	src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
+	if (src && e->dcqcn) {
+		int rc = pick_paced(e, l);
+
+		if (rc < 0)
+			return rc;
+		if (rc == 0) { /* every sourced flow waits for its rate */
+			if (p->head == PK_NONE)
+				return 0;
+			src = false;
+		}
+	}
 	if (src) {
 		f = flow_at(e, flow_at(e, p->ring)->ring_next);
 		payload = pkt_payload(e, f, f->snd_nxt);
@@ -510,10 +678,12 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->payload = (uint16_t)payload;
 		k->link = PK_NONE;
 		k->hop = 0;
-		k->pad = 0;
+		k->flags = 0;
 		k->tail_ps = 0;
 		k->next = PK_NONE;
 		e->npackets++;
+		if (e->dcqcn)
+			dcqcn_sent(e, f, pk_wire(lk, payload));
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l);
 			/* The tail may be lost (a drop, a bit error): time it out. */
@@ -541,6 +711,9 @@ static int
 enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	struct pk_port *p = &e->ports[l];
+
+	if (e->dcqcn && e->links[l].net && p->q_bytes > 0)
+		ecn_mark(e, l, &e->pkts[id]);
 
 	e->pkts[id].next = PK_NONE;
 	if (p->tail == PK_NONE)
@@ -611,6 +784,27 @@ receive(struct pk_engine *e, uint32_t id)
 	uint32_t fid = k->flow, seq = k->seq, payload = k->payload;
 	struct pk_flow *f = flow_at(e, fid);
 
+	if ((k->flags & PK_F_CE) && e->dcqcn) {
+		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
+		 * travel back at high priority (no queueing), one path latency. */
+		struct pk_dcqcn *d = &f->cc;
+		struct pk_port *rp = &e->ports[k->link];
+
+		rp->ecn_rx++;
+		if (!d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
+			int rc;
+
+			d->cnp_sent = true;
+			d->t_last_cnp_ps = e->now_ps;
+			rp->cnp_sent++;
+			e->ncnp++;
+			rc = ev_push(e, e->now_ps + f->lat_ps, PK_EV_CNP, fid, 0);
+			if (rc < 0) {
+				pkt_free(e, id);
+				return rc;
+			}
+		}
+	}
 	pkt_free(e, id);
 	if (seq == f->rcv_nxt) {
 		f->rcv_nxt++;
@@ -671,6 +865,46 @@ credit_update(struct pk_engine *e, uint32_t l)
 	return try_send(e, l);
 }
 
+/* ---- PFC thresholds (kb CC-PFC-ECN, ROCE-PFC) ------------------------------------ */
+
+/*
+ * XOFF of the ingress buffer of link @l: given, or dynamic as in the HPCC simulator's
+ * switch: an eighth of the switch's shared buffer still free (so a congested switch
+ * pauses sooner); a NIC's ingress uses its port buffer.
+ */
+static uint64_t
+pfc_xoff(const struct pk_engine *e, uint32_t l)
+{
+	const struct pk_link *lk = &e->links[l];
+
+	if (!e->pfc_dyn)
+		return e->xoff;
+	if (!lk->sw_dst)
+		return e->port_limit;
+	return (e->sw_limit - FT_MIN(e->sw_used[lk->dst], e->sw_limit)) / 8;
+}
+
+/* XON: given, or two wire MTUs below the XOFF it paused at. */
+static uint64_t
+pfc_xon(const struct pk_engine *e, const struct pk_port *p)
+{
+	uint64_t hyst = 2ull * (e->mtu + PK_HDR_ROCE);
+
+	if (!e->pfc_dyn)
+		return e->xon;
+	return p->xoff_at > hyst ? p->xoff_at - hyst : 0;
+}
+
+/* Headroom: what can still arrive after XOFF: the bytes on the wire both ways (the
+ * pause frame's trip and the data already sent) plus a packet being sent at each end. */
+static uint64_t
+pfc_headroom(const struct pk_engine *e, uint32_t l)
+{
+	const struct pk_link *lk = &e->links[l];
+
+	return 2 * ((uint64_t)((double)lk->lat_ps / lk->ps_per_byte) + pk_wire(lk, e->mtu));
+}
+
 /* ---- events --------------------------------------------------------------- */
 
 static int
@@ -684,22 +918,25 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 	enum ft_pkt_fc fc = link_fc(e, l);
 	int rc;
 
-	if (k->pad || v == flow_at(e, k->flow)->dst) {
+	if ((k->flags & PK_F_CORRUPT) || v == flow_at(e, k->flow)->dst) {
 		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
 		if (fc == FT_PKT_FC_CREDIT && (rc = credit_free(e, l, blocks(wire))) < 0)
 			return rc;
-		if (k->pad)
+		if (k->flags & PK_F_CORRUPT)
 			return drop(e, l, id);
 		return receive(e, id);
 	}
-	if (fc != FT_PKT_FC_CREDIT) {
-		uint64_t limit = fc == FT_PKT_FC_PFC ? e->xoff + e->pc.pfc_headroom_bytes :
-		                                       e->port_limit;
+	if (fc == FT_PKT_FC_PFC) {
+		/* Above XOFF a port still takes its headroom (reserved apart from the shared
+		 * buffer): the threshold it paused at, or today's when it has not. */
+		uint64_t xoff = p->xoff_sent ? p->xoff_at : pfc_xoff(e, l);
+		uint64_t room = e->pc.pfc_headroom_bytes ? e->pc.pfc_headroom_bytes :
+		                                           pfc_headroom(e, l);
 
-		if (e->pc.pfc_headroom_bytes == 0 && fc == FT_PKT_FC_PFC)
-			limit = e->xoff + 2 * ((uint64_t)((double)lk->lat_ps / lk->ps_per_byte) +
-			                       pk_wire(lk, e->mtu));
-		if (p->in_bytes + wire > limit ||
+		if (p->in_bytes + wire > xoff + room)
+			return drop(e, l, id);
+	} else if (fc == FT_PKT_FC_NONE) {
+		if (p->in_bytes + wire > e->port_limit ||
 		    (lk->sw_dst && e->sw_used[v] + wire > e->sw_limit))
 			return drop(e, l, id);
 	}
@@ -708,7 +945,8 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 		p->in_max_bytes = p->in_bytes;
 	if (lk->sw_dst)
 		e->sw_used[v] += wire;
-	if (fc == FT_PKT_FC_PFC && !p->xoff_sent && p->in_bytes >= e->xoff) {
+	if (fc == FT_PKT_FC_PFC && !p->xoff_sent && p->in_bytes >= pfc_xoff(e, l)) {
+		p->xoff_at = pfc_xoff(e, l);
 		p->xoff_sent = true;
 		p->pause_tx++;
 		e->npause++;
@@ -743,7 +981,7 @@ ev_tx_done(struct pk_engine *e, uint32_t l)
 				return rc;
 			break;
 		case FT_PKT_FC_PFC:
-			if (rp->xoff_sent && rp->in_bytes <= e->xon) {
+			if (rp->xoff_sent && rp->in_bytes <= pfc_xon(e, rp)) {
 				rp->xoff_sent = false;
 				rc = ev_push(e, e->now_ps + rl->lat_ps, PK_EV_PAUSE, r, 0);
 				if (rc < 0)
@@ -813,6 +1051,12 @@ step(struct pk_engine *e)
 		return go_back(e, ev.id, arg);
 	case PK_EV_RTO:
 		return ev_rto(e, ev.id, arg);
+	case PK_EV_CNP:
+		return ev_cnp(e, ev.id);
+	case PK_EV_WAKE:
+		if (e->ports[ev.id].t_wake_ps == ev.t_ps)
+			e->ports[ev.id].wake_pending = false;
+		return try_send(e, ev.id);
 	default:
 		return FT_EINVAL;
 	}
@@ -869,18 +1113,20 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	if (e->pc.fc == FT_PKT_FC_AUTO)
 		e->pc.fc = e->roce ? FT_PKT_FC_PFC : FT_PKT_FC_CREDIT;
 	hdr = e->roce ? PK_HDR_ROCE : PK_HDR_IB;
-	/* Defaults (kb CC-PFC-ECN): PFC XOFF / XON at 15 / 12 MTU-sized packets per input
-	 * queue (htsim's RoCE model); 32 MiB of shared buffer (the HPCC simulator's
-	 * configurations); 32 wire MTUs of credits or lossy room per ingress port. */
+	/* Defaults (kb CC-PFC-ECN): 32 MiB of shared buffer per switch and a dynamic PFC
+	 * threshold of 1/8 of what is free (the HPCC simulator's); 32 wire MTUs of credits
+	 * or lossy room per ingress port. A given XOFF without XON resumes 3 MTUs lower
+	 * (htsim's RoCE model pauses at 15 and resumes at 12 packets). */
 	if (!e->pc.port_buffer_bytes)
 		e->pc.port_buffer_bytes = 32ull * (e->mtu + hdr);
 	if (!e->pc.switch_buffer_bytes)
 		e->pc.switch_buffer_bytes = 32ull << 20;
-	if (!e->pc.pfc_xoff_bytes)
-		e->pc.pfc_xoff_bytes = 15ull * (e->mtu + hdr);
-	if (!e->pc.pfc_xon_bytes)
-		e->pc.pfc_xon_bytes = 12ull * (e->mtu + hdr);
-	if (e->pc.pfc_xon_bytes > e->pc.pfc_xoff_bytes) {
+	e->pfc_dyn = e->pc.pfc_xoff_bytes == 0;
+	if (!e->pfc_dyn && !e->pc.pfc_xon_bytes)
+		e->pc.pfc_xon_bytes = e->pc.pfc_xoff_bytes > 3ull * (e->mtu + hdr) ?
+		                              e->pc.pfc_xoff_bytes - 3ull * (e->mtu + hdr) :
+		                              0;
+	if (!e->pfc_dyn && e->pc.pfc_xon_bytes > e->pc.pfc_xoff_bytes) {
 		pk_destroy(&e->base);
 		return ft_error_set(err, FT_ERANGE,
 		                    "packet.pfc_xon: expected at most pfc_xoff (%llu bytes), got %llu",
@@ -898,6 +1144,34 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		e->pc.ib_timeout = 20; /* NCCL_IB_TIMEOUT's default (kb CC-IB) */
 	e->rto_ps = e->pc.rto_s > 0 ? s_to_ps(e->pc.rto_s) :
 	            s_to_ps(4.096e-6 * ldexp(1.0, (int)FT_MIN(e->pc.ib_timeout, 31u)));
+	if (e->pc.cc == FT_PKT_CC_AUTO)
+		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
+	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
+	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
+	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate
+	 * 50 Mb/s, dce_tcp_g 1019/1024 retention (g = 5/1024), dce_tcp_rtt 1 us,
+	 * rate_reduce_monitor_period 4 us, rpg_min_dec_fac 50 %. */
+	if (!(e->pc.cnp_interval_s > 0))
+		e->pc.cnp_interval_s = 4e-6;
+	if (!(e->pc.dcqcn_timer_s > 0))
+		e->pc.dcqcn_timer_s = 300e-6;
+	if (!e->pc.dcqcn_byte_counter)
+		e->pc.dcqcn_byte_counter = 32767;
+	if (!(e->pc.dcqcn_ai_bps > 0))
+		e->pc.dcqcn_ai_bps = 5e6;
+	if (!(e->pc.dcqcn_hai_bps > 0))
+		e->pc.dcqcn_hai_bps = 50e6;
+	if (!(e->pc.dcqcn_g > 0 && e->pc.dcqcn_g < 1))
+		e->pc.dcqcn_g = 5.0 / 1024;
+	if (!(e->pc.dcqcn_min_dec > 0 && e->pc.dcqcn_min_dec < 1))
+		e->pc.dcqcn_min_dec = 0.5;
+	if (!(e->pc.ecn_pmax > 0 && e->pc.ecn_pmax <= 1))
+		e->pc.ecn_pmax = 0.2;
+	e->cnp_gap_ps = s_to_ps(e->pc.cnp_interval_s);
+	e->dcq_timer_ps = s_to_ps(e->pc.dcqcn_timer_s);
+	e->dcq_alpha_ps = s_to_ps(1e-6);
+	e->dcq_dec_ps = s_to_ps(4e-6);
+	e->line_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
 	/* Losses the configuration allows: then every sender times out its tail. */
 	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 ||
 	              (e->pc.fc == FT_PKT_FC_PFC && e->pc.pfc_headroom_bytes > 0);
@@ -929,6 +1203,14 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		pl->net = tl->kind == FT_L_HOST || tl->kind == FT_L_FABRIC;
 		pl->hdr = pl->net ? hdr : 0;
 		pl->sw_dst = ft_topo_vertex(topo, tl->dst)->kind == FT_V_SWITCH;
+		/* RED thresholds: 4 / 16 KB per Gb/s (the HPCC simulator's 100 / 400 KB at
+		 * 25 Gb/s, 400 / 1600 KB at 100 Gb/s; kb CC-DCQCN) unless given. */
+		pl->kmin = e->pc.ecn_kmin_bytes ? e->pc.ecn_kmin_bytes :
+		                                  (uint64_t)(cap * 8e-9 * 4000);
+		pl->kmax = e->pc.ecn_kmax_bytes ? e->pc.ecn_kmax_bytes :
+		                                  (uint64_t)(cap * 8e-9 * 16000);
+		if (pl->kmax <= pl->kmin)
+			pl->kmax = pl->kmin + 1;
 		p->head = p->tail = p->ring = PK_NONE;
 		p->rel_link = PK_NONE;
 		p->credits = e->credits0;
@@ -1006,6 +1288,8 @@ add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 		f.last_payload = (uint16_t)(b - (uint64_t)(f.npkts - 1) * e->mtu);
 		f.nak_for = PK_NONE;
 		f.ring_next = PK_NONE;
+		f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
+		f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
 		f.qp = q * 1024;
 		f.hash = ft_route_flow_hash(src, dst, f.qp);
 		task_at(e, (uint32_t)t)->flow = (uint32_t)e->flows.len;
@@ -1320,6 +1604,8 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 	c->ndrops = e->ndrops;
 	c->nretx = e->nretx;
 	c->npause = e->npause;
+	c->necn = e->necn;
+	c->ncnp = e->ncnp;
 	c->nops = n;
 	c->ops = e->op_results;
 	c->nlinks = e->nlinks;

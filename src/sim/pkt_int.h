@@ -30,6 +30,8 @@ enum pk_ev_type {
 	PK_EV_PAUSE,   /* port id, aux 1 XOFF / 0 XON: a PFC frame reaches the sender */
 	PK_EV_NAK,     /* flow id, aux packet: the receiver asks to go back */
 	PK_EV_RTO,     /* flow id, aux generation: retransmit timer */
+	PK_EV_CNP,     /* flow id: a CNP reaches the sender (DCQCN reaction point) */
+	PK_EV_WAKE,    /* port id: a rate-limited flow may send again */
 };
 
 struct pk_event {
@@ -52,7 +54,26 @@ struct pk_pkt {
 	uint32_t link;    /* link it last crossed (its ingress buffer), PK_NONE at the source */
 	uint16_t payload; /* payload bytes (<= 65535: MTUs are at most 9000) */
 	uint8_t hop;      /* links crossed */
-	uint8_t pad;
+	uint8_t flags;    /* PK_F_* */
+};
+
+#define PK_F_CORRUPT 1u /* a bit error: the receiver drops it */
+#define PK_F_CE      2u /* ECN congestion experienced */
+
+/* DCQCN state of one QP (the reaction point) and its receiver (the notification point). */
+struct pk_dcqcn {
+	double rc_Bps, rt_Bps;   /* current and target rate */
+	double alpha;
+	uint64_t t_alpha_ps;     /* alpha decayed up to here */
+	uint64_t t_last_dec_ps;  /* last rate decrease */
+	uint64_t t_timer_ps;     /* increase timer started */
+	uint64_t bytes_since;    /* byte counter */
+	uint32_t it, ib;         /* increase events by timer and by bytes since the last cut */
+	uint64_t t_last_tx_ps;   /* pacing: the last packet left then, */
+	uint32_t last_wire;      /* with this many bytes */
+	uint64_t t_last_cnp_ps;  /* receiver: last CNP sent */
+	bool cnp_sent;
+	bool limited;            /* rate below line rate */
 };
 
 /* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
@@ -64,6 +85,7 @@ struct pk_port {
 	bool busy;
 	bool paused;           /* PFC XOFF received */
 	bool xoff_sent;        /* this link's ingress buffer asked the sender to stop */
+	uint64_t xoff_at;      /* the threshold it crossed then */
 	bool blocked;          /* has data but flow control holds it */
 	bool turn_src;         /* arbitration: the next pick favours the sourced flows */
 	int64_t credits;       /* IB: 64-byte blocks the downstream buffer still has */
@@ -85,6 +107,10 @@ struct pk_port {
 	uint64_t q_max_bytes, in_max_bytes;
 	double q_area;         /* integral of q_bytes over time, byte-ps */
 	uint32_t nactive, maxflows; /* flows routed over it now / at most */
+	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
+	                                          * CE packets received (at the link's dst) */
+	bool wake_pending;
+	uint64_t t_wake_ps;
 };
 
 enum pk_task_kind {
@@ -126,6 +152,7 @@ struct pk_flow {
 	uint16_t last_payload;
 	bool in_ring;
 	double ideal_s;
+	struct pk_dcqcn cc;
 };
 
 struct pk_op {
@@ -136,6 +163,7 @@ struct pk_op {
 
 struct pk_link {
 	uint64_t lat_ps;
+	uint64_t kmin, kmax; /* ECN marking thresholds of its egress queue, bytes */
 	double ps_per_byte;
 	uint32_t src, dst, rev;
 	uint16_t hdr;    /* header and framing bytes per packet on this link */
@@ -152,6 +180,10 @@ struct pk_engine {
 	uint32_t mtu;
 	uint64_t rto_ps;
 	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
+	bool dcqcn;
+	bool pfc_dyn; /* PFC threshold from the free shared buffer */
+	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;
+	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
 	uint32_t nlinks, nvertices;
 	struct pk_link *links;
 	struct pk_port *ports;
@@ -178,7 +210,7 @@ struct pk_engine {
 	double *link_bytes;
 	uint32_t *link_maxflows;
 	double *fct, *ideal;
-	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause;
+	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
 	uint64_t bytes_submitted, bytes_delivered;
 };
 

@@ -170,6 +170,8 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_json_kv_uint(j, "drops", c->ndrops);
 		ft_json_kv_uint(j, "retransmitted", c->nretx);
 		ft_json_kv_uint(j, "pause_frames", c->npause);
+		ft_json_kv_uint(j, "ecn_marked", c->necn);
+		ft_json_kv_uint(j, "cnps", c->ncnp);
 	}
 	if (!stable) {
 		kv_num(j, "wall_s", r->wall_s);
@@ -276,8 +278,9 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	if (strcmp(r->engine, "packet") == 0)
 		ft_strbuf_addf(out,
 		               "packets: %" PRIu64 ", dropped %" PRIu64 ", retransmitted %" PRIu64
-		               ", pause frames %" PRIu64 "\n",
-		               c->npackets, c->ndrops, c->nretx, c->npause);
+		               ", pause frames %" PRIu64 ", ECN marked %" PRIu64 ", CNPs %" PRIu64
+		               "\n",
+		               c->npackets, c->ndrops, c->nretx, c->npause, c->necn, c->ncnp);
 
 	if (r->tiers.len) {
 		ft_strbuf_adds(out, "\nutilization by link class:\n");

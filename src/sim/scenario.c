@@ -842,9 +842,46 @@ packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 		return get_duration(l, v, path, &pc->rto_s);
 	if (strcmp(key, "ber") == 0)
 		return get_double(l, v, path, 0, 1e-3, &pc->ber);
+	if (strcmp(key, "congestion_control") == 0) {
+		static const char *const names[] = { "auto", "none", "dcqcn" };
+
+		rc = want_scalar(l, v, path, "a congestion control");
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++)
+			if (strcmp(scalar(v), names[i]) == 0) {
+				pc->cc = (enum ft_pkt_cc)i;
+				return 0;
+			}
+		return fail(l, v, FT_EPARSE, path, "expected auto, none or dcqcn, got '%s'",
+		            scalar(v));
+	}
+	if (strcmp(key, "ecn_kmin") == 0)
+		return get_size(l, v, path, &pc->ecn_kmin_bytes);
+	if (strcmp(key, "ecn_kmax") == 0)
+		return get_size(l, v, path, &pc->ecn_kmax_bytes);
+	if (strcmp(key, "ecn_pmax") == 0)
+		return get_double(l, v, path, 0.001, 1, &pc->ecn_pmax);
+	if (strcmp(key, "min_time_between_cnps") == 0)
+		return get_duration(l, v, path, &pc->cnp_interval_s);
+	if (strcmp(key, "rpg_time_reset") == 0)
+		return get_duration(l, v, path, &pc->dcqcn_timer_s);
+	if (strcmp(key, "rpg_byte_reset") == 0)
+		return get_size(l, v, path, &pc->dcqcn_byte_counter);
+	if (strcmp(key, "rpg_ai_rate") == 0)
+		return get_double(l, v, path, 1e3, 1e12, &pc->dcqcn_ai_bps);
+	if (strcmp(key, "rpg_hai_rate") == 0)
+		return get_double(l, v, path, 1e3, 1e12, &pc->dcqcn_hai_bps);
+	if (strcmp(key, "rpg_min_dec_fac") == 0)
+		return get_double(l, v, path, 0.01, 0.99, &pc->dcqcn_min_dec);
+	if (strcmp(key, "dcqcn_g") == 0)
+		return get_double(l, v, path, 1e-6, 0.5, &pc->dcqcn_g);
 	return unknown(l, k, path,
 	               "mtu, flow_control, port_buffer, switch_buffer, pfc_xoff, pfc_xon, "
-	               "pfc_headroom, store_forward, ib_timeout, retransmit_timeout, ber");
+	               "pfc_headroom, store_forward, ib_timeout, retransmit_timeout, ber, "
+	               "congestion_control, ecn_kmin, ecn_kmax, ecn_pmax, "
+	               "min_time_between_cnps, rpg_time_reset, rpg_byte_reset, rpg_ai_rate, "
+	               "rpg_hai_rate, rpg_min_dec_fac, dcqcn_g");
 }
 
 /* ---- top level ----------------------------------------------------------------- */
