@@ -927,13 +927,13 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 		return receive(e, id);
 	}
 	if (fc == FT_PKT_FC_PFC) {
-		/* Above XOFF a port still takes its headroom (reserved apart from the shared
-		 * buffer): the threshold it paused at, or today's when it has not. */
-		uint64_t xoff = p->xoff_sent ? p->xoff_at : pfc_xoff(e, l);
+		/* Once paused a port still takes its headroom (reserved apart from the shared
+		 * buffer) above the level it paused at; before, a packet over the threshold
+		 * is taken and sends the pause. */
 		uint64_t room = e->pc.pfc_headroom_bytes ? e->pc.pfc_headroom_bytes :
 		                                           pfc_headroom(e, l);
 
-		if (p->in_bytes + wire > xoff + room)
+		if (p->xoff_sent && p->in_bytes + wire > p->xoff_at + room)
 			return drop(e, l, id);
 	} else if (fc == FT_PKT_FC_NONE) {
 		if (p->in_bytes + wire > e->port_limit ||
@@ -946,7 +946,7 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 	if (lk->sw_dst)
 		e->sw_used[v] += wire;
 	if (fc == FT_PKT_FC_PFC && !p->xoff_sent && p->in_bytes >= pfc_xoff(e, l)) {
-		p->xoff_at = pfc_xoff(e, l);
+		p->xoff_at = p->in_bytes;
 		p->xoff_sent = true;
 		p->pause_tx++;
 		e->npause++;
