@@ -4,10 +4,12 @@
  * range of sizes on a spec, through the analytic or the flow-level engine,
  * or a parameter sweep (split across MPI ranks when launched by mpirun).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fabtune/fabtune.h>
@@ -24,7 +26,7 @@ static const char *const synopsis[] = {
 };
 
 struct sim_opts {
-	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement, *cluster;
+	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement, *cluster, *counters;
 	bool no_faults;
 	uint64_t minb, maxb, qps, ranks, channels;
 	double factor, fabric_scale;
@@ -68,9 +70,40 @@ save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 	return rc;
 }
 
+/* --counters DIR: write the rendered counter files into DIR (created if missing). */
+static int
+write_counters(struct cli_ctx *ctx, const struct ft_sim_report *rep, const char *dir)
+{
+	size_t i;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		cli_error(ctx, "--counters: %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < rep->counter_files.len; i++) {
+		const struct ft_sim_file *f = ft_vec_at(&rep->counter_files, i);
+		char path[4096];
+		FILE *fp;
+		bool ok;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, f->name);
+		fp = fopen(path, "wb");
+		if (!fp) {
+			cli_error(ctx, "--counters: %s: %s", path, strerror(errno));
+			return -1;
+		}
+		ok = fwrite(f->text, 1, f->len, fp) == f->len;
+		if (fclose(fp) != 0 || !ok) {
+			cli_error(ctx, "--counters: %s: write failed", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
-	   bool save, const char *what)
+	   bool save, const char *what, const char *counters_dir)
 {
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
@@ -83,6 +116,10 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	if (rc < 0) {
 		ft_sim_report_release(&rep);
 		return cli_fail(ctx, rc, &err);
+	}
+	if (counters_dir && write_counters(ctx, &rep, counters_dir) < 0) {
+		ft_sim_report_release(&rep);
+		return EXIT_RUNTIME;
 	}
 	ft_strbuf_init(&sb);
 	if (ctx->json) {
@@ -110,6 +147,7 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 
 	ft_sim_overrides_init(ov);
 	ov->no_faults = o->no_faults;
+	ov->counters = o->counters != NULL;
 	ov->cluster = o->cluster;
 	if (o->placement) {
 		static const char *const names[] = { "packed", "spread", "random" };
@@ -259,6 +297,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "sweep", &o.sweep, "FILE",
 		           "run a parameter sweep (see docs/cmd/sim.md)"),
 		OPT_BOOL(0, "save", &save, "store the result rows and link utilization in the archive"),
+		OPT_STRING(0, "counters", &o.counters, "DIR",
+		           "packet engine: write perfquery -x / ethtool -S files into DIR"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -310,7 +350,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
 	}
-	rc = run_report(ctx, sc, &ov, save, argv[1]);
+	rc = run_report(ctx, sc, &ov, save, argv[1], o.counters);
 	ft_scenario_free(sc);
 	return rc;
 }

@@ -119,6 +119,23 @@ struct ft_sim_link_stat {
 	uint32_t max_flows; /* most flows sharing it at once */
 };
 
+/* Per-port counters of the packet engine, per directed link (its sender's port; the
+ * ingress fields are of the buffer at the link's far end). */
+struct ft_sim_port_counters {
+	uint64_t tx_bytes, tx_pkts; /* on the wire: headers and retransmissions included */
+	uint64_t drops;             /* dropped at its ingress (full buffer, bit errors) */
+	uint64_t pause_tx;          /* PFC XOFF frames its ingress buffer sent upstream */
+	uint64_t pause_rx;          /* PFC XOFF frames its sender received */
+	double paused_s;            /* time its sender was paused */
+	double xmit_wait_s;         /* time it had data but no credits / was paused */
+	uint64_t ecn_marked;        /* packets it marked CE */
+	uint64_t ecn_rx;            /* CE packets delivered over it to its far end */
+	uint64_t cnp_sent;          /* CNPs its far end (a receiving NIC) sent */
+	uint64_t cnp_handled;       /* CNPs that reached senders whose first link it is */
+	uint64_t q_max_bytes;       /* its egress queue: largest */
+	double q_mean_bytes;        /* and time-averaged over the run */
+};
+
 /* What an engine reports after a run. Arrays are owned by the engine (views). */
 struct ft_sim_counters {
 	double makespan_s;   /* end of the last op */
@@ -145,6 +162,7 @@ struct ft_sim_counters {
 	uint32_t nlinks;
 	const double *link_bytes; /* per link id, bytes carried */
 	const uint32_t *link_max_flows;
+	const struct ft_sim_port_counters *port; /* nlinks entries (packet engine), else NULL */
 };
 
 struct ft_engine {
@@ -225,6 +243,7 @@ struct ft_sim_overrides {
 	const char
 	        *cluster; /* preset shorthand or spec file replacing the scenario's; NULL keeps */
 	bool no_faults;   /* drop the scenario's faults */
+	bool counters;    /* packet engine: render port counters as the real tools print them */
 };
 
 /* Fill @ov with "keep everything". */
@@ -278,6 +297,14 @@ struct ft_sim_report {
 	size_t peak_rss_bytes; /* idem */
 	size_t nfaults;
 	uint64_t nlinks;
+	struct ft_vec counter_files; /* struct ft_sim_file, with ft_sim_overrides.counters */
+};
+
+/* A rendered counters file: `perfquery -x` per InfiniBand port, `ethtool -S` per RoCE NIC. */
+struct ft_sim_file {
+	char name[96]; /* "perfquery-x.leaf3.p12.txt", "ethtool-S.n0.nic2.txt" */
+	char *text;    /* owned by the report */
+	size_t len;
 };
 
 struct ft_sim_job_report {

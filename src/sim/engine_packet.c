@@ -1559,7 +1559,8 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		e->op_results = ft_calloc(n ? n : 1, sizeof(*e->op_results));
 		e->link_bytes = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(double));
 		e->link_maxflows = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(uint32_t));
-		if (!e->op_results || !e->link_bytes || !e->link_maxflows)
+		e->port_counters = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(*e->port_counters));
+		if (!e->op_results || !e->link_bytes || !e->link_maxflows || !e->port_counters)
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
 	}
 	for (i = 0; i < n; i++) {
@@ -1591,8 +1592,29 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		}
 	}
 	for (l = 0; l < e->nlinks; l++) {
-		e->link_bytes[l] = (double)e->ports[l].tx_payload;
-		e->link_maxflows[l] = e->ports[l].maxflows;
+		const struct pk_port *p = &e->ports[l];
+		struct ft_sim_port_counters *pc = &e->port_counters[l];
+		double span = (double)e->now_ps;
+
+		e->link_bytes[l] = (double)p->tx_payload;
+		e->link_maxflows[l] = p->maxflows;
+		pc->tx_bytes = p->tx_bytes;
+		pc->tx_pkts = p->tx_pkts;
+		pc->drops = p->drops;
+		pc->pause_tx = p->pause_tx;
+		pc->pause_rx = p->pause_rx;
+		pc->paused_s = (double)(p->paused_ps + (p->paused ? e->now_ps - p->t_paused_ps : 0)) /
+		               PK_PS_PER_S;
+		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
+		pc->ecn_marked = p->ecn_marks;
+		pc->ecn_rx = p->ecn_rx;
+		pc->cnp_sent = p->cnp_sent;
+		pc->cnp_handled = p->cnp_handled;
+		pc->q_max_bytes = p->q_max_bytes;
+		pc->q_mean_bytes = span > 0 ? (p->q_area + (double)p->q_bytes *
+		                                                   (double)(e->now_ps - p->t_q_ps)) /
+		                                      span :
+		                              0;
 	}
 	rc = ft__sim_fct_stats(e->fct, e->ideal, e->nflows_done, c);
 	if (rc < 0)
@@ -1611,6 +1633,7 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 	c->nlinks = e->nlinks;
 	c->link_bytes = e->link_bytes;
 	c->link_max_flows = e->link_maxflows;
+	c->port = e->port_counters;
 	return 0;
 }
 
@@ -1633,6 +1656,7 @@ pk_destroy(struct ft_engine *eng)
 	ft_free(e->op_results);
 	ft_free(e->link_bytes);
 	ft_free(e->link_maxflows);
+	ft_free(e->port_counters);
 	ft_vec_release(&e->tasks);
 	ft_vec_release(&e->flows);
 	ft_vec_release(&e->edges);

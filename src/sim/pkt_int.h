@@ -209,6 +209,7 @@ struct pk_engine {
 	struct ft_sim_op_result *op_results;
 	double *link_bytes;
 	uint32_t *link_maxflows;
+	struct ft_sim_port_counters *port_counters;
 	double *fct, *ideal;
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
 	uint64_t bytes_submitted, bytes_delivered;

@@ -542,6 +542,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->hot, sizeof(struct ft_sim_hot_link));
 	ft_vec_init(&r->tiers, sizeof(struct ft_sim_tier_stat));
 	ft_vec_init(&r->ports, sizeof(struct ft_sim_hot_link));
+	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
 }
 
 void
@@ -552,6 +553,9 @@ ft_sim_report_release(struct ft_sim_report *r)
 	ft_vec_release(&r->hot);
 	ft_vec_release(&r->tiers);
 	ft_vec_release(&r->ports);
+	for (size_t i = 0; i < r->counter_files.len; i++)
+		ft_free(((struct ft_sim_file *)ft_vec_at(&r->counter_files, i))->text);
+	ft_vec_release(&r->counter_files);
 }
 
 static void
@@ -858,6 +862,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc < 0)
 		goto out;
 	rc = gather(sc, topo, &c, jrs, ov, out, err);
+	if (rc == 0 && ov && ov->counters)
+		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:

@@ -325,6 +325,15 @@ double ft__sim_pct(const double *v, size_t n, double q);
 int ft__sim_fct_stats(const double *fct, const double *ideal, size_t n,
                       struct ft_sim_counters *c) FT_MUST_CHECK;
 
+/*
+ * Render the packet engine's port counters of @c as the real tools print them, appending
+ * struct ft_sim_file to @files: `perfquery -x` for every InfiniBand host and switch port
+ * that carried traffic, `ethtool -S` (mlx5 names) for every RoCE NIC. FT_ENOTSUP when @c
+ * has no port counters (another engine).
+ */
+int ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
+                            struct ft_vec *files, struct ft_error *err) FT_MUST_CHECK;
+
 /* ---- scenarios ------------------------------------------------------------- */
 
 enum sc_placement {

@@ -468,6 +468,77 @@ test_dcqcn_incast(void **state)
 	ft_topo_free(n.t);
 }
 
+/* Diagnose the rendered counters of a run: the rule ids it fires. */
+static void
+diagnose_counters(struct ft_engine *e, const struct net *n, const char *rule, bool want)
+{
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	struct ft_obs_set obs;
+	struct ft_findings fnd;
+	struct ft_diag_input in = { 0 };
+
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n->t, &c, &files, &err), 0);
+	assert_true(files.len > 0);
+	ft_obs_set_init(&obs);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+
+		if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+			fail_msg("%s: %s", f->name, err.msg);
+		ft_free(f->text);
+	}
+	ft_vec_release(&files);
+	ft_findings_init(&fnd);
+	in.obs = &obs;
+	assert_int_equal(ft_diag_run(&in, &fnd, &err), 0);
+	if (want != (ft_findings_count_rule(&fnd, rule) > 0))
+		fail_msg("rule %s %s", rule, want ? "did not fire" : "fired");
+	ft_findings_release(&fnd);
+	ft_obs_set_release(&obs);
+}
+
+/*
+ * --counters: the port counters as perfquery -x (IB) and ethtool -S (RoCE) text that
+ * fabtune's own parsers read and its rules diagnose: an IB incast shows XmitWait; RoCE
+ * with PFC and no congestion control shows pauses without ECN or CNPs; with DCQCN the
+ * receiver's ECN marks show the congestion instead.
+ */
+static void
+test_counters_diagnose(void **state)
+{
+	for (int k = 0; k < 3; k++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[64], np;
+
+		(void)state;
+		net_build(&n, "dgx-h100:4", k > 0);
+		np = incast_ends(&n, ends);
+		ft_sim_cfg_init(&cfg);
+		pc.cc = k == 1 ? FT_PKT_CC_NONE : FT_PKT_CC_AUTO;
+		cfg.packet = &pc;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 4u << 20, &c);
+		if (k == 0) {
+			diagnose_counters(e, &n, "ib-xmit-wait", true);
+		} else {
+			/* Without congestion control: pauses, no marks. With DCQCN: the
+			 * receiver's marks name the incast. */
+			if (k == 1)
+				diagnose_counters(e, &n, "roce-pfc-only", true);
+			diagnose_counters(e, &n, "roce-ecn-rate-high", k == 2);
+		}
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
 static void
 test_bad_config(void **state)
 {
@@ -505,6 +576,7 @@ main(void)
 		cmocka_unit_test(test_permutation_deterministic),
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_dcqcn_incast),
+		cmocka_unit_test(test_counters_diagnose),
 		cmocka_unit_test(test_bad_config),
 	};
 
