@@ -1101,14 +1101,18 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	e->mtu = e->pc.mtu_bytes ? e->pc.mtu_bytes :
 	         spec->fabric.mtu_bytes ? spec->fabric.mtu_bytes : 4096;
 	if (e->mtu < 64 || e->mtu > 9000) {
-		pk_destroy(&e->base);
-		return ft_error_set(err, FT_ERANGE, "packet.mtu: expected 64 to 9000 bytes, got %u",
+		int rc = ft_error_set(err, FT_ERANGE, "packet.mtu: expected 64 to 9000 bytes, got %u",
 		                    e->mtu);
+
+		pk_destroy(&e->base);
+		return rc;
 	}
 	if (!(e->pc.ber >= 0 && e->pc.ber < 1)) {
-		pk_destroy(&e->base);
-		return ft_error_set(err, FT_ERANGE, "packet.ber: expected 0 to 1, got %g",
+		int rc = ft_error_set(err, FT_ERANGE, "packet.ber: expected 0 to 1, got %g",
 		                    e->pc.ber);
+
+		pk_destroy(&e->base);
+		return rc;
 	}
 	if (e->pc.fc == FT_PKT_FC_AUTO)
 		e->pc.fc = e->roce ? FT_PKT_FC_PFC : FT_PKT_FC_CREDIT;
@@ -1127,18 +1131,22 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		                              e->pc.pfc_xoff_bytes - 3ull * (e->mtu + hdr) :
 		                              0;
 	if (!e->pfc_dyn && e->pc.pfc_xon_bytes > e->pc.pfc_xoff_bytes) {
-		pk_destroy(&e->base);
-		return ft_error_set(err, FT_ERANGE,
+		int rc = ft_error_set(err, FT_ERANGE,
 		                    "packet.pfc_xon: expected at most pfc_xoff (%llu bytes), got %llu",
 		                    (unsigned long long)e->pc.pfc_xoff_bytes,
 		                    (unsigned long long)e->pc.pfc_xon_bytes);
+
+		pk_destroy(&e->base);
+		return rc;
 	}
 	if (e->pc.port_buffer_bytes < (uint64_t)e->mtu + hdr) {
-		pk_destroy(&e->base);
-		return ft_error_set(err, FT_ERANGE,
+		int rc = ft_error_set(err, FT_ERANGE,
 		                    "packet.port_buffer: expected at least one packet (%u bytes), "
 		                    "got %llu",
 		                    e->mtu + hdr, (unsigned long long)e->pc.port_buffer_bytes);
+
+		pk_destroy(&e->base);
+		return rc;
 	}
 	if (!e->pc.ib_timeout)
 		e->pc.ib_timeout = 20; /* NCCL_IB_TIMEOUT's default (kb CC-IB) */
