@@ -13,11 +13,10 @@
  * dropped as corrupted; PortXmitDiscards the packets the port's far-end
  * buffer dropped (kb IB-COUNTERS).
  *
- * RoCE: one `ethtool -S` per NIC, after the command line naming it, with the mlx5 names (kb ROCE-PFC,
- * ROCE-COUNTERS, K-MLX5-CNT): the _phy byte and packet counters,
- * rx_discards_phy, the pause counters of the RoCE priority (3) with their
- * durations in microseconds, and the RDMA congestion counters
- * np_ecn_marked_roce_packets, np_cnp_sent and rp_cnp_handled.
+ * RoCE: one `ethtool -S` per NIC, after the command line naming it, with the mlx5 names (kb
+ * ROCE-PFC, ROCE-COUNTERS, K-MLX5-CNT): the _phy byte and packet counters, rx_discards_phy, the
+ * pause counters of the RoCE priority (3) with their durations in microseconds, and the RDMA
+ * congestion counters np_ecn_marked_roce_packets, np_cnp_sent and rp_cnp_handled.
  */
 #include "sim_int.h"
 
@@ -174,8 +173,8 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 				if (vx->kind == FT_V_NIC)
 					snprintf(name, sizeof(name), "perfquery-x.%s.txt", vname);
 				else
-					snprintf(name, sizeof(name), "perfquery-x.%s.p%u.txt", vname,
-					         i + 1);
+					snprintf(name, sizeof(name), "perfquery-x.%s.p%u.txt",
+					         vname, i + 1);
 			}
 			rc = add_file(files, &sb, name);
 		}

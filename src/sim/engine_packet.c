@@ -266,7 +266,8 @@ start_task(struct pk_engine *e, uint32_t t)
 	k->t_start_ps = e->now_ps;
 	if (k->kind == PK_T_FLOW)
 		return start_flow(e, k->flow);
-	return ev_push(e, e->now_ps + k->delay_ps + (uint64_t)(k->lat_mult * (double)k->pred_lat_ps),
+	return ev_push(e,
+	               e->now_ps + k->delay_ps + (uint64_t)(k->lat_mult * (double)k->pred_lat_ps),
 	               PK_EV_TASK, t, 0);
 }
 
@@ -339,8 +340,8 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	uint32_t j;
 	int rc;
 
-	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp,
-	                   choose_least_queued, &cc, &path, &err);
+	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
+	                   &err);
 	if (rc < 0)
 		return rc;
 	f = flow_at(e, fid);
@@ -604,8 +605,9 @@ ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 
 	if (q <= lk->kmin)
 		return;
-	pr = q >= lk->kmax ? 1.0 :
-	                     e->pc.ecn_pmax * (double)(q - lk->kmin) / (double)(lk->kmax - lk->kmin);
+	pr = q >= lk->kmax ?
+	             1.0 :
+	             e->pc.ecn_pmax * (double)(q - lk->kmin) / (double)(lk->kmax - lk->kmin);
 	if (pr >= 1.0 || ft_rng_unit(&e->rng) < pr) {
 		if (!(k->flags & PK_F_CE)) {
 			e->ports[l].ecn_marks++;
@@ -930,8 +932,8 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 		/* Once paused a port still takes its headroom (reserved apart from the shared
 		 * buffer) above the level it paused at; before, a packet over the threshold
 		 * is taken and sends the pause. */
-		uint64_t room = e->pc.pfc_headroom_bytes ? e->pc.pfc_headroom_bytes :
-		                                           pfc_headroom(e, l);
+		uint64_t room =
+		        e->pc.pfc_headroom_bytes ? e->pc.pfc_headroom_bytes : pfc_headroom(e, l);
 
 		if (p->xoff_sent && p->in_bytes + wire > p->xoff_at + room)
 			return drop(e, l, id);
@@ -1098,18 +1100,19 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	if (cfg->packet)
 		e->pc = *cfg->packet;
 	e->roce = fabric_is_roce(spec);
-	e->mtu = e->pc.mtu_bytes ? e->pc.mtu_bytes :
-	         spec->fabric.mtu_bytes ? spec->fabric.mtu_bytes : 4096;
+	e->mtu = e->pc.mtu_bytes        ? e->pc.mtu_bytes :
+	         spec->fabric.mtu_bytes ? spec->fabric.mtu_bytes :
+	                                  4096;
 	if (e->mtu < 64 || e->mtu > 9000) {
-		int rc = ft_error_set(err, FT_ERANGE, "packet.mtu: expected 64 to 9000 bytes, got %u",
-		                    e->mtu);
+		int rc = ft_error_set(err, FT_ERANGE,
+		                      "packet.mtu: expected 64 to 9000 bytes, got %u", e->mtu);
 
 		pk_destroy(&e->base);
 		return rc;
 	}
 	if (!(e->pc.ber >= 0 && e->pc.ber < 1)) {
 		int rc = ft_error_set(err, FT_ERANGE, "packet.ber: expected 0 to 1, got %g",
-		                    e->pc.ber);
+		                      e->pc.ber);
 
 		pk_destroy(&e->base);
 		return rc;
@@ -1131,27 +1134,30 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		                              e->pc.pfc_xoff_bytes - 3ull * (e->mtu + hdr) :
 		                              0;
 	if (!e->pfc_dyn && e->pc.pfc_xon_bytes > e->pc.pfc_xoff_bytes) {
-		int rc = ft_error_set(err, FT_ERANGE,
-		                    "packet.pfc_xon: expected at most pfc_xoff (%llu bytes), got %llu",
-		                    (unsigned long long)e->pc.pfc_xoff_bytes,
-		                    (unsigned long long)e->pc.pfc_xon_bytes);
+		int rc = ft_error_set(
+		        err, FT_ERANGE,
+		        "packet.pfc_xon: expected at most pfc_xoff (%llu bytes), got %llu",
+		        (unsigned long long)e->pc.pfc_xoff_bytes,
+		        (unsigned long long)e->pc.pfc_xon_bytes);
 
 		pk_destroy(&e->base);
 		return rc;
 	}
 	if (e->pc.port_buffer_bytes < (uint64_t)e->mtu + hdr) {
-		int rc = ft_error_set(err, FT_ERANGE,
-		                    "packet.port_buffer: expected at least one packet (%u bytes), "
-		                    "got %llu",
-		                    e->mtu + hdr, (unsigned long long)e->pc.port_buffer_bytes);
+		int rc =
+		        ft_error_set(err, FT_ERANGE,
+		                     "packet.port_buffer: expected at least one packet (%u bytes), "
+		                     "got %llu",
+		                     e->mtu + hdr, (unsigned long long)e->pc.port_buffer_bytes);
 
 		pk_destroy(&e->base);
 		return rc;
 	}
 	if (!e->pc.ib_timeout)
 		e->pc.ib_timeout = 20; /* NCCL_IB_TIMEOUT's default (kb CC-IB) */
-	e->rto_ps = e->pc.rto_s > 0 ? s_to_ps(e->pc.rto_s) :
-	            s_to_ps(4.096e-6 * ldexp(1.0, (int)FT_MIN(e->pc.ib_timeout, 31u)));
+	e->rto_ps = e->pc.rto_s > 0 ?
+	                    s_to_ps(e->pc.rto_s) :
+	                    s_to_ps(4.096e-6 * ldexp(1.0, (int)FT_MIN(e->pc.ib_timeout, 31u)));
 	if (e->pc.cc == FT_PKT_CC_AUTO)
 		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
 	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
@@ -1213,8 +1219,8 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		pl->sw_dst = ft_topo_vertex(topo, tl->dst)->kind == FT_V_SWITCH;
 		/* RED thresholds: 4 / 16 KB per Gb/s (the HPCC simulator's 100 / 400 KB at
 		 * 25 Gb/s, 400 / 1600 KB at 100 Gb/s; kb CC-DCQCN) unless given. */
-		pl->kmin = e->pc.ecn_kmin_bytes ? e->pc.ecn_kmin_bytes :
-		                                  (uint64_t)(cap * 8e-9 * 4000);
+		pl->kmin =
+		        e->pc.ecn_kmin_bytes ? e->pc.ecn_kmin_bytes : (uint64_t)(cap * 8e-9 * 4000);
 		pl->kmax = e->pc.ecn_kmax_bytes ? e->pc.ecn_kmax_bytes :
 		                                  (uint64_t)(cap * 8e-9 * 16000);
 		if (pl->kmax <= pl->kmin)
@@ -1363,9 +1369,9 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 			break;
 		}
 		for (g = 0; g < ngroups && rc == 0; g++) {
-			uint32_t base = (uint32_t)((g / ph->a2a_stride) *
-			                                   ((uint64_t)ph->a2a_stride * m) +
-			                           g % ph->a2a_stride);
+			uint32_t base =
+			        (uint32_t)((g / ph->a2a_stride) * ((uint64_t)ph->a2a_stride * m) +
+			                   g % ph->a2a_stride);
 
 			for (i = 0; i < m && rc == 0; i++) {
 				uint32_t a = op->rank_gpu[base + i * ph->a2a_stride];
@@ -1373,16 +1379,16 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 
 				if (a == b)
 					continue;
-				if (ft_topo_vertex(e->topo, a)->node != ft_topo_vertex(e->topo, b)->node)
+				if (ft_topo_vertex(e->topo, a)->node !=
+				    ft_topo_vertex(e->topo, b)->node)
 					net = true;
 				rc = add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
 			}
 		}
 		if (rc == 0 && task_at(e, (uint32_t)end)->npred == 0)
 			rc = add_dep(e, (uint32_t)s0, (uint32_t)end);
-		task_at(e, (uint32_t)end)->delay_ps =
-		        s_to_ps(net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) :
-		                      sc->step_lat_s);
+		task_at(e, (uint32_t)end)->delay_ps = s_to_ps(
+		        net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) : sc->step_lat_s);
 		ends[k] = (uint32_t)end;
 	}
 	ft_free(ends);
@@ -1441,8 +1447,8 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				rc = add_conn(e, (uint64_t)((double)fl.bytes / eff + 0.5), a, b, rec.end,
-				              (uint32_t)bar, tag);
+				rc = add_conn(e, (uint64_t)((double)fl.bytes / eff + 0.5), a, b,
+				              rec.end, (uint32_t)bar, tag);
 				if (rc < 0)
 					goto fail;
 			}
@@ -1454,7 +1460,8 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 	return (int64_t)e->ops.len - 1;
 fail:
 	if (rc == FT_ERANGE)
-		return ft_error_set(err, rc, "sim: packet engine: a flow of more than 2^32 packets");
+		return ft_error_set(err, rc,
+		                    "sim: packet engine: a flow of more than 2^32 packets");
 oom:
 	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
 }
@@ -1503,7 +1510,8 @@ stuck_port(const struct pk_engine *e)
 
 	for (l = 0; l < e->nlinks; l++)
 		if (e->ports[l].head != PK_NONE || e->ports[l].nring)
-			if (best == PK_NONE || e->ports[l].t_blocked_ps < e->ports[best].t_blocked_ps)
+			if (best == PK_NONE ||
+			    e->ports[l].t_blocked_ps < e->ports[best].t_blocked_ps)
 				best = l;
 	return best;
 }
@@ -1534,12 +1542,13 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		if (l != PK_NONE) {
 			ft_topo_vertex_name(e->topo, e->links[l].src, a, sizeof(a));
 			ft_topo_vertex_name(e->topo, e->links[l].dst, b, sizeof(b));
-			return ft_error_set(err, FT_EINVAL,
-			                    "sim: packet engine stalled with %llu of %zu flows "
-			                    "unfinished: port %s -> %s holds packets that can never "
-			                    "leave (a cyclic buffer dependency)",
-			                    (unsigned long long)(e->flows.len - e->nflows_done),
-			                    e->flows.len, a, b);
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "sim: packet engine stalled with %llu of %zu flows "
+			        "unfinished: port %s -> %s holds packets that can never "
+			        "leave (a cyclic buffer dependency)",
+			        (unsigned long long)(e->flows.len - e->nflows_done), e->flows.len,
+			        a, b);
 		}
 		return ft_error_set(err, FT_EINVAL,
 		                    "sim: packet engine stalled with %llu of %zu flows unfinished "
@@ -1576,8 +1585,8 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		struct ft_sim_op_result *r = &e->op_results[i];
 
 		r->job = o->job;
-		r->t_start_s = (double)(task_at(e, o->start)->t_done_ps - o->base_lat_ps) /
-		               PK_PS_PER_S;
+		r->t_start_s =
+		        (double)(task_at(e, o->start)->t_done_ps - o->base_lat_ps) / PK_PS_PER_S;
 		r->t_end_s = (double)task_at(e, o->end)->t_done_ps / PK_PS_PER_S;
 		r->bottleneck_link = UINT32_MAX;
 		if (r->t_end_s > c->makespan_s)
@@ -1611,18 +1620,20 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		pc->drops = p->drops;
 		pc->pause_tx = p->pause_tx;
 		pc->pause_rx = p->pause_rx;
-		pc->paused_s = (double)(p->paused_ps + (p->paused ? e->now_ps - p->t_paused_ps : 0)) /
-		               PK_PS_PER_S;
+		pc->paused_s =
+		        (double)(p->paused_ps + (p->paused ? e->now_ps - p->t_paused_ps : 0)) /
+		        PK_PS_PER_S;
 		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
 		pc->ecn_marked = p->ecn_marks;
 		pc->ecn_rx = p->ecn_rx;
 		pc->cnp_sent = p->cnp_sent;
 		pc->cnp_handled = p->cnp_handled;
 		pc->q_max_bytes = p->q_max_bytes;
-		pc->q_mean_bytes = span > 0 ? (p->q_area + (double)p->q_bytes *
-		                                                   (double)(e->now_ps - p->t_q_ps)) /
-		                                      span :
-		                              0;
+		pc->q_mean_bytes =
+		        span > 0 ?
+		                (p->q_area + (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps)) /
+		                        span :
+		                0;
 	}
 	rc = ft__sim_fct_stats(e->fct, e->ideal, e->nflows_done, c);
 	if (rc < 0)

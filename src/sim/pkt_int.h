@@ -38,7 +38,7 @@ struct pk_event {
 	uint64_t t_ps;
 	uint64_t seq;
 	uint32_t id;
-	uint32_t aux;  /* low 4 bits: enum pk_ev_type; the rest: the argument */
+	uint32_t aux; /* low 4 bits: enum pk_ev_type; the rest: the argument */
 };
 
 struct pk_heap {
@@ -62,41 +62,41 @@ struct pk_pkt {
 
 /* DCQCN state of one QP (the reaction point) and its receiver (the notification point). */
 struct pk_dcqcn {
-	double rc_Bps, rt_Bps;   /* current and target rate */
+	double rc_Bps, rt_Bps; /* current and target rate */
 	double alpha;
-	uint64_t t_alpha_ps;     /* alpha decayed up to here */
-	uint64_t t_last_dec_ps;  /* last rate decrease */
-	uint64_t t_timer_ps;     /* increase timer started */
-	uint64_t bytes_since;    /* byte counter */
-	uint32_t it, ib;         /* increase events by timer and by bytes since the last cut */
-	uint64_t t_last_tx_ps;   /* pacing: the last packet left then, */
-	uint32_t last_wire;      /* with this many bytes */
-	uint64_t t_last_cnp_ps;  /* receiver: last CNP sent */
+	uint64_t t_alpha_ps;    /* alpha decayed up to here */
+	uint64_t t_last_dec_ps; /* last rate decrease */
+	uint64_t t_timer_ps;    /* increase timer started */
+	uint64_t bytes_since;   /* byte counter */
+	uint32_t it, ib;        /* increase events by timer and by bytes since the last cut */
+	uint64_t t_last_tx_ps;  /* pacing: the last packet left then, */
+	uint32_t last_wire;     /* with this many bytes */
+	uint64_t t_last_cnp_ps; /* receiver: last CNP sent */
 	bool cnp_sent;
-	bool limited;            /* rate below line rate */
+	bool limited; /* rate below line rate */
 };
 
 /* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
 struct pk_port {
-	uint32_t head, tail;   /* FIFO of transit packets */
-	uint32_t ring;         /* flows sourced here with packets to send (circular, last one) */
+	uint32_t head, tail; /* FIFO of transit packets */
+	uint32_t ring;       /* flows sourced here with packets to send (circular, last one) */
 	uint32_t nring;
-	uint64_t q_bytes;      /* bytes in the FIFO (wire size on this link) */
+	uint64_t q_bytes; /* bytes in the FIFO (wire size on this link) */
 	bool busy;
-	bool paused;           /* PFC XOFF received */
-	bool xoff_sent;        /* this link's ingress buffer asked the sender to stop */
-	uint64_t xoff_at;      /* the threshold it crossed then */
-	bool blocked;          /* has data but flow control holds it */
-	bool turn_src;         /* arbitration: the next pick favours the sourced flows */
-	int64_t credits;       /* IB: 64-byte blocks the downstream buffer still has */
-	int64_t credit_cap;    /* the buffer behind the credits, blocks */
-	uint64_t fc_freed;     /* blocks freed downstream so far (running count) */
-	uint64_t fc_snap;      /* the count the update in flight carries */
-	uint64_t fc_acked;     /* the count the sender has seen */
-	uint64_t fc_t_last;    /* when blocks were last freed */
-	bool fc_pending;       /* an update is in flight */
-	uint64_t in_bytes;     /* bytes held in the ingress buffer at the link's destination */
-	uint32_t rel_link;     /* packet on the wire: ingress it frees at TX_DONE, and its size */
+	bool paused;        /* PFC XOFF received */
+	bool xoff_sent;     /* this link's ingress buffer asked the sender to stop */
+	uint64_t xoff_at;   /* the threshold it crossed then */
+	bool blocked;       /* has data but flow control holds it */
+	bool turn_src;      /* arbitration: the next pick favours the sourced flows */
+	int64_t credits;    /* IB: 64-byte blocks the downstream buffer still has */
+	int64_t credit_cap; /* the buffer behind the credits, blocks */
+	uint64_t fc_freed;  /* blocks freed downstream so far (running count) */
+	uint64_t fc_snap;   /* the count the update in flight carries */
+	uint64_t fc_acked;  /* the count the sender has seen */
+	uint64_t fc_t_last; /* when blocks were last freed */
+	bool fc_pending;    /* an update is in flight */
+	uint64_t in_bytes;  /* bytes held in the ingress buffer at the link's destination */
+	uint32_t rel_link;  /* packet on the wire: ingress it frees at TX_DONE, and its size */
 	uint32_t rel_bytes;
 	uint64_t t_blocked_ps, t_paused_ps, t_q_ps; /* since when (accounting) */
 	/* counters */
@@ -105,10 +105,10 @@ struct pk_port {
 	uint64_t pause_tx, pause_rx; /* frames: sent by the buffer at dst, received by the sender */
 	uint64_t paused_ps, xmit_wait_ps;
 	uint64_t q_max_bytes, in_max_bytes;
-	double q_area;         /* integral of q_bytes over time, byte-ps */
-	uint32_t nactive, maxflows; /* flows routed over it now / at most */
+	double q_area;                          /* integral of q_bytes over time, byte-ps */
+	uint32_t nactive, maxflows;             /* flows routed over it now / at most */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
-	                                          * CE packets received (at the link's dst) */
+	                                         * CE packets received (at the link's dst) */
 	bool wake_pending;
 	uint64_t t_wake_ps;
 };
@@ -132,22 +132,22 @@ struct pk_task {
 };
 
 struct pk_flow {
-	uint64_t bytes;       /* payload */
+	uint64_t bytes; /* payload */
 	uint64_t t_start_ps;
-	uint64_t lat_ps;      /* path latency */
-	uint64_t hash;        /* ECMP and adaptive tie-breaks */
-	uint32_t src, dst;    /* vertices */
+	uint64_t lat_ps;   /* path latency */
+	uint64_t hash;     /* ECMP and adaptive tie-breaks */
+	uint32_t src, dst; /* vertices */
 	uint32_t task;
 	uint32_t npkts;
-	uint32_t snd_nxt;     /* next packet the sender puts on the wire */
-	uint32_t rcv_nxt;     /* next packet the receiver accepts (go-back-N) */
-	uint32_t nak_for;     /* rcv_nxt a NAK was sent for, PK_NONE */
+	uint32_t snd_nxt; /* next packet the sender puts on the wire */
+	uint32_t rcv_nxt; /* next packet the receiver accepts (go-back-N) */
+	uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
 	uint32_t rto_gen;
-	uint32_t rto_rcv;     /* rcv_nxt when the timer was armed (an ACK since restarts it) */
-	uint32_t ring_next;   /* in its first port's ring */
+	uint32_t rto_rcv;   /* rcv_nxt when the timer was armed (an ACK since restarts it) */
+	uint32_t ring_next; /* in its first port's ring */
 	uint32_t first_link;
-	uint32_t qp;          /* as the flow engine numbers it: QP index x 1024 */
-	uint32_t path_off;    /* into the engine's paths; npath 0 = routed per hop */
+	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
+	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
 	uint16_t npath;
 	uint16_t last_payload;
 	bool in_ring;
@@ -166,9 +166,9 @@ struct pk_link {
 	uint64_t kmin, kmax; /* ECN marking thresholds of its egress queue, bytes */
 	double ps_per_byte;
 	uint32_t src, dst, rev;
-	uint16_t hdr;    /* header and framing bytes per packet on this link */
-	uint8_t net;     /* host or fabric link: network flow control and drops apply */
-	uint8_t sw_dst;  /* its destination is a switch (shared buffer) */
+	uint16_t hdr;   /* header and framing bytes per packet on this link */
+	uint8_t net;    /* host or fabric link: network flow control and drops apply */
+	uint8_t sw_dst; /* its destination is a switch (shared buffer) */
 };
 
 struct pk_engine {
@@ -198,8 +198,8 @@ struct pk_engine {
 	struct ft_vec flows; /* struct pk_flow */
 	struct ft_vec edges; /* uint32_t pairs (from, to) */
 	uint32_t *succ;
-	struct ft_vec paths; /* uint32_t link ids */
-	struct ft_vec ops;   /* struct pk_op */
+	struct ft_vec paths;    /* uint32_t link ids */
+	struct ft_vec ops;      /* struct pk_op */
 	struct ft_vec a2a_ends; /* scratch */
 	struct pk_heap heap;
 	uint64_t seq, now_ps;

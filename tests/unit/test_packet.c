@@ -182,7 +182,8 @@ test_agrees_with_flow_engine(void **state)
 			for (uint32_t j = 0; j < f->npath; j++) {
 				uint32_t l = FT_VEC_AT(&pk(ep)->paths, uint32_t, f->path_off + j);
 				const struct ft_link *lk = ft_topo_link(n.t, l);
-				double h = lk->kind == FT_L_HOST || lk->kind == FT_L_FABRIC ? hdr : 0;
+				double h =
+				        lk->kind == FT_L_HOST || lk->kind == FT_L_FABRIC ? hdr : 0;
 
 				bott = FT_MIN(bott, lk->cap_Bps);
 				ser_pk = FT_MAX(ser_pk, npk * (mtu + h) / lk->cap_Bps);
@@ -281,9 +282,10 @@ test_lossless_incast(void **state)
 			if (!roce || !pk(e)->links[l].net)
 				assert_true(p->in_max_bytes <= (uint64_t)p->credit_cap * 64);
 			else /* PFC: never above XOFF (at most 1/8 of the buffer) + the headroom */
-				assert_true(p->in_max_bytes <=
-				            (32u << 20) / 8 +
-				                    2 * (pk(e)->links[l].lat_ps * 50 / 1000 + 4178));
+				assert_true(
+				        p->in_max_bytes <=
+				        (32u << 20) / 8 +
+				                2 * (pk(e)->links[l].lat_ps * 50 / 1000 + 4178));
 		}
 		/* The incast did press on the buffers: the senders had to wait. */
 		assert_true(waited > 0);
