@@ -779,6 +779,38 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	return try_send(e, f->first_link);
 }
 
+/*
+ * Adaptive routing sprays a QP's packets over several paths, so they arrive out of order;
+ * receivers that support it (NVIDIA's adaptive routing needs ConnectX's out-of-order
+ * placement) take every packet as it comes and mark it in a bitmap, rcv_nxt being the
+ * first one missing. Losses are then recovered by the sender's timeout alone.
+ */
+static int
+receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint64_t *bm;
+
+	if (!f->ooo_bits) {
+		f->ooo_bits = ft_calloc((f->npkts + 63) / 64, sizeof(uint64_t));
+		if (!f->ooo_bits)
+			return FT_ENOMEM;
+	}
+	bm = f->ooo_bits;
+	if (seq < f->rcv_nxt || (bm[seq / 64] >> (seq % 64) & 1))
+		return 0; /* a duplicate */
+	bm[seq / 64] |= UINT64_C(1) << (seq % 64);
+	e->bytes_delivered += payload;
+	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
+		f->rcv_nxt++;
+	if (f->rcv_nxt == f->npkts) {
+		ft_free(f->ooo_bits);
+		f->ooo_bits = NULL;
+		return flow_done(e, fid);
+	}
+	return 0;
+}
+
 static int
 receive(struct pk_engine *e, uint32_t id)
 {
@@ -808,6 +840,8 @@ receive(struct pk_engine *e, uint32_t id)
 		}
 	}
 	pkt_free(e, id);
+	if (e->ooo)
+		return receive_ooo(e, fid, seq, payload);
 	if (seq == f->rcv_nxt) {
 		f->rcv_nxt++;
 		e->bytes_delivered += payload;
@@ -1161,6 +1195,7 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	if (e->pc.cc == FT_PKT_CC_AUTO)
 		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
 	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
+	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE;
 	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
 	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate
 	 * 50 Mb/s, dce_tcp_g 1019/1024 retention (g = 5/1024), dce_tcp_rtt 1 us,
@@ -1676,6 +1711,8 @@ pk_destroy(struct ft_engine *eng)
 	ft_free(e->link_bytes);
 	ft_free(e->link_maxflows);
 	ft_free(e->port_counters);
+	for (size_t i = 0; i < e->flows.len; i++)
+		ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
 	ft_vec_release(&e->tasks);
 	ft_vec_release(&e->flows);
 	ft_vec_release(&e->edges);

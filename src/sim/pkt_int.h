@@ -152,6 +152,7 @@ struct pk_flow {
 	uint16_t last_payload;
 	bool in_ring;
 	double ideal_s;
+	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
 	struct pk_dcqcn cc;
 };
 
@@ -181,6 +182,7 @@ struct pk_engine {
 	uint64_t rto_ps;
 	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
 	bool dcqcn;
+	bool ooo; /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;
 	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
