@@ -404,7 +404,6 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	struct pk_port *p = &e->ports[l];
 	const struct pk_link *lk = &e->links[l];
 	struct pk_pkt *k = &e->pkts[id];
-	struct pk_flow *f = flow_at(e, k->flow);
 	uint32_t wire = pk_wire(lk, k->payload);
 	uint64_t ser = pk_ser_ps(lk, wire), t0 = e->now_ps, tail, ready;
 	bool last;
@@ -429,7 +428,7 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	k->link = l;
 	tail = t0 + ser + lk->lat_ps;
 	k->tail_ps = tail;
-	last = lk->dst == f->dst;
+	last = lk->dst == k->dst;
 	ready = last || e->pc.store_forward ? tail : t0 + lk->lat_ps;
 	if (ev_push(e, t0 + ser, PK_EV_TX_DONE, l, 0) < 0 ||
 	    ev_push(e, ready, PK_EV_ARRIVE, id, 0) < 0)
@@ -676,6 +675,8 @@ try_send(struct pk_engine *e, uint32_t l)
 		f = flow_at(e, fid);
 		k = &e->pkts[id];
 		k->flow = fid;
+		k->dst = f->dst;
+		k->path_off = f->npath ? f->path_off : PK_NONE;
 		k->seq = f->snd_nxt++;
 		k->payload = (uint16_t)payload;
 		k->link = PK_NONE;
@@ -735,21 +736,18 @@ static int
 next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 {
 	const struct pk_pkt *k = &e->pkts[id];
-	const struct pk_flow *f = flow_at(e, k->flow);
 	uint32_t cand[64];
 	int n;
 
-	if (f->npath) {
-		if (FT_NEVER(k->hop >= f->npath))
-			return FT_EINVAL;
-		*out = FT_VEC_AT(&e->paths, uint32_t, f->path_off + k->hop);
+	if (k->path_off != PK_NONE) {
+		*out = FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop);
 		return 0;
 	}
-	n = ft_route_next_hops(e->topo, v, f->dst, cand, FT_ARRAY_SIZE(cand));
+	n = ft_route_next_hops(e->topo, v, k->dst, cand, FT_ARRAY_SIZE(cand));
 	if (n <= 0)
 		return n < 0 ? n : FT_ENOENT;
 	{
-		struct choose_ctx cc = { e, f->hash ^ k->seq };
+		struct choose_ctx cc = { e, flow_at(e, k->flow)->hash ^ k->seq };
 		uint32_t m = (uint32_t)FT_MIN((size_t)n, FT_ARRAY_SIZE(cand)), i, nup = 0;
 
 		/* Links that are down are not candidates. */
@@ -954,7 +952,7 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 	enum ft_pkt_fc fc = link_fc(e, l);
 	int rc;
 
-	if ((k->flags & PK_F_CORRUPT) || v == flow_at(e, k->flow)->dst) {
+	if ((k->flags & PK_F_CORRUPT) || v == k->dst) {
 		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
 		if (fc == FT_PKT_FC_CREDIT && (rc = credit_free(e, l, blocks(wire))) < 0)
 			return rc;

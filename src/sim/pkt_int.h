@@ -47,14 +47,17 @@ struct pk_heap {
 };
 
 struct pk_pkt {
-	uint64_t tail_ps; /* when its last bit reaches the vertex it is at */
+	uint64_t tail_ps;  /* when its last bit reaches the vertex it is at */
 	uint32_t flow;
-	uint32_t seq;     /* packet index within the flow */
-	uint32_t next;    /* in a port FIFO or the free list */
-	uint32_t link;    /* link it last crossed (its ingress buffer), PK_NONE at the source */
-	uint16_t payload; /* payload bytes (<= 65535: MTUs are at most 9000) */
-	uint8_t hop;      /* links crossed */
-	uint8_t flags;    /* PK_F_* */
+	uint32_t seq;      /* packet index within the flow */
+	uint32_t next;     /* in a port FIFO or the free list */
+	uint32_t link;     /* link it last crossed (its ingress buffer), PK_NONE at the source */
+	uint32_t dst;      /* its flow's destination vertex, */
+	uint32_t path_off; /* and path (PK_NONE: routed per hop), copied so that a hop
+	                    * does not read the flow */
+	uint16_t payload;  /* payload bytes (<= 65535: MTUs are at most 9000) */
+	uint8_t hop;       /* links crossed */
+	uint8_t flags;     /* PK_F_* */
 };
 
 #define PK_F_CORRUPT 1u /* a bit error: the receiver drops it */
@@ -78,39 +81,41 @@ struct pk_dcqcn {
 
 /* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
 struct pk_port {
+	/* First cache line: what every packet's transmission and arrival touch. */
 	uint32_t head, tail; /* FIFO of transit packets */
 	uint32_t ring;       /* flows sourced here with packets to send (circular, last one) */
 	uint32_t nring;
-	uint64_t q_bytes; /* bytes in the FIFO (wire size on this link) */
+	uint64_t q_bytes;   /* bytes in the FIFO (wire size on this link) */
+	int64_t credits;    /* IB: 64-byte blocks the downstream buffer still has */
+	uint64_t in_bytes;  /* bytes held in the ingress buffer at the link's destination */
+	uint32_t rel_link;  /* packet on the wire: ingress it frees at TX_DONE, and its size */
+	uint32_t rel_bytes;
 	bool busy;
 	bool paused;        /* PFC XOFF received */
 	bool xoff_sent;     /* this link's ingress buffer asked the sender to stop */
-	uint64_t xoff_at;   /* the threshold it crossed then */
 	bool blocked;       /* has data but flow control holds it */
 	bool turn_src;      /* arbitration: the next pick favours the sourced flows */
-	int64_t credits;    /* IB: 64-byte blocks the downstream buffer still has */
+	bool fc_pending;    /* a credit update is in flight */
+	bool wake_pending;
+	/* Second line: the per-packet counters. */
+	uint64_t tx_bytes, tx_payload, tx_pkts;
+	double q_area; /* integral of q_bytes over time, byte-ps */
+	uint64_t t_q_ps;
+	uint64_t q_max_bytes, in_max_bytes;
+	/* The rest: flow-control bookkeeping and rarer counters. */
+	uint64_t xoff_at;   /* the level it paused at */
 	int64_t credit_cap; /* the buffer behind the credits, blocks */
 	uint64_t fc_freed;  /* blocks freed downstream so far (running count) */
 	uint64_t fc_snap;   /* the count the update in flight carries */
 	uint64_t fc_acked;  /* the count the sender has seen */
 	uint64_t fc_t_last; /* when blocks were last freed */
-	bool fc_pending;    /* an update is in flight */
-	uint64_t in_bytes;  /* bytes held in the ingress buffer at the link's destination */
-	uint32_t rel_link;  /* packet on the wire: ingress it frees at TX_DONE, and its size */
-	uint32_t rel_bytes;
-	uint64_t t_blocked_ps, t_paused_ps, t_q_ps; /* since when (accounting) */
-	/* counters */
-	uint64_t tx_bytes, tx_payload, tx_pkts;
+	uint64_t t_blocked_ps, t_paused_ps, t_wake_ps; /* since when (accounting) */
 	uint64_t drops, ecn_marks;
 	uint64_t pause_tx, pause_rx; /* frames: sent by the buffer at dst, received by the sender */
 	uint64_t paused_ps, xmit_wait_ps;
-	uint64_t q_max_bytes, in_max_bytes;
-	double q_area;                          /* integral of q_bytes over time, byte-ps */
 	uint32_t nactive, maxflows;             /* flows routed over it now / at most */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
-	bool wake_pending;
-	uint64_t t_wake_ps;
 };
 
 enum pk_task_kind {
