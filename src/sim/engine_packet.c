@@ -1549,6 +1549,63 @@ stuck_port(const struct pk_engine *e)
 	return best;
 }
 
+/*
+ * The next port in the wait-for chain of stalled port @l: a blocked port at the far end
+ * of @l whose queue holds a packet that came in over @l (so @l's buffer cannot drain
+ * before it moves). PK_NONE when there is none.
+ */
+static uint32_t
+waits_for(const struct pk_engine *e, uint32_t l)
+{
+	uint32_t first, count, i;
+
+	ft_topo_out_links(e->topo, e->links[l].dst, &first, &count);
+	for (i = first; i < first + count; i++) {
+		const struct pk_port *m = &e->ports[i];
+		uint32_t k;
+
+		if (!m->blocked && !m->paused)
+			continue;
+		for (k = m->head; k != PK_NONE; k = e->pkts[k].next)
+			if (e->pkts[k].link == l)
+				return i;
+	}
+	return PK_NONE;
+}
+
+/*
+ * Name the cycle of buffers a stalled run waits on, starting from port @l: "sw0.1 ->
+ * sw1.1 -> ... -> sw0.1". Returns false when the chain ends without closing.
+ */
+static bool
+name_cycle(const struct pk_engine *e, uint32_t l, struct ft_strbuf *out)
+{
+	uint8_t *seen = ft_calloc(e->nlinks ? e->nlinks : 1, 1);
+	uint32_t at = l, start, n = 0;
+	char name[64];
+
+	if (!seen)
+		return false;
+	while (at != PK_NONE && !seen[at] && n++ < e->nlinks) {
+		seen[at] = 1;
+		at = waits_for(e, at);
+	}
+	if (at == PK_NONE || !seen[at]) {
+		ft_free(seen);
+		return false;
+	}
+	start = at;
+	ft_topo_vertex_name(e->topo, e->links[start].src, name, sizeof(name));
+	ft_strbuf_adds(out, name);
+	do {
+		ft_topo_vertex_name(e->topo, e->links[at].dst, name, sizeof(name));
+		ft_strbuf_addf(out, " -> %s", name);
+		at = waits_for(e, at);
+	} while (at != start && at != PK_NONE);
+	ft_free(seen);
+	return true;
+}
+
 static int
 pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 {
@@ -1573,6 +1630,24 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		char a[64] = "?", b[64] = "?";
 
 		if (l != PK_NONE) {
+			struct ft_strbuf cyc;
+
+			ft_strbuf_init(&cyc);
+			for (uint32_t m = 0; m < e->nlinks && !cyc.len; m++)
+				if (e->ports[m].head != PK_NONE && e->ports[m].blocked)
+					name_cycle(e, m, &cyc);
+			if (cyc.len) {
+				rc = ft_error_set(err, FT_EINVAL,
+				                  "sim: packet engine: buffer deadlock with %llu of "
+				                  "%zu flows unfinished: the cycle %s waits on itself "
+				                  "(a cyclic buffer dependency: give the routing "
+				                  "virtual lanes, or break the loop)",
+				                  (unsigned long long)(e->flows.len - e->nflows_done),
+				                  e->flows.len, cyc.buf);
+				ft_strbuf_release(&cyc);
+				return rc;
+			}
+			ft_strbuf_release(&cyc);
 			ft_topo_vertex_name(e->topo, e->links[l].src, a, sizeof(a));
 			ft_topo_vertex_name(e->topo, e->links[l].dst, b, sizeof(b));
 			return ft_error_set(
