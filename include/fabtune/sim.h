@@ -54,6 +54,7 @@ enum ft_pkt_cc {
 	FT_PKT_CC_AUTO,  /* DCQCN on RoCE, none on InfiniBand */
 	FT_PKT_CC_NONE,
 	FT_PKT_CC_DCQCN,
+	FT_PKT_CC_IBCC,  /* InfiniBand congestion control (IBA annex A10): FECN, BECN, CCT */
 };
 
 struct ft_packet_cfg {
@@ -80,6 +81,12 @@ struct ft_packet_cfg {
 	double dcqcn_hai_bps;         /* rpg_hai_rate; 0 = 50 Mb/s */
 	double dcqcn_g;               /* alpha gain; 0 = 5/1024 (dce_tcp_g 1019) */
 	double dcqcn_min_dec;         /* rpg_min_dec_fac; 0 = 0.5 */
+	/* InfiniBand CC (kb CC-IB); zero fields take the defaults. */
+	double ccti_timer_s;          /* CCTI_Timer: one CCTI step back per expiry; 0 = 10 us */
+	uint32_t ccti_increase;       /* CCTI_Increase per BECN; 0 = 1 */
+	uint32_t ccti_limit;          /* CCTI_Limit (CCT entries - 1); 0 = 127 */
+	uint64_t ibcc_threshold_bytes; /* switch: mark FECN above this queue; 0 = 8 wire MTUs */
+	uint32_t ibcc_marking_rate;   /* Marking_Rate: packets between marks; 0 = 10 */
 };
 
 /* How flows are routed and split (the engine's knobs, not the topology's). */

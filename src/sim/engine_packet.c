@@ -492,11 +492,30 @@ dcqcn_increase(struct pk_engine *e, struct pk_dcqcn *d)
 }
 
 /* The increase timer's expiries up to now (applied when the rate is needed). */
+/* IB CC: the rate of table index @ccti; a linear table (see ev_cnp). */
+static double
+ibcc_rate(const struct pk_engine *e, uint32_t ccti)
+{
+	return e->line_Bps / (1.0 + (double)ccti / 16);
+}
+
 static void
 dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
 {
 	uint32_t guard = 0;
 
+	if (e->ibcc) {
+		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min (0). */
+		uint64_t n = d->limited ? (e->now_ps - d->t_timer_ps) / e->ccti_timer_ps : 0;
+
+		if (n) {
+			d->ccti -= (uint32_t)FT_MIN(n, (uint64_t)d->ccti);
+			d->t_timer_ps += n * e->ccti_timer_ps;
+			d->rc_Bps = ibcc_rate(e, d->ccti);
+			d->limited = d->ccti > 0;
+		}
+		return;
+	}
 	while (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps && guard++ < 4096) {
 		d->t_timer_ps += e->dcq_timer_ps;
 		d->it++;
@@ -525,6 +544,8 @@ dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 	dcqcn_timers(e, d);
 	d->t_last_tx_ps = e->now_ps;
 	d->last_wire = wire;
+	if (e->ibcc)
+		return;
 	d->bytes_since += wire;
 	while (d->limited && d->bytes_since >= e->pc.dcqcn_byte_counter && guard++ < 1024) {
 		d->bytes_since -= e->pc.dcqcn_byte_counter;
@@ -541,6 +562,22 @@ ev_cnp(struct pk_engine *e, uint32_t fid)
 	struct pk_dcqcn *d = &f->cc;
 
 	e->ports[f->first_link].cnp_handled++;
+	if (e->ibcc) {
+		/*
+		 * A BECN raises the CCTI by CCTI_Increase, to CCTI_Limit; the source then
+		 * waits the table's inter-packet delay. The CC manager computes the table from
+		 * the subnet; here it is linear: index i sends at line rate / (1 + i / 16).
+		 */
+		dcqcn_timers(e, d);
+		if (!d->limited)
+			d->t_timer_ps = e->now_ps;
+		d->ccti = FT_MIN(d->ccti + e->pc.ccti_increase, e->pc.ccti_limit);
+		d->rc_Bps = ibcc_rate(e, d->ccti);
+		d->limited = d->ccti > 0;
+		if (!d->last_wire)
+			d->t_last_tx_ps = e->now_ps;
+		return 0;
+	}
 	dcqcn_decay(e, d);
 	d->alpha = (1 - e->pc.dcqcn_g) * d->alpha + e->pc.dcqcn_g;
 	if (d->limited && e->now_ps - d->t_last_dec_ps < e->dcq_dec_ps)
@@ -583,7 +620,8 @@ pick_paced(struct pk_engine *e, uint32_t l)
 			return 1;
 		}
 		/* Wake when it may send, or when its timer raises its rate first. */
-		tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + e->dcq_timer_ps));
+		tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :
+		                                                             e->dcq_timer_ps)));
 		prev = fid;
 	}
 	if (!p->wake_pending || tmin < p->t_wake_ps) {
@@ -602,6 +640,21 @@ ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 	uint64_t q = e->ports[l].q_bytes;
 	double pr;
 
+	if (e->ibcc) {
+		/* FECN: above the threshold, one of every Marking_Rate packets of at least
+		 * Packet_Size (512 bytes) (kb CC-IB). */
+		struct pk_port *p = &e->ports[l];
+
+		if (q <= e->pc.ibcc_threshold_bytes || k->payload < 512 || (k->flags & PK_F_CE))
+			return;
+		if (++p->fecn_skip < e->pc.ibcc_marking_rate)
+			return;
+		p->fecn_skip = 0;
+		p->ecn_marks++;
+		e->necn++;
+		k->flags |= PK_F_CE;
+		return;
+	}
 	if (q <= lk->kmin)
 		return;
 	pr = q >= lk->kmax ?
@@ -636,7 +689,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		return 0;
 	}
 	src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
-	if (src && e->dcqcn) {
+	if (src && e->paced) {
 		int rc = pick_paced(e, l);
 
 		if (rc < 0)
@@ -685,7 +738,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->tail_ps = 0;
 		k->next = PK_NONE;
 		e->npackets++;
-		if (e->dcqcn)
+		if (e->paced)
 			dcqcn_sent(e, f, pk_wire(lk, payload));
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l);
@@ -715,7 +768,7 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	struct pk_port *p = &e->ports[l];
 
-	if (e->dcqcn && e->links[l].net && p->q_bytes > 0)
+	if (e->paced && e->links[l].net && p->q_bytes > 0)
 		ecn_mark(e, l, &e->pkts[id]);
 
 	e->pkts[id].next = PK_NONE;
@@ -816,14 +869,14 @@ receive(struct pk_engine *e, uint32_t id)
 	uint32_t fid = k->flow, seq = k->seq, payload = k->payload;
 	struct pk_flow *f = flow_at(e, fid);
 
-	if ((k->flags & PK_F_CE) && e->dcqcn) {
+	if ((k->flags & PK_F_CE) && e->paced) {
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
 		 * travel back at high priority (no queueing), one path latency. */
 		struct pk_dcqcn *d = &f->cc;
 		struct pk_port *rp = &e->ports[k->link];
 
 		rp->ecn_rx++;
-		if (!d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
+		if (e->ibcc || !d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
 			int rc;
 
 			d->cnp_sent = true;
@@ -1193,6 +1246,21 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	if (e->pc.cc == FT_PKT_CC_AUTO)
 		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
 	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
+	e->ibcc = e->pc.cc == FT_PKT_CC_IBCC;
+	e->paced = e->dcqcn || e->ibcc;
+	/* IB CC defaults (kb CC-IB): CCTI_Timer 10 us (the OMNeT++ example's), CCTI_Increase
+	 * 1, a 128-entry table, Marking_Rate 10 (the Mellanox CC manager's). */
+	if (!(e->pc.ccti_timer_s > 0))
+		e->pc.ccti_timer_s = 10e-6;
+	if (!e->pc.ccti_increase)
+		e->pc.ccti_increase = 1;
+	if (!e->pc.ccti_limit)
+		e->pc.ccti_limit = 127;
+	if (!e->pc.ibcc_marking_rate)
+		e->pc.ibcc_marking_rate = 10;
+	e->ccti_timer_ps = s_to_ps(e->pc.ccti_timer_s);
+	if (!e->pc.ibcc_threshold_bytes)
+		e->pc.ibcc_threshold_bytes = 8ull * (e->mtu + hdr);
 	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE;
 	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
 	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate

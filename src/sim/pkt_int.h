@@ -77,6 +77,7 @@ struct pk_dcqcn {
 	uint64_t t_last_cnp_ps; /* receiver: last CNP sent */
 	bool cnp_sent;
 	bool limited; /* rate below line rate */
+	uint32_t ccti; /* IB CC: the congestion control table index */
 };
 
 /* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
@@ -114,6 +115,7 @@ struct pk_port {
 	uint64_t pause_tx, pause_rx; /* frames: sent by the buffer at dst, received by the sender */
 	uint64_t paused_ps, xmit_wait_ps;
 	uint32_t nactive, maxflows;             /* flows routed over it now / at most */
+	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
 };
@@ -187,6 +189,9 @@ struct pk_engine {
 	uint64_t rto_ps;
 	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
 	bool dcqcn;
+	bool ibcc;
+	bool paced; /* dcqcn or ibcc: sources are rate-limited per QP */
+	uint64_t ccti_timer_ps;
 	bool ooo; /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;

@@ -843,7 +843,7 @@ packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 	if (strcmp(key, "ber") == 0)
 		return get_double(l, v, path, 0, 1e-3, &pc->ber);
 	if (strcmp(key, "congestion_control") == 0) {
-		static const char *const names[] = { "auto", "none", "dcqcn" };
+		static const char *const names[] = { "auto", "none", "dcqcn", "ibcc" };
 
 		rc = want_scalar(l, v, path, "a congestion control");
 		if (rc < 0)
@@ -853,7 +853,7 @@ packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 				pc->cc = (enum ft_pkt_cc)i;
 				return 0;
 			}
-		return fail(l, v, FT_EPARSE, path, "expected auto, none or dcqcn, got '%s'",
+		return fail(l, v, FT_EPARSE, path, "expected auto, none, dcqcn or ibcc, got '%s'",
 		            scalar(v));
 	}
 	if (strcmp(key, "ecn_kmin") == 0)
@@ -876,12 +876,23 @@ packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 		return get_double(l, v, path, 0.01, 0.99, &pc->dcqcn_min_dec);
 	if (strcmp(key, "dcqcn_g") == 0)
 		return get_double(l, v, path, 1e-6, 0.5, &pc->dcqcn_g);
+	if (strcmp(key, "ccti_timer") == 0)
+		return get_duration(l, v, path, &pc->ccti_timer_s);
+	if (strcmp(key, "ccti_increase") == 0)
+		return get_u32(l, v, path, 1, 255, &pc->ccti_increase);
+	if (strcmp(key, "ccti_limit") == 0)
+		return get_u32(l, v, path, 1, 16383, &pc->ccti_limit);
+	if (strcmp(key, "ibcc_threshold") == 0)
+		return get_size(l, v, path, &pc->ibcc_threshold_bytes);
+	if (strcmp(key, "ibcc_marking_rate") == 0)
+		return get_u32(l, v, path, 1, 65535, &pc->ibcc_marking_rate);
 	return unknown(l, k, path,
 	               "mtu, flow_control, port_buffer, switch_buffer, pfc_xoff, pfc_xon, "
 	               "pfc_headroom, store_forward, ib_timeout, retransmit_timeout, ber, "
 	               "congestion_control, ecn_kmin, ecn_kmax, ecn_pmax, "
 	               "min_time_between_cnps, rpg_time_reset, rpg_byte_reset, rpg_ai_rate, "
-	               "rpg_hai_rate, rpg_min_dec_fac, dcqcn_g");
+	               "rpg_hai_rate, rpg_min_dec_fac, dcqcn_g, ccti_timer, ccti_increase, "
+	               "ccti_limit, ibcc_threshold, ibcc_marking_rate");
 }
 
 /* ---- top level ----------------------------------------------------------------- */

@@ -608,6 +608,46 @@ test_deadlock_named(void **state)
 	ft_scenario_free(sc);
 }
 
+/* IB congestion control under incast: FECN marks, one BECN per mark back to the source,
+ * no drop, every byte, and less waiting for credits upstream than without it. */
+static void
+test_ibcc_incast(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np;
+	uint64_t wait[2] = { 0, 0 };
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", false);
+	np = incast_ends(&n, ends);
+	for (int cc = 0; cc < 2; cc++) {
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint64_t sub, del;
+
+		ft_sim_cfg_init(&cfg);
+		pc.cc = cc ? FT_PKT_CC_IBCC : FT_PKT_CC_AUTO; /* auto: none on InfiniBand */
+		cfg.packet = &pc;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 4u << 20, &c);
+		ft__pk_bytes(e, &sub, &del);
+		assert_int_equal(sub, del);
+		assert_int_equal(c.ndrops, 0);
+		for (uint32_t l = 0; l < pk(e)->nlinks; l++)
+			wait[cc] += ft__pk_port(e, l)->xmit_wait_ps;
+		if (cc) {
+			assert_true(c.necn > 0);
+			assert_int_equal(c.ncnp, c.necn); /* a BECN for every FECN delivered */
+		} else {
+			assert_int_equal(c.necn, 0);
+		}
+		ft_packet_engine.destroy(e);
+	}
+	assert_true(wait[1] < wait[0]);
+	ft_topo_free(n.t);
+}
+
 static void
 test_bad_config(void **state)
 {
@@ -647,6 +687,7 @@ main(void)
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_counters_diagnose),
 		cmocka_unit_test(test_deadlock_named),
+		cmocka_unit_test(test_ibcc_incast),
 		cmocka_unit_test(test_bad_config),
 	};
 
