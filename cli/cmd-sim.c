@@ -27,6 +27,9 @@ static const char *const synopsis[] = {
 
 struct sim_opts {
 	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement, *cluster, *counters;
+	const char *trace, *trace_links;
+	double trace_interval;
+	uint32_t links[64];
 	bool no_faults;
 	uint64_t minb, maxb, qps, ranks, channels;
 	double factor, fabric_scale;
@@ -103,7 +106,7 @@ write_counters(struct cli_ctx *ctx, const struct ft_sim_report *rep, const char 
 
 static int
 run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
-	   bool save, const char *what, const char *counters_dir)
+	   bool save, const char *what, const char *counters_dir, const char *trace)
 {
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
@@ -116,6 +119,16 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	if (rc < 0) {
 		ft_sim_report_release(&rep);
 		return cli_fail(ctx, rc, &err);
+	}
+	if (trace && rep.trace_json) {
+		FILE *fp = fopen(trace, "wb");
+		bool ok = fp && fwrite(rep.trace_json, 1, rep.trace_len, fp) == rep.trace_len;
+
+		if ((fp && fclose(fp) != 0) || !ok) {
+			cli_error(ctx, "--trace: %s: cannot write it", trace);
+			ft_sim_report_release(&rep);
+			return EXIT_RUNTIME;
+		}
 	}
 	if (counters_dir && write_counters(ctx, &rep, counters_dir) < 0) {
 		ft_sim_report_release(&rep);
@@ -148,6 +161,32 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 	ft_sim_overrides_init(ov);
 	ov->no_faults = o->no_faults;
 	ov->counters = o->counters != NULL;
+	if (!o->trace != !o->trace_links) {
+		cli_error(ctx, "--trace and --trace-links go together");
+		return -1;
+	}
+	if (o->trace_links) {
+		const char *p = o->trace_links;
+		struct sim_opts *w = (struct sim_opts *)o;
+
+		while (*p) {
+			char *end;
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p || (*end && *end != ',') || v > UINT32_MAX ||
+			    ov->ntrace_links >= FT_ARRAY_SIZE(w->links)) {
+				cli_error(ctx,
+				          "--trace-links: expected up to 64 link ids like 12,40,41, "
+				          "got '%s'",
+				          o->trace_links);
+				return -1;
+			}
+			w->links[ov->ntrace_links++] = (uint32_t)v;
+			p = *end ? end + 1 : end;
+		}
+		ov->trace_links = w->links;
+		ov->trace_interval_s = o->trace_interval;
+	}
 	ov->cluster = o->cluster;
 	if (o->placement) {
 		static const char *const names[] = { "packed", "spread", "random" };
@@ -299,6 +338,11 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "save", &save, "store the result rows and link utilization in the archive"),
 		OPT_STRING(0, "counters", &o.counters, "DIR",
 		           "packet engine: write perfquery -x / ethtool -S files into DIR"),
+		OPT_STRING(0, "trace", &o.trace, "FILE",
+		           "packet engine: write the traced ports' rate and queue over time (JSON)"),
+		OPT_STRING(0, "trace-links", &o.trace_links, "IDS",
+		           "link ids to trace, comma-separated (fabtune topo --json)"),
+		OPT_DURATION(0, "trace-interval", &o.trace_interval, "sampling interval (default 1us)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -350,7 +394,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
 	}
-	rc = run_report(ctx, sc, &ov, save, argv[1], o.counters);
+	rc = run_report(ctx, sc, &ov, save, argv[1], o.counters, o.trace);
 	ft_scenario_free(sc);
 	return rc;
 }

@@ -87,6 +87,19 @@ struct ft_packet_cfg {
 	uint32_t ccti_limit;          /* CCTI_Limit (CCT entries - 1); 0 = 127 */
 	uint64_t ibcc_threshold_bytes; /* switch: mark FECN above this queue; 0 = 8 wire MTUs */
 	uint32_t ibcc_marking_rate;   /* Marking_Rate: packets between marks; 0 = 10 */
+	/* --trace: ports sampled over time (borrowed link ids) every trace_interval_s. */
+	const uint32_t *trace_links;
+	uint32_t ntrace_links;
+	double trace_interval_s; /* 0 = 1 us */
+};
+
+/* One traced port: samples at t_s of its rate over the last interval and its queue. */
+struct ft_sim_trace {
+	uint32_t link;
+	size_t nsamples;
+	const double *t_s;         /* end of each interval */
+	const double *rate_Bps;    /* wire bytes sent in the interval / interval */
+	const double *queue_bytes; /* egress queue at t_s */
 };
 
 /* How flows are routed and split (the engine's knobs, not the topology's). */
@@ -170,6 +183,8 @@ struct ft_sim_counters {
 	const double *link_bytes; /* per link id, bytes carried */
 	const uint32_t *link_max_flows;
 	const struct ft_sim_port_counters *port; /* nlinks entries (packet engine), else NULL */
+	const struct ft_sim_trace *trace;        /* ntrace traced ports (packet engine) */
+	size_t ntrace;
 };
 
 struct ft_engine {
@@ -251,6 +266,9 @@ struct ft_sim_overrides {
 	        *cluster; /* preset shorthand or spec file replacing the scenario's; NULL keeps */
 	bool no_faults;   /* drop the scenario's faults */
 	bool counters;    /* packet engine: render port counters as the real tools print them */
+	const uint32_t *trace_links; /* packet engine: ports to sample over time (borrowed) */
+	uint32_t ntrace_links;
+	double trace_interval_s;     /* 0 = 1 us */
 };
 
 /* Fill @ov with "keep everything". */
@@ -305,6 +323,8 @@ struct ft_sim_report {
 	size_t nfaults;
 	uint64_t nlinks;
 	struct ft_vec counter_files; /* struct ft_sim_file, with ft_sim_overrides.counters */
+	char *trace_json;            /* with ft_sim_overrides.trace_links: the time series */
+	size_t trace_len;
 };
 
 /* A rendered counters file: `perfquery -x` per InfiniBand port, `ethtool -S` per RoCE NIC. */

@@ -20,6 +20,7 @@
  */
 #include "sim_int.h"
 
+#include <fabtune/json.h>
 #include <fabtune/sim.h>
 #include <fabtune/spec.h>
 
@@ -182,5 +183,59 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 	ft_strbuf_release(&sb);
 	if (rc < 0)
 		return ft_error_set(err, rc, "--counters: out of memory");
+	return 0;
+}
+
+int
+ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c, char **out,
+                     size_t *len, struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	struct ft_json j;
+	size_t i, k;
+
+	*out = NULL;
+	*len = 0;
+	if (!c->trace)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "--trace: only the packet engine keeps a trace");
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "ports");
+	ft_json_arr_begin(&j);
+	for (i = 0; i < c->ntrace; i++) {
+		const struct ft_sim_trace *t = &c->trace[i];
+		const struct ft_link *lk = ft_topo_link(topo, t->link);
+		char a[48], b[48], name[100];
+
+		ft_topo_vertex_name(topo, lk->src, a, sizeof(a));
+		ft_topo_vertex_name(topo, lk->dst, b, sizeof(b));
+		snprintf(name, sizeof(name), "%s -> %s", a, b);
+		ft_json_obj_begin(&j);
+		ft_json_kv_uint(&j, "link", t->link);
+		ft_json_kv_str(&j, "name", name);
+		ft_json_key(&j, "columns");
+		ft_json_raw(&j, "[\"t_us\",\"rate_GBps\",\"queue_bytes\"]");
+		ft_json_key(&j, "samples");
+		ft_json_arr_begin(&j);
+		for (k = 0; k < t->nsamples; k++) {
+			ft_json_arr_begin(&j);
+			ft_json_double_prec(&j, t->t_s[k] * 1e6, 6);
+			ft_json_double_prec(&j, t->rate_Bps[k] / 1e9, 6);
+			ft_json_uint(&j, (uint64_t)t->queue_bytes[k]);
+			ft_json_arr_end(&j);
+		}
+		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
+	}
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&sb, '\n');
+	if (sb.oom) {
+		ft_strbuf_release(&sb);
+		return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
+	}
+	*out = ft_strbuf_detach(&sb, len);
 	return 0;
 }

@@ -621,7 +621,7 @@ pick_paced(struct pk_engine *e, uint32_t l)
 		}
 		/* Wake when it may send, or when its timer raises its rate first. */
 		tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :
-		                                                             e->dcq_timer_ps)));
+		                                                         e->dcq_timer_ps)));
 		prev = fid;
 	}
 	if (!p->wake_pending || tmin < p->t_wake_ps) {
@@ -1115,6 +1115,28 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	return go_back(e, fid, f->rcv_nxt);
 }
 
+/* Sample every traced port: its rate over the last interval and its queue now. */
+static int
+ev_trace(struct pk_engine *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->ntrace; i++) {
+		const struct pk_port *p = &e->ports[e->trace_links[i]];
+		double v[3];
+
+		v[0] = (double)e->now_ps / PK_PS_PER_S;
+		v[1] = (double)(p->tx_bytes - e->trace_last[i]) * PK_PS_PER_S / (double)e->trace_ps;
+		v[2] = (double)p->q_bytes;
+		e->trace_last[i] = p->tx_bytes;
+		if (ft_vec_push(&e->trace_samples, v) < 0)
+			return FT_ENOMEM;
+	}
+	if (e->nflows_done < e->flows.len)
+		return ev_push(e, e->now_ps + e->trace_ps, PK_EV_TRACE, 0, 0);
+	return 0;
+}
+
 static int
 step(struct pk_engine *e)
 {
@@ -1140,6 +1162,8 @@ step(struct pk_engine *e)
 		return ev_rto(e, ev.id, arg);
 	case PK_EV_CNP:
 		return ev_cnp(e, ev.id);
+	case PK_EV_TRACE:
+		return ev_trace(e);
 	case PK_EV_WAKE:
 		if (e->ports[ev.id].t_wake_ps == ev.t_ps)
 			e->ports[ev.id].wake_pending = false;
@@ -1342,6 +1366,33 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		p->credit_cap = p->credits;
 	}
 	e->free_pkt = PK_NONE;
+	ft_vec_init(&e->trace_samples, 3 * sizeof(double));
+	if (cfg->packet && cfg->packet->ntrace_links) {
+		const struct ft_packet_cfg *q = cfg->packet;
+
+		e->ntrace = q->ntrace_links;
+		e->trace_links = ft_calloc(e->ntrace, sizeof(uint32_t));
+		e->trace_last = ft_calloc(e->ntrace, sizeof(uint64_t));
+		if (!e->trace_links || !e->trace_last) {
+			pk_destroy(&e->base);
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
+		}
+		for (uint32_t i = 0; i < e->ntrace; i++) {
+			if (q->trace_links[i] >= n) {
+				uint32_t bad = q->trace_links[i];
+
+				pk_destroy(&e->base);
+				return ft_error_set(
+				        err, FT_ERANGE,
+				        "--trace-links: expected link ids below %u, got %u", n,
+				        bad);
+			}
+			e->trace_links[i] = q->trace_links[i];
+		}
+		e->trace_ps = s_to_ps(q->trace_interval_s > 0 ? q->trace_interval_s : 1e-6);
+		if (!e->trace_ps)
+			e->trace_ps = 1;
+	}
 	ft_rng_seed(&e->rng, cfg->seed, ft_rng_stream(PK_RNG_BER, 0));
 	ft_vec_init(&e->tasks, sizeof(struct pk_task));
 	ft_vec_init(&e->flows, sizeof(struct pk_flow));
@@ -1597,6 +1648,8 @@ pk_start(struct pk_engine *e)
 	}
 	ft_free(cnt);
 	e->started = true;
+	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)
+		return FT_ENOMEM;
 	for (i = 0; i < nt && rc == 0; i++)
 		if (task_at(e, (uint32_t)i)->npred == 0)
 			rc = start_task(e, (uint32_t)i);
@@ -1705,13 +1758,14 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 				if (e->ports[m].head != PK_NONE && e->ports[m].blocked)
 					name_cycle(e, m, &cyc);
 			if (cyc.len) {
-				rc = ft_error_set(err, FT_EINVAL,
-				                  "sim: packet engine: buffer deadlock with %llu of "
-				                  "%zu flows unfinished: the cycle %s waits on itself "
-				                  "(a cyclic buffer dependency: give the routing "
-				                  "virtual lanes, or break the loop)",
-				                  (unsigned long long)(e->flows.len - e->nflows_done),
-				                  e->flows.len, cyc.buf);
+				rc = ft_error_set(
+				        err, FT_EINVAL,
+				        "sim: packet engine: buffer deadlock with %llu of "
+				        "%zu flows unfinished: the cycle %s waits on itself "
+				        "(a cyclic buffer dependency: give the routing "
+				        "virtual lanes, or break the loop)",
+				        (unsigned long long)(e->flows.len - e->nflows_done),
+				        e->flows.len, cyc.buf);
 				ft_strbuf_release(&cyc);
 				return rc;
 			}
@@ -1829,6 +1883,33 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 	c->link_bytes = e->link_bytes;
 	c->link_max_flows = e->link_maxflows;
 	c->port = e->port_counters;
+	if (e->ntrace) {
+		size_t ns = e->trace_samples.len / e->ntrace;
+		const double *smp = e->trace_samples.data;
+
+		ft_free(e->traces);
+		ft_free(e->trace_cols);
+		e->traces = ft_calloc(e->ntrace, sizeof(*e->traces));
+		e->trace_cols = ft_calloc(3 * ns * e->ntrace + 1, sizeof(double));
+		if (!e->traces || !e->trace_cols)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
+		for (uint32_t ti = 0; ti < e->ntrace; ti++) {
+			double *col = e->trace_cols + 3 * ns * ti;
+
+			for (size_t k = 0; k < ns; k++) {
+				col[k] = smp[3 * (k * e->ntrace + ti)];
+				col[ns + k] = smp[3 * (k * e->ntrace + ti) + 1];
+				col[2 * ns + k] = smp[3 * (k * e->ntrace + ti) + 2];
+			}
+			e->traces[ti] = (struct ft_sim_trace){ .link = e->trace_links[ti],
+				                               .nsamples = ns,
+				                               .t_s = col,
+				                               .rate_Bps = col + ns,
+				                               .queue_bytes = col + 2 * ns };
+		}
+		c->trace = e->traces;
+		c->ntrace = e->ntrace;
+	}
 	return 0;
 }
 
@@ -1852,6 +1933,11 @@ pk_destroy(struct ft_engine *eng)
 	ft_free(e->link_bytes);
 	ft_free(e->link_maxflows);
 	ft_free(e->port_counters);
+	ft_free(e->trace_links);
+	ft_free(e->trace_last);
+	ft_free(e->traces);
+	ft_free(e->trace_cols);
+	ft_vec_release(&e->trace_samples);
 	for (size_t i = 0; i < e->flows.len; i++)
 		ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
 	ft_vec_release(&e->tasks);

@@ -32,6 +32,7 @@ enum pk_ev_type {
 	PK_EV_RTO,     /* flow id, aux generation: retransmit timer */
 	PK_EV_CNP,     /* flow id: a CNP reaches the sender (DCQCN reaction point) */
 	PK_EV_WAKE,    /* port id: a rate-limited flow may send again */
+	PK_EV_TRACE,   /* sample the traced ports */
 };
 
 struct pk_event {
@@ -47,7 +48,7 @@ struct pk_heap {
 };
 
 struct pk_pkt {
-	uint64_t tail_ps;  /* when its last bit reaches the vertex it is at */
+	uint64_t tail_ps; /* when its last bit reaches the vertex it is at */
 	uint32_t flow;
 	uint32_t seq;      /* packet index within the flow */
 	uint32_t next;     /* in a port FIFO or the free list */
@@ -76,7 +77,7 @@ struct pk_dcqcn {
 	uint32_t last_wire;     /* with this many bytes */
 	uint64_t t_last_cnp_ps; /* receiver: last CNP sent */
 	bool cnp_sent;
-	bool limited; /* rate below line rate */
+	bool limited;  /* rate below line rate */
 	uint32_t ccti; /* IB CC: the congestion control table index */
 };
 
@@ -86,17 +87,17 @@ struct pk_port {
 	uint32_t head, tail; /* FIFO of transit packets */
 	uint32_t ring;       /* flows sourced here with packets to send (circular, last one) */
 	uint32_t nring;
-	uint64_t q_bytes;   /* bytes in the FIFO (wire size on this link) */
-	int64_t credits;    /* IB: 64-byte blocks the downstream buffer still has */
-	uint64_t in_bytes;  /* bytes held in the ingress buffer at the link's destination */
-	uint32_t rel_link;  /* packet on the wire: ingress it frees at TX_DONE, and its size */
+	uint64_t q_bytes;  /* bytes in the FIFO (wire size on this link) */
+	int64_t credits;   /* IB: 64-byte blocks the downstream buffer still has */
+	uint64_t in_bytes; /* bytes held in the ingress buffer at the link's destination */
+	uint32_t rel_link; /* packet on the wire: ingress it frees at TX_DONE, and its size */
 	uint32_t rel_bytes;
 	bool busy;
-	bool paused;        /* PFC XOFF received */
-	bool xoff_sent;     /* this link's ingress buffer asked the sender to stop */
-	bool blocked;       /* has data but flow control holds it */
-	bool turn_src;      /* arbitration: the next pick favours the sourced flows */
-	bool fc_pending;    /* a credit update is in flight */
+	bool paused;     /* PFC XOFF received */
+	bool xoff_sent;  /* this link's ingress buffer asked the sender to stop */
+	bool blocked;    /* has data but flow control holds it */
+	bool turn_src;   /* arbitration: the next pick favours the sourced flows */
+	bool fc_pending; /* a credit update is in flight */
 	bool wake_pending;
 	/* Second line: the per-packet counters. */
 	uint64_t tx_bytes, tx_payload, tx_pkts;
@@ -192,7 +193,7 @@ struct pk_engine {
 	bool ibcc;
 	bool paced; /* dcqcn or ibcc: sources are rate-limited per QP */
 	uint64_t ccti_timer_ps;
-	bool ooo; /* receivers place packets out of order (adaptive routing) */
+	bool ooo;     /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;
 	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
@@ -222,6 +223,13 @@ struct pk_engine {
 	double *link_bytes;
 	uint32_t *link_maxflows;
 	struct ft_sim_port_counters *port_counters;
+	/* --trace */
+	uint32_t *trace_links, ntrace;
+	uint64_t trace_ps;
+	uint64_t *trace_last;        /* tx_bytes at the previous sample, per traced port */
+	struct ft_vec trace_samples; /* double triples (t, rate, queue), sample-major */
+	struct ft_sim_trace *traces;
+	double *trace_cols; /* the samples by port, for the views in traces */
 	double *fct, *ideal;
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
 	uint64_t bytes_submitted, bytes_delivered;

@@ -556,6 +556,7 @@ ft_sim_report_release(struct ft_sim_report *r)
 	for (size_t i = 0; i < r->counter_files.len; i++)
 		ft_free(((struct ft_sim_file *)ft_vec_at(&r->counter_files, i))->text);
 	ft_vec_release(&r->counter_files);
+	ft_free(r->trace_json);
 }
 
 static void
@@ -761,6 +762,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	struct ft_engine *e = NULL;
 	struct ft_sim_cfg cfg;
 	struct ft_sim_counters c;
+	struct ft_packet_cfg pkt;
 	struct job_run *jrs = NULL;
 	double *gpu_slow = NULL, t0 = ft_now_s(), fscale = sc->fabric_scale;
 	const struct ft_cluster_spec *spec = &sc->spec;
@@ -785,6 +787,13 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	cfg.seed = sc->seed;
 	cfg.progress = progress;
 	cfg.packet = &sc->packet;
+	if (ov && ov->ntrace_links) {
+		pkt = sc->packet;
+		pkt.trace_links = ov->trace_links;
+		pkt.ntrace_links = ov->ntrace_links;
+		pkt.trace_interval_s = ov->trace_interval_s;
+		cfg.packet = &pkt;
+	}
 	if (ov) {
 		if (ov->routing >= 0)
 			cfg.routing = (enum ft_routing)ov->routing;
@@ -864,6 +873,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	rc = gather(sc, topo, &c, jrs, ov, out, err);
 	if (rc == 0 && ov && ov->counters)
 		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
+	if (rc == 0 && ov && ov->ntrace_links)
+		rc = ft__sim_render_trace(topo, &c, &out->trace_json, &out->trace_len, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:

@@ -595,8 +595,8 @@ test_deadlock_named(void **state)
 	rc = ft_scenario_load_buffer(text, strlen(text), "dl.yaml", &sc, &err);
 	if (rc != 0) { /* a 1D torus may not be a valid spec: use the 2D one */
 		memset(&err, 0, sizeof(err));
-		assert_int_equal(ft_scenario_load_buffer(text2d, strlen(text2d), "dl.yaml", &sc, &err),
-		                 0);
+		assert_int_equal(
+		        ft_scenario_load_buffer(text2d, strlen(text2d), "dl.yaml", &sc, &err), 0);
 	}
 	ft_sim_report_init(&rep);
 	rc = ft_scenario_run(sc, NULL, NULL, &rep, &err);
@@ -648,6 +648,59 @@ test_ibcc_incast(void **state)
 	ft_topo_free(n.t);
 }
 
+/* --trace: the sampled rates integrate to exactly the bytes the port sent, the hot port
+ * of an incast runs at line rate while its queue stands, and the JSON names the port. */
+static void
+test_trace(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np, hot = UINT32_MAX, first, count;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	char *json = NULL;
+	size_t len = 0;
+	double sum = 0, peak_q = 0;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	/* The host link into the receiving NIC. */
+	ft_topo_out_links(n.t, ends[1], &first, &count);
+	for (uint32_t i = first; i < first + count; i++)
+		if (ft_topo_link(n.t, i)->kind == FT_L_HOST)
+			hot = ft_topo_link(n.t, i)->rev;
+	assert_true(hot != UINT32_MAX);
+	ft_sim_cfg_init(&cfg);
+	pc.trace_links = &hot;
+	pc.ntrace_links = 1;
+	pc.trace_interval_s = 10e-6;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+	assert_int_equal(c.ntrace, 1);
+	assert_int_equal(c.trace[0].link, hot);
+	assert_true(c.trace[0].nsamples >= 2);
+	for (size_t k = 0; k < c.trace[0].nsamples; k++) {
+		sum += c.trace[0].rate_Bps[k] * 10e-6;
+		peak_q = FT_MAX(peak_q, c.trace[0].queue_bytes[k]);
+		assert_double_equal(c.trace[0].t_s[k], (double)(k + 1) * 10e-6, 1e-12);
+		/* A packet counts when it starts: at most one more per interval. */
+		assert_true(c.trace[0].rate_Bps[k] <=
+		            ft_topo_link(n.t, hot)->cap_Bps * (1 + 1e-9) + (4096 + 82) / 10e-6);
+	}
+	assert_double_equal(sum, (double)c.port[hot].tx_bytes, 1.0);
+	assert_true(c.trace[0].rate_Bps[1] > 0.99 * ft_topo_link(n.t, hot)->cap_Bps);
+	assert_true(peak_q > 0);
+	assert_int_equal(ft__sim_render_trace(n.t, &c, &json, &len, &err), 0);
+	assert_non_null(strstr(json, "\"name\":\"leaf"));
+	assert_non_null(strstr(json, "-> n0.nic0\""));
+	ft_free(json);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 static void
 test_bad_config(void **state)
 {
@@ -688,6 +741,7 @@ main(void)
 		cmocka_unit_test(test_counters_diagnose),
 		cmocka_unit_test(test_deadlock_named),
 		cmocka_unit_test(test_ibcc_incast),
+		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_bad_config),
 	};
 
