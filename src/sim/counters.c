@@ -21,6 +21,7 @@
 #include "sim_int.h"
 
 #include <fabtune/json.h>
+#include <fabtune/result.h>
 #include <fabtune/sim.h>
 #include <fabtune/spec.h>
 
@@ -237,5 +238,75 @@ ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c
 		return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
 	}
 	*out = ft_strbuf_detach(&sb, len);
+	return 0;
+}
+
+/* nccl-tests' names of the collectives (their *_perf binaries). */
+static const char *
+perf_name(const char *test)
+{
+	static const char *const map[][2] = {
+		{ "all_reduce", "all_reduce_perf" },
+		{ "all_gather", "all_gather_perf" },
+		{ "reduce_scatter", "reduce_scatter_perf" },
+		{ "broadcast", "broadcast_perf" },
+		{ "reduce", "reduce_perf" },
+		{ "alltoall", "alltoall_perf" },
+		{ "sendrecv", "sendrecv_perf" },
+	};
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(map); i++)
+		if (strcmp(map[i][0], test) == 0)
+			return map[i][1];
+	return NULL;
+}
+
+int
+ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files, struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	size_t i;
+	int rc = 0;
+
+	ft_strbuf_init(&sb);
+	for (i = 0; i < ft_run_nrows(run) && rc == 0; i++) {
+		const struct ft_result_row *r = ft_run_row(run, i);
+		const char *perf = perf_name(r->test);
+		char name[96];
+
+		if (!perf || !(r->time_us > 0))
+			continue;
+		/* One table per operation of each job's first iteration, as nccl-tests prints
+		 * one size; the simulated time stands for both out-of-place and in-place. */
+		ft_strbuf_addf(&sb, "# %s: simulated by fabtune, %u ranks, %s/%s\n", perf,
+		               r->nranks, r->algo, r->proto);
+		ft_strbuf_adds(&sb, "#\n");
+		ft_strbuf_adds(&sb,
+		               "#                                                              "
+		               "out-of-place                       in-place\n");
+		ft_strbuf_adds(&sb,
+		               "#       size         count      type   redop    root     time   "
+		               "algbw   busbw #wrong     time   algbw   busbw #wrong\n");
+		ft_strbuf_adds(&sb,
+		               "#        (B)    (elements)                               (us)  "
+		               "(GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+		ft_strbuf_addf(&sb,
+		               "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  "
+		               "%5s  %7.2f  %6.2f  %6.2f  %5s\n",
+		               r->bytes, r->bytes / 4, "float",
+		               strcmp(r->test, "all_reduce") == 0 ||
+		                               strcmp(r->test, "reduce_scatter") == 0 ||
+		                               strcmp(r->test, "reduce") == 0 ?
+		                       "sum" :
+		                       "none",
+		               r->root, r->time_us, r->algbw_GBps, r->busbw_GBps, "N/A", r->time_us,
+		               r->algbw_GBps, r->busbw_GBps, "N/A");
+		ft_strbuf_addf(&sb, "# Avg bus bandwidth    : %g \n", r->busbw_GBps);
+		snprintf(name, sizeof(name), "nccl-tests.%zu.%s.txt", i, perf);
+		rc = add_file(files, &sb, name);
+	}
+	ft_strbuf_release(&sb);
+	if (rc < 0)
+		return ft_error_set(err, rc, "--counters: out of memory");
 	return 0;
 }

@@ -873,6 +873,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	rc = gather(sc, topo, &c, jrs, ov, out, err);
 	if (rc == 0 && ov && ov->counters)
 		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
+	if (rc == 0 && ov && ov->counters)
+		rc = ft__sim_render_nccl_tests(&out->run, &out->counter_files, err);
 	if (rc == 0 && ov && ov->ntrace_links)
 		rc = ft__sim_render_trace(topo, &c, &out->trace_json, &out->trace_len, err);
 	out->wall_s = ft_now_s() - t0;

@@ -701,6 +701,54 @@ test_trace(void **state)
 	ft_topo_free(n.t);
 }
 
+/* --counters on a job: nccl-tests tables that fabtune's parser reads back as the rows. */
+static void
+test_counters_nccl_tests(void **state)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	size_t ntables = 0;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_file("tests/fixtures/sim/tiny.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = "packet";
+	ov.counters = true;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) != 0)
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; i < rep.counter_files.len; i++) {
+		const struct ft_sim_file *f = ft_vec_at(&rep.counter_files, i);
+		struct ft_run run;
+		struct ft_obs_set obs;
+
+		if (strncmp(f->name, "nccl-tests.", 11) != 0)
+			continue;
+		ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+		ft_obs_set_init(&obs);
+		assert_int_equal(ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, &run, &err),
+		                 0);
+		assert_int_equal(ft_run_nrows(&run), 1);
+		{
+			const struct ft_result_row *got = ft_run_row(&run, 0);
+			const struct ft_result_row *want = ft_run_row(&rep.run, ntables);
+
+			assert_string_equal(got->test, want->test);
+			assert_int_equal(got->bytes, want->bytes);
+			assert_double_equal(got->busbw_GBps, want->busbw_GBps, 0.006);
+			assert_double_equal(got->time_us, want->time_us, 0.006);
+		}
+		ft_run_release(&run);
+		ft_obs_set_release(&obs);
+		ntables++;
+	}
+	assert_int_equal(ntables, ft_run_nrows(&rep.run));
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
 static void
 test_bad_config(void **state)
 {
@@ -742,6 +790,7 @@ main(void)
 		cmocka_unit_test(test_deadlock_named),
 		cmocka_unit_test(test_ibcc_incast),
 		cmocka_unit_test(test_trace),
+		cmocka_unit_test(test_counters_nccl_tests),
 		cmocka_unit_test(test_bad_config),
 	};
 
