@@ -513,6 +513,12 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		};
 
 		id = e->ops->submit(e, &op, err);
+		/* On/off: each further burst starts `off` after the previous one ended. */
+		for (i = 1; i < bg->bursts && id >= 0; i++) {
+			op.after = id;
+			op.delay_s = bg->off_s;
+			id = e->ops->submit(e, &op, err);
+		}
 	}
 	ft_schedule_release(&sched);
 	ft_free(ends);

@@ -455,7 +455,11 @@ bg_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 			            scalar(v));
 		return 0;
 	}
-	return unknown(l, k, path, "pattern, size, hosts, target, endpoints");
+	if (strcmp(key, "bursts") == 0)
+		return get_u32(l, v, path, 1, 1000000, &bg->bursts);
+	if (strcmp(key, "off") == 0)
+		return get_duration(l, v, path, &bg->off_s);
+	return unknown(l, k, path, "pattern, size, hosts, target, endpoints, bursts, off");
 }
 
 static int

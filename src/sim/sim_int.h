@@ -390,6 +390,8 @@ struct sc_background {
 	uint32_t hosts;     /* endpoints taking part, 0 = all */
 	uint32_t target;    /* incast: receiving endpoint */
 	bool gpu_endpoints; /* endpoints are GPUs (default: NICs) */
+	uint32_t bursts;    /* on/off: the pattern repeated this many times (0 = once) */
+	double off_s;       /* idle time after each burst before the next */
 	uint32_t line, col;
 };
 
