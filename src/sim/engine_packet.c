@@ -336,14 +336,16 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	struct pk_flow *f = flow_at(e, fid);
 	struct ft_path path;
 	struct choose_ctx cc = { e, f->hash };
-	struct ft_error err;
+	struct ft_error err = { 0 };
 	uint32_t j;
 	int rc;
 
 	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
 	                   &err);
-	if (rc < 0)
+	if (rc < 0) {
+		e->route_err = err; /* the message names both endpoints */
 		return rc;
+	}
 	f = flow_at(e, fid);
 	f->t_start_ps = e->now_ps;
 	f->lat_ps = 0;
@@ -1788,6 +1790,8 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 	}
 	return 0;
 fail:
+	if (e->route_err.code)
+		return ft_error_set(err, rc, "%s", e->route_err.msg);
 	if (rc == FT_ENOENT)
 		return ft_error_set(err, rc, "sim: packet engine: a packet found no route on");
 	return ft_error_set(err, rc, "sim: packet engine: %s", ft_strerror(rc));

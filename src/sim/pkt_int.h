@@ -217,7 +217,8 @@ struct pk_engine {
 	struct pk_heap heap;
 	uint64_t seq, now_ps;
 	bool started;
-	struct ft_rng rng; /* bit errors */
+	struct ft_rng rng;         /* bit errors */
+	struct ft_error route_err; /* why a flow could not be routed */
 	/* results */
 	struct ft_sim_op_result *op_results;
 	double *link_bytes;
