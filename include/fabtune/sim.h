@@ -87,6 +87,7 @@ struct ft_packet_cfg {
 	uint32_t ccti_limit;          /* CCTI_Limit (CCT entries - 1); 0 = 127 */
 	uint64_t ibcc_threshold_bytes; /* switch: mark FECN above this queue; 0 = 8 wire MTUs */
 	uint32_t ibcc_marking_rate;   /* Marking_Rate: packets between marks; 0 = 10 */
+	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
 	/* --trace: ports sampled over time (borrowed link ids) every trace_interval_s. */
 	const uint32_t *trace_links;
 	uint32_t ntrace_links;
@@ -171,6 +172,7 @@ struct ft_sim_counters {
 	uint64_t npause;     /* PFC pause frames sent */
 	uint64_t necn;       /* packets marked CE */
 	uint64_t ncnp;       /* CNPs sent by receivers */
+	uint64_t nwatchdog;  /* PFC watchdog expiries (ports that stopped honouring pauses) */
 	/* flow completion times over all flows, seconds */
 	double fct_min_s, fct_p50_s, fct_p99_s, fct_max_s;
 	/* uncontended time of a flow (bytes / bottleneck capacity + path latency) */

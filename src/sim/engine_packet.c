@@ -1090,15 +1090,41 @@ ev_pause(struct pk_engine *e, uint32_t l, bool on)
 {
 	struct pk_port *p = &e->ports[l];
 
+	if (on && e->now_ps < p->wd_until_ps) {
+		p->pause_rx++; /* the watchdog has this port ignore pauses for a while */
+		return 0;
+	}
 	if (on && !p->paused) {
 		p->paused = true;
 		p->pause_rx++;
 		p->t_paused_ps = e->now_ps;
+		if (e->wd_ps)
+			return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, 0);
 	} else if (!on && p->paused) {
 		p->paused = false;
 		p->paused_ps += e->now_ps - p->t_paused_ps;
 	}
 	return on ? 0 : try_send(e, l);
+}
+
+/*
+ * PFC watchdog (kb ROCE-PFC): a port paused without a break for the watchdog's time stops
+ * honouring pauses for as long again, so a stuck priority drains (the buffers beyond it
+ * then drop what they cannot hold, and the transport retransmits).
+ */
+static int
+ev_wdog(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+
+	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
+		return 0;
+	p->paused = false;
+	p->paused_ps += e->now_ps - p->t_paused_ps;
+	p->wd_fires++;
+	e->nwdog++;
+	p->wd_until_ps = e->now_ps + e->wd_ps;
+	return try_send(e, l);
 }
 
 static int
@@ -1166,6 +1192,8 @@ step(struct pk_engine *e)
 		return ev_cnp(e, ev.id);
 	case PK_EV_TRACE:
 		return ev_trace(e);
+	case PK_EV_WDOG:
+		return ev_wdog(e, ev.id);
 	case PK_EV_WAKE:
 		if (e->ports[ev.id].t_wake_ps == ev.t_ps)
 			e->ports[ev.id].wake_pending = false;
@@ -1313,8 +1341,9 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	e->dcq_alpha_ps = s_to_ps(1e-6);
 	e->dcq_dec_ps = s_to_ps(4e-6);
 	e->line_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
+	e->wd_ps = e->pc.fc == FT_PKT_FC_PFC ? s_to_ps(e->pc.pfc_watchdog_s) : 0;
 	/* Losses the configuration allows: then every sender times out its tail. */
-	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 ||
+	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 || e->wd_ps ||
 	              (e->pc.fc == FT_PKT_FC_PFC && e->pc.pfc_headroom_bytes > 0);
 	e->port_limit = e->pc.port_buffer_bytes;
 	e->sw_limit = e->pc.switch_buffer_bytes;
@@ -1881,6 +1910,7 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 	c->npause = e->npause;
 	c->necn = e->necn;
 	c->ncnp = e->ncnp;
+	c->nwatchdog = e->nwdog;
 	c->nops = n;
 	c->ops = e->op_results;
 	c->nlinks = e->nlinks;

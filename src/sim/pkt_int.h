@@ -33,6 +33,7 @@ enum pk_ev_type {
 	PK_EV_CNP,     /* flow id: a CNP reaches the sender (DCQCN reaction point) */
 	PK_EV_WAKE,    /* port id: a rate-limited flow may send again */
 	PK_EV_TRACE,   /* sample the traced ports */
+	PK_EV_WDOG,    /* port id: PFC watchdog check */
 };
 
 struct pk_event {
@@ -115,7 +116,9 @@ struct pk_port {
 	uint64_t drops, ecn_marks;
 	uint64_t pause_tx, pause_rx; /* frames: sent by the buffer at dst, received by the sender */
 	uint64_t paused_ps, xmit_wait_ps;
-	uint32_t nactive, maxflows;             /* flows routed over it now / at most */
+	uint32_t nactive, maxflows; /* flows routed over it now / at most */
+	uint64_t wd_until_ps;       /* PFC watchdog: pauses ignored until then */
+	uint64_t wd_fires;
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
@@ -193,6 +196,8 @@ struct pk_engine {
 	bool ibcc;
 	bool paced; /* dcqcn or ibcc: sources are rate-limited per QP */
 	uint64_t ccti_timer_ps;
+	uint64_t wd_ps; /* PFC watchdog time, 0 = off */
+	uint64_t nwdog;
 	bool ooo;     /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;

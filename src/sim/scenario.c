@@ -880,6 +880,8 @@ packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 		return get_double(l, v, path, 0.01, 0.99, &pc->dcqcn_min_dec);
 	if (strcmp(key, "dcqcn_g") == 0)
 		return get_double(l, v, path, 1e-6, 0.5, &pc->dcqcn_g);
+	if (strcmp(key, "pfc_watchdog") == 0)
+		return get_duration(l, v, path, &pc->pfc_watchdog_s);
 	if (strcmp(key, "ccti_timer") == 0)
 		return get_duration(l, v, path, &pc->ccti_timer_s);
 	if (strcmp(key, "ccti_increase") == 0)
@@ -896,7 +898,7 @@ packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 	               "congestion_control, ecn_kmin, ecn_kmax, ecn_pmax, "
 	               "min_time_between_cnps, rpg_time_reset, rpg_byte_reset, rpg_ai_rate, "
 	               "rpg_hai_rate, rpg_min_dec_fac, dcqcn_g, ccti_timer, ccti_increase, "
-	               "ccti_limit, ibcc_threshold, ibcc_marking_rate");
+	               "ccti_limit, ibcc_threshold, ibcc_marking_rate, pfc_watchdog");
 }
 
 /* ---- top level ----------------------------------------------------------------- */

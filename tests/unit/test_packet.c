@@ -606,6 +606,37 @@ test_deadlock_named(void **state)
 	assert_non_null(strstr(err.msg, "-> sw7.0 -> sw0.0 waits on itself"));
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
+	/* The same deadlock under PFC on RoCE; a PFC watchdog breaks it by dropping, and
+	 * go-back-N delivers every byte. */
+	{
+		static const char roce[] =
+		        "name: wd\n"
+		        "engine: packet\n"
+		        "cluster:\n"
+		        "  name: t\n"
+		        "  nodes: {preset: dgx-h100, count: 16, nics: {link: roce400}}\n"
+		        "  fabric: {kind: torus, link: roce400, dims: [8, 2], "
+		        "nodes_per_switch: 1, routing: dor}\n"
+		        "packet: {congestion_control: none, pfc_watchdog: 100us, "
+		        "retransmit_timeout: 200us}\n"
+		        "background:\n"
+		        "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n";
+		struct ft_scenario *sc2 = NULL;
+		struct ft_sim_report rep2;
+
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ft_scenario_load_buffer(roce, strlen(roce), "wd.yaml", &sc2, &err),
+		                 0);
+		ft_sim_report_init(&rep2);
+		if (ft_scenario_run(sc2, NULL, NULL, &rep2, &err) != 0)
+			fail_msg("%s", err.msg);
+		assert_int_equal(rep2.c.nflows, 240);
+		assert_true(rep2.c.nwatchdog > 0);
+		assert_true(rep2.c.ndrops > 0);
+		assert_double_equal(rep2.c.bytes, 240.0 * (4 << 20), 0.5);
+		ft_sim_report_release(&rep2);
+		ft_scenario_free(sc2);
+	}
 }
 
 /* IB congestion control under incast: FECN marks, one BECN per mark back to the source,
