@@ -55,6 +55,7 @@ enum ft_pkt_cc {
 	FT_PKT_CC_NONE,
 	FT_PKT_CC_DCQCN,
 	FT_PKT_CC_IBCC,  /* InfiniBand congestion control (IBA annex A10): FECN, BECN, CCT */
+	FT_PKT_CC_TIMELY, /* RTT-gradient rate control (RoCE) */
 };
 
 struct ft_packet_cfg {

@@ -52,9 +52,10 @@
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
 
-#define PK_PS_PER_S 1e12
-#define PK_BLOCK    64u /* IB credit block (kb IB-FC) */
-#define PK_RNG_BER  0x62657272u
+#define PK_PS_PER_S   1e12
+#define PK_BLOCK      64u /* IB credit block (kb IB-FC) */
+#define PK_RNG_BER    0x62657272u
+#define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
 
 static uint64_t
 s_to_ps(double s)
@@ -506,6 +507,8 @@ dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
 {
 	uint32_t guard = 0;
 
+	if (e->timely)
+		return; /* its rate moves only on RTT samples */
 	if (e->ibcc) {
 		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min (0). */
 		uint64_t n = d->limited ? (e->now_ps - d->t_timer_ps) / e->ccti_timer_ps : 0;
@@ -546,7 +549,7 @@ dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 	dcqcn_timers(e, d);
 	d->t_last_tx_ps = e->now_ps;
 	d->last_wire = wire;
-	if (e->ibcc)
+	if (e->ibcc || e->timely)
 		return;
 	d->bytes_since += wire;
 	while (d->limited && d->bytes_since >= e->pc.dcqcn_byte_counter && guard++ < 1024) {
@@ -600,6 +603,50 @@ ev_cnp(struct pk_engine *e, uint32_t fid)
 }
 
 /*
+ * TIMELY (kb CC-TIMELY-HPCC, the HPCC simulator's defaults): per RTT sample, the
+ * gradient (EWMA weight 0.875 of the new difference, normalised by the 20 us minimum
+ * RTT) drives the rate: additive increase below T_low (50 us), multiplicative
+ * decrease above T_high (500 us), and in between increase on a falling gradient (five
+ * steps at once after five in a row) or decrease by beta (0.8) x gradient.
+ */
+static int
+ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_dcqcn *d = &f->cc;
+	const double alpha = 0.875, beta = 0.8, t_low = 50e-6, t_high = 500e-6;
+	const double min_rtt = 20e-6, step = e->pc.dcqcn_ai_bps / 8;
+	double rtt = rtt_ns * 1e-9, diff, grad, r = d->rc_Bps;
+
+	if (f->rcv_nxt >= f->npkts && !d->limited)
+		return 0;
+	diff = d->prev_rtt_s > 0 ? rtt - d->prev_rtt_s : 0;
+	d->prev_rtt_s = rtt;
+	d->rtt_diff_s = (1 - alpha) * d->rtt_diff_s + alpha * diff;
+	grad = d->rtt_diff_s / min_rtt;
+	if (rtt < t_low) {
+		r += step;
+		d->hai_n = 0;
+	} else if (rtt > t_high) {
+		r *= 1 - beta * (1 - t_high / rtt);
+		d->hai_n = 0;
+	} else if (grad <= 0) {
+		r += (++d->hai_n >= 5 ? 5 : 1) * step;
+	} else {
+		r *= FT_MAX(1 - beta * grad, 0.0);
+		d->hai_n = 0;
+	}
+	d->rc_Bps = FT_MIN(FT_MAX(r, 1e6 / 8), e->line_Bps);
+	if (d->rc_Bps < e->line_Bps && !d->limited) {
+		d->limited = true;
+		if (!d->last_wire)
+			d->t_last_tx_ps = e->now_ps;
+	}
+	d->limited = d->rc_Bps < e->line_Bps;
+	return 0;
+}
+
+/*
  * Make the ring's head a flow whose rate lets it send now. Returns 1 when there is one,
  * 0 when all wait (a wake-up is then queued for the earliest), or FT_E*.
  */
@@ -622,8 +669,11 @@ pick_paced(struct pk_engine *e, uint32_t l)
 			return 1;
 		}
 		/* Wake when it may send, or when its timer raises its rate first. */
-		tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :
-		                                                         e->dcq_timer_ps)));
+		if (e->timely)
+			tmin = FT_MIN(tmin, t);
+		else
+			tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :
+			                                                         e->dcq_timer_ps)));
 		prev = fid;
 	}
 	if (!p->wake_pending || tmin < p->t_wake_ps) {
@@ -738,6 +788,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->hop = 0;
 		k->flags = 0;
 		k->tail_ps = 0;
+		k->t_sent_ps = e->now_ps;
 		k->next = PK_NONE;
 		e->npackets++;
 		if (e->paced)
@@ -770,7 +821,7 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	struct pk_port *p = &e->ports[l];
 
-	if (e->paced && e->links[l].net && p->q_bytes > 0)
+	if (e->marking && e->links[l].net && p->q_bytes > 0)
 		ecn_mark(e, l, &e->pkts[id]);
 
 	e->pkts[id].next = PK_NONE;
@@ -871,7 +922,7 @@ receive(struct pk_engine *e, uint32_t id)
 	uint32_t fid = k->flow, seq = k->seq, payload = k->payload;
 	struct pk_flow *f = flow_at(e, fid);
 
-	if ((k->flags & PK_F_CE) && e->paced) {
+	if ((k->flags & PK_F_CE) && e->marking) {
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
 		 * travel back at high priority (no queueing), one path latency. */
 		struct pk_dcqcn *d = &f->cc;
@@ -890,6 +941,18 @@ receive(struct pk_engine *e, uint32_t id)
 				pkt_free(e, id);
 				return rc;
 			}
+		}
+	}
+	if (e->timely && (seq % PK_TIMELY_SEG == PK_TIMELY_SEG - 1 || seq + 1 == f->npkts)) {
+		/* A completion every 16 packets (64 KiB at 4 KiB): its RTT is the packet's
+		 * one-way time plus the way back at high priority (one path latency). */
+		uint64_t rtt = e->now_ps - e->pkts[id].t_sent_ps + f->lat_ps;
+		int rc = ev_push(e, e->now_ps + f->lat_ps, PK_EV_RTT, fid,
+		                 (uint32_t)FT_MIN(rtt / 1000, (uint64_t)0x0fffffff));
+
+		if (rc < 0) {
+			pkt_free(e, id);
+			return rc;
 		}
 	}
 	pkt_free(e, id);
@@ -1194,6 +1257,8 @@ step(struct pk_engine *e)
 		return ev_trace(e);
 	case PK_EV_WDOG:
 		return ev_wdog(e, ev.id);
+	case PK_EV_RTT:
+		return ev_rtt(e, ev.id, arg);
 	case PK_EV_WAKE:
 		if (e->ports[ev.id].t_wake_ps == ev.t_ps)
 			e->ports[ev.id].wake_pending = false;
@@ -1301,7 +1366,9 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
 	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
 	e->ibcc = e->pc.cc == FT_PKT_CC_IBCC;
-	e->paced = e->dcqcn || e->ibcc;
+	e->timely = e->pc.cc == FT_PKT_CC_TIMELY;
+	e->paced = e->dcqcn || e->ibcc || e->timely;
+	e->marking = e->dcqcn || e->ibcc;
 	/* IB CC defaults (kb CC-IB): CCTI_Timer 10 us (the OMNeT++ example's), CCTI_Increase
 	 * 1, a 128-entry table, Marking_Rate 10 (the Mellanox CC manager's). */
 	if (!(e->pc.ccti_timer_s > 0))

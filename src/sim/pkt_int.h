@@ -34,6 +34,7 @@ enum pk_ev_type {
 	PK_EV_WAKE,    /* port id: a rate-limited flow may send again */
 	PK_EV_TRACE,   /* sample the traced ports */
 	PK_EV_WDOG,    /* port id: PFC watchdog check */
+	PK_EV_RTT,     /* flow id, aux RTT in ns: a TIMELY completion sample reaches the sender */
 };
 
 struct pk_event {
@@ -49,7 +50,8 @@ struct pk_heap {
 };
 
 struct pk_pkt {
-	uint64_t tail_ps; /* when its last bit reaches the vertex it is at */
+	uint64_t tail_ps;   /* when its last bit reaches the vertex it is at */
+	uint64_t t_sent_ps; /* when its source put it on the wire (TIMELY's RTT) */
 	uint32_t flow;
 	uint32_t seq;      /* packet index within the flow */
 	uint32_t next;     /* in a port FIFO or the free list */
@@ -78,8 +80,10 @@ struct pk_dcqcn {
 	uint32_t last_wire;     /* with this many bytes */
 	uint64_t t_last_cnp_ps; /* receiver: last CNP sent */
 	bool cnp_sent;
-	bool limited;  /* rate below line rate */
-	uint32_t ccti; /* IB CC: the congestion control table index */
+	bool limited;                  /* rate below line rate */
+	uint32_t ccti;                 /* IB CC: the congestion control table index */
+	double prev_rtt_s, rtt_diff_s; /* TIMELY */
+	uint32_t hai_n;
 };
 
 /* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
@@ -194,7 +198,9 @@ struct pk_engine {
 	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
 	bool dcqcn;
 	bool ibcc;
-	bool paced; /* dcqcn or ibcc: sources are rate-limited per QP */
+	bool timely;
+	bool paced;   /* dcqcn, ibcc or timely: sources are rate-limited per QP */
+	bool marking; /* dcqcn or ibcc: switches mark congestion */
 	uint64_t ccti_timer_ps;
 	uint64_t wd_ps; /* PFC watchdog time, 0 = off */
 	uint64_t nwdog;

@@ -847,7 +847,7 @@ packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 	if (strcmp(key, "ber") == 0)
 		return get_double(l, v, path, 0, 1e-3, &pc->ber);
 	if (strcmp(key, "congestion_control") == 0) {
-		static const char *const names[] = { "auto", "none", "dcqcn", "ibcc" };
+		static const char *const names[] = { "auto", "none", "dcqcn", "ibcc", "timely" };
 
 		rc = want_scalar(l, v, path, "a congestion control");
 		if (rc < 0)
@@ -857,8 +857,8 @@ packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml
 				pc->cc = (enum ft_pkt_cc)i;
 				return 0;
 			}
-		return fail(l, v, FT_EPARSE, path, "expected auto, none, dcqcn or ibcc, got '%s'",
-		            scalar(v));
+		return fail(l, v, FT_EPARSE, path,
+		            "expected auto, none, dcqcn, ibcc or timely, got '%s'", scalar(v));
 	}
 	if (strcmp(key, "ecn_kmin") == 0)
 		return get_size(l, v, path, &pc->ecn_kmin_bytes);

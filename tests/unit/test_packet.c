@@ -780,6 +780,43 @@ test_counters_nccl_tests(void **state)
 	ft_scenario_free(sc);
 }
 
+/* TIMELY: RTT samples reach the senders, which slow down under incast; every byte arrives
+ * and nothing drops (its steady state is not checked against a model yet). */
+static void
+test_timely_incast(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np, nlimited = 0;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint64_t sub, del;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	np = 4;
+	ft_sim_cfg_init(&cfg);
+	pc.cc = FT_PKT_CC_TIMELY;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(sub, del);
+	assert_int_equal(c.ndrops, 0);
+	assert_int_equal(c.necn, 0); /* no marking: delay is the signal */
+	for (size_t i = 0; i < pk(e)->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&pk(e)->flows, i);
+
+		assert_true(f->cc.prev_rtt_s > 0); /* samples arrived */
+		if (f->cc.rc_Bps < pk(e)->line_Bps)
+			nlimited++;
+	}
+	assert_true(nlimited > 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 static void
 test_bad_config(void **state)
 {
@@ -822,6 +859,7 @@ main(void)
 		cmocka_unit_test(test_ibcc_incast),
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_counters_nccl_tests),
+		cmocka_unit_test(test_timely_incast),
 		cmocka_unit_test(test_bad_config),
 	};
 
