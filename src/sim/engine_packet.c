@@ -721,6 +721,37 @@ ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 	}
 }
 
+/*
+ * Adaptive routing with flowlets: at the first packet of every flowlet_bytes of a QP, a
+ * whole path is chosen at the source (the least-queued equal-cost port at every hop as
+ * of now) and the flowlet's packets follow it; without flowlets packets choose per hop.
+ */
+static int
+flowlet_route(struct pk_engine *e, uint32_t fid, uint32_t l)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint64_t at = (uint64_t)f->snd_nxt * e->mtu;
+	struct choose_ctx cc = { e, f->hash ^ f->snd_nxt };
+	struct ft_error err = { 0 };
+	struct ft_path path;
+	int rc;
+
+	if (f->fl_off != PK_NONE && at % e->cfg.flowlet_bytes >= e->mtu)
+		return 0; /* inside the current flowlet */
+	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
+	                   &err);
+	if (rc < 0 || path.links[0] != l)
+		return 0; /* keep the last path (or per-hop choices) */
+	if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
+		return FT_ENOMEM;
+	f = flow_at(e, fid);
+	f->fl_off = (uint32_t)e->paths.len;
+	memcpy(&FT_VEC_AT(&e->paths, uint32_t, e->paths.len), path.links,
+	       path.nlinks * sizeof(uint32_t));
+	e->paths.len += path.nlinks;
+	return 0;
+}
+
 /* Port @l is free: send the next packet, transit and sourced in turn, if flow control lets. */
 static int
 try_send(struct pk_engine *e, uint32_t l)
@@ -781,7 +812,16 @@ try_send(struct pk_engine *e, uint32_t l)
 		k = &e->pkts[id];
 		k->flow = fid;
 		k->dst = f->dst;
-		k->path_off = f->npath ? f->path_off : PK_NONE;
+		if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes) {
+			int rc = flowlet_route(e, fid, l);
+
+			if (rc < 0) {
+				pkt_free(e, id);
+				return rc;
+			}
+			f = flow_at(e, fid);
+		}
+		k->path_off = f->npath ? f->path_off : f->fl_off;
 		k->seq = f->snd_nxt++;
 		k->payload = (uint16_t)payload;
 		k->link = PK_NONE;
@@ -1552,6 +1592,7 @@ add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 		f.last_payload = (uint16_t)(b - (uint64_t)(f.npkts - 1) * e->mtu);
 		f.nak_for = PK_NONE;
 		f.ring_next = PK_NONE;
+		f.fl_off = PK_NONE;
 		f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
 		f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
 		f.qp = q * 1024;

@@ -163,6 +163,7 @@ struct pk_flow {
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
 	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
+	uint32_t fl_off;   /* adaptive with flowlets: the current flowlet's path, PK_NONE */
 	uint16_t npath;
 	uint16_t last_payload;
 	bool in_ring;

@@ -402,6 +402,15 @@ test_permutation_deterministic(void **state)
 		assert_int_equal(c.nflows, 32);
 		assert_int_equal(sub, del);
 		assert_true(c.fct_p50_s + c.fct_max_s <= ecmp_max * (1 + 1e-9));
+		assert_int_equal(pk(e)->paths.len, 0); /* per hop: no stored paths */
+		ft_packet_engine.destroy(e);
+		/* Flowlets of 128 KiB: a path per flowlet, chosen at the source. */
+		cfg.flowlet_bytes = 128 << 10;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 32, 1u << 20, &c);
+		ft__pk_bytes(e, &sub, &del);
+		assert_int_equal(c.nflows, 32);
+		assert_int_equal(sub, del);
+		assert_true(pk(e)->paths.len >= 32 * 8 * 2); /* 8 flowlets of 2+ links each */
 		ft_packet_engine.destroy(e);
 	}
 	assert_int_equal(hash[0], hash[1]);
