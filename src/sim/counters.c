@@ -96,7 +96,7 @@ eth_line(struct ft_strbuf *sb, const char *name, uint64_t v)
 }
 
 /* ethtool -S of NIC @dev sending on @tx and receiving over @rx, with the command line
- * as a captured session shows it (the parser takes the device name from it). */
+ * as a captured terminal shows it (the parser takes the device name from it). */
 static void
 render_ethtool(struct ft_strbuf *sb, const char *dev, const struct ft_sim_port_counters *tx,
                const struct ft_sim_port_counters *rx)

@@ -161,7 +161,7 @@ pkt_free(struct pk_engine *e, uint32_t id)
 	e->npkts_live--;
 }
 
-/* ---- helpers -------------------------------------------------------------- */
+/* ---- flows, tasks and ports: small accessors ---------------------------------- */
 
 static inline struct pk_flow *
 flow_at(struct pk_engine *e, uint32_t f)
