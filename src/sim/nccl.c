@@ -57,10 +57,12 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
  * Link rates as NCCL achieves them (ft_model_link_efficiency): NVLink at
  * NCCL's per-link figure, NICs and fabric links less the packet headers at
  * the fabric's MTU. The same shares the model applies, so the two engines
- * start from the same rates.
+ * start from the same rates. An engine that sends the headers on the wire
+ * itself (@wire_headers: the packet engine) keeps NIC and fabric links at
+ * their line rate, so the headers are not charged twice.
  */
 int
-ft__sim_nccl_rates(struct ft_topo *t)
+ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	double eff[FT_L_COUNT];
@@ -68,7 +70,9 @@ ft__sim_nccl_rates(struct ft_topo *t)
 	int k, rc;
 
 	for (k = 0; k < FT_L_COUNT; k++)
-		eff[k] = ft_model_link_efficiency(spec, k);
+		eff[k] = wire_headers && (k == FT_L_HOST || k == FT_L_FABRIC) ?
+		                 1.0 :
+		                 ft_model_link_efficiency(spec, k);
 	for (l = 0; l < n; l++) {
 		uint8_t kind = ft_topo_link(t, l)->kind;
 

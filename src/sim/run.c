@@ -480,6 +480,12 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		};
 
 		id = e->ops->submit(e, &op, err);
+		/* On/off: each further burst starts `off` after the previous one ended. */
+		for (i = 1; i < bg->bursts && id >= 0; i++) {
+			op.after = id;
+			op.delay_s = bg->off_s;
+			id = e->ops->submit(e, &op, err);
+		}
 	}
 	ft_schedule_release(&sched);
 	ft_free(ends);
@@ -509,6 +515,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->hot, sizeof(struct ft_sim_hot_link));
 	ft_vec_init(&r->tiers, sizeof(struct ft_sim_tier_stat));
 	ft_vec_init(&r->ports, sizeof(struct ft_sim_hot_link));
+	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
 }
 
 void
@@ -519,6 +526,10 @@ ft_sim_report_release(struct ft_sim_report *r)
 	ft_vec_release(&r->hot);
 	ft_vec_release(&r->tiers);
 	ft_vec_release(&r->ports);
+	for (size_t i = 0; i < r->counter_files.len; i++)
+		ft_free(((struct ft_sim_file *)ft_vec_at(&r->counter_files, i))->text);
+	ft_vec_release(&r->counter_files);
+	ft_free(r->trace_json);
 }
 
 static void
@@ -752,6 +763,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	struct ft_engine *e = NULL;
 	struct ft_sim_cfg cfg;
 	struct ft_sim_counters c;
+	struct ft_packet_cfg pkt;
 	struct job_run *jrs = NULL;
 	double *gpu_slow = NULL, t0 = ft_now_s(), fscale = sc->fabric_scale;
 	const struct ft_cluster_spec *spec = &sc->spec;
@@ -763,7 +775,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	eng = ft_sim_engine_find(ov && ov->engine ? ov->engine : sc->engine);
 	if (!eng)
 		return ft_error_set(err, FT_EINVAL,
-		                    "engine: expected analytic, flow or ideal, got '%s'",
+		                    "engine: expected analytic, flow, ideal or packet, got '%s'",
 		                    ov && ov->engine ? ov->engine : sc->engine);
 	ft_sim_cfg_init(&cfg);
 	cfg.routing = sc->has_routing ? sc->routing : sc->spec.fabric.routing;
@@ -771,6 +783,14 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	cfg.flowlet_bytes = sc->flowlet_bytes;
 	cfg.seed = sc->seed;
 	cfg.progress = progress;
+	cfg.packet = &sc->packet;
+	if (ov && ov->ntrace_links) {
+		pkt = sc->packet;
+		pkt.trace_links = ov->trace_links;
+		pkt.ntrace_links = ov->ntrace_links;
+		pkt.trace_interval_s = ov->trace_interval_s;
+		cfg.packet = &pkt;
+	}
 	if (ov) {
 		if (ov->routing >= 0)
 			cfg.routing = (enum ft_routing)ov->routing;
@@ -841,7 +861,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
 	for (i = 0; i < sc->jobs.len; i++)
 		ft_vec_init(&jrs[i].first_algo, 2 * sizeof(uint32_t));
-	rc = ft__sim_nccl_rates(topo);
+	rc = ft__sim_nccl_rates(topo, eng->wire_headers);
 	if (rc < 0) {
 		rc = ft_error_set(err, rc, "link rates: %s", ft_strerror(rc));
 		goto out;
@@ -874,6 +894,12 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc < 0)
 		goto out;
 	rc = gather(sc, topo, &c, jrs, ov, out, err);
+	if (rc == 0 && ov && ov->counters)
+		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
+	if (rc == 0 && ov && ov->counters)
+		rc = ft__sim_render_nccl_tests(&out->run, &out->counter_files, err);
+	if (rc == 0 && ov && ov->ntrace_links)
+		rc = ft__sim_render_trace(topo, &c, &out->trace_json, &out->trace_len, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:
