@@ -725,6 +725,88 @@ test_advise_values(void **state)
 	ft_advice_set_release(&s);
 }
 
+
+/* Link-layer-aware error-12 advice, ECN-aware pause advice, exclusion lists, channel names. */
+static void
+test_advise_link_layer(void **state)
+{
+	struct ft_advice_set s;
+	const struct ft_advice *a;
+
+	/* RoCE: never 22 (17 s per try); the loss check, and unset a raised timeout. */
+	advise(ROCEP ";nccl.ib.completion_error@h1=12", NULL, 0, &s);
+	assert_null(ft_advice_find(&s, "nccl-ib-timeout"));
+	a = ft_advice_find(&s, "roce-loss-check");
+	assert_non_null(a);
+	assert_false(a->is_env);
+	assert_non_null(strstr(a->value, "NCCL_IB_TIMEOUT at most 20"));
+	ft_advice_set_release(&s);
+	advise(ROCEP ";nccl.version=2.18.3;nccl.env.NCCL_IB_TIMEOUT@h1=22;"
+		     "nccl.ib.completion_error@h1=12",
+	       NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-timeout");
+	assert_non_null(a);
+	assert_true(a->unset);
+	/* 4.096 us x 2^22 = 17.2 s per try; the 2.18 default is 18 (1.1 s). */
+	assert_non_null(strstr(a->reason, "waits 17.2 s per try"));
+	assert_non_null(strstr(a->reason, "default 18 (1.1 s per try)"));
+	ft_advice_set_release(&s);
+	/* InfiniBand keeps the longer timeout. */
+	advise(ACT("mlx5_0") ";nccl.ib.completion_error@h1=12", NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-timeout");
+	assert_non_null(a);
+	assert_string_equal(a->value, "22");
+	assert_null(ft_advice_find(&s, "roce-loss-check"));
+	ft_advice_set_release(&s);
+
+	/* Pauses with 40% of packets ECN-marked: never "no ECN marks". */
+	advise(ROCEP ";eth.counter.rx_prio3_pause@h1/mlx5_0/1=500000;"
+		     "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=400000;"
+		     "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=390000;"
+		     "eth.counter.rx_packets_phy@h1/mlx5_0/1=1000000",
+	       NULL, 0, &s);
+	a = ft_advice_find(&s, "ecn-marking");
+	assert_non_null(a);
+	assert_null(strstr(a->reason, "no ECN"));
+	assert_non_null(strstr(a->reason, "40.0% of received packets are ECN-marked"));
+	assert_non_null(strstr(a->value, "below PFC XOFF"));
+	ft_advice_set_release(&s);
+	/* Without any mark counter the reason does not claim there were none. */
+	advise(ROCEP ";eth.counter.rx_prio3_pause@h1/mlx5_0/1=500000", NULL, 0, &s);
+	a = ft_advice_find(&s, "ecn-marking");
+	assert_non_null(a);
+	assert_null(strstr(a->reason, "no ECN marks mean"));
+	ft_advice_set_release(&s);
+
+	/* docker0 with no routable interface among the inputs: an exclusion list, as env. */
+	advise("nccl.env.NCCL_SOCKET_IFNAME@h1=docker0", NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-socket-ifname");
+	assert_non_null(a);
+	assert_true(a->is_env && !a->unset);
+	assert_string_equal(a->value, "^lo,docker,virbr,veth");
+	ft_advice_set_release(&s);
+	advise("nccl.env.NCCL_SOCKET_IFNAME@h1=docker0;eth.link.detected@h1/docker0=yes;"
+	       "eth.link.detected@h1/ens1f0=yes",
+	       NULL, 0, &s);
+	assert_string_equal(ft_advice_find(&s, "nccl-socket-ifname")->value, "=ens1f0");
+	ft_advice_set_release(&s);
+
+	/* NCCL_MIN_NCHANNELS on 2.17+: the current name with the same floor, and the old unset. */
+	advise("nccl.version=2.21.5;nccl.env.NCCL_MIN_NCHANNELS@h1=16", NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-min-ctas");
+	assert_non_null(a);
+	assert_string_equal(a->setting, "NCCL_MIN_CTAS");
+	assert_string_equal(a->value, "16");
+	assert_true(a->is_env && !a->unset);
+	assert_non_null(strstr(a->reason, "deprecated since NCCL 2.17"));
+	assert_non_null(ft_advice_find(&s, "unset-NCCL_MIN_NCHANNELS"));
+	ft_advice_set_release(&s);
+	/* Before 2.17 the old name is the only one: no rename. */
+	advise("nccl.version=2.10.3;nccl.env.NCCL_MIN_NCHANNELS@h1=16", NULL, 0, &s);
+	assert_null(ft_advice_find(&s, "nccl-min-ctas"));
+	ft_advice_set_release(&s);
+}
+
 static void
 test_advice_json(void **state)
 {
@@ -956,6 +1038,7 @@ main(void)
 		cmocka_unit_test(test_advise_mtu_gain),
 		cmocka_unit_test(test_advise_socket_to_ib),
 		cmocka_unit_test(test_advise_values),
+		cmocka_unit_test(test_advise_link_layer),
 		cmocka_unit_test(test_advice_json),
 		cmocka_unit_test(test_fixture_faults),
 		cmocka_unit_test(test_fixture_healthy),
