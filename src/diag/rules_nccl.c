@@ -101,8 +101,14 @@ eval_ibverbs_missing(const struct ft_diag_ctx *c, struct ft_findings *out)
 					    "libibverbs.so" };
 
 	const struct ft_obs *nodev = ft__diag_find(c, "nccl.ib.no_device");
-	const struct ft_obs *ev[1] = { nodev };
+	const struct ft_obs *noverbs = ft__diag_find(c, "nccl.ib.no_verbs");
+	const struct ft_obs *ev[1] = { nodev ? nodev : noverbs };
 
+	if (noverbs && !nodev)
+		return ft__diag_emit(c, out, -1, ev, 1,
+				     "NCCL could not load the verbs library (\"%.120s\"): rdma-core "
+				     "is missing from this environment, so IB/RoCE is unavailable",
+				     noverbs->str);
 	if (nodev)
 		return ft__diag_emit(c, out, -1, ev, 1,
 				     "NCCL found no RDMA device (NET/IB : No device found): the "
@@ -635,7 +641,7 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .layer = FT_LAYER_OS_DRIVER,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL could not open libibverbs or found no RDMA device",
-	  .needs = "nccl.ib.no_device nccl.warn nccl.error nccl.info",
+	  .needs = "nccl.ib.no_device nccl.ib.no_verbs nccl.warn nccl.error",
 	  .eval = eval_ibverbs_missing,
 	  .fix = "install rdma-core (libibverbs + mlx5 provider) in the image, expose "
 		 "/dev/infiniband to the container, check ibv_devinfo inside it",

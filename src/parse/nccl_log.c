@@ -12,7 +12,7 @@
  * Keys (docs/internals/observations.md): nccl.version, nccl.cuda_driver,
  * nccl.net (IB / Socket / a plugin's name), nccl.net_plugin, nccl.ib_hca (the
  * NET/IB device list as printed), nccl.ib.dev (one per listed device, device =
- * HCA, str IB/RoCE), nccl.ib.no_device, nccl.socket_ifname, nccl.bootstrap_if,
+ * HCA, str IB/RoCE), nccl.ib.no_device, nccl.ib.no_verbs, nccl.socket_ifname, nccl.bootstrap_if,
  * nccl.gdr (0/1; from "GPU Direct RDMA Enabled/Disabled" and from NET channel
  * connections with or without /GDRDMA), nccl.transport, nccl.channels,
  * nccl.p2p_channels, nccl.ring, nccl.tree, nccl.tuning, nccl.nranks,
@@ -224,6 +224,9 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 		emit_ib_list(c, line, ft__skip(m, (size_t)(ft__find(m, "Using ") - m.p) + 6));
 	} else if (ft__starts(m, "NET/IB") && ft__find(m, "No device found")) {
 		ft__emit_num(c, line, "nccl.ib.no_device", 1, NULL);
+	} else if (ft__find(m, "Failed to open libibverbs")) {
+		/* NCCL 2.5 and later print it at INFO level ("Failed to open libibverbs.so[.1]") */
+		ft__emit_str(c, line, "nccl.ib.no_verbs", m);
 	} else if ((q = ft__find(m, "GPU Direct RDMA ")) && ft__starts(m, "NET/")) {
 		struct ft__span r = ft__skip(m, (size_t)(q - m.p) + 16);
 		const char *a = memchr(m.p, '\'', m.n), *b;

@@ -863,6 +863,8 @@ static const struct {
 	{ "nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt",
 	  "nccl-mixed-link-layers" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-no-rdma-device" },
+	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
+	  "nccl-no-rdma-device" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-socket-transport" },
 	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
 	  "nccl-socket-ifname" },
