@@ -649,6 +649,47 @@ test_every_parser_every_fixture(void **state)
 	free_list(dirs, nd);
 }
 
+
+/* What users paste is often a fragment: headerless excerpts are still detected and read. */
+static void
+test_fragments(void **state)
+{
+	/* "ethtool -S IF | grep prio0" cut from the mlx5 fixture: no "NIC statistics:" line. */
+	static const char mlx5[] = "     rx_prio0_bytes: 6211318150440\n"
+				   "     rx_prio0_packets: 38460533605\n"
+				   "     rx_prio0_discards: 58591314012\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_parser *p = ft_parser_detect(mlx5, strlen(mlx5));
+	const struct ft_obs *o;
+
+	assert_non_null(p);
+	assert_string_equal(p->name, "ethtool-S");
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(mlx5, strlen(mlx5), "f.txt", NULL, &set, NULL, &err), 0);
+	o = find_obs(&set, "eth.counter.rx_prio0_discards", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 58591314012.0);
+	assert_int_equal(o->line, 3);
+	ft_obs_set_release(&set);
+
+	/* Intel ice XOFF counters also count as pause frames under the mlx5 name. */
+	parse_fixture(FIXTURES "/ethtool-S/intel-e810-ethtool-S-grep-prio-xoff-excerpt.txt", &set,
+		      &run);
+	o = find_obs(&set, "eth.counter.tx_prio2_pause", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 14864);
+	assert_non_null(find_obs(&set, "eth.counter.tx_priority_2_xoff.nic", NULL, -1));
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* Two counter lines of nothing RoCE-related are not enough to claim a format. */
+	p = ft_parser_detect("a: 1\nb: 2\n", 10);
+	assert_true(!p || strcmp(p->name, "ethtool-S") != 0);
+}
+
 static void
 test_garbage(void **state)
 {
@@ -778,6 +819,7 @@ main(void)
 		cmocka_unit_test(test_bench_facts),
 		cmocka_unit_test(test_bundle_split),
 		cmocka_unit_test(test_every_parser_every_fixture),
+		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),
