@@ -12,7 +12,7 @@ import sys
 T = {
     # id: (trigger, basis)
     "nccl-socket-transport": ("`nccl.net` is Socket. Error when NCCL_IB_DISABLE or NCCL_NET=Socket is set or an InfiniBand port is Active among the inputs; warning otherwise.", "symptom signature (SYM-BW-SOCKET)"),
-    "nccl-no-rdma-device": ("NCCL logged `NET/IB : No device found` (`nccl.ib.no_device`), or a line says `Failed to open libibverbs`.", "log signature"),
+    "nccl-no-rdma-device": ("NCCL logged `NET/IB : No device found` (`nccl.ib.no_device`), or `Failed to open libibverbs` at INFO (NCCL 2.5 and later, `nccl.ib.no_verbs`) or WARN level.", "log signature"),
     "nccl-socket-ifname": ("NCCL_SOCKET_IFNAME or the interface NCCL reports is `lo`, `docker*` or `virbr*`.", "NCCL's own interface exclusions (ENV-SOCKET_IFNAME)"),
     "nccl-gdr-disabled": ("`nccl.gdr` is 0 for an RDMA HCA while the network is not Socket (socket devices such as eno2 are skipped).", "log signature"),
     "nccl-mixed-link-layers": ("NCCL's device list holds both `/IB` and `/RoCE` entries.", "log signature (SYM-INCOMPAT-DEV)"),
@@ -94,6 +94,8 @@ T = {
     "perf-pair-outlier": ("a pair below 80% of the median of at least 3 pairs.", "heuristic"),
     "perf-host-outlier": ("an endpoint slow (as above) in all of its >= 2 pairs.", "heuristic"),
     "perf-wrong-results": ("the benchmark's #wrong > 0.", "nccl-tests validation"),
+    "perf-utilisation-low": ("the best `bench.bw_avg` of a perftest (Gb/s) divided by the rate of the port it ran on is below `utilisation_min` of the thresholds (85% by default; a 302 Gb/s ib_write_bw on a 400 Gb/s port is 75.5%). The port is the Active `ib.port.rate` of the perftest's device, else the one rate all Active ports share, else `eth.link.speed`; error below 55%.", "the utilisation users hold a fabric to (thresholds file, `--thresholds`)"),
+    "perf-test-unknown": ("an nccl-tests output whose collective could not be named: no header line, no `*_perf` name in the text or file name, and rows that fit several tests (all_gather and alltoall print the same columns; busbw/algbw = 1 fits all_reduce on 2 ranks and sendrecv). Info: its busbw is not compared with expectations.", "output shape (NT-PERF)"),
 }
 
 # Counter rules also judge per-second rates (`<key>.rate`, from a probe with

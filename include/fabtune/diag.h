@@ -65,11 +65,41 @@ FT_API int ft_diag_expectations_read(const char *path, struct ft_vec *out,
 FT_API int ft_diag_obs_from_run(const struct ft_run *run, const char *file,
 				struct ft_obs_set *out) FT_MUST_CHECK;
 
-/* The input of a diagnosis. @expect may be NULL when @nexpect is 0. */
+/*
+ * The figures users hold a fabric to, read by every rule with a threshold.
+ * Defaults (ft_diag_thresholds_init): utilisation >= 85% of the port rate,
+ * pause-frame and ECN/CNP rates -> 0 in steady state, communication/compute
+ * overlap >= 90%, recovery from a failure <= 5 min.
+ */
+struct ft_diag_thresholds {
+	double utilisation_min; /* measured bandwidth / port rate, 0..1 */
+	double pfc_rate_max;	/* pause frames per second (probe with an interval) */
+	double ecn_rate_max;	/* ECN-marked packets or CNPs per second */
+	double overlap_min;	/* share of communication hidden behind compute, 0..1 */
+	double recovery_max_s;	/* seconds from a failure to training again */
+};
+
+FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
+
+/*
+ * Read a thresholds file (YAML or JSON mapping; every key optional, the
+ * others keep their value in @t): utilisation_min (a fraction or "85%"),
+ * pfc_rate_max, ecn_rate_max (per second), overlap_min, recovery_max
+ * (seconds or a duration like "5min"). Unknown keys and bad values fail with
+ * FT_EPARSE naming file:line:column and the key.
+ */
+FT_API int ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t,
+				   struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * The input of a diagnosis. @expect may be NULL when @nexpect is 0;
+ * @thresholds NULL means the defaults.
+ */
 struct ft_diag_input {
 	const struct ft_obs_set *obs;
 	const struct ft_expectation *expect;
 	size_t nexpect;
+	const struct ft_diag_thresholds *thresholds;
 };
 
 /* A growing set of findings (struct ft_finding, from obs.h). */
@@ -105,6 +135,7 @@ struct ft_diag_ctx {
 	const struct ft_expectation *expect;
 	size_t nexpect;
 	const struct ft_rule *rule; /* the rule being evaluated */
+	const struct ft_diag_thresholds *thresholds; /* never NULL during a run */
 	/* Observation indices sorted by key, then by position: lookups by key take
 	   O(log n + matches). Built by ft_diag_run(); NULL means scan everything. */
 	const size_t *by_key;

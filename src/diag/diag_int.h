@@ -25,6 +25,9 @@ extern const size_t ft__diag_nrules_host;
 extern const struct ft_rule ft__diag_rules_perf[];
 extern const size_t ft__diag_nrules_perf;
 
+/* The defaults of struct ft_diag_thresholds (diag/thresholds.c). */
+extern const struct ft_diag_thresholds ft__diag_default_thresholds;
+
 /* Parameters of the shared counter-threshold check (rule->data). */
 struct ft__counter_rule {
 	const char *keys[6]; /* observation keys, NULL-terminated (exact, or prefix with '*') */

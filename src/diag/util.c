@@ -80,6 +80,7 @@ ft__diag_ctx_init(struct ft_diag_ctx *c, const struct ft_diag_input *in)
 	c->obs = in->obs;
 	c->expect = in->expect;
 	c->nexpect = in->nexpect;
+	c->thresholds = in->thresholds ? in->thresholds : &ft__diag_default_thresholds;
 	c->rule = NULL;
 	c->by_key = NULL;
 	if (!n)

@@ -236,6 +236,8 @@ static const struct rule_case cases[] = {
 	{ "nccl-socket-transport", "nccl.net@h1=Socket", "nccl.net@h1=IB" },
 	{ "nccl-no-rdma-device", "nccl.ib.no_device@h1/GPU0=1",
 	  "nccl.warn@h1=Cuda failure 'out of memory'" },
+	{ "nccl-no-rdma-device", "nccl.ib.no_verbs@h1/GPU0=Failed to open libibverbs.so[.1]",
+	  "nccl.net@h1=IB" },
 	{ "nccl-socket-ifname", "nccl.env.NCCL_SOCKET_IFNAME@h1=lo",
 	  "nccl.env.NCCL_SOCKET_IFNAME@h1=eth0;nccl.socket_ifname@h1=[0]lom1:10.0.0.2<0>" },
 	{ "nccl-gdr-disabled", "nccl.net@h1=IB;nccl.gdr@h1/mlx5_0=0",
@@ -317,6 +319,14 @@ static const struct rule_case cases[] = {
 	  "bench.pair_bw@x/h4->h1=3;bench.pair_bw@x/h4->h2=3;bench.pair_bw@x/h4->h3=3",
 	  "bench.pair_bw@x/h1->h2=10;bench.pair_bw@x/h1->h3=10;bench.pair_bw@x/h2->h3=10;"
 	  "bench.pair_bw@x/h4->h1=3;bench.pair_bw@x/h4->h2=10;bench.pair_bw@x/h4->h3=10" },
+	/* 302 Gb/s ib_write_bw on a 400G port is 75.5% < 85%; 348 Gb/s (87%) is fine. */
+	{ "perf-utilisation-low",
+	  "perftest.device=mlx5_0;bench.bw_avg=302.1|65536;" ACT("mlx5_0") ";"
+	  "ib.port.rate@h1/mlx5_0/1=400",
+	  "perftest.device=mlx5_0;bench.bw_avg=348|65536;" ACT("mlx5_0") ";"
+	  "ib.port.rate@h1/mlx5_0/1=400" },
+	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
+	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
 	  "bench.rank@h1/GPU0=0;bench.busbw@h1=40|1048576" },
 	{ "tool-failed", "tool.error@h1/mlx5_7/1=ibpanic: stat of IB device 'mlx5_8' failed",
@@ -807,6 +817,68 @@ test_advise_link_layer(void **state)
 	ft_advice_set_release(&s);
 }
 
+/* The thresholds file: defaults, overrides read by the rules, errors with file:line:column. */
+static void
+test_thresholds(void **state)
+{
+	static const char util[] = "perftest.device=mlx5_0;bench.bw_avg=302.1|65536;" ACT(
+		"mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400";
+	struct ft_diag_thresholds t;
+	struct ft_error err = { 0 };
+	struct ft_obs_set set;
+	struct ft_findings f;
+	char path[] = "/tmp/ft-thresholds-XXXXXX";
+	int fd;
+	FILE *fp;
+
+	ft_diag_thresholds_init(&t);
+	assert_true(t.utilisation_min == 0.85 && t.overlap_min == 0.90);
+	assert_true(t.pfc_rate_max == 0 && t.ecn_rate_max == 0 && t.recovery_max_s == 300);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	fputs("# what this fabric is held to\nutilisation_min: 70%\nrecovery_max: 2min\n"
+	      "pfc_rate_max: 10\n",
+	      fp);
+	fclose(fp);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), 0);
+	assert_true(fabs(t.utilisation_min - 0.70) < 1e-12);
+	assert_true(t.recovery_max_s == 120 && t.pfc_rate_max == 10);
+	assert_true(t.overlap_min == 0.90); /* not in the file: kept */
+
+	/* 302 of 400 Gb/s (75.5%) fires at the default 85%, not when the file says 70%. */
+	load(&set, util);
+	{
+		struct ft_diag_input in = { &set, NULL, 0, NULL };
+
+		ft_findings_init(&f);
+		assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&f, "perf-utilisation-low"), 1);
+		assert_non_null(strstr(ft_findings_at(&f, 0)->message, "75.5% of the 400 Gb/s"));
+		ft_findings_release(&f);
+		in.thresholds = &t;
+		ft_findings_init(&f);
+		assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&f, "perf-utilisation-low"), 0);
+		ft_findings_release(&f);
+	}
+	ft_obs_set_release(&set);
+
+	fp = fopen(path, "w");
+	fputs("utilisation_min: 0.85\noverlap_min: 1.5\n", fp);
+	fclose(fp);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, ":2:14: overlap_min: a fraction cannot exceed 1"));
+	fp = fopen(path, "w");
+	fputs("utilization: 0.85\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, ":1:1: unknown threshold 'utilization'"));
+	unlink(path);
+}
+
 static void
 test_advice_json(void **state)
 {
@@ -1041,6 +1113,7 @@ main(void)
 		cmocka_unit_test(test_advise_socket_to_ib),
 		cmocka_unit_test(test_advise_values),
 		cmocka_unit_test(test_advise_link_layer),
+		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_advice_json),
 		cmocka_unit_test(test_fixture_faults),
 		cmocka_unit_test(test_fixture_healthy),

@@ -650,6 +650,72 @@ test_every_parser_every_fixture(void **state)
 }
 
 
+
+/* An nccl-tests table pasted without its header: the rows name the collective. */
+static void
+test_nccl_tests_headerless(void **state)
+{
+	struct ft_strbuf text, rows;
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_parser *p;
+	size_t i;
+	const char *q;
+
+	/* The data rows of a real 16-rank all_reduce output, every '#' line dropped. */
+	ft_strbuf_init(&text);
+	ft_strbuf_init(&rows);
+	assert_int_equal(ft_strbuf_read_file(&text,
+					     FIXTURES "/nccl-tests/h100-2node-16gpu-all-reduce-"
+						      "same-cluster-baseline.txt",
+					     &err),
+			 0);
+	for (q = text.buf; q && *q;) {
+		const char *nl = strchr(q, '\n');
+		size_t n = nl ? (size_t)(nl - q + 1) : strlen(q);
+		size_t sp = strspn(q, " ");
+
+		if (sp && sp < n && q[sp] >= '0' && q[sp] <= '9')
+			ft_strbuf_add(&rows, q, n);
+		q += n;
+	}
+	assert_true(rows.len > 0);
+	p = ft_parser_detect(rows.buf, rows.len);
+	assert_non_null(p);
+	assert_string_equal(p->name, "nccl-tests");
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(rows.buf, rows.len, "paste.txt", NULL, &set, &run, &err),
+			 0);
+	assert_true(ft_run_nrows(&run) >= 10);
+	/* busbw/algbw = 2(n-1)/n = 1.875: all_reduce on 16 ranks, every row named. */
+	for (i = 0; i < ft_run_nrows(&run); i++) {
+		assert_string_equal(ft_run_row(&run, i)->test, "all_reduce");
+		assert_int_equal(ft_run_row(&run, i)->nranks, 16);
+	}
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* all_gather rows (no reduction, factor (n-1)/n) stay unknown: alltoall prints the same. */
+	{
+		/* a row of the real 2-rank all_gather fixture */
+		static const char ag[] = "    33554432       4194304     float    none      -1  "
+					 "7620.22    4.40    2.20       0  9302.84    3.61    1.80"
+					 "       0\n";
+		ft_obs_set_init(&set);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "");
+		assert_int_equal(
+			ft_parse_buffer(ag, strlen(ag), "p.txt", "nccl-tests", &set, &run, &err), 0);
+		assert_int_equal(ft_run_nrows(&run), 1);
+		assert_string_equal(ft_run_row(&run, 0)->test, "unknown");
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+	}
+	ft_strbuf_release(&text);
+	ft_strbuf_release(&rows);
+}
+
 /* What users paste is often a fragment: headerless excerpts are still detected and read. */
 static void
 test_fragments(void **state)
@@ -820,6 +886,7 @@ main(void)
 		cmocka_unit_test(test_bundle_split),
 		cmocka_unit_test(test_every_parser_every_fixture),
 		cmocka_unit_test(test_fragments),
+		cmocka_unit_test(test_nccl_tests_headerless),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),
