@@ -95,6 +95,7 @@ T = {
     "perf-host-outlier": ("an endpoint slow (as above) in all of its >= 2 pairs.", "heuristic"),
     "perf-wrong-results": ("the benchmark's #wrong > 0.", "nccl-tests validation"),
     "perf-utilisation-low": ("the best `bench.bw_avg` of a perftest (Gb/s) divided by the rate of the port it ran on is below `utilisation_min` of the thresholds (85% by default; a 302 Gb/s ib_write_bw on a 400 Gb/s port is 75.5%). The port is the Active `ib.port.rate` of the perftest's device, else the one rate all Active ports share, else `eth.link.speed`; error below 55%.", "the utilisation users hold a fabric to (thresholds file, `--thresholds`)"),
+    "roce-cc-steady-state": ("a per-second rate from a probe with `--interval` (`<key>.rate`) of pause frames (`rx/tx_prioN_pause`, `rx/tx_global_pause`) above `pfc_rate_max`, or of ECN-marked packets, CNPs sent or CNPs handled (RDMA hw_counters in sysfs) above `ecn_rate_max`; both are 0 by default.", "the steady-state rates users hold a lossless fabric to (thresholds file)"),
     "perf-test-unknown": ("an nccl-tests output whose collective could not be named: no header line, no `*_perf` name in the text or file name, and rows that fit several tests (all_gather and alltoall print the same columns; busbw/algbw = 1 fits all_reduce on 2 ranks and sendrecv). Info: its busbw is not compared with expectations.", "output shape (NT-PERF)"),
 }
 

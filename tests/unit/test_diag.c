@@ -325,6 +325,10 @@ static const struct rule_case cases[] = {
 	  "ib.port.rate@h1/mlx5_0/1=400",
 	  "perftest.device=mlx5_0;bench.bw_avg=348|65536;" ACT("mlx5_0") ";"
 	  "ib.port.rate@h1/mlx5_0/1=400" },
+	/* Steady state is held to 0/s: a CNP rate from sysfs alone fires, a zero rate does not. */
+	{ "roce-cc-steady-state", "ib.hw_counter.np_cnp_sent.rate@h1/mlx5_0/1=1200",
+	  "ib.hw_counter.np_cnp_sent.rate@h1/mlx5_0/1=0;"
+	  "eth.counter.rx_prio3_pause.rate@h1/eth0=0" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
