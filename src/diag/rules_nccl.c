@@ -371,8 +371,19 @@ eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 				ev[n++] = o;
 		}
 	}
-	return ft__diag_emit(c, out, -1, ev, n, "NCCL completion error %d (%zu time%s): %s", code,
-			     total, total == 1 ? "" : "s", w->meaning);
+	{
+		char who[200] = "";
+		size_t used = 0;
+
+		/* The failing rank and its peer/direction/HCA from the first line (SYM-ERR-12). */
+		if (ev[0]->rank >= 0)
+			used = (size_t)snprintf(who, sizeof(who), " on rank %d", ev[0]->rank);
+		if (ev[0]->str[0] && used < sizeof(who))
+			snprintf(who + used, sizeof(who) - used, "%s%.150s", used ? ", " : " with ",
+				 ev[0]->str);
+		return ft__diag_emit(c, out, -1, ev, n, "NCCL completion error %d (%zu time%s)%s: %s",
+				     code, total, total == 1 ? "" : "s", who, w->meaning);
+	}
 }
 
 static const struct wc_rule wc_retry = {

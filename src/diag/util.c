@@ -292,6 +292,15 @@ ft__diag_has_roce(const struct ft_diag_ctx *c)
 			return true;
 		if (ft__str_has_prefix(o->key, "roce."))
 			return true;
+		/*
+		 * The GID of a failing NCCL QP: an IPv4-mapped or routable IPv6 address
+		 * is a RoCE v2 GID; InfiniBand GIDs carry the subnet prefix (fe80::
+		 * by default, fec0:: on site-local subnets) (ROCE-GID).
+		 */
+		if (strcmp(o->key, "nccl.ib.local_gid") == 0 &&
+		    (strstr(o->str, "::ffff:") || strchr(o->str, '.') ||
+		     !(ft__str_has_prefix(o->str, "fe8") || ft__str_has_prefix(o->str, "fec"))))
+			return true;
 	}
 	return false;
 }

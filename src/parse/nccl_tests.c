@@ -437,7 +437,8 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 		else
 			done = ft__nccl_log_line(c, st, raw, it.lineno) ||
 			       ft__nccl_tests_line(c, st, raw, it.lineno);
-		if (done || ft__is_blank(raw))
+		if (done || ft__is_blank(raw) || ft__torch_line(c, raw, it.lineno) ||
+		    ft__xid_line(c, raw, it.lineno))
 			continue;
 		if (ft__is_prompt(raw, &cmd)) {
 			set_test_from(st, cmd);

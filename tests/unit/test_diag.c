@@ -329,6 +329,15 @@ static const struct rule_case cases[] = {
 	{ "roce-cc-steady-state", "ib.hw_counter.np_cnp_sent.rate@h1/mlx5_0/1=1200",
 	  "ib.hw_counter.np_cnp_sent.rate@h1/mlx5_0/1=0;"
 	  "eth.counter.rx_prio3_pause.rate@h1/eth0=0" },
+	{ "torch-watchdog-timeout",
+	  "torch.nccl.seq=1580|ALLREDUCE;+torch.nccl.timeout=600060|ALLREDUCE SeqNum=1580",
+	  "nccl.version=2.21.5" },
+	{ "torch-nccl-error",
+	  "torch.nccl.error=torch.distributed.DistBackendError: NCCL error in: x.cpp:1970, "
+	  "remote process exited or there was a network error, NCCL version 2.20.5",
+	  "nccl.version=2.21.5" },
+	{ "gpu-xid", "gpu.xid@n1/0000:b3:00=79|GPU has fallen off the bus",
+	  "gpu.sxid@n1/0000:05:00=12028|Non-fatal" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
@@ -822,6 +831,58 @@ test_advise_link_layer(void **state)
 }
 
 /* The thresholds file: defaults, overrides read by the rules, errors with file:line:column. */
+/* How a job stopped: desync vs a missing rank, and Xid classes with their actions. */
+static void
+test_job_rules(void **state)
+{
+	struct ft_findings f;
+	const struct ft_finding *x;
+
+	/* Same SeqNum, different collectives: an application desync, not the network. */
+	diagnose("torch.nccl.seq@/GPU0=80078|BROADCAST;torch.nccl.seq=80078|ALLREDUCE", NULL, 0,
+		 &f);
+	assert_int_equal(ft_findings_count_rule(&f, "torch-watchdog-timeout"), 1);
+	x = ft_findings_at(&f, 0);
+	assert_non_null(strstr(x->message, "ranks disagree on collective SeqNum=80078"));
+	assert_non_null(strstr(x->message, "not a network fault"));
+	ft_findings_release(&f);
+
+	/* Ranks 0,1,3 wait in the same collective, rank 2 never reports: it is named. */
+	{
+		struct ft_obs_set set;
+		struct ft_diag_input in = { &set, NULL, 0, NULL };
+		struct ft_error err = { 0 };
+		size_t i;
+
+		load(&set, "torch.nccl.seq=7|ALLREDUCE;torch.nccl.seq=7|ALLREDUCE;"
+			   "torch.nccl.seq=7|ALLREDUCE");
+		for (i = 0; i < 3; i++)
+			ft_obs_set_at(&set, i)->rank = i == 2 ? 3 : (int)i;
+		ft_findings_init(&f);
+		assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&f, "torch-watchdog-timeout"), 1);
+		x = ft_findings_at(&f, 0);
+		assert_non_null(strstr(x->message, "ALLREDUCE SeqNum=7 timed out on ranks 0,1,3"));
+		assert_non_null(strstr(x->message, "rank 2 did not report"));
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+
+	/* Xid 79 drains the node (critical), 13 restarts the job (warning), 63 is watched. */
+	diagnose("gpu.xid@n1/0000:b3:00=79|GPU has fallen off the bus;"
+		 "gpu.xid@n1/0000:07:00=13|Graphics Exception;gpu.xid@n1/0000:07:00=13|again;"
+		 "gpu.xid@n1/0000:0a:00=63|Row Remapper",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "gpu-xid"), 3);
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_CRITICAL);
+	assert_non_null(strstr(ft_findings_at(&f, 0)->message, "Xid 79 on GPU 0000:b3:00"));
+	assert_non_null(strstr(ft_findings_at(&f, 0)->message, "drain the node"));
+	assert_int_equal(ft_findings_at(&f, 1)->severity, FT_SEV_WARNING);
+	assert_non_null(strstr(ft_findings_at(&f, 1)->message, "Xid 13 on GPU 0000:07:00 (2 times)"));
+	assert_int_equal(ft_findings_at(&f, 2)->severity, FT_SEV_INFO);
+	ft_findings_release(&f);
+}
+
 static void
 test_thresholds(void **state)
 {
@@ -939,6 +1000,15 @@ static const struct {
 	{ "nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt",
 	  "nccl-mixed-link-layers" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-no-rdma-device" },
+	{ "nccl-log/roce-ddp-status12-recv-vendor-err-129-excerpt.txt", "nccl-retry-exceeded" },
+	{ "pytorch-log/llamafactory-8gpu-allreduce-seq1580-watchdog-timeout-excerpt.txt",
+	  "torch-watchdog-timeout" },
+	{ "pytorch-log/accelerate-broadcast-vs-allreduce-seq80078-desync-excerpt.txt",
+	  "torch-watchdog-timeout" },
+	{ "pytorch-log/ofa-8xv100-allreduce-seq469508-old-format-excerpt.txt",
+	  "torch-watchdog-timeout" },
+	{ "xid/syslog-gpu-fallen-off-bus-xid3-pastebin.txt", "gpu-xid" },
+	{ "xid/dmesg-multiline-fallen-off-bus-no-xid-nvsentinel.txt", "gpu-xid" },
 	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
 	  "nccl-no-rdma-device" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-socket-transport" },
@@ -1044,7 +1114,7 @@ test_fixture_faults_complete(void **state)
 					    "nccl-log",	   "nccl-tests",    "nvidia-smi-topo",
 					    "perftest",	   "show_gids",	    "ibstatus",
 					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
-					    "lspci" };
+					    "lspci",	   "pytorch-log",   "xid" };
 	size_t d, i;
 	char cmd[512];
 
@@ -1117,6 +1187,7 @@ main(void)
 		cmocka_unit_test(test_advise_socket_to_ib),
 		cmocka_unit_test(test_advise_values),
 		cmocka_unit_test(test_advise_link_layer),
+		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_advice_json),
 		cmocka_unit_test(test_fixture_faults),

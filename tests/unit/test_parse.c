@@ -716,6 +716,59 @@ test_nccl_tests_headerless(void **state)
 	ft_strbuf_release(&rows);
 }
 
+
+/* The three forms of NCCL's completion error, PyTorch's watchdog lines and kernel Xid lines. */
+static void
+test_failure_forms(void **state)
+{
+	/* The newest form, as NCCL's net_ib source formats it (status name, number in parentheses). */
+	static const char nccl_new[] =
+		"node1:1234:5678 [3] NCCL WARN NET/IB: Got completion from peer 10.0.0.2<41234> "
+		"with status=transport retry counter exceeded(12) opcode=Send(0) vendor_err=129  "
+		"localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_3\n";
+	static const char mixed[] =
+		"node1:1234:5678 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE\n"
+		"[rank2]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 2] Watchdog "
+		"caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLGATHER, "
+		"NumelIn=8, NumelOut=64, Timeout(ms)=600000) ran for 600321 milliseconds before "
+		"timing out.\n"
+		"Jan 18 11:38:05 node1 kernel: NVRM: Xid (PCI:0000:b3:00): 74, pid=1, name=python, "
+		"NVLink: fatal error detected on link 3\n";
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(nccl_new, strlen(nccl_new), "n.log", "nccl-log", &set, NULL,
+					 &err),
+			 0);
+	o = find_obs(&set, "nccl.ib.completion_error", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 12);
+	assert_string_equal(o->str, "peer 10.0.0.2<41234> (Send) hca mlx5_3");
+	o = find_obs(&set, "nccl.ib.local_gid", NULL, -1);
+	assert_non_null(o);
+	assert_string_equal(o->str, "::ffff:10.0.0.1");
+	ft_obs_set_release(&set);
+
+	/* One job log: NCCL, PyTorch and kernel lines together, each read. */
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(mixed, strlen(mixed), "job.log", NULL, &set, NULL, &err), 0);
+	o = find_obs(&set, "torch.nccl.seq", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 12 && o->rank == 2);
+	assert_string_equal(o->str, "ALLGATHER");
+	o = find_obs(&set, "torch.nccl.timeout", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 600321);
+	o = find_obs(&set, "gpu.xid", "0000:b3:00", -1);
+	assert_non_null(o);
+	assert_true(o->num == 74);
+	assert_string_equal(o->host, "node1");
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+}
+
 /* What users paste is often a fragment: headerless excerpts are still detected and read. */
 static void
 test_fragments(void **state)
@@ -886,6 +939,7 @@ main(void)
 		cmocka_unit_test(test_bundle_split),
 		cmocka_unit_test(test_every_parser_every_fixture),
 		cmocka_unit_test(test_fragments),
+		cmocka_unit_test(test_failure_forms),
 		cmocka_unit_test(test_nccl_tests_headerless),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_big_input),
