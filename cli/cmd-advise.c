@@ -207,6 +207,8 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc)
 		goto out;
 	rc = ft_advise(&din, NULL, &s, &err);
+	if (rc == 0)
+		rc = ft_advise_whatif(&din, spec, &s, &err);
 	if (rc < 0) {
 		rc = cli_fail(ctx, rc, &err);
 		goto out;

@@ -230,6 +230,18 @@ FT_API const struct ft_advice *ft_advice_find(const struct ft_advice_set *s, con
 FT_API int ft_advise(const struct ft_diag_input *in, const struct ft_findings *findings,
 		     struct ft_advice_set *out, struct ft_error *err) FT_MUST_CHECK;
 
+/*
+ * What-if: for each advice whose gain the twin can compute (adaptive routing,
+ * QPs per connection, channels), run the twin on cluster @spec (a spec file
+ * or a preset shorthand such as dgx-h100:16) with and without the change, on
+ * the collective the inputs measured (else the one the change matters for),
+ * and set gain_pct and a gain_basis that names the engine and both times.
+ * With @spec NULL, such advice without a gain says the spec is the missing
+ * input. Errors of the twin (a bad spec) fail with its message.
+ */
+FT_API int ft_advise_whatif(const struct ft_diag_input *in, const char *spec,
+			    struct ft_advice_set *s, struct ft_error *err) FT_MUST_CHECK;
+
 /* Advice as JSON: {"advice": [{"id", "category", "setting", "value", ...}]}. */
 FT_API void ft_advice_json(struct ft_json *j, const struct ft_advice_set *s);
 

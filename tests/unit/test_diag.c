@@ -832,6 +832,65 @@ test_advise_link_layer(void **state)
 
 /* The thresholds file: defaults, overrides read by the rules, errors with file:line:column. */
 /* How a job stopped: desync vs a missing rank, and Xid classes with their actions. */
+/* What-if: the twin runs the spec with and without the change; without a spec, the reason. */
+static void
+test_advise_whatif(void **state)
+{
+	static const char ar[] = "ib.counter.PortXmitWait@sw/0x1/1=50000;"
+				 "ib.counter.PortXmitDiscards@sw/0x1/1=500";
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0, NULL };
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+	const struct ft_advice *a;
+
+	/* No spec: adaptive routing's gain names the missing input. */
+	advise(ar, NULL, 0, &s);
+	load(&set, ar);
+	assert_int_equal(ft_advise_whatif(&in, NULL, &s, &err), 0);
+	a = ft_advice_find(&s, "adaptive-routing");
+	assert_non_null(a);
+	assert_true(isnan(a->gain_pct));
+	assert_non_null(strstr(a->gain_basis, "not computable without a cluster spec (--spec)"));
+	/* With a spec: the flow engine's ECMP and adaptive times, and the gain between them. */
+	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:8", &s, &err), 0);
+	a = ft_advice_find(&s, "adaptive-routing");
+	assert_true(a->gain_pct > 1.0);
+	assert_non_null(strstr(a->gain_basis, "flow engine on dgx-h100:8, alltoall of 256 MiB"));
+	assert_non_null(strstr(a->gain_basis, "(ECMP) -> "));
+	{
+		/* gain = t_ecmp / t_adaptive - 1, from the two times in the basis */
+		double t0 = 0, t1 = 0;
+		const char *p = strstr(a->gain_basis, "MiB: ");
+
+		assert_non_null(p);
+		assert_int_equal(sscanf(p, "MiB: %lf us (ECMP) -> %lf us", &t0, &t1), 2);
+		/* the times are printed to 1 us: the recomputed gain agrees within 0.5 points */
+		assert_true(fabs(a->gain_pct - 100.0 * (t0 / t1 - 1)) < 0.5);
+	}
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+
+	/* RoCE ECN marks: more QPs per connection, computed on the flow engine under ECMP. */
+	advise(ROCEP ";ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=400000;"
+		     "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=390000;"
+		     "eth.counter.rx_packets_phy@h1/mlx5_0/1=1000000",
+	       NULL, 0, &s);
+	load(&set, ROCEP);
+	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:8", &s, &err), 0);
+	a = ft_advice_find(&s, "nccl-qps-ecmp");
+	assert_non_null(a);
+	assert_true(a->gain_pct > 5.0);
+	assert_non_null(strstr(a->gain_basis, "(1 QP) -> "));
+	assert_non_null(strstr(a->gain_basis, "(4 QPs)"));
+	/* A spec the twin cannot read is an error naming it. */
+	memset(&err, 0, sizeof(err));
+	assert_true(ft_advise_whatif(&in, "no-such-preset:4", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "what-if nccl-qps-ecmp: "));
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+}
+
 static void
 test_job_rules(void **state)
 {
@@ -1187,6 +1246,7 @@ main(void)
 		cmocka_unit_test(test_advise_socket_to_ib),
 		cmocka_unit_test(test_advise_values),
 		cmocka_unit_test(test_advise_link_layer),
+		cmocka_unit_test(test_advise_whatif),
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_advice_json),
