@@ -288,7 +288,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(osu)             \
 	X(iperf3_json)      \
 	X(torch_log)        \
-	X(xid)
+	X(xid)              \
+	X(mlxlink)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

@@ -338,6 +338,16 @@ static const struct rule_case cases[] = {
 	  "nccl.version=2.21.5" },
 	{ "gpu-xid", "gpu.xid@n1/0000:b3:00=79|GPU has fallen off the bus",
 	  "gpu.sxid@n1/0000:05:00=12028|Non-fatal" },
+	/* post-FEC 2e-10 > 1e-12; the healthy fixture's 15E-255 is "none" */
+	{ "link-effective-ber", "mlxlink.effective_ber@h1/mlx5_0=2e-10",
+	  "mlxlink.effective_ber@h1/mlx5_0=1.5e-254" },
+	{ "link-raw-ber", "mlxlink.raw_ber@h1/mlx5_0=3e-6", "mlxlink.raw_ber@h1/mlx5_0=1e-7" },
+	{ "link-errors", "mlxlink.link_error_recovery@h1/mlx5_0=3",
+	  "mlxlink.link_error_recovery@h1/mlx5_0=0;mlxlink.symbol_errors@h1/mlx5_0=0" },
+	{ "link-module-temp", "mlxlink.module_temp@h1/mlx5_0=73|73 [-5..75]",
+	  "mlxlink.module_temp@h1/mlx5_0=45|45 [-5..75]" },
+	{ "link-recommendation", "mlxlink.recommendation@h1/mlx5_0=Bad signal integrity",
+	  "mlxlink.recommendation@h1/mlx5_0=No issue was observed" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
@@ -1089,6 +1099,8 @@ static const struct {
 
 /* Healthy samples: nothing of severity warning or worse. */
 static const char *const fixture_healthy[] = {
+	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
+	"ethtool-S/intel-e810-ethtool-S-grep-prio-xoff-excerpt.txt",
 	"nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
 	"nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
 	"perfquery/rhel75-perfquery-x-extended-all-zero.txt",
@@ -1173,7 +1185,8 @@ test_fixture_faults_complete(void **state)
 					    "nccl-log",	   "nccl-tests",    "nvidia-smi-topo",
 					    "perftest",	   "show_gids",	    "ibstatus",
 					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
-					    "lspci",	   "pytorch-log",   "xid" };
+					    "lspci",	   "pytorch-log",   "xid",
+					    "mlxlink" };
 	size_t d, i;
 	char cmd[512];
 
