@@ -104,6 +104,9 @@ T = {
     "link-errors": ("mlxlink counts symbol errors, link downs or link error recoveries (any non-zero value since the last clear), one finding per port.", "IB-COUNTERS: these count events traffic saw"),
     "link-module-temp": ("the module temperature mlxlink prints is within 5 C of the high end of its own printed range (error at or above it), or at 70 C or more when no range is printed.", "the module's own alarm range; 70 C (commercial case temperature) is a heuristic"),
     "link-recommendation": ("mlxlink's Troubleshooting Info recommendation is anything other than `No issue was observed`.", "the tool's own verdict"),
+    "roce-cc-prio-off": ("`mlxconfig` shows ROCE_CC_PRIO_MASK_Pn = 0 (DCQCN off on every priority), or a mask without the bit of the PFC-enabled priority that mlnx_qos shows among the inputs.", "ROCE-DCQCN: DCQCN is enabled per priority (firmware ROCE_CC_PRIO_MASK)"),
+    "roce-cnp-class": ("CNP_802P_PRIO_Pn equals the PFC (lossless) data priority, or CNP_DSCP_Pn equals the DSCP of NCCL_IB_TC (TC >> 2).", "ROCE-DCQCN: CNPs belong in a high-priority class of their own"),
+    "roce-dcqcn-tuned": ("any DCQCN reaction-point parameter in mlxconfig (RPG_*, DCE_TCP_*, RATE_*, INITIAL_ALPHA_VALUE, CLAMP_TGT_RATE*) differs from NVIDIA's published default; info, with each parameter and its default.", "NV-DCQCN defaults as listed in ROCE-DCQCN; the kb gives no tuned values"),
     "perf-test-unknown": ("an nccl-tests output whose collective could not be named: no header line, no `*_perf` name in the text or file name, and rows that fit several tests (all_gather and alltoall print the same columns; busbw/algbw = 1 fits all_reduce on 2 ranks and sendrecv). Info: its busbw is not compared with expectations.", "output shape (NT-PERF)"),
 }
 

@@ -289,7 +289,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(iperf3_json)      \
 	X(torch_log)        \
 	X(xid)              \
-	X(mlxlink)
+	X(mlxlink)          \
+	X(mlxconfig)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

@@ -348,6 +348,17 @@ static const struct rule_case cases[] = {
 	  "mlxlink.module_temp@h1/mlx5_0=45|45 [-5..75]" },
 	{ "link-recommendation", "mlxlink.recommendation@h1/mlx5_0=Bad signal integrity",
 	  "mlxlink.recommendation@h1/mlx5_0=No issue was observed" },
+	/* PFC on priority 3 and a CC mask of 0xf7 (bit 3 clear): DCQCN off where RDMA runs */
+	{ "roce-cc-prio-off",
+	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;"
+	  "mlxconfig.ROCE_CC_PRIO_MASK_P1@h1/01:00.0=247",
+	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;"
+	  "mlxconfig.ROCE_CC_PRIO_MASK_P1@h1/01:00.0=255" },
+	{ "roce-cnp-class",
+	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;mlxconfig.CNP_802P_PRIO_P1@h1=3",
+	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;mlxconfig.CNP_802P_PRIO_P1@h1=6" },
+	{ "roce-dcqcn-tuned", "mlxconfig.RPG_TIME_RESET_P1@h1=600;mlxconfig.RPG_AI_RATE_P1@h1=5",
+	  "mlxconfig.RPG_TIME_RESET_P1@h1=300;mlxconfig.RPG_AI_RATE_P1@h1=5" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
@@ -1100,6 +1111,7 @@ static const struct {
 /* Healthy samples: nothing of severity warning or worse. */
 static const char *const fixture_healthy[] = {
 	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
+	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
 	"ethtool-S/intel-e810-ethtool-S-grep-prio-xoff-excerpt.txt",
 	"nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
 	"nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
@@ -1186,7 +1198,7 @@ test_fixture_faults_complete(void **state)
 					    "perftest",	   "show_gids",	    "ibstatus",
 					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
 					    "lspci",	   "pytorch-log",   "xid",
-					    "mlxlink" };
+					    "mlxlink",	   "mlxconfig" };
 	size_t d, i;
 	char cmd[512];
 
