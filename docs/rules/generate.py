@@ -107,6 +107,10 @@ T = {
     "roce-cc-prio-off": ("`mlxconfig` shows ROCE_CC_PRIO_MASK_Pn = 0 (DCQCN off on every priority), or a mask without the bit of the PFC-enabled priority that mlnx_qos shows among the inputs.", "ROCE-DCQCN: DCQCN is enabled per priority (firmware ROCE_CC_PRIO_MASK)"),
     "roce-cnp-class": ("CNP_802P_PRIO_Pn equals the PFC (lossless) data priority, or CNP_DSCP_Pn equals the DSCP of NCCL_IB_TC (TC >> 2).", "ROCE-DCQCN: CNPs belong in a high-priority class of their own"),
     "roce-dcqcn-tuned": ("any DCQCN reaction-point parameter in mlxconfig (RPG_*, DCE_TCP_*, RATE_*, INITIAL_ALPHA_VALUE, CLAMP_TGT_RATE*) differs from NVIDIA's published default; info, with each parameter and its default.", "NV-DCQCN defaults as listed in ROCE-DCQCN; the kb gives no tuned values"),
+    "switch-pfc-storm": ("`show pfcwd stats` counts a detected storm on a port's queue (critical while its status is `stormed`); evidence adds the watchdog's TX/RX drops.", "ROCE-PFC: a storm is a host or NIC that stopped draining"),
+    "switch-pfc-pause": ("`show pfc counters` shows 100,000 or more PFC frames sent (Port Tx) or received (Port Rx) on a priority of a port since the counters were cleared.", "heuristic, the same mark as the NIC pause rules"),
+    "switch-drops": ("`show interfaces counters` shows 1,000 or more RX_DRP or TX_DRP on a port.", "heuristic: more than a stray burst"),
+    "switch-fec": ("`show interfaces counters fec-stats`: uncorrectable codewords (error), a post-FEC BER above 1e-12 (error), or a pre-FEC BER (or its recorded maximum) of 1e-6 or more (warning).", "IBDIAG-BER's 1e-12 after FEC; 1e-6 before FEC is a heuristic"),
     "perf-test-unknown": ("an nccl-tests output whose collective could not be named: no header line, no `*_perf` name in the text or file name, and rows that fit several tests (all_gather and alltoall print the same columns; busbw/algbw = 1 fits all_reduce on 2 ranks and sendrecv). Info: its busbw is not compared with expectations.", "output shape (NT-PERF)"),
 }
 

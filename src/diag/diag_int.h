@@ -24,6 +24,8 @@ extern const struct ft_rule ft__diag_rules_host[];
 extern const size_t ft__diag_nrules_host;
 extern const struct ft_rule ft__diag_rules_perf[];
 extern const size_t ft__diag_nrules_perf;
+extern const struct ft_rule ft__diag_rules_switch[];
+extern const size_t ft__diag_nrules_switch;
 extern const struct ft_rule ft__diag_rules_nicfw[];
 extern const size_t ft__diag_nrules_nicfw;
 extern const struct ft_rule ft__diag_rules_link[];

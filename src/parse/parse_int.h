@@ -290,7 +290,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(torch_log)        \
 	X(xid)              \
 	X(mlxlink)          \
-	X(mlxconfig)
+	X(mlxconfig)        \
+	X(sonic)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

@@ -359,6 +359,14 @@ static const struct rule_case cases[] = {
 	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;mlxconfig.CNP_802P_PRIO_P1@h1=6" },
 	{ "roce-dcqcn-tuned", "mlxconfig.RPG_TIME_RESET_P1@h1=600;mlxconfig.RPG_AI_RATE_P1@h1=5",
 	  "mlxconfig.RPG_TIME_RESET_P1@h1=300;mlxconfig.RPG_AI_RATE_P1@h1=5" },
+	{ "switch-pfc-storm",
+	  "switch.pfcwd.storms@sw/Ethernet4/3=2;+switch.pfcwd.status@sw/Ethernet4/3=stormed",
+	  "switch.pfcwd.storms@sw/Ethernet4/3=0;+switch.pfcwd.status@sw/Ethernet4/3=operational" },
+	{ "switch-pfc-pause", "switch.pfc.tx_prio3@sw/Ethernet6=250000",
+	  "switch.pfc.tx_prio3@sw/Ethernet6=15437" },
+	{ "switch-drops", "switch.if.tx_drp@sw/Ethernet0=9268210", "switch.if.tx_drp@sw/Ethernet0=0" },
+	{ "switch-fec", "switch.if.fec_uncorr@sw/Ethernet48=12",
+	  "switch.if.fec_uncorr@sw/Ethernet48=0;switch.if.fec_pre_ber@sw/Ethernet48=7.24e-10" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
@@ -1088,6 +1096,7 @@ static const struct {
 	{ "pytorch-log/ofa-8xv100-allreduce-seq469508-old-format-excerpt.txt",
 	  "torch-watchdog-timeout" },
 	{ "xid/syslog-gpu-fallen-off-bus-xid3-pastebin.txt", "gpu-xid" },
+	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
 	{ "xid/dmesg-multiline-fallen-off-bus-no-xid-nvsentinel.txt", "gpu-xid" },
 	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
 	  "nccl-no-rdma-device" },
@@ -1112,6 +1121,7 @@ static const struct {
 static const char *const fixture_healthy[] = {
 	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
 	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
+	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
 	"ethtool-S/intel-e810-ethtool-S-grep-prio-xoff-excerpt.txt",
 	"nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
 	"nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
@@ -1198,7 +1208,7 @@ test_fixture_faults_complete(void **state)
 					    "perftest",	   "show_gids",	    "ibstatus",
 					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
 					    "lspci",	   "pytorch-log",   "xid",
-					    "mlxlink",	   "mlxconfig" };
+					    "mlxlink",	   "mlxconfig",	    "sonic" };
 	size_t d, i;
 	char cmd[512];
 
