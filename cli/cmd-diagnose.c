@@ -88,9 +88,16 @@ diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char
 			return cli_fail(ctx, rc, &err);
 	}
 	if (spec) {
+		struct ft_cluster_spec cs;
 		size_t npoints = 0;
 
 		rc = diag_expectations_from_spec(spec, &in->rows, &in->expect, &npoints, &err);
+		if (rc < 0)
+			return cli_fail(ctx, rc, &err);
+		/* the fabric's structure, for the rules that judge it (PFC deadlock risk) */
+		rc = ft_spec_resolve(spec, &cs, &err);
+		if (rc == 0)
+			rc = ft_diag_obs_from_spec(&cs, spec, &in->obs);
 		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
 		if (npoints == 0)

@@ -91,6 +91,17 @@ FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
 FT_API int ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t,
 				   struct ft_error *err) FT_MUST_CHECK;
 
+struct ft_cluster_spec;
+
+/*
+ * Append what the rules read of cluster @spec as observations from @file (the
+ * spec's name): spec.fabric.kind ("fat_tree", "torus", ...),
+ * spec.fabric.routing, spec.fabric.link ("infiniband" / "roce") and
+ * spec.nodes. Nothing for a single node. 0, FT_EINVAL or FT_ENOMEM.
+ */
+FT_API int ft_diag_obs_from_spec(const struct ft_cluster_spec *spec, const char *file,
+				 struct ft_obs_set *out) FT_MUST_CHECK;
+
 /*
  * The input of a diagnosis. @expect may be NULL when @nexpect is 0;
  * @thresholds NULL means the defaults.

@@ -153,7 +153,62 @@ eval_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/* ---- PFC deadlock risk ---------------------------------------------------- */
+
+/*
+ * ROCE-PFC: a cyclic buffer dependency lets lossless traffic wait on itself
+ * forever. Up/down routing on a fat-tree is acyclic; a torus (its rings wrap
+ * around) and a dragonfly (local-global-local paths, and Valiant's detours)
+ * close cycles unless each hop class rides its own lossless priority or VL.
+ * The lossless class is PFC on RoCE, credit flow control on InfiniBand.
+ */
+static int
+eval_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *kind = ft__diag_find(c, "spec.fabric.kind");
+	const struct ft_obs *routing = ft__diag_find(c, "spec.fabric.routing");
+	const struct ft_obs *link = ft__diag_find(c, "spec.fabric.link");
+	const struct ft_obs *pfc = ft__diag_find(c, "roce.qos.pfc_enabled_prios");
+	const struct ft_obs *ev[4] = { kind, routing, link, pfc };
+	bool roce, torus;
+
+	if (!kind || !(ft__str_ieq(kind->str, "torus") || ft__str_ieq(kind->str, "dragonfly")))
+		return 0;
+	torus = ft__str_ieq(kind->str, "torus");
+	roce = (link && ft__str_ieq(link->str, "roce")) || pfc;
+	if (roce)
+		return ft__diag_emit(
+			c, out, -1, ev, 4,
+			"lossless RoCE (PFC) on a %s routed %s: %s, so paused queues can wait on "
+			"each other in a cycle and stop the priority for good (PFC deadlock); "
+			"give each hop class its own lossless priority, or keep RDMA lossy with "
+			"a PFC watchdog",
+			kind->str, routing ? routing->str : "?",
+			torus ? "the rings of a torus wrap around" :
+				"dragonfly paths go local, global, local (and Valiant adds a detour "
+				"group)");
+	return ft__diag_emit(
+		c, out, FT_SEV_INFO, ev, 3,
+		"InfiniBand credit flow control on a %s routed %s: %s, so the routing engine must "
+		"spread the cycle over virtual lanes (torus-2QoS, DFSSSP or Nue in OpenSM) or "
+		"credits can loop",
+		kind->str, routing ? routing->str : "?",
+		torus ? "the rings of a torus wrap around" :
+			"dragonfly paths go local, global, local");
+}
+
 const struct ft_rule ft__diag_rules_switch[] = {
+	{ .id = "fabric-pfc-deadlock-risk",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "lossless classes on a topology whose routes form cycles (deadlock risk)",
+	  .needs = "spec.fabric.kind spec.fabric.routing spec.fabric.link "
+		   "roce.qos.pfc_enabled_prios",
+	  .eval = eval_deadlock,
+	  .fix = "RoCE: map each hop class (dimension or dateline crossing on a torus; local and "
+		 "global hops on a dragonfly) to its own lossless priority, enable the switches' "
+		 "PFC watchdog; InfiniBand: a deadlock-free routing engine with enough VLs",
+	  .kb = "ROCE-PFC IB-SM" },
 	{ .id = "switch-pfc-storm",
 	  .layer = FT_LAYER_FABRIC,
 	  .severity = FT_SEV_ERROR,
