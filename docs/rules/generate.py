@@ -112,6 +112,7 @@ T = {
     "switch-drops": ("`show interfaces counters` shows 1,000 or more RX_DRP or TX_DRP on a port.", "heuristic: more than a stray burst"),
     "switch-fec": ("`show interfaces counters fec-stats`: uncorrectable codewords (error), a post-FEC BER above 1e-12 (error), or a pre-FEC BER (or its recorded maximum) of 1e-6 or more (warning).", "IBDIAG-BER's 1e-12 after FEC; 1e-6 before FEC is a heuristic"),
     "fabric-pfc-deadlock-risk": ("the cluster spec (`--spec`) is a torus or a dragonfly and the fabric is lossless RoCE (a RoCE link preset, or PFC enabled in mlnx_qos among the inputs): warning; on InfiniBand the same topologies give an info finding about credit loops and the routing engine. Fat-trees (up/down routing) are acyclic and never fire.", "ROCE-PFC: PFC deadlocks come from cyclic buffer dependencies"),
+    "ib-cc-off": ("opensm.conf has `congestion_control FALSE` (upstream) or `mlnx_congestion_control` 0 or 1 (NVIDIA: ignore, disable) and the fabric shows it needs CC: a port with PortXmitWait >= 1000 or PortXmitDiscards >= 100, or a spec of 64 nodes or more.", "IB-CC / CC-IB (OpenSM defaults CC off); the counter floors are IBD-THR's, the node count a heuristic"),
     "perf-test-unknown": ("an nccl-tests output whose collective could not be named: no header line, no `*_perf` name in the text or file name, and rows that fit several tests (all_gather and alltoall print the same columns; busbw/algbw = 1 fits all_reduce on 2 ranks and sendrecv). Info: its busbw is not compared with expectations.", "output shape (NT-PERF)"),
 }
 

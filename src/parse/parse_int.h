@@ -291,7 +291,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(xid)              \
 	X(mlxlink)          \
 	X(mlxconfig)        \
-	X(sonic)
+	X(sonic)            \
+	X(opensm_conf)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

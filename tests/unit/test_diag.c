@@ -370,6 +370,8 @@ static const struct rule_case cases[] = {
 	{ "fabric-pfc-deadlock-risk",
 	  "spec.fabric.kind=dragonfly;spec.fabric.routing=valiant;spec.fabric.link=roce",
 	  "spec.fabric.kind=rail-fat-tree;spec.fabric.routing=ecmp;spec.fabric.link=roce" },
+	{ "ib-cc-off", "opensm.mlnx_congestion_control=0;ib.counter.PortXmitWait@sw/0x1/1=50000",
+	  "opensm.mlnx_congestion_control=2;ib.counter.PortXmitWait@sw/0x1/1=50000" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
@@ -1125,6 +1127,7 @@ static const char *const fixture_healthy[] = {
 	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
 	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
 	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
+	"opensm-conf/nvidia-opensm-conf-cc-options-ignore-excerpt.txt",
 	"ethtool-S/intel-e810-ethtool-S-grep-prio-xoff-excerpt.txt",
 	"nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
 	"nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
@@ -1211,7 +1214,8 @@ test_fixture_faults_complete(void **state)
 					    "perftest",	   "show_gids",	    "ibstatus",
 					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
 					    "lspci",	   "pytorch-log",   "xid",
-					    "mlxlink",	   "mlxconfig",	    "sonic" };
+					    "mlxlink",	   "mlxconfig",	    "sonic",
+					    "opensm-conf" };
 	size_t d, i;
 	char cmd[512];
 
