@@ -292,7 +292,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(mlxlink)          \
 	X(mlxconfig)        \
 	X(sonic)            \
-	X(opensm_conf)
+	X(opensm_conf)      \
+	X(ucx_perftest)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

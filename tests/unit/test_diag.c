@@ -1128,6 +1128,8 @@ static const char *const fixture_healthy[] = {
 	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
 	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
 	"opensm-conf/nvidia-opensm-conf-cc-options-ignore-excerpt.txt",
+	"ucx-perftest/bond-tag-bw-tag-sync-bw-excerpt.txt",
+	"ucx-perftest/am-lat-30000b-drop-excerpt.txt",
 	"ethtool-S/intel-e810-ethtool-S-grep-prio-xoff-excerpt.txt",
 	"nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
 	"nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
