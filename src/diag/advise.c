@@ -665,7 +665,9 @@ adv_env_unset(const struct adv_ctx *a)
 		struct ft_advice x;
 		const char *name;
 
-		if (strcmp(f->rule_id, "nccl-env-leftover") != 0 || !f->nevidence)
+		if ((strcmp(f->rule_id, "nccl-env-leftover") != 0 &&
+		     strcmp(f->rule_id, "nccl-env-link-layer") != 0) ||
+		    !f->nevidence || !ft__str_has_prefix(f->evidence[0].key, "nccl.env."))
 			continue;
 		name = f->evidence[0].key + strlen("nccl.env.");
 		if (strcmp(name, "NCCL_IB_DISABLE") == 0 &&
@@ -673,7 +675,7 @@ adv_env_unset(const struct adv_ctx *a)
 			continue;
 		advice_start(a, &x, "", "nccl-env", name, NULL, "SYM-ENV-LEFTOVER");
 		snprintf(x.id, sizeof(x.id), "unset-%.32s", name);
-		ft_strlcpy(x.findings, "nccl-env-leftover", sizeof(x.findings));
+		ft_strlcpy(x.findings, f->rule_id, sizeof(x.findings));
 		add_evidence(&x, &f->evidence[0]);
 		x.is_env = true;
 		x.unset = true;

@@ -551,6 +551,68 @@ eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/*
+ * NCCL settings that depend on the link layer (ENV-IB_TC, ENV-IB_GID_INDEX,
+ * ENV-IB_SL, ENV-IB_AR): RoCE-only settings on an InfiniBand-only fabric do
+ * nothing; NCCL_IB_SL on RoCE only matters with PCP trust; turning off
+ * NCCL's AR-friendly posting on InfiniBand loses adaptive routing's gain.
+ */
+static int
+eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const roce_only[] = { "NCCL_IB_GID_INDEX", "NCCL_IB_TC",
+						 "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY",
+						 "NCCL_IB_ADDR_RANGE" };
+	bool roce = ft__diag_has_roce(c), ib = ft__diag_has_active_ib(c);
+	const struct ft_obs *o, *trust;
+	size_t i;
+	int rc;
+
+	if (ib && !roce) {
+		for (i = 0; i < FT_ARRAY_SIZE(roce_only); i++) {
+			const struct ft_obs *ev[1];
+
+			o = ft__diag_env(c, roce_only[i]);
+			if (!o)
+				continue;
+			ev[0] = o;
+			rc = ft__diag_emit(c, out, -1, ev, 1,
+					   "%s=%s is a RoCE setting; every port among the inputs is "
+					   "InfiniBand, where it has no effect",
+					   roce_only[i], o->str);
+			if (rc < 0)
+				return rc;
+		}
+		o = ft__diag_env(c, "NCCL_IB_ADAPTIVE_ROUTING");
+		if (o && strcmp(o->str, "0") == 0) {
+			const struct ft_obs *ev[1] = { o };
+
+			rc = ft__diag_emit(c, out, FT_SEV_WARNING, ev, 1,
+					   "NCCL_IB_ADAPTIVE_ROUTING=0 on InfiniBand (default 1): NCCL "
+					   "completes large messages in-order, so a fabric with adaptive "
+					   "routing must fall back to static paths for them");
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (roce && !ib) {
+		o = ft__diag_env(c, "NCCL_IB_SL");
+		trust = ft__diag_find(c, "roce.qos.trust");
+		if (o && trust && ft__str_icontains(trust->str, "dscp")) {
+			const struct ft_obs *ev[2] = { o, trust };
+
+			rc = ft__diag_emit(c, out, -1, ev, 2,
+					   "NCCL_IB_SL=%s on RoCE with trust %s: the SL only becomes the "
+					   "802.1p priority under PCP trust; NCCL_IB_TC selects the "
+					   "class here",
+					   o->str, trust->str);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static int
 eval_retry_cnt(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -783,6 +845,16 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .fix = "try NCCL_NCHANNELS_PER_NET_PEER=4 (then 8) and a larger NCCL_P2P_NET_CHUNKSIZE; "
 		 "keep PXN enabled; measure",
 	  .kb = "ENV-NCH_NET_PEER SYM-P2P-LOW" },
+	{ .id = "nccl-env-link-layer",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_INFO,
+	  .summary = "an NCCL setting that does not apply to the fabric's link layer",
+	  .needs = "nccl.env.NCCL_IB_GID_INDEX nccl.env.NCCL_IB_TC nccl.env.NCCL_IB_SL "
+		   "nccl.env.NCCL_IB_ADAPTIVE_ROUTING ib.port.link_layer roce.qos.trust",
+	  .eval = eval_env_link_layer,
+	  .fix = "unset RoCE-only variables on InfiniBand jobs and keep NCCL_IB_ADAPTIVE_ROUTING "
+		 "at its default there; on RoCE with DSCP trust select the class with NCCL_IB_TC",
+	  .kb = "ENV-IB_TC ENV-IB_GID_INDEX ENV-IB_SL ENV-IB_AR" },
 	{ .id = "nccl-env-leftover",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_INFO,

@@ -372,6 +372,8 @@ static const struct rule_case cases[] = {
 	  "spec.fabric.kind=rail-fat-tree;spec.fabric.routing=ecmp;spec.fabric.link=roce" },
 	{ "ib-cc-off", "opensm.mlnx_congestion_control=0;ib.counter.PortXmitWait@sw/0x1/1=50000",
 	  "opensm.mlnx_congestion_control=2;ib.counter.PortXmitWait@sw/0x1/1=50000" },
+	{ "nccl-env-link-layer", ACT("mlx5_0") ";nccl.env.NCCL_IB_TC@h1=106",
+	  ROCEP ";nccl.env.NCCL_IB_TC@h1=106" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
@@ -858,6 +860,17 @@ test_advise_link_layer(void **state)
 	assert_non_null(strstr(a->reason, "deprecated since NCCL 2.17"));
 	assert_non_null(ft_advice_find(&s, "unset-NCCL_MIN_NCHANNELS"));
 	ft_advice_set_release(&s);
+	/* A RoCE-only variable on an InfiniBand fabric: unset, citing the link-layer rule. */
+	advise(ACT("mlx5_0") ";nccl.env.NCCL_IB_TC@h1=106", NULL, 0, &s);
+	a = ft_advice_find(&s, "unset-NCCL_IB_TC");
+	assert_non_null(a);
+	assert_true(a->unset);
+	assert_string_equal(a->findings, "nccl-env-link-layer");
+	ft_advice_set_release(&s);
+	advise(ROCEP ";nccl.env.NCCL_IB_TC@h1=106", NULL, 0, &s);
+	assert_null(ft_advice_find(&s, "unset-NCCL_IB_TC"));
+	ft_advice_set_release(&s);
+
 	/* Before 2.17 the old name is the only one: no rename. */
 	advise("nccl.version=2.10.3;nccl.env.NCCL_MIN_NCHANNELS@h1=16", NULL, 0, &s);
 	assert_null(ft_advice_find(&s, "nccl-min-ctas"));
