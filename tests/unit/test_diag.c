@@ -374,6 +374,9 @@ static const struct rule_case cases[] = {
 	  "opensm.mlnx_congestion_control=2;ib.counter.PortXmitWait@sw/0x1/1=50000" },
 	{ "nccl-env-link-layer", ACT("mlx5_0") ";nccl.env.NCCL_IB_TC@h1=106",
 	  ROCEP ";nccl.env.NCCL_IB_TC@h1=106" },
+	{ "host-copy-bw-outlier",
+	  "nvbw.bw@/GPU0->GPU1=26.34|d2d;nvbw.bw@/GPU0->GPU3=21.8|d2d;nvbw.bw@/GPU3->GPU4=26.35|d2d",
+	  "nvbw.bw@/GPU0->GPU1=26.34|d2d;nvbw.bw@/GPU0->GPU3=25.8|d2d" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
@@ -1115,6 +1118,7 @@ static const struct {
 	  "torch-watchdog-timeout" },
 	{ "xid/syslog-gpu-fallen-off-bus-xid3-pastebin.txt", "gpu-xid" },
 	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
+	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
 	{ "xid/dmesg-multiline-fallen-off-bus-no-xid-nvsentinel.txt", "gpu-xid" },
 	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
 	  "nccl-no-rdma-device" },
@@ -1230,7 +1234,7 @@ test_fixture_faults_complete(void **state)
 					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
 					    "lspci",	   "pytorch-log",   "xid",
 					    "mlxlink",	   "mlxconfig",	    "sonic",
-					    "opensm-conf" };
+					    "opensm-conf", "nvbandwidth", "ucx-perftest" };
 	size_t d, i;
 	char cmd[512];
 
