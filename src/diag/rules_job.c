@@ -274,7 +274,91 @@ eval_xid(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/* ---- DCGM ------------------------------------------------------------------ */
+
+/*
+ * NVLinks down: NCCL then moves intra-node traffic over PCIe (a fraction of
+ * the bandwidth) or fails NVLS. One finding per GPU. A GPU without NVLink
+ * hardware reports its links as not supported ('_'), not down.
+ */
+static int
+eval_nvlink_down(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *o;
+	int rc;
+
+	while ((o = ft__diag_next(c, "dcgm.nvlink.down", &pos)) != NULL) {
+		const struct ft_obs *up = ft__diag_find_same(c, "dcgm.nvlink.up", o);
+		const struct ft_obs *ev[1] = { o };
+		double nup = up && up->has_num ? up->num : 0;
+
+		if (!o->has_num || o->num <= 0)
+			continue;
+		rc = ft__diag_emit(c, out, nup > 0 ? FT_SEV_WARNING : -1, ev, 1,
+				   "%.0f of %.0f NVLinks of %s are down: NCCL moves this GPU's "
+				   "intra-node traffic to PCIe at a fraction of the bandwidth, and "
+				   "NVLink SHARP is unavailable",
+				   o->num, o->num + nup, o->device);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_dcgm_diag(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *o;
+	int rc;
+
+	while ((o = ft__diag_next(c, "dcgm.diag", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { o };
+		bool fail = ft__str_has_prefix(o->str, "Fail");
+
+		if (!fail && !ft__str_has_prefix(o->str, "Warn"))
+			continue;
+		rc = ft__diag_emit(c, out, fail ? FT_SEV_ERROR : FT_SEV_WARNING, ev, 1,
+				   "DCGM diagnostic \"%s\": %s", o->device, o->str);
+		if (rc < 0)
+			return rc;
+	}
+	pos = 0;
+	while ((o = ft__diag_next(c, "dcgm.health", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { o };
+
+		if (ft__str_icontains(o->str, "Healthy") || !o->str[0])
+			continue;
+		rc = ft__diag_emit(c, out,
+				   ft__str_icontains(o->str, "Fail") ? FT_SEV_ERROR : FT_SEV_WARNING,
+				   ev, 1, "DCGM health: %s", o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 const struct ft_rule ft__diag_rules_job[] = {
+	{ .id = "gpu-nvlink-down",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "NVLinks of a GPU are down (DCGM link status)",
+	  .needs = "dcgm.nvlink.down dcgm.nvlink.up",
+	  .eval = eval_nvlink_down,
+	  .fix = "check the NVLink bridges or the baseboard/NVSwitch (nvidia-smi nvlink -s, "
+		 "fabric manager status on NVSwitch systems); reset the GPUs or reboot; drain "
+		 "the node if links stay down",
+	  .kb = "HOST-TOPO XID-CATALOG" },
+	{ .id = "dcgm-diag",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "a DCGM diagnostic failed or warned, or DCGM health is not healthy",
+	  .needs = "dcgm.diag dcgm.health",
+	  .eval = eval_dcgm_diag,
+	  .fix = "read the failing test's details (dcgmi diag -r N -v), act on the subsystem "
+		 "it names (PCIe, memory, NVLink, thermal) and re-run before returning the node",
+	  .kb = "XID-CATALOG HOST-PCIE" },
 	{ .id = "torch-watchdog-timeout",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_CRITICAL,

@@ -294,7 +294,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(sonic)            \
 	X(opensm_conf)      \
 	X(ucx_perftest)     \
-	X(nvbandwidth)
+	X(nvbandwidth)      \
+	X(dcgm)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

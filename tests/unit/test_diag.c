@@ -377,6 +377,9 @@ static const struct rule_case cases[] = {
 	{ "host-copy-bw-outlier",
 	  "nvbw.bw@/GPU0->GPU1=26.34|d2d;nvbw.bw@/GPU0->GPU3=21.8|d2d;nvbw.bw@/GPU3->GPU4=26.35|d2d",
 	  "nvbw.bw@/GPU0->GPU1=26.34|d2d;nvbw.bw@/GPU0->GPU3=25.8|d2d" },
+	{ "gpu-nvlink-down", "dcgm.nvlink.down@n1/GPU0=18;+dcgm.nvlink.up@n1/GPU0=0",
+	  "dcgm.nvlink.down@n1/GPU0=0;+dcgm.nvlink.up@n1/GPU0=18" },
+	{ "dcgm-diag", "dcgm.diag@n1/PCIe=Fail", "dcgm.diag@n1/PCIe=Pass" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
@@ -1119,6 +1122,7 @@ static const struct {
 	{ "xid/syslog-gpu-fallen-off-bus-xid3-pastebin.txt", "gpu-xid" },
 	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
 	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
+	{ "dcgm/h100nvl-2gpu-nvlink-all-down-diag-r2-pass-excerpt.txt", "gpu-nvlink-down" },
 	{ "xid/dmesg-multiline-fallen-off-bus-no-xid-nvsentinel.txt", "gpu-xid" },
 	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
 	  "nccl-no-rdma-device" },
@@ -1234,7 +1238,8 @@ test_fixture_faults_complete(void **state)
 					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
 					    "lspci",	   "pytorch-log",   "xid",
 					    "mlxlink",	   "mlxconfig",	    "sonic",
-					    "opensm-conf", "nvbandwidth", "ucx-perftest" };
+					    "opensm-conf", "nvbandwidth", "ucx-perftest",
+					    "dcgm" };
 	size_t d, i;
 	char cmd[512];
 
