@@ -169,6 +169,9 @@ eval_torch_nccl_error(const struct ft_diag_ctx *c, struct ft_findings *out)
 	else if (ft__str_icontains(ev[0]->str, "unhandled system error"))
 		why = ": NCCL hit a system call or verbs failure; rerun with NCCL_DEBUG=WARN "
 		      "to see the failing call";
+	else if (ft__str_icontains(ev[0]->str, "unhandled cuda error"))
+		why = ": a CUDA call failed inside NCCL; NCCL's WARN line says which (Cuda "
+		      "failure N 'text')";
 	else if (ft__str_icontains(ev[0]->str, "invalid usage"))
 		why = ": the application called NCCL wrongly (mismatched sizes, types or ranks)";
 	return ft__diag_emit(c, out, -1, ev, n, "NCCL error raised into the framework (%zu line%s)%s",

@@ -557,6 +557,64 @@ eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
  * nothing; NCCL_IB_SL on RoCE only matters with PCP trust; turning off
  * NCCL's AR-friendly posting on InfiniBand loses adaptive routing's gain.
  */
+/*
+ * A CUDA call that failed inside NCCL ("Cuda failure N 'text'"), in NCCL's
+ * WARN lines or the framework's error, with what its class usually means.
+ */
+static int
+eval_cuda_failure(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const struct {
+		const char *pat, *meaning;
+	} classes[] = {
+		{ "out of memory", "GPU memory is exhausted: NCCL's buffers (channels x peers x "
+				   "NCCL_BUFFSIZE) did not fit next to the application" },
+		{ "peer access", "peer-to-peer access between the GPUs is not available: NCCL "
+				 "must use host memory (check the topology and NCCL_P2P_LEVEL)" },
+		{ "invalid device ordinal", "the rank's GPU index does not exist in this process "
+					    "(CUDA_VISIBLE_DEVICES or the launcher's GPU binding)" },
+		{ "illegal memory access", "a kernel touched memory it does not own: often the "
+					   "application, sometimes a GPU fault (look for Xid 13/31)" },
+		{ "ECC", "an uncorrectable GPU memory error: look for Xid 48/94/95 and reset or "
+			 "drain the GPU" },
+		{ "unknown error", "the CUDA driver lost the GPU or could not serve the call "
+				   "(driver/GPU fault; under WSL or VMs often missing GPU "
+				   "features): look for Xid lines and re-run the CUDA samples" },
+	};
+	static const char *const keys[] = { "nccl.warn", "nccl.error", "torch.nccl.error" };
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	const struct ft_obs *first = NULL;
+	size_t i, k, n = 0, total = 0;
+	const char *meaning = "a CUDA call failed inside NCCL";
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		for (k = 0; k < FT_ARRAY_SIZE(keys); k++)
+			if (strcmp(o->key, keys[k]) == 0)
+				break;
+		if (k == FT_ARRAY_SIZE(keys) || !(ft__str_icontains(o->str, "Cuda failure") ||
+						  ft__str_icontains(o->str, "unhandled cuda error")))
+			continue;
+		total++;
+		if (!first && ft__str_icontains(o->str, "Cuda failure"))
+			first = o;
+		if (n < FT_ARRAY_SIZE(ev))
+			ev[n++] = o;
+	}
+	if (!total)
+		return 0;
+	if (!first)
+		first = ev[0];
+	for (k = 0; k < FT_ARRAY_SIZE(classes); k++)
+		if (ft__str_icontains(first->str, classes[k].pat)) {
+			meaning = classes[k].meaning;
+			break;
+		}
+	return ft__diag_emit(c, out, -1, ev, n, "\"%.100s\" (%zu line%s): %s", first->str, total,
+			     total == 1 ? "" : "s", meaning);
+}
+
 static int
 eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -845,6 +903,16 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .fix = "try NCCL_NCHANNELS_PER_NET_PEER=4 (then 8) and a larger NCCL_P2P_NET_CHUNKSIZE; "
 		 "keep PXN enabled; measure",
 	  .kb = "ENV-NCH_NET_PEER SYM-P2P-LOW" },
+	{ .id = "nccl-cuda-failure",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "a CUDA call failed inside NCCL (Cuda failure / unhandled cuda error)",
+	  .needs = "nccl.warn nccl.error torch.nccl.error",
+	  .eval = eval_cuda_failure,
+	  .fix = "read the CUDA error's class: out of memory - lower the job's memory or "
+		 "NCCL_BUFFSIZE; peer access - check the topology and NCCL_P2P_LEVEL; unknown "
+		 "error or ECC - check the kernel log for Xid lines and reset or drain the GPU",
+	  .kb = "NCCL-TS-GPU HOST-TOPO XID-CATALOG" },
 	{ .id = "nccl-env-link-layer",
 	  .layer = FT_LAYER_COMMLIB,
 	  .severity = FT_SEV_INFO,
