@@ -462,8 +462,21 @@ ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span
 
 		mark = ft__find(after, "NCCL ");
 	}
-	if (!mark)
-		return false;
+	if (!mark) {
+		/*
+		 * A completion error quoted alone (an issue title, a grep): no
+		 * "host:pid:tid [dev] NCCL WARN" prefix, no entity.
+		 */
+		const char *g = ft__find(s, "Got completion from peer");
+
+		if (!g)
+			return false;
+		c->host[0] = c->device[0] = '\0';
+		c->port = c->rank = -1;
+		m = ft__trim(s);
+		warn_line(c, lineno, m);
+		return true;
+	}
 	warn = mark[5] == 'W';
 	prefix = (struct ft__span){ s.p, (size_t)(mark - s.p) };
 	m = ft__trim(ft__skip(s, (size_t)(mark - s.p) + 9));
@@ -472,7 +485,12 @@ ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span
 	c->port = -1;
 	c->rank = -1;
 	rest = prefix;
-	if (ft__token(&rest, &tok) && (colon = memchr(tok.p, ':', tok.n))) {
+	/* "file.cc:NN NCCL WARN" with the host prefix cut off: no host */
+	if (ft__token(&rest, &tok) && (colon = memchr(tok.p, ':', tok.n)) &&
+	    !(colon - tok.p > 2 && (memcmp(colon - 2, ".c", 2) == 0 ||
+				    (colon - tok.p > 3 && memcmp(colon - 3, ".cc", 3) == 0) ||
+				    (colon - tok.p > 3 && memcmp(colon - 3, ".cu", 3) == 0) ||
+				    (colon - tok.p > 2 && memcmp(colon - 2, ".h", 2) == 0)))) {
 		host = (struct ft__span){ tok.p, (size_t)(colon - tok.p) };
 		p = colon + 1;
 		colon2 = memchr(p, ':', tok.n - (size_t)(p - tok.p));
@@ -524,7 +542,8 @@ nccl_log_sniff(const char *text, size_t len)
 	while (ft__lines_next(&it, &line)) {
 		struct ft__span t = ft__trim(line), tok;
 
-		if (ft__find(line, "NCCL INFO") || ft__find(line, "NCCL WARN"))
+		if (ft__find(line, "NCCL INFO") || ft__find(line, "NCCL WARN") ||
+		    ft__find(line, "Got completion from peer"))
 			info++;
 		else if (ft__token(&t, &tok) && ft__is_digit(tok.p[0]) && ft__find(line, "  "))
 			rows++;

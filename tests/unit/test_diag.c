@@ -1115,6 +1115,7 @@ static const struct {
 	  "nccl-mixed-link-layers" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-no-rdma-device" },
 	{ "nccl-log/roce-ddp-status12-recv-vendor-err-129-excerpt.txt", "nccl-retry-exceeded" },
+	{ "nccl-log/netibp-status12-issue-title-one-line.txt", "nccl-retry-exceeded" },
 	{ "nccl-log/wsl-2gpu-cuda-failure-999-unknown-error-torch-excerpt.txt", "nccl-cuda-failure" },
 	{ "nccl-log/wsl-2gpu-cuda-failure-999-unknown-error-torch-excerpt.txt", "torch-nccl-error" },
 	{ "pytorch-log/llamafactory-8gpu-allreduce-seq1580-watchdog-timeout-excerpt.txt",

@@ -751,6 +751,22 @@ test_failure_forms(void **state)
 	assert_string_equal(o->str, "::ffff:10.0.0.1");
 	ft_obs_set_release(&set);
 
+	/* The host prefix cut off: "file.cc:NN NCCL WARN" names no host. */
+	{
+		static const char cut[] = "ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from "
+					  "peer 10.216.210.236<54862> with status=12 opcode=0 "
+					  "len=0 vendor err 129 (Recv)\n";
+
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(cut, strlen(cut), "c.log", NULL, &set, NULL, &err),
+				 0);
+		o = find_obs(&set, "nccl.ib.completion_error", NULL, -1);
+		assert_non_null(o);
+		assert_string_equal(o->host, "");
+		assert_string_equal(o->str, "peer 10.216.210.236<54862> (Recv)");
+		ft_obs_set_release(&set);
+	}
+
 	/* One job log: NCCL, PyTorch and kernel lines together, each read. */
 	ft_obs_set_init(&set);
 	assert_int_equal(ft_parse_buffer(mixed, strlen(mixed), "job.log", NULL, &set, NULL, &err), 0);
