@@ -1232,6 +1232,43 @@ test_fixture_healthy(void **state)
 	}
 }
 
+
+/* No advice without a computed gain or the reason it cannot be computed, on every fault fixture. */
+static void
+test_advice_gain_or_reason(void **state)
+{
+	size_t i, k, nadvice = 0;
+
+	for (i = 0; i < FT_ARRAY_SIZE(fixture_faults); i++) {
+		struct ft_obs_set set;
+		struct ft_findings f;
+		struct ft_advice_set s;
+		struct ft_diag_input in;
+		struct ft_error err = { 0 };
+
+		diagnose_file(fixture_faults[i].file, &set, &f);
+		in = (struct ft_diag_input){ &set, NULL, 0, NULL };
+		ft_advice_set_init(&s);
+		assert_int_equal(ft_advise(&in, &f, &s, &err), 0);
+		assert_int_equal(ft_advise_whatif(&in, NULL, &s, &err), 0);
+		for (k = 0; k < ft_advice_set_len(&s); k++) {
+			const struct ft_advice *a = ft_advice_set_at(&s, k);
+
+			nadvice++;
+			if (isnan(a->gain_pct) && !a->gain_basis[0])
+				fail_msg("%s: advice %s has neither a gain nor a reason",
+					 fixture_faults[i].file, a->id);
+			if (!isnan(a->gain_pct) && !a->gain_basis[0])
+				fail_msg("%s: advice %s has a gain without its basis",
+					 fixture_faults[i].file, a->id);
+		}
+		ft_advice_set_release(&s);
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+	assert_true(nadvice >= 10);
+}
+
 /* Every fixture whose header says "# fault" is listed in fixture_faults. */
 static void
 test_fixture_faults_complete(void **state)
@@ -1324,6 +1361,7 @@ main(void)
 		cmocka_unit_test(test_fixture_faults),
 		cmocka_unit_test(test_fixture_healthy),
 		cmocka_unit_test(test_fixture_faults_complete),
+		cmocka_unit_test(test_advice_gain_or_reason),
 		cmocka_unit_test(test_probe_tree),
 	};
 
