@@ -673,6 +673,8 @@ adv_env_unset(const struct adv_ctx *a)
 		if (strcmp(name, "NCCL_IB_DISABLE") == 0 &&
 		    ft_advice_find(a->out, "nccl-ib-disable"))
 			continue;
+		if (strcmp(name, "NCCL_IB_TIMEOUT") == 0 && ft_advice_find(a->out, "nccl-ib-timeout"))
+			continue;
 		advice_start(a, &x, "", "nccl-env", name, NULL, "SYM-ENV-LEFTOVER");
 		snprintf(x.id, sizeof(x.id), "unset-%.32s", name);
 		ft_strlcpy(x.findings, f->rule_id, sizeof(x.findings));

@@ -654,6 +654,23 @@ eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
 		}
 	}
 	if (roce && !ib) {
+		double t;
+
+		/* ENV-IB_TIMEOUT: each try waits 4.096 us x 2^value; the default is 20 */
+		o = ft__diag_env(c, "NCCL_IB_TIMEOUT");
+		if (o && ft__obs_number(o, &t) && t > 20 && t < 32) {
+			const struct ft_obs *ev[1] = { o };
+			double per_try = 4.096e-6 * ldexp(1.0, (int)t);
+
+			rc = ft__diag_emit(c, out, -1, ev, 1,
+					   "NCCL_IB_TIMEOUT=%s on RoCE: each try waits %.1f s (%.0f s "
+					   "with 7 retries) before a lost packet or a dead peer is "
+					   "reported; on Ethernet nothing reroutes meanwhile, and the "
+					   "default 20 waits %.1f s",
+					   o->str, per_try, 7 * per_try, 4.096e-6 * ldexp(1.0, 20));
+			if (rc < 0)
+				return rc;
+		}
 		o = ft__diag_env(c, "NCCL_IB_SL");
 		trust = ft__diag_find(c, "roce.qos.trust");
 		if (o && trust && ft__str_icontains(trust->str, "dscp")) {

@@ -878,6 +878,12 @@ test_advise_link_layer(void **state)
 	advise(ROCEP ";nccl.env.NCCL_IB_TC@h1=106", NULL, 0, &s);
 	assert_null(ft_advice_find(&s, "unset-NCCL_IB_TC"));
 	ft_advice_set_release(&s);
+	/* A raised timeout on RoCE without any error: unset, 2^21 x 4.096 us = 8.6 s per try. */
+	advise(ROCEP ";nccl.env.NCCL_IB_TIMEOUT@h1=21", NULL, 0, &s);
+	a = ft_advice_find(&s, "unset-NCCL_IB_TIMEOUT");
+	assert_non_null(a);
+	assert_non_null(strstr(a->reason, "each try waits 8.6 s (60 s with 7 retries)"));
+	ft_advice_set_release(&s);
 
 	/* Before 2.17 the old name is the only one: no rename. */
 	advise("nccl.version=2.10.3;nccl.env.NCCL_MIN_NCHANNELS@h1=16", NULL, 0, &s);
