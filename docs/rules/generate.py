@@ -118,6 +118,7 @@ T = {
     "gpu-nvlink-down": ("`dcgmi nvlink --link-status` shows links down (D) on a GPU; warning when some of its links are still up, error when none is. Links a GPU does not have are printed as not supported (_) and never fire.", "DCGM's own link state"),
     "dcgm-diag": ("a `dcgmi diag` row reads Fail (error) or Warn (warning), or `dcgmi health` gives an overall verdict other than Healthy.", "the tool's own verdict"),
     "nccl-cuda-failure": ("a NCCL WARN/error line or the framework's NCCL error says `Cuda failure N 'text'` or `unhandled cuda error`; the message names the class (out of memory, peer access, invalid device ordinal, illegal memory access, ECC, unknown error).", "log signature; NCCL-TS-GPU"),
+    "job-recovery-time": ("the PyTorch watchdog's configured collective timeout (`Timeout(ms)`) or NCCL's dead-peer detection time 4.096 us x 2^NCCL_IB_TIMEOUT x (NCCL_IB_RETRY_CNT + 1) exceeds `recovery_max` of the thresholds (5 min by default).", "the recovery time users hold a job to (thresholds file); ENV-IB_TIMEOUT for the arithmetic"),
     "perf-test-unknown": ("an nccl-tests output whose collective could not be named: no header line, no `*_perf` name in the text or file name, and rows that fit several tests (all_gather and alltoall print the same columns; busbw/algbw = 1 fits all_reduce on 2 ranks and sendrecv). Info: its busbw is not compared with expectations.", "output shape (NT-PERF)"),
 }
 

@@ -342,7 +342,65 @@ eval_dcgm_diag(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/* ---- recovery time ---------------------------------------------------------- */
+
+/*
+ * Users hold a job to recovering from a failure within recovery_max (5 min by
+ * default). A failure cannot be acted on before it is detected: the PyTorch
+ * watchdog's collective timeout, and for a lost peer on IB/RoCE NCCL's
+ * 4.096 us x 2^NCCL_IB_TIMEOUT x (NCCL_IB_RETRY_CNT + 1) (ENV-IB_TIMEOUT,
+ * ENV-IB_RETRY_CNT), each alone may exceed it.
+ */
+static int
+eval_recovery(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	double max = c->thresholds->recovery_max_s, t, retry = 7;
+	const struct ft_obs *o = ft__diag_find(c, "torch.nccl.timeout_ms");
+	const struct ft_obs *to = ft__diag_env(c, "NCCL_IB_TIMEOUT");
+	const struct ft_obs *rc_env = ft__diag_env(c, "NCCL_IB_RETRY_CNT");
+	int rc;
+
+	if (max <= 0)
+		return 0;
+	if (o && o->has_num && o->num / 1000 > max) {
+		const struct ft_obs *ev[1] = { o };
+
+		rc = ft__diag_emit(c, out, -1, ev, 1,
+				   "the NCCL watchdog timeout is %.0f s: a hung collective is only "
+				   "detected after that, beyond the %.0f s the job is held to for "
+				   "recovery (thresholds recovery_max)",
+				   o->num / 1000, max);
+		if (rc < 0)
+			return rc;
+	}
+	if (to && ft__obs_number(to, &t) && t > 0 && t < 32) {
+		const struct ft_obs *ev[2] = { to, rc_env };
+		double wait;
+
+		if (rc_env)
+			(void)ft__obs_number(rc_env, &retry);
+		wait = 4.096e-6 * ldexp(1.0, (int)t) * (retry + 1);
+		if (wait > max)
+			return ft__diag_emit(c, out, -1, ev, 2,
+					     "NCCL_IB_TIMEOUT=%.0f with %.0f retries waits %.0f s "
+					     "before a dead peer is reported, beyond the %.0f s the "
+					     "job is held to for recovery (thresholds recovery_max)",
+					     t, retry, wait, max);
+	}
+	return 0;
+}
+
 const struct ft_rule ft__diag_rules_job[] = {
+	{ .id = "job-recovery-time",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "failure detection alone takes longer than the recovery time the job is held to",
+	  .needs = "torch.nccl.timeout_ms nccl.env.NCCL_IB_TIMEOUT nccl.env.NCCL_IB_RETRY_CNT",
+	  .eval = eval_recovery,
+	  .fix = "lower the process group's timeout (init_process_group(timeout=...)) to what a "
+		 "collective can take, and keep NCCL_IB_TIMEOUT at its default (20) unless the "
+		 "fabric needs more; pair both with a restart from the latest checkpoint",
+	  .kb = "ENV-IB_TIMEOUT ENV-IB_RETRY_CNT" },
 	{ .id = "gpu-nvlink-down",
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_ERROR,

@@ -382,6 +382,9 @@ static const struct rule_case cases[] = {
 	{ "dcgm-diag", "dcgm.diag@n1/PCIe=Fail", "dcgm.diag@n1/PCIe=Pass" },
 	{ "nccl-cuda-failure", "nccl.warn@h1/GPU0=Cuda failure 2 'out of memory'",
 	  "nccl.warn@h1/GPU0=NET/IB : No device found." },
+	/* 1800 s watchdog > 300 s; 2^22 x 4.096 us x 8 = 137 s < 300 s */
+	{ "job-recovery-time", "torch.nccl.timeout_ms=1800000|ALLREDUCE",
+	  "torch.nccl.timeout_ms=120000|ALLREDUCE;nccl.env.NCCL_IB_TIMEOUT@h1=22" },
 	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
 	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
