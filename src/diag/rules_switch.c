@@ -91,6 +91,22 @@ eval_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out)
 		const struct ft_obs *o = ft__obs(c, i);
 		const struct ft_obs *ev[1] = { o };
 
+		if (strcmp(o->key, "switch.queue.drop_pkts") == 0 && o->has_num &&
+		    o->num >= SWITCH_DROPS_HIGH) {
+			const struct ft_obs *sent = ft__diag_find_same(c, "switch.queue.tx_pkts", o);
+			double share = sent && sent->has_num && sent->num + o->num > 0 ?
+					       o->num / (sent->num + o->num) :
+					       0;
+
+			rc = ft__diag_emit(c, out, -1, ev, 1,
+					   "switch port %s queue %s dropped %.0f packets (%.1f%% of "
+					   "what it was given): if this queue carries the RDMA class, "
+					   "PFC is missing on its priority or its headroom is too small",
+					   o->device, o->str, o->num, 100 * share);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		if ((strcmp(o->key, "switch.if.tx_drp") != 0 &&
 		     strcmp(o->key, "switch.if.rx_drp") != 0) ||
 		    !o->has_num || o->num < SWITCH_DROPS_HIGH)
@@ -234,7 +250,7 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .layer = FT_LAYER_FABRIC,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a switch port dropped packets",
-	  .needs = "switch.if.tx_drp switch.if.rx_drp",
+	  .needs = "switch.if.tx_drp switch.if.rx_drp switch.queue.drop_pkts switch.queue.tx_pkts",
 	  .eval = eval_switch_drops,
 	  .fix = "check which queue drops (show queue counters): a drop in the RDMA class "
 		 "means PFC is missing on that priority or its buffer headroom is too small",

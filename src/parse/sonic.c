@@ -5,6 +5,7 @@
  *   show pfc counters            "Port Rx  PFC0 ... PFC7" / "Port Tx ..." per port
  *   show pfcwd stats             "QUEUE STATUS STORM DETECTED/RESTORED TX OK/DROP ..."
  *   show interfaces counters     "IFACE STATE RX_OK RX_BPS ... RX_DRP ... TX_DRP ..."
+ *   show queue counters          "Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes"
  *   show interfaces counters fec-stats
  *                                "IFACE STATE FEC_CORR FEC_UNCORR ... FEC_PRE_BER FEC_POST_BER"
  *
@@ -16,13 +17,14 @@
  * (detected), switch.pfcwd.tx_drop / rx_drop, switch.if.<column> (lower case:
  * rx_err, rx_drp, rx_ovr, tx_err, tx_drp, tx_ovr, fec_corr, fec_uncorr,
  * fec_symbol_err, fec_pre_ber, fec_post_ber). The host is the switch name of
- * a "user@host" prompt.
+ * a "user@host" prompt. Queue rows: switch.queue.tx_pkts, switch.queue.drop_pkts,
+ * switch.queue.drop_bytes, port = the queue number, str = "UC1" / "MC8".
  */
 #include "parse_int.h"
 
 #define SONIC_MAXCOLS 16
 
-enum table { T_NONE, T_PFC, T_PFCWD, T_IF };
+enum table { T_NONE, T_PFC, T_PFCWD, T_IF, T_QUEUE };
 
 struct cols {
 	size_t n;
@@ -113,6 +115,9 @@ name_columns(struct ft__span header, struct cols *t)
 		t->kind = T_PFCWD;
 	} else if (strcmp(t->name[0], "IFACE") == 0) {
 		t->kind = T_IF;
+	} else if (strcmp(t->name[0], "Port") == 0 && t->n >= 6 &&
+		   strcmp(t->name[1], "TxQ") == 0) {
+		t->kind = T_QUEUE;
 	}
 }
 
@@ -192,6 +197,27 @@ row(struct ft__pctx *c, uint32_t line, struct ft__span r, const struct cols *t)
 				 cell(r, t, k));
 		}
 		break;
+	case T_QUEUE: {
+		/* "Ethernet196  UC1  32025737389  13638863007480  6841131615  2893444514176" */
+		struct ft__span q = cell(r, t, 1);
+		uint64_t qi;
+		size_t skip = ft__starts(q, "UC") || ft__starts(q, "MC") ? 2 : 0;
+
+		if (q.n > skip && ft__u64(ft__skip(q, skip), &qi) && qi < 64)
+			c->port = (int)qi;
+		for (k = 2; k < t->n; k++) {
+			const char *n = t->name[k];
+			const char *qkey = strcmp(n, "Counter/pkts") == 0 ? "switch.queue.tx_pkts" :
+					  strcmp(n, "Drop/pkts") == 0	 ? "switch.queue.drop_pkts" :
+					  strcmp(n, "Drop/bytes") == 0	 ? "switch.queue.drop_bytes" :
+									   NULL;
+
+			if (qkey && num_cell(cell(r, t, k), &v))
+				ft__emit(c, line, qkey, true, v,
+					 strstr(qkey, "bytes") ? "bytes" : "count", q);
+		}
+		break;
+	}
 	case T_NONE:
 		break;
 	}
@@ -262,6 +288,8 @@ sonic_sniff(const char *text, size_t len)
 		return 90;
 	if (ft__find(s, "IFACE") && (ft__find(s, "RX_DRP") || ft__find(s, "FEC_PRE_BER")))
 		return 85;
+	if (ft__find(s, "TxQ") && ft__find(s, "Drop/pkts"))
+		return 88;
 	return 0;
 }
 

@@ -1136,6 +1136,7 @@ static const struct {
 	{ "xid/syslog-gpu-fallen-off-bus-xid3-pastebin.txt", "gpu-xid" },
 	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
 	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
+	{ "sonic/pfc2-queue-counters-uc1-drops-excerpt.txt", "switch-drops" },
 	{ "dcgm/h100nvl-2gpu-nvlink-all-down-diag-r2-pass-excerpt.txt", "gpu-nvlink-down" },
 	{ "xid/dmesg-multiline-fallen-off-bus-no-xid-nvsentinel.txt", "gpu-xid" },
 	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
