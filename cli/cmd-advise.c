@@ -142,12 +142,14 @@ int
 cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = {
-		"fabtune advise INPUT... [--expect FILE] [--spec SPEC] [--input-format NAME] "
-		"[--format table|json|env] [--json]",
+		"fabtune advise INPUT... [--expect FILE] [--spec SPEC] [--thresholds FILE] "
+		"[--input-format NAME] [--format table|json|env] [--json]",
 		"fabtune advise --probe [--root DIR] [--interval TIME] [INPUT...] [options]",
 		NULL,
 	};
 	const char *format = NULL, *in_format = NULL, *expect = NULL, *spec = NULL;
+	const char *thresholds = NULL;
+	struct ft_diag_thresholds thr;
 	struct diag_probe_opts po = { false, NULL, 0 };
 	const struct opt opts[] = {
 		OPT_STRING(0, "format", &format, "FMT",
@@ -157,6 +159,8 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "expect", &expect, "FILE",
 			   "expectations: a YAML/JSON list of {test, bytes, busbw_GBps, lat_us}"),
 		OPT_STRING(0, "spec", &spec, "SPEC", "cluster spec: expectations from the model"),
+		OPT_STRING(0, "thresholds", &thresholds, "FILE",
+			   "what the fabric is held to (as for fabtune diagnose)"),
 		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
 		OPT_STRING(0, "root", &po.root, "DIR",
 			   "probe a captured tree instead of / (implies --probe)"),
@@ -198,9 +202,13 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	diag_inputs_init(&in);
 	ft_advice_set_init(&s);
 	rc = diag_inputs_gather(&in, argv + 1, (size_t)n, in_format, expect, spec, &po, ctx, &din);
+	if (rc == 0)
+		rc = diag_thresholds_load(thresholds, &thr, ctx, &din);
 	if (rc)
 		goto out;
 	rc = ft_advise(&din, NULL, &s, &err);
+	if (rc == 0)
+		rc = ft_advise_whatif(&din, spec, &s, &err);
 	if (rc < 0) {
 		rc = cli_fail(ctx, rc, &err);
 		goto out;

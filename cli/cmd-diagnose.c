@@ -88,9 +88,16 @@ diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char
 			return cli_fail(ctx, rc, &err);
 	}
 	if (spec) {
+		struct ft_cluster_spec cs;
 		size_t npoints = 0;
 
 		rc = diag_expectations_from_spec(spec, &in->rows, &in->expect, &npoints, &err);
+		if (rc < 0)
+			return cli_fail(ctx, rc, &err);
+		/* the fabric's structure, for the rules that judge it (PFC deadlock risk) */
+		rc = ft_spec_resolve(spec, &cs, &err);
+		if (rc == 0)
+			rc = ft_diag_obs_from_spec(&cs, spec, &in->obs);
 		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
 		if (npoints == 0)
@@ -146,6 +153,24 @@ diag_inputs_gather(struct diag_inputs *in, char **files, size_t nfiles, const ch
 	din->obs = &in->obs;
 	din->expect = in->expect.data;
 	din->nexpect = in->expect.len;
+	din->thresholds = NULL;
+	return 0;
+}
+
+int
+diag_thresholds_load(const char *path, struct ft_diag_thresholds *t, struct cli_ctx *ctx,
+		     struct ft_diag_input *din)
+{
+	struct ft_error err = { 0 };
+	int rc;
+
+	ft_diag_thresholds_init(t);
+	if (!path)
+		return 0;
+	rc = ft_diag_thresholds_read(path, t, &err);
+	if (rc < 0)
+		return cli_fail(ctx, rc, &err);
+	din->thresholds = t;
 	return 0;
 }
 
@@ -289,12 +314,14 @@ int
 cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = {
-		"fabtune diagnose INPUT... [--expect FILE] [--spec SPEC] [--format NAME] [--json]",
+		"fabtune diagnose INPUT... [--expect FILE] [--spec SPEC] [--thresholds FILE] "
+		"[--format NAME] [--json]",
 		"fabtune diagnose --probe [--root DIR] [--interval TIME] [INPUT...] [options]",
 		"fabtune diagnose --list-rules [--json]",
 		NULL,
 	};
-	const char *format = NULL, *expect = NULL, *spec = NULL;
+	const char *format = NULL, *expect = NULL, *spec = NULL, *thresholds = NULL;
+	struct ft_diag_thresholds thr;
 	bool list = false, save = false;
 	struct diag_probe_opts po = { false, NULL, 0 };
 	const struct opt opts[] = {
@@ -304,6 +331,9 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "expect", &expect, "FILE",
 			   "expectations: a YAML/JSON list of {test, bytes, busbw_GBps, lat_us}"),
 		OPT_STRING(0, "spec", &spec, "SPEC", "cluster spec: expectations from the model"),
+		OPT_STRING(0, "thresholds", &thresholds, "FILE",
+			   "what the fabric is held to (YAML/JSON: utilisation_min, pfc_rate_max, "
+			   "ecn_rate_max, overlap_min, recovery_max)"),
 		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
 		OPT_STRING(0, "root", &po.root, "DIR",
 			   "probe a captured tree instead of / (implies --probe)"),
@@ -338,6 +368,8 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 	diag_inputs_init(&in);
 	ft_findings_init(&f);
 	rc = diag_inputs_gather(&in, argv + 1, (size_t)n, format, expect, spec, &po, ctx, &din);
+	if (rc == 0)
+		rc = diag_thresholds_load(thresholds, &thr, ctx, &din);
 	if (rc)
 		goto out;
 	rc = ft_diag_run(&din, &f, &err);

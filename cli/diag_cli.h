@@ -46,6 +46,14 @@ int diag_inputs_gather(struct diag_inputs *in, char **files, size_t nfiles, cons
 		       struct ft_diag_input *din);
 
 /*
+ * Fill @t with the defaults, then with the thresholds file @path when not
+ * NULL, and point @din at @t. Prints the error and returns the exit code on
+ * failure, 0 on success.
+ */
+int diag_thresholds_load(const char *path, struct ft_diag_thresholds *t, struct cli_ctx *ctx,
+			 struct ft_diag_input *din);
+
+/*
  * Expectations of the analytic model on cluster @spec (a file or a preset) for
  * the collective rows of @measured, appended to @out (struct ft_expectation).
  * *@n gets how many were computed. Errors name the spec.

@@ -65,11 +65,52 @@ FT_API int ft_diag_expectations_read(const char *path, struct ft_vec *out,
 FT_API int ft_diag_obs_from_run(const struct ft_run *run, const char *file,
 				struct ft_obs_set *out) FT_MUST_CHECK;
 
-/* The input of a diagnosis. @expect may be NULL when @nexpect is 0. */
+/*
+ * The figures users hold a fabric to, read by every rule with a threshold.
+ * Defaults (ft_diag_thresholds_init): utilisation >= 85% of the port rate,
+ * pause-frame and ECN/CNP rates -> 0 in steady state, communication/compute
+ * overlap >= 90%, recovery from a failure <= 5 min.
+ */
+struct ft_diag_thresholds {
+	double utilisation_min; /* measured bandwidth / port rate, 0..1 */
+	double pfc_rate_max;	/* pause frames per second (probe with an interval) */
+	double ecn_rate_max;	/* ECN-marked packets or CNPs per second */
+	double overlap_min;	/* share of communication hidden behind compute, 0..1 */
+	double recovery_max_s;	/* seconds from a failure to training again */
+};
+
+FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
+
+/*
+ * Read a thresholds file (YAML or JSON mapping; every key optional, the
+ * others keep their value in @t): utilisation_min (a fraction or "85%"),
+ * pfc_rate_max, ecn_rate_max (per second), overlap_min, recovery_max
+ * (seconds or a duration like "5min"). Unknown keys and bad values fail with
+ * FT_EPARSE naming file:line:column and the key.
+ */
+FT_API int ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t,
+				   struct ft_error *err) FT_MUST_CHECK;
+
+struct ft_cluster_spec;
+
+/*
+ * Append what the rules read of cluster @spec as observations from @file (the
+ * spec's name): spec.fabric.kind ("fat_tree", "torus", ...),
+ * spec.fabric.routing, spec.fabric.link ("infiniband" / "roce") and
+ * spec.nodes. Nothing for a single node. 0, FT_EINVAL or FT_ENOMEM.
+ */
+FT_API int ft_diag_obs_from_spec(const struct ft_cluster_spec *spec, const char *file,
+				 struct ft_obs_set *out) FT_MUST_CHECK;
+
+/*
+ * The input of a diagnosis. @expect may be NULL when @nexpect is 0;
+ * @thresholds NULL means the defaults.
+ */
 struct ft_diag_input {
 	const struct ft_obs_set *obs;
 	const struct ft_expectation *expect;
 	size_t nexpect;
+	const struct ft_diag_thresholds *thresholds;
 };
 
 /* A growing set of findings (struct ft_finding, from obs.h). */
@@ -105,6 +146,7 @@ struct ft_diag_ctx {
 	const struct ft_expectation *expect;
 	size_t nexpect;
 	const struct ft_rule *rule; /* the rule being evaluated */
+	const struct ft_diag_thresholds *thresholds; /* never NULL during a run */
 	/* Observation indices sorted by key, then by position: lookups by key take
 	   O(log n + matches). Built by ft_diag_run(); NULL means scan everything. */
 	const size_t *by_key;
@@ -198,6 +240,18 @@ FT_API const struct ft_advice *ft_advice_find(const struct ft_advice_set *s, con
  */
 FT_API int ft_advise(const struct ft_diag_input *in, const struct ft_findings *findings,
 		     struct ft_advice_set *out, struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * What-if: for each advice whose gain the twin can compute (adaptive routing,
+ * QPs per connection, channels), run the twin on cluster @spec (a spec file
+ * or a preset shorthand such as dgx-h100:16) with and without the change, on
+ * the collective the inputs measured (else the one the change matters for),
+ * and set gain_pct and a gain_basis that names the engine and both times.
+ * With @spec NULL, such advice without a gain says the spec is the missing
+ * input. Errors of the twin (a bad spec) fail with its message.
+ */
+FT_API int ft_advise_whatif(const struct ft_diag_input *in, const char *spec,
+			    struct ft_advice_set *s, struct ft_error *err) FT_MUST_CHECK;
 
 /* Advice as JSON: {"advice": [{"id", "category", "setting", "value", ...}]}. */
 FT_API void ft_advice_json(struct ft_json *j, const struct ft_advice_set *s);

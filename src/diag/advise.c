@@ -456,10 +456,11 @@ adv_ib_hca(const struct adv_ctx *a)
 static int
 adv_socket_ifname(const struct adv_ctx *a)
 {
+	const struct ft_finding *f = finding_of(a, "nccl-socket-ifname");
 	struct ft_advice x;
 	size_t i;
 
-	if (!finding_of(a, "nccl-socket-ifname"))
+	if (!f)
 		return 0;
 	advice_start(a, &x, "nccl-socket-ifname", "nccl-env", "NCCL_SOCKET_IFNAME",
 		     "nccl-socket-ifname", "ENV-SOCKET_IFNAME SYM-INIT-HANG");
@@ -469,16 +470,30 @@ adv_socket_ifname(const struct adv_ctx *a)
 
 		if (strcmp(o->key, "eth.link.detected") == 0 && ft__str_ieq(o->str, "yes") &&
 		    o->device[0] && strcmp(o->device, "lo") != 0 &&
-		    strncmp(o->device, "docker", 6) != 0 && strncmp(o->device, "veth", 4) != 0) {
+		    strncmp(o->device, "docker", 6) != 0 && strncmp(o->device, "veth", 4) != 0 &&
+		    strncmp(o->device, "virbr", 5) != 0) {
 			snprintf(x.value, sizeof(x.value), "=%s", o->device);
 			add_evidence(&x, o);
 			break;
 		}
 	}
-	if (!x.value[0])
-		return 0; /* no candidate interface among the inputs */
-	snprintf(x.reason, sizeof(x.reason),
-		 "use an interface with link that routes between the nodes, the same on all nodes");
+	if (x.value[0]) {
+		snprintf(x.reason, sizeof(x.reason),
+			 "use an interface with link that routes between the nodes, the same on "
+			 "all nodes");
+	} else {
+		/*
+		 * ENV-SOCKET_IFNAME: a leading '^' is an exclude list. With no routable
+		 * interface among the inputs, exclude the ones that never route between
+		 * nodes and let NCCL pick among the rest.
+		 */
+		ft_strlcpy(x.value, "^lo,docker,virbr,veth", sizeof(x.value));
+		snprintf(x.reason, sizeof(x.reason),
+			 "%.200s; no interface with link is among the inputs, so exclude "
+			 "loopback, container bridges and veth pairs (or name the node's routable "
+			 "interface with '=IF')",
+			 f->message);
+	}
 	snprintf(x.gain_basis, sizeof(x.gain_basis),
 		 "not computable: fixes bootstrap reachability");
 	return advice_add(a, &x);
@@ -584,6 +599,61 @@ adv_channels(const struct adv_ctx *a)
 	return advice_add(a, &x);
 }
 
+/*
+ * ENV-NCHANNELS: NCCL_MIN/MAX_NCHANNELS are the pre-2.17 names of
+ * NCCL_MIN/MAX_CTAS; from 2.17 on the old names are deprecated (both are read
+ * and the more restrictive bound wins). A floor costs SMs, a cap can leave
+ * NICs idle; the advice keeps the bound under its current name, with what it
+ * does, and the leftover-variable advice removes the old name.
+ */
+static int
+adv_nchannels(const struct adv_ctx *a)
+{
+	static const struct {
+		const char *old, *cur, *id, *what;
+	} vars[] = {
+		{ "NCCL_MIN_NCHANNELS", "NCCL_MIN_CTAS", "nccl-min-ctas",
+		  "a floor on the channels (each a CUDA block taken from compute kernels); "
+		  "below it NCCL may leave NICs idle, above it small messages get slower" },
+		{ "NCCL_MAX_NCHANNELS", "NCCL_MAX_CTAS", "nccl-max-ctas",
+		  "a cap on the channels: below 2 channels per NIC the NICs cannot all be "
+		  "kept busy" },
+	};
+	const struct ft_obs *ver = NULL;
+	int v = ft__diag_nccl_version(a->c, &ver);
+	size_t i;
+	int rc;
+
+	for (i = 0; i < FT_ARRAY_SIZE(vars); i++) {
+		const struct ft_obs *o = ft__diag_env(a->c, vars[i].old);
+		struct ft_advice x;
+		double n;
+
+		if (!o || ft__diag_env(a->c, vars[i].cur) || !ft__obs_number(o, &n) || n < 1)
+			continue;
+		if (v && v < 21700)
+			continue; /* the old name is the only one this NCCL reads */
+		advice_start(a, &x, vars[i].id, "channels", vars[i].cur, "nccl-env-leftover",
+			     "ENV-NCHANNELS");
+		x.is_env = true;
+		add_evidence(&x, o);
+		snprintf(x.value, sizeof(x.value), "%.0f", n);
+		snprintf(x.reason, sizeof(x.reason),
+			 "%s=%.0f uses the name deprecated since NCCL 2.17%s%s; %s=%.0f is %s. Keep "
+			 "it only where a benchmark with and without it shows a gain",
+			 vars[i].old, n, ver ? ", this log is NCCL " : "", ver ? ver->str : "",
+			 vars[i].cur, n, vars[i].what);
+		ft_strlcpy(x.gain_basis,
+			   "not computable: needs NCCL's own channel count and a cluster spec to "
+			   "compare the two channel counts",
+			   sizeof(x.gain_basis));
+		rc = advice_add(a, &x);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int
 adv_env_unset(const struct adv_ctx *a)
 {
@@ -595,15 +665,19 @@ adv_env_unset(const struct adv_ctx *a)
 		struct ft_advice x;
 		const char *name;
 
-		if (strcmp(f->rule_id, "nccl-env-leftover") != 0 || !f->nevidence)
+		if ((strcmp(f->rule_id, "nccl-env-leftover") != 0 &&
+		     strcmp(f->rule_id, "nccl-env-link-layer") != 0) ||
+		    !f->nevidence || !ft__str_has_prefix(f->evidence[0].key, "nccl.env."))
 			continue;
 		name = f->evidence[0].key + strlen("nccl.env.");
 		if (strcmp(name, "NCCL_IB_DISABLE") == 0 &&
 		    ft_advice_find(a->out, "nccl-ib-disable"))
 			continue;
+		if (strcmp(name, "NCCL_IB_TIMEOUT") == 0 && ft_advice_find(a->out, "nccl-ib-timeout"))
+			continue;
 		advice_start(a, &x, "", "nccl-env", name, NULL, "SYM-ENV-LEFTOVER");
 		snprintf(x.id, sizeof(x.id), "unset-%.32s", name);
-		ft_strlcpy(x.findings, "nccl-env-leftover", sizeof(x.findings));
+		ft_strlcpy(x.findings, f->rule_id, sizeof(x.findings));
 		add_evidence(&x, &f->evidence[0]);
 		x.is_env = true;
 		x.unset = true;
@@ -755,6 +829,56 @@ adv_qos(const struct adv_ctx *a)
 	return 0;
 }
 
+/*
+ * Why ECN marking is advised after pauses: what the ECN counters of the
+ * paused host say. Marks present mean marking starts too late (thresholds at
+ * or above PFC XOFF) or senders react too slowly; no mark counter among the
+ * inputs says nothing either way.
+ */
+static bool
+ecn_reason(const struct adv_ctx *a, const struct ft_finding *f, char *buf, size_t len)
+{
+	static const char *const pkts_keys[] = { "ib.counter.PortRcvPkts",
+						 "eth.counter.rx_packets_phy",
+						 "eth.counter.rx_packets" };
+	const struct ft_obs *marks = NULL, *pk = NULL;
+	double m = 0, p = 0;
+	size_t i, k;
+
+	for (i = 0; i < ft__nobs(a->c) && !marks; i++) {
+		const struct ft_obs *o = ft__obs(a->c, i);
+
+		if (ft__key_match(o->key, "*counter.np_ecn_marked_roce_packets") &&
+		    (!f->nevidence || strcmp(o->host, f->evidence[0].host) == 0))
+			marks = o;
+	}
+	if (!marks || !ft__obs_number(marks, &m)) {
+		snprintf(buf, len,
+			 "pauses are high and no ECN mark counter is among the inputs: check that "
+			 "the switch marks ECN on the RoCE queue below the PFC XOFF threshold");
+		return false;
+	}
+	if (m <= 0) {
+		snprintf(buf, len, "pauses with no ECN marks mean PFC alone handles congestion");
+		return false;
+	}
+	for (k = 0; k < FT_ARRAY_SIZE(pkts_keys) && !pk; k++)
+		pk = ft__diag_find_dev(a->c, pkts_keys[k], marks);
+	if (pk && ft__obs_number(pk, &p) && p > 0)
+		snprintf(buf, len,
+			 "pauses while %.1f%% of received packets are ECN-marked: marking works "
+			 "but starts too late or senders react too slowly; set the ECN thresholds "
+			 "well below PFC XOFF and check DCQCN on the senders",
+			 100.0 * m / p);
+	else
+		snprintf(buf, len,
+			 "pauses while %.0f packets were ECN-marked: marking works but starts too "
+			 "late or senders react too slowly; set the ECN thresholds well below PFC "
+			 "XOFF and check DCQCN on the senders",
+			 m);
+	return true;
+}
+
 static int
 adv_dcqcn(const struct adv_ctx *a)
 {
@@ -791,15 +915,18 @@ adv_dcqcn(const struct adv_ctx *a)
 	if (f) {
 		advice_start(a, &x, "ecn-marking", "dcqcn", "switch ECN marking",
 			     "roce-pfc-only eth-rx-pause-high", "ROCE-DCQCN ROCE-PFC");
-		snprintf(x.value, sizeof(x.value), "on for the RoCE queue (priority %d)", prio);
+		if (ecn_reason(a, f, x.reason, sizeof(x.reason)))
+			snprintf(x.value, sizeof(x.value),
+				 "marking below PFC XOFF for the RoCE queue (priority %d)", prio);
+		else
+			snprintf(x.value, sizeof(x.value), "on for the RoCE queue (priority %d)",
+				 prio);
 		ft_strlcpy(
 			x.action,
 			"enable ECN (WRED-style) marking on the switch queue of the RoCE priority "
 			"with thresholds below the PFC XOFF threshold; map CNPs (DSCP 48) to a "
 			"high-priority class",
 			sizeof(x.action));
-		ft_strlcpy(x.reason, "pauses with no ECN marks mean PFC alone handles congestion",
-			   sizeof(x.reason));
 		ft_strlcpy(x.gain_basis, "not computable: depends on the traffic pattern",
 			   sizeof(x.gain_basis));
 		rc = advice_add(a, &x);
@@ -897,6 +1024,78 @@ adv_routing(const struct adv_ctx *a)
 	return advice_add(a, &x);
 }
 
+/* ENV-IB_TIMEOUT: one try waits 4.096 us x 2^value. */
+static double
+ib_timeout_s(double value)
+{
+	return 4.096e-6 * ldexp(1.0, (int)value);
+}
+
+/* ENV-IB_TIMEOUT default of the NCCL version @v (major*10000+minor*100+patch; 0 unknown). */
+static int
+ib_timeout_default(int v)
+{
+	if (v && v < 21400)
+		return 14;
+	if (v && v < 22300)
+		return 18;
+	return 20;
+}
+
+/*
+ * Error 12 on RoCE: a retry-exceeded QP means packets were lost (no lossless
+ * class, PFC off on a hop, drops) far more often than a slow fabric. A longer
+ * timeout only delays the abort, and on Ethernet nothing reroutes under the
+ * QP in the meantime, so the advice is the loss check and a timeout no
+ * longer than the default.
+ */
+static int
+adv_timeout_roce(const struct adv_ctx *a)
+{
+	const struct ft_obs *ver = NULL, *cur = ft__diag_env(a->c, "NCCL_IB_TIMEOUT");
+	int def = ib_timeout_default(ft__diag_nccl_version(a->c, &ver));
+	struct ft_advice x;
+	double v;
+	int rc;
+
+	if (cur && ft__obs_number(cur, &v) && v > def && v < 32) {
+		advice_start(a, &x, "nccl-ib-timeout", "nccl-env", "NCCL_IB_TIMEOUT",
+			     "nccl-retry-exceeded", "ENV-IB_TIMEOUT SYM-ERR-12 ROCE-COUNTERS");
+		x.is_env = true;
+		x.unset = true;
+		add_evidence(&x, cur);
+		snprintf(x.reason, sizeof(x.reason),
+			 "RoCE: NCCL_IB_TIMEOUT=%.0f waits %.1f s per try (%.0f s with 7 "
+			 "retries) before a dead peer or a lost packet is reported; the "
+			 "default %d (%.1f s per try) detects failures sooner, and loss on "
+			 "RoCE is fixed in the lossless config, not by waiting",
+			 v, ib_timeout_s(v), 7 * ib_timeout_s(v), def, ib_timeout_s(def));
+		ft_strlcpy(x.gain_basis, "not computable: changes failure detection time, not a rate",
+			   sizeof(x.gain_basis));
+		rc = advice_add(a, &x);
+		if (rc < 0)
+			return rc;
+	}
+	advice_start(a, &x, "roce-loss-check", "qos", "lossless RoCE class", "nccl-retry-exceeded",
+		     "SYM-ERR-12 ROCE-PFC ROCE-COUNTERS ENV-IB_TIMEOUT");
+	snprintf(x.value, sizeof(x.value), "PFC on the NCCL priority on every hop; NCCL_IB_TIMEOUT "
+					   "at most %d",
+		 def);
+	ft_strlcpy(x.action,
+		   "mlnx_qos -i IF on every host (trust dscp, PFC on the priority of NCCL_IB_TC); "
+		   "ethtool -S IF | grep -E 'discard|out_of|prio'; the switch's PFC and drop "
+		   "counters for that priority",
+		   sizeof(x.action));
+	snprintf(x.reason, sizeof(x.reason),
+		 "error 12 on RoCE means packets were lost and retransmitted until the retry count "
+		 "ran out: find the lossy hop; raising NCCL_IB_TIMEOUT to 22 would only make each "
+		 "try wait %.1f s",
+		 ib_timeout_s(22));
+	ft_strlcpy(x.gain_basis, "not computable: removes loss and aborts, not a rate",
+		   sizeof(x.gain_basis));
+	return advice_add(a, &x);
+}
+
 static int
 adv_timeout(const struct adv_ctx *a)
 {
@@ -908,15 +1107,17 @@ adv_timeout(const struct adv_ctx *a)
 
 	if (!finding_of(a, "nccl-retry-exceeded") || finding_of(a, phys))
 		return 0;
+	if (ft__diag_has_roce(a->c) && !ft__diag_has_active_ib(a->c))
+		return adv_timeout_roce(a);
 	advice_start(a, &x, "nccl-ib-timeout", "nccl-env", "NCCL_IB_TIMEOUT", "nccl-retry-exceeded",
 		     "ENV-IB_TIMEOUT SYM-ERR-12");
 	x.is_env = true;
 	ft_strlcpy(x.value, "22", sizeof(x.value));
 	snprintf(x.reason, sizeof(x.reason),
-		 "error 12 with no physical, loss or reachability cause among the inputs: a "
-		 "longer ACK timeout "
-		 "(4.096 us x 2^22 = %.1f s per try) rides out congestion and SM reroutes",
-		 4.096e-6 * (double)(1u << 22));
+		 "InfiniBand error 12 with no physical, loss or reachability cause among the "
+		 "inputs: a longer ACK timeout (4.096 us x 2^22 = %.1f s per try) rides out "
+		 "congestion and SM reroutes",
+		 ib_timeout_s(22));
 	ft_strlcpy(x.gain_basis, "not computable: avoids aborts, not a rate", sizeof(x.gain_basis));
 	return advice_add(a, &x);
 }
@@ -1056,7 +1257,7 @@ adv_hardware(const struct adv_ctx *a)
 static int (*const advisors[])(const struct adv_ctx *) = {
 	adv_network, adv_rdma_stack, adv_ib_hca, adv_socket_ifname, adv_gdr,	   adv_gid_index,
 	adv_qos,     adv_dcqcn,	     adv_mtu,	 adv_bond_qps,	    adv_channels,  adv_routing,
-	adv_timeout, adv_placement,  adv_host,	 adv_hardware,	    adv_env_unset,
+	adv_timeout, adv_placement,  adv_host,	 adv_hardware,	    adv_nchannels, adv_env_unset,
 };
 
 int

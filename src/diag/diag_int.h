@@ -24,6 +24,17 @@ extern const struct ft_rule ft__diag_rules_host[];
 extern const size_t ft__diag_nrules_host;
 extern const struct ft_rule ft__diag_rules_perf[];
 extern const size_t ft__diag_nrules_perf;
+extern const struct ft_rule ft__diag_rules_switch[];
+extern const size_t ft__diag_nrules_switch;
+extern const struct ft_rule ft__diag_rules_nicfw[];
+extern const size_t ft__diag_nrules_nicfw;
+extern const struct ft_rule ft__diag_rules_link[];
+extern const size_t ft__diag_nrules_link;
+extern const struct ft_rule ft__diag_rules_job[];
+extern const size_t ft__diag_nrules_job;
+
+/* The defaults of struct ft_diag_thresholds (diag/thresholds.c). */
+extern const struct ft_diag_thresholds ft__diag_default_thresholds;
 
 /* Parameters of the shared counter-threshold check (rule->data). */
 struct ft__counter_rule {

@@ -259,7 +259,80 @@ eval_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/* ---- copy bandwidth matrices (nvbandwidth) --------------------------------- */
+
+/* Heuristic, as for pair outliers: below 85% of the best pair of the same matrix. */
+#define COPY_BW_SLOW 0.85
+
+/*
+ * One finding per nvbandwidth matrix whose slowest cells fall below 85% of
+ * its best: those pairs take a slower path (HOST-TOPO: across the CPU
+ * sockets or a PCIe root complex; HOST-ACS: ACS sends peer traffic upstream).
+ */
+static int
+eval_copy_bw(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i), *best = NULL, *worst = NULL;
+		const struct ft_obs *ev[2];
+		size_t nslow = 0, n = 0;
+		bool first = true;
+
+		if (strcmp(o->key, "nvbw.bw") != 0 || !o->has_num)
+			continue;
+		/* the matrix: same file and test; handle it at its first cell */
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *p = ft__obs(c, k);
+
+			if (strcmp(p->key, "nvbw.bw") != 0 || !p->has_num ||
+			    strcmp(p->file, o->file) != 0 || strcmp(p->str, o->str) != 0)
+				continue;
+			if (k < i)
+				first = false;
+			if (!best || p->num > best->num)
+				best = p;
+			if (!worst || p->num < worst->num)
+				worst = p;
+			n++;
+		}
+		if (!first || !best || best->num <= 0 || worst->num >= COPY_BW_SLOW * best->num)
+			continue;
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *p = ft__obs(c, k);
+
+			if (strcmp(p->key, "nvbw.bw") == 0 && p->has_num &&
+			    strcmp(p->file, o->file) == 0 && strcmp(p->str, o->str) == 0 &&
+			    p->num < COPY_BW_SLOW * best->num)
+				nslow++;
+		}
+		ev[0] = worst;
+		ev[1] = best;
+		rc = ft__diag_emit(c, out, -1, ev, 2,
+				   "%zu of %zu copy paths in %s run below 85%% of the best (%s %.2f "
+				   "GB/s vs %s %.2f GB/s): those pairs take a slower path (across "
+				   "the CPU sockets or a PCIe root complex, or ACS sending peer "
+				   "traffic upstream)",
+				   nslow, n, o->str, worst->device, worst->num, best->device, best->num);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 const struct ft_rule ft__diag_rules_host[] = {
+	{ .id = "host-copy-bw-outlier",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "some GPU or host copy paths of an nvbandwidth matrix are much slower",
+	  .needs = "nvbw.bw",
+	  .eval = eval_copy_bw,
+	  .fix = "map the slow pairs on nvidia-smi topo -m (SYS/NODE vs PIX/PXB); check ACS on "
+		 "the PCIe switches (lspci -vvv | grep ACSCtl) and the IOMMU mode; place ranks "
+		 "that exchange most data on the fast pairs",
+	  .kb = "HOST-TOPO HOST-ACS HOST-PCIE" },
 	{ .id = "tool-failed",
 	  .layer = FT_LAYER_OS_DRIVER,
 	  .severity = FT_SEV_WARNING,

@@ -427,7 +427,71 @@ static const struct ft__counter_rule c_vl15 = {
 		.data = &data_                                                                     \
 	}
 
+/* ---- congestion control in the subnet manager ------------------------------ */
+
+/*
+ * IB-CC / CC-IB: OpenSM's `congestion_control` defaults to FALSE; NVIDIA's
+ * OpenSM has `mlnx_congestion_control` (0 ignore, 1 disable, 2 enable). Off is
+ * a finding where the fabric shows it needs CC: congestion counters (IBD-THR
+ * floors: PortXmitWait >= 1000, PortXmitDiscards >= 100) or a large subnet
+ * (64 nodes or more in the spec, heuristic: many-to-one traffic is then the
+ * rule, not the exception).
+ */
+#define CC_NEEDED_NODES 64
+
+static int
+eval_ib_cc_off(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *cc = ft__diag_find(c, "opensm.congestion_control");
+	const struct ft_obs *mcc = ft__diag_find(c, "opensm.mlnx_congestion_control");
+	const struct ft_obs *need = NULL, *ev[3];
+	const struct ft_obs *o;
+	bool off;
+	size_t i;
+
+	if (mcc && mcc->has_num)
+		off = mcc->num < 2;
+	else if (cc && cc->has_num)
+		off = cc->num == 0;
+	else
+		return 0;
+	if (!off)
+		return 0;
+	for (i = 0; i < ft__nobs(c) && !need; i++) {
+		o = ft__obs(c, i);
+		if (!o->has_num)
+			continue;
+		if ((strcmp(o->key, "ib.counter.PortXmitWait") == 0 && o->num >= 1000) ||
+		    (strcmp(o->key, "ib.counter.PortXmitDiscards") == 0 && o->num >= 100) ||
+		    (strcmp(o->key, "spec.nodes") == 0 && o->num >= CC_NEEDED_NODES))
+			need = o;
+	}
+	if (!need)
+		return 0;
+	ev[0] = mcc ? mcc : cc;
+	ev[1] = need;
+	ev[2] = ft__diag_find(c, "spec.fabric.kind");
+	return ft__diag_emit(
+		c, out, -1, ev, 3,
+		"the subnet manager leaves congestion control %s (%s %s) on a fabric that needs it "
+		"(%s = %.0f): congested ports spread backpressure to victim flows through credit "
+		"flow control with no source throttling",
+		mcc ? (mcc->num == 1 ? "disabled" : "unconfigured") : "off", ev[0]->key + 7, ev[0]->str,
+		need->key, need->num);
+}
+
 const struct ft_rule ft__diag_rules_ib[] = {
+	{ .id = "ib-cc-off",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "IB congestion control off in the subnet manager on a fabric that needs it",
+	  .needs = "opensm.congestion_control opensm.mlnx_congestion_control "
+		   "ib.counter.PortXmitWait ib.counter.PortXmitDiscards spec.nodes",
+	  .eval = eval_ib_cc_off,
+	  .fix = "enable congestion control in the SM (NVIDIA OpenSM: mlnx_congestion_control 2 "
+		 "with a policy file; upstream OpenSM: congestion_control TRUE and the cc_* "
+		 "options) or in UFM, with adaptive routing for the traffic it cannot throttle",
+	  .kb = "IB-CC CC-IB IB-COUNTERS" },
 	{ .id = "ib-port-down",
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_WARNING,

@@ -101,8 +101,14 @@ eval_ibverbs_missing(const struct ft_diag_ctx *c, struct ft_findings *out)
 					    "libibverbs.so" };
 
 	const struct ft_obs *nodev = ft__diag_find(c, "nccl.ib.no_device");
-	const struct ft_obs *ev[1] = { nodev };
+	const struct ft_obs *noverbs = ft__diag_find(c, "nccl.ib.no_verbs");
+	const struct ft_obs *ev[1] = { nodev ? nodev : noverbs };
 
+	if (noverbs && !nodev)
+		return ft__diag_emit(c, out, -1, ev, 1,
+				     "NCCL could not load the verbs library (\"%.120s\"): rdma-core "
+				     "is missing from this environment, so IB/RoCE is unavailable",
+				     noverbs->str);
 	if (nodev)
 		return ft__diag_emit(c, out, -1, ev, 1,
 				     "NCCL found no RDMA device (NET/IB : No device found): the "
@@ -365,8 +371,19 @@ eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 				ev[n++] = o;
 		}
 	}
-	return ft__diag_emit(c, out, -1, ev, n, "NCCL completion error %d (%zu time%s): %s", code,
-			     total, total == 1 ? "" : "s", w->meaning);
+	{
+		char who[200] = "";
+		size_t used = 0;
+
+		/* The failing rank and its peer/direction/HCA from the first line (SYM-ERR-12). */
+		if (ev[0]->rank >= 0)
+			used = (size_t)snprintf(who, sizeof(who), " on rank %d", ev[0]->rank);
+		if (ev[0]->str[0] && used < sizeof(who))
+			snprintf(who + used, sizeof(who) - used, "%s%.150s", used ? ", " : " with ",
+				 ev[0]->str);
+		return ft__diag_emit(c, out, -1, ev, n, "NCCL completion error %d (%zu time%s)%s: %s",
+				     code, total, total == 1 ? "" : "s", who, w->meaning);
+	}
 }
 
 static const struct wc_rule wc_retry = {
@@ -500,9 +517,11 @@ eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
 		{ "NCCL_P2P_DISABLE", true, "disables GPU peer-to-peer inside the node" },
 		{ "NCCL_SHM_DISABLE", true, "disables the shared-memory transport" },
 		{ "NCCL_NET_GDR_LEVEL", false, "overrides the GPUDirect RDMA distance" },
-		{ "NCCL_MIN_NCHANNELS", false, "pins the channel count" },
-		{ "NCCL_MAX_NCHANNELS", false, "caps the channel count" },
-		{ "NCCL_MIN_CTAS", false, "pins the channel count" },
+		{ "NCCL_MIN_NCHANNELS", false,
+		  "raises the channel floor (the name is deprecated since 2.17: NCCL_MIN_CTAS)" },
+		{ "NCCL_MAX_NCHANNELS", false,
+		  "caps the channel count (the name is deprecated since 2.17: NCCL_MAX_CTAS)" },
+		{ "NCCL_MIN_CTAS", false, "raises the channel floor" },
 		{ "NCCL_MAX_CTAS", false, "caps the channel count" },
 		{ "NCCL_BUFFSIZE", false, "overrides the buffer size" },
 		{ "NCCL_NTHREADS", false, "overrides the threads per block" },
@@ -528,6 +547,143 @@ eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
 			vars[i].name, o->str, vars[i].why);
 		if (rc < 0)
 			return rc;
+	}
+	return 0;
+}
+
+/*
+ * NCCL settings that depend on the link layer (ENV-IB_TC, ENV-IB_GID_INDEX,
+ * ENV-IB_SL, ENV-IB_AR): RoCE-only settings on an InfiniBand-only fabric do
+ * nothing; NCCL_IB_SL on RoCE only matters with PCP trust; turning off
+ * NCCL's AR-friendly posting on InfiniBand loses adaptive routing's gain.
+ */
+/*
+ * A CUDA call that failed inside NCCL ("Cuda failure N 'text'"), in NCCL's
+ * WARN lines or the framework's error, with what its class usually means.
+ */
+static int
+eval_cuda_failure(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const struct {
+		const char *pat, *meaning;
+	} classes[] = {
+		{ "out of memory", "GPU memory is exhausted: NCCL's buffers (channels x peers x "
+				   "NCCL_BUFFSIZE) did not fit next to the application" },
+		{ "peer access", "peer-to-peer access between the GPUs is not available: NCCL "
+				 "must use host memory (check the topology and NCCL_P2P_LEVEL)" },
+		{ "invalid device ordinal", "the rank's GPU index does not exist in this process "
+					    "(CUDA_VISIBLE_DEVICES or the launcher's GPU binding)" },
+		{ "illegal memory access", "a kernel touched memory it does not own: often the "
+					   "application, sometimes a GPU fault (look for Xid 13/31)" },
+		{ "ECC", "an uncorrectable GPU memory error: look for Xid 48/94/95 and reset or "
+			 "drain the GPU" },
+		{ "unknown error", "the CUDA driver lost the GPU or could not serve the call "
+				   "(driver/GPU fault; under WSL or VMs often missing GPU "
+				   "features): look for Xid lines and re-run the CUDA samples" },
+	};
+	static const char *const keys[] = { "nccl.warn", "nccl.error", "torch.nccl.error" };
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	const struct ft_obs *first = NULL;
+	size_t i, k, n = 0, total = 0;
+	const char *meaning = "a CUDA call failed inside NCCL";
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		for (k = 0; k < FT_ARRAY_SIZE(keys); k++)
+			if (strcmp(o->key, keys[k]) == 0)
+				break;
+		if (k == FT_ARRAY_SIZE(keys) || !(ft__str_icontains(o->str, "Cuda failure") ||
+						  ft__str_icontains(o->str, "unhandled cuda error")))
+			continue;
+		total++;
+		if (!first && ft__str_icontains(o->str, "Cuda failure"))
+			first = o;
+		if (n < FT_ARRAY_SIZE(ev))
+			ev[n++] = o;
+	}
+	if (!total)
+		return 0;
+	if (!first)
+		first = ev[0];
+	for (k = 0; k < FT_ARRAY_SIZE(classes); k++)
+		if (ft__str_icontains(first->str, classes[k].pat)) {
+			meaning = classes[k].meaning;
+			break;
+		}
+	return ft__diag_emit(c, out, -1, ev, n, "\"%.100s\" (%zu line%s): %s", first->str, total,
+			     total == 1 ? "" : "s", meaning);
+}
+
+static int
+eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const roce_only[] = { "NCCL_IB_GID_INDEX", "NCCL_IB_TC",
+						 "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY",
+						 "NCCL_IB_ADDR_RANGE" };
+	bool roce = ft__diag_has_roce(c), ib = ft__diag_has_active_ib(c);
+	const struct ft_obs *o, *trust;
+	size_t i;
+	int rc;
+
+	if (ib && !roce) {
+		for (i = 0; i < FT_ARRAY_SIZE(roce_only); i++) {
+			const struct ft_obs *ev[1];
+
+			o = ft__diag_env(c, roce_only[i]);
+			if (!o)
+				continue;
+			ev[0] = o;
+			rc = ft__diag_emit(c, out, -1, ev, 1,
+					   "%s=%s is a RoCE setting; every port among the inputs is "
+					   "InfiniBand, where it has no effect",
+					   roce_only[i], o->str);
+			if (rc < 0)
+				return rc;
+		}
+		o = ft__diag_env(c, "NCCL_IB_ADAPTIVE_ROUTING");
+		if (o && strcmp(o->str, "0") == 0) {
+			const struct ft_obs *ev[1] = { o };
+
+			rc = ft__diag_emit(c, out, FT_SEV_WARNING, ev, 1,
+					   "NCCL_IB_ADAPTIVE_ROUTING=0 on InfiniBand (default 1): NCCL "
+					   "completes large messages in-order, so a fabric with adaptive "
+					   "routing must fall back to static paths for them");
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (roce && !ib) {
+		double t;
+
+		/* ENV-IB_TIMEOUT: each try waits 4.096 us x 2^value; the default is 20 */
+		o = ft__diag_env(c, "NCCL_IB_TIMEOUT");
+		if (o && ft__obs_number(o, &t) && t > 20 && t < 32) {
+			const struct ft_obs *ev[1] = { o };
+			double per_try = 4.096e-6 * ldexp(1.0, (int)t);
+
+			rc = ft__diag_emit(c, out, -1, ev, 1,
+					   "NCCL_IB_TIMEOUT=%s on RoCE: each try waits %.1f s (%.0f s "
+					   "with 7 retries) before a lost packet or a dead peer is "
+					   "reported; on Ethernet nothing reroutes meanwhile, and the "
+					   "default 20 waits %.1f s",
+					   o->str, per_try, 7 * per_try, 4.096e-6 * ldexp(1.0, 20));
+			if (rc < 0)
+				return rc;
+		}
+		o = ft__diag_env(c, "NCCL_IB_SL");
+		trust = ft__diag_find(c, "roce.qos.trust");
+		if (o && trust && ft__str_icontains(trust->str, "dscp")) {
+			const struct ft_obs *ev[2] = { o, trust };
+
+			rc = ft__diag_emit(c, out, -1, ev, 2,
+					   "NCCL_IB_SL=%s on RoCE with trust %s: the SL only becomes the "
+					   "802.1p priority under PCP trust; NCCL_IB_TC selects the "
+					   "class here",
+					   o->str, trust->str);
+			if (rc < 0)
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -633,7 +789,7 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .layer = FT_LAYER_OS_DRIVER,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL could not open libibverbs or found no RDMA device",
-	  .needs = "nccl.ib.no_device nccl.warn nccl.error nccl.info",
+	  .needs = "nccl.ib.no_device nccl.ib.no_verbs nccl.warn nccl.error",
 	  .eval = eval_ibverbs_missing,
 	  .fix = "install rdma-core (libibverbs + mlx5 provider) in the image, expose "
 		 "/dev/infiniband to the container, check ibv_devinfo inside it",
@@ -764,6 +920,26 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .fix = "try NCCL_NCHANNELS_PER_NET_PEER=4 (then 8) and a larger NCCL_P2P_NET_CHUNKSIZE; "
 		 "keep PXN enabled; measure",
 	  .kb = "ENV-NCH_NET_PEER SYM-P2P-LOW" },
+	{ .id = "nccl-cuda-failure",
+	  .layer = FT_LAYER_OS_DRIVER,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "a CUDA call failed inside NCCL (Cuda failure / unhandled cuda error)",
+	  .needs = "nccl.warn nccl.error torch.nccl.error",
+	  .eval = eval_cuda_failure,
+	  .fix = "read the CUDA error's class: out of memory - lower the job's memory or "
+		 "NCCL_BUFFSIZE; peer access - check the topology and NCCL_P2P_LEVEL; unknown "
+		 "error or ECC - check the kernel log for Xid lines and reset or drain the GPU",
+	  .kb = "NCCL-TS-GPU HOST-TOPO XID-CATALOG" },
+	{ .id = "nccl-env-link-layer",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_INFO,
+	  .summary = "an NCCL setting that does not apply to the fabric's link layer",
+	  .needs = "nccl.env.NCCL_IB_GID_INDEX nccl.env.NCCL_IB_TC nccl.env.NCCL_IB_SL "
+		   "nccl.env.NCCL_IB_ADAPTIVE_ROUTING ib.port.link_layer roce.qos.trust",
+	  .eval = eval_env_link_layer,
+	  .fix = "unset RoCE-only variables on InfiniBand jobs and keep NCCL_IB_ADAPTIVE_ROUTING "
+		 "at its default there; on RoCE with DSCP trust select the class with NCCL_IB_TC",
+	  .kb = "ENV-IB_TC ENV-IB_GID_INDEX ENV-IB_SL ENV-IB_AR" },
 	{ .id = "nccl-env-leftover",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_INFO,

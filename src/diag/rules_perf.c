@@ -599,7 +599,135 @@ eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return rc;
 }
 
+/* ---- utilisation of the port rate ----------------------------------------- */
+
+/*
+ * The rate of the port a perftest ran on, Gb/s: the active IB/RoCE port of
+ * the perftest's device, or else the one rate all active ports share (a
+ * single-NIC paste), or else an Ethernet link speed. 0 when unknown.
+ */
+static double
+port_rate_for(const struct ft_diag_ctx *c, const char *device, const struct ft_obs **which)
+{
+	double rate = 0;
+	size_t i;
+	bool several = false;
+
+	*which = NULL;
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *st;
+
+		if (strcmp(o->key, "ib.port.rate") != 0 || !o->has_num || o->num <= 0)
+			continue;
+		st = ft__diag_find_same(c, "ib.port.state", o);
+		if (st && !ft__port_state_active(st->str))
+			continue;
+		if (device && device[0] && strcmp(o->device, device) == 0) {
+			*which = o;
+			return o->num;
+		}
+		if (rate > 0 && o->num != rate)
+			several = true;
+		if (!*which) {
+			*which = o;
+			rate = o->num;
+		}
+	}
+	if (*which && !several)
+		return rate;
+	*which = NULL;
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (strcmp(o->key, "eth.link.speed") == 0 && o->has_num && o->num > 0) {
+			*which = o;
+			return o->num / 1000.0; /* Mb/s */
+		}
+	}
+	return 0;
+}
+
+/*
+ * Users hold a fabric to a share of its port rate (thresholds utilisation_min,
+ * 85% by default): the best average bandwidth of a perftest run against the
+ * rate of the port it ran on.
+ */
+static int
+eval_utilisation(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *best = NULL, *dev, *rate_obs, *ev[3];
+	double rate, share, min = c->thresholds->utilisation_min;
+	size_t pos = 0;
+	const struct ft_obs *o;
+
+	while ((o = ft__diag_next(c, "bench.bw_avg", &pos)) != NULL)
+		if (o->has_num && (!best || o->num > best->num))
+			best = o;
+	if (!best || min <= 0)
+		return 0;
+	dev = ft__diag_find(c, "perftest.device");
+	rate = port_rate_for(c, dev ? dev->str : NULL, &rate_obs);
+	if (rate <= 0)
+		return 0;
+	share = best->num / rate;
+	if (share >= min)
+		return 0;
+	ev[0] = best;
+	ev[1] = rate_obs;
+	ev[2] = dev;
+	return ft__diag_emit(c, out, share < BUSBW_HALF_RATIO ? FT_SEV_ERROR : -1, ev, 3,
+			     "%.1f Gb/s is %.1f%% of the %.0f Gb/s port rate, below the %.0f%% "
+			     "the fabric is held to (thresholds utilisation_min)",
+			     best->num, 100 * share, rate, 100 * min);
+}
+
+/* ---- results that no rule can judge ---------------------------------------- */
+
+static int
+eval_test_unknown(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *t;
+	int rc;
+
+	while ((t = ft__diag_next(c, "bench.test", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { t };
+
+		if (strcmp(t->str, "unknown") != 0)
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 1,
+				   "the collective of %s could not be identified (no header, no "
+				   "test name in the text or file name, and the rows fit several "
+				   "tests): its bandwidth was not compared with any expectation",
+				   t->file[0] ? t->file : "this input");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 const struct ft_rule ft__diag_rules_perf[] = {
+	{ .id = "perf-utilisation-low",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a perftest reached less of the port rate than the fabric is held to (85%)",
+	  .needs = "bench.bw_avg perftest.device ib.port.rate ib.port.state eth.link.speed",
+	  .eval = eval_utilisation,
+	  .fix = "rerun with the GPU/NIC pairing fixed (same NUMA node, PIX/PXB), several QPs "
+		 "(-q 4), MTU 4096; check the port's PCIe link, its counters under load and the "
+		 "peer's; compare with a host-memory run to separate GPU from network",
+	  .kb = "NA-EXPECT SYM-BW-HALF HOST-PCIE" },
+	{ .id = "perf-test-unknown",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_INFO,
+	  .summary = "an nccl-tests output whose collective cannot be identified",
+	  .needs = "bench.test",
+	  .eval = eval_test_unknown,
+	  .fix = "keep the '# Collective test starting' / '# nccl-tests version' header lines "
+		 "in the paste, name the file after the test (all_gather_perf.txt), or read it "
+		 "with --format nccl-tests from a file so named",
+	  .kb = "NT-PERF NA-BUSBW" },
 	{ .id = "perf-no-results",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_WARNING,

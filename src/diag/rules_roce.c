@@ -662,7 +662,70 @@ eval_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out)
 		.data = &data_                                                                     \
 	}
 
+/* ---- steady state: pause and ECN/CNP rates -------------------------------- */
+
+/*
+ * Users hold a lossless fabric to pause-frame and ECN/CNP rates that go to 0
+ * in steady state (thresholds pfc_rate_max, ecn_rate_max): a probe with an
+ * interval gives the per-second rates. The CNP rate needs no switch: the NIC's
+ * own hw_counters in sysfs count CNPs sent (notification point) and handled
+ * (reaction point).
+ */
+static int
+eval_cc_steady_state(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const struct {
+		const char *pat;
+		bool ecn;
+		const char *what;
+	} keys[] = {
+		{ "eth.counter.rx_prio[0-7]_pause.rate", false, "pause frames received" },
+		{ "eth.counter.tx_prio[0-7]_pause.rate", false, "pause frames sent" },
+		{ "eth.counter.rx_global_pause.rate", false, "global pause frames received" },
+		{ "eth.counter.tx_global_pause.rate", false, "global pause frames sent" },
+		{ "*counter.np_ecn_marked_roce_packets.rate", true, "ECN-marked packets received" },
+		{ "*counter.np_cnp_sent.rate", true, "CNPs sent" },
+		{ "*counter.rp_cnp_handled.rate", true, "CNPs handled by the sender" },
+	};
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		double v, max;
+
+		for (k = 0; k < FT_ARRAY_SIZE(keys); k++)
+			if (ft__key_match(o->key, keys[k].pat))
+				break;
+		if (k == FT_ARRAY_SIZE(keys) || !ft__obs_number(o, &v))
+			continue;
+		max = keys[k].ecn ? c->thresholds->ecn_rate_max : c->thresholds->pfc_rate_max;
+		if (v <= max)
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 1,
+				   "%.0f %s per second during the probe interval; in steady state "
+				   "the fabric is held to %g/s (thresholds %s): congestion is "
+				   "ongoing, not a burst",
+				   v, keys[k].what, max, keys[k].ecn ? "ecn_rate_max" : "pfc_rate_max");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 const struct ft_rule ft__diag_rules_roce[] = {
+	{ .id = "roce-cc-steady-state",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "pause frames or ECN marks/CNPs keep arriving in steady state",
+	  .needs = "eth.counter.*pause.rate *counter.np_ecn_marked_roce_packets.rate "
+		   "*counter.np_cnp_sent.rate *counter.rp_cnp_handled.rate",
+	  .eval = eval_cc_steady_state,
+	  .fix = "find the congested hop (switch queue counters of the RoCE priority), spread "
+		 "the traffic (more QPs per connection, adaptive routing), set ECN thresholds "
+		 "below PFC XOFF and check DCQCN on every sender; probe again after the change",
+	  .kb = "ROCE-PFC ROCE-DCQCN ROCE-COUNTERS" },
 	{ .id = "roce-pfc-off",
 	  .layer = FT_LAYER_OS_DRIVER,
 	  .severity = FT_SEV_ERROR,

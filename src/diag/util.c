@@ -80,6 +80,7 @@ ft__diag_ctx_init(struct ft_diag_ctx *c, const struct ft_diag_input *in)
 	c->obs = in->obs;
 	c->expect = in->expect;
 	c->nexpect = in->nexpect;
+	c->thresholds = in->thresholds ? in->thresholds : &ft__diag_default_thresholds;
 	c->rule = NULL;
 	c->by_key = NULL;
 	if (!n)
@@ -290,6 +291,15 @@ ft__diag_has_roce(const struct ft_diag_ctx *c)
 		if (strcmp(o->key, "nccl.ib_hca") == 0 && strstr(o->str, "/RoCE"))
 			return true;
 		if (ft__str_has_prefix(o->key, "roce."))
+			return true;
+		/*
+		 * The GID of a failing NCCL QP: an IPv4-mapped or routable IPv6 address
+		 * is a RoCE v2 GID; InfiniBand GIDs carry the subnet prefix (fe80::
+		 * by default, fec0:: on site-local subnets) (ROCE-GID).
+		 */
+		if (strcmp(o->key, "nccl.ib.local_gid") == 0 &&
+		    (strstr(o->str, "::ffff:") || strchr(o->str, '.') ||
+		     !(ft__str_has_prefix(o->str, "fe8") || ft__str_has_prefix(o->str, "fec"))))
 			return true;
 	}
 	return false;

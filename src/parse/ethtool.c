@@ -121,6 +121,48 @@ device_from_command(struct ft__pctx *c, struct ft__span cmd)
 	}
 }
 
+/*
+ * Is "k: v" a statistics line: a lower-case counter name (letters, digits,
+ * '_', '.', '-') and an unsigned integer? Used to read fragments without
+ * their header and by the sniffer.
+ */
+bool
+ft__ethtool_is_counter(struct ft__span k, struct ft__span v)
+{
+	uint64_t u;
+	size_t i;
+
+	if (!k.n || k.n > 64 || !(k.p[0] >= 'a' && k.p[0] <= 'z'))
+		return false;
+	for (i = 0; i < k.n; i++) {
+		char ch = k.p[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+		      ch == '.' || ch == '-'))
+			return false;
+	}
+	return ft__u64(ft__trim(v), &u);
+}
+
+/*
+ * Intel ice names the PFC frames a port sends "tx_priority_N_xoff.nic" and
+ * those it receives "rx_priority_N_xoff.nic"; each XOFF is one pause frame,
+ * so it is also emitted under the mlx5 name "tx_prioN_pause" the rules read
+ * (ROCE-COUNTERS).
+ */
+static void
+emit_xoff_alias(struct ft__pctx *c, uint32_t line, struct ft__span k, double v)
+{
+	char key[48];
+
+	if (k.n == sizeof("tx_priority_0_xoff.nic") - 1 &&
+	    (ft__starts(k, "tx_priority_") || ft__starts(k, "rx_priority_")) && k.p[12] >= '0' &&
+	    k.p[12] <= '7' && memcmp(k.p + 13, "_xoff.nic", 9) == 0) {
+		snprintf(key, sizeof(key), "eth.counter.%.2s_prio%c_pause", k.p, k.p[12]);
+		ft__emit(c, line, key, true, v, "count", FT__NOSTR);
+	}
+}
+
 int
 ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 {
@@ -173,12 +215,16 @@ ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 			ft__skipped(c, it.lineno, "not ethtool output", s);
 			continue;
 		}
+		/* A grep'd excerpt of `ethtool -S` has no "NIC statistics:" line. */
+		if (mode == M_NONE && ft__ethtool_is_counter(k, v))
+			mode = M_STATS;
 		switch (mode) {
 		case M_STATS:
-			if (ft__u64(v, &u))
+			if (ft__u64(v, &u)) {
 				ft__emit_named(c, it.lineno, "eth.counter.", k, true, (double)u,
 				               "count", FT__NOSTR);
-			else
+				emit_xoff_alias(c, it.lineno, k, (double)u);
+			} else
 				ft__skipped(c, it.lineno, "counter value is not a number", s);
 			continue;
 		case M_DRIVER:

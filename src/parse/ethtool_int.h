@@ -9,5 +9,7 @@
 #include "parse_int.h"
 
 int ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len);
+/* "k: v" is a statistics line (lower-case counter name, unsigned integer value). */
+bool ft__ethtool_is_counter(struct ft__span k, struct ft__span v);
 
 #endif

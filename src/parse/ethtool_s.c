@@ -14,6 +14,34 @@ ft__ethtool_s_run(struct ft__pctx *c, const char *text, size_t len)
 	return ft__ethtool_engine(c, text, len);
 }
 
+/*
+ * A headerless excerpt ("ethtool -S IF | grep prio"): every line a counter
+ * line, at least three of them, and at least one of the RoCE/PFC families
+ * the rules read. The first 64 lines decide.
+ */
+static int
+fragment_sniff(const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw, k, v;
+	size_t n = 0, fam = 0;
+
+	ft__lines_init(&it, text, len, 0);
+	while (it.lineno < 64 && ft__lines_next(&it, &raw)) {
+		struct ft__span s = ft__trim(raw);
+
+		if (!s.n || s.p[0] == '#')
+			continue;
+		if (!ft__split(s, ':', &k, &v) || !ft__ethtool_is_counter(k, v))
+			return 0;
+		n++;
+		if (ft__find(k, "prio") || ft__find(k, "pause") || ft__find(k, "discard") ||
+		    ft__find(k, "cnp") || ft__find(k, "ecn") || ft__find(k, "out_of_buffer"))
+			fam++;
+	}
+	return n >= 3 && fam ? 55 : 0;
+}
+
 static int
 ethtool_s_sniff(const char *text, size_t len)
 {
@@ -23,7 +51,7 @@ ethtool_s_sniff(const char *text, size_t len)
 		return 85;
 	if (ft__find(s, "rx_packets: ") && ft__find(s, "tx_packets: "))
 		return 60;
-	return 0;
+	return fragment_sniff(text, len);
 }
 
 FT__DEFINE_PARSE(ft__ethtool_s_run)

@@ -46,6 +46,8 @@ struct ft__nccl_state {
 	uint32_t nranks;      /* "#  Rank N ..." lines seen */
 	uint32_t header_line; /* line of "# nThread ..." (a test started), 0 if none */
 	uint64_t nrows;       /* table rows read */
+	size_t row0;          /* index in the run of the first row of this text */
+	uint32_t inferred_nranks; /* ranks from busbw/algbw when no "# Rank" line was seen */
 };
 
 void ft__nccl_state_init(struct ft__nccl_state *st);

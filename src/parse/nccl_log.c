@@ -12,13 +12,14 @@
  * Keys (docs/internals/observations.md): nccl.version, nccl.cuda_driver,
  * nccl.net (IB / Socket / a plugin's name), nccl.net_plugin, nccl.ib_hca (the
  * NET/IB device list as printed), nccl.ib.dev (one per listed device, device =
- * HCA, str IB/RoCE), nccl.ib.no_device, nccl.socket_ifname, nccl.bootstrap_if,
+ * HCA, str IB/RoCE), nccl.ib.no_device, nccl.ib.no_verbs, nccl.socket_ifname, nccl.bootstrap_if,
  * nccl.gdr (0/1; from "GPU Direct RDMA Enabled/Disabled" and from NET channel
  * connections with or without /GDRDMA), nccl.transport, nccl.channels,
  * nccl.p2p_channels, nccl.ring, nccl.tree, nccl.tuning, nccl.nranks,
  * nccl.nnodes, nccl.busid, nccl.cpu_affinity, nccl.env.<NAME>, nccl.warn,
  * nccl.net.speed_unknown, nccl.topo.non_pci, nccl.collnet (SHARP/CollNet lines),
- * nccl.error, nccl.ib.completion_error (NCCL-TS-NET, SYM-ERR-12),
+ * nccl.error, nccl.ib.completion_error (NCCL-TS-NET, SYM-ERR-12; str: peer,
+ * direction and HCA), nccl.ib.local_gid (the GID of the failing QP),
  * nccl.retcode (the "file.cc:NN -> N" unwinding).
  */
 #include "nccl_int.h"
@@ -150,30 +151,107 @@ is_error_text(struct ft__span m)
 	return false;
 }
 
+/*
+ * The verbs status of a "Got completion from peer" line, in the three forms
+ * NCCL has printed (NCCL-TS-NET, SYM-ERR-12):
+ *   "... with error 12, opcode 0, len 0, vendor err 129"            (to 2.1x)
+ *   "... with status=12 opcode=0 len=0 vendor err 129 (Send) ..."    (2.1x-2.2x)
+ *   "... with status=transport retry counter exceeded(12) opcode=Send(0)
+ *    vendor_err=129 localGid ... hca mlx5_0"                         (later)
+ */
+static bool
+completion_status(struct ft__span m, uint64_t *code)
+{
+	const char *e = ft__find(m, "with error ");
+	struct ft__span rest, tok;
+
+	if (!ft__find(m, "ompletion"))
+		return false;
+	if (e) {
+		rest = ft__skip(m, (size_t)(e - m.p) + 11);
+		if (!ft__token(&rest, &tok))
+			return false;
+		if (tok.n && tok.p[tok.n - 1] == ',')
+			tok.n--;
+		return ft__u64(tok, code);
+	}
+	e = ft__find(m, "completion error ");
+	if (e) {
+		rest = ft__skip(m, (size_t)(e - m.p) + 17);
+		if (!ft__token(&rest, &tok))
+			return false;
+		if (tok.n && tok.p[tok.n - 1] == ',')
+			tok.n--;
+		return ft__u64(tok, code);
+	}
+	e = ft__find(m, "status=");
+	if (!e)
+		return false;
+	rest = ft__skip(m, (size_t)(e - m.p) + 7);
+	if (ft__token(&rest, &tok) && ft__u64(tok, code))
+		return true;
+	/* "status=NAME(12)": the number in the parentheses before " opcode=" */
+	{
+		const char *op = ft__find(rest, " opcode=");
+		size_t n = op ? (size_t)(op - ft__skip(m, (size_t)(e - m.p) + 7).p) : 0;
+		struct ft__span st = { e + 7, n };
+		const char *open = n ? memchr(st.p, '(', st.n) : NULL;
+
+		if (!op || !open || st.p[st.n - 1] != ')')
+			return false;
+		return ft__u64((struct ft__span){ open + 1, (size_t)(st.p + st.n - 1 - open - 1) },
+			       code);
+	}
+}
+
+/* "peer 10.1.1.2<43217> (Send) hca mlx5_0": who failed with whom, for the evidence. */
+static void
+completion_where(struct ft__span m, char *buf, size_t len)
+{
+	const char *p = ft__find(m, "from peer ");
+	const char *h = ft__find(m, " hca ");
+	const char *dir = ft__find(m, "(Send)") ? "Send" :
+			  ft__find(m, "(Recv)") ? "Recv" :
+			  ft__find(m, "opcode=Send") ? "Send" :
+			  ft__find(m, "opcode=Recv") ? "Recv" :
+			  ft__find(m, "opcode=RDMA write") ? "RDMA write" : NULL;
+	struct ft__span rest, peer = FT__NOSTR, hca = FT__NOSTR;
+
+	buf[0] = '\0';
+	if (p) {
+		rest = ft__skip(m, (size_t)(p - m.p) + 10);
+		(void)ft__token(&rest, &peer);
+	}
+	if (h) {
+		rest = ft__skip(m, (size_t)(h - m.p) + 5);
+		(void)ft__token(&rest, &hca);
+	}
+	snprintf(buf, len, "%s%.*s%s%s%s%s%.*s", peer.p ? "peer " : "", peer.p ? (int)peer.n : 0,
+		 peer.p ? peer.p : "", dir ? " (" : "", dir ? dir : "", dir ? ")" : "",
+		 hca.p ? " hca " : "", hca.p ? (int)hca.n : 0, hca.p ? hca.p : "");
+}
+
 static void
 warn_line(struct ft__pctx *c, uint32_t line, struct ft__span m)
 {
-	const char *e;
-	struct ft__span tok, rest;
 	uint64_t code;
 
 	ft__emit_str(c, line, "nccl.warn", m);
-	/* "Got completion from peer ... with error 12, opcode ..." (NCCL-TS-NET) */
-	e = ft__find(m, "with error ");
-	if (!e)
-		e = ft__find(m, "completion error ");
-	if (e) {
-		rest = ft__skip(m, (size_t)(e - m.p));
-		rest = ft__skip(rest, ft__starts(rest, "with error ") ? 11 : 17);
-		if (ft__token(&rest, &tok)) {
-			if (tok.n && tok.p[tok.n - 1] == ',')
-				tok.n--;
-			if (ft__u64(tok, &code) && ft__find(m, "ompletion")) {
-				ft__emit_num(c, line, "nccl.ib.completion_error", (double)code,
-				             NULL);
-				return;
-			}
+	if (completion_status(m, &code)) {
+		char where[160];
+
+		completion_where(m, where, sizeof(where));
+		const char *g = ft__find(m, "localGid ");
+
+		ft__emit(c, line, "nccl.ib.completion_error", true, (double)code, NULL,
+			 ft__span_c(where));
+		if (g) {
+			struct ft__span rest = ft__skip(m, (size_t)(g - m.p) + 9), gid;
+
+			if (ft__token(&rest, &gid))
+				ft__emit_str(c, line, "nccl.ib.local_gid", gid);
 		}
+		return;
 	}
 	if (is_error_text(m))
 		ft__emit_str(c, line, "nccl.error", m);
@@ -224,6 +302,9 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 		emit_ib_list(c, line, ft__skip(m, (size_t)(ft__find(m, "Using ") - m.p) + 6));
 	} else if (ft__starts(m, "NET/IB") && ft__find(m, "No device found")) {
 		ft__emit_num(c, line, "nccl.ib.no_device", 1, NULL);
+	} else if (ft__find(m, "Failed to open libibverbs")) {
+		/* NCCL 2.5 and later print it at INFO level ("Failed to open libibverbs.so[.1]") */
+		ft__emit_str(c, line, "nccl.ib.no_verbs", m);
 	} else if ((q = ft__find(m, "GPU Direct RDMA ")) && ft__starts(m, "NET/")) {
 		struct ft__span r = ft__skip(m, (size_t)(q - m.p) + 16);
 		const char *a = memchr(m.p, '\'', m.n), *b;
@@ -381,8 +462,21 @@ ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span
 
 		mark = ft__find(after, "NCCL ");
 	}
-	if (!mark)
-		return false;
+	if (!mark) {
+		/*
+		 * A completion error quoted alone (an issue title, a grep): no
+		 * "host:pid:tid [dev] NCCL WARN" prefix, no entity.
+		 */
+		const char *g = ft__find(s, "Got completion from peer");
+
+		if (!g)
+			return false;
+		c->host[0] = c->device[0] = '\0';
+		c->port = c->rank = -1;
+		m = ft__trim(s);
+		warn_line(c, lineno, m);
+		return true;
+	}
 	warn = mark[5] == 'W';
 	prefix = (struct ft__span){ s.p, (size_t)(mark - s.p) };
 	m = ft__trim(ft__skip(s, (size_t)(mark - s.p) + 9));
@@ -391,7 +485,12 @@ ft__nccl_log_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span
 	c->port = -1;
 	c->rank = -1;
 	rest = prefix;
-	if (ft__token(&rest, &tok) && (colon = memchr(tok.p, ':', tok.n))) {
+	/* "file.cc:NN NCCL WARN" with the host prefix cut off: no host */
+	if (ft__token(&rest, &tok) && (colon = memchr(tok.p, ':', tok.n)) &&
+	    !(colon - tok.p > 2 && (memcmp(colon - 2, ".c", 2) == 0 ||
+				    (colon - tok.p > 3 && memcmp(colon - 3, ".cc", 3) == 0) ||
+				    (colon - tok.p > 3 && memcmp(colon - 3, ".cu", 3) == 0) ||
+				    (colon - tok.p > 2 && memcmp(colon - 2, ".h", 2) == 0)))) {
 		host = (struct ft__span){ tok.p, (size_t)(colon - tok.p) };
 		p = colon + 1;
 		colon2 = memchr(p, ':', tok.n - (size_t)(p - tok.p));
@@ -443,7 +542,8 @@ nccl_log_sniff(const char *text, size_t len)
 	while (ft__lines_next(&it, &line)) {
 		struct ft__span t = ft__trim(line), tok;
 
-		if (ft__find(line, "NCCL INFO") || ft__find(line, "NCCL WARN"))
+		if (ft__find(line, "NCCL INFO") || ft__find(line, "NCCL WARN") ||
+		    ft__find(line, "Got completion from peer"))
 			info++;
 		else if (ft__token(&t, &tok) && ft__is_digit(tok.p[0]) && ft__find(line, "  "))
 			rows++;

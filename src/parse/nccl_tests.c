@@ -166,6 +166,66 @@ emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
 		ft__emit(c, line, "bench.wrong", true, (double)r->wrong, "count", sz);
 }
 
+/*
+ * The collective of a row when nothing else names it (an excerpt pasted
+ * without its header), from what nccl-tests prints (NT-PERF):
+ * a root column >= 0 is broadcast (redop "none") or reduce; unrooted with a
+ * reduction, busbw/algbw = 2(n-1)/n > 1 is all_reduce and (n-1)/n < 1 is
+ * reduce_scatter. The rank count n follows from the ratio when it matches a
+ * whole number within the rounding of the printed figures. all_gather and
+ * alltoall (same factor, no reduction) and ratio 1 (all_reduce on 2 ranks or
+ * sendrecv) stay unknown. Figures are printed with two decimals: rows below
+ * 1 GB/s are too coarse to name the test, below 10 GB/s to count the ranks.
+ */
+static bool
+infer_test(const struct ft_result_row *r, char *name, size_t len, uint32_t *nranks)
+{
+	bool reduces = r->redop[0] && strcmp(r->redop, "none") != 0;
+	double ratio, n;
+
+	*nranks = 0;
+	if (!r->redop[0])
+		return false;
+	if (r->root >= 0) {
+		ft_strlcpy(name, reduces ? "reduce" : "broadcast", len);
+		return true;
+	}
+	if (!reduces || !(r->algbw_GBps >= 1.0) || !(r->busbw_GBps > 0))
+		return false;
+	ratio = r->busbw_GBps / r->algbw_GBps;
+	if (ratio > 1.02 && ratio <= 2.0) {
+		ft_strlcpy(name, "all_reduce", len);
+		n = 2.0 / (2.0 - ratio);
+	} else if (ratio < 0.98 && ratio >= 0.45) {
+		ft_strlcpy(name, "reduce_scatter", len);
+		n = 1.0 / (1.0 - ratio);
+	} else {
+		return false;
+	}
+	if (r->algbw_GBps >= 10.0 && n < 1e6 && fabs(n - round(n)) < 0.1 && round(n) >= 2)
+		*nranks = (uint32_t)round(n);
+	return true;
+}
+
+/* Rows of this text read before the collective was known take its name. */
+static void
+name_earlier_rows(struct ft__pctx *c, const struct ft__nccl_state *st)
+{
+	size_t i;
+
+	if (!c->run || !st->nrows)
+		return;
+	for (i = st->row0; i < ft_run_nrows(c->run); i++) {
+		struct ft_result_row *row = ft_vec_at(&c->run->rows, i);
+
+		if (strcmp(row->test, "unknown") == 0 && strcmp(row->transport, "nccl") == 0) {
+			ft_strlcpy(row->test, st->test, sizeof(row->test));
+			if (!row->nranks)
+				row->nranks = st->inferred_nranks;
+		}
+	}
+}
+
 static bool
 data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint32_t line)
 {
@@ -235,17 +295,27 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	}
 	if (!st->test_known) {
 		char name[32];
+		uint32_t nranks = 0;
 
 		if (find_collective(ft__span_c(c->file), name, sizeof(name))) {
 			ft_strlcpy(st->test, name, sizeof(st->test));
+			st->test_known = true;
+		} else if (infer_test(&r, name, sizeof(name), &nranks)) {
+			/* a headerless excerpt: the row itself names the collective */
+			ft_strlcpy(st->test, name, sizeof(st->test));
+			st->test_known = true;
+			if (!st->nranks)
+				st->inferred_nranks = nranks;
+			name_earlier_rows(c, st);
 		} else {
 			ft_strlcpy(st->test, "unknown", sizeof(st->test));
+			if (!st->nrows && c->run)
+				st->row0 = ft_run_nrows(c->run);
 		}
-		st->test_known = true;
 	}
 	ft_strlcpy(r.test, st->test, sizeof(r.test));
 	ft_strlcpy(r.transport, "nccl", sizeof(r.transport));
-	r.nranks = st->nranks;
+	r.nranks = st->nranks ? st->nranks : st->inferred_nranks;
 	c->host[0] = c->device[0] = '\0';
 	c->port = c->rank = -1;
 	ft__add_row(c, &r);
@@ -367,7 +437,8 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 		else
 			done = ft__nccl_log_line(c, st, raw, it.lineno) ||
 			       ft__nccl_tests_line(c, st, raw, it.lineno);
-		if (done || ft__is_blank(raw))
+		if (done || ft__is_blank(raw) || ft__torch_line(c, raw, it.lineno) ||
+		    ft__xid_line(c, raw, it.lineno))
 			continue;
 		if (ft__is_prompt(raw, &cmd)) {
 			set_test_from(st, cmd);

@@ -286,8 +286,25 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(nccl_tests)      \
 	X(perftest)        \
 	X(osu)             \
-	X(fabtune_bench)   \
-	X(iperf3_json)
+	X(fabtune_bench)    \
+	X(iperf3_json)      \
+	X(torch_log)        \
+	X(xid)              \
+	X(mlxlink)          \
+	X(mlxconfig)        \
+	X(sonic)            \
+	X(opensm_conf)      \
+	X(ucx_perftest)     \
+	X(nvbandwidth)      \
+	X(dcgm)
+
+/*
+ * One line of a PyTorch NCCL process-group message / a kernel Xid line: read
+ * it (true) or leave it (false). Job logs mix them with NCCL's own lines, so
+ * the NCCL log parser offers them every line it does not know.
+ */
+bool ft__torch_line(struct ft__pctx *c, struct ft__span line, uint32_t lineno);
+bool ft__xid_line(struct ft__pctx *c, struct ft__span line, uint32_t lineno);
 
 #define FT__DECLARE_PARSER(n)                          \
 	extern const struct ft_parser ft_##n##_parser; \

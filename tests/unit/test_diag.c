@@ -236,6 +236,8 @@ static const struct rule_case cases[] = {
 	{ "nccl-socket-transport", "nccl.net@h1=Socket", "nccl.net@h1=IB" },
 	{ "nccl-no-rdma-device", "nccl.ib.no_device@h1/GPU0=1",
 	  "nccl.warn@h1=Cuda failure 'out of memory'" },
+	{ "nccl-no-rdma-device", "nccl.ib.no_verbs@h1/GPU0=Failed to open libibverbs.so[.1]",
+	  "nccl.net@h1=IB" },
 	{ "nccl-socket-ifname", "nccl.env.NCCL_SOCKET_IFNAME@h1=lo",
 	  "nccl.env.NCCL_SOCKET_IFNAME@h1=eth0;nccl.socket_ifname@h1=[0]lom1:10.0.0.2<0>" },
 	{ "nccl-gdr-disabled", "nccl.net@h1=IB;nccl.gdr@h1/mlx5_0=0",
@@ -317,6 +319,74 @@ static const struct rule_case cases[] = {
 	  "bench.pair_bw@x/h4->h1=3;bench.pair_bw@x/h4->h2=3;bench.pair_bw@x/h4->h3=3",
 	  "bench.pair_bw@x/h1->h2=10;bench.pair_bw@x/h1->h3=10;bench.pair_bw@x/h2->h3=10;"
 	  "bench.pair_bw@x/h4->h1=3;bench.pair_bw@x/h4->h2=10;bench.pair_bw@x/h4->h3=10" },
+	/* 302 Gb/s ib_write_bw on a 400G port is 75.5% < 85%; 348 Gb/s (87%) is fine. */
+	{ "perf-utilisation-low",
+	  "perftest.device=mlx5_0;bench.bw_avg=302.1|65536;" ACT("mlx5_0") ";"
+	  "ib.port.rate@h1/mlx5_0/1=400",
+	  "perftest.device=mlx5_0;bench.bw_avg=348|65536;" ACT("mlx5_0") ";"
+	  "ib.port.rate@h1/mlx5_0/1=400" },
+	/* Steady state is held to 0/s: a CNP rate from sysfs alone fires, a zero rate does not. */
+	{ "roce-cc-steady-state", "ib.hw_counter.np_cnp_sent.rate@h1/mlx5_0/1=1200",
+	  "ib.hw_counter.np_cnp_sent.rate@h1/mlx5_0/1=0;"
+	  "eth.counter.rx_prio3_pause.rate@h1/eth0=0" },
+	{ "torch-watchdog-timeout",
+	  "torch.nccl.seq=1580|ALLREDUCE;+torch.nccl.timeout=600060|ALLREDUCE SeqNum=1580",
+	  "nccl.version=2.21.5" },
+	{ "torch-nccl-error",
+	  "torch.nccl.error=torch.distributed.DistBackendError: NCCL error in: x.cpp:1970, "
+	  "remote process exited or there was a network error, NCCL version 2.20.5",
+	  "nccl.version=2.21.5" },
+	{ "gpu-xid", "gpu.xid@n1/0000:b3:00=79|GPU has fallen off the bus",
+	  "gpu.sxid@n1/0000:05:00=12028|Non-fatal" },
+	/* post-FEC 2e-10 > 1e-12; the healthy fixture's 15E-255 is "none" */
+	{ "link-effective-ber", "mlxlink.effective_ber@h1/mlx5_0=2e-10",
+	  "mlxlink.effective_ber@h1/mlx5_0=1.5e-254" },
+	{ "link-raw-ber", "mlxlink.raw_ber@h1/mlx5_0=3e-6", "mlxlink.raw_ber@h1/mlx5_0=1e-7" },
+	{ "link-errors", "mlxlink.link_error_recovery@h1/mlx5_0=3",
+	  "mlxlink.link_error_recovery@h1/mlx5_0=0;mlxlink.symbol_errors@h1/mlx5_0=0" },
+	{ "link-module-temp", "mlxlink.module_temp@h1/mlx5_0=73|73 [-5..75]",
+	  "mlxlink.module_temp@h1/mlx5_0=45|45 [-5..75]" },
+	{ "link-recommendation", "mlxlink.recommendation@h1/mlx5_0=Bad signal integrity",
+	  "mlxlink.recommendation@h1/mlx5_0=No issue was observed" },
+	/* PFC on priority 3 and a CC mask of 0xf7 (bit 3 clear): DCQCN off where RDMA runs */
+	{ "roce-cc-prio-off",
+	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;"
+	  "mlxconfig.ROCE_CC_PRIO_MASK_P1@h1/01:00.0=247",
+	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;"
+	  "mlxconfig.ROCE_CC_PRIO_MASK_P1@h1/01:00.0=255" },
+	{ "roce-cnp-class",
+	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;mlxconfig.CNP_802P_PRIO_P1@h1=3",
+	  "roce.qos.pfc_enabled_prios@h1/eth0=0 0 0 1 0 0 0 0;mlxconfig.CNP_802P_PRIO_P1@h1=6" },
+	{ "roce-dcqcn-tuned", "mlxconfig.RPG_TIME_RESET_P1@h1=600;mlxconfig.RPG_AI_RATE_P1@h1=5",
+	  "mlxconfig.RPG_TIME_RESET_P1@h1=300;mlxconfig.RPG_AI_RATE_P1@h1=5" },
+	{ "switch-pfc-storm",
+	  "switch.pfcwd.storms@sw/Ethernet4/3=2;+switch.pfcwd.status@sw/Ethernet4/3=stormed",
+	  "switch.pfcwd.storms@sw/Ethernet4/3=0;+switch.pfcwd.status@sw/Ethernet4/3=operational" },
+	{ "switch-pfc-pause", "switch.pfc.tx_prio3@sw/Ethernet6=250000",
+	  "switch.pfc.tx_prio3@sw/Ethernet6=15437" },
+	{ "switch-drops", "switch.if.tx_drp@sw/Ethernet0=9268210", "switch.if.tx_drp@sw/Ethernet0=0" },
+	{ "switch-fec", "switch.if.fec_uncorr@sw/Ethernet48=12",
+	  "switch.if.fec_uncorr@sw/Ethernet48=0;switch.if.fec_pre_ber@sw/Ethernet48=7.24e-10" },
+	{ "fabric-pfc-deadlock-risk",
+	  "spec.fabric.kind=dragonfly;spec.fabric.routing=valiant;spec.fabric.link=roce",
+	  "spec.fabric.kind=rail-fat-tree;spec.fabric.routing=ecmp;spec.fabric.link=roce" },
+	{ "ib-cc-off", "opensm.mlnx_congestion_control=0;ib.counter.PortXmitWait@sw/0x1/1=50000",
+	  "opensm.mlnx_congestion_control=2;ib.counter.PortXmitWait@sw/0x1/1=50000" },
+	{ "nccl-env-link-layer", ACT("mlx5_0") ";nccl.env.NCCL_IB_TC@h1=106",
+	  ROCEP ";nccl.env.NCCL_IB_TC@h1=106" },
+	{ "host-copy-bw-outlier",
+	  "nvbw.bw@/GPU0->GPU1=26.34|d2d;nvbw.bw@/GPU0->GPU3=21.8|d2d;nvbw.bw@/GPU3->GPU4=26.35|d2d",
+	  "nvbw.bw@/GPU0->GPU1=26.34|d2d;nvbw.bw@/GPU0->GPU3=25.8|d2d" },
+	{ "gpu-nvlink-down", "dcgm.nvlink.down@n1/GPU0=18;+dcgm.nvlink.up@n1/GPU0=0",
+	  "dcgm.nvlink.down@n1/GPU0=0;+dcgm.nvlink.up@n1/GPU0=18" },
+	{ "dcgm-diag", "dcgm.diag@n1/PCIe=Fail", "dcgm.diag@n1/PCIe=Pass" },
+	{ "nccl-cuda-failure", "nccl.warn@h1/GPU0=Cuda failure 2 'out of memory'",
+	  "nccl.warn@h1/GPU0=NET/IB : No device found." },
+	/* 1800 s watchdog > 300 s; 2^22 x 4.096 us x 8 = 137 s < 300 s */
+	{ "job-recovery-time", "torch.nccl.timeout_ms=1800000|ALLREDUCE",
+	  "torch.nccl.timeout_ms=120000|ALLREDUCE;nccl.env.NCCL_IB_TIMEOUT@h1=22" },
+	{ "perf-test-unknown", "bench.test=unknown;bench.busbw=20|1048576",
+	  "bench.test=all_reduce;bench.busbw=20|1048576" },
 	{ "perf-no-results", "bench.rank@h1/GPU0=0;nccl.version@h1=2.23.4",
 	  "bench.rank@h1/GPU0=0;bench.busbw@h1=40|1048576" },
 	{ "tool-failed", "tool.error@h1/mlx5_7/1=ibpanic: stat of IB device 'mlx5_8' failed",
@@ -725,6 +795,293 @@ test_advise_values(void **state)
 	ft_advice_set_release(&s);
 }
 
+
+/* Link-layer-aware error-12 advice, ECN-aware pause advice, exclusion lists, channel names. */
+static void
+test_advise_link_layer(void **state)
+{
+	struct ft_advice_set s;
+	const struct ft_advice *a;
+
+	/* RoCE: never 22 (17 s per try); the loss check, and unset a raised timeout. */
+	advise(ROCEP ";nccl.ib.completion_error@h1=12", NULL, 0, &s);
+	assert_null(ft_advice_find(&s, "nccl-ib-timeout"));
+	a = ft_advice_find(&s, "roce-loss-check");
+	assert_non_null(a);
+	assert_false(a->is_env);
+	assert_non_null(strstr(a->value, "NCCL_IB_TIMEOUT at most 20"));
+	ft_advice_set_release(&s);
+	advise(ROCEP ";nccl.version=2.18.3;nccl.env.NCCL_IB_TIMEOUT@h1=22;"
+		     "nccl.ib.completion_error@h1=12",
+	       NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-timeout");
+	assert_non_null(a);
+	assert_true(a->unset);
+	/* 4.096 us x 2^22 = 17.2 s per try; the 2.18 default is 18 (1.1 s). */
+	assert_non_null(strstr(a->reason, "waits 17.2 s per try"));
+	assert_non_null(strstr(a->reason, "default 18 (1.1 s per try)"));
+	ft_advice_set_release(&s);
+	/* InfiniBand keeps the longer timeout. */
+	advise(ACT("mlx5_0") ";nccl.ib.completion_error@h1=12", NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-ib-timeout");
+	assert_non_null(a);
+	assert_string_equal(a->value, "22");
+	assert_null(ft_advice_find(&s, "roce-loss-check"));
+	ft_advice_set_release(&s);
+
+	/* Pauses with 40% of packets ECN-marked: never "no ECN marks". */
+	advise(ROCEP ";eth.counter.rx_prio3_pause@h1/mlx5_0/1=500000;"
+		     "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=400000;"
+		     "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=390000;"
+		     "eth.counter.rx_packets_phy@h1/mlx5_0/1=1000000",
+	       NULL, 0, &s);
+	a = ft_advice_find(&s, "ecn-marking");
+	assert_non_null(a);
+	assert_null(strstr(a->reason, "no ECN"));
+	assert_non_null(strstr(a->reason, "40.0% of received packets are ECN-marked"));
+	assert_non_null(strstr(a->value, "below PFC XOFF"));
+	ft_advice_set_release(&s);
+	/* Without any mark counter the reason does not claim there were none. */
+	advise(ROCEP ";eth.counter.rx_prio3_pause@h1/mlx5_0/1=500000", NULL, 0, &s);
+	a = ft_advice_find(&s, "ecn-marking");
+	assert_non_null(a);
+	assert_null(strstr(a->reason, "no ECN marks mean"));
+	ft_advice_set_release(&s);
+
+	/* docker0 with no routable interface among the inputs: an exclusion list, as env. */
+	advise("nccl.env.NCCL_SOCKET_IFNAME@h1=docker0", NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-socket-ifname");
+	assert_non_null(a);
+	assert_true(a->is_env && !a->unset);
+	assert_string_equal(a->value, "^lo,docker,virbr,veth");
+	ft_advice_set_release(&s);
+	advise("nccl.env.NCCL_SOCKET_IFNAME@h1=docker0;eth.link.detected@h1/docker0=yes;"
+	       "eth.link.detected@h1/ens1f0=yes",
+	       NULL, 0, &s);
+	assert_string_equal(ft_advice_find(&s, "nccl-socket-ifname")->value, "=ens1f0");
+	ft_advice_set_release(&s);
+
+	/* NCCL_MIN_NCHANNELS on 2.17+: the current name with the same floor, and the old unset. */
+	advise("nccl.version=2.21.5;nccl.env.NCCL_MIN_NCHANNELS@h1=16", NULL, 0, &s);
+	a = ft_advice_find(&s, "nccl-min-ctas");
+	assert_non_null(a);
+	assert_string_equal(a->setting, "NCCL_MIN_CTAS");
+	assert_string_equal(a->value, "16");
+	assert_true(a->is_env && !a->unset);
+	assert_non_null(strstr(a->reason, "deprecated since NCCL 2.17"));
+	assert_non_null(ft_advice_find(&s, "unset-NCCL_MIN_NCHANNELS"));
+	ft_advice_set_release(&s);
+	/* A RoCE-only variable on an InfiniBand fabric: unset, citing the link-layer rule. */
+	advise(ACT("mlx5_0") ";nccl.env.NCCL_IB_TC@h1=106", NULL, 0, &s);
+	a = ft_advice_find(&s, "unset-NCCL_IB_TC");
+	assert_non_null(a);
+	assert_true(a->unset);
+	assert_string_equal(a->findings, "nccl-env-link-layer");
+	ft_advice_set_release(&s);
+	advise(ROCEP ";nccl.env.NCCL_IB_TC@h1=106", NULL, 0, &s);
+	assert_null(ft_advice_find(&s, "unset-NCCL_IB_TC"));
+	ft_advice_set_release(&s);
+	/* A raised timeout on RoCE without any error: unset, 2^21 x 4.096 us = 8.6 s per try. */
+	advise(ROCEP ";nccl.env.NCCL_IB_TIMEOUT@h1=21", NULL, 0, &s);
+	a = ft_advice_find(&s, "unset-NCCL_IB_TIMEOUT");
+	assert_non_null(a);
+	assert_non_null(strstr(a->reason, "each try waits 8.6 s (60 s with 7 retries)"));
+	ft_advice_set_release(&s);
+
+	/* Before 2.17 the old name is the only one: no rename. */
+	advise("nccl.version=2.10.3;nccl.env.NCCL_MIN_NCHANNELS@h1=16", NULL, 0, &s);
+	assert_null(ft_advice_find(&s, "nccl-min-ctas"));
+	ft_advice_set_release(&s);
+}
+
+/* The thresholds file: defaults, overrides read by the rules, errors with file:line:column. */
+/* How a job stopped: desync vs a missing rank, and Xid classes with their actions. */
+/* What-if: the twin runs the spec with and without the change; without a spec, the reason. */
+static void
+test_advise_whatif(void **state)
+{
+	static const char ar[] = "ib.counter.PortXmitWait@sw/0x1/1=50000;"
+				 "ib.counter.PortXmitDiscards@sw/0x1/1=500";
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0, NULL };
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+	const struct ft_advice *a;
+
+	/* No spec: adaptive routing's gain names the missing input. */
+	advise(ar, NULL, 0, &s);
+	load(&set, ar);
+	assert_int_equal(ft_advise_whatif(&in, NULL, &s, &err), 0);
+	a = ft_advice_find(&s, "adaptive-routing");
+	assert_non_null(a);
+	assert_true(isnan(a->gain_pct));
+	assert_non_null(strstr(a->gain_basis, "not computable without a cluster spec (--spec)"));
+	/* With a spec: the flow engine's ECMP and adaptive times, and the gain between them. */
+	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:8", &s, &err), 0);
+	a = ft_advice_find(&s, "adaptive-routing");
+	assert_true(a->gain_pct > 1.0);
+	assert_non_null(strstr(a->gain_basis, "flow engine on dgx-h100:8, alltoall of 256 MiB"));
+	assert_non_null(strstr(a->gain_basis, "(ECMP) -> "));
+	{
+		/* gain = t_ecmp / t_adaptive - 1, from the two times in the basis */
+		double t0 = 0, t1 = 0;
+		const char *p = strstr(a->gain_basis, "MiB: ");
+
+		assert_non_null(p);
+		assert_int_equal(sscanf(p, "MiB: %lf us (ECMP) -> %lf us", &t0, &t1), 2);
+		/* the times are printed to 1 us: the recomputed gain agrees within 0.5 points */
+		assert_true(fabs(a->gain_pct - 100.0 * (t0 / t1 - 1)) < 0.5);
+	}
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+
+	/* RoCE ECN marks: more QPs per connection, computed on the flow engine under ECMP. */
+	advise(ROCEP ";ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=400000;"
+		     "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=390000;"
+		     "eth.counter.rx_packets_phy@h1/mlx5_0/1=1000000",
+	       NULL, 0, &s);
+	load(&set, ROCEP);
+	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:8", &s, &err), 0);
+	a = ft_advice_find(&s, "nccl-qps-ecmp");
+	assert_non_null(a);
+	assert_false(isnan(a->gain_pct));
+	assert_non_null(strstr(a->gain_basis, "(1 QP) -> "));
+	assert_non_null(strstr(a->gain_basis, "(4 QPs)"));
+	{
+		/*
+		 * NCCL's rings enter and leave every node on one rail, and on
+		 * dgx-h100:8 each rail is one leaf switch: no ring flow crosses a
+		 * spine, so ECMP has nothing to collide on and more QPs buy nothing.
+		 * The twin must say so (gain = t_1qp / t_4qps - 1, about 0).
+		 */
+		double t0 = 0, t1 = 0;
+		const char *p = strstr(a->gain_basis, "MiB: ");
+
+		assert_non_null(p);
+		assert_int_equal(sscanf(p, "MiB: %lf us (1 QP) -> %lf us", &t0, &t1), 2);
+		assert_true(fabs(a->gain_pct - 100.0 * (t0 / t1 - 1)) < 0.5);
+		assert_true(fabs(a->gain_pct) < 1.0);
+	}
+	/* A spec the twin cannot read is an error naming it. */
+	memset(&err, 0, sizeof(err));
+	assert_true(ft_advise_whatif(&in, "no-such-preset:4", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "what-if nccl-qps-ecmp: "));
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+}
+
+static void
+test_job_rules(void **state)
+{
+	struct ft_findings f;
+	const struct ft_finding *x;
+
+	/* Same SeqNum, different collectives: an application desync, not the network. */
+	diagnose("torch.nccl.seq@/GPU0=80078|BROADCAST;torch.nccl.seq=80078|ALLREDUCE", NULL, 0,
+		 &f);
+	assert_int_equal(ft_findings_count_rule(&f, "torch-watchdog-timeout"), 1);
+	x = ft_findings_at(&f, 0);
+	assert_non_null(strstr(x->message, "ranks disagree on collective SeqNum=80078"));
+	assert_non_null(strstr(x->message, "not a network fault"));
+	ft_findings_release(&f);
+
+	/* Ranks 0,1,3 wait in the same collective, rank 2 never reports: it is named. */
+	{
+		struct ft_obs_set set;
+		struct ft_diag_input in = { &set, NULL, 0, NULL };
+		struct ft_error err = { 0 };
+		size_t i;
+
+		load(&set, "torch.nccl.seq=7|ALLREDUCE;torch.nccl.seq=7|ALLREDUCE;"
+			   "torch.nccl.seq=7|ALLREDUCE");
+		for (i = 0; i < 3; i++)
+			ft_obs_set_at(&set, i)->rank = i == 2 ? 3 : (int)i;
+		ft_findings_init(&f);
+		assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&f, "torch-watchdog-timeout"), 1);
+		x = ft_findings_at(&f, 0);
+		assert_non_null(strstr(x->message, "ALLREDUCE SeqNum=7 timed out on ranks 0,1,3"));
+		assert_non_null(strstr(x->message, "rank 2 did not report"));
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+
+	/* Xid 79 drains the node (critical), 13 restarts the job (warning), 63 is watched. */
+	diagnose("gpu.xid@n1/0000:b3:00=79|GPU has fallen off the bus;"
+		 "gpu.xid@n1/0000:07:00=13|Graphics Exception;gpu.xid@n1/0000:07:00=13|again;"
+		 "gpu.xid@n1/0000:0a:00=63|Row Remapper",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "gpu-xid"), 3);
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_CRITICAL);
+	assert_non_null(strstr(ft_findings_at(&f, 0)->message, "Xid 79 on GPU 0000:b3:00"));
+	assert_non_null(strstr(ft_findings_at(&f, 0)->message, "drain the node"));
+	assert_int_equal(ft_findings_at(&f, 1)->severity, FT_SEV_WARNING);
+	assert_non_null(strstr(ft_findings_at(&f, 1)->message, "Xid 13 on GPU 0000:07:00 (2 times)"));
+	assert_int_equal(ft_findings_at(&f, 2)->severity, FT_SEV_INFO);
+	ft_findings_release(&f);
+}
+
+static void
+test_thresholds(void **state)
+{
+	static const char util[] = "perftest.device=mlx5_0;bench.bw_avg=302.1|65536;" ACT(
+		"mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400";
+	struct ft_diag_thresholds t;
+	struct ft_error err = { 0 };
+	struct ft_obs_set set;
+	struct ft_findings f;
+	char path[] = "/tmp/ft-thresholds-XXXXXX";
+	int fd;
+	FILE *fp;
+
+	ft_diag_thresholds_init(&t);
+	assert_true(t.utilisation_min == 0.85 && t.overlap_min == 0.90);
+	assert_true(t.pfc_rate_max == 0 && t.ecn_rate_max == 0 && t.recovery_max_s == 300);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	fputs("# what this fabric is held to\nutilisation_min: 70%\nrecovery_max: 2min\n"
+	      "pfc_rate_max: 10\n",
+	      fp);
+	fclose(fp);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), 0);
+	assert_true(fabs(t.utilisation_min - 0.70) < 1e-12);
+	assert_true(t.recovery_max_s == 120 && t.pfc_rate_max == 10);
+	assert_true(t.overlap_min == 0.90); /* not in the file: kept */
+
+	/* 302 of 400 Gb/s (75.5%) fires at the default 85%, not when the file says 70%. */
+	load(&set, util);
+	{
+		struct ft_diag_input in = { &set, NULL, 0, NULL };
+
+		ft_findings_init(&f);
+		assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&f, "perf-utilisation-low"), 1);
+		assert_non_null(strstr(ft_findings_at(&f, 0)->message, "75.5% of the 400 Gb/s"));
+		ft_findings_release(&f);
+		in.thresholds = &t;
+		ft_findings_init(&f);
+		assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&f, "perf-utilisation-low"), 0);
+		ft_findings_release(&f);
+	}
+	ft_obs_set_release(&set);
+
+	fp = fopen(path, "w");
+	fputs("utilisation_min: 0.85\noverlap_min: 1.5\n", fp);
+	fclose(fp);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, ":2:14: overlap_min: a fraction cannot exceed 1"));
+	fp = fopen(path, "w");
+	fputs("utilization: 0.85\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, ":1:1: unknown threshold 'utilization'"));
+	unlink(path);
+}
+
 static void
 test_advice_json(void **state)
 {
@@ -781,6 +1138,24 @@ static const struct {
 	{ "nccl-log/dgx2-v100-mixed-ib-roce-devices-nccl2.7.5-excerpt.txt",
 	  "nccl-mixed-link-layers" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-no-rdma-device" },
+	{ "nccl-log/roce-ddp-status12-recv-vendor-err-129-excerpt.txt", "nccl-retry-exceeded" },
+	{ "nccl-log/netibp-status12-issue-title-one-line.txt", "nccl-retry-exceeded" },
+	{ "nccl-log/wsl-2gpu-cuda-failure-999-unknown-error-torch-excerpt.txt", "nccl-cuda-failure" },
+	{ "nccl-log/wsl-2gpu-cuda-failure-999-unknown-error-torch-excerpt.txt", "torch-nccl-error" },
+	{ "pytorch-log/llamafactory-8gpu-allreduce-seq1580-watchdog-timeout-excerpt.txt",
+	  "torch-watchdog-timeout" },
+	{ "pytorch-log/accelerate-broadcast-vs-allreduce-seq80078-desync-excerpt.txt",
+	  "torch-watchdog-timeout" },
+	{ "pytorch-log/ofa-8xv100-allreduce-seq469508-old-format-excerpt.txt",
+	  "torch-watchdog-timeout" },
+	{ "xid/syslog-gpu-fallen-off-bus-xid3-pastebin.txt", "gpu-xid" },
+	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
+	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
+	{ "sonic/pfc2-queue-counters-uc1-drops-excerpt.txt", "switch-drops" },
+	{ "dcgm/h100nvl-2gpu-nvlink-all-down-diag-r2-pass-excerpt.txt", "gpu-nvlink-down" },
+	{ "xid/dmesg-multiline-fallen-off-bus-no-xid-nvsentinel.txt", "gpu-xid" },
+	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
+	  "nccl-no-rdma-device" },
 	{ "nccl-log/gtx1080-no-libibverbs-socket-nccl2.4.8-excerpt.txt", "nccl-socket-transport" },
 	{ "nccl-log/v100-no-ib-device-socket-on-loopback-nccl2.4.8-excerpt.txt",
 	  "nccl-socket-ifname" },
@@ -800,6 +1175,13 @@ static const struct {
 
 /* Healthy samples: nothing of severity warning or worse. */
 static const char *const fixture_healthy[] = {
+	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
+	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
+	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
+	"opensm-conf/nvidia-opensm-conf-cc-options-ignore-excerpt.txt",
+	"ucx-perftest/bond-tag-bw-tag-sync-bw-excerpt.txt",
+	"ucx-perftest/am-lat-30000b-drop-excerpt.txt",
+	"ethtool-S/intel-e810-ethtool-S-grep-prio-xoff-excerpt.txt",
 	"nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
 	"nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
 	"perfquery/rhel75-perfquery-x-extended-all-zero.txt",
@@ -875,6 +1257,43 @@ test_fixture_healthy(void **state)
 	}
 }
 
+
+/* No advice without a computed gain or the reason it cannot be computed, on every fault fixture. */
+static void
+test_advice_gain_or_reason(void **state)
+{
+	size_t i, k, nadvice = 0;
+
+	for (i = 0; i < FT_ARRAY_SIZE(fixture_faults); i++) {
+		struct ft_obs_set set;
+		struct ft_findings f;
+		struct ft_advice_set s;
+		struct ft_diag_input in;
+		struct ft_error err = { 0 };
+
+		diagnose_file(fixture_faults[i].file, &set, &f);
+		in = (struct ft_diag_input){ &set, NULL, 0, NULL };
+		ft_advice_set_init(&s);
+		assert_int_equal(ft_advise(&in, &f, &s, &err), 0);
+		assert_int_equal(ft_advise_whatif(&in, NULL, &s, &err), 0);
+		for (k = 0; k < ft_advice_set_len(&s); k++) {
+			const struct ft_advice *a = ft_advice_set_at(&s, k);
+
+			nadvice++;
+			if (isnan(a->gain_pct) && !a->gain_basis[0])
+				fail_msg("%s: advice %s has neither a gain nor a reason",
+					 fixture_faults[i].file, a->id);
+			if (!isnan(a->gain_pct) && !a->gain_basis[0])
+				fail_msg("%s: advice %s has a gain without its basis",
+					 fixture_faults[i].file, a->id);
+		}
+		ft_advice_set_release(&s);
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+	assert_true(nadvice >= 10);
+}
+
 /* Every fixture whose header says "# fault" is listed in fixture_faults. */
 static void
 test_fixture_faults_complete(void **state)
@@ -884,7 +1303,10 @@ test_fixture_faults_complete(void **state)
 					    "nccl-log",	   "nccl-tests",    "nvidia-smi-topo",
 					    "perftest",	   "show_gids",	    "ibstatus",
 					    "iblinkinfo",  "ibportstate",   "mlnx_qos",
-					    "lspci" };
+					    "lspci",	   "pytorch-log",   "xid",
+					    "mlxlink",	   "mlxconfig",	    "sonic",
+					    "opensm-conf", "nvbandwidth", "ucx-perftest",
+					    "dcgm" };
 	size_t d, i;
 	char cmd[512];
 
@@ -956,10 +1378,15 @@ main(void)
 		cmocka_unit_test(test_advise_mtu_gain),
 		cmocka_unit_test(test_advise_socket_to_ib),
 		cmocka_unit_test(test_advise_values),
+		cmocka_unit_test(test_advise_link_layer),
+		cmocka_unit_test(test_advise_whatif),
+		cmocka_unit_test(test_job_rules),
+		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_advice_json),
 		cmocka_unit_test(test_fixture_faults),
 		cmocka_unit_test(test_fixture_healthy),
 		cmocka_unit_test(test_fixture_faults_complete),
+		cmocka_unit_test(test_advice_gain_or_reason),
 		cmocka_unit_test(test_probe_tree),
 	};
 

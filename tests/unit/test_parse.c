@@ -649,6 +649,182 @@ test_every_parser_every_fixture(void **state)
 	free_list(dirs, nd);
 }
 
+
+
+/* An nccl-tests table pasted without its header: the rows name the collective. */
+static void
+test_nccl_tests_headerless(void **state)
+{
+	struct ft_strbuf text, rows;
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_parser *p;
+	size_t i;
+	const char *q;
+
+	/* The data rows of a real 16-rank all_reduce output, every '#' line dropped. */
+	ft_strbuf_init(&text);
+	ft_strbuf_init(&rows);
+	assert_int_equal(ft_strbuf_read_file(&text,
+					     FIXTURES "/nccl-tests/h100-2node-16gpu-all-reduce-"
+						      "same-cluster-baseline.txt",
+					     &err),
+			 0);
+	for (q = text.buf; q && *q;) {
+		const char *nl = strchr(q, '\n');
+		size_t n = nl ? (size_t)(nl - q + 1) : strlen(q);
+		size_t sp = strspn(q, " ");
+
+		if (sp && sp < n && q[sp] >= '0' && q[sp] <= '9')
+			ft_strbuf_add(&rows, q, n);
+		q += n;
+	}
+	assert_true(rows.len > 0);
+	p = ft_parser_detect(rows.buf, rows.len);
+	assert_non_null(p);
+	assert_string_equal(p->name, "nccl-tests");
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(rows.buf, rows.len, "paste.txt", NULL, &set, &run, &err),
+			 0);
+	assert_true(ft_run_nrows(&run) >= 10);
+	/* busbw/algbw = 2(n-1)/n = 1.875: all_reduce on 16 ranks, every row named. */
+	for (i = 0; i < ft_run_nrows(&run); i++) {
+		assert_string_equal(ft_run_row(&run, i)->test, "all_reduce");
+		assert_int_equal(ft_run_row(&run, i)->nranks, 16);
+	}
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* all_gather rows (no reduction, factor (n-1)/n) stay unknown: alltoall prints the same. */
+	{
+		/* a row of the real 2-rank all_gather fixture */
+		static const char ag[] = "    33554432       4194304     float    none      -1  "
+					 "7620.22    4.40    2.20       0  9302.84    3.61    1.80"
+					 "       0\n";
+		ft_obs_set_init(&set);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "");
+		assert_int_equal(
+			ft_parse_buffer(ag, strlen(ag), "p.txt", "nccl-tests", &set, &run, &err), 0);
+		assert_int_equal(ft_run_nrows(&run), 1);
+		assert_string_equal(ft_run_row(&run, 0)->test, "unknown");
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+	}
+	ft_strbuf_release(&text);
+	ft_strbuf_release(&rows);
+}
+
+
+/* The three forms of NCCL's completion error, PyTorch's watchdog lines and kernel Xid lines. */
+static void
+test_failure_forms(void **state)
+{
+	/* The newest form, as NCCL's net_ib source formats it (status name, number in parentheses). */
+	static const char nccl_new[] =
+		"node1:1234:5678 [3] NCCL WARN NET/IB: Got completion from peer 10.0.0.2<41234> "
+		"with status=transport retry counter exceeded(12) opcode=Send(0) vendor_err=129  "
+		"localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_3\n";
+	static const char mixed[] =
+		"node1:1234:5678 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE\n"
+		"[rank2]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 2] Watchdog "
+		"caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLGATHER, "
+		"NumelIn=8, NumelOut=64, Timeout(ms)=600000) ran for 600321 milliseconds before "
+		"timing out.\n"
+		"Jan 18 11:38:05 node1 kernel: NVRM: Xid (PCI:0000:b3:00): 74, pid=1, name=python, "
+		"NVLink: fatal error detected on link 3\n";
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(nccl_new, strlen(nccl_new), "n.log", "nccl-log", &set, NULL,
+					 &err),
+			 0);
+	o = find_obs(&set, "nccl.ib.completion_error", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 12);
+	assert_string_equal(o->str, "peer 10.0.0.2<41234> (Send) hca mlx5_3");
+	o = find_obs(&set, "nccl.ib.local_gid", NULL, -1);
+	assert_non_null(o);
+	assert_string_equal(o->str, "::ffff:10.0.0.1");
+	ft_obs_set_release(&set);
+
+	/* The host prefix cut off: "file.cc:NN NCCL WARN" names no host. */
+	{
+		static const char cut[] = "ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from "
+					  "peer 10.216.210.236<54862> with status=12 opcode=0 "
+					  "len=0 vendor err 129 (Recv)\n";
+
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(cut, strlen(cut), "c.log", NULL, &set, NULL, &err),
+				 0);
+		o = find_obs(&set, "nccl.ib.completion_error", NULL, -1);
+		assert_non_null(o);
+		assert_string_equal(o->host, "");
+		assert_string_equal(o->str, "peer 10.216.210.236<54862> (Recv)");
+		ft_obs_set_release(&set);
+	}
+
+	/* One job log: NCCL, PyTorch and kernel lines together, each read. */
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(mixed, strlen(mixed), "job.log", NULL, &set, NULL, &err), 0);
+	o = find_obs(&set, "torch.nccl.seq", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 12 && o->rank == 2);
+	assert_string_equal(o->str, "ALLGATHER");
+	o = find_obs(&set, "torch.nccl.timeout", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 600321);
+	o = find_obs(&set, "gpu.xid", "0000:b3:00", -1);
+	assert_non_null(o);
+	assert_true(o->num == 74);
+	assert_string_equal(o->host, "node1");
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+}
+
+/* What users paste is often a fragment: headerless excerpts are still detected and read. */
+static void
+test_fragments(void **state)
+{
+	/* "ethtool -S IF | grep prio0" cut from the mlx5 fixture: no "NIC statistics:" line. */
+	static const char mlx5[] = "     rx_prio0_bytes: 6211318150440\n"
+				   "     rx_prio0_packets: 38460533605\n"
+				   "     rx_prio0_discards: 58591314012\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_parser *p = ft_parser_detect(mlx5, strlen(mlx5));
+	const struct ft_obs *o;
+
+	assert_non_null(p);
+	assert_string_equal(p->name, "ethtool-S");
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(mlx5, strlen(mlx5), "f.txt", NULL, &set, NULL, &err), 0);
+	o = find_obs(&set, "eth.counter.rx_prio0_discards", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 58591314012.0);
+	assert_int_equal(o->line, 3);
+	ft_obs_set_release(&set);
+
+	/* Intel ice XOFF counters also count as pause frames under the mlx5 name. */
+	parse_fixture(FIXTURES "/ethtool-S/intel-e810-ethtool-S-grep-prio-xoff-excerpt.txt", &set,
+		      &run);
+	o = find_obs(&set, "eth.counter.tx_prio2_pause", NULL, -1);
+	assert_non_null(o);
+	assert_true(o->num == 14864);
+	assert_non_null(find_obs(&set, "eth.counter.tx_priority_2_xoff.nic", NULL, -1));
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* Two counter lines of nothing RoCE-related are not enough to claim a format. */
+	p = ft_parser_detect("a: 1\nb: 2\n", 10);
+	assert_true(!p || strcmp(p->name, "ethtool-S") != 0);
+}
+
 static void
 test_garbage(void **state)
 {
@@ -778,6 +954,9 @@ main(void)
 		cmocka_unit_test(test_bench_facts),
 		cmocka_unit_test(test_bundle_split),
 		cmocka_unit_test(test_every_parser_every_fixture),
+		cmocka_unit_test(test_fragments),
+		cmocka_unit_test(test_failure_forms),
+		cmocka_unit_test(test_nccl_tests_headerless),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),

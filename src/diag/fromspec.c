@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/fromspec.c - what rules need to know of the cluster spec, as
+ * observations: the fabric's topology kind, routing, link technology and
+ * size, so that rules on the fabric's structure (PFC deadlock risk) read the
+ * same observation set as every other rule.
+ */
+#include "internal.h"
+
+#include <fabtune/diag.h>
+#include <fabtune/spec.h>
+
+static int
+add(struct ft_obs_set *out, const char *file, const char *key, const char *str, bool has_num,
+    double num)
+{
+	struct ft_obs o;
+
+	ft_obs_init(&o, key);
+	ft_strlcpy(o.str, str ? str : "", sizeof(o.str));
+	o.has_num = has_num;
+	o.num = num;
+	ft_strlcpy(o.file, file ? file : "", sizeof(o.file));
+	return ft_obs_set_add(out, &o);
+}
+
+int
+ft_diag_obs_from_spec(const struct ft_cluster_spec *spec, const char *file,
+		      struct ft_obs_set *out)
+{
+	const struct ft_link_preset *lp;
+	int rc;
+
+	if (!spec || !out)
+		return FT_EINVAL;
+	if (spec->fabric.kind == FT_FABRIC_NONE)
+		return 0;
+	lp = ft_link_preset_find(spec->fabric.link);
+	rc = add(out, file, "spec.fabric.kind", ft_fabric_kind_name(spec->fabric.kind), false, 0);
+	if (rc == 0)
+		rc = add(out, file, "spec.fabric.routing", ft_routing_name(spec->fabric.routing),
+			 false, 0);
+	if (rc == 0)
+		rc = add(out, file, "spec.fabric.link", lp ? ft_link_tech_name(lp->tech) : spec->fabric.link,
+			 false, 0);
+	if (rc == 0)
+		rc = add(out, file, "spec.nodes", NULL, true, (double)spec->nnodes);
+	return rc;
+}

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/rules_job.c - rules on how a training job stopped: PyTorch's NCCL
+ * watchdog timeouts (which rank, which collective, which sequence number,
+ * and whether the ranks even agree on it), NCCL errors raised into the
+ * framework, and GPU Xid events from the kernel log, each with what it means
+ * and what to do.
+ *
+ * The Xid classes and their first actions paraphrase NVIDIA's Xid catalog
+ * (docs.nvidia.com/deploy/xid-errors, "Resolution Bucket"); the watchdog
+ * reading paraphrases PyTorch's ProcessGroupNCCL messages: every rank of a
+ * collective must call it with the same sequence number, so ranks that
+ * disagree on the operation at one number have diverged, and ranks that never
+ * report are the ones the others wait for.
+ */
+#include "internal.h"
+
+#include "diag/diag_int.h"
+
+/* ---- watchdog timeouts ---------------------------------------------------- */
+
+#define MAX_RANKS_LISTED 16
+
+/* "0,2,3" into @buf from the ranks of @o[0..n) (deduplicated, in input order). */
+static void
+rank_list(const struct ft_obs *const *o, size_t n, char *buf, size_t len)
+{
+	size_t i, k, used = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && used + 12 < len; i++) {
+		for (k = 0; k < i; k++)
+			if (o[k]->rank == o[i]->rank)
+				break;
+		if (k < i || o[i]->rank < 0)
+			continue;
+		if (shown++ == MAX_RANKS_LISTED) {
+			used += (size_t)snprintf(buf + used, len - used, ",...");
+			break;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", used ? "," : "", o[i]->rank);
+	}
+}
+
+static int
+eval_watchdog(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *seqs[64];
+	const struct ft_obs *first = NULL, *other_op = NULL, *low = NULL, *high = NULL;
+	const struct ft_obs *ran, *limit, *last, *ev[FT_FINDING_MAX_EVIDENCE];
+	size_t n = 0, i, nev = 0, pos = 0;
+	char ranks[128], missing[128] = "";
+	const struct ft_obs *o;
+	int maxrank = -1;
+	bool seen[1024] = { false };
+
+	while ((o = ft__diag_next(c, "torch.nccl.seq", &pos)) != NULL) {
+		if (!o->has_num)
+			continue;
+		if (n < FT_ARRAY_SIZE(seqs))
+			seqs[n++] = o;
+	}
+	if (!n)
+		return 0;
+	first = seqs[0];
+	for (i = 0; i < n; i++) {
+		o = seqs[i];
+		if (!low || o->num < low->num)
+			low = o;
+		if (!high || o->num > high->num)
+			high = o;
+		if (o->num == first->num && strcmp(o->str, first->str) != 0 && !other_op)
+			other_op = o;
+		if (o->rank > maxrank)
+			maxrank = o->rank;
+		if (o->rank >= 0 && o->rank < (int)FT_ARRAY_SIZE(seen))
+			seen[o->rank] = true;
+	}
+	/* a rank whose watchdog reported the failed work is waiting too */
+	pos = 0;
+	while ((o = ft__diag_next(c, "torch.nccl.failed_work", &pos)) != NULL)
+		if (o->rank >= 0 && o->rank < (int)FT_ARRAY_SIZE(seen)) {
+			seen[o->rank] = true;
+			if (o->rank > maxrank)
+				maxrank = o->rank;
+		}
+	rank_list(seqs, n, ranks, sizeof(ranks));
+	ran = ft__diag_find_line(c, "torch.nccl.timeout", first);
+	limit = ft__diag_find_line(c, "torch.nccl.timeout_ms", first);
+	last = ft__diag_find(c, "torch.nccl.last_completed");
+	ev[nev++] = first;
+	if (other_op)
+		ev[nev++] = other_op;
+	else if (high != low)
+		ev[nev++] = high;
+	if (last && nev < FT_ARRAY_SIZE(ev))
+		ev[nev++] = last;
+
+	if (other_op)
+		return ft__diag_emit(
+			c, out, -1, ev, nev,
+			"ranks disagree on collective SeqNum=%.0f: rank %d waits in %s, rank %d in "
+			"%s. The ranks issued different collectives (diverging control flow, "
+			"data-dependent branches, uneven batches at epoch end): a desync in the "
+			"application, not a network fault",
+			first->num, first->rank, first->str, other_op->rank, other_op->str);
+	if (high->num != low->num)
+		return ft__diag_emit(
+			c, out, -1, ev, nev,
+			"ranks stopped at different collectives: rank %d at SeqNum=%.0f (%s), rank "
+			"%d at SeqNum=%.0f (%s); the ranks at the lower number fell behind or "
+			"skipped collectives",
+			low->rank, low->num, low->str, high->rank, high->num, high->str);
+	/* Ranks below the highest that never reported may be the ones the others wait for. */
+	if (maxrank >= 1 && maxrank < (int)FT_ARRAY_SIZE(seen)) {
+		size_t used = 0;
+		int r;
+
+		for (r = 0; r <= maxrank && used + 12 < sizeof(missing); r++)
+			if (!seen[r])
+				used += (size_t)snprintf(missing + used, sizeof(missing) - used,
+							 "%s%d", used ? "," : "", r);
+	}
+	{
+		char tail[256], lastbuf[96] = "";
+
+		if (missing[0])
+			snprintf(tail, sizeof(tail),
+				 "rank%s %s did not report a timeout here: when these logs are "
+				 "complete, the others wait for %s (a crashed or hung process, a GPU "
+				 "fault, a dead link)",
+				 strchr(missing, ',') ? "s" : "", missing,
+				 strchr(missing, ',') ? "them" : "it");
+		else
+			snprintf(tail, sizeof(tail),
+				 "every reporting rank waits in the same collective: one rank or link "
+				 "stopped making progress (a crashed or hung process, a GPU fault, a "
+				 "dead link); find the rank that is not waiting");
+		if (last && last->has_num)
+			snprintf(lastbuf, sizeof(lastbuf), "; last completed work %.0f (rank %d)",
+				 last->num, last->rank);
+		return ft__diag_emit(c, out, -1, ev, nev,
+				     "%s SeqNum=%.0f timed out on rank%s %s after %.0f s (timeout "
+				     "%.0f s)%s: %s",
+				     first->str, first->num, strchr(ranks, ',') ? "s" : "", ranks,
+				     ran && ran->has_num ? ran->num / 1000 : 0,
+				     limit && limit->has_num ? limit->num / 1000 : 0, lastbuf, tail);
+	}
+}
+
+static int
+eval_torch_nccl_error(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0, n = 0, total = 0;
+	const struct ft_obs *o, *ev[FT_FINDING_MAX_EVIDENCE];
+	const char *why = "";
+
+	while ((o = ft__diag_next(c, "torch.nccl.error", &pos)) != NULL) {
+		total++;
+		if (n < FT_ARRAY_SIZE(ev))
+			ev[n++] = o;
+	}
+	if (!total)
+		return 0;
+	if (ft__str_icontains(ev[0]->str, "remote process exited") ||
+	    ft__str_icontains(ev[0]->str, "network error"))
+		why = ": a peer process died or the network failed under it; the first rank to "
+		      "fail logged its own cause (an Xid, an out-of-memory, NCCL WARN lines)";
+	else if (ft__str_icontains(ev[0]->str, "unhandled system error"))
+		why = ": NCCL hit a system call or verbs failure; rerun with NCCL_DEBUG=WARN "
+		      "to see the failing call";
+	else if (ft__str_icontains(ev[0]->str, "unhandled cuda error"))
+		why = ": a CUDA call failed inside NCCL; NCCL's WARN line says which (Cuda "
+		      "failure N 'text')";
+	else if (ft__str_icontains(ev[0]->str, "invalid usage"))
+		why = ": the application called NCCL wrongly (mismatched sizes, types or ranks)";
+	return ft__diag_emit(c, out, -1, ev, n, "NCCL error raised into the framework (%zu line%s)%s",
+			     total, total == 1 ? "" : "s", why);
+}
+
+/* ---- Xid ------------------------------------------------------------------ */
+
+enum xid_action { XID_RESTART_APP, XID_RESET_GPU, XID_DRAIN, XID_WATCH };
+
+static const struct {
+	int code;
+	enum xid_action action;
+	const char *what;
+} xids[] = {
+	{ 13, XID_RESTART_APP, "graphics engine exception: usually the application (bad index, "
+			       "illegal instruction), rarely the GPU" },
+	{ 31, XID_RESTART_APP, "GPU memory page fault: an illegal address in the application or "
+			       "framework" },
+	{ 32, XID_RESTART_APP, "invalid or corrupted push buffer / DMA: driver or application" },
+	{ 43, XID_RESTART_APP, "GPU stopped processing a channel after an application fault; the "
+			       "GPU itself is usually fine" },
+	{ 45, XID_WATCH, "preemptive cleanup of a channel (a process ended or was killed, often after "
+			 "another error): look at the error before it" },
+	{ 48, XID_DRAIN, "double-bit (uncorrectable) ECC error in GPU memory" },
+	{ 61, XID_RESET_GPU, "internal micro-controller breakpoint/warning" },
+	{ 62, XID_RESET_GPU, "internal micro-controller halt" },
+	{ 63, XID_WATCH, "ECC page retirement or row remapping recorded: takes effect after a GPU "
+			 "reset; trend the count" },
+	{ 64, XID_DRAIN, "ECC page retirement or row remapping failed: failing GPU memory" },
+	{ 74, XID_DRAIN, "NVLink error: a GPU-GPU or GPU-NVSwitch link failed; NCCL traffic inside "
+			 "the node stops or slows" },
+	{ 79, XID_DRAIN, "GPU has fallen off the bus: it no longer answers on PCIe (power, thermal, "
+			 "riser or slot, or the GPU)" },
+	{ 92, XID_WATCH, "high single-bit ECC error rate: a rising rate predicts failure" },
+	{ 94, XID_RESTART_APP, "contained ECC error: the application using that memory was stopped, "
+			       "the GPU keeps running" },
+	{ 95, XID_RESET_GPU, "uncontained ECC error: every application on the GPU is affected" },
+	{ 119, XID_RESET_GPU, "GSP firmware RPC timeout" },
+	{ 120, XID_RESET_GPU, "GSP firmware error" },
+	{ 140, XID_RESET_GPU, "unrecovered ECC error" },
+};
+
+static const char *const action_text[] = {
+	[XID_RESTART_APP] = "restart the job; if it recurs on the same GPU with other code, treat "
+			    "it as hardware",
+	[XID_RESET_GPU] = "drain the GPU, reset it (nvidia-smi -r) or reboot, and run a DCGM "
+			  "diagnostic before returning it",
+	[XID_DRAIN] = "drain the node now, run dcgmi diag -r 3; RMA if it recurs",
+	[XID_WATCH] = "keep the job; record and trend it, act on a rising count",
+};
+
+static int
+eval_xid(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i, k, pos;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i), *p;
+		const struct ft_obs *ev[1] = { o };
+		size_t count = 0;
+		bool earlier = false;
+		int code, sev;
+
+		if (strcmp(o->key, "gpu.xid") != 0 || !o->has_num)
+			continue;
+		code = (int)o->num;
+		/* one finding per GPU and code, with the count */
+		pos = 0;
+		while ((p = ft__diag_next(c, "gpu.xid", &pos)) != NULL)
+			if (p->has_num && (int)p->num == code && strcmp(p->host, o->host) == 0 &&
+			    strcmp(p->device, o->device) == 0) {
+				count++;
+				if (p != o && (p->line < o->line ||
+					       (p->line == o->line && strcmp(p->file, o->file) < 0)))
+					earlier = true;
+			}
+		if (earlier)
+			continue;
+		for (k = 0; k < FT_ARRAY_SIZE(xids); k++)
+			if (xids[k].code == code)
+				break;
+		if (k == FT_ARRAY_SIZE(xids)) {
+			rc = ft__diag_emit(c, out, FT_SEV_WARNING, ev, 1,
+					   "Xid %d on GPU %s (%zu time%s): \"%.100s\"; look it up in "
+					   "NVIDIA's Xid catalog",
+					   code, o->device[0] ? o->device : "?", count,
+					   count == 1 ? "" : "s", o->str);
+		} else {
+			sev = xids[k].action == XID_DRAIN	? FT_SEV_CRITICAL :
+			      xids[k].action == XID_RESET_GPU	? FT_SEV_ERROR :
+			      xids[k].action == XID_RESTART_APP ? FT_SEV_WARNING :
+								  FT_SEV_INFO;
+			rc = ft__diag_emit(c, out, sev, ev, 1, "Xid %d on GPU %s (%zu time%s): %s; %s",
+					   code, o->device[0] ? o->device : "?", count,
+					   count == 1 ? "" : "s", xids[k].what,
+					   action_text[xids[k].action]);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- DCGM ------------------------------------------------------------------ */
+
+/*
+ * NVLinks down: NCCL then moves intra-node traffic over PCIe (a fraction of
+ * the bandwidth) or fails NVLS. One finding per GPU. A GPU without NVLink
+ * hardware reports its links as not supported ('_'), not down.
+ */
+static int
+eval_nvlink_down(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *o;
+	int rc;
+
+	while ((o = ft__diag_next(c, "dcgm.nvlink.down", &pos)) != NULL) {
+		const struct ft_obs *up = ft__diag_find_same(c, "dcgm.nvlink.up", o);
+		const struct ft_obs *ev[1] = { o };
+		double nup = up && up->has_num ? up->num : 0;
+
+		if (!o->has_num || o->num <= 0)
+			continue;
+		rc = ft__diag_emit(c, out, nup > 0 ? FT_SEV_WARNING : -1, ev, 1,
+				   "%.0f of %.0f NVLinks of %s are down: NCCL moves this GPU's "
+				   "intra-node traffic to PCIe at a fraction of the bandwidth, and "
+				   "NVLink SHARP is unavailable",
+				   o->num, o->num + nup, o->device);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_dcgm_diag(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *o;
+	int rc;
+
+	while ((o = ft__diag_next(c, "dcgm.diag", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { o };
+		bool fail = ft__str_has_prefix(o->str, "Fail");
+
+		if (!fail && !ft__str_has_prefix(o->str, "Warn"))
+			continue;
+		rc = ft__diag_emit(c, out, fail ? FT_SEV_ERROR : FT_SEV_WARNING, ev, 1,
+				   "DCGM diagnostic \"%s\": %s", o->device, o->str);
+		if (rc < 0)
+			return rc;
+	}
+	pos = 0;
+	while ((o = ft__diag_next(c, "dcgm.health", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { o };
+
+		if (ft__str_icontains(o->str, "Healthy") || !o->str[0])
+			continue;
+		rc = ft__diag_emit(c, out,
+				   ft__str_icontains(o->str, "Fail") ? FT_SEV_ERROR : FT_SEV_WARNING,
+				   ev, 1, "DCGM health: %s", o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- recovery time ---------------------------------------------------------- */
+
+/*
+ * Users hold a job to recovering from a failure within recovery_max (5 min by
+ * default). A failure cannot be acted on before it is detected: the PyTorch
+ * watchdog's collective timeout, and for a lost peer on IB/RoCE NCCL's
+ * 4.096 us x 2^NCCL_IB_TIMEOUT x (NCCL_IB_RETRY_CNT + 1) (ENV-IB_TIMEOUT,
+ * ENV-IB_RETRY_CNT), each alone may exceed it.
+ */
+static int
+eval_recovery(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	double max = c->thresholds->recovery_max_s, t, retry = 7;
+	const struct ft_obs *o = ft__diag_find(c, "torch.nccl.timeout_ms");
+	const struct ft_obs *to = ft__diag_env(c, "NCCL_IB_TIMEOUT");
+	const struct ft_obs *rc_env = ft__diag_env(c, "NCCL_IB_RETRY_CNT");
+	int rc;
+
+	if (max <= 0)
+		return 0;
+	if (o && o->has_num && o->num / 1000 > max) {
+		const struct ft_obs *ev[1] = { o };
+
+		rc = ft__diag_emit(c, out, -1, ev, 1,
+				   "the NCCL watchdog timeout is %.0f s: a hung collective is only "
+				   "detected after that, beyond the %.0f s the job is held to for "
+				   "recovery (thresholds recovery_max)",
+				   o->num / 1000, max);
+		if (rc < 0)
+			return rc;
+	}
+	if (to && ft__obs_number(to, &t) && t > 0 && t < 32) {
+		const struct ft_obs *ev[2] = { to, rc_env };
+		double wait;
+
+		if (rc_env)
+			(void)ft__obs_number(rc_env, &retry);
+		wait = 4.096e-6 * ldexp(1.0, (int)t) * (retry + 1);
+		if (wait > max)
+			return ft__diag_emit(c, out, -1, ev, 2,
+					     "NCCL_IB_TIMEOUT=%.0f with %.0f retries waits %.0f s "
+					     "before a dead peer is reported, beyond the %.0f s the "
+					     "job is held to for recovery (thresholds recovery_max)",
+					     t, retry, wait, max);
+	}
+	return 0;
+}
+
+const struct ft_rule ft__diag_rules_job[] = {
+	{ .id = "job-recovery-time",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "failure detection alone takes longer than the recovery time the job is held to",
+	  .needs = "torch.nccl.timeout_ms nccl.env.NCCL_IB_TIMEOUT nccl.env.NCCL_IB_RETRY_CNT",
+	  .eval = eval_recovery,
+	  .fix = "lower the process group's timeout (init_process_group(timeout=...)) to what a "
+		 "collective can take, and keep NCCL_IB_TIMEOUT at its default (20) unless the "
+		 "fabric needs more; pair both with a restart from the latest checkpoint",
+	  .kb = "ENV-IB_TIMEOUT ENV-IB_RETRY_CNT" },
+	{ .id = "gpu-nvlink-down",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "NVLinks of a GPU are down (DCGM link status)",
+	  .needs = "dcgm.nvlink.down dcgm.nvlink.up",
+	  .eval = eval_nvlink_down,
+	  .fix = "check the NVLink bridges or the baseboard/NVSwitch (nvidia-smi nvlink -s, "
+		 "fabric manager status on NVSwitch systems); reset the GPUs or reboot; drain "
+		 "the node if links stay down",
+	  .kb = "HOST-TOPO XID-CATALOG" },
+	{ .id = "dcgm-diag",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "a DCGM diagnostic failed or warned, or DCGM health is not healthy",
+	  .needs = "dcgm.diag dcgm.health",
+	  .eval = eval_dcgm_diag,
+	  .fix = "read the failing test's details (dcgmi diag -r N -v), act on the subsystem "
+		 "it names (PCIe, memory, NVLink, thermal) and re-run before returning the node",
+	  .kb = "XID-CATALOG HOST-PCIE" },
+	{ .id = "torch-watchdog-timeout",
+	  .layer = FT_LAYER_APPLICATION,
+	  .severity = FT_SEV_CRITICAL,
+	  .summary = "PyTorch's NCCL watchdog aborted a collective that never completed",
+	  .needs = "torch.nccl.seq torch.nccl.timeout torch.nccl.timeout_ms "
+		   "torch.nccl.last_completed",
+	  .eval = eval_watchdog,
+	  .fix = "desync (ranks disagree on the op or SeqNum): make every rank issue the same "
+		 "collectives in the same order (TORCH_NCCL_DESYNC_DEBUG=1 names the culprit); "
+		 "same op everywhere: find the rank that is not waiting (its own log, Xid lines, "
+		 "NCCL WARN lines, a dead process), then the links between it and its peers",
+	  .kb = "SYM-INIT-HANG SYM-ERR-12" },
+	{ .id = "torch-nccl-error",
+	  .layer = FT_LAYER_COMMLIB,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "an NCCL error was raised into the framework (DistBackendError)",
+	  .needs = "torch.nccl.error",
+	  .eval = eval_torch_nccl_error,
+	  .fix = "find the first rank that failed and its cause (NCCL WARN lines with "
+		 "NCCL_DEBUG=WARN, Xid lines in the kernel log, out-of-memory kills)",
+	  .kb = "SYM-ERR-12 NCCL-TS-NET" },
+	{ .id = "gpu-xid",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "the GPU driver logged an Xid error event",
+	  .needs = "gpu.xid",
+	  .eval = eval_xid,
+	  .fix = "act on the Xid class: application faults (13, 31, 43, 94) restart the job; "
+		 "firmware or uncontained errors (61, 62, 95, 119, 120) reset the GPU; memory, "
+		 "NVLink and bus faults (48, 64, 74, 79) drain the node for diagnosis and RMA",
+	  .kb = "XID-CATALOG HOST-PCIE" },
+};
+const size_t ft__diag_nrules_job = FT_ARRAY_SIZE(ft__diag_rules_job);

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/rules_link.c - link quality from mlxlink: errors left after FEC,
+ * the pre-FEC margin, symbol and recovery events, module temperature and
+ * the tool's own recommendation, each saying where the fault most likely is.
+ *
+ * mlxlink on a host reads that port's receiver: its errors come from the
+ * cable or optic, or from the far end's transmitter (the switch port). A
+ * single lane carrying most errors points at one lane of the cable or optic;
+ * the NIC is suspected last, when its errors follow it across cables and
+ * switch ports. The post-FEC threshold is IBDIAG-BER's 1e-12 (IB-COUNTERS);
+ * the pre-FEC and temperature marks are heuristics, stated on the rule pages.
+ */
+#include "internal.h"
+
+#include "diag/diag_int.h"
+
+/* IBDIAG-BER: 1e-12 was ibdiagnet's default BER threshold; on HDR/NDR it applies after FEC. */
+#define EFFECTIVE_BER_MAX 1e-12
+/* Heuristic: RS-FEC (544,514) corrects up to ~2e-4 pre-FEC; 1e-6 leaves two decades of margin. */
+#define RAW_BER_WARN 1e-6
+/* Heuristic: a lane with three quarters of the errors of a multi-lane link is the suspect. */
+#define LANE_SHARE_SUSPECT 0.75
+/* Heuristic: optics are specified to 70 C case temperature (commercial range). */
+#define MODULE_TEMP_WARN 70.0
+
+static const char where_rx[] =
+	"this port's receiver sees them: swap the cable or optic first; if the errors stay "
+	"with the port after the swap, the far end's transmitter (switch port); the NIC last, "
+	"when its errors follow it to other cables and ports";
+
+/* " lane N carries P% of the raw errors" when one lane dominates, else "". */
+static void
+lane_note(const struct ft_diag_ctx *c, const struct ft_obs *like, char *buf, size_t len)
+{
+	const struct ft_obs *l = ft__diag_find_same(c, "mlxlink.raw_errors_lane", like);
+	const char *p;
+	size_t lane = 0, best = 0;
+	double max = -1;
+
+	buf[0] = '\0';
+	if (!l || !l->has_num || l->num < LANE_SHARE_SUSPECT || !strchr(l->str, ','))
+		return;
+	for (p = l->str; *p; lane++) {
+		double v = strtod(p, NULL);
+
+		if (v > max) {
+			max = v;
+			best = lane;
+		}
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	snprintf(buf, len, "; lane %zu carries %.0f%% of the raw errors (%.40s): one lane of the "
+			   "cable or optic",
+		 best, 100 * l->num, l->str);
+}
+
+static int
+eval_effective_ber(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *o;
+	int rc;
+
+	while ((o = ft__diag_next(c, "mlxlink.effective_ber", &pos)) != NULL) {
+		const struct ft_obs *ev[3] = { o, NULL, NULL };
+		char lane[160];
+
+		if (!o->has_num || o->num <= EFFECTIVE_BER_MAX)
+			continue;
+		ev[1] = ft__diag_find_same(c, "mlxlink.effective_errors", o);
+		ev[2] = ft__diag_find_same(c, "mlxlink.raw_ber", o);
+		lane_note(c, o, lane, sizeof(lane));
+		rc = ft__diag_emit(c, out, -1, ev, 3,
+				   "effective (post-FEC) BER %.1e is above 1e-12: errors reach "
+				   "traffic as retransmissions%s; %s",
+				   o->num, lane, where_rx);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *o;
+	int rc;
+
+	while ((o = ft__diag_next(c, "mlxlink.raw_ber", &pos)) != NULL) {
+		const struct ft_obs *ev[2] = { o, NULL };
+		const struct ft_obs *eff = ft__diag_find_same(c, "mlxlink.effective_ber", o);
+		char lane[160];
+
+		if (!o->has_num || o->num < RAW_BER_WARN)
+			continue;
+		if (eff && eff->has_num && eff->num > EFFECTIVE_BER_MAX)
+			continue; /* link-effective-ber reports it, with this as evidence */
+		ev[1] = ft__diag_find_same(c, "mlxlink.fec", o);
+		lane_note(c, o, lane, sizeof(lane));
+		rc = ft__diag_emit(c, out, -1, ev, 2,
+				   "raw (pre-FEC) BER %.1e: FEC still corrects it, but the margin is "
+				   "thin (heuristic mark 1e-6)%s; clean or reseat the connectors "
+				   "before it degrades",
+				   o->num, lane);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_link_errors(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	static const char *const keys[] = { "mlxlink.symbol_errors", "mlxlink.link_down",
+					    "mlxlink.link_error_recovery" };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i), *ev[3];
+		size_t k, n = 0;
+		bool first = true;
+
+		for (k = 0; k < FT_ARRAY_SIZE(keys); k++)
+			if (strcmp(o->key, keys[k]) == 0)
+				break;
+		if (k == FT_ARRAY_SIZE(keys) || !o->has_num || o->num <= 0)
+			continue;
+		/* one finding per port: the first non-zero counter of the port leads */
+		for (k = 0; k < i && first; k++) {
+			const struct ft_obs *p = ft__obs(c, k);
+			size_t j;
+
+			for (j = 0; j < FT_ARRAY_SIZE(keys); j++)
+				if (strcmp(p->key, keys[j]) == 0 && p->has_num && p->num > 0 &&
+				    ft__same_port(p, o))
+					first = false;
+		}
+		if (!first)
+			continue;
+		for (k = 0; k < FT_ARRAY_SIZE(keys) && n < FT_ARRAY_SIZE(ev); k++) {
+			const struct ft_obs *p = ft__diag_find_same(c, keys[k], o);
+
+			if (p && p->has_num && p->num > 0)
+				ev[n++] = p;
+		}
+		rc = ft__diag_emit(c, out, -1, ev, n,
+				   "%s = %.0f since the counters were cleared: the link lost symbols "
+				   "or retrained; %s",
+				   strchr(o->key, '.') + 1, o->num, where_rx);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* "45 [-5..75]" or "45C [-5..75]": the high alarm of the printed range, or 0. */
+static double
+temp_high(const char *s)
+{
+	const char *dots = strstr(s, "..");
+
+	return dots ? strtod(dots + 2, NULL) : 0;
+}
+
+static int
+eval_module_temp(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *o;
+	int rc;
+
+	while ((o = ft__diag_next(c, "mlxlink.module_temp", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { o };
+		double hi = temp_high(o->str);
+		double mark = hi > 0 ? hi - 5 : MODULE_TEMP_WARN;
+
+		if (!o->has_num || o->num < mark)
+			continue;
+		rc = ft__diag_emit(c, out, hi > 0 && o->num >= hi ? FT_SEV_ERROR : -1, ev, 1,
+				   "module temperature %.0f C is %s %.0f C%s: hot optics lose margin "
+				   "and raise the BER",
+				   o->num, hi > 0 && o->num >= hi ? "at or above its alarm" : "near",
+				   hi > 0 ? hi : MODULE_TEMP_WARN,
+				   hi > 0 ? " (the module's own range)" : " (heuristic)");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_recommendation(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t pos = 0;
+	const struct ft_obs *o;
+	int rc;
+
+	while ((o = ft__diag_next(c, "mlxlink.recommendation", &pos)) != NULL) {
+		const struct ft_obs *ev[1] = { o };
+
+		if (!o->str[0] || ft__str_icontains(o->str, "No issue was observed"))
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 1, "mlxlink recommends: \"%.200s\"", o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+const struct ft_rule ft__diag_rules_link[] = {
+	{ .id = "link-effective-ber",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "errors left after FEC (effective BER above 1e-12) on a port",
+	  .needs = "mlxlink.effective_ber mlxlink.effective_errors mlxlink.raw_ber "
+		   "mlxlink.raw_errors_lane",
+	  .eval = eval_effective_ber,
+	  .fix = "drain the link; clean and reseat both connectors, swap the cable or optic; if "
+		 "the errors stay with the port, move to another switch port; clear counters "
+		 "(mlxlink --pc) and re-check under traffic",
+	  .kb = "IB-COUNTERS IBDIAG-BER SYM-LINK-ERRORS" },
+	{ .id = "link-raw-ber",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "pre-FEC BER high: FEC still corrects it but the margin is thin",
+	  .needs = "mlxlink.raw_ber mlxlink.fec mlxlink.raw_errors_lane",
+	  .eval = eval_raw_ber,
+	  .fix = "schedule a cable/optic clean or swap; trend the raw BER after clearing "
+		 "counters",
+	  .kb = "IBDIAG-BER IB-COUNTERS" },
+	{ .id = "link-errors",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "symbol errors, link downs or error recoveries counted by mlxlink",
+	  .needs = "mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
+	  .eval = eval_link_errors,
+	  .fix = "clear the counters and watch them under traffic; a rising count: reseat or "
+		 "swap the cable or optic, then the switch port",
+	  .kb = "IB-COUNTERS SYM-LINK-ERRORS" },
+	{ .id = "link-module-temp",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a transceiver runs near or above its temperature alarm",
+	  .needs = "mlxlink.module_temp",
+	  .eval = eval_module_temp,
+	  .fix = "check airflow and fan speeds at that port, blanking panels and neighbouring "
+		 "hot modules; replace a module that stays hot",
+	  .kb = "SYM-LINK-ERRORS" },
+	{ .id = "link-recommendation",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "mlxlink's troubleshooting recommendation names an issue",
+	  .needs = "mlxlink.recommendation",
+	  .eval = eval_recommendation,
+	  .fix = "follow mlxlink's recommendation; read the port's BER and counters with "
+		 "mlxlink -c",
+	  .kb = "IB-COUNTERS" },
+};
+const size_t ft__diag_nrules_link = FT_ARRAY_SIZE(ft__diag_rules_link);

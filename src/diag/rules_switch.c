@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/rules_switch.c - the switch side of a lossless fabric: PFC watchdog
+ * storms, pause frames a port sends or receives, drops, and FEC errors, per
+ * switch port.
+ *
+ * A storm means a device stopped draining its lossless queue (ROCE-PFC: treat
+ * it as a host/NIC fault first); pauses a switch port sends mean congestion
+ * at that switch spreading back to its neighbour; FEC errors left
+ * uncorrected are packet loss on the link (IB-COUNTERS' 1e-12 after FEC). The
+ * pause and drop marks are heuristics, stated on the rule pages.
+ */
+#include "internal.h"
+
+#include "diag/diag_int.h"
+
+/* Heuristic, as for NIC counters (eth-tx-pause-high): 100k pauses since the last clear. */
+#define SWITCH_PAUSE_HIGH 100000.0
+/* Heuristic: a thousand drops since the last clear is more than a stray burst. */
+#define SWITCH_DROPS_HIGH 1000.0
+/* IBDIAG-BER's 1e-12 after FEC; 1e-6 before FEC as for mlxlink (heuristic). */
+#define POST_FEC_BER_MAX 1e-12
+#define PRE_FEC_BER_WARN 1e-6
+
+static int
+eval_storm(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *st, *ev[4];
+		bool now;
+
+		if (strcmp(o->key, "switch.pfcwd.storms") != 0 || !o->has_num || o->num <= 0)
+			continue;
+		st = ft__diag_find_same(c, "switch.pfcwd.status", o);
+		now = st && ft__str_ieq(st->str, "stormed");
+		ev[0] = o;
+		ev[1] = st;
+		ev[2] = ft__diag_find_same(c, "switch.pfcwd.tx_drop", o);
+		ev[3] = ft__diag_find_same(c, "switch.pfcwd.rx_drop", o);
+		rc = ft__diag_emit(c, out, now ? FT_SEV_CRITICAL : -1, ev, 4,
+				   "the PFC watchdog on %s queue %d detected %.0f pause storm%s (%s): "
+				   "a device behind that port stopped draining its lossless queue and "
+				   "the watchdog dropped its traffic; treat it as a host or NIC fault "
+				   "first (hung host, PCIe stall, failed NIC), not as congestion",
+				   o->device, o->port, o->num, o->num == 1 ? "" : "s",
+				   now ? "storming now" : "restored since");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+		bool tx = ft__key_match(o->key, "switch.pfc.tx_prio[0-7]");
+
+		if ((!tx && !ft__key_match(o->key, "switch.pfc.rx_prio[0-7]")) || !o->has_num ||
+		    o->num < SWITCH_PAUSE_HIGH)
+			continue;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 1,
+			tx ? "switch port %s sent %.0f PFC pauses on priority %c: congestion at this "
+			     "switch spreads back to the device on that port"
+			   : "switch port %s received %.0f PFC pauses on priority %c: the device on "
+			     "that port cannot drain what the switch sends",
+			o->device, o->num, o->key[strlen(o->key) - 1]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[1] = { o };
+
+		if (strcmp(o->key, "switch.queue.drop_pkts") == 0 && o->has_num &&
+		    o->num >= SWITCH_DROPS_HIGH) {
+			const struct ft_obs *sent = ft__diag_find_same(c, "switch.queue.tx_pkts", o);
+			double share = sent && sent->has_num && sent->num + o->num > 0 ?
+					       o->num / (sent->num + o->num) :
+					       0;
+
+			rc = ft__diag_emit(c, out, -1, ev, 1,
+					   "switch port %s queue %s dropped %.0f packets (%.1f%% of "
+					   "what it was given): if this queue carries the RDMA class, "
+					   "PFC is missing on its priority or its headroom is too small",
+					   o->device, o->str, o->num, 100 * share);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if ((strcmp(o->key, "switch.if.tx_drp") != 0 &&
+		     strcmp(o->key, "switch.if.rx_drp") != 0) ||
+		    !o->has_num || o->num < SWITCH_DROPS_HIGH)
+			continue;
+		rc = ft__diag_emit(c, out, -1, ev, 1,
+				   "switch port %s dropped %.0f packets (%s): on a lossless RoCE "
+				   "fabric every drop of the RDMA class costs a retransmission "
+				   "timeout",
+				   o->device, o->num, o->key[10] == 't' ? "egress" : "ingress");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+eval_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *ev[3] = { o, NULL, NULL };
+
+		if (!o->has_num)
+			continue;
+		if (strcmp(o->key, "switch.if.fec_uncorr") == 0 && o->num > 0) {
+			ev[1] = ft__diag_find_same(c, "switch.if.fec_post_ber", o);
+			rc = ft__diag_emit(c, out, FT_SEV_ERROR, ev, 2,
+					   "switch port %s: %.0f uncorrectable FEC codewords, packets "
+					   "lost on the link; clean or swap the cable or optic",
+					   o->device, o->num);
+		} else if (strcmp(o->key, "switch.if.fec_post_ber") == 0 &&
+			   o->num > POST_FEC_BER_MAX &&
+			   !ft__diag_find_same(c, "switch.if.fec_uncorr", o)) {
+			rc = ft__diag_emit(c, out, FT_SEV_ERROR, ev, 1,
+					   "switch port %s: post-FEC BER %.1e above 1e-12, errors "
+					   "reach traffic",
+					   o->device, o->num);
+		} else if (strcmp(o->key, "switch.if.fec_pre_ber") == 0) {
+			const struct ft_obs *mx = ft__diag_find_same(c, "switch.if.fec_pre_ber_max", o);
+			double worst = o->num;
+
+			if (mx && mx->has_num && mx->num > worst)
+				worst = mx->num;
+			if (worst < PRE_FEC_BER_WARN)
+				continue;
+			ev[1] = mx;
+			rc = ft__diag_emit(c, out, -1, ev, 2,
+					   "switch port %s: pre-FEC BER up to %.1e, FEC still corrects "
+					   "it but the margin is thin (heuristic mark 1e-6)",
+					   o->device, worst);
+		} else {
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- PFC deadlock risk ---------------------------------------------------- */
+
+/*
+ * ROCE-PFC: a cyclic buffer dependency lets lossless traffic wait on itself
+ * forever. Up/down routing on a fat-tree is acyclic; a torus (its rings wrap
+ * around) and a dragonfly (local-global-local paths, and Valiant's detours)
+ * close cycles unless each hop class rides its own lossless priority or VL.
+ * The lossless class is PFC on RoCE, credit flow control on InfiniBand.
+ */
+static int
+eval_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *kind = ft__diag_find(c, "spec.fabric.kind");
+	const struct ft_obs *routing = ft__diag_find(c, "spec.fabric.routing");
+	const struct ft_obs *link = ft__diag_find(c, "spec.fabric.link");
+	const struct ft_obs *pfc = ft__diag_find(c, "roce.qos.pfc_enabled_prios");
+	const struct ft_obs *ev[4] = { kind, routing, link, pfc };
+	bool roce, torus;
+
+	if (!kind || !(ft__str_ieq(kind->str, "torus") || ft__str_ieq(kind->str, "dragonfly")))
+		return 0;
+	torus = ft__str_ieq(kind->str, "torus");
+	roce = (link && ft__str_ieq(link->str, "roce")) || pfc;
+	if (roce)
+		return ft__diag_emit(
+			c, out, -1, ev, 4,
+			"lossless RoCE (PFC) on a %s routed %s: %s, so paused queues can wait on "
+			"each other in a cycle and stop the priority for good (PFC deadlock); "
+			"give each hop class its own lossless priority, or keep RDMA lossy with "
+			"a PFC watchdog",
+			kind->str, routing ? routing->str : "?",
+			torus ? "the rings of a torus wrap around" :
+				"dragonfly paths go local, global, local (and Valiant adds a detour "
+				"group)");
+	return ft__diag_emit(
+		c, out, FT_SEV_INFO, ev, 3,
+		"InfiniBand credit flow control on a %s routed %s: %s, so the routing engine must "
+		"spread the cycle over virtual lanes (torus-2QoS, DFSSSP or Nue in OpenSM) or "
+		"credits can loop",
+		kind->str, routing ? routing->str : "?",
+		torus ? "the rings of a torus wrap around" :
+			"dragonfly paths go local, global, local");
+}
+
+const struct ft_rule ft__diag_rules_switch[] = {
+	{ .id = "fabric-pfc-deadlock-risk",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "lossless classes on a topology whose routes form cycles (deadlock risk)",
+	  .needs = "spec.fabric.kind spec.fabric.routing spec.fabric.link "
+		   "roce.qos.pfc_enabled_prios",
+	  .eval = eval_deadlock,
+	  .fix = "RoCE: map each hop class (dimension or dateline crossing on a torus; local and "
+		 "global hops on a dragonfly) to its own lossless priority, enable the switches' "
+		 "PFC watchdog; InfiniBand: a deadlock-free routing engine with enough VLs",
+	  .kb = "ROCE-PFC IB-SM" },
+	{ .id = "switch-pfc-storm",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "a switch's PFC watchdog detected a pause storm on a port",
+	  .needs = "switch.pfcwd.storms switch.pfcwd.status switch.pfcwd.tx_drop "
+		   "switch.pfcwd.rx_drop",
+	  .eval = eval_storm,
+	  .fix = "find the device on that port (LLDP, cabling map): check it for a hung host, "
+		 "NIC or PCIe stall (its tx_pause_storm counters, dmesg, Xid lines); drain it "
+		 "until it drains its queues again",
+	  .kb = "ROCE-PFC SYM-ROCE-PFC-STORM" },
+	{ .id = "switch-pfc-pause",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a switch port sent or received many PFC pause frames",
+	  .needs = "switch.pfc.tx_prio* switch.pfc.rx_prio*",
+	  .eval = eval_switch_pause,
+	  .fix = "sent: find the congested egress of that switch (incast, oversubscribed "
+		 "uplinks) and check ECN marks below PFC XOFF; received: check the device on "
+		 "that port for a receive stall",
+	  .kb = "ROCE-PFC CC-PFC-ECN" },
+	{ .id = "switch-drops",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a switch port dropped packets",
+	  .needs = "switch.if.tx_drp switch.if.rx_drp switch.queue.drop_pkts switch.queue.tx_pkts",
+	  .eval = eval_switch_drops,
+	  .fix = "check which queue drops (show queue counters): a drop in the RDMA class "
+		 "means PFC is missing on that priority or its buffer headroom is too small",
+	  .kb = "ROCE-PFC CC-PFC-ECN ROCE-COUNTERS" },
+	{ .id = "switch-fec",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "FEC errors on a switch port: uncorrectable codewords or a thin margin",
+	  .needs = "switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber "
+		   "switch.if.fec_pre_ber_max",
+	  .eval = eval_switch_fec,
+	  .fix = "clean and reseat both ends, swap the cable or optic; compare with the NIC's "
+		 "own BER (mlxlink -c) on the other end of the link",
+	  .kb = "IB-COUNTERS IBDIAG-BER SYM-LINK-ERRORS" },
+};
+const size_t ft__diag_nrules_switch = FT_ARRAY_SIZE(ft__diag_rules_switch);

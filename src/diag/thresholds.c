@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag/thresholds.c - the figures users hold a fabric to (utilisation of the
+ * port rate, pause and ECN/CNP rates in steady state, overlap, recovery
+ * time): their defaults and the --thresholds file that overrides them.
+ *
+ * The file is a YAML or JSON mapping; every key is optional. Fractions take
+ * 0.85 or "85%", durations take seconds or "5min". Errors name
+ * file:line:column and the key.
+ */
+#include "internal.h"
+
+#include <yaml.h>
+
+#include <fabtune/diag.h>
+#include <fabtune/units.h>
+
+#include "diag/diag_int.h"
+
+const struct ft_diag_thresholds ft__diag_default_thresholds = {
+	.utilisation_min = 0.85,
+	.pfc_rate_max = 0,
+	.ecn_rate_max = 0,
+	.overlap_min = 0.90,
+	.recovery_max_s = 300,
+};
+
+void
+ft_diag_thresholds_init(struct ft_diag_thresholds *t)
+{
+	*t = ft__diag_default_thresholds;
+}
+
+enum kind { FRACTION, RATE, DURATION };
+
+static const struct {
+	const char *key;
+	enum kind kind;
+	size_t off;
+} keys[] = {
+	{ "utilisation_min", FRACTION, offsetof(struct ft_diag_thresholds, utilisation_min) },
+	{ "pfc_rate_max", RATE, offsetof(struct ft_diag_thresholds, pfc_rate_max) },
+	{ "ecn_rate_max", RATE, offsetof(struct ft_diag_thresholds, ecn_rate_max) },
+	{ "overlap_min", FRACTION, offsetof(struct ft_diag_thresholds, overlap_min) },
+	{ "recovery_max", DURATION, offsetof(struct ft_diag_thresholds, recovery_max_s) },
+};
+
+static int
+at(struct ft_error *err, const char *path, const yaml_node_t *n, const char *key,
+   const char *what, const char *got)
+{
+	return ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s: %s, got '%.40s'", path,
+			    n->start_mark.line + 1, n->start_mark.column + 1, key, what, got);
+}
+
+static int
+read_value(const char *path, const yaml_node_t *v, size_t i, double *out, struct ft_error *err)
+{
+	const char *s = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+	size_t n = s ? strlen(s) : 0;
+	char buf[64];
+
+	if (!s || !n || n >= sizeof(buf))
+		return at(err, path, v, keys[i].key, "expected a scalar", s ? s : "(not a scalar)");
+	switch (keys[i].kind) {
+	case FRACTION:
+		memcpy(buf, s, n + 1);
+		if (buf[n - 1] == '%')
+			buf[n - 1] = '\0';
+		if (ft_parse_double(buf, out) < 0 || !isfinite(*out) || *out < 0)
+			return at(err, path, v, keys[i].key, "expected a fraction like 0.85 or 85%",
+				  s);
+		if (s[n - 1] == '%')
+			*out /= 100;
+		if (*out > 1)
+			return at(err, path, v, keys[i].key, "a fraction cannot exceed 1 (100%)", s);
+		return 0;
+	case RATE:
+		if (ft_parse_double(s, out) < 0 || !isfinite(*out) || *out < 0)
+			return at(err, path, v, keys[i].key,
+				  "expected a non-negative rate per second", s);
+		return 0;
+	case DURATION:
+		if (ft_parse_duration(s, out, NULL) < 0 || !isfinite(*out) || *out < 0)
+			return at(err, path, v, keys[i].key,
+				  "expected a duration like 300 or 5min", s);
+		return 0;
+	}
+	return 0;
+}
+
+int
+ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	yaml_node_pair_t *p;
+	int rc;
+
+	ft_strbuf_init(&sb);
+	rc = ft_strbuf_read_file(&sb, path, err);
+	if (rc < 0) {
+		ft_strbuf_release(&sb);
+		return rc;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		ft_strbuf_release(&sb);
+		return ft_error_set(err, FT_ENOMEM, "%s: out of memory", path);
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)sb.buf, sb.len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", path,
+				  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+				  parser.problem ? parser.problem : "malformed YAML/JSON");
+		yaml_parser_delete(&parser);
+		ft_strbuf_release(&sb);
+		return rc;
+	}
+	root = yaml_document_get_root_node(&doc);
+	rc = 0;
+	if (!root) {
+		/* an empty file keeps every default */
+	} else if (root->type != YAML_MAPPING_NODE) {
+		rc = ft_error_set(err, FT_EPARSE,
+				  "%s:%zu:%zu: expected a mapping of thresholds "
+				  "(utilisation_min, pfc_rate_max, ecn_rate_max, overlap_min, "
+				  "recovery_max)",
+				  path, root->start_mark.line + 1, root->start_mark.column + 1);
+	} else {
+		for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && !rc;
+		     p++) {
+			const yaml_node_t *k = yaml_document_get_node(&doc, p->key);
+			const yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+			const char *key = k && k->type == YAML_SCALAR_NODE ?
+						  (const char *)k->data.scalar.value :
+						  NULL;
+			size_t i;
+
+			if (!key || !v) {
+				rc = ft_error_set(err, FT_EPARSE, "%s: malformed mapping", path);
+				break;
+			}
+			for (i = 0; i < FT_ARRAY_SIZE(keys); i++)
+				if (strcmp(key, keys[i].key) == 0)
+					break;
+			if (i == FT_ARRAY_SIZE(keys)) {
+				rc = ft_error_set(err, FT_EPARSE,
+						  "%s:%zu:%zu: unknown threshold '%.40s' (expected "
+						  "utilisation_min, pfc_rate_max, ecn_rate_max, "
+						  "overlap_min, recovery_max)",
+						  path, k->start_mark.line + 1,
+						  k->start_mark.column + 1, key);
+				break;
+			}
+			rc = read_value(path, v, i, (double *)((char *)t + keys[i].off), err);
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	ft_strbuf_release(&sb);
+	return rc;
+}

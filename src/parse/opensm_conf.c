@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/opensm_conf.c - the OpenSM configuration file (opensm.conf, as
+ * `opensm -c` writes it, upstream or NVIDIA's): "# comment" lines and
+ * "option value" lines.
+ *
+ * Each option becomes `opensm.<option>` (congestion_control,
+ * mlnx_congestion_control, routing_engine, qos, lmc, sm_priority, ...): num
+ * for numbers (hex allowed) and for TRUE/FALSE (1/0), str as written. Lines
+ * that are neither are skipped with their reason.
+ */
+#include "parse_int.h"
+
+/* An option name: lower case, digits and '_'. */
+static bool
+option_name(struct ft__span k)
+{
+	size_t i;
+
+	if (k.n < 2 || k.n > 64 || !(k.p[0] >= 'a' && k.p[0] <= 'z'))
+		return false;
+	for (i = 0; i < k.n; i++)
+		if (!((k.p[i] >= 'a' && k.p[i] <= 'z') || (k.p[i] >= '0' && k.p[i] <= '9') ||
+		      k.p[i] == '_'))
+			return false;
+	return true;
+}
+
+int
+ft__opensm_conf_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw;
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw), k, v;
+		uint64_t u;
+		bool has = false;
+		double d = 0;
+
+		if (!s.n || s.p[0] == '#')
+			continue;
+		v = s;
+		if (!ft__token(&v, &k) || !option_name(k)) {
+			ft__skipped(c, it.lineno, "not an opensm.conf option line", s);
+			continue;
+		}
+		v = ft__trim(v);
+		if (ft__u64(v, &u)) {
+			has = true;
+			d = (double)u;
+		} else if (ft__eq(v, "TRUE") || ft__eq(v, "FALSE")) {
+			has = true;
+			d = ft__eq(v, "TRUE");
+		}
+		ft__emit_named(c, it.lineno, "opensm.", k, has, d, NULL, v);
+	}
+	return c->rc;
+}
+
+static int
+opensm_conf_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "congestion_control") && (ft__find(s, "cc_key") || ft__find(s, "# ")))
+		return 80;
+	if (ft__find(s, "routing_engine ") && ft__find(s, "sm_priority "))
+		return 85;
+	if (ft__find(s, "OpenSM") && ft__find(s, "_OPTIONS"))
+		return 60;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__opensm_conf_run)
+
+const struct ft_parser ft_opensm_conf_parser = {
+	.name = "opensm-conf",
+	.summary = "opensm.conf: subnet manager options (congestion control, routing engine, QoS)",
+	.sniff = opensm_conf_sniff,
+	.parse = ft__opensm_conf_run_parse,
+};

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/xid.c - GPU error events in a kernel log (dmesg, journalctl -k,
+ * /var/log/syslog or messages): the NVIDIA driver's Xid lines and the
+ * NVSwitch driver's SXid lines.
+ *
+ *   "NVRM: Xid (PCI:0000:b3:00): 79, pid=1234, name=python, GPU has fallen off the bus."
+ *   "NVRM: Xid (0000:01:00): 3, C 00000005 SC 00000007 M 00001ffc Data ffffffff"
+ *   "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 ..."
+ *
+ * Drivers that lose a GPU without an Xid line say "NVRM: GPU at PCI:... has
+ * fallen off the bus" or "NVRM: The NVIDIA GPU 0000:b3:00.0 ... fallen off
+ * the bus": both are read as Xid 79. Keys: gpu.xid and gpu.sxid (num: the
+ * code, device: the PCI address, str: the driver's text after the code). The
+ * host comes from a syslog/journal prefix ("Jan 18 11:38:05 node1 kernel:")
+ * when there is one.
+ */
+#include "parse_int.h"
+
+/* "MMM dd hh:mm:ss HOST kernel:" or "ISO-TIME HOST kernel:": the host, else empty. */
+static void
+syslog_host(struct ft__pctx *c, struct ft__span s)
+{
+	const char *k = ft__find(s, " kernel:");
+	const char *p;
+
+	c->host[0] = '\0';
+	if (!k)
+		return;
+	p = k;
+	while (p > s.p && p[-1] != ' ')
+		p--;
+	if (p < k)
+		ft__copy(c->host, sizeof(c->host), (struct ft__span){ p, (size_t)(k - p) });
+}
+
+/* "0000:01:00.0" -> "0000:01:00": Xid lines name the GPU without the PCI function. */
+static struct ft__span
+no_function(struct ft__span d)
+{
+	if (d.n > 2 && d.p[d.n - 2] == '.' && d.p[d.n - 1] >= '0' && d.p[d.n - 1] <= '7')
+		d.n -= 2;
+	return d;
+}
+
+/* The PCI address inside "(PCI:0000:b3:00)" or "(0000:01:00)" after @at. */
+static struct ft__span
+pci_in_parens(struct ft__span s, const char *at)
+{
+	const char *open = memchr(at, '(', (size_t)(s.p + s.n - at));
+	const char *close;
+
+	if (!open)
+		return FT__NOSTR;
+	close = memchr(open, ')', (size_t)(s.p + s.n - open));
+	if (!close)
+		return FT__NOSTR;
+	open++;
+	if ((size_t)(close - open) > 4 && memcmp(open, "PCI:", 4) == 0)
+		open += 4;
+	return (struct ft__span){ open, (size_t)(close - open) };
+}
+
+/*
+ * "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (or the last line of the
+ * multi-line form, whose address came on its first line): Xid 79.
+ */
+static void
+xid_fallen(struct ft__pctx *c, struct ft__span s, uint32_t line)
+{
+	const char *g = ft__find(s, "GPU at ");
+	struct ft__span dev = FT__NOSTR, r;
+
+	if (g) {
+		r = ft__skip(s, (size_t)(g - s.p) + 7);
+		(void)ft__token(&r, &dev);
+		if (dev.n > 4 && memcmp(dev.p, "PCI:", 4) == 0)
+			dev = ft__skip(dev, 4);
+		if (dev.n && dev.p[dev.n - 1] == ':')
+			dev.n--;
+		ft__copy(c->device, sizeof(c->device), no_function(dev));
+	}
+	syslog_host(c, s);
+	c->port = c->rank = -1;
+	ft__emit(c, line, "gpu.xid", true, 79, NULL, ft__span_c("GPU has fallen off the bus"));
+}
+
+bool
+ft__xid_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
+{
+	const char *x = ft__find(s, "NVRM: Xid ");
+	const char *sx = x ? NULL : ft__find(s, "SXid (");
+	const char *at = x ? x : sx;
+
+	if (at) {
+		struct ft__span pci = pci_in_parens(s, at), rest, tok;
+		const char *colon;
+		uint64_t code;
+
+		if (!pci.p)
+			return false;
+		colon = memchr(pci.p + pci.n, ':', (size_t)(s.p + s.n - (pci.p + pci.n)));
+		if (!colon)
+			return false;
+		rest = ft__trim(ft__skip(s, (size_t)(colon - s.p) + 1));
+		tok = rest;
+		tok.n = 0;
+		while (tok.n < rest.n && rest.p[tok.n] >= '0' && rest.p[tok.n] <= '9')
+			tok.n++;
+		if (!ft__u64(tok, &code))
+			return false;
+		rest = ft__skip(rest, tok.n);
+		if (rest.n && rest.p[0] == ',')
+			rest = ft__skip(rest, 1);
+		syslog_host(c, s);
+		ft__copy(c->device, sizeof(c->device), no_function(pci));
+		c->port = c->rank = -1;
+		ft__emit(c, line, x ? "gpu.xid" : "gpu.sxid", true, (double)code, NULL,
+			 ft__trim(rest));
+		return true;
+	}
+	if (ft__find(s, "NVRM: The NVIDIA GPU ")) {
+		/* the first line of the multi-line form: the GPU's address, the verdict follows */
+		struct ft__span r = ft__skip(s, (size_t)(ft__find(s, "NVRM: The NVIDIA GPU ") - s.p) + 21),
+				dev;
+
+		if (ft__token(&r, &dev))
+			ft__copy(c->device, sizeof(c->device), no_function(dev));
+		return !ft__find(s, "fallen off the bus") ? true : (xid_fallen(c, s, line), true);
+	}
+	if (ft__find(s, "NVRM:") && ft__find(s, "fallen off the bus")) {
+		xid_fallen(c, s, line);
+		return true;
+	}
+	return false;
+}
+
+static int
+xid_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw;
+
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc)
+		(void)(ft__xid_line(c, raw, it.lineno) || ft__torch_line(c, raw, it.lineno));
+	/* the rest of a kernel log is not ours to judge */
+	return c->rc;
+}
+
+int
+ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	return xid_run(c, text, len);
+}
+
+static int
+xid_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	if (ft__find(s, "NVRM: Xid (") || ft__find(s, "SXid (PCI:"))
+		return 88;
+	if (ft__find(s, "NVRM:") && ft__find(s, "fallen off the bus"))
+		return 80;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__xid_run)
+
+const struct ft_parser ft_xid_parser = {
+	.name = "xid",
+	.summary = "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events",
+	.sniff = xid_sniff,
+	.parse = ft__xid_run_parse,
+};

@@ -1,0 +1,1 @@
+advise tests/fixtures/nccl-tests/h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt --json
