@@ -103,26 +103,6 @@ an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, 
 	return 0;
 }
 
-static int
-an_endpoints(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim_op *op,
-             const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
-{
-	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
-		*b = op->rank_gpu[fl->dst];
-		*a = ft__sim_innet_vertex(ae->topo, *b, sc->algo);
-	} else if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
-		*a = op->rank_gpu[fl->src];
-		*b = ft__sim_innet_vertex(ae->topo, *a, sc->algo);
-	} else if (fl->src < sc->nranks && fl->dst < sc->nranks) {
-		*a = op->rank_gpu[fl->src];
-		*b = op->rank_gpu[fl->dst];
-	} else {
-		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
-		                    FT_MAX(fl->src, fl->dst), sc->nranks);
-	}
-	return 0;
-}
-
 /*
  * One phase, contention-free between ranks: a rank's own flows of the phase
  * share its path one after the other (their times add up per source), and
@@ -154,7 +134,7 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 		uint32_t a = 0, b = 0, bl = UINT32_MAX;
 
 		ft_sched_phase_flow(sc, ph, k, &fl);
-		rc = an_endpoints(ae, sc, op, &fl, &a, &b, err);
+		rc = ft__sim_flow_ends(ae->topo, sc, op, &fl, &a, &b, err);
 		if (rc < 0)
 			return rc;
 		if (a == b || fl.bytes == 0)

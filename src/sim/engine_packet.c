@@ -1606,26 +1606,6 @@ add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	return 0;
 }
 
-static int
-map_ends(struct pk_engine *e, const struct ft_schedule *sc, const struct ft_sim_op *op,
-         const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
-{
-	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
-		*b = op->rank_gpu[fl->dst];
-		*a = ft__sim_innet_vertex(e->topo, *b, sc->algo);
-	} else if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
-		*a = op->rank_gpu[fl->src];
-		*b = ft__sim_innet_vertex(e->topo, *a, sc->algo);
-	} else if (fl->src < sc->nranks && fl->dst < sc->nranks) {
-		*a = op->rank_gpu[fl->src];
-		*b = op->rank_gpu[fl->dst];
-	} else {
-		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
-		                    FT_MAX(fl->src, fl->dst), sc->nranks);
-	}
-	return 0;
-}
-
 /*
  * An implicit all-to-all phase as the flow engine runs it: shift rounds, round k waiting
  * for round k - FT_COLL_A2A_WINDOW, each ending with the per-message cost of its link
@@ -1733,7 +1713,7 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 				uint32_t a = 0, b = 0;
 
 				ft_sched_phase_flow(sc, ph, f, &fl);
-				rc = map_ends(e, sc, op, &fl, &a, &b, err);
+				rc = ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, err);
 				if (rc < 0)
 					return rc;
 				if (a == b || fl.bytes == 0)

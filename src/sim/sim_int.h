@@ -312,6 +312,10 @@ int ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint
                   struct ft_path *path, struct ft_error *err) FT_MUST_CHECK;
 /* The vertex standing for the in-network reduction engine seen from GPU @gpu_v. */
 uint32_t ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo);
+/* The vertices schedule flow @fl of @op runs between (GPUs, or the in-network engine). */
+int ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
+                      const struct ft_sim_op *op, const struct ft_sched_flow *fl, uint32_t *a,
+                      uint32_t *b, struct ft_error *err) FT_MUST_CHECK;
 /*
  * Resolve @arg (preset shorthand or spec file) and apply the scenario's
  * fabric changes to it; with changes, a preset whose default fabric can't
