@@ -527,7 +527,7 @@ build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft
 	c->expert_load = o->load;
 	c->nexpert_load = o->nload;
 	if (o->engine && strlen(o->engine) >= sizeof(c->engine)) {
-		cli_error(ctx, "--engine: expected analytic or flow, got '%s'", o->engine);
+		cli_error(ctx, "--engine: expected analytic, flow or packet, got '%s'", o->engine);
 		return EXIT_USAGE;
 	}
 	if (o->engine)
@@ -736,7 +736,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = {
 		"fabtune plan SPEC --model MODEL [--gpus N] [--batch N] [--micro-batch N] [--tp N] "
 		"[--cp N] [--pp N] [--vpp N] [--ep N] [--dp N] [--zero N] [--recompute MODE] "
-		"[--precision P] [--engine flow] [--search [--top N]] [--checkpoint TIME] [--save] "
+		"[--precision P] [--engine flow|packet] [--search [--top N]] [--checkpoint TIME] [--save] "
 		"[--html FILE]",
 		"fabtune plan --models",
 		NULL,
@@ -789,7 +789,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "order", &o.order, "ORDER",
 		           "rank layout, fastest first (default tp-cp-pp-dp; e.g. tp-cp-dp-pp)"),
 		OPT_STRING(0, "engine", &o.engine, "NAME",
-		           "analytic (default) or flow: every group instance at once on the topology"),
+		           "analytic (default), flow or packet: every group instance at once on "
+		           "the topology (packet: as packets, headers on the wire)"),
 		OPT_BOOL(0, "search", &o.search, "rank the configurations that fit by tokens/s"),
 		OPT_U64(0, "top", &o.top, "N", "configurations --search shows (default 10)"),
 		OPT_U64(0, "scale-from", &o.scale_from, "N",

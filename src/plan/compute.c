@@ -916,10 +916,15 @@ ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *
 
 	if (!cfg->engine[0] || strcmp(cfg->engine, "analytic") == 0)
 		return compute(spec, model, cfg, out, NULL, 0, err);
-	pe.ops = ft_sim_engine_find(cfg->engine);
+	/* The simulator's own "analytic" and "ideal" engines leave out what the planner
+	 * asks of one (contention between groups): flow and packet only. */
+	pe.ops = strcmp(cfg->engine, "flow") == 0 || strcmp(cfg->engine, "packet") == 0 ?
+	                 ft_sim_engine_find(cfg->engine) :
+	                 NULL;
 	if (!pe.ops) {
 		memset(out, 0, sizeof(*out));
-		return ft_error_set(err, FT_EINVAL, "engine: expected analytic or flow, got '%s'",
+		return ft_error_set(err, FT_EINVAL,
+		                    "engine: expected analytic, flow or packet, got '%s'",
 		                    cfg->engine);
 	}
 	rc = compute(spec, model, cfg, out, NULL, 0, err);

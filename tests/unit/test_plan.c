@@ -845,6 +845,84 @@ test_flow_engine(void **state)
 	free(p);
 }
 
+/*
+ * The packet engine on a plan with no contention: one stage boundary
+ * between two nodes, each GPU's activations on its own PCIe link and NIC
+ * (rail by rail), TP inside each node on NVLink. The packet engine sends
+ * every packet's headers on host and fabric links (InfiniBand: LRH 8 +
+ * BTH 12 + ICRC 4 + VCRC 2 = 26 bytes per MTU of payload, kb IB-MTU, as
+ * docs/cmd/sim.md documents) and the payload alone inside the node, while
+ * the flow engine runs every link at its line rate: a NIC-bound operation
+ * takes (MTU + 26) / MTU times the flow engine's time, an NVLink-bound one
+ * the same time, and nothing more than the header share on either.
+ */
+static void
+test_packet_engine(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:2");
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan *flow = calloc(1, sizeof(*flow)), *pk = calloc(1, sizeof(*pk));
+	const struct ft_plan_comm *f, *k;
+	struct ft_error err = { 0 };
+	double mtu, hdr_ratio, extra, r;
+	size_t i;
+
+	(void)state;
+	assert_non_null(flow);
+	assert_non_null(pk);
+	/* A small model, so that the packets are few. */
+	m.layers = 4;
+	m.hidden = 1024;
+	m.heads = 8;
+	m.kv_heads = 8;
+	m.ffn = 4096;
+	m.vocab = 32000;
+	m.seq = 8192;
+	/* PCIe faster than the NIC: the stage boundary is NIC-bound. */
+	s.node.pcie_Bps_gpu = 2 * s.node.nic_Bps;
+	s.node.pcie_Bps_nic = 2 * s.node.nic_Bps;
+	mtu = s.fabric.mtu_bytes ? s.fabric.mtu_bytes : 4096;
+	hdr_ratio = (mtu + 26) / mtu;
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.pp = 2;
+	c.global_batch = 2;
+	ft_strlcpy(c.engine, "flow", sizeof(c.engine));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, flow, &err), 0);
+	ft_strlcpy(c.engine, "packet", sizeof(c.engine));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, pk, &err), 0);
+	assert_int_equal(pk->ncomms, flow->ncomms);
+	for (i = 0; i < pk->ncomms; i++) {
+		assert_int_equal(pk->comms[i].group, flow->comms[i].group);
+		assert_int_equal(pk->comms[i].op, flow->comms[i].op);
+		r = pk->comms[i].op_s / flow->comms[i].op_s;
+		assert_true(r > 0.99 && r < hdr_ratio + 0.01);
+	}
+	/* NIC-bound: the flow engine's time plus the headers' share of the bytes at the NIC's
+	 * rate (the latencies are the same on both engines), to a tenth of that share. */
+	f = find_comm(flow, FT_GROUP_PP, FT_OP_SENDRECV);
+	k = find_comm(pk, FT_GROUP_PP, FT_OP_SENDRECV);
+	assert_non_null(f);
+	assert_non_null(k);
+	extra = (hdr_ratio - 1) * (double)f->bytes / s.node.nic_Bps;
+	assert_true(extra > 0);
+	assert_true(fabs(k->op_s - (f->op_s + extra)) <= 0.1 * extra);
+	/* NVLink-bound: the payload alone, the same time. */
+	f = find_comm(flow, FT_GROUP_TP, FT_OP_ALL_GATHER);
+	k = find_comm(pk, FT_GROUP_TP, FT_OP_ALL_GATHER);
+	assert_non_null(f);
+	assert_non_null(k);
+	assert_true(NEAR(k->op_s, f->op_s, 1e-3));
+	/* The engines the planner knows, named when another is asked for. */
+	ft_strlcpy(c.engine, "ideal", sizeof(c.engine));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, pk, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "analytic, flow or packet"));
+	free(flow);
+	free(pk);
+}
+
 static void
 test_goodput(void **state)
 {
@@ -1057,6 +1135,7 @@ main(void)
 		cmocka_unit_test(test_replica_gradients),
 		cmocka_unit_test(test_fp8_overhead),
 		cmocka_unit_test(test_flow_engine),
+		cmocka_unit_test(test_packet_engine),
 		cmocka_unit_test(test_goodput),
 		cmocka_unit_test(test_published_throughput),
 		cmocka_unit_test(test_search),
