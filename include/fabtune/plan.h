@@ -185,7 +185,7 @@ struct ft_plan_config {
 	char order[24];              /* rank layout, fastest-varying first: "" = "tp-cp-pp-dp";
 					any order of the four with TP inside a node */
 	char engine[16];             /* "" or "analytic": the analytic model; else a simulation
-					engine ("flow") where every group instance runs at once */
+					engine ("flow" or "packet") where every group instance runs at once */
 };
 
 /* A Megatron-style default: bf16, Adam, ZeRO-1, no recompute, flash attention, overlap on. */
