@@ -20,6 +20,7 @@ enum {
 	EXIT_PROBLEM = 1, /* the command ran and found a problem */
 	EXIT_USAGE = 2,	  /* bad options, arguments or input files */
 	EXIT_RUNTIME = 3, /* runtime error */
+	EXIT_INCOMPLETE = 4, /* a comparison matched nothing or too little of its baseline */
 };
 
 /* Global options and shared state, parsed once, read by every command. */

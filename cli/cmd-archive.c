@@ -165,6 +165,13 @@ cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct f
 	}
 	if (a->min_samples > 0)
 		o->min_samples = (unsigned)FT_MAX(a->min_samples, 2);
+	if (a->min_matched &&
+	    cli_parse_fraction(ctx, "--min-matched", a->min_matched, &o->min_matched) < 0)
+		return -1;
+	if (o->min_matched > 1) {
+		cli_error(ctx, "--min-matched: at most 100%%, got '%s'", a->min_matched);
+		return -1;
+	}
 	return 0;
 }
 
@@ -379,12 +386,15 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 		           "(default 3)"),
 		OPT_STRING(0, "floor", NULL, "PCT", "narrowest noise band (default 1%)"),
 		OPT_INT(0, "min-samples", NULL, "N", "samples needed for a noise band (default 3)"),
+		OPT_STRING(0, "min-matched", NULL, "PCT",
+		           "exit 4 when fewer of the baseline's results matched (default 50%)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
 		"archive compare", synopsis,
 		"Compare a run (default: latest) with a baseline, result by result. Each result is\n"
-		"improved, regressed or unchanged; exit code 1 when any regressed.",
+		"improved, regressed or unchanged; exit code 1 when any regressed, 4 when nothing\n"
+		"or too little of the baseline matched (see docs/cmd/archive.md).",
 		opts
 	};
 	struct ft_compare_opts co;
@@ -398,6 +408,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	opts[2].value = &ca.sigma;
 	opts[3].value = &ca.floor;
 	opts[4].value = &ca.min_samples;
+	opts[5].value = &ca.min_matched;
 	n = opts_parse(&usage, ctx, argc, argv);
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
@@ -424,11 +435,20 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc == 0)
 		cli_write(&sb);
 	ft_strbuf_release(&sb);
-	rc = rc < 0 ? EXIT_RUNTIME : ft_compare_has_regression(&r.cmp) ? EXIT_PROBLEM : EXIT_OK;
+	rc = rc < 0                                ? EXIT_RUNTIME :
+	     ft_compare_has_regression(&r.cmp)     ? EXIT_PROBLEM :
+	     ft_compare_is_incomplete(&r.cmp)      ? EXIT_INCOMPLETE :
+	                                             EXIT_OK;
 	if (rc == EXIT_PROBLEM)
 		cli_error(ctx, "%zu result%s regressed against %s",
 		          r.cmp.count[FT_VERDICT_REGRESSED],
 		          r.cmp.count[FT_VERDICT_REGRESSED] == 1 ? "" : "s", r.base_label);
+	else if (rc == EXIT_INCOMPLETE)
+		cli_error(ctx,
+		          "only %zu of %zu results of %s matched (at least %.0f%% needed): "
+		          "compare runs of the same tests, sizes, ranks and transports",
+		          r.cmp.nmatched, r.cmp.nmatched + r.cmp.count[FT_VERDICT_MISSING],
+		          r.base_label, r.cmp.opts.min_matched * 100);
 	cli_report_release(&r);
 	return rc;
 }

@@ -761,7 +761,7 @@ archive(struct doctor *d)
 		if (rc < 0)
 			return cli_fail(d->ctx, rc, &err);
 		d->rec.info.id = d->run_id;
-		d->rec.info.created_s = ft_now_s();
+		d->rec.info.created_s = ft_wall_s();
 	}
 	if (d->base.len == 0) {
 		if (d->o->no_save)
@@ -1099,9 +1099,11 @@ static int
 doctor_run(struct doctor *d)
 {
 	struct ft_error err = { 0 };
+	struct ft_usage_sample t0, t1;
 	struct ft_strbuf sb;
 	int rc;
 
+	ft_usage_sample(&t0);
 	d->under_mpi = ft_world_launched_by_mpi();
 	if (d->under_mpi && !d->o->no_bench) {
 		struct ft_world_cfg wc;
@@ -1138,7 +1140,14 @@ doctor_run(struct doctor *d)
 	}
 	snprintf(d->rec.run.label, sizeof(d->rec.run.label), "doctor on %s%s%s", d->host,
 	         d->o->full ? " (full)" : "", d->o->no_bench ? " (no bench)" : "");
-	d->rec.run.started_s = d->ctx->stable ? 0 : ft_now_s();
+	/* the wall clock at the start, not a monotonic time (that reads as 1970) */
+	ft_usage_sample(&t1);
+	ft_usage_apply(&t0, &t1, &d->rec.run);
+	if (d->ctx->stable) {
+		d->rec.run.started_s = 0;
+		d->rec.run.wall_s = d->rec.run.cpu_s = d->rec.run.host_busy = NAN;
+		d->rec.run.load1 = NAN;
+	}
 	if (unchecked_obs(d) < 0)
 		return cli_fail(d->ctx, FT_ENOMEM, NULL);
 	rc = diagnose(d);

@@ -26,5 +26,6 @@
 #include <fabtune/table.h>
 #include <fabtune/topo.h>
 #include <fabtune/units.h>
+#include <fabtune/usage.h>
 #include <fabtune/version.h>
 #endif

@@ -97,14 +97,14 @@ sync_pair(struct ft_bench_ctx *bc, uint32_t peer, struct ft_error *err)
  */
 static int
 stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size, uint32_t window,
-       uint32_t iters, double *rx_GBps, double *best_GBps, struct ft_error *err)
+       uint32_t iters, double *rx_GBps, double *best_GBps, double *iter_cv, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	char *sbuf = ft__ep_scratch(ep, 0, size), *rbuf = ft__ep_scratch(ep, 1, size);
 	struct ft_req *reqs = ft__ep_scratch(
 	        ep, 2, (sizeof(struct ft_req) + sizeof(struct ft_req *)) * 2 * window);
 	struct ft_req **ptrs;
-	double t0, tprev, best = 0;
+	double t0, tprev, best = 0, sum = 0, ss = 0;
 	uint32_t it, k;
 	int rc;
 
@@ -140,6 +140,8 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 			if (dt > 0)
 				best = FT_MAX(best, (double)size * window / dt / 1e9);
 			tprev = now;
+			sum += dt;
+			ss += dt * dt;
 		}
 		if (bc->cfg->stop && *bc->cfg->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
@@ -149,6 +151,10 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 
 		*rx_GBps = dt > 0 ? (double)size * window * iters / dt / 1e9 : 0;
 		*best_GBps = best;
+		/* coefficient of variation of one iteration's time */
+		if (iter_cv && iters > 1 && sum > 0)
+			*iter_cv = sqrt(FT_MAX(0.0, (ss - sum * sum / iters) / (iters - 1))) /
+			           (sum / iters);
 	}
 	/* the sender must not run ahead into the next test */
 	return sync_pair(bc, peer, err);
@@ -236,7 +242,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	}
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {
 		struct ft_result_row row;
-		double v[2] = { NAN, NAN }, *all = NULL;
+		double v[3] = { NAN, NAN, NAN }, *all = NULL;
 
 		row_base(&row, ft_bench_pattern_name(cfg->pattern), out, size, 2);
 		label(w, 0, row.src, sizeof(row.src));
@@ -252,7 +258,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			bool bidir = cfg->bidir;
 
 			rc = stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
-			            cfg->iters, &v[0], &v[1], err);
+			            cfg->iters, &v[0], &v[1], &v[2], err);
 		}
 		all = ft_calloc(w->nranks, sizeof(v));
 		if (!all) {
@@ -263,16 +269,19 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			rc = ft__world_allgather(w, v, sizeof(v), all, err);
 		if (rc == 0 && !lat) {
 			/* receive bandwidth of rank 1 (plus rank 0's when bidirectional) */
-			double bw = all[2], peak = all[3];
+			double bw = all[3], peak = all[4], cv = all[5];
 
 			if (cfg->bidir) {
 				bw += all[0];
 				peak += all[1];
+				if (isfinite(all[2]))
+					cv = isfinite(cv) ? FT_MAX(cv, all[2]) : all[2];
 			}
 			row.algbw_GBps = row.busbw_GBps = bw;
 			row.ip_algbw_GBps = peak; /* perftest's BW peak */
 			row.nsamples = cfg->iters * cfg->window;
 			row.time_us = bw > 0 ? (double)size / (bw * 1e3) * (cfg->bidir ? 2 : 1) : 0;
+			row.time_stdev_us = cv * row.time_us;
 		}
 		if (rc == 0 && lat && r == 0) {
 			row.algbw_GBps = row.time_us > 0 ? (double)size / (row.time_us * 1e3) : 0;
@@ -306,7 +315,7 @@ pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *lat, struc
 	int rc;
 
 	rc = stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window, cfg->iters, rx,
-	            &best, err);
+	            &best, NULL, err);
 	if (rc < 0)
 		return rc;
 	rc = pingpong(bc, peer, bc->w->rank < peer, 8, 10, LAT_PROBE_ITERS, samples, err);
@@ -430,7 +439,7 @@ pairs_retest(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_err
 			if (r == x || r == g)
 				rc = stream(bc, r == x ? g : x, true, true,
 				            (size_t)bc->cfg->max_bytes, bc->cfg->window,
-				            bc->cfg->iters, &bw, &peak, err);
+				            bc->cfg->iters, &bw, &peak, NULL, err);
 			if (r == x)
 				mine[k * 4 + side * 2] = bw;
 			if (r == g)
@@ -564,7 +573,7 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		}
 		if (partner >= 0)
 			rc = stream(bc, (uint32_t)partner, true, true, (size_t)bc->cfg->max_bytes,
-			            bc->cfg->window, bc->cfg->iters, &mine, &peak, err);
+			            bc->cfg->window, bc->cfg->iters, &mine, &peak, NULL, err);
 		if (rc == 0)
 			rc = ft__world_allgather(w, &mine, sizeof(mine), all, err);
 		if (rc < 0)

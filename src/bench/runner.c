@@ -13,6 +13,7 @@
 #include "patterns.h"
 
 #include <fabtune/coll.h>
+#include <fabtune/usage.h>
 
 static const char *const pattern_names[] = {
 #define FT_BENCH_PATTERN_ROW_(n, s) s,
@@ -317,15 +318,19 @@ combine(const double *t, uint32_t n, enum ft_bench_average mode)
 	return mode == FT_BENCH_AVG_MEAN ? v / n : v;
 }
 
-/* One variant (out-of-place or in-place) of one size: #wrong and time per iteration. */
+/*
+ * One variant (out-of-place or in-place) of one size: #wrong, time per
+ * iteration and, when @stdev_us is not NULL, the per-iteration spread (the
+ * sample standard deviation of one iteration's time, largest over the ranks).
+ */
 static int
 coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us, int64_t *wrong,
-             struct ft_error *err)
+             double *stdev_us, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	const struct ft_bench_cfg *cfg = bc->cfg;
 	uint32_t n = ep->w->nranks, r = ep->w->rank, i;
-	double t0, mine, *all;
+	double t0, tprev, mine[2], *all, sum = 0, ss = 0;
 	int64_t w_local = 0, *w_all;
 	int rc;
 
@@ -357,8 +362,10 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 	rc = ft__world_barrier(ep->w, err);
 	if (rc < 0)
 		return rc;
-	t0 = ft__now();
+	t0 = tprev = ft__now();
 	for (i = 0; i < cfg->iters; i++) {
+		double now, dt;
+
 		rc = coll_once(ep, a, err);
 		if (rc == 0 && cfg->blocking)
 			rc = ft__world_barrier(ep->w, err);
@@ -366,14 +373,39 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 			return rc;
 		if (cfg->stop && *cfg->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
+		now = ft__now();
+		dt = (now - tprev) * 1e6;
+		tprev = now;
+		sum += dt;
+		ss += dt * dt;
 	}
-	mine = (ft__now() - t0) / cfg->iters * 1e6;
-	all = ft_calloc(n, sizeof(*all));
+	mine[0] = (ft__now() - t0) / cfg->iters * 1e6;
+	/* sample variance from the sums; rounding can make it a hair negative */
+	mine[1] = cfg->iters > 1 ? sqrt(FT_MAX(0.0, (ss - sum * sum / cfg->iters) /
+	                                                (cfg->iters - 1))) :
+	                           NAN;
+	all = ft_calloc(n, sizeof(mine));
 	if (!all)
 		return FT_ENOMEM;
-	rc = ft__world_allgather(ep->w, &mine, sizeof(mine), all, err);
-	if (rc == 0)
-		*time_us = combine(all, n, cfg->average);
+	rc = ft__world_allgather(ep->w, mine, sizeof(mine), all, err);
+	if (rc == 0) {
+		double *t = ft_calloc(n, sizeof(*t)), sd = NAN;
+		uint32_t k;
+
+		if (!t) {
+			ft_free(all);
+			return FT_ENOMEM;
+		}
+		for (k = 0; k < n; k++) {
+			t[k] = all[2 * k];
+			if (isfinite(all[2 * k + 1]))
+				sd = isfinite(sd) ? FT_MAX(sd, all[2 * k + 1]) : all[2 * k + 1];
+		}
+		*time_us = combine(t, n, cfg->average);
+		if (stdev_us)
+			*stdev_us = sd;
+		ft_free(t);
+	}
 	ft_free(all);
 	return rc;
 }
@@ -530,7 +562,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		a.sendbuf = sendbuf;
 		a.recvbuf = recvbuf;
 		a.in_place = false;
-		rc = coll_variant(bc, &a, &row.time_us, &row.wrong, err);
+		rc = coll_variant(bc, &a, &row.time_us, &row.wrong, &row.time_stdev_us, err);
 		if (rc < 0)
 			break;
 		/* in-place: nccl-tests' layouts */
@@ -551,7 +583,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 				a.sendbuf = recvbuf;
 				break;
 			}
-			rc = coll_variant(bc, &a, &row.ip_time_us, &ip_wrong, err);
+			rc = coll_variant(bc, &a, &row.ip_time_us, &ip_wrong, NULL, err);
 			if (rc < 0)
 				break;
 			if (row.wrong >= 0)
@@ -573,8 +605,8 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	return rc;
 }
 
-int
-ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
+static int
+bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
              struct ft_error *err)
 {
 	struct ft_bench_cfg cfg = *cfg_in;
@@ -642,5 +674,20 @@ ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_be
 			out->interrupted = true;
 	}
 	ft__ep_close(ep);
+	return rc;
+}
+
+/* The run with its wall-clock start and how busy this host was meanwhile (fabtune/usage.h). */
+int
+ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
+             struct ft_error *err)
+{
+	struct ft_usage_sample t0, t1;
+	int rc;
+
+	ft_usage_sample(&t0);
+	rc = bench_run(w, cfg_in, out, err);
+	ft_usage_sample(&t1);
+	ft_usage_apply(&t0, &t1, &out->run);
 	return rc;
 }

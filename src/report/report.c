@@ -453,7 +453,8 @@ cmp_key(const struct ft_compare_row *c, const struct ft_result_row *r)
 {
 	int d;
 
-	if ((d = strcmp(c->test, r->test)) != 0 || (d = strcmp(c->transport, r->transport)) != 0)
+	if ((d = strcmp(c->test, r->test)) != 0 || (d = strcmp(c->redop, r->redop)) != 0 ||
+	    (d = strcmp(c->dtype, r->dtype)) != 0 || (d = strcmp(c->transport, r->transport)) != 0)
 		return d;
 	if (c->bytes != r->bytes)
 		return c->bytes < r->bytes ? -1 : 1;
@@ -474,6 +475,8 @@ cmp_row_cmp(const void *pa, const void *pb)
 	ft_result_row_init(&key);
 	ft_strlcpy(key.test, b->test, sizeof(key.test));
 	ft_strlcpy(key.transport, b->transport, sizeof(key.transport));
+	ft_strlcpy(key.redop, b->redop, sizeof(key.redop));
+	ft_strlcpy(key.dtype, b->dtype, sizeof(key.dtype));
 	key.bytes = b->bytes;
 	key.nranks = b->nranks;
 	ft_strlcpy(key.src, b->src, sizeof(key.src));

@@ -36,6 +36,16 @@ run_header(const struct ft_report_input *in, struct ft_strbuf *out)
 	}
 	if (r->info.host[0])
 		ft_strbuf_addf(out, "  host:        %s\n", r->info.host);
+	if (isfinite(r->run.wall_s) && r->run.wall_s > 0) {
+		ft_strbuf_addf(out, "  usage:       %.1f s", r->run.wall_s);
+		if (isfinite(r->run.cpu_s))
+			ft_strbuf_addf(out, ", %.1f s CPU", r->run.cpu_s);
+		if (isfinite(r->run.host_busy))
+			ft_strbuf_addf(out, ", host %.0f%% busy", r->run.host_busy * 100);
+		if (isfinite(r->run.load1))
+			ft_strbuf_addf(out, ", load %.2f", r->run.load1);
+		ft_strbuf_addf(out, "\n");
+	}
 	if (ft_fingerprint_len(&r->fp))
 		ft_strbuf_addf(out, "  fingerprint: %s (%zu keys)\n", r->info.fp_digest,
 		               ft_fingerprint_len(&r->fp));
@@ -148,10 +158,13 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	               c->count[FT_VERDICT_UNCHANGED], c->count[FT_VERDICT_NEW],
 	               c->count[FT_VERDICT_MISSING]);
 	ft_strbuf_addf(out,
-	               "  thresholds: %.3g sigma (floor %.3g%%) with %u+ samples, "
-	               "else %.3g%%\n",
+	               "  thresholds: %.3g sigma (floor %.3g%%) with %u+ runs, else %.3g%% "
+	               "or the per-iteration spread when wider\n",
 	               c->opts.k_sigma, c->opts.floor_rel * 100, c->opts.min_samples,
 	               c->opts.rel_threshold * 100);
+	ft_strbuf_addf(out, "  matched:    %zu of %zu baseline results%s\n", c->nmatched,
+	               c->nmatched + c->count[FT_VERDICT_MISSING],
+	               ft_compare_is_incomplete(c) ? " (too few: incomplete)" : "");
 	if (c->rows.len == 0)
 		return;
 	ft_table_init(&t);
@@ -190,7 +203,7 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_table_cell(&t, ft__rp_pct(r->delta_rel, b[4], sizeof(b[4])));
 		if (isfinite(r->threshold_rel))
 			ft_table_cellf(&t, "%.1f%% %s", r->threshold_rel * 100,
-			               r->noise_aware ? "noise" : "stated");
+			               ft_band_from_name(r->band_from));
 		else
 			ft_table_cell(&t, "-");
 		ft_table_cell(&t, ft_verdict_name(r->verdict));
