@@ -798,6 +798,52 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 	return rank0_rc > 0 ? rank0_rc : worst;
 }
 
+/*
+ * The world the launcher describes (fabtune/launch.h) when no --rank was
+ * given: srun without PMI is refused (MPI would see N worlds of one rank);
+ * torchrun's tasks join fabtune's bootstrap at MASTER_ADDR, port
+ * MASTER_PORT + 1 (torchrun's own store holds MASTER_PORT), unless
+ * --bootstrap says otherwise.
+ */
+static int
+launch_world(struct cli_ctx *ctx, const struct bench_opts *o, struct ft_world_cfg *wc)
+{
+	struct ft_error err = { 0 };
+	struct ft_launch l;
+	int rc = ft_launch_detect(NULL, &l, &err);
+
+	if (rc < 0) {
+		cli_error(ctx, "%s", ft_error_msg(&err, rc));
+		return -1;
+	}
+	if (l.launcher == FT_LAUNCHER_SLURM && l.size > 1) {
+		cli_error(ctx,
+		          "srun started %u tasks (%s) without PMI, so they cannot find each other: "
+		          "run srun --mpi=pmix (or pmi2), or launch with --rank, --nranks and "
+		          "--bootstrap",
+		          l.size, l.vars);
+		return -1;
+	}
+	if (l.launcher == FT_LAUNCHER_TORCHRUN && l.size > 1) {
+		const char *colon = strrchr(l.master, ':');
+		uint64_t port = 0;
+
+		if (!o->bootstrap && (!colon || ft_parse_u64(colon + 1, &port) < 0 || port >= 65535)) {
+			cli_error(ctx,
+			          "torchrun started %u tasks (%s) but MASTER_ADDR/MASTER_PORT do not "
+			          "name rank 0 ('%s'): set them or pass --bootstrap ADDR:PORT",
+			          l.size, l.vars, l.master);
+			return -1;
+		}
+		wc->rank = l.rank;
+		wc->nranks = l.size;
+		if (!o->bootstrap)
+			snprintf(wc->bootstrap, sizeof(wc->bootstrap), "%.*s:%u",
+			         (int)(colon - l.master), l.master, (unsigned)port + 1);
+	}
+	return 0;
+}
+
 static int
 run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_ctx *ctx)
 {
@@ -815,6 +861,8 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	wc.use_mpi = !o->have_rank && ft_world_launched_by_mpi();
 	wc.rank = (uint32_t)o->rank;
 	wc.nranks = o->have_rank ? (uint32_t)o->nranks : 1;
+	if (!o->have_rank && launch_world(ctx, o, &wc) < 0)
+		return EXIT_USAGE;
 	if (o->bootstrap)
 		ft_strlcpy(wc.bootstrap, o->bootstrap, sizeof(wc.bootstrap));
 	if (fd_env && o->have_rank && o->rank == 0) {

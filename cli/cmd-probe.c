@@ -64,6 +64,7 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 		opts
 	};
 	struct ft_probe_cfg cfg = { 0 };
+	struct ft_launch launch;
 	struct ft_obs_set set;
 	struct ft_strbuf sb;
 	struct ft_error err = { 0 };
@@ -81,7 +82,10 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 	cfg.interval_s = interval;
 	cfg.run_tools = !no_tools && strcmp(root, "/") == 0;
 	ft_obs_set_init(&set);
-	rc = ft_probe_host(&cfg, &set, &err);
+	rc = ft_launch_detect(NULL, &launch, &err);
+	/* under mpirun one rank per host probes; the others only take part in the gather */
+	if (rc == 0 && (!ft_probe_under_mpi() || ft_launch_is_host_leader(&launch)))
+		rc = ft_probe_host(&cfg, &set, &err);
 	if (rc == 0 && ft_probe_under_mpi())
 		rc = ft_probe_mpi_gather(&set, &rank, &err);
 	if (rc < 0) {

@@ -13,6 +13,7 @@
 #include <fabtune/diag.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
+#include <fabtune/launch.h>
 #include <fabtune/model.h>
 #include <fabtune/obs.h>
 #include <fabtune/parse.h>

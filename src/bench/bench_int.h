@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <fabtune/bench.h>
+#include <fabtune/launch.h>
 
 struct ft_world {
 	uint32_t rank, nranks;

@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include <fabtune/json.h>
+#include <fabtune/launch.h>
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
@@ -347,7 +348,9 @@ run_point(const struct sweep *sw, const struct ft_scenario *sc, const struct ft_
 static bool
 under_mpirun(void)
 {
-	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE");
+	struct ft_launch l;
+
+	return ft_launch_detect(NULL, &l, NULL) == 0 && l.mpi && ft_launch_is_parallel(&l);
 }
 
 int
