@@ -747,7 +747,7 @@ archive(struct doctor *d)
 	size_t i;
 	int rc;
 
-	rc = cli_archive_open(d->ctx, &d->ar, &err);
+	rc = d->ar ? 0 : cli_archive_open(d->ctx, &d->ar, &err);
 	if (rc < 0)
 		return cli_fail(d->ctx, rc, &err);
 	ft_strlcpy(d->archive_path, ft_archive_path(d->ar), sizeof(d->archive_path));
@@ -1095,6 +1095,44 @@ render_json(struct doctor *d, struct ft_strbuf *sb)
 
 /* ---- the command ---------------------------------------------------------------- */
 
+/*
+ * Before the probe and the benchmark (a quarter of a minute or more): the
+ * launcher makes sense, the report can be written and the archive opens, so
+ * a typo in -o or --archive fails at once with exit 2, having saved nothing.
+ * Only the rank that writes them checks (rank 0, or the only process).
+ */
+static int
+preflight(struct doctor *d)
+{
+	struct ft_error err = { 0 };
+	struct ft_launch l;
+	int rc = ft_launch_detect(NULL, &l, &err);
+
+	if (rc < 0)
+		return cli_fail(d->ctx, rc, &err);
+	if (l.launcher == FT_LAUNCHER_SLURM && l.size > 1) {
+		cli_error(d->ctx,
+		          "srun started %u tasks (%s) without PMI, so they cannot find each other: "
+		          "run srun --mpi=pmix (or pmi2)",
+		          l.size, l.vars);
+		return EXIT_USAGE;
+	}
+	if (l.rank != 0)
+		return 0;
+	if (!d->o->no_report && cli_check_output_path("--output", d->o->output, &err) < 0) {
+		cli_error(d->ctx, "%s (checked before the benchmark; nothing was run or saved)",
+		          err.msg);
+		return EXIT_USAGE;
+	}
+	rc = cli_archive_open(d->ctx, &d->ar, &err);
+	if (rc < 0) {
+		cli_error(d->ctx, "%s (checked before the benchmark; nothing was run or saved)",
+		          ft_error_msg(&err, rc));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int
 doctor_run(struct doctor *d)
 {
@@ -1104,6 +1142,9 @@ doctor_run(struct doctor *d)
 	int rc;
 
 	ft_usage_sample(&t0);
+	rc = preflight(d);
+	if (rc)
+		return rc;
 	d->under_mpi = ft_world_launched_by_mpi();
 	if (d->under_mpi && !d->o->no_bench) {
 		struct ft_world_cfg wc;
