@@ -42,9 +42,10 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = {
 		"fabtune probe [--root DIR] [--interval S] [--host NAME] [--no-tools] [--json]",
+		"fabtune probe [--interval S] --format prometheus",
 		NULL
 	};
-	const char *root = "/", *host = NULL;
+	const char *root = "/", *host = NULL, *format = NULL;
 	double interval = 0;
 	bool no_tools = false;
 	const struct opt opts[] = {
@@ -55,6 +56,8 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "host", &host, "NAME", "host name for the observations"),
 		OPT_BOOL(0, "no-tools", &no_tools,
 		         "do not run nvidia-smi, ibv_devinfo or ethtool even when installed"),
+		OPT_STRING(0, "format", &format, "FMT",
+		           "text (default), json, or prometheus: port counters and rates"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -77,6 +80,17 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 		cli_error(ctx, "unexpected argument '%s'", argv[1]);
 		return EXIT_USAGE;
 	}
+	if (format && strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
+	    strcmp(format, "prometheus") != 0 && strcmp(format, "prom") != 0) {
+		cli_error(ctx, "--format: expected text, json or prometheus, got '%s'", format);
+		return EXIT_USAGE;
+	}
+	if (format && strcmp(format, "json") == 0)
+		ctx->json = true;
+	else if (format && strncmp(format, "prom", 4) == 0 && ctx->json) {
+		cli_error(ctx, "--format prometheus and --json: choose one");
+		return EXIT_USAGE;
+	}
 	cfg.root = root;
 	cfg.host = host;
 	cfg.interval_s = interval;
@@ -97,7 +111,14 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_OK;
 	}
 	ft_strbuf_init(&sb);
-	if (ctx->json) {
+	if (format && strncmp(format, "prom", 4) == 0) {
+		rc = ft_report_obs_prom(&set, &sb, &err);
+		if (rc < 0) {
+			ft_strbuf_release(&sb);
+			ft_obs_set_release(&set);
+			return cli_fail(ctx, rc, &err);
+		}
+	} else if (ctx->json) {
 		ft_json_init(&j, &sb, false);
 		ft_json_obj_begin(&j);
 		ft_json_kv_str(&j, "root", root);

@@ -73,6 +73,16 @@ FT_API int ft_report_render(const struct ft_report_input *in, enum ft_report_for
                             struct ft_strbuf *out, struct ft_error *err) FT_MUST_CHECK;
 
 /*
+ * A probe's observations (struct ft_obs_set) in the Prometheus text format:
+ * port counters (InfiniBand, RoCE hw_counters, Ethernet, PFC per priority)
+ * as counters named as node_exporter names them with "fabtune_" for
+ * "node_", and their rates (from a probe with an interval) as gauges ending
+ * in _per_second. Appends to @out; FT_ENOMEM.
+ */
+FT_API int ft_report_obs_prom(const struct ft_obs_set *set, struct ft_strbuf *out,
+                              struct ft_error *err) FT_MUST_CHECK;
+
+/*
  * Conventions the charts read (docs/internals/observations.md):
  * - the pairs heatmap: rows with test "pairs" (src, dst, busbw or algbw), or
  *   observations "bench.pair_bw" (device "a->b", GBps);
