@@ -50,8 +50,15 @@ void cli_warn(const struct cli_ctx *ctx, const char *fmt, ...) FT_PRINTF(2, 3);
 int cli_exit_for(int rc);
 /* Report a library error with its message and return the exit code. */
 int cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err);
-/* Write a string buffer to stdout. */
+/*
+ * Write a string buffer to stdout. A JSON object gets the running command's
+ * schema as its first member ("schema": "fabtune.<command>/<version>").
+ */
 void cli_write(const struct ft_strbuf *sb);
+/* The command whose documents cli_write() stamps; main() sets it once. */
+void cli_set_running(const struct cli_ctx *ctx);
+/* "fabtune.archive.compare/1" for @ctx's command, into @buf. */
+void cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len);
 /* Run a nested verb table (e.g. "archive list"). */
 int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 		 struct cli_ctx *ctx);

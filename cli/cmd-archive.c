@@ -260,10 +260,13 @@ archive_list(int argc, char **argv, struct cli_ctx *ctx)
 		struct ft_json j;
 
 		ft_json_init(&j, &sb, true);
+		ft_json_obj_begin(&j);
+		ft_json_key(&j, "runs");
 		ft_json_arr_begin(&j);
 		for (i = 0; i < list.len; i++)
 			info_json(&j, ft_vec_at(&list, i), ctx->stable);
 		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
 		ft_strbuf_addch(&sb, '\n');
 	} else if (list.len == 0) {
 		ft_strbuf_adds(&sb, "no runs in the archive\n");
@@ -488,6 +491,8 @@ baseline_list(int argc, char **argv, struct cli_ctx *ctx)
 		struct ft_json j;
 
 		ft_json_init(&j, &sb, true);
+		ft_json_obj_begin(&j);
+		ft_json_key(&j, "baselines");
 		ft_json_arr_begin(&j);
 		for (i = 0; i < list.len; i++) {
 			const struct ft_baseline_info *b = ft_vec_at(&list, i);
@@ -499,6 +504,7 @@ baseline_list(int argc, char **argv, struct cli_ctx *ctx)
 			ft_json_obj_end(&j);
 		}
 		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
 		ft_strbuf_addch(&sb, '\n');
 	} else if (!list.len) {
 		ft_strbuf_adds(&sb, "no baselines (add one with 'fabtune archive baseline add NAME "

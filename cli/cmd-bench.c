@@ -383,8 +383,34 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 	ft_json_obj_begin(&j);
 	ft_json_kv_str(&j, "source", ft_source_name(rep->run.source));
 	ft_json_kv_str(&j, "kind", rep->run.kind);
+	ft_json_kv_str(&j, "fabtune_version", ctx->stable ? "VERSION" : ft_version());
 	ft_json_kv_str(&j, "pattern", ft_bench_pattern_name(cfg->pattern));
 	ft_json_kv_str(&j, "transport", rep->transport);
+	/* what was run: the iteration counts after defaults (a row's nsamples follows them) */
+	{
+		struct ft_bench_cfg c = *cfg;
+
+		ft_bench_cfg_resolve(&c);
+		ft_json_kv_uint(&j, "iterations", c.iters);
+		ft_json_kv_uint(&j, "warmup_iterations", c.warmup);
+		ft_json_kv_uint(&j, "window", c.window);
+	}
+	if (!ctx->stable && rep->run.started_s > 0) {
+		char when[32];
+		time_t t = (time_t)rep->run.started_s;
+		struct tm tm;
+
+		ft_json_kv_double(&j, "started", rep->run.started_s);
+		if (gmtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+			ft_json_kv_str(&j, "started_utc", when);
+		ft_json_key(&j, "usage");
+		ft_json_obj_begin(&j);
+		ft_json_kv_double(&j, "wall_s", rep->run.wall_s);
+		ft_json_kv_double(&j, "cpu_s", rep->run.cpu_s);
+		ft_json_kv_double(&j, "host_busy", rep->run.host_busy);
+		ft_json_kv_double(&j, "load1", rep->run.load1);
+		ft_json_obj_end(&j);
+	}
 	ft_json_kv_uint(&j, "nranks", rep->nranks);
 	ft_json_kv_bool(&j, "interrupted", rep->interrupted);
 	ft_json_key(&j, "ranks");
@@ -440,6 +466,8 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 			ft_json_kv_double(&j, "lat_stdev_us", row->lat_stdev_us);
 		}
 		ft_json_kv_uint(&j, "nsamples", row->nsamples);
+		if (isfinite(row->time_stdev_us))
+			ft_json_kv_double(&j, "time_stdev_us", row->time_stdev_us);
 		if (row->src[0])
 			ft_json_kv_str(&j, "src", row->src);
 		if (row->dst[0])

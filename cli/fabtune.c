@@ -86,10 +86,58 @@ cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err)
 	return cli_exit_for(rc);
 }
 
+/* The running command (main sets it): names the schema of its JSON. */
+static const struct cli_ctx *running;
+
+void
+cli_set_running(const struct cli_ctx *ctx)
+{
+	running = ctx;
+}
+
+/*
+ * The schema of a command's JSON documents: "fabtune.<command>/<version>",
+ * the command's words joined by dots ("fabtune.archive.compare/1"). The
+ * version changes when a field changes meaning or goes away; new fields do
+ * not change it.
+ */
+#define CLI_JSON_SCHEMA_VERSION 1
+
+void
+cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "fabtune.%s", ctx && ctx->cmd ? ctx->cmd : "fabtune");
+
+	for (char *p = buf; *p; p++)
+		if (*p == ' ')
+			*p = '.';
+	if (n < len)
+		snprintf(buf + n, len - n, "/%d", CLI_JSON_SCHEMA_VERSION);
+}
+
+/*
+ * Every JSON object a command writes carries its schema as the first member:
+ * {"schema":"fabtune.bench/1",...}, pretty or compact as the document is.
+ */
 void
 cli_write(const struct ft_strbuf *sb)
 {
-	fwrite(sb->buf, 1, sb->len, stdout);
+	char schema[96];
+	size_t skip;
+
+	if (!running || sb->len < 2 || sb->buf[0] != '{' ||
+	    strncmp(sb->buf + 1 + strspn(sb->buf + 1, " \n"), "\"schema\"", 8) == 0) {
+		fwrite(sb->buf, 1, sb->len, stdout);
+		return;
+	}
+	cli_json_schema(running, schema, sizeof(schema));
+	skip = strspn(sb->buf + 1, " \n");
+	if (sb->buf[1] == '\n') /* pretty: indented members on their own lines */
+		printf("{\n  \"schema\": \"%s\"%s", schema, sb->buf[1 + skip] == '}' ? "\n" : ",\n");
+	else
+		printf("{\"schema\":\"%s\"%s", schema, sb->buf[1 + skip] == '}' ? "" : ",");
+	fwrite(sb->buf + 1 + (sb->buf[1] == '\n' ? 1 : 0), 1, sb->len - 1 - (sb->buf[1] == '\n' ? 1 : 0),
+	       stdout);
 }
 
 const struct cmd *
@@ -138,6 +186,31 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 	return c->run(argc - 1, argv + 1, ctx);
 }
 
+/* help --json: the commands as {"commands": [{"name", "summary"}]}. */
+static void
+list_commands_json(const struct cmd *table, size_t n)
+{
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "commands");
+	ft_json_arr_begin(&j);
+	for (size_t i = 0; i < n; i++) {
+		ft_json_obj_begin(&j);
+		ft_json_kv_str(&j, "name", table[i].name);
+		ft_json_kv_str(&j, "summary", table[i].summary);
+		ft_json_obj_end(&j);
+	}
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&sb, '\n');
+	cli_write(&sb);
+	ft_strbuf_release(&sb);
+}
+
 int
 cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -153,7 +226,10 @@ cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (n == 0) {
-		cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
+		if (ctx->json)
+			list_commands_json(cli_commands, cli_ncommands);
+		else
+			cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
 		return EXIT_OK;
 	}
 	c = cli_find_cmd(cli_commands, cli_ncommands, argv[1]);

@@ -84,7 +84,7 @@ check grep -qi "baseline" "$tmp/report2.html"
 desc="the archive holds the two doctor runs"
 check python3 - "$tmp/list.json" <<'PY'
 import json, sys
-runs = json.load(open(sys.argv[1]))
+runs = json.load(open(sys.argv[1]))["runs"]
 assert [r["id"] for r in runs] == [1, 2], runs
 assert all(r["kind"] == "doctor" and r["rows"] >= 24 and r["observations"] > 0 for r in runs), runs
 PY
@@ -92,7 +92,7 @@ PY
 desc="the baseline is the first run only"
 check python3 - "$tmp/base.json" <<'PY'
 import json, sys
-b = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[1]))["baselines"]
 assert len(b) == 1 and b[0]["name"].startswith("doctor-") and b[0]["runs"] == 1 and b[0]["newest"] == 1, b
 PY
 
