@@ -546,6 +546,8 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 		opts
 	};
 	struct ft_error err = { 0 };
+	struct ft_strbuf js;
+	struct ft_json j;
 	struct ft_archive *ar;
 	int n, i, rc;
 
@@ -569,6 +571,12 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 	}
 	if (!add && !set && n == 1)
 		rc = ft_archive_baseline_remove(ar, argv[1], 0, &err);
+	ft_strbuf_init(&js);
+	ft_json_init(&j, &js, false);
+	ft_json_obj_begin(&j);
+	ft_json_kv_str(&j, "baseline", argv[1]);
+	ft_json_key(&j, add || set ? "added" : "removed");
+	ft_json_arr_begin(&j);
 	for (i = 2; rc == 0 && i <= n; i++) {
 		int64_t id;
 
@@ -577,13 +585,22 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 			rc = ft_archive_baseline_add(ar, argv[1], id, &err);
 		else if (rc == 0)
 			rc = ft_archive_baseline_remove(ar, argv[1], id, &err);
+		if (rc == 0)
+			ft_json_int(&j, id);
 		if (rc == 0 && !ctx->json)
 			fprintf(stdout, "%s run %" PRId64 " %s baseline '%s'\n",
 			        add || set ? "added" : "removed", id, add || set ? "to" : "from",
 			        argv[1]);
 	}
+	ft_json_arr_end(&j);
+	ft_json_kv_bool(&j, "whole_baseline", rc == 0 && !add && !set && n == 1);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&js, '\n');
 	if (rc == 0 && !add && !set && n == 1 && !ctx->json)
 		fprintf(stdout, "removed baseline '%s'\n", argv[1]);
+	if (rc == 0 && ctx->json)
+		cli_write(&js);
+	ft_strbuf_release(&js);
 	ft_archive_close(ar);
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
@@ -806,6 +823,8 @@ archive_import(int argc, char **argv, struct cli_ctx *ctx)
 		opts
 	};
 	struct ft_error err = { 0 };
+	struct ft_strbuf js;
+	struct ft_json j;
 	struct ft_archive *ar;
 	struct ft_vec ids;
 	int n, i, rc;
@@ -822,6 +841,11 @@ archive_import(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
 	ft_vec_init(&ids, sizeof(int64_t));
+	ft_strbuf_init(&js);
+	ft_json_init(&j, &js, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "imported");
+	ft_json_arr_begin(&j);
 	for (i = 1; rc == 0 && i <= n; i++) {
 		struct ft_strbuf sb;
 		size_t k, start = ids.len, skip = 0;
@@ -835,11 +859,23 @@ archive_import(int argc, char **argv, struct cli_ctx *ctx)
 			rc = ft_archive_import(ar, sb.buf, sb.len, argv[i], &ids, &err);
 		else if (rc == 0)
 			rc = import_text(ctx, ar, argv[i], format, sb.buf, sb.len, &ids, &err);
-		for (k = start; rc == 0 && k < ids.len; k++)
-			fprintf(stdout, "imported %s as run %" PRId64 "\n", argv[i],
-			        FT_VEC_AT(&ids, int64_t, k));
+		for (k = start; rc == 0 && k < ids.len; k++) {
+			if (!ctx->json)
+				fprintf(stdout, "imported %s as run %" PRId64 "\n", argv[i],
+				        FT_VEC_AT(&ids, int64_t, k));
+			ft_json_obj_begin(&j);
+			ft_json_kv_str(&j, "file", argv[i]);
+			ft_json_kv_int(&j, "run", FT_VEC_AT(&ids, int64_t, k));
+			ft_json_obj_end(&j);
+		}
 		ft_strbuf_release(&sb);
 	}
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&js, '\n');
+	if (rc == 0 && ctx->json)
+		cli_write(&js);
+	ft_strbuf_release(&js);
 	ft_archive_close(ar);
 	ft_vec_release(&ids);
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
@@ -854,6 +890,8 @@ archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 		                                "Delete runs (and their baseline memberships).",
 		                                opts };
 	struct ft_error err = { 0 };
+	struct ft_strbuf js;
+	struct ft_json j;
 	struct ft_archive *ar;
 	int n, i, rc;
 
@@ -867,15 +905,28 @@ archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 	rc = cli_archive_open(ctx, &ar, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
+	ft_strbuf_init(&js);
+	ft_json_init(&j, &js, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "deleted");
+	ft_json_arr_begin(&j);
 	for (i = 1; rc == 0 && i <= n; i++) {
 		int64_t id;
 
 		rc = ft_archive_resolve(ar, argv[i], &id, &err);
 		if (rc == 0)
 			rc = ft_archive_delete(ar, id, &err);
-		if (rc == 0)
+		if (rc == 0 && !ctx->json)
 			fprintf(stdout, "deleted run %" PRId64 "\n", id);
+		if (rc == 0)
+			ft_json_int(&j, id);
 	}
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&js, '\n');
+	if (rc == 0 && ctx->json)
+		cli_write(&js);
+	ft_strbuf_release(&js);
 	ft_archive_close(ar);
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
@@ -903,9 +954,24 @@ archive_check(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
 	rc = ft_archive_check(ar, &nruns, &err);
-	if (rc == 0)
+	if (rc == 0 && ctx->json) {
+		struct ft_strbuf js;
+		struct ft_json j;
+
+		ft_strbuf_init(&js);
+		ft_json_init(&j, &js, false);
+		ft_json_obj_begin(&j);
+		ft_json_kv_bool(&j, "ok", true);
+		ft_json_kv_uint(&j, "runs", nruns);
+		ft_json_kv_int(&j, "schema_version", FT_ARCHIVE_SCHEMA_VERSION);
+		ft_json_obj_end(&j);
+		ft_strbuf_addch(&js, '\n');
+		cli_write(&js);
+		ft_strbuf_release(&js);
+	} else if (rc == 0) {
 		fprintf(stdout, "archive ok: %zu run%s, schema version %d\n", nruns,
 		        nruns == 1 ? "" : "s", FT_ARCHIVE_SCHEMA_VERSION);
+	}
 	ft_archive_close(ar);
 	if (rc < 0) {
 		cli_error(ctx, "%s", ft_error_msg(&err, rc));
