@@ -55,6 +55,8 @@ int cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err);
  * schema as its first member ("schema": "fabtune.<command>/<version>").
  */
 void cli_write(const struct ft_strbuf *sb);
+/* Whether stdout gets ANSI colours (NO_COLOR, --no-color, a pipe: no). */
+bool cli_color(const struct cli_ctx *ctx);
 /* The command whose documents cli_write() stamps; main() sets it once. */
 void cli_set_running(const struct cli_ctx *ctx);
 /* "fabtune.archive.compare/1" for @ctx's command, into @buf. */

@@ -358,6 +358,7 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 		memset(&in, 0, sizeof(in));
 		in.run = ft_vec_at(&records, 0);
 		in.stable = ctx->stable;
+		in.color = cli_color(ctx);
 		rc = ft_report_render(&in, FT_REPORT_TEXT, &sb, &err);
 	}
 	if (rc == 0)
@@ -429,6 +430,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	ft_strbuf_init(&sb);
 	r.in.sections = FT_REPORT_SEC_COMPARE;
+	r.in.color = cli_color(ctx);
 	if (ctx->json) {
 		rc = ft_report_render(&r.in, FT_REPORT_JSON, &sb, NULL);
 	} else {

@@ -970,12 +970,16 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 	}
 	if (d->report_written)
 		ft_strbuf_addf(sb, "report:    %s\n", d->o->output);
-	ft_strbuf_addf(sb, "verdict:   %s\n",
+	ft_strbuf_addf(sb, "verdict:   %s%s%s\n",
+	               !cli_color(d->ctx)       ? "" :
+	               d->exit_code == EXIT_OK ? FT_ANSI_GREEN :
+	                                         FT_ANSI_BOLD_RED,
 	               d->exit_code == EXIT_OK      ? "healthy" :
 	               d->exit_code == EXIT_RUNTIME ? "incomplete (see the errors above)" :
 	               d->have_cmp && ft_compare_has_regression(&d->cmp) ?
 	                                              "regression against the baseline" :
-	                                              "findings to look at");
+	                                              "findings to look at",
+	               cli_color(d->ctx) ? FT_ANSI_RESET : "");
 }
 
 static void

@@ -158,6 +158,8 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		return rc;
 	}
 	r.in.title = title;
+	/* colours only for a terminal, never in a file */
+	r.in.color = (!output || strcmp(output, "-") == 0) && cli_color(ctx);
 	ft_strbuf_init(&sb);
 	rc = ft_report_render(&r.in, f, &sb, &err);
 	if (rc == 0)

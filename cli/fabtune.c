@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <fabtune/fabtune.h>
 
@@ -84,6 +85,23 @@ cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err)
 {
 	cli_error(ctx, "%s", ft_error_msg(err, rc));
 	return cli_exit_for(rc);
+}
+
+/*
+ * Colour on stdout: never with NO_COLOR set or --no-color; otherwise when
+ * stdout is a terminal (not a pipe or a file) that is not "dumb", or when
+ * CLICOLOR_FORCE asks for it anyway (CLICOLOR_FORCE=1 fabtune ... | less -R).
+ */
+bool
+cli_color(const struct cli_ctx *ctx)
+{
+	const char *force = getenv("CLICOLOR_FORCE"), *term = getenv("TERM");
+
+	if (ctx->no_color || getenv("NO_COLOR"))
+		return false;
+	if (force && force[0] && strcmp(force, "0") != 0)
+		return true;
+	return isatty(STDOUT_FILENO) && !(term && strcmp(term, "dumb") == 0);
 }
 
 /* The running command (main sets it): names the schema of its JSON. */

@@ -63,7 +63,12 @@ struct ft_report_input {
 	const char *title;                        /* NULL: derived from the run */
 	bool stable;                              /* no ids, save times or versions */
 	unsigned sections;                        /* FT_REPORT_SEC_* for text; 0 = all */
+	bool color; /* text: ANSI colours for verdicts and severities (a terminal) */
 };
+
+/* The ANSI colour of a verdict or a severity in terminal output; "" for none. */
+FT_API const char *ft_report_verdict_color(enum ft_verdict v);
+FT_API const char *ft_report_severity_color(enum ft_severity s);
 
 /*
  * Render @in in format @f, appending to @out. FT_EINVAL when @in has no run,

@@ -551,3 +551,36 @@ ft__rp_html_escape(struct ft_strbuf *sb, const char *s)
 		}
 	}
 }
+
+const char *
+ft_report_verdict_color(enum ft_verdict v)
+{
+	switch (v) {
+	case FT_VERDICT_REGRESSED:
+		return FT_ANSI_BOLD_RED;
+	case FT_VERDICT_IMPROVED:
+		return FT_ANSI_GREEN;
+	case FT_VERDICT_MISSING:
+	case FT_VERDICT_NEW:
+		return FT_ANSI_YELLOW;
+	default:
+		return "";
+	}
+}
+
+const char *
+ft_report_severity_color(enum ft_severity s)
+{
+	switch (s) {
+	case FT_SEV_CRITICAL:
+		return FT_ANSI_BOLD_RED;
+	case FT_SEV_ERROR:
+		return FT_ANSI_RED;
+	case FT_SEV_WARNING:
+		return FT_ANSI_YELLOW;
+	case FT_SEV_INFO:
+		return FT_ANSI_CYAN;
+	default:
+		return "";
+	}
+}

@@ -206,7 +206,11 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 			               ft_band_from_name(r->band_from));
 		else
 			ft_table_cell(&t, "-");
-		ft_table_cell(&t, ft_verdict_name(r->verdict));
+		if (in->color && ft_report_verdict_color(r->verdict)[0])
+			ft_table_cellf(&t, "%s%s%s", ft_report_verdict_color(r->verdict),
+			               ft_verdict_name(r->verdict), FT_ANSI_RESET);
+		else
+			ft_table_cell(&t, ft_verdict_name(r->verdict));
 	}
 	ft_table_render(&t, out);
 	ft_table_release(&t);
@@ -293,8 +297,14 @@ findings(const struct ft_report_input *in, struct ft_strbuf *out)
 			layer = (int)f->layer;
 			ft_strbuf_addf(out, "  %s\n", ft_layer_name(f->layer));
 		}
-		ft_strbuf_addf(out, "    [%s] %s: %s\n", ft_severity_name(f->severity),
-		               f->entity[0] ? f->entity : "-", f->rule_id);
+		if (in->color)
+			ft_strbuf_addf(out, "    [%s%s%s] %s: %s\n",
+			               ft_report_severity_color(f->severity),
+			               ft_severity_name(f->severity), FT_ANSI_RESET,
+			               f->entity[0] ? f->entity : "-", f->rule_id);
+		else
+			ft_strbuf_addf(out, "    [%s] %s: %s\n", ft_severity_name(f->severity),
+			               f->entity[0] ? f->entity : "-", f->rule_id);
 		if (f->message[0])
 			ft_strbuf_addf(out, "      %s\n", f->message);
 		if (f->fix[0])
