@@ -346,22 +346,41 @@ charts(const struct ft_report_input *in, struct ft_strbuf *sb)
 	return rc;
 }
 
+/*
+ * The pairs matrices: bandwidth, and latency when measured. Colours are on
+ * an absolute scale, the fraction of the best pair (the highest bandwidth,
+ * the lowest latency), so a uniform fabric reads as uniform and one slow
+ * pair stands out whatever the spread of the others.
+ */
 static int
 pairs(const struct ft_report_input *in, struct ft_strbuf *sb)
 {
-	struct rp_pairs p;
-	int rc = ft__rp_pairs(in->run, &p);
+	struct rp_pairs p, l;
+	int rc = ft__rp_pairs(in->run, false, &p);
 
 	if (rc < 0)
 		return rc;
+	rc = ft__rp_pairs(in->run, true, &l);
+	if (rc < 0) {
+		ft__rp_pairs_release(&p);
+		return rc;
+	}
 	ft_strbuf_adds(sb, "<section id=\"pairs\">\n<h2>Pairs matrix</h2>\n");
-	if (p.n)
+	if (p.n) {
+		ft_strbuf_adds(sb, "<p class=\"note\">Colour: each pair as a fraction of the best "
+		                   "pair (100%). Hover a cell for its value.</p>\n");
 		ft__svg_heatmap(sb, "pairs-heatmap", &p);
-	else
+	} else {
 		ft_strbuf_adds(sb, "<p class=\"note\">No pairs measured in this run (test "
 		                   "\"pairs\" rows or bench.pair_bw observations).</p>\n");
+	}
+	if (l.n) {
+		ft_strbuf_adds(sb, "<h3>Latency matrix</h3>\n");
+		ft__svg_heatmap(sb, "pairs-latency", &l);
+	}
 	ft_strbuf_adds(sb, "</section>\n");
 	ft__rp_pairs_release(&p);
+	ft__rp_pairs_release(&l);
 	return 0;
 }
 

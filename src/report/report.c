@@ -226,7 +226,8 @@ struct pair {
 };
 
 static int
-collect_pairs(const struct ft_archive_record *rec, struct ft_vec *pairs, bool *busbw)
+collect_pairs(const struct ft_archive_record *rec, bool latency, struct ft_vec *pairs,
+              bool *busbw)
 {
 	size_t i;
 	int rc = 0;
@@ -246,11 +247,11 @@ collect_pairs(const struct ft_archive_record *rec, struct ft_vec *pairs, bool *b
 			continue;
 		ft_strlcpy(p.a, r->src, sizeof(p.a));
 		ft_strlcpy(p.b, r->dst, sizeof(p.b));
-		p.v = *busbw ? r->busbw_GBps : r->algbw_GBps;
-		if (isfinite(p.v))
+		p.v = latency ? r->lat_p50_us : *busbw ? r->busbw_GBps : r->algbw_GBps;
+		if (isfinite(p.v) && (!latency || p.v > 0))
 			rc = ft_vec_push(pairs, &p);
 	}
-	if (pairs->len)
+	if (pairs->len || latency)
 		return rc;
 	for (i = 0; rc == 0 && i < ft_obs_set_len(&rec->obs); i++) {
 		const struct ft_obs *o = ft_obs_set_at(&rec->obs, i);
@@ -269,7 +270,7 @@ collect_pairs(const struct ft_archive_record *rec, struct ft_vec *pairs, bool *b
 }
 
 int
-ft__rp_pairs(const struct ft_archive_record *rec, struct rp_pairs *out)
+ft__rp_pairs(const struct ft_archive_record *rec, bool latency, struct rp_pairs *out)
 {
 	struct ft_vec pairs;
 	size_t i, n = 0;
@@ -278,7 +279,7 @@ ft__rp_pairs(const struct ft_archive_record *rec, struct rp_pairs *out)
 
 	memset(out, 0, sizeof(*out));
 	ft_vec_init(&pairs, sizeof(struct pair));
-	rc = collect_pairs(rec, &pairs, &busbw);
+	rc = collect_pairs(rec, latency, &pairs, &busbw);
 	if (rc < 0 || pairs.len == 0)
 		goto out;
 	out->names = ft_reallocarray(NULL, 2 * pairs.len, sizeof(*out->names));
@@ -309,7 +310,8 @@ ft__rp_pairs(const struct ft_archive_record *rec, struct rp_pairs *out)
 
 		out->v[name_index(out, p->a) * out->n + name_index(out, p->b)] = p->v;
 	}
-	out->metric = busbw ? "busbw GB/s" : "algbw GB/s";
+	out->metric = latency ? "median latency us" : busbw ? "busbw GB/s" : "algbw GB/s";
+	out->lower_is_better = latency;
 out:
 	ft_vec_release(&pairs);
 	if (rc < 0)

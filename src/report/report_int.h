@@ -44,9 +44,11 @@ struct rp_pairs {
 	size_t n;
 	char (*names)[64];
 	double *v;
-	const char *metric; /* "busbw GB/s" or "algbw GB/s" */
+	const char *metric;   /* "busbw GB/s", "algbw GB/s" or "median latency us" */
+	bool lower_is_better; /* latency */
 };
-int ft__rp_pairs(const struct ft_archive_record *rec, struct rp_pairs *out);
+/* The bandwidth matrix, or with @latency the median latency matrix, of a run. */
+int ft__rp_pairs(const struct ft_archive_record *rec, bool latency, struct rp_pairs *out);
 void ft__rp_pairs_release(struct rp_pairs *p);
 
 /* Link utilization, highest first (ties by name). */

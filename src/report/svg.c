@@ -245,12 +245,18 @@ palette(double t, char *buf, size_t len, bool *dark)
 	*dark = t < 0.55;
 }
 
+/*
+ * A pairs matrix at a readable size (cells of 96 px for a few hosts, down
+ * to 8 px for many), coloured on an absolute scale: the fraction of the best
+ * pair, v / max for a bandwidth and min / v for a latency, from 0% (dark)
+ * to 100% (light).
+ */
 void
 ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 {
-	double cell = FT_MAX(6.0, FT_MIN(44.0, 520.0 / (double)p->n));
-	double left = 110, top = 110, size = cell * (double)p->n;
-	double vmin = INFINITY, vmax = -INFINITY, w, h;
+	double cell = FT_MAX(8.0, FT_MIN(96.0, 640.0 / (double)p->n));
+	double left = 140, top = 140, size = cell * (double)p->n;
+	double vmin = INFINITY, vmax = -INFINITY, best, w, h;
 	char color[16], buf[32];
 	size_t i, k;
 	bool dark;
@@ -262,7 +268,8 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 		}
 	if (!isfinite(vmin))
 		return;
-	w = left + size + 140;
+	best = p->lower_is_better ? vmin : vmax;
+	w = left + size + 170;
 	h = top + size + 20;
 	ft_strbuf_addf(sb,
 	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
@@ -284,7 +291,7 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 	for (i = 0; i < p->n; i++)
 		for (k = 0; k < p->n; k++) {
 			double v = p->v[i * p->n + k];
-			double t = vmax > vmin ? (v - vmin) / (vmax - vmin) : 1.0;
+			double t = !(best > 0) ? 1.0 : p->lower_is_better ? best / v : v / best;
 
 			if (isfinite(v))
 				palette(t, color, sizeof(color), &dark);
@@ -298,10 +305,11 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 			ft__rp_html_escape(sb, p->names[i]);
 			ft_strbuf_adds(sb, " -&gt; ");
 			ft__rp_html_escape(sb, p->names[k]);
-			ft_strbuf_addf(sb, ": %s</title></rect>\n",
-			               ft__rp_num(v, 2, buf, sizeof(buf)));
+			ft_strbuf_addf(sb, ": %s %s (%.0f%% of the best pair)</title></rect>\n",
+			               ft__rp_num(v, 2, buf, sizeof(buf)), p->metric,
+			               isfinite(v) ? t * 100 : 0);
 			if (isfinite(v) && cell >= 36) {
-				snprintf(buf, sizeof(buf), "%.3g", v);
+				snprintf(buf, sizeof(buf), "%.0f%%", t * 100);
 				text(sb, left + (double)k * cell + cell / 2,
 				     top + (double)i * cell + cell / 2 + 4, "middle",
 				     dark ? "cellv light" : "cellv", buf);
@@ -316,11 +324,16 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 		               left + size + 20, top + size - (double)(i + 1) * size / 20,
 		               size / 20, color);
 	}
-	tick_label(vmax, buf, sizeof(buf));
-	text(sb, left + size + 38, top + 10, "start", "tick", buf);
-	tick_label(vmin, buf, sizeof(buf));
-	text(sb, left + size + 38, top + size, "start", "tick", buf);
-	text(sb, left + size + 38, top + size / 2, "start", "tick", p->metric);
+	tick_label(best, buf, sizeof(buf));
+	{
+		char top_label[64];
+
+		snprintf(top_label, sizeof(top_label), "100%% = %s", buf);
+		text(sb, left + size + 38, top + 10, "start", "tick", top_label);
+	}
+	text(sb, left + size + 38, top + size / 2 + 4, "start", "tick", "50%");
+	text(sb, left + size + 38, top + size, "start", "tick", "0%");
+	text(sb, left + size + 38, top + size + 16, "start", "tick", p->metric);
 	ft_strbuf_adds(sb, "</svg>\n");
 }
 

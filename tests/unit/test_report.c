@@ -377,7 +377,43 @@ test_html_pairs_links(void **state)
 	assert_non_null(strstr(out.buf, "fabtune doctor &lt;script&gt; &amp; &quot;quotes&quot;"));
 	assert_non_null(strstr(out.buf, "<h3 id=\"layer-os-driver\">"));
 	assert_non_null(strstr(out.buf, "<h3 id=\"layer-fabric\">"));
+	/* An absolute scale: the best pair is 100%, gpu04's 46.5-GB/s peers about 47%. */
+	assert_non_null(strstr(out.buf, ">100% = "));
+	assert_non_null(strstr(out.buf, "(100% of the best pair)"));
+	/* Readable: 6 hosts take 6 cells of 96 px. */
+	assert_non_null(strstr(out.buf, "width=\"96.0\" height=\"96.0\""));
+	assert_null(strstr(out.buf, "pairs-latency")); /* no latency in these rows */
 	ft_strbuf_release(&out);
+
+	/* Pairs with latencies give the latency matrix, best (lowest) = 100%. */
+	{
+		struct ft_archive_record rec;
+		struct ft_result_row r;
+		static const char *const h[3] = { "a", "b", "c" };
+
+		ft_archive_record_init(&rec);
+		for (int i = 0; i < 3; i++)
+			for (int k = 0; k < 3; k++) {
+				if (i == k)
+					continue;
+				ft_result_row_init(&r);
+				ft_strlcpy(r.test, FT_REPORT_TEST_PAIRS, sizeof(r.test));
+				ft_strlcpy(r.src, h[i], sizeof(r.src));
+				ft_strlcpy(r.dst, h[k], sizeof(r.dst));
+				r.busbw_GBps = 10;
+				r.lat_p50_us = k == 2 ? 20 : 5; /* to c: 4x slower */
+				assert_int_equal(ft_run_add(&rec.run, &r), 0);
+			}
+		in.run = &rec;
+		render(&in, FT_REPORT_HTML, &out);
+		p = strstr(out.buf, "<svg id=\"pairs-latency\"");
+		assert_non_null(p);
+		assert_non_null(strstr(p, "a -&gt; c: 20.00 median latency us (25% of the best pair)"));
+		assert_non_null(strstr(p, "a -&gt; b: 5.00 median latency us (100% of the best pair)"));
+		ft_strbuf_release(&out);
+		ft_archive_record_release(&rec);
+		in.run = ft_vec_at(&recs, 0);
+	}
 
 	/* The same utilization from link_util rows (carried / capacity). */
 	{
