@@ -225,6 +225,13 @@ struct ft_sim_report {
 	size_t peak_rss_bytes; /* idem */
 	size_t nfaults;
 	uint64_t nlinks;
+	char description[1024]; /* the scenario's description, "" when none */
+	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
+};
+
+/* One injected fault in words: "nic: node 17 NIC 3 at 25% of its rate". */
+struct ft_sim_fault_text {
+	char text[128];
 };
 
 struct ft_sim_job_report {

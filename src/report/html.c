@@ -89,10 +89,36 @@ summary(const struct ft_report_input *in, struct ft_strbuf *sb)
 		ft__rp_time(r->info.created_s, buf, sizeof(buf));
 		meta_row(sb, "saved", buf);
 	}
-	if (r->info.host[0])
-		meta_row(sb, "host", r->info.host);
-	if (ft_fingerprint_len(&r->fp))
-		meta_row(sb, "fingerprint", r->info.fp_digest);
+	if (ft__rp_is_computed(r)) {
+		struct rp_twin tw;
+
+		ft__rp_twin(r, &tw);
+		if (tw.scenario) {
+			snprintf(buf, sizeof(buf), "%.40s (engine %.16s, routing %.16s)", tw.scenario,
+			         tw.engine ? tw.engine : "-", tw.routing ? tw.routing : "-");
+			meta_row(sb, "scenario", buf);
+		}
+		if (tw.description[0])
+			meta_row(sb, "description", tw.description);
+		if (tw.scenario && !tw.nfaults)
+			meta_row(sb, "faults", "none (the healthy twin)");
+		for (i = 0; i < tw.nfaults; i++) {
+			snprintf(buf, sizeof(buf), "fault %zu", i + 1);
+			meta_row(sb, buf, tw.faults[i]);
+		}
+		if (r->info.host[0])
+			meta_row(sb, "computed on", r->info.host);
+		if (ft_fingerprint_len(&r->fp)) {
+			snprintf(buf, sizeof(buf), "%s (of the machine that computed it, not the "
+			         "cluster modelled)", r->info.fp_digest);
+			meta_row(sb, "fingerprint", buf);
+		}
+	} else {
+		if (r->info.host[0])
+			meta_row(sb, "host", r->info.host);
+		if (ft_fingerprint_len(&r->fp))
+			meta_row(sb, "fingerprint", r->info.fp_digest);
+	}
 	if (in->expected)
 		meta_row(sb, "expected by",
 		         in->expected->label[0] ? in->expected->label : in->expected->kind);
@@ -161,14 +187,14 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *sb)
 		td(sb, r->transport);
 		td(sb, ft_format_size(r->bytes, buf, sizeof(buf)));
 		ft_strbuf_addf(sb, "<td class=\"n\">%" PRIu32 "</td>", r->nranks);
-		if (r->src[0] || r->dst[0]) {
+		if (r->src[0] && r->dst[0]) {
 			ft_strbuf_adds(sb, "<td>");
 			esc(sb, r->src);
 			ft_strbuf_adds(sb, "&#8594;");
 			esc(sb, r->dst);
 			ft_strbuf_adds(sb, "</td>");
 		} else {
-			td(sb, "");
+			td(sb, r->src[0] ? r->src : r->dst); /* one end: a job or an endpoint */
 		}
 		ft_strbuf_addf(sb, "<td>%s %s</td>", r->metric,
 		               r->higher_is_better ? "GB/s" : "us");
@@ -313,8 +339,24 @@ chart(const struct ft_report_input *in, const struct chart_kind *k, const char *
 		snprintf(id, sizeof(id), "chart-%s-%s", k->idprefix, sl);
 		snprintf(title, sizeof(title), "%s: %s", test,
 		         k->labels[off == k->offs[0] ? 0 : 1]);
-		ft__svg_line_chart(sb, id, title, k->labels[off == k->offs[0] ? 0 : 1], s, ns,
-		                   k->logy);
+		size_t most = 0;
+
+		for (i = 0; i < ns; i++)
+			most = FT_MAX(most, s[i].n);
+		/* one size measured: bars, since a line through one point shows nothing */
+		if (most == 1) {
+			char sz[32];
+
+			for (i = 0; i < ns && !s[i].n; i++)
+				;
+			snprintf(title, sizeof(title), "%s at %s: %s", test,
+			         ft_format_size(i < ns ? (uint64_t)s[i].pts[0].x : 0, sz, sizeof(sz)),
+			         k->labels[off == k->offs[0] ? 0 : 1]);
+			ft__svg_bar_chart(sb, id, title, k->labels[off == k->offs[0] ? 0 : 1], s, ns);
+		}
+		else
+			ft__svg_line_chart(sb, id, title, k->labels[off == k->offs[0] ? 0 : 1], s,
+			                   ns, k->logy);
 		(*ncharts)++;
 	}
 	for (i = 0; i < FT_ARRAY_SIZE(pts); i++)
@@ -511,14 +553,14 @@ results(const struct ft_report_input *in, struct ft_strbuf *sb)
 		td(sb, r->transport);
 		td(sb, ft_format_size(r->bytes, buf, sizeof(buf)));
 		ft_strbuf_addf(sb, "<td class=\"n\">%" PRIu32 "</td>", r->nranks);
-		if (r->src[0] || r->dst[0]) {
+		if (r->src[0] && r->dst[0]) {
 			ft_strbuf_adds(sb, "<td>");
 			esc(sb, r->src);
 			ft_strbuf_adds(sb, "&#8594;");
 			esc(sb, r->dst);
 			ft_strbuf_adds(sb, "</td>");
 		} else {
-			td(sb, "");
+			td(sb, r->src[0] ? r->src : r->dst); /* one end: a job or an endpoint */
 		}
 		td_num(sb, r->time_us, 2);
 		td_num(sb, r->algbw_GBps, 2);

@@ -586,3 +586,35 @@ ft_report_severity_color(enum ft_severity s)
 		return "";
 	}
 }
+
+bool
+ft__rp_is_computed(const struct ft_archive_record *rec)
+{
+	return rec->run.source == FT_SOURCE_SIM || rec->run.source == FT_SOURCE_MODEL;
+}
+
+void
+ft__rp_twin(const struct ft_archive_record *rec, struct rp_twin *tw)
+{
+	size_t i, n = 0;
+
+	memset(tw, 0, sizeof(*tw));
+	for (i = 0; i < ft_obs_set_len(&rec->obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&rec->obs, i);
+
+		if (strncmp(o->key, "sim.", 4) != 0 || !o->str[0])
+			continue;
+		if (strcmp(o->key, "sim.scenario") == 0)
+			tw->scenario = o->str;
+		else if (strcmp(o->key, "sim.engine") == 0)
+			tw->engine = o->str;
+		else if (strcmp(o->key, "sim.routing") == 0)
+			tw->routing = o->str;
+		else if (strcmp(o->key, "sim.fault") == 0 && tw->nfaults < FT_ARRAY_SIZE(tw->faults))
+			tw->faults[tw->nfaults++] = o->str;
+		else if (strcmp(o->key, "sim.description") == 0 && n + 1 < sizeof(tw->description))
+			n += (size_t)snprintf(tw->description + n, sizeof(tw->description) - n, "%s",
+			                      o->str);
+		n = FT_MIN(n, sizeof(tw->description) - 1);
+	}
+}

@@ -59,6 +59,21 @@ struct rp_link {
 };
 int ft__rp_links(const struct ft_archive_record *rec, struct ft_vec *out);
 
+/*
+ * What a simulated run was (the sim.* string observations that fabtune sim
+ * --save stores): scenario, engine, routing, its description (pieces
+ * joined) and the faults injected. Pointers into the record.
+ */
+struct rp_twin {
+	const char *scenario, *engine, *routing;
+	char description[1024];
+	const char *faults[32];
+	size_t nfaults;
+};
+/* True when the record is a simulation or a model: its figures are computed, not measured. */
+bool ft__rp_is_computed(const struct ft_archive_record *rec);
+void ft__rp_twin(const struct ft_archive_record *rec, struct rp_twin *tw);
+
 /* Findings in report order: by layer, then severity (worst first), then index. */
 int ft__rp_findings_sorted(const struct ft_archive_record *rec, struct ft_vec *out /* ptrs */);
 
@@ -105,6 +120,13 @@ struct rp_series {
 	const struct rp_point *pts;
 	size_t n;
 };
+
+/*
+ * Bars, one per series, for results measured at a single size: a line
+ * through one point shows nothing. Each bar is labelled with its value.
+ */
+void ft__svg_bar_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,
+                       const struct rp_series *s, size_t ns);
 
 /* A line chart over a log2 size axis; @logy for a log10 y axis. */
 void ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,

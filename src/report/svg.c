@@ -229,6 +229,64 @@ ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, cons
 	ft_strbuf_adds(sb, "</svg>\n");
 }
 
+void
+ft__svg_bar_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,
+                  const struct rp_series *s, size_t ns)
+{
+	const double bw = 56, gap = 40, top = 44, plot_h = 220, left = 70;
+	double vmax = 0, w, h;
+	char buf[32];
+	size_t i, nbars = 0;
+
+	for (i = 0; i < ns; i++)
+		if (s[i].n && isfinite(s[i].pts[0].y)) {
+			vmax = FT_MAX(vmax, s[i].pts[0].y);
+			nbars++;
+		}
+	if (!nbars || !(vmax > 0))
+		return;
+	w = FT_MAX(360.0, left + (double)nbars * (bw + gap) + gap);
+	h = top + plot_h + 70;
+	ft_strbuf_addf(sb,
+	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	               id, w, h, w, h);
+	ft_strbuf_adds(sb, "<title>");
+	ft__rp_html_escape(sb, title);
+	ft_strbuf_adds(sb, "</title>\n");
+	text(sb, w / 2, 20, "middle", "title", title);
+	ft_strbuf_addf(sb,
+	               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n",
+	               left, top + plot_h, w - gap / 2, top + plot_h);
+	ft_strbuf_addf(sb,
+	               "<text x=\"14\" y=\"%.1f\" class=\"axis-label\" text-anchor=\"middle\" "
+	               "transform=\"rotate(-90 14 %.1f)\">",
+	               top + plot_h / 2, top + plot_h / 2);
+	ft__rp_html_escape(sb, ylabel);
+	ft_strbuf_adds(sb, "</text>\n");
+	for (i = 0, nbars = 0; i < ns; i++) {
+		double v, bh, x;
+
+		if (!s[i].n || !isfinite(s[i].pts[0].y))
+			continue;
+		v = s[i].pts[0].y;
+		bh = plot_h * v / vmax;
+		x = left + gap / 2 + (double)nbars * (bw + gap);
+		ft_strbuf_addf(sb,
+		               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		               "fill=\"%s\"%s class=\"bar\"><title>",
+		               x, top + plot_h - bh, bw, bh, s[i].color,
+		               s[i].style == RP_SOLID ? "" : " fill-opacity=\"0.45\"");
+		ft__rp_html_escape(sb, s[i].name);
+		ft_strbuf_addf(sb, ": %.4g</title></rect>\n", v);
+		snprintf(buf, sizeof(buf), "%.6g", v);
+		text(sb, x + bw / 2, top + plot_h - bh - 6, "middle", "tick", buf);
+		text(sb, x + bw / 2, top + plot_h + 18, "middle", "legend", s[i].name);
+		nbars++;
+	}
+	ft_strbuf_adds(sb, "</svg>\n");
+}
+
 /* Three-stop sequential palette (dark purple, teal, yellow) at t in [0, 1]. */
 static void
 palette(double t, char *buf, size_t len, bool *dark)

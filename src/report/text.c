@@ -34,8 +34,30 @@ run_header(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft__rp_time(r->info.created_s, when, sizeof(when));
 		ft_strbuf_addf(out, "  saved:       %s\n", when);
 	}
-	if (r->info.host[0])
+	if (ft__rp_is_computed(r)) {
+		struct rp_twin tw;
+
+		ft__rp_twin(r, &tw);
+		if (tw.scenario)
+			ft_strbuf_addf(out, "  scenario:    %s (engine %s, routing %s)\n", tw.scenario,
+			               tw.engine ? tw.engine : "-", tw.routing ? tw.routing : "-");
+		if (tw.description[0])
+			ft_strbuf_addf(out, "  description: %s\n", tw.description);
+		if (tw.scenario && !tw.nfaults)
+			ft_strbuf_addf(out, "  faults:      none (the healthy twin)\n");
+		for (size_t k = 0; k < tw.nfaults; k++) {
+			char label[24];
+
+			snprintf(label, sizeof(label), "fault %zu:", k + 1);
+			ft_strbuf_addf(out, "  %-12s %s\n", label, tw.faults[k]);
+		}
+		/* the twin's figures do not depend on where it ran */
+		if (r->info.host[0])
+			ft_strbuf_addf(out, "  computed on: %s (not the cluster modelled)\n",
+			               r->info.host);
+	} else if (r->info.host[0]) {
 		ft_strbuf_addf(out, "  host:        %s\n", r->info.host);
+	}
 	if (isfinite(r->run.wall_s) && r->run.wall_s > 0) {
 		ft_strbuf_addf(out, "  usage:       %.1f s", r->run.wall_s);
 		if (isfinite(r->run.cpu_s))
@@ -47,8 +69,9 @@ run_header(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_strbuf_addf(out, "\n");
 	}
 	if (ft_fingerprint_len(&r->fp))
-		ft_strbuf_addf(out, "  fingerprint: %s (%zu keys)\n", r->info.fp_digest,
-		               ft_fingerprint_len(&r->fp));
+		ft_strbuf_addf(out, "  fingerprint: %s (%zu keys%s)\n", r->info.fp_digest,
+		               ft_fingerprint_len(&r->fp),
+		               ft__rp_is_computed(r) ? ", of the machine that computed it" : "");
 	ft_strbuf_addf(out, "  contents:    %zu results, %zu observations, %zu findings\n",
 	               ft_run_nrows(&r->run), ft_obs_set_len(&r->obs), r->findings.len);
 }
@@ -117,8 +140,10 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_table_cell(&t, r->transport[0] ? r->transport : "-");
 		ft_table_cell(&t, ft_format_size(r->bytes, b[0], sizeof(b[0])));
 		ft_table_cellf(&t, "%" PRIu32, r->nranks);
-		if (r->src[0] || r->dst[0])
+		if (r->src[0] && r->dst[0])
 			ft_table_cellf(&t, "%s->%s", r->src, r->dst);
+		else if (r->src[0] || r->dst[0]) /* one end: a job or an endpoint */
+			ft_table_cell(&t, r->src[0] ? r->src : r->dst);
 		else
 			ft_table_cell(&t, "-");
 		ft_table_cell(&t, ft__rp_num(r->time_us, 2, b[0], sizeof(b[0])));
@@ -187,8 +212,10 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_table_cell(&t, r->transport[0] ? r->transport : "-");
 		ft_table_cell(&t, ft_format_size(r->bytes, b[0], sizeof(b[0])));
 		ft_table_cellf(&t, "%" PRIu32, r->nranks);
-		if (r->src[0] || r->dst[0])
+		if (r->src[0] && r->dst[0])
 			ft_table_cellf(&t, "%s->%s", r->src, r->dst);
+		else if (r->src[0] || r->dst[0]) /* one end: a job or an endpoint */
+			ft_table_cell(&t, r->src[0] ? r->src : r->dst);
 		else
 			ft_table_cell(&t, "-");
 		ft_table_cellf(&t, "%s %s", r->metric, r->higher_is_better ? "GB/s" : "us");
