@@ -872,6 +872,15 @@ launch_world(struct cli_ctx *ctx, const struct bench_opts *o, struct ft_world_cf
 	return 0;
 }
 
+/* This process's rank as the launcher says (0 when not launched or unreadable). */
+static uint32_t
+launch_rank(void)
+{
+	struct ft_launch l;
+
+	return ft_launch_detect(NULL, &l, NULL) == 0 ? l.rank : 0;
+}
+
 static int
 run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_ctx *ctx)
 {
@@ -1090,6 +1099,21 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* --save: the archive must open before minutes of measuring (rank 0 saves) */
+	if (o.save && (o.have_rank ? o.rank == 0 : launch_rank() == 0)) {
+		struct ft_archive *ar = NULL;
+		struct ft_error e = { 0 };
+		int arc = ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, &ar,
+		                          &e);
+
+		ft_archive_close(ar);
+		if (arc < 0) {
+			cli_error(ctx, "--save: %s (checked before the benchmark; nothing was run)",
+			          ft_error_msg(&e, arc));
+			free(orig);
+			return EXIT_USAGE;
+		}
+	}
 	if (o.np > 1 && !o.have_rank && !ft_world_launched_by_mpi())
 		rc = launch(argc - 1, orig, &o, ctx);
 	else

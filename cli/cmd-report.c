@@ -12,6 +12,7 @@
 
 #include "cli-archive.h"
 #include "cli.h"
+#include "glue.h"
 
 void
 cli_report_release(struct cli_report *r)
@@ -151,6 +152,8 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (cli_compare_opts(ctx, &ca, &co) < 0)
 		return EXIT_USAGE;
+	if (cli_check_output_path("-o", output, &err) < 0)
+		return cli_fail(ctx, FT_EINVAL, &err);
 	rc = cli_report_prepare(ctx, &ar, n ? argv[1] : "latest", vs, expected, &co, &r);
 	ft_archive_close(ar);
 	if (rc != EXIT_OK) {

@@ -333,6 +333,19 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		cli_error(ctx, "expected one SCENARIO.yaml or SPEC (see 'fabtune sim --help')");
 		return EXIT_USAGE;
 	}
+	/* --save: the archive must open before the simulation, not after it */
+	if (save) {
+		struct ft_archive *ar = NULL;
+		int arc = ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, &ar,
+		                          &err);
+
+		ft_archive_close(ar);
+		if (arc < 0) {
+			cli_error(ctx, "--save: %s (checked before the simulation; nothing was run)",
+			          ft_error_msg(&err, arc));
+			return EXIT_USAGE;
+		}
+	}
 	if (o.op) {
 		rc = from_op(ctx, argv[1], &o, &sc);
 		if (rc != EXIT_OK)
