@@ -119,6 +119,18 @@ summary(const struct ft_report_input *in, struct ft_strbuf *sb)
 		if (ft_fingerprint_len(&r->fp))
 			meta_row(sb, "fingerprint", r->info.fp_digest);
 	}
+	if (isfinite(r->run.wall_s) && r->run.wall_s > 0) {
+		int n = snprintf(buf, sizeof(buf), "%.1f s", r->run.wall_s);
+
+		if (isfinite(r->run.cpu_s) && n > 0 && (size_t)n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", %.1f s CPU", r->run.cpu_s);
+		if (isfinite(r->run.host_busy) && n > 0 && (size_t)n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", host %.0f%% busy",
+			              r->run.host_busy * 100);
+		if (isfinite(r->run.load1) && n > 0 && (size_t)n < sizeof(buf))
+			snprintf(buf + n, sizeof(buf) - (size_t)n, ", load %.2f", r->run.load1);
+		meta_row(sb, "usage", buf);
+	}
 	if (in->expected)
 		meta_row(sb, "expected by",
 		         in->expected->label[0] ? in->expected->label : in->expected->kind);

@@ -618,3 +618,13 @@ ft__rp_twin(const struct ft_archive_record *rec, struct rp_twin *tw)
 		n = FT_MIN(n, sizeof(tw->description) - 1);
 	}
 }
+
+const char *
+ft__rp_pct_abs(double v, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.0f%%", v * 100);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}

@@ -74,6 +74,9 @@ struct rp_twin {
 bool ft__rp_is_computed(const struct ft_archive_record *rec);
 void ft__rp_twin(const struct ft_archive_record *rec, struct rp_twin *tw);
 
+/* @v (a fraction) as "35%", or "-" when NaN. */
+const char *ft__rp_pct_abs(double v, char *buf, size_t len);
+
 /* Findings in report order: by layer, then severity (worst first), then index. */
 int ft__rp_findings_sorted(const struct ft_archive_record *rec, struct ft_vec *out /* ptrs */);
 

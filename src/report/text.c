@@ -187,6 +187,21 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	               "or the per-iteration spread when wider\n",
 	               c->opts.k_sigma, c->opts.floor_rel * 100, c->opts.min_samples,
 	               c->opts.rel_threshold * 100);
+	/* a run on a busier host than its baseline explains a band or a regression */
+	{
+		double sum = 0;
+		size_t n = 0;
+
+		for (i = 0; i < in->nbaseline; i++)
+			if (isfinite(in->baseline[i]->host_busy)) {
+				sum += in->baseline[i]->host_busy;
+				n++;
+			}
+		if (isfinite(in->run->run.host_busy) || n)
+			ft_strbuf_addf(out, "  host busy:  this run %s, baseline %s\n",
+			               ft__rp_pct_abs(in->run->run.host_busy, b[0], sizeof(b[0])),
+			               ft__rp_pct_abs(n ? sum / (double)n : NAN, b[1], sizeof(b[1])));
+	}
 	ft_strbuf_addf(out, "  matched:    %zu of %zu baseline results%s\n", c->nmatched,
 	               c->nmatched + c->count[FT_VERDICT_MISSING],
 	               ft_compare_is_incomplete(c) ? " (too few: incomplete)" : "");
