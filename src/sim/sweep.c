@@ -369,6 +369,19 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 	uint64_t i;
 
 	*is_root = true;
+	{
+		struct ft_launch l;
+
+		/* srun without PMI: every task would run the whole sweep and print it */
+		rc = ft_launch_detect(NULL, &l, err);
+		if (rc < 0)
+			return rc;
+		if (l.launcher == FT_LAUNCHER_SLURM && l.size > 1)
+			return ft_error_set(err, FT_EINVAL,
+			                    "sweep: srun started %u tasks (%s) without PMI, so they "
+			                    "cannot share the points: run srun --mpi=pmix (or pmi2)",
+			                    l.size, l.vars);
+	}
 	sw = ft_calloc(1, sizeof(*sw));
 	if (!sw)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
@@ -385,6 +398,19 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 		MPI_Comm_size(MPI_COMM_WORLD, &size);
 		mpi = true;
 		*is_root = rank == 0;
+		{
+			struct ft_launch l;
+
+			/* the launcher said N, MPI says 1: another MPI's mpirun */
+			if (ft_launch_detect(NULL, &l, NULL) == 0 && l.size > 1 && size == 1) {
+				ft_free(sw);
+				return ft_error_set(err, FT_EMPI,
+				                    "sweep: the environment says %u processes (%s, %s) "
+				                    "but MPI sees a world of 1: this fabtune's MPI is "
+				                    "not the launcher's",
+				                    l.size, ft_launcher_name(l.launcher), l.vars);
+			}
+		}
 	}
 #else
 	if (under_mpirun()) {

@@ -2,7 +2,8 @@
 # tests/e2e/launch.sh - the one launcher detection, seen from fabtune bench:
 # srun without PMI (SLURM_PROCID, SLURM_NTASKS set) is refused with a clear
 # message instead of silently running one rank; torchrun-style RANK and
-# WORLD_SIZE join two processes through the bootstrap at MASTER_ADDR.
+# WORLD_SIZE join two processes through the bootstrap at MASTER_ADDR; the
+# sim sweep refuses srun without PMI as bench does.
 set -u
 fabtune=${FABTUNE:?FABTUNE=path/to/fabtune}
 tmp=$(mktemp -d)
@@ -22,6 +23,15 @@ if [ "$rc" = 2 ] && grep -q 'srun started 4 tasks (SLURM_PROCID=0 SLURM_NTASKS=4
 	echo "ok: srun without PMI is refused"
 else
 	echo "not ok: srun without PMI: exit $rc"; cat "$tmp/s.err"; fail=1
+fi
+# The sim sweep too: without PMI every task would print the whole sweep.
+env SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_STEP_ID=0 "$fabtune" sim --sweep scenarios/sweep-example.yaml \
+	>"$tmp/w.out" 2>"$tmp/w.err"
+rc=$?
+if [ "$rc" = 2 ] && [ ! -s "$tmp/w.out" ] && grep -q 'without PMI' "$tmp/w.err"; then
+	echo "ok: the sweep under srun without PMI is refused"
+else
+	echo "not ok: sweep under srun without PMI: exit $rc"; cat "$tmp/w.err"; fail=1
 fi
 # One Slurm task alone is an ordinary run (srun -n 1).
 env SLURM_PROCID=0 SLURM_NTASKS=1 SLURM_STEP_ID=0 \
