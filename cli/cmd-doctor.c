@@ -956,6 +956,11 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 				if (d->cmp.count[i])
 					ft_strbuf_addf(sb, " %zu %s", d->cmp.count[i],
 					               ft_verdict_name((enum ft_verdict)i));
+			if (ft_compare_is_incomplete(&d->cmp))
+				ft_strbuf_addf(sb, "; only %zu of %zu baseline results matched "
+				                   "(other transports or sizes)",
+				               d->cmp.nmatched,
+				               d->cmp.nmatched + d->cmp.count[FT_VERDICT_MISSING]);
 			ft_strbuf_adds(sb,
 			               d->added_to_baseline ? "; this run added to it\n" : "\n");
 		}
@@ -1058,6 +1063,8 @@ render_json(struct doctor *d, struct ft_strbuf *sb)
 		if (d->have_cmp) {
 			ft_json_obj_begin(&j);
 			ft_json_kv_uint(&j, "baseline_runs", d->base.len);
+			ft_json_kv_uint(&j, "matched", d->cmp.nmatched);
+			ft_json_kv_bool(&j, "incomplete", ft_compare_is_incomplete(&d->cmp));
 			for (i = 0; i < FT_VERDICT_COUNT; i++)
 				ft_json_kv_uint(&j, ft_verdict_name((enum ft_verdict)i),
 				                d->cmp.count[i]);

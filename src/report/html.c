@@ -451,6 +451,23 @@ links(const struct ft_report_input *in, struct ft_strbuf *sb)
 	if (rc < 0)
 		return rc;
 	ft_strbuf_adds(sb, "<section id=\"links\">\n<h2>Link utilization</h2>\n");
+	if (l.len) {
+		size_t k, nsizes = 0;
+		uint64_t first = 0;
+
+		for (k = 0; k < ft_run_nrows(&in->run->run); k++) {
+			uint64_t b = ft_run_row(&in->run->run, k)->bytes;
+
+			if (nsizes == 0 || (b != first && nsizes == 1)) {
+				nsizes++;
+				first = nsizes == 1 ? b : first;
+			}
+		}
+		/* the twin's counters cover its whole run: say so rather than imply one size */
+		if (nsizes > 1)
+			ft_strbuf_adds(sb, "<p class=\"note\">Utilization over the whole simulated run, "
+			                   "every size and job together (not per size).</p>\n");
+	}
 	if (l.len)
 		ft__svg_link_bars(sb, "link-util", l.data, FT_MIN(l.len, MAX_LINK_BARS), l.len);
 	else
