@@ -56,7 +56,8 @@ for i in 1 2 3 4; do run; done
 "$fabtune" archive baseline add link 1 2 3 >/dev/null 2>&1 ||
 	{ echo "not ok: baseline add"; exit 1; }
 # N identical runs: zero regressions, against three runs and against one
-"$fabtune" archive compare 4 --vs link >"$tmp/c4.out" 2>&1
+# A 2% floor for a machine shared with other work: the 20% step below is ten times it.
+"$fabtune" archive compare 4 --vs link --floor 2% >"$tmp/c4.out" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/c4.out"
 if [ "$rc" = 0 ] && grep -q ' 0 regressed' "$tmp/c4.out" && grep -q 'matched:    3 of 3' "$tmp/c4.out"; then
@@ -75,7 +76,7 @@ fi
 # 20% less rate: every size regressed, exit 1
 shape 640mbit
 run
-"$fabtune" archive compare 5 --vs link >"$tmp/c5.out" 2>"$tmp/c5.err"
+"$fabtune" archive compare 5 --vs link --floor 2% >"$tmp/c5.out" 2>"$tmp/c5.err"
 rc=$?
 sed 's/^/# /' "$tmp/c5.out" "$tmp/c5.err"
 if [ "$rc" = 1 ] && grep -q ' 3 regressed' "$tmp/c5.out"; then
