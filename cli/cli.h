@@ -79,6 +79,7 @@ int cmd_doctor(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_model(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_parse(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_plan(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_probe(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_report(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_sim(int argc, char **argv, struct cli_ctx *ctx);

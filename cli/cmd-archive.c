@@ -159,7 +159,7 @@ cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct f
 	}
 	if (a->sigma > 0)
 		o->k_sigma = a->sigma;
-	if (a->min_samples < 0) {
+	if (a->min_samples != -1 && a->min_samples < 2) {
 		cli_error(ctx, "--min-samples: expected a count >= 2, got %d", a->min_samples);
 		return -1;
 	}
@@ -387,7 +387,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = {
 		"fabtune archive compare [RUN] [--vs REF] [--threshold 5%] [--sigma 3]", NULL
 	};
-	struct cli_compare_args ca = { 0 };
+	struct cli_compare_args ca = { .min_samples = -1 };
 	const char *vs = "default";
 	static struct opt opts[] = {
 		OPT_STRING(0, "vs", NULL, "REF",
@@ -674,40 +674,15 @@ archive_baseline(int argc, char **argv, struct cli_ctx *ctx)
 
 /* ---- archive export / import / rm ---------------------------------------- */
 
-/* Write @sb to @path through a temporary file and a rename, so a reader never sees half. */
-static int
-write_file_atomic(const char *path, const struct ft_strbuf *sb, struct ft_error *err)
-{
-	char tmp[4096];
-	FILE *f;
-	int n = snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
-
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return ft_error_set(err, FT_EINVAL, "%s: path too long", path);
-	f = fopen(tmp, "wb");
-	if (!f)
-		return ft_error_set(err, FT_EIO, "%s: cannot write: %s", path, strerror(errno));
-	if (fwrite(sb->buf, 1, sb->len, f) != sb->len || fflush(f) != 0) {
-		ft_error_set(err, FT_EIO, "%s: cannot write: %s", path, strerror(errno));
-		fclose(f);
-		remove(tmp);
-		return FT_EIO;
-	}
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		remove(tmp);
-		return ft_error_set(err, FT_EIO, "%s: cannot write: %s", path, strerror(errno));
-	}
-	return 0;
-}
-
 int
 cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err)
 {
-	if (!path || strcmp(path, "-") == 0) {
+	/* standard output on purpose; any other non-regular target is refused */
+	if (!path || strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
 		cli_write(sb);
 		return 0;
 	}
-	return write_file_atomic(path, sb, err);
+	return ft_file_write(path, sb->buf, sb->len, err);
 }
 
 static int

@@ -587,8 +587,15 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		          o->dtype);
 		return -1;
 	}
-	if (o->iters > UINT32_MAX || o->warmup > UINT32_MAX || o->window > UINT32_MAX ||
-	    o->streams > UINT32_MAX || o->rounds > UINT32_MAX) {
+	/* 0 is not "the default": a run of no iterations or no messages in flight is refused */
+	if (o->iters == 0 || o->window == 0) {
+		cli_error(ctx, "%s: expected a count of at least 1, got 0",
+		          o->iters == 0 ? "-n/--iters" : "--window");
+		return -1;
+	}
+	if ((o->iters != UINT64_MAX && o->iters > UINT32_MAX) || o->warmup > UINT32_MAX ||
+	    (o->window != UINT64_MAX && o->window > UINT32_MAX) || o->streams > UINT32_MAX ||
+	    o->rounds > UINT32_MAX) {
 		cli_error(ctx, "a count option is out of range");
 		return -1;
 	}
@@ -612,13 +619,13 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		cfg->min_bytes = cfg->max_bytes;
 	cfg->step_bytes = o->stepb;
 	cfg->step_factor = o->factor;
-	cfg->iters = (uint32_t)o->iters;
+	cfg->iters = o->iters == UINT64_MAX ? 0 : (uint32_t)o->iters;
 	cfg->warmup = (uint32_t)o->warmup;
 	cfg->check = o->check != 0;
 	cfg->blocking = o->blocking != 0;
 	cfg->average = (enum ft_bench_average)o->average;
 	cfg->root = o->root;
-	cfg->window = (uint32_t)o->window;
+	cfg->window = o->window == UINT64_MAX ? 0 : (uint32_t)o->window;
 	cfg->bidir = o->bidir;
 	cfg->streams = (uint32_t)o->streams;
 	if (o->ifname)
@@ -692,6 +699,50 @@ name_stopped(uint32_t n, struct cli_ctx *ctx)
 			          "it is the one that stopped answering", r, (int)child_pids[r]);
 }
 
+/*
+ * Note when each live rank was first seen stopped; a rank stopped for longer
+ * than @timeout (a little longer than its peers wait, so that they report
+ * first) is named, and every rank is killed, the stopped one included
+ * (SIGKILL ends a stopped process). True when that happened.
+ */
+/* Whether every rank still alive is stopped. */
+static bool
+all_stopped(uint32_t n)
+{
+	uint32_t r;
+
+	for (r = 0; r < n; r++)
+		if (child_pids[r] > 0 && !proc_stopped(child_pids[r]))
+			return false;
+	return true;
+}
+
+static bool
+watch_stopped(uint32_t n, double *since, double timeout, struct cli_ctx *ctx)
+{
+	double now = ft_now_s();
+	uint32_t r;
+
+	for (r = 0; r < n; r++) {
+		if (child_pids[r] <= 0 || !proc_stopped(child_pids[r])) {
+			since[r] = 0;
+			continue;
+		}
+		if (since[r] == 0)
+			since[r] = now;
+		if (now - since[r] < timeout + 0.5)
+			continue;
+		cli_error(ctx, "rank %u (pid %d) is stopped (not running, not dead) for %.0fs "
+		          "(--timeout): it is the one that stopped answering; ending the run",
+		          r, (int)child_pids[r], now - since[r]);
+		for (r = 0; r < n; r++)
+			if (child_pids[r] > 0)
+				kill(child_pids[r], SIGKILL);
+		return true;
+	}
+	return false;
+}
+
 static int
 launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 {
@@ -704,6 +755,9 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 	char **args;
 	int first_bad = -1;
 	bool killed_by_us = false;
+	double timeout = o->timeout > 0 ? o->timeout : 30, *stopped_since;
+	bool deadline_now = false;
+	unsigned polls = 0;
 
 	rc = ft_bench_listen("127.0.0.1", &lfd, &port, &err);
 	if (rc < 0)
@@ -766,7 +820,14 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 		for (r = 0; r < nchildren; r++)
 			kill(child_pids[r], SIGTERM);
 	}
-	/* Watch the ranks: the first that dies is named, the rest get timeout to notice. */
+	/*
+	 * Watch the ranks. The first that fails is named, and the rest get a short
+	 * grace to report (they stalled when it did, so their own --timeout runs
+	 * out with its). A rank stopped for longer than --timeout (SIGSTOP, a
+	 * debugger) is named by its process state, which only this launcher sees,
+	 * and ends the run: every rank is gone within --timeout and a second.
+	 */
+	stopped_since = calloc(n, sizeof(*stopped_since));
 	while (alive > 0) {
 		int status;
 		pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -774,7 +835,17 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 		if (pid == 0) {
 			struct timespec ts = { 0, 20 * 1000 * 1000 };
 
-			if (deadline > 0 && ft_now_s() > deadline) {
+			if (stopped_since && ++polls % 5 == 0 && deadline == 0 &&
+			    watch_stopped(n, stopped_since, timeout, ctx)) {
+				killed_by_us = true;
+				first_bad = first_bad < 0 ? 0 : first_bad;
+				deadline = ft_now_s() + FT_MIN(timeout, 1.0);
+			}
+			if (deadline > 0 && !all_stopped(n))
+				deadline_now = false;
+			else if (deadline > 0)
+				deadline_now = true; /* only stopped ranks left: none will report */
+			if (deadline > 0 && (deadline_now || ft_now_s() > deadline)) {
 				/* the survivors had their timeout to notice: stop the rest */
 				for (r = 0; r < nchildren; r++)
 					if (child_pids[r] > 0)
@@ -815,11 +886,11 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 			first_bad = (int)r;
 			if (!stop_flag)
 				name_stopped((uint32_t)nchildren, ctx);
-			/* the others must stop on their own within the timeout; then we stop them
-			 */
-			deadline = ft_now_s() + (o->timeout > 0 ? o->timeout : 30) + 1;
+			/* they stalled with it: a short grace to report, then we stop them */
+			deadline = ft_now_s() + FT_MIN(timeout, 1.0);
 		}
 	}
+	free(stopped_since);
 	free(child_pids);
 	child_pids = NULL;
 	nchildren = 0;
@@ -985,6 +1056,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	struct bench_opts o = {
 		.minb = UINT64_MAX,
 		.maxb = UINT64_MAX,
+		.iters = UINT64_MAX,  /* not given: the pattern's default */
+		.window = UINT64_MAX, /* not given: the pattern's default */
 		.factor = 2,
 		.warmup = 5,
 		.check = 1,

@@ -222,12 +222,38 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		          n);
 		return EXIT_USAGE;
 	}
+	if (o.minbytes == 0 || o.maxbytes == 0 || o.minbytes > o.maxbytes) {
+		cli_error(ctx, "%s",
+		          o.minbytes == 0 ? "-b/--minbytes: must be at least 1 byte" :
+		          o.maxbytes == 0 ? "-e/--maxbytes: must be at least 1 byte" :
+		                            "-b/--minbytes: larger than -e/--maxbytes");
+		return EXIT_USAGE;
+	}
 	rc = build_query(&o, &q, ctx);
 	if (rc != EXIT_OK)
 		return rc;
 	rc = ft_spec_resolve(argv[1], &spec, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
+	if (q.nnodes && q.nnodes != spec.nnodes) {
+		/* --nodes meets the capacity check that a spec's own node count meets */
+		struct ft_cluster_spec probe = spec;
+		uint64_t cap;
+
+		/* as a preset of that many nodes would, grow the fat-tree to 3 tiers */
+		probe.nnodes = q.nnodes;
+		probe.fabric.tiers = FT_MAX(spec.fabric.tiers, 3u);
+		cap = ft_spec_fabric_capacity(&probe);
+		if (q.nnodes > cap) {
+			cli_error(ctx,
+			          "--nodes: expected at most %" PRIu64 " nodes on %s's fabric "
+			          "(%u-tier %s of radix-%u switches), got %u",
+			          cap, spec.name, probe.fabric.tiers,
+			          ft_fabric_kind_name(spec.fabric.kind), spec.fabric.radix,
+			          q.nnodes);
+			return EXIT_USAGE;
+		}
+	}
 	q.bytes = o.maxbytes;
 	rc = ft_model_eval(&spec, &q, &first, &err);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");

@@ -92,7 +92,7 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		"fabtune report [RUN] [--vs BASELINE] [--expected RUN] [--format F] [-o FILE]", NULL
 	};
 	const char *vs = NULL, *expected = NULL, *format = NULL, *output = NULL, *title = NULL;
-	struct cli_compare_args ca = { 0 };
+	struct cli_compare_args ca = { .min_samples = -1 };
 	static struct opt opts[] = {
 		OPT_STRING(0, "vs", NULL, "REF",
 		           "compare with a baseline name, a run or an export "

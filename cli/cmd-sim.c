@@ -189,12 +189,13 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 		return -1;
 	}
 	ov->qps_per_conn = (uint32_t)o->qps;
-	if (o->fabric_scale < 0 || o->fabric_scale > 1000) {
-		cli_error(ctx, "--fabric-scale: expected a factor above 0, got %g",
+	/* 0 would silently mean "keep", a tiny factor prints times of hundreds of digits */
+	if (o->fabric_scale != -1 && !(o->fabric_scale >= 0.001 && o->fabric_scale <= 1000)) {
+		cli_error(ctx, "--fabric-scale: expected a factor from 0.001 to 1000, got %g",
 		          o->fabric_scale);
 		return -1;
 	}
-	ov->fabric_scale = o->fabric_scale;
+	ov->fabric_scale = o->fabric_scale == -1 ? 0 : o->fabric_scale;
 	ov->have_seed = ctx->have_seed;
 	ov->seed = ctx->seed;
 	return 0;
@@ -273,7 +274,7 @@ cli_sim_sweep(struct cli_ctx *ctx, const char *path, const struct ft_sim_overrid
 int
 cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 {
-	struct sim_opts o = { 0 };
+	struct sim_opts o = { .fabric_scale = -1 }; /* -1: --fabric-scale not given */
 	bool save = false;
 	const struct opt opts[] = {
 		OPT_STRING(0, "engine", &o.engine, "NAME",
@@ -355,6 +356,13 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		bool yaml = (len > 5 && strcmp(argv[1] + len - 5, ".yaml") == 0) ||
 		            (len > 4 && strcmp(argv[1] + len - 4, ".yml") == 0);
 
+		int fd = ft_file_open_input(argv[1], NULL, &err);
+
+		/* a FIFO, device, directory or oversized file: say that, not "not a scenario" */
+		if (fd < 0 && fd != FT_ENOENT)
+			return cli_fail(ctx, fd, &err);
+		if (fd >= 0)
+			close(fd);
 		if ((access(argv[1], R_OK) == 0 || !yaml) && !ft_scenario_sniff(argv[1])) {
 			cli_error(ctx,
 			          "%s: not a scenario (no top-level 'cluster:'); to run a "

@@ -26,6 +26,7 @@ const struct cmd cli_commands[] = {
 	{ "help", cmd_help, "list the commands, or show one command's help" },
 	{ "model", cmd_model, "what a collective should achieve on a cluster, size by size, and why" },
 	{ "parse", cmd_parse, "read tool outputs (ibstat, perfquery, ethtool, NCCL logs, nccl-tests, ...)" },
+	{ "plan", cmd_plan, "plan a training job: memory, parallelism, communication, overlap, MFU" },
 	{ "probe", cmd_probe, "read this host's ports, counters, links, NUMA and GPU-NIC affinity" },
 	{ "report", cmd_report, "report a run: tables, JSON, CSV, HTML with charts, Prometheus" },
 	{ "sim", cmd_sim, "simulate collectives, jobs and faults on a cluster twin" },
@@ -35,13 +36,24 @@ const struct cmd cli_commands[] = {
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
 
+/*
+ * Messages and results carry text from inputs (file names, tool outputs,
+ * sysfs): control characters in them are written as visible escapes, never
+ * raw, so an escape sequence in an input cannot drive the terminal.
+ */
 static void
 vmsg(const struct cli_ctx *ctx, const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "fabtune%s%s: %s", ctx && ctx->cmd ? " " : "",
-		ctx && ctx->cmd ? ctx->cmd : "", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	struct ft_strbuf raw, out;
+
+	ft_strbuf_init(&raw);
+	ft_strbuf_init(&out);
+	ft_strbuf_vaddf(&raw, fmt, ap);
+	ft_strbuf_add_printable(&out, raw.buf, raw.len);
+	fprintf(stderr, "fabtune%s%s: %s%s\n", ctx && ctx->cmd ? " " : "",
+		ctx && ctx->cmd ? ctx->cmd : "", kind, out.oom ? raw.buf : out.buf);
+	ft_strbuf_release(&raw);
+	ft_strbuf_release(&out);
 }
 
 void
@@ -134,28 +146,75 @@ cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len)
 }
 
 /*
+ * Text from inputs reaches stdout printable: control characters become
+ * visible escapes (ft_strbuf_add_printable). The one exception is fabtune's
+ * own colour when colour is on (cli_color()): SGR sequences, ESC [ digits
+ * and semicolons m, which set colours and cannot move the cursor or rewrite
+ * the screen.
+ */
+static void
+write_printable(const char *s, size_t n)
+{
+	bool sgr = running && cli_color(running);
+	size_t i = 0, start = 0;
+	struct ft_strbuf out;
+
+	ft_strbuf_init(&out);
+	while (i < n) {
+		if (sgr && s[i] == '\033' && i + 1 < n && s[i + 1] == '[') {
+			size_t k = i + 2;
+
+			while (k < n && ((s[k] >= '0' && s[k] <= '9') || s[k] == ';'))
+				k++;
+			if (k < n && s[k] == 'm') {
+				ft_strbuf_add_printable(&out, s + start, i - start);
+				ft_strbuf_add(&out, s + i, k + 1 - i);
+				i = start = k + 1;
+				continue;
+			}
+		}
+		i++;
+	}
+	ft_strbuf_add_printable(&out, s + start, n - start);
+	if (out.oom)
+		fwrite(s, 1, n, stdout);
+	else
+		fwrite(out.buf, 1, out.len, stdout);
+	ft_strbuf_release(&out);
+}
+
+/*
  * Every JSON object a command writes carries its schema as the first member:
  * {"schema":"fabtune.bench/1",...}, pretty or compact as the document is.
  */
 void
 cli_write(const struct ft_strbuf *sb)
 {
+	struct ft_strbuf doc;
 	char schema[96];
 	size_t skip;
 
 	if (!running || sb->len < 2 || sb->buf[0] != '{' ||
 	    strncmp(sb->buf + 1 + strspn(sb->buf + 1, " \n"), "\"schema\"", 8) == 0) {
-		fwrite(sb->buf, 1, sb->len, stdout);
+		write_printable(sb->buf, sb->len);
 		return;
 	}
 	cli_json_schema(running, schema, sizeof(schema));
 	skip = strspn(sb->buf + 1, " \n");
+	ft_strbuf_init(&doc);
 	if (sb->buf[1] == '\n') /* pretty: indented members on their own lines */
-		printf("{\n  \"schema\": \"%s\"%s", schema, sb->buf[1 + skip] == '}' ? "\n" : ",\n");
+		ft_strbuf_addf(&doc, "{\n  \"schema\": \"%s\"%s", schema,
+		               sb->buf[1 + skip] == '}' ? "\n" : ",\n");
 	else
-		printf("{\"schema\":\"%s\"%s", schema, sb->buf[1 + skip] == '}' ? "" : ",");
-	fwrite(sb->buf + 1 + (sb->buf[1] == '\n' ? 1 : 0), 1, sb->len - 1 - (sb->buf[1] == '\n' ? 1 : 0),
-	       stdout);
+		ft_strbuf_addf(&doc, "{\"schema\":\"%s\"%s", schema,
+		               sb->buf[1 + skip] == '}' ? "" : ",");
+	ft_strbuf_add(&doc, sb->buf + 1 + (sb->buf[1] == '\n' ? 1 : 0),
+	              sb->len - 1 - (sb->buf[1] == '\n' ? 1 : 0));
+	if (doc.oom)
+		write_printable(sb->buf, sb->len);
+	else
+		write_printable(doc.buf, doc.len);
+	ft_strbuf_release(&doc);
 }
 
 const struct cmd *

@@ -99,9 +99,62 @@ FT_API void ft_strbuf_vaddf(struct ft_strbuf *sb, const char *fmt, va_list ap) F
 FT_API void ft_strbuf_addchars(struct ft_strbuf *sb, char c, size_t n);
 /* Hand the buffer to the caller (free with ft_free) and reinitialize @sb. */
 FT_API char *ft_strbuf_detach(struct ft_strbuf *sb, size_t *len);
-/* Read a whole file. FT_ENOENT/FT_EIO with the path in @err. */
+/*
+ * Append a whole regular file to @sb (base/file.c). Refuses directories,
+ * FIFOs, devices and sockets without blocking (FT_EINVAL), files over
+ * ft_input_max_bytes() (FT_ERANGE), and stops on allocation failure
+ * (FT_ENOMEM); FT_ENOENT when missing, FT_EIO on a read error. The path is
+ * in every message.
+ */
 FT_API int ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err)
 	FT_MUST_CHECK;
+
+/* ---- files: the bounded reader and the safe writer (base/file.c) --------- */
+
+/* Largest input file read, bytes: FABTUNE_MAX_INPUT (a size: 64M, 4G) or 1 GiB. */
+FT_API uint64_t ft_input_max_bytes(void);
+/*
+ * Open @path for reading as ft_strbuf_read_file() checks it (regular file, not
+ * over the cap, never blocking on a FIFO). Returns a descriptor >= 0 (close it)
+ * with the size in @size when not NULL, or FT_E* with the path in @err.
+ */
+FT_API int ft_file_open_input(const char *path, uint64_t *size, struct ft_error *err)
+	FT_MUST_CHECK;
+/*
+ * Replace @path with @len bytes of @data: a new temporary file beside it
+ * (O_EXCL|O_NOFOLLOW), fsync, rename. An existing target that is not a regular
+ * file (symlink, FIFO, device, directory) is refused with FT_EINVAL and left
+ * untouched; an existing file keeps its permission bits. FT_EIO on a write
+ * error; the path is in every message.
+ */
+FT_API int ft_file_write(const char *path, const void *data, size_t len, struct ft_error *err)
+	FT_MUST_CHECK;
+/*
+ * Open @path, which starts with @root, for reading (a regular file, or a
+ * directory when @dir), as if @root were "/": symlinks (absolute ones too)
+ * and ".." never lead out of @root (openat2 RESOLVE_IN_ROOT, or a realpath
+ * check on older kernels). An empty @root or "/" is the live system. Never
+ * blocks on a FIFO. A descriptor >= 0, or FT_ENOENT / FT_EINVAL (not a
+ * regular file, leads out of the root) / FT_EIO with the path in @err.
+ */
+FT_API int ft_file_open_under(const char *root, const char *path, bool dir, struct ft_error *err)
+	FT_MUST_CHECK;
+/* "regular file", "FIFO", "character device"... for an st_mode. */
+FT_API const char *ft_file_type_name(unsigned mode);
+
+/*
+ * Append @n bytes of @s as text safe for a terminal: control characters but
+ * newline, tab and CR before LF (C0, DEL, and the C1 range U+0080 to U+009F, which some
+ * terminals obey) and bytes that are not UTF-8 become visible escapes,
+ * \x1b or \u009b; everything else is copied.
+ */
+FT_API void ft_strbuf_add_printable(struct ft_strbuf *sb, const char *s, size_t n);
+/*
+ * Length of the well-formed UTF-8 sequence at @s (1 to 4 bytes, at most @n),
+ * or 0 when the bytes there are not UTF-8 (a stray continuation byte, an
+ * overlong form, a surrogate, a code point above U+10FFFF, a cut sequence).
+ */
+FT_API size_t ft_utf8_seq_len(const char *s, size_t n);
 
 /* Copy @src into @dst of @size bytes, truncating, always NUL-terminated. */
 FT_API size_t ft_strlcpy(char *dst, const char *src, size_t size);

@@ -17,6 +17,7 @@
 #include <fabtune/model.h>
 #include <fabtune/obs.h>
 #include <fabtune/parse.h>
+#include <fabtune/plan.h>
 #include <fabtune/probe.h>
 #include <fabtune/progress.h>
 #include <fabtune/report.h>

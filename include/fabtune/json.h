@@ -57,6 +57,7 @@ FT_API void ft_json_kv_double(struct ft_json *j, const char *key, double v);
 FT_API void ft_json_kv_bool(struct ft_json *j, const char *key, bool v);
 
 /* Append @s JSON-escaped (without quotes) to @sb. */
+/* (Every byte not part of well-formed UTF-8 is written as U+FFFD.) */
 FT_API void ft_json_escape(struct ft_strbuf *sb, const char *s, size_t n);
 
 #ifdef __cplusplus

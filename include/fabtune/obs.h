@@ -56,6 +56,12 @@ ft_obs_set_at(const struct ft_obs_set *set, size_t i)
 /* A zeroed observation with port = rank = -1 and the given key. */
 FT_API void ft_obs_init(struct ft_obs *o, const char *key);
 /* Entity as text: "host/device/port" parts that are known, or "rank N". */
+/*
+ * Store @path in a field of @cap bytes (struct ft_obs.file): as is when it
+ * fits; otherwise its end, from a '/' when possible, after a visible "...",
+ * so the file name survives and the cut is never silent.
+ */
+FT_API void ft_obs_file_fit(char *dst, size_t cap, const char *path);
 FT_API void ft_obs_entity(const struct ft_obs *o, char *buf, size_t len);
 
 /* ---- findings ------------------------------------------------------------ */

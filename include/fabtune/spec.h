@@ -51,6 +51,9 @@ struct ft_node_spec {
 	uint32_t ngpus;
 	double gpu_tflops;    /* dense fp16/bf16 TFLOP/s per GPU */
 	double gpu_mem_GB;
+	double gpu_fp8_tflops; /* dense FP8 TFLOP/s per GPU, 0 = no FP8 tensor cores (kb TRAIN-GPU) */
+	double gpu_hbm_Bps;    /* HBM bandwidth per GPU, bytes/s (0 = unknown) */
+	double gpu_gemm_eff;   /* share of dense peak large training GEMMs sustain (0 = unknown) */
 	uint32_t nvlink_gen;  /* 0 = no NVLink (PCIe-only GPUs), 3 = A100, 4 = H100/H200, 5 = B200 */
 	double nvlink_Bps;    /* per GPU, per direction, bytes/s (H100: 450e9) */
 	double lat_nvlink_s;  /* one NVLink hop */
@@ -134,6 +137,23 @@ struct ft_cluster_spec {
 	uint32_t nnodes;
 	struct ft_fabric_spec fabric;
 };
+
+/*
+ * Limits on every YAML/JSON document fabtune reads (specs, scenarios, sweeps,
+ * expectations), checked before the document is built: nesting depth, and
+ * the nodes that aliases (*name) may add when expanded, which stops alias
+ * bombs. See docs/guarantees.md.
+ */
+#define FT_YAML_MAX_DEPTH	64
+#define FT_YAML_MAX_ALIAS_NODES 100000
+#define FT_YAML_MAX_ANCHORS	10000
+/*
+ * Check @text against the limits above: FT_ERANGE naming file:line:col of the
+ * node that crosses one. Syntax errors are not reported here (0): the loader
+ * reports them.
+ */
+FT_API int ft_spec_yaml_check(const char *text, size_t len, const char *file,
+                              struct ft_error *err) FT_MUST_CHECK;
 
 /*
  * Load a spec from a YAML/JSON file. Unknown keys and bad values are errors

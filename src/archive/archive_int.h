@@ -16,6 +16,8 @@ struct ft_archive {
 	sqlite3 *db;
 	char *path;
 	int opened_version; /* user_version found before migration */
+	bool write_checked; /* quick_check and schema objects checked before a first write */
+	char readonly[160]; /* why the archive was opened read-only, or "" when it is writable */
 };
 
 /* Record a SQLite failure of @what as FT_EARCHIVE, naming the archive. */
@@ -36,6 +38,14 @@ double ft__column_double(sqlite3_stmt *st, int i);
 int ft__archive_begin(struct ft_archive *ar, struct ft_error *err);
 int ft__archive_commit(struct ft_archive *ar, struct ft_error *err);
 void ft__archive_rollback(struct ft_archive *ar);
+
+/*
+ * The checks run before a process's first write (db.c): SQLite's quick_check,
+ * and no schema object (trigger, view, table, index) that fabtune's migrations
+ * do not create. FT_EARCHIVE naming the damage or the object.
+ */
+int ft__archive_quick_check(struct ft_archive *ar, struct ft_error *err);
+int ft__archive_check_schema(struct ft_archive *ar, struct ft_error *err);
 
 /* Save one record inside an open transaction (store.c). */
 int ft__archive_insert(struct ft_archive *ar, const struct ft_run *run,

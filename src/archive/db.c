@@ -81,9 +81,23 @@ ft__column_double(sqlite3_stmt *st, int i)
 	return sqlite3_column_double(st, i);
 }
 
+static int check_before_write(struct ft_archive *ar, struct ft_error *err);
+
 int
 ft__archive_begin(struct ft_archive *ar, struct ft_error *err)
 {
+	int rc;
+
+	if (ar->readonly[0])
+		return ft_error_set(err, FT_EARCHIVE,
+		                    "archive %s: opened read-only (%s); nothing was saved",
+		                    ar->path, ar->readonly);
+	if (!ar->write_checked) {
+		rc = check_before_write(ar, err);
+		if (rc < 0)
+			return rc;
+		ar->write_checked = true;
+	}
 	return ft__archive_exec(ar, "BEGIN IMMEDIATE", err);
 }
 
@@ -154,6 +168,35 @@ check_header(const char *path, struct ft_error *err)
 	return 0;
 }
 
+/* What the last SQLite failure on @ar means, in words. */
+static const char *
+cause_of(struct ft_archive *ar)
+{
+	switch (sqlite3_errcode(ar->db) & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return "corrupt archive";
+	case SQLITE_CANTOPEN:
+		return "cannot open the archive or its -wal/-shm files";
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return "permission denied";
+	case SQLITE_READONLY:
+		return "the archive is read-only";
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return "the archive is locked by another process";
+	case SQLITE_IOERR:
+		return "I/O error reading the archive";
+	case SQLITE_NOMEM:
+		return "out of memory";
+	case SQLITE_FULL:
+		return "the disk is full";
+	default:
+		return "cannot read the archive";
+	}
+}
+
 static int
 pragma_int(struct ft_archive *ar, const char *sql, int64_t *out, struct ft_error *err)
 {
@@ -199,10 +242,10 @@ check_identity(struct ft_archive *ar, struct ft_error *err)
 		rc = pragma_int(ar, "SELECT count(*) FROM sqlite_schema", &ntables, err);
 	if (rc == 0)
 		rc = ft__archive_commit(ar, err);
-	else
-		ft__archive_rollback(ar);
 	if (rc < 0) {
-		ft_error_prefix(err, "corrupt archive (the file was left untouched): ");
+		/* the cause before the rollback resets SQLite's error code */
+		ft_error_prefix(err, "%s (the file was left untouched): ", cause_of(ar));
+		ft__archive_rollback(ar);
 		return rc;
 	}
 	if (app_id != 0 && app_id != FT_ARCHIVE_APPLICATION_ID)
@@ -409,6 +452,138 @@ static int (*const migrations[])(struct ft_archive *, struct ft_error *) = {
 };
 _Static_assert(FT_ARRAY_SIZE(migrations) == FT_ARCHIVE_SCHEMA_VERSION, "one migration per version");
 
+/* ---- checks before the first write --------------------------------------- */
+
+/*
+ * The schema objects fabtune creates, by type and name: taken from a
+ * throw-away in-memory database built by the same migrations, so a new
+ * migration needs no second list here.
+ */
+static int
+own_objects(sqlite3 **out, struct ft_error *err)
+{
+	struct ft_archive ref = { .path = (char *)"(reference schema)" };
+	int rc, i;
+
+	*out = NULL;
+	if (sqlite3_open_v2(":memory:", &ref.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		sqlite3_close(ref.db);
+		return ft_error_set(err, FT_ENOMEM, "archive: out of memory");
+	}
+	rc = ft__archive_exec(&ref, "BEGIN", err);
+	for (i = 0; rc == 0 && i < FT_ARCHIVE_SCHEMA_VERSION; i++)
+		rc = migrations[i](&ref, err);
+	if (rc == 0)
+		rc = ft__archive_exec(&ref, "COMMIT", err);
+	if (rc < 0) {
+		sqlite3_close(ref.db);
+		return rc;
+	}
+	*out = ref.db;
+	return 0;
+}
+
+int
+ft__archive_check_schema(struct ft_archive *ar, struct ft_error *err)
+{
+	sqlite3_stmt *st = NULL, *own = NULL;
+	sqlite3 *ref;
+	int rc, s;
+
+	rc = own_objects(&ref, err);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_prepare_v2(ref, "SELECT 1 FROM sqlite_schema WHERE type = ?1 AND name = ?2", -1,
+	                       &own, NULL) != SQLITE_OK) {
+		rc = ft_error_set(err, FT_EARCHIVE, "archive: reference schema: %s",
+		                  sqlite3_errmsg(ref));
+		goto out;
+	}
+	rc = ft__archive_prepare(ar,
+	                         "SELECT type, name, tbl_name FROM sqlite_schema WHERE name NOT "
+	                         "LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name",
+	                         &st, err);
+	while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *tbl = (const char *)sqlite3_column_text(st, 2);
+		bool on;
+
+		sqlite3_reset(own);
+		sqlite3_bind_text(own, 1, type ? type : "", -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(own, 2, name ? name : "", -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(own) == SQLITE_ROW)
+			continue;
+		/* a trigger can delete or rewrite runs behind every save; a view can mask a table
+		 */
+		on = tbl && name && strcmp(tbl, name) != 0;
+		rc = ft_error_set(
+		        err, FT_EARCHIVE,
+		        "archive %s: holds a %s '%s'%s%s%s that fabtune did not create; "
+		        "refusing to write (drop it with the sqlite3 shell if it is yours)",
+		        ar->path, type ? type : "?", name ? name : "?", on ? " on '" : "",
+		        on ? tbl : "", on ? "'" : "");
+	}
+	if (rc == 0 && s != SQLITE_DONE)
+		rc = ft__archive_fail(ar, "reading the schema", err);
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(own);
+	sqlite3_close(ref);
+	return rc;
+}
+
+int
+ft__archive_quick_check(struct ft_archive *ar, struct ft_error *err)
+{
+	sqlite3_stmt *st;
+	char what[200];
+	int rc, s;
+
+	rc = ft__archive_prepare(ar, "PRAGMA quick_check(1)", &st, err);
+	if (rc < 0)
+		return rc;
+	s = sqlite3_step(st);
+	if (s != SQLITE_ROW) {
+		rc = ft_error_set(err, FT_EARCHIVE, "archive %s: %s: %s", ar->path, cause_of(ar),
+		                  sqlite3_errmsg(ar->db));
+	} else {
+		char *p;
+
+		ft__column_text(st, 0, what, sizeof(what));
+		/* SQLite's report spans lines: one line in the message */
+		for (p = what; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		if (strcmp(what, "ok") != 0)
+			rc = ft_error_set(err, FT_EARCHIVE,
+			                  "archive %s: damaged, SQLite quick_check says: %s; "
+			                  "see 'fabtune archive check'",
+			                  ar->path, what);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Once per process, before the first write: the whole file passes SQLite's
+ * quick_check (every page reachable and well formed; the header alone says
+ * nothing of the data pages), and it holds no schema object fabtune did not
+ * create. A damaged or tampered archive is refused before anything is written
+ * into it.
+ */
+static int
+check_before_write(struct ft_archive *ar, struct ft_error *err)
+{
+	int rc = ft__archive_quick_check(ar, err);
+
+	if (rc == 0)
+		rc = ft__archive_check_schema(ar, err);
+	if (rc < 0)
+		ft_error_prefix(err, "nothing was written: ");
+	return rc;
+}
+
 /*
  * Bring the schema to the current version in one transaction. The version is
  * read again under the write lock: two processes opening a new file at once
@@ -423,6 +598,14 @@ migrate(struct ft_archive *ar, struct ft_error *err)
 
 	if (ar->opened_version == FT_ARCHIVE_SCHEMA_VERSION)
 		return 0;
+	if (ar->readonly[0])
+		return ft_error_set(
+		        err, FT_EARCHIVE,
+		        ar->opened_version ?
+		                "archive %s: schema version %d needs an upgrade, but the "
+		                "archive is read-only (%s)" :
+		                "archive %s: empty (schema version %d), and read-only (%s)",
+		        ar->path, ar->opened_version, ar->readonly);
 	rc = ft__archive_begin(ar, err);
 	if (rc < 0)
 		return rc;
@@ -509,6 +692,102 @@ set_wal(struct ft_archive *ar, struct ft_error *err)
 	}
 }
 
+/*
+ * Why the archive must be opened read-only, in @why (empty when it can be
+ * written): the file or its folder is not writable (a read-only mount, other
+ * permissions), or carries no write bit at all, which root would otherwise
+ * ignore. WAL needs to create the -wal and -shm files in the folder.
+ */
+static void
+readonly_reason(const char *path, char *why, size_t len)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	why[0] = '\0';
+	if (stat(path, &st) != 0)
+		return;
+	if (access(path, W_OK) != 0) {
+		snprintf(why, len, "%s",
+		         errno == EROFS ? "read-only file system" : "the file is not writable");
+		return;
+	}
+	if (!(st.st_mode & 0222)) {
+		snprintf(why, len, "the file is read-only, mode %04o",
+		         (unsigned)(st.st_mode & 07777));
+		return;
+	}
+	if (!slash)
+		ft_strlcpy(dir, ".", sizeof(dir));
+	else
+		ft_strlcpy(dir, path,
+		           FT_MIN(sizeof(dir), (size_t)(slash - path) + 1 + (slash == path)));
+	if (access(dir, W_OK) != 0)
+		snprintf(why, len, "%s",
+		         errno == EROFS ? "read-only file system" : "its folder is not writable");
+	else if (stat(dir, &st) == 0 && !(st.st_mode & 0222))
+		snprintf(why, len, "its folder is read-only, mode %04o",
+		         (unsigned)(st.st_mode & 07777));
+}
+
+/* "file:" URI for @path with @query, escaping what a URI would read otherwise. */
+static int
+uri_for(const char *path, const char *query, char *buf, size_t len)
+{
+	size_t o = 0;
+	const char *p;
+	int n;
+
+	n = snprintf(buf, len, "file:");
+	o = (size_t)n;
+	for (p = path; *p && o + 4 < len; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			o += (size_t)snprintf(buf + o, len - o, "%%%02X", (unsigned char)*p);
+		else
+			buf[o++] = *p;
+	}
+	if (*p)
+		return -1;
+	n = snprintf(buf + o, len - o, "?%s", query);
+	return n < 0 || (size_t)n >= len - o ? -1 : 0;
+}
+
+/*
+ * Open read-only. A WAL archive in a folder where the -shm file cannot be
+ * created is opened as immutable: nobody can be writing to it there.
+ */
+static int
+open_readonly(struct ft_archive *ar, struct ft_error *err)
+{
+	static const char *const queries[] = { "mode=ro", "immutable=1" };
+	char uri[8192];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < FT_ARRAY_SIZE(queries); i++) {
+		struct ft_error e = { 0 };
+
+		if (uri_for(ar->path, queries[i], uri, sizeof(uri)) < 0)
+			return ft_error_set(err, FT_EINVAL, "archive path too long: %s", ar->path);
+		sqlite3_close(ar->db);
+		ar->db = NULL;
+		if (sqlite3_open_v2(uri, &ar->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) !=
+		    SQLITE_OK) {
+			if (!ar->db)
+				return ft_error_set(err, FT_ENOMEM, "archive %s: out of memory",
+				                    ar->path);
+			continue;
+		}
+		sqlite3_extended_result_codes(ar->db, 1);
+		sqlite3_busy_timeout(ar->db, BUSY_TIMEOUT_MS);
+		rc = check_identity(ar, i + 1 < FT_ARRAY_SIZE(queries) ? &e : err);
+		if (rc == 0)
+			return 0;
+	}
+	return rc < 0 ? rc : ft__archive_fail(ar, "cannot open read-only", err);
+}
+
 static int
 open_db(struct ft_archive *ar, struct ft_error *err)
 {
@@ -517,9 +796,13 @@ open_db(struct ft_archive *ar, struct ft_error *err)
 	rc = check_header(ar->path, err);
 	if (rc < 0)
 		return rc;
+	readonly_reason(ar->path, ar->readonly, sizeof(ar->readonly));
+	if (ar->readonly[0])
+		return open_readonly(ar, err);
 	rc = sqlite3_open_v2(ar->path, &ar->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
-		rc = ar->db ? ft__archive_fail(ar, "cannot open", err) :
+		rc = ar->db ? ft_error_set(err, FT_EARCHIVE, "archive %s: %s: %s", ar->path,
+		                           cause_of(ar), sqlite3_errmsg(ar->db)) :
 		              ft_error_set(err, FT_ENOMEM, "archive %s: out of memory", ar->path);
 		return rc;
 	}

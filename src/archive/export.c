@@ -648,7 +648,7 @@ ft_archive_parse_export(const char *text, size_t len, const char *file, struct f
                         struct ft_error *err)
 {
 	struct ctx c = { file ? file : "<input>", err };
-	const struct ft_jv *fmt, *runs;
+	const struct ft_jv *fmt, *ver, *runs;
 	struct ft_arena arena;
 	struct ft_jv *root;
 	size_t i, start = records->len;
@@ -669,6 +669,28 @@ ft_archive_parse_export(const char *text, size_t len, const char *file, struct f
 		                  "%s:%u:%u: format: expected \"fabtune-archive\" (not a fabtune "
 		                  "export)",
 		                  c.file, fmt ? fmt->line : root->line, fmt ? fmt->col : root->col);
+		goto out;
+	}
+	/* an export from a newer fabtune may hold fields this one would silently drop */
+	ver = ft__json_get(root, "version");
+	if (!ver || ver->type != FT_JV_NUMBER || ver->num != floor(ver->num) || ver->num < 1) {
+		rc = ft_error_set(
+		        err, FT_EPARSE,
+		        "%s:%u:%u: version: expected the export's version, a whole number "
+		        "from 1 to %d, got %s",
+		        c.file, ver ? ver->line : root->line, ver ? ver->col : root->col,
+		        FT_ARCHIVE_SCHEMA_VERSION,
+		        !ver                      ? "none" :
+		        ver->type == FT_JV_NUMBER ? ver->numtext :
+		                                    ft__json_type_name(ver->type));
+		goto out;
+	}
+	if (ver->num > FT_ARCHIVE_SCHEMA_VERSION) {
+		rc = ft_error_set(err, FT_EPARSE,
+		                  "%s:%u:%u: version: export version %s is from a newer fabtune "
+		                  "(this one reads up to %d); nothing was imported",
+		                  c.file, ver->line, ver->col, ver->numtext,
+		                  FT_ARCHIVE_SCHEMA_VERSION);
 		goto out;
 	}
 	runs = ft__json_get(root, "runs");

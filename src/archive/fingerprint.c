@@ -74,8 +74,80 @@ ft_fingerprint_set(struct ft_fingerprint *fp, const char *key, const char *value
 	if (ft_vec_push(&fp->items, NULL) < 0)
 		return FT_ENOMEM;
 	p = ft_vec_at(&fp->items, pos);
+	/* one key among others: many keys go through add_batch() */
 	memmove(p + 1, p, (fp->items.len - 1 - pos) * sizeof(*p));
 	*p = it;
+	return 0;
+}
+
+/*
+ * Adding many keys: each is appended unsorted (append_item), then one
+ * sort_items() restores the order, keeping the value set last for a key as
+ * ft_fingerprint_set() would. O(n log n) where one ft_fingerprint_set() per
+ * key, with its memmove, was O(n^2): 1.4 million observations took minutes.
+ */
+static int
+append_item(struct ft_fingerprint *fp, const char *key, const char *value)
+{
+	struct ft_fingerprint_item *p;
+
+	if (!key || !key[0])
+		return FT_EINVAL;
+	if (ft_vec_push(&fp->items, NULL) < 0)
+		return FT_ENOMEM;
+	p = ft_vec_at(&fp->items, fp->items.len - 1);
+	memset(p, 0, sizeof(*p));
+	ft_strlcpy(p->key, key, sizeof(p->key));
+	ft_strlcpy(p->value, value ? value : "", sizeof(p->value));
+	return 0;
+}
+
+struct item_ref {
+	const struct ft_fingerprint_item *it;
+	size_t idx; /* order of setting: the later wins */
+};
+
+static int
+ref_cmp(const void *a, const void *b)
+{
+	const struct item_ref *x = a, *y = b;
+	int c = strcmp(x->it->key, y->it->key);
+
+	if (c)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int
+sort_items(struct ft_fingerprint *fp)
+{
+	size_t n = fp->items.len, i, k;
+	struct ft_fingerprint_item *out;
+	struct item_ref *refs;
+
+	if (n < 2)
+		return 0;
+	refs = ft_calloc(n, sizeof(*refs));
+	out = ft_calloc(n, sizeof(*out));
+	if (!refs || !out) {
+		ft_free(refs);
+		ft_free(out);
+		return FT_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		refs[i].it = ft_fingerprint_at(fp, i);
+		refs[i].idx = i;
+	}
+	qsort(refs, n, sizeof(*refs), ref_cmp);
+	for (i = 0, k = 0; i < n; i++) {
+		if (i + 1 < n && strcmp(refs[i].it->key, refs[i + 1].it->key) == 0)
+			continue; /* a later value for the same key follows */
+		out[k++] = *refs[i].it;
+	}
+	memcpy(fp->items.data, out, k * sizeof(*out));
+	fp->items.len = k;
+	ft_free(out);
+	ft_free(refs);
 	return 0;
 }
 
@@ -179,6 +251,24 @@ ft_fingerprint_env_matters(const char *name)
 	return false;
 }
 
+/*
+ * Open @path, under @root, for reading: symlinks of a captured tree never lead
+ * out of it, and a FIFO or device there reads as absent (ft_file_open_under).
+ */
+static FILE *
+open_under(const char *root, const char *path)
+{
+	int fd = ft_file_open_under(root, path, false, NULL);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 /* Read the first line of @root/@rel into @buf, trimmed. False when unreadable. */
 static bool
 read_line(const char *root, const char *rel, char *buf, size_t len)
@@ -188,7 +278,7 @@ read_line(const char *root, const char *rel, char *buf, size_t len)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
-	f = fopen(path, "r");
+	f = open_under(root, path);
 	if (!f)
 		return false;
 	if (!fgets(buf, (int)len, f))
@@ -210,7 +300,7 @@ read_field(const char *root, const char *rel, const char *key, char sep, char *b
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
-	f = fopen(path, "r");
+	f = open_under(root, path);
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
@@ -300,7 +390,7 @@ collect_nccl_conf(struct ft_fingerprint *fp, const char *root)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/etc/nccl.conf", strcmp(root, "/") == 0 ? "" : root);
-	f = fopen(path, "r");
+	f = open_under(root, path);
 	if (!f)
 		return 0;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
@@ -488,28 +578,33 @@ ft_fingerprint_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
 		{ "ib.dev.board_id", "board_id" },
 	};
 	char key[64];
-	size_t i, k;
+	size_t i, k, start;
 	int rc = hosts_from_obs(fp, obs);
 
+	start = fp->items.len;
 	for (i = 0; rc == 0 && i < ft_obs_set_len(obs); i++) {
 		const struct ft_obs *o = ft_obs_set_at(obs, i);
 
 		if (!o->str[0])
 			continue;
 		if (strcmp(o->key, "nccl.version") == 0 || strcmp(o->key, "host.kernel") == 0) {
-			rc = ft_fingerprint_set(fp, o->key, o->str);
+			rc = append_item(fp, o->key, o->str);
 		} else if (strncmp(o->key, "nccl.env.", 9) == 0 && o->key[9]) {
 			snprintf(key, sizeof(key), "env.%s", o->key + 9);
-			rc = ft_fingerprint_set(fp, key, o->str);
+			rc = append_item(fp, key, o->str);
 		} else if (o->device[0]) {
 			for (k = 0; k < FT_ARRAY_SIZE(dev_keys); k++) {
 				if (strcmp(o->key, dev_keys[k].obs_key) != 0)
 					continue;
 				snprintf(key, sizeof(key), "ib.%.40s.%s", o->device,
 				         dev_keys[k].fp_attr);
-				rc = ft_fingerprint_set(fp, key, o->str);
+				rc = append_item(fp, key, o->str);
 			}
 		}
 	}
+	if (rc == 0)
+		rc = sort_items(fp);
+	if (rc < 0)
+		fp->items.len = start; /* drop the unsorted tail: the set stays sorted */
 	return rc;
 }

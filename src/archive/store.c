@@ -734,6 +734,8 @@ ft_archive_check(struct ft_archive *ar, size_t *nruns, struct ft_error *err)
 			                  ar->path, what);
 	}
 	sqlite3_finalize(st);
+	if (rc == 0)
+		rc = ft__archive_check_schema(ar, err);
 	if (rc < 0)
 		return rc;
 	rc = ft__archive_prepare(ar,

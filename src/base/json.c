@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * base/json.c - streaming JSON writer (fabtune/json.h).
+ *
+ * Strings are always valid UTF-8 JSON: control characters are escaped, and
+ * every byte that does not belong to a well-formed UTF-8 sequence (input
+ * files in Latin-1, binary garbage) is replaced by U+FFFD, so that any JSON
+ * parser accepts the output (RFC 8259 section 8.1).
  */
 #include "internal.h"
 
@@ -97,7 +102,19 @@ ft_json_escape(struct ft_strbuf *sb, const char *s, size_t n)
 
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t len;
 
+		if (c >= 0x80) {
+			/* JSON text is UTF-8: a byte that is not becomes U+FFFD */
+			len = ft_utf8_seq_len(s + i, n - i);
+			if (len) {
+				ft_strbuf_add(sb, s + i, len);
+				i += len - 1;
+			} else {
+				ft_strbuf_adds(sb, "\xef\xbf\xbd");
+			}
+			continue;
+		}
 		switch (c) {
 		case '"':
 			ft_strbuf_adds(sb, "\\\"");

@@ -103,6 +103,33 @@ ft_obs_init(struct ft_obs *o, const char *key)
 }
 
 void
+ft_obs_file_fit(char *dst, size_t cap, const char *path)
+{
+	size_t n = strlen(path ? path : ""), keep;
+	const char *tail, *slash;
+
+	if (!cap)
+		return;
+	if (n < cap) {
+		memcpy(dst, path ? path : "", n + 1);
+		return;
+	}
+	if (cap < 8) {
+		ft_strlcpy(dst, path, cap);
+		return;
+	}
+	/* keep the end, where the file name is, from a '/' when one is near */
+	keep = cap - 4;
+	tail = path + n - keep;
+	slash = strchr(tail, '/');
+	if (slash && (size_t)(slash - tail) < keep / 2)
+		tail = slash;
+	while ((*tail & 0xc0) == 0x80) /* never start inside a UTF-8 sequence */
+		tail++;
+	snprintf(dst, cap, "...%s", tail);
+}
+
+void
 ft_obs_entity(const struct ft_obs *o, char *buf, size_t len)
 {
 	size_t n = 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * base/strbuf.c - growing, always NUL-terminated string buffers, file
- * reading and strict number parsing.
+ * base/strbuf.c - growing, always NUL-terminated string buffers and strict
+ * number parsing. Reading a file into a buffer is in base/file.c.
  */
 #include "internal.h"
 
@@ -140,26 +140,74 @@ ft_strbuf_detach(struct ft_strbuf *sb, size_t *len)
 	return p;
 }
 
-int
-ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err)
+void
+ft_strbuf_add_printable(struct ft_strbuf *sb, const char *s, size_t n)
 {
-	char chunk[65536];
-	FILE *f = fopen(path, "rb");
-	size_t n;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0, len;
 
-	if (!f)
-		return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s", path,
-				    strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ft_strbuf_add(sb, chunk, n);
-	if (ferror(f)) {
-		fclose(f);
-		return ft_error_set(err, FT_EIO, "%s: read error", path);
+	while (i + run < n) {
+		unsigned char c = p[i + run];
+
+		/* CR only before LF (CSV lines end in CRLF): alone it overwrites a line */
+		if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ||
+		    (c == '\r' && i + run + 1 < n && p[i + run + 1] == '\n')) {
+			run++;
+			continue;
+		}
+		if (c >= 0x80 && (len = ft_utf8_seq_len(s + i + run, n - i - run)) > 0 &&
+		    !(len == 2 && c == 0xc2 && p[i + run + 1] < 0xa0)) {
+			run += len; /* printable UTF-8 (not a C1 control, U+0080 to U+009F) */
+			continue;
+		}
+		ft_strbuf_add(sb, s + i, run);
+		i += run;
+		run = 0;
+		if (c == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] < 0xa0) {
+			ft_strbuf_addf(sb, "\\u%04x", p[i + 1]);
+			i += 2;
+		} else {
+			ft_strbuf_addf(sb, "\\x%02x", c);
+			i++;
+		}
 	}
-	fclose(f);
-	if (sb->oom)
-		return ft_error_set(err, FT_ENOMEM, "%s: out of memory", path);
-	return 0;
+	ft_strbuf_add(sb, s + i, run);
+}
+
+size_t
+ft_utf8_seq_len(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (!n)
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0; /* overlong */
+		else if (p[0] == 0xed)
+			hi = 0x9f; /* UTF-16 surrogates */
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90; /* overlong */
+		else if (p[0] == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
 }
 
 int

@@ -35,6 +35,12 @@ int ft__world_bcast(struct ft_world *w, void *buf, size_t len, uint32_t root,
                     struct ft_error *err) FT_MUST_CHECK;
 /* "rank 3 (host h3)" into buf. */
 const char *ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, size_t len);
+/*
+ * A rank on this rank's host, other than itself, whose process is stopped
+ * (SIGSTOP, SIGTSTP, a debugger), or -1: the one to name when a wait runs out,
+ * rather than the neighbour that waits on it.
+ */
+int ft__world_stopped_rank(const struct ft_world *w);
 /* Ranks on this rank's host, itself included; @index (may be NULL): its position among them. */
 uint32_t ft__world_local(const struct ft_world *w, uint32_t *index);
 

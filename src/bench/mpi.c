@@ -4,11 +4,20 @@
  * (MPI_Isend/MPI_Irecv, completed with MPI_Test) and its own collective
  * algorithms (MPI_Allreduce and friends, MPI_IN_PLACE for the in-place
  * variants). Only usable when the world was joined through MPI (mpirun).
+ *
+ * Nothing here blocks without a deadline: a blocking MPI_Allreduce would wait
+ * forever for a stopped rank (a rank under SIGSTOP keeps its connections
+ * open, so the MPI library sees nothing wrong). The collectives are the
+ * non-blocking ones (MPI_Iallreduce...), completed by MPI_Test polled against
+ * --timeout; when it runs out the rank reports FT_ETIMEDOUT, naming a stopped
+ * rank of its host when there is one, and the CLI aborts the job (MPI_Abort),
+ * which ends every rank.
  */
 #include "bench_int.h"
 
 #if FT_HAVE_MPI
 #include <mpi.h>
+#include <sched.h>
 
 struct mpi_ep {
 	struct ft_ep base;
@@ -118,6 +127,49 @@ mpi_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 	return done;
 }
 
+/*
+ * Complete @mr by polling, within the endpoint's timeout: busy first (MPI
+ * progresses only inside its calls), then yielding the core to ranks that
+ * share it.
+ */
+static int
+mpi_wait(struct ft_ep *base, MPI_Request *mr, const char *what, struct ft_error *err)
+{
+	double start = ft__now(), now;
+	uint64_t spins = 0;
+	char who[96];
+	int flag = 0, stopped;
+
+	for (;;) {
+		if (MPI_Test(mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return ft_error_set(err, FT_EMPI, "mpi: %s: MPI_Test failed", what);
+		if (flag)
+			return 0;
+		if (++spins < 4096)
+			continue;
+		sched_yield();
+		if (spins % 64)
+			continue;
+		now = ft__now();
+		if (base->stop && *base->stop)
+			return ft_error_set(err, FT_EINTR, "interrupted");
+		if (now - start <= base->timeout_s)
+			continue;
+		stopped = ft__world_stopped_rank(base->w);
+		if (stopped >= 0)
+			return ft_error_set(
+			        err, FT_ETIMEDOUT,
+			        "%s is stopped (SIGSTOP or a debugger) and stopped "
+			        "answering: mpi %s not done after %.0fs (--timeout)",
+			        ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)), what,
+			        base->timeout_s);
+		return ft_error_set(err, FT_ETIMEDOUT,
+		                    "mpi %s not done after %.0fs (--timeout): a rank stopped "
+		                    "answering",
+		                    what, base->timeout_s);
+	}
+}
+
 static MPI_Datatype
 mpi_type(enum ft_dtype t)
 {
@@ -167,7 +219,8 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 	size_t es = ft_dtype_size(a->dtype);
 	MPI_Datatype t = mpi_type(a->dtype);
 	MPI_Op op = mpi_op(a->op);
-	bool inplace;
+	MPI_Request mr = MPI_REQUEST_NULL;
+	bool inplace = false;
 
 	if (a->count > INT_MAX / (size_t)n)
 		return ft_error_set(err, FT_ERANGE, "mpi: %zu elements is more than MPI's int",
@@ -176,46 +229,47 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 	switch (a->coll) {
 	case FT_BENCH_ALL_REDUCE:
 		inplace = a->sendbuf == a->recvbuf;
-		rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op,
-		                   MPI_COMM_WORLD);
+		rc = MPI_Iallreduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op,
+		                    MPI_COMM_WORLD, &mr);
 		break;
 	case FT_BENCH_ALL_GATHER:
 		inplace = a->sendbuf == (const char *)a->recvbuf + (size_t)r * a->count * es;
-		rc = MPI_Allgather(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
-		                   MPI_COMM_WORLD);
+		rc = MPI_Iallgather(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
+		                    MPI_COMM_WORLD, &mr);
 		break;
 	case FT_BENCH_REDUCE_SCATTER:
 		inplace = a->recvbuf == (const char *)a->sendbuf + (size_t)r * a->count * es;
-		if (inplace) {
-			rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, (void *)a->sendbuf, c, t, op,
-			                              MPI_COMM_WORLD);
-			memmove(a->recvbuf, a->sendbuf, a->count * es);
-		} else {
-			rc = MPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, c, t, op,
-			                              MPI_COMM_WORLD);
-		}
+		if (inplace)
+			rc = MPI_Ireduce_scatter_block(MPI_IN_PLACE, (void *)a->sendbuf, c, t, op,
+			                               MPI_COMM_WORLD, &mr);
+		else
+			rc = MPI_Ireduce_scatter_block(a->sendbuf, a->recvbuf, c, t, op,
+			                               MPI_COMM_WORLD, &mr);
 		break;
 	case FT_BENCH_ALLTOALL:
 		inplace = a->sendbuf == a->recvbuf;
-		rc = MPI_Alltoall(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
-		                  MPI_COMM_WORLD);
+		rc = MPI_Ialltoall(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
+		                   MPI_COMM_WORLD, &mr);
 		break;
 	case FT_BENCH_BROADCAST:
 		if (r == a->root && a->sendbuf != a->recvbuf)
 			memcpy(a->recvbuf, a->sendbuf, a->count * es);
-		rc = MPI_Bcast(a->recvbuf, c, t, a->root, MPI_COMM_WORLD);
+		rc = MPI_Ibcast(a->recvbuf, c, t, a->root, MPI_COMM_WORLD, &mr);
 		break;
 	case FT_BENCH_REDUCE:
 		inplace = a->sendbuf == a->recvbuf && r == a->root;
-		rc = MPI_Reduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op, a->root,
-		                MPI_COMM_WORLD);
+		rc = MPI_Ireduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op, a->root,
+		                 MPI_COMM_WORLD, &mr);
 		break;
 	default:
 		return FT_ENOTSUP;
 	}
 	if (rc != MPI_SUCCESS)
 		return ft_error_set(err, FT_EMPI, "mpi: %s failed", ft_bench_pattern_name(a->coll));
-	return 0;
+	rc = mpi_wait(base, &mr, ft_bench_pattern_name(a->coll), err);
+	if (rc == 0 && a->coll == FT_BENCH_REDUCE_SCATTER && inplace)
+		memmove(a->recvbuf, a->sendbuf, a->count * es);
+	return rc;
 }
 
 const struct ft_transport_ops ft_mpi_transport = {

@@ -16,6 +16,7 @@
  * nccl-tests does. Point-to-point patterns are not offered on nccl.
  */
 #include <dlfcn.h>
+#include <sched.h>
 
 #include "patterns.h"
 
@@ -72,6 +73,9 @@ struct nccl_api {
 	nccl_result_t (*Recv)(void *r, size_t n, int t, int peer, nccl_comm_t c, cuda_stream_t st);
 	nccl_result_t (*GroupStart)(void);
 	nccl_result_t (*GroupEnd)(void);
+	/* since NCCL 2.4: what a deadline needs to give up on a communicator */
+	nccl_result_t (*CommAbort)(nccl_comm_t c);
+	nccl_result_t (*CommGetAsyncError)(nccl_comm_t c, nccl_result_t *async);
 	/* CUDA runtime: cudaError_t is an int, 0 = cudaSuccess */
 	int (*cudaGetDeviceCount)(int *n);
 	int (*cudaSetDevice)(int d);
@@ -81,6 +85,7 @@ struct nccl_api {
 	int (*cudaStreamCreate)(cuda_stream_t *s);
 	int (*cudaStreamDestroy)(cuda_stream_t s);
 	int (*cudaStreamSynchronize)(cuda_stream_t s);
+	int (*cudaStreamQuery)(cuda_stream_t s); /* 0 done, 600 (cudaErrorNotReady) pending */
 	int (*cudaDeviceSynchronize)(void);
 	const char *(*cudaGetErrorString)(int e);
 };
@@ -109,6 +114,8 @@ static const struct {
 	SYM(0, Recv, "ncclRecv"),
 	SYM(0, GroupStart, "ncclGroupStart"),
 	SYM(0, GroupEnd, "ncclGroupEnd"),
+	SYM(0, CommAbort, "ncclCommAbort"),
+	SYM(0, CommGetAsyncError, "ncclCommGetAsyncError"),
 	SYM(1, cudaGetDeviceCount, "cudaGetDeviceCount"),
 	SYM(1, cudaSetDevice, "cudaSetDevice"),
 	SYM(1, cudaMalloc, "cudaMalloc"),
@@ -117,6 +124,7 @@ static const struct {
 	SYM(1, cudaStreamCreate, "cudaStreamCreate"),
 	SYM(1, cudaStreamDestroy, "cudaStreamDestroy"),
 	SYM(1, cudaStreamSynchronize, "cudaStreamSynchronize"),
+	SYM(1, cudaStreamQuery, "cudaStreamQuery"),
 	SYM(1, cudaDeviceSynchronize, "cudaDeviceSynchronize"),
 	SYM(1, cudaGetErrorString, "cudaGetErrorString"),
 };
@@ -344,6 +352,81 @@ nccl_type(enum ft_dtype t)
 	return map[t];
 }
 
+#define CUDA_ERROR_NOT_READY 600
+#define NCCL_IN_PROGRESS     7 /* ncclInProgress (2.14+): not an error */
+
+/* Give up on the communicator: the collective never completes, and the ranks are told. */
+static void
+abort_comm(struct nccl_ep *ep)
+{
+	if (ep->comm)
+		ep->api.CommAbort(ep->comm);
+	ep->comm = NULL;
+}
+
+/*
+ * Wait for the collective on the stream, within --timeout: a blocking
+ * cudaStreamSynchronize() would wait forever for a stopped or dead peer (NCCL
+ * kernels spin on the GPU for data that never comes). Poll cudaStreamQuery(),
+ * watch the communicator's asynchronous error (a peer's network failure),
+ * and on either or at the deadline abort the communicator (ncclCommAbort),
+ * which ends the kernels.
+ */
+static int
+stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
+{
+	const struct ft_ep *base = &ep->base;
+	double start = ft__now();
+	uint64_t polls = 0;
+	nccl_result_t async = 0;
+	char who[96];
+	int rc, stopped;
+
+	for (;;) {
+		rc = ep->api.cudaStreamQuery(ep->stream);
+		if (rc == 0)
+			return 0;
+		if (rc != CUDA_ERROR_NOT_READY) {
+			abort_comm(ep);
+			return ft_error_set(err, FT_EIO, "GPU %d: nccl %s: %s", ep->device, what,
+			                    ep->api.cudaGetErrorString(rc));
+		}
+		/* busy first: the collective is usually microseconds away */
+		if (++polls < 4096)
+			continue;
+		if (polls % 64) {
+			sched_yield();
+			continue;
+		}
+		if (ep->api.CommGetAsyncError(ep->comm, &async) == 0 && async != 0 &&
+		    async != NCCL_IN_PROGRESS) {
+			rc = ft_error_set(err, FT_EIO, "GPU %d: nccl %s: %s", ep->device, what,
+			                  ep->api.GetErrorString(async));
+			abort_comm(ep);
+			return rc;
+		}
+		if (base->stop && *base->stop) {
+			abort_comm(ep);
+			return ft_error_set(err, FT_EINTR, "interrupted");
+		}
+		if (ft__now() - start <= base->timeout_s)
+			continue;
+		abort_comm(ep);
+		stopped = ft__world_stopped_rank(base->w);
+		if (stopped >= 0)
+			return ft_error_set(
+			        err, FT_ETIMEDOUT,
+			        "%s is stopped (SIGSTOP or a debugger) and stopped "
+			        "answering: nccl %s not done after %.0fs (--timeout)",
+			        ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)), what,
+			        base->timeout_s);
+		return ft_error_set(err, FT_ETIMEDOUT,
+		                    "GPU %d: nccl %s not done after %.0fs (--timeout): a rank "
+		                    "stopped answering; the communicator was aborted",
+		                    ep->device, what, base->timeout_s);
+	}
+}
+
 static int
 nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
@@ -408,8 +491,9 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	if (nr != 0)
 		return ft_error_set(err, FT_EIO, "nccl %s: %s", ft_bench_pattern_name(a->coll),
 		                    ep->api.GetErrorString(nr));
-	if (ep->api.cudaStreamSynchronize(ep->stream) != 0)
-		return ft_error_set(err, FT_EIO, "GPU %d: stream synchronize failed", ep->device);
+	nr = stream_wait(ep, ft_bench_pattern_name(a->coll), err);
+	if (nr < 0)
+		return nr;
 	if (a->staged && ep->api.cudaMemcpy(a->recvbuf, dr, rbytes, CUDA_MEMCPY_D2H) != 0)
 		return ft_error_set(err, FT_EIO, "cudaMemcpy from GPU %d failed", ep->device);
 	return 0;

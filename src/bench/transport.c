@@ -236,11 +236,21 @@ ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t
 int
 ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err)
 {
-	char who[96];
+	int stopped = ft__world_stopped_rank(ep->w);
+	char who[96], via[96];
 
+	/* a stopped rank of this host is the cause, whichever peer this wait was on */
+	if (stopped >= 0 && (uint32_t)stopped != peer)
+		return ft_error_set(err, FT_ETIMEDOUT,
+		                    "%s is stopped (SIGSTOP or a debugger) and stopped answering: "
+		                    "no progress for %.0fs (--timeout) from %s, which waits on it",
+		                    ft__world_who(ep->w, (uint32_t)stopped, who, sizeof(who)),
+		                    ep->timeout_s, ft__world_who(ep->w, peer, via, sizeof(via)));
 	return ft_error_set(err, FT_ETIMEDOUT,
-	                    "%s stopped answering: no progress for %.0fs (--timeout)",
-	                    ft__world_who(ep->w, peer, who, sizeof(who)), ep->timeout_s);
+	                    "%s %sstopped answering: no progress for %.0fs (--timeout)",
+	                    ft__world_who(ep->w, peer, who, sizeof(who)),
+	                    stopped >= 0 ? "is stopped (SIGSTOP or a debugger) and " : "",
+	                    ep->timeout_s);
 }
 
 int

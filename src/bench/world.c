@@ -13,6 +13,7 @@
 #include "bench_int.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/socket.h>
 
@@ -124,6 +125,43 @@ ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, size_t len)
 	else
 		snprintf(buf, len, "rank %u", rank);
 	return buf;
+}
+
+/* Whether process @pid of this host is stopped (SIGSTOP, SIGTSTP, a tracer): /proc/PID/stat. */
+static bool
+pid_stopped(int32_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
+int
+ft__world_stopped_rank(const struct ft_world *w)
+{
+	uint32_t r;
+
+	if (!w || !w->info)
+		return -1;
+	for (r = 0; r < w->nranks; r++)
+		if (r != w->rank && w->info[r].pid > 0 &&
+		    strcmp(w->info[r].host, w->info[w->rank].host) == 0 &&
+		    pid_stopped(w->info[r].pid))
+			return (int)r;
+	return -1;
 }
 
 uint32_t
@@ -450,12 +488,39 @@ ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out, s
 	}
 #if FT_HAVE_MPI
 	if (w->mpi) {
+		MPI_Request mr;
+		int flag = 0, stopped;
+		uint64_t spins = 0;
+
 		if (len > INT_MAX / w->nranks)
 			return FT_ERANGE;
-		if (MPI_Allgather(in, (int)len, MPI_BYTE, out, (int)len, MPI_BYTE,
-		                  MPI_COMM_WORLD) != MPI_SUCCESS)
-			return ft_error_set(err, FT_EMPI, "MPI_Allgather failed");
-		return 0;
+		/* non-blocking, polled against the deadline: a stopped rank cannot hang us */
+		if (MPI_Iallgather(in, (int)len, MPI_BYTE, out, (int)len, MPI_BYTE, MPI_COMM_WORLD,
+		                   &mr) != MPI_SUCCESS)
+			return ft_error_set(err, FT_EMPI, "MPI_Iallgather failed");
+		for (;;) {
+			if (MPI_Test(&mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+				return ft_error_set(err, FT_EMPI, "MPI_Iallgather failed");
+			if (flag)
+				return 0;
+			if (++spins < 4096 || spins % 64)
+				continue;
+			sched_yield();
+			if (w->stop && *w->stop)
+				return ft_error_set(err, FT_EINTR, "interrupted");
+			if (ft__now() <= deadline)
+				continue;
+			stopped = ft__world_stopped_rank(w);
+			if (stopped >= 0)
+				return ft_error_set(err, FT_ETIMEDOUT,
+				                    "%s is stopped (SIGSTOP or a debugger) and stopped "
+				                    "answering: no reply for %.0fs (--timeout)",
+				                    ft__world_who(w, (uint32_t)stopped, who, sizeof(who)),
+				                    w->timeout_s);
+			return ft_error_set(err, FT_ETIMEDOUT,
+			                    "a rank stopped answering: no reply for %.0fs (--timeout)",
+			                    w->timeout_s);
+		}
 	}
 #endif
 	if (w->rank != 0) {

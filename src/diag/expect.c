@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include <fabtune/diag.h>
+#include <fabtune/spec.h>
 #include <fabtune/units.h>
 
 static int
@@ -106,6 +107,8 @@ ft_diag_expectations_read(const char *path, struct ft_vec *out, struct ft_error 
 
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
+	if (rc == 0)
+		rc = ft_spec_yaml_check(sb.buf, sb.len, path, err); /* depth, alias bombs */
 	if (rc < 0) {
 		ft_strbuf_release(&sb);
 		return rc;

@@ -179,7 +179,7 @@ ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, stru
 {
 	memset(c, 0, sizeof(*c));
 	c->file = file ? file : "";
-	ft_strlcpy(c->file_buf, c->file, sizeof(c->file_buf));
+	ft_obs_file_fit(c->file_buf, sizeof(c->file_buf), c->file);
 	c->out = out;
 	c->run = run;
 	c->err = err;

@@ -291,7 +291,8 @@ ft_parse_buffer(const char *text, size_t len, const char *file, const char *form
 /*
  * Regular files are mapped, not copied: the parsers read through (pointer,
  * length) views and never need a terminating NUL, and a 200 MB log then costs
- * no heap. Pipes and other special files are read into a buffer.
+ * no heap. Anything but a regular file is refused (base/file.c); an empty file
+ * or one that cannot be mapped is read into a buffer.
  */
 int
 ft_parse_file(const char *path, const char *format, struct ft_obs_set *out, struct ft_run *run,
@@ -301,10 +302,9 @@ ft_parse_file(const char *path, const char *format, struct ft_obs_set *out, stru
 	struct stat st;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ft_file_open_input(path, NULL, err);
 	if (fd < 0)
-		return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s", path,
-		                    strerror(errno));
+		return fd;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		size_t len = (size_t)st.st_size;
 		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -90,7 +90,7 @@ static void
 counters(struct ft__probe *p, const char *dir, bool hw)
 {
 	char **names, path[FT__PATH_MAX], buf[64];
-	size_t n = ft__probe_list(dir, &names);
+	size_t n = ft__probe_list(p->root, dir, &names);
 
 	for (size_t i = 0; i < n && !p->c.rc; i++) {
 		uint64_t u;
@@ -98,7 +98,7 @@ counters(struct ft__probe *p, const char *dir, bool hw)
 		bool data = false;
 
 		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path) ||
-		    !ft__probe_read(path, buf, sizeof(buf)) || !ft__u64(ft__span_c(buf), &u))
+		    !ft__probe_read(p->root, path, buf, sizeof(buf)) || !ft__u64(ft__span_c(buf), &u))
 			continue;
 		if (!hw) {
 			for (size_t k = 0; k < FT_ARRAY_SIZE(counter_names); k++)
@@ -123,7 +123,7 @@ gids(struct ft__probe *p, const char *pdir, bool roce)
 
 	if (snprintf(path, sizeof(path), "%s/gids", pdir) >= (int)sizeof(path))
 		return;
-	n = ft__probe_list(path, &names);
+	n = ft__probe_list(p->root, path, &names);
 	if (!n)
 		return;
 	for (size_t i = 0; i < n && !p->c.rc; i++) {
@@ -132,7 +132,7 @@ gids(struct ft__probe *p, const char *pdir, bool roce)
 		if (!ft__u64(ft__span_c(names[i]), &idx) ||
 		    snprintf(path, sizeof(path), "%s/gids/%s", pdir, names[i]) >=
 		            (int)sizeof(path) ||
-		    !ft__probe_read(path, gid, sizeof(gid)) || gid_is_zero(gid))
+		    !ft__probe_read(p->root, path, gid, sizeof(gid)) || gid_is_zero(gid))
 			continue;
 		ngid++;
 		ft__emit(&p->c, 0, roce ? "roce.gid.index" : "ib.port.gid", true, (double)idx, NULL,
@@ -141,14 +141,14 @@ gids(struct ft__probe *p, const char *pdir, bool roce)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/gid_attrs/types/%s", pdir, names[i]) <
 		            (int)sizeof(path) &&
-		    ft__probe_read(path, buf, sizeof(buf)))
+		    ft__probe_read(p->root, path, buf, sizeof(buf)))
 			ft__emit(&p->c, 0, "roce.gid.version", true, (double)idx, NULL,
 			         ft__span_c(strstr(buf, "v2") ? "v2" :
 			                    strstr(buf, "v1") ? "v1" :
 			                                        buf));
 		if (snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%s", pdir, names[i]) <
 		            (int)sizeof(path) &&
-		    ft__probe_read(path, buf, sizeof(buf)))
+		    ft__probe_read(p->root, path, buf, sizeof(buf)))
 			ft__emit(&p->c, 0, "roce.gid.netdev", true, (double)idx, NULL,
 			         ft__span_c(buf));
 	}
@@ -170,7 +170,7 @@ port(struct ft__probe *p, const char *ddir, const char *name)
 	p->c.port = (int)u;
 #define READ(file)                                                             \
 	(snprintf(path, sizeof(path), "%s/" file, pdir) < (int)sizeof(path) && \
-	 ft__probe_read(path, buf, sizeof(buf)))
+	 ft__probe_read(p->root, path, buf, sizeof(buf)))
 	if (READ("link_layer"))
 		roce = strcmp(buf, "Ethernet") == 0;
 	if (!p->counters_only) {
@@ -205,7 +205,7 @@ ft__probe_ib(struct ft__probe *p)
 
 	if (!ft__probe_path(p, dir, sizeof(dir), "/sys/class/infiniband"))
 		return 0;
-	nd = ft__probe_list(dir, &devs);
+	nd = ft__probe_list(p->root, dir, &devs);
 	for (size_t i = 0; i < nd && !p->c.rc; i++) {
 		if (snprintf(ddir, sizeof(ddir), "%s/%s", dir, devs[i]) >= (int)sizeof(ddir))
 			continue;
@@ -225,7 +225,7 @@ ft__probe_ib(struct ft__probe *p)
 			for (size_t k = 0; k < FT_ARRAY_SIZE(dev_files); k++)
 				if (snprintf(path, sizeof(path), "%s/%s", ddir, dev_files[k].file) <
 				            (int)sizeof(path) &&
-				    ft__probe_read(path, buf, sizeof(buf)))
+				    ft__probe_read(p->root, path, buf, sizeof(buf)))
 					ft__emit_cstr(&p->c, 0, dev_files[k].key, buf);
 			if (snprintf(path, sizeof(path), "%s/device", ddir) < (int)sizeof(path) &&
 			    ft__probe_link_base(path, buf, sizeof(buf)))
@@ -233,7 +233,7 @@ ft__probe_ib(struct ft__probe *p)
 		}
 		if (snprintf(path, sizeof(path), "%s/ports", ddir) >= (int)sizeof(path))
 			continue;
-		np = ft__probe_list(path, &ports);
+		np = ft__probe_list(p->root, path, &ports);
 		if (!p->counters_only)
 			ft__emit_num(&p->c, 0, "ib.dev.nports", (double)np, "count");
 		for (size_t k = 0; k < np && !p->c.rc; k++)

@@ -16,7 +16,7 @@ ft__probe_net(struct ft__probe *p)
 
 	if (!ft__probe_path(p, dir, sizeof(dir), "/sys/class/net"))
 		return 0;
-	n = ft__probe_list(dir, &ifs);
+	n = ft__probe_list(p->root, dir, &ifs);
 	for (size_t i = 0; i < n && !p->c.rc; i++) {
 		int64_t v;
 		uint64_t u;
@@ -26,7 +26,7 @@ ft__probe_net(struct ft__probe *p)
 		ft__pctx_entity(&p->c, ifs[i], -1);
 #define READ(file)                                                                       \
 	(snprintf(path, sizeof(path), "%s/%s/" file, dir, ifs[i]) < (int)sizeof(path) && \
-	 ft__probe_read(path, buf, sizeof(buf)))
+	 ft__probe_read(p->root, path, buf, sizeof(buf)))
 		if (!p->counters_only) {
 			if (READ("mtu") && ft__i64(ft__span_c(buf), &v))
 				ft__emit_num(&p->c, 0, "eth.link.mtu", (double)v, "bytes");
@@ -49,13 +49,13 @@ ft__probe_net(struct ft__probe *p)
 		if (snprintf(path, sizeof(path), "%s/%s/statistics", dir, ifs[i]) >=
 		    (int)sizeof(path))
 			continue;
-		ns = ft__probe_list(path, &stats);
+		ns = ft__probe_list(p->root, path, &stats);
 		for (size_t k = 0; k < ns && !p->c.rc; k++) {
 			char spath[FT__PATH_MAX];
 
 			if (snprintf(spath, sizeof(spath), "%s/%s", path, stats[k]) <
 			            (int)sizeof(spath) &&
-			    ft__probe_read(spath, buf, sizeof(buf)) && ft__u64(ft__span_c(buf), &u))
+			    ft__probe_read(p->root, spath, buf, sizeof(buf)) && ft__u64(ft__span_c(buf), &u))
 				ft__emit_named(&p->c, 0, "eth.counter.", ft__span_c(stats[k]), true,
 				               (double)u, "count", FT__NOSTR);
 		}

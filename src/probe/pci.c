@@ -118,7 +118,7 @@ nic_name(struct ft__probe *p, struct pdev *d)
 
 	ft_strlcpy(d->name, d->bdf, sizeof(d->name));
 	if (ft__probe_path(p, path, sizeof(path), "/sys/class/infiniband")) {
-		n = ft__probe_list(path, &names);
+		n = ft__probe_list(p->root, path, &names);
 		for (size_t i = 0; i < n; i++) {
 			char link[FT__PATH_MAX];
 
@@ -134,7 +134,7 @@ nic_name(struct ft__probe *p, struct pdev *d)
 		ft__probe_list_free(names, n);
 	}
 	if (ft__probe_path(p, path, sizeof(path), "/sys/bus/pci/devices/%s/net", d->bdf)) {
-		n = ft__probe_list(path, &names);
+		n = ft__probe_list(p->root, path, &names);
 		if (n)
 			ft_strlcpy(d->name, names[0], sizeof(d->name));
 		ft__probe_list_free(names, n);
@@ -161,7 +161,7 @@ emit_link(struct ft__probe *p, const struct pdev *d)
 
 		if (!ft__probe_path(p, path, sizeof(path), "/sys/bus/pci/devices/%s/%s", d->bdf,
 		                    files[i].file) ||
-		    !ft__probe_read(path, buf, sizeof(buf)))
+		    !ft__probe_read(p->root, path, buf, sizeof(buf)))
 			continue;
 		v = link_value(buf);
 		if (!isnan(v) && v > 0)
@@ -230,7 +230,7 @@ ft__probe_pci(struct ft__probe *p)
 
 	if (p->counters_only || !ft__probe_path(p, dir, sizeof(dir), "/sys/bus/pci/devices"))
 		return 0;
-	n = ft__probe_list(dir, &names);
+	n = ft__probe_list(p->root, dir, &names);
 	devs = ft_calloc(n ? n : 1, sizeof(*devs));
 	if (!devs) {
 		ft__probe_list_free(names, n);
@@ -245,7 +245,7 @@ ft__probe_pci(struct ft__probe *p)
 			continue;
 #define READ(file)                                                                         \
 	(snprintf(path, sizeof(path), "%s/%s/" file, dir, names[i]) < (int)sizeof(path) && \
-	 ft__probe_read(path, buf, sizeof(buf)))
+	 ft__probe_read(p->root, path, buf, sizeof(buf)))
 		if (!READ("class") || !ft__u64(ft__span_c(buf), &cls))
 			continue;
 		if (READ("vendor"))

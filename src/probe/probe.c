@@ -31,7 +31,7 @@ host_name(const struct ft_probe_cfg *cfg, const char *root, char *buf, size_t si
 	if (root[0]) {
 		/* a captured tree names its host in etc/hostname, if at all */
 		if (snprintf(path, sizeof(path), "%s/etc/hostname", root) < (int)sizeof(path))
-			(void)ft__probe_read(path, buf, size);
+			(void)ft__probe_read(root, path, buf, size);
 		return;
 	}
 	if (gethostname(buf, size) != 0)

@@ -23,10 +23,14 @@ struct ft__probe {
 /* root + rel into @buf; false when it does not fit. */
 bool ft__probe_path(const struct ft__probe *p, char *buf, size_t size, const char *fmt, ...)
         FT_PRINTF(4, 5);
-/* Read a small file, trailing blanks dropped; false when missing or unreadable. */
-bool ft__probe_read(const char *path, char *buf, size_t size);
-/* Sorted (natural order: mlx5_2 < mlx5_10) entries of @dir; *@out NULL when none. */
-size_t ft__probe_list(const char *dir, char ***out);
+/*
+ * Read a small regular file under @root (p->root, "" for "/"; symlinks cannot
+ * lead out of it), trailing blanks dropped; false when missing, unreadable or
+ * not a regular file (a FIFO, a device).
+ */
+bool ft__probe_read(const char *root, const char *path, char *buf, size_t size);
+/* Sorted (natural order: mlx5_2 < mlx5_10) entries of @dir under @root; *@out NULL when none. */
+size_t ft__probe_list(const char *root, const char *dir, char ***out);
 void ft__probe_list_free(char **names, size_t n);
 /* The last component of the symlink @path points to ("0000:3b:00.0"); false if none. */
 bool ft__probe_link_base(const char *path, char *buf, size_t size);

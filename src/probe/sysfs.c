@@ -2,6 +2,11 @@
 /*
  * probe/sysfs.c - small helpers to read a sysfs tree (the live one or a
  * captured copy under --root): joined paths, one-line files, sorted listings.
+ *
+ * Under --root every file and folder is opened as if the root were "/"
+ * (ft_file_open_under): a symlink in the captured tree, absolute or full of
+ * "..", never reads a file of the machine itself. Only regular files are
+ * read, and opening never blocks: a FIFO planted in the tree reads as absent.
  */
 #include "probe_int.h"
 
@@ -24,9 +29,9 @@ ft__probe_path(const struct ft__probe *p, char *buf, size_t size, const char *fm
 }
 
 bool
-ft__probe_read(const char *path, char *buf, size_t size)
+ft__probe_read(const char *root, const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ft_file_open_under(root, path, false, NULL);
 	ssize_t n;
 
 	if (fd < 0)
@@ -67,16 +72,20 @@ natcmp(const void *pa, const void *pb)
 }
 
 size_t
-ft__probe_list(const char *dir, char ***out)
+ft__probe_list(const char *root, const char *dir, char ***out)
 {
-	DIR *d = opendir(dir);
+	int fd = ft_file_open_under(root, dir, true, NULL);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 
 	*out = NULL;
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;

@@ -76,7 +76,7 @@ ft__probe_tools(struct ft__probe *p)
 	run_tool(p, "ibv_devinfo", "ibv_devinfo -v 2>/dev/null", "ibv_devinfo");
 	if (!ft__probe_path(p, dir, sizeof(dir), "/sys/class/net"))
 		return p->c.rc;
-	n = ft__probe_list(dir, &ifs);
+	n = ft__probe_list(p->root, dir, &ifs);
 	for (size_t i = 0; i < n && !p->c.rc; i++) {
 		bool safe = true;
 

@@ -23,7 +23,15 @@ struct ld {
 	size_t len;
 	struct ft_scenario *sc;
 	struct ft_error *err;
+	size_t nops; /* operations loaded so far, all jobs: at most MAX_OPS */
 };
+
+/*
+ * The operations one scenario may hold, all jobs together (each may repeat up
+ * to 1,000,000 times): a cap on what a small file can make the twin do, with
+ * the YAML alias limit (ft_spec_yaml_check) in front of it.
+ */
+#define MAX_OPS 100000
 
 static yaml_node_t *
 node(struct ld *l, int i)
@@ -265,6 +273,9 @@ load_ops(struct ld *l, const char *path, yaml_node_t *seq, struct sc_job *job)
 		int rc;
 
 		snprintf(field, sizeof(field), "%s[%zu]", path, i);
+		if (++l->nops > MAX_OPS)
+			return fail(l, n, FT_ERANGE, field,
+			            "more than %d operations in the scenario", MAX_OPS);
 		rc = each_key(l, n, field, op_key, &op);
 		if (rc < 0)
 			return rc;
@@ -941,6 +952,9 @@ ft_scenario_load_buffer(const char *text, size_t len, const char *file, struct f
 	int rc;
 
 	*out = NULL;
+	rc = ft_spec_yaml_check(text, len, l.file, err); /* depth, alias bombs */
+	if (rc < 0)
+		return rc;
 	l.sc = scenario_new(l.file);
 	if (!l.sc)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");

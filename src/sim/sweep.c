@@ -80,8 +80,8 @@ check_value(const struct sweep *sw, enum dim_kind k, const char *v, const yaml_n
 
 	switch (k) {
 	case D_FABRIC_SCALE:
-		if (ft_parse_double(v, &d) < 0 || !(d > 0) || d > 1000)
-			return serr(err, sw->file, n, field, "a factor above 0", v);
+		if (ft_parse_double(v, &d) < 0 || !(d >= 0.001) || d > 1000)
+			return serr(err, sw->file, n, field, "a factor from 0.001 to 1000", v);
 		return 0;
 	case D_ROUTING:
 		if (ft_routing_from_name(v, &r) < 0 ||
@@ -197,6 +197,8 @@ sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 	ft_strlcpy(sw->file, path, sizeof(sw->file));
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
+	if (rc == 0)
+		rc = ft_spec_yaml_check(sb.buf, sb.len, path, err); /* depth, alias bombs */
 	if (rc < 0)
 		goto out;
 	if (!yaml_parser_initialize(&parser)) {
@@ -214,8 +216,23 @@ sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 	yaml_parser_delete(&parser);
 	have_doc = true;
 	root = yaml_document_get_root_node(&doc);
-	if (!root || root->type != YAML_MAPPING_NODE) {
-		rc = serr(err, path, root, "sweep", "a mapping with scenario and vary", "");
+	if (!root) {
+		/* an empty file has no node to point at: its first line */
+		rc = ft_error_set(
+		        err, FT_EPARSE,
+		        "%s:1:1: sweep: expected a mapping with scenario and vary, got an "
+		        "empty document",
+		        path);
+		goto out;
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		char got[48] = "a list";
+
+		/* quote a wrong file's first 40 characters, not all of it */
+		if (root->type == YAML_SCALAR_NODE)
+			snprintf(got, sizeof(got), "%.40s%s", (const char *)root->data.scalar.value,
+			         root->data.scalar.length > 40 ? "..." : "");
+		rc = serr(err, path, root, "sweep", "a mapping with scenario and vary", got);
 		goto out;
 	}
 	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && rc == 0; p++) {

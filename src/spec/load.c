@@ -432,6 +432,9 @@ ft_spec_load_buffer(const char *text, size_t len, const char *file, struct ft_cl
 	memset(out, 0, sizeof(*out));
 	if (!text && len)
 		return ft_error_set(err, FT_EINVAL, "no spec text");
+	rc = ft_spec_yaml_check(text, len, file && *file ? file : "<spec>", err);
+	if (rc < 0)
+		return rc; /* too deep, or an alias bomb */
 	L = ft_calloc(1, sizeof(*L));
 	if (!L)
 		return ft_error_set(err, FT_ENOMEM, "out of memory loading a spec");

@@ -192,6 +192,29 @@ ft__spec_node_defaults(struct ft_node_spec *n)
 
 /* ---- node presets ------------------------------------------------------------------------- */
 
+/*
+ * The share of dense peak that a transformer layer's matrix work (GEMMs and
+ * attention) sustains in training, for the training planner (kb TRAIN-GPU:
+ * an explicit, overridable assumption; plan --gemm-eff overrides it; the
+ * memory-bound kernels between the GEMMs are timed apart, from the HBM
+ * bandwidth). Engineering estimates, one per GPU generation: public cuBLAS
+ * microbenchmarks put large BF16 GEMMs (m, n, k >= 4096) at about 80% of
+ * dense peak on A100 and 65-75% on H100 SXM, whose 700 W budget lowers the
+ * clock under sustained tensor load; training's shapes, attention kernels
+ * and launch gaps run at about four fifths of that. The A100 and H100
+ * figures were set with Megatron-LM's and Llama 3's published throughput in
+ * view, so those runs are not held out in the planner's accuracy check.
+ * H200 is the H100 die and takes its figure; for B200 and L40S no comparable
+ * public microbenchmarks were at hand, so they take the Hopper figure
+ * rounded down. The planner applies the same share to FP8 GEMMs against the
+ * FP8 peak.
+ */
+#define GEMM_EFF_A100 0.62
+#define GEMM_EFF_H100 0.53
+#define GEMM_EFF_H200 0.53
+#define GEMM_EFF_B200 0.50
+#define GEMM_EFF_L40S 0.50
+
 struct node_preset {
 	const char *summary;
 	struct ft_node_spec node;
@@ -215,6 +238,7 @@ static const struct node_preset node_presets[] = {
 	 * nvidia-smi-topo/a100-sxm4-8gpu-*). With the EPYC in NPS4 mode each
 	 * socket is 4 NUMA domains and the four switches hang off domains 3, 1,
 	 * 7 and 5 (HOST-NUMA; corpus nvidia-smi-topo/a100-...-epyc-nps4).
+	 * HBM2e at 2,039 GB/s; no FP8 tensor cores (A100 datasheet).
 	 */
 	{ "8x A100-SXM4 80GB, NVLink 3 300GB/s/dir, NVSwitch, PCIe Gen4, "
 	  "8x ConnectX-6 HDR 200G, 2 sockets NPS4",
@@ -223,6 +247,9 @@ static const struct node_preset node_presets[] = {
 	    .ngpus = 8,
 	    .gpu_tflops = 312,
 	    .gpu_mem_GB = 80,
+	    .gpu_fp8_tflops = 0,
+	    .gpu_hbm_Bps = 2039e9,
+	    .gpu_gemm_eff = GEMM_EFF_A100,
 	    .nvlink_gen = 3,
 	    .nvlink_Bps = 300e9,
 	    .lat_nvlink_s = LAT_NVLINK,
@@ -260,7 +287,8 @@ static const struct node_preset node_presets[] = {
 	 * bidirectional) for the platform, as the CPUs and NICs are Gen5: we
 	 * take Gen5 for GPUs and NICs. The datasheet does not draw the PCIe tree; we take the
 	 * layout of our dgx-h100 preset (two GPUs and two ConnectX-7 per Gen5 switch, four
-	 * switches, one NIC per GPU).
+	 * switches, one NIC per GPU). FP8: 72 PFLOPS sparse for 8 GPUs, 4,500
+	 * dense per GPU; HBM3e at 8 TB/s per GPU (HGX B200 datasheet).
 	 */
 	{ "8x B200 180GB, NVLink 5 900GB/s/dir, 2 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
@@ -269,6 +297,9 @@ static const struct node_preset node_presets[] = {
 	    .ngpus = 8,
 	    .gpu_tflops = 2250,
 	    .gpu_mem_GB = 180,
+	    .gpu_fp8_tflops = 4500,
+	    .gpu_hbm_Bps = 8000e9,
+	    .gpu_gemm_eff = GEMM_EFF_B200,
 	    .nvlink_gen = 5,
 	    .nvlink_Bps = 900e9,
 	    .lat_nvlink_s = LAT_NVLINK,
@@ -301,7 +332,8 @@ static const struct node_preset node_presets[] = {
 	 * each GPU with one ConnectX-7 (its rail), four per socket. The guide does
 	 * not draw the PCIe tree: we place two GPUs and their two ConnectX-7 on
 	 * each of four Gen5 switches, all x16, as in the DGX A100 layout. The two
-	 * storage ConnectX-7 are not compute NICs and are left out.
+	 * storage ConnectX-7 are not compute NICs and are left out. FP8: 3,958
+	 * TFLOPS sparse, 1,978.9 dense; HBM3 at 3.35 TB/s (H100 SXM datasheet).
 	 */
 	{ "8x H100-SXM5 80GB, NVLink 4 450GB/s/dir, 4 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
@@ -310,6 +342,9 @@ static const struct node_preset node_presets[] = {
 	    .ngpus = 8,
 	    .gpu_tflops = 989.4,
 	    .gpu_mem_GB = 80,
+	    .gpu_fp8_tflops = 1978.9,
+	    .gpu_hbm_Bps = 3350e9,
+	    .gpu_gemm_eff = GEMM_EFF_H100,
 	    .nvlink_gen = 4,
 	    .nvlink_Bps = 450e9,
 	    .lat_nvlink_s = LAT_NVLINK,
@@ -337,6 +372,7 @@ static const struct node_preset node_presets[] = {
 	 * server around the baseboard follows NVIDIA's HGX reference design that
 	 * DGX H200 implements (DGX BasePOD reference architecture: dual Xeon 8480C,
 	 * 8 single-port ConnectX-7 400 Gb/s, the DGX H100 PCIe layout).
+	 * FP8 1,978.9 TFLOPS dense as H100; HBM3e at 4.8 TB/s (H200 datasheet).
 	 */
 	{ "8x H200-SXM 141GB, NVLink 4 450GB/s/dir, 4 NVSwitch (NVLS), PCIe Gen5, "
 	  "8x ConnectX-7 NDR 400G, 2 sockets",
@@ -345,6 +381,9 @@ static const struct node_preset node_presets[] = {
 	    .ngpus = 8,
 	    .gpu_tflops = 989.4,
 	    .gpu_mem_GB = 141,
+	    .gpu_fp8_tflops = 1978.9,
+	    .gpu_hbm_Bps = 4800e9,
+	    .gpu_gemm_eff = GEMM_EFF_H200,
 	    .nvlink_gen = 4,
 	    .nvlink_Bps = 450e9,
 	    .lat_nvlink_s = LAT_NVLINK,
@@ -376,6 +415,7 @@ static const struct node_preset node_presets[] = {
 	 * 200-230 Gb/s of DMA and cannot feed a 400G port (HOST-PCIE); public
 	 * L40S sizing notes also recommend a 200 Gb/s RoCE or IB network. GPUs
 	 * 0-3 use NIC 0, GPUs 4-7 NIC 1. Socket link: Sapphire Rapids (NA-MODEL).
+	 * FP8 733 TFLOPS dense (1,466 sparse); GDDR6 at 864 GB/s (datasheet).
 	 */
 	{ "8x L40S 48GB on PCIe Gen4 x16 (no NVLink), 2 PCIe switches, "
 	  "2x ConnectX-7 RoCE 200G, 2 sockets",
@@ -384,6 +424,9 @@ static const struct node_preset node_presets[] = {
 	    .ngpus = 8,
 	    .gpu_tflops = 362,
 	    .gpu_mem_GB = 48,
+	    .gpu_fp8_tflops = 733,
+	    .gpu_hbm_Bps = 864e9,
+	    .gpu_gemm_eff = GEMM_EFF_L40S,
 	    .nvlink_gen = 0,
 	    .nvlink_Bps = 0,
 	    .lat_nvlink_s = 0,

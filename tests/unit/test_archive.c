@@ -332,10 +332,10 @@ test_export_import_round_trip(void **state)
 	/* Errors name file:line:column and the field; nothing is saved. */
 	{
 		static const char bad[] =
-		        "{\"format\": \"fabtune-archive\", \"runs\": [\n"
+		        "{\"format\": \"fabtune-archive\", \"version\": 2, \"runs\": [\n"
 		        "  {\"source\": \"bench\", \"rows\": [\n"
 		        "    {\"test\": \"all_reduce\", \"bytes\": \"big\"}]}]}\n";
-		static const char trunc[] = "{\"format\": \"fabtune-archive\", \"runs\": [";
+		static const char trunc[] = "{\"format\": \"fabtune-archive\", \"version\": 2, \"runs\": [";
 		struct ft_vec list;
 
 		ids.len = 0;
@@ -1314,6 +1314,50 @@ test_default_path(void **state)
 		setenv("HOME", saved_home, 1);
 }
 
+/*
+ * Fingerprints from many observations: 200,000 devices given in descending
+ * order (each one sorted in at the front) are built in O(n log n), sorted and
+ * unique, the last value of a key winning. One insertion with a memmove per
+ * key took minutes here (the test then runs past its time limit).
+ */
+static void
+test_fingerprint_many(void **state)
+{
+	const size_t ndev = 200000;
+	struct ft_fingerprint fp;
+	struct ft_obs_set set;
+	struct ft_obs o;
+	char want[64];
+	size_t i;
+
+	(void)state;
+	ft_obs_set_init(&set);
+	for (i = 0; i < ndev; i++) {
+		ft_obs_init(&o, "ib.dev.fw_ver");
+		snprintf(o.device, sizeof(o.device), "mlx5_%06zu", ndev - 1 - i);
+		snprintf(o.str, sizeof(o.str), "20.%zu", i);
+		assert_int_equal(ft_obs_set_add(&set, &o), 0);
+	}
+	/* the same key again: the later value wins */
+	ft_obs_init(&o, "ib.dev.fw_ver");
+	snprintf(o.device, sizeof(o.device), "mlx5_%06zu", (size_t)7);
+	snprintf(o.str, sizeof(o.str), "later");
+	assert_int_equal(ft_obs_set_add(&set, &o), 0);
+	ft_fingerprint_init(&fp);
+	assert_int_equal(ft_fingerprint_set(&fp, "zz.before", "kept"), 0);
+	assert_int_equal(ft_fingerprint_from_obs(&fp, &set), 0);
+	assert_int_equal(ft_fingerprint_len(&fp), ndev + 1);
+	for (i = 1; i < ft_fingerprint_len(&fp); i++)
+		assert_true(strcmp(ft_fingerprint_at(&fp, i - 1)->key,
+		                   ft_fingerprint_at(&fp, i)->key) < 0);
+	snprintf(want, sizeof(want), "20.%zu", ndev - 1 - 12345);
+	assert_string_equal(ft_fingerprint_get(&fp, "ib.mlx5_012345.fw_ver"), want);
+	assert_string_equal(ft_fingerprint_get(&fp, "ib.mlx5_000007.fw_ver"), "later");
+	assert_string_equal(ft_fingerprint_get(&fp, "zz.before"), "kept");
+	ft_fingerprint_release(&fp);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -1331,6 +1375,7 @@ main(void)
 		cmocka_unit_test(test_compare_latency_direction),
 		cmocka_unit_test(test_compare_iteration_band),
 		cmocka_unit_test(test_fingerprint),
+		cmocka_unit_test(test_fingerprint_many),
 		cmocka_unit_test(test_default_path),
 	};
 

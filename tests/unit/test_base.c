@@ -241,6 +241,93 @@ test_shuffle_is_permutation(void **state)
 		assert_int_equal(seen[i], 1);
 }
 
+/* JSON strings are valid UTF-8 whatever the input bytes: known values. */
+static void
+test_json_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },                   /* valid 2-byte: kept */
+		{ "\xe2\x82\xac 5", "\xe2\x82\xac 5" },           /* valid 3-byte: kept */
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },     /* valid 4-byte: kept */
+		{ "caf\xe9", "caf\xef\xbf\xbd" },                   /* Latin-1 byte */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },     /* overlong '/' */
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate */
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xe2\x82", "\xef\xbf\xbd\xef\xbf\xbd" },     /* cut sequence */
+		{ "\x1b[31m", "\\u001b[31m" },                       /* escape: escaped */
+	};
+	struct ft_strbuf sb;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_strbuf_init(&sb);
+		ft_json_escape(&sb, cases[i].in, strlen(cases[i].in));
+		assert_string_equal(sb.buf, cases[i].out);
+		ft_strbuf_release(&sb);
+	}
+	assert_int_equal(ft_utf8_seq_len("\xc3\xa9", 2), 2);
+	assert_int_equal(ft_utf8_seq_len("\xc3\xa9", 1), 0);
+	assert_int_equal(ft_utf8_seq_len("\x80", 1), 0);
+	assert_int_equal(ft_utf8_seq_len("\xf5\x80\x80\x80", 4), 0);
+}
+
+/* Text for a terminal: control characters and non-UTF-8 bytes made visible. */
+static void
+test_printable(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain text\tand\n", "plain text\tand\n" },
+		{ "\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m" },
+		{ "bell\x07 del\x7f", "bell\\x07 del\\x7f" },
+		{ "csv\r\nline\rover", "csv\r\nline\\x0dover" },
+		{ "caf\xc3\xa9 caf\xe9", "caf\xc3\xa9 caf\\xe9" },
+		{ "csi\xc2\x9b" "2J nbsp\xc2\xa0", "csi\\u009b" "2J nbsp\xc2\xa0" },
+		{ "raw csi \x9b", "raw csi \\x9b" },
+	};
+	struct ft_strbuf sb;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_strbuf_init(&sb);
+		ft_strbuf_add_printable(&sb, cases[i].in, strlen(cases[i].in));
+		assert_string_equal(sb.buf, cases[i].out);
+		ft_strbuf_release(&sb);
+	}
+}
+
+/* A long evidence path keeps its end, the file name, after a visible "...". */
+static void
+test_obs_file_fit(void **state)
+{
+	char path[300], got[96];
+	size_t i;
+
+	(void)state;
+	ft_obs_file_fit(got, sizeof(got), "short/ibstat.txt");
+	assert_string_equal(got, "short/ibstat.txt");
+	for (i = 0; i < 200; i++)
+		path[i] = (char)('a' + i % 26);
+	snprintf(path + 200, sizeof(path) - 200, "/node07/ibstat.txt");
+	ft_obs_file_fit(got, sizeof(got), path);
+	/* 218 bytes into 96: "..." and the last 92, which hold the file name */
+	assert_int_equal(strlen(path), 218);
+	assert_int_equal(strlen(got), 95);
+	assert_memory_equal(got, "...", 3);
+	assert_string_equal(got + 3, path + 218 - 92);
+	assert_non_null(strstr(got, "/node07/ibstat.txt"));
+	/* exactly 95 bytes fit as they are */
+	memset(path, 'x', 95);
+	path[95] = '\0';
+	ft_obs_file_fit(got, sizeof(got), path);
+	assert_string_equal(got, path);
+}
+
 static void
 test_json(void **state)
 {
@@ -452,6 +539,9 @@ main(void)
 		cmocka_unit_test(test_rng_pinned),
 		cmocka_unit_test(test_shuffle_is_permutation),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_utf8),
+		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_obs_file_fit),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_result_model),
 		cmocka_unit_test(test_launch_detect),

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan/search.c - the search over parallel configurations: every TP, CP,
+ * PP (with interleaving), EP, micro-batch, ZeRO stage and recomputation
+ * mode that divides the GPUs, layers, heads and batch; the ones that fit in
+ * memory are ranked by tokens/s, ties broken by less memory, then by the
+ * enumeration order (deterministic). Each parallel layout (TP, CP, PP, VPP,
+ * EP, micro-batch, and whether PP or DP varies faster) appears once, with
+ * its best ZeRO stage and recomputation.
+ */
+#include "plan_int.h"
+
+#include <string.h>
+
+struct top {
+	struct ft_plan_search_row *rows;
+	size_t n, cap;
+};
+
+static void
+keep(struct top *t, const struct ft_plan *p)
+{
+	struct ft_plan_search_row r;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	r.cfg = p->cfg;
+	r.tokens_per_s = p->tokens_per_s;
+	r.mfu = p->mfu;
+	r.iter_s = p->iter_s;
+	r.mem_bytes = p->mem.total;
+	ft_strlcpy(r.bottleneck, p->bottleneck, sizeof(r.bottleneck));
+	/* One row per parallel layout: the best ZeRO stage and recomputation for it. */
+	for (i = 0; i < t->n; i++) {
+		const struct ft_plan_config *q = &t->rows[i].cfg;
+
+		if (q->tp == r.cfg.tp && q->cp == r.cfg.cp && q->pp == r.cfg.pp &&
+		    q->vpp == r.cfg.vpp && q->ep == r.cfg.ep && q->micro_batch == r.cfg.micro_batch &&
+		    strcmp(q->order, r.cfg.order) == 0) {
+			if (t->rows[i].tokens_per_s > r.tokens_per_s ||
+			    (t->rows[i].tokens_per_s == r.tokens_per_s &&
+			     t->rows[i].mem_bytes <= r.mem_bytes))
+				return;
+			memmove(&t->rows[i], &t->rows[i + 1], (t->n - 1 - i) * sizeof(r));
+			t->n--;
+			break;
+		}
+	}
+	for (i = t->n; i > 0; i--) {
+		const struct ft_plan_search_row *q = &t->rows[i - 1];
+
+		if (q->tokens_per_s > r.tokens_per_s ||
+		    (q->tokens_per_s == r.tokens_per_s && q->mem_bytes <= r.mem_bytes))
+			break;
+	}
+	if (i >= t->cap)
+		return;
+	if (t->n < t->cap)
+		t->n++;
+	memmove(&t->rows[i + 1], &t->rows[i], (t->n - 1 - i) * sizeof(r));
+	t->rows[i] = r;
+}
+
+int
+ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
+               const struct ft_plan_config *base, const struct ft_plan_search_opts *o,
+               struct ft_plan_search_row **rows, size_t *nrows, size_t *nevaluated, size_t *nfit,
+               struct ft_error *err)
+{
+	static const uint32_t mbs[] = { 1, 2, 4, 8 };
+	static const uint32_t vpps[] = { 1, 2, 3, 4, 6, 8 };
+	/* PP across nodes and DP inside them, or the reverse (EP groups are DP ranks). */
+	static const char *const orders[] = { "tp-cp-pp-dp", "tp-cp-dp-pp" };
+	struct top t = { 0 };
+	uint32_t ngpus, tp, cp, pp, ep, zero, rc_mode, cpmax;
+	size_t imb, iv, io, tried = 0, fit = 0;
+	struct ft_plan *p;
+	int rc;
+
+	*rows = NULL;
+	*nrows = *nevaluated = *nfit = 0;
+	rc = ft_plan_model_validate(m, err);
+	if (rc < 0)
+		return rc;
+	ngpus = base->ngpus ? base->ngpus : (uint32_t)FT_MIN(ft_spec_ngpus(spec), (uint64_t)UINT32_MAX);
+	t.cap = o && o->top ? o->top : 10;
+	t.rows = ft_calloc(t.cap + 1, sizeof(*t.rows));
+	p = ft_malloc(sizeof(*p));
+	if (!t.rows || !p) {
+		ft_free(t.rows);
+		ft_free(p);
+		return ft_error_set(err, FT_ENOMEM, "search: out of memory");
+	}
+	cpmax = m->seq >= 32768 ? 16 : m->seq >= 16384 ? 2 : 1;
+	for (tp = 1; tp <= spec->node.ngpus; tp *= 2)
+	for (cp = 1; cp <= cpmax; cp *= 2)
+	for (pp = 1; pp <= m->layers; pp++) {
+		uint64_t rep = (uint64_t)tp * cp * pp;
+		uint32_t dp;
+
+		if (ngpus % rep)
+			continue;
+		dp = (uint32_t)(ngpus / rep);
+		for (ep = 1; ep <= (m->experts ? FT_MIN(m->experts, dp) : 1); ep++) {
+			if (m->experts && (m->experts % ep || dp % ep))
+				continue;
+			for (io = 0; io < FT_ARRAY_SIZE(orders); io++)
+			for (imb = 0; imb < FT_ARRAY_SIZE(mbs); imb++)
+			for (iv = 0; iv < FT_ARRAY_SIZE(vpps); iv++)
+			for (zero = 0; zero <= 3; zero++)
+			for (rc_mode = 0; rc_mode < FT_RECOMPUTE_COUNT; rc_mode++) {
+				struct ft_plan_config c = *base;
+				struct ft_error e = { 0 };
+
+				if (o && o->fixed_mb && mbs[imb] != base->micro_batch)
+					continue;
+				if (o && o->fixed_zero && zero != base->zero)
+					continue;
+				if (o && o->fixed_recompute && rc_mode != base->recompute)
+					continue;
+				if (pp == 1 && vpps[iv] > 1)
+					continue;
+				/* The order only matters when both PP and DP have more than one rank. */
+				if (io > 0 && (pp == 1 || dp == 1))
+					continue;
+				if (o && o->fixed_order && io > 0)
+					continue;
+				if (vpps[iv] > 1 && m->layers % (pp * vpps[iv]))
+					continue;
+				c.tp = tp;
+				c.cp = cp;
+				c.pp = pp;
+				c.dp = dp;
+				c.ep = ep;
+				c.vpp = vpps[iv];
+				c.micro_batch = mbs[imb];
+				c.zero = zero;
+				c.recompute = rc_mode;
+				c.sp = tp > 1;
+				c.ngpus = ngpus;
+				if (!(o && o->fixed_order))
+					ft_strlcpy(c.order, orders[io], sizeof(c.order));
+				if (c.global_batch % ((uint64_t)dp * c.micro_batch))
+					continue;
+				if (ft_plan_compute(spec, m, &c, p, &e) < 0)
+					continue;
+				tried++;
+				if (!p->mem.fits)
+					continue;
+				fit++;
+				keep(&t, p);
+			}
+		}
+	}
+	ft_free(p);
+	*rows = t.rows;
+	*nrows = t.n;
+	*nevaluated = tried;
+	*nfit = fit;
+	return 0;
+}

@@ -1,0 +1,1 @@
+model dgx-h100:8 --nodes 100000000

@@ -1,0 +1,1 @@
+bench all_reduce -t shm --np 2 -n 0

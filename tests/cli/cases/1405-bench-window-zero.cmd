@@ -1,0 +1,1 @@
+bench pt2pt_bw -t shm --np 2 --window 0

@@ -1,0 +1,1 @@
+archive compare --min-samples 0

@@ -1,0 +1,1 @@
+sim --sweep tests/hostile/fixtures/empty.yaml

@@ -1,0 +1,1 @@
+spec tests/hostile/fixtures/long-line.txt

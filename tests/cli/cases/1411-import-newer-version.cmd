@@ -1,0 +1,1 @@
+archive import tests/hostile/fixtures/export-v99.json

@@ -1,0 +1,1 @@
+parse --json tests/hostile/fixtures/ibstat-latin1-escapes.txt

@@ -1,0 +1,1 @@
+parse tests/hostile/fixtures/ibstat-latin1-escapes.txt

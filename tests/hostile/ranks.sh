@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# tests/hostile/ranks.sh - a rank stopped (SIGSTOP) or killed (SIGKILL) in the
+# middle of a collective, for every transport, as TAP: every rank must be gone
+# within --timeout plus two seconds (not twice the timeout, not a hang), and the
+# messages must name the rank that was stopped or killed, not a neighbour that
+# waited on it. tcp and shm run under fabtune's own launcher (--np), mpi under
+# mpirun, whose collectives are polled against --timeout; nccl through a test
+# double of libnccl (tests/hostile/fake_nccl.c), as no GPU is here.
+set -u
+fabtune=${1:?usage: ranks.sh PATH-TO-FABTUNE}
+export LC_ALL=C TZ=UTC NO_COLOR=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Open MPI's own allocations look like leaks to LeakSanitizer
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+timeout_s=3
+n=0
+fail=0
+
+# the processes of the ranks of the run started as $1 (timeout's pid), one a
+# line, "RANK PID": only descendants of our own run, never another run's
+# processes (the machine may be shared)
+ranks_of() {
+	local launcher p r
+	launcher=$(pgrep -P "$1" | head -n 1)
+	[ -n "$launcher" ] || return
+	for p in $(pgrep -P "$launcher"); do
+		r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+			sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+		[ -n "$r" ] || r=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null |
+			sed -n 's/.* --rank \([0-9]*\) .*/\1/p')
+		[ -n "$r" ] && echo "$r $p"
+	done
+}
+
+one() { # transport signal
+	local t=$1 sig=$2 np=3 bg victim left p limit t0 took rc name="$1: SIG$2 of rank 1"
+	local args=(bench all_reduce -t "$t" -b 1M -n 1000000 -w 0 -c 0 --timeout "${timeout_s}s")
+	n=$((n + 1))
+	if [ "$t" = mpi ]; then
+		command -v mpirun >/dev/null || { echo "ok $n - $name # SKIP no mpirun"; return; }
+		# Open MPI under AddressSanitizer hangs at start-up with 3+ ranks here
+		grep -q __asan_init "$fabtune" && np=2
+		timeout -k 5 60 mpirun -np "$np" --mca btl self,vader \
+			--mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \
+			"$fabtune" "${args[@]}" >"$tmp/out" 2>"$tmp/err" &
+	else
+		timeout -k 5 60 "$fabtune" "${args[@]}" --np "$np" >"$tmp/out" 2>"$tmp/err" &
+	fi
+	bg=$!
+	for _ in $(seq 300); do
+		ranks_of "$bg" >"$tmp/ranks"
+		[ "$(wc -l <"$tmp/ranks")" = "$np" ] && break
+		sleep 0.05
+	done
+	victim=$(sed -n 's/^1 //p' "$tmp/ranks")
+	if [ -z "$victim" ]; then
+		echo "not ok $n - $name: rank 1 not found"; fail=$((fail + 1)); wait "$bg"; return
+	fi
+	sleep 1.5 # in the middle of the collectives
+	t0=$(date +%s.%N)
+	kill -"$sig" "$victim"
+	wait "$bg"
+	rc=$?
+	# the ranks themselves may end a moment after their launcher (mpirun)
+	for _ in $(seq 100); do
+		left=""
+		for p in $(cut -d' ' -f2 "$tmp/ranks"); do
+			# alive, and not a zombie waiting for init to reap it
+			grep -qv ') Z ' "/proc/$p/stat" 2>/dev/null && left="$left $p"
+		done
+		[ -z "$left" ] && break
+		sleep 0.05
+	done
+	took=$(echo "$(date +%s.%N) - $t0" | bc)
+	sed "s/^/# /" "$tmp/err" | grep -v '^# *$' | head -n 12
+	if [ "$rc" = 0 ] || [ "$rc" = 124 ] || [ "$rc" = 137 -a "$t" != mpi ]; then
+		echo "not ok $n - $name: exit code $rc"; fail=$((fail + 1)); return
+	fi
+	if [ -n "$left" ]; then
+		echo "not ok $n - $name: ranks left running:$left"; fail=$((fail + 1))
+		for p in $left; do kill -KILL "$p"; done
+		return
+	fi
+	# fabtune's own launcher ends everything within a second of the timeout;
+	# mpirun takes a second of its own after MPI_Abort, and now and then (an
+	# ORTE_ERROR_LOG in its teardown) several more, which are not ours to cut
+	limit=$((timeout_s + 2))
+	[ "$t" = mpi ] && limit=$((timeout_s + 10))
+	if [ "$(echo "$took > $limit" | bc)" = 1 ]; then
+		echo "not ok $n - $name: the others took ${took}s to stop (timeout ${timeout_s}s)"
+		fail=$((fail + 1)); return
+	fi
+	if [ "$sig" = STOP ]; then
+		# the survivors name the stopped rank itself (a rank of their host)
+		if ! grep -Eq 'rank [02] \(host [^)]*\): rank 1 \(host [^)]*\) is stopped' "$tmp/err"; then
+			echo "not ok $n - $name: no survivor named the stopped rank 1"
+			fail=$((fail + 1)); return
+		fi
+		if [ "$t" != mpi ] && ! grep -q 'rank 1 (pid [0-9]*) is stopped' "$tmp/err"; then
+			echo "not ok $n - $name: the launcher did not name rank 1"
+			fail=$((fail + 1)); return
+		fi
+	elif ! grep -Eq 'rank 1 .*(killed|exited) on signal 9|rank 1 \(pid [0-9]*\) was killed by signal 9' \
+		"$tmp/err"; then
+		echo "not ok $n - $name: rank 1 not named"; fail=$((fail + 1)); return
+	fi
+	echo "ok $n - $name: every rank gone ${took}s after the signal"
+}
+
+for t in tcp shm mpi; do
+	for sig in STOP KILL; do
+		one "$t" "$sig"
+	done
+done
+# nccl, through a test double of libnccl and the CUDA runtime (no GPU here):
+# after 50 collectives the stream never completes, as when a peer stopped.
+# Each rank must give up within --timeout and abort its communicator, where a
+# blocking cudaStreamSynchronize() would wait forever.
+n=$((n + 1))
+if [ -z "${FT_FAKE_NCCL:-}" ]; then
+	echo "ok $n - nccl: a collective that never completes # SKIP no test double (FT_FAKE_NCCL)"
+else
+	t0=$(date +%s.%N)
+	FABTUNE_NCCL_LIBRARY=$FT_FAKE_NCCL FABTUNE_CUDART_LIBRARY=$FT_FAKE_NCCL \
+		FAKE_NCCL_HANG_AFTER=50 timeout -k 5 60 "$fabtune" bench all_reduce -t nccl --np 2 \
+		-b 1M -e 1M -n 1000000 -w 0 -c 0 --timeout "${timeout_s}s" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	took=$(echo "$(date +%s.%N) - $t0" | bc)
+	sed "s/^/# /" "$tmp/err"
+	if [ "$rc" != 3 ]; then
+		echo "not ok $n - nccl: a collective that never completes: exit code $rc"
+		fail=$((fail + 1))
+	elif [ "$(grep -c 'nccl all_reduce not done after 3s (--timeout)' "$tmp/err")" != 2 ] ||
+		[ "$(grep -c 'fake nccl: communicator aborted' "$tmp/err")" != 2 ]; then
+		echo "not ok $n - nccl: a collective that never completes: not both ranks gave up and aborted"
+		fail=$((fail + 1))
+	elif [ "$(echo "$took > $timeout_s + 3" | bc)" = 1 ]; then
+		echo "not ok $n - nccl: a collective that never completes: took ${took}s"
+		fail=$((fail + 1))
+	else
+		echo "ok $n - nccl: a collective that never completes ends in ${took}s, communicator aborted"
+	fi
+fi
+
+echo "1..$n"
+exit 0

@@ -1,0 +1,751 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_plan.c - the training planner against closed forms:
+ * parameter counts, model states per ZeRO stage (TRAIN-MEM-STATES),
+ * activation memory (TRAIN-MEM-ACT), FLOPs (TRAIN-FLOPS), communication
+ * volumes (TRAIN-COMM), the 1F1B bubble (TRAIN-PP), expert placement,
+ * Young/Daly goodput, and published training throughput.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <fabtune/fabtune.h>
+
+#define NEAR(a, b, rel) (fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
+
+static struct ft_plan_model
+preset(const char *name)
+{
+	struct ft_plan_model m;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_plan_model_preset(name, &m, &err), 0);
+	return m;
+}
+
+static struct ft_cluster_spec
+spec(const char *arg)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve(arg, &s, &err), 0);
+	return s;
+}
+
+static void
+test_params_and_states(void **state)
+{
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan_params p;
+	uint64_t w, g, o, P = 64ull * 1000 * 1000 * 1000;
+	double h = 12288, l = 96;
+
+	(void)state;
+	ft_plan_model_params(&m, &p);
+	/* 12·l·h² + V·h (tied): 174.6B, NARAYANAN21 table 1. */
+	assert_true(p.total == (uint64_t)(12 * l * h * h + 51200 * h));
+	assert_true(NEAR(p.total, 174.6e9, 0.001));
+	/* 350 GB of half-precision weights, 2.8 TB of mixed-precision Adam states. */
+	ft_plan_states_bytes(p.total, 0, 1, FT_OPTIMIZER_ADAM, &w, &g, &o);
+	assert_true(w == 2 * p.total && w + g + o == 16 * p.total);
+	assert_true(NEAR(w, 350e9, 0.003));
+	assert_true(NEAR(w + g + o, 2.8e12, 0.003));
+	/* Per-GPU closed forms of each ZeRO stage over N_d = 64. */
+	ft_plan_states_bytes(P, 1, 64, FT_OPTIMIZER_ADAM, &w, &g, &o);
+	assert_true(w + g + o == 4 * P + 12 * P / 64);
+	ft_plan_states_bytes(P, 2, 64, FT_OPTIMIZER_ADAM, &w, &g, &o);
+	assert_true(w + g + o == 2 * P + 14 * P / 64);
+	ft_plan_states_bytes(P, 3, 64, FT_OPTIMIZER_ADAM, &w, &g, &o);
+	assert_true(w + g + o == 16 * P / 64);
+	/* MoE: DeepSeek-V3's 671B total and about 37B active. */
+	m = preset("deepseek-v3");
+	ft_plan_model_params(&m, &p);
+	assert_true(NEAR(p.total, 671e9, 0.01));
+	assert_true(NEAR(p.active, 37e9, 0.03));
+	m = preset("mixtral-8x7b");
+	ft_plan_model_params(&m, &p);
+	assert_true(NEAR(p.total, 46.7e9, 0.01));
+	assert_true(NEAR(p.active, 12.9e9, 0.01));
+}
+
+static void
+test_activations_korthikanti(void **state)
+{
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan_config c;
+	double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
+
+	(void)state;
+	ft_plan_config_init(&c);
+	c.flash_attn = false;
+	c.sp = false;
+	c.tp = 1;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * (34 + 5 * a * s / h), 1e-12));
+	c.tp = 8;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false),
+	                 sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1e-12));
+	c.sp = true;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * (34 + 5 * a * s / h) / t,
+	                 1e-12));
+	c.recompute = FT_RECOMPUTE_SELECTIVE;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * 34 / t, 1e-12));
+	c.recompute = FT_RECOMPUTE_FULL;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), 2 * sbh / t, 1e-12));
+	c.sp = false;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), 2 * sbh, 1e-12));
+	/* FlashAttention drops the 5as/h term. */
+	c.recompute = FT_RECOMPUTE_NONE;
+	c.sp = true;
+	c.flash_attn = true;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * 34 / t, 1e-12));
+}
+
+static void
+test_flops(void **state)
+{
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan_params p;
+	double s = 2048, h = 12288, l = 96, V = 51200, B = 1536;
+	double fpt = ft_plan_flops_per_token(&m);
+
+	(void)state;
+	ft_plan_model_params(&m, &p);
+	/* 6·N plus attention 12·l·h·s per token. */
+	assert_true(NEAR(fpt, 6.0 * p.total + 12 * l * h * s, 1e-12));
+	/* NARAYANAN21: 72·B·s·l·h²·(1 + s/(6h)) layers + 6·B·s·h·V logits, per iteration. */
+	assert_true(NEAR(fpt * B * s, 72 * B * s * l * h * h * (1 + s / (6 * h)) + 6 * B * s * h * V,
+	                 1e-12));
+}
+
+static void
+test_wire_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(ft_plan_wire_bytes(FT_OP_ALL_REDUCE, 1000, 8), 1750);
+	assert_int_equal(ft_plan_wire_bytes(FT_OP_ALL_GATHER, 1000, 8), 875);
+	assert_int_equal(ft_plan_wire_bytes(FT_OP_REDUCE_SCATTER, 1000, 4), 750);
+	assert_int_equal(ft_plan_wire_bytes(FT_OP_ALLTOALL, 1000, 2), 500);
+	assert_int_equal(ft_plan_wire_bytes(FT_OP_SENDRECV, 1000, 2), 1000);
+	assert_int_equal(ft_plan_wire_bytes(FT_OP_ALL_REDUCE, 1000, 1), 0);
+}
+
+static const struct ft_plan_comm *
+find_comm(const struct ft_plan *p, enum ft_plan_group g, enum ft_op op)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncomms; i++)
+		if (p->comms[i].group == g && p->comms[i].op == op)
+			return &p->comms[i];
+	return NULL;
+}
+
+static void
+test_comm_counts(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:128");
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	const struct ft_plan_comm *cm;
+	struct ft_error err = { 0 };
+	uint64_t grad;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.pp = 8;
+	c.global_batch = 1024;
+	c.sp = false;
+	c.zero = 0;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(p->cfg.dp, 16);
+	assert_int_equal(p->m, 64);
+	/* Groups: TP inside a node, PP and DP one rank per node. */
+	assert_true(p->place[FT_GROUP_TP].nnodes == 1 && p->place[FT_GROUP_TP].ppn == 8);
+	assert_true(p->place[FT_GROUP_DP].nnodes == 16 && p->place[FT_GROUP_DP].ppn == 1);
+	assert_int_equal(p->place[FT_GROUP_DP].stride, 64);
+	/* TP without SP: 2 all-reduces per layer forward, 2 backward, of s·b·h bf16 elements. */
+	cm = find_comm(p, FT_GROUP_TP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	assert_int_equal(cm->bytes, 2048ull * 12288 * 2);
+	assert_int_equal(cm->count, 12ull * 64 * 4);
+	assert_int_equal(cm->wire_bytes, 2 * 7 * cm->bytes / 8);
+	assert_true(cm->total_s == cm->count * cm->op_s && cm->op_s > 0);
+	/* Full recomputation repeats the forward pass's two. */
+	c.recompute = FT_RECOMPUTE_FULL;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(find_comm(p, FT_GROUP_TP, FT_OP_ALL_REDUCE)->count, 12ull * 64 * 6);
+	/* PP: one send forward and one backward per micro-batch. */
+	cm = find_comm(p, FT_GROUP_PP, FT_OP_SENDRECV);
+	assert_non_null(cm);
+	assert_int_equal(cm->count, 64 * 2);
+	assert_int_equal(cm->bytes, 2048ull * 12288 * 2);
+	/* DP: the stage's gradients in 25 MB buckets, ring all-reduce 2(n-1)/n of each. */
+	cm = find_comm(p, FT_GROUP_DP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	grad = 2 * p->mem.params_local;
+	assert_int_equal(cm->count, (grad + 25000000 - 1) / 25000000);
+	assert_true(cm->bytes * cm->count <= grad && cm->bytes * cm->count > grad - cm->count);
+	assert_int_equal(cm->wire_bytes, (uint64_t)llround(2.0 * 15 / 16 * cm->bytes));
+	/* SP turns each all-reduce into a reduce-scatter and an all-gather of the same size. */
+	c.sp = true;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_null(find_comm(p, FT_GROUP_TP, FT_OP_ALL_REDUCE));
+	assert_int_equal(find_comm(p, FT_GROUP_TP, FT_OP_ALL_GATHER)->count, 12ull * 64 * 6);
+	assert_int_equal(find_comm(p, FT_GROUP_TP, FT_OP_REDUCE_SCATTER)->count, 12ull * 64 * 6);
+	/* ZeRO-1 and up: reduce-scatter and all-gather instead of the all-reduce. */
+	c.zero = 1;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_null(find_comm(p, FT_GROUP_DP, FT_OP_ALL_REDUCE));
+	assert_non_null(find_comm(p, FT_GROUP_DP, FT_OP_REDUCE_SCATTER));
+	assert_non_null(find_comm(p, FT_GROUP_DP, FT_OP_ALL_GATHER));
+	free(p);
+}
+
+static void
+test_order(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:16");
+	struct ft_plan_model m = preset("llama3-70b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 4;
+	c.pp = 4;
+	c.global_batch = 64;
+	/* Default: TP fastest, then PP (4 ranks apart, two stages per node), then DP. */
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(p->place[FT_GROUP_PP].stride == 4 && p->place[FT_GROUP_PP].nnodes == 1);
+	assert_true(p->place[FT_GROUP_DP].stride == 16 && p->place[FT_GROUP_DP].nnodes == 8);
+	/* DP before PP: two DP ranks share a node, PP crosses nodes. */
+	ft_strlcpy(c.order, "tp-cp-dp-pp", sizeof(c.order));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(p->place[FT_GROUP_DP].stride == 4 && p->place[FT_GROUP_DP].ppn == 2);
+	assert_true(p->place[FT_GROUP_PP].stride == 32 && p->place[FT_GROUP_PP].nnodes == 2);
+	ft_strlcpy(c.order, "dp-tp-cp-pp", sizeof(c.order));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "TP stays inside the NVLink domain"));
+	memset(&err, 0, sizeof(err));
+	ft_strlcpy(c.order, "tp-pp-dp", sizeof(c.order));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "order: expected tp, cp, pp and dp once each"));
+	free(p);
+}
+
+static void
+test_bubble(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:4");
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+	double t_mb0, pp = 4, mm;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.pp = 4;
+	c.global_batch = 16;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	mm = p->m;
+	assert_int_equal(p->m, 16);
+	/* With communication free, the iteration is (m + p - 1) micro-batch times and the
+	 * bubble (p-1)/(m+p-1) of it. */
+	t_mb0 = p->fwd_s + p->bwd_s + p->recompute_s;
+	assert_true(NEAR(p->iter_nocomm_s - p->optimizer_s, (mm + pp - 1) * t_mb0, 1e-12));
+	assert_true(NEAR(p->bubble_share, (pp - 1) / (mm + pp - 1), 1e-12));
+	/* Interleaving divides the bubble by v. */
+	c.vpp = 2;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(NEAR(p->bubble_share, (pp - 1) / 2 / (mm + (pp - 1) / 2), 1e-12));
+	/* The backward pass is twice the forward; model FLOPs match the iteration's. */
+	assert_true(NEAR(p->bwd_s, 2 * p->fwd_s, 1e-12));
+	assert_true(NEAR(p->model_flops, ft_plan_flops_per_token(&m) * 16 * 2048, 1e-12));
+	free(p);
+}
+
+static void
+test_timeline(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:16");
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_plan_event *ev;
+	struct ft_error err = { 0 };
+	double end = 0, t_mb;
+	size_t n, i, nf = 0;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.pp = 8;
+	c.global_batch = 24;
+	c.zero = 0;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(ft_plan_timeline(p, &ev, &n, &err), 0);
+	t_mb = p->pipeline_s / (p->m + 7);
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == FT_EVENT_DP)
+			continue;
+		nf += ev[i].kind == FT_EVENT_FWD;
+		end = ev[i].t1_s > end ? ev[i].t1_s : end;
+	}
+	/* Simulated 1F1B: 2·p·m passes ending at (m + p - 1) micro-batch times, the closed form. */
+	assert_int_equal(p->cfg.dp, 2);
+	assert_int_equal(nf, 8 * 12);
+	assert_true(NEAR(end, (12 + 8 - 1) * t_mb, 1e-9));
+	assert_true(NEAR(end, p->pipeline_s, 1e-9));
+	/* The exposed DP reductions come last. */
+	assert_true(ev[n - 1].kind == FT_EVENT_DP && NEAR(ev[n - 1].t1_s, end + p->dp_exposed_s, 1e-9));
+	ft_free(ev);
+	/* Interleaved (Megatron's order over v model chunks): the simulated schedule ends at
+	 * (m + (p - 1)/v) micro-batch times, the closed form the plan uses. */
+	for (c.vpp = 2; c.vpp <= 4; c.vpp *= 2) {
+		c.global_batch = 32;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_int_equal(p->m, 16);
+		assert_int_equal(ft_plan_timeline(p, &ev, &n, &err), 0);
+		end = 0;
+		for (i = 0; i < n; i++)
+			if (ev[i].kind != FT_EVENT_DP)
+				end = ev[i].t1_s > end ? ev[i].t1_s : end;
+		assert_int_equal(n, 2 * 8 * 16 * c.vpp + 1);
+		t_mb = p->pipeline_s / (16 + 7.0 / c.vpp);
+		assert_true(NEAR(end, (16 + 7.0 / c.vpp) * t_mb, 1e-9));
+		ft_free(ev);
+	}
+	free(p);
+}
+
+static void
+test_bad_config(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:4");
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.global_batch = 64;
+	c.tp = 16;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "tp: expected at most the 8 GPUs"));
+	c.tp = 8;
+	c.pp = 3;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "multiple of tp"));
+	c.pp = 4;
+	c.micro_batch = 2;
+	c.global_batch = 3;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "global_batch"));
+	c.global_batch = 64;
+	c.micro_batch = 1;
+	c.ep = 2;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "ep:"));
+	free(p);
+}
+
+static void
+test_model_yaml(void **state)
+{
+	static const char good[] = "preset: llama3-8b\nname: small\nlayers: 16\n";
+	static const char bad[] = "layers: 16\nhidden: 4096\nheads: x\n";
+	static const char unknown[] = "preset: llama3-8b\nlayerz: 3\n";
+	struct ft_plan_model m;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_model_load_buffer(good, strlen(good), "m.yaml", &m, &err), 0);
+	assert_string_equal(m.name, "small");
+	assert_int_equal(m.layers, 16);
+	assert_int_equal(m.hidden, 4096);
+	assert_int_equal(m.kv_heads, 8);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_model_load_buffer(bad, strlen(bad), "m.yaml", &m, &err), FT_EPARSE);
+	assert_string_equal(err.msg, "m.yaml:3:8: heads: expected a whole number, got 'x'");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_model_load_buffer(unknown, strlen(unknown), "m.yaml", &m, &err),
+	                 FT_EPARSE);
+	assert_non_null(strstr(err.msg, "m.yaml:2:1: layerz: unknown key"));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_model_preset("gpt-5", &m, &err), FT_ENOENT);
+}
+
+static void
+test_expert_placement(void **state)
+{
+	double share[4] = { 0.4, 0.3, 0.2, 0.1 }, z[64];
+	double in_order, by_heat;
+
+	(void)state;
+	/* In order: experts 0 and 1 share rank 0 (0.7 of 1, 1.4x the mean); by heat the ranks
+	 * get 0.4 + 0.1 and 0.3 + 0.2. */
+	assert_true(NEAR(ft_plan_expert_max_load(share, 4, 2, false, 0), 1.4, 1e-12));
+	assert_true(NEAR(ft_plan_expert_max_load(share, 4, 2, true, 0), 1.0, 1e-12));
+	ft_plan_zipf(z, 64, 0);
+	assert_true(NEAR(ft_plan_expert_max_load(z, 64, 8, false, 0), 1.0, 1e-12));
+	ft_plan_zipf(z, 64, 1.0);
+	in_order = ft_plan_expert_max_load(z, 64, 8, false, 0);
+	by_heat = ft_plan_expert_max_load(z, 64, 8, true, 0);
+	assert_true(in_order > 2 && by_heat < in_order && by_heat >= 1);
+	/* The hottest expert alone bounds the load from below. */
+	assert_true(by_heat >= z[0] * 8 - 1e-12);
+	/* One hot expert: 0.7 + 0.1 on one rank (1.6x); a second copy of it gives
+	 * 0.35 + 0.1 + 0.1 and 0.35 + 0.1 (1.1x), which beats the hottest-alone bound. */
+	{
+		double hot[4] = { 0.7, 0.1, 0.1, 0.1 };
+
+		assert_true(NEAR(ft_plan_expert_max_load(hot, 4, 2, true, 0), 1.6, 1e-12));
+		assert_true(NEAR(ft_plan_expert_max_load(hot, 4, 2, true, 1), 1.1, 1e-12));
+		/* Replication needs placement by heat. */
+		assert_true(NEAR(ft_plan_expert_max_load(hot, 4, 2, false, 1), 1.6, 1e-12));
+	}
+	assert_true(ft_plan_expert_max_load(z, 64, 8, true, 8) < by_heat);
+}
+
+static void
+test_moe_plan(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:32");
+	struct ft_plan_model m = preset("mixtral-8x7b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	const struct ft_plan_comm *cm;
+	struct ft_error err = { 0 };
+	double uniform_s, skew_load, heat_load;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 2;
+	c.pp = 4;
+	c.ep = 8;
+	c.global_batch = 256;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(p->cfg.dp, 32);
+	/* EP groups are 8 consecutive DP ranks, 8 GPUs apart: one per node. */
+	assert_true(p->place[FT_GROUP_EP].n == 8 && p->place[FT_GROUP_EP].nnodes == 8);
+	assert_true(p->place[FT_GROUP_EDP].n == 4);
+	/* Per MoE layer and micro-batch: dispatch + combine forward and backward, each of the
+	 * rank's tokens / tp × top-k × h bf16 elements. */
+	cm = find_comm(p, FT_GROUP_EP, FT_OP_ALLTOALL);
+	assert_non_null(cm);
+	assert_int_equal(cm->bytes, 4096ull / 2 * 2 * 4096 * 2);
+	assert_int_equal(cm->count, 8ull * p->m * 4);
+	assert_true(p->moe.max_load == 1 && p->moe.a2a_s == p->moe.a2a_uniform_s);
+	uniform_s = p->iter_s;
+	/* Skewed routing slows the all-to-all by the hottest rank's load; heat placement helps. */
+	c.zipf = 1.2;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	skew_load = p->moe.max_load;
+	assert_true(skew_load > 1 && p->iter_s > uniform_s);
+	assert_true(NEAR(p->moe.a2a_s, p->moe.a2a_uniform_s * skew_load, 1e-12));
+	c.place_by_heat = true;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	heat_load = p->moe.max_load;
+	assert_true(heat_load <= skew_load);
+	/* 8 experts on 8 ranks: one each, placement cannot help; the load is the hottest's. */
+	assert_true(NEAR(heat_load, p->moe.hottest_expert * 8, 1e-12));
+	/* A measured histogram instead of Zipf: one expert with 3x the others' tokens. */
+	{
+		static const double hist[8] = { 3, 1, 1, 1, 1, 1, 1, 1 };
+
+		c.zipf = 0;
+		c.place_by_heat = false;
+		c.expert_load = hist;
+		c.nexpert_load = 8;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_true(NEAR(p->moe.hottest_expert, 0.3, 1e-12));
+		assert_true(NEAR(p->moe.max_load, 2.4, 1e-12));
+		c.nexpert_load = 7;
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+		assert_non_null(strstr(err.msg, "expert_load: expected one figure per routed expert"));
+		c.expert_load = NULL;
+		c.nexpert_load = 0;
+		/* A second copy of the hottest expert: placement by heat with replicas. */
+		c.expert_load = hist;
+		c.nexpert_load = 8;
+		c.place_by_heat = true;
+		c.replicas = 1;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_true(p->moe.max_load < 2.4 && p->moe.replicas == 1);
+		c.expert_load = NULL;
+		c.nexpert_load = 0;
+		c.replicas = 0;
+	}
+	/* Top-2 routing: no expert takes more than half of the routed slots. */
+	c.zipf = 4;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(NEAR(p->moe.hottest_expert, 0.5, 1e-9));
+	free(p);
+}
+
+static void
+test_flow_engine(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:2");
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	const struct ft_plan_comm *cm;
+	struct ft_error err = { 0 };
+	double rate;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.pp = 2;
+	c.global_batch = 8;
+	ft_strlcpy(c.engine, "flow", sizeof(c.engine));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	/* One stage boundary between the two nodes: the activations cross one GPU's PCIe and
+	 * NIC, the slower of the two sets the time. */
+	cm = find_comm(p, FT_GROUP_PP, FT_OP_SENDRECV);
+	assert_non_null(cm);
+	rate = s.node.pcie_Bps_gpu < s.node.nic_Bps ? s.node.pcie_Bps_gpu : s.node.nic_Bps;
+	assert_true(NEAR(cm->op_s, cm->bytes / rate, 0.10));
+	/* Four stages and four DP replicas on 16 nodes: the gradient buckets and the stage
+	 * sends share each GPU's PCIe link and NIC when they run at once, so neither beats
+	 * its bytes over that link, and the result is deterministic. */
+	{
+		struct ft_cluster_spec s16 = spec("dgx-h100:16");
+		struct ft_plan_model m70 = preset("llama3-70b");
+		double iter;
+
+		c.pp = 4;
+		c.global_batch = 64;
+		assert_int_equal(ft_plan_compute(&s16, &m70, &c, p, &err), 0);
+		cm = find_comm(p, FT_GROUP_DP, FT_OP_REDUCE_SCATTER);
+		assert_non_null(cm);
+		assert_true(cm->op_s >= cm->wire_bytes / rate);
+		cm = find_comm(p, FT_GROUP_PP, FT_OP_SENDRECV);
+		assert_true(cm->op_s >= 2 * cm->bytes / rate * 0.99);
+		iter = p->iter_s;
+		assert_int_equal(ft_plan_compute(&s16, &m70, &c, p, &err), 0);
+		assert_true(p->iter_s == iter);
+	}
+	ft_strlcpy(c.engine, "nope", sizeof(c.engine));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "engine"));
+	free(p);
+}
+
+static void
+test_goodput(void **state)
+{
+	struct ft_plan_failure_rates r;
+	struct ft_plan_goodput g, g2;
+	struct ft_error err = { 0 };
+	double M, d = 60, tau;
+
+	(void)state;
+	ft_plan_failure_rates_default(&r);
+	/* The source's own cluster: 419 interruptions in 54 days on 16,384 GPUs. */
+	assert_int_equal(ft_plan_goodput(&r, 16384, 8, d, 600, &g, &err), 0);
+	assert_true(NEAR(g.interruptions_per_day, 419.0 / 54, 1e-9));
+	M = g.mtbf_s;
+	/* Daly's interval is Young's sqrt(2δM) to first order. */
+	assert_true(NEAR(g.ckpt_interval_s, sqrt(2 * d * M), 0.05));
+	tau = g.ckpt_interval_s;
+	/* It is the best interval: goodput at τ beats τ/2 and 2τ by the same model. */
+	assert_true(g.goodput > tau / (tau + d) * 0 && g.goodput < 1);
+	{
+		double gp_half = (tau / 2) / (tau / 2 + d) * (1 - (600 + (tau / 2 + d) / 2) / M);
+		double gp_two = (2 * tau) / (2 * tau + d) * (1 - (600 + (2 * tau + d) / 2) / M);
+
+		assert_true(g.goodput > gp_half && g.goodput > gp_two);
+	}
+	/* Recovering in 5 minutes instead of 30 is worth (25 min / MTBF) of the job. */
+	assert_int_equal(ft_plan_goodput(&r, 16384, 8, d, 300, &g, &err), 0);
+	assert_int_equal(ft_plan_goodput(&r, 16384, 8, d, 1800, &g2, &err), 0);
+	assert_true(NEAR(g.goodput - g2.goodput, tau / (tau + d) * 1500 / M, 1e-9));
+	assert_int_equal(ft_plan_goodput(&r, 16384, 8, 0, 600, &g, &err), FT_EINVAL);
+}
+
+/*
+ * Published throughput, no per-point tuning: the GPU presets' GEMM efficiency
+ * and the published configuration.
+ * - NARAYANAN21 table 1 (A100, hardware TFLOP/s per GPU with full
+ *   recomputation, sequence 2048, degrees and batch as published) and its
+ *   GPT-3 175B figure on 1,024 GPUs;
+ * - the Llama 3 report's table 4 (H100, BF16 MFU, 8,192 and 16,384 GPUs, TP 8,
+ *   PP 16, 16M-token batches; the interleaving depth is not published: 8);
+ * - NVIDIA's Megatron-Bridge performance summary, 25.11 container (DGX-B200 and
+ *   DGX-H100, FP8, model TFLOP/s per GPU, MoE routing forced to balance):
+ *   Llama 3 8B, 70B, 405B and DeepSeek-V3 rows with their degrees and batches.
+ */
+enum measure { HW_TFLOPS, MFU, MODEL_TFLOPS };
+
+static void
+test_published_throughput(void **state)
+{
+	static const struct {
+		const char *spec, *model;
+		uint32_t layers, hidden, heads; /* a Megatron table-1 shape when model is NULL */
+		uint32_t tp, pp, cp, vpp, ep, mb, zero;
+		uint64_t batch;
+		bool megatron21, fp8;
+		enum measure what;
+		double published;
+	} pts[] = {
+		{ "dgx-a100:32", NULL, 40, 6144, 48, 8, 1, 1, 1, 1, 1, 0, 1024, true, false, HW_TFLOPS, 135 },
+		{ "dgx-a100:64", NULL, 48, 8192, 64, 8, 2, 1, 1, 1, 1, 0, 1536, true, false, HW_TFLOPS, 138 },
+		{ "dgx-a100:128", NULL, 60, 10240, 80, 8, 4, 1, 1, 1, 1, 0, 1792, true, false, HW_TFLOPS, 140 },
+		{ "dgx-a100:192", NULL, 80, 12288, 96, 8, 8, 1, 1, 1, 1, 0, 2304, true, false, HW_TFLOPS, 148 },
+		{ "dgx-a100:240", NULL, 96, 16384, 128, 8, 16, 1, 1, 1, 1, 0, 2160, true, false, HW_TFLOPS, 155 },
+		{ "dgx-a100:315", "gpt-530b", 0, 0, 0, 8, 35, 1, 1, 1, 1, 0, 2520, true, false, HW_TFLOPS, 163 },
+		{ "dgx-a100:384", "gpt-1t", 0, 0, 0, 8, 64, 1, 1, 1, 1, 0, 3072, true, false, HW_TFLOPS, 163 },
+		{ "dgx-a100:128", "gpt3-175b", 0, 0, 0, 8, 8, 1, 1, 1, 1, 0, 1536, true, false, HW_TFLOPS, 140 },
+		{ "dgx-h100:1024", "llama3-405b", 0, 0, 0, 8, 16, 1, 8, 1, 1, 1, 2048, false, false, MFU, 0.43 },
+		{ "dgx-h100:2048", "llama3-405b", 0, 0, 0, 8, 16, 1, 8, 1, 1, 1, 2048, false, false, MFU, 0.41 },
+		{ "dgx-b200:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 2, 1, 128, false, true, MODEL_TFLOPS, 1576 },
+		{ "dgx-b200:16", "llama3-405b", 0, 0, 0, 4, 8, 2, 8, 1, 1, 1, 64, false, true, MODEL_TFLOPS, 1667 },
+		{ "dgx-b200:32", "deepseek-v3", 0, 0, 0, 1, 16, 1, 1, 8, 1, 1, 2048, false, true, MODEL_TFLOPS, 557 },
+		{ "dgx-h100:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 1, 3, 128, false, true, MODEL_TFLOPS, 744 },
+		{ "dgx-h100:8", "llama3-70b", 0, 0, 0, 4, 8, 1, 5, 1, 1, 1, 128, false, true, MODEL_TFLOPS, 719 },
+		{ "dgx-h100:128", "llama3-405b", 0, 0, 0, 8, 8, 2, 8, 1, 1, 1, 512, false, true, MODEL_TFLOPS, 737 },
+	};
+	double errs[FT_ARRAY_SIZE(pts)], med;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	size_t i, j, n = FT_ARRAY_SIZE(pts);
+
+	(void)state;
+	assert_non_null(p);
+	for (i = 0; i < n; i++) {
+		struct ft_cluster_spec s = spec(pts[i].spec);
+		struct ft_plan_model m = preset(pts[i].model ? pts[i].model : "gpt3-175b");
+		struct ft_plan_config c;
+		struct ft_error err = { 0 };
+		double got;
+
+		if (!pts[i].model) {
+			m.layers = pts[i].layers;
+			m.hidden = pts[i].hidden;
+			m.heads = pts[i].heads;
+			m.ffn = 4 * pts[i].hidden;
+		}
+		ft_plan_config_init(&c);
+		c.tp = pts[i].tp;
+		c.pp = pts[i].pp;
+		c.cp = pts[i].cp;
+		c.vpp = pts[i].vpp;
+		c.ep = pts[i].ep;
+		c.micro_batch = pts[i].mb;
+		c.zero = pts[i].zero;
+		c.global_batch = pts[i].batch;
+		c.precision = pts[i].fp8 ? FT_PRECISION_FP8 : FT_PRECISION_BF16;
+		if (pts[i].megatron21) { /* 2021 Megatron: full recompute, no SP, no flash */
+			c.recompute = FT_RECOMPUTE_FULL;
+			c.sp = false;
+			c.flash_attn = false;
+		}
+		if (ft_plan_compute(&s, &m, &c, p, &err) < 0)
+			fail_msg("point %zu: %s", i, err.msg);
+		got = pts[i].what == HW_TFLOPS ? p->tflops_per_gpu * p->hfu / p->mfu :
+		      pts[i].what == MFU       ? p->mfu :
+		                                 p->tflops_per_gpu;
+		errs[i] = fabs(got / pts[i].published - 1);
+		print_message("# %-14s %-12s %s published %7.3g planned %7.3g error %5.1f%%\n",
+		              pts[i].spec, m.name, pts[i].fp8 ? "fp8 " : "bf16", pts[i].published, got,
+		              100 * errs[i]);
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && errs[j - 1] > errs[j]; j--) {
+			double t = errs[j];
+
+			errs[j] = errs[j - 1];
+			errs[j - 1] = t;
+		}
+	med = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
+	print_message("# median error %.1f%% over %zu runs, largest %.1f%%\n", 100 * med, n,
+	              100 * errs[n - 1]);
+	assert_true(med <= 0.10);
+	free(p);
+}
+
+static void
+test_search(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:4");
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan_search_opts o = { .top = 5 };
+	struct ft_plan_search_row *rows;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+	size_t n, tried, fit, i;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.global_batch = 512;
+	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &err), 0);
+	assert_true(n == 5 && fit >= n && tried >= fit);
+	for (i = 0; i < n; i++) {
+		assert_true(rows[i].mem_bytes <= 80e9);
+		if (i)
+			assert_true(rows[i - 1].tokens_per_s >= rows[i].tokens_per_s);
+		/* Each row is what ft_plan_compute says of its configuration. */
+		assert_int_equal(ft_plan_compute(&s, &m, &rows[i].cfg, p, &err), 0);
+		assert_true(p->tokens_per_s == rows[i].tokens_per_s && p->mem.fits);
+	}
+	ft_free(rows);
+	free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params_and_states),
+		cmocka_unit_test(test_activations_korthikanti),
+		cmocka_unit_test(test_flops),
+		cmocka_unit_test(test_wire_bytes),
+		cmocka_unit_test(test_comm_counts),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_bubble),
+		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_model_yaml),
+		cmocka_unit_test(test_expert_placement),
+		cmocka_unit_test(test_moe_plan),
+		cmocka_unit_test(test_flow_engine),
+		cmocka_unit_test(test_goodput),
+		cmocka_unit_test(test_published_throughput),
+		cmocka_unit_test(test_search),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
