@@ -35,7 +35,7 @@ for t in ${TRANSPORTS:-shm tcp}; do
 			>"$tmp/mpi.$t.$1"
 	}
 	fab() {
-		"$fabtune" bench all_reduce --np "$np" -t "$t" -b "$min" -e "$max" -n "$iters" \
+		"$fabtune" bench all_reduce --np "$np" --transport "$t" -b "$min" -e "$max" -n "$iters" \
 			-w "$warmup" -c 0 --json >"$tmp/fab.$t.$1"
 	}
 	# the order alternates between runs so that a drift of the machine hits both alike

@@ -19,3 +19,28 @@ json_field() {
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }'
 }
+
+# HOG=1: one foreign process that keeps a CPU busy while both sides run
+# (hog_start before a measurement, hog_stop after; only that pid is killed).
+hog_pid=
+hog_start() {
+	[ "${HOG:-0}" = 1 ] || return 0
+	sh -c 'while :; do :; done' &
+	hog_pid=$!
+}
+hog_stop() {
+	[ -n "$hog_pid" ] || return 0
+	kill "$hog_pid" 2>/dev/null
+	wait "$hog_pid" 2>/dev/null
+	hog_pid=
+}
+
+# the rows of fabtune's --json output, one per line
+json_rows() {
+	tr '{' '\n' | grep '"bytes":'
+}
+
+# field NAME of the row for SIZE bytes in fabtune's --json output
+json_row_field() { # json_row_field SIZE NAME < json
+	json_rows | grep "\"bytes\":$1," | grep -o "\"$2\":[0-9.eE+-]*" | head -n 1 | cut -d: -f2
+}

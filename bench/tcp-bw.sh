@@ -21,10 +21,10 @@ trap cleanup EXIT
 # from iperf3's client, and from fabtune's rank 0 to rank 1: same link, one way)
 fab() {
 	local port=$((29700 + RANDOM % 200))
-	$3 "$fabtune" bench pt2pt_bw --rank 1 --nranks 2 --bootstrap "$4:$port" -t tcp \
-		--streams "$1" -b 1M -n 40 --window 32 --json >/dev/null 2>"$tmp/err1" &
-	$2 "$fabtune" bench pt2pt_bw --rank 0 --nranks 2 --bootstrap "$4:$port" -t tcp \
-		--streams "$1" -b 1M -n 40 --window 32 --json >"$tmp/f.json" 2>"$tmp/err0"
+	$3 "$fabtune" bench pt2pt_bw --rank 1 --nranks 2 --bootstrap "$4:$port" --transport tcp \
+		--streams "$1" -b 1M -n 1280 --window 32 --json >/dev/null 2>"$tmp/err1" &
+	$2 "$fabtune" bench pt2pt_bw --rank 0 --nranks 2 --bootstrap "$4:$port" --transport tcp \
+		--streams "$1" -b 1M -n 1280 --window 32 --json >"$tmp/f.json" 2>"$tmp/err0"
 	wait
 	awk -v g="$(json_field algbw_GBps <"$tmp/f.json")" 'BEGIN { printf "%.3f\n", g * 8 }'
 }

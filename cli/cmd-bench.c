@@ -26,6 +26,7 @@
 
 #include <fabtune/fabtune.h>
 
+#include "bench-table.h"
 #include "cli.h"
 #include "glue.h"
 
@@ -46,8 +47,16 @@ on_sigint(int sig)
 
 struct bench_opts {
 	const char *pattern, *transport, *op, *dtype, *bootstrap, *ifname, *verbs_op, *rdma_dev;
+	const char *bind, *timeout_str;
 	uint64_t minb, maxb, stepb, factor, iters, warmup, np, rank, nranks, window, streams;
-	uint64_t rounds, sockbuf, shm_max;
+	uint64_t nthreads, ngpus, agg_iters, cycles;
+	int cputime, graph, parallel_init, stream_null, local_register;
+	bool all_types, all_ops; /* -d all, -o all */
+	/* perftest: -D, -q, -s, --report_gbits, -a (as --all-sizes) */
+	const char *duration_str;
+	uint64_t qps, msg_size;
+	bool gbits, all_sizes;
+	uint64_t rounds, sockbuf, shm_max, cma_min;
 	int check, blocking, average, root, gid_index;
 	double timeout, threshold;
 	bool bidir, no_nodelay, no_retest, save, have_rank;
@@ -110,27 +119,37 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_report *rep,
 
 	ft_strbuf_addf(sb, "# fabtune bench %s: transport %s, %u ranks\n",
 	               ft_bench_pattern_name(cfg->pattern), rep->transport, rep->nranks);
+	/* nccl-tests 2.18's opening line: the test's name for whoever reads the log */
+	if (ft_bench_pattern_is_coll(cfg->pattern))
+		ft_strbuf_addf(sb, "# Collective test starting: %s_perf\n",
+		               ft_bench_pattern_name(cfg->pattern));
+	/* every rank is one process with one thread and one device (or none) */
 	ft_strbuf_addf(sb,
 	               "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
-	               " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: 1 "
+	               " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: %u "
 	               "validation: %d graph: 0\n",
 	               cfg->min_bytes, cfg->max_bytes,
 	               cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
 	               cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters,
-	               cfg->check ? 1 : 0);
+	               cfg->agg_iters ? cfg->agg_iters : 1, cfg->check ? 1 : 0);
 	ft_strbuf_adds(sb, "#\n# Using devices\n");
 	for (r = 0; r < rep->nranks; r++) {
 		const struct ft_rank_info *i = &rep->ranks[r];
 
-		ft_strbuf_addf(sb, "#  Rank %2u Pid %6d on %10s numa %2d %s (%s) devices: %s\n", r,
-		               ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
-		               i->ifname, i->devices[0] ? i->devices : "-");
+		ft_strbuf_addf(sb,
+		               "#  Rank %2u Pid %6d on %10s numa %2d %s (%s) devices: %s bind: %s",
+		               r, ctx->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr,
+		               i->ifname, i->devices[0] ? i->devices : "-",
+		               i->bind[0] ? i->bind : "none");
+		if (!ctx->stable && i->cpus[0])
+			ft_strbuf_addf(sb, " cpus %s", i->cpus);
+		ft_strbuf_addch(sb, '\n');
 	}
 	ft_strbuf_adds(sb, "#\n");
 }
 
-static void
-coll_head(struct ft_strbuf *sb)
+void
+cli_bench_coll_head(struct ft_strbuf *sb)
 {
 	ft_strbuf_adds(sb, "#                                                              "
 	                   "out-of-place                       in-place\n");
@@ -140,13 +159,14 @@ coll_head(struct ft_strbuf *sb)
 	                   "  (GB/s)            (us)  (GB/s)  (GB/s)\n");
 }
 
-static void
-coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
+void
+cli_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
 {
 	char t1[16], t2[16], w[24];
 
+	/* nccl-tests prints the count as a double with %g (1e+06 beyond 5 digits) */
 	if (row->wrong >= 0)
-		snprintf(w, sizeof(w), "%" PRId64, row->wrong);
+		snprintf(w, sizeof(w), "%g", (double)row->wrong);
 	else
 		snprintf(w, sizeof(w), "N/A");
 	ft_strbuf_addf(sb,
@@ -158,36 +178,58 @@ coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
 	               row->ip_busbw_GBps, w);
 }
 
-static void
-coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+/*
+ * nccl-tests' two closing lines. Its "Avg bus bandwidth" is the mean busbw of
+ * every timed test, out-of-place and in-place alike; NCCL_TESTS_MIN_BW sets
+ * a floor (FAILED below 90% of it). Returns true when that check failed.
+ */
+bool
+cli_bench_coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 {
-	double sum = 0;
+	double sum = 0, avg, floor = -1;
 	int64_t wrong = 0;
-	bool checked = false;
-	size_t i, n = ft_run_nrows(&rep->run);
+	size_t i, n = ft_run_nrows(&rep->run), nbw = 0;
+	const char *env = getenv("NCCL_TESTS_MIN_BW");
+	bool low;
 
 	for (i = 0; i < n; i++) {
 		const struct ft_result_row *row = ft_run_row(&rep->run, i);
 
-		if (row->wrong >= 0) {
+		if (row->wrong > 0)
 			wrong += row->wrong;
-			checked = true;
+		if (isfinite(row->busbw_GBps)) {
+			sum += row->busbw_GBps;
+			nbw++;
 		}
-		sum += row->busbw_GBps;
+		if (isfinite(row->ip_busbw_GBps) && isfinite(row->ip_time_us)) {
+			sum += row->ip_busbw_GBps;
+			nbw++;
+		}
 	}
+	if (env && *env)
+		floor = atof(env);
+	avg = nbw ? sum / (double)nbw : 0.0;
+	low = floor != -1 && avg < floor * 0.9;
 	ft_strbuf_addf(sb, "# Out of bounds values : %" PRId64 " %s\n", wrong,
-	               !checked ? "N/A" :
-	               wrong    ? "FAILED" :
-	                          "OK");
-	ft_strbuf_addf(sb, "# Avg bus bandwidth    : %g\n", n ? sum / (double)n : 0.0);
+	               wrong ? "FAILED" : "OK");
+	/* the space before the verdict is there when it is empty too, as nccl-tests prints it */
+	ft_strbuf_addf(sb, "# Avg bus bandwidth    : %g %s\n", avg,
+	               floor == -1 ? "" :
+	               low         ? "FAILED" :
+	                             "OK");
 	ft_strbuf_adds(sb, "#\n");
+	return low;
 }
 
 static const char dashes[] =
         "---------------------------------------------------------------------------------------\n";
 
+/* perftest's --report_gbits: BW columns in Gb/sec instead of MB/sec (MiB/s) */
+static bool report_gbits;
+
 static void
-pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
+pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
+           const struct cli_ctx *ctx)
 {
 	bool lat = cfg->pattern == FT_BENCH_PT2PT_LAT;
 
@@ -197,36 +239,77 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct
 	               cfg->bidir ? "Bidirectional BW" :
 	                            "BW",
 	               "fabtune");
-	ft_strbuf_addf(sb, " Ranks           : 0 -> 1         Transport      : %s\n",
-	               rep->transport);
+	/* perftest's settings block: "%-16s: " keys, two to a line */
+	ft_strbuf_addf(sb, " Number of qps   : %-14u Transport type : %s\n",
+	               strcmp(rep->transport, "tcp") == 0 ? cfg->streams : 1u, rep->transport);
 	if (!lat)
-		ft_strbuf_addf(sb, " Window          : %-14u Streams        : %u\n", cfg->window,
-		               cfg->streams);
+		ft_strbuf_addf(sb, " TX depth        : %u\n", cfg->window);
+	if (rep->nranks >= 2) {
+		char b0[48], b1[48];
+
+		snprintf(b0, sizeof(b0), "%s%s%s", rep->ranks[0].bind[0] ? rep->ranks[0].bind : "none",
+		         ctx->stable || !rep->ranks[0].cpus[0] ? "" : " ",
+		         ctx->stable ? "" : rep->ranks[0].cpus);
+		snprintf(b1, sizeof(b1), "%s%s%s", rep->ranks[1].bind[0] ? rep->ranks[1].bind : "none",
+		         ctx->stable || !rep->ranks[1].cpus[0] ? "" : " ",
+		         ctx->stable ? "" : rep->ranks[1].cpus);
+		ft_strbuf_addf(sb, " Binding         : %s -> %s\n", b0, b1);
+	}
 	ft_strbuf_adds(sb, dashes);
-	if (lat)
+	cli_bench_pt2pt_head(sb, lat, cfg->duration_s > 0, report_gbits);
+}
+
+void
+cli_bench_pt2pt_head(struct ft_strbuf *sb, bool lat, bool timed, bool gbits)
+{
+	if (lat && timed)
+		ft_strbuf_adds(sb, " #bytes        #iterations       t_avg[usec]\n");
+	else if (lat)
 		ft_strbuf_adds(sb,
 		               " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
 		               "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   "
-		               "99.9% percentile[usec]\n");
-	else
+		               "99.9% percentile[usec] \n");
+	else if (gbits)
 		ft_strbuf_adds(sb,
 		               " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
 		               "   MsgRate[Mpps]\n");
+	else
+		ft_strbuf_adds(sb,
+		               " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]"
+		               "   MsgRate[Mpps]\n");
+}
+
+/*
+ * perftest's rows, tabs included, from a result row: bandwidths in GB/s
+ * (peak in ip_algbw_GBps) printed as MB/sec (MiB/s) or Gb/sec, the message
+ * rate from the average.
+ */
+void
+cli_bench_pt2pt_row(struct ft_strbuf *sb, bool lat, bool timed, bool gbits,
+                    const struct ft_result_row *r)
+{
+	double scale = gbits ? 8.0 : 1e9 / 1048576.0;
+
+	if (lat && timed)
+		ft_strbuf_addf(sb, " %-7" PRIu64 "       %u            %-7.2f\n", r->bytes, r->nsamples,
+		               r->lat_avg_us);
+	else if (lat)
+		ft_strbuf_addf(sb,
+		               " %-7" PRIu64 " %u          %-7.2f        %-7.2f      %-7.2f  \t"
+		               "       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+		               r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
+		               r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
+	else
+		ft_strbuf_addf(sb, " %-7" PRIu64 "    %-10u       %-7.2f            %-7.2f\t\t   %-7.6f\n",
+		               r->bytes, r->nsamples, r->ip_algbw_GBps * scale, r->algbw_GBps * scale,
+		               r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
 }
 
 static void
 pt2pt_row(struct ft_strbuf *sb, const struct ft_bench_cfg *cfg, const struct ft_result_row *r)
 {
-	if (cfg->pattern == FT_BENCH_PT2PT_LAT)
-		ft_strbuf_addf(sb,
-		               " %-6" PRIu64 " %-11u    %-11.2f    %-11.2f  %-15.2f    "
-		               "%-11.2f    %-13.2f   %-20.2f   %-.2f\n",
-		               r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
-		               r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
-	else
-		ft_strbuf_addf(sb, " %-10" PRIu64 " %-14u %-18.2f %-20.2f %-.6f\n", r->bytes,
-		               r->nsamples, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
-		               r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+	cli_bench_pt2pt_row(sb, cfg->pattern == FT_BENCH_PT2PT_LAT, cfg->duration_s > 0,
+	                    report_gbits, r);
 }
 
 /* Rows as they come (rank 0, text mode): nccl-tests and perftest print that way too. */
@@ -248,10 +331,10 @@ render_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
             const struct cli_ctx *ctx)
 {
 	if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
-		pt2pt_head(sb, rep, cfg);
+		pt2pt_head(sb, rep, cfg, ctx);
 	} else {
 		render_header(sb, rep, cfg, ctx);
-		coll_head(sb);
+		cli_bench_coll_head(sb);
 	}
 }
 
@@ -269,7 +352,7 @@ on_row(void *ud, const struct ft_bench_report *rep, const struct ft_result_row *
 	if (st->cfg->pattern == FT_BENCH_PT2PT_BW || st->cfg->pattern == FT_BENCH_PT2PT_LAT)
 		pt2pt_row(&sb, st->cfg, row);
 	else
-		coll_row(&sb, row);
+		cli_bench_coll_row(&sb, row);
 	ft_progress_bar_finish((struct ft_progress_bar *)&st->ctx->bar);
 	cli_write(&sb);
 	fflush(stdout);
@@ -355,6 +438,48 @@ render_rows(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char 
 		               rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
 }
 
+/* nvbandwidth's layout: one matrix, row = source, column = destination, GB/s. */
+static void
+render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	const char *names[65];
+	size_t i, n = 0, a, b;
+
+	for (i = 0; i < ft_run_nrows(&rep->run) && n < FT_ARRAY_SIZE(names); i++) {
+		const struct ft_result_row *r = ft_run_row(&rep->run, i);
+
+		for (a = 0; a < n && strcmp(names[a], r->src) != 0; a++)
+			;
+		if (a == n)
+			names[n++] = r->src;
+	}
+	ft_strbuf_addf(sb, "# memcpy CE bandwidth (GB/s), %" PRIu64 " bytes, row = source, "
+	               "column = destination\n", ft_run_nrows(&rep->run) ?
+	               ft_run_row(&rep->run, 0)->bytes : 0);
+	ft_strbuf_addf(sb, "%8s", "");
+	for (b = 0; b < n; b++)
+		ft_strbuf_addf(sb, " %8s", names[b]);
+	ft_strbuf_addch(sb, '\n');
+	for (a = 0; a < n; a++) {
+		ft_strbuf_addf(sb, "%8s", names[a]);
+		for (b = 0; b < n; b++) {
+			const char *cell = "-";
+			char num[32];
+
+			for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+				const struct ft_result_row *r = ft_run_row(&rep->run, i);
+
+				if (strcmp(r->src, names[a]) == 0 && strcmp(r->dst, names[b]) == 0) {
+					snprintf(num, sizeof(num), "%.2f", r->algbw_GBps);
+					cell = num;
+				}
+			}
+			ft_strbuf_addf(sb, " %8s", cell);
+		}
+		ft_strbuf_addch(sb, '\n');
+	}
+}
+
 static void
 json_matrix(struct ft_json *j, const char *key, const double *m, uint32_t n)
 {
@@ -427,6 +552,9 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 		ft_json_kv_str(&j, "addr", inf->addr);
 		ft_json_kv_str(&j, "ifname", inf->ifname);
 		ft_json_kv_str(&j, "devices", inf->devices);
+		ft_json_kv_str(&j, "bind", inf->bind[0] ? inf->bind : "none");
+		if (!ctx->stable)
+			ft_json_kv_str(&j, "cpus", inf->cpus);
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);
@@ -512,12 +640,14 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 	ft_strbuf_addch(sb, '\n');
 }
 
-static void
+/* Returns true when NCCL_TESTS_MIN_BW was not reached. */
+static bool
 render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, const struct cli_ctx *ctx,
        bool started)
 {
 	struct ft_strbuf sb;
 	size_t i;
+	bool low = false;
 
 	ft_strbuf_init(&sb);
 	if (ctx->json) {
@@ -531,19 +661,26 @@ render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, const 
 				    cfg->pattern == FT_BENCH_PT2PT_LAT)
 					pt2pt_row(&sb, cfg, ft_run_row(&rep->run, i));
 				else
-					coll_row(&sb, ft_run_row(&rep->run, i));
+					cli_bench_coll_row(&sb, ft_run_row(&rep->run, i));
 			}
 		}
-		if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT)
+		if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
 			ft_strbuf_adds(&sb, dashes);
-		else
-			coll_foot(&sb, rep);
+		} else {
+			low = cli_bench_coll_foot(&sb, rep);
+			if (ft_bench_pattern_is_coll(cfg->pattern))
+				ft_strbuf_addf(&sb, "# Collective test concluded: %s_perf\n#\n",
+				               ft_bench_pattern_name(cfg->pattern));
+		}
 	} else {
 		render_header(&sb, rep, cfg, ctx);
 		switch (cfg->pattern) {
 		case FT_BENCH_PAIRS:
 			if (rep->bw_GBps)
 				render_pairs(&sb, rep);
+			break;
+		case FT_BENCH_COPY_MATRIX:
+			render_copy_matrix(&sb, rep);
 			break;
 		case FT_BENCH_BISECTION:
 			render_rows(&sb, rep, "bisection");
@@ -558,6 +695,7 @@ render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, const 
 	cli_write(&sb);
 	fflush(stdout);
 	ft_strbuf_release(&sb);
+	return low;
 }
 
 /* ---- option handling ----------------------------------------------------------- */
@@ -570,21 +708,33 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		cli_error(ctx,
 		          "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
 		          "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
-		          "broadcast, reduce, dev_memcpy)",
+		          "broadcast, reduce, sendrecv, gather, scatter, hypercube, dev_memcpy, "
+		          "copy_matrix)",
 		          o->pattern);
 		return -1;
 	}
 	if (o->transport)
 		ft_strlcpy(cfg->transport, o->transport, sizeof(cfg->transport));
-	if (o->op && ft_redop_from_name(o->op, &cfg->op) < 0) {
-		cli_error(ctx, "-o/--op: unknown reduction '%s' (sum, prod, max, min)", o->op);
+	if (o->bind && ft_bench_bind_from_name(o->bind, &cfg->bind) < 0) {
+		cli_error(ctx, "--bind: unknown binding '%s' (none, core, numa)", o->bind);
 		return -1;
 	}
-	if (o->dtype && ft_dtype_from_name(o->dtype, &cfg->dtype) < 0) {
+	if (o->op && !o->all_ops && ft_redop_from_name(o->op, &cfg->op) < 0) {
+		cli_error(ctx, "-o/--op: unknown reduction '%s' (sum, prod, max, min, all)%s", o->op,
+		          strcmp(o->op, "avg") == 0 || strcmp(o->op, "mulsum") == 0 ?
+		                  ": not supported yet" :
+		                  "");
+		return -1;
+	}
+	if (o->dtype && !o->all_types && ft_dtype_from_name(o->dtype, &cfg->dtype) < 0) {
 		cli_error(ctx,
 		          "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
-		          "int64, uint64, float, double)",
-		          o->dtype);
+		          "int64, uint64, float, double, all)%s",
+		          o->dtype,
+		          strcmp(o->dtype, "half") == 0 || strcmp(o->dtype, "bfloat16") == 0 ||
+		                          strcmp(o->dtype, "float16") == 0 ?
+		                  ": 16-bit floating point is not supported yet" :
+		                  "");
 		return -1;
 	}
 	/* 0 is not "the default": a run of no iterations or no messages in flight is refused */
@@ -593,6 +743,34 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		          o->iters == 0 ? "-n/--iters" : "--window");
 		return -1;
 	}
+	if (o->agg_iters > 100000 || o->cycles > UINT32_MAX) {
+		cli_error(ctx, "-m/--agg_iters or -N/--run_cycles is out of range");
+		return -1;
+	}
+	if (o->cputime < 0 || o->cputime > 1 || o->parallel_init < 0 || o->parallel_init > 1 ||
+	    o->stream_null < 0 || o->stream_null > 1 || o->local_register < 0 ||
+	    o->local_register > 1) {
+		cli_error(ctx, "-C, -p, -y and -R take 0 or 1");
+		return -1;
+	}
+	if (o->graph != 0) {
+		cli_error(ctx, "-G/--cudagraph %d: CUDA graph launches are not supported yet (use -G 0)",
+		          o->graph);
+		return -1;
+	}
+	cfg->agg_iters = (uint32_t)o->agg_iters;
+	if (o->duration_str) {
+		struct ft_error e = { 0 };
+		double v;
+
+		if (ft_parse_double(o->duration_str, &v) < 0 &&
+		    ft_parse_duration(o->duration_str, &v, &e) < 0) {
+			cli_error(ctx, "-D/--duration: %s", e.msg);
+			return -1;
+		}
+		cfg->duration_s = v;
+	}
+	cfg->report_cputime = o->cputime != 0;
 	if ((o->iters != UINT64_MAX && o->iters > UINT32_MAX) || o->warmup > UINT32_MAX ||
 	    (o->window != UINT64_MAX && o->window > UINT32_MAX) || o->streams > UINT32_MAX ||
 	    o->rounds > UINT32_MAX) {
@@ -609,6 +787,21 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 	}
 	cfg->min_bytes = o->minb == UINT64_MAX ? 0 : o->minb;
 	cfg->max_bytes = o->maxb == UINT64_MAX ? 0 : o->maxb;
+	/* perftest: -s one size, -a every power of two from 2 B to 8 MiB */
+	if ((o->msg_size || o->all_sizes) && (o->minb != UINT64_MAX || o->maxb != UINT64_MAX)) {
+		cli_error(ctx, "-s/--size and -a/--all-sizes replace -b and -e: give one or the other");
+		return -1;
+	}
+	if (o->msg_size && o->all_sizes) {
+		cli_error(ctx, "-s/--size and -a/--all-sizes: give one or the other");
+		return -1;
+	}
+	if (o->msg_size)
+		cfg->min_bytes = cfg->max_bytes = o->msg_size;
+	if (o->all_sizes) {
+		cfg->min_bytes = 2;
+		cfg->max_bytes = 8u << 20;
+	}
 	if (cfg->max_bytes == 0 && o->maxb != UINT64_MAX) {
 		cli_error(ctx, "-e/--maxbytes: must be at least 1 byte");
 		return -1;
@@ -628,12 +821,38 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 	cfg->window = o->window == UINT64_MAX ? 0 : (uint32_t)o->window;
 	cfg->bidir = o->bidir;
 	cfg->streams = (uint32_t)o->streams;
+	/* perftest's -q: the parallel connections of a pair; for tcp, its sockets */
+	if (o->qps > 1) {
+		if (!o->transport || strcmp(o->transport, "tcp") != 0) {
+			cli_error(ctx, "-q/--qp %" PRIu64 ": several queue pairs only with --transport "
+			          "tcp (as --streams) so far", o->qps);
+			return -1;
+		}
+		if (o->qps > 64) {
+			cli_error(ctx, "-q/--qp %" PRIu64 ": expected 1 to 64", o->qps);
+			return -1;
+		}
+		cfg->streams = (uint32_t)o->qps;
+	}
 	if (o->ifname)
 		ft_strlcpy(cfg->ifname, o->ifname, sizeof(cfg->ifname));
 	cfg->sockbuf_bytes = o->sockbuf;
 	cfg->shm_max_bytes = o->shm_max;
+	cfg->shm_cma_min_bytes = o->cma_min;
 	cfg->nodelay = !o->no_nodelay;
 	cfg->timeout_s = o->timeout;
+	if (o->timeout_str) {
+		struct ft_error e = { 0 };
+		double v;
+
+		/* nccl-tests' -T takes bare seconds; fabtune's durations carry a unit */
+		if (ft_parse_double(o->timeout_str, &v) < 0 &&
+		    ft_parse_duration(o->timeout_str, &v, &e) < 0) {
+			cli_error(ctx, "-T/--timeout: %s", e.msg);
+			return -1;
+		}
+		cfg->timeout_s = v;
+	}
 	cfg->threshold = o->threshold;
 	cfg->retest = !o->no_retest;
 	cfg->rounds = (uint32_t)o->rounds;
@@ -952,6 +1171,58 @@ launch_rank(void)
 	return ft_launch_detect(NULL, &l, NULL) == 0 ? l.rank : 0;
 }
 
+static bool
+reduces(enum ft_bench_pattern p)
+{
+	return p == FT_BENCH_ALL_REDUCE || p == FT_BENCH_REDUCE || p == FT_BENCH_REDUCE_SCATTER;
+}
+
+/*
+ * The sweeps the options ask for, rows in one report: -N cycles, each over
+ * every type (-d all) and, for the reductions, every operation (-o all),
+ * in nccl-tests' order (type outer, operation inner). Collective.
+ */
+static int
+run_all(struct ft_world *w, const struct bench_opts *o, struct ft_bench_cfg *c,
+        struct ft_bench_report *rep, struct ft_error *err)
+{
+	uint32_t ntypes = o->all_types ? FT_DTYPE_COUNT : 1;
+	uint32_t nops = o->all_ops && reduces(c->pattern) ? FT_REDOP_COUNT : 1;
+	uint64_t cycle;
+	uint32_t t, op;
+	bool first = true;
+	int rc = 0;
+
+	for (cycle = 0; rc == 0 && (o->cycles == 0 || cycle < o->cycles); cycle++) {
+		for (t = 0; t < ntypes && rc == 0; t++) {
+			for (op = 0; op < nops && rc == 0; op++) {
+				struct ft_bench_report one;
+				size_t i;
+
+				if (o->all_types)
+					c->dtype = (enum ft_dtype)t;
+				if (o->all_ops && reduces(c->pattern))
+					c->op = (enum ft_redop)op;
+				if (first) {
+					rc = ft_bench_run(w, c, rep, err);
+					first = false;
+					continue;
+				}
+				ft_bench_report_init(&one);
+				rc = ft_bench_run(w, c, &one, err);
+				for (i = 0; i < ft_run_nrows(&one.run); i++)
+					if (ft_run_add(&rep->run, ft_run_row(&one.run, i)) < 0)
+						rc = rc ? rc : FT_ENOMEM;
+				rep->interrupted = rep->interrupted || one.interrupted;
+				ft_bench_report_release(&one);
+			}
+		}
+		if (stop_flag)
+			break;
+	}
+	return rc;
+}
+
 static int
 run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_ctx *ctx)
 {
@@ -1000,10 +1271,11 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 		c.on_row_ud = &stream;
 	}
 	ft_bench_report_init(&rep);
-	rc = ft_bench_run(w, &c, &rep, &err);
+	rc = run_all(w, o, &c, &rep, &err);
 	if (me == 0 && (rc == 0 || rep.interrupted)) {
 		ft_progress_bar_finish(&ctx->bar);
-		render(&rep, &c, ctx, stream.started);
+		if (render(&rep, &c, ctx, stream.started) && ret == EXIT_OK)
+			ret = EXIT_PROBLEM;
 	}
 	if (rc < 0 && !(rc == FT_EINTR && me != 0)) {
 		const struct ft_rank_info *inf = ft_world_info(w, me);
@@ -1044,6 +1316,44 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	return ret;
 }
 
+static bool
+is_pt2pt_name(const char *a)
+{
+	enum ft_bench_pattern p;
+
+	return ft_bench_pattern_from_name(a, &p) == 0 &&
+	       (p == FT_BENCH_PT2PT_BW || p == FT_BENCH_PT2PT_LAT);
+}
+
+/*
+ * `-a` is nccl-tests' averaging (-a 0..3) and perftest's "all sizes" (no
+ * value). With a point-to-point pattern on the line, an -a that is not
+ * followed by 0, 1, 2 or 3 is perftest's: it becomes --all-sizes.
+ */
+static void
+perftest_a(int argc, char **argv)
+{
+	bool pt2pt = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (is_pt2pt_name(argv[i]) ||
+		    ((strcmp(argv[i - 1], "-p") == 0 || strcmp(argv[i - 1], "--pattern") == 0) &&
+		     is_pt2pt_name(argv[i])) ||
+		    (strncmp(argv[i], "--pattern=", 10) == 0 && is_pt2pt_name(argv[i] + 10)))
+			pt2pt = true;
+	}
+	if (!pt2pt)
+		return;
+	for (i = 1; i < argc; i++) {
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(argv[i], "-a") == 0 &&
+		    !(next && next[0] >= '0' && next[0] <= '3' && next[1] == '\0'))
+			argv[i] = (char *)"--all-sizes";
+	}
+}
+
 int
 cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -1067,34 +1377,63 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		.timeout = 30,
 		.threshold = 0.7,
 		.np = 1,
+		.nthreads = 1,
+		.ngpus = 1,
+		.cycles = 1,
 		.nranks = 0,
 		.rank = UINT64_MAX,
 	};
 	const struct opt opts[] = {
 		OPT_STRING('p', "pattern", &o.pattern, "NAME",
 		           "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
-		           "all_gather, reduce_scatter, alltoall, broadcast, reduce, dev_memcpy"),
-		OPT_STRING('t', "transport", &o.transport, "NAME",
-		           "auto (default), tcp, shm, mpi, verbs, nccl"),
+		           "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, "
+		           "scatter, hypercube, dev_memcpy, copy_matrix"),
+		OPT_STRING(0, "transport", &o.transport, "NAME",
+		           "auto (default), tcp, shm, mpi, verbs, nccl, ucx"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (nccl-tests -b)"),
 		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (nccl-tests -e)"),
 		OPT_U64('f', "stepfactor", &o.factor, "N", "multiply the size by N each step"),
 		OPT_SIZE('i', "stepbytes", &o.stepb, "add this many bytes each step instead"),
 		OPT_U64('n', "iters", &o.iters, "N", "timed iterations per size"),
 		OPT_U64('w', "warmup_iters", &o.warmup, "N", "untimed iterations per size (5)"),
+		OPT_U64('m', "agg_iters", &o.agg_iters, "N", "operations per timed iteration (1)"),
 		OPT_INT('c', "check", &o.check, "0|1", "validate the data, #wrong column (1)"),
-		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min"),
+		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min, all"),
 		OPT_STRING('d', "datatype", &o.dtype, "TYPE",
-		           "float (default), double, int8, uint8, int32, uint32, int64, uint64"),
+		           "float (default), double, int8, uint8, int32, uint32, int64, uint64, all"),
 		OPT_INT('z', "blocking", &o.blocking, "0|1", "sync all ranks after each iteration"),
 		OPT_INT('a', "average", &o.average, "0-3",
 		        "time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),
 		OPT_INT('r', "root", &o.root, "RANK", "root of broadcast, reduce and incast (0)"),
+		OPT_U64('t', "nthreads", &o.nthreads, "N",
+		        "nccl-tests: threads per process; here N local ranks each (1)"),
+		OPT_U64('g', "ngpus", &o.ngpus, "N",
+		        "nccl-tests: GPUs per thread; here N local ranks each (1)"),
+		OPT_U64('N', "run_cycles", &o.cycles, "N", "run the sweep N times, 0 = until ^C (1)"),
+		OPT_INT('C', "report_cputime", &o.cputime, "0|1", "report CPU time, not wall time"),
+		OPT_STRING('T', "timeout", &o.timeout_str, "TIME",
+		           "a silent peer is dead after this: seconds or 30s, 2min (30)"),
+		OPT_INT('G', "cudagraph", &o.graph, "N", "nccl-tests: CUDA graph launches (0 only)"),
+		OPT_INT('p', "parallel_init", &o.parallel_init, "0|1",
+		        "nccl-tests: init threads in parallel (no effect: one thread)"),
+		OPT_INT('y', "stream_null", &o.stream_null, "0|1",
+		        "nccl-tests: default CUDA stream (no effect on host transports)"),
+		OPT_INT('R', "local_register", &o.local_register, "0|1",
+		        "nccl-tests: register buffers (shm always maps them; 0 or 1)"),
 		OPT_U64(0, "np", &o.np, "N", "start N ranks on this host (fork/exec)"),
+		OPT_STRING(0, "bind", &o.bind, "HOW",
+		           "local ranks' CPUs: core (default when each rank gets one), numa, none"),
 		OPT_U64(0, "rank", &o.rank, "R", "manual launch: this process's rank"),
 		OPT_U64(0, "nranks", &o.nranks, "N", "manual launch: number of ranks"),
 		OPT_STRING(0, "bootstrap", &o.bootstrap, "ADDR:PORT",
 		           "manual launch: rank 0's bootstrap address"),
+		OPT_STRING('D', "duration", &o.duration_str, "SEC",
+		           "perftest: run each size this long instead of -n (pt2pt)"),
+		OPT_U64('q', "qp", &o.qps, "N", "perftest: queue pairs; tcp: sockets per peer (1)"),
+		OPT_SIZE('s', "size", &o.msg_size, "perftest: one message size (-b and -e)"),
+		OPT_BOOL(0, "all-sizes", &o.all_sizes,
+		         "perftest's -a: sizes 2 B to 8 MiB (-a is perftest's after a pt2pt pattern)"),
+		OPT_BOOL(0, "report_gbits", &o.gbits, "perftest: bandwidth in Gb/sec, not MB/sec"),
 		OPT_STRING(0, "ifname", &o.ifname, "SPEC",
 		           "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
 		OPT_U64(0, "streams", &o.streams, "N", "tcp: sockets per peer (1)"),
@@ -1102,9 +1441,10 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "no-nodelay", &o.no_nodelay, "tcp: leave Nagle's algorithm on"),
 		OPT_SIZE(0, "shm-max", &o.shm_max,
 		         "shm: most buffer memory in the segment (half the RAM)"),
+		OPT_SIZE(0, "cma-min", &o.cma_min,
+		         "shm: single copy (process_vm_readv) from this size on (off)"),
 		OPT_U64(0, "window", &o.window, "N", "messages in flight (pt2pt 64, pairs 8)"),
 		OPT_BOOL(0, "bidir", &o.bidir, "pt2pt: both directions at once"),
-		OPT_DURATION(0, "timeout", &o.timeout, "a silent peer is dead after this (30s)"),
 		OPT_DOUBLE(0, "threshold", &o.threshold, "F",
 		           "pairs: outlier below F x median (0.7)"),
 		OPT_BOOL(0, "no-retest", &o.no_retest, "pairs: skip retesting bad pairs"),
@@ -1131,6 +1471,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	orig = calloc((size_t)argc + 1, sizeof(*orig));
 	if (!orig)
 		return EXIT_RUNTIME;
+	perftest_a(argc, argv);
 	for (i = 1; i < argc; i++)
 		orig[i - 1] = argv[i];
 	n = opts_parse(&usage, ctx, argc, argv);
@@ -1163,10 +1504,40 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		free(orig);
 		return EXIT_USAGE;
 	}
+	report_gbits = o.gbits;
+	o.all_types = o.dtype && strcmp(o.dtype, "all") == 0;
+	o.all_ops = o.op && strcmp(o.op, "all") == 0;
+	if (o.nthreads == 0 || o.ngpus == 0 || o.nthreads > 256 || o.ngpus > 256) {
+		cli_error(ctx, "-t/--nthreads and -g/--ngpus: expected 1 to 256");
+		free(orig);
+		return EXIT_USAGE;
+	}
+	/*
+	 * nccl-tests runs nThreads x nGpus ranks in each process; fabtune runs one
+	 * rank per process, so --np starts that many more (the ranks it starts
+	 * carry --rank and ignore -t and -g). mpirun must start them itself.
+	 */
+	if (!o.have_rank && o.nthreads * o.ngpus > 1) {
+		if (ft_world_launched_by_mpi()) {
+			cli_error(ctx,
+			          "-t %" PRIu64 " -g %" PRIu64 ": under mpirun every process is one "
+			          "rank; start %" PRIu64 " times as many processes instead",
+			          o.nthreads, o.ngpus, o.nthreads * o.ngpus);
+			free(orig);
+			return EXIT_USAGE;
+		}
+		o.np *= o.nthreads * o.ngpus;
+		if (o.np > 256) {
+			cli_error(ctx, "--np x -t x -g = %" PRIu64 ": at most 256 ranks", o.np);
+			free(orig);
+			return EXIT_USAGE;
+		}
+	}
 	if (build_cfg(&o, &cfg, ctx) < 0) {
 		free(orig);
 		return EXIT_USAGE;
 	}
+	o.timeout = cfg.timeout_s;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigaction(SIGINT, &sa, NULL);

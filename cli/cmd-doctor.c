@@ -349,11 +349,12 @@ build_suite(struct doctor *d)
 			  .factor = full ? 4 : 8,
 			  .iters = full ? 1000 : 200,
 			  .warmup = full ? 100 : 20 },
+			/* messages (perftest's -n): 20 or 10 windows of 64 */
 			{ .pattern = FT_BENCH_PT2PT_BW,
 			  .min_bytes = full ? 4096 : 65536,
 			  .max_bytes = full ? 64u << 20 : 4u << 20,
 			  .factor = 4,
-			  .iters = full ? 20 : 10,
+			  .iters = full ? 1280 : 640,
 			  .warmup = full ? 5 : 2 },
 			{ .pattern = FT_BENCH_ALL_REDUCE,
 			  .min_bytes = full ? 8192 : 65536,

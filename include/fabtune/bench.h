@@ -52,7 +52,12 @@ struct ft_bench_report;
 	X(ALLTOALL, "alltoall")             \
 	X(BROADCAST, "broadcast")           \
 	X(REDUCE, "reduce")                 \
-	X(DEV_MEMCPY, "dev_memcpy")
+	X(SENDRECV, "sendrecv")             \
+	X(GATHER, "gather")                 \
+	X(SCATTER, "scatter")               \
+	X(HYPERCUBE, "hypercube")           \
+	X(DEV_MEMCPY, "dev_memcpy")         \
+	X(COPY_MATRIX, "copy_matrix")
 
 enum ft_bench_pattern {
 #define FT_BENCH_PATTERN_ENUM_(n, s) FT_BENCH_##n,
@@ -65,7 +70,9 @@ FT_API const char *ft_bench_pattern_name(enum ft_bench_pattern p);
 /* Accepts the names above, plus "pt2pt" (= pt2pt_bw) and "allreduce" style aliases. */
 FT_API int ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out);
 FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
-/* dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport). */
+/* dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport).
+   copy_matrix: copy-engine bandwidth between pinned host memory and every GPU, and between
+   every pair of GPUs (an nvbandwidth-like matrix; src/dst name "host", "gpu0", ...). */
 
 /* Element types, named as nccl-tests names them. size 0 = not supported on the host. */
 #define FT_DTYPE_MAP(X)        \
@@ -114,6 +121,18 @@ enum ft_bench_average {
 	FT_BENCH_AVG_MAX = 3,
 };
 
+/* --bind, as mpirun's --bind-to: where local ranks run (auto: core when each gets one). */
+enum ft_bench_bind {
+	FT_BENCH_BIND_AUTO = 0,
+	FT_BENCH_BIND_NONE = 1,
+	FT_BENCH_BIND_CORE = 2,
+	FT_BENCH_BIND_NUMA = 3,
+	FT_BENCH_BIND_COUNT
+};
+
+FT_API const char *ft_bench_bind_name(enum ft_bench_bind b);
+FT_API int ft_bench_bind_from_name(const char *name, enum ft_bench_bind *out);
+
 /*
  * What to measure and how. Every rank must pass the same values (the CLI
  * parses the same command line on every rank). Initialise with
@@ -126,8 +145,11 @@ struct ft_bench_cfg {
 	uint64_t max_bytes;            /* -e, default = min_bytes */
 	uint64_t step_factor;          /* -f, multiply the size each step (default 2) */
 	uint64_t step_bytes;           /* -i, add this many bytes each step instead (0 = use -f) */
-	uint32_t iters;                /* -n, timed iterations per size (default 20) */
+	uint32_t iters;                /* -n, timed iterations per size (default 20); pt2pt_bw:
+	                                  messages, as perftest's -n */
 	uint32_t warmup;               /* -w, untimed iterations per size (default 5) */
+	uint32_t agg_iters;            /* -m, operations per timed iteration (0 or 1: one) */
+	bool report_cputime;           /* -C, time columns are this process's CPU time */
 	bool check;                    /* -c, validate the data and count #wrong (default on) */
 	enum ft_redop op;              /* -o, default sum */
 	enum ft_dtype dtype;           /* -d, default float */
@@ -135,13 +157,17 @@ struct ft_bench_cfg {
 	enum ft_bench_average average; /* -a, default mean (1) */
 	int root;                      /* rooted collectives and incast (default 0) */
 	uint32_t window;               /* pt2pt: messages in flight (default 64) */
+	double duration_s;             /* pt2pt: run each size this long instead of -n (-D) */
 	bool bidir;                    /* pt2pt/pairs: both directions at once */
+	enum ft_bench_bind bind;       /* local ranks' CPUs (default auto) */
 	uint32_t streams;              /* tcp: sockets per peer (default 1) */
 	char ifname[64];        /* tcp: NCCL_SOCKET_IFNAME syntax ("eth", "^docker", "=eth0") */
 	uint64_t sockbuf_bytes; /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = kernel default */
 	bool nodelay;           /* tcp: TCP_NODELAY (default on) */
 	uint64_t shm_max_bytes; /* shm: cap on the collectives' buffers in the segment, all
 	                           ranks together; 0 = half the memory. Over it: ring */
+	uint64_t shm_cma_min_bytes; /* shm: copy messages this large once, through
+	                               process_vm_readv; 0 (default) = never */
 	char verbs_op[8];       /* verbs: "send" (default), "write" or "read" */
 	char rdma_device[32];   /* verbs: device name, "" = first with an active port */
 	int gid_index;          /* verbs on RoCE: GID index (default 0) */
@@ -177,6 +203,8 @@ struct ft_rank_info {
 	char ifname[24];  /* interface that address is on */
 	uint16_t port;    /* data listen port (tcp transport) */
 	char devices[96]; /* RDMA devices / GPUs seen, comma-separated, "" if none */
+	char bind[8];     /* how ft_bench_run bound it: "core", "numa", "none", "kept" */
+	char cpus[32];    /* the CPUs it may run on then, "0-3,6" ("" before a run) */
 };
 
 struct ft_world;

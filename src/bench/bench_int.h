@@ -9,6 +9,8 @@
 
 #include "internal.h"
 
+#include <sched.h>
+
 #include <fabtune/bench.h>
 #include <fabtune/launch.h>
 
@@ -22,6 +24,10 @@ struct ft_world {
 	int data_listen_fd; /* tcp transport's listener, opened at bootstrap */
 	double timeout_s;
 	volatile sig_atomic_t *stop;
+	bool may_spin;      /* every local rank has a CPU of its own (cpu.c) */
+	bool bound;         /* ft__cpu_setup changed the mask: cpus_before restores it */
+	cpu_set_t cpus_before;
+	uint32_t cpus_free; /* CPUs of the mask before binding, less foreign load */
 };
 
 /* ---- control plane: small messages, all ranks take part -------------------- */
@@ -43,6 +49,18 @@ const char *ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, si
 int ft__world_stopped_rank(const struct ft_world *w);
 /* Ranks on this rank's host, itself included; @index (may be NULL): its position among them. */
 uint32_t ft__world_local(const struct ft_world *w, uint32_t *index);
+
+/* ---- CPUs (cpu.c) -------------------------------------------------------- */
+
+/*
+ * Bind this rank as @mode says, fill @me's bind and cpus, and decide
+ * w->may_spin from the mask before binding and the load seen on it.
+ * @sleeps: the transport waits in the kernel when it may not spin (tcp).
+ */
+int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, bool sleeps,
+                  struct ft_rank_info *me, struct ft_error *err) FT_MUST_CHECK;
+/* Give the process back the CPU mask it had before ft__cpu_setup (end of a run). */
+void ft__cpu_restore(struct ft_world *w);
 
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
@@ -119,6 +137,7 @@ bool ft__shm_direct(const struct ft_ep *ep);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 extern const struct ft_transport_ops ft_nccl_transport;
+extern const struct ft_transport_ops ft_ucx_transport;
 
 /* ---- data (data.c) --------------------------------------------------------- */
 

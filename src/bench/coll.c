@@ -18,7 +18,6 @@
  */
 #include "bench_int.h"
 
-#include <sched.h>
 
 #define MAX_SLICES 32
 #define MIN_SLICE  (128 * 1024)
@@ -54,14 +53,25 @@ ft__ep_close(struct ft_ep *ep)
 }
 
 /*
- * Wait for one request the way MPI does with mpi_yield_when_idle: poll the
- * transport without sleeping and yield the CPU between polls, for up to
- * YIELD_WAIT_S without progress; only then sleep in the transport's wait
- * (which owns the timeout and names a silent peer). A collective's next
- * bytes are usually microseconds away, and on a loaded machine a rank that
- * sleeps waits for a core again at every wake-up.
+ * Wait for one request: poll the transport without sleeping for up to
+ * SPIN_WAIT_S without progress when every local rank has a CPU of its own
+ * (w->may_spin, bench/cpu.c), since a collective's next bytes are usually
+ * microseconds away; otherwise, or after that, sleep in the transport's
+ * wait, which wakes on the data (and owns the timeout and names a silent
+ * peer). It never calls sched_yield(): beside a busy process, that hands the
+ * core to it for a whole time slice.
  */
-#define YIELD_WAIT_S 0.002
+#define SPIN_WAIT_S 0.002
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
 
 static int
 coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
@@ -69,7 +79,7 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 	double since = 0;
 	unsigned polls = 0;
 
-	while (!r->done) {
+	while (!r->done && ep->w->may_spin) {
 		int rc = ep->ops->progress(ep, 0, err);
 
 		if (rc < 0)
@@ -78,12 +88,12 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 			since = 0;
 			continue;
 		}
-		sched_yield();
+		cpu_relax();
 		if (++polls % 16)
 			continue;
 		if (since == 0) {
 			since = ft__now();
-		} else if (ft__now() - since > YIELD_WAIT_S) {
+		} else if (ft__now() - since > SPIN_WAIT_S) {
 			break;
 		}
 		if (ep->stop && *ep->stop)
@@ -362,10 +372,116 @@ reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *er
 	return rc;
 }
 
+/* Send to the next rank, receive from the previous one (nccl-tests' sendrecv). */
+static int
+sendrecv(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank;
+	size_t bytes = a->count * ft_dtype_size(a->dtype);
+	const char *src = a->sendbuf;
+
+	if (n == 1) {
+		if (a->recvbuf != a->sendbuf)
+			memcpy(a->recvbuf, a->sendbuf, bytes);
+		return 0;
+	}
+	/* in place: what goes out must not be overwritten by what comes in */
+	if (a->sendbuf == a->recvbuf) {
+		char *copy = ft__ep_scratch(ep, 1, bytes);
+
+		if (!copy)
+			return FT_ENOMEM;
+		memcpy(copy, a->sendbuf, bytes);
+		src = copy;
+	}
+	return ft__ep_sendrecv(ep, (r + 1) % n, src, bytes, (r + n - 1) % n, a->recvbuf, bytes,
+	                       err);
+}
+
+/*
+ * gather (@to_root) or scatter: the root exchanges one block with every other
+ * rank directly, all posted at once; the others send or receive one block.
+ */
+static int
+gather_scatter(struct ft_ep *ep, const struct ft_bench_coll_args *a, bool to_root,
+               struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank, root = (uint32_t)a->root, k, np = 0;
+	size_t bytes = a->count * ft_dtype_size(a->dtype);
+	struct ft_req *reqs, **ptrs;
+	int rc = 0;
+
+	if (r != root) {
+		struct ft_req q;
+
+		rc = to_root ? ft__ep_send(ep, &q, root, a->sendbuf, bytes, err) :
+		               ft__ep_recv(ep, &q, root, a->recvbuf, bytes, err);
+		return rc < 0 ? rc : ft__ep_wait1(ep, &q, err);
+	}
+	reqs = ft__ep_scratch(ep, 2, (sizeof(*reqs) + sizeof(*ptrs)) * n);
+	if (!reqs)
+		return FT_ENOMEM;
+	ptrs = (struct ft_req **)(void *)(reqs + n);
+	for (k = 0; k < n && rc == 0; k++) {
+		char *block = (char *)(to_root ? a->recvbuf : a->sendbuf) + (size_t)k * bytes;
+
+		if (k == root) {
+			/* the root's own block; in place it is already there */
+			if (to_root && block != (const char *)a->sendbuf)
+				memcpy(block, a->sendbuf, bytes);
+			else if (!to_root && block != (char *)a->recvbuf)
+				memcpy(a->recvbuf, block, bytes);
+			continue;
+		}
+		rc = to_root ? ft__ep_recv(ep, &reqs[np], k, block, bytes, err) :
+		               ft__ep_send(ep, &reqs[np], k, block, bytes, err);
+		ptrs[np] = &reqs[np];
+		np++;
+	}
+	return rc < 0 ? rc : ft__ep_wait(ep, ptrs, np, err);
+}
+
+/*
+ * An all-gather by recursive doubling over a hypercube (nccl-tests'
+ * hypercube): in step d rank r swaps the 2^d blocks it holds with rank
+ * r ^ 2^d, so after log2(n) steps every rank holds all n blocks.
+ */
+static int
+hypercube(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank, mask;
+	size_t bytes = a->count * ft_dtype_size(a->dtype);
+	char *out = a->recvbuf;
+	int rc = 0;
+
+	if (n & (n - 1))
+		return ft_error_set(err, FT_EINVAL,
+		                    "hypercube needs a power-of-two number of ranks, not %u", n);
+	if (out + (size_t)r * bytes != (const char *)a->sendbuf)
+		memcpy(out + (size_t)r * bytes, a->sendbuf, bytes);
+	for (mask = 1; mask < n && rc == 0; mask <<= 1) {
+		uint32_t peer = r ^ mask;
+		/* the aligned group of `mask` blocks each side holds so far */
+		size_t mine = (size_t)(r & ~(mask - 1)), theirs = (size_t)(peer & ~(mask - 1));
+
+		rc = ft__ep_sendrecv(ep, peer, out + mine * bytes, mask * bytes, peer,
+		                     out + theirs * bytes, mask * bytes, err);
+	}
+	return rc;
+}
+
 int
 ft__coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	switch (a->coll) {
+	case FT_BENCH_SENDRECV:
+		return sendrecv(ep, a, err);
+	case FT_BENCH_GATHER:
+		return gather_scatter(ep, a, true, err);
+	case FT_BENCH_SCATTER:
+		return gather_scatter(ep, a, false, err);
+	case FT_BENCH_HYPERCUBE:
+		return hypercube(ep, a, err);
 	case FT_BENCH_ALL_REDUCE:
 		return all_reduce(ep, a, err);
 	case FT_BENCH_REDUCE_SCATTER:
@@ -392,10 +508,13 @@ ft__coll_bufsizes(enum ft_bench_pattern p, size_t count, size_t esize, uint32_t 
 
 	switch (p) {
 	case FT_BENCH_ALL_GATHER:
+	case FT_BENCH_GATHER:
+	case FT_BENCH_HYPERCUBE:
 		*send_bytes = one;
 		*recv_bytes = one * nranks;
 		break;
 	case FT_BENCH_REDUCE_SCATTER:
+	case FT_BENCH_SCATTER:
 		*send_bytes = one * nranks;
 		*recv_bytes = one;
 		break;

@@ -88,6 +88,10 @@ struct nccl_api {
 	int (*cudaStreamQuery)(cuda_stream_t s); /* 0 done, 600 (cudaErrorNotReady) pending */
 	int (*cudaDeviceSynchronize)(void);
 	const char *(*cudaGetErrorString)(int e);
+	int (*cudaMallocHost)(void **p, size_t n);
+	int (*cudaFreeHost)(void *p);
+	int (*cudaDeviceCanAccessPeer)(int *can, int dev, int peer);
+	int (*cudaDeviceEnablePeerAccess)(int peer, unsigned flags);
 };
 
 #define SYM(lib, field, name)                               \
@@ -127,6 +131,10 @@ static const struct {
 	SYM(1, cudaStreamQuery, "cudaStreamQuery"),
 	SYM(1, cudaDeviceSynchronize, "cudaDeviceSynchronize"),
 	SYM(1, cudaGetErrorString, "cudaGetErrorString"),
+	SYM(1, cudaMallocHost, "cudaMallocHost"),
+	SYM(1, cudaFreeHost, "cudaFreeHost"),
+	SYM(1, cudaDeviceCanAccessPeer, "cudaDeviceCanAccessPeer"),
+	SYM(1, cudaDeviceEnablePeerAccess, "cudaDeviceEnablePeerAccess"),
 };
 
 static void *
@@ -588,6 +596,114 @@ out:
 		api.cudaFree(src);
 	if (dst)
 		api.cudaFree(dst);
+	api_unload(&api);
+	return rc;
+}
+
+/* ---- the copy matrix (nvbandwidth's copy-engine tests) --------------------------- */
+
+/* cudaMemcpyDefault: the direction follows from the pointers (unified addressing) */
+#define CUDA_MEMCPY_DEFAULT 4
+
+/* Seconds per copy of @bytes from @src to @dst: -w untimed, then -n timed and synchronised. */
+static int
+time_copy(struct nccl_api *api, void *dst, const void *src, size_t bytes,
+          const struct ft_bench_cfg *cfg, double *per_copy_s)
+{
+	double t0;
+	uint32_t i;
+
+	for (i = 0; i < cfg->warmup; i++)
+		if (api->cudaMemcpy(dst, src, bytes, CUDA_MEMCPY_DEFAULT) != 0)
+			return FT_EIO;
+	api->cudaDeviceSynchronize();
+	t0 = ft__now();
+	for (i = 0; i < cfg->iters; i++)
+		if (api->cudaMemcpy(dst, src, bytes, CUDA_MEMCPY_DEFAULT) != 0)
+			return FT_EIO;
+	api->cudaDeviceSynchronize();
+	*per_copy_s = (ft__now() - t0) / cfg->iters;
+	return 0;
+}
+
+/*
+ * Copy-engine bandwidth of -e bytes (cudaMemcpy, synchronous) between pinned
+ * host memory and every GPU both ways, and between every ordered pair of
+ * GPUs (peer access enabled where the hardware allows it; otherwise the
+ * runtime stages through the host, and the figure shows it). Rank 0 only:
+ * one process sees all the GPUs of its host. Rows: test copy_matrix, src and
+ * dst "host" or "gpuN", algbw in GB/s.
+ */
+int
+ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
+{
+	const struct ft_bench_cfg *cfg = bc->cfg;
+	size_t bytes = (size_t)cfg->max_bytes;
+	struct nccl_api api;
+	void *host = NULL, **dev = NULL;
+	int ndev = 0, s, d, rc;
+
+	rc = api_load(&api, false, err);
+	if (rc < 0) {
+		ft_error_prefix(err, "copy_matrix: CUDA runtime ");
+		return rc;
+	}
+	if (bc->w->rank != 0)
+		goto out;
+	api.cudaGetDeviceCount(&ndev);
+	dev = ft_calloc((size_t)ndev, sizeof(*dev));
+	if (!dev || api.cudaMallocHost(&host, bytes) != 0) {
+		rc = ft_error_set(err, FT_ENOMEM, "copy_matrix: %zu bytes of pinned host memory",
+		                  bytes);
+		goto out;
+	}
+	for (d = 0; d < ndev && rc == 0; d++) {
+		api.cudaSetDevice(d);
+		if (api.cudaMalloc(&dev[d], bytes) != 0)
+			rc = ft_error_set(err, FT_ENOMEM, "copy_matrix: cudaMalloc of %zu bytes on "
+			                  "GPU %d failed", bytes, d);
+		for (s = 0; s < ndev && rc == 0; s++) {
+			int can = 0;
+
+			if (s != d && api.cudaDeviceCanAccessPeer(&can, d, s) == 0 && can)
+				api.cudaDeviceEnablePeerAccess(s, 0);
+		}
+	}
+	/* index -1 is the host */
+	for (s = -1; s < ndev && rc == 0; s++)
+		for (d = -1; d < ndev && rc == 0; d++) {
+			struct ft_result_row row;
+			double t;
+
+			if (s == d)
+				continue;
+			api.cudaSetDevice(s >= 0 ? s : d);
+			if (time_copy(&api, d < 0 ? host : dev[d], s < 0 ? host : dev[s], bytes, cfg,
+			              &t) < 0) {
+				rc = ft_error_set(err, FT_EIO, "copy_matrix: cudaMemcpy %s%d -> %s%d failed",
+				                  s < 0 ? "host" : "gpu", s, d < 0 ? "host" : "gpu", d);
+				break;
+			}
+			ft_result_row_init(&row);
+			ft_strlcpy(row.test, "copy_matrix", sizeof(row.test));
+			ft_strlcpy(row.transport, "cuda", sizeof(row.transport));
+			ft_strlcpy(row.algo, "ce", sizeof(row.algo));
+			snprintf(row.src, sizeof(row.src), s < 0 ? "host" : "gpu%d", s);
+			snprintf(row.dst, sizeof(row.dst), d < 0 ? "host" : "gpu%d", d);
+			row.bytes = row.count = bytes;
+			row.nranks = 1;
+			row.nsamples = cfg->iters;
+			row.time_us = t * 1e6;
+			row.algbw_GBps = row.busbw_GBps = t > 0 ? (double)bytes / t / 1e9 : 0;
+			rc = ft_run_add(&out->run, &row);
+		}
+out:
+	for (d = 0; dev && d < ndev; d++)
+		if (dev[d])
+			api.cudaFree(dev[d]);
+	ft_free(dev);
+	if (host)
+		api.cudaFreeHost(host);
 	api_unload(&api);
 	return rc;
 }

@@ -91,13 +91,37 @@ sync_pair(struct ft_bench_ctx *bc, uint32_t peer, struct ft_error *err)
 }
 
 /*
- * Stream @window x @iters messages of @size bytes to and/or from @peer.
- * @rx_GBps gets the receive bandwidth measured here, @best_GBps the best
- * iteration (perftest's "BW peak"); both NaN when not receiving.
+ * In a timed run (-D), rank 0 decides when to stop and tells rank 1 after
+ * every batch: 1 go on, 0 stop (untimed, 8 bytes). Both ranks return the
+ * same answer.
+ */
+static int
+go_on(struct ft_bench_ctx *bc, uint32_t peer, bool leader, double t0, double dur_s, bool *more,
+      struct ft_error *err)
+{
+	uint64_t flag = leader && ft__now() - t0 < dur_s ? 1 : 0;
+	struct ft_req q;
+	int rc = leader ? ft__ep_send(bc->ep, &q, peer, &flag, sizeof(flag), err) :
+	                  ft__ep_recv(bc->ep, &q, peer, &flag, sizeof(flag), err);
+
+	if (rc == 0)
+		rc = ft__ep_wait1(bc->ep, &q, err);
+	*more = flag != 0;
+	return rc;
+}
+
+/*
+ * Stream @nmsg messages of @size bytes to and/or from @peer, @window in
+ * flight (perftest's -n and tx depth); with @dur_s > 0 instead, windows
+ * until rank 0 has sent for that long (perftest's -D), and @nmsg_done says
+ * how many went. @rx_GBps gets the receive bandwidth measured here,
+ * @best_GBps the best window (perftest's "BW peak"; 0 in a timed run, as
+ * perftest prints it); both NaN when not receiving.
  */
 static int
 stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size, uint32_t window,
-       uint32_t iters, double *rx_GBps, double *best_GBps, double *iter_cv, struct ft_error *err)
+       uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps, uint64_t *nmsg_done,
+       double *iter_cv, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	char *sbuf = ft__ep_scratch(ep, 0, size), *rbuf = ft__ep_scratch(ep, 1, size);
@@ -105,7 +129,10 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 	        ep, 2, (sizeof(struct ft_req) + sizeof(struct ft_req *)) * 2 * window);
 	struct ft_req **ptrs;
 	double t0, tprev, best = 0, sum = 0, ss = 0;
-	uint32_t it, k;
+	uint64_t nwin = 0;
+	uint64_t done = 0;
+	uint32_t k;
+	bool more = true;
 	int rc;
 
 	*rx_GBps = *best_GBps = NAN;
@@ -116,16 +143,17 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 	if (rc < 0)
 		return rc;
 	t0 = tprev = ft__now();
-	for (it = 0; it < iters; it++) {
+	while (dur_s > 0 ? more : done < nmsg) {
+		uint32_t w = dur_s > 0 ? window : (uint32_t)FT_MIN((uint64_t)window, nmsg - done);
 		size_t n = 0;
 
-		for (k = 0; k < window && recv; k++, n++) {
+		for (k = 0; k < w && recv; k++, n++) {
 			rc = ft__ep_recv(ep, &reqs[n], peer, rbuf, size, err);
 			if (rc < 0)
 				return rc;
 			ptrs[n] = &reqs[n];
 		}
-		for (k = 0; k < window && send; k++, n++) {
+		for (k = 0; k < w && send; k++, n++) {
 			rc = ft__ep_send(ep, &reqs[n], peer, sbuf, size, err);
 			if (rc < 0)
 				return rc;
@@ -134,33 +162,44 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 		rc = ft__ep_wait(ep, ptrs, n, err);
 		if (rc < 0)
 			return rc;
+		done += w;
 		if (recv) {
 			double now = ft__now(), dt = now - tprev;
 
 			if (dt > 0)
-				best = FT_MAX(best, (double)size * window / dt / 1e9);
+				best = FT_MAX(best, (double)size * w / dt / 1e9);
 			tprev = now;
-			sum += dt;
-			ss += dt * dt;
+			if (w == window) { /* full windows only: the last may be short */
+				sum += dt;
+				ss += dt * dt;
+				nwin++;
+			}
 		}
 		if (bc->cfg->stop && *bc->cfg->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
+		if (dur_s > 0) {
+			rc = go_on(bc, peer, ep->w->rank < peer, t0, dur_s, &more, err);
+			if (rc < 0)
+				return rc;
+		}
 	}
 	if (recv) {
 		double dt = ft__now() - t0;
 
-		*rx_GBps = dt > 0 ? (double)size * window * iters / dt / 1e9 : 0;
-		*best_GBps = best;
-		/* coefficient of variation of one iteration's time */
-		if (iter_cv && iters > 1 && sum > 0)
-			*iter_cv = sqrt(FT_MAX(0.0, (ss - sum * sum / iters) / (iters - 1))) /
-			           (sum / iters);
+		*rx_GBps = dt > 0 ? (double)size * (double)done / dt / 1e9 : 0;
+		*best_GBps = dur_s > 0 ? 0 : best;
+		/* coefficient of variation of one window's time */
+		if (iter_cv && nwin > 1 && sum > 0)
+			*iter_cv = sqrt(FT_MAX(0.0, (ss - sum * sum / (double)nwin) /
+			                                (double)(nwin - 1))) /
+			           (sum / (double)nwin);
 	}
+	if (nmsg_done)
+		*nmsg_done = done;
 	/* the sender must not run ahead into the next test */
 	return sync_pair(bc, peer, err);
 }
 
-/* Ping-pong @iters times; the initiator gets one-way samples in @samples. */
 static int
 pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, uint32_t warmup,
          uint32_t iters, double *samples, struct ft_error *err)
@@ -197,6 +236,44 @@ pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, ui
 		}
 		if (rc == 0 && (i & 63) == 0 && bc->cfg->stop && *bc->cfg->stop)
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
+	}
+	return rc;
+}
+
+/*
+ * Ping-pong for cfg.duration_s (perftest's -D): batches of 64 round trips
+ * until rank 0 says stop; @samples grows to hold them all (@n).
+ */
+static int
+pingpong_timed(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size,
+               double **samples, size_t *n, struct ft_error *err)
+{
+	const struct ft_bench_cfg *cfg = bc->cfg;
+	size_t cap = 0;
+	double t0;
+	bool more = true;
+	int rc = sync_pair(bc, peer, err);
+
+	t0 = ft__now();
+	*n = 0;
+	while (rc == 0 && more) {
+		if (*n + 64 > cap) {
+			double *p;
+
+			cap = cap ? cap * 2 : 4096;
+			if (cap > ((size_t)1 << 26))
+				return ft_error_set(err, FT_ERANGE, "-D: more than %zu round trips",
+				                    (size_t)1 << 26);
+			p = ft_reallocarray(*samples, cap, sizeof(**samples));
+			if (!p)
+				return FT_ENOMEM;
+			*samples = p;
+		}
+		rc = pingpong(bc, peer, initiator, size, *n ? 0 : cfg->warmup, 64, *samples + *n, err);
+		if (rc == 0)
+			*n += 64;
+		if (rc == 0)
+			rc = go_on(bc, peer, initiator, t0, cfg->duration_s, &more, err);
 	}
 	return rc;
 }
@@ -243,11 +320,20 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {
 		struct ft_result_row row;
 		double v[3] = { NAN, NAN, NAN }, *all = NULL;
+		uint64_t nmsg = cfg->iters;
 
 		row_base(&row, ft_bench_pattern_name(cfg->pattern), out, size, 2);
 		label(w, 0, row.src, sizeof(row.src));
 		label(w, 1, row.dst, sizeof(row.dst));
-		if (lat) {
+		if (lat && cfg->duration_s > 0) {
+			size_t n = 0;
+
+			if (r < 2)
+				rc = pingpong_timed(bc, 1 - r, r == 0, size, &samples, &n, err);
+			if (rc == 0 && r == 0)
+				ft_bench_lat_stats(samples, n, &row);
+			v[0] = row.lat_p50_us;
+		} else if (lat) {
 			if (r < 2)
 				rc = pingpong(bc, 1 - r, r == 0, size, cfg->warmup, cfg->iters,
 				              samples, err);
@@ -257,8 +343,10 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		} else if (r < 2) {
 			bool bidir = cfg->bidir;
 
+			/* -n counts messages, as perftest's -n: not windows of them */
 			rc = stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
-			            cfg->iters, &v[0], &v[1], &v[2], err);
+			            cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg, &v[2],
+			            err);
 		}
 		all = ft_calloc(w->nranks, sizeof(v));
 		if (!all) {
@@ -279,7 +367,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			}
 			row.algbw_GBps = row.busbw_GBps = bw;
 			row.ip_algbw_GBps = peak; /* perftest's BW peak */
-			row.nsamples = cfg->iters * cfg->window;
+			row.nsamples = (uint32_t)FT_MIN(nmsg, (uint64_t)UINT32_MAX);
 			row.time_us = bw > 0 ? (double)size / (bw * 1e3) * (cfg->bidir ? 2 : 1) : 0;
 			row.time_stdev_us = cv * row.time_us;
 		}
@@ -314,8 +402,8 @@ pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *lat, struc
 	struct ft_result_row tmp;
 	int rc;
 
-	rc = stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window, cfg->iters, rx,
-	            &best, NULL, err);
+	rc = stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window,
+	            (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, NULL, err);
 	if (rc < 0)
 		return rc;
 	rc = pingpong(bc, peer, bc->w->rank < peer, 8, 10, LAT_PROBE_ITERS, samples, err);
@@ -439,7 +527,8 @@ pairs_retest(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_err
 			if (r == x || r == g)
 				rc = stream(bc, r == x ? g : x, true, true,
 				            (size_t)bc->cfg->max_bytes, bc->cfg->window,
-				            bc->cfg->iters, &bw, &peak, NULL, err);
+				            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &bw,
+				            &peak, NULL, NULL, err);
 			if (r == x)
 				mine[k * 4 + side * 2] = bw;
 			if (r == g)
@@ -573,7 +662,9 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		}
 		if (partner >= 0)
 			rc = stream(bc, (uint32_t)partner, true, true, (size_t)bc->cfg->max_bytes,
-			            bc->cfg->window, bc->cfg->iters, &mine, &peak, NULL, err);
+			            bc->cfg->window,
+			            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &mine, &peak,
+			            NULL, NULL, err);
 		if (rc == 0)
 			rc = ft__world_allgather(w, &mine, sizeof(mine), all, err);
 		if (rc < 0)

@@ -25,6 +25,8 @@ int ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out,
 /* nccl.c: device-to-device copy bandwidth through the dlopen'd CUDA runtime. */
 int ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out,
                          struct ft_error *err) FT_MUST_CHECK;
+int ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+                          struct ft_error *err) FT_MUST_CHECK;
 uint64_t ft__bench_nsizes(const struct ft_bench_cfg *cfg);
 /* Outlier analysis of a filled bandwidth matrix (rank 0's view; deterministic). */
 int ft__bench_find_outliers(struct ft_bench_report *out, double threshold) FT_MUST_CHECK;

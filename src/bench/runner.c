@@ -12,6 +12,8 @@
 
 #include "patterns.h"
 
+#include <time.h>
+
 #include <fabtune/coll.h>
 #include <fabtune/usage.h>
 
@@ -63,7 +65,7 @@ ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out)
 bool
 ft_bench_pattern_is_coll(enum ft_bench_pattern p)
 {
-	return p >= FT_BENCH_ALL_REDUCE && p <= FT_BENCH_REDUCE;
+	return p >= FT_BENCH_ALL_REDUCE && p <= FT_BENCH_HYPERCUBE;
 }
 
 /* The collective of a bench pattern, for the shared busbw factor (FT_OP_COUNT: none). */
@@ -95,6 +97,13 @@ ft_bench_busbw_factor(enum ft_bench_pattern p, uint32_t n)
 
 	if (n == 0)
 		return 0;
+	/*
+	 * nccl-tests' gather, scatter and hypercube (an all-gather by recursive
+	 * doubling) move (n-1)/n of the data through each rank's link, as
+	 * all_gather does; sendrecv moves it all.
+	 */
+	if (p == FT_BENCH_GATHER || p == FT_BENCH_SCATTER || p == FT_BENCH_HYPERCUBE)
+		return ft_coll_busbw_factor(FT_OP_ALL_GATHER, n);
 	/* kb: NA-BUSBW, one definition shared with the model (ft_coll_busbw_factor). */
 	return op == FT_OP_COUNT ? 1.0 : ft_coll_busbw_factor(op, n);
 }
@@ -131,7 +140,8 @@ ft_bench_cfg_resolve(struct ft_bench_cfg *c)
 		dflt_size = 8, dflt_iters = 1000, dflt_window = 1;
 		break;
 	case FT_BENCH_PT2PT_BW:
-		dflt_size = 65536, dflt_iters = 20, dflt_window = 64;
+		/* messages, as perftest's -n (5,000 there: fewer, for the slower host paths) */
+		dflt_size = 65536, dflt_iters = 1000, dflt_window = 64;
 		break;
 	case FT_BENCH_PAIRS:
 	case FT_BENCH_BISECTION:
@@ -174,8 +184,19 @@ ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 		                    "-f/--stepfactor %" PRIu64 ": must be at least 2 (or use "
 		                    "-i/--stepbytes)",
 		                    cfg->step_factor);
+	if (cfg->agg_iters > 100000)
+		return ft_error_set(err, FT_ERANGE, "-m/--agg_iters %u: at most 100000",
+		                    cfg->agg_iters);
+	if (cfg->duration_s < 0 || cfg->duration_s > 3600)
+		return ft_error_set(err, FT_ERANGE, "-D/--duration %g: expected 0 to 3600 seconds",
+		                    cfg->duration_s);
+	if (cfg->duration_s > 0 && cfg->pattern != FT_BENCH_PT2PT_BW &&
+	    cfg->pattern != FT_BENCH_PT2PT_LAT)
+		return ft_error_set(err, FT_EINVAL, "-D/--duration: for pt2pt_bw and pt2pt_lat only");
 	if (cfg->iters > 10000000)
 		return ft_error_set(err, FT_ERANGE, "-n/--iters %u: at most 10000000", cfg->iters);
+	if ((unsigned)cfg->bind >= FT_BENCH_BIND_COUNT)
+		return ft_error_set(err, FT_EINVAL, "--bind: expected none, core or numa");
 	if ((unsigned)cfg->average > FT_BENCH_AVG_MAX)
 		return ft_error_set(err, FT_EINVAL, "-a/--average %d: expected 0, 1, 2 or 3",
 		                    (int)cfg->average);
@@ -253,6 +274,10 @@ fill_inputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 		if (r == (uint32_t)a->root)
 			ft__data_fill(send, a->count, a->dtype, r, 0);
 		break;
+	case FT_BENCH_SCATTER:
+		if (r == (uint32_t)a->root)
+			ft__data_fill(send, a->count * n, a->dtype, r, 0);
+		break;
 	default:
 		ft__data_fill(send, a->count, a->dtype, r, 0);
 		break;
@@ -277,11 +302,21 @@ check_outputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 	case FT_BENCH_REDUCE_SCATTER:
 		return ft__data_check_reduced(recv, a->count, a->dtype, a->op, n,
 		                              (size_t)r * a->count);
+	case FT_BENCH_GATHER:
 	case FT_BENCH_ALL_GATHER:
+	case FT_BENCH_HYPERCUBE:
+		/* gather: only the root receives, every rank's block as all_gather */
+		if (a->coll == FT_BENCH_GATHER && r != (uint32_t)a->root)
+			return 0;
 		for (j = 0; j < n; j++)
 			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
 			                             a->dtype, j, 0);
 		return wrong;
+	case FT_BENCH_SCATTER:
+		return ft__data_check_fill(recv, a->count, a->dtype, (uint32_t)a->root,
+		                           (size_t)r * a->count);
+	case FT_BENCH_SENDRECV:
+		return ft__data_check_fill(recv, a->count, a->dtype, (r + n - 1) % n, 0);
 	case FT_BENCH_ALLTOALL:
 		for (j = 0; j < n; j++)
 			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
@@ -316,6 +351,17 @@ combine(const double *t, uint32_t n, enum ft_bench_average mode)
 		}
 	}
 	return mode == FT_BENCH_AVG_MEAN ? v / n : v;
+}
+
+/* This process's CPU time in seconds (-C, nccl-tests' --report_cputime). */
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /*
@@ -362,11 +408,15 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 	rc = ft__world_barrier(ep->w, err);
 	if (rc < 0)
 		return rc;
-	t0 = tprev = ft__now();
+	t0 = cfg->report_cputime ? cpu_now() : ft__now();
+	tprev = ft__now();
 	for (i = 0; i < cfg->iters; i++) {
+		uint32_t k, agg = FT_MAX(cfg->agg_iters, 1u);
 		double now, dt;
 
-		rc = coll_once(ep, a, err);
+		/* -m: nccl-tests groups m operations per iteration; time is per operation */
+		for (k = 0, rc = 0; k < agg && rc == 0; k++)
+			rc = coll_once(ep, a, err);
 		if (rc == 0 && cfg->blocking)
 			rc = ft__world_barrier(ep->w, err);
 		if (rc < 0)
@@ -374,12 +424,13 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 		if (cfg->stop && *cfg->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
 		now = ft__now();
-		dt = (now - tprev) * 1e6;
+		dt = (now - tprev) * 1e6 / agg; /* one operation's time */
 		tprev = now;
 		sum += dt;
 		ss += dt * dt;
 	}
-	mine[0] = (ft__now() - t0) / cfg->iters * 1e6;
+	mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
+	          ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
 	/* sample variance from the sums; rounding can make it a hair negative */
 	mine[1] = cfg->iters > 1 ? sqrt(FT_MAX(0.0, (ss - sum * sum / cfg->iters) /
 	                                                (cfg->iters - 1))) :
@@ -415,6 +466,17 @@ coll_algo(const struct ft_ep *ep, enum ft_bench_pattern p)
 {
 	if (strcmp(ep->ops->name, "mpi") == 0 || strcmp(ep->ops->name, "nccl") == 0)
 		return "library";
+	switch (p) {
+	case FT_BENCH_SENDRECV:
+		return "shift";
+	case FT_BENCH_GATHER:
+	case FT_BENCH_SCATTER:
+		return "direct";
+	case FT_BENCH_HYPERCUBE:
+		return "hypercube";
+	default:
+		break;
+	}
 	/* shm with its buffers in the segment: every rank reads its peers' in place */
 	if (ft__shm_direct(ep))
 		return "direct";
@@ -449,6 +511,13 @@ ft__bench_nsizes(const struct ft_bench_cfg *cfg)
 	return n;
 }
 
+static bool
+rooted(enum ft_bench_pattern p)
+{
+	return p == FT_BENCH_BROADCAST || p == FT_BENCH_REDUCE || p == FT_BENCH_GATHER ||
+	       p == FT_BENCH_SCATTER;
+}
+
 /* The arguments of one collective of @size bytes (nccl-tests' count rules). */
 static void
 coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_bench_coll_args *a,
@@ -456,7 +525,9 @@ coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_b
 {
 	size_t es = ft_dtype_size(cfg->dtype), count = (size_t)(size / es);
 	bool split = cfg->pattern == FT_BENCH_ALL_GATHER ||
-	             cfg->pattern == FT_BENCH_REDUCE_SCATTER || cfg->pattern == FT_BENCH_ALLTOALL;
+	             cfg->pattern == FT_BENCH_REDUCE_SCATTER || cfg->pattern == FT_BENCH_ALLTOALL ||
+	             cfg->pattern == FT_BENCH_GATHER || cfg->pattern == FT_BENCH_SCATTER ||
+	             cfg->pattern == FT_BENCH_HYPERCUBE;
 
 	/* nccl-tests: gathers and all-to-all split the size over the ranks */
 	if (split)
@@ -466,9 +537,7 @@ coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_b
 	a->dtype = cfg->dtype;
 	a->op = cfg->op;
 	a->count = count;
-	a->root = (cfg->pattern == FT_BENCH_BROADCAST || cfg->pattern == FT_BENCH_REDUCE) ?
-	                  cfg->root :
-	                  -1;
+	a->root = rooted(cfg->pattern) ? cfg->root : -1;
 	*bytes = split ? count * es * n : count * es;
 }
 
@@ -512,8 +581,10 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	char *sendbuf, *recvbuf;
 	int rc = 0;
 
-	if ((enum ft_bench_pattern)cfg->pattern == FT_BENCH_BROADCAST ||
-	    cfg->pattern == FT_BENCH_REDUCE) {
+	if (cfg->pattern == FT_BENCH_HYPERCUBE && (n & (n - 1)) != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "hypercube needs a power-of-two number of ranks, not %u", n);
+	if (rooted(cfg->pattern)) {
 		if ((uint32_t)cfg->root >= n)
 			return ft_error_set(err, FT_EINVAL, "--root %d: the world has %u ranks",
 			                    cfg->root, n);
@@ -573,9 +644,12 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 			a.in_place = true;
 			switch (cfg->pattern) {
 			case FT_BENCH_ALL_GATHER:
+			case FT_BENCH_GATHER:
+			case FT_BENCH_HYPERCUBE:
 				a.sendbuf = recvbuf + (size_t)r * count * es;
 				break;
 			case FT_BENCH_REDUCE_SCATTER:
+			case FT_BENCH_SCATTER:
 				a.sendbuf = recvbuf;
 				a.recvbuf = recvbuf + (size_t)r * count * es;
 				break;
@@ -605,13 +679,66 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	return rc;
 }
 
+static int run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report *out,
+                     struct ft_error *err);
+
+/* Bind this rank (--bind) and tell rank 0 where every rank runs. Collective. */
+static int
+bind_ranks(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_bench_report *out,
+           struct ft_error *err)
+{
+	struct ft_rank_info me = w->info[w->rank];
+	struct where {
+		char bind[sizeof(me.bind)];
+		char cpus[sizeof(me.cpus)];
+	} mine, *all;
+	struct ft_error e2 = { 0 };
+	int rc, ok, *oks;
+	uint32_t r;
+
+	/* every rank takes part in the allgathers, even one whose binding failed */
+	rc = ft__cpu_setup(w, cfg->bind, strcmp(cfg->transport, "tcp") == 0, &me, &e2);
+	memset(&mine, 0, sizeof(mine));
+	ft_strlcpy(mine.bind, me.bind, sizeof(mine.bind));
+	ft_strlcpy(mine.cpus, me.cpus, sizeof(mine.cpus));
+	ok = rc == 0;
+	all = ft_calloc(w->nranks, sizeof(*all));
+	oks = ft_calloc(w->nranks, sizeof(*oks));
+	if (!all || !oks) {
+		ft_free(all);
+		ft_free(oks);
+		return FT_ENOMEM;
+	}
+	rc = ft__world_allgather(w, &ok, sizeof(ok), oks, err);
+	if (rc == 0)
+		rc = ft__world_allgather(w, &mine, sizeof(mine), all, err);
+	for (r = 0; rc == 0 && r < w->nranks; r++) {
+		char who[96];
+
+		if (!oks[r]) {
+			if (r == w->rank)
+				rc = ft_error_set(err, e2.code, "%s", e2.msg);
+			else
+				rc = ft_error_set(err, FT_EINVAL, "%s could not bind (--bind %s)",
+				                  ft__world_who(w, r, who, sizeof(who)),
+				                  ft_bench_bind_name(cfg->bind));
+			break;
+		}
+		ft_strlcpy(out->ranks[r].bind, all[r].bind, sizeof(out->ranks[r].bind));
+		ft_strlcpy(out->ranks[r].cpus, all[r].cpus, sizeof(out->ranks[r].cpus));
+		ft_strlcpy(w->info[r].bind, all[r].bind, sizeof(w->info[r].bind));
+		ft_strlcpy(w->info[r].cpus, all[r].cpus, sizeof(w->info[r].cpus));
+	}
+	ft_free(all);
+	ft_free(oks);
+	return rc;
+}
+
 static int
 bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
              struct ft_error *err)
 {
 	struct ft_bench_cfg cfg = *cfg_in;
-	struct ft_bench_ctx bc;
-	struct ft_ep *ep = NULL;
 	int rc;
 
 	ft_bench_cfg_resolve(&cfg);
@@ -623,8 +750,38 @@ bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench
 	if (!out->ranks)
 		return FT_ENOMEM;
 	memcpy(out->ranks, w->info, sizeof(*out->ranks) * w->nranks);
+	rc = bind_ranks(w, &cfg, out, err);
+	if (rc < 0) {
+		ft__cpu_restore(w);
+		return rc;
+	}
+	rc = run_bound(w, &cfg, out, err);
+	ft__cpu_restore(w);
+	return rc;
+}
+
+/* The run itself, once the ranks are bound. */
+static int
+run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report *out,
+          struct ft_error *err)
+{
+	struct ft_bench_cfg cfg = *cfgp;
+	struct ft_bench_ctx bc;
+	struct ft_ep *ep = NULL;
+	int rc;
+
 	if (ft_bench_pattern_is_coll(cfg.pattern) && cfg.step_factor < 2 && !cfg.step_bytes)
 		cfg.step_factor = 2;
+	if (cfg.pattern == FT_BENCH_COPY_MATRIX) {
+		memset(&bc, 0, sizeof(bc));
+		bc.cfg = &cfg;
+		bc.w = w;
+		ft_strlcpy(out->transport, "cuda", sizeof(out->transport));
+		rc = ft__bench_copy_matrix(&bc, out, err);
+		if (rc == FT_EINTR)
+			out->interrupted = true;
+		return rc;
+	}
 	if (cfg.pattern == FT_BENCH_DEV_MEMCPY) {
 		memset(&bc, 0, sizeof(bc));
 		bc.cfg = &cfg;

@@ -11,6 +11,27 @@
  * the same lengths in the same order. A peer whose process vanished is
  * noticed by kill(pid, 0) while waiting on it.
  *
+ * Copies go in chunks of SHM_CHUNK bytes, each published as soon as it is
+ * in, so that the receiver copies one chunk out while the sender copies the
+ * next one in: without that, a 64 MiB message was two copies one after the
+ * other and half of Open MPI's rate. From --cma-min bytes on, when the
+ * kernel lets ranks read each other's memory (process_vm_readv, "cross
+ * memory attach", checked at open), the ring only carries a 16-byte
+ * descriptor of the sender's buffer and the receiver copies the message
+ * once, straight from it; the sender's request completes when the ring's
+ * cma_done count says the receiver has it. It needs matching lengths on
+ * both sides, so it serves the point-to-point patterns, not the ring
+ * algorithms of the collectives. That path is off by default:
+ * where it was measured (a 2-core VM), the kernel's copy ran at about 3 GB/s
+ * at every size while the two pipelined copies ran at 6-18 GB/s
+ * (docs/internals/bench.md).
+ *
+ * Waiting spins while it pays (w->may_spin: every local rank has a CPU of
+ * its own, cpu.c), then sleeps on the rank's doorbell, a futex in the
+ * segment that a peer rings after publishing something while the rank
+ * sleeps. sched_yield() is never used: beside a busy process it hands the
+ * core to that process for a whole time slice.
+ *
  * The collectives' buffers live in the segment too (mem_alloc: one area per
  * rank, like NCCL's registered buffers or CUDA IPC handles), so all_reduce
  * needs no ring: every rank publishes the offsets of its buffers with a
@@ -23,12 +44,18 @@
  */
 #include "bench_int.h"
 
+#include <inttypes.h>
+
 #include <fcntl.h>
-#include <sched.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
 
 #define CACHELINE 64
 
@@ -37,8 +64,22 @@ struct ring {
 	char pad1[CACHELINE - sizeof(uint64_t)];
 	_Atomic uint64_t tail; /* bytes read, by the receiver */
 	char pad2[CACHELINE - sizeof(uint64_t)];
+	_Atomic uint64_t cma_done; /* single-copy messages the receiver has read */
+	char pad3[CACHELINE - sizeof(uint64_t)];
 	/* data follows */
 };
+
+/*
+ * One line per rank: the futex it sleeps on when idle, whether it sleeps,
+ * and where its cross-memory-attach probe word is (in its own memory).
+ */
+struct shm_bell {
+	_Atomic uint32_t bell;
+	_Atomic uint32_t sleeping;
+	uint64_t probe_addr;
+	char pad[CACHELINE - 2 * sizeof(uint32_t) - sizeof(uint64_t)];
+};
+_Static_assert(sizeof(struct shm_bell) == CACHELINE, "one cache line per rank");
 
 /*
  * One line per rank, written only by that rank. seq is 2c-1 once call c's
@@ -58,10 +99,24 @@ _Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
 #define FT_SHM_DIRECT_MAX 64
 /* reduce and copy in pieces that stay in L1 between the reduction and the copies */
 #define PIECE_BYTES (16 * 1024)
+/* ring copies are published in pieces this large (sender and receiver overlap) */
+#define SHM_CHUNK (16 * 1024) /* 64 KiB and 256 KiB chunks measured slower */
+#define CMA_MAGIC   0x66746d61636d6121ull
+/* how long a waiting rank spins before it sleeps on its doorbell */
+#define SPIN_S_OWN_CPU  2e-3
+#define SPIN_S_SHARED   20e-6
+
+struct cma_desc {
+	uint64_t addr, len;
+};
 
 struct shm_peer {
 	struct ft_req *sq, *sq_tail;
 	struct ft_req *rq, *rq_tail;
+	struct ft_req *cq, *cq_tail; /* single-copy sends the receiver has not read yet */
+	uint64_t cma_sent;           /* descriptors sent to this peer */
+	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
+	                                the ring looks full, so its line stays with the reader */
 };
 
 struct shm_ep {
@@ -69,6 +124,7 @@ struct shm_ep {
 	char *seg;
 	size_t seg_bytes, ring_bytes, ring_stride;
 	struct shm_ctl *ctl; /* nranks lines */
+	struct shm_bell *bells; /* nranks lines */
 	char *rings;
 	char *bufs;              /* nranks areas of area_bytes, NULL when none */
 	size_t area_bytes;       /* per rank */
@@ -76,6 +132,11 @@ struct shm_ep {
 	unsigned area_live;      /* allocations not yet freed */
 	size_t prefault_bytes;   /* of each of this rank's rings, touched at open */
 	size_t rings_off, bufs_off;
+	bool prefault_pairs_only; /* only the rings between ranks 0 and 1 (pt2pt) */
+	bool cma;                 /* single copies through process_vm_readv */
+	size_t cma_min;           /* from this size on (--cma-min) */
+	uint64_t cma_probe;       /* read by the peers at open */
+	double spin_s;            /* spin this long before sleeping on the doorbell */
 	uint64_t calls;          /* direct collectives run */
 	uint32_t rank, nranks;
 	struct shm_peer *peers;
@@ -119,7 +180,9 @@ align_up(size_t v, size_t a)
 
 /*
  * Map this rank's rings into its page tables now rather than inside a timed
- * loop: before the allgather that ends the open, so no data flows yet.
+ * loop: before the allgather that ends the open, so no data flows yet. A
+ * latency run sends 1,000 small messages that never wrap a 4 MiB ring: each
+ * one touched a new page, which read as 90 us at 4 KiB where 1 us is right.
  */
 static void
 prefault(struct shm_ep *ep)
@@ -130,7 +193,7 @@ prefault(struct shm_ep *ep)
 	for (p = 0; p < ep->nranks && ep->prefault_bytes; p++) {
 		volatile char *out, *in;
 
-		if (p == ep->rank)
+		if (p == ep->rank || (ep->prefault_pairs_only && (ep->rank > 1 || p > 1)))
 			continue;
 		out = (volatile char *)(ring_at(ep, ep->rank, p) + 1);
 		in = (volatile char *)(ring_at(ep, p, ep->rank) + 1);
@@ -193,12 +256,17 @@ shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 			                  strerror(errno));
 		} else {
 			ep->ctl = (struct shm_ctl *)(void *)ep->seg;
+			ep->bells = (struct shm_bell *)(void *)(ep->seg + align_up(
+			        sizeof(struct shm_ctl) * w->nranks, CACHELINE));
 			ep->rings = ep->seg + ep->rings_off;
 			ep->bufs = ep->area_bytes ? ep->seg + ep->bufs_off : NULL;
 		}
 	}
-	if (rc == 0 && ep->seg)
+	if (rc == 0 && ep->seg) {
 		prefault(ep);
+		ep->cma_probe = CMA_MAGIC ^ w->rank;
+		ep->bells[w->rank].probe_addr = (uint64_t)(uintptr_t)&ep->cma_probe;
+	}
 	{
 		struct ft_error e2 = { 0 };
 		int ok = rc == 0, *all = ft_calloc(w->nranks, sizeof(int));
@@ -249,6 +317,45 @@ area_bytes(const struct ft_bench_cfg *cfg, uint32_t n)
 	return area;
 }
 
+/*
+ * Can every rank read every other's memory? Yama's ptrace_scope, a seccomp
+ * filter or a kernel without CONFIG_CROSS_MEMORY_ATTACH say no; every rank
+ * reads each peer's probe word and all must succeed (the same decision on
+ * every rank, or the byte streams would not match). Only asked when
+ * --cma-min turns the single copy on.
+ */
+static int
+cma_check(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
+{
+	int ok = 1, *all, rc;
+	uint32_t p, r;
+
+	for (p = 0; p < ep->nranks && ok; p++) {
+		uint64_t v = 0;
+		struct iovec lv = { &v, sizeof(v) };
+		struct iovec rv = { (void *)(uintptr_t)ep->bells[p].probe_addr, sizeof(v) };
+
+		if (p == ep->rank)
+			continue;
+		ok = process_vm_readv((pid_t)w->info[p].pid, &lv, 1, &rv, 1, 0) ==
+		             (ssize_t)sizeof(v) &&
+		     v == (CMA_MAGIC ^ p);
+	}
+	all = ft_calloc(w->nranks, sizeof(int));
+	if (!all)
+		return FT_ENOMEM;
+	rc = ft__world_allgather(w, &ok, sizeof(ok), all, err);
+	if (rc < 0) {
+		ft_free(all);
+		return rc;
+	}
+	ep->cma = true;
+	for (r = 0; r < w->nranks; r++)
+		ep->cma = ep->cma && all[r];
+	ft_free(all);
+	return 0;
+}
+
 static int
 shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
             struct ft_error *err)
@@ -261,24 +368,50 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 		return FT_ENOMEM;
 	ep->rank = w->rank;
 	ep->nranks = w->nranks;
-	/* 4 MiB rings up to 8 ranks, 1 MiB beyond: pages are only touched when used */
-	ep->ring_bytes = w->nranks <= 8 ? 4u << 20 : 1u << 20;
+	/*
+	 * 1 MiB rings: the chunks a sender writes are still in its L2 when the
+	 * receiver reads them (4 MiB rings let the sender run ahead out of cache and
+	 * halved the large-message rate here).
+	 */
+	ep->ring_bytes = 1u << 20; /* a power of two (ring_copy masks) */
 	ep->ring_stride = sizeof(struct ring) + ep->ring_bytes;
-	ctl_bytes = align_up(sizeof(struct shm_ctl) * w->nranks, SEG_ALIGN);
+	ctl_bytes = align_up(align_up(sizeof(struct shm_ctl) * w->nranks, CACHELINE) +
+	                             sizeof(struct shm_bell) * w->nranks,
+	                     SEG_ALIGN);
 	rings_bytes = align_up(ep->ring_stride * w->nranks * w->nranks, SEG_ALIGN);
 	ep->area_bytes = area_bytes(cfg, w->nranks);
 	ep->rings_off = ctl_bytes;
 	ep->bufs_off = ctl_bytes + rings_bytes;
 	ep->seg_bytes = ctl_bytes + rings_bytes + ep->area_bytes * w->nranks;
-	/* the collectives' ring algorithms move about a message per pair and call */
-	if (ft_bench_pattern_is_coll(cfg->pattern) && w->nranks <= 8)
+	/*
+	 * The collectives' ring algorithms move about a message per pair and call;
+	 * point-to-point sends thousands of messages between ranks 0 and 1.
+	 */
+	if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
+		/* thousands of messages go round the whole ring, whatever their size */
+		ep->prefault_pairs_only = true;
+		ep->prefault_bytes = ep->ring_bytes;
+	} else if (!ft_bench_pattern_is_coll(cfg->pattern) && w->nranks <= 8) {
+		ep->prefault_bytes = ep->ring_bytes;
+	} else if (w->nranks <= 8) {
 		ep->prefault_bytes = (size_t)FT_MIN((uint64_t)ep->ring_bytes, cfg->max_bytes);
+	}
+	ep->spin_s = w->may_spin ? SPIN_S_OWN_CPU : SPIN_S_SHARED;
 	ep->peers = ft_calloc(w->nranks, sizeof(*ep->peers));
 	if (!ep->peers) {
 		shm_close(&ep->base);
 		return FT_ENOMEM;
 	}
+	ep->cma_min = cfg->shm_cma_min_bytes > SIZE_MAX ? SIZE_MAX : (size_t)cfg->shm_cma_min_bytes;
+	/*
+	 * The single copy needs both sides to post the same lengths; the collectives'
+	 * ring algorithms send a block that the receiver takes in pieces.
+	 */
+	if (ft_bench_pattern_is_coll(cfg->pattern))
+		ep->cma_min = 0;
 	rc = shm_open_seg(w, ep, err);
+	if (rc == 0 && ep->cma_min)
+		rc = cma_check(w, ep, err);
 	if (rc < 0) {
 		shm_close(&ep->base);
 		return rc;
@@ -335,7 +468,8 @@ static void
 ring_copy(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len, bool in)
 {
 	char *data = (char *)(r + 1);
-	size_t at = (size_t)(pos % ep->ring_bytes), first = FT_MIN(len, ep->ring_bytes - at);
+	/* ring_bytes is a power of two: a mask, not a division, on every message */
+	size_t at = (size_t)pos & (ep->ring_bytes - 1), first = FT_MIN(len, ep->ring_bytes - at);
 
 	if (in) {
 		memcpy(data + at, buf, first);
@@ -364,67 +498,282 @@ check_peers(struct shm_ep *ep, bool all, struct ft_error *err)
 	return 0;
 }
 
-static int
-shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
+static long
+futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
-	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	return syscall(SYS_futex, (uint32_t *)(void *)addr, op, val, ts, NULL, 0);
+}
+
+/*
+ * After publishing something rank @p waits for: wake it if it sleeps. The
+ * publication is a seq_cst exchange (publish()), which pairs with the fence
+ * in bell_sleep: one of the two sides sees the other's store. On x86 the
+ * locked exchange is cheaper than a store followed by a fence.
+ */
+static void
+bell_ring(struct shm_ep *ep, uint32_t p)
+{
+	struct shm_bell *b = &ep->bells[p];
+
+	if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst)) {
+		atomic_fetch_add_explicit(&b->bell, 1, memory_order_seq_cst);
+		futex(&b->bell, FUTEX_WAKE, INT_MAX, NULL);
+	}
+}
+
+/* Store @v to @x so that it is ordered before the loads that follow (bell_ring). */
+static inline void
+publish(_Atomic uint64_t *x, uint64_t v)
+{
+	(void)atomic_exchange_explicit(x, v, memory_order_seq_cst);
+}
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static int
+peer_sent_wrong(struct shm_ep *ep, uint32_t p, uint64_t got, size_t want, struct ft_error *err)
+{
+	char who[96];
+
+	return ft_error_set(err, FT_EPEER,
+	                    "shm: %s sent a %" PRIu64 "-byte message where %zu bytes were "
+	                    "posted (do all ranks run the same command?)",
+	                    ft__world_who(ep->base.w, p, who, sizeof(who)), got, want);
+}
+
+static bool
+is_single_copy(const struct shm_ep *ep, size_t len)
+{
+	return ep->cma && len >= ep->cma_min;
+}
+
+static void
+req_done(struct ft_req **head, struct ft_req **tail)
+{
+	struct ft_req *q = *head;
+
+	q->done = true;
+	*head = q->next;
+	if (!*head)
+		*tail = NULL;
+}
+
+/* Sends to @p: descriptors for single copies, chunks through the ring otherwise. */
+static int
+move_sends(struct shm_ep *ep, uint32_t p)
+{
+	struct shm_peer *pp = &ep->peers[p];
+	struct ring *r = ring_at(ep, ep->rank, p);
 	int moved = 0;
+
+	while (pp->cq && atomic_load_explicit(&r->cma_done, memory_order_acquire) >=
+	                         pp->cq->priv[0]) {
+		req_done(&pp->cq, &pp->cq_tail);
+		moved++;
+	}
+	while (pp->sq) {
+		struct ft_req *q = pp->sq;
+		uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+		size_t space = ep->ring_bytes - (size_t)(head - pp->tail_seen), want;
+
+		want = is_single_copy(ep, q->len) ? sizeof(struct cma_desc) : q->len - q->off;
+		if (space < want) {
+			pp->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+			space = ep->ring_bytes - (size_t)(head - pp->tail_seen);
+		}
+
+		if (is_single_copy(ep, q->len)) {
+			struct cma_desc d = { (uint64_t)(uintptr_t)q->buf, q->len };
+
+			if (space < sizeof(d))
+				break;
+			ring_copy(ep, r, head, (char *)&d, sizeof(d), true);
+			publish(&r->head, head + sizeof(d));
+			bell_ring(ep, p);
+			q->priv[0] = ++pp->cma_sent;
+			pp->sq = q->next;
+			if (!pp->sq)
+				pp->sq_tail = NULL;
+			q->next = NULL;
+			if (pp->cq_tail)
+				pp->cq_tail->next = q;
+			else
+				pp->cq = q;
+			pp->cq_tail = q;
+			moved++;
+			continue;
+		}
+		while (q->off < q->len && space > 0) {
+			size_t n = FT_MIN(FT_MIN(space, q->len - q->off), (size_t)SHM_CHUNK);
+
+			ring_copy(ep, r, head, (char *)q->buf + q->off, n, true);
+			head += n;
+			space -= n;
+			q->off += n;
+			publish(&r->head, head);
+			bell_ring(ep, p);
+			moved++;
+		}
+		if (q->off < q->len)
+			break;
+		req_done(&pp->sq, &pp->sq_tail);
+	}
+	return moved;
+}
+
+/* Receives from @p: single copies straight from the sender, chunks out of the ring otherwise. */
+static int
+move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
+{
+	struct shm_peer *pp = &ep->peers[p];
+	struct ring *r = ring_at(ep, p, ep->rank);
+	int moved = 0;
+
+	while (pp->rq) {
+		struct ft_req *q = pp->rq;
+		uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+		uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+		size_t avail = (size_t)(head - tail);
+
+		if (is_single_copy(ep, q->len)) {
+			struct cma_desc d;
+			char who[96];
+
+			if (avail < sizeof(d))
+				break;
+			ring_copy(ep, r, tail, (char *)&d, sizeof(d), false);
+			if (d.len != q->len)
+				return peer_sent_wrong(ep, p, d.len, q->len, err);
+			while (q->off < q->len) {
+				struct iovec lv = { (char *)q->buf + q->off, q->len - q->off };
+				struct iovec rv = { (void *)(uintptr_t)(d.addr + q->off),
+					            q->len - q->off };
+				ssize_t n = process_vm_readv((pid_t)ep->base.w->info[p].pid, &lv, 1,
+				                             &rv, 1, 0);
+
+				if (n <= 0)
+					return ft_error_set(
+					        err, FT_EPEER,
+					        "shm: reading %zu bytes from %s failed: %s",
+					        q->len, ft__world_who(ep->base.w, p, who, sizeof(who)),
+					        n < 0 ? strerror(errno) : "nothing read");
+				q->off += (size_t)n;
+			}
+			publish(&r->tail, tail + sizeof(d));
+			atomic_fetch_add_explicit(&r->cma_done, 1, memory_order_seq_cst);
+			bell_ring(ep, p);
+			req_done(&pp->rq, &pp->rq_tail);
+			moved++;
+			continue;
+		}
+		while (q->off < q->len && avail > 0) {
+			size_t n = FT_MIN(FT_MIN(avail, q->len - q->off), (size_t)SHM_CHUNK);
+
+			ring_copy(ep, r, tail, (char *)q->buf + q->off, n, false);
+			tail += n;
+			avail -= n;
+			q->off += n;
+			publish(&r->tail, tail);
+			bell_ring(ep, p);
+			moved++;
+		}
+		if (q->off < q->len)
+			break;
+		req_done(&pp->rq, &pp->rq_tail);
+	}
+	return moved;
+}
+
+static int
+move_all(struct shm_ep *ep, struct ft_error *err)
+{
+	int moved = 0, rc;
 	uint32_t p;
 
 	for (p = 0; p < ep->nranks; p++) {
 		struct shm_peer *pp = &ep->peers[p];
 
-		while (pp->sq) {
-			struct ft_req *q = pp->sq;
-			struct ring *r = ring_at(ep, ep->rank, p);
-			uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-			uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-			size_t space = ep->ring_bytes - (size_t)(head - tail);
-			size_t n = FT_MIN(space, q->len - q->off);
-
-			if (n == 0)
-				break;
-			ring_copy(ep, r, head, (char *)q->buf + q->off, n, true);
-			atomic_store_explicit(&r->head, head + n, memory_order_release);
-			q->off += n;
-			moved++;
-			if (q->off < q->len)
-				break;
-			q->done = true;
-			pp->sq = q->next;
-			if (!pp->sq)
-				pp->sq_tail = NULL;
-		}
-		while (pp->rq) {
-			struct ft_req *q = pp->rq;
-			struct ring *r = ring_at(ep, p, ep->rank);
-			uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-			uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-			size_t n = FT_MIN((size_t)(head - tail), q->len - q->off);
-
-			if (n == 0)
-				break;
-			ring_copy(ep, r, tail, (char *)q->buf + q->off, n, false);
-			atomic_store_explicit(&r->tail, tail + n, memory_order_release);
-			q->off += n;
-			moved++;
-			if (q->off < q->len)
-				break;
-			q->done = true;
-			pp->rq = q->next;
-			if (!pp->rq)
-				pp->rq_tail = NULL;
+		if (pp->sq || pp->cq)
+			moved += move_sends(ep, p);
+		if (pp->rq) {
+			rc = move_recvs(ep, p, err);
+			if (rc < 0)
+				return rc;
+			moved += rc;
 		}
 	}
-	if (moved || timeout_ms <= 0)
+	return moved;
+}
+
+/*
+ * Nothing to do: sleep on this rank's doorbell for up to @timeout_ms, unless
+ * @ready (a last look, after announcing the sleep) finds work. Peers ring it
+ * after every publication while `sleeping` is set.
+ */
+static int
+bell_sleep(struct shm_ep *ep, int timeout_ms, int (*ready)(struct shm_ep *, void *,
+                                                           struct ft_error *),
+           void *ud, struct ft_error *err)
+{
+	struct shm_bell *b = &ep->bells[ep->rank];
+	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+	uint32_t v;
+	int rc;
+
+	atomic_store_explicit(&b->sleeping, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+	v = atomic_load_explicit(&b->bell, memory_order_acquire);
+	rc = ready(ep, ud, err);
+	if (rc == 0)
+		futex(&b->bell, FUTEX_WAIT, v, &ts);
+	atomic_store_explicit(&b->sleeping, 0, memory_order_relaxed);
+	return rc;
+}
+
+static int
+ready_moves(struct shm_ep *ep, void *ud, struct ft_error *err)
+{
+	return move_all(ep, err);
+}
+
+static int
+shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	double t0, now;
+	unsigned i;
+	int moved = move_all(ep, err);
+
+	if (moved != 0 || timeout_ms <= 0)
 		return moved;
-	/* Idle: let the peer run (ranks often outnumber cores), check it still lives. */
-	sched_yield();
+	/* Idle: spin while a reply is likely near and the CPU is ours, then sleep. */
+	t0 = ft__now();
+	for (i = 1;; i++) {
+		/* a pause every few polls only: each one delays seeing the peer's data */
+		if ((i & 63) == 0)
+			cpu_relax();
+		moved = move_all(ep, err);
+		if (moved != 0)
+			return moved;
+		if ((i & 63) == 0 && (now = ft__now()) - t0 >= ep->spin_s)
+			break;
+	}
+	moved = bell_sleep(ep, timeout_ms, ready_moves, NULL, err);
+	if (moved != 0)
+		return moved;
 	if (ft__now() >= ep->next_check) {
 		ep->next_check = ft__now() + 0.05;
 		return check_peers(ep, false, err);
 	}
-	return 0;
+	return move_all(ep, err);
 }
 
 /* ---- buffers in the segment and the direct collectives ------------------------ */
@@ -482,6 +831,19 @@ shm_mem_free(struct ft_ep *base, void *p)
 		ep->area_used = 0;
 }
 
+struct seq_want {
+	uint32_t p;
+	uint64_t want;
+};
+
+static int
+ready_seq(struct shm_ep *ep, void *ud, struct ft_error *err)
+{
+	const struct seq_want *sw = ud;
+
+	return atomic_load_explicit(&ep->ctl[sw->p].seq, memory_order_acquire) >= sw->want;
+}
+
 /* Wait until every rank's sequence number reaches @want. */
 static int
 wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
@@ -493,15 +855,17 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 
 	for (p = 0; p < ep->nranks; p++) {
 		while (atomic_load_explicit(&ep->ctl[p].seq, memory_order_acquire) < want) {
-			/* spin a little (the peer is usually close), then let it run */
-			if (++spins < ep->base.spin_polls * 4)
-				continue;
-			sched_yield();
-			if (spins % 64)
+			struct seq_want sw = { p, want };
+
+			/* spin while the peer is likely close, then sleep on the doorbell */
+			cpu_relax();
+			if (++spins % 64)
 				continue;
 			now = ft__now();
 			if (start == 0)
 				start = now;
+			if (now - start >= ep->spin_s)
+				bell_sleep(ep, 10, ready_seq, &sw, err);
 			if (ep->base.stop && *ep->base.stop)
 				return ft_error_set(err, FT_EINTR, "interrupted");
 			/* any rank that died, not only this one: it may be what p waits on */
@@ -519,6 +883,18 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 		spins = 0;
 	}
 	return 0;
+}
+
+/* Publish this rank's sequence number and wake the ranks waiting for it. */
+static void
+publish_seq(struct shm_ep *ep, uint64_t seq)
+{
+	uint32_t p;
+
+	publish(&ep->ctl[ep->rank].seq, seq);
+	for (p = 0; p < ep->nranks; p++)
+		if (p != ep->rank)
+			bell_ring(ep, p);
 }
 
 /*
@@ -631,7 +1007,7 @@ direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_err
 	me->dtype = (uint32_t)a->dtype;
 	me->op = (uint32_t)a->op;
 	me->root = a->root;
-	atomic_store_explicit(&me->seq, 2 * c - 1, memory_order_release);
+	publish_seq(ep, 2 * c - 1);
 	rc = wait_all(ep, 2 * c - 1, err);
 	if (rc < 0)
 		return rc;
@@ -649,11 +1025,11 @@ direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_err
 		}
 	}
 	if (!ok) {
-		atomic_store_explicit(&me->seq, 2 * c, memory_order_release);
+		publish_seq(ep, 2 * c);
 		return FT_ENOTSUP;
 	}
 	direct_body(ep, a, in, out);
-	atomic_store_explicit(&me->seq, 2 * c, memory_order_release);
+	publish_seq(ep, 2 * c);
 	return wait_all(ep, 2 * c, err);
 }
 
@@ -702,7 +1078,7 @@ const struct ft_transport_ops ft_shm_transport = {
 	.mem_alloc = shm_mem_alloc,
 	.mem_free = shm_mem_free,
 	.close = shm_close,
-	.spin_polls = 256,
+	.spin_polls = 1, /* the idle path spins and sleeps by itself (shm_progress) */
 	.rank_local = 50,
 	.rank_remote = 0,
 };

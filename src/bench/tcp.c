@@ -61,7 +61,7 @@ struct tcp_ep {
 	struct stripe *free_stripes;
 	struct ft_vec blocks; /* void *: stripe allocations */
 	uint64_t nprog;
-	bool may_spin; /* a core for every rank on this host */
+	bool may_spin; /* a CPU of its own for every rank on this host (cpu.c) */
 };
 
 struct hello {
@@ -113,14 +113,6 @@ tcp_close(struct ft_ep *base)
 	ft_free(ep);
 }
 
-static uint32_t
-online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (uint32_t)n : 1;
-}
-
 static int
 tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
          struct ft_error *err)
@@ -150,7 +142,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		ep->conns[i].lowat = 1;
 		ep->conns[i].peer = (uint32_t)(i / ep->nstreams);
 	}
-	ep->may_spin = ft__world_local(w, NULL) <= online_cpus();
+	ep->may_spin = w->may_spin;
 	/* Connect to lower ranks (their listen backlog takes us), then accept higher ones. */
 	for (p = 0; p < w->rank && rc == 0; p++) {
 		for (s = 0; s < ep->nstreams && rc == 0; s++) {

@@ -12,7 +12,7 @@
 
 static const struct ft_transport_ops *const registry[] = {
 	&ft_nccl_transport, &ft_verbs_transport, &ft_shm_transport,
-	&ft_mpi_transport,  &ft_tcp_transport,
+	&ft_mpi_transport,  &ft_tcp_transport,   &ft_ucx_transport,
 };
 
 const struct ft_transport_ops *const *
@@ -145,7 +145,7 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 		if (i == FT_ARRAY_SIZE(registry))
 			return ft_error_set(err, FT_EINVAL,
 			                    "--transport: unknown transport '%s' (auto, tcp, shm, "
-			                    "mpi, verbs, nccl)",
+			                    "mpi, verbs, nccl, ucx)",
 			                    cfg->transport);
 		rc = filled_ops(i)->probe(cfg, err);
 		if (rc < 0) {

@@ -286,6 +286,7 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(nccl_tests)      \
 	X(perftest)        \
 	X(osu)             \
+	X(fabtune_bench)   \
 	X(iperf3_json)
 
 #define FT__DECLARE_PARSER(n)                          \

@@ -39,6 +39,8 @@ static const struct ft__field fields[] = {
 	{ "Use ODP", NULL, FT__F_IGN, NULL },
 	{ "Outstand reads", NULL, FT__F_IGN, NULL },
 	{ "Using Enhanced Reorder", NULL, FT__F_IGN, NULL },
+	/* fabtune bench's point-to-point banner */
+	{ "Binding", "bench.binding", FT__F_STR, NULL },
 };
 
 enum table {
@@ -243,6 +245,9 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 			ps.table = T_NONE;
 			continue;
 		}
+		/* fabtune bench's title: "shm BW Test (fabtune)" */
+		if (ft__ends(s, " Test (fabtune)") && !memchr(s.p, ':', s.n))
+			s.n -= strlen(" (fabtune)");
 		if (ft__ends(s, " Test") && !memchr(s.p, ':', s.n)) {
 			test_from_banner(&ps, s);
 			ft__emit_str(c, it.lineno, "perftest.test", ft__span_c(ps.banner));

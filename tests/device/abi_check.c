@@ -18,7 +18,7 @@ _Static_assert(sizeof(ncclComm_t) == sizeof(void *), "ncclComm_t is a pointer");
 _Static_assert(sizeof(cudaStream_t) == sizeof(void *), "cudaStream_t is a pointer");
 _Static_assert(cudaSuccess == 0, "cudaError_t");
 _Static_assert(cudaMemcpyHostToDevice == 1 && cudaMemcpyDeviceToHost == 2 &&
-                       cudaMemcpyDeviceToDevice == 3,
+                       cudaMemcpyDeviceToDevice == 3 && cudaMemcpyDefault == 4,
                "cudaMemcpyKind");
 
 /* The prototypes nccl.c calls through (enums passed as int have the same ABI). */
@@ -38,10 +38,15 @@ static ncclResult_t (*const p_send)(const void *, size_t, ncclDataType_t, int, n
 static ncclResult_t (*const p_init)(ncclComm_t *, int, ncclUniqueId, int) = ncclCommInitRank;
 static cudaError_t (*const p_memcpy)(void *, const void *, size_t,
                                      enum cudaMemcpyKind) = cudaMemcpy;
+/* the copy matrix's */
+static cudaError_t (*const p_mallochost)(void **, size_t) = cudaMallocHost;
+static cudaError_t (*const p_freehost)(void *) = cudaFreeHost;
+static cudaError_t (*const p_canpeer)(int *, int, int) = cudaDeviceCanAccessPeer;
+static cudaError_t (*const p_enablepeer)(int, unsigned int) = cudaDeviceEnablePeerAccess;
 
 int
 main(void)
 {
 	return !(p_allreduce && p_allgather && p_reducescatter && p_bcast && p_reduce && p_send &&
-	         p_init && p_memcpy);
+	         p_init && p_memcpy && p_mallochost && p_freehost && p_canpeer && p_enablepeer);
 }

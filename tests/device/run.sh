@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/device/run.sh - the GPU check: on a machine with a GPU, build fabtune,
 # prove the hand-written NCCL/CUDA declarations against the local headers,
-# then run the nccl transport on one GPU (an all_reduce size sweep) and the
-# device-to-device copy bandwidth test, printing figures to compare with
+# then run the nccl transport on one GPU (an all_reduce size sweep, and
+# nccl-tests' -d all -o all), the device-to-device copy bandwidth test and
+# the host/GPU copy matrix, printing figures to compare with
 # nccl-tests (its all_reduce_perf is run too when it is in PATH).
 # Without a GPU it prints "skipped: ..." and exits 0. Bounded: < 5 minutes.
 set -u
@@ -44,8 +45,8 @@ else
 fi
 
 echo "== nccl transport, one GPU, all_reduce sweep"
-if ! timeout 120 "$fabtune" bench all_reduce -t nccl -b 8 -e 256M -f 4 -n 20 -w 5; then
-	echo "FAIL: fabtune bench -t nccl"; fail=1
+if ! timeout 120 "$fabtune" bench all_reduce --transport nccl -b 8 -e 256M -f 4 -n 20 -w 5; then
+	echo "FAIL: fabtune bench --transport nccl"; fail=1
 fi
 
 echo "== device-to-device copy bandwidth (cudaMemcpy through the dlopen'd runtime)"
@@ -55,6 +56,24 @@ if ! timeout 60 "$fabtune" bench dev_memcpy -b 1M -e 1G -f 4 -n 20 -w 3 --json |
 			if ($i == "\"algbw_GBps\"") a = $(i+1) }
 		printf "  %12d B  %10.1f us  %8.1f GB/s copied (%.1f GB/s of memory traffic)\n", b, t, a, 2 * a }'; then
 	echo "FAIL: dev_memcpy"; fail=1
+fi
+
+echo "== copy matrix: host <-> every GPU, GPU <-> GPU (copy engines, nvbandwidth-like)"
+if timeout 90 "$fabtune" bench copy_matrix -e 256M -n 10 -w 2 >/tmp/ft-cm.$$ 2>&1; then
+	cat /tmp/ft-cm.$$
+	# a PCIe Gen3 x16 link moves 12 GB/s: host -> gpu0 below 1 GB/s is a fault
+	if ! awk '$1 == "host" { v = $3 } END { exit !(v + 0 > 1) }' /tmp/ft-cm.$$; then
+		echo "FAIL: host -> gpu0 at most 1 GB/s"; fail=1
+	fi
+else
+	cat /tmp/ft-cm.$$; echo "FAIL: copy_matrix"; fail=1
+fi
+rm -f /tmp/ft-cm.$$
+
+echo "== nccl-tests' flags and table: -g 1 -d all, sizes 8 B to 1 MiB"
+if ! timeout 60 "$fabtune" bench all_reduce --transport nccl -g 1 -b 8 -e 1M -f 32 -n 5 -w 1 \
+	-d all -o all | tail -4; then
+	echo "FAIL: nccl with -d all -o all"; fail=1
 fi
 
 if command -v all_reduce_perf >/dev/null; then

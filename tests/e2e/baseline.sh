@@ -39,9 +39,9 @@ run() { # one saved pt2pt_bw run; rank 0's output in $tmp/run.out
 	port=$((port + 1))
 	for r in 1 0; do
 		h=$([ $r = 0 ] && echo a || echo b)
-		chrt -r 10 ip netns exec "$p$h" timeout 60 "$fabtune" bench pt2pt_bw -t tcp \
+		chrt -r 10 ip netns exec "$p$h" timeout 60 "$fabtune" bench pt2pt_bw --transport tcp \
 			--rank $r --nranks 2 --bootstrap 198.18.1.1:$port --ifname eth -b 1M -e 4M \
-			-f 2 --window 4 -n 6 -w 1 --timeout 20s --save >"$tmp/run$r.out" \
+			-f 2 --window 4 -n 32 -w 1 --timeout 20s --save >"$tmp/run$r.out" \
 			2>"$tmp/run$r.err" &
 		pids+=($!)
 	done

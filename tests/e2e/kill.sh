@@ -10,7 +10,7 @@ for t in tcp shm tcp-stop; do
 	sig=9
 	[ "$t" = tcp-stop ] && sig=STOP
 	start=$(date +%s.%N)
-	"$fabtune" bench all_reduce --np 3 -t "${t%-stop}" -b 8M -n 100000 -w 0 -c 0 \
+	"$fabtune" bench all_reduce --np 3 --transport "${t%-stop}" -b 8M -n 100000 -w 0 -c 0 \
 		--timeout 3s >"$tmp/out" 2>"$tmp/err" &
 	launcher=$!
 	(sleep 60 && kill -9 "$launcher") >/dev/null 2>&1 &
@@ -62,7 +62,7 @@ for t in tcp shm tcp-stop; do
 	echo "ok: $t: killed rank 1 named, the others stopped in ${took}s"
 done
 # Ctrl-C (SIGINT to the whole process group): a clean stop that keeps the rows
-setsid "$fabtune" bench all_reduce --np 2 -t tcp -b 4K -e 64M -n 50 -w 1 -c 0 \
+setsid "$fabtune" bench all_reduce --np 2 --transport tcp -b 4K -e 64M -n 50 -w 1 -c 0 \
 	>"$tmp/out" 2>"$tmp/err" &
 leader=$!
 (sleep 60 && kill -9 -- "-$leader") >/dev/null 2>&1 &

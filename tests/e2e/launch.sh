@@ -16,7 +16,7 @@ trap cleanup EXIT
 fail=0
 # Slurm without PMI: exit 2, and the message says why and what to do.
 env SLURM_PROCID=0 SLURM_NTASKS=4 SLURM_STEP_ID=0 SLURM_JOB_ID=1 \
-	"$fabtune" bench pt2pt_lat -t tcp -n 10 >"$tmp/s.out" 2>"$tmp/s.err"
+	"$fabtune" bench pt2pt_lat --transport tcp -n 10 >"$tmp/s.out" 2>"$tmp/s.err"
 rc=$?
 if [ "$rc" = 2 ] && grep -q 'srun started 4 tasks (SLURM_PROCID=0 SLURM_NTASKS=4) without PMI' \
 	"$tmp/s.err"; then
@@ -35,14 +35,14 @@ else
 fi
 # One Slurm task alone is an ordinary run (srun -n 1).
 env SLURM_PROCID=0 SLURM_NTASKS=1 SLURM_STEP_ID=0 \
-	"$fabtune" bench pt2pt_lat -t tcp --np 2 -n 10 -e 8 --json >"$tmp/one.json" 2>"$tmp/one.err" &&
+	"$fabtune" bench pt2pt_lat --transport tcp --np 2 -n 10 -e 8 --json >"$tmp/one.json" 2>"$tmp/one.err" &&
 	grep -q '"nranks":2' "$tmp/one.json" && echo "ok: srun -n 1 runs as usual" ||
 	{ echo "not ok: srun -n 1"; cat "$tmp/one.err"; fail=1; }
 # torchrun: two tasks, rank 0's bootstrap on MASTER_PORT + 1.
 port=$((20000 + $$ % 20000))
 for r in 1 0; do
 	env RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
-		MASTER_PORT=$port timeout 60 "$fabtune" bench pt2pt_lat -t tcp -n 20 -e 8 \
+		MASTER_PORT=$port timeout 60 "$fabtune" bench pt2pt_lat --transport tcp -n 20 -e 8 \
 		--ifname lo --timeout 20s --json >"$tmp/t$r.json" 2>"$tmp/t$r.err" &
 	pids+=($!)
 done

@@ -30,19 +30,19 @@ check() { # name file: every row validated, none wrong
 	fi
 	echo "ok: $name"
 }
-mpi 2 "$fabtune" bench all_reduce -t mpi -b 1K -e 1M -f 32 -n 3 --json >"$tmp/a.json" 2>"$tmp/a.err" ||
+mpi 2 "$fabtune" bench all_reduce --transport mpi -b 1K -e 1M -f 32 -n 3 --json >"$tmp/a.json" 2>"$tmp/a.err" ||
 	{ echo "not ok: mpi all_reduce exited $?"; cat "$tmp/a.err"; exit 1; }
 grep -q '"transport":"mpi"' "$tmp/a.json" && grep -q '"algo":"library"' "$tmp/a.json" ||
 	{ echo "not ok: not the mpi transport"; cat "$tmp/a.json"; fail=1; }
 check "mpi all_reduce, 2 ranks" "$tmp/a.json"
-mpi "$n3" "$fabtune" bench alltoall -t mpi -b 3K -e 30K -f 10 -n 2 -d int32 --json >"$tmp/b.json" \
+mpi "$n3" "$fabtune" bench alltoall --transport mpi -b 3K -e 30K -f 10 -n 2 -d int32 --json >"$tmp/b.json" \
 	2>"$tmp/b.err" || { echo "not ok: mpi alltoall exited $?"; cat "$tmp/b.err"; exit 1; }
 check "mpi alltoall, $n3 ranks" "$tmp/b.json"
-mpi "$n3" "$fabtune" bench reduce_scatter -t tcp -b 3K -e 30K -f 10 -n 2 --json >"$tmp/c.json" \
+mpi "$n3" "$fabtune" bench reduce_scatter --transport tcp -b 3K -e 30K -f 10 -n 2 --json >"$tmp/c.json" \
 	2>"$tmp/c.err" || { echo "not ok: tcp under mpirun exited $?"; cat "$tmp/c.err"; exit 1; }
 grep -q "\"nranks\":$n3" "$tmp/c.json" || { echo "not ok: tcp under mpirun: not 3 ranks"; fail=1; }
 check "tcp reduce_scatter bootstrapped by MPI, $n3 ranks" "$tmp/c.json"
-mpi 2 "$fabtune" bench pt2pt_lat -t mpi -n 200 >"$tmp/d.out" 2>"$tmp/d.err" ||
+mpi 2 "$fabtune" bench pt2pt_lat --transport mpi -n 200 >"$tmp/d.out" 2>"$tmp/d.err" ||
 	{ echo "not ok: mpi latency exited $?"; cat "$tmp/d.err"; exit 1; }
 grep -q 't_typical' "$tmp/d.out" && echo "ok: mpi ping-pong latency" ||
 	{ echo "not ok: mpi latency table"; cat "$tmp/d.out"; fail=1; }

@@ -291,8 +291,8 @@ test_outliers(void **state)
 
 /* ---- conformance: every collective on every host transport, 3 real ranks ---------- */
 
-/* shm's --shm-max in the conformance runs (0: the default) */
-static uint64_t shm_max;
+/* shm's --shm-max and --cma-min in the conformance runs (0: the defaults) */
+static uint64_t shm_max, cma_min;
 
 /* @algo: what every row must name (NULL: anything) */
 static int
@@ -332,6 +332,7 @@ run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transpor
 	cfg.warmup = 1;
 	cfg.timeout_s = 10;
 	cfg.shm_max_bytes = shm_max;
+	cfg.shm_cma_min_bytes = cma_min;
 	ft_strlcpy(cfg.transport, transport, sizeof(cfg.transport));
 	ft_bench_report_init(&rep);
 	rc = ft_bench_run(w, &cfg, &rep, &err);
@@ -359,10 +360,16 @@ fallback_algo(enum ft_bench_pattern p)
 {
 	switch (p) {
 	case FT_BENCH_ALLTOALL:
+	case FT_BENCH_GATHER:
+	case FT_BENCH_SCATTER:
 		return "direct";
 	case FT_BENCH_BROADCAST:
 	case FT_BENCH_REDUCE:
 		return "chain";
+	case FT_BENCH_SENDRECV:
+		return "shift";
+	case FT_BENCH_HYPERCUBE:
+		return "hypercube";
 	default:
 		return "ring";
 	}
@@ -373,8 +380,10 @@ static void
 conform_one(const char *transport, uint32_t n, enum ft_bench_pattern p, enum ft_dtype t,
             enum ft_redop op)
 {
-	/* shm runs everything on buffers in its segment, unless they may not fit */
-	const char *algo = strcmp(transport, "shm") == 0 && !shm_max ? "direct" : fallback_algo(p);
+	/* shm runs nccl's collectives on buffers in its segment, unless they may not fit */
+	const char *algo = strcmp(transport, "shm") == 0 && !shm_max && p <= FT_BENCH_REDUCE ?
+	                           "direct" :
+	                           fallback_algo(p);
 	struct ft_error err = { 0 };
 	pid_t kids[8];
 	int lfd, status;
@@ -413,6 +422,7 @@ conformance(const char *transport)
 	static const enum ft_bench_pattern colls[] = {
 		FT_BENCH_ALL_REDUCE, FT_BENCH_ALL_GATHER, FT_BENCH_REDUCE_SCATTER,
 		FT_BENCH_ALLTOALL,   FT_BENCH_BROADCAST,  FT_BENCH_REDUCE,
+		FT_BENCH_SENDRECV,   FT_BENCH_GATHER,     FT_BENCH_SCATTER,
 	};
 	/* the reductions with other element types and operations, on 2 and 4 ranks too */
 	static const struct {
@@ -426,6 +436,11 @@ conformance(const char *transport)
 		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_UINT64, FT_REDOP_MAX, 3 },
 		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_UINT8, FT_REDOP_MIN, 2 },
 		{ FT_BENCH_REDUCE, FT_DTYPE_INT64, FT_REDOP_PROD, 4 },
+		{ FT_BENCH_HYPERCUBE, FT_DTYPE_INT32, FT_REDOP_SUM, 4 },
+		{ FT_BENCH_HYPERCUBE, FT_DTYPE_UINT8, FT_REDOP_SUM, 2 },
+		{ FT_BENCH_GATHER, FT_DTYPE_DOUBLE, FT_REDOP_SUM, 4 },
+		{ FT_BENCH_SCATTER, FT_DTYPE_INT8, FT_REDOP_SUM, 2 },
+		{ FT_BENCH_SENDRECV, FT_DTYPE_UINT64, FT_REDOP_SUM, 4 },
 	};
 	size_t c;
 
@@ -448,6 +463,15 @@ test_conformance_shm(void **state)
 	conformance("shm");
 }
 
+#if FT_HAVE_UCX
+/* UCX's streams, over whatever UCX picks on this host (its shared memory here) */
+static void
+test_conformance_ucx(void **state)
+{
+	conformance("ucx");
+}
+#endif
+
 /*
  * shm with too little room for the buffers in its segment (--shm-max): the
  * collectives fall back to the ring, chain and direct algorithms over the
@@ -459,6 +483,217 @@ test_conformance_shm_ring(void **state)
 	shm_max = 4096;
 	conformance("shm");
 	shm_max = 0;
+}
+
+/*
+ * The shm transport moves the bytes it was given, for messages that go
+ * through the ring in chunks (several chunks, wrapping the 1 MiB ring) and
+ * for those copied once with process_vm_readv (--cma-min): rank 1 sends
+ * patterned messages of several sizes, a window at a time, and rank 0
+ * checks every byte.
+ */
+static int
+shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
+{
+	static const size_t sizes[] = { 1, 4095, 16384, 16385, 100000, 1500000, 3 << 20 };
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_ep *ep = NULL;
+	char chosen[16];
+	unsigned char *buf[3] = { NULL, NULL, NULL };
+	size_t i, k, j;
+	int rc;
+
+	ft_world_cfg_init(&wc);
+	wc.rank = rank;
+	wc.nranks = 2;
+	wc.bootstrap_fd = rank == 0 ? lfd : -1;
+	snprintf(wc.bootstrap, sizeof(wc.bootstrap), "127.0.0.1:%u", (unsigned)port);
+	ft_strlcpy(wc.ifname, "lo", sizeof(wc.ifname));
+	wc.timeout_s = 10;
+	rc = ft_world_new(&wc, &w, err);
+	if (rc < 0)
+		return rc;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_BENCH_PT2PT_BW;
+	cfg.max_bytes = 3 << 20;
+	cfg.timeout_s = 10;
+	cfg.shm_cma_min_bytes = cma;
+	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
+	rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	for (k = 0; k < 3 && rc == 0; k++)
+		if (!(buf[k] = malloc(3 << 20)))
+			rc = FT_ENOMEM;
+	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
+		struct ft_req q[3], *qp[3] = { &q[0], &q[1], &q[2] };
+
+		for (k = 0; k < 3; k++) {
+			for (j = 0; j < sizes[i]; j++)
+				buf[k][j] = rank ? (unsigned char)(j * 7 + k + i) : 0;
+			if (rc == 0)
+				rc = rank ? ft__ep_send(ep, &q[k], 0, buf[k], sizes[i], err) :
+				            ft__ep_recv(ep, &q[k], 1, buf[k], sizes[i], err);
+		}
+		if (rc == 0)
+			rc = ft__ep_wait(ep, qp, 3, err);
+		for (k = 0; k < 3 && rc == 0 && rank == 0; k++)
+			for (j = 0; j < sizes[i]; j++)
+				if (buf[k][j] != (unsigned char)(j * 7 + k + i)) {
+					rc = ft_error_set(err, FT_EIO, "size %zu msg %zu byte %zu",
+					                  sizes[i], k, j);
+					break;
+				}
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	for (k = 0; k < 3; k++)
+		free(buf[k]);
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+shm_exchange_check(uint64_t cma)
+{
+	struct ft_error err = { 0 };
+	uint16_t port;
+	int lfd, status, rc;
+	pid_t kid;
+
+	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		close(lfd);
+		alarm(30);
+		_exit(shm_exchange(1, -1, port, cma, &err) == 0 ? 0 : 1);
+	}
+	rc = shm_exchange(0, lfd, port, cma, &err);
+	if (rc < 0)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void
+test_shm_chunks(void **state)
+{
+	shm_exchange_check(0);
+}
+
+static void
+test_shm_single_copy(void **state)
+{
+	shm_exchange_check(16384);
+}
+
+/* ---- binding ------------------------------------------------------------------ */
+
+static void
+test_bind_names(void **state)
+{
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+	enum ft_bench_bind b;
+	int i;
+
+	for (i = 0; i < FT_BENCH_BIND_COUNT; i++) {
+		assert_int_equal(ft_bench_bind_from_name(ft_bench_bind_name(i), &b), 0);
+		assert_int_equal(b, i);
+	}
+	assert_int_equal(ft_bench_bind_from_name("socket", &b), FT_EINVAL);
+	ft_bench_cfg_init(&cfg);
+	assert_int_equal(cfg.bind, FT_BENCH_BIND_AUTO);
+	cfg.bind = FT_BENCH_BIND_COUNT;
+	assert_int_equal(ft_bench_cfg_check(&cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--bind"));
+}
+
+/* One 2-rank latency run with --bind @b; rank 0's report in @rep. */
+static int
+bind_rank(uint32_t rank, int lfd, uint16_t port, enum ft_bench_bind b,
+          struct ft_bench_report *rep, struct ft_error *err)
+{
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_bench_cfg cfg;
+	int rc;
+
+	ft_world_cfg_init(&wc);
+	wc.rank = rank;
+	wc.nranks = 2;
+	wc.bootstrap_fd = rank == 0 ? lfd : -1;
+	snprintf(wc.bootstrap, sizeof(wc.bootstrap), "127.0.0.1:%u", (unsigned)port);
+	ft_strlcpy(wc.ifname, "lo", sizeof(wc.ifname));
+	wc.timeout_s = 10;
+	rc = ft_world_new(&wc, &w, err);
+	if (rc < 0)
+		return rc;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_BENCH_PT2PT_LAT;
+	cfg.iters = 20;
+	cfg.warmup = 1;
+	cfg.timeout_s = 10;
+	cfg.bind = b;
+	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
+	rc = ft_bench_run(w, &cfg, rep, err);
+	ft_world_free(w);
+	return rc;
+}
+
+/*
+ * --bind core puts the two ranks on two different CPUs, reports them, and
+ * gives the process its mask back afterwards; with fewer cores than ranks
+ * it is refused with a message naming --bind.
+ */
+static void
+test_bind_core(void **state)
+{
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	cpu_set_t before, after;
+	uint16_t port;
+	int lfd, status, rc;
+	pid_t kid;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		struct ft_bench_report r1;
+
+		close(lfd);
+		alarm(30);
+		ft_bench_report_init(&r1);
+		rc = bind_rank(1, -1, port, FT_BENCH_BIND_CORE, &r1, &err);
+		_exit(CPU_COUNT(&before) >= 2 ? rc != 0 : rc != FT_EINVAL);
+	}
+	ft_bench_report_init(&rep);
+	rc = bind_rank(0, lfd, port, FT_BENCH_BIND_CORE, &rep, &err);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	if (CPU_COUNT(&before) >= 2) {
+		assert_int_equal(rc, 0);
+		assert_string_equal(rep.ranks[0].bind, "core");
+		assert_string_equal(rep.ranks[1].bind, "core");
+		/* one CPU each, and not the same one */
+		assert_null(strchr(rep.ranks[0].cpus, '-'));
+		assert_null(strchr(rep.ranks[0].cpus, ','));
+		assert_true(rep.ranks[0].cpus[0] != '\0');
+		assert_string_not_equal(rep.ranks[0].cpus, rep.ranks[1].cpus);
+	} else {
+		assert_int_equal(rc, FT_EINVAL);
+		assert_non_null(strstr(err.msg, "--bind"));
+	}
+	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
+	assert_true(CPU_EQUAL(&before, &after));
+	ft_bench_report_release(&rep);
 }
 
 /* A rank that never shows up: the bootstrap names it and stops within the timeout. */
@@ -506,8 +741,20 @@ test_unavailable(void **state)
 	struct ft_error err = { 0 };
 	size_t n;
 
+	ft_bench_cfg_init(&cfg);
+
+	const struct ft_transport_ops *ucx = ft_transport_find("ucx");
+
 	ft_transports(&n);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
+	assert_non_null(ucx);
+#if FT_HAVE_UCX
+	assert_int_equal(ucx->probe(&cfg, &err), 0);
+#else
+	assert_int_equal(ucx->probe(&cfg, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "not available"));
+	ft_error_clear(&err);
+#endif
 	assert_null(ft_transport_find("carrier-pigeon"));
 	ft_bench_cfg_init(&cfg);
 	setenv("FABTUNE_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1);
@@ -515,6 +762,31 @@ test_unavailable(void **state)
 	assert_non_null(strstr(err.msg, "not available"));
 	assert_non_null(strstr(err.msg, "/nonexistent/libnccl.so.2"));
 	unsetenv("FABTUNE_NCCL_LIBRARY");
+	/* the copy matrix without the CUDA runtime: "not available", naming what was tried */
+	{
+		struct ft_world_cfg wc;
+		struct ft_world *w = NULL;
+		struct ft_bench_report rep;
+
+		ft_world_cfg_init(&wc);
+		wc.rank = 0;
+		wc.nranks = 1;
+		wc.timeout_s = 5;
+		assert_int_equal(ft_world_new(&wc, &w, &err), 0);
+		ft_bench_cfg_init(&cfg);
+		cfg.pattern = FT_BENCH_COPY_MATRIX;
+		ft_bench_report_init(&rep);
+		setenv("FABTUNE_CUDART_LIBRARY", "/nonexistent/libcudart.so", 1);
+		ft_error_clear(&err);
+		assert_int_equal(ft_bench_run(w, &cfg, &rep, &err), FT_ENOTSUP);
+		unsetenv("FABTUNE_CUDART_LIBRARY");
+		assert_non_null(strstr(err.msg, "copy_matrix: CUDA runtime not available"));
+		assert_non_null(strstr(err.msg, "/nonexistent/libcudart.so"));
+		assert_int_equal(ft_run_nrows(&rep.run), 0);
+		ft_bench_report_release(&rep);
+		ft_world_free(w);
+		ft_bench_cfg_init(&cfg);
+	}
 	/* this machine has no RDMA device; a machine with one passes the probe */
 	ft_error_clear(&err);
 	if (verbs->probe(&cfg, &err) < 0)
@@ -871,6 +1143,13 @@ main(void)
 		cmocka_unit_test(test_conformance_tcp),
 		cmocka_unit_test(test_conformance_shm),
 		cmocka_unit_test(test_conformance_shm_ring),
+#if FT_HAVE_UCX
+		cmocka_unit_test(test_conformance_ucx),
+#endif
+		cmocka_unit_test(test_shm_chunks),
+		cmocka_unit_test(test_shm_single_copy),
+		cmocka_unit_test(test_bind_names),
+		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
 #if FT_HAVE_VERBS

@@ -6,16 +6,19 @@
  * under docs/cmd/. The option parser must read fabtune's units and reject
  * what it cannot read.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "bench-table.h"
 #include "cli.h"
 
 static void
@@ -99,6 +102,183 @@ test_opts_errors(void **state)
 	stderr = saved;
 }
 
+/*
+ * `fabtune bench` prints nccl-tests' table byte for byte: every data row and
+ * the column headers of real nccl-tests outputs (the classic format, before
+ * 2.18) come out the same when their parsed rows are rendered again, and the
+ * "Avg bus bandwidth" line averages out-of-place and in-place busbw as
+ * nccl-tests does (the fixture's figure was computed from unrounded values,
+ * so it matches to the rounding of the rows).
+ */
+static void
+table_matches(const char *name)
+{
+	char path[256];
+	struct ft_strbuf text, out;
+	struct ft_obs_set obs;
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	const char *line, *root = getenv("FT_SOURCE_ROOT");
+	size_t row = 0, heads = 0;
+	double want_avg = -1, got_avg;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/%s", root ? root : ".", name);
+	ft_strbuf_init(&text);
+	ft_strbuf_init(&out);
+	ft_obs_set_init(&obs);
+	ft_bench_report_init(&rep);
+	assert_int_equal(ft_strbuf_read_file(&text, path, &err), 0);
+	assert_int_equal(ft_parse_buffer(text.buf, text.len, path, "nccl-tests", &obs, &rep.run,
+	                                 &err),
+	                 0);
+	assert_true(ft_run_nrows(&rep.run) >= 5);
+	cli_bench_coll_head(&out);
+	for (line = text.buf; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+		size_t len = strcspn(line, "\n");
+		char *mine;
+
+		if (strncmp(line, "#       size", 12) == 0 || strncmp(line, "#        (B)", 12) == 0 ||
+		    (line[0] == '#' && strspn(line + 1, " ") > 40 && strstr(line, "out-of-place"))) {
+			/* one of the three header lines: find it in ours */
+			char want[256];
+
+			assert_true(len < sizeof(want));
+			memcpy(want, line, len);
+			want[len] = '\n';
+			want[len + 1] = '\0';
+			assert_non_null(strstr(out.buf, want));
+			heads++;
+		} else if (len > 12 && line[0] == ' ' && strspn(line, " ") < 12 &&
+		           line[strspn(line, " ")] >= '0' && line[strspn(line, " ")] <= '9') {
+			struct ft_strbuf one;
+
+			assert_true(row < ft_run_nrows(&rep.run));
+			ft_strbuf_init(&one);
+			cli_bench_coll_row(&one, ft_run_row(&rep.run, row++));
+			mine = one.buf;
+			assert_int_equal(strlen(mine), len + 1);
+			assert_memory_equal(mine, line, len);
+			ft_strbuf_release(&one);
+		} else if (strncmp(line, "# Avg bus bandwidth    : ", 25) == 0) {
+			want_avg = atof(line + 25);
+		}
+	}
+	assert_int_equal(heads, 3);
+	assert_int_equal(row, ft_run_nrows(&rep.run));
+	assert_true(want_avg > 0);
+	ft_strbuf_reset(&out);
+	assert_false(cli_bench_coll_foot(&out, &rep));
+	line = strstr(out.buf, "# Avg bus bandwidth    : ");
+	assert_non_null(line);
+	got_avg = atof(line + 25);
+	assert_true(fabs(got_avg - want_avg) <= 0.0005 * want_avg + 0.005);
+	/* nccl-tests prints "%g %s": a space before the empty verdict */
+	assert_non_null(strstr(out.buf, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : "));
+	assert_non_null(strstr(line, " \n#\n"));
+	ft_bench_report_release(&rep);
+	ft_obs_set_release(&obs);
+	ft_strbuf_release(&out);
+	ft_strbuf_release(&text);
+}
+
+static void
+test_bench_table_is_nccl_tests(void **state)
+{
+	table_matches("h100-2node-16gpu-all-reduce-same-cluster-baseline.txt");
+	table_matches("dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt");
+}
+
+/* @s with tabs expanded to 8-column stops, as a terminal or a web page shows them. */
+static void
+expand_tabs(const char *s, char *out, size_t cap)
+{
+	size_t col = 0, k = 0;
+
+	for (; *s && k + 9 < cap; s++) {
+		if (*s == '\t') {
+			do
+				out[k++] = ' ';
+			while (++col % 8);
+		} else {
+			out[k++] = *s;
+			col = *s == '\n' ? 0 : col + 1;
+		}
+	}
+	out[k] = '\0';
+}
+
+/*
+ * perftest's rows and column headers as fabtune prints them, against real
+ * lines: ib_write_bw -a --report_gbits (a published output, its tabs shown
+ * as spaces) and an ib_write_lat row with perftest's tabs.
+ */
+static void
+test_bench_table_is_perftest(void **state)
+{
+	static const struct {
+		uint64_t bytes;
+		uint32_t iters;
+		double peak_gbps, avg_gbps, mpps;
+		const char *line;
+	} bw[] = {
+		{ 2, 5000, 0.11, 0.11, 6.897101,
+		  " 2          5000             0.11               0.11               6.897101\n" },
+		{ 2048, 5000, 91.53, 91.47, 5.582931,
+		  " 2048       5000             91.53              91.47              5.582931\n" },
+		{ 65536, 5000, 92.39, 92.38, 0.176196,
+		  " 65536      5000             92.39              92.38              0.176196\n" },
+	};
+	struct ft_strbuf sb;
+	struct ft_result_row row;
+	char wide[512];
+	size_t i;
+
+	ft_strbuf_init(&sb);
+	cli_bench_pt2pt_head(&sb, false, false, true);
+	assert_string_equal(sb.buf, " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
+	                            "   MsgRate[Mpps]\n");
+	for (i = 0; i < sizeof(bw) / sizeof(bw[0]); i++) {
+		ft_result_row_init(&row);
+		row.bytes = bw[i].bytes;
+		row.nsamples = bw[i].iters;
+		row.ip_algbw_GBps = bw[i].peak_gbps / 8;
+		/* the message rate comes from the average: give it the one printed */
+		row.algbw_GBps = bw[i].mpps * 1e6 * (double)bw[i].bytes / 1e9;
+		assert_true(fabs(row.algbw_GBps * 8 - bw[i].avg_gbps) < 0.006);
+		ft_strbuf_reset(&sb);
+		cli_bench_pt2pt_row(&sb, false, false, true, &row);
+		expand_tabs(sb.buf, wide, sizeof(wide));
+		assert_string_equal(wide, bw[i].line);
+	}
+	/* MB/sec is MiB/s: 1 GB/s is 953.67 MB/sec */
+	ft_strbuf_reset(&sb);
+	row.ip_algbw_GBps = row.algbw_GBps = 1.0;
+	row.bytes = 1048576;
+	row.nsamples = 10;
+	cli_bench_pt2pt_row(&sb, false, false, false, &row);
+	assert_non_null(strstr(sb.buf, "953.67             953.67"));
+	ft_strbuf_reset(&sb);
+	cli_bench_pt2pt_head(&sb, true, false, false);
+	assert_string_equal(sb.buf, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
+	                            "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% "
+	                            "percentile[usec] \n");
+	ft_result_row_init(&row);
+	row.bytes = 4096;
+	row.nsamples = 1000;
+	row.lat_min_us = 2.11;
+	row.lat_max_us = 19.52;
+	row.lat_p50_us = 2.19;
+	row.lat_avg_us = 2.31;
+	row.lat_stdev_us = 0.88;
+	row.lat_p99_us = 9.74;
+	row.lat_p999_us = 19.52;
+	ft_strbuf_reset(&sb);
+	cli_bench_pt2pt_row(&sb, true, false, false, &row);
+	assert_string_equal(sb.buf, " 4096    1000          2.11           19.52        2.19     \t"
+	                            "       2.31        \t0.88   \t\t9.74    \t\t19.52  \n");
+	ft_strbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -106,6 +286,8 @@ main(void)
 		cmocka_unit_test(test_table_sorted_and_documented),
 		cmocka_unit_test(test_opts_units),
 		cmocka_unit_test(test_opts_errors),
+		cmocka_unit_test(test_bench_table_is_nccl_tests),
+		cmocka_unit_test(test_bench_table_is_perftest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,1 +1,1 @@
-bench pt2pt -t tcp -n 1
+bench pt2pt --transport tcp -n 1

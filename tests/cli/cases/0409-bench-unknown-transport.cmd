@@ -1,1 +1,1 @@
-bench -t carrier -b 1K
+bench --transport carrier -b 1K

@@ -1,1 +1,1 @@
-bench --streams 0 -t tcp
+bench --streams 0 --transport tcp

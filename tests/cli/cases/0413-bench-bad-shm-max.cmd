@@ -1,1 +1,1 @@
-bench all_reduce --np 2 -t shm --shm-max 12Q
+bench all_reduce --np 2 --transport shm --shm-max 12Q

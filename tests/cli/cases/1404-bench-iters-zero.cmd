@@ -1,1 +1,1 @@
-bench all_reduce -t shm --np 2 -n 0
+bench all_reduce --transport shm --np 2 -n 0

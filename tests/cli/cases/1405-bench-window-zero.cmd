@@ -1,1 +1,1 @@
-bench pt2pt_bw -t shm --np 2 --window 0
+bench pt2pt_bw --transport shm --np 2 --window 0

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bench/shm-lat.sh - fabtune's shm ping-pong latency (one way, p50 and p99)
+# against an Open MPI ping-pong over vader (bench/mpi_pt2pt.c), 8 B to 1 MiB
+# by factors of 4 (MIN, MAX), RUNS (5) runs alternating which goes first;
+# medians over the runs, and the median of per-run ratios. HOG=1 runs one
+# foreign CPU hog during both. Targets: p50 ratio <= 1.0 at every size;
+# with HOG=1, p99 ratio <= 2.0.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. bench/lib.sh
+tmp=$(mktemp -d)
+trap 'hog_stop; rm -rf "$tmp"' EXIT
+mpicc -O2 -o "$tmp/mpi_pt2pt" bench/mpi_pt2pt.c || exit 2
+min=${MIN:-8}
+max=${MAX:-$((1 << 20))}
+iters=${ITERS:-2000}
+fab() {
+	"$fabtune" bench pt2pt_lat --np 2 --transport shm -b "$min" -e "$max" -f 4 -n "$iters" \
+		-w 100 --json >"$tmp/fab.$1" 2>/dev/null
+}
+bare() {
+	mpirun -np 2 --mca btl self,vader "$tmp/mpi_pt2pt" lat "-$min" "$max" "$iters" 100 1 \
+		>"$tmp/mpi.$1" 2>/dev/null
+}
+hog_start
+for r in $(seq "$runs"); do
+	if [ $((r % 2)) = 1 ]; then bare "$r"; fab "$r"; else fab "$r"; bare "$r"; fi
+done
+hog_stop
+echo "# shm latency, one way (us); hog: ${HOG:-0}; runs: $runs; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
+size=$min
+while [ "$size" -le "$max" ]; do
+	for q in 50 99; do
+		col=$([ "$q" = 50 ] && echo 2 || echo 3)
+		f=$(for r in $(seq "$runs"); do json_row_field "$size" "lat_p${q}_us" <"$tmp/fab.$r"; done | median)
+		m=$(cat "$tmp"/mpi.* | awk -v s="$size" -v c="$col" '$1 == s { print $c }' | median)
+		pr=$(for r in $(seq "$runs"); do
+			ratio "$(json_row_field "$size" "lat_p${q}_us" <"$tmp/fab.$r")" \
+				"$(awk -v s="$size" -v c="$col" '$1 == s { print $c }' "$tmp/mpi.$r")"
+			echo
+		done | median)
+		printf "shm %8d B p%s  fabtune %9.2f us  MPI %9.2f us  ratio %s  (median of per-run ratios %s)\n" \
+			"$size" "$q" "$f" "$m" "$(ratio "$f" "$m")" "$pr"
+	done
+	size=$((size * 4))
+done

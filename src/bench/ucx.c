@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/ucx.c - the ucx transport: UCX's streams (libucp), as
+ * ucx_perftest's stream tests use them.
+ *
+ * Every rank opens one UCP context and one worker, publishes the worker's
+ * address through the control plane and creates an endpoint to every other
+ * rank. Each endpoint is an ordered byte stream, the semantics the other
+ * transports give (fabtune's ring algorithms send a block that the receiver
+ * takes in slices, which UCX's tagged messages would truncate); receives
+ * wait for all their bytes (UCP_STREAM_RECV_FLAG_WAITALL). UCX picks its own
+ * transports (UCX_TLS: shared memory, tcp, verbs, cuda); fabtune only posts
+ * and progresses. Requests in flight are tracked in nodes of the endpoint's
+ * own, so closing after an error never touches a caller's request.
+ *
+ * Progress is ucp_worker_progress(); an idle wait arms the worker and sleeps
+ * in poll() on its event descriptor, so ranks that share a CPU can run.
+ * Built only with libucx (meson option ucx); without it the transport says
+ * "not available".
+ */
+#include "bench_int.h"
+
+#if FT_HAVE_UCX
+
+#include <poll.h>
+#include <ucp/api/ucp.h>
+
+/* One UCX request in flight and the caller's request it completes. */
+struct inflight {
+	struct ft_req *req;
+	void *ucx;
+	struct inflight *next;
+};
+
+struct ucx_ep {
+	struct ft_ep base;
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	ucp_ep_h *eps; /* per rank; self NULL */
+	int efd;
+	uint32_t rank, nranks;
+	struct inflight *pending, *pending_tail; /* in posting order */
+	struct inflight *free_nodes;
+	struct ft_vec blocks; /* struct inflight *: node allocations */
+};
+
+static int
+ucx_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	return 0;
+}
+
+static int
+ucx_fail(struct ft_error *err, const char *what, ucs_status_t st)
+{
+	return ft_error_set(err, FT_EIO, "%s: %s", what, ucs_status_string(st));
+}
+
+/* Close endpoints (flushed while the peers are still there, forced after a deadline). */
+static void
+close_eps(struct ucx_ep *ep)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	uint32_t p;
+
+	for (p = 0; ep->eps && p < ep->nranks; p++) {
+		void *r;
+		double deadline = ft__now() + 1;
+
+		if (!ep->eps[p])
+			continue;
+		r = ucp_ep_close_nbx(ep->eps[p], &prm);
+		while (UCS_PTR_IS_PTR(r) && ucp_request_check_status(r) == UCS_INPROGRESS &&
+		       ft__now() < deadline)
+			ucp_worker_progress(ep->worker);
+		if (UCS_PTR_IS_PTR(r))
+			ucp_request_free(r);
+		ep->eps[p] = NULL;
+	}
+}
+
+static void
+ucx_close(struct ft_ep *base)
+{
+	struct ucx_ep *ep = ft_container_of(base, struct ucx_ep, base);
+
+	size_t i;
+
+	/* after an error: UCX's requests only; the callers' may be gone */
+	for (; ep->pending; ep->pending = ep->pending->next) {
+		ucp_request_cancel(ep->worker, ep->pending->ucx);
+		ucp_request_free(ep->pending->ucx);
+	}
+	if (ep->worker)
+		close_eps(ep);
+	if (ep->worker)
+		ucp_worker_destroy(ep->worker);
+	if (ep->ctx)
+		ucp_cleanup(ep->ctx);
+	for (i = 0; i < ep->blocks.len; i++)
+		ft_free(FT_VEC_AT(&ep->blocks, struct inflight *, i));
+	ft_vec_release(&ep->blocks);
+	ft_free(ep->eps);
+	ft_free(ep);
+}
+
+/* Every rank's worker address, through the control plane: lengths first, then the blobs. */
+static int
+exchange_addresses(struct ft_world *w, struct ucx_ep *ep, char **all_out, size_t *stride,
+                   struct ft_error *err)
+{
+	ucp_address_t *addr = NULL;
+	size_t len = 0, maxlen = 0;
+	uint64_t mine, *lens;
+	char *buf = NULL, *all = NULL;
+	ucs_status_t st;
+	uint32_t r;
+	int rc;
+
+	st = ucp_worker_get_address(ep->worker, &addr, &len);
+	if (st != UCS_OK)
+		return ucx_fail(err, "ucp_worker_get_address", st);
+	mine = len;
+	lens = ft_calloc(w->nranks, sizeof(*lens));
+	rc = lens ? ft__world_allgather(w, &mine, sizeof(mine), lens, err) : FT_ENOMEM;
+	for (r = 0; rc == 0 && r < w->nranks; r++)
+		maxlen = FT_MAX(maxlen, (size_t)lens[r]);
+	if (rc == 0 && (maxlen == 0 || maxlen > (1u << 20)))
+		rc = ft_error_set(err, FT_EPEER, "a worker address of %zu bytes", maxlen);
+	if (rc == 0) {
+		buf = ft_calloc(1, maxlen);
+		all = ft_calloc(w->nranks, maxlen);
+		if (!buf || !all)
+			rc = FT_ENOMEM;
+	}
+	if (rc == 0) {
+		memcpy(buf, addr, len);
+		rc = ft__world_allgather(w, buf, maxlen, all, err);
+	}
+	ucp_worker_release_address(ep->worker, addr);
+	ft_free(lens);
+	ft_free(buf);
+	if (rc < 0) {
+		ft_free(all);
+		return rc;
+	}
+	*all_out = all;
+	*stride = maxlen;
+	return 0;
+}
+
+static int
+ucx_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
+         struct ft_error *err)
+{
+	struct ucx_ep *ep = ft_calloc(1, sizeof(*ep));
+	ucp_params_t params = { 0 };
+	ucp_worker_params_t wparams = { 0 };
+	ucp_config_t *config = NULL;
+	char *addrs = NULL;
+	size_t stride = 0;
+	ucs_status_t st;
+	uint32_t p;
+	int rc = 0, ok, *oks;
+
+	if (!ep)
+		return FT_ENOMEM;
+	ep->rank = w->rank;
+	ep->nranks = w->nranks;
+	ep->efd = -1;
+	ft_vec_init(&ep->blocks, sizeof(struct inflight *));
+	ep->eps = ft_calloc(w->nranks, sizeof(*ep->eps));
+	if (!ep->eps)
+		rc = FT_ENOMEM;
+	/* every rank sets up its own side, then all learn whether all could */
+	if (rc == 0 && (st = ucp_config_read(NULL, NULL, &config)) != UCS_OK)
+		rc = ucx_fail(err, "ucp_config_read", st);
+	if (rc == 0) {
+		params.field_mask = UCP_PARAM_FIELD_FEATURES;
+		params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP;
+		st = ucp_init(&params, config, &ep->ctx);
+		ucp_config_release(config);
+		if (st != UCS_OK) {
+			ep->ctx = NULL;
+			rc = ucx_fail(err, "ucp_init (is UCX_TLS valid here?)", st);
+		}
+	}
+	if (rc == 0) {
+		wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+		wparams.thread_mode = UCS_THREAD_MODE_SINGLE;
+		st = ucp_worker_create(ep->ctx, &wparams, &ep->worker);
+		if (st != UCS_OK) {
+			ep->worker = NULL;
+			rc = ucx_fail(err, "ucp_worker_create", st);
+		}
+	}
+	if (rc == 0 && (st = ucp_worker_get_efd(ep->worker, &ep->efd)) != UCS_OK)
+		rc = ucx_fail(err, "ucp_worker_get_efd", st);
+	ok = rc == 0;
+	oks = ft_calloc(w->nranks, sizeof(*oks));
+	if (!oks) {
+		ucx_close(&ep->base);
+		return FT_ENOMEM;
+	}
+	{
+		struct ft_error e2 = { 0 };
+		int rc2 = ft__world_allgather(w, &ok, sizeof(ok), oks, &e2);
+
+		if (rc2 < 0 && rc == 0)
+			rc = ft_error_set(err, rc2, "%s", e2.msg);
+		for (p = 0; rc == 0 && p < w->nranks; p++)
+			if (!oks[p])
+				rc = ft_error_set(err, FT_EPEER, "rank %u could not open UCX", p);
+	}
+	ft_free(oks);
+	if (rc == 0)
+		rc = exchange_addresses(w, ep, &addrs, &stride, err);
+	for (p = 0; rc == 0 && p < w->nranks; p++) {
+		ucp_ep_params_t eparams = { 0 };
+
+		if (p == w->rank)
+			continue;
+		eparams.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+		eparams.address = (const ucp_address_t *)(const void *)(addrs + (size_t)p * stride);
+		st = ucp_ep_create(ep->worker, &eparams, &ep->eps[p]);
+		if (st != UCS_OK) {
+			char who[96];
+
+			ep->eps[p] = NULL;
+			rc = ft_error_set(err, FT_EPEER, "no endpoint to %s: %s",
+			                  ft__world_who(w, p, who, sizeof(who)),
+			                  ucs_status_string(st));
+		}
+	}
+	ft_free(addrs);
+	if (rc < 0) {
+		ucx_close(&ep->base);
+		return rc;
+	}
+	*out = &ep->base;
+	return 0;
+}
+
+static struct inflight *
+node_get(struct ucx_ep *ep)
+{
+	struct inflight *n;
+
+	if (!ep->free_nodes) {
+		struct inflight *blk = ft_calloc(64, sizeof(*blk));
+		size_t i;
+
+		if (!blk || ft_vec_push(&ep->blocks, &blk) < 0) {
+			ft_free(blk);
+			return NULL;
+		}
+		for (i = 0; i < 64; i++) {
+			blk[i].next = ep->free_nodes;
+			ep->free_nodes = &blk[i];
+		}
+	}
+	n = ep->free_nodes;
+	ep->free_nodes = n->next;
+	n->next = NULL;
+	return n;
+}
+
+static int
+post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
+{
+	struct ucx_ep *ep = ft_container_of(base, struct ucx_ep, base);
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+		                    .datatype = ucp_dt_make_contig(1) };
+	ucs_status_ptr_t r;
+	struct inflight *n;
+	size_t got = 0;
+	char who[96];
+
+	if (req->peer >= ep->nranks || req->peer == ep->rank)
+		return ft_error_set(err, FT_EINVAL, "ucx: bad peer rank %u", req->peer);
+	req->done = req->len == 0;
+	if (req->done)
+		return 0;
+	if (send) {
+		r = ucp_stream_send_nbx(ep->eps[req->peer], req->buf, req->len, &prm);
+	} else {
+		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+		prm.flags = UCP_STREAM_RECV_FLAG_WAITALL;
+		r = ucp_stream_recv_nbx(ep->eps[req->peer], req->buf, req->len, &got, &prm);
+	}
+	if (UCS_PTR_IS_ERR(r))
+		return ft_error_set(err, FT_EPEER, "ucx: %s %s: %s", send ? "send to" : "receive from",
+		                    ft__world_who(base->w, req->peer, who, sizeof(who)),
+		                    ucs_status_string(UCS_PTR_STATUS(r)));
+	if (r == NULL) {
+		req->done = true;
+		return 0;
+	}
+	n = node_get(ep);
+	if (!n) {
+		ucp_request_cancel(ep->worker, r);
+		ucp_request_free(r);
+		return FT_ENOMEM;
+	}
+	n->req = req;
+	n->ucx = r;
+	if (ep->pending_tail)
+		ep->pending_tail->next = n;
+	else
+		ep->pending = n;
+	ep->pending_tail = n;
+	return 0;
+}
+
+static int
+ucx_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	return post(ep, req, true, err);
+}
+
+static int
+ucx_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	return post(ep, req, false, err);
+}
+
+/* Retire the requests UCX has finished; the first error names its peer. */
+static int
+reap(struct ucx_ep *ep, struct ft_error *err)
+{
+	struct inflight **pp = &ep->pending, *n;
+	int done = 0;
+
+	ep->pending_tail = NULL;
+	while ((n = *pp) != NULL) {
+		ucs_status_t st = ucp_request_check_status(n->ucx);
+		struct ft_req *q = n->req;
+
+		if (st == UCS_INPROGRESS) {
+			ep->pending_tail = n;
+			pp = &n->next;
+			continue;
+		}
+		*pp = n->next;
+		ucp_request_free(n->ucx);
+		n->next = ep->free_nodes;
+		ep->free_nodes = n;
+		if (st != UCS_OK) {
+			char who[96];
+
+			/* the rest stay listed for ucx_close to cancel */
+			for (n = *pp; n; n = n->next)
+				ep->pending_tail = n;
+			return ft_error_set(err, FT_EPEER, "ucx: %s %s: %s",
+			                    q->is_send ? "send to" : "receive from",
+			                    ft__world_who(ep->base.w, q->peer, who, sizeof(who)),
+			                    ucs_status_string(st));
+		}
+		q->done = true;
+		done++;
+	}
+	return done;
+}
+
+static int
+ucx_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
+{
+	struct ucx_ep *ep = ft_container_of(base, struct ucx_ep, base);
+	unsigned events = 0;
+	int done;
+
+	while (ucp_worker_progress(ep->worker))
+		events++;
+	done = reap(ep, err);
+	if (done != 0 || events || timeout_ms <= 0)
+		return done < 0 ? done : done + (events ? 1 : 0);
+	/* idle: sleep until UCX has something (UCS_ERR_BUSY: it already has) */
+	if (ucp_worker_arm(ep->worker) == UCS_OK) {
+		struct pollfd pfd = { .fd = ep->efd, .events = POLLIN };
+
+		/* at most 1 ms: a wake-up UCX misses then costs little */
+		poll(&pfd, 1, FT_MIN(timeout_ms, 1));
+	}
+	return 0;
+}
+
+const struct ft_transport_ops ft_ucx_transport = {
+	.name = "ucx",
+	.summary = "UCX streams (libucp) over its shared memory, tcp or verbs",
+	.probe = ucx_probe,
+	.open = ucx_open,
+	.post_send = ucx_post_send,
+	.post_recv = ucx_post_recv,
+	.progress = ucx_progress,
+	.close = ucx_close,
+	.spin_polls = 4096,
+	/* never chosen by auto over shm or tcp: asked for by name */
+	.rank_local = 5,
+	.rank_remote = 5,
+};
+
+#else
+
+static int
+ucx_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	return ft_error_set(err, FT_ENOTSUP,
+	                    "not available: this fabtune was built without libucx (install "
+	                    "libucx-dev and rebuild)");
+}
+
+const struct ft_transport_ops ft_ucx_transport = {
+	.name = "ucx",
+	.summary = "UCX streams (libucp): not built in",
+	.probe = ucx_probe,
+	.rank_local = -1,
+	.rank_remote = -1,
+};
+
+#endif

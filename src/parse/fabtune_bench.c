@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse/fabtune_bench.c - the tables of `fabtune bench` that no other tool
+ * prints: the pairs matrices, and the bisection and incast tables. (Its
+ * collectives print nccl-tests' table and its point-to-point perftest's;
+ * those parsers read them.)
+ *
+ * The first line names the pattern: "# fabtune bench pairs: transport tcp,
+ * 8 ranks". Pairs: one result row per ordered pair (test pairs, src and dst
+ * "rank S", algbw in GB/s, lat_p50_us from the latency matrix), and
+ * `bench.median_pair_bw` (GBps), `bench.outlier` (str: the line). Bisection
+ * and incast: one result row per table row (size as printed, bw, min bw or
+ * p50 latency, the round or victim and the pair or root), and for incast
+ * `bench.congestion_impact` (ratio).
+ */
+#include "parse_int.h"
+
+#include <math.h>
+
+#include <fabtune/units.h>
+
+#define MAXRANKS 256
+
+struct fstate {
+	char pattern[16];
+	char transport[16];
+	uint64_t min_bytes;
+	int matrix;      /* 0 none, 1 bandwidth, 2 latency */
+	bool table;      /* inside the bisection/incast table */
+	uint32_t n;      /* ranks in the matrices */
+	double *bw, *lat; /* n x n */
+};
+
+static void
+header_line(struct fstate *fs, struct ft__span s)
+{
+	struct ft__span tok;
+
+	s = ft__skip(s, strlen("# fabtune bench "));
+	if (ft__token(&s, &tok)) {
+		if (tok.n && tok.p[tok.n - 1] == ':')
+			tok.n--;
+		ft__copy(fs->pattern, sizeof(fs->pattern), tok);
+	}
+	if (ft__token(&s, &tok) && ft__eq(tok, "transport") && ft__token(&s, &tok)) {
+		if (tok.n && tok.p[tok.n - 1] == ',')
+			tok.n--;
+		ft__copy(fs->transport, sizeof(fs->transport), tok);
+	}
+}
+
+/* "       0        -    3.569    4.031  vm": one matrix row. */
+static void
+matrix_row(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
+{
+	struct ft__span tok;
+	uint64_t src;
+	uint32_t d = 0;
+	double *m = fs->matrix == 1 ? fs->bw : fs->lat;
+
+	if (!ft__token(&s, &tok) || !ft__u64(tok, &src) || src >= MAXRANKS) {
+		ft__skipped(c, line, "malformed fabtune pairs row", s);
+		return;
+	}
+	while (d < MAXRANKS && ft__token(&s, &tok)) {
+		double v;
+
+		if (ft__eq(tok, "-"))
+			v = NAN;
+		else if (!ft__dbl(tok, &v))
+			break; /* the host name closes the row */
+		m[src * MAXRANKS + d++] = v;
+	}
+	if (src + 1 > fs->n)
+		fs->n = (uint32_t)src + 1;
+	if (d > fs->n)
+		fs->n = d;
+}
+
+static void
+pairs_rows(struct ft__pctx *c, struct fstate *fs)
+{
+	uint32_t s, d;
+
+	for (s = 0; s < fs->n; s++)
+		for (d = 0; d < fs->n; d++) {
+			struct ft_result_row r;
+			double bw = fs->bw[s * MAXRANKS + d];
+
+			if (s == d || isnan(bw))
+				continue;
+			ft_result_row_init(&r);
+			ft_strlcpy(r.test, "pairs", sizeof(r.test));
+			ft_strlcpy(r.transport, fs->transport, sizeof(r.transport));
+			snprintf(r.src, sizeof(r.src), "rank %u", s);
+			snprintf(r.dst, sizeof(r.dst), "rank %u", d);
+			r.bytes = fs->min_bytes;
+			r.nranks = fs->n;
+			r.algbw_GBps = r.busbw_GBps = bw;
+			r.lat_p50_us = fs->lat[s * MAXRANKS + d];
+			ft__add_row(c, &r);
+		}
+}
+
+/* "bisection  64KiB  52.539  23.179  round2  vm/rank0 <-> vm/rank1" and incast's rows. */
+static void
+table_row(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
+{
+	struct ft__span test, size, bw, third, rest;
+	struct ft_result_row r;
+	char buf[32];
+	uint64_t bytes;
+	double v1, v2;
+
+	if (!ft__token(&s, &test) || !ft__token(&s, &size) || !ft__token(&s, &bw) ||
+	    !ft__token(&s, &third)) {
+		ft__skipped(c, line, "malformed fabtune bench row", s);
+		return;
+	}
+	ft__copy(buf, sizeof(buf), size);
+	/* the idle row of incast has no bandwidth: "nan" */
+	if (ft__eq(bw, "nan"))
+		v1 = NAN;
+	else if (!ft__dbl(bw, &v1))
+		bytes = UINT64_MAX;
+	if (ft_parse_size(buf, &bytes, NULL) < 0 || bytes == UINT64_MAX || !ft__dbl(third, &v2)) {
+		ft__skipped(c, line, "malformed fabtune bench row", test);
+		return;
+	}
+	ft_result_row_init(&r);
+	ft__copy(r.test, sizeof(r.test), test);
+	ft_strlcpy(r.transport, fs->transport, sizeof(r.transport));
+	r.bytes = bytes;
+	r.algbw_GBps = v1;
+	if (strcmp(fs->pattern, "bisection") == 0) {
+		r.busbw_GBps = v2; /* the weakest direction of the round */
+		if (ft__token(&s, &third))
+			ft__copy(r.algo, sizeof(r.algo), third);
+		rest = ft__trim(s);
+		/* "a <-> b" */
+		if (ft__token(&rest, &third)) {
+			ft__copy(r.src, sizeof(r.src), third);
+			if (ft__token(&rest, &third) && ft__token(&rest, &third))
+				ft__copy(r.dst, sizeof(r.dst), third);
+		}
+	} else {
+		r.busbw_GBps = v1;
+		r.lat_p50_us = v2;
+		if (ft__token(&s, &third))
+			ft__copy(r.src, sizeof(r.src), third);
+		if (ft__token(&s, &third))
+			ft__copy(r.dst, sizeof(r.dst), third);
+	}
+	ft__add_row(c, &r);
+}
+
+static void
+comment(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
+{
+	const char *p;
+	double v;
+
+	if (ft__starts(s, "# fabtune bench ")) {
+		header_line(fs, s);
+	} else if (ft__starts(s, "# nThread") && (p = ft__find(s, "minBytes ")) != NULL) {
+		struct ft__span t = ft__skip(s, (size_t)(p - s.p) + 9), tok;
+
+		if (ft__token(&t, &tok))
+			(void)ft__u64(tok, &fs->min_bytes);
+	} else if (ft__starts(s, "# bandwidth (GB/s)")) {
+		fs->matrix = 1;
+	} else if (ft__starts(s, "# latency (us")) {
+		fs->matrix = 2;
+	} else if (ft__starts(s, "# median pair bandwidth:")) {
+		fs->matrix = 0;
+		if (ft__lead_dbl(ft__trim(ft__skip(s, 24)), &v, NULL))
+			ft__emit_num(c, line, "bench.median_pair_bw", v, "GBps");
+	} else if (ft__starts(s, "# OUTLIER ")) {
+		ft__emit_str(c, line, "bench.outlier", ft__trim(ft__skip(s, 10)));
+	} else if (ft__starts(s, "# victim latency:") &&
+	           (p = ft__find(s, "congestion impact ")) != NULL) {
+		if (ft__lead_dbl(ft__skip(s, (size_t)(p - s.p) + 18), &v, NULL))
+			ft__emit_num(c, line, "bench.congestion_impact", v, "ratio");
+	}
+}
+
+int
+ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+	struct ft__span raw;
+	struct fstate fs = { .matrix = 0 };
+
+	fs.bw = ft_calloc((size_t)MAXRANKS * MAXRANKS, sizeof(double));
+	fs.lat = ft_calloc((size_t)MAXRANKS * MAXRANKS, sizeof(double));
+	if (!fs.bw || !fs.lat) {
+		ft_free(fs.bw);
+		ft_free(fs.lat);
+		return c->rc = FT_ENOMEM;
+	}
+	if (c->run && !c->run->kind[0])
+		ft_strlcpy(c->run->kind, "fabtune-bench", sizeof(c->run->kind));
+	if (c->run && !c->run->label[0])
+		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__lines_init(&it, text, len, c->line0);
+	while (ft__lines_next(&it, &raw) && !c->rc) {
+		struct ft__span s = ft__trim(raw);
+
+		if (!s.n)
+			continue;
+		if (s.p[0] == '#') {
+			if (ft__starts(s, "#   rank"))
+				continue;
+			comment(c, &fs, it.lineno, s);
+			continue;
+		}
+		if (fs.matrix && ft__is_digit(s.p[0])) {
+			matrix_row(c, &fs, it.lineno, s);
+			continue;
+		}
+		if (ft__starts(s, "test ") && ft__find(s, "size")) {
+			fs.table = true;
+			continue;
+		}
+		if (fs.table) {
+			table_row(c, &fs, it.lineno, s);
+			continue;
+		}
+		ft__skipped(c, it.lineno, "not fabtune bench output", s);
+	}
+	if (fs.n > 0)
+		pairs_rows(c, &fs);
+	ft_free(fs.bw);
+	ft_free(fs.lat);
+	return c->rc;
+}
+
+static int
+fabtune_bench_sniff(const char *text, size_t len)
+{
+	struct ft__span s = { text, len };
+
+	/* above nccl-tests, whose rank lines and settings line these outputs share */
+	if (ft__find(s, "# fabtune bench pairs:") || ft__find(s, "# fabtune bench bisection:") ||
+	    ft__find(s, "# fabtune bench incast:"))
+		return 99;
+	return 0;
+}
+
+FT__DEFINE_PARSE(ft__fabtune_bench_run)
+
+const struct ft_parser ft_fabtune_bench_parser = {
+	.name = "fabtune-bench",
+	.summary = "fabtune bench's pairs matrices and bisection and incast tables",
+	.sniff = fabtune_bench_sniff,
+	.parse = ft__fabtune_bench_run_parse,
+};

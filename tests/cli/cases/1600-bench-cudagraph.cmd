@@ -1,0 +1,1 @@
+bench all_reduce -G 1

@@ -1,0 +1,1 @@
+bench all_reduce --np 200 -g 2

@@ -1,0 +1,1 @@
+bench pt2pt_bw -q 2 --transport shm
