@@ -54,6 +54,10 @@ EXPORT int cudaStreamSynchronize(void *s);
 EXPORT int cudaStreamQuery(void *s);
 EXPORT int cudaDeviceSynchronize(void);
 EXPORT const char *cudaGetErrorString(int e);
+EXPORT int cudaMallocHost(void **p, size_t n);
+EXPORT int cudaFreeHost(void *p);
+EXPORT int cudaDeviceCanAccessPeer(int *can, int dev, int peer);
+EXPORT int cudaDeviceEnablePeerAccess(int peer, unsigned flags);
 
 int
 ncclGetVersion(int *v)
@@ -230,6 +234,32 @@ int
 cudaFree(void *p)
 {
 	free(p);
+	return 0;
+}
+/* pinned host memory and peer access, which the nccl transport looks up: plain memory here */
+int
+cudaMallocHost(void **p, size_t n)
+{
+	return cudaMalloc(p, n);
+}
+int
+cudaFreeHost(void *p)
+{
+	return cudaFree(p);
+}
+int
+cudaDeviceCanAccessPeer(int *can, int dev, int peer)
+{
+	(void)dev;
+	(void)peer;
+	*can = 0;
+	return 0;
+}
+int
+cudaDeviceEnablePeerAccess(int peer, unsigned flags)
+{
+	(void)peer;
+	(void)flags;
 	return 0;
 }
 int

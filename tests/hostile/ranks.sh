@@ -37,7 +37,7 @@ ranks_of() {
 
 one() { # transport signal
 	local t=$1 sig=$2 np=3 bg victim left p limit t0 took rc name="$1: SIG$2 of rank 1"
-	local args=(bench all_reduce -t "$t" -b 1M -n 1000000 -w 0 -c 0 --timeout "${timeout_s}s")
+	local args=(bench all_reduce --transport "$t" -b 1M -n 1000000 -w 0 -c 0 --timeout "${timeout_s}s")
 	n=$((n + 1))
 	if [ "$t" = mpi ]; then
 		command -v mpirun >/dev/null || { echo "ok $n - $name # SKIP no mpirun"; return; }
@@ -125,7 +125,7 @@ if [ -z "${FT_FAKE_NCCL:-}" ]; then
 else
 	t0=$(date +%s.%N)
 	FABTUNE_NCCL_LIBRARY=$FT_FAKE_NCCL FABTUNE_CUDART_LIBRARY=$FT_FAKE_NCCL \
-		FAKE_NCCL_HANG_AFTER=50 timeout -k 5 60 "$fabtune" bench all_reduce -t nccl --np 2 \
+		FAKE_NCCL_HANG_AFTER=50 timeout -k 5 60 "$fabtune" bench all_reduce --transport nccl --np 2 \
 		-b 1M -e 1M -n 1000000 -w 0 -c 0 --timeout "${timeout_s}s" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	took=$(echo "$(date +%s.%N) - $t0" | bc)
