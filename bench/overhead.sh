@@ -19,7 +19,7 @@ bare() {
 }
 fab() {
 	mpirun -np "$np" --mca btl self,vader --mca mpi_yield_when_idle 1 "$fabtune" bench all_reduce \
-		-t mpi -b "$min" -e "$max" -n "$iters" -w 5 -c 0 --json >"$tmp/fab.$1"
+		--transport mpi -b "$min" -e "$max" -n "$iters" -w 5 -c 0 --json >"$tmp/fab.$1"
 }
 # the order alternates between runs so that a drift of the machine hits both alike
 for r in $(seq "$runs"); do

@@ -24,8 +24,8 @@ struct plan_opts {
 	uint64_t bucket, reserve, replicas;
 	double *load; /* parsed --expert-load */
 	uint32_t nload;
-	bool no_sp, no_flash, tp_overlap, no_dp_overlap, heat, search, list;
-	double ep_overlap, gemm_eff, peak, hbm, zipf, ckpt_s, recover_s;
+	bool no_sp, no_flash, tp_overlap, no_dp_overlap, pp_balance, fp8_attn, heat, search, list;
+	double ep_overlap, gemm_eff, peak, hbm, zipf, ckpt_s, recover_s, fp8_cast;
 	double fail_gpu, fail_nic, fail_link, fail_node; /* per component per day; < 0 = default */
 };
 
@@ -60,6 +60,8 @@ config_line(const struct ft_plan_config *c, uint32_t m, struct ft_strbuf *sb)
 	               c->tp, c->cp, c->pp, c->vpp, c->dp, c->ep, c->global_batch, c->micro_batch, m,
 	               ft_plan_precision_name(c->precision), ft_plan_optimizer_name(c->optimizer),
 	               c->zero, ft_plan_recompute_name(c->recompute), c->sp && c->tp > 1 ? "on" : "off");
+	if (c->pp_balance && c->pp > 1)
+		ft_strbuf_adds(sb, ", edge stages balanced");
 }
 
 static void
@@ -95,6 +97,13 @@ render_text(const char *spec_arg, const struct ft_cluster_spec *spec, const stru
 	ft_strbuf_addf(sb, "\ncompute   %.1f TFLOP/s peak x %.2f (GEMM efficiency) = %.1f TFLOP/s "
 	               "per GPU; %.3g FLOPs per token\n",
 	               p->peak_Fps / 1e12, p->cfg.gemm_eff, p->achieved_Fps / 1e12, p->flops_per_token);
+	if (p->cfg.precision == FT_PRECISION_FP8)
+		ft_strbuf_addf(sb, "fp8       layer GEMMs%s in fp8; %s at the bf16 rate; "
+		               "casts %g B per element (%.2fms per forward)\n",
+		               p->cfg.fp8_attention ? " and attention" : "",
+		               p->cfg.fp8_attention ? "output layer" : "attention core and output layer",
+		               p->cfg.fp8_cast_bytes > 0 ? p->cfg.fp8_cast_bytes : 4.0,
+		               p->fp8_cast_s * 1e3);
 
 	if (p->cfg.engine[0] && strcmp(p->cfg.engine, "analytic") != 0)
 		ft_strbuf_addf(sb, "engine    %s: each group's instances at once, then every group "
@@ -205,7 +214,12 @@ json_plan(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_uint(j, "zero", c->zero);
 	ft_json_kv_str(j, "recompute", ft_plan_recompute_name(c->recompute));
 	ft_json_kv_bool(j, "sp", c->sp && c->tp > 1);
+	ft_json_kv_bool(j, "pp_balance", c->pp_balance && c->pp > 1);
 	ft_json_kv_double(j, "gemm_eff", c->gemm_eff);
+	if (c->precision == FT_PRECISION_FP8) {
+		ft_json_kv_bool(j, "fp8_attention", c->fp8_attention);
+		ft_json_kv_double(j, "fp8_cast_bytes", c->fp8_cast_bytes > 0 ? c->fp8_cast_bytes : 4.0);
+	}
 	ft_json_kv_str(j, "engine", c->engine[0] ? c->engine : "analytic");
 	ft_json_kv_str(j, "order", c->order[0] ? c->order : "tp-cp-pp-dp");
 	ft_json_obj_end(j);
@@ -261,6 +275,8 @@ json_plan(struct ft_json *j, const struct ft_plan *p)
 	ft_json_arr_end(j);
 	ft_json_kv_double(j, "fwd_s", p->fwd_s);
 	ft_json_kv_double(j, "elem_s", p->elem_s);
+	if (p->cfg.precision == FT_PRECISION_FP8)
+		ft_json_kv_double(j, "fp8_cast_s", p->fp8_cast_s);
 	ft_json_kv_double(j, "bwd_s", p->bwd_s);
 	ft_json_kv_double(j, "recompute_s", p->recompute_s);
 	ft_json_kv_double(j, "pipeline_s", p->pipeline_s);
@@ -493,6 +509,7 @@ build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft
 	c->vpp = (uint32_t)o->vpp;
 	c->zero = (uint32_t)o->zero;
 	c->sp = !o->no_sp;
+	c->pp_balance = o->pp_balance;
 	c->flash_attn = !o->no_flash;
 	c->tp_overlap = o->tp_overlap;
 	c->dp_overlap = !o->no_dp_overlap;
@@ -502,6 +519,8 @@ build_config(const struct plan_opts *o, const struct ft_plan_model *m, struct ft
 	c->gemm_eff = o->gemm_eff;
 	c->peak_tflops = o->peak;
 	c->hbm_Bps = o->hbm;
+	c->fp8_attention = o->fp8_attn;
+	c->fp8_cast_bytes = o->fp8_cast;
 	c->zipf = o->zipf;
 	c->place_by_heat = o->heat;
 	c->replicas = (uint32_t)FT_MIN(o->replicas, (uint64_t)UINT32_MAX);
@@ -745,6 +764,8 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "no-sp", &o.no_sp, "no sequence parallelism with TP"),
 		OPT_BOOL(0, "no-flash", &o.no_flash, "store the attention matrix (no FlashAttention)"),
 		OPT_BOOL(0, "tp-overlap", &o.tp_overlap, "overlap TP collectives with GEMMs"),
+		OPT_BOOL(0, "pp-balance", &o.pp_balance,
+		         "first and last stages one layer fewer (embedding, output layer)"),
 		OPT_BOOL(0, "no-dp-overlap", &o.no_dp_overlap,
 		         "reduce gradients after the backward pass, not during it"),
 		OPT_DOUBLE(0, "ep-overlap", &o.ep_overlap, "X",
@@ -755,6 +776,10 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		           "share of peak large GEMMs reach (default: the GPU preset's)"),
 		OPT_DOUBLE(0, "peak-tflops", &o.peak, "X", "dense peak per GPU (default: the spec's)"),
 		OPT_RATE(0, "hbm", &o.hbm, "HBM bandwidth per GPU (default: the GPU preset's, else 2TB/s)"),
+		OPT_BOOL(0, "fp8-attention", &o.fp8_attn,
+		         "with fp8: the attention core in fp8 too (default bf16)"),
+		OPT_DOUBLE(0, "fp8-cast-bytes", &o.fp8_cast, "B",
+		           "with fp8: HBM bytes per element cast to fp8 (default 4)"),
 		OPT_DOUBLE(0, "zipf", &o.zipf, "S", "MoE routing skew: Zipf exponent (0 = uniform)"),
 		OPT_STRING(0, "expert-load", &o.eload, "LOADS",
 		           "measured tokens per routed expert: n1,n2,... or a file of them"),

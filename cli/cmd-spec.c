@@ -63,6 +63,19 @@ text_spec(struct ft_strbuf *sb, const struct ft_cluster_spec *s)
 	               n->preset[0] ? n->preset : "custom node", ft_spec_ngpus(s));
 	ft_strbuf_addf(sb, "  gpu        %u x %s, %g TFLOPS dense fp16, %g GB\n", n->ngpus,
 	               n->gpu_model, n->gpu_tflops, n->gpu_mem_GB);
+	ft_strbuf_adds(sb, "  compute    ");
+	if (n->gpu_fp8_tflops > 0)
+		ft_strbuf_addf(sb, "%g TFLOPS dense fp8", n->gpu_fp8_tflops);
+	else
+		ft_strbuf_adds(sb, "no fp8");
+	if (n->gpu_hbm_Bps > 0)
+		ft_strbuf_addf(sb, ", HBM %s", rate_bytes(n->gpu_hbm_Bps, a, sizeof(a)));
+	else
+		ft_strbuf_adds(sb, ", HBM bandwidth unknown");
+	if (n->gpu_gemm_eff > 0)
+		ft_strbuf_addf(sb, ", GEMMs at %g%% of peak\n", 100 * n->gpu_gemm_eff);
+	else
+		ft_strbuf_adds(sb, ", GEMM efficiency unknown\n");
 	if (n->nvlink_gen)
 		ft_strbuf_addf(
 		        sb, "  nvlink     NVLink %u, %s per GPU per direction, %s, %s%s per hop\n",
@@ -159,6 +172,9 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 	ft_json_kv_uint(j, "ngpus", n->ngpus);
 	ft_json_kv_double(j, "gpu_tflops", n->gpu_tflops);
 	ft_json_kv_double(j, "gpu_mem_GB", n->gpu_mem_GB);
+	ft_json_kv_double(j, "gpu_fp8_tflops", n->gpu_fp8_tflops);
+	ft_json_kv_double(j, "gpu_hbm_Bps", n->gpu_hbm_Bps);
+	ft_json_kv_double(j, "gpu_gemm_eff", n->gpu_gemm_eff);
 	ft_json_kv_uint(j, "nvlink_gen", n->nvlink_gen);
 	ft_json_kv_double(j, "nvlink_Bps", n->nvlink_Bps);
 	ft_json_kv_double(j, "lat_nvlink_s", n->lat_nvlink_s);

@@ -349,18 +349,6 @@ FT_API int ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg,
 /* nccl-tests' bus-bandwidth factor for @pattern on @nranks (kb: NA-BUSBW). */
 FT_API double ft_bench_busbw_factor(enum ft_bench_pattern pattern, uint32_t nranks);
 
-/*
- * Helpers exposed for tests and other modules.
- */
-/* Round-robin (circle) schedule: round r in [0, n-1) (n even; odd n adds an idle slot), the
- * partner of rank i, or -1 when idle. */
-FT_API int ft_bench_circle_partner(uint32_t n, uint32_t round, uint32_t i);
-FT_API uint32_t ft_bench_circle_rounds(uint32_t n);
-/* Latency figures as perftest prints them, from @n samples in microseconds (sorted in place). */
-FT_API void ft_bench_lat_stats(double *samples_us, size_t n, struct ft_result_row *row);
-/* NCCL_SOCKET_IFNAME matching: "eth,ib" prefixes, "^docker" excludes, "=eth0" exact. */
-FT_API bool ft_bench_ifname_match(const char *spec, const char *ifname);
-
 #ifdef __cplusplus
 }
 #endif

@@ -94,7 +94,7 @@ ft_findings_at(const struct ft_findings *f, size_t i)
 FT_API void ft_findings_sort(struct ft_findings *f);
 /* True when a finding of severity >= @sev exists. */
 FT_API bool ft_findings_any(const struct ft_findings *f, enum ft_severity sev);
-/* Number of findings of rule @rule_id (for tests and the advisor). */
+/* Number of findings of rule @rule_id. */
 FT_API size_t ft_findings_count_rule(const struct ft_findings *f, const char *rule_id);
 
 /* ---- rules --------------------------------------------------------------- */

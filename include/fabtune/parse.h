@@ -50,7 +50,7 @@ FT_API int ft_parse_buffer(const char *text, size_t len, const char *file, const
 FT_API int ft_parse_file(const char *path, const char *format, struct ft_obs_set *out,
                          struct ft_run *run, struct ft_error *err);
 
-/* ---- output helpers (additions) ----------------------------------------- */
+/* ---- output: JSON and table text ------------------------------------------ */
 
 struct ft_json;
 

@@ -55,6 +55,7 @@ struct ft_plan_model {
 	uint32_t seq;      /* training sequence length s */
 	bool gated;        /* SwiGLU-style FFN: three matrices instead of two */
 	bool tied;         /* input embedding shared with the output layer */
+	bool dropout;      /* trained with dropout: its masks are kept (KORTHIKANTI22 counts them) */
 	/* MoE */
 	uint32_t experts;        /* routed experts per MoE layer, 0 = dense model */
 	uint32_t topk;           /* routed experts per token */
@@ -155,11 +156,22 @@ struct ft_plan_config {
 	bool flash_attn;             /* no stored attention matrix (drops 5as/h) */
 	bool tp_overlap;             /* TP collectives overlapped with the GEMMs they feed */
 	bool dp_overlap;             /* DP buckets overlapped with the backward pass */
+	bool pp_balance;             /* the first and last stages hold one transformer layer
+					fewer: the embedding and the output layer take their
+					places (the Llama 3 report's schedule) */
 	double ep_overlap;           /* share of the EP all-to-all hidden behind compute, 0..1 */
 	uint64_t bucket_bytes;       /* DP gradient bucket (0 = 25 MB, PyTorch DDP's default) */
 	double gemm_eff;             /* 0 = the GPU preset's figure (TRAIN-GPU) */
 	double peak_tflops;          /* 0 = the spec's GPU figure for the precision */
 	double hbm_Bps;              /* 0 = the spec's; else a fallback of 2 TB/s */
+	/* FP8 (precision fp8): the transformer layers' linear GEMMs run in FP8; the attention
+	 * core runs in BF16 unless fp8_attention, the output layer always (Transformer
+	 * Engine's FP8 covers its Linear modules; FP8 attention is opt-in). Each FP8 GEMM's
+	 * activation input is cast through HBM: fp8_cast_bytes per element (0 = 4: read the
+	 * BF16 tensor, write its FP8 copy and the transposed FP8 copy the backward uses;
+	 * the amax of delayed scaling is taken in the same pass). */
+	bool fp8_attention;
+	double fp8_cast_bytes;
 	uint64_t reserve_bytes;      /* runtime reserve per GPU (0 = 3 GiB): CUDA context,
 					library workspaces, allocator fragmentation */
 	uint32_t ngpus;              /* 0 = every GPU of the spec */
@@ -247,7 +259,8 @@ struct ft_plan {
 	/* per micro-batch and stage (the slowest stage), seconds */
 	double fwd_s, bwd_s, recompute_s;
 	double elem_s;         /* of fwd_s: memory-bound kernels (2 HBM passes over the kept
-				  activations); the backward pass has twice as much */
+				  activations, and FP8 casts); the backward pass has twice as much */
+	double fp8_cast_s;     /* of elem_s: the FP8 casts of the layers' GEMM inputs */
 	double tp_exposed_s, cp_exposed_s, ep_exposed_s, p2p_s; /* per micro-batch */
 	/* the iteration */
 	double pipeline_s;     /* schedule time: (m + (p-1)/v) × per-micro-batch time */
@@ -305,13 +318,16 @@ struct ft_plan_event {
 FT_API int ft_plan_timeline(const struct ft_plan *p, struct ft_plan_event **events, size_t *n,
                             struct ft_error *err) FT_MUST_CHECK;
 
-/* ---- pieces with closed forms (exposed for tests and the docs) ------------------------------ */
+/* ---- pieces with closed forms (the formulas of the kb entries named) ------------------------ */
 
 /* Model states per GPU, bytes, for @params parameters held before sharding (TRAIN-MEM-STATES). */
 FT_API void ft_plan_states_bytes(uint64_t params, uint32_t zero, uint32_t ndp,
                                  enum ft_plan_optimizer opt, uint64_t *weights, uint64_t *grads,
                                  uint64_t *optimizer);
 /* Activation bytes of one layer for one micro-batch (TRAIN-MEM-ACT, KORTHIKANTI22). */
+/* Micro-batches whose activations pipeline rank @r of @pp holds at its peak, with @vpp
+ * virtual stages per rank and @m micro-batches (TRAIN-PP; Megatron's schedules). */
+FT_API double ft_plan_inflight(uint32_t pp, uint32_t vpp, uint32_t m, uint32_t r);
 FT_API double ft_plan_act_layer_bytes(const struct ft_plan_model *m, const struct ft_plan_config *c,
                                       bool moe_layer);
 /* Model FLOPs of one token, forward + backward (TRAIN-FLOPS). */

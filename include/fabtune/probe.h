@@ -28,7 +28,7 @@ struct ft_probe_cfg {
 FT_API int ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out,
                          struct ft_error *err);
 
-/* ---- multi-node (additions) ---------------------------------------------- */
+/* ---- multi-node ------------------------------------------------------------ */
 
 /* True when this process was started by mpirun/srun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set). */
 FT_API bool ft_probe_under_mpi(void);

@@ -606,6 +606,11 @@ ft_archive_list(struct ft_archive *ar, const struct ft_archive_query *q, struct 
 	ft_strbuf_adds(&sql, sql_select_info);
 	ft_strbuf_adds(&sql, " WHERE (?1 IS NULL OR kind = ?1) AND (?2 IS NULL OR source = ?2)"
 	                     " ORDER BY id DESC LIMIT ?3) ORDER BY id");
+	if (sql.oom) {
+		/* A truncated statement must not reach SQLite (an empty one prepares to NULL). */
+		ft_strbuf_release(&sql);
+		return ft_error_set(err, FT_ENOMEM, "archive %s: out of memory", ar->path);
+	}
 	rc = ft__archive_prepare(ar, sql.buf, &st, err);
 	ft_strbuf_release(&sql);
 	if (rc < 0)

@@ -4,15 +4,19 @@
  *
  * Overflow-checked wrappers over the C allocator. FT_FAULT_ALLOC=N in the
  * environment makes the Nth allocation (1-based) fail, for tests that sweep
- * out-of-memory paths (curl's torture mode).
+ * out-of-memory paths (curl's torture mode); ft__alloc_fail_at() does the
+ * same from inside a test, once per call under test (alloc_int.h).
  */
 #include "internal.h"
+
+#include "alloc_int.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 static atomic_long fault_countdown = -2; /* -2: not read yet, -1: off */
+static atomic_bool fault_fired;
 
 static bool
 should_fail(void)
@@ -28,7 +32,23 @@ should_fail(void)
 	}
 	if (v < 0)
 		return false;
-	return atomic_fetch_sub(&fault_countdown, 1) == 1;
+	if (atomic_fetch_sub(&fault_countdown, 1) != 1)
+		return false;
+	atomic_store(&fault_fired, true);
+	return true;
+}
+
+void
+ft__alloc_fail_at(unsigned long n)
+{
+	atomic_store(&fault_fired, false);
+	atomic_store(&fault_countdown, n > 0 && n <= LONG_MAX ? (long)n : -1);
+}
+
+bool
+ft__alloc_failed(void)
+{
+	return atomic_load(&fault_fired);
 }
 
 void *

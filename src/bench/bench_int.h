@@ -81,6 +81,8 @@ int ft__sock_nonblock(int fd);
 /* Split "ADDR:PORT" or "[v6]:PORT". */
 int ft__parse_hostport(const char *s, char *host, size_t hlen, uint16_t *port,
                        struct ft_error *err) FT_MUST_CHECK;
+/* NCCL_SOCKET_IFNAME matching: "eth,ib" prefixes, "^docker" excludes, "=eth0" exact. */
+bool ft_bench_ifname_match(const char *spec, const char *ifname);
 /* First address whose interface matches @spec (loopback last), numeric. */
 int ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, size_t ilen,
                      struct ft_error *err) FT_MUST_CHECK;

@@ -28,6 +28,12 @@ int ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out,
 int ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out,
                           struct ft_error *err) FT_MUST_CHECK;
 uint64_t ft__bench_nsizes(const struct ft_bench_cfg *cfg);
+/* Round-robin (circle) schedule: round r in [0, n-1) (n even; odd n adds an idle slot), the
+ * partner of rank i, or -1 when idle. */
+int ft_bench_circle_partner(uint32_t n, uint32_t round, uint32_t i);
+uint32_t ft_bench_circle_rounds(uint32_t n);
+/* Latency figures as perftest prints them, from @n samples in microseconds (sorted in place). */
+void ft_bench_lat_stats(double *samples_us, size_t n, struct ft_result_row *row);
 /* Outlier analysis of a filled bandwidth matrix (rank 0's view; deterministic). */
 int ft__bench_find_outliers(struct ft_bench_report *out, double threshold) FT_MUST_CHECK;
 

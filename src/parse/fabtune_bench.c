@@ -196,7 +196,7 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 	if (!fs.bw || !fs.lat) {
 		ft_free(fs.bw);
 		ft_free(fs.lat);
-		return c->rc = FT_ENOMEM;
+		return c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
 	if (c->run && !c->run->kind[0])
 		ft_strlcpy(c->run->kind, "fabtune-bench", sizeof(c->run->kind));

@@ -26,6 +26,7 @@
 #define GIB3 (3ull << 30)
 #define OPT_BYTES_PER_PARAM 32.0 /* Adam step: read grads, master, m, v; write them and weights */
 #define ELEM_PASSES 2.0          /* HBM passes over the activations a layer keeps, per forward */
+#define FP8_CAST_BYTES 4.0       /* per element cast to FP8: read 2 B, write 1 B and 1 B transposed */
 
 /* A byte count from a double, saturating: absurd inputs give absurd figures, not undefined
  * behaviour. */
@@ -75,19 +76,21 @@ ft_plan_act_layer_bytes(const struct ft_plan_model *m, const struct ft_plan_conf
 {
 	/* TRAIN-MEM-ACT (KORTHIKANTI22), generalised to GQA and gated or wide FFNs: with
 	 * MHA and ffn = 4h the attention block keeps 11·sbh + 5·as²b, the MLP 19·sbh and the
-	 * two norms 4·sbh: 34·sbh + 5·as²b in all. */
+	 * two norms 4·sbh: 34·sbh + 5·as²b in all. Of these, the two 1-byte dropout masks
+	 * (sbh each) and the attention dropout's mask and output (3·as²b) exist only when
+	 * the model trains with dropout: without, 32·sbh + 2·as²b. */
 	double s = (double)m->seq / c->cp, b = c->micro_batch, h = m->hidden, a = m->heads;
 	double t = c->tp, kvr = (double)ft__plan_kv_heads(m) / m->heads;
-	double f, attn, mlp, norms = 4, repl, core;
+	double f, attn, mlp, norms = 4, repl, core, mask = m->dropout ? 1 : 0;
 	uint32_t k = 1;
 
 	f = moe_layer ? (double)(m->moe_ffn ? m->moe_ffn : m->ffn) : m->ffn;
 	if (moe_layer)
 		k = m->topk + m->shared_experts;
-	attn = 2 + 2 + 4 * kvr + 2 + 1; /* qkv input, Q, K+V, projection input, dropout mask */
-	mlp = 2 + k * (m->gated ? 6 * f / h : 4 * f / h) + 1;
-	repl = 4 + 2 + 1 + 2 + 1; /* what TP alone does not split: norms, both inputs, masks */
-	core = c->flash_attn ? 0 : 5 * a * s / h;
+	attn = 2 + 2 + 4 * kvr + 2 + mask; /* qkv input, Q, K+V, projection input, mask */
+	mlp = 2 + k * (m->gated ? 6 * f / h : 4 * f / h) + mask;
+	repl = 4 + 2 + 2 + 2 * mask; /* what TP alone does not split: norms, both inputs, masks */
+	core = c->flash_attn ? 0 : (m->dropout ? 5 : 2) * a * s / h;
 	if (c->recompute == FT_RECOMPUTE_FULL)
 		return 2 * s * b * h / (c->sp ? t : 1);
 	if (c->recompute == FT_RECOMPUTE_SELECTIVE)
@@ -171,11 +174,13 @@ struct ctx {
 	const struct ft_plan_comm *ov; /* engine times by (group, op, bytes); NULL: analytic */
 	size_t nov;
 	uint32_t lstage;  /* layers of the busiest stage */
+	uint32_t ledge;   /* layers of the first and the last stage (lstage - 1 with pp_balance) */
 	uint32_t k;       /* collectives per layer come in k passes' worth: 2, 3 with recompute */
 	double moe_share; /* MoE layers / layers */
 	double tok_gpu;   /* tokens of one micro-batch on one GPU (÷ CP) */
 	double attn_core; /* FLOPs of one layer's attention scores and weighted sum, one GPU */
 	double t_mb0;     /* compute of one micro-batch on the busiest stage, seconds */
+	double attn_rate; /* FLOP/s of the attention core (BF16 under FP8 unless fp8_attention) */
 	double tp_f, cp_f, ep_f; /* TP, CP, EP communication per micro-batch, seconds */
 };
 
@@ -270,6 +275,11 @@ check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
 	if (c->gemm_eff != 0 && !(c->gemm_eff > 0 && c->gemm_eff <= 1))
 		return ft_error_set(err, FT_EINVAL, "gemm_eff: expected a share in (0, 1], got %g",
 		                    c->gemm_eff);
+	if (!(c->fp8_cast_bytes >= 0 && c->fp8_cast_bytes <= 64))
+		return ft_error_set(err, FT_EINVAL,
+		                    "fp8_cast_bytes: expected HBM bytes per element from 0 (the "
+		                    "default, 4) to 64, got %g",
+		                    c->fp8_cast_bytes);
 	if (c->precision == FT_PRECISION_FP8 && !c->peak_tflops && !(spec->node.gpu_fp8_tflops > 0))
 		return ft_error_set(err, FT_EINVAL,
 		                    "precision: fp8: %s has no FP8 peak (gpu_fp8_tflops)",
@@ -277,11 +287,14 @@ check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
 	return 0;
 }
 
-/* One collective of @bytes on group @g: the analytic model's time, algorithm and bottleneck. */
+/*
+ * One collective of @bytes on @pl, reported as group @g's: the analytic model's time,
+ * algorithm and bottleneck; with @ov, an engine's time for the same (group, op, bytes).
+ */
 static int
-eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, struct ft_plan_comm *out)
+eval_op_at(struct ctx *x, enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
+           uint64_t bytes, const struct ft_plan_comm *ov, size_t nov, struct ft_plan_comm *out)
 {
-	const struct ft_plan_place *pl = &x->p->place[g];
 	struct ft_model_query q;
 	struct ft_model_result r;
 	int rc;
@@ -302,12 +315,19 @@ eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, stru
 		return rc;
 	}
 	out->op_s = r.time_s;
-	for (size_t i = 0; i < x->nov; i++)
-		if (x->ov[i].group == g && x->ov[i].op == op && x->ov[i].bytes == bytes)
-			out->op_s = x->ov[i].op_s;
+	for (size_t i = 0; i < nov; i++)
+		if (ov[i].group == g && ov[i].op == op && ov[i].bytes == bytes)
+			out->op_s = ov[i].op_s;
 	ft_strlcpy(out->algo, ft_algo_name(r.algo), sizeof(out->algo));
 	ft_strlcpy(out->bottleneck, r.bottleneck, sizeof(out->bottleneck));
 	return 0;
+}
+
+/* One collective of @bytes on group @g as the plan places it. */
+static int
+eval_op(struct ctx *x, enum ft_plan_group g, enum ft_op op, uint64_t bytes, struct ft_plan_comm *out)
+{
+	return eval_op_at(x, g, &x->p->place[g], op, bytes, x->ov, x->nov, out);
 }
 
 static struct ft_plan_comm *
@@ -363,6 +383,30 @@ place_groups(struct ctx *x)
 	return 0;
 }
 
+/*
+ * Micro-batches whose activations pipeline rank @r holds at its peak (TRAIN-PP,
+ * TRAIN-MEM-ACT). 1F1B: the rank runs p - r - 1 warm-up forwards, then one more
+ * before its first backward: min(m, p - r). Interleaved over v model chunks
+ * (Megatron's order, which the timeline simulates): 2(p - r - 1) + (v - 1)p
+ * warm-up forwards of one chunk each, plus one, never more than the m·v forwards
+ * of the iteration; v chunks make one micro-batch of the stage's layers. For the
+ * first rank and m >= p this is p(1 + (p - 1)/(p·v)), KORTHIKANTI22's figure; the
+ * last rank of an interleaved pipeline holds nearly p too, not one.
+ */
+double
+ft_plan_inflight(uint32_t pp, uint32_t vpp, uint32_t m, uint32_t r)
+{
+	double held;
+
+	if (!pp || !m)
+		return 0;
+	r = FT_MIN(r, pp - 1);
+	if (vpp <= 1)
+		return FT_MIN((double)m, (double)(pp - r));
+	held = 2.0 * (pp - r - 1) + (double)(vpp - 1) * pp + 1;
+	return FT_MIN((double)m * vpp, held) / vpp;
+}
+
 /* Parameters per GPU of the busiest stage: dense (attention, dense FFN, embeddings) and expert. */
 static void
 local_params(struct ctx *x, uint32_t lstage, bool first, bool last, uint64_t *dense,
@@ -390,7 +434,7 @@ local_params(struct ctx *x, uint32_t lstage, bool first, bool last, uint64_t *de
 }
 
 static void
-memory(struct ctx *x, uint32_t lstage)
+memory(struct ctx *x)
 {
 	const struct ft_plan_model *m = x->m;
 	const struct ft_plan_config *c = x->c;
@@ -406,9 +450,10 @@ memory(struct ctx *x, uint32_t lstage)
 		bool first = st == 0, last = st == 1 || c->pp == 1;
 		struct ft_plan_memory mm = { 0 };
 		uint64_t dense, expert, w1, g1, o1, w2, g2, o2;
+		uint32_t layers = x->ledge; /* the first and the last stage's layers */
 		double inflight, act;
 
-		local_params(x, lstage, first, last, &dense, &expert);
+		local_params(x, layers, first, last, &dense, &expert);
 		ft_plan_states_bytes(dense, c->zero, c->dp * c->cp, c->optimizer, &w1, &g1, &o1);
 		ft_plan_states_bytes(expert, c->zero, c->dp * c->cp / c->ep, c->optimizer, &w2, &g2,
 		                     &o2);
@@ -417,12 +462,9 @@ memory(struct ctx *x, uint32_t lstage)
 		mm.grads = g1 + g2;
 		mm.optimizer = o1 + o2;
 		if (c->zero >= 3) /* two layers gathered at a time: the current and the prefetched */
-			mm.weights += 2 * 2 * (dense + expert) / FT_MAX(lstage, 1u);
-		/* 1F1B: stage i holds p - i micro-batches; interleaving adds (p-1)/(p·v) (TRAIN-PP). */
-		inflight = first ? FT_MIN((double)p->m, (double)c->pp) : 1;
-		if (first && c->vpp > 1)
-			inflight *= 1 + (c->pp - 1.0) / ((double)c->pp * c->vpp);
-		act = act_layer * lstage * inflight;
+			mm.weights += 2 * 2 * (dense + expert) / FT_MAX(layers, 1u);
+		inflight = ft_plan_inflight(c->pp, c->vpp, p->m, first ? 0 : c->pp - 1);
+		act = act_layer * layers * inflight;
 		if (c->recompute == FT_RECOMPUTE_FULL) /* one layer's full set while recomputing */
 			act += ft_plan_act_layer_bytes(m, &(struct ft_plan_config){ .cp = c->cp,
 			                     .tp = c->tp, .sp = c->sp, .micro_batch = c->micro_batch,
@@ -460,21 +502,25 @@ passes(struct ctx *x)
 	const struct ft_plan_params *pp = &x->p->params;
 	const struct ft_node_spec *node = &x->spec->node;
 	struct ft_plan *out = x->p;
-	double mlp, fwd_layer, logits, rate;
+	bool fp8 = c->precision == FT_PRECISION_FP8;
+	double mlp, gemm_layer, fwd_layer, logits, rate, rate16, cast_elems = 0;
 	int rc;
 
 	out->peak_Fps = 1e12 * (c->peak_tflops ? c->peak_tflops :
-	                        c->precision == FT_PRECISION_FP8 ? node->gpu_fp8_tflops :
-	                                                            node->gpu_tflops);
+	                        fp8                ? node->gpu_fp8_tflops :
+	                                             node->gpu_tflops);
 	x->c->gemm_eff = c->gemm_eff ? c->gemm_eff : node->gpu_gemm_eff > 0 ? node->gpu_gemm_eff : 0.5;
 	out->achieved_Fps = rate = out->peak_Fps * c->gemm_eff;
+	/* What stays in BF16 under FP8 runs at the 16-bit rate: half the FP8 one on every GPU
+	 * with FP8 tensor cores (TRAIN-GPU), whatever overrides the peak. */
+	rate16 = fp8 ? rate / 2 : rate;
+	x->attn_rate = fp8 && !c->fp8_attention ? rate16 : rate;
 	out->flops_per_token = ft_plan_flops_per_token(m);
 	out->model_flops = out->flops_per_token * (double)c->global_batch * m->seq;
 	mlp = (1 - x->moe_share) * (double)pp->dense_mlp +
 	      x->moe_share * ((double)(m->topk + m->shared_experts) * pp->expert + (double)pp->router);
 	x->attn_core = 4.0 * x->tok_gpu * m->seq * m->heads * ft__plan_head_dim(m) / c->tp;
-	fwd_layer = 2.0 * x->tok_gpu * ((double)pp->attn_layer + mlp) / c->tp + x->attn_core;
-	logits = 2.0 * x->tok_gpu * m->hidden * m->vocab / c->tp;
+	gemm_layer = 2.0 * x->tok_gpu * ((double)pp->attn_layer + mlp) / c->tp;
 	out->moe.max_load = 1;
 	if (x->moe_share > 0 && c->ep > 1) {
 		rc = ft__plan_moe_skew(&out->moe, m, c);
@@ -483,8 +529,22 @@ passes(struct ctx *x)
 	}
 	/* The hottest EP rank computes max_load × its share of the routed experts. */
 	if (out->moe.max_load > 1)
-		fwd_layer += x->moe_share * 2.0 * x->tok_gpu * m->topk * (double)pp->expert / c->tp *
-		             (out->moe.max_load - 1);
+		gemm_layer += x->moe_share * 2.0 * x->tok_gpu * m->topk * (double)pp->expert / c->tp *
+		              (out->moe.max_load - 1);
+	/* Time of one layer's forward at the matrix rate: the attention core and (below) the
+	 * logits at theirs. */
+	fwd_layer = gemm_layer + x->attn_core * rate / x->attn_rate;
+	logits = 2.0 * x->tok_gpu * m->hidden * m->vocab / c->tp * rate / rate16;
+	if (fp8) {
+		/* Elements per token cast to FP8 in one layer's forward: the inputs of the QKV,
+		 * projection, FC1 and FC2 GEMMs (MoE: each active expert's FC1 and FC2). */
+		double f_moe = m->moe_ffn ? m->moe_ffn : m->ffn, k = m->topk + m->shared_experts;
+
+		cast_elems = (double)m->hidden + (double)m->heads * ft__plan_head_dim(m) +
+		             (1 - x->moe_share) * ((double)m->hidden + m->ffn) +
+		             x->moe_share * k * ((double)m->hidden + f_moe);
+		cast_elems *= x->tok_gpu / c->tp;
+	}
 	/* The memory-bound kernels between the matrix products (norms, activation functions,
 	 * dropout, residual adds, rotary embeddings, casts) write each activation byte a layer
 	 * keeps (TRAIN-MEM-ACT, without recomputation) and read it back once: two passes over
@@ -499,6 +559,11 @@ passes(struct ctx *x)
 		bytes = (1 - x->moe_share) * ft_plan_act_layer_bytes(m, &kept, false) +
 		        x->moe_share * ft_plan_act_layer_bytes(m, &kept, true);
 		out->elem_s = x->lstage * ELEM_PASSES * bytes / hbm;
+		/* FP8 casts, forward; the backward's (the output gradients) count twice as the
+		 * rest of the backward does. */
+		out->fp8_cast_s = x->lstage * cast_elems *
+		                  (c->fp8_cast_bytes > 0 ? c->fp8_cast_bytes : FP8_CAST_BYTES) / hbm;
+		out->elem_s += out->fp8_cast_s;
 	}
 	out->fwd_s = (x->lstage * fwd_layer + (c->pp == 1 ? logits : 0)) / rate + out->elem_s;
 	if (c->pp > 1) /* the last stage also computes the logits */
@@ -506,7 +571,7 @@ passes(struct ctx *x)
 		                                        out->elem_s * (x->lstage - 1) / x->lstage);
 	out->bwd_s = 2 * out->fwd_s;
 	out->recompute_s = c->recompute == FT_RECOMPUTE_FULL      ? out->fwd_s :
-	                   c->recompute == FT_RECOMPUTE_SELECTIVE ? x->lstage * x->attn_core / rate :
+	                   c->recompute == FT_RECOMPUTE_SELECTIVE ? x->lstage * x->attn_core / x->attn_rate :
 	                                                            0;
 	out->hw_flops = out->model_flops * (1 + out->recompute_s / (3 * out->fwd_s));
 	x->t_mb0 = out->fwd_s + out->bwd_s + out->recompute_s;
@@ -575,8 +640,48 @@ micro_batch_comms(struct ctx *x)
 	/* With TP overlap the collectives run under the GEMMs they feed (chunked as Megatron's
 	 * and Transformer Engine's userbuffer overlap does): only what exceeds them waits. */
 	out->tp_exposed_s = c->tp_overlap ? FT_MAX(0.0, x->tp_f - x->t_mb0) : x->tp_f;
-	out->cp_exposed_s = FT_MAX(0.0, x->cp_f - L * x->attn_core * (k + 1) / out->achieved_Fps);
+	out->cp_exposed_s = FT_MAX(0.0, x->cp_f - L * x->attn_core * (k + 1) / x->attn_rate);
 	out->ep_exposed_s = (1 - c->ep_overlap) * x->ep_f;
+	return 0;
+}
+
+/*
+ * A hot expert with a second copy (--replicas) has its gradients in two places of the EP
+ * group: once each copy's EDP reduction is done, the two copies all-reduce them, so both
+ * step with the sum of all their tokens' gradients. The busiest rank holds one replicated
+ * expert per MoE layer of its stage (moe.c puts at most one extra copy on a rank); with
+ * ZeRO >= 1 the EDP reduce-scatter has left it a 1/n_edp shard, and the two copies' shards
+ * line up, so only the shard moves. The pair is two ranks of the EP group: in one node
+ * when the group is, else on two nodes. It runs after the backward pass, the last of the
+ * reductions, fully exposed; it is analytic under every engine.
+ */
+static int
+replica_comms(struct ctx *x)
+{
+	const struct ft_plan_config *c = x->c;
+	const struct ft_plan_model *m = x->m;
+	struct ft_plan *out = x->p;
+	const struct ft_plan_place *ep = &out->place[FT_GROUP_EP];
+	struct ft_plan_place pair;
+	struct ft_plan_comm op, *d;
+	uint32_t lmoe, gpn = x->spec->node.ngpus;
+	double bytes;
+	int rc;
+
+	if (!c->replicas || !c->place_by_heat || c->ep < 2 || x->moe_share <= 0)
+		return 0;
+	lmoe = (uint32_t)ceil((double)ft__plan_moe_layers(m) * x->ledge / m->layers);
+	bytes = 2.0 * lmoe * (double)out->params.expert / c->tp; /* bf16 gradients */
+	if (c->zero >= 1)
+		bytes /= FT_MAX(out->place[FT_GROUP_EDP].n, 1u);
+	ft__plan_place(2, ep->nnodes == 1 ? ep->stride : gpn, gpn, &pair);
+	rc = eval_op_at(x, FT_GROUP_EP, &pair, FT_OP_ALL_REDUCE, u64(bytes), NULL, 0, &op);
+	if (rc < 0)
+		return rc;
+	op.wire_bytes = ft_plan_wire_bytes(FT_OP_ALL_REDUCE, op.bytes, 2);
+	d = add_comm(out, &op, "replica gradients", 1);
+	if (d)
+		d->exposed_s = d->total_s;
 	return 0;
 }
 
@@ -598,7 +703,7 @@ dp_comms(struct ctx *x)
 	struct ft_plan_comm op, *d;
 	int i, rc;
 
-	local_params(x, x->lstage, true, c->pp == 1, &dense_l, &expert_l);
+	local_params(x, x->ledge, true, c->pp == 1, &dense_l, &expert_l);
 	for (i = 0; i < 2; i++) {
 		enum ft_plan_group g = i ? FT_GROUP_EDP : FT_GROUP_DP;
 		double bytes = 2.0 * (double)(i ? expert_l : dense_l); /* bf16 gradients */
@@ -639,7 +744,7 @@ dp_comms(struct ctx *x)
 		if (d)
 			d->exposed_s = c->dp_overlap ? FT_MAX(op.op_s, d->total_s - window_f) : d->total_s;
 	}
-	return 0;
+	return replica_comms(x);
 }
 
 /* ---- the schedule (TRAIN-PP), the iteration and what the network costs ---- */
@@ -664,6 +769,8 @@ iteration(struct ctx *x)
 			cm->exposed_s = x->tp_f > 0 ? cm->total_s * out->tp_exposed_s / x->tp_f : 0;
 		else if (cm->group == FT_GROUP_CP)
 			cm->exposed_s = x->cp_f > 0 ? cm->total_s * out->cp_exposed_s / x->cp_f : 0;
+		else if (cm->group == FT_GROUP_EP && cm->op == FT_OP_ALL_REDUCE)
+			out->dp_exposed_s += cm->exposed_s; /* replica gradients, after the backward */
 		else if (cm->group == FT_GROUP_EP)
 			cm->exposed_s = cm->total_s * (1 - c->ep_overlap);
 		else if (cm->group == FT_GROUP_PP)
@@ -728,14 +835,22 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 	ft_plan_model_params(x.m, &out->params);
 	out->m = (uint32_t)(x.c->global_batch / ((uint64_t)x.c->dp * x.c->micro_batch));
 	x.moe_share = (double)ft__plan_moe_layers(x.m) / x.m->layers;
-	/* Uneven splits put the extra layers on some stages: the busiest has ceil(l/p). */
+	/* Uneven splits put the extra layers on some stages: the busiest has ceil(l/p). With
+	 * pp_balance the embedding and the output layer count as one layer each and the
+	 * first and last stages hold one transformer layer fewer: the Llama 3 report's
+	 * 126 layers on 16 stages are 7, 8 x 14, 7. */
 	x.lstage = (x.m->layers + x.c->pp - 1) / x.c->pp;
+	x.ledge = x.lstage;
+	if (x.c->pp_balance && x.c->pp > 1) {
+		x.lstage = (x.m->layers + 2 + x.c->pp - 1) / x.c->pp;
+		x.ledge = x.lstage - 1;
+	}
 	x.tok_gpu = (double)x.m->seq * x.c->micro_batch / x.c->cp;
 	x.k = x.c->recompute == FT_RECOMPUTE_FULL ? 3 : 2;
 	rc = place_groups(&x);
 	if (rc < 0)
 		return rc;
-	memory(&x, x.lstage);
+	memory(&x);
 	rc = passes(&x);
 	if (rc == 0)
 		rc = micro_batch_comms(&x);

@@ -43,6 +43,7 @@ static const struct key keys[] = {
 	K(seq, KEY_U32, 1, 1 << 24, true),
 	K(gated, KEY_BOOL, 0, 0, false),
 	K(tied, KEY_BOOL, 0, 0, false),
+	K(dropout, KEY_BOOL, 0, 0, false),
 	K(experts, KEY_U32, 0, 65536, false),
 	K(topk, KEY_U32, 0, 65536, false),
 	K(shared_experts, KEY_U32, 0, 64, false),
@@ -176,7 +177,7 @@ load_doc(struct ld *l, yaml_node_t *root, struct ft_plan_model *m)
 		if (i == FT_ARRAY_SIZE(keys))
 			return fail(l, k, FT_EPARSE, ks ? ks : "model",
 			            "unknown key: expected preset, name, layers, hidden, heads, "
-			            "kv_heads, head_dim, ffn, vocab, seq, gated, tied, experts, topk, "
+			            "kv_heads, head_dim, ffn, vocab, seq, gated, tied, dropout, experts, topk, "
 			            "shared_experts, moe_ffn, dense_layers, capacity or attn_params");
 		if (given[i])
 			return fail(l, k, FT_EPARSE, ks, "given twice");

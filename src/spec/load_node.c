@@ -43,6 +43,26 @@ f_gpu_tflops(struct loader *L, yaml_node_t *v, const char *path)
 }
 
 static int
+f_gpu_fp8_tflops(struct loader *L, yaml_node_t *v, const char *path)
+{
+	/* 0 says the GPU has no FP8 tensor cores (A100): fp8 plans are refused. */
+	return ft__spec_get_double(L, v, path, 0, 1e6, &NODE->gpu_fp8_tflops);
+}
+
+static int
+f_gpu_hbm_bandwidth(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_rate(L, v, path, &NODE->gpu_hbm_Bps);
+}
+
+static int
+f_gpu_gemm_efficiency(struct loader *L, yaml_node_t *v, const char *path)
+{
+	/* A share of the dense peak: above 1 is a percentage or a typo, not a GPU. */
+	return ft__spec_get_double(L, v, path, 0.01, 1, &NODE->gpu_gemm_eff);
+}
+
+static int
 f_gpu_memory(struct loader *L, yaml_node_t *v, const char *path)
 {
 	const char *s = ft__spec_scalar(v);
@@ -365,6 +385,9 @@ static const struct field node_fields[] = {
 	{ "gpu_model", f_gpu_model, 0 },
 	{ "gpu_tflops", f_gpu_tflops, 0 },
 	{ "gpu_memory", f_gpu_memory, 0 },
+	{ "gpu_fp8_tflops", f_gpu_fp8_tflops, 0 },
+	{ "gpu_hbm_bandwidth", f_gpu_hbm_bandwidth, 0 },
+	{ "gpu_gemm_efficiency", f_gpu_gemm_efficiency, 0 },
 	{ "nvlink", f_nvlink, 0 },
 	{ "pcie", f_pcie, 0 },
 	{ "numa", f_numa, 0 },

@@ -265,6 +265,14 @@ check_node(const struct ft_node_spec *n, char *field, struct ft_error *err)
 	if (!is_pos(n->gpu_mem_GB))
 		return fail(field, err, FT_ERANGE, "nodes.gpu_memory",
 		            "expected a positive memory size, got %g GB", n->gpu_mem_GB);
+	/* FP8 tensor cores run at twice the 16-bit rate on every GPU that has them (TRAIN-GPU). */
+	if (n->gpu_fp8_tflops != 0 && !(n->gpu_fp8_tflops >= n->gpu_tflops))
+		return fail(field, err, FT_ERANGE, "nodes.gpu_fp8_tflops",
+		            "expected 0 (no FP8) or at least the dense FP16 figure %g, got %g",
+		            n->gpu_tflops, n->gpu_fp8_tflops);
+	if (n->gpu_gemm_eff < 0 || n->gpu_gemm_eff > 1)
+		return fail(field, err, FT_ERANGE, "nodes.gpu_gemm_efficiency",
+		            "expected a share of the dense peak in (0, 1], got %g", n->gpu_gemm_eff);
 	rc = check_nvlink(n, field, err);
 	if (rc < 0)
 		return rc;

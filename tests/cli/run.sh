@@ -2,8 +2,10 @@
 # tests/cli/run.sh - golden tests of the fabtune command line, as TAP.
 #
 # Each case is tests/cli/cases/NAME.cmd: one line of arguments to fabtune
-# (shell words; run from the source root). Expected stdout is NAME.out, and
-# optionally stderr NAME.err and the exit code NAME.rc (default 0).
+# (shell words; run from the source root). Expected stdout is NAME.out,
+# stderr NAME.err and the exit code NAME.rc (default 0). Stderr is always
+# compared: a case without NAME.err expects an empty stderr, so a new warning
+# or message fails the case until its .err is added (and reviewed).
 # FT_UPDATE_GOLDEN=1 rewrites the expected files for review in the diff.
 set -u
 fabtune=${1:?usage: run.sh PATH-TO-FABTUNE}
@@ -38,8 +40,13 @@ for c in "${cases[@]}"; do
 	if ! diff -u "$dir/$name.out" "$tmp/out" >"$tmp/diff" 2>&1; then
 		bad="$bad stdout differs"
 	fi
-	if [ -f "$dir/$name.err" ] && ! diff -u "$dir/$name.err" "$tmp/err" >>"$tmp/diff" 2>&1; then
-		bad="$bad stderr differs"
+	if [ -f "$dir/$name.err" ]; then
+		if ! diff -u "$dir/$name.err" "$tmp/err" >>"$tmp/diff" 2>&1; then
+			bad="$bad stderr differs"
+		fi
+	elif [ -s "$tmp/err" ]; then
+		bad="$bad stderr not empty and no $dir/$name.err (an empty stderr is expected;"
+		bad="$bad review the message below, then add $name.err, e.g. with FT_UPDATE_GOLDEN=1)"
 	fi
 	if [ -n "$bad" ]; then
 		fail=$((fail + 1))

@@ -56,7 +56,7 @@ EXPORT int cudaDeviceSynchronize(void);
 EXPORT const char *cudaGetErrorString(int e);
 EXPORT int cudaMallocHost(void **p, size_t n);
 EXPORT int cudaFreeHost(void *p);
-EXPORT int cudaDeviceCanAccessPeer(int *can, int dev, int peer);
+EXPORT int cudaDeviceCanAccessPeer(int *can, int d, int peer);
 EXPORT int cudaDeviceEnablePeerAccess(int peer, unsigned flags);
 
 int
@@ -236,7 +236,6 @@ cudaFree(void *p)
 	free(p);
 	return 0;
 }
-/* pinned host memory and peer access, which the nccl transport looks up: plain memory here */
 int
 cudaMallocHost(void **p, size_t n)
 {
@@ -248,9 +247,9 @@ cudaFreeHost(void *p)
 	return cudaFree(p);
 }
 int
-cudaDeviceCanAccessPeer(int *can, int dev, int peer)
+cudaDeviceCanAccessPeer(int *can, int d, int peer)
 {
-	(void)dev;
+	(void)d;
 	(void)peer;
 	*can = 0;
 	return 0;

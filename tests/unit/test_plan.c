@@ -107,6 +107,150 @@ test_activations_korthikanti(void **state)
 	c.sp = true;
 	c.flash_attn = true;
 	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * 34 / t, 1e-12));
+	/* Without dropout the two sbh masks and the attention dropout's 3·as²b go: the same
+	 * formula with 32 for 34, 8 for 10 replicated bytes and 2 for 5 (Llama 3 has none). */
+	m.dropout = false;
+	c.flash_attn = false;
+	c.sp = false;
+	c.tp = 1;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * (32 + 2 * a * s / h), 1e-12));
+	c.tp = 8;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false),
+	                 sbh * (8 + 24 / t + 2 * a * s / (h * t)), 1e-12));
+	c.sp = true;
+	c.flash_attn = true;
+	assert_true(NEAR(ft_plan_act_layer_bytes(&m, &c, false), sbh * 32 / t, 1e-12));
+	assert_false(preset("llama3-405b").dropout || preset("deepseek-v3").dropout);
+}
+
+/*
+ * Micro-batches in flight per pipeline rank: the closed form against the
+ * simulated schedule (the most forwards a rank has run without their
+ * backward, over v chunks), and KORTHIKANTI22's p(1 + (p-1)/(p·v)) for the
+ * first rank.
+ */
+static void
+test_inflight(void **state)
+{
+	static const uint32_t vs[] = { 1, 2, 4 }, ms[] = { 4, 8, 16, 32 };
+	struct ft_cluster_spec s = spec("dgx-h100:16");
+	struct ft_plan_model m = preset("gpt3-175b");
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_plan_config c;
+	struct ft_error err = { 0 };
+	size_t iv, im, i, n;
+
+	(void)state;
+	assert_non_null(p);
+	assert_true(NEAR(ft_plan_inflight(16, 8, 1000, 0), 16 * (1 + 15.0 / 128), 1e-12));
+	assert_true(NEAR(ft_plan_inflight(16, 1, 1000, 0), 16, 1e-12));
+	assert_true(NEAR(ft_plan_inflight(16, 1, 1000, 15), 1, 1e-12));
+	/* Interleaved: the last rank holds ((v-1)p + 1)/v, the first all m when m = p. */
+	assert_true(NEAR(ft_plan_inflight(16, 8, 1000, 15), (7.0 * 16 + 1) / 8, 1e-12));
+	assert_true(NEAR(ft_plan_inflight(16, 8, 16, 0), 16, 1e-12));
+	assert_true(ft_plan_inflight(0, 1, 8, 0) == 0 && ft_plan_inflight(4, 1, 8, 9) == 1);
+	for (iv = 0; iv < FT_ARRAY_SIZE(vs); iv++)
+		for (im = 0; im < FT_ARRAY_SIZE(ms); im++) {
+			struct ft_plan_event *ev;
+			int held[8] = { 0 }, peak[8] = { 0 };
+			uint32_t r;
+
+			ft_plan_config_init(&c);
+			c.tp = 8;
+			c.pp = 8;
+			c.vpp = vs[iv];
+			c.zero = 0;
+			c.global_batch = 2 * ms[im];
+			if (c.vpp > 1 && ms[im] % 8)
+				continue; /* the interleaved schedule needs m to be a multiple of p */
+			assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+			assert_int_equal(p->m, ms[im]);
+			assert_int_equal(ft_plan_timeline(p, &ev, &n, &err), 0);
+			for (i = 0; i < n; i++) {
+				if (ev[i].kind == FT_EVENT_DP)
+					continue;
+				r = ev[i].stage;
+				held[r] += ev[i].kind == FT_EVENT_FWD ? 1 : -1;
+				peak[r] = held[r] > peak[r] ? held[r] : peak[r];
+			}
+			for (r = 0; r < 8; r++)
+				if (!NEAR(ft_plan_inflight(8, c.vpp, p->m, r), (double)peak[r] / c.vpp,
+				          1e-12))
+					fail_msg("v %u m %u rank %u: closed form %g, schedule %g", c.vpp,
+					         p->m, r, ft_plan_inflight(8, c.vpp, p->m, r),
+					         (double)peak[r] / c.vpp);
+			/* The plan's memory is the first or the last rank's. */
+			assert_true(p->mem.inflight == ft_plan_inflight(8, c.vpp, p->m, 0) ||
+			            p->mem.inflight == ft_plan_inflight(8, c.vpp, p->m, 7));
+			ft_free(ev);
+		}
+	free(p);
+}
+
+/*
+ * Llama 3 405B as the Llama 3 report (section 3.3 and table 4) trained it:
+ * H100 80 GB, TP 8, PP 16, BF16, sequence 8,192 on 8,192 GPUs (DP 64) and
+ * 16,384 (DP 128), 16M-token batches of micro-batch 1, then CP 16 for
+ * 131,072-token sequences (DP 8), all without activation recomputation. The
+ * report's pipeline changes make it fit: the first and last stages hold one
+ * transformer layer fewer (126 = 16 x 8 - 2 layers, so 8 virtual stages of one
+ * layer, the first chunk holding only the embedding), the model has no
+ * dropout, and with as many micro-batches as stages the interleaved schedule
+ * holds every micro-batch on the first rank, never more. Its FSDP shards the
+ * optimizer states and the gradients and keeps the weights gathered between
+ * forward and backward: ZeRO-2.
+ */
+static void
+test_llama3_405b_memory(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t cp, dp, seq;
+		uint64_t batch;
+	} runs[] = {
+		{ "dgx-h100:1024", 1, 64, 8192, 2048 },
+		{ "dgx-h100:2048", 1, 128, 8192, 2048 },
+		{ "dgx-h100:2048", 16, 8, 131072, 128 },
+	};
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	for (i = 0; i < FT_ARRAY_SIZE(runs); i++) {
+		struct ft_cluster_spec s = spec(runs[i].spec);
+		struct ft_plan_model m = preset("llama3-405b");
+		struct ft_plan_config c;
+
+		m.seq = runs[i].seq;
+		ft_plan_config_init(&c);
+		c.tp = 8;
+		c.pp = 16;
+		c.vpp = 8;
+		c.cp = runs[i].cp;
+		c.global_batch = runs[i].batch;
+		c.pp_balance = true;
+		c.zero = 2;
+		if (ft_plan_compute(&s, &m, &c, p, &err) < 0)
+			fail_msg("run %zu: %s", i, err.msg);
+		assert_int_equal(p->cfg.dp, runs[i].dp);
+		assert_int_equal(p->cfg.recompute, FT_RECOMPUTE_NONE);
+		print_message("# llama3-405b cp %u dp %u: %.1f GB of %.0f (activations %.1f GB, "
+		              "%.2f micro-batches in flight)\n",
+		              c.cp, p->cfg.dp, p->mem.total / 1e9, p->mem.capacity / 1e9,
+		              p->mem.activations / 1e9, p->mem.inflight);
+		assert_true(p->mem.fits && p->mem.capacity == 80000000000ull);
+		/* 7 layers on the first stage, each micro-batch's activations kept. */
+		assert_true(NEAR(p->mem.activations,
+		                 7 * p->mem.inflight * p->mem.act_per_layer, 1e-9));
+		/* Without the report's stage balancing the first stage holds 8 layers. */
+		c.pp_balance = false;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_true(NEAR(p->mem.activations,
+		                 8 * p->mem.inflight * p->mem.act_per_layer, 1e-9));
+	}
+	free(p);
 }
 
 static void
@@ -432,6 +576,145 @@ test_expert_placement(void **state)
 	assert_true(ft_plan_expert_max_load(z, 64, 8, true, 8) < by_heat);
 }
 
+/*
+ * A replicated hot expert's two copies all-reduce their gradients once per
+ * iteration: the busiest rank holds one replicated expert per MoE layer of
+ * its stage, 2 B per parameter ÷ TP, of which ZeRO >= 1 leaves a 1/n_edp
+ * shard; a 2-rank ring all-reduce sends 2(2-1)/2 = 1 times that. The pair
+ * sits where the EP group does (one node here, 8 nodes with EP across
+ * nodes), runs after the backward pass and is exposed in full.
+ */
+static void
+test_replica_gradients(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:32");
+	struct ft_plan_model m = preset("mixtral-8x7b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	const struct ft_plan_comm *cm;
+	struct ft_plan_params pp;
+	struct ft_error err = { 0 };
+	struct ft_model_query q;
+	struct ft_model_result r;
+	double expert_grad, dp_sum = 0;
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_model_params(&m, &pp);
+	ft_plan_config_init(&c);
+	c.tp = 2;
+	c.pp = 4;
+	c.ep = 8;
+	c.global_batch = 256;
+	c.zipf = 1.2;
+	c.place_by_heat = true;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_null(find_comm(p, FT_GROUP_EP, FT_OP_ALL_REDUCE)); /* no copies, nothing */
+	c.replicas = 2;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	cm = find_comm(p, FT_GROUP_EP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	/* 32 layers on 4 stages: 8 MoE layers; one expert each, ÷ tp 2, ÷ n_edp 4. */
+	expert_grad = 2.0 * 8 * (double)pp.expert / 2;
+	assert_int_equal(p->place[FT_GROUP_EDP].n, 4);
+	assert_int_equal(cm->bytes, (uint64_t)(expert_grad / 4));
+	assert_int_equal(cm->wire_bytes, cm->bytes);
+	assert_int_equal(cm->count, 1);
+	assert_true(cm->exposed_s == cm->total_s && cm->total_s == cm->op_s && cm->op_s > 0);
+	/* EP one rank per node here: the pair is two nodes apart, the model's 2-node all-reduce. */
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, cm->bytes);
+	q.ngpus = 2;
+	q.nnodes = 2;
+	q.ppn = 1;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(NEAR(cm->op_s, r.time_s, 1e-12));
+	/* It adds to the data-parallel tail. */
+	for (i = 0; i < p->ncomms; i++)
+		if (p->comms[i].group == FT_GROUP_DP || p->comms[i].group == FT_GROUP_EDP ||
+		    (p->comms[i].group == FT_GROUP_EP && p->comms[i].op == FT_OP_ALL_REDUCE))
+			dp_sum += p->comms[i].exposed_s;
+	assert_true(NEAR(p->dp_exposed_s, dp_sum, 1e-12));
+	/* ZeRO-0 all-reduces the full gradients over EDP first: the full expert moves. */
+	c.zero = 0;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	cm = find_comm(p, FT_GROUP_EP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	assert_int_equal(cm->bytes, (uint64_t)expert_grad);
+	/* EP inside a node (DP fastest after TP): the pair is on NVLink. */
+	c.order[0] = '\0';
+	strcpy(c.order, "tp-cp-dp-pp");
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(p->place[FT_GROUP_EP].nnodes, 2);
+	c.ep = 4;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(p->place[FT_GROUP_EP].nnodes, 1);
+	cm = find_comm(p, FT_GROUP_EP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, cm->bytes);
+	q.ngpus = 2;
+	q.nnodes = 1;
+	q.ppn = 2;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(NEAR(cm->op_s, r.time_s, 1e-12));
+	free(p);
+}
+
+/*
+ * FP8 (Transformer Engine's split): a layer's linear GEMMs at the FP8 rate,
+ * the attention core and the output layer at the BF16 rate (half), and the
+ * GEMM inputs cast through HBM at 4 B per element (read 2, write 1 + 1
+ * transposed): QKV h, projection a·d, FC1 h and FC2 f per token. Llama 3 8B
+ * on one H100, TP 1, PP 1, one 8,192-token micro-batch, by hand.
+ */
+static void
+test_fp8_overhead(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:1");
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_plan_params pp;
+	struct ft_error err = { 0 };
+	double tok = 8192, L = 32, h = 4096, f = 14336, V = 128256, hbm = 3.35e12;
+	double rate8, gemm, core, logits, kept, cast, bf16_fwd;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_model_params(&m, &pp);
+	ft_plan_config_init(&c);
+	c.global_batch = 8;
+	c.zero = 3;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	bf16_fwd = p->fwd_s;
+	assert_true(p->fp8_cast_s == 0);
+	c.precision = FT_PRECISION_FP8;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	rate8 = 1978.9e12 * 0.53;
+	assert_true(NEAR(p->achieved_Fps, rate8, 1e-12));
+	gemm = 2 * tok * (double)(pp.attn_layer + pp.dense_mlp);
+	core = 4 * tok * 8192 * 32 * 128;
+	logits = 2 * tok * h * V;
+	kept = ft_plan_act_layer_bytes(&m, &c, false);
+	cast = L * tok * (h + h + h + f) * 4 / hbm;
+	assert_true(NEAR(p->fp8_cast_s, cast, 1e-12));
+	assert_true(NEAR(p->elem_s, L * 2 * kept / hbm + cast, 1e-12));
+	assert_true(NEAR(p->fwd_s, (L * (gemm + 2 * core) + 2 * logits) / rate8 + p->elem_s, 1e-12));
+	assert_true(NEAR(p->bwd_s, 2 * p->fwd_s, 1e-12));
+	/* Faster than BF16, far from twice as fast. */
+	assert_true(p->fwd_s < bf16_fwd && p->fwd_s > 0.6 * bf16_fwd);
+	/* Both assumptions are the caller's: FP8 attention, and the cast's bytes. */
+	c.fp8_attention = true;
+	c.fp8_cast_bytes = 2;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(NEAR(p->fp8_cast_s, cast / 2, 1e-12));
+	assert_true(NEAR(p->fwd_s, (L * (gemm + core) + 2 * logits) / rate8 + p->elem_s, 1e-12));
+	c.fp8_cast_bytes = -1;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "fp8_cast_bytes"));
+	free(p);
+}
+
 static void
 test_moe_plan(void **state)
 {
@@ -605,8 +888,30 @@ test_goodput(void **state)
  * - NVIDIA's Megatron-Bridge performance summary, 25.11 container (DGX-B200 and
  *   DGX-H100, FP8, model TFLOP/s per GPU, MoE routing forced to balance):
  *   Llama 3 8B, 70B, 405B and DeepSeek-V3 rows with their degrees and batches.
+ * The first ten were in view when the presets' GEMM efficiencies were set
+ * (src/spec/presets.c): they calibrate. The Megatron-Bridge rows are held
+ * out: no figure was set or changed from them. Their errors are reported and
+ * bounded apart, the held-out median being the accuracy claim. (The FP8
+ * overhead model was written knowing that the 8B rows were too fast without
+ * it; its constants come from what Transformer Engine does, not from them.)
  */
 enum measure { HW_TFLOPS, MFU, MODEL_TFLOPS };
+
+/* Sorts @x (n > 0) and returns its median. */
+static double
+median(double *x, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && x[j - 1] > x[j]; j--) {
+			double t = x[j];
+
+			x[j] = x[j - 1];
+			x[j - 1] = t;
+		}
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
 
 static void
 test_published_throughput(void **state)
@@ -619,6 +924,7 @@ test_published_throughput(void **state)
 		bool megatron21, fp8;
 		enum measure what;
 		double published;
+		bool held_out; /* not in view when the GEMM efficiencies were set */
 	} pts[] = {
 		{ "dgx-a100:32", NULL, 40, 6144, 48, 8, 1, 1, 1, 1, 1, 0, 1024, true, false, HW_TFLOPS, 135 },
 		{ "dgx-a100:64", NULL, 48, 8192, 64, 8, 2, 1, 1, 1, 1, 0, 1536, true, false, HW_TFLOPS, 138 },
@@ -630,16 +936,17 @@ test_published_throughput(void **state)
 		{ "dgx-a100:128", "gpt3-175b", 0, 0, 0, 8, 8, 1, 1, 1, 1, 0, 1536, true, false, HW_TFLOPS, 140 },
 		{ "dgx-h100:1024", "llama3-405b", 0, 0, 0, 8, 16, 1, 8, 1, 1, 1, 2048, false, false, MFU, 0.43 },
 		{ "dgx-h100:2048", "llama3-405b", 0, 0, 0, 8, 16, 1, 8, 1, 1, 1, 2048, false, false, MFU, 0.41 },
-		{ "dgx-b200:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 2, 1, 128, false, true, MODEL_TFLOPS, 1576 },
-		{ "dgx-b200:16", "llama3-405b", 0, 0, 0, 4, 8, 2, 8, 1, 1, 1, 64, false, true, MODEL_TFLOPS, 1667 },
-		{ "dgx-b200:32", "deepseek-v3", 0, 0, 0, 1, 16, 1, 1, 8, 1, 1, 2048, false, true, MODEL_TFLOPS, 557 },
-		{ "dgx-h100:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 1, 3, 128, false, true, MODEL_TFLOPS, 744 },
-		{ "dgx-h100:8", "llama3-70b", 0, 0, 0, 4, 8, 1, 5, 1, 1, 1, 128, false, true, MODEL_TFLOPS, 719 },
-		{ "dgx-h100:128", "llama3-405b", 0, 0, 0, 8, 8, 2, 8, 1, 1, 1, 512, false, true, MODEL_TFLOPS, 737 },
+		{ "dgx-b200:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 2, 1, 128, false, true, MODEL_TFLOPS, 1576, true },
+		{ "dgx-b200:16", "llama3-405b", 0, 0, 0, 4, 8, 2, 8, 1, 1, 1, 64, false, true, MODEL_TFLOPS, 1667, true },
+		{ "dgx-b200:32", "deepseek-v3", 0, 0, 0, 1, 16, 1, 1, 8, 1, 1, 2048, false, true, MODEL_TFLOPS, 557, true },
+		{ "dgx-h100:1", "llama3-8b", 0, 0, 0, 1, 1, 1, 1, 1, 1, 3, 128, false, true, MODEL_TFLOPS, 744, true },
+		{ "dgx-h100:8", "llama3-70b", 0, 0, 0, 4, 8, 1, 5, 1, 1, 1, 128, false, true, MODEL_TFLOPS, 719, true },
+		{ "dgx-h100:128", "llama3-405b", 0, 0, 0, 8, 8, 2, 8, 1, 1, 1, 512, false, true, MODEL_TFLOPS, 737, true },
 	};
-	double errs[FT_ARRAY_SIZE(pts)], med;
+	double errs[FT_ARRAY_SIZE(pts)], held[FT_ARRAY_SIZE(pts)], calib[FT_ARRAY_SIZE(pts)];
+	double med, med_held, med_calib;
 	struct ft_plan *p = calloc(1, sizeof(*p));
-	size_t i, j, n = FT_ARRAY_SIZE(pts);
+	size_t i, n = FT_ARRAY_SIZE(pts), nheld = 0, ncalib = 0;
 
 	(void)state;
 	assert_non_null(p);
@@ -677,20 +984,24 @@ test_published_throughput(void **state)
 		      pts[i].what == MFU       ? p->mfu :
 		                                 p->tflops_per_gpu;
 		errs[i] = fabs(got / pts[i].published - 1);
-		print_message("# %-14s %-12s %s published %7.3g planned %7.3g error %5.1f%%\n",
+		if (pts[i].held_out)
+			held[nheld++] = errs[i];
+		else
+			calib[ncalib++] = errs[i];
+		print_message("# %-14s %-12s %s published %7.3g planned %7.3g error %5.1f%%%s\n",
 		              pts[i].spec, m.name, pts[i].fp8 ? "fp8 " : "bf16", pts[i].published, got,
-		              100 * errs[i]);
+		              100 * errs[i], pts[i].held_out ? " (held out)" : "");
 	}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && errs[j - 1] > errs[j]; j--) {
-			double t = errs[j];
-
-			errs[j] = errs[j - 1];
-			errs[j - 1] = t;
-		}
-	med = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
-	print_message("# median error %.1f%% over %zu runs, largest %.1f%%\n", 100 * med, n,
-	              100 * errs[n - 1]);
+	med = median(errs, n);
+	med_held = median(held, nheld);
+	med_calib = median(calib, ncalib);
+	print_message("# median error: held out %.1f%% over %zu runs (largest %.1f%%), calibration "
+	              "%.1f%% over %zu (largest %.1f%%), all %.1f%%\n",
+	              100 * med_held, nheld, 100 * held[nheld - 1], 100 * med_calib, ncalib,
+	              100 * calib[ncalib - 1], 100 * med);
+	assert_int_equal(nheld, 6);
+	assert_true(med_held <= 0.10);
+	assert_true(med_calib <= 0.10);
 	assert_true(med <= 0.10);
 	free(p);
 }
@@ -731,6 +1042,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_and_states),
 		cmocka_unit_test(test_activations_korthikanti),
+		cmocka_unit_test(test_inflight),
+		cmocka_unit_test(test_llama3_405b_memory),
 		cmocka_unit_test(test_flops),
 		cmocka_unit_test(test_wire_bytes),
 		cmocka_unit_test(test_comm_counts),
@@ -741,6 +1054,8 @@ main(void)
 		cmocka_unit_test(test_model_yaml),
 		cmocka_unit_test(test_expert_placement),
 		cmocka_unit_test(test_moe_plan),
+		cmocka_unit_test(test_replica_gradients),
+		cmocka_unit_test(test_fp8_overhead),
 		cmocka_unit_test(test_flow_engine),
 		cmocka_unit_test(test_goodput),
 		cmocka_unit_test(test_published_throughput),

@@ -432,6 +432,43 @@ test_load_custom_node(void **state)
 	assert_true(s.node.pcie_Bps_gpu == 24e9);
 	assert_true(s.node.gpu_mem_GB == 32);
 	assert_string_equal(s.node.preset, "");
+	/* Compute figures left out are unknown (0); the planner then states its fallbacks. */
+	assert_true(s.node.gpu_fp8_tflops == 0 && s.node.gpu_hbm_Bps == 0 &&
+	            s.node.gpu_gemm_eff == 0);
+}
+
+/* The GPU compute figures the planner reads: hand-written, and overriding a preset's. */
+static void
+test_load_gpu_compute(void **state)
+{
+	static const char custom[] = "name: c\n"
+	                             "nodes:\n"
+	                             "  gpus: 4\n"
+	                             "  gpu_model: H100-NVL-94GB\n"
+	                             "  gpu_tflops: 835\n"
+	                             "  gpu_memory: 94GB\n"
+	                             "  gpu_fp8_tflops: 1670\n"
+	                             "  gpu_hbm_bandwidth: 3.9TB/s\n"
+	                             "  gpu_gemm_efficiency: 0.55\n"
+	                             "  pcie: { gen: 5 }\n";
+	static const char over[] = "nodes:\n"
+	                           "  preset: dgx-a100\n"
+	                           "  gpu_hbm_bandwidth: 1555GB/s\n"
+	                           "  gpu_gemm_efficiency: 0.7\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	if (load(custom, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.node.gpu_tflops == 835 && s.node.gpu_fp8_tflops == 1670);
+	assert_true(s.node.gpu_hbm_Bps == 3.9e12);
+	assert_true(s.node.gpu_gemm_eff == 0.55);
+	assert_true(s.node.gpu_mem_GB == 94);
+	if (load(over, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.node.gpu_hbm_Bps == 1555e9 && s.node.gpu_gemm_eff == 0.7);
+	assert_true(s.node.gpu_tflops == 312 && s.node.gpu_fp8_tflops == 0); /* the preset's */
 }
 
 /* Each bad input: the exact message, with file:line:col and the field. */
@@ -444,7 +481,8 @@ static const struct bad_case {
 	  "t.yaml:4:10: nodes.count: expected an integer from 1 to 1000000, got 'abc'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpuz: 4\n", FT_EPARSE,
 	  "t.yaml:4:3: nodes.gpuz: expected one of the keys preset, count, gpus, gpu_model, "
-	  "gpu_tflops, gpu_memory, nvlink, pcie, numa, nics, placement, got unknown key 'gpuz'" },
+	  "gpu_tflops, gpu_memory, gpu_fp8_tflops, gpu_hbm_bandwidth, gpu_gemm_efficiency, "
+	  "nvlink, pcie, numa, nics, placement, got unknown key 'gpuz'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n  count: 3\n", FT_EPARSE,
 	  "t.yaml:5:3: nodes.count: expected each key once, got 'count' again (first at line 4)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 300\nfabric:\n  kind: rail-fat-tree\n"
@@ -554,6 +592,16 @@ static const struct bad_case {
 	  "t.yaml:7:19: fabric.switch_latency: expected a duration like 150ns or 2us, got "
 	  "'soon'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n", 0, NULL }, /* control: fine */
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpu_gemm_efficiency: 53\n", FT_EPARSE,
+	  "t.yaml:4:24: nodes.gpu_gemm_efficiency: expected a number from 0.01 to 1, got '53'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpu_hbm_bandwidth: 3.35\n", FT_EPARSE,
+	  "t.yaml:4:22: nodes.gpu_hbm_bandwidth: expected a rate like 400Gbps or 50GB/s, got "
+	  "'3.35'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpu_fp8_tflops: -1\n", FT_EPARSE,
+	  "t.yaml:4:19: nodes.gpu_fp8_tflops: expected a number from 0 to 1e+06, got '-1'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpu_fp8_tflops: 900\n", FT_ERANGE,
+	  "t.yaml:4:19: nodes.gpu_fp8_tflops: expected 0 (no FP8) or at least the dense FP16 "
+	  "figure 989.4, got 900" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
 	  "  link: roce400\n",
 	  FT_EINVAL,
@@ -711,6 +759,7 @@ main(void)
 		cmocka_unit_test(test_load_overrides),
 		cmocka_unit_test(test_load_json),
 		cmocka_unit_test(test_load_custom_node),
+		cmocka_unit_test(test_load_gpu_compute),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_load_file_missing),
 		cmocka_unit_test(test_load_truncations),

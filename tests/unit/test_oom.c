@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_oom.c - out-of-memory sweeps (curl's torture mode).
+ *
+ * For one call under test, make its 1st allocation fail, then its 2nd, and
+ * so on until a run no longer reaches the nth allocation (and then it must
+ * succeed). Every run where an allocation failed must return FT_ENOMEM, with
+ * the struct ft_error saying so, and leave nothing behind: each call frees
+ * what it made, so a leak on any failure path shows up under LeakSanitizer
+ * (the clang ASan build of CI), and a use of a half-built object under
+ * AddressSanitizer. Allocations of libyaml and SQLite themselves are outside
+ * the sweep (they do not go through ft_malloc).
+ *
+ * Swept: the spec loader (every spec under examples/, alone and followed by
+ * the topology build, its first user), the parsers through
+ * detection (every fixture of tests/fixtures/<parser>/ that parses), and the
+ * archive (open a new file, save a run with observations and a fingerprint,
+ * list, load it back, close; then baselines, export, import and compare).
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <fabtune/fabtune.h>
+
+#include "base/alloc_int.h"
+
+/* One call under test: does its work, frees all it made, returns 0 or FT_E*. */
+typedef int oom_fn(const void *arg, struct ft_error *err);
+
+/* No input of these tests makes anywhere near this many allocations. */
+#define SWEEP_MAX 200000UL
+
+/*
+ * Sweep @fn over its allocations; returns how many there were. A run that
+ * fails an allocation must return FT_ENOMEM and fill @err with that code.
+ */
+static unsigned long
+sweep(const char *what, oom_fn *fn, const void *arg)
+{
+	unsigned long n;
+	struct ft_error err;
+	int rc;
+
+	ft__alloc_fail_at(0);
+	memset(&err, 0, sizeof(err));
+	rc = fn(arg, &err);
+	if (rc != 0)
+		fail_msg("%s: fails without any injected failure: %s (%s)", what, ft_err_name(rc),
+		         err.msg);
+	for (n = 1; n < SWEEP_MAX; n++) {
+		bool fired;
+
+		memset(&err, 0, sizeof(err));
+		ft__alloc_fail_at(n);
+		rc = fn(arg, &err);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		if (!fired) {
+			if (rc != 0)
+				fail_msg("%s: %lu allocations, then %s (%s) with none failed", what,
+				         n - 1, ft_err_name(rc), err.msg);
+			return n - 1;
+		}
+		if (rc != FT_ENOMEM)
+			fail_msg("%s: allocation %lu failed: expected FT_ENOMEM, got %s (%s)", what,
+			         n, rc ? ft_err_name(rc) : "0 (success)", err.msg);
+		if (err.code != FT_ENOMEM)
+			fail_msg("%s: allocation %lu failed: struct ft_error has code %d ('%s'), "
+			         "expected FT_ENOMEM",
+			         what, n, err.code, err.msg);
+	}
+	fail_msg("%s: more than %lu allocations", what, SWEEP_MAX);
+	return 0;
+}
+
+/* Paths of the files ending in @suffix under @dir, sorted, NULL-terminated (free each). */
+static char **
+list_files(const char *dir, const char *suffix, const char *skip_prefix)
+{
+	struct dirent **ents;
+	int i, n = scandir(dir, &ents, NULL, alphasort);
+	char **out;
+	size_t k = 0, ls = strlen(suffix);
+
+	assert_true(n > 0);
+	out = calloc((size_t)n + 1, sizeof(*out));
+	assert_non_null(out);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(ents[i]->d_name);
+
+		if (len > ls && strcmp(ents[i]->d_name + len - ls, suffix) == 0 &&
+		    (!*skip_prefix ||
+		     strncmp(ents[i]->d_name, skip_prefix, strlen(skip_prefix)) != 0)) {
+			out[k] = malloc(strlen(dir) + len + 2);
+			assert_non_null(out[k]);
+			sprintf(out[k++], "%s/%s", dir, ents[i]->d_name);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return out;
+}
+
+static void
+free_list(char **l)
+{
+	for (size_t i = 0; l[i]; i++)
+		free(l[i]);
+	free(l);
+}
+
+/* ---- the spec loader ------------------------------------------------------ */
+
+static int
+load_spec(const void *arg, struct ft_error *err)
+{
+	struct ft_cluster_spec spec, zero;
+	int rc;
+
+	memset(&zero, 0, sizeof(zero));
+	rc = ft_spec_load_file(arg, &spec, err);
+	/* The loader promises a zeroed spec on error. */
+	if (rc < 0 && memcmp(&spec, &zero, sizeof(spec)) != 0)
+		fail_msg("%s: spec not left zeroed after %s", (const char *)arg, ft_err_name(rc));
+	return rc;
+}
+
+/* The loader's first user: the spec and the topology built from it. */
+static int
+load_and_build(const void *arg, struct ft_error *err)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *topo = (struct ft_topo *)&spec; /* must be reset to NULL on failure */
+	int rc = ft_spec_load_file(arg, &spec, err);
+
+	if (rc < 0)
+		return rc;
+	rc = ft_topo_build(&spec, &topo, err);
+	if (rc < 0 && topo)
+		fail_msg("%s: ft_topo_build failed (%s) but left *out set", (const char *)arg,
+		         ft_err_name(rc));
+	ft_topo_free(topo);
+	return rc;
+}
+
+static void
+test_oom_spec(void **state)
+{
+	char **files = list_files("examples", "", "");
+	size_t i, nfiles = 0;
+	unsigned long total = 0;
+
+	for (i = 0; files[i]; i++) {
+		unsigned long n;
+		size_t len = strlen(files[i]);
+
+		if (len < 5 ||
+		    (strcmp(files[i] + len - 5, ".yaml") && strcmp(files[i] + len - 5, ".json")))
+			continue;
+		n = sweep(files[i], load_spec, files[i]);
+		print_message("# %s: %lu allocations swept\n", files[i], n);
+		total += n;
+		n = sweep(files[i], load_and_build, files[i]);
+		print_message("# %s + topology: %lu allocations swept\n", files[i], n);
+		total += n;
+		nfiles++;
+	}
+	free_list(files);
+	assert_true(nfiles >= 5);
+	assert_true(total >= nfiles); /* the sweep reached into the loader */
+}
+
+/* ---- parsers ---------------------------------------------------------------- */
+
+static int
+parse_one(const void *arg, struct ft_error *err)
+{
+	struct ft_obs_set obs;
+	struct ft_run run;
+	int rc;
+
+	ft_obs_set_init(&obs);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "import");
+	rc = ft_parse_file(arg, NULL, &obs, &run, err);
+	ft_obs_set_release(&obs);
+	ft_run_release(&run);
+	return rc;
+}
+
+static void
+sweep_parser_fixtures(const char *dir, size_t min_swept)
+{
+	char **files = list_files(dir, ".txt", "");
+	size_t i, nswept = 0;
+
+	for (i = 0; files[i]; i++) {
+		struct ft_error err = { 0 };
+		unsigned long n;
+
+		ft__alloc_fail_at(0);
+		if (parse_one(files[i], &err) != 0)
+			continue; /* inputs that do not parse have their own tests */
+		n = sweep(files[i], parse_one, files[i]);
+		print_message("# %s: %lu allocations swept\n", files[i], n);
+		assert_true(n >= 1);
+		nswept++;
+	}
+	free_list(files);
+	if (nswept < min_swept)
+		fail_msg("%s: %zu fixtures parse, expected at least %zu", dir, nswept, min_swept);
+}
+
+static void
+test_oom_parse_nccl_tests(void **state)
+{
+	sweep_parser_fixtures("tests/fixtures/nccl-tests", 4);
+}
+
+static void
+test_oom_parse_ibstat(void **state)
+{
+	sweep_parser_fixtures("tests/fixtures/ibstat", 4);
+}
+
+/* Every other parser with fixtures of its own name under tests/fixtures/. */
+static void
+test_oom_parse_all(void **state)
+{
+	size_t i, ndirs = 0;
+
+	for (i = 0; i < ft_parser_count(); i++) {
+		const char *name = ft_parser_at(i)->name;
+		char dir[256];
+		DIR *d;
+
+		if (!strcmp(name, "nccl-tests") || !strcmp(name, "ibstat"))
+			continue;
+		snprintf(dir, sizeof(dir), "tests/fixtures/%s", name);
+		d = opendir(dir);
+		if (!d)
+			continue;
+		closedir(d);
+		sweep_parser_fixtures(dir, 1);
+		ndirs++;
+	}
+	assert_true(ndirs >= 10);
+}
+
+/* ---- the archive ------------------------------------------------------------- */
+
+struct archive_case {
+	char path[256];
+	const struct ft_run *run;
+	const struct ft_obs_set *obs;
+	const struct ft_fingerprint *fp;
+};
+
+static void
+remove_db(const char *path)
+{
+	static const char *const tails[] = { "", "-wal", "-shm", "-journal" };
+	char p[300];
+
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, tails[i]);
+		unlink(p);
+	}
+}
+
+static int
+archive_round_trip(const void *arg, struct ft_error *err)
+{
+	const struct archive_case *c = arg;
+	struct ft_archive *ar = NULL;
+	struct ft_archive_record rec;
+	struct ft_vec list;
+	int64_t id = 0;
+	int rc;
+
+	remove_db(c->path);
+	rc = ft_archive_open(c->path, &ar, err);
+	if (rc < 0) {
+		if (ar)
+			fail_msg("ft_archive_open failed (%s) but set *out", ft_err_name(rc));
+		return rc;
+	}
+	ft_vec_init(&list, sizeof(struct ft_archive_info));
+	ft_archive_record_init(&rec);
+	rc = ft_archive_save(ar, c->run, c->obs, NULL, 0, c->fp, &id, err);
+	if (rc == 0)
+		rc = ft_archive_list(ar, NULL, &list, err);
+	if (rc == 0 && list.len != 1)
+		fail_msg("archive list: %zu runs, expected 1", list.len);
+	if (rc == 0)
+		rc = ft_archive_load(ar, id, &rec, err);
+	if (rc == 0 && (rec.run.rows.len != c->run->rows.len || rec.obs.v.len != c->obs->v.len))
+		fail_msg("archive load: %zu rows and %zu observations, expected %zu and %zu",
+		         rec.run.rows.len, rec.obs.v.len, c->run->rows.len, c->obs->v.len);
+	ft_archive_record_release(&rec);
+	ft_vec_release(&list);
+	ft_archive_close(ar);
+	return rc;
+}
+
+/* The archive's other ways: a baseline, export, import of that export, compare. */
+static int
+archive_baseline_export(const void *arg, struct ft_error *err)
+{
+	const struct archive_case *c = arg;
+	struct ft_archive *ar = NULL;
+	struct ft_vec records, ids;
+	struct ft_strbuf text;
+	struct ft_compare cmp;
+	struct ft_compare_opts opts;
+	const struct ft_run *base[1];
+	int64_t id = 0;
+	int rc;
+
+	remove_db(c->path);
+	rc = ft_archive_open(c->path, &ar, err);
+	if (rc < 0)
+		return rc;
+	ft_vec_init(&records, sizeof(struct ft_archive_record));
+	ft_vec_init(&ids, sizeof(int64_t));
+	ft_strbuf_init(&text);
+	memset(&cmp, 0, sizeof(cmp));
+	ft_compare_opts_init(&opts);
+	rc = ft_archive_save(ar, c->run, c->obs, NULL, 0, c->fp, &id, err);
+	if (rc == 0)
+		rc = ft_archive_baseline_add(ar, "ref", id, err);
+	if (rc == 0)
+		rc = ft_archive_baseline_load(ar, "ref", &records, err);
+	if (rc == 0)
+		rc = ft_archive_export(ar, &id, 1, &text, FT_EXPORT_STABLE, err);
+	if (rc == 0)
+		rc = ft_archive_import(ar, text.buf, text.len, "export.json", &ids, err);
+	if (rc == 0 && (records.len != 1 || ids.len != 1))
+		fail_msg("baseline of %zu runs and %zu imported, expected 1 and 1", records.len,
+		         ids.len);
+	if (rc == 0) {
+		base[0] = &FT_VEC_AT(&records, struct ft_archive_record, 0).run;
+		rc = ft_compare_runs(c->run, base, 1, &opts, &cmp, err);
+	}
+	if (rc == 0 && cmp.count[FT_VERDICT_UNCHANGED] != c->run->rows.len)
+		fail_msg("compare with itself: %zu of %zu rows unchanged",
+		         cmp.count[FT_VERDICT_UNCHANGED], c->run->rows.len);
+	ft_compare_release(&cmp);
+	ft_strbuf_release(&text);
+	ft_vec_release(&ids);
+	ft_archive_records_release(&records);
+	ft_archive_close(ar);
+	return rc;
+}
+
+static void
+test_oom_archive(void **state)
+{
+	struct archive_case c;
+	struct ft_obs_set obs;
+	struct ft_run run;
+	struct ft_fingerprint fp;
+	struct ft_error err = { 0 };
+	const char *tmp = getenv("TMPDIR");
+	unsigned long n;
+
+	snprintf(c.path, sizeof(c.path), "%s/ft-oom-%ld.db", tmp && *tmp ? tmp : "/tmp",
+	         (long)getpid());
+	ft_obs_set_init(&obs);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "import");
+	ft_fingerprint_init(&fp);
+	assert_int_equal(ft_parse_file("tests/fixtures/nccl-tests/"
+	                               "h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+	                               NULL, &obs, &run, &err),
+	                 0);
+	assert_int_equal(ft_parse_file("tests/fixtures/ibstat/"
+	                               "cx6-hdr200-active-plus-port-disabled-lid65535-excerpt.txt",
+	                               NULL, &obs, &run, &err),
+	                 0);
+	assert_true(run.rows.len > 0 && obs.v.len > 0);
+	assert_int_equal(ft_fingerprint_set(&fp, "host.name", "node01"), 0);
+	assert_int_equal(ft_fingerprint_set(&fp, "nccl.version", "2.21.5"), 0);
+	c.run = &run;
+	c.obs = &obs;
+	c.fp = &fp;
+
+	n = sweep("archive open+save+list+load", archive_round_trip, &c);
+	print_message("# archive: %lu allocations swept\n", n);
+	assert_true(n >= 10);
+	n = sweep("archive baseline+export+import+compare", archive_baseline_export, &c);
+	print_message("# archive baseline, export, import, compare: %lu allocations swept\n", n);
+	assert_true(n >= 20);
+	remove_db(c.path);
+	ft_fingerprint_release(&fp);
+	ft_obs_set_release(&obs);
+	ft_run_release(&run);
+}
+
+/* The injector itself: the nth allocation fails, once, and is reported. */
+static void
+test_injector(void **state)
+{
+	void *a, *b, *c;
+
+	ft__alloc_fail_at(2);
+	a = ft_malloc(8);
+	assert_false(ft__alloc_failed());
+	b = ft_malloc(8);
+	assert_true(ft__alloc_failed());
+	c = ft_malloc(8);
+	ft__alloc_fail_at(0);
+	assert_non_null(a);
+	assert_null(b);
+	assert_non_null(c);
+	assert_false(ft__alloc_failed());
+	ft_free(a);
+	ft_free(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_injector),
+		cmocka_unit_test(test_oom_spec),
+		cmocka_unit_test(test_oom_parse_nccl_tests),
+		cmocka_unit_test(test_oom_parse_ibstat),
+		cmocka_unit_test(test_oom_parse_all),
+		cmocka_unit_test(test_oom_archive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
