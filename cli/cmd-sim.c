@@ -4,10 +4,12 @@
  * range of sizes on a spec, through the analytic or the flow-level engine,
  * or a parameter sweep (split across MPI ranks when launched by mpirun).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fabtune/fabtune.h>
@@ -17,14 +19,17 @@
 #include "glue.h"
 
 static const char *const synopsis[] = {
-	"fabtune sim SCENARIO.yaml [--engine analytic|flow] [--routing R] [--qps N]",
+	"fabtune sim SCENARIO.yaml [--engine analytic|flow|packet] [--routing R] [--qps N]",
 	"fabtune sim SPEC --op OP [-b SIZE] [-e SIZE] [-f FACTOR] [--algo A] [--proto P]",
 	"fabtune sim --sweep SWEEP.yaml",
 	NULL,
 };
 
 struct sim_opts {
-	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement, *cluster;
+	const char *engine, *routing, *op, *algo, *proto, *sweep, *placement, *cluster, *counters;
+	const char *trace, *trace_links;
+	double trace_interval;
+	uint32_t links[64];
 	bool no_faults;
 	uint64_t minb, maxb, qps, ranks, channels;
 	double factor, fabric_scale;
@@ -111,9 +116,40 @@ save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 	return rc;
 }
 
+/* --counters DIR: write the rendered counter files into DIR (created if missing). */
+static int
+write_counters(struct cli_ctx *ctx, const struct ft_sim_report *rep, const char *dir)
+{
+	size_t i;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		cli_error(ctx, "--counters: %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < rep->counter_files.len; i++) {
+		const struct ft_sim_file *f = ft_vec_at(&rep->counter_files, i);
+		char path[4096];
+		FILE *fp;
+		bool ok;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, f->name);
+		fp = fopen(path, "wb");
+		if (!fp) {
+			cli_error(ctx, "--counters: %s: %s", path, strerror(errno));
+			return -1;
+		}
+		ok = fwrite(f->text, 1, f->len, fp) == f->len;
+		if (fclose(fp) != 0 || !ok) {
+			cli_error(ctx, "--counters: %s: write failed", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
-	   bool save, const char *what)
+	   bool save, const char *what, const char *counters_dir, const char *trace)
 {
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
@@ -126,6 +162,20 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	if (rc < 0) {
 		ft_sim_report_release(&rep);
 		return cli_fail(ctx, rc, &err);
+	}
+	if (trace && rep.trace_json) {
+		FILE *fp = fopen(trace, "wb");
+		bool ok = fp && fwrite(rep.trace_json, 1, rep.trace_len, fp) == rep.trace_len;
+
+		if ((fp && fclose(fp) != 0) || !ok) {
+			cli_error(ctx, "--trace: %s: cannot write it", trace);
+			ft_sim_report_release(&rep);
+			return EXIT_RUNTIME;
+		}
+	}
+	if (counters_dir && write_counters(ctx, &rep, counters_dir) < 0) {
+		ft_sim_report_release(&rep);
+		return EXIT_RUNTIME;
 	}
 	ft_strbuf_init(&sb);
 	if (ctx->json) {
@@ -153,6 +203,33 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 
 	ft_sim_overrides_init(ov);
 	ov->no_faults = o->no_faults;
+	ov->counters = o->counters != NULL;
+	if (!o->trace != !o->trace_links) {
+		cli_error(ctx, "--trace and --trace-links go together");
+		return -1;
+	}
+	if (o->trace_links) {
+		const char *p = o->trace_links;
+		struct sim_opts *w = (struct sim_opts *)o;
+
+		while (*p) {
+			char *end;
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p || (*end && *end != ',') || v > UINT32_MAX ||
+			    ov->ntrace_links >= FT_ARRAY_SIZE(w->links)) {
+				cli_error(ctx,
+				          "--trace-links: expected up to 64 link ids like 12,40,41, "
+				          "got '%s'",
+				          o->trace_links);
+				return -1;
+			}
+			w->links[ov->ntrace_links++] = (uint32_t)v;
+			p = *end ? end + 1 : end;
+		}
+		ov->trace_links = w->links;
+		ov->trace_interval_s = o->trace_interval;
+	}
 	ov->cluster = o->cluster;
 	if (o->placement) {
 		static const char *const names[] = { "packed", "spread", "random" };
@@ -169,16 +246,17 @@ parse_overrides(struct cli_ctx *ctx, const struct sim_opts *o, struct ft_sim_ove
 	}
 	if (o->engine) {
 		if (!ft_sim_engine_find(o->engine)) {
-			cli_error(ctx, "--engine: expected analytic, flow or ideal, got '%s'",
+			cli_error(ctx, "--engine: expected analytic, flow, ideal or packet, got '%s'",
 			          o->engine);
 			return -1;
 		}
 		ov->engine = o->engine;
 	}
 	if (o->routing) {
-		if (ft_routing_from_name(o->routing, &r) < 0 ||
-		    (r != FT_ROUTING_ECMP && r != FT_ROUTING_DMODK && r != FT_ROUTING_ADAPTIVE)) {
-			cli_error(ctx, "--routing: expected ecmp, dmodk or adaptive, got '%s'",
+		if (ft_routing_from_name(o->routing, &r) < 0) {
+			cli_error(ctx,
+			          "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+			          "got '%s'",
 			          o->routing);
 			return -1;
 		}
@@ -216,17 +294,19 @@ from_op(struct cli_ctx *ctx, const char *spec, const struct sim_opts *o, struct 
 		          o->op);
 		return EXIT_USAGE;
 	}
-	a.algo = a.op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
-	if (o->algo && ft_algo_from_name(o->algo, &a.algo) < 0) {
+	/* FT_ALGO_COUNT / FT_PROTO_COUNT: NCCL's tuner picks (the model's choice). */
+	a.algo = FT_ALGO_COUNT;
+	if (o->algo && strcmp(o->algo, "auto") != 0 && ft_algo_from_name(o->algo, &a.algo) < 0) {
 		cli_error(ctx,
-		          "--algo: expected ring, tree, halving_doubling, direct, hierarchical, "
-		          "nvls or collnet, got '%s'",
+		          "--algo: expected auto, ring, tree, halving_doubling, direct, "
+		          "hierarchical, nvls, nvls_tree or collnet, got '%s'",
 		          o->algo);
 		return EXIT_USAGE;
 	}
-	a.proto = FT_PROTO_SIMPLE;
-	if (o->proto && ft_proto_from_name(o->proto, &a.proto) < 0) {
-		cli_error(ctx, "--proto: expected simple, ll or ll128, got '%s'", o->proto);
+	a.proto = FT_PROTO_COUNT;
+	if (o->proto && strcmp(o->proto, "auto") != 0 &&
+	    ft_proto_from_name(o->proto, &a.proto) < 0) {
+		cli_error(ctx, "--proto: expected auto, simple, ll or ll128, got '%s'", o->proto);
 		return EXIT_USAGE;
 	}
 	a.min_bytes = o->minb ? o->minb : 1 << 20;
@@ -278,8 +358,9 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	bool save = false;
 	const struct opt opts[] = {
 		OPT_STRING(0, "engine", &o.engine, "NAME",
-		           "analytic, flow or ideal (default: flow)"),
-		OPT_STRING(0, "routing", &o.routing, "R", "ecmp, dmodk or adaptive"),
+		           "analytic, flow, ideal or packet (default: flow)"),
+		OPT_STRING(0, "routing", &o.routing, "R",
+		           "ecmp, dmodk, adaptive; minimal, valiant (dragonfly); dor (torus)"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
 		           "multiply host and fabric link rates (0.5 halves them)"),
@@ -292,8 +373,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "collective to run on SPEC (all_reduce, alltoall, ...)"),
 		OPT_STRING(0, "algo", &o.algo, "ALGO",
-		           "algorithm (ring, tree, direct, hierarchical, ...)"),
-		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (simple, ll, ll128)"),
+		           "algorithm (auto: as NCCL's tuner; ring, tree, direct, ...)"),
+		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (auto, simple, ll, ll128)"),
 		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (default 1M)"),
 		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (default: minbytes)"),
 		OPT_DOUBLE('f', "stepfactor", &o.factor, "F", "size multiplier (default 2)"),
@@ -303,6 +384,13 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "sweep", &o.sweep, "FILE",
 		           "run a parameter sweep (see docs/cmd/sim.md)"),
 		OPT_BOOL(0, "save", &save, "store the result rows and link utilization in the archive"),
+		OPT_STRING(0, "counters", &o.counters, "DIR",
+		           "packet engine: write perfquery -x / ethtool -S files into DIR"),
+		OPT_STRING(0, "trace", &o.trace, "FILE",
+		           "packet engine: write the traced ports' rate and queue over time (JSON)"),
+		OPT_STRING(0, "trace-links", &o.trace_links, "IDS",
+		           "link ids to trace, comma-separated (fabtune topo --json)"),
+		OPT_DURATION(0, "trace-interval", &o.trace_interval, "sampling interval (default 1us)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -374,7 +462,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		if (rc < 0)
 			return cli_fail(ctx, rc, &err);
 	}
-	rc = run_report(ctx, sc, &ov, save, argv[1]);
+	rc = run_report(ctx, sc, &ov, save, argv[1], o.counters, o.trace);
 	ft_scenario_free(sc);
 	return rc;
 }

@@ -84,6 +84,9 @@ text_spec(struct ft_strbuf *sb, const struct ft_cluster_spec *s)
 		        ft_format_duration(n->lat_nvlink_s, b, sizeof(b)));
 	else
 		ft_strbuf_adds(sb, "  nvlink     none\n");
+	if (n->nvlink_domain_nodes > 1)
+		ft_strbuf_addf(sb, "  domain     NVLink domain of %u nodes (%u GPUs)\n",
+		               n->nvlink_domain_nodes, n->nvlink_domain_nodes * n->ngpus);
 	ft_strbuf_addf(sb, "  pcie       Gen%u, GPU x%u %s, NIC x%u %s, %u switches, %s per hop\n",
 	               n->pcie_gen, n->pcie_width_gpu, rate_bytes(n->pcie_Bps_gpu, a, sizeof(a)),
 	               n->pcie_width_nic, rate_bytes(n->pcie_Bps_nic, b, sizeof(b)),
@@ -178,6 +181,8 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 	ft_json_kv_uint(j, "nvlink_gen", n->nvlink_gen);
 	ft_json_kv_double(j, "nvlink_Bps", n->nvlink_Bps);
 	ft_json_kv_double(j, "lat_nvlink_s", n->lat_nvlink_s);
+	if (n->nvlink_domain_nodes > 1)
+		ft_json_kv_uint(j, "nvlink_domain_nodes", n->nvlink_domain_nodes);
 	ft_json_kv_bool(j, "nvswitch", n->nvswitch);
 	ft_json_kv_bool(j, "nvls", n->nvls);
 	ft_json_kv_uint(j, "pcie_gen", n->pcie_gen);

@@ -63,6 +63,10 @@ struct ft_model_links {
 	char a2a_what[16];   /* the fabric tier that sets a2a_factor ("tier1", "global") */
 	double fabric_lat_s; /* switch and cable latency of a path between two nodes */
 	double ring_tier_factor; /* share of a ring's inter-node bandwidth the fabric delivers */
+	uint32_t nccl_version;   /* whose latency constants (0: the kb's, 2.28 and later) */
+	/* Nodes per NVLink domain the job spans (GB200 NVL72: up to 18), 0 when the domain is
+	 * the node; then nnodes counts domains and ppn GPUs per domain. */
+	uint32_t domain_nodes;
 };
 
 /*
@@ -76,6 +80,20 @@ FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus
                               uint32_t ppn, struct ft_model_links *out,
                               struct ft_error *err) FT_MUST_CHECK;
 
+/*
+ * The share of a link's raw rate that NCCL's traffic reaches on @spec, per
+ * link class (enum ft_link_kind of topo.h): NVLink, NCCL's own per-link figure
+ * over the raw 25 / 50 GB/s (kb NA-MODEL, SRC src/graph/topo.h: H100 20.6 of
+ * 25); NIC host links and fabric links, the payload share of a packet at the
+ * fabric's MTU (fabric.mtu): IB 26 header bytes per packet (kb IB-MTU), RoCEv2
+ * 62 + 20 of preamble and gap (kb ROCE-WIRE); 1 for PCIe (the spec's rates are
+ * already what a GPU or NIC reaches) and the socket link.
+ */
+FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind);
+
+/* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency; 0 without NVLS). */
+FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
+
 struct ft_model_query {
 	enum ft_op op;
 	uint64_t bytes;  /* operation size as nccl-tests defines it (kb NA-BUSBW) */
@@ -87,6 +105,10 @@ struct ft_model_query {
 	bool force_proto; /* NCCL_PROTO */
 	enum ft_proto proto;
 	uint32_t nchannels; /* 0 = the model's channel count */
+	/* NCCL release whose latency constants to use, major x 10000 + minor x 100 (21800 for
+	 * 2.18); 0 = the kb's (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27
+	 * differ in their tree, CollNet and NVLS latencies (docs/internals/model.md). */
+	uint32_t nccl_version;
 };
 
 /* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */
@@ -107,6 +129,7 @@ struct ft_model_result {
 	 * "channels" (NCCL's per-channel cap), "protocol" (LL's absolute cap), or "latency"
 	 * when the latency term is larger than the bandwidth term. */
 	char bottleneck[16];
+	bool calibrated; /* the spec's calibration: block was applied */
 };
 
 /*
@@ -129,8 +152,96 @@ FT_API int ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_mo
                           uint64_t min_bytes, uint64_t max_bytes, uint64_t factor,
                           struct ft_run *run, struct ft_error *err) FT_MUST_CHECK;
 
+/* One (algorithm, protocol) the tuner weighed: its cost, or why it was not available. */
+struct ft_model_candidate {
+	enum ft_algo algo;
+	enum ft_proto proto;
+	bool available;
+	char why[96];     /* when not available */
+	double time_s;    /* lat_s x lat_factor + bytes / (bw_Bps x bw_factor) */
+	double lat_s;     /* latency term before the size-dependent factor */
+	double bw_Bps;    /* algorithm bandwidth before the size-dependent factor */
+	double base_s;    /* NCCL's base latency of the algorithm and protocol (part of lat_s) */
+	double lat_factor; /* ring/Simple plateau multiplier (1 when none, kb NA-MODEL) */
+	double bw_factor;  /* tree correction factor (1 when none, kb NA-MODEL) */
+	char bottleneck[16];
+};
+
+#define FT_MODEL_MAX_CANDIDATES (FT_ALGO_COUNT * FT_PROTO_COUNT)
+
+/* Why a collective takes the time it does (ft_model_explain). */
+struct ft_model_explain {
+	struct ft_model_links links;   /* the link classes of the placement */
+	struct ft_model_result result; /* the pick, as ft_model_eval() */
+	size_t pick;                   /* index of the pick in cand[] */
+	size_t ncandidates;
+	struct ft_model_candidate cand[FT_MODEL_MAX_CANDIDATES];
+};
+
+/*
+ * ft_model_eval() with its working: the link classes, every (algorithm,
+ * protocol) the tuner weighed with its latency and bandwidth terms, or why
+ * it was left out. Same errors as ft_model_eval().
+ */
+FT_API int ft_model_explain(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                            struct ft_model_explain *out, struct ft_error *err) FT_MUST_CHECK;
+
 /* Fill @row from @r (test, bytes, count, times, bandwidths, names). */
 FT_API void ft_model_result_to_row(const struct ft_model_result *r, struct ft_result_row *row);
+
+/* ---- calibration from measured runs ------------------------------------------------------ */
+
+/* One measured size of a calibrated curve. */
+struct ft_model_calib_point {
+	uint64_t bytes;
+	double time_s;    /* measured (nccl-tests out-of-place time) */
+	double model_s;   /* the model before calibration */
+	double lat_s;     /* the model's latency term (after NCCL's size factor) */
+	double bw_s;      /* the model's bandwidth term, bytes / bandwidth */
+	double fit_s;     /* fixed + lat_scale x lat_s + bw_scale x bw_s */
+	double loo_s;     /* predicted with this point left out of the fit */
+	double loo_err;   /* |loo_s / time_s - 1| */
+};
+
+/*
+ * A curve's calibration: time(S) = fixed_s + lat_scale x latency(S) +
+ * bw_scale x S / bandwidth(S), with the model's own terms at each size (its
+ * algorithm and protocol choice included), fitted by least squares on the
+ * relative error; then, as NCCL corrects its tree bandwidth by a table over
+ * log2(size), a residual factor per measured size, interpolated in log(size)
+ * between them (the nearest one beyond the ends).
+ */
+struct ft_model_calib {
+	enum ft_op op;
+	uint32_t nranks;
+	double fixed_s;   /* per-operation cost the model lacks (launch, host, VM, proxy) */
+	double lat_scale; /* multiplies the model's latency term */
+	double bw_scale;  /* multiplies the bandwidth term (1/bw_scale: achieved bandwidth share) */
+	size_t npoints;
+	struct ft_model_calib_point *pts; /* ascending sizes; owned */
+	double model_median_err; /* |model / measured - 1|, median over the points */
+	double fit_median_err;   /* the same for the three-constant fit */
+	double loo_median_err;   /* leave-one-out, median */
+	double loo_max_err;
+};
+
+/*
+ * Fit @q's collective (op, ranks, placement; its size is ignored) on @spec to
+ * the rows of @measured whose test is @q's op and rank count is @q's (all
+ * ranks when q->ngpus is 0; rows with a size of 0 or no time are skipped).
+ * At least 4 sizes are needed. FT_EINVAL naming what is missing; @out is
+ * released with ft_model_calib_release().
+ */
+FT_API int ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                              const struct ft_run *measured, struct ft_model_calib *out,
+                              struct ft_error *err) FT_MUST_CHECK;
+FT_API void ft_model_calib_release(struct ft_model_calib *c);
+
+/* The calibrated time of @q (its size) on @spec; FT_E* as ft_model_eval(). */
+FT_API int ft_model_calib_predict(const struct ft_model_calib *c,
+                                  const struct ft_cluster_spec *spec,
+                                  const struct ft_model_query *q, double *time_s,
+                                  struct ft_error *err) FT_MUST_CHECK;
 
 /* ---- data-parallel training job ------------------------------------------------------------ */
 

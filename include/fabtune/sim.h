@@ -38,6 +38,72 @@
 extern "C" {
 #endif
 
+/*
+ * Knobs of the packet engine ("packet"); zero fields take the documented
+ * defaults (docs/cmd/sim.md). Flow control: IB credits on InfiniBand
+ * fabrics, PFC on RoCE, or none (lossy: a full buffer drops, go-back-N).
+ */
+enum ft_pkt_fc {
+	FT_PKT_FC_AUTO,   /* credits on IB, PFC on RoCE */
+	FT_PKT_FC_CREDIT, /* IB link-level credits (64-byte blocks) */
+	FT_PKT_FC_PFC,    /* 802.1Qbb XOFF/XON with headroom */
+	FT_PKT_FC_NONE,   /* lossy: drops and go-back-N recovery */
+};
+
+enum ft_pkt_cc {
+	FT_PKT_CC_AUTO,  /* DCQCN on RoCE, none on InfiniBand */
+	FT_PKT_CC_NONE,
+	FT_PKT_CC_DCQCN,
+	FT_PKT_CC_IBCC,  /* InfiniBand congestion control (IBA annex A10): FECN, BECN, CCT */
+	FT_PKT_CC_TIMELY, /* RTT-gradient rate control (RoCE) */
+};
+
+struct ft_packet_cfg {
+	uint32_t mtu_bytes;           /* payload per packet; 0 = the fabric's MTU */
+	enum ft_pkt_fc fc;
+	uint64_t port_buffer_bytes;   /* per ingress port: credit space, lossy limit; 0 = 32 MTU */
+	uint64_t switch_buffer_bytes; /* shared per switch; 0 = 32 MiB */
+	uint64_t pfc_xoff_bytes;      /* 0 = 15 MTU-sized packets */
+	uint64_t pfc_xon_bytes;       /* 0 = 12 MTU-sized packets */
+	uint64_t pfc_headroom_bytes;  /* 0 = 2 x (rate x latency + wire MTU) of the link */
+	bool store_forward;           /* false: cut-through */
+	uint32_t ib_timeout;          /* NCCL_IB_TIMEOUT: retransmit after 4.096 us x 2^n; 0 = 20 */
+	double rto_s;                 /* retransmit timeout, overrides ib_timeout when > 0 */
+	double ber;                   /* bit error rate of host and fabric links (drops) */
+	/* Congestion control (RoCE): ECN marking at switch egress (RED on the queue) and
+	 * DCQCN at the NICs; zero fields take the mlx5 / simulator defaults (kb CC-DCQCN). */
+	enum ft_pkt_cc cc;
+	uint64_t ecn_kmin_bytes, ecn_kmax_bytes; /* 0 = 4 / 16 KB per Gb/s of the port */
+	double ecn_pmax;              /* 0 = 0.2 */
+	double cnp_interval_s;        /* min_time_between_cnps; 0 = 4 us */
+	double dcqcn_timer_s;         /* rpg_time_reset; 0 = 300 us */
+	uint64_t dcqcn_byte_counter;  /* rpg_byte_reset; 0 = 32767 B */
+	double dcqcn_ai_bps;          /* rpg_ai_rate; 0 = 5 Mb/s */
+	double dcqcn_hai_bps;         /* rpg_hai_rate; 0 = 50 Mb/s */
+	double dcqcn_g;               /* alpha gain; 0 = 5/1024 (dce_tcp_g 1019) */
+	double dcqcn_min_dec;         /* rpg_min_dec_fac; 0 = 0.5 */
+	/* InfiniBand CC (kb CC-IB); zero fields take the defaults. */
+	double ccti_timer_s;          /* CCTI_Timer: one CCTI step back per expiry; 0 = 10 us */
+	uint32_t ccti_increase;       /* CCTI_Increase per BECN; 0 = 1 */
+	uint32_t ccti_limit;          /* CCTI_Limit (CCT entries - 1); 0 = 127 */
+	uint64_t ibcc_threshold_bytes; /* switch: mark FECN above this queue; 0 = 8 wire MTUs */
+	uint32_t ibcc_marking_rate;   /* Marking_Rate: packets between marks; 0 = 10 */
+	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
+	/* --trace: ports sampled over time (borrowed link ids) every trace_interval_s. */
+	const uint32_t *trace_links;
+	uint32_t ntrace_links;
+	double trace_interval_s; /* 0 = 1 us */
+};
+
+/* One traced port: samples at t_s of its rate over the last interval and its queue. */
+struct ft_sim_trace {
+	uint32_t link;
+	size_t nsamples;
+	const double *t_s;         /* end of each interval */
+	const double *rate_Bps;    /* wire bytes sent in the interval / interval */
+	const double *queue_bytes; /* egress queue at t_s */
+};
+
 /* How flows are routed and split (the engine's knobs, not the topology's). */
 struct ft_sim_cfg {
 	enum ft_routing routing; /* ECMP, DMODK or ADAPTIVE (least-loaded equal-cost link) */
@@ -45,6 +111,7 @@ struct ft_sim_cfg {
 	uint64_t flowlet_bytes;  /* ADAPTIVE: re-choose the path every this many bytes; 0 never */
 	uint64_t seed;           /* ECMP salts and random choices derive from it */
 	const struct ft_progress *progress; /* borrowed; NULL for none */
+	const struct ft_packet_cfg *packet; /* packet engine's knobs, borrowed; NULL: defaults */
 };
 
 FT_API void ft_sim_cfg_init(struct ft_sim_cfg *cfg);
@@ -74,6 +141,23 @@ struct ft_sim_link_stat {
 	uint32_t max_flows; /* most flows sharing it at once */
 };
 
+/* Per-port counters of the packet engine, per directed link (its sender's port; the
+ * ingress fields are of the buffer at the link's far end). */
+struct ft_sim_port_counters {
+	uint64_t tx_bytes, tx_pkts; /* on the wire: headers and retransmissions included */
+	uint64_t drops;             /* dropped at its ingress (full buffer, bit errors) */
+	uint64_t pause_tx;          /* PFC XOFF frames its ingress buffer sent upstream */
+	uint64_t pause_rx;          /* PFC XOFF frames its sender received */
+	double paused_s;            /* time its sender was paused */
+	double xmit_wait_s;         /* time it had data but no credits / was paused */
+	uint64_t ecn_marked;        /* packets it marked CE */
+	uint64_t ecn_rx;            /* CE packets delivered over it to its far end */
+	uint64_t cnp_sent;          /* CNPs its far end (a receiving NIC) sent */
+	uint64_t cnp_handled;       /* CNPs that reached senders whose first link it is */
+	uint64_t q_max_bytes;       /* its egress queue: largest */
+	double q_mean_bytes;        /* and time-averaged over the run */
+};
+
 /* What an engine reports after a run. Arrays are owned by the engine (views). */
 struct ft_sim_counters {
 	double makespan_s;   /* end of the last op */
@@ -82,6 +166,14 @@ struct ft_sim_counters {
 	uint64_t nrecompute; /* rate recomputations (flow engine) */
 	uint64_t nrecompute_full; /* of which over every active flow (the rest: incremental) */
 	double bytes;        /* payload bytes moved (wire bytes) */
+	/* packet engine (0 elsewhere) */
+	uint64_t npackets;   /* packets injected, retransmissions included */
+	uint64_t ndrops;     /* packets dropped (full buffer, bit errors) */
+	uint64_t nretx;      /* packets sent again by go-back-N */
+	uint64_t npause;     /* PFC pause frames sent */
+	uint64_t necn;       /* packets marked CE */
+	uint64_t ncnp;       /* CNPs sent by receivers */
+	uint64_t nwatchdog;  /* PFC watchdog expiries (ports that stopped honouring pauses) */
 	/* flow completion times over all flows, seconds */
 	double fct_min_s, fct_p50_s, fct_p99_s, fct_max_s;
 	/* uncontended time of a flow (bytes / bottleneck capacity + path latency) */
@@ -93,6 +185,9 @@ struct ft_sim_counters {
 	uint32_t nlinks;
 	const double *link_bytes; /* per link id, bytes carried */
 	const uint32_t *link_max_flows;
+	const struct ft_sim_port_counters *port; /* nlinks entries (packet engine), else NULL */
+	const struct ft_sim_trace *trace;        /* ntrace traced ports (packet engine) */
+	size_t ntrace;
 };
 
 struct ft_engine {
@@ -114,11 +209,18 @@ struct ft_engine_ops {
 	int (*run)(struct ft_engine *e, double until_s, struct ft_error *err);
 	int (*counters)(struct ft_engine *e, struct ft_sim_counters *out, struct ft_error *err);
 	void (*destroy)(struct ft_engine *e);
+	/*
+	 * The engine serialises every packet's headers itself: the scenario
+	 * runner then leaves NIC and fabric links at their line rate instead of
+	 * reducing them by the header share at the fabric's MTU.
+	 */
+	bool wire_headers;
 };
 
 FT_API extern const struct ft_engine_ops ft_analytic_engine;
 FT_API extern const struct ft_engine_ops ft_flow_engine;
 FT_API extern const struct ft_engine_ops ft_ideal_engine;
+FT_API extern const struct ft_engine_ops ft_packet_engine;
 
 /* Registered engines, and lookup by name (NULL when unknown). */
 FT_API size_t ft_sim_engine_count(void);
@@ -149,8 +251,8 @@ FT_API bool ft_scenario_sniff(const char *path);
 struct ft_sim_sweep_args {
 	const char *spec; /* spec file or preset shorthand */
 	enum ft_op op;
-	enum ft_algo algo;
-	enum ft_proto proto;
+	enum ft_algo algo;   /* FT_ALGO_COUNT: NCCL's tuner picks, size by size */
+	enum ft_proto proto; /* FT_PROTO_COUNT: NCCL's tuner picks */
 	uint64_t min_bytes, max_bytes;
 	double factor;     /* size multiplier, >= 2 or 0 for one size */
 	uint32_t nranks;   /* 0 = every GPU */
@@ -172,6 +274,10 @@ struct ft_sim_overrides {
 	const char
 	        *cluster; /* preset shorthand or spec file replacing the scenario's; NULL keeps */
 	bool no_faults;   /* drop the scenario's faults */
+	bool counters;    /* packet engine: render port counters as the real tools print them */
+	const uint32_t *trace_links; /* packet engine: ports to sample over time (borrowed) */
+	uint32_t ntrace_links;
+	double trace_interval_s;     /* 0 = 1 us */
 };
 
 /* Fill @ov with "keep everything". */
@@ -225,6 +331,9 @@ struct ft_sim_report {
 	size_t peak_rss_bytes; /* idem */
 	size_t nfaults;
 	uint64_t nlinks;
+	struct ft_vec counter_files; /* struct ft_sim_file, with ft_sim_overrides.counters */
+	char *trace_json;            /* with ft_sim_overrides.trace_links: the time series */
+	size_t trace_len;
 	char description[1024]; /* the scenario's description, "" when none */
 	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
 };
@@ -232,6 +341,13 @@ struct ft_sim_report {
 /* One injected fault in words: "nic: node 17 NIC 3 at 25% of its rate". */
 struct ft_sim_fault_text {
 	char text[128];
+};
+
+/* A rendered counters file: `perfquery -x` per InfiniBand port, `ethtool -S` per RoCE NIC. */
+struct ft_sim_file {
+	char name[96]; /* "perfquery-x.leaf3.p12.txt", "ethtool-S.n0.nic2.txt" */
+	char *text;    /* owned by the report */
+	size_t len;
 };
 
 struct ft_sim_job_report {

@@ -80,6 +80,9 @@ struct ft_node_spec {
 	uint32_t nic_pcie_switch[FT_SPEC_MAX_NICS];
 	uint32_t nic_numa[FT_SPEC_MAX_NICS];
 	uint32_t pcie_switch_numa[FT_SPEC_MAX_PCIE_SWITCHES];
+	/* Nodes that share one NVLink domain through NVLink switch trays (GB200/GB300 NVL72:
+	 * 18 trays of 4 GPUs); 0 or 1: the domain is the node. */
+	uint32_t nvlink_domain_nodes;
 };
 
 enum ft_fabric_kind {
@@ -130,12 +133,29 @@ struct ft_fabric_spec {
 	uint32_t nodes_per_switch; /* torus: nodes per torus vertex (0 = the node is the vertex) */
 };
 
+/*
+ * A calibration of the model from measured runs (`fabtune model --calibrate`
+ * writes them): time = fixed_s + lat_scale x latency + bw_scale x size /
+ * bandwidth over the model's own terms, for an operation on a rank count.
+ */
+struct ft_calib_entry {
+	char op[24];      /* "all_reduce", ... (nccl-tests names) */
+	uint32_t nranks;  /* the measured rank count; 0 = any */
+	double fixed_s;   /* per-operation cost the model lacks */
+	double lat_scale; /* on the latency term */
+	double bw_scale;  /* on the bandwidth term */
+};
+
+#define FT_SPEC_MAX_CALIB 16
+
 struct ft_cluster_spec {
 	char name[64];
 	char source[128];     /* file or preset shorthand it came from */
 	struct ft_node_spec node;
 	uint32_t nnodes;
 	struct ft_fabric_spec fabric;
+	uint32_t ncalib;      /* calibration: entries, in file order */
+	struct ft_calib_entry calib[FT_SPEC_MAX_CALIB];
 };
 
 /*

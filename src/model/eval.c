@@ -64,6 +64,11 @@ check_query(const struct ft_model_query *q, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "algo: unknown algorithm %d", (int)q->algo);
 	if (q->force_proto && (unsigned)q->proto >= FT_PROTO_COUNT)
 		return ft_error_set(err, FT_EINVAL, "proto: unknown protocol %d", (int)q->proto);
+	if (q->nccl_version && q->nccl_version < 21800)
+		return ft_error_set(err, FT_ERANGE,
+		                    "nccl: expected 2.18 or later (the constants known here), got "
+		                    "%u.%u",
+		                    q->nccl_version / 10000, q->nccl_version / 100 % 100);
 	if (q->nchannels > 64)
 		return ft_error_set(err, FT_ERANGE,
 		                    "channels: expected 1 to 64 (MAXCHANNELS), got %u",
@@ -101,72 +106,246 @@ no_such_algo(const struct ft_model_query *q, struct ft_error *err)
 	                    ft_op_name(q->op), ft_algo_name(q->algo), list);
 }
 
-int
-ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
-              struct ft_model_result *out, struct ft_error *err)
+/*
+ * NCCL_MIN/MAX_NCHANNELS: @nch channels instead of the graph's. A channel is
+ * one ring (or tree) with its share of the graph's bandwidth inside a node
+ * (busBw = nChannels x per-channel bandwidth, kb NA-MODEL), and it leaves a
+ * node through one NIC (kb NA-ALGO-RING): fewer channels than rails leave
+ * NICs idle; more than the graph's add nothing.
+ */
+static void
+force_channels(struct ft_model_links *l, uint32_t nch)
 {
-	struct ft_model_links l;
-	struct ft__model_cost c, best_c;
-	enum ft_algo a, best_a = FT_ALGO_RING;
-	enum ft_proto p, best_p = FT_PROTO_SIMPLE;
-	double t, best_t = INFINITY;
-	const char *why = NULL;
-	int rc;
+	uint32_t graph = l->nchannels ? l->nchannels : 1;
 
-	memset(out, 0, sizeof(*out));
-	rc = check_query(q, err);
-	if (rc < 0)
-		return rc;
-	rc = ft_model_links_get(spec, q->ngpus, q->nnodes, q->ppn, &l, err);
-	if (rc < 0)
-		return rc;
-	if (q->nchannels)
-		l.nchannels = q->nchannels;
-	if (l.nranks == 1)
-		return eval_one_rank(&l, q, out);
-	if (q->force_algo && !algo_exists(q->op, q->algo))
-		return no_such_algo(q, err);
-	memset(&best_c, 0, sizeof(best_c));
+	if (nch < graph)
+		l->intra_Bps *= (double)nch / graph;
+	if (nch < l->nrails) {
+		l->nrails = nch;
+		l->inter_Bps = nch * l->nic_Bps;
+	}
+	l->nchannels = nch;
+}
+
+/*
+ * Point-to-point operations (all-to-all, send/recv) do not go through NCCL's
+ * collective tuner: a message to a peer uses LL up to NCCL_P2P_LL_THRESHOLD
+ * (16 KiB) and Simple above it, never LL128 (kb ENV-BUFFSIZE). Why @p is not
+ * what NCCL would use for @q, or NULL.
+ */
+static const char *
+p2p_protocol(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_proto p)
+{
+	uint64_t per_peer;
+
+	if (q->op != FT_OP_ALLTOALL && q->op != FT_OP_SENDRECV)
+		return NULL;
+	per_peer = q->op == FT_OP_ALLTOALL && l->nranks ? q->bytes / l->nranks : q->bytes;
+	if (p == FT_PROTO_LL128)
+		return "point-to-point operations use LL or Simple, not LL128";
+	if (p == FT_PROTO_LL && per_peer > 16384)
+		return "messages above NCCL_P2P_LL_THRESHOLD (16 KiB) use Simple";
+	if (p == FT_PROTO_SIMPLE && per_peer <= 16384)
+		return "messages up to NCCL_P2P_LL_THRESHOLD (16 KiB) use LL";
+	return NULL;
+}
+
+/*
+ * Weigh every (algorithm, protocol) @q allows on @l, as NCCL's tuner does;
+ * fill @ex's candidates when it is not NULL. The pick goes to *@best_a,
+ * *@best_p, *@best_c, its time to *@best_t (INFINITY: none), the first
+ * reason one was unavailable to *@why.
+ */
+static void
+weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_model_explain *ex,
+      enum ft_algo *best_a, enum ft_proto *best_p, struct ft__model_cost *best_c,
+      double *best_t, const char **why)
+{
+	struct ft__model_cost c;
+	enum ft_algo a;
+	enum ft_proto p;
+	double t;
+
+	*best_t = INFINITY;
+	*best_a = FT_ALGO_RING;
+	*best_p = FT_PROTO_SIMPLE;
+	*why = NULL;
+	memset(best_c, 0, sizeof(*best_c));
 	for (a = 0; a < FT_ALGO_COUNT; a++) {
 		if (q->force_algo && a != q->algo)
 			continue;
 		for (p = 0; p < FT_PROTO_COUNT; p++) {
+			struct ft_model_candidate *k = NULL;
 			const char *no;
 
 			if (q->force_proto && p != q->proto)
 				continue;
-			no = ft__model_unavailable(&l, q->op, a, p, q->force_algo, q->force_proto);
+			no = ft__model_unavailable(l, q->op, a, p, q->force_algo, q->force_proto);
+			if (!no && !q->force_proto)
+				no = p2p_protocol(l, q, p);
+			if (ex && (ft_coll_supports(q->op, a, p) || (!no && a == FT_ALGO_PAT)) &&
+			    ex->ncandidates < FT_MODEL_MAX_CANDIDATES) {
+				k = &ex->cand[ex->ncandidates++];
+				memset(k, 0, sizeof(*k));
+				k->algo = a;
+				k->proto = p;
+			}
 			if (no) {
-				if (!why)
-					why = no;
+				if (!*why)
+					*why = no;
+				if (k)
+					ft_strlcpy(k->why, no, sizeof(k->why));
 				continue;
 			}
-			ft__model_cost(&l, q->op, a, p, &c);
-			t = ft__model_time(&l, q->op, a, p, &c, q->bytes);
+			ft__model_cost(l, q->op, a, p, &c);
+			t = ft__model_time(l, q->op, a, p, &c, q->bytes);
+			if (k) {
+				k->available = true;
+				k->time_s = t;
+				k->lat_s = c.lat_s;
+				k->bw_Bps = c.bw_Bps;
+				k->base_s = ft__model_base_lat(l, q->op, a, p);
+				ft__model_factors(l, q->op, a, p, q->bytes, &k->lat_factor,
+				                  &k->bw_factor);
+				ft_strlcpy(k->bottleneck, c.bottleneck, sizeof(k->bottleneck));
+			}
 			/* Strictly less: ties keep the earlier (algorithm, protocol),
 			 * deterministically. */
-			if (t < best_t) {
-				best_t = t;
-				best_a = a;
-				best_p = p;
-				best_c = c;
+			if (t < *best_t) {
+				*best_t = t;
+				*best_a = a;
+				*best_p = p;
+				*best_c = c;
+				if (ex)
+					ex->pick = ex->ncandidates - 1;
 			}
 		}
 	}
-	if (best_t == INFINITY) {
-		if (q->force_algo && q->force_proto)
-			return ft_error_set(err, FT_ENOTSUP, "%s with algo %s and proto %s: %s",
-			                    ft_op_name(q->op), ft_algo_name(q->algo),
-			                    ft_proto_name(q->proto), why ? why : "not available");
-		if (q->force_algo)
-			return ft_error_set(err, FT_ENOTSUP, "%s with algo %s: %s",
-			                    ft_op_name(q->op), ft_algo_name(q->algo),
-			                    why ? why : "not available");
-		return ft_error_set(err, FT_ENOTSUP, "%s with proto %s: %s", ft_op_name(q->op),
-		                    ft_proto_name(q->proto), why ? why : "not available");
-	}
-	fill(&l, q, best_a, best_p, &best_c, best_t, out);
+}
+
+/* The link classes of @q on @spec, with its channels; the first checks of a query. */
+static int
+query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+            struct ft_model_links *l, struct ft_error *err)
+{
+	int rc = check_query(q, err);
+
+	if (rc < 0)
+		return rc;
+	rc = ft_model_links_get(spec, q->ngpus, q->nnodes, q->ppn, l, err);
+	if (rc < 0)
+		return rc;
+	if (q->nchannels)
+		force_channels(l, q->nchannels);
+	l->nccl_version = q->nccl_version;
 	return 0;
+}
+
+static int
+no_pick(const struct ft_model_query *q, const char *why, struct ft_error *err)
+{
+	if (q->force_algo && q->force_proto)
+		return ft_error_set(err, FT_ENOTSUP, "%s with algo %s and proto %s: %s",
+		                    ft_op_name(q->op), ft_algo_name(q->algo),
+		                    ft_proto_name(q->proto), why ? why : "not available");
+	if (q->force_algo)
+		return ft_error_set(err, FT_ENOTSUP, "%s with algo %s: %s", ft_op_name(q->op),
+		                    ft_algo_name(q->algo), why ? why : "not available");
+	return ft_error_set(err, FT_ENOTSUP, "%s with proto %s: %s", ft_op_name(q->op),
+	                    ft_proto_name(q->proto), why ? why : "not available");
+}
+
+/*
+ * The spec's calibration entry for @q: the same op and rank count, else the
+ * same op, else the first; NULL when the spec has none.
+ */
+static const struct ft_calib_entry *
+calib_for(const struct ft_cluster_spec *spec, const struct ft_model_query *q, uint32_t nranks)
+{
+	const struct ft_calib_entry *same_op = NULL;
+	uint32_t i;
+
+	for (i = 0; i < spec->ncalib && i < FT_SPEC_MAX_CALIB; i++) {
+		const struct ft_calib_entry *c = &spec->calib[i];
+
+		if (strcmp(c->op, ft_op_name(q->op)) != 0)
+			continue;
+		if (c->nranks == 0 || c->nranks == nranks)
+			return c;
+		if (!same_op)
+			same_op = c;
+	}
+	if (same_op)
+		return same_op;
+	return spec->ncalib ? &spec->calib[0] : NULL;
+}
+
+/*
+ * Apply the spec's calibration to the tuner's pick (NCCL picks with its own
+ * constants; the calibration says what that pick costs on this cluster):
+ * fixed + lat_scale x latency + bw_scale x size / bandwidth.
+ */
+static void
+calibrate(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+          const struct ft_model_query *q, enum ft_algo a, enum ft_proto p,
+          struct ft__model_cost *c, double *t)
+{
+	const struct ft_calib_entry *e = calib_for(spec, q, l->nranks);
+	double lf, bf;
+
+	if (!e)
+		return;
+	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
+	c->lat_s = e->fixed_s + e->lat_scale * c->lat_s * lf;
+	c->bw_Bps = c->bw_Bps * bf / e->bw_scale;
+	*t = c->lat_s + (double)q->bytes / c->bw_Bps;
+}
+
+static int
+eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+          struct ft_model_result *out, struct ft_model_explain *ex, struct ft_error *err)
+{
+	struct ft_model_links l;
+	struct ft__model_cost best_c;
+	enum ft_algo best_a;
+	enum ft_proto best_p;
+	double best_t;
+	const char *why;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = query_links(spec, q, &l, err);
+	if (rc < 0)
+		return rc;
+	if (ex)
+		ex->links = l;
+	if (l.nranks == 1)
+		return eval_one_rank(&l, q, out);
+	if (q->force_algo && !algo_exists(q->op, q->algo))
+		return no_such_algo(q, err);
+	weigh(&l, q, ex, &best_a, &best_p, &best_c, &best_t, &why);
+	if (best_t == INFINITY)
+		return no_pick(q, why, err);
+	calibrate(spec, &l, q, best_a, best_p, &best_c, &best_t);
+	fill(&l, q, best_a, best_p, &best_c, best_t, out);
+	out->calibrated = spec->ncalib > 0;
+	return 0;
+}
+
+int
+ft_model_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+              struct ft_model_result *out, struct ft_error *err)
+{
+	return eval_into(spec, q, out, NULL, err);
+}
+
+int
+ft_model_explain(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                 struct ft_model_explain *out, struct ft_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->pick = SIZE_MAX;
+	return eval_into(spec, q, &out->result, out, err);
 }
 
 void

@@ -15,6 +15,8 @@
  */
 #include "model_int.h"
 
+#include <fabtune/topo.h>
+
 /* NVLink raw rate per link and direction: 25 GB/s for NVLink 2-4, 50 GB/s for NVLink 5. */
 static double
 nvlink_raw_link_Bps(uint32_t gen)
@@ -45,6 +47,60 @@ arch_of(const struct ft_node_spec *n)
 		/* NVLink 3 is Ampere; PCIe-only GPUs (Ada, Ampere) fall in NCCL's Ampere row. */
 		return n->nvlink_gen >= 6 ? FT_ARCH_BLACKWELL : FT_ARCH_AMPERE;
 	}
+}
+
+/* The technology of the NIC links: the fabric's link preset, else the NIC's; -1 unknown. */
+static int
+wire_tech(const struct ft_cluster_spec *s)
+{
+	const struct ft_link_preset *lp = NULL;
+
+	if (s->fabric.link[0])
+		lp = ft_link_preset_find(s->fabric.link);
+	if (!lp && s->node.nic_link[0])
+		lp = ft_link_preset_find(s->node.nic_link);
+	return lp ? (int)lp->tech : -1;
+}
+
+/* Payload share of a packet of the fabric's MTU (kb IB-MTU, ROCE-WIRE). */
+static double
+wire_efficiency(const struct ft_cluster_spec *s)
+{
+	double mtu = s->fabric.mtu_bytes ? s->fabric.mtu_bytes : 4096;
+
+	switch (wire_tech(s)) {
+	case FT_TECH_IB:
+		return mtu / (mtu + 26.0); /* LRH 8 + BTH 12 + ICRC 4 + VCRC 2 */
+	case FT_TECH_ROCE:
+		return mtu / (mtu + 82.0); /* Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4
+		                            * + preamble and inter-frame gap 20 */
+	default:
+		return 1.0;
+	}
+}
+
+double
+ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind)
+{
+	const struct ft_node_spec *n = &spec->node;
+
+	switch (link_kind) {
+	case FT_L_NVLINK:
+		if (n->nvlink_gen == 0 || !(n->nvlink_Bps > 0))
+			return 1.0;
+		return ft__model_nvlink_link_Bps(arch_of(n)) / nvlink_raw_link_Bps(n->nvlink_gen);
+	case FT_L_HOST:
+	case FT_L_FABRIC:
+		return wire_efficiency(spec);
+	default:
+		return 1.0;
+	}
+}
+
+double
+ft_model_nvls_efficiency(const struct ft_cluster_spec *spec)
+{
+	return ft__model_nvls_eff(arch_of(&spec->node));
 }
 
 /* Nodes whose NICs of one rail share a leaf switch (1 for a dragonfly router's share). */
@@ -87,7 +143,8 @@ fabric_factors(const struct ft_cluster_spec *s, struct ft_model_links *l)
 {
 	const struct ft_fabric_spec *f = &s->fabric;
 	uint32_t up = 0, L, N = l->nnodes, nics_per_leaf;
-	double link = f->link_Bps > 0 ? f->link_Bps : l->nic_Bps, demand, cap, leave;
+	double link = f->link_Bps > 0 ? f->link_Bps * wire_efficiency(s) : l->nic_Bps;
+	double demand, cap, leave;
 
 	l->a2a_factor = 1.0;
 	l->ring_tier_factor = 1.0;
@@ -178,6 +235,40 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 		*nrails = 1;
 }
 
+/*
+ * A multi-node NVLink domain (GB200/GB300 NVL72: 18 trays of 4 GPUs behind
+ * NVLink switch trays): NCCL sees one NVLink "node" of all the domain's GPUs
+ * (MNNVL), so the cost model's node becomes the domain. Its GPUs reach each
+ * other at their NVLink rate, NVLS spans the domain, and the domain leaves
+ * through the NICs of all its trays; the fabric's shares and latency stay
+ * those computed per tray. A job on part of a domain uses the trays it
+ * covers, which must be whole domains beyond one.
+ */
+static int
+nvlink_domain(const struct ft_cluster_spec *spec, struct ft_model_links *l,
+              struct ft_error *err)
+{
+	uint32_t per = spec->node.nvlink_domain_nodes, trays, ndom;
+
+	if (per <= 1 || !l->nvlink || l->nnodes < 2)
+		return 0;
+	trays = FT_MIN(per, l->nnodes);
+	if (l->nnodes % trays != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: nodes: %u nodes do not fill whole NVLink domains of %u "
+		                    "nodes (nodes.nvlink.domain_nodes)",
+		                    spec->name, l->nnodes, per);
+	ndom = l->nnodes / trays;
+	l->ppn *= trays;
+	l->nnodes = ndom;
+	l->nrails *= trays;
+	l->inter_Bps = l->nrails * l->nic_Bps;
+	l->domain_nodes = trays;
+	if (ndom < 2)
+		l->fabric_lat_s = 0;
+	return 0;
+}
+
 /* Ranks, nodes and ranks per node of the job (see ft_model_links_get()). */
 static int
 placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
@@ -259,15 +350,16 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	}
 	l->p2p_Bps = l->intra_Bps;
 
-	l->nic_Bps = n->nic_Bps;
+	/* The wire less packet headers at the fabric's MTU (kb IB-MTU, ROCE-WIRE). */
+	l->nic_Bps = n->nic_Bps * wire_efficiency(spec);
 	ft_strlcpy(l->nic_what, "nic", sizeof(l->nic_what));
 	if (n->pcie_Bps_nic > 0 && n->pcie_Bps_nic < l->nic_Bps) {
 		l->nic_Bps = n->pcie_Bps_nic;
 		ft_strlcpy(l->nic_what, "pcie", sizeof(l->nic_what));
 	}
 	if (spec->fabric.kind != FT_FABRIC_NONE && spec->fabric.link_Bps > 0 &&
-	    spec->fabric.link_Bps < l->nic_Bps) {
-		l->nic_Bps = spec->fabric.link_Bps;
+	    spec->fabric.link_Bps * wire_efficiency(spec) < l->nic_Bps) {
+		l->nic_Bps = spec->fabric.link_Bps * wire_efficiency(spec);
 		ft_strlcpy(l->nic_what, "tier1", sizeof(l->nic_what));
 	}
 	l->inter_Bps = l->nrails * l->nic_Bps;
@@ -282,5 +374,5 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 		        spec->name, l->nnodes);
 	fabric_factors(spec, l);
 	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
-	return 0;
+	return nvlink_domain(spec, l, err);
 }

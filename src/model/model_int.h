@@ -12,6 +12,8 @@
 
 /* Effective NVLink bandwidth per link that NCCL's topology uses, bytes/s (kb NA-MODEL). */
 double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
+/* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
+double ft__model_nvls_eff(enum ft_model_arch arch);
 
 /* Latency and bandwidth of one (op, algo, proto) on @l; false when NCCL would not use it. */
 struct ft__model_cost {
@@ -28,5 +30,11 @@ void ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
 /* Size-dependent corrections (tree correction table, ring plateau), then the time. */
 double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                       enum ft_proto p, const struct ft__model_cost *c, uint64_t bytes);
+/* The factors ft__model_time() applies to the latency and the bandwidth at @bytes. */
+void ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                       enum ft_proto p, uint64_t bytes, double *lat_factor, double *bw_factor);
+/* NCCL's base latency inside the latency of (op, a, p) (kb NA-MODEL baseLatencies). */
+double ft__model_base_lat(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                          enum ft_proto p);
 
 #endif

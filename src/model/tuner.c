@@ -45,6 +45,12 @@ static const double nvls_tree_per_ch[FT_ARCH_COUNT][2] = {
 };
 /* kb NA-ALGO-NVLS nvlsEfficiency. */
 static const double nvls_eff[FT_ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
+
+double
+ft__model_nvls_eff(enum ft_model_arch arch)
+{
+	return nvls_eff[arch];
+}
 /* kb NA-MODEL tree correction factors, index log2(bytes/64), rows in enum ft_proto order. */
 static const double tree_corr[FT_PROTO_COUNT][24] = {
 	[FT_PROTO_SIMPLE] = { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
@@ -54,6 +60,86 @@ static const double tree_corr[FT_PROTO_COUNT][24] = {
 	[FT_PROTO_LL128] = { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
 	                     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0 },
 };
+/*
+ * Latency constants of the NCCL releases before the kb's (2.28 and later: the
+ * tables of coll/names.c, kb NA-MODEL), where they differ: Simple protocol
+ * only (LL and LL128 are the same in all), from NVIDIA/nccl
+ * src/graph/tuning.cc at tags v2.18.6-1, v2.19.4-1, v2.21.5-1 and v2.23.4-1
+ * (baseLat and hwLat; the ring's are the same in all). From one entry's
+ * version up to the next's.
+ */
+struct lat_set {
+	uint32_t from;      /* major x 10000 + minor x 100 */
+	double tree_base;   /* baseLat Tree Simple, us */
+	double nvls_base;   /* baseLat NVLS and NVLSTree Simple, us */
+	double hw[3][4];    /* hwLat [NVLINK, PCI, NET][Tree, CollNetDirect, NVLS, NVLSTree] Simple */
+};
+
+static const struct lat_set lat_sets[] = {
+	{ 21800, 0.0, 23.0, { { 4.0, 8.0, 0, 0 }, { 6.0, 8.0, 0, 0 }, { 14.0, 10.7, 18.0, 19.0 } } },
+	{ 21900, 0.0, 0.0, { { 28.0, 3.7, 23.0, 23.0 }, { 28.0, 3.7, 0, 0 }, { 28.0, 31.0, 18.0, 14.0 } } },
+	{ 22100, 0.0, 0.0, { { 28.0, 3.7, 25.0, 25.0 }, { 28.0, 3.7, 0, 0 }, { 28.0, 31.0, 18.0, 14.0 } } },
+	{ 22300, 8.4, 0.0, { { 4.0, 3.7, 25.0, 25.0 }, { 4.0, 3.7, 0, 0 }, { 14.0, 31.0, 18.0, 14.0 } } },
+};
+
+#define LAT_SETS_END 22800 /* from here on: the kb's constants */
+
+static const struct lat_set *
+lat_set_of(const struct ft_model_links *l)
+{
+	const struct lat_set *set = NULL;
+	size_t i;
+
+	if (l->nccl_version == 0 || l->nccl_version >= LAT_SETS_END)
+		return NULL;
+	for (i = 0; i < FT_ARRAY_SIZE(lat_sets); i++)
+		if (l->nccl_version >= lat_sets[i].from)
+			set = &lat_sets[i];
+	return set;
+}
+
+static int
+lat_set_column(enum ft_algo a)
+{
+	switch (a) {
+	case FT_ALGO_TREE:
+		return 0;
+	case FT_ALGO_COLLNET:
+		return 1;
+	case FT_ALGO_NVLS:
+		return 2;
+	case FT_ALGO_NVLS_TREE:
+		return 3;
+	default:
+		return -1;
+	}
+}
+
+/* baseLat of (a, p) for @l's NCCL version. */
+static double
+base_lat(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
+{
+	const struct lat_set *set = lat_set_of(l);
+
+	if (set && p == FT_PROTO_SIMPLE && a == FT_ALGO_TREE)
+		return set->tree_base * US;
+	if (set && (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE))
+		return set->nvls_base * US;
+	return ft_coll_base_latency(a, p);
+}
+
+/* hwLat of (link, a, p) for @l's NCCL version. */
+static double
+hw_lat(const struct ft_model_links *l, enum ft_hw_link link, enum ft_algo a, enum ft_proto p)
+{
+	const struct lat_set *set = lat_set_of(l);
+	int col = lat_set_column(a);
+
+	if (set && col >= 0 && p == FT_PROTO_SIMPLE && (unsigned)link < 3)
+		return set->hw[link][col] * US;
+	return ft_coll_hw_latency(link, a, p);
+}
+
 /* kb NA-MODEL: network post overhead per inter-node step (Intel hosts), x3 for Simple. */
 #define NET_OVERHEAD_S (1.0 * US)
 /* kb NA-MODEL: CollNetDirect charges 0.4 us per local rank. */
@@ -103,6 +189,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "pat is modelled for the simple protocol only";
 		if (l->ppn != 1)
 			return "pat needs one GPU per node";
+		if (l->nccl_version && l->nccl_version < 22300)
+			return "pat needs NCCL 2.23 or later";
 		return NULL;
 	}
 	if (!ft_coll_supports(op, a, p))
@@ -180,11 +268,11 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 	struct lats h;
 	enum ft_algo row = a;
 
-	h.intra = ft_coll_hw_latency(l->nvlink ? FT_HW_NVLINK : FT_HW_PCI, a, p);
+	h.intra = hw_lat(l, l->nvlink ? FT_HW_NVLINK : FT_HW_PCI, a, p);
 	/* With one rank per node NCCL uses Tree's NET latency for all algorithms. */
 	if (l->ppn == 1 && (a == FT_ALGO_RING || a == FT_ALGO_TREE))
 		row = FT_ALGO_TREE;
-	h.inter = ft_coll_hw_latency(FT_HW_NET, row, p);
+	h.inter = hw_lat(l, FT_HW_NET, row, p);
 	/* The topology's own latency, twice for Simple (flush). */
 	h.inter += l->fabric_lat_s * (p == FT_PROTO_SIMPLE ? 2.0 : 1.0);
 	if (l->nnodes > 1) {
@@ -220,13 +308,18 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 		ninter = N - 1;
 		ratio = n / nsteps;
 		break;
-	default: /* broadcast, reduce: a pipelined chain, nsteps = n (kb NA-MODEL) */
+	default:
+		/* Broadcast, reduce: a pipelined chain, nsteps = n (kb NA-MODEL). NCCL's tuner
+		 * charges one hop when all channels are alike; the first chunk still crosses
+		 * every hop of the chain before the last rank has it, n - N inside nodes and
+		 * N - 1 between them (kb NA-MODEL "else base + nsteps·lat"). */
 		c->bw_Bps = bus;
-		c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (N > 1 ? h.inter : h.intra);
+		c->lat_s = base_lat(l, FT_ALGO_RING, p) + (n - N) * h.intra +
+		           (N > 1 ? (N - 1) * h.inter : 0);
 		return;
 	}
 	c->bw_Bps = bus * ratio;
-	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (nsteps - ninter) * h.intra +
+	c->lat_s = base_lat(l, FT_ALGO_RING, p) + (nsteps - ninter) * h.intra +
 	           ninter * h.inter;
 }
 
@@ -247,7 +340,7 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 	if (l->nnodes == 1)
 		bus *= 0.85;
 	c->bw_Bps = bus * 0.5;
-	c->lat_s = ft_coll_base_latency(FT_ALGO_TREE, p) +
+	c->lat_s = base_lat(l, FT_ALGO_TREE, p) +
 	           2.0 * ((l->ppn - 1) * h.intra + log2_floor(l->nnodes) * h.inter);
 }
 
@@ -270,8 +363,8 @@ cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *
 	bus = per_ch * nch;
 	nsteps = op == FT_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
 	c->bw_Bps = bus * n / nsteps;
-	c->lat_s = ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
-	           ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+	c->lat_s = base_lat(l, FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
+	           hw_lat(l, FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
 	ft_strlcpy(c->bottleneck, "nvlink", sizeof(c->bottleneck));
 }
 
@@ -298,8 +391,8 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	bus = cap(bus, nch * nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB, "channels", c);
 	c->bw_Bps = bus * n / (2.0 * (n - 1));
-	c->lat_s = ft_coll_base_latency(FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
-	           ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
+	c->lat_s = base_lat(l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
+	           hw_lat(l, FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
 	           2.0 * log2_floor(l->nnodes) * h.inter;
 }
 
@@ -314,7 +407,7 @@ cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
 	struct lats h = hop_lats(l, FT_ALGO_PAT, FT_PROTO_SIMPLE);
 
 	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) * 0.75;
-	c->lat_s = ft_coll_base_latency(FT_ALGO_PAT, FT_PROTO_SIMPLE) +
+	c->lat_s = base_lat(l, FT_ALGO_PAT, FT_PROTO_SIMPLE) +
 		   log2_floor(l->nnodes) * h.inter / 3.5 + 2.8 * US * l->nranks;
 }
 
@@ -375,7 +468,7 @@ cost_hd(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct f
 
 	pick_terms(l, reps * t_intra / eff, reps * t_inter / eff, false,
 	           inter_name(l, l->ring_tier_factor, "tier1"), c);
-	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) +
+	c->lat_s = base_lat(l, FT_ALGO_RING, p) +
 	           reps * (log2_floor(l->ppn) * h.intra + log2_floor(l->nnodes) * h.inter);
 }
 
@@ -390,7 +483,7 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
 
 	pick_terms(l, t_intra / eff, t_inter / eff, false,
 	           inter_name(l, l->ring_tier_factor, "tier1"), c);
-	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + 2.0 * (ppn - 1) * h.intra +
+	c->lat_s = base_lat(l, FT_ALGO_RING, p) + 2.0 * (ppn - 1) * h.intra +
 	           2.0 * (N - 1) * h.inter;
 }
 
@@ -426,10 +519,10 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
 	/* One message per peer, FT_COLL_A2A_WINDOW peers at a time, each paying the
 	 * per-message latency of its link class (kb NA-MODEL hwLatencies). */
 	if (a == FT_ALGO_DIRECT)
-		c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) +
+		c->lat_s = base_lat(l, FT_ALGO_RING, p) +
 		           a2a_waves(n) * (N > 1 ? h.inter : h.intra);
 	else
-		c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + a2a_waves(ppn) * h.intra +
+		c->lat_s = base_lat(l, FT_ALGO_RING, p) + a2a_waves(ppn) * h.intra +
 		           (N > 1 ? a2a_waves(N) * h.inter : 0);
 }
 
@@ -450,7 +543,7 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_
 	}
 	if (p == FT_PROTO_LL)
 		c->bw_Bps = cap(c->bw_Bps, ll_max_Bps(l), "protocol", c);
-	c->lat_s = ft_coll_base_latency(FT_ALGO_RING, p) + (l->nnodes > 1 ? h.inter : h.intra);
+	c->lat_s = base_lat(l, FT_ALGO_RING, p) + (l->nnodes > 1 ? h.inter : h.intra);
 }
 
 void
@@ -494,23 +587,52 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	}
 }
 
-double
-ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-               const struct ft__model_cost *c, uint64_t bytes)
+void
+ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+                  uint64_t bytes, double *lat_factor, double *bw_factor)
 {
-	double bw = c->bw_Bps, lat = c->lat_s;
-
+	*lat_factor = 1.0;
+	*bw_factor = 1.0;
 	/* kb NA-MODEL: tree bandwidth correction by log2(bytes/64), for sizes below 1 GiB. */
 	if (a == FT_ALGO_TREE) {
 		uint32_t idx = log2_floor(bytes >> 6);
 
 		if (idx < 24)
-			bw *= tree_corr[p][idx];
+			*bw_factor = tree_corr[p][idx];
 	}
 	/* kb NA-MODEL: ring/Simple all-reduce across nodes, once every rank/channel slice holds
 	 * 64 bytes, pays 1.4x (sm_80+) or 1.9x the latency (plateau effect). */
 	if (a == FT_ALGO_RING && p == FT_PROTO_SIMPLE && op == FT_OP_ALL_REDUCE && l->nnodes > 1 &&
 	    (double)bytes >= (double)l->nranks * l->nchannels * 64.0)
-		lat *= l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
-	return lat + (double)bytes / bw;
+		*lat_factor = l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
+}
+
+double
+ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+               const struct ft__model_cost *c, uint64_t bytes)
+{
+	double lf, bf;
+
+	ft__model_factors(l, op, a, p, bytes, &lf, &bf);
+	return c->lat_s * lf + (double)bytes / (c->bw_Bps * bf);
+}
+
+double
+ft__model_base_lat(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p)
+{
+	if (op == FT_OP_ALLTOALL || op == FT_OP_SENDRECV)
+		return base_lat(l, FT_ALGO_RING, p);
+	switch (a) {
+	case FT_ALGO_COLLNET:
+		return 0;
+	case FT_ALGO_NVLS:
+	case FT_ALGO_NVLS_TREE:
+		return base_lat(l, a, FT_PROTO_SIMPLE);
+	case FT_ALGO_TREE:
+		return base_lat(l, a, p);
+	case FT_ALGO_PAT:
+		return base_lat(l, FT_ALGO_PAT, FT_PROTO_SIMPLE);
+	default:
+		return base_lat(l, FT_ALGO_RING, p);
+	}
 }

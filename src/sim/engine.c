@@ -10,6 +10,7 @@ static const struct ft_engine_ops *const engines[] = {
 	&ft_analytic_engine,
 	&ft_flow_engine,
 	&ft_ideal_engine,
+	&ft_packet_engine,
 };
 
 size_t

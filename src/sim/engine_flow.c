@@ -128,6 +128,76 @@ choose_least_loaded(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 	return best;
 }
 
+/*
+ * The host link between a NIC of node @node and switch @sw (@up: NIC to switch, else
+ * switch to NIC), preferring NIC @pref; UINT32_MAX when none of the node's NICs is
+ * cabled to @sw. *@nic is that NIC's vertex.
+ */
+static uint32_t
+host_link_to(const struct ft_topo *topo, uint32_t node, uint32_t pref, uint32_t sw, bool up,
+             uint32_t *nic)
+{
+	uint32_t nnics = ft_topo_spec(topo)->node.nnics, k, r, first, count, i;
+
+	for (k = 0; k <= nnics; k++) {
+		r = k == 0 ? pref : k - 1;
+		if (k > 0 && r == pref)
+			continue;
+		*nic = ft_topo_nic(topo, node, r);
+		if (*nic == UINT32_MAX)
+			continue;
+		ft_topo_out_links(topo, up ? *nic : sw, &first, &count);
+		for (i = first; i < first + count; i++) {
+			const struct ft_link *l = ft_topo_link(topo, i);
+
+			if (l->kind == FT_L_HOST && (up ? l->dst == sw : l->dst == *nic))
+				return i;
+		}
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * A path between a GPU and the switch that reduces in the network (CollNet / SHARP: the
+ * first switch of the GPU's NIC, ft__sim_innet_vertex): inside the node to the NIC, then
+ * its host link, or the reverse. Switches are no destination of ft_route_path.
+ */
+static int
+route_innet(const struct ft_topo *topo, const struct ft_route_policy *pol, uint32_t src,
+            uint32_t dst, struct ft_path *path)
+{
+	bool up = ft_topo_vertex(topo, dst)->kind == FT_V_SWITCH;
+	const struct ft_vertex *g = ft_topo_vertex(topo, up ? src : dst);
+	uint32_t sw = up ? dst : src, nic = UINT32_MAX, hl, pref = 0;
+	int rc;
+
+	if (g->kind == FT_V_GPU)
+		pref = ft_topo_spec(topo)->node.gpu_nic[g->local];
+	hl = host_link_to(topo, g->node, pref, sw, up, &nic);
+	if (hl == UINT32_MAX || !(ft_topo_link_scale(topo, hl) > 0))
+		return FT_ENOENT;
+	if (up) {
+		rc = ft_route_path(topo, src, nic, pol, path);
+		if (rc < 0)
+			return rc;
+		if (path->nlinks >= FT_PATH_MAX)
+			return FT_ERANGE;
+		path->links[path->nlinks++] = hl;
+		path->lat_s += ft_topo_link(topo, hl)->lat_s;
+		return 0;
+	}
+	rc = ft_route_path(topo, nic, dst, pol, path);
+	if (rc < 0)
+		return rc;
+	if (path->nlinks >= FT_PATH_MAX)
+		return FT_ERANGE;
+	memmove(path->links + 1, path->links, path->nlinks * sizeof(uint32_t));
+	path->links[0] = hl;
+	path->nlinks++;
+	path->lat_s += ft_topo_link(topo, hl)->lat_s;
+	return 0;
+}
+
 int
 ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t src, uint32_t dst,
               uint32_t qp, ft_route_choose_fn *choose, void *ud, struct ft_path *path,
@@ -143,7 +213,11 @@ ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t
 		pol.choose = choose;
 		pol.ud = ud;
 	}
-	rc = ft_route_path(topo, src, dst, &pol, path);
+	if (ft_topo_vertex(topo, src)->kind == FT_V_SWITCH ||
+	    ft_topo_vertex(topo, dst)->kind == FT_V_SWITCH)
+		rc = route_innet(topo, &pol, src, dst, path);
+	else
+		rc = ft_route_path(topo, src, dst, &pol, path);
 	if (rc < 0) {
 		const struct ft_vertex *a = ft_topo_vertex(topo, src);
 		const struct ft_vertex *b = ft_topo_vertex(topo, dst);
@@ -469,7 +543,7 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 /*
  * The vertex a schedule endpoint stands for: the rank's GPU, or for the
  * in-network reduction engine (FT_SCHED_INNET) the NVSwitch of the node
- * (NVLS) or the first switch of the GPU's NIC (CollNet / SHARP).
+ * (NVLS, and NVLSTree's in-node part) or the first switch of the GPU's NIC (CollNet / SHARP).
  */
 uint32_t
 ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo)
@@ -477,7 +551,7 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
 	const struct ft_vertex *g = ft_topo_vertex(topo, gpu_v);
 	uint32_t first, count, i, nic;
 
-	if (algo == FT_ALGO_NVLS) {
+	if (algo == FT_ALGO_NVLS || algo == FT_ALGO_NVLS_TREE) {
 		ft_topo_out_links(topo, gpu_v, &first, &count);
 		for (i = first; i < first + count; i++) {
 			const struct ft_link *l = ft_topo_link(topo, i);

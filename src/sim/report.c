@@ -172,6 +172,15 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft_json_kv_uint(j, "events", c->nevents);
 	ft_json_kv_uint(j, "rate_recomputations", c->nrecompute);
 	ft_json_kv_uint(j, "full_recomputations", c->nrecompute_full);
+	if (strcmp(r->engine, "packet") == 0) {
+		ft_json_kv_uint(j, "packets", c->npackets);
+		ft_json_kv_uint(j, "drops", c->ndrops);
+		ft_json_kv_uint(j, "retransmitted", c->nretx);
+		ft_json_kv_uint(j, "pause_frames", c->npause);
+		ft_json_kv_uint(j, "ecn_marked", c->necn);
+		ft_json_kv_uint(j, "cnps", c->ncnp);
+		ft_json_kv_uint(j, "pfc_watchdog", c->nwatchdog);
+	}
 	if (!stable) {
 		kv_num(j, "wall_s", r->wall_s);
 		ft_json_kv_uint(j, "peak_rss_bytes", r->peak_rss_bytes);
@@ -278,6 +287,17 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	ft_strbuf_addf(out, "; ideal p50 %s us; slowdown p50 %.2fx p99 %.2fx\n",
 	               us(c->ideal_p50_s, a, sizeof(a)), c->slowdown_p50, c->slowdown_p99);
 	ft_strbuf_addf(out, "makespan: %s us\n", us(c->makespan_s, a, sizeof(a)));
+	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
+		ft_strbuf_addf(out,
+		               "PFC watchdog: %" PRIu64 " expiries (ports paused too long that then "
+		               "ignored pauses)\n",
+		               c->nwatchdog);
+	if (strcmp(r->engine, "packet") == 0)
+		ft_strbuf_addf(out,
+		               "packets: %" PRIu64 ", dropped %" PRIu64 ", retransmitted %" PRIu64
+		               ", pause frames %" PRIu64 ", ECN marked %" PRIu64 ", CNPs %" PRIu64
+		               "\n",
+		               c->npackets, c->ndrops, c->nretx, c->npause, c->necn, c->ncnp);
 
 	if (r->tiers.len) {
 		ft_strbuf_adds(out, "\nutilization by link class:\n");

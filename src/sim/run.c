@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/run.c - run a scenario: build the cluster, apply faults, place each
- * job's ranks on GPUs, compile its collectives into schedules, submit them
- * and the background traffic to the chosen engine, run, and gather the
- * report (rows in the shared data model, flow completion times, per-link
- * counters, the hottest links and per-tier utilization).
+ * sim/run.c - run a scenario: build the cluster, set its links to the rates
+ * NCCL reaches, apply faults, place each job's ranks on GPUs, pick each
+ * collective's algorithm and protocol as NCCL's tuner does (unless the op
+ * names them), compile it into a schedule, spread it over rail-aligned
+ * channels, submit it and the background traffic to the chosen engine, run,
+ * and gather the report (rows in the shared data model, flow completion
+ * times, per-link counters, the hottest links and per-tier utilization).
  */
 #include "sim_int.h"
 
@@ -23,6 +25,7 @@ struct job_run {
 	uint32_t gpn; /* ranks per node */
 	double compute_s;
 	struct ft_vec first_ops; /* int64_t op ids of iteration 0, one per sc_op (first repeat) */
+	struct ft_vec first_algo; /* uint32_t pairs (algo, proto) each of those ops ran with */
 	int64_t last_op;
 };
 
@@ -277,52 +280,11 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	}
 	if (j->placement != SC_PACKED)
 		jr->gpn = 1;
+	/* Fewer packed ranks than a node holds: they all share its first node. */
+	if (j->placement == SC_PACKED && jr->nranks < jr->gpn && jr->nranks > 0)
+		jr->gpn = jr->nranks;
 	if (jr->nranks % jr->gpn)
 		jr->gpn = 1;
-	return 0;
-}
-
-/*
- * NCCL runs a collective on several channels, one ring (or tree) per rail:
- * channel c is the same algorithm over the ranks of each node rotated by c,
- * so its node-to-node hops leave on a different NIC. Merge @nch such copies
- * of @in, each with 1/nch of the bytes, into @out (explicit phases only;
- * all-to-all already spreads over every rail).
- */
-static int
-channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, struct ft_schedule *out)
-{
-	size_t p;
-	uint32_t c, f;
-
-	*out = *in;
-	ft_vec_init(&out->phases, sizeof(struct ft_sched_phase));
-	ft_vec_init(&out->flows, sizeof(struct ft_sched_flow));
-	for (p = 0; p < in->phases.len; p++) {
-		struct ft_sched_phase ph = *ft_sched_phase_at(in, p);
-
-		ph.first_flow = (uint32_t)out->flows.len;
-		ph.nflows = 0;
-		for (c = 0; c < nch; c++) {
-			for (f = 0; f < ft_sched_phase_at(in, p)->nflows; f++) {
-				struct ft_sched_flow fl =
-				        FT_VEC_AT(&in->flows, struct ft_sched_flow,
-				                  ft_sched_phase_at(in, p)->first_flow + f);
-
-				if (fl.src != FT_SCHED_INNET)
-					fl.src = fl.src - fl.src % ppn + (fl.src % ppn + c) % ppn;
-				if (fl.dst != FT_SCHED_INNET)
-					fl.dst = fl.dst - fl.dst % ppn + (fl.dst % ppn + c) % ppn;
-				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
-				if (ft_vec_push(&out->flows, &fl) < 0)
-					return FT_ENOMEM;
-				ph.nflows++;
-			}
-		}
-		ph.npairs = ph.nflows;
-		if (ft_vec_push(&out->phases, &ph) < 0)
-			return FT_ENOMEM;
-	}
 	return 0;
 }
 
@@ -330,14 +292,10 @@ static uint32_t
 nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cluster_spec *spec,
           uint32_t gpn)
 {
-	size_t p;
 	uint32_t n;
 
-	if (gpn < 2 || s->nranks <= gpn || s->nranks % gpn)
+	if (ft__sim_sched_is_flat(s, gpn))
 		return 1;
-	for (p = 0; p < s->phases.len; p++)
-		if (ft_sched_phase_at(s, p)->implicit_alltoall)
-			return 1;
 	n = o->channels ? o->channels : FT_MIN(gpn, FT_MAX(spec->node.nnics, 1u));
 	return FT_MIN(n, gpn);
 }
@@ -376,14 +334,17 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 		for (k = 0; k < j->ops.len; k++) {
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
 			struct ft_coll_args args = { .op = o->op,
-				                     .algo = o->algo,
-				                     .proto = o->proto,
 				                     .nranks = jr->nranks,
 				                     .ranks_per_node = jr->gpn,
 				                     .bytes = op_bytes(o, ov) };
 			struct ft_schedule sched;
-			uint32_t rep, nch;
+			uint32_t rep, nch, ap[2];
 
+			ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, &args);
+			ap[0] = args.algo;
+			ap[1] = args.proto;
+			if (it == 0 && ft_vec_push(&jr->first_algo, ap) < 0)
+				return ft_error_set(err, FT_ENOMEM, "out of memory");
 			ft_schedule_init(&sched);
 			rc = ft_coll_schedule(&args, &sched, err);
 			if (rc < 0) {
@@ -392,10 +353,15 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				return rc;
 			}
 			nch = nchannels(&sched, o, spec, jr->gpn);
-			if (nch > 1) {
+			/* A point-to-point send is one connection on one NIC, the rail of its
+			 * destination (PXN), not a set of channels. */
+			if (o->op == FT_OP_SENDRECV)
+				nch = 1;
+			if (nch >= 1 && !ft__sim_sched_is_flat(&sched, jr->gpn)) {
 				struct ft_schedule merged;
 
-				rc = channelize(&sched, nch, jr->gpn, &merged);
+				rc = ft__sim_channelize(&sched, nch, jr->gpn, &spec->node,
+				                o->op == FT_OP_SENDRECV, &merged);
 				ft_schedule_release(&sched);
 				sched = merged;
 				if (rc < 0) {
@@ -403,6 +369,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 					return ft_error_set(err, FT_ENOMEM, "out of memory");
 				}
 			}
+			ft__sim_nvls_efficiency(spec, &sched);
 			for (rep = 0; rep < o->repeat; rep++) {
 				struct ft_sim_op op = { .sched = &sched,
 					                .rank_gpu = jr->rank_gpu,
@@ -513,6 +480,12 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		};
 
 		id = e->ops->submit(e, &op, err);
+		/* On/off: each further burst starts `off` after the previous one ended. */
+		for (i = 1; i < bg->bursts && id >= 0; i++) {
+			op.after = id;
+			op.delay_s = bg->off_s;
+			id = e->ops->submit(e, &op, err);
+		}
 	}
 	ft_schedule_release(&sched);
 	ft_free(ends);
@@ -543,6 +516,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->tiers, sizeof(struct ft_sim_tier_stat));
 	ft_vec_init(&r->ports, sizeof(struct ft_sim_hot_link));
 	ft_vec_init(&r->faults, sizeof(struct ft_sim_fault_text));
+	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
 }
 
 void
@@ -553,6 +527,10 @@ ft_sim_report_release(struct ft_sim_report *r)
 	ft_vec_release(&r->hot);
 	ft_vec_release(&r->tiers);
 	ft_vec_release(&r->ports);
+	for (size_t i = 0; i < r->counter_files.len; i++)
+		ft_free(((struct ft_sim_file *)ft_vec_at(&r->counter_files, i))->text);
+	ft_vec_release(&r->counter_files);
+	ft_free(r->trace_json);
 	ft_vec_release(&r->faults);
 }
 
@@ -762,8 +740,10 @@ gather(const struct ft_scenario *sc, const struct ft_topo *t, const struct ft_si
 			row.algbw_GBps = dt > 0 ? (double)row.bytes / dt / 1e9 : 0;
 			row.busbw_GBps = row.algbw_GBps * ft_coll_busbw_factor(o->op, jr->nranks);
 			row.nsamples = 1;
-			ft_strlcpy(row.algo, ft_algo_name(o->algo), sizeof(row.algo));
-			ft_strlcpy(row.proto, ft_proto_name(o->proto), sizeof(row.proto));
+			const uint32_t *ap = ft_vec_at(&jr->first_algo, k);
+
+			ft_strlcpy(row.algo, ft_algo_name((enum ft_algo)ap[0]), sizeof(row.algo));
+			ft_strlcpy(row.proto, ft_proto_name((enum ft_proto)ap[1]), sizeof(row.proto));
 			ft_strlcpy(row.src, j->name, sizeof(row.src));
 			bottleneck_name(t, c->ops[id].bottleneck_link, row.bottleneck,
 			                sizeof(row.bottleneck));
@@ -787,6 +767,32 @@ peak_rss(void)
 	return (size_t)ru.ru_maxrss * 1024;
 }
 
+/*
+ * Does @r apply to @f? ECMP hashes over the minimal next hops of any fabric,
+ * adaptive routing picks among them; D-mod-K is a fat-tree's, minimal and
+ * Valiant a dragonfly's, dimension order a torus's. A single node has no
+ * fabric: any routing is moot.
+ */
+static bool
+routing_fits(const struct ft_fabric_spec *f, enum ft_routing r)
+{
+	switch (r) {
+	case FT_ROUTING_ECMP:
+	case FT_ROUTING_ADAPTIVE:
+		return true;
+	case FT_ROUTING_DMODK:
+		return f->kind == FT_FABRIC_FAT_TREE || f->kind == FT_FABRIC_RAIL_FAT_TREE ||
+		       f->kind == FT_FABRIC_MULTI_PLANE || f->kind == FT_FABRIC_NONE;
+	case FT_ROUTING_MINIMAL:
+	case FT_ROUTING_VALIANT:
+		return f->kind == FT_FABRIC_DRAGONFLY || f->kind == FT_FABRIC_NONE;
+	case FT_ROUTING_DOR:
+		return f->kind == FT_FABRIC_TORUS || f->kind == FT_FABRIC_NONE;
+	default:
+		return false;
+	}
+}
+
 int
 ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
                 const struct ft_progress *progress, struct ft_sim_report *out, struct ft_error *err)
@@ -796,6 +802,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	struct ft_engine *e = NULL;
 	struct ft_sim_cfg cfg;
 	struct ft_sim_counters c;
+	struct ft_packet_cfg pkt;
 	struct job_run *jrs = NULL;
 	double *gpu_slow = NULL, t0 = ft_now_s(), fscale = sc->fabric_scale;
 	const struct ft_cluster_spec *spec = &sc->spec;
@@ -807,18 +814,22 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	eng = ft_sim_engine_find(ov && ov->engine ? ov->engine : sc->engine);
 	if (!eng)
 		return ft_error_set(err, FT_EINVAL,
-		                    "engine: expected analytic, flow or ideal, got '%s'",
+		                    "engine: expected analytic, flow, ideal or packet, got '%s'",
 		                    ov && ov->engine ? ov->engine : sc->engine);
 	ft_sim_cfg_init(&cfg);
-	cfg.routing = sc->has_routing ? sc->routing :
-	              (sc->spec.fabric.routing == FT_ROUTING_DMODK ||
-	               sc->spec.fabric.routing == FT_ROUTING_ADAPTIVE) ?
-	                                sc->spec.fabric.routing :
-	                                FT_ROUTING_ECMP;
+	cfg.routing = sc->has_routing ? sc->routing : sc->spec.fabric.routing;
 	cfg.qps_per_conn = sc->qps_per_conn;
 	cfg.flowlet_bytes = sc->flowlet_bytes;
 	cfg.seed = sc->seed;
 	cfg.progress = progress;
+	cfg.packet = &sc->packet;
+	if (ov && ov->ntrace_links) {
+		pkt = sc->packet;
+		pkt.trace_links = ov->trace_links;
+		pkt.ntrace_links = ov->ntrace_links;
+		pkt.trace_interval_s = ov->trace_interval_s;
+		cfg.packet = &pkt;
+	}
 	if (ov) {
 		if (ov->routing >= 0)
 			cfg.routing = (enum ft_routing)ov->routing;
@@ -855,6 +866,25 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		ft_strlcpy(out->cluster, ov->cluster, sizeof(out->cluster));
 		out->nnodes = spec->nnodes;
 	}
+	if (!(ov && ov->routing >= 0) && !sc->has_routing)
+		cfg.routing = spec->fabric.routing; /* the cluster's own, --cluster's included */
+	if (!routing_fits(&spec->fabric, cfg.routing))
+		return ft_error_set(err, FT_EINVAL,
+		                    "routing: %s does not apply to a %s fabric (expected ecmp, "
+		                    "adaptive%s)",
+		                    ft_routing_name(cfg.routing),
+		                    ft_fabric_kind_name(spec->fabric.kind),
+		                    spec->fabric.kind == FT_FABRIC_DRAGONFLY ? ", minimal or valiant" :
+		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
+		                                                               " or dmodk");
+	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
+	if (spec->node.nvlink_domain_nodes > 1 && spec->nnodes > 1 &&
+	    strcmp(eng->name, "analytic") != 0)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "%s: nodes.nvlink.domain_nodes: NVLink domains across nodes "
+		                    "(GB200/GB300 NVL72) are modelled by the analytic engine only; the "
+		                    "%s engine's topology does not join NVSwitches across nodes yet",
+		                    spec->name, eng->name);
 	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;
 	out->run.seed = cfg.seed;
@@ -876,6 +906,13 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	}
 	for (i = 0; i < sc->jobs.len; i++)
 		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
+	for (i = 0; i < sc->jobs.len; i++)
+		ft_vec_init(&jrs[i].first_algo, 2 * sizeof(uint32_t));
+	rc = ft__sim_nccl_rates(topo, eng->wire_headers);
+	if (rc < 0) {
+		rc = ft_error_set(err, rc, "link rates: %s", ft_strerror(rc));
+		goto out;
+	}
 	if (!(ov && ov->no_faults))
 		rc = apply_faults(sc, topo, gpu_slow, err);
 	if (rc == 0 && (rc = apply_fabric_scale(topo, fscale)) < 0)
@@ -904,6 +941,12 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc < 0)
 		goto out;
 	rc = gather(sc, topo, &c, jrs, ov, out, err);
+	if (rc == 0 && ov && ov->counters)
+		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
+	if (rc == 0 && ov && ov->counters)
+		rc = ft__sim_render_nccl_tests(&out->run, &out->counter_files, err);
+	if (rc == 0 && ov && ov->ntrace_links)
+		rc = ft__sim_render_trace(topo, &c, &out->trace_json, &out->trace_len, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:
@@ -912,6 +955,7 @@ out:
 	for (i = 0; jrs && i < sc->jobs.len; i++) {
 		ft_free(jrs[i].rank_gpu);
 		ft_vec_release(&jrs[i].first_ops);
+		ft_vec_release(&jrs[i].first_algo);
 	}
 	ft_free(jrs);
 	ft_free(gpu_slow);

@@ -231,17 +231,22 @@ op_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 	}
 	if (strcmp(key, "algo") == 0) {
 		rc = want_scalar(l, v, path, "an algorithm");
-		if (rc == 0 && ft_algo_from_name(scalar(v), &op->algo) < 0)
+		if (rc == 0 && strcmp(scalar(v), "auto") == 0)
+			op->algo = SC_ALGO_AUTO;
+		else if (rc == 0 && ft_algo_from_name(scalar(v), &op->algo) < 0)
 			rc = fail(l, v, FT_EPARSE, path,
-			          "expected ring, tree, halving_doubling, direct, hierarchical, "
-			          "nvls, collnet or pat, got '%s'",
+			          "expected auto, ring, tree, halving_doubling, direct, "
+			          "hierarchical, nvls, nvls_tree, collnet or pat, got '%s'",
 			          scalar(v));
 		return rc;
 	}
 	if (strcmp(key, "proto") == 0) {
 		rc = want_scalar(l, v, path, "a protocol");
-		if (rc == 0 && ft_proto_from_name(scalar(v), &op->proto) < 0)
-			rc = fail(l, v, FT_EPARSE, path, "expected simple, ll or ll128, got '%s'",
+		if (rc == 0 && strcmp(scalar(v), "auto") == 0)
+			op->proto = SC_PROTO_AUTO;
+		else if (rc == 0 && ft_proto_from_name(scalar(v), &op->proto) < 0)
+			rc = fail(l, v, FT_EPARSE, path,
+			          "expected auto, simple, ll or ll128, got '%s'",
 			          scalar(v));
 		return rc;
 	}
@@ -266,8 +271,8 @@ load_ops(struct ld *l, const char *path, yaml_node_t *seq, struct sc_job *job)
 	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, i++) {
 		yaml_node_t *n = node(l, *it);
 		struct sc_op op = { .op = FT_OP_COUNT,
-			            .algo = FT_ALGO_COUNT,
-			            .proto = FT_PROTO_SIMPLE,
+			            .algo = SC_ALGO_AUTO,
+			            .proto = SC_PROTO_AUTO,
 			            .repeat = 1 };
 		char field[160];
 		int rc;
@@ -283,8 +288,6 @@ load_ops(struct ld *l, const char *path, yaml_node_t *seq, struct sc_job *job)
 			return fail(l, n, FT_EPARSE, field, "missing 'op'");
 		if (op.bytes == 0)
 			return fail(l, n, FT_EPARSE, field, "missing 'size'");
-		if (op.algo == FT_ALGO_COUNT)
-			op.algo = op.op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
 		if (ft_vec_push(&job->ops, &op) < 0)
 			return ft_error_set(l->err, FT_ENOMEM, "out of memory");
 	}
@@ -466,7 +469,11 @@ bg_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 			            scalar(v));
 		return 0;
 	}
-	return unknown(l, k, path, "pattern, size, hosts, target, endpoints");
+	if (strcmp(key, "bursts") == 0)
+		return get_u32(l, v, path, 1, 1000000, &bg->bursts);
+	if (strcmp(key, "off") == 0)
+		return get_duration(l, v, path, &bg->off_s);
+	return unknown(l, k, path, "pattern, size, hosts, target, endpoints, bursts, off");
 }
 
 static int
@@ -803,6 +810,111 @@ ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg, struct ft
 	return ft_spec_validate(out, err);
 }
 
+/* ---- packet engine knobs (packet:) --------------------------------------------- */
+
+static int
+packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
+           void *obj)
+{
+	struct ft_packet_cfg *pc = &((struct ft_scenario *)obj)->packet;
+	uint64_t sz;
+	int rc;
+
+	if (strcmp(key, "mtu") == 0) {
+		rc = get_size(l, v, path, &sz);
+		if (rc == 0 && (sz < 64 || sz > 9000))
+			rc = fail(l, v, FT_ERANGE, path, "expected 64 to 9000 bytes, got %s",
+			          scalar(v));
+		pc->mtu_bytes = (uint32_t)sz;
+		return rc;
+	}
+	if (strcmp(key, "flow_control") == 0) {
+		static const char *const names[] = { "auto", "credit", "pfc", "none" };
+
+		rc = want_scalar(l, v, path, "a flow control");
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++)
+			if (strcmp(scalar(v), names[i]) == 0) {
+				pc->fc = (enum ft_pkt_fc)i;
+				return 0;
+			}
+		return fail(l, v, FT_EPARSE, path, "expected auto, credit, pfc or none, got '%s'",
+		            scalar(v));
+	}
+	if (strcmp(key, "port_buffer") == 0)
+		return get_size(l, v, path, &pc->port_buffer_bytes);
+	if (strcmp(key, "switch_buffer") == 0)
+		return get_size(l, v, path, &pc->switch_buffer_bytes);
+	if (strcmp(key, "pfc_xoff") == 0)
+		return get_size(l, v, path, &pc->pfc_xoff_bytes);
+	if (strcmp(key, "pfc_xon") == 0)
+		return get_size(l, v, path, &pc->pfc_xon_bytes);
+	if (strcmp(key, "pfc_headroom") == 0)
+		return get_size(l, v, path, &pc->pfc_headroom_bytes);
+	if (strcmp(key, "store_forward") == 0)
+		return get_bool(l, v, path, &pc->store_forward);
+	if (strcmp(key, "ib_timeout") == 0)
+		return get_u32(l, v, path, 1, 31, &pc->ib_timeout);
+	if (strcmp(key, "retransmit_timeout") == 0)
+		return get_duration(l, v, path, &pc->rto_s);
+	if (strcmp(key, "ber") == 0)
+		return get_double(l, v, path, 0, 1e-3, &pc->ber);
+	if (strcmp(key, "congestion_control") == 0) {
+		static const char *const names[] = { "auto", "none", "dcqcn", "ibcc", "timely" };
+
+		rc = want_scalar(l, v, path, "a congestion control");
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++)
+			if (strcmp(scalar(v), names[i]) == 0) {
+				pc->cc = (enum ft_pkt_cc)i;
+				return 0;
+			}
+		return fail(l, v, FT_EPARSE, path,
+		            "expected auto, none, dcqcn, ibcc or timely, got '%s'", scalar(v));
+	}
+	if (strcmp(key, "ecn_kmin") == 0)
+		return get_size(l, v, path, &pc->ecn_kmin_bytes);
+	if (strcmp(key, "ecn_kmax") == 0)
+		return get_size(l, v, path, &pc->ecn_kmax_bytes);
+	if (strcmp(key, "ecn_pmax") == 0)
+		return get_double(l, v, path, 0.001, 1, &pc->ecn_pmax);
+	if (strcmp(key, "min_time_between_cnps") == 0)
+		return get_duration(l, v, path, &pc->cnp_interval_s);
+	if (strcmp(key, "rpg_time_reset") == 0)
+		return get_duration(l, v, path, &pc->dcqcn_timer_s);
+	if (strcmp(key, "rpg_byte_reset") == 0)
+		return get_size(l, v, path, &pc->dcqcn_byte_counter);
+	if (strcmp(key, "rpg_ai_rate") == 0)
+		return get_double(l, v, path, 1e3, 1e12, &pc->dcqcn_ai_bps);
+	if (strcmp(key, "rpg_hai_rate") == 0)
+		return get_double(l, v, path, 1e3, 1e12, &pc->dcqcn_hai_bps);
+	if (strcmp(key, "rpg_min_dec_fac") == 0)
+		return get_double(l, v, path, 0.01, 0.99, &pc->dcqcn_min_dec);
+	if (strcmp(key, "dcqcn_g") == 0)
+		return get_double(l, v, path, 1e-6, 0.5, &pc->dcqcn_g);
+	if (strcmp(key, "pfc_watchdog") == 0)
+		return get_duration(l, v, path, &pc->pfc_watchdog_s);
+	if (strcmp(key, "ccti_timer") == 0)
+		return get_duration(l, v, path, &pc->ccti_timer_s);
+	if (strcmp(key, "ccti_increase") == 0)
+		return get_u32(l, v, path, 1, 255, &pc->ccti_increase);
+	if (strcmp(key, "ccti_limit") == 0)
+		return get_u32(l, v, path, 1, 16383, &pc->ccti_limit);
+	if (strcmp(key, "ibcc_threshold") == 0)
+		return get_size(l, v, path, &pc->ibcc_threshold_bytes);
+	if (strcmp(key, "ibcc_marking_rate") == 0)
+		return get_u32(l, v, path, 1, 65535, &pc->ibcc_marking_rate);
+	return unknown(l, k, path,
+	               "mtu, flow_control, port_buffer, switch_buffer, pfc_xoff, pfc_xon, "
+	               "pfc_headroom, store_forward, ib_timeout, retransmit_timeout, ber, "
+	               "congestion_control, ecn_kmin, ecn_kmax, ecn_pmax, "
+	               "min_time_between_cnps, rpg_time_reset, rpg_byte_reset, rpg_ai_rate, "
+	               "rpg_hai_rate, rpg_min_dec_fac, dcqcn_g, ccti_timer, ccti_increase, "
+	               "ccti_limit, ibcc_threshold, ibcc_marking_rate, pfc_watchdog");
+}
+
 /* ---- top level ----------------------------------------------------------------- */
 
 static int
@@ -824,18 +936,19 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 		rc = get_str(l, v, path, sc->engine, sizeof(sc->engine));
 		if (rc == 0 && !ft_sim_engine_find(sc->engine))
 			rc = fail(l, v, FT_EPARSE, path,
-			          "expected analytic, flow or ideal, got '%s'", sc->engine);
+			          "expected analytic, flow, ideal or packet, got '%s'", sc->engine);
 		return rc;
 	}
 	if (strcmp(key, "routing") == 0) {
 		rc = want_scalar(l, v, path, "a routing");
 		if (rc < 0)
 			return rc;
-		if (ft_routing_from_name(scalar(v), &sc->routing) < 0 ||
-		    (sc->routing != FT_ROUTING_ECMP && sc->routing != FT_ROUTING_DMODK &&
-		     sc->routing != FT_ROUTING_ADAPTIVE))
+		/* Whether it fits the fabric is checked when the cluster is known (run.c). */
+		if (ft_routing_from_name(scalar(v), &sc->routing) < 0)
 			return fail(l, v, FT_EPARSE, path,
-			            "expected ecmp, dmodk or adaptive, got '%s'", scalar(v));
+			            "expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+			            "got '%s'",
+			            scalar(v));
 		sc->has_routing = true;
 		return 0;
 	}
@@ -845,6 +958,8 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 		return get_size(l, v, path, &sc->flowlet_bytes);
 	if (strcmp(key, "fabric_scale") == 0)
 		return get_double(l, v, path, 0.001, 1000, &sc->fabric_scale);
+	if (strcmp(key, "packet") == 0)
+		return each_key(l, v, "packet", packet_key, sc);
 	if (strcmp(key, "jobs") == 0)
 		return load_jobs(l, v);
 	if (strcmp(key, "background") == 0)
@@ -855,7 +970,7 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 		                 fault_defaults, fault_check);
 	return unknown(l, k, path,
 	               "name, description, seed, cluster, fabric, engine, routing, "
-	               "qps_per_connection, flowlet, fabric_scale, jobs, background, faults");
+	               "qps_per_connection, flowlet, fabric_scale, packet, jobs, background, faults");
 }
 
 static yaml_node_t *

@@ -325,6 +325,26 @@ double ft__sim_pct(const double *v, size_t n, double q);
 int ft__sim_fct_stats(const double *fct, const double *ideal, size_t n,
                       struct ft_sim_counters *c) FT_MUST_CHECK;
 
+/*
+ * Render the packet engine's port counters of @c as the real tools print them, appending
+ * struct ft_sim_file to @files: `perfquery -x` for every InfiniBand host and switch port
+ * that carried traffic, `ethtool -S` (mlx5 names) for every RoCE NIC. FT_ENOTSUP when @c
+ * has no port counters (another engine).
+ */
+int ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
+                            struct ft_vec *files, struct ft_error *err) FT_MUST_CHECK;
+
+/* The result rows of @run as nccl-tests tables, appended to @files (--counters). */
+int ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files,
+                              struct ft_error *err) FT_MUST_CHECK;
+/*
+ * The traced ports of @c as one JSON document (`{"interval_us", "ports": [{"link", "name",
+ * "samples": [[t_us, rate_GBps, queue_bytes], ...]}]}`), in *@out (ft_free) of *@len bytes.
+ * FT_ENOTSUP when @c has no trace (another engine).
+ */
+int ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c, char **out,
+                         size_t *len, struct ft_error *err) FT_MUST_CHECK;
+
 /* ---- scenarios ------------------------------------------------------------- */
 
 enum sc_placement {
@@ -334,14 +354,33 @@ enum sc_placement {
 	SC_EXPLICIT,
 };
 
+/* An op's algorithm or protocol left to NCCL's tuner (the model's choice). */
+#define SC_ALGO_AUTO  FT_ALGO_COUNT
+#define SC_PROTO_AUTO FT_PROTO_COUNT
+
 struct sc_op {
 	enum ft_op op;
-	enum ft_algo algo;
-	enum ft_proto proto;
+	enum ft_algo algo;   /* SC_ALGO_AUTO: the tuner's */
+	enum ft_proto proto; /* SC_PROTO_AUTO: the tuner's */
 	uint64_t bytes;
 	uint32_t repeat;
 	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */
 };
+
+/* ---- sim/nccl.c: what NCCL does that the schedules leave out ---- */
+
+/* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it. */
+void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+                       uint32_t nranks, uint32_t gpn, struct ft_coll_args *args);
+/* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
+int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
+/* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes. */
+void ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s);
+/* One node, no node structure, or all-to-all rounds: channels don't apply. */
+bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
+/* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay). */
+int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
+                       const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out);
 
 struct sc_job {
 	char name[32];
@@ -370,6 +409,8 @@ struct sc_background {
 	uint32_t hosts;     /* endpoints taking part, 0 = all */
 	uint32_t target;    /* incast: receiving endpoint */
 	bool gpu_endpoints; /* endpoints are GPUs (default: NICs) */
+	uint32_t bursts;    /* on/off: the pattern repeated this many times (0 = once) */
+	double off_s;       /* idle time after each burst before the next */
 	uint32_t line, col;
 };
 
@@ -412,6 +453,7 @@ struct ft_scenario {
 	uint64_t flowlet_bytes;
 	uint64_t seed;
 	double fabric_scale; /* multiply host and fabric link capacities (1 = as built) */
+	struct ft_packet_cfg packet; /* the packet engine's knobs (packet:) */
 	/* The `fabric:` block's changes, re-applied to a cluster given by --cluster. */
 	struct ft_fabric_spec fab;
 	unsigned fab_mask;        /* FAB_* bits of the fields set */

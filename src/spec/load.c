@@ -330,11 +330,108 @@ f_description(struct loader *L, yaml_node_t *v, const char *path)
 	return 0;
 }
 
+/* ---- calibration: the blocks `fabtune model --calibrate` writes ---------------------------- */
+
+static struct ft_calib_entry *
+cur_calib(struct loader *L)
+{
+	return &L->spec->calib[L->spec->ncalib];
+}
+
+static int
+f_calib_op(struct loader *L, yaml_node_t *v, const char *path)
+{
+	static const char *const ops[] = { "all_reduce", "all_gather", "reduce_scatter",
+		                           "broadcast",  "reduce",     "alltoall",
+		                           "sendrecv" };
+	struct ft_calib_entry *c = cur_calib(L);
+	size_t i;
+	int rc = ft__spec_get_str(L, v, path, c->op, sizeof(c->op));
+
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < FT_ARRAY_SIZE(ops); i++)
+		if (strcmp(c->op, ops[i]) == 0)
+			return 0;
+	return ft__spec_expected(L, v, path,
+	                         "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+	                         "alltoall or sendrecv");
+}
+
+static int
+f_calib_ranks(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_u32(L, v, path, 0, UINT32_MAX, &cur_calib(L)->nranks);
+}
+
+static int
+f_calib_fixed(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_duration(L, v, path, &cur_calib(L)->fixed_s);
+}
+
+static int
+f_calib_lat(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_double(L, v, path, 0, 1000, &cur_calib(L)->lat_scale);
+}
+
+static int
+f_calib_bw(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_double(L, v, path, 0.01, 1000, &cur_calib(L)->bw_scale);
+}
+
+static const struct field calib_fields[] = {
+	{ "op", f_calib_op, 0 },
+	{ "ranks", f_calib_ranks, 0 },
+	{ "fixed", f_calib_fixed, 0 },
+	{ "latency_scale", f_calib_lat, 0 },
+	{ "bandwidth_scale", f_calib_bw, 0 },
+};
+
+static int
+f_calibration(struct loader *L, yaml_node_t *v, const char *path)
+{
+	yaml_node_item_t *it;
+	char sub[FT_SPEC_FIELD_MAX];
+	int rc;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return ft__spec_expected(L, v, path,
+		                         "a list of {op, ranks, fixed, latency_scale, "
+		                         "bandwidth_scale} (fabtune model --calibrate writes it)");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *e = yaml_document_get_node(L->doc, *it);
+		struct ft_calib_entry *c;
+
+		snprintf(sub, sizeof(sub), "%s[%u]", path, L->spec->ncalib);
+		if (L->spec->ncalib >= FT_SPEC_MAX_CALIB)
+			return ft__spec_expected(L, e, path, "at most 16 entries");
+		c = cur_calib(L);
+		memset(c, 0, sizeof(*c));
+		c->lat_scale = c->bw_scale = 1.0;
+		if (!e || e->type != YAML_MAPPING_NODE)
+			return ft__spec_expected(L, e ? e : v, sub,
+			                         "a mapping with op and the constants");
+		ft__spec_remember(L, sub, &e->start_mark);
+		rc = ft__spec_walk(L, e, sub, calib_fields, FT_ARRAY_SIZE(calib_fields), 0, NULL);
+		if (rc < 0)
+			return rc;
+		if (!c->op[0])
+			return ft__spec_perr(L, &e->start_mark, FT_EPARSE, sub,
+			                     "expected an op, got none");
+		L->spec->ncalib++;
+	}
+	return 0;
+}
+
 static const struct field top_fields[] = {
 	{ "name", f_name, 0 },
 	{ "description", f_description, 0 },
 	{ "nodes", NULL, 0 },
 	{ "fabric", NULL, 0 },
+	{ "calibration", f_calibration, 0 },
 };
 
 /* Name of a spec without name: the file's base name without its extension. */

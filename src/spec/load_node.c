@@ -109,9 +109,15 @@ f_nv_nvls(struct loader *L, yaml_node_t *v, const char *path)
 	return ft__spec_get_bool(L, v, path, &NODE->nvls);
 }
 
+static int
+f_nv_domain(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_u32(L, v, path, 1, 1024, &NODE->nvlink_domain_nodes);
+}
+
 static const struct field nvlink_fields[] = {
 	{ "gen", f_nv_gen, 0 },         { "bandwidth", f_nv_bw, 0 }, { "latency", f_nv_lat, 0 },
-	{ "nvswitch", f_nv_switch, 0 }, { "nvls", f_nv_nvls, 0 },
+	{ "nvswitch", f_nv_switch, 0 }, { "nvls", f_nv_nvls, 0 },    { "domain_nodes", f_nv_domain, 0 },
 };
 
 static int

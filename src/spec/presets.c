@@ -366,6 +366,100 @@ static const struct node_preset node_presets[] = {
 	    .lat_nic_s = LAT_NIC,
 	    PLACE_4SW_2SOCKET } },
 	/*
+	 * NVIDIA GB200 NVL72 (GB200 NVL72 product page and datasheet): one rack of
+	 * 18 compute trays, each 2 GB200 superchips = 2 Grace CPUs and 4 Blackwell
+	 * GPUs of 186 GB HBM3e (13.4 TB for 72); 360 PFLOPS FP16/BF16 with
+	 * sparsity for the rack, i.e. 2,500 TFLOPS dense per GPU. Fifth-generation
+	 * NVLink, 1.8 TB/s bidirectional = 900 GB/s per direction per GPU, through
+	 * 9 NVLink switch trays that join all 72 GPUs into one NVLink domain (with
+	 * NVLink SHARP): a node here is a compute tray, and nodes.nvlink.
+	 * domain_nodes = 18 makes 18 of them one domain. Scale-out: one ConnectX-7
+	 * 400 Gb/s per GPU on the Grace's PCIe Gen5 x16. The datasheet draws no
+	 * PCIe tree: GPUs 0-1 and NICs 0-1 on Grace 0, 2-3 on Grace 1. NVL36x2
+	 * (two racks of 9 trays cabled into one 72-GPU domain) is the same spec.
+	 */
+	{ "4x GB200 186GB per tray, NVLink 5 900GB/s/dir, 72-GPU NVLink domain (18 trays), "
+	  "4x ConnectX-7 NDR 400G",
+	  { .preset = "gb200-nvl72",
+	    .gpu_model = "GB200-186GB",
+	    .ngpus = 4,
+	    .gpu_tflops = 2500,
+	    .gpu_mem_GB = 186,
+	    .gpu_fp8_tflops = 5000,
+	    .gpu_hbm_Bps = 8000e9,
+	    .gpu_gemm_eff = GEMM_EFF_B200,
+	    .nvlink_gen = 5,
+	    .nvlink_Bps = 900e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 5,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 48e9,
+	    .pcie_Bps_nic = 48e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 2,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_ERP,
+	    .nnics = 4,
+	    .nic_model = "ConnectX-7",
+	    .nic_link = "ndr",
+	    .nic_Bps = FT_GBPS_TO_BPS(400),
+	    .lat_nic_s = LAT_NIC,
+	    .gpu_pcie_switch = { 0, 0, 1, 1 },
+	    .gpu_numa = { 0, 0, 1, 1 },
+	    .gpu_nic = { 0, 1, 2, 3 },
+	    .nic_pcie_switch = { 0, 0, 1, 1 },
+	    .nic_numa = { 0, 0, 1, 1 },
+	    .pcie_switch_numa = { 0, 1 },
+	    .nvlink_domain_nodes = 18 } },
+	/*
+	 * NVIDIA GB300 NVL72 (GB300 NVL72 product page): as GB200 NVL72 with
+	 * Blackwell Ultra GPUs of 288 GB HBM3e (20.7 TB for 72) and one
+	 * ConnectX-8 SuperNIC at 800 Gb/s per GPU (XDR InfiniBand; PCIe Gen6 x16
+	 * on the tray). FP16/BF16 and FP8 dense per GPU are taken equal to GB200's.
+ * For both racks: FP8 dense 5,000 TFLOPS and HBM3e at 8 TB/s per GPU (576 TB/s
+ * over 72 GPUs, NVL72 product pages; kb TRAIN-GPU); large GEMMs are taken to
+ * reach the share B200 reaches.
+	 */
+	{ "4x GB300 288GB per tray, NVLink 5 900GB/s/dir, 72-GPU NVLink domain (18 trays), "
+	  "4x ConnectX-8 XDR 800G",
+	  { .preset = "gb300-nvl72",
+	    .gpu_model = "GB300-288GB",
+	    .ngpus = 4,
+	    .gpu_tflops = 2500,
+	    .gpu_mem_GB = 288,
+	    .gpu_fp8_tflops = 5000,
+	    .gpu_hbm_Bps = 8000e9,
+	    .gpu_gemm_eff = GEMM_EFF_B200,
+	    .nvlink_gen = 5,
+	    .nvlink_Bps = 900e9,
+	    .lat_nvlink_s = LAT_NVLINK,
+	    .nvswitch = true,
+	    .nvls = true,
+	    .pcie_gen = 6,
+	    .pcie_width_gpu = 16,
+	    .pcie_width_nic = 16,
+	    .pcie_Bps_gpu = 96e9,
+	    .pcie_Bps_nic = 96e9,
+	    .lat_pcie_s = LAT_PCIE,
+	    .npcie_switches = 2,
+	    .nnuma = 2,
+	    .cpu_link_Bps = CPU_LINK_ERP,
+	    .nnics = 4,
+	    .nic_model = "ConnectX-8",
+	    .nic_link = "xdr",
+	    .nic_Bps = FT_GBPS_TO_BPS(800),
+	    .lat_nic_s = LAT_NIC,
+	    .gpu_pcie_switch = { 0, 0, 1, 1 },
+	    .gpu_numa = { 0, 0, 1, 1 },
+	    .gpu_nic = { 0, 1, 2, 3 },
+	    .nic_pcie_switch = { 0, 0, 1, 1 },
+	    .nic_numa = { 0, 0, 1, 1 },
+	    .pcie_switch_numa = { 0, 1 },
+	    .nvlink_domain_nodes = 18 } },
+	/*
 	 * NVIDIA HGX H200 (H200 datasheet): H200 SXM with 141 GB HBM3e; same
 	 * Hopper compute as H100 (989.4 TFLOPS FP16/BF16 dense), same NVLink 4
 	 * (900 GB/s bidirectional) and 4 NVSwitch chips on the baseboard. The

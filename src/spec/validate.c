@@ -157,6 +157,11 @@ check_nvlink(const struct ft_node_spec *n, char *field, struct ft_error *err)
 		return fail(field, err, FT_EINVAL, "nodes.nvlink.nvls",
 		            "expected false without nvswitch (NVLink SHARP runs in NVSwitch), "
 		            "got true");
+	if (n->nvlink_domain_nodes > 1 && !n->nvswitch)
+		return fail(field, err, FT_EINVAL, "nodes.nvlink.domain_nodes",
+		            "expected 1 without nvswitch (a domain across nodes runs through NVLink "
+		            "switches), got %u",
+		            n->nvlink_domain_nodes);
 	/* NVLink SHARP arrived with the third-generation NVSwitch of Hopper (NA-ALGO-NVLS). */
 	if (n->nvls && n->nvlink_gen < 4)
 		return fail(field, err, FT_EINVAL, "nodes.nvlink.nvls",

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -121,6 +122,376 @@ test_closed_ring_allreduce(void **state)
 
 /* Ring all-reduce on 4 nodes: inter steps 2(N-1) at NET latency, intra steps at max(3.4, 3)
  * us, ×1.4 plateau at this size (kb NA-MODEL), bandwidth min(NVLink, 8 NICs). */
+/*
+ * --channels (NCCL_MIN/MAX_NCHANNELS): a channel carries 1/18 of the graph's
+ * NVLink bandwidth on Hopper (18 channels, 20.6 GB/s each) and leaves a node
+ * through one NIC, so a ring's bandwidth is min(c x 20.6 GB/s, min(c, rails)
+ * x NIC); the latency does not change.
+ */
+static void
+test_closed_ring_channels(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, n = 32;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	double lat = 1.4 * (8.4 + (62 - 6) * 3.4 + 6 * 14.0) * US;
+	static const uint32_t chans[] = { 1, 2, 4, 8, 18, 32 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(chans); i++) {
+		double c = chans[i], bus;
+
+		/* 8 NICs of 100G (12.5 GB/s): one channel is bound by its NIC. */
+		hopper_spec(&s, 4, 8, 100);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_RING;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nchannels = chans[i];
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		bus = FT_MIN(FT_MIN(c, 18) * 20.6e9, FT_MIN(c, 8) * 12.5e9);
+		assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / bus, 1e-9);
+		assert_int_equal(r.nchannels, chans[i]);
+		/* 400G NICs: NVLink's per-channel share binds. */
+		hopper_spec(&s, 4, 8, 400);
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		bus = FT_MIN(FT_MIN(c, 18) * 20.6e9, FT_MIN(c, 8) * 50e9);
+		assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / bus, 1e-9);
+	}
+}
+
+/*
+ * --explain's working adds up: every available candidate's time is its
+ * latency x factor + size / (bandwidth x factor), the pick is the least of
+ * them and is ft_model_eval()'s; at 1 MiB the Simple tree carries NCCL's
+ * correction 0.5 (index log2(2^20/64) = 14) and the multi-node ring/Simple
+ * all-reduce the 1.4 plateau.
+ */
+static void
+test_explain_adds_up(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	bool saw_tree = false, saw_ring = false;
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	hopper_spec(&s, 4, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(ex->pick < ex->ncandidates);
+	assert_int_equal(ex->cand[ex->pick].algo, r.algo);
+	assert_int_equal(ex->cand[ex->pick].proto, r.proto);
+	assert_rel(ex->result.time_s, r.time_s, 1e-15);
+	assert_int_equal(ex->links.nrails, 8);
+	for (i = 0; i < ex->ncandidates; i++) {
+		const struct ft_model_candidate *k = &ex->cand[i];
+
+		if (!k->available) {
+			assert_true(k->why[0] != '\0');
+			continue;
+		}
+		assert_rel(k->time_s,
+		           k->lat_s * k->lat_factor + (1u << 20) / (k->bw_Bps * k->bw_factor),
+		           1e-12);
+		assert_true(k->time_s >= r.time_s);
+		assert_true(k->base_s >= 0 && k->base_s <= k->lat_s);
+		if (k->algo == FT_ALGO_TREE && k->proto == FT_PROTO_SIMPLE) {
+			assert_rel(k->bw_factor, 0.5, 1e-15);
+			assert_rel(k->base_s, 8.4 * US, 1e-12);
+			saw_tree = true;
+		}
+		if (k->algo == FT_ALGO_RING && k->proto == FT_PROTO_SIMPLE) {
+			assert_rel(k->lat_factor, 1.4, 1e-15);
+			saw_ring = true;
+		}
+	}
+	assert_true(saw_tree && saw_ring);
+	free(ex);
+}
+
+/*
+ * Calibration recovers known constants: rows made from the model's own terms
+ * as 5 us + 1.3 x latency + 1.1 x size / bandwidth fit back to (5 us, 1.3,
+ * 1.1) with no residual, and leaving any point out predicts it exactly.
+ */
+static void
+test_calibration_recovers_constants(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_calib c;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	struct ft_run run;
+	uint64_t b;
+	size_t i;
+	double t;
+
+	(void)state;
+	assert_non_null(ex);
+	hopper_spec(&s, 4, 8, 400);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+	for (b = 1024; b <= (1ull << 32); b *= 4) {
+		struct ft_result_row row;
+		const struct ft_model_candidate *k;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, b);
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		k = &ex->cand[ex->pick];
+		ft_result_row_init(&row);
+		ft_strlcpy(row.test, "all_reduce", sizeof(row.test));
+		row.bytes = b;
+		row.nranks = 32;
+		row.time_us = (5e-6 + 1.3 * k->lat_s * k->lat_factor +
+		               1.1 * (double)b / (k->bw_Bps * k->bw_factor)) * 1e6;
+		assert_int_equal(ft_run_add(&run, &row), 0);
+	}
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+	q.ngpus = 32;
+	assert_int_equal(ft_model_calibrate(&s, &q, &run, &c, &err), 0);
+	assert_int_equal(c.npoints, 12);
+	assert_rel(c.fixed_s, 5e-6, 1e-6);
+	assert_rel(c.lat_scale, 1.3, 1e-6);
+	assert_rel(c.bw_scale, 1.1, 1e-6);
+	assert_true(c.loo_max_err < 1e-6);
+	assert_true(c.model_median_err > 0.05); /* the uncalibrated model is off */
+	for (i = 0; i < c.npoints; i++)
+		assert_rel(c.pts[i].loo_s, c.pts[i].time_s, 1e-6);
+	q.bytes = 3u << 20;
+	assert_int_equal(ft_model_calib_predict(&c, &s, &q, &t, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 3u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_rel(t,
+	           5e-6 + 1.3 * ex->cand[ex->pick].lat_s * ex->cand[ex->pick].lat_factor +
+	                   1.1 * (3u << 20) /
+	                           (ex->cand[ex->pick].bw_Bps * ex->cand[ex->pick].bw_factor),
+	           1e-6);
+	ft_model_calib_release(&c);
+	/* Too few sizes: a clear error. */
+	ft_run_release(&run);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+	assert_int_equal(ft_model_calibrate(&s, &q, &run, &c, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "expected at least 4 measured sizes"));
+	ft_run_release(&run);
+	free(ex);
+}
+
+/*
+ * A spec's calibration: block (what --calibrate prints) applies to the
+ * tuner's pick: 2 us + 1.5 x latency + 1.25 x size / bandwidth; entries are
+ * matched by op and ranks, then op, then the first; a bad entry names its
+ * place.
+ */
+static void
+test_calibration_block_in_spec(void **state)
+{
+	static const char base[] = "name: c\nnodes: {preset: dgx-h100, count: 2}\n";
+	static const char block[] =
+	        "calibration:\n"
+	        "  - {op: all_gather, ranks: 16, fixed: 9us, latency_scale: 3, bandwidth_scale: 2}\n"
+	        "  - {op: all_reduce, ranks: 16, fixed: 2us, latency_scale: 1.5, "
+	        "bandwidth_scale: 1.25}\n";
+	char text[1024];
+	struct ft_cluster_spec plain, cal;
+	struct ft_model_query q;
+	struct ft_model_result r0, r1;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	const struct ft_model_candidate *k;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_load_buffer(base, strlen(base), "c.yaml", &plain, &err), 0);
+	snprintf(text, sizeof(text), "%s%s", base, block);
+	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "c.yaml", &cal, &err), 0);
+	assert_int_equal(cal.ncalib, 2);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	assert_int_equal(ft_model_eval(&plain, &q, &r0, &err), 0);
+	assert_int_equal(ft_model_eval(&cal, &q, &r1, &err), 0);
+	assert_int_equal(ft_model_explain(&plain, &q, ex, &err), 0);
+	k = &ex->cand[ex->pick];
+	assert_false(r0.calibrated);
+	assert_true(r1.calibrated);
+	assert_int_equal(r1.algo, r0.algo); /* NCCL still picks with its own constants */
+	assert_rel(r1.time_s,
+	           2e-6 + 1.5 * k->lat_s * k->lat_factor +
+	                   1.25 * (64u << 20) / (k->bw_Bps * k->bw_factor),
+	           1e-9);
+	/* Another op with no entry of its own takes the first entry's constants. */
+	ft_model_query_init(&q, FT_OP_BROADCAST, 64u << 20);
+	assert_int_equal(ft_model_explain(&plain, &q, ex, &err), 0);
+	assert_int_equal(ft_model_eval(&cal, &q, &r1, &err), 0);
+	k = &ex->cand[ex->pick];
+	assert_rel(r1.time_s,
+	           9e-6 + 3 * k->lat_s * k->lat_factor + 2.0 * (64u << 20) / (k->bw_Bps * k->bw_factor),
+	           1e-9);
+	snprintf(text, sizeof(text), "%scalibration:\n  - {op: allreduce}\n", base);
+	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "c.yaml", &cal, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "c.yaml:4:"));
+	assert_non_null(strstr(err.msg, "calibration[0].op"));
+	free(ex);
+}
+
+/*
+ * On the nccl-tests outputs of the shared corpus (tests/fixtures/nccl-tests),
+ * the calibrated model predicts each size it did not see within 5% (median
+ * per curve).
+ */
+static void
+test_calibration_on_fixtures(void **state)
+{
+	static const struct {
+		const char *file, *spec;
+		uint32_t ppn;
+	} cases[] = {
+		{ "tests/fixtures/nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
+		  "dgx-h100:2", 0 },
+		{ "tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+		  "dgx-h100:2", 0 },
+		{ "tests/fixtures/nccl-tests/h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt",
+		  "hgx-h200:2", 2 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_cluster_spec s;
+		struct ft_obs_set obs;
+		struct ft_run run;
+		struct ft_model_query q;
+		struct ft_model_calib c;
+		struct ft_error err = { 0 };
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		ft_obs_set_init(&obs);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+		assert_int_equal(ft_parse_file(cases[i].file, "nccl-tests", &obs, &run, &err), 0);
+		assert_true(ft_run_nrows(&run) >= 4);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		assert_int_equal(ft_op_from_name(ft_run_row(&run, 0)->test, &q.op), 0);
+		q.ngpus = ft_run_row(&run, 0)->nranks;
+		q.ppn = cases[i].ppn;
+		assert_int_equal(ft_model_calibrate(&s, &q, &run, &c, &err), 0);
+		if (c.loo_median_err > 0.05)
+			print_error("%s: leave-one-out median %.1f%%\n", cases[i].file,
+			            c.loo_median_err * 100);
+		assert_true(c.loo_median_err <= 0.05);
+		ft_model_calib_release(&c);
+		ft_run_release(&run);
+		ft_obs_set_release(&obs);
+	}
+}
+
+/*
+ * Per-release latency constants (NVIDIA/nccl tuning.cc at v2.18.6-1,
+ * v2.19.4-1, v2.21.5-1, v2.23.4-1): one node's tree/Simple all-reduce costs
+ * base + 2 x 7 NVLink hops of 4 us (2.18: base 0; 2.23+: base 8.4) or 28 us
+ * (2.19 to 2.22, base 0); NVLS 23 us of base in 2.18, 23 / 25 us of NVLink
+ * hop from 2.19 / 2.21; PAT exists from 2.23 on.
+ */
+static void
+test_nccl_versions(void **state)
+{
+	static const struct {
+		uint32_t v;
+		double tree_us, nvls_us;
+	} cases[] = {
+		{ 21800, 2 * 7 * 4.0, 23.0 },        { 21900, 2 * 7 * 28.0, 23.0 },
+		{ 22100, 2 * 7 * 28.0, 25.0 },       { 22200, 2 * 7 * 28.0, 25.0 },
+		{ 22300, 8.4 + 2 * 7 * 4.0, 25.0 },  { 22700, 8.4 + 2 * 7 * 4.0, 25.0 },
+		{ 0, 8.4 + 2 * 7 * 4.0, 25.0 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		q.nccl_version = cases[i].v;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_rel(r.time_s, cases[i].tree_us * US, 1e-9);
+		q.algo = FT_ALGO_NVLS;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_rel(r.time_s, cases[i].nvls_us * US, 1e-9);
+	}
+	/* PAT (one GPU per node, all_gather) only from 2.23. */
+	hopper_spec(&s, 4, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, 1u << 20);
+	q.ppn = 1;
+	q.force_algo = true;
+	q.algo = FT_ALGO_PAT;
+	q.nccl_version = 22100;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "pat needs NCCL 2.23 or later"));
+	q.nccl_version = 22300;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	q.nccl_version = 21700;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ERANGE);
+}
+
+/*
+ * GB200 NVL72: 18 trays of 4 GPUs in one NVLink domain. NCCL sees one
+ * NVLink node of 72 GPUs: NVLS all-reduce busbw = 18 x 40.1 GB/s x 0.74 x
+ * 2(72-1)/(72+1) (kb NA-ALGO-NVLS); two racks are two domains of 72 GPUs
+ * leaving through 72 NICs each; part of a second domain is refused.
+ */
+static void
+test_nvl72_domain(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	double bus = 18 * 40.1e9 * 0.74 * 2 * 71 / 73.0;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
+	assert_int_equal(s.node.nvlink_domain_nodes, 18);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nnodes, 1);
+	assert_int_equal(l.ppn, 72);
+	assert_int_equal(l.domain_nodes, 18);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8ull << 30);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_NVLS);
+	assert_int_equal(r.nranks, 72);
+	assert_rel(r.busbw_Bps, bus * (8ull << 30) / (8ull << 30) /
+	                                (1 + r.lat_s * bus / (8.0 * (1ull << 30)) * 72 / 142),
+	           1e-9);
+	/* One tray alone is a 4-GPU NVLink node. */
+	assert_int_equal(ft_model_links_get(&s, 4, 0, 0, &l, &err), 0);
+	assert_int_equal(l.ppn, 4);
+	assert_int_equal(l.domain_nodes, 0);
+	/* Two racks: two domains, 72 rails each. */
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nnodes, 2);
+	assert_int_equal(l.ppn, 72);
+	assert_int_equal(l.nrails, 72);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_NVLS_TREE);
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:27", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "whole NVLink domains of 18 nodes"));
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -182,9 +553,10 @@ test_closed_other_ops(void **state)
 	assert_rel(r.busbw_Bps, r.algbw_Bps * 7 / 8, 1e-12);
 	r = eval(&s, FT_OP_REDUCE_SCATTER, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE);
 	assert_rel(r.time_s, 8.4 * US + 7 * 3.4 * US + (n - 1) / n * S / H_INTRA, 1e-9);
-	/* broadcast: base + one hop, algbw = busBw (busbw factor 1). */
+	/* broadcast: base + the chain's n - 1 hops (the first chunk crosses them all),
+	 * algbw = busBw (busbw factor 1). */
 	r = eval(&s, FT_OP_BROADCAST, (uint64_t)S, -1, FT_PROTO_SIMPLE);
-	assert_rel(r.time_s, 8.4 * US + 3.4 * US + S / H_INTRA, 1e-9);
+	assert_rel(r.time_s, 8.4 * US + 7 * 3.4 * US + S / H_INTRA, 1e-9);
 	assert_rel(r.busbw_Bps, r.algbw_Bps, 1e-15);
 	/* alltoall direct on one node: (n-1)/n of S over each GPU's NVLink; 7 peers, 4 at a
 	 * time: 2 waves of messages, each paying the NVLink step latency. */
@@ -702,6 +1074,13 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_closed_ring_allreduce),
 		cmocka_unit_test(test_closed_ring_multinode),
+		cmocka_unit_test(test_closed_ring_channels),
+		cmocka_unit_test(test_explain_adds_up),
+		cmocka_unit_test(test_calibration_recovers_constants),
+		cmocka_unit_test(test_calibration_on_fixtures),
+		cmocka_unit_test(test_calibration_block_in_spec),
+		cmocka_unit_test(test_nccl_versions),
+		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),

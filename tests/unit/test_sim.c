@@ -519,6 +519,10 @@ route_stats(const char *cluster, const struct ft_schedule *s, uint32_t ppn, doub
 			uint32_t j;
 
 			ft_sched_phase_flow(s, ph, k, &f);
+			/* Channels keep node-to-node hops on one rail (PXN, sim/run.c): the
+			 * path between nodes is rail-local; all-to-all rounds are not. */
+			if (s->op != FT_OP_ALLTOALL && f.src / ppn != f.dst / ppn)
+				f.dst = f.dst - f.dst % ppn + f.src % ppn;
 			pol.flow_hash = 0;
 			pol.salt_seed = 1;
 			if (pol.routing != FT_ROUTING_DMODK)
@@ -530,9 +534,14 @@ route_stats(const char *cluster, const struct ft_schedule *s, uint32_t ppn, doub
 			                               ft_topo_gpu(t, f.dst / ppn, f.dst % ppn),
 			                               &pol, &path),
 			                 0);
-			for (j = 0; j < path.nlinks; j++)
-				if (ft_topo_link(t, path.links[j])->cap_Bps < *bott)
-					*bott = ft_topo_link(t, path.links[j])->cap_Bps;
+			for (j = 0; j < path.nlinks; j++) {
+				/* Links run at the rates NCCL achieves (sim/run.c). */
+				const struct ft_link *lk = ft_topo_link(t, path.links[j]);
+				double cap = lk->cap_Bps * ft_model_link_efficiency(&spec, lk->kind);
+
+				if (cap < *bott)
+					*bott = cap;
+			}
 			if (path.lat_s > *lat)
 				*lat = path.lat_s;
 		}
@@ -562,9 +571,10 @@ assert_flow_op_time(const struct ft_sim_sweep_args *sw, double want)
 	ft_scenario_free(sc);
 }
 
+/* @cap_Bps > 0: the rate of the slowest flow, where several flows share a link. */
 static void
 closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t nranks,
-                 uint32_t ppn, uint64_t bytes, uint32_t nch)
+                 uint32_t ppn, uint64_t bytes, uint32_t nch, double cap_Bps)
 {
 	struct ft_coll_args a = { .op = op,
 		                  .algo = algo,
@@ -590,6 +600,8 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 	ph = ft_sched_phase_at(&s, 0);
 	steps = ph->steps;
 	route_stats(cluster, &s, ppn, &bott, &lat);
+	if (cap_Bps > 0)
+		bott = cap_Bps;
 	switch (op) {
 	case FT_OP_ALL_REDUCE:
 		if (algo == FT_ALGO_RING) {
@@ -652,22 +664,32 @@ test_analytic_engine_is_the_model(void **state)
 static void
 test_ring_closed_form_topo(void **state)
 {
-	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1);
-	/* Eight channels: every GPU sends one flow over PCIe to its NIC and seven over NVLink
-	 * (450/7 GB/s each), so each channel still runs at the PCIe rate, on 1/8 of the bytes. */
-	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 8);
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	double nvlink;
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
+	nvlink = 450e9 * ft_model_link_efficiency(&spec, FT_L_NVLINK);
+	assert_double_equal(nvlink, 18 * 20.6e9, 1e3); /* NCCL's 20.6 GB/s per H100 NVLink */
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1, 0);
+	/* Eight channels: every GPU sends one flow over PCIe to its NIC, and over NVLink six
+	 * ring flows plus a proxied one (PXN) for its own channel and one it forwards for the
+	 * channel whose last rank it is not: eight flows share the GPU's NVLink (370.8/8 GB/s),
+	 * just below the PCIe rate (48 GB/s); each channel carries 1/8 of the bytes. */
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 8,
+	                 FT_MIN(48e9, nvlink / 8));
 }
 
 static void
 test_tree_closed_form_topo(void **state)
 {
-	closed_form_case("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 8, 8, 256u << 20, 1);
+	closed_form_case("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 8, 8, 256u << 20, 1, 0);
 }
 
 static void
 test_alltoall_closed_form_topo(void **state)
 {
-	closed_form_case("dgx-h100", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, 1u << 30, 1);
+	closed_form_case("dgx-h100", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 8, 8, 1u << 30, 1, 0);
 }
 
 /*
@@ -857,8 +879,8 @@ test_scenario_errors(void **state)
 	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}]}\n", FT_EPARSE,
 	             "bad.yaml:");
 	expect_error(
-	        "cluster: dgx-h100:2\nrouting: valiant\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk or adaptive");
+	        "cluster: dgx-h100:2\nrouting: shortest\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk, adaptive, minimal, valiant");
 }
 
 /* Errors found when the scenario meets the cluster still name the place in the file. */

@@ -50,7 +50,7 @@ test_node_presets_validate(void **state)
 	const char *prev = "";
 	size_t i;
 
-	assert_int_equal(ft_node_preset_count(), 5);
+	assert_int_equal(ft_node_preset_count(), 7);
 	for (i = 0; i < ft_node_preset_count(); i++) {
 		const char *name = ft_node_preset_name(i);
 
@@ -249,8 +249,8 @@ test_resolve_bad(void **state)
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("dgx-z900", &s, &err), FT_ENOENT);
 	assert_string_equal(err.msg, "dgx-z900: expected a spec file or a node preset (dgx-a100, "
-	                             "dgx-b200, dgx-h100, hgx-h200, pcie-l40s), optionally with "
-	                             "':NODES', got neither");
+	                             "dgx-b200, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-h200, "
+	                             "pcie-l40s), optionally with ':NODES', got neither");
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("no/such/spec.yaml", &s, &err), FT_ENOENT);
 	assert_non_null(strstr(err.msg, "no/such/spec.yaml"));

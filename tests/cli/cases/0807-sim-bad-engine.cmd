@@ -1,1 +1,1 @@
-sim tests/fixtures/sim/tiny.yaml --engine packet
+sim tests/fixtures/sim/tiny.yaml --engine fluid

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# bench/sim-packet.sh - the packet engine on the htsim reference workload:
+# 1,024 hosts on a 3-tier 100 Gb/s fat-tree (k = 16), one 2 MiB flow each to a
+# random-permutation peer, per-flow ECMP, RoCE with PFC at htsim's thresholds
+# (scenarios/bench/htsim-permutation-1024.yaml). htsim's published figures on
+# a 2-vCPU machine: 6.7 s wall, 84 MB, FCT min/p50/p99/max 167/501/906/1171 us.
+# Targets: <= 0.7 s and <= 100 MB on one core, FCT p50 and p99 within 15 %.
+# The same workload with 8,192 hosts (k = 32): <= 10 s and <= 1 GB. The flow
+# engine on the same file is the peer measured in the same run (it shares the
+# machine's load of the moment); the seeds show the spread of the FCTs.
+set -u
+FABTUNE=${FABTUNE:-build/cli/fabtune}
+cd "$(dirname "$0")/.." || exit 1
+[ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
+command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sc=scenarios/bench/htsim-permutation-1024.yaml
+sed 's/count: 128/count: 1024/; s/radix: 16/radix: 32/; s/-1024/-8192/' "$sc" >"$tmp/h8192.yaml"
+
+# pk_case NAME FILE [options]: one run, its figures against htsim's.
+pk_case() {
+	local name=$1 file=$2
+	shift 2
+	/usr/bin/time -f "%e %U %M" -o "$tmp/time" "$FABTUNE" sim "$file" --json "$@" >"$tmp/out" ||
+		{ echo "$name: fabtune sim failed"; return 1; }
+	python3 - "$name" "$tmp/time" "$tmp/out" <<'PY'
+import json, sys
+name, tpath, opath = sys.argv[1:4]
+wall, user, rss_kb = open(tpath).read().split()[-3:]
+d = json.load(open(opath))
+f, st = d["flows"], d["engine_stats"]
+fct = f["fct_us"]
+ref = {"min": 167, "p50": 501, "p99": 906, "max": 1171}
+pk = st.get("packets", 0)
+line = "%s: wall %.2f s, cpu %.2f s, peak %.0f MB, %d flows, %d events" % (
+    name, float(wall), float(user), int(rss_kb) / 1024, f["count"], st["events"])
+if pk:
+    line += ", %d packets, %.2fM packets/s (cpu)" % (pk, pk / max(float(user), 1e-9) / 1e6)
+line += "; fct us " + " ".join("%s %.0f (htsim %d, x%.2f)" % (k, fct[k], ref[k], fct[k] / ref[k])
+                              for k in ("min", "p50", "p99", "max"))
+print(line)
+PY
+}
+
+pk_case "htsim-1024 packet" "$sc"
+pk_case "htsim-1024 flow (peer)" "$sc" --engine flow
+for seed in 2 3; do
+	pk_case "htsim-1024 packet seed $seed" "$sc" --seed $seed
+done
+pk_case "htsim-8192 packet" "$tmp/h8192.yaml"
+pk_case "htsim-8192 flow (peer)" "$tmp/h8192.yaml" --engine flow

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/calibrate.c - calibration of the model from the user's own runs:
+ * three constants fitted on a measured curve (a fixed per-operation cost, a
+ * latency scale and a bandwidth scale over the model's own terms), then a
+ * residual factor per measured size, with the leave-one-out check.
+ *
+ * The model's terms at each size come from ft_model_explain(): the latency
+ * (after NCCL's plateau factor) and the bandwidth term (after the tree
+ * correction) of the (algorithm, protocol) the tuner picks there, so a
+ * curve that crosses from one algorithm to another keeps the model's shape.
+ * The fit minimizes the sum of squared relative errors (a small run must
+ * count as much as a large one); a constant that comes out negative is
+ * dropped and the others refitted. docs/internals/model.md explains it.
+ */
+#include "model_int.h"
+
+#include <stdlib.h>
+
+#include <fabtune/units.h>
+
+/* Solve the n x n system @m (row-major, augmented with @v) by Gauss-Jordan; false if singular. */
+static bool
+solve(double m[3][4], int n, double *x)
+{
+	int c, r, k, p;
+
+	for (c = 0; c < n; c++) {
+		for (p = c, r = c + 1; r < n; r++)
+			if (fabs(m[r][c]) > fabs(m[p][c]))
+				p = r;
+		if (!(fabs(m[p][c]) > 1e-300))
+			return false;
+		for (k = 0; k <= n && p != c; k++) {
+			double t = m[c][k];
+
+			m[c][k] = m[p][k];
+			m[p][k] = t;
+		}
+		for (r = 0; r < n; r++) {
+			double f;
+
+			if (r == c)
+				continue;
+			f = m[r][c] / m[c][c];
+			for (k = c; k <= n; k++)
+				m[r][k] -= f * m[c][k];
+		}
+	}
+	for (c = 0; c < n; c++)
+		x[c] = m[c][n] / m[c][c];
+	return true;
+}
+
+/*
+ * Least squares of (f + a·lat + b·bw) / t = 1 over the points but @skip,
+ * with the constants of @use only; true when they all come out >= 0.
+ */
+static bool
+fit_subset(const struct ft_model_calib_point *pts, size_t n, size_t skip, const bool use[3],
+           double k[3])
+{
+	double m[3][4] = { { 0 } }, x[3] = { 0 };
+	int idx[3], nu = 0, i, j;
+	size_t p;
+
+	for (i = 0; i < 3; i++)
+		if (use[i])
+			idx[nu++] = i;
+	for (p = 0; p < n; p++) {
+		double row[3], t = pts[p].time_s;
+
+		if (p == skip)
+			continue;
+		row[0] = 1.0 / t;
+		row[1] = pts[p].lat_s / t;
+		row[2] = pts[p].bw_s / t;
+		for (i = 0; i < nu; i++) {
+			for (j = 0; j < nu; j++)
+				m[i][j] += row[idx[i]] * row[idx[j]];
+			m[i][nu] += row[idx[i]];
+		}
+	}
+	if (!solve(m, nu, x))
+		return false;
+	k[0] = k[1] = k[2] = 0;
+	for (i = 0; i < nu; i++) {
+		if (!(x[i] >= 0))
+			return false;
+		k[idx[i]] = x[i];
+	}
+	return true;
+}
+
+static double
+sq_rel_err(const struct ft_model_calib_point *pts, size_t n, size_t skip, const double k[3])
+{
+	double e = 0;
+	size_t p;
+
+	for (p = 0; p < n; p++) {
+		double f;
+
+		if (p == skip)
+			continue;
+		f = (k[0] + k[1] * pts[p].lat_s + k[2] * pts[p].bw_s) / pts[p].time_s - 1;
+		e += f * f;
+	}
+	return e;
+}
+
+/* The best non-negative fit over the subsets of constants (the bandwidth scale always in). */
+static void
+fit(const struct ft_model_calib_point *pts, size_t n, size_t skip, double best[3])
+{
+	static const bool sets[][3] = { { true, true, true },
+		                        { false, true, true },
+		                        { true, false, true },
+		                        { false, false, true } };
+	double k[3], e, best_e = INFINITY;
+	size_t i;
+
+	best[0] = 0;
+	best[1] = best[2] = 1;
+	for (i = 0; i < FT_ARRAY_SIZE(sets); i++) {
+		if (!fit_subset(pts, n, skip, sets[i], k))
+			continue;
+		e = sq_rel_err(pts, n, skip, k);
+		if (e < best_e * (1 - 1e-12)) {
+			best_e = e;
+			memcpy(best, k, sizeof(k));
+		}
+	}
+}
+
+/*
+ * The residual factor at @bytes: measured / fitted of the points but @skip,
+ * interpolated in log(size) between the nearest ones, the nearest beyond the ends.
+ */
+static double
+residual(const struct ft_model_calib_point *pts, size_t n, size_t skip, const double k[3],
+         uint64_t bytes)
+{
+	size_t p, lo = SIZE_MAX, hi = SIZE_MAX;
+	double rl, rh, x, xl, xh;
+
+	for (p = 0; p < n; p++) {
+		if (p == skip)
+			continue;
+		if (pts[p].bytes <= bytes)
+			lo = p;
+		if (pts[p].bytes >= bytes && hi == SIZE_MAX)
+			hi = p;
+	}
+	if (lo == SIZE_MAX && hi == SIZE_MAX)
+		return 1.0;
+	if (lo == SIZE_MAX)
+		lo = hi;
+	if (hi == SIZE_MAX)
+		hi = lo;
+	rl = pts[lo].time_s / (k[0] + k[1] * pts[lo].lat_s + k[2] * pts[lo].bw_s);
+	rh = pts[hi].time_s / (k[0] + k[1] * pts[hi].lat_s + k[2] * pts[hi].bw_s);
+	if (lo == hi || pts[lo].bytes == pts[hi].bytes)
+		return rl;
+	x = log((double)FT_MAX(bytes, 1));
+	xl = log((double)FT_MAX(pts[lo].bytes, 1));
+	xh = log((double)FT_MAX(pts[hi].bytes, 1));
+	return rl + (rh - rl) * (x - xl) / (xh - xl);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int
+cmp_point(const void *a, const void *b)
+{
+	const struct ft_model_calib_point *x = a, *y = b;
+
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+/* The model's terms of @q at @bytes into @pt. */
+static int
+model_terms(const struct ft_cluster_spec *spec, const struct ft_model_query *q, uint64_t bytes,
+            struct ft_model_calib_point *pt, struct ft_model_explain *ex, struct ft_error *err)
+{
+	struct ft_model_query one = *q;
+	const struct ft_model_candidate *k;
+	int rc;
+
+	one.bytes = bytes;
+	rc = ft_model_explain(spec, &one, ex, err);
+	if (rc < 0)
+		return rc;
+	pt->model_s = ex->result.time_s;
+	if (ex->pick >= ex->ncandidates) {
+		pt->lat_s = ex->result.time_s;
+		pt->bw_s = 0;
+		return 0;
+	}
+	k = &ex->cand[ex->pick];
+	pt->lat_s = k->lat_s * k->lat_factor;
+	pt->bw_s = (double)bytes / (k->bw_Bps * k->bw_factor);
+	return 0;
+}
+
+/* Take the rows of @run that belong to @q's curve into @out (sorted, one per size). */
+static int
+collect(const struct ft_run *run, const struct ft_model_query *q, uint32_t nranks,
+        struct ft_model_calib *out, struct ft_error *err)
+{
+	size_t i, n = ft_run_nrows(run), k = 0;
+
+	out->pts = ft_calloc(n ? n : 1, sizeof(*out->pts));
+	if (!out->pts)
+		return ft_error_set(err, FT_ENOMEM, "calibration: out of memory");
+	for (i = 0; i < n; i++) {
+		const struct ft_result_row *r = ft_run_row(run, i);
+		enum ft_op op;
+
+		if (ft_op_from_name(r->test, &op) < 0 || op != q->op)
+			continue;
+		if ((nranks && r->nranks && r->nranks != nranks) || r->bytes == 0 ||
+		    !(r->time_us > 0))
+			continue;
+		if (k > 0 && out->pts[k - 1].bytes == r->bytes)
+			continue; /* a repeated size: the first run counts */
+		out->pts[k].bytes = r->bytes;
+		out->pts[k].time_s = r->time_us * 1e-6;
+		k++;
+	}
+	out->npoints = k;
+	qsort(out->pts, k, sizeof(*out->pts), cmp_point);
+	return 0;
+}
+
+int
+ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                   const struct ft_run *measured, struct ft_model_calib *out, struct ft_error *err)
+{
+	struct ft_model_explain *ex = NULL;
+	double k[3], *errs = NULL;
+	size_t i, n;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->op = q->op;
+	out->nranks = q->ngpus;
+	rc = collect(measured, q, q->ngpus, out, err);
+	if (rc < 0)
+		return rc;
+	n = out->npoints;
+	if (n < 4) {
+		char who[48] = "";
+
+		if (q->ngpus)
+			snprintf(who, sizeof(who), " on %u ranks", q->ngpus);
+		rc = ft_error_set(err, FT_EINVAL,
+		                  "calibration: %s%s: expected at least 4 measured sizes, got %zu",
+		                  ft_op_name(q->op), who, n);
+		goto fail;
+	}
+	ex = ft_malloc(sizeof(*ex));
+	errs = ft_calloc(n, sizeof(double));
+	if (!ex || !errs) {
+		rc = ft_error_set(err, FT_ENOMEM, "calibration: out of memory");
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		rc = model_terms(spec, q, out->pts[i].bytes, &out->pts[i], ex, err);
+		if (rc < 0)
+			goto fail;
+		if (out->nranks == 0)
+			out->nranks = ex->result.nranks;
+	}
+	fit(out->pts, n, SIZE_MAX, k);
+	out->fixed_s = k[0];
+	out->lat_scale = k[1];
+	out->bw_scale = k[2];
+	for (i = 0; i < n; i++) {
+		struct ft_model_calib_point *p = &out->pts[i];
+		double kk[3];
+
+		p->fit_s = k[0] + k[1] * p->lat_s + k[2] * p->bw_s;
+		fit(out->pts, n, i, kk);
+		p->loo_s = (kk[0] + kk[1] * p->lat_s + kk[2] * p->bw_s) *
+		           residual(out->pts, n, i, kk, p->bytes);
+		p->loo_err = fabs(p->loo_s / p->time_s - 1);
+	}
+	for (i = 0; i < n; i++)
+		errs[i] = fabs(out->pts[i].model_s / out->pts[i].time_s - 1);
+	out->model_median_err = median(errs, n);
+	for (i = 0; i < n; i++)
+		errs[i] = fabs(out->pts[i].fit_s / out->pts[i].time_s - 1);
+	out->fit_median_err = median(errs, n);
+	for (i = 0; i < n; i++)
+		errs[i] = out->pts[i].loo_err;
+	out->loo_median_err = median(errs, n);
+	out->loo_max_err = errs[n - 1];
+	ft_free(ex);
+	ft_free(errs);
+	return 0;
+fail:
+	ft_free(ex);
+	ft_free(errs);
+	ft_model_calib_release(out);
+	return rc;
+}
+
+void
+ft_model_calib_release(struct ft_model_calib *c)
+{
+	if (!c)
+		return;
+	ft_free(c->pts);
+	c->pts = NULL;
+	c->npoints = 0;
+}
+
+int
+ft_model_calib_predict(const struct ft_model_calib *c, const struct ft_cluster_spec *spec,
+                       const struct ft_model_query *q, double *time_s, struct ft_error *err)
+{
+	struct ft_model_explain *ex = ft_malloc(sizeof(*ex));
+	struct ft_model_calib_point pt = { 0 };
+	double k[3] = { c->fixed_s, c->lat_scale, c->bw_scale };
+	int rc;
+
+	*time_s = 0;
+	if (!ex)
+		return ft_error_set(err, FT_ENOMEM, "calibration: out of memory");
+	rc = model_terms(spec, q, q->bytes, &pt, ex, err);
+	ft_free(ex);
+	if (rc < 0)
+		return rc;
+	*time_s = k[0] + k[1] * pt.lat_s + k[2] * pt.bw_s;
+	/* The residual table belongs to the measured curve: same op and ranks only. */
+	if (q->op == c->op && (c->nranks == 0 || q->ngpus == 0 || q->ngpus == c->nranks))
+		*time_s *= residual(c->pts, c->npoints, SIZE_MAX, k, q->bytes);
+	return 0;
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/counters.c - the packet engine's port counters as the real tools print
+ * them, so that `fabtune parse` and `fabtune diagnose` read a simulated
+ * cluster exactly as a real one.
+ *
+ * InfiniBand: one `perfquery -x` (PortCountersExtended plus the error
+ * counters) per port that carried traffic, host ports as node.nicN and
+ * switch ports as switchname.pK (K: the port's index among the switch's
+ * links, from 1). PortXmitData and PortRcvData count 32-bit words, as the
+ * IBA defines them; PortXmitWait counts ticks, taken here as nanoseconds
+ * (the tick is implementation-defined); PortRcvErrors counts packets
+ * dropped as corrupted; PortXmitDiscards the packets the port's far-end
+ * buffer dropped (kb IB-COUNTERS).
+ *
+ * RoCE: one `ethtool -S` per NIC, after the command line naming it, with the mlx5 names (kb
+ * ROCE-PFC, ROCE-COUNTERS, K-MLX5-CNT): the _phy byte and packet counters, rx_discards_phy, the
+ * pause counters of the RoCE priority (3) with their durations in microseconds, and the RDMA
+ * congestion counters np_ecn_marked_roce_packets, np_cnp_sent and rp_cnp_handled.
+ */
+#include "sim_int.h"
+
+#include <fabtune/json.h>
+#include <fabtune/result.h>
+#include <fabtune/sim.h>
+#include <fabtune/spec.h>
+
+#define ROCE_PRIO 3 /* the priority RoCE traffic runs on in NVIDIA's lossless setups */
+
+static int
+add_file(struct ft_vec *files, struct ft_strbuf *sb, const char *name)
+{
+	struct ft_sim_file f = { 0 };
+
+	if (sb->oom)
+		return FT_ENOMEM;
+	ft_strlcpy(f.name, name, sizeof(f.name));
+	f.text = ft_strbuf_detach(sb, &f.len);
+	if (ft_vec_push(files, &f) < 0) {
+		ft_free(f.text);
+		return FT_ENOMEM;
+	}
+	return 0;
+}
+
+static void
+pq_line(struct ft_strbuf *sb, const char *name, uint64_t v)
+{
+	size_t n = strlen(name) + 1;
+
+	ft_strbuf_addf(sb, "%s:", name);
+	ft_strbuf_addchars(sb, '.', n < 33 ? 33 - n : 1);
+	ft_strbuf_addf(sb, "%" PRIu64 "\n", v);
+}
+
+/* perfquery -x of port @tx (its sender's side), receiving over @rx (the reverse link). */
+static void
+render_perfquery(struct ft_strbuf *sb, const struct ft_sim_port_counters *tx,
+                 const struct ft_sim_port_counters *rx, uint32_t lid, uint32_t port)
+{
+	ft_strbuf_addf(sb,
+	               "# Port extended counters: Lid %u port %u (CapMask: 0x5300 CapMask2: "
+	               "0x0000002)\n",
+	               lid, port);
+	pq_line(sb, "PortSelect", port);
+	ft_strbuf_adds(sb, "CounterSelect:...................0x0000\n");
+	pq_line(sb, "PortXmitData", tx->tx_bytes / 4);
+	pq_line(sb, "PortRcvData", rx->tx_bytes / 4);
+	pq_line(sb, "PortXmitPkts", tx->tx_pkts);
+	pq_line(sb, "PortRcvPkts", rx->tx_pkts);
+	pq_line(sb, "PortUnicastXmitPkts", tx->tx_pkts);
+	pq_line(sb, "PortUnicastRcvPkts", rx->tx_pkts);
+	pq_line(sb, "PortMulticastXmitPkts", 0);
+	pq_line(sb, "PortMulticastRcvPkts", 0);
+	ft_strbuf_adds(sb, "CounterSelect2:..................0x00000000\n");
+	pq_line(sb, "SymbolErrorCounter", 0);
+	pq_line(sb, "LinkErrorRecoveryCounter", 0);
+	pq_line(sb, "LinkDownedCounter", 0);
+	pq_line(sb, "PortRcvErrors", rx->drops);
+	pq_line(sb, "PortRcvRemotePhysicalErrors", 0);
+	pq_line(sb, "PortRcvSwitchRelayErrors", 0);
+	pq_line(sb, "PortXmitDiscards", tx->drops);
+	pq_line(sb, "PortXmitConstraintErrors", 0);
+	pq_line(sb, "PortRcvConstraintErrors", 0);
+	pq_line(sb, "LocalLinkIntegrityErrors", 0);
+	pq_line(sb, "ExcessiveBufferOverrunErrors", 0);
+	pq_line(sb, "VL15Dropped", 0);
+	pq_line(sb, "PortXmitWait", (uint64_t)(tx->xmit_wait_s * 1e9 + 0.5));
+	pq_line(sb, "QP1Dropped", 0);
+}
+
+static void
+eth_line(struct ft_strbuf *sb, const char *name, uint64_t v)
+{
+	ft_strbuf_addf(sb, "     %s: %" PRIu64 "\n", name, v);
+}
+
+/* ethtool -S of NIC @dev sending on @tx and receiving over @rx, with the command line
+ * as a captured terminal shows it (the parser takes the device name from it). */
+static void
+render_ethtool(struct ft_strbuf *sb, const char *dev, const struct ft_sim_port_counters *tx,
+               const struct ft_sim_port_counters *rx)
+{
+	char k[48];
+
+	ft_strbuf_addf(sb, "$ ethtool -S %s\n", dev);
+	ft_strbuf_adds(sb, "NIC statistics:\n");
+	eth_line(sb, "rx_packets_phy", rx->tx_pkts);
+	eth_line(sb, "tx_packets_phy", tx->tx_pkts);
+	eth_line(sb, "rx_bytes_phy", rx->tx_bytes);
+	eth_line(sb, "tx_bytes_phy", tx->tx_bytes);
+	eth_line(sb, "rx_discards_phy", rx->drops);
+	snprintf(k, sizeof(k), "rx_prio%d_pause", ROCE_PRIO);
+	eth_line(sb, k, tx->pause_rx);
+	snprintf(k, sizeof(k), "rx_prio%d_pause_duration", ROCE_PRIO);
+	eth_line(sb, k, (uint64_t)(tx->paused_s * 1e6 + 0.5));
+	snprintf(k, sizeof(k), "tx_prio%d_pause", ROCE_PRIO);
+	eth_line(sb, k, rx->pause_tx);
+	snprintf(k, sizeof(k), "tx_prio%d_pause_duration", ROCE_PRIO);
+	eth_line(sb, k, (uint64_t)(rx->paused_s * 1e6 + 0.5));
+	eth_line(sb, "np_ecn_marked_roce_packets", rx->ecn_rx);
+	eth_line(sb, "np_cnp_sent", rx->cnp_sent);
+	eth_line(sb, "rp_cnp_handled", tx->cnp_handled);
+}
+
+static bool
+is_roce(const struct ft_cluster_spec *spec)
+{
+	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
+
+	if (!lp)
+		lp = ft_link_preset_find(spec->node.nic_link);
+	return lp && lp->tech == FT_TECH_ROCE;
+}
+
+int
+ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
+                        struct ft_vec *files, struct ft_error *err)
+{
+	uint32_t v, nv = ft_topo_nvertices(topo);
+	bool roce = is_roce(ft_topo_spec(topo));
+	struct ft_strbuf sb;
+	int rc = 0;
+
+	if (!c->port)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "--counters: only the packet engine keeps port counters");
+	ft_strbuf_init(&sb);
+	for (v = 0; v < nv && rc == 0; v++) {
+		const struct ft_vertex *vx = ft_topo_vertex(topo, v);
+		uint32_t first, count, i;
+		char vname[48], name[96];
+
+		if (vx->kind != FT_V_NIC && vx->kind != FT_V_SWITCH)
+			continue;
+		if (roce && vx->kind == FT_V_SWITCH)
+			continue; /* ethtool -S is a NIC's view */
+		ft_topo_vertex_name(topo, v, vname, sizeof(vname));
+		ft_topo_out_links(topo, v, &first, &count);
+		for (i = 0; i < count && rc == 0; i++) {
+			const struct ft_link *lk = ft_topo_link(topo, first + i);
+			const struct ft_sim_port_counters *tx = &c->port[first + i];
+			const struct ft_sim_port_counters *rx = &c->port[lk->rev];
+
+			if (lk->kind != FT_L_HOST && lk->kind != FT_L_FABRIC)
+				continue;
+			if (tx->tx_pkts == 0 && rx->tx_pkts == 0)
+				continue;
+			if (roce) {
+				render_ethtool(&sb, vname, tx, rx);
+				snprintf(name, sizeof(name), "ethtool-S.%s.txt", vname);
+			} else {
+				render_perfquery(&sb, tx, rx, v + 1,
+				                 vx->kind == FT_V_NIC ? 1 : i + 1);
+				if (vx->kind == FT_V_NIC)
+					snprintf(name, sizeof(name), "perfquery-x.%s.txt", vname);
+				else
+					snprintf(name, sizeof(name), "perfquery-x.%s.p%u.txt",
+					         vname, i + 1);
+			}
+			rc = add_file(files, &sb, name);
+		}
+	}
+	ft_strbuf_release(&sb);
+	if (rc < 0)
+		return ft_error_set(err, rc, "--counters: out of memory");
+	return 0;
+}
+
+int
+ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c, char **out,
+                     size_t *len, struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	struct ft_json j;
+	size_t i, k;
+
+	*out = NULL;
+	*len = 0;
+	if (!c->trace)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "--trace: only the packet engine keeps a trace");
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "ports");
+	ft_json_arr_begin(&j);
+	for (i = 0; i < c->ntrace; i++) {
+		const struct ft_sim_trace *t = &c->trace[i];
+		const struct ft_link *lk = ft_topo_link(topo, t->link);
+		char a[48], b[48], name[100];
+
+		ft_topo_vertex_name(topo, lk->src, a, sizeof(a));
+		ft_topo_vertex_name(topo, lk->dst, b, sizeof(b));
+		snprintf(name, sizeof(name), "%s -> %s", a, b);
+		ft_json_obj_begin(&j);
+		ft_json_kv_uint(&j, "link", t->link);
+		ft_json_kv_str(&j, "name", name);
+		ft_json_key(&j, "columns");
+		ft_json_raw(&j, "[\"t_us\",\"rate_GBps\",\"queue_bytes\"]");
+		ft_json_key(&j, "samples");
+		ft_json_arr_begin(&j);
+		for (k = 0; k < t->nsamples; k++) {
+			ft_json_arr_begin(&j);
+			ft_json_double_prec(&j, t->t_s[k] * 1e6, 6);
+			ft_json_double_prec(&j, t->rate_Bps[k] / 1e9, 6);
+			ft_json_uint(&j, (uint64_t)t->queue_bytes[k]);
+			ft_json_arr_end(&j);
+		}
+		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
+	}
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&sb, '\n');
+	if (sb.oom) {
+		ft_strbuf_release(&sb);
+		return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
+	}
+	*out = ft_strbuf_detach(&sb, len);
+	return 0;
+}
+
+/* nccl-tests' names of the collectives (their *_perf binaries). */
+static const char *
+perf_name(const char *test)
+{
+	static const char *const map[][2] = {
+		{ "all_reduce", "all_reduce_perf" },
+		{ "all_gather", "all_gather_perf" },
+		{ "reduce_scatter", "reduce_scatter_perf" },
+		{ "broadcast", "broadcast_perf" },
+		{ "reduce", "reduce_perf" },
+		{ "alltoall", "alltoall_perf" },
+		{ "sendrecv", "sendrecv_perf" },
+	};
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(map); i++)
+		if (strcmp(map[i][0], test) == 0)
+			return map[i][1];
+	return NULL;
+}
+
+int
+ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files, struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	size_t i;
+	int rc = 0;
+
+	ft_strbuf_init(&sb);
+	for (i = 0; i < ft_run_nrows(run) && rc == 0; i++) {
+		const struct ft_result_row *r = ft_run_row(run, i);
+		const char *perf = perf_name(r->test);
+		char name[96];
+
+		if (!perf || !(r->time_us > 0))
+			continue;
+		/* One table per operation of each job's first iteration, as nccl-tests prints
+		 * one size; the simulated time stands for both out-of-place and in-place. */
+		ft_strbuf_addf(&sb, "# %s: simulated by fabtune, %u ranks, %s/%s\n", perf,
+		               r->nranks, r->algo, r->proto);
+		ft_strbuf_adds(&sb, "#\n");
+		ft_strbuf_adds(&sb,
+		               "#                                                              "
+		               "out-of-place                       in-place\n");
+		ft_strbuf_adds(&sb,
+		               "#       size         count      type   redop    root     time   "
+		               "algbw   busbw #wrong     time   algbw   busbw #wrong\n");
+		ft_strbuf_adds(&sb,
+		               "#        (B)    (elements)                               (us)  "
+		               "(GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+		ft_strbuf_addf(&sb,
+		               "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  "
+		               "%5s  %7.2f  %6.2f  %6.2f  %5s\n",
+		               r->bytes, r->bytes / 4, "float",
+		               strcmp(r->test, "all_reduce") == 0 ||
+		                               strcmp(r->test, "reduce_scatter") == 0 ||
+		                               strcmp(r->test, "reduce") == 0 ?
+		                       "sum" :
+		                       "none",
+		               r->root, r->time_us, r->algbw_GBps, r->busbw_GBps, "N/A", r->time_us,
+		               r->algbw_GBps, r->busbw_GBps, "N/A");
+		ft_strbuf_addf(&sb, "# Avg bus bandwidth    : %g \n", r->busbw_GBps);
+		snprintf(name, sizeof(name), "nccl-tests.%zu.%s.txt", i, perf);
+		rc = add_file(files, &sb, name);
+	}
+	ft_strbuf_release(&sb);
+	if (rc < 0)
+		return ft_error_set(err, rc, "--counters: out of memory");
+	return 0;
+}

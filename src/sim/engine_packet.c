@@ -1,0 +1,2119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/engine_packet.c - the packet-level engine: collective schedules and
+ * background patterns run as packets through ports, queues and buffers.
+ *
+ * The same ops as the flow engine become the same tasks (a start barrier,
+ * per phase its flows and an end barrier with the per-step costs;
+ * all-to-all phases as shift rounds FT_COLL_A2A_WINDOW at a time with their
+ * per-message cost), so result rows mean the same thing. A flow (one QP of
+ * a connection) is cut into packets of the MTU's payload when its first
+ * port is free to send one: a NIC packetises lazily and round-robins over
+ * its flows, so nothing waits in memory at the source. On host and fabric
+ * links every packet carries the real header and framing bytes (IB: LRH,
+ * BTH, ICRC, VCRC; RoCEv2: Ethernet, IPv4, UDP, BTH, ICRC, FCS, preamble and
+ * inter-frame gap); in-node links (PCIe, NVLink) carry the payload.
+ *
+ * A packet is serialised at the link's rate and reaches the next vertex the
+ * link's latency later (its cable and switch traversal). Switches forward
+ * cut-through: the next port may start once the head has arrived, but may
+ * not finish before the tail has (the next link starts no earlier than
+ * tail - its own serialisation). Store-and-forward is a knob.
+ *
+ * Flow control works per link between the sender's port and the ingress
+ * buffer at the link's destination:
+ * - credits (IB, kb IB-FC; and every in-node link, whose PCIe and NVLink
+ *   flow control is credit based as well): the sender spends 64-byte
+ *   blocks per packet and gets them back one link latency after the packet
+ *   left the downstream buffer, so the buffer never overflows;
+ * - PFC (RoCE, kb ROCE-PFC, CC-PFC-ECN): the ingress buffer sends XOFF one
+ *   link latency upstream when it holds xoff bytes and XON when it is back
+ *   at xon; above xoff it can still take the headroom, which by default is
+ *   what can arrive meanwhile: 2 x (rate x latency + a wire MTU); a packet
+ *   that would overflow xoff + headroom is dropped (never with the default);
+ * - none (lossy): a packet that finds its ingress port above its limit or the
+ *   switch's shared buffer full is dropped, and the transport recovers by
+ *   go-back-N: the receiver takes packets in order only and NAKs the first
+ *   gap once; a sender whose last packet is out and unacknowledged goes back
+ *   after the retransmit timeout (NCCL_IB_TIMEOUT, kb CC-IB).
+ * A link bit error rate drops corrupted packets at the receiver (same
+ * recovery). When nothing is left to happen while flows are unfinished (a
+ * cyclic buffer dependency), the run stops with an error naming a port.
+ *
+ * Routing: ECMP (per QP hash) and D-mod-K paths are fixed when a flow
+ * starts, through the same ft_route_path() as the flow engine; adaptive
+ * routing chooses at every switch, per packet, the equal-cost port with the
+ * fewest queued bytes (ties broken by the flow's hash).
+ */
+#include "pkt_int.h"
+
+#include <math.h>
+
+#include <fabtune/rng.h>
+#include <fabtune/sim.h>
+
+#define PK_PS_PER_S   1e12
+#define PK_BLOCK      64u /* IB credit block (kb IB-FC) */
+#define PK_RNG_BER    0x62657272u
+#define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
+
+static uint64_t
+s_to_ps(double s)
+{
+	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
+}
+
+/* ---- the event heap (4-ary: shallower, and a node's children share a cache line) -- */
+
+static bool
+ev_less(const struct pk_event *a, const struct pk_event *b)
+{
+	return a->t_ps < b->t_ps || (a->t_ps == b->t_ps && a->seq < b->seq);
+}
+
+static int
+ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, uint32_t arg)
+{
+	struct pk_heap *h = &e->heap;
+	struct pk_event ev = { t_ps, e->seq++, id, (arg << 4) | (uint32_t)type };
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 1024;
+		struct pk_event *v = ft_reallocarray(h->v, cap, sizeof(*v));
+
+		if (!v)
+			return FT_ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	i = h->n++;
+	while (i > 0) {
+		size_t p = (i - 1) / 4;
+
+		if (!ev_less(&ev, &h->v[p]))
+			break;
+		h->v[i] = h->v[p];
+		i = p;
+	}
+	h->v[i] = ev;
+	return 0;
+}
+
+static struct pk_event
+ev_pop(struct pk_heap *h)
+{
+	struct pk_event top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 4 * i + 1, k, end;
+
+		if (c >= h->n)
+			break;
+		end = FT_MIN(c + 4, h->n);
+		for (k = c + 1; k < end; k++)
+			if (ev_less(&h->v[k], &h->v[c]))
+				c = k;
+		if (!ev_less(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+/* ---- packets -------------------------------------------------------------- */
+
+static uint32_t
+pkt_alloc(struct pk_engine *e)
+{
+	uint32_t id;
+
+	if (e->free_pkt == PK_NONE) {
+		uint32_t cap = e->npkts_cap ? e->npkts_cap * 2 : 4096, i;
+		struct pk_pkt *p;
+
+		if (cap <= e->npkts_cap)
+			return PK_NONE;
+		p = ft_reallocarray(e->pkts, cap, sizeof(*p));
+		if (!p)
+			return PK_NONE;
+		e->pkts = p;
+		for (i = e->npkts_cap; i < cap; i++)
+			p[i].next = i + 1 < cap ? i + 1 : PK_NONE;
+		e->free_pkt = e->npkts_cap;
+		e->npkts_cap = cap;
+	}
+	id = e->free_pkt;
+	e->free_pkt = e->pkts[id].next;
+	e->npkts_live++;
+	return id;
+}
+
+static void
+pkt_free(struct pk_engine *e, uint32_t id)
+{
+	e->pkts[id].next = e->free_pkt;
+	e->free_pkt = id;
+	e->npkts_live--;
+}
+
+/* ---- flows, tasks and ports: small accessors ---------------------------------- */
+
+static inline struct pk_flow *
+flow_at(struct pk_engine *e, uint32_t f)
+{
+	return &FT_VEC_AT(&e->flows, struct pk_flow, f);
+}
+
+static inline struct pk_task *
+task_at(struct pk_engine *e, uint32_t t)
+{
+	return &FT_VEC_AT(&e->tasks, struct pk_task, t);
+}
+
+/* Flow control of link @l: in-node links use credits, network links the configured one. */
+static enum ft_pkt_fc
+link_fc(const struct pk_engine *e, uint32_t l)
+{
+	return e->links[l].net ? e->pc.fc : FT_PKT_FC_CREDIT;
+}
+
+static uint32_t
+blocks(uint32_t wire)
+{
+	return (wire + PK_BLOCK - 1) / PK_BLOCK;
+}
+
+static void
+q_account(struct pk_engine *e, struct pk_port *p)
+{
+	p->q_area += (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps);
+	p->t_q_ps = e->now_ps;
+}
+
+static void
+ring_add(struct pk_engine *e, uint32_t l, uint32_t fid)
+{
+	struct pk_port *p = &e->ports[l];
+	struct pk_flow *f = flow_at(e, fid);
+
+	if (f->in_ring)
+		return;
+	f->in_ring = true;
+	if (p->nring == 0) {
+		f->ring_next = fid;
+	} else {
+		f->ring_next = flow_at(e, p->ring)->ring_next;
+		flow_at(e, p->ring)->ring_next = fid;
+	}
+	p->ring = fid;
+	p->nring++;
+}
+
+/* Take the ring's head out (it has nothing left to send). */
+static void
+ring_pop(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+	uint32_t head = flow_at(e, p->ring)->ring_next;
+
+	flow_at(e, head)->in_ring = false;
+	if (--p->nring == 0)
+		p->ring = PK_NONE;
+	else
+		flow_at(e, p->ring)->ring_next = flow_at(e, head)->ring_next;
+}
+
+static int try_send(struct pk_engine *e, uint32_t l);
+
+/* Start (or restart) flow @fid's retransmit timer. */
+static int
+arm_rto(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+
+	f->rto_rcv = f->rcv_nxt;
+	return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen & 0x0fffffffu);
+}
+
+/* Packet @id is lost: count it at port @l; a sender with nothing left to send times out. */
+static int
+drop(struct pk_engine *e, uint32_t l, uint32_t id)
+{
+	uint32_t fid = e->pkts[id].flow;
+	const struct pk_flow *f = flow_at(e, fid);
+
+	e->ports[l].drops++;
+	e->ndrops++;
+	pkt_free(e, id);
+	if (f->snd_nxt == f->npkts && !e->may_drop)
+		return arm_rto(e, fid);
+	return 0;
+}
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+static int start_flow(struct pk_engine *e, uint32_t fid);
+
+static int
+start_task(struct pk_engine *e, uint32_t t)
+{
+	struct pk_task *k = task_at(e, t);
+
+	k->t_start_ps = e->now_ps;
+	if (k->kind == PK_T_FLOW)
+		return start_flow(e, k->flow);
+	return ev_push(e,
+	               e->now_ps + k->delay_ps + (uint64_t)(k->lat_mult * (double)k->pred_lat_ps),
+	               PK_EV_TASK, t, 0);
+}
+
+static int
+task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
+{
+	struct pk_task *k = task_at(e, t);
+	uint32_t i;
+	int rc;
+
+	k->done = 1;
+	k->t_done_ps = e->now_ps;
+	for (i = 0; i < k->nsucc; i++) {
+		uint32_t u = e->succ[k->succ_off + i];
+		struct pk_task *s = task_at(e, u);
+
+		if (lat_ps > s->pred_lat_ps)
+			s->pred_lat_ps = lat_ps;
+		if (FT_NEVER(s->npred == 0))
+			continue;
+		if (--s->npred == 0 && (rc = start_task(e, u)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- flows ---------------------------------------------------------------- */
+
+struct choose_ctx {
+	struct pk_engine *e;
+	uint64_t hash;
+};
+
+/* Adaptive routing: the equal-cost port with the fewest queued bytes, ties by hash. */
+static uint32_t
+choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
+{
+	const struct choose_ctx *c = ud;
+	uint64_t best = UINT64_MAX;
+	uint32_t i, nbest = 0, pick, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct pk_port *p = &c->e->ports[links[i]];
+		uint64_t q = p->q_bytes + (p->busy ? 1 : 0);
+
+		if (q < best) {
+			best = q;
+			nbest = 1;
+		} else if (q == best) {
+			nbest++;
+		}
+	}
+	pick = (uint32_t)(ft_mix64(c->hash ^ at) % nbest);
+	for (i = 0; i < n; i++) {
+		const struct pk_port *p = &c->e->ports[links[i]];
+
+		if (p->q_bytes + (p->busy ? 1 : 0) == best && k++ == pick)
+			return i;
+	}
+	return 0;
+}
+
+static int
+start_flow(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct ft_path path;
+	struct choose_ctx cc = { e, f->hash };
+	struct ft_error err = { 0 };
+	uint32_t j;
+	int rc;
+
+	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
+	                   &err);
+	if (rc < 0) {
+		e->route_err = err; /* the message names both endpoints */
+		return rc;
+	}
+	f = flow_at(e, fid);
+	f->t_start_ps = e->now_ps;
+	f->lat_ps = 0;
+	f->first_link = path.links[0];
+	if (e->cfg.routing != FT_ROUTING_ADAPTIVE) {
+		f->path_off = (uint32_t)e->paths.len;
+		f->npath = (uint16_t)path.nlinks;
+		if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
+			return FT_ENOMEM;
+		memcpy(&FT_VEC_AT(&e->paths, uint32_t, e->paths.len), path.links,
+		       path.nlinks * sizeof(uint32_t));
+		e->paths.len += path.nlinks;
+	}
+	{
+		double slow = 0;
+
+		for (j = 0; j < path.nlinks; j++) {
+			const struct pk_link *lk = &e->links[path.links[j]];
+			double full = (double)f->bytes + (double)f->npkts * lk->hdr;
+			double t = full * lk->ps_per_byte / PK_PS_PER_S;
+
+			f->lat_ps += lk->lat_ps;
+			if (t > slow)
+				slow = t;
+			if (f->npath) {
+				struct pk_port *p = &e->ports[path.links[j]];
+
+				if (++p->nactive > p->maxflows)
+					p->maxflows = p->nactive;
+			}
+		}
+		f->ideal_s = slow + (double)f->lat_ps / PK_PS_PER_S;
+	}
+	ring_add(e, f->first_link, fid);
+	return try_send(e, f->first_link);
+}
+
+static int
+flow_done(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint32_t j;
+
+	e->fct[e->nflows_done] = (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S;
+	e->ideal[e->nflows_done] = f->ideal_s;
+	e->nflows_done++;
+	for (j = 0; j < f->npath; j++)
+		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
+	return task_done(e, f->task, f->lat_ps);
+}
+
+/* ---- ports ---------------------------------------------------------------- */
+
+/* Put packet @id on the wire of link @l now. */
+static int
+transmit(struct pk_engine *e, uint32_t l, uint32_t id)
+{
+	struct pk_port *p = &e->ports[l];
+	const struct pk_link *lk = &e->links[l];
+	struct pk_pkt *k = &e->pkts[id];
+	uint32_t wire = pk_wire(lk, k->payload);
+	uint64_t ser = pk_ser_ps(lk, wire), t0 = e->now_ps, tail, ready;
+	bool last;
+
+	if (!e->pc.store_forward && k->link != PK_NONE && k->tail_ps > t0 + ser)
+		t0 = k->tail_ps - ser; /* a faster link may not outrun the tail */
+	p->busy = true;
+	p->rel_link = k->link;
+	p->rel_bytes = k->link != PK_NONE ? pk_wire(&e->links[k->link], k->payload) : 0;
+	p->tx_bytes += wire;
+	p->tx_payload += k->payload;
+	p->tx_pkts++;
+	if (link_fc(e, l) == FT_PKT_FC_CREDIT)
+		p->credits -= blocks(wire);
+	if (lk->net && e->pc.ber > 0) {
+		double pok = pow(1 - e->pc.ber, 8.0 * wire);
+
+		if (ft_rng_unit(&e->rng) >= pok)
+			k->flags |= PK_F_CORRUPT;
+	}
+	k->hop++;
+	k->link = l;
+	tail = t0 + ser + lk->lat_ps;
+	k->tail_ps = tail;
+	last = lk->dst == k->dst;
+	ready = last || e->pc.store_forward ? tail : t0 + lk->lat_ps;
+	if (ev_push(e, t0 + ser, PK_EV_TX_DONE, l, 0) < 0 ||
+	    ev_push(e, ready, PK_EV_ARRIVE, id, 0) < 0)
+		return FT_ENOMEM;
+	return 0;
+}
+
+/* The payload of packet @seq of flow @f. */
+static uint32_t
+pkt_payload(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
+{
+	return seq + 1 == f->npkts ? f->last_payload : e->mtu;
+}
+
+static bool
+fc_blocks(struct pk_engine *e, uint32_t l, uint32_t wire)
+{
+	const struct pk_port *p = &e->ports[l];
+
+	switch (link_fc(e, l)) {
+	case FT_PKT_FC_CREDIT:
+		return p->credits < (int64_t)blocks(wire);
+	case FT_PKT_FC_PFC:
+		return p->paused;
+	default:
+		return false;
+	}
+}
+
+/* ---- DCQCN (kb CC-DCQCN): the reaction point at the sender's NIC ---------------- */
+
+/* Alpha decays by (1 - g) every alpha period without CNPs: applied when it is read. */
+static void
+dcqcn_decay(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	uint64_t n = (e->now_ps - d->t_alpha_ps) / e->dcq_alpha_ps;
+
+	if (n) {
+		d->alpha *= pow(1 - e->pc.dcqcn_g, (double)n);
+		d->t_alpha_ps += n * e->dcq_alpha_ps;
+	}
+}
+
+/* One rate-increase event (timer or byte counter): fast recovery for the first F
+ * (rpg_threshold = 1), hyper increase once both counters are past F, else additive. */
+static void
+dcqcn_increase(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	const uint32_t F = 1;
+
+	if (d->it > F && d->ib > F)
+		d->rt_Bps += (double)(FT_MIN(d->it, d->ib) - F) * e->pc.dcqcn_hai_bps / 8;
+	else if (d->it > F || d->ib > F)
+		d->rt_Bps += e->pc.dcqcn_ai_bps / 8;
+	d->rt_Bps = FT_MIN(d->rt_Bps, e->line_Bps);
+	d->rc_Bps = (d->rt_Bps + d->rc_Bps) / 2;
+	if (d->rc_Bps >= e->line_Bps * (1 - 1e-9)) {
+		d->rc_Bps = e->line_Bps;
+		d->limited = false;
+	}
+}
+
+/* The increase timer's expiries up to now (applied when the rate is needed). */
+/* IB CC: the rate of table index @ccti; a linear table (see ev_cnp). */
+static double
+ibcc_rate(const struct pk_engine *e, uint32_t ccti)
+{
+	return e->line_Bps / (1.0 + (double)ccti / 16);
+}
+
+static void
+dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	uint32_t guard = 0;
+
+	if (e->timely)
+		return; /* its rate moves only on RTT samples */
+	if (e->ibcc) {
+		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min (0). */
+		uint64_t n = d->limited ? (e->now_ps - d->t_timer_ps) / e->ccti_timer_ps : 0;
+
+		if (n) {
+			d->ccti -= (uint32_t)FT_MIN(n, (uint64_t)d->ccti);
+			d->t_timer_ps += n * e->ccti_timer_ps;
+			d->rc_Bps = ibcc_rate(e, d->ccti);
+			d->limited = d->ccti > 0;
+		}
+		return;
+	}
+	while (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps && guard++ < 4096) {
+		d->t_timer_ps += e->dcq_timer_ps;
+		d->it++;
+		dcqcn_increase(e, d);
+	}
+	if (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps)
+		d->t_timer_ps = e->now_ps; /* a very long idle time: restart the count */
+}
+
+/* When a paced flow may send its next packet, at its current rate. */
+static uint64_t
+dcqcn_next(const struct pk_dcqcn *d)
+{
+	return d->t_last_tx_ps + (uint64_t)((double)d->last_wire * PK_PS_PER_S / d->rc_Bps + 0.5);
+}
+
+/* A packet of @wire bytes left: pace the next one, run the timer and the byte counter. */
+static void
+dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
+{
+	struct pk_dcqcn *d = &f->cc;
+	uint32_t guard = 0;
+
+	if (!d->limited)
+		return;
+	dcqcn_timers(e, d);
+	d->t_last_tx_ps = e->now_ps;
+	d->last_wire = wire;
+	if (e->ibcc || e->timely)
+		return;
+	d->bytes_since += wire;
+	while (d->limited && d->bytes_since >= e->pc.dcqcn_byte_counter && guard++ < 1024) {
+		d->bytes_since -= e->pc.dcqcn_byte_counter;
+		d->ib++;
+		dcqcn_increase(e, d);
+	}
+}
+
+/* A CNP reached the sender: cut the rate (at most once per rate_reduce_monitor_period). */
+static int
+ev_cnp(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_dcqcn *d = &f->cc;
+
+	e->ports[f->first_link].cnp_handled++;
+	if (e->ibcc) {
+		/*
+		 * A BECN raises the CCTI by CCTI_Increase, to CCTI_Limit; the source then
+		 * waits the table's inter-packet delay. The CC manager computes the table from
+		 * the subnet; here it is linear: index i sends at line rate / (1 + i / 16).
+		 */
+		dcqcn_timers(e, d);
+		if (!d->limited)
+			d->t_timer_ps = e->now_ps;
+		d->ccti = FT_MIN(d->ccti + e->pc.ccti_increase, e->pc.ccti_limit);
+		d->rc_Bps = ibcc_rate(e, d->ccti);
+		d->limited = d->ccti > 0;
+		if (!d->last_wire)
+			d->t_last_tx_ps = e->now_ps;
+		return 0;
+	}
+	dcqcn_decay(e, d);
+	d->alpha = (1 - e->pc.dcqcn_g) * d->alpha + e->pc.dcqcn_g;
+	if (d->limited && e->now_ps - d->t_last_dec_ps < e->dcq_dec_ps)
+		return 0;
+	d->t_last_dec_ps = e->now_ps;
+	d->rt_Bps = d->rc_Bps;
+	d->rc_Bps = FT_MAX(d->rc_Bps * FT_MAX(1 - d->alpha / 2, e->pc.dcqcn_min_dec),
+	                   1e6 / 8); /* rpg_min_rate 1 Mb/s */
+	d->limited = true;
+	d->it = d->ib = 0;
+	d->bytes_since = 0;
+	d->t_timer_ps = e->now_ps;
+	if (!d->last_wire) { /* not paced yet: the next packet may leave now */
+		d->t_last_tx_ps = e->now_ps;
+		d->last_wire = 0;
+	}
+	return 0;
+}
+
+/*
+ * TIMELY (kb CC-TIMELY-HPCC, the HPCC simulator's defaults): per RTT sample, the
+ * gradient (EWMA weight 0.875 of the new difference, normalised by the 20 us minimum
+ * RTT) drives the rate: additive increase below T_low (50 us), multiplicative
+ * decrease above T_high (500 us), and in between increase on a falling gradient (five
+ * steps at once after five in a row) or decrease by beta (0.8) x gradient.
+ */
+static int
+ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_dcqcn *d = &f->cc;
+	const double alpha = 0.875, beta = 0.8, t_low = 50e-6, t_high = 500e-6;
+	const double min_rtt = 20e-6, step = e->pc.dcqcn_ai_bps / 8;
+	double rtt = rtt_ns * 1e-9, diff, grad, r = d->rc_Bps;
+
+	if (f->rcv_nxt >= f->npkts && !d->limited)
+		return 0;
+	diff = d->prev_rtt_s > 0 ? rtt - d->prev_rtt_s : 0;
+	d->prev_rtt_s = rtt;
+	d->rtt_diff_s = (1 - alpha) * d->rtt_diff_s + alpha * diff;
+	grad = d->rtt_diff_s / min_rtt;
+	if (rtt < t_low) {
+		r += step;
+		d->hai_n = 0;
+	} else if (rtt > t_high) {
+		r *= 1 - beta * (1 - t_high / rtt);
+		d->hai_n = 0;
+	} else if (grad <= 0) {
+		r += (++d->hai_n >= 5 ? 5 : 1) * step;
+	} else {
+		r *= FT_MAX(1 - beta * grad, 0.0);
+		d->hai_n = 0;
+	}
+	d->rc_Bps = FT_MIN(FT_MAX(r, 1e6 / 8), e->line_Bps);
+	if (d->rc_Bps < e->line_Bps && !d->limited) {
+		d->limited = true;
+		if (!d->last_wire)
+			d->t_last_tx_ps = e->now_ps;
+	}
+	d->limited = d->rc_Bps < e->line_Bps;
+	return 0;
+}
+
+/*
+ * Make the ring's head a flow whose rate lets it send now. Returns 1 when there is one,
+ * 0 when all wait (a wake-up is then queued for the earliest), or FT_E*.
+ */
+static int
+pick_paced(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+	uint32_t prev = p->ring, i;
+	uint64_t tmin = UINT64_MAX;
+
+	for (i = 0; i < p->nring; i++) {
+		uint32_t fid = flow_at(e, prev)->ring_next;
+		struct pk_dcqcn *d = &flow_at(e, fid)->cc;
+		uint64_t t;
+
+		dcqcn_timers(e, d);
+		t = d->limited ? dcqcn_next(d) : 0;
+		if (t <= e->now_ps) {
+			p->ring = prev;
+			return 1;
+		}
+		/* Wake when it may send, or when its timer raises its rate first. */
+		if (e->timely)
+			tmin = FT_MIN(tmin, t);
+		else
+			tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :
+			                                                         e->dcq_timer_ps)));
+		prev = fid;
+	}
+	if (!p->wake_pending || tmin < p->t_wake_ps) {
+		p->wake_pending = true;
+		p->t_wake_ps = tmin;
+		return ev_push(e, tmin, PK_EV_WAKE, l, 0) < 0 ? FT_ENOMEM : 0;
+	}
+	return 0;
+}
+
+/* ECN at egress (RED on the queue the packet joins, kb CC-PFC-ECN). */
+static void
+ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
+{
+	const struct pk_link *lk = &e->links[l];
+	uint64_t q = e->ports[l].q_bytes;
+	double pr;
+
+	if (e->ibcc) {
+		/* FECN: above the threshold, one of every Marking_Rate packets of at least
+		 * Packet_Size (512 bytes) (kb CC-IB). */
+		struct pk_port *p = &e->ports[l];
+
+		if (q <= e->pc.ibcc_threshold_bytes || k->payload < 512 || (k->flags & PK_F_CE))
+			return;
+		if (++p->fecn_skip < e->pc.ibcc_marking_rate)
+			return;
+		p->fecn_skip = 0;
+		p->ecn_marks++;
+		e->necn++;
+		k->flags |= PK_F_CE;
+		return;
+	}
+	if (q <= lk->kmin)
+		return;
+	pr = q >= lk->kmax ?
+	             1.0 :
+	             e->pc.ecn_pmax * (double)(q - lk->kmin) / (double)(lk->kmax - lk->kmin);
+	if (pr >= 1.0 || ft_rng_unit(&e->rng) < pr) {
+		if (!(k->flags & PK_F_CE)) {
+			e->ports[l].ecn_marks++;
+			e->necn++;
+		}
+		k->flags |= PK_F_CE;
+	}
+}
+
+/*
+ * Adaptive routing with flowlets: at the first packet of every flowlet_bytes of a QP, a
+ * whole path is chosen at the source (the least-queued equal-cost port at every hop as
+ * of now) and the flowlet's packets follow it; without flowlets packets choose per hop.
+ */
+static int
+flowlet_route(struct pk_engine *e, uint32_t fid, uint32_t l)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint64_t at = (uint64_t)f->snd_nxt * e->mtu;
+	struct choose_ctx cc = { e, f->hash ^ f->snd_nxt };
+	struct ft_error err = { 0 };
+	struct ft_path path;
+	int rc;
+
+	if (f->fl_off != PK_NONE && at % e->cfg.flowlet_bytes >= e->mtu)
+		return 0; /* inside the current flowlet */
+	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
+	                   &err);
+	if (rc < 0 || path.links[0] != l)
+		return 0; /* keep the last path (or per-hop choices) */
+	if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
+		return FT_ENOMEM;
+	f = flow_at(e, fid);
+	f->fl_off = (uint32_t)e->paths.len;
+	memcpy(&FT_VEC_AT(&e->paths, uint32_t, e->paths.len), path.links,
+	       path.nlinks * sizeof(uint32_t));
+	e->paths.len += path.nlinks;
+	return 0;
+}
+
+/* Port @l is free: send the next packet, transit and sourced in turn, if flow control lets. */
+static int
+try_send(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+	const struct pk_link *lk = &e->links[l];
+	bool src;
+	uint32_t payload, id;
+	struct pk_flow *f = NULL;
+
+	if (p->busy)
+		return 0;
+	if (p->head == PK_NONE && p->nring == 0) {
+		if (p->blocked) {
+			p->xmit_wait_ps += e->now_ps - p->t_blocked_ps;
+			p->blocked = false;
+		}
+		return 0;
+	}
+	src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
+	if (src && e->paced) {
+		int rc = pick_paced(e, l);
+
+		if (rc < 0)
+			return rc;
+		if (rc == 0) { /* every sourced flow waits for its rate */
+			if (p->head == PK_NONE)
+				return 0;
+			src = false;
+		}
+	}
+	if (src) {
+		f = flow_at(e, flow_at(e, p->ring)->ring_next);
+		payload = pkt_payload(e, f, f->snd_nxt);
+	} else {
+		payload = e->pkts[p->head].payload;
+	}
+	if (fc_blocks(e, l, pk_wire(lk, payload))) {
+		if (!p->blocked) {
+			p->blocked = true;
+			p->t_blocked_ps = e->now_ps;
+		}
+		return 0;
+	}
+	if (p->blocked) {
+		p->xmit_wait_ps += e->now_ps - p->t_blocked_ps;
+		p->blocked = false;
+	}
+	p->turn_src = !src;
+	if (src) {
+		uint32_t fid = p->ring == PK_NONE ? PK_NONE : flow_at(e, p->ring)->ring_next;
+		struct pk_pkt *k;
+
+		id = pkt_alloc(e);
+		if (id == PK_NONE)
+			return FT_ENOMEM;
+		f = flow_at(e, fid);
+		k = &e->pkts[id];
+		k->flow = fid;
+		k->dst = f->dst;
+		if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes) {
+			int rc = flowlet_route(e, fid, l);
+
+			if (rc < 0) {
+				pkt_free(e, id);
+				return rc;
+			}
+			f = flow_at(e, fid);
+		}
+		k->path_off = f->npath ? f->path_off : f->fl_off;
+		k->seq = f->snd_nxt++;
+		k->payload = (uint16_t)payload;
+		k->link = PK_NONE;
+		k->hop = 0;
+		k->flags = 0;
+		k->tail_ps = 0;
+		k->t_sent_ps = e->now_ps;
+		k->next = PK_NONE;
+		e->npackets++;
+		if (e->paced)
+			dcqcn_sent(e, f, pk_wire(lk, payload));
+		if (f->snd_nxt == f->npkts) {
+			ring_pop(e, l);
+			/* The tail may be lost (a drop, a bit error): time it out. */
+			if (e->may_drop || e->ndrops) {
+				int rc = arm_rto(e, fid);
+
+				if (rc < 0)
+					return rc;
+			}
+		} else {
+			p->ring = fid; /* round robin: the next flow goes first next time */
+		}
+	} else {
+		id = p->head;
+		p->head = e->pkts[id].next;
+		if (p->head == PK_NONE)
+			p->tail = PK_NONE;
+		q_account(e, p);
+		p->q_bytes -= pk_wire(lk, payload);
+	}
+	return transmit(e, l, id);
+}
+
+static int
+enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
+{
+	struct pk_port *p = &e->ports[l];
+
+	if (e->marking && e->links[l].net && p->q_bytes > 0)
+		ecn_mark(e, l, &e->pkts[id]);
+
+	e->pkts[id].next = PK_NONE;
+	if (p->tail == PK_NONE)
+		p->head = id;
+	else
+		e->pkts[p->tail].next = id;
+	p->tail = id;
+	q_account(e, p);
+	p->q_bytes += pk_wire(&e->links[l], e->pkts[id].payload);
+	if (p->q_bytes > p->q_max_bytes)
+		p->q_max_bytes = p->q_bytes;
+	return try_send(e, l);
+}
+
+/* The next link of packet @id at vertex @v. */
+static int
+next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
+{
+	const struct pk_pkt *k = &e->pkts[id];
+	uint32_t cand[64];
+	int n;
+
+	if (k->path_off != PK_NONE) {
+		*out = FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop);
+		return 0;
+	}
+	n = ft_route_next_hops(e->topo, v, k->dst, cand, FT_ARRAY_SIZE(cand));
+	if (n <= 0)
+		return n < 0 ? n : FT_ENOENT;
+	{
+		struct choose_ctx cc = { e, flow_at(e, k->flow)->hash ^ k->seq };
+		uint32_t m = (uint32_t)FT_MIN((size_t)n, FT_ARRAY_SIZE(cand)), i, nup = 0;
+
+		/* Links that are down are not candidates. */
+		for (i = 0; i < m; i++)
+			if (e->links[cand[i]].ps_per_byte < INFINITY)
+				cand[nup++] = cand[i];
+		if (nup == 0)
+			return FT_ENOENT;
+		*out = cand[choose_least_queued(&cc, v, cand, nup)];
+	}
+	return 0;
+}
+
+/* ---- the go-back-N receiver and sender ------------------------------------ */
+
+static int
+go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
+{
+	struct pk_flow *f = flow_at(e, fid);
+
+	if (f->rcv_nxt >= f->npkts || seq >= f->snd_nxt)
+		return 0;
+	e->nretx += f->snd_nxt - seq;
+	f->snd_nxt = seq;
+	f->rto_gen++;
+	ring_add(e, f->first_link, fid);
+	return try_send(e, f->first_link);
+}
+
+/*
+ * Adaptive routing sprays a QP's packets over several paths, so they arrive out of order;
+ * receivers that support it (NVIDIA's adaptive routing needs ConnectX's out-of-order
+ * placement) take every packet as it comes and mark it in a bitmap, rcv_nxt being the
+ * first one missing. Losses are then recovered by the sender's timeout alone.
+ */
+static int
+receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint64_t *bm;
+
+	if (!f->ooo_bits) {
+		f->ooo_bits = ft_calloc((f->npkts + 63) / 64, sizeof(uint64_t));
+		if (!f->ooo_bits)
+			return FT_ENOMEM;
+	}
+	bm = f->ooo_bits;
+	if (seq < f->rcv_nxt || (bm[seq / 64] >> (seq % 64) & 1))
+		return 0; /* a duplicate */
+	bm[seq / 64] |= UINT64_C(1) << (seq % 64);
+	e->bytes_delivered += payload;
+	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
+		f->rcv_nxt++;
+	if (f->rcv_nxt == f->npkts) {
+		ft_free(f->ooo_bits);
+		f->ooo_bits = NULL;
+		return flow_done(e, fid);
+	}
+	return 0;
+}
+
+static int
+receive(struct pk_engine *e, uint32_t id)
+{
+	const struct pk_pkt *k = &e->pkts[id];
+	uint32_t fid = k->flow, seq = k->seq, payload = k->payload;
+	struct pk_flow *f = flow_at(e, fid);
+
+	if ((k->flags & PK_F_CE) && e->marking) {
+		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
+		 * travel back at high priority (no queueing), one path latency. */
+		struct pk_dcqcn *d = &f->cc;
+		struct pk_port *rp = &e->ports[k->link];
+
+		rp->ecn_rx++;
+		if (e->ibcc || !d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
+			int rc;
+
+			d->cnp_sent = true;
+			d->t_last_cnp_ps = e->now_ps;
+			rp->cnp_sent++;
+			e->ncnp++;
+			rc = ev_push(e, e->now_ps + f->lat_ps, PK_EV_CNP, fid, 0);
+			if (rc < 0) {
+				pkt_free(e, id);
+				return rc;
+			}
+		}
+	}
+	if (e->timely && (seq % PK_TIMELY_SEG == PK_TIMELY_SEG - 1 || seq + 1 == f->npkts)) {
+		/* A completion every 16 packets (64 KiB at 4 KiB): its RTT is the packet's
+		 * one-way time plus the way back at high priority (one path latency). */
+		uint64_t rtt = e->now_ps - e->pkts[id].t_sent_ps + f->lat_ps;
+		int rc = ev_push(e, e->now_ps + f->lat_ps, PK_EV_RTT, fid,
+		                 (uint32_t)FT_MIN(rtt / 1000, (uint64_t)0x0fffffff));
+
+		if (rc < 0) {
+			pkt_free(e, id);
+			return rc;
+		}
+	}
+	pkt_free(e, id);
+	if (e->ooo)
+		return receive_ooo(e, fid, seq, payload);
+	if (seq == f->rcv_nxt) {
+		f->rcv_nxt++;
+		e->bytes_delivered += payload;
+		if (f->rcv_nxt == f->npkts)
+			return flow_done(e, fid);
+		return 0;
+	}
+	/* One NAK per gap: the receiver NAKs again only once the gap moved (or the sender
+	 * timed out), as an RC responder in its NAK-sent state. */
+	if (seq > f->rcv_nxt && f->nak_for != f->rcv_nxt) {
+		f->nak_for = f->rcv_nxt;
+		return ev_push(e, e->now_ps + f->lat_ps, PK_EV_NAK, fid, f->rcv_nxt);
+	}
+	return 0;
+}
+
+/* ---- credits --------------------------------------------------------------- */
+
+/*
+ * Credits go back in flow-control updates, one in flight per link at a time, each
+ * carrying the running count of blocks freed when it was sent: an update leaves when
+ * blocks are freed and none is in flight, and when one arrives while more were freed
+ * meanwhile, the next one leaves as of the latest of them. No credit comes back before
+ * its blocks were freed plus the link latency, and none later than twice that.
+ */
+static int
+credit_free(struct pk_engine *e, uint32_t l, uint32_t nblocks)
+{
+	struct pk_port *p = &e->ports[l];
+
+	p->fc_freed += nblocks;
+	p->fc_t_last = e->now_ps;
+	if (p->fc_pending)
+		return 0;
+	p->fc_pending = true;
+	p->fc_snap = p->fc_freed;
+	return ev_push(e, e->now_ps + e->links[l].lat_ps, PK_EV_CREDIT, l, 0);
+}
+
+static int
+credit_update(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+
+	p->credits += (int64_t)(p->fc_snap - p->fc_acked);
+	p->fc_acked = p->fc_snap;
+	p->fc_pending = false;
+	if (p->fc_freed > p->fc_acked) {
+		int rc;
+
+		p->fc_pending = true;
+		p->fc_snap = p->fc_freed;
+		rc = ev_push(e, p->fc_t_last + e->links[l].lat_ps, PK_EV_CREDIT, l, 0);
+		if (rc < 0)
+			return rc;
+	}
+	return try_send(e, l);
+}
+
+/* ---- PFC thresholds (kb CC-PFC-ECN, ROCE-PFC) ------------------------------------ */
+
+/*
+ * XOFF of the ingress buffer of link @l: given, or dynamic as in the HPCC simulator's
+ * switch: an eighth of the switch's shared buffer still free (so a congested switch
+ * pauses sooner); a NIC's ingress uses its port buffer.
+ */
+static uint64_t
+pfc_xoff(const struct pk_engine *e, uint32_t l)
+{
+	const struct pk_link *lk = &e->links[l];
+
+	if (!e->pfc_dyn)
+		return e->xoff;
+	if (!lk->sw_dst)
+		return e->port_limit;
+	return (e->sw_limit - FT_MIN(e->sw_used[lk->dst], e->sw_limit)) / 8;
+}
+
+/* XON: given, or two wire MTUs below the XOFF it paused at. */
+static uint64_t
+pfc_xon(const struct pk_engine *e, const struct pk_port *p)
+{
+	uint64_t hyst = 2ull * (e->mtu + PK_HDR_ROCE);
+
+	if (!e->pfc_dyn)
+		return e->xon;
+	return p->xoff_at > hyst ? p->xoff_at - hyst : 0;
+}
+
+/* Headroom: what can still arrive after XOFF: the bytes on the wire both ways (the
+ * pause frame's trip and the data already sent) plus a packet being sent at each end. */
+static uint64_t
+pfc_headroom(const struct pk_engine *e, uint32_t l)
+{
+	const struct pk_link *lk = &e->links[l];
+
+	return 2 * ((uint64_t)((double)lk->lat_ps / lk->ps_per_byte) + pk_wire(lk, e->mtu));
+}
+
+/* ---- events --------------------------------------------------------------- */
+
+static int
+ev_arrive(struct pk_engine *e, uint32_t id)
+{
+	struct pk_pkt *k = &e->pkts[id];
+	uint32_t l = k->link, v = e->links[l].dst, nl = 0;
+	struct pk_port *p = &e->ports[l];
+	const struct pk_link *lk = &e->links[l];
+	uint32_t wire = pk_wire(lk, k->payload);
+	enum ft_pkt_fc fc = link_fc(e, l);
+	int rc;
+
+	if ((k->flags & PK_F_CORRUPT) || v == k->dst) {
+		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
+		if (fc == FT_PKT_FC_CREDIT && (rc = credit_free(e, l, blocks(wire))) < 0)
+			return rc;
+		if (k->flags & PK_F_CORRUPT)
+			return drop(e, l, id);
+		return receive(e, id);
+	}
+	if (fc == FT_PKT_FC_PFC) {
+		/* Once paused a port still takes its headroom (reserved apart from the shared
+		 * buffer) above the level it paused at; before, a packet over the threshold
+		 * is taken and sends the pause. */
+		uint64_t room =
+		        e->pc.pfc_headroom_bytes ? e->pc.pfc_headroom_bytes : pfc_headroom(e, l);
+
+		if (p->xoff_sent && p->in_bytes + wire > p->xoff_at + room)
+			return drop(e, l, id);
+	} else if (fc == FT_PKT_FC_NONE) {
+		if (p->in_bytes + wire > e->port_limit ||
+		    (lk->sw_dst && e->sw_used[v] + wire > e->sw_limit))
+			return drop(e, l, id);
+	}
+	p->in_bytes += wire;
+	if (p->in_bytes > p->in_max_bytes)
+		p->in_max_bytes = p->in_bytes;
+	if (lk->sw_dst)
+		e->sw_used[v] += wire;
+	if (fc == FT_PKT_FC_PFC && !p->xoff_sent && p->in_bytes >= pfc_xoff(e, l)) {
+		p->xoff_at = p->in_bytes;
+		p->xoff_sent = true;
+		p->pause_tx++;
+		e->npause++;
+		if ((rc = ev_push(e, e->now_ps + lk->lat_ps, PK_EV_PAUSE, l, 1)) < 0)
+			return rc;
+	}
+	rc = next_link(e, id, v, &nl);
+	if (rc < 0)
+		return rc;
+	return enqueue(e, nl, id);
+}
+
+static int
+ev_tx_done(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+	uint32_t r = p->rel_link;
+	int rc;
+
+	p->busy = false;
+	if (r != PK_NONE) {
+		struct pk_port *rp = &e->ports[r];
+		const struct pk_link *rl = &e->links[r];
+
+		rp->in_bytes -= p->rel_bytes;
+		if (rl->sw_dst)
+			e->sw_used[rl->dst] -= p->rel_bytes;
+		switch (link_fc(e, r)) {
+		case FT_PKT_FC_CREDIT:
+			rc = credit_free(e, r, blocks(p->rel_bytes));
+			if (rc < 0)
+				return rc;
+			break;
+		case FT_PKT_FC_PFC:
+			if (rp->xoff_sent && rp->in_bytes <= pfc_xon(e, rp)) {
+				rp->xoff_sent = false;
+				rc = ev_push(e, e->now_ps + rl->lat_ps, PK_EV_PAUSE, r, 0);
+				if (rc < 0)
+					return rc;
+			}
+			break;
+		default:
+			break;
+		}
+		p->rel_link = PK_NONE;
+	}
+	return try_send(e, l);
+}
+
+static int
+ev_pause(struct pk_engine *e, uint32_t l, bool on)
+{
+	struct pk_port *p = &e->ports[l];
+
+	if (on && e->now_ps < p->wd_until_ps) {
+		p->pause_rx++; /* the watchdog has this port ignore pauses for a while */
+		return 0;
+	}
+	if (on && !p->paused) {
+		p->paused = true;
+		p->pause_rx++;
+		p->t_paused_ps = e->now_ps;
+		if (e->wd_ps)
+			return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, 0);
+	} else if (!on && p->paused) {
+		p->paused = false;
+		p->paused_ps += e->now_ps - p->t_paused_ps;
+	}
+	return on ? 0 : try_send(e, l);
+}
+
+/*
+ * PFC watchdog (kb ROCE-PFC): a port paused without a break for the watchdog's time stops
+ * honouring pauses for as long again, so a stuck priority drains (the buffers beyond it
+ * then drop what they cannot hold, and the transport retransmits).
+ */
+static int
+ev_wdog(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+
+	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
+		return 0;
+	p->paused = false;
+	p->paused_ps += e->now_ps - p->t_paused_ps;
+	p->wd_fires++;
+	e->nwdog++;
+	p->wd_until_ps = e->now_ps + e->wd_ps;
+	return try_send(e, l);
+}
+
+static int
+ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
+{
+	struct pk_flow *f = flow_at(e, fid);
+
+	if (gen != (f->rto_gen & 0x0fffffffu) || f->rcv_nxt >= f->npkts)
+		return 0;
+	if (f->rcv_nxt > f->rto_rcv) {
+		/* Acknowledged progress since it was armed: the timer restarts. */
+		f->rto_rcv = f->rcv_nxt;
+		return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+	}
+	f->nak_for = PK_NONE;
+	return go_back(e, fid, f->rcv_nxt);
+}
+
+/* Sample every traced port: its rate over the last interval and its queue now. */
+static int
+ev_trace(struct pk_engine *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->ntrace; i++) {
+		const struct pk_port *p = &e->ports[e->trace_links[i]];
+		double v[3];
+
+		v[0] = (double)e->now_ps / PK_PS_PER_S;
+		v[1] = (double)(p->tx_bytes - e->trace_last[i]) * PK_PS_PER_S / (double)e->trace_ps;
+		v[2] = (double)p->q_bytes;
+		e->trace_last[i] = p->tx_bytes;
+		if (ft_vec_push(&e->trace_samples, v) < 0)
+			return FT_ENOMEM;
+	}
+	if (e->nflows_done < e->flows.len)
+		return ev_push(e, e->now_ps + e->trace_ps, PK_EV_TRACE, 0, 0);
+	return 0;
+}
+
+static int
+step(struct pk_engine *e)
+{
+	struct pk_event ev = ev_pop(&e->heap);
+	uint32_t type = ev.aux & 15u, arg = ev.aux >> 4;
+
+	e->now_ps = ev.t_ps;
+	e->nevents++;
+	switch (type) {
+	case PK_EV_TX_DONE:
+		return ev_tx_done(e, ev.id);
+	case PK_EV_ARRIVE:
+		return ev_arrive(e, ev.id);
+	case PK_EV_TASK:
+		return task_done(e, ev.id, 0);
+	case PK_EV_CREDIT:
+		return credit_update(e, ev.id);
+	case PK_EV_PAUSE:
+		return ev_pause(e, ev.id, arg != 0);
+	case PK_EV_NAK:
+		return go_back(e, ev.id, arg);
+	case PK_EV_RTO:
+		return ev_rto(e, ev.id, arg);
+	case PK_EV_CNP:
+		return ev_cnp(e, ev.id);
+	case PK_EV_TRACE:
+		return ev_trace(e);
+	case PK_EV_WDOG:
+		return ev_wdog(e, ev.id);
+	case PK_EV_RTT:
+		return ev_rtt(e, ev.id, arg);
+	case PK_EV_WAKE:
+		if (e->ports[ev.id].t_wake_ps == ev.t_ps)
+			e->ports[ev.id].wake_pending = false;
+		return try_send(e, ev.id);
+	default:
+		return FT_EINVAL;
+	}
+}
+
+/* ---- the engine interface ------------------------------------------------- */
+
+static void pk_destroy(struct ft_engine *eng);
+
+static bool
+fabric_is_roce(const struct ft_cluster_spec *spec)
+{
+	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
+
+	if (!lp)
+		lp = ft_link_preset_find(spec->node.nic_link);
+	return lp && lp->tech == FT_TECH_ROCE;
+}
+
+static int
+pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
+          struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(topo);
+	uint32_t n = ft_topo_nlinks(topo), nv = ft_topo_nvertices(topo), l;
+	struct pk_engine *e;
+	uint16_t hdr;
+
+	*out = NULL;
+	e = ft_calloc(1, sizeof(*e));
+	if (!e)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	e->base.ops = &ft_packet_engine;
+	e->topo = topo;
+	e->cfg = *cfg;
+	e->cfg.packet = NULL;
+	if (e->cfg.qps_per_conn == 0)
+		e->cfg.qps_per_conn = 1;
+	if (cfg->packet)
+		e->pc = *cfg->packet;
+	e->roce = fabric_is_roce(spec);
+	e->mtu = e->pc.mtu_bytes        ? e->pc.mtu_bytes :
+	         spec->fabric.mtu_bytes ? spec->fabric.mtu_bytes :
+	                                  4096;
+	if (e->mtu < 64 || e->mtu > 9000) {
+		int rc = ft_error_set(err, FT_ERANGE,
+		                      "packet.mtu: expected 64 to 9000 bytes, got %u", e->mtu);
+
+		pk_destroy(&e->base);
+		return rc;
+	}
+	if (!(e->pc.ber >= 0 && e->pc.ber < 1)) {
+		int rc = ft_error_set(err, FT_ERANGE, "packet.ber: expected 0 to 1, got %g",
+		                      e->pc.ber);
+
+		pk_destroy(&e->base);
+		return rc;
+	}
+	if (e->pc.fc == FT_PKT_FC_AUTO)
+		e->pc.fc = e->roce ? FT_PKT_FC_PFC : FT_PKT_FC_CREDIT;
+	hdr = e->roce ? PK_HDR_ROCE : PK_HDR_IB;
+	/* Defaults (kb CC-PFC-ECN): 32 MiB of shared buffer per switch and a dynamic PFC
+	 * threshold of 1/8 of what is free (the HPCC simulator's); 32 wire MTUs of credits
+	 * or lossy room per ingress port. A given XOFF without XON resumes 3 MTUs lower
+	 * (htsim's RoCE model pauses at 15 and resumes at 12 packets). */
+	if (!e->pc.port_buffer_bytes)
+		e->pc.port_buffer_bytes = 32ull * (e->mtu + hdr);
+	if (!e->pc.switch_buffer_bytes)
+		e->pc.switch_buffer_bytes = 32ull << 20;
+	e->pfc_dyn = e->pc.pfc_xoff_bytes == 0;
+	if (!e->pfc_dyn && !e->pc.pfc_xon_bytes)
+		e->pc.pfc_xon_bytes = e->pc.pfc_xoff_bytes > 3ull * (e->mtu + hdr) ?
+		                              e->pc.pfc_xoff_bytes - 3ull * (e->mtu + hdr) :
+		                              0;
+	if (!e->pfc_dyn && e->pc.pfc_xon_bytes > e->pc.pfc_xoff_bytes) {
+		int rc = ft_error_set(
+		        err, FT_ERANGE,
+		        "packet.pfc_xon: expected at most pfc_xoff (%llu bytes), got %llu",
+		        (unsigned long long)e->pc.pfc_xoff_bytes,
+		        (unsigned long long)e->pc.pfc_xon_bytes);
+
+		pk_destroy(&e->base);
+		return rc;
+	}
+	if (e->pc.port_buffer_bytes < (uint64_t)e->mtu + hdr) {
+		int rc =
+		        ft_error_set(err, FT_ERANGE,
+		                     "packet.port_buffer: expected at least one packet (%u bytes), "
+		                     "got %llu",
+		                     e->mtu + hdr, (unsigned long long)e->pc.port_buffer_bytes);
+
+		pk_destroy(&e->base);
+		return rc;
+	}
+	if (!e->pc.ib_timeout)
+		e->pc.ib_timeout = 20; /* NCCL_IB_TIMEOUT's default (kb CC-IB) */
+	e->rto_ps = e->pc.rto_s > 0 ?
+	                    s_to_ps(e->pc.rto_s) :
+	                    s_to_ps(4.096e-6 * ldexp(1.0, (int)FT_MIN(e->pc.ib_timeout, 31u)));
+	if (e->pc.cc == FT_PKT_CC_AUTO)
+		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
+	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
+	e->ibcc = e->pc.cc == FT_PKT_CC_IBCC;
+	e->timely = e->pc.cc == FT_PKT_CC_TIMELY;
+	e->paced = e->dcqcn || e->ibcc || e->timely;
+	e->marking = e->dcqcn || e->ibcc;
+	/* IB CC defaults (kb CC-IB): CCTI_Timer 10 us (the OMNeT++ example's), CCTI_Increase
+	 * 1, a 128-entry table, Marking_Rate 10 (the Mellanox CC manager's). */
+	if (!(e->pc.ccti_timer_s > 0))
+		e->pc.ccti_timer_s = 10e-6;
+	if (!e->pc.ccti_increase)
+		e->pc.ccti_increase = 1;
+	if (!e->pc.ccti_limit)
+		e->pc.ccti_limit = 127;
+	if (!e->pc.ibcc_marking_rate)
+		e->pc.ibcc_marking_rate = 10;
+	e->ccti_timer_ps = s_to_ps(e->pc.ccti_timer_s);
+	if (!e->pc.ibcc_threshold_bytes)
+		e->pc.ibcc_threshold_bytes = 8ull * (e->mtu + hdr);
+	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE;
+	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
+	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate
+	 * 50 Mb/s, dce_tcp_g 1019/1024 retention (g = 5/1024), dce_tcp_rtt 1 us,
+	 * rate_reduce_monitor_period 4 us, rpg_min_dec_fac 50 %. */
+	if (!(e->pc.cnp_interval_s > 0))
+		e->pc.cnp_interval_s = 4e-6;
+	if (!(e->pc.dcqcn_timer_s > 0))
+		e->pc.dcqcn_timer_s = 300e-6;
+	if (!e->pc.dcqcn_byte_counter)
+		e->pc.dcqcn_byte_counter = 32767;
+	if (!(e->pc.dcqcn_ai_bps > 0))
+		e->pc.dcqcn_ai_bps = 5e6;
+	if (!(e->pc.dcqcn_hai_bps > 0))
+		e->pc.dcqcn_hai_bps = 50e6;
+	if (!(e->pc.dcqcn_g > 0 && e->pc.dcqcn_g < 1))
+		e->pc.dcqcn_g = 5.0 / 1024;
+	if (!(e->pc.dcqcn_min_dec > 0 && e->pc.dcqcn_min_dec < 1))
+		e->pc.dcqcn_min_dec = 0.5;
+	if (!(e->pc.ecn_pmax > 0 && e->pc.ecn_pmax <= 1))
+		e->pc.ecn_pmax = 0.2;
+	e->cnp_gap_ps = s_to_ps(e->pc.cnp_interval_s);
+	e->dcq_timer_ps = s_to_ps(e->pc.dcqcn_timer_s);
+	e->dcq_alpha_ps = s_to_ps(1e-6);
+	e->dcq_dec_ps = s_to_ps(4e-6);
+	e->line_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
+	e->wd_ps = e->pc.fc == FT_PKT_FC_PFC ? s_to_ps(e->pc.pfc_watchdog_s) : 0;
+	/* Losses the configuration allows: then every sender times out its tail. */
+	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 || e->wd_ps ||
+	              (e->pc.fc == FT_PKT_FC_PFC && e->pc.pfc_headroom_bytes > 0);
+	e->port_limit = e->pc.port_buffer_bytes;
+	e->sw_limit = e->pc.switch_buffer_bytes;
+	e->xoff = e->pc.pfc_xoff_bytes;
+	e->xon = e->pc.pfc_xon_bytes;
+	e->credits0 = (int64_t)(e->pc.port_buffer_bytes / PK_BLOCK);
+	e->nlinks = n;
+	e->nvertices = nv;
+	e->links = ft_calloc(n ? n : 1, sizeof(*e->links));
+	e->ports = ft_calloc(n ? n : 1, sizeof(*e->ports));
+	e->sw_used = ft_calloc(nv ? nv : 1, sizeof(*e->sw_used));
+	if (!e->links || !e->ports || !e->sw_used) {
+		pk_destroy(&e->base);
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u links", n);
+	}
+	for (l = 0; l < n; l++) {
+		const struct ft_link *tl = ft_topo_link(topo, l);
+		double cap = tl->cap_Bps * ft_topo_link_scale(topo, l);
+		struct pk_link *pl = &e->links[l];
+		struct pk_port *p = &e->ports[l];
+
+		pl->lat_ps = s_to_ps(tl->lat_s);
+		pl->ps_per_byte = cap > 0 ? PK_PS_PER_S / cap : INFINITY;
+		pl->src = tl->src;
+		pl->dst = tl->dst;
+		pl->rev = tl->rev;
+		pl->net = tl->kind == FT_L_HOST || tl->kind == FT_L_FABRIC;
+		pl->hdr = pl->net ? hdr : 0;
+		pl->sw_dst = ft_topo_vertex(topo, tl->dst)->kind == FT_V_SWITCH;
+		/* RED thresholds: 4 / 16 KB per Gb/s (the HPCC simulator's 100 / 400 KB at
+		 * 25 Gb/s, 400 / 1600 KB at 100 Gb/s; kb CC-DCQCN) unless given. */
+		pl->kmin =
+		        e->pc.ecn_kmin_bytes ? e->pc.ecn_kmin_bytes : (uint64_t)(cap * 8e-9 * 4000);
+		pl->kmax = e->pc.ecn_kmax_bytes ? e->pc.ecn_kmax_bytes :
+		                                  (uint64_t)(cap * 8e-9 * 16000);
+		if (pl->kmax <= pl->kmin)
+			pl->kmax = pl->kmin + 1;
+		p->head = p->tail = p->ring = PK_NONE;
+		p->rel_link = PK_NONE;
+		p->credits = e->credits0;
+		/* In-node links, and network links without a buffer given, hold at least what
+		 * a credit loop needs to run at line rate: rate x (3 latencies: the packet,
+		 * and an update that may wait one more) plus two packets. */
+		if (!pl->net || !(cfg->packet && cfg->packet->port_buffer_bytes)) {
+			double bdp = cap > 0 ? cap * 3.0 * tl->lat_s : 0;
+			int64_t need = (int64_t)((bdp + 2.0 * (e->mtu + pl->hdr)) / PK_BLOCK) + 1;
+
+			if (need > p->credits)
+				p->credits = need;
+		}
+		p->credit_cap = p->credits;
+	}
+	e->free_pkt = PK_NONE;
+	ft_vec_init(&e->trace_samples, 3 * sizeof(double));
+	if (cfg->packet && cfg->packet->ntrace_links) {
+		const struct ft_packet_cfg *q = cfg->packet;
+
+		e->ntrace = q->ntrace_links;
+		e->trace_links = ft_calloc(e->ntrace, sizeof(uint32_t));
+		e->trace_last = ft_calloc(e->ntrace, sizeof(uint64_t));
+		if (!e->trace_links || !e->trace_last) {
+			pk_destroy(&e->base);
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
+		}
+		for (uint32_t i = 0; i < e->ntrace; i++) {
+			if (q->trace_links[i] >= n) {
+				uint32_t bad = q->trace_links[i];
+
+				pk_destroy(&e->base);
+				return ft_error_set(
+				        err, FT_ERANGE,
+				        "--trace-links: expected link ids below %u, got %u", n,
+				        bad);
+			}
+			e->trace_links[i] = q->trace_links[i];
+		}
+		e->trace_ps = s_to_ps(q->trace_interval_s > 0 ? q->trace_interval_s : 1e-6);
+		if (!e->trace_ps)
+			e->trace_ps = 1;
+	}
+	ft_rng_seed(&e->rng, cfg->seed, ft_rng_stream(PK_RNG_BER, 0));
+	ft_vec_init(&e->tasks, sizeof(struct pk_task));
+	ft_vec_init(&e->flows, sizeof(struct pk_flow));
+	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);
+	ft_vec_init(&e->paths, sizeof(uint32_t));
+	ft_vec_init(&e->ops, sizeof(struct pk_op));
+	*out = &e->base;
+	return 0;
+}
+
+static int64_t
+add_task(struct pk_engine *e, enum pk_task_kind kind, double delay_s, double lat_mult, uint32_t op)
+{
+	struct pk_task t = { 0 };
+
+	t.kind = (uint8_t)kind;
+	t.delay_ps = s_to_ps(delay_s);
+	t.lat_mult = lat_mult;
+	t.flow = PK_NONE;
+	t.op = op;
+	if (ft_vec_push(&e->tasks, &t) < 0)
+		return FT_ENOMEM;
+	return (int64_t)e->tasks.len - 1;
+}
+
+static int
+add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
+{
+	uint32_t pair[2] = { from, to };
+
+	task_at(e, to)->npred++;
+	return ft_vec_push(&e->edges, pair);
+}
+
+/* One connection: qps_per_conn flows after @prev, before @bar. */
+static int
+add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t prev,
+         uint32_t bar, uint32_t op)
+{
+	uint32_t q, nq = e->cfg.qps_per_conn;
+
+	for (q = 0; q < nq; q++) {
+		uint64_t b = bytes / nq + (q < bytes % nq ? 1 : 0);
+		struct pk_flow f = { 0 };
+		int64_t t;
+
+		if (b == 0)
+			continue;
+		if (b / e->mtu >= UINT32_MAX)
+			return FT_ERANGE;
+		t = add_task(e, PK_T_FLOW, 0, 0, op);
+		if (t < 0)
+			return (int)t;
+		f.bytes = b;
+		f.src = src;
+		f.dst = dst;
+		f.task = (uint32_t)t;
+		f.npkts = (uint32_t)((b + e->mtu - 1) / e->mtu);
+		f.last_payload = (uint16_t)(b - (uint64_t)(f.npkts - 1) * e->mtu);
+		f.nak_for = PK_NONE;
+		f.ring_next = PK_NONE;
+		f.fl_off = PK_NONE;
+		f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
+		f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
+		f.qp = q * 1024;
+		f.hash = ft_route_flow_hash(src, dst, f.qp);
+		task_at(e, (uint32_t)t)->flow = (uint32_t)e->flows.len;
+		e->bytes_submitted += b;
+		if (ft_vec_push(&e->flows, &f) < 0 || add_dep(e, prev, (uint32_t)t) < 0 ||
+		    add_dep(e, (uint32_t)t, bar) < 0)
+			return FT_ENOMEM;
+	}
+	return 0;
+}
+
+static int
+map_ends(struct pk_engine *e, const struct ft_schedule *sc, const struct ft_sim_op *op,
+         const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
+{
+	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
+		*b = op->rank_gpu[fl->dst];
+		*a = ft__sim_innet_vertex(e->topo, *b, sc->algo);
+	} else if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
+		*a = op->rank_gpu[fl->src];
+		*b = ft__sim_innet_vertex(e->topo, *a, sc->algo);
+	} else if (fl->src < sc->nranks && fl->dst < sc->nranks) {
+		*a = op->rank_gpu[fl->src];
+		*b = op->rank_gpu[fl->dst];
+	} else {
+		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
+		                    FT_MAX(fl->src, fl->dst), sc->nranks);
+	}
+	return 0;
+}
+
+/*
+ * An implicit all-to-all phase as the flow engine runs it: shift rounds, round k waiting
+ * for round k - FT_COLL_A2A_WINDOW, each ending with the per-message cost of its link
+ * class (NET when a pair leaves its node, else the in-node step cost).
+ */
+static int
+submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+           double eff, uint32_t start, uint32_t bar, uint32_t tag)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint32_t m = ph->a2a_group_size, k, g, i, win = FT_COLL_A2A_WINDOW;
+	uint32_t ngroups, *ends;
+	uint64_t wire;
+	int rc = 0;
+
+	if (m < 2 || ph->bytes_per_pair == 0)
+		return 0;
+	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
+	wire = (uint64_t)((double)ph->bytes_per_pair / eff + 0.5);
+	ends = ft_calloc(m, sizeof(uint32_t));
+	if (!ends)
+		return FT_ENOMEM;
+	for (k = 1; k < m && rc == 0; k++) {
+		uint32_t prev = k > win ? ends[k - win] : start;
+		int64_t s0 = add_task(e, PK_T_BARRIER, 0, 0, tag);
+		int64_t end = add_task(e, PK_T_BARRIER, 0, 0, tag);
+		bool net = false;
+
+		if (s0 < 0 || end < 0 || add_dep(e, prev, (uint32_t)s0) < 0 ||
+		    add_dep(e, (uint32_t)end, bar) < 0) {
+			rc = FT_ENOMEM;
+			break;
+		}
+		for (g = 0; g < ngroups && rc == 0; g++) {
+			uint32_t base =
+			        (uint32_t)((g / ph->a2a_stride) * ((uint64_t)ph->a2a_stride * m) +
+			                   g % ph->a2a_stride);
+
+			for (i = 0; i < m && rc == 0; i++) {
+				uint32_t a = op->rank_gpu[base + i * ph->a2a_stride];
+				uint32_t b = op->rank_gpu[base + ((i + k) % m) * ph->a2a_stride];
+
+				if (a == b)
+					continue;
+				if (ft_topo_vertex(e->topo, a)->node !=
+				    ft_topo_vertex(e->topo, b)->node)
+					net = true;
+				rc = add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
+			}
+		}
+		if (rc == 0 && task_at(e, (uint32_t)end)->npred == 0)
+			rc = add_dep(e, (uint32_t)s0, (uint32_t)end);
+		task_at(e, (uint32_t)end)->delay_ps = s_to_ps(
+		        net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) : sc->step_lat_s);
+		ends[k] = (uint32_t)end;
+	}
+	ft_free(ends);
+	return rc;
+}
+
+static int64_t
+pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *err)
+{
+	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
+	const struct ft_schedule *sc = op->sched;
+	uint32_t tag = (uint32_t)e->ops.len, p, nv = ft_topo_nvertices(e->topo);
+	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
+	struct pk_op rec = { 0 };
+	int64_t id;
+	int rc;
+
+	if (e->started)
+		return ft_error_set(err, FT_EINVAL, "sim: packet engine: op submitted after run");
+	if (op->after >= (int64_t)e->ops.len)
+		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
+		                    (long long)op->after);
+	for (p = 0; p < sc->nranks; p++)
+		if (op->rank_gpu[p] >= nv)
+			return ft_error_set(err, FT_EINVAL, "sim: rank %u placed on no vertex", p);
+	id = add_task(e, PK_T_BARRIER, op->delay_s + sc->base_lat_s, 0, tag);
+	if (id < 0)
+		goto oom;
+	rec.start = (uint32_t)id;
+	rec.job = op->job;
+	rec.base_lat_ps = s_to_ps(sc->base_lat_s);
+	if (op->after >= 0 &&
+	    add_dep(e, FT_VEC_AT(&e->ops, struct pk_op, op->after).end, rec.start) < 0)
+		goto oom;
+	rec.end = rec.start;
+	for (p = 0; p < sc->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
+		double steps = ph->steps ? ph->steps : 1;
+		int64_t bar = add_task(e, PK_T_BARRIER, steps * sc->step_lat_s, steps - 1, tag);
+		uint32_t f;
+
+		if (bar < 0 || add_dep(e, rec.end, (uint32_t)bar) < 0)
+			goto oom;
+		if (ph->implicit_alltoall) {
+			rc = submit_a2a(e, op, ph, eff, rec.end, (uint32_t)bar, tag);
+			if (rc < 0)
+				goto fail;
+		} else {
+			for (f = 0; f < ph->nflows; f++) {
+				struct ft_sched_flow fl;
+				uint32_t a = 0, b = 0;
+
+				ft_sched_phase_flow(sc, ph, f, &fl);
+				rc = map_ends(e, sc, op, &fl, &a, &b, err);
+				if (rc < 0)
+					return rc;
+				if (a == b || fl.bytes == 0)
+					continue;
+				rc = add_conn(e, (uint64_t)((double)fl.bytes / eff + 0.5), a, b,
+				              rec.end, (uint32_t)bar, tag);
+				if (rc < 0)
+					goto fail;
+			}
+		}
+		rec.end = (uint32_t)bar;
+	}
+	if (ft_vec_push(&e->ops, &rec) < 0)
+		goto oom;
+	return (int64_t)e->ops.len - 1;
+fail:
+	if (rc == FT_ERANGE)
+		return ft_error_set(err, rc,
+		                    "sim: packet engine: a flow of more than 2^32 packets");
+oom:
+	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
+}
+
+/* Successor lists (CSR) from the edges; queue the tasks without predecessors. */
+static int
+pk_start(struct pk_engine *e)
+{
+	size_t nt = e->tasks.len, i;
+	uint32_t *cnt;
+	int rc = 0;
+
+	e->succ = ft_calloc(e->edges.len ? e->edges.len : 1, sizeof(uint32_t));
+	cnt = ft_calloc(nt + 1, sizeof(uint32_t));
+	e->fct = ft_calloc(e->flows.len ? e->flows.len : 1, sizeof(double));
+	e->ideal = ft_calloc(e->flows.len ? e->flows.len : 1, sizeof(double));
+	if (!e->succ || !cnt || !e->fct || !e->ideal) {
+		ft_free(cnt);
+		return FT_ENOMEM;
+	}
+	for (i = 0; i < e->edges.len; i++)
+		task_at(e, ((uint32_t *)ft_vec_at(&e->edges, i))[0])->nsucc++;
+	for (i = 0; i < nt; i++) {
+		task_at(e, (uint32_t)i)->succ_off = cnt[nt];
+		cnt[nt] += task_at(e, (uint32_t)i)->nsucc;
+	}
+	for (i = 0; i < e->edges.len; i++) {
+		const uint32_t *pr = ft_vec_at(&e->edges, i);
+		struct pk_task *t = task_at(e, pr[0]);
+
+		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
+	}
+	ft_free(cnt);
+	e->started = true;
+	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)
+		return FT_ENOMEM;
+	for (i = 0; i < nt && rc == 0; i++)
+		if (task_at(e, (uint32_t)i)->npred == 0)
+			rc = start_task(e, (uint32_t)i);
+	return rc;
+}
+
+/* The port that holds packets longest without sending: where a stalled run is stuck. */
+static uint32_t
+stuck_port(const struct pk_engine *e)
+{
+	uint32_t l, best = PK_NONE;
+
+	for (l = 0; l < e->nlinks; l++)
+		if (e->ports[l].head != PK_NONE || e->ports[l].nring)
+			if (best == PK_NONE ||
+			    e->ports[l].t_blocked_ps < e->ports[best].t_blocked_ps)
+				best = l;
+	return best;
+}
+
+/*
+ * The next port in the wait-for chain of stalled port @l: a blocked port at the far end
+ * of @l whose queue holds a packet that came in over @l (so @l's buffer cannot drain
+ * before it moves). PK_NONE when there is none.
+ */
+static uint32_t
+waits_for(const struct pk_engine *e, uint32_t l)
+{
+	uint32_t first, count, i;
+
+	ft_topo_out_links(e->topo, e->links[l].dst, &first, &count);
+	for (i = first; i < first + count; i++) {
+		const struct pk_port *m = &e->ports[i];
+		uint32_t k;
+
+		if (!m->blocked && !m->paused)
+			continue;
+		for (k = m->head; k != PK_NONE; k = e->pkts[k].next)
+			if (e->pkts[k].link == l)
+				return i;
+	}
+	return PK_NONE;
+}
+
+/*
+ * Name the cycle of buffers a stalled run waits on, starting from port @l: "sw0.1 ->
+ * sw1.1 -> ... -> sw0.1". Returns false when the chain ends without closing.
+ */
+static bool
+name_cycle(const struct pk_engine *e, uint32_t l, struct ft_strbuf *out)
+{
+	uint8_t *seen = ft_calloc(e->nlinks ? e->nlinks : 1, 1);
+	uint32_t at = l, start, n = 0;
+	char name[64];
+
+	if (!seen)
+		return false;
+	while (at != PK_NONE && !seen[at] && n++ < e->nlinks) {
+		seen[at] = 1;
+		at = waits_for(e, at);
+	}
+	if (at == PK_NONE || !seen[at]) {
+		ft_free(seen);
+		return false;
+	}
+	start = at;
+	ft_topo_vertex_name(e->topo, e->links[start].src, name, sizeof(name));
+	ft_strbuf_adds(out, name);
+	do {
+		ft_topo_vertex_name(e->topo, e->links[at].dst, name, sizeof(name));
+		ft_strbuf_addf(out, " -> %s", name);
+		at = waits_for(e, at);
+	} while (at != start && at != PK_NONE);
+	ft_free(seen);
+	return true;
+}
+
+static int
+pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
+{
+	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
+	uint64_t until = until_s > 0 ? s_to_ps(until_s) : UINT64_MAX;
+	int rc = 0;
+
+	if (!e->started && (rc = pk_start(e)) < 0)
+		goto fail;
+	while (e->heap.n > 0 && rc == 0) {
+		if (e->heap.v[0].t_ps > until)
+			return 0;
+		rc = step(e);
+		if ((e->nevents & 0xffff) == 0)
+			ft_progress_update(e->cfg.progress, "simulating packets", e->nflows_done,
+			                   e->flows.len);
+	}
+	if (rc < 0)
+		goto fail;
+	if (e->nflows_done < e->flows.len && until == UINT64_MAX) {
+		uint32_t l = stuck_port(e);
+		char a[64] = "?", b[64] = "?";
+
+		if (l != PK_NONE) {
+			struct ft_strbuf cyc;
+
+			ft_strbuf_init(&cyc);
+			for (uint32_t m = 0; m < e->nlinks && !cyc.len; m++)
+				if (e->ports[m].head != PK_NONE && e->ports[m].blocked)
+					name_cycle(e, m, &cyc);
+			if (cyc.len) {
+				rc = ft_error_set(
+				        err, FT_EINVAL,
+				        "sim: packet engine: buffer deadlock with %llu of "
+				        "%zu flows unfinished: the cycle %s waits on itself "
+				        "(a cyclic buffer dependency: give the routing "
+				        "virtual lanes, or break the loop)",
+				        (unsigned long long)(e->flows.len - e->nflows_done),
+				        e->flows.len, cyc.buf);
+				ft_strbuf_release(&cyc);
+				return rc;
+			}
+			ft_strbuf_release(&cyc);
+			ft_topo_vertex_name(e->topo, e->links[l].src, a, sizeof(a));
+			ft_topo_vertex_name(e->topo, e->links[l].dst, b, sizeof(b));
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "sim: packet engine stalled with %llu of %zu flows "
+			        "unfinished: port %s -> %s holds packets that can never "
+			        "leave (a cyclic buffer dependency)",
+			        (unsigned long long)(e->flows.len - e->nflows_done), e->flows.len,
+			        a, b);
+		}
+		return ft_error_set(err, FT_EINVAL,
+		                    "sim: packet engine stalled with %llu of %zu flows unfinished "
+		                    "and no packet in any queue",
+		                    (unsigned long long)(e->flows.len - e->nflows_done),
+		                    e->flows.len);
+	}
+	return 0;
+fail:
+	if (e->route_err.code)
+		return ft_error_set(err, rc, "%s", e->route_err.msg);
+	if (rc == FT_ENOENT)
+		return ft_error_set(err, rc, "sim: packet engine: a packet found no route on");
+	return ft_error_set(err, rc, "sim: packet engine: %s", ft_strerror(rc));
+}
+
+static int
+pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err)
+{
+	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
+	size_t i, n = e->ops.len;
+	uint32_t l;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (!e->op_results) {
+		e->op_results = ft_calloc(n ? n : 1, sizeof(*e->op_results));
+		e->link_bytes = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(double));
+		e->link_maxflows = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(uint32_t));
+		e->port_counters = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(*e->port_counters));
+		if (!e->op_results || !e->link_bytes || !e->link_maxflows || !e->port_counters)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
+	}
+	for (i = 0; i < n; i++) {
+		const struct pk_op *o = ft_vec_at(&e->ops, i);
+		struct ft_sim_op_result *r = &e->op_results[i];
+
+		r->job = o->job;
+		r->t_start_s =
+		        (double)(task_at(e, o->start)->t_done_ps - o->base_lat_ps) / PK_PS_PER_S;
+		r->t_end_s = (double)task_at(e, o->end)->t_done_ps / PK_PS_PER_S;
+		r->bottleneck_link = UINT32_MAX;
+		if (r->t_end_s > c->makespan_s)
+			c->makespan_s = r->t_end_s;
+	}
+	/* An op's bottleneck: the most-waited port among the links its flows crossed. */
+	for (i = 0; i < e->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&e->flows, i);
+		struct ft_sim_op_result *r = &e->op_results[task_at(e, f->task)->op];
+		uint32_t j;
+
+		for (j = 0; j < f->npath; j++) {
+			uint32_t k = FT_VEC_AT(&e->paths, uint32_t, f->path_off + j);
+
+			if (r->bottleneck_link == UINT32_MAX ||
+			    e->ports[k].q_area > e->ports[r->bottleneck_link].q_area ||
+			    (e->ports[k].q_area == e->ports[r->bottleneck_link].q_area &&
+			     e->links[k].ps_per_byte > e->links[r->bottleneck_link].ps_per_byte))
+				r->bottleneck_link = k;
+		}
+	}
+	for (l = 0; l < e->nlinks; l++) {
+		const struct pk_port *p = &e->ports[l];
+		struct ft_sim_port_counters *pc = &e->port_counters[l];
+		double span = (double)e->now_ps;
+
+		e->link_bytes[l] = (double)p->tx_payload;
+		e->link_maxflows[l] = p->maxflows;
+		pc->tx_bytes = p->tx_bytes;
+		pc->tx_pkts = p->tx_pkts;
+		pc->drops = p->drops;
+		pc->pause_tx = p->pause_tx;
+		pc->pause_rx = p->pause_rx;
+		pc->paused_s =
+		        (double)(p->paused_ps + (p->paused ? e->now_ps - p->t_paused_ps : 0)) /
+		        PK_PS_PER_S;
+		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
+		pc->ecn_marked = p->ecn_marks;
+		pc->ecn_rx = p->ecn_rx;
+		pc->cnp_sent = p->cnp_sent;
+		pc->cnp_handled = p->cnp_handled;
+		pc->q_max_bytes = p->q_max_bytes;
+		pc->q_mean_bytes =
+		        span > 0 ?
+		                (p->q_area + (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps)) /
+		                        span :
+		                0;
+	}
+	rc = ft__sim_fct_stats(e->fct, e->ideal, e->nflows_done, c);
+	if (rc < 0)
+		return ft_error_set(err, rc, "sim: out of memory for counters");
+	c->nflows = e->nflows_done;
+	c->nevents = e->nevents;
+	c->bytes = (double)e->bytes_delivered;
+	c->npackets = e->npackets;
+	c->ndrops = e->ndrops;
+	c->nretx = e->nretx;
+	c->npause = e->npause;
+	c->necn = e->necn;
+	c->ncnp = e->ncnp;
+	c->nwatchdog = e->nwdog;
+	c->nops = n;
+	c->ops = e->op_results;
+	c->nlinks = e->nlinks;
+	c->link_bytes = e->link_bytes;
+	c->link_max_flows = e->link_maxflows;
+	c->port = e->port_counters;
+	if (e->ntrace) {
+		size_t ns = e->trace_samples.len / e->ntrace;
+		const double *smp = e->trace_samples.data;
+
+		ft_free(e->traces);
+		ft_free(e->trace_cols);
+		e->traces = ft_calloc(e->ntrace, sizeof(*e->traces));
+		e->trace_cols = ft_calloc(3 * ns * e->ntrace + 1, sizeof(double));
+		if (!e->traces || !e->trace_cols)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
+		for (uint32_t ti = 0; ti < e->ntrace; ti++) {
+			double *col = e->trace_cols + 3 * ns * ti;
+
+			for (size_t k = 0; k < ns; k++) {
+				col[k] = smp[3 * (k * e->ntrace + ti)];
+				col[ns + k] = smp[3 * (k * e->ntrace + ti) + 1];
+				col[2 * ns + k] = smp[3 * (k * e->ntrace + ti) + 2];
+			}
+			e->traces[ti] = (struct ft_sim_trace){ .link = e->trace_links[ti],
+				                               .nsamples = ns,
+				                               .t_s = col,
+				                               .rate_Bps = col + ns,
+				                               .queue_bytes = col + 2 * ns };
+		}
+		c->trace = e->traces;
+		c->ntrace = e->ntrace;
+	}
+	return 0;
+}
+
+static void
+pk_destroy(struct ft_engine *eng)
+{
+	struct pk_engine *e;
+
+	if (!eng)
+		return;
+	e = ft_container_of(eng, struct pk_engine, base);
+	ft_free(e->links);
+	ft_free(e->ports);
+	ft_free(e->sw_used);
+	ft_free(e->pkts);
+	ft_free(e->heap.v);
+	ft_free(e->succ);
+	ft_free(e->fct);
+	ft_free(e->ideal);
+	ft_free(e->op_results);
+	ft_free(e->link_bytes);
+	ft_free(e->link_maxflows);
+	ft_free(e->port_counters);
+	ft_free(e->trace_links);
+	ft_free(e->trace_last);
+	ft_free(e->traces);
+	ft_free(e->trace_cols);
+	ft_vec_release(&e->trace_samples);
+	for (size_t i = 0; i < e->flows.len; i++)
+		ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
+	ft_vec_release(&e->tasks);
+	ft_vec_release(&e->flows);
+	ft_vec_release(&e->edges);
+	ft_vec_release(&e->paths);
+	ft_vec_release(&e->ops);
+	ft_free(e);
+}
+
+const struct pk_port *
+ft__pk_port(const struct ft_engine *eng, uint32_t link)
+{
+	const struct pk_engine *e = ft_container_of(eng, const struct pk_engine, base);
+
+	return link < e->nlinks ? &e->ports[link] : NULL;
+}
+
+void
+ft__pk_bytes(const struct ft_engine *eng, uint64_t *submitted, uint64_t *delivered)
+{
+	const struct pk_engine *e = ft_container_of(eng, const struct pk_engine, base);
+
+	*submitted = e->bytes_submitted;
+	*delivered = e->bytes_delivered;
+}
+
+const struct ft_engine_ops ft_packet_engine = {
+	.name = "packet",
+	.summary = "packets through queues and buffers: headers, credits, PFC, drops",
+	.create = pk_create,
+	.submit = pk_submit,
+	.run = pk_run,
+	.counters = pk_counters,
+	.destroy = pk_destroy,
+	.wire_headers = true,
+};

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/nccl.c - what NCCL does to a collective that its schedule (coll/)
+ * leaves out, for the simulator's runner: the algorithm and protocol its
+ * tuner picks, the link rates it reaches, NVLS efficiency, and channels
+ * that enter and leave every node on one rail with PXN proxies.
+ */
+#include "sim_int.h"
+
+#include <fabtune/model.h>
+
+/*
+ * The algorithm and protocol @o runs with: the op's own, or for those it
+ * leaves to the tuner (SC_ALGO_AUTO, SC_PROTO_AUTO) NCCL's choice for its
+ * size, ranks, nodes and channels, the model's (kb NA-MODEL: the least
+ * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it. An algorithm the
+ * model prices but the schedules don't build (PAT) falls back to ring.
+ */
+void
+ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+                  uint32_t nranks, uint32_t gpn, struct ft_coll_args *args)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_schedule probe;
+
+	args->algo = o->algo;
+	args->proto = o->proto;
+	if (o->algo != SC_ALGO_AUTO && o->proto != SC_PROTO_AUTO)
+		return;
+	ft_model_query_init(&q, o->op, bytes);
+	q.ngpus = nranks;
+	q.ppn = gpn;
+	q.nnodes = gpn ? nranks / gpn : nranks;
+	q.nchannels = o->channels;
+	q.force_algo = o->algo != SC_ALGO_AUTO;
+	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
+	q.force_proto = o->proto != SC_PROTO_AUTO;
+	q.proto = q.force_proto ? o->proto : FT_PROTO_SIMPLE;
+	if (ft_model_eval(spec, &q, &r, NULL) == 0) {
+		args->algo = r.algo;
+		args->proto = r.proto;
+		ft_schedule_init(&probe);
+		if (ft_coll_schedule(args, &probe, NULL) == 0) {
+			ft_schedule_release(&probe);
+			return;
+		}
+		ft_schedule_release(&probe);
+	}
+	args->algo = o->algo != SC_ALGO_AUTO ? o->algo :
+	             o->op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT :
+	                                       FT_ALGO_RING;
+	args->proto = o->proto != SC_PROTO_AUTO ? o->proto : FT_PROTO_SIMPLE;
+}
+
+/*
+ * Link rates as NCCL achieves them (ft_model_link_efficiency): NVLink at
+ * NCCL's per-link figure, NICs and fabric links less the packet headers at
+ * the fabric's MTU. The same shares the model applies, so the two engines
+ * start from the same rates. An engine that sends the headers on the wire
+ * itself (@wire_headers: the packet engine) keeps NIC and fabric links at
+ * their line rate, so the headers are not charged twice.
+ */
+int
+ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	double eff[FT_L_COUNT];
+	uint32_t l, n = ft_topo_nlinks(t);
+	int k, rc;
+
+	for (k = 0; k < FT_L_COUNT; k++)
+		eff[k] = wire_headers && (k == FT_L_HOST || k == FT_L_FABRIC) ?
+		                 1.0 :
+		                 ft_model_link_efficiency(spec, k);
+	for (l = 0; l < n; l++) {
+		uint8_t kind = ft_topo_link(t, l)->kind;
+
+		if (kind >= FT_L_COUNT || eff[kind] == 1.0)
+			continue;
+		rc = ft_topo_set_link_scale(t, l, ft_topo_link_scale(t, l) * eff[kind]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * NVLS moves each rank's data through the NVSwitch at NCCL's NVLS
+ * efficiency (kb NA-ALGO-NVLS: 0.85 on Hopper): the flows to and from the
+ * switch carry 1/eff wire bytes per byte.
+ */
+void
+ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s)
+{
+	double eff = ft_model_nvls_efficiency(spec);
+	size_t i;
+
+	if ((s->algo != FT_ALGO_NVLS && s->algo != FT_ALGO_NVLS_TREE) || !(eff > 0 && eff < 1))
+		return;
+	for (i = 0; i < s->flows.len; i++) {
+		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
+
+		if (f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET)
+			f->bytes = (uint64_t)((double)f->bytes / eff + 0.5);
+	}
+}
+
+/*
+ * NCCL runs a collective on several channels, one ring (or tree) per rail
+ * (kb NA-ALGO-RING): channel c enters every node through rail r = c mod
+ * rails and leaves it through the same rail, so every node-to-node hop stays
+ * on one rail of a rail-optimized fabric, and the channels together use every
+ * NIC. Inside a node the channel's first rank is a GPU of rail r, its last
+ * rank another GPU of rail r when the rail has several (4 NICs for 8 GPUs),
+ * the others in between in rotated order.
+ *
+ * A flow that leaves its node on a rail other than its destination's goes
+ * through a proxy GPU, as NCCL's PXN does (kb NA-ENV NCCL_PXN_DISABLE, on by
+ * default): over NVLink to the first GPU of the destination's rail, then out
+ * through that GPU's NIC. Both legs are in the same phase: they pipeline.
+ */
+struct chan_map {
+	uint32_t ppn;
+	bool nvlink; /* PXN hands data over NVLink: without it, no proxies */
+	const struct ft_node_spec *node;
+	const uint32_t *gpu_nic; /* rail of each local rank (GPU local index = rank % ppn) */
+	uint32_t *perm;          /* [nch * ppn]: channel c, ring position -> local rank */
+};
+
+/* The local ranks of rail @r, in order, into @out; their count. */
+static uint32_t
+rail_gpus(const struct chan_map *m, uint32_t r, uint32_t *out)
+{
+	uint32_t g, n = 0;
+
+	for (g = 0; g < m->ppn; g++)
+		if (m->gpu_nic[g] == r)
+			out[n++] = g;
+	return n;
+}
+
+/* The permutation of channel @c (see above) into @perm. */
+static void
+channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
+{
+	uint32_t rails[FT_SPEC_MAX_GPUS], nrails = 0, g, k, grp[FT_SPEC_MAX_GPUS], ng, x, y, pos;
+	bool seen[FT_SPEC_MAX_NICS] = { false };
+
+	for (g = 0; g < m->ppn; g++) {
+		uint32_t r = m->gpu_nic[g] % FT_SPEC_MAX_NICS;
+
+		if (!seen[r]) {
+			seen[r] = true;
+			rails[nrails++] = r;
+		}
+	}
+	ng = rail_gpus(m, rails[c % nrails], grp);
+	x = grp[(c / nrails) % ng];
+	y = ng > 1 ? grp[(c / nrails + 1) % ng] : (x + m->ppn - 1) % m->ppn;
+	perm[0] = x;
+	pos = 1;
+	for (k = 1; k < m->ppn; k++) {
+		g = (x + k) % m->ppn;
+		if (g != y)
+			perm[pos++] = g;
+	}
+	perm[m->ppn - 1] = y;
+}
+
+/*
+ * The local rank that proxies a flow on rail @r: the first GPU of the rail
+ * under the NIC's own PCIe switch, else the rail's first GPU; UINT32_MAX when
+ * no GPU is on the rail.
+ */
+static uint32_t
+pxn_proxy(const struct chan_map *m, uint32_t r)
+{
+	uint32_t g, first = UINT32_MAX;
+
+	for (g = 0; g < m->ppn; g++) {
+		if (m->gpu_nic[g] != r)
+			continue;
+		if (first == UINT32_MAX)
+			first = g;
+		if (m->node->gpu_pcie_switch[g] == m->node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
+			return g;
+	}
+	return first;
+}
+
+static int
+push_flow(struct ft_schedule *out, struct ft_sched_phase *ph, const struct ft_sched_flow *fl)
+{
+	if (ft_vec_push(&out->flows, fl) < 0)
+		return FT_ENOMEM;
+	ph->nflows++;
+	return 0;
+}
+
+/*
+ * Add @fl of channel @c to @out: ranks mapped by the channel's permutation.
+ * A flow between nodes travels on its destination's rail; a GPU that is not
+ * the rail's proxy (another rail, or across the socket from the NIC) hands
+ * its data over NVLink to the proxy first, and on the far side the proxy
+ * hands it on to a destination that is not one itself (NCCL's PXN).
+ */
+static int
+add_channel_flow(const struct chan_map *m, uint32_t c, struct ft_sched_flow fl,
+                 struct ft_schedule *out, struct ft_sched_phase *ph)
+{
+	const uint32_t *perm = m->perm + (size_t)c * m->ppn;
+	uint32_t ppn = m->ppn, proxy, dst;
+	struct ft_sched_flow leg;
+	int rc;
+
+	if (fl.src != FT_SCHED_INNET)
+		fl.src = fl.src - fl.src % ppn + perm[fl.src % ppn];
+	if (fl.dst != FT_SCHED_INNET)
+		fl.dst = fl.dst - fl.dst % ppn + perm[fl.dst % ppn];
+	if (fl.src == FT_SCHED_INNET || fl.dst == FT_SCHED_INNET || fl.src / ppn == fl.dst / ppn ||
+	    !m->nvlink)
+		return push_flow(out, ph, &fl);
+	proxy = pxn_proxy(m, m->gpu_nic[fl.dst % ppn]);
+	if (proxy == UINT32_MAX)
+		return push_flow(out, ph, &fl);
+	leg = fl;
+	if (fl.src % ppn != proxy) {
+		leg.dst = fl.src - fl.src % ppn + proxy;
+		rc = push_flow(out, ph, &leg);
+		if (rc < 0)
+			return rc;
+		fl.src = leg.dst;
+	}
+	dst = fl.dst;
+	if (dst % ppn != proxy)
+		fl.dst = dst - dst % ppn + proxy;
+	rc = push_flow(out, ph, &fl);
+	if (rc < 0 || fl.dst == dst)
+		return rc;
+	leg = fl;
+	leg.src = fl.dst;
+	leg.dst = dst;
+	return push_flow(out, ph, &leg);
+}
+
+/*
+ * Merge @nch rail-aligned copies of @in, each with 1/nch of the bytes, into
+ * @out; @keep_order: ranks stay where they are (one copy: PXN only).
+ */
+int
+ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
+                   const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
+{
+	struct chan_map m = { .ppn = ppn,
+		              .nvlink = node->nvlink_gen > 0 && node->nvlink_Bps > 0,
+		              .node = node,
+		              .gpu_nic = node->gpu_nic };
+	size_t p;
+	uint32_t c, f;
+	int rc = 0;
+
+	*out = *in;
+	ft_vec_init(&out->phases, sizeof(struct ft_sched_phase));
+	ft_vec_init(&out->flows, sizeof(struct ft_sched_flow));
+	m.perm = ft_calloc((size_t)nch * ppn, sizeof(uint32_t));
+	if (!m.perm)
+		return FT_ENOMEM;
+	for (c = 0; c < nch; c++) {
+		if (!keep_order) {
+			channel_perm(&m, c, m.perm + (size_t)c * ppn);
+			continue;
+		}
+		for (f = 0; f < ppn; f++)
+			m.perm[(size_t)c * ppn + f] = f;
+	}
+	for (p = 0; p < in->phases.len && rc == 0; p++) {
+		const struct ft_sched_phase *iph = ft_sched_phase_at(in, p);
+		struct ft_sched_phase ph = *iph;
+
+		ph.first_flow = (uint32_t)out->flows.len;
+		ph.nflows = 0;
+		for (c = 0; c < nch && rc == 0; c++) {
+			for (f = 0; f < iph->nflows && rc == 0; f++) {
+				struct ft_sched_flow fl = FT_VEC_AT(
+				        &in->flows, struct ft_sched_flow, iph->first_flow + f);
+
+				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
+				rc = add_channel_flow(&m, c, fl, out, &ph);
+			}
+		}
+		ph.npairs = ph.nflows;
+		if (rc == 0 && ft_vec_push(&out->phases, &ph) < 0)
+			rc = FT_ENOMEM;
+	}
+	ft_free(m.perm);
+	return rc;
+}
+
+/* A schedule channels don't apply to: one node, no node structure, send/recv, all-to-all
+ * rounds. */
+bool
+ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
+{
+	size_t p;
+
+	if (gpn < 2 || s->nranks <= gpn || s->nranks % gpn)
+		return true;
+	for (p = 0; p < s->phases.len; p++)
+		if (ft_sched_phase_at(s, p)->implicit_alltoall)
+			return true;
+	return false;
+}

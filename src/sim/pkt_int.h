@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/pkt_int.h - internals of the packet engine (engine_packet.c), shared
+ * with its unit tests: the event heap, packets, ports and flows.
+ *
+ * Time is integer picoseconds. Events are fixed-size records in a binary
+ * heap ordered by (time, sequence), so ties pop in the order they were
+ * queued and a run is deterministic. Packets live in one pool with a free
+ * list: the event loop allocates nothing per packet. Every directed link of
+ * the topology is a port: a FIFO of packets waiting to leave on it (linked
+ * through the pool), the flows whose first link it is (a round-robin ring:
+ * a NIC packetises lazily, only when its port is free), its flow-control
+ * state toward the next vertex, and its counters.
+ */
+#ifndef FT_PKT_INT_H
+#define FT_PKT_INT_H
+
+#include "sim_int.h"
+
+#include <fabtune/rng.h>
+#include <fabtune/sim.h>
+
+#define PK_NONE UINT32_MAX
+
+enum pk_ev_type {
+	PK_EV_TX_DONE, /* port id: its packet's last bit left */
+	PK_EV_ARRIVE,  /* packet id: ready at its next port, or delivered */
+	PK_EV_TASK,    /* task id: a barrier's wait is over */
+	PK_EV_CREDIT,  /* port id, aux blocks: credits back from downstream */
+	PK_EV_PAUSE,   /* port id, aux 1 XOFF / 0 XON: a PFC frame reaches the sender */
+	PK_EV_NAK,     /* flow id, aux packet: the receiver asks to go back */
+	PK_EV_RTO,     /* flow id, aux generation: retransmit timer */
+	PK_EV_CNP,     /* flow id: a CNP reaches the sender (DCQCN reaction point) */
+	PK_EV_WAKE,    /* port id: a rate-limited flow may send again */
+	PK_EV_TRACE,   /* sample the traced ports */
+	PK_EV_WDOG,    /* port id: PFC watchdog check */
+	PK_EV_RTT,     /* flow id, aux RTT in ns: a TIMELY completion sample reaches the sender */
+};
+
+struct pk_event {
+	uint64_t t_ps;
+	uint64_t seq;
+	uint32_t id;
+	uint32_t aux; /* low 4 bits: enum pk_ev_type; the rest: the argument */
+};
+
+struct pk_heap {
+	struct pk_event *v;
+	size_t n, cap;
+};
+
+struct pk_pkt {
+	uint64_t tail_ps;   /* when its last bit reaches the vertex it is at */
+	uint64_t t_sent_ps; /* when its source put it on the wire (TIMELY's RTT) */
+	uint32_t flow;
+	uint32_t seq;      /* packet index within the flow */
+	uint32_t next;     /* in a port FIFO or the free list */
+	uint32_t link;     /* link it last crossed (its ingress buffer), PK_NONE at the source */
+	uint32_t dst;      /* its flow's destination vertex, */
+	uint32_t path_off; /* and path (PK_NONE: routed per hop), copied so that a hop
+	                    * does not read the flow */
+	uint16_t payload;  /* payload bytes (<= 65535: MTUs are at most 9000) */
+	uint8_t hop;       /* links crossed */
+	uint8_t flags;     /* PK_F_* */
+};
+
+#define PK_F_CORRUPT 1u /* a bit error: the receiver drops it */
+#define PK_F_CE      2u /* ECN congestion experienced */
+
+/* DCQCN state of one QP (the reaction point) and its receiver (the notification point). */
+struct pk_dcqcn {
+	double rc_Bps, rt_Bps; /* current and target rate */
+	double alpha;
+	uint64_t t_alpha_ps;    /* alpha decayed up to here */
+	uint64_t t_last_dec_ps; /* last rate decrease */
+	uint64_t t_timer_ps;    /* increase timer started */
+	uint64_t bytes_since;   /* byte counter */
+	uint32_t it, ib;        /* increase events by timer and by bytes since the last cut */
+	uint64_t t_last_tx_ps;  /* pacing: the last packet left then, */
+	uint32_t last_wire;     /* with this many bytes */
+	uint64_t t_last_cnp_ps; /* receiver: last CNP sent */
+	bool cnp_sent;
+	bool limited;                  /* rate below line rate */
+	uint32_t ccti;                 /* IB CC: the congestion control table index */
+	double prev_rtt_s, rtt_diff_s; /* TIMELY */
+	uint32_t hai_n;
+};
+
+/* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
+struct pk_port {
+	/* First cache line: what every packet's transmission and arrival touch. */
+	uint32_t head, tail; /* FIFO of transit packets */
+	uint32_t ring;       /* flows sourced here with packets to send (circular, last one) */
+	uint32_t nring;
+	uint64_t q_bytes;  /* bytes in the FIFO (wire size on this link) */
+	int64_t credits;   /* IB: 64-byte blocks the downstream buffer still has */
+	uint64_t in_bytes; /* bytes held in the ingress buffer at the link's destination */
+	uint32_t rel_link; /* packet on the wire: ingress it frees at TX_DONE, and its size */
+	uint32_t rel_bytes;
+	bool busy;
+	bool paused;     /* PFC XOFF received */
+	bool xoff_sent;  /* this link's ingress buffer asked the sender to stop */
+	bool blocked;    /* has data but flow control holds it */
+	bool turn_src;   /* arbitration: the next pick favours the sourced flows */
+	bool fc_pending; /* a credit update is in flight */
+	bool wake_pending;
+	/* Second line: the per-packet counters. */
+	uint64_t tx_bytes, tx_payload, tx_pkts;
+	double q_area; /* integral of q_bytes over time, byte-ps */
+	uint64_t t_q_ps;
+	uint64_t q_max_bytes, in_max_bytes;
+	/* The rest: flow-control bookkeeping and rarer counters. */
+	uint64_t xoff_at;   /* the level it paused at */
+	int64_t credit_cap; /* the buffer behind the credits, blocks */
+	uint64_t fc_freed;  /* blocks freed downstream so far (running count) */
+	uint64_t fc_snap;   /* the count the update in flight carries */
+	uint64_t fc_acked;  /* the count the sender has seen */
+	uint64_t fc_t_last; /* when blocks were last freed */
+	uint64_t t_blocked_ps, t_paused_ps, t_wake_ps; /* since when (accounting) */
+	uint64_t drops, ecn_marks;
+	uint64_t pause_tx, pause_rx; /* frames: sent by the buffer at dst, received by the sender */
+	uint64_t paused_ps, xmit_wait_ps;
+	uint32_t nactive, maxflows; /* flows routed over it now / at most */
+	uint64_t wd_until_ps;       /* PFC watchdog: pauses ignored until then */
+	uint64_t wd_fires;
+	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
+	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
+	                                         * CE packets received (at the link's dst) */
+};
+
+enum pk_task_kind {
+	PK_T_FLOW,
+	PK_T_BARRIER,
+};
+
+struct pk_task {
+	uint64_t delay_ps;
+	uint64_t pred_lat_ps; /* the longest path latency among its finished predecessors */
+	uint64_t t_start_ps, t_done_ps;
+	double lat_mult;
+	uint32_t npred;
+	uint32_t succ_off, nsucc;
+	uint32_t flow; /* PK_T_FLOW */
+	uint32_t op;
+	uint8_t kind;
+	uint8_t done;
+};
+
+struct pk_flow {
+	uint64_t bytes; /* payload */
+	uint64_t t_start_ps;
+	uint64_t lat_ps;   /* path latency */
+	uint64_t hash;     /* ECMP and adaptive tie-breaks */
+	uint32_t src, dst; /* vertices */
+	uint32_t task;
+	uint32_t npkts;
+	uint32_t snd_nxt; /* next packet the sender puts on the wire */
+	uint32_t rcv_nxt; /* next packet the receiver accepts (go-back-N) */
+	uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
+	uint32_t rto_gen;
+	uint32_t rto_rcv;   /* rcv_nxt when the timer was armed (an ACK since restarts it) */
+	uint32_t ring_next; /* in its first port's ring */
+	uint32_t first_link;
+	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
+	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
+	uint32_t fl_off;   /* adaptive with flowlets: the current flowlet's path, PK_NONE */
+	uint16_t npath;
+	uint16_t last_payload;
+	bool in_ring;
+	double ideal_s;
+	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
+	struct pk_dcqcn cc;
+};
+
+struct pk_op {
+	uint32_t start, end; /* barrier tasks */
+	uint32_t job;
+	uint64_t base_lat_ps; /* launch latency inside the start barrier (not the op's time) */
+};
+
+struct pk_link {
+	uint64_t lat_ps;
+	uint64_t kmin, kmax; /* ECN marking thresholds of its egress queue, bytes */
+	double ps_per_byte;
+	uint32_t src, dst, rev;
+	uint16_t hdr;   /* header and framing bytes per packet on this link */
+	uint8_t net;    /* host or fabric link: network flow control and drops apply */
+	uint8_t sw_dst; /* its destination is a switch (shared buffer) */
+};
+
+struct pk_engine {
+	struct ft_engine base;
+	const struct ft_topo *topo;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc; /* with the defaults filled */
+	bool roce;
+	uint32_t mtu;
+	uint64_t rto_ps;
+	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
+	bool dcqcn;
+	bool ibcc;
+	bool timely;
+	bool paced;   /* dcqcn, ibcc or timely: sources are rate-limited per QP */
+	bool marking; /* dcqcn or ibcc: switches mark congestion */
+	uint64_t ccti_timer_ps;
+	uint64_t wd_ps; /* PFC watchdog time, 0 = off */
+	uint64_t nwdog;
+	bool ooo;     /* receivers place packets out of order (adaptive routing) */
+	bool pfc_dyn; /* PFC threshold from the free shared buffer */
+	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;
+	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
+	uint32_t nlinks, nvertices;
+	struct pk_link *links;
+	struct pk_port *ports;
+	uint64_t *sw_used; /* per vertex: shared buffer bytes in use */
+	uint64_t port_limit, xoff, xon, sw_limit;
+	int64_t credits0; /* per port, blocks */
+	/* packets */
+	struct pk_pkt *pkts;
+	uint32_t npkts_cap, free_pkt, npkts_live;
+	/* tasks and flows */
+	struct ft_vec tasks; /* struct pk_task */
+	struct ft_vec flows; /* struct pk_flow */
+	struct ft_vec edges; /* uint32_t pairs (from, to) */
+	uint32_t *succ;
+	struct ft_vec paths;    /* uint32_t link ids */
+	struct ft_vec ops;      /* struct pk_op */
+	struct ft_vec a2a_ends; /* scratch */
+	struct pk_heap heap;
+	uint64_t seq, now_ps;
+	bool started;
+	struct ft_rng rng;         /* bit errors */
+	struct ft_error route_err; /* why a flow could not be routed */
+	/* results */
+	struct ft_sim_op_result *op_results;
+	double *link_bytes;
+	uint32_t *link_maxflows;
+	struct ft_sim_port_counters *port_counters;
+	/* --trace */
+	uint32_t *trace_links, ntrace;
+	uint64_t trace_ps;
+	uint64_t *trace_last;        /* tx_bytes at the previous sample, per traced port */
+	struct ft_vec trace_samples; /* double triples (t, rate, queue), sample-major */
+	struct ft_sim_trace *traces;
+	double *trace_cols; /* the samples by port, for the views in traces */
+	double *fct, *ideal;
+	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
+	uint64_t bytes_submitted, bytes_delivered;
+};
+
+/* Bytes on the wire of a packet of @payload bytes on link @l (headers, framing). */
+static inline uint32_t
+pk_wire(const struct pk_link *l, uint32_t payload)
+{
+	return payload + l->hdr;
+}
+
+/* Serialisation time of @wire bytes on @l, picoseconds (rounded to the nearest). */
+static inline uint64_t
+pk_ser_ps(const struct pk_link *l, uint32_t wire)
+{
+	return (uint64_t)((double)wire * l->ps_per_byte + 0.5);
+}
+
+/* Header and framing bytes per packet: InfiniBand LRH 8 + BTH 12 + ICRC 4 + VCRC 2
+ * (kb IB-MTU); RoCEv2 Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4, plus
+ * preamble 8 and inter-frame gap 12 (kb ROCE-WIRE). */
+#define PK_HDR_IB   26u
+#define PK_HDR_ROCE 82u
+
+/* Per-port statistics of one link, for tests and the counters writer. */
+const struct pk_port *ft__pk_port(const struct ft_engine *e, uint32_t link);
+/* Bytes a flow's receiver got in order, over all flows, and bytes submitted. */
+void ft__pk_bytes(const struct ft_engine *e, uint64_t *submitted, uint64_t *delivered);
+
+#endif

@@ -1,0 +1,1 @@
+sim scenarios/lab/permutation-ecmp-adaptive.yaml --routing adaptive

@@ -1,0 +1,1 @@
+sim scenarios/lab/pfc-spreading-dcqcn.yaml

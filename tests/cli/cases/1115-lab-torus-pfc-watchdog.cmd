@@ -1,0 +1,1 @@
+sim scenarios/lab/torus-pfc-watchdog.yaml

@@ -1,0 +1,1 @@
+model dgx-h100:4 --explain 64M

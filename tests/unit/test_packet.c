@@ -1,0 +1,876 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_packet.c - the packet engine against closed forms: one
+ * flow at line rate less its headers, agreement with the flow engine where
+ * nothing contends, byte conservation, lossless flow control under incast,
+ * drops and go-back-N recovery when it is off, determinism.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+#include "sim/pkt_int.h"
+
+#define assert_double_equal(a, b, tol) assert_close_((a), (b), (tol), __FILE__, __LINE__)
+static void
+assert_close_(double a, double b, double tol, const char *file, int line)
+{
+	if (!(fabs(a - b) <= tol)) {
+		print_error("%s:%d: %.17g != %.17g (tolerance %g)\n", file, line, a, b, tol);
+		_fail(file, line);
+	}
+}
+
+struct net {
+	struct ft_cluster_spec spec;
+	struct ft_topo *t;
+};
+
+/* @preset ("dgx-h100:4"), its fabric taken as RoCE when @roce (rates unchanged). */
+static void
+net_build(struct net *n, const char *preset, bool roce)
+{
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve(preset, &n->spec, &err), 0);
+	if (roce) {
+		ft_strlcpy(n->spec.fabric.link, "roce400", sizeof(n->spec.fabric.link));
+		ft_strlcpy(n->spec.node.nic_link, "roce400", sizeof(n->spec.node.nic_link));
+	}
+	n->t = NULL;
+	assert_int_equal(ft_topo_build(&n->spec, &n->t, &err), 0);
+}
+
+/* One op: flows ends[2i] -> ends[2i + 1] of @bytes each, all at once. */
+static struct ft_engine *
+run_pairs(const struct ft_engine_ops *ops, const struct net *n, const struct ft_sim_cfg *cfg,
+          const uint32_t *ends, uint32_t npairs, uint64_t bytes, struct ft_sim_counters *c)
+{
+	struct ft_schedule s;
+	struct ft_sched_phase ph = { 0 };
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
+	uint32_t i;
+
+	ft_schedule_init(&s);
+	s.op = FT_OP_SENDRECV;
+	s.algo = FT_ALGO_DIRECT;
+	s.nranks = 2 * npairs;
+	s.ranks_per_node = 1;
+	s.proto_eff = 1;
+	s.bytes = bytes;
+	for (i = 0; i < npairs; i++) {
+		struct ft_sched_flow f = { .src = 2 * i, .dst = 2 * i + 1, .bytes = bytes };
+
+		assert_int_equal(ft_vec_push(&s.flows, &f), 0);
+	}
+	ph.steps = 1;
+	ph.nflows = ph.npairs = npairs;
+	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+	op.sched = &s;
+	assert_int_equal(ops->create(n->t, cfg, &e, &err), 0);
+	assert_true(ops->submit(e, &op, &err) >= 0);
+	if (ops->run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ops->counters(e, c, &err), 0);
+	ft_schedule_release(&s);
+	return e;
+}
+
+static const struct pk_engine *
+pk(const struct ft_engine *e)
+{
+	return ft_container_of(e, const struct pk_engine, base);
+}
+
+/*
+ * One flow between two NICs on one leaf (NIC -> leaf -> NIC, both links at the same
+ * rate): with cut-through the second link repeats the first one latency later, so the
+ * last byte arrives after the packets' serialisation times plus both latencies, and the
+ * rate is exactly line rate x payload / (payload + headers).
+ */
+static void
+test_one_flow_line_rate(void **state)
+{
+	for (int roce = 0; roce < 2; roce++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[2], hdr = roce ? 82 : 26, mtu = 4096, npk = 256;
+		uint64_t bytes = (uint64_t)npk * mtu, ser, want_ps;
+		double cap, lat = 0, rate;
+
+		(void)state;
+		net_build(&n, "dgx-h100:2", roce);
+		ends[0] = ft_topo_nic(n.t, 0, 0);
+		ends[1] = ft_topo_nic(n.t, 1, 0);
+		ft_sim_cfg_init(&cfg);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, bytes, &c);
+		{
+			const struct pk_flow *f = ft_vec_at(&pk(e)->flows, 0);
+
+			assert_int_equal(f->npath, 2);
+			for (uint32_t j = 0; j < 2; j++) {
+				uint32_t l = FT_VEC_AT(&pk(e)->paths, uint32_t, f->path_off + j);
+
+				assert_int_equal(ft_topo_link(n.t, l)->kind, FT_L_HOST);
+				cap = ft_topo_link(n.t, l)->cap_Bps;
+				lat += ft_topo_link(n.t, l)->lat_s;
+			}
+		}
+		ser = (uint64_t)((mtu + hdr) * (1e12 / cap) + 0.5);
+		want_ps = npk * ser + (uint64_t)(lat * 1e12 + 0.5);
+		assert_int_equal(c.nflows, 1);
+		assert_double_equal(c.fct_max_s, (double)want_ps * 1e-12, 1.5e-12);
+		rate = (double)bytes / (c.fct_max_s - lat);
+		/* Exact up to the picosecond rounding of one packet's serialisation. */
+		assert_double_equal(rate / (cap * mtu / (mtu + hdr)), 1.0, 1e-6);
+		assert_int_equal(c.npackets, npk);
+		assert_int_equal(c.ndrops, 0);
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/*
+ * Disjoint pairs, nothing shared: the flow engine's time is bytes / capacity + latency;
+ * the packet engine's adds the headers' serialisation (and, for GPU endpoints, the
+ * pipeline fill of one packet on each faster link before the bottleneck).
+ */
+static void
+test_agrees_with_flow_engine(void **state)
+{
+	struct net n;
+	uint32_t ends[16], i;
+	uint64_t bytes = 8u << 20;
+	const uint32_t mtu = 4096, hdr = 26;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", false);
+	for (int gpus = 0; gpus < 2; gpus++) {
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters cf, cp;
+		struct ft_engine *ef, *ep;
+		double fill = 0;
+
+		for (i = 0; i < 8; i++) {
+			ends[2 * i] = gpus ? ft_topo_gpu(n.t, 0, i) : ft_topo_nic(n.t, 0, i);
+			ends[2 * i + 1] = gpus ? ft_topo_gpu(n.t, 1, i) : ft_topo_nic(n.t, 1, i);
+		}
+		ft_sim_cfg_init(&cfg);
+		ef = run_pairs(&ft_flow_engine, &n, &cfg, ends, 8, bytes, &cf);
+		ep = run_pairs(&ft_packet_engine, &n, &cfg, ends, 8, bytes, &cp);
+		assert_int_equal(cf.nflows, 8);
+		assert_int_equal(cp.nflows, 8);
+		{
+			const struct pk_flow *f = ft_vec_at(&pk(ep)->flows, 0);
+			double bott = INFINITY, ser_pk = 0, npk = (double)(bytes / mtu);
+
+			for (uint32_t j = 0; j < f->npath; j++) {
+				uint32_t l = FT_VEC_AT(&pk(ep)->paths, uint32_t, f->path_off + j);
+				const struct ft_link *lk = ft_topo_link(n.t, l);
+				double h =
+				        lk->kind == FT_L_HOST || lk->kind == FT_L_FABRIC ? hdr : 0;
+
+				bott = FT_MIN(bott, lk->cap_Bps);
+				ser_pk = FT_MAX(ser_pk, npk * (mtu + h) / lk->cap_Bps);
+				fill += (mtu + h) / lk->cap_Bps;
+			}
+			/* The serialisation difference: the packets' slowest link against the
+			 * fluid bytes at the bottleneck (the headers' time when that is a
+			 * host link); past it, at most one packet's time per link to fill the
+			 * pipeline when the links' rates differ. */
+			double diff = ser_pk - (double)bytes / bott;
+			double tf = cf.fct_max_s, tp = cp.fct_max_s;
+
+			assert_true(tp >= tf + diff - 1e-9);
+			assert_true(tp <= tf + diff + fill + 1e-9);
+			if (!gpus) { /* same-rate links only: exact, and the headers' time */
+				assert_double_equal(tp, tf + diff, 1e-9);
+				assert_double_equal(diff, npk * hdr / bott, 1e-12);
+			}
+			/* Op times differ by the same amount. */
+			assert_double_equal(cp.ops[0].t_end_s - cf.ops[0].t_end_s,
+			                    cp.fct_max_s - cf.fct_max_s, 1e-9);
+		}
+		ft_flow_engine.destroy(ef);
+		ft_packet_engine.destroy(ep);
+	}
+	ft_topo_free(n.t);
+}
+
+/* Every link carries exactly the payload of the flows routed over it; all bytes arrive. */
+static void
+check_conservation(const struct net *n, struct ft_engine *e, const struct ft_sim_counters *c)
+{
+	const struct pk_engine *p = pk(e);
+	double *want = calloc(p->nlinks, sizeof(double));
+	uint64_t sub, del;
+	size_t i;
+
+	assert_non_null(want);
+	for (i = 0; i < p->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&p->flows, i);
+
+		for (uint32_t j = 0; j < f->npath; j++)
+			want[FT_VEC_AT(&p->paths, uint32_t, f->path_off + j)] += (double)f->bytes;
+	}
+	for (uint32_t l = 0; l < p->nlinks; l++)
+		assert_double_equal(c->link_bytes[l], want[l], 0.5);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(sub, del);
+	assert_double_equal(c->bytes, (double)sub, 0.5);
+	(void)n;
+	free(want);
+}
+
+/* Incast: 15 NICs of other nodes into NIC 0 of node 0, all through its one host link. */
+static uint32_t
+incast_ends(const struct net *n, uint32_t *ends)
+{
+	uint32_t k = 0;
+
+	for (uint32_t node = 1; node < 4; node++)
+		for (uint32_t r = 0; r < 8; r++)
+			if (k / 2 < 15) {
+				ends[k++] = ft_topo_nic(n->t, node, r);
+				ends[k++] = ft_topo_nic(n->t, 0, 0);
+			}
+	return k / 2;
+}
+
+/* Credits (IB) and PFC with its headroom (RoCE): heavy incast never drops a packet. */
+static void
+test_lossless_incast(void **state)
+{
+	for (int roce = 0; roce < 2; roce++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[64], np;
+		uint64_t waited = 0, pauses = 0;
+
+		(void)state;
+		net_build(&n, "dgx-h100:4", roce);
+		np = incast_ends(&n, ends);
+		ft_sim_cfg_init(&cfg);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+		assert_int_equal(c.nflows, np);
+		assert_int_equal(c.ndrops, 0);
+		assert_int_equal(c.nretx, 0);
+		check_conservation(&n, e, &c);
+		for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+			const struct pk_port *p = ft__pk_port(e, l);
+
+			waited += p->xmit_wait_ps;
+			pauses += p->pause_rx;
+			/* Credits: the buffer never holds more than it advertised. */
+			if (!roce || !pk(e)->links[l].net)
+				assert_true(p->in_max_bytes <= (uint64_t)p->credit_cap * 64);
+			else /* PFC: never above XOFF (at most 1/8 of the buffer) + the headroom */
+				assert_true(
+				        p->in_max_bytes <=
+				        (32u << 20) / 8 +
+				                2 * (pk(e)->links[l].lat_ps * 50 / 1000 + 4178));
+		}
+		/* The incast did press on the buffers: the senders had to wait. */
+		assert_true(waited > 0);
+		if (roce) {
+			assert_true(pauses > 0);
+			assert_int_equal(pauses, c.npause);
+		}
+		/* 15 x 1 MiB through one 50 GB/s port: at least their serialisation there. */
+		assert_true(c.makespan_s > 15.0 * (1 << 20) / n.spec.node.nic_Bps);
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/*
+ * Without flow control a small buffer drops; so does PFC whose headroom is too small for
+ * what is in flight. Go-back-N (NAK on the first gap, timeout for a lost tail) recovers
+ * every byte either way.
+ */
+static void
+test_drops_and_recovery(void **state)
+{
+	for (int mode = 0; mode < 3; mode++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[64], np;
+
+		(void)state;
+		net_build(&n, "dgx-h100:4", true);
+		np = incast_ends(&n, ends);
+		ft_sim_cfg_init(&cfg);
+		pc.rto_s = 20e-6;
+		if (mode == 0) {
+			pc.fc = FT_PKT_FC_NONE;
+			pc.port_buffer_bytes = 16 * 4178;
+		} else if (mode == 1) {
+			pc.fc = FT_PKT_FC_PFC;
+			pc.pfc_headroom_bytes = 4178; /* one packet: too little */
+		} else {
+			pc.ber = 1e-7; /* lossless, but corrupted packets are dropped */
+		}
+		cfg.packet = &pc;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+		assert_int_equal(c.nflows, np);
+		assert_true(c.ndrops > 0);
+		assert_true(c.nretx >= c.ndrops);
+		{
+			uint64_t sub, del;
+
+			ft__pk_bytes(e, &sub, &del);
+			assert_int_equal(del, (uint64_t)np << 20);
+			assert_int_equal(sub, del);
+		}
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/* A permutation under ECMP: bytes conserved per link, and the same seed gives the same run. */
+static void
+test_permutation_deterministic(void **state)
+{
+	struct net n;
+	uint32_t ends[64], perm[32];
+	struct ft_rng rng;
+	double fct[3];
+	uint64_t ev[3], hash[3];
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	for (uint32_t i = 0; i < 32; i++)
+		perm[i] = ft_topo_nic(n.t, i / 8, i % 8);
+	ft_rng_seed(&rng, 7, 1);
+	ft_rng_shuffle_u32(&rng, perm, 32);
+	for (uint32_t i = 0; i < 32; i++) {
+		ends[2 * i] = perm[i];
+		ends[2 * i + 1] = perm[(i + 1) % 32];
+	}
+	for (int k = 0; k < 3; k++) {
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+
+		ft_sim_cfg_init(&cfg);
+		cfg.seed = k == 2 ? 2 : 1;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 32, 1u << 20, &c);
+		check_conservation(&n, e, &c);
+		fct[k] = c.fct_p50_s + c.fct_max_s;
+		ev[k] = c.nevents;
+		hash[k] = 0;
+		for (uint32_t l = 0; l < c.nlinks; l++)
+			hash[k] = ft_mix64(hash[k] ^ (uint64_t)c.link_bytes[l]) + l;
+		ft_packet_engine.destroy(e);
+	}
+	assert_true(fct[0] == fct[1]);
+	assert_int_equal(ev[0], ev[1]);
+	/* Per-packet adaptive routing on the same permutation: packets of a QP take several
+	 * paths and arrive out of order, every byte arrives, and the slowest flow is no
+	 * slower than under ECMP. */
+	{
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint64_t sub, del;
+		double ecmp_max = fct[0];
+
+		ft_sim_cfg_init(&cfg);
+		cfg.routing = FT_ROUTING_ADAPTIVE;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 32, 1u << 20, &c);
+		ft__pk_bytes(e, &sub, &del);
+		assert_int_equal(c.nflows, 32);
+		assert_int_equal(sub, del);
+		assert_true(c.fct_p50_s + c.fct_max_s <= ecmp_max * (1 + 1e-9));
+		assert_int_equal(pk(e)->paths.len, 0); /* per hop: no stored paths */
+		ft_packet_engine.destroy(e);
+		/* Flowlets of 128 KiB: a path per flowlet, chosen at the source. */
+		cfg.flowlet_bytes = 128 << 10;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 32, 1u << 20, &c);
+		ft__pk_bytes(e, &sub, &del);
+		assert_int_equal(c.nflows, 32);
+		assert_int_equal(sub, del);
+		assert_true(pk(e)->paths.len >= 32 * 8 * 2); /* 8 flowlets of 2+ links each */
+		ft_packet_engine.destroy(e);
+	}
+	assert_int_equal(hash[0], hash[1]);
+	assert_true(hash[0] != hash[2]); /* other ECMP salts, other paths */
+	ft_topo_free(n.t);
+}
+
+/* Adaptive routing per packet: every byte arrives in order, on any of the paths. */
+static void
+test_adaptive(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np;
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint64_t sub, del;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_ADAPTIVE;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(c.nflows, np);
+	assert_int_equal(sub, del);
+	assert_int_equal(c.ndrops, 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * ECN and DCQCN under incast (RoCE, PFC): switches mark, receivers send at most one CNP
+ * per QP per min_time_between_cnps, senders cut their rates, and the fabric pauses far
+ * less than without congestion control; every byte still arrives, nothing drops.
+ */
+static void
+test_dcqcn_incast(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np;
+	uint64_t pauses[2], cnps = 0, handled = 0;
+	double span = 0;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	np = 6;
+	for (int cc = 0; cc < 2; cc++) {
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint64_t sub, del;
+
+		ft_sim_cfg_init(&cfg);
+		pc.cc = cc ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
+		cfg.packet = &pc;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 8u << 20, &c);
+		ft__pk_bytes(e, &sub, &del);
+		assert_int_equal(sub, del);
+		assert_int_equal(c.ndrops, 0);
+		pauses[cc] = c.npause;
+		if (cc) {
+			assert_true(c.necn > 0);
+			assert_true(c.ncnp > 0 && c.ncnp <= c.necn);
+			span = c.makespan_s;
+			for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+				cnps += ft__pk_port(e, l)->cnp_sent;
+				handled += ft__pk_port(e, l)->cnp_handled;
+			}
+			assert_int_equal(cnps, c.ncnp);
+			assert_int_equal(handled, c.ncnp); /* every CNP reached its sender */
+			/* One CNP per QP per 4 us at most. */
+			assert_true((double)c.ncnp <= np * (span / 4e-6 + 1));
+		} else {
+			assert_int_equal(c.necn, 0);
+			assert_int_equal(c.ncnp, 0);
+		}
+		ft_packet_engine.destroy(e);
+	}
+	assert_true(pauses[0] > 0);
+	assert_true(pauses[1] < pauses[0]);
+	ft_topo_free(n.t);
+}
+
+/* Diagnose the rendered counters of a run: the rule ids it fires. */
+static void
+diagnose_counters(struct ft_engine *e, const struct net *n, const char *rule, bool want)
+{
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	struct ft_obs_set obs;
+	struct ft_findings fnd;
+	struct ft_diag_input in = { 0 };
+
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n->t, &c, &files, &err), 0);
+	assert_true(files.len > 0);
+	ft_obs_set_init(&obs);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+
+		if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+			fail_msg("%s: %s", f->name, err.msg);
+		ft_free(f->text);
+	}
+	ft_vec_release(&files);
+	ft_findings_init(&fnd);
+	in.obs = &obs;
+	assert_int_equal(ft_diag_run(&in, &fnd, &err), 0);
+	if (want != (ft_findings_count_rule(&fnd, rule) > 0))
+		fail_msg("rule %s %s", rule, want ? "did not fire" : "fired");
+	ft_findings_release(&fnd);
+	ft_obs_set_release(&obs);
+}
+
+/*
+ * --counters: the port counters as perfquery -x (IB) and ethtool -S (RoCE) text that
+ * fabtune's own parsers read and its rules diagnose: an IB incast shows XmitWait; RoCE
+ * with PFC and no congestion control shows pauses without ECN or CNPs; with DCQCN the
+ * receiver's ECN marks show the congestion instead.
+ */
+static void
+test_counters_diagnose(void **state)
+{
+	for (int k = 0; k < 3; k++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[64], np;
+
+		(void)state;
+		net_build(&n, "dgx-h100:4", k > 0);
+		np = incast_ends(&n, ends);
+		ft_sim_cfg_init(&cfg);
+		pc.cc = k == 1 ? FT_PKT_CC_NONE : FT_PKT_CC_AUTO;
+		cfg.packet = &pc;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 4u << 20, &c);
+		if (k == 0) {
+			diagnose_counters(e, &n, "ib-xmit-wait", true);
+		} else {
+			/* Without congestion control: pauses, no marks. With DCQCN: the
+			 * receiver's marks name the incast. */
+			if (k == 1)
+				diagnose_counters(e, &n, "roce-pfc-only", true);
+			diagnose_counters(e, &n, "roce-ecn-rate-high", k == 2);
+		}
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/*
+ * A torus routed in dimension order over its wrap-around links with one virtual lane is
+ * a cyclic buffer dependency: the all-to-all deadlocks, and the run stops with an error
+ * that names the ring of switches instead of hanging.
+ */
+static void
+test_deadlock_named(void **state)
+{
+	static const char text[] = "name: dl\n"
+	                           "engine: packet\n"
+	                           "cluster:\n"
+	                           "  name: t\n"
+	                           "  nodes: {preset: dgx-h100, count: 8}\n"
+	                           "  fabric: {kind: torus, link: ndr, dims: [8], "
+	                           "nodes_per_switch: 1, routing: dor}\n"
+	                           "background:\n"
+	                           "  - {pattern: alltoall, size: 4MiB, hosts: 8}\n";
+	static const char text2d[] = "name: dl\n"
+	                             "engine: packet\n"
+	                             "cluster:\n"
+	                             "  name: t\n"
+	                             "  nodes: {preset: dgx-h100, count: 16}\n"
+	                             "  fabric: {kind: torus, link: ndr, dims: [8, 2], "
+	                             "nodes_per_switch: 1, routing: dor}\n"
+	                             "background:\n"
+	                             "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n";
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	int rc;
+
+	(void)state;
+	rc = ft_scenario_load_buffer(text, strlen(text), "dl.yaml", &sc, &err);
+	if (rc != 0) { /* a 1D torus may not be a valid spec: use the 2D one */
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(
+		        ft_scenario_load_buffer(text2d, strlen(text2d), "dl.yaml", &sc, &err), 0);
+	}
+	ft_sim_report_init(&rep);
+	rc = ft_scenario_run(sc, NULL, NULL, &rep, &err);
+	assert_int_equal(rc, FT_EINVAL);
+	assert_non_null(strstr(err.msg, "buffer deadlock"));
+	assert_non_null(strstr(err.msg, "the cycle sw0.0 -> sw1.0 -> "));
+	assert_non_null(strstr(err.msg, "-> sw7.0 -> sw0.0 waits on itself"));
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	/* The same deadlock under PFC on RoCE; a PFC watchdog breaks it by dropping, and
+	 * go-back-N delivers every byte. */
+	{
+		static const char roce[] =
+		        "name: wd\n"
+		        "engine: packet\n"
+		        "cluster:\n"
+		        "  name: t\n"
+		        "  nodes: {preset: dgx-h100, count: 16, nics: {link: roce400}}\n"
+		        "  fabric: {kind: torus, link: roce400, dims: [8, 2], "
+		        "nodes_per_switch: 1, routing: dor}\n"
+		        "packet: {congestion_control: none, pfc_watchdog: 100us, "
+		        "retransmit_timeout: 200us}\n"
+		        "background:\n"
+		        "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n";
+		struct ft_scenario *sc2 = NULL;
+		struct ft_sim_report rep2;
+
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ft_scenario_load_buffer(roce, strlen(roce), "wd.yaml", &sc2, &err),
+		                 0);
+		ft_sim_report_init(&rep2);
+		if (ft_scenario_run(sc2, NULL, NULL, &rep2, &err) != 0)
+			fail_msg("%s", err.msg);
+		assert_int_equal(rep2.c.nflows, 240);
+		assert_true(rep2.c.nwatchdog > 0);
+		assert_true(rep2.c.ndrops > 0);
+		assert_double_equal(rep2.c.bytes, 240.0 * (4 << 20), 0.5);
+		ft_sim_report_release(&rep2);
+		ft_scenario_free(sc2);
+	}
+}
+
+/* IB congestion control under incast: FECN marks, one BECN per mark back to the source,
+ * no drop, every byte, and less waiting for credits upstream than without it. */
+static void
+test_ibcc_incast(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np;
+	uint64_t wait[2] = { 0, 0 };
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", false);
+	np = incast_ends(&n, ends);
+	for (int cc = 0; cc < 2; cc++) {
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint64_t sub, del;
+
+		ft_sim_cfg_init(&cfg);
+		pc.cc = cc ? FT_PKT_CC_IBCC : FT_PKT_CC_AUTO; /* auto: none on InfiniBand */
+		cfg.packet = &pc;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 4u << 20, &c);
+		ft__pk_bytes(e, &sub, &del);
+		assert_int_equal(sub, del);
+		assert_int_equal(c.ndrops, 0);
+		for (uint32_t l = 0; l < pk(e)->nlinks; l++)
+			wait[cc] += ft__pk_port(e, l)->xmit_wait_ps;
+		if (cc) {
+			assert_true(c.necn > 0);
+			assert_int_equal(c.ncnp, c.necn); /* a BECN for every FECN delivered */
+		} else {
+			assert_int_equal(c.necn, 0);
+		}
+		ft_packet_engine.destroy(e);
+	}
+	assert_true(wait[1] < wait[0]);
+	ft_topo_free(n.t);
+}
+
+/* --trace: the sampled rates integrate to exactly the bytes the port sent, the hot port
+ * of an incast runs at line rate while its queue stands, and the JSON names the port. */
+static void
+test_trace(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np, hot = UINT32_MAX, first, count;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	char *json = NULL;
+	size_t len = 0;
+	double sum = 0, peak_q = 0;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	/* The host link into the receiving NIC. */
+	ft_topo_out_links(n.t, ends[1], &first, &count);
+	for (uint32_t i = first; i < first + count; i++)
+		if (ft_topo_link(n.t, i)->kind == FT_L_HOST)
+			hot = ft_topo_link(n.t, i)->rev;
+	assert_true(hot != UINT32_MAX);
+	ft_sim_cfg_init(&cfg);
+	pc.trace_links = &hot;
+	pc.ntrace_links = 1;
+	pc.trace_interval_s = 10e-6;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+	assert_int_equal(c.ntrace, 1);
+	assert_int_equal(c.trace[0].link, hot);
+	assert_true(c.trace[0].nsamples >= 2);
+	for (size_t k = 0; k < c.trace[0].nsamples; k++) {
+		sum += c.trace[0].rate_Bps[k] * 10e-6;
+		peak_q = FT_MAX(peak_q, c.trace[0].queue_bytes[k]);
+		assert_double_equal(c.trace[0].t_s[k], (double)(k + 1) * 10e-6, 1e-12);
+		/* A packet counts when it starts: at most one more per interval. */
+		assert_true(c.trace[0].rate_Bps[k] <=
+		            ft_topo_link(n.t, hot)->cap_Bps * (1 + 1e-9) + (4096 + 82) / 10e-6);
+	}
+	assert_double_equal(sum, (double)c.port[hot].tx_bytes, 1.0);
+	assert_true(c.trace[0].rate_Bps[1] > 0.99 * ft_topo_link(n.t, hot)->cap_Bps);
+	assert_true(peak_q > 0);
+	assert_int_equal(ft__sim_render_trace(n.t, &c, &json, &len, &err), 0);
+	assert_non_null(strstr(json, "\"name\":\"leaf"));
+	assert_non_null(strstr(json, "-> n0.nic0\""));
+	ft_free(json);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/* --counters on a job: nccl-tests tables that fabtune's parser reads back as the rows. */
+static void
+test_counters_nccl_tests(void **state)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	size_t ntables = 0;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_file("tests/fixtures/sim/tiny.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = "packet";
+	ov.counters = true;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) != 0)
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; i < rep.counter_files.len; i++) {
+		const struct ft_sim_file *f = ft_vec_at(&rep.counter_files, i);
+		struct ft_run run;
+		struct ft_obs_set obs;
+
+		if (strncmp(f->name, "nccl-tests.", 11) != 0)
+			continue;
+		ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+		ft_obs_set_init(&obs);
+		assert_int_equal(ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, &run, &err),
+		                 0);
+		assert_int_equal(ft_run_nrows(&run), 1);
+		{
+			const struct ft_result_row *got = ft_run_row(&run, 0);
+			const struct ft_result_row *want = ft_run_row(&rep.run, ntables);
+
+			assert_string_equal(got->test, want->test);
+			assert_int_equal(got->bytes, want->bytes);
+			assert_double_equal(got->busbw_GBps, want->busbw_GBps, 0.006);
+			assert_double_equal(got->time_us, want->time_us, 0.006);
+		}
+		ft_run_release(&run);
+		ft_obs_set_release(&obs);
+		ntables++;
+	}
+	assert_int_equal(ntables, ft_run_nrows(&rep.run));
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+/* TIMELY: RTT samples reach the senders, which slow down under incast; every byte arrives
+ * and nothing drops (its steady state is not checked against a model yet). */
+static void
+test_timely_incast(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np, nlimited = 0;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint64_t sub, del;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	np = 4;
+	ft_sim_cfg_init(&cfg);
+	pc.cc = FT_PKT_CC_TIMELY;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(sub, del);
+	assert_int_equal(c.ndrops, 0);
+	assert_int_equal(c.necn, 0); /* no marking: delay is the signal */
+	for (size_t i = 0; i < pk(e)->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&pk(e)->flows, i);
+
+		assert_true(f->cc.prev_rtt_s > 0); /* samples arrived */
+		if (f->cc.rc_Bps < pk(e)->line_Bps)
+			nlimited++;
+	}
+	assert_true(nlimited > 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+static void
+test_bad_config(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", false);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	pc.mtu_bytes = 20000;
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), FT_ERANGE);
+	assert_null(e);
+	assert_non_null(strstr(err.msg, "packet.mtu"));
+	pc.mtu_bytes = 0;
+	memset(&err, 0, sizeof(err));
+	pc.pfc_xoff_bytes = 1000;
+	pc.pfc_xon_bytes = 2000;
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "packet.pfc_xon"));
+	ft_topo_free(n.t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_flow_line_rate),
+		cmocka_unit_test(test_agrees_with_flow_engine),
+		cmocka_unit_test(test_lossless_incast),
+		cmocka_unit_test(test_drops_and_recovery),
+		cmocka_unit_test(test_permutation_deterministic),
+		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_dcqcn_incast),
+		cmocka_unit_test(test_counters_diagnose),
+		cmocka_unit_test(test_deadlock_named),
+		cmocka_unit_test(test_ibcc_incast),
+		cmocka_unit_test(test_trace),
+		cmocka_unit_test(test_counters_nccl_tests),
+		cmocka_unit_test(test_timely_incast),
+		cmocka_unit_test(test_bad_config),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

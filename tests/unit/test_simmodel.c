@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_simmodel.c - the flow engine as NCCL runs a collective and
+ * as the model predicts it: channels on every rail, NVLS on a part of a node,
+ * CollNet through the SHARP switches, the tuner's choice, link rates as NCCL
+ * achieves them, routing disciplines honoured, and the flow engine agreeing
+ * with the model where nothing is congested.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+static void
+assert_close_(double a, double b, double tol, const char *file, int line)
+{
+	if (!(fabs(a - b) <= tol)) {
+		print_error("%s:%d: %.9g != %.9g (tolerance %.3g)\n", file, line, a, b, tol);
+		fail();
+	}
+}
+#define assert_close(a, b, tol) assert_close_((a), (b), (tol), __FILE__, __LINE__)
+
+static struct ft_scenario *
+load_text(const char *text)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	int rc = ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err);
+
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	return sc;
+}
+
+static int
+run_text(const char *text, const char *engine, struct ft_sim_report *rep, struct ft_error *err)
+{
+	struct ft_scenario *sc = load_text(text);
+	struct ft_sim_overrides ov;
+	int rc;
+
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ft_sim_report_init(rep);
+	rc = ft_scenario_run(sc, &ov, NULL, rep, err);
+	ft_scenario_free(sc);
+	return rc;
+}
+
+static void
+run_ok(const char *text, const char *engine, struct ft_sim_report *rep)
+{
+	struct ft_error err = { 0 };
+	int rc = run_text(text, engine, rep, &err);
+
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+}
+
+/* Bytes a port carried, by its name ("n0.nic2 -> leaf0"); 0 when it carried none. */
+static double
+port_bytes(const struct ft_sim_report *rep, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < rep->ports.len; i++) {
+		const struct ft_sim_hot_link *h = ft_vec_at(&rep->ports, i);
+
+		if (strcmp(h->name, name) == 0)
+			return h->stat.bytes;
+	}
+	return 0;
+}
+
+/* Bytes carried by the links of @kind at tier @tier ("host" 1, "fabric" 2: leaf-spine). */
+static double
+tier_bytes(const struct ft_sim_report *rep, const char *kind, uint32_t tier)
+{
+	double b = 0;
+	size_t i;
+
+	for (i = 0; i < rep->tiers.len; i++) {
+		const struct ft_sim_tier_stat *t = ft_vec_at(&rep->tiers, i);
+
+		if (t->tier == tier && strcmp(t->kind, kind) == 0)
+			b += t->bytes;
+	}
+	return b;
+}
+
+static const char four_nic_ring[] =
+        "name: t\n"
+        "cluster:\n"
+        "  name: h100-4nic\n"
+        "  nodes: { preset: dgx-h100, count: 4, nics: { count: 4 } }\n"
+        "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+        "jobs:\n"
+        "  - name: a\n"
+        "    ops:\n"
+        "      - {op: all_reduce, size: 256MiB, algo: ring, proto: simple}\n";
+
+/*
+ * Four NICs for eight GPUs: four channels, one per NIC, so every NIC of
+ * every node sends one channel's ring traffic, 2(n-1)/n of S/4 (a rotation
+ * of the ranks by one GPU per channel put two channels on NICs 0 and 1 and
+ * none on NICs 2 and 3).
+ */
+static void
+test_channels_use_every_nic(void **state)
+{
+	struct ft_sim_report rep;
+	double want = 2.0 * 31 / 32 * (256.0 * 1048576) / 4;
+	char name[64];
+	uint32_t node, nic;
+
+	(void)state;
+	run_ok(four_nic_ring, "flow", &rep);
+	for (node = 0; node < 4; node++)
+		for (nic = 0; nic < 4; nic++) {
+			snprintf(name, sizeof(name), "n%u.nic%u -> leaf0", node, nic);
+			assert_close(port_bytes(&rep, name), want, want * 1e-5);
+		}
+	ft_sim_report_release(&rep);
+}
+
+/*
+ * On a rail-optimized fat-tree every channel's node-to-node hop stays on its
+ * rail: nothing crosses a spine. With eight NICs for eight GPUs the last rank
+ * of a channel is not on the channel's rail and reaches it over NVLink (PXN).
+ */
+static void
+test_channels_stay_on_rail(void **state)
+{
+	static const char text[] = "name: t\n"
+	                           "cluster: dgx-h100:4\n"
+	                           "routing: ecmp\n"
+	                           "jobs:\n"
+	                           "  - name: a\n"
+	                           "    ops:\n"
+	                           "      - {op: all_reduce, size: 64MiB, algo: ring}\n"
+	                           "      - {op: all_reduce, size: 64MiB, algo: tree}\n"
+	                           "      - {op: all_reduce, size: 64MiB, algo: nvls_tree}\n"
+	                           "      - {op: all_gather, size: 64MiB, algo: ring}\n";
+	struct ft_sim_report rep;
+
+	(void)state;
+	run_ok(text, "flow", &rep);
+	assert_true(tier_bytes(&rep, "host", 1) > 0);
+	assert_close(tier_bytes(&rep, "fabric", 2), 0, 0);
+	ft_sim_report_release(&rep);
+}
+
+/* NVLS on 2 to 7 GPUs of one node runs (it spans one NVSwitch domain). */
+static void
+test_nvls_part_of_a_node(void **state)
+{
+	char text[512];
+	struct ft_sim_report rep;
+	double prev = 0;
+	uint32_t n;
+
+	(void)state;
+	for (n = 2; n <= 8; n++) {
+		const struct ft_result_row *r;
+
+		snprintf(text, sizeof(text),
+		         "name: t\ncluster: dgx-h100\njobs:\n  - name: a\n    ranks: %u\n"
+		         "    ops:\n      - {op: all_reduce, size: 256MiB, algo: nvls}\n",
+		         n);
+		run_ok(text, "flow", &rep);
+		r = ft_run_row(&rep.run, 0);
+		assert_int_equal(r->nranks, n);
+		assert_string_equal(r->algo, "nvls");
+		/* busbw grows with the ranks: the switch reduces, each GPU moves ~S out and in. */
+		assert_true(r->busbw_GBps > prev);
+		prev = r->busbw_GBps;
+		ft_sim_report_release(&rep);
+	}
+}
+
+/*
+ * CollNet with SHARP: each rank sends its shard (S / 8) to the leaf switch
+ * that reduces it and gets the reduced shard back, so every NIC host link
+ * carries S / 8 each way, and nothing crosses a spine.
+ */
+static void
+test_collnet_sharp_runs(void **state)
+{
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: sharp\n"
+	        "  nodes: { preset: dgx-h100, count: 4 }\n"
+	        "  fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 256MiB, algo: collnet}\n";
+	struct ft_sim_report rep;
+	double shard = 256.0 * 1048576 / 8;
+
+	(void)state;
+	run_ok(text, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "collnet");
+	assert_close(port_bytes(&rep, "n0.nic0 -> leaf0"), shard, shard * 1e-6);
+	assert_close(port_bytes(&rep, "n3.nic7 -> leaf7"), shard, shard * 1e-6);
+	assert_close(tier_bytes(&rep, "fabric", 2), 0, 0);
+	ft_sim_report_release(&rep);
+}
+
+/*
+ * Without --algo the flow engine runs what NCCL's tuner picks, the model's
+ * choice, size by size: at 1,984 ranks (248 DGX H100) a 256 MiB all-reduce
+ * is NVLSTree (about 295 GB/s busbw in both), not a ring of 3,966 steps
+ * (37 GB/s); small sizes take the tree, as in the model.
+ */
+static void
+test_flow_picks_as_the_tuner(void **state)
+{
+	static const uint64_t sizes[] = { 4096, 1u << 20, 256u << 20 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:248", &spec, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+		struct ft_sim_sweep_args sw = { .spec = "dgx-h100:248",
+			                        .op = FT_OP_ALL_REDUCE,
+			                        .algo = FT_ALGO_COUNT,
+			                        .proto = FT_PROTO_COUNT,
+			                        .min_bytes = sizes[i],
+			                        .max_bytes = sizes[i] };
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+		struct ft_model_query q;
+		struct ft_model_result m;
+		const struct ft_result_row *r;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
+		assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
+		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+		ft_sim_overrides_init(&ov);
+		ft_sim_report_init(&rep);
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+		r = ft_run_row(&rep.run, 0);
+		assert_string_equal(r->algo, ft_algo_name(m.algo));
+		assert_string_equal(r->proto, ft_proto_name(m.proto));
+		if (sizes[i] >= (256u << 20)) {
+			assert_string_equal(r->algo, "nvls_tree");
+			assert_close(r->busbw_GBps, m.busbw_Bps / 1e9, 0.1 * m.busbw_Bps / 1e9);
+		}
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+}
+
+static char model_bottleneck[16]; /* of the last busbw() by the model */
+
+/* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
+static double
+busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, const char *engine)
+{
+	struct ft_error err = { 0 };
+	double bw;
+
+	if (!engine) {
+		struct ft_cluster_spec cs;
+		struct ft_model_query q;
+		struct ft_model_result m;
+
+		assert_int_equal(ft_spec_resolve(spec, &cs, &err), 0);
+		ft_model_query_init(&q, op, bytes);
+		q.force_algo = algo >= 0;
+		q.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_RING;
+		q.force_proto = proto >= 0;
+		q.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_SIMPLE;
+		if (ft_model_eval(&cs, &q, &m, &err) < 0)
+			print_error("%s\n", err.msg);
+		assert_true(m.time_s > 0);
+		memcpy(model_bottleneck, m.bottleneck, sizeof(model_bottleneck));
+		return m.busbw_Bps / 1e9;
+	}
+	{
+		struct ft_sim_sweep_args sw = {
+			.spec = spec,
+			.op = op,
+			.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_COUNT,
+			.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_COUNT,
+			.min_bytes = bytes,
+			.max_bytes = bytes
+		};
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+		int rc;
+
+		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+		ft_sim_overrides_init(&ov);
+		ov.engine = engine;
+		ft_sim_report_init(&rep);
+		rc = ft_scenario_run(sc, &ov, NULL, &rep, &err);
+		if (rc < 0)
+			print_error("%s: %s\n", spec, err.msg);
+		assert_int_equal(rc, 0);
+		bw = ft_run_row(&rep.run, 0)->busbw_GBps;
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+	return bw;
+}
+
+/*
+ * On one DGX H100 the flow engine runs NVLink at NCCL's 20.6 GB/s per link
+ * (18 links: 370.8 GB/s, kb NA-MODEL), not the raw 450: a 1 GiB ring reaches
+ * about 370 GB/s busbw as measured, and NVLS 370.8 x 0.85 x 2 x 7/9 = 490
+ * (kb NA-ALGO-NVLS), not 700.
+ */
+static void
+test_nvlink_at_nccl_rates(void **state)
+{
+	double ring = busbw("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+	                    "flow");
+	double nvls = busbw("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, 1u << 30,
+	                    "flow");
+
+	(void)state;
+	assert_close(ring, 18 * 20.6, 18 * 20.6 * 0.02);
+	assert_close(nvls, 18 * 20.6 * 0.85 * 14 / 9, 18 * 20.6 * 0.85 * 14 / 9 * 0.02);
+}
+
+static const char mtu_spec[] = "name: roce-mtu\n"
+                               "nodes: { preset: dgx-h100, count: 2, pcie: { gen: 6 },\n"
+                               "         nics: { count: 1, link: roce400 } }\n"
+                               "fabric: { kind: rail-fat-tree, link: roce400, tiers: 2,\n"
+                               "          radix: 64, mtu: %u }\n";
+
+/* Write @mtu_spec with @mtu into a file under the build's temporary folder; its path. */
+static const char *
+mtu_file(uint32_t mtu, char *path, size_t len)
+{
+	const char *dir = getenv("FT_BUILD_ROOT");
+	FILE *f;
+
+	snprintf(path, len, "%s/simmodel-mtu-%u.yaml", dir ? dir : ".", mtu);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, mtu_spec, mtu);
+	fclose(f);
+	return path;
+}
+
+/*
+ * fabric.mtu sets the payload share of every packet on the NIC and fabric
+ * links (kb ROCE-WIRE: 62 header bytes + 20 of preamble and gap on RoCEv2):
+ * with one 400G NIC per node binding, a ring at MTU 1024 runs at
+ * (1024/1106) / (4096/4178) = 0.944 of its rate at 4096, in both engines.
+ */
+static void
+test_fabric_mtu_counts(void **state)
+{
+	char p1[512], p4[512];
+	double want = (1024.0 / 1106) / (4096.0 / 4178), f1, f4, m1, m4;
+
+	(void)state;
+	mtu_file(1024, p1, sizeof(p1));
+	mtu_file(4096, p4, sizeof(p4));
+	f1 = busbw(p1, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
+	f4 = busbw(p4, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
+	m1 = busbw(p1, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, NULL);
+	m4 = busbw(p4, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, NULL);
+	assert_close(f1 / f4, want, 0.003);
+	assert_close(m1 / m4, want, 0.003);
+	/* One NIC per node: the model and the flow engine agree (the NIC binds). */
+	assert_close(f4, m4, 0.02 * m4);
+	assert_close(busbw(p4, FT_OP_SENDRECV, -1, -1, 1u << 30, "flow"),
+	             busbw(p4, FT_OP_SENDRECV, -1, -1, 1u << 30, NULL), 0.02 * m4);
+	remove(p1);
+	remove(p4);
+}
+
+/*
+ * The flow engine and the model agree within 10% wherever both apply and
+ * nothing is congested: every collective, NCCL's choice of algorithm and
+ * protocol, at bandwidth-bound sizes, on one and several nodes of several
+ * GPU generations and NIC counts. Left out: the all-to-all across nodes
+ * (the fabric and the rounds contend, which the model does not see), and
+ * sizes where the model's bound is one of NCCL's per-channel caps (kb
+ * NA-MODEL perChMax*: software limits the flow engine, which models links,
+ * does not know) and the two differ (NVLSTree on 2 nodes, about 11%).
+ */
+static void
+test_flow_agrees_with_model(void **state)
+{
+	static const char *const specs[] = { "dgx-h100",    "dgx-h100:2", "dgx-h100:4",
+		                             "dgx-h100:16", "dgx-a100:4", "dgx-b200:4",
+		                             "hgx-h200:8",  "pcie-l40s:4" };
+	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER,
+		                          FT_OP_BROADCAST,  FT_OP_SENDRECV,   FT_OP_ALLTOALL };
+	static const uint64_t sizes[] = { 256u << 20, 1u << 30 };
+	size_t i, j, k, nrun = 0, nskip = 0;
+	char four_nics[512], one_nic[512];
+	const char *files[2];
+	FILE *fp;
+
+	(void)state;
+	/* Four NICs for eight GPUs, and one 400G RoCE NIC per node (the NIC binds). */
+	snprintf(four_nics, sizeof(four_nics), "%s/simmodel-4nic.yaml",
+	         getenv("FT_BUILD_ROOT") ? getenv("FT_BUILD_ROOT") : ".");
+	fp = fopen(four_nics, "w");
+	assert_non_null(fp);
+	fputs("name: h100-4nic\nnodes: { preset: dgx-h100, count: 4, nics: { count: 4 } }\n"
+	      "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n",
+	      fp);
+	fclose(fp);
+	mtu_file(4096, one_nic, sizeof(one_nic));
+	files[0] = four_nics;
+	files[1] = one_nic;
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < FT_ARRAY_SIZE(ops); j++) {
+			double fl, m;
+
+			if (ops[j] == FT_OP_ALLTOALL)
+				continue;
+			m = busbw(files[i], ops[j], -1, -1, 1u << 30, NULL);
+			fl = busbw(files[i], ops[j], -1, -1, 1u << 30, "flow");
+			if (fabs(fl / m - 1) > 0.10)
+				print_error("%s %s: flow %.2f model %.2f GB/s\n", files[i],
+				            ft_op_name(ops[j]), fl, m);
+			assert_close(fl, m, 0.10 * m);
+		}
+	remove(four_nics);
+	remove(one_nic);
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
+		for (j = 0; j < FT_ARRAY_SIZE(ops); j++)
+			for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+				double f, m;
+
+				if (ops[j] == FT_OP_ALLTOALL && strchr(specs[i], ':'))
+					continue;
+				m = busbw(specs[i], ops[j], -1, -1, sizes[k], NULL);
+				f = busbw(specs[i], ops[j], -1, -1, sizes[k], "flow");
+				if (strcmp(model_bottleneck, "channels") == 0 &&
+				    fabs(f / m - 1) > 0.10) {
+					nskip++;
+					continue;
+				}
+				nrun++;
+				if (fabs(f / m - 1) > 0.10)
+					print_error("%s %s %llu: flow %.2f model %.2f GB/s\n",
+					            specs[i], ft_op_name(ops[j]),
+					            (unsigned long long)sizes[k], f, m);
+				assert_close(f, m, 0.10 * m);
+			}
+	assert_true(nrun >= 70); /* the caps leave out a few cases only */
+	assert_true(nskip <= 2);
+}
+
+static const char dragonfly_sc[] =
+        "name: df\n"
+        "cluster:\n"
+        "  name: small-dragonfly\n"
+        "  nodes: { preset: hgx-h200, count: 8, nics: { link: roce400 } }\n"
+        "  fabric: { kind: dragonfly, groups: 4, routers_per_group: 2, nodes_per_router: 1,\n"
+        "            global_links_per_router: 2, radix: 32, routing: %s }\n"
+        "jobs:\n"
+        "  - name: a\n"
+        "    gpus_per_node: 1\n"
+        "    ops:\n"
+        "      - {op: alltoall, size: 64MiB}\n";
+
+/* Bytes on the dragonfly's global links (tier 3) of the all-to-all above under @routing. */
+static double
+global_bytes(const char *routing, char *name, size_t len)
+{
+	char text[1024];
+	struct ft_sim_report rep;
+	double b;
+
+	snprintf(text, sizeof(text), dragonfly_sc, routing);
+	run_ok(text, "flow", &rep);
+	snprintf(name, len, "%s", rep.routing);
+	b = tier_bytes(&rep, "fabric", 3);
+	ft_sim_report_release(&rep);
+	return b;
+}
+
+/*
+ * The fabric's routing is honoured: a dragonfly's Valiant routing sends every
+ * flow between groups through a third group, so the global links carry twice
+ * the bytes of minimal routing; a torus routes in dimension order; a routing
+ * that does not fit the fabric is refused with the ones that do.
+ */
+static void
+test_routing_is_honoured(void **state)
+{
+	static const char torus[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: tor\n"
+	        "  nodes: { preset: hgx-h200, count: 8, nics: { link: roce400 } }\n"
+	        "  fabric: { kind: torus, dims: [2, 2, 2] }\n"
+	        "routing: %s\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 1MiB}\n";
+	char name[32], text[1024];
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double valiant, minimal;
+
+	(void)state;
+	valiant = global_bytes("valiant", name, sizeof(name));
+	assert_string_equal(name, "valiant");
+	minimal = global_bytes("minimal", name, sizeof(name));
+	assert_string_equal(name, "minimal");
+	assert_true(minimal > 0);
+	assert_close(valiant, 2 * minimal, minimal * 1e-6);
+
+	snprintf(text, sizeof(text), torus, "dor");
+	run_ok(text, "flow", &rep);
+	assert_string_equal(rep.routing, "dor");
+	ft_sim_report_release(&rep);
+	snprintf(text, sizeof(text), torus, "valiant");
+	assert_int_equal(run_text(text, "flow", &rep, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "valiant does not apply to a torus fabric"));
+	assert_non_null(strstr(err.msg, "dor"));
+	ft_sim_report_release(&rep);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_channels_use_every_nic),
+		cmocka_unit_test(test_channels_stay_on_rail),
+		cmocka_unit_test(test_nvls_part_of_a_node),
+		cmocka_unit_test(test_collnet_sharp_runs),
+		cmocka_unit_test(test_flow_picks_as_the_tuner),
+		cmocka_unit_test(test_nvlink_at_nccl_rates),
+		cmocka_unit_test(test_fabric_mtu_counts),
+		cmocka_unit_test(test_flow_agrees_with_model),
+		cmocka_unit_test(test_routing_is_honoured),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
