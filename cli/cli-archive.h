@@ -60,6 +60,7 @@ struct cli_compare_args {
 	const char *floor;     /* "1%" */
 	double sigma;          /* 0 = default */
 	int min_samples;       /* -1 = default; otherwise at least 2 */
+	const char *min_matched; /* "50%" */
 };
 int cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a,
                      struct ft_compare_opts *o);

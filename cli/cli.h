@@ -20,6 +20,7 @@ enum {
 	EXIT_PROBLEM = 1, /* the command ran and found a problem */
 	EXIT_USAGE = 2,	  /* bad options, arguments or input files */
 	EXIT_RUNTIME = 3, /* runtime error */
+	EXIT_INCOMPLETE = 4, /* a comparison matched nothing or too little of its baseline */
 };
 
 /* Global options and shared state, parsed once, read by every command. */
@@ -49,8 +50,17 @@ void cli_warn(const struct cli_ctx *ctx, const char *fmt, ...) FT_PRINTF(2, 3);
 int cli_exit_for(int rc);
 /* Report a library error with its message and return the exit code. */
 int cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err);
-/* Write a string buffer to stdout. */
+/*
+ * Write a string buffer to stdout. A JSON object gets the running command's
+ * schema as its first member ("schema": "fabtune.<command>/<version>").
+ */
 void cli_write(const struct ft_strbuf *sb);
+/* Whether stdout gets ANSI colours (NO_COLOR, --no-color, a pipe: no). */
+bool cli_color(const struct cli_ctx *ctx);
+/* The command whose documents cli_write() stamps; main() sets it once. */
+void cli_set_running(const struct cli_ctx *ctx);
+/* "fabtune.archive.compare/1" for @ctx's command, into @buf. */
+void cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len);
 /* Run a nested verb table (e.g. "archive list"). */
 int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 		 struct cli_ctx *ctx);

@@ -165,6 +165,13 @@ cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct f
 	}
 	if (a->min_samples > 0)
 		o->min_samples = (unsigned)FT_MAX(a->min_samples, 2);
+	if (a->min_matched &&
+	    cli_parse_fraction(ctx, "--min-matched", a->min_matched, &o->min_matched) < 0)
+		return -1;
+	if (o->min_matched > 1) {
+		cli_error(ctx, "--min-matched: at most 100%%, got '%s'", a->min_matched);
+		return -1;
+	}
 	return 0;
 }
 
@@ -186,6 +193,17 @@ info_json(struct ft_json *j, const struct ft_archive_info *in, bool stable)
 	ft_json_kv_uint(j, "rows", in->nrows);
 	ft_json_kv_uint(j, "observations", in->nobs);
 	ft_json_kv_uint(j, "findings", in->nfindings);
+	if (!stable && in->started_s > 0)
+		ft_json_kv_double(j, "started", in->started_s);
+	if (!stable && isfinite(in->wall_s)) {
+		ft_json_key(j, "usage");
+		ft_json_obj_begin(j);
+		ft_json_kv_double(j, "wall_s", in->wall_s);
+		ft_json_kv_double(j, "cpu_s", in->cpu_s);
+		ft_json_kv_double(j, "host_busy", in->host_busy);
+		ft_json_kv_double(j, "load1", in->load1);
+		ft_json_obj_end(j);
+	}
 	ft_json_obj_end(j);
 }
 
@@ -253,10 +271,13 @@ archive_list(int argc, char **argv, struct cli_ctx *ctx)
 		struct ft_json j;
 
 		ft_json_init(&j, &sb, true);
+		ft_json_obj_begin(&j);
+		ft_json_key(&j, "runs");
 		ft_json_arr_begin(&j);
 		for (i = 0; i < list.len; i++)
 			info_json(&j, ft_vec_at(&list, i), ctx->stable);
 		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
 		ft_strbuf_addch(&sb, '\n');
 	} else if (list.len == 0) {
 		ft_strbuf_adds(&sb, "no runs in the archive\n");
@@ -348,6 +369,7 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 		memset(&in, 0, sizeof(in));
 		in.run = ft_vec_at(&records, 0);
 		in.stable = ctx->stable;
+		in.color = cli_color(ctx);
 		rc = ft_report_render(&in, FT_REPORT_TEXT, &sb, &err);
 	}
 	if (rc == 0)
@@ -379,12 +401,15 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 		           "(default 3)"),
 		OPT_STRING(0, "floor", NULL, "PCT", "narrowest noise band (default 1%)"),
 		OPT_INT(0, "min-samples", NULL, "N", "samples needed for a noise band (default 3)"),
+		OPT_STRING(0, "min-matched", NULL, "PCT",
+		           "exit 4 when fewer of the baseline's results matched (default 50%)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
 		"archive compare", synopsis,
 		"Compare a run (default: latest) with a baseline, result by result. Each result is\n"
-		"improved, regressed or unchanged; exit code 1 when any regressed.",
+		"improved, regressed or unchanged; exit code 1 when any regressed, 4 when nothing\n"
+		"or too little of the baseline matched (see docs/cmd/archive.md).",
 		opts
 	};
 	struct ft_compare_opts co;
@@ -398,6 +423,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	opts[2].value = &ca.sigma;
 	opts[3].value = &ca.floor;
 	opts[4].value = &ca.min_samples;
+	opts[5].value = &ca.min_matched;
 	n = opts_parse(&usage, ctx, argc, argv);
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
@@ -415,6 +441,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	ft_strbuf_init(&sb);
 	r.in.sections = FT_REPORT_SEC_COMPARE;
+	r.in.color = cli_color(ctx);
 	if (ctx->json) {
 		rc = ft_report_render(&r.in, FT_REPORT_JSON, &sb, NULL);
 	} else {
@@ -424,11 +451,20 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc == 0)
 		cli_write(&sb);
 	ft_strbuf_release(&sb);
-	rc = rc < 0 ? EXIT_RUNTIME : ft_compare_has_regression(&r.cmp) ? EXIT_PROBLEM : EXIT_OK;
+	rc = rc < 0                                ? EXIT_RUNTIME :
+	     ft_compare_has_regression(&r.cmp)     ? EXIT_PROBLEM :
+	     ft_compare_is_incomplete(&r.cmp)      ? EXIT_INCOMPLETE :
+	                                             EXIT_OK;
 	if (rc == EXIT_PROBLEM)
 		cli_error(ctx, "%zu result%s regressed against %s",
 		          r.cmp.count[FT_VERDICT_REGRESSED],
 		          r.cmp.count[FT_VERDICT_REGRESSED] == 1 ? "" : "s", r.base_label);
+	else if (rc == EXIT_INCOMPLETE)
+		cli_error(ctx,
+		          "only %zu of %zu results of %s matched (at least %.0f%% needed): "
+		          "compare runs of the same tests, sizes, ranks and transports",
+		          r.cmp.nmatched, r.cmp.nmatched + r.cmp.count[FT_VERDICT_MISSING],
+		          r.base_label, r.cmp.opts.min_matched * 100);
 	cli_report_release(&r);
 	return rc;
 }
@@ -468,6 +504,8 @@ baseline_list(int argc, char **argv, struct cli_ctx *ctx)
 		struct ft_json j;
 
 		ft_json_init(&j, &sb, true);
+		ft_json_obj_begin(&j);
+		ft_json_key(&j, "baselines");
 		ft_json_arr_begin(&j);
 		for (i = 0; i < list.len; i++) {
 			const struct ft_baseline_info *b = ft_vec_at(&list, i);
@@ -479,6 +517,7 @@ baseline_list(int argc, char **argv, struct cli_ctx *ctx)
 			ft_json_obj_end(&j);
 		}
 		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
 		ft_strbuf_addch(&sb, '\n');
 	} else if (!list.len) {
 		ft_strbuf_adds(&sb, "no baselines (add one with 'fabtune archive baseline add NAME "
@@ -520,6 +559,8 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 		opts
 	};
 	struct ft_error err = { 0 };
+	struct ft_strbuf js;
+	struct ft_json j;
 	struct ft_archive *ar;
 	int n, i, rc;
 
@@ -543,6 +584,12 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 	}
 	if (!add && !set && n == 1)
 		rc = ft_archive_baseline_remove(ar, argv[1], 0, &err);
+	ft_strbuf_init(&js);
+	ft_json_init(&j, &js, false);
+	ft_json_obj_begin(&j);
+	ft_json_kv_str(&j, "baseline", argv[1]);
+	ft_json_key(&j, add || set ? "added" : "removed");
+	ft_json_arr_begin(&j);
 	for (i = 2; rc == 0 && i <= n; i++) {
 		int64_t id;
 
@@ -551,13 +598,22 @@ baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
 			rc = ft_archive_baseline_add(ar, argv[1], id, &err);
 		else if (rc == 0)
 			rc = ft_archive_baseline_remove(ar, argv[1], id, &err);
+		if (rc == 0)
+			ft_json_int(&j, id);
 		if (rc == 0 && !ctx->json)
 			fprintf(stdout, "%s run %" PRId64 " %s baseline '%s'\n",
 			        add || set ? "added" : "removed", id, add || set ? "to" : "from",
 			        argv[1]);
 	}
+	ft_json_arr_end(&j);
+	ft_json_kv_bool(&j, "whole_baseline", rc == 0 && !add && !set && n == 1);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&js, '\n');
 	if (rc == 0 && !add && !set && n == 1 && !ctx->json)
 		fprintf(stdout, "removed baseline '%s'\n", argv[1]);
+	if (rc == 0 && ctx->json)
+		cli_write(&js);
+	ft_strbuf_release(&js);
 	ft_archive_close(ar);
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
@@ -755,6 +811,8 @@ archive_import(int argc, char **argv, struct cli_ctx *ctx)
 		opts
 	};
 	struct ft_error err = { 0 };
+	struct ft_strbuf js;
+	struct ft_json j;
 	struct ft_archive *ar;
 	struct ft_vec ids;
 	int n, i, rc;
@@ -771,6 +829,11 @@ archive_import(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
 	ft_vec_init(&ids, sizeof(int64_t));
+	ft_strbuf_init(&js);
+	ft_json_init(&j, &js, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "imported");
+	ft_json_arr_begin(&j);
 	for (i = 1; rc == 0 && i <= n; i++) {
 		struct ft_strbuf sb;
 		size_t k, start = ids.len, skip = 0;
@@ -784,11 +847,23 @@ archive_import(int argc, char **argv, struct cli_ctx *ctx)
 			rc = ft_archive_import(ar, sb.buf, sb.len, argv[i], &ids, &err);
 		else if (rc == 0)
 			rc = import_text(ctx, ar, argv[i], format, sb.buf, sb.len, &ids, &err);
-		for (k = start; rc == 0 && k < ids.len; k++)
-			fprintf(stdout, "imported %s as run %" PRId64 "\n", argv[i],
-			        FT_VEC_AT(&ids, int64_t, k));
+		for (k = start; rc == 0 && k < ids.len; k++) {
+			if (!ctx->json)
+				fprintf(stdout, "imported %s as run %" PRId64 "\n", argv[i],
+				        FT_VEC_AT(&ids, int64_t, k));
+			ft_json_obj_begin(&j);
+			ft_json_kv_str(&j, "file", argv[i]);
+			ft_json_kv_int(&j, "run", FT_VEC_AT(&ids, int64_t, k));
+			ft_json_obj_end(&j);
+		}
 		ft_strbuf_release(&sb);
 	}
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&js, '\n');
+	if (rc == 0 && ctx->json)
+		cli_write(&js);
+	ft_strbuf_release(&js);
 	ft_archive_close(ar);
 	ft_vec_release(&ids);
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
@@ -803,6 +878,8 @@ archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 		                                "Delete runs (and their baseline memberships).",
 		                                opts };
 	struct ft_error err = { 0 };
+	struct ft_strbuf js;
+	struct ft_json j;
 	struct ft_archive *ar;
 	int n, i, rc;
 
@@ -816,15 +893,28 @@ archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 	rc = cli_archive_open(ctx, &ar, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
+	ft_strbuf_init(&js);
+	ft_json_init(&j, &js, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "deleted");
+	ft_json_arr_begin(&j);
 	for (i = 1; rc == 0 && i <= n; i++) {
 		int64_t id;
 
 		rc = ft_archive_resolve(ar, argv[i], &id, &err);
 		if (rc == 0)
 			rc = ft_archive_delete(ar, id, &err);
-		if (rc == 0)
+		if (rc == 0 && !ctx->json)
 			fprintf(stdout, "deleted run %" PRId64 "\n", id);
+		if (rc == 0)
+			ft_json_int(&j, id);
 	}
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&js, '\n');
+	if (rc == 0 && ctx->json)
+		cli_write(&js);
+	ft_strbuf_release(&js);
 	ft_archive_close(ar);
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
@@ -852,9 +942,24 @@ archive_check(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
 	rc = ft_archive_check(ar, &nruns, &err);
-	if (rc == 0)
+	if (rc == 0 && ctx->json) {
+		struct ft_strbuf js;
+		struct ft_json j;
+
+		ft_strbuf_init(&js);
+		ft_json_init(&j, &js, false);
+		ft_json_obj_begin(&j);
+		ft_json_kv_bool(&j, "ok", true);
+		ft_json_kv_uint(&j, "runs", nruns);
+		ft_json_kv_int(&j, "schema_version", FT_ARCHIVE_SCHEMA_VERSION);
+		ft_json_obj_end(&j);
+		ft_strbuf_addch(&js, '\n');
+		cli_write(&js);
+		ft_strbuf_release(&js);
+	} else if (rc == 0) {
 		fprintf(stdout, "archive ok: %zu run%s, schema version %d\n", nruns,
 		        nruns == 1 ? "" : "s", FT_ARCHIVE_SCHEMA_VERSION);
+	}
 	ft_archive_close(ar);
 	if (rc < 0) {
 		cli_error(ctx, "%s", ft_error_msg(&err, rc));

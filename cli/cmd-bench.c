@@ -508,8 +508,34 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 	ft_json_obj_begin(&j);
 	ft_json_kv_str(&j, "source", ft_source_name(rep->run.source));
 	ft_json_kv_str(&j, "kind", rep->run.kind);
+	ft_json_kv_str(&j, "fabtune_version", ctx->stable ? "VERSION" : ft_version());
 	ft_json_kv_str(&j, "pattern", ft_bench_pattern_name(cfg->pattern));
 	ft_json_kv_str(&j, "transport", rep->transport);
+	/* what was run: the iteration counts after defaults (a row's nsamples follows them) */
+	{
+		struct ft_bench_cfg c = *cfg;
+
+		ft_bench_cfg_resolve(&c);
+		ft_json_kv_uint(&j, "iterations", c.iters);
+		ft_json_kv_uint(&j, "warmup_iterations", c.warmup);
+		ft_json_kv_uint(&j, "window", c.window);
+	}
+	if (!ctx->stable && rep->run.started_s > 0) {
+		char when[32];
+		time_t t = (time_t)rep->run.started_s;
+		struct tm tm;
+
+		ft_json_kv_double(&j, "started", rep->run.started_s);
+		if (gmtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+			ft_json_kv_str(&j, "started_utc", when);
+		ft_json_key(&j, "usage");
+		ft_json_obj_begin(&j);
+		ft_json_kv_double(&j, "wall_s", rep->run.wall_s);
+		ft_json_kv_double(&j, "cpu_s", rep->run.cpu_s);
+		ft_json_kv_double(&j, "host_busy", rep->run.host_busy);
+		ft_json_kv_double(&j, "load1", rep->run.load1);
+		ft_json_obj_end(&j);
+	}
 	ft_json_kv_uint(&j, "nranks", rep->nranks);
 	ft_json_kv_bool(&j, "interrupted", rep->interrupted);
 	ft_json_key(&j, "ranks");
@@ -568,6 +594,8 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 			ft_json_kv_double(&j, "lat_stdev_us", row->lat_stdev_us);
 		}
 		ft_json_kv_uint(&j, "nsamples", row->nsamples);
+		if (isfinite(row->time_stdev_us))
+			ft_json_kv_double(&j, "time_stdev_us", row->time_stdev_us);
 		if (row->src[0])
 			ft_json_kv_str(&j, "src", row->src);
 		if (row->dst[0])
@@ -1088,6 +1116,61 @@ launch(int argc, char **argv, const struct bench_opts *o, struct cli_ctx *ctx)
 	return rank0_rc > 0 ? rank0_rc : worst;
 }
 
+/*
+ * The world the launcher describes (fabtune/launch.h) when no --rank was
+ * given: srun without PMI is refused (MPI would see N worlds of one rank);
+ * torchrun's tasks join fabtune's bootstrap at MASTER_ADDR, port
+ * MASTER_PORT + 1 (torchrun's own store holds MASTER_PORT), unless
+ * --bootstrap says otherwise.
+ */
+static int
+launch_world(struct cli_ctx *ctx, const struct bench_opts *o, struct ft_world_cfg *wc)
+{
+	struct ft_error err = { 0 };
+	struct ft_launch l;
+	int rc = ft_launch_detect(NULL, &l, &err);
+
+	if (rc < 0) {
+		cli_error(ctx, "%s", ft_error_msg(&err, rc));
+		return -1;
+	}
+	if (l.launcher == FT_LAUNCHER_SLURM && l.size > 1) {
+		cli_error(ctx,
+		          "srun started %u tasks (%s) without PMI, so they cannot find each other: "
+		          "run srun --mpi=pmix (or pmi2), or launch with --rank, --nranks and "
+		          "--bootstrap",
+		          l.size, l.vars);
+		return -1;
+	}
+	if (l.launcher == FT_LAUNCHER_TORCHRUN && l.size > 1) {
+		const char *colon = strrchr(l.master, ':');
+		uint64_t port = 0;
+
+		if (!o->bootstrap && (!colon || ft_parse_u64(colon + 1, &port) < 0 || port >= 65535)) {
+			cli_error(ctx,
+			          "torchrun started %u tasks (%s) but MASTER_ADDR/MASTER_PORT do not "
+			          "name rank 0 ('%s'): set them or pass --bootstrap ADDR:PORT",
+			          l.size, l.vars, l.master);
+			return -1;
+		}
+		wc->rank = l.rank;
+		wc->nranks = l.size;
+		if (!o->bootstrap)
+			snprintf(wc->bootstrap, sizeof(wc->bootstrap), "%.*s:%u",
+			         (int)(colon - l.master), l.master, (unsigned)port + 1);
+	}
+	return 0;
+}
+
+/* This process's rank as the launcher says (0 when not launched or unreadable). */
+static uint32_t
+launch_rank(void)
+{
+	struct ft_launch l;
+
+	return ft_launch_detect(NULL, &l, NULL) == 0 ? l.rank : 0;
+}
+
 static bool
 reduces(enum ft_bench_pattern p)
 {
@@ -1157,6 +1240,8 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 	wc.use_mpi = !o->have_rank && ft_world_launched_by_mpi();
 	wc.rank = (uint32_t)o->rank;
 	wc.nranks = o->have_rank ? (uint32_t)o->nranks : 1;
+	if (!o->have_rank && launch_world(ctx, o, &wc) < 0)
+		return EXIT_USAGE;
 	if (o->bootstrap)
 		ft_strlcpy(wc.bootstrap, o->bootstrap, sizeof(wc.bootstrap));
 	if (fd_env && o->have_rank && o->rank == 0) {
@@ -1458,6 +1543,21 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* --save: the archive must open before minutes of measuring (rank 0 saves) */
+	if (o.save && (o.have_rank ? o.rank == 0 : launch_rank() == 0)) {
+		struct ft_archive *ar = NULL;
+		struct ft_error e = { 0 };
+		int arc = ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, &ar,
+		                          &e);
+
+		ft_archive_close(ar);
+		if (arc < 0) {
+			cli_error(ctx, "--save: %s (checked before the benchmark; nothing was run)",
+			          ft_error_msg(&e, arc));
+			free(orig);
+			return EXIT_USAGE;
+		}
+	}
 	if (o.np > 1 && !o.have_rank && !ft_world_launched_by_mpi())
 		rc = launch(argc - 1, orig, &o, ctx);
 	else

@@ -251,7 +251,8 @@ evidence_line(struct ft_strbuf *sb, const struct ft_obs *o)
 }
 
 static void
-render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag_inputs *in)
+render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag_inputs *in,
+            bool color)
 {
 	size_t counts[FT_SEV_COUNT] = { 0 };
 	struct ft_table t;
@@ -283,7 +284,11 @@ render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag
 
 		counts[x->severity]++;
 		bad |= 0 > ft_table_cellf(&t, "%zu", i + 1);
-		bad |= 0 > ft_table_cell(&t, ft_severity_name(x->severity));
+		if (color)
+			bad |= 0 > ft_table_cellf(&t, "%s%s%s", ft_report_severity_color(x->severity),
+			                          ft_severity_name(x->severity), FT_ANSI_RESET);
+		else
+			bad |= 0 > ft_table_cell(&t, ft_severity_name(x->severity));
 		bad |= 0 > ft_table_cell(&t, ft_layer_name(x->layer));
 		bad |= 0 > ft_table_cell(&t, x->rule_id);
 		bad |= 0 > ft_table_cell(&t, x->entity);
@@ -385,7 +390,7 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		ft_diag_json(&j, &f, ft_obs_set_len(&in.obs));
 		ft_strbuf_addch(&sb, '\n');
 	} else {
-		render_text(&sb, &f, &in);
+		render_text(&sb, &f, &in, cli_color(ctx));
 	}
 	if (sb.oom) {
 		ft_strbuf_release(&sb);

@@ -748,7 +748,7 @@ archive(struct doctor *d)
 	size_t i;
 	int rc;
 
-	rc = cli_archive_open(d->ctx, &d->ar, &err);
+	rc = d->ar ? 0 : cli_archive_open(d->ctx, &d->ar, &err);
 	if (rc < 0)
 		return cli_fail(d->ctx, rc, &err);
 	ft_strlcpy(d->archive_path, ft_archive_path(d->ar), sizeof(d->archive_path));
@@ -762,7 +762,7 @@ archive(struct doctor *d)
 		if (rc < 0)
 			return cli_fail(d->ctx, rc, &err);
 		d->rec.info.id = d->run_id;
-		d->rec.info.created_s = ft_now_s();
+		d->rec.info.created_s = ft_wall_s();
 	}
 	if (d->base.len == 0) {
 		if (d->o->no_save)
@@ -957,6 +957,11 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 				if (d->cmp.count[i])
 					ft_strbuf_addf(sb, " %zu %s", d->cmp.count[i],
 					               ft_verdict_name((enum ft_verdict)i));
+			if (ft_compare_is_incomplete(&d->cmp))
+				ft_strbuf_addf(sb, "; only %zu of %zu baseline results matched "
+				                   "(other transports or sizes)",
+				               d->cmp.nmatched,
+				               d->cmp.nmatched + d->cmp.count[FT_VERDICT_MISSING]);
 			ft_strbuf_adds(sb,
 			               d->added_to_baseline ? "; this run added to it\n" : "\n");
 		}
@@ -971,12 +976,16 @@ render_text(struct doctor *d, struct ft_strbuf *sb)
 	}
 	if (d->report_written)
 		ft_strbuf_addf(sb, "report:    %s\n", d->o->output);
-	ft_strbuf_addf(sb, "verdict:   %s\n",
+	ft_strbuf_addf(sb, "verdict:   %s%s%s\n",
+	               !cli_color(d->ctx)       ? "" :
+	               d->exit_code == EXIT_OK ? FT_ANSI_GREEN :
+	                                         FT_ANSI_BOLD_RED,
 	               d->exit_code == EXIT_OK      ? "healthy" :
 	               d->exit_code == EXIT_RUNTIME ? "incomplete (see the errors above)" :
 	               d->have_cmp && ft_compare_has_regression(&d->cmp) ?
 	                                              "regression against the baseline" :
-	                                              "findings to look at");
+	                                              "findings to look at",
+	               cli_color(d->ctx) ? FT_ANSI_RESET : "");
 }
 
 static void
@@ -1055,6 +1064,8 @@ render_json(struct doctor *d, struct ft_strbuf *sb)
 		if (d->have_cmp) {
 			ft_json_obj_begin(&j);
 			ft_json_kv_uint(&j, "baseline_runs", d->base.len);
+			ft_json_kv_uint(&j, "matched", d->cmp.nmatched);
+			ft_json_kv_bool(&j, "incomplete", ft_compare_is_incomplete(&d->cmp));
 			for (i = 0; i < FT_VERDICT_COUNT; i++)
 				ft_json_kv_uint(&j, ft_verdict_name((enum ft_verdict)i),
 				                d->cmp.count[i]);
@@ -1096,13 +1107,56 @@ render_json(struct doctor *d, struct ft_strbuf *sb)
 
 /* ---- the command ---------------------------------------------------------------- */
 
+/*
+ * Before the probe and the benchmark (a quarter of a minute or more): the
+ * launcher makes sense, the report can be written and the archive opens, so
+ * a typo in -o or --archive fails at once with exit 2, having saved nothing.
+ * Only the rank that writes them checks (rank 0, or the only process).
+ */
+static int
+preflight(struct doctor *d)
+{
+	struct ft_error err = { 0 };
+	struct ft_launch l;
+	int rc = ft_launch_detect(NULL, &l, &err);
+
+	if (rc < 0)
+		return cli_fail(d->ctx, rc, &err);
+	if (l.launcher == FT_LAUNCHER_SLURM && l.size > 1) {
+		cli_error(d->ctx,
+		          "srun started %u tasks (%s) without PMI, so they cannot find each other: "
+		          "run srun --mpi=pmix (or pmi2)",
+		          l.size, l.vars);
+		return EXIT_USAGE;
+	}
+	if (l.rank != 0)
+		return 0;
+	if (!d->o->no_report && cli_check_output_path("--output", d->o->output, &err) < 0) {
+		cli_error(d->ctx, "%s (checked before the benchmark; nothing was run or saved)",
+		          err.msg);
+		return EXIT_USAGE;
+	}
+	rc = cli_archive_open(d->ctx, &d->ar, &err);
+	if (rc < 0) {
+		cli_error(d->ctx, "%s (checked before the benchmark; nothing was run or saved)",
+		          ft_error_msg(&err, rc));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int
 doctor_run(struct doctor *d)
 {
 	struct ft_error err = { 0 };
+	struct ft_usage_sample t0, t1;
 	struct ft_strbuf sb;
 	int rc;
 
+	ft_usage_sample(&t0);
+	rc = preflight(d);
+	if (rc)
+		return rc;
 	d->under_mpi = ft_world_launched_by_mpi();
 	if (d->under_mpi && !d->o->no_bench) {
 		struct ft_world_cfg wc;
@@ -1139,7 +1193,14 @@ doctor_run(struct doctor *d)
 	}
 	snprintf(d->rec.run.label, sizeof(d->rec.run.label), "doctor on %s%s%s", d->host,
 	         d->o->full ? " (full)" : "", d->o->no_bench ? " (no bench)" : "");
-	d->rec.run.started_s = d->ctx->stable ? 0 : ft_now_s();
+	/* the wall clock at the start, not a monotonic time (that reads as 1970) */
+	ft_usage_sample(&t1);
+	ft_usage_apply(&t0, &t1, &d->rec.run);
+	if (d->ctx->stable) {
+		d->rec.run.started_s = 0;
+		d->rec.run.wall_s = d->rec.run.cpu_s = d->rec.run.host_busy = NAN;
+		d->rec.run.load1 = NAN;
+	}
 	if (unchecked_obs(d) < 0)
 		return cli_fail(d->ctx, FT_ENOMEM, NULL);
 	rc = diagnose(d);

@@ -24,6 +24,8 @@ list_formats(struct cli_ctx *ctx)
 	ft_strbuf_init(&sb);
 	if (ctx->json) {
 		ft_json_init(&j, &sb, false);
+		ft_json_obj_begin(&j);
+		ft_json_key(&j, "formats");
 		ft_json_arr_begin(&j);
 		for (size_t i = 0; i < ft_parser_count(); i++) {
 			ft_json_obj_begin(&j);
@@ -32,6 +34,7 @@ list_formats(struct cli_ctx *ctx)
 			ft_json_obj_end(&j);
 		}
 		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
 		ft_strbuf_addch(&sb, '\n');
 	} else {
 		ft_table_init(&t);

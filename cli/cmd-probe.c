@@ -42,9 +42,10 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const char *const synopsis[] = {
 		"fabtune probe [--root DIR] [--interval S] [--host NAME] [--no-tools] [--json]",
+		"fabtune probe [--interval S] --format prometheus",
 		NULL
 	};
-	const char *root = "/", *host = NULL;
+	const char *root = "/", *host = NULL, *format = NULL;
 	double interval = 0;
 	bool no_tools = false;
 	const struct opt opts[] = {
@@ -55,6 +56,8 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "host", &host, "NAME", "host name for the observations"),
 		OPT_BOOL(0, "no-tools", &no_tools,
 		         "do not run nvidia-smi, ibv_devinfo or ethtool even when installed"),
+		OPT_STRING(0, "format", &format, "FMT",
+		           "text (default), json, or prometheus: port counters and rates"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -64,6 +67,7 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 		opts
 	};
 	struct ft_probe_cfg cfg = { 0 };
+	struct ft_launch launch;
 	struct ft_obs_set set;
 	struct ft_strbuf sb;
 	struct ft_error err = { 0 };
@@ -76,12 +80,26 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 		cli_error(ctx, "unexpected argument '%s'", argv[1]);
 		return EXIT_USAGE;
 	}
+	if (format && strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
+	    strcmp(format, "prometheus") != 0 && strcmp(format, "prom") != 0) {
+		cli_error(ctx, "--format: expected text, json or prometheus, got '%s'", format);
+		return EXIT_USAGE;
+	}
+	if (format && strcmp(format, "json") == 0)
+		ctx->json = true;
+	else if (format && strncmp(format, "prom", 4) == 0 && ctx->json) {
+		cli_error(ctx, "--format prometheus and --json: choose one");
+		return EXIT_USAGE;
+	}
 	cfg.root = root;
 	cfg.host = host;
 	cfg.interval_s = interval;
 	cfg.run_tools = !no_tools && strcmp(root, "/") == 0;
 	ft_obs_set_init(&set);
-	rc = ft_probe_host(&cfg, &set, &err);
+	rc = ft_launch_detect(NULL, &launch, &err);
+	/* under mpirun one rank per host probes; the others only take part in the gather */
+	if (rc == 0 && (!ft_probe_under_mpi() || ft_launch_is_host_leader(&launch)))
+		rc = ft_probe_host(&cfg, &set, &err);
 	if (rc == 0 && ft_probe_under_mpi())
 		rc = ft_probe_mpi_gather(&set, &rank, &err);
 	if (rc < 0) {
@@ -93,7 +111,14 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_OK;
 	}
 	ft_strbuf_init(&sb);
-	if (ctx->json) {
+	if (format && strncmp(format, "prom", 4) == 0) {
+		rc = ft_report_obs_prom(&set, &sb, &err);
+		if (rc < 0) {
+			ft_strbuf_release(&sb);
+			ft_obs_set_release(&set);
+			return cli_fail(ctx, rc, &err);
+		}
+	} else if (ctx->json) {
 		ft_json_init(&j, &sb, false);
 		ft_json_obj_begin(&j);
 		ft_json_kv_str(&j, "root", root);

@@ -12,6 +12,7 @@
 
 #include "cli-archive.h"
 #include "cli.h"
+#include "glue.h"
 
 void
 cli_report_release(struct cli_report *r)
@@ -151,6 +152,8 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (cli_compare_opts(ctx, &ca, &co) < 0)
 		return EXIT_USAGE;
+	if (cli_check_output_path("-o", output, &err) < 0)
+		return cli_fail(ctx, FT_EINVAL, &err);
 	rc = cli_report_prepare(ctx, &ar, n ? argv[1] : "latest", vs, expected, &co, &r);
 	ft_archive_close(ar);
 	if (rc != EXIT_OK) {
@@ -158,6 +161,8 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		return rc;
 	}
 	r.in.title = title;
+	/* colours only for a terminal, never in a file */
+	r.in.color = (!output || strcmp(output, "-") == 0) && cli_color(ctx);
 	ft_strbuf_init(&sb);
 	rc = ft_report_render(&r.in, f, &sb, &err);
 	if (rc == 0)

@@ -35,7 +35,24 @@ struct sim_opts {
 	double factor, fabric_scale;
 };
 
-/* --save: the rows, and each link that carried bytes as sim.link.util (the report's chart). */
+/* One string observation of the twin, source "sim". */
+static int
+twin_obs(struct ft_obs_set *obs, const char *key, const char *device, const char *str)
+{
+	struct ft_obs o;
+
+	ft_obs_init(&o, key);
+	ft_strlcpy(o.device, device, sizeof(o.device));
+	ft_strlcpy(o.str, str, sizeof(o.str));
+	ft_strlcpy(o.file, "sim", sizeof(o.file));
+	return ft_obs_set_add(obs, &o);
+}
+
+/*
+ * --save: the rows, what the twin was (sim.scenario, sim.engine,
+ * sim.routing, sim.description, one sim.fault per injected fault: reports
+ * state them), and each link that carried bytes as sim.link.util.
+ */
 static int
 save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 {
@@ -44,6 +61,32 @@ save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 	int rc = 0;
 
 	ft_obs_set_init(&obs);
+	rc = twin_obs(&obs, "sim.scenario", "", rep->scenario);
+	if (rc == 0)
+		rc = twin_obs(&obs, "sim.engine", "", rep->engine);
+	if (rc == 0)
+		rc = twin_obs(&obs, "sim.routing", "", rep->routing);
+	/* the description in pieces that fit an observation, read back in order */
+	for (const char *d = rep->description; rc == 0 && *d;) {
+		char piece[150];
+		size_t n = strlen(d);
+
+		if (n >= sizeof(piece)) {
+			n = sizeof(piece) - 1;
+			while (n > 80 && d[n] != ' ')
+				n--;
+		}
+		snprintf(piece, sizeof(piece), "%.*s", (int)n, d);
+		rc = twin_obs(&obs, "sim.description", "", piece);
+		d += n;
+	}
+	for (i = 0; i < rep->faults.len && rc == 0; i++) {
+		char dev[32];
+
+		snprintf(dev, sizeof(dev), "fault %zu", i + 1);
+		rc = twin_obs(&obs, "sim.fault", dev,
+		              ((const struct ft_sim_fault_text *)ft_vec_at(&rep->faults, i))->text);
+	}
 	for (i = 0; i < rep->ports.len && rc == 0; i++) {
 		const struct ft_sim_hot_link *l = ft_vec_at(&rep->ports, i);
 		struct ft_obs o;
@@ -378,6 +421,19 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	if (n != 1) {
 		cli_error(ctx, "expected one SCENARIO.yaml or SPEC (see 'fabtune sim --help')");
 		return EXIT_USAGE;
+	}
+	/* --save: the archive must open before the simulation, not after it */
+	if (save) {
+		struct ft_archive *ar = NULL;
+		int arc = ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, &ar,
+		                          &err);
+
+		ft_archive_close(ar);
+		if (arc < 0) {
+			cli_error(ctx, "--save: %s (checked before the simulation; nothing was run)",
+			          ft_error_msg(&err, arc));
+			return EXIT_USAGE;
+		}
 	}
 	if (o.op) {
 		rc = from_op(ctx, argv[1], &o, &sc);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <fabtune/fabtune.h>
 
@@ -98,18 +99,122 @@ cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err)
 	return cli_exit_for(rc);
 }
 
-void
-cli_write(const struct ft_strbuf *sb)
+/*
+ * Colour on stdout: never with NO_COLOR set or --no-color; otherwise when
+ * stdout is a terminal (not a pipe or a file) that is not "dumb", or when
+ * CLICOLOR_FORCE asks for it anyway (CLICOLOR_FORCE=1 fabtune ... | less -R).
+ */
+bool
+cli_color(const struct cli_ctx *ctx)
 {
+	const char *force = getenv("CLICOLOR_FORCE"), *term = getenv("TERM");
+
+	if (ctx->no_color || getenv("NO_COLOR"))
+		return false;
+	if (force && force[0] && strcmp(force, "0") != 0)
+		return true;
+	return isatty(STDOUT_FILENO) && !(term && strcmp(term, "dumb") == 0);
+}
+
+/* The running command (main sets it): names the schema of its JSON. */
+static const struct cli_ctx *running;
+
+void
+cli_set_running(const struct cli_ctx *ctx)
+{
+	running = ctx;
+}
+
+/*
+ * The schema of a command's JSON documents: "fabtune.<command>/<version>",
+ * the command's words joined by dots ("fabtune.archive.compare/1"). The
+ * version changes when a field changes meaning or goes away; new fields do
+ * not change it.
+ */
+#define CLI_JSON_SCHEMA_VERSION 1
+
+void
+cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "fabtune.%s", ctx && ctx->cmd ? ctx->cmd : "fabtune");
+
+	for (char *p = buf; *p; p++)
+		if (*p == ' ')
+			*p = '.';
+	if (n < len)
+		snprintf(buf + n, len - n, "/%d", CLI_JSON_SCHEMA_VERSION);
+}
+
+/*
+ * Text from inputs reaches stdout printable: control characters become
+ * visible escapes (ft_strbuf_add_printable). The one exception is fabtune's
+ * own colour when colour is on (cli_color()): SGR sequences, ESC [ digits
+ * and semicolons m, which set colours and cannot move the cursor or rewrite
+ * the screen.
+ */
+static void
+write_printable(const char *s, size_t n)
+{
+	bool sgr = running && cli_color(running);
+	size_t i = 0, start = 0;
 	struct ft_strbuf out;
 
 	ft_strbuf_init(&out);
-	ft_strbuf_add_printable(&out, sb->buf, sb->len);
+	while (i < n) {
+		if (sgr && s[i] == '\033' && i + 1 < n && s[i + 1] == '[') {
+			size_t k = i + 2;
+
+			while (k < n && ((s[k] >= '0' && s[k] <= '9') || s[k] == ';'))
+				k++;
+			if (k < n && s[k] == 'm') {
+				ft_strbuf_add_printable(&out, s + start, i - start);
+				ft_strbuf_add(&out, s + i, k + 1 - i);
+				i = start = k + 1;
+				continue;
+			}
+		}
+		i++;
+	}
+	ft_strbuf_add_printable(&out, s + start, n - start);
 	if (out.oom)
-		fwrite(sb->buf, 1, sb->len, stdout);
+		fwrite(s, 1, n, stdout);
 	else
 		fwrite(out.buf, 1, out.len, stdout);
 	ft_strbuf_release(&out);
+}
+
+/*
+ * Every JSON object a command writes carries its schema as the first member:
+ * {"schema":"fabtune.bench/1",...}, pretty or compact as the document is.
+ */
+void
+cli_write(const struct ft_strbuf *sb)
+{
+	struct ft_strbuf doc;
+	char schema[96];
+	size_t skip;
+
+	if (!running || sb->len < 2 || sb->buf[0] != '{' ||
+	    strncmp(sb->buf + 1 + strspn(sb->buf + 1, " \n"), "\"schema\"", 8) == 0) {
+		write_printable(sb->buf, sb->len);
+		return;
+	}
+	cli_json_schema(running, schema, sizeof(schema));
+	skip = strspn(sb->buf + 1, " \n");
+	ft_strbuf_init(&doc);
+	if (sb->buf[1] == '\n') /* pretty: indented members on their own lines */
+		ft_strbuf_addf(&doc, "{\n  \"schema\": \"%s\"%s", schema,
+		               sb->buf[1 + skip] == '}' ? "\n" : ",\n");
+	else
+		ft_strbuf_addf(&doc, "{\"schema\":\"%s\"%s", schema,
+		               sb->buf[1 + skip] == '}' ? "" : ",");
+	ft_strbuf_add(&doc, sb->buf + 1 + (sb->buf[1] == '\n' ? 1 : 0),
+	              sb->len - 1 - (sb->buf[1] == '\n' ? 1 : 0));
+	if (doc.oom)
+		write_printable(sb->buf, sb->len);
+	else
+		write_printable(doc.buf, doc.len);
+	ft_strbuf_release(&doc);
 }
 
 const struct cmd *
@@ -158,6 +263,31 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 	return c->run(argc - 1, argv + 1, ctx);
 }
 
+/* help --json: the commands as {"commands": [{"name", "summary"}]}. */
+static void
+list_commands_json(const struct cmd *table, size_t n)
+{
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "commands");
+	ft_json_arr_begin(&j);
+	for (size_t i = 0; i < n; i++) {
+		ft_json_obj_begin(&j);
+		ft_json_kv_str(&j, "name", table[i].name);
+		ft_json_kv_str(&j, "summary", table[i].summary);
+		ft_json_obj_end(&j);
+	}
+	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&sb, '\n');
+	cli_write(&sb);
+	ft_strbuf_release(&sb);
+}
+
 int
 cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -173,7 +303,10 @@ cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 	if (n < 0)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (n == 0) {
-		cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
+		if (ctx->json)
+			list_commands_json(cli_commands, cli_ncommands);
+		else
+			cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
 		return EXIT_OK;
 	}
 	c = cli_find_cmd(cli_commands, cli_ncommands, argv[1]);

@@ -30,6 +30,15 @@ int cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_
                  const struct ft_finding *f, size_t nf);
 
 /*
+ * Check before any long work that @path (an option's value, named @opt in
+ * messages) can be written: "-" (stdout) always can; otherwise its folder
+ * exists and is writable (the file is written next to itself and renamed),
+ * and the path is not a folder nor a read-only file. FT_ENOENT or FT_EINVAL
+ * with a message naming the option, the path and what is wrong.
+ */
+int cli_check_output_path(const char *opt, const char *path, struct ft_error *err);
+
+/*
  * The observations the diagnosis reads from a benchmark's rows (bench.busbw,
  * bench.lat_p50, ...), as ft_diag_obs_from_run() makes them, with @file as
  * their source. Only the pairs pattern's rows become per-pair bandwidths: a

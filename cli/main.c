@@ -39,6 +39,7 @@ main(int argc, char **argv)
 	ctx.stable = stable && strcmp(stable, "1") == 0;
 	ctx.archive = getenv("FABTUNE_ARCHIVE");
 	ctx.no_color = getenv("NO_COLOR") != NULL;
+	cli_set_running(&ctx);
 	ft_progress_bar_init(&ctx.bar, stderr);
 	ctx.progress.fn = ft_progress_bar_fn;
 	ctx.progress.ud = &ctx.bar;

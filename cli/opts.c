@@ -11,6 +11,8 @@
 #include "cli.h"
 #include "opts.h"
 
+static void opts_usage_json(const struct cmd_usage *u);
+
 static const struct opt global_opts_template[] = {
 	OPT_BOOL(0, "json", NULL, "print machine-readable JSON on stdout"),
 	OPT_BOOL(0, "no-color", NULL, "no colours in terminal output"),
@@ -176,7 +178,14 @@ opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv
 			continue;
 		}
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			opts_usage(u, stdout);
+			bool json = ctx->json;
+
+			for (int k = i + 1; k < argc && !json; k++)
+				json = strcmp(argv[k], "--json") == 0;
+			if (json)
+				opts_usage_json(u);
+			else
+				opts_usage(u, stdout);
 			return -2;
 		}
 		if (a[1] == '-') {
@@ -244,6 +253,55 @@ print_opts(const struct opt *o, FILE *out)
 				 o->argh ? o->argh : "VALUE");
 		fprintf(out, "  %-26s %s\n", left, o->help ? o->help : "");
 	}
+}
+
+static void
+opts_json(struct ft_json *j, const struct opt *o)
+{
+	ft_json_arr_begin(j);
+	for (; o && o->type != OPT_TYPE_END; o++) {
+		char s[2] = { o->short_name, 0 };
+
+		ft_json_obj_begin(j);
+		if (o->short_name)
+			ft_json_kv_str(j, "short", s);
+		if (o->long_name)
+			ft_json_kv_str(j, "long", o->long_name);
+		if (takes_arg(o))
+			ft_json_kv_str(j, "arg", o->argh ? o->argh : "VALUE");
+		ft_json_kv_str(j, "help", o->help ? o->help : "");
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+}
+
+/* --help --json: the same as opts_usage(), as one JSON object on stdout. */
+static void
+opts_usage_json(const struct cmd_usage *u)
+{
+	const char *const *s;
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_kv_str(&j, "schema", "fabtune.help/1");
+	ft_json_kv_str(&j, "command", u->name);
+	ft_json_key(&j, "synopsis");
+	ft_json_arr_begin(&j);
+	for (s = u->synopsis; s && *s; s++)
+		ft_json_str(&j, *s);
+	ft_json_arr_end(&j);
+	ft_json_kv_str(&j, "summary", u->summary ? u->summary : "");
+	ft_json_key(&j, "options");
+	opts_json(&j, u->opts);
+	ft_json_key(&j, "global_options");
+	opts_json(&j, global_opts_template);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(&sb, '\n');
+	cli_write(&sb);
+	ft_strbuf_release(&sb);
 }
 
 void

@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 /* Current schema version (PRAGMA user_version) and the application id. */
-#define FT_ARCHIVE_SCHEMA_VERSION 2
+#define FT_ARCHIVE_SCHEMA_VERSION 3
 #define FT_ARCHIVE_APPLICATION_ID 0x46544142 /* "FTAB" */
 
 /* ---- fingerprint: where a run happened ----------------------------------- */
@@ -118,6 +118,7 @@ struct ft_archive_info {
 	int64_t id;       /* run id, > 0 */
 	double created_s; /* when it was saved, Unix seconds */
 	double started_s; /* ft_run.started_s, 0 when unknown */
+	double wall_s, cpu_s, host_busy, load1; /* ft_run's CPU usage (fabtune/usage.h), NaN */
 	enum ft_source source;
 	char kind[32];
 	char label[128];
@@ -293,16 +294,31 @@ struct ft_compare_opts {
 	double k_sigma;       /* band of k standard deviations with samples (3) */
 	double floor_rel;     /* the band is never narrower than this fraction (0.01) */
 	unsigned min_samples; /* samples needed for a noise-aware band (3) */
+	double min_matched;   /* the comparison is incomplete when fewer than this fraction
+	                         of the baseline's keys were matched (0.5) */
 };
 FT_API void ft_compare_opts_init(struct ft_compare_opts *o);
 
+/* Where the noise band of a compared row came from. */
+enum ft_band_from {
+	FT_BAND_NONE,	    /* not judged (new or missing) */
+	FT_BAND_STATED,	    /* the stated threshold (rel_threshold) */
+	FT_BAND_ITERATIONS, /* the per-iteration spread, wider than the stated threshold */
+	FT_BAND_RUNS,	    /* k standard deviations of the baseline's runs */
+};
+FT_API const char *ft_band_from_name(enum ft_band_from b);
+
 /*
- * One compared result. Results are matched on (test, transport, bytes,
- * nranks, src, dst). The metric is the first finite one of busbw, algbw
- * (higher is better), lat_p50, lat_avg, time (lower is better).
+ * One compared result. Results are matched on the exact key (test, redop,
+ * dtype, bytes, nranks, transport, src, dst). A latency row (see
+ * ft_result_row_is_latency()) is compared on lat_p50, else lat_avg, else
+ * time (lower is better); any other row on busbw, else algbw (higher is
+ * better), else time.
  */
 struct ft_compare_row {
 	char test[32];
+	char redop[12];
+	char dtype[12];
 	char transport[16];
 	uint64_t bytes;
 	uint32_t nranks;
@@ -317,6 +333,11 @@ struct ft_compare_row {
 	double delta_rel;     /* (current - base_mean) / base_mean, NaN when not both */
 	double threshold_rel; /* the band used, fraction of base_mean */
 	bool noise_aware;     /* band from samples (k sigma) rather than the stated threshold */
+	enum ft_band_from band_from;
+	double iter_cv;	      /* per-iteration coefficient of variation (RMS of run and
+	                         baseline), NaN when neither carries one */
+	double current_p99;   /* latency rows: 99th percentiles, microseconds; NaN otherwise */
+	double base_p99;
 	enum ft_verdict verdict;
 };
 
@@ -325,6 +346,7 @@ struct ft_compare {
 	struct ft_vec
 	        rows; /* struct ft_compare_row, in the current run's row order, then MISSING */
 	size_t count[FT_VERDICT_COUNT];
+	size_t nmatched; /* current keys found in the baseline (judged) */
 };
 
 /*
@@ -342,6 +364,15 @@ ft_compare_has_regression(const struct ft_compare *cmp)
 {
 	return cmp->count[FT_VERDICT_REGRESSED] > 0;
 }
+
+/*
+ * True when nothing, or fewer than opts.min_matched of the baseline's keys,
+ * matched: a gate must not pass on data it did not see.
+ */
+FT_API bool ft_compare_is_incomplete(const struct ft_compare *cmp);
+
+/* True for a latency result: its test name says "lat", or it has only latencies. */
+FT_API bool ft_result_row_is_latency(const struct ft_result_row *row);
 
 /* The metric ft_compare_runs() uses for @row, its name and direction; NaN when none. */
 FT_API double ft_result_row_metric(const struct ft_result_row *row, const char **name,

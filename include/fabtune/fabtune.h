@@ -13,6 +13,7 @@
 #include <fabtune/diag.h>
 #include <fabtune/error.h>
 #include <fabtune/json.h>
+#include <fabtune/launch.h>
 #include <fabtune/model.h>
 #include <fabtune/obs.h>
 #include <fabtune/parse.h>
@@ -27,5 +28,6 @@
 #include <fabtune/table.h>
 #include <fabtune/topo.h>
 #include <fabtune/units.h>
+#include <fabtune/usage.h>
 #include <fabtune/version.h>
 #endif

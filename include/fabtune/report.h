@@ -63,7 +63,12 @@ struct ft_report_input {
 	const char *title;                        /* NULL: derived from the run */
 	bool stable;                              /* no ids, save times or versions */
 	unsigned sections;                        /* FT_REPORT_SEC_* for text; 0 = all */
+	bool color; /* text: ANSI colours for verdicts and severities (a terminal) */
 };
+
+/* The ANSI colour of a verdict or a severity in terminal output; "" for none. */
+FT_API const char *ft_report_verdict_color(enum ft_verdict v);
+FT_API const char *ft_report_severity_color(enum ft_severity s);
 
 /*
  * Render @in in format @f, appending to @out. FT_EINVAL when @in has no run,
@@ -71,6 +76,16 @@ struct ft_report_input {
  */
 FT_API int ft_report_render(const struct ft_report_input *in, enum ft_report_format f,
                             struct ft_strbuf *out, struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * A probe's observations (struct ft_obs_set) in the Prometheus text format:
+ * port counters (InfiniBand, RoCE hw_counters, Ethernet, PFC per priority)
+ * as counters named as node_exporter names them with "fabtune_" for
+ * "node_", and their rates (from a probe with an interval) as gauges ending
+ * in _per_second. Appends to @out; FT_ENOMEM.
+ */
+FT_API int ft_report_obs_prom(const struct ft_obs_set *set, struct ft_strbuf *out,
+                              struct ft_error *err) FT_MUST_CHECK;
 
 /*
  * Conventions the charts read (docs/internals/observations.md):

@@ -62,6 +62,8 @@ struct ft_result_row {
 	double lat_min_us, lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us,
 		lat_stdev_us;
 	uint32_t nsamples;   /* samples behind the figures (iterations) */
+	double time_stdev_us; /* per-iteration spread of time_us (sample stdev), NaN when
+	                         not measured: the noise band of a one-run baseline */
 	char algo[24];	     /* "ring", "tree", "nvls", "halving_doubling", ... */
 	char proto[12];	     /* "simple", "ll", "ll128" */
 	char bottleneck[32]; /* "nvlink", "pcie", "nic", "tier1", ... */
@@ -80,7 +82,11 @@ struct ft_run {
 	char kind[32];	   /* "bench", "model", "sim", "nccl-tests", "perftest", "doctor", ... */
 	char label[128];   /* free text: the command line or the imported file */
 	char spec[128];	   /* cluster spec or preset it refers to, "" if none */
-	double started_s;  /* Unix time, seconds; 0 when unknown */
+	double started_s;  /* wall-clock (Unix) time of the start, seconds; 0 when unknown */
+	double wall_s;	   /* duration, seconds; NaN when unknown */
+	double cpu_s;	   /* CPU time (user + system) of the process and its children, s; NaN */
+	double host_busy;  /* fraction of the host's CPU time busy during the run, 0..1; NaN */
+	double load1;	   /* 1-minute load average at the end of the run; NaN when unknown */
 	uint64_t seed;	   /* for sim; 0 otherwise */
 	struct ft_vec rows; /* struct ft_result_row */
 };

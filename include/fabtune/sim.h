@@ -334,6 +334,13 @@ struct ft_sim_report {
 	struct ft_vec counter_files; /* struct ft_sim_file, with ft_sim_overrides.counters */
 	char *trace_json;            /* with ft_sim_overrides.trace_links: the time series */
 	size_t trace_len;
+	char description[1024]; /* the scenario's description, "" when none */
+	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
+};
+
+/* One injected fault in words: "nic: node 17 NIC 3 at 25% of its rate". */
+struct ft_sim_fault_text {
+	char text[128];
 };
 
 /* A rendered counters file: `perfquery -x` per InfiniBand port, `ethtool -S` per RoCE NIC. */

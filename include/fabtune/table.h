@@ -39,7 +39,16 @@ FT_API void ft_table_col(struct ft_table *t, const char *header, enum ft_align a
 FT_API int ft_table_cell(struct ft_table *t, const char *text);
 FT_API int ft_table_cellf(struct ft_table *t, const char *fmt, ...) FT_PRINTF(2, 3);
 FT_API size_t ft_table_nrows(const struct ft_table *t);
+/* Cells may hold ANSI colour sequences (FT_ANSI_*): they take no width. */
 FT_API void ft_table_render(const struct ft_table *t, struct ft_strbuf *out);
+
+/* ANSI SGR colours for terminal output; callers decide whether to use them. */
+#define FT_ANSI_RED "\033[31m"
+#define FT_ANSI_GREEN "\033[32m"
+#define FT_ANSI_YELLOW "\033[33m"
+#define FT_ANSI_CYAN "\033[36m"
+#define FT_ANSI_BOLD_RED "\033[1;31m"
+#define FT_ANSI_RESET "\033[0m"
 
 #ifdef __cplusplus
 }

@@ -87,4 +87,7 @@ int ft__json_parse(const char *text, size_t len, const char *file, struct ft_are
 const struct ft_jv *ft__json_get(const struct ft_jv *o, const char *key);
 const char *ft__json_type_name(enum ft_jv_type t);
 
+/* The SQL of schema version 3 (store.c, next to the columns it adds). */
+extern const char ft__archive_schema_v3[];
+
 #endif

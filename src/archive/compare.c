@@ -3,15 +3,25 @@
  * archive/compare.c - a run against a baseline, result by result, with
  * noise-aware thresholds.
  *
- * Results are matched on (test, transport, bytes, nranks, src, dst). Each
- * baseline row is one sample. With at least min_samples samples the band is
- * k standard deviations of the samples around their mean, never narrower
- * than floor_rel of the mean (a perfectly repeatable baseline would otherwise
- * flag every wobble); with fewer, the stated relative threshold applies.
- * Beyond the band a result is improved or regressed by the metric's
- * direction (bandwidth up is better, latency down is better). The bus
- * bandwidth is preferred because it is comparable across sizes and rank
- * counts (NA-BUSBW).
+ * Results are matched on the exact key (test, reduction op, dtype, bytes,
+ * nranks, transport, src, dst): a row without its counterpart is "new" or
+ * "missing", never compared with a neighbouring size or rank count.
+ *
+ * Each result is compared on its own quantity: a latency test (its name says
+ * "lat", or it carries only latencies) on its median latency, lower is
+ * better; everything else on its bus bandwidth (NA-BUSBW), higher is better,
+ * falling back to algbw and then time.
+ *
+ * The noise band: with at least min_samples baseline runs it is k standard
+ * deviations of their values around their mean, never narrower than
+ * floor_rel of the mean (a perfectly repeatable baseline would otherwise flag
+ * every wobble). With fewer, it is the stated relative threshold, widened to
+ * the per-iteration spread of the result itself (coefficient of variation of
+ * the iterations, the root mean square of the baseline's and the run's):
+ * iterations of one run share connections and background load, so the
+ * spread of their mean from run to run lies between sigma/sqrt(n) and sigma,
+ * and the band takes the conservative end. A one-run baseline taken on a
+ * noisy host thus does not flip every result of the next run.
  */
 #include "archive_int.h"
 
@@ -35,6 +45,7 @@ ft_compare_opts_init(struct ft_compare_opts *o)
 	o->k_sigma = 3.0;
 	o->floor_rel = 0.01;
 	o->min_samples = 3;
+	o->min_matched = 0.5;
 }
 
 struct metric {
@@ -43,9 +54,13 @@ struct metric {
 	size_t offset; /* of the double in struct ft_result_row */
 };
 
-static const struct metric metrics[] = {
+/* Bandwidth tests, then latency tests: each list in order of preference. */
+static const struct metric bw_metrics[] = {
 	{ "busbw", true, offsetof(struct ft_result_row, busbw_GBps) },
 	{ "algbw", true, offsetof(struct ft_result_row, algbw_GBps) },
+	{ "time", false, offsetof(struct ft_result_row, time_us) },
+};
+static const struct metric lat_metrics[] = {
 	{ "lat_p50", false, offsetof(struct ft_result_row, lat_p50_us) },
 	{ "lat_avg", false, offsetof(struct ft_result_row, lat_avg_us) },
 	{ "time", false, offsetof(struct ft_result_row, time_us) },
@@ -60,15 +75,44 @@ metric_of(const struct ft_result_row *row, const struct metric *m)
 	return v;
 }
 
+bool
+ft_result_row_is_latency(const struct ft_result_row *row)
+{
+	if (strstr(row->test, "lat"))
+		return true;
+	return isfinite(row->lat_p50_us) && !isfinite(row->busbw_GBps) &&
+	       !isfinite(row->algbw_GBps);
+}
+
 static const struct metric *
 pick_metric(const struct ft_result_row *row)
 {
-	size_t i;
+	bool lat = ft_result_row_is_latency(row);
+	const struct metric *m = lat ? lat_metrics : bw_metrics;
+	size_t i, n = lat ? FT_ARRAY_SIZE(lat_metrics) : FT_ARRAY_SIZE(bw_metrics);
 
-	for (i = 0; i < FT_ARRAY_SIZE(metrics); i++)
-		if (isfinite(metric_of(row, &metrics[i])))
-			return &metrics[i];
+	for (i = 0; i < n; i++)
+		if (isfinite(metric_of(row, &m[i])))
+			return &m[i];
 	return NULL;
+}
+
+/*
+ * The per-iteration coefficient of variation behind @row's metric @m: the
+ * latency spread for a latency, the time spread for a bandwidth or a time
+ * (bandwidth is bytes / time, so their relative spreads agree to first order).
+ * NaN when the row carries none.
+ */
+static double
+iter_cv(const struct ft_result_row *row, const struct metric *m)
+{
+	if (!m->higher_is_better && strncmp(m->name, "lat", 3) == 0) {
+		double mid = isfinite(row->lat_avg_us) ? row->lat_avg_us : row->lat_p50_us;
+
+		return mid > 0 && row->lat_stdev_us >= 0 ? row->lat_stdev_us / mid : NAN;
+	}
+	return row->time_us > 0 && row->time_stdev_us >= 0 ? row->time_stdev_us / row->time_us :
+	                                                     NAN;
 }
 
 double
@@ -90,6 +134,10 @@ key_cmp(const struct ft_result_row *a, const struct ft_result_row *b)
 	int c;
 
 	if ((c = strcmp(a->test, b->test)) != 0)
+		return c;
+	if ((c = strcmp(a->redop, b->redop)) != 0)
+		return c;
+	if ((c = strcmp(a->dtype, b->dtype)) != 0)
 		return c;
 	if ((c = strcmp(a->transport, b->transport)) != 0)
 		return c;
@@ -152,32 +200,49 @@ fill_key(struct ft_compare_row *cr, const struct ft_result_row *r)
 	memset(cr, 0, sizeof(*cr));
 	ft_strlcpy(cr->test, r->test, sizeof(cr->test));
 	ft_strlcpy(cr->transport, r->transport, sizeof(cr->transport));
+	ft_strlcpy(cr->redop, r->redop, sizeof(cr->redop));
+	ft_strlcpy(cr->dtype, r->dtype, sizeof(cr->dtype));
 	cr->bytes = r->bytes;
 	cr->nranks = r->nranks;
 	ft_strlcpy(cr->src, r->src, sizeof(cr->src));
 	ft_strlcpy(cr->dst, r->dst, sizeof(cr->dst));
 	cr->current = cr->base_mean = cr->base_stdev = cr->delta_rel = NAN;
-	cr->threshold_rel = NAN;
+	cr->threshold_rel = cr->iter_cv = NAN;
+	cr->current_p99 = cr->base_p99 = NAN;
 }
 
-/* Mean and sample standard deviation of @m over refs[lo..hi), skipping NaN. */
+/*
+ * Mean and sample standard deviation of @m over refs[lo..hi), skipping NaN;
+ * *@cv2 gets the mean square of the rows' per-iteration spreads (NaN when
+ * none has one) and *@p99 the mean 99th percentile (NaN when none).
+ */
 static unsigned
 stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, double *mean,
-      double *stdev)
+      double *stdev, double *cv2, double *p99)
 {
-	double sum = 0, ss = 0;
-	unsigned n = 0;
+	double sum = 0, ss = 0, cvs = 0, p99s = 0;
+	unsigned n = 0, ncv = 0, np99 = 0;
 	size_t i;
 
 	for (i = lo; i < hi; i++) {
-		double v = metric_of(refs[i].row, m);
+		double v = metric_of(refs[i].row, m), cv = iter_cv(refs[i].row, m);
 
 		if (isfinite(v)) {
 			sum += v;
 			n++;
 		}
+		if (isfinite(cv)) {
+			cvs += cv * cv;
+			ncv++;
+		}
+		if (isfinite(refs[i].row->lat_p99_us)) {
+			p99s += refs[i].row->lat_p99_us;
+			np99++;
+		}
 	}
 	*mean = n ? sum / n : NAN;
+	*cv2 = ncv ? cvs / ncv : NAN;
+	*p99 = np99 ? p99s / np99 : NAN;
 	*stdev = NAN;
 	if (n >= 2) {
 		for (i = lo; i < hi; i++) {
@@ -199,8 +264,14 @@ judge(struct ft_compare_row *cr, const struct ft_compare_opts *o)
 	if (cr->base_n >= o->min_samples && isfinite(cr->base_stdev)) {
 		band = FT_MAX(o->k_sigma * cr->base_stdev, o->floor_rel * scale);
 		cr->noise_aware = true;
+		cr->band_from = FT_BAND_RUNS;
+	} else if (isfinite(cr->iter_cv) && cr->iter_cv > o->rel_threshold) {
+		band = cr->iter_cv * scale;
+		cr->noise_aware = true;
+		cr->band_from = FT_BAND_ITERATIONS;
 	} else {
 		band = o->rel_threshold * scale;
+		cr->band_from = FT_BAND_STATED;
 	}
 	delta = cr->current - cr->base_mean;
 	cr->threshold_rel = scale > 0 ? band / scale : NAN;
@@ -263,6 +334,9 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 	if (!(out->opts.rel_threshold >= 0) || !(out->opts.k_sigma >= 0) ||
 	    !(out->opts.floor_rel >= 0))
 		return ft_error_set(err, FT_EINVAL, "compare: thresholds must be >= 0");
+	if (!(out->opts.min_matched >= 0 && out->opts.min_matched <= 1))
+		return ft_error_set(err, FT_EINVAL, "compare: min_matched must be in [0, 1], got %g",
+		                    out->opts.min_matched);
 	rc = sorted_refs(&cur, 1, &crefs, &ncur);
 	if (rc == 0)
 		rc = sorted_refs(base, nbase, &brefs, &nb);
@@ -274,7 +348,7 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 		size_t lo = lower_bound(crefs, ncur, r), hi = group_end(crefs, ncur, lo);
 		const struct metric *m = pick_metric(r);
 		struct ft_compare_row cr;
-		double sd;
+		double sd, cv2_cur, cv2_base = NAN;
 		size_t blo, bhi;
 
 		if (crefs[lo].order != i || !m)
@@ -282,14 +356,22 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 		fill_key(&cr, r);
 		ft_strlcpy(cr.metric, m->name, sizeof(cr.metric));
 		cr.higher_is_better = m->higher_is_better;
-		stats(crefs, lo, hi, m, &cr.current, &sd);
+		stats(crefs, lo, hi, m, &cr.current, &sd, &cv2_cur, &cr.current_p99);
 		blo = lower_bound(brefs, nb, r);
-		bhi = group_end(brefs, nb, blo);
-		cr.base_n = stats(brefs, blo, bhi, m, &cr.base_mean, &cr.base_stdev);
-		if (cr.base_n == 0)
-			cr.verdict = FT_VERDICT_NEW;
+		/* exact match only: lower_bound() lands on the next key when there is none */
+		bhi = blo < nb && key_cmp(brefs[blo].row, r) == 0 ? group_end(brefs, nb, blo) : blo;
+		cr.base_n = stats(brefs, blo, bhi, m, &cr.base_mean, &cr.base_stdev, &cv2_base,
+		                  &cr.base_p99);
+		if (isfinite(cv2_cur) && isfinite(cv2_base))
+			cr.iter_cv = sqrt((cv2_cur + cv2_base) / 2);
 		else
+			cr.iter_cv = sqrt(isfinite(cv2_cur) ? cv2_cur : cv2_base);
+		if (cr.base_n == 0) {
+			cr.verdict = FT_VERDICT_NEW;
+		} else {
 			judge(&cr, &out->opts);
+			out->nmatched++;
+		}
 		rc = push_row(out, &cr);
 	}
 	/* Baseline keys the run does not have, in key order. */
@@ -298,12 +380,14 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 		size_t lo = lower_bound(crefs, ncur, brefs[i].row);
 		const struct metric *m = pick_metric(brefs[i].row);
 		struct ft_compare_row cr;
+		double cv2;
 
 		if (m && (lo >= ncur || key_cmp(crefs[lo].row, brefs[i].row) != 0)) {
 			fill_key(&cr, brefs[i].row);
 			ft_strlcpy(cr.metric, m->name, sizeof(cr.metric));
 			cr.higher_is_better = m->higher_is_better;
-			cr.base_n = stats(brefs, i, hi, m, &cr.base_mean, &cr.base_stdev);
+			cr.base_n = stats(brefs, i, hi, m, &cr.base_mean, &cr.base_stdev, &cv2,
+			                  &cr.base_p99);
 			cr.verdict = FT_VERDICT_MISSING;
 			rc = push_row(out, &cr);
 		}
@@ -324,4 +408,31 @@ ft_compare_release(struct ft_compare *cmp)
 {
 	ft_vec_release(&cmp->rows);
 	memset(cmp->count, 0, sizeof(cmp->count));
+	cmp->nmatched = 0;
+}
+
+bool
+ft_compare_is_incomplete(const struct ft_compare *cmp)
+{
+	size_t expected = cmp->nmatched + cmp->count[FT_VERDICT_MISSING];
+
+	if (cmp->nmatched == 0)
+		return true;
+	return (double)cmp->nmatched < cmp->opts.min_matched * (double)expected;
+}
+
+const char *
+ft_band_from_name(enum ft_band_from b)
+{
+	switch (b) {
+	case FT_BAND_RUNS:
+		return "runs";
+	case FT_BAND_ITERATIONS:
+		return "iterations";
+	case FT_BAND_STATED:
+		return "stated";
+	case FT_BAND_NONE:
+		break;
+	}
+	return "none";
 }

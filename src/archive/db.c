@@ -437,10 +437,18 @@ migrate_to_2(struct ft_archive *ar, struct ft_error *err)
 	return rc < 0 ? rc : migrate_fingerprints(ar, err);
 }
 
+/* Version 2 -> 3: the CPU usage of a run and the per-iteration spread of a result. */
+static int
+migrate_to_3(struct ft_archive *ar, struct ft_error *err)
+{
+	return ft__archive_exec(ar, ft__archive_schema_v3, err);
+}
+
 /* migrations[v] takes a version-v archive to v + 1. */
 static int (*const migrations[])(struct ft_archive *, struct ft_error *) = {
 	migrate_to_1,
 	migrate_to_2,
+	migrate_to_3,
 };
 _Static_assert(FT_ARRAY_SIZE(migrations) == FT_ARCHIVE_SCHEMA_VERSION, "one migration per version");
 

@@ -63,6 +63,7 @@ static const struct field row_fields[] = {
 	ROW_NUM(lat_max_us, F_DBL),
 	ROW_NUM(lat_stdev_us, F_DBL),
 	ROW_NUM(nsamples, F_U32),
+	ROW_NUM(time_stdev_us, F_DBL),
 	ROW_STR(algo),
 	ROW_STR(proto),
 	ROW_STR(bottleneck),
@@ -180,6 +181,15 @@ ft_archive_record_json(const struct ft_archive_record *rec, struct ft_json *j, u
 		ft_json_kv_str(j, "spec", run->spec);
 	if (run->started_s > 0)
 		ft_json_kv_double(j, "started", run->started_s);
+	if (isfinite(run->wall_s) && !(flags & FT_EXPORT_STABLE)) {
+		ft_json_key(j, "usage");
+		ft_json_obj_begin(j);
+		ft_json_kv_double(j, "wall_s", run->wall_s);
+		ft_json_kv_double(j, "cpu_s", run->cpu_s);
+		ft_json_kv_double(j, "host_busy", run->host_busy);
+		ft_json_kv_double(j, "load1", run->load1);
+		ft_json_obj_end(j);
+	}
 	if (run->seed)
 		ft_json_kv_uint(j, "seed", run->seed);
 	ft_json_key(j, "fingerprint");
@@ -464,6 +474,32 @@ read_finding(const struct ctx *c, const struct ft_jv *v, const char *path, struc
 	return rc;
 }
 
+/* "usage": {"wall_s", "cpu_s", "host_busy", "load1"}, each a number or null. */
+static int
+read_usage(const struct ctx *c, const struct ft_jv *v, const char *path, struct ft_run *run)
+{
+	static const char *const keys[] = { "wall_s", "cpu_s", "host_busy", "load1" };
+	double *dst[] = { &run->wall_s, &run->cpu_s, &run->host_busy, &run->load1 };
+	char sub[160];
+	size_t i;
+
+	if (v->type != FT_JV_OBJECT) {
+		subpath(sub, sizeof(sub), "%s.usage", path);
+		return type_error(c, v, sub, "an object");
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(keys); i++) {
+		const struct ft_jv *e = ft__json_get(v, keys[i]);
+
+		if (!e || e->type == FT_JV_NULL)
+			continue;
+		subpath(sub, sizeof(sub), "%s.usage.%s", path, keys[i]);
+		if (e->type != FT_JV_NUMBER)
+			return type_error(c, e, sub, "a number or null");
+		*dst[i] = e->num;
+	}
+	return 0;
+}
+
 static int
 read_meta(const struct ctx *c, const struct ft_jv *v, const char *path,
           struct ft_archive_record *rec)
@@ -510,6 +546,8 @@ read_meta(const struct ctx *c, const struct ft_jv *v, const char *path,
 		else
 			rec->run.started_s = e->num;
 	}
+	if (rc == 0 && (e = ft__json_get(v, "usage")) != NULL)
+		rc = read_usage(c, e, path, &rec->run);
 	if (rc == 0 && (e = ft__json_get(v, "id")) != NULL) {
 		subpath(sub, sizeof(sub), "%s.id", path);
 		rc = read_int(c, e, sub, 0, INT64_MAX, &s);

@@ -60,21 +60,34 @@ ft_archive_records_release(struct ft_vec *records)
 	ft_vec_release(records);
 }
 
+/*
+ * Schema version 3 (db.c runs it as a migration): how busy the host was
+ * during a run (fabtune/usage.h), and the per-iteration spread of a result's
+ * time, which sets the noise band of a one-run baseline (compare.c).
+ */
+const char ft__archive_schema_v3[] =
+        "ALTER TABLE runs ADD COLUMN wall_s REAL;\n"
+        "ALTER TABLE runs ADD COLUMN cpu_s REAL;\n"
+        "ALTER TABLE runs ADD COLUMN host_busy REAL;\n"
+        "ALTER TABLE runs ADD COLUMN load1 REAL;\n"
+        "ALTER TABLE results ADD COLUMN time_stdev_us REAL;\n";
+
 /* ---- insert -------------------------------------------------------------- */
 
 static const char sql_insert_row[] =
         "INSERT INTO results (run_id, idx, test, transport, bytes, count, dtype, redop, root,"
         " nranks, time_us, algbw_GBps, busbw_GBps, ip_time_us, ip_algbw_GBps, ip_busbw_GBps,"
         " wrong, lat_min_us, lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us,"
-        " lat_stdev_us, nsamples, algo, proto, bottleneck, src, dst) VALUES (?1, ?2, ?3, ?4,"
-        " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
-        " ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)";
+        " lat_stdev_us, nsamples, algo, proto, bottleneck, src, dst, time_stdev_us) VALUES (?1,"
+        " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+        " ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)";
 
 static const char sql_select_rows[] =
         "SELECT test, transport, bytes, count, dtype, redop, root, nranks, time_us,"
         " algbw_GBps, busbw_GBps, ip_time_us, ip_algbw_GBps, ip_busbw_GBps, wrong, lat_min_us,"
         " lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us, lat_stdev_us, nsamples,"
-        " algo, proto, bottleneck, src, dst FROM results WHERE run_id = ?1 ORDER BY idx";
+        " algo, proto, bottleneck, src, dst, time_stdev_us FROM results WHERE run_id = ?1"
+        " ORDER BY idx";
 
 static int
 step_done(struct ft_archive *ar, sqlite3_stmt *st, const char *what, struct ft_error *err)
@@ -126,6 +139,7 @@ insert_rows(struct ft_archive *ar, int64_t id, const struct ft_run *run, struct 
 		ft__bind_text(st, 28, r->bottleneck);
 		ft__bind_text(st, 29, r->src);
 		ft__bind_text(st, 30, r->dst);
+		ft__bind_double(st, 31, r->time_stdev_us);
 		rc = step_done(ar, st, "saving result rows", err);
 	}
 	sqlite3_finalize(st);
@@ -279,8 +293,9 @@ ft__archive_insert(struct ft_archive *ar, const struct ft_run *run, const struct
 	ft_fingerprint_digest(fp ? fp : &empty, digest);
 	rc = ft__archive_prepare(ar,
 	                         "INSERT INTO runs (created_s, source, kind, label, spec, seed,"
-	                         " started_s, host, fp_digest, nrows, nobs, nfindings)"
-	                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	                         " started_s, host, fp_digest, nrows, nobs, nfindings, wall_s,"
+	                         " cpu_s, host_busy, load1) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+	                         " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	                         &st, err);
 	if (rc < 0)
 		return rc;
@@ -296,6 +311,10 @@ ft__archive_insert(struct ft_archive *ar, const struct ft_run *run, const struct
 	sqlite3_bind_int64(st, 10, (int64_t)ft_run_nrows(run));
 	sqlite3_bind_int64(st, 11, obs ? (int64_t)ft_obs_set_len(obs) : 0);
 	sqlite3_bind_int64(st, 12, (int64_t)nfindings);
+	ft__bind_double(st, 13, run->wall_s);
+	ft__bind_double(st, 14, run->cpu_s);
+	ft__bind_double(st, 15, run->host_busy);
+	ft__bind_double(st, 16, run->load1);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : ft__archive_fail(ar, "saving the run", err);
 	sqlite3_finalize(st);
 	if (rc < 0)
@@ -345,7 +364,7 @@ ft_archive_save_record(struct ft_archive *ar, const struct ft_archive_record *re
 
 static const char sql_select_info[] =
         "SELECT id, created_s, started_s, source, kind, label, spec, seed, host, fp_digest,"
-        " nrows, nobs, nfindings FROM runs";
+        " nrows, nobs, nfindings, wall_s, cpu_s, host_busy, load1 FROM runs";
 
 static void
 column_info(sqlite3_stmt *st, struct ft_archive_info *in)
@@ -368,6 +387,10 @@ column_info(sqlite3_stmt *st, struct ft_archive_info *in)
 	in->nrows = (size_t)sqlite3_column_int64(st, 10);
 	in->nobs = (size_t)sqlite3_column_int64(st, 11);
 	in->nfindings = (size_t)sqlite3_column_int64(st, 12);
+	in->wall_s = ft__column_double(st, 13);
+	in->cpu_s = ft__column_double(st, 14);
+	in->host_busy = ft__column_double(st, 15);
+	in->load1 = ft__column_double(st, 16);
 }
 
 static void
@@ -402,6 +425,7 @@ column_row(sqlite3_stmt *st, struct ft_result_row *r)
 	ft__column_text(st, 25, r->bottleneck, sizeof(r->bottleneck));
 	ft__column_text(st, 26, r->src, sizeof(r->src));
 	ft__column_text(st, 27, r->dst, sizeof(r->dst));
+	r->time_stdev_us = ft__column_double(st, 28);
 }
 
 /* Run @sql with ?1 = @id, calling @fn for each row. */
@@ -533,6 +557,10 @@ ft_archive_load(struct ft_archive *ar, int64_t id, struct ft_archive_record *rec
 		ft_strlcpy(rec->run.label, rec->info.label, sizeof(rec->run.label));
 		ft_strlcpy(rec->run.spec, rec->info.spec, sizeof(rec->run.spec));
 		rec->run.started_s = rec->info.started_s;
+		rec->run.wall_s = rec->info.wall_s;
+		rec->run.cpu_s = rec->info.cpu_s;
+		rec->run.host_busy = rec->info.host_busy;
+		rec->run.load1 = rec->info.load1;
 		rec->run.seed = rec->info.seed;
 		rc = for_each(ar, sql_select_rows, id, load_row, rec, err);
 	}

@@ -218,8 +218,17 @@ ft_file_open_under(const char *root, const char *path, bool dir, struct ft_error
 		if (rootfd < 0)
 			return ft_error_set(err, errno == ENOENT ? FT_ENOENT : FT_EIO, "%s: %s",
 			                    root, strerror(errno));
-		/* symlinks, absolute ones included, resolve as if @root were "/" */
-		fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof(how));
+		/*
+		 * symlinks, absolute ones included, resolve as if @root were "/". With
+		 * RESOLVE_IN_ROOT the kernel answers EAGAIN when a rename or mount
+		 * anywhere raced with the lookup (openat2(2)): try again, a bounded
+		 * number of times, rather than report a present file as absent.
+		 */
+		for (int tries = 0; tries < 100; tries++) {
+			fd = (int)syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof(how));
+			if (fd >= 0 || errno != EAGAIN)
+				break;
+		}
 		if (fd < 0 && (errno == ENOSYS || errno == EPERM))
 			fd = open_checked(root, path, flags);
 		close(rootfd);

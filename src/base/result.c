@@ -49,6 +49,7 @@ ft_result_row_init(struct ft_result_row *row)
 	row->ip_time_us = row->ip_algbw_GBps = row->ip_busbw_GBps = NAN;
 	row->lat_min_us = row->lat_avg_us = row->lat_p50_us = row->lat_p99_us = NAN;
 	row->lat_p999_us = row->lat_max_us = row->lat_stdev_us = NAN;
+	row->time_stdev_us = NAN;
 }
 
 void
@@ -57,6 +58,7 @@ ft_run_init(struct ft_run *run, enum ft_source source, const char *kind)
 	memset(run, 0, sizeof(*run));
 	run->source = source;
 	ft_strlcpy(run->kind, kind ? kind : ft_source_name(source), sizeof(run->kind));
+	run->wall_s = run->cpu_s = run->host_busy = run->load1 = NAN;
 	ft_vec_init(&run->rows, sizeof(struct ft_result_row));
 }
 

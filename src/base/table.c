@@ -74,15 +74,27 @@ ft_table_nrows(const struct ft_table *t)
 	return t->ncols ? (t->cells.len + t->ncols - 1) / t->ncols : 0;
 }
 
-/* Display width: count UTF-8 lead bytes only. */
+/*
+ * Display width: count UTF-8 lead bytes only, and nothing of an ANSI SGR
+ * sequence (ESC [ ... m), so that coloured cells line up.
+ */
 static size_t
 width(const char *s)
 {
 	size_t w = 0;
 
-	for (; *s; s++)
+	for (; *s; s++) {
+		if (s[0] == '\033' && s[1] == '[') {
+			s += 2;
+			while (*s && !(*s >= 0x40 && *s <= 0x7e))
+				s++;
+			if (!*s)
+				break;
+			continue;
+		}
 		if (((unsigned char)*s & 0xc0) != 0x80)
 			w++;
+	}
 	return w;
 }
 

@@ -12,6 +12,7 @@
 #include <sched.h>
 
 #include <fabtune/bench.h>
+#include <fabtune/launch.h>
 
 struct ft_world {
 	uint32_t rank, nranks;

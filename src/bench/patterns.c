@@ -121,14 +121,15 @@ go_on(struct ft_bench_ctx *bc, uint32_t peer, bool leader, double t0, double dur
 static int
 stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size, uint32_t window,
        uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps, uint64_t *nmsg_done,
-       struct ft_error *err)
+       double *iter_cv, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	char *sbuf = ft__ep_scratch(ep, 0, size), *rbuf = ft__ep_scratch(ep, 1, size);
 	struct ft_req *reqs = ft__ep_scratch(
 	        ep, 2, (sizeof(struct ft_req) + sizeof(struct ft_req *)) * 2 * window);
 	struct ft_req **ptrs;
-	double t0, tprev, best = 0;
+	double t0, tprev, best = 0, sum = 0, ss = 0;
+	uint64_t nwin = 0;
 	uint64_t done = 0;
 	uint32_t k;
 	bool more = true;
@@ -168,6 +169,11 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 			if (dt > 0)
 				best = FT_MAX(best, (double)size * w / dt / 1e9);
 			tprev = now;
+			if (w == window) { /* full windows only: the last may be short */
+				sum += dt;
+				ss += dt * dt;
+				nwin++;
+			}
 		}
 		if (bc->cfg->stop && *bc->cfg->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
@@ -182,6 +188,11 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 
 		*rx_GBps = dt > 0 ? (double)size * (double)done / dt / 1e9 : 0;
 		*best_GBps = dur_s > 0 ? 0 : best;
+		/* coefficient of variation of one window's time */
+		if (iter_cv && nwin > 1 && sum > 0)
+			*iter_cv = sqrt(FT_MAX(0.0, (ss - sum * sum / (double)nwin) /
+			                                (double)(nwin - 1))) /
+			           (sum / (double)nwin);
 	}
 	if (nmsg_done)
 		*nmsg_done = done;
@@ -308,7 +319,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	}
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {
 		struct ft_result_row row;
-		double v[2] = { NAN, NAN }, *all = NULL;
+		double v[3] = { NAN, NAN, NAN }, *all = NULL;
 		uint64_t nmsg = cfg->iters;
 
 		row_base(&row, ft_bench_pattern_name(cfg->pattern), out, size, 2);
@@ -334,7 +345,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 
 			/* -n counts messages, as perftest's -n: not windows of them */
 			rc = stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
-			            cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg, err);
+			            cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg, &v[2],
+			            err);
 		}
 		all = ft_calloc(w->nranks, sizeof(v));
 		if (!all) {
@@ -345,16 +357,19 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			rc = ft__world_allgather(w, v, sizeof(v), all, err);
 		if (rc == 0 && !lat) {
 			/* receive bandwidth of rank 1 (plus rank 0's when bidirectional) */
-			double bw = all[2], peak = all[3];
+			double bw = all[3], peak = all[4], cv = all[5];
 
 			if (cfg->bidir) {
 				bw += all[0];
 				peak += all[1];
+				if (isfinite(all[2]))
+					cv = isfinite(cv) ? FT_MAX(cv, all[2]) : all[2];
 			}
 			row.algbw_GBps = row.busbw_GBps = bw;
 			row.ip_algbw_GBps = peak; /* perftest's BW peak */
 			row.nsamples = (uint32_t)FT_MIN(nmsg, (uint64_t)UINT32_MAX);
 			row.time_us = bw > 0 ? (double)size / (bw * 1e3) * (cfg->bidir ? 2 : 1) : 0;
+			row.time_stdev_us = cv * row.time_us;
 		}
 		if (rc == 0 && lat && r == 0) {
 			row.algbw_GBps = row.time_us > 0 ? (double)size / (row.time_us * 1e3) : 0;
@@ -388,7 +403,7 @@ pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *lat, struc
 	int rc;
 
 	rc = stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window,
-	            (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, err);
+	            (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, NULL, err);
 	if (rc < 0)
 		return rc;
 	rc = pingpong(bc, peer, bc->w->rank < peer, 8, 10, LAT_PROBE_ITERS, samples, err);
@@ -513,7 +528,7 @@ pairs_retest(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_err
 				rc = stream(bc, r == x ? g : x, true, true,
 				            (size_t)bc->cfg->max_bytes, bc->cfg->window,
 				            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &bw,
-				            &peak, NULL, err);
+				            &peak, NULL, NULL, err);
 			if (r == x)
 				mine[k * 4 + side * 2] = bw;
 			if (r == g)
@@ -649,7 +664,7 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 			rc = stream(bc, (uint32_t)partner, true, true, (size_t)bc->cfg->max_bytes,
 			            bc->cfg->window,
 			            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &mine, &peak,
-			            NULL, err);
+			            NULL, NULL, err);
 		if (rc == 0)
 			rc = ft__world_allgather(w, &mine, sizeof(mine), all, err);
 		if (rc < 0)

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <fabtune/coll.h>
+#include <fabtune/usage.h>
 
 static const char *const pattern_names[] = {
 #define FT_BENCH_PATTERN_ROW_(n, s) s,
@@ -363,15 +364,19 @@ cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* One variant (out-of-place or in-place) of one size: #wrong and time per iteration. */
+/*
+ * One variant (out-of-place or in-place) of one size: #wrong, time per
+ * iteration and, when @stdev_us is not NULL, the per-iteration spread (the
+ * sample standard deviation of one iteration's time, largest over the ranks).
+ */
 static int
 coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us, int64_t *wrong,
-             struct ft_error *err)
+             double *stdev_us, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	const struct ft_bench_cfg *cfg = bc->cfg;
 	uint32_t n = ep->w->nranks, r = ep->w->rank, i;
-	double t0, mine, *all;
+	double t0, tprev, mine[2], *all, sum = 0, ss = 0;
 	int64_t w_local = 0, *w_all;
 	int rc;
 
@@ -404,11 +409,13 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 	if (rc < 0)
 		return rc;
 	t0 = cfg->report_cputime ? cpu_now() : ft__now();
+	tprev = ft__now();
 	for (i = 0; i < cfg->iters; i++) {
-		uint32_t k;
+		uint32_t k, agg = FT_MAX(cfg->agg_iters, 1u);
+		double now, dt;
 
 		/* -m: nccl-tests groups m operations per iteration; time is per operation */
-		for (k = 0, rc = 0; k < FT_MAX(cfg->agg_iters, 1u) && rc == 0; k++)
+		for (k = 0, rc = 0; k < agg && rc == 0; k++)
 			rc = coll_once(ep, a, err);
 		if (rc == 0 && cfg->blocking)
 			rc = ft__world_barrier(ep->w, err);
@@ -416,15 +423,40 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 			return rc;
 		if (cfg->stop && *cfg->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
+		now = ft__now();
+		dt = (now - tprev) * 1e6 / agg; /* one operation's time */
+		tprev = now;
+		sum += dt;
+		ss += dt * dt;
 	}
-	mine = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
-	       ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
-	all = ft_calloc(n, sizeof(*all));
+	mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
+	          ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
+	/* sample variance from the sums; rounding can make it a hair negative */
+	mine[1] = cfg->iters > 1 ? sqrt(FT_MAX(0.0, (ss - sum * sum / cfg->iters) /
+	                                                (cfg->iters - 1))) :
+	                           NAN;
+	all = ft_calloc(n, sizeof(mine));
 	if (!all)
 		return FT_ENOMEM;
-	rc = ft__world_allgather(ep->w, &mine, sizeof(mine), all, err);
-	if (rc == 0)
-		*time_us = combine(all, n, cfg->average);
+	rc = ft__world_allgather(ep->w, mine, sizeof(mine), all, err);
+	if (rc == 0) {
+		double *t = ft_calloc(n, sizeof(*t)), sd = NAN;
+		uint32_t k;
+
+		if (!t) {
+			ft_free(all);
+			return FT_ENOMEM;
+		}
+		for (k = 0; k < n; k++) {
+			t[k] = all[2 * k];
+			if (isfinite(all[2 * k + 1]))
+				sd = isfinite(sd) ? FT_MAX(sd, all[2 * k + 1]) : all[2 * k + 1];
+		}
+		*time_us = combine(t, n, cfg->average);
+		if (stdev_us)
+			*stdev_us = sd;
+		ft_free(t);
+	}
 	ft_free(all);
 	return rc;
 }
@@ -601,7 +633,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		a.sendbuf = sendbuf;
 		a.recvbuf = recvbuf;
 		a.in_place = false;
-		rc = coll_variant(bc, &a, &row.time_us, &row.wrong, err);
+		rc = coll_variant(bc, &a, &row.time_us, &row.wrong, &row.time_stdev_us, err);
 		if (rc < 0)
 			break;
 		/* in-place: nccl-tests' layouts */
@@ -625,7 +657,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 				a.sendbuf = recvbuf;
 				break;
 			}
-			rc = coll_variant(bc, &a, &row.ip_time_us, &ip_wrong, err);
+			rc = coll_variant(bc, &a, &row.ip_time_us, &ip_wrong, NULL, err);
 			if (rc < 0)
 				break;
 			if (row.wrong >= 0)
@@ -702,8 +734,8 @@ bind_ranks(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_bench_r
 	return rc;
 }
 
-int
-ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
+static int
+bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
              struct ft_error *err)
 {
 	struct ft_bench_cfg cfg = *cfg_in;
@@ -799,5 +831,20 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 			out->interrupted = true;
 	}
 	ft__ep_close(ep);
+	return rc;
+}
+
+/* The run with its wall-clock start and how busy this host was meanwhile (fabtune/usage.h). */
+int
+ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
+             struct ft_error *err)
+{
+	struct ft_usage_sample t0, t1;
+	int rc;
+
+	ft_usage_sample(&t0);
+	rc = bench_run(w, cfg_in, out, err);
+	ft_usage_sample(&t1);
+	ft_usage_apply(&t0, &t1, &out->run);
 	return rc;
 }

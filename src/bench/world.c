@@ -40,19 +40,13 @@ ft_world_cfg_init(struct ft_world_cfg *cfg)
 	cfg->timeout_s = 30;
 }
 
+/* An MPI launcher started us (fabtune/launch.h); srun without PMI and torchrun are not. */
 bool
 ft_world_launched_by_mpi(void)
 {
-	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
-		                            "MPI_LOCALNRANKS" };
-	size_t i;
+	struct ft_launch l;
 
-	for (i = 0; i < FT_ARRAY_SIZE(vars); i++)
-		if (getenv(vars[i]))
-			return true;
-	/* srun sets SLURM_PROCID for every task; one task alone is not "launched". */
-	return getenv("SLURM_PROCID") && getenv("SLURM_NTASKS") &&
-	       strcmp(getenv("SLURM_NTASKS"), "1") != 0 && getenv("SLURM_STEP_ID");
+	return ft_launch_detect(NULL, &l, NULL) == 0 && l.mpi && ft_launch_is_parallel(&l);
 }
 
 static int
@@ -317,6 +311,17 @@ world_mpi(struct ft_world *w, struct ft_error *err)
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	{
+		struct ft_launch l;
+
+		/* The launcher said N, MPI says 1: another MPI's mpirun, or srun without PMI. */
+		if (ft_launch_detect(NULL, &l, NULL) == 0 && l.size > 1 && size == 1)
+			return ft_error_set(err, FT_EMPI,
+			                    "the environment says %u processes (%s, %s) but MPI sees a "
+			                    "world of 1: this fabtune's MPI is not the launcher's, or "
+			                    "srun passed no PMI (try srun --mpi=pmix)",
+			                    l.size, ft_launcher_name(l.launcher), l.vars);
+	}
 	w->rank = (uint32_t)rank;
 	w->nranks = (uint32_t)size;
 	w->mpi = true;

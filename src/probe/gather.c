@@ -2,7 +2,11 @@
 /*
  * probe/gather.c - every node probes, rank 0 gathers. struct ft_obs is plain
  * fixed-size data, so the records travel as bytes: MPI_Gather of the counts,
- * then MPI_Gatherv of the records, all in rank order.
+ * then MPI_Gatherv of the records, all in rank order. One host speaks once:
+ * with several ranks per host (mpirun -np 4 on one node) only the first
+ * rank of each host name is kept, so a host never appears 4 times. Callers
+ * skip the probe itself on ranks that are not their host's leader
+ * (ft_launch_is_host_leader()); this catches launchers that give no local rank.
  */
 #include "probe_int.h"
 
@@ -13,7 +17,9 @@
 bool
 ft_probe_under_mpi(void)
 {
-	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+	struct ft_launch l;
+
+	return ft_launch_detect(NULL, &l, NULL) == 0 && l.mpi && ft_launch_is_parallel(&l);
 }
 
 #if FT_HAVE_MPI
@@ -82,6 +88,16 @@ ft_probe_mpi_gather(struct ft_obs_set *set, int *rank, struct ft_error *err)
 		for (int r = 0; r < size && ret == 0; r++) {
 			size_t first = (size_t)displs[r] / (size_t)rec;
 			size_t n = (size_t)counts[r] / (size_t)rec;
+			bool seen = false;
+
+			/* a host already heard from an earlier rank: the same probe again */
+			if (n > 0 && all[first].host[0]) {
+				all[first].host[sizeof(all[first].host) - 1] = '\0';
+				for (size_t k = 0; k < set->v.len && !seen; k++)
+					seen = strcmp(ft_obs_set_at(set, k)->host, all[first].host) == 0;
+			}
+			if (seen)
+				continue;
 
 			for (size_t i = first; i < first + n && ret == 0; i++) {
 				/* records from the wire: terminate the strings, tag the rank */

@@ -7,6 +7,7 @@
 #ifndef FT_PROBE_INT_H
 #define FT_PROBE_INT_H
 
+#include <fabtune/launch.h>
 #include <fabtune/probe.h>
 
 #include "parse/parse_int.h"

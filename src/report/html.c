@@ -89,10 +89,48 @@ summary(const struct ft_report_input *in, struct ft_strbuf *sb)
 		ft__rp_time(r->info.created_s, buf, sizeof(buf));
 		meta_row(sb, "saved", buf);
 	}
-	if (r->info.host[0])
-		meta_row(sb, "host", r->info.host);
-	if (ft_fingerprint_len(&r->fp))
-		meta_row(sb, "fingerprint", r->info.fp_digest);
+	if (ft__rp_is_computed(r)) {
+		struct rp_twin tw;
+
+		ft__rp_twin(r, &tw);
+		if (tw.scenario) {
+			snprintf(buf, sizeof(buf), "%.40s (engine %.16s, routing %.16s)", tw.scenario,
+			         tw.engine ? tw.engine : "-", tw.routing ? tw.routing : "-");
+			meta_row(sb, "scenario", buf);
+		}
+		if (tw.description[0])
+			meta_row(sb, "description", tw.description);
+		if (tw.scenario && !tw.nfaults)
+			meta_row(sb, "faults", "none (the healthy twin)");
+		for (i = 0; i < tw.nfaults; i++) {
+			snprintf(buf, sizeof(buf), "fault %zu", i + 1);
+			meta_row(sb, buf, tw.faults[i]);
+		}
+		if (r->info.host[0])
+			meta_row(sb, "computed on", r->info.host);
+		if (ft_fingerprint_len(&r->fp)) {
+			snprintf(buf, sizeof(buf), "%s (of the machine that computed it, not the "
+			         "cluster modelled)", r->info.fp_digest);
+			meta_row(sb, "fingerprint", buf);
+		}
+	} else {
+		if (r->info.host[0])
+			meta_row(sb, "host", r->info.host);
+		if (ft_fingerprint_len(&r->fp))
+			meta_row(sb, "fingerprint", r->info.fp_digest);
+	}
+	if (isfinite(r->run.wall_s) && r->run.wall_s > 0) {
+		int n = snprintf(buf, sizeof(buf), "%.1f s", r->run.wall_s);
+
+		if (isfinite(r->run.cpu_s) && n > 0 && (size_t)n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", %.1f s CPU", r->run.cpu_s);
+		if (isfinite(r->run.host_busy) && n > 0 && (size_t)n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", host %.0f%% busy",
+			              r->run.host_busy * 100);
+		if (isfinite(r->run.load1) && n > 0 && (size_t)n < sizeof(buf))
+			snprintf(buf + n, sizeof(buf) - (size_t)n, ", load %.2f", r->run.load1);
+		meta_row(sb, "usage", buf);
+	}
 	if (in->expected)
 		meta_row(sb, "expected by",
 		         in->expected->label[0] ? in->expected->label : in->expected->kind);
@@ -161,14 +199,14 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *sb)
 		td(sb, r->transport);
 		td(sb, ft_format_size(r->bytes, buf, sizeof(buf)));
 		ft_strbuf_addf(sb, "<td class=\"n\">%" PRIu32 "</td>", r->nranks);
-		if (r->src[0] || r->dst[0]) {
+		if (r->src[0] && r->dst[0]) {
 			ft_strbuf_adds(sb, "<td>");
 			esc(sb, r->src);
 			ft_strbuf_adds(sb, "&#8594;");
 			esc(sb, r->dst);
 			ft_strbuf_adds(sb, "</td>");
 		} else {
-			td(sb, "");
+			td(sb, r->src[0] ? r->src : r->dst); /* one end: a job or an endpoint */
 		}
 		ft_strbuf_addf(sb, "<td>%s %s</td>", r->metric,
 		               r->higher_is_better ? "GB/s" : "us");
@@ -313,8 +351,24 @@ chart(const struct ft_report_input *in, const struct chart_kind *k, const char *
 		snprintf(id, sizeof(id), "chart-%s-%s", k->idprefix, sl);
 		snprintf(title, sizeof(title), "%s: %s", test,
 		         k->labels[off == k->offs[0] ? 0 : 1]);
-		ft__svg_line_chart(sb, id, title, k->labels[off == k->offs[0] ? 0 : 1], s, ns,
-		                   k->logy);
+		size_t most = 0;
+
+		for (i = 0; i < ns; i++)
+			most = FT_MAX(most, s[i].n);
+		/* one size measured: bars, since a line through one point shows nothing */
+		if (most == 1) {
+			char sz[32];
+
+			for (i = 0; i < ns && !s[i].n; i++)
+				;
+			snprintf(title, sizeof(title), "%s at %s: %s", test,
+			         ft_format_size(i < ns ? (uint64_t)s[i].pts[0].x : 0, sz, sizeof(sz)),
+			         k->labels[off == k->offs[0] ? 0 : 1]);
+			ft__svg_bar_chart(sb, id, title, k->labels[off == k->offs[0] ? 0 : 1], s, ns);
+		}
+		else
+			ft__svg_line_chart(sb, id, title, k->labels[off == k->offs[0] ? 0 : 1], s,
+			                   ns, k->logy);
 		(*ncharts)++;
 	}
 	for (i = 0; i < FT_ARRAY_SIZE(pts); i++)
@@ -346,22 +400,41 @@ charts(const struct ft_report_input *in, struct ft_strbuf *sb)
 	return rc;
 }
 
+/*
+ * The pairs matrices: bandwidth, and latency when measured. Colours are on
+ * an absolute scale, the fraction of the best pair (the highest bandwidth,
+ * the lowest latency), so a uniform fabric reads as uniform and one slow
+ * pair stands out whatever the spread of the others.
+ */
 static int
 pairs(const struct ft_report_input *in, struct ft_strbuf *sb)
 {
-	struct rp_pairs p;
-	int rc = ft__rp_pairs(in->run, &p);
+	struct rp_pairs p, l;
+	int rc = ft__rp_pairs(in->run, false, &p);
 
 	if (rc < 0)
 		return rc;
+	rc = ft__rp_pairs(in->run, true, &l);
+	if (rc < 0) {
+		ft__rp_pairs_release(&p);
+		return rc;
+	}
 	ft_strbuf_adds(sb, "<section id=\"pairs\">\n<h2>Pairs matrix</h2>\n");
-	if (p.n)
+	if (p.n) {
+		ft_strbuf_adds(sb, "<p class=\"note\">Colour: each pair as a fraction of the best "
+		                   "pair (100%). Hover a cell for its value.</p>\n");
 		ft__svg_heatmap(sb, "pairs-heatmap", &p);
-	else
+	} else {
 		ft_strbuf_adds(sb, "<p class=\"note\">No pairs measured in this run (test "
 		                   "\"pairs\" rows or bench.pair_bw observations).</p>\n");
+	}
+	if (l.n) {
+		ft_strbuf_adds(sb, "<h3>Latency matrix</h3>\n");
+		ft__svg_heatmap(sb, "pairs-latency", &l);
+	}
 	ft_strbuf_adds(sb, "</section>\n");
 	ft__rp_pairs_release(&p);
+	ft__rp_pairs_release(&l);
 	return 0;
 }
 
@@ -378,6 +451,23 @@ links(const struct ft_report_input *in, struct ft_strbuf *sb)
 	if (rc < 0)
 		return rc;
 	ft_strbuf_adds(sb, "<section id=\"links\">\n<h2>Link utilization</h2>\n");
+	if (l.len) {
+		size_t k, nsizes = 0;
+		uint64_t first = 0;
+
+		for (k = 0; k < ft_run_nrows(&in->run->run); k++) {
+			uint64_t b = ft_run_row(&in->run->run, k)->bytes;
+
+			if (nsizes == 0 || (b != first && nsizes == 1)) {
+				nsizes++;
+				first = nsizes == 1 ? b : first;
+			}
+		}
+		/* the twin's counters cover its whole run: say so rather than imply one size */
+		if (nsizes > 1)
+			ft_strbuf_adds(sb, "<p class=\"note\">Utilization over the whole simulated run, "
+			                   "every size and job together (not per size).</p>\n");
+	}
 	if (l.len)
 		ft__svg_link_bars(sb, "link-util", l.data, FT_MIN(l.len, MAX_LINK_BARS), l.len);
 	else
@@ -492,14 +582,14 @@ results(const struct ft_report_input *in, struct ft_strbuf *sb)
 		td(sb, r->transport);
 		td(sb, ft_format_size(r->bytes, buf, sizeof(buf)));
 		ft_strbuf_addf(sb, "<td class=\"n\">%" PRIu32 "</td>", r->nranks);
-		if (r->src[0] || r->dst[0]) {
+		if (r->src[0] && r->dst[0]) {
 			ft_strbuf_adds(sb, "<td>");
 			esc(sb, r->src);
 			ft_strbuf_adds(sb, "&#8594;");
 			esc(sb, r->dst);
 			ft_strbuf_adds(sb, "</td>");
 		} else {
-			td(sb, "");
+			td(sb, r->src[0] ? r->src : r->dst); /* one end: a job or an endpoint */
 		}
 		td_num(sb, r->time_us, 2);
 		td_num(sb, r->algbw_GBps, 2);

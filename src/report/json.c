@@ -21,13 +21,16 @@ compare_json(const struct ft_report_input *in, struct ft_json *j)
 	ft_json_kv_double(j, "floor_rel", c->opts.floor_rel);
 	ft_json_kv_double(j, "rel_threshold", c->opts.rel_threshold);
 	ft_json_kv_uint(j, "min_samples", c->opts.min_samples);
+	ft_json_kv_double(j, "min_matched", c->opts.min_matched);
 	ft_json_obj_end(j);
 	ft_json_key(j, "counts");
 	ft_json_obj_begin(j);
 	for (i = 0; i < FT_VERDICT_COUNT; i++)
 		ft_json_kv_uint(j, ft_verdict_name((enum ft_verdict)i), c->count[i]);
 	ft_json_obj_end(j);
+	ft_json_kv_uint(j, "matched", c->nmatched);
 	ft_json_kv_bool(j, "regression", ft_compare_has_regression(c));
+	ft_json_kv_bool(j, "incomplete", ft_compare_is_incomplete(c));
 	ft_json_key(j, "rows");
 	ft_json_arr_begin(j);
 	for (i = 0; i < c->rows.len; i++) {
@@ -35,6 +38,10 @@ compare_json(const struct ft_report_input *in, struct ft_json *j)
 
 		ft_json_obj_begin(j);
 		ft_json_kv_str(j, "test", r->test);
+		if (r->redop[0])
+			ft_json_kv_str(j, "op", r->redop);
+		if (r->dtype[0])
+			ft_json_kv_str(j, "dtype", r->dtype);
 		ft_json_kv_str(j, "transport", r->transport);
 		ft_json_kv_uint(j, "bytes", r->bytes);
 		ft_json_kv_uint(j, "nranks", r->nranks);
@@ -51,6 +58,12 @@ compare_json(const struct ft_report_input *in, struct ft_json *j)
 		ft_json_kv_double(j, "delta_rel", r->delta_rel);
 		ft_json_kv_double(j, "threshold_rel", r->threshold_rel);
 		ft_json_kv_str(j, "threshold", r->noise_aware ? "noise" : "stated");
+		ft_json_kv_str(j, "band_from", ft_band_from_name(r->band_from));
+		ft_json_kv_double(j, "iter_cv", r->iter_cv);
+		if (isfinite(r->current_p99) || isfinite(r->base_p99)) {
+			ft_json_kv_double(j, "current_p99_us", r->current_p99);
+			ft_json_kv_double(j, "baseline_p99_us", r->base_p99);
+		}
 		ft_json_kv_str(j, "verdict", ft_verdict_name(r->verdict));
 		ft_json_obj_end(j);
 	}

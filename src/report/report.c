@@ -226,7 +226,8 @@ struct pair {
 };
 
 static int
-collect_pairs(const struct ft_archive_record *rec, struct ft_vec *pairs, bool *busbw)
+collect_pairs(const struct ft_archive_record *rec, bool latency, struct ft_vec *pairs,
+              bool *busbw)
 {
 	size_t i;
 	int rc = 0;
@@ -246,11 +247,11 @@ collect_pairs(const struct ft_archive_record *rec, struct ft_vec *pairs, bool *b
 			continue;
 		ft_strlcpy(p.a, r->src, sizeof(p.a));
 		ft_strlcpy(p.b, r->dst, sizeof(p.b));
-		p.v = *busbw ? r->busbw_GBps : r->algbw_GBps;
-		if (isfinite(p.v))
+		p.v = latency ? r->lat_p50_us : *busbw ? r->busbw_GBps : r->algbw_GBps;
+		if (isfinite(p.v) && (!latency || p.v > 0))
 			rc = ft_vec_push(pairs, &p);
 	}
-	if (pairs->len)
+	if (pairs->len || latency)
 		return rc;
 	for (i = 0; rc == 0 && i < ft_obs_set_len(&rec->obs); i++) {
 		const struct ft_obs *o = ft_obs_set_at(&rec->obs, i);
@@ -269,7 +270,7 @@ collect_pairs(const struct ft_archive_record *rec, struct ft_vec *pairs, bool *b
 }
 
 int
-ft__rp_pairs(const struct ft_archive_record *rec, struct rp_pairs *out)
+ft__rp_pairs(const struct ft_archive_record *rec, bool latency, struct rp_pairs *out)
 {
 	struct ft_vec pairs;
 	size_t i, n = 0;
@@ -278,7 +279,7 @@ ft__rp_pairs(const struct ft_archive_record *rec, struct rp_pairs *out)
 
 	memset(out, 0, sizeof(*out));
 	ft_vec_init(&pairs, sizeof(struct pair));
-	rc = collect_pairs(rec, &pairs, &busbw);
+	rc = collect_pairs(rec, latency, &pairs, &busbw);
 	if (rc < 0 || pairs.len == 0)
 		goto out;
 	out->names = ft_reallocarray(NULL, 2 * pairs.len, sizeof(*out->names));
@@ -309,7 +310,8 @@ ft__rp_pairs(const struct ft_archive_record *rec, struct rp_pairs *out)
 
 		out->v[name_index(out, p->a) * out->n + name_index(out, p->b)] = p->v;
 	}
-	out->metric = busbw ? "busbw GB/s" : "algbw GB/s";
+	out->metric = latency ? "median latency us" : busbw ? "busbw GB/s" : "algbw GB/s";
+	out->lower_is_better = latency;
 out:
 	ft_vec_release(&pairs);
 	if (rc < 0)
@@ -453,7 +455,8 @@ cmp_key(const struct ft_compare_row *c, const struct ft_result_row *r)
 {
 	int d;
 
-	if ((d = strcmp(c->test, r->test)) != 0 || (d = strcmp(c->transport, r->transport)) != 0)
+	if ((d = strcmp(c->test, r->test)) != 0 || (d = strcmp(c->redop, r->redop)) != 0 ||
+	    (d = strcmp(c->dtype, r->dtype)) != 0 || (d = strcmp(c->transport, r->transport)) != 0)
 		return d;
 	if (c->bytes != r->bytes)
 		return c->bytes < r->bytes ? -1 : 1;
@@ -474,6 +477,8 @@ cmp_row_cmp(const void *pa, const void *pb)
 	ft_result_row_init(&key);
 	ft_strlcpy(key.test, b->test, sizeof(key.test));
 	ft_strlcpy(key.transport, b->transport, sizeof(key.transport));
+	ft_strlcpy(key.redop, b->redop, sizeof(key.redop));
+	ft_strlcpy(key.dtype, b->dtype, sizeof(key.dtype));
 	key.bytes = b->bytes;
 	key.nranks = b->nranks;
 	ft_strlcpy(key.src, b->src, sizeof(key.src));
@@ -547,4 +552,79 @@ ft__rp_html_escape(struct ft_strbuf *sb, const char *s)
 			ft_strbuf_addch(sb, *s);
 		}
 	}
+}
+
+const char *
+ft_report_verdict_color(enum ft_verdict v)
+{
+	switch (v) {
+	case FT_VERDICT_REGRESSED:
+		return FT_ANSI_BOLD_RED;
+	case FT_VERDICT_IMPROVED:
+		return FT_ANSI_GREEN;
+	case FT_VERDICT_MISSING:
+	case FT_VERDICT_NEW:
+		return FT_ANSI_YELLOW;
+	default:
+		return "";
+	}
+}
+
+const char *
+ft_report_severity_color(enum ft_severity s)
+{
+	switch (s) {
+	case FT_SEV_CRITICAL:
+		return FT_ANSI_BOLD_RED;
+	case FT_SEV_ERROR:
+		return FT_ANSI_RED;
+	case FT_SEV_WARNING:
+		return FT_ANSI_YELLOW;
+	case FT_SEV_INFO:
+		return FT_ANSI_CYAN;
+	default:
+		return "";
+	}
+}
+
+bool
+ft__rp_is_computed(const struct ft_archive_record *rec)
+{
+	return rec->run.source == FT_SOURCE_SIM || rec->run.source == FT_SOURCE_MODEL;
+}
+
+void
+ft__rp_twin(const struct ft_archive_record *rec, struct rp_twin *tw)
+{
+	size_t i, n = 0;
+
+	memset(tw, 0, sizeof(*tw));
+	for (i = 0; i < ft_obs_set_len(&rec->obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&rec->obs, i);
+
+		if (strncmp(o->key, "sim.", 4) != 0 || !o->str[0])
+			continue;
+		if (strcmp(o->key, "sim.scenario") == 0)
+			tw->scenario = o->str;
+		else if (strcmp(o->key, "sim.engine") == 0)
+			tw->engine = o->str;
+		else if (strcmp(o->key, "sim.routing") == 0)
+			tw->routing = o->str;
+		else if (strcmp(o->key, "sim.fault") == 0 && tw->nfaults < FT_ARRAY_SIZE(tw->faults))
+			tw->faults[tw->nfaults++] = o->str;
+		else if (strcmp(o->key, "sim.description") == 0 && n + 1 < sizeof(tw->description))
+			n += (size_t)snprintf(tw->description + n, sizeof(tw->description) - n, "%s",
+			                      o->str);
+		n = FT_MIN(n, sizeof(tw->description) - 1);
+	}
+}
+
+const char *
+ft__rp_pct_abs(double v, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.0f%%", v * 100);
+	else
+		snprintf(buf, len, "-");
+	return buf;
 }

@@ -44,9 +44,11 @@ struct rp_pairs {
 	size_t n;
 	char (*names)[64];
 	double *v;
-	const char *metric; /* "busbw GB/s" or "algbw GB/s" */
+	const char *metric;   /* "busbw GB/s", "algbw GB/s" or "median latency us" */
+	bool lower_is_better; /* latency */
 };
-int ft__rp_pairs(const struct ft_archive_record *rec, struct rp_pairs *out);
+/* The bandwidth matrix, or with @latency the median latency matrix, of a run. */
+int ft__rp_pairs(const struct ft_archive_record *rec, bool latency, struct rp_pairs *out);
 void ft__rp_pairs_release(struct rp_pairs *p);
 
 /* Link utilization, highest first (ties by name). */
@@ -56,6 +58,24 @@ struct rp_link {
 	double rate_GBps; /* carried, NaN when unknown */
 };
 int ft__rp_links(const struct ft_archive_record *rec, struct ft_vec *out);
+
+/*
+ * What a simulated run was (the sim.* string observations that fabtune sim
+ * --save stores): scenario, engine, routing, its description (pieces
+ * joined) and the faults injected. Pointers into the record.
+ */
+struct rp_twin {
+	const char *scenario, *engine, *routing;
+	char description[1024];
+	const char *faults[32];
+	size_t nfaults;
+};
+/* True when the record is a simulation or a model: its figures are computed, not measured. */
+bool ft__rp_is_computed(const struct ft_archive_record *rec);
+void ft__rp_twin(const struct ft_archive_record *rec, struct rp_twin *tw);
+
+/* @v (a fraction) as "35%", or "-" when NaN. */
+const char *ft__rp_pct_abs(double v, char *buf, size_t len);
 
 /* Findings in report order: by layer, then severity (worst first), then index. */
 int ft__rp_findings_sorted(const struct ft_archive_record *rec, struct ft_vec *out /* ptrs */);
@@ -103,6 +123,13 @@ struct rp_series {
 	const struct rp_point *pts;
 	size_t n;
 };
+
+/*
+ * Bars, one per series, for results measured at a single size: a line
+ * through one point shows nothing. Each bar is labelled with its value.
+ */
+void ft__svg_bar_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,
+                       const struct rp_series *s, size_t ns);
 
 /* A line chart over a log2 size axis; @logy for a log10 y axis. */
 void ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,

@@ -229,6 +229,64 @@ ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, cons
 	ft_strbuf_adds(sb, "</svg>\n");
 }
 
+void
+ft__svg_bar_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,
+                  const struct rp_series *s, size_t ns)
+{
+	const double bw = 56, gap = 40, top = 44, plot_h = 220, left = 70;
+	double vmax = 0, w, h;
+	char buf[32];
+	size_t i, nbars = 0;
+
+	for (i = 0; i < ns; i++)
+		if (s[i].n && isfinite(s[i].pts[0].y)) {
+			vmax = FT_MAX(vmax, s[i].pts[0].y);
+			nbars++;
+		}
+	if (!nbars || !(vmax > 0))
+		return;
+	w = FT_MAX(360.0, left + (double)nbars * (bw + gap) + gap);
+	h = top + plot_h + 70;
+	ft_strbuf_addf(sb,
+	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	               id, w, h, w, h);
+	ft_strbuf_adds(sb, "<title>");
+	ft__rp_html_escape(sb, title);
+	ft_strbuf_adds(sb, "</title>\n");
+	text(sb, w / 2, 20, "middle", "title", title);
+	ft_strbuf_addf(sb,
+	               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n",
+	               left, top + plot_h, w - gap / 2, top + plot_h);
+	ft_strbuf_addf(sb,
+	               "<text x=\"14\" y=\"%.1f\" class=\"axis-label\" text-anchor=\"middle\" "
+	               "transform=\"rotate(-90 14 %.1f)\">",
+	               top + plot_h / 2, top + plot_h / 2);
+	ft__rp_html_escape(sb, ylabel);
+	ft_strbuf_adds(sb, "</text>\n");
+	for (i = 0, nbars = 0; i < ns; i++) {
+		double v, bh, x;
+
+		if (!s[i].n || !isfinite(s[i].pts[0].y))
+			continue;
+		v = s[i].pts[0].y;
+		bh = plot_h * v / vmax;
+		x = left + gap / 2 + (double)nbars * (bw + gap);
+		ft_strbuf_addf(sb,
+		               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		               "fill=\"%s\"%s class=\"bar\"><title>",
+		               x, top + plot_h - bh, bw, bh, s[i].color,
+		               s[i].style == RP_SOLID ? "" : " fill-opacity=\"0.45\"");
+		ft__rp_html_escape(sb, s[i].name);
+		ft_strbuf_addf(sb, ": %.4g</title></rect>\n", v);
+		snprintf(buf, sizeof(buf), "%.6g", v);
+		text(sb, x + bw / 2, top + plot_h - bh - 6, "middle", "tick", buf);
+		text(sb, x + bw / 2, top + plot_h + 18, "middle", "legend", s[i].name);
+		nbars++;
+	}
+	ft_strbuf_adds(sb, "</svg>\n");
+}
+
 /* Three-stop sequential palette (dark purple, teal, yellow) at t in [0, 1]. */
 static void
 palette(double t, char *buf, size_t len, bool *dark)
@@ -245,12 +303,18 @@ palette(double t, char *buf, size_t len, bool *dark)
 	*dark = t < 0.55;
 }
 
+/*
+ * A pairs matrix at a readable size (cells of 96 px for a few hosts, down
+ * to 8 px for many), coloured on an absolute scale: the fraction of the best
+ * pair, v / max for a bandwidth and min / v for a latency, from 0% (dark)
+ * to 100% (light).
+ */
 void
 ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 {
-	double cell = FT_MAX(6.0, FT_MIN(44.0, 520.0 / (double)p->n));
-	double left = 110, top = 110, size = cell * (double)p->n;
-	double vmin = INFINITY, vmax = -INFINITY, w, h;
+	double cell = FT_MAX(8.0, FT_MIN(96.0, 640.0 / (double)p->n));
+	double left = 140, top = 140, size = cell * (double)p->n;
+	double vmin = INFINITY, vmax = -INFINITY, best, w, h;
 	char color[16], buf[32];
 	size_t i, k;
 	bool dark;
@@ -262,7 +326,8 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 		}
 	if (!isfinite(vmin))
 		return;
-	w = left + size + 140;
+	best = p->lower_is_better ? vmin : vmax;
+	w = left + size + 170;
 	h = top + size + 20;
 	ft_strbuf_addf(sb,
 	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
@@ -284,7 +349,7 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 	for (i = 0; i < p->n; i++)
 		for (k = 0; k < p->n; k++) {
 			double v = p->v[i * p->n + k];
-			double t = vmax > vmin ? (v - vmin) / (vmax - vmin) : 1.0;
+			double t = !(best > 0) ? 1.0 : p->lower_is_better ? best / v : v / best;
 
 			if (isfinite(v))
 				palette(t, color, sizeof(color), &dark);
@@ -298,10 +363,11 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 			ft__rp_html_escape(sb, p->names[i]);
 			ft_strbuf_adds(sb, " -&gt; ");
 			ft__rp_html_escape(sb, p->names[k]);
-			ft_strbuf_addf(sb, ": %s</title></rect>\n",
-			               ft__rp_num(v, 2, buf, sizeof(buf)));
+			ft_strbuf_addf(sb, ": %s %s (%.0f%% of the best pair)</title></rect>\n",
+			               ft__rp_num(v, 2, buf, sizeof(buf)), p->metric,
+			               isfinite(v) ? t * 100 : 0);
 			if (isfinite(v) && cell >= 36) {
-				snprintf(buf, sizeof(buf), "%.3g", v);
+				snprintf(buf, sizeof(buf), "%.0f%%", t * 100);
 				text(sb, left + (double)k * cell + cell / 2,
 				     top + (double)i * cell + cell / 2 + 4, "middle",
 				     dark ? "cellv light" : "cellv", buf);
@@ -316,11 +382,16 @@ ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p)
 		               left + size + 20, top + size - (double)(i + 1) * size / 20,
 		               size / 20, color);
 	}
-	tick_label(vmax, buf, sizeof(buf));
-	text(sb, left + size + 38, top + 10, "start", "tick", buf);
-	tick_label(vmin, buf, sizeof(buf));
-	text(sb, left + size + 38, top + size, "start", "tick", buf);
-	text(sb, left + size + 38, top + size / 2, "start", "tick", p->metric);
+	tick_label(best, buf, sizeof(buf));
+	{
+		char top_label[64];
+
+		snprintf(top_label, sizeof(top_label), "100%% = %s", buf);
+		text(sb, left + size + 38, top + 10, "start", "tick", top_label);
+	}
+	text(sb, left + size + 38, top + size / 2 + 4, "start", "tick", "50%");
+	text(sb, left + size + 38, top + size, "start", "tick", "0%");
+	text(sb, left + size + 38, top + size + 16, "start", "tick", p->metric);
 	ft_strbuf_adds(sb, "</svg>\n");
 }
 

@@ -34,11 +34,44 @@ run_header(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft__rp_time(r->info.created_s, when, sizeof(when));
 		ft_strbuf_addf(out, "  saved:       %s\n", when);
 	}
-	if (r->info.host[0])
+	if (ft__rp_is_computed(r)) {
+		struct rp_twin tw;
+
+		ft__rp_twin(r, &tw);
+		if (tw.scenario)
+			ft_strbuf_addf(out, "  scenario:    %s (engine %s, routing %s)\n", tw.scenario,
+			               tw.engine ? tw.engine : "-", tw.routing ? tw.routing : "-");
+		if (tw.description[0])
+			ft_strbuf_addf(out, "  description: %s\n", tw.description);
+		if (tw.scenario && !tw.nfaults)
+			ft_strbuf_addf(out, "  faults:      none (the healthy twin)\n");
+		for (size_t k = 0; k < tw.nfaults; k++) {
+			char label[24];
+
+			snprintf(label, sizeof(label), "fault %zu:", k + 1);
+			ft_strbuf_addf(out, "  %-12s %s\n", label, tw.faults[k]);
+		}
+		/* the twin's figures do not depend on where it ran */
+		if (r->info.host[0])
+			ft_strbuf_addf(out, "  computed on: %s (not the cluster modelled)\n",
+			               r->info.host);
+	} else if (r->info.host[0]) {
 		ft_strbuf_addf(out, "  host:        %s\n", r->info.host);
+	}
+	if (isfinite(r->run.wall_s) && r->run.wall_s > 0) {
+		ft_strbuf_addf(out, "  usage:       %.1f s", r->run.wall_s);
+		if (isfinite(r->run.cpu_s))
+			ft_strbuf_addf(out, ", %.1f s CPU", r->run.cpu_s);
+		if (isfinite(r->run.host_busy))
+			ft_strbuf_addf(out, ", host %.0f%% busy", r->run.host_busy * 100);
+		if (isfinite(r->run.load1))
+			ft_strbuf_addf(out, ", load %.2f", r->run.load1);
+		ft_strbuf_addf(out, "\n");
+	}
 	if (ft_fingerprint_len(&r->fp))
-		ft_strbuf_addf(out, "  fingerprint: %s (%zu keys)\n", r->info.fp_digest,
-		               ft_fingerprint_len(&r->fp));
+		ft_strbuf_addf(out, "  fingerprint: %s (%zu keys%s)\n", r->info.fp_digest,
+		               ft_fingerprint_len(&r->fp),
+		               ft__rp_is_computed(r) ? ", of the machine that computed it" : "");
 	ft_strbuf_addf(out, "  contents:    %zu results, %zu observations, %zu findings\n",
 	               ft_run_nrows(&r->run), ft_obs_set_len(&r->obs), r->findings.len);
 }
@@ -107,8 +140,10 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_table_cell(&t, r->transport[0] ? r->transport : "-");
 		ft_table_cell(&t, ft_format_size(r->bytes, b[0], sizeof(b[0])));
 		ft_table_cellf(&t, "%" PRIu32, r->nranks);
-		if (r->src[0] || r->dst[0])
+		if (r->src[0] && r->dst[0])
 			ft_table_cellf(&t, "%s->%s", r->src, r->dst);
+		else if (r->src[0] || r->dst[0]) /* one end: a job or an endpoint */
+			ft_table_cell(&t, r->src[0] ? r->src : r->dst);
 		else
 			ft_table_cell(&t, "-");
 		ft_table_cell(&t, ft__rp_num(r->time_us, 2, b[0], sizeof(b[0])));
@@ -148,10 +183,28 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	               c->count[FT_VERDICT_UNCHANGED], c->count[FT_VERDICT_NEW],
 	               c->count[FT_VERDICT_MISSING]);
 	ft_strbuf_addf(out,
-	               "  thresholds: %.3g sigma (floor %.3g%%) with %u+ samples, "
-	               "else %.3g%%\n",
+	               "  thresholds: %.3g sigma (floor %.3g%%) with %u+ runs, else %.3g%% "
+	               "or the per-iteration spread when wider\n",
 	               c->opts.k_sigma, c->opts.floor_rel * 100, c->opts.min_samples,
 	               c->opts.rel_threshold * 100);
+	/* a run on a busier host than its baseline explains a band or a regression */
+	{
+		double sum = 0;
+		size_t n = 0;
+
+		for (i = 0; i < in->nbaseline; i++)
+			if (isfinite(in->baseline[i]->host_busy)) {
+				sum += in->baseline[i]->host_busy;
+				n++;
+			}
+		if (isfinite(in->run->run.host_busy) || n)
+			ft_strbuf_addf(out, "  host busy:  this run %s, baseline %s\n",
+			               ft__rp_pct_abs(in->run->run.host_busy, b[0], sizeof(b[0])),
+			               ft__rp_pct_abs(n ? sum / (double)n : NAN, b[1], sizeof(b[1])));
+	}
+	ft_strbuf_addf(out, "  matched:    %zu of %zu baseline results%s\n", c->nmatched,
+	               c->nmatched + c->count[FT_VERDICT_MISSING],
+	               ft_compare_is_incomplete(c) ? " (too few: incomplete)" : "");
 	if (c->rows.len == 0)
 		return;
 	ft_table_init(&t);
@@ -174,8 +227,10 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_table_cell(&t, r->transport[0] ? r->transport : "-");
 		ft_table_cell(&t, ft_format_size(r->bytes, b[0], sizeof(b[0])));
 		ft_table_cellf(&t, "%" PRIu32, r->nranks);
-		if (r->src[0] || r->dst[0])
+		if (r->src[0] && r->dst[0])
 			ft_table_cellf(&t, "%s->%s", r->src, r->dst);
+		else if (r->src[0] || r->dst[0]) /* one end: a job or an endpoint */
+			ft_table_cell(&t, r->src[0] ? r->src : r->dst);
 		else
 			ft_table_cell(&t, "-");
 		ft_table_cellf(&t, "%s %s", r->metric, r->higher_is_better ? "GB/s" : "us");
@@ -190,10 +245,14 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 		ft_table_cell(&t, ft__rp_pct(r->delta_rel, b[4], sizeof(b[4])));
 		if (isfinite(r->threshold_rel))
 			ft_table_cellf(&t, "%.1f%% %s", r->threshold_rel * 100,
-			               r->noise_aware ? "noise" : "stated");
+			               ft_band_from_name(r->band_from));
 		else
 			ft_table_cell(&t, "-");
-		ft_table_cell(&t, ft_verdict_name(r->verdict));
+		if (in->color && ft_report_verdict_color(r->verdict)[0])
+			ft_table_cellf(&t, "%s%s%s", ft_report_verdict_color(r->verdict),
+			               ft_verdict_name(r->verdict), FT_ANSI_RESET);
+		else
+			ft_table_cell(&t, ft_verdict_name(r->verdict));
 	}
 	ft_table_render(&t, out);
 	ft_table_release(&t);
@@ -280,8 +339,14 @@ findings(const struct ft_report_input *in, struct ft_strbuf *out)
 			layer = (int)f->layer;
 			ft_strbuf_addf(out, "  %s\n", ft_layer_name(f->layer));
 		}
-		ft_strbuf_addf(out, "    [%s] %s: %s\n", ft_severity_name(f->severity),
-		               f->entity[0] ? f->entity : "-", f->rule_id);
+		if (in->color)
+			ft_strbuf_addf(out, "    [%s%s%s] %s: %s\n",
+			               ft_report_severity_color(f->severity),
+			               ft_severity_name(f->severity), FT_ANSI_RESET,
+			               f->entity[0] ? f->entity : "-", f->rule_id);
+		else
+			ft_strbuf_addf(out, "    [%s] %s: %s\n", ft_severity_name(f->severity),
+			               f->entity[0] ? f->entity : "-", f->rule_id);
 		if (f->message[0])
 			ft_strbuf_addf(out, "      %s\n", f->message);
 		if (f->fix[0])

@@ -65,6 +65,13 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft_json_kv_uint(j, "gpus", r->ngpus);
 	ft_json_kv_uint(j, "links", r->nlinks);
 	ft_json_kv_uint(j, "faults", r->nfaults);
+	ft_json_key(j, "fault_list");
+	ft_json_arr_begin(j);
+	for (size_t k = 0; k < r->faults.len; k++)
+		ft_json_str(j, ((const struct ft_sim_fault_text *)ft_vec_at(&r->faults, k))->text);
+	ft_json_arr_end(j);
+	if (r->description[0])
+		ft_json_kv_str(j, "description", r->description);
 	ft_json_kv_uint(j, "seed", r->seed);
 	kv_us(j, "makespan_us", c->makespan_s);
 
@@ -228,7 +235,11 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		ft_strbuf_addf(out, ", fabric x%.3g", r->fabric_scale);
 	if (r->nfaults)
 		ft_strbuf_addf(out, ", %zu fault%s", r->nfaults, r->nfaults > 1 ? "s" : "");
-	ft_strbuf_addf(out, ", seed %" PRIu64 "\n\n", r->seed);
+	ft_strbuf_addf(out, ", seed %" PRIu64 "\n", r->seed);
+	for (i = 0; i < r->faults.len; i++)
+		ft_strbuf_addf(out, "fault %zu: %s\n", i + 1,
+		               ((const struct ft_sim_fault_text *)ft_vec_at(&r->faults, i))->text);
+	ft_strbuf_addch(out, '\n');
 
 	if (ft_run_nrows(&r->run)) {
 		ft_table_init(&t);

@@ -515,6 +515,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->hot, sizeof(struct ft_sim_hot_link));
 	ft_vec_init(&r->tiers, sizeof(struct ft_sim_tier_stat));
 	ft_vec_init(&r->ports, sizeof(struct ft_sim_hot_link));
+	ft_vec_init(&r->faults, sizeof(struct ft_sim_fault_text));
 	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
 }
 
@@ -530,6 +531,44 @@ ft_sim_report_release(struct ft_sim_report *r)
 		ft_free(((struct ft_sim_file *)ft_vec_at(&r->counter_files, i))->text);
 	ft_vec_release(&r->counter_files);
 	ft_free(r->trace_json);
+	ft_vec_release(&r->faults);
+}
+
+/* A fault in words, for reports: what, where, and how much of it is left. */
+static void
+fault_text(const struct sc_fault *f, char *buf, size_t len)
+{
+	static const char *const what[] = { "link", "nic", "pcie", "nvlink", "switch", "port",
+		                            "gpu" };
+	char where[64] = "", how[48];
+
+	switch (f->what) {
+	case SC_F_LINK:
+		snprintf(where, sizeof(where), "link %u", f->link);
+		break;
+	case SC_F_SWITCH:
+		snprintf(where, sizeof(where), "tier-%u switch %u", f->tier, f->sw);
+		break;
+	case SC_F_PORT:
+		snprintf(where, sizeof(where), "tier-%u switch %u port %u", f->tier, f->sw,
+		         f->port);
+		break;
+	default:
+		snprintf(where, sizeof(where), "node %u%s", f->node,
+		         f->has_nic ? " NIC" : f->has_gpu ? " GPU" : "");
+		if (f->has_nic || f->has_gpu)
+			snprintf(where + strlen(where), sizeof(where) - strlen(where), " %u",
+			         f->has_nic ? f->nic : f->gpu);
+		break;
+	}
+	if (f->what == SC_F_GPU)
+		snprintf(how, sizeof(how), "compute %.3gx slower", f->slowdown);
+	else if (f->scale == 0)
+		snprintf(how, sizeof(how), "down");
+	else
+		snprintf(how, sizeof(how), "at %.3g%% of its rate", f->scale * 100);
+	snprintf(buf, len, "%s: %s %s", (unsigned)f->what < FT_ARRAY_SIZE(what) ? what[f->what] : "?",
+	         where, how);
 }
 
 static void
@@ -811,6 +850,14 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	out->fabric_scale = fscale;
 	out->nnodes = sc->spec.nnodes;
 	out->nfaults = ov && ov->no_faults ? 0 : sc->faults.len;
+	ft_strlcpy(out->description, sc->description, sizeof(out->description));
+	for (size_t k = 0; k < out->nfaults; k++) {
+		struct ft_sim_fault_text ft;
+
+		fault_text(ft_vec_at(&sc->faults, k), ft.text, sizeof(ft.text));
+		if (ft_vec_push(&out->faults, &ft) < 0)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	}
 	if (ov && ov->cluster) {
 		rc = ft__sim_resolve_cluster(sc, ov->cluster, &ospec, err);
 		if (rc < 0)

@@ -927,7 +927,7 @@ top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_no
 	if (strcmp(key, "name") == 0)
 		return get_str(l, v, path, sc->name, sizeof(sc->name));
 	if (strcmp(key, "description") == 0)
-		return want_scalar(l, v, path, "a string");
+		return get_str(l, v, path, sc->description, sizeof(sc->description));
 	if (strcmp(key, "seed") == 0)
 		return get_u64(l, v, path, &sc->seed);
 	if (strcmp(key, "cluster") == 0 || strcmp(key, "fabric") == 0)

@@ -448,6 +448,7 @@ enum {
 struct ft_scenario {
 	char name[64];
 	char file[256];
+	char description[1024]; /* the scenario's own words, "" when none */
 	struct ft_cluster_spec spec;
 	char engine[16];
 	enum ft_routing routing;

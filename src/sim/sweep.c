@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include <fabtune/json.h>
+#include <fabtune/launch.h>
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
@@ -355,7 +356,9 @@ run_point(const struct sweep *sw, const struct ft_scenario *sc, const struct ft_
 		ft_json_kv_str(&j, dim_names[sw->dims[d].kind], sw->dims[d].values[idx[d]]);
 	ft_json_obj_end(&j);
 	ft_json_key(&j, "report");
-	ft_sim_report_json(&rep, stable, &j);
+	/* how long a point took and how much memory, on whichever rank ran it, are left
+	   out: the document is the same bytes with or without mpirun */
+	ft_sim_report_json(&rep, true, &j);
 	ft_json_obj_end(&j);
 	ft_sim_report_release(&rep);
 	return out->oom ? ft_error_set(err, FT_ENOMEM, "out of memory") : 0;
@@ -364,7 +367,9 @@ run_point(const struct sweep *sw, const struct ft_scenario *sc, const struct ft_
 static bool
 under_mpirun(void)
 {
-	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE");
+	struct ft_launch l;
+
+	return ft_launch_detect(NULL, &l, NULL) == 0 && l.mpi && ft_launch_is_parallel(&l);
 }
 
 int
@@ -381,6 +386,19 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 	uint64_t i;
 
 	*is_root = true;
+	{
+		struct ft_launch l;
+
+		/* srun without PMI: every task would run the whole sweep and print it */
+		rc = ft_launch_detect(NULL, &l, err);
+		if (rc < 0)
+			return rc;
+		if (l.launcher == FT_LAUNCHER_SLURM && l.size > 1)
+			return ft_error_set(err, FT_EINVAL,
+			                    "sweep: srun started %u tasks (%s) without PMI, so they "
+			                    "cannot share the points: run srun --mpi=pmix (or pmi2)",
+			                    l.size, l.vars);
+	}
 	sw = ft_calloc(1, sizeof(*sw));
 	if (!sw)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
@@ -397,6 +415,19 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 		MPI_Comm_size(MPI_COMM_WORLD, &size);
 		mpi = true;
 		*is_root = rank == 0;
+		{
+			struct ft_launch l;
+
+			/* the launcher said N, MPI says 1: another MPI's mpirun */
+			if (ft_launch_detect(NULL, &l, NULL) == 0 && l.size > 1 && size == 1) {
+				ft_free(sw);
+				return ft_error_set(err, FT_EMPI,
+				                    "sweep: the environment says %u processes (%s, %s) "
+				                    "but MPI sees a world of 1: this fabtune's MPI is "
+				                    "not the launcher's",
+				                    l.size, ft_launcher_name(l.launcher), l.vars);
+			}
+		}
 	}
 #else
 	if (under_mpirun()) {

@@ -22,7 +22,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 check() { if "$@" >"$tmp/check.out" 2>&1; then ok "$desc"; else bad "$desc"; sed 's/^/# /' "$tmp/check.out"; fi; }
 
-echo "1..12"
+echo "1..13"
 ASAN_OPTIONS=$live_asan "$fabtune" --json --archive "$tmp/a.db" doctor -o "$tmp/report1.html" >"$tmp/1.json" 2>"$tmp/1.err"
 rc1=$?
 desc="first run exits 0 or 1 (rc $rc1)"; check test "$rc1" -le 1
@@ -84,7 +84,7 @@ check grep -qi "baseline" "$tmp/report2.html"
 desc="the archive holds the two doctor runs"
 check python3 - "$tmp/list.json" <<'PY'
 import json, sys
-runs = json.load(open(sys.argv[1]))
+runs = json.load(open(sys.argv[1]))["runs"]
 assert [r["id"] for r in runs] == [1, 2], runs
 assert all(r["kind"] == "doctor" and r["rows"] >= 24 and r["observations"] > 0 for r in runs), runs
 PY
@@ -92,7 +92,7 @@ PY
 desc="the baseline is the first run only"
 check python3 - "$tmp/base.json" <<'PY'
 import json, sys
-b = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[1]))["baselines"]
 assert len(b) == 1 and b[0]["name"].startswith("doctor-") and b[0]["runs"] == 1 and b[0]["newest"] == 1, b
 PY
 
@@ -138,4 +138,18 @@ PY
 else
 	echo "ok 12 - # SKIP mpirun not installed"
 fi
+# Outside the golden-test mode the run's start is the wall clock (never 1970)
+# and its CPU usage is recorded.
+env -u FABTUNE_TEST_STABLE "$fabtune" --archive "$tmp/c.db" doctor --root tests/fixtures/sysfs/gpu-node \
+	--no-bench --no-report >/dev/null 2>&1
+env -u FABTUNE_TEST_STABLE "$fabtune" --archive "$tmp/c.db" archive export >"$tmp/c.json" 2>&1
+desc="doctor stores a wall-clock start and the CPU usage"
+check python3 - "$tmp/c.json" <<'PY'
+import json, sys, time
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert abs(r["started"] - time.time()) < 3600, (r["started"], time.time())
+assert abs(r["created"] - time.time()) < 3600, r["created"]
+u = r["usage"]
+assert u["wall_s"] > 0 and u["cpu_s"] >= 0, u
+PY
 exit 0

@@ -46,4 +46,16 @@ mpi 2 "$fabtune" bench pt2pt_lat --transport mpi -n 200 >"$tmp/d.out" 2>"$tmp/d.
 	{ echo "not ok: mpi latency exited $?"; cat "$tmp/d.err"; exit 1; }
 grep -q 't_typical' "$tmp/d.out" && echo "ok: mpi ping-pong latency" ||
 	{ echo "not ok: mpi latency table"; cat "$tmp/d.out"; fail=1; }
+# Two ranks on one host: the host is probed once, not once per rank.
+"$fabtune" probe --no-tools --json >"$tmp/p1.json" 2>"$tmp/p1.err" ||
+	{ echo "not ok: probe alone exited $?"; cat "$tmp/p1.err"; exit 1; }
+mpi 2 "$fabtune" probe --no-tools --json >"$tmp/p2.json" 2>"$tmp/p2.err" ||
+	{ echo "not ok: probe under mpirun exited $?"; cat "$tmp/p2.err"; exit 1; }
+n1=$(grep -o '"key":"eth.link.mtu"' "$tmp/p1.json" | wc -l)
+n2=$(grep -o '"key":"eth.link.mtu"' "$tmp/p2.json" | wc -l)
+if [ "$n1" -gt 0 ] && [ "$n1" = "$n2" ]; then
+	echo "ok: one probe per host under mpirun ($n2 interface MTUs, as alone)"
+else
+	echo "not ok: probe under mpirun: $n2 interface MTUs, $n1 alone"; fail=1
+fi
 exit $fail

@@ -123,12 +123,27 @@ if page fabric "$F/fabric-doctor.json"; then
 		layer-fabric layer-os-driver
 	check_render fabric 40
 	expect_ids "$tmp/fabric.dom" pairs-heatmap link-util chart-lat-pt2pt-lat
+	grep -q '>100% = ' "$tmp/fabric.html" || { echo "FAIL fabric: no absolute scale"; fail=1; }
 	[ "$(grep -c 'class="cell"' "$tmp/fabric.dom")" -eq 36 ] ||
 		{ echo "FAIL fabric: the heatmap should have 6x6 cells"; fail=1; }
 	# The label holds markup: it must be escaped, never live.
 	grep -q '&lt;script&gt;' "$tmp/fabric.html" || { echo "FAIL fabric: label not escaped"; fail=1; }
 fi
-# 3. The check can fail: a blank page has a single colour.
+# 3. A simulated run: the scenario, its description and faults, the engine; bars for
+#    one measured size; the fingerprint marked as the computing machine's.
+if "$fabtune" sim scenarios/degraded-link-ring.yaml --save >/dev/null 2>&1 && page sim latest; then
+	for want in 'degraded-link-ring (engine flow, routing dmodk)' 'trained at 1X instead of 4X' \
+		'nic: node 17 NIC 3 at 25% of its rate' 'of the machine that computed it' \
+		'all_reduce at 1GiB: bus bandwidth'; do
+		grep -qF "$want" "$tmp/sim.html" || { echo "FAIL sim: no '$want'"; fail=1; }
+	done
+	grep -q 'class="bar"' "$tmp/sim.html" || { echo "FAIL sim: no bar for a single size"; fail=1; }
+	grep -q '<polyline' "$tmp/sim.html" && { echo "FAIL sim: a line through one point"; fail=1; }
+	grep -q '&#8594;</td>' "$tmp/sim.html" && { echo "FAIL sim: a pair with an empty end"; fail=1; }
+	check_render sim 20
+	expect_ids "$tmp/sim.dom" chart-bw-all-reduce link-util
+fi
+# 4. The check can fail: a blank page has a single colour.
 printf '<!DOCTYPE html><html><body style="background:#fff"></body></html>\n' >"$tmp/blank.html"
 run_chromium "$tmp/blank.shot" --screenshot="$tmp/blank.png" --window-size=400,300 "file://$tmp/blank.html"
 read -r colours top < <(python3 "$tmp/png.py" "$tmp/blank.png")

@@ -811,7 +811,7 @@ test_migrate_v1(void **state)
 	ft_archive_close(ar);
 
 	assert_int_equal(ft_archive_open(path, &ar, &err), 0);
-	assert_int_equal(ft_archive_opened_version(ar), 2);
+	assert_int_equal(ft_archive_opened_version(ar), FT_ARCHIVE_SCHEMA_VERSION);
 	ft_vec_init(&ids, sizeof(int64_t));
 	assert_int_equal(ft_archive_baseline_runs(ar, "default", &ids, &err), 0);
 	assert_int_equal(ids.len, 1);
@@ -974,6 +974,177 @@ test_compare(void **state)
 	}
 	for (i = 0; i < 4; i++)
 		ft_run_release(&base[i]);
+	ft_run_release(&cur);
+}
+
+/* A row with every key field, for the matching tests. */
+static struct ft_result_row *
+add_keyed(struct ft_run *run, const char *test, const char *redop, const char *dtype,
+          uint64_t bytes, uint32_t nranks, double busbw)
+{
+	struct ft_result_row r;
+
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, test, sizeof(r.test));
+	ft_strlcpy(r.redop, redop, sizeof(r.redop));
+	ft_strlcpy(r.dtype, dtype, sizeof(r.dtype));
+	ft_strlcpy(r.transport, "tcp", sizeof(r.transport));
+	r.bytes = bytes;
+	r.nranks = nranks;
+	r.busbw_GBps = busbw;
+	r.time_us = 100.0;
+	assert_int_equal(ft_run_add(run, &r), 0);
+	return ft_run_row(run, ft_run_nrows(run) - 1);
+}
+
+/*
+ * A key without its counterpart is new or missing, never compared with the
+ * next larger key: a 2 MiB row against a 16 MiB baseline, 4 ranks against
+ * 8, another dtype or reduction.
+ */
+static void
+test_compare_exact_keys(void **state)
+{
+	struct ft_error err = { 0 };
+	struct ft_run base, cur;
+	const struct ft_run *bp = &base;
+	struct ft_compare cmp;
+	size_t i;
+
+	ft_run_init(&base, FT_SOURCE_BENCH, "bench");
+	add_keyed(&base, "all_reduce", "sum", "float", 16 << 20, 8, 100.0);
+	add_keyed(&base, "all_reduce", "sum", "float", 1 << 20, 8, 10.0);
+	ft_run_init(&cur, FT_SOURCE_BENCH, "bench");
+	add_keyed(&cur, "all_reduce", "sum", "float", 2 << 20, 8, 36.0);  /* no 2 MiB row */
+	add_keyed(&cur, "all_reduce", "sum", "float", 16 << 20, 4, 50.0); /* 4 ranks, not 8 */
+	add_keyed(&cur, "all_reduce", "sum", "half", 16 << 20, 8, 50.0);  /* another dtype */
+	add_keyed(&cur, "all_reduce", "max", "float", 16 << 20, 8, 50.0); /* another op */
+	assert_int_equal(ft_compare_runs(&cur, &bp, 1, NULL, &cmp, &err), 0);
+	assert_int_equal(cmp.count[FT_VERDICT_NEW], 4);
+	assert_int_equal(cmp.count[FT_VERDICT_MISSING], 2);
+	assert_int_equal(cmp.count[FT_VERDICT_REGRESSED], 0);
+	assert_int_equal(cmp.nmatched, 0);
+	for (i = 0; i < cmp.rows.len; i++) {
+		const struct ft_compare_row *r = ft_vec_at(&cmp.rows, i);
+
+		assert_true(r->verdict == FT_VERDICT_NEW || r->verdict == FT_VERDICT_MISSING);
+		if (r->verdict == FT_VERDICT_NEW) {
+			assert_int_equal(r->base_n, 0);
+			assert_true(isnan(r->base_mean));
+		}
+	}
+	/* nothing matched: incomplete, whatever the threshold */
+	assert_true(ft_compare_is_incomplete(&cmp));
+	ft_compare_release(&cmp);
+
+	/* One of the two baseline keys matched: 50% is enough by default, 60% is not. */
+	add_keyed(&cur, "all_reduce", "sum", "float", 1 << 20, 8, 10.0);
+	assert_int_equal(ft_compare_runs(&cur, &bp, 1, NULL, &cmp, &err), 0);
+	assert_int_equal(cmp.nmatched, 1);
+	assert_int_equal(cmp.count[FT_VERDICT_MISSING], 1);
+	assert_false(ft_compare_is_incomplete(&cmp));
+	ft_compare_release(&cmp);
+	{
+		struct ft_compare_opts o;
+
+		ft_compare_opts_init(&o);
+		o.min_matched = 0.6;
+		assert_int_equal(ft_compare_runs(&cur, &bp, 1, &o, &cmp, &err), 0);
+		assert_true(ft_compare_is_incomplete(&cmp));
+		ft_compare_release(&cmp);
+		o.min_matched = 1.5;
+		assert_int_equal(ft_compare_runs(&cur, &bp, 1, &o, &cmp, &err), FT_EINVAL);
+		ft_error_clear(&err);
+	}
+	ft_run_release(&base);
+	ft_run_release(&cur);
+}
+
+/*
+ * A latency test is compared on its latency, lower is better, even when a
+ * derived bandwidth is present; its percentiles travel with it.
+ */
+static void
+test_compare_latency_direction(void **state)
+{
+	struct ft_error err = { 0 };
+	struct ft_run base, cur;
+	const struct ft_run *bp = &base;
+	struct ft_compare cmp;
+	struct ft_result_row *row;
+	const struct ft_compare_row *r;
+
+	ft_run_init(&base, FT_SOURCE_BENCH, "bench");
+	row = add_keyed(&base, "pt2pt_lat", "none", "uint8", 8, 2, 0.0008);
+	row->lat_p50_us = 10.0;
+	row->lat_p99_us = 14.0;
+	ft_run_init(&cur, FT_SOURCE_BENCH, "bench");
+	row = add_keyed(&cur, "pt2pt_lat", "none", "uint8", 8, 2, 0.0016);
+	row->lat_p50_us = 5.0; /* half the latency: twice the derived bandwidth */
+	row->lat_p99_us = 7.0;
+	assert_int_equal(ft_compare_runs(&cur, &bp, 1, NULL, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_string_equal(r->metric, "lat_p50");
+	assert_false(r->higher_is_better);
+	assert_true(fabs(r->delta_rel + 0.5) < 1e-12);
+	assert_int_equal(r->verdict, FT_VERDICT_IMPROVED);
+	assert_true(fabs(r->current_p99 - 7.0) < 1e-12);
+	assert_true(fabs(r->base_p99 - 14.0) < 1e-12);
+	ft_compare_release(&cmp);
+	/* and slower is a regression */
+	row = ft_run_row(&cur, 0);
+	row->lat_p50_us = 12.0;
+	assert_int_equal(ft_compare_runs(&cur, &bp, 1, NULL, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_int_equal(r->verdict, FT_VERDICT_REGRESSED);
+	ft_compare_release(&cmp);
+	ft_run_release(&base);
+	ft_run_release(&cur);
+}
+
+/*
+ * A one-run baseline: the band is the stated 5% unless the per-iteration
+ * spread (root mean square of the two runs' coefficients of variation) is
+ * wider. 8% spread on both sides: a -7% change is noise, -20% is not.
+ */
+static void
+test_compare_iteration_band(void **state)
+{
+	struct ft_error err = { 0 };
+	struct ft_run base, cur;
+	const struct ft_run *bp = &base;
+	struct ft_compare cmp;
+	struct ft_result_row *row;
+	const struct ft_compare_row *r;
+
+	ft_run_init(&base, FT_SOURCE_BENCH, "bench");
+	row = add_keyed(&base, "all_reduce", "sum", "float", 1 << 20, 2, 10.0);
+	row->time_stdev_us = 8.0; /* of time_us 100: cv 0.08 */
+	row = add_keyed(&base, "all_reduce", "sum", "float", 2 << 20, 2, 10.0);
+	row->time_stdev_us = 8.0;
+	row = add_keyed(&base, "all_reduce", "sum", "float", 4 << 20, 2, 10.0);
+	row->time_stdev_us = 1.0; /* quiet: the stated 5% applies */
+	ft_run_init(&cur, FT_SOURCE_BENCH, "bench");
+	row = add_keyed(&cur, "all_reduce", "sum", "float", 1 << 20, 2, 9.3);
+	row->time_stdev_us = 8.0;
+	row = add_keyed(&cur, "all_reduce", "sum", "float", 2 << 20, 2, 8.0);
+	row->time_stdev_us = 8.0;
+	row = add_keyed(&cur, "all_reduce", "sum", "float", 4 << 20, 2, 9.3);
+	row->time_stdev_us = 1.0;
+	assert_int_equal(ft_compare_runs(&cur, &bp, 1, NULL, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_int_equal(r->band_from, FT_BAND_ITERATIONS);
+	assert_true(fabs(r->iter_cv - 0.08) < 1e-12);
+	assert_true(fabs(r->threshold_rel - 0.08) < 1e-12);
+	assert_int_equal(r->verdict, FT_VERDICT_UNCHANGED);
+	r = ft_vec_at(&cmp.rows, 1);
+	assert_int_equal(r->verdict, FT_VERDICT_REGRESSED);
+	r = ft_vec_at(&cmp.rows, 2);
+	assert_int_equal(r->band_from, FT_BAND_STATED);
+	assert_true(fabs(r->threshold_rel - 0.05) < 1e-12);
+	assert_int_equal(r->verdict, FT_VERDICT_REGRESSED);
+	ft_compare_release(&cmp);
+	ft_run_release(&base);
 	ft_run_release(&cur);
 }
 
@@ -1200,6 +1371,9 @@ main(void)
 		cmocka_unit_test(test_migrate_v1),
 		cmocka_unit_test(test_baselines),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_compare_exact_keys),
+		cmocka_unit_test(test_compare_latency_direction),
+		cmocka_unit_test(test_compare_iteration_band),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_fingerprint_many),
 		cmocka_unit_test(test_default_path),

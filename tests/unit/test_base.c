@@ -418,6 +418,113 @@ test_result_model(void **state)
 	assert_string_equal(ft_severity_name(FT_SEV_CRITICAL), "critical");
 }
 
+/* ---- launcher detection and usage ------------------------------------------ */
+
+static void
+detect(char **env, enum ft_launcher want, uint32_t rank, uint32_t size, int32_t local,
+       bool mpi)
+{
+	struct ft_error err = { 0 };
+	struct ft_launch l;
+
+	assert_int_equal(ft_launch_detect(env, &l, &err), 0);
+	assert_string_equal(ft_launcher_name(l.launcher), ft_launcher_name(want));
+	assert_int_equal(l.rank, rank);
+	assert_int_equal(l.size, size);
+	assert_int_equal(l.local_rank, local);
+	assert_int_equal(l.mpi, mpi);
+}
+
+static void
+test_launch_detect(void **state)
+{
+	char *none[] = { "HOME=/root", "RANKING=3", NULL };
+	char *ompi[] = { "OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE=4",
+		         "OMPI_COMM_WORLD_LOCAL_RANK=1", "PMIX_RANK=3", NULL };
+	char *hydra[] = { "PMI_RANK=1", "PMI_SIZE=2", "MPI_LOCALRANKID=0", NULL };
+	char *pmix[] = { "PMIX_RANK=5", NULL };
+	char *srun_pmi[] = { "SLURM_PROCID=2", "SLURM_NTASKS=8", "SLURM_STEP_NUM_TASKS=4",
+		             "SLURM_STEP_ID=0", "SLURM_LOCALID=0", "PMI_RANK=2", NULL };
+	char *srun[] = { "SLURM_PROCID=1", "SLURM_NTASKS=4", "SLURM_STEP_ID=3",
+		         "SLURM_LOCALID=1", "SLURM_NTASKS_PER_NODE=2(x2)", NULL };
+	char *batch[] = { "SLURM_PROCID=0", "SLURM_NTASKS=4", "SLURM_JOB_ID=7", NULL };
+	char *torch[] = { "RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2",
+		          "MASTER_ADDR=10.0.0.1", "MASTER_PORT=29500", NULL };
+	char *one[] = { "SLURM_PROCID=0", "SLURM_NTASKS=1", "SLURM_STEP_ID=0", NULL };
+	char *bad_rank[] = { "OMPI_COMM_WORLD_RANK=4", "OMPI_COMM_WORLD_SIZE=4", NULL };
+	char *bad_num[] = { "RANK=x", "WORLD_SIZE=2", NULL };
+	struct ft_error err = { 0 };
+	struct ft_launch l;
+
+	detect(none, FT_LAUNCHER_NONE, 0, 1, -1, false);
+	detect(ompi, FT_LAUNCHER_OMPI, 3, 4, 1, true);
+	detect(hydra, FT_LAUNCHER_PMI, 1, 2, 0, true);
+	detect(pmix, FT_LAUNCHER_PMIX, 5, 0, -1, true); /* size unknown: still parallel */
+	detect(srun_pmi, FT_LAUNCHER_SLURM_PMI, 2, 4, 0, true);
+	detect(srun, FT_LAUNCHER_SLURM, 1, 4, 1, false);
+	detect(batch, FT_LAUNCHER_NONE, 0, 1, -1, false);
+	detect(torch, FT_LAUNCHER_TORCHRUN, 1, 2, 1, false);
+	detect(one, FT_LAUNCHER_SLURM, 0, 1, -1, false);
+	assert_int_equal(ft_launch_detect(pmix, &l, &err), 0);
+	assert_true(ft_launch_is_parallel(&l));
+	assert_int_equal(ft_launch_detect(one, &l, &err), 0);
+	assert_false(ft_launch_is_parallel(&l));
+	assert_int_equal(ft_launch_detect(torch, &l, &err), 0);
+	assert_string_equal(l.master, "10.0.0.1:29500");
+	assert_false(ft_launch_is_host_leader(&l));
+	assert_int_equal(ft_launch_detect(srun, &l, &err), 0);
+	assert_string_equal(l.vars, "SLURM_PROCID=1 SLURM_NTASKS=4");
+	assert_int_equal(ft_launch_detect(bad_rank, &l, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "OMPI_COMM_WORLD_RANK=4 is not below OMPI_COMM_WORLD_SIZE=4"));
+	ft_error_clear(&err);
+	assert_int_equal(ft_launch_detect(bad_num, &l, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "RANK='x'"));
+	ft_error_clear(&err);
+}
+
+static void
+test_usage(void **state)
+{
+	static const char stat1[] = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 100 0 50 800 50 0 0 0\n";
+	static const char stat2[] = "intr 1\ncpu  200 0 100 1500 100 0 0 0 0 0\n";
+	struct ft_usage_sample a, b;
+	uint64_t busy, total;
+	struct ft_run run;
+
+	assert_int_equal(ft_usage_parse_stat(stat1, &busy, &total), 0);
+	assert_int_equal(total, 1000);
+	assert_int_equal(busy, 150);
+	assert_int_equal(ft_usage_parse_stat(stat2, &busy, &total), 0);
+	assert_int_equal(total, 1900);
+	assert_int_equal(ft_usage_parse_stat("cpu0 1 2 3 4\n", &busy, &total), FT_EPARSE);
+	assert_int_equal(ft_usage_parse_stat("cpu  1 2\n", &busy, &total), FT_EPARSE);
+
+	/* 150 of 900 more jiffies busy: 1/6 */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.wall_s = 1.8e9;
+	a.mono_s = 10.0;
+	b.mono_s = 12.5;
+	a.cpu_s = 1.0;
+	b.cpu_s = 3.0;
+	a.host_busy = 150, a.host_total = 1000;
+	b.host_busy = 300, b.host_total = 1900;
+	b.load1 = 0.5;
+	ft_run_init(&run, FT_SOURCE_BENCH, "bench");
+	ft_usage_apply(&a, &b, &run);
+	assert_true(run.started_s == 1.8e9);
+	assert_true(fabs(run.wall_s - 2.5) < 1e-12);
+	assert_true(fabs(run.cpu_s - 2.0) < 1e-12);
+	assert_true(fabs(run.host_busy - 150.0 / 900.0) < 1e-12);
+	assert_true(run.load1 == 0.5);
+	ft_run_release(&run);
+
+	/* the wall clock, never a monotonic time since boot: after 2020-01-01 */
+	ft_usage_sample(&a);
+	assert_true(a.wall_s > 1577836800.0);
+	assert_true(ft_wall_s() > 1577836800.0);
+}
+
 int
 main(void)
 {
@@ -437,6 +544,8 @@ main(void)
 		cmocka_unit_test(test_obs_file_fit),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_result_model),
+		cmocka_unit_test(test_launch_detect),
+		cmocka_unit_test(test_usage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

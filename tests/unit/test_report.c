@@ -244,8 +244,8 @@ test_prom(void **state)
 	assert_non_null(strstr(out.buf, "kind=\"k\\\"1\\\\\\n2\""));
 	assert_int_equal(count(out.buf, "fabtune_bus_bandwidth_bytes_per_second{"), 1);
 	assert_non_null(strstr(
-	        out.buf, "fabtune_bus_bandwidth_bytes_per_second{test=\"all_reduce\","
-	                 "transport=\"tcp\",size_bytes=\"1048576\",nranks=\"2\"} 1500000000\n"));
+	        out.buf, "fabtune_bus_bandwidth_bytes_per_second{transport=\"tcp\","
+	                 "test=\"all_reduce\",size=\"1048576\",ranks=\"2\"} 1500000000\n"));
 	assert_int_equal(count(out.buf, "# TYPE fabtune_findings gauge"), 1);
 	assert_null(strstr(out.buf, "saved_timestamp"));
 	/* Every line is a comment or a sample of a fabtune_ family. */
@@ -253,6 +253,75 @@ test_prom(void **state)
 		assert_true(p[0] == '#' || strncmp(p, "fabtune_", 8) == 0);
 	ft_strbuf_release(&out);
 	ft_archive_record_release(&rec);
+}
+
+static void
+add_counter(struct ft_obs_set *set, const char *key, const char *dev, int port, double v,
+            const char *unit)
+{
+	struct ft_obs o;
+
+	ft_obs_init(&o, key);
+	ft_strlcpy(o.host, "h1", sizeof(o.host));
+	ft_strlcpy(o.device, dev, sizeof(o.device));
+	o.port = port;
+	o.has_num = true;
+	o.num = v;
+	ft_strlcpy(o.unit, unit, sizeof(o.unit));
+	assert_int_equal(ft_obs_set_add(set, &o), 0);
+}
+
+/*
+ * A probe's counters in the exposition format: node_exporter's names with
+ * fabtune_ for node_, 4-byte words in bytes, PFC per priority as a label,
+ * rates as gauges, one HELP/TYPE per family, unknown counters sanitised.
+ */
+static void
+test_prom_obs(void **state)
+{
+	struct ft_error err = { 0 };
+	struct ft_obs_set set;
+	struct ft_strbuf out;
+
+	ft_obs_set_init(&set);
+	add_counter(&set, "ib.counter.PortXmitData", "mlx5_0", 1, 1000, "4B");
+	add_counter(&set, "ib.counter.PortXmitData", "mlx5_1", 1, 10, "4B");
+	add_counter(&set, "ib.counter.PortXmitData.rate", "mlx5_0", 1, 250, "4B/s");
+	add_counter(&set, "ib.hw_counter.np_cnp_sent.rate", "mlx5_0", 1, 12.5, "count/s");
+	add_counter(&set, "ib.hw_counter.rp_cnp_handled", "mlx5_0", 1, 3, "count");
+	add_counter(&set, "ib.hw_counter.np_ecn_marked_roce_packets", "mlx5_0", 1, 9, "count");
+	add_counter(&set, "ib.hw_counter.odd-name.x", "mlx5_0", 1, 2, "count");
+	add_counter(&set, "eth.counter.rx_prio3_pause", "ens1", 0, 7, "count");
+	add_counter(&set, "eth.counter.tx_prio0_pause.rate", "ens1", 0, 1.5, "count/s");
+	add_counter(&set, "eth.counter.rx_bytes", "ens1", 0, 64, "count");
+	add_counter(&set, "ib.port.state", "mlx5_0", 1, 4, ""); /* not a counter */
+	ft_strbuf_init(&out);
+	assert_int_equal(ft_report_obs_prom(&set, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "# TYPE fabtune_infiniband_port_data_transmitted_bytes_total "
+	                                "counter\n"));
+	assert_int_equal(count(out.buf, "# TYPE fabtune_infiniband_port_data_transmitted_bytes_total"), 1);
+	assert_non_null(strstr(out.buf, "fabtune_infiniband_port_data_transmitted_bytes_total{host=\"h1\","
+	                                "device=\"mlx5_0\",port=\"1\"} 4000\n"));
+	assert_non_null(strstr(out.buf, "fabtune_infiniband_port_data_transmitted_bytes_total{host=\"h1\","
+	                                "device=\"mlx5_1\",port=\"1\"} 40\n"));
+	assert_non_null(strstr(out.buf, "# TYPE fabtune_infiniband_port_data_transmitted_bytes_per_second "
+	                                "gauge\n"));
+	assert_non_null(strstr(out.buf, "fabtune_infiniband_port_data_transmitted_bytes_per_second{"
+	                                "host=\"h1\",device=\"mlx5_0\",port=\"1\"} 1000\n"));
+	assert_non_null(strstr(out.buf, "fabtune_infiniband_np_cnp_packets_sent_per_second{host=\"h1\","
+	                                "device=\"mlx5_0\",port=\"1\"} 12.5\n"));
+	assert_non_null(strstr(out.buf, "fabtune_infiniband_rp_cnp_packets_handled_total{"));
+	assert_non_null(strstr(out.buf, "fabtune_infiniband_np_ecn_marked_roce_packets_received_total{"));
+	assert_non_null(strstr(out.buf, "fabtune_infiniband_odd_name_x_total{"));
+	assert_non_null(strstr(out.buf, "fabtune_pfc_pause_frames_received_total{host=\"h1\","
+	                                "device=\"ens1\",priority=\"3\"} 7\n"));
+	assert_non_null(strstr(out.buf, "fabtune_pfc_pause_frames_transmitted_per_second{host=\"h1\","
+	                                "device=\"ens1\",priority=\"0\"} 1.5\n"));
+	assert_non_null(strstr(out.buf, "fabtune_network_receive_bytes_total{host=\"h1\","
+	                                "device=\"ens1\"} 64\n"));
+	assert_null(strstr(out.buf, "state"));
+	ft_strbuf_release(&out);
+	ft_obs_set_release(&set);
 }
 
 static void
@@ -308,7 +377,43 @@ test_html_pairs_links(void **state)
 	assert_non_null(strstr(out.buf, "fabtune doctor &lt;script&gt; &amp; &quot;quotes&quot;"));
 	assert_non_null(strstr(out.buf, "<h3 id=\"layer-os-driver\">"));
 	assert_non_null(strstr(out.buf, "<h3 id=\"layer-fabric\">"));
+	/* An absolute scale: the best pair is 100%, gpu04's 46.5-GB/s peers about 47%. */
+	assert_non_null(strstr(out.buf, ">100% = "));
+	assert_non_null(strstr(out.buf, "(100% of the best pair)"));
+	/* Readable: 6 hosts take 6 cells of 96 px. */
+	assert_non_null(strstr(out.buf, "width=\"96.0\" height=\"96.0\""));
+	assert_null(strstr(out.buf, "pairs-latency")); /* no latency in these rows */
 	ft_strbuf_release(&out);
+
+	/* Pairs with latencies give the latency matrix, best (lowest) = 100%. */
+	{
+		struct ft_archive_record rec;
+		struct ft_result_row r;
+		static const char *const h[3] = { "a", "b", "c" };
+
+		ft_archive_record_init(&rec);
+		for (int i = 0; i < 3; i++)
+			for (int k = 0; k < 3; k++) {
+				if (i == k)
+					continue;
+				ft_result_row_init(&r);
+				ft_strlcpy(r.test, FT_REPORT_TEST_PAIRS, sizeof(r.test));
+				ft_strlcpy(r.src, h[i], sizeof(r.src));
+				ft_strlcpy(r.dst, h[k], sizeof(r.dst));
+				r.busbw_GBps = 10;
+				r.lat_p50_us = k == 2 ? 20 : 5; /* to c: 4x slower */
+				assert_int_equal(ft_run_add(&rec.run, &r), 0);
+			}
+		in.run = &rec;
+		render(&in, FT_REPORT_HTML, &out);
+		p = strstr(out.buf, "<svg id=\"pairs-latency\"");
+		assert_non_null(p);
+		assert_non_null(strstr(p, "a -&gt; c: 20.00 median latency us (25% of the best pair)"));
+		assert_non_null(strstr(p, "a -&gt; b: 5.00 median latency us (100% of the best pair)"));
+		ft_strbuf_release(&out);
+		ft_archive_record_release(&rec);
+		in.run = ft_vec_at(&recs, 0);
+	}
 
 	/* The same utilization from link_util rows (carried / capacity). */
 	{
@@ -362,7 +467,7 @@ main(void)
 		cmocka_unit_test(test_format_names), cmocka_unit_test(test_text_sections),
 		cmocka_unit_test(test_csv),          cmocka_unit_test(test_prom),
 		cmocka_unit_test(test_html),         cmocka_unit_test(test_html_pairs_links),
-		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json),         cmocka_unit_test(test_prom_obs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1 @@
+doctor -o /nonexistent-fabtune-dir/report.html

@@ -1,0 +1,1 @@
+doctor --no-report --archive /nonexistent-fabtune-dir/archive.db

@@ -1,0 +1,1 @@
+archive compare tests/fixtures/archive/h100-current.json --vs tests/fixtures/archive/fabric-doctor.json

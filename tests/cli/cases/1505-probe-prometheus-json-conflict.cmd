@@ -1,0 +1,1 @@
+probe --root tests/fixtures/sysfs/gpu-node --no-tools --format prometheus --json

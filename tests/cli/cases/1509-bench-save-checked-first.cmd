@@ -1,0 +1,1 @@
+bench --np 2 --save --archive /nonexistent-fabtune-dir/a.db
