@@ -58,7 +58,7 @@ save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 		o.has_num = true;
 		o.num = l->stat.util;
 		ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
-		ft_strlcpy(o.file, "sim", sizeof(o.file));
+		o.file = "sim";
 		rc = ft_obs_set_add(&obs, &o);
 	}
 	if (rc == 0) {

@@ -73,21 +73,81 @@ ft_run_add(struct ft_run *run, const struct ft_result_row *row)
 }
 
 void
+ft_strpool_init(struct ft_strpool *p)
+{
+	ft_vec_init(&p->s, sizeof(char *));
+}
+
+void
+ft_strpool_release(struct ft_strpool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->s.len; i++)
+		ft_free(*(char **)ft_vec_at(&p->s, i));
+	ft_vec_release(&p->s);
+}
+
+const char *
+ft_strpool_intern(struct ft_strpool *p, const char *str)
+{
+	char *copy;
+	size_t i, n;
+
+	if (!str || !*str)
+		return "";
+	/* a record copied within its container already points into the pool;
+	 * observations come in runs from one file: search from the newest */
+	for (i = p->s.len; i-- > 0;) {
+		const char *have = *(char **)ft_vec_at(&p->s, i);
+
+		if (have == str || strcmp(have, str) == 0)
+			return have;
+	}
+	n = strlen(str);
+	copy = ft_malloc(n + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, str, n + 1);
+	if (ft_vec_push(&p->s, &copy) < 0) {
+		ft_free(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+int
+ft_obs_intern(struct ft_strpool *pool, struct ft_obs *o)
+{
+	const char *f = ft_strpool_intern(pool, o->file);
+
+	if (!f)
+		return FT_ENOMEM;
+	o->file = f;
+	return 0;
+}
+
+void
 ft_obs_set_init(struct ft_obs_set *set)
 {
 	ft_vec_init(&set->v, sizeof(struct ft_obs));
+	ft_strpool_init(&set->files);
 }
 
 void
 ft_obs_set_release(struct ft_obs_set *set)
 {
 	ft_vec_release(&set->v);
+	ft_strpool_release(&set->files);
 }
 
 int
 ft_obs_set_add(struct ft_obs_set *set, const struct ft_obs *o)
 {
-	return ft_vec_push(&set->v, o);
+	struct ft_obs copy = *o;
+	int rc = ft_obs_intern(&set->files, &copy);
+
+	return rc < 0 ? rc : ft_vec_push(&set->v, &copy);
 }
 
 void
@@ -96,35 +156,9 @@ ft_obs_init(struct ft_obs *o, const char *key)
 	memset(o, 0, sizeof(*o));
 	o->port = -1;
 	o->rank = -1;
+	o->file = "";
 	if (key)
 		ft_strlcpy(o->key, key, sizeof(o->key));
-}
-
-void
-ft_obs_file_fit(char *dst, size_t cap, const char *path)
-{
-	size_t n = strlen(path ? path : ""), keep;
-	const char *tail, *slash;
-
-	if (!cap)
-		return;
-	if (n < cap) {
-		memcpy(dst, path ? path : "", n + 1);
-		return;
-	}
-	if (cap < 8) {
-		ft_strlcpy(dst, path, cap);
-		return;
-	}
-	/* keep the end, where the file name is, from a '/' when one is near */
-	keep = cap - 4;
-	tail = path + n - keep;
-	slash = strchr(tail, '/');
-	if (slash && (size_t)(slash - tail) < keep / 2)
-		tail = slash;
-	while ((*tail & 0xc0) == 0x80) /* never start inside a UTF-8 sequence */
-		tail++;
-	snprintf(dst, cap, "...%s", tail);
 }
 
 void
