@@ -2,7 +2,7 @@
 # tests/hostile/long-path.sh - an input at a path of over 300 bytes keeps its
 # whole path as evidence, as TAP: parse, diagnose (text and JSON), the
 # archive (save, export, import, export again) and the report (text, JSON,
-# HTML). docs/guarantees.md ("Evidence paths") rests on these cases.
+# HTML), and advise. docs/guarantees.md ("Evidence paths") rests on these cases.
 set -u
 fabtune=${1:?usage: long-path.sh PATH-TO-FABTUNE}
 export LC_ALL=C TZ=UTC FABTUNE_TEST_STABLE=1 NO_COLOR=1
@@ -35,7 +35,7 @@ dir=$tmp/$(printf 'a%.0s' {1..60})/$(printf 'b%.0s' {1..80})/$(printf 'c%.0s' {1
 mkdir -p "$dir" || exit 1
 path=$dir/ibstat.txt
 cp tests/fixtures/ibstat/cx6-hdr200-active-plus-port-disabled-lid65535-excerpt.txt "$path" || exit 1
-echo "1..11"
+echo "1..12"
 if [ "${#path}" -gt 300 ]; then ok "path is ${#path} bytes"; else notok "path length" "${#path}"; fi
 
 # the fixture has 30 observations; ib-port-down cites 3 of them (lines 32, 33, 40)
@@ -59,6 +59,17 @@ else
 fi
 count "diagnose --json: 3 evidence records" 3 "$tmp/out"
 
+# the advice cites its evidence too (an NCCL log that fell back to sockets)
+log=$dir/nccl.log
+cp tests/fixtures/diag/socket-fallback-nccl.log "$log" || exit 1
+run advise --json "$log"
+files=$(grep -o '"file":"[^"]*"' "$tmp/out" | sort -u)
+if [ "$files" = "\"file\":\"$log\"" ]; then
+	ok "advise --json: every evidence file is the whole path"
+else
+	notok "advise --json: evidence files" "$(echo "$files" | cut -c1-200 | head -n 3)"
+fi
+
 export FABTUNE_ARCHIVE=$tmp/first.db
 run diagnose --save "$path"
 [ "$rc" = 0 ] && ok "diagnose --save" || notok "diagnose --save" "exit code $rc"
@@ -77,5 +88,5 @@ for f in text json html; do
 	FABTUNE_ARCHIVE=$tmp/second.db run report -f "$f"
 	count "report -f $f of the imported run" 33 "$tmp/out"
 done
-[ "$n" = 11 ] || echo "# planned 11, ran $n"
+[ "$n" = 12 ] || echo "# planned 12, ran $n"
 exit $((fail > 0))
