@@ -27,10 +27,14 @@ extern "C" {
  * Interned strings: each distinct string is stored once and keeps its address
  * until the pool is released, so records may point into it and be copied by
  * value. Interning the empty string or NULL gives a static "" and allocates
- * nothing.
+ * nothing. Lookups are hashed: a million distinct strings cost no more per
+ * string than ten.
  */
 struct ft_strpool {
-	struct ft_vec s; /* char *, each owned by the pool */
+	struct ft_vec s;   /* char *, each owned by the pool, in the order added */
+	char **slots;	   /* open-addressing table over @s, NULL when empty */
+	size_t nslots;	   /* a power of two, at least twice @s.len; 0 before the first */
+	const char *last;  /* the string interned last: runs of one file skip the hash */
 };
 
 FT_API void ft_strpool_init(struct ft_strpool *p);

@@ -75,6 +75,7 @@ ft_run_add(struct ft_run *run, const struct ft_result_row *row)
 void
 ft_strpool_init(struct ft_strpool *p)
 {
+	memset(p, 0, sizeof(*p));
 	ft_vec_init(&p->s, sizeof(char *));
 }
 
@@ -86,24 +87,75 @@ ft_strpool_release(struct ft_strpool *p)
 	for (i = 0; i < p->s.len; i++)
 		ft_free(*(char **)ft_vec_at(&p->s, i));
 	ft_vec_release(&p->s);
+	ft_free(p->slots);
+	p->slots = NULL;
+	p->nslots = 0;
+	p->last = NULL;
+}
+
+/* FNV-1a, 64 bits */
+static uint64_t
+str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h;
+}
+
+/* The slot of @str in @slots (@n a power of two): where it is, or the empty one to take. */
+static char **
+pool_slot(char **slots, size_t n, const char *str, uint64_t h)
+{
+	size_t i = (size_t)h & (n - 1);
+
+	while (slots[i] && strcmp(slots[i], str) != 0)
+		i = (i + 1) & (n - 1);
+	return &slots[i];
+}
+
+/* Room for one more string at a load of at most one half. FT_ENOMEM. */
+static int
+pool_grow(struct ft_strpool *p)
+{
+	size_t n, i;
+	char **slots;
+
+	if (p->nslots && (p->s.len + 1) * 2 <= p->nslots)
+		return 0;
+	n = p->nslots ? p->nslots * 2 : 16;
+	if (n > SIZE_MAX / sizeof(*slots) / 2 || !(slots = ft_calloc(n, sizeof(*slots))))
+		return FT_ENOMEM;
+	for (i = 0; i < p->s.len; i++) {
+		char *str = *(char **)ft_vec_at(&p->s, i);
+
+		*pool_slot(slots, n, str, str_hash(str)) = str;
+	}
+	ft_free(p->slots);
+	p->slots = slots;
+	p->nslots = n;
+	return 0;
 }
 
 const char *
 ft_strpool_intern(struct ft_strpool *p, const char *str)
 {
-	char *copy;
-	size_t i, n;
+	char **slot, *copy;
+	uint64_t h;
+	size_t n;
 
 	if (!str || !*str)
 		return "";
-	/* a record copied within its container already points into the pool;
-	 * observations come in runs from one file: search from the newest */
-	for (i = p->s.len; i-- > 0;) {
-		const char *have = *(char **)ft_vec_at(&p->s, i);
-
-		if (have == str || strcmp(have, str) == 0)
-			return have;
-	}
+	/* observations come in runs from one file, often already interned here */
+	if (p->last && (p->last == str || strcmp(p->last, str) == 0))
+		return p->last;
+	h = str_hash(str);
+	if (p->nslots && *(slot = pool_slot(p->slots, p->nslots, str, h)))
+		return p->last = *slot;
+	if (pool_grow(p) < 0)
+		return NULL;
+	slot = pool_slot(p->slots, p->nslots, str, h);
 	n = strlen(str);
 	copy = ft_malloc(n + 1);
 	if (!copy)
@@ -113,7 +165,8 @@ ft_strpool_intern(struct ft_strpool *p, const char *str)
 		ft_free(copy);
 		return NULL;
 	}
-	return copy;
+	*slot = copy;
+	return p->last = copy;
 }
 
 int

@@ -346,6 +346,24 @@ test_obs_file_whole(void **state)
 	assert_string_equal(ft_strpool_intern(&pool, NULL), "");
 	assert_int_equal(pool.s.len, 1);
 	ft_strpool_release(&pool);
+
+	/* 200,000 distinct files (a hostile export): hashed, each held once */
+	ft_strpool_init(&pool);
+	for (i = 0; i < 200000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "n%zu/ibstat.txt", i);
+		assert_non_null(ft_strpool_intern(&pool, name));
+	}
+	assert_int_equal(pool.s.len, 200000);
+	for (i = 0; i < 200000; i += 997) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "n%zu/ibstat.txt", i);
+		assert_ptr_equal(ft_strpool_intern(&pool, name), *(char **)ft_vec_at(&pool.s, i));
+	}
+	assert_int_equal(pool.s.len, 200000);
+	ft_strpool_release(&pool);
 }
 
 static void
