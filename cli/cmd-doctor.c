@@ -675,7 +675,7 @@ unchecked_obs(struct doctor *d)
 		ft_strlcpy(o.host, d->host, sizeof(o.host));
 		ft_strlcpy(o.device, u->what, sizeof(o.device));
 		ft_strlcpy(o.str, u->why, sizeof(o.str));
-		ft_strlcpy(o.file, "doctor", sizeof(o.file));
+		o.file = "doctor";
 		if (ft_obs_set_add(&d->rec.obs, &o) < 0)
 			return FT_ENOMEM;
 	}
@@ -693,9 +693,16 @@ diagnose(struct doctor *d)
 	rc = ft_diag_run(&in, &d->findings, &err);
 	if (rc < 0)
 		return cli_fail(d->ctx, rc, &err);
-	for (i = 0; i < ft_findings_len(&d->findings); i++)
-		if (ft_vec_push(&d->rec.findings, ft_findings_at(&d->findings, i)) < 0)
+	for (i = 0; i < ft_findings_len(&d->findings); i++) {
+		struct ft_finding f = *ft_findings_at(&d->findings, i);
+
+		/* the record's evidence files are held by its observation set */
+		for (size_t k = 0; k < f.nevidence; k++)
+			if (ft_obs_intern(&d->rec.obs.files, &f.evidence[k]) < 0)
+				return cli_fail(d->ctx, FT_ENOMEM, NULL);
+		if (ft_vec_push(&d->rec.findings, &f) < 0)
 			return cli_fail(d->ctx, FT_ENOMEM, NULL);
+	}
 	return 0;
 }
 

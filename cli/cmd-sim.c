@@ -44,7 +44,7 @@ twin_obs(struct ft_obs_set *obs, const char *key, const char *device, const char
 	ft_obs_init(&o, key);
 	ft_strlcpy(o.device, device, sizeof(o.device));
 	ft_strlcpy(o.str, str, sizeof(o.str));
-	ft_strlcpy(o.file, "sim", sizeof(o.file));
+	o.file = "sim";
 	return ft_obs_set_add(obs, &o);
 }
 
@@ -101,7 +101,7 @@ save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 		o.has_num = true;
 		o.num = l->stat.util;
 		ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
-		ft_strlcpy(o.file, "sim", sizeof(o.file));
+		o.file = "sim";
 		rc = ft_obs_set_add(&obs, &o);
 	}
 	if (rc == 0) {

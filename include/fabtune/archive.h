@@ -134,7 +134,7 @@ struct ft_archive_record {
 	struct ft_archive_info info;
 	struct ft_run run;
 	struct ft_obs_set obs;
-	struct ft_vec findings; /* struct ft_finding */
+	struct ft_vec findings; /* struct ft_finding; their evidence files are held by @obs */
 	struct ft_fingerprint fp;
 };
 

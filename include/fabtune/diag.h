@@ -113,9 +113,14 @@ struct ft_diag_input {
 	const struct ft_diag_thresholds *thresholds;
 };
 
-/* A growing set of findings (struct ft_finding, from obs.h). */
+/*
+ * A growing set of findings (struct ft_finding, from obs.h). ft_findings_add()
+ * interns the files of the evidence in @files: findings outlive the
+ * observation set they were drawn from.
+ */
 struct ft_findings {
 	struct ft_vec v;
+	struct ft_strpool files; /* the source files of the evidence */
 };
 
 FT_API void ft_findings_init(struct ft_findings *f);
@@ -215,7 +220,8 @@ struct ft_advice {
 };
 
 struct ft_advice_set {
-	struct ft_vec v; /* struct ft_advice */
+	struct ft_vec v;	  /* struct ft_advice */
+	struct ft_strpool files; /* the source files of the evidence */
 };
 
 FT_API void ft_advice_set_init(struct ft_advice_set *s);

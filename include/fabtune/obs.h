@@ -6,7 +6,9 @@
  * An observation is one fact about one entity: a port's state, a counter's
  * value, a log line's warning, a measured bandwidth. Parsers, the probe, the
  * benchmark and the twin all produce them; the diagnosis reads them. Keys
- * follow docs/internals/observations.md. Plain data, fixed-size strings.
+ * follow docs/internals/observations.md. Plain data with fixed-size strings,
+ * except the source file: a path of any length, held once in a string pool
+ * (struct ft_strpool) owned by the container the observation lives in.
  */
 #ifndef FABTUNE_OBS_H
 #define FABTUNE_OBS_H
@@ -21,6 +23,25 @@
 extern "C" {
 #endif
 
+/*
+ * Interned strings: each distinct string is stored once and keeps its address
+ * until the pool is released, so records may point into it and be copied by
+ * value. Interning the empty string or NULL gives a static "" and allocates
+ * nothing. Lookups are hashed: a million distinct strings cost no more per
+ * string than ten.
+ */
+struct ft_strpool {
+	struct ft_vec s;   /* char *, each owned by the pool, in the order added */
+	char **slots;	   /* open-addressing table over @s, NULL when empty */
+	size_t nslots;	   /* a power of two, at least twice @s.len; 0 before the first */
+	const char *last;  /* the string interned last: runs of one file skip the hash */
+};
+
+FT_API void ft_strpool_init(struct ft_strpool *p);
+FT_API void ft_strpool_release(struct ft_strpool *p);
+/* @str as held by @p (added when new); NULL when out of memory. */
+FT_API const char *ft_strpool_intern(struct ft_strpool *p, const char *str);
+
 struct ft_obs {
 	char host[64];	 /* "" when not known */
 	char device[48]; /* "mlx5_0", "eth0", "GPU3", "0000:3b:00.0", "" */
@@ -31,13 +52,20 @@ struct ft_obs {
 	double num;	 /* numeric value in @unit */
 	char str[160];	 /* textual value ("Active", a log message); "" when none */
 	char unit[16];	 /* "Gbps", "GBps", "bytes", "count", "us", "" */
-	char file[96];	 /* source file (as given by the user) or "sysfs", "bench" */
+	const char *file; /* source file as given by the user (any length), "sysfs",
+			     "bench" or ""; never NULL after ft_obs_init(). Points into
+			     the pool of the container holding the observation */
 	uint32_t line;	 /* 1-based line in @file, 0 when not from a file */
 };
 
-/* A growing set of observations. */
+/*
+ * A growing set of observations. ft_obs_set_add() copies the record and
+ * interns its file in @files, so the caller's string may be transient; the
+ * file of an observation of the set stays valid until the set is released.
+ */
 struct ft_obs_set {
-	struct ft_vec v; /* struct ft_obs */
+	struct ft_vec v;	  /* struct ft_obs */
+	struct ft_strpool files; /* the source files of the observations */
 };
 
 FT_API void ft_obs_set_init(struct ft_obs_set *set);
@@ -55,13 +83,13 @@ ft_obs_set_at(const struct ft_obs_set *set, size_t i)
 }
 /* A zeroed observation with port = rank = -1 and the given key. */
 FT_API void ft_obs_init(struct ft_obs *o, const char *key);
-/* Entity as text: "host/device/port" parts that are known, or "rank N". */
 /*
- * Store @path in a field of @cap bytes (struct ft_obs.file): as is when it
- * fits; otherwise its end, from a '/' when possible, after a visible "...",
- * so the file name survives and the cut is never silent.
+ * Point @o->file at its copy in @pool (a NULL file becomes ""): how a
+ * container that holds observations takes ownership of their files.
+ * FT_ENOMEM, leaving @o unchanged.
  */
-FT_API void ft_obs_file_fit(char *dst, size_t cap, const char *path);
+FT_API int ft_obs_intern(struct ft_strpool *pool, struct ft_obs *o) FT_MUST_CHECK;
+/* Entity as text: "host/device/port" parts that are known, or "rank N". */
 FT_API void ft_obs_entity(const struct ft_obs *o, char *buf, size_t len);
 
 /* ---- findings ------------------------------------------------------------ */
@@ -98,7 +126,11 @@ FT_API const char *ft_severity_name(enum ft_severity s);
 
 #define FT_FINDING_MAX_EVIDENCE 8
 
-/* One conclusion of the diagnosis, with the observations behind it. */
+/*
+ * One conclusion of the diagnosis, with the observations behind it. The
+ * files of the evidence belong to the container of the finding (struct
+ * ft_findings, or the observation set of an archive record).
+ */
 struct ft_finding {
 	char rule_id[40];     /* "ib-port-not-active" */
 	enum ft_layer layer;

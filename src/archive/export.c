@@ -15,6 +15,8 @@
 
 enum ftype {
 	F_STR,
+	F_PSTR, /* const char *: written when not empty; read as a pointer into the parsed
+	           JSON, for the caller to intern before the tree is freed */
 	F_U64,
 	F_I64,
 	F_INT,
@@ -83,7 +85,7 @@ static const struct field row_fields[] = {
 /* "num" is handled apart: it is present only when has_num. */
 static const struct field obs_fields[] = {
 	OBS_STR(host), OBS_STR(device), OBS_NUM(port, F_INT), OBS_NUM(rank, F_INT), OBS_STR(key),
-	OBS_STR(str),  OBS_STR(unit),   OBS_STR(file),        OBS_NUM(line, F_U32),
+	OBS_STR(str),  OBS_STR(unit),   OBS_NUM(file, F_PSTR), OBS_NUM(line, F_U32),
 };
 
 #define FND_STR(f)                                                                             \
@@ -117,6 +119,14 @@ write_fields(struct ft_json *j, const void *obj, const void *def, const struct f
 			if (p[0])
 				ft_json_kv_str(j, f[i].name, p);
 			break;
+		case F_PSTR: {
+			const char *sp;
+
+			memcpy(&sp, p, sizeof(sp));
+			if (sp && sp[0])
+				ft_json_kv_str(j, f[i].name, sp);
+			break;
+		}
 		case F_U64:
 			memcpy(&u, p, sizeof(u));
 			ft_json_kv_uint(j, f[i].name, u);
@@ -335,6 +345,12 @@ read_fields(const struct ctx *c, const struct ft_jv *o, const char *path, void *
 		switch (f[i].type) {
 		case F_STR:
 			rc = read_string(c, v, sub, p, f[i].size);
+			break;
+		case F_PSTR:
+			if (v->type != FT_JV_STRING)
+				rc = type_error(c, v, sub, "a string");
+			else
+				memcpy(p, &v->str, sizeof(v->str));
 			break;
 		case F_U64:
 			if (v->type != FT_JV_NUMBER || ft_parse_u64(v->numtext, &u) < 0)
@@ -620,6 +636,10 @@ read_record(const struct ctx *c, const struct ft_jv *v, const char *path,
 
 		subpath(sub, sizeof(sub), "%s.findings[%zu]", path, i);
 		rc = read_finding(c, arr->items[i], sub, &f);
+		/* the files of the evidence are held by the record's observation set */
+		for (size_t k = 0; rc == 0 && k < f.nevidence; k++)
+			if (ft_obs_intern(&rec->obs.files, &f.evidence[k]) < 0)
+				rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 		if (rc == 0 && ft_vec_push(&rec->findings, &f) < 0)
 			rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}

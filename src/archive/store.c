@@ -163,9 +163,12 @@ bind_obs(sqlite3_stmt *st, int first, const struct ft_obs *o)
 	sqlite3_bind_int64(st, first + 9, o->line);
 }
 
-static void
-column_obs(sqlite3_stmt *st, int first, struct ft_obs *o)
+/* The file is interned in @files. FT_ENOMEM. */
+static int
+column_obs(sqlite3_stmt *st, int first, struct ft_obs *o, struct ft_strpool *files)
 {
+	const unsigned char *file;
+
 	memset(o, 0, sizeof(*o));
 	ft__column_text(st, first, o->host, sizeof(o->host));
 	ft__column_text(st, first + 1, o->device, sizeof(o->device));
@@ -176,8 +179,10 @@ column_obs(sqlite3_stmt *st, int first, struct ft_obs *o)
 	o->num = o->has_num ? sqlite3_column_double(st, first + 5) : 0;
 	ft__column_text(st, first + 6, o->str, sizeof(o->str));
 	ft__column_text(st, first + 7, o->unit, sizeof(o->unit));
-	ft__column_text(st, first + 8, o->file, sizeof(o->file));
 	o->line = (uint32_t)sqlite3_column_int64(st, first + 9);
+	file = sqlite3_column_text(st, first + 8);
+	o->file = ft_strpool_intern(files, file ? (const char *)file : "");
+	return o->file ? 0 : FT_ENOMEM;
 }
 
 static int
@@ -469,7 +474,8 @@ load_obs(sqlite3_stmt *st, struct ft_archive_record *rec)
 {
 	struct ft_obs o;
 
-	column_obs(st, 0, &o);
+	if (column_obs(st, 0, &o, &rec->obs.files) < 0)
+		return FT_ENOMEM;
 	return ft_obs_set_add(&rec->obs, &o);
 }
 
@@ -504,8 +510,12 @@ load_evidence(sqlite3_stmt *st, struct ft_archive_record *rec)
 	if (fi < 0 || (size_t)fi >= rec->findings.len)
 		return 0;
 	f = ft_vec_at(&rec->findings, (size_t)fi);
-	if (f->nevidence < FT_FINDING_MAX_EVIDENCE)
-		column_obs(st, 1, &f->evidence[f->nevidence++]);
+	/* the files of the evidence are held by the record's observation set */
+	if (f->nevidence < FT_FINDING_MAX_EVIDENCE) {
+		if (column_obs(st, 1, &f->evidence[f->nevidence], &rec->obs.files) < 0)
+			return FT_ENOMEM;
+		f->nevidence++;
+	}
 	return 0;
 }
 

@@ -75,21 +75,134 @@ ft_run_add(struct ft_run *run, const struct ft_result_row *row)
 }
 
 void
+ft_strpool_init(struct ft_strpool *p)
+{
+	memset(p, 0, sizeof(*p));
+	ft_vec_init(&p->s, sizeof(char *));
+}
+
+void
+ft_strpool_release(struct ft_strpool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->s.len; i++)
+		ft_free(*(char **)ft_vec_at(&p->s, i));
+	ft_vec_release(&p->s);
+	ft_free(p->slots);
+	p->slots = NULL;
+	p->nslots = 0;
+	p->last = NULL;
+}
+
+/* FNV-1a, 64 bits */
+static uint64_t
+str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h;
+}
+
+/* The slot of @str in @slots (@n a power of two): where it is, or the empty one to take. */
+static char **
+pool_slot(char **slots, size_t n, const char *str, uint64_t h)
+{
+	size_t i = (size_t)h & (n - 1);
+
+	while (slots[i] && strcmp(slots[i], str) != 0)
+		i = (i + 1) & (n - 1);
+	return &slots[i];
+}
+
+/* Room for one more string at a load of at most one half. FT_ENOMEM. */
+static int
+pool_grow(struct ft_strpool *p)
+{
+	size_t n, i;
+	char **slots;
+
+	if (p->nslots && (p->s.len + 1) * 2 <= p->nslots)
+		return 0;
+	n = p->nslots ? p->nslots * 2 : 16;
+	if (n > SIZE_MAX / sizeof(*slots) / 2 || !(slots = ft_calloc(n, sizeof(*slots))))
+		return FT_ENOMEM;
+	for (i = 0; i < p->s.len; i++) {
+		char *str = *(char **)ft_vec_at(&p->s, i);
+
+		*pool_slot(slots, n, str, str_hash(str)) = str;
+	}
+	ft_free(p->slots);
+	p->slots = slots;
+	p->nslots = n;
+	return 0;
+}
+
+const char *
+ft_strpool_intern(struct ft_strpool *p, const char *str)
+{
+	char **slot, *copy;
+	uint64_t h;
+	size_t n;
+
+	if (!str || !*str)
+		return "";
+	/* observations come in runs from one file, often already interned here */
+	if (p->last && (p->last == str || strcmp(p->last, str) == 0))
+		return p->last;
+	h = str_hash(str);
+	if (p->nslots && *(slot = pool_slot(p->slots, p->nslots, str, h)))
+		return p->last = *slot;
+	if (pool_grow(p) < 0)
+		return NULL;
+	slot = pool_slot(p->slots, p->nslots, str, h);
+	n = strlen(str);
+	copy = ft_malloc(n + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, str, n + 1);
+	if (ft_vec_push(&p->s, &copy) < 0) {
+		ft_free(copy);
+		return NULL;
+	}
+	*slot = copy;
+	return p->last = copy;
+}
+
+int
+ft_obs_intern(struct ft_strpool *pool, struct ft_obs *o)
+{
+	const char *f = ft_strpool_intern(pool, o->file);
+
+	if (!f)
+		return FT_ENOMEM;
+	o->file = f;
+	return 0;
+}
+
+void
 ft_obs_set_init(struct ft_obs_set *set)
 {
 	ft_vec_init(&set->v, sizeof(struct ft_obs));
+	ft_strpool_init(&set->files);
 }
 
 void
 ft_obs_set_release(struct ft_obs_set *set)
 {
 	ft_vec_release(&set->v);
+	ft_strpool_release(&set->files);
 }
 
 int
 ft_obs_set_add(struct ft_obs_set *set, const struct ft_obs *o)
 {
-	return ft_vec_push(&set->v, o);
+	struct ft_obs copy = *o;
+	int rc = ft_obs_intern(&set->files, &copy);
+
+	return rc < 0 ? rc : ft_vec_push(&set->v, &copy);
 }
 
 void
@@ -98,35 +211,9 @@ ft_obs_init(struct ft_obs *o, const char *key)
 	memset(o, 0, sizeof(*o));
 	o->port = -1;
 	o->rank = -1;
+	o->file = "";
 	if (key)
 		ft_strlcpy(o->key, key, sizeof(o->key));
-}
-
-void
-ft_obs_file_fit(char *dst, size_t cap, const char *path)
-{
-	size_t n = strlen(path ? path : ""), keep;
-	const char *tail, *slash;
-
-	if (!cap)
-		return;
-	if (n < cap) {
-		memcpy(dst, path ? path : "", n + 1);
-		return;
-	}
-	if (cap < 8) {
-		ft_strlcpy(dst, path, cap);
-		return;
-	}
-	/* keep the end, where the file name is, from a '/' when one is near */
-	keep = cap - 4;
-	tail = path + n - keep;
-	slash = strchr(tail, '/');
-	if (slash && (size_t)(slash - tail) < keep / 2)
-		tail = slash;
-	while ((*tail & 0xc0) == 0x80) /* never start inside a UTF-8 sequence */
-		tail++;
-	snprintf(dst, cap, "...%s", tail);
 }
 
 void

@@ -38,12 +38,14 @@ void
 ft_advice_set_init(struct ft_advice_set *s)
 {
 	ft_vec_init(&s->v, sizeof(struct ft_advice));
+	ft_strpool_init(&s->files);
 }
 
 void
 ft_advice_set_release(struct ft_advice_set *s)
 {
 	ft_vec_release(&s->v);
+	ft_strpool_release(&s->files);
 }
 
 const struct ft_advice *
@@ -152,9 +154,16 @@ advice_start(const struct adv_ctx *a, struct ft_advice *x, const char *id, const
 static int
 advice_add(const struct adv_ctx *a, const struct ft_advice *x)
 {
+	struct ft_advice copy;
+	size_t k;
+
 	if (ft_advice_find(a->out, x->id))
 		return 0;
-	return ft_vec_push(&a->out->v, x);
+	copy = *x;
+	for (k = 0; k < copy.nevidence && k < FT_ADVICE_MAX_EVIDENCE; k++)
+		if (ft_obs_intern(&a->out->files, &copy.evidence[k]) < 0)
+			return FT_ENOMEM;
+	return ft_vec_push(&a->out->v, &copy);
 }
 
 /* Append @o unless it is there already (same source line and key) or the list is full. */

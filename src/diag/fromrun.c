@@ -20,20 +20,19 @@ add(struct ft_obs_set *out, const char *file, const char *key, const struct ft_r
 	o.num = v;
 	snprintf(o.str, sizeof(o.str), "%" PRIu64, r->bytes);
 	ft_strlcpy(o.unit, unit, sizeof(o.unit));
-	ft_obs_file_fit(o.file, sizeof(o.file), file ? file : "");
+	o.file = file ? file : "";
 	if (device)
 		ft_strlcpy(o.device, device, sizeof(o.device));
 	return ft_obs_set_add(out, &o);
 }
 
-/* Is there an observation @key from @file (compared as stored: fitted to obs.file)? */
+/* Is there an observation @key from @file? */
 static bool
 has_key_from(const struct ft_obs_set *set, const char *key, const char *file)
 {
-	char f[sizeof(((struct ft_obs *)0)->file)];
+	const char *f = file ? file : "";
 	size_t i;
 
-	ft_obs_file_fit(f, sizeof(f), file ? file : "");
 	for (i = 0; i < ft_obs_set_len(set); i++) {
 		const struct ft_obs *o = ft_obs_set_at(set, i);
 
@@ -68,7 +67,7 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 				o.num = r->nranks;
 				ft_strlcpy(o.unit, "ranks", sizeof(o.unit));
 			}
-			ft_obs_file_fit(o.file, sizeof(o.file), file ? file : "");
+			o.file = file ? file : "";
 			rc = ft_obs_set_add(out, &o);
 			ft_strlcpy(last_test, r->test, sizeof(last_test));
 			if (rc < 0)

@@ -20,7 +20,7 @@ add(struct ft_obs_set *out, const char *file, const char *key, const char *str, 
 	ft_strlcpy(o.str, str ? str : "", sizeof(o.str));
 	o.has_num = has_num;
 	o.num = num;
-	ft_strlcpy(o.file, file ? file : "", sizeof(o.file));
+	o.file = file ? file : "";
 	return ft_obs_set_add(out, &o);
 }
 

@@ -179,7 +179,6 @@ ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, stru
 {
 	memset(c, 0, sizeof(*c));
 	c->file = file ? file : "";
-	ft_obs_file_fit(c->file_buf, sizeof(c->file_buf), c->file);
 	c->out = out;
 	c->run = run;
 	c->err = err;
@@ -203,7 +202,11 @@ ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, doubl
 	if (c->rc || !c->out)
 		return;
 	/* built in place at the end of the set: no copy of the record */
-	if (ft_vec_reserve(&c->out->v, 1) < 0) {
+	if (c->file_set != c->out) { /* first emit, or @out changed (the probe's second snapshot) */
+		c->file_in = ft_strpool_intern(&c->out->files, c->file);
+		c->file_set = c->file_in ? c->out : NULL;
+	}
+	if (!c->file_in || ft_vec_reserve(&c->out->v, 1) < 0) {
 		c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 		return;
 	}
@@ -213,7 +216,7 @@ ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, doubl
 	memcpy(o->device, c->device, sizeof(o->device));
 	o->port = c->port;
 	o->rank = c->rank;
-	memcpy(o->file, c->file_buf, sizeof(o->file));
+	o->file = c->file_in;
 	o->line = line;
 	o->has_num = has_num;
 	o->num = has_num ? num : 0;

@@ -185,7 +185,8 @@ bool ft__lead_dbl(struct ft__span s, double *out, struct ft__span *rest);
 
 struct ft__pctx {
 	const char *file;
-	char file_buf[sizeof(((struct ft_obs *)0)->file)]; /* @file as stored in an observation */
+	const char *file_in;	       /* @file interned in the pool of @file_set */
+	const struct ft_obs_set *file_set; /* the set @file_in belongs to; NULL before an emit */
 	struct ft_obs_set *out;
 	struct ft_run *run;
 	struct ft_error *err;

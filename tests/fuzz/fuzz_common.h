@@ -47,8 +47,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < ft_obs_set_len(&set); i++) {
 		const struct ft_obs *o = ft_obs_set_at(&set, i);
 
-		/* every string of every observation is terminated */
-		if (!memchr(o->str, '\0', sizeof(o->str)) ||
+		/* every string of every observation is terminated; the file is set */
+		if (!o->file || !memchr(o->str, '\0', sizeof(o->str)) ||
 		    !memchr(o->key, '\0', sizeof(o->key)) ||
 		    !memchr(o->device, '\0', sizeof(o->device)) ||
 		    !memchr(o->host, '\0', sizeof(o->host)))

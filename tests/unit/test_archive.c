@@ -96,7 +96,7 @@ make_obs(struct ft_obs_set *set)
 	ft_strlcpy(o.device, "mlx5_0", sizeof(o.device));
 	o.port = 1;
 	ft_strlcpy(o.str, "Down", sizeof(o.str));
-	ft_strlcpy(o.file, "ibstat.txt", sizeof(o.file));
+	o.file = "ibstat.txt";
 	o.line = 7;
 	assert_int_equal(ft_obs_set_add(set, &o), 0);
 	ft_obs_init(&o, "ib.counter.SymbolErrorCounter");

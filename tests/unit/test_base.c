@@ -301,31 +301,69 @@ test_printable(void **state)
 	}
 }
 
-/* A long evidence path keeps its end, the file name, after a visible "...". */
+/*
+ * An observation's file is held whole, at any length, by the set: the
+ * caller's buffer may change or go away; a file is stored once however many
+ * observations name it; "" and NULL need no memory.
+ */
 static void
-test_obs_file_fit(void **state)
+test_obs_file_whole(void **state)
 {
-	char path[300], got[96];
+	struct ft_obs_set set;
+	struct ft_strpool pool;
+	struct ft_obs o;
+	char path[5000];
 	size_t i;
 
 	(void)state;
-	ft_obs_file_fit(got, sizeof(got), "short/ibstat.txt");
-	assert_string_equal(got, "short/ibstat.txt");
-	for (i = 0; i < 200; i++)
+	for (i = 0; i < 4800; i++)
 		path[i] = (char)('a' + i % 26);
-	snprintf(path + 200, sizeof(path) - 200, "/node07/ibstat.txt");
-	ft_obs_file_fit(got, sizeof(got), path);
-	/* 218 bytes into 96: "..." and the last 92, which hold the file name */
-	assert_int_equal(strlen(path), 218);
-	assert_int_equal(strlen(got), 95);
-	assert_memory_equal(got, "...", 3);
-	assert_string_equal(got + 3, path + 218 - 92);
-	assert_non_null(strstr(got, "/node07/ibstat.txt"));
-	/* exactly 95 bytes fit as they are */
-	memset(path, 'x', 95);
-	path[95] = '\0';
-	ft_obs_file_fit(got, sizeof(got), path);
-	assert_string_equal(got, path);
+	snprintf(path + 4800, sizeof(path) - 4800, "/node07/ibstat.txt");
+	ft_obs_set_init(&set);
+	ft_obs_init(&o, "ib.port.state");
+	assert_string_equal(o.file, "");
+	o.file = path;
+	assert_int_equal(ft_obs_set_add(&set, &o), 0);
+	assert_int_equal(ft_obs_set_add(&set, &o), 0);
+	o.file = NULL;
+	assert_int_equal(ft_obs_set_add(&set, &o), 0);
+	memset(path, 'z', 100); /* the set holds its own copy */
+	assert_int_equal(strlen(ft_obs_set_at(&set, 0)->file), 4818);
+	assert_memory_equal(ft_obs_set_at(&set, 0)->file, "abcdefghij", 10);
+	assert_string_equal(ft_obs_set_at(&set, 0)->file + 4800, "/node07/ibstat.txt");
+	assert_ptr_equal(ft_obs_set_at(&set, 0)->file, ft_obs_set_at(&set, 1)->file);
+	assert_string_equal(ft_obs_set_at(&set, 2)->file, "");
+	assert_int_equal(set.files.s.len, 1);
+	ft_obs_set_release(&set);
+
+	/* a record copied from one container into another is re-pointed there */
+	ft_strpool_init(&pool);
+	ft_obs_init(&o, "k");
+	o.file = "a/b.txt";
+	assert_int_equal(ft_obs_intern(&pool, &o), 0);
+	assert_string_equal(o.file, "a/b.txt");
+	assert_ptr_equal(o.file, ft_strpool_intern(&pool, "a/b.txt"));
+	assert_string_equal(ft_strpool_intern(&pool, NULL), "");
+	assert_int_equal(pool.s.len, 1);
+	ft_strpool_release(&pool);
+
+	/* 200,000 distinct files (a hostile export): hashed, each held once */
+	ft_strpool_init(&pool);
+	for (i = 0; i < 200000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "n%zu/ibstat.txt", i);
+		assert_non_null(ft_strpool_intern(&pool, name));
+	}
+	assert_int_equal(pool.s.len, 200000);
+	for (i = 0; i < 200000; i += 997) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "n%zu/ibstat.txt", i);
+		assert_ptr_equal(ft_strpool_intern(&pool, name), *(char **)ft_vec_at(&pool.s, i));
+	}
+	assert_int_equal(pool.s.len, 200000);
+	ft_strpool_release(&pool);
 }
 
 static void
@@ -541,7 +579,7 @@ main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_utf8),
 		cmocka_unit_test(test_printable),
-		cmocka_unit_test(test_obs_file_fit),
+		cmocka_unit_test(test_obs_file_whole),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_result_model),
 		cmocka_unit_test(test_launch_detect),

@@ -86,7 +86,7 @@ load(struct ft_obs_set *set, const char *spec)
 			}
 			ft_strlcpy(o.str, eq + 1, sizeof(o.str));
 		}
-		ft_strlcpy(o.file, file, sizeof(o.file));
+		o.file = file;
 		if (!same_line)
 			line++;
 		o.line = line;
@@ -584,7 +584,7 @@ test_pairs_matrix_scale(void **state)
 			snprintf(o.device, sizeof(o.device), "h%d->h%d", a, b);
 			o.has_num = true;
 			o.num = (a == 7 || b == 7) ? 20.0 : 48.0 + (a + b) % 3;
-			ft_strlcpy(o.file, "pairs", sizeof(o.file));
+			o.file = "pairs";
 			assert_int_equal(ft_obs_set_add(&set, &o), 0);
 		}
 	}
