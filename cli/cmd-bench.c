@@ -1097,6 +1097,12 @@ static int
 run_all(struct ft_world *w, const struct bench_opts *o, struct ft_bench_cfg *c,
         struct ft_bench_report *rep, struct ft_error *err)
 {
+	/* -d all in nccl-tests' order of ncclDataType_t */
+	static const enum ft_dtype order[] = {
+		FT_DTYPE_INT8,  FT_DTYPE_UINT8, FT_DTYPE_INT32,  FT_DTYPE_UINT32,  FT_DTYPE_INT64,
+		FT_DTYPE_UINT64, FT_DTYPE_HALF, FT_DTYPE_FLOAT, FT_DTYPE_DOUBLE, FT_DTYPE_BFLOAT16,
+	};
+	_Static_assert(FT_ARRAY_SIZE(order) == FT_DTYPE_COUNT, "-d all lists every type");
 	uint32_t ntypes = o->all_types ? FT_DTYPE_COUNT : 1;
 	uint32_t nops = o->all_ops && reduces(c->pattern) ? FT_REDOP_COUNT : 1;
 	uint64_t cycle;
@@ -1111,7 +1117,7 @@ run_all(struct ft_world *w, const struct bench_opts *o, struct ft_bench_cfg *c,
 				size_t i;
 
 				if (o->all_types)
-					c->dtype = (enum ft_dtype)t;
+					c->dtype = order[t];
 				if (o->all_ops && reduces(c->pattern))
 					c->op = (enum ft_redop)op;
 				if (first) {
@@ -1307,9 +1313,10 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64('w', "warmup_iters", &o.warmup, "N", "untimed iterations per size (5)"),
 		OPT_U64('m', "agg_iters", &o.agg_iters, "N", "operations per timed iteration (1)"),
 		OPT_INT('c', "check", &o.check, "0|1", "validate the data, #wrong column (1)"),
-		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min, all"),
+		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min, avg, mulsum, all"),
 		OPT_STRING('d', "datatype", &o.dtype, "TYPE",
-		           "float (default), double, int8, uint8, int32, uint32, int64, uint64, all"),
+		           "float (default), double, half, bfloat16, int8, uint8, int32, uint32, "
+		           "int64, uint64, all"),
 		OPT_INT('z', "blocking", &o.blocking, "0|1", "sync all ranks after each iteration"),
 		OPT_INT('a', "average", &o.average, "0-3",
 		        "time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),
