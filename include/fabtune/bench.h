@@ -85,8 +85,8 @@ FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
 	X(INT64, "int64", 8)   \
 	X(UINT64, "uint64", 8) \
 	X(FLOAT, "float", 4)   \
-	X(DOUBLE, "double", 8)  \
-	X(HALF, "half", 2)      \
+	X(DOUBLE, "double", 8) \
+	X(HALF, "half", 2)     \
 	X(BFLOAT16, "bfloat16", 2)
 
 enum ft_dtype {

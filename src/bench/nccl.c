@@ -207,7 +207,8 @@ api_load(struct nccl_api *api, bool want_nccl, struct ft_error *err)
 		memcpy((char *)api + syms[i].off, &f, sizeof(f));
 	}
 	if (api->lib) {
-		void *f = dlsym(api->lib, "ncclRedOpCreatePreMulSum"), *g = dlsym(api->lib, "ncclRedOpDestroy");
+		void *f = dlsym(api->lib, "ncclRedOpCreatePreMulSum");
+		void *g = dlsym(api->lib, "ncclRedOpDestroy");
 
 		if (f && g) {
 			memcpy(&api->RedOpCreatePreMulSum, &f, sizeof(f));
