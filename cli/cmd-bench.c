@@ -720,21 +720,15 @@ build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli
 		return -1;
 	}
 	if (o->op && !o->all_ops && ft_redop_from_name(o->op, &cfg->op) < 0) {
-		cli_error(ctx, "-o/--op: unknown reduction '%s' (sum, prod, max, min, all)%s", o->op,
-		          strcmp(o->op, "avg") == 0 || strcmp(o->op, "mulsum") == 0 ?
-		                  ": not supported yet" :
-		                  "");
+		cli_error(ctx, "-o/--op: unknown reduction '%s' (sum, prod, max, min, avg, mulsum, all)",
+		          o->op);
 		return -1;
 	}
 	if (o->dtype && !o->all_types && ft_dtype_from_name(o->dtype, &cfg->dtype) < 0) {
 		cli_error(ctx,
 		          "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
-		          "int64, uint64, float, double, all)%s",
-		          o->dtype,
-		          strcmp(o->dtype, "half") == 0 || strcmp(o->dtype, "bfloat16") == 0 ||
-		                          strcmp(o->dtype, "float16") == 0 ?
-		                  ": 16-bit floating point is not supported yet" :
-		                  "");
+		          "int64, uint64, half, float, double, bfloat16, all)",
+		          o->dtype);
 		return -1;
 	}
 	/* 0 is not "the default": a run of no iterations or no messages in flight is refused */
@@ -1186,6 +1180,12 @@ static int
 run_all(struct ft_world *w, const struct bench_opts *o, struct ft_bench_cfg *c,
         struct ft_bench_report *rep, struct ft_error *err)
 {
+	/* -d all in nccl-tests' order of ncclDataType_t */
+	static const enum ft_dtype order[] = {
+		FT_DTYPE_INT8,  FT_DTYPE_UINT8, FT_DTYPE_INT32,  FT_DTYPE_UINT32,  FT_DTYPE_INT64,
+		FT_DTYPE_UINT64, FT_DTYPE_HALF, FT_DTYPE_FLOAT, FT_DTYPE_DOUBLE, FT_DTYPE_BFLOAT16,
+	};
+	_Static_assert(FT_ARRAY_SIZE(order) == FT_DTYPE_COUNT, "-d all lists every type");
 	uint32_t ntypes = o->all_types ? FT_DTYPE_COUNT : 1;
 	uint32_t nops = o->all_ops && reduces(c->pattern) ? FT_REDOP_COUNT : 1;
 	uint64_t cycle;
@@ -1200,7 +1200,7 @@ run_all(struct ft_world *w, const struct bench_opts *o, struct ft_bench_cfg *c,
 				size_t i;
 
 				if (o->all_types)
-					c->dtype = (enum ft_dtype)t;
+					c->dtype = order[t];
 				if (o->all_ops && reduces(c->pattern))
 					c->op = (enum ft_redop)op;
 				if (first) {
@@ -1398,9 +1398,10 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64('w', "warmup_iters", &o.warmup, "N", "untimed iterations per size (5)"),
 		OPT_U64('m', "agg_iters", &o.agg_iters, "N", "operations per timed iteration (1)"),
 		OPT_INT('c', "check", &o.check, "0|1", "validate the data, #wrong column (1)"),
-		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min, all"),
+		OPT_STRING('o', "op", &o.op, "OP", "reduction: sum (default), prod, max, min, avg, mulsum, all"),
 		OPT_STRING('d', "datatype", &o.dtype, "TYPE",
-		           "float (default), double, int8, uint8, int32, uint32, int64, uint64, all"),
+		           "float (default), double, half, bfloat16, int8, uint8, int32, uint32, "
+		           "int64, uint64, all"),
 		OPT_INT('z', "blocking", &o.blocking, "0|1", "sync all ranks after each iteration"),
 		OPT_INT('a', "average", &o.average, "0-3",
 		        "time across ranks: 0 rank 0, 1 mean (default), 2 min, 3 max"),

@@ -74,7 +74,9 @@ FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
    copy_matrix: copy-engine bandwidth between pinned host memory and every GPU, and between
    every pair of GPUs (an nvbandwidth-like matrix; src/dst name "host", "gpu0", ...). */
 
-/* Element types, named as nccl-tests names them. size 0 = not supported on the host. */
+/* Element types, named as nccl-tests names them. size 0 = not supported on the host.
+   half is IEEE 754 binary16, bfloat16 the top 16 bits of a binary32; both are reduced
+   in float and rounded back to nearest-even after every step, as NCCL's kernels do. */
 #define FT_DTYPE_MAP(X)        \
 	X(INT8, "int8", 1)     \
 	X(UINT8, "uint8", 1)   \
@@ -83,7 +85,9 @@ FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
 	X(INT64, "int64", 8)   \
 	X(UINT64, "uint64", 8) \
 	X(FLOAT, "float", 4)   \
-	X(DOUBLE, "double", 8)
+	X(DOUBLE, "double", 8) \
+	X(HALF, "half", 2)     \
+	X(BFLOAT16, "bfloat16", 2)
 
 enum ft_dtype {
 #define FT_DTYPE_ENUM_(n, s, sz) FT_DTYPE_##n,
@@ -101,8 +105,13 @@ FT_API int ft_dtype_from_name(const char *name, enum ft_dtype *out);
 	X(SUM, "sum")   \
 	X(PROD, "prod") \
 	X(MAX, "max")   \
-	X(MIN, "min")
+	X(MIN, "min")   \
+	X(AVG, "avg")   \
+	X(MULSUM, "mulsum")
 
+/* avg: the sum divided by the number of ranks (ncclAvg; integer division for integers).
+   mulsum: nccl-tests' premulsum, each rank's input multiplied by its own scalar (1 on even
+   ranks, 2 on odd ones) before the sum, as ncclRedOpCreatePreMulSum() does. */
 enum ft_redop {
 #define FT_REDOP_ENUM_(n, s) FT_REDOP_##n,
 	FT_REDOP_MAP(FT_REDOP_ENUM_)
@@ -270,6 +279,9 @@ struct ft_bench_coll_args {
 	int root;
 	bool in_place; /* nccl-tests' in-place layout (see coll.c) */
 	bool staged;   /* the host buffers matter (validation): device transports copy them */
+	/* mulsum on a transport without it (all but nccl): a buffer as large as the send
+	   side, symmetric over the ranks, for the scaled input; NULL otherwise */
+	void *premul;
 };
 
 struct ft_transport_ops {

@@ -150,6 +150,17 @@ void ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, 
 /* dst[i] = a[i] op b[i]; @dst may be @a (in place) but must not overlap @b otherwise. */
 void ft__data_reduce3(void *dst, const void *a, const void *b, size_t count, enum ft_dtype t,
                       enum ft_redop op);
+/* dst[i] = src[i] times premulsum's scalar of @rank (1 even, 2 odd); @dst may be @src. */
+void ft__data_premul(void *dst, const void *src, size_t count, enum ft_dtype t, uint32_t rank);
+/* premulsum's scalar of @rank in type @t, into @out (at most 8 bytes). */
+void ft__data_premul_scalar(void *out, enum ft_dtype t, uint32_t rank);
+/* buf[i] /= nranks, in the element type (avg's last step; integer division for integers). */
+void ft__data_divide(void *buf, size_t count, enum ft_dtype t, uint32_t nranks);
+/* IEEE binary16 and bfloat16 from and to float, rounding to nearest-even; NaN stays NaN. */
+uint16_t ft__half_from_float(float f);
+float ft__half_to_float(uint16_t h);
+uint16_t ft__bf16_from_float(float f);
+float ft__bf16_to_float(uint16_t b);
 /* Count elements of @buf that differ from the reduction over @nranks ranks of the fill. */
 int64_t ft__data_check_reduced(const void *buf, size_t count, enum ft_dtype t, enum ft_redop op,
                                uint32_t nranks, size_t first);

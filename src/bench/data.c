@@ -8,6 +8,13 @@
  * Values are small integers so that sums are exact in every type; products
  * of floating-point values are compared with a relative tolerance because
  * the order of a ring reduction differs from the checker's.
+ *
+ * half (IEEE 754 binary16) and bfloat16 have no C type: they are stored as
+ * uint16_t, widened to float for every step and rounded back to nearest-even,
+ * which is what NCCL's reduction kernels do. Their results are compared with
+ * nccl-tests' tolerance for 16-bit floats, a relative 1e-2 (its float one is
+ * 1e-5): a ring sums in another order than the checker, and bfloat16 keeps
+ * only 8 significant bits.
  */
 #include "bench_int.h"
 
@@ -50,7 +57,9 @@ ft_dtype_from_name(const char *name, enum ft_dtype *out)
 		{ "char", FT_DTYPE_INT8 },     { "int", FT_DTYPE_INT32 },
 		{ "float32", FT_DTYPE_FLOAT }, { "float64", FT_DTYPE_DOUBLE },
 		{ "uint", FT_DTYPE_UINT32 },   { "f32", FT_DTYPE_FLOAT },
-		{ "f64", FT_DTYPE_DOUBLE },
+		{ "f64", FT_DTYPE_DOUBLE },    { "float16", FT_DTYPE_HALF },
+		{ "fp16", FT_DTYPE_HALF },     { "f16", FT_DTYPE_HALF },
+		{ "bf16", FT_DTYPE_BFLOAT16 },
 	};
 	size_t i;
 
@@ -86,6 +95,82 @@ ft_redop_from_name(const char *name, enum ft_redop *out)
 	return FT_EINVAL;
 }
 
+/* ---- 16-bit floating point ---------------------------------------------------- */
+
+static inline uint32_t
+f32_bits(float f)
+{
+	uint32_t x;
+
+	memcpy(&x, &f, sizeof(x));
+	return x;
+}
+
+static inline float
+f32_from_bits(uint32_t x)
+{
+	float f;
+
+	memcpy(&f, &x, sizeof(f));
+	return f;
+}
+
+uint16_t
+ft__half_from_float(float f)
+{
+	uint32_t x = f32_bits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu, h, rem;
+
+	if (ax > 0x7f800000u) /* NaN: stays a NaN, made quiet, top payload bits kept */
+		return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+	if (ax >= 0x477ff000u) /* 65520 and up (and Inf): rounds past 65504 to Inf */
+		return (uint16_t)(sign | 0x7c00u);
+	if (ax < 0x38800000u) {
+		/* below 2^-14: a subnormal half, a count of 2^-24 units; the scaling by
+		   2^24 is exact and nearbyintf() rounds half to even */
+		float units = nearbyintf(f32_from_bits(ax) * 16777216.0f);
+
+		return (uint16_t)(sign | (uint32_t)units);
+	}
+	/* normal: rebias the exponent (127 -> 15) and round the 13 dropped bits to
+	   nearest-even; a carry out of the mantissa steps the exponent, as it should */
+	ax -= 112u << 23;
+	h = ax >> 13;
+	rem = ax & 0x1fffu;
+	if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+		h++;
+	return (uint16_t)(sign | h);
+}
+
+float
+ft__half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+
+	if (e == 0) /* zero or subnormal: m units of 2^-24, exact in float */
+		return sign ? -(float)m / 16777216.0f : (float)m / 16777216.0f;
+	if (e == 31)
+		return f32_from_bits(sign | 0x7f800000u | (m << 13));
+	return f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+uint16_t
+ft__bf16_from_float(float f)
+{
+	uint32_t x = f32_bits(f);
+
+	if ((x & 0x7fffffffu) > 0x7f800000u) /* NaN: quiet it, or truncation could make Inf */
+		return (uint16_t)((x >> 16) | 0x40u);
+	/* round to nearest-even on the 16 dropped bits; overflow carries into Inf */
+	x += 0x7fffu + ((x >> 16) & 1u);
+	return (uint16_t)(x >> 16);
+}
+
+float
+ft__bf16_to_float(uint16_t b)
+{
+	return f32_from_bits((uint32_t)b << 16);
+}
+
 static inline unsigned
 fill_value(uint32_t rank, size_t i)
 {
@@ -102,6 +187,13 @@ fill_value(uint32_t rank, size_t i)
 	X(FLOAT, float)     \
 	X(DOUBLE, double)
 
+/* premulsum's scalar of rank @r, as nccl-tests' verifiable scalar: 1 on even ranks, 2 on odd */
+static inline unsigned
+premul_scalar(uint32_t r)
+{
+	return r % 2 ? 2u : 1u;
+}
+
 void
 ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t first)
 {
@@ -115,6 +207,14 @@ ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t fi
 		break;
 		FOR_TYPES(FILL_)
 #undef FILL_
+	case FT_DTYPE_HALF:
+		for (i = 0; i < count; i++)
+			((uint16_t *)buf)[i] = ft__half_from_float((float)fill_value(rank, first + i));
+		break;
+	case FT_DTYPE_BFLOAT16:
+		for (i = 0; i < count; i++)
+			((uint16_t *)buf)[i] = ft__bf16_from_float((float)fill_value(rank, first + i));
+		break;
 	case FT_DTYPE_COUNT:
 		break;
 	}
@@ -162,10 +262,41 @@ ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t fi
 FOR_TYPES(DEF_TYPE_)
 #undef DEF_TYPE_
 
+/* 16-bit floats: widened to float, reduced, rounded back after every step */
+#define DEF_RED16_(name, TO, FROM, OP)                                                 \
+	static void red2_##name(uint16_t *restrict d, const uint16_t *restrict s, size_t n) \
+	{                                                                              \
+		size_t i;                                                              \
+		for (i = 0; i < n; i++)                                                \
+			d[i] = FROM(OP(TO(d[i]), TO(s[i])));                           \
+	}                                                                              \
+	static void red3_##name(uint16_t *restrict d, const uint16_t *restrict a,      \
+	                        const uint16_t *restrict b, size_t n)                  \
+	{                                                                              \
+		size_t i;                                                              \
+		for (i = 0; i < n; i++)                                                \
+			d[i] = FROM(OP(TO(a[i]), TO(b[i])));                           \
+	}
+#define DEF_TYPE16_(E, TO, FROM)                \
+	DEF_RED16_(E##_sum, TO, FROM, OP_SUM_)   \
+	DEF_RED16_(E##_prod, TO, FROM, OP_PROD_) \
+	DEF_RED16_(E##_max, TO, FROM, OP_MAX_)   \
+	DEF_RED16_(E##_min, TO, FROM, OP_MIN_)
+DEF_TYPE16_(HALF, ft__half_to_float, ft__half_from_float)
+DEF_TYPE16_(BFLOAT16, ft__bf16_to_float, ft__bf16_from_float)
+#undef DEF_TYPE16_
+
+#define FOR_ALL_TYPES(X) \
+	FOR_TYPES(X)     \
+	X(HALF, uint16_t) \
+	X(BFLOAT16, uint16_t)
+
 #define CASE2_(E, T)                                                   \
 	case FT_DTYPE_##E:                                             \
 		switch (op) {                                          \
 		case FT_REDOP_SUM:                                     \
+		case FT_REDOP_AVG:                                     \
+		case FT_REDOP_MULSUM:                                  \
 			red2_##E##_sum(dst, src, count);               \
 			break;                                         \
 		case FT_REDOP_PROD:                                    \
@@ -186,7 +317,7 @@ void
 ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum ft_redop op)
 {
 	switch (t) {
-		FOR_TYPES(CASE2_)
+		FOR_ALL_TYPES(CASE2_)
 	case FT_DTYPE_COUNT:
 		break;
 	}
@@ -196,6 +327,8 @@ ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum 
 	case FT_DTYPE_##E:                                             \
 		switch (op) {                                          \
 		case FT_REDOP_SUM:                                     \
+		case FT_REDOP_AVG:                                     \
+		case FT_REDOP_MULSUM:                                  \
 			red3_##E##_sum(dst, a, b, count);              \
 			break;                                         \
 		case FT_REDOP_PROD:                                    \
@@ -222,7 +355,89 @@ ft__data_reduce3(void *dst, const void *a, const void *b, size_t count, enum ft_
 		return;
 	}
 	switch (t) {
-		FOR_TYPES(CASE3_)
+		FOR_ALL_TYPES(CASE3_)
+	case FT_DTYPE_COUNT:
+		break;
+	}
+}
+
+void
+ft__data_premul(void *dst, const void *src, size_t count, enum ft_dtype t, uint32_t rank)
+{
+	unsigned k = premul_scalar(rank);
+	size_t i;
+
+	switch (t) {
+#define SCALE_(E, T)                                                    \
+	case FT_DTYPE_##E:                                              \
+		for (i = 0; i < count; i++)                             \
+			((T *)dst)[i] = (T)(((const T *)src)[i] * (T)k); \
+		break;
+		FOR_TYPES(SCALE_)
+#undef SCALE_
+	case FT_DTYPE_HALF:
+		for (i = 0; i < count; i++)
+			((uint16_t *)dst)[i] = ft__half_from_float(
+			        ft__half_to_float(((const uint16_t *)src)[i]) * (float)k);
+		break;
+	case FT_DTYPE_BFLOAT16:
+		for (i = 0; i < count; i++)
+			((uint16_t *)dst)[i] = ft__bf16_from_float(
+			        ft__bf16_to_float(((const uint16_t *)src)[i]) * (float)k);
+		break;
+	case FT_DTYPE_COUNT:
+		break;
+	}
+}
+
+void
+ft__data_premul_scalar(void *out, enum ft_dtype t, uint32_t rank)
+{
+	/* a 1 of the type (every fill value is exact in every type), then scaled */
+	switch (t) {
+#define ONE_(E, T)                \
+	case FT_DTYPE_##E:        \
+		*(T *)out = (T)1; \
+		break;
+		FOR_TYPES(ONE_)
+#undef ONE_
+	case FT_DTYPE_HALF:
+		*(uint16_t *)out = ft__half_from_float(1.0f);
+		break;
+	case FT_DTYPE_BFLOAT16:
+		*(uint16_t *)out = ft__bf16_from_float(1.0f);
+		break;
+	case FT_DTYPE_COUNT:
+		return;
+	}
+	ft__data_premul(out, out, 1, t, rank);
+}
+
+void
+ft__data_divide(void *buf, size_t count, enum ft_dtype t, uint32_t nranks)
+{
+	size_t i;
+
+	if (nranks == 0)
+		return;
+	switch (t) {
+#define DIV_(E, T)                                                            \
+	case FT_DTYPE_##E:                                                    \
+		for (i = 0; i < count; i++)                                   \
+			((T *)buf)[i] = (T)(((T *)buf)[i] / (T)nranks);      \
+		break;
+		FOR_TYPES(DIV_)
+#undef DIV_
+	case FT_DTYPE_HALF:
+		for (i = 0; i < count; i++)
+			((uint16_t *)buf)[i] = ft__half_from_float(
+			        ft__half_to_float(((uint16_t *)buf)[i]) / (float)nranks);
+		break;
+	case FT_DTYPE_BFLOAT16:
+		for (i = 0; i < count; i++)
+			((uint16_t *)buf)[i] = ft__bf16_from_float(
+			        ft__bf16_to_float(((uint16_t *)buf)[i]) / (float)nranks);
+		break;
 	case FT_DTYPE_COUNT:
 		break;
 	}
@@ -241,14 +456,21 @@ expected(enum ft_dtype t, enum ft_redop op, uint32_t nranks, size_t i)
 		uint64_t u64;
 		float f;
 		double d;
+		uint16_t h;
 	} acc, v;
 	uint32_t r;
 
 	ft__data_fill(&acc, 1, t, 0, i);
+	if (op == FT_REDOP_MULSUM)
+		ft__data_premul(&acc, &acc, 1, t, 0);
 	for (r = 1; r < nranks; r++) {
 		ft__data_fill(&v, 1, t, r, i);
+		if (op == FT_REDOP_MULSUM)
+			ft__data_premul(&v, &v, 1, t, r);
 		ft__data_reduce(&acc, &v, 1, t, op);
 	}
+	if (op == FT_REDOP_AVG)
+		ft__data_divide(&acc, 1, t, nranks);
 	switch (t) {
 	case FT_DTYPE_INT8:
 		return acc.i8;
@@ -264,6 +486,10 @@ expected(enum ft_dtype t, enum ft_redop op, uint32_t nranks, size_t i)
 		return (double)acc.u64;
 	case FT_DTYPE_FLOAT:
 		return acc.f;
+	case FT_DTYPE_HALF:
+		return ft__half_to_float(acc.h);
+	case FT_DTYPE_BFLOAT16:
+		return ft__bf16_to_float(acc.h);
 	case FT_DTYPE_DOUBLE:
 	case FT_DTYPE_COUNT:
 		break;
@@ -280,6 +506,10 @@ element(const void *buf, enum ft_dtype t, size_t i)
 		return (double)((const T *)buf)[i];
 		FOR_TYPES(GET_)
 #undef GET_
+	case FT_DTYPE_HALF:
+		return ft__half_to_float(((const uint16_t *)buf)[i]);
+	case FT_DTYPE_BFLOAT16:
+		return ft__bf16_to_float(((const uint16_t *)buf)[i]);
 	case FT_DTYPE_COUNT:
 		break;
 	}
@@ -289,6 +519,10 @@ element(const void *buf, enum ft_dtype t, size_t i)
 static bool
 same(double got, double want, enum ft_dtype t)
 {
+	if (got == want) /* also an Inf (a 16-bit product overflows) equal to its expectation */
+		return true;
+	if (t == FT_DTYPE_HALF || t == FT_DTYPE_BFLOAT16)
+		return fabs(got - want) <= 1e-2 * fabs(want);
 	if (t == FT_DTYPE_FLOAT || t == FT_DTYPE_DOUBLE)
 		return fabs(got - want) <= 1e-5 * fabs(want) + 1e-30;
 	return got == want;

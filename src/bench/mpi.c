@@ -188,6 +188,10 @@ mpi_type(enum ft_dtype t)
 		return MPI_UINT64_T;
 	case FT_DTYPE_FLOAT:
 		return MPI_FLOAT;
+	case FT_DTYPE_HALF:
+	case FT_DTYPE_BFLOAT16:
+		/* no MPI type: 16-bit words, reduced by a user-defined operation */
+		return MPI_UINT16_T;
 	case FT_DTYPE_DOUBLE:
 	case FT_DTYPE_COUNT:
 		break;
@@ -206,10 +210,35 @@ mpi_op(enum ft_redop op)
 	case FT_REDOP_MIN:
 		return MPI_MIN;
 	case FT_REDOP_SUM:
+	case FT_REDOP_AVG:    /* the runner divides the sum afterwards */
+	case FT_REDOP_MULSUM: /* the runner scales each rank's input beforehand */
 	case FT_REDOP_COUNT:
 		break;
 	}
 	return MPI_SUM;
+}
+
+/*
+ * half and bfloat16: MPI has no such types, so the reduction is a user
+ * operation over MPI_UINT16_T words that widens to float, reduces and
+ * rounds back, as the other transports do. One collective is in flight per
+ * process at a time, so the type and operation it reduces are file state.
+ */
+static enum ft_dtype user_dtype;
+static enum ft_redop user_redop;
+
+static void
+user_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+	(void)type;
+	if (*len > 0)
+		ft__data_reduce(inout, in, (size_t)*len, user_dtype, user_redop);
+}
+
+static bool
+needs_user_op(enum ft_dtype t)
+{
+	return t == FT_DTYPE_HALF || t == FT_DTYPE_BFLOAT16;
 }
 
 static int
@@ -218,7 +247,7 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 	int n = (int)base->w->nranks, r = (int)base->w->rank, c, rc;
 	size_t es = ft_dtype_size(a->dtype);
 	MPI_Datatype t = mpi_type(a->dtype);
-	MPI_Op op = mpi_op(a->op);
+	MPI_Op op = mpi_op(a->op), user = MPI_OP_NULL;
 	MPI_Request mr = MPI_REQUEST_NULL;
 	bool inplace = false;
 
@@ -226,6 +255,16 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 		return ft_error_set(err, FT_ERANGE, "mpi: %zu elements is more than MPI's int",
 		                    a->count);
 	c = (int)a->count;
+	if (needs_user_op(a->dtype) &&
+	    (a->coll == FT_BENCH_ALL_REDUCE || a->coll == FT_BENCH_REDUCE ||
+	     a->coll == FT_BENCH_REDUCE_SCATTER)) {
+		user_dtype = a->dtype;
+		user_redop = a->op;
+		if (MPI_Op_create(user_reduce, 1, &user) != MPI_SUCCESS)
+			return ft_error_set(err, FT_EMPI, "mpi: cannot create the %s %s operation",
+			                    ft_dtype_name(a->dtype), ft_redop_name(a->op));
+		op = user;
+	}
 	switch (a->coll) {
 	case FT_BENCH_ALL_REDUCE:
 		inplace = a->sendbuf == a->recvbuf;
@@ -262,11 +301,19 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 		                 MPI_COMM_WORLD, &mr);
 		break;
 	default:
-		return FT_ENOTSUP;
+		rc = FT_ENOTSUP;
+		break;
 	}
-	if (rc != MPI_SUCCESS)
+	if (rc == FT_ENOTSUP || rc != MPI_SUCCESS) {
+		if (user != MPI_OP_NULL)
+			MPI_Op_free(&user);
+		if (rc == FT_ENOTSUP)
+			return rc;
 		return ft_error_set(err, FT_EMPI, "mpi: %s failed", ft_bench_pattern_name(a->coll));
+	}
 	rc = mpi_wait(base, &mr, ft_bench_pattern_name(a->coll), err);
+	if (user != MPI_OP_NULL)
+		MPI_Op_free(&user);
 	if (rc == 0 && a->coll == FT_BENCH_REDUCE_SCATTER && inplace)
 		memmove(a->recvbuf, a->sendbuf, a->count * es);
 	return rc;

@@ -36,15 +36,19 @@ enum {
 	NCCL_UINT32 = 3,
 	NCCL_INT64 = 4,
 	NCCL_UINT64 = 5,
+	NCCL_FLOAT16 = 6,
 	NCCL_FLOAT32 = 7,
-	NCCL_FLOAT64 = 8
+	NCCL_FLOAT64 = 8,
+	NCCL_BFLOAT16 = 9 /* NCCL 2.10+ */
 };
 enum {
 	NCCL_SUM = 0,
 	NCCL_PROD = 1,
 	NCCL_MAX = 2,
-	NCCL_MIN = 3
+	NCCL_MIN = 3,
+	NCCL_AVG = 4 /* NCCL 2.10+ */
 };
+#define NCCL_SCALAR_HOST_IMMEDIATE 1 /* ncclScalarHostImmediate */
 enum {
 	CUDA_MEMCPY_H2D = 1,
 	CUDA_MEMCPY_D2H = 2,
@@ -76,6 +80,10 @@ struct nccl_api {
 	/* since NCCL 2.4: what a deadline needs to give up on a communicator */
 	nccl_result_t (*CommAbort)(nccl_comm_t c);
 	nccl_result_t (*CommGetAsyncError)(nccl_comm_t c, nccl_result_t *async);
+	/* since NCCL 2.11, looked up but not required: mulsum needs them */
+	nccl_result_t (*RedOpCreatePreMulSum)(int *op, void *scalar, int t, int residence,
+	                                      nccl_comm_t c);
+	nccl_result_t (*RedOpDestroy)(int op, nccl_comm_t c);
 	/* CUDA runtime: cudaError_t is an int, 0 = cudaSuccess */
 	int (*cudaGetDeviceCount)(int *n);
 	int (*cudaSetDevice)(int d);
@@ -197,6 +205,15 @@ api_load(struct nccl_api *api, bool want_nccl, struct ft_error *err)
 			goto fail;
 		}
 		memcpy((char *)api + syms[i].off, &f, sizeof(f));
+	}
+	if (api->lib) {
+		void *f = dlsym(api->lib, "ncclRedOpCreatePreMulSum");
+		void *g = dlsym(api->lib, "ncclRedOpDestroy");
+
+		if (f && g) {
+			memcpy(&api->RedOpCreatePreMulSum, &f, sizeof(f));
+			memcpy(&api->RedOpDestroy, &g, sizeof(g));
+		}
 	}
 	if (want_nccl) {
 		/* 2.9+ encodes major*10000 + minor*100 + patch, older major*1000 + minor*100 */
@@ -355,6 +372,7 @@ nccl_type(enum ft_dtype t)
 		[FT_DTYPE_INT32] = NCCL_INT32,   [FT_DTYPE_UINT32] = NCCL_UINT32,
 		[FT_DTYPE_INT64] = NCCL_INT64,   [FT_DTYPE_UINT64] = NCCL_UINT64,
 		[FT_DTYPE_FLOAT] = NCCL_FLOAT32, [FT_DTYPE_DOUBLE] = NCCL_FLOAT64,
+		[FT_DTYPE_HALF] = NCCL_FLOAT16,  [FT_DTYPE_BFLOAT16] = NCCL_BFLOAT16,
 	};
 
 	return map[t];
@@ -442,6 +460,7 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	uint32_t n = base->w->nranks, r = base->w->rank;
 	size_t es = ft_dtype_size(a->dtype), sbytes, rbytes, off = a->count * es * r;
 	int t = nccl_type(a->dtype), op = (int)a->op, nr;
+	bool made_op = false;
 	char *d0, *d1, *ds, *dr;
 
 	ft__coll_bufsizes(a->coll, a->count, es, n, &sbytes, &rbytes);
@@ -461,6 +480,27 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	}
 	if (a->staged && ep->api.cudaMemcpy(ds, a->sendbuf, sbytes, CUDA_MEMCPY_H2D) != 0)
 		return ft_error_set(err, FT_EIO, "cudaMemcpy to GPU %d failed", ep->device);
+	_Static_assert((int)FT_REDOP_SUM == (int)NCCL_SUM && (int)FT_REDOP_MIN == (int)NCCL_MIN &&
+	                       (int)FT_REDOP_AVG == (int)NCCL_AVG,
+	               "fabtune's reductions are numbered as ncclRedOp_t");
+	if (a->op == FT_REDOP_MULSUM &&
+	    (a->coll == FT_BENCH_ALL_REDUCE || a->coll == FT_BENCH_REDUCE ||
+	     a->coll == FT_BENCH_REDUCE_SCATTER)) {
+		/* nccl-tests' premulsum: this rank's scalar, in the element type, read at
+		   creation (host immediate); the operation is destroyed once enqueued */
+		uint64_t scalar = 0;
+
+		if (!ep->api.RedOpCreatePreMulSum)
+			return ft_error_set(err, FT_ENOTSUP,
+			                    "nccl: mulsum needs ncclRedOpCreatePreMulSum (NCCL 2.11+)");
+		ft__data_premul_scalar(&scalar, a->dtype, r);
+		nr = ep->api.RedOpCreatePreMulSum(&op, &scalar, t, NCCL_SCALAR_HOST_IMMEDIATE,
+		                                  ep->comm);
+		if (nr != 0)
+			return ft_error_set(err, FT_EIO, "nccl: ncclRedOpCreatePreMulSum: %s",
+			                    ep->api.GetErrorString(nr));
+		made_op = true;
+	}
 	switch (a->coll) {
 	case FT_BENCH_ALL_REDUCE:
 		nr = ep->api.AllReduce(ds, dr, a->count, t, op, ep->comm, ep->stream);
@@ -494,8 +534,15 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 		break;
 	}
 	default:
-		return FT_ENOTSUP;
+		nr = 0;
+		break;
 	}
+	if (made_op)
+		ep->api.RedOpDestroy(op, ep->comm);
+	if (nr == 0 && a->coll != FT_BENCH_ALL_REDUCE && a->coll != FT_BENCH_ALL_GATHER &&
+	    a->coll != FT_BENCH_REDUCE_SCATTER && a->coll != FT_BENCH_BROADCAST &&
+	    a->coll != FT_BENCH_REDUCE && a->coll != FT_BENCH_ALLTOALL)
+		return FT_ENOTSUP;
 	if (nr != 0)
 		return ft_error_set(err, FT_EIO, "nccl %s: %s", ft_bench_pattern_name(a->coll),
 		                    ep->api.GetErrorString(nr));

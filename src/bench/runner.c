@@ -241,13 +241,64 @@ ft_bench_report_release(struct ft_bench_report *r)
 
 /* ---- collectives ------------------------------------------------------------ */
 
+static bool
+reduces(enum ft_bench_pattern p)
+{
+	return p == FT_BENCH_ALL_REDUCE || p == FT_BENCH_REDUCE || p == FT_BENCH_REDUCE_SCATTER;
+}
+
+/* Does the transport run avg and mulsum itself (nccl: ncclAvg, ncclRedOpCreatePreMulSum)? */
+static bool
+native_avg_mulsum(const struct ft_ep *ep)
+{
+	return strcmp(ep->ops->name, "nccl") == 0;
+}
+
 static int
-coll_once(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+coll_plain(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	int rc = ep->ops->coll(ep, a, err);
 
 	if (rc == FT_ENOTSUP)
 		rc = ft__coll_run(ep, a, err);
+	return rc;
+}
+
+/*
+ * avg and mulsum on the host transports are a sum with a step around it:
+ * mulsum scales this rank's input by its scalar first (into @a->premul, or in
+ * place when the input is the output buffer, which the sum overwrites anyway),
+ * avg divides the result by the number of ranks after. NCCL does the same
+ * inside its kernels; here the extra pass is part of the measured time.
+ */
+static int
+coll_once(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	struct ft_bench_coll_args s;
+	uint32_t n = ep->w->nranks, r = ep->w->rank;
+	size_t in_count;
+	int rc;
+
+	if ((a->op != FT_REDOP_AVG && a->op != FT_REDOP_MULSUM) || !reduces(a->coll) ||
+	    native_avg_mulsum(ep))
+		return coll_plain(ep, a, err);
+	s = *a;
+	s.op = FT_REDOP_SUM;
+	if (a->op == FT_REDOP_MULSUM) {
+		in_count = a->coll == FT_BENCH_REDUCE_SCATTER ? a->count * n : a->count;
+		if (a->in_place) {
+			ft__data_premul((void *)a->sendbuf, a->sendbuf, in_count, a->dtype, r);
+		} else {
+			if (!a->premul)
+				return ft_error_set(err, FT_EINVAL, "mulsum: no buffer for the scaled input");
+			ft__data_premul(a->premul, a->sendbuf, in_count, a->dtype, r);
+			s.sendbuf = a->premul;
+		}
+	}
+	rc = coll_plain(ep, &s, err);
+	if (rc == 0 && a->op == FT_REDOP_AVG &&
+	    (a->coll != FT_BENCH_REDUCE || r == (uint32_t)a->root))
+		ft__data_divide(a->recvbuf, a->count, a->dtype, n);
 	return rc;
 }
 
@@ -548,7 +599,7 @@ coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_b
  */
 static int
 warm_up(struct ft_ep *ep, const struct ft_bench_cfg *cfg, char *sendbuf, char *recvbuf,
-        struct ft_error *err)
+        char *premul, struct ft_error *err)
 {
 	const uint64_t sizes[2] = { cfg->max_bytes, cfg->min_bytes };
 	const uint32_t nsizes = cfg->min_bytes == cfg->max_bytes ? 1 : 2;
@@ -561,6 +612,7 @@ warm_up(struct ft_ep *ep, const struct ft_bench_cfg *cfg, char *sendbuf, char *r
 		coll_args(cfg, ep->w->nranks, sizes[k], &a, &bytes);
 		a.sendbuf = sendbuf;
 		a.recvbuf = recvbuf;
+		a.premul = premul;
 		for (i = 0; i < cfg->warmup && rc == 0; i++) {
 			rc = coll_once(ep, &a, err);
 			if (rc == 0 && cfg->stop && *cfg->stop)
@@ -578,7 +630,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	uint32_t n = ep->w->nranks, r = ep->w->rank;
 	size_t es = ft_dtype_size(cfg->dtype), sbytes, rbytes;
 	uint64_t size, total = ft__bench_nsizes(cfg), done = 0;
-	char *sendbuf, *recvbuf;
+	char *sendbuf, *recvbuf, *premul = NULL;
 	int rc = 0;
 
 	if (cfg->pattern == FT_BENCH_HYPERCUBE && (n & (n - 1)) != 0)
@@ -601,9 +653,19 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		return ft_error_set(err, FT_ENOMEM, "cannot allocate %zu + %zu bytes of buffers",
 		                    sbytes, rbytes);
 	}
+	if (cfg->op == FT_REDOP_MULSUM && reduces(cfg->pattern) && !native_avg_mulsum(ep)) {
+		premul = ep->ops->mem_alloc(ep, sbytes ? sbytes : 1);
+		if (!premul) {
+			ep->ops->mem_free(ep, recvbuf);
+			ep->ops->mem_free(ep, sendbuf);
+			return ft_error_set(err, FT_ENOMEM,
+			                    "cannot allocate %zu bytes for mulsum's scaled input",
+			                    sbytes);
+		}
+	}
 	memset(sendbuf, 0, sbytes);
 	memset(recvbuf, 0, FT_MAX(sbytes, rbytes));
-	rc = warm_up(ep, cfg, sendbuf, recvbuf, err);
+	rc = warm_up(ep, cfg, sendbuf, recvbuf, premul, err);
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;
 	     size = next_size(cfg, size)) {
 		struct ft_result_row row;
@@ -629,6 +691,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		row.root = a.root;
 		row.nranks = n;
 		row.nsamples = cfg->iters;
+		a.premul = premul;
 		/* out-of-place */
 		a.sendbuf = sendbuf;
 		a.recvbuf = recvbuf;
@@ -674,6 +737,8 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 			ft_progress_update(&cfg->progress, ft_bench_pattern_name(cfg->pattern),
 			                   ++done, total);
 	}
+	if (premul)
+		ep->ops->mem_free(ep, premul);
 	ep->ops->mem_free(ep, recvbuf);
 	ep->ops->mem_free(ep, sendbuf);
 	return rc;

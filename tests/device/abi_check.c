@@ -13,6 +13,15 @@ _Static_assert(ncclInt8 == 0 && ncclUint8 == 1 && ncclInt32 == 2 && ncclUint32 =
 _Static_assert(ncclInt64 == 4 && ncclUint64 == 5 && ncclFloat32 == 7 && ncclFloat64 == 8,
                "ncclDataType_t 64-bit and floating point");
 _Static_assert(ncclSum == 0 && ncclProd == 1 && ncclMax == 2 && ncclMin == 3, "ncclRedOp_t");
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+_Static_assert(ncclFloat16 == 6 && ncclBfloat16 == 9, "ncclDataType_t 16-bit floating point");
+_Static_assert(ncclAvg == 4 && ncclScalarHostImmediate == 1, "ncclAvg and the scalar residence");
+_Static_assert(sizeof(ncclRedOp_t) == sizeof(int), "ncclRedOp_t is written through an int *");
+static ncclResult_t (*const p_premulsum)(ncclRedOp_t *, void *, ncclDataType_t,
+                                         ncclScalarResidence_t,
+                                         ncclComm_t) = ncclRedOpCreatePreMulSum;
+static ncclResult_t (*const p_redopdestroy)(ncclRedOp_t, ncclComm_t) = ncclRedOpDestroy;
+#endif
 _Static_assert(sizeof(ncclUniqueId) == 128, "ncclUniqueId is passed by value: 128 bytes");
 _Static_assert(sizeof(ncclComm_t) == sizeof(void *), "ncclComm_t is a pointer");
 _Static_assert(sizeof(cudaStream_t) == sizeof(void *), "cudaStream_t is a pointer");
@@ -47,6 +56,10 @@ static cudaError_t (*const p_enablepeer)(int, unsigned int) = cudaDeviceEnablePe
 int
 main(void)
 {
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+	if (!(p_premulsum && p_redopdestroy))
+		return 1;
+#endif
 	return !(p_allreduce && p_allgather && p_reducescatter && p_bcast && p_reduce && p_send &&
 	         p_init && p_memcpy && p_mallochost && p_freehost && p_canpeer && p_enablepeer);
 }

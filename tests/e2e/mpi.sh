@@ -42,6 +42,14 @@ mpi "$n3" "$fabtune" bench reduce_scatter --transport tcp -b 3K -e 30K -f 10 -n 
 	2>"$tmp/c.err" || { echo "not ok: tcp under mpirun exited $?"; cat "$tmp/c.err"; exit 1; }
 grep -q "\"nranks\":$n3" "$tmp/c.json" || { echo "not ok: tcp under mpirun: not 3 ranks"; fail=1; }
 check "tcp reduce_scatter bootstrapped by MPI, $n3 ranks" "$tmp/c.json"
+# 16-bit floats through a user-defined MPI operation; avg and mulsum as a sum with a step
+mpi "$n3" "$fabtune" bench all_reduce --transport mpi -d all -o all -b 64 -e 4K -f 64 -n 1 -w 1 \
+	--json >"$tmp/e.json" 2>"$tmp/e.err" || { echo "not ok: mpi -d all -o all exited $?"; cat "$tmp/e.err"; exit 1; }
+grep -q '"dtype":"bfloat16","redop":"mulsum"' "$tmp/e.json" &&
+	grep -q '"dtype":"half","redop":"avg"' "$tmp/e.json" ||
+	{ echo "not ok: mpi -d all -o all lacks half or bfloat16 rows"; fail=1; }
+grep -q '"wrong":-1' "$tmp/e.json" && { echo "not ok: mpi -d all -o all: rows not checked"; fail=1; }
+check "mpi all_reduce -d all -o all, $n3 ranks" "$tmp/e.json"
 mpi 2 "$fabtune" bench pt2pt_lat --transport mpi -n 200 >"$tmp/d.out" 2>"$tmp/d.err" ||
 	{ echo "not ok: mpi latency exited $?"; cat "$tmp/d.err"; exit 1; }
 grep -q 't_typical' "$tmp/d.out" && echo "ok: mpi ping-pong latency" ||

@@ -35,6 +35,10 @@ for tls in "shm,self" "tcp,self"; do
 		--transport ucx -b 1K -e 1M -f 32 -n 2 -w 1 -d int32 --json >"$tmp/a2a.$name" \
 		2>"$tmp/a2a.err.$name"
 	check "ucx/$name alltoall, int32" "$tmp/a2a.$name"
+	UCX_TLS=$tls UCX_NET_DEVICES=all timeout 60 "$fabtune" bench reduce_scatter --np 3 \
+		--transport ucx -b 3K -e 96K -f 32 -n 2 -w 1 -d bfloat16 -o mulsum --json \
+		>"$tmp/rs.$name" 2>"$tmp/rs.err.$name"
+	check "ucx/$name reduce_scatter, bfloat16 mulsum" "$tmp/rs.$name"
 	UCX_TLS=$tls UCX_NET_DEVICES=all timeout 60 "$fabtune" bench pt2pt_lat --np 2 \
 		--transport ucx -b 8 -e 64K -f 64 -n 200 --json >"$tmp/lat.$name" 2>"$tmp/lat.err.$name"
 	if grep -q '"lat_p50_us":[0-9]' "$tmp/lat.$name"; then

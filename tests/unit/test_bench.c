@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +43,16 @@ test_names(void **state)
 	assert_int_equal(ft_bench_pattern_from_name("nope", &p), FT_EINVAL);
 	assert_int_equal(ft_dtype_from_name("double", &t), 0);
 	assert_int_equal(ft_dtype_size(t), 8);
-	assert_int_equal(ft_dtype_from_name("half", &t), FT_EINVAL);
+	assert_int_equal(ft_dtype_from_name("half", &t), 0);
+	assert_int_equal(t, FT_DTYPE_HALF);
+	assert_int_equal(ft_dtype_size(t), 2);
+	assert_int_equal(ft_dtype_from_name("bf16", &t), 0);
+	assert_int_equal(t, FT_DTYPE_BFLOAT16);
+	assert_int_equal(ft_dtype_size(t), 2);
+	assert_int_equal(ft_dtype_from_name("float8", &t), FT_EINVAL);
+	assert_int_equal(ft_redop_from_name("mulsum", &op), 0);
+	assert_int_equal(op, FT_REDOP_MULSUM);
+	assert_int_equal(ft_redop_from_name("xor", &op), FT_EINVAL);
 	assert_int_equal(ft_redop_from_name("max", &op), 0);
 	assert_string_equal(ft_redop_name(op), "max");
 }
@@ -165,6 +176,205 @@ test_data_check(void **state)
 		ft__data_fill(f, 20, FT_DTYPE_FLOAT, 3, 100);
 		assert_int_equal(ft__data_check_fill(f, 20, FT_DTYPE_FLOAT, 3, 100), 0);
 		assert_int_equal(ft__data_check_fill(f, 20, FT_DTYPE_FLOAT, 2, 100), 20);
+	}
+}
+
+static uint32_t
+f32u(float f)
+{
+	uint32_t x;
+
+	memcpy(&x, &f, sizeof(x));
+	return x;
+}
+
+/* Exact known values of the 16-bit conversions: rounding to nearest-even, Inf, NaN. */
+static void
+test_data_16bit_convert(void **state)
+{
+	/* half: 1/3 is 0x3555 (0.333251953125), the largest finite is 65504 = 0x7bff */
+	assert_int_equal(ft__half_from_float(1.0f / 3.0f), 0x3555);
+	assert_true(ft__half_to_float(0x3555) == 0.333251953125f);
+	assert_int_equal(ft__half_from_float(1.0f), 0x3c00);
+	assert_int_equal(ft__half_from_float(-2.0f), 0xc000);
+	assert_int_equal(ft__half_from_float(65504.0f), 0x7bff);
+	assert_true(ft__half_to_float(0x7bff) == 65504.0f);
+	/* 65519 rounds down to 65504; 65520 is the tie to even past it: Inf */
+	assert_int_equal(ft__half_from_float(65519.0f), 0x7bff);
+	assert_int_equal(ft__half_from_float(65520.0f), 0x7c00);
+	assert_int_equal(ft__half_from_float(1e6f), 0x7c00);
+	assert_int_equal(ft__half_from_float(-1e6f), 0xfc00);
+	assert_int_equal(ft__half_from_float(INFINITY), 0x7c00);
+	assert_true(isinf(ft__half_to_float(0xfc00)) && ft__half_to_float(0xfc00) < 0);
+	/* ties to even: 1 + 2^-11 lies halfway between 0x3c00 and 0x3c01 */
+	assert_int_equal(ft__half_from_float(1.0f + 0x1p-11f), 0x3c00);
+	assert_int_equal(ft__half_from_float(1.0f + 3 * 0x1p-11f), 0x3c02);
+	assert_int_equal(ft__half_from_float(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);
+	/* subnormals: units of 2^-24; 2^-25 ties down to 0, 1.5 units up to 2 */
+	assert_int_equal(ft__half_from_float(0x1p-24f), 0x0001);
+	assert_true(ft__half_to_float(0x0001) == 0x1p-24f);
+	assert_int_equal(ft__half_from_float(0x1p-25f), 0x0000);
+	assert_int_equal(ft__half_from_float(3 * 0x1p-25f), 0x0002);
+	assert_int_equal(ft__half_from_float(-0x1p-14f), 0x8400); /* smallest normal */
+	assert_int_equal(ft__half_from_float(0x1p-14f - 0x1p-25f), 0x0400); /* rounds up to it */
+	assert_int_equal(ft__half_from_float(-0.0f), 0x8000);
+	/* NaN stays NaN (quiet) */
+	assert_true(isnan(ft__half_to_float(ft__half_from_float(NAN))));
+	assert_int_equal(ft__half_from_float(NAN) & 0x7e00, 0x7e00);
+
+	/* bfloat16: 1/3 (0x3eaaaaab) rounds up to 0x3eab = 0.333984375 */
+	assert_int_equal(ft__bf16_from_float(1.0f / 3.0f), 0x3eab);
+	assert_true(ft__bf16_to_float(0x3eab) == 0.333984375f);
+	assert_int_equal(ft__bf16_from_float(1.0f), 0x3f80);
+	assert_int_equal(ft__bf16_from_float(1.0f + 0x1p-8f), 0x3f80);     /* tie: even */
+	assert_int_equal(ft__bf16_from_float(1.0f + 3 * 0x1p-8f), 0x3f82); /* tie: even */
+	assert_int_equal(ft__bf16_from_float(65536.0f), 0x4780);
+	/* the largest float rounds past bfloat16's largest finite (0x7f7f) to Inf */
+	assert_int_equal(ft__bf16_from_float(FLT_MAX), 0x7f80);
+	assert_int_equal(ft__bf16_from_float(-INFINITY), 0xff80);
+	assert_int_equal(ft__bf16_from_float(-0.0f), 0x8000);
+	assert_true(isnan(ft__bf16_to_float(ft__bf16_from_float(NAN))));
+	/* a NaN whose payload lies only in the dropped bits must not become Inf */
+	{
+		uint32_t x = 0x7f800001u;
+		float f;
+
+		memcpy(&f, &x, sizeof(f));
+		assert_true(isnan(ft__bf16_to_float(ft__bf16_from_float(f))));
+	}
+	assert_true(f32u(ft__bf16_to_float(0x3f80)) == 0x3f800000u);
+}
+
+/*
+ * avg and mulsum on 4 ranks, element 0: the fills are 1, 3, 5 and 7, so the
+ * sum is 16, avg 4, and mulsum (scalars 1, 2, 1, 2) 1 + 6 + 5 + 14 = 26; in
+ * every type. Each step as the runner does it: scale, sum, divide.
+ */
+static void
+test_data_avg_mulsum(void **state)
+{
+	size_t t, k;
+
+	for (t = 0; t < FT_DTYPE_COUNT; t++) {
+		const enum ft_redop ops[2] = { FT_REDOP_AVG, FT_REDOP_MULSUM };
+		const double want0[2] = { 4, 26 };
+
+		for (k = 0; k < 2; k++) {
+			double acc[40], tmp[40]; /* room for 40 of any type */
+			uint32_t r;
+
+			ft__data_fill(acc, 40, (enum ft_dtype)t, 0, 0);
+			if (ops[k] == FT_REDOP_MULSUM)
+				ft__data_premul(acc, acc, 40, (enum ft_dtype)t, 0);
+			for (r = 1; r < 4; r++) {
+				ft__data_fill(tmp, 40, (enum ft_dtype)t, r, 0);
+				if (ops[k] == FT_REDOP_MULSUM)
+					ft__data_premul(tmp, tmp, 40, (enum ft_dtype)t, r);
+				ft__data_reduce(acc, tmp, 40, (enum ft_dtype)t, ops[k]);
+			}
+			if (ops[k] == FT_REDOP_AVG)
+				ft__data_divide(acc, 40, (enum ft_dtype)t, 4);
+			assert_int_equal(ft__data_check_reduced(acc, 40, (enum ft_dtype)t, ops[k], 4,
+			                                        0),
+			                 0);
+			/* a plain sum is not taken for either */
+			assert_true(ft__data_check_reduced(acc, 40, (enum ft_dtype)t, FT_REDOP_SUM,
+			                                   4, 0) > 0);
+			{
+				double got;
+
+				switch ((enum ft_dtype)t) {
+				case FT_DTYPE_HALF:
+					got = ft__half_to_float(*(uint16_t *)acc);
+					break;
+				case FT_DTYPE_BFLOAT16:
+					got = ft__bf16_to_float(*(uint16_t *)acc);
+					break;
+				case FT_DTYPE_FLOAT:
+					got = *(float *)acc;
+					break;
+				case FT_DTYPE_DOUBLE:
+					got = *(double *)acc;
+					break;
+				case FT_DTYPE_INT8:
+				case FT_DTYPE_UINT8:
+					got = *(uint8_t *)acc;
+					break;
+				case FT_DTYPE_INT32:
+				case FT_DTYPE_UINT32:
+					got = *(uint32_t *)acc;
+					break;
+				default:
+					got = (double)*(uint64_t *)acc;
+					break;
+				}
+				assert_true(got == want0[k]);
+			}
+		}
+	}
+	/* integer avg truncates, as NCCL's division does: 7 over 2 ranks is 3 */
+	{
+		int32_t v[3] = { 7, 0, 0 };
+
+		ft__data_divide(v, 1, FT_DTYPE_INT32, 2);
+		assert_int_equal(v[0], 3);
+	}
+}
+
+/* 16-bit steps round after each operation; results use the 1e-2 tolerance. */
+static void
+test_data_16bit_reduce(void **state)
+{
+	uint16_t a[2], b[2];
+
+	/* half: 2048 + 1 is a tie between 2048 and 2050; even keeps 2048 */
+	a[0] = ft__half_from_float(2048.0f);
+	b[0] = ft__half_from_float(1.0f);
+	ft__data_reduce(a, b, 1, FT_DTYPE_HALF, FT_REDOP_SUM);
+	assert_true(ft__half_to_float(a[0]) == 2048.0f);
+	/* half: 256 * 256 = 65536 overflows to Inf; bfloat16 holds it exactly */
+	a[0] = b[0] = ft__half_from_float(256.0f);
+	ft__data_reduce(a, b, 1, FT_DTYPE_HALF, FT_REDOP_PROD);
+	assert_int_equal(a[0], 0x7c00);
+	a[0] = b[0] = ft__bf16_from_float(256.0f);
+	ft__data_reduce(a, b, 1, FT_DTYPE_BFLOAT16, FT_REDOP_PROD);
+	assert_int_equal(a[0], 0x4780);
+	/* max and min of 16-bit values */
+	a[0] = ft__bf16_from_float(-3.0f);
+	b[0] = ft__bf16_from_float(2.5f);
+	ft__data_reduce(a, b, 1, FT_DTYPE_BFLOAT16, FT_REDOP_MAX);
+	assert_true(ft__bf16_to_float(a[0]) == 2.5f);
+	/* the product of 8 ranks overflows half (11 * 10 * ... > 65504): Inf is matched
+	   by an Inf expectation, and a finite value is then wrong */
+	{
+		uint16_t acc[11], tmp[11];
+		uint32_t r;
+
+		ft__data_fill(acc, 11, FT_DTYPE_HALF, 0, 0);
+		for (r = 1; r < 8; r++) {
+			ft__data_fill(tmp, 11, FT_DTYPE_HALF, r, 0);
+			ft__data_reduce(acc, tmp, 11, FT_DTYPE_HALF, FT_REDOP_PROD);
+		}
+		assert_int_equal(ft__data_check_reduced(acc, 11, FT_DTYPE_HALF, FT_REDOP_PROD, 8, 0),
+		                 0);
+		assert_int_equal(ft__data_check_reduced(acc, 11, FT_DTYPE_HALF, FT_REDOP_PROD, 4, 0),
+		                 11);
+	}
+	/* tolerance: 1% relative. 16 expected; 16.125 (0.8% off) passes, 16.25 does not */
+	{
+		uint16_t acc[1], tmp[1];
+		uint32_t r;
+
+		ft__data_fill(acc, 1, FT_DTYPE_HALF, 0, 0);
+		for (r = 1; r < 4; r++) {
+			ft__data_fill(tmp, 1, FT_DTYPE_HALF, r, 0);
+			ft__data_reduce(acc, tmp, 1, FT_DTYPE_HALF, FT_REDOP_SUM);
+		}
+		assert_true(ft__half_to_float(acc[0]) == 16.0f);
+		acc[0] = ft__half_from_float(16.125f);
+		assert_int_equal(ft__data_check_reduced(acc, 1, FT_DTYPE_HALF, FT_REDOP_SUM, 4, 0), 0);
+		acc[0] = ft__half_from_float(16.25f);
+		assert_int_equal(ft__data_check_reduced(acc, 1, FT_DTYPE_HALF, FT_REDOP_SUM, 4, 0), 1);
 	}
 }
 
@@ -441,6 +651,13 @@ conformance(const char *transport)
 		{ FT_BENCH_GATHER, FT_DTYPE_DOUBLE, FT_REDOP_SUM, 4 },
 		{ FT_BENCH_SCATTER, FT_DTYPE_INT8, FT_REDOP_SUM, 2 },
 		{ FT_BENCH_SENDRECV, FT_DTYPE_UINT64, FT_REDOP_SUM, 4 },
+		/* 16-bit floats and the two reductions with a step around the sum */
+		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_HALF, FT_REDOP_SUM, 3 },
+		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_MULSUM, 4 },
+		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_INT32, FT_REDOP_AVG, 3 },
+		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_HALF, FT_REDOP_MULSUM, 3 },
+		{ FT_BENCH_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_AVG, 4 },
+		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_FLOAT, FT_REDOP_AVG, 2 },
 	};
 	size_t c;
 
@@ -1138,6 +1355,9 @@ main(void)
 		cmocka_unit_test(test_ifname),
 		cmocka_unit_test(test_data_check),
 		cmocka_unit_test(test_data_reduce3),
+		cmocka_unit_test(test_data_16bit_convert),
+		cmocka_unit_test(test_data_avg_mulsum),
+		cmocka_unit_test(test_data_16bit_reduce),
 		cmocka_unit_test(test_cfg_check),
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_conformance_tcp),

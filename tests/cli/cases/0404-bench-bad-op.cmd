@@ -1,1 +1,1 @@
-bench all_reduce -o avg
+bench all_reduce -o xor

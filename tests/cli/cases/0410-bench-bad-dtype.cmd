@@ -1,1 +1,1 @@
-bench all_reduce -d half
+bench all_reduce -d float8

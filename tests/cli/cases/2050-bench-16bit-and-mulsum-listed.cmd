@@ -1,0 +1,1 @@
+bench all_reduce -o mulsum -d fp8
