@@ -96,8 +96,9 @@ struct ft_cluster_spec;
 /*
  * Append what the rules read of cluster @spec as observations from @file (the
  * spec's name): spec.fabric.kind ("fat_tree", "torus", ...),
- * spec.fabric.routing, spec.fabric.link ("infiniband" / "roce") and
- * spec.nodes. Nothing for a single node. 0, FT_EINVAL or FT_ENOMEM.
+ * spec.fabric.routing, spec.fabric.link ("infiniband" / "roce"),
+ * spec.nodes, spec.nic.rate (the NICs' data rate, Gb/s; str: their link
+ * preset), spec.node.nics and spec.node.gpus. Nothing for a single node. 0, FT_EINVAL or FT_ENOMEM.
  */
 FT_API int ft_diag_obs_from_spec(const struct ft_cluster_spec *spec, const char *file,
 				 struct ft_obs_set *out) FT_MUST_CHECK;
