@@ -1177,6 +1177,99 @@ test_thresholds(void **state)
 	unlink(path);
 }
 
+/* Number of findings of @rule on @spec under thresholds @t (NULL: defaults). */
+static size_t
+count_under(const char *spec, const struct ft_diag_thresholds *t, const char *rule)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	struct ft_error err = { 0 };
+	struct ft_diag_input in = { NULL, NULL, 0, NULL };
+	size_t n;
+
+	load(&set, spec);
+	in.obs = &set;
+	in.thresholds = t;
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	n = ft_findings_count_rule(&f, rule);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+	return n;
+}
+
+/* The older rules' counter limits come from the thresholds file; defaults unchanged. */
+static void
+test_thresholds_counters(void **state)
+{
+	static const struct {
+		const char *rule, *obs;
+	} lim[] = {
+		/* each fires at the default and not under the file below */
+		{ "eth-rx-pause-high", "eth.counter.rx_prio3_pause@h1/eth0=200000" },
+		{ "eth-tx-pause-high", "eth.counter.tx_prio3_pause@h1/eth0=250000" },
+		{ "switch-pfc-pause", "switch.pfc.tx_prio3@sw/Ethernet0=150000" },
+		{ "eth-pause-fraction", "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=300000" },
+		{ "roce-ecn-rate-high", "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=5000;"
+					"ib.counter.PortRcvPkts@h1/mlx5_0/1=100000" },
+		{ "switch-drops", "switch.if.tx_drp@sw/Ethernet0=9268210" },
+	};
+	struct ft_diag_thresholds t;
+	struct ft_error err = { 0 };
+	char path[] = "/tmp/ft-thr-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp;
+	size_t i;
+
+	(void)state;
+	ft_diag_thresholds_init(&t);
+	assert_true(t.pause_frames_max == 100000 && t.switch_drops_max == 1000);
+	assert_true(t.paused_fraction_max == 0.10 && t.ecn_mark_share_max == 0.01);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	fputs("pause_frames_max: 300000\npaused_fraction_max: 40%\n"
+	      "ecn_mark_share_max: 0.06\nswitch_drops_max: 1e7\n",
+	      fp);
+	fclose(fp);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), 0);
+	assert_true(t.pause_frames_max == 300000 && t.switch_drops_max == 1e7);
+	assert_true(fabs(t.paused_fraction_max - 0.40) < 1e-12 && t.ecn_mark_share_max == 0.06);
+	for (i = 0; i < FT_ARRAY_SIZE(lim); i++) {
+		assert_int_equal(count_under(lim[i].obs, NULL, lim[i].rule), 1);
+		assert_int_equal(count_under(lim[i].obs, &t, lim[i].rule), 0);
+	}
+	/* lowering a limit makes a quiet counter fire: 500 drops under a limit of 100 */
+	t.switch_drops_max = 100;
+	assert_int_equal(count_under("switch.if.rx_drp@sw/Ethernet4=500", NULL, "switch-drops"), 0);
+	assert_int_equal(count_under("switch.if.rx_drp@sw/Ethernet4=500", &t, "switch-drops"), 1);
+	/* 5% marked is under 6% but over 1%: the message states the limit in force */
+	t.ecn_mark_share_max = 0.02;
+	assert_int_equal(count_under(lim[4].obs, &t, "roce-ecn-rate-high"), 1);
+
+	fp = fopen(path, "w");
+	fputs("pause_frames_max: -3\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, ":1:19: pause_frames_max: expected a non-negative count"));
+	fp = fopen(path, "w");
+	fputs("ecn_mark_share_max: 2\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "ecn_mark_share_max: a fraction cannot exceed 1"));
+	fp = fopen(path, "w");
+	fputs("pause_max: 3\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "unknown threshold 'pause_max' (expected utilisation_min, "
+				       "pfc_rate_max, ecn_rate_max, overlap_min, recovery_max, "
+				       "pause_frames_max, paused_fraction_max, ecn_mark_share_max, "
+				       "switch_drops_max)"));
+	unlink(path);
+}
+
 static void
 test_advice_json(void **state)
 {
@@ -1478,6 +1571,7 @@ main(void)
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_utilisation_nccl),
+		cmocka_unit_test(test_thresholds_counters),
 		cmocka_unit_test(test_advice_json),
 		cmocka_unit_test(test_fixture_faults),
 		cmocka_unit_test(test_fixture_healthy),
