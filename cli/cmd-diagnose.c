@@ -338,7 +338,8 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "spec", &spec, "SPEC", "cluster spec: expectations from the model"),
 		OPT_STRING(0, "thresholds", &thresholds, "FILE",
 			   "what the fabric is held to (YAML/JSON: utilisation_min, pfc_rate_max, "
-			   "ecn_rate_max, overlap_min, recovery_max)"),
+			   "ecn_rate_max, overlap_min, recovery_max, pause_frames_max, "
+			   "paused_fraction_max, ecn_mark_share_max, switch_drops_max)"),
 		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
 		OPT_STRING(0, "root", &po.root, "DIR",
 			   "probe a captured tree instead of / (implies --probe)"),

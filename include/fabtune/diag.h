@@ -77,6 +77,11 @@ struct ft_diag_thresholds {
 	double ecn_rate_max;	/* ECN-marked packets or CNPs per second */
 	double overlap_min;	/* share of communication hidden behind compute, 0..1 */
 	double recovery_max_s;	/* seconds from a failure to training again */
+	/* Counter heuristics of the older rules (defaults: their former constants). */
+	double pause_frames_max;    /* pause frames since the last clear, NIC or switch port */
+	double paused_fraction_max; /* share of a probe interval a port spent paused, 0..1 */
+	double ecn_mark_share_max;  /* ECN-marked share of received packets, 0..1 */
+	double switch_drops_max;    /* packets a switch port or queue dropped since the last clear */
 };
 
 FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
@@ -85,7 +90,8 @@ FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
  * Read a thresholds file (YAML or JSON mapping; every key optional, the
  * others keep their value in @t): utilisation_min (a fraction or "85%"),
  * pfc_rate_max, ecn_rate_max (per second), overlap_min, recovery_max
- * (seconds or a duration like "5min"). Unknown keys and bad values fail with
+ * (seconds or a duration like "5min"), pause_frames_max, switch_drops_max
+ * (counts), paused_fraction_max, ecn_mark_share_max (fractions). Unknown keys and bad values fail with
  * FT_EPARSE naming file:line:column and the key.
  */
 FT_API int ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t,
@@ -96,8 +102,9 @@ struct ft_cluster_spec;
 /*
  * Append what the rules read of cluster @spec as observations from @file (the
  * spec's name): spec.fabric.kind ("fat_tree", "torus", ...),
- * spec.fabric.routing, spec.fabric.link ("infiniband" / "roce") and
- * spec.nodes. Nothing for a single node. 0, FT_EINVAL or FT_ENOMEM.
+ * spec.fabric.routing, spec.fabric.link ("infiniband" / "roce"),
+ * spec.nodes, spec.nic.rate (the NICs' data rate, Gb/s; str: their link
+ * preset), spec.node.nics and spec.node.gpus. Nothing for a single node. 0, FT_EINVAL or FT_ENOMEM.
  */
 FT_API int ft_diag_obs_from_spec(const struct ft_cluster_spec *spec, const char *file,
 				 struct ft_obs_set *out) FT_MUST_CHECK;

@@ -28,7 +28,7 @@ int
 ft_diag_obs_from_spec(const struct ft_cluster_spec *spec, const char *file,
 		      struct ft_obs_set *out)
 {
-	const struct ft_link_preset *lp;
+	const struct ft_link_preset *lp, *nlp;
 	int rc;
 
 	if (!spec || !out)
@@ -45,5 +45,17 @@ ft_diag_obs_from_spec(const struct ft_cluster_spec *spec, const char *file,
 			 false, 0);
 	if (rc == 0)
 		rc = add(out, file, "spec.nodes", NULL, true, (double)spec->nnodes);
+	/* The NIC line rate and the GPU/NIC counts per node: what the utilisation
+	   rule holds an inter-node nccl-tests run to. */
+	nlp = spec->node.nic_link[0] ? ft_link_preset_find(spec->node.nic_link) : lp;
+	if (rc == 0 && spec->node.nic_Bps > 0)
+		rc = add(out, file, "spec.nic.rate", nlp ? nlp->name : "", true,
+			 spec->node.nic_Bps * 8 / 1e9);
+	else if (rc == 0 && nlp && nlp->signal_gbps > 0)
+		rc = add(out, file, "spec.nic.rate", nlp->name, true, nlp->signal_gbps);
+	if (rc == 0 && spec->node.nnics)
+		rc = add(out, file, "spec.node.nics", NULL, true, (double)spec->node.nnics);
+	if (rc == 0 && spec->node.ngpus)
+		rc = add(out, file, "spec.node.gpus", NULL, true, (double)spec->node.ngpus);
 	return rc;
 }

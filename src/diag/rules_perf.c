@@ -654,7 +654,7 @@ port_rate_for(const struct ft_diag_ctx *c, const char *device, const struct ft_o
  * rate of the port it ran on.
  */
 static int
-eval_utilisation(const struct ft_diag_ctx *c, struct ft_findings *out)
+eval_utilisation_perftest(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *best = NULL, *dev, *rate_obs, *ev[3];
 	double rate, share, min = c->thresholds->utilisation_min;
@@ -680,6 +680,146 @@ eval_utilisation(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     "%.1f Gb/s is %.1f%% of the %.0f Gb/s port rate, below the %.0f%% "
 			     "the fabric is held to (thresholds utilisation_min)",
 			     best->num, 100 * share, rate, 100 * min);
+}
+
+/*
+ * nccl-tests collectives whose bus bandwidth an inter-node run is held to the
+ * NIC line rate with: in a ring (and the pipelined chains of broadcast and
+ * reduce) every rank moves its busbw over its outgoing link, each ring crosses
+ * a node boundary through one NIC, and NCCL lays one ring per NIC, so busbw is
+ * bounded by the line rate of the NICs the node's ranks use (NA-EXPECT,
+ * NA-BUSBW); on 2 nodes tree/NVLS can exceed it, which never fires.
+ * alltoall and sendrecv follow other bounds and are not judged here.
+ */
+static bool
+ring_bound_test(const char *t)
+{
+	static const char *const names[] = { "all_reduce", "all_gather", "reduce_scatter",
+					     "broadcast", "reduce" };
+	size_t i;
+
+	for (i = 0; t && i < FT_ARRAY_SIZE(names); i++)
+		if (test_matches(names[i], t))
+			return true;
+	return false;
+}
+
+/* Ranks of nccl-tests file @file: the number of hosts and the fewest ranks on one host. */
+static void
+ranks_per_host(const struct ft_diag_ctx *c, const char *file, const struct ft_obs **first,
+	       size_t *nhosts, size_t *min_local)
+{
+	const char *hosts[64];
+	size_t counts[64], n = 0, i, k, pos = 0;
+	const struct ft_obs *o;
+
+	*first = NULL;
+	while ((o = ft__diag_next(c, "bench.rank", &pos)) != NULL) {
+		if (strcmp(o->file, file) != 0 || !o->host[0])
+			continue;
+		if (!*first)
+			*first = o;
+		for (k = 0; k < n; k++)
+			if (strcmp(hosts[k], o->host) == 0)
+				break;
+		if (k == n) {
+			if (n == FT_ARRAY_SIZE(hosts))
+				continue; /* more hosts than counted: the fewest is among these */
+			hosts[n] = o->host;
+			counts[n++] = 0;
+		}
+		counts[k]++;
+	}
+	*nhosts = n;
+	*min_local = n ? counts[0] : 0;
+	for (i = 1; i < n; i++)
+		if (counts[i] < *min_local)
+			*min_local = counts[i];
+}
+
+/*
+ * An inter-node nccl-tests run of a ring-bound collective against the NIC
+ * line rate: ratio = peak busbw x 8 / (ranks per node x per-GPU NIC line
+ * rate), where the per-GPU rate is the port rate (Active ports among the
+ * inputs, else the spec's NIC link) times the spec's NICs per GPU when fewer
+ * NICs than GPUs (one NIC per GPU without a spec).
+ */
+static int
+eval_utilisation_nccl(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *rate_obs, *nics, *gpus, *first, *best, *o, *ev[4];
+	double rate, per_gpu, share, min = c->thresholds->utilisation_min;
+	size_t pos = 0, nhosts, local, pos2;
+	char seen[8][sizeof(((struct ft_obs *)0)->file)];
+	size_t nseen = 0, k;
+	int rc = 0;
+
+	if (min <= 0)
+		return 0;
+	rate = port_rate_for(c, NULL, &rate_obs);
+	if (rate <= 0 && (rate_obs = ft__diag_find(c, "spec.nic.rate")) != NULL &&
+	    rate_obs->has_num)
+		rate = rate_obs->num;
+	if (rate <= 0)
+		return 0;
+	per_gpu = rate;
+	nics = ft__diag_find(c, "spec.node.nics");
+	gpus = ft__diag_find(c, "spec.node.gpus");
+	if (nics && gpus && nics->has_num && gpus->has_num && gpus->num > nics->num &&
+	    nics->num > 0)
+		per_gpu = rate * nics->num / gpus->num;
+
+	while (rc == 0 && (o = ft__diag_next(c, "bench.rank", &pos)) != NULL) {
+		const char *test;
+
+		for (k = 0; k < nseen; k++)
+			if (strcmp(seen[k], o->file) == 0)
+				break;
+		if (k < nseen || nseen == FT_ARRAY_SIZE(seen))
+			continue;
+		ft_strlcpy(seen[nseen++], o->file, sizeof(seen[0]));
+		test = obs_test(c, o);
+		if (!ring_bound_test(test))
+			continue;
+		ranks_per_host(c, o->file, &first, &nhosts, &local);
+		if (nhosts < 2 || local == 0)
+			continue;
+		best = NULL;
+		pos2 = 0;
+		{
+			const struct ft_obs *b;
+
+			while ((b = ft__diag_next(c, "bench.busbw", &pos2)) != NULL)
+				if (b->has_num && strcmp(b->file, o->file) == 0 &&
+				    (!best || b->num > best->num))
+					best = b;
+		}
+		if (!best)
+			continue;
+		share = best->num * 8 / ((double)local * per_gpu);
+		if (share >= min)
+			continue;
+		ev[0] = best;
+		ev[1] = rate_obs;
+		ev[2] = first;
+		ev[3] = per_gpu < rate ? nics : NULL;
+		rc = ft__diag_emit(
+			c, out, share < BUSBW_HALF_RATIO ? FT_SEV_ERROR : -1, ev, ev[3] ? 4 : 3,
+			"%s across %zu nodes peaked at %.1f GB/s busbw (%.0f Gb/s), %.1f%% of the "
+			"%.0f Gb/s line rate of %zu rank%s per node on %.0f Gb/s each, below the "
+			"%.0f%% the fabric is held to (thresholds utilisation_min)",
+			test, nhosts, best->num, best->num * 8, 100 * share, (double)local * per_gpu,
+			local, local == 1 ? "" : "s", per_gpu, 100 * min);
+	}
+	return rc;
+}
+
+static int
+eval_utilisation(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	int rc = eval_utilisation_perftest(c, out);
+
+	return rc < 0 ? rc : eval_utilisation_nccl(c, out);
 }
 
 /* ---- results that no rule can judge ---------------------------------------- */
@@ -711,13 +851,15 @@ const struct ft_rule ft__diag_rules_perf[] = {
 	{ .id = "perf-utilisation-low",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_WARNING,
-	  .summary = "a perftest reached less of the port rate than the fabric is held to (85%)",
-	  .needs = "bench.bw_avg perftest.device ib.port.rate ib.port.state eth.link.speed",
+	  .summary = "a perftest, or an inter-node nccl-tests run per rank, reached less of the "
+		     "port rate than the fabric is held to (85%)",
+	  .needs = "bench.bw_avg perftest.device ib.port.rate ib.port.state eth.link.speed "
+		   "bench.busbw bench.rank bench.test spec.nic.rate spec.node.nics spec.node.gpus",
 	  .eval = eval_utilisation,
 	  .fix = "rerun with the GPU/NIC pairing fixed (same NUMA node, PIX/PXB), several QPs "
 		 "(-q 4), MTU 4096; check the port's PCIe link, its counters under load and the "
 		 "peer's; compare with a host-memory run to separate GPU from network",
-	  .kb = "NA-EXPECT SYM-BW-HALF HOST-PCIE" },
+	  .kb = "NA-EXPECT NA-BUSBW SYM-BW-HALF HOST-PCIE" },
 	{ .id = "perf-test-unknown",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_INFO,

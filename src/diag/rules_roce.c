@@ -287,16 +287,17 @@ is_rx_pause(const char *key)
 	       strcmp(key, "eth.counter.rx_pause_ctrl_phy") == 0;
 }
 
-/* Heuristic: 100k pause frames since the counters were cleared is more than bursts. */
-#define PAUSE_FRAMES_HIGH 100000.0
-
+/*
+ * Heuristic: 100k pause frames since the counters were cleared is more than
+ * bursts (thresholds pause_frames_max).
+ */
 static bool
-pause_high(const struct ft_obs *o, bool tx)
+pause_high(const struct ft_diag_ctx *c, const struct ft_obs *o, bool tx)
 {
 	double v;
 
 	return (tx ? is_tx_pause(o->key) : is_rx_pause(o->key)) && ft__obs_number(o, &v) &&
-	       v >= PAUSE_FRAMES_HIGH;
+	       v >= c->thresholds->pause_frames_max;
 }
 
 /* One finding per NIC: its pause counters over the threshold as evidence. */
@@ -313,12 +314,12 @@ eval_pause(const struct ft_diag_ctx *c, struct ft_findings *out, bool tx)
 		bool earlier = false;
 		double v = 0;
 
-		if (!pause_high(o, tx) || !ft__obs_number(o, &v))
+		if (!pause_high(c, o, tx) || !ft__obs_number(o, &v))
 			continue;
 		for (k = 0; k < ft__nobs(c); k++) {
 			const struct ft_obs *p = ft__obs(c, k);
 
-			if (!pause_high(p, tx) || strcmp(p->host, o->host) != 0 ||
+			if (!pause_high(c, p, tx) || strcmp(p->host, o->host) != 0 ||
 			    strcmp(p->device, o->device) != 0)
 				continue;
 			if (k < i)
@@ -427,9 +428,11 @@ eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-/* ROCE-PFC heuristics: a few percent paused is common, tens of percent is spreading. */
-#define PAUSED_FRACTION_HIGH 0.10
-#define PAUSED_FRACTION_BAD  0.50
+/*
+ * ROCE-PFC heuristics: a few percent paused is common, tens of percent is
+ * spreading (thresholds paused_fraction_max, 10%); half the time is an error.
+ */
+#define PAUSED_FRACTION_BAD 0.50
 
 static int
 eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
@@ -447,7 +450,7 @@ eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if ((!rx && !tx) || !ft__obs_number(o, &us_per_s))
 			continue;
 		frac = us_per_s / 1e6; /* pause duration counts microseconds */
-		if (frac < PAUSED_FRACTION_HIGH)
+		if (frac < c->thresholds->paused_fraction_max)
 			continue;
 		rc = ft__diag_emit(
 			c, out, frac >= PAUSED_FRACTION_BAD ? FT_SEV_ERROR : -1, ev, 1,
@@ -462,8 +465,10 @@ eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-/* Heuristic: more than 1% of received packets ECN-marked is sustained congestion. */
-#define ECN_MARK_SHARE_HIGH 0.01
+/*
+ * Heuristic: more than 1% of received packets ECN-marked is sustained
+ * congestion (thresholds ecn_mark_share_max).
+ */
 
 static int
 eval_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out)
@@ -485,7 +490,7 @@ eval_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out)
 		for (k = 0; k < FT_ARRAY_SIZE(pkts_keys) && !pk; k++)
 			pk = ft__diag_find_dev(c, pkts_keys[k], o);
 		if (!pk || !ft__obs_number(pk, &pkts) || pkts <= 0 ||
-		    marks / pkts < ECN_MARK_SHARE_HIGH)
+		    marks / pkts < c->thresholds->ecn_mark_share_max)
 			continue;
 		ev[0] = o;
 		ev[1] = pk;
@@ -493,8 +498,9 @@ eval_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out)
 		rc = ft__diag_emit(
 			c, out, -1, ev, 3,
 			"%.2f%% of received packets carried ECN congestion marks (threshold "
-			"1%%, heuristic): sustained congestion on the path toward this node",
-			100.0 * marks / pkts);
+			"%g%%, heuristic: thresholds ecn_mark_share_max): sustained congestion "
+			"on the path toward this node",
+			100.0 * marks / pkts, 100.0 * c->thresholds->ecn_mark_share_max);
 		if (rc < 0)
 			return rc;
 	}

@@ -14,10 +14,12 @@
 
 #include "diag/diag_int.h"
 
-/* Heuristic, as for NIC counters (eth-tx-pause-high): 100k pauses since the last clear. */
-#define SWITCH_PAUSE_HIGH 100000.0
-/* Heuristic: a thousand drops since the last clear is more than a stray burst. */
-#define SWITCH_DROPS_HIGH 1000.0
+/*
+ * Heuristics, from the thresholds file: pauses as for NIC counters
+ * (pause_frames_max, 100k since the last clear, as eth-tx-pause-high); a
+ * thousand drops since the last clear is more than a stray burst
+ * (switch_drops_max).
+ */
 /* IBDIAG-BER's 1e-12 after FEC; 1e-6 before FEC as for mlxlink (heuristic). */
 #define POST_FEC_BER_MAX 1e-12
 #define PRE_FEC_BER_WARN 1e-6
@@ -66,7 +68,7 @@ eval_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out)
 		bool tx = ft__key_match(o->key, "switch.pfc.tx_prio[0-7]");
 
 		if ((!tx && !ft__key_match(o->key, "switch.pfc.rx_prio[0-7]")) || !o->has_num ||
-		    o->num < SWITCH_PAUSE_HIGH)
+		    o->num < c->thresholds->pause_frames_max)
 			continue;
 		rc = ft__diag_emit(
 			c, out, -1, ev, 1,
@@ -92,7 +94,7 @@ eval_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out)
 		const struct ft_obs *ev[1] = { o };
 
 		if (strcmp(o->key, "switch.queue.drop_pkts") == 0 && o->has_num &&
-		    o->num >= SWITCH_DROPS_HIGH) {
+		    o->num >= c->thresholds->switch_drops_max) {
 			const struct ft_obs *sent = ft__diag_find_same(c, "switch.queue.tx_pkts", o);
 			double share = sent && sent->has_num && sent->num + o->num > 0 ?
 					       o->num / (sent->num + o->num) :
@@ -109,7 +111,7 @@ eval_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out)
 		}
 		if ((strcmp(o->key, "switch.if.tx_drp") != 0 &&
 		     strcmp(o->key, "switch.if.rx_drp") != 0) ||
-		    !o->has_num || o->num < SWITCH_DROPS_HIGH)
+		    !o->has_num || o->num < c->thresholds->switch_drops_max)
 			continue;
 		rc = ft__diag_emit(c, out, -1, ev, 1,
 				   "switch port %s dropped %.0f packets (%s): on a lossless RoCE "

@@ -23,6 +23,10 @@ const struct ft_diag_thresholds ft__diag_default_thresholds = {
 	.ecn_rate_max = 0,
 	.overlap_min = 0.90,
 	.recovery_max_s = 300,
+	.pause_frames_max = 100000,
+	.paused_fraction_max = 0.10,
+	.ecn_mark_share_max = 0.01,
+	.switch_drops_max = 1000,
 };
 
 void
@@ -31,7 +35,7 @@ ft_diag_thresholds_init(struct ft_diag_thresholds *t)
 	*t = ft__diag_default_thresholds;
 }
 
-enum kind { FRACTION, RATE, DURATION };
+enum kind { FRACTION, RATE, DURATION, COUNT };
 
 static const struct {
 	const char *key;
@@ -43,7 +47,23 @@ static const struct {
 	{ "ecn_rate_max", RATE, offsetof(struct ft_diag_thresholds, ecn_rate_max) },
 	{ "overlap_min", FRACTION, offsetof(struct ft_diag_thresholds, overlap_min) },
 	{ "recovery_max", DURATION, offsetof(struct ft_diag_thresholds, recovery_max_s) },
+	{ "pause_frames_max", COUNT, offsetof(struct ft_diag_thresholds, pause_frames_max) },
+	{ "paused_fraction_max", FRACTION,
+	  offsetof(struct ft_diag_thresholds, paused_fraction_max) },
+	{ "ecn_mark_share_max", FRACTION, offsetof(struct ft_diag_thresholds, ecn_mark_share_max) },
+	{ "switch_drops_max", COUNT, offsetof(struct ft_diag_thresholds, switch_drops_max) },
 };
+
+/* "utilisation_min, pfc_rate_max, ...": every key, for error messages. */
+static void
+key_list(char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < FT_ARRAY_SIZE(keys) && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", keys[i].key);
+}
 
 static int
 at(struct ft_error *err, const char *path, const yaml_node_t *n, const char *key,
@@ -85,6 +105,10 @@ read_value(const char *path, const yaml_node_t *v, size_t i, double *out, struct
 			return at(err, path, v, keys[i].key,
 				  "expected a duration like 300 or 5min", s);
 		return 0;
+	case COUNT:
+		if (ft_parse_double(s, out) < 0 || !isfinite(*out) || *out < 0)
+			return at(err, path, v, keys[i].key, "expected a non-negative count", s);
+		return 0;
 	}
 	return 0;
 }
@@ -97,8 +121,10 @@ ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct f
 	yaml_document_t doc;
 	yaml_node_t *root;
 	yaml_node_pair_t *p;
+	char names[256];
 	int rc;
 
+	key_list(names, sizeof(names));
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
 	if (rc < 0) {
@@ -124,10 +150,8 @@ ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct f
 		/* an empty file keeps every default */
 	} else if (root->type != YAML_MAPPING_NODE) {
 		rc = ft_error_set(err, FT_EPARSE,
-				  "%s:%zu:%zu: expected a mapping of thresholds "
-				  "(utilisation_min, pfc_rate_max, ecn_rate_max, overlap_min, "
-				  "recovery_max)",
-				  path, root->start_mark.line + 1, root->start_mark.column + 1);
+				  "%s:%zu:%zu: expected a mapping of thresholds (%s)", path,
+				  root->start_mark.line + 1, root->start_mark.column + 1, names);
 	} else {
 		for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && !rc;
 		     p++) {
@@ -148,10 +172,9 @@ ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct f
 			if (i == FT_ARRAY_SIZE(keys)) {
 				rc = ft_error_set(err, FT_EPARSE,
 						  "%s:%zu:%zu: unknown threshold '%.40s' (expected "
-						  "utilisation_min, pfc_rate_max, ecn_rate_max, "
-						  "overlap_min, recovery_max)",
+						  "%s)",
 						  path, k->start_mark.line + 1,
-						  k->start_mark.column + 1, key);
+						  k->start_mark.column + 1, key, names);
 				break;
 			}
 			rc = read_value(path, v, i, (double *)((char *)t + keys[i].off), err);

@@ -1021,6 +1021,101 @@ test_job_rules(void **state)
 	ft_findings_release(&f);
 }
 
+/* Diagnose @spec with the default thresholds; the perf-utilisation-low findings. */
+static size_t
+util_run(const char *spec, char *msg, size_t msgsz, enum ft_severity *sev)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	struct ft_error err = { 0 };
+	struct ft_diag_input in = { NULL, NULL, 0, NULL };
+	size_t i, n = 0;
+
+	load(&set, spec);
+	in.obs = &set;
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	msg[0] = '\0';
+	for (i = 0; i < ft_findings_len(&f); i++) {
+		const struct ft_finding *x = ft_findings_at(&f, i);
+
+		if (strcmp(x->rule_id, "perf-utilisation-low") != 0)
+			continue;
+		if (!n++) {
+			ft_strlcpy(msg, x->message, msgsz);
+			*sev = x->severity;
+		}
+	}
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+	return n;
+}
+
+#define R2x1 "bench.test=all_reduce;bench.rank@h1=0;bench.rank@h2=0;"
+#define R2x8                                                                                  \
+	"bench.test=all_gather;bench.rank@h1=0;bench.rank@h1=1;bench.rank@h1=2;"              \
+	"bench.rank@h1=3;bench.rank@h1=4;bench.rank@h1=5;bench.rank@h1=6;bench.rank@h1=7;"   \
+	"bench.rank@h2=0;bench.rank@h2=1;bench.rank@h2=2;bench.rank@h2=3;bench.rank@h2=4;"   \
+	"bench.rank@h2=5;bench.rank@h2=6;bench.rank@h2=7;"
+
+/*
+ * Inter-node nccl-tests against the NIC line rate: peak busbw x 8 over
+ * (ranks per node x per-GPU NIC rate).
+ */
+static void
+test_utilisation_nccl(void **state)
+{
+	char m[512];
+	enum ft_severity sev = FT_SEV_INFO;
+
+	(void)state;
+	/* 1 rank on each of 2 nodes, 400G port: 30 GB/s = 240 Gb/s = 60.0%; 45 GB/s = 90% */
+	assert_int_equal(util_run(R2x1 "bench.busbw=12|1048576;bench.busbw=30|1073741824;"
+				  "ib.port.rate@h1/mlx5_0/1=400",
+				  m, sizeof(m), &sev),
+			 1);
+	assert_non_null(strstr(m, "all_reduce across 2 nodes peaked at 30.0 GB/s busbw "
+				  "(240 Gb/s), 60.0% of the 400 Gb/s line rate of 1 rank per "
+				  "node on 400 Gb/s each, below the 85%"));
+	assert_int_equal(sev, FT_SEV_WARNING);
+	assert_int_equal(util_run(R2x1 "bench.busbw=45|1073741824;ib.port.rate@h1/mlx5_0/1=400",
+				  m, sizeof(m), &sev),
+			 0);
+	/* below 55%: 20 GB/s = 160 of 400 Gb/s (40%) is an error */
+	assert_int_equal(util_run(R2x1 "bench.busbw=20|1073741824;ib.port.rate@h1/mlx5_0/1=400",
+				  m, sizeof(m), &sev),
+			 1);
+	assert_int_equal(sev, FT_SEV_ERROR);
+	/* both ranks on one node, alltoall, or no port rate: nothing to judge */
+	assert_int_equal(util_run("bench.test=all_reduce;bench.rank@h1=0;bench.rank@h1=1;"
+				  "bench.busbw=5|1073741824;ib.port.rate@h1/mlx5_0/1=400",
+				  m, sizeof(m), &sev),
+			 0);
+	assert_int_equal(util_run("bench.test=alltoall;bench.rank@h1=0;bench.rank@h2=0;"
+				  "bench.busbw=5|1073741824;ib.port.rate@h1/mlx5_0/1=400",
+				  m, sizeof(m), &sev),
+			 0);
+	assert_int_equal(util_run(R2x1 "bench.busbw=5|1073741824", m, sizeof(m), &sev), 0);
+	/* 8 ranks per node, 8 x 400G from the spec: 350 GB/s = 2800 of 3200 Gb/s (87.5%)
+	   passes; 4 NICs for 8 GPUs halve the bound: 150 GB/s = 1200 of 1600 (75%) fires */
+	assert_int_equal(util_run(R2x8 "bench.busbw=350|1073741824;spec.nic.rate=400",
+				  m, sizeof(m), &sev),
+			 0);
+	assert_int_equal(util_run(R2x8 "bench.busbw=150|1073741824;spec.nic.rate=400;"
+				  "spec.node.nics=4;spec.node.gpus=8",
+				  m, sizeof(m), &sev),
+			 1);
+	assert_non_null(strstr(m, "75.0% of the 1600 Gb/s line rate of 8 ranks per node on "
+				  "200 Gb/s each"));
+	assert_int_equal(sev, FT_SEV_WARNING);
+	/* an observed Active port wins over the spec's link: 150 GB/s on 8 x 200G is 75% */
+	assert_int_equal(util_run(R2x8 "bench.busbw=150|1073741824;spec.nic.rate=400;"
+				  "ib.port.rate@h1/mlx5_0/1=200",
+				  m, sizeof(m), &sev),
+			 1);
+	assert_non_null(strstr(m, "75.0% of the 1600 Gb/s"));
+}
+
 static void
 test_thresholds(void **state)
 {
@@ -1079,6 +1174,99 @@ test_thresholds(void **state)
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
 	assert_non_null(strstr(err.msg, ":1:1: unknown threshold 'utilization'"));
+	unlink(path);
+}
+
+/* Number of findings of @rule on @spec under thresholds @t (NULL: defaults). */
+static size_t
+count_under(const char *spec, const struct ft_diag_thresholds *t, const char *rule)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	struct ft_error err = { 0 };
+	struct ft_diag_input in = { NULL, NULL, 0, NULL };
+	size_t n;
+
+	load(&set, spec);
+	in.obs = &set;
+	in.thresholds = t;
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	n = ft_findings_count_rule(&f, rule);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+	return n;
+}
+
+/* The older rules' counter limits come from the thresholds file; defaults unchanged. */
+static void
+test_thresholds_counters(void **state)
+{
+	static const struct {
+		const char *rule, *obs;
+	} lim[] = {
+		/* each fires at the default and not under the file below */
+		{ "eth-rx-pause-high", "eth.counter.rx_prio3_pause@h1/eth0=200000" },
+		{ "eth-tx-pause-high", "eth.counter.tx_prio3_pause@h1/eth0=250000" },
+		{ "switch-pfc-pause", "switch.pfc.tx_prio3@sw/Ethernet0=150000" },
+		{ "eth-pause-fraction", "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=300000" },
+		{ "roce-ecn-rate-high", "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=5000;"
+					"ib.counter.PortRcvPkts@h1/mlx5_0/1=100000" },
+		{ "switch-drops", "switch.if.tx_drp@sw/Ethernet0=9268210" },
+	};
+	struct ft_diag_thresholds t;
+	struct ft_error err = { 0 };
+	char path[] = "/tmp/ft-thr-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp;
+	size_t i;
+
+	(void)state;
+	ft_diag_thresholds_init(&t);
+	assert_true(t.pause_frames_max == 100000 && t.switch_drops_max == 1000);
+	assert_true(t.paused_fraction_max == 0.10 && t.ecn_mark_share_max == 0.01);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	fputs("pause_frames_max: 300000\npaused_fraction_max: 40%\n"
+	      "ecn_mark_share_max: 0.06\nswitch_drops_max: 1e7\n",
+	      fp);
+	fclose(fp);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), 0);
+	assert_true(t.pause_frames_max == 300000 && t.switch_drops_max == 1e7);
+	assert_true(fabs(t.paused_fraction_max - 0.40) < 1e-12 && t.ecn_mark_share_max == 0.06);
+	for (i = 0; i < FT_ARRAY_SIZE(lim); i++) {
+		assert_int_equal(count_under(lim[i].obs, NULL, lim[i].rule), 1);
+		assert_int_equal(count_under(lim[i].obs, &t, lim[i].rule), 0);
+	}
+	/* lowering a limit makes a quiet counter fire: 500 drops under a limit of 100 */
+	t.switch_drops_max = 100;
+	assert_int_equal(count_under("switch.if.rx_drp@sw/Ethernet4=500", NULL, "switch-drops"), 0);
+	assert_int_equal(count_under("switch.if.rx_drp@sw/Ethernet4=500", &t, "switch-drops"), 1);
+	/* 5% marked is under 6% but over 1%: the message states the limit in force */
+	t.ecn_mark_share_max = 0.02;
+	assert_int_equal(count_under(lim[4].obs, &t, "roce-ecn-rate-high"), 1);
+
+	fp = fopen(path, "w");
+	fputs("pause_frames_max: -3\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, ":1:19: pause_frames_max: expected a non-negative count"));
+	fp = fopen(path, "w");
+	fputs("ecn_mark_share_max: 2\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "ecn_mark_share_max: a fraction cannot exceed 1"));
+	fp = fopen(path, "w");
+	fputs("pause_max: 3\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "unknown threshold 'pause_max' (expected utilisation_min, "
+				       "pfc_rate_max, ecn_rate_max, overlap_min, recovery_max, "
+				       "pause_frames_max, paused_fraction_max, ecn_mark_share_max, "
+				       "switch_drops_max)"));
 	unlink(path);
 }
 
@@ -1382,6 +1570,8 @@ main(void)
 		cmocka_unit_test(test_advise_whatif),
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_utilisation_nccl),
+		cmocka_unit_test(test_thresholds_counters),
 		cmocka_unit_test(test_advice_json),
 		cmocka_unit_test(test_fixture_faults),
 		cmocka_unit_test(test_fixture_healthy),
