@@ -42,6 +42,8 @@
 #define wf_item fs_wf_item
 #define WF_RADIX_BITS 11
 #define WF_RADIX_PASSES 6 /* 6 x 11 >= 64 key bits */
+#define WF_RADIX_MIN 1024 /* fewer items: a comparison sort (wf_merge_sort()) */
+#define WF_RUN 16         /* its insertion-sorted runs */
 
 int
 ft__fs_init(struct fs_sim *s, uint32_t nlinks)
@@ -52,6 +54,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->keep = true;
 	s->lazy_after = FS_LAZY_AFTER;
 	s->lazy_retry = FS_LAZY_RETRY;
+	s->wf_radix_min = WF_RADIX_MIN;
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
 	ft_vec_init(&s->events, sizeof(struct fs_event));
@@ -526,6 +529,51 @@ wf_digit(const struct wf_item *it, uint32_t pass)
 	return (uint32_t)(u >> (pass * WF_RADIX_BITS)) & ((1u << WF_RADIX_BITS) - 1);
 }
 
+/*
+ * Below WF_RADIX_MIN items the radix sort's fixed cost (clearing and summing
+ * 6 x 2,048 counters) outweighs the items: an ECMP all-to-all's incremental
+ * recomputations touch a few hundred links each, and that fixed cost was
+ * half of the run. Sort them by (key, link) instead: insertion sort on runs of
+ * WF_RUN items, then bottom-up merges. (key, link) is a total order, so the
+ * result is the radix sort's (stable over link order) exactly.
+ */
+static struct wf_item *
+wf_merge_sort(struct fs_sim *s, uint32_t n)
+{
+	struct wf_item *a = s->wf_items, *b = s->wf_items2, *t;
+	uint32_t i, j, w;
+
+	for (i = 0; i < n; i += WF_RUN) {
+		uint32_t e = i + WF_RUN < n ? i + WF_RUN : n;
+
+		for (j = i + 1; j < e; j++) {
+			struct wf_item it = a[j];
+			uint32_t k = j;
+
+			for (; k > i && wf_less(&it, &a[k - 1]); k--)
+				a[k] = a[k - 1];
+			a[k] = it;
+		}
+	}
+	for (w = WF_RUN; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			uint32_t m = i + w < n ? i + w : n, e = i + 2 * w < n ? i + 2 * w : n;
+			uint32_t x = i, y = m, o = i;
+
+			while (x < m && y < e)
+				b[o++] = wf_less(&a[y], &a[x]) ? a[y++] : a[x++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < e)
+				b[o++] = a[y++];
+		}
+		t = a;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 static struct wf_item *
 wf_sort(struct fs_sim *s, uint32_t n)
 {
@@ -533,6 +581,8 @@ wf_sort(struct fs_sim *s, uint32_t n)
 	const uint32_t nb = 1u << WF_RADIX_BITS, mask = nb - 1;
 	uint32_t *hist = s->wf_hist, i, pass;
 
+	if (n < s->wf_radix_min)
+		return wf_merge_sort(s, n);
 	memset(hist, 0, (size_t)WF_RADIX_PASSES * nb * sizeof(*hist));
 	for (i = 0; i < n; i++) {
 		uint64_t u;
@@ -771,7 +821,7 @@ recompute(struct fs_sim *s)
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
 	struct wf_item *h, *sorted;
-	uint32_t ntouched = 0, nsel, i, j, k, next;
+	uint32_t ntouched = 0, nsel, i, j, k, next, unfrozen;
 	bool full;
 	int rc;
 
@@ -833,7 +883,9 @@ recompute(struct fs_sim *s)
 	sorted = wf_sort(s, ntouched);
 	h = s->wf_heap.data;
 	next = 0;
-	for (;;) {
+	unfrozen = nsel;
+	/* once every selected flow is frozen, the links left have none to give a rate */
+	while (unfrozen > 0) {
 		struct wf_item it;
 		uint32_t l;
 		double share;
@@ -861,6 +913,7 @@ recompute(struct fs_sim *s)
 			if (s->act_rate[f] >= 0)
 				continue;
 			s->act_rate[f] = share;
+			unfrozen--;
 			set_bottleneck(s, f, l);
 			p = paths + s->act_pf[f];
 			for (j = 0; j < s->act_np[f]; j++) {

@@ -213,6 +213,7 @@ struct fs_sim {
 	uint64_t *wf_mark;     /* touched links, one bit each (listed in link order) */
 	struct fs_wf_item *wf_items, *wf_items2; /* touched links sorted by first share */
 	uint32_t *wf_hist;     /* radix sort counts */
+	uint32_t wf_radix_min; /* fewer links to sort: a merge sort (the tests set 0: radix only) */
 	uint32_t *wf_flows; /* link -> flows CSR, sized by the sum of active path lengths */
 	size_t wf_flows_cap;
 	struct ft_vec wf_heap; /* struct fs_wf_item: links whose share grew, a min-heap */

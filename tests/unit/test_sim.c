@@ -265,6 +265,171 @@ test_incremental_rates_match_full(void **state)
 }
 
 /*
+ * An all-to-all of equal flows between the 16 hosts of a two-tier fabric
+ * (4 leaves of 4 hosts, 4 spines, all links 10 GB/s, 100 ns each), each
+ * inter-leaf flow sent through a spine drawn at random as ECMP's hash
+ * would: spines that draw more flows hold them longer, so the flows end at
+ * many different times. Links: host up 0-15, host down 16-31, leaf to spine
+ * 32-47 (leaf * 4 + spine), spine to leaf 48-63 (spine * 4 + leaf).
+ */
+#define ECMP_HOSTS 16
+#define ECMP_FLOWS (ECMP_HOSTS * (ECMP_HOSTS - 4))
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+ecmp_alltoall(struct fs_sim *s, uint64_t seed, uint32_t paths[][4])
+{
+	struct ft_rng rng;
+	uint32_t src, dst, n = 0;
+
+	ft_rng_seed(&rng, seed, 11);
+	net_init(s, 64, 10 * GBPS, 1e-7);
+	for (src = 0; src < ECMP_HOSTS; src++) {
+		for (dst = 0; dst < ECMP_HOSTS; dst++) {
+			uint32_t ls = src / 4, ld = dst / 4, sp = (uint32_t)ft_rng_below(&rng, 4);
+
+			if (ls == ld)
+				continue;
+			paths[n][0] = src;
+			paths[n][1] = 32 + ls * 4 + sp;
+			paths[n][2] = 48 + sp * 4 + ld;
+			paths[n][3] = 16 + dst;
+			assert_int_equal((int)flow(s, 1e6, paths[n], 4), (int)n);
+			n++;
+		}
+	}
+	assert_int_equal((int)n, ECMP_FLOWS);
+}
+
+/*
+ * The reference: at every completion, max-min rates by the textbook water
+ * filling (scan every link for the smallest fair share, freeze its flows,
+ * repeat), then advance to the next completion. FCT = transmission + 4 hops.
+ */
+static void
+ecmp_reference(uint32_t paths[][4], double *t_done)
+{
+	double left[ECMP_FLOWS], rate[ECMP_FLOWS], rem[64], now = 0;
+	bool active[ECMP_FLOWS], frozen[ECMP_FLOWS];
+	uint32_t cnt[64], nleft = ECMP_FLOWS, f, l, j;
+
+	for (f = 0; f < ECMP_FLOWS; f++) {
+		left[f] = 1e6;
+		active[f] = true;
+	}
+	while (nleft > 0) {
+		double dt = INFINITY;
+
+		for (l = 0; l < 64; l++) {
+			rem[l] = 10 * GBPS;
+			cnt[l] = 0;
+		}
+		for (f = 0; f < ECMP_FLOWS; f++) {
+			frozen[f] = !active[f];
+			for (j = 0; j < 4 && active[f]; j++)
+				cnt[paths[f][j]]++;
+		}
+		for (;;) {
+			uint32_t best = 64;
+
+			for (l = 0; l < 64; l++)
+				if (cnt[l] > 0 && (best == 64 || rem[l] / cnt[l] < rem[best] / cnt[best]))
+					best = l;
+			if (best == 64)
+				break;
+			{
+				double share = rem[best] / cnt[best];
+
+				for (f = 0; f < ECMP_FLOWS; f++) {
+					bool on = false;
+
+					for (j = 0; j < 4; j++)
+						on |= paths[f][j] == best;
+					if (frozen[f] || !on)
+						continue;
+					frozen[f] = true;
+					rate[f] = share;
+					for (j = 0; j < 4; j++) {
+						rem[paths[f][j]] -= share;
+						cnt[paths[f][j]]--;
+					}
+				}
+			}
+		}
+		for (f = 0; f < ECMP_FLOWS; f++)
+			if (active[f] && left[f] / rate[f] < dt)
+				dt = left[f] / rate[f];
+		for (f = 0; f < ECMP_FLOWS; f++) {
+			if (!active[f])
+				continue;
+			/* ending within a relative 1e-9 of the same instant: one event */
+			if (left[f] / rate[f] <= dt + (now + dt) * 1e-9) {
+				active[f] = false;
+				t_done[f] = now + left[f] / rate[f] + 4e-7;
+				nleft--;
+			} else {
+				left[f] -= rate[f] * dt;
+			}
+		}
+		now += dt;
+	}
+}
+
+/*
+ * ECMP collisions make every completion its own event, each refilling a few
+ * flows incrementally (with the links sorted by a merge sort): completion
+ * times agree with the reference, and with full recomputations whose links
+ * are always radix sorted, within rounding.
+ */
+static void
+test_ecmp_alltoall_matches_reference(void **state)
+{
+	static uint32_t paths[ECMP_FLOWS][4];
+	uint64_t seed;
+
+	for (seed = 1; seed <= 5; seed++) {
+		struct fs_sim a, b;
+		struct ft_error err = { 0 };
+		double want[ECMP_FLOWS], distinct = 0, last = -1;
+		uint32_t i;
+
+		ecmp_alltoall(&a, seed, paths);
+		ecmp_alltoall(&b, seed, paths);
+		b.full_rates = true;
+		b.wf_radix_min = 0;
+		ecmp_reference(paths, want);
+		run_checked(&a);
+		assert_int_equal(ft__fs_run(&b, 0, &err), 0);
+		assert_int_equal(b.nrecompute_full, b.nrecompute);
+		assert_true(a.nrecompute_full * 2 < a.nrecompute);
+		for (i = 0; i < ECMP_FLOWS; i++) {
+			double ta = ft__fs_task(&a, i)->t_done, tb = ft__fs_task(&b, i)->t_done;
+
+			assert_int_equal(ft__fs_task(&a, i)->state, FS_DONE);
+			assert_double_equal(ta, want[i], want[i] * 1e-9);
+			assert_double_equal(tb, want[i], want[i] * 1e-9);
+		}
+		/* uneven: many completion instants, not a few rounds */
+		qsort(want, ECMP_FLOWS, sizeof(double), cmp_double);
+		for (i = 0; i < ECMP_FLOWS; i++) {
+			if (want[i] > last * (1 + 1e-6))
+				distinct++;
+			last = want[i];
+		}
+		assert_true(distinct >= 8);
+		ft__fs_release(&a);
+		ft__fs_release(&b);
+	}
+}
+
+/*
  * 30 phases of 4 equal flows on their own links, each phase after the last
  * (every recomputation full: the bookkeeping goes lazy), then 200 flows
  * that start as others end (it is tried again and kept).
@@ -1229,6 +1394,7 @@ main(void)
 		cmocka_unit_test(test_one_flow_line_rate),
 		cmocka_unit_test(test_incremental_rates_match_full),
 		cmocka_unit_test(test_incremental_lazy_bookkeeping),
+		cmocka_unit_test(test_ecmp_alltoall_matches_reference),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
