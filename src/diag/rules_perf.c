@@ -750,7 +750,7 @@ eval_utilisation_nccl(const struct ft_diag_ctx *c, struct ft_findings *out)
 	const struct ft_obs *rate_obs, *nics, *gpus, *first, *best, *o, *ev[4];
 	double rate, per_gpu, share, min = c->thresholds->utilisation_min;
 	size_t pos = 0, nhosts, local, pos2;
-	char seen[8][sizeof(((struct ft_obs *)0)->file)];
+	const char *seen[8]; /* files already judged (strings of the observation set) */
 	size_t nseen = 0, k;
 	int rc = 0;
 
@@ -777,7 +777,7 @@ eval_utilisation_nccl(const struct ft_diag_ctx *c, struct ft_findings *out)
 				break;
 		if (k < nseen || nseen == FT_ARRAY_SIZE(seen))
 			continue;
-		ft_strlcpy(seen[nseen++], o->file, sizeof(seen[0]));
+		seen[nseen++] = o->file;
 		test = obs_test(c, o);
 		if (!ring_bound_test(test))
 			continue;
