@@ -574,28 +574,6 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
 	return gpu_v;
 }
 
-static int
-map_ends(struct flow_engine *fe, const struct ft_schedule *sc, const struct ft_sim_op *op,
-         const struct ft_sched_flow *fl, uint32_t *a, uint32_t *b, struct ft_error *err)
-{
-	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
-		*b = op->rank_gpu[fl->dst];
-		*a = ft__sim_innet_vertex(fe->topo, *b, sc->algo);
-		return 0;
-	}
-	if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
-		*a = op->rank_gpu[fl->src];
-		*b = ft__sim_innet_vertex(fe->topo, *a, sc->algo);
-		return 0;
-	}
-	if (fl->src >= sc->nranks || fl->dst >= sc->nranks)
-		return ft_error_set(err, FT_EINVAL, "sim: a flow names rank %u of %u",
-		                    FT_MAX(fl->src, fl->dst), sc->nranks);
-	*a = op->rank_gpu[fl->src];
-	*b = op->rank_gpu[fl->dst];
-	return 0;
-}
-
 /*
  * An implicit all-to-all phase runs as shift rounds: in round k (1..m-1)
  * member i of every group sends to member i + k. FT_COLL_A2A_WINDOW rounds are
@@ -798,7 +776,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 				uint32_t a = 0, b = 0;
 
 				ft_sched_phase_flow(sc, ph, f, &fl);
-				rc = map_ends(fe, sc, op, &fl, &a, &b, err);
+				rc = ft__sim_flow_ends(fe->topo, sc, op, &fl, &a, &b, err);
 				if (rc < 0)
 					return rc;
 				if (a == b || fl.bytes == 0)
