@@ -39,7 +39,8 @@ flush(struct ft__pctx *c, struct ucx_state *st)
 	ft_result_row_init(&r);
 	ft_strlcpy(r.test, st->latency ? "pt2pt_lat" : "pt2pt_bw", sizeof(r.test));
 	ft_strlcpy(r.transport, "ucx", sizeof(r.transport));
-	r.nsamples = (uint32_t)st->v[0];
+	/* an iteration count past what the field holds (or not a count) is not kept */
+	r.nsamples = st->v[0] >= 0 && st->v[0] <= UINT32_MAX ? (uint32_t)st->v[0] : 0;
 	r.algbw_GBps = st->v[5] * 1048576.0 / 1e9;
 	if (st->latency) {
 		r.lat_p50_us = st->v[1];
