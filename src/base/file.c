@@ -293,8 +293,8 @@ create_temp(const char *path, char *tmp, size_t cap, mode_t mode, struct ft_erro
 	uint64_t first;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	first = ft__file_temp_salt ? ft__file_temp_salt
-	                           : (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 20);
+	first = ft__file_temp_salt ? ft__file_temp_salt :
+	                             (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 20);
 	for (attempt = 0; attempt < 100; attempt++) {
 		uint64_t salt = first + attempt * 7919u;
 		int n = snprintf(tmp, cap, "%.*s.%s.%06" PRIx64 ".tmp", (int)dirlen, path, base,

@@ -371,8 +371,9 @@ init_thread(void *arg)
 
 /*
  * Run CommInitRank for @ep within cfg->timeout_s. Returns 0 with *@nr the
- * NCCL result (ep->comm set on success), FT_ETIMEDOUT at the deadline,
- * FT_EINTR on the stop flag, or another error when no thread can be started.
+ * NCCL result (ep->comm set on success); FT_ETIMEDOUT at the deadline or
+ * FT_EINTR on the stop flag, both with the helper thread left behind; or
+ * FT_ENOMEM / FT_EIO when no thread could be started.
  */
 static int
 comm_init_within(struct nccl_ep *ep, struct ft_world *w, const nccl_unique_id_t *id,
@@ -387,7 +388,7 @@ comm_init_within(struct nccl_ep *ep, struct ft_world *w, const nccl_unique_id_t 
 	double start = ft__now();
 	bool done, stopped = false;
 	char who[96];
-	int rc, s;
+	int s;
 
 	if (!job)
 		return FT_ENOMEM;
@@ -406,8 +407,8 @@ comm_init_within(struct nccl_ep *ep, struct ft_world *w, const nccl_unique_id_t 
 	pthread_attr_destroy(&ta);
 	if (s != 0) {
 		init_job_free(job);
-		return ft_error_set(err, FT_EIO, "cannot start a thread for communicator "
-		                    "init: %s", strerror(s));
+		return ft_error_set(err, FT_EIO, "cannot start a thread for communicator init: %s",
+		                    strerror(s));
 	}
 
 	pthread_mutex_lock(&job->mu);
@@ -455,11 +456,10 @@ comm_init_within(struct nccl_ep *ep, struct ft_world *w, const nccl_unique_id_t 
 		                    timeout, who, ep->device,
 		                    ft__world_who(w, (uint32_t)s, other, sizeof(other)));
 	}
-	rc = ft_error_set(err, FT_ETIMEDOUT,
-	                  "communicator init not done after %.0fs (--timeout) on %s GPU "
-	                  "%d: a rank did not join",
-	                  timeout, who, ep->device);
-	return rc;
+	return ft_error_set(err, FT_ETIMEDOUT,
+	                    "communicator init not done after %.0fs (--timeout) on %s GPU "
+	                    "%d: a rank did not join",
+	                    timeout, who, ep->device);
 }
 
 static int
@@ -494,8 +494,8 @@ nccl_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out
 		goto fail;
 	rc = comm_init_within(ep, w, &id, cfg, &nr, err);
 	if (rc < 0) {
-		if (rc == FT_ETIMEDOUT) {
-			/* the helper thread may still be inside libnccl: keep it loaded */
+		if (rc == FT_ETIMEDOUT || rc == FT_EINTR) {
+			/* the helper thread is still inside libnccl: keep it loaded */
 			ep->api.lib = ep->api.cudart = NULL;
 			ep->stream = NULL;
 		}

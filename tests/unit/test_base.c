@@ -573,8 +573,7 @@ extern uint64_t ft__file_temp_salt;
 
 /* The temporary name ft_file_write() tries at @attempt for DIR/BASE. */
 static void
-temp_name(char *buf, size_t cap, const char *dir, const char *base, uint64_t salt,
-          unsigned attempt)
+temp_name(char *buf, size_t cap, const char *dir, const char *base, uint64_t salt, unsigned attempt)
 {
 	snprintf(buf, cap, "%s/.%s.%06" PRIx64 ".tmp", dir, base,
 	         (salt + attempt * 7919u) & 0xffffff);
