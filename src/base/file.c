@@ -269,7 +269,19 @@ write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Create an unused temporary name beside @path; @tmp gets the name. */
+/*
+ * Tests only: when non-zero, the first temporary name's salt, in place of one
+ * drawn from the clock and the pid, so that a test can plant files and
+ * symlinks at the exact names the writer will try (tests/unit/test_base.c).
+ */
+extern uint64_t ft__file_temp_salt;
+uint64_t ft__file_temp_salt;
+
+/*
+ * Create an unused temporary name beside @path; @tmp gets the name. The
+ * names tried are "DIR/.BASE.XXXXXX.tmp", XXXXXX the low 24 bits of salt +
+ * attempt * 7919 in hex, for up to 100 attempts.
+ */
 static int
 create_temp(const char *path, char *tmp, size_t cap, mode_t mode, struct ft_error *err)
 {
@@ -278,11 +290,13 @@ create_temp(const char *path, char *tmp, size_t cap, mode_t mode, struct ft_erro
 	const char *base = slash ? slash + 1 : path;
 	struct timespec ts;
 	unsigned attempt;
+	uint64_t first;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	first = ft__file_temp_salt ? ft__file_temp_salt :
+	                             (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 20);
 	for (attempt = 0; attempt < 100; attempt++) {
-		uint64_t salt =
-		        ((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 20)) + attempt * 7919u;
+		uint64_t salt = first + attempt * 7919u;
 		int n = snprintf(tmp, cap, "%.*s.%s.%06" PRIx64 ".tmp", (int)dirlen, path, base,
 		                 salt & 0xffffff);
 		int fd;

@@ -16,7 +16,10 @@
  * nccl-tests does. Point-to-point patterns are not offered on nccl.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 #include "patterns.h"
 
@@ -303,6 +306,162 @@ nccl_close(struct ft_ep *base)
 	ft_free(ep);
 }
 
+/*
+ * ncclCommInitRank() under a deadline. It blocks until every rank has joined
+ * the communicator, and a rank stopped or dead before that would hold the
+ * others there for ever. It therefore runs in a helper thread while the
+ * calling thread waits on a condition variable (CLOCK_MONOTONIC) for at most
+ * --timeout, checking the stop flag between short slices.
+ *
+ * The outcome (result code and communicator) is handed over under the mutex.
+ * At the deadline the caller marks the job abandoned and returns
+ * FT_ETIMEDOUT; the helper thread is detached and left behind, blocked in
+ * libnccl, and the process ends soon after (the launcher stops the other
+ * ranks). Ownership on a late finish: whichever side comes last frees the
+ * job; a communicator that a helper thread obtains after it was abandoned is
+ * left alone, neither destroyed nor aborted. It belongs to nobody, calling
+ * into NCCL again from a thread nobody waits for could block once more, and
+ * the caller never touched it, so there is nothing of the caller's to
+ * destroy. The libraries are kept loaded for the same reason (nccl_open).
+ * NCCL's non-blocking initialisation (2.14+) is not used: what it means for
+ * the calls that follow cannot be checked without a GPU.
+ */
+struct init_job {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	nccl_result_t (*init)(nccl_comm_t *comm, int nranks, nccl_unique_id_t id, int rank);
+	nccl_unique_id_t id;
+	int nranks, rank;
+	/* under mu */
+	bool done, abandoned;
+	nccl_result_t nr;
+	nccl_comm_t comm;
+};
+
+static void
+init_job_free(struct init_job *job)
+{
+	pthread_cond_destroy(&job->cv);
+	pthread_mutex_destroy(&job->mu);
+	ft_free(job);
+}
+
+static void *
+init_thread(void *arg)
+{
+	struct init_job *job = arg;
+	nccl_comm_t comm = NULL;
+	nccl_result_t nr = job->init(&comm, job->nranks, job->id, job->rank);
+	bool abandoned;
+
+	pthread_mutex_lock(&job->mu);
+	abandoned = job->abandoned;
+	if (!abandoned) {
+		job->nr = nr;
+		job->comm = nr == 0 ? comm : NULL;
+		job->done = true;
+		pthread_cond_signal(&job->cv);
+	}
+	pthread_mutex_unlock(&job->mu);
+	/* abandoned: the caller let go of the job; the communicator is left alone */
+	if (abandoned)
+		init_job_free(job);
+	return NULL;
+}
+
+/*
+ * Run CommInitRank for @ep within cfg->timeout_s. Returns 0 with *@nr the
+ * NCCL result (ep->comm set on success); FT_ETIMEDOUT at the deadline or
+ * FT_EINTR on the stop flag, both with the helper thread left behind; or
+ * FT_ENOMEM / FT_EIO when no thread could be started.
+ */
+static int
+comm_init_within(struct nccl_ep *ep, struct ft_world *w, const nccl_unique_id_t *id,
+                 const struct ft_bench_cfg *cfg, nccl_result_t *nr, struct ft_error *err)
+{
+	double timeout = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
+	struct init_job *job = ft_calloc(1, sizeof(*job));
+	pthread_condattr_t ca;
+	pthread_attr_t ta;
+	pthread_t th;
+	struct timespec now, until;
+	double start = ft__now();
+	bool done, stopped = false;
+	char who[96];
+	int s;
+
+	if (!job)
+		return FT_ENOMEM;
+	job->init = ep->api.CommInitRank;
+	job->id = *id;
+	job->nranks = (int)w->nranks;
+	job->rank = (int)w->rank;
+	pthread_mutex_init(&job->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&job->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	s = pthread_create(&th, &ta, init_thread, job);
+	pthread_attr_destroy(&ta);
+	if (s != 0) {
+		init_job_free(job);
+		return ft_error_set(err, FT_EIO, "cannot start a thread for communicator init: %s",
+		                    strerror(s));
+	}
+
+	pthread_mutex_lock(&job->mu);
+	for (;;) {
+		double left = timeout - (ft__now() - start), slice = left < 0.1 ? left : 0.1;
+
+		if (job->done || left <= 0 || (cfg->stop && *cfg->stop))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		until.tv_sec = now.tv_sec + (time_t)slice;
+		until.tv_nsec = now.tv_nsec + (long)((slice - (double)(time_t)slice) * 1e9);
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		s = pthread_cond_timedwait(&job->cv, &job->mu, &until);
+		if (s != 0 && s != ETIMEDOUT)
+			break; /* cannot happen with a valid deadline; end as at the deadline */
+	}
+	done = job->done;
+	if (done) {
+		*nr = job->nr;
+		ep->comm = job->comm;
+	} else {
+		job->abandoned = true;
+		stopped = cfg->stop && *cfg->stop;
+	}
+	pthread_mutex_unlock(&job->mu);
+	if (done) {
+		/* the helper thread signalled under the mutex and touches the job no more */
+		init_job_free(job);
+		return 0;
+	}
+	/* the helper thread frees the job if init ever returns */
+	if (stopped)
+		return ft_error_set(err, FT_EINTR, "interrupted");
+	ft__world_who(w, w->rank, who, sizeof(who));
+	s = ft__world_stopped_rank(w);
+	if (s >= 0) {
+		char other[96];
+
+		return ft_error_set(err, FT_ETIMEDOUT,
+		                    "communicator init not done after %.0fs (--timeout) on "
+		                    "%s GPU %d: %s is stopped (SIGSTOP or a debugger)",
+		                    timeout, who, ep->device,
+		                    ft__world_who(w, (uint32_t)s, other, sizeof(other)));
+	}
+	return ft_error_set(err, FT_ETIMEDOUT,
+	                    "communicator init not done after %.0fs (--timeout) on %s GPU "
+	                    "%d: a rank did not join",
+	                    timeout, who, ep->device);
+}
+
 static int
 nccl_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
           struct ft_error *err)
@@ -333,7 +492,15 @@ nccl_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out
 	rc = ft__world_bcast(w, &id, sizeof(id), 0, err);
 	if (rc < 0)
 		goto fail;
-	nr = ep->api.CommInitRank(&ep->comm, (int)w->nranks, id, (int)w->rank);
+	rc = comm_init_within(ep, w, &id, cfg, &nr, err);
+	if (rc < 0) {
+		if (rc == FT_ETIMEDOUT || rc == FT_EINTR) {
+			/* the helper thread is still inside libnccl: keep it loaded */
+			ep->api.lib = ep->api.cudart = NULL;
+			ep->stream = NULL;
+		}
+		goto fail;
+	}
 	if (nr != 0) {
 		ep->comm = NULL;
 		rc = ft_error_set(err, FT_EIO, "ncclCommInitRank on host %s GPU %d: %s",

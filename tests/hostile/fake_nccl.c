@@ -9,10 +9,13 @@
  * the stream never completes (cudaStreamQuery answers "not ready"), as when a
  * peer stopped. ncclCommAbort() writes "fake nccl: communicator aborted" on
  * stderr, so a test sees that the transport gave up on it.
+ * FAKE_NCCL_HANG_INIT=1: ncclCommInitRank() never returns, as when a peer
+ * stopped before the communicator exists.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
 	char internal[128];
@@ -75,12 +78,17 @@ ncclGetUniqueId(nccl_unique_id_t *id)
 int
 ncclCommInitRank(void **comm, int nranks, nccl_unique_id_t id, int rank)
 {
-	const char *e = getenv("FAKE_NCCL_HANG_AFTER");
-	struct comm *c = calloc(1, sizeof(*c));
+	const char *e = getenv("FAKE_NCCL_HANG_AFTER"), *h = getenv("FAKE_NCCL_HANG_INIT");
+	struct comm *c;
 
 	(void)nranks;
 	(void)id;
 	(void)rank;
+	/* a peer that never joins: block for good, as the real bootstrap does */
+	if (h && atoi(h) == 1)
+		for (;;)
+			pause();
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return 1;
 	c->hang_after = e ? atol(e) : -1;

@@ -144,6 +144,35 @@ else
 		echo "ok $n - nccl: a collective that never completes ends in ${took}s, communicator aborted"
 	fi
 fi
+# nccl again: ncclCommInitRank never returns (a peer that never joins the
+# communicator). Each rank must give up on it within --timeout (a watchdog
+# thread; the blocked one is left behind) and say so, naming itself.
+n=$((n + 1))
+name="nccl: a communicator init that never returns"
+if [ -z "${FT_FAKE_NCCL:-}" ]; then
+	echo "ok $n - $name # SKIP no test double (FT_FAKE_NCCL)"
+else
+	t0=$(date +%s.%N)
+	FABTUNE_NCCL_LIBRARY=$FT_FAKE_NCCL FABTUNE_CUDART_LIBRARY=$FT_FAKE_NCCL \
+		FAKE_NCCL_HANG_INIT=1 timeout -k 5 60 "$fabtune" bench all_reduce --transport nccl --np 2 \
+		--timeout "${timeout_s}s" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	took=$(echo "$(date +%s.%N) - $t0" | bc)
+	sed "s/^/# /" "$tmp/err"
+	if [ "$rc" != 3 ]; then
+		echo "not ok $n - $name: exit code $rc"
+		fail=$((fail + 1))
+	elif ! grep -q "nccl: communicator init not done after ${timeout_s}s (--timeout) on rank 0 " "$tmp/err" ||
+		! grep -q "nccl: communicator init not done after ${timeout_s}s (--timeout) on rank 1 " "$tmp/err"; then
+		echo "not ok $n - $name: not both ranks gave up on it, naming themselves"
+		fail=$((fail + 1))
+	elif [ "$(echo "$took > $timeout_s + 3" | bc)" = 1 ]; then
+		echo "not ok $n - $name: took ${took}s"
+		fail=$((fail + 1))
+	else
+		echo "ok $n - $name ends in ${took}s"
+	fi
+fi
 
 echo "1..$n"
 exit 0

@@ -3,12 +3,17 @@
  * tests/unit/test_base.c - errors, allocation, arenas, vectors, string
  * buffers, units, the RNG, the JSON writer and tables.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -563,6 +568,106 @@ test_usage(void **state)
 	assert_true(ft_wall_s() > 1577836800.0);
 }
 
+/* src/base/file.c: the first temporary name's salt, for tests (0: from the clock) */
+extern uint64_t ft__file_temp_salt;
+
+/* The temporary name ft_file_write() tries at @attempt for DIR/BASE. */
+static void
+temp_name(char *buf, size_t cap, const char *dir, const char *base, uint64_t salt, unsigned attempt)
+{
+	snprintf(buf, cap, "%s/.%s.%06" PRIx64 ".tmp", dir, base,
+	         (salt + attempt * 7919u) & 0xffffff);
+}
+
+static void
+slurp(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, cap - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+static void
+spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * The safe writer's temporary file is created with O_EXCL|O_NOFOLLOW: a
+ * symlink or a regular file planted at the exact name it tries first is
+ * neither followed nor clobbered; it moves on to the next name, and when
+ * every name it would try is taken it fails, naming the target.
+ */
+static void
+test_file_write_planted_temp(void **state)
+{
+	const uint64_t salt = 0x5a17ed;
+	char dir[] = "/tmp/ft-test-planted-XXXXXX";
+	char target[256], victim[256], ghost[256], t[3][320], all[100][320], buf[256];
+	struct ft_error err;
+	struct stat st;
+	unsigned i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/out.json", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(ghost, sizeof(ghost), "%s/ghost", dir);
+	for (i = 0; i < 3; i++)
+		temp_name(t[i], sizeof(t[i]), dir, "out.json", salt, i);
+	spit(victim, "victim\n");
+	spit(target, "old\n");
+	assert_int_equal(symlink(victim, t[0]), 0); /* a symlink to a file */
+	spit(t[1], "planted\n");                  /* a regular file */
+	assert_int_equal(symlink(ghost, t[2]), 0);  /* a dangling symlink */
+
+	ft__file_temp_salt = salt;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_file_write(target, "new\n", 4, &err), 0);
+	slurp(target, buf, sizeof(buf));
+	assert_string_equal(buf, "new\n");
+	slurp(victim, buf, sizeof(buf));
+	assert_string_equal(buf, "victim\n");
+	slurp(t[1], buf, sizeof(buf));
+	assert_string_equal(buf, "planted\n");
+	assert_int_equal(lstat(t[0], &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(t[2], &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(ghost, &st), -1); /* nothing created through it */
+
+	/* every name taken: a clear error naming the target, nothing written */
+	for (i = 0; i < 100; i++) {
+		temp_name(all[i], sizeof(all[i]), dir, "out.json", salt, i);
+		if (i >= 3)
+			assert_int_equal(symlink(victim, all[i]), 0);
+	}
+	memset(&err, 0, sizeof(err));
+	assert_true(ft_file_write(target, "newer\n", 6, &err) < 0);
+	assert_non_null(strstr(err.msg, target));
+	assert_non_null(strstr(err.msg, "cannot create a temporary file beside it"));
+	slurp(target, buf, sizeof(buf));
+	assert_string_equal(buf, "new\n");
+	slurp(victim, buf, sizeof(buf));
+	assert_string_equal(buf, "victim\n");
+	ft__file_temp_salt = 0;
+
+	for (i = 0; i < 100; i++)
+		assert_int_equal(unlink(all[i]), 0);
+	assert_int_equal(unlink(victim), 0);
+	assert_int_equal(unlink(target), 0);
+	assert_int_equal(rmdir(dir), 0); /* nothing else was left behind */
+}
+
 int
 main(void)
 {
@@ -584,6 +689,7 @@ main(void)
 		cmocka_unit_test(test_result_model),
 		cmocka_unit_test(test_launch_detect),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_file_write_planted_temp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
