@@ -15,6 +15,7 @@
 #include <fabtune/fabtune.h>
 #include <fabtune/sim.h>
 
+#include "cli-archive.h"
 #include "cli.h"
 #include "glue.h"
 
@@ -121,27 +122,26 @@ static int
 write_counters(struct cli_ctx *ctx, const struct ft_sim_report *rep, const char *dir)
 {
 	size_t i;
+	int rc;
 
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		cli_error(ctx, "--counters: %s: %s", dir, strerror(errno));
-		return -1;
+		return EXIT_RUNTIME;
 	}
 	for (i = 0; i < rep->counter_files.len; i++) {
 		const struct ft_sim_file *f = ft_vec_at(&rep->counter_files, i);
+		struct ft_error err = { 0 };
 		char path[4096];
-		FILE *fp;
-		bool ok;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, f->name);
-		fp = fopen(path, "wb");
-		if (!fp) {
-			cli_error(ctx, "--counters: %s: %s", path, strerror(errno));
-			return -1;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, f->name) >= sizeof(path)) {
+			cli_error(ctx, "--counters: %s: the folder's path is too long", dir);
+			return EXIT_USAGE;
 		}
-		ok = fwrite(f->text, 1, f->len, fp) == f->len;
-		if (fclose(fp) != 0 || !ok) {
-			cli_error(ctx, "--counters: %s: write failed", path);
-			return -1;
+		/* the safe writer: no symlink followed, no non-regular file replaced */
+		rc = ft_file_write(path, f->text, f->len, &err);
+		if (rc < 0) {
+			ft_error_prefix(&err, "--counters: ");
+			return cli_fail(ctx, rc, &err);
 		}
 	}
 	return 0;
@@ -164,18 +164,18 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 		return cli_fail(ctx, rc, &err);
 	}
 	if (trace && rep.trace_json) {
-		FILE *fp = fopen(trace, "wb");
-		bool ok = fp && fwrite(rep.trace_json, 1, rep.trace_len, fp) == rep.trace_len;
+		struct ft_strbuf tb = { .buf = rep.trace_json, .len = rep.trace_len };
 
-		if ((fp && fclose(fp) != 0) || !ok) {
-			cli_error(ctx, "--trace: %s: cannot write it", trace);
+		rc = cli_write_output(trace, &tb, &err);
+		if (rc < 0) {
+			ft_error_prefix(&err, "--trace: ");
 			ft_sim_report_release(&rep);
-			return EXIT_RUNTIME;
+			return cli_fail(ctx, rc, &err);
 		}
 	}
-	if (counters_dir && write_counters(ctx, &rep, counters_dir) < 0) {
+	if (counters_dir && (rc = write_counters(ctx, &rep, counters_dir)) != 0) {
 		ft_sim_report_release(&rep);
-		return EXIT_RUNTIME;
+		return rc;
 	}
 	ft_strbuf_init(&sb);
 	if (ctx->json) {

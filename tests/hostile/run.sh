@@ -110,6 +110,19 @@ if [ "$(cat "$tmp/victim")" = secret ] && [ -L "$tmp/link.txt" ]; then
 else
 	notok "the symlink and its target are untouched" "changed"
 fi
+# the twin's --trace file and --counters folder go through the same writer
+expect "sim --trace through a symlink is refused" 2 'trace: .*link.txt: is a symbolic link' \
+	sim scenarios/lab/incast-pfc-only.yaml --trace "$tmp/link.txt" --trace-links 1
+mkdir -p "$tmp/counters"
+ln -s "$tmp/victim" "$tmp/counters/ethtool-S.n0.nic0.txt"
+expect "sim --counters through a planted symlink is refused" 2 \
+	'counters: .*ethtool-S.n0.nic0.txt: is a symbolic link' \
+	sim scenarios/lab/incast-pfc-only.yaml --counters "$tmp/counters"
+if [ "$(cat "$tmp/victim")" = secret ]; then
+	ok "the twin's outputs left the symlinks' target untouched"
+else
+	notok "the twin's outputs left the symlinks' target untouched" "changed"
+fi
 if [ -c /dev/full ]; then
 	expect "report -o /dev/full is refused" 2 '/dev/full: is a character device; refusing' \
 		"${rep[@]}" -o /dev/full
