@@ -166,7 +166,7 @@ row(struct ft__pctx *c, struct ostate *os, uint32_t line, struct ft__span s)
 			         ft__span_c(size));
 			break;
 		case OC_ITERS:
-			r.nsamples = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			r.nsamples = !(v >= 0) ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 			break;
 		case OC_NONE:
 			break;
