@@ -44,7 +44,7 @@ ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 
 		if (!s.n)
 			continue;
-		if (ft__starts(s, "CA '") && ft__ends(s, "'")) {
+		if (s.n >= 5 && ft__starts(s, "CA '") && ft__ends(s, "'")) {
 			ft__copy(c->device, sizeof(c->device),
 			         (struct ft__span){ s.p + 4, s.n - 5 });
 			c->port = -1;
