@@ -41,6 +41,17 @@
 
 #define FT_UNUSED(x) ((void)(x))
 
+/*
+ * Load one YAML/JSON document from @text for a loader: the depth and alias
+ * limits first (ft_spec_yaml_check), then libyaml's tree in @doc, which the
+ * caller deletes with yaml_document_delete(). A syntax error names
+ * @file:line:column. The one way every document reader starts
+ * (spec/yaml_limits.c).
+ */
+struct yaml_document_s;
+int ft__yaml_load(const char *text, size_t len, const char *file, struct yaml_document_s *doc,
+                  struct ft_error *err);
+
 #include "banned.h"
 
 #endif

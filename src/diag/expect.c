@@ -99,7 +99,6 @@ int
 ft_diag_expectations_read(const char *path, struct ft_vec *out, struct ft_error *err)
 {
 	struct ft_strbuf sb;
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root, *list = NULL;
 	yaml_node_item_t *it;
@@ -108,21 +107,8 @@ ft_diag_expectations_read(const char *path, struct ft_vec *out, struct ft_error 
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
 	if (rc == 0)
-		rc = ft_spec_yaml_check(sb.buf, sb.len, path, err); /* depth, alias bombs */
+		rc = ft__yaml_load(sb.buf, sb.len, path, &doc, err); /* limits, then the tree */
 	if (rc < 0) {
-		ft_strbuf_release(&sb);
-		return rc;
-	}
-	if (!yaml_parser_initialize(&parser)) {
-		ft_strbuf_release(&sb);
-		return ft_error_set(err, FT_ENOMEM, "%s: out of memory", path);
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)sb.buf, sb.len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", path,
-				  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-				  parser.problem ? parser.problem : "malformed YAML/JSON");
-		yaml_parser_delete(&parser);
 		ft_strbuf_release(&sb);
 		return rc;
 	}
@@ -169,7 +155,6 @@ ft_diag_expectations_read(const char *path, struct ft_vec *out, struct ft_error 
 	}
 done:
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	ft_strbuf_release(&sb);
 	return rc;
 }

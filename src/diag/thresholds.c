@@ -117,7 +117,6 @@ int
 ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct ft_error *err)
 {
 	struct ft_strbuf sb;
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
 	yaml_node_pair_t *p;
@@ -127,20 +126,9 @@ ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct f
 	key_list(names, sizeof(names));
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
+	if (rc == 0)
+		rc = ft__yaml_load(sb.buf, sb.len, path, &doc, err); /* limits, then the tree */
 	if (rc < 0) {
-		ft_strbuf_release(&sb);
-		return rc;
-	}
-	if (!yaml_parser_initialize(&parser)) {
-		ft_strbuf_release(&sb);
-		return ft_error_set(err, FT_ENOMEM, "%s: out of memory", path);
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)sb.buf, sb.len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", path,
-				  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-				  parser.problem ? parser.problem : "malformed YAML/JSON");
-		yaml_parser_delete(&parser);
 		ft_strbuf_release(&sb);
 		return rc;
 	}
@@ -181,7 +169,6 @@ ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct f
 		}
 	}
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	ft_strbuf_release(&sb);
 	return rc;
 }

@@ -203,24 +203,15 @@ int
 ft_plan_model_load_buffer(const char *text, size_t len, const char *file,
                           struct ft_plan_model *out, struct ft_error *err)
 {
-	yaml_parser_t parser;
 	struct ld l = { .file = file ? file : "<model>", .err = err };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!yaml_parser_initialize(&parser))
-		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &l.doc)) {
-		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", l.file,
-		                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-		                  parser.problem ? parser.problem : "malformed YAML");
-		yaml_parser_delete(&parser);
+	rc = ft__yaml_load(text, len, l.file, &l.doc, err); /* limits, then the tree */
+	if (rc < 0)
 		return rc;
-	}
 	rc = load_doc(&l, yaml_document_get_root_node(&l.doc), out);
 	yaml_document_delete(&l.doc);
-	yaml_parser_delete(&parser);
 	if (rc < 0)
 		memset(out, 0, sizeof(*out));
 	return rc;

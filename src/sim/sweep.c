@@ -184,7 +184,6 @@ load_vary(struct sweep *sw, yaml_document_t *doc, yaml_node_t *vary, struct ft_e
 static int
 sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
 	yaml_node_pair_t *p;
@@ -198,22 +197,9 @@ sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
 	if (rc == 0)
-		rc = ft_spec_yaml_check(sb.buf, sb.len, path, err); /* depth, alias bombs */
+		rc = ft__yaml_load(sb.buf, sb.len, path, &doc, err); /* limits, then the tree */
 	if (rc < 0)
 		goto out;
-	if (!yaml_parser_initialize(&parser)) {
-		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
-		goto out;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)sb.buf, sb.len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", path,
-		                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-		                  parser.problem ? parser.problem : "malformed YAML");
-		yaml_parser_delete(&parser);
-		goto out;
-	}
-	yaml_parser_delete(&parser);
 	have_doc = true;
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {

@@ -184,3 +184,26 @@ ft_spec_yaml_check(const char *text, size_t len, const char *file, struct ft_err
 	yaml_parser_delete(&parser);
 	return rc;
 }
+
+int
+ft__yaml_load(const char *text, size_t len, const char *file, yaml_document_t *doc,
+              struct ft_error *err)
+{
+	yaml_parser_t parser;
+	int rc;
+
+	file = file && *file ? file : "<input>";
+	rc = ft_spec_yaml_check(text, len, file, err);
+	if (rc < 0)
+		return rc;
+	if (!yaml_parser_initialize(&parser))
+		return ft_error_set(err, FT_ENOMEM, "%s: out of memory", file);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	rc = 0;
+	if (!yaml_parser_load(&parser, doc))
+		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", file,
+		                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+		                  parser.problem ? parser.problem : "malformed YAML/JSON");
+	yaml_parser_delete(&parser);
+	return rc;
+}

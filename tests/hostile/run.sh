@@ -79,6 +79,10 @@ expect "sim --sweep: deep sweep" 2 'deep.yaml:1:65: nesting deeper than 64 level
 	sim --sweep "$tmp/deep.yaml"
 expect "diagnose --expect: deep expectations" 2 'deep.yaml:1:65: nesting deeper than 64' \
 	diagnose --expect "$tmp/deep.yaml" tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt
+expect "diagnose --thresholds: deep thresholds" 2 'deep.yaml:1:65: nesting deeper than 64' \
+	diagnose --thresholds "$tmp/deep.yaml" examples/inputs/ib_write_bw.txt
+expect "plan --model: deep model file" 2 'deep.yaml:1:65: nesting deeper than 64' \
+	plan dgx-h100:2 --model "$tmp/deep.yaml" --tp 8
 python3 -c '
 for i in range(70): print("  " * i + "k%d:" % i)
 print("  " * 70 + "v")' >"$tmp/deep-block.yaml"
