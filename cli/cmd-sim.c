@@ -52,7 +52,8 @@ twin_obs(struct ft_obs_set *obs, const char *key, const char *device, const char
 /*
  * --save: the rows, what the twin was (sim.scenario, sim.engine,
  * sim.routing, sim.description, one sim.fault per injected fault: reports
- * state them), and each link that carried bytes as sim.link.util.
+ * state them), each link that carried bytes as sim.link.util, and a sweep's
+ * busiest link of each class size by size as sim.size.util (str: the size).
  */
 static int
 save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
@@ -101,6 +102,20 @@ save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 			ft_strlcpy(o.device, l->name, sizeof(o.device));
 		o.has_num = true;
 		o.num = l->stat.util;
+		ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
+		o.file = "sim";
+		rc = ft_obs_set_add(&obs, &o);
+	}
+	/* a sweep's utilisation size by size: the class in device, the size in str */
+	for (i = 0; i < rep->by_size.len && rc == 0; i++) {
+		const struct ft_sim_size_stat *b = ft_vec_at(&rep->by_size, i);
+		struct ft_obs o;
+
+		ft_obs_init(&o, "sim.size.util");
+		snprintf(o.device, sizeof(o.device), "%s t%u", b->kind, b->tier);
+		snprintf(o.str, sizeof(o.str), "%" PRIu64, b->bytes);
+		o.has_num = true;
+		o.num = b->util_max;
 		ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
 		o.file = "sim";
 		rc = ft_obs_set_add(&obs, &o);

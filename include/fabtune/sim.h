@@ -336,6 +336,25 @@ struct ft_sim_report {
 	size_t trace_len;
 	char description[1024]; /* the scenario's description, "" when none */
 	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
+	struct ft_vec by_size;  /* struct ft_sim_size_stat: a sweep's utilisation size by size */
+};
+
+/*
+ * Utilisation of one link class at one size of a sweep (one job, no
+ * background traffic, ops of two or more sizes): the op run alone on the
+ * same cluster, bytes / (capacity x the op's duration), over the class's
+ * links that carried bytes. In the order of the job's ops, then of the classes.
+ */
+struct ft_sim_size_stat {
+	uint64_t bytes;
+	char op[16];
+	char kind[12];
+	uint32_t tier;
+	uint32_t nlinks;  /* links of this class that carried bytes at this size */
+	double time_s;    /* the op's duration alone */
+	double util_mean; /* over those links */
+	double util_max;
+	char busiest[96]; /* the link at util_max, "a -> b" */
 };
 
 /* One injected fault in words: "nic: node 17 NIC 3 at 25% of its rate". */

@@ -438,12 +438,72 @@ pairs(const struct ft_report_input *in, struct ft_strbuf *sb)
 	return 0;
 }
 
+/*
+ * A sweep's utilisation size by size (sim.size.util observations: the link
+ * class in device, the size in str): a line per class over the size axis.
+ * Returns how many sizes it drew (0: none in this run).
+ */
+static int
+links_by_size(const struct ft_report_input *in, struct ft_strbuf *sb, size_t *nsizes)
+{
+	const struct ft_obs_set *obs = &in->run->obs;
+	enum { MAX_CLASSES = 8 };
+	struct ft_vec pts[MAX_CLASSES];
+	char names[MAX_CLASSES][48];
+	struct rp_series s[MAX_CLASSES];
+	size_t ns = 0, i, c, maxn = 0;
+	int rc = 0;
+
+	for (i = 0; i < ft_obs_set_len(obs) && rc == 0; i++) {
+		const struct ft_obs *o = ft_obs_set_at(obs, i);
+		struct rp_point p;
+		char *end;
+
+		if (strcmp(o->key, "sim.size.util") != 0 || !o->has_num || !isfinite(o->num))
+			continue;
+		p.x = strtod(o->str, &end);
+		if (end == o->str || !(p.x > 0))
+			continue;
+		p.y = o->num * 100;
+		for (c = 0; c < ns && strcmp(names[c], o->device) != 0; c++)
+			;
+		if (c == ns) {
+			if (ns == MAX_CLASSES)
+				continue;
+			ft_strlcpy(names[ns], o->device, sizeof(names[0]));
+			ft_vec_init(&pts[ns], sizeof(struct rp_point));
+			ns++;
+		}
+		rc = ft_vec_push(&pts[c], &p);
+	}
+	for (c = 0; c < ns; c++) {
+		s[c] = (struct rp_series){ names[c], colors[c % FT_ARRAY_SIZE(colors)], RP_SOLID,
+			                   pts[c].data, pts[c].len };
+		maxn = FT_MAX(maxn, pts[c].len);
+	}
+	if (rc == 0 && ns) {
+		ft_strbuf_adds(sb, "<p class=\"note\">Busiest link of each class, size by size "
+		                   "(each size run alone on the same cluster).</p>\n");
+		if (maxn > 1)
+			ft__svg_line_chart(sb, "link-util-size", "link utilization by size",
+			                   "busiest link (%)", s, ns, false);
+		else
+			ft__svg_bar_chart(sb, "link-util-size", "link utilization by size",
+			                  "busiest link (%)", s, ns);
+	}
+	for (c = 0; c < ns; c++)
+		ft_vec_release(&pts[c]);
+	*nsizes = maxn;
+	return rc;
+}
+
 #define MAX_LINK_BARS 40
 
 static int
 links(const struct ft_report_input *in, struct ft_strbuf *sb)
 {
 	struct ft_vec l;
+	size_t nsized = 0;
 	int rc;
 
 	ft_vec_init(&l, sizeof(struct rp_link));
@@ -451,6 +511,11 @@ links(const struct ft_report_input *in, struct ft_strbuf *sb)
 	if (rc < 0)
 		return rc;
 	ft_strbuf_adds(sb, "<section id=\"links\">\n<h2>Link utilization</h2>\n");
+	rc = links_by_size(in, sb, &nsized);
+	if (rc < 0) {
+		ft_vec_release(&l);
+		return rc;
+	}
 	if (l.len) {
 		size_t k, nsizes = 0;
 		uint64_t first = 0;
@@ -465,12 +530,12 @@ links(const struct ft_report_input *in, struct ft_strbuf *sb)
 		}
 		/* the twin's counters cover its whole run: say so rather than imply one size */
 		if (nsizes > 1)
-			ft_strbuf_adds(sb, "<p class=\"note\">Utilization over the whole simulated run, "
-			                   "every size and job together (not per size).</p>\n");
+			ft_strbuf_adds(sb, "<p class=\"note\">The bars: utilization over the whole "
+			                   "simulated run, every size and job together.</p>\n");
 	}
 	if (l.len)
 		ft__svg_link_bars(sb, "link-util", l.data, FT_MIN(l.len, MAX_LINK_BARS), l.len);
-	else
+	else if (!nsized)
 		ft_strbuf_adds(sb, "<p class=\"note\">No link utilization in this run (it comes "
 		                   "from a simulation: sim.link.util observations).</p>\n");
 	ft_strbuf_adds(sb, "</section>\n");

@@ -154,6 +154,25 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	}
 	ft_json_arr_end(j);
 
+	ft_json_key(j, "by_size");
+	ft_json_arr_begin(j);
+	for (i = 0; i < r->by_size.len; i++) {
+		const struct ft_sim_size_stat *b = ft_vec_at(&r->by_size, i);
+
+		ft_json_obj_begin(j);
+		ft_json_kv_uint(j, "bytes", b->bytes);
+		ft_json_kv_str(j, "op", b->op);
+		ft_json_kv_str(j, "kind", b->kind);
+		ft_json_kv_uint(j, "tier", b->tier);
+		ft_json_kv_uint(j, "links_used", b->nlinks);
+		kv_us(j, "time_us", b->time_s);
+		kv_num(j, "util_mean", b->util_mean);
+		kv_num(j, "util_max", b->util_max);
+		ft_json_kv_str(j, "busiest", b->busiest);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+
 	ft_json_key(j, "hot_links");
 	ft_json_arr_begin(j);
 	for (i = 0; i < r->hot.len; i++)
@@ -217,6 +236,71 @@ us(double s, char *buf, size_t len)
 		return "-";
 	snprintf(buf, len, "%.2f", s * 1e6);
 	return buf;
+}
+
+/*
+ * A sweep's utilisation size by size: a row per op, a column per link class
+ * holding its busiest link's utilisation ("-" where the class carried nothing).
+ */
+static void
+by_size_text(const struct ft_sim_report *r, struct ft_strbuf *out)
+{
+	char cls[16][24];
+	size_t ncls = 0, i, k, c;
+	struct ft_table t;
+
+	for (i = 0; i < r->by_size.len; i++) {
+		const struct ft_sim_size_stat *b = ft_vec_at(&r->by_size, i);
+		char name[24];
+
+		snprintf(name, sizeof(name), "%s t%u", b->kind, b->tier);
+		for (c = 0; c < ncls && strcmp(cls[c], name) != 0; c++)
+			;
+		if (c == ncls && ncls < FT_ARRAY_SIZE(cls))
+			ft_strlcpy(cls[ncls++], name, sizeof(cls[0]));
+	}
+	ft_strbuf_adds(out, "\nutilization by size (each size run alone; busiest link of each "
+	                    "class):\n");
+	ft_table_init(&t);
+	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
+	ft_table_col(&t, "op", FT_ALIGN_LEFT);
+	ft_table_col(&t, "time(us)", FT_ALIGN_RIGHT);
+	for (c = 0; c < ncls; c++)
+		ft_table_col(&t, cls[c], FT_ALIGN_RIGHT);
+	for (i = 0; i < r->by_size.len; i = k) {
+		const struct ft_sim_size_stat *b = ft_vec_at(&r->by_size, i);
+		char a[32];
+
+		/* the entries of one op follow each other */
+		for (k = i + 1; k < r->by_size.len; k++) {
+			const struct ft_sim_size_stat *x = ft_vec_at(&r->by_size, k);
+
+			if (x->bytes != b->bytes || strcmp(x->op, b->op) != 0)
+				break;
+		}
+		(void)ft_table_cell(&t, size_str(b->bytes, a, sizeof(a)));
+		(void)ft_table_cell(&t, b->op);
+		(void)ft_table_cellf(&t, "%.1f", b->time_s * 1e6);
+		for (c = 0; c < ncls; c++) {
+			const struct ft_sim_size_stat *hit = NULL;
+			size_t q;
+
+			for (q = i; q < k; q++) {
+				const struct ft_sim_size_stat *x = ft_vec_at(&r->by_size, q);
+				char name[24];
+
+				snprintf(name, sizeof(name), "%s t%u", x->kind, x->tier);
+				if (strcmp(name, cls[c]) == 0)
+					hit = x;
+			}
+			if (hit)
+				(void)ft_table_cellf(&t, "%.1f%%", hit->util_max * 100);
+			else
+				(void)ft_table_cell(&t, "-");
+		}
+	}
+	ft_table_render(&t, out);
+	ft_table_release(&t);
 }
 
 void
@@ -319,6 +403,8 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		ft_table_render(&t, out);
 		ft_table_release(&t);
 	}
+	if (r->by_size.len)
+		by_size_text(r, out);
 	if (r->hot.len) {
 		ft_strbuf_adds(out, "\nhottest links:\n");
 		ft_table_init(&t);

@@ -306,6 +306,52 @@ op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
 	return ov && ov->bytes ? ov->bytes : o->bytes;
 }
 
+/*
+ * The schedule op @o of job @jr runs at @bytes, as NCCL would run it: the
+ * tuner's algorithm and protocol (returned in @ap), rail-aligned channels,
+ * NVLS efficiency. @sched is initialised here; the caller releases it.
+ */
+static int
+build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
+               const struct ft_cluster_spec *spec, const struct job_run *jr, uint64_t bytes,
+               struct ft_schedule *sched, uint32_t ap[2], struct ft_error *err)
+{
+	const struct sc_op *o = ft_vec_at(&j->ops, k);
+	struct ft_coll_args args = {
+		.op = o->op, .nranks = jr->nranks, .ranks_per_node = jr->gpn, .bytes = bytes
+	};
+	uint32_t nch;
+	int rc;
+
+	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, &args);
+	ap[0] = args.algo;
+	ap[1] = args.proto;
+	ft_schedule_init(sched);
+	rc = ft_coll_schedule(&args, sched, err);
+	if (rc < 0) {
+		ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file, j->line, j->col, ji,
+		                k);
+		return rc;
+	}
+	nch = nchannels(sched, o, spec, jr->gpn);
+	/* A point-to-point send is one connection on one NIC, the rail of its
+	 * destination (PXN), not a set of channels. */
+	if (o->op == FT_OP_SENDRECV)
+		nch = 1;
+	if (nch >= 1 && !ft__sim_sched_is_flat(sched, jr->gpn)) {
+		struct ft_schedule merged;
+
+		rc = ft__sim_channelize(sched, nch, jr->gpn, &spec->node, o->op == FT_OP_SENDRECV,
+		                        &merged);
+		ft_schedule_release(sched);
+		*sched = merged;
+		if (rc < 0)
+			return ft_error_set(err, FT_ENOMEM, "out of memory");
+	}
+	ft__sim_nvls_efficiency(spec, sched);
+	return 0;
+}
+
 static int
 submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, const struct ft_topo *t,
            struct ft_engine *e, const double *gpu_slow, struct job_run *jr,
@@ -333,43 +379,18 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 	for (it = 0; it < j->iterations; it++) {
 		for (k = 0; k < j->ops.len; k++) {
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
-			struct ft_coll_args args = { .op = o->op,
-				                     .nranks = jr->nranks,
-				                     .ranks_per_node = jr->gpn,
-				                     .bytes = op_bytes(o, ov) };
 			struct ft_schedule sched;
-			uint32_t rep, nch, ap[2];
+			uint32_t rep, ap[2];
 
-			ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, &args);
-			ap[0] = args.algo;
-			ap[1] = args.proto;
-			if (it == 0 && ft_vec_push(&jr->first_algo, ap) < 0)
-				return ft_error_set(err, FT_ENOMEM, "out of memory");
-			ft_schedule_init(&sched);
-			rc = ft_coll_schedule(&args, &sched, err);
+			rc = build_op_sched(sc, j, ji, k, spec, jr, op_bytes(o, ov), &sched, ap, err);
 			if (rc < 0) {
-				ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file,
-				                j->line, j->col, ji, k);
+				ft_schedule_release(&sched);
 				return rc;
 			}
-			nch = nchannels(&sched, o, spec, jr->gpn);
-			/* A point-to-point send is one connection on one NIC, the rail of its
-			 * destination (PXN), not a set of channels. */
-			if (o->op == FT_OP_SENDRECV)
-				nch = 1;
-			if (nch >= 1 && !ft__sim_sched_is_flat(&sched, jr->gpn)) {
-				struct ft_schedule merged;
-
-				rc = ft__sim_channelize(&sched, nch, jr->gpn, &spec->node,
-				                o->op == FT_OP_SENDRECV, &merged);
+			if (it == 0 && ft_vec_push(&jr->first_algo, ap) < 0) {
 				ft_schedule_release(&sched);
-				sched = merged;
-				if (rc < 0) {
-					ft_schedule_release(&sched);
-					return ft_error_set(err, FT_ENOMEM, "out of memory");
-				}
+				return ft_error_set(err, FT_ENOMEM, "out of memory");
 			}
-			ft__sim_nvls_efficiency(spec, &sched);
 			for (rep = 0; rep < o->repeat; rep++) {
 				struct ft_sim_op op = { .sched = &sched,
 					                .rank_gpu = jr->rank_gpu,
@@ -393,6 +414,114 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 		}
 	}
 	return 0;
+}
+
+/*
+ * Link utilisation size by size. The run's link counters cover every op of
+ * every size together; a sweep (one job, no background traffic, ops of two or
+ * more sizes) also gets, for each size, the op run alone on the same cluster
+ * (faults and rates as in the run, a fresh engine): each link class's busiest
+ * and mean link, bytes over capacity times the op's own duration.
+ */
+static int
+per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
+              const struct ft_engine_ops *eng, const struct ft_sim_cfg *cfg,
+              const struct job_run *jr, const struct ft_sim_overrides *ov,
+              struct ft_sim_report *r, struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	const struct sc_job *j;
+	size_t k, q, nsizes = 0;
+	int rc = 0;
+
+	if (sc->jobs.len != 1 || sc->background.len != 0)
+		return 0;
+	j = ft_vec_at(&sc->jobs, 0);
+	for (k = 0; k < j->ops.len; k++) {
+		uint64_t b = op_bytes(ft_vec_at(&j->ops, k), ov);
+
+		for (q = 0; q < k && op_bytes(ft_vec_at(&j->ops, q), ov) != b; q++)
+			;
+		nsizes += q == k;
+	}
+	if (nsizes < 2)
+		return 0;
+	for (k = 0; k < j->ops.len && rc == 0; k++) {
+		const struct sc_op *o = ft_vec_at(&j->ops, k);
+		struct ft_sim_size_stat first = { .bytes = op_bytes(o, ov) };
+		struct ft_sim_counters c;
+		struct ft_schedule sched;
+		struct ft_engine *e = NULL;
+		size_t base = r->by_size.len;
+		uint32_t ap[2], l;
+		double dur;
+
+		ft_strlcpy(first.op, ft_op_name(o->op), sizeof(first.op));
+		rc = build_op_sched(sc, j, 0, k, spec, jr, first.bytes, &sched, ap, err);
+		if (rc == 0)
+			rc = eng->create(t, cfg, &e, err);
+		if (rc == 0) {
+			struct ft_sim_op op = { .sched = &sched, .rank_gpu = jr->rank_gpu, .after = -1 };
+			int64_t id = e->ops->submit(e, &op, err);
+
+			rc = id < 0 ? (int)id : 0;
+		}
+		if (rc == 0)
+			rc = e->ops->run(e, 0, err);
+		if (rc == 0)
+			rc = e->ops->counters(e, &c, err);
+		ft_schedule_release(&sched);
+		if (rc < 0) {
+			if (e)
+				e->ops->destroy(e);
+			break;
+		}
+		dur = c.nops ? c.ops[0].t_end_s - c.ops[0].t_start_s : 0;
+		for (l = 0; l < c.nlinks && dur > 0; l++) {
+			const struct ft_link *lk = ft_topo_link(t, l);
+			double cap = lk->cap_Bps * ft_topo_link_scale(t, l), u;
+			struct ft_sim_size_stat *s = NULL;
+
+			if (!(c.link_bytes[l] > 0) || !(cap > 0))
+				continue;
+			u = c.link_bytes[l] / (cap * dur);
+			for (q = base; q < r->by_size.len; q++) {
+				struct ft_sim_size_stat *x = ft_vec_at(&r->by_size, q);
+
+				if (x->tier == lk->tier && strcmp(x->kind, ft_link_kind_name(lk->kind)) == 0)
+					s = x;
+			}
+			if (!s) {
+				struct ft_sim_size_stat z = first;
+
+				ft_strlcpy(z.kind, ft_link_kind_name(lk->kind), sizeof(z.kind));
+				z.tier = lk->tier;
+				z.time_s = dur;
+				if (ft_vec_push(&r->by_size, &z) < 0) {
+					rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+					break;
+				}
+				s = ft_vec_at(&r->by_size, r->by_size.len - 1);
+			}
+			s->nlinks++;
+			s->util_mean += u;
+			if (u > s->util_max) {
+				char a[40], b[40];
+
+				s->util_max = u;
+				ft_topo_vertex_name(t, lk->src, a, sizeof(a));
+				ft_topo_vertex_name(t, lk->dst, b, sizeof(b));
+				snprintf(s->busiest, sizeof(s->busiest), "%s -> %s", a, b);
+			}
+		}
+		for (q = base; q < r->by_size.len; q++) {
+			struct ft_sim_size_stat *x = ft_vec_at(&r->by_size, q);
+
+			x->util_mean /= x->nlinks;
+		}
+		e->ops->destroy(e);
+	}
+	return rc;
 }
 
 /* Background traffic: one phase of flows between NICs (or GPUs). */
@@ -517,6 +646,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->ports, sizeof(struct ft_sim_hot_link));
 	ft_vec_init(&r->faults, sizeof(struct ft_sim_fault_text));
 	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
+	ft_vec_init(&r->by_size, sizeof(struct ft_sim_size_stat));
 }
 
 void
@@ -532,6 +662,7 @@ ft_sim_report_release(struct ft_sim_report *r)
 	ft_vec_release(&r->counter_files);
 	ft_free(r->trace_json);
 	ft_vec_release(&r->faults);
+	ft_vec_release(&r->by_size);
 }
 
 /* A fault in words, for reports: what, where, and how much of it is left. */
@@ -941,6 +1072,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc < 0)
 		goto out;
 	rc = gather(sc, topo, &c, jrs, ov, out, err);
+	if (rc == 0)
+		rc = per_size_util(sc, topo, eng, &cfg, jrs, ov, out, err);
 	if (rc == 0 && ov && ov->counters)
 		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
 	if (rc == 0 && ov && ov->counters)

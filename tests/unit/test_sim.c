@@ -797,6 +797,75 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 	ft_schedule_release(&s);
 }
 
+/*
+ * A sweep reports utilisation size by size: each size's entries equal what
+ * a run of that size alone reports for its whole run (one op: its makespan is
+ * the op's time), and each entry's time is that size's row time.
+ */
+static void
+test_utilisation_by_size(void **state)
+{
+	static const uint64_t sizes[] = { 1u << 20, 4u << 20, 16u << 20 };
+	struct ft_sim_sweep_args sw = { .spec = "dgx-h100:2", .op = FT_OP_ALL_REDUCE,
+		                        .algo = FT_ALGO_RING, .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = sizes[0], .max_bytes = sizes[2], .factor = 4 };
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	size_t k, i, seen = 0;
+
+	(void)state;
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	run_sc(sc, "flow", &rep);
+	ft_scenario_free(sc);
+	assert_int_equal(ft_run_nrows(&rep.run), 3);
+	for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+		struct ft_sim_sweep_args one = sw;
+		struct ft_sim_report alone;
+		size_t nclass = 0;
+
+		one.min_bytes = one.max_bytes = sizes[k];
+		one.factor = 0;
+		assert_int_equal(ft_scenario_from_op(&one, &sc, &err), 0);
+		run_sc(sc, "flow", &alone);
+		ft_scenario_free(sc);
+		assert_int_equal(alone.by_size.len, 0); /* one size: the whole run is that size */
+		for (i = 0; i < rep.by_size.len; i++) {
+			const struct ft_sim_size_stat *b = ft_vec_at(&rep.by_size, i);
+			size_t t;
+
+			if (b->bytes != sizes[k])
+				continue;
+			nclass++;
+			assert_string_equal(b->op, "all_reduce");
+			assert_double_equal(b->time_s, ft_run_row(&rep.run, k)->time_us * 1e-6,
+			                    b->time_s * 1e-9);
+			assert_true(b->util_max <= 1 + 1e-9 && b->util_mean <= b->util_max + 1e-12);
+			for (t = 0; t < alone.tiers.len; t++) {
+				const struct ft_sim_tier_stat *ts = ft_vec_at(&alone.tiers, t);
+
+				if (ts->tier != b->tier || strcmp(ts->kind, b->kind) != 0)
+					continue;
+				assert_int_equal(ts->nlinks, b->nlinks);
+				assert_double_equal(ts->util_max, b->util_max, 1e-9);
+				assert_double_equal(ts->util_mean, b->util_mean, 1e-9);
+			}
+		}
+		assert_int_equal(nclass, alone.tiers.len);
+		seen += nclass;
+		ft_sim_report_release(&alone);
+	}
+	assert_int_equal(seen, rep.by_size.len);
+	/* a bandwidth-bound size loads its busiest link more than a latency-bound one */
+	{
+		const struct ft_sim_size_stat *first = ft_vec_at(&rep.by_size, 0);
+		const struct ft_sim_size_stat *last = ft_vec_at(&rep.by_size, rep.by_size.len - 1);
+
+		assert_true(last->util_max > first->util_max);
+	}
+	ft_sim_report_release(&rep);
+}
+
 /* The analytic engine is NCCL's cost model (ft_model_eval) for each collective. */
 static void
 test_analytic_engine_is_the_model(void **state)
@@ -1418,6 +1487,7 @@ main(void)
 		cmocka_unit_test(test_routing_and_qps),
 		cmocka_unit_test(test_background_patterns),
 		cmocka_unit_test(test_straggler),
+		cmocka_unit_test(test_utilisation_by_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
