@@ -55,6 +55,9 @@ int cli_fail(const struct cli_ctx *ctx, int rc, const struct ft_error *err);
  * schema as its first member ("schema": "fabtune.<command>/<version>").
  */
 void cli_write(const struct ft_strbuf *sb);
+/* @sb with the schema as its first member in @doc (initialised here, released by the
+ * caller), when @sb is a JSON object without one; false (and @doc empty) otherwise. */
+bool cli_with_schema(const struct ft_strbuf *sb, struct ft_strbuf *doc);
 /* Whether stdout gets ANSI colours (NO_COLOR, --no-color, a pipe: no). */
 bool cli_color(const struct cli_ctx *ctx);
 /* The command whose documents cli_write() stamps; main() sets it once. */

@@ -682,7 +682,18 @@ cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *
 		cli_write(sb);
 		return 0;
 	}
-	return ft_file_write(path, sb->buf, sb->len, err);
+	/* a JSON document keeps its schema in a file too */
+	{
+		struct ft_strbuf doc;
+		int rc;
+
+		if (cli_with_schema(sb, &doc))
+			rc = ft_file_write(path, doc.buf, doc.len, err);
+		else
+			rc = ft_file_write(path, sb->buf, sb->len, err);
+		ft_strbuf_release(&doc);
+		return rc;
+	}
 }
 
 static int

@@ -187,33 +187,42 @@ write_printable(const char *s, size_t n)
  * Every JSON object a command writes carries its schema as the first member:
  * {"schema":"fabtune.bench/1",...}, pretty or compact as the document is.
  */
+bool
+cli_with_schema(const struct ft_strbuf *sb, struct ft_strbuf *doc)
+{
+	char schema[96];
+	size_t skip;
+
+	ft_strbuf_init(doc);
+	if (!running || sb->len < 2 || sb->buf[0] != '{' ||
+	    strncmp(sb->buf + 1 + strspn(sb->buf + 1, " \n"), "\"schema\"", 8) == 0)
+		return false;
+	cli_json_schema(running, schema, sizeof(schema));
+	skip = strspn(sb->buf + 1, " \n");
+	if (sb->buf[1] == '\n') /* pretty: indented members on their own lines */
+		ft_strbuf_addf(doc, "{\n  \"schema\": \"%s\"%s", schema,
+		               sb->buf[1 + skip] == '}' ? "\n" : ",\n");
+	else
+		ft_strbuf_addf(doc, "{\"schema\":\"%s\"%s", schema,
+		               sb->buf[1 + skip] == '}' ? "" : ",");
+	ft_strbuf_add(doc, sb->buf + 1 + (sb->buf[1] == '\n' ? 1 : 0),
+	              sb->len - 1 - (sb->buf[1] == '\n' ? 1 : 0));
+	if (doc->oom) {
+		ft_strbuf_release(doc);
+		return false;
+	}
+	return true;
+}
+
 void
 cli_write(const struct ft_strbuf *sb)
 {
 	struct ft_strbuf doc;
-	char schema[96];
-	size_t skip;
 
-	if (!running || sb->len < 2 || sb->buf[0] != '{' ||
-	    strncmp(sb->buf + 1 + strspn(sb->buf + 1, " \n"), "\"schema\"", 8) == 0) {
-		write_printable(sb->buf, sb->len);
-		return;
-	}
-	cli_json_schema(running, schema, sizeof(schema));
-	skip = strspn(sb->buf + 1, " \n");
-	ft_strbuf_init(&doc);
-	if (sb->buf[1] == '\n') /* pretty: indented members on their own lines */
-		ft_strbuf_addf(&doc, "{\n  \"schema\": \"%s\"%s", schema,
-		               sb->buf[1 + skip] == '}' ? "\n" : ",\n");
-	else
-		ft_strbuf_addf(&doc, "{\"schema\":\"%s\"%s", schema,
-		               sb->buf[1 + skip] == '}' ? "" : ",");
-	ft_strbuf_add(&doc, sb->buf + 1 + (sb->buf[1] == '\n' ? 1 : 0),
-	              sb->len - 1 - (sb->buf[1] == '\n' ? 1 : 0));
-	if (doc.oom)
-		write_printable(sb->buf, sb->len);
-	else
+	if (cli_with_schema(sb, &doc))
 		write_printable(doc.buf, doc.len);
+	else
+		write_printable(sb->buf, sb->len);
 	ft_strbuf_release(&doc);
 }
 

@@ -254,6 +254,8 @@ ft_archive_export(struct ft_archive *ar, const int64_t *ids, size_t nids, struct
 
 	ft_json_init(&j, out, true);
 	ft_json_obj_begin(&j);
+	/* the schema first, as every JSON document fabtune writes, also to a file */
+	ft_json_kv_str(&j, "schema", "fabtune.archive.export/1");
 	ft_json_kv_str(&j, "format", "fabtune-archive");
 	ft_json_kv_int(&j, "version", FT_ARCHIVE_SCHEMA_VERSION);
 	ft_json_key(&j, "runs");

@@ -395,7 +395,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 
 /* Measure @peer both ways at once; rx_from[peer] and lat[peer] on the lower rank. */
 static int
-pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *lat, struct ft_error *err)
+pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *cv, double *lat,
+          struct ft_error *err)
 {
 	const struct ft_bench_cfg *cfg = bc->cfg;
 	double best, samples[LAT_PROBE_ITERS];
@@ -403,7 +404,7 @@ pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *lat, struc
 	int rc;
 
 	rc = stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window,
-	            (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, NULL, err);
+	            (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, cv, err);
 	if (rc < 0)
 		return rc;
 	rc = pingpong(bc, peer, bc->w->rank < peer, 8, 10, LAT_PROBE_ITERS, samples, err);
@@ -563,6 +564,7 @@ ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	struct ft_world *w = bc->w;
 	uint32_t n = w->nranks, r = w->rank, round, rounds = ft_bench_circle_rounds(n), s, d;
 	double *rx = ft_calloc(n, sizeof(*rx)), *lat = ft_calloc(n, sizeof(*lat));
+	double *cv = ft_calloc(n, sizeof(*cv)), *cvm = ft_calloc((size_t)n * n, sizeof(*cvm));
 	int rc = 0;
 
 	if (n < 2) {
@@ -571,17 +573,17 @@ ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	}
 	out->bw_GBps = ft_calloc((size_t)n * n, sizeof(double));
 	out->lat_us = ft_calloc((size_t)n * n, sizeof(double));
-	if (!rx || !lat || !out->bw_GBps || !out->lat_us) {
+	if (!rx || !lat || !cv || !cvm || !out->bw_GBps || !out->lat_us) {
 		rc = FT_ENOMEM;
 		goto out;
 	}
 	for (s = 0; s < n; s++)
-		rx[s] = lat[s] = NAN;
+		rx[s] = lat[s] = cv[s] = NAN;
 	for (round = 0; round < rounds && rc == 0; round++) {
 		int p = ft_bench_circle_partner(n, round, r);
 
 		if (p >= 0)
-			rc = pair_test(bc, (uint32_t)p, &rx[p], &lat[p], err);
+			rc = pair_test(bc, (uint32_t)p, &rx[p], &cv[p], &lat[p], err);
 		if (rc == 0)
 			rc = ft__world_barrier(w, err);
 		if (rc == 0 && r == 0)
@@ -589,6 +591,8 @@ ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	}
 	if (rc == 0)
 		rc = gather_matrix(w, rx, out->bw_GBps, false, err);
+	if (rc == 0)
+		rc = gather_matrix(w, cv, cvm, false, err);
 	if (rc == 0)
 		rc = gather_matrix(w, lat, out->lat_us, true, err);
 	if (rc < 0)
@@ -612,6 +616,8 @@ ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			                      (double)bc->cfg->max_bytes / (row.algbw_GBps * 1e3) :
 			                      0;
 			row.lat_p50_us = out->lat_us[(size_t)s * n + d];
+			/* the receiver's per-window spread: the pair's own noise band */
+			row.time_stdev_us = cvm[(size_t)s * n + d] * row.time_us;
 			row.nsamples = bc->cfg->iters * bc->cfg->window;
 			rc = ft_run_add(&out->run, &row);
 			if (rc < 0)
@@ -623,6 +629,8 @@ ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 out:
 	ft_free(rx);
 	ft_free(lat);
+	ft_free(cv);
+	ft_free(cvm);
 	return rc;
 }
 
@@ -632,7 +640,7 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 	struct ft_world *w = bc->w;
 	uint32_t n = w->nranks, r = w->rank, round, i;
 	uint32_t *perm = ft_calloc(n, sizeof(*perm));
-	double *all = ft_calloc(n, sizeof(*all));
+	double *all = ft_calloc(2 * (size_t)n, sizeof(*all));
 	int rc = 0;
 
 	if (!perm || !all) {
@@ -646,7 +654,7 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 	for (round = 0; round < bc->cfg->rounds && rc == 0; round++) {
 		struct ft_rng rng;
 		struct ft_result_row row;
-		double mine = NAN, peak, sum = 0, lo = INFINITY;
+		double mine[2] = { NAN, NAN }, peak, sum = 0, lo = INFINITY;
 		int partner = -1;
 		uint32_t lo_rank = 0, ndir = 0;
 
@@ -663,19 +671,19 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		if (partner >= 0)
 			rc = stream(bc, (uint32_t)partner, true, true, (size_t)bc->cfg->max_bytes,
 			            bc->cfg->window,
-			            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &mine, &peak,
-			            NULL, NULL, err);
+			            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &mine[0],
+			            &peak, NULL, &mine[1], err);
 		if (rc == 0)
-			rc = ft__world_allgather(w, &mine, sizeof(mine), all, err);
+			rc = ft__world_allgather(w, mine, sizeof(mine), all, err);
 		if (rc < 0)
 			break;
 		for (i = 0; i < n; i++) {
-			if (isnan(all[i]))
+			if (isnan(all[2 * i]))
 				continue;
-			sum += all[i];
+			sum += all[2 * i];
 			ndir++;
-			if (all[i] < lo) {
-				lo = all[i];
+			if (all[2 * i] < lo) {
+				lo = all[2 * i];
 				lo_rank = i;
 			}
 		}
@@ -683,6 +691,8 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		row.algbw_GBps = sum;           /* aggregate over all directions */
 		row.busbw_GBps = ndir ? lo : 0; /* the weakest direction */
 		row.time_us = ndir && lo > 0 ? (double)bc->cfg->max_bytes / (lo * 1e3) : 0;
+		/* the weakest direction's per-window spread, as its time is the row's */
+		row.time_stdev_us = ndir ? all[2 * lo_rank + 1] * row.time_us : NAN;
 		row.nsamples = bc->cfg->iters * bc->cfg->window;
 		snprintf(row.algo, sizeof(row.algo), "round%u", round + 1);
 		label(w, lo_rank, row.dst, sizeof(row.dst));
@@ -839,7 +849,7 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 		if (rc < 0)
 			break;
 		{
-			double v[2] = { NAN, NAN }, *all = ft_calloc(n, sizeof(v));
+			double v[3] = { NAN, NAN, NAN }, *all = ft_calloc(n, sizeof(v));
 			struct ft_result_row tmp;
 
 			if (!all) {
@@ -850,13 +860,14 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 				ft_result_row_init(&tmp);
 				ft_bench_lat_stats(samples, LAT_PROBE_ITERS, &tmp);
 				v[0] = tmp.lat_p50_us;
+				v[2] = tmp.lat_stdev_us;
 				row = tmp;
 			}
 			if (r == root)
 				v[1] = dt;
 			rc = ft__world_allgather(w, v, sizeof(v), all, err);
 			if (rc == 0) {
-				double p50 = all[victim * 2], secs = all[root * 2 + 1];
+				double p50 = all[victim * 3], secs = all[root * 3 + 1];
 				uint64_t bytes = (uint64_t)(n - 2) * cfg->window * cfg->iters *
 				                 cfg->max_bytes;
 
@@ -873,6 +884,9 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 				row.nranks = n;
 				row.lat_p50_us = p50;
 				row.time_us = p50;
+				/* the victim's ping spread: the row's time is its median ping */
+				row.time_stdev_us = all[victim * 3 + 2];
+				row.nsamples = LAT_PROBE_ITERS;
 				if (busy && secs > 0) {
 					row.algbw_GBps = row.busbw_GBps =
 					        (double)bytes / secs / 1e9;

@@ -203,6 +203,7 @@ ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c
 	ft_strbuf_init(&sb);
 	ft_json_init(&j, &sb, false);
 	ft_json_obj_begin(&j);
+	ft_json_kv_str(&j, "schema", "fabtune.sim.trace/1");
 	ft_json_key(&j, "ports");
 	ft_json_arr_begin(&j);
 	for (i = 0; i < c->ntrace; i++) {

@@ -143,7 +143,17 @@ if "$fabtune" sim scenarios/degraded-link-ring.yaml --save >/dev/null 2>&1 && pa
 	check_render sim 20
 	expect_ids "$tmp/sim.dom" chart-bw-all-reduce link-util
 fi
-# 4. The check can fail: a blank page has a single colour.
+# 4. A simulated sweep: the links section charts each class's busiest link size by size.
+if "$fabtune" sim dgx-h100:2 --op all_reduce -b 1M -e 64M -f 4 --save >/dev/null 2>&1 &&
+	page sweep latest; then
+	grep -q 'link utilization by size' "$tmp/sweep.html" ||
+		{ echo "FAIL sweep: no per-size utilization chart"; fail=1; }
+	[ "$(grep -c '<polyline' "$tmp/sweep.html")" -ge 3 ] ||
+		{ echo "FAIL sweep: a line per link class expected"; fail=1; }
+	check_render sweep 20
+	expect_ids "$tmp/sweep.dom" link-util-size link-util
+fi
+# 5. The check can fail: a blank page has a single colour.
 printf '<!DOCTYPE html><html><body style="background:#fff"></body></html>\n' >"$tmp/blank.html"
 run_chromium "$tmp/blank.shot" --screenshot="$tmp/blank.png" --window-size=400,300 "file://$tmp/blank.html"
 read -r colours top < <(python3 "$tmp/png.py" "$tmp/blank.png")
