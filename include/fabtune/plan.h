@@ -27,8 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <fabtune/base.h>
 #include <fabtune/error.h>
+#include <fabtune/json.h>
 #include <fabtune/model.h>
+#include <fabtune/result.h>
 #include <fabtune/spec.h>
 
 #ifdef __cplusplus
@@ -407,6 +410,55 @@ struct ft_plan_goodput {
 FT_API int ft_plan_goodput(const struct ft_plan_failure_rates *r, uint32_t ngpus, uint32_t gpn,
                            double ckpt_s, double recover_s, struct ft_plan_goodput *out,
                            struct ft_error *err) FT_MUST_CHECK;
+
+/* ---- a plan in words ------------------------------------------------------ */
+
+/* The terminal report of @p, planned on @spec (named @spec_label), appended to @sb. */
+FT_API void ft_plan_write_text(const char *spec_label, const struct ft_cluster_spec *spec,
+                               const struct ft_plan *p, struct ft_strbuf *sb);
+/* @p's members (model, config, memory, groups, comms, times, MoE) into an open JSON object. */
+FT_API void ft_plan_write_json(struct ft_json *j, const struct ft_plan *p);
+/*
+ * A search's best @n of @rows (@tried configurations evaluated, @fit of them
+ * fitting in memory): as a JSON object followed by a newline into @j's buffer
+ * @sb when @j is not NULL, else as the terminal table.
+ */
+FT_API void ft_plan_search_write(const char *model, const char *spec_label, uint64_t batch,
+                                 const struct ft_plan_search_row *rows, size_t n, size_t tried,
+                                 size_t fit, struct ft_json *j, struct ft_strbuf *sb);
+/*
+ * Interruptions and goodput for a job of @ngpus GPUs (@gpn per node) writing
+ * a checkpoint in @ckpt_s, at the recovery @recover_s and at 5 and 30
+ * minutes: JSON members (failure_rates_per_day, goodput) into @j's open
+ * object, or lines into @sb when @j is NULL. @rates_default says that @r are
+ * the defaults (the text names their source).
+ */
+FT_API void ft_plan_goodput_write(const struct ft_plan_failure_rates *r, bool rates_default,
+                                  uint32_t ngpus, uint32_t gpn, double ckpt_s, double recover_s,
+                                  struct ft_json *j, struct ft_strbuf *sb);
+/*
+ * @p as a run to save (initialised here; the caller releases it even on
+ * error): one row per communication and a "plan_iteration" row. FT_ENOMEM.
+ */
+FT_API int ft_plan_to_run(const struct ft_plan *p, const char *spec_label,
+                          struct ft_run *run) FT_MUST_CHECK;
+/*
+ * Measured tokens per routed expert, from @arg: the file it names when there
+ * is one, else the text itself; numbers separated by commas, spaces or
+ * newlines, '#' starts a comment, into *@load (NULL on entry; ft_free) and *@nload (0).
+ * FT_EINVAL naming the file and line, or "--expert-load".
+ */
+FT_API int ft_plan_expert_load_parse(const char *arg, double **load, uint32_t *nload,
+                                     struct ft_error *err) FT_MUST_CHECK;
+/*
+ * A self-contained HTML page (no script, no external resource) of @p: its
+ * figures, the timeline @ev, the memory per GPU, the communications and the
+ * search's frontier (@rows, best first, of @tried evaluated) into @sb.
+ */
+FT_API int ft_plan_html(const char *spec_label, const struct ft_plan *p,
+                        const struct ft_plan_event *ev, size_t nev,
+                        const struct ft_plan_search_row *rows, size_t nrows, size_t tried,
+                        struct ft_strbuf *sb);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -1114,6 +1115,87 @@ test_search(void **state)
 	free(p);
 }
 
+/*
+ * The measured expert load: numbers with commas, spaces, newlines and '#'
+ * comments, from a file or from the argument; a bad figure names the file
+ * and its line; nothing at all is an error.
+ */
+static void
+test_expert_load_parse(void **state)
+{
+	char path[] = "/tmp/ft-eload-XXXXXX";
+	struct ft_error err = { 0 };
+	double *load = NULL;
+	uint32_t n = 0;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_int_equal(ft_plan_expert_load_parse("3, 1.5 2,,0", &load, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_true(load[0] == 3 && load[1] == 1.5 && load[2] == 2 && load[3] == 0);
+	ft_free(load);
+	load = NULL;
+	n = 0;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("# tokens per expert\n10 20\n30 # third\n-4\n", f);
+	fclose(f);
+	assert_int_equal(ft_plan_expert_load_parse(path, &load, &n, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, ":4: expected a non-negative number of tokens, got '-4'"));
+	assert_non_null(strstr(err.msg, path));
+	ft_free(load);
+	load = NULL;
+	n = 0;
+	f = fopen(path, "w");
+	fputs("# nothing but a comment\n", f);
+	fclose(f);
+	ft_error_clear(&err);
+	assert_int_equal(ft_plan_expert_load_parse(path, &load, &n, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "expected tokens per expert, got nothing"));
+	ft_free(load);
+	unlink(path);
+}
+
+/* A saved plan: a row per communication with its own time and bus bandwidth, then the
+ * iteration. */
+static void
+test_plan_to_run(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:16");
+	struct ft_plan_model m = preset("llama3-70b");
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_plan_config c;
+	struct ft_error err = { 0 };
+	struct ft_run run;
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.pp = 2;
+	c.global_batch = 64;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_int_equal(ft_plan_to_run(p, "dgx-h100:16", &run), 0);
+	assert_int_equal(ft_run_nrows(&run), p->ncomms + 1);
+	assert_string_equal(run.spec, "dgx-h100:16");
+	for (i = 0; i < p->ncomms; i++) {
+		const struct ft_result_row *r = ft_run_row(&run, i);
+
+		assert_string_equal(r->test, ft_op_name(p->comms[i].op));
+		assert_true(NEAR(r->time_us, p->comms[i].op_s * 1e6, 1e-9));
+		if (p->comms[i].op_s > 0)
+			assert_true(NEAR(r->algbw_GBps * r->time_us * 1e3, (double)p->comms[i].bytes,
+			                 1e-9));
+	}
+	assert_string_equal(ft_run_row(&run, p->ncomms)->test, "plan_iteration");
+	assert_true(NEAR(ft_run_row(&run, p->ncomms)->time_us, p->iter_s * 1e6, 1e-9));
+	ft_run_release(&run);
+	free(p);
+}
+
 int
 main(void)
 {
@@ -1139,6 +1221,8 @@ main(void)
 		cmocka_unit_test(test_goodput),
 		cmocka_unit_test(test_published_throughput),
 		cmocka_unit_test(test_search),
+		cmocka_unit_test(test_expert_load_parse),
+		cmocka_unit_test(test_plan_to_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/plan-html.c - `fabtune plan --html FILE`: a self-contained page (no
+ * plan/html.c - the page of `fabtune plan --html FILE`: a self-contained page (no
  * script, no external resource) with the plan's figures, a timeline of one
  * iteration (forward and backward passes per pipeline stage, the exposed
  * communication inside each, the data-parallel tail), the memory per GPU as
@@ -9,7 +9,7 @@
  * that fit, the plan marked). With virtual stages each box is one model
  * chunk of a micro-batch.
  */
-#include "plan-html.h"
+#include "plan_int.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -150,7 +150,7 @@ frontier(struct ft_strbuf *sb, const struct ft_plan *p, const struct ft_plan_sea
 }
 
 int
-cli_plan_html(const char *spec_arg, const struct ft_plan *p, const struct ft_plan_event *ev,
+ft_plan_html(const char *spec_arg, const struct ft_plan *p, const struct ft_plan_event *ev,
               size_t nev, const struct ft_plan_search_row *rows, size_t nrows, size_t tried,
               struct ft_strbuf *sb)
 {
