@@ -72,18 +72,28 @@ ft__doc_node(struct ft__doc *d, int id)
 /* ---- messages ----------------------------------------------------------------------------- */
 
 int
+ft__doc_vfail(struct ft__doc *d, const yaml_mark_t *m, int code, const char *path,
+              const char *fmt, va_list ap)
+{
+	char msg[FT_ERROR_MSG_MAX];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	return ft_error_set(d->err, code, "%s:%zu:%zu: %s%s%s", d->file, m ? m->line + 1 : 1,
+	                    m ? m->column + 1 : 1, path && *path ? path : "",
+	                    path && *path ? ": " : "", msg);
+}
+
+int
 ft__doc_fail(struct ft__doc *d, const yaml_node_t *n, int code, const char *path, const char *fmt,
              ...)
 {
-	char msg[FT_ERROR_MSG_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = ft__doc_vfail(d, n ? &n->start_mark : NULL, code, path, fmt, ap);
 	va_end(ap);
-	return ft_error_set(d->err, code, "%s:%zu:%zu: %s%s%s", d->file,
-	                    n ? n->start_mark.line + 1 : 1, n ? n->start_mark.column + 1 : 1,
-	                    path && *path ? path : "", path && *path ? ": " : "", msg);
+	return rc;
 }
 
 bool
@@ -178,22 +188,27 @@ names_what(const char *const *names, char *buf, size_t len)
 		                         i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
 }
 
+/*
+ * A whole number or a number that does not read, or reads out of range:
+ * "expected an integer from 1 to 64, got '0'" (the range is said either way).
+ */
 static int
-range_error(struct ft__doc *d, const struct ft__doc_field *f, const yaml_node_t *v,
-            const char *path, const char *s)
+number_error(struct ft__doc *d, const struct ft__doc_field *f, const yaml_node_t *v,
+             const char *path, int code)
 {
-	char buf[64];
+	char what[96], buf[64];
+	bool whole = f->type == FT__DOC_U32 || f->type == FT__DOC_U64;
 
 	if (f->what)
-		return ft__doc_fail(d, v, FT_ERANGE, path, "expected %s, got %s", f->what,
-		                    ft__doc_describe(v, buf, sizeof(buf)));
-	if (f->type == FT__DOC_U64 && f->hi == 0)
-		return ft__doc_fail(d, v, FT_ERANGE, path, "expected at least %.0f, got %s", f->lo,
-		                    s);
-	if (f->type == FT__DOC_U32 || f->type == FT__DOC_U64)
-		return ft__doc_fail(d, v, FT_ERANGE, path, "expected %.0f to %.0f, got %s", f->lo,
-		                    f->hi, s);
-	return ft__doc_fail(d, v, FT_ERANGE, path, "expected %g to %g, got %s", f->lo, f->hi, s);
+		snprintf(what, sizeof(what), "%s", f->what);
+	else if (whole && f->hi == 0)
+		snprintf(what, sizeof(what), "an integer of at least %.0f", f->lo);
+	else if (whole)
+		snprintf(what, sizeof(what), "an integer from %.0f to %.0f", f->lo, f->hi);
+	else
+		snprintf(what, sizeof(what), "a number from %g to %g", f->lo, f->hi);
+	return ft__doc_fail(d, v, code, path, "expected %s, got %s", what,
+	                    ft__doc_describe(v, buf, sizeof(buf)));
 }
 
 static int
@@ -237,9 +252,9 @@ read_bool(struct ft__doc *d, const struct ft__doc_field *f, const yaml_node_t *v
 {
 	static const char *const yes[] = { "true", "True", "TRUE", "yes" };
 	static const char *const no[] = { "false", "False", "FALSE", "no" };
-	size_t i;
+	size_t i, n = d->strict ? FT_ARRAY_SIZE(yes) - 1 : FT_ARRAY_SIZE(yes);
 
-	for (i = 0; i < FT_ARRAY_SIZE(yes); i++) {
+	for (i = 0; i < n; i++) {
 		if (strcmp(s, yes[i]) == 0) {
 			*out = true;
 			return 0;
@@ -283,10 +298,10 @@ read_number(struct ft__doc *d, const struct ft__doc_field *f, const yaml_node_t 
 	case FT__DOC_U32:
 	case FT__DOC_U64:
 		if (ft_parse_u64(s, &u) < 0)
-			return ft__doc_expected(d, v, path, type_what(f));
+			return number_error(d, f, v, path, FT_EPARSE);
 		if ((double)u < f->lo || (f->hi > 0 && (double)u > f->hi) ||
 		    (f->type == FT__DOC_U32 && u > UINT32_MAX))
-			return range_error(d, f, v, path, s);
+			return number_error(d, f, v, path, FT_ERANGE);
 		if (f->type == FT__DOC_U32) {
 			uint32_t w = (uint32_t)u;
 
@@ -297,9 +312,9 @@ read_number(struct ft__doc *d, const struct ft__doc_field *f, const yaml_node_t 
 		return 0;
 	case FT__DOC_DOUBLE:
 		if (ft_parse_double(s, &x) < 0 || !isfinite(x))
-			return ft__doc_expected(d, v, path, type_what(f));
+			return number_error(d, f, v, path, FT_EPARSE);
 		if (x < f->lo || x > f->hi)
-			return range_error(d, f, v, path, s);
+			return number_error(d, f, v, path, FT_ERANGE);
 		break;
 	case FT__DOC_FRACTION:
 		rc = parse_fraction(s, &x);
@@ -313,7 +328,7 @@ read_number(struct ft__doc *d, const struct ft__doc_field *f, const yaml_node_t 
 		if (ft_parse_size(s, &u, NULL) < 0)
 			return ft__doc_expected(d, v, path, type_what(f));
 		if ((double)u < f->lo || (f->hi > 0 && (double)u > f->hi))
-			return range_error(d, f, v, path, s);
+			return number_error(d, f, v, path, FT_ERANGE);
 		memcpy(p, &u, sizeof(u));
 		return 0;
 	case FT__DOC_RATE:
@@ -336,6 +351,7 @@ ft__doc_read(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v, c
              void *obj)
 {
 	char *p = (char *)obj + f->off;
+	bool number, quoted;
 	const char *s;
 
 	if (f->type == FT__DOC_SKIP)
@@ -343,7 +359,13 @@ ft__doc_read(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v, c
 	if (f->type == FT__DOC_FN)
 		return f->fn(d, v, path, obj);
 	s = ft__doc_scalar(v);
-	if (!s || (ft__doc_is_null(v) && f->type != FT__DOC_STR))
+	number = f->type == FT__DOC_U32 || f->type == FT__DOC_U64 || f->type == FT__DOC_DOUBLE;
+	/* a strict document takes numbers and booleans unquoted only: "4" is a text */
+	quoted = s && v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+	if (number && (!s || ft__doc_is_null(v) || (d->strict && quoted)))
+		return number_error(d, f, v, path, FT_EPARSE);
+	if (!s || (ft__doc_is_null(v) && f->type != FT__DOC_STR) ||
+	    (d->strict && quoted && f->type == FT__DOC_BOOL))
 		return ft__doc_expected(d, v, path, type_what(f));
 	switch (f->type) {
 	case FT__DOC_STR:
@@ -427,7 +449,7 @@ distance(const char *a, const char *b, size_t lb)
  * whole known key or from its start: "utilization" is near "utilisation_min".
  */
 const char *
-ft__doc_closest(const char *key, const struct ft__doc_field *fields, size_t n)
+ft__doc_closest(const char *key, const char *const *known, size_t n)
 {
 	size_t i, best = SIZE_MAX, len = strlen(key), limit = len / 3;
 	const char *found = NULL;
@@ -435,10 +457,10 @@ ft__doc_closest(const char *key, const struct ft__doc_field *fields, size_t n)
 	if (limit < 2)
 		limit = 2;
 	for (i = 0; i < n; i++) {
-		size_t lk = strlen(fields[i].key), dist = distance(key, fields[i].key, lk);
+		size_t lk = strlen(known[i]), dist = distance(key, known[i], lk);
 
 		if (len >= 4 && len < lk) {
-			size_t head = distance(key, fields[i].key, len);
+			size_t head = distance(key, known[i], len);
 
 			if (head < dist)
 				dist = head;
@@ -446,41 +468,38 @@ ft__doc_closest(const char *key, const struct ft__doc_field *fields, size_t n)
 
 		if (dist < best) {
 			best = dist;
-			found = fields[i].key;
+			found = known[i];
 		}
 	}
 	return best <= limit ? found : NULL;
 }
 
-static int
-unknown_key(struct ft__doc *d, const yaml_node_t *k, const char *path, const char *key,
-            const struct ft__doc_field *fields, size_t n)
+int
+ft__doc_unknown(struct ft__doc *d, const yaml_node_t *k, const char *path, const char *key,
+                const char *const *known, size_t n, const char *whose)
 {
 	char keys[FT_ERROR_MSG_MAX], hint[FT__DOC_PATH_MAX + 32] = "";
-	const char *near = ft__doc_closest(key, fields, n);
+	const char *near = ft__doc_closest(key, known, n);
 	size_t i, used = 0;
 
 	keys[0] = '\0';
 	for (i = 0; i < n && used < sizeof(keys); i++)
 		used += (size_t)snprintf(keys + used, sizeof(keys) - used, "%s%s", i ? ", " : "",
-		                         fields[i].key);
+		                         known[i]);
 	if (near)
 		snprintf(hint, sizeof(hint), "did you mean '%s'? ", near);
-	return ft__doc_fail(d, k, FT_EPARSE, path, "unknown key (%sexpected one of: %s)", hint,
-	                    keys);
+	return ft__doc_fail(d, k, FT_EPARSE, path, "unknown key (%sexpected one of%s%s: %s)", hint,
+	                    whose ? " the keys of " : "", whose ? whose : "", keys);
 }
 
 int
-ft__doc_walk(struct ft__doc *d, yaml_node_t *map, const char *path,
-             const struct ft__doc_field *fields, size_t n, void *obj, uint64_t *seen)
+ft__doc_each(struct ft__doc *d, yaml_node_t *map, const char *path, ft__doc_pair_fn *fn,
+             void *ctx)
 {
 	yaml_node_pair_t *p, *q;
 	char sub[FT__DOC_PATH_MAX], buf[64];
-	uint64_t given = 0;
-	size_t i;
 	int rc;
 
-	FT_ALWAYS(n <= 64);
 	if (map->type != YAML_MAPPING_NODE)
 		return ft__doc_expected(d, map, path, "a mapping");
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
@@ -503,21 +522,54 @@ ft__doc_walk(struct ft__doc *d, yaml_node_t *map, const char *path,
 				        "expected each key once, got '%s' again (first at line %zu)",
 				        name, k2->start_mark.line + 1);
 		}
-		for (i = 0; i < n; i++)
-			if (strcmp(fields[i].key, name) == 0)
-				break;
-		if (i == n)
-			return unknown_key(d, k, sub, name, fields, n);
-		given |= UINT64_C(1) << i;
-		if (d->on_key)
-			d->on_key(d, sub, v);
-		rc = ft__doc_read(d, &fields[i], v, sub, obj);
+		rc = fn(d, k, v, sub, ctx);
 		if (rc < 0)
 			return rc;
 	}
-	if (seen)
-		*seen = given;
 	return 0;
+}
+
+struct walk {
+	const struct ft__doc_field *fields;
+	size_t n;
+	void *obj;
+	uint64_t given;
+};
+
+static int
+walk_pair(struct ft__doc *d, yaml_node_t *k, yaml_node_t *v, const char *path, void *ctx)
+{
+	struct walk *w = ctx;
+	const char *name = ft__doc_scalar(k), *known[64];
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->fields[i].key, name) == 0)
+			break;
+	if (i == w->n) {
+		for (i = 0; i < w->n; i++)
+			known[i] = w->fields[i].key;
+		return ft__doc_unknown(d, k, path, name, known, w->n, NULL);
+	}
+	w->given |= UINT64_C(1) << i;
+	if (d->on_key)
+		d->on_key(d, path, v);
+	return ft__doc_read(d, &w->fields[i], v, path, w->obj);
+}
+
+int
+ft__doc_walk(struct ft__doc *d, yaml_node_t *map, const char *path,
+             const struct ft__doc_field *fields, size_t n, void *obj, uint64_t *seen)
+{
+	struct walk w = { fields, n, obj, 0 };
+	int rc;
+
+	if (!FT_ALWAYS(n <= 64))
+		return FT_EINVAL;
+	rc = ft__doc_each(d, map, path, walk_pair, &w);
+	if (rc == 0 && seen)
+		*seen = w.given;
+	return rc;
 }
 
 int

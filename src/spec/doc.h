@@ -24,6 +24,7 @@
 #ifndef FT_SPEC_DOC_H
 #define FT_SPEC_DOC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +43,8 @@ struct ft__doc {
 	struct ft_error *err; /* borrowed, may be NULL */
 	/* Called for each key the walk accepts, before its value is read (may be NULL). */
 	void (*on_key)(struct ft__doc *d, const char *path, const yaml_node_t *v);
-	void *user; /* for on_key and callbacks */
+	void *user;  /* for on_key and callbacks */
+	bool strict; /* numbers and booleans unquoted, booleans true/false only (cluster specs) */
 };
 
 enum ft__doc_type {
@@ -98,6 +100,9 @@ yaml_node_t *ft__doc_node(struct ft__doc *d, int id);
  */
 int ft__doc_fail(struct ft__doc *d, const yaml_node_t *n, int code, const char *path,
                  const char *fmt, ...) FT_PRINTF(5, 6);
+/* The same at mark @m (1:1 when NULL). */
+int ft__doc_vfail(struct ft__doc *d, const yaml_mark_t *m, int code, const char *path,
+                  const char *fmt, va_list ap);
 /* "path: expected @what, got <what @n is>" (FT_EPARSE). */
 int ft__doc_expected(struct ft__doc *d, const yaml_node_t *n, const char *path, const char *what);
 /* What @n is, for "got ...": 'text' (cut at 40 characters), a mapping, a list or nothing. */
@@ -123,11 +128,26 @@ int ft__doc_walk(struct ft__doc *d, yaml_node_t *map, const char *path,
 int ft__doc_check_required(struct ft__doc *d, const yaml_node_t *map, const char *path,
                            const struct ft__doc_field *fields, size_t n, uint64_t seen,
                            const char *why);
+/*
+ * The structure of a mapping, for readers that match keys themselves: every
+ * key a scalar, given once; @fn gets each key node, value node and the key's
+ * path ("nodes.count"). ft__doc_walk is this with a table.
+ */
+typedef int ft__doc_pair_fn(struct ft__doc *d, yaml_node_t *k, yaml_node_t *v, const char *path,
+                            void *ctx);
+int ft__doc_each(struct ft__doc *d, yaml_node_t *map, const char *path, ft__doc_pair_fn *fn,
+                 void *ctx);
+/*
+ * "path: unknown key (did you mean 'x'? expected one of: a, b)" at key @k;
+ * @whose, when given, says whose keys they are ("the keys of a torus fabric").
+ */
+int ft__doc_unknown(struct ft__doc *d, const yaml_node_t *k, const char *path, const char *key,
+                    const char *const *known, size_t n, const char *whose);
 /* The value of @key in mapping @map, or NULL. */
 yaml_node_t *ft__doc_lookup(struct ft__doc *d, const yaml_node_t *map, const char *key);
 /* @path + "." + @key (or @key at the top) into @out. */
 void ft__doc_join(char *out, size_t len, const char *path, const char *key);
-/* The key of @fields closest to @key by edit distance, or NULL when none is close. */
-const char *ft__doc_closest(const char *key, const struct ft__doc_field *fields, size_t n);
+/* The name of @known closest to @key by edit distance, or NULL when none is close. */
+const char *ft__doc_closest(const char *key, const char *const *known, size_t n);
 
 #endif

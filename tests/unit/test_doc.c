@@ -197,7 +197,7 @@ test_types_json(void **state)
 	check_values(&o);
 	/* a JSON error names its line and column too */
 	assert_int_equal(load("{\"name\": \"a\",\n \"count\": 65}", &o, &err), FT_ERANGE);
-	assert_string_equal(err.msg, "t.yaml:2:11: count: expected 1 to 64, got 65");
+	assert_string_equal(err.msg, "t.yaml:2:11: count: expected an integer from 1 to 64, got '65'");
 }
 
 static void
@@ -218,22 +218,22 @@ test_bad_values(void **state)
 		{ "name: a\non: maybe\n", FT_EPARSE,
 		  "t.yaml:2:5: on: expected true or false, got 'maybe'" },
 		{ "name: a\ncount: x\n", FT_EPARSE,
-		  "t.yaml:2:8: count: expected a whole number, got 'x'" },
+		  "t.yaml:2:8: count: expected an integer from 1 to 64, got 'x'" },
 		{ "name: a\ncount: -1\n", FT_EPARSE,
-		  "t.yaml:2:8: count: expected a whole number, got '-1'" },
-		{ "name: a\ncount: 0\n", FT_ERANGE, "t.yaml:2:8: count: expected 1 to 64, got 0" },
+		  "t.yaml:2:8: count: expected an integer from 1 to 64, got '-1'" },
+		{ "name: a\ncount: 0\n", FT_ERANGE, "t.yaml:2:8: count: expected an integer from 1 to 64, got '0'" },
 		{ "name: a\ncount: 4294967296\n", FT_ERANGE,
-		  "t.yaml:2:8: count: expected 1 to 64, got 4294967296" },
+		  "t.yaml:2:8: count: expected an integer from 1 to 64, got '4294967296'" },
 		{ "name: a\ncount: {a: 1}\n", FT_EPARSE,
-		  "t.yaml:2:8: count: expected a whole number, got a mapping" },
-		{ "name: a\nbig: 0\n", FT_ERANGE, "t.yaml:2:6: big: expected at least 1, got 0" },
+		  "t.yaml:2:8: count: expected an integer from 1 to 64, got a mapping" },
+		{ "name: a\nbig: 0\n", FT_ERANGE, "t.yaml:2:6: big: expected an integer of at least 1, got '0'" },
 		{ "name: a\nbig: 18446744073709551616\n", FT_EPARSE,
-		  "t.yaml:2:6: big: expected a whole number, got '18446744073709551616'" },
+		  "t.yaml:2:6: big: expected an integer of at least 1, got '18446744073709551616'" },
 		{ "name: a\nratio: 10.5\n", FT_ERANGE,
-		  "t.yaml:2:8: ratio: expected 0 to 10, got 10.5" },
+		  "t.yaml:2:8: ratio: expected a number from 0 to 10, got '10.5'" },
 		{ "name: a\nratio: nan\n", FT_EPARSE,
-		  "t.yaml:2:8: ratio: expected a number, got 'nan'" },
-		{ "name: a\nratio:\n", FT_EPARSE, "t.yaml:2:7: ratio: expected a number, got nothing" },
+		  "t.yaml:2:8: ratio: expected a number from 0 to 10, got 'nan'" },
+		{ "name: a\nratio:\n", FT_EPARSE, "t.yaml:2:7: ratio: expected a number from 0 to 10, got nothing" },
 		{ "name: a\nshare: 150%\n", FT_ERANGE,
 		  "t.yaml:2:8: share: a fraction cannot exceed 1 (100%), got '150%'" },
 		{ "name: a\nshare: -0.1\n", FT_EPARSE,
@@ -295,7 +295,7 @@ test_structure(void **state)
 		{ "name: a\nitems: {a: 1}\n",
 		  "t.yaml:2:8: items: expected a list of numbers, got a mapping" },
 		{ "name: a\nitems:\n  - 1\n  - 100\n",
-		  "t.yaml:4:5: items[1]: expected 0 to 99, got 100" },
+		  "t.yaml:4:5: items[1]: expected an integer from 0 to 99, got '100'" },
 		/* the same key twice */
 		{ "name: a\ncount: 1\ncount: 2\n",
 		  "t.yaml:3:1: count: expected each key once, got 'count' again (first at line 2)" },
@@ -344,13 +344,58 @@ test_open(void **state)
 static void
 test_closest(void **state)
 {
+	static const char *const known[] = { "name", "count", "description", "utilisation_min",
+		                             "pause_frames_max" };
+	size_t n = FT_ARRAY_SIZE(known);
+
 	(void)state;
-	assert_null(ft__doc_closest("count", fields, 0));
-	assert_string_equal(ft__doc_closest("cuont", fields, FT_ARRAY_SIZE(fields)), "count");
-	assert_string_equal(ft__doc_closest("nmae", fields, FT_ARRAY_SIZE(fields)), "name");
-	assert_string_equal(ft__doc_closest("descriptoin", fields, FT_ARRAY_SIZE(fields)),
-	                    "description");
-	assert_null(ft__doc_closest("routing", fields, FT_ARRAY_SIZE(fields)));
+	assert_null(ft__doc_closest("count", known, 0));
+	assert_string_equal(ft__doc_closest("cuont", known, n), "count");   /* a swap */
+	assert_string_equal(ft__doc_closest("nmae", known, n), "name");     /* a swap */
+	assert_string_equal(ft__doc_closest("counts", known, n), "count");  /* one more */
+	assert_string_equal(ft__doc_closest("descriptoin", known, n), "description");
+	/* the start of a longer key, misspelled */
+	assert_string_equal(ft__doc_closest("utilization", known, n), "utilisation_min");
+	assert_string_equal(ft__doc_closest("pause_max", known, n), "pause_frames_max");
+	assert_null(ft__doc_closest("routing", known, n));
+	assert_null(ft__doc_closest("x", known, n));
+}
+
+/* A strict document (cluster specs): numbers and booleans unquoted, booleans true/false. */
+static void
+test_strict(void **state)
+{
+	static const struct {
+		const char *text;
+		int code;
+		const char *msg;
+	} cases[] = {
+		{ "count: \"4\"\n", FT_EPARSE,
+		  "t.yaml:1:8: count: expected an integer from 1 to 64, got '4'" },
+		{ "ratio: '2'\n", FT_EPARSE, "t.yaml:1:8: ratio: expected a number from 0 to 10, got '2'" },
+		{ "on: yes\n", FT_EPARSE, "t.yaml:1:5: on: expected true or false, got 'yes'" },
+		{ "on: \"true\"\n", FT_EPARSE, "t.yaml:1:5: on: expected true or false, got 'true'" },
+		{ "count: 4\non: false\nname: \"4\"\n", 0, "" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_error err = { 0 };
+		struct ft__doc d = { 0 };
+		struct obj o;
+		int rc;
+
+		memset(&o, 0, sizeof(o));
+		assert_int_equal(ft__doc_open(&d, cases[i].text, strlen(cases[i].text), "t.yaml", &err),
+		                 0);
+		d.strict = true;
+		rc = ft__doc_walk(&d, ft__doc_root(&d), "", fields, FT_ARRAY_SIZE(fields), &o, NULL);
+		ft__doc_close(&d);
+		if (rc != cases[i].code || strcmp(err.msg, cases[i].msg) != 0)
+			fail_msg("case %zu: got %d '%s', want %d '%s'", i, rc, err.msg,
+			         cases[i].code, cases[i].msg);
+	}
 }
 
 int
@@ -360,6 +405,7 @@ main(void)
 		cmocka_unit_test(test_types_yaml),   cmocka_unit_test(test_types_json),
 		cmocka_unit_test(test_bad_values),   cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_open),         cmocka_unit_test(test_closest),
+		cmocka_unit_test(test_strict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
