@@ -1,28 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/scenario.c - the scenario loader: YAML (libyaml's document API) into
- * a validated struct ft_scenario, every error naming file:line:col and the
- * field, like the spec loader.
+ * sim/scenario.c - the scenario loader: YAML or JSON into a validated struct
+ * ft_scenario by the one document reader (spec/doc.h), one table of keys
+ * per section, every error naming file:line:col and the field, like the
+ * spec loader.
  *
  * A scenario names its cluster (a preset shorthand such as "dgx-h100:64", a
  * spec file relative to the scenario, or an inline spec mapping), optional
- * fabric overrides, routing, jobs, background traffic and faults. The format
- * is documented in docs/cmd/sim.md.
+ * fabric overrides, routing, jobs, background traffic, faults and the
+ * packet engine's knobs. The format is documented in docs/cmd/sim.md.
  */
 #include "sim_int.h"
-
-#include <yaml.h>
 
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
+#include "spec/doc.h"
+
 struct ld {
-	yaml_document_t doc;
-	const char *file;
+	struct ft__doc d; /* first: callbacks get &l->d */
 	const char *text;
 	size_t len;
 	struct ft_scenario *sc;
-	struct ft_error *err;
 	size_t nops; /* operations loaded so far, all jobs: at most MAX_OPS */
 };
 
@@ -33,353 +32,225 @@ struct ld {
  */
 #define MAX_OPS 100000
 
-static yaml_node_t *
-node(struct ld *l, int i)
+static struct ld *
+ld_of(struct ft__doc *d)
 {
-	return yaml_document_get_node(&l->doc, i);
+	return (struct ld *)(void *)d; /* d is the first member */
 }
 
-static int fail(struct ld *l, const yaml_node_t *n, int code, const char *field, const char *fmt,
-                ...) FT_PRINTF(5, 6);
-
-static int
-fail(struct ld *l, const yaml_node_t *n, int code, const char *field, const char *fmt, ...)
-{
-	char msg[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return ft_error_set(l->err, code, "%s:%zu:%zu: %s: %s", l->file,
-	                    n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0, field,
-	                    msg);
-}
-
+/* A scalar's text, or NULL after an "expected @what" error. */
 static const char *
-scalar(const yaml_node_t *n)
+text_of(struct ft__doc *d, yaml_node_t *v, const char *path, const char *what)
 {
-	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : "";
+	const char *s = ft__doc_scalar(v);
+
+	if (!s || ft__doc_is_null(v))
+		ft__doc_expected(d, v, path, what);
+	return s && !ft__doc_is_null(v) ? s : NULL;
 }
 
-static const char *
-shown(const yaml_node_t *n)
-{
-	return n->type == YAML_SCALAR_NODE  ? scalar(n) :
-	       n->type == YAML_MAPPING_NODE ? "a mapping" :
-	                                      "a list";
-}
+/*
+ * Each element of list @seq under @name: a mapping read by @fields into an
+ * element of @elem bytes that @init prepares; @check sees it with the keys
+ * given, then it is pushed on @out.
+ */
+typedef void elem_init_fn(void *obj, const yaml_node_t *n, size_t i);
+typedef int elem_check_fn(struct ld *l, const char *path, yaml_node_t *n, void *obj,
+                          uint64_t seen);
 
 static int
-want_scalar(struct ld *l, yaml_node_t *n, const char *field, const char *what)
+load_list(struct ld *l, yaml_node_t *seq, const char *name, const struct ft__doc_field *fields,
+          size_t nfields, size_t elem, struct ft_vec *out, elem_init_fn *init,
+          elem_check_fn *check)
 {
-	if (n->type != YAML_SCALAR_NODE)
-		return fail(l, n, FT_EPARSE, field, "expected %s, got %s", what, shown(n));
-	return 0;
-}
+	char path[FT__DOC_PATH_MAX];
+	unsigned char obj[512];
+	yaml_node_item_t *it;
+	size_t i = 0;
 
-static int
-get_u32(struct ld *l, yaml_node_t *n, const char *field, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-	uint64_t v;
-	int rc = want_scalar(l, n, field, "a whole number");
-
-	if (rc < 0)
-		return rc;
-	if (ft_parse_u64(scalar(n), &v) < 0)
-		return fail(l, n, FT_EPARSE, field, "expected a whole number, got '%s'", scalar(n));
-	if (v < lo || v > hi)
-		return fail(l, n, FT_ERANGE, field, "expected %u to %u, got %s", lo, hi, scalar(n));
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static int
-get_u64(struct ld *l, yaml_node_t *n, const char *field, uint64_t *out)
-{
-	int rc = want_scalar(l, n, field, "a whole number");
-
-	if (rc < 0)
-		return rc;
-	if (ft_parse_u64(scalar(n), out) < 0)
-		return fail(l, n, FT_EPARSE, field, "expected a whole number, got '%s'", scalar(n));
-	return 0;
-}
-
-static int
-get_double(struct ld *l, yaml_node_t *n, const char *field, double lo, double hi, double *out)
-{
-	int rc = want_scalar(l, n, field, "a number");
-
-	if (rc < 0)
-		return rc;
-	if (ft_parse_double(scalar(n), out) < 0 || !isfinite(*out))
-		return fail(l, n, FT_EPARSE, field, "expected a number, got '%s'", scalar(n));
-	if (*out < lo || *out > hi)
-		return fail(l, n, FT_ERANGE, field, "expected %g to %g, got %s", lo, hi, scalar(n));
-	return 0;
-}
-
-static int
-get_size(struct ld *l, yaml_node_t *n, const char *field, uint64_t *out)
-{
-	struct ft_error e = { 0 };
-	int rc = want_scalar(l, n, field, "a size like 200MB");
-
-	if (rc < 0)
-		return rc;
-	if (ft_parse_size(scalar(n), out, &e) < 0)
-		return fail(l, n, FT_EPARSE, field, "expected a size like 200MB or 4KiB, got '%s'",
-		            scalar(n));
-	return 0;
-}
-
-static int
-get_duration(struct ld *l, yaml_node_t *n, const char *field, double *out)
-{
-	struct ft_error e = { 0 };
-	int rc = want_scalar(l, n, field, "a duration like 20ms");
-
-	if (rc < 0)
-		return rc;
-	if (ft_parse_duration(scalar(n), out, &e) < 0 || *out < 0)
-		return fail(l, n, FT_EPARSE, field, "expected a duration like 20ms, got '%s'",
-		            scalar(n));
-	return 0;
-}
-
-static int
-get_bool(struct ld *l, yaml_node_t *n, const char *field, bool *out)
-{
-	const char *s;
-	int rc = want_scalar(l, n, field, "true or false");
-
-	if (rc < 0)
-		return rc;
-	s = scalar(n);
-	if (strcmp(s, "true") == 0 || strcmp(s, "yes") == 0)
-		*out = true;
-	else if (strcmp(s, "false") == 0 || strcmp(s, "no") == 0)
-		*out = false;
-	else
-		return fail(l, n, FT_EPARSE, field, "expected true or false, got '%s'", s);
-	return 0;
-}
-
-static int
-get_str(struct ld *l, yaml_node_t *n, const char *field, char *buf, size_t len)
-{
-	int rc = want_scalar(l, n, field, "a string");
-
-	if (rc < 0)
-		return rc;
-	if (strlen(scalar(n)) >= len)
-		return fail(l, n, FT_ERANGE, field, "expected at most %zu characters, got '%s'",
-		            len - 1, scalar(n));
-	ft_strlcpy(buf, scalar(n), len);
-	return 0;
-}
-
-/* Walk a mapping: @fn is called per key with the value node. */
-typedef int key_fn(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
-                   void *obj);
-
-static int
-each_key(struct ld *l, yaml_node_t *map, const char *path, key_fn *fn, void *obj)
-{
-	yaml_node_pair_t *p;
-
-	if (map->type != YAML_MAPPING_NODE)
-		return fail(l, map, FT_EPARSE, path, "expected a mapping, got %s", shown(map));
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
-		char field[160];
+	if (!FT_ALWAYS(elem <= sizeof(obj)))
+		return FT_EINVAL;
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return ft__doc_expected(&l->d, seq, name, "a list");
+	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, i++) {
+		yaml_node_t *n = ft__doc_node(&l->d, *it);
+		uint64_t seen = 0;
 		int rc;
 
-		if (!k || !v || k->type != YAML_SCALAR_NODE)
-			return fail(l, k ? k : map, FT_EPARSE, path, "expected a plain key");
-		snprintf(field, sizeof(field), "%s%s%s", path, *path ? "." : "", scalar(k));
-		rc = fn(l, field, scalar(k), k, v, obj);
+		snprintf(path, sizeof(path), "%s[%zu]", name, i);
+		memset(obj, 0, elem);
+		init(obj, n, i);
+		rc = ft__doc_walk(&l->d, n, path, fields, nfields, obj, &seen);
+		if (rc == 0)
+			rc = check(l, path, n, obj, seen);
+		if (rc == 0 && ft_vec_push(out, obj) < 0)
+			rc = ft_error_set(l->d.err, FT_ENOMEM, "out of memory");
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
-}
-
-static int
-unknown(struct ld *l, yaml_node_t *k, const char *field, const char *known)
-{
-	return fail(l, k, FT_EPARSE, field, "unknown key (expected one of: %s)", known);
 }
 
 /* ---- jobs ------------------------------------------------------------------ */
 
 static int
-op_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v, void *obj)
+read_op(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	struct sc_op *op = obj;
-	int rc;
+	const char *s = text_of(d, v, path, "an operation");
 
-	if (strcmp(key, "op") == 0) {
-		rc = want_scalar(l, v, path, "an operation");
-		if (rc == 0 && ft_op_from_name(scalar(v), &op->op) < 0)
-			rc = fail(l, v, FT_EPARSE, path,
-			          "expected all_reduce, all_gather, reduce_scatter, broadcast, "
-			          "reduce, alltoall or sendrecv, got '%s'",
-			          scalar(v));
-		return rc;
-	}
-	if (strcmp(key, "algo") == 0) {
-		rc = want_scalar(l, v, path, "an algorithm");
-		if (rc == 0 && strcmp(scalar(v), "auto") == 0)
-			op->algo = SC_ALGO_AUTO;
-		else if (rc == 0 && ft_algo_from_name(scalar(v), &op->algo) < 0)
-			rc = fail(l, v, FT_EPARSE, path,
-			          "expected auto, ring, tree, halving_doubling, direct, "
-			          "hierarchical, nvls, nvls_tree, collnet or pat, got '%s'",
-			          scalar(v));
-		return rc;
-	}
-	if (strcmp(key, "proto") == 0) {
-		rc = want_scalar(l, v, path, "a protocol");
-		if (rc == 0 && strcmp(scalar(v), "auto") == 0)
-			op->proto = SC_PROTO_AUTO;
-		else if (rc == 0 && ft_proto_from_name(scalar(v), &op->proto) < 0)
-			rc = fail(l, v, FT_EPARSE, path,
-			          "expected auto, simple, ll or ll128, got '%s'",
-			          scalar(v));
-		return rc;
-	}
-	if (strcmp(key, "size") == 0)
-		return get_size(l, v, path, &op->bytes);
-	if (strcmp(key, "repeat") == 0)
-		return get_u32(l, v, path, 1, 1000000, &op->repeat);
-	if (strcmp(key, "channels") == 0)
-		return get_u32(l, v, path, 1, FT_SPEC_MAX_GPUS, &op->channels);
-	return unknown(l, k, path, "op, algo, proto, size, repeat, channels");
-}
-
-static int
-load_ops(struct ld *l, const char *path, yaml_node_t *seq, struct sc_job *job)
-{
-	yaml_node_item_t *it;
-	size_t i = 0;
-
-	if (seq->type != YAML_SEQUENCE_NODE)
-		return fail(l, seq, FT_EPARSE, path, "expected a list of operations, got %s",
-		            shown(seq));
-	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, i++) {
-		yaml_node_t *n = node(l, *it);
-		struct sc_op op = { .op = FT_OP_COUNT,
-			            .algo = SC_ALGO_AUTO,
-			            .proto = SC_PROTO_AUTO,
-			            .repeat = 1 };
-		char field[160];
-		int rc;
-
-		snprintf(field, sizeof(field), "%s[%zu]", path, i);
-		if (++l->nops > MAX_OPS)
-			return fail(l, n, FT_ERANGE, field,
-			            "more than %d operations in the scenario", MAX_OPS);
-		rc = each_key(l, n, field, op_key, &op);
-		if (rc < 0)
-			return rc;
-		if (op.op == FT_OP_COUNT)
-			return fail(l, n, FT_EPARSE, field, "missing 'op'");
-		if (op.bytes == 0)
-			return fail(l, n, FT_EPARSE, field, "missing 'size'");
-		if (ft_vec_push(&job->ops, &op) < 0)
-			return ft_error_set(l->err, FT_ENOMEM, "out of memory");
-	}
-	if (i == 0)
-		return fail(l, seq, FT_EPARSE, path, "expected at least one operation");
+	if (!s)
+		return FT_EPARSE;
+	if (ft_op_from_name(s, &((struct sc_op *)obj)->op) < 0)
+		return ft__doc_fail(d, v, FT_EPARSE, path,
+		                    "expected all_reduce, all_gather, reduce_scatter, broadcast, "
+		                    "reduce, alltoall or sendrecv, got '%s'",
+		                    s);
 	return 0;
 }
 
 static int
-load_placement(struct ld *l, const char *path, yaml_node_t *v, struct sc_job *job)
+read_algo(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
+	struct sc_op *op = obj;
+	const char *s = text_of(d, v, path, "an algorithm");
+
+	if (!s)
+		return FT_EPARSE;
+	if (strcmp(s, "auto") == 0)
+		op->algo = SC_ALGO_AUTO;
+	else if (ft_algo_from_name(s, &op->algo) < 0)
+		return ft__doc_fail(d, v, FT_EPARSE, path,
+		                    "expected auto, ring, tree, halving_doubling, direct, "
+		                    "hierarchical, nvls, nvls_tree, collnet or pat, got '%s'",
+		                    s);
+	return 0;
+}
+
+static int
+read_proto(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	struct sc_op *op = obj;
+	const char *s = text_of(d, v, path, "a protocol");
+
+	if (!s)
+		return FT_EPARSE;
+	if (strcmp(s, "auto") == 0)
+		op->proto = SC_PROTO_AUTO;
+	else if (ft_proto_from_name(s, &op->proto) < 0)
+		return ft__doc_fail(d, v, FT_EPARSE, path,
+		                    "expected auto, simple, ll or ll128, got '%s'", s);
+	return 0;
+}
+
+static const struct ft__doc_field op_fields[] = {
+	{ "op", FT__DOC_FN, .fn = read_op },
+	{ "algo", FT__DOC_FN, .fn = read_algo },
+	{ "proto", FT__DOC_FN, .fn = read_proto },
+	{ "size", FT__DOC_SIZE, FT__DOC_AT(struct sc_op, bytes) },
+	{ "repeat", FT__DOC_U32, FT__DOC_AT(struct sc_op, repeat), .lo = 1, .hi = 1000000 },
+	{ "channels", FT__DOC_U32, FT__DOC_AT(struct sc_op, channels), .lo = 1,
+	  .hi = FT_SPEC_MAX_GPUS },
+};
+
+static void
+op_init(void *obj, const yaml_node_t *n, size_t i)
+{
+	struct sc_op *op = obj;
+
+	op->op = FT_OP_COUNT;
+	op->algo = SC_ALGO_AUTO;
+	op->proto = SC_PROTO_AUTO;
+	op->repeat = 1;
+}
+
+static int
+op_check(struct ld *l, const char *path, yaml_node_t *n, void *obj, uint64_t seen)
+{
+	const struct sc_op *op = obj;
+
+	if (++l->nops > MAX_OPS)
+		return ft__doc_fail(&l->d, n, FT_ERANGE, path,
+		                    "more than %d operations in the scenario", MAX_OPS);
+	if (op->op == FT_OP_COUNT)
+		return ft__doc_fail(&l->d, n, FT_EPARSE, path, "missing 'op'");
+	if (op->bytes == 0)
+		return ft__doc_fail(&l->d, n, FT_EPARSE, path, "missing 'size'");
+	return 0;
+}
+
+static int
+read_ops(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	struct sc_job *job = obj;
+	int rc;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return ft__doc_expected(d, v, path, "a list of operations");
+	rc = load_list(ld_of(d), v, path, op_fields, FT_ARRAY_SIZE(op_fields),
+	               sizeof(struct sc_op), &job->ops, op_init, op_check);
+	if (rc == 0 && job->ops.len == 0)
+		rc = ft__doc_fail(d, v, FT_EPARSE, path, "expected at least one operation");
+	return rc;
+}
+
+static int
+read_placement(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const char *const names[] = { "packed", "spread", "random", NULL };
+	static const struct ft__doc_field how = {
+		"placement", FT__DOC_ENUM, FT__DOC_AT(struct sc_job, placement), .names = names,
+		.what = "packed, spread, random or a list of node:gpu"
+	};
+	struct sc_job *job = obj;
 	yaml_node_item_t *it;
 	size_t i = 0;
 
-	if (v->type == YAML_SCALAR_NODE) {
-		const char *s = scalar(v);
-
-		if (strcmp(s, "packed") == 0)
-			job->placement = SC_PACKED;
-		else if (strcmp(s, "spread") == 0)
-			job->placement = SC_SPREAD;
-		else if (strcmp(s, "random") == 0)
-			job->placement = SC_RANDOM;
-		else
-			return fail(
-			        l, v, FT_EPARSE, path,
-			        "expected packed, spread, random or a list of node:gpu, got '%s'",
-			        s);
-		return 0;
-	}
+	_Static_assert(SC_PACKED == 0 && SC_SPREAD == 1 && SC_RANDOM == 2, "names[] order");
 	if (v->type != YAML_SEQUENCE_NODE)
-		return fail(l, v, FT_EPARSE, path,
-		            "expected packed, spread, random or a list of "
-		            "node:gpu, got a mapping");
+		return ft__doc_read(d, &how, v, path, job);
 	job->placement = SC_EXPLICIT;
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, i++) {
-		yaml_node_t *n = node(l, *it);
-		char field[160], buf[32], *colon;
+		yaml_node_t *n = ft__doc_node(d, *it);
+		char field[FT__DOC_PATH_MAX], buf[32], *colon;
+		const char *s = ft__doc_scalar(n);
 		uint64_t a, b;
 		uint32_t pair[2];
 
 		snprintf(field, sizeof(field), "%s[%zu]", path, i);
-		if (n->type != YAML_SCALAR_NODE || strlen(scalar(n)) >= sizeof(buf))
-			return fail(l, n, FT_EPARSE, field, "expected node:gpu, got %s", shown(n));
-		ft_strlcpy(buf, scalar(n), sizeof(buf));
+		if (!s || strlen(s) >= sizeof(buf))
+			return ft__doc_expected(d, n, field, "node:gpu");
+		ft_strlcpy(buf, s, sizeof(buf));
 		colon = strchr(buf, ':');
-		if (!colon)
-			return fail(l, n, FT_EPARSE, field, "expected node:gpu, got '%s'", buf);
-		*colon = '\0';
-		if (ft_parse_u64(buf, &a) < 0 || ft_parse_u64(colon + 1, &b) < 0 ||
+		if (colon)
+			*colon = '\0';
+		if (!colon || ft_parse_u64(buf, &a) < 0 || ft_parse_u64(colon + 1, &b) < 0 ||
 		    a > UINT32_MAX || b > UINT32_MAX)
-			return fail(l, n, FT_EPARSE, field, "expected node:gpu, got '%s'",
-			            scalar(n));
+			return ft__doc_expected(d, n, field, "node:gpu");
 		pair[0] = (uint32_t)a;
 		pair[1] = (uint32_t)b;
 		if (ft_vec_push(&job->explicit_gpus, pair) < 0)
-			return ft_error_set(l->err, FT_ENOMEM, "out of memory");
+			return ft_error_set(d->err, FT_ENOMEM, "out of memory");
 	}
 	if (i == 0)
-		return fail(l, v, FT_EPARSE, path, "expected at least one node:gpu");
+		return ft__doc_fail(d, v, FT_EPARSE, path, "expected at least one node:gpu");
 	return 0;
 }
 
-static int
-job_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v, void *obj)
-{
-	struct sc_job *job = obj;
-
-	if (strcmp(key, "name") == 0)
-		return get_str(l, v, path, job->name, sizeof(job->name));
-	if (strcmp(key, "ranks") == 0)
-		return get_u32(l, v, path, 1, 100000000, &job->nranks);
-	if (strcmp(key, "gpus_per_node") == 0)
-		return get_u32(l, v, path, 1, FT_SPEC_MAX_GPUS, &job->gpus_per_node);
-	if (strcmp(key, "first_node") == 0)
-		return get_u32(l, v, path, 0, UINT32_MAX - 1, &job->first_node);
-	if (strcmp(key, "placement") == 0)
-		return load_placement(l, path, v, job);
-	if (strcmp(key, "iterations") == 0)
-		return get_u32(l, v, path, 1, 100000, &job->iterations);
-	if (strcmp(key, "compute") == 0)
-		return get_duration(l, v, path, &job->compute_s);
-	if (strcmp(key, "compute_tflop") == 0)
-		return get_double(l, v, path, 0, 1e12, &job->compute_tflop);
-	if (strcmp(key, "mfu") == 0)
-		return get_double(l, v, path, 0.01, 1, &job->mfu);
-	if (strcmp(key, "ops") == 0)
-		return load_ops(l, path, v, job);
-	return unknown(l, k, path,
-	               "name, ranks, gpus_per_node, first_node, placement, iterations, compute, "
-	               "compute_tflop, mfu, ops");
-}
+static const struct ft__doc_field job_fields[] = {
+	{ "name", FT__DOC_STR, FT__DOC_AT(struct sc_job, name) },
+	{ "ranks", FT__DOC_U32, FT__DOC_AT(struct sc_job, nranks), .lo = 1, .hi = 100000000 },
+	{ "gpus_per_node", FT__DOC_U32, FT__DOC_AT(struct sc_job, gpus_per_node), .lo = 1,
+	  .hi = FT_SPEC_MAX_GPUS },
+	{ "first_node", FT__DOC_U32, FT__DOC_AT(struct sc_job, first_node), .lo = 0,
+	  .hi = UINT32_MAX - 1 },
+	{ "placement", FT__DOC_FN, .fn = read_placement },
+	{ "iterations", FT__DOC_U32, FT__DOC_AT(struct sc_job, iterations), .lo = 1, .hi = 100000 },
+	{ "compute", FT__DOC_DURATION, FT__DOC_AT(struct sc_job, compute_s) },
+	{ "compute_tflop", FT__DOC_DOUBLE, FT__DOC_AT(struct sc_job, compute_tflop), .lo = 0,
+	  .hi = 1e12 },
+	{ "mfu", FT__DOC_DOUBLE, FT__DOC_AT(struct sc_job, mfu), .lo = 0.01, .hi = 1 },
+	{ "ops", FT__DOC_FN, .fn = read_ops },
+};
 
 static void
 job_release(struct sc_job *j)
@@ -389,21 +260,22 @@ job_release(struct sc_job *j)
 }
 
 static int
-load_jobs(struct ld *l, yaml_node_t *seq)
+read_jobs(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
+	struct ld *l = ld_of(d);
+	char field[FT__DOC_PATH_MAX];
 	yaml_node_item_t *it;
 	size_t i = 0;
 
-	if (seq->type != YAML_SEQUENCE_NODE)
-		return fail(l, seq, FT_EPARSE, "jobs", "expected a list of jobs, got %s",
-		            shown(seq));
-	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, i++) {
-		yaml_node_t *n = node(l, *it);
+	if (v->type != YAML_SEQUENCE_NODE)
+		return ft__doc_expected(d, v, path, "a list of jobs");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, i++) {
+		yaml_node_t *n = ft__doc_node(d, *it);
 		struct sc_job job = { 0 };
-		char field[64];
+		uint64_t seen = 0;
 		int rc;
 
-		snprintf(field, sizeof(field), "jobs[%zu]", i);
+		snprintf(field, sizeof(field), "%s[%zu]", path, i);
 		ft_vec_init(&job.ops, sizeof(struct sc_op));
 		ft_vec_init(&job.explicit_gpus, 2 * sizeof(uint32_t));
 		job.iterations = 1;
@@ -411,165 +283,67 @@ load_jobs(struct ld *l, yaml_node_t *seq)
 		job.line = (uint32_t)n->start_mark.line + 1;
 		job.col = (uint32_t)n->start_mark.column + 1;
 		snprintf(job.name, sizeof(job.name), "job%zu", i);
-		rc = each_key(l, n, field, job_key, &job);
+		rc = ft__doc_walk(d, n, field, job_fields, FT_ARRAY_SIZE(job_fields), &job, &seen);
 		if (rc == 0 && job.ops.len == 0)
-			rc = fail(l, n, FT_EPARSE, field, "missing 'ops'");
+			rc = ft__doc_fail(d, n, FT_EPARSE, field, "missing 'ops'");
 		if (rc == 0 && ft_vec_push(&l->sc->jobs, &job) < 0)
-			rc = ft_error_set(l->err, FT_ENOMEM, "out of memory");
+			rc = ft_error_set(d->err, FT_ENOMEM, "out of memory");
 		if (rc < 0) {
 			job_release(&job);
 			return rc;
 		}
 	}
+	FT_UNUSED(obj);
 	return 0;
 }
 
 /* ---- background traffic and faults ------------------------------------------ */
 
 static int
-bg_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v, void *obj)
+read_pattern(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
 	struct sc_background *bg = obj;
+	const char *s = text_of(d, v, path, "a pattern");
 
-	if (strcmp(key, "pattern") == 0) {
-		const char *s;
-		int rc = want_scalar(l, v, path, "a pattern");
-
-		if (rc < 0)
-			return rc;
-		s = scalar(v);
-		if (strcmp(s, "permutation") == 0)
-			bg->pattern = SC_PERMUTATION;
-		else if (strcmp(s, "incast") == 0)
-			bg->pattern = SC_INCAST;
-		else if (strcmp(s, "alltoall") == 0 || strcmp(s, "all_to_all") == 0)
-			bg->pattern = SC_ALLTOALL;
-		else
-			return fail(l, v, FT_EPARSE, path,
-			            "expected permutation, incast or alltoall, got '%s'", s);
-		return 0;
-	}
-	if (strcmp(key, "size") == 0)
-		return get_size(l, v, path, &bg->bytes);
-	if (strcmp(key, "hosts") == 0)
-		return get_u32(l, v, path, 2, 100000000, &bg->hosts);
-	if (strcmp(key, "target") == 0)
-		return get_u32(l, v, path, 0, 100000000, &bg->target);
-	if (strcmp(key, "endpoints") == 0) {
-		int rc = want_scalar(l, v, path, "nic or gpu");
-
-		if (rc < 0)
-			return rc;
-		if (strcmp(scalar(v), "gpu") == 0)
-			bg->gpu_endpoints = true;
-		else if (strcmp(scalar(v), "nic") == 0)
-			bg->gpu_endpoints = false;
-		else
-			return fail(l, v, FT_EPARSE, path, "expected nic or gpu, got '%s'",
-			            scalar(v));
-		return 0;
-	}
-	if (strcmp(key, "bursts") == 0)
-		return get_u32(l, v, path, 1, 1000000, &bg->bursts);
-	if (strcmp(key, "off") == 0)
-		return get_duration(l, v, path, &bg->off_s);
-	return unknown(l, k, path, "pattern, size, hosts, target, endpoints, bursts, off");
-}
-
-static int
-fault_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
-          void *obj)
-{
-	struct sc_fault *f = obj;
-	bool down = false;
-	int rc;
-
-	if (strcmp(key, "what") == 0) {
-		static const char *const names[] = { "link",   "nic",  "pcie", "nvlink",
-			                             "switch", "port", "gpu" };
-		size_t i;
-
-		rc = want_scalar(l, v, path, "a fault target");
-		if (rc < 0)
-			return rc;
-		for (i = 0; i < FT_ARRAY_SIZE(names); i++)
-			if (strcmp(scalar(v), names[i]) == 0) {
-				f->what = (enum sc_fault_what)i;
-				return 0;
-			}
-		return fail(l, v, FT_EPARSE, path,
-		            "expected link, nic, pcie, nvlink, switch, port or gpu, got '%s'",
-		            scalar(v));
-	}
-	if (strcmp(key, "node") == 0)
-		return get_u32(l, v, path, 0, UINT32_MAX - 1, &f->node);
-	if (strcmp(key, "gpu") == 0) {
-		f->has_gpu = true;
-		return get_u32(l, v, path, 0, FT_SPEC_MAX_GPUS - 1, &f->gpu);
-	}
-	if (strcmp(key, "nic") == 0) {
-		f->has_nic = true;
-		return get_u32(l, v, path, 0, FT_SPEC_MAX_NICS - 1, &f->nic);
-	}
-	if (strcmp(key, "tier") == 0)
-		return get_u32(l, v, path, 1, 3, &f->tier);
-	if (strcmp(key, "switch") == 0)
-		return get_u32(l, v, path, 0, UINT32_MAX - 1, &f->sw);
-	if (strcmp(key, "port") == 0)
-		return get_u32(l, v, path, 0, 4095, &f->port);
-	if (strcmp(key, "link") == 0)
-		return get_u32(l, v, path, 0, UINT32_MAX - 1, &f->link);
-	if (strcmp(key, "scale") == 0)
-		return get_double(l, v, path, 0, 1, &f->scale);
-	if (strcmp(key, "slowdown") == 0)
-		return get_double(l, v, path, 1, 1000, &f->slowdown);
-	if (strcmp(key, "down") == 0) {
-		rc = get_bool(l, v, path, &down);
-		if (rc == 0 && down)
-			f->scale = 0;
-		return rc;
-	}
-	return unknown(l, k, path,
-	               "what, node, gpu, nic, tier, switch, port, link, scale, down, "
-	               "slowdown");
-}
-
-static int
-load_list(struct ld *l, yaml_node_t *seq, const char *name, key_fn *fn, size_t elem,
-          struct ft_vec *out, void (*defaults)(void *obj, yaml_node_t *n),
-          int (*check)(struct ld *l, const char *field, yaml_node_t *n, void *obj))
-{
-	yaml_node_item_t *it;
-	size_t i = 0;
-	union {
-		struct sc_background bg;
-		struct sc_fault f;
-	} obj;
-
-	if (seq->type != YAML_SEQUENCE_NODE)
-		return fail(l, seq, FT_EPARSE, name, "expected a list, got %s", shown(seq));
-	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, i++) {
-		yaml_node_t *n = node(l, *it);
-		char field[64];
-		int rc;
-
-		snprintf(field, sizeof(field), "%s[%zu]", name, i);
-		memset(&obj, 0, sizeof(obj));
-		defaults(&obj, n);
-		rc = each_key(l, n, field, fn, &obj);
-		if (rc == 0)
-			rc = check(l, field, n, &obj);
-		if (rc < 0)
-			return rc;
-		if (ft_vec_push(out, &obj) < 0)
-			return ft_error_set(l->err, FT_ENOMEM, "out of memory");
-	}
-	FT_UNUSED(elem);
+	if (!s)
+		return FT_EPARSE;
+	if (strcmp(s, "permutation") == 0)
+		bg->pattern = SC_PERMUTATION;
+	else if (strcmp(s, "incast") == 0)
+		bg->pattern = SC_INCAST;
+	else if (strcmp(s, "alltoall") == 0 || strcmp(s, "all_to_all") == 0)
+		bg->pattern = SC_ALLTOALL;
+	else
+		return ft__doc_fail(d, v, FT_EPARSE, path,
+		                    "expected permutation, incast or alltoall, got '%s'", s);
 	return 0;
 }
 
+static int
+read_endpoints(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const char *const names[] = { "nic", "gpu", NULL };
+	static const struct ft__doc_field f = { "endpoints", FT__DOC_ENUM, 0, sizeof(int),
+		                                .names = names };
+	int i = 0, rc = ft__doc_read(d, &f, v, path, &i);
+
+	((struct sc_background *)obj)->gpu_endpoints = i == 1;
+	return rc;
+}
+
+static const struct ft__doc_field bg_fields[] = {
+	{ "pattern", FT__DOC_FN, .fn = read_pattern },
+	{ "size", FT__DOC_SIZE, FT__DOC_AT(struct sc_background, bytes) },
+	{ "hosts", FT__DOC_U32, FT__DOC_AT(struct sc_background, hosts), .lo = 2, .hi = 100000000 },
+	{ "target", FT__DOC_U32, FT__DOC_AT(struct sc_background, target), .lo = 0,
+	  .hi = 100000000 },
+	{ "endpoints", FT__DOC_FN, .fn = read_endpoints },
+	{ "bursts", FT__DOC_U32, FT__DOC_AT(struct sc_background, bursts), .lo = 1, .hi = 1000000 },
+	{ "off", FT__DOC_DURATION, FT__DOC_AT(struct sc_background, off_s) },
+};
+
 static void
-bg_defaults(void *obj, yaml_node_t *n)
+bg_init(void *obj, const yaml_node_t *n, size_t i)
 {
 	struct sc_background *bg = obj;
 
@@ -579,17 +353,50 @@ bg_defaults(void *obj, yaml_node_t *n)
 }
 
 static int
-bg_check(struct ld *l, const char *field, yaml_node_t *n, void *obj)
+bg_check(struct ld *l, const char *path, yaml_node_t *n, void *obj, uint64_t seen)
 {
 	const struct sc_background *bg = obj;
 
 	if (bg->bytes == 0)
-		return fail(l, n, FT_EPARSE, field, "missing 'size'");
+		return ft__doc_fail(&l->d, n, FT_EPARSE, path, "missing 'size'");
 	return 0;
 }
 
+static int
+read_down(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const struct ft__doc_field f = { "down", FT__DOC_BOOL, 0, sizeof(bool) };
+	bool down = false;
+	int rc = ft__doc_read(d, &f, v, path, &down);
+
+	if (rc == 0 && down)
+		((struct sc_fault *)obj)->scale = 0;
+	return rc;
+}
+
+static const char *const fault_names[] = { "link", "nic", "pcie", "nvlink", "switch", "port",
+	                                   "gpu",  NULL };
+
+enum { F_GPU = 2, F_NIC = 3 }; /* indexes in fault_fields, for has_gpu and has_nic */
+
+static const struct ft__doc_field fault_fields[] = {
+	{ "what", FT__DOC_ENUM, FT__DOC_AT(struct sc_fault, what), .names = fault_names },
+	{ "node", FT__DOC_U32, FT__DOC_AT(struct sc_fault, node), .lo = 0, .hi = UINT32_MAX - 1 },
+	[F_GPU] = { "gpu", FT__DOC_U32, FT__DOC_AT(struct sc_fault, gpu), .lo = 0,
+	            .hi = FT_SPEC_MAX_GPUS - 1 },
+	[F_NIC] = { "nic", FT__DOC_U32, FT__DOC_AT(struct sc_fault, nic), .lo = 0,
+	            .hi = FT_SPEC_MAX_NICS - 1 },
+	{ "tier", FT__DOC_U32, FT__DOC_AT(struct sc_fault, tier), .lo = 1, .hi = 3 },
+	{ "switch", FT__DOC_U32, FT__DOC_AT(struct sc_fault, sw), .lo = 0, .hi = UINT32_MAX - 1 },
+	{ "port", FT__DOC_U32, FT__DOC_AT(struct sc_fault, port), .lo = 0, .hi = 4095 },
+	{ "link", FT__DOC_U32, FT__DOC_AT(struct sc_fault, link), .lo = 0, .hi = UINT32_MAX - 1 },
+	{ "scale", FT__DOC_DOUBLE, FT__DOC_AT(struct sc_fault, scale), .lo = 0, .hi = 1 },
+	{ "down", FT__DOC_FN, .fn = read_down },
+	{ "slowdown", FT__DOC_DOUBLE, FT__DOC_AT(struct sc_fault, slowdown), .lo = 1, .hi = 1000 },
+};
+
 static void
-fault_defaults(void *obj, yaml_node_t *n)
+fault_init(void *obj, const yaml_node_t *n, size_t i)
 {
 	struct sc_fault *f = obj;
 
@@ -602,34 +409,56 @@ fault_defaults(void *obj, yaml_node_t *n)
 }
 
 static int
-fault_check(struct ld *l, const char *field, yaml_node_t *n, void *obj)
+fault_check(struct ld *l, const char *path, yaml_node_t *n, void *obj, uint64_t seen)
 {
 	struct sc_fault *f = obj;
 
+	f->has_gpu = seen & (UINT64_C(1) << F_GPU);
+	f->has_nic = seen & (UINT64_C(1) << F_NIC);
 	if (f->what == SC_F_GPU) {
 		if (!f->has_gpu || f->slowdown < 1)
-			return fail(l, n, FT_EPARSE, field,
-			            "a gpu fault needs 'gpu' and 'slowdown' (>= 1)");
+			return ft__doc_fail(&l->d, n, FT_EPARSE, path,
+			                    "a gpu fault needs 'gpu' and 'slowdown' (>= 1)");
 		return 0;
 	}
 	if (f->what == SC_F_SWITCH || f->what == SC_F_PORT) {
 		if (f->tier == 0)
-			return fail(l, n, FT_EPARSE, field, "a %s fault needs 'tier'",
-			            f->what == SC_F_SWITCH ? "switch" : "port");
+			return ft__doc_fail(&l->d, n, FT_EPARSE, path, "a %s fault needs 'tier'",
+			                    f->what == SC_F_SWITCH ? "switch" : "port");
 		if (f->what == SC_F_SWITCH && f->scale < 0)
 			f->scale = 0; /* a failed switch */
 	}
 	if (f->what == SC_F_LINK && f->link == UINT32_MAX)
-		return fail(l, n, FT_EPARSE, field, "a link fault needs 'link' (a link id)");
+		return ft__doc_fail(&l->d, n, FT_EPARSE, path,
+		                    "a link fault needs 'link' (a link id)");
 	if (f->what == SC_F_NIC && !f->has_nic)
-		return fail(l, n, FT_EPARSE, field, "a nic fault needs 'nic'");
+		return ft__doc_fail(&l->d, n, FT_EPARSE, path, "a nic fault needs 'nic'");
 	if ((f->what == SC_F_PCIE && !f->has_gpu && !f->has_nic) ||
 	    (f->what == SC_F_NVLINK && !f->has_gpu))
-		return fail(l, n, FT_EPARSE, field, "this fault needs 'gpu'%s",
-		            f->what == SC_F_PCIE ? " or 'nic'" : "");
+		return ft__doc_fail(&l->d, n, FT_EPARSE, path, "this fault needs 'gpu'%s",
+		                    f->what == SC_F_PCIE ? " or 'nic'" : "");
 	if (f->scale < 0)
-		return fail(l, n, FT_EPARSE, field, "missing 'scale' (0 to 1) or 'down: true'");
+		return ft__doc_fail(&l->d, n, FT_EPARSE, path,
+		                    "missing 'scale' (0 to 1) or 'down: true'");
 	return 0;
+}
+
+static int
+read_background(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	struct ld *l = ld_of(d);
+
+	return load_list(l, v, path, bg_fields, FT_ARRAY_SIZE(bg_fields),
+	                 sizeof(struct sc_background), &l->sc->background, bg_init, bg_check);
+}
+
+static int
+read_faults(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	struct ld *l = ld_of(d);
+
+	return load_list(l, v, path, fault_fields, FT_ARRAY_SIZE(fault_fields),
+	                 sizeof(struct sc_fault), &l->sc->faults, fault_init, fault_check);
 }
 
 /* ---- cluster ----------------------------------------------------------------- */
@@ -663,6 +492,7 @@ static int
 load_cluster(struct ld *l, yaml_node_t *v, bool has_fabric)
 {
 	struct ft_error e = { 0 };
+	const char *file = l->d.file;
 	int rc;
 
 	if (v->type == YAML_MAPPING_NODE) {
@@ -671,11 +501,11 @@ load_cluster(struct ld *l, yaml_node_t *v, bool has_fabric)
 		char *buf;
 
 		if (b > l->len || a > b)
-			return fail(l, v, FT_EPARSE, "cluster", "inline spec out of range");
+			return ft__doc_fail(&l->d, v, FT_EPARSE, "cluster", "inline spec out of range");
 		/* Pad with newlines and spaces so the spec loader's lines match the file's. */
 		buf = ft_calloc(b + 1, 1);
 		if (!buf)
-			return ft_error_set(l->err, FT_ENOMEM, "out of memory");
+			return ft_error_set(l->d.err, FT_ENOMEM, "out of memory");
 		memset(buf, ' ', a);
 		{
 			size_t i;
@@ -685,21 +515,21 @@ load_cluster(struct ld *l, yaml_node_t *v, bool has_fabric)
 					buf[i] = '\n';
 		}
 		memcpy(buf + a, l->text + a, b - a);
-		rc = ft_spec_load_buffer(buf, b, l->file, &l->sc->spec, l->err);
+		rc = ft_spec_load_buffer(buf, b, file, &l->sc->spec, l->d.err);
 		ft_free(buf);
 		return rc;
 	}
-	rc = want_scalar(l, v, "cluster", "a preset like dgx-h100:64 or a spec file");
-	if (rc < 0)
-		return rc;
 	{
 		char path[512];
-		const char *s = scalar(v), *slash = strrchr(l->file, '/');
+		const char *s = text_of(&l->d, v, "cluster", "a preset like dgx-h100:64 or a spec file"),
+		           *slash = strrchr(file, '/');
 
+		if (!s)
+			return FT_EPARSE;
 		/* A spec file is relative to the scenario file. */
 		if (s[0] != '/' && slash &&
-		    (size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - l->file), l->file,
-		                     s) < sizeof(path) &&
+		    (size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - file), file, s) <
+		            sizeof(path) &&
 		    access(path, R_OK) == 0)
 			s = path;
 		rc = ft_spec_resolve(s, &l->sc->spec, &e);
@@ -707,65 +537,57 @@ load_cluster(struct ld *l, yaml_node_t *v, bool has_fabric)
 			rc = 0; /* sized by the fabric block, validated after it */
 	}
 	if (rc < 0)
-		return fail(l, v, rc, "cluster", "%s", e.msg);
+		return ft__doc_fail(&l->d, v, rc, "cluster", "%s", e.msg);
 	return 0;
 }
 
 static int
-fabric_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
-           void *obj)
+read_fabric_link(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	struct ft_scenario *sc = obj;
-	struct ft_fabric_spec *f = &sc->fab;
-	int rc;
+	struct ft_fabric_spec *f = &((struct ft_scenario *)obj)->fab;
+	const char *s = text_of(d, v, path, "a link preset");
+	const struct ft_link_preset *lp;
 
-	if (strcmp(key, "tiers") == 0) {
-		sc->fab_mask |= FAB_TIERS;
-		return get_u32(l, v, path, 2, 3, &f->tiers);
-	}
-	if (strcmp(key, "radix") == 0) {
-		sc->fab_mask |= FAB_RADIX;
-		return get_u32(l, v, path, 4, 1024, &f->radix);
-	}
-	if (strcmp(key, "oversubscription") == 0) {
-		sc->fab_mask |= FAB_OVERSUB;
-		return get_double(l, v, path, 1, 64, &f->oversubscription);
-	}
-	if (strcmp(key, "link") == 0) {
-		const struct ft_link_preset *lp;
-
-		rc = want_scalar(l, v, path, "a link preset");
-		if (rc < 0)
-			return rc;
-		lp = ft_link_preset_find(scalar(v));
-		if (!lp)
-			return fail(l, v, FT_EPARSE, path,
-			            "expected a link preset (hdr, ndr, xdr, roce100..roce800), "
-			            "got '%s'",
-			            scalar(v));
-		ft_strlcpy(f->link, lp->name, sizeof(f->link));
-		f->link_Bps = lp->rate_Bps;
-		f->lat_switch_s = lp->lat_switch_s;
-		f->lat_cable_s = lp->lat_cable_s;
-		sc->fab_mask |= FAB_LINK;
-		return 0;
-	}
-	if (strcmp(key, "kind") == 0) {
-		rc = want_scalar(l, v, path, "a fabric kind");
-		if (rc < 0)
-			return rc;
-		if (strcmp(scalar(v), "fat_tree") == 0)
-			f->kind = FT_FABRIC_FAT_TREE;
-		else if (strcmp(scalar(v), "rail_fat_tree") == 0)
-			f->kind = FT_FABRIC_RAIL_FAT_TREE;
-		else
-			return fail(l, v, FT_EPARSE, path,
-			            "expected fat_tree or rail_fat_tree, got '%s'", scalar(v));
-		sc->fab_mask |= FAB_KIND;
-		return 0;
-	}
-	return unknown(l, k, path, "kind, tiers, radix, oversubscription, link");
+	if (!s)
+		return FT_EPARSE;
+	lp = ft_link_preset_find(s);
+	if (!lp)
+		return ft__doc_fail(d, v, FT_EPARSE, path,
+		                    "expected a link preset (hdr, ndr, xdr, roce100..roce800), "
+		                    "got '%s'",
+		                    s);
+	ft_strlcpy(f->link, lp->name, sizeof(f->link));
+	f->link_Bps = lp->rate_Bps;
+	f->lat_switch_s = lp->lat_switch_s;
+	f->lat_cable_s = lp->lat_cable_s;
+	return 0;
 }
+
+static int
+read_fabric_kind(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const char *const names[] = { "fat_tree", "rail_fat_tree", NULL };
+	static const enum ft_fabric_kind kinds[] = { FT_FABRIC_FAT_TREE, FT_FABRIC_RAIL_FAT_TREE };
+	static const struct ft__doc_field f = { "kind", FT__DOC_ENUM, 0, sizeof(int),
+		                                .names = names };
+	int i = 0, rc = ft__doc_read(d, &f, v, path, &i);
+
+	if (rc == 0)
+		((struct ft_scenario *)obj)->fab.kind = kinds[i];
+	return rc;
+}
+
+/* The fabric overrides, each with the FAB_* bit apply_fabric() reads. */
+static const struct ft__doc_field fabric_fields[] = {
+	{ "kind", FT__DOC_FN, .fn = read_fabric_kind },
+	{ "tiers", FT__DOC_U32, FT__DOC_AT(struct ft_scenario, fab.tiers), .lo = 2, .hi = 3 },
+	{ "radix", FT__DOC_U32, FT__DOC_AT(struct ft_scenario, fab.radix), .lo = 4, .hi = 1024 },
+	{ "oversubscription", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_scenario, fab.oversubscription),
+	  .lo = 1, .hi = 64 },
+	{ "link", FT__DOC_FN, .fn = read_fabric_link },
+};
+static const unsigned fabric_bits[] = { FAB_KIND, FAB_TIERS, FAB_RADIX, FAB_OVERSUB, FAB_LINK };
+_Static_assert(FT_ARRAY_SIZE(fabric_bits) == FT_ARRAY_SIZE(fabric_fields), "a bit per field");
 
 static void
 apply_fabric(const struct ft_scenario *sc, struct ft_fabric_spec *f)
@@ -813,181 +635,115 @@ ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg, struct ft
 /* ---- packet engine knobs (packet:) --------------------------------------------- */
 
 static int
-packet_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v,
-           void *obj)
+read_mtu(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	struct ft_packet_cfg *pc = &((struct ft_scenario *)obj)->packet;
-	uint64_t sz;
-	int rc;
+	static const struct ft__doc_field f = { "mtu", FT__DOC_SIZE, 0, sizeof(uint64_t), .lo = 64,
+		                                .hi = 9000, .what = "64 to 9000 bytes" };
+	uint64_t sz = 0;
+	int rc = ft__doc_read(d, &f, v, path, &sz);
 
-	if (strcmp(key, "mtu") == 0) {
-		rc = get_size(l, v, path, &sz);
-		if (rc == 0 && (sz < 64 || sz > 9000))
-			rc = fail(l, v, FT_ERANGE, path, "expected 64 to 9000 bytes, got %s",
-			          scalar(v));
-		pc->mtu_bytes = (uint32_t)sz;
-		return rc;
-	}
-	if (strcmp(key, "flow_control") == 0) {
-		static const char *const names[] = { "auto", "credit", "pfc", "none" };
+	if (rc == 0)
+		((struct ft_packet_cfg *)obj)->mtu_bytes = (uint32_t)sz;
+	return rc;
+}
 
-		rc = want_scalar(l, v, path, "a flow control");
-		if (rc < 0)
-			return rc;
-		for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++)
-			if (strcmp(scalar(v), names[i]) == 0) {
-				pc->fc = (enum ft_pkt_fc)i;
-				return 0;
-			}
-		return fail(l, v, FT_EPARSE, path, "expected auto, credit, pfc or none, got '%s'",
-		            scalar(v));
-	}
-	if (strcmp(key, "port_buffer") == 0)
-		return get_size(l, v, path, &pc->port_buffer_bytes);
-	if (strcmp(key, "switch_buffer") == 0)
-		return get_size(l, v, path, &pc->switch_buffer_bytes);
-	if (strcmp(key, "pfc_xoff") == 0)
-		return get_size(l, v, path, &pc->pfc_xoff_bytes);
-	if (strcmp(key, "pfc_xon") == 0)
-		return get_size(l, v, path, &pc->pfc_xon_bytes);
-	if (strcmp(key, "pfc_headroom") == 0)
-		return get_size(l, v, path, &pc->pfc_headroom_bytes);
-	if (strcmp(key, "store_forward") == 0)
-		return get_bool(l, v, path, &pc->store_forward);
-	if (strcmp(key, "ib_timeout") == 0)
-		return get_u32(l, v, path, 1, 31, &pc->ib_timeout);
-	if (strcmp(key, "retransmit_timeout") == 0)
-		return get_duration(l, v, path, &pc->rto_s);
-	if (strcmp(key, "ber") == 0)
-		return get_double(l, v, path, 0, 1e-3, &pc->ber);
-	if (strcmp(key, "congestion_control") == 0) {
-		static const char *const names[] = { "auto", "none", "dcqcn", "ibcc", "timely" };
+static const char *const fc_names[] = { "auto", "credit", "pfc", "none", NULL };
+static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", NULL };
 
-		rc = want_scalar(l, v, path, "a congestion control");
-		if (rc < 0)
-			return rc;
-		for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++)
-			if (strcmp(scalar(v), names[i]) == 0) {
-				pc->cc = (enum ft_pkt_cc)i;
-				return 0;
-			}
-		return fail(l, v, FT_EPARSE, path,
-		            "expected auto, none, dcqcn, ibcc or timely, got '%s'", scalar(v));
-	}
-	if (strcmp(key, "ecn_kmin") == 0)
-		return get_size(l, v, path, &pc->ecn_kmin_bytes);
-	if (strcmp(key, "ecn_kmax") == 0)
-		return get_size(l, v, path, &pc->ecn_kmax_bytes);
-	if (strcmp(key, "ecn_pmax") == 0)
-		return get_double(l, v, path, 0.001, 1, &pc->ecn_pmax);
-	if (strcmp(key, "min_time_between_cnps") == 0)
-		return get_duration(l, v, path, &pc->cnp_interval_s);
-	if (strcmp(key, "rpg_time_reset") == 0)
-		return get_duration(l, v, path, &pc->dcqcn_timer_s);
-	if (strcmp(key, "rpg_byte_reset") == 0)
-		return get_size(l, v, path, &pc->dcqcn_byte_counter);
-	if (strcmp(key, "rpg_ai_rate") == 0)
-		return get_double(l, v, path, 1e3, 1e12, &pc->dcqcn_ai_bps);
-	if (strcmp(key, "rpg_hai_rate") == 0)
-		return get_double(l, v, path, 1e3, 1e12, &pc->dcqcn_hai_bps);
-	if (strcmp(key, "rpg_min_dec_fac") == 0)
-		return get_double(l, v, path, 0.01, 0.99, &pc->dcqcn_min_dec);
-	if (strcmp(key, "dcqcn_g") == 0)
-		return get_double(l, v, path, 1e-6, 0.5, &pc->dcqcn_g);
-	if (strcmp(key, "pfc_watchdog") == 0)
-		return get_duration(l, v, path, &pc->pfc_watchdog_s);
-	if (strcmp(key, "ccti_timer") == 0)
-		return get_duration(l, v, path, &pc->ccti_timer_s);
-	if (strcmp(key, "ccti_increase") == 0)
-		return get_u32(l, v, path, 1, 255, &pc->ccti_increase);
-	if (strcmp(key, "ccti_limit") == 0)
-		return get_u32(l, v, path, 1, 16383, &pc->ccti_limit);
-	if (strcmp(key, "ibcc_threshold") == 0)
-		return get_size(l, v, path, &pc->ibcc_threshold_bytes);
-	if (strcmp(key, "ibcc_marking_rate") == 0)
-		return get_u32(l, v, path, 1, 65535, &pc->ibcc_marking_rate);
-	return unknown(l, k, path,
-	               "mtu, flow_control, port_buffer, switch_buffer, pfc_xoff, pfc_xon, "
-	               "pfc_headroom, store_forward, ib_timeout, retransmit_timeout, ber, "
-	               "congestion_control, ecn_kmin, ecn_kmax, ecn_pmax, "
-	               "min_time_between_cnps, rpg_time_reset, rpg_byte_reset, rpg_ai_rate, "
-	               "rpg_hai_rate, rpg_min_dec_fac, dcqcn_g, ccti_timer, ccti_increase, "
-	               "ccti_limit, ibcc_threshold, ibcc_marking_rate, pfc_watchdog");
+#define PKT(m) FT__DOC_AT(struct ft_packet_cfg, m)
+
+/* One line per knob: key, type, member, range (struct ft_packet_cfg in <fabtune/sim.h>). */
+static const struct ft__doc_field packet_fields[] = {
+	{ "mtu", FT__DOC_FN, .fn = read_mtu },
+	{ "flow_control", FT__DOC_ENUM, PKT(fc), .names = fc_names },
+	{ "port_buffer", FT__DOC_SIZE, PKT(port_buffer_bytes) },
+	{ "switch_buffer", FT__DOC_SIZE, PKT(switch_buffer_bytes) },
+	{ "pfc_xoff", FT__DOC_SIZE, PKT(pfc_xoff_bytes) },
+	{ "pfc_xon", FT__DOC_SIZE, PKT(pfc_xon_bytes) },
+	{ "pfc_headroom", FT__DOC_SIZE, PKT(pfc_headroom_bytes) },
+	{ "store_forward", FT__DOC_BOOL, PKT(store_forward) },
+	{ "ib_timeout", FT__DOC_U32, PKT(ib_timeout), .lo = 1, .hi = 31 },
+	{ "retransmit_timeout", FT__DOC_DURATION, PKT(rto_s) },
+	{ "ber", FT__DOC_DOUBLE, PKT(ber), .lo = 0, .hi = 1e-3 },
+	{ "congestion_control", FT__DOC_ENUM, PKT(cc), .names = cc_names },
+	{ "ecn_kmin", FT__DOC_SIZE, PKT(ecn_kmin_bytes) },
+	{ "ecn_kmax", FT__DOC_SIZE, PKT(ecn_kmax_bytes) },
+	{ "ecn_pmax", FT__DOC_DOUBLE, PKT(ecn_pmax), .lo = 0.001, .hi = 1 },
+	{ "min_time_between_cnps", FT__DOC_DURATION, PKT(cnp_interval_s) },
+	{ "rpg_time_reset", FT__DOC_DURATION, PKT(dcqcn_timer_s) },
+	{ "rpg_byte_reset", FT__DOC_SIZE, PKT(dcqcn_byte_counter) },
+	{ "rpg_ai_rate", FT__DOC_DOUBLE, PKT(dcqcn_ai_bps), .lo = 1e3, .hi = 1e12 },
+	{ "rpg_hai_rate", FT__DOC_DOUBLE, PKT(dcqcn_hai_bps), .lo = 1e3, .hi = 1e12 },
+	{ "rpg_min_dec_fac", FT__DOC_DOUBLE, PKT(dcqcn_min_dec), .lo = 0.01, .hi = 0.99 },
+	{ "dcqcn_g", FT__DOC_DOUBLE, PKT(dcqcn_g), .lo = 1e-6, .hi = 0.5 },
+	{ "ccti_timer", FT__DOC_DURATION, PKT(ccti_timer_s) },
+	{ "ccti_increase", FT__DOC_U32, PKT(ccti_increase), .lo = 1, .hi = 255 },
+	{ "ccti_limit", FT__DOC_U32, PKT(ccti_limit), .lo = 1, .hi = 16383 },
+	{ "ibcc_threshold", FT__DOC_SIZE, PKT(ibcc_threshold_bytes) },
+	{ "ibcc_marking_rate", FT__DOC_U32, PKT(ibcc_marking_rate), .lo = 1, .hi = 65535 },
+	{ "pfc_watchdog", FT__DOC_DURATION, PKT(pfc_watchdog_s) },
+};
+
+static int
+read_packet(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	return ft__doc_walk(d, v, path, packet_fields, FT_ARRAY_SIZE(packet_fields),
+	                    &((struct ft_scenario *)obj)->packet, NULL);
 }
 
 /* ---- top level ----------------------------------------------------------------- */
 
 static int
-top_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_node_t *v, void *obj)
+read_engine(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	struct ft_scenario *sc = l->sc;
-	int rc;
+	static const struct ft__doc_field f = { "engine", FT__DOC_STR,
+		                                FT__DOC_AT(struct ft_scenario, engine) };
+	struct ft_scenario *sc = obj;
+	int rc = ft__doc_read(d, &f, v, path, sc);
 
-	FT_UNUSED(obj);
-	if (strcmp(key, "name") == 0)
-		return get_str(l, v, path, sc->name, sizeof(sc->name));
-	if (strcmp(key, "description") == 0)
-		return get_str(l, v, path, sc->description, sizeof(sc->description));
-	if (strcmp(key, "seed") == 0)
-		return get_u64(l, v, path, &sc->seed);
-	if (strcmp(key, "cluster") == 0 || strcmp(key, "fabric") == 0)
-		return 0; /* loaded first / after the cluster */
-	if (strcmp(key, "engine") == 0) {
-		rc = get_str(l, v, path, sc->engine, sizeof(sc->engine));
-		if (rc == 0 && !ft_sim_engine_find(sc->engine))
-			rc = fail(l, v, FT_EPARSE, path,
-			          "expected analytic, flow, ideal or packet, got '%s'", sc->engine);
-		return rc;
-	}
-	if (strcmp(key, "routing") == 0) {
-		rc = want_scalar(l, v, path, "a routing");
-		if (rc < 0)
-			return rc;
-		/* Whether it fits the fabric is checked when the cluster is known (run.c). */
-		if (ft_routing_from_name(scalar(v), &sc->routing) < 0)
-			return fail(l, v, FT_EPARSE, path,
-			            "expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
-			            "got '%s'",
-			            scalar(v));
-		sc->has_routing = true;
-		return 0;
-	}
-	if (strcmp(key, "qps_per_connection") == 0)
-		return get_u32(l, v, path, 1, 64, &sc->qps_per_conn);
-	if (strcmp(key, "flowlet") == 0)
-		return get_size(l, v, path, &sc->flowlet_bytes);
-	if (strcmp(key, "fabric_scale") == 0)
-		return get_double(l, v, path, 0.001, 1000, &sc->fabric_scale);
-	if (strcmp(key, "packet") == 0)
-		return each_key(l, v, "packet", packet_key, sc);
-	if (strcmp(key, "jobs") == 0)
-		return load_jobs(l, v);
-	if (strcmp(key, "background") == 0)
-		return load_list(l, v, "background", bg_key, sizeof(struct sc_background),
-		                 &sc->background, bg_defaults, bg_check);
-	if (strcmp(key, "faults") == 0)
-		return load_list(l, v, "faults", fault_key, sizeof(struct sc_fault), &sc->faults,
-		                 fault_defaults, fault_check);
-	return unknown(l, k, path,
-	               "name, description, seed, cluster, fabric, engine, routing, "
-	               "qps_per_connection, flowlet, fabric_scale, packet, jobs, background, faults");
+	if (rc == 0 && !ft_sim_engine_find(sc->engine))
+		rc = ft__doc_fail(d, v, FT_EPARSE, path,
+		                  "expected analytic, flow, ideal or packet, got '%s'", sc->engine);
+	return rc;
 }
 
-static yaml_node_t *
-find_key(struct ld *l, yaml_node_t *map, const char *key)
+static int
+read_routing(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	yaml_node_pair_t *p;
+	struct ft_scenario *sc = obj;
+	const char *s = text_of(d, v, path, "a routing");
 
-	if (map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node(l, p->key);
-
-		if (k && k->type == YAML_SCALAR_NODE && strcmp(scalar(k), key) == 0)
-			return node(l, p->value);
-	}
-	return NULL;
+	if (!s)
+		return FT_EPARSE;
+	/* Whether it fits the fabric is checked when the cluster is known (run.c). */
+	if (ft_routing_from_name(s, &sc->routing) < 0)
+		return ft__doc_fail(d, v, FT_EPARSE, path,
+		                    "expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+		                    "got '%s'",
+		                    s);
+	sc->has_routing = true;
+	return 0;
 }
+
+static const struct ft__doc_field top_fields[] = {
+	{ "name", FT__DOC_STR, FT__DOC_AT(struct ft_scenario, name) },
+	{ "description", FT__DOC_STR, FT__DOC_AT(struct ft_scenario, description),
+	  .what = "a text" },
+	{ "seed", FT__DOC_U64, FT__DOC_AT(struct ft_scenario, seed) },
+	{ "cluster", FT__DOC_SKIP }, /* loaded first */
+	{ "fabric", FT__DOC_SKIP },  /* loaded after the cluster */
+	{ "engine", FT__DOC_FN, .fn = read_engine },
+	{ "routing", FT__DOC_FN, .fn = read_routing },
+	{ "qps_per_connection", FT__DOC_U32, FT__DOC_AT(struct ft_scenario, qps_per_conn), .lo = 1,
+	  .hi = 64 },
+	{ "flowlet", FT__DOC_SIZE, FT__DOC_AT(struct ft_scenario, flowlet_bytes) },
+	{ "fabric_scale", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_scenario, fabric_scale),
+	  .lo = 0.001, .hi = 1000 },
+	{ "packet", FT__DOC_FN, .fn = read_packet },
+	{ "jobs", FT__DOC_FN, .fn = read_jobs },
+	{ "background", FT__DOC_FN, .fn = read_background },
+	{ "faults", FT__DOC_FN, .fn = read_faults },
+};
 
 static struct ft_scenario *
 scenario_new(const char *file)
@@ -1008,6 +764,33 @@ scenario_new(const char *file)
 }
 
 static int
+load_fabric(struct ld *l, yaml_node_t *fab)
+{
+	struct ft_scenario *sc = l->sc;
+	uint64_t seen = 0;
+	size_t i;
+	int rc;
+
+	rc = ft__doc_walk(&l->d, fab, "fabric", fabric_fields, FT_ARRAY_SIZE(fabric_fields), sc,
+	                  &seen);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < FT_ARRAY_SIZE(fabric_bits); i++)
+		if (seen & (UINT64_C(1) << i))
+			sc->fab_mask |= fabric_bits[i];
+	apply_fabric(sc, &sc->spec.fabric);
+	if (sc->spec.fabric.kind == FT_FABRIC_NONE)
+		return ft__doc_fail(&l->d, fab, FT_EINVAL, "fabric",
+		                    "the cluster has no fabric to change "
+		                    "(give a node count: preset:NODES)");
+	rc = ft_spec_validate(&sc->spec, l->d.err);
+	if (rc < 0)
+		ft_error_prefix(l->d.err, "%s:%zu:%zu: fabric: ", l->d.file,
+		                fab->start_mark.line + 1, fab->start_mark.column + 1);
+	return rc;
+}
+
+static int
 load_doc(struct ld *l, yaml_node_t *root)
 {
 	struct ft_scenario *sc = l->sc;
@@ -1015,32 +798,20 @@ load_doc(struct ld *l, yaml_node_t *root)
 	int rc;
 
 	if (!root || root->type != YAML_MAPPING_NODE)
-		return fail(l, root, FT_EPARSE, "scenario", "expected a mapping at the top, got %s",
-		            root ? shown(root) : "nothing");
-	cl = find_key(l, root, "cluster");
+		return root ? ft__doc_expected(&l->d, root, "scenario", "a mapping at the top") :
+		              ft__doc_fail(&l->d, root, FT_EPARSE, "scenario",
+		                           "expected a mapping at the top, got nothing");
+	cl = ft__doc_lookup(&l->d, root, "cluster");
 	if (!cl)
-		return fail(l, root, FT_EPARSE, "cluster",
-		            "missing (a preset like dgx-h100:64, "
-		            "a spec file or an inline spec)");
-	fab = find_key(l, root, "fabric");
+		return ft__doc_fail(&l->d, root, FT_EPARSE, "cluster",
+		                    "missing (a preset like dgx-h100:64, "
+		                    "a spec file or an inline spec)");
+	fab = ft__doc_lookup(&l->d, root, "fabric");
 	rc = load_cluster(l, cl, fab != NULL);
-	if (rc < 0)
-		return rc;
-	if (fab) {
-		rc = each_key(l, fab, "fabric", fabric_key, sc);
-		if (rc == 0)
-			apply_fabric(sc, &sc->spec.fabric);
-		if (rc == 0 && sc->spec.fabric.kind == FT_FABRIC_NONE)
-			rc = fail(l, fab, FT_EINVAL, "fabric",
-			          "the cluster has no fabric to change "
-			          "(give a node count: preset:NODES)");
-		if (rc == 0 && (rc = ft_spec_validate(&sc->spec, l->err)) < 0)
-			ft_error_prefix(l->err, "%s:%zu:%zu: fabric: ", l->file,
-			                fab->start_mark.line + 1, fab->start_mark.column + 1);
-		if (rc < 0)
-			return rc;
-	}
-	rc = each_key(l, root, "", top_key, NULL);
+	if (rc == 0 && fab)
+		rc = load_fabric(l, fab);
+	if (rc == 0)
+		rc = ft__doc_walk(&l->d, root, "", top_fields, FT_ARRAY_SIZE(top_fields), sc, NULL);
 	if (rc < 0)
 		return rc;
 	if (!sc->name[0]) {
@@ -1053,8 +824,8 @@ load_doc(struct ld *l, yaml_node_t *root)
 			*dot = '\0';
 	}
 	if (sc->jobs.len == 0 && sc->background.len == 0)
-		return fail(l, root, FT_EPARSE, "jobs",
-		            "a scenario needs jobs or background traffic");
+		return ft__doc_fail(&l->d, root, FT_EPARSE, "jobs",
+		                    "a scenario needs jobs or background traffic");
 	return 0;
 }
 
@@ -1062,33 +833,20 @@ int
 ft_scenario_load_buffer(const char *text, size_t len, const char *file, struct ft_scenario **out,
                         struct ft_error *err)
 {
-	yaml_parser_t parser;
-	struct ld l = { .file = file ? file : "<scenario>", .text = text, .len = len, .err = err };
+	struct ld l = { .text = text, .len = len };
 	int rc;
 
 	*out = NULL;
-	rc = ft_spec_yaml_check(text, len, l.file, err); /* depth, alias bombs */
+	rc = ft__doc_open(&l.d, text, len, file ? file : "<scenario>", err);
 	if (rc < 0)
 		return rc;
-	l.sc = scenario_new(l.file);
-	if (!l.sc)
-		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	if (!yaml_parser_initialize(&parser)) {
-		ft_scenario_free(l.sc);
+	l.sc = scenario_new(l.d.file);
+	if (!l.sc) {
+		ft__doc_close(&l.d);
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &l.doc)) {
-		rc = ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s", l.file,
-		                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-		                  parser.problem ? parser.problem : "malformed YAML");
-		yaml_parser_delete(&parser);
-		ft_scenario_free(l.sc);
-		return rc;
-	}
-	rc = load_doc(&l, yaml_document_get_root_node(&l.doc));
-	yaml_document_delete(&l.doc);
-	yaml_parser_delete(&parser);
+	rc = load_doc(&l, ft__doc_root(&l.d));
+	ft__doc_close(&l.d);
 	if (rc < 0) {
 		ft_scenario_free(l.sc);
 		return rc;

@@ -201,6 +201,8 @@ number_error(struct ft__doc *d, const struct ft__doc_field *f, const yaml_node_t
 
 	if (f->what)
 		snprintf(what, sizeof(what), "%s", f->what);
+	else if (whole && f->hi == 0 && f->lo == 0)
+		snprintf(what, sizeof(what), "a whole number");
 	else if (whole && f->hi == 0)
 		snprintf(what, sizeof(what), "an integer of at least %.0f", f->lo);
 	else if (whole)
@@ -346,6 +348,25 @@ read_number(struct ft__doc *d, const struct ft__doc_field *f, const yaml_node_t 
 	return 0;
 }
 
+/* The size of the member a type writes (strings: any). */
+static size_t
+member_size(enum ft__doc_type type)
+{
+	switch (type) {
+	case FT__DOC_ENUM:
+		return sizeof(int);
+	case FT__DOC_BOOL:
+		return sizeof(bool);
+	case FT__DOC_U32:
+		return sizeof(uint32_t);
+	case FT__DOC_U64:
+	case FT__DOC_SIZE:
+		return sizeof(uint64_t);
+	default:
+		return sizeof(double);
+	}
+}
+
 int
 ft__doc_read(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v, const char *path,
              void *obj)
@@ -358,6 +379,9 @@ ft__doc_read(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v, c
 		return 0;
 	if (f->type == FT__DOC_FN)
 		return f->fn(d, v, path, obj);
+	if (!FT_ALWAYS(f->type == FT__DOC_STR || f->size == member_size(f->type)))
+		return ft_error_set(d->err, FT_EINVAL, "%s: field '%s' has the wrong size", d->file,
+		                    path);
 	s = ft__doc_scalar(v);
 	number = f->type == FT__DOC_U32 || f->type == FT__DOC_U64 || f->type == FT__DOC_DOUBLE;
 	/* a strict document takes numbers and booleans unquoted only: "4" is a text */
@@ -375,7 +399,7 @@ ft__doc_read(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v, c
 	case FT__DOC_ENUM: {
 		int i = 0, rc = read_enum(d, f, v, path, s, &i);
 
-		if (rc == 0 && FT_ALWAYS(f->size == sizeof(int)))
+		if (rc == 0)
 			memcpy(p, &i, sizeof(i));
 		return rc;
 	}
