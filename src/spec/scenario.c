@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/scenario.c - the scenario loader: YAML or JSON into a validated struct
+ * spec/scenario.c - the scenario loader: YAML or JSON into a validated struct
  * ft_scenario by the one document reader (spec/doc.h), one table of keys
  * per section, every error naming file:line:col and the field, like the
  * spec loader.
@@ -10,7 +10,7 @@
  * fabric overrides, routing, jobs, background traffic, faults and the
  * packet engine's knobs. The format is documented in docs/cmd/sim.md.
  */
-#include "sim_int.h"
+#include "sim/sim_int.h"
 
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
