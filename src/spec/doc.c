@@ -576,8 +576,6 @@ walk_pair(struct ft__doc *d, yaml_node_t *k, yaml_node_t *v, const char *path, v
 		return ft__doc_unknown(d, k, path, name, known, w->n, NULL);
 	}
 	w->given |= UINT64_C(1) << i;
-	if (d->on_key)
-		d->on_key(d, path, v);
 	return ft__doc_read(d, &w->fields[i], v, path, w->obj);
 }
 

@@ -35,15 +35,16 @@
 /* The longest dotted field path a message carries ("jobs[3].ops[12].size"). */
 #define FT__DOC_PATH_MAX 160
 
-/* One document being read. Owns the libyaml tree between open and close. */
+/*
+ * One document being read. Owns the libyaml tree between open and close.
+ * A reader that needs its own state in callbacks embeds this as the first
+ * member of its state and casts back (spec/scenario.c).
+ */
 struct ft__doc {
 	const char *file; /* as messages name it; borrowed */
 	yaml_document_t tree;
 	bool loaded;
 	struct ft_error *err; /* borrowed, may be NULL */
-	/* Called for each key the walk accepts, before its value is read (may be NULL). */
-	void (*on_key)(struct ft__doc *d, const char *path, const yaml_node_t *v);
-	void *user;  /* for on_key and callbacks */
 	bool strict; /* numbers and booleans unquoted, booleans true/false only (cluster specs) */
 };
 
