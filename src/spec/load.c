@@ -147,6 +147,7 @@ struct walk {
 	size_t n;
 	unsigned kind_bit;
 	const char *kind_name;
+	void *obj; /* where typed fields' members are */
 };
 
 static bool
@@ -175,7 +176,13 @@ walk_pair(struct ft__doc *d, yaml_node_t *k, yaml_node_t *v, const char *path, v
 		return ft__doc_unknown(d, k, path, name, known, n, w->kind_name ? whose : NULL);
 	}
 	ft__spec_remember(w->L, path, &v->start_mark);
-	return w->fields[i].fn ? w->fields[i].fn(w->L, v, path) : 0;
+	if (w->fields[i].given)
+		*(bool *)(void *)((char *)w->L + w->fields[i].given) = true;
+	if (w->fields[i].fn)
+		return w->fields[i].fn(w->L, v, path);
+	if (w->fields[i].doc.size)
+		return ft__doc_read(d, &w->fields[i].doc, v, path, w->obj);
+	return 0;
 }
 
 /*
@@ -183,21 +190,22 @@ walk_pair(struct ft__doc *d, yaml_node_t *k, yaml_node_t *v, const char *path, v
  * (and apply to @kind_bit when the field says so), once.
  */
 int
-ft__spec_walk(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
-              size_t n, unsigned kind_bit, const char *kind_name)
+ft__spec_walk_in(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
+                 size_t n, unsigned kind_bit, const char *kind_name, void *obj)
 {
-	struct walk w = { L, fields, n, kind_bit, kind_name };
+	struct walk w = { L, fields, n, kind_bit, kind_name, obj };
 
 	return ft__doc_each(&L->d, map, path, walk_pair, &w);
 }
 
-/* ---- document ----------------------------------------------------------------------------- */
-
-static int
-f_name(struct loader *L, yaml_node_t *v, const char *path)
+int
+ft__spec_walk(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
+              size_t n, unsigned kind_bit, const char *kind_name)
 {
-	return ft__spec_get_str(L, v, path, L->spec->name, sizeof(L->spec->name));
+	return ft__spec_walk_in(L, map, path, fields, n, kind_bit, kind_name, L->spec);
 }
+
+/* ---- document ----------------------------------------------------------------------------- */
 
 static int
 f_description(struct loader *L, yaml_node_t *v, const char *path)
@@ -235,36 +243,16 @@ f_calib_op(struct loader *L, yaml_node_t *v, const char *path)
 	                         "alltoall or sendrecv");
 }
 
-static int
-f_calib_ranks(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 0, UINT32_MAX, &cur_calib(L)->nranks);
-}
-
-static int
-f_calib_fixed(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_duration(L, v, path, &cur_calib(L)->fixed_s);
-}
-
-static int
-f_calib_lat(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_double(L, v, path, 0, 1000, &cur_calib(L)->lat_scale);
-}
-
-static int
-f_calib_bw(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_double(L, v, path, 0.01, 1000, &cur_calib(L)->bw_scale);
-}
+#define CALIB(m) FT__DOC_AT(struct ft_calib_entry, m)
 
 static const struct field calib_fields[] = {
 	{ "op", f_calib_op, 0 },
-	{ "ranks", f_calib_ranks, 0 },
-	{ "fixed", f_calib_fixed, 0 },
-	{ "latency_scale", f_calib_lat, 0 },
-	{ "bandwidth_scale", f_calib_bw, 0 },
+	{ "ranks", .doc = { "", FT__DOC_U32, CALIB(nranks), .lo = 0, .hi = UINT32_MAX } },
+	{ "fixed", .doc = { "", FT__DOC_DURATION, CALIB(fixed_s),
+	                    .what = "a duration like 150ns or 2us" } },
+	{ "latency_scale", .doc = { "", FT__DOC_DOUBLE, CALIB(lat_scale), .lo = 0, .hi = 1000 } },
+	{ "bandwidth_scale",
+	  .doc = { "", FT__DOC_DOUBLE, CALIB(bw_scale), .lo = 0.01, .hi = 1000 } },
 };
 
 static int
@@ -292,7 +280,8 @@ f_calibration(struct loader *L, yaml_node_t *v, const char *path)
 			return ft__spec_expected(L, e ? e : v, sub,
 			                         "a mapping with op and the constants");
 		ft__spec_remember(L, sub, &e->start_mark);
-		rc = ft__spec_walk(L, e, sub, calib_fields, FT_ARRAY_SIZE(calib_fields), 0, NULL);
+		rc = ft__spec_walk_in(L, e, sub, calib_fields, FT_ARRAY_SIZE(calib_fields), 0, NULL,
+		                      c);
 		if (rc < 0)
 			return rc;
 		if (!c->op[0])
@@ -304,7 +293,7 @@ f_calibration(struct loader *L, yaml_node_t *v, const char *path)
 }
 
 static const struct field top_fields[] = {
-	{ "name", f_name, 0 },
+	{ "name", .doc = { "", FT__DOC_STR, FT__DOC_AT(struct ft_cluster_spec, name) } },
 	{ "description", f_description, 0 },
 	{ "nodes", NULL, 0 },
 	{ "fabric", NULL, 0 },

@@ -52,10 +52,23 @@ struct loader {
 
 typedef int field_fn(struct loader *L, yaml_node_t *v, const char *path);
 
+/*
+ * A key of a section: read by @fn, or, without one, by the one reader as
+ * @doc says (type, member of the walk's object, range), setting the loader's
+ * flag at offset @given (offsetof(struct loader, given_x); 0 = none). A
+ * plain value is one line:
+ *
+ *     { "radix", .doc = { "", FT__DOC_U32, FT__DOC_AT(struct ft_cluster_spec, fabric.radix),
+ *                         .lo = 4, .hi = 1024 }, .given = offsetof(struct loader, given_radix) },
+ *
+ * Neither @fn nor @doc: the key is accepted and read elsewhere.
+ */
 struct field {
 	const char *key;
 	field_fn *fn;
 	unsigned kinds; /* fabric kinds (bit per enum ft_fabric_kind) the key applies to; 0 = any */
+	struct ft__doc_field doc;
+	size_t given;
 };
 
 #define KIND_BIT(k) (1u << (k))
@@ -118,6 +131,10 @@ int ft__spec_get_duration(struct loader *L, yaml_node_t *v, const char *path, do
  */
 int ft__spec_walk(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
                   size_t n, unsigned kind_bit, const char *kind_name);
+/* The same, with the typed fields' members in @obj rather than in the spec. */
+int ft__spec_walk_in(struct loader *L, yaml_node_t *map, const char *path,
+                     const struct field *fields, size_t n, unsigned kind_bit,
+                     const char *kind_name, void *obj);
 
 /* The sections. */
 int ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes);

@@ -653,6 +653,42 @@ test_load_errors(void **state)
 	}
 }
 
+/* Calibration entries: typed fields of the one reader, in an entry of their own. */
+static void
+test_load_calibration(void **state)
+{
+	static const char good[] = "name: x\nnodes:\n  preset: dgx-h100\ncalibration:\n"
+	                           "  - {op: all_reduce, ranks: 16, fixed: 5us, latency_scale: 1.5,\n"
+	                           "     bandwidth_scale: 0.8}\n"
+	                           "  - {op: alltoall, fixed: 2ms}\n";
+	static const char bad[] = "name: x\nnodes:\n  preset: dgx-h100\ncalibration:\n"
+	                          "  - {op: all_reduce, ranks: \"16\"}\n";
+	static const char range[] = "name: x\nnodes:\n  preset: dgx-h100\ncalibration:\n"
+	                            "  - op: all_reduce\n    bandwidth_scale: 0\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(load(good, &s, &err), 0);
+	assert_int_equal(s.ncalib, 2);
+	assert_string_equal(s.calib[0].op, "all_reduce");
+	assert_int_equal(s.calib[0].nranks, 16);
+	assert_true(fabs(s.calib[0].fixed_s - 5e-6) < 1e-18);
+	assert_true(s.calib[0].lat_scale == 1.5 && s.calib[0].bw_scale == 0.8);
+	/* not given: the neutral constants */
+	assert_int_equal(s.calib[1].nranks, 0);
+	assert_true(fabs(s.calib[1].fixed_s - 2e-3) < 1e-15);
+	assert_true(s.calib[1].lat_scale == 1 && s.calib[1].bw_scale == 1);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(load(bad, &s, &err), FT_EPARSE);
+	assert_string_equal(err.msg, "t.yaml:5:29: calibration[0].ranks: expected an integer from 0 "
+	                             "to 4294967295, got '16'");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(load(range, &s, &err), FT_ERANGE);
+	assert_string_equal(err.msg, "t.yaml:6:22: calibration[0].bandwidth_scale: expected a "
+	                             "number from 0.01 to 1000, got '0'");
+}
+
 static void
 test_load_file_missing(void **state)
 {
@@ -761,6 +797,7 @@ main(void)
 		cmocka_unit_test(test_load_custom_node),
 		cmocka_unit_test(test_load_gpu_compute),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_load_calibration),
 		cmocka_unit_test(test_load_file_missing),
 		cmocka_unit_test(test_load_truncations),
 		cmocka_unit_test(test_validate_names_field),
