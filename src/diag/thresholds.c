@@ -5,17 +5,18 @@
  * time): their defaults and the --thresholds file that overrides them.
  *
  * The file is a YAML or JSON mapping; every key is optional. Fractions take
- * 0.85 or "85%", durations take seconds or "5min". Errors name
+ * 0.85 or "85%", durations take seconds or "5min". The one document
+ * reader (spec/doc.h) reads it by the table below; errors name
  * file:line:column and the key.
  */
 #include "internal.h"
 
-#include <yaml.h>
+#include <float.h>
 
 #include <fabtune/diag.h>
-#include <fabtune/units.h>
 
 #include "diag/diag_int.h"
+#include "spec/doc.h"
 
 const struct ft_diag_thresholds ft__diag_default_thresholds = {
 	.utilisation_min = 0.85,
@@ -35,140 +36,42 @@ ft_diag_thresholds_init(struct ft_diag_thresholds *t)
 	*t = ft__diag_default_thresholds;
 }
 
-enum kind { FRACTION, RATE, DURATION, COUNT };
-
-static const struct {
-	const char *key;
-	enum kind kind;
-	size_t off;
-} keys[] = {
-	{ "utilisation_min", FRACTION, offsetof(struct ft_diag_thresholds, utilisation_min) },
-	{ "pfc_rate_max", RATE, offsetof(struct ft_diag_thresholds, pfc_rate_max) },
-	{ "ecn_rate_max", RATE, offsetof(struct ft_diag_thresholds, ecn_rate_max) },
-	{ "overlap_min", FRACTION, offsetof(struct ft_diag_thresholds, overlap_min) },
-	{ "recovery_max", DURATION, offsetof(struct ft_diag_thresholds, recovery_max_s) },
-	{ "pause_frames_max", COUNT, offsetof(struct ft_diag_thresholds, pause_frames_max) },
-	{ "paused_fraction_max", FRACTION,
-	  offsetof(struct ft_diag_thresholds, paused_fraction_max) },
-	{ "ecn_mark_share_max", FRACTION, offsetof(struct ft_diag_thresholds, ecn_mark_share_max) },
-	{ "switch_drops_max", COUNT, offsetof(struct ft_diag_thresholds, switch_drops_max) },
+/* Each key is optional; a key not in the file keeps its default (spec/doc.h). */
+static const struct ft__doc_field keys[] = {
+	{ "utilisation_min", FT__DOC_FRACTION,
+	  FT__DOC_AT(struct ft_diag_thresholds, utilisation_min) },
+	{ "pfc_rate_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, pfc_rate_max),
+	  .lo = 0, .hi = DBL_MAX, .what = "a non-negative rate per second" },
+	{ "ecn_rate_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, ecn_rate_max),
+	  .lo = 0, .hi = DBL_MAX, .what = "a non-negative rate per second" },
+	{ "overlap_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, overlap_min) },
+	{ "recovery_max", FT__DOC_DURATION, FT__DOC_AT(struct ft_diag_thresholds, recovery_max_s),
+	  .what = "a duration like 300 or 5min" },
+	{ "pause_frames_max", FT__DOC_DOUBLE,
+	  FT__DOC_AT(struct ft_diag_thresholds, pause_frames_max), .lo = 0, .hi = DBL_MAX,
+	  .what = "a non-negative count" },
+	{ "paused_fraction_max", FT__DOC_FRACTION,
+	  FT__DOC_AT(struct ft_diag_thresholds, paused_fraction_max) },
+	{ "ecn_mark_share_max", FT__DOC_FRACTION,
+	  FT__DOC_AT(struct ft_diag_thresholds, ecn_mark_share_max) },
+	{ "switch_drops_max", FT__DOC_DOUBLE,
+	  FT__DOC_AT(struct ft_diag_thresholds, switch_drops_max), .lo = 0, .hi = DBL_MAX,
+	  .what = "a non-negative count" },
 };
-
-/* "utilisation_min, pfc_rate_max, ...": every key, for error messages. */
-static void
-key_list(char *buf, size_t n)
-{
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < FT_ARRAY_SIZE(keys) && len < n; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", keys[i].key);
-}
-
-static int
-at(struct ft_error *err, const char *path, const yaml_node_t *n, const char *key,
-   const char *what, const char *got)
-{
-	return ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s: %s, got '%.40s'", path,
-			    n->start_mark.line + 1, n->start_mark.column + 1, key, what, got);
-}
-
-static int
-read_value(const char *path, const yaml_node_t *v, size_t i, double *out, struct ft_error *err)
-{
-	const char *s = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
-	size_t n = s ? strlen(s) : 0;
-	char buf[64];
-
-	if (!s || !n || n >= sizeof(buf))
-		return at(err, path, v, keys[i].key, "expected a scalar", s ? s : "(not a scalar)");
-	switch (keys[i].kind) {
-	case FRACTION:
-		memcpy(buf, s, n + 1);
-		if (buf[n - 1] == '%')
-			buf[n - 1] = '\0';
-		if (ft_parse_double(buf, out) < 0 || !isfinite(*out) || *out < 0)
-			return at(err, path, v, keys[i].key, "expected a fraction like 0.85 or 85%",
-				  s);
-		if (s[n - 1] == '%')
-			*out /= 100;
-		if (*out > 1)
-			return at(err, path, v, keys[i].key, "a fraction cannot exceed 1 (100%)", s);
-		return 0;
-	case RATE:
-		if (ft_parse_double(s, out) < 0 || !isfinite(*out) || *out < 0)
-			return at(err, path, v, keys[i].key,
-				  "expected a non-negative rate per second", s);
-		return 0;
-	case DURATION:
-		if (ft_parse_duration(s, out, NULL) < 0 || !isfinite(*out) || *out < 0)
-			return at(err, path, v, keys[i].key,
-				  "expected a duration like 300 or 5min", s);
-		return 0;
-	case COUNT:
-		if (ft_parse_double(s, out) < 0 || !isfinite(*out) || *out < 0)
-			return at(err, path, v, keys[i].key, "expected a non-negative count", s);
-		return 0;
-	}
-	return 0;
-}
 
 int
 ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct ft_error *err)
 {
-	struct ft_strbuf sb;
-	yaml_document_t doc;
+	struct ft__doc d = { 0 };
 	yaml_node_t *root;
-	yaml_node_pair_t *p;
-	char names[256];
 	int rc;
 
-	key_list(names, sizeof(names));
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft__yaml_load(sb.buf, sb.len, path, &doc, err); /* limits, then the tree */
-	if (rc < 0) {
-		ft_strbuf_release(&sb);
+	rc = ft__doc_open_file(&d, path, err);
+	if (rc < 0)
 		return rc;
-	}
-	root = yaml_document_get_root_node(&doc);
-	rc = 0;
-	if (!root) {
-		/* an empty file keeps every default */
-	} else if (root->type != YAML_MAPPING_NODE) {
-		rc = ft_error_set(err, FT_EPARSE,
-				  "%s:%zu:%zu: expected a mapping of thresholds (%s)", path,
-				  root->start_mark.line + 1, root->start_mark.column + 1, names);
-	} else {
-		for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && !rc;
-		     p++) {
-			const yaml_node_t *k = yaml_document_get_node(&doc, p->key);
-			const yaml_node_t *v = yaml_document_get_node(&doc, p->value);
-			const char *key = k && k->type == YAML_SCALAR_NODE ?
-						  (const char *)k->data.scalar.value :
-						  NULL;
-			size_t i;
-
-			if (!key || !v) {
-				rc = ft_error_set(err, FT_EPARSE, "%s: malformed mapping", path);
-				break;
-			}
-			for (i = 0; i < FT_ARRAY_SIZE(keys); i++)
-				if (strcmp(key, keys[i].key) == 0)
-					break;
-			if (i == FT_ARRAY_SIZE(keys)) {
-				rc = ft_error_set(err, FT_EPARSE,
-						  "%s:%zu:%zu: unknown threshold '%.40s' (expected "
-						  "%s)",
-						  path, k->start_mark.line + 1,
-						  k->start_mark.column + 1, key, names);
-				break;
-			}
-			rc = read_value(path, v, i, (double *)((char *)t + keys[i].off), err);
-		}
-	}
-	yaml_document_delete(&doc);
-	ft_strbuf_release(&sb);
+	root = ft__doc_root(&d);
+	if (root) /* an empty file keeps every default */
+		rc = ft__doc_walk(&d, root, "", keys, FT_ARRAY_SIZE(keys), t, NULL);
+	ft__doc_close(&d);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plan/load.c - the model description reader: YAML (libyaml's document
- * API) into a struct ft_plan_model, by a table of keys, every error naming
- * file:line:col and the key.
+ * plan/load.c - the model description reader: YAML or JSON into a struct
+ * ft_plan_model by the one document reader (spec/doc.h) and the table of
+ * keys below, every error naming file:line:col and the key.
  *
  * A document is a mapping of the struct's field names; "preset: NAME"
  * starts from a preset (wherever the key appears) and the other keys
@@ -11,191 +11,73 @@
  */
 #include "plan_int.h"
 
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <yaml.h>
 
 #include <fabtune/base.h>
 
-enum key_type { KEY_U32, KEY_U64, KEY_BOOL, KEY_DOUBLE, KEY_STR };
+#include "spec/doc.h"
 
-struct key {
-	const char *name;
-	enum key_type type;
-	size_t off;
-	double lo, hi;
-	bool required; /* without a preset */
-};
+#define K(n, t, l, h, req) \
+	{ #n, t, FT__DOC_AT(struct ft_plan_model, n), .lo = l, .hi = h, .required = req }
 
-#define K(n, t, lo, hi, req) { #n, t, offsetof(struct ft_plan_model, n), lo, hi, req }
-
-static const struct key keys[] = {
-	K(name, KEY_STR, 0, 0, false),
-	K(layers, KEY_U32, 1, 10000, true),
-	K(hidden, KEY_U32, 1, 1 << 20, true),
-	K(heads, KEY_U32, 1, 4096, true),
-	K(kv_heads, KEY_U32, 1, 4096, false),
-	K(head_dim, KEY_U32, 1, 4096, false),
-	K(ffn, KEY_U32, 1, 1 << 22, true),
-	K(vocab, KEY_U32, 1, 1 << 24, true),
-	K(seq, KEY_U32, 1, 1 << 24, true),
-	K(gated, KEY_BOOL, 0, 0, false),
-	K(tied, KEY_BOOL, 0, 0, false),
-	K(dropout, KEY_BOOL, 0, 0, false),
-	K(experts, KEY_U32, 0, 65536, false),
-	K(topk, KEY_U32, 0, 65536, false),
-	K(shared_experts, KEY_U32, 0, 64, false),
-	K(moe_ffn, KEY_U32, 0, 1 << 22, false),
-	K(dense_layers, KEY_U32, 0, 10000, false),
-	K(capacity, KEY_DOUBLE, 0, 64, false),
-	K(attn_params, KEY_U64, 0, 1e15, false),
-};
-
-struct ld {
-	const char *file;
-	yaml_document_t doc;
-	struct ft_error *err;
+static const struct ft__doc_field keys[] = {
+	{ "preset", FT__DOC_SKIP }, /* read first, wherever it is written */
+	{ "name", FT__DOC_STR, FT__DOC_AT(struct ft_plan_model, name) },
+	K(layers, FT__DOC_U32, 1, 10000, true),
+	K(hidden, FT__DOC_U32, 1, 1 << 20, true),
+	K(heads, FT__DOC_U32, 1, 4096, true),
+	K(kv_heads, FT__DOC_U32, 1, 4096, false),
+	K(head_dim, FT__DOC_U32, 1, 4096, false),
+	K(ffn, FT__DOC_U32, 1, 1 << 22, true),
+	K(vocab, FT__DOC_U32, 1, 1 << 24, true),
+	K(seq, FT__DOC_U32, 1, 1 << 24, true),
+	K(gated, FT__DOC_BOOL, 0, 0, false),
+	K(tied, FT__DOC_BOOL, 0, 0, false),
+	K(dropout, FT__DOC_BOOL, 0, 0, false),
+	K(experts, FT__DOC_U32, 0, 65536, false),
+	K(topk, FT__DOC_U32, 0, 65536, false),
+	K(shared_experts, FT__DOC_U32, 0, 64, false),
+	K(moe_ffn, FT__DOC_U32, 0, 1 << 22, false),
+	K(dense_layers, FT__DOC_U32, 0, 10000, false),
+	K(capacity, FT__DOC_DOUBLE, 0, 64, false),
+	K(attn_params, FT__DOC_U64, 0, 1e15, false),
 };
 
 static int
-fail(struct ld *l, const yaml_node_t *n, int code, const char *key, const char *fmt, ...)
-        FT_PRINTF(5, 6);
-
-static int
-fail(struct ld *l, const yaml_node_t *n, int code, const char *key, const char *fmt, ...)
+load_doc(struct ft__doc *d, yaml_node_t *root, struct ft_plan_model *m)
 {
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return ft_error_set(l->err, code, "%s:%zu:%zu: %s: %s", l->file,
-	                    n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0, key,
-	                    msg);
-}
-
-static const char *
-scalar(const yaml_node_t *n)
-{
-	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static int
-set_key(struct ld *l, const struct key *k, yaml_node_t *v, struct ft_plan_model *m)
-{
-	const char *s = scalar(v);
-	char *p = (char *)m + k->off;
-	uint64_t u;
-	double d;
-
-	if (!s || !*s)
-		return fail(l, v, FT_EPARSE, k->name, "expected %s, got %s",
-		            k->type == KEY_BOOL ? "true or false" :
-		            k->type == KEY_STR  ? "a name" :
-		                                  "a number",
-		            !s ? "a mapping or a list" : "nothing");
-	switch (k->type) {
-	case KEY_STR:
-		if (strlen(s) >= sizeof(m->name))
-			return fail(l, v, FT_ERANGE, k->name, "expected at most %zu characters",
-			            sizeof(m->name) - 1);
-		ft_strlcpy(p, s, sizeof(m->name));
-		return 0;
-	case KEY_BOOL:
-		if (strcmp(s, "true") == 0 || strcmp(s, "yes") == 0)
-			*(bool *)p = true;
-		else if (strcmp(s, "false") == 0 || strcmp(s, "no") == 0)
-			*(bool *)p = false;
-		else
-			return fail(l, v, FT_EPARSE, k->name, "expected true or false, got '%s'", s);
-		return 0;
-	case KEY_U32:
-	case KEY_U64:
-		if (ft_parse_u64(s, &u) < 0)
-			return fail(l, v, FT_EPARSE, k->name, "expected a whole number, got '%s'", s);
-		if ((double)u < k->lo || (double)u > k->hi)
-			return fail(l, v, FT_ERANGE, k->name, "expected %.0f to %.0f, got %s", k->lo,
-			            k->hi, s);
-		if (k->type == KEY_U32)
-			*(uint32_t *)p = (uint32_t)u;
-		else
-			*(uint64_t *)p = u;
-		return 0;
-	case KEY_DOUBLE:
-		if (ft_parse_double(s, &d) < 0 || !isfinite(d))
-			return fail(l, v, FT_EPARSE, k->name, "expected a number, got '%s'", s);
-		if (d < k->lo || d > k->hi)
-			return fail(l, v, FT_ERANGE, k->name, "expected %g to %g, got %s", k->lo, k->hi,
-			            s);
-		*(double *)p = d;
-		return 0;
-	}
-	return FT_EINVAL;
-}
-
-static int
-load_doc(struct ld *l, yaml_node_t *root, struct ft_plan_model *m)
-{
-	bool given[FT_ARRAY_SIZE(keys)] = { false };
-	bool preset = false;
-	yaml_node_pair_t *pr;
-	size_t i;
+	yaml_node_t *preset;
+	uint64_t seen = 0;
 	int rc;
 
-	if (!root || root->type != YAML_MAPPING_NODE)
-		return fail(l, root, FT_EPARSE, "model", "expected a mapping of model fields");
 	memset(m, 0, sizeof(*m));
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return root ? ft__doc_expected(d, root, "model", "a mapping of model fields") :
+		              ft__doc_fail(d, root, FT_EPARSE, "model",
+		                           "expected a mapping of model fields, got nothing");
 	/* The preset first, wherever it is written, so that the other keys override it. */
-	for (pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = yaml_document_get_node(&l->doc, pr->key);
-		yaml_node_t *v = yaml_document_get_node(&l->doc, pr->value);
-		const char *ks = scalar(k);
+	preset = ft__doc_lookup(d, root, "preset");
+	if (preset) {
+		const char *vs = ft__doc_scalar(preset);
+		struct ft_error e = { 0 };
 
-		if (ks && strcmp(ks, "preset") == 0) {
-			const char *vs = scalar(v);
-			struct ft_error e = { 0 };
-
-			if (!vs || ft_plan_model_preset(vs, m, &e) < 0)
-				return fail(l, v, FT_EPARSE, "preset", "%s",
-				            vs ? e.msg : "expected a preset name");
-			preset = true;
-		}
+		if (!vs || ft_plan_model_preset(vs, m, &e) < 0)
+			return ft__doc_fail(d, preset, FT_EPARSE, "preset", "%s",
+			                    vs ? e.msg : "expected a preset name");
 	}
-	for (pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = yaml_document_get_node(&l->doc, pr->key);
-		yaml_node_t *v = yaml_document_get_node(&l->doc, pr->value);
-		const char *ks = scalar(k);
-
-		if (ks && strcmp(ks, "preset") == 0)
-			continue;
-		for (i = 0; i < FT_ARRAY_SIZE(keys); i++)
-			if (ks && strcmp(ks, keys[i].name) == 0)
-				break;
-		if (i == FT_ARRAY_SIZE(keys))
-			return fail(l, k, FT_EPARSE, ks ? ks : "model",
-			            "unknown key: expected preset, name, layers, hidden, heads, "
-			            "kv_heads, head_dim, ffn, vocab, seq, gated, tied, dropout, experts, topk, "
-			            "shared_experts, moe_ffn, dense_layers, capacity or attn_params");
-		if (given[i])
-			return fail(l, k, FT_EPARSE, ks, "given twice");
-		given[i] = true;
-		rc = set_key(l, &keys[i], v, m);
-		if (rc < 0)
-			return rc;
-	}
-	if (!preset)
-		for (i = 0; i < FT_ARRAY_SIZE(keys); i++)
-			if (keys[i].required && !given[i])
-				return fail(l, root, FT_EPARSE, keys[i].name,
-				            "required without a preset");
+	rc = ft__doc_walk(d, root, "", keys, FT_ARRAY_SIZE(keys), m, &seen);
+	if (rc == 0 && !preset)
+		rc = ft__doc_check_required(d, root, "", keys, FT_ARRAY_SIZE(keys), seen,
+		                            "required without a preset");
+	if (rc < 0)
+		return rc;
 	if (!m->name[0])
 		ft_strlcpy(m->name, "model", sizeof(m->name));
-	rc = ft_plan_model_validate(m, l->err);
+	rc = ft_plan_model_validate(m, d->err);
 	if (rc < 0)
-		ft_error_prefix(l->err, "%s: ", l->file);
+		ft_error_prefix(d->err, "%s: ", d->file);
 	return rc;
 }
 
@@ -203,15 +85,15 @@ int
 ft_plan_model_load_buffer(const char *text, size_t len, const char *file,
                           struct ft_plan_model *out, struct ft_error *err)
 {
-	struct ld l = { .file = file ? file : "<model>", .err = err };
+	struct ft__doc d = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = ft__yaml_load(text, len, l.file, &l.doc, err); /* limits, then the tree */
+	rc = ft__doc_open(&d, text, len, file ? file : "<model>", err);
 	if (rc < 0)
 		return rc;
-	rc = load_doc(&l, yaml_document_get_root_node(&l.doc), out);
-	yaml_document_delete(&l.doc);
+	rc = load_doc(&d, ft__doc_root(&d), out);
+	ft__doc_close(&d);
 	if (rc < 0)
 		memset(out, 0, sizeof(*out));
 	return rc;

@@ -12,8 +12,6 @@
  */
 #include "sim_int.h"
 
-#include <yaml.h>
-
 #include <fabtune/json.h>
 #include <fabtune/launch.h>
 #include <fabtune/sim.h>
@@ -22,6 +20,8 @@
 #if FT_HAVE_MPI
 #include <mpi.h>
 #endif
+
+#include "spec/doc.h"
 
 #define SWEEP_MAX_DIMS   12
 #define SWEEP_MAX_VALUES 64
@@ -59,19 +59,9 @@ struct sweep {
 	uint64_t npoints;
 };
 
-static int
-serr(struct ft_error *err, const char *file, const yaml_node_t *n, const char *field,
-     const char *what, const char *got)
-{
-	return ft_error_set(err, FT_EPARSE, "%s:%zu:%zu: %s: expected %s, got '%s'", file,
-	                    n ? n->start_mark.line + 1 : 0, n ? n->start_mark.column + 1 : 0, field,
-	                    what, got);
-}
-
-/* Check one value of a dimension now, so a bad one is reported with its place. */
-static int
-check_value(const struct sweep *sw, enum dim_kind k, const char *v, const yaml_node_t *n,
-            const char *field, struct ft_error *err)
+/* What one value of a dimension should have been, or NULL when it reads. */
+static const char *
+value_problem(enum dim_kind k, const char *v)
 {
 	struct ft_error e = { 0 };
 	enum ft_routing r;
@@ -80,175 +70,151 @@ check_value(const struct sweep *sw, enum dim_kind k, const char *v, const yaml_n
 
 	switch (k) {
 	case D_FABRIC_SCALE:
-		if (ft_parse_double(v, &d) < 0 || !(d >= 0.001) || d > 1000)
-			return serr(err, sw->file, n, field, "a factor from 0.001 to 1000", v);
-		return 0;
+		return ft_parse_double(v, &d) < 0 || !(d >= 0.001) || d > 1000 ?
+		               "a factor from 0.001 to 1000" :
+		               NULL;
 	case D_ROUTING:
-		if (ft_routing_from_name(v, &r) < 0 ||
-		    (r != FT_ROUTING_ECMP && r != FT_ROUTING_DMODK && r != FT_ROUTING_ADAPTIVE))
-			return serr(err, sw->file, n, field, "ecmp, dmodk or adaptive", v);
-		return 0;
+		return ft_routing_from_name(v, &r) < 0 || (r != FT_ROUTING_ECMP &&
+		                                           r != FT_ROUTING_DMODK &&
+		                                           r != FT_ROUTING_ADAPTIVE) ?
+		               "ecmp, dmodk or adaptive" :
+		               NULL;
 	case D_QPS:
-		if (ft_parse_u64(v, &u) < 0 || u < 1 || u > 64)
-			return serr(err, sw->file, n, field, "1 to 64", v);
-		return 0;
+		return ft_parse_u64(v, &u) < 0 || u < 1 || u > 64 ? "1 to 64" : NULL;
 	case D_ENGINE:
-		if (!ft_sim_engine_find(v))
-			return serr(err, sw->file, n, field, "analytic, flow or ideal", v);
-		return 0;
+		return !ft_sim_engine_find(v) ? "analytic, flow or ideal" : NULL;
 	case D_SEED:
-		if (ft_parse_u64(v, &u) < 0)
-			return serr(err, sw->file, n, field, "a whole number", v);
-		return 0;
+		return ft_parse_u64(v, &u) < 0 ? "a whole number" : NULL;
 	case D_SIZE:
-		if (ft_parse_size(v, &u, &e) < 0 || u == 0)
-			return serr(err, sw->file, n, field, "a size like 64MB", v);
-		return 0;
+		return ft_parse_size(v, &u, &e) < 0 || u == 0 ? "a size like 64MB" : NULL;
 	case D_PLACEMENT:
-		if (strcmp(v, "packed") && strcmp(v, "spread") && strcmp(v, "random"))
-			return serr(err, sw->file, n, field, "packed, spread or random", v);
-		return 0;
+		return strcmp(v, "packed") && strcmp(v, "spread") && strcmp(v, "random") ?
+		               "packed, spread or random" :
+		               NULL;
 	case D_CLUSTER:
-		return 0; /* resolved when the point runs, with its own error */
+		return NULL; /* resolved when the point runs, with its own error */
 	case D_FAULTS:
-		if (strcmp(v, "on") && strcmp(v, "off"))
-			return serr(err, sw->file, n, field, "on or off", v);
-		return 0;
+		return strcmp(v, "on") && strcmp(v, "off") ? "on or off" : NULL;
 	case D_COUNT:
 		break;
 	}
-	return FT_EINVAL;
+	return "a known parameter";
 }
 
+/* One dimension under vary: its values, each checked now so a bad one is named with its place. */
 static int
-load_vary(struct sweep *sw, yaml_document_t *doc, yaml_node_t *vary, struct ft_error *err)
+read_dim(struct ft__doc *doc, yaml_node_t *v, const char *path, void *obj)
 {
-	yaml_node_pair_t *p;
+	struct sweep *sw = obj;
+	const char *key = strrchr(path, '.') + 1;
+	yaml_node_item_t *it;
+	struct dim *d;
+	int kind;
 
-	if (vary->type != YAML_MAPPING_NODE)
-		return serr(err, sw->file, vary, "vary", "a mapping of parameter: [values]", "");
-	sw->npoints = 1;
-	for (p = vary->data.mapping.pairs.start; p < vary->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(doc, p->value);
-		struct dim *d;
-		yaml_node_item_t *it;
-		const char *key;
-		char field[64];
-		int kind = -1, i, rc;
+	for (kind = 0; kind < D_COUNT; kind++)
+		if (strcmp(key, dim_names[kind]) == 0)
+			break;
+	if (sw->ndims >= SWEEP_MAX_DIMS)
+		return ft__doc_fail(doc, v, FT_EPARSE, path, "expected fewer parameters, got '%s'",
+		                    key);
+	if (v->type != YAML_SEQUENCE_NODE)
+		return ft__doc_expected(doc, v, path, "a list of values");
+	d = &sw->dims[sw->ndims++];
+	d->kind = (enum dim_kind)kind;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *x = ft__doc_node(doc, *it);
+		const char *s, *problem;
 
-		if (!k || !v || k->type != YAML_SCALAR_NODE)
-			return serr(err, sw->file, k, "vary", "a parameter name", "");
-		key = (const char *)k->data.scalar.value;
-		for (i = 0; i < D_COUNT; i++)
-			if (strcmp(key, dim_names[i]) == 0)
-				kind = i;
-		snprintf(field, sizeof(field), "vary.%s", key);
-		if (kind < 0)
-			return serr(err, sw->file, k, field,
-			            "fabric_scale, routing, qps, engine, seed, size, placement, "
-			            "cluster or faults",
-			            key);
-		if (sw->ndims >= SWEEP_MAX_DIMS)
-			return serr(err, sw->file, k, field, "fewer parameters", key);
-		if (v->type != YAML_SEQUENCE_NODE)
-			return serr(err, sw->file, v, field, "a list of values", "a non-list");
-		d = &sw->dims[sw->ndims++];
-		d->kind = (enum dim_kind)kind;
-		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-			yaml_node_t *x = yaml_document_get_node(doc, *it);
-			const char *s;
-
-			if (!x || x->type != YAML_SCALAR_NODE)
-				return serr(err, sw->file, x ? x : v, field, "scalar values",
-				            "a list");
-			s = (const char *)x->data.scalar.value;
-			if (d->nvalues >= SWEEP_MAX_VALUES || strlen(s) >= sizeof(d->values[0]))
-				return serr(err, sw->file, x, field,
-				            "at most 64 values of 127 bytes", s);
-			rc = check_value(sw, d->kind, s, x, field, err);
-			if (rc < 0)
-				return rc;
-			ft_strlcpy(d->values[d->nvalues++], s, sizeof(d->values[0]));
-		}
-		if (d->nvalues == 0)
-			return serr(err, sw->file, v, field, "at least one value", "[]");
-		sw->npoints *= d->nvalues;
-		if (sw->npoints > SWEEP_MAX_POINTS)
-			return serr(err, sw->file, v, field, "at most 100000 points in all",
-			            "more");
+		if (!x || x->type != YAML_SCALAR_NODE)
+			return ft__doc_expected(doc, x ? x : v, path, "scalar values");
+		s = ft__doc_scalar(x);
+		if (d->nvalues >= SWEEP_MAX_VALUES || strlen(s) >= sizeof(d->values[0]))
+			return ft__doc_fail(doc, x, FT_EPARSE, path,
+			                    "expected at most 64 values of 127 bytes, got '%s'", s);
+		problem = value_problem(d->kind, s);
+		if (problem)
+			return ft__doc_fail(doc, x, FT_EPARSE, path, "expected %s, got '%s'", problem,
+			                    s);
+		ft_strlcpy(d->values[d->nvalues++], s, sizeof(d->values[0]));
 	}
+	if (d->nvalues == 0)
+		return ft__doc_fail(doc, v, FT_EPARSE, path, "expected at least one value, got []");
+	sw->npoints *= d->nvalues;
+	if (sw->npoints > SWEEP_MAX_POINTS)
+		return ft__doc_fail(doc, v, FT_EPARSE, path,
+		                    "expected at most 100000 points in all, got more");
 	return 0;
 }
+
+/* The dimensions, in the order of enum dim_kind (and of dim_names). */
+static const struct ft__doc_field vary_fields[] = {
+	{ "fabric_scale", FT__DOC_FN, .fn = read_dim }, { "routing", FT__DOC_FN, .fn = read_dim },
+	{ "qps", FT__DOC_FN, .fn = read_dim },          { "engine", FT__DOC_FN, .fn = read_dim },
+	{ "seed", FT__DOC_FN, .fn = read_dim },         { "size", FT__DOC_FN, .fn = read_dim },
+	{ "placement", FT__DOC_FN, .fn = read_dim },    { "cluster", FT__DOC_FN, .fn = read_dim },
+	{ "faults", FT__DOC_FN, .fn = read_dim },
+};
+_Static_assert(FT_ARRAY_SIZE(vary_fields) == D_COUNT, "one vary field per dimension");
+
+static int
+read_vary(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	if (v->type != YAML_MAPPING_NODE)
+		return ft__doc_expected(d, v, path, "a mapping of parameter: [values]");
+	return ft__doc_walk(d, v, path, vary_fields, FT_ARRAY_SIZE(vary_fields), obj, NULL);
+}
+
+/* The base scenario, relative to the sweep file unless absolute. */
+static int
+read_scenario(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	struct sweep *sw = obj;
+	const char *s = ft__doc_scalar(v), *slash = strrchr(sw->file, '/');
+
+	if (!s || ft__doc_is_null(v))
+		return ft__doc_expected(d, v, path, "the base scenario file");
+	if (s[0] != '/' && slash)
+		snprintf(sw->scenario, sizeof(sw->scenario), "%.*s/%s", (int)(slash - sw->file),
+		         sw->file, s);
+	else
+		ft_strlcpy(sw->scenario, s, sizeof(sw->scenario));
+	return 0;
+}
+
+static const struct ft__doc_field sweep_fields[] = {
+	{ "name", FT__DOC_SKIP },
+	{ "description", FT__DOC_SKIP },
+	{ "scenario", FT__DOC_FN, .fn = read_scenario, .required = true },
+	{ "vary", FT__DOC_FN, .fn = read_vary },
+};
 
 static int
 sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 {
-	yaml_document_t doc;
+	struct ft__doc d = { 0 };
 	yaml_node_t *root;
-	yaml_node_pair_t *p;
-	struct ft_strbuf sb;
-	int rc = 0;
-	bool have_doc = false;
+	uint64_t seen = 0;
+	int rc;
 
 	memset(sw, 0, sizeof(*sw));
 	sw->npoints = 1;
 	ft_strlcpy(sw->file, path, sizeof(sw->file));
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft__yaml_load(sb.buf, sb.len, path, &doc, err); /* limits, then the tree */
+	rc = ft__doc_open_file(&d, path, err);
 	if (rc < 0)
-		goto out;
-	have_doc = true;
-	root = yaml_document_get_root_node(&doc);
-	if (!root) {
-		/* an empty file has no node to point at: its first line */
-		rc = ft_error_set(
-		        err, FT_EPARSE,
-		        "%s:1:1: sweep: expected a mapping with scenario and vary, got an "
-		        "empty document",
-		        path);
-		goto out;
-	}
-	if (root->type != YAML_MAPPING_NODE) {
-		char got[48] = "a list";
-
-		/* quote a wrong file's first 40 characters, not all of it */
-		if (root->type == YAML_SCALAR_NODE)
-			snprintf(got, sizeof(got), "%.40s%s", (const char *)root->data.scalar.value,
-			         root->data.scalar.length > 40 ? "..." : "");
-		rc = serr(err, path, root, "sweep", "a mapping with scenario and vary", got);
-		goto out;
-	}
-	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && rc == 0; p++) {
-		yaml_node_t *k = yaml_document_get_node(&doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(&doc, p->value);
-		const char *key =
-		        k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
-
-		if (strcmp(key, "scenario") == 0 && v->type == YAML_SCALAR_NODE) {
-			const char *s = (const char *)v->data.scalar.value,
-			           *slash = strrchr(path, '/');
-
-			if (s[0] != '/' && slash)
-				snprintf(sw->scenario, sizeof(sw->scenario), "%.*s/%s",
-				         (int)(slash - path), path, s);
-			else
-				ft_strlcpy(sw->scenario, s, sizeof(sw->scenario));
-		} else if (strcmp(key, "vary") == 0) {
-			rc = load_vary(sw, &doc, v, err);
-		} else if (strcmp(key, "name") != 0 && strcmp(key, "description") != 0) {
-			rc = serr(err, path, k, key[0] ? key : "sweep",
-			          "one of name, description, scenario, vary", key);
-		}
-	}
-	if (rc == 0 && !sw->scenario[0])
-		rc = serr(err, path, root, "scenario", "the base scenario file", "nothing");
-out:
-	if (have_doc)
-		yaml_document_delete(&doc);
-	ft_strbuf_release(&sb);
+		return rc;
+	root = ft__doc_root(&d);
+	if (!root) /* an empty file has no node to point at: its first line */
+		rc = ft__doc_fail(&d, NULL, FT_EPARSE, "sweep",
+		                  "expected a mapping with scenario and vary, got an empty document");
+	else if (root->type != YAML_MAPPING_NODE)
+		rc = ft__doc_expected(&d, root, "sweep", "a mapping with scenario and vary");
+	else
+		rc = ft__doc_walk(&d, root, "", sweep_fields, FT_ARRAY_SIZE(sweep_fields), sw,
+		                  &seen);
+	if (rc == 0)
+		rc = ft__doc_check_required(&d, root, "", sweep_fields, FT_ARRAY_SIZE(sweep_fields),
+		                            seen, "expected the base scenario file, got nothing");
+	ft__doc_close(&d);
 	return rc;
 }
 

@@ -25,14 +25,13 @@ int
 ft__spec_perr(struct loader *L, const yaml_mark_t *m, int code, const char *path, const char *fmt,
               ...)
 {
-	char msg[FT_ERROR_MSG_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = ft__doc_vfail(&L->d, m, code, path, fmt, ap);
 	va_end(ap);
-	return ft_error_set(L->err, code, "%s:%u:%u: %s: %s", L->file, (unsigned)m->line + 1,
-	                    (unsigned)m->column + 1, path, msg);
+	return rc;
 }
 
 /* Same, at the line of @field (or of its closest given parent). */
@@ -40,51 +39,14 @@ int
 ft__spec_perr_field(struct loader *L, const char *field, int code, const char *fmt, ...)
 {
 	const struct mark *m = ft__spec_find_mark(L, field);
-	char msg[FT_ERROR_MSG_MAX];
+	yaml_mark_t at = { .line = m->line - 1, .column = m->col - 1 };
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = ft__doc_vfail(&L->d, &at, code, field, fmt, ap);
 	va_end(ap);
-	return ft_error_set(L->err, code, "%s:%u:%u: %s: %s", L->file, m->line, m->col, field, msg);
-}
-
-bool
-ft__spec_is_null(const yaml_node_t *v)
-{
-	return v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	       (v->data.scalar.length == 0 ||
-	        strcmp((const char *)v->data.scalar.value, "~") == 0 ||
-	        strcmp((const char *)v->data.scalar.value, "null") == 0);
-}
-
-/* What was found, for "got ...": 'text', a mapping, a list or nothing. */
-static const char *
-describe(const yaml_node_t *v, char *buf, size_t len)
-{
-	const char *s;
-
-	if (v->type == YAML_MAPPING_NODE)
-		return "a mapping";
-	if (v->type == YAML_SEQUENCE_NODE)
-		return "a list";
-	if (ft__spec_is_null(v))
-		return "nothing";
-	s = (const char *)v->data.scalar.value;
-	if (strlen(s) > 40)
-		snprintf(buf, len, "'%.37s...'", s);
-	else
-		snprintf(buf, len, "'%s'", s);
-	return buf;
-}
-
-int
-ft__spec_expected(struct loader *L, yaml_node_t *v, const char *path, const char *what)
-{
-	char buf[64];
-
-	return ft__spec_perr(L, &v->start_mark, FT_EPARSE, path, "expected %s, got %s", what,
-	                     describe(v, buf, sizeof(buf)));
+	return rc;
 }
 
 void
@@ -123,135 +85,104 @@ ft__spec_find_mark(const struct loader *L, const char *path)
 	}
 }
 
-/* ---- scalars ------------------------------------------------------------------------------ */
-
-const char *
-ft__spec_scalar(const yaml_node_t *v)
-{
-	return v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
-}
-
-bool
-ft__spec_is_plain(const yaml_node_t *v)
-{
-	return v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-}
+/* ---- scalars: the one reader's types, read strictly (L->d.strict) ------------------------ */
 
 int
 ft__spec_get_str(struct loader *L, yaml_node_t *v, const char *path, char *out, size_t size)
 {
-	const char *s = ft__spec_scalar(v);
-	char what[48];
+	const struct ft__doc_field f = { path, FT__DOC_STR, 0, size };
 
-	if (!s || ft__spec_is_null(v) || !*s)
-		return ft__spec_expected(L, v, path, "a name");
-	if (strlen(s) >= size) {
-		snprintf(what, sizeof(what), "a name of at most %zu characters", size - 1);
-		return ft__spec_expected(L, v, path, what);
-	}
-	ft_strlcpy(out, s, size);
-	return 0;
+	return ft__doc_read(&L->d, &f, v, path, out);
 }
 
 int
 ft__spec_get_u32(struct loader *L, yaml_node_t *v, const char *path, uint32_t min, uint32_t max,
                  uint32_t *out)
 {
-	const char *s = ft__spec_scalar(v);
-	char what[64];
-	uint64_t x;
+	const struct ft__doc_field f = { path, FT__DOC_U32, 0, sizeof(*out), .lo = min, .hi = max };
 
-	snprintf(what, sizeof(what), "an integer from %u to %u", min, max);
-	if (!s || !ft__spec_is_plain(v) || ft__spec_is_null(v) || ft_parse_u64(s, &x) < 0 ||
-	    x < min || x > max)
-		return ft__spec_expected(L, v, path, what);
-	*out = (uint32_t)x;
-	return 0;
+	return ft__doc_read(&L->d, &f, v, path, out);
 }
 
 int
 ft__spec_get_double(struct loader *L, yaml_node_t *v, const char *path, double min, double max,
                     double *out)
 {
-	const char *s = ft__spec_scalar(v);
-	char what[64];
-	double x;
+	const struct ft__doc_field f = { path, FT__DOC_DOUBLE, 0, sizeof(*out), .lo = min,
+		                         .hi = max };
 
-	snprintf(what, sizeof(what), "a number from %g to %g", min, max);
-	if (!s || !ft__spec_is_plain(v) || ft__spec_is_null(v) || ft_parse_double(s, &x) < 0 ||
-	    !isfinite(x) || x < min || x > max)
-		return ft__spec_expected(L, v, path, what);
-	*out = x;
-	return 0;
+	return ft__doc_read(&L->d, &f, v, path, out);
 }
 
 int
 ft__spec_get_bool(struct loader *L, yaml_node_t *v, const char *path, bool *out)
 {
-	const char *s = ft__spec_scalar(v);
+	const struct ft__doc_field f = { path, FT__DOC_BOOL, 0, sizeof(*out) };
 
-	if (s && ft__spec_is_plain(v)) {
-		if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE")) {
-			*out = true;
-			return 0;
-		}
-		if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE")) {
-			*out = false;
-			return 0;
-		}
-	}
-	return ft__spec_expected(L, v, path, "true or false");
+	return ft__doc_read(&L->d, &f, v, path, out);
 }
 
 int
 ft__spec_get_rate(struct loader *L, yaml_node_t *v, const char *path, double *out)
 {
-	const char *s = ft__spec_scalar(v);
+	const struct ft__doc_field f = { path, FT__DOC_RATE, 0, sizeof(*out) };
 
-	if (!s || ft__spec_is_null(v) || ft_parse_rate(s, out, NULL) < 0 || !(*out > 0))
-		return ft__spec_expected(L, v, path, "a rate like 400Gbps or 50GB/s");
-	return 0;
+	return ft__doc_read(&L->d, &f, v, path, out);
 }
 
 int
 ft__spec_get_duration(struct loader *L, yaml_node_t *v, const char *path, double *out)
 {
-	const char *s = ft__spec_scalar(v);
+	const struct ft__doc_field f = { path, FT__DOC_DURATION, 0, sizeof(*out),
+		                         .what = "a duration like 150ns or 2us" };
 
-	if (!s || ft__spec_is_null(v) || ft_parse_duration(s, out, NULL) < 0 || !(*out >= 0))
-		return ft__spec_expected(L, v, path, "a duration like 150ns or 2us");
-	return 0;
+	return ft__doc_read(&L->d, &f, v, path, out);
 }
 
 /* ---- mappings ----------------------------------------------------------------------------- */
 
-static void
-key_list(const struct field *fields, size_t n, unsigned kind_bit, char *buf, size_t len)
-{
-	size_t i, used = 0;
+struct walk {
+	struct loader *L;
+	const struct field *fields;
+	size_t n;
+	unsigned kind_bit;
+	const char *kind_name;
+	void *obj; /* where typed fields' members are */
+};
 
-	buf[0] = '\0';
-	for (i = 0; i < n && used < len; i++) {
-		if (fields[i].kinds && !(fields[i].kinds & kind_bit))
-			continue;
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-		                         fields[i].key);
-	}
+static bool
+applies(const struct walk *w, size_t i)
+{
+	return !w->fields[i].kinds || (w->fields[i].kinds & w->kind_bit);
 }
 
-/* The value of @key in mapping @map, or NULL. */
-yaml_node_t *
-ft__spec_lookup(yaml_document_t *doc, yaml_node_t *map, const char *key)
+static int
+walk_pair(struct ft__doc *d, yaml_node_t *k, yaml_node_t *v, const char *path, void *ctx)
 {
-	yaml_node_pair_t *p;
-	yaml_node_t *k;
+	struct walk *w = ctx;
+	const char *name = ft__doc_scalar(k), *known[64];
+	char whose[64];
+	size_t i, n = 0;
 
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(doc, p->key);
-		if (k && k->type == YAML_SCALAR_NODE && strcmp(ft__spec_scalar(k), key) == 0)
-			return yaml_document_get_node(doc, p->value);
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->fields[i].key, name) == 0)
+			break;
+	if (i == w->n || !applies(w, i)) {
+		for (i = 0; i < w->n && n < FT_ARRAY_SIZE(known); i++)
+			if (applies(w, i))
+				known[n++] = w->fields[i].key;
+		if (w->kind_name)
+			snprintf(whose, sizeof(whose), "a %s fabric", w->kind_name);
+		return ft__doc_unknown(d, k, path, name, known, n, w->kind_name ? whose : NULL);
 	}
-	return NULL;
+	ft__spec_remember(w->L, path, &v->start_mark);
+	if (w->fields[i].given)
+		*(bool *)(void *)((char *)w->L + w->fields[i].given) = true;
+	if (w->fields[i].fn)
+		return w->fields[i].fn(w->L, v, path);
+	if (w->fields[i].doc.size)
+		return ft__doc_read(d, &w->fields[i].doc, v, path, w->obj);
+	return 0;
 }
 
 /*
@@ -259,68 +190,22 @@ ft__spec_lookup(yaml_document_t *doc, yaml_node_t *map, const char *key)
  * (and apply to @kind_bit when the field says so), once.
  */
 int
+ft__spec_walk_in(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
+                 size_t n, unsigned kind_bit, const char *kind_name, void *obj)
+{
+	struct walk w = { L, fields, n, kind_bit, kind_name, obj };
+
+	return ft__doc_each(&L->d, map, path, walk_pair, &w);
+}
+
+int
 ft__spec_walk(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
               size_t n, unsigned kind_bit, const char *kind_name)
 {
-	yaml_node_pair_t *p, *q;
-	yaml_node_t *k, *v, *k2;
-	char sub[FT_SPEC_FIELD_MAX], keys[512], buf[64];
-	const char *name;
-	size_t i;
-	int rc;
-
-	if (map->type != YAML_MAPPING_NODE)
-		return ft__spec_expected(L, map, path, "a mapping");
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(L->doc, p->key);
-		v = yaml_document_get_node(L->doc, p->value);
-		if (!k || !v)
-			return ft__spec_perr(L, &map->start_mark, FT_EPARSE, path,
-			                     "expected a key and value");
-		if (k->type != YAML_SCALAR_NODE)
-			return ft__spec_perr(L, &k->start_mark, FT_EPARSE, path,
-			                     "expected a key name, got %s",
-			                     describe(k, buf, sizeof(buf)));
-		name = ft__spec_scalar(k);
-		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", name);
-		for (q = map->data.mapping.pairs.start; q < p; q++) {
-			k2 = yaml_document_get_node(L->doc, q->key);
-			if (k2 && k2->type == YAML_SCALAR_NODE &&
-			    strcmp(ft__spec_scalar(k2), name) == 0)
-				return ft__spec_perr(
-				        L, &k->start_mark, FT_EPARSE, sub,
-				        "expected each key once, got '%s' again (first at "
-				        "line %u)",
-				        name, (unsigned)k2->start_mark.line + 1);
-		}
-		for (i = 0; i < n; i++)
-			if (strcmp(fields[i].key, name) == 0)
-				break;
-		if (i == n || (fields[i].kinds && !(fields[i].kinds & kind_bit))) {
-			key_list(fields, n, kind_bit, keys, sizeof(keys));
-			return ft__spec_perr(
-			        L, &k->start_mark, FT_EPARSE, sub,
-			        "expected one of the keys %s%s%s%s, got unknown key '%s'",
-			        kind_name ? "of a " : "", kind_name ? kind_name : "",
-			        kind_name ? " fabric: " : "", keys, name);
-		}
-		ft__spec_remember(L, sub, &v->start_mark);
-		if (fields[i].fn) {
-			rc = fields[i].fn(L, v, sub);
-			if (rc < 0)
-				return rc;
-		}
-	}
-	return 0;
+	return ft__spec_walk_in(L, map, path, fields, n, kind_bit, kind_name, L->spec);
 }
 
 /* ---- document ----------------------------------------------------------------------------- */
-
-static int
-f_name(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_str(L, v, path, L->spec->name, sizeof(L->spec->name));
-}
 
 static int
 f_description(struct loader *L, yaml_node_t *v, const char *path)
@@ -358,36 +243,16 @@ f_calib_op(struct loader *L, yaml_node_t *v, const char *path)
 	                         "alltoall or sendrecv");
 }
 
-static int
-f_calib_ranks(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 0, UINT32_MAX, &cur_calib(L)->nranks);
-}
-
-static int
-f_calib_fixed(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_duration(L, v, path, &cur_calib(L)->fixed_s);
-}
-
-static int
-f_calib_lat(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_double(L, v, path, 0, 1000, &cur_calib(L)->lat_scale);
-}
-
-static int
-f_calib_bw(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_double(L, v, path, 0.01, 1000, &cur_calib(L)->bw_scale);
-}
+#define CALIB(m) FT__DOC_AT(struct ft_calib_entry, m)
 
 static const struct field calib_fields[] = {
 	{ "op", f_calib_op, 0 },
-	{ "ranks", f_calib_ranks, 0 },
-	{ "fixed", f_calib_fixed, 0 },
-	{ "latency_scale", f_calib_lat, 0 },
-	{ "bandwidth_scale", f_calib_bw, 0 },
+	{ "ranks", .doc = { "", FT__DOC_U32, CALIB(nranks), .lo = 0, .hi = UINT32_MAX } },
+	{ "fixed", .doc = { "", FT__DOC_DURATION, CALIB(fixed_s),
+	                    .what = "a duration like 150ns or 2us" } },
+	{ "latency_scale", .doc = { "", FT__DOC_DOUBLE, CALIB(lat_scale), .lo = 0, .hi = 1000 } },
+	{ "bandwidth_scale",
+	  .doc = { "", FT__DOC_DOUBLE, CALIB(bw_scale), .lo = 0.01, .hi = 1000 } },
 };
 
 static int
@@ -415,7 +280,8 @@ f_calibration(struct loader *L, yaml_node_t *v, const char *path)
 			return ft__spec_expected(L, e ? e : v, sub,
 			                         "a mapping with op and the constants");
 		ft__spec_remember(L, sub, &e->start_mark);
-		rc = ft__spec_walk(L, e, sub, calib_fields, FT_ARRAY_SIZE(calib_fields), 0, NULL);
+		rc = ft__spec_walk_in(L, e, sub, calib_fields, FT_ARRAY_SIZE(calib_fields), 0, NULL,
+		                      c);
 		if (rc < 0)
 			return rc;
 		if (!c->op[0])
@@ -427,7 +293,7 @@ f_calibration(struct loader *L, yaml_node_t *v, const char *path)
 }
 
 static const struct field top_fields[] = {
-	{ "name", f_name, 0 },
+	{ "name", .doc = { "", FT__DOC_STR, FT__DOC_AT(struct ft_cluster_spec, name) } },
 	{ "description", f_description, 0 },
 	{ "nodes", NULL, 0 },
 	{ "fabric", NULL, 0 },
@@ -518,7 +384,7 @@ int
 ft_spec_load_buffer(const char *text, size_t len, const char *file, struct ft_cluster_spec *out,
                     struct ft_error *err)
 {
-	yaml_document_t doc, extra;
+	yaml_document_t extra;
 	yaml_parser_t parser;
 	struct loader *L;
 	yaml_node_t *root;
@@ -535,20 +401,22 @@ ft_spec_load_buffer(const char *text, size_t len, const char *file, struct ft_cl
 	L = ft_calloc(1, sizeof(*L));
 	if (!L)
 		return ft_error_set(err, FT_ENOMEM, "out of memory loading a spec");
-	L->file = file && *file ? file : "<spec>";
-	L->err = err;
+	L->file = L->d.file = file && *file ? file : "<spec>";
+	L->err = L->d.err = err;
+	L->d.strict = true; /* "4" is a text, yes is not a boolean */
 	L->spec = out;
-	L->doc = &doc;
+	L->doc = &L->d.tree;
 	if (!yaml_parser_initialize(&parser)) {
 		ft_free(L);
 		return ft_error_set(err, FT_ENOMEM, "out of memory starting the YAML parser");
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)(text ? text : ""), len);
-	if (!yaml_parser_load(&parser, &doc)) {
+	if (!yaml_parser_load(&parser, &L->d.tree)) {
 		rc = syntax_error(L, &parser);
 		goto out_parser;
 	}
-	root = yaml_document_get_root_node(&doc);
+	L->d.loaded = true;
+	root = ft__doc_root(&L->d);
 	if (!root) {
 		rc = ft_error_set(err, FT_EPARSE,
 		                  "%s:1:1: spec: expected a mapping with name, nodes and fabric, "
@@ -571,7 +439,7 @@ ft_spec_load_buffer(const char *text, size_t len, const char *file, struct ft_cl
 		}
 	}
 out_doc:
-	yaml_document_delete(&doc);
+	ft__doc_close(&L->d);
 out_parser:
 	yaml_parser_delete(&parser);
 	ft_free(L);

@@ -2,15 +2,17 @@
 /*
  * spec/load_int.h - what the loader's files share: the loader state (what
  * a section gave explicitly, where each field was written), the table of
- * keys a section accepts, and the helpers that read typed scalars and walk
- * mappings with "file:line:col: field: expected X, got Y" errors.
- * load.c holds the helpers and the document; load_node.c the nodes
- * section; load_fabric.c the fabric section.
+ * keys a section accepts, and the spec's words for the one document
+ * reader (spec/doc.h): typed scalars and mapping walks with
+ * "file:line:col: field: expected X, got Y" errors, read strictly (numbers
+ * and booleans unquoted). load.c holds the walk and the document;
+ * load_node.c the nodes section; load_fabric.c the fabric section.
  */
 #ifndef FT_SPEC_LOAD_INT_H
 #define FT_SPEC_LOAD_INT_H
 
 #include "spec_int.h"
+#include "spec/doc.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,6 +30,7 @@ struct mark {
 #define MAX_MARKS 256
 
 struct loader {
+	struct ft__doc d; /* the document; file, doc and err below are its */
 	const char *file;
 	yaml_document_t *doc;
 	struct ft_error *err;
@@ -49,10 +52,23 @@ struct loader {
 
 typedef int field_fn(struct loader *L, yaml_node_t *v, const char *path);
 
+/*
+ * A key of a section: read by @fn, or, without one, by the one reader as
+ * @doc says (type, member of the walk's object, range), setting the loader's
+ * flag at offset @given (offsetof(struct loader, given_x); 0 = none). A
+ * plain value is one line:
+ *
+ *     { "radix", .doc = { "", FT__DOC_U32, FT__DOC_AT(struct ft_cluster_spec, fabric.radix),
+ *                         .lo = 4, .hi = 1024 }, .given = offsetof(struct loader, given_radix) },
+ *
+ * Neither @fn nor @doc: the key is accepted and read elsewhere.
+ */
 struct field {
 	const char *key;
 	field_fn *fn;
 	unsigned kinds; /* fabric kinds (bit per enum ft_fabric_kind) the key applies to; 0 = any */
+	struct ft__doc_field doc;
+	size_t given;
 };
 
 #define KIND_BIT(k) (1u << (k))
@@ -66,17 +82,39 @@ int ft__spec_perr(struct loader *L, const yaml_mark_t *m, int code, const char *
 /* Same, at the line of @field (or of its closest remembered parent). */
 int ft__spec_perr_field(struct loader *L, const char *field, int code, const char *fmt, ...)
         FT_PRINTF(4, 5);
-/* "path: expected @what, got <what @v is>" (FT_EPARSE). */
-int ft__spec_expected(struct loader *L, yaml_node_t *v, const char *path, const char *what);
 /* Remember where @path was written, for the final consistency check. */
 void ft__spec_remember(struct loader *L, const char *path, const yaml_mark_t *m);
 const struct mark *ft__spec_find_mark(const struct loader *L, const char *path);
 
-const char *ft__spec_scalar(const yaml_node_t *v); /* NULL unless a scalar */
-bool ft__spec_is_plain(const yaml_node_t *v);      /* an unquoted scalar */
-bool ft__spec_is_null(const yaml_node_t *v);       /* empty, ~ or null */
+/* "path: expected @what, got <what @v is>" (FT_EPARSE). */
+static inline int
+ft__spec_expected(struct loader *L, yaml_node_t *v, const char *path, const char *what)
+{
+	return ft__doc_expected(&L->d, v, path, what);
+}
 
-/* Typed scalars: 0, or an FT_EPARSE error naming @path. */
+static inline const char *
+ft__spec_scalar(const yaml_node_t *v) /* NULL unless a scalar */
+{
+	return ft__doc_scalar(v);
+}
+
+static inline bool
+ft__spec_is_null(const yaml_node_t *v) /* empty, ~ or null */
+{
+	return ft__doc_is_null(v);
+}
+
+/* The value of @key in mapping @map of the loader's document @doc, or NULL. */
+static inline yaml_node_t *
+ft__spec_lookup(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+	/* @doc is always the tree of the loader's struct ft__doc */
+	return ft__doc_lookup((struct ft__doc *)(void *)((char *)doc - offsetof(struct ft__doc, tree)),
+	                      map, key);
+}
+
+/* Typed scalars (spec/doc.c reads them): 0, or an error naming @path. */
 int ft__spec_get_str(struct loader *L, yaml_node_t *v, const char *path, char *out, size_t size);
 int ft__spec_get_u32(struct loader *L, yaml_node_t *v, const char *path, uint32_t min, uint32_t max,
                      uint32_t *out);
@@ -86,8 +124,6 @@ int ft__spec_get_bool(struct loader *L, yaml_node_t *v, const char *path, bool *
 int ft__spec_get_rate(struct loader *L, yaml_node_t *v, const char *path, double *out);
 int ft__spec_get_duration(struct loader *L, yaml_node_t *v, const char *path, double *out);
 
-/* The value of @key in mapping @map, or NULL. */
-yaml_node_t *ft__spec_lookup(yaml_document_t *doc, yaml_node_t *map, const char *key);
 /*
  * Walk mapping @map at @path: every key must be a scalar named in @fields
  * (and apply to @kind_bit when the field says so), once; each value is
@@ -95,6 +131,10 @@ yaml_node_t *ft__spec_lookup(yaml_document_t *doc, yaml_node_t *map, const char 
  */
 int ft__spec_walk(struct loader *L, yaml_node_t *map, const char *path, const struct field *fields,
                   size_t n, unsigned kind_bit, const char *kind_name);
+/* The same, with the typed fields' members in @obj rather than in the spec. */
+int ft__spec_walk_in(struct loader *L, yaml_node_t *map, const char *path,
+                     const struct field *fields, size_t n, unsigned kind_bit,
+                     const char *kind_name, void *obj);
 
 /* The sections. */
 int ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes);

@@ -1166,14 +1166,15 @@ test_thresholds(void **state)
 	fp = fopen(path, "w");
 	fputs("utilisation_min: 0.85\noverlap_min: 1.5\n", fp);
 	fclose(fp);
-	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_ERANGE);
 	assert_non_null(strstr(err.msg, ":2:14: overlap_min: a fraction cannot exceed 1"));
 	fp = fopen(path, "w");
 	fputs("utilization: 0.85\n", fp);
 	fclose(fp);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
-	assert_non_null(strstr(err.msg, ":1:1: unknown threshold 'utilization'"));
+	assert_non_null(strstr(err.msg, ":1:1: utilization: unknown key (did you mean "
+				       "'utilisation_min'? expected one of: utilisation_min, "));
 	unlink(path);
 }
 
@@ -1250,20 +1251,21 @@ test_thresholds_counters(void **state)
 	fputs("pause_frames_max: -3\n", fp);
 	fclose(fp);
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_ERANGE);
 	assert_non_null(strstr(err.msg, ":1:19: pause_frames_max: expected a non-negative count"));
 	fp = fopen(path, "w");
 	fputs("ecn_mark_share_max: 2\n", fp);
 	fclose(fp);
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_ERANGE);
 	assert_non_null(strstr(err.msg, "ecn_mark_share_max: a fraction cannot exceed 1"));
 	fp = fopen(path, "w");
 	fputs("pause_max: 3\n", fp);
 	fclose(fp);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
-	assert_non_null(strstr(err.msg, "unknown threshold 'pause_max' (expected utilisation_min, "
+	assert_non_null(strstr(err.msg, ":1:1: pause_max: unknown key (did you mean "
+				       "'pause_frames_max'? expected one of: utilisation_min, "
 				       "pfc_rate_max, ecn_rate_max, overlap_min, recovery_max, "
 				       "pause_frames_max, paused_fraction_max, ecn_mark_share_max, "
 				       "switch_drops_max)"));

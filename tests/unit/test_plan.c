@@ -536,7 +536,7 @@ test_model_yaml(void **state)
 	assert_int_equal(m.kv_heads, 8);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(ft_plan_model_load_buffer(bad, strlen(bad), "m.yaml", &m, &err), FT_EPARSE);
-	assert_string_equal(err.msg, "m.yaml:3:8: heads: expected a whole number, got 'x'");
+	assert_string_equal(err.msg, "m.yaml:3:8: heads: expected an integer from 1 to 4096, got 'x'");
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(ft_plan_model_load_buffer(unknown, strlen(unknown), "m.yaml", &m, &err),
 	                 FT_EPARSE);

@@ -1099,7 +1099,18 @@ test_scenario_errors(void **state)
 	expect_error("cluster: dgx-h100:2\njobs:\n  - ops: [{op: allreduc, size: 1M}]\n", FT_EPARSE,
 	             "bad.yaml:3:16: jobs[0].ops[0].op: expected all_reduce");
 	expect_error("cluster: dgx-h100:2\nseeds: 3\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-	             FT_EPARSE, "bad.yaml:2:1: seeds: unknown key");
+	             FT_EPARSE, "bad.yaml:2:1: seeds: unknown key (did you mean 'seed'? expected "
+	                        "one of: name, description, seed, cluster, fabric, engine,");
+	expect_error("cluster: dgx-h100:2\npacket: {flow_control: pfc, ecn_kmax: 2MB, "
+	             "ecn_kmax: 1MB}\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	             FT_EPARSE,
+	             "bad.yaml:2:44: packet.ecn_kmax: expected each key once, got 'ecn_kmax' again "
+	             "(first at line 2)");
+	expect_error("cluster: dgx-h100:2\npacket: {flow_control: lossy}\n"
+	             "jobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
+	             FT_EPARSE,
+	             "bad.yaml:2:24: packet.flow_control: expected auto, credit, pfc or none, got "
+	             "'lossy'");
 	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}], "
 	             "placement: diagonal}]\n",
 	             FT_EPARSE, "bad.yaml:2:55: jobs[0].placement: expected packed");
@@ -1107,7 +1118,7 @@ test_scenario_errors(void **state)
 	             "bad.yaml:2:14: background[0]: missing 'size'");
 	expect_error("cluster: dgx-h100:2\nfaults:\n  - what: nic\n    node: 1\n"
 	             "    scale: 2\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-	             FT_ERANGE, "bad.yaml:5:12: faults[0].scale: expected 0 to 1, got 2");
+	             FT_ERANGE, "bad.yaml:5:12: faults[0].scale: expected a number from 0 to 1, got '2'");
 	expect_error("cluster: nosuch:4\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n", FT_ENOENT,
 	             "bad.yaml:1:10: cluster:");
 	expect_error("cluster: dgx-h100:2\njobs: [{ops: [{op: all_reduce, size: 1M}]}\n", FT_EPARSE,
