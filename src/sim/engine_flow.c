@@ -511,13 +511,16 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	return 0;
 }
 
+/* A connection of @wire bytes from @src to @dst, split into QPs (and flowlets), each QP at
+ * most @cap_Bps / QPs (0: no cap). */
 static int
 add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t prev,
-         uint32_t bar, uint32_t tag)
+         uint32_t bar, uint32_t tag, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;
 	uint32_t q, nq = fe->cfg.qps_per_conn;
 	double per = wire / nq;
+	int rc;
 
 	for (q = 0; q < nq; q++) {
 		uint32_t nchunks = 1, c, last = prev;
@@ -532,6 +535,11 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 
 			if (id < 0 || ft__fs_add_dep(s, last, (uint32_t)id) < 0)
 				return FT_ENOMEM;
+			if (cap_Bps > 0) {
+				rc = ft__fs_set_cap(s, (uint32_t)id, cap_Bps / nq);
+				if (rc < 0)
+					return rc;
+			}
 			last = (uint32_t)id;
 		}
 		if (ft__fs_add_dep(s, last, bar) < 0)
@@ -781,8 +789,13 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				if (add_conn(fe, (double)fl.bytes / eff, a, b, rec.end,
-				             (uint32_t)bar, tag) < 0)
+				rc = add_conn(fe, (double)fl.bytes / eff, a, b, rec.end,
+				              (uint32_t)bar, tag, op->conn_cap_Bps);
+				if (rc == FT_ERANGE)
+					return ft_error_set(err, rc,
+					                    "sim: more than %d distinct channel caps",
+					                    FS_MAX_CAPS);
+				if (rc < 0)
 					goto oom;
 			}
 		}

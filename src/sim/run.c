@@ -296,7 +296,11 @@ nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cl
 
 	if (ft__sim_sched_is_flat(s, gpn))
 		return 1;
-	n = o->channels ? o->channels : FT_MIN(gpn, FT_MAX(spec->node.nnics, 1u));
+	/* a channel count given is NCCL's (up to 64, kb NA-CONCEPTS); the default is one per
+	 * rail the node's ranks use */
+	if (o->channels)
+		return FT_MIN(o->channels, 64u);
+	n = FT_MAX(spec->node.nnics, 1u);
 	return FT_MIN(n, gpn);
 }
 
@@ -339,6 +343,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				                     .bytes = op_bytes(o, ov) };
 			struct ft_schedule sched;
 			uint32_t rep, nch, ap[2];
+			double cap = 0;
 
 			ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, &args);
 			ap[0] = args.algo;
@@ -360,6 +365,9 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 			if (nch >= 1 && !ft__sim_sched_is_flat(&sched, jr->gpn)) {
 				struct ft_schedule merged;
 
+				if (o->op != FT_OP_SENDRECV)
+					cap = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn,
+					                          nch, o->channels != 0);
 				rc = ft__sim_channelize(&sched, nch, jr->gpn, &spec->node,
 				                o->op == FT_OP_SENDRECV, &merged);
 				ft_schedule_release(&sched);
@@ -374,7 +382,8 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				struct ft_sim_op op = { .sched = &sched,
 					                .rank_gpu = jr->rank_gpu,
 					                .after = jr->last_op,
-					                .job = (uint32_t)ji };
+					                .job = (uint32_t)ji,
+					                .conn_cap_Bps = cap };
 				int64_t id;
 
 				op.delay_s = (k == 0 && rep == 0) ? jr->compute_s : 0;

@@ -783,7 +783,8 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 		want = (n - 1) / n * (double)bytes / bott;
 		break;
 	}
-	want /= nch; /* channels split the bytes, each on its own rail */
+	want /= nch ? nch : 8; /* channels split the bytes, each on its own rail (0: one per
+	                        * NIC, 8 on these nodes) */
 	want += steps * (lat + s.step_lat_s) + s.base_lat_s;
 	if (op == FT_OP_ALLTOALL) {
 		double waves = ceil((n - 1) / FT_COLL_A2A_WINDOW);
@@ -836,12 +837,20 @@ test_ring_closed_form_topo(void **state)
 	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
 	nvlink = 450e9 * ft_model_link_efficiency(&spec, FT_L_NVLINK);
 	assert_double_equal(nvlink, 18 * 20.6e9, 1e3); /* NCCL's 20.6 GB/s per H100 NVLink */
-	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1, 0);
-	/* Eight channels: every GPU sends one flow over PCIe to its NIC, and over NVLink six
-	 * ring flows plus a proxied one (PXN) for its own channel and one it forwards for the
-	 * channel whose last rank it is not: eight flows share the GPU's NVLink (370.8/8 GB/s),
-	 * just below the PCIe rate (48 GB/s); each channel carries 1/8 of the bytes. */
+	/* One channel given: one NCCL channel, which carries what one NVLink does (the
+	 * model's graph bandwidth / its 18 channels, kb NA-MODEL), below the PCIe rate. */
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1,
+	                 nvlink / 18);
+	/* Eight channels given: each still one NCCL channel at nvlink / 18, each carrying
+	 * 1/8 of the bytes on its own rail. */
 	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 8,
+	                 nvlink / 18);
+	/* The default channels (one per NIC) stand for the graph's 18, no cap of their own:
+	 * every GPU sends one flow over PCIe to its NIC, and over NVLink six ring flows plus
+	 * a proxied one (PXN) for its own channel and one it forwards for the channel whose
+	 * last rank it is not: eight flows share the GPU's NVLink (370.8/8 GB/s), just
+	 * below the PCIe rate (48 GB/s). */
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 0,
 	                 FT_MIN(48e9, nvlink / 8));
 }
 
