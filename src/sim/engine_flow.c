@@ -137,7 +137,7 @@ static uint32_t
 host_link_to(const struct ft_topo *topo, uint32_t node, uint32_t pref, uint32_t sw, bool up,
              uint32_t *nic)
 {
-	uint32_t nnics = ft_topo_spec(topo)->node.nnics, k, r, first, count, i;
+	uint32_t nnics = ft__sim_node_nnics(topo, node), k, r, first, count, i;
 
 	for (k = 0; k <= nnics; k++) {
 		r = k == 0 ? pref : k - 1;
@@ -171,8 +171,8 @@ route_innet(const struct ft_topo *topo, const struct ft_route_policy *pol, uint3
 	uint32_t sw = up ? dst : src, nic = UINT32_MAX, hl, pref = 0;
 	int rc;
 
-	if (g->kind == FT_V_GPU)
-		pref = ft_topo_spec(topo)->node.gpu_nic[g->local];
+	if (g->kind == FT_V_GPU && ft__sim_gpu_nic_index(topo, up ? src : dst) != UINT32_MAX)
+		pref = ft__sim_gpu_nic_index(topo, up ? src : dst);
 	hl = host_link_to(topo, g->node, pref, sw, up, &nic);
 	if (hl == UINT32_MAX || !(ft_topo_link_scale(topo, hl) > 0))
 		return FT_ENOENT;
@@ -556,7 +556,6 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 uint32_t
 ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo)
 {
-	const struct ft_vertex *g = ft_topo_vertex(topo, gpu_v);
 	uint32_t first, count, i, nic;
 
 	if (algo == FT_ALGO_NVLS || algo == FT_ALGO_NVLS_TREE) {
@@ -569,7 +568,7 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
 		}
 		return gpu_v;
 	}
-	nic = ft_topo_nic(topo, g->node, ft_topo_spec(topo)->node.gpu_nic[g->local]);
+	nic = ft__sim_gpu_nic(topo, gpu_v);
 	if (nic == UINT32_MAX)
 		return gpu_v;
 	ft_topo_out_links(topo, nic, &first, &count);

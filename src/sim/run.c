@@ -115,7 +115,7 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			if (v == UINT32_MAX)
 				return fault_err(sc, f, err, "nic",
 				                 "expected a NIC below %u, got %u",
-				                 spec->node.nnics, f->nic);
+				                 ft__sim_node_nnics(t, f->node), f->nic);
 			rc = scale_vertex_links(t, v, FT_L_HOST, f->scale, &n);
 			break;
 		case SC_F_PCIE:
@@ -124,7 +124,8 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			if (v == UINT32_MAX)
 				return fault_err(sc, f, err, f->has_gpu ? "gpu" : "nic",
 				                 "expected an index below %u, got %u",
-				                 f->has_gpu ? spec->node.ngpus : spec->node.nnics,
+				                 f->has_gpu ? ft__sim_node_ngpus(t, f->node) :
+				                              ft__sim_node_nnics(t, f->node),
 				                 f->has_gpu ? f->gpu : f->nic);
 			rc = scale_vertex_links(t, v, FT_L_PCIE, f->scale, &n);
 			break;
@@ -133,7 +134,7 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			if (v == UINT32_MAX)
 				return fault_err(sc, f, err, "gpu",
 				                 "expected a GPU below %u, got %u",
-				                 spec->node.ngpus, f->gpu);
+				                 ft__sim_node_ngpus(t, f->node), f->gpu);
 			rc = scale_vertex_links(t, v, FT_L_NVLINK, f->scale, &n);
 			break;
 		case SC_F_SWITCH:
@@ -157,11 +158,12 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			}
 			break;
 		case SC_F_GPU:
-			if (f->gpu >= spec->node.ngpus)
+			v = ft_topo_gpu(t, f->node, f->gpu);
+			if (v == UINT32_MAX || f->gpu >= ft__sim_node_ngpus(t, f->node))
 				return fault_err(sc, f, err, "gpu",
 				                 "expected a GPU below %u, got %u",
-				                 spec->node.ngpus, f->gpu);
-			gpu_slow[(size_t)f->node * spec->node.ngpus + f->gpu] = f->slowdown;
+				                 ft__sim_node_ngpus(t, f->node), f->gpu);
+			gpu_slow[v] = f->slowdown; /* by GPU vertex: nodes may differ */
 			n = 1;
 			break;
 		}
@@ -205,22 +207,22 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	const struct sc_job *j = &jcopy;
 
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	uint32_t gpn, nodes_left, cap, r;
+	uint32_t gpn, nodes_left, cap, r, node_gpus;
 
 	if (placement >= 0)
 		jcopy.placement = (enum sc_placement)placement;
-	gpn = j->gpus_per_node ? j->gpus_per_node : spec->node.ngpus;
-
-	if (gpn > spec->node.ngpus)
-		return ft_error_set(err, FT_ERANGE,
-		                    "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
-		                    "most %u, got %u",
-		                    sc->file, j->line, j->col, ji, spec->node.ngpus, gpn);
 	if (j->first_node >= spec->nnodes)
 		return ft_error_set(err, FT_ERANGE,
 		                    "%s:%u:%u: jobs[%zu].first_node: expected below "
 		                    "%u, got %u",
 		                    sc->file, j->line, j->col, ji, spec->nnodes, j->first_node);
+	node_gpus = ft__sim_node_ngpus(t, j->first_node);
+	gpn = j->gpus_per_node ? j->gpus_per_node : node_gpus;
+	if (gpn > node_gpus)
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
+		                    "most %u, got %u",
+		                    sc->file, j->line, j->col, ji, node_gpus, gpn);
 	nodes_left = spec->nnodes - j->first_node;
 	cap = nodes_left * gpn;
 	jr->nranks = j->placement == SC_EXPLICIT ? (uint32_t)j->explicit_gpus.len :
@@ -260,13 +262,14 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 
 			node = p[0];
 			gpu = p[1];
-			if (node >= spec->nnodes || gpu >= spec->node.ngpus)
+			if (node >= spec->nnodes || gpu >= ft__sim_node_ngpus(t, node))
 				return ft_error_set(
 				        err, FT_ERANGE,
 				        "%s:%u:%u: jobs[%zu].placement[%u]: no GPU %u:%u "
 				        "(%u nodes of %u GPUs)",
 				        sc->file, j->line, j->col, ji, r, node, gpu, spec->nnodes,
-				        spec->node.ngpus);
+				        node < spec->nnodes ? ft__sim_node_ngpus(t, node) :
+				                              ft__sim_node_ngpus(t, 0));
 		} else if (j->placement == SC_SPREAD) {
 			uint32_t nn = (jr->nranks + gpn - 1) / gpn;
 
@@ -289,8 +292,7 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 }
 
 static uint32_t
-nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cluster_spec *spec,
-          uint32_t gpn)
+nchannels(const struct ft_schedule *s, const struct sc_op *o, uint32_t nnics, uint32_t gpn)
 {
 	uint32_t n;
 
@@ -300,7 +302,7 @@ nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cl
 	 * rail the node's ranks use */
 	if (o->channels)
 		return FT_MIN(o->channels, 64u);
-	n = FT_MAX(spec->node.nnics, 1u);
+	n = FT_MAX(nnics, 1u);
 	return FT_MIN(n, gpn);
 }
 
@@ -317,18 +319,20 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	double slow = 1;
-	uint32_t it, r;
+	uint32_t it, r, node0;
 	size_t k;
 	int rc = 0;
 
 	/* The slowest GPU of the job sets the pace of its compute (collectives synchronize). */
 	for (r = 0; r < jr->nranks; r++) {
-		const struct ft_vertex *v = ft_topo_vertex(t, jr->rank_gpu[r]);
-		double s = gpu_slow[(size_t)v->node * spec->node.ngpus + v->local];
+		double s = gpu_slow[jr->rank_gpu[r]];
 
 		if (s > slow)
 			slow = s;
 	}
+	/* the node of the job's first rank: its NICs set the default channels, its GPUs'
+	 * rails the channels' order (the job's nodes are alike) */
+	node0 = jr->nranks ? ft_topo_vertex(t, jr->rank_gpu[0])->node : 0;
 	jr->compute_s = j->compute_s;
 	if (j->compute_tflop > 0)
 		jr->compute_s += j->compute_tflop / (spec->node.gpu_tflops * j->mfu);
@@ -357,7 +361,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				                j->line, j->col, ji, k);
 				return rc;
 			}
-			nch = nchannels(&sched, o, spec, jr->gpn);
+			nch = nchannels(&sched, o, ft__sim_node_nnics(t, node0), jr->gpn);
 			/* A point-to-point send is one connection on one NIC, the rail of its
 			 * destination (PXN), not a set of channels. */
 			if (o->op == FT_OP_SENDRECV)
@@ -368,7 +372,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				if (o->op != FT_OP_SENDRECV)
 					cap = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn,
 					                          nch, o->channels != 0);
-				rc = ft__sim_channelize(&sched, nch, jr->gpn, &spec->node,
+				rc = ft__sim_channelize(&sched, nch, jr->gpn, ft__sim_node(t, node0),
 				                o->op == FT_OP_SENDRECV, &merged);
 				ft_schedule_release(&sched);
 				sched = merged;
@@ -410,15 +414,25 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
                   const struct ft_topo *t, struct ft_engine *e, uint64_t seed, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	uint32_t per = bg->gpu_endpoints ? spec->node.ngpus : spec->node.nnics;
-	uint64_t total = (uint64_t)spec->nnodes * per;
-	uint32_t n = bg->hosts ? bg->hosts : (uint32_t)FT_MIN(total, (uint64_t)UINT32_MAX);
+	uint32_t per = UINT32_MAX, k;
+	uint64_t total;
+	uint32_t n;
 	struct ft_schedule sched;
 	struct ft_sched_phase ph = { 0 };
 	uint32_t *ends = NULL, *perm = NULL, i;
 	struct ft_rng rng;
 	int64_t id;
 	int rc = 0;
+
+	/* endpoint i is NIC (GPU) i / nodes of node i % nodes: as many per node as the
+	 * node with the fewest has */
+	for (k = 0; k < spec->nnodes; k++)
+		per = FT_MIN(per, bg->gpu_endpoints ? ft__sim_node_ngpus(t, k) :
+		                                      ft__sim_node_nnics(t, k));
+	if (per == UINT32_MAX)
+		per = 0;
+	total = (uint64_t)spec->nnodes * per;
+	n = bg->hosts ? bg->hosts : (uint32_t)FT_MIN(total, (uint64_t)UINT32_MAX);
 
 	if (per == 0 || n > total || n < 2)
 		return ft_error_set(err, FT_ERANGE,
@@ -907,7 +921,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		return rc;
 	}
 	out->nlinks = ft_topo_nlinks(topo);
-	gpu_slow = ft_calloc(ngpus ? ngpus : 1, sizeof(double));
+	gpu_slow = ft_calloc(ft_topo_nvertices(topo) ? ft_topo_nvertices(topo) : 1, sizeof(double));
 	jrs = ft_calloc(sc->jobs.len ? sc->jobs.len : 1, sizeof(*jrs));
 	if (!gpu_slow || !jrs) {
 		rc = ft_error_set(err, FT_ENOMEM, "out of memory");

@@ -392,6 +392,18 @@ struct sc_op {
 /* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it. */
 void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                        uint32_t nranks, uint32_t gpn, struct ft_coll_args *args);
+/*
+ * A node as the topology has it (node.c): its description, its GPUs and NICs counted
+ * from the graph, and the NIC GPU vertex @gpu_v leaves its node through (its index in
+ * the node, or its vertex; UINT32_MAX for none). Read nodes through these, never
+ * through the spec's one node description, so that nodes may differ.
+ */
+const struct ft_node_spec *ft__sim_node(const struct ft_topo *t, uint32_t node);
+uint32_t ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node);
+uint32_t ft__sim_node_nnics(const struct ft_topo *t, uint32_t node);
+uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
+uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
+
 /* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
 int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
 /* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes. */

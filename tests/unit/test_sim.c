@@ -798,6 +798,84 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 	ft_schedule_release(&s);
 }
 
+/*
+ * The runner and the flow engine read nodes from the topology (sim/node.c):
+ * on DGX H100 nodes with 4 NICs for 8 GPUs, every node counts 8 GPUs and 4
+ * NICs, GPU g leaves its node through NIC g / 2, and that is the NIC the
+ * topology's own routing takes from that GPU to every GPU of another node
+ * (so an engine that read one NIC per GPU, or 8 NICs per node, fails here).
+ * A NIC fault names the node's own NIC count.
+ */
+static void
+test_nodes_from_topology(void **state)
+{
+	static const char text[] =
+	        "name: h100-4nic\nnodes: { preset: dgx-h100, count: 3, nics: { count: 4 } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	struct ft_cluster_spec spec;
+	struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	uint32_t node, g, other, nic, j;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "t.yaml", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (node = 0; node < 3; node++) {
+		assert_int_equal(ft__sim_node_ngpus(t, node), 8);
+		assert_int_equal(ft__sim_node_nnics(t, node), 4);
+		for (g = 0; g < 8; g++) {
+			uint32_t gv = ft_topo_gpu(t, node, g);
+
+			assert_int_equal(ft__sim_gpu_nic_index(t, gv), g / 2);
+			nic = ft__sim_gpu_nic(t, gv);
+			assert_int_equal(nic, ft_topo_nic(t, node, g / 2));
+			for (other = 0; other < 8; other++) {
+				struct ft_path path;
+				bool through = false;
+
+				assert_int_equal(ft_route_path(t, gv,
+				                               ft_topo_gpu(t, (node + 1) % 3, other),
+				                               &pol, &path),
+				                 0);
+				for (j = 0; j < path.nlinks; j++)
+					through |= ft_topo_link(t, path.links[j])->src == nic;
+				assert_true(through);
+			}
+		}
+	}
+	assert_int_equal(ft__sim_node_nnics(t, 3), 0); /* no such node */
+	assert_int_equal(ft__sim_gpu_nic(t, ft_topo_nic(t, 0, 0)), UINT32_MAX); /* not a GPU */
+	ft_topo_free(t);
+	{
+		static const char sc_text[] =
+		        "name: f\n"
+		        "cluster:\n"
+		        "  name: h100-4nic\n"
+		        "  nodes: { preset: dgx-h100, count: 2, nics: { count: 4 } }\n"
+		        "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+		        "faults:\n"
+		        "  - {what: nic, node: 1, nic: 4, scale: 0.5}\n"
+		        "jobs:\n"
+		        "  - name: a\n"
+		        "    ops:\n"
+		        "      - {op: all_reduce, size: 1MiB}\n";
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+
+		if (ft_scenario_load_buffer(sc_text, strlen(sc_text), "t.yaml", &sc, &err) < 0)
+			print_error("%s\n", err.msg);
+		assert_non_null(sc);
+		ft_sim_overrides_init(&ov);
+		ft_sim_report_init(&rep);
+		assert_true(ft_scenario_run(sc, &ov, NULL, &rep, &err) < 0);
+		assert_non_null(strstr(err.msg, "expected a NIC below 4, got 4"));
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+}
+
 /* The analytic engine is NCCL's cost model (ft_model_eval) for each collective. */
 static void
 test_analytic_engine_is_the_model(void **state)
@@ -1414,6 +1492,7 @@ main(void)
 		cmocka_unit_test(test_dependencies),
 		cmocka_unit_test(test_cycle_is_an_error),
 		cmocka_unit_test(test_ring_closed_form_topo),
+		cmocka_unit_test(test_nodes_from_topology),
 		cmocka_unit_test(test_analytic_engine_is_the_model),
 		cmocka_unit_test(test_tree_closed_form_topo),
 		cmocka_unit_test(test_alltoall_closed_form_topo),
