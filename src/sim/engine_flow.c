@@ -216,7 +216,7 @@ ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t
 	if (ft_topo_vertex(topo, src)->kind == FT_V_SWITCH ||
 	    ft_topo_vertex(topo, dst)->kind == FT_V_SWITCH)
 		rc = route_innet(topo, &pol, src, dst, path);
-	else
+	else if ((rc = ft__sim_route_nvlink_domain(topo, src, dst, path)) > 0)
 		rc = ft_route_path(topo, src, dst, &pol, path);
 	if (rc < 0) {
 		const struct ft_vertex *a = ft_topo_vertex(topo, src);
@@ -237,7 +237,8 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 
 	memset(m, 0, sizeof(*m));
 	ft_vec_init(&m->links, sizeof(uint32_t));
-	if (cfg->routing != FT_ROUTING_DMODK)
+	/* the memo knows fabric routes only: not where NVLink joins nodes */
+	if (cfg->routing != FT_ROUTING_DMODK || ft__sim_nvlink_domain_spans_nodes(topo))
 		return 0;
 	for (l = 0; l < nl; l++)
 		if (!(ft_topo_link_scale(topo, l) > 0))
@@ -726,7 +727,9 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			}
 			if (a == b)
 				continue;
-			if (!net && ft_topo_vertex(fe->topo, a)->node != ft_topo_vertex(fe->topo, b)->node)
+			if (!net && !ft__sim_same_nvlink_domain(fe->topo,
+			                                        ft_topo_vertex(fe->topo, a)->node,
+			                                        ft_topo_vertex(fe->topo, b)->node))
 				net = true;
 			rc = spawn_conn(fe, ap->wire, a, b, rd->end, ap->tag);
 			if (rc < 0)

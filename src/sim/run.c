@@ -319,7 +319,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	double slow = 1;
-	uint32_t it, r, node0;
+	uint32_t it, r, node0, sgpn;
 	size_t k;
 	int rc = 0;
 
@@ -333,6 +333,18 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 	/* the node of the job's first rank: its NICs set the default channels, its GPUs'
 	 * rails the channels' order (the job's nodes are alike) */
 	node0 = jr->nranks ? ft_topo_vertex(t, jr->rank_gpu[0])->node : 0;
+	/* ranks that share one NVLink domain are one NVLink "node" to NCCL (MNNVL): the
+	 * schedules see them as one node */
+	sgpn = jr->gpn;
+	if (ft__sim_nvlink_domain_spans_nodes(t)) {
+		bool one = true;
+
+		for (r = 1; r < jr->nranks && one; r++)
+			one = ft__sim_same_nvlink_domain(t, node0,
+			                                 ft_topo_vertex(t, jr->rank_gpu[r])->node);
+		if (one)
+			sgpn = jr->nranks;
+	}
 	jr->compute_s = j->compute_s;
 	if (j->compute_tflop > 0)
 		jr->compute_s += j->compute_tflop / (spec->node.gpu_tflops * j->mfu);
@@ -343,7 +355,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
 			struct ft_coll_args args = { .op = o->op,
 				                     .nranks = jr->nranks,
-				                     .ranks_per_node = jr->gpn,
+				                     .ranks_per_node = sgpn,
 				                     .bytes = op_bytes(o, ov) };
 			struct ft_schedule sched;
 			uint32_t rep, nch, ap[2];
@@ -361,12 +373,12 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				                j->line, j->col, ji, k);
 				return rc;
 			}
-			nch = nchannels(&sched, o, ft__sim_node_nnics(t, node0), jr->gpn);
+			nch = nchannels(&sched, o, ft__sim_node_nnics(t, node0), sgpn);
 			/* A point-to-point send is one connection on one NIC, the rail of its
 			 * destination (PXN), not a set of channels. */
 			if (o->op == FT_OP_SENDRECV)
 				nch = 1;
-			if (nch >= 1 && !ft__sim_sched_is_flat(&sched, jr->gpn)) {
+			if (nch >= 1 && !ft__sim_sched_is_flat(&sched, sgpn)) {
 				struct ft_schedule merged;
 
 				if (o->op != FT_OP_SENDRECV)
@@ -901,13 +913,20 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
 		                                                               " or dmodk");
 	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
+	/* the flow engine joins the nodes of one NVLink domain (ft__sim_route_nvlink_domain);
+	 * several domains, and the packet engine's ports, are not modelled yet */
 	if (spec->node.nvlink_domain_nodes > 1 && spec->nnodes > 1 &&
-	    strcmp(eng->name, "analytic") != 0)
+	    strcmp(eng->name, "analytic") != 0 &&
+	    (spec->nnodes > spec->node.nvlink_domain_nodes || strcmp(eng->name, "packet") == 0))
 		return ft_error_set(err, FT_ENOTSUP,
-		                    "%s: nodes.nvlink.domain_nodes: NVLink domains across nodes "
-		                    "(GB200/GB300 NVL72) are modelled by the analytic engine only; the "
-		                    "%s engine's topology does not join NVSwitches across nodes yet",
-		                    spec->name, eng->name);
+		                    "%s: nodes.nvlink.domain_nodes: %s; the analytic engine "
+		                    "models them",
+		                    spec->name,
+		                    strcmp(eng->name, "packet") == 0 ?
+		                            "the packet engine does not join NVSwitches across "
+		                            "nodes (GB200/GB300 NVL72) yet" :
+		                            "the flow engine runs one NVLink domain (GB200/GB300 "
+		                            "NVL72), not several joined by NICs, yet");
 	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;
 	out->run.seed = cfg.seed;

@@ -403,6 +403,13 @@ uint32_t ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_node_nnics(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
+/* Multi-node NVLink domains (GB200/GB300 NVL72, nodes.nvlink.domain_nodes): whether
+ * @t has one over several nodes, whether two nodes share one, and the path between GPUs
+ * of two nodes of one domain (1: not such GPUs; 0: @path set; FT_ENOENT). */
+bool ft__sim_nvlink_domain_spans_nodes(const struct ft_topo *t);
+bool ft__sim_same_nvlink_domain(const struct ft_topo *t, uint32_t node_a, uint32_t node_b);
+int ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
+                                struct ft_path *path);
 
 /* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
 int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);

@@ -401,7 +401,8 @@ test_fabric_mtu_counts(void **state)
  * The flow engine and the model agree within 10% wherever both apply and
  * nothing is congested: every collective, NCCL's choice of algorithm and
  * protocol, at bandwidth-bound sizes, on one and several nodes of several
- * GPU generations and NIC counts. Left out: the all-to-all across nodes
+ * GPU generations and NIC counts, and on a whole GB200 and GB300 NVL72
+ * NVLink domain (18 trays that NVLink joins into one NCCL node). Left out: the all-to-all across nodes
  * (the fabric and the rounds contend, which the model does not see), and
  * sizes where the model's bound is one of NCCL's per-channel caps (kb
  * NA-MODEL perChMax*: software limits the flow engine, which models links,
@@ -412,7 +413,9 @@ test_flow_agrees_with_model(void **state)
 {
 	static const char *const specs[] = { "dgx-h100",    "dgx-h100:2", "dgx-h100:4",
 		                             "dgx-h100:16", "dgx-a100:4", "dgx-b200:4",
-		                             "hgx-h200:8",  "pcie-l40s:4" };
+		                             "hgx-h200:8",  "pcie-l40s:4",
+		                             /* one NVLink domain over 18 trays */
+		                             "gb200-nvl72:18", "gb300-nvl72:18" };
 	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER,
 		                          FT_OP_BROADCAST,  FT_OP_SENDRECV,   FT_OP_ALLTOALL };
 	static const uint64_t sizes[] = { 256u << 20, 1u << 30 };
