@@ -347,7 +347,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 	}
 	jr->compute_s = j->compute_s;
 	if (j->compute_tflop > 0)
-		jr->compute_s += j->compute_tflop / (spec->node.gpu_tflops * j->mfu);
+		jr->compute_s += j->compute_tflop / (ft__sim_node(t, node0)->gpu_tflops * j->mfu);
 	jr->compute_s *= slow;
 	jr->last_op = -1;
 	for (it = 0; it < j->iterations; it++) {
