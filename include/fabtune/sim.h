@@ -123,6 +123,10 @@ struct ft_sim_op {
 	int64_t after;                   /* op id it waits for, -1 for none (starts at time 0) */
 	double delay_s;                  /* compute or idle time between `after` and its start */
 	uint32_t job;                    /* job index, for reporting */
+	/* What one connection of the schedule (an NCCL channel's flow) can carry at
+	 * most, bytes/s on the wire, whatever its links leave it; 0: no cap. Engines
+	 * that model no channels may ignore it. */
+	double conn_cap_Bps;
 };
 
 /* Timing of one submitted op. */

@@ -71,10 +71,11 @@ an_create_any(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, bool mod
 	return 0;
 }
 
-/* Route one flow alone: its time, latency and the links it loads. */
+/* Route one flow alone: its time, latency and the links it loads; @cap_Bps > 0: what its
+ * connection (one NCCL channel) carries at most, as the flow engine caps it. */
 static int
-an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, double *lat_s,
-        uint32_t *bott_link, struct ft_error *err)
+an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double cap_Bps, double *t_s,
+        double *lat_s, uint32_t *bott_link, struct ft_error *err)
 {
 	struct ft_path path;
 	double bott = INFINITY;
@@ -96,6 +97,10 @@ an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double *t_s, 
 	}
 	if (!(bott > 0))
 		return ft_error_set(err, FT_EINVAL, "sim: a path crosses a link that is down");
+	if (cap_Bps > 0 && cap_Bps < bott) {
+		bott = cap_Bps;
+		*bott_link = path.links[0]; /* the flow engine names the first link too */
+	}
 	*t_s = wire / bott + path.lat_s;
 	*lat_s = path.lat_s;
 	ae->bytes += wire;
@@ -139,7 +144,8 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 			return rc;
 		if (a == b || fl.bytes == 0)
 			continue;
-		rc = an_flow(ae, a, b, (double)fl.bytes / eff, &t, &lat, &bl, err);
+		rc = an_flow(ae, a, b, (double)fl.bytes / eff, op->conn_cap_Bps, &t, &lat, &bl,
+		             err);
 		if (rc < 0)
 			return rc;
 		if (ft_vec_push(&ae->fct, &t) < 0 || ft_vec_push(&ae->ideal, &t) < 0)

@@ -137,7 +137,7 @@ static uint32_t
 host_link_to(const struct ft_topo *topo, uint32_t node, uint32_t pref, uint32_t sw, bool up,
              uint32_t *nic)
 {
-	uint32_t nnics = ft_topo_spec(topo)->node.nnics, k, r, first, count, i;
+	uint32_t nnics = ft__sim_node_nnics(topo, node), k, r, first, count, i;
 
 	for (k = 0; k <= nnics; k++) {
 		r = k == 0 ? pref : k - 1;
@@ -171,8 +171,8 @@ route_innet(const struct ft_topo *topo, const struct ft_route_policy *pol, uint3
 	uint32_t sw = up ? dst : src, nic = UINT32_MAX, hl, pref = 0;
 	int rc;
 
-	if (g->kind == FT_V_GPU)
-		pref = ft_topo_spec(topo)->node.gpu_nic[g->local];
+	if (g->kind == FT_V_GPU && ft__sim_gpu_nic_index(topo, up ? src : dst) != UINT32_MAX)
+		pref = ft__sim_gpu_nic_index(topo, up ? src : dst);
 	hl = host_link_to(topo, g->node, pref, sw, up, &nic);
 	if (hl == UINT32_MAX || !(ft_topo_link_scale(topo, hl) > 0))
 		return FT_ENOENT;
@@ -216,7 +216,7 @@ ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t
 	if (ft_topo_vertex(topo, src)->kind == FT_V_SWITCH ||
 	    ft_topo_vertex(topo, dst)->kind == FT_V_SWITCH)
 		rc = route_innet(topo, &pol, src, dst, path);
-	else
+	else if ((rc = ft__sim_route_nvlink_domain(topo, src, dst, path)) > 0)
 		rc = ft_route_path(topo, src, dst, &pol, path);
 	if (rc < 0) {
 		const struct ft_vertex *a = ft_topo_vertex(topo, src);
@@ -237,7 +237,8 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 
 	memset(m, 0, sizeof(*m));
 	ft_vec_init(&m->links, sizeof(uint32_t));
-	if (cfg->routing != FT_ROUTING_DMODK)
+	/* the memo knows fabric routes only: not where NVLink joins nodes */
+	if (cfg->routing != FT_ROUTING_DMODK || ft__sim_nvlink_domain_spans_nodes(topo))
 		return 0;
 	for (l = 0; l < nl; l++)
 		if (!(ft_topo_link_scale(topo, l) > 0))
@@ -511,13 +512,16 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	return 0;
 }
 
+/* A connection of @wire bytes from @src to @dst, split into QPs (and flowlets), each QP at
+ * most @cap_Bps / QPs (0: no cap). */
 static int
 add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t prev,
-         uint32_t bar, uint32_t tag)
+         uint32_t bar, uint32_t tag, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;
 	uint32_t q, nq = fe->cfg.qps_per_conn;
 	double per = wire / nq;
+	int rc;
 
 	for (q = 0; q < nq; q++) {
 		uint32_t nchunks = 1, c, last = prev;
@@ -532,6 +536,11 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 
 			if (id < 0 || ft__fs_add_dep(s, last, (uint32_t)id) < 0)
 				return FT_ENOMEM;
+			if (cap_Bps > 0) {
+				rc = ft__fs_set_cap(s, (uint32_t)id, cap_Bps / nq);
+				if (rc < 0)
+					return rc;
+			}
 			last = (uint32_t)id;
 		}
 		if (ft__fs_add_dep(s, last, bar) < 0)
@@ -548,7 +557,6 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 uint32_t
 ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo algo)
 {
-	const struct ft_vertex *g = ft_topo_vertex(topo, gpu_v);
 	uint32_t first, count, i, nic;
 
 	if (algo == FT_ALGO_NVLS || algo == FT_ALGO_NVLS_TREE) {
@@ -561,7 +569,7 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
 		}
 		return gpu_v;
 	}
-	nic = ft_topo_nic(topo, g->node, ft_topo_spec(topo)->node.gpu_nic[g->local]);
+	nic = ft__sim_gpu_nic(topo, gpu_v);
 	if (nic == UINT32_MAX)
 		return gpu_v;
 	ft_topo_out_links(topo, nic, &first, &count);
@@ -719,7 +727,9 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			}
 			if (a == b)
 				continue;
-			if (!net && ft_topo_vertex(fe->topo, a)->node != ft_topo_vertex(fe->topo, b)->node)
+			if (!net && !ft__sim_same_nvlink_domain(fe->topo,
+			                                        ft_topo_vertex(fe->topo, a)->node,
+			                                        ft_topo_vertex(fe->topo, b)->node))
 				net = true;
 			rc = spawn_conn(fe, ap->wire, a, b, rd->end, ap->tag);
 			if (rc < 0)
@@ -781,8 +791,13 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				if (add_conn(fe, (double)fl.bytes / eff, a, b, rec.end,
-				             (uint32_t)bar, tag) < 0)
+				rc = add_conn(fe, (double)fl.bytes / eff, a, b, rec.end,
+				              (uint32_t)bar, tag, op->conn_cap_Bps);
+				if (rc == FT_ERANGE)
+					return ft_error_set(err, rc,
+					                    "sim: more than %d distinct channel caps",
+					                    FS_MAX_CAPS);
+				if (rc < 0)
 					goto oom;
 			}
 		}

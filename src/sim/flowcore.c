@@ -62,6 +62,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 		ft_vec_init(&s->lanes[k].q, sizeof(struct fs_event));
 	s->nlanes = 1; /* lane 0: due now */
 	ft_vec_init(&s->wf_heap, sizeof(struct wf_item));
+	ft_vec_init(&s->caps, sizeof(double));
 	ft_vec_init(&s->free_ids, sizeof(uint32_t));
 	ft_vec_init(&s->retired_fct, sizeof(double));
 	ft_vec_init(&s->retired_ideal, sizeof(double));
@@ -129,6 +130,10 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->act_rate);
 	ft_free(s->act_left);
 	ft_free(s->act_bn);
+	ft_free(s->act_capi);
+	ft_free(s->wf_capped);
+	ft_free(s->cap_rank);
+	ft_free(s->cap_cnt);
 	ft_free(s->tasks_mem);
 	ft_vec_release(&s->edges);
 	ft_vec_release(&s->paths);
@@ -136,6 +141,7 @@ ft__fs_release(struct fs_sim *s)
 	for (uint32_t k = 0; k < FS_LANES; k++)
 		ft_vec_release(&s->lanes[k].q);
 	ft_vec_release(&s->wf_heap);
+	ft_vec_release(&s->caps);
 	ft_vec_release(&s->free_ids);
 	ft_vec_release(&s->retired_fct);
 	ft_vec_release(&s->retired_ideal);
@@ -245,6 +251,31 @@ ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag)
 		ft__fs_task(s, (uint32_t)id)->qp = arg;
 	}
 	return id;
+}
+
+int
+ft__fs_set_cap(struct fs_sim *s, uint32_t id, double cap_Bps)
+{
+	const double *c = s->caps.data;
+	size_t k;
+
+	if (id >= s->ntasks || !(cap_Bps > 0))
+		return FT_EINVAL;
+	if (cap_Bps == INFINITY) {
+		ft__fs_task(s, id)->cap_idx = 0;
+		return 0;
+	}
+	/* caps take few values (one per operation at most): a linear search */
+	for (k = 0; k < s->caps.len && c[k] != cap_Bps; k++)
+		;
+	if (k == s->caps.len) {
+		if (k >= FS_MAX_CAPS)
+			return FT_ERANGE;
+		if (ft_vec_push(&s->caps, &cap_Bps) < 0)
+			return FT_ENOMEM;
+	}
+	ft__fs_task(s, id)->cap_idx = (uint8_t)(k + 1);
+	return 0;
 }
 
 static int ev_push(struct fs_sim *s, double t, uint32_t task, uint32_t type);
@@ -799,6 +830,84 @@ keep_or_lazy(struct fs_sim *s)
 }
 
 /*
+ * The selected flows that have a rate cap, into wf_capped in increasing order
+ * of cap (a counting sort over the caps' ranks: caps take few values); their
+ * number. Flows of equal cap freeze at the same level, so their order among
+ * themselves changes no rate.
+ */
+static int
+wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
+{
+	const double *caps = s->caps.data;
+	uint32_t m = (uint32_t)s->caps.len, k, i, a, b, sum;
+
+	*ncapped = 0;
+	if (m == 0)
+		return 0;
+	if (s->caps_ranked != m) {
+		uint32_t *rank = ft_reallocarray(s->cap_rank, m, sizeof(uint32_t));
+		uint32_t *cnt = rank ? ft_reallocarray(s->cap_cnt, (size_t)m + 1, sizeof(uint32_t)) :
+		                       NULL;
+
+		if (rank)
+			s->cap_rank = rank;
+		if (!cnt)
+			return FT_ENOMEM;
+		s->cap_cnt = cnt;
+		/* rank[a] = how many caps order before cap a: O(m^2), once per new cap */
+		for (a = 0; a < m; a++) {
+			rank[a] = 0;
+			for (b = 0; b < m; b++)
+				rank[a] += caps[b] < caps[a] || (caps[b] == caps[a] && b < a);
+		}
+		s->caps_ranked = m;
+	}
+	memset(s->cap_cnt, 0, ((size_t)m + 1) * sizeof(uint32_t));
+	for (k = 0; k < nsel; k++) {
+		uint32_t c = s->act_capi[s->inc_sel[k]];
+
+		if (c)
+			s->cap_cnt[s->cap_rank[c - 1] + 1]++;
+	}
+	for (sum = 0, i = 0; i <= m; i++) {
+		sum += s->cap_cnt[i];
+		s->cap_cnt[i] = sum - s->cap_cnt[i]; /* exclusive prefix: each rank's start */
+	}
+	if (sum == 0)
+		return 0;
+	for (k = 0; k < nsel; k++) {
+		uint32_t f = s->inc_sel[k], c = s->act_capi[f];
+
+		if (c)
+			s->wf_capped[s->cap_cnt[s->cap_rank[c - 1] + 1]++] = f;
+	}
+	*ncapped = sum;
+	return 0;
+}
+
+/* Freeze active flow @f at @rate, bottlenecked by @bott: its links give the rate back. */
+static void
+wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott)
+{
+	const uint32_t *p = (const uint32_t *)s->paths.data + s->act_pf[f];
+	struct fs_wf_link *L = s->wf_link;
+	uint32_t j;
+
+	s->act_rate[f] = rate;
+	set_bottleneck(s, f, bott);
+	for (j = 0; j < s->act_np[f]; j++) {
+		struct fs_wf_link *m = &L[p[j]];
+
+		m->cnt--;
+		if (p[j] == bott)
+			continue;
+		m->rem -= rate;
+		if (m->rem < 0)
+			m->rem = 0;
+	}
+}
+
+/*
  * Max-min rates by water filling, for the flows select_flows() names.
  *
  * Incremental: water filling freezes flows in increasing order of rate, and
@@ -821,7 +930,7 @@ recompute(struct fs_sim *s)
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
 	struct wf_item *h, *sorted;
-	uint32_t ntouched = 0, nsel, i, j, k, next, unfrozen;
+	uint32_t ntouched = 0, nsel, i, j, k, next, unfrozen, ncapped = 0, nextcap = 0;
 	bool full;
 	int rc;
 
@@ -856,6 +965,9 @@ recompute(struct fs_sim *s)
 	}
 	for (k = 0; k < nsel; k++)
 		s->act_rate[s->inc_sel[k]] = -1; /* unfrozen */
+	rc = wf_collect_capped(s, nsel, &ncapped);
+	if (rc < 0)
+		goto out;
 	/*
 	 * Links are taken in the order of (share, link id). They start sorted by their first
 	 * share; one whose share has grown when its turn comes (shares only grow as flows
@@ -890,6 +1002,26 @@ recompute(struct fs_sim *s)
 		uint32_t l;
 		double share;
 
+		/*
+		 * A flow's own cap is a link of one flow: it freezes the flow when the level
+		 * reaches it, before any link whose share (a lower bound while stale) is
+		 * higher; on a tie the link goes first.
+		 */
+		while (nextcap < ncapped && s->act_rate[s->wf_capped[nextcap]] >= 0)
+			nextcap++; /* frozen on a link meanwhile */
+		if (nextcap < ncapped) {
+			uint32_t f = s->wf_capped[nextcap];
+			double c = FT_VEC_AT(&s->caps, double, s->act_capi[f] - 1);
+			bool link_first = (next < ntouched && sorted[next].key <= c) ||
+			                  (s->wf_heap.len && h[0].key <= c);
+
+			if (!link_first) {
+				wf_freeze(s, f, c, paths[s->act_pf[f]]);
+				unfrozen--;
+				nextcap++;
+				continue;
+			}
+		}
 		if (next < ntouched && (s->wf_heap.len == 0 || wf_less(&sorted[next], &h[0]))) {
 			it = sorted[next++];
 		} else if (s->wf_heap.len) {
@@ -908,24 +1040,11 @@ recompute(struct fs_sim *s)
 		}
 		for (k = L[l].off; k < L[l].end; k++) {
 			uint32_t f = s->wf_flows[k];
-			const uint32_t *p;
 
 			if (s->act_rate[f] >= 0)
 				continue;
-			s->act_rate[f] = share;
+			wf_freeze(s, f, share, l);
 			unfrozen--;
-			set_bottleneck(s, f, l);
-			p = paths + s->act_pf[f];
-			for (j = 0; j < s->act_np[f]; j++) {
-				struct fs_wf_link *m = &L[p[j]];
-
-				m->cnt--;
-				if (p[j] == l)
-					continue;
-				m->rem -= share;
-				if (m->rem < 0)
-					m->rem = 0;
-			}
 		}
 		L[l].rem = 0;
 	}
@@ -987,10 +1106,13 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->act_rate = ft_calloc(s->act_cap, sizeof(double));
 	s->act_left = ft_calloc(s->act_cap, sizeof(double));
 	s->act_bn = ft_calloc(s->act_cap, sizeof(struct fs_act_bn));
+	s->act_capi = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->wf_capped = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->inc_sel = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->inc_old = ft_calloc(s->act_cap, sizeof(double));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
-	    !s->act_left || !s->act_bn || !s->inc_sel || !s->inc_old)
+	    !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped || !s->inc_sel ||
+	    !s->inc_old)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -1067,7 +1189,7 @@ static int
 grow_active(struct fs_sim *s)
 {
 	size_t n = (size_t)s->act_cap * 2;
-	void *p[8];
+	void *p[10];
 
 	p[0] = ft_reallocarray(s->active, n, sizeof(uint32_t));
 	if (p[0])
@@ -1093,7 +1215,13 @@ grow_active(struct fs_sim *s)
 	p[7] = ft_reallocarray(s->inc_old, n, sizeof(double));
 	if (p[7])
 		s->inc_old = p[7];
-	for (int i = 0; i < 8; i++)
+	p[8] = ft_reallocarray(s->act_capi, n, sizeof(uint32_t));
+	if (p[8])
+		s->act_capi = p[8];
+	p[9] = ft_reallocarray(s->wf_capped, n, sizeof(uint32_t));
+	if (p[9])
+		s->wf_capped = p[9];
+	for (int i = 0; i < 10; i++)
 		if (!p[i])
 			return FT_ENOMEM;
 	s->act_cap = (uint32_t)n;
@@ -1105,7 +1233,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 {
 	struct fs_task *t = ft__fs_task(s, id);
 	const uint32_t *p;
-	double bottleneck = INFINITY, lat = 0;
+	double bottleneck = INFINITY, lat = 0, cap;
 	uint32_t j;
 	int rc;
 
@@ -1151,6 +1279,9 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	if (!(bottleneck > 0))
 		return ft_error_set(err, FT_EINVAL, "sim: flow %u crosses link %u of no capacity",
 		                    id, p[0]);
+	cap = t->cap_idx ? FT_VEC_AT(&s->caps, double, t->cap_idx - 1) : INFINITY;
+	if (cap < bottleneck)
+		bottleneck = cap;
 	t->lat_s = lat;
 	t->ideal_s = t->bytes / bottleneck + lat;
 	if (s->nactive == s->act_cap) {
@@ -1165,6 +1296,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	s->act_rate[s->nactive] = -1; /* none yet: recompute() gives it one */
 	s->act_left[s->nactive] = t->bytes - t->sent;
 	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, FS_NONE, s->now_s, 0 };
+	s->act_capi[s->nactive] = t->cap_idx;
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
 	return 0;
@@ -1293,6 +1425,7 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
 	s->act_bn[t->active_idx] = s->act_bn[s->nactive];
+	s->act_capi[t->active_idx] = s->act_capi[s->nactive];
 	ft__fs_task(s, last)->active_idx = t->active_idx;
 	t->state = FS_PROPAGATING;
 	s->rates_dirty = true;

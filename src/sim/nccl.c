@@ -297,6 +297,33 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
 	return rc;
 }
 
+/*
+ * A channel is one CUDA block and its connections (kb NA-CONCEPTS): it moves
+ * data through one NVLink path or one NIC with one SM's copies, so NCCL's
+ * bus bandwidth is nChannels x the per-channel graph bandwidth (kb
+ * NA-MODEL), and the model gives each channel the graph's intra-node
+ * bandwidth / its channel count (one NVLink's 20.6 GB/s on Hopper). A
+ * channel the user asks for is one NCCL channel, and more channels than the
+ * graph's add nothing. The default channels (one per rail) stand for the
+ * graph's channels between them: together they may reach the whole graph
+ * bandwidth, which the NVLink (or PCIe) links themselves enforce, so they get
+ * no cap of their own.
+ */
+double
+ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
+                    uint32_t gpn, uint32_t nch, bool given)
+{
+	struct ft_model_links l;
+	uint32_t graph;
+
+	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || nch == 0 || gpn < 2 || !given)
+		return 0;
+	if (ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 || !(l.intra_Bps > 0))
+		return 0;
+	graph = l.nchannels ? l.nchannels : 1;
+	return l.intra_Bps / FT_MAX(nch, graph);
+}
+
 /* A schedule channels don't apply to: one node, no node structure, send/recv, all-to-all
  * rounds. */
 bool

@@ -115,7 +115,7 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			if (v == UINT32_MAX)
 				return fault_err(sc, f, err, "nic",
 				                 "expected a NIC below %u, got %u",
-				                 spec->node.nnics, f->nic);
+				                 ft__sim_node_nnics(t, f->node), f->nic);
 			rc = scale_vertex_links(t, v, FT_L_HOST, f->scale, &n);
 			break;
 		case SC_F_PCIE:
@@ -124,7 +124,8 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			if (v == UINT32_MAX)
 				return fault_err(sc, f, err, f->has_gpu ? "gpu" : "nic",
 				                 "expected an index below %u, got %u",
-				                 f->has_gpu ? spec->node.ngpus : spec->node.nnics,
+				                 f->has_gpu ? ft__sim_node_ngpus(t, f->node) :
+				                              ft__sim_node_nnics(t, f->node),
 				                 f->has_gpu ? f->gpu : f->nic);
 			rc = scale_vertex_links(t, v, FT_L_PCIE, f->scale, &n);
 			break;
@@ -133,7 +134,7 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			if (v == UINT32_MAX)
 				return fault_err(sc, f, err, "gpu",
 				                 "expected a GPU below %u, got %u",
-				                 spec->node.ngpus, f->gpu);
+				                 ft__sim_node_ngpus(t, f->node), f->gpu);
 			rc = scale_vertex_links(t, v, FT_L_NVLINK, f->scale, &n);
 			break;
 		case SC_F_SWITCH:
@@ -157,11 +158,12 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			}
 			break;
 		case SC_F_GPU:
-			if (f->gpu >= spec->node.ngpus)
+			v = ft_topo_gpu(t, f->node, f->gpu);
+			if (v == UINT32_MAX || f->gpu >= ft__sim_node_ngpus(t, f->node))
 				return fault_err(sc, f, err, "gpu",
 				                 "expected a GPU below %u, got %u",
-				                 spec->node.ngpus, f->gpu);
-			gpu_slow[(size_t)f->node * spec->node.ngpus + f->gpu] = f->slowdown;
+				                 ft__sim_node_ngpus(t, f->node), f->gpu);
+			gpu_slow[v] = f->slowdown; /* by GPU vertex: nodes may differ */
 			n = 1;
 			break;
 		}
@@ -205,22 +207,22 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	const struct sc_job *j = &jcopy;
 
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	uint32_t gpn, nodes_left, cap, r;
+	uint32_t gpn, nodes_left, cap, r, node_gpus;
 
 	if (placement >= 0)
 		jcopy.placement = (enum sc_placement)placement;
-	gpn = j->gpus_per_node ? j->gpus_per_node : spec->node.ngpus;
-
-	if (gpn > spec->node.ngpus)
-		return ft_error_set(err, FT_ERANGE,
-		                    "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
-		                    "most %u, got %u",
-		                    sc->file, j->line, j->col, ji, spec->node.ngpus, gpn);
 	if (j->first_node >= spec->nnodes)
 		return ft_error_set(err, FT_ERANGE,
 		                    "%s:%u:%u: jobs[%zu].first_node: expected below "
 		                    "%u, got %u",
 		                    sc->file, j->line, j->col, ji, spec->nnodes, j->first_node);
+	node_gpus = ft__sim_node_ngpus(t, j->first_node);
+	gpn = j->gpus_per_node ? j->gpus_per_node : node_gpus;
+	if (gpn > node_gpus)
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
+		                    "most %u, got %u",
+		                    sc->file, j->line, j->col, ji, node_gpus, gpn);
 	nodes_left = spec->nnodes - j->first_node;
 	cap = nodes_left * gpn;
 	jr->nranks = j->placement == SC_EXPLICIT ? (uint32_t)j->explicit_gpus.len :
@@ -260,13 +262,14 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 
 			node = p[0];
 			gpu = p[1];
-			if (node >= spec->nnodes || gpu >= spec->node.ngpus)
+			if (node >= spec->nnodes || gpu >= ft__sim_node_ngpus(t, node))
 				return ft_error_set(
 				        err, FT_ERANGE,
 				        "%s:%u:%u: jobs[%zu].placement[%u]: no GPU %u:%u "
 				        "(%u nodes of %u GPUs)",
 				        sc->file, j->line, j->col, ji, r, node, gpu, spec->nnodes,
-				        spec->node.ngpus);
+				        node < spec->nnodes ? ft__sim_node_ngpus(t, node) :
+				                              ft__sim_node_ngpus(t, 0));
 		} else if (j->placement == SC_SPREAD) {
 			uint32_t nn = (jr->nranks + gpn - 1) / gpn;
 
@@ -289,14 +292,17 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 }
 
 static uint32_t
-nchannels(const struct ft_schedule *s, const struct sc_op *o, const struct ft_cluster_spec *spec,
-          uint32_t gpn)
+nchannels(const struct ft_schedule *s, const struct sc_op *o, uint32_t nnics, uint32_t gpn)
 {
 	uint32_t n;
 
 	if (ft__sim_sched_is_flat(s, gpn))
 		return 1;
-	n = o->channels ? o->channels : FT_MIN(gpn, FT_MAX(spec->node.nnics, 1u));
+	/* a channel count given is NCCL's (up to 64, kb NA-CONCEPTS); the default is one per
+	 * rail the node's ranks use */
+	if (o->channels)
+		return FT_MIN(o->channels, 64u);
+	n = FT_MAX(nnics, 1u);
 	return FT_MIN(n, gpn);
 }
 
@@ -307,22 +313,51 @@ op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
 }
 
 /*
+ * The ranks of @jr as NCCL sees them: the node of the first rank (its NICs
+ * set the default channels, its GPUs' rails the channels' order: the job's
+ * nodes are alike), and the ranks per NVLink "node" (ranks that share one
+ * NVLink domain are one node to NCCL, MNNVL).
+ */
+static void
+job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, uint32_t *sgpn)
+{
+	uint32_t r;
+
+	*node0 = jr->nranks ? ft_topo_vertex(t, jr->rank_gpu[0])->node : 0;
+	*sgpn = jr->gpn;
+	if (ft__sim_nvlink_domain_spans_nodes(t)) {
+		bool one = true;
+
+		for (r = 1; r < jr->nranks && one; r++)
+			one = ft__sim_same_nvlink_domain(t, *node0,
+			                                 ft_topo_vertex(t, jr->rank_gpu[r])->node);
+		if (one)
+			*sgpn = jr->nranks;
+	}
+}
+
+/*
  * The schedule op @o of job @jr runs at @bytes, as NCCL would run it: the
- * tuner's algorithm and protocol (returned in @ap), rail-aligned channels,
- * NVLS efficiency. @sched is initialised here; the caller releases it.
+ * tuner's algorithm and protocol (returned in @ap), rail-aligned channels
+ * with each channel's cap (@cap, 0 = none), NVLS efficiency. @sched is
+ * initialised here; the caller releases it.
  */
 static int
 build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
-               const struct ft_cluster_spec *spec, const struct job_run *jr, uint64_t bytes,
-               struct ft_schedule *sched, uint32_t ap[2], struct ft_error *err)
+               const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
+               struct ft_schedule *sched, uint32_t ap[2], double *cap, struct ft_error *err)
 {
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	const struct sc_op *o = ft_vec_at(&j->ops, k);
-	struct ft_coll_args args = {
-		.op = o->op, .nranks = jr->nranks, .ranks_per_node = jr->gpn, .bytes = bytes
-	};
-	uint32_t nch;
+	uint32_t nch, node0, sgpn;
+	struct ft_coll_args args;
 	int rc;
 
+	job_shape(t, jr, &node0, &sgpn);
+	args = (struct ft_coll_args){
+		.op = o->op, .nranks = jr->nranks, .ranks_per_node = sgpn, .bytes = bytes
+	};
+	*cap = 0;
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
@@ -333,16 +368,19 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		                k);
 		return rc;
 	}
-	nch = nchannels(sched, o, spec, jr->gpn);
+	nch = nchannels(sched, o, ft__sim_node_nnics(t, node0), sgpn);
 	/* A point-to-point send is one connection on one NIC, the rail of its
 	 * destination (PXN), not a set of channels. */
 	if (o->op == FT_OP_SENDRECV)
 		nch = 1;
-	if (nch >= 1 && !ft__sim_sched_is_flat(sched, jr->gpn)) {
+	if (nch >= 1 && !ft__sim_sched_is_flat(sched, sgpn)) {
 		struct ft_schedule merged;
 
-		rc = ft__sim_channelize(sched, nch, jr->gpn, &spec->node, o->op == FT_OP_SENDRECV,
-		                        &merged);
+		if (o->op != FT_OP_SENDRECV)
+			*cap = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
+			                           o->channels != 0);
+		rc = ft__sim_channelize(sched, nch, jr->gpn, ft__sim_node(t, node0),
+		                        o->op == FT_OP_SENDRECV, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 		if (rc < 0)
@@ -357,23 +395,22 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
            struct ft_engine *e, const double *gpu_slow, struct job_run *jr,
            const struct ft_sim_overrides *ov, struct ft_error *err)
 {
-	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	double slow = 1;
-	uint32_t it, r;
+	uint32_t it, r, node0, sgpn;
 	size_t k;
 	int rc = 0;
 
 	/* The slowest GPU of the job sets the pace of its compute (collectives synchronize). */
 	for (r = 0; r < jr->nranks; r++) {
-		const struct ft_vertex *v = ft_topo_vertex(t, jr->rank_gpu[r]);
-		double s = gpu_slow[(size_t)v->node * spec->node.ngpus + v->local];
+		double s = gpu_slow[jr->rank_gpu[r]];
 
 		if (s > slow)
 			slow = s;
 	}
+	job_shape(t, jr, &node0, &sgpn);
 	jr->compute_s = j->compute_s;
 	if (j->compute_tflop > 0)
-		jr->compute_s += j->compute_tflop / (spec->node.gpu_tflops * j->mfu);
+		jr->compute_s += j->compute_tflop / (ft__sim_node(t, node0)->gpu_tflops * j->mfu);
 	jr->compute_s *= slow;
 	jr->last_op = -1;
 	for (it = 0; it < j->iterations; it++) {
@@ -381,8 +418,10 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
 			struct ft_schedule sched;
 			uint32_t rep, ap[2];
+			double cap = 0;
 
-			rc = build_op_sched(sc, j, ji, k, spec, jr, op_bytes(o, ov), &sched, ap, err);
+			rc = build_op_sched(sc, j, ji, k, t, jr, op_bytes(o, ov), &sched, ap, &cap,
+			                    err);
 			if (rc < 0) {
 				ft_schedule_release(&sched);
 				return rc;
@@ -395,7 +434,8 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 				struct ft_sim_op op = { .sched = &sched,
 					                .rank_gpu = jr->rank_gpu,
 					                .after = jr->last_op,
-					                .job = (uint32_t)ji };
+					                .job = (uint32_t)ji,
+					                .conn_cap_Bps = cap };
 				int64_t id;
 
 				op.delay_s = (k == 0 && rep == 0) ? jr->compute_s : 0;
@@ -429,7 +469,6 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
               const struct job_run *jr, const struct ft_sim_overrides *ov,
               struct ft_sim_report *r, struct ft_error *err)
 {
-	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	const struct sc_job *j;
 	size_t k, q, nsizes = 0;
 	int rc = 0;
@@ -454,14 +493,17 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 		struct ft_engine *e = NULL;
 		size_t base = r->by_size.len;
 		uint32_t ap[2], l;
-		double dur;
+		double dur, cap = 0;
 
 		ft_strlcpy(first.op, ft_op_name(o->op), sizeof(first.op));
-		rc = build_op_sched(sc, j, 0, k, spec, jr, first.bytes, &sched, ap, err);
+		rc = build_op_sched(sc, j, 0, k, t, jr, first.bytes, &sched, ap, &cap, err);
 		if (rc == 0)
 			rc = eng->create(t, cfg, &e, err);
 		if (rc == 0) {
-			struct ft_sim_op op = { .sched = &sched, .rank_gpu = jr->rank_gpu, .after = -1 };
+			struct ft_sim_op op = { .sched = &sched,
+				                .rank_gpu = jr->rank_gpu,
+				                .after = -1,
+				                .conn_cap_Bps = cap };
 			int64_t id = e->ops->submit(e, &op, err);
 
 			rc = id < 0 ? (int)id : 0;
@@ -479,12 +521,12 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 		dur = c.nops ? c.ops[0].t_end_s - c.ops[0].t_start_s : 0;
 		for (l = 0; l < c.nlinks && dur > 0; l++) {
 			const struct ft_link *lk = ft_topo_link(t, l);
-			double cap = lk->cap_Bps * ft_topo_link_scale(t, l), u;
+			double lcap = lk->cap_Bps * ft_topo_link_scale(t, l), u;
 			struct ft_sim_size_stat *s = NULL;
 
-			if (!(c.link_bytes[l] > 0) || !(cap > 0))
+			if (!(c.link_bytes[l] > 0) || !(lcap > 0))
 				continue;
-			u = c.link_bytes[l] / (cap * dur);
+			u = c.link_bytes[l] / (lcap * dur);
 			for (q = base; q < r->by_size.len; q++) {
 				struct ft_sim_size_stat *x = ft_vec_at(&r->by_size, q);
 
@@ -530,15 +572,25 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
                   const struct ft_topo *t, struct ft_engine *e, uint64_t seed, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	uint32_t per = bg->gpu_endpoints ? spec->node.ngpus : spec->node.nnics;
-	uint64_t total = (uint64_t)spec->nnodes * per;
-	uint32_t n = bg->hosts ? bg->hosts : (uint32_t)FT_MIN(total, (uint64_t)UINT32_MAX);
+	uint32_t per = UINT32_MAX, k;
+	uint64_t total;
+	uint32_t n;
 	struct ft_schedule sched;
 	struct ft_sched_phase ph = { 0 };
 	uint32_t *ends = NULL, *perm = NULL, i;
 	struct ft_rng rng;
 	int64_t id;
 	int rc = 0;
+
+	/* endpoint i is NIC (GPU) i / nodes of node i % nodes: as many per node as the
+	 * node with the fewest has */
+	for (k = 0; k < spec->nnodes; k++)
+		per = FT_MIN(per, bg->gpu_endpoints ? ft__sim_node_ngpus(t, k) :
+		                                      ft__sim_node_nnics(t, k));
+	if (per == UINT32_MAX)
+		per = 0;
+	total = (uint64_t)spec->nnodes * per;
+	n = bg->hosts ? bg->hosts : (uint32_t)FT_MIN(total, (uint64_t)UINT32_MAX);
 
 	if (per == 0 || n > total || n < 2)
 		return ft_error_set(err, FT_ERANGE,
@@ -1009,13 +1061,20 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
 		                                                               " or dmodk");
 	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
+	/* the flow engine joins the nodes of one NVLink domain (ft__sim_route_nvlink_domain);
+	 * several domains, and the packet engine's ports, are not modelled yet */
 	if (spec->node.nvlink_domain_nodes > 1 && spec->nnodes > 1 &&
-	    strcmp(eng->name, "analytic") != 0)
+	    strcmp(eng->name, "analytic") != 0 &&
+	    (spec->nnodes > spec->node.nvlink_domain_nodes || strcmp(eng->name, "packet") == 0))
 		return ft_error_set(err, FT_ENOTSUP,
-		                    "%s: nodes.nvlink.domain_nodes: NVLink domains across nodes "
-		                    "(GB200/GB300 NVL72) are modelled by the analytic engine only; the "
-		                    "%s engine's topology does not join NVSwitches across nodes yet",
-		                    spec->name, eng->name);
+		                    "%s: nodes.nvlink.domain_nodes: %s; the analytic engine "
+		                    "models them",
+		                    spec->name,
+		                    strcmp(eng->name, "packet") == 0 ?
+		                            "the packet engine does not join NVSwitches across "
+		                            "nodes (GB200/GB300 NVL72) yet" :
+		                            "the flow engine runs one NVLink domain (GB200/GB300 "
+		                            "NVL72), not several joined by NICs, yet");
 	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;
 	out->run.seed = cfg.seed;
@@ -1029,7 +1088,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		return rc;
 	}
 	out->nlinks = ft_topo_nlinks(topo);
-	gpu_slow = ft_calloc(ngpus ? ngpus : 1, sizeof(double));
+	gpu_slow = ft_calloc(ft_topo_nvertices(topo) ? ft_topo_nvertices(topo) : 1, sizeof(double));
 	jrs = ft_calloc(sc->jobs.len ? sc->jobs.len : 1, sizeof(*jrs));
 	if (!gpu_slow || !jrs) {
 		rc = ft_error_set(err, FT_ENOMEM, "out of memory");

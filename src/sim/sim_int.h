@@ -60,7 +60,7 @@ struct fs_task {
 	uint8_t kind;        /* enum fs_kind */
 	uint8_t state;       /* enum fs_state */
 	uint8_t spawned;     /* added during the run: retired when done, its slot recycled */
-	uint8_t pad;
+	uint8_t cap_idx;     /* 0: no rate cap of its own, else fs_sim.caps[cap_idx - 1] */
 	/* Second line. */
 	uint32_t next;      /* spawned: the one successor it releases, FS_NONE */
 	uint32_t tag;       /* caller's grouping (operation index), FS_NONE for none */
@@ -183,6 +183,12 @@ struct fs_sim {
 	double *act_rate;   /* current rate, bytes/s */
 	double *act_left;   /* bytes left to send */
 	struct fs_act_bn *act_bn; /* which links limited it, and for how long */
+	uint32_t *act_capi; /* its own rate cap (an NCCL channel's): fs_task.cap_idx */
+	struct ft_vec caps; /* double: the distinct rate caps tasks name (fs_task.cap_idx),
+	                     * FS_MAX_CAPS at most */
+	uint32_t *cap_rank; /* caps[k]'s place in increasing order (ties: lower k first) */
+	uint32_t *cap_cnt;  /* counting sort of the capped flows by rank: ncaps + 1 */
+	size_t caps_ranked; /* caps ranked so far (cap_rank is stale when caps.len differs) */
 	uint64_t ndone;
 	bool rates_dirty;
 	bool started;
@@ -217,6 +223,7 @@ struct fs_sim {
 	uint32_t *wf_flows; /* link -> flows CSR, sized by the sum of active path lengths */
 	size_t wf_flows_cap;
 	struct ft_vec wf_heap; /* struct fs_wf_item: links whose share grew, a min-heap */
+	uint32_t *wf_capped;   /* selected flows with a rate cap, by (cap, position) (act_cap) */
 	/* incremental recomputation (see recompute() in flowcore.c) */
 	double inc_level;     /* the lowest rate of a flow that ended since the last one */
 	uint32_t *inc_sel;    /* active flows whose rates are recomputed (act_cap) */
@@ -252,6 +259,14 @@ void ft__fs_release(struct fs_sim *s);
 int64_t ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
                         const uint32_t *path, uint32_t npath, uint32_t tag);
 int64_t ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t tag);
+/*
+ * Flow @id never sends faster than @cap_Bps (> 0; INFINITY: no cap), whatever its
+ * links leave it: what one NCCL channel can carry. In the water filling a cap is a
+ * link of the flow's own. FT_EINVAL for a bad cap, FT_ERANGE past FS_MAX_CAPS
+ * distinct caps, FT_ENOMEM.
+ */
+#define FS_MAX_CAPS 255 /* distinct rate caps in one run */
+int ft__fs_set_cap(struct fs_sim *s, uint32_t id, double cap_Bps) FT_MUST_CHECK;
 /* A barrier (no delay) that calls s->spawn when it starts, with @arg in its qp field. */
 int64_t ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag);
 /*
@@ -377,6 +392,25 @@ struct sc_op {
 /* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it. */
 void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                        uint32_t nranks, uint32_t gpn, struct ft_coll_args *args);
+/*
+ * A node as the topology has it (node.c): its description, its GPUs and NICs counted
+ * from the graph, and the NIC GPU vertex @gpu_v leaves its node through (its index in
+ * the node, or its vertex; UINT32_MAX for none). Read nodes through these, never
+ * through the spec's one node description, so that nodes may differ.
+ */
+const struct ft_node_spec *ft__sim_node(const struct ft_topo *t, uint32_t node);
+uint32_t ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node);
+uint32_t ft__sim_node_nnics(const struct ft_topo *t, uint32_t node);
+uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
+uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
+/* Multi-node NVLink domains (GB200/GB300 NVL72, nodes.nvlink.domain_nodes): whether
+ * @t has one over several nodes, whether two nodes share one, and the path between GPUs
+ * of two nodes of one domain (1: not such GPUs; 0: @path set; FT_ENOENT). */
+bool ft__sim_nvlink_domain_spans_nodes(const struct ft_topo *t);
+bool ft__sim_same_nvlink_domain(const struct ft_topo *t, uint32_t node_a, uint32_t node_b);
+int ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
+                                struct ft_path *path);
+
 /* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
 int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
 /* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes. */
@@ -386,6 +420,14 @@ bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay). */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
                        const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out);
+/*
+ * What one of @nch channels of a ring or tree (@algo) over @nranks ranks, @gpn per node,
+ * can carry, bytes/s: its share of the model's intra-node graph bandwidth when the
+ * channel count was @given (one NCCL channel each). 0: no cap (the default channels,
+ * which stand for the graph's; other algorithms; or the model does not apply).
+ */
+double ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
+                           uint32_t gpn, uint32_t nch, bool given);
 
 struct sc_job {
 	char name[32];

@@ -783,7 +783,8 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 		want = (n - 1) / n * (double)bytes / bott;
 		break;
 	}
-	want /= nch; /* channels split the bytes, each on its own rail */
+	want /= nch ? nch : 8; /* channels split the bytes, each on its own rail (0: one per
+	                        * NIC, 8 on these nodes) */
 	want += steps * (lat + s.step_lat_s) + s.base_lat_s;
 	if (op == FT_OP_ALLTOALL) {
 		double waves = ceil((n - 1) / FT_COLL_A2A_WINDOW);
@@ -866,6 +867,84 @@ test_utilisation_by_size(void **state)
 	ft_sim_report_release(&rep);
 }
 
+/*
+ * The runner and the flow engine read nodes from the topology (sim/node.c):
+ * on DGX H100 nodes with 4 NICs for 8 GPUs, every node counts 8 GPUs and 4
+ * NICs, GPU g leaves its node through NIC g / 2, and that is the NIC the
+ * topology's own routing takes from that GPU to every GPU of another node
+ * (so an engine that read one NIC per GPU, or 8 NICs per node, fails here).
+ * A NIC fault names the node's own NIC count.
+ */
+static void
+test_nodes_from_topology(void **state)
+{
+	static const char text[] =
+	        "name: h100-4nic\nnodes: { preset: dgx-h100, count: 3, nics: { count: 4 } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	struct ft_cluster_spec spec;
+	struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	uint32_t node, g, other, nic, j;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "t.yaml", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (node = 0; node < 3; node++) {
+		assert_int_equal(ft__sim_node_ngpus(t, node), 8);
+		assert_int_equal(ft__sim_node_nnics(t, node), 4);
+		for (g = 0; g < 8; g++) {
+			uint32_t gv = ft_topo_gpu(t, node, g);
+
+			assert_int_equal(ft__sim_gpu_nic_index(t, gv), g / 2);
+			nic = ft__sim_gpu_nic(t, gv);
+			assert_int_equal(nic, ft_topo_nic(t, node, g / 2));
+			for (other = 0; other < 8; other++) {
+				struct ft_path path;
+				bool through = false;
+
+				assert_int_equal(ft_route_path(t, gv,
+				                               ft_topo_gpu(t, (node + 1) % 3, other),
+				                               &pol, &path),
+				                 0);
+				for (j = 0; j < path.nlinks; j++)
+					through |= ft_topo_link(t, path.links[j])->src == nic;
+				assert_true(through);
+			}
+		}
+	}
+	assert_int_equal(ft__sim_node_nnics(t, 3), 0); /* no such node */
+	assert_int_equal(ft__sim_gpu_nic(t, ft_topo_nic(t, 0, 0)), UINT32_MAX); /* not a GPU */
+	ft_topo_free(t);
+	{
+		static const char sc_text[] =
+		        "name: f\n"
+		        "cluster:\n"
+		        "  name: h100-4nic\n"
+		        "  nodes: { preset: dgx-h100, count: 2, nics: { count: 4 } }\n"
+		        "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+		        "faults:\n"
+		        "  - {what: nic, node: 1, nic: 4, scale: 0.5}\n"
+		        "jobs:\n"
+		        "  - name: a\n"
+		        "    ops:\n"
+		        "      - {op: all_reduce, size: 1MiB}\n";
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+
+		if (ft_scenario_load_buffer(sc_text, strlen(sc_text), "t.yaml", &sc, &err) < 0)
+			print_error("%s\n", err.msg);
+		assert_non_null(sc);
+		ft_sim_overrides_init(&ov);
+		ft_sim_report_init(&rep);
+		assert_true(ft_scenario_run(sc, &ov, NULL, &rep, &err) < 0);
+		assert_non_null(strstr(err.msg, "expected a NIC below 4, got 4"));
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+}
+
 /* The analytic engine is NCCL's cost model (ft_model_eval) for each collective. */
 static void
 test_analytic_engine_is_the_model(void **state)
@@ -905,12 +984,20 @@ test_ring_closed_form_topo(void **state)
 	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
 	nvlink = 450e9 * ft_model_link_efficiency(&spec, FT_L_NVLINK);
 	assert_double_equal(nvlink, 18 * 20.6e9, 1e3); /* NCCL's 20.6 GB/s per H100 NVLink */
-	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1, 0);
-	/* Eight channels: every GPU sends one flow over PCIe to its NIC, and over NVLink six
-	 * ring flows plus a proxied one (PXN) for its own channel and one it forwards for the
-	 * channel whose last rank it is not: eight flows share the GPU's NVLink (370.8/8 GB/s),
-	 * just below the PCIe rate (48 GB/s); each channel carries 1/8 of the bytes. */
+	/* One channel given: one NCCL channel, which carries what one NVLink does (the
+	 * model's graph bandwidth / its 18 channels, kb NA-MODEL), below the PCIe rate. */
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1,
+	                 nvlink / 18);
+	/* Eight channels given: each still one NCCL channel at nvlink / 18, each carrying
+	 * 1/8 of the bytes on its own rail. */
 	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 8,
+	                 nvlink / 18);
+	/* The default channels (one per NIC) stand for the graph's 18, no cap of their own:
+	 * every GPU sends one flow over PCIe to its NIC, and over NVLink six ring flows plus
+	 * a proxied one (PXN) for its own channel and one it forwards for the channel whose
+	 * last rank it is not: eight flows share the GPU's NVLink (370.8/8 GB/s), just
+	 * below the PCIe rate (48 GB/s). */
+	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 0,
 	                 FT_MIN(48e9, nvlink / 8));
 }
 
@@ -1040,6 +1127,25 @@ test_engines_agree_uncontended(void **state)
 	ft_sim_report_release(&f);
 	/* Incast: 31 NICs into one; 24 of them share its host link, which only the flow engine
 	 * sees. */
+	/* Rings on 1 and 4 channels given: each channel's flows at its cap (one NVLink's
+	 * 20.6 GB/s) contend nowhere, and the ideal engine caps them the same way. */
+	for (unsigned nch = 1; nch <= 4; nch += 3) {
+		char text[256];
+		struct ft_scenario *ch;
+
+		snprintf(text, sizeof(text),
+		         "cluster: dgx-h100:2\n"
+		         "jobs: [{ops: [{op: all_reduce, algo: ring, proto: simple, size: 256MiB,"
+		         " channels: %u}]}]\n",
+		         nch);
+		ch = load_text(text);
+		run_sc(ch, "ideal", &a);
+		run_sc(ch, "flow", &f);
+		assert_double_equal(op_time_s(&a), op_time_s(&f), op_time_s(&a) * 1e-9);
+		ft_sim_report_release(&a);
+		ft_sim_report_release(&f);
+		ft_scenario_free(ch);
+	}
 	run_sc(inc, "ideal", &a);
 	run_sc(inc, "flow", &f);
 	assert_true(f.c.makespan_s > 8 * a.c.makespan_s);
@@ -1485,6 +1591,7 @@ main(void)
 		cmocka_unit_test(test_dependencies),
 		cmocka_unit_test(test_cycle_is_an_error),
 		cmocka_unit_test(test_ring_closed_form_topo),
+		cmocka_unit_test(test_nodes_from_topology),
 		cmocka_unit_test(test_analytic_engine_is_the_model),
 		cmocka_unit_test(test_tree_closed_form_topo),
 		cmocka_unit_test(test_alltoall_closed_form_topo),

@@ -271,6 +271,7 @@ test_flow_picks_as_the_tuner(void **state)
 }
 
 static char model_bottleneck[16]; /* of the last busbw() by the model */
+static uint32_t busbw_channels;   /* NCCL channels busbw() asks for (0: the default) */
 
 /* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
 static double
@@ -290,6 +291,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		q.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_RING;
 		q.force_proto = proto >= 0;
 		q.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_SIMPLE;
+		q.nchannels = busbw_channels;
 		if (ft_model_eval(&cs, &q, &m, &err) < 0)
 			print_error("%s\n", err.msg);
 		assert_true(m.time_s > 0);
@@ -303,7 +305,8 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 			.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_COUNT,
 			.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_COUNT,
 			.min_bytes = bytes,
-			.max_bytes = bytes
+			.max_bytes = bytes,
+			.channels = busbw_channels
 		};
 		struct ft_scenario *sc = NULL;
 		struct ft_sim_overrides ov;
@@ -398,7 +401,8 @@ test_fabric_mtu_counts(void **state)
  * The flow engine and the model agree within 10% wherever both apply and
  * nothing is congested: every collective, NCCL's choice of algorithm and
  * protocol, at bandwidth-bound sizes, on one and several nodes of several
- * GPU generations and NIC counts. Left out: the all-to-all across nodes
+ * GPU generations and NIC counts, and on a whole GB200 and GB300 NVL72
+ * NVLink domain (18 trays that NVLink joins into one NCCL node). Left out: the all-to-all across nodes
  * (the fabric and the rounds contend, which the model does not see), and
  * sizes where the model's bound is one of NCCL's per-channel caps (kb
  * NA-MODEL perChMax*: software limits the flow engine, which models links,
@@ -409,7 +413,9 @@ test_flow_agrees_with_model(void **state)
 {
 	static const char *const specs[] = { "dgx-h100",    "dgx-h100:2", "dgx-h100:4",
 		                             "dgx-h100:16", "dgx-a100:4", "dgx-b200:4",
-		                             "hgx-h200:8",  "pcie-l40s:4" };
+		                             "hgx-h200:8",  "pcie-l40s:4",
+		                             /* one NVLink domain over 18 trays */
+		                             "gb200-nvl72:18", "gb300-nvl72:18" };
 	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER,
 		                          FT_OP_BROADCAST,  FT_OP_SENDRECV,   FT_OP_ALLTOALL };
 	static const uint64_t sizes[] = { 256u << 20, 1u << 30 };
@@ -469,6 +475,50 @@ test_flow_agrees_with_model(void **state)
 			}
 	assert_true(nrun >= 70); /* the caps leave out a few cases only */
 	assert_true(nskip <= 2);
+}
+
+/*
+ * One channel carries what one NVLink path and one SM's copies do: the model
+ * gives each channel the graph's intra-node bandwidth / its channels (kb
+ * NA-MODEL: 20.6 GB/s on Hopper), and the flow engine caps each channel's
+ * flows at that, so the two agree at any channel count (they were 47.9 and
+ * 20.6 GB/s at one channel before the cap, PCIe binding the flow engine),
+ * and the bus bandwidth grows with the channels until the NVLinks bind.
+ */
+static void
+test_channel_caps_agree_with_model(void **state)
+{
+	static const uint32_t nch[] = { 1, 2, 4, 8, 16 };
+	static const char *const specs[] = { "dgx-h100:4", "dgx-a100:2" };
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++) {
+		double prev = 0;
+
+		for (k = 0; k < FT_ARRAY_SIZE(nch); k++) {
+			double f, m;
+
+			busbw_channels = nch[k];
+			m = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+			          NULL);
+			f = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+			          "flow");
+			if (fabs(f / m - 1) > 0.10)
+				print_error("%s, %u channels: flow %.2f model %.2f GB/s\n", specs[i],
+				            nch[k], f, m);
+			assert_close(f, m, 0.10 * m);
+			assert_true(f > prev);
+			prev = f;
+		}
+		busbw_channels = 0;
+	}
+	/* one channel on a DGX H100: one NVLink's 20.6 GB/s (less the ring's latencies) */
+	busbw_channels = 1;
+	assert_close(busbw("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+	                   "flow"),
+	             20.6, 0.3);
+	busbw_channels = 0;
 }
 
 static const char dragonfly_sc[] =
@@ -556,6 +606,7 @@ main(void)
 		cmocka_unit_test(test_nvlink_at_nccl_rates),
 		cmocka_unit_test(test_fabric_mtu_counts),
 		cmocka_unit_test(test_flow_agrees_with_model),
+		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),
 	};
 

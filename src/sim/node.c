@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/node.c - what the runner and the flow engine read of a node: its GPUs,
+ * its NICs and which NIC each GPU leaves the node through, asked of the
+ * topology node by node rather than of one node description taken as true
+ * for every node, so that nodes of different kinds (node groups, several
+ * NICs per GPU) need changes here only.
+ */
+#include "sim_int.h"
+
+const struct ft_node_spec *
+ft__sim_node(const struct ft_topo *t, uint32_t node)
+{
+	(void)node; /* one node description per cluster today */
+	return &ft_topo_spec(t)->node;
+}
+
+uint32_t
+ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node)
+{
+	uint32_t g = 0, v;
+
+	while ((v = ft_topo_gpu(t, node, g)) != UINT32_MAX &&
+	       ft_topo_vertex(t, v)->kind == FT_V_GPU && ft_topo_vertex(t, v)->node == node)
+		g++;
+	return g;
+}
+
+uint32_t
+ft__sim_node_nnics(const struct ft_topo *t, uint32_t node)
+{
+	uint32_t r = 0, v;
+
+	while ((v = ft_topo_nic(t, node, r)) != UINT32_MAX &&
+	       ft_topo_vertex(t, v)->kind == FT_V_NIC && ft_topo_vertex(t, v)->node == node)
+		r++;
+	return r;
+}
+
+uint32_t
+ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v)
+{
+	const struct ft_vertex *g = ft_topo_vertex(t, gpu_v);
+	const struct ft_node_spec *n;
+	uint32_t r;
+
+	if (g->kind != FT_V_GPU || g->node == FT_NO_NODE)
+		return UINT32_MAX;
+	n = ft__sim_node(t, g->node);
+	if (g->local >= n->ngpus || g->local >= FT_SPEC_MAX_GPUS)
+		return UINT32_MAX;
+	r = n->gpu_nic[g->local];
+	return r < ft__sim_node_nnics(t, g->node) ? r : UINT32_MAX;
+}
+
+uint32_t
+ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v)
+{
+	uint32_t r = ft__sim_gpu_nic_index(t, gpu_v);
+
+	return r == UINT32_MAX ? UINT32_MAX : ft_topo_nic(t, ft_topo_vertex(t, gpu_v)->node, r);
+}
+
+bool
+ft__sim_nvlink_domain_spans_nodes(const struct ft_topo *t)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+
+	return ft__sim_node(t, 0)->nvlink_domain_nodes > 1 && spec->nnodes > 1;
+}
+
+bool
+ft__sim_same_nvlink_domain(const struct ft_topo *t, uint32_t node_a, uint32_t node_b)
+{
+	uint32_t per = ft__sim_node(t, node_a)->nvlink_domain_nodes;
+
+	if (node_a == node_b)
+		return true;
+	if (per <= 1 || node_a == FT_NO_NODE || node_b == FT_NO_NODE)
+		return false;
+	return node_a / per == node_b / per;
+}
+
+/* GPU vertex @gpu's NVLink to its node's NVSwitch (@out: from it, else into it). */
+static uint32_t
+nvswitch_link(const struct ft_topo *t, uint32_t gpu, bool out)
+{
+	uint32_t first, count, i;
+
+	ft_topo_out_links(t, gpu, &first, &count);
+	for (i = first; i < first + count; i++) {
+		const struct ft_link *l = ft_topo_link(t, i);
+
+		if (l->kind == FT_L_NVLINK && ft_topo_vertex(t, l->dst)->kind == FT_V_NVSWITCH)
+			return out ? i : l->rev;
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * A multi-node NVLink domain (GB200/GB300 NVL72): the NVLink switch trays join
+ * the GPUs of all its nodes without blocking, so a flow between GPUs of two
+ * nodes of one domain is limited only by the sender's NVLink ports and the
+ * receiver's, the links between each GPU and its node's NVSwitch in the
+ * topology: its path is those two links. 1 when @src and @dst are not two
+ * such GPUs (route them as usual), 0 with @path filled, or FT_ENOENT when a
+ * port is down.
+ */
+int
+ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
+                            struct ft_path *path)
+{
+	const struct ft_vertex *a = ft_topo_vertex(t, src), *b = ft_topo_vertex(t, dst);
+	uint32_t up, down;
+
+	if (a->kind != FT_V_GPU || b->kind != FT_V_GPU || a->node == b->node ||
+	    !ft__sim_same_nvlink_domain(t, a->node, b->node))
+		return 1;
+	up = nvswitch_link(t, src, true);
+	down = nvswitch_link(t, dst, false);
+	if (up == UINT32_MAX || down == UINT32_MAX || !(ft_topo_link_scale(t, up) > 0) ||
+	    !(ft_topo_link_scale(t, down) > 0))
+		return FT_ENOENT;
+	path->nlinks = 2;
+	path->links[0] = up;
+	path->links[1] = down;
+	path->lat_s = ft_topo_link(t, up)->lat_s + ft_topo_link(t, down)->lat_s;
+	return 0;
+}
