@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli/cli-archive.h - what the archive and report commands share, and what
- * other commands call to save their results (--save) and to compare them.
+ * other commands call to save their results (--save) and to compare them
+ * (implemented in cli/cli-archive.c).
  */
 #ifndef FT_CLI_ARCHIVE_H
 #define FT_CLI_ARCHIVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <fabtune/fabtune.h>
@@ -24,6 +26,23 @@ int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_erro
  */
 int cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool baseline_ok,
                  struct ft_vec *records, char *label, size_t len, struct ft_error *err);
+
+/*
+ * --save: open the archive of @ctx, save @run with @obs (NULL for none) and
+ * @nf findings and their fingerprint (ft_workflow_save_run), and say "saved
+ * run N to PATH" on stderr. Errors are reported; 0 or a negative FT_E* code.
+ */
+int cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
+                 const struct ft_finding *f, size_t nf);
+
+/*
+ * Check before any long work that @path (an option's value, named @opt in
+ * messages) can be written: "-" (stdout) always can; otherwise its folder
+ * exists and is writable (the file is written next to itself and renamed),
+ * and the path is not a folder nor a read-only file. FT_ENOENT or FT_EINVAL
+ * with a message naming the option, the path and what is wrong.
+ */
+int cli_check_output_path(const char *opt, const char *path, struct ft_error *err);
 
 /* Write @sb to @path (atomically: temporary file, rename), or stdout for NULL or "-". */
 int cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err);

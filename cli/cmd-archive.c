@@ -30,12 +30,6 @@
 
 /* ---- shared helpers ------------------------------------------------------ */
 
-int
-cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err)
-{
-	return ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, ar, err);
-}
-
 static bool
 is_file(const char *path)
 {
@@ -115,64 +109,6 @@ cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool 
 		snprintf(label, len, "baseline '%s' (%zu run%s)", name, records->len - start,
 		         records->len - start == 1 ? "" : "s");
 	return rc;
-}
-
-int
-cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, double *out)
-{
-	size_t n = strlen(text);
-	char buf[64];
-	double v;
-
-	if (n == 0 || n >= sizeof(buf))
-		goto bad;
-	memcpy(buf, text, n + 1);
-	if (buf[n - 1] == '%') {
-		buf[n - 1] = '\0';
-		if (ft_parse_double(buf, &v) < 0 || !(v >= 0) || v > 1000)
-			goto bad;
-		*out = v / 100.0;
-		return 0;
-	}
-	if (ft_parse_double(buf, &v) < 0 || !(v >= 0) || v > 1)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	cli_error(ctx, "%s: expected a percentage like 5%% or a fraction like 0.05, got '%s'", opt,
-	          text);
-	return -1;
-}
-
-int
-cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct ft_compare_opts *o)
-{
-	ft_compare_opts_init(o);
-	if (a->threshold &&
-	    cli_parse_fraction(ctx, "--threshold", a->threshold, &o->rel_threshold) < 0)
-		return -1;
-	if (a->floor && cli_parse_fraction(ctx, "--floor", a->floor, &o->floor_rel) < 0)
-		return -1;
-	if (a->sigma < 0 || !isfinite(a->sigma)) {
-		cli_error(ctx, "--sigma: expected a number >= 0, got %g", a->sigma);
-		return -1;
-	}
-	if (a->sigma > 0)
-		o->k_sigma = a->sigma;
-	if (a->min_samples != -1 && a->min_samples < 2) {
-		cli_error(ctx, "--min-samples: expected a count >= 2, got %d", a->min_samples);
-		return -1;
-	}
-	if (a->min_samples > 0)
-		o->min_samples = (unsigned)FT_MAX(a->min_samples, 2);
-	if (a->min_matched &&
-	    cli_parse_fraction(ctx, "--min-matched", a->min_matched, &o->min_matched) < 0)
-		return -1;
-	if (o->min_matched > 1) {
-		cli_error(ctx, "--min-matched: at most 100%%, got '%s'", a->min_matched);
-		return -1;
-	}
-	return 0;
 }
 
 /* ---- archive list -------------------------------------------------------- */
@@ -673,17 +609,6 @@ archive_baseline(int argc, char **argv, struct cli_ctx *ctx)
 }
 
 /* ---- archive export / import / rm ---------------------------------------- */
-
-int
-cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err)
-{
-	/* standard output on purpose; any other non-regular target is refused */
-	if (!path || strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
-		cli_write(sb);
-		return 0;
-	}
-	return ft_file_write(path, sb->buf, sb->len, err);
-}
 
 static int
 archive_export(int argc, char **argv, struct cli_ctx *ctx)

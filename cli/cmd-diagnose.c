@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include <fabtune/fabtune.h>
+#include <fabtune/workflow.h>
 #include <fabtune/parse.h>
 #include <fabtune/probe.h>
 
+#include "cli-archive.h"
 #include "cli.h"
 #include "diag_cli.h"
-#include "glue.h"
 
 void
 diag_inputs_init(struct diag_inputs *in)
@@ -45,7 +46,7 @@ diag_expectations_from_spec(const char *spec, const struct ft_run *measured, str
 	rc = ft_spec_resolve(spec, &cs, err);
 	if (rc < 0)
 		return rc;
-	rc = cli_model_expectations(&cs, measured, NULL, out, NULL, n, err);
+	rc = ft_workflow_model_expectations(&cs, measured, NULL, out, NULL, n, err);
 	if (rc < 0 && rc != FT_ENOMEM)
 		return ft_error_set(err, rc, "%s: the model: %s", spec, ft_error_msg(err, rc));
 	return rc;

@@ -19,7 +19,6 @@
 
 #include "cli-archive.h"
 #include "cli.h"
-#include "glue.h"
 
 #define DOCTOR_DEFAULT_REPORT "fabtune-report.html"
 

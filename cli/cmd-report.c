@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include <fabtune/fabtune.h>
+#include <fabtune/workflow.h>
 
 #include "cli-archive.h"
 #include "cli.h"
-#include "glue.h"
 
 void
 cli_report_release(struct cli_report *r)
