@@ -16,10 +16,16 @@
 
 #include <fabtune/workflow.h>
 
+const char *
+cli_archive_path(const struct cli_ctx *ctx)
+{
+	return ctx->archive && ctx->archive[0] ? ctx->archive : NULL;
+}
+
 int
 cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err)
 {
-	return ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, ar, err);
+	return ft_archive_open(cli_archive_path(ctx), ar, err);
 }
 
 int

@@ -15,17 +15,11 @@
 
 #include "cli.h"
 
+/* The archive path of @ctx (--archive or FABTUNE_ARCHIVE); NULL: the default. */
+const char *cli_archive_path(const struct cli_ctx *ctx);
+
 /* Open the archive of @ctx (--archive, FABTUNE_ARCHIVE or the default). */
 int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err);
-
-/*
- * Load what @ref names into @records (struct ft_archive_record): a file (a
- * fabtune export, all its runs), a run reference (12, latest, latest~N) or,
- * when @baseline_ok, a baseline name (also as "baseline:NAME"). The archive
- * is opened on first need through *@ar. @label receives a description.
- */
-int cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool baseline_ok,
-                 struct ft_vec *records, char *label, size_t len, struct ft_error *err);
 
 /*
  * --save: open the archive of @ctx, save @run with @obs (NULL for none) and
@@ -49,29 +43,6 @@ int cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_err
 
 /* Parse "5%" or "0.05" into a fraction; -1 after a usage error naming @opt. */
 int cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, double *out);
-
-/* Everything a comparison or a report needs, loaded from references. */
-struct cli_report {
-	struct ft_vec cur;      /* records; the first is reported */
-	struct ft_vec base;     /* records of the baseline */
-	struct ft_vec expected; /* records; the first is the model's expectation */
-	const struct ft_run **bruns;
-	struct ft_compare cmp;
-	bool have_cmp;
-	char cur_label[160];
-	char base_label[200];
-	struct ft_report_input in;
-};
-
-/*
- * Load @run_ref, and @vs_ref / @expected_ref when not NULL, compare when
- * there is a baseline, and fill r->in. Errors are reported; returns an exit
- * code (EXIT_OK when ready). Release with cli_report_release() in any case.
- */
-int cli_report_prepare(struct cli_ctx *ctx, struct ft_archive **ar, const char *run_ref,
-                       const char *vs_ref, const char *expected_ref,
-                       const struct ft_compare_opts *opts, struct cli_report *r);
-void cli_report_release(struct cli_report *r);
 
 /* Compare options from the command line; -1 after a usage error. */
 struct cli_compare_args {

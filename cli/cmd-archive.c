@@ -3,8 +3,8 @@
  * cli/cmd-archive.c - `fabtune archive list|show|compare|baseline|export|
  * import|rm`: the run archive, the team's performance baseline file.
  *
- * Also the helpers other commands use to save their results (--save) and to
- * load runs from references (cli/cli-archive.h).
+ * Run references resolve through ft_workflow_load_ref(); the helpers other
+ * commands share live in cli/cli-archive.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <fabtune/fabtune.h>
+#include <fabtune/workflow.h>
 
 #if defined(__has_include)
 #if __has_include(<fabtune/parse.h>)
@@ -27,89 +28,6 @@
 
 #include "cli-archive.h"
 #include "cli.h"
-
-/* ---- shared helpers ------------------------------------------------------ */
-
-static bool
-is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int
-load_file(const char *path, struct ft_vec *records, struct ft_error *err)
-{
-	struct ft_strbuf sb;
-	int rc;
-
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft_archive_parse_export(sb.buf, sb.len, path, records, err);
-	ft_strbuf_release(&sb);
-	if (rc == 0 && records->len == 0)
-		rc = ft_error_set(err, FT_EINVAL, "%s: the export holds no run", path);
-	return rc;
-}
-
-static int
-ensure_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err)
-{
-	return *ar ? 0 : cli_archive_open(ctx, ar, err);
-}
-
-static bool
-looks_like_run_ref(const char *ref)
-{
-	int64_t n;
-
-	return strncmp(ref, "latest", 6) == 0 || ft_parse_i64(ref, &n) == 0;
-}
-
-int
-cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool baseline_ok,
-             struct ft_vec *records, char *label, size_t len, struct ft_error *err)
-{
-	const char *name;
-	size_t start = records->len;
-	int64_t id;
-	int rc;
-
-	if (is_file(ref)) {
-		rc = load_file(ref, records, err);
-		if (rc == 0)
-			snprintf(label, len, "%s (%zu run%s)", ref, records->len - start,
-			         records->len - start == 1 ? "" : "s");
-		return rc;
-	}
-	if (strchr(ref, '/') || strstr(ref, ".json"))
-		return ft_error_set(err, FT_ENOENT, "%s: no such file", ref);
-	if (!baseline_ok || looks_like_run_ref(ref)) {
-		rc = ensure_open(ctx, ar, err);
-		if (rc == 0)
-			rc = ft_archive_resolve(*ar, ref, &id, err);
-		if (rc == 0 && ft_vec_push(records, NULL) < 0)
-			rc = ft_error_set(err, FT_ENOMEM, "out of memory");
-		if (rc == 0) {
-			rc = ft_archive_load(*ar, id, ft_vec_at(records, records->len - 1), err);
-			if (rc < 0)
-				records->len--;
-		}
-		if (rc == 0)
-			snprintf(label, len, "run %" PRId64, id);
-		return rc;
-	}
-	name = strncmp(ref, "baseline:", 9) == 0 ? ref + 9 : ref;
-	rc = ensure_open(ctx, ar, err);
-	if (rc == 0)
-		rc = ft_archive_baseline_load(*ar, name, records, err);
-	if (rc == 0)
-		snprintf(label, len, "baseline '%s' (%zu run%s)", name, records->len - start,
-		         records->len - start == 1 ? "" : "s");
-	return rc;
-}
 
 /* ---- archive list -------------------------------------------------------- */
 
@@ -286,8 +204,8 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	ft_vec_init(&records, sizeof(struct ft_archive_record));
-	rc = cli_load_ref(ctx, &ar, n ? argv[1] : "latest", false, &records, label, sizeof(label),
-	                  &err);
+	rc = ft_workflow_load_ref(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", false,
+	                          &records, label, sizeof(label), &err);
 	ft_archive_close(ar);
 	if (rc < 0) {
 		ft_archive_records_release(&records);
@@ -350,7 +268,8 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	struct ft_compare_opts co;
 	struct ft_archive *ar = NULL;
-	struct cli_report r;
+	struct ft_workflow_report r;
+	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	int n, rc;
 
@@ -369,11 +288,12 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (cli_compare_opts(ctx, &ca, &co) < 0)
 		return EXIT_USAGE;
-	rc = cli_report_prepare(ctx, &ar, n ? argv[1] : "latest", vs, NULL, &co, &r);
+	rc = ft_workflow_report_prepare(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", vs,
+	                                NULL, &co, ctx->stable, &r, &err);
 	ft_archive_close(ar);
-	if (rc != EXIT_OK) {
-		cli_report_release(&r);
-		return rc;
+	if (rc < 0) {
+		ft_workflow_report_release(&r);
+		return cli_fail(ctx, rc, &err);
 	}
 	ft_strbuf_init(&sb);
 	r.in.sections = FT_REPORT_SEC_COMPARE;
@@ -401,7 +321,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 		          "compare runs of the same tests, sizes, ranks and transports",
 		          r.cmp.nmatched, r.cmp.nmatched + r.cmp.count[FT_VERDICT_MISSING],
 		          r.base_label, r.cmp.opts.min_matched * 100);
-	cli_report_release(&r);
+	ft_workflow_report_release(&r);
 	return rc;
 }
 

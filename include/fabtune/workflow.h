@@ -5,7 +5,12 @@
  * baseline), saving a run with its fingerprint, and the model's expectations
  * for measured rows.
  *
- * This floor sits above probe, bench, model, diag and archive, and under the
+ * It also gathers the inputs of a diagnosis (tool outputs, expectations,
+ * the model, a probe, thresholds), resolves run references (a run id,
+ * "latest~N", a baseline name, an export file) and prepares what a report
+ * or a comparison renders.
+ *
+ * This floor sits above probe, bench, model, diag, archive and report, and under the
  * command-line tool: it returns results and errors and never prints. What it
  * could not check is returned as notes (struct ft_doctor_note), never
  * written anywhere; rendering belongs to the caller.
@@ -28,6 +33,7 @@
 #include <fabtune/error.h>
 #include <fabtune/obs.h>
 #include <fabtune/progress.h>
+#include <fabtune/report.h>
 #include <fabtune/result.h>
 #include <fabtune/spec.h>
 
@@ -63,6 +69,94 @@ FT_API int ft_workflow_model_expectations(const struct ft_cluster_spec *spec,
 					  const struct ft_run *measured, const char *transport,
 					  struct ft_vec *expect, struct ft_run *model, size_t *n,
 					  struct ft_error *err) FT_MUST_CHECK;
+
+/* ---- the inputs of a diagnosis -------------------------------------------- */
+
+/* Where a diagnosis (or advice) reads from; zero-initialise, then set what is given. */
+struct ft_workflow_sources {
+	const char *const *files; /* tool outputs, @nfiles of them */
+	size_t nfiles;
+	const char *format;	 /* parse every file as this format; NULL: detect */
+	const char *expect_file; /* YAML/JSON list of expectations; NULL: none */
+	const char *spec;	 /* cluster spec or preset: the model's expectations */
+	const char *thresholds;	 /* thresholds file; NULL: the defaults */
+	bool probe;		 /* probe this host as one more input */
+	const char *root;	 /* probe a captured tree (implies probe; no tools) */
+	double interval_s;	 /* probe twice this far apart (implies probe) */
+};
+
+/* What was gathered: owned; @din points into it (do not copy the struct). */
+struct ft_workflow_inputs {
+	struct ft_obs_set obs;
+	struct ft_vec expect; /* struct ft_expectation */
+	struct ft_run rows;   /* every input's result rows (for the model and a save) */
+	size_t nfiles;	      /* inputs read, the probe counting as one */
+	size_t nskipped;      /* parse.skipped observations: lines not understood */
+	bool spec_done;	      /* the spec's step ran (before any later error) */
+	size_t nmodel;	      /* expectations the model gave for the spec */
+	struct ft_diag_thresholds thresholds;
+	struct ft_diag_input din; /* what ft_diag_run() and ft_advise() read */
+};
+
+FT_API void ft_workflow_inputs_init(struct ft_workflow_inputs *in);
+FT_API void ft_workflow_inputs_release(struct ft_workflow_inputs *in);
+
+/* Whether @src asks for a probe (probe, root or an interval). */
+FT_API bool ft_workflow_sources_probe(const struct ft_workflow_sources *src);
+
+/*
+ * Gather the inputs @src names into @in (initialised by the caller), in
+ * this order: parse each file (its rows also become observations, only
+ * pairs rows as a matrix), read the expectations file, ask the model for
+ * the spec's expectations of the collective rows (kb NA-MODEL) and add the
+ * fabric's structure as observations, probe, read the thresholds. The
+ * first error stops, naming the file (file:line:column where the parser
+ * knows it) or the spec. 0 or a negative FT_E* code.
+ */
+FT_API int ft_workflow_inputs_gather(const struct ft_workflow_sources *src,
+				     struct ft_workflow_inputs *in,
+				     struct ft_error *err) FT_MUST_CHECK;
+
+/* ---- run references and reports ------------------------------------------ */
+
+/*
+ * Load what @ref names into @records (struct ft_archive_record): a file (a
+ * fabtune export, all its runs), a run reference (12, latest, latest~N) or,
+ * when @baseline_ok, a baseline name (also as "baseline:NAME"). The archive
+ * is opened on first need through *@ar, at @archive_path (NULL: the
+ * default). @label receives a description ("run 12", "baseline 'nightly'
+ * (3 runs)"). A path that is not a file is FT_ENOENT.
+ */
+FT_API int ft_workflow_load_ref(struct ft_archive **ar, const char *archive_path,
+				const char *ref, bool baseline_ok, struct ft_vec *records,
+				char *label, size_t len, struct ft_error *err) FT_MUST_CHECK;
+
+/* Everything a comparison or a report needs, loaded from references. */
+struct ft_workflow_report {
+	struct ft_vec cur;	/* records; the first is reported */
+	struct ft_vec base;	/* records of the baseline */
+	struct ft_vec expected; /* records; the first is the model's expectation */
+	const struct ft_run **bruns;
+	struct ft_compare cmp;
+	bool have_cmp;
+	char cur_label[160];
+	char base_label[200];
+	struct ft_report_input in; /* points into the above */
+};
+
+/*
+ * Load @run_ref, and @vs_ref / @expected_ref when not NULL (through
+ * ft_workflow_load_ref), compare with @opts (NULL: defaults) when there is
+ * a baseline, and fill r->in (stable: no times). Release with
+ * ft_workflow_report_release() in any case. 0 or a negative FT_E* code.
+ */
+FT_API int ft_workflow_report_prepare(struct ft_archive **ar, const char *archive_path,
+				      const char *run_ref, const char *vs_ref,
+				      const char *expected_ref,
+				      const struct ft_compare_opts *opts, bool stable,
+				      struct ft_workflow_report *r,
+				      struct ft_error *err) FT_MUST_CHECK;
+FT_API void ft_workflow_report_release(struct ft_workflow_report *r);
 
 /* ---- the doctor loop ------------------------------------------------------ */
 

@@ -4,8 +4,8 @@
  * doctor loop through ft_doctor_run() on a captured sysfs tree (probe counts,
  * notes of what was not checked, the model's plateau, archive and baseline,
  * a short benchmark over local tcp ranks, bad input), saving a run with its
- * observations, findings and fingerprint, and the model's expectations for
- * measured rows.
+ * observations, findings and fingerprint, the model's expectations for
+ * measured rows, the inputs of a diagnosis, run references and reports.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -537,6 +537,141 @@ test_doctor_errors(void **state)
 	assert_int_equal(rank, 0);
 }
 
+/*
+ * The inputs of a diagnosis: a nccl-tests log (14 all_reduce sizes on 16
+ * ranks), the model's expectation for each, the thresholds file; the first
+ * bad input stops the gathering and is named.
+ */
+static void
+test_inputs_gather(void **state)
+{
+	static const char *const files[] = {
+		"tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+	};
+	static const char *const bad[] = { "tests/fixtures/diag/expect-bad.yaml" };
+	struct ft_workflow_sources src = { 0 };
+	struct ft_workflow_inputs in;
+	struct ft_error err = { 0 };
+	struct ft_vec ex;
+	struct ft_cluster_spec spec;
+	size_t n = 0;
+
+	(void)state;
+	src.files = files;
+	src.nfiles = 1;
+	src.spec = "dgx-h100:2";
+	src.thresholds = "tests/fixtures/diag/thresholds-70pct.yaml";
+	assert_false(ft_workflow_sources_probe(&src));
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), 0);
+	assert_int_equal(in.nfiles, 1);
+	assert_int_equal(in.nskipped, 0);
+	assert_true(in.spec_done);
+	assert_int_equal(ft_run_nrows(&in.rows), 14);
+	/* one expectation per measured size, the same the model gives directly */
+	assert_int_equal(in.nmodel, 14);
+	assert_int_equal(in.expect.len, 14);
+	assert_ptr_equal(in.din.obs, &in.obs);
+	assert_ptr_equal(in.din.expect, in.expect.data);
+	assert_int_equal(in.din.nexpect, 14);
+	assert_ptr_equal(in.din.thresholds, &in.thresholds);
+	ft_vec_init(&ex, sizeof(struct ft_expectation));
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(
+	        ft_workflow_model_expectations(&spec, &in.rows, NULL, &ex, NULL, &n, &err), 0);
+	assert_int_equal(n, 14);
+	assert_memory_equal(ex.data, in.expect.data, 14 * sizeof(struct ft_expectation));
+	ft_vec_release(&ex);
+	ft_workflow_inputs_release(&in);
+
+	/* an unreadable input: named, nothing after it read */
+	src.files = bad;
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, bad[0]));
+	assert_false(in.spec_done);
+	assert_null(in.din.thresholds);
+	ft_workflow_inputs_release(&in);
+
+	/* a root asks for a probe: the captured tree is one more input */
+	memset(&err, 0, sizeof(err));
+	memset(&src, 0, sizeof(src));
+	src.root = TREE;
+	assert_true(ft_workflow_sources_probe(&src));
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), 0);
+	assert_int_equal(in.nfiles, 1);
+	assert_true(ft_obs_set_len(&in.obs) > 100);
+	assert_null(in.din.thresholds);
+	ft_workflow_inputs_release(&in);
+}
+
+/* Run references: latest, latest~N, an id, a baseline, a missing file; a report's comparison. */
+static void
+test_load_ref(void **state)
+{
+	struct fx *f = *state;
+	struct ft_archive *ar = NULL;
+	struct ft_error err = { 0 };
+	struct ft_vec recs;
+	struct ft_workflow_report r;
+	struct ft_run run;
+	char label[200];
+	int64_t id;
+
+	assert_int_equal(ft_archive_open(f->db, &ar, &err), 0);
+	ft_run_init(&run, FT_SOURCE_BENCH, "bench");
+	row(&run, "all_reduce", "tcp", 1 << 20, 2, 1.0);
+	assert_int_equal(ft_workflow_save_run(ar, &run, NULL, NULL, 0, &id, &err), 0);
+	assert_int_equal(ft_archive_baseline_add(ar, "b", id, &err), 0);
+	ft_run_row(&run, 0)->busbw_GBps = 0.5; /* half: a regression */
+	ft_run_row(&run, 0)->algbw_GBps = 0.25;
+	ft_run_row(&run, 0)->time_us = 20;
+	assert_int_equal(ft_workflow_save_run(ar, &run, NULL, NULL, 0, &id, &err), 0);
+	ft_archive_close(ar);
+	ar = NULL;
+
+	ft_vec_init(&recs, sizeof(struct ft_archive_record));
+	/* opened on first need, at the path given */
+	assert_int_equal(ft_workflow_load_ref(&ar, f->db, "latest", false, &recs, label,
+	                                      sizeof(label), &err), 0);
+	assert_non_null(ar);
+	assert_string_equal(label, "run 2");
+	assert_int_equal(ft_workflow_load_ref(&ar, f->db, "latest~1", true, &recs, label,
+	                                      sizeof(label), &err), 0);
+	assert_string_equal(label, "run 1");
+	assert_int_equal(ft_workflow_load_ref(&ar, f->db, "baseline:b", true, &recs, label,
+	                                      sizeof(label), &err), 0);
+	assert_string_equal(label, "baseline 'b' (1 run)");
+	assert_int_equal(recs.len, 3);
+	assert_int_equal(((struct ft_archive_record *)ft_vec_at(&recs, 0))->info.id, 2);
+	assert_int_equal(ft_workflow_load_ref(&ar, f->db, "no/such.json", true, &recs, label,
+	                                      sizeof(label), &err), FT_ENOENT);
+	assert_string_equal(err.msg, "no/such.json: no such file");
+	assert_int_equal(recs.len, 3);
+	ft_archive_records_release(&recs);
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_workflow_report_prepare(&ar, f->db, "latest", "b", NULL, NULL, true, &r,
+	                                            &err), 0);
+	assert_string_equal(r.cur_label, "run 2");
+	assert_string_equal(r.base_label, "baseline 'b' (1 run)");
+	assert_true(r.have_cmp);
+	assert_true(ft_compare_has_regression(&r.cmp));
+	assert_ptr_equal(r.in.cmp, &r.cmp);
+	assert_int_equal(r.in.nbaseline, 1);
+	assert_true(r.in.stable);
+	assert_null(r.in.expected);
+	ft_workflow_report_release(&r);
+	/* the default baseline, absent: a message that says how to name one */
+	assert_int_equal(ft_workflow_report_prepare(&ar, f->db, "latest", "default", NULL, NULL,
+	                                            true, &r, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "no baseline 'default'"));
+	ft_workflow_report_release(&r);
+	ft_archive_close(ar);
+	ft_run_release(&run);
+}
+
 int
 main(void)
 {
@@ -548,6 +683,8 @@ main(void)
 		cmocka_unit_test(test_doctor_spec),
 		cmocka_unit_test(test_doctor_bench_tcp),
 		cmocka_unit_test(test_doctor_errors),
+		cmocka_unit_test(test_inputs_gather),
+		cmocka_unit_test_setup_teardown(test_load_ref, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
