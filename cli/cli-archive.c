@@ -156,3 +156,24 @@ cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct f
 	}
 	return 0;
 }
+
+/*
+ * Global options may come before the verb ("fabtune --json archive list"
+ * reaches us as "archive --json list"): move the verb first for dispatch.
+ */
+void
+cli_verb_first(int argc, char **argv)
+{
+	char *verb;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++)
+		if ((strcmp(argv[i], "--archive") == 0 || strcmp(argv[i], "--seed") == 0) &&
+		    i + 1 < argc)
+			i++;
+	if (i <= 1 || i >= argc)
+		return;
+	verb = argv[i];
+	memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
+	argv[1] = verb;
+}

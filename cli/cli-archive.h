@@ -55,4 +55,17 @@ struct cli_compare_args {
 int cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a,
                      struct ft_compare_opts *o);
 
+/*
+ * Global options may come before a group's verb ("fabtune --json archive
+ * list" reaches the group as "archive --json list"): move the verb first.
+ */
+void cli_verb_first(int argc, char **argv);
+
+/* The verbs of `fabtune archive` that live in their own files. */
+int cmd_archive_baseline(int argc, char **argv, struct cli_ctx *ctx); /* cmd-archive-baseline.c */
+int cmd_archive_export(int argc, char **argv, struct cli_ctx *ctx);   /* cmd-archive-store.c */
+int cmd_archive_import(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_archive_rm(int argc, char **argv, struct cli_ctx *ctx);
+int cmd_archive_check(int argc, char **argv, struct cli_ctx *ctx);
+
 #endif

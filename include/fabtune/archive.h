@@ -145,6 +145,16 @@ FT_API void ft_archive_record_release(struct ft_archive_record *rec);
 /* Release every record of a vector of struct ft_archive_record, then the vector. */
 FT_API void ft_archive_records_release(struct ft_vec *records);
 
+/*
+ * The runs of ft_archive_list(), @n of them: a table (id, saved, source,
+ * kind, host, rows, obs, findings, label; "no runs in the archive" when
+ * none) or a JSON object {"runs": [...]}. @stable leaves out times.
+ */
+FT_API void ft_archive_list_write_text(struct ft_strbuf *sb, const struct ft_archive_info *runs,
+                                       size_t n, bool stable);
+FT_API void ft_archive_list_write_json(struct ft_strbuf *sb, const struct ft_archive_info *runs,
+                                       size_t n, bool stable);
+
 /* ---- the archive --------------------------------------------------------- */
 
 struct ft_archive;

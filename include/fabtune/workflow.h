@@ -54,6 +54,17 @@ FT_API int ft_workflow_save_run(struct ft_archive *ar, const struct ft_run *run,
 				size_t nf, int64_t *id, struct ft_error *err) FT_MUST_CHECK;
 
 /*
+ * Import a tool's text output @text (@len bytes, read from @path) as one
+ * run: parsed as @format (NULL: detected), its observations kept, its
+ * fingerprint taken from what they tell (where the output was taken, not
+ * this host), saved to @ar; the run id is appended to @ids (int64_t).
+ * FT_EPARSE naming @path when no parser knows the text.
+ */
+FT_API int ft_workflow_import_text(struct ft_archive *ar, const char *path, const char *format,
+				   const char *text, size_t len, struct ft_vec *ids,
+				   struct ft_error *err) FT_MUST_CHECK;
+
+/*
  * What the analytic model expects for the collective rows of @measured on
  * @spec: one struct ft_expectation per (test, size) appended to @expect
  * (NULL to skip), and one model row per (test, size) appended to @model
@@ -263,6 +274,27 @@ FT_API int ft_doctor_check_launch(unsigned *rank, struct ft_error *err) FT_MUST_
 FT_API int ft_doctor_run(const struct ft_doctor_cfg *cfg, const struct ft_progress *progress,
 			 volatile sig_atomic_t *stop, struct ft_doctor_result *res,
 			 struct ft_error *err) FT_MUST_CHECK;
+
+/* How the caller settled a doctor run, for the summary and its JSON. */
+struct ft_doctor_view {
+	int exit_code;		  /* 0 healthy, 1 findings or a regression, other: incomplete */
+	const char *archive_path; /* where the run was saved; NULL: no archive step to show */
+	const char *report;	  /* the HTML report written; NULL: none */
+	bool no_save;		  /* the run was not saved on purpose */
+	bool stable;		  /* no paths, times or durations (reproducible output) */
+	bool color;		  /* ANSI colours in the verdict */
+};
+
+/*
+ * The summary of @res for a terminal: what was probed and measured, each
+ * result against the baseline, the model's plateau, the findings, the
+ * archive and baseline, what was not checked and the verdict.
+ */
+FT_API void ft_doctor_write_text(struct ft_strbuf *sb, const struct ft_doctor_result *res,
+				 const struct ft_doctor_view *v);
+/* The same as one JSON object (host, status, exit, probe, bench, model, diagnosis...). */
+FT_API void ft_doctor_write_json(struct ft_strbuf *sb, const struct ft_doctor_result *res,
+				 const struct ft_doctor_view *v);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * workflow/save.c - saving a run with its fingerprint, and the analytic
- * model's expectations for measured rows: what bench, model, sim, parse,
- * diagnose and doctor share.
+ * workflow/save.c - saving a run with its fingerprint, importing a tool's
+ * output as a run, and the analytic model's expectations for measured rows:
+ * what bench, model, sim, parse, diagnose, archive import and doctor share.
  */
 #include "internal.h"
 
 #include <fabtune/archive.h>
 #include <fabtune/model.h>
+#include <fabtune/parse.h>
 #include <fabtune/workflow.h>
 
 int
@@ -25,6 +26,42 @@ ft_workflow_save_run(struct ft_archive *ar, const struct ft_run *run, const stru
 		rc = ft_error_set(err, FT_ENOMEM, "fingerprint: out of memory");
 	if (rc == 0)
 		rc = ft_archive_save(ar, run, obs, f, nf, &fp, id, err);
+	ft_fingerprint_release(&fp);
+	return rc;
+}
+
+int
+ft_workflow_import_text(struct ft_archive *ar, const char *path, const char *format,
+                        const char *text, size_t len, struct ft_vec *ids, struct ft_error *err)
+{
+	const struct ft_parser *p = format ? ft_parser_find(format) : ft_parser_detect(text, len);
+	struct ft_fingerprint fp;
+	struct ft_obs_set obs;
+	struct ft_run run;
+	int64_t id;
+	int rc;
+
+	if (!p)
+		return ft_error_set(
+		        err, FT_EPARSE,
+		        format ? "%s: unknown format '%s' (see 'fabtune parse --list')" :
+		                 "%s: unrecognised format%s (not a fabtune export, and no "
+		                 "parser knows it; give --format)",
+		        path, format ? format : "");
+	ft_run_init(&run, FT_SOURCE_IMPORT, p->name);
+	ft_strlcpy(run.label, path, sizeof(run.label));
+	ft_obs_set_init(&obs);
+	ft_fingerprint_init(&fp);
+	rc = ft_parse_buffer(text, len, path, p->name, &obs, &run, err);
+	/* Where the output was taken, as far as it tells: not this host. */
+	if (rc == 0 && ft_fingerprint_from_obs(&fp, &obs) < 0)
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = ft_archive_save(ar, &run, &obs, NULL, 0, &fp, &id, err);
+	if (rc == 0 && ft_vec_push(ids, &id) < 0)
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+	ft_run_release(&run);
+	ft_obs_set_release(&obs);
 	ft_fingerprint_release(&fp);
 	return rc;
 }
