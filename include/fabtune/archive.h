@@ -77,7 +77,7 @@ ft_fingerprint_at(const struct ft_fingerprint *fp, size_t i)
 /*
  * Collect this host's fingerprint from uname, /proc, /sys, /etc and the
  * environment; the RDMA devices' ib.<dev>.* keys come from the probe's
- * observations (ft_probe_host without tools: one reader of sysfs). Missing
+ * observations (ft_probe_rdma_devices: one reader of sysfs). Missing
  * sources are skipped silently (a container has no /sys/class/infiniband);
  * only FT_ENOMEM fails.
  */

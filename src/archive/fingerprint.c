@@ -360,13 +360,12 @@ dev_key(const struct ft_obs *o, char *key, size_t len)
 
 /*
  * The RDMA devices' firmware, type and board, from the probe's observations
- * of @root (the one reader of /sys/class/infiniband). No tools are run; a
- * tree the probe cannot read adds nothing.
+ * of @root (the one reader of /sys/class/infiniband; no PCI tree, no tools).
+ * A tree the probe cannot read adds nothing.
  */
 static int
 collect_ib(struct ft_fingerprint *fp, const char *root)
 {
-	struct ft_probe_cfg cfg = { .root = root, .run_tools = false, .host = "-" };
 	struct ft_error err = { 0 };
 	struct ft_obs_set obs;
 	char key[64];
@@ -374,7 +373,7 @@ collect_ib(struct ft_fingerprint *fp, const char *root)
 	int rc;
 
 	ft_obs_set_init(&obs);
-	rc = ft_probe_host(&cfg, &obs, &err);
+	rc = ft_probe_rdma_devices(root, &obs, &err);
 	if (rc == FT_ENOMEM) {
 		ft_obs_set_release(&obs);
 		return rc;
