@@ -12,7 +12,7 @@
 
 #include <fabtune/fabtune.h>
 
-#include "opts.h"
+#include "cli-opts.h"
 
 /* Exit codes of every command. */
 enum {

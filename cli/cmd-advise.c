@@ -12,8 +12,8 @@
 
 #include <fabtune/fabtune.h>
 
+#include "cli-diag.h"
 #include "cli.h"
-#include "diag_cli.h"
 
 static void
 gain_text(const struct ft_advice *x, char *buf, size_t len)
@@ -25,7 +25,7 @@ gain_text(const struct ft_advice *x, char *buf, size_t len)
 }
 
 static void
-render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct diag_inputs *in)
+render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct ft_workflow_inputs *in)
 {
 	struct ft_table t;
 	size_t i, k;
@@ -149,8 +149,7 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	const char *format = NULL, *in_format = NULL, *expect = NULL, *spec = NULL;
 	const char *thresholds = NULL;
-	struct ft_diag_thresholds thr;
-	struct diag_probe_opts po = { false, NULL, 0 };
+	struct ft_workflow_sources src = { 0 };
 	const struct opt opts[] = {
 		OPT_STRING(0, "format", &format, "FMT",
 			   "output: table (default), json, or env (export lines to paste)"),
@@ -161,11 +160,11 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "spec", &spec, "SPEC", "cluster spec: expectations from the model"),
 		OPT_STRING(0, "thresholds", &thresholds, "FILE",
 			   "what the fabric is held to (as for fabtune diagnose)"),
-		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
-		OPT_STRING(0, "root", &po.root, "DIR",
+		OPT_BOOL(0, "probe", &src.probe, "probe this host (sysfs, tools) as one more input"),
+		OPT_STRING(0, "root", &src.root, "DIR",
 			   "probe a captured tree instead of / (implies --probe)"),
 		OPT_DURATION(
-			0, "interval", &po.interval_s,
+			0, "interval", &src.interval_s,
 			"probe twice this far apart and judge counter rates (implies --probe)"),
 		OPT_END(),
 	};
@@ -177,9 +176,8 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		"computable, the predicted gain.",
 		opts,
 	};
-	struct diag_inputs in;
+	struct ft_workflow_inputs in;
 	struct ft_advice_set s;
-	struct ft_diag_input din;
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	bool json = ctx->json, env = false;
@@ -199,16 +197,20 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 			return EXIT_USAGE;
 		}
 	}
-	diag_inputs_init(&in);
+	src.files = (const char *const *)(argv + 1);
+	src.nfiles = (size_t)n;
+	src.format = in_format;
+	src.expect_file = expect;
+	src.spec = spec;
+	src.thresholds = thresholds;
+	ft_workflow_inputs_init(&in);
 	ft_advice_set_init(&s);
-	rc = diag_inputs_gather(&in, argv + 1, (size_t)n, in_format, expect, spec, &po, ctx, &din);
-	if (rc == 0)
-		rc = diag_thresholds_load(thresholds, &thr, ctx, &din);
+	rc = cli_diag_gather(ctx, &src, &in);
 	if (rc)
 		goto out;
-	rc = ft_advise(&din, NULL, &s, &err);
+	rc = ft_advise(&in.din, NULL, &s, &err);
 	if (rc == 0)
-		rc = ft_advise_whatif(&din, spec, &s, &err);
+		rc = ft_advise_whatif(&in.din, spec, &s, &err);
 	if (rc < 0) {
 		rc = cli_fail(ctx, rc, &err);
 		goto out;
@@ -235,6 +237,6 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	rc = EXIT_OK;
 out:
 	ft_advice_set_release(&s);
-	diag_inputs_release(&in);
+	ft_workflow_inputs_release(&in);
 	return rc;
 }

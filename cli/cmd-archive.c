@@ -3,8 +3,11 @@
  * cli/cmd-archive.c - `fabtune archive list|show|compare|baseline|export|
  * import|rm`: the run archive, the team's performance baseline file.
  *
- * Also the helpers other commands use to save their results (--save) and to
- * load runs from references (cli/cli-archive.h).
+ * This file holds the group's dispatch and list, show and compare; the
+ * baseline verbs are in cmd-archive-baseline.c, export, import, rm and check
+ * in cmd-archive-store.c. Run references resolve through
+ * ft_workflow_load_ref(); the helpers other commands share live in
+ * cli/cli-archive.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,207 +20,12 @@
 #include <unistd.h>
 
 #include <fabtune/fabtune.h>
-
-#if defined(__has_include)
-#if __has_include(<fabtune/parse.h>)
-#include <fabtune/parse.h>
-#define HAVE_PARSE 1
-#endif
-#endif
+#include <fabtune/workflow.h>
 
 #include "cli-archive.h"
 #include "cli.h"
 
-/* ---- shared helpers ------------------------------------------------------ */
-
-int
-cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err)
-{
-	return ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, ar, err);
-}
-
-static bool
-is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int
-load_file(const char *path, struct ft_vec *records, struct ft_error *err)
-{
-	struct ft_strbuf sb;
-	int rc;
-
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft_archive_parse_export(sb.buf, sb.len, path, records, err);
-	ft_strbuf_release(&sb);
-	if (rc == 0 && records->len == 0)
-		rc = ft_error_set(err, FT_EINVAL, "%s: the export holds no run", path);
-	return rc;
-}
-
-static int
-ensure_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err)
-{
-	return *ar ? 0 : cli_archive_open(ctx, ar, err);
-}
-
-static bool
-looks_like_run_ref(const char *ref)
-{
-	int64_t n;
-
-	return strncmp(ref, "latest", 6) == 0 || ft_parse_i64(ref, &n) == 0;
-}
-
-int
-cli_load_ref(struct cli_ctx *ctx, struct ft_archive **ar, const char *ref, bool baseline_ok,
-             struct ft_vec *records, char *label, size_t len, struct ft_error *err)
-{
-	const char *name;
-	size_t start = records->len;
-	int64_t id;
-	int rc;
-
-	if (is_file(ref)) {
-		rc = load_file(ref, records, err);
-		if (rc == 0)
-			snprintf(label, len, "%s (%zu run%s)", ref, records->len - start,
-			         records->len - start == 1 ? "" : "s");
-		return rc;
-	}
-	if (strchr(ref, '/') || strstr(ref, ".json"))
-		return ft_error_set(err, FT_ENOENT, "%s: no such file", ref);
-	if (!baseline_ok || looks_like_run_ref(ref)) {
-		rc = ensure_open(ctx, ar, err);
-		if (rc == 0)
-			rc = ft_archive_resolve(*ar, ref, &id, err);
-		if (rc == 0 && ft_vec_push(records, NULL) < 0)
-			rc = ft_error_set(err, FT_ENOMEM, "out of memory");
-		if (rc == 0) {
-			rc = ft_archive_load(*ar, id, ft_vec_at(records, records->len - 1), err);
-			if (rc < 0)
-				records->len--;
-		}
-		if (rc == 0)
-			snprintf(label, len, "run %" PRId64, id);
-		return rc;
-	}
-	name = strncmp(ref, "baseline:", 9) == 0 ? ref + 9 : ref;
-	rc = ensure_open(ctx, ar, err);
-	if (rc == 0)
-		rc = ft_archive_baseline_load(*ar, name, records, err);
-	if (rc == 0)
-		snprintf(label, len, "baseline '%s' (%zu run%s)", name, records->len - start,
-		         records->len - start == 1 ? "" : "s");
-	return rc;
-}
-
-int
-cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, double *out)
-{
-	size_t n = strlen(text);
-	char buf[64];
-	double v;
-
-	if (n == 0 || n >= sizeof(buf))
-		goto bad;
-	memcpy(buf, text, n + 1);
-	if (buf[n - 1] == '%') {
-		buf[n - 1] = '\0';
-		if (ft_parse_double(buf, &v) < 0 || !(v >= 0) || v > 1000)
-			goto bad;
-		*out = v / 100.0;
-		return 0;
-	}
-	if (ft_parse_double(buf, &v) < 0 || !(v >= 0) || v > 1)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	cli_error(ctx, "%s: expected a percentage like 5%% or a fraction like 0.05, got '%s'", opt,
-	          text);
-	return -1;
-}
-
-int
-cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct ft_compare_opts *o)
-{
-	ft_compare_opts_init(o);
-	if (a->threshold &&
-	    cli_parse_fraction(ctx, "--threshold", a->threshold, &o->rel_threshold) < 0)
-		return -1;
-	if (a->floor && cli_parse_fraction(ctx, "--floor", a->floor, &o->floor_rel) < 0)
-		return -1;
-	if (a->sigma < 0 || !isfinite(a->sigma)) {
-		cli_error(ctx, "--sigma: expected a number >= 0, got %g", a->sigma);
-		return -1;
-	}
-	if (a->sigma > 0)
-		o->k_sigma = a->sigma;
-	if (a->min_samples != -1 && a->min_samples < 2) {
-		cli_error(ctx, "--min-samples: expected a count >= 2, got %d", a->min_samples);
-		return -1;
-	}
-	if (a->min_samples > 0)
-		o->min_samples = (unsigned)FT_MAX(a->min_samples, 2);
-	if (a->min_matched &&
-	    cli_parse_fraction(ctx, "--min-matched", a->min_matched, &o->min_matched) < 0)
-		return -1;
-	if (o->min_matched > 1) {
-		cli_error(ctx, "--min-matched: at most 100%%, got '%s'", a->min_matched);
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- archive list -------------------------------------------------------- */
-
-static void
-info_json(struct ft_json *j, const struct ft_archive_info *in, bool stable)
-{
-	ft_json_obj_begin(j);
-	ft_json_kv_int(j, "id", in->id);
-	if (!stable)
-		ft_json_kv_double(j, "created", in->created_s);
-	ft_json_kv_str(j, "source", ft_source_name(in->source));
-	ft_json_kv_str(j, "kind", in->kind);
-	ft_json_kv_str(j, "label", in->label);
-	ft_json_kv_str(j, "spec", in->spec);
-	ft_json_kv_str(j, "host", in->host);
-	ft_json_kv_str(j, "fingerprint", in->fp_digest);
-	ft_json_kv_uint(j, "rows", in->nrows);
-	ft_json_kv_uint(j, "observations", in->nobs);
-	ft_json_kv_uint(j, "findings", in->nfindings);
-	if (!stable && in->started_s > 0)
-		ft_json_kv_double(j, "started", in->started_s);
-	if (!stable && isfinite(in->wall_s)) {
-		ft_json_key(j, "usage");
-		ft_json_obj_begin(j);
-		ft_json_kv_double(j, "wall_s", in->wall_s);
-		ft_json_kv_double(j, "cpu_s", in->cpu_s);
-		ft_json_kv_double(j, "host_busy", in->host_busy);
-		ft_json_kv_double(j, "load1", in->load1);
-		ft_json_obj_end(j);
-	}
-	ft_json_obj_end(j);
-}
-
-static void
-when(double t, char *buf, size_t len)
-{
-	time_t secs = (time_t)t;
-	struct tm tm;
-
-	if (t > 0 && gmtime_r(&secs, &tm))
-		strftime(buf, len, "%Y-%m-%d %H:%M:%SZ", &tm);
-	else
-		snprintf(buf, len, "-");
-}
 
 static int
 archive_list(int argc, char **argv, struct cli_ctx *ctx)
@@ -242,7 +50,6 @@ archive_list(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_archive *ar;
 	struct ft_strbuf sb;
 	struct ft_vec list;
-	size_t i;
 	int n, rc;
 
 	opts[0].value = &q.kind;
@@ -267,54 +74,10 @@ archive_list(int argc, char **argv, struct cli_ctx *ctx)
 		return cli_fail(ctx, rc, &err);
 	}
 	ft_strbuf_init(&sb);
-	if (ctx->json) {
-		struct ft_json j;
-
-		ft_json_init(&j, &sb, true);
-		ft_json_obj_begin(&j);
-		ft_json_key(&j, "runs");
-		ft_json_arr_begin(&j);
-		for (i = 0; i < list.len; i++)
-			info_json(&j, ft_vec_at(&list, i), ctx->stable);
-		ft_json_arr_end(&j);
-		ft_json_obj_end(&j);
-		ft_strbuf_addch(&sb, '\n');
-	} else if (list.len == 0) {
-		ft_strbuf_adds(&sb, "no runs in the archive\n");
-	} else {
-		struct ft_table t;
-
-		ft_table_init(&t);
-		ft_table_col(&t, "id", FT_ALIGN_RIGHT);
-		if (!ctx->stable)
-			ft_table_col(&t, "saved", FT_ALIGN_LEFT);
-		ft_table_col(&t, "source", FT_ALIGN_LEFT);
-		ft_table_col(&t, "kind", FT_ALIGN_LEFT);
-		ft_table_col(&t, "host", FT_ALIGN_LEFT);
-		ft_table_col(&t, "rows", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "obs", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "findings", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "label", FT_ALIGN_LEFT);
-		for (i = 0; i < list.len; i++) {
-			const struct ft_archive_info *in = ft_vec_at(&list, i);
-			char buf[32];
-
-			ft_table_cellf(&t, "%" PRId64, in->id);
-			if (!ctx->stable) {
-				when(in->created_s, buf, sizeof(buf));
-				ft_table_cell(&t, buf);
-			}
-			ft_table_cell(&t, ft_source_name(in->source));
-			ft_table_cell(&t, in->kind);
-			ft_table_cell(&t, in->host[0] ? in->host : "-");
-			ft_table_cellf(&t, "%zu", in->nrows);
-			ft_table_cellf(&t, "%zu", in->nobs);
-			ft_table_cellf(&t, "%zu", in->nfindings);
-			ft_table_cell(&t, in->label[0] ? in->label : "-");
-		}
-		ft_table_render(&t, &sb);
-		ft_table_release(&t);
-	}
+	if (ctx->json)
+		ft_archive_list_write_json(&sb, list.data, list.len, ctx->stable);
+	else
+		ft_archive_list_write_text(&sb, list.data, list.len, ctx->stable);
 	cli_write(&sb);
 	ft_strbuf_release(&sb);
 	ft_vec_release(&list);
@@ -350,8 +113,8 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	ft_vec_init(&records, sizeof(struct ft_archive_record));
-	rc = cli_load_ref(ctx, &ar, n ? argv[1] : "latest", false, &records, label, sizeof(label),
-	                  &err);
+	rc = ft_workflow_load_ref(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", false,
+	                          &records, label, sizeof(label), &err);
 	ft_archive_close(ar);
 	if (rc < 0) {
 		ft_archive_records_release(&records);
@@ -414,7 +177,8 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	struct ft_compare_opts co;
 	struct ft_archive *ar = NULL;
-	struct cli_report r;
+	struct ft_workflow_report r;
+	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	int n, rc;
 
@@ -433,11 +197,12 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (cli_compare_opts(ctx, &ca, &co) < 0)
 		return EXIT_USAGE;
-	rc = cli_report_prepare(ctx, &ar, n ? argv[1] : "latest", vs, NULL, &co, &r);
+	rc = ft_workflow_report_prepare(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", vs,
+	                                NULL, &co, ctx->stable, &r, &err);
 	ft_archive_close(ar);
-	if (rc != EXIT_OK) {
-		cli_report_release(&r);
-		return rc;
+	if (rc < 0) {
+		ft_workflow_report_release(&r);
+		return cli_fail(ctx, rc, &err);
 	}
 	ft_strbuf_init(&sb);
 	r.in.sections = FT_REPORT_SEC_COMPARE;
@@ -465,534 +230,24 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 		          "compare runs of the same tests, sizes, ranks and transports",
 		          r.cmp.nmatched, r.cmp.nmatched + r.cmp.count[FT_VERDICT_MISSING],
 		          r.base_label, r.cmp.opts.min_matched * 100);
-	cli_report_release(&r);
+	ft_workflow_report_release(&r);
 	return rc;
-}
-
-/* ---- archive baseline ---------------------------------------------------- */
-
-static int
-baseline_list(int argc, char **argv, struct cli_ctx *ctx)
-{
-	static const char *const synopsis[] = { "fabtune archive baseline list", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = { "archive baseline list", synopsis,
-		                                "List the baselines and how many runs each has.",
-		                                opts };
-	struct ft_error err = { 0 };
-	struct ft_archive *ar;
-	struct ft_strbuf sb;
-	struct ft_vec list;
-	size_t i;
-	int n, rc;
-
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	ft_vec_init(&list, sizeof(struct ft_baseline_info));
-	rc = ft_archive_baseline_list(ar, &list, &err);
-	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_vec_release(&list);
-		return cli_fail(ctx, rc, &err);
-	}
-	ft_strbuf_init(&sb);
-	if (ctx->json) {
-		struct ft_json j;
-
-		ft_json_init(&j, &sb, true);
-		ft_json_obj_begin(&j);
-		ft_json_key(&j, "baselines");
-		ft_json_arr_begin(&j);
-		for (i = 0; i < list.len; i++) {
-			const struct ft_baseline_info *b = ft_vec_at(&list, i);
-
-			ft_json_obj_begin(&j);
-			ft_json_kv_str(&j, "name", b->name);
-			ft_json_kv_uint(&j, "runs", b->nruns);
-			ft_json_kv_int(&j, "newest", b->newest);
-			ft_json_obj_end(&j);
-		}
-		ft_json_arr_end(&j);
-		ft_json_obj_end(&j);
-		ft_strbuf_addch(&sb, '\n');
-	} else if (!list.len) {
-		ft_strbuf_adds(&sb, "no baselines (add one with 'fabtune archive baseline add NAME "
-		                    "RUN')\n");
-	} else {
-		for (i = 0; i < list.len; i++) {
-			const struct ft_baseline_info *b = ft_vec_at(&list, i);
-
-			ft_strbuf_addf(&sb, "%s: %zu run%s, newest %" PRId64 "\n", b->name,
-			               b->nruns, b->nruns == 1 ? "" : "s", b->newest);
-		}
-	}
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	ft_vec_release(&list);
-	return EXIT_OK;
-}
-
-/* add, set and rm share one shape: NAME RUN... */
-static int
-baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
-{
-	static const char *const syn_add[] = { "fabtune archive baseline add NAME RUN...", NULL };
-	static const char *const syn_set[] = { "fabtune archive baseline set NAME RUN...", NULL };
-	static const char *const syn_rm[] = { "fabtune archive baseline rm NAME [RUN...]", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	const bool add = strcmp(verb, "add") == 0, set = strcmp(verb, "set") == 0;
-	const struct cmd_usage usage = {
-		add ? "archive baseline add" :
-		set ? "archive baseline set" :
-		      "archive baseline rm",
-		add ? syn_add :
-		set ? syn_set :
-		      syn_rm,
-		add ? "Add runs to a baseline (created on first use). Several runs of the same\n"
-		      "tests make comparisons noise-aware." :
-		set ? "Make a baseline exactly these runs." :
-		      "Remove runs from a baseline, or the whole baseline.",
-		opts
-	};
-	struct ft_error err = { 0 };
-	struct ft_strbuf js;
-	struct ft_json j;
-	struct ft_archive *ar;
-	int n, i, rc;
-
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n < 1 || (n < 2 && strcmp(verb, "rm") != 0)) {
-		cli_error(ctx, "expected %s",
-		          usage.synopsis[0] + strlen("fabtune archive baseline "));
-		return EXIT_USAGE;
-	}
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	if (set) {
-		rc = ft_archive_baseline_remove(ar, argv[1], 0, &err);
-		if (rc == FT_ENOENT) {
-			ft_error_clear(&err);
-			rc = 0;
-		}
-	}
-	if (!add && !set && n == 1)
-		rc = ft_archive_baseline_remove(ar, argv[1], 0, &err);
-	ft_strbuf_init(&js);
-	ft_json_init(&j, &js, false);
-	ft_json_obj_begin(&j);
-	ft_json_kv_str(&j, "baseline", argv[1]);
-	ft_json_key(&j, add || set ? "added" : "removed");
-	ft_json_arr_begin(&j);
-	for (i = 2; rc == 0 && i <= n; i++) {
-		int64_t id;
-
-		rc = ft_archive_resolve(ar, argv[i], &id, &err);
-		if (rc == 0 && (add || set))
-			rc = ft_archive_baseline_add(ar, argv[1], id, &err);
-		else if (rc == 0)
-			rc = ft_archive_baseline_remove(ar, argv[1], id, &err);
-		if (rc == 0)
-			ft_json_int(&j, id);
-		if (rc == 0 && !ctx->json)
-			fprintf(stdout, "%s run %" PRId64 " %s baseline '%s'\n",
-			        add || set ? "added" : "removed", id, add || set ? "to" : "from",
-			        argv[1]);
-	}
-	ft_json_arr_end(&j);
-	ft_json_kv_bool(&j, "whole_baseline", rc == 0 && !add && !set && n == 1);
-	ft_json_obj_end(&j);
-	ft_strbuf_addch(&js, '\n');
-	if (rc == 0 && !add && !set && n == 1 && !ctx->json)
-		fprintf(stdout, "removed baseline '%s'\n", argv[1]);
-	if (rc == 0 && ctx->json)
-		cli_write(&js);
-	ft_strbuf_release(&js);
-	ft_archive_close(ar);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
-}
-
-static int
-baseline_add(int argc, char **argv, struct cli_ctx *ctx)
-{
-	return baseline_edit(argc, argv, ctx, "add");
-}
-
-static int
-baseline_set(int argc, char **argv, struct cli_ctx *ctx)
-{
-	return baseline_edit(argc, argv, ctx, "set");
-}
-
-static int
-baseline_rm(int argc, char **argv, struct cli_ctx *ctx)
-{
-	return baseline_edit(argc, argv, ctx, "rm");
-}
-
-/*
- * Global options may come before the verb ("fabtune --json archive list"
- * reaches us as "archive --json list"): move the verb first for dispatch.
- */
-static void
-verb_first(int argc, char **argv)
-{
-	char *verb;
-	int i;
-
-	for (i = 1; i < argc && argv[i][0] == '-'; i++)
-		if ((strcmp(argv[i], "--archive") == 0 || strcmp(argv[i], "--seed") == 0) &&
-		    i + 1 < argc)
-			i++;
-	if (i <= 1 || i >= argc)
-		return;
-	verb = argv[i];
-	memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
-	argv[1] = verb;
-}
-
-static const struct cmd baseline_cmds[] = {
-	{ "add", baseline_add, "add runs to a baseline" },
-	{ "list", baseline_list, "list the baselines" },
-	{ "rm", baseline_rm, "remove runs from a baseline, or the baseline" },
-	{ "set", baseline_set, "make a baseline exactly these runs" },
-};
-
-static int
-archive_baseline(int argc, char **argv, struct cli_ctx *ctx)
-{
-	verb_first(argc, argv);
-	return cli_dispatch(baseline_cmds, FT_ARRAY_SIZE(baseline_cmds), "archive baseline", argc,
-	                    argv, ctx);
-}
-
-/* ---- archive export / import / rm ---------------------------------------- */
-
-int
-cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err)
-{
-	/* standard output on purpose; any other non-regular target is refused */
-	if (!path || strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
-		cli_write(sb);
-		return 0;
-	}
-	/* a JSON document keeps its schema in a file too */
-	{
-		struct ft_strbuf doc;
-		int rc;
-
-		if (cli_with_schema(sb, &doc))
-			rc = ft_file_write(path, doc.buf, doc.len, err);
-		else
-			rc = ft_file_write(path, sb->buf, sb->len, err);
-		ft_strbuf_release(&doc);
-		return rc;
-	}
-}
-
-static int
-archive_export(int argc, char **argv, struct cli_ctx *ctx)
-{
-	static const char *const synopsis[] = { "fabtune archive export [RUN...] [-o FILE]", NULL };
-	const char *output = NULL;
-	static struct opt opts[] = {
-		OPT_STRING('o', "output", NULL, "FILE", "write to FILE instead of stdout"),
-		OPT_END(),
-	};
-	const struct cmd_usage usage = {
-		"archive export", synopsis,
-		"Export runs (default: all) as JSON, to keep, share or import elsewhere.", opts
-	};
-	struct ft_error err = { 0 };
-	struct ft_archive *ar;
-	struct ft_strbuf sb;
-	struct ft_vec ids, list;
-	int n, i, rc;
-
-	opts[0].value = &output;
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	ft_vec_init(&ids, sizeof(int64_t));
-	ft_vec_init(&list, sizeof(struct ft_archive_info));
-	for (i = 1; rc == 0 && i <= n; i++) {
-		int64_t id;
-
-		rc = ft_archive_resolve(ar, argv[i], &id, &err);
-		if (rc == 0 && ft_vec_push(&ids, &id) < 0)
-			rc = ft_error_set(&err, FT_ENOMEM, "out of memory");
-	}
-	if (rc == 0 && n == 0) {
-		rc = ft_archive_list(ar, NULL, &list, &err);
-		for (size_t k = 0; rc == 0 && k < list.len; k++)
-			if (ft_vec_push(&ids, &FT_VEC_AT(&list, struct ft_archive_info, k).id) < 0)
-				rc = ft_error_set(&err, FT_ENOMEM, "out of memory");
-	}
-	ft_strbuf_init(&sb);
-	if (rc == 0)
-		rc = ft_archive_export(ar, ids.data, ids.len, &sb,
-		                       ctx->stable ? FT_EXPORT_STABLE : 0, &err);
-	if (rc == 0)
-		rc = cli_write_output(output, &sb, &err);
-	if (rc == 0 && output)
-		fprintf(stderr, "fabtune %s: wrote %zu run%s to %s\n", ctx->cmd, ids.len,
-		        ids.len == 1 ? "" : "s", output);
-	ft_archive_close(ar);
-	ft_strbuf_release(&sb);
-	ft_vec_release(&ids);
-	ft_vec_release(&list);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
-}
-
-/* Import a tool's text output through the parsers (nccl-tests, perftest, ...). */
-static int
-import_text(struct cli_ctx *ctx, struct ft_archive *ar, const char *path, const char *format,
-            const char *text, size_t len, struct ft_vec *ids, struct ft_error *err)
-{
-#ifdef HAVE_PARSE
-	const struct ft_parser *p = format ? ft_parser_find(format) : ft_parser_detect(text, len);
-	struct ft_fingerprint fp;
-	struct ft_obs_set obs;
-	struct ft_run run;
-	int64_t id;
-	int rc;
-
-	if (!p)
-		return ft_error_set(
-		        err, FT_EPARSE,
-		        format ? "%s: unknown format '%s' (see 'fabtune parse --list')" :
-		                 "%s: unrecognised format%s (not a fabtune export, and no "
-		                 "parser knows it; give --format)",
-		        path, format ? format : "");
-	ft_run_init(&run, FT_SOURCE_IMPORT, p->name);
-	ft_strlcpy(run.label, path, sizeof(run.label));
-	ft_obs_set_init(&obs);
-	ft_fingerprint_init(&fp);
-	rc = ft_parse_buffer(text, len, path, p->name, &obs, &run, err);
-	/* Where the output was taken, as far as it tells: not this host. */
-	if (rc == 0 && ft_fingerprint_from_obs(&fp, &obs) < 0)
-		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
-	if (rc == 0)
-		rc = ft_archive_save(ar, &run, &obs, NULL, 0, &fp, &id, err);
-	if (rc == 0 && ft_vec_push(ids, &id) < 0)
-		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
-	ft_run_release(&run);
-	ft_obs_set_release(&obs);
-	ft_fingerprint_release(&fp);
-	return rc;
-#else
-	(void)ctx;
-	(void)ar;
-	(void)format;
-	(void)text;
-	(void)len;
-	(void)ids;
-	return ft_error_set(err, FT_ENOTSUP,
-	                    "%s: not a fabtune export, and this build has no parsers for tool "
-	                    "outputs (nccl-tests, perftest)",
-	                    path);
-#endif
-}
-
-static int
-archive_import(int argc, char **argv, struct cli_ctx *ctx)
-{
-	static const char *const synopsis[] = { "fabtune archive import FILE... [--format NAME]",
-		                                NULL };
-	const char *format = NULL;
-	static struct opt opts[] = {
-		OPT_STRING(0, "format", NULL, "NAME",
-		           "the tool that wrote FILE (nccl-tests, "
-		           "perftest, ...; default: detect)"),
-		OPT_END(),
-	};
-	const struct cmd_usage usage = {
-		"archive import", synopsis,
-		"Import runs: a fabtune export (JSON), or the text output of nccl-tests or\n"
-		"perftest (through the parsers). Each file is imported whole or not at all.",
-		opts
-	};
-	struct ft_error err = { 0 };
-	struct ft_strbuf js;
-	struct ft_json j;
-	struct ft_archive *ar;
-	struct ft_vec ids;
-	int n, i, rc;
-
-	opts[0].value = &format;
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n < 1) {
-		cli_error(ctx, "expected FILE... to import");
-		return EXIT_USAGE;
-	}
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	ft_vec_init(&ids, sizeof(int64_t));
-	ft_strbuf_init(&js);
-	ft_json_init(&j, &js, false);
-	ft_json_obj_begin(&j);
-	ft_json_key(&j, "imported");
-	ft_json_arr_begin(&j);
-	for (i = 1; rc == 0 && i <= n; i++) {
-		struct ft_strbuf sb;
-		size_t k, start = ids.len, skip = 0;
-
-		ft_strbuf_init(&sb);
-		rc = ft_strbuf_read_file(&sb, argv[i], &err);
-		while (rc == 0 && skip < sb.len && strchr(" \t\r\n", sb.buf[skip]))
-			skip++;
-		if (rc == 0 && (!format || strcmp(format, "fabtune") == 0) && skip < sb.len &&
-		    sb.buf[skip] == '{')
-			rc = ft_archive_import(ar, sb.buf, sb.len, argv[i], &ids, &err);
-		else if (rc == 0)
-			rc = import_text(ctx, ar, argv[i], format, sb.buf, sb.len, &ids, &err);
-		for (k = start; rc == 0 && k < ids.len; k++) {
-			if (!ctx->json)
-				fprintf(stdout, "imported %s as run %" PRId64 "\n", argv[i],
-				        FT_VEC_AT(&ids, int64_t, k));
-			ft_json_obj_begin(&j);
-			ft_json_kv_str(&j, "file", argv[i]);
-			ft_json_kv_int(&j, "run", FT_VEC_AT(&ids, int64_t, k));
-			ft_json_obj_end(&j);
-		}
-		ft_strbuf_release(&sb);
-	}
-	ft_json_arr_end(&j);
-	ft_json_obj_end(&j);
-	ft_strbuf_addch(&js, '\n');
-	if (rc == 0 && ctx->json)
-		cli_write(&js);
-	ft_strbuf_release(&js);
-	ft_archive_close(ar);
-	ft_vec_release(&ids);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
-}
-
-static int
-archive_rm(int argc, char **argv, struct cli_ctx *ctx)
-{
-	static const char *const synopsis[] = { "fabtune archive rm RUN...", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = { "archive rm", synopsis,
-		                                "Delete runs (and their baseline memberships).",
-		                                opts };
-	struct ft_error err = { 0 };
-	struct ft_strbuf js;
-	struct ft_json j;
-	struct ft_archive *ar;
-	int n, i, rc;
-
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n < 1) {
-		cli_error(ctx, "expected RUN... to delete");
-		return EXIT_USAGE;
-	}
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	ft_strbuf_init(&js);
-	ft_json_init(&j, &js, false);
-	ft_json_obj_begin(&j);
-	ft_json_key(&j, "deleted");
-	ft_json_arr_begin(&j);
-	for (i = 1; rc == 0 && i <= n; i++) {
-		int64_t id;
-
-		rc = ft_archive_resolve(ar, argv[i], &id, &err);
-		if (rc == 0)
-			rc = ft_archive_delete(ar, id, &err);
-		if (rc == 0 && !ctx->json)
-			fprintf(stdout, "deleted run %" PRId64 "\n", id);
-		if (rc == 0)
-			ft_json_int(&j, id);
-	}
-	ft_json_arr_end(&j);
-	ft_json_obj_end(&j);
-	ft_strbuf_addch(&js, '\n');
-	if (rc == 0 && ctx->json)
-		cli_write(&js);
-	ft_strbuf_release(&js);
-	ft_archive_close(ar);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
-}
-
-static int
-archive_check(int argc, char **argv, struct cli_ctx *ctx)
-{
-	static const char *const synopsis[] = { "fabtune archive check", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = {
-		"archive check", synopsis,
-		"Check the archive: SQLite's integrity check, and that every run holds the\n"
-		"results, observations and findings it records.",
-		opts
-	};
-	struct ft_error err = { 0 };
-	struct ft_archive *ar;
-	size_t nruns = 0;
-	int n, rc;
-
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	rc = ft_archive_check(ar, &nruns, &err);
-	if (rc == 0 && ctx->json) {
-		struct ft_strbuf js;
-		struct ft_json j;
-
-		ft_strbuf_init(&js);
-		ft_json_init(&j, &js, false);
-		ft_json_obj_begin(&j);
-		ft_json_kv_bool(&j, "ok", true);
-		ft_json_kv_uint(&j, "runs", nruns);
-		ft_json_kv_int(&j, "schema_version", FT_ARCHIVE_SCHEMA_VERSION);
-		ft_json_obj_end(&j);
-		ft_strbuf_addch(&js, '\n');
-		cli_write(&js);
-		ft_strbuf_release(&js);
-	} else if (rc == 0) {
-		fprintf(stdout, "archive ok: %zu run%s, schema version %d\n", nruns,
-		        nruns == 1 ? "" : "s", FT_ARCHIVE_SCHEMA_VERSION);
-	}
-	ft_archive_close(ar);
-	if (rc < 0) {
-		cli_error(ctx, "%s", ft_error_msg(&err, rc));
-		return EXIT_PROBLEM;
-	}
-	return EXIT_OK;
 }
 
 static const struct cmd archive_cmds[] = {
-	{ "baseline", archive_baseline, "name the runs that later runs are compared with" },
-	{ "check", archive_check, "check the archive's integrity" },
+	{ "baseline", cmd_archive_baseline, "name the runs that later runs are compared with" },
+	{ "check", cmd_archive_check, "check the archive's integrity" },
 	{ "compare", archive_compare, "compare a run with a baseline; exit 1 on regression" },
-	{ "export", archive_export, "export runs as JSON" },
-	{ "import", archive_import, "import a fabtune export, nccl-tests or perftest output" },
+	{ "export", cmd_archive_export, "export runs as JSON" },
+	{ "import", cmd_archive_import, "import a fabtune export, nccl-tests or perftest output" },
 	{ "list", archive_list, "list the archived runs" },
-	{ "rm", archive_rm, "delete runs" },
+	{ "rm", cmd_archive_rm, "delete runs" },
 	{ "show", archive_show, "show one run" },
 };
 
 int
 cmd_archive(int argc, char **argv, struct cli_ctx *ctx)
 {
-	verb_first(argc, argv);
+	cli_verb_first(argc, argv);
 	return cli_dispatch(archive_cmds, FT_ARRAY_SIZE(archive_cmds), "archive", argc, argv, ctx);
 }

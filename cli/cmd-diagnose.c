@@ -2,177 +2,18 @@
 /*
  * cli/cmd-diagnose.c - `fabtune diagnose INPUT...`: parse tool outputs,
  * run the layered rules and print the findings, ranked by severity and
- * layer, with the evidence lines behind each one. Also holds the input
- * loading shared with `fabtune advise` (diag_cli.h).
+ * layer, with the evidence lines behind each one. The inputs are gathered
+ * by ft_workflow_inputs_gather() (cli/cli-diag.c), as for `fabtune advise`.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <fabtune/fabtune.h>
-#include <fabtune/parse.h>
-#include <fabtune/probe.h>
+#include <fabtune/workflow.h>
 
+#include "cli-archive.h"
+#include "cli-diag.h"
 #include "cli.h"
-#include "diag_cli.h"
-#include "glue.h"
-
-void
-diag_inputs_init(struct diag_inputs *in)
-{
-	ft_obs_set_init(&in->obs);
-	ft_vec_init(&in->expect, sizeof(struct ft_expectation));
-	ft_run_init(&in->rows, FT_SOURCE_IMPORT, "diagnose");
-	in->nfiles = 0;
-	in->nskipped = 0;
-}
-
-void
-diag_inputs_release(struct diag_inputs *in)
-{
-	ft_obs_set_release(&in->obs);
-	ft_vec_release(&in->expect);
-	ft_run_release(&in->rows);
-}
-
-/* The analytic model's busbw for the sizes and rank counts measured (kb NA-MODEL, NA-BUSBW). */
-int
-diag_expectations_from_spec(const char *spec, const struct ft_run *measured, struct ft_vec *out,
-			    size_t *n, struct ft_error *err)
-{
-	struct ft_cluster_spec cs;
-	int rc;
-
-	rc = ft_spec_resolve(spec, &cs, err);
-	if (rc < 0)
-		return rc;
-	rc = cli_model_expectations(&cs, measured, NULL, out, NULL, n, err);
-	if (rc < 0 && rc != FT_ENOMEM)
-		return ft_error_set(err, rc, "%s: the model: %s", spec, ft_error_msg(err, rc));
-	return rc;
-}
-
-/*
- * Parse @nfiles files (format @format, NULL = detect), read @expect_file and
- * ask the model for @spec's expectations. Prints the error and returns the
- * exit code on failure, 0 on success.
- */
-static int
-diag_inputs_load(struct diag_inputs *in, char **files, size_t nfiles, const char *format,
-		 const char *expect_file, const char *spec, struct cli_ctx *ctx)
-{
-	struct ft_error err = { 0 };
-	size_t i;
-	int rc;
-
-	for (i = 0; i < nfiles; i++) {
-		struct ft_run run;
-
-		ft_run_init(&run, FT_SOURCE_IMPORT, "");
-		rc = ft_parse_file(files[i], format, &in->obs, &run, &err);
-		if (rc == 0)
-			rc = ft_diag_obs_from_run(&run, files[i], &in->obs);
-		for (size_t r = 0; rc == 0 && r < ft_run_nrows(&run); r++)
-			if (ft_run_add(&in->rows, ft_run_row(&run, r)) < 0)
-				rc = ft_error_set(&err, FT_ENOMEM, "out of memory");
-		ft_run_release(&run);
-		if (rc < 0)
-			return cli_fail(ctx, rc, &err);
-		in->nfiles++;
-	}
-	for (i = 0; i < ft_obs_set_len(&in->obs); i++)
-		if (strcmp(ft_obs_set_at(&in->obs, i)->key, "parse.skipped") == 0)
-			in->nskipped++;
-	if (expect_file) {
-		rc = ft_diag_expectations_read(expect_file, &in->expect, &err);
-		if (rc < 0)
-			return cli_fail(ctx, rc, &err);
-	}
-	if (spec) {
-		struct ft_cluster_spec cs;
-		size_t npoints = 0;
-
-		rc = diag_expectations_from_spec(spec, &in->rows, &in->expect, &npoints, &err);
-		if (rc < 0)
-			return cli_fail(ctx, rc, &err);
-		/* the fabric's structure, for the rules that judge it (PFC deadlock risk) */
-		rc = ft_spec_resolve(spec, &cs, &err);
-		if (rc == 0)
-			rc = ft_diag_obs_from_spec(&cs, spec, &in->obs);
-		if (rc < 0)
-			return cli_fail(ctx, rc, &err);
-		if (npoints == 0)
-			cli_warn(ctx, "--spec %s: no collective results in the inputs, so nothing to "
-				 "compare with the model", spec);
-	}
-	return 0;
-}
-
-static bool
-diag_probe_wanted(const struct diag_probe_opts *po)
-{
-	return po->probe || po->root || po->interval_s > 0;
-}
-
-static int
-diag_inputs_probe(struct diag_inputs *in, const struct diag_probe_opts *po, struct cli_ctx *ctx)
-{
-	struct ft_probe_cfg cfg = { 0 };
-	struct ft_error err = { 0 };
-	int rc;
-
-	if (!diag_probe_wanted(po))
-		return 0;
-	cfg.root = po->root ? po->root : "/";
-	/* Tools read the live host, not a captured tree. */
-	cfg.run_tools = !po->root || strcmp(po->root, "/") == 0;
-	cfg.interval_s = po->interval_s;
-	cfg.host = NULL;
-	rc = ft_probe_host(&cfg, &in->obs, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	in->nfiles++;
-	return 0;
-}
-
-int
-diag_inputs_gather(struct diag_inputs *in, char **files, size_t nfiles, const char *format,
-		   const char *expect_file, const char *spec, const struct diag_probe_opts *po,
-		   struct cli_ctx *ctx, struct ft_diag_input *din)
-{
-	int rc;
-
-	if (nfiles == 0 && !diag_probe_wanted(po)) {
-		cli_error(ctx, "no input files and no --probe (see fabtune %s --help)", ctx->cmd);
-		return EXIT_USAGE;
-	}
-	rc = diag_inputs_load(in, files, nfiles, format, expect_file, spec, ctx);
-	if (rc == 0)
-		rc = diag_inputs_probe(in, po, ctx);
-	if (rc)
-		return rc;
-	din->obs = &in->obs;
-	din->expect = in->expect.data;
-	din->nexpect = in->expect.len;
-	din->thresholds = NULL;
-	return 0;
-}
-
-int
-diag_thresholds_load(const char *path, struct ft_diag_thresholds *t, struct cli_ctx *ctx,
-		     struct ft_diag_input *din)
-{
-	struct ft_error err = { 0 };
-	int rc;
-
-	ft_diag_thresholds_init(t);
-	if (!path)
-		return 0;
-	rc = ft_diag_thresholds_read(path, t, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	din->thresholds = t;
-	return 0;
-}
 
 /* ---- listing the rules --------------------------------------------------- */
 
@@ -251,7 +92,7 @@ evidence_line(struct ft_strbuf *sb, const struct ft_obs *o)
 }
 
 static void
-render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct diag_inputs *in,
+render_text(struct ft_strbuf *sb, const struct ft_findings *f, const struct ft_workflow_inputs *in,
             bool color)
 {
 	size_t counts[FT_SEV_COUNT] = { 0 };
@@ -326,9 +167,8 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		NULL,
 	};
 	const char *format = NULL, *expect = NULL, *spec = NULL, *thresholds = NULL;
-	struct ft_diag_thresholds thr;
 	bool list = false, save = false;
-	struct diag_probe_opts po = { false, NULL, 0 };
+	struct ft_workflow_sources src = { 0 };
 	const struct opt opts[] = {
 		OPT_STRING(
 			'f', "format", &format, "NAME",
@@ -340,11 +180,11 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 			   "what the fabric is held to (YAML/JSON: utilisation_min, pfc_rate_max, "
 			   "ecn_rate_max, overlap_min, recovery_max, pause_frames_max, "
 			   "paused_fraction_max, ecn_mark_share_max, switch_drops_max)"),
-		OPT_BOOL(0, "probe", &po.probe, "probe this host (sysfs, tools) as one more input"),
-		OPT_STRING(0, "root", &po.root, "DIR",
+		OPT_BOOL(0, "probe", &src.probe, "probe this host (sysfs, tools) as one more input"),
+		OPT_STRING(0, "root", &src.root, "DIR",
 			   "probe a captured tree instead of / (implies --probe)"),
 		OPT_DURATION(
-			0, "interval", &po.interval_s,
+			0, "interval", &src.interval_s,
 			"probe twice this far apart and judge counter rates (implies --probe)"),
 		OPT_BOOL(0, "list-rules", &list, "list the rules and exit"),
 		OPT_BOOL(0, "save", &save,
@@ -359,9 +199,8 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		"Exit 1 when a finding of severity warning or worse exists.",
 		opts,
 	};
-	struct diag_inputs in;
+	struct ft_workflow_inputs in;
 	struct ft_findings f;
-	struct ft_diag_input din;
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	int n, rc;
@@ -371,14 +210,18 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		return n == -2 ? EXIT_OK : EXIT_USAGE;
 	if (list)
 		return list_rules(ctx);
-	diag_inputs_init(&in);
+	src.files = (const char *const *)(argv + 1);
+	src.nfiles = (size_t)n;
+	src.format = format;
+	src.expect_file = expect;
+	src.spec = spec;
+	src.thresholds = thresholds;
+	ft_workflow_inputs_init(&in);
 	ft_findings_init(&f);
-	rc = diag_inputs_gather(&in, argv + 1, (size_t)n, format, expect, spec, &po, ctx, &din);
-	if (rc == 0)
-		rc = diag_thresholds_load(thresholds, &thr, ctx, &din);
+	rc = cli_diag_gather(ctx, &src, &in);
 	if (rc)
 		goto out;
-	rc = ft_diag_run(&din, &f, &err);
+	rc = ft_diag_run(&in.din, &f, &err);
 	if (rc < 0) {
 		rc = cli_fail(ctx, rc, &err);
 		goto out;
@@ -412,6 +255,6 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 	}
 out:
 	ft_findings_release(&f);
-	diag_inputs_release(&in);
+	ft_workflow_inputs_release(&in);
 	return rc;
 }

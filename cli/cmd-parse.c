@@ -10,9 +10,10 @@
 #include <string.h>
 
 #include <fabtune/fabtune.h>
+#include <fabtune/workflow.h>
 
+#include "cli-archive.h"
 #include "cli.h"
-#include "glue.h"
 
 static void
 list_formats(struct cli_ctx *ctx)

@@ -76,8 +76,10 @@ ft_fingerprint_at(const struct ft_fingerprint *fp, size_t i)
 }
 /*
  * Collect this host's fingerprint from uname, /proc, /sys, /etc and the
- * environment. Missing sources are skipped silently (a container has no
- * /sys/class/infiniband); only FT_ENOMEM fails.
+ * environment; the RDMA devices' ib.<dev>.* keys come from the probe's
+ * observations (ft_probe_rdma_devices: one reader of sysfs). Missing
+ * sources are skipped silently (a container has no /sys/class/infiniband);
+ * only FT_ENOMEM fails.
  */
 FT_API int ft_fingerprint_collect(struct ft_fingerprint *fp, struct ft_error *err) FT_MUST_CHECK;
 /*
@@ -142,6 +144,16 @@ FT_API void ft_archive_record_init(struct ft_archive_record *rec);
 FT_API void ft_archive_record_release(struct ft_archive_record *rec);
 /* Release every record of a vector of struct ft_archive_record, then the vector. */
 FT_API void ft_archive_records_release(struct ft_vec *records);
+
+/*
+ * The runs of ft_archive_list(), @n of them: a table (id, saved, source,
+ * kind, host, rows, obs, findings, label; "no runs in the archive" when
+ * none) or a JSON object {"runs": [...]}. @stable leaves out times.
+ */
+FT_API void ft_archive_list_write_text(struct ft_strbuf *sb, const struct ft_archive_info *runs,
+                                       size_t n, bool stable);
+FT_API void ft_archive_list_write_json(struct ft_strbuf *sb, const struct ft_archive_info *runs,
+                                       size_t n, bool stable);
 
 /* ---- the archive --------------------------------------------------------- */
 

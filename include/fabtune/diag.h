@@ -60,7 +60,9 @@ FT_API int ft_diag_expectations_read(const char *path, struct ft_vec *out,
  * Append the result rows of @run (parsed from @file) as observations the
  * rules read: bench.test, bench.busbw and bench.time_us (each unless @out
  * already holds that key from @file), bench.wrong, bench.lat_p50/p99 and bench.pair_bw
- * (device "src->dst"). Message sizes go in the text. 0 or FT_ENOMEM.
+ * (device "src->dst"). Only rows of the pairs pattern become per-pair
+ * bandwidths: a point-to-point row names its two ranks but is one
+ * measurement, not a matrix. Message sizes go in the text. 0 or FT_ENOMEM.
  */
 FT_API int ft_diag_obs_from_run(const struct ft_run *run, const char *file,
 				struct ft_obs_set *out) FT_MUST_CHECK;

@@ -30,4 +30,5 @@
 #include <fabtune/units.h>
 #include <fabtune/usage.h>
 #include <fabtune/version.h>
+#include <fabtune/workflow.h>
 #endif

@@ -28,6 +28,14 @@ struct ft_probe_cfg {
 FT_API int ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out,
                          struct ft_error *err);
 
+/*
+ * Only the RDMA devices under @root ("/" or a captured tree): the
+ * /sys/class/infiniband part of ft_probe_host(), without the PCI tree, the
+ * network interfaces or tools (what a fingerprint needs, cheaply). A tree
+ * without the class adds nothing. 0 or FT_ENOMEM.
+ */
+FT_API int ft_probe_rdma_devices(const char *root, struct ft_obs_set *out, struct ft_error *err);
+
 /* ---- multi-node ------------------------------------------------------------ */
 
 /* True when this process was started by mpirun/srun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set). */

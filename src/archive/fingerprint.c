@@ -11,9 +11,9 @@
  */
 #include "archive_int.h"
 
-#include <dirent.h>
 #include <sys/utsname.h>
 
+#include <fabtune/probe.h>
 #include <fabtune/version.h>
 
 extern char **environ;
@@ -333,33 +333,59 @@ set_if(struct ft_fingerprint *fp, const char *key, bool have, const char *value)
 	return have ? ft_fingerprint_set(fp, key, value) : 0;
 }
 
+/* Probe observations of an RDMA device's identity, and the fingerprint attribute each is. */
+static const struct {
+	const char *obs_key, *fp_attr;
+} dev_keys[] = {
+	{ "ib.dev.fw_ver", "fw_ver" },
+	{ "ib.dev.ca_type", "hca_type" },
+	{ "ib.dev.board_id", "board_id" },
+};
+
+/* The fingerprint key of observation @o ("ib.mlx5_0.fw_ver"), false when it is none. */
+static bool
+dev_key(const struct ft_obs *o, char *key, size_t len)
+{
+	size_t k;
+
+	if (!o->device[0] || !o->str[0])
+		return false;
+	for (k = 0; k < FT_ARRAY_SIZE(dev_keys); k++)
+		if (strcmp(o->key, dev_keys[k].obs_key) == 0) {
+			snprintf(key, len, "ib.%.40s.%s", o->device, dev_keys[k].fp_attr);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The RDMA devices' firmware, type and board, from the probe's observations
+ * of @root (the one reader of /sys/class/infiniband; no PCI tree, no tools).
+ * A tree the probe cannot read adds nothing.
+ */
 static int
 collect_ib(struct ft_fingerprint *fp, const char *root)
 {
-	static const char *const attrs[] = { "fw_ver", "hca_type", "board_id" };
-	char dirpath[1024], rel[512], val[256], key[64];
-	struct dirent *de;
-	int rc = 0;
-	DIR *d;
+	struct ft_error err = { 0 };
+	struct ft_obs_set obs;
+	char key[64];
+	size_t i;
+	int rc;
 
-	snprintf(dirpath, sizeof(dirpath), "%s/sys/class/infiniband",
-	         strcmp(root, "/") == 0 ? "" : root);
-	d = opendir(dirpath);
-	if (!d)
-		return 0;
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		size_t i;
-
-		if (de->d_name[0] == '.')
-			continue;
-		for (i = 0; rc == 0 && i < FT_ARRAY_SIZE(attrs); i++) {
-			snprintf(rel, sizeof(rel), "/sys/class/infiniband/%.64s/%s", de->d_name,
-			         attrs[i]);
-			snprintf(key, sizeof(key), "ib.%.40s.%s", de->d_name, attrs[i]);
-			rc = set_if(fp, key, read_line(root, rel, val, sizeof(val)), val);
-		}
+	ft_obs_set_init(&obs);
+	rc = ft_probe_rdma_devices(root, &obs, &err);
+	if (rc == FT_ENOMEM) {
+		ft_obs_set_release(&obs);
+		return rc;
 	}
-	closedir(d);
+	rc = 0;
+	for (i = 0; rc == 0 && i < ft_obs_set_len(&obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&obs, i);
+
+		if (dev_key(o, key, sizeof(key)))
+			rc = ft_fingerprint_set(fp, key, o->str);
+	}
+	ft_obs_set_release(&obs);
 	return rc;
 }
 
@@ -570,15 +596,8 @@ hosts_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
 int
 ft_fingerprint_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
 {
-	static const struct {
-		const char *obs_key, *fp_attr;
-	} dev_keys[] = {
-		{ "ib.dev.fw_ver", "fw_ver" },
-		{ "ib.dev.ca_type", "hca_type" },
-		{ "ib.dev.board_id", "board_id" },
-	};
 	char key[64];
-	size_t i, k, start;
+	size_t i, start;
 	int rc = hosts_from_obs(fp, obs);
 
 	start = fp->items.len;
@@ -592,14 +611,8 @@ ft_fingerprint_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
 		} else if (strncmp(o->key, "nccl.env.", 9) == 0 && o->key[9]) {
 			snprintf(key, sizeof(key), "env.%s", o->key + 9);
 			rc = append_item(fp, key, o->str);
-		} else if (o->device[0]) {
-			for (k = 0; k < FT_ARRAY_SIZE(dev_keys); k++) {
-				if (strcmp(o->key, dev_keys[k].obs_key) != 0)
-					continue;
-				snprintf(key, sizeof(key), "ib.%.40s.%s", o->device,
-				         dev_keys[k].fp_attr);
-				rc = append_item(fp, key, o->str);
-			}
+		} else if (dev_key(o, key, sizeof(key))) {
+			rc = append_item(fp, key, o->str);
 		}
 	}
 	if (rc == 0)

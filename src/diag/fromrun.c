@@ -26,6 +26,13 @@ add(struct ft_obs_set *out, const char *file, const char *key, const struct ft_r
 	return ft_obs_set_add(out, &o);
 }
 
+/* A cell of a pairs matrix (fabtune bench --pattern pairs): its two ends named. */
+static bool
+is_pair_row(const struct ft_result_row *r)
+{
+	return r->src[0] && r->dst[0] && strcmp(r->test, "pairs") == 0;
+}
+
 /* Is there an observation @key from @file? */
 static bool
 has_key_from(const struct ft_obs_set *set, const char *key, const char *file)
@@ -73,7 +80,9 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 			if (rc < 0)
 				break;
 		}
-		if (r->src[0] && r->dst[0] && (r->busbw_GBps > 0 || r->algbw_GBps > 0)) {
+		/* Only the pairs pattern's rows are a matrix: a point-to-point row
+		   names its two ranks but is one measurement, read as such. */
+		if (is_pair_row(r) && (r->busbw_GBps > 0 || r->algbw_GBps > 0)) {
 			if (have_pair)
 				continue;
 			char pair[48];

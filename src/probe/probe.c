@@ -151,3 +151,22 @@ ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out, struct ft_
 	}
 	return rc;
 }
+
+int
+ft_probe_rdma_devices(const char *root, struct ft_obs_set *out, struct ft_error *err)
+{
+	struct ft_probe_cfg cfg = { .root = root };
+	struct ft__probe p;
+	char dir[FT__PATH_MAX];
+
+	if (!out)
+		return ft_error_set(err, FT_EINVAL, "probe: no output");
+	ft_strlcpy(dir, root && strcmp(root, "/") != 0 ? root : "", sizeof(dir));
+	while (dir[0] && dir[strlen(dir) - 1] == '/')
+		dir[strlen(dir) - 1] = '\0';
+	memset(&p, 0, sizeof(p));
+	p.root = dir;
+	ft__pctx_init(&p.c, "sysfs", out, NULL, err);
+	host_name(&cfg, dir, p.c.host, sizeof(p.c.host));
+	return ft__probe_ib(&p);
+}

@@ -1315,6 +1315,69 @@ test_default_path(void **state)
 }
 
 /*
+ * The RDMA devices of a captured tree come from the probe's observations:
+ * the same values the device files hold, read here on their own, one key
+ * per device and attribute (gpu-node: mlx5_0..2); a tree without an
+ * InfiniBand class (no-rdma) gives none.
+ */
+static void
+test_fingerprint_from_probe(void **state)
+{
+	static const char *const devs[] = { "mlx5_0", "mlx5_1", "mlx5_2" };
+	static const char *const attrs[] = { "fw_ver", "hca_type", "board_id" };
+	char *const envp[] = { NULL };
+	struct ft_fingerprint fp;
+	struct ft_error err = { 0 };
+	size_t i, k, nib = 0;
+
+	(void)state;
+	ft_fingerprint_init(&fp);
+	assert_int_equal(ft_fingerprint_collect_at(&fp, "tests/fixtures/sysfs/gpu-node", envp, &err),
+	                 0);
+	for (i = 0; i < FT_ARRAY_SIZE(devs); i++)
+		for (k = 0; k < FT_ARRAY_SIZE(attrs); k++) {
+			char path[256], key[64], want[128] = "";
+			FILE *f;
+			size_t n;
+
+			snprintf(path, sizeof(path),
+			         "tests/fixtures/sysfs/gpu-node/sys/class/infiniband/%s/%s", devs[i],
+			         attrs[k]);
+			f = fopen(path, "r");
+			assert_non_null(f);
+			assert_non_null(fgets(want, sizeof(want), f));
+			fclose(f);
+			n = strlen(want);
+			while (n && (want[n - 1] == '\n' || want[n - 1] == ' '))
+				want[--n] = '\0';
+			snprintf(key, sizeof(key), "ib.%s.%s", devs[i], attrs[k]);
+			assert_non_null(ft_fingerprint_get(&fp, key));
+			assert_string_equal(ft_fingerprint_get(&fp, key), want);
+		}
+	for (i = 0; i < ft_fingerprint_len(&fp); i++)
+		nib += strncmp(ft_fingerprint_at(&fp, i)->key, "ib.", 3) == 0;
+	assert_int_equal(nib, 9);
+	assert_string_equal(ft_fingerprint_get(&fp, "ib.mlx5_2.fw_ver"), "28.39.1002");
+	assert_string_equal(ft_fingerprint_get(&fp, "ib.mlx5_0.board_id"), "MT_0000000838");
+	assert_string_equal(ft_fingerprint_get(&fp, "host.name"), "gpu07");
+	ft_fingerprint_release(&fp);
+
+	ft_fingerprint_init(&fp);
+	assert_int_equal(ft_fingerprint_collect_at(&fp, "tests/fixtures/sysfs/no-rdma", envp, &err),
+	                 0);
+	for (i = 0; i < ft_fingerprint_len(&fp); i++)
+		assert_true(strncmp(ft_fingerprint_at(&fp, i)->key, "ib.", 3) != 0);
+	/* a tree that is not there: no device, no error */
+	ft_fingerprint_release(&fp);
+	ft_fingerprint_init(&fp);
+	assert_int_equal(ft_fingerprint_collect_at(&fp, "tests/fixtures/sysfs/no-such-tree", envp,
+	                                           &err),
+	                 0);
+	assert_null(ft_fingerprint_get(&fp, "ib.mlx5_0.fw_ver"));
+	ft_fingerprint_release(&fp);
+}
+
+/*
  * Fingerprints from many observations: 200,000 devices given in descending
  * order (each one sorted in at the front) are built in O(n log n), sorted and
  * unique, the last value of a key winning. One insertion with a memmove per
@@ -1376,6 +1439,7 @@ main(void)
 		cmocka_unit_test(test_compare_iteration_band),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_fingerprint_many),
+		cmocka_unit_test(test_fingerprint_from_probe),
 		cmocka_unit_test(test_default_path),
 	};
 

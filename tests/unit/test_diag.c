@@ -1552,6 +1552,52 @@ test_probe_tree(void **state)
 	ft_obs_set_release(&set);
 }
 
+static size_t
+count_obs_key(const struct ft_obs_set *s, const char *key)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ft_obs_set_len(s); i++)
+		n += strcmp(ft_obs_set_at(s, i)->key, key) == 0;
+	return n;
+}
+
+/* Point-to-point rows name their ranks but are no pairs matrix; pairs rows are. */
+static void
+test_obs_from_run_pairs(void **state)
+{
+	struct ft_run run;
+	struct ft_obs_set obs;
+	struct ft_result_row r;
+
+	(void)state;
+	ft_run_init(&run, FT_SOURCE_BENCH, "bench");
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, "pt2pt_bw", sizeof(r.test));
+	ft_strlcpy(r.src, "rank0", sizeof(r.src));
+	ft_strlcpy(r.dst, "rank1", sizeof(r.dst));
+	r.bytes = 1 << 20;
+	r.algbw_GBps = 5;
+	r.busbw_GBps = 5;
+	r.time_us = 200;
+	assert_int_equal(ft_run_add(&run, &r), 0);
+	ft_obs_set_init(&obs);
+	assert_int_equal(ft_diag_obs_from_run(&run, "bench:shm/pt2pt_bw", &obs), 0);
+	assert_int_equal(count_obs_key(&obs, "bench.pair_bw"), 0);
+	assert_int_equal(count_obs_key(&obs, "bench.busbw"), 1);
+	assert_string_equal(ft_obs_set_at(&obs, 0)->file, "bench:shm/pt2pt_bw");
+	/* the run itself keeps its ranks */
+	assert_string_equal(ft_run_row(&run, 0)->src, "rank0");
+	ft_obs_set_release(&obs);
+
+	ft_strlcpy(ft_run_row(&run, 0)->test, "pairs", sizeof(r.test));
+	ft_obs_set_init(&obs);
+	assert_int_equal(ft_diag_obs_from_run(&run, "bench:tcp/pairs", &obs), 0);
+	assert_int_equal(count_obs_key(&obs, "bench.pair_bw"), 1);
+	ft_obs_set_release(&obs);
+	ft_run_release(&run);
+}
+
 int
 main(void)
 {
@@ -1580,6 +1626,7 @@ main(void)
 		cmocka_unit_test(test_fixture_faults_complete),
 		cmocka_unit_test(test_advice_gain_or_reason),
 		cmocka_unit_test(test_probe_tree),
+		cmocka_unit_test(test_obs_from_run_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/unit/test_doctor.c - the glue the commands share (cli/glue.c): saving
- * a run with its observations, findings and fingerprint (--save), the
- * benchmark observations the diagnosis reads, and the model's expectations
- * for measured rows.
+ * tests/unit/test_doctor.c - the workflow layer (fabtune/workflow.h): the
+ * doctor loop through ft_doctor_run() on a captured sysfs tree (probe counts,
+ * notes of what was not checked, the model's plateau, archive and baseline,
+ * a short benchmark over local tcp ranks, bad input), saving a run with its
+ * observations, findings and fingerprint, the model's expectations for
+ * measured rows, the inputs of a diagnosis, run references and reports.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -20,13 +22,14 @@
 #include <cmocka.h>
 /* clang-format on */
 
-#include "cli.h"
-#include "glue.h"
+#include <fabtune/fabtune.h>
+#include <fabtune/workflow.h>
+
+#define TREE "tests/fixtures/sysfs/gpu-node"
 
 struct fx {
 	char dir[64];
 	char db[96];
-	struct cli_ctx ctx;
 };
 
 static int
@@ -42,9 +45,6 @@ setup(void **state)
 		return -1;
 	}
 	snprintf(f->db, sizeof(f->db), "%s/a.db", f->dir);
-	f->ctx.archive = f->db;
-	f->ctx.cmd = "test";
-	f->ctx.stable = true;
 	*state = f;
 	return 0;
 }
@@ -95,6 +95,7 @@ test_save_round_trip(void **state)
 	struct ft_archive *ar = NULL;
 	struct ft_archive_record rec;
 	struct ft_error err = { 0 };
+	int64_t id = 0;
 
 	ft_run_init(&run, FT_SOURCE_BENCH, "bench");
 	ft_strlcpy(run.label, "unit", sizeof(run.label));
@@ -110,10 +111,11 @@ test_save_round_trip(void **state)
 	fd.layer = FT_LAYER_FABRIC;
 	ft_strlcpy(fd.message, "a message", sizeof(fd.message));
 
-	assert_int_equal(cli_save_run(&f->ctx, &run, &obs, &fd, 1), 0);
-	assert_int_equal(cli_save_run(&f->ctx, &run, NULL, NULL, 0), 0);
-
 	assert_int_equal(ft_archive_open(f->db, &ar, &err), 0);
+	assert_int_equal(ft_workflow_save_run(ar, &run, &obs, &fd, 1, &id, &err), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(ft_workflow_save_run(ar, &run, NULL, NULL, 0, NULL, &err), 0);
+
 	assert_int_equal(ft_archive_load(ar, 1, &rec, &err), 0);
 	assert_string_equal(rec.run.kind, "bench");
 	assert_string_equal(rec.run.label, "unit");
@@ -139,14 +141,15 @@ test_save_round_trip(void **state)
 	ft_run_release(&run);
 }
 
-/* A file that is not an archive is an error, and is left as it was. */
+/* A file that is not an archive is an error before any save, and is left as it was. */
 static void
 test_save_foreign_file(void **state)
 {
 	struct fx *f = *state;
 	static const char text[] = "not a fabtune archive\n";
 	char path[160], buf[64] = { 0 };
-	struct ft_run run;
+	struct ft_archive *ar = NULL;
+	struct ft_error err = { 0 };
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/foreign.db", f->dir);
@@ -154,16 +157,14 @@ test_save_foreign_file(void **state)
 	assert_non_null(fp);
 	fputs(text, fp);
 	fclose(fp);
-	f->ctx.archive = path;
-	ft_run_init(&run, FT_SOURCE_MODEL, "model");
-	row(&run, "all_reduce", "", 1 << 20, 8, 100);
-	assert_true(cli_save_run(&f->ctx, &run, NULL, NULL, 0) < 0);
+	assert_true(ft_archive_open(path, &ar, &err) < 0);
+	assert_null(ar);
+	assert_non_null(strstr(err.msg, path));
 	fp = fopen(path, "r");
 	assert_non_null(fp);
 	assert_non_null(fgets(buf, sizeof(buf), fp));
 	fclose(fp);
 	assert_string_equal(buf, text);
-	ft_run_release(&run);
 }
 
 static size_t
@@ -174,42 +175,6 @@ count_key(const struct ft_obs_set *s, const char *key)
 	for (i = 0; i < ft_obs_set_len(s); i++)
 		n += strcmp(ft_obs_set_at(s, i)->key, key) == 0;
 	return n;
-}
-
-/* Point-to-point rows name their ranks but are no pairs matrix; pairs rows are. */
-static void
-test_bench_obs(void **state)
-{
-	struct ft_run run;
-	struct ft_obs_set obs;
-	struct ft_result_row r;
-
-	(void)state;
-	ft_run_init(&run, FT_SOURCE_BENCH, "bench");
-	ft_result_row_init(&r);
-	ft_strlcpy(r.test, "pt2pt_bw", sizeof(r.test));
-	ft_strlcpy(r.src, "rank0", sizeof(r.src));
-	ft_strlcpy(r.dst, "rank1", sizeof(r.dst));
-	r.bytes = 1 << 20;
-	r.algbw_GBps = 5;
-	r.busbw_GBps = 5;
-	r.time_us = 200;
-	assert_int_equal(ft_run_add(&run, &r), 0);
-	ft_obs_set_init(&obs);
-	assert_int_equal(cli_bench_obs(&run, "bench:shm/pt2pt_bw", &obs), 0);
-	assert_int_equal(count_key(&obs, "bench.pair_bw"), 0);
-	assert_int_equal(count_key(&obs, "bench.busbw"), 1);
-	assert_string_equal(ft_obs_set_at(&obs, 0)->file, "bench:shm/pt2pt_bw");
-	/* the run itself keeps its ranks */
-	assert_string_equal(ft_run_row(&run, 0)->src, "rank0");
-	ft_obs_set_release(&obs);
-
-	ft_strlcpy(ft_run_row(&run, 0)->test, "pairs", sizeof(r.test));
-	ft_obs_set_init(&obs);
-	assert_int_equal(cli_bench_obs(&run, "bench:tcp/pairs", &obs), 0);
-	assert_int_equal(count_key(&obs, "bench.pair_bw"), 1);
-	ft_obs_set_release(&obs);
-	ft_run_release(&run);
 }
 
 /* The model's busbw (bandwidth-bound sizes) or time (latency-bound sizes) per measured point. */
@@ -236,7 +201,7 @@ test_model_expectations(void **state)
 	row(&meas, "pt2pt_bw", "nccl", 1 << 20, 2, 20);             /* not a collective */
 	row(&meas, "all_reduce", "tcp", 1 << 20, 2, 1);             /* other transport */
 
-	assert_int_equal(cli_model_expectations(&spec, &meas, "nccl", &ex, &model, &n, &err), 0);
+	assert_int_equal(ft_workflow_model_expectations(&spec, &meas, "nccl", &ex, &model, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(ex.len, 2);
 	assert_int_equal(ft_run_nrows(&model), 2);
@@ -255,17 +220,456 @@ test_model_expectations(void **state)
 	/* every transport: the tcp all_reduce (2 ranks on a 16-GPU spec) counts too */
 	ft_vec_release(&ex);
 	ft_vec_init(&ex, sizeof(struct ft_expectation));
-	assert_int_equal(cli_model_expectations(&spec, &meas, NULL, &ex, NULL, &n, &err), 0);
+	assert_int_equal(ft_workflow_model_expectations(&spec, &meas, NULL, &ex, NULL, &n, &err), 0);
 	assert_int_equal(n, 3);
 	/* nothing to compare: no collective rows */
 	ft_run_release(&meas);
 	ft_run_init(&meas, FT_SOURCE_BENCH, "bench");
 	row(&meas, "pt2pt_lat", "tcp", 8, 2, 0);
-	assert_int_equal(cli_model_expectations(&spec, &meas, NULL, NULL, NULL, &n, &err), 0);
+	assert_int_equal(ft_workflow_model_expectations(&spec, &meas, NULL, NULL, NULL, &n, &err), 0);
 	assert_int_equal(n, 0);
 	ft_vec_release(&ex);
 	ft_run_release(&meas);
 	ft_run_release(&model);
+}
+
+static void
+doctor_cfg(struct ft_doctor_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->root = TREE;
+	cfg->no_tools = true;
+	cfg->stable = true;
+	cfg->np = 2;
+	cfg->timeout_s = 10;
+}
+
+static const struct ft_doctor_note *
+find_note(const struct ft_doctor_result *res, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < res->notes.len; i++) {
+		const struct ft_doctor_note *n = ft_vec_at(&res->notes, i);
+
+		if (strcmp(n->what, what) == 0)
+			return n;
+	}
+	return NULL;
+}
+
+static bool
+has_finding(const struct ft_doctor_result *res, const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < ft_findings_len(&res->findings); i++)
+		if (strcmp(ft_findings_at(&res->findings, i)->rule_id, rule) == 0)
+			return true;
+	return false;
+}
+
+/* Counts reports of the progress callback. */
+static void
+count_progress(void *ud, const char *what, uint64_t done, uint64_t total)
+{
+	(void)what;
+	(void)done;
+	(void)total;
+	(*(size_t *)ud)++;
+}
+
+/*
+ * Probe and diagnose only, on the captured tree (host gpu07: 2 GPUs of an
+ * unknown model, 3 RDMA devices): what was not checked is said and archived,
+ * the first run becomes the baseline, the next ones are compared with it.
+ */
+static void
+test_doctor_probe_only(void **state)
+{
+	struct fx *f = *state;
+	struct ft_doctor_cfg cfg;
+	struct ft_doctor_result res;
+	struct ft_error err = { 0 };
+	struct ft_archive *ar = NULL;
+	struct ft_archive_record rec;
+	struct ft_obs_set probed;
+	struct ft_probe_cfg pcfg = { .root = TREE };
+	const struct ft_doctor_note *n;
+	size_t i, nunchecked = 0, nprogress = 0;
+	struct ft_progress progress = { count_progress, &nprogress };
+
+	/* the probe alone, for the count the doctor must report */
+	ft_obs_set_init(&probed);
+	assert_int_equal(ft_probe_host(&pcfg, &probed, &err), 0);
+
+	assert_int_equal(ft_archive_open(f->db, &ar, &err), 0);
+	doctor_cfg(&cfg);
+	cfg.no_bench = true;
+	cfg.ar = ar;
+	assert_int_equal(ft_doctor_run(&cfg, &progress, NULL, &res, &err), 0);
+	assert_true(res.root);
+	assert_true(nprogress >= 1);
+	assert_string_equal(res.host, "gpu07");
+	assert_int_equal(res.nprobe_obs, ft_obs_set_len(&probed));
+	assert_int_equal(res.nhosts, 1);
+	assert_true(res.ngpus == 2);
+	assert_int_equal(res.nrdma, 3);
+	assert_false(res.under_mpi);
+	assert_int_equal(res.ntransports, 0);
+	assert_int_equal(ft_run_nrows(&res.rec.run), 0);
+	assert_string_equal(res.rec.run.label, "doctor on gpu07 (no bench)");
+	/* the notes: other hosts, the skipped benchmark, no preset for these GPUs */
+	assert_int_equal(res.notes.len, 3);
+	assert_non_null(find_note(&res, "other hosts"));
+	n = find_note(&res, "bench");
+	assert_non_null(n);
+	assert_non_null(strstr(n->why, "skipped"));
+	n = find_note(&res, "model");
+	assert_non_null(n);
+	assert_non_null(strstr(n->why, "2 GPUs (model unknown) match no node preset"));
+	assert_false(res.have_spec);
+	assert_true(isnan(res.plateau_busbw_GBps));
+	/* ... each also an observation of the record */
+	for (i = 0; i < ft_obs_set_len(&res.rec.obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&res.rec.obs, i);
+
+		if (strcmp(o->key, "doctor.unchecked") == 0) {
+			nunchecked++;
+			assert_string_equal(o->host, "gpu07");
+		}
+	}
+	assert_int_equal(nunchecked, 3);
+	/* the tree's faults are found */
+	assert_true(has_finding(&res, "ib-link-downed"));
+	assert_true(has_finding(&res, "ib-port-down"));
+	assert_true(has_finding(&res, "roce-gid-empty"));
+	assert_int_equal(res.rec.findings.len, ft_findings_len(&res.findings));
+	/* saved, and the first run is the baseline */
+	assert_true(res.archived);
+	assert_int_equal(res.archive_rc, 0);
+	assert_int_equal(res.run_id, 1);
+	assert_string_equal(res.baseline, "doctor-gpu07");
+	assert_true(res.new_baseline);
+	assert_false(res.have_cmp);
+	assert_string_equal(ft_fingerprint_get(&res.rec.fp, "host.name") ? "set" : "", "set");
+	ft_doctor_result_release(&res);
+
+	/* the saved record holds the notes and findings */
+	assert_int_equal(ft_archive_load(ar, 1, &rec, &err), 0);
+	assert_int_equal(ft_obs_set_len(&rec.obs), ft_obs_set_len(&probed) + 3);
+	assert_true(rec.findings.len >= 3);
+	ft_archive_record_release(&rec);
+
+	/* second run: compared with the baseline, and added to it */
+	cfg.update_baseline = true;
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), 0);
+	assert_int_equal(res.run_id, 2);
+	assert_false(res.new_baseline);
+	assert_true(res.have_cmp);
+	assert_int_equal(res.base.len, 1);
+	assert_non_null(res.bruns);
+	assert_true(res.added_to_baseline);
+	assert_string_equal(res.base_label, "baseline 'doctor-gpu07' (1 run)");
+	ft_doctor_result_release(&res);
+
+	/* third, not saved, named baseline: two runs to compare with, nothing added */
+	cfg.no_save = true;
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), 0);
+	assert_int_equal(res.run_id, 0);
+	assert_int_equal(res.base.len, 2);
+	assert_false(res.added_to_baseline);
+	assert_string_equal(res.base_label, "baseline 'doctor-gpu07' (2 runs)");
+	ft_doctor_result_release(&res);
+	cfg.baseline = "other";
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), 0);
+	assert_string_equal(res.baseline, "other");
+	assert_false(res.have_cmp);
+	assert_false(res.new_baseline); /* nothing saved: nothing to start it with */
+	ft_doctor_result_release(&res);
+	assert_int_equal(ft_archive_load(ar, 3, &rec, &err), FT_ENOENT);
+
+	ft_archive_close(ar);
+	ft_obs_set_release(&probed);
+}
+
+/* A given spec: the model's plateau for the summary, and why nothing was compared. */
+static void
+test_doctor_spec(void **state)
+{
+	struct ft_doctor_cfg cfg;
+	struct ft_doctor_result res;
+	struct ft_error err = { 0 };
+	struct ft_cluster_spec spec;
+	struct ft_model_query q;
+	struct ft_model_result m;
+	const struct ft_doctor_note *n;
+
+	(void)state;
+	doctor_cfg(&cfg);
+	cfg.no_bench = true;
+	cfg.spec = "dgx-h100:2";
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), 0);
+	assert_true(res.have_spec);
+	assert_string_equal(res.spec_name, "dgx-h100:2");
+	assert_string_equal(res.rec.run.spec, "dgx-h100:2");
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+	assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
+	assert_true(fabs(res.plateau_busbw_GBps - m.busbw_Bps / 1e9) < 1e-9);
+	assert_int_equal(res.plateau_ranks, 16);
+	assert_int_equal(res.expect.len, 0);
+	n = find_note(&res, "model");
+	assert_non_null(n);
+	assert_string_equal(n->why, "expectations for dgx-h100:2 not compared: no benchmark ran");
+	/* no archive given: no archive step */
+	assert_false(res.archived);
+	assert_int_equal(res.run_id, 0);
+	assert_string_equal(res.baseline, "");
+	ft_doctor_result_release(&res);
+}
+
+/*
+ * Two local ranks over tcp: the quick suite's rows (latency 8 B..4 KiB by 8,
+ * bandwidth and all_reduce 64 KiB..4 MiB by 4), their observations under
+ * bench:tcp/<pattern>, and no per-pair bandwidth (point-to-point rows are
+ * not a matrix). tcp rows are not what the model describes.
+ */
+static void
+test_doctor_bench_tcp(void **state)
+{
+	static const struct {
+		const char *test;
+		size_t nrows;
+	} want[] = { { "pt2pt_lat", 4 }, { "pt2pt_bw", 4 }, { "all_reduce", 4 } };
+	struct ft_doctor_cfg cfg;
+	struct ft_doctor_result res;
+	struct ft_error err = { 0 };
+	const struct ft_doctor_note *n;
+	size_t i, k;
+
+	(void)state;
+	doctor_cfg(&cfg);
+	cfg.transports = "tcp";
+	cfg.spec = "dgx-h100";
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), 0);
+	assert_int_equal(res.ntransports, 1);
+	assert_string_equal(res.transports[0], "tcp");
+	assert_int_equal(res.nranks, 2);
+	assert_int_equal(res.nbench_ok, 3);
+	assert_int_equal(res.nbench_failed, 0);
+	assert_int_equal(ft_run_nrows(&res.rec.run), 12);
+	for (k = 0; k < FT_ARRAY_SIZE(want); k++) {
+		size_t got = 0;
+
+		for (i = 0; i < ft_run_nrows(&res.rec.run); i++) {
+			const struct ft_result_row *r = ft_run_row(&res.rec.run, i);
+
+			assert_string_equal(r->transport, "tcp");
+			got += strcmp(r->test, want[k].test) == 0;
+		}
+		assert_int_equal(got, want[k].nrows);
+	}
+	assert_int_equal(ft_run_row(&res.rec.run, 0)->bytes, 8);
+	assert_int_equal(ft_run_row(&res.rec.run, 3)->bytes, 4096);
+	assert_int_equal(ft_run_row(&res.rec.run, 11)->bytes, 4u << 20);
+	assert_int_equal(count_key(&res.rec.obs, "bench.pair_bw"), 0);
+	assert_true(count_key(&res.rec.obs, "bench.lat_p50") >= 1);
+	for (i = 0; i < ft_obs_set_len(&res.rec.obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&res.rec.obs, i);
+
+		if (strcmp(o->key, "bench.lat_p50") == 0)
+			assert_string_equal(o->file, "bench:tcp/pt2pt_lat");
+	}
+	assert_int_equal(res.expect.len, 0);
+	n = find_note(&res, "model");
+	assert_non_null(n);
+	assert_non_null(strstr(n->why, "no NCCL result here"));
+	assert_string_equal(res.rec.run.label, "doctor on gpu07");
+	ft_doctor_result_release(&res);
+}
+
+/* Bad input is an error naming it, before any work; a raised stop ends the benchmark. */
+static void
+test_doctor_errors(void **state)
+{
+	struct ft_doctor_cfg cfg;
+	struct ft_doctor_result res;
+	struct ft_error err = { 0 };
+	volatile sig_atomic_t stop = 1;
+	unsigned rank = 99;
+	int rc;
+
+	(void)state;
+	doctor_cfg(&cfg);
+	cfg.transports = "tcp,bogus";
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--transports: unknown transport 'bogus' (tcp, shm, mpi, "
+	                             "verbs, nccl)");
+	ft_doctor_result_release(&res);
+
+	memset(&err, 0, sizeof(err)); /* the first error is kept: start afresh */
+	doctor_cfg(&cfg);
+	cfg.spec = "no-such-preset";
+	rc = ft_doctor_run(&cfg, NULL, NULL, &res, &err);
+	assert_int_equal(rc, FT_ENOENT); /* a usage error: neither a file nor a preset */
+	assert_non_null(strstr(ft_error_msg(&err, rc), "no-such-preset"));
+	assert_int_equal(res.nprobe_obs, 0); /* failed before the probe */
+	ft_doctor_result_release(&res);
+
+	memset(&err, 0, sizeof(err));
+	doctor_cfg(&cfg);
+	cfg.np = 1;
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), FT_EINVAL);
+	ft_doctor_result_release(&res);
+
+	memset(&err, 0, sizeof(err));
+	doctor_cfg(&cfg);
+	cfg.transports = "tcp";
+	assert_int_equal(ft_doctor_run(&cfg, NULL, &stop, &res, &err), FT_EINTR);
+	assert_string_equal(err.msg, "interrupted");
+	assert_int_equal(res.nbench_ok, 0);
+	ft_doctor_result_release(&res);
+
+	memset(&err, 0, sizeof(err));
+	/* no launcher here (the test runs alone): rank 0 */
+	assert_int_equal(ft_doctor_check_launch(&rank, &err), 0);
+	assert_int_equal(rank, 0);
+}
+
+/*
+ * The inputs of a diagnosis: a nccl-tests log (14 all_reduce sizes on 16
+ * ranks), the model's expectation for each, the thresholds file; the first
+ * bad input stops the gathering and is named.
+ */
+static void
+test_inputs_gather(void **state)
+{
+	static const char *const files[] = {
+		"tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+	};
+	static const char *const bad[] = { "tests/fixtures/diag/expect-bad.yaml" };
+	struct ft_workflow_sources src = { 0 };
+	struct ft_workflow_inputs in;
+	struct ft_error err = { 0 };
+	struct ft_vec ex;
+	struct ft_cluster_spec spec;
+	size_t n = 0;
+
+	(void)state;
+	src.files = files;
+	src.nfiles = 1;
+	src.spec = "dgx-h100:2";
+	src.thresholds = "tests/fixtures/diag/thresholds-70pct.yaml";
+	assert_false(ft_workflow_sources_probe(&src));
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), 0);
+	assert_int_equal(in.nfiles, 1);
+	assert_int_equal(in.nskipped, 0);
+	assert_true(in.spec_done);
+	assert_int_equal(ft_run_nrows(&in.rows), 14);
+	/* one expectation per measured size, the same the model gives directly */
+	assert_int_equal(in.nmodel, 14);
+	assert_int_equal(in.expect.len, 14);
+	assert_ptr_equal(in.din.obs, &in.obs);
+	assert_ptr_equal(in.din.expect, in.expect.data);
+	assert_int_equal(in.din.nexpect, 14);
+	assert_ptr_equal(in.din.thresholds, &in.thresholds);
+	ft_vec_init(&ex, sizeof(struct ft_expectation));
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(
+	        ft_workflow_model_expectations(&spec, &in.rows, NULL, &ex, NULL, &n, &err), 0);
+	assert_int_equal(n, 14);
+	assert_memory_equal(ex.data, in.expect.data, 14 * sizeof(struct ft_expectation));
+	ft_vec_release(&ex);
+	ft_workflow_inputs_release(&in);
+
+	/* an unreadable input: named, nothing after it read */
+	src.files = bad;
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, bad[0]));
+	assert_false(in.spec_done);
+	assert_null(in.din.thresholds);
+	ft_workflow_inputs_release(&in);
+
+	/* a root asks for a probe: the captured tree is one more input */
+	memset(&err, 0, sizeof(err));
+	memset(&src, 0, sizeof(src));
+	src.root = TREE;
+	assert_true(ft_workflow_sources_probe(&src));
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), 0);
+	assert_int_equal(in.nfiles, 1);
+	assert_true(ft_obs_set_len(&in.obs) > 100);
+	assert_null(in.din.thresholds);
+	ft_workflow_inputs_release(&in);
+}
+
+/* Run references: latest, latest~N, an id, a baseline, a missing file; a report's comparison. */
+static void
+test_load_ref(void **state)
+{
+	struct fx *f = *state;
+	struct ft_archive *ar = NULL;
+	struct ft_error err = { 0 };
+	struct ft_vec recs;
+	struct ft_workflow_report r;
+	struct ft_run run;
+	char label[200];
+	int64_t id;
+
+	assert_int_equal(ft_archive_open(f->db, &ar, &err), 0);
+	ft_run_init(&run, FT_SOURCE_BENCH, "bench");
+	row(&run, "all_reduce", "tcp", 1 << 20, 2, 1.0);
+	assert_int_equal(ft_workflow_save_run(ar, &run, NULL, NULL, 0, &id, &err), 0);
+	assert_int_equal(ft_archive_baseline_add(ar, "b", id, &err), 0);
+	ft_run_row(&run, 0)->busbw_GBps = 0.5; /* half: a regression */
+	ft_run_row(&run, 0)->algbw_GBps = 0.25;
+	ft_run_row(&run, 0)->time_us = 20;
+	assert_int_equal(ft_workflow_save_run(ar, &run, NULL, NULL, 0, &id, &err), 0);
+	ft_archive_close(ar);
+	ar = NULL;
+
+	ft_vec_init(&recs, sizeof(struct ft_archive_record));
+	/* opened on first need, at the path given */
+	assert_int_equal(ft_workflow_load_ref(&ar, f->db, "latest", false, &recs, label,
+	                                      sizeof(label), &err), 0);
+	assert_non_null(ar);
+	assert_string_equal(label, "run 2");
+	assert_int_equal(ft_workflow_load_ref(&ar, f->db, "latest~1", true, &recs, label,
+	                                      sizeof(label), &err), 0);
+	assert_string_equal(label, "run 1");
+	assert_int_equal(ft_workflow_load_ref(&ar, f->db, "baseline:b", true, &recs, label,
+	                                      sizeof(label), &err), 0);
+	assert_string_equal(label, "baseline 'b' (1 run)");
+	assert_int_equal(recs.len, 3);
+	assert_int_equal(((struct ft_archive_record *)ft_vec_at(&recs, 0))->info.id, 2);
+	assert_int_equal(ft_workflow_load_ref(&ar, f->db, "no/such.json", true, &recs, label,
+	                                      sizeof(label), &err), FT_ENOENT);
+	assert_string_equal(err.msg, "no/such.json: no such file");
+	assert_int_equal(recs.len, 3);
+	ft_archive_records_release(&recs);
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_workflow_report_prepare(&ar, f->db, "latest", "b", NULL, NULL, true, &r,
+	                                            &err), 0);
+	assert_string_equal(r.cur_label, "run 2");
+	assert_string_equal(r.base_label, "baseline 'b' (1 run)");
+	assert_true(r.have_cmp);
+	assert_true(ft_compare_has_regression(&r.cmp));
+	assert_ptr_equal(r.in.cmp, &r.cmp);
+	assert_int_equal(r.in.nbaseline, 1);
+	assert_true(r.in.stable);
+	assert_null(r.in.expected);
+	ft_workflow_report_release(&r);
+	/* the default baseline, absent: a message that says how to name one */
+	assert_int_equal(ft_workflow_report_prepare(&ar, f->db, "latest", "default", NULL, NULL,
+	                                            true, &r, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "no baseline 'default'"));
+	ft_workflow_report_release(&r);
+	ft_archive_close(ar);
+	ft_run_release(&run);
 }
 
 int
@@ -274,8 +678,13 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_foreign_file, setup, teardown),
-		cmocka_unit_test(test_bench_obs),
 		cmocka_unit_test(test_model_expectations),
+		cmocka_unit_test_setup_teardown(test_doctor_probe_only, setup, teardown),
+		cmocka_unit_test(test_doctor_spec),
+		cmocka_unit_test(test_doctor_bench_tcp),
+		cmocka_unit_test(test_doctor_errors),
+		cmocka_unit_test(test_inputs_gather),
+		cmocka_unit_test_setup_teardown(test_load_ref, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -170,6 +170,49 @@ test_bad_config(void **state)
 	ft_obs_set_release(&set);
 }
 
+/*
+ * The RDMA devices alone are exactly what the whole probe says first (its
+ * InfiniBand class part, ib.* and roce.* keys), in the same order with the
+ * same values: one reader of sysfs for the probe and the fingerprint. A
+ * tree without the class gives none.
+ */
+static void
+test_rdma_devices(void **state)
+{
+	struct ft_obs_set all, dev;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	ft_obs_set_init(&all);
+	ft_obs_set_init(&dev);
+	probe(TREES "/gpu-node", 0, &all);
+	assert_int_equal(ft_probe_rdma_devices(TREES "/gpu-node/", &dev, &err), 0);
+	assert_true(ft_obs_set_len(&dev) > 0);
+	assert_true(ft_obs_set_len(&dev) < ft_obs_set_len(&all));
+	for (i = 0; i < ft_obs_set_len(&dev); i++) {
+		const struct ft_obs *a = ft_obs_set_at(&all, i), *d = ft_obs_set_at(&dev, i);
+
+		assert_true(strncmp(d->key, "ib.", 3) == 0 || strncmp(d->key, "roce.", 5) == 0);
+		assert_string_equal(d->key, a->key);
+		assert_string_equal(d->host, a->host);
+		assert_string_equal(d->device, a->device);
+		assert_int_equal(d->port, a->port);
+		assert_string_equal(d->str, a->str);
+		assert_true(d->has_num == a->has_num && (!a->has_num || d->num == a->num));
+	}
+	/* nothing of the class is left after the prefix */
+	for (; i < ft_obs_set_len(&all); i++)
+		assert_true(strncmp(ft_obs_set_at(&all, i)->key, "ib.dev.", 7) != 0);
+	assert_string_equal(find_obs(&dev, "ib.dev.fw_ver", "mlx5_1", -1)->str, "28.39.1002");
+	ft_obs_set_release(&dev);
+	ft_obs_set_init(&dev);
+	assert_int_equal(ft_probe_rdma_devices(TREES "/no-rdma", &dev, &err), 0);
+	assert_int_equal(ft_obs_set_len(&dev), 0);
+	ft_obs_set_release(&dev);
+	ft_obs_set_release(&all);
+}
+
 struct bump {
 	char path[512];
 };
@@ -230,7 +273,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_node_golden), cmocka_unit_test(test_gpu_node_facts),
 		cmocka_unit_test(test_no_rdma),         cmocka_unit_test(test_bad_config),
-		cmocka_unit_test(test_interval_rates),
+		cmocka_unit_test(test_interval_rates), cmocka_unit_test(test_rdma_devices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

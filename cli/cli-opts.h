@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/opts.h - the declarative option parser (git's parse-options style).
+ * cli/cli-opts.h - the declarative option parser (git's parse-options style).
  *
  * A command declares its options in a table ending with OPT_END(); the parser
  * fills typed targets (sizes, rates and durations in fabtune's units), leaves

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/opts.c - the declarative option parser (cli/opts.h).
+ * cli/cli-opts.c - the declarative option parser (cli/cli-opts.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <fabtune/fabtune.h>
 
 #include "cli.h"
-#include "opts.h"
+#include "cli-opts.h"
 
 static void opts_usage_json(const struct cmd_usage *u);
 

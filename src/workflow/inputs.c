@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workflow/inputs.c - the inputs of a diagnosis, gathered in one order for
+ * every caller (diagnose, advise): tool outputs parsed into observations
+ * and rows, expectations from a file and from the model, the fabric's
+ * structure, a probe of this host, and the thresholds.
+ */
+#include "internal.h"
+
+#include <fabtune/parse.h>
+#include <fabtune/probe.h>
+#include <fabtune/workflow.h>
+
+void
+ft_workflow_inputs_init(struct ft_workflow_inputs *in)
+{
+	memset(in, 0, sizeof(*in));
+	ft_obs_set_init(&in->obs);
+	ft_vec_init(&in->expect, sizeof(struct ft_expectation));
+	ft_run_init(&in->rows, FT_SOURCE_IMPORT, "diagnose");
+	ft_diag_thresholds_init(&in->thresholds);
+}
+
+void
+ft_workflow_inputs_release(struct ft_workflow_inputs *in)
+{
+	ft_obs_set_release(&in->obs);
+	ft_vec_release(&in->expect);
+	ft_run_release(&in->rows);
+}
+
+bool
+ft_workflow_sources_probe(const struct ft_workflow_sources *src)
+{
+	return src->probe || src->root || src->interval_s > 0;
+}
+
+/* One tool output: its observations, and its rows as rows and as observations. */
+static int
+read_file(struct ft_workflow_inputs *in, const char *path, const char *format,
+          struct ft_error *err)
+{
+	struct ft_run run;
+	size_t r;
+	int rc;
+
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	rc = ft_parse_file(path, format, &in->obs, &run, err);
+	if (rc == 0)
+		rc = ft_diag_obs_from_run(&run, path, &in->obs);
+	for (r = 0; rc == 0 && r < ft_run_nrows(&run); r++)
+		if (ft_run_add(&in->rows, ft_run_row(&run, r)) < 0)
+			rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+	ft_run_release(&run);
+	if (rc == 0)
+		in->nfiles++;
+	return rc;
+}
+
+/* The model's expectations for the rows measured, and the fabric's structure. */
+static int
+read_spec(struct ft_workflow_inputs *in, const char *spec, struct ft_error *err)
+{
+	struct ft_cluster_spec cs;
+	int rc;
+
+	rc = ft_spec_resolve(spec, &cs, err);
+	if (rc < 0)
+		return rc;
+	rc = ft_workflow_model_expectations(&cs, &in->rows, NULL, &in->expect, NULL, &in->nmodel,
+	                                    err);
+	if (rc < 0 && rc != FT_ENOMEM)
+		return ft_error_set(err, rc, "%s: the model: %s", spec, ft_error_msg(err, rc));
+	if (rc < 0)
+		return rc;
+	/* the fabric's structure, for the rules that judge it (PFC deadlock risk) */
+	rc = ft_diag_obs_from_spec(&cs, spec, &in->obs);
+	if (rc == 0)
+		in->spec_done = true;
+	return rc;
+}
+
+static int
+probe(struct ft_workflow_inputs *in, const struct ft_workflow_sources *src, struct ft_error *err)
+{
+	struct ft_probe_cfg cfg = { 0 };
+	int rc;
+
+	cfg.root = src->root ? src->root : "/";
+	/* Tools read the live host, not a captured tree. */
+	cfg.run_tools = !src->root || strcmp(src->root, "/") == 0;
+	cfg.interval_s = src->interval_s;
+	cfg.host = NULL;
+	rc = ft_probe_host(&cfg, &in->obs, err);
+	if (rc == 0)
+		in->nfiles++;
+	return rc;
+}
+
+static int
+gather(const struct ft_workflow_sources *src, struct ft_workflow_inputs *in, struct ft_error *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < src->nfiles; i++) {
+		rc = read_file(in, src->files[i], src->format, err);
+		if (rc < 0)
+			return rc;
+	}
+	for (i = 0; i < ft_obs_set_len(&in->obs); i++)
+		if (strcmp(ft_obs_set_at(&in->obs, i)->key, "parse.skipped") == 0)
+			in->nskipped++;
+	if (src->expect_file) {
+		rc = ft_diag_expectations_read(src->expect_file, &in->expect, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (src->spec) {
+		rc = read_spec(in, src->spec, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (ft_workflow_sources_probe(src)) {
+		rc = probe(in, src, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (src->thresholds) {
+		rc = ft_diag_thresholds_read(src->thresholds, &in->thresholds, err);
+		if (rc < 0)
+			return rc;
+		in->din.thresholds = &in->thresholds;
+	}
+	return 0;
+}
+
+int
+ft_workflow_inputs_gather(const struct ft_workflow_sources *src, struct ft_workflow_inputs *in,
+                          struct ft_error *err)
+{
+	int rc = gather(src, in, err);
+
+	in->din.obs = &in->obs;
+	in->din.expect = in->expect.data;
+	in->din.nexpect = in->expect.len;
+	return rc;
+}

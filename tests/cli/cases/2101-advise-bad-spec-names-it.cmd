@@ -1,0 +1,1 @@
+advise --root tests/fixtures/sysfs/gpu-node --spec no-such-spec
