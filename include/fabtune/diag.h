@@ -221,6 +221,8 @@ struct ft_advice {
 	char findings[128];   /* rule ids that motivate it, space separated */
 	double gain_pct;      /* predicted gain in percent; NAN when it cannot be computed */
 	char gain_basis[192]; /* how the gain was computed, or why it is not */
+	char gain_engine[24]; /* what computed gain_pct ("flow", "analytic model",
+				 "header formula", ...); "" when it is NAN */
 	char kb[64];
 	size_t nevidence;
 	struct ft_obs evidence[FT_ADVICE_MAX_EVIDENCE];

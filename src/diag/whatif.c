@@ -7,9 +7,11 @@
  * Adaptive routing and QPs per connection change how flows share links, so
  * they run on the flow engine (max-min fair sharing over every link, ECMP
  * hash collisions included); channel counts change NCCL's per-channel
- * bandwidth cap, evaluated by the analytic model. Without a spec the gain stays as advise left it and the
+ * bandwidth cap and the MTU the per-packet header share (fabric.mtu), both
+ * evaluated by the analytic model. Each advice template (diag/advise.c)
+ * names its what-if. Without a spec the gain stays as advise left it and the
  * basis names the missing input. The library never prints: results go into
- * the advice's gain_pct and gain_basis.
+ * the advice's gain_pct, gain_basis and gain_engine.
  */
 #include "internal.h"
 
@@ -19,6 +21,7 @@
 #include <fabtune/sim.h>
 #include <fabtune/spec.h>
 
+#include "diag/advise_int.h"
 #include "diag/diag_int.h"
 
 /* The size the twin runs when the inputs name none: large enough for the bandwidth regime. */
@@ -85,13 +88,15 @@ set_gain(struct ft_advice *x, double t0, double t1, const char *engine, const ch
 	 enum ft_op op, uint64_t bytes, const char *from, const char *to)
 {
 	x->gain_pct = 100.0 * (t0 / t1 - 1);
+	ft_strlcpy(x->gain_engine, engine, sizeof(x->gain_engine));
 	snprintf(x->gain_basis, sizeof(x->gain_basis),
-		 "%s engine on %.40s, %s of %llu MiB: %.0f us (%s) -> %.0f us (%s)", engine, spec,
+		 "%s on %.40s, %s of %llu MiB: %.0f us (%s) -> %.0f us (%s)", engine, spec,
 		 ft_op_name(op), (unsigned long long)(bytes >> 20), t0 * 1e6, from, t1 * 1e6, to);
 }
 
 static int
-whatif_routing(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error *err)
+whatif_routing(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	       enum ft_op op, struct ft_error *err)
 {
 	struct ft_sim_overrides ov;
 	double t0, t1;
@@ -100,19 +105,20 @@ whatif_routing(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_e
 	ft_sim_overrides_init(&ov);
 	ov.engine = "flow";
 	ov.routing = FT_ROUTING_ECMP;
-	rc = twin_time(spec, op, WHATIF_BYTES, 0, &ov, &t0, err);
+	rc = twin_time(ws->arg, op, WHATIF_BYTES, 0, &ov, &t0, err);
 	if (rc < 0)
 		return rc;
 	ov.routing = FT_ROUTING_ADAPTIVE;
-	rc = twin_time(spec, op, WHATIF_BYTES, 0, &ov, &t1, err);
+	rc = twin_time(ws->arg, op, WHATIF_BYTES, 0, &ov, &t1, err);
 	if (rc < 0)
 		return rc;
-	set_gain(x, t0, t1, "flow", spec, op, WHATIF_BYTES, "ECMP", "adaptive");
+	set_gain(x, t0, t1, w->engine, ws->arg, op, WHATIF_BYTES, "ECMP", "adaptive");
 	return 0;
 }
 
 static int
-whatif_qps(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error *err)
+whatif_qps(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	   enum ft_op op, struct ft_error *err)
 {
 	struct ft_sim_overrides ov;
 	unsigned long q = strtoul(x->value, NULL, 10);
@@ -126,15 +132,51 @@ whatif_qps(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error
 	ov.engine = "flow";
 	ov.routing = FT_ROUTING_ECMP;
 	ov.qps_per_conn = 1;
-	rc = twin_time(spec, op, WHATIF_BYTES, 0, &ov, &t0, err);
+	rc = twin_time(ws->arg, op, WHATIF_BYTES, 0, &ov, &t0, err);
 	if (rc < 0)
 		return rc;
 	ov.qps_per_conn = (uint32_t)q;
-	rc = twin_time(spec, op, WHATIF_BYTES, 0, &ov, &t1, err);
+	rc = twin_time(ws->arg, op, WHATIF_BYTES, 0, &ov, &t1, err);
 	if (rc < 0)
 		return rc;
 	snprintf(to, sizeof(to), "%lu QPs", q);
-	set_gain(x, t0, t1, "flow", spec, op, WHATIF_BYTES, "1 QP", to);
+	set_gain(x, t0, t1, w->engine, ws->arg, op, WHATIF_BYTES, "1 QP", to);
+	return 0;
+}
+
+/* One side of an analytic what-if: 0 keeps the spec's (or the model's) own figure. */
+struct model_side {
+	uint32_t nchannels;
+	uint32_t mtu_bytes;
+};
+
+/* The analytic model on @ws's spec, @op of WHATIF_BYTES, before and after a change. */
+static int
+model_pair(const struct ft__whatif_spec *ws, enum ft_op op, const struct model_side side[2],
+	   struct ft_model_result r[2], struct ft_error *err)
+{
+	struct ft_cluster_spec cs;
+	struct ft_model_query q;
+	size_t k;
+	int rc;
+
+	memset(&cs, 0, sizeof(cs));
+	if (ws->cs)
+		cs = *ws->cs;
+	else if ((rc = ft_spec_resolve(ws->arg, &cs, err)) < 0)
+		return rc;
+	ft_model_query_init(&q, op, WHATIF_BYTES);
+	q.ngpus = ws->nranks;
+	for (k = 0; k < 2; k++) {
+		struct ft_cluster_spec one = cs;
+
+		if (side[k].mtu_bytes)
+			one.fabric.mtu_bytes = side[k].mtu_bytes;
+		q.nchannels = side[k].nchannels;
+		rc = ft_model_eval(&one, &q, &r[k], err);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -144,85 +186,118 @@ whatif_qps(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error
  * basis names each side's bottleneck, so "no gain" says why.
  */
 static int
-whatif_channels(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error *err)
+whatif_channels(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+		enum ft_op op, struct ft_error *err)
 {
-	struct ft_cluster_spec cs;
-	struct ft_model_query q;
-	struct ft_model_result r0, r1;
+	struct ft_model_result r[2];
 	unsigned long ch = strtoul(x->value, NULL, 10);
+	struct model_side side[2] = { { 0, 0 }, { (uint32_t)ch, 0 } };
 	int rc;
 
 	if (ch < 1 || ch > 64)
 		return 0;
-	memset(&cs, 0, sizeof(cs));
-	rc = ft_spec_resolve(spec, &cs, err);
+	rc = model_pair(ws, op, side, r, err);
 	if (rc < 0)
 		return rc;
-	ft_model_query_init(&q, op, WHATIF_BYTES);
-	rc = ft_model_eval(&cs, &q, &r0, err);
-	if (rc < 0)
-		return rc;
-	q.nchannels = (uint32_t)ch;
-	rc = ft_model_eval(&cs, &q, &r1, err);
-	if (rc < 0)
-		return rc;
-	x->gain_pct = 100.0 * (r0.time_s / r1.time_s - 1);
+	x->gain_pct = 100.0 * (r[0].time_s / r[1].time_s - 1);
+	ft_strlcpy(x->gain_engine, w->engine, sizeof(x->gain_engine));
 	snprintf(x->gain_basis, sizeof(x->gain_basis),
-		 "analytic model on %.40s, %s of %llu MiB: %.0f us with %u channels (%s-bound) -> "
-		 "%.0f us with %lu (%s-bound)",
-		 spec, ft_op_name(op), (unsigned long long)(WHATIF_BYTES >> 20), r0.time_s * 1e6,
-		 r0.nchannels, r0.bottleneck, r1.time_s * 1e6, ch, r1.bottleneck);
+		 "%s on %.60s, %s of %llu MiB: %.0f us with %u channels (%s-bound) -> %.0f us "
+		 "with %lu (%s-bound)",
+		 w->engine, ws->label, ft_op_name(op), (unsigned long long)(WHATIF_BYTES >> 20),
+		 r[0].time_s * 1e6, r[0].nchannels, r[0].bottleneck, r[1].time_s * 1e6, ch,
+		 r[1].bottleneck);
 	return 0;
 }
 
-static const struct {
-	const char *id;
-	enum ft_op fallback; /* when the inputs measured no collective */
-	int (*run)(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error *err);
-	const char *needs; /* what the twin compares, or (run NULL) why it cannot */
-} changes[] = {
-	{ "adaptive-routing", FT_OP_ALLTOALL, whatif_routing,
-	  "the flow engine compares ECMP with adaptive routing" },
-	{ "nccl-qps-ecmp", FT_OP_ALL_REDUCE, whatif_qps,
-	  "the flow engine compares 1 QP with the advised count under ECMP" },
-	{ "nccl-channels-per-peer", FT_OP_ALLTOALL, NULL,
-	  "the twin models NCCL's total channel count, not the channels per network peer "
-	  "that send/recv uses" },
-	{ "nccl-min-ctas", FT_OP_ALL_REDUCE, whatif_channels,
-	  "the analytic model compares NCCL's channel count with the floor" },
+/*
+ * MTU: the analytic model on the spec at the active MTU of the advice's
+ * evidence and at 4096: the model charges IB-MTU's 26 or ROCE-WIRE's 82
+ * header bytes per packet at the spec's fabric.mtu, and where the fabric is
+ * not the bottleneck (NVLink, PCIe, NCCL's channels) the MTU gains nothing.
+ */
+static int
+whatif_mtu(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	   enum ft_op op, struct ft_error *err)
+{
+	struct ft_model_result r[2];
+	struct model_side side[2] = { { 0, 0 }, { 0, 4096 } };
+	double cur = 0;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < x->nevidence && !(cur > 0); i++)
+		if (strstr(x->evidence[i].key, "mtu") && x->evidence[i].has_num)
+			cur = x->evidence[i].num;
+	if (!(cur >= 256 && cur < 4096))
+		return 0;
+	side[0].mtu_bytes = (uint32_t)cur;
+	rc = model_pair(ws, op, side, r, err);
+	if (rc < 0)
+		return rc;
+	x->gain_pct = 100.0 * (r[0].time_s / r[1].time_s - 1);
+	ft_strlcpy(x->gain_engine, w->engine, sizeof(x->gain_engine));
+	snprintf(x->gain_basis, sizeof(x->gain_basis),
+		 "%s on %.60s, %s of %llu MiB: %.0f us at MTU %.0f (%s-bound) -> %.0f us at "
+		 "4096 (%s-bound)",
+		 w->engine, ws->label, ft_op_name(op), (unsigned long long)(WHATIF_BYTES >> 20),
+		 r[0].time_s * 1e6, cur, r[0].bottleneck, r[1].time_s * 1e6, r[1].bottleneck);
+	return 0;
+}
+
+const struct ft__whatif ft__whatif_routing = {
+	"flow engine", FT_OP_ALLTOALL, whatif_routing,
+	"the flow engine compares ECMP with adaptive routing"
+};
+const struct ft__whatif ft__whatif_qps = {
+	"flow engine", FT_OP_ALL_REDUCE, whatif_qps,
+	"the flow engine compares 1 QP with the advised count under ECMP"
+};
+const struct ft__whatif ft__whatif_per_peer = {
+	NULL, FT_OP_ALLTOALL, NULL,
+	"the twin models NCCL's total channel count, not the channels per network peer that "
+	"send/recv uses"
+};
+const struct ft__whatif ft__whatif_channels = {
+	"analytic model", FT_OP_ALL_REDUCE, whatif_channels,
+	"the analytic model compares NCCL's channel count with the floor"
+};
+const struct ft__whatif ft__whatif_mtu = {
+	"analytic model", FT_OP_ALL_REDUCE, whatif_mtu,
+	"the analytic model compares the active MTU with 4096 (headers per packet at fabric.mtu)"
 };
 
 int
 ft_advise_whatif(const struct ft_diag_input *in, const char *spec, struct ft_advice_set *s,
 		 struct ft_error *err)
 {
-	size_t i, k;
+	struct ft__whatif_spec ws = { spec, NULL, spec, 0 };
+	size_t i;
 	int rc;
 
 	if (!in || !in->obs || !s)
 		return ft_error_set(err, FT_EINVAL, "what-if: no inputs");
 	for (i = 0; i < ft_advice_set_len(s); i++) {
 		struct ft_advice *x = ft_advice_set_at(s, i);
+		const struct ft__adv_template *t = ft__adv_template_of(x->id);
+		const struct ft__whatif *w = t ? t->twin : NULL;
 
-		for (k = 0; k < FT_ARRAY_SIZE(changes); k++)
-			if (strcmp(x->id, changes[k].id) == 0)
-				break;
-		if (k == FT_ARRAY_SIZE(changes))
+		if (!w)
 			continue;
-		if (!changes[k].run) {
+		if (!w->run) {
 			if (isnan(x->gain_pct))
 				snprintf(x->gain_basis, sizeof(x->gain_basis), "not computable: %s",
-					 changes[k].needs);
+					 w->compares);
 			continue;
 		}
 		if (!spec || !spec[0]) {
 			if (isnan(x->gain_pct))
 				snprintf(x->gain_basis, sizeof(x->gain_basis),
 					 "not computable without a cluster spec (--spec): %s",
-					 changes[k].needs);
+					 w->compares);
 			continue;
 		}
-		rc = changes[k].run(x, spec, inputs_op(in, changes[k].fallback), err);
+		rc = w->run(x, w, &ws, inputs_op(in, w->fallback), err);
 		if (rc < 0) {
 			ft_error_prefix(err, "what-if %s: ", x->id);
 			return rc;

@@ -28,6 +28,8 @@
 #include <fabtune/parse.h>
 #include <fabtune/probe.h>
 
+#include "diag/advise_int.h"
+
 static void
 load(struct ft_obs_set *set, const char *spec)
 {
@@ -1446,6 +1448,45 @@ test_fixture_healthy(void **state)
 }
 
 
+
+/*
+ * Every advice template states how its gain is found: a closed form, the
+ * twin's what-if, or the reason it cannot be computed; and it names the
+ * rules that trigger it, its setting and its link layer.
+ */
+static void
+test_advice_templates(void **state)
+{
+	const struct ft__adv_template *t;
+	size_t i, k, n = 0;
+
+	t = ft__adv_templates(&n);
+	assert_true(n >= 25);
+	for (i = 0; i < n; i++) {
+		bool computable = t[i].gain || (t[i].twin && t[i].twin->run);
+
+		if (!t[i].id[0] || !t[i].category[0] || !t[i].setting[0] || !t[i].kb[0] ||
+		    !t[i].rules || !t[i].rules[0])
+			fail_msg("template %zu (%s) lacks an id, category, setting, kb or rules", i,
+				 t[i].id);
+		if (!computable && !(t[i].no_gain && t[i].no_gain[0]) &&
+		    !(t[i].twin && t[i].twin->compares[0]))
+			fail_msg("template %s: no gain function and no reason why not", t[i].id);
+		if (t[i].twin && t[i].twin->run && !t[i].twin->engine)
+			fail_msg("template %s: a what-if without its engine", t[i].id);
+		if (strcmp(ft__adv_link_name(t[i].link), "both") != 0 &&
+		    strcmp(ft__adv_link_name(t[i].link), "InfiniBand") != 0 &&
+		    strcmp(ft__adv_link_name(t[i].link), "RoCE") != 0)
+			fail_msg("template %s: unknown link layer", t[i].id);
+		assert_string_equal(ft__adv_template_of(t[i].per_finding ? "unset-NCCL_X" : t[i].id)->id,
+				 t[i].id);
+		for (k = 0; k < i; k++)
+			if (strcmp(t[k].id, t[i].id) == 0 && t[k].link == t[i].link)
+				fail_msg("template %s twice for one link layer", t[i].id);
+	}
+	assert_null(ft__adv_template_of("no-such-advice"));
+}
+
 /* No advice without a computed gain or the reason it cannot be computed, on every fault fixture. */
 static void
 test_advice_gain_or_reason(void **state)
@@ -1474,6 +1515,12 @@ test_advice_gain_or_reason(void **state)
 			if (!isnan(a->gain_pct) && !a->gain_basis[0])
 				fail_msg("%s: advice %s has a gain without its basis",
 					 fixture_faults[i].file, a->id);
+			if (!isnan(a->gain_pct) && !a->gain_engine[0])
+				fail_msg("%s: advice %s has a gain without the engine that computed it",
+					 fixture_faults[i].file, a->id);
+			if (!ft__adv_template_of(a->id))
+				fail_msg("%s: advice %s comes from no template", fixture_faults[i].file,
+					 a->id);
 		}
 		ft_advice_set_release(&s);
 		ft_findings_release(&f);
@@ -1564,6 +1611,7 @@ main(void)
 		cmocka_unit_test(test_json_shape),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_advise_mtu_gain),
+		cmocka_unit_test(test_advice_templates),
 		cmocka_unit_test(test_advise_socket_to_ib),
 		cmocka_unit_test(test_advise_values),
 		cmocka_unit_test(test_advise_link_layer),
