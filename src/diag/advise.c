@@ -1307,6 +1307,11 @@ ft_advice_json(struct ft_json *j, const struct ft_advice_set *s)
 		else
 			ft_json_double_prec(j, x->gain_pct, 4);
 		ft_json_kv_str(j, "gain_basis", x->gain_basis);
+		ft_json_key(j, "gain_engine");
+		if (x->gain_engine[0])
+			ft_json_str(j, x->gain_engine);
+		else
+			ft_json_null(j);
 		ft_json_kv_str(j, "kb", x->kb);
 		ft_json_key(j, "evidence");
 		ft_json_arr_begin(j);

@@ -972,6 +972,53 @@ test_advise_whatif(void **state)
 	ft_obs_set_release(&set);
 }
 
+
+/* The MTU's gain through the analytic model, which charges the headers at the spec's fabric.mtu. */
+static void
+test_advise_whatif_mtu(void **state)
+{
+	static const char obs[] = ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024";
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0, NULL };
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+	const struct ft_advice *a;
+	double t0 = 0, t1 = 0, formula;
+	const char *p;
+
+	/* Without a spec: the header formula (ROCE-WIRE), named as such. */
+	advise(obs, NULL, 0, &s);
+	load(&set, obs);
+	assert_int_equal(ft_advise_whatif(&in, NULL, &s, &err), 0);
+	a = ft_advice_find(&s, "roce-mtu");
+	assert_non_null(a);
+	assert_string_equal(a->gain_engine, "header formula");
+	formula = a->gain_pct;
+	assert_true(fabs(formula - 100.0 * ((4096.0 / 4178.0) / (1024.0 / 1106.0) - 1)) < 1e-9);
+	/* NIC-bound RoCE cluster: the model's two times, at MTU 1024 and 4096. */
+	assert_int_equal(ft_advise_whatif(&in, "tests/fixtures/spec/h100-2node-8x-roce100.yaml", &s,
+					  &err),
+			 0);
+	a = ft_advice_find(&s, "roce-mtu");
+	assert_string_equal(a->gain_engine, "analytic model");
+	p = strstr(a->gain_basis, "MiB: ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "MiB: %lf us at MTU 1024 (nic-bound) -> %lf us at 4096", &t0, &t1),
+			 2);
+	assert_true(fabs(a->gain_pct - 100.0 * (t0 / t1 - 1)) < 0.5);
+	/* NIC-bound: the bandwidth term scales by the payload share, so the gain is the formula's */
+	assert_true(a->gain_pct > 0.8 * formula && a->gain_pct <= formula + 0.05);
+	ft_advice_set_release(&s);
+	/* NVLink SHARP all_reduce on DGX H100 is bound by NCCL's channels: the MTU buys nothing. */
+	advise(obs, NULL, 0, &s);
+	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:2", &s, &err), 0);
+	a = ft_advice_find(&s, "roce-mtu");
+	assert_true(fabs(a->gain_pct) < 1e-9);
+	assert_non_null(strstr(a->gain_basis, "(channels-bound) -> "));
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+}
+
 static void
 test_job_rules(void **state)
 {
@@ -1616,6 +1663,7 @@ main(void)
 		cmocka_unit_test(test_advise_values),
 		cmocka_unit_test(test_advise_link_layer),
 		cmocka_unit_test(test_advise_whatif),
+		cmocka_unit_test(test_advise_whatif_mtu),
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_utilisation_nccl),
