@@ -82,6 +82,23 @@ struct ft_diag_thresholds {
 	double paused_fraction_max; /* share of a probe interval a port spent paused, 0..1 */
 	double ecn_mark_share_max;  /* ECN-marked share of received packets, 0..1 */
 	double switch_drops_max;    /* packets a switch port or queue dropped since the last clear */
+	/* NIC receive drops (eth-rx-discards, eth-rx-out-of-buffer): counts and rates per second. */
+	double rx_discards_max;
+	double rx_discards_rate_max;
+	double rx_out_of_buffer_max;
+	double rx_out_of_buffer_rate_max;
+	/* Ratios of measured to expected figures, and of one measurement to its peers. */
+	double busbw_model_min;	     /* busbw / the model's expectation: below warns, 0..1 */
+	double busbw_model_error;    /* ... below is an error; also utilisation's error, 0..1 */
+	double latency_model_max;    /* latency / the model's: above warns (>= 1) */
+	double latency_model_error;  /* ... above is an error */
+	double jitter_max;	     /* latency p99 / p50: above warns */
+	double jitter_error;	     /* ... above is an error */
+	double pair_outlier_min;     /* a pair's bandwidth / the median pair's, 0..1 */
+	double scale_drop_min;	     /* plateau busbw at the largest scale / the smallest's, 0..1 */
+	double paused_fraction_error; /* share of an interval paused that is an error, 0..1 */
+	double copy_bw_min;	     /* a GPU copy's bandwidth / the best of its matrix, 0..1 */
+	double lane_error_share_min; /* one lane's share of a link's raw errors that names it, 0..1 */
 };
 
 FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
@@ -91,7 +108,8 @@ FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
  * others keep their value in @t): utilisation_min (a fraction or "85%"),
  * pfc_rate_max, ecn_rate_max (per second), overlap_min, recovery_max
  * (seconds or a duration like "5min"), pause_frames_max, switch_drops_max
- * (counts), paused_fraction_max, ecn_mark_share_max (fractions). Unknown keys and bad values fail with
+ * (counts), paused_fraction_max, ecn_mark_share_max (fractions), and the
+ * keys of the fields below them (docs/cmd/diagnose.md). Unknown keys and bad values fail with
  * FT_EPARSE naming file:line:column and the key.
  */
 FT_API int ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t,

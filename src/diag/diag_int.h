@@ -35,6 +35,8 @@ extern const size_t ft__diag_nrules_job;
 
 /* The defaults of struct ft_diag_thresholds (diag/thresholds.c). */
 extern const struct ft_diag_thresholds ft__diag_default_thresholds;
+/* The value of thresholds file key @key in @t, or @dflt when @key is NULL or unknown. */
+double ft__diag_threshold(const struct ft_diag_thresholds *t, const char *key, double dflt);
 
 /* Parameters of the shared counter-threshold check (rule->data). */
 struct ft__counter_rule {
@@ -50,6 +52,9 @@ struct ft__counter_rule {
 	 */
 	double rate_threshold;
 	bool rate_critical;
+	/* Keys of the thresholds file that replace @threshold / @rate_threshold, or NULL. */
+	const char *threshold_key;
+	const char *rate_threshold_key;
 };
 int ft__diag_eval_counter(const struct ft_diag_ctx *ctx, struct ft_findings *out);
 

@@ -19,8 +19,10 @@
 #define EFFECTIVE_BER_MAX 1e-12
 /* Heuristic: RS-FEC (544,514) corrects up to ~2e-4 pre-FEC; 1e-6 leaves two decades of margin. */
 #define RAW_BER_WARN 1e-6
-/* Heuristic: a lane with three quarters of the errors of a multi-lane link is the suspect. */
-#define LANE_SHARE_SUSPECT 0.75
+/*
+ * Heuristic: a lane with three quarters of the errors of a multi-lane link is
+ * the suspect (thresholds lane_error_share_min).
+ */
 /* Heuristic: optics are specified to 70 C case temperature (commercial range). */
 #define MODULE_TEMP_WARN 70.0
 
@@ -39,7 +41,7 @@ lane_note(const struct ft_diag_ctx *c, const struct ft_obs *like, char *buf, siz
 	double max = -1;
 
 	buf[0] = '\0';
-	if (!l || !l->has_num || l->num < LANE_SHARE_SUSPECT || !strchr(l->str, ','))
+	if (!l || !l->has_num || l->num < c->thresholds->lane_error_share_min || !strchr(l->str, ','))
 		return;
 	for (p = l->str; *p; lane++) {
 		double v = strtod(p, NULL);

@@ -2,11 +2,14 @@
 /*
  * diag/thresholds.c - the figures users hold a fabric to (utilisation of the
  * port rate, pause and ECN/CNP rates in steady state, overlap, recovery
- * time): their defaults and the --thresholds file that overrides them.
+ * time) and the limits of the heuristic rules (receive drops, ratios of
+ * measured to expected figures): their defaults and the --thresholds file
+ * that overrides them. Rules read them through c->thresholds, counter rules
+ * by key (ft__diag_threshold).
  *
  * The file is a YAML or JSON mapping; every key is optional. Fractions take
- * 0.85 or "85%", durations take seconds or "5min". Errors name
- * file:line:column and the key.
+ * 0.85 or "85%", ratios a positive number, durations take seconds or "5min".
+ * Errors name file:line:column and the key.
  */
 #include "internal.h"
 
@@ -27,6 +30,21 @@ const struct ft_diag_thresholds ft__diag_default_thresholds = {
 	.paused_fraction_max = 0.10,
 	.ecn_mark_share_max = 0.01,
 	.switch_drops_max = 1000,
+	.rx_discards_max = 1000,
+	.rx_discards_rate_max = 1,
+	.rx_out_of_buffer_max = 1000,
+	.rx_out_of_buffer_rate_max = 100,
+	.busbw_model_min = 0.80,   /* NA-EXPECT */
+	.busbw_model_error = 0.55, /* SYM-BW-HALF */
+	.latency_model_max = 1.25,
+	.latency_model_error = 2.0,
+	.jitter_max = 2.0,
+	.jitter_error = 10.0,
+	.pair_outlier_min = 0.80,
+	.scale_drop_min = 0.85, /* SYM-SCALE-DROP */
+	.paused_fraction_error = 0.50, /* ROCE-PFC */
+	.copy_bw_min = 0.85,
+	.lane_error_share_min = 0.75,
 };
 
 void
@@ -35,7 +53,7 @@ ft_diag_thresholds_init(struct ft_diag_thresholds *t)
 	*t = ft__diag_default_thresholds;
 }
 
-enum kind { FRACTION, RATE, DURATION, COUNT };
+enum kind { FRACTION, RATE, DURATION, COUNT, RATIO };
 
 static const struct {
 	const char *key;
@@ -52,7 +70,36 @@ static const struct {
 	  offsetof(struct ft_diag_thresholds, paused_fraction_max) },
 	{ "ecn_mark_share_max", FRACTION, offsetof(struct ft_diag_thresholds, ecn_mark_share_max) },
 	{ "switch_drops_max", COUNT, offsetof(struct ft_diag_thresholds, switch_drops_max) },
+	{ "rx_discards_max", COUNT, offsetof(struct ft_diag_thresholds, rx_discards_max) },
+	{ "rx_discards_rate_max", RATE, offsetof(struct ft_diag_thresholds, rx_discards_rate_max) },
+	{ "rx_out_of_buffer_max", COUNT, offsetof(struct ft_diag_thresholds, rx_out_of_buffer_max) },
+	{ "rx_out_of_buffer_rate_max", RATE,
+	  offsetof(struct ft_diag_thresholds, rx_out_of_buffer_rate_max) },
+	{ "busbw_model_min", FRACTION, offsetof(struct ft_diag_thresholds, busbw_model_min) },
+	{ "busbw_model_error", FRACTION, offsetof(struct ft_diag_thresholds, busbw_model_error) },
+	{ "latency_model_max", RATIO, offsetof(struct ft_diag_thresholds, latency_model_max) },
+	{ "latency_model_error", RATIO, offsetof(struct ft_diag_thresholds, latency_model_error) },
+	{ "jitter_max", RATIO, offsetof(struct ft_diag_thresholds, jitter_max) },
+	{ "jitter_error", RATIO, offsetof(struct ft_diag_thresholds, jitter_error) },
+	{ "pair_outlier_min", FRACTION, offsetof(struct ft_diag_thresholds, pair_outlier_min) },
+	{ "scale_drop_min", FRACTION, offsetof(struct ft_diag_thresholds, scale_drop_min) },
+	{ "paused_fraction_error", FRACTION,
+	  offsetof(struct ft_diag_thresholds, paused_fraction_error) },
+	{ "copy_bw_min", FRACTION, offsetof(struct ft_diag_thresholds, copy_bw_min) },
+	{ "lane_error_share_min", FRACTION,
+	  offsetof(struct ft_diag_thresholds, lane_error_share_min) },
 };
+
+double
+ft__diag_threshold(const struct ft_diag_thresholds *t, const char *key, double dflt)
+{
+	size_t i;
+
+	for (i = 0; key && t && i < FT_ARRAY_SIZE(keys); i++)
+		if (strcmp(keys[i].key, key) == 0)
+			return *(const double *)(const void *)((const char *)t + keys[i].off);
+	return dflt;
+}
 
 /* "utilisation_min, pfc_rate_max, ...": every key, for error messages. */
 static void
@@ -109,6 +156,11 @@ read_value(const char *path, const yaml_node_t *v, size_t i, double *out, struct
 		if (ft_parse_double(s, out) < 0 || !isfinite(*out) || *out < 0)
 			return at(err, path, v, keys[i].key, "expected a non-negative count", s);
 		return 0;
+	case RATIO:
+		if (ft_parse_double(s, out) < 0 || !isfinite(*out) || *out <= 0)
+			return at(err, path, v, keys[i].key, "expected a positive ratio like 1.25",
+				  s);
+		return 0;
 	}
 	return 0;
 }
@@ -120,7 +172,7 @@ ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct f
 	yaml_document_t doc;
 	yaml_node_t *root;
 	yaml_node_pair_t *p;
-	char names[256];
+	char names[768];
 	int rc;
 
 	key_list(names, sizeof(names));

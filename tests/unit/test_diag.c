@@ -1247,6 +1247,158 @@ count_under(const char *spec, const struct ft_diag_thresholds *t, const char *ru
 	return n;
 }
 
+
+/* Severity of the first finding of @rule on @obs (expectation @exp or none) under @t; -1: none. */
+static int
+severity_under(const char *obs, const struct ft_expectation *exp,
+	       const struct ft_diag_thresholds *t, const char *rule, char *msg, size_t len)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	struct ft_error err = { 0 };
+	struct ft_diag_input in = { NULL, exp, exp ? 1 : 0, t };
+	int sev = -1;
+	size_t i;
+
+	load(&set, obs);
+	in.obs = &set;
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	for (i = 0; i < ft_findings_len(&f) && sev < 0; i++) {
+		if (strcmp(ft_findings_at(&f, i)->rule_id, rule) != 0)
+			continue;
+		sev = (int)ft_findings_at(&f, i)->severity;
+		if (msg)
+			ft_strlcpy(msg, ft_findings_at(&f, i)->message, len);
+	}
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+	return sev;
+}
+
+/*
+ * The limits moved from the rules into the thresholds file: each, set in a
+ * file, moves its rule across the line (a finding appears, disappears or
+ * changes severity), and its default is the former constant.
+ */
+static void
+test_thresholds_moved(void **state)
+{
+	static const struct ft_expectation model = { "all_reduce_perf", 0, 100.0, 40.0 };
+	enum { NONE = -1, W = FT_SEV_WARNING, E = FT_SEV_ERROR };
+	static const struct {
+		const char *line; /* the thresholds file */
+		const char *rule, *obs;
+		bool model; /* with the expectation above */
+		int sev_default, sev_file;
+	} moved[] = {
+		{ "rx_discards_max: 10000", "eth-rx-discards", "eth.counter.rx_discards_phy@h1/eth0=5000",
+		  false, W, NONE },
+		{ "rx_discards_rate_max: 10", "eth-rx-discards",
+		  "eth.counter.rx_discards_phy.rate@h1/eth0=5", false, W, NONE },
+		{ "rx_out_of_buffer_max: 1e4", "eth-rx-out-of-buffer",
+		  "eth.counter.rx_out_of_buffer@h1/eth0=5000", false, W, NONE },
+		{ "rx_out_of_buffer_rate_max: 1000", "eth-rx-out-of-buffer",
+		  "eth.counter.rx_out_of_buffer.rate@h1/eth0=500", false, W, NONE },
+		/* 70 of 100 GB/s: below 80% warns, not below 60% */
+		{ "busbw_model_min: 60%", "perf-busbw-below-model",
+		  "bench.test@h1=all_reduce_perf;bench.busbw@h1=70|8589934592", true, W, NONE },
+		/* 45 of 100 GB/s: an error below 55%, a warning when the error line is 40% */
+		{ "busbw_model_error: 0.40", "perf-busbw-below-model",
+		  "bench.test@h1=all_reduce_perf;bench.busbw@h1=45|8589934592", true, E, W },
+		/* 90 us against 40 us: 2.25x is an error; under 2.5x nothing */
+		{ "latency_model_max: 2.5", "perf-latency-above-model",
+		  "bench.test@h1=all_reduce_perf;bench.time_us@h1=90|8", true, E, NONE },
+		/* 60 us against 40 us: 1.5x warns, and is an error from 1.4x */
+		{ "latency_model_error: 1.4", "perf-latency-above-model",
+		  "bench.test@h1=all_reduce_perf;bench.time_us@h1=60|8", true, W, E },
+		/* p99 6x p50: jitter from 2x, not from 8x; an error from 5x */
+		{ "jitter_max: 8", "perf-latency-jitter", "bench.lat_p99@h1=30|8;bench.lat_p50@h1=5|8",
+		  false, W, NONE },
+		{ "jitter_error: 5", "perf-latency-jitter", "bench.lat_p99@h1=30|8;bench.lat_p50@h1=5|8",
+		  false, W, E },
+		/* a pair at 40% of the median: an outlier below 80%, not below 30% */
+		{ "pair_outlier_min: 0.3", "perf-pair-outlier",
+		  "bench.pair_bw@x/a->b=10;bench.pair_bw@x/b->c=10;bench.pair_bw@x/c->d=10;"
+		  "bench.pair_bw@x/d->a=4",
+		  false, W, NONE },
+		/* 310 of 466 GB/s at 4x the ranks (66.5%): a drop below 85%, not below 60% */
+		{ "scale_drop_min: 0.6", "perf-scale-drop",
+		  "file=t.txt;bench.test@x=16|all_reduce;bench.busbw@x=466|8589934592;"
+		  "file=t2.txt;bench.test@x=32|all_reduce;bench.busbw@x=400|8589934592;"
+		  "file=t3.txt;bench.test@x=64|all_reduce;bench.busbw@x=310|8589934592",
+		  false, W, NONE },
+		/* 30% of the interval paused: a warning, an error from 25% */
+		{ "paused_fraction_error: 25%", "eth-pause-fraction",
+		  "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=300000", false, W, E },
+		/* 21.8 of 26.35 GB/s (82.7%): slow below 85%, not below 80% */
+		{ "copy_bw_min: 0.80", "host-copy-bw-outlier",
+		  "nvbw.bw@/GPU0->GPU1=26.34|d2d;nvbw.bw@/GPU0->GPU3=21.8|d2d;"
+		  "nvbw.bw@/GPU3->GPU4=26.35|d2d",
+		  false, W, NONE },
+	};
+	char path[] = "/tmp/ft-thr-XXXXXX";
+	int fd = mkstemp(path);
+	size_t i;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	for (i = 0; i < FT_ARRAY_SIZE(moved); i++) {
+		struct ft_diag_thresholds t;
+		struct ft_error err = { 0 };
+		const struct ft_expectation *e = moved[i].model ? &model : NULL;
+		FILE *fp = fopen(path, "w");
+		int d, w;
+
+		assert_non_null(fp);
+		fprintf(fp, "%s\n", moved[i].line);
+		fclose(fp);
+		ft_diag_thresholds_init(&t);
+		if (ft_diag_thresholds_read(path, &t, &err) != 0)
+			fail_msg("%s: %s", moved[i].line, err.msg);
+		d = severity_under(moved[i].obs, e, NULL, moved[i].rule, NULL, 0);
+		w = severity_under(moved[i].obs, e, &t, moved[i].rule, NULL, 0);
+		if (d != moved[i].sev_default || w != moved[i].sev_file)
+			fail_msg("%s: %s severity %d by default (want %d), %d under the file (want %d)",
+				 moved[i].line, moved[i].rule, d, moved[i].sev_default, w,
+				 moved[i].sev_file);
+	}
+	{
+		/* lane_error_share_min: a lane with 70% of the raw errors is named from 60% */
+		static const char obs[] = "mlxlink.raw_ber@h1/mlx5_0=3e-6;"
+					  "mlxlink.raw_errors_lane@h1/mlx5_0=0.7|10,70,10,10";
+		struct ft_diag_thresholds t;
+		char msg[512];
+
+		ft_diag_thresholds_init(&t);
+		assert_true(t.lane_error_share_min == 0.75);
+		assert_int_equal(severity_under(obs, NULL, &t, "link-raw-ber", msg, sizeof(msg)), W);
+		assert_null(strstr(msg, "lane 1 carries"));
+		FILE *fp = fopen(path, "w");
+
+		fputs("lane_error_share_min: 60%\n", fp);
+		fclose(fp);
+		assert_int_equal(ft_diag_thresholds_read(path, &t, NULL), 0);
+		assert_int_equal(severity_under(obs, NULL, &t, "link-raw-ber", msg, sizeof(msg)), W);
+		assert_non_null(strstr(msg, "lane 1 carries 70% of the raw errors"));
+	}
+	{
+		/* the defaults are the former constants */
+		struct ft_diag_thresholds t;
+
+		ft_diag_thresholds_init(&t);
+		assert_true(t.rx_discards_max == 1000 && t.rx_discards_rate_max == 1);
+		assert_true(t.rx_out_of_buffer_max == 1000 && t.rx_out_of_buffer_rate_max == 100);
+		assert_true(t.busbw_model_min == 0.80 && t.busbw_model_error == 0.55);
+		assert_true(t.latency_model_max == 1.25 && t.latency_model_error == 2.0);
+		assert_true(t.jitter_max == 2.0 && t.jitter_error == 10.0);
+		assert_true(t.pair_outlier_min == 0.80 && t.scale_drop_min == 0.85);
+		assert_true(t.paused_fraction_error == 0.50 && t.copy_bw_min == 0.85);
+	}
+	unlink(path);
+}
+
 /* The older rules' counter limits come from the thresholds file; defaults unchanged. */
 static void
 test_thresholds_counters(void **state)
@@ -1315,7 +1467,8 @@ test_thresholds_counters(void **state)
 	assert_non_null(strstr(err.msg, "unknown threshold 'pause_max' (expected utilisation_min, "
 				       "pfc_rate_max, ecn_rate_max, overlap_min, recovery_max, "
 				       "pause_frames_max, paused_fraction_max, ecn_mark_share_max, "
-				       "switch_drops_max)"));
+				       "switch_drops_max, rx_discards_max, "));
+	assert_non_null(strstr(err.msg, ", copy_bw_min, lane_error_share_min)"));
 	unlink(path);
 }
 
@@ -1664,6 +1817,7 @@ main(void)
 		cmocka_unit_test(test_advise_link_layer),
 		cmocka_unit_test(test_advise_whatif),
 		cmocka_unit_test(test_advise_whatif_mtu),
+		cmocka_unit_test(test_thresholds_moved),
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_utilisation_nccl),
