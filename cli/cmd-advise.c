@@ -25,7 +25,8 @@ gain_text(const struct ft_advice *x, char *buf, size_t len)
 }
 
 static void
-render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct diag_inputs *in)
+render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct diag_inputs *in,
+	     const struct ft_whatif_opts *w)
 {
 	struct ft_table t;
 	size_t i, k;
@@ -33,6 +34,9 @@ render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct d
 
 	ft_strbuf_addf(sb, "%zu observations from %zu input%s\n", ft_obs_set_len(&in->obs),
 		       in->nfiles, in->nfiles == 1 ? "" : "s");
+	if (w->calibrated || w->derived || (w->spec_used[0] && w->note[0]))
+		ft_strbuf_addf(sb, "what-if cluster: %s%s%s\n", w->label, w->note[0] ? "; " : "",
+			       w->note);
 	if (!ft_advice_set_len(s)) {
 		ft_strbuf_adds(sb, "no changes to advise\n");
 		return;
@@ -179,6 +183,7 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	struct diag_inputs in;
 	struct ft_advice_set s;
+	struct ft_whatif_opts wo;
 	struct ft_diag_input din;
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
@@ -207,8 +212,11 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc)
 		goto out;
 	rc = ft_advise(&din, NULL, &s, &err);
+	memset(&wo, 0, sizeof(wo));
+	wo.spec = spec;
+	wo.measured = &in.rows;
 	if (rc == 0)
-		rc = ft_advise_whatif(&din, spec, &s, &err);
+		rc = ft_advise_whatif_ex(&din, &wo, &s, &err);
 	if (rc < 0) {
 		rc = cli_fail(ctx, rc, &err);
 		goto out;
@@ -223,7 +231,7 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		ft_advice_json(&j, &s);
 		ft_strbuf_addch(&sb, '\n');
 	} else {
-		render_table(&sb, &s, &in);
+		render_table(&sb, &s, &in, &wo);
 	}
 	if (sb.oom) {
 		ft_strbuf_release(&sb);

@@ -238,7 +238,7 @@ struct ft_advice {
 	char reason[384];     /* why, with figures */
 	char findings[128];   /* rule ids that motivate it, space separated */
 	double gain_pct;      /* predicted gain in percent; NAN when it cannot be computed */
-	char gain_basis[192]; /* how the gain was computed, or why it is not */
+	char gain_basis[320]; /* how the gain was computed, or why it is not */
 	char gain_engine[24]; /* what computed gain_pct ("flow", "analytic model",
 				 "header formula", ...); "" when it is NAN */
 	char kb[64];
@@ -285,6 +285,32 @@ FT_API int ft_advise(const struct ft_diag_input *in, const struct ft_findings *f
  */
 FT_API int ft_advise_whatif(const struct ft_diag_input *in, const char *spec,
 			    struct ft_advice_set *s, struct ft_error *err) FT_MUST_CHECK;
+
+/* The cluster of the what-ifs: given, derived from the probe, calibrated from measurements. */
+struct ft_whatif_opts {
+	const char *spec;	       /* spec file or preset; NULL: derive one from the probe */
+	const struct ft_run *measured; /* the inputs' result rows (nccl-tests), or NULL */
+	/* Filled by ft_advise_whatif_ex(): */
+	char spec_used[96]; /* the spec the twin ran, "" when there was none */
+	char label[256];    /* how the gains name it: "dgx-h100:2 calibrated from a.txt" */
+	char note[256];	    /* why it is not calibrated, or which input is missing; "" */
+	bool calibrated;
+	bool derived;	    /* spec_used was derived from the probe's GPUs */
+};
+
+/*
+ * ft_advise_whatif() on the cluster of @o: @o->spec, or when it is NULL the
+ * node preset of the GPUs the probe observed (gpu.model, gpu.count, hosts:
+ * "dgx-h100:2" for 16 H100 on 2 hosts). When @o->measured holds collective
+ * runs (nccl-tests rows) of 4 sizes or more, the spec is first calibrated on
+ * them (ft_model_calibrate(), one entry per op and rank count) so that the
+ * what-if's baseline is what was measured: the analytic model applies the
+ * calibration; flow-engine times t become fixed + bw_scale x t (at 256 MiB
+ * the latency term is negligible), on the measured rank count. The output
+ * fields of @o say what was run and, when it was not calibrated, why.
+ */
+FT_API int ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
+			       struct ft_advice_set *s, struct ft_error *err) FT_MUST_CHECK;
 
 /* Advice as JSON: {"advice": [{"id", "category", "setting", "value", ...}]}. */
 FT_API void ft_advice_json(struct ft_json *j, const struct ft_advice_set *s);

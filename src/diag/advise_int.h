@@ -36,8 +36,7 @@ const char *ft__adv_link_name(enum ft__adv_link link);
 struct ft__whatif_spec {
 	const char *arg;
 	const struct ft_cluster_spec *cs;
-	const char *label;  /* how the basis names it: "dgx-h100:2 calibrated from a.txt" */
-	uint32_t nranks;    /* the measured rank count the calibration holds for; 0 = all */
+	const char *label; /* how the basis names it: "dgx-h100:2 calibrated from a.txt" */
 };
 
 /*

@@ -1019,6 +1019,114 @@ test_advise_whatif_mtu(void **state)
 	ft_obs_set_release(&set);
 }
 
+
+/*
+ * What-if on a spec calibrated from the inputs' nccl-tests run: the model's
+ * baseline is the calibrated one (the same as calibrating by hand and
+ * evaluating), the basis says so; and a spec derived from the probe's GPUs.
+ */
+static void
+test_advise_whatif_calibrated(void **state)
+{
+	static const char a2a[] =
+		"tests/fixtures/nccl-tests/h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt";
+	static const char spec[] = "tests/fixtures/spec/h100-2node-8x-roce100.yaml";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_diag_input in = { &set, NULL, 0, NULL };
+	struct ft_advice_set s;
+	struct ft_whatif_opts o;
+	struct ft_error err = { 0 };
+	struct ft_cluster_spec cs;
+	struct ft_model_query q;
+	struct ft_model_calib c;
+	struct ft_model_result r;
+	const struct ft_advice *a;
+	double t0 = 0, t1 = 0;
+	const char *p;
+
+	/* the advice of a RoCE port at MTU 1024, next to the measured alltoall */
+	advise(ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024", NULL, 0, &s);
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_file(a2a, NULL, &set, &run, &err), 0);
+	assert_int_equal(ft_diag_obs_from_run(&run, a2a, &set), 0);
+	memset(&o, 0, sizeof(o));
+	o.spec = spec;
+	o.measured = &run;
+	assert_int_equal(ft_advise_whatif_ex(&in, &o, &s, &err), 0);
+	assert_true(o.calibrated);
+	assert_false(o.derived);
+	assert_non_null(strstr(o.label, "h100-2node-8x-roce100.yaml calibrated from "
+					"h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt"));
+	a = ft_advice_find(&s, "roce-mtu");
+	assert_string_equal(a->gain_engine, "analytic model");
+	assert_non_null(strstr(a->gain_basis, "calibrated from h20-vm-2node"));
+	p = strstr(a->gain_basis, "alltoall of 256 MiB: ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "alltoall of 256 MiB: %lf us at MTU 1024 (nic-bound) -> %lf us",
+				&t0, &t1),
+			 2);
+	/* by hand: fit the spec to the run, add the entry, evaluate at MTU 1024 */
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(ft_spec_resolve(spec, &cs, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 0);
+	assert_int_equal(ft_model_calibrate(&cs, &q, &run, &c, &err), 0);
+	cs.ncalib = 1;
+	memset(&cs.calib[0], 0, sizeof(cs.calib[0]));
+	ft_strlcpy(cs.calib[0].op, "alltoall", sizeof(cs.calib[0].op));
+	cs.calib[0].nranks = c.nranks;
+	cs.calib[0].fixed_s = c.fixed_s;
+	cs.calib[0].lat_scale = c.lat_scale;
+	cs.calib[0].bw_scale = c.bw_scale;
+	ft_model_calib_release(&c);
+	cs.fabric.mtu_bytes = 1024;
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 256ull << 20);
+	q.ngpus = cs.calib[0].nranks;
+	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+	assert_true(r.calibrated);
+	assert_true(fabs(r.time_s * 1e6 - t0) < 1.0);
+	/* and it is not the uncalibrated baseline */
+	cs.ncalib = 0;
+	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+	assert_true(fabs(r.time_s * 1e6 - t0) > 10.0);
+	assert_true(fabs(a->gain_pct - 100.0 * (t0 / t1 - 1)) < 0.5);
+	ft_advice_set_release(&s);
+	ft_run_release(&run);
+	ft_obs_set_release(&set);
+
+	/* no spec: 16 H100 GPUs on 2 probed hosts give dgx-h100:2 */
+	advise("ib.counter.PortXmitWait@sw/0x1/1=50000;ib.counter.PortXmitDiscards@sw/0x1/1=500",
+	       NULL, 0, &s);
+	load(&set, "gpu.model@n1=NVIDIA H100 80GB HBM3;gpu.count@n1=8;gpu.count@n1=8;"
+		   "gpu.count@n2=8");
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(ft_advise_whatif_ex(&in, &o, &s, &err), 0);
+	assert_true(o.derived);
+	assert_string_equal(o.spec_used, "dgx-h100:2");
+	a = ft_advice_find(&s, "adaptive-routing");
+	assert_non_null(strstr(a->gain_basis,
+			       "flow engine on dgx-h100:2 (from the probe's GPUs), alltoall of 256 MiB"));
+	assert_string_equal(a->gain_engine, "flow engine");
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+	/* GPUs that fit no preset: the missing input, and why the probe's do not do */
+	advise("ib.counter.PortXmitWait@sw/0x1/1=50000;ib.counter.PortXmitDiscards@sw/0x1/1=500",
+	       NULL, 0, &s);
+	load(&set, "gpu.model@n1=NVIDIA H100 80GB HBM3;gpu.count@n1=6");
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(ft_advise_whatif_ex(&in, &o, &s, &err), 0);
+	assert_false(o.derived);
+	assert_string_equal(o.spec_used, "");
+	a = ft_advice_find(&s, "adaptive-routing");
+	assert_true(isnan(a->gain_pct));
+	assert_non_null(strstr(a->gain_basis, "not computable without a cluster spec (--spec; the "
+					      "probe's GPUs give none: 6 H100 GPUs on 1 host: the "
+					      "dgx-h100 preset has 8 per node)"));
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+}
+
 static void
 test_job_rules(void **state)
 {
@@ -1817,6 +1925,7 @@ main(void)
 		cmocka_unit_test(test_advise_link_layer),
 		cmocka_unit_test(test_advise_whatif),
 		cmocka_unit_test(test_advise_whatif_mtu),
+		cmocka_unit_test(test_advise_whatif_calibrated),
 		cmocka_unit_test(test_thresholds_moved),
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),
