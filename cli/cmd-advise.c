@@ -228,7 +228,7 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		struct ft_json j;
 
 		ft_json_init(&j, &sb, false);
-		ft_advice_json(&j, &s);
+		ft_advice_json_ex(&j, &s, &wo);
 		ft_strbuf_addch(&sb, '\n');
 	} else {
 		render_table(&sb, &s, &in, &wo);

@@ -314,6 +314,12 @@ FT_API int ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_
 
 /* Advice as JSON: {"advice": [{"id", "category", "setting", "value", ...}]}. */
 FT_API void ft_advice_json(struct ft_json *j, const struct ft_advice_set *s);
+/*
+ * The same with the what-if cluster @w (NULL: none) after the advice:
+ * "whatif": {"spec" (null when none), "derived", "calibrated", "label", "note"}.
+ */
+FT_API void ft_advice_json_ex(struct ft_json *j, const struct ft_advice_set *s,
+			      const struct ft_whatif_opts *w);
 
 /*
  * Payload efficiency of one packet carrying @mtu bytes with @overhead bytes of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diag/advise_int.h - the advice templates that diag/advise.c walks and
- * diag/whatif.c completes with the twin: one entry per change, with the
+ * diag/advise_int.h - the advice templates (diag/advise_table.c) that
+ * diag/advise.c walks and diag/whatif.c completes with the twin: one entry per change, with the
  * rules that trigger it, the setting, the action, the reason, the link
  * layer it applies to and how its gain is computed. Internal to diag/.
  */
@@ -17,7 +17,20 @@
 
 struct ft_cluster_spec;
 struct ft_diag_ctx;
-struct adv_ctx;
+
+/* What the hooks of a template see: the observations, the findings, the advice so far. */
+struct ft__adv_ctx {
+	const struct ft_diag_ctx *c;
+	const struct ft_findings *f;
+	struct ft_advice_set *out;
+};
+
+/* First finding of any of the space-separated rule ids in @rules, or NULL. */
+const struct ft_finding *ft__adv_finding_of(const struct ft__adv_ctx *a, const char *rules);
+/* Append @o to @x's evidence unless it is there already or the list is full. */
+void ft__adv_add_evidence(struct ft_advice *x, const struct ft_obs *o);
+/* Do the inputs show RoCE and no active InfiniBand port? */
+bool ft__adv_roce_only(const struct ft__adv_ctx *a);
 
 /* The link layer a template applies to. */
 enum ft__adv_link {
@@ -83,10 +96,10 @@ struct ft__adv_template {
 	const char *arg[2]; /* template data for @fill (variable names, texts) */
 	double num;	    /* template data for @fill and @gain (header bytes, ...) */
 	/* Fill the figures from the finding @f (NULL with @from_inputs); false declines. */
-	bool (*fill)(const struct adv_ctx *a, const struct ft__adv_template *t,
+	bool (*fill)(const struct ft__adv_ctx *a, const struct ft__adv_template *t,
 		     const struct ft_finding *f, struct ft_advice *x);
 	/* Closed-form gain; writes gain_pct, gain_basis and gain_engine. */
-	void (*gain)(const struct adv_ctx *a, const struct ft__adv_template *t,
+	void (*gain)(const struct ft__adv_ctx *a, const struct ft__adv_template *t,
 		     const struct ft_finding *f, struct ft_advice *x);
 	const char *no_gain; /* the basis when no figure is computed: what it would need */
 	const struct ft__whatif *twin;

@@ -212,6 +212,19 @@ model_pair(const struct ft__whatif_spec *ws, enum ft_op op, const struct model_s
 	return 0;
 }
 
+/* Write the model's gain from @r[0] to @r[1], each side described by @from / @to. */
+static void
+set_model_gain(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	       enum ft_op op, const struct ft_model_result r[2], const char *from, const char *to)
+{
+	x->gain_pct = 100.0 * (r[0].time_s / r[1].time_s - 1);
+	ft_strlcpy(x->gain_engine, w->engine, sizeof(x->gain_engine));
+	snprintf(x->gain_basis, sizeof(x->gain_basis),
+		 "%s on %.160s, %s of %llu MiB: %.0f us %s (%s-bound) -> %.0f us %s (%s-bound)",
+		 w->engine, ws->label, ft_op_name(op), (unsigned long long)(WHATIF_BYTES >> 20),
+		 r[0].time_s * 1e6, from, r[0].bottleneck, r[1].time_s * 1e6, to, r[1].bottleneck);
+}
+
 /*
  * Channels: the analytic model (NCCL's algorithms, protocols and per-channel
  * bandwidth cap) with NCCL's own channel count and with the advised one. The
@@ -224,6 +237,7 @@ whatif_channels(struct ft_advice *x, const struct ft__whatif *w, const struct ft
 	struct ft_model_result r[2];
 	unsigned long ch = strtoul(x->value, NULL, 10);
 	struct model_side side[2] = { { 0, 0 }, { (uint32_t)ch, 0 } };
+	char from[32], to[32];
 	int rc;
 
 	if (ch < 1 || ch > 64)
@@ -231,14 +245,9 @@ whatif_channels(struct ft_advice *x, const struct ft__whatif *w, const struct ft
 	rc = model_pair(ws, op, side, r, err);
 	if (rc < 0)
 		return rc;
-	x->gain_pct = 100.0 * (r[0].time_s / r[1].time_s - 1);
-	ft_strlcpy(x->gain_engine, w->engine, sizeof(x->gain_engine));
-	snprintf(x->gain_basis, sizeof(x->gain_basis),
-		 "%s on %.160s, %s of %llu MiB: %.0f us with %u channels (%s-bound) -> %.0f us "
-		 "with %lu (%s-bound)",
-		 w->engine, ws->label, ft_op_name(op), (unsigned long long)(WHATIF_BYTES >> 20),
-		 r[0].time_s * 1e6, r[0].nchannels, r[0].bottleneck, r[1].time_s * 1e6, ch,
-		 r[1].bottleneck);
+	snprintf(from, sizeof(from), "with %u channels", r[0].nchannels);
+	snprintf(to, sizeof(to), "with %lu", ch);
+	set_model_gain(x, w, ws, op, r, from, to);
 	return 0;
 }
 
@@ -254,6 +263,7 @@ whatif_mtu(struct ft_advice *x, const struct ft__whatif *w, const struct ft__wha
 {
 	struct ft_model_result r[2];
 	struct model_side side[2] = { { 0, 0 }, { 0, 4096 } };
+	char from[32];
 	double cur = 0;
 	size_t i;
 	int rc;
@@ -267,13 +277,8 @@ whatif_mtu(struct ft_advice *x, const struct ft__whatif *w, const struct ft__wha
 	rc = model_pair(ws, op, side, r, err);
 	if (rc < 0)
 		return rc;
-	x->gain_pct = 100.0 * (r[0].time_s / r[1].time_s - 1);
-	ft_strlcpy(x->gain_engine, w->engine, sizeof(x->gain_engine));
-	snprintf(x->gain_basis, sizeof(x->gain_basis),
-		 "%s on %.160s, %s of %llu MiB: %.0f us at MTU %.0f (%s-bound) -> %.0f us at "
-		 "4096 (%s-bound)",
-		 w->engine, ws->label, ft_op_name(op), (unsigned long long)(WHATIF_BYTES >> 20),
-		 r[0].time_s * 1e6, cur, r[0].bottleneck, r[1].time_s * 1e6, r[1].bottleneck);
+	snprintf(from, sizeof(from), "at MTU %.0f", cur);
+	set_model_gain(x, w, ws, op, r, from, "at 4096");
 	return 0;
 }
 
@@ -337,7 +342,7 @@ spec_from_probe(const struct ft_obs_set *obs, char *arg, size_t len, char *why, 
 		ngpus += o->num;
 	}
 	if (ngpus <= 0) {
-		snprintf(why, wlen, "no GPU among the probe's observations");
+		snprintf(why, wlen, "no GPU count (gpu.count) among the observations to derive one from");
 		return false;
 	}
 	for (i = 0; model && i < FT_ARRAY_SIZE(map); i++) {
@@ -498,7 +503,7 @@ ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 		o->derived = true;
 	} else {
 		o->spec_used[0] = '\0';
-		if (strcmp(why, "no GPU among the probe's observations") != 0)
+		if (!strstr(why, "(gpu.count)"))
 			snprintf(missing, sizeof(missing),
 				 "not computable without a cluster spec (--spec; the probe's GPUs give "
 				 "none: %.120s)",
