@@ -99,6 +99,10 @@ struct ft_diag_thresholds {
 	double paused_fraction_error; /* share of an interval paused that is an error, 0..1 */
 	double copy_bw_min;	     /* a GPU copy's bandwidth / the best of its matrix, 0..1 */
 	double lane_error_share_min; /* one lane's share of a link's raw errors that names it, 0..1 */
+	/* Links (mlxlink, switch ports): bit error rates after and before FEC, optics temperature. */
+	double effective_ber_max; /* post-FEC BER above which errors reach traffic */
+	double raw_ber_max;	  /* pre-FEC BER from which the FEC margin is thin */
+	double module_temp_max;	  /* C, for modules that report no alarm range of their own */
 };
 
 FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);

@@ -37,6 +37,8 @@ extern const size_t ft__diag_nrules_job;
 extern const struct ft_diag_thresholds ft__diag_default_thresholds;
 /* The value of thresholds file key @key in @t, or @dflt when @key is NULL or unknown. */
 double ft__diag_threshold(const struct ft_diag_thresholds *t, const char *key, double dflt);
+/* A limit such as a BER for messages: "1e-12", "1e-6", "2.5e-7" (%.2g, exponent unpadded). */
+void ft__diag_fmt_limit(double v, char *buf, size_t len);
 
 /* Parameters of the shared counter-threshold check (rule->data). */
 struct ft__counter_rule {

@@ -8,7 +8,7 @@
  * by key (ft__diag_threshold).
  *
  * The file is a YAML or JSON mapping; every key is optional. Fractions take
- * 0.85 or "85%", ratios a positive number, durations take seconds or "5min".
+ * 0.85 or "85%", ratios and bit error rates a positive number, durations take seconds or "5min".
  * Errors name file:line:column and the key.
  */
 #include "internal.h"
@@ -45,6 +45,9 @@ const struct ft_diag_thresholds ft__diag_default_thresholds = {
 	.paused_fraction_error = 0.50, /* ROCE-PFC */
 	.copy_bw_min = 0.85,
 	.lane_error_share_min = 0.75,
+	.effective_ber_max = 1e-12, /* IBDIAG-BER */
+	.raw_ber_max = 1e-6,
+	.module_temp_max = 70,
 };
 
 void
@@ -53,7 +56,7 @@ ft_diag_thresholds_init(struct ft_diag_thresholds *t)
 	*t = ft__diag_default_thresholds;
 }
 
-enum kind { FRACTION, RATE, DURATION, COUNT, RATIO };
+enum kind { FRACTION, RATE, DURATION, COUNT, POSITIVE };
 
 static const struct {
 	const char *key;
@@ -77,10 +80,10 @@ static const struct {
 	  offsetof(struct ft_diag_thresholds, rx_out_of_buffer_rate_max) },
 	{ "busbw_model_min", FRACTION, offsetof(struct ft_diag_thresholds, busbw_model_min) },
 	{ "busbw_model_error", FRACTION, offsetof(struct ft_diag_thresholds, busbw_model_error) },
-	{ "latency_model_max", RATIO, offsetof(struct ft_diag_thresholds, latency_model_max) },
-	{ "latency_model_error", RATIO, offsetof(struct ft_diag_thresholds, latency_model_error) },
-	{ "jitter_max", RATIO, offsetof(struct ft_diag_thresholds, jitter_max) },
-	{ "jitter_error", RATIO, offsetof(struct ft_diag_thresholds, jitter_error) },
+	{ "latency_model_max", POSITIVE, offsetof(struct ft_diag_thresholds, latency_model_max) },
+	{ "latency_model_error", POSITIVE, offsetof(struct ft_diag_thresholds, latency_model_error) },
+	{ "jitter_max", POSITIVE, offsetof(struct ft_diag_thresholds, jitter_max) },
+	{ "jitter_error", POSITIVE, offsetof(struct ft_diag_thresholds, jitter_error) },
 	{ "pair_outlier_min", FRACTION, offsetof(struct ft_diag_thresholds, pair_outlier_min) },
 	{ "scale_drop_min", FRACTION, offsetof(struct ft_diag_thresholds, scale_drop_min) },
 	{ "paused_fraction_error", FRACTION,
@@ -88,7 +91,27 @@ static const struct {
 	{ "copy_bw_min", FRACTION, offsetof(struct ft_diag_thresholds, copy_bw_min) },
 	{ "lane_error_share_min", FRACTION,
 	  offsetof(struct ft_diag_thresholds, lane_error_share_min) },
+	{ "effective_ber_max", POSITIVE, offsetof(struct ft_diag_thresholds, effective_ber_max) },
+	{ "raw_ber_max", POSITIVE, offsetof(struct ft_diag_thresholds, raw_ber_max) },
+	{ "module_temp_max", POSITIVE, offsetof(struct ft_diag_thresholds, module_temp_max) },
 };
+
+void
+ft__diag_fmt_limit(double v, char *buf, size_t len)
+{
+	char *e;
+
+	snprintf(buf, len, "%.2g", v);
+	e = strchr(buf, 'e');
+	if (e && (e[1] == '-' || e[1] == '+')) {
+		char *d = e + 2;
+
+		while (d[0] == '0' && d[1])
+			memmove(d, d + 1, strlen(d));
+		if (e[1] == '+')
+			memmove(e + 1, e + 2, strlen(e + 1));
+	}
+}
 
 double
 ft__diag_threshold(const struct ft_diag_thresholds *t, const char *key, double dflt)
@@ -101,15 +124,81 @@ ft__diag_threshold(const struct ft_diag_thresholds *t, const char *key, double d
 	return dflt;
 }
 
-/* "utilisation_min, pfc_rate_max, ...": every key, for error messages. */
-static void
-key_list(char *buf, size_t n)
+/* Edit distance of @a and @b, both shorter than 64 bytes (else a large number). */
+static size_t
+distance(const char *a, const char *b)
 {
-	size_t i, len = 0;
+	size_t la = strlen(a), lb = strlen(b), i, j, prev[64], cur[64];
 
-	buf[0] = '\0';
-	for (i = 0; i < FT_ARRAY_SIZE(keys) && len < n; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", keys[i].key);
+	if (la >= 64 || lb >= 64)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
+	}
+	return prev[lb];
+}
+
+/* How many '_'-separated words of @key are (within a typo) words of @cand. */
+static size_t
+shared_words(const char *key, const char *cand)
+{
+	char a[64], b[64];
+	char *sa = NULL, *sb, *wa, *wb;
+	size_t n = 0;
+
+	if (strlen(key) >= sizeof(a) || strlen(cand) >= sizeof(b))
+		return 0;
+	memcpy(a, key, strlen(key) + 1);
+	for (wa = strtok_r(a, "_", &sa); wa; wa = strtok_r(NULL, "_", &sa)) {
+		memcpy(b, cand, strlen(cand) + 1);
+		for (wb = strtok_r(b, "_", &sb); wb; wb = strtok_r(NULL, "_", &sb))
+			if (distance(wa, wb) <= 1 + strlen(wa) / 5) {
+				n++;
+				break;
+			}
+	}
+	return n;
+}
+
+/*
+ * What to say about unknown key @key: the key sharing most of its words
+ * (then the nearest), and where every key is listed; the list itself no
+ * longer fits in one error message.
+ */
+static void
+key_hint(const char *key, char *buf, size_t n)
+{
+	size_t i, words = 1, best_w = 0, best_d = SIZE_MAX;
+	const char *near = NULL, *p;
+
+	for (p = key; *p; p++)
+		words += *p == '_';
+	for (i = 0; i < FT_ARRAY_SIZE(keys) && *key; i++) {
+		size_t w = shared_words(key, keys[i].key), d = distance(key, keys[i].key);
+
+		if (w > best_w || (w == best_w && w && d < best_d)) {
+			best_w = w;
+			best_d = d;
+			near = keys[i].key;
+		}
+	}
+	if (near && 2 * best_w >= words)
+		snprintf(buf, n, "did you mean '%s'? %zu keys, listed in docs/cmd/diagnose.md", near,
+			 FT_ARRAY_SIZE(keys));
+	else
+		snprintf(buf, n,
+			 "%zu keys such as utilisation_min and pause_frames_max, listed in "
+			 "docs/cmd/diagnose.md",
+			 FT_ARRAY_SIZE(keys));
 }
 
 static int
@@ -156,10 +245,10 @@ read_value(const char *path, const yaml_node_t *v, size_t i, double *out, struct
 		if (ft_parse_double(s, out) < 0 || !isfinite(*out) || *out < 0)
 			return at(err, path, v, keys[i].key, "expected a non-negative count", s);
 		return 0;
-	case RATIO:
+	case POSITIVE:
 		if (ft_parse_double(s, out) < 0 || !isfinite(*out) || *out <= 0)
-			return at(err, path, v, keys[i].key, "expected a positive ratio like 1.25",
-				  s);
+			return at(err, path, v, keys[i].key,
+				  "expected a positive number like 1.25 or 1e-12", s);
 		return 0;
 	}
 	return 0;
@@ -172,10 +261,10 @@ ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct f
 	yaml_document_t doc;
 	yaml_node_t *root;
 	yaml_node_pair_t *p;
-	char names[768];
+	char names[160];
 	int rc;
 
-	key_list(names, sizeof(names));
+	key_hint("", names, sizeof(names));
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
 	if (rc == 0)
@@ -210,9 +299,9 @@ ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t, struct f
 				if (strcmp(key, keys[i].key) == 0)
 					break;
 			if (i == FT_ARRAY_SIZE(keys)) {
+				key_hint(key, names, sizeof(names));
 				rc = ft_error_set(err, FT_EPARSE,
-						  "%s:%zu:%zu: unknown threshold '%.40s' (expected "
-						  "%s)",
+						  "%s:%zu:%zu: unknown threshold '%.40s' (%s)",
 						  path, k->start_mark.line + 1,
 						  k->start_mark.column + 1, key, names);
 				break;

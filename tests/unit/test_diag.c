@@ -1444,6 +1444,19 @@ test_thresholds_moved(void **state)
 		  "nvbw.bw@/GPU0->GPU1=26.34|d2d;nvbw.bw@/GPU0->GPU3=21.8|d2d;"
 		  "nvbw.bw@/GPU3->GPU4=26.35|d2d",
 		  false, W, NONE },
+		/* post-FEC BER 2e-10: above 1e-12, not above 1e-9 (mlxlink and switch ports) */
+		{ "effective_ber_max: 1e-9", "link-effective-ber", "mlxlink.effective_ber@h1/mlx5_0=2e-10",
+		  false, E, NONE },
+		{ "effective_ber_max: 1e-9", "switch-fec", "switch.if.fec_post_ber@sw/Ethernet48=2e-10",
+		  false, E, NONE },
+		/* pre-FEC BER 3e-6: a thin margin from 1e-6, not from 1e-5 */
+		{ "raw_ber_max: 1e-5", "link-raw-ber", "mlxlink.raw_ber@h1/mlx5_0=3e-6", false, W,
+		  NONE },
+		{ "raw_ber_max: 1e-5", "switch-fec", "switch.if.fec_pre_ber@sw/Ethernet48=3e-6", false,
+		  W, NONE },
+		/* 73 C on a module without its own alarm range: near 70 C, not near 80 C */
+		{ "module_temp_max: 80", "link-module-temp", "mlxlink.module_temp@h1/mlx5_0=73", false,
+		  W, NONE },
 	};
 	char path[] = "/tmp/ft-thr-XXXXXX";
 	int fd = mkstemp(path);
@@ -1503,6 +1516,27 @@ test_thresholds_moved(void **state)
 		assert_true(t.jitter_max == 2.0 && t.jitter_error == 10.0);
 		assert_true(t.pair_outlier_min == 0.80 && t.scale_drop_min == 0.85);
 		assert_true(t.paused_fraction_error == 0.50 && t.copy_bw_min == 0.85);
+		assert_true(t.effective_ber_max == 1e-12 && t.raw_ber_max == 1e-6);
+		assert_true(t.module_temp_max == 70);
+	}
+	{
+		/* the limit in force, in the messages: 1e-6 by default, 2.5e-7 from the file */
+		struct ft_diag_thresholds t;
+		char msg[512];
+		FILE *fp = fopen(path, "w");
+
+		fputs("raw_ber_max: 2.5e-7\n", fp);
+		fclose(fp);
+		ft_diag_thresholds_init(&t);
+		assert_int_equal(severity_under("mlxlink.raw_ber@h1/mlx5_0=3e-6", NULL, NULL,
+						"link-raw-ber", msg, sizeof(msg)),
+				 W);
+		assert_non_null(strstr(msg, "(heuristic mark 1e-6)"));
+		assert_int_equal(ft_diag_thresholds_read(path, &t, NULL), 0);
+		assert_int_equal(severity_under("mlxlink.raw_ber@h1/mlx5_0=3e-6", NULL, &t,
+						"link-raw-ber", msg, sizeof(msg)),
+				 W);
+		assert_non_null(strstr(msg, "(heuristic mark 2.5e-7)"));
 	}
 	unlink(path);
 }
@@ -1572,11 +1606,22 @@ test_thresholds_counters(void **state)
 	fclose(fp);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
-	assert_non_null(strstr(err.msg, "unknown threshold 'pause_max' (expected utilisation_min, "
-				       "pfc_rate_max, ecn_rate_max, overlap_min, recovery_max, "
-				       "pause_frames_max, paused_fraction_max, ecn_mark_share_max, "
-				       "switch_drops_max, rx_discards_max, "));
-	assert_non_null(strstr(err.msg, ", copy_bw_min, lane_error_share_min)"));
+	assert_non_null(strstr(err.msg, "unknown threshold 'pause_max' (did you mean "
+				       "'pause_frames_max'? 27 keys, listed in docs/cmd/diagnose.md)"));
+	fp = fopen(path, "w");
+	fputs("rx_discard_max: 3\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "(did you mean 'rx_discards_max'?"));
+	fp = fopen(path, "w");
+	fputs("colour: blue\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_diag_thresholds_read(path, &t, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "unknown threshold 'colour' (27 keys such as "
+				       "utilisation_min and pause_frames_max, listed in "
+				       "docs/cmd/diagnose.md)"));
 	unlink(path);
 }
 
