@@ -25,7 +25,8 @@ gain_text(const struct ft_advice *x, char *buf, size_t len)
 }
 
 static void
-render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct ft_workflow_inputs *in)
+render_table(struct ft_strbuf *sb, const struct ft_advice_set *s,
+             const struct ft_workflow_inputs *in, const struct ft_whatif_opts *w)
 {
 	struct ft_table t;
 	size_t i, k;
@@ -33,6 +34,9 @@ render_table(struct ft_strbuf *sb, const struct ft_advice_set *s, const struct f
 
 	ft_strbuf_addf(sb, "%zu observations from %zu input%s\n", ft_obs_set_len(&in->obs),
 		       in->nfiles, in->nfiles == 1 ? "" : "s");
+	if (w->calibrated || w->derived || (w->spec_used[0] && w->note[0]))
+		ft_strbuf_addf(sb, "what-if cluster: %s%s%s\n", w->label, w->note[0] ? "; " : "",
+			       w->note);
 	if (!ft_advice_set_len(s)) {
 		ft_strbuf_adds(sb, "no changes to advise\n");
 		return;
@@ -178,6 +182,7 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	struct ft_workflow_inputs in;
 	struct ft_advice_set s;
+	struct ft_whatif_opts wo;
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	bool json = ctx->json, env = false;
@@ -209,8 +214,11 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc)
 		goto out;
 	rc = ft_advise(&in.din, NULL, &s, &err);
+	memset(&wo, 0, sizeof(wo));
+	wo.spec = spec;
+	wo.measured = &in.rows;
 	if (rc == 0)
-		rc = ft_advise_whatif(&in.din, spec, &s, &err);
+		rc = ft_advise_whatif_ex(&in.din, &wo, &s, &err);
 	if (rc < 0) {
 		rc = cli_fail(ctx, rc, &err);
 		goto out;
@@ -222,10 +230,10 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 		struct ft_json j;
 
 		ft_json_init(&j, &sb, false);
-		ft_advice_json(&j, &s);
+		ft_advice_json_ex(&j, &s, &wo);
 		ft_strbuf_addch(&sb, '\n');
 	} else {
-		render_table(&sb, &s, &in);
+		render_table(&sb, &s, &in, &wo);
 	}
 	if (sb.oom) {
 		ft_strbuf_release(&sb);

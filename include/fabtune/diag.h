@@ -84,6 +84,27 @@ struct ft_diag_thresholds {
 	double paused_fraction_max; /* share of a probe interval a port spent paused, 0..1 */
 	double ecn_mark_share_max;  /* ECN-marked share of received packets, 0..1 */
 	double switch_drops_max;    /* packets a switch port or queue dropped since the last clear */
+	/* NIC receive drops (eth-rx-discards, eth-rx-out-of-buffer): counts and rates per second. */
+	double rx_discards_max;
+	double rx_discards_rate_max;
+	double rx_out_of_buffer_max;
+	double rx_out_of_buffer_rate_max;
+	/* Ratios of measured to expected figures, and of one measurement to its peers. */
+	double busbw_model_min;	     /* busbw / the model's expectation: below warns, 0..1 */
+	double busbw_model_error;    /* ... below is an error; also utilisation's error, 0..1 */
+	double latency_model_max;    /* latency / the model's: above warns (>= 1) */
+	double latency_model_error;  /* ... above is an error */
+	double jitter_max;	     /* latency p99 / p50: above warns */
+	double jitter_error;	     /* ... above is an error */
+	double pair_outlier_min;     /* a pair's bandwidth / the median pair's, 0..1 */
+	double scale_drop_min;	     /* plateau busbw at the largest scale / the smallest's, 0..1 */
+	double paused_fraction_error; /* share of an interval paused that is an error, 0..1 */
+	double copy_bw_min;	     /* a GPU copy's bandwidth / the best of its matrix, 0..1 */
+	double lane_error_share_min; /* one lane's share of a link's raw errors that names it, 0..1 */
+	/* Links (mlxlink, switch ports): bit error rates after and before FEC, optics temperature. */
+	double effective_ber_max; /* post-FEC BER above which errors reach traffic */
+	double raw_ber_max;	  /* pre-FEC BER from which the FEC margin is thin */
+	double module_temp_max;	  /* C, for modules that report no alarm range of their own */
 };
 
 FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
@@ -93,7 +114,8 @@ FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);
  * others keep their value in @t): utilisation_min (a fraction or "85%"),
  * pfc_rate_max, ecn_rate_max (per second), overlap_min, recovery_max
  * (seconds or a duration like "5min"), pause_frames_max, switch_drops_max
- * (counts), paused_fraction_max, ecn_mark_share_max (fractions). Unknown keys and bad values fail with
+ * (counts), paused_fraction_max, ecn_mark_share_max (fractions), and the
+ * keys of the fields below them (docs/cmd/diagnose.md). Unknown keys and bad values fail with
  * FT_EPARSE naming file:line:column and the key.
  */
 FT_API int ft_diag_thresholds_read(const char *path, struct ft_diag_thresholds *t,
@@ -222,7 +244,9 @@ struct ft_advice {
 	char reason[384];     /* why, with figures */
 	char findings[128];   /* rule ids that motivate it, space separated */
 	double gain_pct;      /* predicted gain in percent; NAN when it cannot be computed */
-	char gain_basis[192]; /* how the gain was computed, or why it is not */
+	char gain_basis[320]; /* how the gain was computed, or why it is not */
+	char gain_engine[24]; /* what computed gain_pct ("flow", "analytic model",
+				 "header formula", ...); "" when it is NAN */
 	char kb[64];
 	size_t nevidence;
 	struct ft_obs evidence[FT_ADVICE_MAX_EVIDENCE];
@@ -268,8 +292,40 @@ FT_API int ft_advise(const struct ft_diag_input *in, const struct ft_findings *f
 FT_API int ft_advise_whatif(const struct ft_diag_input *in, const char *spec,
 			    struct ft_advice_set *s, struct ft_error *err) FT_MUST_CHECK;
 
+/* The cluster of the what-ifs: given, derived from the probe, calibrated from measurements. */
+struct ft_whatif_opts {
+	const char *spec;	       /* spec file or preset; NULL: derive one from the probe */
+	const struct ft_run *measured; /* the inputs' result rows (nccl-tests), or NULL */
+	/* Filled by ft_advise_whatif_ex(): */
+	char spec_used[96]; /* the spec the twin ran, "" when there was none */
+	char label[256];    /* how the gains name it: "dgx-h100:2 calibrated from a.txt" */
+	char note[256];	    /* why it is not calibrated, or which input is missing; "" */
+	bool calibrated;
+	bool derived;	    /* spec_used was derived from the probe's GPUs */
+};
+
+/*
+ * ft_advise_whatif() on the cluster of @o: @o->spec, or when it is NULL the
+ * node preset of the GPUs the probe observed (gpu.model, gpu.count, hosts:
+ * "dgx-h100:2" for 16 H100 on 2 hosts). When @o->measured holds collective
+ * runs (nccl-tests rows) of 4 sizes or more, the spec is first calibrated on
+ * them (ft_model_calibrate(), one entry per op and rank count) so that the
+ * what-if's baseline is what was measured: the analytic model applies the
+ * calibration; flow-engine times t become fixed + bw_scale x t (at 256 MiB
+ * the latency term is negligible), on the measured rank count. The output
+ * fields of @o say what was run and, when it was not calibrated, why.
+ */
+FT_API int ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
+			       struct ft_advice_set *s, struct ft_error *err) FT_MUST_CHECK;
+
 /* Advice as JSON: {"advice": [{"id", "category", "setting", "value", ...}]}. */
 FT_API void ft_advice_json(struct ft_json *j, const struct ft_advice_set *s);
+/*
+ * The same with the what-if cluster @w (NULL: none) after the advice:
+ * "whatif": {"spec" (null when none), "derived", "calibrated", "label", "note"}.
+ */
+FT_API void ft_advice_json_ex(struct ft_json *j, const struct ft_advice_set *s,
+			      const struct ft_whatif_opts *w);
 
 /*
  * Payload efficiency of one packet carrying @mtu bytes with @overhead bytes of

@@ -35,6 +35,10 @@ extern const size_t ft__diag_nrules_job;
 
 /* The defaults of struct ft_diag_thresholds (diag/thresholds.c). */
 extern const struct ft_diag_thresholds ft__diag_default_thresholds;
+/* The value of thresholds file key @key in @t, or @dflt when @key is NULL or unknown. */
+double ft__diag_threshold(const struct ft_diag_thresholds *t, const char *key, double dflt);
+/* A limit such as a BER for messages: "1e-12", "1e-6", "2.5e-7" (%.2g, exponent unpadded). */
+void ft__diag_fmt_limit(double v, char *buf, size_t len);
 
 /* Parameters of the shared counter-threshold check (rule->data). */
 struct ft__counter_rule {
@@ -50,6 +54,9 @@ struct ft__counter_rule {
 	 */
 	double rate_threshold;
 	bool rate_critical;
+	/* Keys of the thresholds file that replace @threshold / @rate_threshold, or NULL. */
+	const char *threshold_key;
+	const char *rate_threshold_key;
 };
 int ft__diag_eval_counter(const struct ft_diag_ctx *ctx, struct ft_findings *out);
 

@@ -261,8 +261,10 @@ eval_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 /* ---- copy bandwidth matrices (nvbandwidth) --------------------------------- */
 
-/* Heuristic, as for pair outliers: below 85% of the best pair of the same matrix. */
-#define COPY_BW_SLOW 0.85
+/*
+ * Heuristic, as for pair outliers: below 85% of the best pair of the same
+ * matrix (thresholds copy_bw_min).
+ */
 
 /*
  * One finding per nvbandwidth matrix whose slowest cells fall below 85% of
@@ -298,14 +300,14 @@ eval_copy_bw(const struct ft_diag_ctx *c, struct ft_findings *out)
 				worst = p;
 			n++;
 		}
-		if (!first || !best || best->num <= 0 || worst->num >= COPY_BW_SLOW * best->num)
+		if (!first || !best || best->num <= 0 || worst->num >= c->thresholds->copy_bw_min * best->num)
 			continue;
 		for (k = 0; k < ft__nobs(c); k++) {
 			const struct ft_obs *p = ft__obs(c, k);
 
 			if (strcmp(p->key, "nvbw.bw") == 0 && p->has_num &&
 			    strcmp(p->file, o->file) == 0 && strcmp(p->str, o->str) == 0 &&
-			    p->num < COPY_BW_SLOW * best->num)
+			    p->num < c->thresholds->copy_bw_min * best->num)
 				nslow++;
 		}
 		ev[0] = worst;

@@ -15,14 +15,18 @@
 
 #include "diag/diag_int.h"
 
-/* IBDIAG-BER: 1e-12 was ibdiagnet's default BER threshold; on HDR/NDR it applies after FEC. */
-#define EFFECTIVE_BER_MAX 1e-12
-/* Heuristic: RS-FEC (544,514) corrects up to ~2e-4 pre-FEC; 1e-6 leaves two decades of margin. */
-#define RAW_BER_WARN 1e-6
-/* Heuristic: a lane with three quarters of the errors of a multi-lane link is the suspect. */
-#define LANE_SHARE_SUSPECT 0.75
-/* Heuristic: optics are specified to 70 C case temperature (commercial range). */
-#define MODULE_TEMP_WARN 70.0
+/*
+ * Limits from the thresholds file: effective_ber_max, 1e-12 (IBDIAG-BER:
+ * ibdiagnet's default BER threshold; on HDR/NDR it applies after FEC);
+ * raw_ber_max, 1e-6 (heuristic: RS-FEC (544,514) corrects up to ~2e-4
+ * pre-FEC, 1e-6 leaves two decades of margin); module_temp_max, 70 C
+ * (heuristic: optics are specified to 70 C case temperature, commercial
+ * range) for modules that report no alarm range.
+ */
+/*
+ * Heuristic: a lane with three quarters of the errors of a multi-lane link is
+ * the suspect (thresholds lane_error_share_min).
+ */
 
 static const char where_rx[] =
 	"this port's receiver sees them: swap the cable or optic first; if the errors stay "
@@ -39,7 +43,7 @@ lane_note(const struct ft_diag_ctx *c, const struct ft_obs *like, char *buf, siz
 	double max = -1;
 
 	buf[0] = '\0';
-	if (!l || !l->has_num || l->num < LANE_SHARE_SUSPECT || !strchr(l->str, ','))
+	if (!l || !l->has_num || l->num < c->thresholds->lane_error_share_min || !strchr(l->str, ','))
 		return;
 	for (p = l->str; *p; lane++) {
 		double v = strtod(p, NULL);
@@ -67,17 +71,18 @@ eval_effective_ber(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 	while ((o = ft__diag_next(c, "mlxlink.effective_ber", &pos)) != NULL) {
 		const struct ft_obs *ev[3] = { o, NULL, NULL };
-		char lane[160];
+		char lane[160], lim[24];
 
-		if (!o->has_num || o->num <= EFFECTIVE_BER_MAX)
+		if (!o->has_num || o->num <= c->thresholds->effective_ber_max)
 			continue;
+		ft__diag_fmt_limit(c->thresholds->effective_ber_max, lim, sizeof(lim));
 		ev[1] = ft__diag_find_same(c, "mlxlink.effective_errors", o);
 		ev[2] = ft__diag_find_same(c, "mlxlink.raw_ber", o);
 		lane_note(c, o, lane, sizeof(lane));
 		rc = ft__diag_emit(c, out, -1, ev, 3,
-				   "effective (post-FEC) BER %.1e is above 1e-12: errors reach "
+				   "effective (post-FEC) BER %.1e is above %s: errors reach "
 				   "traffic as retransmissions%s; %s",
-				   o->num, lane, where_rx);
+				   o->num, lim, lane, where_rx);
 		if (rc < 0)
 			return rc;
 	}
@@ -94,19 +99,20 @@ eval_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out)
 	while ((o = ft__diag_next(c, "mlxlink.raw_ber", &pos)) != NULL) {
 		const struct ft_obs *ev[2] = { o, NULL };
 		const struct ft_obs *eff = ft__diag_find_same(c, "mlxlink.effective_ber", o);
-		char lane[160];
+		char lane[160], lim[24];
 
-		if (!o->has_num || o->num < RAW_BER_WARN)
+		if (!o->has_num || o->num < c->thresholds->raw_ber_max)
 			continue;
-		if (eff && eff->has_num && eff->num > EFFECTIVE_BER_MAX)
+		if (eff && eff->has_num && eff->num > c->thresholds->effective_ber_max)
 			continue; /* link-effective-ber reports it, with this as evidence */
+		ft__diag_fmt_limit(c->thresholds->raw_ber_max, lim, sizeof(lim));
 		ev[1] = ft__diag_find_same(c, "mlxlink.fec", o);
 		lane_note(c, o, lane, sizeof(lane));
 		rc = ft__diag_emit(c, out, -1, ev, 2,
 				   "raw (pre-FEC) BER %.1e: FEC still corrects it, but the margin is "
-				   "thin (heuristic mark 1e-6)%s; clean or reseat the connectors "
+				   "thin (heuristic mark %s)%s; clean or reseat the connectors "
 				   "before it degrades",
-				   o->num, lane);
+				   o->num, lim, lane);
 		if (rc < 0)
 			return rc;
 	}
@@ -178,7 +184,7 @@ eval_module_temp(const struct ft_diag_ctx *c, struct ft_findings *out)
 	while ((o = ft__diag_next(c, "mlxlink.module_temp", &pos)) != NULL) {
 		const struct ft_obs *ev[1] = { o };
 		double hi = temp_high(o->str);
-		double mark = hi > 0 ? hi - 5 : MODULE_TEMP_WARN;
+		double mark = hi > 0 ? hi - 5 : c->thresholds->module_temp_max;
 
 		if (!o->has_num || o->num < mark)
 			continue;
@@ -186,7 +192,7 @@ eval_module_temp(const struct ft_diag_ctx *c, struct ft_findings *out)
 				   "module temperature %.0f C is %s %.0f C%s: hot optics lose margin "
 				   "and raise the BER",
 				   o->num, hi > 0 && o->num >= hi ? "at or above its alarm" : "near",
-				   hi > 0 ? hi : MODULE_TEMP_WARN,
+				   hi > 0 ? hi : c->thresholds->module_temp_max,
 				   hi > 0 ? " (the module's own range)" : " (heuristic)");
 		if (rc < 0)
 			return rc;

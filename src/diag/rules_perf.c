@@ -14,14 +14,13 @@
 
 #include "diag/diag_int.h"
 
-/* NA-EXPECT: flag < ~80% of the expected bandwidth; SYM-BW-HALF: ~50% is a fault class. */
-#define BUSBW_LOW_RATIO	 0.80
-#define BUSBW_HALF_RATIO 0.55
-/* Heuristics: p99 more than twice p50 is jitter; ten times is a long tail. */
-#define JITTER_RATIO	 2.0
-#define JITTER_BAD_RATIO 10.0
-/* Heuristic: a pair below 80% of the median pair bandwidth is an outlier. */
-#define PAIR_OUTLIER_RATIO 0.80
+/*
+ * Limits from the thresholds file (diag/thresholds.c): busbw_model_min, 80% of
+ * the expected bandwidth (NA-EXPECT), and busbw_model_error, 55% (SYM-BW-HALF:
+ * about half is a fault class); jitter_max and jitter_error, p99 twice and ten
+ * times p50 (heuristics); pair_outlier_min, a pair below 80% of the median
+ * pair bandwidth (heuristic).
+ */
 
 /* Message size of a bench observation: its str holds the size ("1048576", "1MiB"). */
 static bool
@@ -98,19 +97,19 @@ eval_busbw_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (!best)
 			continue;
 		ratio = best->num / x->busbw_GBps;
-		if (ratio >= BUSBW_LOW_RATIO)
+		if (ratio >= c->thresholds->busbw_model_min)
 			continue;
 		ev[0] = best;
 		if (x->bytes)
 			ft_format_size(x->bytes, size, sizeof(size));
 		else
 			ft_strlcpy(size, "plateau", sizeof(size));
-		rc = ft__diag_emit(c, out, ratio < BUSBW_HALF_RATIO ? FT_SEV_ERROR : -1, ev, 1,
+		rc = ft__diag_emit(c, out, ratio < c->thresholds->busbw_model_error ? FT_SEV_ERROR : -1, ev, 1,
 				   "%s busbw %.1f GB/s at %s is %.0f%% of the %.1f GB/s the model "
 				   "expects%s",
 				   x->test[0] ? x->test : "measured", best->num, size,
 				   100.0 * ratio, x->busbw_GBps,
-				   ratio < BUSBW_HALF_RATIO
+				   ratio < c->thresholds->busbw_model_error
 					   ? ": about half or less, look for GDR off, cross-NUMA "
 					     "placement, missing rails or a PCIe downgrade"
 					   : "");
@@ -120,9 +119,10 @@ eval_busbw_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-/* Heuristics: 25% above the model's latency is worth a look, twice is a fault. */
-#define LAT_HIGH_RATIO 1.25
-#define LAT_BAD_RATIO  2.0
+/*
+ * Heuristics from the thresholds file: latency_model_max, 25% above the
+ * model's latency, is worth a look; latency_model_error, twice, is a fault.
+ */
 
 /* Measured latency for an expectation: the point at its size, or the smallest size. */
 static const struct ft_obs *
@@ -167,10 +167,10 @@ eval_latency_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (x->lat_us <= 0 || !(m = measured_latency(c, x)))
 			continue;
 		ratio = m->num / x->lat_us;
-		if (ratio < LAT_HIGH_RATIO)
+		if (ratio < c->thresholds->latency_model_max)
 			continue;
 		ev[0] = m;
-		rc = ft__diag_emit(c, out, ratio >= LAT_BAD_RATIO ? FT_SEV_ERROR : -1, ev, 1,
+		rc = ft__diag_emit(c, out, ratio >= c->thresholds->latency_model_error ? FT_SEV_ERROR : -1, ev, 1,
 				   "%s latency %.2f us at %s bytes is %.1fx the %.2f us the model "
 				   "expects",
 				   x->test[0] ? x->test : "measured", m->num, m->str, ratio,
@@ -209,11 +209,11 @@ eval_jitter(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (!p50 || p50->num <= 0)
 			continue;
 		ratio = p99->num / p50->num;
-		if (ratio < JITTER_RATIO)
+		if (ratio < c->thresholds->jitter_max)
 			continue;
 		ev[0] = p99;
 		ev[1] = p50;
-		rc = ft__diag_emit(c, out, ratio >= JITTER_BAD_RATIO ? FT_SEV_ERROR : -1, ev, 2,
+		rc = ft__diag_emit(c, out, ratio >= c->thresholds->jitter_error ? FT_SEV_ERROR : -1, ev, 2,
 				   "latency p99 %.2f us is %.1fx the p50 %.2f us%s%s: jitter (CPU "
 				   "power states, IRQs, proxy placement, congestion or loss)",
 				   p99->num, ratio, p50->num, p99->str[0] ? " at " : "", p99->str);
@@ -271,7 +271,7 @@ eval_pair_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 		const struct ft_obs *ev[1] = { o };
 
 		if (strcmp(o->key, "bench.pair_bw") != 0 || !o->has_num ||
-		    o->num >= PAIR_OUTLIER_RATIO * med)
+		    o->num >= c->thresholds->pair_outlier_min * med)
 			continue;
 		rc = ft__diag_emit(
 			c, out, -1, ev, 1,
@@ -389,7 +389,7 @@ eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 	}
 	pos = 0;
 	while (rc == 0 && (o = ft__diag_next(c, "bench.pair_bw", &pos)) != NULL) {
-		struct tally t = { &eps, o, o->num < PAIR_OUTLIER_RATIO * med };
+		struct tally t = { &eps, o, o->num < c->thresholds->pair_outlier_min * med };
 
 		if (o->has_num)
 			rc = each_endpoint(o->device, tally_endpoint, &t);
@@ -403,7 +403,7 @@ eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 			c, out, -1, ep->ev, ep->nev,
 			"%s is slow in all of its %zu pairs (below %.0f%% of the %.2f GB/s "
 			"median): the fault is at this endpoint",
-			ep->name, ep->total, 100 * PAIR_OUTLIER_RATIO, med);
+			ep->name, ep->total, 100 * c->thresholds->pair_outlier_min, med);
 		if (rc == 0)
 			ft_strlcpy(ft_findings_at(out, ft_findings_len(out) - 1)->entity, ep->name,
 				   sizeof(ft_findings_at(out, 0)->entity));
@@ -437,8 +437,10 @@ eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
 		total, total == 1 ? "" : "s");
 }
 
-/* SYM-SCALE-DROP: 15% less plateau busbw at the largest scale than at the smallest. */
-#define SCALE_DROP_RATIO 0.85
+/*
+ * SYM-SCALE-DROP: 15% less plateau busbw at the largest scale than at the
+ * smallest (thresholds scale_drop_min, 85%).
+ */
 
 /* One benchmark run: its test, ranks and plateau busbw. */
 struct scale_point {
@@ -470,7 +472,7 @@ emit_scale_drop(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 	if (n < 2 || lo->test->num == hi->test->num || lo->best->num <= 0)
 		return 0;
 	ratio = hi->best->num / lo->best->num;
-	if (ratio >= SCALE_DROP_RATIO)
+	if (ratio >= c->thresholds->scale_drop_min)
 		return 0;
 	for (k = 0; k < n; k++) {
 		if (k && p[k].best->num > p[k - 1].best->num)
@@ -676,7 +678,7 @@ eval_utilisation_perftest(const struct ft_diag_ctx *c, struct ft_findings *out)
 	ev[0] = best;
 	ev[1] = rate_obs;
 	ev[2] = dev;
-	return ft__diag_emit(c, out, share < BUSBW_HALF_RATIO ? FT_SEV_ERROR : -1, ev, 3,
+	return ft__diag_emit(c, out, share < c->thresholds->busbw_model_error ? FT_SEV_ERROR : -1, ev, 3,
 			     "%.1f Gb/s is %.1f%% of the %.0f Gb/s port rate, below the %.0f%% "
 			     "the fabric is held to (thresholds utilisation_min)",
 			     best->num, 100 * share, rate, 100 * min);
@@ -804,7 +806,7 @@ eval_utilisation_nccl(const struct ft_diag_ctx *c, struct ft_findings *out)
 		ev[2] = first;
 		ev[3] = per_gpu < rate ? nics : NULL;
 		rc = ft__diag_emit(
-			c, out, share < BUSBW_HALF_RATIO ? FT_SEV_ERROR : -1, ev, ev[3] ? 4 : 3,
+			c, out, share < c->thresholds->busbw_model_error ? FT_SEV_ERROR : -1, ev, ev[3] ? 4 : 3,
 			"%s across %zu nodes peaked at %.1f GB/s busbw (%.0f Gb/s), %.1f%% of the "
 			"%.0f Gb/s line rate of %zu rank%s per node on %.0f Gb/s each, below the "
 			"%.0f%% the fabric is held to (thresholds utilisation_min)",

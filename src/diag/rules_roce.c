@@ -430,9 +430,9 @@ eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 /*
  * ROCE-PFC heuristics: a few percent paused is common, tens of percent is
- * spreading (thresholds paused_fraction_max, 10%); half the time is an error.
+ * spreading (thresholds paused_fraction_max, 10%); half the time is an error
+ * (thresholds paused_fraction_error, 50%).
  */
-#define PAUSED_FRACTION_BAD 0.50
 
 static int
 eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
@@ -453,7 +453,7 @@ eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (frac < c->thresholds->paused_fraction_max)
 			continue;
 		rc = ft__diag_emit(
-			c, out, frac >= PAUSED_FRACTION_BAD ? FT_SEV_ERROR : -1, ev, 1,
+			c, out, frac >= c->thresholds->paused_fraction_error ? FT_SEV_ERROR : -1, ev, 1,
 			rx ? "the NIC was paused %.0f%% of the probe interval: congestion "
 			     "is spreading through PFC (tens of percent, sustained)"
 			   : "the NIC paused its link partner %.0f%% of the probe interval: "
@@ -557,7 +557,9 @@ static const struct ft__counter_rule c_rx_discards = {
 	"heuristic",
 	"received packets dropped for lack of NIC buffers: the host or PCIe does not keep up, or "
 	"the NIC is not pausing on that priority",
-	.rate_threshold = 1 /* heuristic */
+	.rate_threshold = 1, /* heuristic */
+	.threshold_key = "rx_discards_max",
+	.rate_threshold_key = "rx_discards_rate_max",
 };
 static const struct ft__counter_rule c_out_of_buffer = {
 	{ "eth.counter.rx_out_of_buffer", NULL },
@@ -566,7 +568,9 @@ static const struct ft__counter_rule c_out_of_buffer = {
 	"heuristic",
 	"the kernel receive ring had no buffers: CPU or IRQ handling too slow for IP traffic "
 	"(socket transport, IPoIB)",
-	.rate_threshold = 100 /* heuristic */
+	.rate_threshold = 100, /* heuristic */
+	.threshold_key = "rx_out_of_buffer_max",
+	.rate_threshold_key = "rx_out_of_buffer_rate_max",
 };
 static const struct ft__counter_rule c_oversize = {
 	{ "eth.counter.rx_oversize_pkts_phy", "eth.counter.rx_out_of_range_len_phy", NULL },

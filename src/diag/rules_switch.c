@@ -20,9 +20,10 @@
  * thousand drops since the last clear is more than a stray burst
  * (switch_drops_max).
  */
-/* IBDIAG-BER's 1e-12 after FEC; 1e-6 before FEC as for mlxlink (heuristic). */
-#define POST_FEC_BER_MAX 1e-12
-#define PRE_FEC_BER_WARN 1e-6
+/*
+ * IBDIAG-BER's 1e-12 after FEC, 1e-6 before FEC as for mlxlink (heuristic):
+ * thresholds effective_ber_max and raw_ber_max.
+ */
 
 static int
 eval_storm(const struct ft_diag_ctx *c, struct ft_findings *out)
@@ -133,6 +134,7 @@ eval_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out)
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
 		const struct ft_obs *ev[3] = { o, NULL, NULL };
+		char lim[24];
 
 		if (!o->has_num)
 			continue;
@@ -143,25 +145,27 @@ eval_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out)
 					   "lost on the link; clean or swap the cable or optic",
 					   o->device, o->num);
 		} else if (strcmp(o->key, "switch.if.fec_post_ber") == 0 &&
-			   o->num > POST_FEC_BER_MAX &&
+			   o->num > c->thresholds->effective_ber_max &&
 			   !ft__diag_find_same(c, "switch.if.fec_uncorr", o)) {
+			ft__diag_fmt_limit(c->thresholds->effective_ber_max, lim, sizeof(lim));
 			rc = ft__diag_emit(c, out, FT_SEV_ERROR, ev, 1,
-					   "switch port %s: post-FEC BER %.1e above 1e-12, errors "
+					   "switch port %s: post-FEC BER %.1e above %s, errors "
 					   "reach traffic",
-					   o->device, o->num);
+					   o->device, o->num, lim);
 		} else if (strcmp(o->key, "switch.if.fec_pre_ber") == 0) {
 			const struct ft_obs *mx = ft__diag_find_same(c, "switch.if.fec_pre_ber_max", o);
 			double worst = o->num;
 
 			if (mx && mx->has_num && mx->num > worst)
 				worst = mx->num;
-			if (worst < PRE_FEC_BER_WARN)
+			if (worst < c->thresholds->raw_ber_max)
 				continue;
 			ev[1] = mx;
+			ft__diag_fmt_limit(c->thresholds->raw_ber_max, lim, sizeof(lim));
 			rc = ft__diag_emit(c, out, -1, ev, 2,
 					   "switch port %s: pre-FEC BER up to %.1e, FEC still corrects "
-					   "it but the margin is thin (heuristic mark 1e-6)",
-					   o->device, worst);
+					   "it but the margin is thin (heuristic mark %s)",
+					   o->device, worst, lim);
 		} else {
 			continue;
 		}

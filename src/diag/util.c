@@ -392,6 +392,9 @@ int
 ft__diag_eval_counter(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft__counter_rule *cr = c->rule->data;
+	double threshold = ft__diag_threshold(c->thresholds, cr->threshold_key, cr->threshold);
+	double rate_threshold =
+		ft__diag_threshold(c->thresholds, cr->rate_threshold_key, cr->rate_threshold);
 	size_t i, k;
 	int rc;
 
@@ -402,8 +405,8 @@ ft__diag_eval_counter(const struct ft_diag_ctx *c, struct ft_findings *out)
 		double v;
 		int sev;
 
-		if (cr->rate_threshold >= 0 && is_rate_of(cr, o->key) && ft__obs_number(o, &v) &&
-		    v > cr->rate_threshold) {
+		if (rate_threshold >= 0 && is_rate_of(cr, o->key) && ft__obs_number(o, &v) &&
+		    v > rate_threshold) {
 			ft_strlcpy(name, o->key, sizeof(name));
 			name[strlen(name) - 5] = '\0';
 			rc = ft__diag_emit(c, out, cr->rate_critical ? FT_SEV_CRITICAL : -1, ev, 1,
@@ -416,12 +419,12 @@ ft__diag_eval_counter(const struct ft_diag_ctx *c, struct ft_findings *out)
 		for (k = 0; cr->keys[k]; k++)
 			if (ft__key_match(o->key, cr->keys[k]))
 				break;
-		if (!cr->keys[k] || !ft__obs_number(o, &v) || v < cr->threshold)
+		if (!cr->keys[k] || !ft__obs_number(o, &v) || v < threshold)
 			continue;
 		sev = cr->critical > 0 && v >= cr->critical ? FT_SEV_CRITICAL : -1;
 		rc = ft__diag_emit(c, out, sev, ev, 1, "%s = %.0f (threshold %.0f, %s): %s",
 				   strchr(o->key, '.') ? strrchr(o->key, '.') + 1 : o->key, v,
-				   cr->threshold, cr->basis, cr->meaning);
+				   threshold, cr->basis, cr->meaning);
 		if (rc < 0)
 			return rc;
 	}

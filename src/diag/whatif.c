@@ -7,9 +7,11 @@
  * Adaptive routing and QPs per connection change how flows share links, so
  * they run on the flow engine (max-min fair sharing over every link, ECMP
  * hash collisions included); channel counts change NCCL's per-channel
- * bandwidth cap, evaluated by the analytic model. Without a spec the gain stays as advise left it and the
+ * bandwidth cap and the MTU the per-packet header share (fabric.mtu), both
+ * evaluated by the analytic model. Each advice template (diag/advise.c)
+ * names its what-if. Without a spec the gain stays as advise left it and the
  * basis names the missing input. The library never prints: results go into
- * the advice's gain_pct and gain_basis.
+ * the advice's gain_pct, gain_basis and gain_engine.
  */
 #include "internal.h"
 
@@ -19,6 +21,7 @@
 #include <fabtune/sim.h>
 #include <fabtune/spec.h>
 
+#include "diag/advise_int.h"
 #include "diag/diag_int.h"
 
 /* The size the twin runs when the inputs name none: large enough for the bandwidth regime. */
@@ -48,9 +51,9 @@ inputs_op(const struct ft_diag_input *in, enum ft_op fallback)
 	return fallback;
 }
 
-/* Makespan of @op of @bytes on @spec under @ov (engine, routing, qps) with @channels. */
+/* Makespan of @op of @bytes on @spec under @ov (engine, routing, qps) on @nranks (0: all). */
 static int
-twin_time(const char *spec, enum ft_op op, uint64_t bytes, uint32_t channels,
+twin_time(const char *spec, enum ft_op op, uint64_t bytes, uint32_t nranks,
 	  const struct ft_sim_overrides *ov, double *t_s, struct ft_error *err)
 {
 	struct ft_sim_sweep_args a = { 0 };
@@ -63,7 +66,7 @@ twin_time(const char *spec, enum ft_op op, uint64_t bytes, uint32_t channels,
 	a.algo = op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
 	a.proto = FT_PROTO_SIMPLE;
 	a.min_bytes = a.max_bytes = bytes;
-	a.channels = channels;
+	a.nranks = nranks;
 	rc = ft_scenario_from_op(&a, &sc, err);
 	if (rc < 0)
 		return rc;
@@ -79,19 +82,52 @@ twin_time(const char *spec, enum ft_op op, uint64_t bytes, uint32_t channels,
 	return rc;
 }
 
+/* The calibration entry of @ws's spec for @op, or NULL. */
+static const struct ft_calib_entry *
+calib_of(const struct ft__whatif_spec *ws, enum ft_op op)
+{
+	uint32_t i;
+
+	if (!ws->cs)
+		return NULL;
+	for (i = 0; i < ws->cs->ncalib && i < FT_SPEC_MAX_CALIB; i++)
+		if (strcmp(ws->cs->calib[i].op, ft_op_name(op)) == 0)
+			return &ws->cs->calib[i];
+	return NULL;
+}
+
+/*
+ * The flow engine's time of @op on @ws: on the measured rank count and, when
+ * @ws is calibrated, fixed + bw_scale x t (at WHATIF_BYTES the latency term
+ * the calibration also scales is negligible against the flows' time).
+ */
+static int
+flow_time(const struct ft__whatif_spec *ws, enum ft_op op, const struct ft_sim_overrides *ov,
+	  double *t_s, struct ft_error *err)
+{
+	const struct ft_calib_entry *c = calib_of(ws, op);
+	int rc = twin_time(ws->arg, op, WHATIF_BYTES, c ? c->nranks : 0, ov, t_s, err);
+
+	if (rc == 0 && c)
+		*t_s = c->fixed_s + c->bw_scale * *t_s;
+	return rc;
+}
+
 /* Write the gain of going from @t0 to @t1 and how it was computed. */
 static void
 set_gain(struct ft_advice *x, double t0, double t1, const char *engine, const char *spec,
 	 enum ft_op op, uint64_t bytes, const char *from, const char *to)
 {
 	x->gain_pct = 100.0 * (t0 / t1 - 1);
+	ft_strlcpy(x->gain_engine, engine, sizeof(x->gain_engine));
 	snprintf(x->gain_basis, sizeof(x->gain_basis),
-		 "%s engine on %.40s, %s of %llu MiB: %.0f us (%s) -> %.0f us (%s)", engine, spec,
+		 "%s on %.160s, %s of %llu MiB: %.0f us (%s) -> %.0f us (%s)", engine, spec,
 		 ft_op_name(op), (unsigned long long)(bytes >> 20), t0 * 1e6, from, t1 * 1e6, to);
 }
 
 static int
-whatif_routing(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error *err)
+whatif_routing(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	       enum ft_op op, struct ft_error *err)
 {
 	struct ft_sim_overrides ov;
 	double t0, t1;
@@ -100,19 +136,20 @@ whatif_routing(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_e
 	ft_sim_overrides_init(&ov);
 	ov.engine = "flow";
 	ov.routing = FT_ROUTING_ECMP;
-	rc = twin_time(spec, op, WHATIF_BYTES, 0, &ov, &t0, err);
+	rc = flow_time(ws, op, &ov, &t0, err);
 	if (rc < 0)
 		return rc;
 	ov.routing = FT_ROUTING_ADAPTIVE;
-	rc = twin_time(spec, op, WHATIF_BYTES, 0, &ov, &t1, err);
+	rc = flow_time(ws, op, &ov, &t1, err);
 	if (rc < 0)
 		return rc;
-	set_gain(x, t0, t1, "flow", spec, op, WHATIF_BYTES, "ECMP", "adaptive");
+	set_gain(x, t0, t1, w->engine, ws->label, op, WHATIF_BYTES, "ECMP", "adaptive");
 	return 0;
 }
 
 static int
-whatif_qps(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error *err)
+whatif_qps(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	   enum ft_op op, struct ft_error *err)
 {
 	struct ft_sim_overrides ov;
 	unsigned long q = strtoul(x->value, NULL, 10);
@@ -126,16 +163,66 @@ whatif_qps(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error
 	ov.engine = "flow";
 	ov.routing = FT_ROUTING_ECMP;
 	ov.qps_per_conn = 1;
-	rc = twin_time(spec, op, WHATIF_BYTES, 0, &ov, &t0, err);
+	rc = flow_time(ws, op, &ov, &t0, err);
 	if (rc < 0)
 		return rc;
 	ov.qps_per_conn = (uint32_t)q;
-	rc = twin_time(spec, op, WHATIF_BYTES, 0, &ov, &t1, err);
+	rc = flow_time(ws, op, &ov, &t1, err);
 	if (rc < 0)
 		return rc;
 	snprintf(to, sizeof(to), "%lu QPs", q);
-	set_gain(x, t0, t1, "flow", spec, op, WHATIF_BYTES, "1 QP", to);
+	set_gain(x, t0, t1, w->engine, ws->label, op, WHATIF_BYTES, "1 QP", to);
 	return 0;
+}
+
+/* One side of an analytic what-if: 0 keeps the spec's (or the model's) own figure. */
+struct model_side {
+	uint32_t nchannels;
+	uint32_t mtu_bytes;
+};
+
+/* The analytic model on @ws's spec, @op of WHATIF_BYTES, before and after a change. */
+static int
+model_pair(const struct ft__whatif_spec *ws, enum ft_op op, const struct model_side side[2],
+	   struct ft_model_result r[2], struct ft_error *err)
+{
+	struct ft_cluster_spec cs;
+	struct ft_model_query q;
+	size_t k;
+	int rc;
+
+	memset(&cs, 0, sizeof(cs));
+	if (ws->cs)
+		cs = *ws->cs;
+	else if ((rc = ft_spec_resolve(ws->arg, &cs, err)) < 0)
+		return rc;
+	ft_model_query_init(&q, op, WHATIF_BYTES);
+	if (calib_of(ws, op))
+		q.ngpus = calib_of(ws, op)->nranks;
+	for (k = 0; k < 2; k++) {
+		struct ft_cluster_spec one = cs;
+
+		if (side[k].mtu_bytes)
+			one.fabric.mtu_bytes = side[k].mtu_bytes;
+		q.nchannels = side[k].nchannels;
+		rc = ft_model_eval(&one, &q, &r[k], err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Write the model's gain from @r[0] to @r[1], each side described by @from / @to. */
+static void
+set_model_gain(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	       enum ft_op op, const struct ft_model_result r[2], const char *from, const char *to)
+{
+	x->gain_pct = 100.0 * (r[0].time_s / r[1].time_s - 1);
+	ft_strlcpy(x->gain_engine, w->engine, sizeof(x->gain_engine));
+	snprintf(x->gain_basis, sizeof(x->gain_basis),
+		 "%s on %.160s, %s of %llu MiB: %.0f us %s (%s-bound) -> %.0f us %s (%s-bound)",
+		 w->engine, ws->label, ft_op_name(op), (unsigned long long)(WHATIF_BYTES >> 20),
+		 r[0].time_s * 1e6, from, r[0].bottleneck, r[1].time_s * 1e6, to, r[1].bottleneck);
 }
 
 /*
@@ -144,89 +231,320 @@ whatif_qps(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error
  * basis names each side's bottleneck, so "no gain" says why.
  */
 static int
-whatif_channels(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error *err)
+whatif_channels(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+		enum ft_op op, struct ft_error *err)
 {
-	struct ft_cluster_spec cs;
-	struct ft_model_query q;
-	struct ft_model_result r0, r1;
+	struct ft_model_result r[2];
 	unsigned long ch = strtoul(x->value, NULL, 10);
+	struct model_side side[2] = { { 0, 0 }, { (uint32_t)ch, 0 } };
+	char from[32], to[32];
 	int rc;
 
 	if (ch < 1 || ch > 64)
 		return 0;
-	memset(&cs, 0, sizeof(cs));
-	rc = ft_spec_resolve(spec, &cs, err);
+	rc = model_pair(ws, op, side, r, err);
 	if (rc < 0)
 		return rc;
-	ft_model_query_init(&q, op, WHATIF_BYTES);
-	rc = ft_model_eval(&cs, &q, &r0, err);
-	if (rc < 0)
-		return rc;
-	q.nchannels = (uint32_t)ch;
-	rc = ft_model_eval(&cs, &q, &r1, err);
-	if (rc < 0)
-		return rc;
-	x->gain_pct = 100.0 * (r0.time_s / r1.time_s - 1);
-	snprintf(x->gain_basis, sizeof(x->gain_basis),
-		 "analytic model on %.40s, %s of %llu MiB: %.0f us with %u channels (%s-bound) -> "
-		 "%.0f us with %lu (%s-bound)",
-		 spec, ft_op_name(op), (unsigned long long)(WHATIF_BYTES >> 20), r0.time_s * 1e6,
-		 r0.nchannels, r0.bottleneck, r1.time_s * 1e6, ch, r1.bottleneck);
+	snprintf(from, sizeof(from), "with %u channels", r[0].nchannels);
+	snprintf(to, sizeof(to), "with %lu", ch);
+	set_model_gain(x, w, ws, op, r, from, to);
 	return 0;
 }
 
-static const struct {
-	const char *id;
-	enum ft_op fallback; /* when the inputs measured no collective */
-	int (*run)(struct ft_advice *x, const char *spec, enum ft_op op, struct ft_error *err);
-	const char *needs; /* what the twin compares, or (run NULL) why it cannot */
-} changes[] = {
-	{ "adaptive-routing", FT_OP_ALLTOALL, whatif_routing,
-	  "the flow engine compares ECMP with adaptive routing" },
-	{ "nccl-qps-ecmp", FT_OP_ALL_REDUCE, whatif_qps,
-	  "the flow engine compares 1 QP with the advised count under ECMP" },
-	{ "nccl-channels-per-peer", FT_OP_ALLTOALL, NULL,
-	  "the twin models NCCL's total channel count, not the channels per network peer "
-	  "that send/recv uses" },
-	{ "nccl-min-ctas", FT_OP_ALL_REDUCE, whatif_channels,
-	  "the analytic model compares NCCL's channel count with the floor" },
-};
-
-int
-ft_advise_whatif(const struct ft_diag_input *in, const char *spec, struct ft_advice_set *s,
-		 struct ft_error *err)
+/*
+ * MTU: the analytic model on the spec at the active MTU of the advice's
+ * evidence and at 4096: the model charges IB-MTU's 26 or ROCE-WIRE's 82
+ * header bytes per packet at the spec's fabric.mtu, and where the fabric is
+ * not the bottleneck (NVLink, PCIe, NCCL's channels) the MTU gains nothing.
+ */
+static int
+whatif_mtu(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	   enum ft_op op, struct ft_error *err)
 {
-	size_t i, k;
+	struct ft_model_result r[2];
+	struct model_side side[2] = { { 0, 0 }, { 0, 4096 } };
+	char from[32];
+	double cur = 0;
+	size_t i;
 	int rc;
 
-	if (!in || !in->obs || !s)
-		return ft_error_set(err, FT_EINVAL, "what-if: no inputs");
+	for (i = 0; i < x->nevidence && !(cur > 0); i++)
+		if (strstr(x->evidence[i].key, "mtu") && x->evidence[i].has_num)
+			cur = x->evidence[i].num;
+	if (!(cur >= 256 && cur < 4096))
+		return 0;
+	side[0].mtu_bytes = (uint32_t)cur;
+	rc = model_pair(ws, op, side, r, err);
+	if (rc < 0)
+		return rc;
+	snprintf(from, sizeof(from), "at MTU %.0f", cur);
+	set_model_gain(x, w, ws, op, r, from, "at 4096");
+	return 0;
+}
+
+const struct ft__whatif ft__whatif_routing = {
+	"flow engine", FT_OP_ALLTOALL, whatif_routing,
+	"the flow engine compares ECMP with adaptive routing"
+};
+const struct ft__whatif ft__whatif_qps = {
+	"flow engine", FT_OP_ALL_REDUCE, whatif_qps,
+	"the flow engine compares 1 QP with the advised count under ECMP"
+};
+const struct ft__whatif ft__whatif_per_peer = {
+	NULL, FT_OP_ALLTOALL, NULL,
+	"the twin models NCCL's total channel count, not the channels per network peer that "
+	"send/recv uses"
+};
+const struct ft__whatif ft__whatif_channels = {
+	"analytic model", FT_OP_ALL_REDUCE, whatif_channels,
+	"the analytic model compares NCCL's channel count with the floor"
+};
+const struct ft__whatif ft__whatif_mtu = {
+	"analytic model", FT_OP_ALL_REDUCE, whatif_mtu,
+	"the analytic model compares the active MTU with 4096 (headers per packet at fabric.mtu)"
+};
+
+/*
+ * A node preset for the GPUs the probe observed, as `fabtune doctor` picks
+ * one: 8 GPUs of a model a preset is made of on every host. Writes "preset"
+ * or "preset:N" to @arg, or the reason there is none to @why.
+ */
+static bool
+spec_from_probe(const struct ft_obs_set *obs, char *arg, size_t len, char *why, size_t wlen)
+{
+	static const struct {
+		const char *gpu, *preset;
+	} map[] = {
+		{ "B200", "dgx-b200" }, { "H200", "hgx-h200" },	 { "H100", "dgx-h100" },
+		{ "A100", "dgx-a100" }, { "L40S", "pcie-l40s" },
+	};
+	const char *model = NULL;
+	char hosts[16][64];
+	size_t i, k, nhosts = 0;
+	double ngpus = 0;
+
+	for (i = 0; i < ft_obs_set_len(obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(obs, i);
+
+		if (strcmp(o->key, "gpu.model") == 0 && !model && o->str[0])
+			model = o->str;
+		if (strcmp(o->key, "gpu.count") != 0 || !o->has_num)
+			continue;
+		for (k = 0; k < nhosts && strcmp(hosts[k], o->host) != 0; k++)
+			;
+		if (k < nhosts)
+			continue; /* each rank on a host reports its GPUs: count them once */
+		if (nhosts == FT_ARRAY_SIZE(hosts)) {
+			snprintf(why, wlen, "GPUs on more than %zu hosts", FT_ARRAY_SIZE(hosts));
+			return false;
+		}
+		ft_strlcpy(hosts[nhosts++], o->host, sizeof(hosts[0]));
+		ngpus += o->num;
+	}
+	if (ngpus <= 0) {
+		snprintf(why, wlen, "no GPU count (gpu.count) among the observations to derive one from");
+		return false;
+	}
+	for (i = 0; model && i < FT_ARRAY_SIZE(map); i++) {
+		if (!strstr(model, map[i].gpu))
+			continue;
+		if (ngpus != 8.0 * (double)nhosts) {
+			snprintf(why, wlen, "%g %s GPUs on %zu host%s: the %s preset has 8 per node",
+				 ngpus, map[i].gpu, nhosts, nhosts == 1 ? "" : "s", map[i].preset);
+			return false;
+		}
+		if (nhosts > 1)
+			snprintf(arg, len, "%s:%zu", map[i].preset, nhosts);
+		else
+			ft_strlcpy(arg, map[i].preset, len);
+		return true;
+	}
+	snprintf(why, wlen, "%g GPU%s (%.60s) match no node preset", ngpus, ngpus == 1 ? "" : "s",
+		 model ? model : "model unknown");
+	return false;
+}
+
+/* Is @test (nccl-tests "all_reduce_perf" or "all_reduce") a collective the model knows? */
+static bool
+collective_test(const char *test, enum ft_op *op)
+{
+	char name[32];
+	size_t n;
+
+	ft_strlcpy(name, test, sizeof(name));
+	n = strlen(name);
+	if (n > 5 && strcmp(name + n - 5, "_perf") == 0)
+		name[n - 5] = '\0';
+	return ft_op_from_name(name, op) == 0;
+}
+
+/* The files the measured collective runs came from (bench.test), comma separated. */
+static void
+measured_files(const struct ft_obs_set *obs, char *buf, size_t len)
+{
+	size_t i, used;
+	enum ft_op op;
+
+	buf[0] = '\0';
+	for (i = 0; i < ft_obs_set_len(obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(obs, i);
+		const char *base;
+
+		if (strcmp(o->key, "bench.test") != 0 || !o->file[0] || !collective_test(o->str, &op))
+			continue;
+		base = strrchr(o->file, '/') ? strrchr(o->file, '/') + 1 : o->file;
+		if (strstr(buf, base))
+			continue;
+		used = strlen(buf);
+		snprintf(buf + used, len - used, "%s%s", used ? ", " : "", base);
+	}
+}
+
+/*
+ * Calibrate @cs on every (op, rank count) of @run with 4 sizes or more.
+ * Returns the number of entries added; @why says why there are none.
+ */
+static size_t
+calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, char *why, size_t wlen)
+{
+	size_t i, k, n = 0;
+
+	snprintf(why, wlen, "no collective run among the inputs");
+	for (i = 0; i < ft_run_nrows(run) && cs->ncalib < FT_SPEC_MAX_CALIB; i++) {
+		const struct ft_result_row *r = ft_run_row(run, i);
+		struct ft_model_query q;
+		struct ft_model_calib c;
+		struct ft_error e = { 0 };
+		struct ft_calib_entry *x;
+		enum ft_op op;
+		bool seen = false;
+
+		if (ft_op_from_name(r->test, &op) < 0)
+			continue;
+		for (k = 0; k < i && !seen; k++) {
+			const struct ft_result_row *p = ft_run_row(run, k);
+
+			seen = strcmp(p->test, r->test) == 0 && p->nranks == r->nranks;
+		}
+		if (seen)
+			continue;
+		ft_model_query_init(&q, op, 0);
+		q.ngpus = r->nranks; /* 0: every GPU of the spec, as fabtune model --calibrate */
+		if (ft_model_calibrate(cs, &q, run, &c, &e) < 0) {
+			snprintf(why, wlen, "%s of %u ranks: %.120s", ft_op_name(op), r->nranks, e.msg);
+			continue;
+		}
+		x = &cs->calib[cs->ncalib++];
+		memset(x, 0, sizeof(*x));
+		ft_strlcpy(x->op, ft_op_name(op), sizeof(x->op));
+		x->nranks = c.nranks;
+		x->fixed_s = c.fixed_s;
+		x->lat_scale = c.lat_scale;
+		x->bw_scale = c.bw_scale;
+		ft_model_calib_release(&c);
+		n++;
+	}
+	return n;
+}
+
+/* Run every advice's what-if on @ws. */
+static int
+run_all(const struct ft_diag_input *in, const struct ft__whatif_spec *ws, const char *missing,
+	struct ft_advice_set *s, struct ft_error *err)
+{
+	size_t i;
+	int rc;
+
 	for (i = 0; i < ft_advice_set_len(s); i++) {
 		struct ft_advice *x = ft_advice_set_at(s, i);
+		const struct ft__adv_template *t = ft__adv_template_of(x->id);
+		const struct ft__whatif *w = t ? t->twin : NULL;
 
-		for (k = 0; k < FT_ARRAY_SIZE(changes); k++)
-			if (strcmp(x->id, changes[k].id) == 0)
-				break;
-		if (k == FT_ARRAY_SIZE(changes))
+		if (!w)
 			continue;
-		if (!changes[k].run) {
+		if (!w->run) {
 			if (isnan(x->gain_pct))
 				snprintf(x->gain_basis, sizeof(x->gain_basis), "not computable: %s",
-					 changes[k].needs);
+					 w->compares);
 			continue;
 		}
-		if (!spec || !spec[0]) {
+		if (!ws->arg) {
 			if (isnan(x->gain_pct))
-				snprintf(x->gain_basis, sizeof(x->gain_basis),
-					 "not computable without a cluster spec (--spec): %s",
-					 changes[k].needs);
+				snprintf(x->gain_basis, sizeof(x->gain_basis), "%s: %s", missing,
+					 w->compares);
 			continue;
 		}
-		rc = changes[k].run(x, spec, inputs_op(in, changes[k].fallback), err);
+		rc = w->run(x, w, ws, inputs_op(in, w->fallback), err);
 		if (rc < 0) {
 			ft_error_prefix(err, "what-if %s: ", x->id);
 			return rc;
 		}
 	}
 	return 0;
+}
+
+int
+ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
+		    struct ft_advice_set *s, struct ft_error *err)
+{
+	struct ft__whatif_spec ws = { NULL, NULL, NULL };
+	struct ft_cluster_spec cs;
+	char why[192], missing[256], files[160];
+	int rc;
+
+	if (!in || !in->obs || !s || !o)
+		return ft_error_set(err, FT_EINVAL, "what-if: no inputs");
+	o->spec_used[0] = o->label[0] = o->note[0] = '\0';
+	o->calibrated = o->derived = false;
+	ft_strlcpy(missing, "not computable without a cluster spec (--spec)", sizeof(missing));
+	if (o->spec && o->spec[0]) {
+		ft_strlcpy(o->spec_used, o->spec, sizeof(o->spec_used));
+	} else if (spec_from_probe(in->obs, o->spec_used, sizeof(o->spec_used), why, sizeof(why))) {
+		o->derived = true;
+	} else {
+		o->spec_used[0] = '\0';
+		if (!strstr(why, "(gpu.count)"))
+			snprintf(missing, sizeof(missing),
+				 "not computable without a cluster spec (--spec; the probe's GPUs give "
+				 "none: %.120s)",
+				 why);
+		snprintf(o->note, sizeof(o->note), "no cluster spec: give --spec (%.200s)", why);
+	}
+	if (o->spec_used[0]) {
+		ws.arg = o->spec_used;
+		snprintf(o->label, sizeof(o->label), "%s%s", o->spec_used,
+			 o->derived ? " (from the probe's GPUs)" : "");
+	}
+	if (ws.arg && o->measured && ft_run_nrows(o->measured)) {
+		memset(&cs, 0, sizeof(cs));
+		rc = ft_spec_resolve(ws.arg, &cs, err);
+		if (rc < 0) {
+			ft_error_prefix(err, "what-if: ");
+			return rc;
+		}
+		cs.ncalib = 0; /* the measurements replace a calibration the spec carries */
+		if (calibrate_on(&cs, o->measured, why, sizeof(why)) > 0) {
+			measured_files(in->obs, files, sizeof(files));
+			ws.cs = &cs;
+			o->calibrated = true;
+			snprintf(o->label, sizeof(o->label), "%s%s calibrated from %s", o->spec_used,
+				 o->derived ? " (from the probe's GPUs)" : "",
+				 files[0] ? files : "the inputs");
+		} else {
+			snprintf(o->note, sizeof(o->note), "not calibrated: %.200s", why);
+		}
+	}
+	ws.label = o->label;
+	return run_all(in, &ws, missing, s, err);
+}
+
+int
+ft_advise_whatif(const struct ft_diag_input *in, const char *spec, struct ft_advice_set *s,
+		 struct ft_error *err)
+{
+	struct ft_whatif_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.spec = spec;
+	return ft_advise_whatif_ex(in, &o, s, err);
 }

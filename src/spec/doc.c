@@ -507,9 +507,18 @@ ft__doc_unknown(struct ft__doc *d, const yaml_node_t *k, const char *path, const
 	size_t i, used = 0;
 
 	keys[0] = '\0';
-	for (i = 0; i < n && used < sizeof(keys); i++)
+	/* a long list stops at a whole key and says how many there are, so that the
+	 * message (and its closing parenthesis) fits */
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(known[i]) + (i ? 2 : 0);
+
+		if (used + len + 32 >= sizeof(keys) / 2) {
+			snprintf(keys + used, sizeof(keys) - used, ", ... (%zu keys)", n);
+			break;
+		}
 		used += (size_t)snprintf(keys + used, sizeof(keys) - used, "%s%s", i ? ", " : "",
 		                         known[i]);
+	}
 	if (near)
 		snprintf(hint, sizeof(hint), "did you mean '%s'? ", near);
 	return ft__doc_fail(d, k, FT_EPARSE, path, "unknown key (%sexpected one of%s%s: %s)", hint,
