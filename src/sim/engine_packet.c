@@ -63,66 +63,15 @@ s_to_ps(double s)
 	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
 }
 
-/* ---- the event heap (4-ary: shallower, and a node's children share a cache line) -- */
-
-static bool
-ev_less(const struct pk_event *a, const struct pk_event *b)
-{
-	return a->t_ps < b->t_ps || (a->t_ps == b->t_ps && a->seq < b->seq);
-}
+/* ---- events (the queue: pkt_evq.h) ------------------------------------------ */
 
 static int
 ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, uint32_t arg)
 {
-	struct pk_heap *h = &e->heap;
-	struct pk_event ev = { t_ps, e->seq++, id, (arg << 4) | (uint32_t)type };
-	size_t i;
+	/* Never before the event being handled: the queue is monotone. */
+	struct pk_event ev = { FT_MAX(t_ps, e->now_ps), e->seq++, id, (arg << 4) | (uint32_t)type };
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 1024;
-		struct pk_event *v = ft_reallocarray(h->v, cap, sizeof(*v));
-
-		if (!v)
-			return FT_ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
-	i = h->n++;
-	while (i > 0) {
-		size_t p = (i - 1) / 4;
-
-		if (!ev_less(&ev, &h->v[p]))
-			break;
-		h->v[i] = h->v[p];
-		i = p;
-	}
-	h->v[i] = ev;
-	return 0;
-}
-
-static struct pk_event
-ev_pop(struct pk_heap *h)
-{
-	struct pk_event top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 4 * i + 1, k, end;
-
-		if (c >= h->n)
-			break;
-		end = FT_MIN(c + 4, h->n);
-		for (k = c + 1; k < end; k++)
-			if (ev_less(&h->v[k], &h->v[c]))
-				c = k;
-		if (!ev_less(&h->v[c], &last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
-	return top;
+	return pk_evq_push(&e->evq, &ev);
 }
 
 /* ---- packets -------------------------------------------------------------- */
@@ -1271,9 +1220,13 @@ ev_trace(struct pk_engine *e)
 static int
 step(struct pk_engine *e)
 {
-	struct pk_event ev = ev_pop(&e->heap);
-	uint32_t type = ev.aux & 15u, arg = ev.aux >> 4;
+	struct pk_event ev;
+	uint32_t type, arg;
 
+	if (pk_evq_pop(&e->evq, &ev) < 0)
+		return FT_ENOMEM;
+	type = ev.aux & 15u;
+	arg = ev.aux >> 4;
 	e->now_ps = ev.t_ps;
 	e->nevents++;
 	switch (type) {
@@ -1855,8 +1808,14 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 
 	if (!e->started && (rc = pk_start(e)) < 0)
 		goto fail;
-	while (e->heap.n > 0 && rc == 0) {
-		if (e->heap.v[0].t_ps > until)
+	while (e->evq.n > 0 && rc == 0) {
+		const struct pk_event *next = pk_evq_min(&e->evq);
+
+		if (!next) {
+			rc = FT_ENOMEM;
+			break;
+		}
+		if (next->t_ps > until)
 			return 0;
 		rc = step(e);
 		if ((e->nevents & 0xffff) == 0)
@@ -2047,7 +2006,7 @@ pk_destroy(struct ft_engine *eng)
 	ft_free(e->ports);
 	ft_free(e->sw_used);
 	ft_free(e->pkts);
-	ft_free(e->heap.v);
+	pk_evq_release(&e->evq);
 	ft_free(e->succ);
 	ft_free(e->fct);
 	ft_free(e->ideal);
