@@ -799,6 +799,8 @@ try_send(struct pk_engine *e, uint32_t l)
 		p->head = e->pkts[id].next;
 		if (p->head == PK_NONE)
 			p->tail = PK_NONE;
+		else /* read at this port's next turn, a serialisation time from now */
+			__builtin_prefetch(&e->pkts[p->head]);
 		q_account(e, p);
 		p->q_bytes -= pk_wire(lk, payload);
 	}
