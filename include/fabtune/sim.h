@@ -156,6 +156,7 @@ struct ft_sim_port_counters {
 	uint64_t cnp_handled;       /* CNPs that reached senders whose first link it is */
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged over the run */
+	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
 };
 
 /* What an engine reports after a run. Arrays are owned by the engine (views). */

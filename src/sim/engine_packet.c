@@ -1941,6 +1941,7 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		pc->cnp_sent = p->cnp_sent;
 		pc->cnp_handled = p->cnp_handled;
 		pc->q_max_bytes = p->q_max_bytes;
+		pc->pfc_wd_fires = p->wd_fires;
 		pc->q_mean_bytes =
 		        span > 0 ?
 		                (p->q_area + (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps)) /
