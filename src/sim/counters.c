@@ -31,6 +31,7 @@
 #include "sim_int.h"
 
 #include <fabtune/json.h>
+#include <fabtune/obs.h>
 #include <fabtune/result.h>
 #include <fabtune/sim.h>
 #include <fabtune/spec.h>
@@ -401,4 +402,88 @@ ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files, struct
 	if (rc < 0)
 		return ft_error_set(err, rc, "--counters: out of memory");
 	return 0;
+}
+
+int
+ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counters *c,
+                     struct ft_vec *out, struct ft_error *err)
+{
+	size_t i, k;
+
+	if (!c->trace)
+		return ft_error_set(err, FT_ENOTSUP, "--trace: only the packet engine keeps a trace");
+	for (i = 0; i < c->ntrace; i++) {
+		const struct ft_sim_trace *t = &c->trace[i];
+		const struct ft_link *lk = ft_topo_link(topo, t->link);
+		struct ft_sim_trace_series *s = ft_calloc(1, sizeof(*s));
+		size_t bin = (t->nsamples + FT_SIM_TRACE_POINTS - 1) / FT_SIM_TRACE_POINTS;
+		double dt = t->nsamples ? t->t_s[0] : 0; /* samples at k x interval, from 1 */
+		char a[48], b[48];
+
+		if (!s)
+			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
+		bin = bin ? bin : 1;
+		ft_topo_vertex_name(topo, lk->src, a, sizeof(a));
+		ft_topo_vertex_name(topo, lk->dst, b, sizeof(b));
+		snprintf(s->name, sizeof(s->name), "%s -> %s", a, b);
+		s->link = t->link;
+		s->interval_s = dt * (double)bin;
+		for (k = 0; k < t->nsamples; k++) {
+			/* a last, partial bin averages what it has */
+			size_t p = k / bin, nb = FT_MIN(bin, t->nsamples - p * bin);
+
+			s->rate_Bps[p] += t->rate_Bps[k] / (double)nb;
+			s->queue_bytes[p] += t->queue_bytes[k] / (double)nb;
+			s->n = p + 1;
+		}
+		if (ft_vec_push(out, s) < 0) {
+			ft_free(s);
+			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
+		}
+		ft_free(s);
+	}
+	return 0;
+}
+
+static int
+trace_obs(struct ft_obs_set *obs, const char *key, const char *port, int k, double v,
+          const char *unit)
+{
+	struct ft_obs o;
+
+	ft_obs_init(&o, key);
+	ft_strlcpy(o.device, port, sizeof(o.device));
+	o.port = k;
+	o.has_num = true;
+	o.num = v;
+	ft_strlcpy(o.unit, unit, sizeof(o.unit));
+	o.file = "sim";
+	return ft_obs_set_add(obs, &o);
+}
+
+int
+ft_sim_report_trace_obs(const struct ft_sim_report *r, struct ft_obs_set *obs)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < r->trace_series.len && rc == 0; i++) {
+		const struct ft_sim_trace_series *s = ft_vec_at(&r->trace_series, i);
+		const char *arrow = strstr(s->name, " -> ");
+		char port[48];
+
+		/* "leaf0 -> n0.nic0" as sim.link.util names it: "leaf0->n0.nic0" */
+		if (arrow)
+			snprintf(port, sizeof(port), "%.*s->%s", (int)(arrow - s->name), s->name,
+			         arrow + 4);
+		else
+			ft_strlcpy(port, s->name, sizeof(port));
+		rc = trace_obs(obs, "sim.trace.interval", port, -1, s->interval_s, "s");
+		for (size_t k = 0; k < s->n && rc == 0; k++) {
+			rc = trace_obs(obs, "sim.trace.rate", port, (int)k, s->rate_Bps[k] / 1e9, "GBps");
+			if (rc == 0)
+				rc = trace_obs(obs, "sim.trace.queue", port, (int)k, s->queue_bytes[k],
+				               "bytes");
+		}
+	}
+	return rc < 0 ? FT_ENOMEM : 0;
 }
