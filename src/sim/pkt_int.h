@@ -238,6 +238,32 @@ struct pk_engine {
 	uint64_t bytes_submitted, bytes_delivered;
 };
 
+#define PK_PS_PER_S 1e12
+
+static inline struct pk_flow *
+flow_at(struct pk_engine *e, uint32_t f)
+{
+	return &FT_VEC_AT(&e->flows, struct pk_flow, f);
+}
+
+/* Queue an event; never before the one being handled (the queue is monotone). */
+static inline int
+ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, uint32_t arg)
+{
+	struct pk_event ev = { FT_MAX(t_ps, e->now_ps), e->seq++, id, (arg << 4) | (uint32_t)type };
+
+	return pk_evq_push(&e->evq, &ev);
+}
+
+/* Congestion control (pkt_cc.c): a paced QP sent @wire bytes; a CNP or an RTT sample
+ * reached its sender; make the head of port @l's ring a flow that may send (1), or queue
+ * a wake-up (0); mark packet @k joining port @l's queue. */
+void ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire);
+int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
+int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
+int ft__pk_pick_paced(struct pk_engine *e, uint32_t l);
+void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);
+
 /* Bytes on the wire of a packet of @payload bytes on link @l (headers, framing). */
 static inline uint32_t
 pk_wire(const struct pk_link *l, uint32_t payload)
