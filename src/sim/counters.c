@@ -18,7 +18,7 @@
  * pause counters of the RoCE priority (3) with their durations in microseconds, and the RDMA
  * congestion counters np_ecn_marked_roce_packets, np_cnp_sent and rp_cnp_handled.
  *
- * RoCE with the PFC watchdog having fired: one SONiC session per switch
+ * RoCE with the PFC watchdog having fired: one SONiC CLI transcript per switch
  * (sonic.<switch>.txt), `show pfcwd stats` for the lossless queue of every
  * port that carried traffic (storms detected and restored: the watchdog's
  * expiries on the port; its action here is to forward, so nothing counts
@@ -151,7 +151,7 @@ port_index(const struct ft_topo *topo, uint32_t l)
 	return l - first;
 }
 
-/* A SONiC session on switch @v: show pfcwd stats and show lldp table. */
+/* A SONiC CLI transcript on switch @v: show pfcwd stats and show lldp table. */
 static void
 render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_counters *c,
              uint32_t v, const char *vname)
