@@ -52,8 +52,9 @@ twin_obs(struct ft_obs_set *obs, const char *key, const char *device, const char
 /*
  * --save: the rows, what the twin was (sim.scenario, sim.engine,
  * sim.routing, sim.description, one sim.fault per injected fault: reports
- * state them), each link that carried bytes as sim.link.util, and a sweep's
- * busiest link of each class size by size as sim.size.util (str: the size).
+ * state them), each link that carried bytes as sim.link.util, a sweep's
+ * busiest link of each class size by size as sim.size.util (str: the size),
+ * and with --trace the traced ports' series (sim.trace.*).
  */
 static int
 save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
@@ -120,6 +121,8 @@ save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 		o.file = "sim";
 		rc = ft_obs_set_add(&obs, &o);
 	}
+	if (rc == 0)
+		rc = ft_sim_report_trace_obs(rep, &obs); /* --trace: the report charts them */
 	if (rc == 0) {
 		snprintf(rep->run.label, sizeof(rep->run.label), "sim %s", what);
 		if (!rep->run.spec[0])

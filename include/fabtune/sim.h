@@ -160,6 +160,7 @@ struct ft_sim_port_counters {
 	uint64_t cnp_handled;       /* CNPs that reached senders whose first link it is */
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged over the run */
+	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
 };
 
 /* What an engine reports after a run. Arrays are owned by the engine (views). */
@@ -338,6 +339,7 @@ struct ft_sim_report {
 	struct ft_vec counter_files; /* struct ft_sim_file, with ft_sim_overrides.counters */
 	char *trace_json;            /* with ft_sim_overrides.trace_links: the time series */
 	size_t trace_len;
+	struct ft_vec trace_series;  /* struct ft_sim_trace_series: the same, binned for charts */
 	char description[1024]; /* the scenario's description, "" when none */
 	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
 	struct ft_vec by_size;  /* struct ft_sim_size_stat: a sweep's utilisation size by size */
@@ -359,6 +361,21 @@ struct ft_sim_size_stat {
 	double util_mean; /* over those links */
 	double util_max;
 	char busiest[96]; /* the link at util_max, "a -> b" */
+};
+
+/*
+ * A traced port's time series for charts: at most FT_SIM_TRACE_POINTS points,
+ * consecutive samples averaged in bins of equal length; point k covers
+ * (k x interval_s, (k + 1) x interval_s].
+ */
+#define FT_SIM_TRACE_POINTS 512
+struct ft_sim_trace_series {
+	char name[100];    /* "leaf0 -> n0.nic0" */
+	uint32_t link;
+	double interval_s; /* of one point */
+	size_t n;
+	double rate_Bps[FT_SIM_TRACE_POINTS];    /* wire bytes sent / interval */
+	double queue_bytes[FT_SIM_TRACE_POINTS]; /* egress queue, mean of its samples */
 };
 
 /* One injected fault in words: "nic: node 17 NIC 3 at 25% of its rate". */
@@ -395,6 +412,16 @@ struct ft_sim_tier_stat {
 
 FT_API void ft_sim_report_init(struct ft_sim_report *r);
 FT_API void ft_sim_report_release(struct ft_sim_report *r);
+
+struct ft_obs_set;
+/*
+ * The traced ports' series of @r as observations for an archived run (what the
+ * HTML report charts): per port one sim.trace.interval (seconds per point), and
+ * per point sim.trace.rate (GB/s) and sim.trace.queue (bytes), device = the
+ * port ("leaf0->n0.nic0"), port = the point's index. FT_ENOMEM.
+ */
+FT_API int ft_sim_report_trace_obs(const struct ft_sim_report *r,
+                                   struct ft_obs_set *obs) FT_MUST_CHECK;
 
 /*
  * Build the cluster, apply faults, run every job and the background traffic

@@ -32,6 +32,8 @@ extern const struct ft_rule ft__diag_rules_link[];
 extern const size_t ft__diag_nrules_link;
 extern const struct ft_rule ft__diag_rules_job[];
 extern const size_t ft__diag_nrules_job;
+extern const struct ft_rule ft__diag_rules_deadlock[];
+extern const size_t ft__diag_nrules_deadlock;
 
 /* The defaults of struct ft_diag_thresholds (diag/thresholds.c). */
 extern const struct ft_diag_thresholds ft__diag_default_thresholds;

@@ -8,6 +8,7 @@
  *   show queue counters          "Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes"
  *   show interfaces counters fec-stats
  *                                "IFACE STATE FEC_CORR FEC_UNCORR ... FEC_PRE_BER FEC_POST_BER"
+ *   show lldp table              "LocalPort RemoteDevice RemotePortID Capability RemotePortDescr"
  *
  * Columns are found from the dashed line under each header (cells are
  * aligned to it), so values with spaces ("286.58 KB/s") stay in their
@@ -19,12 +20,15 @@
  * fec_symbol_err, fec_pre_ber, fec_post_ber). The host is the switch name of
  * a "user@host" prompt. Queue rows: switch.queue.tx_pkts, switch.queue.drop_pkts,
  * switch.queue.drop_bytes, port = the queue number, str = "UC1" / "MC8".
+ * LLDP rows: switch.lldp.remote_device and switch.lldp.remote_port (str), device
+ * = the local port: who is behind each port (the table's closing dashes and
+ * "Total entries displayed" line are not rows).
  */
 #include "parse_int.h"
 
 #define SONIC_MAXCOLS 16
 
-enum table { T_NONE, T_PFC, T_PFCWD, T_IF, T_QUEUE };
+enum table { T_NONE, T_PFC, T_PFCWD, T_IF, T_QUEUE, T_LLDP };
 
 struct cols {
 	size_t n;
@@ -115,6 +119,9 @@ name_columns(struct ft__span header, struct cols *t)
 		t->kind = T_PFCWD;
 	} else if (strcmp(t->name[0], "IFACE") == 0) {
 		t->kind = T_IF;
+	} else if (strcmp(t->name[0], "LocalPort") == 0 && t->n >= 3 &&
+		   strcmp(t->name[1], "RemoteDevice") == 0) {
+		t->kind = T_LLDP;
 	} else if (strcmp(t->name[0], "Port") == 0 && t->n >= 6 &&
 		   strcmp(t->name[1], "TxQ") == 0) {
 		t->kind = T_QUEUE;
@@ -144,10 +151,21 @@ row(struct ft__pctx *c, uint32_t line, struct ft__span r, const struct cols *t)
 	double v;
 	char key[64];
 
+	if (t->kind == T_LLDP) {
+		struct ft__span lp = cell(r, t, 0), dev = cell(r, t, 1);
+
+		if (!lp.n || lp.p[0] == '-' || ft__starts(lp, "Total") || !dev.n)
+			return;
+	}
 	set_port(c, cell(r, t, 0));
 	if (!c->device[0])
 		return;
 	switch (t->kind) {
+	case T_LLDP:
+		ft__emit_str(c, line, "switch.lldp.remote_device", cell(r, t, 1));
+		if (cell(r, t, 2).n)
+			ft__emit_str(c, line, "switch.lldp.remote_port", cell(r, t, 2));
+		break;
 	case T_PFC:
 		for (k = 1; k < t->n && k <= 8; k++)
 			if (num_cell(cell(r, t, k), &v)) {
@@ -290,6 +308,8 @@ sonic_sniff(const char *text, size_t len)
 		return 85;
 	if (ft__find(s, "TxQ") && ft__find(s, "Drop/pkts"))
 		return 88;
+	if (ft__find(s, "LocalPort") && ft__find(s, "RemoteDevice") && ft__find(s, "RemotePortID"))
+		return 85;
 	return 0;
 }
 
@@ -297,7 +317,7 @@ FT__DEFINE_PARSE(ft__sonic_run)
 
 const struct ft_parser ft_sonic_parser = {
 	.name = "sonic",
-	.summary = "SONiC switch: show pfc counters, pfcwd stats, interface and FEC counters",
+	.summary = "SONiC switch: show pfc counters, pfcwd stats, interface and FEC counters, LLDP table",
 	.sniff = sonic_sniff,
 	.parse = ft__sonic_run_parse,
 };

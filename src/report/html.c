@@ -724,6 +724,8 @@ ft__report_html(const struct ft_report_input *in, struct ft_strbuf *sb)
 	if (rc == 0)
 		rc = links(in, sb);
 	if (rc == 0)
+		rc = ft__html_traces(in, sb);
+	if (rc == 0)
 		rc = findings(in, sb);
 	if (rc < 0)
 		return rc;

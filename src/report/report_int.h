@@ -135,6 +135,8 @@ void ft__svg_bar_chart(struct ft_strbuf *sb, const char *id, const char *title, 
 void ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *ylabel,
                         const struct rp_series *s, size_t ns, bool logy);
 void ft__svg_heatmap(struct ft_strbuf *sb, const char *id, const struct rp_pairs *p);
+/* The "Port traces" section (svg_trace.c): nothing when the run has no sim.trace.*. */
+int ft__html_traces(const struct ft_report_input *in, struct ft_strbuf *sb);
 void ft__svg_link_bars(struct ft_strbuf *sb, const char *id, const struct rp_link *links, size_t n,
                        size_t total);
 

@@ -17,10 +17,21 @@
  * ROCE-PFC, ROCE-COUNTERS, K-MLX5-CNT): the _phy byte and packet counters, rx_discards_phy, the
  * pause counters of the RoCE priority (3) with their durations in microseconds, and the RDMA
  * congestion counters np_ecn_marked_roce_packets, np_cnp_sent and rp_cnp_handled.
+ *
+ * RoCE with the PFC watchdog having fired: one SONiC CLI transcript per switch
+ * (sonic.<switch>.txt), `show pfcwd stats` for the lossless queue of every
+ * port that carried traffic (storms detected and restored: the watchdog's
+ * expiries on the port; its action here is to forward, so nothing counts
+ * as a watchdog drop on transmit, and the receive drops are the ingress
+ * buffer's) and `show lldp table` naming the device and port behind each
+ * port, which is what lets `fabtune diagnose` follow a ring of stormed
+ * ports from switch to switch (the pfc-deadlock rule). Ports are named as
+ * SONiC names them on a 4-lane platform: Ethernet0, Ethernet4, ...
  */
 #include "sim_int.h"
 
 #include <fabtune/json.h>
+#include <fabtune/obs.h>
 #include <fabtune/result.h>
 #include <fabtune/sim.h>
 #include <fabtune/spec.h>
@@ -123,6 +134,81 @@ render_ethtool(struct ft_strbuf *sb, const char *dev, const struct ft_sim_port_c
 	eth_line(sb, "rp_cnp_handled", tx->cnp_handled);
 }
 
+/* SONiC's name of the @i-th port of a switch (a 4-lane platform). */
+static void
+sonic_port(char *buf, size_t n, uint32_t i)
+{
+	snprintf(buf, n, "Ethernet%u", 4 * i);
+}
+
+/* The position of link @l among its source vertex's links. */
+static uint32_t
+port_index(const struct ft_topo *topo, uint32_t l)
+{
+	uint32_t first, count;
+
+	ft_topo_out_links(topo, ft_topo_link(topo, l)->src, &first, &count);
+	return l - first;
+}
+
+/* A SONiC CLI transcript on switch @v: show pfcwd stats and show lldp table. */
+static void
+render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_counters *c,
+             uint32_t v, const char *vname)
+{
+	uint32_t first, count, i, nl = 0;
+	char port[32], cell[48], peer[48];
+
+	ft_topo_out_links(topo, v, &first, &count);
+	ft_strbuf_addf(sb, "root@%s:/home/admin# show pfcwd stats\n", vname);
+	ft_strbuf_addf(sb, "%13s  %11s  %25s  %16s  %16s\n", "QUEUE", "STATUS",
+	               "STORM DETECTED/RESTORED", "TX OK/DROP", "RX OK/DROP");
+	ft_strbuf_addf(sb, "-------------  -----------  -------------------------  "
+	                   "----------------  ----------------\n");
+	for (i = 0; i < count; i++) {
+		const struct ft_link *lk = ft_topo_link(topo, first + i);
+		const struct ft_sim_port_counters *tx = &c->port[first + i];
+		const struct ft_sim_port_counters *rx = &c->port[lk->rev];
+		char st[48], txc[48], rxc[48];
+
+		if ((lk->kind != FT_L_HOST && lk->kind != FT_L_FABRIC) ||
+		    (tx->tx_pkts == 0 && rx->tx_pkts == 0))
+			continue;
+		sonic_port(port, sizeof(port), i);
+		snprintf(cell, sizeof(cell), "%s:%d", port, ROCE_PRIO);
+		snprintf(st, sizeof(st), "%" PRIu64 "/%" PRIu64, tx->pfc_wd_fires, tx->pfc_wd_fires);
+		snprintf(txc, sizeof(txc), "%" PRIu64 "/0", tx->tx_pkts);
+		snprintf(rxc, sizeof(rxc), "%" PRIu64 "/%" PRIu64,
+		         rx->tx_pkts - FT_MIN(rx->drops, rx->tx_pkts), rx->drops);
+		ft_strbuf_addf(sb, "%13s  %11s  %25s  %16s  %16s\n", cell, "operational", st, txc,
+		               rxc);
+	}
+	ft_strbuf_addf(sb, "root@%s:/home/admin# show lldp table\n", vname);
+	ft_strbuf_adds(sb, "Capability codes: (R) Router, (B) Bridge, (O) Other\n");
+	ft_strbuf_addf(sb, "%-11s  %-14s  %-14s  %-12s  %-17s\n", "LocalPort", "RemoteDevice",
+	               "RemotePortID", "Capability", "RemotePortDescr");
+	ft_strbuf_adds(sb, "-----------  --------------  --------------  ------------  "
+	                     "-----------------\n");
+	for (i = 0; i < count; i++) {
+		const struct ft_link *lk = ft_topo_link(topo, first + i);
+		const struct ft_vertex *w = ft_topo_vertex(topo, lk->dst);
+
+		if (lk->kind != FT_L_HOST && lk->kind != FT_L_FABRIC)
+			continue;
+		sonic_port(port, sizeof(port), i);
+		ft_topo_vertex_name(topo, lk->dst, peer, sizeof(peer));
+		if (w->kind == FT_V_SWITCH)
+			sonic_port(cell, sizeof(cell), port_index(topo, lk->rev));
+		else
+			ft_strlcpy(cell, "p1", sizeof(cell));
+		ft_strbuf_addf(sb, "%-11s  %-14s  %-14s  %-12s  %-17s\n", port, peer, cell,
+		               w->kind == FT_V_SWITCH ? "BR" : "O", "");
+		nl++;
+	}
+	ft_strbuf_adds(sb, "--------------------------------------------------\n");
+	ft_strbuf_addf(sb, "Total entries displayed:  %u\n", nl);
+}
+
 static bool
 is_roce(const struct ft_cluster_spec *spec)
 {
@@ -153,9 +239,16 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 
 		if (vx->kind != FT_V_NIC && vx->kind != FT_V_SWITCH)
 			continue;
-		if (roce && vx->kind == FT_V_SWITCH)
-			continue; /* ethtool -S is a NIC's view */
 		ft_topo_vertex_name(topo, v, vname, sizeof(vname));
+		if (roce && vx->kind == FT_V_SWITCH) {
+			/* ethtool -S is a NIC's view; the switch's is its watchdog's. */
+			if (c->nwatchdog) {
+				render_sonic(&sb, topo, c, v, vname);
+				snprintf(name, sizeof(name), "sonic.%s.txt", vname);
+				rc = add_file(files, &sb, name);
+			}
+			continue;
+		}
 		ft_topo_out_links(topo, v, &first, &count);
 		for (i = 0; i < count && rc == 0; i++) {
 			const struct ft_link *lk = ft_topo_link(topo, first + i);
@@ -310,4 +403,88 @@ ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files, struct
 	if (rc < 0)
 		return ft_error_set(err, rc, "--counters: out of memory");
 	return 0;
+}
+
+int
+ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counters *c,
+                     struct ft_vec *out, struct ft_error *err)
+{
+	size_t i, k;
+
+	if (!c->trace)
+		return ft_error_set(err, FT_ENOTSUP, "--trace: only the packet engine keeps a trace");
+	for (i = 0; i < c->ntrace; i++) {
+		const struct ft_sim_trace *t = &c->trace[i];
+		const struct ft_link *lk = ft_topo_link(topo, t->link);
+		struct ft_sim_trace_series *s = ft_calloc(1, sizeof(*s));
+		size_t bin = (t->nsamples + FT_SIM_TRACE_POINTS - 1) / FT_SIM_TRACE_POINTS;
+		double dt = t->nsamples ? t->t_s[0] : 0; /* samples at k x interval, from 1 */
+		char a[48], b[48];
+
+		if (!s)
+			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
+		bin = bin ? bin : 1;
+		ft_topo_vertex_name(topo, lk->src, a, sizeof(a));
+		ft_topo_vertex_name(topo, lk->dst, b, sizeof(b));
+		snprintf(s->name, sizeof(s->name), "%s -> %s", a, b);
+		s->link = t->link;
+		s->interval_s = dt * (double)bin;
+		for (k = 0; k < t->nsamples; k++) {
+			/* a last, partial bin averages what it has */
+			size_t p = k / bin, nb = FT_MIN(bin, t->nsamples - p * bin);
+
+			s->rate_Bps[p] += t->rate_Bps[k] / (double)nb;
+			s->queue_bytes[p] += t->queue_bytes[k] / (double)nb;
+			s->n = p + 1;
+		}
+		if (ft_vec_push(out, s) < 0) {
+			ft_free(s);
+			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
+		}
+		ft_free(s);
+	}
+	return 0;
+}
+
+static int
+trace_obs(struct ft_obs_set *obs, const char *key, const char *port, int k, double v,
+          const char *unit)
+{
+	struct ft_obs o;
+
+	ft_obs_init(&o, key);
+	ft_strlcpy(o.device, port, sizeof(o.device));
+	o.port = k;
+	o.has_num = true;
+	o.num = v;
+	ft_strlcpy(o.unit, unit, sizeof(o.unit));
+	o.file = "sim";
+	return ft_obs_set_add(obs, &o);
+}
+
+int
+ft_sim_report_trace_obs(const struct ft_sim_report *r, struct ft_obs_set *obs)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < r->trace_series.len && rc == 0; i++) {
+		const struct ft_sim_trace_series *s = ft_vec_at(&r->trace_series, i);
+		const char *arrow = strstr(s->name, " -> ");
+		char port[48];
+
+		/* "leaf0 -> n0.nic0" as sim.link.util names it: "leaf0->n0.nic0" */
+		if (arrow)
+			snprintf(port, sizeof(port), "%.*s->%s", (int)(arrow - s->name), s->name,
+			         arrow + 4);
+		else
+			ft_strlcpy(port, s->name, sizeof(port));
+		rc = trace_obs(obs, "sim.trace.interval", port, -1, s->interval_s, "s");
+		for (size_t k = 0; k < s->n && rc == 0; k++) {
+			rc = trace_obs(obs, "sim.trace.rate", port, (int)k, s->rate_Bps[k] / 1e9, "GBps");
+			if (rc == 0)
+				rc = trace_obs(obs, "sim.trace.queue", port, (int)k, s->queue_bytes[k],
+				               "bytes");
+		}
+	}
+	return rc < 0 ? FT_ENOMEM : 0;
 }

@@ -52,7 +52,6 @@
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
 
-#define PK_PS_PER_S   1e12
 #define PK_BLOCK      64u /* IB credit block (kb IB-FC) */
 #define PK_RNG_BER    0x62657272u
 #define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
@@ -61,68 +60,6 @@ static uint64_t
 s_to_ps(double s)
 {
 	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
-}
-
-/* ---- the event heap (4-ary: shallower, and a node's children share a cache line) -- */
-
-static bool
-ev_less(const struct pk_event *a, const struct pk_event *b)
-{
-	return a->t_ps < b->t_ps || (a->t_ps == b->t_ps && a->seq < b->seq);
-}
-
-static int
-ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, uint32_t arg)
-{
-	struct pk_heap *h = &e->heap;
-	struct pk_event ev = { t_ps, e->seq++, id, (arg << 4) | (uint32_t)type };
-	size_t i;
-
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 1024;
-		struct pk_event *v = ft_reallocarray(h->v, cap, sizeof(*v));
-
-		if (!v)
-			return FT_ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
-	i = h->n++;
-	while (i > 0) {
-		size_t p = (i - 1) / 4;
-
-		if (!ev_less(&ev, &h->v[p]))
-			break;
-		h->v[i] = h->v[p];
-		i = p;
-	}
-	h->v[i] = ev;
-	return 0;
-}
-
-static struct pk_event
-ev_pop(struct pk_heap *h)
-{
-	struct pk_event top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 4 * i + 1, k, end;
-
-		if (c >= h->n)
-			break;
-		end = FT_MIN(c + 4, h->n);
-		for (k = c + 1; k < end; k++)
-			if (ev_less(&h->v[k], &h->v[c]))
-				c = k;
-		if (!ev_less(&h->v[c], &last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
-	return top;
 }
 
 /* ---- packets -------------------------------------------------------------- */
@@ -162,12 +99,6 @@ pkt_free(struct pk_engine *e, uint32_t id)
 }
 
 /* ---- flows, tasks and ports: small accessors ---------------------------------- */
-
-static inline struct pk_flow *
-flow_at(struct pk_engine *e, uint32_t f)
-{
-	return &FT_VEC_AT(&e->flows, struct pk_flow, f);
-}
 
 static inline struct pk_task *
 task_at(struct pk_engine *e, uint32_t t)
@@ -461,266 +392,6 @@ fc_blocks(struct pk_engine *e, uint32_t l, uint32_t wire)
 	}
 }
 
-/* ---- DCQCN (kb CC-DCQCN): the reaction point at the sender's NIC ---------------- */
-
-/* Alpha decays by (1 - g) every alpha period without CNPs: applied when it is read. */
-static void
-dcqcn_decay(struct pk_engine *e, struct pk_dcqcn *d)
-{
-	uint64_t n = (e->now_ps - d->t_alpha_ps) / e->dcq_alpha_ps;
-
-	if (n) {
-		d->alpha *= pow(1 - e->pc.dcqcn_g, (double)n);
-		d->t_alpha_ps += n * e->dcq_alpha_ps;
-	}
-}
-
-/* One rate-increase event (timer or byte counter): fast recovery for the first F
- * (rpg_threshold = 1), hyper increase once both counters are past F, else additive. */
-static void
-dcqcn_increase(struct pk_engine *e, struct pk_dcqcn *d)
-{
-	const uint32_t F = 1;
-
-	if (d->it > F && d->ib > F)
-		d->rt_Bps += (double)(FT_MIN(d->it, d->ib) - F) * e->pc.dcqcn_hai_bps / 8;
-	else if (d->it > F || d->ib > F)
-		d->rt_Bps += e->pc.dcqcn_ai_bps / 8;
-	d->rt_Bps = FT_MIN(d->rt_Bps, e->line_Bps);
-	d->rc_Bps = (d->rt_Bps + d->rc_Bps) / 2;
-	if (d->rc_Bps >= e->line_Bps * (1 - 1e-9)) {
-		d->rc_Bps = e->line_Bps;
-		d->limited = false;
-	}
-}
-
-/* The increase timer's expiries up to now (applied when the rate is needed). */
-/* IB CC: the rate of table index @ccti; a linear table (see ev_cnp). */
-static double
-ibcc_rate(const struct pk_engine *e, uint32_t ccti)
-{
-	return e->line_Bps / (1.0 + (double)ccti / 16);
-}
-
-static void
-dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
-{
-	uint32_t guard = 0;
-
-	if (e->timely)
-		return; /* its rate moves only on RTT samples */
-	if (e->ibcc) {
-		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min (0). */
-		uint64_t n = d->limited ? (e->now_ps - d->t_timer_ps) / e->ccti_timer_ps : 0;
-
-		if (n) {
-			d->ccti -= (uint32_t)FT_MIN(n, (uint64_t)d->ccti);
-			d->t_timer_ps += n * e->ccti_timer_ps;
-			d->rc_Bps = ibcc_rate(e, d->ccti);
-			d->limited = d->ccti > 0;
-		}
-		return;
-	}
-	while (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps && guard++ < 4096) {
-		d->t_timer_ps += e->dcq_timer_ps;
-		d->it++;
-		dcqcn_increase(e, d);
-	}
-	if (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps)
-		d->t_timer_ps = e->now_ps; /* a very long idle time: restart the count */
-}
-
-/* When a paced flow may send its next packet, at its current rate. */
-static uint64_t
-dcqcn_next(const struct pk_dcqcn *d)
-{
-	return d->t_last_tx_ps + (uint64_t)((double)d->last_wire * PK_PS_PER_S / d->rc_Bps + 0.5);
-}
-
-/* A packet of @wire bytes left: pace the next one, run the timer and the byte counter. */
-static void
-dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
-{
-	struct pk_dcqcn *d = &f->cc;
-	uint32_t guard = 0;
-
-	if (!d->limited)
-		return;
-	dcqcn_timers(e, d);
-	d->t_last_tx_ps = e->now_ps;
-	d->last_wire = wire;
-	if (e->ibcc || e->timely)
-		return;
-	d->bytes_since += wire;
-	while (d->limited && d->bytes_since >= e->pc.dcqcn_byte_counter && guard++ < 1024) {
-		d->bytes_since -= e->pc.dcqcn_byte_counter;
-		d->ib++;
-		dcqcn_increase(e, d);
-	}
-}
-
-/* A CNP reached the sender: cut the rate (at most once per rate_reduce_monitor_period). */
-static int
-ev_cnp(struct pk_engine *e, uint32_t fid)
-{
-	struct pk_flow *f = flow_at(e, fid);
-	struct pk_dcqcn *d = &f->cc;
-
-	e->ports[f->first_link].cnp_handled++;
-	if (e->ibcc) {
-		/*
-		 * A BECN raises the CCTI by CCTI_Increase, to CCTI_Limit; the source then
-		 * waits the table's inter-packet delay. The CC manager computes the table from
-		 * the subnet; here it is linear: index i sends at line rate / (1 + i / 16).
-		 */
-		dcqcn_timers(e, d);
-		if (!d->limited)
-			d->t_timer_ps = e->now_ps;
-		d->ccti = FT_MIN(d->ccti + e->pc.ccti_increase, e->pc.ccti_limit);
-		d->rc_Bps = ibcc_rate(e, d->ccti);
-		d->limited = d->ccti > 0;
-		if (!d->last_wire)
-			d->t_last_tx_ps = e->now_ps;
-		return 0;
-	}
-	dcqcn_decay(e, d);
-	d->alpha = (1 - e->pc.dcqcn_g) * d->alpha + e->pc.dcqcn_g;
-	if (d->limited && e->now_ps - d->t_last_dec_ps < e->dcq_dec_ps)
-		return 0;
-	d->t_last_dec_ps = e->now_ps;
-	d->rt_Bps = d->rc_Bps;
-	d->rc_Bps = FT_MAX(d->rc_Bps * FT_MAX(1 - d->alpha / 2, e->pc.dcqcn_min_dec),
-	                   1e6 / 8); /* rpg_min_rate 1 Mb/s */
-	d->limited = true;
-	d->it = d->ib = 0;
-	d->bytes_since = 0;
-	d->t_timer_ps = e->now_ps;
-	if (!d->last_wire) { /* not paced yet: the next packet may leave now */
-		d->t_last_tx_ps = e->now_ps;
-		d->last_wire = 0;
-	}
-	return 0;
-}
-
-/*
- * TIMELY (kb CC-TIMELY-HPCC, the HPCC simulator's defaults): per RTT sample, the
- * gradient (EWMA weight 0.875 of the new difference, normalised by the 20 us minimum
- * RTT) drives the rate: additive increase below T_low (50 us), multiplicative
- * decrease above T_high (500 us), and in between increase on a falling gradient (five
- * steps at once after five in a row) or decrease by beta (0.8) x gradient.
- */
-static int
-ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
-{
-	struct pk_flow *f = flow_at(e, fid);
-	struct pk_dcqcn *d = &f->cc;
-	const double alpha = 0.875, beta = 0.8, t_low = 50e-6, t_high = 500e-6;
-	const double min_rtt = 20e-6, step = e->pc.dcqcn_ai_bps / 8;
-	double rtt = rtt_ns * 1e-9, diff, grad, r = d->rc_Bps;
-
-	if (f->rcv_nxt >= f->npkts && !d->limited)
-		return 0;
-	diff = d->prev_rtt_s > 0 ? rtt - d->prev_rtt_s : 0;
-	d->prev_rtt_s = rtt;
-	d->rtt_diff_s = (1 - alpha) * d->rtt_diff_s + alpha * diff;
-	grad = d->rtt_diff_s / min_rtt;
-	if (rtt < t_low) {
-		r += step;
-		d->hai_n = 0;
-	} else if (rtt > t_high) {
-		r *= 1 - beta * (1 - t_high / rtt);
-		d->hai_n = 0;
-	} else if (grad <= 0) {
-		r += (++d->hai_n >= 5 ? 5 : 1) * step;
-	} else {
-		r *= FT_MAX(1 - beta * grad, 0.0);
-		d->hai_n = 0;
-	}
-	d->rc_Bps = FT_MIN(FT_MAX(r, 1e6 / 8), e->line_Bps);
-	if (d->rc_Bps < e->line_Bps && !d->limited) {
-		d->limited = true;
-		if (!d->last_wire)
-			d->t_last_tx_ps = e->now_ps;
-	}
-	d->limited = d->rc_Bps < e->line_Bps;
-	return 0;
-}
-
-/*
- * Make the ring's head a flow whose rate lets it send now. Returns 1 when there is one,
- * 0 when all wait (a wake-up is then queued for the earliest), or FT_E*.
- */
-static int
-pick_paced(struct pk_engine *e, uint32_t l)
-{
-	struct pk_port *p = &e->ports[l];
-	uint32_t prev = p->ring, i;
-	uint64_t tmin = UINT64_MAX;
-
-	for (i = 0; i < p->nring; i++) {
-		uint32_t fid = flow_at(e, prev)->ring_next;
-		struct pk_dcqcn *d = &flow_at(e, fid)->cc;
-		uint64_t t;
-
-		dcqcn_timers(e, d);
-		t = d->limited ? dcqcn_next(d) : 0;
-		if (t <= e->now_ps) {
-			p->ring = prev;
-			return 1;
-		}
-		/* Wake when it may send, or when its timer raises its rate first. */
-		if (e->timely)
-			tmin = FT_MIN(tmin, t);
-		else
-			tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :
-			                                                         e->dcq_timer_ps)));
-		prev = fid;
-	}
-	if (!p->wake_pending || tmin < p->t_wake_ps) {
-		p->wake_pending = true;
-		p->t_wake_ps = tmin;
-		return ev_push(e, tmin, PK_EV_WAKE, l, 0) < 0 ? FT_ENOMEM : 0;
-	}
-	return 0;
-}
-
-/* ECN at egress (RED on the queue the packet joins, kb CC-PFC-ECN). */
-static void
-ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
-{
-	const struct pk_link *lk = &e->links[l];
-	uint64_t q = e->ports[l].q_bytes;
-	double pr;
-
-	if (e->ibcc) {
-		/* FECN: above the threshold, one of every Marking_Rate packets of at least
-		 * Packet_Size (512 bytes) (kb CC-IB). */
-		struct pk_port *p = &e->ports[l];
-
-		if (q <= e->pc.ibcc_threshold_bytes || k->payload < 512 || (k->flags & PK_F_CE))
-			return;
-		if (++p->fecn_skip < e->pc.ibcc_marking_rate)
-			return;
-		p->fecn_skip = 0;
-		p->ecn_marks++;
-		e->necn++;
-		k->flags |= PK_F_CE;
-		return;
-	}
-	if (q <= lk->kmin)
-		return;
-	pr = q >= lk->kmax ?
-	             1.0 :
-	             e->pc.ecn_pmax * (double)(q - lk->kmin) / (double)(lk->kmax - lk->kmin);
-	if (pr >= 1.0 || ft_rng_unit(&e->rng) < pr) {
-		if (!(k->flags & PK_F_CE)) {
-			e->ports[l].ecn_marks++;
-			e->necn++;
-		}
-		k->flags |= PK_F_CE;
-	}
-}
-
 /*
  * Adaptive routing with flowlets: at the first packet of every flowlet_bytes of a QP, a
  * whole path is chosen at the source (the least-queued equal-cost port at every hop as
@@ -773,7 +444,7 @@ try_send(struct pk_engine *e, uint32_t l)
 	}
 	src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
 	if (src && e->paced) {
-		int rc = pick_paced(e, l);
+		int rc = ft__pk_pick_paced(e, l);
 
 		if (rc < 0)
 			return rc;
@@ -832,7 +503,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->next = PK_NONE;
 		e->npackets++;
 		if (e->paced)
-			dcqcn_sent(e, f, pk_wire(lk, payload));
+			ft__pk_dcqcn_sent(e, f, pk_wire(lk, payload));
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l);
 			/* The tail may be lost (a drop, a bit error): time it out. */
@@ -850,6 +521,8 @@ try_send(struct pk_engine *e, uint32_t l)
 		p->head = e->pkts[id].next;
 		if (p->head == PK_NONE)
 			p->tail = PK_NONE;
+		else /* read at this port's next turn, a serialisation time from now */
+			__builtin_prefetch(&e->pkts[p->head]);
 		q_account(e, p);
 		p->q_bytes -= pk_wire(lk, payload);
 	}
@@ -862,7 +535,7 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 	struct pk_port *p = &e->ports[l];
 
 	if (e->marking && e->links[l].net && p->q_bytes > 0)
-		ecn_mark(e, l, &e->pkts[id]);
+		ft__pk_ecn_mark(e, l, &e->pkts[id]);
 
 	e->pkts[id].next = PK_NONE;
 	if (p->tail == PK_NONE)
@@ -1271,9 +944,13 @@ ev_trace(struct pk_engine *e)
 static int
 step(struct pk_engine *e)
 {
-	struct pk_event ev = ev_pop(&e->heap);
-	uint32_t type = ev.aux & 15u, arg = ev.aux >> 4;
+	struct pk_event ev;
+	uint32_t type, arg;
 
+	if (pk_evq_pop(&e->evq, &ev) < 0)
+		return FT_ENOMEM;
+	type = ev.aux & 15u;
+	arg = ev.aux >> 4;
 	e->now_ps = ev.t_ps;
 	e->nevents++;
 	switch (type) {
@@ -1292,13 +969,13 @@ step(struct pk_engine *e)
 	case PK_EV_RTO:
 		return ev_rto(e, ev.id, arg);
 	case PK_EV_CNP:
-		return ev_cnp(e, ev.id);
+		return ft__pk_ev_cnp(e, ev.id);
 	case PK_EV_TRACE:
 		return ev_trace(e);
 	case PK_EV_WDOG:
 		return ev_wdog(e, ev.id);
 	case PK_EV_RTT:
-		return ev_rtt(e, ev.id, arg);
+		return ft__pk_ev_rtt(e, ev.id, arg);
 	case PK_EV_WAKE:
 		if (e->ports[ev.id].t_wake_ps == ev.t_ps)
 			e->ports[ev.id].wake_pending = false;
@@ -1855,8 +1532,14 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 
 	if (!e->started && (rc = pk_start(e)) < 0)
 		goto fail;
-	while (e->heap.n > 0 && rc == 0) {
-		if (e->heap.v[0].t_ps > until)
+	while (e->evq.n > 0 && rc == 0) {
+		const struct pk_event *next = pk_evq_min(&e->evq);
+
+		if (!next) {
+			rc = FT_ENOMEM;
+			break;
+		}
+		if (next->t_ps > until)
 			return 0;
 		rc = step(e);
 		if ((e->nevents & 0xffff) == 0)
@@ -1980,6 +1663,7 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		pc->cnp_sent = p->cnp_sent;
 		pc->cnp_handled = p->cnp_handled;
 		pc->q_max_bytes = p->q_max_bytes;
+		pc->pfc_wd_fires = p->wd_fires;
 		pc->q_mean_bytes =
 		        span > 0 ?
 		                (p->q_area + (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps)) /
@@ -2047,7 +1731,7 @@ pk_destroy(struct ft_engine *eng)
 	ft_free(e->ports);
 	ft_free(e->sw_used);
 	ft_free(e->pkts);
-	ft_free(e->heap.v);
+	pk_evq_release(&e->evq);
 	ft_free(e->succ);
 	ft_free(e->fct);
 	ft_free(e->ideal);

@@ -3,9 +3,9 @@
  * sim/pkt_int.h - internals of the packet engine (engine_packet.c), shared
  * with its unit tests: the event heap, packets, ports and flows.
  *
- * Time is integer picoseconds. Events are fixed-size records in a binary
- * heap ordered by (time, sequence), so ties pop in the order they were
- * queued and a run is deterministic. Packets live in one pool with a free
+ * Time is integer picoseconds. Events are fixed-size records in a queue
+ * ordered by (time, sequence) (pkt_evq.h), so ties pop in the order they
+ * were queued and a run is deterministic. Packets live in one pool with a free
  * list: the event loop allocates nothing per packet. Every directed link of
  * the topology is a port: a FIFO of packets waiting to leave on it (linked
  * through the pool), the flows whose first link it is (a round-robin ring:
@@ -15,6 +15,7 @@
 #ifndef FT_PKT_INT_H
 #define FT_PKT_INT_H
 
+#include "pkt_evq.h"
 #include "sim_int.h"
 
 #include <fabtune/rng.h>
@@ -37,17 +38,6 @@ enum pk_ev_type {
 	PK_EV_RTT,     /* flow id, aux RTT in ns: a TIMELY completion sample reaches the sender */
 };
 
-struct pk_event {
-	uint64_t t_ps;
-	uint64_t seq;
-	uint32_t id;
-	uint32_t aux; /* low 4 bits: enum pk_ev_type; the rest: the argument */
-};
-
-struct pk_heap {
-	struct pk_event *v;
-	size_t n, cap;
-};
 
 struct pk_pkt {
 	uint64_t tail_ps;   /* when its last bit reaches the vertex it is at */
@@ -226,7 +216,7 @@ struct pk_engine {
 	struct ft_vec paths;    /* uint32_t link ids */
 	struct ft_vec ops;      /* struct pk_op */
 	struct ft_vec a2a_ends; /* scratch */
-	struct pk_heap heap;
+	struct pk_evq evq;
 	uint64_t seq, now_ps;
 	bool started;
 	struct ft_rng rng;         /* bit errors */
@@ -247,6 +237,32 @@ struct pk_engine {
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
 	uint64_t bytes_submitted, bytes_delivered;
 };
+
+#define PK_PS_PER_S 1e12
+
+static inline struct pk_flow *
+flow_at(struct pk_engine *e, uint32_t f)
+{
+	return &FT_VEC_AT(&e->flows, struct pk_flow, f);
+}
+
+/* Queue an event; never before the one being handled (the queue is monotone). */
+static inline int
+ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, uint32_t arg)
+{
+	struct pk_event ev = { FT_MAX(t_ps, e->now_ps), e->seq++, id, (arg << 4) | (uint32_t)type };
+
+	return pk_evq_push(&e->evq, &ev);
+}
+
+/* Congestion control (pkt_cc.c): a paced QP sent @wire bytes; a CNP or an RTT sample
+ * reached its sender; make the head of port @l's ring a flow that may send (1), or queue
+ * a wake-up (0); mark packet @k joining port @l's queue. */
+void ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire);
+int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
+int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
+int ft__pk_pick_paced(struct pk_engine *e, uint32_t l);
+void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);
 
 /* Bytes on the wire of a packet of @payload bytes on link @l (headers, framing). */
 static inline uint32_t

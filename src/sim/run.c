@@ -699,6 +699,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->faults, sizeof(struct ft_sim_fault_text));
 	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
 	ft_vec_init(&r->by_size, sizeof(struct ft_sim_size_stat));
+	ft_vec_init(&r->trace_series, sizeof(struct ft_sim_trace_series));
 }
 
 void
@@ -713,6 +714,7 @@ ft_sim_report_release(struct ft_sim_report *r)
 		ft_free(((struct ft_sim_file *)ft_vec_at(&r->counter_files, i))->text);
 	ft_vec_release(&r->counter_files);
 	ft_free(r->trace_json);
+	ft_vec_release(&r->trace_series);
 	ft_vec_release(&r->faults);
 	ft_vec_release(&r->by_size);
 }
@@ -1139,6 +1141,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		rc = ft__sim_render_nccl_tests(&out->run, &out->counter_files, err);
 	if (rc == 0 && ov && ov->ntrace_links)
 		rc = ft__sim_render_trace(topo, &c, &out->trace_json, &out->trace_len, err);
+	if (rc == 0 && ov && ov->ntrace_links)
+		rc = ft__sim_trace_series(topo, &c, &out->trace_series, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:

@@ -357,6 +357,9 @@ int ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_coun
 /* The result rows of @run as nccl-tests tables, appended to @files (--counters). */
 int ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files,
                               struct ft_error *err) FT_MUST_CHECK;
+/* The traced ports' series binned for charts (struct ft_sim_trace_series in @out). */
+int ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counters *c,
+                         struct ft_vec *out, struct ft_error *err) FT_MUST_CHECK;
 /*
  * The traced ports of @c as one JSON document (`{"interval_us", "ports": [{"link", "name",
  * "samples": [[t_us, rate_GBps, queue_bytes], ...]}]}`), in *@out (ft_free) of *@len bytes.

@@ -153,7 +153,23 @@ if "$fabtune" sim dgx-h100:2 --op all_reduce -b 1M -e 64M -f 4 --save >/dev/null
 	check_render sweep 20
 	expect_ids "$tmp/sweep.dom" link-util-size link-util
 fi
-# 5. The check can fail: a blank page has a single colour.
+# 5. A simulated run with --trace: the traced ports' rate and queue over time, one point
+#    per three samples (1,028 samples of 1 us binned to 343 points of at most 512), the
+#    rate at the link's 50 GB/s and never above (the axis tops at 60, not 80).
+if "$fabtune" sim scenarios/lab/incast-pfc-dcqcn-tuned.yaml --trace "$tmp/trace.json" \
+	--trace-links 264 --save >/dev/null 2>&1 && page trace latest; then
+	expect_ids "$tmp/trace.html" traces trace-rate-0 trace-queue-0
+	grep -qF 'leaf0-&gt;n0.nic0: rate' "$tmp/trace.html" || { echo "FAIL trace: no port title"; fail=1; }
+	n=$(sed -n '/id="trace-rate-0"/,/<\/svg>/p' "$tmp/trace.html" | grep -o 'points="[^"]*"' |
+		tr ' ' '\n' | grep -c ',')
+	[ "$n" -eq 343 ] || { echo "FAIL trace: $n points in the rate chart, expected 343"; fail=1; }
+	rate=$(sed -n '/id="trace-rate-0"/,/<\/svg>/p' "$tmp/trace.html")
+	{ grep -q '>60</text>' <<<"$rate" && ! grep -q '>80</text>' <<<"$rate"; } ||
+		{ echo "FAIL trace: the rate axis should top at 60 GB/s"; fail=1; }
+	check_render trace 20
+	expect_ids "$tmp/trace.dom" trace-rate-0 trace-queue-0
+fi
+# 6. The check can fail: a blank page has a single colour.
 printf '<!DOCTYPE html><html><body style="background:#fff"></body></html>\n' >"$tmp/blank.html"
 run_chromium "$tmp/blank.shot" --screenshot="$tmp/blank.png" --window-size=400,300 "file://$tmp/blank.html"
 read -r colours top < <(python3 "$tmp/png.py" "$tmp/blank.png")

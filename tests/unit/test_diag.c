@@ -364,6 +364,15 @@ static const struct rule_case cases[] = {
 	{ "switch-pfc-storm",
 	  "switch.pfcwd.storms@sw/Ethernet4/3=2;+switch.pfcwd.status@sw/Ethernet4/3=stormed",
 	  "switch.pfcwd.storms@sw/Ethernet4/3=0;+switch.pfcwd.status@sw/Ethernet4/3=operational" },
+	/* Three switches whose stormed ports face one another in a ring; clean: the third
+	 * one's stormed port faces a host, so the chain ends. */
+	{ "pfc-deadlock",
+	  "switch.pfcwd.storms@a/Ethernet0/3=2;switch.lldp.remote_device@a/Ethernet0=b;"
+	  "switch.pfcwd.storms@b/Ethernet4/3=1;switch.lldp.remote_device@b/Ethernet4=c;"
+	  "switch.pfcwd.storms@c/Ethernet8/3=3;switch.lldp.remote_device@c/Ethernet8=a",
+	  "switch.pfcwd.storms@a/Ethernet0/3=2;switch.lldp.remote_device@a/Ethernet0=b;"
+	  "switch.pfcwd.storms@b/Ethernet4/3=1;switch.lldp.remote_device@b/Ethernet4=c;"
+	  "switch.pfcwd.storms@c/Ethernet8/3=3;switch.lldp.remote_device@c/Ethernet8=n0.nic0" },
 	{ "switch-pfc-pause", "switch.pfc.tx_prio3@sw/Ethernet6=250000",
 	  "switch.pfc.tx_prio3@sw/Ethernet6=15437" },
 	{ "switch-drops", "switch.if.tx_drp@sw/Ethernet0=9268210", "switch.if.tx_drp@sw/Ethernet0=0" },

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/pkt_cc.c - the packet engine's congestion control: ECN marking at
+ * switch egress (RED, or FECN for InfiniBand CC), and the reaction points
+ * at the sending NICs that pace each QP: DCQCN (kb CC-DCQCN), InfiniBand CC
+ * (kb CC-IB) and TIMELY (kb CC-TIMELY-HPCC). Their timers are applied when
+ * a rate is read, not by periodic events; a port whose paced flows all wait
+ * queues one wake-up. engine_packet.c calls in only for runs that pace or
+ * mark, so an uncontrolled run never leaves that file.
+ */
+#include "pkt_int.h"
+
+#include <math.h>
+
+#include <fabtune/rng.h>
+
+/* ---- DCQCN (kb CC-DCQCN): the reaction point at the sender's NIC ---------------- */
+
+/* Alpha decays by (1 - g) every alpha period without CNPs: applied when it is read. */
+static void
+dcqcn_decay(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	uint64_t n = (e->now_ps - d->t_alpha_ps) / e->dcq_alpha_ps;
+
+	if (n) {
+		d->alpha *= pow(1 - e->pc.dcqcn_g, (double)n);
+		d->t_alpha_ps += n * e->dcq_alpha_ps;
+	}
+}
+
+/* One rate-increase event (timer or byte counter): fast recovery for the first F
+ * (rpg_threshold = 1), hyper increase once both counters are past F, else additive. */
+static void
+dcqcn_increase(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	const uint32_t F = 1;
+
+	if (d->it > F && d->ib > F)
+		d->rt_Bps += (double)(FT_MIN(d->it, d->ib) - F) * e->pc.dcqcn_hai_bps / 8;
+	else if (d->it > F || d->ib > F)
+		d->rt_Bps += e->pc.dcqcn_ai_bps / 8;
+	d->rt_Bps = FT_MIN(d->rt_Bps, e->line_Bps);
+	d->rc_Bps = (d->rt_Bps + d->rc_Bps) / 2;
+	if (d->rc_Bps >= e->line_Bps * (1 - 1e-9)) {
+		d->rc_Bps = e->line_Bps;
+		d->limited = false;
+	}
+}
+
+/* The increase timer's expiries up to now (applied when the rate is needed). */
+/* IB CC: the rate of table index @ccti; a linear table (see ev_cnp). */
+static double
+ibcc_rate(const struct pk_engine *e, uint32_t ccti)
+{
+	return e->line_Bps / (1.0 + (double)ccti / 16);
+}
+
+static void
+dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
+{
+	uint32_t guard = 0;
+
+	if (e->timely)
+		return; /* its rate moves only on RTT samples */
+	if (e->ibcc) {
+		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min (0). */
+		uint64_t n = d->limited ? (e->now_ps - d->t_timer_ps) / e->ccti_timer_ps : 0;
+
+		if (n) {
+			d->ccti -= (uint32_t)FT_MIN(n, (uint64_t)d->ccti);
+			d->t_timer_ps += n * e->ccti_timer_ps;
+			d->rc_Bps = ibcc_rate(e, d->ccti);
+			d->limited = d->ccti > 0;
+		}
+		return;
+	}
+	while (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps && guard++ < 4096) {
+		d->t_timer_ps += e->dcq_timer_ps;
+		d->it++;
+		dcqcn_increase(e, d);
+	}
+	if (d->limited && e->now_ps - d->t_timer_ps >= e->dcq_timer_ps)
+		d->t_timer_ps = e->now_ps; /* a very long idle time: restart the count */
+}
+
+/* When a paced flow may send its next packet, at its current rate. */
+static uint64_t
+dcqcn_next(const struct pk_dcqcn *d)
+{
+	return d->t_last_tx_ps + (uint64_t)((double)d->last_wire * PK_PS_PER_S / d->rc_Bps + 0.5);
+}
+
+/* A packet of @wire bytes left: pace the next one, run the timer and the byte counter. */
+void
+ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
+{
+	struct pk_dcqcn *d = &f->cc;
+	uint32_t guard = 0;
+
+	if (!d->limited)
+		return;
+	dcqcn_timers(e, d);
+	d->t_last_tx_ps = e->now_ps;
+	d->last_wire = wire;
+	if (e->ibcc || e->timely)
+		return;
+	d->bytes_since += wire;
+	while (d->limited && d->bytes_since >= e->pc.dcqcn_byte_counter && guard++ < 1024) {
+		d->bytes_since -= e->pc.dcqcn_byte_counter;
+		d->ib++;
+		dcqcn_increase(e, d);
+	}
+}
+
+/* A CNP reached the sender: cut the rate (at most once per rate_reduce_monitor_period). */
+int
+ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_dcqcn *d = &f->cc;
+
+	e->ports[f->first_link].cnp_handled++;
+	if (e->ibcc) {
+		/*
+		 * A BECN raises the CCTI by CCTI_Increase, to CCTI_Limit; the source then
+		 * waits the table's inter-packet delay. The CC manager computes the table from
+		 * the subnet; here it is linear: index i sends at line rate / (1 + i / 16).
+		 */
+		dcqcn_timers(e, d);
+		if (!d->limited)
+			d->t_timer_ps = e->now_ps;
+		d->ccti = FT_MIN(d->ccti + e->pc.ccti_increase, e->pc.ccti_limit);
+		d->rc_Bps = ibcc_rate(e, d->ccti);
+		d->limited = d->ccti > 0;
+		if (!d->last_wire)
+			d->t_last_tx_ps = e->now_ps;
+		return 0;
+	}
+	dcqcn_decay(e, d);
+	d->alpha = (1 - e->pc.dcqcn_g) * d->alpha + e->pc.dcqcn_g;
+	if (d->limited && e->now_ps - d->t_last_dec_ps < e->dcq_dec_ps)
+		return 0;
+	d->t_last_dec_ps = e->now_ps;
+	d->rt_Bps = d->rc_Bps;
+	d->rc_Bps = FT_MAX(d->rc_Bps * FT_MAX(1 - d->alpha / 2, e->pc.dcqcn_min_dec),
+	                   1e6 / 8); /* rpg_min_rate 1 Mb/s */
+	d->limited = true;
+	d->it = d->ib = 0;
+	d->bytes_since = 0;
+	d->t_timer_ps = e->now_ps;
+	if (!d->last_wire) { /* not paced yet: the next packet may leave now */
+		d->t_last_tx_ps = e->now_ps;
+		d->last_wire = 0;
+	}
+	return 0;
+}
+
+/*
+ * TIMELY (kb CC-TIMELY-HPCC, the HPCC simulator's defaults): per RTT sample, the
+ * gradient (EWMA weight 0.875 of the new difference, normalised by the 20 us minimum
+ * RTT) drives the rate: additive increase below T_low (50 us), multiplicative
+ * decrease above T_high (500 us), and in between increase on a falling gradient (five
+ * steps at once after five in a row) or decrease by beta (0.8) x gradient.
+ */
+int
+ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_dcqcn *d = &f->cc;
+	const double alpha = 0.875, beta = 0.8, t_low = 50e-6, t_high = 500e-6;
+	const double min_rtt = 20e-6, step = e->pc.dcqcn_ai_bps / 8;
+	double rtt = rtt_ns * 1e-9, diff, grad, r = d->rc_Bps;
+
+	if (f->rcv_nxt >= f->npkts && !d->limited)
+		return 0;
+	diff = d->prev_rtt_s > 0 ? rtt - d->prev_rtt_s : 0;
+	d->prev_rtt_s = rtt;
+	d->rtt_diff_s = (1 - alpha) * d->rtt_diff_s + alpha * diff;
+	grad = d->rtt_diff_s / min_rtt;
+	if (rtt < t_low) {
+		r += step;
+		d->hai_n = 0;
+	} else if (rtt > t_high) {
+		r *= 1 - beta * (1 - t_high / rtt);
+		d->hai_n = 0;
+	} else if (grad <= 0) {
+		r += (++d->hai_n >= 5 ? 5 : 1) * step;
+	} else {
+		r *= FT_MAX(1 - beta * grad, 0.0);
+		d->hai_n = 0;
+	}
+	d->rc_Bps = FT_MIN(FT_MAX(r, 1e6 / 8), e->line_Bps);
+	if (d->rc_Bps < e->line_Bps && !d->limited) {
+		d->limited = true;
+		if (!d->last_wire)
+			d->t_last_tx_ps = e->now_ps;
+	}
+	d->limited = d->rc_Bps < e->line_Bps;
+	return 0;
+}
+
+/*
+ * Make the ring's head a flow whose rate lets it send now. Returns 1 when there is one,
+ * 0 when all wait (a wake-up is then queued for the earliest), or FT_E*.
+ */
+int
+ft__pk_pick_paced(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = &e->ports[l];
+	uint32_t prev = p->ring, i;
+	uint64_t tmin = UINT64_MAX;
+
+	for (i = 0; i < p->nring; i++) {
+		uint32_t fid = flow_at(e, prev)->ring_next;
+		struct pk_dcqcn *d = &flow_at(e, fid)->cc;
+		uint64_t t;
+
+		dcqcn_timers(e, d);
+		t = d->limited ? dcqcn_next(d) : 0;
+		if (t <= e->now_ps) {
+			p->ring = prev;
+			return 1;
+		}
+		/* Wake when it may send, or when its timer raises its rate first. */
+		if (e->timely)
+			tmin = FT_MIN(tmin, t);
+		else
+			tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :
+			                                                         e->dcq_timer_ps)));
+		prev = fid;
+	}
+	if (!p->wake_pending || tmin < p->t_wake_ps) {
+		p->wake_pending = true;
+		p->t_wake_ps = tmin;
+		return ev_push(e, tmin, PK_EV_WAKE, l, 0) < 0 ? FT_ENOMEM : 0;
+	}
+	return 0;
+}
+
+/* ECN at egress (RED on the queue the packet joins, kb CC-PFC-ECN). */
+void
+ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
+{
+	const struct pk_link *lk = &e->links[l];
+	uint64_t q = e->ports[l].q_bytes;
+	double pr;
+
+	if (e->ibcc) {
+		/* FECN: above the threshold, one of every Marking_Rate packets of at least
+		 * Packet_Size (512 bytes) (kb CC-IB). */
+		struct pk_port *p = &e->ports[l];
+
+		if (q <= e->pc.ibcc_threshold_bytes || k->payload < 512 || (k->flags & PK_F_CE))
+			return;
+		if (++p->fecn_skip < e->pc.ibcc_marking_rate)
+			return;
+		p->fecn_skip = 0;
+		p->ecn_marks++;
+		e->necn++;
+		k->flags |= PK_F_CE;
+		return;
+	}
+	if (q <= lk->kmin)
+		return;
+	pr = q >= lk->kmax ?
+	             1.0 :
+	             e->pc.ecn_pmax * (double)(q - lk->kmin) / (double)(lk->kmax - lk->kmin);
+	if (pr >= 1.0 || ft_rng_unit(&e->rng) < pr) {
+		if (!(k->flags & PK_F_CE)) {
+			e->ports[l].ecn_marks++;
+			e->necn++;
+		}
+		k->flags |= PK_F_CE;
+	}
+}
