@@ -118,11 +118,11 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_report *rep,
 	uint32_t r;
 
 	ft_strbuf_addf(sb, "# fabtune bench %s: transport %s, %u ranks\n",
-	               ft_bench_pattern_name(cfg->pattern), rep->transport, rep->nranks);
+	               ft_op_name(cfg->pattern), rep->transport, rep->nranks);
 	/* nccl-tests 2.18's opening line: the test's name for whoever reads the log */
-	if (ft_bench_pattern_is_coll(cfg->pattern))
+	if (ft_op_is_coll(cfg->pattern))
 		ft_strbuf_addf(sb, "# Collective test starting: %s_perf\n",
-		               ft_bench_pattern_name(cfg->pattern));
+		               ft_op_name(cfg->pattern));
 	/* every rank is one process with one thread and one device (or none) */
 	ft_strbuf_addf(sb,
 	               "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
@@ -231,7 +231,7 @@ static void
 pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
            const struct cli_ctx *ctx)
 {
-	bool lat = cfg->pattern == FT_BENCH_PT2PT_LAT;
+	bool lat = cfg->pattern == FT_OP_PT2PT_LAT;
 
 	ft_strbuf_adds(sb, dashes);
 	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", rep->transport,
@@ -308,7 +308,7 @@ cli_bench_pt2pt_row(struct ft_strbuf *sb, bool lat, bool timed, bool gbits,
 static void
 pt2pt_row(struct ft_strbuf *sb, const struct ft_bench_cfg *cfg, const struct ft_result_row *r)
 {
-	cli_bench_pt2pt_row(sb, cfg->pattern == FT_BENCH_PT2PT_LAT, cfg->duration_s > 0,
+	cli_bench_pt2pt_row(sb, cfg->pattern == FT_OP_PT2PT_LAT, cfg->duration_s > 0,
 	                    report_gbits, r);
 }
 
@@ -322,15 +322,15 @@ struct row_stream {
 static bool
 streams_rows(const struct ft_bench_cfg *cfg)
 {
-	return ft_bench_pattern_is_coll(cfg->pattern) || cfg->pattern == FT_BENCH_PT2PT_BW ||
-	       cfg->pattern == FT_BENCH_PT2PT_LAT || cfg->pattern == FT_BENCH_DEV_MEMCPY;
+	return ft_op_is_coll(cfg->pattern) || cfg->pattern == FT_OP_PT2PT_BW ||
+	       cfg->pattern == FT_OP_PT2PT_LAT || cfg->pattern == FT_OP_DEV_MEMCPY;
 }
 
 static void
 render_head(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg,
             const struct cli_ctx *ctx)
 {
-	if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
+	if (cfg->pattern == FT_OP_PT2PT_BW || cfg->pattern == FT_OP_PT2PT_LAT) {
 		pt2pt_head(sb, rep, cfg, ctx);
 	} else {
 		render_header(sb, rep, cfg, ctx);
@@ -349,7 +349,7 @@ on_row(void *ud, const struct ft_bench_report *rep, const struct ft_result_row *
 		render_head(&sb, rep, st->cfg, st->ctx);
 		st->started = true;
 	}
-	if (st->cfg->pattern == FT_BENCH_PT2PT_BW || st->cfg->pattern == FT_BENCH_PT2PT_LAT)
+	if (st->cfg->pattern == FT_OP_PT2PT_BW || st->cfg->pattern == FT_OP_PT2PT_LAT)
 		pt2pt_row(&sb, st->cfg, row);
 	else
 		cli_bench_coll_row(&sb, row);
@@ -509,7 +509,7 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 	ft_json_kv_str(&j, "source", ft_source_name(rep->run.source));
 	ft_json_kv_str(&j, "kind", rep->run.kind);
 	ft_json_kv_str(&j, "fabtune_version", ctx->stable ? "VERSION" : ft_version());
-	ft_json_kv_str(&j, "pattern", ft_bench_pattern_name(cfg->pattern));
+	ft_json_kv_str(&j, "pattern", ft_op_name(cfg->pattern));
 	ft_json_kv_str(&j, "transport", rep->transport);
 	/* what was run: the iteration counts after defaults (a row's nsamples follows them) */
 	{
@@ -575,14 +575,14 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 		ft_json_kv_double(&j, "time_us", row->time_us);
 		ft_json_kv_double(&j, "algbw_GBps", row->algbw_GBps);
 		ft_json_kv_double(&j, "busbw_GBps", row->busbw_GBps);
-		if (ft_bench_pattern_is_coll(cfg->pattern)) {
+		if (ft_op_is_coll(cfg->pattern)) {
 			ft_json_kv_double(&j, "ip_time_us", row->ip_time_us);
 			ft_json_kv_double(&j, "ip_algbw_GBps", row->ip_algbw_GBps);
 			ft_json_kv_double(&j, "ip_busbw_GBps", row->ip_busbw_GBps);
 			ft_json_kv_int(&j, "wrong", row->wrong);
 			ft_json_kv_str(&j, "algo", row->algo);
 		}
-		if (cfg->pattern == FT_BENCH_PT2PT_BW)
+		if (cfg->pattern == FT_OP_PT2PT_BW)
 			ft_json_kv_double(&j, "peak_GBps", row->ip_algbw_GBps);
 		if (!isnan(row->lat_p50_us) && row->lat_p50_us != 0) {
 			ft_json_kv_double(&j, "lat_min_us", row->lat_min_us);
@@ -603,7 +603,7 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);
-	if (cfg->pattern == FT_BENCH_PAIRS && rep->bw_GBps) {
+	if (cfg->pattern == FT_OP_PAIRS && rep->bw_GBps) {
 		ft_json_key(&j, "pairs");
 		ft_json_obj_begin(&j);
 		json_matrix(&j, "bw_GBps", rep->bw_GBps, rep->nranks);
@@ -628,7 +628,7 @@ render_json(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struc
 		}
 		ft_json_arr_end(&j);
 	}
-	if (cfg->pattern == FT_BENCH_INCAST) {
+	if (cfg->pattern == FT_OP_INCAST) {
 		ft_json_key(&j, "incast");
 		ft_json_obj_begin(&j);
 		ft_json_kv_double(&j, "victim_idle_us", rep->victim_idle_us);
@@ -657,32 +657,32 @@ render(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, const 
 		if (!started) {
 			render_head(&sb, rep, cfg, ctx);
 			for (i = 0; i < ft_run_nrows(&rep->run); i++) {
-				if (cfg->pattern == FT_BENCH_PT2PT_BW ||
-				    cfg->pattern == FT_BENCH_PT2PT_LAT)
+				if (cfg->pattern == FT_OP_PT2PT_BW ||
+				    cfg->pattern == FT_OP_PT2PT_LAT)
 					pt2pt_row(&sb, cfg, ft_run_row(&rep->run, i));
 				else
 					cli_bench_coll_row(&sb, ft_run_row(&rep->run, i));
 			}
 		}
-		if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
+		if (cfg->pattern == FT_OP_PT2PT_BW || cfg->pattern == FT_OP_PT2PT_LAT) {
 			ft_strbuf_adds(&sb, dashes);
 		} else {
 			low = cli_bench_coll_foot(&sb, rep);
-			if (ft_bench_pattern_is_coll(cfg->pattern))
+			if (ft_op_is_coll(cfg->pattern))
 				ft_strbuf_addf(&sb, "# Collective test concluded: %s_perf\n#\n",
-				               ft_bench_pattern_name(cfg->pattern));
+				               ft_op_name(cfg->pattern));
 		}
 	} else {
 		render_header(&sb, rep, cfg, ctx);
 		switch (cfg->pattern) {
-		case FT_BENCH_PAIRS:
+		case FT_OP_PAIRS:
 			if (rep->bw_GBps)
 				render_pairs(&sb, rep);
 			break;
-		case FT_BENCH_COPY_MATRIX:
+		case FT_OP_COPY_MATRIX:
 			render_copy_matrix(&sb, rep);
 			break;
-		case FT_BENCH_BISECTION:
+		case FT_OP_BISECTION:
 			render_rows(&sb, rep, "bisection");
 			break;
 		default:
@@ -704,7 +704,7 @@ static int
 build_cfg(const struct bench_opts *o, struct ft_bench_cfg *cfg, const struct cli_ctx *ctx)
 {
 	ft_bench_cfg_init(cfg);
-	if (o->pattern && ft_bench_pattern_from_name(o->pattern, &cfg->pattern) < 0) {
+	if (o->pattern && ft_op_from_name(o->pattern, &cfg->pattern) < 0) {
 		cli_error(ctx,
 		          "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
 		          "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
@@ -1166,9 +1166,9 @@ launch_rank(void)
 }
 
 static bool
-reduces(enum ft_bench_pattern p)
+reduces(enum ft_op p)
 {
-	return p == FT_BENCH_ALL_REDUCE || p == FT_BENCH_REDUCE || p == FT_BENCH_REDUCE_SCATTER;
+	return p == FT_OP_ALL_REDUCE || p == FT_OP_REDUCE || p == FT_OP_REDUCE_SCATTER;
 }
 
 /*
@@ -1319,10 +1319,10 @@ run_rank(const struct bench_opts *o, const struct ft_bench_cfg *cfg, struct cli_
 static bool
 is_pt2pt_name(const char *a)
 {
-	enum ft_bench_pattern p;
+	enum ft_op p;
 
-	return ft_bench_pattern_from_name(a, &p) == 0 &&
-	       (p == FT_BENCH_PT2PT_BW || p == FT_BENCH_PT2PT_LAT);
+	return ft_op_from_name(a, &p) == 0 &&
+	       (p == FT_OP_PT2PT_BW || p == FT_OP_PT2PT_LAT);
 }
 
 /*

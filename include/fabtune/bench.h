@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include <fabtune/base.h>
+#include <fabtune/coll.h>
 #include <fabtune/progress.h>
 #include <fabtune/result.h>
 
@@ -39,38 +40,10 @@ extern "C" {
 
 struct ft_bench_report;
 
-/* Patterns (test names in result rows and on the command line). */
-#define FT_BENCH_PATTERN_MAP(X)             \
-	X(PT2PT_BW, "pt2pt_bw")             \
-	X(PT2PT_LAT, "pt2pt_lat")           \
-	X(PAIRS, "pairs")                   \
-	X(BISECTION, "bisection")           \
-	X(INCAST, "incast")                 \
-	X(ALL_REDUCE, "all_reduce")         \
-	X(ALL_GATHER, "all_gather")         \
-	X(REDUCE_SCATTER, "reduce_scatter") \
-	X(ALLTOALL, "alltoall")             \
-	X(BROADCAST, "broadcast")           \
-	X(REDUCE, "reduce")                 \
-	X(SENDRECV, "sendrecv")             \
-	X(GATHER, "gather")                 \
-	X(SCATTER, "scatter")               \
-	X(HYPERCUBE, "hypercube")           \
-	X(DEV_MEMCPY, "dev_memcpy")         \
-	X(COPY_MATRIX, "copy_matrix")
-
-enum ft_bench_pattern {
-#define FT_BENCH_PATTERN_ENUM_(n, s) FT_BENCH_##n,
-	FT_BENCH_PATTERN_MAP(FT_BENCH_PATTERN_ENUM_)
-#undef FT_BENCH_PATTERN_ENUM_
-	FT_BENCH_PATTERN_COUNT
-};
-
-FT_API const char *ft_bench_pattern_name(enum ft_bench_pattern p);
-/* Accepts the names above, plus "pt2pt" (= pt2pt_bw) and "allreduce" style aliases. */
-FT_API int ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out);
-FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
-/* dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport).
+/* Patterns are the operations of fabtune/coll.h (enum ft_op): the collectives and
+   the point-to-point and fabric tests; ft_op_name() gives the test name of result rows
+   and of the command line, ft_op_from_name() reads it.
+   dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport).
    copy_matrix: copy-engine bandwidth between pinned host memory and every GPU, and between
    every pair of GPUs (an nvbandwidth-like matrix; src/dst name "host", "gpu0", ...). */
 
@@ -148,7 +121,7 @@ FT_API int ft_bench_bind_from_name(const char *name, enum ft_bench_bind *out);
  * ft_bench_cfg_init() for the defaults documented per field.
  */
 struct ft_bench_cfg {
-	enum ft_bench_pattern pattern; /* default all_reduce */
+	enum ft_op pattern; /* default all_reduce */
 	char transport[16];            /* "auto" (default), "tcp", "shm", "mpi", "verbs", "nccl" */
 	uint64_t min_bytes;            /* -b, default 32 MiB for collectives, 8 B for latency */
 	uint64_t max_bytes;            /* -e, default = min_bytes */
@@ -270,7 +243,7 @@ struct ft_req {
 
 /* A collective handed to a transport's own library (mpi, nccl). */
 struct ft_bench_coll_args {
-	enum ft_bench_pattern coll;
+	enum ft_op coll;
 	const void *sendbuf;
 	void *recvbuf;
 	size_t count; /* elements, as nccl-tests' count column */
@@ -357,9 +330,6 @@ FT_API void ft_bench_report_release(struct ft_bench_report *r);
  */
 FT_API int ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg,
                         struct ft_bench_report *out, struct ft_error *err) FT_MUST_CHECK;
-
-/* nccl-tests' bus-bandwidth factor for @pattern on @nranks (kb: NA-BUSBW). */
-FT_API double ft_bench_busbw_factor(enum ft_bench_pattern pattern, uint32_t nranks);
 
 #ifdef __cplusplus
 }

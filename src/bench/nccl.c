@@ -630,7 +630,7 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	bool made_op = false;
 	char *d0, *d1, *ds, *dr;
 
-	ft__coll_bufsizes(a->coll, a->count, es, n, &sbytes, &rbytes);
+	ft__bench_bufsizes(a->coll, a->count, es, n, &sbytes, &rbytes);
 	d0 = dscratch(ep, 0, sbytes);
 	d1 = dscratch(ep, 1, FT_MAX(sbytes, rbytes));
 	if (!d0 || !d1)
@@ -640,9 +640,9 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	dr = d1;
 	if (a->in_place) {
 		ds = dr = d1;
-		if (a->coll == FT_BENCH_ALL_GATHER)
+		if (a->coll == FT_OP_ALL_GATHER)
 			ds = d1 + off;
-		else if (a->coll == FT_BENCH_REDUCE_SCATTER)
+		else if (a->coll == FT_OP_REDUCE_SCATTER)
 			dr = d1 + off;
 	}
 	if (a->staged && ep->api.cudaMemcpy(ds, a->sendbuf, sbytes, CUDA_MEMCPY_H2D) != 0)
@@ -651,8 +651,8 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	                       (int)FT_REDOP_AVG == (int)NCCL_AVG,
 	               "fabtune's reductions are numbered as ncclRedOp_t");
 	if (a->op == FT_REDOP_MULSUM &&
-	    (a->coll == FT_BENCH_ALL_REDUCE || a->coll == FT_BENCH_REDUCE ||
-	     a->coll == FT_BENCH_REDUCE_SCATTER)) {
+	    (a->coll == FT_OP_ALL_REDUCE || a->coll == FT_OP_REDUCE ||
+	     a->coll == FT_OP_REDUCE_SCATTER)) {
 		/* nccl-tests' premulsum: this rank's scalar, in the element type, read at
 		   creation (host immediate); the operation is destroyed once enqueued */
 		uint64_t scalar = 0;
@@ -669,22 +669,22 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 		made_op = true;
 	}
 	switch (a->coll) {
-	case FT_BENCH_ALL_REDUCE:
+	case FT_OP_ALL_REDUCE:
 		nr = ep->api.AllReduce(ds, dr, a->count, t, op, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_ALL_GATHER:
+	case FT_OP_ALL_GATHER:
 		nr = ep->api.AllGather(ds, dr, a->count, t, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_REDUCE_SCATTER:
+	case FT_OP_REDUCE_SCATTER:
 		nr = ep->api.ReduceScatter(ds, dr, a->count, t, op, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_BROADCAST:
+	case FT_OP_BROADCAST:
 		nr = ep->api.Broadcast(ds, dr, a->count, t, a->root, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_REDUCE:
+	case FT_OP_REDUCE:
 		nr = ep->api.Reduce(ds, dr, a->count, t, op, a->root, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_ALLTOALL: {
+	case FT_OP_ALLTOALL: {
 		uint32_t p;
 		size_t blk = a->count * es;
 
@@ -706,14 +706,14 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	}
 	if (made_op)
 		ep->api.RedOpDestroy(op, ep->comm);
-	if (nr == 0 && a->coll != FT_BENCH_ALL_REDUCE && a->coll != FT_BENCH_ALL_GATHER &&
-	    a->coll != FT_BENCH_REDUCE_SCATTER && a->coll != FT_BENCH_BROADCAST &&
-	    a->coll != FT_BENCH_REDUCE && a->coll != FT_BENCH_ALLTOALL)
+	if (nr == 0 && a->coll != FT_OP_ALL_REDUCE && a->coll != FT_OP_ALL_GATHER &&
+	    a->coll != FT_OP_REDUCE_SCATTER && a->coll != FT_OP_BROADCAST &&
+	    a->coll != FT_OP_REDUCE && a->coll != FT_OP_ALLTOALL)
 		return FT_ENOTSUP;
 	if (nr != 0)
-		return ft_error_set(err, FT_EIO, "nccl %s: %s", ft_bench_pattern_name(a->coll),
+		return ft_error_set(err, FT_EIO, "nccl %s: %s", ft_op_name(a->coll),
 		                    ep->api.GetErrorString(nr));
-	nr = stream_wait(ep, ft_bench_pattern_name(a->coll), err);
+	nr = stream_wait(ep, ft_op_name(a->coll), err);
 	if (nr < 0)
 		return nr;
 	if (a->staged && ep->api.cudaMemcpy(a->recvbuf, dr, rbytes, CUDA_MEMCPY_D2H) != 0)

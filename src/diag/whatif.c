@@ -42,7 +42,7 @@ inputs_op(const struct ft_diag_input *in, enum ft_op fallback)
 		n = strlen(name);
 		if (n > 5 && strcmp(name + n - 5, "_perf") == 0)
 			name[n - 5] = '\0';
-		if (ft_op_from_name(name, &op) == 0)
+		if (ft_op_from_name(name, &op) == 0 && ft_op_is_modelled(op))
 			return op;
 	}
 	return fallback;

@@ -222,7 +222,7 @@ op_key(struct ld *l, const char *path, const char *key, yaml_node_t *k, yaml_nod
 
 	if (strcmp(key, "op") == 0) {
 		rc = want_scalar(l, v, path, "an operation");
-		if (rc == 0 && ft_op_from_name(scalar(v), &op->op) < 0)
+		if (rc == 0 && (ft_op_from_name(scalar(v), &op->op) < 0 || !ft_op_is_modelled(op->op)))
 			rc = fail(l, v, FT_EPARSE, path,
 			          "expected all_reduce, all_gather, reduce_scatter, broadcast, "
 			          "reduce, alltoall or sendrecv, got '%s'",

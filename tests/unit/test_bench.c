@@ -29,18 +29,30 @@
 static void
 test_names(void **state)
 {
-	enum ft_bench_pattern p;
+	enum ft_op p;
 	enum ft_dtype t;
 	enum ft_redop op;
 	int i;
 
-	for (i = 0; i < FT_BENCH_PATTERN_COUNT; i++) {
-		assert_int_equal(ft_bench_pattern_from_name(ft_bench_pattern_name(i), &p), 0);
+	for (i = 0; i < FT_OP_COUNT; i++) {
+		assert_int_equal(ft_op_from_name(ft_op_name(i), &p), 0);
 		assert_int_equal(p, i);
 	}
-	assert_int_equal(ft_bench_pattern_from_name("allreduce", &p), 0);
-	assert_int_equal(p, FT_BENCH_ALL_REDUCE);
-	assert_int_equal(ft_bench_pattern_from_name("nope", &p), FT_EINVAL);
+	assert_int_equal(ft_op_from_name("allreduce", &p), 0);
+	assert_int_equal(p, FT_OP_ALL_REDUCE);
+	assert_int_equal(ft_op_from_name("nope", &p), FT_EINVAL);
+	/* bench's short names, and the test names of rows, on the shared vocabulary */
+	assert_int_equal(ft_op_from_name("pt2pt", &p), 0);
+	assert_int_equal(p, FT_OP_PT2PT_BW);
+	assert_int_equal(ft_op_from_name("latency", &p), 0);
+	assert_int_equal(p, FT_OP_PT2PT_LAT);
+	assert_int_equal(ft_op_from_name("bcast", &p), 0);
+	assert_int_equal(p, FT_OP_BROADCAST);
+	assert_string_equal(ft_op_name(FT_OP_COPY_MATRIX), "copy_matrix");
+	assert_true(ft_op_is_coll(FT_OP_HYPERCUBE) && ft_op_is_coll(FT_OP_SENDRECV));
+	assert_false(ft_op_is_coll(FT_OP_PT2PT_BW) || ft_op_is_coll(FT_OP_PAIRS));
+	assert_true(ft_op_is_modelled(FT_OP_ALLTOALL));
+	assert_false(ft_op_is_modelled(FT_OP_GATHER) || ft_op_is_modelled(FT_OP_INCAST));
 	assert_int_equal(ft_dtype_from_name("double", &t), 0);
 	assert_int_equal(ft_dtype_size(t), 8);
 	assert_int_equal(ft_dtype_from_name("half", &t), 0);
@@ -61,12 +73,12 @@ static void
 test_busbw_factors(void **state)
 {
 	/* kb: NA-BUSBW */
-	assert_true(ft_bench_busbw_factor(FT_BENCH_ALL_REDUCE, 4) == 1.5);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_ALL_GATHER, 8) == 0.875);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_REDUCE_SCATTER, 2) == 0.5);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_ALLTOALL, 4) == 0.75);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_BROADCAST, 16) == 1.0);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_REDUCE, 16) == 1.0);
+	assert_true(ft_coll_busbw_factor(FT_OP_ALL_REDUCE, 4) == 1.5);
+	assert_true(ft_coll_busbw_factor(FT_OP_ALL_GATHER, 8) == 0.875);
+	assert_true(ft_coll_busbw_factor(FT_OP_REDUCE_SCATTER, 2) == 0.5);
+	assert_true(ft_coll_busbw_factor(FT_OP_ALLTOALL, 4) == 0.75);
+	assert_true(ft_coll_busbw_factor(FT_OP_BROADCAST, 16) == 1.0);
+	assert_true(ft_coll_busbw_factor(FT_OP_REDUCE, 16) == 1.0);
 }
 
 static void
@@ -431,7 +443,7 @@ test_cfg_check(void **state)
 	assert_int_equal(ft_bench_cfg_check(&cfg, &err), FT_ERANGE);
 	assert_non_null(strstr(err.msg, "--streams"));
 	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_BENCH_PT2PT_LAT;
+	cfg.pattern = FT_OP_PT2PT_LAT;
 	ft_bench_cfg_resolve(&cfg);
 	assert_true(cfg.min_bytes == 8 && cfg.iters == 1000);
 }
@@ -507,7 +519,7 @@ static uint64_t shm_max, cma_min;
 /* @algo: what every row must name (NULL: anything) */
 static int
 run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transport,
-         enum ft_bench_pattern p, enum ft_dtype t, enum ft_redop op, const char *algo,
+         enum ft_op p, enum ft_dtype t, enum ft_redop op, const char *algo,
          int64_t *wrong)
 {
 	struct ft_world_cfg wc;
@@ -566,19 +578,19 @@ run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transpor
 
 /* fabtune's own algorithm for @p over point-to-point messages */
 static const char *
-fallback_algo(enum ft_bench_pattern p)
+fallback_algo(enum ft_op p)
 {
 	switch (p) {
-	case FT_BENCH_ALLTOALL:
-	case FT_BENCH_GATHER:
-	case FT_BENCH_SCATTER:
+	case FT_OP_ALLTOALL:
+	case FT_OP_GATHER:
+	case FT_OP_SCATTER:
 		return "direct";
-	case FT_BENCH_BROADCAST:
-	case FT_BENCH_REDUCE:
+	case FT_OP_BROADCAST:
+	case FT_OP_REDUCE:
 		return "chain";
-	case FT_BENCH_SENDRECV:
+	case FT_OP_SENDRECV:
 		return "shift";
-	case FT_BENCH_HYPERCUBE:
+	case FT_OP_HYPERCUBE:
 		return "hypercube";
 	default:
 		return "ring";
@@ -587,11 +599,11 @@ fallback_algo(enum ft_bench_pattern p)
 
 /* One collective on @n forked ranks; every rank must validate (#wrong 0). */
 static void
-conform_one(const char *transport, uint32_t n, enum ft_bench_pattern p, enum ft_dtype t,
+conform_one(const char *transport, uint32_t n, enum ft_op p, enum ft_dtype t,
             enum ft_redop op)
 {
 	/* shm runs nccl's collectives on buffers in its segment, unless they may not fit */
-	const char *algo = strcmp(transport, "shm") == 0 && !shm_max && p <= FT_BENCH_REDUCE ?
+	const char *algo = strcmp(transport, "shm") == 0 && !shm_max && ft_op_is_modelled(p) && p != FT_OP_SENDRECV ?
 	                           "direct" :
 	                           fallback_algo(p);
 	struct ft_error err = { 0 };
@@ -629,35 +641,35 @@ conform_one(const char *transport, uint32_t n, enum ft_bench_pattern p, enum ft_
 static void
 conformance(const char *transport)
 {
-	static const enum ft_bench_pattern colls[] = {
-		FT_BENCH_ALL_REDUCE, FT_BENCH_ALL_GATHER, FT_BENCH_REDUCE_SCATTER,
-		FT_BENCH_ALLTOALL,   FT_BENCH_BROADCAST,  FT_BENCH_REDUCE,
-		FT_BENCH_SENDRECV,   FT_BENCH_GATHER,     FT_BENCH_SCATTER,
+	static const enum ft_op colls[] = {
+		FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER,
+		FT_OP_ALLTOALL,   FT_OP_BROADCAST,  FT_OP_REDUCE,
+		FT_OP_SENDRECV,   FT_OP_GATHER,     FT_OP_SCATTER,
 	};
 	/* the reductions with other element types and operations, on 2 and 4 ranks too */
 	static const struct {
-		enum ft_bench_pattern p;
+		enum ft_op p;
 		enum ft_dtype t;
 		enum ft_redop op;
 		uint32_t n;
 	} more[] = {
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_INT8, FT_REDOP_PROD, 2 },
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_DOUBLE, FT_REDOP_MIN, 4 },
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_UINT64, FT_REDOP_MAX, 3 },
-		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_UINT8, FT_REDOP_MIN, 2 },
-		{ FT_BENCH_REDUCE, FT_DTYPE_INT64, FT_REDOP_PROD, 4 },
-		{ FT_BENCH_HYPERCUBE, FT_DTYPE_INT32, FT_REDOP_SUM, 4 },
-		{ FT_BENCH_HYPERCUBE, FT_DTYPE_UINT8, FT_REDOP_SUM, 2 },
-		{ FT_BENCH_GATHER, FT_DTYPE_DOUBLE, FT_REDOP_SUM, 4 },
-		{ FT_BENCH_SCATTER, FT_DTYPE_INT8, FT_REDOP_SUM, 2 },
-		{ FT_BENCH_SENDRECV, FT_DTYPE_UINT64, FT_REDOP_SUM, 4 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_INT8, FT_REDOP_PROD, 2 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_DOUBLE, FT_REDOP_MIN, 4 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_UINT64, FT_REDOP_MAX, 3 },
+		{ FT_OP_REDUCE_SCATTER, FT_DTYPE_UINT8, FT_REDOP_MIN, 2 },
+		{ FT_OP_REDUCE, FT_DTYPE_INT64, FT_REDOP_PROD, 4 },
+		{ FT_OP_HYPERCUBE, FT_DTYPE_INT32, FT_REDOP_SUM, 4 },
+		{ FT_OP_HYPERCUBE, FT_DTYPE_UINT8, FT_REDOP_SUM, 2 },
+		{ FT_OP_GATHER, FT_DTYPE_DOUBLE, FT_REDOP_SUM, 4 },
+		{ FT_OP_SCATTER, FT_DTYPE_INT8, FT_REDOP_SUM, 2 },
+		{ FT_OP_SENDRECV, FT_DTYPE_UINT64, FT_REDOP_SUM, 4 },
 		/* 16-bit floats and the two reductions with a step around the sum */
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_HALF, FT_REDOP_SUM, 3 },
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_MULSUM, 4 },
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_INT32, FT_REDOP_AVG, 3 },
-		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_HALF, FT_REDOP_MULSUM, 3 },
-		{ FT_BENCH_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_AVG, 4 },
-		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_FLOAT, FT_REDOP_AVG, 2 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_HALF, FT_REDOP_SUM, 3 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_MULSUM, 4 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_INT32, FT_REDOP_AVG, 3 },
+		{ FT_OP_REDUCE_SCATTER, FT_DTYPE_HALF, FT_REDOP_MULSUM, 3 },
+		{ FT_OP_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_AVG, 4 },
+		{ FT_OP_REDUCE_SCATTER, FT_DTYPE_FLOAT, FT_REDOP_AVG, 2 },
 	};
 	size_t c;
 
@@ -733,7 +745,7 @@ shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_erro
 	if (rc < 0)
 		return rc;
 	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_BENCH_PT2PT_BW;
+	cfg.pattern = FT_OP_PT2PT_BW;
 	cfg.max_bytes = 3 << 20;
 	cfg.timeout_s = 10;
 	cfg.shm_cma_min_bytes = cma;
@@ -851,7 +863,7 @@ bind_rank(uint32_t rank, int lfd, uint16_t port, enum ft_bench_bind b,
 	if (rc < 0)
 		return rc;
 	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_BENCH_PT2PT_LAT;
+	cfg.pattern = FT_OP_PT2PT_LAT;
 	cfg.iters = 20;
 	cfg.warmup = 1;
 	cfg.timeout_s = 10;
@@ -991,7 +1003,7 @@ test_unavailable(void **state)
 		wc.timeout_s = 5;
 		assert_int_equal(ft_world_new(&wc, &w, &err), 0);
 		ft_bench_cfg_init(&cfg);
-		cfg.pattern = FT_BENCH_COPY_MATRIX;
+		cfg.pattern = FT_OP_COPY_MATRIX;
 		ft_bench_report_init(&rep);
 		setenv("FABTUNE_CUDART_LIBRARY", "/nonexistent/libcudart.so", 1);
 		ft_error_clear(&err);
