@@ -1356,11 +1356,136 @@ test_verbs_double(void **state)
 }
 #endif
 
+
+/* nccl-tests' and perftest's flags become the configuration, or a message naming the flag. */
+static void
+test_dropin_args(void **state)
+{
+	struct ft_bench_args a;
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+	char *argv[] = { (char *)"bench", (char *)"pt2pt_bw", (char *)"-a", (char *)"-n",
+		         (char *)"5" };
+	char *argv2[] = { (char *)"bench", (char *)"all_reduce", (char *)"-a", (char *)"2" };
+
+	(void)state;
+	/* perftest: -s one size; -q N sockets over tcp; -T takes a duration */
+	ft_bench_args_init(&a);
+	a.pattern = "pt2pt_bw";
+	a.transport = "tcp";
+	a.msg_size = 65536;
+	a.qps = 4;
+	a.timeout_str = "2min";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.pattern, FT_OP_PT2PT_BW);
+	assert_int_equal(cfg.min_bytes, 65536);
+	assert_int_equal(cfg.max_bytes, 65536);
+	assert_int_equal(cfg.streams, 4);
+	assert_true(cfg.timeout_s == 120.0);
+	/* several queue pairs only where they exist */
+	a.transport = "shm";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "-q/--qp 4: several queue pairs only with --transport tcp "
+	                             "(as --streams) so far");
+	/* -s and -b together */
+	ft_bench_args_init(&a);
+	a.msg_size = 8;
+	a.minb = 16;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "-s/--size and -a/--all-sizes replace -b and -e"));
+	/* perftest -a: 2 B to 8 MiB; an unknown pattern lists them */
+	ft_bench_args_init(&a);
+	a.all_sizes = true;
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.min_bytes, 2);
+	assert_int_equal(cfg.max_bytes, 8u << 20);
+	a.pattern = "allreduce_perf";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "unknown pattern 'allreduce_perf' (pt2pt_bw,"));
+	/* -a after a point-to-point pattern is perftest's; with a digit, nccl-tests' */
+	ft_bench_args_perftest_a(5, argv);
+	assert_string_equal(argv[2], "--all-sizes");
+	ft_bench_args_perftest_a(4, argv2);
+	assert_string_equal(argv2[2], "-a");
+	/* nccl-tests -t 2 -g 2 with --np 2: eight one-rank processes */
+	ft_bench_args_init(&a);
+	a.np = 2;
+	a.nthreads = 2;
+	a.ngpus = 2;
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.np, 8);
+	ft_bench_args_init(&a);
+	a.rank = 3;
+	a.nranks = 2;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--rank 3 needs --nranks N above it");
+}
+
+/* The table pieces, checked against layouts worked out by hand from nccl-tests' printf
+   formats ("%12li  %12li  %8s  %6s  %6i  %7s  %6.2f  %6.2f  %5g" per side) and perftest's. */
+static void
+test_table_rows(void **state)
+{
+	struct ft_result_row r;
+	struct ft_bench_report rep;
+	struct ft_strbuf sb;
+
+	(void)state;
+	ft_result_row_init(&r);
+	r.bytes = 1048576;
+	r.count = 262144;
+	ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+	ft_strlcpy(r.redop, "sum", sizeof(r.redop));
+	r.root = -1;
+	r.time_us = 123.456;
+	r.algbw_GBps = 8.49;
+	r.busbw_GBps = 14.86;
+	r.wrong = 0;
+	r.ip_time_us = 12345.6;
+	r.ip_algbw_GBps = 0.08;
+	r.ip_busbw_GBps = 0.15;
+	ft_strbuf_init(&sb);
+	ft_bench_coll_row(&sb, &r);
+	assert_string_equal(sb.buf, "     1048576        262144     float     sum      -1    123.5"
+	                            "    8.49   14.86      0    12346    0.08    0.15      0\n");
+	/* the foot: mean of both sides' busbw; a floor 90% above it fails */
+	ft_bench_report_init(&rep);
+	assert_int_equal(ft_run_add(&rep.run, &r), 0);
+	ft_strbuf_reset(&sb);
+	assert_false(ft_bench_coll_foot(&sb, &rep, NULL));
+	assert_string_equal(sb.buf, "# Out of bounds values : 0 OK\n"
+	                            "# Avg bus bandwidth    : 7.505 \n#\n");
+	ft_strbuf_reset(&sb);
+	assert_true(ft_bench_coll_foot(&sb, &rep, "9"));
+	assert_non_null(strstr(sb.buf, ": 7.505 FAILED\n"));
+	ft_strbuf_reset(&sb);
+	assert_false(ft_bench_coll_foot(&sb, &rep, "8.3"));
+	assert_non_null(strstr(sb.buf, ": 7.505 OK\n"));
+	ft_bench_report_release(&rep);
+	/* perftest bandwidth: MB/sec is MiB/s, the message rate from the average */
+	ft_result_row_init(&r);
+	r.bytes = 65536;
+	r.nsamples = 1000;
+	r.ip_algbw_GBps = 10.48576; /* peak */
+	r.algbw_GBps = 5.24288;
+	ft_strbuf_reset(&sb);
+	ft_bench_pt2pt_row(&sb, false, false, false, &r);
+	assert_string_equal(sb.buf, " 65536      1000             10000.00            5000.00\t\t"
+	                            "   0.080000\n");
+	ft_strbuf_release(&sb);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_dropin_args),
+		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_busbw_factors),
 		cmocka_unit_test(test_circle_schedule),
 		cmocka_unit_test(test_lat_stats),
