@@ -15,13 +15,13 @@
 static inline void
 cli_bench_coll_head(struct ft_strbuf *sb)
 {
-	ft_bench_coll_head(sb);
+	ft_bench_coll_head(sb, FT_BENCH_STYLE_CLASSIC);
 }
 
 static inline void
 cli_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
 {
-	ft_bench_coll_row(sb, row);
+	ft_bench_coll_row(sb, row, FT_BENCH_STYLE_CLASSIC);
 }
 
 /* The closing lines; true when NCCL_TESTS_MIN_BW is set and not reached. */

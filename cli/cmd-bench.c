@@ -97,9 +97,11 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	struct ft_bench_cfg c = *cfg;
 	struct ft_error err = { 0 };
 	struct out stream = { ctx, { ctx->stable, gbits, getenv("NCCL_TESTS_MIN_BW") }, &c };
-	int rc, ret = EXIT_OK;
+	int rc, ret;
 	uint32_t me;
 
+	if (a->table_format && ft_bench_table_style_from_name(a->table_format, &stream.t.style) < 0)
+		return EXIT_USAGE; /* ft_bench_args_to_cfg said why */
 	rc = ft_bench_args_join(a, cfg, &w, &err);
 	if (rc < 0)
 		return cli_error(ctx, "%s", ft_error_msg(&err, rc)),
@@ -115,16 +117,9 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	rc = ft_bench_run_sweep(w, a, &c, &rep, &err);
 	if (me == 0 && (rc == 0 || rep.interrupted))
 		emit(&stream, &rep, NULL);
-	if (stream.low)
-		ret = EXIT_PROBLEM;
+	ret = stream.low ? EXIT_PROBLEM : EXIT_OK;
 	if (rc < 0 && !(rc == FT_EINTR && me != 0)) {
-		const struct ft_rank_info *inf = ft_world_info(w, me);
-
-		if (ft_world_size(w) > 1)
-			cli_error(ctx, "rank %u (host %s): %s", me, inf ? inf->host : "?",
-			          ft_error_msg(&err, rc));
-		else
-			cli_error(ctx, "%s", ft_error_msg(&err, rc));
+		cli_error(ctx, "%s", ft_error_msg(&err, rc)); /* it names the rank and host */
 		ret = rc == FT_EINTR                                           ? EXIT_RUNTIME :
 		      (rc == FT_EINVAL || rc == FT_ERANGE || rc == FT_ENOTSUP) ? EXIT_USAGE :
 		                                                                 EXIT_RUNTIME;
@@ -216,6 +211,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		        0, "all-sizes", &a.all_sizes,
 		        "perftest's -a: sizes 2 B to 8 MiB (-a is perftest's after a pt2pt pattern)"),
 		OPT_BOOL(0, "report_gbits", &gbits, "perftest: bandwidth in Gb/sec, not MB/sec"),
+		OPT_STRING(0, "table-format", &a.table_format, "VER",
+		           "nccl-tests' table layout: classic (default) or 2.18"),
 		OPT_STRING(0, "ifname", &a.ifname, "SPEC",
 		           "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
 		OPT_U64(0, "streams", &a.streams, "N", "tcp: sockets per peer (1)"),

@@ -345,6 +345,7 @@ struct ft_bench_args {
 	const char *bind, *ifname, *verbs_op, *rdma_dev;
 	const char *timeout_str;  /* -T: seconds or a duration ("30s"), NULL = timeout */
 	const char *duration_str; /* perftest -D */
+	const char *table_format; /* --table-format: nccl-tests layout, "classic" (NULL) or "2.18" */
 	uint64_t minb, maxb, stepb, factor, iters, warmup, window, streams; /* -b -e -i -f -n -w */
 	uint64_t agg_iters, cycles;                                         /* -m, -N (0: forever) */
 	uint64_t qps, msg_size; /* perftest -q, -s */
@@ -417,11 +418,26 @@ FT_API uint32_t ft_bench_launcher_rank(void);
 
 /* ---- tables (src/bench/table.c) ---------------------------------------------- */
 
+/*
+ * nccl-tests' table layouts. classic: up to 2.17, times with 2, 1 or 0
+ * decimals by magnitude, bandwidths with 2, "#wrong" in 5 columns. 2.18:
+ * every number with as many decimals (2, 1, 0) as fit its column, then an
+ * exponent; "#wrong" in 6 columns (its heads one space wider).
+ */
+enum ft_bench_table_style {
+	FT_BENCH_STYLE_CLASSIC = 0,
+	FT_BENCH_STYLE_218 = 1,
+};
+
+/* "classic" or "2.18"; FT_EINVAL otherwise. */
+FT_API int ft_bench_table_style_from_name(const char *name, enum ft_bench_table_style *out);
+
 /* How the tables are printed. */
 struct ft_bench_table {
 	bool stable;        /* leave out pids, CPU lists, version and times (tests) */
 	bool gbits;         /* perftest --report_gbits: bandwidth in Gb/sec, not MB/sec */
 	const char *min_bw; /* NCCL_TESTS_MIN_BW: "Avg bus bandwidth" floor, NULL = none */
+	enum ft_bench_table_style style; /* nccl-tests' layout (default classic) */
 };
 
 /* Whether the pattern's text output is one row per size, printed as it is measured
@@ -447,8 +463,9 @@ FT_API void ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_tab
 /* nccl-tests' pieces: the three column-head lines, one data row (size, count, type,
    redop, root, then time/algbw/busbw/#wrong out of place and in place), and the two
    closing lines (true when @min_bw is set and not reached). */
-FT_API void ft_bench_coll_head(struct ft_strbuf *sb);
-FT_API void ft_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row);
+FT_API void ft_bench_coll_head(struct ft_strbuf *sb, enum ft_bench_table_style style);
+FT_API void ft_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row,
+                              enum ft_bench_table_style style);
 FT_API bool ft_bench_coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep,
                                const char *min_bw);
 /* perftest's column head: latency (@timed: -D's t_avg only) or bandwidth in Gb/sec or

@@ -123,6 +123,12 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 {
 	bool all_types = o->dtype && strcmp(o->dtype, "all") == 0;
 	bool all_ops = o->op && strcmp(o->op, "all") == 0;
+	enum ft_bench_table_style style;
+
+	if (o->table_format && ft_bench_table_style_from_name(o->table_format, &style) < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--table-format: expected classic or 2.18, got '%s'",
+		                    o->table_format);
 
 	ft_bench_cfg_init(cfg);
 	if (o->pattern && ft_op_from_name(o->pattern, &cfg->pattern) < 0) {
@@ -344,6 +350,15 @@ ft_bench_run_sweep(struct ft_world *w, const struct ft_bench_args *o, struct ft_
 		}
 		if (c->stop && *c->stop)
 			break;
+	}
+	/* several ranks: the message says which one failed, and where */
+	if (rc < 0 && ft_world_size(w) > 1 && err) {
+		const struct ft_rank_info *inf = ft_world_info(w, ft_world_rank(w));
+
+		if (!err->msg[0])
+			ft_error_set(err, rc, "%s", ft_strerror(rc));
+		ft_error_prefix(err, "rank %u (host %s): ", ft_world_rank(w),
+		                inf ? inf->host : "?");
 	}
 	/* the archive's name for the run */
 	if (!rep->run.label[0])

@@ -73,21 +73,74 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 }
 
 void
-ft_bench_coll_head(struct ft_strbuf *sb)
+ft_bench_coll_head(struct ft_strbuf *sb, enum ft_bench_table_style style)
 {
+	bool wide = style == FT_BENCH_STYLE_218;
+
 	ft_strbuf_adds(sb, "#                                                              "
 	                   "out-of-place                       in-place\n");
-	ft_strbuf_adds(sb, "#       size         count      type   redop    root     time   algbw"
-	                   "   busbw #wrong     time   algbw   busbw #wrong\n");
-	ft_strbuf_adds(sb, "#        (B)    (elements)                               (us)  (GB/s)"
-	                   "  (GB/s)            (us)  (GB/s)  (GB/s)\n");
+	ft_strbuf_addf(sb,
+	               "#       size         count      type   redop    root     time   algbw"
+	               "   busbw %s     time   algbw   busbw %s\n",
+	               wide ? " #wrong" : "#wrong", wide ? " #wrong" : "#wrong");
+	ft_strbuf_addf(sb,
+	               "#        (B)    (elements)                               (us)  (GB/s)"
+	               "  (GB/s)%s(us)  (GB/s)  (GB/s)\n",
+	               wide ? "             " : "            ");
+}
+
+/*
+ * nccl-tests 2.18's numbers: as many decimals (2, then 1, then 0) as fit the
+ * column, then a mantissa and exponent; the classic layout fixed the decimals
+ * instead (time: by magnitude; bandwidths: 2, overflowing the column).
+ */
+static const char *
+fit(double v, int width, char *buf, size_t len)
+{
+	int prec;
+
+	if (!isfinite(v) && width == 7) {
+		snprintf(buf, len, "%7s", "N/A"); /* a time not measured */
+		return buf;
+	}
+	for (prec = 2; prec >= 0; prec--)
+		if (snprintf(buf, len, "%*.*f", width, prec, v) <= width)
+			return buf;
+	snprintf(buf, len, "%*.*e", width, width >= 7 ? 1 : 0, v);
+	return buf;
+}
+
+static void
+row_218(struct ft_strbuf *sb, const struct ft_result_row *row)
+{
+	char b[6][32];
+	int side;
+
+	ft_strbuf_addf(sb, "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d", row->bytes, row->count,
+	               row->dtype, row->redop, row->root);
+	for (side = 0; side < 2; side++) {
+		fit(side ? row->ip_time_us : row->time_us, 7, b[0], sizeof(b[0]));
+		fit(side ? row->ip_algbw_GBps : row->algbw_GBps, 6, b[1], sizeof(b[1]));
+		fit(side ? row->ip_busbw_GBps : row->busbw_GBps, 6, b[2], sizeof(b[2]));
+		if (row->wrong >= 0)
+			ft_strbuf_addf(sb, "  %7s  %6s  %6s  %6g", b[0], b[1], b[2],
+			               (double)row->wrong);
+		else
+			ft_strbuf_addf(sb, "  %7s  %6s  %6s    N/A", b[0], b[1], b[2]);
+	}
+	ft_strbuf_addch(sb, '\n');
 }
 
 void
-ft_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
+ft_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row,
+                  enum ft_bench_table_style style)
 {
 	char t1[16], t2[16], w[24];
 
+	if (style == FT_BENCH_STYLE_218) {
+		row_218(sb, row);
+		return;
+	}
 	/* nccl-tests prints the count as a double with %g (1e+06 beyond 5 digits) */
 	if (row->wrong >= 0)
 		snprintf(w, sizeof(w), "%g", (double)row->wrong);
@@ -100,6 +153,18 @@ ft_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row)
 	               time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps, row->busbw_GBps, w,
 	               time_str(row->ip_time_us, t2, sizeof(t2)), row->ip_algbw_GBps,
 	               row->ip_busbw_GBps, w);
+}
+
+int
+ft_bench_table_style_from_name(const char *name, enum ft_bench_table_style *out)
+{
+	if (strcmp(name, "classic") == 0)
+		*out = FT_BENCH_STYLE_CLASSIC;
+	else if (strcmp(name, "2.18") == 0)
+		*out = FT_BENCH_STYLE_218;
+	else
+		return FT_EINVAL;
+	return 0;
 }
 
 /*
@@ -243,7 +308,7 @@ ft_bench_table_row(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_bench_pt2pt_row(sb, cfg->pattern == FT_OP_PT2PT_LAT, cfg->duration_s > 0,
 		                   t->gbits, r);
 	else
-		ft_bench_coll_row(sb, r);
+		ft_bench_coll_row(sb, r, t->style);
 }
 
 bool
@@ -261,7 +326,7 @@ ft_bench_table_head(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		pt2pt_head(sb, t, rep, cfg);
 	} else {
 		render_header(sb, t, rep, cfg);
-		ft_bench_coll_head(sb);
+		ft_bench_coll_head(sb, t->style);
 	}
 }
 
@@ -434,7 +499,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		struct tm tm;
 
 		ft_json_kv_double(&j, "started", rep->run.started_s);
-		if (gmtime_r(&when_s, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		if (gmtime_r(&when_s, &tm) &&
+		    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
 			ft_json_kv_str(&j, "started_utc", when);
 		ft_json_key(&j, "usage");
 		ft_json_obj_begin(&j);

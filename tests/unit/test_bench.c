@@ -26,6 +26,9 @@
 #include "bench/patterns.h"
 #include "bench/verbs_int.h"
 
+#include <fabtune/obs.h>
+#include <fabtune/parse.h>
+
 static void
 test_names(void **state)
 {
@@ -1449,7 +1452,7 @@ test_table_rows(void **state)
 	r.ip_algbw_GBps = 0.08;
 	r.ip_busbw_GBps = 0.15;
 	ft_strbuf_init(&sb);
-	ft_bench_coll_row(&sb, &r);
+	ft_bench_coll_row(&sb, &r, FT_BENCH_STYLE_CLASSIC);
 	assert_string_equal(sb.buf, "     1048576        262144     float     sum      -1    123.5"
 	                            "    8.49   14.86      0    12346    0.08    0.15      0\n");
 	/* the foot: mean of both sides' busbw; a floor 90% above it fails */
@@ -1479,6 +1482,96 @@ test_table_rows(void **state)
 	ft_strbuf_release(&sb);
 }
 
+
+/*
+ * nccl-tests 2.18's layout, byte for byte against a real 2.18 output
+ * (tests/fixtures/nccl-tests/, from the corpus): its three column-head lines
+ * and every row, rendered again from the rows `fabtune parse` reads out of it.
+ */
+static void
+test_table_218(void **state)
+{
+	const char *name = "rtx5090-2ranks-one-gpu-socket-allgather-nccltests-2.18-format.txt";
+	const char *root = getenv("FT_SOURCE_ROOT"), *line;
+	struct ft_strbuf text, heads, one;
+	struct ft_obs_set obs;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	struct ft_result_row r;
+	char path[512];
+	size_t rows = 0, nheads = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/%s", root ? root : ".", name);
+	ft_strbuf_init(&text);
+	ft_strbuf_init(&heads);
+	ft_strbuf_init(&one);
+	ft_obs_set_init(&obs);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+	assert_int_equal(ft_strbuf_read_file(&text, path, &err), 0);
+	assert_int_equal(ft_parse_buffer(text.buf, text.len, path, "nccl-tests", &obs, &run, &err),
+	                 0);
+	assert_int_equal(ft_run_nrows(&run), 8);
+	ft_bench_coll_head(&heads, FT_BENCH_STYLE_218);
+	for (line = text.buf; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+		size_t len = strcspn(line, "\n");
+
+		if (line[0] == '#' && (strncmp(line, "#       size", 12) == 0 ||
+		                       strncmp(line, "#        (B)", 12) == 0 ||
+		                       (strspn(line + 1, " ") > 40 && strstr(line, "out-of-place")))) {
+			/* the head lines come in order, the whole of ours */
+			assert_true(nheads < 3);
+			{
+				const char *h = heads.buf;
+				size_t k;
+
+				for (k = 0; k < nheads; k++)
+					h = strchr(h, '\n') + 1;
+				assert_int_equal(strcspn(h, "\n"), len);
+				assert_memory_equal(h, line, len);
+			}
+			nheads++;
+		} else if (len > 12 && line[0] == ' ' && line[strspn(line, " ")] >= '0' &&
+		           line[strspn(line, " ")] <= '9') {
+			assert_true(rows < ft_run_nrows(&run));
+			ft_strbuf_reset(&one);
+			ft_bench_coll_row(&one, ft_run_row(&run, rows++), FT_BENCH_STYLE_218);
+			assert_int_equal(one.len, len + 1);
+			assert_memory_equal(one.buf, line, len);
+		}
+	}
+	assert_int_equal(nheads, 3);
+	assert_int_equal(rows, 8);
+	/* the classic layout differs: one decimal for 2189.16 us, #wrong a column narrower */
+	ft_strbuf_reset(&one);
+	ft_bench_coll_row(&one, ft_run_row(&run, 0), FT_BENCH_STYLE_CLASSIC);
+	assert_string_equal(one.buf, "     1048576        131072     float    none      -1   2189.2"
+	                             "    0.48    0.24      0   2190.2    0.48    0.24      0\n");
+	/* numbers too wide for a column lose decimals, then take an exponent */
+	ft_result_row_init(&r);
+	r.bytes = 8;
+	r.count = 2;
+	ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+	ft_strlcpy(r.redop, "sum", sizeof(r.redop));
+	r.root = -1;
+	r.time_us = 164380.94;
+	r.algbw_GBps = 1234.567;
+	r.busbw_GBps = 123456.7;
+	r.wrong = -1;
+	r.ip_time_us = 12345678.9;
+	r.ip_algbw_GBps = 0.004;
+	r.ip_busbw_GBps = 9999999;
+	ft_strbuf_reset(&one);
+	ft_bench_coll_row(&one, &r, FT_BENCH_STYLE_218);
+	assert_string_equal(one.buf, "           8             2     float     sum      -1   164381"
+	                             "  1234.6  123457    N/A  1.2e+07    0.00   1e+07    N/A\n");
+	ft_strbuf_release(&one);
+	ft_strbuf_release(&heads);
+	ft_strbuf_release(&text);
+	ft_obs_set_release(&obs);
+	ft_run_release(&run);
+}
+
 int
 main(void)
 {
@@ -1486,6 +1579,7 @@ main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_dropin_args),
 		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_table_218),
 		cmocka_unit_test(test_busbw_factors),
 		cmocka_unit_test(test_circle_schedule),
 		cmocka_unit_test(test_lat_stats),
