@@ -131,6 +131,8 @@ struct ft_bench_cfg {
 	                                  messages, as perftest's -n */
 	uint32_t warmup;               /* -w, untimed iterations per size (default 5) */
 	uint32_t agg_iters;            /* -m, operations per timed iteration (0 or 1: one) */
+	uint32_t graph_launches;       /* -G, nccl: capture the -n x -m timed operations into a
+	                                  CUDA graph and launch it this often (0: no graph) */
 	bool report_cputime;           /* -C, time columns are this process's CPU time */
 	bool check;                    /* -c, validate the data and count #wrong (default on) */
 	enum ft_redop op;              /* -o, default sum */
@@ -271,6 +273,10 @@ struct ft_transport_ops {
 	int (*progress)(struct ft_ep *ep, int timeout_ms, struct ft_error *err);
 	/* Native collective (FT_ENOTSUP: use fabtune's ring/direct algorithms). */
 	int (*coll)(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err);
+	/* nccl-tests' -G: @ops collectives captured into one CUDA graph, launched @launches
+	   times, waited for (NULL: the transport has no CUDA graphs) */
+	int (*coll_graph)(struct ft_ep *ep, const struct ft_bench_coll_args *a, uint32_t ops,
+	                  uint32_t launches, struct ft_error *err);
 	/*
 	 * The collectives' send and receive buffers (NULL when out of memory). A transport
 	 * whose ranks can map each other's memory (shm) hands out memory in a shared

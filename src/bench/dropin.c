@@ -173,12 +173,10 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 	    o->local_register > 1) {
 		return ft_error_set(err, FT_EINVAL, "-C, -p, -y and -R take 0 or 1");
 	}
-	if (o->graph != 0) {
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "-G/--cudagraph %d: CUDA graph launches are not supported yet (use -G 0)",
-		        o->graph);
-	}
+	if (o->graph < 0 || o->graph > 100000)
+		return ft_error_set(err, FT_EINVAL, "-G/--cudagraph %d: expected 0 to 100000",
+		                    o->graph);
+	cfg->graph_launches = (uint32_t)o->graph;
 	cfg->agg_iters = (uint32_t)o->agg_iters;
 	if (o->duration_str) {
 		struct ft_error e = { 0 };

@@ -10,12 +10,12 @@
  */
 #include "bench_int.h"
 
-#include "patterns.h"
-
 #include <time.h>
 
 #include <fabtune/coll.h>
 #include <fabtune/usage.h>
+
+#include "patterns.h"
 
 void
 ft_bench_cfg_init(struct ft_bench_cfg *cfg)
@@ -93,6 +93,10 @@ ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 		                    "-f/--stepfactor %" PRIu64 ": must be at least 2 (or use "
 		                    "-i/--stepbytes)",
 		                    cfg->step_factor);
+	if (cfg->graph_launches && !ft_op_is_coll(cfg->pattern))
+		return ft_error_set(err, FT_EINVAL,
+		                    "-G/--cudagraph %u: CUDA graphs time the collectives, not %s",
+		                    cfg->graph_launches, ft_op_name(cfg->pattern));
 	if (cfg->agg_iters > 100000)
 		return ft_error_set(err, FT_ERANGE, "-m/--agg_iters %u: at most 100000",
 		                    cfg->agg_iters);
@@ -101,7 +105,8 @@ ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 		                    cfg->duration_s);
 	if (cfg->duration_s > 0 && cfg->pattern != FT_OP_PT2PT_BW &&
 	    cfg->pattern != FT_OP_PT2PT_LAT)
-		return ft_error_set(err, FT_EINVAL, "-D/--duration: for pt2pt_bw and pt2pt_lat only");
+		return ft_error_set(err, FT_EINVAL,
+		                    "-D/--duration: for pt2pt_bw and pt2pt_lat only");
 	if (cfg->iters > 10000000)
 		return ft_error_set(err, FT_ERANGE, "-n/--iters %u: at most 10000000", cfg->iters);
 	if ((unsigned)cfg->bind >= FT_BENCH_BIND_COUNT)
@@ -199,14 +204,14 @@ coll_once(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error 
 			ft__data_premul((void *)a->sendbuf, a->sendbuf, in_count, a->dtype, r);
 		} else {
 			if (!a->premul)
-				return ft_error_set(err, FT_EINVAL, "mulsum: no buffer for the scaled input");
+				return ft_error_set(err, FT_EINVAL,
+				                    "mulsum: no buffer for the scaled input");
 			ft__data_premul(a->premul, a->sendbuf, in_count, a->dtype, r);
 			s.sendbuf = a->premul;
 		}
 	}
 	rc = coll_plain(ep, &s, err);
-	if (rc == 0 && a->op == FT_REDOP_AVG &&
-	    (a->coll != FT_OP_REDUCE || r == (uint32_t)a->root))
+	if (rc == 0 && a->op == FT_REDOP_AVG && (a->coll != FT_OP_REDUCE || r == (uint32_t)a->root))
 		ft__data_divide(a->recvbuf, a->count, a->dtype, n);
 	return rc;
 }
@@ -370,7 +375,20 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 		return rc;
 	t0 = cfg->report_cputime ? cpu_now() : ft__now();
 	tprev = ft__now();
-	for (i = 0; i < cfg->iters; i++) {
+	if (cfg->graph_launches) {
+		/* -G: one graph of -n x -m operations, launched G times; time per operation */
+		uint64_t ops = (uint64_t)cfg->iters * FT_MAX(cfg->agg_iters, 1u);
+
+		rc = ops > UINT32_MAX ?
+		             ft_error_set(err, FT_ERANGE, "-G: -n x -m is too large") :
+		             ep->ops->coll_graph(ep, a, (uint32_t)ops, cfg->graph_launches, err);
+		if (rc < 0)
+			return rc;
+		mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
+		          ((double)ops * cfg->graph_launches) * 1e6;
+		mine[1] = NAN; /* one measurement: no per-iteration spread */
+	}
+	for (i = 0; !cfg->graph_launches && i < cfg->iters; i++) {
 		uint32_t k, agg = FT_MAX(cfg->agg_iters, 1u);
 		double now, dt;
 
@@ -389,12 +407,14 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 		sum += dt;
 		ss += dt * dt;
 	}
-	mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
-	          ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
-	/* sample variance from the sums; rounding can make it a hair negative */
-	mine[1] = cfg->iters > 1 ? sqrt(FT_MAX(0.0, (ss - sum * sum / cfg->iters) /
-	                                                (cfg->iters - 1))) :
-	                           NAN;
+	if (!cfg->graph_launches) {
+		mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
+		          ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
+		/* sample variance from the sums; rounding can make it a hair negative */
+		mine[1] = cfg->iters > 1 ? sqrt(FT_MAX(0.0, (ss - sum * sum / cfg->iters) /
+		                                                    (cfg->iters - 1))) :
+		                           NAN;
+	}
 	all = ft_calloc(n, sizeof(mine));
 	if (!all)
 		return FT_ENOMEM;
@@ -474,8 +494,7 @@ ft__bench_nsizes(const struct ft_bench_cfg *cfg)
 static bool
 rooted(enum ft_op p)
 {
-	return p == FT_OP_BROADCAST || p == FT_OP_REDUCE || p == FT_OP_GATHER ||
-	       p == FT_OP_SCATTER;
+	return p == FT_OP_BROADCAST || p == FT_OP_REDUCE || p == FT_OP_GATHER || p == FT_OP_SCATTER;
 }
 
 /* The arguments of one collective of @size bytes (nccl-tests' count rules). */
@@ -484,10 +503,9 @@ coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_b
           size_t *bytes)
 {
 	size_t es = ft_dtype_size(cfg->dtype), count = (size_t)(size / es);
-	bool split = cfg->pattern == FT_OP_ALL_GATHER ||
-	             cfg->pattern == FT_OP_REDUCE_SCATTER || cfg->pattern == FT_OP_ALLTOALL ||
-	             cfg->pattern == FT_OP_GATHER || cfg->pattern == FT_OP_SCATTER ||
-	             cfg->pattern == FT_OP_HYPERCUBE;
+	bool split = cfg->pattern == FT_OP_ALL_GATHER || cfg->pattern == FT_OP_REDUCE_SCATTER ||
+	             cfg->pattern == FT_OP_ALLTOALL || cfg->pattern == FT_OP_GATHER ||
+	             cfg->pattern == FT_OP_SCATTER || cfg->pattern == FT_OP_HYPERCUBE;
 
 	/* nccl-tests: gathers and all-to-all split the size over the ranks */
 	if (split)
@@ -643,8 +661,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		if (rc == 0 && r == 0 && cfg->on_row)
 			cfg->on_row(cfg->on_row_ud, out, &row);
 		if (rc == 0 && r == 0)
-			ft_progress_update(&cfg->progress, ft_op_name(cfg->pattern),
-			                   ++done, total);
+			ft_progress_update(&cfg->progress, ft_op_name(cfg->pattern), ++done, total);
 	}
 	if (premul)
 		ep->ops->mem_free(ep, premul);
@@ -710,7 +727,7 @@ bind_ranks(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_bench_r
 
 static int
 bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
-             struct ft_error *err)
+          struct ft_error *err)
 {
 	struct ft_bench_cfg cfg = *cfg_in;
 	int rc;
@@ -769,6 +786,14 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 	rc = ft__transport_open(w, &cfg, &ep, out->transport, sizeof(out->transport), err);
 	if (rc < 0)
 		return rc;
+	if (cfg.graph_launches && !ep->ops->coll_graph) {
+		rc = ft_error_set(err, FT_ENOTSUP,
+		                  "-G %u: not available: CUDA graphs launch NCCL's kernels, and "
+		                  "this run uses the %s transport (use --transport nccl)",
+		                  cfg.graph_launches, out->transport);
+		ft__ep_close(ep);
+		return rc;
+	}
 	memset(&bc, 0, sizeof(bc));
 	bc.ep = ep;
 	bc.cfg = &cfg;

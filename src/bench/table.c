@@ -52,11 +52,12 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 	ft_strbuf_addf(sb,
 	               "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
 	               " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: %u "
-	               "validation: %d graph: 0\n",
+	               "validation: %d graph: %u\n",
 	               cfg->min_bytes, cfg->max_bytes,
 	               cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
 	               cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters,
-	               cfg->agg_iters ? cfg->agg_iters : 1, cfg->check ? 1 : 0);
+	               cfg->agg_iters ? cfg->agg_iters : 1, cfg->check ? 1 : 0,
+	               cfg->graph_launches);
 	ft_strbuf_adds(sb, "#\n# Using devices\n");
 	for (r = 0; r < rep->nranks; r++) {
 		const struct ft_rank_info *i = &rep->ranks[r];
