@@ -25,8 +25,8 @@
 #define SPAWN_EXIT_RUNTIME 3 /* a rank killed by a signal: the CLI's runtime failure */
 #define STOPPED(sp)        ((sp)->stop && *(sp)->stop)
 
-static pid_t *child_pids;
-static size_t nchildren;
+static pid_t *volatile child_pids;
+static volatile size_t nchildren;
 
 void
 ft_bench_spawn_signal(int sig)
@@ -282,9 +282,14 @@ ft_bench_spawn(const struct ft_bench_spawn *sp, struct ft_error *err)
 		}
 	}
 	ft_free(stopped_since);
-	ft_free(child_pids);
-	child_pids = NULL;
+	/* the signal handler reads the list: empty it before it goes */
 	nchildren = 0;
+	{
+		pid_t *gone = child_pids;
+
+		child_pids = NULL;
+		ft_free(gone);
+	}
 	return rank0_rc > 0 ? rank0_rc : worst;
 }
 
