@@ -387,7 +387,9 @@ FT_API int ft_bench_args_to_cfg(const struct ft_bench_args *a, struct ft_bench_c
    point-to-point pattern on the line, an -a not followed by 0-3 becomes --all-sizes. */
 FT_API void ft_bench_args_perftest_a(int argc, char **argv);
 /* ft_bench_run() once per cycle (-N), type (-d all) and reduction (-o all, reductions
-   only), in nccl-tests' order, the rows in one report. Collective. */
+   only), in nccl-tests' order, the rows in one report, labelled for the archive
+   ("all_reduce over shm, 4 ranks"). Collective. On several ranks a failure's message
+   starts with the rank and its host. */
 FT_API int ft_bench_run_sweep(struct ft_world *w, const struct ft_bench_args *a,
                               struct ft_bench_cfg *cfg, struct ft_bench_report *rep,
                               struct ft_error *err) FT_MUST_CHECK;

@@ -1572,6 +1572,75 @@ test_table_218(void **state)
 	ft_run_release(&run);
 }
 
+
+/* `fabtune parse` reads fabtune's own table in both layouts: the rows come back. */
+static void
+test_table_parse_roundtrip(void **state)
+{
+	static const enum ft_bench_table_style styles[] = { FT_BENCH_STYLE_CLASSIC,
+		                                            FT_BENCH_STYLE_218 };
+	struct ft_bench_table t = { true, false, NULL, FT_BENCH_STYLE_CLASSIC };
+	struct ft_bench_cfg cfg;
+	size_t k, i;
+
+	(void)state;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_ALL_GATHER;
+	cfg.min_bytes = 1024;
+	cfg.max_bytes = 2048;
+	ft_bench_cfg_resolve(&cfg);
+	for (k = 0; k < FT_ARRAY_SIZE(styles); k++) {
+		struct ft_bench_report rep;
+		struct ft_strbuf sb;
+		struct ft_obs_set obs;
+		struct ft_run back;
+		struct ft_error err = { 0 };
+
+		t.style = styles[k];
+		ft_bench_report_init(&rep);
+		ft_strlcpy(rep.transport, "shm", sizeof(rep.transport));
+		for (i = 0; i < 2; i++) {
+			struct ft_result_row r;
+
+			ft_result_row_init(&r);
+			ft_strlcpy(r.test, "all_gather", sizeof(r.test));
+			ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+			ft_strlcpy(r.redop, "none", sizeof(r.redop));
+			r.root = -1;
+			r.bytes = 1024u << i;
+			r.count = r.bytes / 8;
+			r.time_us = 2189.16 * (double)(i + 1);
+			r.algbw_GBps = r.ip_algbw_GBps = 0.48 * (double)(i + 1);
+			r.busbw_GBps = r.ip_busbw_GBps = 0.24 * (double)(i + 1);
+			r.ip_time_us = r.time_us;
+			r.wrong = 0;
+			assert_int_equal(ft_run_add(&rep.run, &r), 0);
+		}
+		ft_strbuf_init(&sb);
+		ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+		ft_obs_set_init(&obs);
+		ft_run_init(&back, FT_SOURCE_IMPORT, "nccl-tests");
+		assert_int_equal(ft_parse_buffer(sb.buf, sb.len, "table", "nccl-tests", &obs, &back,
+		                                 &err),
+		                 0);
+		assert_int_equal(ft_run_nrows(&back), 2);
+		for (i = 0; i < 2; i++) {
+			const struct ft_result_row *a = ft_run_row(&rep.run, i), *b = ft_run_row(&back, i);
+
+			assert_int_equal(b->bytes, a->bytes);
+			assert_int_equal(b->count, a->count);
+			assert_true(fabs(b->busbw_GBps - a->busbw_GBps) < 0.005);
+			/* classic rounds 2189.16 us to one decimal, 2.18 keeps two */
+			assert_true(fabs(b->time_us - a->time_us) <
+			            (styles[k] == FT_BENCH_STYLE_218 ? 0.006 : 0.06));
+		}
+		ft_run_release(&back);
+		ft_obs_set_release(&obs);
+		ft_strbuf_release(&sb);
+		ft_bench_report_release(&rep);
+	}
+}
+
 int
 main(void)
 {
@@ -1580,6 +1649,7 @@ main(void)
 		cmocka_unit_test(test_dropin_args),
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_table_218),
+		cmocka_unit_test(test_table_parse_roundtrip),
 		cmocka_unit_test(test_busbw_factors),
 		cmocka_unit_test(test_circle_schedule),
 		cmocka_unit_test(test_lat_stats),
