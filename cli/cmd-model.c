@@ -495,7 +495,7 @@ build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx
 {
 	enum ft_op op;
 
-	if (ft_op_from_name(o->op, &op) < 0) {
+	if (ft_op_from_name(o->op, &op) < 0 || !ft_op_is_modelled(op)) {
 		cli_error(ctx,
 		          "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
 		          "reduce, alltoall or sendrecv, got '%s'",

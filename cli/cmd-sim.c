@@ -305,7 +305,7 @@ from_op(struct cli_ctx *ctx, const char *spec, const struct sim_opts *o, struct 
 	int rc;
 
 	a.spec = spec;
-	if (ft_op_from_name(o->op, &a.op) < 0) {
+	if (ft_op_from_name(o->op, &a.op) < 0 || !ft_op_is_modelled(a.op)) {
 		cli_error(ctx,
 		          "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
 		          "reduce, alltoall or sendrecv, got '%s'",

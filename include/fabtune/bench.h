@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include <fabtune/base.h>
+#include <fabtune/coll.h>
 #include <fabtune/progress.h>
 #include <fabtune/result.h>
 
@@ -39,38 +40,10 @@ extern "C" {
 
 struct ft_bench_report;
 
-/* Patterns (test names in result rows and on the command line). */
-#define FT_BENCH_PATTERN_MAP(X)             \
-	X(PT2PT_BW, "pt2pt_bw")             \
-	X(PT2PT_LAT, "pt2pt_lat")           \
-	X(PAIRS, "pairs")                   \
-	X(BISECTION, "bisection")           \
-	X(INCAST, "incast")                 \
-	X(ALL_REDUCE, "all_reduce")         \
-	X(ALL_GATHER, "all_gather")         \
-	X(REDUCE_SCATTER, "reduce_scatter") \
-	X(ALLTOALL, "alltoall")             \
-	X(BROADCAST, "broadcast")           \
-	X(REDUCE, "reduce")                 \
-	X(SENDRECV, "sendrecv")             \
-	X(GATHER, "gather")                 \
-	X(SCATTER, "scatter")               \
-	X(HYPERCUBE, "hypercube")           \
-	X(DEV_MEMCPY, "dev_memcpy")         \
-	X(COPY_MATRIX, "copy_matrix")
-
-enum ft_bench_pattern {
-#define FT_BENCH_PATTERN_ENUM_(n, s) FT_BENCH_##n,
-	FT_BENCH_PATTERN_MAP(FT_BENCH_PATTERN_ENUM_)
-#undef FT_BENCH_PATTERN_ENUM_
-	FT_BENCH_PATTERN_COUNT
-};
-
-FT_API const char *ft_bench_pattern_name(enum ft_bench_pattern p);
-/* Accepts the names above, plus "pt2pt" (= pt2pt_bw) and "allreduce" style aliases. */
-FT_API int ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out);
-FT_API bool ft_bench_pattern_is_coll(enum ft_bench_pattern p);
-/* dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport).
+/* Patterns are the operations of fabtune/coll.h (enum ft_op): the collectives and
+   the point-to-point and fabric tests; ft_op_name() gives the test name of result rows
+   and of the command line, ft_op_from_name() reads it.
+   dev_memcpy: cudaMemcpy device-to-device bandwidth on this rank's GPU (nccl transport).
    copy_matrix: copy-engine bandwidth between pinned host memory and every GPU, and between
    every pair of GPUs (an nvbandwidth-like matrix; src/dst name "host", "gpu0", ...). */
 
@@ -148,7 +121,7 @@ FT_API int ft_bench_bind_from_name(const char *name, enum ft_bench_bind *out);
  * ft_bench_cfg_init() for the defaults documented per field.
  */
 struct ft_bench_cfg {
-	enum ft_bench_pattern pattern; /* default all_reduce */
+	enum ft_op pattern; /* default all_reduce */
 	char transport[16];            /* "auto" (default), "tcp", "shm", "mpi", "verbs", "nccl" */
 	uint64_t min_bytes;            /* -b, default 32 MiB for collectives, 8 B for latency */
 	uint64_t max_bytes;            /* -e, default = min_bytes */
@@ -158,6 +131,8 @@ struct ft_bench_cfg {
 	                                  messages, as perftest's -n */
 	uint32_t warmup;               /* -w, untimed iterations per size (default 5) */
 	uint32_t agg_iters;            /* -m, operations per timed iteration (0 or 1: one) */
+	uint32_t graph_launches;       /* -G, nccl: capture the -n x -m timed operations into a
+	                                  CUDA graph and launch it this often (0: no graph) */
 	bool report_cputime;           /* -C, time columns are this process's CPU time */
 	bool check;                    /* -c, validate the data and count #wrong (default on) */
 	enum ft_redop op;              /* -o, default sum */
@@ -270,7 +245,7 @@ struct ft_req {
 
 /* A collective handed to a transport's own library (mpi, nccl). */
 struct ft_bench_coll_args {
-	enum ft_bench_pattern coll;
+	enum ft_op coll;
 	const void *sendbuf;
 	void *recvbuf;
 	size_t count; /* elements, as nccl-tests' count column */
@@ -298,6 +273,10 @@ struct ft_transport_ops {
 	int (*progress)(struct ft_ep *ep, int timeout_ms, struct ft_error *err);
 	/* Native collective (FT_ENOTSUP: use fabtune's ring/direct algorithms). */
 	int (*coll)(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err);
+	/* nccl-tests' -G: @ops collectives captured into one CUDA graph, launched @launches
+	   times, waited for (NULL: the transport has no CUDA graphs) */
+	int (*coll_graph)(struct ft_ep *ep, const struct ft_bench_coll_args *a, uint32_t ops,
+	                  uint32_t launches, struct ft_error *err);
 	/*
 	 * The collectives' send and receive buffers (NULL when out of memory). A transport
 	 * whose ranks can map each other's memory (shm) hands out memory in a shared
@@ -358,8 +337,150 @@ FT_API void ft_bench_report_release(struct ft_bench_report *r);
 FT_API int ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg,
                         struct ft_bench_report *out, struct ft_error *err) FT_MUST_CHECK;
 
-/* nccl-tests' bus-bandwidth factor for @pattern on @nranks (kb: NA-BUSBW). */
-FT_API double ft_bench_busbw_factor(enum ft_bench_pattern pattern, uint32_t nranks);
+/* ---- nccl-tests and perftest command lines (src/bench/dropin.c) ---------------- */
+
+/*
+ * The raw values of `fabtune bench`'s options, as a command line gives them
+ * (names of nccl-tests' and perftest's flags in the comments). UINT64_MAX in
+ * minb, maxb, iters and window: not given. ft_bench_args_init() sets the
+ * defaults of the command line.
+ */
+struct ft_bench_args {
+	const char *pattern, *transport; /* NULL: all_reduce, auto */
+	const char *op, *dtype;          /* -o, -d: a name or "all" (a sweep of every one) */
+	const char *bind, *ifname, *verbs_op, *rdma_dev;
+	const char *timeout_str;  /* -T: seconds or a duration ("30s"), NULL = timeout */
+	const char *duration_str; /* perftest -D */
+	const char *table_format; /* --table-format: nccl-tests layout, "classic" (NULL) or "2.18" */
+	uint64_t minb, maxb, stepb, factor, iters, warmup, window, streams; /* -b -e -i -f -n -w */
+	uint64_t agg_iters, cycles;                                         /* -m, -N (0: forever) */
+	uint64_t qps, msg_size; /* perftest -q, -s */
+	uint64_t rounds, sockbuf, shm_max, cma_min;
+	int cputime, graph, parallel_init, stream_null, local_register; /* -C -G -p -y -R */
+	int check, blocking, average, root, gid_index;                  /* -c -z -a -r */
+	double timeout, threshold;
+	bool all_sizes; /* perftest -a */
+	bool bidir, no_nodelay, no_retest;
+	uint64_t seed;
+	volatile sig_atomic_t *stop;
+	/* launching: --np, --rank/--nranks/--bootstrap, nccl-tests' -t and -g */
+	uint64_t np, rank, nranks, nthreads, ngpus; /* rank UINT64_MAX: no --rank */
+	const char *bootstrap;
+	bool have_rank; /* set by ft_bench_args_launch() */
+};
+
+FT_API void ft_bench_args_init(struct ft_bench_args *a);
+/* Check the launching options; nccl-tests runs -t x -g ranks in each process, fabtune one:
+   --np is multiplied by them. FT_EINVAL with a message naming the option. */
+FT_API int ft_bench_args_launch(struct ft_bench_args *a, struct ft_error *err) FT_MUST_CHECK;
+/* Join the world (ft_world_new): --rank/--nranks/--bootstrap (rank 0 of ft_bench_spawn()
+   takes the listener it inherits), the one mpirun, srun or torchrun describe, else one
+   rank. Collective. A failure names this rank when --rank gave it. */
+FT_API int ft_bench_args_join(const struct ft_bench_args *a, const struct ft_bench_cfg *cfg,
+                              struct ft_world **out, struct ft_error *err) FT_MUST_CHECK;
+/* Whether a finished run found a problem: a row with #wrong, or pairs' outliers. */
+FT_API bool ft_bench_report_failed(const struct ft_bench_report *rep);
+/* Check @a and fill @cfg (resolved and checked); FT_EINVAL with a message naming the flag. */
+FT_API int ft_bench_args_to_cfg(const struct ft_bench_args *a, struct ft_bench_cfg *cfg,
+                                struct ft_error *err) FT_MUST_CHECK;
+/* perftest's -a (all sizes) and nccl-tests' -a N (averaging) share a letter: with a
+   point-to-point pattern on the line, an -a not followed by 0-3 becomes --all-sizes. */
+FT_API void ft_bench_args_perftest_a(int argc, char **argv);
+/* ft_bench_run() once per cycle (-N), type (-d all) and reduction (-o all, reductions
+   only), in nccl-tests' order, the rows in one report, labelled for the archive
+   ("all_reduce over shm, 4 ranks"). Collective. On several ranks a failure's message
+   starts with the rank and its host. */
+FT_API int ft_bench_run_sweep(struct ft_world *w, const struct ft_bench_args *a,
+                              struct ft_bench_cfg *cfg, struct ft_bench_report *rep,
+                              struct ft_error *err) FT_MUST_CHECK;
+
+/* ---- starting ranks (src/bench/spawn.c) ----------------------------------------- */
+
+struct ft_bench_spawn {
+	uint32_t nranks; /* ranks to start on this host */
+	int argc;        /* the arguments after "bench", given to every rank */
+	char **argv;
+	double timeout_s; /* a rank stopped this long ends the run (default 30) */
+	volatile sig_atomic_t *stop;
+	/* what went wrong with which rank, one message each (may be NULL) */
+	void (*say)(void *ud, const char *msg);
+	void *say_ud;
+};
+
+/*
+ * Start s->nranks ranks of this executable (`/proc/self/exe bench ARGV --rank R
+ * --nranks N --bootstrap 127.0.0.1:PORT`, rank 0 inheriting the listener) and
+ * wait for them. Returns rank 0's exit status when it failed, else the worst
+ * one (3 for a rank killed by a signal), or a negative FT_E* when none started.
+ */
+FT_API int ft_bench_spawn(const struct ft_bench_spawn *s, struct ft_error *err);
+/* From a signal handler: pass @sig on to the ranks ft_bench_spawn() started. */
+FT_API void ft_bench_spawn_signal(int sig);
+/* No --rank given: the world srun or torchrun describe (torchrun: rank 0's bootstrap at
+   MASTER_ADDR, port MASTER_PORT + 1, unless @bootstrap_given). FT_EINVAL when they cannot
+   meet (srun without PMI, torchrun without MASTER_ADDR/MASTER_PORT). */
+FT_API int ft_bench_world_from_launcher(struct ft_world_cfg *wc, bool bootstrap_given,
+                                        struct ft_error *err) FT_MUST_CHECK;
+/* This process's rank as its launcher says (0 when not launched or unreadable). */
+FT_API uint32_t ft_bench_launcher_rank(void);
+
+/* ---- tables (src/bench/table.c) ---------------------------------------------- */
+
+/*
+ * nccl-tests' table layouts. classic: up to 2.17, times with 2, 1 or 0
+ * decimals by magnitude, bandwidths with 2, "#wrong" in 5 columns. 2.18:
+ * every number with as many decimals (2, 1, 0) as fit its column, then an
+ * exponent; "#wrong" in 6 columns (its heads one space wider).
+ */
+enum ft_bench_table_style {
+	FT_BENCH_STYLE_CLASSIC = 0,
+	FT_BENCH_STYLE_218 = 1,
+};
+
+/* "classic" or "2.18"; FT_EINVAL otherwise. */
+FT_API int ft_bench_table_style_from_name(const char *name, enum ft_bench_table_style *out);
+
+/* How the tables are printed. */
+struct ft_bench_table {
+	bool stable;        /* leave out pids, CPU lists, version and times (tests) */
+	bool gbits;         /* perftest --report_gbits: bandwidth in Gb/sec, not MB/sec */
+	const char *min_bw; /* NCCL_TESTS_MIN_BW: "Avg bus bandwidth" floor, NULL = none */
+	enum ft_bench_table_style style; /* nccl-tests' layout (default classic) */
+};
+
+/* Whether the pattern's text output is one row per size, printed as it is measured
+   (collectives, pt2pt, dev_memcpy); the others print once, at the end. */
+FT_API bool ft_bench_table_streams(const struct ft_bench_cfg *cfg);
+/* The block before the first row: nccl-tests' header and column heads, or perftest's. */
+FT_API void ft_bench_table_head(struct ft_strbuf *sb, const struct ft_bench_table *t,
+                                const struct ft_bench_report *rep,
+                                const struct ft_bench_cfg *cfg);
+/* One row, in the pattern's layout. */
+FT_API void ft_bench_table_row(struct ft_strbuf *sb, const struct ft_bench_table *t,
+                               const struct ft_bench_cfg *cfg, const struct ft_result_row *r);
+/* The rest of the text output: head and rows when @started is false, then the foot
+   (streaming patterns), or the whole table of the others; the interrupted note.
+   True when NCCL_TESTS_MIN_BW (t->min_bw) was not reached. */
+FT_API bool ft_bench_table_end(struct ft_strbuf *sb, const struct ft_bench_table *t,
+                               const struct ft_bench_report *rep,
+                               const struct ft_bench_cfg *cfg, bool started);
+/* The report as one JSON document (`fabtune bench --json`), newline-terminated. */
+FT_API void ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
+                                 const struct ft_bench_report *rep,
+                                 const struct ft_bench_cfg *cfg);
+/* nccl-tests' pieces: the three column-head lines, one data row (size, count, type,
+   redop, root, then time/algbw/busbw/#wrong out of place and in place), and the two
+   closing lines (true when @min_bw is set and not reached). */
+FT_API void ft_bench_coll_head(struct ft_strbuf *sb, enum ft_bench_table_style style);
+FT_API void ft_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row,
+                              enum ft_bench_table_style style);
+FT_API bool ft_bench_coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep,
+                               const char *min_bw);
+/* perftest's column head: latency (@timed: -D's t_avg only) or bandwidth in Gb/sec or
+   MB/sec (@gbits); and one row, tabs as perftest prints them. */
+FT_API void ft_bench_pt2pt_head(struct ft_strbuf *sb, bool lat, bool timed, bool gbits);
+FT_API void ft_bench_pt2pt_row(struct ft_strbuf *sb, bool lat, bool timed, bool gbits,
+                               const struct ft_result_row *r);
 
 #ifdef __cplusplus
 }

@@ -31,8 +31,30 @@ extern "C" {
 	X(BROADCAST, "broadcast")           \
 	X(REDUCE, "reduce")                 \
 	X(ALLTOALL, "alltoall")             \
-	X(SENDRECV, "sendrecv")
+	X(SENDRECV, "sendrecv")             \
+	X(GATHER, "gather")                 \
+	X(SCATTER, "scatter")               \
+	X(HYPERCUBE, "hypercube")           \
+	X(PT2PT_BW, "pt2pt_bw")             \
+	X(PT2PT_LAT, "pt2pt_lat")           \
+	X(PAIRS, "pairs")                   \
+	X(BISECTION, "bisection")           \
+	X(INCAST, "incast")                 \
+	X(DEV_MEMCPY, "dev_memcpy")         \
+	X(COPY_MATRIX, "copy_matrix")
 
+/*
+ * Operations: one vocabulary for the twin (model, schedules, simulator) and
+ * the measurement engine (bench rows and patterns). The first seven are the
+ * collectives the twin schedules (ft_op_is_modelled); gather, scatter and
+ * hypercube (an all-gather by recursive doubling) are nccl-tests collectives
+ * that only bench runs; the rest are bench's point-to-point and fabric tests:
+ * pt2pt_bw/pt2pt_lat (perftest-style bandwidth and latency between two ranks),
+ * pairs (every pair, with outliers), bisection (random matchings), incast
+ * (many to one, with a victim's latency), dev_memcpy (cudaMemcpy device to
+ * device on each rank's GPU) and copy_matrix (an nvbandwidth-like matrix of
+ * copy bandwidths between host memory and every GPU).
+ */
 enum ft_op {
 #define FT_OP_ENUM_(n, s) FT_OP_##n,
 	FT_OP_MAP(FT_OP_ENUM_)
@@ -73,12 +95,20 @@ enum ft_proto {
 FT_API const char *ft_op_name(enum ft_op op);
 FT_API const char *ft_algo_name(enum ft_algo a);
 FT_API const char *ft_proto_name(enum ft_proto p);
-/* Case-insensitive; also accepts NCCL spellings ("Ring", "Tree", "LL128", "allreduce"). */
+/* Case-insensitive; also accepts NCCL spellings ("Ring", "Tree", "LL128", "allreduce"),
+ * and for operations bench's short names ("pt2pt", "bw", "lat", "latency", "bcast"). */
 FT_API int ft_op_from_name(const char *s, enum ft_op *out);
 FT_API int ft_algo_from_name(const char *s, enum ft_algo *out);
 FT_API int ft_proto_from_name(const char *s, enum ft_proto *out);
+/* The collectives the twin can schedule and model (all_reduce .. sendrecv); the model,
+ * schedules and simulator refuse the others with a message naming the operation. */
+FT_API bool ft_op_is_modelled(enum ft_op op);
+/* The collectives bench sweeps as nccl-tests does (all_reduce .. hypercube). */
+FT_API bool ft_op_is_coll(enum ft_op op);
 
-/* nccl-tests bus-bandwidth factor of @op on @nranks (kb NA-BUSBW). */
+/* nccl-tests bus-bandwidth factor of @op on @nranks (kb NA-BUSBW): gather, scatter and
+ * hypercube move (n-1)/n of the data through each rank's link as all_gather does; the
+ * point-to-point tests (sendrecv, pt2pt, pairs, ...) 1. */
 FT_API double ft_coll_busbw_factor(enum ft_op op, uint32_t nranks);
 
 /*

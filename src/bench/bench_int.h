@@ -118,7 +118,7 @@ int ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err) FT_MU
 int ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err);
 /* Part @c of @count elements cut into @n parts as evenly as they go: [first, first + len). */
 static inline void
-ft__coll_chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
+ft__bench_chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)
 {
 	*first = count * c / n;
 	*len = count * (c + 1) / n - *first;
@@ -170,10 +170,10 @@ int64_t ft__data_check_fill(const void *buf, size_t count, enum ft_dtype t, uint
 
 /* ---- fabtune's own collectives (coll.c) ------------------------------------ */
 
-int ft__coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a,
+int ft__bench_coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a,
                  struct ft_error *err) FT_MUST_CHECK;
 /* Bytes of send and receive buffers nccl-tests uses for @count elements. */
-void ft__coll_bufsizes(enum ft_bench_pattern p, size_t count, size_t esize, uint32_t nranks,
+void ft__bench_bufsizes(enum ft_op p, size_t count, size_t esize, uint32_t nranks,
                        size_t *send_bytes, size_t *recv_bytes);
 
 #endif

@@ -12,6 +12,17 @@
  *   broadcast       pipelined chain from the root
  *   reduce          pipelined chain ending at the root
  *
+ * The ring is the twin's ring (src/coll/schedule.c, sched_ring; kb
+ * NA-ALGO-RING): rank r sends to r+1 and receives from r-1, 2(n-1) steps
+ * for all_reduce and n-1 for all_gather/reduce_scatter, 2(n-1)/n resp.
+ * (n-1)/n of the buffer leaving each rank. The two do not share code: the
+ * twin keeps one phase per ring, its steps folded into a count and its flows
+ * carrying the phase's bytes at once, while this executor needs each step's
+ * chunk indices (which chunk is sent and reduced at step s) to move and
+ * reduce real data; the step order the twin would need to share is the very
+ * detail it does not model. The chain (broadcast, reduce) is likewise the
+ * twin's sched_chain, root first resp. last.
+ *
  * Each step cuts its transfer into slices so that reducing one slice
  * overlaps receiving the next. Scratch buffers live in the endpoint and are
  * reused between iterations (no page faults inside the timed loop).
@@ -164,8 +175,8 @@ ring_reduce_scatter_phase(struct ft_ep *ep, const char *src, char *work, size_t 
 		uint32_t sc = (r + 2 * n - s - shift) % n, rcv = (r + 2 * n - s - shift - 1) % n;
 		size_t sf, sn, rf, rn;
 
-		ft__coll_chunk(count, n, sc, &sf, &sn);
-		ft__coll_chunk(count, n, rcv, &rf, &rn);
+		ft__bench_chunk(count, n, sc, &sf, &sn);
+		ft__bench_chunk(count, n, rcv, &rf, &rn);
 		rc = step(ep, (r + 1) % n, (s == 0 ? src : work) + sf * es, sn * es, (r + n - 1) % n,
 		          tmp, rn * es, work + rf * es, src + rf * es, a, err);
 	}
@@ -189,8 +200,8 @@ ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_bloc
 			rf = rcv * count;
 			sn = rn = count;
 		} else {
-			ft__coll_chunk(count, n, sc, &sf, &sn);
-			ft__coll_chunk(count, n, rcv, &rf, &rn);
+			ft__bench_chunk(count, n, sc, &sf, &sn);
+			ft__bench_chunk(count, n, rcv, &rf, &rn);
 		}
 		rc = step(ep, (r + 1) % n, buf + sf * es, sn * es, (r + n - 1) % n, buf + rf * es,
 		          rn * es, NULL, NULL, a, err);
@@ -229,7 +240,7 @@ reduce_scatter(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_e
 
 	if (!work)
 		return FT_ENOMEM;
-	ft__coll_chunk(total, n, r, &f, &len);
+	ft__bench_chunk(total, n, r, &f, &len);
 	if (n == 1) {
 		memmove(a->recvbuf, (const char *)a->sendbuf + f * es, len * es);
 		return 0;
@@ -471,54 +482,54 @@ hypercube(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error 
 }
 
 int
-ft__coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+ft__bench_coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	switch (a->coll) {
-	case FT_BENCH_SENDRECV:
+	case FT_OP_SENDRECV:
 		return sendrecv(ep, a, err);
-	case FT_BENCH_GATHER:
+	case FT_OP_GATHER:
 		return gather_scatter(ep, a, true, err);
-	case FT_BENCH_SCATTER:
+	case FT_OP_SCATTER:
 		return gather_scatter(ep, a, false, err);
-	case FT_BENCH_HYPERCUBE:
+	case FT_OP_HYPERCUBE:
 		return hypercube(ep, a, err);
-	case FT_BENCH_ALL_REDUCE:
+	case FT_OP_ALL_REDUCE:
 		return all_reduce(ep, a, err);
-	case FT_BENCH_REDUCE_SCATTER:
+	case FT_OP_REDUCE_SCATTER:
 		return reduce_scatter(ep, a, err);
-	case FT_BENCH_ALL_GATHER:
+	case FT_OP_ALL_GATHER:
 		return all_gather(ep, a, err);
-	case FT_BENCH_ALLTOALL:
+	case FT_OP_ALLTOALL:
 		return alltoall(ep, a, err);
-	case FT_BENCH_BROADCAST:
+	case FT_OP_BROADCAST:
 		return broadcast(ep, a, err);
-	case FT_BENCH_REDUCE:
+	case FT_OP_REDUCE:
 		return reduce(ep, a, err);
 	default:
 		return ft_error_set(err, FT_EINVAL, "%s is not a collective",
-		                    ft_bench_pattern_name(a->coll));
+		                    ft_op_name(a->coll));
 	}
 }
 
 void
-ft__coll_bufsizes(enum ft_bench_pattern p, size_t count, size_t esize, uint32_t nranks,
+ft__bench_bufsizes(enum ft_op p, size_t count, size_t esize, uint32_t nranks,
                   size_t *send_bytes, size_t *recv_bytes)
 {
 	size_t one = count * esize;
 
 	switch (p) {
-	case FT_BENCH_ALL_GATHER:
-	case FT_BENCH_GATHER:
-	case FT_BENCH_HYPERCUBE:
+	case FT_OP_ALL_GATHER:
+	case FT_OP_GATHER:
+	case FT_OP_HYPERCUBE:
 		*send_bytes = one;
 		*recv_bytes = one * nranks;
 		break;
-	case FT_BENCH_REDUCE_SCATTER:
-	case FT_BENCH_SCATTER:
+	case FT_OP_REDUCE_SCATTER:
+	case FT_OP_SCATTER:
 		*send_bytes = one * nranks;
 		*recv_bytes = one;
 		break;
-	case FT_BENCH_ALLTOALL:
+	case FT_OP_ALLTOALL:
 		*send_bytes = *recv_bytes = one * nranks;
 		break;
 	default:

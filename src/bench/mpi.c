@@ -256,8 +256,8 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 		                    a->count);
 	c = (int)a->count;
 	if (needs_user_op(a->dtype) &&
-	    (a->coll == FT_BENCH_ALL_REDUCE || a->coll == FT_BENCH_REDUCE ||
-	     a->coll == FT_BENCH_REDUCE_SCATTER)) {
+	    (a->coll == FT_OP_ALL_REDUCE || a->coll == FT_OP_REDUCE ||
+	     a->coll == FT_OP_REDUCE_SCATTER)) {
 		user_dtype = a->dtype;
 		user_redop = a->op;
 		if (MPI_Op_create(user_reduce, 1, &user) != MPI_SUCCESS)
@@ -266,17 +266,17 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 		op = user;
 	}
 	switch (a->coll) {
-	case FT_BENCH_ALL_REDUCE:
+	case FT_OP_ALL_REDUCE:
 		inplace = a->sendbuf == a->recvbuf;
 		rc = MPI_Iallreduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op,
 		                    MPI_COMM_WORLD, &mr);
 		break;
-	case FT_BENCH_ALL_GATHER:
+	case FT_OP_ALL_GATHER:
 		inplace = a->sendbuf == (const char *)a->recvbuf + (size_t)r * a->count * es;
 		rc = MPI_Iallgather(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
 		                    MPI_COMM_WORLD, &mr);
 		break;
-	case FT_BENCH_REDUCE_SCATTER:
+	case FT_OP_REDUCE_SCATTER:
 		inplace = a->recvbuf == (const char *)a->sendbuf + (size_t)r * a->count * es;
 		if (inplace)
 			rc = MPI_Ireduce_scatter_block(MPI_IN_PLACE, (void *)a->sendbuf, c, t, op,
@@ -285,17 +285,17 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 			rc = MPI_Ireduce_scatter_block(a->sendbuf, a->recvbuf, c, t, op,
 			                               MPI_COMM_WORLD, &mr);
 		break;
-	case FT_BENCH_ALLTOALL:
+	case FT_OP_ALLTOALL:
 		inplace = a->sendbuf == a->recvbuf;
 		rc = MPI_Ialltoall(inplace ? MPI_IN_PLACE : a->sendbuf, c, t, a->recvbuf, c, t,
 		                   MPI_COMM_WORLD, &mr);
 		break;
-	case FT_BENCH_BROADCAST:
+	case FT_OP_BROADCAST:
 		if (r == a->root && a->sendbuf != a->recvbuf)
 			memcpy(a->recvbuf, a->sendbuf, a->count * es);
 		rc = MPI_Ibcast(a->recvbuf, c, t, a->root, MPI_COMM_WORLD, &mr);
 		break;
-	case FT_BENCH_REDUCE:
+	case FT_OP_REDUCE:
 		inplace = a->sendbuf == a->recvbuf && r == a->root;
 		rc = MPI_Ireduce(inplace ? MPI_IN_PLACE : a->sendbuf, a->recvbuf, c, t, op, a->root,
 		                 MPI_COMM_WORLD, &mr);
@@ -309,12 +309,12 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 			MPI_Op_free(&user);
 		if (rc == FT_ENOTSUP)
 			return rc;
-		return ft_error_set(err, FT_EMPI, "mpi: %s failed", ft_bench_pattern_name(a->coll));
+		return ft_error_set(err, FT_EMPI, "mpi: %s failed", ft_op_name(a->coll));
 	}
-	rc = mpi_wait(base, &mr, ft_bench_pattern_name(a->coll), err);
+	rc = mpi_wait(base, &mr, ft_op_name(a->coll), err);
 	if (user != MPI_OP_NULL)
 		MPI_Op_free(&user);
-	if (rc == 0 && a->coll == FT_BENCH_REDUCE_SCATTER && inplace)
+	if (rc == 0 && a->coll == FT_OP_REDUCE_SCATTER && inplace)
 		memmove(a->recvbuf, a->sendbuf, a->count * es);
 	return rc;
 }

@@ -103,7 +103,17 @@ struct nccl_api {
 	int (*cudaFreeHost)(void *p);
 	int (*cudaDeviceCanAccessPeer)(int *can, int dev, int peer);
 	int (*cudaDeviceEnablePeerAccess)(int peer, unsigned flags);
+	/* CUDA graphs (runtime 11.4+), looked up but not required: -G needs them */
+	int (*cudaStreamBeginCapture)(cuda_stream_t s, int mode);
+	int (*cudaStreamEndCapture)(cuda_stream_t s, void **graph);
+	int (*cudaGraphInstantiateWithFlags)(void **exec, void *graph, unsigned long long flags);
+	int (*cudaGraphLaunch)(void *exec, cuda_stream_t s);
+	int (*cudaGraphExecDestroy)(void *exec);
+	int (*cudaGraphDestroy)(void *graph);
 };
+
+/* cudaStreamCaptureModeGlobal, the mode nccl-tests captures in */
+#define CUDA_CAPTURE_MODE_GLOBAL 0
 
 #define SYM(lib, field, name)                               \
 	{                                                   \
@@ -208,6 +218,28 @@ api_load(struct nccl_api *api, bool want_nccl, struct ft_error *err)
 			goto fail;
 		}
 		memcpy((char *)api + syms[i].off, &f, sizeof(f));
+	}
+	{
+		static const struct {
+			size_t off;
+			const char *name;
+		} graph_syms[] = {
+			{ offsetof(struct nccl_api, cudaStreamBeginCapture),
+			  "cudaStreamBeginCapture" },
+			{ offsetof(struct nccl_api, cudaStreamEndCapture), "cudaStreamEndCapture" },
+			{ offsetof(struct nccl_api, cudaGraphInstantiateWithFlags),
+			  "cudaGraphInstantiateWithFlags" },
+			{ offsetof(struct nccl_api, cudaGraphLaunch), "cudaGraphLaunch" },
+			{ offsetof(struct nccl_api, cudaGraphExecDestroy), "cudaGraphExecDestroy" },
+			{ offsetof(struct nccl_api, cudaGraphDestroy), "cudaGraphDestroy" },
+		};
+		void *f[FT_ARRAY_SIZE(graph_syms)];
+		size_t k, found = 0;
+
+		for (k = 0; k < FT_ARRAY_SIZE(graph_syms); k++)
+			found += (f[k] = dlsym(api->cudart, graph_syms[k].name)) != NULL;
+		for (k = 0; found == FT_ARRAY_SIZE(graph_syms) && k < found; k++)
+			memcpy((char *)api + graph_syms[k].off, &f[k], sizeof(f[k]));
 	}
 	if (api->lib) {
 		void *f = dlsym(api->lib, "ncclRedOpCreatePreMulSum");
@@ -620,17 +652,23 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 	}
 }
 
+/*
+ * Put one collective on the stream (not waiting for it); *dr_out gets the
+ * device buffer its result lands in. Used directly and under CUDA graph
+ * capture (-G), where the calls are recorded rather than run.
+ */
 static int
-nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err)
+nccl_enqueue(struct nccl_ep *ep, const struct ft_bench_coll_args *a, char **dr_out,
+             size_t *rbytes_out, struct ft_error *err)
 {
-	struct nccl_ep *ep = ft_container_of(base, struct nccl_ep, base);
+	struct ft_ep *base = &ep->base;
 	uint32_t n = base->w->nranks, r = base->w->rank;
 	size_t es = ft_dtype_size(a->dtype), sbytes, rbytes, off = a->count * es * r;
 	int t = nccl_type(a->dtype), op = (int)a->op, nr;
 	bool made_op = false;
 	char *d0, *d1, *ds, *dr;
 
-	ft__coll_bufsizes(a->coll, a->count, es, n, &sbytes, &rbytes);
+	ft__bench_bufsizes(a->coll, a->count, es, n, &sbytes, &rbytes);
 	d0 = dscratch(ep, 0, sbytes);
 	d1 = dscratch(ep, 1, FT_MAX(sbytes, rbytes));
 	if (!d0 || !d1)
@@ -640,9 +678,9 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	dr = d1;
 	if (a->in_place) {
 		ds = dr = d1;
-		if (a->coll == FT_BENCH_ALL_GATHER)
+		if (a->coll == FT_OP_ALL_GATHER)
 			ds = d1 + off;
-		else if (a->coll == FT_BENCH_REDUCE_SCATTER)
+		else if (a->coll == FT_OP_REDUCE_SCATTER)
 			dr = d1 + off;
 	}
 	if (a->staged && ep->api.cudaMemcpy(ds, a->sendbuf, sbytes, CUDA_MEMCPY_H2D) != 0)
@@ -650,16 +688,16 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	_Static_assert((int)FT_REDOP_SUM == (int)NCCL_SUM && (int)FT_REDOP_MIN == (int)NCCL_MIN &&
 	                       (int)FT_REDOP_AVG == (int)NCCL_AVG,
 	               "fabtune's reductions are numbered as ncclRedOp_t");
-	if (a->op == FT_REDOP_MULSUM &&
-	    (a->coll == FT_BENCH_ALL_REDUCE || a->coll == FT_BENCH_REDUCE ||
-	     a->coll == FT_BENCH_REDUCE_SCATTER)) {
+	if (a->op == FT_REDOP_MULSUM && (a->coll == FT_OP_ALL_REDUCE || a->coll == FT_OP_REDUCE ||
+	                                 a->coll == FT_OP_REDUCE_SCATTER)) {
 		/* nccl-tests' premulsum: this rank's scalar, in the element type, read at
 		   creation (host immediate); the operation is destroyed once enqueued */
 		uint64_t scalar = 0;
 
 		if (!ep->api.RedOpCreatePreMulSum)
-			return ft_error_set(err, FT_ENOTSUP,
-			                    "nccl: mulsum needs ncclRedOpCreatePreMulSum (NCCL 2.11+)");
+			return ft_error_set(
+			        err, FT_ENOTSUP,
+			        "nccl: mulsum needs ncclRedOpCreatePreMulSum (NCCL 2.11+)");
 		ft__data_premul_scalar(&scalar, a->dtype, r);
 		nr = ep->api.RedOpCreatePreMulSum(&op, &scalar, t, NCCL_SCALAR_HOST_IMMEDIATE,
 		                                  ep->comm);
@@ -669,22 +707,22 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 		made_op = true;
 	}
 	switch (a->coll) {
-	case FT_BENCH_ALL_REDUCE:
+	case FT_OP_ALL_REDUCE:
 		nr = ep->api.AllReduce(ds, dr, a->count, t, op, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_ALL_GATHER:
+	case FT_OP_ALL_GATHER:
 		nr = ep->api.AllGather(ds, dr, a->count, t, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_REDUCE_SCATTER:
+	case FT_OP_REDUCE_SCATTER:
 		nr = ep->api.ReduceScatter(ds, dr, a->count, t, op, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_BROADCAST:
+	case FT_OP_BROADCAST:
 		nr = ep->api.Broadcast(ds, dr, a->count, t, a->root, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_REDUCE:
+	case FT_OP_REDUCE:
 		nr = ep->api.Reduce(ds, dr, a->count, t, op, a->root, ep->comm, ep->stream);
 		break;
-	case FT_BENCH_ALLTOALL: {
+	case FT_OP_ALLTOALL: {
 		uint32_t p;
 		size_t blk = a->count * es;
 
@@ -706,19 +744,82 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	}
 	if (made_op)
 		ep->api.RedOpDestroy(op, ep->comm);
-	if (nr == 0 && a->coll != FT_BENCH_ALL_REDUCE && a->coll != FT_BENCH_ALL_GATHER &&
-	    a->coll != FT_BENCH_REDUCE_SCATTER && a->coll != FT_BENCH_BROADCAST &&
-	    a->coll != FT_BENCH_REDUCE && a->coll != FT_BENCH_ALLTOALL)
+	if (nr == 0 && a->coll != FT_OP_ALL_REDUCE && a->coll != FT_OP_ALL_GATHER &&
+	    a->coll != FT_OP_REDUCE_SCATTER && a->coll != FT_OP_BROADCAST &&
+	    a->coll != FT_OP_REDUCE && a->coll != FT_OP_ALLTOALL)
 		return FT_ENOTSUP;
 	if (nr != 0)
-		return ft_error_set(err, FT_EIO, "nccl %s: %s", ft_bench_pattern_name(a->coll),
+		return ft_error_set(err, FT_EIO, "nccl %s: %s", ft_op_name(a->coll),
 		                    ep->api.GetErrorString(nr));
-	nr = stream_wait(ep, ft_bench_pattern_name(a->coll), err);
+	*dr_out = dr;
+	*rbytes_out = rbytes;
+	return 0;
+}
+
+static int
+nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	struct nccl_ep *ep = ft_container_of(base, struct nccl_ep, base);
+	size_t rbytes = 0;
+	char *dr = NULL;
+	int nr = nccl_enqueue(ep, a, &dr, &rbytes, err);
+
+	if (nr < 0)
+		return nr;
+	nr = stream_wait(ep, ft_op_name(a->coll), err);
 	if (nr < 0)
 		return nr;
 	if (a->staged && ep->api.cudaMemcpy(a->recvbuf, dr, rbytes, CUDA_MEMCPY_D2H) != 0)
 		return ft_error_set(err, FT_EIO, "cudaMemcpy from GPU %d failed", ep->device);
 	return 0;
+}
+
+/*
+ * nccl-tests' -G: capture @ops collectives into one CUDA graph, launch the
+ * graph @launches times, wait for the last. The launches replace the
+ * per-operation calls, so the time is that of NCCL's kernels without the
+ * host's launch overhead.
+ */
+static int
+nccl_coll_graph(struct ft_ep *base, const struct ft_bench_coll_args *a, uint32_t ops,
+                uint32_t launches, struct ft_error *err)
+{
+	struct nccl_ep *ep = ft_container_of(base, struct nccl_ep, base);
+	void *graph = NULL, *exec = NULL;
+	size_t rbytes = 0;
+	char *dr = NULL;
+	uint32_t i;
+	int rc = 0, cr;
+
+	if (!ep->api.cudaStreamBeginCapture)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "-G: not available: the CUDA runtime has no "
+		                    "cudaGraphInstantiateWithFlags (CUDA 11.4+)");
+	cr = ep->api.cudaStreamBeginCapture(ep->stream, CUDA_CAPTURE_MODE_GLOBAL);
+	if (cr != 0)
+		return ft_error_set(err, FT_EIO, "GPU %d: cudaStreamBeginCapture: %s", ep->device,
+		                    ep->api.cudaGetErrorString(cr));
+	for (i = 0; i < ops && rc == 0; i++)
+		rc = nccl_enqueue(ep, a, &dr, &rbytes, err);
+	/* end the capture whatever happened, or the stream stays unusable */
+	cr = ep->api.cudaStreamEndCapture(ep->stream, &graph);
+	if (rc == 0 && cr != 0)
+		rc = ft_error_set(err, FT_EIO, "GPU %d: cudaStreamEndCapture: %s", ep->device,
+		                  ep->api.cudaGetErrorString(cr));
+	if (rc == 0 && (cr = ep->api.cudaGraphInstantiateWithFlags(&exec, graph, 0)) != 0)
+		rc = ft_error_set(err, FT_EIO, "GPU %d: cudaGraphInstantiate: %s", ep->device,
+		                  ep->api.cudaGetErrorString(cr));
+	for (i = 0; i < launches && rc == 0; i++)
+		if ((cr = ep->api.cudaGraphLaunch(exec, ep->stream)) != 0)
+			rc = ft_error_set(err, FT_EIO, "GPU %d: cudaGraphLaunch: %s", ep->device,
+			                  ep->api.cudaGetErrorString(cr));
+	if (rc == 0)
+		rc = stream_wait(ep, ft_op_name(a->coll), err);
+	if (exec)
+		ep->api.cudaGraphExecDestroy(exec);
+	if (graph)
+		ep->api.cudaGraphDestroy(graph);
+	return rc;
 }
 
 static int
@@ -736,6 +837,7 @@ const struct ft_transport_ops ft_nccl_transport = {
 	.post_send = nccl_post,
 	.post_recv = nccl_post,
 	.coll = nccl_coll,
+	.coll_graph = nccl_coll_graph,
 	.close = nccl_close,
 	.rank_local = 70,
 	.rank_remote = 70,
@@ -874,8 +976,10 @@ ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out, stru
 	for (d = 0; d < ndev && rc == 0; d++) {
 		api.cudaSetDevice(d);
 		if (api.cudaMalloc(&dev[d], bytes) != 0)
-			rc = ft_error_set(err, FT_ENOMEM, "copy_matrix: cudaMalloc of %zu bytes on "
-			                  "GPU %d failed", bytes, d);
+			rc = ft_error_set(err, FT_ENOMEM,
+			                  "copy_matrix: cudaMalloc of %zu bytes on "
+			                  "GPU %d failed",
+			                  bytes, d);
 		for (s = 0; s < ndev && rc == 0; s++) {
 			int can = 0;
 
@@ -892,10 +996,11 @@ ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out, stru
 			if (s == d)
 				continue;
 			api.cudaSetDevice(s >= 0 ? s : d);
-			if (time_copy(&api, d < 0 ? host : dev[d], s < 0 ? host : dev[s], bytes, cfg,
-			              &t) < 0) {
-				rc = ft_error_set(err, FT_EIO, "copy_matrix: cudaMemcpy %s%d -> %s%d failed",
-				                  s < 0 ? "host" : "gpu", s, d < 0 ? "host" : "gpu", d);
+			if (time_copy(&api, d < 0 ? host : dev[d], s < 0 ? host : dev[s], bytes,
+			              cfg, &t) < 0) {
+				rc = ft_error_set(
+				        err, FT_EIO, "copy_matrix: cudaMemcpy %s%d -> %s%d failed",
+				        s < 0 ? "host" : "gpu", s, d < 0 ? "host" : "gpu", d);
 				break;
 			}
 			ft_result_row_init(&row);

@@ -305,7 +305,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	const struct ft_bench_cfg *cfg = bc->cfg;
 	struct ft_world *w = bc->w;
 	uint32_t r = w->rank;
-	bool lat = cfg->pattern == FT_BENCH_PT2PT_LAT;
+	bool lat = cfg->pattern == FT_OP_PT2PT_LAT;
 	uint64_t size, total = ft__bench_nsizes(cfg), done = 0;
 	double *samples = NULL;
 	int rc = 0;
@@ -322,7 +322,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		double v[3] = { NAN, NAN, NAN }, *all = NULL;
 		uint64_t nmsg = cfg->iters;
 
-		row_base(&row, ft_bench_pattern_name(cfg->pattern), out, size, 2);
+		row_base(&row, ft_op_name(cfg->pattern), out, size, 2);
 		label(w, 0, row.src, sizeof(row.src));
 		label(w, 1, row.dst, sizeof(row.dst));
 		if (lat && cfg->duration_s > 0) {

@@ -10,109 +10,18 @@
  */
 #include "bench_int.h"
 
-#include "patterns.h"
-
 #include <time.h>
 
 #include <fabtune/coll.h>
 #include <fabtune/usage.h>
 
-static const char *const pattern_names[] = {
-#define FT_BENCH_PATTERN_ROW_(n, s) s,
-	FT_BENCH_PATTERN_MAP(FT_BENCH_PATTERN_ROW_)
-#undef FT_BENCH_PATTERN_ROW_
-};
-_Static_assert(FT_ARRAY_SIZE(pattern_names) == FT_BENCH_PATTERN_COUNT, "pattern names");
-
-const char *
-ft_bench_pattern_name(enum ft_bench_pattern p)
-{
-	return (unsigned)p < FT_BENCH_PATTERN_COUNT ? pattern_names[p] : "?";
-}
-
-int
-ft_bench_pattern_from_name(const char *name, enum ft_bench_pattern *out)
-{
-	static const struct {
-		const char *alias;
-		enum ft_bench_pattern p;
-	} aliases[] = {
-		{ "pt2pt", FT_BENCH_PT2PT_BW },
-		{ "bw", FT_BENCH_PT2PT_BW },
-		{ "lat", FT_BENCH_PT2PT_LAT },
-		{ "latency", FT_BENCH_PT2PT_LAT },
-		{ "allreduce", FT_BENCH_ALL_REDUCE },
-		{ "allgather", FT_BENCH_ALL_GATHER },
-		{ "reducescatter", FT_BENCH_REDUCE_SCATTER },
-		{ "all_to_all", FT_BENCH_ALLTOALL },
-		{ "bcast", FT_BENCH_BROADCAST },
-	};
-	size_t i;
-
-	for (i = 0; i < FT_BENCH_PATTERN_COUNT; i++)
-		if (strcmp(name, pattern_names[i]) == 0) {
-			*out = (enum ft_bench_pattern)i;
-			return 0;
-		}
-	for (i = 0; i < FT_ARRAY_SIZE(aliases); i++)
-		if (strcmp(name, aliases[i].alias) == 0) {
-			*out = aliases[i].p;
-			return 0;
-		}
-	return FT_EINVAL;
-}
-
-bool
-ft_bench_pattern_is_coll(enum ft_bench_pattern p)
-{
-	return p >= FT_BENCH_ALL_REDUCE && p <= FT_BENCH_HYPERCUBE;
-}
-
-/* The collective of a bench pattern, for the shared busbw factor (FT_OP_COUNT: none). */
-static enum ft_op
-pattern_op(enum ft_bench_pattern p)
-{
-	switch (p) {
-	case FT_BENCH_ALL_REDUCE:
-		return FT_OP_ALL_REDUCE;
-	case FT_BENCH_ALL_GATHER:
-		return FT_OP_ALL_GATHER;
-	case FT_BENCH_REDUCE_SCATTER:
-		return FT_OP_REDUCE_SCATTER;
-	case FT_BENCH_ALLTOALL:
-		return FT_OP_ALLTOALL;
-	case FT_BENCH_BROADCAST:
-		return FT_OP_BROADCAST;
-	case FT_BENCH_REDUCE:
-		return FT_OP_REDUCE;
-	default:
-		return FT_OP_COUNT;
-	}
-}
-
-double
-ft_bench_busbw_factor(enum ft_bench_pattern p, uint32_t n)
-{
-	enum ft_op op = pattern_op(p);
-
-	if (n == 0)
-		return 0;
-	/*
-	 * nccl-tests' gather, scatter and hypercube (an all-gather by recursive
-	 * doubling) move (n-1)/n of the data through each rank's link, as
-	 * all_gather does; sendrecv moves it all.
-	 */
-	if (p == FT_BENCH_GATHER || p == FT_BENCH_SCATTER || p == FT_BENCH_HYPERCUBE)
-		return ft_coll_busbw_factor(FT_OP_ALL_GATHER, n);
-	/* kb: NA-BUSBW, one definition shared with the model (ft_coll_busbw_factor). */
-	return op == FT_OP_COUNT ? 1.0 : ft_coll_busbw_factor(op, n);
-}
+#include "patterns.h"
 
 void
 ft_bench_cfg_init(struct ft_bench_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->pattern = FT_BENCH_ALL_REDUCE;
+	cfg->pattern = FT_OP_ALL_REDUCE;
 	ft_strlcpy(cfg->transport, "auto", sizeof(cfg->transport));
 	cfg->step_factor = 2;
 	cfg->check = true;
@@ -136,18 +45,18 @@ ft_bench_cfg_resolve(struct ft_bench_cfg *c)
 	uint32_t dflt_iters, dflt_window;
 
 	switch (c->pattern) {
-	case FT_BENCH_PT2PT_LAT:
+	case FT_OP_PT2PT_LAT:
 		dflt_size = 8, dflt_iters = 1000, dflt_window = 1;
 		break;
-	case FT_BENCH_PT2PT_BW:
+	case FT_OP_PT2PT_BW:
 		/* messages, as perftest's -n (5,000 there: fewer, for the slower host paths) */
 		dflt_size = 65536, dflt_iters = 1000, dflt_window = 64;
 		break;
-	case FT_BENCH_PAIRS:
-	case FT_BENCH_BISECTION:
+	case FT_OP_PAIRS:
+	case FT_OP_BISECTION:
 		dflt_size = 1 << 20, dflt_iters = 5, dflt_window = 8;
 		break;
-	case FT_BENCH_INCAST:
+	case FT_OP_INCAST:
 		dflt_size = 1 << 20, dflt_iters = 10, dflt_window = 8;
 		break;
 	default:
@@ -169,7 +78,7 @@ ft_bench_cfg_resolve(struct ft_bench_cfg *c)
 int
 ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 {
-	if ((unsigned)cfg->pattern >= FT_BENCH_PATTERN_COUNT)
+	if ((unsigned)cfg->pattern >= FT_OP_COUNT)
 		return ft_error_set(err, FT_EINVAL, "unknown pattern");
 	if (cfg->min_bytes && cfg->max_bytes && cfg->min_bytes > cfg->max_bytes)
 		return ft_error_set(err, FT_EINVAL,
@@ -184,15 +93,20 @@ ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 		                    "-f/--stepfactor %" PRIu64 ": must be at least 2 (or use "
 		                    "-i/--stepbytes)",
 		                    cfg->step_factor);
+	if (cfg->graph_launches && !ft_op_is_coll(cfg->pattern))
+		return ft_error_set(err, FT_EINVAL,
+		                    "-G/--cudagraph %u: CUDA graphs time the collectives, not %s",
+		                    cfg->graph_launches, ft_op_name(cfg->pattern));
 	if (cfg->agg_iters > 100000)
 		return ft_error_set(err, FT_ERANGE, "-m/--agg_iters %u: at most 100000",
 		                    cfg->agg_iters);
 	if (cfg->duration_s < 0 || cfg->duration_s > 3600)
 		return ft_error_set(err, FT_ERANGE, "-D/--duration %g: expected 0 to 3600 seconds",
 		                    cfg->duration_s);
-	if (cfg->duration_s > 0 && cfg->pattern != FT_BENCH_PT2PT_BW &&
-	    cfg->pattern != FT_BENCH_PT2PT_LAT)
-		return ft_error_set(err, FT_EINVAL, "-D/--duration: for pt2pt_bw and pt2pt_lat only");
+	if (cfg->duration_s > 0 && cfg->pattern != FT_OP_PT2PT_BW &&
+	    cfg->pattern != FT_OP_PT2PT_LAT)
+		return ft_error_set(err, FT_EINVAL,
+		                    "-D/--duration: for pt2pt_bw and pt2pt_lat only");
 	if (cfg->iters > 10000000)
 		return ft_error_set(err, FT_ERANGE, "-n/--iters %u: at most 10000000", cfg->iters);
 	if ((unsigned)cfg->bind >= FT_BENCH_BIND_COUNT)
@@ -242,9 +156,9 @@ ft_bench_report_release(struct ft_bench_report *r)
 /* ---- collectives ------------------------------------------------------------ */
 
 static bool
-reduces(enum ft_bench_pattern p)
+reduces(enum ft_op p)
 {
-	return p == FT_BENCH_ALL_REDUCE || p == FT_BENCH_REDUCE || p == FT_BENCH_REDUCE_SCATTER;
+	return p == FT_OP_ALL_REDUCE || p == FT_OP_REDUCE || p == FT_OP_REDUCE_SCATTER;
 }
 
 /* Does the transport run avg and mulsum itself (nccl: ncclAvg, ncclRedOpCreatePreMulSum)? */
@@ -260,7 +174,7 @@ coll_plain(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error
 	int rc = ep->ops->coll(ep, a, err);
 
 	if (rc == FT_ENOTSUP)
-		rc = ft__coll_run(ep, a, err);
+		rc = ft__bench_coll_run(ep, a, err);
 	return rc;
 }
 
@@ -285,19 +199,19 @@ coll_once(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error 
 	s = *a;
 	s.op = FT_REDOP_SUM;
 	if (a->op == FT_REDOP_MULSUM) {
-		in_count = a->coll == FT_BENCH_REDUCE_SCATTER ? a->count * n : a->count;
+		in_count = a->coll == FT_OP_REDUCE_SCATTER ? a->count * n : a->count;
 		if (a->in_place) {
 			ft__data_premul((void *)a->sendbuf, a->sendbuf, in_count, a->dtype, r);
 		} else {
 			if (!a->premul)
-				return ft_error_set(err, FT_EINVAL, "mulsum: no buffer for the scaled input");
+				return ft_error_set(err, FT_EINVAL,
+				                    "mulsum: no buffer for the scaled input");
 			ft__data_premul(a->premul, a->sendbuf, in_count, a->dtype, r);
 			s.sendbuf = a->premul;
 		}
 	}
 	rc = coll_plain(ep, &s, err);
-	if (rc == 0 && a->op == FT_REDOP_AVG &&
-	    (a->coll != FT_BENCH_REDUCE || r == (uint32_t)a->root))
+	if (rc == 0 && a->op == FT_REDOP_AVG && (a->coll != FT_OP_REDUCE || r == (uint32_t)a->root))
 		ft__data_divide(a->recvbuf, a->count, a->dtype, n);
 	return rc;
 }
@@ -310,7 +224,7 @@ fill_inputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 	void *send = (void *)a->sendbuf;
 
 	switch (a->coll) {
-	case FT_BENCH_ALLTOALL: {
+	case FT_OP_ALLTOALL: {
 		uint32_t j;
 
 		for (j = 0; j < n; j++)
@@ -318,14 +232,14 @@ fill_inputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 			              r, (size_t)j * a->count);
 		break;
 	}
-	case FT_BENCH_REDUCE_SCATTER:
+	case FT_OP_REDUCE_SCATTER:
 		ft__data_fill(send, a->count * n, a->dtype, r, 0);
 		break;
-	case FT_BENCH_BROADCAST:
+	case FT_OP_BROADCAST:
 		if (r == (uint32_t)a->root)
 			ft__data_fill(send, a->count, a->dtype, r, 0);
 		break;
-	case FT_BENCH_SCATTER:
+	case FT_OP_SCATTER:
 		if (r == (uint32_t)a->root)
 			ft__data_fill(send, a->count * n, a->dtype, r, 0);
 		break;
@@ -344,36 +258,36 @@ check_outputs(const struct ft_bench_coll_args *a, uint32_t n, uint32_t r)
 	uint32_t j;
 
 	switch (a->coll) {
-	case FT_BENCH_ALL_REDUCE:
+	case FT_OP_ALL_REDUCE:
 		return ft__data_check_reduced(recv, a->count, a->dtype, a->op, n, 0);
-	case FT_BENCH_REDUCE:
+	case FT_OP_REDUCE:
 		return r == (uint32_t)a->root ?
 		               ft__data_check_reduced(recv, a->count, a->dtype, a->op, n, 0) :
 		               0;
-	case FT_BENCH_REDUCE_SCATTER:
+	case FT_OP_REDUCE_SCATTER:
 		return ft__data_check_reduced(recv, a->count, a->dtype, a->op, n,
 		                              (size_t)r * a->count);
-	case FT_BENCH_GATHER:
-	case FT_BENCH_ALL_GATHER:
-	case FT_BENCH_HYPERCUBE:
+	case FT_OP_GATHER:
+	case FT_OP_ALL_GATHER:
+	case FT_OP_HYPERCUBE:
 		/* gather: only the root receives, every rank's block as all_gather */
-		if (a->coll == FT_BENCH_GATHER && r != (uint32_t)a->root)
+		if (a->coll == FT_OP_GATHER && r != (uint32_t)a->root)
 			return 0;
 		for (j = 0; j < n; j++)
 			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
 			                             a->dtype, j, 0);
 		return wrong;
-	case FT_BENCH_SCATTER:
+	case FT_OP_SCATTER:
 		return ft__data_check_fill(recv, a->count, a->dtype, (uint32_t)a->root,
 		                           (size_t)r * a->count);
-	case FT_BENCH_SENDRECV:
+	case FT_OP_SENDRECV:
 		return ft__data_check_fill(recv, a->count, a->dtype, (r + n - 1) % n, 0);
-	case FT_BENCH_ALLTOALL:
+	case FT_OP_ALLTOALL:
 		for (j = 0; j < n; j++)
 			wrong += ft__data_check_fill(recv + (size_t)j * a->count * es, a->count,
 			                             a->dtype, j, (size_t)r * a->count);
 		return wrong;
-	case FT_BENCH_BROADCAST:
+	case FT_OP_BROADCAST:
 		return ft__data_check_fill(recv, a->count, a->dtype, (uint32_t)a->root, 0);
 	default:
 		return 0;
@@ -461,7 +375,20 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 		return rc;
 	t0 = cfg->report_cputime ? cpu_now() : ft__now();
 	tprev = ft__now();
-	for (i = 0; i < cfg->iters; i++) {
+	if (cfg->graph_launches) {
+		/* -G: one graph of -n x -m operations, launched G times; time per operation */
+		uint64_t ops = (uint64_t)cfg->iters * FT_MAX(cfg->agg_iters, 1u);
+
+		rc = ops > UINT32_MAX ?
+		             ft_error_set(err, FT_ERANGE, "-G: -n x -m is too large") :
+		             ep->ops->coll_graph(ep, a, (uint32_t)ops, cfg->graph_launches, err);
+		if (rc < 0)
+			return rc;
+		mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
+		          ((double)ops * cfg->graph_launches) * 1e6;
+		mine[1] = NAN; /* one measurement: no per-iteration spread */
+	}
+	for (i = 0; !cfg->graph_launches && i < cfg->iters; i++) {
 		uint32_t k, agg = FT_MAX(cfg->agg_iters, 1u);
 		double now, dt;
 
@@ -480,12 +407,14 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 		sum += dt;
 		ss += dt * dt;
 	}
-	mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
-	          ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
-	/* sample variance from the sums; rounding can make it a hair negative */
-	mine[1] = cfg->iters > 1 ? sqrt(FT_MAX(0.0, (ss - sum * sum / cfg->iters) /
-	                                                (cfg->iters - 1))) :
-	                           NAN;
+	if (!cfg->graph_launches) {
+		mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
+		          ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
+		/* sample variance from the sums; rounding can make it a hair negative */
+		mine[1] = cfg->iters > 1 ? sqrt(FT_MAX(0.0, (ss - sum * sum / cfg->iters) /
+		                                                    (cfg->iters - 1))) :
+		                           NAN;
+	}
 	all = ft_calloc(n, sizeof(mine));
 	if (!all)
 		return FT_ENOMEM;
@@ -513,17 +442,17 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 }
 
 static const char *
-coll_algo(const struct ft_ep *ep, enum ft_bench_pattern p)
+coll_algo(const struct ft_ep *ep, enum ft_op p)
 {
 	if (strcmp(ep->ops->name, "mpi") == 0 || strcmp(ep->ops->name, "nccl") == 0)
 		return "library";
 	switch (p) {
-	case FT_BENCH_SENDRECV:
+	case FT_OP_SENDRECV:
 		return "shift";
-	case FT_BENCH_GATHER:
-	case FT_BENCH_SCATTER:
+	case FT_OP_GATHER:
+	case FT_OP_SCATTER:
 		return "direct";
-	case FT_BENCH_HYPERCUBE:
+	case FT_OP_HYPERCUBE:
 		return "hypercube";
 	default:
 		break;
@@ -532,10 +461,10 @@ coll_algo(const struct ft_ep *ep, enum ft_bench_pattern p)
 	if (ft__shm_direct(ep))
 		return "direct";
 	switch (p) {
-	case FT_BENCH_ALLTOALL:
+	case FT_OP_ALLTOALL:
 		return "direct";
-	case FT_BENCH_BROADCAST:
-	case FT_BENCH_REDUCE:
+	case FT_OP_BROADCAST:
+	case FT_OP_REDUCE:
 		return "chain";
 	default:
 		return "ring";
@@ -563,10 +492,9 @@ ft__bench_nsizes(const struct ft_bench_cfg *cfg)
 }
 
 static bool
-rooted(enum ft_bench_pattern p)
+rooted(enum ft_op p)
 {
-	return p == FT_BENCH_BROADCAST || p == FT_BENCH_REDUCE || p == FT_BENCH_GATHER ||
-	       p == FT_BENCH_SCATTER;
+	return p == FT_OP_BROADCAST || p == FT_OP_REDUCE || p == FT_OP_GATHER || p == FT_OP_SCATTER;
 }
 
 /* The arguments of one collective of @size bytes (nccl-tests' count rules). */
@@ -575,10 +503,9 @@ coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_b
           size_t *bytes)
 {
 	size_t es = ft_dtype_size(cfg->dtype), count = (size_t)(size / es);
-	bool split = cfg->pattern == FT_BENCH_ALL_GATHER ||
-	             cfg->pattern == FT_BENCH_REDUCE_SCATTER || cfg->pattern == FT_BENCH_ALLTOALL ||
-	             cfg->pattern == FT_BENCH_GATHER || cfg->pattern == FT_BENCH_SCATTER ||
-	             cfg->pattern == FT_BENCH_HYPERCUBE;
+	bool split = cfg->pattern == FT_OP_ALL_GATHER || cfg->pattern == FT_OP_REDUCE_SCATTER ||
+	             cfg->pattern == FT_OP_ALLTOALL || cfg->pattern == FT_OP_GATHER ||
+	             cfg->pattern == FT_OP_SCATTER || cfg->pattern == FT_OP_HYPERCUBE;
 
 	/* nccl-tests: gathers and all-to-all split the size over the ranks */
 	if (split)
@@ -633,7 +560,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	char *sendbuf, *recvbuf, *premul = NULL;
 	int rc = 0;
 
-	if (cfg->pattern == FT_BENCH_HYPERCUBE && (n & (n - 1)) != 0)
+	if (cfg->pattern == FT_OP_HYPERCUBE && (n & (n - 1)) != 0)
 		return ft_error_set(err, FT_EINVAL,
 		                    "hypercube needs a power-of-two number of ranks, not %u", n);
 	if (rooted(cfg->pattern)) {
@@ -641,7 +568,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 			return ft_error_set(err, FT_EINVAL, "--root %d: the world has %u ranks",
 			                    cfg->root, n);
 	}
-	ft__coll_bufsizes(cfg->pattern, cfg->max_bytes / es + n, es, n, &sbytes, &rbytes);
+	ft__bench_bufsizes(cfg->pattern, cfg->max_bytes / es + n, es, n, &sbytes, &rbytes);
 	/* the transport's memory: shm places it where the peers can reach it */
 	sendbuf = ep->ops->mem_alloc(ep, sbytes ? sbytes : 1);
 	recvbuf = ep->ops->mem_alloc(ep, FT_MAX(sbytes, rbytes) ? FT_MAX(sbytes, rbytes) : 1);
@@ -671,17 +598,17 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		struct ft_result_row row;
 		struct ft_bench_coll_args a;
 		size_t count, bytes;
-		double factor = ft_bench_busbw_factor(cfg->pattern, n);
+		double factor = ft_coll_busbw_factor(cfg->pattern, n);
 
 		coll_args(cfg, n, size, &a, &bytes);
 		count = a.count;
 		ft_result_row_init(&row);
-		ft_strlcpy(row.test, ft_bench_pattern_name(cfg->pattern), sizeof(row.test));
+		ft_strlcpy(row.test, ft_op_name(cfg->pattern), sizeof(row.test));
 		ft_strlcpy(row.transport, out->transport, sizeof(row.transport));
 		ft_strlcpy(row.dtype, ft_dtype_name(cfg->dtype), sizeof(row.dtype));
 		ft_strlcpy(row.redop,
-		           cfg->pattern == FT_BENCH_ALL_REDUCE || cfg->pattern == FT_BENCH_REDUCE ||
-		                           cfg->pattern == FT_BENCH_REDUCE_SCATTER ?
+		           cfg->pattern == FT_OP_ALL_REDUCE || cfg->pattern == FT_OP_REDUCE ||
+		                           cfg->pattern == FT_OP_REDUCE_SCATTER ?
 		                   ft_redop_name(cfg->op) :
 		                   "none",
 		           sizeof(row.redop));
@@ -706,13 +633,13 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 			a.recvbuf = recvbuf;
 			a.in_place = true;
 			switch (cfg->pattern) {
-			case FT_BENCH_ALL_GATHER:
-			case FT_BENCH_GATHER:
-			case FT_BENCH_HYPERCUBE:
+			case FT_OP_ALL_GATHER:
+			case FT_OP_GATHER:
+			case FT_OP_HYPERCUBE:
 				a.sendbuf = recvbuf + (size_t)r * count * es;
 				break;
-			case FT_BENCH_REDUCE_SCATTER:
-			case FT_BENCH_SCATTER:
+			case FT_OP_REDUCE_SCATTER:
+			case FT_OP_SCATTER:
 				a.sendbuf = recvbuf;
 				a.recvbuf = recvbuf + (size_t)r * count * es;
 				break;
@@ -734,8 +661,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		if (rc == 0 && r == 0 && cfg->on_row)
 			cfg->on_row(cfg->on_row_ud, out, &row);
 		if (rc == 0 && r == 0)
-			ft_progress_update(&cfg->progress, ft_bench_pattern_name(cfg->pattern),
-			                   ++done, total);
+			ft_progress_update(&cfg->progress, ft_op_name(cfg->pattern), ++done, total);
 	}
 	if (premul)
 		ep->ops->mem_free(ep, premul);
@@ -801,7 +727,7 @@ bind_ranks(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_bench_r
 
 static int
 bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench_report *out,
-             struct ft_error *err)
+          struct ft_error *err)
 {
 	struct ft_bench_cfg cfg = *cfg_in;
 	int rc;
@@ -835,9 +761,9 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 	struct ft_ep *ep = NULL;
 	int rc;
 
-	if (ft_bench_pattern_is_coll(cfg.pattern) && cfg.step_factor < 2 && !cfg.step_bytes)
+	if (ft_op_is_coll(cfg.pattern) && cfg.step_factor < 2 && !cfg.step_bytes)
 		cfg.step_factor = 2;
-	if (cfg.pattern == FT_BENCH_COPY_MATRIX) {
+	if (cfg.pattern == FT_OP_COPY_MATRIX) {
 		memset(&bc, 0, sizeof(bc));
 		bc.cfg = &cfg;
 		bc.w = w;
@@ -847,7 +773,7 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 			out->interrupted = true;
 		return rc;
 	}
-	if (cfg.pattern == FT_BENCH_DEV_MEMCPY) {
+	if (cfg.pattern == FT_OP_DEV_MEMCPY) {
 		memset(&bc, 0, sizeof(bc));
 		bc.cfg = &cfg;
 		bc.w = w;
@@ -860,22 +786,30 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 	rc = ft__transport_open(w, &cfg, &ep, out->transport, sizeof(out->transport), err);
 	if (rc < 0)
 		return rc;
+	if (cfg.graph_launches && !ep->ops->coll_graph) {
+		rc = ft_error_set(err, FT_ENOTSUP,
+		                  "-G %u: not available: CUDA graphs launch NCCL's kernels, and "
+		                  "this run uses the %s transport (use --transport nccl)",
+		                  cfg.graph_launches, out->transport);
+		ft__ep_close(ep);
+		return rc;
+	}
 	memset(&bc, 0, sizeof(bc));
 	bc.ep = ep;
 	bc.cfg = &cfg;
 	bc.w = w;
 	switch (cfg.pattern) {
-	case FT_BENCH_PT2PT_BW:
-	case FT_BENCH_PT2PT_LAT:
+	case FT_OP_PT2PT_BW:
+	case FT_OP_PT2PT_LAT:
 		rc = ft__bench_pt2pt(&bc, out, err);
 		break;
-	case FT_BENCH_PAIRS:
+	case FT_OP_PAIRS:
 		rc = ft__bench_pairs(&bc, out, err);
 		break;
-	case FT_BENCH_BISECTION:
+	case FT_OP_BISECTION:
 		rc = ft__bench_bisection(&bc, out, err);
 		break;
-	case FT_BENCH_INCAST:
+	case FT_OP_INCAST:
 		rc = ft__bench_incast(&bc, out, err);
 		break;
 	default:

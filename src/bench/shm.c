@@ -307,10 +307,10 @@ area_bytes(const struct ft_bench_cfg *cfg, uint32_t n)
 	if (cfg->shm_max_bytes && cfg->shm_max_bytes < limit)
 		limit = cfg->shm_max_bytes;
 
-	if (!ft_bench_pattern_is_coll(cfg->pattern) || cfg->pattern == FT_BENCH_DEV_MEMCPY ||
+	if (!ft_op_is_coll(cfg->pattern) || cfg->pattern == FT_OP_DEV_MEMCPY ||
 	    !es || n < 2)
 		return 0;
-	ft__coll_bufsizes(cfg->pattern, (size_t)(cfg->max_bytes / es) + n, es, n, &sb, &rb);
+	ft__bench_bufsizes(cfg->pattern, (size_t)(cfg->max_bytes / es) + n, es, n, &sb, &rb);
 	area = align_up(sb, SEG_ALIGN) + align_up(FT_MAX(sb, rb), SEG_ALIGN) + SEG_ALIGN;
 	if (!limit || (uint64_t)area * n > limit)
 		return 0;
@@ -387,11 +387,11 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 * The collectives' ring algorithms move about a message per pair and call;
 	 * point-to-point sends thousands of messages between ranks 0 and 1.
 	 */
-	if (cfg->pattern == FT_BENCH_PT2PT_BW || cfg->pattern == FT_BENCH_PT2PT_LAT) {
+	if (cfg->pattern == FT_OP_PT2PT_BW || cfg->pattern == FT_OP_PT2PT_LAT) {
 		/* thousands of messages go round the whole ring, whatever their size */
 		ep->prefault_pairs_only = true;
 		ep->prefault_bytes = ep->ring_bytes;
-	} else if (!ft_bench_pattern_is_coll(cfg->pattern) && w->nranks <= 8) {
+	} else if (!ft_op_is_coll(cfg->pattern) && w->nranks <= 8) {
 		ep->prefault_bytes = ep->ring_bytes;
 	} else if (w->nranks <= 8) {
 		ep->prefault_bytes = (size_t)FT_MIN((uint64_t)ep->ring_bytes, cfg->max_bytes);
@@ -407,7 +407,7 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 * The single copy needs both sides to post the same lengths; the collectives'
 	 * ring algorithms send a block that the receiver takes in pieces.
 	 */
-	if (ft_bench_pattern_is_coll(cfg->pattern))
+	if (ft_op_is_coll(cfg->pattern))
 		ep->cma_min = 0;
 	rc = shm_open_seg(w, ep, err);
 	if (rc == 0 && ep->cma_min)
@@ -925,18 +925,18 @@ direct_body(struct shm_ep *ep, const struct ft_bench_coll_args *a, const char *c
 	size_t es = ft_dtype_size(a->dtype), bytes = a->count * es, first, len, off, end;
 
 	switch (a->coll) {
-	case FT_BENCH_ALL_REDUCE:
-	case FT_BENCH_REDUCE:
+	case FT_OP_ALL_REDUCE:
+	case FT_OP_REDUCE:
 		/*
 		 * Rank r reduces slice r of all inputs and writes it to every output
 		 * (all_reduce) or to the root's (reduce): n ranks share the work.
 		 */
-		ft__coll_chunk(a->count, n, r, &first, &len);
+		ft__bench_chunk(a->count, n, r, &first, &len);
 		end = (first + len) * es;
 		for (off = first * es; off < end; off += PIECE_BYTES) {
 			size_t pb = FT_MIN((size_t)PIECE_BYTES, end - off);
 
-			if (a->coll == FT_BENCH_REDUCE) {
+			if (a->coll == FT_OP_REDUCE) {
 				reduce_piece(out[root] + off, in, n, root, off, pb / es, a);
 				continue;
 			}
@@ -945,7 +945,7 @@ direct_body(struct shm_ep *ep, const struct ft_bench_coll_args *a, const char *c
 				memcpy(out[(r + k) % n] + off, out[r] + off, pb);
 		}
 		break;
-	case FT_BENCH_REDUCE_SCATTER:
+	case FT_OP_REDUCE_SCATTER:
 		/* block r of every input, reduced into this rank's output */
 		for (off = 0; off < bytes; off += PIECE_BYTES) {
 			size_t pb = FT_MIN((size_t)PIECE_BYTES, bytes - off);
@@ -953,16 +953,16 @@ direct_body(struct shm_ep *ep, const struct ft_bench_coll_args *a, const char *c
 			reduce_piece(out[r] + off, in, n, r, (size_t)r * bytes + off, pb / es, a);
 		}
 		break;
-	case FT_BENCH_ALL_GATHER:
+	case FT_OP_ALL_GATHER:
 		for (k = 0; k < n; k++)
 			if (out[r] + (size_t)k * bytes != in[k])
 				memcpy(out[r] + (size_t)k * bytes, in[k], bytes);
 		break;
-	case FT_BENCH_ALLTOALL:
+	case FT_OP_ALLTOALL:
 		for (k = 0; k < n; k++)
 			memcpy(out[r] + (size_t)k * bytes, in[k] + (size_t)r * bytes, bytes);
 		break;
-	case FT_BENCH_BROADCAST:
+	case FT_OP_BROADCAST:
 		if (out[r] != in[root])
 			memcpy(out[r], in[root], bytes);
 		break;
@@ -997,9 +997,9 @@ direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_err
 	bool ok = true;
 	int rc;
 
-	ft__coll_bufsizes(a->coll, a->count, es, n, &sb, &rb);
+	ft__bench_bufsizes(a->coll, a->count, es, n, &sb, &rb);
 	me->ok = in_area(ep, r, s0, sb) && in_area(ep, r, r0, rb) &&
-	         (a->coll != FT_BENCH_ALLTOALL || s0 + sb <= r0 || r0 + rb <= s0);
+	         (a->coll != FT_OP_ALLTOALL || s0 + sb <= r0 || r0 + rb <= s0);
 	me->send_off = me->ok ? (uint64_t)(s0 - ep->bufs) : 0;
 	me->recv_off = me->ok ? (uint64_t)(r0 - ep->bufs) : 0;
 	me->count = a->count;
@@ -1051,13 +1051,13 @@ shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 	if (!ft__shm_direct(base))
 		return FT_ENOTSUP;
 	switch (a->coll) {
-	case FT_BENCH_ALL_REDUCE:
-	case FT_BENCH_REDUCE:
-	case FT_BENCH_REDUCE_SCATTER:
-	case FT_BENCH_ALL_GATHER:
-	case FT_BENCH_ALLTOALL:
-	case FT_BENCH_BROADCAST:
-		if ((a->coll == FT_BENCH_REDUCE || a->coll == FT_BENCH_BROADCAST) &&
+	case FT_OP_ALL_REDUCE:
+	case FT_OP_REDUCE:
+	case FT_OP_REDUCE_SCATTER:
+	case FT_OP_ALL_GATHER:
+	case FT_OP_ALLTOALL:
+	case FT_OP_BROADCAST:
+		if ((a->coll == FT_OP_REDUCE || a->coll == FT_OP_BROADCAST) &&
 		    (a->root < 0 || (uint32_t)a->root >= ep->nranks))
 			return FT_ENOTSUP;
 		return direct_coll(ep, a, err);

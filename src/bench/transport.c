@@ -169,7 +169,7 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 				mine[i] = 0;
 			/* nccl only runs collectives */
 			if (strcmp(registry[i]->name, "nccl") == 0 &&
-			    !ft_bench_pattern_is_coll(cfg->pattern))
+			    !ft_op_is_coll(cfg->pattern))
 				mine[i] = 0;
 		}
 		all = ft_calloc(w->nranks, sizeof(mine));

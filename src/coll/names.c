@@ -100,6 +100,10 @@ ft_op_from_name(const char *s, enum ft_op *out)
 		{ "a2a", FT_OP_ALLTOALL },
 		{ "bcast", FT_OP_BROADCAST },
 		{ "p2p", FT_OP_SENDRECV },
+		{ "pt2pt", FT_OP_PT2PT_BW },
+		{ "bw", FT_OP_PT2PT_BW },
+		{ "lat", FT_OP_PT2PT_LAT },
+		{ "latency", FT_OP_PT2PT_LAT },
 		{ NULL, 0 },
 	};
 	int v, rc = lookup(s, op_names, FT_OP_COUNT, aliases, &v);
@@ -107,6 +111,18 @@ ft_op_from_name(const char *s, enum ft_op *out)
 	if (rc == 0)
 		*out = (enum ft_op)v;
 	return rc;
+}
+
+bool
+ft_op_is_modelled(enum ft_op op)
+{
+	return (unsigned)op <= FT_OP_SENDRECV;
+}
+
+bool
+ft_op_is_coll(enum ft_op op)
+{
+	return (unsigned)op <= FT_OP_HYPERCUBE;
 }
 
 int
@@ -154,10 +170,20 @@ ft_coll_busbw_factor(enum ft_op op, uint32_t nranks)
 	case FT_OP_ALL_GATHER:
 	case FT_OP_REDUCE_SCATTER:
 	case FT_OP_ALLTOALL:
+	case FT_OP_GATHER:
+	case FT_OP_SCATTER:
+	case FT_OP_HYPERCUBE:
 		return (n - 1.0) / n;
 	case FT_OP_BROADCAST:
 	case FT_OP_REDUCE:
 	case FT_OP_SENDRECV:
+	case FT_OP_PT2PT_BW:
+	case FT_OP_PT2PT_LAT:
+	case FT_OP_PAIRS:
+	case FT_OP_BISECTION:
+	case FT_OP_INCAST:
+	case FT_OP_DEV_MEMCPY:
+	case FT_OP_COPY_MATRIX:
 		return 1.0;
 	default:
 		return 0.0;

@@ -423,6 +423,12 @@ check_args(const struct ft_coll_args *a, struct ft_error *err)
 	if ((unsigned)a->op >= FT_OP_COUNT)
 		return ft_error_set(err, FT_EINVAL, "schedule: op: unknown operation %d",
 		                    (int)a->op);
+	if (!ft_op_is_modelled(a->op))
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "schedule: op: %s is measured by bench only; the twin schedules "
+		                    "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+		                    "alltoall and sendrecv",
+		                    ft_op_name(a->op));
 	if ((unsigned)a->algo >= FT_ALGO_COUNT)
 		return ft_error_set(err, FT_EINVAL, "schedule: algo: unknown algorithm %d",
 		                    (int)a->algo);

@@ -45,7 +45,7 @@ inputs_op(const struct ft_diag_input *in, enum ft_op fallback)
 		n = strlen(name);
 		if (n > 5 && strcmp(name + n - 5, "_perf") == 0)
 			name[n - 5] = '\0';
-		if (ft_op_from_name(name, &op) == 0)
+		if (ft_op_from_name(name, &op) == 0 && ft_op_is_modelled(op))
 			return op;
 	}
 	return fallback;
@@ -375,7 +375,7 @@ collective_test(const char *test, enum ft_op *op)
 	n = strlen(name);
 	if (n > 5 && strcmp(name + n - 5, "_perf") == 0)
 		name[n - 5] = '\0';
-	return ft_op_from_name(name, op) == 0;
+	return ft_op_from_name(name, op) == 0 && ft_op_is_modelled(*op);
 }
 
 /* The files the measured collective runs came from (bench.test), comma separated. */
@@ -419,7 +419,7 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, char *why, si
 		enum ft_op op;
 		bool seen = false;
 
-		if (ft_op_from_name(r->test, &op) < 0)
+		if (ft_op_from_name(r->test, &op) < 0 || !ft_op_is_modelled(op))
 			continue;
 		for (k = 0; k < i && !seen; k++) {
 			const struct ft_result_row *p = ft_run_row(run, k);

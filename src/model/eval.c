@@ -60,6 +60,12 @@ check_query(const struct ft_model_query *q, struct ft_error *err)
 {
 	if ((unsigned)q->op >= FT_OP_COUNT)
 		return ft_error_set(err, FT_EINVAL, "op: unknown operation %d", (int)q->op);
+	if (!ft_op_is_modelled(q->op))
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "op: %s is measured by bench only; the model computes "
+		                    "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+		                    "alltoall and sendrecv",
+		                    ft_op_name(q->op));
 	if (q->force_algo && (unsigned)q->algo >= FT_ALGO_COUNT)
 		return ft_error_set(err, FT_EINVAL, "algo: unknown algorithm %d", (int)q->algo);
 	if (q->force_proto && (unsigned)q->proto >= FT_PROTO_COUNT)

@@ -100,7 +100,8 @@ read_op(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 
 	if (!s)
 		return FT_EPARSE;
-	if (ft_op_from_name(s, &((struct sc_op *)obj)->op) < 0)
+	if (ft_op_from_name(s, &((struct sc_op *)obj)->op) < 0 ||
+	    !ft_op_is_modelled(((struct sc_op *)obj)->op))
 		return ft__doc_fail(d, v, FT_EPARSE, path,
 		                    "expected all_reduce, all_gather, reduce_scatter, broadcast, "
 		                    "reduce, alltoall or sendrecv, got '%s'",

@@ -29,7 +29,7 @@
 /* One step of the benchmark suite (the same list on every rank). */
 struct suite_item {
 	char transport[16];
-	enum ft_bench_pattern pattern;
+	enum ft_op pattern;
 	uint64_t min_bytes, max_bytes, factor;
 	uint32_t iters, warmup;
 };
@@ -287,20 +287,20 @@ build_suite(struct doctor *d)
 
 	for (t = 0; t < d->res->ntransports; t++) {
 		struct suite_item it[3] = {
-			{ .pattern = FT_BENCH_PT2PT_LAT,
+			{ .pattern = FT_OP_PT2PT_LAT,
 			  .min_bytes = 8,
 			  .max_bytes = full ? 65536 : 4096,
 			  .factor = full ? 4 : 8,
 			  .iters = full ? 1000 : 200,
 			  .warmup = full ? 100 : 20 },
 			/* messages (perftest's -n): 20 or 10 windows of 64 */
-			{ .pattern = FT_BENCH_PT2PT_BW,
+			{ .pattern = FT_OP_PT2PT_BW,
 			  .min_bytes = full ? 4096 : 65536,
 			  .max_bytes = full ? 64u << 20 : 4u << 20,
 			  .factor = 4,
 			  .iters = full ? 1280 : 640,
 			  .warmup = full ? 5 : 2 },
-			{ .pattern = FT_BENCH_ALL_REDUCE,
+			{ .pattern = FT_OP_ALL_REDUCE,
 			  .min_bytes = full ? 8192 : 65536,
 			  .max_bytes = full ? 64u << 20 : 4u << 20,
 			  .factor = 4,
@@ -349,7 +349,7 @@ note_failure(struct doctor *d, size_t i, const char *what, int rc, const struct 
 		const struct suite_item *n = ft_vec_at(&d->suite, k);
 
 		if (note(d, "bench", "%s %s: not run after the failure above", n->transport,
-		         ft_bench_pattern_name(n->pattern)) < 0)
+		         ft_op_name(n->pattern)) < 0)
 			ret = FT_ENOMEM;
 	}
 	return ret;
@@ -365,7 +365,7 @@ keep_rows(struct doctor *d, const struct suite_item *it, struct ft_bench_report 
 
 	d->res->nbench_ok++;
 	snprintf(file, sizeof(file), "bench:%s/%s", it->transport,
-	         ft_bench_pattern_name(it->pattern));
+	         ft_op_name(it->pattern));
 	for (r = 0; r < ft_run_nrows(&rep->run) && rc == 0; r++) {
 		struct ft_result_row *row = ft_run_row(&rep->run, r);
 
@@ -400,7 +400,7 @@ run_suite(struct doctor *d, struct ft_world *w)
 		char what[64];
 
 		snprintf(what, sizeof(what), "doctor: %s %s", it->transport,
-		         ft_bench_pattern_name(it->pattern));
+		         ft_op_name(it->pattern));
 		if (me == 0)
 			step(d, what, i, d->suite.len);
 		item_cfg(d, it, &cfg);

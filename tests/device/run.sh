@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/device/run.sh - the GPU check: on a machine with a GPU, build fabtune,
 # prove the hand-written NCCL/CUDA declarations against the local headers,
-# then run the nccl transport on one GPU (an all_reduce size sweep, and
+# then run the nccl transport on one GPU (an all_reduce size sweep, the same
+# with -G (CUDA graphs) against plain launches, and
 # nccl-tests' -d all -o all), the device-to-device copy bandwidth test and
 # the host/GPU copy matrix, printing figures to compare with
 # nccl-tests (its all_reduce_perf is run too when it is in PATH).
@@ -48,6 +49,21 @@ echo "== nccl transport, one GPU, all_reduce sweep"
 if ! timeout 120 "$fabtune" bench all_reduce --transport nccl -b 8 -e 256M -f 4 -n 20 -w 5; then
 	echo "FAIL: fabtune bench --transport nccl"; fail=1
 fi
+
+echo "== nccl transport, -G 4: each size's 20 operations captured into a CUDA graph, launched 4 times"
+# on a GPU the graph saves the host's launch overhead: small sizes must not be slower than
+# without it (a graph time above 1.5x the plain one is a fault), large ones the same
+if timeout 120 "$fabtune" bench all_reduce --transport nccl -b 8 -e 64M -f 8 -n 20 -w 5 -G 4 \
+	--json >/tmp/ft-g.$$ && timeout 120 "$fabtune" bench all_reduce --transport nccl -b 8 \
+	-e 64M -f 8 -n 20 -w 5 --json >/tmp/ft-p.$$; then
+	tr '{' '\n' </tmp/ft-g.$$ | grep -o '"bytes":[0-9]*\|"time_us":[0-9.e+-]*' | paste - - >/tmp/ft-g2.$$
+	tr '{' '\n' </tmp/ft-p.$$ | grep -o '"bytes":[0-9]*\|"time_us":[0-9.e+-]*' | paste - - >/tmp/ft-p2.$$
+	paste /tmp/ft-g2.$$ /tmp/ft-p2.$$ | awk -F'[:\t]' '{ printf "  %12d B  graph %9.2f us  plain %9.2f us\n", $2, $4, $8;
+		if ($4 > 1.5 * $8) bad = 1 } END { exit bad }' || { echo "FAIL: -G slower than plain launches"; fail=1; }
+else
+	echo "FAIL: fabtune bench --transport nccl -G 4"; fail=1
+fi
+rm -f /tmp/ft-g.$$ /tmp/ft-p.$$ /tmp/ft-g2.$$ /tmp/ft-p2.$$
 
 echo "== device-to-device copy bandwidth (cudaMemcpy through the dlopen'd runtime)"
 if ! timeout 60 "$fabtune" bench dev_memcpy -b 1M -e 1G -f 4 -n 20 -w 3 --json |

@@ -11,6 +11,12 @@
  * stderr, so a test sees that the transport gave up on it.
  * FAKE_NCCL_HANG_INIT=1: ncclCommInitRank() never returns, as when a peer
  * stopped before the communicator exists.
+ *
+ * CUDA graphs: between cudaStreamBeginCapture() and cudaStreamEndCapture()
+ * the collectives are recorded, not run; each cudaGraphLaunch() runs the
+ * graph's collectives. With FAKE_NCCL_TRACE=1, ncclCommDestroy() writes what
+ * happened on stderr ("fake nccl: rank R: G graphs of C operations, L
+ * launches, N operations run"), for a test to check the calls made.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +30,15 @@ typedef struct {
 struct comm {
 	long ncoll;
 	long hang_after;
+	int rank;
+	long graphs, captured, launches;
+};
+
+static int capturing; /* the stream is being captured into a graph */
+static long capture_ops;
+
+struct graph {
+	long ops;
 };
 
 static struct comm *last; /* the communicator the stream belongs to (one per process) */
@@ -61,6 +76,12 @@ EXPORT int cudaMallocHost(void **p, size_t n);
 EXPORT int cudaFreeHost(void *p);
 EXPORT int cudaDeviceCanAccessPeer(int *can, int d, int peer);
 EXPORT int cudaDeviceEnablePeerAccess(int peer, unsigned flags);
+EXPORT int cudaStreamBeginCapture(void *s, int mode);
+EXPORT int cudaStreamEndCapture(void *s, void **graph);
+EXPORT int cudaGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags);
+EXPORT int cudaGraphLaunch(void *exec, void *s);
+EXPORT int cudaGraphExecDestroy(void *exec);
+EXPORT int cudaGraphDestroy(void *graph);
 
 int
 ncclGetVersion(int *v)
@@ -83,7 +104,6 @@ ncclCommInitRank(void **comm, int nranks, nccl_unique_id_t id, int rank)
 
 	(void)nranks;
 	(void)id;
-	(void)rank;
 	/* a peer that never joins: block for good, as the real bootstrap does */
 	if (h && atoi(h) == 1)
 		for (;;)
@@ -92,6 +112,7 @@ ncclCommInitRank(void **comm, int nranks, nccl_unique_id_t id, int rank)
 	if (!c)
 		return 1;
 	c->hang_after = e ? atol(e) : -1;
+	c->rank = rank;
 	*comm = last = c;
 	return 0;
 }
@@ -99,6 +120,15 @@ ncclCommInitRank(void **comm, int nranks, nccl_unique_id_t id, int rank)
 int
 ncclCommDestroy(void *comm)
 {
+	const char *t = getenv("FAKE_NCCL_TRACE");
+	struct comm *c = comm;
+
+	if (c && t && atoi(t) == 1)
+		fprintf(stderr,
+		        "fake nccl: rank %d: %ld graphs of %ld operations, %ld launches, %ld "
+		        "operations run\n",
+		        c->rank, c->graphs, c->graphs ? c->captured / c->graphs : 0, c->launches,
+		        c->ncoll);
 	if (comm == last)
 		last = NULL;
 	free(comm);
@@ -128,7 +158,10 @@ ncclGetErrorString(int r)
 static int
 coll(void *c)
 {
-	((struct comm *)c)->ncoll++;
+	if (capturing)
+		capture_ops++; /* recorded into the graph, run at its launches */
+	else
+		((struct comm *)c)->ncoll++;
 	return 0;
 }
 
@@ -316,5 +349,74 @@ cudaStreamSynchronize(void *s)
 	/* what a blocking wait does when the peer stopped: never return */
 	while (cudaStreamQuery(s) == 600)
 		;
+	return 0;
+}
+
+int
+cudaStreamBeginCapture(void *s, int mode)
+{
+	(void)s;
+	if (capturing || mode != 0)
+		return 1; /* fabtune captures in cudaStreamCaptureModeGlobal, once at a time */
+	capturing = 1;
+	capture_ops = 0;
+	return 0;
+}
+
+int
+cudaStreamEndCapture(void *s, void **graph)
+{
+	struct graph *g;
+
+	(void)s;
+	if (!capturing)
+		return 1;
+	capturing = 0;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return 2;
+	g->ops = capture_ops;
+	if (last) {
+		last->graphs++;
+		last->captured += capture_ops;
+	}
+	*graph = g;
+	return 0;
+}
+
+int
+cudaGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags)
+{
+	(void)flags;
+	*exec = graph; /* the executable graph is the graph here */
+	return graph ? 0 : 1;
+}
+
+int
+cudaGraphLaunch(void *exec, void *s)
+{
+	const struct graph *g = exec;
+
+	(void)s;
+	if (!g || capturing)
+		return 1;
+	if (last) {
+		last->launches++;
+		last->ncoll += g->ops;
+	}
+	return 0;
+}
+
+int
+cudaGraphExecDestroy(void *exec)
+{
+	(void)exec; /* the graph itself goes with cudaGraphDestroy() */
+	return 0;
+}
+
+int
+cudaGraphDestroy(void *graph)
+{
+	free(graph);
 	return 0;
 }

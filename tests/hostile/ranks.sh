@@ -185,5 +185,48 @@ else
 	fi
 fi
 
+# nccl-tests' -G N through the test double: the -n x -m timed operations of
+# each size and layout are captured into one CUDA graph (nothing runs while
+# capturing) and the graph is launched N times. 2 sizes x 2 layouts = 4
+# graphs of 10 x 2 = 20 operations, 4 x 3 = 12 launches; the operations run
+# are those 240 plus the untimed ones (1 warm-up per size, 1 per layout).
+n=$((n + 1))
+name="nccl: -G 3 captures each size's 20 operations once and launches the graph 3 times"
+if [ -z "${FT_FAKE_NCCL:-}" ]; then
+	echo "ok $n - $name # SKIP no test double (FT_FAKE_NCCL)"
+else
+	FABTUNE_NCCL_LIBRARY=$FT_FAKE_NCCL FABTUNE_CUDART_LIBRARY=$FT_FAKE_NCCL FAKE_NCCL_TRACE=1 \
+		timeout -k 5 60 "$fabtune" bench all_reduce --transport nccl --np 2 -b 1M -e 2M \
+		-n 10 -m 2 -w 1 -c 0 -G 3 >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	sed "s/^/# /" "$tmp/err"
+	want="4 graphs of 20 operations, 12 launches, 246 operations run"
+	if [ "$rc" != 0 ]; then
+		echo "not ok $n - $name: exit code $rc"
+		fail=$((fail + 1))
+	elif ! grep -q "fake nccl: rank 0: $want" "$tmp/err" ||
+		! grep -q "fake nccl: rank 1: $want" "$tmp/err"; then
+		echo "not ok $n - $name: the calls made differ"
+		fail=$((fail + 1))
+	elif ! grep -q "graph: 3$" "$tmp/out" || [ "$(grep -c '^ *[12]097152\|^ *1048576 ' "$tmp/out")" != 2 ]; then
+		echo "not ok $n - $name: no 'graph: 3' header or not two rows"
+		fail=$((fail + 1))
+	else
+		echo "ok $n - $name"
+	fi
+fi
+# -G where no CUDA graph exists: said before anything is measured
+n=$((n + 1))
+name="tcp: -G 2 is not available, naming the transport"
+timeout -k 5 60 "$fabtune" bench all_reduce --transport tcp --np 2 -b 1K -G 2 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+sed "s/^/# /" "$tmp/err"
+if [ "$rc" != 2 ] || ! grep -q -- "-G 2: not available: CUDA graphs launch NCCL's kernels, and this run uses the tcp transport" "$tmp/err"; then
+	echo "not ok $n - $name: exit code $rc"
+	fail=$((fail + 1))
+else
+	echo "ok $n - $name"
+fi
+
 echo "1..$n"
 exit 0

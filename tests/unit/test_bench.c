@@ -26,21 +26,36 @@
 #include "bench/patterns.h"
 #include "bench/verbs_int.h"
 
+#include <fabtune/obs.h>
+#include <fabtune/parse.h>
+
 static void
 test_names(void **state)
 {
-	enum ft_bench_pattern p;
+	enum ft_op p;
 	enum ft_dtype t;
 	enum ft_redop op;
 	int i;
 
-	for (i = 0; i < FT_BENCH_PATTERN_COUNT; i++) {
-		assert_int_equal(ft_bench_pattern_from_name(ft_bench_pattern_name(i), &p), 0);
+	for (i = 0; i < FT_OP_COUNT; i++) {
+		assert_int_equal(ft_op_from_name(ft_op_name(i), &p), 0);
 		assert_int_equal(p, i);
 	}
-	assert_int_equal(ft_bench_pattern_from_name("allreduce", &p), 0);
-	assert_int_equal(p, FT_BENCH_ALL_REDUCE);
-	assert_int_equal(ft_bench_pattern_from_name("nope", &p), FT_EINVAL);
+	assert_int_equal(ft_op_from_name("allreduce", &p), 0);
+	assert_int_equal(p, FT_OP_ALL_REDUCE);
+	assert_int_equal(ft_op_from_name("nope", &p), FT_EINVAL);
+	/* bench's short names, and the test names of rows, on the shared vocabulary */
+	assert_int_equal(ft_op_from_name("pt2pt", &p), 0);
+	assert_int_equal(p, FT_OP_PT2PT_BW);
+	assert_int_equal(ft_op_from_name("latency", &p), 0);
+	assert_int_equal(p, FT_OP_PT2PT_LAT);
+	assert_int_equal(ft_op_from_name("bcast", &p), 0);
+	assert_int_equal(p, FT_OP_BROADCAST);
+	assert_string_equal(ft_op_name(FT_OP_COPY_MATRIX), "copy_matrix");
+	assert_true(ft_op_is_coll(FT_OP_HYPERCUBE) && ft_op_is_coll(FT_OP_SENDRECV));
+	assert_false(ft_op_is_coll(FT_OP_PT2PT_BW) || ft_op_is_coll(FT_OP_PAIRS));
+	assert_true(ft_op_is_modelled(FT_OP_ALLTOALL));
+	assert_false(ft_op_is_modelled(FT_OP_GATHER) || ft_op_is_modelled(FT_OP_INCAST));
 	assert_int_equal(ft_dtype_from_name("double", &t), 0);
 	assert_int_equal(ft_dtype_size(t), 8);
 	assert_int_equal(ft_dtype_from_name("half", &t), 0);
@@ -61,12 +76,12 @@ static void
 test_busbw_factors(void **state)
 {
 	/* kb: NA-BUSBW */
-	assert_true(ft_bench_busbw_factor(FT_BENCH_ALL_REDUCE, 4) == 1.5);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_ALL_GATHER, 8) == 0.875);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_REDUCE_SCATTER, 2) == 0.5);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_ALLTOALL, 4) == 0.75);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_BROADCAST, 16) == 1.0);
-	assert_true(ft_bench_busbw_factor(FT_BENCH_REDUCE, 16) == 1.0);
+	assert_true(ft_coll_busbw_factor(FT_OP_ALL_REDUCE, 4) == 1.5);
+	assert_true(ft_coll_busbw_factor(FT_OP_ALL_GATHER, 8) == 0.875);
+	assert_true(ft_coll_busbw_factor(FT_OP_REDUCE_SCATTER, 2) == 0.5);
+	assert_true(ft_coll_busbw_factor(FT_OP_ALLTOALL, 4) == 0.75);
+	assert_true(ft_coll_busbw_factor(FT_OP_BROADCAST, 16) == 1.0);
+	assert_true(ft_coll_busbw_factor(FT_OP_REDUCE, 16) == 1.0);
 }
 
 static void
@@ -431,7 +446,7 @@ test_cfg_check(void **state)
 	assert_int_equal(ft_bench_cfg_check(&cfg, &err), FT_ERANGE);
 	assert_non_null(strstr(err.msg, "--streams"));
 	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_BENCH_PT2PT_LAT;
+	cfg.pattern = FT_OP_PT2PT_LAT;
 	ft_bench_cfg_resolve(&cfg);
 	assert_true(cfg.min_bytes == 8 && cfg.iters == 1000);
 }
@@ -507,7 +522,7 @@ static uint64_t shm_max, cma_min;
 /* @algo: what every row must name (NULL: anything) */
 static int
 run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transport,
-         enum ft_bench_pattern p, enum ft_dtype t, enum ft_redop op, const char *algo,
+         enum ft_op p, enum ft_dtype t, enum ft_redop op, const char *algo,
          int64_t *wrong)
 {
 	struct ft_world_cfg wc;
@@ -566,19 +581,19 @@ run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transpor
 
 /* fabtune's own algorithm for @p over point-to-point messages */
 static const char *
-fallback_algo(enum ft_bench_pattern p)
+fallback_algo(enum ft_op p)
 {
 	switch (p) {
-	case FT_BENCH_ALLTOALL:
-	case FT_BENCH_GATHER:
-	case FT_BENCH_SCATTER:
+	case FT_OP_ALLTOALL:
+	case FT_OP_GATHER:
+	case FT_OP_SCATTER:
 		return "direct";
-	case FT_BENCH_BROADCAST:
-	case FT_BENCH_REDUCE:
+	case FT_OP_BROADCAST:
+	case FT_OP_REDUCE:
 		return "chain";
-	case FT_BENCH_SENDRECV:
+	case FT_OP_SENDRECV:
 		return "shift";
-	case FT_BENCH_HYPERCUBE:
+	case FT_OP_HYPERCUBE:
 		return "hypercube";
 	default:
 		return "ring";
@@ -587,11 +602,11 @@ fallback_algo(enum ft_bench_pattern p)
 
 /* One collective on @n forked ranks; every rank must validate (#wrong 0). */
 static void
-conform_one(const char *transport, uint32_t n, enum ft_bench_pattern p, enum ft_dtype t,
+conform_one(const char *transport, uint32_t n, enum ft_op p, enum ft_dtype t,
             enum ft_redop op)
 {
 	/* shm runs nccl's collectives on buffers in its segment, unless they may not fit */
-	const char *algo = strcmp(transport, "shm") == 0 && !shm_max && p <= FT_BENCH_REDUCE ?
+	const char *algo = strcmp(transport, "shm") == 0 && !shm_max && ft_op_is_modelled(p) && p != FT_OP_SENDRECV ?
 	                           "direct" :
 	                           fallback_algo(p);
 	struct ft_error err = { 0 };
@@ -629,35 +644,35 @@ conform_one(const char *transport, uint32_t n, enum ft_bench_pattern p, enum ft_
 static void
 conformance(const char *transport)
 {
-	static const enum ft_bench_pattern colls[] = {
-		FT_BENCH_ALL_REDUCE, FT_BENCH_ALL_GATHER, FT_BENCH_REDUCE_SCATTER,
-		FT_BENCH_ALLTOALL,   FT_BENCH_BROADCAST,  FT_BENCH_REDUCE,
-		FT_BENCH_SENDRECV,   FT_BENCH_GATHER,     FT_BENCH_SCATTER,
+	static const enum ft_op colls[] = {
+		FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER,
+		FT_OP_ALLTOALL,   FT_OP_BROADCAST,  FT_OP_REDUCE,
+		FT_OP_SENDRECV,   FT_OP_GATHER,     FT_OP_SCATTER,
 	};
 	/* the reductions with other element types and operations, on 2 and 4 ranks too */
 	static const struct {
-		enum ft_bench_pattern p;
+		enum ft_op p;
 		enum ft_dtype t;
 		enum ft_redop op;
 		uint32_t n;
 	} more[] = {
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_INT8, FT_REDOP_PROD, 2 },
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_DOUBLE, FT_REDOP_MIN, 4 },
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_UINT64, FT_REDOP_MAX, 3 },
-		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_UINT8, FT_REDOP_MIN, 2 },
-		{ FT_BENCH_REDUCE, FT_DTYPE_INT64, FT_REDOP_PROD, 4 },
-		{ FT_BENCH_HYPERCUBE, FT_DTYPE_INT32, FT_REDOP_SUM, 4 },
-		{ FT_BENCH_HYPERCUBE, FT_DTYPE_UINT8, FT_REDOP_SUM, 2 },
-		{ FT_BENCH_GATHER, FT_DTYPE_DOUBLE, FT_REDOP_SUM, 4 },
-		{ FT_BENCH_SCATTER, FT_DTYPE_INT8, FT_REDOP_SUM, 2 },
-		{ FT_BENCH_SENDRECV, FT_DTYPE_UINT64, FT_REDOP_SUM, 4 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_INT8, FT_REDOP_PROD, 2 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_DOUBLE, FT_REDOP_MIN, 4 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_UINT64, FT_REDOP_MAX, 3 },
+		{ FT_OP_REDUCE_SCATTER, FT_DTYPE_UINT8, FT_REDOP_MIN, 2 },
+		{ FT_OP_REDUCE, FT_DTYPE_INT64, FT_REDOP_PROD, 4 },
+		{ FT_OP_HYPERCUBE, FT_DTYPE_INT32, FT_REDOP_SUM, 4 },
+		{ FT_OP_HYPERCUBE, FT_DTYPE_UINT8, FT_REDOP_SUM, 2 },
+		{ FT_OP_GATHER, FT_DTYPE_DOUBLE, FT_REDOP_SUM, 4 },
+		{ FT_OP_SCATTER, FT_DTYPE_INT8, FT_REDOP_SUM, 2 },
+		{ FT_OP_SENDRECV, FT_DTYPE_UINT64, FT_REDOP_SUM, 4 },
 		/* 16-bit floats and the two reductions with a step around the sum */
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_HALF, FT_REDOP_SUM, 3 },
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_MULSUM, 4 },
-		{ FT_BENCH_ALL_REDUCE, FT_DTYPE_INT32, FT_REDOP_AVG, 3 },
-		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_HALF, FT_REDOP_MULSUM, 3 },
-		{ FT_BENCH_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_AVG, 4 },
-		{ FT_BENCH_REDUCE_SCATTER, FT_DTYPE_FLOAT, FT_REDOP_AVG, 2 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_HALF, FT_REDOP_SUM, 3 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_MULSUM, 4 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_INT32, FT_REDOP_AVG, 3 },
+		{ FT_OP_REDUCE_SCATTER, FT_DTYPE_HALF, FT_REDOP_MULSUM, 3 },
+		{ FT_OP_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_AVG, 4 },
+		{ FT_OP_REDUCE_SCATTER, FT_DTYPE_FLOAT, FT_REDOP_AVG, 2 },
 	};
 	size_t c;
 
@@ -733,7 +748,7 @@ shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_erro
 	if (rc < 0)
 		return rc;
 	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_BENCH_PT2PT_BW;
+	cfg.pattern = FT_OP_PT2PT_BW;
 	cfg.max_bytes = 3 << 20;
 	cfg.timeout_s = 10;
 	cfg.shm_cma_min_bytes = cma;
@@ -851,7 +866,7 @@ bind_rank(uint32_t rank, int lfd, uint16_t port, enum ft_bench_bind b,
 	if (rc < 0)
 		return rc;
 	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_BENCH_PT2PT_LAT;
+	cfg.pattern = FT_OP_PT2PT_LAT;
 	cfg.iters = 20;
 	cfg.warmup = 1;
 	cfg.timeout_s = 10;
@@ -991,7 +1006,7 @@ test_unavailable(void **state)
 		wc.timeout_s = 5;
 		assert_int_equal(ft_world_new(&wc, &w, &err), 0);
 		ft_bench_cfg_init(&cfg);
-		cfg.pattern = FT_BENCH_COPY_MATRIX;
+		cfg.pattern = FT_OP_COPY_MATRIX;
 		ft_bench_report_init(&rep);
 		setenv("FABTUNE_CUDART_LIBRARY", "/nonexistent/libcudart.so", 1);
 		ft_error_clear(&err);
@@ -1344,11 +1359,297 @@ test_verbs_double(void **state)
 }
 #endif
 
+
+/* nccl-tests' and perftest's flags become the configuration, or a message naming the flag. */
+static void
+test_dropin_args(void **state)
+{
+	struct ft_bench_args a;
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+	char *argv[] = { (char *)"bench", (char *)"pt2pt_bw", (char *)"-a", (char *)"-n",
+		         (char *)"5" };
+	char *argv2[] = { (char *)"bench", (char *)"all_reduce", (char *)"-a", (char *)"2" };
+
+	(void)state;
+	/* perftest: -s one size; -q N sockets over tcp; -T takes a duration */
+	ft_bench_args_init(&a);
+	a.pattern = "pt2pt_bw";
+	a.transport = "tcp";
+	a.msg_size = 65536;
+	a.qps = 4;
+	a.timeout_str = "2min";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.pattern, FT_OP_PT2PT_BW);
+	assert_int_equal(cfg.min_bytes, 65536);
+	assert_int_equal(cfg.max_bytes, 65536);
+	assert_int_equal(cfg.streams, 4);
+	assert_true(cfg.timeout_s == 120.0);
+	/* several queue pairs only where they exist */
+	a.transport = "shm";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "-q/--qp 4: several queue pairs only with --transport tcp "
+	                             "(as --streams) so far");
+	/* -s and -b together */
+	ft_bench_args_init(&a);
+	a.msg_size = 8;
+	a.minb = 16;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "-s/--size and -a/--all-sizes replace -b and -e"));
+	/* perftest -a: 2 B to 8 MiB; an unknown pattern lists them */
+	ft_bench_args_init(&a);
+	a.all_sizes = true;
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.min_bytes, 2);
+	assert_int_equal(cfg.max_bytes, 8u << 20);
+	a.pattern = "allreduce_perf";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "unknown pattern 'allreduce_perf' (pt2pt_bw,"));
+	/* -a after a point-to-point pattern is perftest's; with a digit, nccl-tests' */
+	ft_bench_args_perftest_a(5, argv);
+	assert_string_equal(argv[2], "--all-sizes");
+	ft_bench_args_perftest_a(4, argv2);
+	assert_string_equal(argv2[2], "-a");
+	/* nccl-tests -t 2 -g 2 with --np 2: eight one-rank processes */
+	ft_bench_args_init(&a);
+	a.np = 2;
+	a.nthreads = 2;
+	a.ngpus = 2;
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.np, 8);
+	ft_bench_args_init(&a);
+	a.rank = 3;
+	a.nranks = 2;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--rank 3 needs --nranks N above it");
+}
+
+/* The table pieces, checked against layouts worked out by hand from nccl-tests' printf
+   formats ("%12li  %12li  %8s  %6s  %6i  %7s  %6.2f  %6.2f  %5g" per side) and perftest's. */
+static void
+test_table_rows(void **state)
+{
+	struct ft_result_row r;
+	struct ft_bench_report rep;
+	struct ft_strbuf sb;
+
+	(void)state;
+	ft_result_row_init(&r);
+	r.bytes = 1048576;
+	r.count = 262144;
+	ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+	ft_strlcpy(r.redop, "sum", sizeof(r.redop));
+	r.root = -1;
+	r.time_us = 123.456;
+	r.algbw_GBps = 8.49;
+	r.busbw_GBps = 14.86;
+	r.wrong = 0;
+	r.ip_time_us = 12345.6;
+	r.ip_algbw_GBps = 0.08;
+	r.ip_busbw_GBps = 0.15;
+	ft_strbuf_init(&sb);
+	ft_bench_coll_row(&sb, &r, FT_BENCH_STYLE_CLASSIC);
+	assert_string_equal(sb.buf, "     1048576        262144     float     sum      -1    123.5"
+	                            "    8.49   14.86      0    12346    0.08    0.15      0\n");
+	/* the foot: mean of both sides' busbw; a floor 90% above it fails */
+	ft_bench_report_init(&rep);
+	assert_int_equal(ft_run_add(&rep.run, &r), 0);
+	ft_strbuf_reset(&sb);
+	assert_false(ft_bench_coll_foot(&sb, &rep, NULL));
+	assert_string_equal(sb.buf, "# Out of bounds values : 0 OK\n"
+	                            "# Avg bus bandwidth    : 7.505 \n#\n");
+	ft_strbuf_reset(&sb);
+	assert_true(ft_bench_coll_foot(&sb, &rep, "9"));
+	assert_non_null(strstr(sb.buf, ": 7.505 FAILED\n"));
+	ft_strbuf_reset(&sb);
+	assert_false(ft_bench_coll_foot(&sb, &rep, "8.3"));
+	assert_non_null(strstr(sb.buf, ": 7.505 OK\n"));
+	ft_bench_report_release(&rep);
+	/* perftest bandwidth: MB/sec is MiB/s, the message rate from the average */
+	ft_result_row_init(&r);
+	r.bytes = 65536;
+	r.nsamples = 1000;
+	r.ip_algbw_GBps = 10.48576; /* peak */
+	r.algbw_GBps = 5.24288;
+	ft_strbuf_reset(&sb);
+	ft_bench_pt2pt_row(&sb, false, false, false, &r);
+	assert_string_equal(sb.buf, " 65536      1000             10000.00            5000.00\t\t"
+	                            "   0.080000\n");
+	ft_strbuf_release(&sb);
+}
+
+
+/*
+ * nccl-tests 2.18's layout, byte for byte against a real 2.18 output
+ * (tests/fixtures/nccl-tests/, from the corpus): its three column-head lines
+ * and every row, rendered again from the rows `fabtune parse` reads out of it.
+ */
+static void
+test_table_218(void **state)
+{
+	const char *name = "rtx5090-2ranks-one-gpu-socket-allgather-nccltests-2.18-format.txt";
+	const char *root = getenv("FT_SOURCE_ROOT"), *line;
+	struct ft_strbuf text, heads, one;
+	struct ft_obs_set obs;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	struct ft_result_row r;
+	char path[512];
+	size_t rows = 0, nheads = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/%s", root ? root : ".", name);
+	ft_strbuf_init(&text);
+	ft_strbuf_init(&heads);
+	ft_strbuf_init(&one);
+	ft_obs_set_init(&obs);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+	assert_int_equal(ft_strbuf_read_file(&text, path, &err), 0);
+	assert_int_equal(ft_parse_buffer(text.buf, text.len, path, "nccl-tests", &obs, &run, &err),
+	                 0);
+	assert_int_equal(ft_run_nrows(&run), 8);
+	ft_bench_coll_head(&heads, FT_BENCH_STYLE_218);
+	for (line = text.buf; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+		size_t len = strcspn(line, "\n");
+
+		if (line[0] == '#' && (strncmp(line, "#       size", 12) == 0 ||
+		                       strncmp(line, "#        (B)", 12) == 0 ||
+		                       (strspn(line + 1, " ") > 40 && strstr(line, "out-of-place")))) {
+			/* the head lines come in order, the whole of ours */
+			assert_true(nheads < 3);
+			{
+				const char *h = heads.buf;
+				size_t k;
+
+				for (k = 0; k < nheads; k++)
+					h = strchr(h, '\n') + 1;
+				assert_int_equal(strcspn(h, "\n"), len);
+				assert_memory_equal(h, line, len);
+			}
+			nheads++;
+		} else if (len > 12 && line[0] == ' ' && line[strspn(line, " ")] >= '0' &&
+		           line[strspn(line, " ")] <= '9') {
+			assert_true(rows < ft_run_nrows(&run));
+			ft_strbuf_reset(&one);
+			ft_bench_coll_row(&one, ft_run_row(&run, rows++), FT_BENCH_STYLE_218);
+			assert_int_equal(one.len, len + 1);
+			assert_memory_equal(one.buf, line, len);
+		}
+	}
+	assert_int_equal(nheads, 3);
+	assert_int_equal(rows, 8);
+	/* the classic layout differs: one decimal for 2189.16 us, #wrong a column narrower */
+	ft_strbuf_reset(&one);
+	ft_bench_coll_row(&one, ft_run_row(&run, 0), FT_BENCH_STYLE_CLASSIC);
+	assert_string_equal(one.buf, "     1048576        131072     float    none      -1   2189.2"
+	                             "    0.48    0.24      0   2190.2    0.48    0.24      0\n");
+	/* numbers too wide for a column lose decimals, then take an exponent */
+	ft_result_row_init(&r);
+	r.bytes = 8;
+	r.count = 2;
+	ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+	ft_strlcpy(r.redop, "sum", sizeof(r.redop));
+	r.root = -1;
+	r.time_us = 164380.94;
+	r.algbw_GBps = 1234.567;
+	r.busbw_GBps = 123456.7;
+	r.wrong = -1;
+	r.ip_time_us = 12345678.9;
+	r.ip_algbw_GBps = 0.004;
+	r.ip_busbw_GBps = 9999999;
+	ft_strbuf_reset(&one);
+	ft_bench_coll_row(&one, &r, FT_BENCH_STYLE_218);
+	assert_string_equal(one.buf, "           8             2     float     sum      -1   164381"
+	                             "  1234.6  123457    N/A  1.2e+07    0.00   1e+07    N/A\n");
+	ft_strbuf_release(&one);
+	ft_strbuf_release(&heads);
+	ft_strbuf_release(&text);
+	ft_obs_set_release(&obs);
+	ft_run_release(&run);
+}
+
+
+/* `fabtune parse` reads fabtune's own table in both layouts: the rows come back. */
+static void
+test_table_parse_roundtrip(void **state)
+{
+	static const enum ft_bench_table_style styles[] = { FT_BENCH_STYLE_CLASSIC,
+		                                            FT_BENCH_STYLE_218 };
+	struct ft_bench_table t = { true, false, NULL, FT_BENCH_STYLE_CLASSIC };
+	struct ft_bench_cfg cfg;
+	size_t k, i;
+
+	(void)state;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_ALL_GATHER;
+	cfg.min_bytes = 1024;
+	cfg.max_bytes = 2048;
+	ft_bench_cfg_resolve(&cfg);
+	for (k = 0; k < FT_ARRAY_SIZE(styles); k++) {
+		struct ft_bench_report rep;
+		struct ft_strbuf sb;
+		struct ft_obs_set obs;
+		struct ft_run back;
+		struct ft_error err = { 0 };
+
+		t.style = styles[k];
+		ft_bench_report_init(&rep);
+		ft_strlcpy(rep.transport, "shm", sizeof(rep.transport));
+		for (i = 0; i < 2; i++) {
+			struct ft_result_row r;
+
+			ft_result_row_init(&r);
+			ft_strlcpy(r.test, "all_gather", sizeof(r.test));
+			ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+			ft_strlcpy(r.redop, "none", sizeof(r.redop));
+			r.root = -1;
+			r.bytes = 1024u << i;
+			r.count = r.bytes / 8;
+			r.time_us = 2189.16 * (double)(i + 1);
+			r.algbw_GBps = r.ip_algbw_GBps = 0.48 * (double)(i + 1);
+			r.busbw_GBps = r.ip_busbw_GBps = 0.24 * (double)(i + 1);
+			r.ip_time_us = r.time_us;
+			r.wrong = 0;
+			assert_int_equal(ft_run_add(&rep.run, &r), 0);
+		}
+		ft_strbuf_init(&sb);
+		ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+		ft_obs_set_init(&obs);
+		ft_run_init(&back, FT_SOURCE_IMPORT, "nccl-tests");
+		assert_int_equal(ft_parse_buffer(sb.buf, sb.len, "table", "nccl-tests", &obs, &back,
+		                                 &err),
+		                 0);
+		assert_int_equal(ft_run_nrows(&back), 2);
+		for (i = 0; i < 2; i++) {
+			const struct ft_result_row *a = ft_run_row(&rep.run, i), *b = ft_run_row(&back, i);
+
+			assert_int_equal(b->bytes, a->bytes);
+			assert_int_equal(b->count, a->count);
+			assert_true(fabs(b->busbw_GBps - a->busbw_GBps) < 0.005);
+			/* classic rounds 2189.16 us to one decimal, 2.18 keeps two */
+			assert_true(fabs(b->time_us - a->time_us) <
+			            (styles[k] == FT_BENCH_STYLE_218 ? 0.006 : 0.06));
+		}
+		ft_run_release(&back);
+		ft_obs_set_release(&obs);
+		ft_strbuf_release(&sb);
+		ft_bench_report_release(&rep);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_dropin_args),
+		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_table_218),
+		cmocka_unit_test(test_table_parse_roundtrip),
 		cmocka_unit_test(test_busbw_factors),
 		cmocka_unit_test(test_circle_schedule),
 		cmocka_unit_test(test_lat_stats),

@@ -73,6 +73,31 @@ test_busbw_factors(void **state)
 	assert_double_equal(ft_coll_busbw_factor(FT_OP_SENDRECV, 2), 1.0, 0);
 	assert_double_equal(ft_coll_busbw_factor(FT_OP_ALL_REDUCE, 1), 0.0, 0);
 	assert_double_equal(ft_coll_busbw_factor(FT_OP_ALL_REDUCE, 0), 0.0, 0);
+	/* bench's collectives and point-to-point tests share the table */
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_GATHER, 4), 3.0 / 4.0, 1e-15);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_HYPERCUBE, 8), 7.0 / 8.0, 1e-15);
+	assert_double_equal(ft_coll_busbw_factor(FT_OP_PT2PT_BW, 2), 1.0, 0);
+}
+
+/* The twin refuses bench-only operations by name instead of scheduling them wrong. */
+static void
+test_bench_only_refused(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_PAIRS,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 4,
+		                  .bytes = 1 << 20 };
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "pairs is measured by bench only"));
+	assert_int_equal(s.phases.len, 0);
+	ft_schedule_release(&s);
+	assert_false(ft_coll_supports(FT_OP_GATHER, FT_ALGO_RING, FT_PROTO_SIMPLE));
 }
 
 /* kb NA-PROTO-* and NA-MODEL tables. */
@@ -513,6 +538,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_busbw_factors),
+		cmocka_unit_test(test_bench_only_refused),
 		cmocka_unit_test(test_proto_constants),
 		cmocka_unit_test(test_ring_allreduce),
 		cmocka_unit_test(test_ring_ag_rs_bcast),

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/dropin.c - nccl-tests' and perftest's command lines.
+ *
+ * `fabtune bench` takes the flags of nccl-tests (-b -e -f -i -n -w -m -c -o
+ * -d -z -a -r -t -g -N -C -T -G -p -y -R) and of perftest (-s -a -D -q
+ * --report_gbits) so that a command line written for either runs as it is.
+ * This file turns those raw values into a struct ft_bench_cfg, with the
+ * checks and messages of each flag, rewrites perftest's value-less -a, and
+ * runs the sweeps nccl-tests' "all" values ask for (-d all, -o all, -N).
+ */
+#include "bench_int.h"
+
+#include <inttypes.h>
+
+#include <fabtune/units.h>
+
+void
+ft_bench_args_init(struct ft_bench_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->minb = UINT64_MAX;
+	a->maxb = UINT64_MAX;
+	a->iters = UINT64_MAX;  /* not given: the pattern's default */
+	a->window = UINT64_MAX; /* not given: the pattern's default */
+	a->factor = 2;
+	a->warmup = 5;
+	a->check = 1;
+	a->average = 1;
+	a->streams = 1;
+	a->rounds = 5;
+	a->timeout = 30;
+	a->threshold = 0.7;
+	a->cycles = 1;
+	a->np = 1;
+	a->nthreads = 1;
+	a->ngpus = 1;
+	a->rank = UINT64_MAX;
+}
+
+int
+ft_bench_args_launch(struct ft_bench_args *a, struct ft_error *err)
+{
+	a->have_rank = a->rank != UINT64_MAX;
+	if (!a->have_rank)
+		a->rank = 0;
+	if (a->have_rank && (a->nranks == 0 || a->rank >= a->nranks))
+		return ft_error_set(err, FT_EINVAL, "--rank %" PRIu64 " needs --nranks N above it",
+		                    a->rank);
+	if (a->np == 0 || a->np > 256)
+		return ft_error_set(err, FT_EINVAL, "--np %" PRIu64 ": expected 1 to 256", a->np);
+	if (a->bootstrap && !a->have_rank)
+		return ft_error_set(err, FT_EINVAL, "--bootstrap needs --rank and --nranks");
+	if (a->nthreads == 0 || a->ngpus == 0 || a->nthreads > 256 || a->ngpus > 256)
+		return ft_error_set(err, FT_EINVAL,
+		                    "-t/--nthreads and -g/--ngpus: expected 1 to 256");
+	if (a->have_rank || a->nthreads * a->ngpus == 1)
+		return 0; /* the ranks --np starts carry --rank and ignore -t and -g */
+	if (ft_world_launched_by_mpi())
+		return ft_error_set(err, FT_EINVAL,
+		                    "-t %" PRIu64 " -g %" PRIu64
+		                    ": under mpirun every process is one "
+		                    "rank; start %" PRIu64 " times as many processes instead",
+		                    a->nthreads, a->ngpus, a->nthreads * a->ngpus);
+	a->np *= a->nthreads * a->ngpus;
+	if (a->np > 256)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--np x -t x -g = %" PRIu64 ": at most 256 ranks", a->np);
+	return 0;
+}
+
+int
+ft_bench_args_join(const struct ft_bench_args *a, const struct ft_bench_cfg *cfg,
+                   struct ft_world **out, struct ft_error *err)
+{
+	const char *fd_env = getenv("FABTUNE_BOOTSTRAP_FD");
+	struct ft_world_cfg wcfg, *wc = &wcfg;
+	uint64_t fd;
+	int rc;
+
+	*out = NULL;
+	ft_world_cfg_init(wc);
+	wc->use_mpi = !a->have_rank && ft_world_launched_by_mpi();
+	wc->rank = (uint32_t)a->rank;
+	wc->nranks = a->have_rank ? (uint32_t)a->nranks : 1;
+	if (!a->have_rank) {
+		rc = ft_bench_world_from_launcher(wc, a->bootstrap != NULL, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (a->bootstrap)
+		ft_strlcpy(wc->bootstrap, a->bootstrap, sizeof(wc->bootstrap));
+	if (fd_env && a->have_rank && a->rank == 0) {
+		if (ft_parse_u64(fd_env, &fd) == 0)
+			wc->bootstrap_fd = (int)fd;
+		unsetenv("FABTUNE_BOOTSTRAP_FD");
+	}
+	if (a->ifname)
+		ft_strlcpy(wc->ifname, a->ifname, sizeof(wc->ifname));
+	wc->timeout_s = cfg->timeout_s;
+	wc->stop = a->stop;
+	rc = ft_world_new(wc, out, err);
+	if (rc < 0 && a->have_rank && err && err->msg[0])
+		ft_error_prefix(err, "rank %u: ", (unsigned)a->rank);
+	else if (rc < 0 && a->have_rank)
+		ft_error_set(err, rc, "rank %u: %s", (unsigned)a->rank, ft_strerror(rc));
+	return rc;
+}
+
+bool
+ft_bench_report_failed(const struct ft_bench_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < ft_run_nrows(&rep->run); i++)
+		if (ft_run_row(&rep->run, i)->wrong > 0)
+			return true;
+	return rep->outliers.len > 0;
+}
+
+int
+ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	bool all_types = o->dtype && strcmp(o->dtype, "all") == 0;
+	bool all_ops = o->op && strcmp(o->op, "all") == 0;
+	enum ft_bench_table_style style;
+
+	if (o->table_format && ft_bench_table_style_from_name(o->table_format, &style) < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--table-format: expected classic or 2.18, got '%s'",
+		                    o->table_format);
+
+	ft_bench_cfg_init(cfg);
+	if (o->pattern && ft_op_from_name(o->pattern, &cfg->pattern) < 0) {
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
+		        "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
+		        "broadcast, reduce, sendrecv, gather, scatter, hypercube, dev_memcpy, "
+		        "copy_matrix)",
+		        o->pattern);
+	}
+	if (o->transport)
+		ft_strlcpy(cfg->transport, o->transport, sizeof(cfg->transport));
+	if (o->bind && ft_bench_bind_from_name(o->bind, &cfg->bind) < 0) {
+		return ft_error_set(err, FT_EINVAL,
+		                    "--bind: unknown binding '%s' (none, core, numa)", o->bind);
+	}
+	if (o->op && !all_ops && ft_redop_from_name(o->op, &cfg->op) < 0) {
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "-o/--op: unknown reduction '%s' (sum, prod, max, min, avg, mulsum, all)",
+		        o->op);
+	}
+	if (o->dtype && !all_types && ft_dtype_from_name(o->dtype, &cfg->dtype) < 0) {
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
+		        "int64, uint64, half, float, double, bfloat16, all)",
+		        o->dtype);
+	}
+	/* 0 is not "the default": a run of no iterations or no messages in flight is refused */
+	if (o->iters == 0 || o->window == 0) {
+		return ft_error_set(err, FT_EINVAL, "%s: expected a count of at least 1, got 0",
+		                    o->iters == 0 ? "-n/--iters" : "--window");
+	}
+	if (o->agg_iters > 100000 || o->cycles > UINT32_MAX) {
+		return ft_error_set(err, FT_EINVAL,
+		                    "-m/--agg_iters or -N/--run_cycles is out of range");
+	}
+	if (o->cputime < 0 || o->cputime > 1 || o->parallel_init < 0 || o->parallel_init > 1 ||
+	    o->stream_null < 0 || o->stream_null > 1 || o->local_register < 0 ||
+	    o->local_register > 1) {
+		return ft_error_set(err, FT_EINVAL, "-C, -p, -y and -R take 0 or 1");
+	}
+	if (o->graph < 0 || o->graph > 100000)
+		return ft_error_set(err, FT_EINVAL, "-G/--cudagraph %d: expected 0 to 100000",
+		                    o->graph);
+	cfg->graph_launches = (uint32_t)o->graph;
+	cfg->agg_iters = (uint32_t)o->agg_iters;
+	if (o->duration_str) {
+		struct ft_error e = { 0 };
+		double v;
+
+		if (ft_parse_double(o->duration_str, &v) < 0 &&
+		    ft_parse_duration(o->duration_str, &v, &e) < 0) {
+			return ft_error_set(err, FT_EINVAL, "-D/--duration: %s", e.msg);
+		}
+		cfg->duration_s = v;
+	}
+	cfg->report_cputime = o->cputime != 0;
+	if ((o->iters != UINT64_MAX && o->iters > UINT32_MAX) || o->warmup > UINT32_MAX ||
+	    (o->window != UINT64_MAX && o->window > UINT32_MAX) || o->streams > UINT32_MAX ||
+	    o->rounds > UINT32_MAX) {
+		return ft_error_set(err, FT_EINVAL, "a count option is out of range");
+	}
+	if (o->check < 0 || o->check > 1 || o->blocking < 0 || o->blocking > 1) {
+		return ft_error_set(err, FT_EINVAL, "-c/--check and -z/--blocking take 0 or 1");
+	}
+	if (o->minb != UINT64_MAX && o->minb == 0) {
+		return ft_error_set(err, FT_EINVAL, "-b/--minbytes: must be at least 1 byte");
+	}
+	cfg->min_bytes = o->minb == UINT64_MAX ? 0 : o->minb;
+	cfg->max_bytes = o->maxb == UINT64_MAX ? 0 : o->maxb;
+	/* perftest: -s one size, -a every power of two from 2 B to 8 MiB */
+	if ((o->msg_size || o->all_sizes) && (o->minb != UINT64_MAX || o->maxb != UINT64_MAX)) {
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "-s/--size and -a/--all-sizes replace -b and -e: give one or the other");
+	}
+	if (o->msg_size && o->all_sizes) {
+		return ft_error_set(err, FT_EINVAL,
+		                    "-s/--size and -a/--all-sizes: give one or the other");
+	}
+	if (o->msg_size)
+		cfg->min_bytes = cfg->max_bytes = o->msg_size;
+	if (o->all_sizes) {
+		cfg->min_bytes = 2;
+		cfg->max_bytes = 8u << 20;
+	}
+	if (cfg->max_bytes == 0 && o->maxb != UINT64_MAX) {
+		return ft_error_set(err, FT_EINVAL, "-e/--maxbytes: must be at least 1 byte");
+	}
+	if (cfg->min_bytes && !cfg->max_bytes)
+		cfg->max_bytes = cfg->min_bytes;
+	if (cfg->max_bytes && !cfg->min_bytes)
+		cfg->min_bytes = cfg->max_bytes;
+	cfg->step_bytes = o->stepb;
+	cfg->step_factor = o->factor;
+	cfg->iters = o->iters == UINT64_MAX ? 0 : (uint32_t)o->iters;
+	cfg->warmup = (uint32_t)o->warmup;
+	cfg->check = o->check != 0;
+	cfg->blocking = o->blocking != 0;
+	cfg->average = (enum ft_bench_average)o->average;
+	cfg->root = o->root;
+	cfg->window = o->window == UINT64_MAX ? 0 : (uint32_t)o->window;
+	cfg->bidir = o->bidir;
+	cfg->streams = (uint32_t)o->streams;
+	/* perftest's -q: the parallel connections of a pair; for tcp, its sockets */
+	if (o->qps > 1) {
+		if (!o->transport || strcmp(o->transport, "tcp") != 0) {
+			return ft_error_set(err, FT_EINVAL,
+			                    "-q/--qp %" PRIu64
+			                    ": several queue pairs only with --transport "
+			                    "tcp (as --streams) so far",
+			                    o->qps);
+		}
+		if (o->qps > 64) {
+			return ft_error_set(err, FT_EINVAL, "-q/--qp %" PRIu64 ": expected 1 to 64",
+			                    o->qps);
+		}
+		cfg->streams = (uint32_t)o->qps;
+	}
+	if (o->ifname)
+		ft_strlcpy(cfg->ifname, o->ifname, sizeof(cfg->ifname));
+	cfg->sockbuf_bytes = o->sockbuf;
+	cfg->shm_max_bytes = o->shm_max;
+	cfg->shm_cma_min_bytes = o->cma_min;
+	cfg->nodelay = !o->no_nodelay;
+	cfg->timeout_s = o->timeout;
+	if (o->timeout_str) {
+		struct ft_error e = { 0 };
+		double v;
+
+		/* nccl-tests' -T takes bare seconds; fabtune's durations carry a unit */
+		if (ft_parse_double(o->timeout_str, &v) < 0 &&
+		    ft_parse_duration(o->timeout_str, &v, &e) < 0) {
+			return ft_error_set(err, FT_EINVAL, "-T/--timeout: %s", e.msg);
+		}
+		cfg->timeout_s = v;
+	}
+	cfg->threshold = o->threshold;
+	cfg->retest = !o->no_retest;
+	cfg->rounds = (uint32_t)o->rounds;
+	cfg->seed = o->seed;
+	if (o->verbs_op)
+		ft_strlcpy(cfg->verbs_op, o->verbs_op, sizeof(cfg->verbs_op));
+	if (o->rdma_dev)
+		ft_strlcpy(cfg->rdma_device, o->rdma_dev, sizeof(cfg->rdma_device));
+	cfg->gid_index = o->gid_index;
+	cfg->stop = o->stop;
+	{
+		if (cfg->min_bytes && cfg->max_bytes && cfg->min_bytes > cfg->max_bytes) {
+			return ft_error_set(err, FT_EINVAL,
+			                    "-b/--minbytes %" PRIu64
+			                    " is above -e/--maxbytes %" PRIu64,
+			                    cfg->min_bytes, cfg->max_bytes);
+		}
+		ft_bench_cfg_resolve(cfg);
+		return ft_bench_cfg_check(cfg, err) < 0 ? FT_EINVAL : 0;
+	}
+	return 0;
+}
+
+static bool
+reduces(enum ft_op p)
+{
+	return p == FT_OP_ALL_REDUCE || p == FT_OP_REDUCE || p == FT_OP_REDUCE_SCATTER;
+}
+
+/*
+ * The sweeps the options ask for, rows in one report: -N cycles, each over
+ * every type (-d all) and, for the reductions, every operation (-o all),
+ * in nccl-tests' order (type outer, operation inner). Collective.
+ */
+int
+ft_bench_run_sweep(struct ft_world *w, const struct ft_bench_args *o, struct ft_bench_cfg *c,
+                   struct ft_bench_report *rep, struct ft_error *err)
+{
+	bool all_types = o->dtype && strcmp(o->dtype, "all") == 0;
+	bool all_ops = o->op && strcmp(o->op, "all") == 0;
+	/* -d all in nccl-tests' order of ncclDataType_t */
+	static const enum ft_dtype order[] = {
+		FT_DTYPE_INT8,   FT_DTYPE_UINT8, FT_DTYPE_INT32, FT_DTYPE_UINT32, FT_DTYPE_INT64,
+		FT_DTYPE_UINT64, FT_DTYPE_HALF,  FT_DTYPE_FLOAT, FT_DTYPE_DOUBLE, FT_DTYPE_BFLOAT16,
+	};
+	_Static_assert(FT_ARRAY_SIZE(order) == FT_DTYPE_COUNT, "-d all lists every type");
+	uint32_t ntypes = all_types ? FT_DTYPE_COUNT : 1;
+	uint32_t nops = all_ops && reduces(c->pattern) ? FT_REDOP_COUNT : 1;
+	uint64_t cycle;
+	uint32_t t, op;
+	bool first = true;
+	int rc = 0;
+
+	for (cycle = 0; rc == 0 && (o->cycles == 0 || cycle < o->cycles); cycle++) {
+		for (t = 0; t < ntypes && rc == 0; t++) {
+			for (op = 0; op < nops && rc == 0; op++) {
+				struct ft_bench_report one;
+				size_t i;
+
+				if (all_types)
+					c->dtype = order[t];
+				if (all_ops && reduces(c->pattern))
+					c->op = (enum ft_redop)op;
+				if (first) {
+					rc = ft_bench_run(w, c, rep, err);
+					first = false;
+					continue;
+				}
+				ft_bench_report_init(&one);
+				rc = ft_bench_run(w, c, &one, err);
+				for (i = 0; i < ft_run_nrows(&one.run); i++)
+					if (ft_run_add(&rep->run, ft_run_row(&one.run, i)) < 0)
+						rc = rc ? rc : FT_ENOMEM;
+				rep->interrupted = rep->interrupted || one.interrupted;
+				ft_bench_report_release(&one);
+			}
+		}
+		if (c->stop && *c->stop)
+			break;
+	}
+	/* several ranks: the message says which one failed, and where */
+	if (rc < 0 && ft_world_size(w) > 1 && err) {
+		const struct ft_rank_info *inf = ft_world_info(w, ft_world_rank(w));
+
+		if (!err->msg[0])
+			ft_error_set(err, rc, "%s", ft_strerror(rc));
+		ft_error_prefix(err, "rank %u (host %s): ", ft_world_rank(w),
+		                inf ? inf->host : "?");
+	}
+	/* the archive's name for the run */
+	if (!rep->run.label[0])
+		snprintf(rep->run.label, sizeof(rep->run.label), "%s over %s, %u ranks",
+		         ft_run_nrows(&rep->run) ? ft_run_row(&rep->run, 0)->test : "bench",
+		         rep->transport, rep->nranks);
+	return rc;
+}
+
+static bool
+is_pt2pt_name(const char *a)
+{
+	enum ft_op p;
+
+	return ft_op_from_name(a, &p) == 0 && (p == FT_OP_PT2PT_BW || p == FT_OP_PT2PT_LAT);
+}
+
+/*
+ * `-a` is nccl-tests' averaging (-a 0..3) and perftest's "all sizes" (no
+ * value). With a point-to-point pattern on the line, an -a that is not
+ * followed by 0, 1, 2 or 3 is perftest's: it becomes --all-sizes.
+ */
+void
+ft_bench_args_perftest_a(int argc, char **argv)
+{
+	bool pt2pt = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (is_pt2pt_name(argv[i]) ||
+		    ((strcmp(argv[i - 1], "-p") == 0 || strcmp(argv[i - 1], "--pattern") == 0) &&
+		     is_pt2pt_name(argv[i])) ||
+		    (strncmp(argv[i], "--pattern=", 10) == 0 && is_pt2pt_name(argv[i] + 10)))
+			pt2pt = true;
+	}
+	if (!pt2pt)
+		return;
+	for (i = 1; i < argc; i++) {
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(argv[i], "-a") == 0 &&
+		    !(next && next[0] >= '0' && next[0] <= '3' && next[1] == '\0'))
+			argv[i] = (char *)"--all-sizes";
+	}
+}

@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/table.c - the tables `fabtune bench` prints: nccl-tests' layout for
+ * the collectives (header block, column heads, one row per size, the two
+ * closing lines), perftest's for point-to-point, a matrix and the outliers
+ * for pairs, nvbandwidth's matrix for the copy matrix, rows for bisection and
+ * incast, and the JSON document of a report. Rank 0 streams the rows as they
+ * are measured (ft_bench_table_head, then ft_bench_table_row each), then
+ * ft_bench_table_end prints what is left; without streaming ft_bench_table_end
+ * prints it all. Everything goes into a string buffer: the library never
+ * prints.
+ */
+#include "bench_int.h"
+
+#include <math.h>
+#include <time.h>
+
+#include <fabtune/json.h>
+#include <fabtune/result.h>
+#include <fabtune/table.h>
+#include <fabtune/units.h>
+#include <fabtune/version.h>
+
+static const char *
+time_str(double us, char *buf, size_t len)
+{
+	/* nccl-tests: fewer decimals as the number grows, 7 columns */
+	if (!isfinite(us))
+		snprintf(buf, len, "%7s", "N/A");
+	else if (us >= 10000)
+		snprintf(buf, len, "%7.0f", us);
+	else if (us >= 100)
+		snprintf(buf, len, "%7.1f", us);
+	else
+		snprintf(buf, len, "%7.2f", us);
+	return buf;
+}
+
+static void
+render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
+              const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
+{
+	uint32_t r;
+
+	ft_strbuf_addf(sb, "# fabtune bench %s: transport %s, %u ranks\n", ft_op_name(cfg->pattern),
+	               rep->transport, rep->nranks);
+	/* nccl-tests 2.18's opening line: the test's name for whoever reads the log */
+	if (ft_op_is_coll(cfg->pattern))
+		ft_strbuf_addf(sb, "# Collective test starting: %s_perf\n",
+		               ft_op_name(cfg->pattern));
+	/* every rank is one process with one thread and one device (or none) */
+	ft_strbuf_addf(sb,
+	               "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
+	               " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: %u "
+	               "validation: %d graph: %u\n",
+	               cfg->min_bytes, cfg->max_bytes,
+	               cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
+	               cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters,
+	               cfg->agg_iters ? cfg->agg_iters : 1, cfg->check ? 1 : 0,
+	               cfg->graph_launches);
+	ft_strbuf_adds(sb, "#\n# Using devices\n");
+	for (r = 0; r < rep->nranks; r++) {
+		const struct ft_rank_info *i = &rep->ranks[r];
+
+		ft_strbuf_addf(
+		        sb, "#  Rank %2u Pid %6d on %10s numa %2d %s (%s) devices: %s bind: %s", r,
+		        t->stable ? 0 : (int)i->pid, i->host, (int)i->numa, i->addr, i->ifname,
+		        i->devices[0] ? i->devices : "-", i->bind[0] ? i->bind : "none");
+		if (!t->stable && i->cpus[0])
+			ft_strbuf_addf(sb, " cpus %s", i->cpus);
+		ft_strbuf_addch(sb, '\n');
+	}
+	ft_strbuf_adds(sb, "#\n");
+}
+
+void
+ft_bench_coll_head(struct ft_strbuf *sb, enum ft_bench_table_style style)
+{
+	bool wide = style == FT_BENCH_STYLE_218;
+
+	ft_strbuf_adds(sb, "#                                                              "
+	                   "out-of-place                       in-place\n");
+	ft_strbuf_addf(sb,
+	               "#       size         count      type   redop    root     time   algbw"
+	               "   busbw %s     time   algbw   busbw %s\n",
+	               wide ? " #wrong" : "#wrong", wide ? " #wrong" : "#wrong");
+	ft_strbuf_addf(sb,
+	               "#        (B)    (elements)                               (us)  (GB/s)"
+	               "  (GB/s)%s(us)  (GB/s)  (GB/s)\n",
+	               wide ? "             " : "            ");
+}
+
+/*
+ * nccl-tests 2.18's numbers: as many decimals (2, then 1, then 0) as fit the
+ * column, then a mantissa and exponent; the classic layout fixed the decimals
+ * instead (time: by magnitude; bandwidths: 2, overflowing the column).
+ */
+static const char *
+fit(double v, int width, char *buf, size_t len)
+{
+	int prec;
+
+	if (!isfinite(v) && width == 7) {
+		snprintf(buf, len, "%7s", "N/A"); /* a time not measured */
+		return buf;
+	}
+	for (prec = 2; prec >= 0; prec--)
+		if (snprintf(buf, len, "%*.*f", width, prec, v) <= width)
+			return buf;
+	snprintf(buf, len, "%*.*e", width, width >= 7 ? 1 : 0, v);
+	return buf;
+}
+
+static void
+row_218(struct ft_strbuf *sb, const struct ft_result_row *row)
+{
+	char b[6][32];
+	int side;
+
+	ft_strbuf_addf(sb, "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d", row->bytes, row->count,
+	               row->dtype, row->redop, row->root);
+	for (side = 0; side < 2; side++) {
+		fit(side ? row->ip_time_us : row->time_us, 7, b[0], sizeof(b[0]));
+		fit(side ? row->ip_algbw_GBps : row->algbw_GBps, 6, b[1], sizeof(b[1]));
+		fit(side ? row->ip_busbw_GBps : row->busbw_GBps, 6, b[2], sizeof(b[2]));
+		if (row->wrong >= 0)
+			ft_strbuf_addf(sb, "  %7s  %6s  %6s  %6g", b[0], b[1], b[2],
+			               (double)row->wrong);
+		else
+			ft_strbuf_addf(sb, "  %7s  %6s  %6s    N/A", b[0], b[1], b[2]);
+	}
+	ft_strbuf_addch(sb, '\n');
+}
+
+void
+ft_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row,
+                  enum ft_bench_table_style style)
+{
+	char t1[16], t2[16], w[24];
+
+	if (style == FT_BENCH_STYLE_218) {
+		row_218(sb, row);
+		return;
+	}
+	/* nccl-tests prints the count as a double with %g (1e+06 beyond 5 digits) */
+	if (row->wrong >= 0)
+		snprintf(w, sizeof(w), "%g", (double)row->wrong);
+	else
+		snprintf(w, sizeof(w), "N/A");
+	ft_strbuf_addf(sb,
+	               "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s"
+	               "  %7s  %6.2f  %6.2f  %5s\n",
+	               row->bytes, row->count, row->dtype, row->redop, row->root,
+	               time_str(row->time_us, t1, sizeof(t1)), row->algbw_GBps, row->busbw_GBps, w,
+	               time_str(row->ip_time_us, t2, sizeof(t2)), row->ip_algbw_GBps,
+	               row->ip_busbw_GBps, w);
+}
+
+int
+ft_bench_table_style_from_name(const char *name, enum ft_bench_table_style *out)
+{
+	if (strcmp(name, "classic") == 0)
+		*out = FT_BENCH_STYLE_CLASSIC;
+	else if (strcmp(name, "2.18") == 0)
+		*out = FT_BENCH_STYLE_218;
+	else
+		return FT_EINVAL;
+	return 0;
+}
+
+/*
+ * nccl-tests' two closing lines. Its "Avg bus bandwidth" is the mean busbw of
+ * every timed test, out-of-place and in-place alike; NCCL_TESTS_MIN_BW sets
+ * a floor (FAILED below 90% of it). Returns true when that check failed.
+ */
+bool
+ft_bench_coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char *min_bw)
+{
+	double sum = 0, avg, floor = -1;
+	int64_t wrong = 0;
+	size_t i, n = ft_run_nrows(&rep->run), nbw = 0;
+	const char *env = min_bw;
+	bool low;
+
+	for (i = 0; i < n; i++) {
+		const struct ft_result_row *row = ft_run_row(&rep->run, i);
+
+		if (row->wrong > 0)
+			wrong += row->wrong;
+		if (isfinite(row->busbw_GBps)) {
+			sum += row->busbw_GBps;
+			nbw++;
+		}
+		if (isfinite(row->ip_busbw_GBps) && isfinite(row->ip_time_us)) {
+			sum += row->ip_busbw_GBps;
+			nbw++;
+		}
+	}
+	if (env && *env)
+		floor = strtod(env, NULL); /* as nccl-tests reads it */
+	avg = nbw ? sum / (double)nbw : 0.0;
+	low = floor != -1 && avg < floor * 0.9;
+	ft_strbuf_addf(sb, "# Out of bounds values : %" PRId64 " %s\n", wrong,
+	               wrong ? "FAILED" : "OK");
+	/* the space before the verdict is there when it is empty too, as nccl-tests prints it */
+	ft_strbuf_addf(sb, "# Avg bus bandwidth    : %g %s\n", avg,
+	               floor == -1 ? "" :
+	               low         ? "FAILED" :
+	                             "OK");
+	ft_strbuf_adds(sb, "#\n");
+	return low;
+}
+
+static const char dashes[] =
+        "---------------------------------------------------------------------------------------\n";
+
+static void
+pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft_bench_report *rep,
+           const struct ft_bench_cfg *cfg)
+{
+	bool lat = cfg->pattern == FT_OP_PT2PT_LAT;
+
+	ft_strbuf_adds(sb, dashes);
+	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", rep->transport,
+	               lat        ? "Latency" :
+	               cfg->bidir ? "Bidirectional BW" :
+	                            "BW",
+	               "fabtune");
+	/* perftest's settings block: "%-16s: " keys, two to a line */
+	ft_strbuf_addf(sb, " Number of qps   : %-14u Transport type : %s\n",
+	               strcmp(rep->transport, "tcp") == 0 ? cfg->streams : 1u, rep->transport);
+	if (!lat)
+		ft_strbuf_addf(sb, " TX depth        : %u\n", cfg->window);
+	if (rep->nranks >= 2) {
+		char b0[48], b1[48];
+
+		snprintf(b0, sizeof(b0), "%s%s%s",
+		         rep->ranks[0].bind[0] ? rep->ranks[0].bind : "none",
+		         t->stable || !rep->ranks[0].cpus[0] ? "" : " ",
+		         t->stable ? "" : rep->ranks[0].cpus);
+		snprintf(b1, sizeof(b1), "%s%s%s",
+		         rep->ranks[1].bind[0] ? rep->ranks[1].bind : "none",
+		         t->stable || !rep->ranks[1].cpus[0] ? "" : " ",
+		         t->stable ? "" : rep->ranks[1].cpus);
+		ft_strbuf_addf(sb, " Binding         : %s -> %s\n", b0, b1);
+	}
+	ft_strbuf_adds(sb, dashes);
+	ft_bench_pt2pt_head(sb, lat, cfg->duration_s > 0, t->gbits);
+}
+
+void
+ft_bench_pt2pt_head(struct ft_strbuf *sb, bool lat, bool timed, bool gbits)
+{
+	if (lat && timed)
+		ft_strbuf_adds(sb, " #bytes        #iterations       t_avg[usec]\n");
+	else if (lat)
+		ft_strbuf_adds(sb,
+		               " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
+		               "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   "
+		               "99.9% percentile[usec] \n");
+	else if (gbits)
+		ft_strbuf_adds(sb,
+		               " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
+		               "   MsgRate[Mpps]\n");
+	else
+		ft_strbuf_adds(sb,
+		               " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]"
+		               "   MsgRate[Mpps]\n");
+}
+
+/*
+ * perftest's rows, tabs included, from a result row: bandwidths in GB/s
+ * (peak in ip_algbw_GBps) printed as MB/sec (MiB/s) or Gb/sec, the message
+ * rate from the average.
+ */
+void
+ft_bench_pt2pt_row(struct ft_strbuf *sb, bool lat, bool timed, bool gbits,
+                   const struct ft_result_row *r)
+{
+	double scale = gbits ? 8.0 : 1e9 / 1048576.0;
+
+	if (lat && timed)
+		ft_strbuf_addf(sb, " %-7" PRIu64 "       %u            %-7.2f\n", r->bytes,
+		               r->nsamples, r->lat_avg_us);
+	else if (lat)
+		ft_strbuf_addf(sb,
+		               " %-7" PRIu64 " %u          %-7.2f        %-7.2f      %-7.2f  \t"
+		               "       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+		               r->bytes, r->nsamples, r->lat_min_us, r->lat_max_us, r->lat_p50_us,
+		               r->lat_avg_us, r->lat_stdev_us, r->lat_p99_us, r->lat_p999_us);
+	else
+		ft_strbuf_addf(
+		        sb, " %-7" PRIu64 "    %-10u       %-7.2f            %-7.2f\t\t   %-7.6f\n",
+		        r->bytes, r->nsamples, r->ip_algbw_GBps * scale, r->algbw_GBps * scale,
+		        r->bytes ? r->algbw_GBps * 1e9 / (double)r->bytes / 1e6 : 0.0);
+}
+
+static bool
+is_pt2pt(const struct ft_bench_cfg *cfg)
+{
+	return cfg->pattern == FT_OP_PT2PT_BW || cfg->pattern == FT_OP_PT2PT_LAT;
+}
+
+void
+ft_bench_table_row(struct ft_strbuf *sb, const struct ft_bench_table *t,
+                   const struct ft_bench_cfg *cfg, const struct ft_result_row *r)
+{
+	if (is_pt2pt(cfg))
+		ft_bench_pt2pt_row(sb, cfg->pattern == FT_OP_PT2PT_LAT, cfg->duration_s > 0,
+		                   t->gbits, r);
+	else
+		ft_bench_coll_row(sb, r, t->style);
+}
+
+bool
+ft_bench_table_streams(const struct ft_bench_cfg *cfg)
+{
+	return ft_op_is_coll(cfg->pattern) || cfg->pattern == FT_OP_PT2PT_BW ||
+	       cfg->pattern == FT_OP_PT2PT_LAT || cfg->pattern == FT_OP_DEV_MEMCPY;
+}
+
+void
+ft_bench_table_head(struct ft_strbuf *sb, const struct ft_bench_table *t,
+                    const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
+{
+	if (is_pt2pt(cfg)) {
+		pt2pt_head(sb, t, rep, cfg);
+	} else {
+		render_header(sb, t, rep, cfg);
+		ft_bench_coll_head(sb, t->style);
+	}
+}
+
+static void
+render_pairs(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	uint32_t n = rep->nranks, s, d;
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		const double *m = pass ? rep->lat_us : rep->bw_GBps;
+
+		ft_strbuf_addf(sb, "# %s, row = sender, column = receiver\n",
+		               pass ? "latency (us, p50 of ping-pong)" : "bandwidth (GB/s)");
+		ft_strbuf_adds(sb, "#   rank");
+		for (d = 0; d < n; d++)
+			ft_strbuf_addf(sb, " %8u", d);
+		ft_strbuf_adds(sb, "  host\n");
+		for (s = 0; s < n; s++) {
+			ft_strbuf_addf(sb, "%8u", s);
+			for (d = 0; d < n; d++) {
+				if (s == d)
+					ft_strbuf_addf(sb, " %8s", "-");
+				else
+					ft_strbuf_addf(sb, " %8.3f", m[(size_t)s * n + d]);
+			}
+			ft_strbuf_addf(sb, "  %s\n", rep->ranks[s].host);
+		}
+	}
+	ft_strbuf_addf(sb, "# median pair bandwidth: %.3f GB/s\n", rep->median_GBps);
+	if (rep->outliers.len == 0)
+		ft_strbuf_adds(sb, "# outliers: none\n");
+	for (i = 0; i < rep->outliers.len; i++) {
+		const struct ft_bench_outlier *o = ft_vec_at(&rep->outliers, i);
+
+		ft_strbuf_addf(sb, "# OUTLIER %s", o->text);
+		if (strcmp(o->kind, "pair") == 0 && o->blame[0])
+			ft_strbuf_addf(sb, "; retest blames %s", o->blame);
+		ft_strbuf_addch(sb, '\n');
+	}
+}
+
+static void
+render_rows(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char *kind)
+{
+	struct ft_table t;
+	size_t i;
+
+	ft_table_init(&t);
+	ft_table_col(&t, "test", FT_ALIGN_LEFT);
+	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
+	ft_table_col(&t, "bw(GB/s)", FT_ALIGN_RIGHT);
+	ft_table_col(&t, kind[0] == 'b' ? "min(GB/s)" : "p50(us)", FT_ALIGN_RIGHT);
+	ft_table_col(&t, kind[0] == 'b' ? "round" : "victim", FT_ALIGN_LEFT);
+	ft_table_col(&t, kind[0] == 'b' ? "weakest pair" : "root", FT_ALIGN_LEFT);
+	for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+		const struct ft_result_row *r = ft_run_row(&rep->run, i);
+		char sz[32];
+
+		ft_table_cell(&t, r->test);
+		ft_table_cell(&t, ft_format_size(r->bytes, sz, sizeof(sz)));
+		ft_table_cellf(&t, "%.3f", r->algbw_GBps);
+		if (kind[0] == 'b') {
+			ft_table_cellf(&t, "%.3f", r->busbw_GBps);
+			ft_table_cell(&t, r->algo);
+			ft_table_cellf(&t, "%s <-> %s", r->src, r->dst);
+		} else {
+			ft_table_cellf(&t, "%.2f", r->lat_p50_us);
+			ft_table_cell(&t, r->src);
+			ft_table_cell(&t, r->dst);
+		}
+	}
+	ft_table_render(&t, sb);
+	ft_table_release(&t);
+	if (kind[0] == 'i')
+		ft_strbuf_addf(sb,
+		               "# victim latency: %.2f us idle, %.2f us under incast: congestion "
+		               "impact %.2fx\n",
+		               rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
+}
+
+/* nvbandwidth's layout: one matrix, row = source, column = destination, GB/s. */
+static void
+render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	const char *names[65];
+	size_t i, n = 0, a, b;
+
+	for (i = 0; i < ft_run_nrows(&rep->run) && n < FT_ARRAY_SIZE(names); i++) {
+		const struct ft_result_row *r = ft_run_row(&rep->run, i);
+
+		for (a = 0; a < n && strcmp(names[a], r->src) != 0; a++)
+			;
+		if (a == n)
+			names[n++] = r->src;
+	}
+	ft_strbuf_addf(sb,
+	               "# memcpy CE bandwidth (GB/s), %" PRIu64 " bytes, row = source, "
+	               "column = destination\n",
+	               ft_run_nrows(&rep->run) ? ft_run_row(&rep->run, 0)->bytes : 0);
+	ft_strbuf_addf(sb, "%8s", "");
+	for (b = 0; b < n; b++)
+		ft_strbuf_addf(sb, " %8s", names[b]);
+	ft_strbuf_addch(sb, '\n');
+	for (a = 0; a < n; a++) {
+		ft_strbuf_addf(sb, "%8s", names[a]);
+		for (b = 0; b < n; b++) {
+			const char *cell = "-";
+			char num[32];
+
+			for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+				const struct ft_result_row *r = ft_run_row(&rep->run, i);
+
+				if (strcmp(r->src, names[a]) == 0 &&
+				    strcmp(r->dst, names[b]) == 0) {
+					snprintf(num, sizeof(num), "%.2f", r->algbw_GBps);
+					cell = num;
+				}
+			}
+			ft_strbuf_addf(sb, " %8s", cell);
+		}
+		ft_strbuf_addch(sb, '\n');
+	}
+}
+
+static void
+json_matrix(struct ft_json *j, const char *key, const double *m, uint32_t n)
+{
+	uint32_t s, d;
+
+	ft_json_key(j, key);
+	ft_json_arr_begin(j);
+	for (s = 0; s < n; s++) {
+		ft_json_arr_begin(j);
+		for (d = 0; d < n; d++)
+			ft_json_double(j, m[(size_t)s * n + d]);
+		ft_json_arr_end(j);
+	}
+	ft_json_arr_end(j);
+}
+
+void
+ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
+                     const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
+{
+	struct ft_json j;
+	size_t i;
+	uint32_t r;
+
+	ft_json_init(&j, sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_kv_str(&j, "source", ft_source_name(rep->run.source));
+	ft_json_kv_str(&j, "kind", rep->run.kind);
+	ft_json_kv_str(&j, "fabtune_version", t->stable ? "VERSION" : ft_version());
+	ft_json_kv_str(&j, "pattern", ft_op_name(cfg->pattern));
+	ft_json_kv_str(&j, "transport", rep->transport);
+	/* what was run: the iteration counts after defaults (a row's nsamples follows them) */
+	{
+		struct ft_bench_cfg c = *cfg;
+
+		ft_bench_cfg_resolve(&c);
+		ft_json_kv_uint(&j, "iterations", c.iters);
+		ft_json_kv_uint(&j, "warmup_iterations", c.warmup);
+		ft_json_kv_uint(&j, "window", c.window);
+	}
+	if (!t->stable && rep->run.started_s > 0) {
+		char when[32];
+		time_t when_s = (time_t)rep->run.started_s;
+		struct tm tm;
+
+		ft_json_kv_double(&j, "started", rep->run.started_s);
+		if (gmtime_r(&when_s, &tm) &&
+		    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+			ft_json_kv_str(&j, "started_utc", when);
+		ft_json_key(&j, "usage");
+		ft_json_obj_begin(&j);
+		ft_json_kv_double(&j, "wall_s", rep->run.wall_s);
+		ft_json_kv_double(&j, "cpu_s", rep->run.cpu_s);
+		ft_json_kv_double(&j, "host_busy", rep->run.host_busy);
+		ft_json_kv_double(&j, "load1", rep->run.load1);
+		ft_json_obj_end(&j);
+	}
+	ft_json_kv_uint(&j, "nranks", rep->nranks);
+	ft_json_kv_bool(&j, "interrupted", rep->interrupted);
+	ft_json_key(&j, "ranks");
+	ft_json_arr_begin(&j);
+	for (r = 0; r < rep->nranks; r++) {
+		const struct ft_rank_info *inf = &rep->ranks[r];
+
+		ft_json_obj_begin(&j);
+		ft_json_kv_uint(&j, "rank", r);
+		ft_json_kv_str(&j, "host", inf->host);
+		if (!t->stable)
+			ft_json_kv_int(&j, "pid", inf->pid);
+		ft_json_kv_int(&j, "numa", inf->numa);
+		ft_json_kv_str(&j, "addr", inf->addr);
+		ft_json_kv_str(&j, "ifname", inf->ifname);
+		ft_json_kv_str(&j, "devices", inf->devices);
+		ft_json_kv_str(&j, "bind", inf->bind[0] ? inf->bind : "none");
+		if (!t->stable)
+			ft_json_kv_str(&j, "cpus", inf->cpus);
+		ft_json_obj_end(&j);
+	}
+	ft_json_arr_end(&j);
+	ft_json_key(&j, "rows");
+	ft_json_arr_begin(&j);
+	for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+		const struct ft_result_row *row = ft_run_row(&rep->run, i);
+
+		ft_json_obj_begin(&j);
+		ft_json_kv_str(&j, "test", row->test);
+		ft_json_kv_str(&j, "transport", row->transport);
+		ft_json_kv_uint(&j, "bytes", row->bytes);
+		ft_json_kv_uint(&j, "count", row->count);
+		ft_json_kv_str(&j, "dtype", row->dtype);
+		ft_json_kv_str(&j, "redop", row->redop);
+		ft_json_kv_int(&j, "root", row->root);
+		ft_json_kv_uint(&j, "nranks", row->nranks);
+		ft_json_kv_double(&j, "time_us", row->time_us);
+		ft_json_kv_double(&j, "algbw_GBps", row->algbw_GBps);
+		ft_json_kv_double(&j, "busbw_GBps", row->busbw_GBps);
+		if (ft_op_is_coll(cfg->pattern)) {
+			ft_json_kv_double(&j, "ip_time_us", row->ip_time_us);
+			ft_json_kv_double(&j, "ip_algbw_GBps", row->ip_algbw_GBps);
+			ft_json_kv_double(&j, "ip_busbw_GBps", row->ip_busbw_GBps);
+			ft_json_kv_int(&j, "wrong", row->wrong);
+			ft_json_kv_str(&j, "algo", row->algo);
+		}
+		if (cfg->pattern == FT_OP_PT2PT_BW)
+			ft_json_kv_double(&j, "peak_GBps", row->ip_algbw_GBps);
+		if (!isnan(row->lat_p50_us) && row->lat_p50_us != 0) {
+			ft_json_kv_double(&j, "lat_min_us", row->lat_min_us);
+			ft_json_kv_double(&j, "lat_avg_us", row->lat_avg_us);
+			ft_json_kv_double(&j, "lat_p50_us", row->lat_p50_us);
+			ft_json_kv_double(&j, "lat_p99_us", row->lat_p99_us);
+			ft_json_kv_double(&j, "lat_p999_us", row->lat_p999_us);
+			ft_json_kv_double(&j, "lat_max_us", row->lat_max_us);
+			ft_json_kv_double(&j, "lat_stdev_us", row->lat_stdev_us);
+		}
+		ft_json_kv_uint(&j, "nsamples", row->nsamples);
+		if (isfinite(row->time_stdev_us))
+			ft_json_kv_double(&j, "time_stdev_us", row->time_stdev_us);
+		if (row->src[0])
+			ft_json_kv_str(&j, "src", row->src);
+		if (row->dst[0])
+			ft_json_kv_str(&j, "dst", row->dst);
+		ft_json_obj_end(&j);
+	}
+	ft_json_arr_end(&j);
+	if (cfg->pattern == FT_OP_PAIRS && rep->bw_GBps) {
+		ft_json_key(&j, "pairs");
+		ft_json_obj_begin(&j);
+		json_matrix(&j, "bw_GBps", rep->bw_GBps, rep->nranks);
+		json_matrix(&j, "lat_us", rep->lat_us, rep->nranks);
+		ft_json_kv_double(&j, "median_GBps", rep->median_GBps);
+		ft_json_obj_end(&j);
+		ft_json_key(&j, "outliers");
+		ft_json_arr_begin(&j);
+		for (i = 0; i < rep->outliers.len; i++) {
+			const struct ft_bench_outlier *o = ft_vec_at(&rep->outliers, i);
+
+			ft_json_obj_begin(&j);
+			ft_json_kv_str(&j, "kind", o->kind);
+			ft_json_kv_uint(&j, "rank_a", o->rank_a);
+			ft_json_kv_uint(&j, "rank_b", o->rank_b);
+			ft_json_kv_str(&j, "host", rep->ranks[o->rank_a].host);
+			ft_json_kv_double(&j, "value_GBps", o->value_GBps);
+			ft_json_kv_double(&j, "ratio", o->ratio);
+			ft_json_kv_str(&j, "blame", o->blame);
+			ft_json_kv_str(&j, "text", o->text);
+			ft_json_obj_end(&j);
+		}
+		ft_json_arr_end(&j);
+	}
+	if (cfg->pattern == FT_OP_INCAST) {
+		ft_json_key(&j, "incast");
+		ft_json_obj_begin(&j);
+		ft_json_kv_double(&j, "victim_idle_us", rep->victim_idle_us);
+		ft_json_kv_double(&j, "victim_busy_us", rep->victim_busy_us);
+		ft_json_kv_double(&j, "congestion_impact", rep->congestion_impact);
+		ft_json_obj_end(&j);
+	}
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(sb, '\n');
+}
+
+bool
+ft_bench_table_end(struct ft_strbuf *sb, const struct ft_bench_table *t,
+                   const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, bool started)
+{
+	size_t i;
+	bool low = false;
+
+	if (ft_bench_table_streams(cfg)) {
+		/* the rows went out as they were measured; what is left is the foot */
+		if (!started) {
+			ft_bench_table_head(sb, t, rep, cfg);
+			for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+				ft_bench_table_row(sb, t, cfg, ft_run_row(&rep->run, i));
+			}
+		}
+		if (is_pt2pt(cfg)) {
+			ft_strbuf_adds(sb, dashes);
+		} else {
+			low = ft_bench_coll_foot(sb, rep, t->min_bw);
+			if (ft_op_is_coll(cfg->pattern))
+				ft_strbuf_addf(sb, "# Collective test concluded: %s_perf\n#\n",
+				               ft_op_name(cfg->pattern));
+		}
+	} else {
+		render_header(sb, t, rep, cfg);
+		switch (cfg->pattern) {
+		case FT_OP_PAIRS:
+			if (rep->bw_GBps)
+				render_pairs(sb, rep);
+			break;
+		case FT_OP_COPY_MATRIX:
+			render_copy_matrix(sb, rep);
+			break;
+		case FT_OP_BISECTION:
+			render_rows(sb, rep, "bisection");
+			break;
+		default:
+			render_rows(sb, rep, "incast");
+			break;
+		}
+	}
+	if (rep->interrupted)
+		ft_strbuf_adds(sb, "# interrupted: the rows above are what was measured\n");
+	return low;
+}

@@ -1,0 +1,1 @@
+bench all_gather --table-format 2.17

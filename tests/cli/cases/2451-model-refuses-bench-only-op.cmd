@@ -1,0 +1,1 @@
+model dgx-h100:16 --op pairs -b 1M

@@ -1,0 +1,1 @@
+bench pt2pt_bw -G 2
