@@ -26,6 +26,7 @@ static const struct rule_family families[] = {
 	{ ft__diag_rules_ib, &ft__diag_nrules_ib },
 	{ ft__diag_rules_link, &ft__diag_nrules_link },
 	{ ft__diag_rules_roce, &ft__diag_nrules_roce },
+	{ ft__diag_rules_cc, &ft__diag_nrules_cc },
 	{ ft__diag_rules_nicfw, &ft__diag_nrules_nicfw },
 	{ ft__diag_rules_switch, &ft__diag_nrules_switch },
 	{ ft__diag_rules_perf, &ft__diag_nrules_perf },
