@@ -20,6 +20,8 @@ extern const struct ft_rule ft__diag_rules_roce[];
 extern const size_t ft__diag_nrules_roce;
 extern const struct ft_rule ft__diag_rules_cc[];
 extern const size_t ft__diag_nrules_cc;
+extern const struct ft_rule ft__diag_rules_overlap[];
+extern const size_t ft__diag_nrules_overlap;
 extern const struct ft_rule ft__diag_rules_nccl[];
 extern const size_t ft__diag_nrules_nccl;
 extern const struct ft_rule ft__diag_rules_host[];

@@ -21,6 +21,7 @@ struct rule_family {
 
 static const struct rule_family families[] = {
 	{ ft__diag_rules_job, &ft__diag_nrules_job },
+	{ ft__diag_rules_overlap, &ft__diag_nrules_overlap },
 	{ ft__diag_rules_nccl, &ft__diag_nrules_nccl },
 	{ ft__diag_rules_host, &ft__diag_nrules_host },
 	{ ft__diag_rules_ib, &ft__diag_nrules_ib },

@@ -204,6 +204,11 @@ static const struct rule_case cases[] = {
 	  "eth.counter.rx_prio3_pause_duration@h1/eth0=5000;"
 	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=10;"
 	  "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=10" },
+	{ "job-overlap-low",
+	  "torch.trace.overlap@h1/GPU0=0.2;+torch.trace.comm_s@h1/GPU0=0.05;"
+	  "+torch.trace.overlap_s@h1/GPU0=0.01",
+	  "torch.trace.overlap@h1/GPU0=0.95;+torch.trace.comm_s@h1/GPU0=0.05;"
+	  "+torch.trace.overlap_s@h1/GPU0=0.0475" },
 	{ "roce-ecn-disabled",
 	  "roce.ecn.np.prio3@h1/eth0=0;roce.ecn.rp.prio3@h1/eth0=1;"
 	  "roce.qos.pfc_enabled_prios@h1/eth0=3",
@@ -1367,11 +1372,13 @@ static const struct {
 	{ "perftest/roce-ib-write-bw-gpu-dmabuf-all-sizes-92g-mtu1024.txt", "roce-mtu-below-4096" },
 	{ "show_gids/show_gids-empty-in-k8s-pod-calico.txt", "roce-gid-empty" },
 	{ "ethtool-S/handmade-mlx5-roce-pfc-without-cc.txt", "roce-pfc-only" },
+	{ "pytorch-trace/hta-rank0-of-128-sendrecv-exposed-excerpt.txt", "job-overlap-low" },
 };
 
 /* Healthy samples: nothing of severity warning or worse. */
 static const char *const fixture_healthy[] = {
 	"ethtool-S/handmade-mlx5-roce-sender-dcqcn-reacting.txt",
+	"pytorch-trace/hta-rank0-of-128-sendrecv-hidden-excerpt.txt",
 	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
 	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
 	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
@@ -1503,7 +1510,7 @@ test_fixture_faults_complete(void **state)
 					    "lspci",	   "pytorch-log",   "xid",
 					    "mlxlink",	   "mlxconfig",	    "sonic",
 					    "opensm-conf", "nvbandwidth", "ucx-perftest",
-					    "dcgm" };
+					    "dcgm",	   "pytorch-trace" };
 	size_t d, i;
 	char cmd[512];
 
@@ -1603,6 +1610,55 @@ test_pfc_only_sender(void **state)
 	assert_string_equal(x->evidence[1].key, "eth.counter.np_ecn_marked_roce_packets");
 	assert_string_equal(x->evidence[2].key, "eth.counter.np_cnp_sent");
 	assert_non_null(strstr(x->message, "2400 us"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
+/*
+ * Communication hidden behind compute, from the HTA trace excerpts: 1.685 ms
+ * of a 62.783 ms NCCL kernel overlaps compute (2.68%); the other excerpt
+ * hides 94.57%, quiet at the 90% default and flagged when 95% is asked.
+ */
+static void
+test_overlap(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	const struct ft_finding *x;
+	struct ft_diag_thresholds t;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_error err = { 0 };
+
+	diagnose_file("pytorch-trace/hta-rank0-of-128-sendrecv-exposed-excerpt.txt", &set, &f);
+	x = only_finding(&f, "job-overlap-low");
+	assert_int_equal(x->severity, FT_SEV_WARNING);
+	assert_int_equal(x->layer, FT_LAYER_APPLICATION);
+	assert_int_equal(x->nevidence, 3);
+	assert_string_equal(x->evidence[0].key, "torch.trace.overlap");
+	assert_true(fabs(x->evidence[0].num - 1685.0 / 62783.0) < 1e-9);
+	assert_int_equal(x->evidence[0].rank, 0);
+	assert_string_equal(x->evidence[0].device, "GPU0");
+	assert_int_equal(x->evidence[0].line, 7); /* the NCCL kernel's event */
+	assert_string_equal(x->evidence[1].key, "torch.trace.comm_s");
+	assert_true(fabs(x->evidence[1].num - 0.062783) < 1e-12);
+	assert_string_equal(x->evidence[2].key, "torch.trace.overlap_s");
+	assert_true(fabs(x->evidence[2].num - 0.001685) < 1e-12);
+	assert_non_null(strstr(x->message, "only 2.7% of the NCCL kernel time (1.685 ms of 62.783 ms)"));
+	assert_non_null(strstr(x->message, "61.098 ms of communication is exposed"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	diagnose_file("pytorch-trace/hta-rank0-of-128-sendrecv-hidden-excerpt.txt", &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "job-overlap-low"), 0);
+	ft_findings_release(&f);
+	ft_diag_thresholds_init(&t);
+	t.overlap_min = 0.95;
+	in.thresholds = &t;
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	x = only_finding(&f, "job-overlap-low");
+	assert_non_null(strstr(x->message, "only 94.6%"));
+	assert_non_null(strstr(x->message, "threshold 95%"));
 	ft_findings_release(&f);
 	ft_obs_set_release(&set);
 }
@@ -1733,6 +1789,7 @@ main(void)
 		cmocka_unit_test(test_probe_tree),
 		cmocka_unit_test(test_pfc_only_sender),
 		cmocka_unit_test(test_probe_cc),
+		cmocka_unit_test(test_overlap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
