@@ -184,18 +184,23 @@ eval_dcqcn_params(const struct ft_diag_ctx *c, struct ft_findings *out)
 		while ((o = ft__diag_next(c, key, &pos))) {
 			const struct ft_obs *ev[1] = { o };
 			double v, d = cc_defaults[i].def;
+			char how[32];
 
 			if (!ft__obs_number(o, &v))
 				continue;
 			if (v < d * FAR_FACTOR && (cc_defaults[i].low_ok || v > d / FAR_FACTOR))
 				continue;
+			if (v >= d)
+				snprintf(how, sizeof(how), "%g times", v / d);
+			else if (v > 0)
+				snprintf(how, sizeof(how), "1/%g of", d / v);
+			else
+				snprintf(how, sizeof(how), "none of");
 			rc = ft__diag_emit(c, out, -1, ev, 1,
-			                   "DCQCN %s %s is %g %s, %s%g times the documented "
-			                   "default %g %s (CC-DCQCN)",
+			                   "DCQCN %s %s is %g %s, %s the documented default %g %s "
+			                   "(CC-DCQCN)",
 			                   cc_defaults[i].role, cc_defaults[i].name, v,
-			                   cc_defaults[i].unit, v >= d ? "" : "1/",
-			                   v >= d ? v / d : (v > 0 ? d / v : INFINITY), d,
-			                   cc_defaults[i].unit);
+			                   cc_defaults[i].unit, how, d, cc_defaults[i].unit);
 			if (rc < 0)
 				return rc;
 		}

@@ -214,7 +214,7 @@ static const struct rule_case cases[] = {
 	  "roce.qos.pfc_enabled_prios@h1/eth0=3",
 	  "roce.ecn.np.prio3@h1/eth0=1;roce.ecn.np.prio0@h1/eth0=0;"
 	  "roce.qos.pfc_enabled_prios@h1/eth0=3" },
-	{ "roce-dcqcn-params", "roce.cc.rp_time_reset@h1/eth0=3000",
+	{ "roce-dcqcn-params", "roce.cc.rp_hai_rate@h1/eth0=4",
 	  "roce.cc.rp_time_reset@h1/eth0=100;roce.cc.rp_max_rate@h1/eth0=0" },
 	{ "roce-ecn-rate-high",
 	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=5000;"
@@ -1751,6 +1751,21 @@ test_probe_cc(void **state)
 	assert_int_equal(ft_findings_count_rule(&f, "roce-ecn-disabled"), 0);
 	ft_findings_release(&f);
 	ft_obs_set_release(&set);
+
+	/* Far below a default, a knob whose low values are legitimate, a rate cap. */
+	diagnose("roce.cc.rp_hai_rate@h1/eth0=4;roce.cc.rp_min_rate@h1/eth0=0;"
+		 "roce.cc.np_min_time_between_cnps@h1/eth0=0;roce.cc.rp_max_rate@h1/eth0=100000",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-dcqcn-params"), 2);
+	for (size_t i = 0; i < ft_findings_len(&f); i++) {
+		x = ft_findings_at(&f, i);
+		if (strcmp(x->evidence[0].key, "roce.cc.rp_hai_rate") == 0)
+			assert_non_null(strstr(x->message, "is 4 Mb/s, 1/12.5 of the documented "
+							   "default 50 Mb/s"));
+		else
+			assert_non_null(strstr(x->message, "rp_max_rate is 100000 Mb/s"));
+	}
+	ft_findings_release(&f);
 
 	/* Priority unknown and only one of eight off: nothing is certain, quiet. */
 	probe_cc(NULL, &set, &f);
