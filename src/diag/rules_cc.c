@@ -41,14 +41,15 @@ prio_mask(const char *s)
  * The priorities that carry RDMA for the device of @o: those PFC protects
  * (roce.qos.pfc_enabled_prios of the same device, else of the same host or of
  * an input that names no host), else
- * the priority of NCCL_IB_TC under the default dscp2prio map (ROCE-QOS),
+ * the priority of NCCL_IB_TC under the default dscp2prio map when the port
+ * trusts DSCP or its trust mode is unknown (ROCE-QOS),
  * else 0 (unknown). *@why gets the observation that says so.
  */
 static unsigned
 rdma_prios(const struct ft_diag_ctx *c, const struct ft_obs *o, const struct ft_obs **why)
 {
 	const struct ft_obs *pfc = ft__diag_find_dev(c, "roce.qos.pfc_enabled_prios", o);
-	const struct ft_obs *tc;
+	const struct ft_obs *tc, *trust;
 	size_t pos = 0;
 	double v;
 
@@ -65,6 +66,9 @@ rdma_prios(const struct ft_diag_ctx *c, const struct ft_obs *o, const struct ft_
 		return prio_mask(pfc->str);
 	}
 	tc = ft__diag_env(c, "NCCL_IB_TC");
+	trust = ft__diag_find(c, "roce.qos.trust");
+	if (trust && !ft__str_ieq(trust->str, "dscp"))
+		tc = NULL; /* with pcp trust the priority comes from the VLAN tag, not the DSCP */
 	if (tc && ft__obs_number(tc, &v) && v >= 0 && v <= 255) {
 		*why = tc;
 		return 1u << (((int)v >> 2) >> 3);

@@ -1746,6 +1746,12 @@ test_probe_cc(void **state)
 	ft_findings_release(&f);
 	ft_obs_set_release(&set);
 
+	/* With pcp trust the traffic class says nothing about the priority: quiet. */
+	probe_cc("nccl.env.NCCL_IB_TC@gpu08=106;roce.qos.trust@gpu08/ens1f0=pcp", &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-ecn-disabled"), 0);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
 	/* RDMA on priority 4, where both points are on: quiet. */
 	probe_cc("roce.qos.pfc_enabled_prios@gpu08/ens1f0=0,0,0,0,1,0,0,0", &set, &f);
 	assert_int_equal(ft_findings_count_rule(&f, "roce-ecn-disabled"), 0);
