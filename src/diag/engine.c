@@ -21,11 +21,13 @@ struct rule_family {
 
 static const struct rule_family families[] = {
 	{ ft__diag_rules_job, &ft__diag_nrules_job },
+	{ ft__diag_rules_overlap, &ft__diag_nrules_overlap },
 	{ ft__diag_rules_nccl, &ft__diag_nrules_nccl },
 	{ ft__diag_rules_host, &ft__diag_nrules_host },
 	{ ft__diag_rules_ib, &ft__diag_nrules_ib },
 	{ ft__diag_rules_link, &ft__diag_nrules_link },
 	{ ft__diag_rules_roce, &ft__diag_nrules_roce },
+	{ ft__diag_rules_cc, &ft__diag_nrules_cc },
 	{ ft__diag_rules_nicfw, &ft__diag_nrules_nicfw },
 	{ ft__diag_rules_switch, &ft__diag_nrules_switch },
 	{ ft__diag_rules_deadlock, &ft__diag_nrules_deadlock },

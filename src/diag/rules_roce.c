@@ -394,8 +394,8 @@ eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *marks = NULL, *cnp = NULL, *ev[3];
-		double v, m = 0, s = 0;
+		const struct ft_obs *marks = NULL, *cnp = NULL, *handled = NULL, *ev[3];
+		double v, m = 0, s = 0, h = 0;
 		size_t k;
 
 		if (!ft__key_match(o->key, "eth.counter.rx_prio[0-7]_pause_duration") ||
@@ -410,9 +410,18 @@ eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
 				marks = x;
 			else if (ft__key_match(x->key, "*counter.np_cnp_sent"))
 				cnp = x;
+			else if (ft__key_match(x->key, "*counter.rp_cnp_handled") &&
+			         ft__obs_number(x, &h) && h > 0)
+				handled = x;
 		}
 		if (!marks || !cnp || !ft__obs_number(marks, &m) || !ft__obs_number(cnp, &s) ||
 		    m > 0 || s > 0)
+			continue;
+		/*
+		 * A sender sees no marks and sends no CNPs of its own: when it
+		 * handles CNPs from its receivers, DCQCN is reacting (ROCE-DCQCN).
+		 */
+		if (handled)
 			continue;
 		ev[0] = o;
 		ev[1] = marks;
@@ -839,7 +848,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "pauses without any ECN mark or CNP (no congestion control)",
 	  .needs = "eth.counter.rx_prio*_pause_duration ib.hw_counter.np_ecn_marked_roce_packets "
-		   "*counter.np_cnp_sent",
+		   "*counter.np_cnp_sent *counter.rp_cnp_handled",
 	  .eval = eval_pfc_only,
 	  .fix = "enable ECN marking on the switch RoCE queue with thresholds below PFC XOFF; "
 		 "enable roce_np/roce_rp on the NCCL priority",

@@ -297,7 +297,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(opensm_conf)      \
 	X(ucx_perftest)     \
 	X(nvbandwidth)      \
-	X(dcgm)
+	X(dcgm)             \
+	X(torch_trace)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

@@ -48,6 +48,8 @@ snapshot(struct ft__probe *p)
 		rc = ft__probe_net(p);
 	if (rc == 0)
 		rc = ft__probe_pci(p);
+	if (rc == 0)
+		rc = ft__probe_ecn(p);
 	return rc;
 }
 

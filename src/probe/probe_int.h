@@ -35,6 +35,7 @@ void ft__probe_list_free(char **names, size_t n);
 /* The last component of the symlink @path points to ("0000:3b:00.0"); false if none. */
 bool ft__probe_link_base(const char *path, char *buf, size_t size);
 
+int ft__probe_ecn(struct ft__probe *p);
 int ft__probe_ib(struct ft__probe *p);
 int ft__probe_net(struct ft__probe *p);
 int ft__probe_pci(struct ft__probe *p);

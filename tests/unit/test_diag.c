@@ -206,6 +206,18 @@ static const struct rule_case cases[] = {
 	  "eth.counter.rx_prio3_pause_duration@h1/eth0=5000;"
 	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=10;"
 	  "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=10" },
+	{ "job-overlap-low",
+	  "torch.trace.overlap@h1/GPU0=0.2;+torch.trace.comm_s@h1/GPU0=0.05;"
+	  "+torch.trace.overlap_s@h1/GPU0=0.01",
+	  "torch.trace.overlap@h1/GPU0=0.95;+torch.trace.comm_s@h1/GPU0=0.05;"
+	  "+torch.trace.overlap_s@h1/GPU0=0.0475" },
+	{ "roce-ecn-disabled",
+	  "roce.ecn.np.prio3@h1/eth0=0;roce.ecn.rp.prio3@h1/eth0=1;"
+	  "roce.qos.pfc_enabled_prios@h1/eth0=3",
+	  "roce.ecn.np.prio3@h1/eth0=1;roce.ecn.np.prio0@h1/eth0=0;"
+	  "roce.qos.pfc_enabled_prios@h1/eth0=3" },
+	{ "roce-dcqcn-params", "roce.cc.rp_hai_rate@h1/eth0=4",
+	  "roce.cc.rp_time_reset@h1/eth0=100;roce.cc.rp_max_rate@h1/eth0=0" },
 	{ "roce-ecn-rate-high",
 	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=5000;"
 	  "ib.counter.PortRcvPkts@h1/mlx5_0/1=100000",
@@ -1723,10 +1735,14 @@ static const struct {
 	{ "perftest/roce-k8s-pod-zero-gid-failed-modify-qp-rtr.txt", "roce-gid-empty" },
 	{ "perftest/roce-ib-write-bw-gpu-dmabuf-all-sizes-92g-mtu1024.txt", "roce-mtu-below-4096" },
 	{ "show_gids/show_gids-empty-in-k8s-pod-calico.txt", "roce-gid-empty" },
+	{ "ethtool-S/handmade-mlx5-roce-pfc-without-cc.txt", "roce-pfc-only" },
+	{ "pytorch-trace/hta-rank0-of-128-sendrecv-exposed-excerpt.txt", "job-overlap-low" },
 };
 
 /* Healthy samples: nothing of severity warning or worse. */
 static const char *const fixture_healthy[] = {
+	"ethtool-S/handmade-mlx5-roce-sender-dcqcn-reacting.txt",
+	"pytorch-trace/hta-rank0-of-128-sendrecv-hidden-excerpt.txt",
 	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
 	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
 	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
@@ -1960,7 +1976,7 @@ test_fixture_faults_complete(void **state)
 					    "lspci",	   "pytorch-log",   "xid",
 					    "mlxlink",	   "mlxconfig",	    "sonic",
 					    "opensm-conf", "nvbandwidth", "ucx-perftest",
-					    "dcgm" };
+					    "dcgm",	   "pytorch-trace" };
 	size_t d, i;
 	char cmd[512];
 
@@ -2062,6 +2078,220 @@ test_obs_from_run_pairs(void **state)
 	ft_run_release(&run);
 }
 
+/* The finding of @rule in @f (exactly one expected). */
+static const struct ft_finding *
+only_finding(const struct ft_findings *f, const char *rule)
+{
+	const struct ft_finding *hit = NULL;
+
+	for (size_t i = 0; i < ft_findings_len(f); i++)
+		if (strcmp(ft_findings_at(f, i)->rule_id, rule) == 0) {
+			if (hit)
+				fail_msg("%s: more than one finding", rule);
+			hit = ft_findings_at(f, i);
+		}
+	if (!hit)
+		fail_msg("%s: no finding", rule);
+	return hit;
+}
+
+/*
+ * roce-pfc-only on a sending NIC: no marks and no CNPs of its own are normal
+ * there; handling its receivers' CNPs shows DCQCN reacting. The same counters
+ * without any CNP handled still fire.
+ */
+static void
+test_pfc_only_sender(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	const struct ft_finding *x;
+
+	diagnose_file("ethtool-S/handmade-mlx5-roce-sender-dcqcn-reacting.txt", &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-pfc-only"), 0);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	diagnose_file("ethtool-S/handmade-mlx5-roce-pfc-without-cc.txt", &set, &f);
+	x = only_finding(&f, "roce-pfc-only");
+	assert_int_equal(x->severity, FT_SEV_WARNING);
+	assert_int_equal(x->nevidence, 3);
+	assert_string_equal(x->evidence[0].key, "eth.counter.rx_prio3_pause_duration");
+	assert_true(x->evidence[0].num == 2400);
+	assert_int_equal(x->evidence[0].line, 12);
+	assert_string_equal(x->evidence[1].key, "eth.counter.np_ecn_marked_roce_packets");
+	assert_string_equal(x->evidence[2].key, "eth.counter.np_cnp_sent");
+	assert_non_null(strstr(x->message, "2400 us"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
+/*
+ * Communication hidden behind compute, from the HTA trace excerpts: 1.685 ms
+ * of a 62.783 ms NCCL kernel overlaps compute (2.68%); the other excerpt
+ * hides 94.57%, quiet at the 90% default and flagged when 95% is asked.
+ */
+static void
+test_overlap(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	const struct ft_finding *x;
+	struct ft_diag_thresholds t;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_error err = { 0 };
+
+	diagnose_file("pytorch-trace/hta-rank0-of-128-sendrecv-exposed-excerpt.txt", &set, &f);
+	x = only_finding(&f, "job-overlap-low");
+	assert_int_equal(x->severity, FT_SEV_WARNING);
+	assert_int_equal(x->layer, FT_LAYER_APPLICATION);
+	assert_int_equal(x->nevidence, 3);
+	assert_string_equal(x->evidence[0].key, "torch.trace.overlap");
+	assert_true(fabs(x->evidence[0].num - 1685.0 / 62783.0) < 1e-9);
+	assert_int_equal(x->evidence[0].rank, 0);
+	assert_string_equal(x->evidence[0].device, "GPU0");
+	assert_int_equal(x->evidence[0].line, 7); /* the NCCL kernel's event */
+	assert_string_equal(x->evidence[1].key, "torch.trace.comm_s");
+	assert_true(fabs(x->evidence[1].num - 0.062783) < 1e-12);
+	assert_string_equal(x->evidence[2].key, "torch.trace.overlap_s");
+	assert_true(fabs(x->evidence[2].num - 0.001685) < 1e-12);
+	assert_non_null(strstr(x->message, "only 2.7% of the NCCL kernel time (1.685 ms of 62.783 ms)"));
+	assert_non_null(strstr(x->message, "61.098 ms of communication is exposed"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	diagnose_file("pytorch-trace/hta-rank0-of-128-sendrecv-hidden-excerpt.txt", &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "job-overlap-low"), 0);
+	ft_findings_release(&f);
+	ft_diag_thresholds_init(&t);
+	t.overlap_min = 0.95;
+	in.thresholds = &t;
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	x = only_finding(&f, "job-overlap-low");
+	assert_non_null(strstr(x->message, "only 94.6%"));
+	assert_non_null(strstr(x->message, "threshold 95%"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
+/* Probe the congestion-control tree, with @extra observations (test spec) loaded first. */
+static void
+probe_cc(const char *extra, struct ft_obs_set *set, struct ft_findings *f)
+{
+	struct ft_probe_cfg cfg = { "tests/fixtures/sysfs/roce-cc", false, 0, "gpu08" };
+	struct ft_diag_input in = { set, NULL, 0 };
+	struct ft_error err = { 0 };
+
+	if (extra)
+		load(set, extra);
+	else
+		ft_obs_set_init(set);
+	if (ft_probe_host(&cfg, set, &err) < 0)
+		fail_msg("probe: %s", err.msg);
+	ft_findings_init(f);
+	assert_int_equal(ft_diag_run(&in, f, &err), 0);
+}
+
+/* ECN per priority and the DCQCN parameters read from sysfs and debugfs. */
+static void
+test_probe_cc(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	const struct ft_finding *x;
+	size_t n = 0;
+
+	/* PFC on priority 3 (mlnx_qos of ens1f0): roce_np/enable/3 is 0 there. */
+	probe_cc("roce.qos.pfc_enabled_prios@gpu08/ens1f0=3", &set, &f);
+	x = only_finding(&f, "roce-ecn-disabled");
+	assert_int_equal(x->severity, FT_SEV_WARNING);
+	assert_int_equal(x->nevidence, 2);
+	assert_string_equal(x->evidence[0].key, "roce.ecn.np.prio3");
+	assert_string_equal(x->evidence[0].host, "gpu08");
+	assert_string_equal(x->evidence[0].device, "ens1f0");
+	assert_true(x->evidence[0].has_num && x->evidence[0].num == 0);
+	assert_string_equal(x->evidence[0].file, "sysfs");
+	assert_string_equal(x->evidence[1].key, "roce.qos.pfc_enabled_prios");
+	assert_non_null(strstr(x->message, "priority 3"));
+	assert_non_null(strstr(x->message, "roce_np"));
+	/* 3000 us for 300 and 500 Mb/s for 5 on 0000:81:00.0, named ens1f0; ens1f1 is at defaults */
+	for (size_t i = 0; i < ft_findings_len(&f); i++) {
+		x = ft_findings_at(&f, i);
+		if (strcmp(x->rule_id, "roce-dcqcn-params") != 0)
+			continue;
+		n++;
+		assert_int_equal(x->severity, FT_SEV_WARNING);
+		assert_string_equal(x->evidence[0].device, "ens1f0");
+		if (strcmp(x->evidence[0].key, "roce.cc.rp_time_reset") == 0) {
+			assert_true(x->evidence[0].num == 3000);
+			assert_non_null(strstr(x->message, "10 times the documented default 300 us"));
+		} else {
+			assert_string_equal(x->evidence[0].key, "roce.cc.rp_ai_rate");
+			assert_true(x->evidence[0].num == 500);
+			assert_non_null(strstr(x->message, "100 times"));
+		}
+	}
+	assert_int_equal(n, 2);
+	/* the OFED parameter files of ens1f1 arrive under the debugfs names */
+	n = 0;
+	for (size_t i = 0; i < ft_obs_set_len(&set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&set, i);
+
+		if (strcmp(o->device, "ens1f1") != 0)
+			continue;
+		if ((strcmp(o->key, "roce.cc.rp_time_reset") == 0 && o->num == 300) ||
+		    (strcmp(o->key, "roce.cc.rp_clamp_tgt_rate_ati") == 0 && o->num == 1) ||
+		    (strcmp(o->key, "roce.cc.np_cnp_prio") == 0 && o->num == 6) ||
+		    (strcmp(o->key, "roce.cc.np_min_time_between_cnps") == 0 && o->num == 4))
+			n++;
+	}
+	assert_int_equal(n, 4 * 2); /* from the OFED tree and from debugfs */
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	/* The RDMA priority from NCCL_IB_TC 106: DSCP 26, priority 3. */
+	probe_cc("nccl.env.NCCL_IB_TC@gpu08=106", &set, &f);
+	x = only_finding(&f, "roce-ecn-disabled");
+	assert_string_equal(x->evidence[0].key, "roce.ecn.np.prio3");
+	assert_string_equal(x->evidence[1].key, "nccl.env.NCCL_IB_TC");
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	/* With pcp trust the traffic class says nothing about the priority: quiet. */
+	probe_cc("nccl.env.NCCL_IB_TC@gpu08=106;roce.qos.trust@gpu08/ens1f0=pcp", &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-ecn-disabled"), 0);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	/* RDMA on priority 4, where both points are on: quiet. */
+	probe_cc("roce.qos.pfc_enabled_prios@gpu08/ens1f0=0,0,0,0,1,0,0,0", &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-ecn-disabled"), 0);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	/* Far below a default, a knob whose low values are legitimate, a rate cap. */
+	diagnose("roce.cc.rp_hai_rate@h1/eth0=4;roce.cc.rp_min_rate@h1/eth0=0;"
+		 "roce.cc.np_min_time_between_cnps@h1/eth0=0;roce.cc.rp_max_rate@h1/eth0=100000",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-dcqcn-params"), 2);
+	for (size_t i = 0; i < ft_findings_len(&f); i++) {
+		x = ft_findings_at(&f, i);
+		if (strcmp(x->evidence[0].key, "roce.cc.rp_hai_rate") == 0)
+			assert_non_null(strstr(x->message, "is 4 Mb/s, 1/12.5 of the documented "
+							   "default 50 Mb/s"));
+		else
+			assert_non_null(strstr(x->message, "rp_max_rate is 100000 Mb/s"));
+	}
+	ft_findings_release(&f);
+
+	/* Priority unknown and only one of eight off: nothing is certain, quiet. */
+	probe_cc(NULL, &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-ecn-disabled"), 0);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -2096,6 +2326,9 @@ main(void)
 		cmocka_unit_test(test_advice_gain_or_reason),
 		cmocka_unit_test(test_probe_tree),
 		cmocka_unit_test(test_obs_from_run_pairs),
+		cmocka_unit_test(test_pfc_only_sender),
+		cmocka_unit_test(test_probe_cc),
+		cmocka_unit_test(test_overlap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

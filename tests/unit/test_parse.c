@@ -825,6 +825,74 @@ test_fragments(void **state)
 	assert_true(!p || strcmp(p->name, "ethtool-S") != 0);
 }
 
+/*
+ * PyTorch profiler traces: the unions of NCCL and compute kernel time per GPU
+ * and their intersection (HTA's communication computation overlap), from the
+ * file and from a fragment of three events pasted without their array.
+ */
+static void
+test_torch_trace(void **state)
+{
+	/* the NCCL kernel and the two compute kernels after it, cut from the hidden excerpt */
+	static const char *const fixture =
+		FIXTURES "/pytorch-trace/hta-rank0-of-128-sendrecv-hidden-excerpt.txt";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_strbuf sb;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+	const char *b, *e;
+	const struct ft_parser *p;
+
+	parse_fixture(FIXTURES "/pytorch-trace/hta-rank0-of-128-sendrecv-exposed-excerpt.txt", &set,
+		      &run);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	assert_true(find_obs(&set, "torch.trace.world_size", NULL, -1)->num == 128);
+	o = find_obs(&set, "torch.trace.comm_kernels", "GPU0", -1);
+	assert_true(o && o->num == 1 && o->rank == 0);
+	assert_true(fabs(find_obs(&set, "torch.trace.comm_s", "GPU0", -1)->num - 0.062783) < 1e-12);
+	assert_true(fabs(find_obs(&set, "torch.trace.overlap_s", "GPU0", -1)->num - 0.001685) <
+		    1e-12);
+	assert_true(fabs(find_obs(&set, "torch.trace.overlap", "GPU0", -1)->num -
+			 1685.0 / 62783.0) < 1e-12);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_strbuf_read_file(&sb, fixture, &err), 0);
+	b = strstr(sb.buf, "\n{\"ph\"");
+	assert_non_null(b);
+	b++;
+	e = b;
+	for (int i = 0; i < 3; i++)
+		e = strchr(e, '\n') + 1;
+	p = ft_parser_detect(b, (size_t)(e - b));
+	assert_non_null(p);
+	assert_string_equal(p->name, "pytorch-trace");
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(b, (size_t)(e - b), "frag.json", NULL, &set, NULL, &err), 0);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	/* 2074 + 3950 us of compute inside the 12119 us kernel: 6024 us */
+	o = find_obs(&set, "torch.trace.overlap", "GPU0", -1);
+	assert_non_null(o);
+	assert_true(fabs(o->num - 6024.0 / 12119.0) < 1e-12);
+	assert_int_equal(o->rank, -1); /* no distributedInfo in a fragment */
+	assert_int_equal(o->line, 1);
+	ft_obs_set_release(&set);
+
+	/* cut in the middle of an event: the complete ones count, the cut is named */
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(b, (size_t)(e - b) - 40, "cut.json", "pytorch-trace", &set,
+					 NULL, &err), 0);
+	o = find_obs(&set, "parse.skipped", NULL, -1);
+	assert_non_null(o);
+	assert_int_equal(o->line, 3);
+	o = find_obs(&set, "torch.trace.overlap", "GPU0", -1);
+	assert_true(o && fabs(o->num - 2074.0 / 12119.0) < 1e-12);
+	ft_obs_set_release(&set);
+	ft_strbuf_release(&sb);
+}
+
 static void
 test_garbage(void **state)
 {
@@ -957,6 +1025,7 @@ main(void)
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_failure_forms),
 		cmocka_unit_test(test_nccl_tests_headerless),
+		cmocka_unit_test(test_torch_trace),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),

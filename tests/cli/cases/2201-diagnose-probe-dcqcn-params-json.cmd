@@ -1,0 +1,1 @@
+diagnose --json --root tests/fixtures/sysfs/roce-cc

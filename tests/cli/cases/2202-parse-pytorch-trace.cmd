@@ -1,0 +1,1 @@
+parse tests/fixtures/pytorch-trace/hta-rank0-of-128-sendrecv-exposed-excerpt.txt
