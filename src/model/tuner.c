@@ -252,6 +252,8 @@ cap(double bw, double limit, const char *what, struct ft__model_cost *c)
 {
 	if (limit < bw) {
 		ft_strlcpy(c->bottleneck, what, sizeof(c->bottleneck));
+		if (strcmp(what, "protocol") == 0)
+			c->cap_ratio = limit / bw;
 		return limit;
 	}
 	return bw;
@@ -391,6 +393,8 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	bus = cap(bus, nch * nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB, "channels", c);
 	c->bw_Bps = bus * n / (2.0 * (n - 1));
+	c->stage_intra_Bps = intra * n / (2.0 * (n - 1));
+	c->stage_inter_Bps = inter * n / (2.0 * (n - 1));
 	c->lat_s = base_lat(l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
 	           hw_lat(l, FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
 	           2.0 * log2_floor(l->nnodes) * h.inter;
