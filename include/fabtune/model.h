@@ -105,9 +105,10 @@ struct ft_model_query {
 	bool force_proto; /* NCCL_PROTO */
 	enum ft_proto proto;
 	uint32_t nchannels; /* 0 = the model's channel count */
-	/* NCCL release whose latency constants to use, major x 10000 + minor x 100 (21800 for
-	 * 2.18); 0 = the kb's (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27
-	 * differ in their tree, CollNet and NVLS latencies (docs/internals/model.md). */
+	/* NCCL release whose constants to use, major x 10000 + minor x 100 (21800 for 2.18);
+	 * 0 = the kb's (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27 differ in
+	 * their tree, CollNet and NVLS latencies, and in LL caps, the one-GPU-per-node LL128
+	 * ring and Blackwell's per-channel caps (docs/internals/model.md). */
 	uint32_t nccl_version;
 	/* Iterations replayed from a CUDA graph (nccl-tests -G): no host launch per operation. */
 	bool cuda_graph;

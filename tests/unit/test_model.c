@@ -1328,6 +1328,90 @@ test_fidelity_on_fixtures(void **state)
 	}
 }
 
+/* Per-release bandwidth constants of one (algorithm, protocol) at @bytes, NCCL's tuner. */
+static double
+tuner_time(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, enum ft_algo a,
+           enum ft_proto p, uint32_t version, uint32_t ppn)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, op, bytes);
+	q.tuner_only = true;
+	q.force_algo = q.force_proto = true;
+	q.algo = a;
+	q.proto = p;
+	q.nccl_version = version;
+	q.ppn = ppn;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	return r.time_s;
+}
+
+/*
+ * The bandwidth constants that changed between releases (tuning.cc at the
+ * tags): Hopper's one-node LL cap 87.7 GB/s until 2.20, 141 from 2.21; the
+ * LL128 ring with one GPU per node at 0.7 of the rails until 2.22, 0.92
+ * from 2.23; Blackwell's per-channel tree cap Hopper's until 2.24, twice it
+ * in 2.25-2.27, its own from 2.28 (kb NA-MODEL).
+ */
+static void
+test_nccl_bandwidth_versions(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, lat = 6.6 * US + 14 * 0.6 * US, ring = 8 / 14.0;
+	double t, lat128;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	/* Ring LL on one node: min(llMaxBw, busBw / 2), busBw 370.8 GB/s. */
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 21800, 0);
+	assert_rel(t, lat + S / (87.7 * GB * ring), 1e-9);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 22000, 0);
+	assert_rel(t, lat + S / (87.7 * GB * ring), 1e-9);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 22100, 0);
+	assert_rel(t, lat + S / (141.0 * GB * ring), 1e-9);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 0, 0);
+	assert_rel(t, lat + S / (141.0 * GB * ring), 1e-9);
+
+	/* LL128 ring over 4 nodes of one GPU each: one rail of 50 GB/s. */
+	hopper_spec(&s, 4, 8, 400);
+	lat128 = tuner_time(&s, FT_OP_ALL_REDUCE, 0, FT_ALGO_RING, FT_PROTO_LL128, 22200, 1);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128, 22200, 1);
+	assert_rel(t - lat128, S / (50 * GB * 0.7 * 4 / 6.0), 1e-9);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128, 22300, 1);
+	assert_rel(t - lat128, S / (50 * GB * 0.92 * 4 / 6.0), 1e-9);
+
+	/* Blackwell tree over 4 nodes of 8 B200 on one channel: the graph gives 40.1 GB/s
+	 * (one NVLink 5 at NCCL's rate), x 0.92 = 36.9; the >2-node per-channel cap is
+	 * Hopper's 36.0 until 2.24, 72.0 in 2.25-2.27 (not binding), 24.0 from 2.28. */
+	{
+		static const struct {
+			uint32_t v;
+			double busbw;
+		} cases[] = { { 22300, 36.0 }, { 22500, 0.92 * 40.1 }, { 0, 24.0 } };
+		struct ft_error err = { 0 };
+		struct ft_model_query q;
+		struct ft_model_result r0, r1;
+		size_t i;
+
+		assert_int_equal(ft_spec_resolve("dgx-b200:4", &s, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+			ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+			q.tuner_only = true;
+			q.force_algo = q.force_proto = true;
+			q.algo = FT_ALGO_TREE;
+			q.proto = FT_PROTO_SIMPLE;
+			q.nchannels = 1;
+			q.nccl_version = cases[i].v;
+			assert_int_equal(ft_model_eval(&s, &q, &r0, &err), 0);
+			q.bytes = (uint64_t)S;
+			assert_int_equal(ft_model_eval(&s, &q, &r1, &err), 0);
+			assert_rel(S / (r1.time_s - r0.time_s), cases[i].busbw * GB * 0.5, 1e-9);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -1364,6 +1448,7 @@ main(void)
 		cmocka_unit_test(test_pipe_channels),
 		cmocka_unit_test(test_pipe_floors),
 		cmocka_unit_test(test_fidelity_on_fixtures),
+		cmocka_unit_test(test_nccl_bandwidth_versions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
