@@ -67,6 +67,8 @@ struct ft_model_links {
 	/* Nodes per NVLink domain the job spans (GB200 NVL72: up to 18), 0 when the domain is
 	 * the node; then nnodes counts domains and ppn GPUs per domain. */
 	uint32_t domain_nodes;
+	/* Host cost of each network message through a hypervisor (spec nics.vm_overhead). */
+	double vm_msg_s;
 };
 
 /*

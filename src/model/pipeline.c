@@ -380,7 +380,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		out->ramp_s = FT_MAX(0.0, sum - t_pace);
 	}
 	out->messages = proxy_messages(l, op, a, p, out->nchannels, out->loops, heads);
-	out->proxy_s = out->messages * NET_MSG_S;
+	out->proxy_s = out->messages * (NET_MSG_S + l->vm_msg_s);
 }
 
 double

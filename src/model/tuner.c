@@ -353,6 +353,9 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 	h.inter = hw_lat(l, FT_HW_NET, row, p);
 	/* The topology's own latency, twice for Simple (flush). */
 	h.inter += l->fabric_lat_s * (p == FT_PROTO_SIMPLE ? 2.0 : 1.0);
+	/* A step across nodes is one network message: through a hypervisor it pays the
+	 * host's extra cost once (spec nics.vm_overhead). */
+	h.inter += l->vm_msg_s;
 	if (l->nnodes > 1) {
 		double ovh = NET_OVERHEAD_S * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0);
 

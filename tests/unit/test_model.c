@@ -1412,6 +1412,81 @@ test_nccl_bandwidth_versions(void **state)
 	}
 }
 
+/*
+ * Several NICs per GPU (AWS p5: 32 x 100G EFA for 8 H100, 4 per GPU) and a
+ * NIC shared by two GPUs: the rails of a placement are the distinct NICs its
+ * GPUs drive, from gpu_nic[g] on for nics.per_gpu NICs.
+ */
+static void
+test_nics_per_gpu(void **state)
+{
+	static const char yaml[] = "name: p5-like\n"
+	                           "nodes:\n"
+	                           "  preset: dgx-h100\n"
+	                           "  count: 2\n"
+	                           "  nics: { count: 32, rate: 100Gbps, per_gpu: 4 }\n"
+	                           "fabric: { kind: fat-tree, radix: 64, tiers: 2, rate: 100Gbps }\n";
+	static const char bad[] = "name: p5-bad\n"
+	                          "nodes:\n"
+	                          "  preset: dgx-h100\n"
+	                          "  count: 2\n"
+	                          "  nics: { count: 8, rate: 100Gbps, per_gpu: 4 }\n"
+	                          "fabric: { kind: fat-tree, radix: 64, tiers: 2, rate: 100Gbps }\n";
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	uint32_t g;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(yaml, strlen(yaml), "p5.yaml", &s, &err), 0);
+	assert_int_equal(s.node.nics_per_gpu, 4);
+	for (g = 0; g < 8; g++)
+		assert_int_equal(s.node.gpu_nic[g], 4 * g);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nrails, 32);
+	assert_rel(l.inter_Bps, 32 * l.nic_Bps, 1e-12);
+	/* Two GPUs per node drive 8 NICs. */
+	assert_int_equal(ft_model_links_get(&s, 4, 2, 2, &l, &err), 0);
+	assert_int_equal(l.nrails, 8);
+	/* 8 NICs cannot give GPU 7 (from NIC 7) four of them. */
+	assert_true(ft_spec_load_buffer(bad, strlen(bad), "bad.yaml", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "nics.per_gpu 4"));
+
+	/* One NIC per 2 GPUs: 4 rails of 400G for 8 GPUs. */
+	hopper_spec(&s, 2, 4, 400);
+	for (g = 0; g < 8; g++)
+		s.node.gpu_nic[g] = g / 2;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nrails, 4);
+	assert_rel(l.inter_Bps, 4 * 50 * GB, 1e-12);
+}
+
+/*
+ * nics.vm_overhead: each network message pays the hypervisor's cost once.
+ * A tree LL all-reduce over 2 nodes crosses log2(2) = 1 network hop up and
+ * 1 down: 2 x 5 us more; the proxy floor charges 1 + 5 us a message.
+ */
+static void
+test_vm_overhead(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t0, t1, r0, r1;
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 8, FT_ALGO_TREE, FT_PROTO_LL, &t0, &r0);
+	s.node.vm_msg_s = 5 * US;
+	eval_both(&s, FT_OP_ALL_REDUCE, 8, FT_ALGO_TREE, FT_PROTO_LL, &t1, &r1);
+	assert_rel(t1.time_s - t0.time_s, 10 * US, 1e-9);
+	assert_rel(r1.pipe.proxy_s, r1.pipe.messages * 6 * US, 1e-12);
+	/* One node: no network message, no cost. */
+	hopper_spec(&s, 1, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 8, -1, -1, &t0, &r0);
+	s.node.vm_msg_s = 5 * US;
+	eval_both(&s, FT_OP_ALL_REDUCE, 8, -1, -1, &t1, &r1);
+	assert_rel(t1.time_s, t0.time_s, 1e-15);
+}
+
 int
 main(void)
 {
@@ -1449,6 +1524,8 @@ main(void)
 		cmocka_unit_test(test_pipe_floors),
 		cmocka_unit_test(test_fidelity_on_fixtures),
 		cmocka_unit_test(test_nccl_bandwidth_versions),
+		cmocka_unit_test(test_nics_per_gpu),
+		cmocka_unit_test(test_vm_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
