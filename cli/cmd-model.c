@@ -21,6 +21,8 @@ struct model_opts {
 	uint64_t explain; /* --explain SIZE; 0: not asked */
 	bool calibrate;   /* --calibrate FILE... */
 	const char *nccl; /* --nccl VERSION */
+	bool cuda_graph;  /* --cuda-graph */
+	bool tuner_only;  /* --tuner-only */
 	bool op_given;
 	const char *algo, *proto;
 };
@@ -142,9 +144,40 @@ bound_words(const char *b)
 		return " (LL's absolute cap)";
 	if (strcmp(b, "latency") == 0)
 		return " (the latency term is the larger)";
+	if (strcmp(b, "proxy") == 0)
+		return " (the proxy thread's messages take longer than the data)";
+	if (strcmp(b, "launch") == 0)
+		return " (the host launches operations slower than the GPU runs them)";
 	if (strcmp(b, "tier1") == 0 || strcmp(b, "global") == 0)
 		return " (the fabric's share of the NIC rate)";
 	return " (the slowest link class on the way)";
+}
+
+/* The pipeline terms of the pick (docs/internals/model.md, "The pipeline"). */
+static void
+explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r,
+             struct ft_strbuf *sb)
+{
+	if (r->calibrated) {
+		ft_strbuf_adds(sb, "#    pipeline    replaced by the spec's calibration\n");
+		return;
+	}
+	if (pl->nchannels == 0) {
+		ft_strbuf_addf(sb, "#    launch      %.2f us host launch floor%s\n", pl->launch_s * 1e6,
+		               pl->launch_s > 0 ? "" : " (CUDA graph)");
+		return;
+	}
+	ft_strbuf_addf(sb,
+	               "#    pipeline    %u channel%s launched (bandwidth x %.2f), chunk %" PRIu64
+	               " B, %" PRIu64 " loop%s, %u stage%s: ramp %.2f us\n",
+	               pl->nchannels, pl->nchannels == 1 ? "" : "s", pl->bw_share, pl->chunk_bytes,
+	               pl->loops, pl->loops == 1 ? "" : "s", pl->stages, pl->stages == 1 ? "" : "s",
+	               pl->ramp_s * 1e6);
+	ft_strbuf_addf(sb,
+	               "#    floors      proxy %.0f messages = %.2f us, host launch %.2f us%s\n",
+	               pl->messages, pl->proxy_s * 1e6, pl->launch_s * 1e6,
+	               pl->launch_s > 0 ? "" : " (CUDA graph)");
+	ft_strbuf_addf(sb, "#    time        %.2f us\n", r->time_s * 1e6);
 }
 
 static void
@@ -171,7 +204,7 @@ explain_text(const struct ft_cluster_spec *spec, const struct ft_model_explain *
 		const struct ft_model_candidate *k = &ex->cand[ex->pick];
 		double lat = k->lat_s * k->lat_factor, bw = k->bw_Bps * k->bw_factor;
 
-		ft_strbuf_addf(sb, "#  picked %s: %.2f us = latency %.2f us + size / bandwidth %.2f us\n",
+		ft_strbuf_addf(sb, "#  picked %s; NCCL's tuner: %.2f us = latency %.2f us + size / bandwidth %.2f us\n",
 		               pair_name(k->algo, k->proto, name, sizeof(name)), k->time_s * 1e6,
 		               lat * 1e6, (double)r->bytes / bw * 1e6);
 		ft_strbuf_addf(sb, "#    latency     base %.2f us + steps %.2f us", k->base_s * 1e6,
@@ -183,6 +216,7 @@ explain_text(const struct ft_cluster_spec *spec, const struct ft_model_explain *
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
 		ft_strbuf_addf(sb, ", busbw %.2f GB/s\n", r->busbw_Bps / 1e9);
 		ft_strbuf_addf(sb, "#    binds       %s%s\n", r->bottleneck, bound_words(r->bottleneck));
+		explain_pipe(&r->pipe, r, sb);
 	} else {
 		ft_strbuf_addf(sb, "#  one rank: nothing moves, %.2f us of launch latency\n",
 		               r->time_s * 1e6);
@@ -248,6 +282,24 @@ explain_json(const struct ft_cluster_spec *spec, const struct ft_model_explain *
 	ft_json_key(&j, "busbw_GBps");
 	ft_json_double_prec(&j, r->busbw_Bps / 1e9, 6);
 	ft_json_kv_str(&j, "bottleneck", r->bottleneck);
+	ft_json_kv_bool(&j, "calibrated", r->calibrated);
+	ft_json_key(&j, "pipeline");
+	ft_json_obj_begin(&j);
+	ft_json_kv_uint(&j, "nchannels", r->pipe.nchannels);
+	ft_json_key(&j, "bandwidth_share");
+	ft_json_double_prec(&j, r->pipe.bw_share, 6);
+	ft_json_kv_uint(&j, "chunk_bytes", r->pipe.chunk_bytes);
+	ft_json_kv_uint(&j, "loops", r->pipe.loops);
+	ft_json_kv_uint(&j, "stages", r->pipe.stages);
+	ft_json_key(&j, "ramp_us");
+	ft_json_double_prec(&j, r->pipe.ramp_s * 1e6, 6);
+	ft_json_key(&j, "proxy_messages");
+	ft_json_double_prec(&j, r->pipe.messages, 6);
+	ft_json_key(&j, "proxy_us");
+	ft_json_double_prec(&j, r->pipe.proxy_s * 1e6, 6);
+	ft_json_key(&j, "launch_us");
+	ft_json_double_prec(&j, r->pipe.launch_s * 1e6, 6);
+	ft_json_obj_end(&j);
 	ft_json_key(&j, "candidates");
 	ft_json_arr_begin(&j);
 	for (i = 0; i < ex->ncandidates; i++) {
@@ -547,6 +599,8 @@ build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx
 	q->nnodes = (uint32_t)o->nodes;
 	q->ppn = (uint32_t)o->ppn;
 	q->nchannels = (uint32_t)o->channels;
+	q->cuda_graph = o->cuda_graph;
+	q->tuner_only = o->tuner_only;
 	return EXIT_OK;
 }
 
@@ -584,7 +638,11 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		           "force a protocol, as NCCL_PROTO: simple, ll, ll128"),
 		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels (default: one per NVLink)"),
 		OPT_STRING(0, "nccl", &o.nccl, "VERSION",
-		           "latency constants of an NCCL release: 2.18 ... 2.27 (default: 2.28+)"),
+		           "constants of an NCCL release: 2.18 ... 2.27 (default: 2.28+)"),
+		OPT_BOOL(0, "cuda-graph", &o.cuda_graph,
+		         "iterations replayed from a CUDA graph (nccl-tests -G): no host launch"),
+		OPT_BOOL(0, "tuner-only", &o.tuner_only,
+		         "NCCL's own cost model alone, without the pipeline terms"),
 		OPT_BOOL(0, "calibrate", &o.calibrate,
 		         "fit the model to nccl-tests outputs FILE... given after SPEC"),
 		OPT_SIZE(0, "explain", &o.explain,

@@ -67,6 +67,8 @@ struct ft_model_links {
 	/* Nodes per NVLink domain the job spans (GB200 NVL72: up to 18), 0 when the domain is
 	 * the node; then nnodes counts domains and ppn GPUs per domain. */
 	uint32_t domain_nodes;
+	/* Host cost of each network message through a hypervisor (spec nics.vm_overhead). */
+	double vm_msg_s;
 };
 
 /*
@@ -105,14 +107,37 @@ struct ft_model_query {
 	bool force_proto; /* NCCL_PROTO */
 	enum ft_proto proto;
 	uint32_t nchannels; /* 0 = the model's channel count */
-	/* NCCL release whose latency constants to use, major x 10000 + minor x 100 (21800 for
-	 * 2.18); 0 = the kb's (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27
-	 * differ in their tree, CollNet and NVLS latencies (docs/internals/model.md). */
+	/* NCCL release whose constants to use, major x 10000 + minor x 100 (21800 for 2.18);
+	 * 0 = the kb's (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27 differ in
+	 * their tree, CollNet and NVLS latencies, and in LL caps, the one-GPU-per-node LL128
+	 * ring and Blackwell's per-channel caps (docs/internals/model.md). */
 	uint32_t nccl_version;
+	/* Iterations replayed from a CUDA graph (nccl-tests -G): no host launch per operation. */
+	bool cuda_graph;
+	/* NCCL's tuner figure alone: latency + size / bandwidth, without the pipeline terms. */
+	bool tuner_only;
 };
 
 /* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */
 FT_API void ft_model_query_init(struct ft_model_query *q, enum ft_op op, uint64_t bytes);
+
+/*
+ * What the tuner's latency + size / bandwidth leaves out at small and middle
+ * sizes (docs/internals/model.md, "The pipeline"): the channels NCCL
+ * launches at this size, its chunks, the ramp before the pipeline is full,
+ * the proxy thread's messages and the host launch of the operation.
+ */
+struct ft_model_pipeline {
+	uint32_t nchannels;   /* channels NCCL launches at this size (enqueue.cc channel tuning) */
+	double bw_share;      /* nchannels / the graph's channels: the bandwidth they give */
+	uint64_t chunk_bytes; /* NCCL's chunk size at this size */
+	uint64_t loops;       /* chunks each pipeline moves one after another */
+	uint32_t stages;      /* hops a chunk crosses in sequence (1: none, a ring) */
+	double ramp_s;        /* pipeline fill: the first chunk through every stage */
+	double messages;      /* network messages the busiest proxy thread handles */
+	double proxy_s;       /* messages x the per-message cost: a floor under the time */
+	double launch_s;      /* host launch of one operation: a floor (0 with a CUDA graph) */
+};
 
 struct ft_model_result {
 	enum ft_op op;
@@ -120,7 +145,7 @@ struct ft_model_result {
 	enum ft_proto proto;
 	uint32_t nranks, nnodes, ppn, nchannels;
 	uint64_t bytes;
-	double time_s;    /* lat_s + bytes / bw_Bps */
+	double time_s;    /* max(lat_s + bytes / bw_Bps + ramp, proxy, launch): see pipe */
 	double lat_s;     /* latency term */
 	double bw_Bps;    /* algorithm bandwidth of the bandwidth term, bytes/s */
 	double algbw_Bps; /* bytes / time_s (nccl-tests algbw) */
@@ -130,6 +155,7 @@ struct ft_model_result {
 	 * when the latency term is larger than the bandwidth term. */
 	char bottleneck[16];
 	bool calibrated; /* the spec's calibration: block was applied */
+	struct ft_model_pipeline pipe; /* the pipeline terms inside time_s (uncalibrated) */
 };
 
 /*

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define FT_SPEC_MAX_GPUS 16 /* GPUs per node */
-#define FT_SPEC_MAX_NICS 16 /* NICs per node */
+#define FT_SPEC_MAX_NICS 32 /* NICs per node (AWS p5: 32 EFA NICs for 8 GPUs) */
 #define FT_SPEC_MAX_PCIE_SWITCHES 16
 
 enum ft_link_tech {
@@ -73,6 +73,13 @@ struct ft_node_spec {
 	char nic_link[16];    /* link preset name of the NICs ("ndr") */
 	double nic_Bps;       /* per NIC per direction, bytes/s (after encoding) */
 	double lat_nic_s;     /* NIC processing latency, one way (default: the link preset's) */
+	/* NICs each GPU drives: gpu_nic[g] .. gpu_nic[g] + nics_per_gpu - 1 (AWS p5: 4 EFA
+	 * NICs per H100); 0 or 1: one. Several GPUs may share one NIC through gpu_nic. */
+	uint32_t nics_per_gpu;
+	/* Host cost added to every network message (work request) when the NICs are reached
+	 * through a hypervisor or passthrough (doorbells, interrupt remapping); 0 on bare
+	 * metal. */
+	double vm_msg_s;
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];

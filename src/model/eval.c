@@ -34,7 +34,8 @@ fill(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_alg
 	out->bw_Bps = q->bytes ? (double)q->bytes / (t - c->lat_s) : c->bw_Bps;
 	out->algbw_Bps = t > 0 ? (double)q->bytes / t : 0;
 	out->busbw_Bps = out->algbw_Bps * ft_coll_busbw_factor(q->op, l->nranks);
-	if (t - c->lat_s < c->lat_s)
+	if (t - c->lat_s < c->lat_s && strcmp(c->bottleneck, "proxy") != 0 &&
+	    strcmp(c->bottleneck, "launch") != 0)
 		ft_strlcpy(out->bottleneck, "latency", sizeof(out->bottleneck));
 	else
 		ft_strlcpy(out->bottleneck, c->bottleneck, sizeof(out->bottleneck));
@@ -307,12 +308,34 @@ calibrate(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
 	*t = c->lat_s + (double)q->bytes / c->bw_Bps;
 }
 
+/*
+ * What NCCL's pick then costs (model/pipeline.c): the tuner's terms with the
+ * bandwidth of the channels NCCL launches at this size, the pipeline's ramp,
+ * and the floors of the proxy thread and of the host launch. The latency
+ * term stays the tuner's; fill() charges the rest to the bandwidth term.
+ */
+static void
+pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
+         enum ft_proto p, struct ft__model_cost *c, double *t, struct ft_model_pipeline *pl)
+{
+	double lf, bf;
+
+	ft__model_pipe(l, q->op, a, p, c, q->bytes, q->cuda_graph, pl);
+	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
+	*t = ft__model_pipe_time(c, lf, bf, q->bytes, pl);
+	if (*t <= pl->launch_s)
+		ft_strlcpy(c->bottleneck, "launch", sizeof(c->bottleneck));
+	else if (*t <= pl->proxy_s)
+		ft_strlcpy(c->bottleneck, "proxy", sizeof(c->bottleneck));
+}
+
 static int
 eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
           struct ft_model_result *out, struct ft_model_explain *ex, struct ft_error *err)
 {
 	struct ft_model_links l;
 	struct ft__model_cost best_c;
+	struct ft_model_pipeline pl;
 	enum ft_algo best_a;
 	enum ft_proto best_p;
 	double best_t;
@@ -332,9 +355,19 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	weigh(&l, q, ex, &best_a, &best_p, &best_c, &best_t, &why);
 	if (best_t == INFINITY)
 		return no_pick(q, why, err);
-	calibrate(spec, &l, q, best_a, best_p, &best_c, &best_t);
+	if (spec->ncalib > 0) {
+		/* The calibration was fitted on the tuner's own terms; it stands for the rest. */
+		calibrate(spec, &l, q, best_a, best_p, &best_c, &best_t);
+		fill(&l, q, best_a, best_p, &best_c, best_t, out);
+		out->calibrated = true;
+		return 0;
+	}
+	if (!q->tuner_only)
+		pipeline(&l, q, best_a, best_p, &best_c, &best_t, &pl);
+	else
+		memset(&pl, 0, sizeof(pl));
 	fill(&l, q, best_a, best_p, &best_c, best_t, out);
-	out->calibrated = spec->ncalib > 0;
+	out->pipe = pl;
 	return 0;
 }
 

@@ -220,10 +220,16 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 	*nrails = 0;
 	*nnuma = 0;
 	for (g = 0; g < ppn && g < FT_SPEC_MAX_GPUS; g++) {
-		k = n->gpu_nic[g];
-		if (n->nnics && k < FT_SPEC_MAX_NICS && !nic[k]) {
-			nic[k] = true;
-			(*nrails)++;
+		uint32_t j, per = FT_MAX(n->nics_per_gpu, 1u);
+
+		/* A GPU drives nics_per_gpu NICs from its own (AWS p5: 4); GPUs that share one
+		 * (gpu_nic equal) count it once. */
+		for (j = 0; j < per; j++) {
+			k = n->gpu_nic[g] + j;
+			if (n->nnics && k < n->nnics && k < FT_SPEC_MAX_NICS && !nic[k]) {
+				nic[k] = true;
+				(*nrails)++;
+			}
 		}
 		k = n->gpu_numa[g];
 		if (k < 64 && !numa[k]) {
@@ -374,5 +380,6 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 		        spec->name, l->nnodes);
 	fabric_factors(spec, l);
 	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
+	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
 	return nvlink_domain(spec, l, err);
 }

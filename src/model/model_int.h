@@ -19,6 +19,12 @@ double ft__model_nvls_eff(enum ft_model_arch arch);
 struct ft__model_cost {
 	double lat_s;
 	double bw_Bps; /* algorithm bandwidth, before the size-dependent tree correction */
+	/* NVLSTree: the algorithm bandwidth its NVLS stages and its network hops would each
+	 * allow alone (the pipeline's ramp crosses both); 0 elsewhere. */
+	double stage_intra_Bps, stage_inter_Bps;
+	/* LL's absolute cap over the bandwidth the channels would carry without it, when it
+	 * binds (< 1); 0 when it does not. */
+	double cap_ratio;
 	char bottleneck[16];
 };
 
@@ -36,5 +42,13 @@ void ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_al
 /* NCCL's base latency inside the latency of (op, a, p) (kb NA-MODEL baseLatencies). */
 double ft__model_base_lat(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                           enum ft_proto p);
+
+/* The pipeline terms of (op, a, p) costing @c at @bytes (model/pipeline.c). */
+void ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+                    const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
+                    struct ft_model_pipeline *out);
+/* The time with them: max(lat x lf + bytes / (bw x bf x share) + ramp, proxy, launch). */
+double ft__model_pipe_time(const struct ft__model_cost *c, double lat_factor, double bw_factor,
+                           uint64_t bytes, const struct ft_model_pipeline *pl);
 
 #endif

@@ -140,6 +140,80 @@ hw_lat(const struct ft_model_links *l, enum ft_hw_link link, enum ft_algo a, enu
 	return ft_coll_hw_latency(link, a, p);
 }
 
+/*
+ * Bandwidth constants of the releases before the kb's (2.28 and later), where
+ * they differ, from NVIDIA/nccl src/graph/tuning.cc at the release tags
+ * (v2.18.6-1, v2.19.4-1, v2.20.3-1, v2.21.5-1, v2.22.3-1, v2.23.4-1,
+ * v2.25.1-1, v2.27.7-1; kb NA-PROTO-LL, NA-PROTO-LL128, NA-MODEL): the LL cap
+ * on one node (Hopper's rose from 87.7 to 141 GB/s in 2.21), the LL128 ring
+ * efficiency with one GPU per node (0.7 until 2.22, then 0.92 as for the
+ * rest), and the per-channel caps of Blackwell, which had no row of its own
+ * before 2.25 (it took Hopper's) and twice Hopper's in 2.25-2.27. From one
+ * entry's version up to the next's; the multi-node LL caps of Intel hosts
+ * (39, 20.4) and Hopper's per-channel caps are the same in all.
+ */
+enum bw_blackwell { BW_KB, BW_AS_HOPPER, BW_TWICE_HOPPER };
+
+struct bw_set {
+	uint32_t from;
+	double ll_1node[FT_ARCH_COUNT]; /* llMaxBws, one node, GB/s */
+	double ring_ll128_ppn1;         /* Ring LL128 busBw factor with one GPU per node */
+	enum bw_blackwell blackwell;
+};
+
+static const struct bw_set bw_sets[] = {
+	{ 21800, { 39.0, 87.7, 87.7, 87.7 }, 0.7, BW_AS_HOPPER },
+	{ 22100, { 39.0, 87.7, 141.0, 141.0 }, 0.7, BW_AS_HOPPER },
+	{ 22300, { 39.0, 87.7, 141.0, 141.0 }, 0.92, BW_AS_HOPPER },
+	{ 22500, { 39.0, 87.7, 141.0, 282.0 }, 0.92, BW_TWICE_HOPPER },
+};
+
+static const struct bw_set *
+bw_set_of(const struct ft_model_links *l)
+{
+	const struct bw_set *set = NULL;
+	size_t i;
+
+	if (l->nccl_version == 0 || l->nccl_version >= LAT_SETS_END)
+		return NULL;
+	for (i = 0; i < FT_ARRAY_SIZE(bw_sets); i++)
+		if (l->nccl_version >= bw_sets[i].from)
+			set = &bw_sets[i];
+	return set;
+}
+
+/* The GPU generation whose per-channel caps @l's release applies, and their multiplier. */
+static enum ft_model_arch
+cap_arch(const struct ft_model_links *l, double *mult)
+{
+	const struct bw_set *set = bw_set_of(l);
+
+	*mult = 1.0;
+	if (!set || l->arch != FT_ARCH_BLACKWELL || set->blackwell == BW_KB)
+		return l->arch;
+	if (set->blackwell == BW_TWICE_HOPPER)
+		*mult = 2.0;
+	return FT_ARCH_HOPPER;
+}
+
+static double
+ring_ll128_cap(const struct ft_model_links *l)
+{
+	double m;
+	enum ft_model_arch a = cap_arch(l, &m);
+
+	return ring_ll128_per_ch[a] * m;
+}
+
+static double
+tree_cap(const struct ft_model_links *l, uint32_t bucket, bool ll128)
+{
+	double m;
+	enum ft_model_arch a = cap_arch(l, &m);
+
+	return (ll128 ? tree_ll128_per_ch[a][bucket] : tree_per_ch[a][bucket]) * m;
+}
+
 /* kb NA-MODEL: network post overhead per inter-node step (Intel hosts), x3 for Simple. */
 #define NET_OVERHEAD_S (1.0 * US)
 /* kb NA-MODEL: CollNetDirect charges 0.4 us per local rank. */
@@ -154,8 +228,10 @@ node_bucket(uint32_t nnodes)
 static double
 ll_max_Bps(const struct ft_model_links *l)
 {
+	const struct bw_set *set = bw_set_of(l);
+
 	if (l->nnodes <= 1)
-		return ll_max_1node[l->arch] * GB;
+		return (set ? set->ll_1node[l->arch] : ll_max_1node[l->arch]) * GB;
 	return ll_max_multi[l->nnodes == 2 ? 0 : 1] * GB;
 }
 
@@ -252,6 +328,8 @@ cap(double bw, double limit, const char *what, struct ft__model_cost *c)
 {
 	if (limit < bw) {
 		ft_strlcpy(c->bottleneck, what, sizeof(c->bottleneck));
+		if (strcmp(what, "protocol") == 0)
+			c->cap_ratio = limit / bw;
 		return limit;
 	}
 	return bw;
@@ -275,6 +353,9 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 	h.inter = hw_lat(l, FT_HW_NET, row, p);
 	/* The topology's own latency, twice for Simple (flush). */
 	h.inter += l->fabric_lat_s * (p == FT_PROTO_SIMPLE ? 2.0 : 1.0);
+	/* A step across nodes is one network message: through a hypervisor it pays the
+	 * host's extra cost once (spec nics.vm_overhead). */
+	h.inter += l->vm_msg_s;
 	if (l->nnodes > 1) {
 		double ovh = NET_OVERHEAD_S * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0);
 
@@ -294,7 +375,8 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	if (p == FT_PROTO_LL)
 		bus = cap(bus * 0.5, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
-		bus = cap(bus * 0.92, l->nchannels * ring_ll128_per_ch[l->arch] * GB, "channels",
+		bus = cap(bus * (l->ppn < 2 && bw_set_of(l) ? bw_set_of(l)->ring_ll128_ppn1 : 0.92),
+		          l->nchannels * ring_ll128_cap(l) * GB, "channels",
 		          c);
 	switch (op) {
 	case FT_OP_ALL_REDUCE:
@@ -330,12 +412,12 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 	double bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
 	struct lats h = hop_lats(l, FT_ALGO_TREE, p);
 
-	bus = cap(bus * 0.92, l->nchannels * tree_per_ch[l->arch][b] * GB, "channels", c);
+	bus = cap(bus * 0.92, l->nchannels * tree_cap(l, b, false) * GB, "channels", c);
 	if (p == FT_PROTO_LL)
 		bus = cap(bus / 3.8, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
 		bus = cap(bus * (l->nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-		          l->nchannels * tree_ll128_per_ch[l->arch][b] * GB, "channels", c);
+		          l->nchannels * tree_cap(l, b, true) * GB, "channels", c);
 	/* Inside one node the tree is a plain chain (kb NA-MODEL: x0.85 for the plain pattern). */
 	if (l->nnodes == 1)
 		bus *= 0.85;
@@ -391,6 +473,8 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	bus = cap(bus, nch * nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB, "channels", c);
 	c->bw_Bps = bus * n / (2.0 * (n - 1));
+	c->stage_intra_Bps = intra * n / (2.0 * (n - 1));
+	c->stage_inter_Bps = inter * n / (2.0 * (n - 1));
 	c->lat_s = base_lat(l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
 	           hw_lat(l, FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
 	           2.0 * log2_floor(l->nnodes) * h.inter;

@@ -278,9 +278,23 @@ f_nic_lat(struct loader *L, yaml_node_t *v, const char *path)
 	return ft__spec_get_duration(L, v, path, &NODE->lat_nic_s);
 }
 
+static int
+f_nic_per_gpu(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_u32(L, v, path, 1, FT_SPEC_MAX_NICS, &NODE->nics_per_gpu);
+}
+
+static int
+f_nic_vm(struct loader *L, yaml_node_t *v, const char *path)
+{
+	return ft__spec_get_duration(L, v, path, &NODE->vm_msg_s);
+}
+
 static const struct field nic_fields[] = {
-	{ "count", f_nic_count, 0 }, { "model", f_nic_model, 0 }, { "link", f_nic_link, 0 },
-	{ "rate", f_nic_rate, 0 },   { "latency", f_nic_lat, 0 },
+	{ "count", f_nic_count, 0 },     { "model", f_nic_model, 0 },
+	{ "link", f_nic_link, 0 },       { "rate", f_nic_rate, 0 },
+	{ "latency", f_nic_lat, 0 },     { "per_gpu", f_nic_per_gpu, 0 },
+	{ "vm_overhead", f_nic_vm, 0 },
 };
 
 static int

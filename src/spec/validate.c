@@ -240,6 +240,12 @@ check_placement(const struct ft_node_spec *n, char *field, struct ft_error *err)
 		rc = check_device(n, "gpu", i, n->gpu_pcie_switch[i], n->gpu_numa[i], field, err);
 		if (rc < 0)
 			return rc;
+		if (n->nnics && n->nics_per_gpu > 1 && n->gpu_nic[i] + n->nics_per_gpu > n->nnics)
+			return fail_at(field, err, FT_ERANGE, "nodes.placement.gpu_nic", i,
+			               "GPU %u drives NICs %u to %u (nics.per_gpu %u), but the node "
+			               "has %u",
+			               i, n->gpu_nic[i], n->gpu_nic[i] + n->nics_per_gpu - 1,
+			               n->nics_per_gpu, n->nnics);
 		if (n->nnics && n->gpu_nic[i] >= n->nnics)
 			return fail_at(field, err, FT_ERANGE, "nodes.placement.gpu_nic", i,
 			               "expected a NIC index below %u, got %u", n->nnics,

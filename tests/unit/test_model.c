@@ -71,6 +71,7 @@ eval(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, int algo, i
 	int rc;
 
 	ft_model_query_init(&q, op, bytes);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	if (algo >= 0) {
 		q.force_algo = true;
 		q.algo = (enum ft_algo)algo;
@@ -147,6 +148,7 @@ test_closed_ring_channels(void **state)
 		/* 8 NICs of 100G (12.5 GB/s): one channel is bound by its NIC. */
 		hopper_spec(&s, 4, 8, 100);
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S);
+		q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 		q.force_algo = q.force_proto = true;
 		q.algo = FT_ALGO_RING;
 		q.proto = FT_PROTO_SIMPLE;
@@ -185,6 +187,7 @@ test_explain_adds_up(void **state)
 	assert_non_null(ex);
 	hopper_spec(&s, 4, 8, 400);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 	assert_true(ex->pick < ex->ncandidates);
@@ -245,6 +248,7 @@ test_calibration_recovers_constants(void **state)
 		const struct ft_model_candidate *k;
 
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, b);
+		q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
 		k = &ex->cand[ex->pick];
 		ft_result_row_init(&row);
@@ -256,6 +260,7 @@ test_calibration_recovers_constants(void **state)
 		assert_int_equal(ft_run_add(&run, &row), 0);
 	}
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	q.ngpus = 32;
 	assert_int_equal(ft_model_calibrate(&s, &q, &run, &c, &err), 0);
 	assert_int_equal(c.npoints, 12);
@@ -269,6 +274,7 @@ test_calibration_recovers_constants(void **state)
 	q.bytes = 3u << 20;
 	assert_int_equal(ft_model_calib_predict(&c, &s, &q, &t, &err), 0);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 3u << 20);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
 	assert_rel(t,
 	           5e-6 + 1.3 * ex->cand[ex->pick].lat_s * ex->cand[ex->pick].lat_factor +
@@ -315,6 +321,7 @@ test_calibration_block_in_spec(void **state)
 	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "c.yaml", &cal, &err), 0);
 	assert_int_equal(cal.ncalib, 2);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	assert_int_equal(ft_model_eval(&plain, &q, &r0, &err), 0);
 	assert_int_equal(ft_model_eval(&cal, &q, &r1, &err), 0);
 	assert_int_equal(ft_model_explain(&plain, &q, ex, &err), 0);
@@ -328,6 +335,7 @@ test_calibration_block_in_spec(void **state)
 	           1e-9);
 	/* Another op with no entry of its own takes the first entry's constants. */
 	ft_model_query_init(&q, FT_OP_BROADCAST, 64u << 20);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	assert_int_equal(ft_model_explain(&plain, &q, ex, &err), 0);
 	assert_int_equal(ft_model_eval(&cal, &q, &r1, &err), 0);
 	k = &ex->cand[ex->pick];
@@ -377,6 +385,7 @@ test_calibration_on_fixtures(void **state)
 		assert_int_equal(ft_parse_file(cases[i].file, "nccl-tests", &obs, &run, &err), 0);
 		assert_true(ft_run_nrows(&run) >= 4);
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 		assert_int_equal(ft_op_from_name(ft_run_row(&run, 0)->test, &q.op), 0);
 		q.ngpus = ft_run_row(&run, 0)->nranks;
 		q.ppn = cases[i].ppn;
@@ -420,6 +429,7 @@ test_nccl_versions(void **state)
 	hopper_spec(&s, 1, 8, 400);
 	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 		q.nccl_version = cases[i].v;
 		q.force_algo = q.force_proto = true;
 		q.algo = FT_ALGO_TREE;
@@ -433,6 +443,7 @@ test_nccl_versions(void **state)
 	/* PAT (one GPU per node, all_gather) only from 2.23. */
 	hopper_spec(&s, 4, 8, 400);
 	ft_model_query_init(&q, FT_OP_ALL_GATHER, 1u << 20);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	q.ppn = 1;
 	q.force_algo = true;
 	q.algo = FT_ALGO_PAT;
@@ -469,6 +480,7 @@ test_nvl72_domain(void **state)
 	assert_int_equal(l.ppn, 72);
 	assert_int_equal(l.domain_nodes, 18);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8ull << 30);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 	assert_int_equal(r.algo, FT_ALGO_NVLS);
 	assert_int_equal(r.nranks, 72);
@@ -624,6 +636,7 @@ test_closed_pat(void **state)
 
 	hopper_spec(&s, 16, 8, 400);
 	ft_model_query_init(&q, FT_OP_ALL_GATHER, (uint64_t)S);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	q.ppn = 1;
 	q.force_algo = true;
 	q.algo = FT_ALGO_PAT;
@@ -821,6 +834,7 @@ test_selection(void **state)
 	/* Unavailable forced choices name the reason. */
 	s.node.nvls = false;
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1024);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	q.force_algo = true;
 	q.algo = FT_ALGO_NVLS;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
@@ -869,6 +883,7 @@ test_pcie_node(void **state)
 		struct ft_error err = { 0 };
 
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+		q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 		q.ngpus = 4;
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 		assert_string_equal(r.bottleneck, "pcie");
@@ -940,6 +955,7 @@ test_sweep(void **state)
 
 	hopper_spec(&s, 1, 8, 400);
 	ft_model_query_init(&q, FT_OP_ALL_GATHER, 0);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	assert_int_equal(ft_model_sweep(&s, &q, 8, 8ull << 30, 2, &run, &err), 0);
 	assert_int_equal(ft_run_nrows(&run), 31);
@@ -978,6 +994,7 @@ test_bad_queries(void **state)
 
 	hopper_spec(&s, 2, 8, 400);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1024);
+	q.tuner_only = true; /* NCCL's tuner: the closed forms below */
 	q.ngpus = 12;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
 	assert_string_equal(err.msg,
@@ -1068,6 +1085,408 @@ test_train_dp(void **state)
 	assert_non_null(strstr(err.msg, "job.mfu"));
 }
 
+/* ---- the pipeline terms (model/pipeline.c, docs/internals/model.md "The pipeline") ---- */
+
+/* The pick at @bytes, NCCL's tuner alone and with the pipeline. */
+static void
+eval_both(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, int algo, int proto,
+          struct ft_model_result *tuner, struct ft_model_result *full)
+{
+	struct ft_model_query q;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, op, bytes);
+	q.force_algo = algo >= 0;
+	q.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_RING;
+	q.force_proto = proto >= 0;
+	q.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_SIMPLE;
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(s, &q, tuner, &err), 0);
+	q.tuner_only = false;
+	assert_int_equal(ft_model_eval(s, &q, full, &err), 0);
+	assert_int_equal(tuner->algo, full->algo);
+	assert_int_equal(tuner->proto, full->proto);
+}
+
+/*
+ * NVLSTree on 2 x 8 Hopper: 16 NVLS channels x 8 heads = 128 chunks in
+ * flight; 64 MiB is not below 4 x 128 x 128 KiB, so the chunk stays 128 KiB
+ * (NCCL's calcCollChunking), 4 loops. The first chunk crosses the NVLS
+ * reduce, the tree up and down and the multicast: two stages at the NVLS
+ * rate, two at the network's, less the steady round at the pace of the whole.
+ */
+static void
+test_pipe_nvls_tree_ramp(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+	const double n = 16, conv = n / (2 * (n - 1));
+	double intra = 18 * 20.6 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * conv;
+	double inter = 8 * 50 * GB * 2 * conv, bw = 8 * 57.7 * GB * conv, c, ramp;
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 64u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t, &r);
+	assert_int_equal(r.pipe.nchannels, 16);
+	assert_int_equal(r.pipe.chunk_bytes, 131072);
+	assert_int_equal(r.pipe.loops, 4);
+	assert_int_equal(r.pipe.stages, 4);
+	c = 131072.0 * 128;
+	ramp = 2 * c / intra + 2 * c / inter - c / bw;
+	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
+	/* Each head's proxy: a send and a receive per channel and loop. */
+	assert_rel(r.pipe.messages, 2 * 16 * 4, 1e-12);
+	assert_rel(r.time_s, t.time_s + ramp, 1e-9);
+	/* 32 MiB is below 4 x 128 x 128 KiB: 64 KiB chunks, still 4 loops, half the ramp. */
+	eval_both(&s, FT_OP_ALL_REDUCE, 32u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t, &r);
+	assert_int_equal(r.pipe.chunk_bytes, 65536);
+	assert_int_equal(r.pipe.loops, 4);
+	assert_rel(r.pipe.ramp_s, ramp / 2, 1e-9);
+	/* NCCL 2.18 started from a 512 KiB Simple step: 256 KiB at 512 MiB (below 32 x 128 x
+	 * 512 KiB, not below 16 x 128 x 256 KiB); 2.21 and later stay at 128 KiB. */
+	{
+		struct ft_model_query q;
+		struct ft_error err = { 0 };
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 512u << 20);
+		q.force_algo = true;
+		q.algo = FT_ALGO_NVLS_TREE;
+		q.nccl_version = 21800;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 262144);
+		q.nccl_version = 22100;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 131072);
+	}
+}
+
+/*
+ * Tree LL128 at 1 MiB on 2 nodes: NCCL halves the 576,000-byte LL128 chunk
+ * while a channel holds fewer than (1 + log2 2 + 0.1 x 8) x 64 / 8 = 22.4
+ * chunks (down to 72,000), then fewer than 5.6 (down to 18,000): 4 loops of
+ * 14,563.6 bytes per channel; the chain up 7 GPUs and 1 node, and down again,
+ * is 16 stages. LL128 forwards line by line: the ramp is 15 rounds of the
+ * channel's 640 threads x 15 bytes at the channel's share of the graph
+ * (18 x 20.6 / 18 GB/s) less LL128's flags (15/16).
+ */
+static void
+test_pipe_tree_ll128(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+	double bw = FT_MIN(0.92 * 370.8 * GB, 18 * 41.4 * GB) * 120 / 128.0 * 0.5, c;
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_TREE, FT_PROTO_LL128, &t, &r);
+	assert_int_equal(r.pipe.nchannels, 18);
+	assert_int_equal(r.pipe.chunk_bytes, 18000);
+	assert_int_equal(r.pipe.loops, 4);
+	assert_int_equal(r.pipe.stages, 16);
+	c = 15 * 9600 / (20.6 * GB * 15 / 16.0);
+	assert_rel(r.pipe.ramp_s, c, 1e-9);
+	assert_rel(r.time_s, t.time_s + c, 1e-9);
+	(void)bw;
+}
+
+/*
+ * Channels: a Simple ring drops a channel while a thread would get fewer
+ * than 64 bytes (512 threads): 64 KiB runs on 2 of the 18 channels, so its
+ * bandwidth term is 9 times the tuner's.
+ */
+static void
+test_pipe_channels(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+	double bwterm;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 65536, FT_ALGO_RING, FT_PROTO_SIMPLE, &t, &r);
+	assert_int_equal(r.pipe.nchannels, 2);
+	assert_rel(r.pipe.bw_share, 2 / 18.0, 1e-12);
+	assert_rel(r.pipe.ramp_s, 0, 0);
+	bwterm = 65536 / (18 * 20.6 * GB * 8 / 14.0);
+	assert_rel(t.time_s, t.lat_s + bwterm, 1e-9);
+	assert_rel(r.time_s, t.lat_s + 9 * bwterm, 1e-9);
+	/* 1 MiB gives every channel its 32 KiB: all 18. */
+	eval_both(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_RING, FT_PROTO_SIMPLE, &t, &r);
+	assert_int_equal(r.pipe.nchannels, 18);
+	assert_rel(r.time_s, t.time_s, 1e-12);
+}
+
+/*
+ * Floors: a Simple ring all-reduce over 2 x 8 posts a send and a receive
+ * per slice (two per chunk) at each of its 30 steps on the 3 channels the
+ * busiest GPU's NIC carries; at 16 MiB (one loop) that is 360 messages,
+ * 360 us at 1 us each, above the tuner's 269 us, so the proxy sets the time. The host
+ * launch (3.5 us) is gone under a CUDA graph.
+ */
+static void
+test_pipe_floors(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result t, r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 16u << 20, FT_ALGO_RING, FT_PROTO_SIMPLE, &t, &r);
+	assert_int_equal(r.pipe.loops, 1);
+	assert_rel(r.pipe.messages, 2 * 3 * 30 * 2, 1e-12);
+	assert_rel(r.pipe.proxy_s, 360 * US, 1e-12);
+	assert_true(t.time_s < 360 * US);
+	assert_rel(r.time_s, 360 * US, 1e-12);
+	assert_string_equal(r.bottleneck, "proxy");
+	assert_rel(r.pipe.launch_s, 3.5 * US, 1e-12);
+	/* LL's absolute cap (39 GB/s on 2 nodes) binds the tree's 89.8 GB/s: one channel of
+	 * 18 carries 89.8 / 18 of it, so the share is (1/18) / (39 / 89.8). */
+	eval_both(&s, FT_OP_ALL_REDUCE, 4096, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
+	assert_int_equal(r.pipe.nchannels, 1);
+	assert_rel(r.pipe.bw_share, 1 / 18.0 / (39.0 / (0.92 * 370.8 / 3.8)), 1e-9);
+	assert_rel(r.pipe.ramp_s, 0, 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8);
+	q.cuda_graph = true;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_rel(r.pipe.launch_s, 0, 0);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * Against the published 2 x 8 H100 curves a preset describes (both from
+ * NVIDIA/nccl-tests #309), uncalibrated: the median |error| of the time is
+ * within 15% from 2 to 128 MiB and 3% from 256 MiB (bench/model-fidelity.sh
+ * prints the figures), and the pipeline terms improve the middle band on
+ * NCCL's own figure by more than half.
+ */
+static void
+test_fidelity_on_fixtures(void **state)
+{
+	static const char *const files[] = {
+		"tests/fixtures/nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
+		"tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+	};
+	double mid[2][64], big[64];
+	size_t nmid = 0, nbig = 0, i, k;
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(files); i++) {
+		struct ft_obs_set obs;
+		struct ft_run run;
+
+		ft_obs_set_init(&obs);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+		assert_int_equal(ft_parse_file(files[i], "nccl-tests", &obs, &run, &err), 0);
+		for (k = 0; k < ft_run_nrows(&run); k++) {
+			const struct ft_result_row *row = ft_run_row(&run, k);
+			struct ft_model_result t, r;
+			double meas = row->time_us * US;
+
+			if (row->bytes <= (1u << 20) || meas <= 0)
+				continue;
+			eval_both(&s, FT_OP_ALL_REDUCE, row->bytes, -1, -1, &t, &r);
+			if (row->bytes <= (128u << 20) && nmid < 64) {
+				mid[0][nmid] = fabs(t.time_s / meas - 1);
+				mid[1][nmid++] = fabs(r.time_s / meas - 1);
+			} else if (row->bytes >= (256u << 20) && nbig < 64) {
+				big[nbig++] = fabs(r.time_s / meas - 1);
+			}
+		}
+		ft_run_release(&run);
+		ft_obs_set_release(&obs);
+	}
+	assert_int_equal(nmid, 14);
+	assert_int_equal(nbig, 13);
+	{
+		double before = median_of(mid[0], nmid), after = median_of(mid[1], nmid);
+		double b = median_of(big, nbig);
+
+		print_message("fidelity: 2-128 MiB %.1f%% -> %.1f%%, >= 256 MiB %.1f%%\n",
+		              before * 100, after * 100, b * 100);
+		assert_true(after <= 0.15);
+		assert_true(after < before / 2);
+		assert_true(b <= 0.03);
+	}
+}
+
+/* Per-release bandwidth constants of one (algorithm, protocol) at @bytes, NCCL's tuner. */
+static double
+tuner_time(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, enum ft_algo a,
+           enum ft_proto p, uint32_t version, uint32_t ppn)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, op, bytes);
+	q.tuner_only = true;
+	q.force_algo = q.force_proto = true;
+	q.algo = a;
+	q.proto = p;
+	q.nccl_version = version;
+	q.ppn = ppn;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	return r.time_s;
+}
+
+/*
+ * The bandwidth constants that changed between releases (tuning.cc at the
+ * tags): Hopper's one-node LL cap 87.7 GB/s until 2.20, 141 from 2.21; the
+ * LL128 ring with one GPU per node at 0.7 of the rails until 2.22, 0.92
+ * from 2.23; Blackwell's per-channel tree cap Hopper's until 2.24, twice it
+ * in 2.25-2.27, its own from 2.28 (kb NA-MODEL).
+ */
+static void
+test_nccl_bandwidth_versions(void **state)
+{
+	struct ft_cluster_spec s;
+	const double S = 1ull << 30, lat = 6.6 * US + 14 * 0.6 * US, ring = 8 / 14.0;
+	double t, lat128;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	/* Ring LL on one node: min(llMaxBw, busBw / 2), busBw 370.8 GB/s. */
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 21800, 0);
+	assert_rel(t, lat + S / (87.7 * GB * ring), 1e-9);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 22000, 0);
+	assert_rel(t, lat + S / (87.7 * GB * ring), 1e-9);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 22100, 0);
+	assert_rel(t, lat + S / (141.0 * GB * ring), 1e-9);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 0, 0);
+	assert_rel(t, lat + S / (141.0 * GB * ring), 1e-9);
+
+	/* LL128 ring over 4 nodes of one GPU each: one rail of 50 GB/s. */
+	hopper_spec(&s, 4, 8, 400);
+	lat128 = tuner_time(&s, FT_OP_ALL_REDUCE, 0, FT_ALGO_RING, FT_PROTO_LL128, 22200, 1);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128, 22200, 1);
+	assert_rel(t - lat128, S / (50 * GB * 0.7 * 4 / 6.0), 1e-9);
+	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128, 22300, 1);
+	assert_rel(t - lat128, S / (50 * GB * 0.92 * 4 / 6.0), 1e-9);
+
+	/* Blackwell tree over 4 nodes of 8 B200 on one channel: the graph gives 40.1 GB/s
+	 * (one NVLink 5 at NCCL's rate), x 0.92 = 36.9; the >2-node per-channel cap is
+	 * Hopper's 36.0 until 2.24, 72.0 in 2.25-2.27 (not binding), 24.0 from 2.28. */
+	{
+		static const struct {
+			uint32_t v;
+			double busbw;
+		} cases[] = { { 22300, 36.0 }, { 22500, 0.92 * 40.1 }, { 0, 24.0 } };
+		struct ft_error err = { 0 };
+		struct ft_model_query q;
+		struct ft_model_result r0, r1;
+		size_t i;
+
+		assert_int_equal(ft_spec_resolve("dgx-b200:4", &s, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+			ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+			q.tuner_only = true;
+			q.force_algo = q.force_proto = true;
+			q.algo = FT_ALGO_TREE;
+			q.proto = FT_PROTO_SIMPLE;
+			q.nchannels = 1;
+			q.nccl_version = cases[i].v;
+			assert_int_equal(ft_model_eval(&s, &q, &r0, &err), 0);
+			q.bytes = (uint64_t)S;
+			assert_int_equal(ft_model_eval(&s, &q, &r1, &err), 0);
+			assert_rel(S / (r1.time_s - r0.time_s), cases[i].busbw * GB * 0.5, 1e-9);
+		}
+	}
+}
+
+/*
+ * Several NICs per GPU (AWS p5: 32 x 100G EFA for 8 H100, 4 per GPU) and a
+ * NIC shared by two GPUs: the rails of a placement are the distinct NICs its
+ * GPUs drive, from gpu_nic[g] on for nics.per_gpu NICs.
+ */
+static void
+test_nics_per_gpu(void **state)
+{
+	static const char yaml[] = "name: p5-like\n"
+	                           "nodes:\n"
+	                           "  preset: dgx-h100\n"
+	                           "  count: 2\n"
+	                           "  nics: { count: 32, rate: 100Gbps, per_gpu: 4 }\n"
+	                           "fabric: { kind: fat-tree, radix: 64, tiers: 2, rate: 100Gbps }\n";
+	static const char bad[] = "name: p5-bad\n"
+	                          "nodes:\n"
+	                          "  preset: dgx-h100\n"
+	                          "  count: 2\n"
+	                          "  nics: { count: 8, rate: 100Gbps, per_gpu: 4 }\n"
+	                          "fabric: { kind: fat-tree, radix: 64, tiers: 2, rate: 100Gbps }\n";
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	uint32_t g;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(yaml, strlen(yaml), "p5.yaml", &s, &err), 0);
+	assert_int_equal(s.node.nics_per_gpu, 4);
+	for (g = 0; g < 8; g++)
+		assert_int_equal(s.node.gpu_nic[g], 4 * g);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nrails, 32);
+	assert_rel(l.inter_Bps, 32 * l.nic_Bps, 1e-12);
+	/* Two GPUs per node drive 8 NICs. */
+	assert_int_equal(ft_model_links_get(&s, 4, 2, 2, &l, &err), 0);
+	assert_int_equal(l.nrails, 8);
+	/* 8 NICs cannot give GPU 7 (from NIC 7) four of them. */
+	assert_true(ft_spec_load_buffer(bad, strlen(bad), "bad.yaml", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "nics.per_gpu 4"));
+
+	/* One NIC per 2 GPUs: 4 rails of 400G for 8 GPUs. */
+	hopper_spec(&s, 2, 4, 400);
+	for (g = 0; g < 8; g++)
+		s.node.gpu_nic[g] = g / 2;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nrails, 4);
+	assert_rel(l.inter_Bps, 4 * 50 * GB, 1e-12);
+}
+
+/*
+ * nics.vm_overhead: each network message pays the hypervisor's cost once.
+ * A tree LL all-reduce over 2 nodes crosses log2(2) = 1 network hop up and
+ * 1 down: 2 x 5 us more; the proxy floor charges 1 + 5 us a message.
+ */
+static void
+test_vm_overhead(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t0, t1, r0, r1;
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 8, FT_ALGO_TREE, FT_PROTO_LL, &t0, &r0);
+	s.node.vm_msg_s = 5 * US;
+	eval_both(&s, FT_OP_ALL_REDUCE, 8, FT_ALGO_TREE, FT_PROTO_LL, &t1, &r1);
+	assert_rel(t1.time_s - t0.time_s, 10 * US, 1e-9);
+	assert_rel(r1.pipe.proxy_s, r1.pipe.messages * 6 * US, 1e-12);
+	/* One node: no network message, no cost. */
+	hopper_spec(&s, 1, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 8, -1, -1, &t0, &r0);
+	s.node.vm_msg_s = 5 * US;
+	eval_both(&s, FT_OP_ALL_REDUCE, 8, -1, -1, &t1, &r1);
+	assert_rel(t1.time_s, t0.time_s, 1e-15);
+}
+
 int
 main(void)
 {
@@ -1099,6 +1518,14 @@ main(void)
 		cmocka_unit_test(test_bad_queries),
 		cmocka_unit_test(test_train_dp),
 		cmocka_unit_test(test_dragonfly_alltoall),
+		cmocka_unit_test(test_pipe_nvls_tree_ramp),
+		cmocka_unit_test(test_pipe_tree_ll128),
+		cmocka_unit_test(test_pipe_channels),
+		cmocka_unit_test(test_pipe_floors),
+		cmocka_unit_test(test_fidelity_on_fixtures),
+		cmocka_unit_test(test_nccl_bandwidth_versions),
+		cmocka_unit_test(test_nics_per_gpu),
+		cmocka_unit_test(test_vm_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -253,6 +253,7 @@ test_flow_picks_as_the_tuner(void **state)
 		const struct ft_result_row *r;
 
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
+		q.tuner_only = true; /* the flow engine has no pipeline ramp */
 		assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
 		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
 		ft_sim_overrides_init(&ov);
@@ -287,6 +288,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 
 		assert_int_equal(ft_spec_resolve(spec, &cs, &err), 0);
 		ft_model_query_init(&q, op, bytes);
+		q.tuner_only = true; /* the flow engine has no pipeline ramp */
 		q.force_algo = algo >= 0;
 		q.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_RING;
 		q.force_proto = proto >= 0;

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/pipeline.c - what NCCL's tuner leaves out and a measured collective
+ * pays at small and middle sizes: the channels NCCL actually launches, the
+ * chunks it cuts the buffer into, the ramp before the pipeline is full, the
+ * proxy thread's per-message work, and the host launch of each operation.
+ *
+ * NCCL picks the algorithm and protocol with its own cost model (tuner.c);
+ * this file says what that pick then costs. Every rule restates NCCL's
+ * enqueue and tuning code (NVIDIA/nccl src/enqueue.cc: the channel tuning of
+ * topoGetAlgoInfo and calcCollChunking; src/include/collectives.h: the chunk
+ * and slice steps; src/init.cc, src/include/device.h: buffer sizes;
+ * src/graph/tuning.cc: thread thresholds and the network overhead;
+ * src/transport/nvls.cc: NVLS channels and chunk size), at v2.30.7 unless a
+ * release is named; docs/internals/model.md has the derivation.
+ */
+#include "model_int.h"
+
+#define US 1e-6
+
+/* NCCL_STEPS: slots of a connection's buffer (kb NA-CONCEPTS). */
+#define NSTEPS 8
+/* Default buffer per protocol: Simple NCCL_BUFFSIZE 4 MiB; LL 8 lines per thread x 512
+ * threads x 8 steps x 16 bytes; LL128 120 elements per thread x 640 threads x 8 steps x 8. */
+#define SIMPLE_BUFF (1u << 22)
+#define LL_BUFF (8u * 512u * NSTEPS * 16u)
+#define LL128_BUFF (120u * 640u * NSTEPS * 8u)
+/* NVLS_CHUNKSIZE default and NVLS channels per GPU generation (src/transport/nvls.cc). */
+#define NVLS_CHUNK 131072u
+/*
+ * The host cost of one NCCL operation launched on its own (enqueue plus kernel launch),
+ * seconds. A 1 KiB all-reduce on four NVLink H800s took 3.5 us per operation launched one by
+ * one and 0.5 us replayed from a CUDA graph (NVIDIA/nccl issue 1984): the host, not the GPU,
+ * set the pace. nccl-tests launches its iterations back to back, so this bounds the time of
+ * an iteration from below unless -G replays them from a graph.
+ */
+#define LAUNCH_S (3.5 * US)
+/* kb NA-MODEL network overhead per message the proxy posts (Intel hosts; tuning.cc). */
+#define NET_MSG_S (1.0 * US)
+
+static uint32_t
+ceil_log2(uint32_t v)
+{
+	uint32_t k = 0;
+
+	while ((1ull << k) < v)
+		k++;
+	return k;
+}
+
+/* The bytes of payload one step of @p carries (buffer / NCCL_STEPS, less LL's flags). */
+static uint64_t
+step_payload(enum ft_proto p)
+{
+	switch (p) {
+	case FT_PROTO_LL:
+		return LL_BUFF / NSTEPS / 2; /* 8 data bytes per 16-byte line */
+	case FT_PROTO_LL128:
+		return LL128_BUFF / NSTEPS / 16 * 15; /* 120 of every 128 bytes */
+	default:
+		return SIMPLE_BUFF / NSTEPS;
+	}
+}
+
+/* Payload one round of a channel's LL128 threads carries: a 16-byte store per thread of
+ * 640, 15/16 of it data (one flag word per 128-byte line). */
+static uint64_t
+grain_of(enum ft_proto p)
+{
+	(void)p;
+	return 640u * 15u;
+}
+
+/* Threads per channel and the bytes per thread below which NCCL drops a channel. */
+static void
+threads_of(enum ft_algo a, enum ft_proto p, uint32_t nranks, uint32_t *nt, uint32_t *thr)
+{
+	switch (p) {
+	case FT_PROTO_LL:
+		*nt = 512;
+		*thr = 8 * (a == FT_ALGO_RING ? nranks : 1);
+		break;
+	case FT_PROTO_LL128:
+		*nt = 640;
+		*thr = 8;
+		break;
+	default:
+		*nt = 512;
+		*thr = 64;
+		break;
+	}
+}
+
+static bool
+is_nvls(enum ft_algo a)
+{
+	return a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE;
+}
+
+/* NVLS channels per GPU (NVLS_NCHANNELS_SM90 16; SM100 32 across nodes, 24 in one). */
+static uint32_t
+nvls_channels(const struct ft_model_links *l)
+{
+	if (l->arch >= FT_ARCH_BLACKWELL)
+		return l->nnodes > 1 ? 32 : 24;
+	return 16;
+}
+
+/* NVLS heads: every GPU in one node; across nodes one per NIC the node uses. */
+static uint32_t
+nvls_heads(const struct ft_model_links *l)
+{
+	if (l->nnodes <= 1)
+		return FT_MAX(l->ppn, 1u);
+	return FT_MAX(FT_MIN(l->ppn, l->nrails), 1u);
+}
+
+/* Channels NCCL launches for @bytes (enqueue.cc: one fewer while a thread would get less
+ * than its threshold; NVLS runs on its own channel count; CollNet keeps all here). */
+static uint32_t
+launched_channels(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
+                  uint64_t bytes)
+{
+	uint32_t nc = FT_MAX(l->nchannels, 1u), nt, thr;
+
+	if (is_nvls(a))
+		return nvls_channels(l);
+	if (a == FT_ALGO_COLLNET)
+		return nc;
+	threads_of(a, p, l->nranks, &nt, &thr);
+	while (nc >= 2 && (double)bytes < (double)nc * nt * thr)
+		nc--;
+	return nc;
+}
+
+static uint64_t
+halve_while(uint64_t chunk, bool (*below)(uint64_t, const void *), const void *ctx,
+            uint64_t floor)
+{
+	while (chunk > floor && below(chunk, ctx))
+		chunk /= 2;
+	return chunk;
+}
+
+struct ll128_ctx {
+	double per_ch; /* bytes per channel */
+	double limit;
+};
+
+static bool
+ll128_below(uint64_t chunk, const void *ctx)
+{
+	const struct ll128_ctx *c = ctx;
+
+	return floor(c->per_ch / (double)chunk) < c->limit;
+}
+
+/* NVLS / NVLSTree: steps down to a smaller chunk while the buffer holds fewer than k chunks
+ * per concurrent operation (channels x heads). */
+static uint64_t
+nvls_step_down(uint64_t chunk, double bytes, double ops, const uint64_t (*rule)[2], size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (bytes < (double)rule[i][0] * ops * (double)chunk && chunk > rule[i][1])
+			chunk = rule[i][1];
+	return chunk;
+}
+
+/* NCCL's chunk size for (op, a, p) at @bytes on @nch channels (calcCollChunking). */
+static uint64_t
+chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+         uint64_t bytes, uint32_t nch, uint32_t heads)
+{
+	bool ring_simple = a == FT_ALGO_RING && p == FT_PROTO_SIMPLE;
+	/* collectives.h: all-reduce, all-gather, reduce-scatter take NCCL_STEPS/2 steps per
+	 * chunk on a Simple ring; broadcast and reduce one. */
+	uint32_t chunk_steps =
+	        ring_simple && (op == FT_OP_ALL_REDUCE || op == FT_OP_ALL_GATHER ||
+	                        op == FT_OP_REDUCE_SCATTER) ?
+	                NSTEPS / 2 :
+	                1;
+	uint64_t chunk = step_payload(p) * chunk_steps;
+	double b = (double)bytes, ops = (double)nch * heads;
+
+	if (a == FT_ALGO_NVLS) {
+		static const uint64_t rule[][2] = { { 64, 65536 }, { 8, 32768 }, { 2, 16384 } };
+
+		chunk = FT_MIN(chunk, (uint64_t)NVLS_CHUNK);
+		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
+	}
+	if (a == FT_ALGO_NVLS_TREE) {
+		static const uint64_t rule[][2] = {
+			{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 }
+		};
+
+		/* 2.18 started from a Simple step; later releases from NVLS_CHUNKSIZE, at most
+		 * 64 KiB from 4 nodes on (NVLS_TREE_MAX_CHUNKSIZE). */
+		if (l->nccl_version == 0 || l->nccl_version >= 21900)
+			chunk = l->nnodes >= 4 ? 65536 : NVLS_CHUNK;
+		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
+	}
+	if (a == FT_ALGO_COLLNET) {
+		double depth = 2, per = b / ops;
+
+		while (chunk > 131072 && floor(per / (double)chunk) < depth * 64)
+			chunk /= 2;
+		while (chunk > 32768 && floor(per / (double)chunk) < depth * 8)
+			chunk /= 2;
+		return chunk;
+	}
+	if (a == FT_ALGO_TREE && p == FT_PROTO_LL128) {
+		double ppn = (double)l->nranks / FT_MAX(l->nnodes, 1u);
+		double steps = 1 + ceil_log2(l->nnodes) + 0.1 * ppn;
+		struct ll128_ctx c = { b / nch, steps * 64 / ppn };
+
+		chunk = halve_while(chunk, ll128_below, &c, 131072);
+		c.limit = steps * 16 / ppn;
+		return halve_while(chunk, ll128_below, &c, 32768);
+	}
+	if (a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE && l->nccl_version &&
+	    l->nccl_version < 21900) {
+		/* 2.18 only: the Simple tree shrank its chunk with the tree's depth. */
+		double depth = (double)(l->ppn - 1) + ceil_log2(l->nnodes) + 1, per = b / nch;
+
+		while (chunk > 131072 && floor(per / (double)chunk) < depth * 8)
+			chunk /= 2;
+		while (chunk > 65536 && floor(per / (double)chunk) < depth * 4)
+			chunk /= 2;
+		while (chunk > 32768 && floor(per / (double)chunk) < depth)
+			chunk /= 2;
+	}
+	return chunk;
+}
+
+/*
+ * Stages a chunk crosses one after another, and chunks per loop per channel
+ * (NCCL's nchunksPerLoop). A ring moves every rank's chunk at every step, so
+ * its links are busy from the first step: no ramp. A chain, a tree or an
+ * NVLS tree passes each chunk from hop to hop.
+ */
+static void
+shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t heads,
+         uint32_t *stages, uint32_t *per_loop)
+{
+	uint32_t up = ceil_log2(l->nnodes);
+
+	*stages = 1;
+	*per_loop = 1;
+	switch (a) {
+	case FT_ALGO_RING:
+		if (op == FT_OP_BROADCAST || op == FT_OP_REDUCE) {
+			*stages = l->nranks - 1; /* the chain from (to) the root */
+		} else {
+			*per_loop = l->nranks;
+		}
+		break;
+	case FT_ALGO_TREE:
+		/* Up the chain inside the node and the tree across nodes, then down. */
+		*stages = 2 * ((l->ppn - 1) + up);
+		break;
+	case FT_ALGO_NVLS:
+		*stages = 2; /* reduce through the switch, then multicast */
+		*per_loop = heads;
+		break;
+	case FT_ALGO_NVLS_TREE:
+		*stages = 2 + 2 * up;
+		*per_loop = heads;
+		break;
+	case FT_ALGO_COLLNET:
+		*stages = 3; /* reduce-scatter in the node, the switches, all-gather */
+		*per_loop = heads;
+		break;
+	default:
+		/* PAT, halving-doubling, hierarchical: no pipeline of this kind modelled. */
+		break;
+	}
+	*stages = FT_MAX(*stages, 1u);
+}
+
+/*
+ * Network messages the busiest proxy thread handles: each channel leaves a
+ * node through one GPU's NIC (kb NA-ALGO-RING), so a proxy serves
+ * ceil(channels / min(ppn, rails)) channels; per channel and loop it posts
+ * one send and one receive per slice that crosses the network.
+ */
+static double
+proxy_messages(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+               uint32_t nch, uint64_t loops, uint32_t heads)
+{
+	double per_proxy, per_loop;
+	uint32_t exits = FT_MAX(FT_MIN(l->ppn, l->nrails), 1u);
+
+	if (l->nnodes <= 1)
+		return 0;
+	switch (a) {
+	case FT_ALGO_RING:
+		/* One slice per step: Simple all-reduce and gathers cut a chunk in two. */
+		per_loop = (op == FT_OP_ALL_REDUCE ? 2.0 * (l->nranks - 1) :
+		            op == FT_OP_BROADCAST || op == FT_OP_REDUCE ? 1.0 :
+		                                                          (double)(l->nranks - 1)) *
+		           (p == FT_PROTO_SIMPLE && op != FT_OP_BROADCAST && op != FT_OP_REDUCE ? 2 :
+		                                                                                 1);
+		per_proxy = ceil((double)nch / exits);
+		break;
+	case FT_ALGO_TREE:
+		per_loop = 1;
+		per_proxy = ceil((double)nch / exits);
+		break;
+	case FT_ALGO_NVLS_TREE:
+	case FT_ALGO_COLLNET:
+		/* Every head has its own NIC: a head's proxy serves all the NVLS channels. */
+		per_loop = 1;
+		per_proxy = nch;
+		(void)heads;
+		break;
+	default:
+		return 0;
+	}
+	return 2.0 * per_proxy * per_loop * (double)loops;
+}
+
+void
+ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+               const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
+               struct ft_model_pipeline *out)
+{
+	uint32_t heads = is_nvls(a) ? nvls_heads(l) : a == FT_ALGO_COLLNET ? FT_MAX(l->ppn, 1u) : 1;
+	uint32_t stages, per_loop;
+	double loop_bytes, c_eff, pipes, pace_Bps, t_pace, sum;
+
+	memset(out, 0, sizeof(*out));
+	out->launch_s = cuda_graph ? 0 : LAUNCH_S;
+	out->bw_share = 1.0;
+	if (op == FT_OP_ALLTOALL || op == FT_OP_SENDRECV || l->nranks < 2)
+		return;
+	out->nchannels = launched_channels(l, a, p, bytes);
+	if (!is_nvls(a) && a != FT_ALGO_COLLNET && l->nchannels) {
+		/* The channels' share of the bandwidth before LL's absolute cap: fewer
+		 * channels still reach the cap while they carry more than it. */
+		double ratio = c->cap_ratio > 0 ? c->cap_ratio : 1.0;
+
+		out->bw_share = FT_MIN(1.0, (double)out->nchannels / l->nchannels / ratio);
+	}
+	out->chunk_bytes = chunk_of(l, op, a, p, bytes, out->nchannels, heads);
+	shape_of(l, op, a, heads, &stages, &per_loop);
+	out->stages = stages;
+	pipes = (double)out->nchannels * per_loop;
+	loop_bytes = pipes * (double)out->chunk_bytes;
+	out->loops = bytes ? (uint64_t)ceil((double)bytes / loop_bytes) : 0;
+	if (out->loops == 0)
+		return;
+	/* NCCL spreads the buffer over its chunks; the average chunk is what crosses a hop. */
+	c_eff = (double)bytes / (pipes * (double)out->loops);
+	pace_Bps = c->bw_Bps * out->bw_share;
+	if (stages > 1 && p == FT_PROTO_LL128) {
+		/* LL128 flags every line: a hop forwards what has arrived without waiting for
+		 * the chunk, so the first data through the stages is one round of the
+		 * channel's threads, at the channel's share of the graph less the flags. LL's
+		 * round (4 KiB) is the size NCCL's per-hop LL latencies were measured at, so
+		 * it adds nothing on top of them. */
+		double grain = FT_MIN(c_eff, (double)grain_of(p));
+		double graph = l->nnodes > 1 ? FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) :
+		                               l->intra_Bps;
+		double ch_Bps = graph / FT_MAX(l->nchannels, 1u) * ft_proto_efficiency(p);
+
+		if (ch_Bps > 0)
+			out->ramp_s = (stages - 1) * grain / ch_Bps;
+	} else if (stages > 1 && p == FT_PROTO_SIMPLE && pace_Bps > 0 && isfinite(pace_Bps)) {
+		/* Every pipe moves one chunk per round; a round at the pace of the whole. */
+		t_pace = c_eff * pipes / pace_Bps;
+		if (a == FT_ALGO_NVLS_TREE && c->stage_intra_Bps > 0 && c->stage_inter_Bps > 0) {
+			/* The NVLS stages at the NVLS rate, the tree's hops at the network's. */
+			sum = 2.0 * c_eff * pipes / c->stage_intra_Bps +
+			      (stages - 2.0) * c_eff * pipes / c->stage_inter_Bps;
+		} else {
+			sum = stages * t_pace;
+		}
+		out->ramp_s = FT_MAX(0.0, sum - t_pace);
+	}
+	out->messages = proxy_messages(l, op, a, p, out->nchannels, out->loops, heads);
+	out->proxy_s = out->messages * (NET_MSG_S + l->vm_msg_s);
+}
+
+double
+ft__model_pipe_time(const struct ft__model_cost *c, double lat_factor, double bw_factor,
+                    uint64_t bytes, const struct ft_model_pipeline *pl)
+{
+	double share = pl->bw_share > 0 ? pl->bw_share : 1.0;
+	double gpu = c->lat_s * lat_factor + (double)bytes / (c->bw_Bps * bw_factor * share) +
+	             pl->ramp_s;
+
+	gpu = FT_MAX(gpu, pl->proxy_s);
+	return FT_MAX(gpu, pl->launch_s);
+}

@@ -1,0 +1,1 @@
+model dgx-h100 --explain 8 --cuda-graph

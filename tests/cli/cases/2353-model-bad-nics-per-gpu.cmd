@@ -1,0 +1,1 @@
+model tests/fixtures/spec/bad-nics-per-gpu.yaml
