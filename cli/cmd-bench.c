@@ -15,7 +15,7 @@
 #include <fabtune/fabtune.h>
 
 #include "cli.h"
-#include "glue.h"
+#include "cli-archive.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -41,9 +41,9 @@ bench_save(const struct ft_bench_report *rep, struct cli_ctx *ctx)
 
 	ft_obs_set_init(&obs);
 	if (rc == 0 && rep) {
-		rc = cli_bench_obs(&rep->run, "bench", &obs) < 0 ?
+		rc = ft_diag_obs_from_run(&rep->run, "bench", &obs) < 0 ?
 		             ft_error_set(&err, FT_ENOMEM, "--save: out of memory") :
-		             cli_save_run_to(ar, &rep->run, &obs, NULL, 0, &id, &err);
+		             ft_workflow_save_run(ar, &rep->run, &obs, NULL, 0, &id, &err);
 		if (rc == 0)
 			fprintf(stderr, "fabtune bench: saved run %" PRId64 " to %s\n", id,
 			        ft_archive_path(ar));

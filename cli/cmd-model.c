@@ -12,7 +12,7 @@
 #include <fabtune/fabtune.h>
 
 #include "cli.h"
-#include "glue.h"
+#include "cli-archive.h"
 
 struct model_opts {
 	const char *op;

@@ -15,7 +15,6 @@
 
 #include "cli-archive.h"
 #include "cli.h"
-#include "glue.h"
 
 struct plan_opts {
 	const char *model, *recompute, *precision, *optimizer, *engine, *order, *html, *eload;

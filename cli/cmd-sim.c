@@ -17,7 +17,6 @@
 
 #include "cli-archive.h"
 #include "cli.h"
-#include "glue.h"
 
 static const char *const synopsis[] = {
 	"fabtune sim SCENARIO.yaml [--engine analytic|flow|packet] [--routing R] [--qps N]",

@@ -18,7 +18,6 @@
 
 #include <cmocka.h>
 
-#include "bench-table.h"
 #include "cli.h"
 
 static void
@@ -132,7 +131,7 @@ table_matches(const char *name)
 	                                 &err),
 	                 0);
 	assert_true(ft_run_nrows(&rep.run) >= 5);
-	cli_bench_coll_head(&out);
+	ft_bench_coll_head(&out, FT_BENCH_STYLE_CLASSIC);
 	for (line = text.buf; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
 		size_t len = strcspn(line, "\n");
 		char *mine;
@@ -154,7 +153,7 @@ table_matches(const char *name)
 
 			assert_true(row < ft_run_nrows(&rep.run));
 			ft_strbuf_init(&one);
-			cli_bench_coll_row(&one, ft_run_row(&rep.run, row++));
+			ft_bench_coll_row(&one, ft_run_row(&rep.run, row++), FT_BENCH_STYLE_CLASSIC);
 			mine = one.buf;
 			assert_int_equal(strlen(mine), len + 1);
 			assert_memory_equal(mine, line, len);
@@ -167,7 +166,7 @@ table_matches(const char *name)
 	assert_int_equal(row, ft_run_nrows(&rep.run));
 	assert_true(want_avg > 0);
 	ft_strbuf_reset(&out);
-	assert_false(cli_bench_coll_foot(&out, &rep));
+	assert_false(ft_bench_coll_foot(&out, &rep, getenv("NCCL_TESTS_MIN_BW")));
 	line = strstr(out.buf, "# Avg bus bandwidth    : ");
 	assert_non_null(line);
 	got_avg = atof(line + 25);
@@ -234,7 +233,7 @@ test_bench_table_is_perftest(void **state)
 	size_t i;
 
 	ft_strbuf_init(&sb);
-	cli_bench_pt2pt_head(&sb, false, false, true);
+	ft_bench_pt2pt_head(&sb, false, false, true);
 	assert_string_equal(sb.buf, " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
 	                            "   MsgRate[Mpps]\n");
 	for (i = 0; i < sizeof(bw) / sizeof(bw[0]); i++) {
@@ -246,7 +245,7 @@ test_bench_table_is_perftest(void **state)
 		row.algbw_GBps = bw[i].mpps * 1e6 * (double)bw[i].bytes / 1e9;
 		assert_true(fabs(row.algbw_GBps * 8 - bw[i].avg_gbps) < 0.006);
 		ft_strbuf_reset(&sb);
-		cli_bench_pt2pt_row(&sb, false, false, true, &row);
+		ft_bench_pt2pt_row(&sb, false, false, true, &row);
 		expand_tabs(sb.buf, wide, sizeof(wide));
 		assert_string_equal(wide, bw[i].line);
 	}
@@ -255,10 +254,10 @@ test_bench_table_is_perftest(void **state)
 	row.ip_algbw_GBps = row.algbw_GBps = 1.0;
 	row.bytes = 1048576;
 	row.nsamples = 10;
-	cli_bench_pt2pt_row(&sb, false, false, false, &row);
+	ft_bench_pt2pt_row(&sb, false, false, false, &row);
 	assert_non_null(strstr(sb.buf, "953.67             953.67"));
 	ft_strbuf_reset(&sb);
-	cli_bench_pt2pt_head(&sb, true, false, false);
+	ft_bench_pt2pt_head(&sb, true, false, false);
 	assert_string_equal(sb.buf, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
 	                            "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% "
 	                            "percentile[usec] \n");
@@ -273,7 +272,7 @@ test_bench_table_is_perftest(void **state)
 	row.lat_p99_us = 9.74;
 	row.lat_p999_us = 19.52;
 	ft_strbuf_reset(&sb);
-	cli_bench_pt2pt_row(&sb, true, false, false, &row);
+	ft_bench_pt2pt_row(&sb, true, false, false, &row);
 	assert_string_equal(sb.buf, " 4096    1000          2.11           19.52        2.19     \t"
 	                            "       2.31        \t0.88   \t\t9.74    \t\t19.52  \n");
 	ft_strbuf_release(&sb);
