@@ -69,6 +69,9 @@ struct ft_model_links {
 	uint32_t domain_nodes;
 	/* Host cost of each network message through a hypervisor (spec nics.vm_overhead). */
 	double vm_msg_s;
+	/* NICs one GPU drives (nics.per_gpu, at most nrails): a send/recv between nodes
+	 * spreads over them, a channel or QP on each. */
+	uint32_t gpu_nics;
 };
 
 /*

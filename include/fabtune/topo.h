@@ -162,6 +162,10 @@ struct ft_route_policy {
 	uint64_t salt_seed;	   /* per-switch salts derive from it */
 	ft_route_choose_fn *choose; /* for ADAPTIVE; NULL falls back to ECMP */
 	void *ud;
+	/* Which of a GPU's NICs the flow uses when a GPU drives several (nics.per_gpu, AWS p5:
+	 * 4): gpu_nic + lane mod per_gpu, at the source and at the destination GPU, as NCCL
+	 * puts each channel (and its QPs) on one of the GPU's NICs. 0: the GPU's first NIC. */
+	uint32_t lane;
 };
 
 /* The path from @src to @dst (in-node vertices) under @policy. FT_ENOENT when unreachable,

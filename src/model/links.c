@@ -369,6 +369,7 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 		ft_strlcpy(l->nic_what, "tier1", sizeof(l->nic_what));
 	}
 	l->inter_Bps = l->nrails * l->nic_Bps;
+	l->gpu_nics = FT_MAX(FT_MIN(FT_MAX(n->nics_per_gpu, 1u), l->nrails), 1u);
 	if (l->ppn > 1 && !(l->intra_Bps > 0 && l->intra_Bps < INFINITY))
 		return ft_error_set(
 		        err, FT_EINVAL, "%s: node.%s: expected a positive rate, got %g bytes/s",

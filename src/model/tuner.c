@@ -610,11 +610,13 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
 		           (N > 1 ? a2a_waves(N) * h.inter : 0);
 }
 
-/* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses one NIC. */
+/* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses its
+ * NIC, or all of its NICs when it drives several (nics.per_gpu, AWS p5: 4). */
 static void
 cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
 {
-	double eff = ft_proto_efficiency(p), nic = l->nic_Bps * l->ring_tier_factor;
+	double eff = ft_proto_efficiency(p),
+	       nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) * l->ring_tier_factor;
 	struct lats h = hop_lats(l, FT_ALGO_RING, p);
 
 	if (l->nnodes > 1 && nic < l->p2p_Bps) {

@@ -5,7 +5,8 @@
  *
  * Each op becomes: a start barrier (waits for the op it follows, then its
  * compute delay), then per phase its flows (every connection split into
- * qps_per_conn flows, as NCCL_IB_QPS_PER_CONNECTION splits traffic) and an
+ * qps_per_conn flows, as NCCL_IB_QPS_PER_CONNECTION splits traffic, times
+ * the NICs a GPU drives between nodes, nics.per_gpu, one lane each) and an
  * end-of-phase barrier. The phase barrier adds the schedule's per-step costs:
  * steps x step overhead + (steps - 1) x the longest path latency of the
  * phase, so a pipelined phase costs its slowest flow plus one path latency
@@ -208,6 +209,7 @@ ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t
 
 	pol.routing = cfg->routing;
 	pol.flow_hash = ft_route_flow_hash(src, dst, qp);
+	pol.lane = qp / 1024; /* the QP index (q * 1024 + flowlet): one NIC of the GPU's */
 	pol.salt_seed = cfg->seed;
 	if (cfg->routing == FT_ROUTING_ADAPTIVE) {
 		pol.choose = choose;
@@ -240,6 +242,10 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 	/* the memo knows fabric routes only: not where NVLink joins nodes */
 	if (cfg->routing != FT_ROUTING_DMODK || ft__sim_nvlink_domain_spans_nodes(topo))
 		return 0;
+	/* nor ways up that depend on the QP (a GPU driving several NICs) */
+	for (uint32_t node = 0; node < ft_topo_spec(topo)->nnodes; node++)
+		if (ft__sim_node(topo, node)->nics_per_gpu > 1)
+			return 0;
 	for (l = 0; l < nl; l++)
 		if (!(ft_topo_link_scale(topo, l) > 0))
 			return 0;
@@ -512,6 +518,21 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	return 0;
 }
 
+/*
+ * NICs a connection between two nodes spreads over: the most either GPU drives
+ * (nics.per_gpu). QP q uses lane q (ft_route_policy.lane), so each NIC of a p5-like
+ * GPU carries qps_per_conn QPs, as NCCL gives every NIC of a GPU its own channels.
+ */
+static uint32_t
+conn_lanes(const struct flow_engine *fe, uint32_t src, uint32_t dst)
+{
+	const struct ft_vertex *a = ft_topo_vertex(fe->topo, src), *b = ft_topo_vertex(fe->topo, dst);
+
+	if (a->kind != FT_V_GPU || b->kind != FT_V_GPU || a->node == b->node)
+		return 1;
+	return FT_MAX(ft__sim_gpu_lanes(fe->topo, src), ft__sim_gpu_lanes(fe->topo, dst));
+}
+
 /* A connection of @wire bytes from @src to @dst, split into QPs (and flowlets), each QP at
  * most @cap_Bps / QPs (0: no cap). */
 static int
@@ -519,7 +540,7 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
          uint32_t bar, uint32_t tag, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;
-	uint32_t q, nq = fe->cfg.qps_per_conn;
+	uint32_t q, nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
 	double per = wire / nq;
 	int rc;
 
@@ -630,7 +651,8 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 		return FT_ENOMEM;
 	}
 	memcpy(ap.rank_gpu, op->rank_gpu, nranks * sizeof(uint32_t));
-	fe->nplanned += ph->npairs * fe->cfg.qps_per_conn;
+	fe->nplanned += ph->npairs * fe->cfg.qps_per_conn *
+	                FT_MAX(ft_topo_spec(fe->topo)->node.nics_per_gpu, 1u);
 	for (k = 1; k < m && rc == 0; k++) {
 		uint32_t prev = k > win ? ends[k - win] : start;
 		struct a2a_round rd = { (uint32_t)fe->a2a.len - 1, k, 0 };
@@ -658,7 +680,7 @@ spawn_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint
            uint32_t tag)
 {
 	struct fs_sim *s = &fe->core;
-	uint32_t q, nq = fe->cfg.qps_per_conn;
+	uint32_t q, nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
 	double per = wire / nq;
 
 	for (q = 0; q < nq; q++) {

@@ -54,6 +54,18 @@ ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v)
 }
 
 uint32_t
+ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v)
+{
+	const struct ft_vertex *g = ft_topo_vertex(t, gpu_v);
+	uint32_t per;
+
+	if (g->kind != FT_V_GPU || g->node == FT_NO_NODE)
+		return 1;
+	per = ft__sim_node(t, g->node)->nics_per_gpu;
+	return per > 1 ? per : 1;
+}
+
+uint32_t
 ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v)
 {
 	uint32_t r = ft__sim_gpu_nic_index(t, gpu_v);

@@ -406,6 +406,8 @@ uint32_t ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_node_nnics(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
+/* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
+uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
 /* Multi-node NVLink domains (GB200/GB300 NVL72, nodes.nvlink.domain_nodes): whether
  * @t has one over several nodes, whether two nodes share one, and the path between GPUs
  * of two nodes of one domain (1: not such GPUs; 0: @path set; FT_ENOENT). */

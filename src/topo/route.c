@@ -9,7 +9,9 @@
  * when the rest of the way from it is still alive.
  *
  * Where a path leaves a node: a GPU leaves through its own NIC (gpu_nic, its
- * rail), as NCCL does without PXN; a NIC through its host link; any other
+ * rail), as NCCL does without PXN; a GPU that drives several NICs (nics.per_gpu,
+ * AWS p5: 4) through NIC gpu_nic + lane mod per_gpu, the policy's lane (NCCL
+ * puts each channel on one of them), and it is entered the same way; a NIC through its host link; any other
  * in-node vertex (PCIe switch, CPU, NVSwitch) through each of its nearest NICs
  * (equal-cost choices; ft_route_path starting there takes the NIC that the
  * destination enters by). The
@@ -105,6 +107,27 @@ exit_nic(const struct ft_topo *t, uint32_t at, uint32_t dst)
 		return base + nl->nic0 + t->spec.node.gpu_nic[t->v[at].local];
 	in = entry_nic(t, dst, UINT32_MAX);
 	return base + nl->nic0 + t->v[in].local;
+}
+
+/* NICs a GPU drives (nics.per_gpu), at least 1. */
+static uint32_t
+gpu_lanes(const struct ft_topo *t)
+{
+	return t->spec.node.nics_per_gpu > 1 ? t->spec.node.nics_per_gpu : 1;
+}
+
+/* The NIC of GPU vertex @gpu for @lane: gpu_nic + lane mod per_gpu. */
+static uint32_t
+gpu_lane_nic(const struct ft_topo *t, uint32_t gpu, uint32_t lane)
+{
+	const struct ft_node_layout *nl = &t->nl_tpl;
+	uint32_t r = t->spec.node.gpu_nic[t->v[gpu].local] + lane % gpu_lanes(t);
+
+	if (nl->nnics == 0)
+		return UINT32_MAX;
+	if (r >= nl->nnics)
+		r = t->spec.node.gpu_nic[t->v[gpu].local];
+	return ft__topo_node_base(t, t->v[gpu].node) + nl->nic0 + r;
 }
 
 static int host_hop(const struct ft_topo *t, uint32_t nic, uint32_t dst, uint32_t *links,
@@ -338,7 +361,7 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 {
 	struct ft_route_policy ecmp = { .routing = FT_ROUTING_ECMP };
 	const struct ft_route_policy *p = policy ? policy : &ecmp;
-	uint32_t cur = src;
+	uint32_t cur = src, tgt = dst;
 	bool valiant;
 	int rc;
 
@@ -349,21 +372,33 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 		return FT_EINVAL;
 	valiant = p->routing == FT_ROUTING_VALIANT && t->spec.fabric.kind == FT_FABRIC_DRAGONFLY &&
 	          t->df_groups >= 3;
-	/* Leave the node through the source's own exit NIC. */
+	/* Leave the node through the source's own exit NIC (its lane's, when a GPU drives
+	 * several); @tgt: the destination GPU's lane NIC then, else @dst itself. */
 	if (t->v[src].node != t->v[dst].node) {
 		uint32_t nic = exit_nic(t, src, dst);
 
 		if (nic == UINT32_MAX)
 			return FT_ENOENT;
+		if (gpu_lanes(t) > 1 && t->v[src].kind == FT_V_GPU)
+			nic = gpu_lane_nic(t, src, p->lane);
+		if (gpu_lanes(t) > 1 && t->v[dst].kind == FT_V_GPU) {
+			uint32_t in = gpu_lane_nic(t, dst, p->lane);
+
+			if (in != UINT32_MAX &&
+			    nic_plane(t, t->v[in].local) == nic_plane(t, t->v[nic].local))
+				tgt = in;
+		}
 		/* Minimal routes check the whole way first; Valiant finds out as it goes. */
-		if (t->ndown > 0 && !valiant && host_hop(t, nic, dst, NULL, 0) <= 0)
+		if (t->ndown > 0 && !valiant &&
+		    (host_hop(t, nic, tgt, NULL, 0) <= 0 ||
+		     (tgt != dst && ft__route_in_node(t, tgt, dst, NULL, 0, true) <= 0)))
 			return FT_ENOENT;
 		rc = walk(t, &cur, nic, UINT32_MAX, p, out);
 		if (rc < 0)
 			return rc;
 	}
 	if (valiant && t->v[src].node != t->v[dst].node) {
-		uint32_t in = entry_nic(t, dst, UINT32_MAX), hs, hd, g, gs, gd, pick;
+		uint32_t in = entry_nic(t, tgt, UINT32_MAX), hs, hd, g, gs, gd, pick;
 
 		hs = ft__topo_nic_host_link(t, cur);
 		hd = in == UINT32_MAX ? UINT32_MAX : ft__topo_nic_host_link(t, in);
@@ -382,10 +417,13 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 			if (append(t, out, hs) < 0)
 				return FT_ERANGE;
 			cur = t->l[hs].dst;
-			rc = walk(t, &cur, dst, g, p, out);
+			rc = walk(t, &cur, tgt, g, p, out);
 			if (rc < 0)
 				return rc;
 		}
 	}
+	rc = walk(t, &cur, tgt, UINT32_MAX, p, out);
+	if (rc < 0 || tgt == dst)
+		return rc;
 	return walk(t, &cur, dst, UINT32_MAX, p, out);
 }

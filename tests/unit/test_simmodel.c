@@ -399,6 +399,31 @@ test_fabric_mtu_counts(void **state)
 	remove(p4);
 }
 
+/* Write @text to a spec file under the build root; its path into @path. */
+static void
+spec_file(const char *name, const char *text, char *path, size_t len)
+{
+	const char *dir = getenv("FT_BUILD_ROOT");
+	FILE *fp;
+
+	snprintf(path, len, "%s/%s", dir ? dir : ".", name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* Two 8-GPU nodes on 50G NICs: one NIC per GPU, or four (nics.per_gpu, the AWS p5 layout);
+ * one leaf holds every NIC, so no ECMP collision on the spines hides the NICs' rate. */
+static const char one_nic_per_gpu[] =
+        "name: one-per-gpu\n"
+        "nodes: { preset: dgx-h100, count: 2, nics: { count: 8, rate: 50Gbps } }\n"
+        "fabric: { kind: fat-tree, radix: 128, tiers: 2, rate: 50Gbps }\n";
+static const char four_nics_per_gpu[] =
+        "name: p5-like\n"
+        "nodes: { preset: dgx-h100, count: 2, nics: { count: 32, rate: 50Gbps, per_gpu: 4 } }\n"
+        "fabric: { kind: fat-tree, radix: 128, tiers: 2, rate: 50Gbps }\n";
+
 /*
  * The flow engine and the model agree within 10% wherever both apply and
  * nothing is congested: every collective, NCCL's choice of algorithm and
@@ -422,8 +447,8 @@ test_flow_agrees_with_model(void **state)
 		                          FT_OP_BROADCAST,  FT_OP_SENDRECV,   FT_OP_ALLTOALL };
 	static const uint64_t sizes[] = { 256u << 20, 1u << 30 };
 	size_t i, j, k, nrun = 0, nskip = 0;
-	char four_nics[512], one_nic[512];
-	const char *files[2];
+	char four_nics[512], one_nic[512], p5[512];
+	const char *files[3];
 	FILE *fp;
 
 	(void)state;
@@ -437,9 +462,12 @@ test_flow_agrees_with_model(void **state)
 	      fp);
 	fclose(fp);
 	mtu_file(4096, one_nic, sizeof(one_nic));
+	/* and four NICs per GPU (AWS p5): every GPU's traffic spread over its four */
+	spec_file("simmodel-p5.yaml", four_nics_per_gpu, p5, sizeof(p5));
 	files[0] = four_nics;
 	files[1] = one_nic;
-	for (i = 0; i < 2; i++)
+	files[2] = p5;
+	for (i = 0; i < FT_ARRAY_SIZE(files); i++)
 		for (j = 0; j < FT_ARRAY_SIZE(ops); j++) {
 			double fl, m;
 
@@ -454,6 +482,7 @@ test_flow_agrees_with_model(void **state)
 		}
 	remove(four_nics);
 	remove(one_nic);
+	remove(p5);
 	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
 		for (j = 0; j < FT_ARRAY_SIZE(ops); j++)
 			for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
@@ -477,6 +506,63 @@ test_flow_agrees_with_model(void **state)
 			}
 	assert_true(nrun >= 70); /* the caps leave out a few cases only */
 	assert_true(nskip <= 2);
+}
+
+/*
+ * A GPU that drives four NICs spreads its traffic over all four, a QP on each
+ * as NCCL puts channels on every NIC of a GPU: in a 256 MiB ring all-reduce over
+ * 16 GPUs every one of the 32 NICs of a node sends 2 x 15/16 x S / 32 (8
+ * channels, one per GPU's NIC set, each split four ways), and the bus bandwidth
+ * is 4x that of one 50G NIC per GPU (the NICs bind: 4 x 8 x 6.25 = 200 GB/s
+ * per node, under NVLink's 370), as the model has it.
+ */
+static void
+test_nics_per_gpu_spread(void **state)
+{
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: p5-like\n"
+	        "  nodes: { preset: dgx-h100, count: 2, nics: { count: 32, rate: 50Gbps, "
+	        "per_gpu: 4 } }\n"
+	        "  fabric: { kind: fat-tree, radix: 128, tiers: 2, rate: 50Gbps }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 256MiB, algo: ring, proto: simple}\n";
+	double want = 2.0 * 15 / 16 * (256.0 * 1048576) / 32, one, four, m;
+	char one_path[512], four_path[512];
+	struct ft_sim_report rep;
+	uint32_t node, nic;
+	size_t i;
+
+	(void)state;
+	run_ok(text, "flow", &rep);
+	for (node = 0; node < 2; node++)
+		for (nic = 0; nic < 32; nic++) {
+			char prefix[64];
+			double b = 0;
+
+			snprintf(prefix, sizeof(prefix), "n%u.nic%u -> leaf", node, nic);
+			for (i = 0; i < rep.ports.len; i++) {
+				const struct ft_sim_hot_link *h = ft_vec_at(&rep.ports, i);
+
+				if (strncmp(h->name, prefix, strlen(prefix)) == 0)
+					b += h->stat.bytes;
+			}
+			assert_close(b, want, want * 1e-5);
+		}
+	ft_sim_report_release(&rep);
+
+	spec_file("simmodel-1pergpu.yaml", one_nic_per_gpu, one_path, sizeof(one_path));
+	spec_file("simmodel-4pergpu.yaml", four_nics_per_gpu, four_path, sizeof(four_path));
+	one = busbw(one_path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
+	four = busbw(four_path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
+	m = busbw(four_path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, NULL);
+	assert_close(four / one, 4.0, 0.4);
+	assert_close(four, m, 0.10 * m);
+	remove(one_path);
+	remove(four_path);
 }
 
 /*
@@ -608,6 +694,7 @@ main(void)
 		cmocka_unit_test(test_nvlink_at_nccl_rates),
 		cmocka_unit_test(test_fabric_mtu_counts),
 		cmocka_unit_test(test_flow_agrees_with_model),
+		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),
 	};

@@ -954,6 +954,79 @@ test_rail_and_planes(void **state)
 	ft_topo_free(t);
 }
 
+/* The NIC vertex a path leaves its source node by, and the one it enters its destination by. */
+static void
+path_nics(const struct ft_topo *t, const struct ft_path *p, uint32_t *out_nic, uint32_t *in_nic)
+{
+	*out_nic = *in_nic = UINT32_MAX;
+	for (uint32_t i = 0; i < p->nlinks; i++) {
+		const struct ft_link *l = ft_topo_link(t, p->links[i]);
+
+		if (l->kind != FT_L_HOST)
+			continue;
+		if (ft_topo_vertex(t, l->src)->kind == FT_V_NIC)
+			*out_nic = l->src;
+		else
+			*in_nic = l->dst;
+	}
+}
+
+/*
+ * A GPU that drives four NICs (nics.per_gpu, the AWS p5 layout: GPU g owns NICs
+ * 4g .. 4g + 3) leaves and enters through NIC 4g + lane mod 4, on a plain and on a
+ * rail-optimized fat-tree; lane 0, and a node with one NIC per GPU, keep gpu_nic.
+ */
+static void
+test_nics_per_gpu_lanes(void **state)
+{
+	static const char text[] =
+	        "name: p5-like\n"
+	        "nodes: { preset: dgx-h100, count: 4, nics: { count: 32, rate: 100Gbps, per_gpu: 4 } }\n"
+	        "fabric: { kind: rail-fat-tree, radix: 64, tiers: 2, rate: 100Gbps }\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	struct ft_topo *t;
+	struct ft_path p;
+	uint32_t out, in;
+
+	(void)state;
+	if (ft_spec_load_buffer(text, strlen(text), "p5.yaml", &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.node.nics_per_gpu, 4);
+	for (int kind = 0; kind < 2; kind++) {
+		s.fabric.kind = kind ? FT_FABRIC_RAIL_FAT_TREE : FT_FABRIC_FAT_TREE;
+		t = build_or_fail(&s);
+		for (uint32_t lane = 0; lane < 9; lane++)
+			for (uint32_t g = 0; g < 8; g += 3) {
+				struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP,
+					                       .flow_hash = lane * 77 + g,
+					                       .lane = lane };
+				uint32_t src = ft_topo_gpu(t, 0, g), dst = ft_topo_gpu(t, 3, 7 - g);
+
+				assert_int_equal(ft_route_path(t, src, dst, &pol, &p), 0);
+				check_path(t, src, dst, &p, false);
+				path_nics(t, &p, &out, &in);
+				assert_int_equal(out, ft_topo_nic(t, 0, 4 * g + lane % 4));
+				assert_int_equal(in, ft_topo_nic(t, 3, 4 * (7 - g) + lane % 4));
+			}
+		ft_topo_free(t);
+	}
+	/* One NIC per GPU: every lane takes gpu_nic. */
+	s.node.nics_per_gpu = 1;
+	t = build_or_fail(&s);
+	for (uint32_t lane = 0; lane < 4; lane++) {
+		struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP, .lane = lane };
+
+		assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 2), ft_topo_gpu(t, 1, 5), &pol,
+		                               &p),
+		                 0);
+		path_nics(t, &p, &out, &in);
+		assert_int_equal(out, ft_topo_nic(t, 0, s.node.gpu_nic[2]));
+		assert_int_equal(in, ft_topo_nic(t, 1, s.node.gpu_nic[5]));
+	}
+	ft_topo_free(t);
+}
+
 static void
 test_stats(void **state)
 {
@@ -1178,6 +1251,7 @@ main(void)
 		cmocka_unit_test(test_dmodk_rail_3tier),
 		cmocka_unit_test(test_dragonfly),     cmocka_unit_test(test_torus_dor),
 		cmocka_unit_test(test_down_links),    cmocka_unit_test(test_rail_and_planes),
+		cmocka_unit_test(test_nics_per_gpu_lanes),
 		cmocka_unit_test(test_stats),         cmocka_unit_test(test_export),
 		cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_flow_hash),
 		cmocka_unit_test(test_specs_route),
