@@ -61,6 +61,15 @@ text_spec(struct ft_strbuf *sb, const struct ft_cluster_spec *s)
 	ft_strbuf_addf(sb, "cluster %s (%s)\n", s->name, s->source);
 	ft_strbuf_addf(sb, "  nodes      %u x %s, %" PRIu64 " GPUs\n", s->nnodes,
 	               n->preset[0] ? n->preset : "custom node", ft_spec_ngpus(s));
+	for (i = 0; i < s->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
+		const struct ft_node_spec *g = &s->groups[i].node;
+
+		ft_strbuf_addf(sb, "  group %-4u %u x %s: %u x %s, %u x %s NICs%s\n", i,
+		               s->groups[i].count, g->preset[0] ? g->preset : "custom node",
+		               g->ngpus, g->gpu_model, g->nnics,
+		               ft_format_rate_bits(g->nic_Bps, a, sizeof(a)),
+		               i == 0 ? " (detailed below)" : "");
+	}
 	ft_strbuf_addf(sb, "  gpu        %u x %s, %g TFLOPS dense fp16, %g GB\n", n->ngpus,
 	               n->gpu_model, n->gpu_tflops, n->gpu_mem_GB);
 	ft_strbuf_adds(sb, "  compute    ");
@@ -224,6 +233,18 @@ json_spec(struct ft_json *j, const struct ft_cluster_spec *s)
 	ft_json_kv_uint(j, "ngpus", ft_spec_ngpus(s));
 	ft_json_key(j, "node");
 	json_node(j, &s->node);
+	if (s->ngroups > 1) {
+		ft_json_key(j, "groups");
+		ft_json_arr_begin(j);
+		for (uint32_t i = 0; i < s->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
+			ft_json_obj_begin(j);
+			ft_json_kv_uint(j, "count", s->groups[i].count);
+			ft_json_key(j, "node");
+			json_node(j, &s->groups[i].node);
+			ft_json_obj_end(j);
+		}
+		ft_json_arr_end(j);
+	}
 	ft_json_key(j, "fabric");
 	ft_json_obj_begin(j);
 	ft_json_kv_str(j, "kind", ft_fabric_kind_name(f->kind));

@@ -154,16 +154,31 @@ struct ft_calib_entry {
 };
 
 #define FT_SPEC_MAX_CALIB 16
+#define FT_SPEC_MAX_GROUPS 8 /* node groups of a heterogeneous cluster */
+
+/* A node group: @count nodes of one kind (nodes: as a list in a spec file). */
+struct ft_node_group {
+	uint32_t count;
+	struct ft_node_spec node;
+};
 
 struct ft_cluster_spec {
 	char name[64];
 	char source[128];     /* file or preset shorthand it came from */
-	struct ft_node_spec node;
-	uint32_t nnodes;
+	struct ft_node_spec node; /* every node's, or the first group's */
+	uint32_t nnodes;      /* all nodes, every group's */
 	struct ft_fabric_spec fabric;
 	uint32_t ncalib;      /* calibration: entries, in file order */
 	struct ft_calib_entry calib[FT_SPEC_MAX_CALIB];
+	/* 0: every node is @node; 2 or more: nodes numbered group by group (group 0's
+	 * first), each group's kind in groups[g].node. */
+	uint32_t ngroups;
+	struct ft_node_group groups[FT_SPEC_MAX_GROUPS];
 };
+
+/* The kind of node @node (0-based, group by group); @spec->node for a single kind. */
+FT_API const struct ft_node_spec *ft_spec_node_at(const struct ft_cluster_spec *spec,
+                                                  uint32_t node);
 
 /*
  * Limits on every YAML/JSON document fabtune reads (specs, scenarios, sweeps,
@@ -235,11 +250,17 @@ FT_API const char *ft_fabric_kind_name(enum ft_fabric_kind k);
 FT_API const char *ft_routing_name(enum ft_routing r);
 FT_API int ft_routing_from_name(const char *name, enum ft_routing *out);
 
-/* Total GPUs in the cluster. */
+/* Total GPUs in the cluster (every node group's). */
 static inline uint64_t
 ft_spec_ngpus(const struct ft_cluster_spec *s)
 {
-	return (uint64_t)s->nnodes * s->node.ngpus;
+	uint64_t n = 0;
+
+	if (s->ngroups < 2)
+		return (uint64_t)s->nnodes * s->node.ngpus;
+	for (uint32_t g = 0; g < s->ngroups && g < FT_SPEC_MAX_GROUPS; g++)
+		n += (uint64_t)s->groups[g].count * s->groups[g].node.ngpus;
+	return n;
 }
 
 #ifdef __cplusplus

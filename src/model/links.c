@@ -314,9 +314,9 @@ placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, u
 	return 0;
 }
 
-int
-ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
-                   uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
+static int
+links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
+              struct ft_model_links *l, struct ft_error *err)
 {
 	const struct ft_node_spec *n = &spec->node;
 	uint32_t gpn = n->ngpus, nnuma = 0;
@@ -383,4 +383,69 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
 	return nvlink_domain(spec, l, err);
+}
+
+/*
+ * Node groups (a heterogeneous cluster): every group's link classes as if the whole
+ * cluster were of its kind, then the slowest of each, since a ring (or tree) across
+ * the groups moves at the pace of its slowest member: the least intra-node, NIC and
+ * inter-node bandwidth, the fewest rails and channels, the longest latencies. The
+ * groups must have as many GPUs per node (the ranks per node the collective spans).
+ */
+int
+ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
+                   uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
+{
+	struct ft_cluster_spec *one;
+	struct ft_model_links g;
+	uint32_t i;
+	int rc;
+
+	if (spec->ngroups < 2)
+		return links_get_one(spec, ngpus, nnodes, ppn, l, err);
+	for (i = 1; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++)
+		if (spec->groups[i].node.ngpus != spec->groups[0].node.ngpus)
+			return ft_error_set(err, FT_EINVAL,
+			                    "%s: nodes[%u].gpus: expected %u GPUs per node like "
+			                    "nodes[0] for the model, got %u",
+			                    spec->name, i, spec->groups[0].node.ngpus,
+			                    spec->groups[i].node.ngpus);
+	one = ft_malloc(sizeof(*one));
+	if (!one)
+		return ft_error_set(err, FT_ENOMEM, "out of memory for node groups");
+	*one = *spec;
+	one->ngroups = 0;
+	for (i = 0; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
+		one->node = spec->groups[i].node;
+		rc = links_get_one(one, ngpus, nnodes, ppn, i ? &g : l, err);
+		if (rc < 0) {
+			ft_free(one);
+			return rc;
+		}
+		if (i == 0)
+			continue;
+		if (g.intra_Bps < l->intra_Bps) {
+			l->intra_Bps = g.intra_Bps;
+			memcpy(l->intra_what, g.intra_what, sizeof(l->intra_what));
+		}
+		if (g.nic_Bps < l->nic_Bps) {
+			l->nic_Bps = g.nic_Bps;
+			memcpy(l->nic_what, g.nic_what, sizeof(l->nic_what));
+		}
+		l->p2p_Bps = FT_MIN(l->p2p_Bps, g.p2p_Bps);
+		l->nrails = FT_MIN(l->nrails, g.nrails);
+		l->gpu_nics = FT_MIN(l->gpu_nics, g.gpu_nics);
+		l->nchannels = FT_MIN(l->nchannels, g.nchannels);
+		l->nvlinks = FT_MIN(l->nvlinks, g.nvlinks);
+		l->nvlink = l->nvlink && g.nvlink;
+		l->nvls = l->nvls && g.nvls;
+		l->arch = FT_MIN(l->arch, g.arch);
+		l->a2a_factor = FT_MIN(l->a2a_factor, g.a2a_factor);
+		l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g.ring_tier_factor);
+		l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g.fabric_lat_s);
+		l->vm_msg_s = FT_MAX(l->vm_msg_s, g.vm_msg_s);
+	}
+	l->inter_Bps = l->nrails * l->nic_Bps;
+	ft_free(one);
+	return 0;
 }

@@ -11,8 +11,7 @@
 const struct ft_node_spec *
 ft__sim_node(const struct ft_topo *t, uint32_t node)
 {
-	(void)node; /* one node description per cluster today */
-	return &ft_topo_spec(t)->node;
+	return ft_spec_node_at(ft_topo_spec(t), node); /* the node's group's */
 }
 
 uint32_t

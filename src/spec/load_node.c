@@ -519,6 +519,8 @@ finish_node(struct loader *L, yaml_node_t *nodes)
 	return 0;
 }
 
+static int parse_groups(struct loader *L, yaml_node_t *seq);
+
 int
 ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes)
 {
@@ -526,8 +528,11 @@ ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes)
 	const char *s;
 	int rc;
 
+	if (nodes->type == YAML_SEQUENCE_NODE)
+		return parse_groups(L, nodes);
 	if (nodes->type != YAML_MAPPING_NODE)
-		return ft__spec_expected(L, nodes, "nodes", "a mapping (preset, count, gpus, ...)");
+		return ft__spec_expected(L, nodes, "nodes",
+		                         "a mapping (preset, count, gpus, ...) or a list of them");
 	L->spec->nnodes = 1;
 	pv = ft__spec_lookup(L->doc, nodes, "preset");
 	if (pv) {
@@ -545,6 +550,72 @@ ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes)
 	if (rc < 0)
 		return rc;
 	return finish_node(L, nodes);
+}
+
+/*
+ * Node groups: nodes: as a list, each entry a nodes mapping of its own (preset, count,
+ * overrides, placement). Each is read and checked alone, with only its own marks, so
+ * an error names its line; the field is then "nodes[g].<field>".
+ */
+static int
+parse_groups(struct loader *L, yaml_node_t *seq)
+{
+	struct ft_cluster_spec *cs = L->spec;
+	size_t keep = L->nmarks, n = (size_t)(seq->data.sequence.items.top -
+	                                      seq->data.sequence.items.start);
+	uint64_t total = 0;
+	yaml_node_item_t *it;
+	uint32_t g = 0;
+	int rc;
+
+	if (n < 2 || n > FT_SPEC_MAX_GROUPS)
+		return ft__spec_expected(L, seq, "nodes",
+		                         "a list of 2 to 8 node groups (one node kind: a mapping)");
+	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++, g++) {
+		yaml_node_t *e = yaml_document_get_node(L->doc, *it);
+		char path[FT_SPEC_FIELD_MAX], field[FT_SPEC_FIELD_MAX];
+		struct ft_error err = { 0 };
+
+		snprintf(path, sizeof(path), "nodes[%u]", g);
+		if (!e || e->type != YAML_MAPPING_NODE)
+			return ft__spec_expected(L, e ? e : seq, path,
+			                         "a node group (preset, count, gpus, ...)");
+		/* What the previous group gave says nothing of this one. */
+		L->nmarks = keep;
+		memset(&L->has_preset, 0,
+		       offsetof(struct loader, given_place) + sizeof(L->given_place) -
+		               offsetof(struct loader, has_preset));
+		memset(L->placement_len, 0, sizeof(L->placement_len));
+		memset(&cs->node, 0, sizeof(cs->node));
+		rc = ft__spec_parse_nodes(L, e);
+		if (rc < 0)
+			return rc;
+		rc = ft__spec_check_node(&cs->node, field, &err);
+		if (rc < 0) {
+			const struct mark *m = ft__spec_find_mark(L, field);
+			struct mark at = { "", (unsigned)e->start_mark.line + 1,
+				           (unsigned)e->start_mark.column + 1 };
+
+			if (m->line == 1 && m->col == 1)
+				m = &at; /* not written: the group's own line */
+			return ft_error_set(L->err, rc, "%s:%u:%u: nodes[%u]%s: %s", L->file,
+			                    m->line, m->col, g,
+			                    strncmp(field, "nodes", 5) == 0 ? field + 5 : field,
+			                    err.msg);
+		}
+		cs->groups[g].count = cs->nnodes;
+		cs->groups[g].node = cs->node;
+		total += cs->nnodes;
+	}
+	if (total > 1000000)
+		return ft__spec_perr(L, &seq->start_mark, FT_ERANGE, "nodes",
+		                     "expected at most 1000000 nodes in all, got %llu",
+		                     (unsigned long long)total);
+	cs->ngroups = g;
+	cs->nnodes = (uint32_t)total;
+	cs->node = cs->groups[0].node;
+	L->given_count = true;
+	return 0;
 }
 
 #undef NODE

@@ -19,6 +19,9 @@
  */
 int ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX],
                    struct ft_error *err);
+/* The node checks of ft__spec_check alone (a node group's, paths "nodes.*"). */
+int ft__spec_check_node(const struct ft_node_spec *n, char field[FT_SPEC_FIELD_MAX],
+                        struct ft_error *err);
 
 /*
  * Spread GPUs and NICs evenly over the PCIe switches, switches over the NUMA

@@ -561,7 +561,58 @@ ft__spec_check(const struct ft_cluster_spec *s, char field[FT_SPEC_FIELD_MAX], s
 	rc = check_node(&s->node, field, err);
 	if (rc < 0)
 		return rc;
+	if (s->ngroups == 1 || s->ngroups > FT_SPEC_MAX_GROUPS)
+		return fail(field, err, FT_ERANGE, "nodes",
+		            "expected 2 to %d node groups, got %u", FT_SPEC_MAX_GROUPS, s->ngroups);
+	if (s->ngroups > 1) {
+		uint64_t total = 0;
+
+		for (uint32_t g = 0; g < s->ngroups; g++) {
+			char sub[FT_SPEC_FIELD_MAX], path[2 * FT_SPEC_FIELD_MAX];
+
+			rc = check_node(&s->groups[g].node, sub, err);
+			if (rc < 0) {
+				snprintf(path, sizeof(path), "nodes[%u]%s", g,
+				         strncmp(sub, "nodes", 5) == 0 ? sub + 5 : sub);
+				ft_strlcpy(field, path, FT_SPEC_FIELD_MAX);
+				return rc;
+			}
+			if (s->fabric.kind != FT_FABRIC_NONE && s->groups[g].node.nnics == 0)
+				return fail_at(field, err, FT_EINVAL, "nodes", g,
+				               "expected at least 1 NIC per node to attach to a %s, "
+				               "got 0",
+				               ft_fabric_kind_name(s->fabric.kind));
+			total += s->groups[g].count;
+		}
+		if (total != s->nnodes)
+			return fail(field, err, FT_EINVAL, "nodes",
+			            "expected the groups' counts to add up to %u nodes, got %llu",
+			            s->nnodes, (unsigned long long)total);
+	}
 	return check_fabric(s, field, err);
+}
+
+int
+ft__spec_check_node(const struct ft_node_spec *n, char field[FT_SPEC_FIELD_MAX],
+                    struct ft_error *err)
+{
+	field[0] = '\0';
+	return check_node(n, field, err);
+}
+
+const struct ft_node_spec *
+ft_spec_node_at(const struct ft_cluster_spec *spec, uint32_t node)
+{
+	uint32_t g, first = 0;
+
+	if (spec->ngroups < 2)
+		return &spec->node;
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++) {
+		if (node < first + spec->groups[g].count)
+			return &spec->groups[g].node;
+		first += spec->groups[g].count;
+	}
+	return &spec->groups[FT_MIN(spec->ngroups, FT_SPEC_MAX_GROUPS) - 1].node;
 }
 
 int

@@ -202,7 +202,7 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 	struct ft_topo *t = b->t;
 	const struct ft_tree *tr = &t->trees[pl];
 	const struct ft_fabric_spec *f = &t->spec.fabric;
-	double host = ft__topo_host_Bps(t), cap = ft__topo_fabric_Bps(t);
+	double cap = ft__topo_fabric_Bps(t);
 	double cable = f->lat_cable_s, hop = f->lat_cable_s + f->lat_switch_s;
 	uint32_t nnics = t->spec.node.nnics;
 	int rc = 0;
@@ -235,7 +235,7 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 			t->v[nic].plane = (uint8_t)FT_MIN(pl, 255u);
 			t->nic_key[(size_t)n * nnics + r] = leaf * p->down + port;
 			rc = ft__topo_add_edge(b, nic, tr->leaf_base + leaf, FT_L_HOST, 1, true,
-			                       host, cable, hop);
+			                       ft__topo_host_Bps_node(t, n), cable, hop);
 		}
 	}
 	/* Leaves -> spines. */

@@ -84,6 +84,14 @@ ft__topo_fabric_Bps(const struct ft_topo *t)
 }
 
 double
+ft__topo_host_Bps_node(const struct ft_topo *t, uint32_t node)
+{
+	const struct ft_node_spec *n = ft_spec_node_at(&t->spec, node);
+
+	return n->nic_Bps > 0 ? n->nic_Bps : t->spec.fabric.link_Bps;
+}
+
+double
 ft__topo_host_Bps(const struct ft_topo *t)
 {
 	return t->spec.node.nic_Bps > 0 ? t->spec.node.nic_Bps : t->spec.fabric.link_Bps;
@@ -215,6 +223,31 @@ check_spec(const struct ft_cluster_spec *s, struct ft_error *err)
 	if (s->fabric.kind != FT_FABRIC_NONE && !(ft__topo_fabric_Bps_spec(s) > 0))
 		return ft_error_set(err, FT_EINVAL,
 		                    "fabric.link: expected a link rate > 0 (or the NICs' rate)");
+	/* Node groups share the node template: their link rates may differ, their shape not. */
+	for (uint32_t g = 1; g < s->ngroups && g < FT_SPEC_MAX_GROUPS; g++) {
+		const struct ft_node_spec *o = &s->groups[g].node;
+
+		if (o->ngpus != n->ngpus || o->nnics != n->nnics ||
+		    o->npcie_switches != n->npcie_switches || o->nnuma != n->nnuma ||
+		    o->nvswitch != n->nvswitch || (o->nvlink_gen > 0) != (n->nvlink_gen > 0) ||
+		    FT_MAX(o->nics_per_gpu, 1u) != FT_MAX(n->nics_per_gpu, 1u) ||
+		    o->nvlink_domain_nodes > 1 || n->nvlink_domain_nodes > 1 ||
+		    memcmp(o->gpu_pcie_switch, n->gpu_pcie_switch, sizeof(n->gpu_pcie_switch)) ||
+		    memcmp(o->gpu_numa, n->gpu_numa, sizeof(n->gpu_numa)) ||
+		    memcmp(o->gpu_nic, n->gpu_nic, sizeof(n->gpu_nic)) ||
+		    memcmp(o->nic_pcie_switch, n->nic_pcie_switch, sizeof(n->nic_pcie_switch)) ||
+		    memcmp(o->nic_numa, n->nic_numa, sizeof(n->nic_numa)) ||
+		    memcmp(o->pcie_switch_numa, n->pcie_switch_numa, sizeof(n->pcie_switch_numa)))
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "nodes[%" PRIu32 "]: expected the shape of nodes[0] (%" PRIu32
+			        " GPUs, %" PRIu32 " NICs, %" PRIu32 " per GPU, %" PRIu32
+			        " PCIe switches, the same placement) for the topology, got %" PRIu32
+			        " GPUs, %" PRIu32 " NICs: node groups of other shapes are not "
+			        "supported by the topology yet (the model takes them)",
+			        g, n->ngpus, n->nnics, FT_MAX(n->nics_per_gpu, 1u), n->npcie_switches,
+			        o->ngpus, o->nnics);
+	}
 	return 0;
 }
 

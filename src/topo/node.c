@@ -88,7 +88,7 @@ int
 ft__topo_node_build(struct ft_builder *b, uint32_t node)
 {
 	struct ft_topo *t = b->t;
-	const struct ft_node_spec *n = &t->spec.node;
+	const struct ft_node_spec *n = ft_spec_node_at(&t->spec, node); /* its group's rates */
 	const struct ft_node_layout *nl = &t->nl_tpl;
 	uint32_t base = ft__topo_node_base(t, node);
 	double half_pcie = n->lat_pcie_s / 2, half_nvl = n->lat_nvlink_s / 2;

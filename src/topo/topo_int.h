@@ -108,6 +108,7 @@ int ft__topo_torus_build(struct ft_builder *b);
 
 /* Host link latency and capacity, shared by the builders. */
 double ft__topo_host_Bps(const struct ft_topo *t);
+double ft__topo_host_Bps_node(const struct ft_topo *t, uint32_t node); /* its group's */
 double ft__topo_fabric_Bps(const struct ft_topo *t);
 double ft__topo_fabric_Bps_spec(const struct ft_cluster_spec *s);
 

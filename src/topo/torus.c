@@ -75,7 +75,7 @@ ft__topo_torus_build(struct ft_builder *b)
 	struct ft_topo *t = b->t;
 	const struct ft_fabric_spec *f = &t->spec.fabric;
 	uint32_t per = f->nodes_per_switch ? f->nodes_per_switch : 1;
-	double host = ft__topo_host_Bps(t), cap = ft__topo_fabric_Bps(t);
+	double cap = ft__topo_fabric_Bps(t);
 	double cable = f->lat_cable_s, hop = f->lat_cable_s + f->lat_switch_s;
 	int rc = 0;
 
@@ -85,7 +85,8 @@ ft__topo_torus_build(struct ft_builder *b)
 		for (uint32_t i = 0; i < t->spec.node.nnics && rc == 0; i++) {
 			t->nic_key[(size_t)n * t->spec.node.nnics + i] = n * t->spec.node.nnics + i;
 			rc = ft__topo_add_edge(b, ft_topo_nic(t, n, i), t->switch_base + n / per,
-			                       FT_L_HOST, 1, true, host, cable, hop);
+			                       FT_L_HOST, 1, true, ft__topo_host_Bps_node(t, n),
+			                       cable, hop);
 		}
 	for (uint32_t i = 0; i < t->tor_n && rc == 0; i++)
 		for (uint32_t d = 0; d < 3 && rc == 0; d++)

@@ -565,6 +565,75 @@ test_nics_per_gpu_spread(void **state)
 	remove(four_path);
 }
 
+/* The capacity of NIC @r of node @node's host link in @spec's topology. */
+static double
+host_cap(const struct ft_cluster_spec *spec, uint32_t node, uint32_t r)
+{
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	uint32_t first, count, i;
+	double cap = 0;
+
+	assert_int_equal(ft_topo_build(spec, &t, &err), 0);
+	ft_topo_out_links(t, ft_topo_nic(t, node, r), &first, &count);
+	for (i = first; i < first + count; i++)
+		if (ft_topo_link(t, i)->kind == FT_L_HOST)
+			cap = ft_topo_link(t, i)->cap_Bps;
+	ft_topo_free(t);
+	return cap;
+}
+
+/*
+ * Node groups: two DGX H100 with 400G NICs and two with 200G NICs on one
+ * fabric. A ring across them moves at the pace of its slowest member: the
+ * model gives exactly the bus bandwidth of four 200G nodes, and the flow
+ * engine, whose topology gives each node its group's NIC rate, agrees with it
+ * (and with the all-200G cluster) where a uniform 400G cluster is twice as fast.
+ */
+static void
+test_node_groups_slowest_member(void **state)
+{
+	static const char mixed_text[] =
+	        "name: mixed\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 2 }\n"
+	        "  - { preset: dgx-h100, count: 2, nics: { count: 8, rate: 200Gbps } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const char slow_text[] =
+	        "name: slow\n"
+	        "nodes: { preset: dgx-h100, count: 4, nics: { count: 8, rate: 200Gbps } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const char fast_text[] = "name: fast\n"
+	                                "nodes: { preset: dgx-h100, count: 4 }\n"
+	                                "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	char mixed[512], slow[512], fast[512];
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	double mm, ms, mf, fm, fs;
+
+	(void)state;
+	spec_file("simmodel-mixed.yaml", mixed_text, mixed, sizeof(mixed));
+	spec_file("simmodel-slow.yaml", slow_text, slow, sizeof(slow));
+	spec_file("simmodel-fast.yaml", fast_text, fast, sizeof(fast));
+	mm = busbw(mixed, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, NULL);
+	ms = busbw(slow, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, NULL);
+	mf = busbw(fast, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, NULL);
+	assert_close(mm, ms, 1e-9 * ms);
+	assert_true(mf > 1.5 * mm);
+	fm = busbw(mixed, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
+	fs = busbw(slow, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
+	assert_close(fm, fs, 0.02 * fs);
+	assert_close(fm, mm, 0.10 * mm);
+	/* each node's NICs at its group's rate */
+	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
+	assert_close(host_cap(&cs, 2, 0), 25e9, 1);
+	assert_close(host_cap(&cs, 3, 7), 25e9, 1);
+	assert_true(host_cap(&cs, 1, 0) > 1.9 * 25e9);
+	remove(mixed);
+	remove(slow);
+	remove(fast);
+}
+
 /*
  * One channel carries what one NVLink path and one SM's copies do: the model
  * gives each channel the graph's intra-node bandwidth / its channels (kb
@@ -695,6 +764,7 @@ main(void)
 		cmocka_unit_test(test_fabric_mtu_counts),
 		cmocka_unit_test(test_flow_agrees_with_model),
 		cmocka_unit_test(test_nics_per_gpu_spread),
+		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),
 	};

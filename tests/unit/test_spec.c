@@ -751,6 +751,56 @@ test_validate_names_field(void **state)
 	assert_non_null(strstr(err.msg, "fabric.oversubscription"));
 }
 
+/*
+ * Node groups: nodes: as a list, each a node kind of its own; nodes are numbered
+ * group by group. An error inside a group names the group and its line.
+ */
+static void
+test_node_groups(void **state)
+{
+	static const char ok[] = "name: mixed\n"
+	                         "nodes:\n"
+	                         "  - { preset: dgx-h100, count: 3 }\n"
+	                         "  - preset: dgx-h100\n"
+	                         "    count: 2\n"
+	                         "    nics: { count: 8, rate: 200Gbps }\n"
+	                         "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const char bad_group[] = "name: mixed\n"
+	                                "nodes:\n"
+	                                "  - { preset: dgx-h100, count: 2 }\n"
+	                                "  - preset: dgx-h100\n"
+	                                "    count: 2\n"
+	                                "    nics: { count: 8, per_gpu: 4 }\n"
+	                                "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const char one[] = "name: x\nnodes:\n  - { preset: dgx-h100, count: 2 }\n";
+	static const char scalar[] = "name: x\nnodes:\n  - dgx-h100\n  - dgx-h100\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(load(ok, &s, &err), 0);
+	assert_int_equal(s.ngroups, 2);
+	assert_int_equal(s.nnodes, 5);
+	assert_int_equal(s.groups[0].count, 3);
+	assert_int_equal(s.groups[1].count, 2);
+	assert_ptr_equal(ft_spec_node_at(&s, 0), &s.groups[0].node);
+	assert_ptr_equal(ft_spec_node_at(&s, 2), &s.groups[0].node);
+	assert_ptr_equal(ft_spec_node_at(&s, 3), &s.groups[1].node);
+	assert_ptr_equal(ft_spec_node_at(&s, 4), &s.groups[1].node);
+	assert_true(fabs(ft_spec_node_at(&s, 4)->nic_Bps - 25e9) < 1);
+	assert_true(ft_spec_node_at(&s, 0)->nic_Bps > 49e9);
+	assert_int_equal(ft_spec_validate(&s, &err), 0);
+
+	assert_true(load(bad_group, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "t.yaml:"));
+	assert_non_null(strstr(err.msg, "nodes[1].placement.gpu_nic["));
+	assert_non_null(strstr(err.msg, "nics.per_gpu 4"));
+	assert_true(load(one, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "t.yaml:3:3: nodes: expected a list of 2 to 8 node groups"));
+	assert_true(load(scalar, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "t.yaml:3:5: nodes[0]: expected a node group"));
+}
+
 /* examples/ ships specs; each must load (and the directory must not be empty). */
 static void
 test_examples_load(void **state)
@@ -802,6 +852,7 @@ main(void)
 		cmocka_unit_test(test_load_truncations),
 		cmocka_unit_test(test_validate_names_field),
 		cmocka_unit_test(test_examples_load),
+		cmocka_unit_test(test_node_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
