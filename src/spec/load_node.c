@@ -552,6 +552,25 @@ ft__spec_parse_nodes(struct loader *L, yaml_node_t *nodes)
 	return finish_node(L, nodes);
 }
 
+/* A group's entries are read under the paths of a single nodes mapping: name the group
+ * in the message's field ("t.yaml:4:5: nodes.gpu_model: ..." -> "nodes[1].gpu_model"). */
+static void
+name_group(struct ft_error *err, uint32_t g)
+{
+	char idx[16], *p;
+	size_t len, k;
+
+	if (!err || !(p = strstr(err->msg, ": nodes")) || (p[7] != '.' && p[7] != ':'))
+		return;
+	p += 7;
+	k = (size_t)snprintf(idx, sizeof(idx), "[%u]", g);
+	len = strlen(err->msg);
+	if (len + k >= sizeof(err->msg))
+		return;
+	memmove(p + k, p, len - (size_t)(p - err->msg) + 1);
+	memcpy(p, idx, k);
+}
+
 /*
  * Node groups: nodes: as a list, each entry a nodes mapping of its own (preset, count,
  * overrides, placement). Each is read and checked alone, with only its own marks, so
@@ -588,8 +607,10 @@ parse_groups(struct loader *L, yaml_node_t *seq)
 		memset(L->placement_len, 0, sizeof(L->placement_len));
 		memset(&cs->node, 0, sizeof(cs->node));
 		rc = ft__spec_parse_nodes(L, e);
-		if (rc < 0)
+		if (rc < 0) {
+			name_group(L->err, g);
 			return rc;
+		}
 		rc = ft__spec_check_node(&cs->node, field, &err);
 		if (rc < 0) {
 			const struct mark *m = ft__spec_find_mark(L, field);

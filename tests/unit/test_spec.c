@@ -773,6 +773,8 @@ test_node_groups(void **state)
 	                                "    nics: { count: 8, per_gpu: 4 }\n"
 	                                "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
 	static const char one[] = "name: x\nnodes:\n  - { preset: dgx-h100, count: 2 }\n";
+	static const char no_model[] = "name: x\nnodes:\n  - { preset: dgx-h100, count: 2 }\n"
+	                               "  - { gpus: 4 }\n";
 	static const char scalar[] = "name: x\nnodes:\n  - dgx-h100\n  - dgx-h100\n";
 	struct ft_cluster_spec s;
 	struct ft_error err = { 0 };
@@ -797,6 +799,8 @@ test_node_groups(void **state)
 	assert_non_null(strstr(err.msg, "nics.per_gpu 4"));
 	assert_true(load(one, &s, &err) < 0);
 	assert_non_null(strstr(err.msg, "t.yaml:3:3: nodes: expected a list of 2 to 8 node groups"));
+	assert_true(load(no_model, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "t.yaml:4:5: nodes[1].gpu_model: expected a value"));
 	assert_true(load(scalar, &s, &err) < 0);
 	assert_non_null(strstr(err.msg, "t.yaml:3:5: nodes[0]: expected a node group"));
 }
