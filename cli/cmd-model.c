@@ -58,22 +58,6 @@ run_explain(const struct ft_cluster_spec *spec, struct ft_model_query *q, uint64
 	return EXIT_OK;
 }
 
-/* The rank count of the first row of @run testing @op; 0 when none. */
-static uint32_t
-run_nranks(const struct ft_run *run, enum ft_op op)
-{
-	size_t i;
-
-	for (i = 0; i < ft_run_nrows(run); i++) {
-		const struct ft_result_row *r = ft_run_row(run, i);
-		enum ft_op o;
-
-		if (ft_op_from_name(r->test, &o) == 0 && o == op && r->nranks)
-			return r->nranks;
-	}
-	return 0;
-}
-
 /*
  * `fabtune model SPEC --calibrate FILE...`: fit each nccl-tests output to the
  * model (its op and rank count from the file, --op when it holds several),
@@ -101,26 +85,10 @@ run_calibrate(const struct ft_cluster_spec *spec, const struct model_opts *o,
 	}
 	ft_strbuf_adds(&block, "calibration:\n");
 	for (i = 0; i < nfiles && rc == EXIT_OK; i++) {
-		struct ft_obs_set obs;
-		struct ft_run run;
 		struct ft_model_calib c;
-		struct ft_model_query one = *q;
 		struct ft_error err = { 0 };
-		int prc;
+		int prc = ft_workflow_model_calibrate_file(spec, q, o->op_given, files[i], &c, &err);
 
-		ft_obs_set_init(&obs);
-		ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
-		prc = ft_parse_file(files[i], "nccl-tests", &obs, &run, &err);
-		if (prc == 0 && ft_run_nrows(&run) == 0)
-			prc = ft_error_set(&err, FT_EINVAL, "no nccl-tests result rows");
-		if (prc == 0 && !o->op_given && ft_run_nrows(&run) > 0 &&
-		    ft_op_from_name(ft_run_row(&run, 0)->test, &one.op) < 0)
-			prc = ft_error_set(&err, FT_EINVAL, "%s: unknown test '%s'", files[i],
-			                   ft_run_row(&run, 0)->test);
-		if (prc == 0 && !one.ngpus)
-			one.ngpus = run_nranks(&run, one.op);
-		if (prc == 0)
-			prc = ft_model_calibrate(spec, &one, &run, &c, &err);
 		if (prc < 0) {
 			cli_error(ctx, "%s: %s", files[i], ft_error_msg(&err, prc));
 			rc = cli_exit_for(prc);
@@ -132,8 +100,6 @@ run_calibrate(const struct ft_cluster_spec *spec, const struct model_opts *o,
 			ft_model_calib_write_block(&c, &block);
 			ft_model_calib_release(&c);
 		}
-		ft_run_release(&run);
-		ft_obs_set_release(&obs);
 	}
 	if (rc == EXIT_OK) {
 		if (ctx->json) {
