@@ -4,12 +4,10 @@
  * range of sizes on a spec, through the analytic or the flow-level engine,
  * or a parameter sweep (split across MPI ranks when launched by mpirun).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fabtune/fabtune.h>
@@ -35,93 +33,18 @@ struct sim_opts {
 	double factor, fabric_scale;
 };
 
-/* One string observation of the twin, source "sim". */
-static int
-twin_obs(struct ft_obs_set *obs, const char *key, const char *device, const char *str)
-{
-	struct ft_obs o;
-
-	ft_obs_init(&o, key);
-	ft_strlcpy(o.device, device, sizeof(o.device));
-	ft_strlcpy(o.str, str, sizeof(o.str));
-	o.file = "sim";
-	return ft_obs_set_add(obs, &o);
-}
-
 /*
- * --save: the rows, what the twin was (sim.scenario, sim.engine,
- * sim.routing, sim.description, one sim.fault per injected fault: reports
- * state them), each link that carried bytes as sim.link.util, a sweep's
- * busiest link of each class size by size as sim.size.util (str: the size),
- * and with --trace the traced ports' series (sim.trace.*).
+ * --save: the rows and what the twin was (ft_sim_report_obs(): the scenario,
+ * engine, routing, description, faults, link utilisation, traced series).
  */
 static int
 save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 {
 	struct ft_obs_set obs;
-	size_t i;
-	int rc = 0;
+	int rc;
 
 	ft_obs_set_init(&obs);
-	rc = twin_obs(&obs, "sim.scenario", "", rep->scenario);
-	if (rc == 0)
-		rc = twin_obs(&obs, "sim.engine", "", rep->engine);
-	if (rc == 0)
-		rc = twin_obs(&obs, "sim.routing", "", rep->routing);
-	/* the description in pieces that fit an observation, read back in order */
-	for (const char *d = rep->description; rc == 0 && *d;) {
-		char piece[150];
-		size_t n = strlen(d);
-
-		if (n >= sizeof(piece)) {
-			n = sizeof(piece) - 1;
-			while (n > 80 && d[n] != ' ')
-				n--;
-		}
-		snprintf(piece, sizeof(piece), "%.*s", (int)n, d);
-		rc = twin_obs(&obs, "sim.description", "", piece);
-		d += n;
-	}
-	for (i = 0; i < rep->faults.len && rc == 0; i++) {
-		char dev[32];
-
-		snprintf(dev, sizeof(dev), "fault %zu", i + 1);
-		rc = twin_obs(&obs, "sim.fault", dev,
-		              ((const struct ft_sim_fault_text *)ft_vec_at(&rep->faults, i))->text);
-	}
-	for (i = 0; i < rep->ports.len && rc == 0; i++) {
-		const struct ft_sim_hot_link *l = ft_vec_at(&rep->ports, i);
-		struct ft_obs o;
-		const char *arrow = strstr(l->name, " -> ");
-
-		ft_obs_init(&o, "sim.link.util");
-		if (arrow)
-			snprintf(o.device, sizeof(o.device), "%.*s->%s", (int)(arrow - l->name),
-				 l->name, arrow + 4);
-		else
-			ft_strlcpy(o.device, l->name, sizeof(o.device));
-		o.has_num = true;
-		o.num = l->stat.util;
-		ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
-		o.file = "sim";
-		rc = ft_obs_set_add(&obs, &o);
-	}
-	/* a sweep's utilisation size by size: the class in device, the size in str */
-	for (i = 0; i < rep->by_size.len && rc == 0; i++) {
-		const struct ft_sim_size_stat *b = ft_vec_at(&rep->by_size, i);
-		struct ft_obs o;
-
-		ft_obs_init(&o, "sim.size.util");
-		snprintf(o.device, sizeof(o.device), "%s t%u", b->kind, b->tier);
-		snprintf(o.str, sizeof(o.str), "%" PRIu64, b->bytes);
-		o.has_num = true;
-		o.num = b->util_max;
-		ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
-		o.file = "sim";
-		rc = ft_obs_set_add(&obs, &o);
-	}
-	if (rc == 0)
-		rc = ft_sim_report_trace_obs(rep, &obs); /* --trace: the report charts them */
+	rc = ft_sim_report_obs(rep, &obs);
 	if (rc == 0) {
 		snprintf(rep->run.label, sizeof(rep->run.label), "sim %s", what);
 		if (!rep->run.spec[0])
@@ -132,36 +55,6 @@ save_report(struct cli_ctx *ctx, struct ft_sim_report *rep, const char *what)
 	}
 	ft_obs_set_release(&obs);
 	return rc;
-}
-
-/* --counters DIR: write the rendered counter files into DIR (created if missing). */
-static int
-write_counters(struct cli_ctx *ctx, const struct ft_sim_report *rep, const char *dir)
-{
-	size_t i;
-	int rc;
-
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		cli_error(ctx, "--counters: %s: %s", dir, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	for (i = 0; i < rep->counter_files.len; i++) {
-		const struct ft_sim_file *f = ft_vec_at(&rep->counter_files, i);
-		struct ft_error err = { 0 };
-		char path[4096];
-
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, f->name) >= sizeof(path)) {
-			cli_error(ctx, "--counters: %s: the folder's path is too long", dir);
-			return EXIT_USAGE;
-		}
-		/* the safe writer: no symlink followed, no non-regular file replaced */
-		rc = ft_file_write(path, f->text, f->len, &err);
-		if (rc < 0) {
-			ft_error_prefix(&err, "--counters: ");
-			return cli_fail(ctx, rc, &err);
-		}
-	}
-	return 0;
 }
 
 static int
@@ -190,9 +83,10 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 			return cli_fail(ctx, rc, &err);
 		}
 	}
-	if (counters_dir && (rc = write_counters(ctx, &rep, counters_dir)) != 0) {
+	if (counters_dir && (rc = ft_sim_report_write_counters(&rep, counters_dir, &err)) < 0) {
+		ft_error_prefix(&err, "--counters: ");
 		ft_sim_report_release(&rep);
-		return rc;
+		return cli_fail(ctx, rc, &err);
 	}
 	ft_strbuf_init(&sb);
 	if (ctx->json) {

@@ -20,8 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <fabtune/base.h>
 #include <fabtune/coll.h>
 #include <fabtune/error.h>
+#include <fabtune/json.h>
 #include <fabtune/result.h>
 #include <fabtune/spec.h>
 
@@ -271,6 +273,44 @@ FT_API int ft_model_calib_predict(const struct ft_model_calib *c,
                                   const struct ft_cluster_spec *spec,
                                   const struct ft_model_query *q, double *time_s,
                                   struct ft_error *err) FT_MUST_CHECK;
+
+/* ---- the model's results in words ----------------------------------------------------------- */
+
+/*
+ * A sweep of ft_model_sweep() (@run, its rows) whose largest size @first
+ * ft_model_eval() returned, on @spec: the nccl-tests-shaped table with the
+ * cluster's header (time, algbw, busbw, algorithm, protocol, bottleneck per
+ * size), or one JSON object (spec, op, ranks, nodes, channels, rows) and a
+ * newline, appended to @sb.
+ */
+FT_API void ft_model_sweep_write_text(const struct ft_cluster_spec *spec,
+                                      const struct ft_model_result *first,
+                                      const struct ft_run *run, struct ft_strbuf *sb);
+FT_API void ft_model_sweep_write_json(const struct ft_cluster_spec *spec,
+                                      const struct ft_model_result *first,
+                                      const struct ft_run *run, struct ft_strbuf *sb);
+/*
+ * The working of ft_model_explain() on @spec: the link classes, the pick's
+ * latency and bandwidth terms, what binds it and its pipeline terms, then
+ * every (algorithm, protocol) weighed or why it was left out; as comment
+ * lines, or as one JSON object and a newline, appended to @sb.
+ */
+FT_API void ft_model_explain_write_text(const struct ft_cluster_spec *spec,
+                                        const struct ft_model_explain *ex, struct ft_strbuf *sb);
+FT_API void ft_model_explain_write_json(const struct ft_cluster_spec *spec,
+                                        const struct ft_model_explain *ex, struct ft_strbuf *sb);
+/*
+ * A calibration @c fitted to the measured @file: the fit, its median errors
+ * and one line per size (measured, model, fit, leave-one-out) appended to
+ * @sb; or the same as one JSON object into @j, an array's element or a
+ * member's value. ft_model_calib_write_block() appends @c's entry of a
+ * spec's `calibration:` block ("  - {op: ..., ranks: ...}" and a newline).
+ */
+FT_API void ft_model_calib_write_text(const char *file, const struct ft_model_calib *c,
+                                      struct ft_strbuf *sb);
+FT_API void ft_model_calib_write_json(const char *file, const struct ft_model_calib *c,
+                                      struct ft_json *j);
+FT_API void ft_model_calib_write_block(const struct ft_model_calib *c, struct ft_strbuf *sb);
 
 /* ---- data-parallel training job ------------------------------------------------------------ */
 

@@ -422,6 +422,24 @@ struct ft_obs_set;
  */
 FT_API int ft_sim_report_trace_obs(const struct ft_sim_report *r,
                                    struct ft_obs_set *obs) FT_MUST_CHECK;
+/*
+ * What the twin of @r was, as observations for an archived run (reports state
+ * them): sim.scenario, sim.engine, sim.routing, the description in pieces
+ * (sim.description, in order), one sim.fault per injected fault (device
+ * "fault N"), each link that carried bytes as sim.link.util (ratio, device
+ * "leaf0->n0.nic0"), a sweep's busiest link of each class size by size as
+ * sim.size.util (device "kind tN", str the size), then the traced series of
+ * ft_sim_report_trace_obs(). All with file "sim". FT_ENOMEM.
+ */
+FT_API int ft_sim_report_obs(const struct ft_sim_report *r, struct ft_obs_set *obs) FT_MUST_CHECK;
+/*
+ * Write @r's counter files (perfquery -x, ethtool -S; ft_sim_overrides.counters)
+ * into @dir, created when missing, through the safe file writer (no symlink
+ * followed, no non-regular file replaced). FT_EIO naming @dir when it can't
+ * be made, FT_EINVAL when a file's path is too long, ft_file_write()'s errors.
+ */
+FT_API int ft_sim_report_write_counters(const struct ft_sim_report *r, const char *dir,
+                                        struct ft_error *err) FT_MUST_CHECK;
 
 /*
  * Build the cluster, apply faults, run every job and the background traffic

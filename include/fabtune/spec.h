@@ -263,6 +263,27 @@ ft_spec_ngpus(const struct ft_cluster_spec *s)
 	return n;
 }
 
+/* ---- a spec in words ----------------------------------------------------- */
+
+struct ft_strbuf;
+struct ft_json;
+
+/*
+ * @s with every figure and its unit: the terminal report (cluster, GPUs,
+ * NVLink, PCIe, NUMA, NICs, placement table, fabric and its shape, routing,
+ * capacity) appended to @sb; or one JSON object (node, fabric, capacity)
+ * into @j.
+ */
+FT_API void ft_spec_write_text(const struct ft_cluster_spec *s, struct ft_strbuf *sb);
+FT_API void ft_spec_write_json(const struct ft_cluster_spec *s, struct ft_json *j);
+/*
+ * The node presets (name and summary) and link presets (rates, latencies,
+ * MTU) as two tables, or as one JSON object (node_presets, link_presets)
+ * and a newline, appended to @sb.
+ */
+FT_API void ft_spec_presets_write_text(struct ft_strbuf *sb);
+FT_API void ft_spec_presets_write_json(struct ft_strbuf *sb);
+
 #ifdef __cplusplus
 }
 #endif

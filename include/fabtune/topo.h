@@ -129,6 +129,29 @@ FT_API int ft_topo_stats(const struct ft_topo *t, struct ft_topo_stats *out,
 FT_API int ft_topo_export_dot(const struct ft_topo *t, struct ft_strbuf *out) FT_MUST_CHECK;
 FT_API int ft_topo_export_json(const struct ft_topo *t, struct ft_strbuf *out) FT_MUST_CHECK;
 
+/*
+ * The summary of @t with its statistics @st (ft_topo_stats()): the terminal
+ * report appended to @sb (FT_ENOMEM when a table or @sb ran out of memory),
+ * or one JSON object and a newline (counts per kind and tier,
+ * oversubscription per tier, bisection, injection, diameter, memory, and
+ * build_s, the seconds the build took, unless @build_s < 0).
+ */
+FT_API int ft_topo_stats_write_text(const struct ft_topo *t, const struct ft_topo_stats *st,
+                                    struct ft_strbuf *sb) FT_MUST_CHECK;
+FT_API void ft_topo_stats_write_json(const struct ft_topo *t, const struct ft_topo_stats *st,
+                                     double build_s, struct ft_strbuf *sb);
+/*
+ * The route of queue pair @qp from vertex @src to @dst under @routing, hop by
+ * hop with each link's kind, rate and latency and the equal-cost choices of
+ * the minimal routes at that hop ("-" or 0 off them, a Valiant detour): a
+ * table, or one JSON object and a newline when @json, appended to @sb. Errors
+ * name @label (the spec as the user gave it): FT_ENOENT when there is no such
+ * route, FT_ERANGE when it is longer than FT_PATH_MAX links, FT_ENOMEM.
+ */
+FT_API int ft_topo_path_write(const struct ft_topo *t, const char *label, uint32_t src,
+                              uint32_t dst, enum ft_routing routing, uint32_t qp, bool json,
+                              struct ft_strbuf *sb, struct ft_error *err) FT_MUST_CHECK;
+
 /* ---- routing ------------------------------------------------------------- */
 
 #define FT_PATH_MAX 32

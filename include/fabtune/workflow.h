@@ -31,6 +31,7 @@
 #include <fabtune/base.h>
 #include <fabtune/diag.h>
 #include <fabtune/error.h>
+#include <fabtune/model.h>
 #include <fabtune/obs.h>
 #include <fabtune/progress.h>
 #include <fabtune/report.h>
@@ -80,6 +81,19 @@ FT_API int ft_workflow_model_expectations(const struct ft_cluster_spec *spec,
 					  const struct ft_run *measured, const char *transport,
 					  struct ft_vec *expect, struct ft_run *model, size_t *n,
 					  struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Calibrate @q's collective on @spec (ft_model_calibrate()) against the
+ * nccl-tests output @path: the op is the file's first row's test unless
+ * @op_given (then q->op), the rank count that of the first row of that op
+ * unless q->ngpus is set. FT_EINVAL when the file holds no result rows or
+ * an unknown test, the parser's and ft_model_calibrate()'s errors; @out is
+ * released with ft_model_calib_release().
+ */
+FT_API int ft_workflow_model_calibrate_file(const struct ft_cluster_spec *spec,
+                                            const struct ft_model_query *q, bool op_given,
+                                            const char *path, struct ft_model_calib *out,
+                                            struct ft_error *err) FT_MUST_CHECK;
 
 /* ---- the inputs of a diagnosis -------------------------------------------- */
 

@@ -672,6 +672,52 @@ test_load_ref(void **state)
 	ft_run_release(&run);
 }
 
+/* Calibrating against a file takes its op and rank count from its rows: the same fit as
+ * ft_model_calibrate() given them; a file without result rows is named an error. */
+static void
+test_calibrate_file(void **state)
+{
+	static const char file[] =
+	        "tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt";
+	struct ft_cluster_spec spec;
+	struct ft_model_query q, direct;
+	struct ft_model_calib a, b;
+	struct ft_obs_set obs;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	char empty[] = "/tmp/ft-test-calib-XXXXXX";
+	int fd;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 0); /* not given: the file says all_reduce */
+	assert_int_equal(ft_workflow_model_calibrate_file(&spec, &q, false, file, &a, &err), 0);
+	assert_int_equal(a.op, FT_OP_ALL_REDUCE);
+	assert_int_equal(a.nranks, 16);
+
+	ft_obs_set_init(&obs);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "nccl-tests");
+	assert_int_equal(ft_parse_file(file, "nccl-tests", &obs, &run, &err), 0);
+	ft_model_query_init(&direct, FT_OP_ALL_REDUCE, 0);
+	direct.ngpus = 16;
+	assert_int_equal(ft_model_calibrate(&spec, &direct, &run, &b, &err), 0);
+	assert_int_equal(a.npoints, b.npoints);
+	assert_true(a.fixed_s == b.fixed_s && a.lat_scale == b.lat_scale &&
+	            a.bw_scale == b.bw_scale);
+	ft_model_calib_release(&a);
+	ft_model_calib_release(&b);
+	ft_run_release(&run);
+	ft_obs_set_release(&obs);
+
+	fd = mkstemp(empty);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(ft_workflow_model_calibrate_file(&spec, &q, false, empty, &a, &err),
+	                 FT_EINVAL);
+	assert_string_equal(err.msg, "no nccl-tests result rows");
+	unlink(empty);
+}
+
 int
 main(void)
 {
@@ -685,6 +731,7 @@ main(void)
 		cmocka_unit_test(test_doctor_errors),
 		cmocka_unit_test(test_inputs_gather),
 		cmocka_unit_test_setup_teardown(test_load_ref, setup, teardown),
+		cmocka_unit_test(test_calibrate_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1487,6 +1487,215 @@ test_vm_overhead(void **state)
 	assert_rel(t1.time_s, t0.time_s, 1e-15);
 }
 
+/* ---- the writers, on results filled by hand ---------------------------------------------- */
+
+/* A 2-node sweep of two sizes: each column in nccl-tests' widths, times with fewer decimals
+ * as they grow, and the cluster named in the header. */
+static void
+test_write_sweep(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result first;
+	struct ft_result_row row;
+	struct ft_run run;
+	struct ft_strbuf sb;
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	ft_strlcpy(s.node.gpu_model, "H100", sizeof(s.node.gpu_model));
+	ft_strlcpy(s.node.nic_link, "ndr", sizeof(s.node.nic_link));
+	s.fabric.kind = FT_FABRIC_FAT_TREE;
+	memset(&first, 0, sizeof(first));
+	first.op = FT_OP_ALL_REDUCE;
+	first.nranks = 16;
+	first.nnodes = 2;
+	first.ppn = 8;
+	first.nchannels = 16;
+	ft_run_init(&run, FT_SOURCE_MODEL, "model");
+	ft_result_row_init(&row);
+	ft_strlcpy(row.test, "all_reduce", sizeof(row.test));
+	row.bytes = 1048576;
+	row.count = 262144;
+	ft_strlcpy(row.dtype, "float", sizeof(row.dtype));
+	ft_strlcpy(row.redop, "sum", sizeof(row.redop));
+	row.root = -1;
+	row.time_us = 45.678;
+	row.algbw_GBps = 22.956;
+	row.busbw_GBps = 43.042;
+	ft_strlcpy(row.algo, "ring", sizeof(row.algo));
+	ft_strlcpy(row.proto, "simple", sizeof(row.proto));
+	ft_strlcpy(row.bottleneck, "nic", sizeof(row.bottleneck));
+	assert_int_equal(ft_run_add(&run, &row), 0);
+	row.bytes = 1ull << 30;
+	row.count = 1ull << 28;
+	row.time_us = 12345.6;
+	assert_int_equal(ft_run_add(&run, &row), 0);
+
+	ft_strbuf_init(&sb);
+	ft_model_sweep_write_text(&s, &first, &run, &sb);
+	assert_string_equal(
+	        sb.buf,
+	        "# fabtune model: test-hopper\n"
+	        "#  2 nodes x 8 GPUs H100, NVLink 4 NVSwitch+NVLS, 8 NICs/node ndr, fabric fat-tree\n"
+	        "#  all_reduce on 16 ranks, 16 channels\n"
+	        "#\n"
+	        "#       size         count      type   redop    root      time   algbw   busbw  "
+	        "algo              proto   bottleneck\n"
+	        "#        (B)    (elements)                                (us)  (GB/s)  (GB/s)\n"
+	        "     1048576        262144     float     sum      -1     45.68   22.96   43.04  "
+	        "ring              simple  nic\n"
+	        "  1073741824     268435456     float     sum      -1     12346   22.96   43.04  "
+	        "ring              simple  nic\n");
+	ft_strbuf_reset(&sb);
+	ft_model_sweep_write_json(&s, &first, &run, &sb);
+	assert_non_null(strstr(sb.buf, "{\"spec\":\"test-hopper\",\"source\":\"model\","
+	                                "\"op\":\"all_reduce\",\"nranks\":16,\"nnodes\":2,"
+	                                "\"ranks_per_node\":8,\"nchannels\":16,\"rows\":[{"));
+	assert_non_null(strstr(sb.buf, "\"bytes\":1073741824,\"count\":268435456,\"type\":\"float\","
+	                                "\"redop\":\"sum\",\"root\":-1,\"time_us\":12345.6,"));
+	assert_non_null(strstr(sb.buf, "\"busbw_GBps\":43.042,\"algo\":\"ring\""));
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	ft_strbuf_release(&sb);
+	ft_run_release(&run);
+}
+
+/* The pick's terms add up on the page: 30 us = 10 us latency + 1 MB / 50 GB/s, and a pair
+ * left out shows why. */
+static void
+test_write_explain(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_model_candidate *k;
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(ex);
+	hopper_spec(&s, 1, 8, 400);
+	ft_strlcpy(ex->links.intra_what, "nvlink", sizeof(ex->links.intra_what));
+	ex->links.intra_Bps = 370.8e9;
+	ex->links.nnodes = 1;
+	ex->result.op = FT_OP_ALL_REDUCE;
+	ex->result.algo = FT_ALGO_RING;
+	ex->result.proto = FT_PROTO_SIMPLE;
+	ex->result.bytes = 1000000;
+	ex->result.nranks = 8;
+	ex->result.nnodes = 1;
+	ex->result.ppn = 8;
+	ex->result.nchannels = 16;
+	ex->result.time_s = 30e-6;
+	ex->result.busbw_Bps = 58.33e9;
+	ft_strlcpy(ex->result.bottleneck, "nvlink", sizeof(ex->result.bottleneck));
+	ex->result.pipe.launch_s = 4e-6; /* no channel launched: the launch floor line */
+	ex->ncandidates = 2;
+	ex->pick = 0;
+	k = &ex->cand[0];
+	k->algo = FT_ALGO_RING;
+	k->proto = FT_PROTO_SIMPLE;
+	k->available = true;
+	k->time_s = 30e-6;
+	k->lat_s = 10e-6;
+	k->base_s = 4e-6;
+	k->lat_factor = 1.0;
+	k->bw_Bps = 50e9;
+	k->bw_factor = 1.0;
+	ft_strlcpy(k->bottleneck, "nvlink", sizeof(k->bottleneck));
+	k = &ex->cand[1];
+	k->algo = FT_ALGO_NVLS;
+	k->proto = FT_PROTO_LL;
+	ft_strlcpy(k->why, "NVLS runs Simple only", sizeof(k->why));
+
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_text(&s, ex, &sb);
+	assert_string_equal(
+	        sb.buf,
+	        "# fabtune model --explain: test-hopper\n"
+	        "#  all_reduce of 1000000 bytes on 8 ranks (1 node x 8), 16 channels\n"
+	        "#  links: nvlink 370.8 GB/s per GPU\n"
+	        "#\n"
+	        "#  picked ring/simple; NCCL's tuner: 30.00 us = latency 10.00 us + size / bandwidth "
+	        "20.00 us\n"
+	        "#    latency     base 4.00 us + steps 6.00 us\n"
+	        "#    bandwidth   50.00 GB/s algorithm bandwidth, busbw 58.33 GB/s\n"
+	        "#    binds       nvlink (the slowest link class on the way)\n"
+	        "#    launch      4.00 us host launch floor\n"
+	        "#\n"
+	        "#  algo/proto                time(us)  latency(us)  algbw(GB/s)  bound or why not\n"
+	        " * ring/simple                  30.00        10.00        33.33  nvlink\n"
+	        "   nvls/ll                          -            -            -  NVLS runs Simple "
+	        "only\n");
+	ft_strbuf_reset(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"candidates\":[{\"algo\":\"ring\",\"proto\":\"simple\","
+	                                "\"picked\":true,\"time_us\":30,\"base_latency_us\":4,"
+	                                "\"step_latency_us\":6,\"latency_factor\":1,"
+	                                "\"algbw_GBps\":50,\"bandwidth_factor\":1,"
+	                                "\"bandwidth_us\":20,\"bottleneck\":\"nvlink\"},"
+	                                "{\"algo\":\"nvls\",\"proto\":\"ll\",\"picked\":false,"
+	                                "\"why_not\":\"NVLS runs Simple only\"}]}\n"));
+	ft_strbuf_release(&sb);
+	free(ex);
+}
+
+/* A fit of bandwidth scale 1.25 achieves 80% of the model's bandwidth; the spec block line
+ * keeps the constants at the precision a spec reads back. */
+static void
+test_write_calibration(void **state)
+{
+	struct ft_model_calib_point pts[1] = { {
+		.bytes = 65536,
+		.time_s = 40e-6,
+		.model_s = 30e-6,
+		.fit_s = 39e-6,
+		.loo_s = 38e-6,
+		.loo_err = 0.05,
+	} };
+	struct ft_model_calib c = {
+		.op = FT_OP_ALL_GATHER,
+		.nranks = 16,
+		.fixed_s = 12.5e-6,
+		.lat_scale = 1.5,
+		.bw_scale = 1.25,
+		.npoints = 1,
+		.pts = pts,
+		.model_median_err = 0.25,
+		.fit_median_err = 0.025,
+		.loo_median_err = 0.05,
+		.loo_max_err = 0.125,
+	};
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	(void)state;
+	ft_strbuf_init(&sb);
+	ft_model_calib_write_text("ag.txt", &c, &sb);
+	assert_string_equal(sb.buf,
+	                    "# ag.txt: all_gather on 16 ranks, 1 sizes\n"
+	                    "#  fit: time = 12.50 us + 1.500 x latency + 1.250 x size / bandwidth "
+	                    "(80.0% of the model's bandwidth achieved)\n"
+	                    "#  median error: model 25.0%, fit 2.5%, leave-one-out 5.0% "
+	                    "(max 12.5%)\n#\n"
+	                    "#         size  measured(us)     model(us)       fit(us)  "
+	                    "leave-1-out(us)  error\n"
+	                    "         65536         40.00         30.00         39.00            "
+	                    "38.00    5.0%\n"
+	                    "#\n");
+	ft_strbuf_reset(&sb);
+	ft_model_calib_write_block(&c, &sb);
+	assert_string_equal(sb.buf, "  - {op: all_gather, ranks: 16, fixed: 12.500us, "
+	                            "latency_scale: 1.5000, bandwidth_scale: 1.2500}\n");
+	ft_strbuf_reset(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_model_calib_write_json("ag.txt", &c, &j);
+	assert_string_equal(sb.buf, "{\"file\":\"ag.txt\",\"op\":\"all_gather\",\"nranks\":16,"
+	                            "\"fixed_us\":12.5,\"latency_scale\":1.5,\"bandwidth_scale\":1.25,"
+	                            "\"model_median_err\":0.25,\"fit_median_err\":0.025,"
+	                            "\"loo_median_err\":0.05,\"loo_max_err\":0.125,\"points\":[{"
+	                            "\"bytes\":65536,\"time_us\":40,\"model_us\":30,\"fit_us\":39,"
+	                            "\"loo_us\":38,\"loo_err\":0.05}]}");
+	ft_strbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -1526,6 +1735,9 @@ main(void)
 		cmocka_unit_test(test_nccl_bandwidth_versions),
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),
+		cmocka_unit_test(test_write_sweep),
+		cmocka_unit_test(test_write_explain),
+		cmocka_unit_test(test_write_calibration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

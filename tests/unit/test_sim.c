@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* cmocka.h needs the headers above it. */
 /* clang-format off */
@@ -1573,6 +1574,108 @@ test_dmodk_memo_paths_are_routed_paths(void **state)
 	ft_topo_free(t);
 }
 
+/* A report filled by hand leaves what the twin was as observations, in order: the
+ * description cut at a space into pieces that fit, each fault, each link's utilisation
+ * with the arrow closed up, and a sweep's busiest class size by size. */
+static void
+test_report_obs(void **state)
+{
+	struct ft_sim_report rep;
+	struct ft_sim_fault_text f = { "link leaf0 -> spine1 down" };
+	struct ft_sim_hot_link l = { .name = "leaf0 -> n0.nic0", .kind = "host", .tier = 1 };
+	struct ft_sim_size_stat b = { .bytes = 1048576, .kind = "fabric", .tier = 2,
+	                              .util_max = 0.75 };
+	struct ft_obs_set obs;
+	const struct ft_obs *o;
+	size_t i;
+
+	(void)state;
+	ft_sim_report_init(&rep);
+	ft_strlcpy(rep.scenario, "two-jobs", sizeof(rep.scenario));
+	ft_strlcpy(rep.engine, "flow", sizeof(rep.engine));
+	ft_strlcpy(rep.routing, "ecmp", sizeof(rep.routing));
+	/* 17 words of 11 characters, spaced: 203 characters, more than a piece holds */
+	for (i = 0; i < 17; i++)
+		memcpy(rep.description + 12 * i, "abcdefghijk ", 12);
+	rep.description[203] = '\0';
+	l.stat.util = 0.5;
+	assert_int_equal(ft_vec_push(&rep.faults, &f), 0);
+	assert_int_equal(ft_vec_push(&rep.ports, &l), 0);
+	assert_int_equal(ft_vec_push(&rep.by_size, &b), 0);
+	ft_obs_set_init(&obs);
+	assert_int_equal(ft_sim_report_obs(&rep, &obs), 0);
+	assert_int_equal(ft_obs_set_len(&obs), 8);
+	o = ft_obs_set_at(&obs, 0);
+	assert_string_equal(o->key, "sim.scenario");
+	assert_string_equal(o->str, "two-jobs");
+	assert_string_equal(o->file, "sim");
+	assert_string_equal(ft_obs_set_at(&obs, 1)->str, "flow");
+	assert_string_equal(ft_obs_set_at(&obs, 2)->str, "ecmp");
+	/* 149 characters at most, cut back to the space after the 12th word; then the rest */
+	o = ft_obs_set_at(&obs, 3);
+	assert_string_equal(o->key, "sim.description");
+	assert_int_equal(strlen(o->str), 143);
+	assert_memory_equal(o->str + 132, "abcdefghijk", 12);
+	o = ft_obs_set_at(&obs, 4);
+	assert_string_equal(o->key, "sim.description");
+	assert_int_equal(strlen(o->str), 60);
+	assert_memory_equal(o->str, " abcdefghijk ", 13);
+	o = ft_obs_set_at(&obs, 5);
+	assert_string_equal(o->key, "sim.fault");
+	assert_string_equal(o->device, "fault 1");
+	assert_string_equal(o->str, "link leaf0 -> spine1 down");
+	o = ft_obs_set_at(&obs, 6);
+	assert_string_equal(o->key, "sim.link.util");
+	assert_string_equal(o->device, "leaf0->n0.nic0");
+	assert_true(o->has_num);
+	assert_true(o->num == 0.5);
+	assert_string_equal(o->unit, "ratio");
+	o = ft_obs_set_at(&obs, 7);
+	assert_string_equal(o->key, "sim.size.util");
+	assert_string_equal(o->device, "fabric t2");
+	assert_string_equal(o->str, "1048576");
+	assert_true(o->num == 0.75);
+	ft_obs_set_release(&obs);
+	ft_sim_report_release(&rep);
+}
+
+/* Counter files land in a folder made for them; a folder that can't be made is named. */
+static void
+test_report_write_counters(void **state)
+{
+	struct ft_sim_report rep;
+	struct ft_sim_file f = { .name = "perfquery-x.leaf0.p1.txt" };
+	struct ft_error err = { 0 };
+	char dir[64], path[128], buf[32] = { 0 };
+	FILE *fp;
+
+	(void)state;
+	ft_sim_report_init(&rep);
+	f.text = ft_strdup("PortXmitData:....1234\n");
+	assert_non_null(f.text);
+	f.len = strlen(f.text);
+	assert_int_equal(ft_vec_push(&rep.counter_files, &f), 0);
+	snprintf(dir, sizeof(dir), "/tmp/ft-test-counters-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(ft_sim_report_write_counters(&rep, path, &err), 0);
+	snprintf(path, sizeof(path), "%s/sub/perfquery-x.leaf0.p1.txt", dir);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_int_equal(fread(buf, 1, sizeof(buf) - 1, fp), f.len);
+	fclose(fp);
+	assert_string_equal(buf, "PortXmitData:....1234\n");
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(rmdir(path), 0);
+	/* a folder under a missing one: FT_EIO naming the folder */
+	snprintf(path, sizeof(path), "%s/missing/sub", dir);
+	assert_int_equal(ft_sim_report_write_counters(&rep, path, &err), FT_EIO);
+	assert_non_null(strstr(err.msg, path));
+	assert_int_equal(rmdir(dir), 0);
+	ft_sim_report_release(&rep);
+}
+
 int
 main(void)
 {
@@ -1606,6 +1709,8 @@ main(void)
 		cmocka_unit_test(test_background_patterns),
 		cmocka_unit_test(test_straggler),
 		cmocka_unit_test(test_utilisation_by_size),
+		cmocka_unit_test(test_report_obs),
+		cmocka_unit_test(test_report_write_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

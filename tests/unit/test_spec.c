@@ -834,6 +834,88 @@ test_examples_load(void **state)
 	assert_true(n >= 7);
 }
 
+/* A spec in words: a 2-tier tree of radix 64 at 3:1 says its leaf split (48 down, 16 up) and
+ * its capacity (k^2/2 x 3/2 = 3072 nodes: 64 leaves of 48 hosts); one node stops at "fabric
+ * none". The JSON carries the same figures. */
+static void
+test_write_spec(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ft_strlcpy(s.name, "tiny", sizeof(s.name));
+	ft_strlcpy(s.source, "tiny.yaml", sizeof(s.source));
+	s.nnodes = 2;
+	s.node.ngpus = 4;
+	ft_strlcpy(s.node.gpu_model, "X1", sizeof(s.node.gpu_model));
+	s.node.gpu_tflops = 100;
+	s.node.gpu_mem_GB = 80;
+	s.node.nnuma = 1;
+	s.node.nnics = 1;
+	ft_strbuf_init(&sb);
+	ft_spec_write_text(&s, &sb);
+	assert_non_null(strstr(sb.buf, "cluster tiny (tiny.yaml)\n"
+	                                "  nodes      2 x custom node, 8 GPUs\n"
+	                                "  gpu        4 x X1, 100 TFLOPS dense fp16, 80 GB\n"
+	                                "  compute    no fp8, HBM bandwidth unknown, "
+	                                "GEMM efficiency unknown\n"
+	                                "  nvlink     none\n"));
+	assert_string_equal(sb.buf + sb.len - strlen("  fabric     none\n"), "  fabric     none\n");
+	s.fabric.kind = FT_FABRIC_FAT_TREE;
+	s.fabric.radix = 64;
+	s.fabric.oversubscription = 3;
+	s.fabric.tiers = 2;
+	ft_strbuf_reset(&sb);
+	ft_spec_write_text(&s, &sb);
+	assert_non_null(strstr(sb.buf, "  fabric     fat-tree\n"));
+	assert_non_null(strstr(sb.buf, "  tiers      2, radix 64, leaf 48 down / 16 up (3:1)\n"));
+	assert_non_null(strstr(sb.buf, "  routing    ecmp, sharp no\n  capacity   3072 nodes\n"));
+	ft_strbuf_reset(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_spec_write_json(&s, &j);
+	assert_non_null(strstr(sb.buf, "{\"name\":\"tiny\",\"source\":\"tiny.yaml\",\"nnodes\":2,"
+	                                "\"ngpus\":8,\"node\":{"));
+	assert_non_null(strstr(sb.buf, "\"tiers\":2,\"radix\":64,\"oversubscription\":3,"
+	                                "\"leaf_down_ports\":48,\"leaf_up_ports\":16,"));
+	assert_non_null(strstr(sb.buf, "\"capacity_nodes\":3072}}"));
+	ft_strbuf_release(&sb);
+}
+
+/* Every node preset and link preset is listed, in both forms. */
+static void
+test_write_presets(void **state)
+{
+	struct ft_strbuf sb;
+	size_t i, n = 0;
+
+	(void)state;
+	ft_strbuf_init(&sb);
+	ft_spec_presets_write_text(&sb);
+	for (i = 0; i < ft_node_preset_count(); i++) {
+		char want[80];
+
+		snprintf(want, sizeof(want), "  %s ", ft_node_preset_name(i));
+		assert_non_null(strstr(sb.buf, want));
+	}
+	assert_non_null(strstr(sb.buf, "\nlink presets:\n"));
+	ft_strbuf_reset(&sb);
+	ft_spec_presets_write_json(&sb);
+	for (const char *p = strstr(sb.buf, "\"gpu_model\":"); p; p = strstr(p + 1, "\"gpu_model\":"))
+		n++;
+	assert_int_equal(n, ft_node_preset_count());
+	for (i = 0; ft_link_preset_at(i) != NULL; i++) {
+		char want[80];
+
+		snprintf(want, sizeof(want), "{\"name\":\"%s\",", ft_link_preset_at(i)->name);
+		assert_non_null(strstr(sb.buf, want));
+	}
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	ft_strbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -857,6 +939,8 @@ main(void)
 		cmocka_unit_test(test_validate_names_field),
 		cmocka_unit_test(test_examples_load),
 		cmocka_unit_test(test_node_groups),
+		cmocka_unit_test(test_write_spec),
+		cmocka_unit_test(test_write_presets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

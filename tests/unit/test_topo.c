@@ -1241,6 +1241,98 @@ test_specs_route(void **state)
 	}
 }
 
+/* The line of @buf holding @needle, into @line; fails when none does. */
+static const char *
+line_with(const char *buf, const char *needle, char *line, size_t len)
+{
+	const char *at = strstr(buf, needle), *b, *e;
+
+	if (!at)
+		fail_msg("no line holds '%s' in:\n%s", needle, buf);
+	for (b = at; b > buf && b[-1] != '\n'; b--)
+		;
+	e = strchr(at, '\n');
+	snprintf(line, len, "%.*s", (int)(e ? e - b : (ptrdiff_t)strlen(b)), b);
+	return line;
+}
+
+static size_t
+count_of(const char *buf, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(buf, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The summary of a 2-tier tree of 30 thin nodes, leaves 6 down and 2 up: 5 leaves at
+ * 6 x 200G : 2 x 400G = 1.50:1, 60 directed host links, bisection 5 x 2 x 400G / 2,
+ * injection 30 x 200G, NIC-leaf-spine-leaf-NIC = 4 links; and one route, whose only
+ * choice is at the leaf going up (2 spines). */
+static void
+test_write_summary_and_path(void **state)
+{
+	struct ft_topo *t = fat_tree(true, 30, 2, 8, 3);
+	struct ft_topo_stats st;
+	struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP };
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	struct ft_path p;
+	char line[256], want[64], rate[32];
+	uint32_t src, dst;
+
+	(void)state;
+	assert_int_equal(ft_topo_stats(t, &st, NULL), 0);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_topo_stats_write_text(t, &st, &sb), 0);
+	assert_non_null(strstr(sb.buf, "  fabric     fat-tree, 30 nodes, 30 GPUs\n"));
+	line_with(sb.buf, "1.50:1", line, sizeof(line));
+	assert_non_null(strstr(line, "1 leaf"));
+	assert_non_null(strstr(line, " 5 "));
+	assert_non_null(strstr(line, "host-leaf"));
+	assert_int_equal(strcmp(line + strlen(line) - 3, " 60"), 0);
+	snprintf(want, sizeof(want), "  bisection  %s per direction\n",
+	         ft_format_rate_bytes(5 * 2 * GBPS(400) / 2, rate, sizeof(rate)));
+	assert_non_null(strstr(sb.buf, want));
+	snprintf(want, sizeof(want), "  injection  %s per direction\n",
+	         ft_format_rate_bytes(30 * GBPS(200), rate, sizeof(rate)));
+	assert_non_null(strstr(sb.buf, want));
+	assert_non_null(strstr(sb.buf, "  diameter   4 links between NICs\n"));
+
+	ft_strbuf_reset(&sb);
+	ft_topo_stats_write_json(t, &st, -1, &sb);
+	assert_non_null(strstr(sb.buf, "\"fabric\":\"fat-tree\",\"nodes\":30,\"gpus\":30,"));
+	assert_non_null(strstr(sb.buf, "\"diameter_hops\":4,"));
+	assert_null(strstr(sb.buf, "build_s"));
+	ft_strbuf_reset(&sb);
+	ft_topo_stats_write_json(t, &st, 0.5, &sb);
+	assert_non_null(strstr(sb.buf, ",\"build_s\":0.5}\n"));
+
+	assert_int_equal(ft_topo_vertex_find(t, "n0.gpu0", &src), 0);
+	assert_int_equal(ft_topo_vertex_find(t, "n29.gpu0", &dst), 0);
+	pol.flow_hash = ft_route_flow_hash(src, dst, 0);
+	assert_int_equal(ft_route_path(t, src, dst, &pol, &p), 0);
+	ft_strbuf_reset(&sb);
+	assert_int_equal(ft_topo_path_write(t, "thin:30", src, dst, FT_ROUTING_ECMP, 0, true, &sb,
+	                                    &err),
+	                 0);
+	assert_non_null(strstr(sb.buf, "{\"src\":\"n0.gpu0\",\"dst\":\"n29.gpu0\","
+	                                "\"routing\":\"ecmp\",\"qp\":0,"));
+	assert_int_equal(count_of(sb.buf, "\"choices\":"), p.nlinks);
+	assert_int_equal(count_of(sb.buf, "\"choices\":2"), 1);
+	assert_int_equal(count_of(sb.buf, "\"choices\":1"), p.nlinks - 1);
+	ft_strbuf_reset(&sb);
+	assert_int_equal(ft_topo_path_write(t, "thin:30", src, dst, FT_ROUTING_ECMP, 0, false, &sb,
+	                                    &err),
+	                 0);
+	snprintf(want, sizeof(want), "path n0.gpu0 -> n29.gpu0 (ecmp, qp 0): %u links, ",
+	         p.nlinks);
+	assert_int_equal(strncmp(sb.buf, want, strlen(want)), 0);
+	ft_strbuf_release(&sb);
+	ft_topo_free(t);
+}
+
 int
 main(void)
 {
@@ -1255,6 +1347,7 @@ main(void)
 		cmocka_unit_test(test_stats),         cmocka_unit_test(test_export),
 		cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_flow_hash),
 		cmocka_unit_test(test_specs_route),
+		cmocka_unit_test(test_write_summary_and_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
