@@ -142,10 +142,7 @@ ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 	struct jw w = { .depth = 0 };
 
 	ft__jcur_init(&w.j, text, len, c->line0);
-	if (c->run && !c->run->kind[0])
-		ft_strlcpy(c->run->kind, "iperf3", sizeof(c->run->kind));
-	if (c->run && !c->run->label[0])
-		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__pctx_run_kind(c, "iperf3");
 	for (;;) {
 		struct report r = { .recv_bps = NAN, .sent_bps = NAN, .udp_bps = NAN };
 

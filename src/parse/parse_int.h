@@ -203,6 +203,8 @@ struct ft__pctx {
 void ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, struct ft_run *run,
                    struct ft_error *err);
 void ft__pctx_entity(struct ft__pctx *c, const char *device, int port);
+/* Name the run that rows fill, unless the caller did: @kind, and the file as label. */
+void ft__pctx_run_kind(struct ft__pctx *c, const char *kind);
 
 /* Append observations for the current entity; they record the first FT_ENOMEM in c->rc. */
 void ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, double num,

@@ -227,10 +227,7 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 	struct pstate ps = { .table = T_NONE };
 
 	ft_strlcpy(ps.test, "perftest", sizeof(ps.test));
-	if (c->run && !c->run->kind[0])
-		ft_strlcpy(c->run->kind, "perftest", sizeof(c->run->kind));
-	if (c->run && !c->run->label[0])
-		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__pctx_run_kind(c, "perftest");
 	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw), tok, rest;
