@@ -8,12 +8,7 @@
 
 #include <strings.h>
 
-static const char *const format_names[] = {
-#define NAME_(n, s) s,
-	FT_REPORT_FORMAT_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(format_names) == FT_REPORT_FORMAT_COUNT, "format names");
+FT__NAME_TABLE(format_names, FT_REPORT_FORMAT_MAP, FT_REPORT_FORMAT_COUNT);
 
 const char *
 ft_report_format_name(enum ft_report_format f)
