@@ -38,6 +38,11 @@ double ft__column_double(sqlite3_stmt *st, int i);
 int ft__archive_begin(struct ft_archive *ar, struct ft_error *err);
 int ft__archive_commit(struct ft_archive *ar, struct ft_error *err);
 void ft__archive_rollback(struct ft_archive *ar);
+/*
+ * End the transaction ft__archive_begin() opened: COMMIT when @rc is 0, else
+ * (or when the commit fails) ROLLBACK. Returns @rc or the commit's error.
+ */
+int ft__archive_end(struct ft_archive *ar, int rc, struct ft_error *err);
 
 /*
  * The checks run before a process's first write (db.c): SQLite's quick_check,
