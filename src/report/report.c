@@ -524,6 +524,18 @@ ft__rp_cmp_index_release(struct rp_cmp_index *ix)
 }
 
 void
+ft__rp_svg_open(struct ft_strbuf *sb, const char *id, double w, double h, const char *title)
+{
+	ft_strbuf_addf(sb,
+	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	               id, w, h, w, h);
+	ft_strbuf_adds(sb, "<title>");
+	ft__rp_html_escape(sb, title);
+	ft_strbuf_adds(sb, "</title>\n");
+}
+
+void
 ft__rp_html_escape(struct ft_strbuf *sb, const char *s)
 {
 	for (; *s; s++) {
