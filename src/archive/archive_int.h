@@ -44,6 +44,11 @@ void ft__archive_rollback(struct ft_archive *ar);
  */
 int ft__archive_end(struct ft_archive *ar, int rc, struct ft_error *err);
 
+/* A run's "usage" member (what its process cost), as export and listing write it. */
+struct ft_json;
+void ft__archive_usage_json(struct ft_json *j, double wall_s, double cpu_s, double host_busy,
+                            double load1);
+
 /*
  * The checks run before a process's first write (db.c): SQLite's quick_check,
  * and no schema object (trigger, view, table, index) that fabtune's migrations
