@@ -106,6 +106,17 @@ expected_row(const struct ft_run *expected, const struct ft_result_row *r)
 	return NULL;
 }
 
+/* The columns that name a row, which key_cells() fills. */
+static void
+key_cols(struct ft_table *t)
+{
+	ft_table_col(t, "test", FT_ALIGN_LEFT);
+	ft_table_col(t, "transport", FT_ALIGN_LEFT);
+	ft_table_col(t, "size", FT_ALIGN_RIGHT);
+	ft_table_col(t, "ranks", FT_ALIGN_RIGHT);
+	ft_table_col(t, "pair", FT_ALIGN_LEFT);
+}
+
 /* The cells that name a row: test, transport, size, ranks and the pair (src->dst). */
 static void
 key_cells(struct ft_table *t, const char *test, const char *transport, uint64_t bytes,
@@ -137,11 +148,7 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 	if (ft_run_nrows(run) == 0)
 		return;
 	ft_table_init(&t);
-	ft_table_col(&t, "test", FT_ALIGN_LEFT);
-	ft_table_col(&t, "transport", FT_ALIGN_LEFT);
-	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "ranks", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "pair", FT_ALIGN_LEFT);
+	key_cols(&t);
 	ft_table_col(&t, "time_us", FT_ALIGN_RIGHT);
 	ft_table_col(&t, "algbw_GB/s", FT_ALIGN_RIGHT);
 	ft_table_col(&t, "busbw_GB/s", FT_ALIGN_RIGHT);
@@ -218,11 +225,7 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	if (c->rows.len == 0)
 		return;
 	ft_table_init(&t);
-	ft_table_col(&t, "test", FT_ALIGN_LEFT);
-	ft_table_col(&t, "transport", FT_ALIGN_LEFT);
-	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "ranks", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "pair", FT_ALIGN_LEFT);
+	key_cols(&t);
 	ft_table_col(&t, "metric", FT_ALIGN_LEFT);
 	ft_table_col(&t, "baseline", FT_ALIGN_RIGHT);
 	ft_table_col(&t, "n", FT_ALIGN_RIGHT);
