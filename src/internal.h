@@ -42,6 +42,16 @@
 #define FT_UNUSED(x) ((void)(x))
 
 /*
+ * The name table of an enum kept as an X-macro map (FT_<THING>_MAP(X) calls
+ * X(enumerator, "name") once a value, in order): @arr[i] is the name of
+ * value i, and the build stops where the map and @count disagree.
+ */
+#define FT__NAME_OF_(n, s) s,
+#define FT__NAME_TABLE(arr, map, count)                                                  \
+	static const char *const arr[] = { map(FT__NAME_OF_) };                          \
+	_Static_assert(FT_ARRAY_SIZE(arr) == (count), #arr " against " #count)
+
+/*
  * Load one YAML/JSON document from @text for a loader: the depth and alias
  * limits first (ft_spec_yaml_check), then libyaml's tree in @doc, which the
  * caller deletes with yaml_document_delete(). A syntax error names

@@ -38,6 +38,16 @@ double ft__column_double(sqlite3_stmt *st, int i);
 int ft__archive_begin(struct ft_archive *ar, struct ft_error *err);
 int ft__archive_commit(struct ft_archive *ar, struct ft_error *err);
 void ft__archive_rollback(struct ft_archive *ar);
+/*
+ * End the transaction ft__archive_begin() opened: COMMIT when @rc is 0, else
+ * (or when the commit fails) ROLLBACK. Returns @rc or the commit's error.
+ */
+int ft__archive_end(struct ft_archive *ar, int rc, struct ft_error *err);
+
+/* A run's "usage" member (what its process cost), as export and listing write it. */
+struct ft_json;
+void ft__archive_usage_json(struct ft_json *j, double wall_s, double cpu_s, double host_busy,
+                            double load1);
 
 /*
  * The checks run before a process's first write (db.c): SQLite's quick_check,

@@ -63,11 +63,7 @@ ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id, str
 				                  "no run %" PRId64 " in the archive", id);
 		}
 	}
-	if (rc == 0)
-		rc = ft__archive_commit(ar, err);
-	if (rc < 0)
-		ft__archive_rollback(ar);
-	return rc;
+	return ft__archive_end(ar, rc, err);
 }
 
 int

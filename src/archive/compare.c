@@ -25,12 +25,7 @@
  */
 #include "archive_int.h"
 
-static const char *const verdict_names[] = {
-#define NAME_(n, s) s,
-	FT_VERDICT_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(verdict_names) == FT_VERDICT_COUNT, "verdict names");
+FT__NAME_TABLE(verdict_names, FT_VERDICT_MAP, FT_VERDICT_COUNT);
 
 const char *
 ft_verdict_name(enum ft_verdict v)

@@ -114,6 +114,16 @@ ft__archive_rollback(struct ft_archive *ar)
 		sqlite3_exec(ar->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+int
+ft__archive_end(struct ft_archive *ar, int rc, struct ft_error *err)
+{
+	if (rc == 0)
+		rc = ft__archive_commit(ar, err);
+	if (rc < 0)
+		ft__archive_rollback(ar);
+	return rc;
+}
+
 static uint32_t
 be32(const unsigned char *p)
 {
@@ -621,11 +631,7 @@ migrate(struct ft_archive *ar, struct ft_error *err)
 		         FT_ARCHIVE_APPLICATION_ID, FT_ARCHIVE_SCHEMA_VERSION);
 		rc = ft__archive_exec(ar, sql, err);
 	}
-	if (rc == 0)
-		rc = ft__archive_commit(ar, err);
-	if (rc < 0)
-		ft__archive_rollback(ar);
-	return rc;
+	return ft__archive_end(ar, rc, err);
 }
 
 /* mkdir -p for the folder of @path (default path only). */

@@ -155,6 +155,19 @@ write_fields(struct ft_json *j, const void *obj, const void *def, const struct f
 	}
 }
 
+void
+ft__archive_usage_json(struct ft_json *j, double wall_s, double cpu_s, double host_busy,
+                       double load1)
+{
+	ft_json_key(j, "usage");
+	ft_json_obj_begin(j);
+	ft_json_kv_double(j, "wall_s", wall_s);
+	ft_json_kv_double(j, "cpu_s", cpu_s);
+	ft_json_kv_double(j, "host_busy", host_busy);
+	ft_json_kv_double(j, "load1", load1);
+	ft_json_obj_end(j);
+}
+
 static void
 write_obs(struct ft_json *j, const struct ft_obs *o)
 {
@@ -191,15 +204,8 @@ ft_archive_record_json(const struct ft_archive_record *rec, struct ft_json *j, u
 		ft_json_kv_str(j, "spec", run->spec);
 	if (run->started_s > 0)
 		ft_json_kv_double(j, "started", run->started_s);
-	if (isfinite(run->wall_s) && !(flags & FT_EXPORT_STABLE)) {
-		ft_json_key(j, "usage");
-		ft_json_obj_begin(j);
-		ft_json_kv_double(j, "wall_s", run->wall_s);
-		ft_json_kv_double(j, "cpu_s", run->cpu_s);
-		ft_json_kv_double(j, "host_busy", run->host_busy);
-		ft_json_kv_double(j, "load1", run->load1);
-		ft_json_obj_end(j);
-	}
+	if (isfinite(run->wall_s) && !(flags & FT_EXPORT_STABLE))
+		ft__archive_usage_json(j, run->wall_s, run->cpu_s, run->host_busy, run->load1);
 	if (run->seed)
 		ft_json_kv_uint(j, "seed", run->seed);
 	ft_json_key(j, "fingerprint");

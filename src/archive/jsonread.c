@@ -287,6 +287,35 @@ finish_list(struct reader *r, struct ft_vec *tmp, void ***out)
 	return 0;
 }
 
+/* Step over the opening bracket; false when @close follows at once (empty, consumed). */
+static bool
+list_open(struct reader *r, char close)
+{
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		return false;
+	}
+	return true;
+}
+
+/* After an element: 1 on ',' and 0 on @close (both consumed); else the error @what. */
+static int
+list_next(struct reader *r, char close, const char *what)
+{
+	skip_ws(r);
+	if (r->p < r->end && *r->p == ',') {
+		r->p++;
+		return 1;
+	}
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		return 0;
+	}
+	return fail(r, what);
+}
+
 static int
 parse_array(struct reader *r, int depth, struct ft_jv *v)
 {
@@ -294,12 +323,8 @@ parse_array(struct reader *r, int depth, struct ft_jv *v)
 	int rc = 0;
 
 	ft_vec_init(&items, sizeof(struct ft_jv *));
-	r->p++;
-	skip_ws(r);
-	if (r->p < r->end && *r->p == ']') {
-		r->p++;
+	if (!list_open(r, ']'))
 		goto done;
-	}
 	for (;;) {
 		struct ft_jv *e;
 
@@ -310,17 +335,9 @@ parse_array(struct reader *r, int depth, struct ft_jv *v)
 			rc = ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
 			break;
 		}
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			continue;
-		}
-		if (r->p < r->end && *r->p == ']') {
-			r->p++;
+		rc = list_next(r, ']', "expected ',' or ']' in array");
+		if (rc <= 0)
 			break;
-		}
-		rc = fail(r, "expected ',' or ']' in array");
-		break;
 	}
 done:
 	if (rc == 0) {
@@ -339,12 +356,8 @@ parse_object(struct reader *r, int depth, struct ft_jv *v)
 
 	ft_vec_init(&keys, sizeof(const char *));
 	ft_vec_init(&vals, sizeof(struct ft_jv *));
-	r->p++;
-	skip_ws(r);
-	if (r->p < r->end && *r->p == '}') {
-		r->p++;
+	if (!list_open(r, '}'))
 		goto done;
-	}
 	for (;;) {
 		const char *key;
 		struct ft_jv *e;
@@ -370,17 +383,9 @@ parse_object(struct reader *r, int depth, struct ft_jv *v)
 			rc = ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
 			break;
 		}
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			continue;
-		}
-		if (r->p < r->end && *r->p == '}') {
-			r->p++;
+		rc = list_next(r, '}', "expected ',' or '}' in object");
+		if (rc <= 0)
 			break;
-		}
-		rc = fail(r, "expected ',' or '}' in object");
-		break;
 	}
 done:
 	if (rc == 0) {

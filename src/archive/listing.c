@@ -27,15 +27,8 @@ info_json(struct ft_json *j, const struct ft_archive_info *in, bool stable)
 	ft_json_kv_uint(j, "findings", in->nfindings);
 	if (!stable && in->started_s > 0)
 		ft_json_kv_double(j, "started", in->started_s);
-	if (!stable && isfinite(in->wall_s)) {
-		ft_json_key(j, "usage");
-		ft_json_obj_begin(j);
-		ft_json_kv_double(j, "wall_s", in->wall_s);
-		ft_json_kv_double(j, "cpu_s", in->cpu_s);
-		ft_json_kv_double(j, "host_busy", in->host_busy);
-		ft_json_kv_double(j, "load1", in->load1);
-		ft_json_obj_end(j);
-	}
+	if (!stable && isfinite(in->wall_s))
+		ft__archive_usage_json(j, in->wall_s, in->cpu_s, in->host_busy, in->load1);
 	ft_json_obj_end(j);
 }
 

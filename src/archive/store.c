@@ -350,11 +350,7 @@ ft_archive_save(struct ft_archive *ar, const struct ft_run *run, const struct ft
 	if (rc < 0)
 		return rc;
 	rc = ft__archive_insert(ar, run, obs, findings, nfindings, fp, run_id, err);
-	if (rc == 0)
-		rc = ft__archive_commit(ar, err);
-	if (rc < 0)
-		ft__archive_rollback(ar);
-	return rc;
+	return ft__archive_end(ar, rc, err);
 }
 
 int
@@ -722,11 +718,7 @@ ft_archive_delete(struct ft_archive *ar, int64_t id, struct ft_error *err)
 			rc = ft_error_set(err, FT_ENOENT, "no run %" PRId64 " in the archive", id);
 		sqlite3_finalize(st);
 	}
-	if (rc == 0)
-		rc = ft__archive_commit(ar, err);
-	if (rc < 0)
-		ft__archive_rollback(ar);
-	return rc;
+	return ft__archive_end(ar, rc, err);
 }
 
 int

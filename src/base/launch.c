@@ -20,12 +20,7 @@
 
 extern char **environ;
 
-static const char *const launcher_names[] = {
-#define NAME_(n, s) s,
-	FT_LAUNCHER_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(launcher_names) == FT_LAUNCHER_COUNT, "launcher names");
+FT__NAME_TABLE(launcher_names, FT_LAUNCHER_MAP, FT_LAUNCHER_COUNT);
 
 const char *
 ft_launcher_name(enum ft_launcher l)

@@ -12,12 +12,7 @@
 #include <fabtune/obs.h>
 #include <fabtune/result.h>
 
-static const char *const source_names[] = {
-#define NAME_(n, s) s,
-	FT_SOURCE_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(source_names) == FT_SOURCE_COUNT, "source names");
+FT__NAME_TABLE(source_names, FT_SOURCE_MAP, FT_SOURCE_COUNT);
 
 const char *
 ft_source_name(enum ft_source s)
@@ -237,19 +232,9 @@ ft_obs_entity(const struct ft_obs *o, char *buf, size_t len)
 		ft_strlcpy(buf, "-", len);
 }
 
-static const char *const layer_names[] = {
-#define NAME_(n, s) s,
-	FT_LAYER_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(layer_names) == FT_LAYER_COUNT, "layer names");
+FT__NAME_TABLE(layer_names, FT_LAYER_MAP, FT_LAYER_COUNT);
 
-static const char *const severity_names[] = {
-#define NAME_(n, s) s,
-	FT_SEVERITY_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(severity_names) == FT_SEV_COUNT, "severity names");
+FT__NAME_TABLE(severity_names, FT_SEVERITY_MAP, FT_SEV_COUNT);
 
 const char *
 ft_layer_name(enum ft_layer l)

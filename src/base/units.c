@@ -45,6 +45,25 @@ struct unit_scale {
 	double scale;
 };
 
+/* "<number><unit>" with a unit of @units: the number times the unit's scale. */
+static int
+parse_scaled(const char *s, const struct unit_scale *units, size_t nunits, double *out)
+{
+	const char *unit;
+	double num;
+	size_t i;
+
+	if (!s || split_number(s, &num, &unit) < 0 || num < 0)
+		return FT_EPARSE;
+	for (i = 0; i < nunits; i++) {
+		if (strcmp(unit, units[i].name) == 0) {
+			*out = num * units[i].scale;
+			return 0;
+		}
+	}
+	return FT_EPARSE;
+}
+
 static const struct unit_scale size_units[] = {
 	{ "", 1 },
 	{ "B", 1 },
@@ -66,28 +85,17 @@ static const struct unit_scale size_units[] = {
 int
 ft_parse_size(const char *s, uint64_t *bytes, struct ft_error *err)
 {
-	const char *unit;
-	double num;
-	size_t i;
+	double v;
 
-	if (!s || split_number(s, &num, &unit) < 0 || num < 0)
-		goto bad;
-	for (i = 0; i < FT_ARRAY_SIZE(size_units); i++) {
-		if (strcmp(unit, size_units[i].name) == 0) {
-			double v = num * size_units[i].scale;
-
-			if (v >= 18446744073709551615.0)
-				return ft_error_set(err, FT_ERANGE, "size '%s' is too large", s);
-			if (v != floor(v))
-				return ft_error_set(err, FT_EPARSE,
-						    "size '%s' is not a whole number of bytes", s);
-			*bytes = (uint64_t)v;
-			return 0;
-		}
-	}
-bad:
-	return ft_error_set(err, FT_EPARSE, "expected a size like 4KiB, 256M or 8G, got '%s'",
-			    s ? s : "");
+	if (parse_scaled(s, size_units, FT_ARRAY_SIZE(size_units), &v) < 0)
+		return ft_error_set(err, FT_EPARSE, "expected a size like 4KiB, 256M or 8G, got '%s'",
+				    s ? s : "");
+	if (v >= 18446744073709551615.0)
+		return ft_error_set(err, FT_ERANGE, "size '%s' is too large", s);
+	if (v != floor(v))
+		return ft_error_set(err, FT_EPARSE, "size '%s' is not a whole number of bytes", s);
+	*bytes = (uint64_t)v;
+	return 0;
 }
 
 static const struct unit_scale rate_units[] = {
@@ -122,21 +130,10 @@ static const struct unit_scale rate_units[] = {
 int
 ft_parse_rate(const char *s, double *Bps, struct ft_error *err)
 {
-	const char *unit;
-	double num;
-	size_t i;
-
-	if (!s || split_number(s, &num, &unit) < 0 || num < 0)
-		goto bad;
-	for (i = 0; i < FT_ARRAY_SIZE(rate_units); i++) {
-		if (strcmp(unit, rate_units[i].name) == 0) {
-			*Bps = num * rate_units[i].scale;
-			return 0;
-		}
-	}
-bad:
-	return ft_error_set(err, FT_EPARSE, "expected a rate like 400Gbps or 50GB/s, got '%s'",
-			    s ? s : "");
+	if (parse_scaled(s, rate_units, FT_ARRAY_SIZE(rate_units), Bps) < 0)
+		return ft_error_set(err, FT_EPARSE, "expected a rate like 400Gbps or 50GB/s, got '%s'",
+				    s ? s : "");
+	return 0;
 }
 
 static const struct unit_scale duration_units[] = {
@@ -147,21 +144,10 @@ static const struct unit_scale duration_units[] = {
 int
 ft_parse_duration(const char *s, double *seconds, struct ft_error *err)
 {
-	const char *unit;
-	double num;
-	size_t i;
-
-	if (!s || split_number(s, &num, &unit) < 0 || num < 0)
-		goto bad;
-	for (i = 0; i < FT_ARRAY_SIZE(duration_units); i++) {
-		if (strcmp(unit, duration_units[i].name) == 0) {
-			*seconds = num * duration_units[i].scale;
-			return 0;
-		}
-	}
-bad:
-	return ft_error_set(err, FT_EPARSE, "expected a duration like 2us, 1.5ms or 30s, got '%s'",
-			    s ? s : "");
+	if (parse_scaled(s, duration_units, FT_ARRAY_SIZE(duration_units), seconds) < 0)
+		return ft_error_set(err, FT_EPARSE, "expected a duration like 2us, 1.5ms or 30s, got '%s'",
+				    s ? s : "");
+	return 0;
 }
 
 char *

@@ -187,6 +187,15 @@ ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, stru
 }
 
 void
+ft__pctx_run_kind(struct ft__pctx *c, const char *kind)
+{
+	if (c->run && !c->run->kind[0])
+		ft_strlcpy(c->run->kind, kind, sizeof(c->run->kind));
+	if (c->run && !c->run->label[0])
+		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+}
+
+void
 ft__pctx_entity(struct ft__pctx *c, const char *device, int port)
 {
 	ft_strlcpy(c->device, device ? device : "", sizeof(c->device));

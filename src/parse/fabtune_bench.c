@@ -198,10 +198,7 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 		ft_free(fs.lat);
 		return c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
-	if (c->run && !c->run->kind[0])
-		ft_strlcpy(c->run->kind, "fabtune-bench", sizeof(c->run->kind));
-	if (c->run && !c->run->label[0])
-		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__pctx_run_kind(c, "fabtune-bench");
 	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw);

@@ -16,15 +16,10 @@
 #define JMAXDEPTH 16
 
 struct jw {
-	const char *p, *end, *start;
-	uint32_t line0;
-	const char *seen;   /* line_of() counted newlines up to here ... */
-	uint32_t seen_line; /* ... and this is the line number there */
+	struct ft__jcur j;
 	char path[256];
 	size_t plen[JMAXDEPTH + 1];
 	int depth;
-	bool bad;
-	uint32_t bad_line;
 };
 
 struct report {
@@ -32,59 +27,6 @@ struct report {
 	char proto[8];
 	uint32_t line;
 };
-
-/* Line number of @at; positions are asked for in increasing order, so count on. */
-static uint32_t
-line_of(struct jw *w, const char *at)
-{
-	if (!w->seen || at < w->seen) {
-		w->seen = w->start;
-		w->seen_line = w->line0 + 1;
-	}
-	for (const char *q = w->seen; q < at && q < w->end; q++)
-		w->seen_line += *q == '\n';
-	w->seen = at < w->end ? at : w->end;
-	return w->seen_line;
-}
-
-static void
-ws(struct jw *w)
-{
-	while (w->p < w->end && (*w->p == ' ' || *w->p == '\n' || *w->p == '\t' || *w->p == '\r'))
-		w->p++;
-}
-
-static void
-fail(struct jw *w)
-{
-	if (!w->bad) {
-		w->bad = true;
-		/* a report cut short: blame its last line, not the one after it */
-		w->bad_line = line_of(w, w->p >= w->end && w->p > w->start ? w->end - 1 : w->p);
-	}
-	w->p = w->end;
-}
-
-/* A string's body (escapes left in place); false on a fault. */
-static bool
-jstring(struct jw *w, struct ft__span *out)
-{
-	const char *b;
-
-	if (w->p >= w->end || *w->p != '"')
-		return false;
-	b = ++w->p;
-	while (w->p < w->end && *w->p != '"') {
-		if (*w->p == '\\')
-			w->p++;
-		w->p++;
-	}
-	if (w->p >= w->end)
-		return false;
-	*out = (struct ft__span){ b, (size_t)(w->p - b) };
-	w->p++;
-	return true;
-}
 
 static void on_scalar(struct ft__pctx *c, struct jw *w, struct report *r, struct ft__span v,
                       bool is_str);
@@ -103,32 +45,29 @@ path_push(struct jw *w, struct ft__span k)
 static void
 jvalue(struct ft__pctx *c, struct jw *w, struct report *r)
 {
+	struct ft__jcur *j = &w->j;
 	struct ft__span s;
 
-	ws(w);
-	if (w->p >= w->end)
-		return fail(w);
+	ft__jcur_ws(j);
+	if (j->p >= j->end)
+		return ft__jcur_fail(j);
 	if (w->depth >= JMAXDEPTH)
-		return fail(w);
-	if (*w->p == '{' || *w->p == '[') {
-		bool obj = *w->p == '{';
+		return ft__jcur_fail(j);
+	if (*j->p == '{' || *j->p == '[') {
+		bool obj = *j->p == '{';
 		char close = obj ? '}' : ']';
 
-		w->p++;
-		ws(w);
-		if (w->p < w->end && *w->p == close) {
-			w->p++;
+		if (!ft__jcur_open(j, close))
 			return;
-		}
-		while (w->p < w->end) {
-			ws(w);
+		while (j->p < j->end) {
+			ft__jcur_ws(j);
 			if (obj) {
-				if (!jstring(w, &s))
-					return fail(w);
-				ws(w);
-				if (w->p >= w->end || *w->p != ':')
-					return fail(w);
-				w->p++;
+				if (!ft__jcur_string(j, &s))
+					return ft__jcur_fail(j);
+				ft__jcur_ws(j);
+				if (j->p >= j->end || *j->p != ':')
+					return ft__jcur_fail(j);
+				j->p++;
 				path_push(w, s);
 			} else {
 				w->plen[w->depth + 1] = w->plen[w->depth];
@@ -138,34 +77,26 @@ jvalue(struct ft__pctx *c, struct jw *w, struct report *r)
 			jvalue(c, w, r);
 			w->depth--;
 			w->path[w->plen[w->depth]] = '\0';
-			if (w->bad)
+			if (j->bad)
 				return;
-			ws(w);
-			if (w->p < w->end && *w->p == ',') {
-				w->p++;
-				continue;
-			}
-			if (w->p < w->end && *w->p == close) {
-				w->p++;
+			if (ft__jcur_next(j, close) <= 0)
 				return;
-			}
-			return fail(w);
 		}
-		return fail(w);
+		return ft__jcur_fail(j);
 	}
-	if (*w->p == '"') {
-		if (!jstring(w, &s))
-			return fail(w);
+	if (*j->p == '"') {
+		if (!ft__jcur_string(j, &s))
+			return ft__jcur_fail(j);
 		on_scalar(c, w, r, s, true);
 		return;
 	}
-	s.p = w->p;
-	while (w->p < w->end &&
-	       (isalnum((unsigned char)*w->p) || *w->p == '-' || *w->p == '+' || *w->p == '.'))
-		w->p++;
-	s.n = (size_t)(w->p - s.p);
+	s.p = j->p;
+	while (j->p < j->end &&
+	       (isalnum((unsigned char)*j->p) || *j->p == '-' || *j->p == '+' || *j->p == '.'))
+		j->p++;
+	s.n = (size_t)(j->p - s.p);
 	if (!s.n)
-		return fail(w);
+		return ft__jcur_fail(j);
 	on_scalar(c, w, r, s, false);
 }
 
@@ -174,7 +105,7 @@ on_scalar(struct ft__pctx *c, struct jw *w, struct report *r, struct ft__span v,
 {
 	const char *path = w->path;
 	double d;
-	uint32_t line = line_of(w, v.p);
+	uint32_t line = ft__jcur_line(&w->j, v.p);
 	bool num = !is_str && ft__dbl(v, &d);
 
 	if (strcmp(path, "start.connecting_to.host") == 0 && is_str)
@@ -208,39 +139,34 @@ on_scalar(struct ft__pctx *c, struct jw *w, struct report *r, struct ft__span v,
 int
 ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct jw w = { .p = text, .end = text + len, .start = text, .line0 = c->line0 };
+	struct jw w = { .depth = 0 };
 
-	if (c->run && !c->run->kind[0])
-		ft_strlcpy(c->run->kind, "iperf3", sizeof(c->run->kind));
-	if (c->run && !c->run->label[0])
-		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__jcur_init(&w.j, text, len, c->line0);
+	ft__pctx_run_kind(c, "iperf3");
 	for (;;) {
 		struct report r = { .recv_bps = NAN, .sent_bps = NAN, .udp_bps = NAN };
 
-		ws(&w);
-		if (w.p >= w.end || c->rc)
+		ft__jcur_ws(&w.j);
+		if (w.j.p >= w.j.end || c->rc)
 			break;
-		if (*w.p != '{') {
+		if (*w.j.p != '{') {
 			/* text around the JSON (a prompt, a warning): skip the line */
-			const char *nl = memchr(w.p, '\n', (size_t)(w.end - w.p));
-			struct ft__span l = { w.p,
-				              nl ? (size_t)(nl - w.p) : (size_t)(w.end - w.p) },
-			                cmd;
+			uint32_t line = ft__jcur_line(&w.j, w.j.p);
+			struct ft__span l = ft__jcur_skip_line(&w.j), cmd;
 
 			if (!ft__is_prompt(l, &cmd))
-				ft__skipped(c, line_of(&w, w.p), "not iperf3 JSON", l);
-			w.p = nl ? nl + 1 : w.end;
+				ft__skipped(c, line, "not iperf3 JSON", l);
 			continue;
 		}
 		w.depth = 0;
 		w.plen[0] = 0;
 		w.path[0] = '\0';
 		jvalue(c, &w, &r);
-		if (w.bad) {
+		if (w.j.bad) {
 			char why[64];
 
-			snprintf(why, sizeof(why), "invalid JSON at line %u", w.bad_line);
-			ft__skipped(c, w.bad_line, why,
+			snprintf(why, sizeof(why), "invalid JSON at line %u", w.j.bad_line);
+			ft__skipped(c, w.j.bad_line, why,
 			            ft__span_c("report truncated or malformed"));
 			break;
 		}

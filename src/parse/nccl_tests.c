@@ -423,10 +423,7 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 	ft__nccl_state_init(st);
 	if (c->hdr.p)
 		set_test_from(st, c->hdr);
-	if (c->run && !c->run->kind[0])
-		ft_strlcpy(c->run->kind, "nccl-tests", sizeof(c->run->kind));
-	if (c->run && !c->run->label[0])
-		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__pctx_run_kind(c, "nccl-tests");
 	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		bool done;

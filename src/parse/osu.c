@@ -183,10 +183,7 @@ ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 	struct ft__span raw, cmd;
 	struct ostate os = { .ncol = 0 };
 
-	if (c->run && !c->run->kind[0])
-		ft_strlcpy(c->run->kind, "osu", sizeof(c->run->kind));
-	if (c->run && !c->run->label[0])
-		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__pctx_run_kind(c, "osu");
 	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw);

@@ -22,38 +22,6 @@ ft_parse_obs_value(const struct ft_obs *o, char *buf, size_t len)
 		snprintf(buf, len, "%s", o->str);
 }
 
-void
-ft_parse_obs_to_json(struct ft_json *j, const struct ft_obs_set *set)
-{
-	ft_json_arr_begin(j);
-	for (size_t i = 0; i < ft_obs_set_len(set); i++) {
-		const struct ft_obs *o = ft_obs_set_at(set, i);
-
-		ft_json_obj_begin(j);
-		ft_json_kv_str(j, "key", o->key);
-		if (o->host[0])
-			ft_json_kv_str(j, "host", o->host);
-		if (o->device[0])
-			ft_json_kv_str(j, "device", o->device);
-		if (o->port >= 0)
-			ft_json_kv_int(j, "port", o->port);
-		if (o->rank >= 0)
-			ft_json_kv_int(j, "rank", o->rank);
-		if (o->has_num)
-			ft_json_kv_double(j, "num", o->num);
-		if (o->unit[0])
-			ft_json_kv_str(j, "unit", o->unit);
-		if (o->str[0])
-			ft_json_kv_str(j, "str", o->str);
-		if (o->file[0])
-			ft_json_kv_str(j, "file", o->file);
-		if (o->line)
-			ft_json_kv_uint(j, "line", o->line);
-		ft_json_obj_end(j);
-	}
-	ft_json_arr_end(j);
-}
-
 static void
 kv_num(struct ft_json *j, const char *key, double v)
 {
@@ -66,6 +34,33 @@ kv_str(struct ft_json *j, const char *key, const char *v)
 {
 	if (v[0])
 		ft_json_kv_str(j, key, v);
+}
+
+void
+ft_parse_obs_to_json(struct ft_json *j, const struct ft_obs_set *set)
+{
+	ft_json_arr_begin(j);
+	for (size_t i = 0; i < ft_obs_set_len(set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(set, i);
+
+		ft_json_obj_begin(j);
+		ft_json_kv_str(j, "key", o->key);
+		kv_str(j, "host", o->host);
+		kv_str(j, "device", o->device);
+		if (o->port >= 0)
+			ft_json_kv_int(j, "port", o->port);
+		if (o->rank >= 0)
+			ft_json_kv_int(j, "rank", o->rank);
+		if (o->has_num)
+			ft_json_kv_double(j, "num", o->num);
+		kv_str(j, "unit", o->unit);
+		kv_str(j, "str", o->str);
+		kv_str(j, "file", o->file);
+		if (o->line)
+			ft_json_kv_uint(j, "line", o->line);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
 }
 
 void

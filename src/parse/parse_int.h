@@ -203,6 +203,8 @@ struct ft__pctx {
 void ft__pctx_init(struct ft__pctx *c, const char *file, struct ft_obs_set *out, struct ft_run *run,
                    struct ft_error *err);
 void ft__pctx_entity(struct ft__pctx *c, const char *device, int port);
+/* Name the run that rows fill, unless the caller did: @kind, and the file as label. */
+void ft__pctx_run_kind(struct ft__pctx *c, const char *kind);
 
 /* Append observations for the current entity; they record the first FT_ENOMEM in c->rc. */
 void ft__emit(struct ft__pctx *c, uint32_t line, const char *key, bool has_num, double num,
@@ -228,6 +230,33 @@ ft__span_c(const char *s)
 
 /* Is this a shell prompt or trace line ("$ cmd", "[root@h ~]# cmd", "+ cmd", "# cmd")? */
 bool ft__is_prompt(struct ft__span s, struct ft__span *cmd);
+
+/* ---- JSON cursor (jscan.c): shared by the streaming JSON walkers -------- */
+
+struct ft__jcur {
+	const char *p, *end, *start;
+	uint32_t line0;     /* line number of the line before @start */
+	const char *seen;   /* ft__jcur_line() counted newlines up to here ... */
+	uint32_t seen_line; /* ... and this is the line number there */
+	bool bad;           /* a fault was met; @p is at @end since */
+	uint32_t bad_line;  /* the line of the first fault */
+};
+
+void ft__jcur_init(struct ft__jcur *j, const char *text, size_t len, uint32_t line0);
+/* Line number of @at (cheap when asked in increasing order). */
+uint32_t ft__jcur_line(struct ft__jcur *j, const char *at);
+/* Skip JSON whitespace (space, \t, \n, \r). */
+void ft__jcur_ws(struct ft__jcur *j);
+/* Record the first fault (its line) and stop: the cursor goes to the end. */
+void ft__jcur_fail(struct ft__jcur *j);
+/* A string at @p: its body, escapes left in place; false when none or unterminated. */
+bool ft__jcur_string(struct ft__jcur *j, struct ft__span *out);
+/* Step over the '{' or '[' at @p; false when @close follows at once (empty, consumed). */
+bool ft__jcur_open(struct ft__jcur *j, char close);
+/* After a member or element: 1 on ',' (consumed), 0 on @close (consumed), -1 on a fault. */
+int ft__jcur_next(struct ft__jcur *j, char close);
+/* The rest of the line at @p (no '\n'); the cursor moves to the next line. */
+struct ft__span ft__jcur_skip_line(struct ft__jcur *j);
 
 /* ---- field tables: "Name: value" lines mapped to keys ------------------- */
 

@@ -104,6 +104,20 @@ test_from_banner(struct pstate *ps, struct ft__span s)
 		         ft__find(s, "BW") ? "bw" : "lat");
 }
 
+/* A point-to-point verbs row of @ps's test: @bytes a message, @iters of them. */
+static void
+row_init(struct ft_result_row *r, const char *test, const struct pstate *ps, uint64_t bytes,
+         uint64_t iters)
+{
+	ft_result_row_init(r);
+	ft_strlcpy(r->test, test, sizeof(r->test));
+	ft_strlcpy(r->transport, "verbs", sizeof(r->transport));
+	ft_strlcpy(r->algo, ps->test, sizeof(r->algo));
+	r->bytes = bytes;
+	r->nsamples = iters > UINT32_MAX ? UINT32_MAX : (uint32_t)iters;
+	r->nranks = 2;
+}
+
 static void
 bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 {
@@ -122,13 +136,7 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 		ft__skipped(c, line, "malformed perftest bandwidth row", s);
 		return;
 	}
-	ft_result_row_init(&r);
-	ft_strlcpy(r.test, "pt2pt_bw", sizeof(r.test));
-	ft_strlcpy(r.transport, "verbs", sizeof(r.transport));
-	ft_strlcpy(r.algo, ps->test, sizeof(r.algo));
-	r.bytes = bytes;
-	r.nsamples = iters > UINT32_MAX ? UINT32_MAX : (uint32_t)iters;
-	r.nranks = 2;
+	row_init(&r, "pt2pt_bw", ps, bytes, iters);
 	r.algbw_GBps = avg * to_gbps / 8.0;
 	r.busbw_GBps = r.algbw_GBps;
 	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
@@ -196,13 +204,7 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 			return;
 		}
 	}
-	ft_result_row_init(&r);
-	ft_strlcpy(r.test, "pt2pt_lat", sizeof(r.test));
-	ft_strlcpy(r.transport, "verbs", sizeof(r.transport));
-	ft_strlcpy(r.algo, ps->test, sizeof(r.algo));
-	r.bytes = bytes;
-	r.nsamples = iters > UINT32_MAX ? UINT32_MAX : (uint32_t)iters;
-	r.nranks = 2;
+	row_init(&r, "pt2pt_lat", ps, bytes, iters);
 	r.lat_min_us = v[0];
 	r.lat_max_us = v[1];
 	r.lat_p50_us = v[2];
@@ -227,10 +229,7 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 	struct pstate ps = { .table = T_NONE };
 
 	ft_strlcpy(ps.test, "perftest", sizeof(ps.test));
-	if (c->run && !c->run->kind[0])
-		ft_strlcpy(c->run->kind, "perftest", sizeof(c->run->kind));
-	if (c->run && !c->run->label[0])
-		ft_strlcpy(c->run->label, c->file, sizeof(c->run->label));
+	ft__pctx_run_kind(c, "perftest");
 	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw), tok, rest;

@@ -32,12 +32,7 @@
 #define TMAXDEPTH 32
 
 struct tw {
-	const char *p, *end, *start;
-	uint32_t line0;
-	const char *seen;
-	uint32_t seen_line;
-	bool bad;
-	uint32_t bad_line;
+	struct ft__jcur j;
 	/* file-level facts */
 	int64_t rank;
 	int64_t world;
@@ -65,66 +60,17 @@ struct tevent {
 	uint32_t line;
 };
 
-static uint32_t
-line_of(struct tw *w, const char *at)
-{
-	if (!w->seen || at < w->seen) {
-		w->seen = w->start;
-		w->seen_line = w->line0 + 1;
-	}
-	for (const char *q = w->seen; q < at && q < w->end; q++)
-		w->seen_line += *q == '\n';
-	w->seen = at < w->end ? at : w->end;
-	return w->seen_line;
-}
-
-static void
-ws(struct tw *w)
-{
-	while (w->p < w->end && (*w->p == ' ' || *w->p == '\n' || *w->p == '\t' || *w->p == '\r'))
-		w->p++;
-}
-
-static void
-fail(struct tw *w)
-{
-	if (!w->bad) {
-		w->bad = true;
-		w->bad_line = line_of(w, w->p >= w->end && w->p > w->start ? w->end - 1 : w->p);
-	}
-	w->p = w->end;
-}
-
-static bool
-jstring(struct tw *w, struct ft__span *out)
-{
-	const char *b;
-
-	if (w->p >= w->end || *w->p != '"')
-		return false;
-	b = ++w->p;
-	while (w->p < w->end && *w->p != '"') {
-		if (*w->p == '\\' && w->end - w->p > 1)
-			w->p++;
-		w->p++;
-	}
-	if (w->p >= w->end)
-		return false;
-	*out = (struct ft__span){ b, (size_t)(w->p - b) };
-	w->p++;
-	return true;
-}
-
 /* A number, true, false or null: the span up to the next delimiter. */
 static bool
 jscalar(struct tw *w, struct ft__span *out)
 {
-	const char *b = w->p;
+	struct ft__jcur *j = &w->j;
+	const char *b = j->p;
 
-	while (w->p < w->end && *w->p != ',' && *w->p != '}' && *w->p != ']' &&
-	       !ft__is_space(*w->p))
-		w->p++;
-	*out = (struct ft__span){ b, (size_t)(w->p - b) };
+	while (j->p < j->end && *j->p != ',' && *j->p != '}' && *j->p != ']' &&
+	       !ft__is_space(*j->p))
+		j->p++;
+	*out = (struct ft__span){ b, (size_t)(j->p - b) };
 	return out->n > 0;
 }
 
@@ -156,37 +102,35 @@ event_done(struct tw *w, const struct tevent *e)
 	k.line = e->line;
 	if (ft_vec_push(&w->iv, &k) < 0) {
 		w->oom = true;
-		w->p = w->end;
+		w->j.p = w->j.end;
 	}
 }
 
 static void jvalue(struct tw *w, int depth, enum role role, struct tevent *parent,
                    struct ft__span key);
 
-/* An object at w->p ('{'); @role says what it is, @parent the event it belongs to. */
+/* An object at its '{'; @role says what it is, @parent the event it belongs to. */
 static void
 jobject(struct tw *w, int depth, enum role role, struct tevent *parent)
 {
-	struct tevent ev = { .line = line_of(w, w->p) };
+	struct ft__jcur *j = &w->j;
+	struct tevent ev = { .line = ft__jcur_line(j, j->p) };
 	struct tevent *self = role == R_EVENT ? &ev : parent;
 	struct ft__span k;
+	int next;
 
-	w->p++;
-	ws(w);
-	if (w->p < w->end && *w->p == '}') {
-		w->p++;
+	if (!ft__jcur_open(j, '}'))
 		return;
-	}
-	while (w->p < w->end) {
-		ws(w);
-		if (!jstring(w, &k))
-			return fail(w);
-		ws(w);
-		if (w->p >= w->end || *w->p != ':')
-			return fail(w);
-		w->p++;
-		ws(w);
-		if (w->p < w->end && *w->p == '{') {
+	while (j->p < j->end) {
+		ft__jcur_ws(j);
+		if (!ft__jcur_string(j, &k))
+			return ft__jcur_fail(j);
+		ft__jcur_ws(j);
+		if (j->p >= j->end || *j->p != ':')
+			return ft__jcur_fail(j);
+		j->p++;
+		ft__jcur_ws(j);
+		if (j->p < j->end && *j->p == '{') {
 			if (role == R_EVENT && ft__eq(k, "args"))
 				jvalue(w, depth + 1, R_ARGS, self, k);
 			else if (ft__eq(k, "distributedInfo"))
@@ -196,22 +140,15 @@ jobject(struct tw *w, int depth, enum role role, struct tevent *parent)
 		} else {
 			jvalue(w, depth + 1, role, self, k);
 		}
-		if (w->bad || w->oom)
+		if (j->bad || w->oom)
 			return;
-		ws(w);
-		if (w->p < w->end && *w->p == ',') {
-			w->p++;
-			continue;
-		}
-		if (w->p < w->end && *w->p == '}') {
-			w->p++;
-			if (role == R_EVENT)
-				event_done(w, &ev);
+		next = ft__jcur_next(j, '}');
+		if (next == 0 && role == R_EVENT)
+			event_done(w, &ev);
+		if (next <= 0)
 			return;
-		}
-		return fail(w);
 	}
-	fail(w);
+	ft__jcur_fail(j);
 }
 
 /* A scalar member @key of an object with @role. */
@@ -264,51 +201,40 @@ member(struct tw *w, enum role role, struct tevent *e, struct ft__span key, stru
 static void
 jvalue(struct tw *w, int depth, enum role role, struct tevent *parent, struct ft__span key)
 {
+	struct ft__jcur *j = &w->j;
 	struct ft__span s;
 	uint32_t line;
 
-	ws(w);
-	if (w->p >= w->end || depth >= TMAXDEPTH)
-		return fail(w);
-	if (*w->p == '{')
+	ft__jcur_ws(j);
+	if (j->p >= j->end || depth >= TMAXDEPTH)
+		return ft__jcur_fail(j);
+	if (*j->p == '{')
 		return jobject(w, depth, role, parent);
-	if (*w->p == '[') {
-		w->p++;
-		ws(w);
-		if (w->p < w->end && *w->p == ']') {
-			w->p++;
+	if (*j->p == '[') {
+		if (!ft__jcur_open(j, ']'))
 			return;
-		}
-		while (w->p < w->end) {
-			ws(w);
-			if (w->p < w->end && *w->p == '{')
+		while (j->p < j->end) {
+			ft__jcur_ws(j);
+			if (j->p < j->end && *j->p == '{')
 				jobject(w, depth + 1, R_EVENT, NULL);
 			else
 				jvalue(w, depth + 1, R_EVENT, NULL, FT__NOSTR);
-			if (w->bad || w->oom)
+			if (j->bad || w->oom)
 				return;
-			ws(w);
-			if (w->p < w->end && *w->p == ',') {
-				w->p++;
-				continue;
-			}
-			if (w->p < w->end && *w->p == ']') {
-				w->p++;
+			if (ft__jcur_next(j, ']') <= 0)
 				return;
-			}
-			return fail(w);
 		}
-		return fail(w);
+		return ft__jcur_fail(j);
 	}
-	line = line_of(w, w->p);
-	if (*w->p == '"') {
-		if (!jstring(w, &s))
-			return fail(w);
+	line = ft__jcur_line(j, j->p);
+	if (*j->p == '"') {
+		if (!ft__jcur_string(j, &s))
+			return ft__jcur_fail(j);
 		member(w, role, parent, key, s, true, line);
 		return;
 	}
 	if (!jscalar(w, &s))
-		return fail(w);
+		return ft__jcur_fail(j);
 	member(w, role, parent, key, s, false, line);
 }
 
@@ -416,70 +342,71 @@ emit_device(struct ft__pctx *c, struct tw *w, const struct kiv *k, size_t n)
 int
 ft__torch_trace_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct tw w = { .p = text, .end = text + len, .start = text, .line0 = c->line0,
-		        .rank = -1 };
-	size_t i, j, n;
+	struct tw w = { .rank = -1 };
+	struct ft__jcur *j = &w.j;
+	size_t i, e, n;
 
+	ft__jcur_init(j, text, len, c->line0);
 	ft_vec_init(&w.iv, sizeof(struct kiv));
-	while (w.p < w.end && !w.bad && !w.oom) {
-		ws(&w);
-		if (w.p >= w.end)
+	while (j->p < j->end && !j->bad && !w.oom) {
+		ft__jcur_ws(j);
+		if (j->p >= j->end)
 			break;
-		if (*w.p == '{') {
+		if (*j->p == '{') {
 			jobject(&w, 0, R_EVENT, NULL);
-		} else if (*w.p == '[') {
+		} else if (*j->p == '[') {
 			jvalue(&w, 0, R_EVENT, NULL, FT__NOSTR);
-		} else if (*w.p == ',' || *w.p == ']' || *w.p == '}') {
-			w.p++; /* between or after the events of a fragment */
-		} else if (*w.p == '"') {
+		} else if (*j->p == ',' || *j->p == ']' || *j->p == '}') {
+			j->p++; /* between or after the events of a fragment */
+		} else if (*j->p == '"') {
 			/* a member of an object the fragment does not open ("traceEvents": [) */
-			const char *at = w.p;
-			struct ft__span k;
+			const char *at = j->p;
+			struct ft__span key;
 
-			if (!jstring(&w, &k)) {
-				w.p = at;
-				fail(&w);
+			if (!ft__jcur_string(j, &key)) {
+				j->p = at;
+				ft__jcur_fail(j);
 				break;
 			}
-			ws(&w);
-			if (w.p < w.end && *w.p == ':') {
-				w.p++;
-				ws(&w);
+			ft__jcur_ws(j);
+			if (j->p < j->end && *j->p == ':') {
+				j->p++;
+				ft__jcur_ws(j);
 				jvalue(&w, 0,
-				       ft__eq(k, "distributedInfo") && w.p < w.end && *w.p == '{' ? R_DIST
-				                                                                 : R_EVENT,
-				       NULL, k);
+				       ft__eq(key, "distributedInfo") && j->p < j->end && *j->p == '{'
+				               ? R_DIST
+				               : R_EVENT,
+				       NULL, key);
 			}
 		} else {
 			/* not JSON: a prompt or a note around a pasted fragment */
-			const char *nl = memchr(w.p, '\n', (size_t)(w.end - w.p));
-			struct ft__span l = { w.p, nl ? (size_t)(nl - w.p) : (size_t)(w.end - w.p) };
+			uint32_t line = ft__jcur_line(j, j->p);
+			struct ft__span l = ft__jcur_skip_line(j);
 
 			if (!ft__is_prompt(l, &(struct ft__span){ 0 }))
-				ft__skipped(c, line_of(&w, w.p), "not a trace event", l);
-			w.p = nl ? nl + 1 : w.end;
+				ft__skipped(c, line, "not a trace event", l);
 		}
 	}
 	if (w.oom) {
 		ft_vec_release(&w.iv);
 		return c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
-	if (w.bad)
-		ft__skipped(c, w.bad_line, "invalid JSON: the trace stops here", FT__NOSTR);
+	if (j->bad)
+		ft__skipped(c, j->bad_line, "invalid JSON: the trace stops here", FT__NOSTR);
 	n = w.iv.len;
 	if (n)
 		qsort(w.iv.data, n, sizeof(struct kiv), kiv_cmp);
 	c->rank = w.rank >= 0 && w.rank <= INT32_MAX ? (int)w.rank : -1;
 	if (w.world > 0)
 		ft__emit_num(c, w.world_line, "torch.trace.world_size", (double)w.world, "ranks");
-	for (i = 0; i < n && !c->rc; i = j) {
+	for (i = 0; i < n && !c->rc; i = e) {
 		const struct kiv *k = ft_vec_at(&w.iv, i);
 
-		for (j = i + 1; j < n && ((const struct kiv *)ft_vec_at(&w.iv, j))->device ==
+		for (e = i + 1; e < n && ((const struct kiv *)ft_vec_at(&w.iv, e))->device ==
 		                                 k->device;
-		     j++)
+		     e++)
 			;
-		emit_device(c, &w, k, j - i);
+		emit_device(c, &w, k, e - i);
 	}
 	ft_vec_release(&w.iv);
 	ft__pctx_entity(c, "", -1);

@@ -172,6 +172,28 @@ td(struct ft_strbuf *sb, const char *s)
 	ft_strbuf_adds(sb, "</td>");
 }
 
+/* The cells that name a row: test, transport, size, ranks and the pair (src->dst). */
+static void
+key_cells(struct ft_strbuf *sb, const char *test, const char *transport, uint64_t bytes,
+          uint32_t nranks, const char *src, const char *dst)
+{
+	char buf[32];
+
+	td(sb, test);
+	td(sb, transport);
+	td(sb, ft_format_size(bytes, buf, sizeof(buf)));
+	ft_strbuf_addf(sb, "<td class=\"n\">%" PRIu32 "</td>", nranks);
+	if (src[0] && dst[0]) {
+		ft_strbuf_adds(sb, "<td>");
+		esc(sb, src);
+		ft_strbuf_adds(sb, "&#8594;");
+		esc(sb, dst);
+		ft_strbuf_adds(sb, "</td>");
+	} else {
+		td(sb, src[0] ? src : dst); /* one end: a job or an endpoint */
+	}
+}
+
 static void
 comparison(const struct ft_report_input *in, struct ft_strbuf *sb)
 {
@@ -195,19 +217,7 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *sb)
 		const struct ft_compare_row *r = ft_vec_at(&c->rows, i);
 
 		ft_strbuf_adds(sb, "<tr>");
-		td(sb, r->test);
-		td(sb, r->transport);
-		td(sb, ft_format_size(r->bytes, buf, sizeof(buf)));
-		ft_strbuf_addf(sb, "<td class=\"n\">%" PRIu32 "</td>", r->nranks);
-		if (r->src[0] && r->dst[0]) {
-			ft_strbuf_adds(sb, "<td>");
-			esc(sb, r->src);
-			ft_strbuf_adds(sb, "&#8594;");
-			esc(sb, r->dst);
-			ft_strbuf_adds(sb, "</td>");
-		} else {
-			td(sb, r->src[0] ? r->src : r->dst); /* one end: a job or an endpoint */
-		}
+		key_cells(sb, r->test, r->transport, r->bytes, r->nranks, r->src, r->dst);
 		ft_strbuf_addf(sb, "<td>%s %s</td>", r->metric,
 		               r->higher_is_better ? "GB/s" : "us");
 		td_num(sb, r->base_mean, 2);
@@ -632,7 +642,6 @@ static void
 results(const struct ft_report_input *in, struct ft_strbuf *sb)
 {
 	const struct ft_run *run = &in->run->run;
-	char buf[32];
 	size_t i;
 
 	ft_strbuf_addf(sb, "<section id=\"results\">\n<h2>Results (%zu)</h2>\n", ft_run_nrows(run));
@@ -643,19 +652,7 @@ results(const struct ft_report_input *in, struct ft_strbuf *sb)
 		const struct ft_result_row *r = ft_run_row(run, i);
 
 		ft_strbuf_adds(sb, "<tr>");
-		td(sb, r->test);
-		td(sb, r->transport);
-		td(sb, ft_format_size(r->bytes, buf, sizeof(buf)));
-		ft_strbuf_addf(sb, "<td class=\"n\">%" PRIu32 "</td>", r->nranks);
-		if (r->src[0] && r->dst[0]) {
-			ft_strbuf_adds(sb, "<td>");
-			esc(sb, r->src);
-			ft_strbuf_adds(sb, "&#8594;");
-			esc(sb, r->dst);
-			ft_strbuf_adds(sb, "</td>");
-		} else {
-			td(sb, r->src[0] ? r->src : r->dst); /* one end: a job or an endpoint */
-		}
+		key_cells(sb, r->test, r->transport, r->bytes, r->nranks, r->src, r->dst);
 		td_num(sb, r->time_us, 2);
 		td_num(sb, r->algbw_GBps, 2);
 		td_num(sb, r->busbw_GBps, 2);

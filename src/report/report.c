@@ -8,12 +8,7 @@
 
 #include <strings.h>
 
-static const char *const format_names[] = {
-#define NAME_(n, s) s,
-	FT_REPORT_FORMAT_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(format_names) == FT_REPORT_FORMAT_COUNT, "format names");
+FT__NAME_TABLE(format_names, FT_REPORT_FORMAT_MAP, FT_REPORT_FORMAT_COUNT);
 
 const char *
 ft_report_format_name(enum ft_report_format f)
@@ -526,6 +521,18 @@ ft__rp_cmp_index_release(struct rp_cmp_index *ix)
 	ft_free(ix->v);
 	ix->v = NULL;
 	ix->n = 0;
+}
+
+void
+ft__rp_svg_open(struct ft_strbuf *sb, const char *id, double w, double h, const char *title)
+{
+	ft_strbuf_addf(sb,
+	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+	               id, w, h, w, h);
+	ft_strbuf_adds(sb, "<title>");
+	ft__rp_html_escape(sb, title);
+	ft_strbuf_adds(sb, "</title>\n");
 }
 
 void

@@ -101,6 +101,9 @@ void ft__rp_cmp_index_release(struct rp_cmp_index *ix);
 
 /* HTML text escaping (& < > " '). */
 void ft__rp_html_escape(struct ft_strbuf *sb, const char *s);
+/* An inline chart's <svg> tag, @w by @h pixels, with its <title> (escaped). */
+void ft__rp_svg_open(struct ft_strbuf *sb, const char *id, double w, double h,
+                     const char *title);
 
 int ft__report_text(const struct ft_report_input *in, struct ft_strbuf *out);
 int ft__report_json(const struct ft_report_input *in, struct ft_strbuf *out);

@@ -178,13 +178,7 @@ ft__svg_line_chart(struct ft_strbuf *sb, const char *id, const char *title, cons
 
 	if (!domain(s, ns, logy, &a))
 		return;
-	ft_strbuf_addf(sb,
-	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
-	               id, W, height, W, height);
-	ft_strbuf_adds(sb, "<title>");
-	ft__rp_html_escape(sb, title);
-	ft_strbuf_adds(sb, "</title>\n");
+	ft__rp_svg_open(sb, id, W, height, title);
 	text(sb, W / 2, 20, "middle", "title", title);
 	grid(sb, &a, ylabel);
 	for (i = 0; i < ns; i++) {
@@ -247,13 +241,7 @@ ft__svg_bar_chart(struct ft_strbuf *sb, const char *id, const char *title, const
 		return;
 	w = FT_MAX(360.0, left + (double)nbars * (bw + gap) + gap);
 	h = top + plot_h + 70;
-	ft_strbuf_addf(sb,
-	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
-	               id, w, h, w, h);
-	ft_strbuf_adds(sb, "<title>");
-	ft__rp_html_escape(sb, title);
-	ft_strbuf_adds(sb, "</title>\n");
+	ft__rp_svg_open(sb, id, w, h, title);
 	text(sb, w / 2, 20, "middle", "title", title);
 	ft_strbuf_addf(sb,
 	               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n",

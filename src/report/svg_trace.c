@@ -63,13 +63,7 @@ time_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *
 		ymax = 1;
 	step = tr_step(ymax, 4);
 	ymax = ceil(ymax / step) * step;
-	ft_strbuf_addf(sb,
-	               "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-	               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
-	               id, TW, TH, TW, TH);
-	ft_strbuf_adds(sb, "<title>");
-	ft__rp_html_escape(sb, title);
-	ft_strbuf_adds(sb, "</title>\n");
+	ft__rp_svg_open(sb, id, TW, TH, title);
 	tr_text(sb, TW / 2, 20, "middle", "title", title);
 	ft_strbuf_addf(sb, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 	                   "height=\"%.1f\"/>\n",

@@ -106,6 +106,36 @@ expected_row(const struct ft_run *expected, const struct ft_result_row *r)
 	return NULL;
 }
 
+/* The columns that name a row, which key_cells() fills. */
+static void
+key_cols(struct ft_table *t)
+{
+	ft_table_col(t, "test", FT_ALIGN_LEFT);
+	ft_table_col(t, "transport", FT_ALIGN_LEFT);
+	ft_table_col(t, "size", FT_ALIGN_RIGHT);
+	ft_table_col(t, "ranks", FT_ALIGN_RIGHT);
+	ft_table_col(t, "pair", FT_ALIGN_LEFT);
+}
+
+/* The cells that name a row: test, transport, size, ranks and the pair (src->dst). */
+static void
+key_cells(struct ft_table *t, const char *test, const char *transport, uint64_t bytes,
+          uint32_t nranks, const char *src, const char *dst)
+{
+	char buf[32];
+
+	ft_table_cell(t, test);
+	ft_table_cell(t, transport[0] ? transport : "-");
+	ft_table_cell(t, ft_format_size(bytes, buf, sizeof(buf)));
+	ft_table_cellf(t, "%" PRIu32, nranks);
+	if (src[0] && dst[0])
+		ft_table_cellf(t, "%s->%s", src, dst);
+	else if (src[0] || dst[0]) /* one end: a job or an endpoint */
+		ft_table_cell(t, src[0] ? src : dst);
+	else
+		ft_table_cell(t, "-");
+}
+
 static void
 results(const struct ft_report_input *in, struct ft_strbuf *out)
 {
@@ -118,11 +148,7 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 	if (ft_run_nrows(run) == 0)
 		return;
 	ft_table_init(&t);
-	ft_table_col(&t, "test", FT_ALIGN_LEFT);
-	ft_table_col(&t, "transport", FT_ALIGN_LEFT);
-	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "ranks", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "pair", FT_ALIGN_LEFT);
+	key_cols(&t);
 	ft_table_col(&t, "time_us", FT_ALIGN_RIGHT);
 	ft_table_col(&t, "algbw_GB/s", FT_ALIGN_RIGHT);
 	ft_table_col(&t, "busbw_GB/s", FT_ALIGN_RIGHT);
@@ -136,16 +162,7 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 		const struct ft_result_row *r = ft_run_row(run, i);
 		const struct ft_result_row *e = expected_row(in->expected, r);
 
-		ft_table_cell(&t, r->test);
-		ft_table_cell(&t, r->transport[0] ? r->transport : "-");
-		ft_table_cell(&t, ft_format_size(r->bytes, b[0], sizeof(b[0])));
-		ft_table_cellf(&t, "%" PRIu32, r->nranks);
-		if (r->src[0] && r->dst[0])
-			ft_table_cellf(&t, "%s->%s", r->src, r->dst);
-		else if (r->src[0] || r->dst[0]) /* one end: a job or an endpoint */
-			ft_table_cell(&t, r->src[0] ? r->src : r->dst);
-		else
-			ft_table_cell(&t, "-");
+		key_cells(&t, r->test, r->transport, r->bytes, r->nranks, r->src, r->dst);
 		ft_table_cell(&t, ft__rp_num(r->time_us, 2, b[0], sizeof(b[0])));
 		ft_table_cell(&t, ft__rp_num(r->algbw_GBps, 2, b[1], sizeof(b[1])));
 		ft_table_cell(&t, ft__rp_num(r->busbw_GBps, 2, b[2], sizeof(b[2])));
@@ -208,11 +225,7 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	if (c->rows.len == 0)
 		return;
 	ft_table_init(&t);
-	ft_table_col(&t, "test", FT_ALIGN_LEFT);
-	ft_table_col(&t, "transport", FT_ALIGN_LEFT);
-	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "ranks", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "pair", FT_ALIGN_LEFT);
+	key_cols(&t);
 	ft_table_col(&t, "metric", FT_ALIGN_LEFT);
 	ft_table_col(&t, "baseline", FT_ALIGN_RIGHT);
 	ft_table_col(&t, "n", FT_ALIGN_RIGHT);
@@ -223,16 +236,7 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	for (i = 0; i < c->rows.len; i++) {
 		const struct ft_compare_row *r = ft_vec_at(&c->rows, i);
 
-		ft_table_cell(&t, r->test);
-		ft_table_cell(&t, r->transport[0] ? r->transport : "-");
-		ft_table_cell(&t, ft_format_size(r->bytes, b[0], sizeof(b[0])));
-		ft_table_cellf(&t, "%" PRIu32, r->nranks);
-		if (r->src[0] && r->dst[0])
-			ft_table_cellf(&t, "%s->%s", r->src, r->dst);
-		else if (r->src[0] || r->dst[0]) /* one end: a job or an endpoint */
-			ft_table_cell(&t, r->src[0] ? r->src : r->dst);
-		else
-			ft_table_cell(&t, "-");
+		key_cells(&t, r->test, r->transport, r->bytes, r->nranks, r->src, r->dst);
 		ft_table_cellf(&t, "%s %s", r->metric, r->higher_is_better ? "GB/s" : "us");
 		if (isfinite(r->base_stdev))
 			ft_table_cellf(&t, "%s+-%s",
