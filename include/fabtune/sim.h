@@ -58,6 +58,15 @@ enum ft_pkt_cc {
 	FT_PKT_CC_TIMELY, /* RTT-gradient rate control (RoCE) */
 };
 
+/* How a port picks the next priority to send (kb ETS-ARB): strict (the highest
+ * priority with a packet that flow control lets go) or weighted round robin. */
+enum ft_pkt_arb {
+	FT_PKT_ARB_STRICT,
+	FT_PKT_ARB_WRR, /* prio_weight packets of a priority per round */
+};
+
+#define FT_PKT_NPRIO 8 /* traffic classes per port: RoCE priorities, IB data VLs */
+
 struct ft_packet_cfg {
 	uint32_t mtu_bytes;           /* payload per packet; 0 = the fabric's MTU */
 	enum ft_pkt_fc fc;
@@ -89,6 +98,11 @@ struct ft_packet_cfg {
 	uint64_t ibcc_threshold_bytes; /* switch: mark FECN above this queue; 0 = 8 wire MTUs */
 	uint32_t ibcc_marking_rate;   /* Marking_Rate: packets between marks; 0 = 10 */
 	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
+	/* Priorities (traffic classes): one egress queue, PFC state and credit pool per
+	 * priority and port; sources pick theirs (struct ft_sim_op prio). */
+	enum ft_pkt_arb arb;
+	uint32_t prio_weight[FT_PKT_NPRIO]; /* WRR packets per round; 0 = 1 */
+	uint8_t lossy_prios; /* PFC: bit p set = priority p is not paused (it drops) */
 	/* --trace: ports sampled over time (borrowed link ids) every trace_interval_s. */
 	const uint32_t *trace_links;
 	uint32_t ntrace_links;
@@ -127,6 +141,7 @@ struct ft_sim_op {
 	 * most, bytes/s on the wire, whatever its links leave it; 0: no cap. Engines
 	 * that model no channels may ignore it. */
 	double conn_cap_Bps;
+	uint8_t prio; /* priority (RoCE traffic class, IB VL) of its flows, < FT_PKT_NPRIO */
 };
 
 /* Timing of one submitted op. */

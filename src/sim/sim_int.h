@@ -444,6 +444,7 @@ struct sc_job {
 	double compute_tflop; /* per GPU per iteration (alternative to compute_s) */
 	double mfu;           /* share of peak reached by the compute, default 0.5 */
 	struct ft_vec ops;    /* struct sc_op */
+	uint32_t prio;        /* priority of its traffic (packet engine) */
 	uint32_t line, col;
 };
 
@@ -461,6 +462,7 @@ struct sc_background {
 	bool gpu_endpoints; /* endpoints are GPUs (default: NICs) */
 	uint32_t bursts;    /* on/off: the pattern repeated this many times (0 = once) */
 	double off_s;       /* idle time after each burst before the next */
+	uint32_t prio;      /* priority of its traffic (packet engine) */
 	uint32_t line, col;
 };
 
