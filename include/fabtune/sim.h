@@ -58,7 +58,7 @@ enum ft_pkt_cc {
 	FT_PKT_CC_TIMELY, /* RTT-gradient rate control (RoCE) */
 };
 
-/* How a port picks the next priority to send (kb ETS-ARB): strict (the highest
+/* How a port picks the next priority to send (kb ROCE-QOS, IB-VL): strict (the highest
  * priority with a packet that flow control lets go) or weighted round robin. */
 enum ft_pkt_arb {
 	FT_PKT_ARB_STRICT,
@@ -176,6 +176,11 @@ struct ft_sim_port_counters {
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged over the run */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
+	struct ft_sim_prio_counters {
+		uint64_t tx_bytes, tx_pkts; /* of this priority, on the wire */
+		uint64_t pause_tx, pause_rx; /* PFC XOFF frames for it, as above */
+		double paused_s;             /* time it was paused at the sender */
+	} prio[FT_PKT_NPRIO];       /* per priority (the sums are the fields above) */
 };
 
 /* What an engine reports after a run. Arrays are owned by the engine (views). */

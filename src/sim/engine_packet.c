@@ -361,6 +361,7 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	p->tx_payload += k->payload;
 	p->tx_pkts++;
 	p->cls[pk_prio(k)].tx_bytes += wire;
+	p->cls[pk_prio(k)].tx_pkts++;
 	if (link_fc(e, l) == FT_PKT_FC_CREDIT)
 		p->cls[pk_prio(k)].credits -= blocks(wire);
 	if (lk->net && e->pc.ber > 0) {
@@ -480,7 +481,7 @@ cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why)
 }
 
 /*
- * The priority port @l sends from next (kb ETS-ARB): strict: the highest ready one;
+ * The priority port @l sends from next (kb ROCE-QOS, IB-VL): strict: the highest ready one;
  * WRR: the one whose turn it is while it is ready and has sent fewer than its weight
  * in packets this turn, else the next ready one in turn. PK_NONE when none is ready.
  */
@@ -873,7 +874,6 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 	enum ft_pkt_fc fc = cls_fc(e, l, c);
 	int rc;
 
-	q->rx_bytes += wire;
 	if ((k->flags & PK_F_CORRUPT) || v == k->dst) {
 		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
 		if (fc == FT_PKT_FC_CREDIT && (rc = credit_free(e, l, c, blocks(wire))) < 0)
@@ -892,7 +892,9 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 		if (q->xoff_sent && q->in_bytes + wire > q->xoff_at + room)
 			return drop(e, l, id);
 	} else if (fc == FT_PKT_FC_NONE) {
-		if (p->in_bytes + wire > e->port_limit ||
+		/* A lossy priority has the port's buffer to itself: the lossless ones'
+		 * bytes do not count against it (they have PFC's thresholds). */
+		if (q->in_bytes + wire > e->port_limit ||
 		    (lk->sw_dst && e->sw_used[v] + wire > e->sw_limit))
 			return drop(e, l, id);
 	}
@@ -1783,11 +1785,18 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		for (uint32_t k = 0; k < FT_PKT_NPRIO; k++) {
 			const struct pk_cls *q = &p->cls[k];
 
+			struct ft_sim_prio_counters *pp = &pc->prio[k];
+
+			pp->tx_bytes = q->tx_bytes;
+			pp->tx_pkts = q->tx_pkts;
+			pp->pause_tx = q->pause_tx;
+			pp->pause_rx = q->pause_rx;
+			pp->paused_s = (double)(q->paused_ps +
+			                        (q->paused ? e->now_ps - q->t_paused_ps : 0)) /
+			               PK_PS_PER_S;
 			pc->pause_tx += q->pause_tx;
 			pc->pause_rx += q->pause_rx;
-			pc->paused_s += (double)(q->paused_ps +
-			                         (q->paused ? e->now_ps - q->t_paused_ps : 0)) /
-			                PK_PS_PER_S;
+			pc->paused_s += pp->paused_s;
 		}
 		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
 		pc->ecn_marked = p->ecn_marks;

@@ -85,7 +85,7 @@ struct pk_dcqcn {
 
 /*
  * One priority (traffic class, VL) of a port: its egress queue and sourced flows, and
- * its own flow control: PFC pauses and IB credits are per priority (kb ETS-ARB).
+ * its own flow control: PFC pauses and IB credits are per priority (kb ROCE-QOS, IB-VL).
  */
 struct pk_cls {
 	uint32_t head, tail; /* FIFO of transit packets */
@@ -96,7 +96,7 @@ struct pk_cls {
 	uint64_t xoff_at;  /* the level it paused at */
 	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last; /* credit updates, as in the port */
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
-	uint64_t tx_bytes, rx_bytes, pause_tx, pause_rx;
+	uint64_t tx_bytes, tx_pkts, pause_tx, pause_rx;
 	uint32_t wrr_sent; /* packets sent in its current WRR turn */
 	bool paused;       /* PFC XOFF received for this priority */
 	bool xoff_sent;    /* the ingress buffer asked the sender to stop this priority */

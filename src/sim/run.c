@@ -504,7 +504,8 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 			struct ft_sim_op op = { .sched = &sched,
 				                .rank_gpu = jr->rank_gpu,
 				                .after = -1,
-				                .conn_cap_Bps = cap };
+				                .conn_cap_Bps = cap,
+				                .prio = (uint8_t)j->prio };
 			int64_t id = e->ops->submit(e, &op, err);
 
 			rc = id < 0 ? (int)id : 0;

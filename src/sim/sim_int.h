@@ -454,6 +454,10 @@ enum sc_pattern {
 	SC_ALLTOALL
 };
 
+/* The priority a scenario's traffic runs at unless it says: 3, where RoCE's lossless
+ * class usually is (DSCP 26 maps to it by default, kb ROCE-QOS). */
+#define SC_DEFAULT_PRIO 3
+
 struct sc_background {
 	enum sc_pattern pattern;
 	uint64_t bytes;     /* per flow */

@@ -282,6 +282,7 @@ read_jobs(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 		ft_vec_init(&job.explicit_gpus, 2 * sizeof(uint32_t));
 		job.iterations = 1;
 		job.mfu = 0.5;
+		job.prio = SC_DEFAULT_PRIO;
 		job.line = (uint32_t)n->start_mark.line + 1;
 		job.col = (uint32_t)n->start_mark.column + 1;
 		snprintf(job.name, sizeof(job.name), "job%zu", i);
@@ -352,6 +353,7 @@ bg_init(void *obj, const yaml_node_t *n, size_t i)
 	struct sc_background *bg = obj;
 
 	bg->pattern = SC_PERMUTATION;
+	bg->prio = SC_DEFAULT_PRIO;
 	bg->line = (uint32_t)n->start_mark.line + 1;
 	bg->col = (uint32_t)n->start_mark.column + 1;
 }
