@@ -922,6 +922,81 @@ test_counters_diagnose(void **state)
 }
 
 /*
+ * A lossless priority (3) and a lossy one (0) in the same incast, with a small shared
+ * buffer: priority 0 is never paused and drops (go-back-N recovers it), priority 3 is
+ * paused and drops nothing. The per-priority counters add up to the port's, the
+ * receiver's ethtool -S has each priority's packets (priority 3: exactly its flows'
+ * packets, being lossless), and diagnose reads the per-priority pause counters.
+ */
+static void
+test_prio_lossy_counters(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	uint32_t ends[64], np;
+	uint64_t pause3 = 0;
+	bool seen = false;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	pc.fc = FT_PKT_FC_PFC;
+	pc.cc = FT_PKT_CC_NONE;
+	pc.lossy_prios = 1u << 0;
+	pc.switch_buffer_bytes = 2u << 20;
+	pc.rto_s = 100e-6;
+	cfg.packet = &pc;
+	{
+		struct prio_op ops[2] = { { ends, np, 1u << 20, 3 }, { ends, np, 256u << 10, 0 } };
+
+		e = run_prio_ops(&n, &cfg, ops, 2, &c);
+	}
+	assert_int_equal(c.nflows, 2 * np);
+	assert_true(c.ndrops > 0);
+	for (uint32_t l = 0; l < c.nlinks; l++) {
+		const struct ft_sim_port_counters *p = &c.port[l];
+		uint64_t bytes = 0, pkts = 0;
+
+		for (int k = 0; k < FT_PKT_NPRIO; k++) {
+			bytes += p->prio[k].tx_bytes;
+			pkts += p->prio[k].tx_pkts;
+		}
+		assert_int_equal(bytes, p->tx_bytes);
+		assert_int_equal(pkts, p->tx_pkts);
+		assert_int_equal(p->prio[0].pause_rx + p->prio[0].pause_tx, 0);
+		pause3 += p->prio[3].pause_rx;
+	}
+	assert_true(pause3 > 0);
+	assert_int_equal(pause3, c.npause);
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n.t, &c, &files, &err), 0);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+
+		if (strcmp(f->name, "ethtool-S.n0.nic0.txt") == 0) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "rx_prio3_packets: %u\n", np * 256);
+			assert_non_null(strstr(f->text, want));
+			assert_non_null(strstr(f->text, "rx_prio0_packets: "));
+			seen = true;
+		}
+		ft_free(f->text);
+	}
+	ft_vec_release(&files);
+	assert_true(seen);
+	diagnose_counters(e, &n, "roce-pfc-only", true);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * A torus routed in dimension order over its wrap-around links with one virtual lane is
  * a cyclic buffer dependency: the all-to-all deadlocks, and the run stops with an error
  * that names the ring of switches instead of hanging.
@@ -1219,6 +1294,7 @@ main(void)
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_dcqcn_converges),
 		cmocka_unit_test(test_counters_diagnose),
+		cmocka_unit_test(test_prio_lossy_counters),
 		cmocka_unit_test(test_deadlock_named),
 		cmocka_unit_test(test_ibcc_incast),
 		cmocka_unit_test(test_trace),
