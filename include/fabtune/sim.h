@@ -205,6 +205,15 @@ struct ft_sim_counters {
 	double ideal_min_s, ideal_p50_s, ideal_max_s;
 	/* per-flow fct / ideal */
 	double slowdown_p50, slowdown_p99, slowdown_max;
+	/* packet engine, when flows ran at several priorities: each one's flows, by
+	 * priority (nprio_fct 0 otherwise) */
+	struct ft_sim_prio_fct {
+		uint32_t prio;
+		uint64_t nflows;
+		double fct_p50_s, fct_p99_s, fct_max_s;
+		double slowdown_p50;
+	} prio_fct[FT_PKT_NPRIO];
+	uint32_t nprio_fct;
 	size_t nops;
 	const struct ft_sim_op_result *ops;
 	uint32_t nlinks;

@@ -332,6 +332,7 @@ flow_done(struct pk_engine *e, uint32_t fid)
 
 	e->fct[e->nflows_done] = (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S;
 	e->ideal[e->nflows_done] = f->ideal_s;
+	e->fct_prio[e->nflows_done] = f->prio;
 	e->nflows_done++;
 	for (j = 0; j < f->npath; j++)
 		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
@@ -1537,7 +1538,8 @@ pk_start(struct pk_engine *e)
 	cnt = ft_calloc(nt + 1, sizeof(uint32_t));
 	e->fct = ft_calloc(e->flows.len ? e->flows.len : 1, sizeof(double));
 	e->ideal = ft_calloc(e->flows.len ? e->flows.len : 1, sizeof(double));
-	if (!e->succ || !cnt || !e->fct || !e->ideal) {
+	e->fct_prio = ft_calloc(e->flows.len ? e->flows.len : 1, 1);
+	if (!e->succ || !cnt || !e->fct || !e->ideal || !e->fct_prio) {
 		ft_free(cnt);
 		return FT_ENOMEM;
 	}
@@ -1725,6 +1727,50 @@ fail:
 	return ft_error_set(err, rc, "sim: packet engine: %s", ft_strerror(rc));
 }
 
+/* The flows of each priority apart, when flows ran at more than one. */
+static int
+prio_fct(const struct pk_engine *e, struct ft_sim_counters *c)
+{
+	uint64_t n[FT_PKT_NPRIO] = { 0 };
+	double *fct, *ideal;
+	uint32_t used = 0;
+	int rc = 0;
+
+	c->nprio_fct = 0;
+	for (uint64_t i = 0; i < e->nflows_done; i++)
+		used += n[e->fct_prio[i]]++ == 0;
+	if (used < 2)
+		return 0;
+	fct = ft_calloc(e->nflows_done, sizeof(double));
+	ideal = ft_calloc(e->nflows_done, sizeof(double));
+	for (uint32_t p = 0; fct && ideal && p < FT_PKT_NPRIO && rc == 0; p++) {
+		struct ft_sim_counters one = { 0 };
+		struct ft_sim_prio_fct *o = &c->prio_fct[c->nprio_fct];
+		size_t k = 0;
+
+		if (!n[p])
+			continue;
+		for (uint64_t i = 0; i < e->nflows_done; i++)
+			if (e->fct_prio[i] == p) {
+				fct[k] = e->fct[i];
+				ideal[k++] = e->ideal[i];
+			}
+		rc = ft__sim_fct_stats(fct, ideal, k, &one);
+		o->prio = p;
+		o->nflows = k;
+		o->fct_p50_s = one.fct_p50_s;
+		o->fct_p99_s = one.fct_p99_s;
+		o->fct_max_s = one.fct_max_s;
+		o->slowdown_p50 = one.slowdown_p50;
+		c->nprio_fct++;
+	}
+	if (!fct || !ideal)
+		rc = FT_ENOMEM;
+	ft_free(fct);
+	ft_free(ideal);
+	return rc;
+}
+
 static int
 pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err)
 {
@@ -1812,6 +1858,8 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		                0;
 	}
 	rc = ft__sim_fct_stats(e->fct, e->ideal, e->nflows_done, c);
+	if (rc == 0)
+		rc = prio_fct(e, c);
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory for counters");
 	c->nflows = e->nflows_done;
@@ -1876,6 +1924,7 @@ pk_destroy(struct ft_engine *eng)
 	ft_free(e->succ);
 	ft_free(e->fct);
 	ft_free(e->ideal);
+	ft_free(e->fct_prio);
 	ft_free(e->op_results);
 	ft_free(e->link_bytes);
 	ft_free(e->link_maxflows);

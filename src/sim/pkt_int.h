@@ -255,6 +255,7 @@ struct pk_engine {
 	struct ft_sim_trace *traces;
 	double *trace_cols; /* the samples by port, for the views in traces */
 	double *fct, *ideal;
+	uint8_t *fct_prio; /* the priority of each finished flow */
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
 	uint64_t bytes_submitted, bytes_delivered;
 };

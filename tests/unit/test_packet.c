@@ -393,6 +393,14 @@ test_prio_arbitration(void **state)
 			pc.prio_weight[1] = 1;
 			e = run_prio_ops(&n, &cfg, two, 2, &c);
 			assert_int_equal(c.ndrops, 0);
+			/* FCT per priority only when flows ran at several. */
+			assert_int_equal(c.nprio_fct, mode ? 2 : 0);
+			if (mode) {
+				assert_int_equal(c.prio_fct[1].prio, 1);
+				assert_int_equal(c.prio_fct[1].nflows, 1);
+				assert_double_equal(c.prio_fct[1].fct_max_s / solo,
+				                    mode == 1 ? 1.0 : 2.0, 0.02);
+			}
 			if (mode == 0) { /* one class: round robin */
 				assert_double_equal(c.ops[0].t_end_s / solo, 2.0, 0.02);
 				assert_double_equal(c.ops[1].t_end_s / solo, 2.0, 0.02);
