@@ -1269,8 +1269,6 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		                                  (uint64_t)(cap * 8e-9 * 16000);
 		if (pl->kmax <= pl->kmin)
 			pl->kmax = pl->kmin + 1;
-		for (uint32_t c = 0; c < FT_PKT_NPRIO; c++)
-			p->cls[c].head = p->cls[c].tail = p->cls[c].ring = PK_NONE;
 		p->rel_link = PK_NONE;
 		p->credit_cap = e->credits0;
 		/* In-node links, and network links without a buffer given, hold at least what
@@ -1283,8 +1281,6 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 			if (need > p->credit_cap)
 				p->credit_cap = need;
 		}
-		for (uint32_t c = 0; c < FT_PKT_NPRIO; c++) /* a buffer per VL */
-			p->cls[c].credits = p->credit_cap;
 	}
 	e->free_pkt = PK_NONE;
 	ft_vec_init(&e->trace_samples, 3 * sizeof(double));
@@ -1556,6 +1552,19 @@ pk_start(struct pk_engine *e)
 		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
 	}
 	ft_free(cnt);
+	/* The priorities in use are known now: their queues, a credit buffer per VL. */
+	e->cls_pool = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
+	if (!e->cls_pool)
+		return FT_ENOMEM;
+	for (uint32_t l = 0; l < e->nlinks; l++) {
+		struct pk_port *p = &e->ports[l];
+
+		p->cls = &e->cls_pool[(size_t)l * e->nprio];
+		for (uint32_t c = 0; c < e->nprio; c++) {
+			p->cls[c].head = p->cls[c].tail = p->cls[c].ring = PK_NONE;
+			p->cls[c].credits = p->credit_cap;
+		}
+	}
 	e->started = true;
 	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)
 		return FT_ENOMEM;
@@ -1828,7 +1837,7 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		pc->drops = p->drops;
 		pc->pause_tx = pc->pause_rx = 0;
 		pc->paused_s = 0;
-		for (uint32_t k = 0; k < FT_PKT_NPRIO; k++) {
+		for (uint32_t k = 0; p->cls && k < e->nprio; k++) {
 			const struct pk_cls *q = &p->cls[k];
 
 			struct ft_sim_prio_counters *pp = &pc->prio[k];
@@ -1925,6 +1934,7 @@ pk_destroy(struct ft_engine *eng)
 	ft_free(e->fct);
 	ft_free(e->ideal);
 	ft_free(e->fct_prio);
+	ft_free(e->cls_pool);
 	ft_free(e->op_results);
 	ft_free(e->link_bytes);
 	ft_free(e->link_maxflows);

@@ -7,10 +7,10 @@
  * ordered by (time, sequence) (pkt_evq.h), so ties pop in the order they
  * were queued and a run is deterministic. Packets live in one pool with a free
  * list: the event loop allocates nothing per packet. Every directed link of
- * the topology is a port: a FIFO of packets waiting to leave on it (linked
- * through the pool), the flows whose first link it is (a round-robin ring:
- * a NIC packetises lazily, only when its port is free), its flow-control
- * state toward the next vertex, and its counters.
+ * the topology is a port: per priority, a FIFO of packets waiting to leave
+ * on it (linked through the pool), the flows whose first link it is (a
+ * round-robin ring: a NIC packetises lazily, only when its port is free) and
+ * its flow-control state toward the next vertex; and its counters.
  */
 #ifndef FT_PKT_INT_H
 #define FT_PKT_INT_H
@@ -132,8 +132,9 @@ struct pk_port {
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
-	/* Per priority (pause frames: sent by the buffer at dst, received by the sender). */
-	struct pk_cls cls[FT_PKT_NPRIO];
+	/* Per priority in use, from the engine's cls_pool once the run starts (pause
+	 * frames: sent by the buffer at dst, received by the sender). */
+	struct pk_cls *cls;
 };
 
 enum pk_task_kind {
@@ -218,6 +219,7 @@ struct pk_engine {
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	uint32_t nprio; /* priorities in use: 1 + the highest a flow has */
 	uint8_t sub_prio; /* the priority of the op being submitted */
+	struct pk_cls *cls_pool; /* nlinks x nprio */
 	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;
 	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
 	uint32_t nlinks, nvertices;
