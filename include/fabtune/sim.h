@@ -58,6 +58,15 @@ enum ft_pkt_cc {
 	FT_PKT_CC_TIMELY, /* RTT-gradient rate control (RoCE) */
 };
 
+/* How a port picks the next priority to send (kb ROCE-QOS, IB-VL): strict (the highest
+ * priority with a packet that flow control lets go) or weighted round robin. */
+enum ft_pkt_arb {
+	FT_PKT_ARB_STRICT,
+	FT_PKT_ARB_WRR, /* prio_weight packets of a priority per round */
+};
+
+#define FT_PKT_NPRIO 8 /* traffic classes per port: RoCE priorities, IB data VLs */
+
 struct ft_packet_cfg {
 	uint32_t mtu_bytes;           /* payload per packet; 0 = the fabric's MTU */
 	enum ft_pkt_fc fc;
@@ -89,6 +98,11 @@ struct ft_packet_cfg {
 	uint64_t ibcc_threshold_bytes; /* switch: mark FECN above this queue; 0 = 8 wire MTUs */
 	uint32_t ibcc_marking_rate;   /* Marking_Rate: packets between marks; 0 = 10 */
 	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
+	/* Priorities (traffic classes): one egress queue, PFC state and credit pool per
+	 * priority and port; sources pick theirs (struct ft_sim_op prio). */
+	enum ft_pkt_arb arb;
+	uint32_t prio_weight[FT_PKT_NPRIO]; /* WRR packets per round; 0 = 1 */
+	uint8_t lossy_prios; /* PFC: bit p set = priority p is not paused (it drops) */
 	/* --trace: ports sampled over time (borrowed link ids) every trace_interval_s. */
 	const uint32_t *trace_links;
 	uint32_t ntrace_links;
@@ -127,6 +141,7 @@ struct ft_sim_op {
 	 * most, bytes/s on the wire, whatever its links leave it; 0: no cap. Engines
 	 * that model no channels may ignore it. */
 	double conn_cap_Bps;
+	uint8_t prio; /* priority (RoCE traffic class, IB VL) of its flows, < FT_PKT_NPRIO */
 };
 
 /* Timing of one submitted op. */
@@ -161,6 +176,11 @@ struct ft_sim_port_counters {
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged over the run */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
+	struct ft_sim_prio_counters {
+		uint64_t tx_bytes, tx_pkts; /* of this priority, on the wire */
+		uint64_t pause_tx, pause_rx; /* PFC XOFF frames for it, as above */
+		double paused_s;             /* time it was paused at the sender */
+	} prio[FT_PKT_NPRIO];       /* per priority (the sums are the fields above) */
 };
 
 /* What an engine reports after a run. Arrays are owned by the engine (views). */
@@ -185,6 +205,15 @@ struct ft_sim_counters {
 	double ideal_min_s, ideal_p50_s, ideal_max_s;
 	/* per-flow fct / ideal */
 	double slowdown_p50, slowdown_p99, slowdown_max;
+	/* packet engine, when flows ran at several priorities: each one's flows, by
+	 * priority (nprio_fct 0 otherwise) */
+	struct ft_sim_prio_fct {
+		uint32_t prio;
+		uint64_t nflows;
+		double fct_p50_s, fct_p99_s, fct_max_s;
+		double slowdown_p50;
+	} prio_fct[FT_PKT_NPRIO];
+	uint32_t nprio_fct;
 	size_t nops;
 	const struct ft_sim_op_result *ops;
 	uint32_t nlinks;

@@ -106,6 +106,17 @@ eth_line(struct ft_strbuf *sb, const char *name, uint64_t v)
 	ft_strbuf_addf(sb, "     %s: %" PRIu64 "\n", name, v);
 }
 
+/* Whether a NIC's ports carried any priority's packets or pauses. */
+static bool
+any_prio(const struct ft_sim_port_counters *tx, const struct ft_sim_port_counters *rx)
+{
+	for (int p = 0; p < FT_PKT_NPRIO; p++)
+		if (tx->prio[p].tx_pkts || rx->prio[p].tx_pkts || tx->prio[p].pause_rx ||
+		    rx->prio[p].pause_tx)
+			return true;
+	return false;
+}
+
 /* ethtool -S of NIC @dev sending on @tx and receiving over @rx, with the command line
  * as a captured terminal shows it (the parser takes the device name from it). */
 static void
@@ -121,14 +132,31 @@ render_ethtool(struct ft_strbuf *sb, const char *dev, const struct ft_sim_port_c
 	eth_line(sb, "rx_bytes_phy", rx->tx_bytes);
 	eth_line(sb, "tx_bytes_phy", tx->tx_bytes);
 	eth_line(sb, "rx_discards_phy", rx->drops);
-	snprintf(k, sizeof(k), "rx_prio%d_pause", ROCE_PRIO);
-	eth_line(sb, k, tx->pause_rx);
-	snprintf(k, sizeof(k), "rx_prio%d_pause_duration", ROCE_PRIO);
-	eth_line(sb, k, (uint64_t)(tx->paused_s * 1e6 + 0.5));
-	snprintf(k, sizeof(k), "tx_prio%d_pause", ROCE_PRIO);
-	eth_line(sb, k, rx->pause_tx);
-	snprintf(k, sizeof(k), "tx_prio%d_pause_duration", ROCE_PRIO);
-	eth_line(sb, k, (uint64_t)(rx->paused_s * 1e6 + 0.5));
+	/* Per priority that carried traffic or pauses either way (the sim's priority is
+	 * the 802.1p one); an idle port shows the lossless class's zeros. */
+	for (int p = 0; p < FT_PKT_NPRIO; p++) {
+		const struct ft_sim_prio_counters *t = &tx->prio[p], *r = &rx->prio[p];
+
+		if (!(t->tx_pkts || r->tx_pkts || t->pause_rx || r->pause_tx ||
+		      (p == ROCE_PRIO && !any_prio(tx, rx))))
+			continue;
+		snprintf(k, sizeof(k), "rx_prio%d_bytes", p);
+		eth_line(sb, k, r->tx_bytes);
+		snprintf(k, sizeof(k), "rx_prio%d_packets", p);
+		eth_line(sb, k, r->tx_pkts);
+		snprintf(k, sizeof(k), "tx_prio%d_bytes", p);
+		eth_line(sb, k, t->tx_bytes);
+		snprintf(k, sizeof(k), "tx_prio%d_packets", p);
+		eth_line(sb, k, t->tx_pkts);
+		snprintf(k, sizeof(k), "rx_prio%d_pause", p);
+		eth_line(sb, k, t->pause_rx);
+		snprintf(k, sizeof(k), "rx_prio%d_pause_duration", p);
+		eth_line(sb, k, (uint64_t)(t->paused_s * 1e6 + 0.5));
+		snprintf(k, sizeof(k), "tx_prio%d_pause", p);
+		eth_line(sb, k, r->pause_tx);
+		snprintf(k, sizeof(k), "tx_prio%d_pause_duration", p);
+		eth_line(sb, k, (uint64_t)(r->paused_s * 1e6 + 0.5));
+	}
 	eth_line(sb, "np_ecn_marked_roce_packets", rx->ecn_rx);
 	eth_line(sb, "np_cnp_sent", rx->cnp_sent);
 	eth_line(sb, "rp_cnp_handled", tx->cnp_handled);

@@ -113,6 +113,15 @@ link_fc(const struct pk_engine *e, uint32_t l)
 	return e->links[l].net ? e->pc.fc : FT_PKT_FC_CREDIT;
 }
 
+/* Flow control of priority @c on link @l: a lossy priority of a PFC fabric drops. */
+static enum ft_pkt_fc
+cls_fc(const struct pk_engine *e, uint32_t l, uint32_t c)
+{
+	enum ft_pkt_fc fc = link_fc(e, l);
+
+	return fc == FT_PKT_FC_PFC && (e->pc.lossy_prios >> c & 1u) ? FT_PKT_FC_NONE : fc;
+}
+
 static uint32_t
 blocks(uint32_t wire)
 {
@@ -129,8 +138,8 @@ q_account(struct pk_engine *e, struct pk_port *p)
 static void
 ring_add(struct pk_engine *e, uint32_t l, uint32_t fid)
 {
-	struct pk_port *p = &e->ports[l];
 	struct pk_flow *f = flow_at(e, fid);
+	struct pk_cls *p = &e->ports[l].cls[f->prio];
 
 	if (f->in_ring)
 		return;
@@ -147,9 +156,9 @@ ring_add(struct pk_engine *e, uint32_t l, uint32_t fid)
 
 /* Take the ring's head out (it has nothing left to send). */
 static void
-ring_pop(struct pk_engine *e, uint32_t l)
+ring_pop(struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_cls *p = &e->ports[l].cls[c];
 	uint32_t head = flow_at(e, p->ring)->ring_next;
 
 	flow_at(e, head)->in_ring = false;
@@ -323,6 +332,7 @@ flow_done(struct pk_engine *e, uint32_t fid)
 
 	e->fct[e->nflows_done] = (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S;
 	e->ideal[e->nflows_done] = f->ideal_s;
+	e->fct_prio[e->nflows_done] = f->prio;
 	e->nflows_done++;
 	for (j = 0; j < f->npath; j++)
 		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
@@ -347,11 +357,14 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	p->busy = true;
 	p->rel_link = k->link;
 	p->rel_bytes = k->link != PK_NONE ? pk_wire(&e->links[k->link], k->payload) : 0;
+	p->rel_prio = (uint8_t)pk_prio(k);
 	p->tx_bytes += wire;
 	p->tx_payload += k->payload;
 	p->tx_pkts++;
+	p->cls[pk_prio(k)].tx_bytes += wire;
+	p->cls[pk_prio(k)].tx_pkts++;
 	if (link_fc(e, l) == FT_PKT_FC_CREDIT)
-		p->credits -= blocks(wire);
+		p->cls[pk_prio(k)].credits -= blocks(wire);
 	if (lk->net && e->pc.ber > 0) {
 		double pok = pow(1 - e->pc.ber, 8.0 * wire);
 
@@ -378,11 +391,11 @@ pkt_payload(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
 }
 
 static bool
-fc_blocks(struct pk_engine *e, uint32_t l, uint32_t wire)
+fc_blocks(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t wire)
 {
-	const struct pk_port *p = &e->ports[l];
+	const struct pk_cls *p = &e->ports[l].cls[c];
 
-	switch (link_fc(e, l)) {
+	switch (cls_fc(e, l, c)) {
 	case FT_PKT_FC_CREDIT:
 		return p->credits < (int64_t)blocks(wire);
 	case FT_PKT_FC_PFC:
@@ -423,47 +436,122 @@ flowlet_route(struct pk_engine *e, uint32_t fid, uint32_t l)
 	return 0;
 }
 
-/* Port @l is free: send the next packet, transit and sourced in turn, if flow control lets. */
+/*
+ * What priority @c of port @l would send next: 1 with *src (a sourced flow, else the
+ * transit FIFO's head) when flow control lets it go, 0 when it has nothing that may leave
+ * (*why: PK_HELD, it has data that flow control holds; PK_PACED, its sourced flows
+ * wait for their rate).
+ */
+#define PK_HELD  1u
+#define PK_PACED 2u
+
+static int
+cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why)
+{
+	struct pk_cls *p = &e->ports[l].cls[c];
+	uint32_t payload;
+
+	if (p->head == PK_NONE && p->nring == 0)
+		return 0;
+	*src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
+	if (*src && e->paced) {
+		int rc = ft__pk_pick_paced(e, l, c);
+
+		if (rc < 0)
+			return rc;
+		if (rc == 0) { /* every sourced flow waits for its rate */
+			if (p->head == PK_NONE) {
+				*why |= PK_PACED;
+				return 0;
+			}
+			*src = false;
+		}
+	}
+	if (*src) {
+		const struct pk_flow *f = flow_at(e, flow_at(e, p->ring)->ring_next);
+
+		payload = pkt_payload(e, f, f->snd_nxt);
+	} else {
+		payload = e->pkts[p->head].payload;
+	}
+	if (fc_blocks(e, l, c, pk_wire(&e->links[l], payload))) {
+		*why |= PK_HELD;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * The priority port @l sends from next (kb ROCE-QOS, IB-VL): strict: the highest ready one;
+ * WRR: the one whose turn it is while it is ready and has sent fewer than its weight
+ * in packets this turn, else the next ready one in turn. PK_NONE when none is ready.
+ */
+static int
+arbitrate(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *why)
+{
+	struct pk_port *p = &e->ports[l];
+	uint32_t n = e->nprio, i;
+	int rc;
+
+	*cls = PK_NONE;
+	if (e->pc.arb == FT_PKT_ARB_STRICT || n == 1) {
+		for (i = n; i-- > 0;) {
+			rc = cls_ready(e, l, i, src, why);
+			if (rc != 0) {
+				*cls = i;
+				return rc < 0 ? rc : 0;
+			}
+		}
+		return 0;
+	}
+	for (i = 0; i <= n; i++) {
+		uint32_t c = (p->wrr_cur + i) % n;
+		uint32_t w = e->pc.prio_weight[c] ? e->pc.prio_weight[c] : 1;
+
+		if (i == 0 && p->cls[c].wrr_sent >= w)
+			continue; /* its turn is over */
+		rc = cls_ready(e, l, c, src, why);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			if (c != p->wrr_cur) {
+				p->cls[p->wrr_cur].wrr_sent = 0;
+				p->wrr_cur = (uint8_t)c;
+			}
+			p->cls[c].wrr_sent++;
+			*cls = c;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Port @l is free: send the next packet, transit and sourced in turn within a priority,
+ * if flow control lets. */
 static int
 try_send(struct pk_engine *e, uint32_t l)
 {
 	struct pk_port *p = &e->ports[l];
 	const struct pk_link *lk = &e->links[l];
-	bool src;
-	uint32_t payload, id;
+	struct pk_cls *q;
+	bool src = false;
+	unsigned why = 0;
+	uint32_t payload, id, c;
 	struct pk_flow *f = NULL;
+	int rc;
 
 	if (p->busy)
 		return 0;
-	if (p->head == PK_NONE && p->nring == 0) {
-		if (p->blocked) {
-			p->xmit_wait_ps += e->now_ps - p->t_blocked_ps;
-			p->blocked = false;
-		}
-		return 0;
-	}
-	src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
-	if (src && e->paced) {
-		int rc = ft__pk_pick_paced(e, l);
-
-		if (rc < 0)
-			return rc;
-		if (rc == 0) { /* every sourced flow waits for its rate */
-			if (p->head == PK_NONE)
-				return 0;
-			src = false;
-		}
-	}
-	if (src) {
-		f = flow_at(e, flow_at(e, p->ring)->ring_next);
-		payload = pkt_payload(e, f, f->snd_nxt);
-	} else {
-		payload = e->pkts[p->head].payload;
-	}
-	if (fc_blocks(e, l, pk_wire(lk, payload))) {
-		if (!p->blocked) {
+	rc = arbitrate(e, l, &c, &src, &why);
+	if (rc < 0)
+		return rc;
+	if (c == PK_NONE) {
+		if ((why & PK_HELD) && !p->blocked) {
 			p->blocked = true;
 			p->t_blocked_ps = e->now_ps;
+		} else if (!why && p->blocked) {
+			p->xmit_wait_ps += e->now_ps - p->t_blocked_ps;
+			p->blocked = false;
 		}
 		return 0;
 	}
@@ -471,21 +559,22 @@ try_send(struct pk_engine *e, uint32_t l)
 		p->xmit_wait_ps += e->now_ps - p->t_blocked_ps;
 		p->blocked = false;
 	}
-	p->turn_src = !src;
+	q = &p->cls[c];
+	q->turn_src = !src;
 	if (src) {
-		uint32_t fid = p->ring == PK_NONE ? PK_NONE : flow_at(e, p->ring)->ring_next;
+		uint32_t fid = flow_at(e, q->ring)->ring_next;
 		struct pk_pkt *k;
 
 		id = pkt_alloc(e);
 		if (id == PK_NONE)
 			return FT_ENOMEM;
 		f = flow_at(e, fid);
+		payload = pkt_payload(e, f, f->snd_nxt);
 		k = &e->pkts[id];
 		k->flow = fid;
 		k->dst = f->dst;
 		if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes) {
-			int rc = flowlet_route(e, fid, l);
-
+			rc = flowlet_route(e, fid, l);
 			if (rc < 0) {
 				pkt_free(e, id);
 				return rc;
@@ -497,7 +586,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->payload = (uint16_t)payload;
 		k->link = PK_NONE;
 		k->hop = 0;
-		k->flags = 0;
+		k->flags = (uint8_t)(c << PK_F_PRIO_SHIFT);
 		k->tail_ps = 0;
 		k->t_sent_ps = e->now_ps;
 		k->next = PK_NONE;
@@ -505,24 +594,24 @@ try_send(struct pk_engine *e, uint32_t l)
 		if (e->paced)
 			ft__pk_dcqcn_sent(e, f, pk_wire(lk, payload));
 		if (f->snd_nxt == f->npkts) {
-			ring_pop(e, l);
+			ring_pop(e, l, c);
 			/* The tail may be lost (a drop, a bit error): time it out. */
 			if (e->may_drop || e->ndrops) {
-				int rc = arm_rto(e, fid);
-
+				rc = arm_rto(e, fid);
 				if (rc < 0)
 					return rc;
 			}
 		} else {
-			p->ring = fid; /* round robin: the next flow goes first next time */
+			q->ring = fid; /* round robin: the next flow goes first next time */
 		}
 	} else {
-		id = p->head;
-		p->head = e->pkts[id].next;
-		if (p->head == PK_NONE)
-			p->tail = PK_NONE;
+		id = q->head;
+		payload = e->pkts[id].payload;
+		q->head = e->pkts[id].next;
+		if (q->head == PK_NONE)
+			q->tail = PK_NONE;
 		else /* read at this port's next turn, a serialisation time from now */
-			__builtin_prefetch(&e->pkts[p->head]);
+			__builtin_prefetch(&e->pkts[q->head]);
 		q_account(e, p);
 		p->q_bytes -= pk_wire(lk, payload);
 	}
@@ -533,16 +622,17 @@ static int
 enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	struct pk_port *p = &e->ports[l];
+	struct pk_cls *q = &p->cls[pk_prio(&e->pkts[id])];
 
 	if (e->marking && e->links[l].net && p->q_bytes > 0)
 		ft__pk_ecn_mark(e, l, &e->pkts[id]);
 
 	e->pkts[id].next = PK_NONE;
-	if (p->tail == PK_NONE)
-		p->head = id;
+	if (q->tail == PK_NONE)
+		q->head = id;
 	else
-		e->pkts[p->tail].next = id;
-	p->tail = id;
+		e->pkts[q->tail].next = id;
+	q->tail = id;
 	q_account(e, p);
 	p->q_bytes += pk_wire(&e->links[l], e->pkts[id].payload);
 	if (p->q_bytes > p->q_max_bytes)
@@ -697,9 +787,9 @@ receive(struct pk_engine *e, uint32_t id)
  * its blocks were freed plus the link latency, and none later than twice that.
  */
 static int
-credit_free(struct pk_engine *e, uint32_t l, uint32_t nblocks)
+credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_cls *p = &e->ports[l].cls[c];
 
 	p->fc_freed += nblocks;
 	p->fc_t_last = e->now_ps;
@@ -707,13 +797,13 @@ credit_free(struct pk_engine *e, uint32_t l, uint32_t nblocks)
 		return 0;
 	p->fc_pending = true;
 	p->fc_snap = p->fc_freed;
-	return ev_push(e, e->now_ps + e->links[l].lat_ps, PK_EV_CREDIT, l, 0);
+	return ev_push(e, e->now_ps + e->links[l].lat_ps, PK_EV_CREDIT, l, c);
 }
 
 static int
-credit_update(struct pk_engine *e, uint32_t l)
+credit_update(struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_cls *p = &e->ports[l].cls[c];
 
 	p->credits += (int64_t)(p->fc_snap - p->fc_acked);
 	p->fc_acked = p->fc_snap;
@@ -723,7 +813,7 @@ credit_update(struct pk_engine *e, uint32_t l)
 
 		p->fc_pending = true;
 		p->fc_snap = p->fc_freed;
-		rc = ev_push(e, p->fc_t_last + e->links[l].lat_ps, PK_EV_CREDIT, l, 0);
+		rc = ev_push(e, p->fc_t_last + e->links[l].lat_ps, PK_EV_CREDIT, l, c);
 		if (rc < 0)
 			return rc;
 	}
@@ -751,7 +841,7 @@ pfc_xoff(const struct pk_engine *e, uint32_t l)
 
 /* XON: given, or two wire MTUs below the XOFF it paused at. */
 static uint64_t
-pfc_xon(const struct pk_engine *e, const struct pk_port *p)
+pfc_xon(const struct pk_engine *e, const struct pk_cls *p)
 {
 	uint64_t hyst = 2ull * (e->mtu + PK_HDR_ROCE);
 
@@ -778,14 +868,16 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 	struct pk_pkt *k = &e->pkts[id];
 	uint32_t l = k->link, v = e->links[l].dst, nl = 0;
 	struct pk_port *p = &e->ports[l];
+	uint32_t c = pk_prio(k);
+	struct pk_cls *q = &p->cls[c];
 	const struct pk_link *lk = &e->links[l];
 	uint32_t wire = pk_wire(lk, k->payload);
-	enum ft_pkt_fc fc = link_fc(e, l);
+	enum ft_pkt_fc fc = cls_fc(e, l, c);
 	int rc;
 
 	if ((k->flags & PK_F_CORRUPT) || v == k->dst) {
 		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
-		if (fc == FT_PKT_FC_CREDIT && (rc = credit_free(e, l, blocks(wire))) < 0)
+		if (fc == FT_PKT_FC_CREDIT && (rc = credit_free(e, l, c, blocks(wire))) < 0)
 			return rc;
 		if (k->flags & PK_F_CORRUPT)
 			return drop(e, l, id);
@@ -798,24 +890,27 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 		uint64_t room =
 		        e->pc.pfc_headroom_bytes ? e->pc.pfc_headroom_bytes : pfc_headroom(e, l);
 
-		if (p->xoff_sent && p->in_bytes + wire > p->xoff_at + room)
+		if (q->xoff_sent && q->in_bytes + wire > q->xoff_at + room)
 			return drop(e, l, id);
 	} else if (fc == FT_PKT_FC_NONE) {
-		if (p->in_bytes + wire > e->port_limit ||
+		/* A lossy priority has the port's buffer to itself: the lossless ones'
+		 * bytes do not count against it (they have PFC's thresholds). */
+		if (q->in_bytes + wire > e->port_limit ||
 		    (lk->sw_dst && e->sw_used[v] + wire > e->sw_limit))
 			return drop(e, l, id);
 	}
 	p->in_bytes += wire;
+	q->in_bytes += wire;
 	if (p->in_bytes > p->in_max_bytes)
 		p->in_max_bytes = p->in_bytes;
 	if (lk->sw_dst)
 		e->sw_used[v] += wire;
-	if (fc == FT_PKT_FC_PFC && !p->xoff_sent && p->in_bytes >= pfc_xoff(e, l)) {
-		p->xoff_at = p->in_bytes;
-		p->xoff_sent = true;
-		p->pause_tx++;
+	if (fc == FT_PKT_FC_PFC && !q->xoff_sent && q->in_bytes >= pfc_xoff(e, l)) {
+		q->xoff_at = q->in_bytes;
+		q->xoff_sent = true;
+		q->pause_tx++;
 		e->npause++;
-		if ((rc = ev_push(e, e->now_ps + lk->lat_ps, PK_EV_PAUSE, l, 1)) < 0)
+		if ((rc = ev_push(e, e->now_ps + lk->lat_ps, PK_EV_PAUSE, l, 1u | c << 1)) < 0)
 			return rc;
 	}
 	rc = next_link(e, id, v, &nl);
@@ -833,22 +928,25 @@ ev_tx_done(struct pk_engine *e, uint32_t l)
 
 	p->busy = false;
 	if (r != PK_NONE) {
+		uint32_t c = p->rel_prio;
 		struct pk_port *rp = &e->ports[r];
+		struct pk_cls *rq = &rp->cls[c];
 		const struct pk_link *rl = &e->links[r];
 
 		rp->in_bytes -= p->rel_bytes;
+		rq->in_bytes -= p->rel_bytes;
 		if (rl->sw_dst)
 			e->sw_used[rl->dst] -= p->rel_bytes;
-		switch (link_fc(e, r)) {
+		switch (cls_fc(e, r, c)) {
 		case FT_PKT_FC_CREDIT:
-			rc = credit_free(e, r, blocks(p->rel_bytes));
+			rc = credit_free(e, r, c, blocks(p->rel_bytes));
 			if (rc < 0)
 				return rc;
 			break;
 		case FT_PKT_FC_PFC:
-			if (rp->xoff_sent && rp->in_bytes <= pfc_xon(e, rp)) {
-				rp->xoff_sent = false;
-				rc = ev_push(e, e->now_ps + rl->lat_ps, PK_EV_PAUSE, r, 0);
+			if (rq->xoff_sent && rq->in_bytes <= pfc_xon(e, rq)) {
+				rq->xoff_sent = false;
+				rc = ev_push(e, e->now_ps + rl->lat_ps, PK_EV_PAUSE, r, c << 1);
 				if (rc < 0)
 					return rc;
 			}
@@ -861,10 +959,11 @@ ev_tx_done(struct pk_engine *e, uint32_t l)
 	return try_send(e, l);
 }
 
+/* A PFC frame for priority @c of port @l's sender: XOFF (@on) or XON. */
 static int
-ev_pause(struct pk_engine *e, uint32_t l, bool on)
+ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_cls *p = &e->ports[l].cls[c];
 
 	if (on && e->now_ps < p->wd_until_ps) {
 		p->pause_rx++; /* the watchdog has this port ignore pauses for a while */
@@ -872,12 +971,14 @@ ev_pause(struct pk_engine *e, uint32_t l, bool on)
 	}
 	if (on && !p->paused) {
 		p->paused = true;
+		e->ports[l].npaused++;
 		p->pause_rx++;
 		p->t_paused_ps = e->now_ps;
 		if (e->wd_ps)
-			return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, 0);
+			return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, c);
 	} else if (!on && p->paused) {
 		p->paused = false;
+		e->ports[l].npaused--;
 		p->paused_ps += e->now_ps - p->t_paused_ps;
 	}
 	return on ? 0 : try_send(e, l);
@@ -889,15 +990,16 @@ ev_pause(struct pk_engine *e, uint32_t l, bool on)
  * then drop what they cannot hold, and the transport retransmits).
  */
 static int
-ev_wdog(struct pk_engine *e, uint32_t l)
+ev_wdog(struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_cls *p = &e->ports[l].cls[c];
 
 	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
 		return 0;
 	p->paused = false;
+	e->ports[l].npaused--;
 	p->paused_ps += e->now_ps - p->t_paused_ps;
-	p->wd_fires++;
+	e->ports[l].wd_fires++;
 	e->nwdog++;
 	p->wd_until_ps = e->now_ps + e->wd_ps;
 	return try_send(e, l);
@@ -961,9 +1063,9 @@ step(struct pk_engine *e)
 	case PK_EV_TASK:
 		return task_done(e, ev.id, 0);
 	case PK_EV_CREDIT:
-		return credit_update(e, ev.id);
+		return credit_update(e, ev.id, arg);
 	case PK_EV_PAUSE:
-		return ev_pause(e, ev.id, arg != 0);
+		return ev_pause(e, ev.id, arg >> 1, arg & 1u);
 	case PK_EV_NAK:
 		return go_back(e, ev.id, arg);
 	case PK_EV_RTO:
@@ -973,7 +1075,7 @@ step(struct pk_engine *e)
 	case PK_EV_TRACE:
 		return ev_trace(e);
 	case PK_EV_WDOG:
-		return ev_wdog(e, ev.id);
+		return ev_wdog(e, ev.id, arg);
 	case PK_EV_RTT:
 		return ft__pk_ev_rtt(e, ev.id, arg);
 	case PK_EV_WAKE:
@@ -1128,7 +1230,9 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	e->wd_ps = e->pc.fc == FT_PKT_FC_PFC ? s_to_ps(e->pc.pfc_watchdog_s) : 0;
 	/* Losses the configuration allows: then every sender times out its tail. */
 	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 || e->wd_ps ||
-	              (e->pc.fc == FT_PKT_FC_PFC && e->pc.pfc_headroom_bytes > 0);
+	              (e->pc.fc == FT_PKT_FC_PFC &&
+	               (e->pc.pfc_headroom_bytes > 0 || e->pc.lossy_prios));
+	e->nprio = 1;
 	e->port_limit = e->pc.port_buffer_bytes;
 	e->sw_limit = e->pc.switch_buffer_bytes;
 	e->xoff = e->pc.pfc_xoff_bytes;
@@ -1165,9 +1269,8 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		                                  (uint64_t)(cap * 8e-9 * 16000);
 		if (pl->kmax <= pl->kmin)
 			pl->kmax = pl->kmin + 1;
-		p->head = p->tail = p->ring = PK_NONE;
 		p->rel_link = PK_NONE;
-		p->credits = e->credits0;
+		p->credit_cap = e->credits0;
 		/* In-node links, and network links without a buffer given, hold at least what
 		 * a credit loop needs to run at line rate: rate x (3 latencies: the packet,
 		 * and an update that may wait one more) plus two packets. */
@@ -1175,10 +1278,9 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 			double bdp = cap > 0 ? cap * 3.0 * tl->lat_s : 0;
 			int64_t need = (int64_t)((bdp + 2.0 * (e->mtu + pl->hdr)) / PK_BLOCK) + 1;
 
-			if (need > p->credits)
-				p->credits = need;
+			if (need > p->credit_cap)
+				p->credit_cap = need;
 		}
-		p->credit_cap = p->credits;
 	}
 	e->free_pkt = PK_NONE;
 	ft_vec_init(&e->trace_samples, 3 * sizeof(double));
@@ -1273,6 +1375,7 @@ add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 		f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
 		f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
 		f.qp = q * 1024;
+		f.prio = e->sub_prio;
 		f.hash = ft_route_flow_hash(src, dst, f.qp);
 		task_at(e, (uint32_t)t)->flow = (uint32_t)e->flows.len;
 		e->bytes_submitted += b;
@@ -1362,6 +1465,11 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 	for (p = 0; p < sc->nranks; p++)
 		if (op->rank_gpu[p] >= nv)
 			return ft_error_set(err, FT_EINVAL, "sim: rank %u placed on no vertex", p);
+	if (op->prio >= FT_PKT_NPRIO)
+		return ft_error_set(err, FT_EINVAL, "sim: priority %u: expected 0 to %d", op->prio,
+		                    FT_PKT_NPRIO - 1);
+	e->sub_prio = op->prio;
+	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
 	id = add_task(e, PK_T_BARRIER, op->delay_s + sc->base_lat_s, 0, tag);
 	if (id < 0)
 		goto oom;
@@ -1426,7 +1534,8 @@ pk_start(struct pk_engine *e)
 	cnt = ft_calloc(nt + 1, sizeof(uint32_t));
 	e->fct = ft_calloc(e->flows.len ? e->flows.len : 1, sizeof(double));
 	e->ideal = ft_calloc(e->flows.len ? e->flows.len : 1, sizeof(double));
-	if (!e->succ || !cnt || !e->fct || !e->ideal) {
+	e->fct_prio = ft_calloc(e->flows.len ? e->flows.len : 1, 1);
+	if (!e->succ || !cnt || !e->fct || !e->ideal || !e->fct_prio) {
 		ft_free(cnt);
 		return FT_ENOMEM;
 	}
@@ -1443,6 +1552,19 @@ pk_start(struct pk_engine *e)
 		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
 	}
 	ft_free(cnt);
+	/* The priorities in use are known now: their queues, a credit buffer per VL. */
+	e->cls_pool = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
+	if (!e->cls_pool)
+		return FT_ENOMEM;
+	for (uint32_t l = 0; l < e->nlinks; l++) {
+		struct pk_port *p = &e->ports[l];
+
+		p->cls = &e->cls_pool[(size_t)l * e->nprio];
+		for (uint32_t c = 0; c < e->nprio; c++) {
+			p->cls[c].head = p->cls[c].tail = p->cls[c].ring = PK_NONE;
+			p->cls[c].credits = p->credit_cap;
+		}
+	}
 	e->started = true;
 	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)
 		return FT_ENOMEM;
@@ -1452,6 +1574,22 @@ pk_start(struct pk_engine *e)
 	return rc;
 }
 
+/* Whether port @l holds packets or sourced flows, of any priority (with @transit: packets). */
+static bool
+port_has(const struct pk_engine *e, uint32_t l, bool transit)
+{
+	for (uint32_t c = 0; c < e->nprio; c++)
+		if (e->ports[l].cls[c].head != PK_NONE || (!transit && e->ports[l].cls[c].nring))
+			return true;
+	return false;
+}
+
+static bool
+port_has_data(const struct pk_engine *e, uint32_t l)
+{
+	return port_has(e, l, false);
+}
+
 /* The port that holds packets longest without sending: where a stalled run is stuck. */
 static uint32_t
 stuck_port(const struct pk_engine *e)
@@ -1459,7 +1597,7 @@ stuck_port(const struct pk_engine *e)
 	uint32_t l, best = PK_NONE;
 
 	for (l = 0; l < e->nlinks; l++)
-		if (e->ports[l].head != PK_NONE || e->ports[l].nring)
+		if (port_has_data(e, l))
 			if (best == PK_NONE ||
 			    e->ports[l].t_blocked_ps < e->ports[best].t_blocked_ps)
 				best = l;
@@ -1481,11 +1619,12 @@ waits_for(const struct pk_engine *e, uint32_t l)
 		const struct pk_port *m = &e->ports[i];
 		uint32_t k;
 
-		if (!m->blocked && !m->paused)
+		if (!m->blocked && !m->npaused)
 			continue;
-		for (k = m->head; k != PK_NONE; k = e->pkts[k].next)
-			if (e->pkts[k].link == l)
-				return i;
+		for (uint32_t c = 0; c < e->nprio; c++)
+			for (k = m->cls[c].head; k != PK_NONE; k = e->pkts[k].next)
+				if (e->pkts[k].link == l)
+					return i;
 	}
 	return PK_NONE;
 }
@@ -1557,7 +1696,7 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 
 			ft_strbuf_init(&cyc);
 			for (uint32_t m = 0; m < e->nlinks && !cyc.len; m++)
-				if (e->ports[m].head != PK_NONE && e->ports[m].blocked)
+				if (port_has(e, m, true) && e->ports[m].blocked)
 					name_cycle(e, m, &cyc);
 			if (cyc.len) {
 				rc = ft_error_set(
@@ -1595,6 +1734,50 @@ fail:
 	if (rc == FT_ENOENT)
 		return ft_error_set(err, rc, "sim: packet engine: a packet found no route on");
 	return ft_error_set(err, rc, "sim: packet engine: %s", ft_strerror(rc));
+}
+
+/* The flows of each priority apart, when flows ran at more than one. */
+static int
+prio_fct(const struct pk_engine *e, struct ft_sim_counters *c)
+{
+	uint64_t n[FT_PKT_NPRIO] = { 0 };
+	double *fct, *ideal;
+	uint32_t used = 0;
+	int rc = 0;
+
+	c->nprio_fct = 0;
+	for (uint64_t i = 0; i < e->nflows_done; i++)
+		used += n[e->fct_prio[i]]++ == 0;
+	if (used < 2)
+		return 0;
+	fct = ft_calloc(e->nflows_done, sizeof(double));
+	ideal = ft_calloc(e->nflows_done, sizeof(double));
+	for (uint32_t p = 0; fct && ideal && p < FT_PKT_NPRIO && rc == 0; p++) {
+		struct ft_sim_counters one = { 0 };
+		struct ft_sim_prio_fct *o = &c->prio_fct[c->nprio_fct];
+		size_t k = 0;
+
+		if (!n[p])
+			continue;
+		for (uint64_t i = 0; i < e->nflows_done; i++)
+			if (e->fct_prio[i] == p) {
+				fct[k] = e->fct[i];
+				ideal[k++] = e->ideal[i];
+			}
+		rc = ft__sim_fct_stats(fct, ideal, k, &one);
+		o->prio = p;
+		o->nflows = k;
+		o->fct_p50_s = one.fct_p50_s;
+		o->fct_p99_s = one.fct_p99_s;
+		o->fct_max_s = one.fct_max_s;
+		o->slowdown_p50 = one.slowdown_p50;
+		c->nprio_fct++;
+	}
+	if (!fct || !ideal)
+		rc = FT_ENOMEM;
+	ft_free(fct);
+	ft_free(ideal);
+	return rc;
 }
 
 static int
@@ -1652,11 +1835,24 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		pc->tx_bytes = p->tx_bytes;
 		pc->tx_pkts = p->tx_pkts;
 		pc->drops = p->drops;
-		pc->pause_tx = p->pause_tx;
-		pc->pause_rx = p->pause_rx;
-		pc->paused_s =
-		        (double)(p->paused_ps + (p->paused ? e->now_ps - p->t_paused_ps : 0)) /
-		        PK_PS_PER_S;
+		pc->pause_tx = pc->pause_rx = 0;
+		pc->paused_s = 0;
+		for (uint32_t k = 0; p->cls && k < e->nprio; k++) {
+			const struct pk_cls *q = &p->cls[k];
+
+			struct ft_sim_prio_counters *pp = &pc->prio[k];
+
+			pp->tx_bytes = q->tx_bytes;
+			pp->tx_pkts = q->tx_pkts;
+			pp->pause_tx = q->pause_tx;
+			pp->pause_rx = q->pause_rx;
+			pp->paused_s = (double)(q->paused_ps +
+			                        (q->paused ? e->now_ps - q->t_paused_ps : 0)) /
+			               PK_PS_PER_S;
+			pc->pause_tx += q->pause_tx;
+			pc->pause_rx += q->pause_rx;
+			pc->paused_s += pp->paused_s;
+		}
 		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
 		pc->ecn_marked = p->ecn_marks;
 		pc->ecn_rx = p->ecn_rx;
@@ -1671,6 +1867,8 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		                0;
 	}
 	rc = ft__sim_fct_stats(e->fct, e->ideal, e->nflows_done, c);
+	if (rc == 0)
+		rc = prio_fct(e, c);
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory for counters");
 	c->nflows = e->nflows_done;
@@ -1735,6 +1933,8 @@ pk_destroy(struct ft_engine *eng)
 	ft_free(e->succ);
 	ft_free(e->fct);
 	ft_free(e->ideal);
+	ft_free(e->fct_prio);
+	ft_free(e->cls_pool);
 	ft_free(e->op_results);
 	ft_free(e->link_bytes);
 	ft_free(e->link_maxflows);

@@ -204,9 +204,10 @@ ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
  * 0 when all wait (a wake-up is then queued for the earliest), or FT_E*.
  */
 int
-ft__pk_pick_paced(struct pk_engine *e, uint32_t l)
+ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_port *pp = &e->ports[l];
+	struct pk_cls *p = &pp->cls[c];
 	uint32_t prev = p->ring, i;
 	uint64_t tmin = UINT64_MAX;
 
@@ -229,9 +230,9 @@ ft__pk_pick_paced(struct pk_engine *e, uint32_t l)
 			                                                         e->dcq_timer_ps)));
 		prev = fid;
 	}
-	if (!p->wake_pending || tmin < p->t_wake_ps) {
-		p->wake_pending = true;
-		p->t_wake_ps = tmin;
+	if (!pp->wake_pending || tmin < pp->t_wake_ps) {
+		pp->wake_pending = true;
+		pp->t_wake_ps = tmin;
 		return ev_push(e, tmin, PK_EV_WAKE, l, 0) < 0 ? FT_ENOMEM : 0;
 	}
 	return 0;

@@ -7,10 +7,10 @@
  * ordered by (time, sequence) (pkt_evq.h), so ties pop in the order they
  * were queued and a run is deterministic. Packets live in one pool with a free
  * list: the event loop allocates nothing per packet. Every directed link of
- * the topology is a port: a FIFO of packets waiting to leave on it (linked
- * through the pool), the flows whose first link it is (a round-robin ring:
- * a NIC packetises lazily, only when its port is free), its flow-control
- * state toward the next vertex, and its counters.
+ * the topology is a port: per priority, a FIFO of packets waiting to leave
+ * on it (linked through the pool), the flows whose first link it is (a
+ * round-robin ring: a NIC packetises lazily, only when its port is free) and
+ * its flow-control state toward the next vertex; and its counters.
  */
 #ifndef FT_PKT_INT_H
 #define FT_PKT_INT_H
@@ -56,6 +56,13 @@ struct pk_pkt {
 
 #define PK_F_CORRUPT 1u /* a bit error: the receiver drops it */
 #define PK_F_CE      2u /* ECN congestion experienced */
+#define PK_F_PRIO_SHIFT 4 /* bits 4-6: its priority */
+
+static inline uint32_t
+pk_prio(const struct pk_pkt *k)
+{
+	return (uint32_t)(k->flags >> PK_F_PRIO_SHIFT) & 7u;
+}
 
 /* DCQCN state of one QP (the reaction point) and its receiver (the notification point). */
 struct pk_dcqcn {
@@ -76,23 +83,39 @@ struct pk_dcqcn {
 	uint32_t hai_n;
 };
 
-/* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
-struct pk_port {
-	/* First cache line: what every packet's transmission and arrival touch. */
+/*
+ * One priority (traffic class, VL) of a port: its egress queue and sourced flows, and
+ * its own flow control: PFC pauses and IB credits are per priority (kb ROCE-QOS, IB-VL).
+ */
+struct pk_cls {
 	uint32_t head, tail; /* FIFO of transit packets */
 	uint32_t ring;       /* flows sourced here with packets to send (circular, last one) */
 	uint32_t nring;
-	uint64_t q_bytes;  /* bytes in the FIFO (wire size on this link) */
-	int64_t credits;   /* IB: 64-byte blocks the downstream buffer still has */
+	int64_t credits;   /* IB: 64-byte blocks the downstream buffer (this VL) still has */
+	uint64_t in_bytes; /* bytes of this priority in the ingress buffer at the link's dst */
+	uint64_t xoff_at;  /* the level it paused at */
+	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last; /* credit updates, as in the port */
+	uint64_t t_paused_ps, paused_ps, wd_until_ps;
+	uint64_t tx_bytes, tx_pkts, pause_tx, pause_rx;
+	uint32_t wrr_sent; /* packets sent in its current WRR turn */
+	bool paused;       /* PFC XOFF received for this priority */
+	bool xoff_sent;    /* the ingress buffer asked the sender to stop this priority */
+	bool turn_src;     /* the next pick in the class favours the sourced flows */
+	bool fc_pending;   /* a credit update is in flight */
+};
+
+/* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
+struct pk_port {
+	/* First cache line: what every packet's transmission and arrival touch. */
+	uint64_t q_bytes;  /* bytes in the FIFOs (wire size on this link) */
 	uint64_t in_bytes; /* bytes held in the ingress buffer at the link's destination */
-	uint32_t rel_link; /* packet on the wire: ingress it frees at TX_DONE, and its size */
+	uint32_t rel_link; /* packet on the wire: ingress it frees at TX_DONE, its size */
 	uint32_t rel_bytes;
+	uint8_t rel_prio;  /* and priority */
+	uint8_t wrr_cur;   /* the priority whose WRR turn it is */
+	uint8_t npaused;   /* priorities paused now */
 	bool busy;
-	bool paused;     /* PFC XOFF received */
-	bool xoff_sent;  /* this link's ingress buffer asked the sender to stop */
 	bool blocked;    /* has data but flow control holds it */
-	bool turn_src;   /* arbitration: the next pick favours the sourced flows */
-	bool fc_pending; /* a credit update is in flight */
 	bool wake_pending;
 	/* Second line: the per-packet counters. */
 	uint64_t tx_bytes, tx_payload, tx_pkts;
@@ -100,22 +123,18 @@ struct pk_port {
 	uint64_t t_q_ps;
 	uint64_t q_max_bytes, in_max_bytes;
 	/* The rest: flow-control bookkeeping and rarer counters. */
-	uint64_t xoff_at;   /* the level it paused at */
-	int64_t credit_cap; /* the buffer behind the credits, blocks */
-	uint64_t fc_freed;  /* blocks freed downstream so far (running count) */
-	uint64_t fc_snap;   /* the count the update in flight carries */
-	uint64_t fc_acked;  /* the count the sender has seen */
-	uint64_t fc_t_last; /* when blocks were last freed */
-	uint64_t t_blocked_ps, t_paused_ps, t_wake_ps; /* since when (accounting) */
+	int64_t credit_cap; /* the buffer behind each priority's credits, blocks */
+	uint64_t t_blocked_ps, t_wake_ps; /* since when (accounting) */
 	uint64_t drops, ecn_marks;
-	uint64_t pause_tx, pause_rx; /* frames: sent by the buffer at dst, received by the sender */
-	uint64_t paused_ps, xmit_wait_ps;
+	uint64_t xmit_wait_ps;
 	uint32_t nactive, maxflows; /* flows routed over it now / at most */
-	uint64_t wd_until_ps;       /* PFC watchdog: pauses ignored until then */
 	uint64_t wd_fires;
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
+	/* Per priority in use, from the engine's cls_pool once the run starts (pause
+	 * frames: sent by the buffer at dst, received by the sender). */
+	struct pk_cls *cls;
 };
 
 enum pk_task_kind {
@@ -149,13 +168,14 @@ struct pk_flow {
 	uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
 	uint32_t rto_gen;
 	uint32_t rto_rcv;   /* rcv_nxt when the timer was armed (an ACK since restarts it) */
-	uint32_t ring_next; /* in its first port's ring */
+	uint32_t ring_next; /* in its first port's ring (of its priority) */
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
 	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
 	uint32_t fl_off;   /* adaptive with flowlets: the current flowlet's path, PK_NONE */
 	uint16_t npath;
 	uint16_t last_payload;
+	uint8_t prio;
 	bool in_ring;
 	double ideal_s;
 	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
@@ -197,6 +217,9 @@ struct pk_engine {
 	uint64_t nwdog;
 	bool ooo;     /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
+	uint32_t nprio; /* priorities in use: 1 + the highest a flow has */
+	uint8_t sub_prio; /* the priority of the op being submitted */
+	struct pk_cls *cls_pool; /* nlinks x nprio */
 	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;
 	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
 	uint32_t nlinks, nvertices;
@@ -234,6 +257,7 @@ struct pk_engine {
 	struct ft_sim_trace *traces;
 	double *trace_cols; /* the samples by port, for the views in traces */
 	double *fct, *ideal;
+	uint8_t *fct_prio; /* the priority of each finished flow */
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
 	uint64_t bytes_submitted, bytes_delivered;
 };
@@ -256,12 +280,12 @@ ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, u
 }
 
 /* Congestion control (pkt_cc.c): a paced QP sent @wire bytes; a CNP or an RTT sample
- * reached its sender; make the head of port @l's ring a flow that may send (1), or queue
+ * reached its sender; make the head of port @l's ring of priority @c a flow that may send (1), or queue
  * a wake-up (0); mark packet @k joining port @l's queue. */
 void ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire);
 int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
 int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
-int ft__pk_pick_paced(struct pk_engine *e, uint32_t l);
+int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);
 void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);
 
 /* Bytes on the wire of a packet of @payload bytes on link @l (headers, framing). */

@@ -137,6 +137,26 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	kv_num(j, "max", c->slowdown_max);
 	ft_json_obj_end(j);
 	ft_json_obj_end(j);
+	if (c->nprio_fct) { /* packet engine, flows at several priorities */
+		ft_json_key(j, "priorities");
+		ft_json_arr_begin(j);
+		for (i = 0; i < c->nprio_fct; i++) {
+			const struct ft_sim_prio_fct *p = &c->prio_fct[i];
+
+			ft_json_obj_begin(j);
+			ft_json_kv_uint(j, "priority", p->prio);
+			ft_json_kv_uint(j, "flows", p->nflows);
+			ft_json_key(j, "fct_us");
+			ft_json_obj_begin(j);
+			kv_us(j, "p50", p->fct_p50_s);
+			kv_us(j, "p99", p->fct_p99_s);
+			kv_us(j, "max", p->fct_max_s);
+			ft_json_obj_end(j);
+			kv_num(j, "slowdown_p50", p->slowdown_p50);
+			ft_json_obj_end(j);
+		}
+		ft_json_arr_end(j);
+	}
 
 	ft_json_key(j, "tiers");
 	ft_json_arr_begin(j);
@@ -370,6 +390,13 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	               us(c->fct_p99_s, d, sizeof(d)), us(c->fct_max_s, e, sizeof(e)));
 	ft_strbuf_addf(out, "; ideal p50 %s us; slowdown p50 %.2fx p99 %.2fx\n",
 	               us(c->ideal_p50_s, a, sizeof(a)), c->slowdown_p50, c->slowdown_p99);
+	for (i = 0; i < c->nprio_fct; i++)
+		ft_strbuf_addf(out, "  priority %u: %" PRIu64 " flows, fct us p50 %s p99 %s max %s; "
+		               "slowdown p50 %.2fx\n",
+		               c->prio_fct[i].prio, c->prio_fct[i].nflows,
+		               us(c->prio_fct[i].fct_p50_s, a, sizeof(a)),
+		               us(c->prio_fct[i].fct_p99_s, b, sizeof(b)),
+		               us(c->prio_fct[i].fct_max_s, d, sizeof(d)), c->prio_fct[i].slowdown_p50);
 	ft_strbuf_addf(out, "makespan: %s us\n", us(c->makespan_s, a, sizeof(a)));
 	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
 		ft_strbuf_addf(out,

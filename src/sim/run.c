@@ -435,7 +435,8 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 					                .rank_gpu = jr->rank_gpu,
 					                .after = jr->last_op,
 					                .job = (uint32_t)ji,
-					                .conn_cap_Bps = cap };
+					                .conn_cap_Bps = cap,
+					                .prio = (uint8_t)j->prio };
 				int64_t id;
 
 				op.delay_s = (k == 0 && rep == 0) ? jr->compute_s : 0;
@@ -503,7 +504,8 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 			struct ft_sim_op op = { .sched = &sched,
 				                .rank_gpu = jr->rank_gpu,
 				                .after = -1,
-				                .conn_cap_Bps = cap };
+				                .conn_cap_Bps = cap,
+				                .prio = (uint8_t)j->prio };
 			int64_t id = e->ops->submit(e, &op, err);
 
 			rc = id < 0 ? (int)id : 0;
@@ -657,7 +659,8 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 	sched.bytes = bg->bytes;
 	{
 		struct ft_sim_op op = {
-			.sched = &sched, .rank_gpu = ends, .after = -1, .job = UINT32_MAX
+			.sched = &sched, .rank_gpu = ends, .after = -1, .job = UINT32_MAX,
+			.prio = (uint8_t)bg->prio
 		};
 
 		id = e->ops->submit(e, &op, err);

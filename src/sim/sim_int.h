@@ -446,6 +446,7 @@ struct sc_job {
 	double compute_tflop; /* per GPU per iteration (alternative to compute_s) */
 	double mfu;           /* share of peak reached by the compute, default 0.5 */
 	struct ft_vec ops;    /* struct sc_op */
+	uint32_t prio;        /* priority of its traffic (packet engine) */
 	uint32_t line, col;
 };
 
@@ -455,6 +456,10 @@ enum sc_pattern {
 	SC_ALLTOALL
 };
 
+/* The priority a scenario's traffic runs at unless it says: 3, where RoCE's lossless
+ * class usually is (DSCP 26 maps to it by default, kb ROCE-QOS). */
+#define SC_DEFAULT_PRIO 3
+
 struct sc_background {
 	enum sc_pattern pattern;
 	uint64_t bytes;     /* per flow */
@@ -463,6 +468,7 @@ struct sc_background {
 	bool gpu_endpoints; /* endpoints are GPUs (default: NICs) */
 	uint32_t bursts;    /* on/off: the pattern repeated this many times (0 = once) */
 	double off_s;       /* idle time after each burst before the next */
+	uint32_t prio;      /* priority of its traffic (packet engine) */
 	uint32_t line, col;
 };
 

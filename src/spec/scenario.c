@@ -251,6 +251,7 @@ static const struct ft__doc_field job_fields[] = {
 	  .hi = 1e12 },
 	{ "mfu", FT__DOC_DOUBLE, FT__DOC_AT(struct sc_job, mfu), .lo = 0.01, .hi = 1 },
 	{ "ops", FT__DOC_FN, .fn = read_ops },
+	{ "priority", FT__DOC_U32, FT__DOC_AT(struct sc_job, prio), .lo = 0, .hi = FT_PKT_NPRIO - 1 },
 };
 
 static void
@@ -281,6 +282,7 @@ read_jobs(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 		ft_vec_init(&job.explicit_gpus, 2 * sizeof(uint32_t));
 		job.iterations = 1;
 		job.mfu = 0.5;
+		job.prio = SC_DEFAULT_PRIO;
 		job.line = (uint32_t)n->start_mark.line + 1;
 		job.col = (uint32_t)n->start_mark.column + 1;
 		snprintf(job.name, sizeof(job.name), "job%zu", i);
@@ -341,6 +343,8 @@ static const struct ft__doc_field bg_fields[] = {
 	{ "endpoints", FT__DOC_FN, .fn = read_endpoints },
 	{ "bursts", FT__DOC_U32, FT__DOC_AT(struct sc_background, bursts), .lo = 1, .hi = 1000000 },
 	{ "off", FT__DOC_DURATION, FT__DOC_AT(struct sc_background, off_s) },
+	{ "priority", FT__DOC_U32, FT__DOC_AT(struct sc_background, prio), .lo = 0,
+	  .hi = FT_PKT_NPRIO - 1 },
 };
 
 static void
@@ -349,6 +353,7 @@ bg_init(void *obj, const yaml_node_t *n, size_t i)
 	struct sc_background *bg = obj;
 
 	bg->pattern = SC_PERMUTATION;
+	bg->prio = SC_DEFAULT_PRIO;
 	bg->line = (uint32_t)n->start_mark.line + 1;
 	bg->col = (uint32_t)n->start_mark.column + 1;
 }
@@ -648,6 +653,52 @@ read_mtu(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return rc;
 }
 
+/* A list of one value per priority, indexed 0 to 7: WRR weights (>= 1) or, for
+ * lossy_priorities, the priorities themselves (a bit mask). */
+static int
+read_prio_list(struct ft__doc *d, yaml_node_t *v, const char *path, bool mask, void *obj)
+{
+	struct ft_packet_cfg *pc = obj;
+	char field[FT__DOC_PATH_MAX];
+	yaml_node_item_t *it;
+	size_t i = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return ft__doc_expected(d, v, path, "a list");
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, i++) {
+		struct ft__doc_field f = { "", FT__DOC_U32, 0, sizeof(uint32_t),
+			                   .lo = mask ? 0 : 1, .hi = mask ? FT_PKT_NPRIO - 1 : 1000 };
+		uint32_t x = 0;
+		int rc;
+
+		snprintf(field, sizeof(field), "%s[%zu]", path, i);
+		if (i >= FT_PKT_NPRIO)
+			return ft__doc_fail(d, ft__doc_node(d, *it), FT_ERANGE, field,
+			                    "at most %d priorities", FT_PKT_NPRIO);
+		rc = ft__doc_read(d, &f, ft__doc_node(d, *it), field, &x);
+		if (rc < 0)
+			return rc;
+		if (mask)
+			pc->lossy_prios |= (uint8_t)(1u << x);
+		else
+			pc->prio_weight[i] = x;
+	}
+	return 0;
+}
+
+static int
+read_weights(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	return read_prio_list(d, v, path, false, obj);
+}
+
+static int
+read_lossy(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	return read_prio_list(d, v, path, true, obj);
+}
+
+static const char *const arb_names[] = { "strict", "wrr", NULL };
 static const char *const fc_names[] = { "auto", "credit", "pfc", "none", NULL };
 static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", NULL };
 
@@ -683,6 +734,9 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "ibcc_threshold", FT__DOC_SIZE, PKT(ibcc_threshold_bytes) },
 	{ "ibcc_marking_rate", FT__DOC_U32, PKT(ibcc_marking_rate), .lo = 1, .hi = 65535 },
 	{ "pfc_watchdog", FT__DOC_DURATION, PKT(pfc_watchdog_s) },
+	{ "arbitration", FT__DOC_ENUM, PKT(arb), .names = arb_names },
+	{ "wrr_weights", FT__DOC_FN, .fn = read_weights },
+	{ "lossy_priorities", FT__DOC_FN, .fn = read_lossy },
 };
 
 static int

@@ -89,6 +89,56 @@ run_pairs(const struct ft_engine_ops *ops, const struct net *n, const struct ft_
 	return e;
 }
 
+/* One op of flows ends[2i] -> ends[2i + 1] of @bytes each, at priority @prio. */
+struct prio_op {
+	const uint32_t *ends;
+	uint32_t npairs;
+	uint64_t bytes;
+	uint8_t prio;
+};
+
+/* The ops of @ops submitted together (all start at 0), run to the end. */
+static struct ft_engine *
+run_prio_ops(const struct net *n, const struct ft_sim_cfg *cfg, const struct prio_op *ops,
+             uint32_t nops, struct ft_sim_counters *c)
+{
+	struct ft_schedule s[4];
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+
+	assert_true(nops <= 4);
+	assert_int_equal(ft_packet_engine.create(n->t, cfg, &e, &err), 0);
+	for (uint32_t o = 0; o < nops; o++) {
+		struct ft_sched_phase ph = { 0 };
+		struct ft_sim_op op = { .rank_gpu = ops[o].ends, .after = -1, .prio = ops[o].prio };
+
+		ft_schedule_init(&s[o]);
+		s[o].op = FT_OP_SENDRECV;
+		s[o].algo = FT_ALGO_DIRECT;
+		s[o].nranks = 2 * ops[o].npairs;
+		s[o].ranks_per_node = 1;
+		s[o].proto_eff = 1;
+		s[o].bytes = ops[o].bytes;
+		for (uint32_t i = 0; i < ops[o].npairs; i++) {
+			struct ft_sched_flow f = { .src = 2 * i, .dst = 2 * i + 1,
+				                   .bytes = ops[o].bytes };
+
+			assert_int_equal(ft_vec_push(&s[o].flows, &f), 0);
+		}
+		ph.steps = 1;
+		ph.nflows = ph.npairs = ops[o].npairs;
+		assert_int_equal(ft_vec_push(&s[o].phases, &ph), 0);
+		op.sched = &s[o];
+		assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+	}
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, c, &err), 0);
+	for (uint32_t o = 0; o < nops; o++)
+		ft_schedule_release(&s[o]);
+	return e;
+}
+
 static const struct pk_engine *
 pk(const struct ft_engine *e)
 {
@@ -277,7 +327,7 @@ test_lossless_incast(void **state)
 			const struct pk_port *p = ft__pk_port(e, l);
 
 			waited += p->xmit_wait_ps;
-			pauses += p->pause_rx;
+			pauses += p->cls[0].pause_rx;
 			/* Credits: the buffer never holds more than it advertised. */
 			if (!roce || !pk(e)->links[l].net)
 				assert_true(p->in_max_bytes <= (uint64_t)p->credit_cap * 64);
@@ -296,6 +346,140 @@ test_lossless_incast(void **state)
 		/* 15 x 1 MiB through one 50 GB/s port: at least their serialisation there. */
 		assert_true(c.makespan_s > 15.0 * (1 << 20) / n.spec.node.nic_Bps);
 		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/*
+ * Two priorities leave one NIC port, both saturated, to two idle NICs: WRR with weights
+ * 3:1 (in packets of one size) gives them 3/4 and 1/4 of the port while both run, so the
+ * first ends at 4/3 of a lone flow's time and the second at twice it (it sent a third
+ * by then and the rest alone); strict priority runs the higher one as if alone and the
+ * other after it. With both at priority 0 they share round robin: both end at twice.
+ */
+static void
+test_prio_arbitration(void **state)
+{
+	for (int roce = 0; roce < 2; roce++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t a[2], b[2];
+		uint64_t bytes = 4u << 20;
+		double solo;
+
+		(void)state;
+		net_build(&n, "dgx-h100:4", roce);
+		a[0] = b[0] = ft_topo_nic(n.t, 1, 0);
+		a[1] = ft_topo_nic(n.t, 2, 0);
+		b[1] = ft_topo_nic(n.t, 3, 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.packet = &pc;
+		{
+			struct prio_op one = { a, 1, bytes, 0 };
+
+			e = run_prio_ops(&n, &cfg, &one, 1, &c);
+			solo = c.ops[0].t_end_s;
+			ft_packet_engine.destroy(e);
+		}
+		for (int mode = 0; mode < 3; mode++) {
+			struct prio_op two[2] = { { a, 1, bytes, mode ? 0 : 0 },
+				                  { b, 1, bytes, mode ? 1 : 0 } };
+
+			pc.arb = mode == 2 ? FT_PKT_ARB_WRR : FT_PKT_ARB_STRICT;
+			pc.prio_weight[0] = 3;
+			pc.prio_weight[1] = 1;
+			e = run_prio_ops(&n, &cfg, two, 2, &c);
+			assert_int_equal(c.ndrops, 0);
+			/* FCT per priority only when flows ran at several. */
+			assert_int_equal(c.nprio_fct, mode ? 2 : 0);
+			if (mode) {
+				assert_int_equal(c.prio_fct[1].prio, 1);
+				assert_int_equal(c.prio_fct[1].nflows, 1);
+				assert_double_equal(c.prio_fct[1].fct_max_s / solo,
+				                    mode == 1 ? 1.0 : 2.0, 0.02);
+			}
+			if (mode == 0) { /* one class: round robin */
+				assert_double_equal(c.ops[0].t_end_s / solo, 2.0, 0.02);
+				assert_double_equal(c.ops[1].t_end_s / solo, 2.0, 0.02);
+			} else if (mode == 1) { /* strict: priority 1 first */
+				assert_double_equal(c.ops[1].t_end_s / solo, 1.0, 0.01);
+				assert_double_equal(c.ops[0].t_end_s / solo, 2.0, 0.02);
+			} else { /* WRR 3:1 */
+				assert_double_equal(c.ops[0].t_end_s / solo, 4.0 / 3, 0.02);
+				assert_double_equal(c.ops[1].t_end_s / solo, 2.0, 0.02);
+			}
+			ft_packet_engine.destroy(e);
+		}
+		ft_topo_free(n.t);
+	}
+}
+
+/*
+ * PFC per priority and credits per VL: NIC A is one of 15 senders of an incast at
+ * priority 0, and also sends a flow at priority 1 to an idle NIC. The incast fills the
+ * buffers and pauses (or starves of credits) priority 0 at A's port; priority 1 keeps
+ * flowing there at line rate (strict priority, it is the higher one), so it ends as if
+ * alone. With the same flow at priority 0 it waits behind the pauses with the rest.
+ */
+static void
+test_prio_pfc_isolation(void **state)
+{
+	for (int roce = 0; roce < 2; roce++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		uint32_t ends[64], np, v[2];
+		struct ft_packet_cfg pc = { 0 };
+		uint64_t bytes = 1u << 20, paused1 = 0, paused0 = 0;
+		double solo, shared;
+
+		(void)state;
+		net_build(&n, "dgx-h100:4", roce);
+		np = incast_ends(&n, ends);
+		v[0] = ends[0]; /* node 1 NIC 0, an incast sender */
+		v[1] = ft_topo_nic(n.t, 2, 1);
+		ft_sim_cfg_init(&cfg);
+		pc.switch_buffer_bytes = 2u << 20; /* pauses reach the senders soon */
+		cfg.packet = &pc;
+		{
+			struct prio_op one = { v, 1, bytes, 0 };
+
+			e = run_prio_ops(&n, &cfg, &one, 1, &c);
+			solo = c.ops[0].t_end_s;
+			ft_packet_engine.destroy(e);
+		}
+		{
+			struct prio_op ops[2] = { { ends, np, bytes, 0 }, { v, 1, bytes, 0 } };
+
+			e = run_prio_ops(&n, &cfg, ops, 2, &c);
+			shared = c.ops[1].t_end_s;
+			ft_packet_engine.destroy(e);
+		}
+		{
+			struct prio_op ops[2] = { { ends, np, bytes, 0 }, { v, 1, bytes, 1 } };
+
+			e = run_prio_ops(&n, &cfg, ops, 2, &c);
+			assert_int_equal(c.ndrops, 0);
+			assert_int_equal(c.nretx, 0);
+			/* The other priority kept its rate through the port priority 0 waited at. */
+			assert_double_equal(c.ops[1].t_end_s / solo, 1.0, 0.02);
+			for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+				const struct pk_port *p = ft__pk_port(e, l);
+
+				paused0 += p->cls[0].pause_rx;
+				paused1 += p->cls[1].pause_rx;
+			}
+			if (roce)
+				assert_true(paused0 > 0);
+			assert_int_equal(paused1, 0);
+			ft_packet_engine.destroy(e);
+		}
+		/* In one class it shares the paused port: about ten times slower. */
+		assert_true(shared > 3 * solo);
 		ft_topo_free(n.t);
 	}
 }
@@ -746,6 +930,81 @@ test_counters_diagnose(void **state)
 }
 
 /*
+ * A lossless priority (3) and a lossy one (0) in the same incast, with a small shared
+ * buffer: priority 0 is never paused and drops (go-back-N recovers it), priority 3 is
+ * paused and drops nothing. The per-priority counters add up to the port's, the
+ * receiver's ethtool -S has each priority's packets (priority 3: exactly its flows'
+ * packets, being lossless), and diagnose reads the per-priority pause counters.
+ */
+static void
+test_prio_lossy_counters(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	uint32_t ends[64], np;
+	uint64_t pause3 = 0;
+	bool seen = false;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	pc.fc = FT_PKT_FC_PFC;
+	pc.cc = FT_PKT_CC_NONE;
+	pc.lossy_prios = 1u << 0;
+	pc.switch_buffer_bytes = 2u << 20;
+	pc.rto_s = 100e-6;
+	cfg.packet = &pc;
+	{
+		struct prio_op ops[2] = { { ends, np, 1u << 20, 3 }, { ends, np, 256u << 10, 0 } };
+
+		e = run_prio_ops(&n, &cfg, ops, 2, &c);
+	}
+	assert_int_equal(c.nflows, 2 * np);
+	assert_true(c.ndrops > 0);
+	for (uint32_t l = 0; l < c.nlinks; l++) {
+		const struct ft_sim_port_counters *p = &c.port[l];
+		uint64_t bytes = 0, pkts = 0;
+
+		for (int k = 0; k < FT_PKT_NPRIO; k++) {
+			bytes += p->prio[k].tx_bytes;
+			pkts += p->prio[k].tx_pkts;
+		}
+		assert_int_equal(bytes, p->tx_bytes);
+		assert_int_equal(pkts, p->tx_pkts);
+		assert_int_equal(p->prio[0].pause_rx + p->prio[0].pause_tx, 0);
+		pause3 += p->prio[3].pause_rx;
+	}
+	assert_true(pause3 > 0);
+	assert_int_equal(pause3, c.npause);
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n.t, &c, &files, &err), 0);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+
+		if (strcmp(f->name, "ethtool-S.n0.nic0.txt") == 0) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "rx_prio3_packets: %u\n", np * 256);
+			assert_non_null(strstr(f->text, want));
+			assert_non_null(strstr(f->text, "rx_prio0_packets: "));
+			seen = true;
+		}
+		ft_free(f->text);
+	}
+	ft_vec_release(&files);
+	assert_true(seen);
+	diagnose_counters(e, &n, "roce-pfc-only", true);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * A torus routed in dimension order over its wrap-around links with one virtual lane is
  * a cyclic buffer dependency: the all-to-all deadlocks, and the run stops with an error
  * that names the ring of switches instead of hanging.
@@ -1035,12 +1294,15 @@ main(void)
 		cmocka_unit_test(test_one_flow_line_rate),
 		cmocka_unit_test(test_agrees_with_flow_engine),
 		cmocka_unit_test(test_lossless_incast),
+		cmocka_unit_test(test_prio_arbitration),
+		cmocka_unit_test(test_prio_pfc_isolation),
 		cmocka_unit_test(test_drops_and_recovery),
 		cmocka_unit_test(test_permutation_deterministic),
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_dcqcn_converges),
 		cmocka_unit_test(test_counters_diagnose),
+		cmocka_unit_test(test_prio_lossy_counters),
 		cmocka_unit_test(test_deadlock_named),
 		cmocka_unit_test(test_ibcc_incast),
 		cmocka_unit_test(test_trace),

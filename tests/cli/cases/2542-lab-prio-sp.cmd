@@ -1,0 +1,1 @@
+sim scenarios/lab/prio-sp.yaml

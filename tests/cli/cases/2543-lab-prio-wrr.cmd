@@ -1,0 +1,1 @@
+sim scenarios/lab/prio-wrr.yaml
