@@ -44,6 +44,12 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 
 	ft_strbuf_addf(sb, "# fabtune bench %s: transport %s, %u ranks\n", ft_op_name(cfg->pattern),
 	               rep->transport, rep->nranks);
+	if (cfg->gpu_buffers)
+		ft_strbuf_addf(sb, "# buffers: %s\n",
+		               strcmp(rep->buffers, "device-staged") == 0 ?
+		                       "GPU memory, staged through pinned host memory "
+		                       "(the copies are in the times)" :
+		                       "GPU memory, read by the transport itself");
 	/* nccl-tests 2.18's opening line: the test's name for whoever reads the log */
 	if (ft_op_is_coll(cfg->pattern))
 		ft_strbuf_addf(sb, "# Collective test starting: %s_perf\n",
@@ -485,6 +491,7 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 	ft_json_kv_str(&j, "fabtune_version", t->stable ? "VERSION" : ft_version());
 	ft_json_kv_str(&j, "pattern", ft_op_name(cfg->pattern));
 	ft_json_kv_str(&j, "transport", rep->transport);
+	ft_json_kv_str(&j, "buffers", rep->buffers);
 	/* what was run: the iteration counts after defaults (a row's nsamples follows them) */
 	{
 		struct ft_bench_cfg c = *cfg;

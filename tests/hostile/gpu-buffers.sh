@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# tests/hostile/gpu-buffers.sh - bench --gpu-buffers over shm and tcp through a
+# test double of the CUDA driver (tests/hostile/fake_cuda.c), as TAP: the
+# results verify (-c 1, #wrong 0), the JSON and the table say where the
+# buffers were, and the driver calls are exactly those the staging needs:
+# two device buffers, pinned host buffers (cuMemHostAlloc for tcp, the shm
+# segment registered in place), one copy down and one up per operation, no
+# copy from pageable memory and no bad pointer. Without a driver, or with
+# one that sees no GPU, the option fails with exit 2 and says why.
+set -u
+fabtune=${1:?usage: gpu-buffers.sh PATH-TO-FABTUNE}
+fake=${FT_FAKE_CUDA:?FT_FAKE_CUDA: path of the fake libcuda}
+export LC_ALL=C TZ=UTC NO_COLOR=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() {
+	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
+	sed 's/^/# /' "$tmp/out" "$tmp/err" | head -n 40
+}
+
+# Three sizes, -w 5 -n 20, both variants (out-of-place, in-place), -c 1.
+# Per variant: the check pass (inputs up, one staged operation, output down:
+# 2 + 1 each way) and 25 staged operations; before the sweep, -w operations at
+# the largest and at the smallest size; at the start, both device buffers get
+# the host buffers' contents. Per rank: dtoh 3 x 2 x 27 + 10 = 172,
+# htod 172 + 2 = 174.
+common=(all_reduce --np 2 -b 1K -e 4K -n 20 -w 5 -c 1 --gpu-buffers)
+for t in shm tcp; do
+	if [ "$t" = tcp ]; then
+		pin="hostalloc 2 freehost 2 register 0 unregister 0"
+	else
+		pin="hostalloc 0 freehost 0 register 2 unregister 2"
+	fi
+	want="fake cuda: alloc 2 free 2 $pin dtoh 172 htod 174 dtod 0 launches 0 modules 0 bad 0 pageable 0"
+	FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 120 \
+		"$fabtune" bench "${common[@]}" --transport "$t" --json >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		notok "$t: rc $rc"
+		continue
+	fi
+	if python3 - "$tmp/out" "$t" <<'PY'; then ok "$t: results verify, buffers device-staged"; else notok "$t: JSON"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["transport"] == sys.argv[2], d["transport"]
+assert d["buffers"] == "device-staged", d["buffers"]
+rows = d["rows"]
+assert [r["bytes"] for r in rows] == [1024, 2048, 4096], rows
+assert all(r["wrong"] == 0 for r in rows), rows
+assert all(r["time_us"] > 0 and r["ip_time_us"] > 0 for r in rows), rows
+PY
+	got=$(grep -c "^$want\$" "$tmp/err")
+	if [ "$got" = 2 ]; then
+		ok "$t: driver calls of both ranks"
+	else
+		notok "$t: driver calls: want twice '$want'"
+	fi
+done
+
+# The table says it too, and a wrong result would show: a fake GPU that
+# corrupts nothing gives #wrong 0 in every row.
+FABTUNE_CUDA_LIBRARY=$fake timeout -k 5 120 "$fabtune" bench "${common[@]}" --transport shm \
+	>"$tmp/out" 2>"$tmp/err"
+if [ $? = 0 ] && grep -q '^# buffers: GPU memory, staged through pinned host memory' "$tmp/out"; then
+	ok "table: buffers line"
+else
+	notok "table: buffers line"
+fi
+
+# No driver, no GPU, a transport without a GPU path, a pattern not yet staged.
+check_fail() { # name expected-stderr-substring args...
+	local name=$1 want=$2
+	shift 2
+	timeout -k 5 60 "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	if [ "$rc" = 2 ] && grep -qF -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		ok "$name"
+	else
+		notok "$name (rc $rc)"
+	fi
+}
+check_fail "no driver: exit 2" "--gpu-buffers: not available: FABTUNE_CUDA_LIBRARY=$tmp/none.so" \
+	env FABTUNE_CUDA_LIBRARY="$tmp/none.so" "$fabtune" bench "${common[@]}" --transport tcp
+check_fail "no GPU: exit 2" "--gpu-buffers: not available: the CUDA driver sees no GPU" \
+	env FABTUNE_CUDA_LIBRARY="$fake" FAKE_CUDA_DEVICES=0 "$fabtune" bench "${common[@]}" --transport shm
+check_fail "pt2pt: not yet" "--gpu-buffers: not yet available for pt2pt_bw" \
+	env FABTUNE_CUDA_LIBRARY="$fake" "$fabtune" bench pt2pt_bw --np 2 --transport tcp --gpu-buffers
+
+echo "1..$n"
+[ "$fail" = 0 ]
