@@ -9,6 +9,8 @@
 
 #include "internal.h"
 
+#include <fabtune/bench.h>
+
 struct ft__cuda;
 
 /* Load the driver, pick device @local_index modulo the count, make its primary context current. */
@@ -30,5 +32,13 @@ int ft__cuda_dtoh(struct ft__cuda *c, void *dst, uint64_t src, size_t bytes,
                   struct ft_error *err) FT_MUST_CHECK;
 int ft__cuda_htod(struct ft__cuda *c, uint64_t dst, const void *src, size_t bytes,
                   struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * copy_matrix's SM rows (algo "sm"): a copy kernel (PTX, cuModuleLoadData,
+ * cuLaunchKernel) moving -e bytes host -> every GPU, every GPU -> host (mapped
+ * pinned memory) and between GPU pairs with peer access; rank 0 only.
+ */
+int ft__cuda_sm_matrix(const struct ft_bench_cfg *cfg, struct ft_bench_report *out,
+                       struct ft_error *err) FT_MUST_CHECK;
 
 #endif

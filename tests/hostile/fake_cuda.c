@@ -14,7 +14,9 @@
  * (parameters: destination, source, 16-byte words).
  *
  * FAKE_CUDA_DEVICES=N: the number of devices (default 1; 0 = none, as on a
- * host whose driver sees no GPU). FAKE_CUDA_TRACE=1: when the library is
+ * host whose driver sees no GPU). FAKE_CUDA_PEER=0: no peer access between
+ * devices. FAKE_CUDA_CORRUPT=1: the copy kernel flips a bit of the last byte
+ * it writes. FAKE_CUDA_TRACE=1: when the library is
  * unloaded, one line of counts per process on stderr:
  * "fake cuda: alloc A free F hostalloc H freehost FH register R unregister U
  * dtoh D htod U dtod DD launches L modules M bad B pageable P".
@@ -76,7 +78,8 @@ dev(unsigned long long d)
 static int
 check_dev(unsigned long long d, size_t n)
 {
-	if (!(d & DEV_BIT) || !find(dev(d), n, 1)) {
+	/* device memory, or pinned host memory mapped into the device's space */
+	if (!(d & DEV_BIT) || (!find(dev(d), n, 1) && !find(dev(d), n, 2))) {
 		n_bad++;
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	}
@@ -111,6 +114,9 @@ EXPORT int cuGetErrorString(int e, const char **s);
 EXPORT int cuModuleLoadData(void **mod, const void *image);
 EXPORT int cuModuleGetFunction(void **fn, void *mod, const char *name);
 EXPORT int cuModuleUnload(void *mod);
+EXPORT int cuDeviceCanAccessPeer(int *can, int d, int peer);
+EXPORT int cuCtxEnablePeerAccess(void *ctx, unsigned flags);
+EXPORT int cuMemHostGetDevicePointer_v2(unsigned long long *d, void *p, unsigned flags);
 EXPORT int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                           unsigned by, unsigned bz, unsigned shmem, void *stream, void **params,
                           void **extra);
@@ -303,6 +309,33 @@ cuGetErrorString(int e, const char **s)
 	return 0;
 }
 
+/* FAKE_CUDA_PEER=0: no GPU reaches another's memory (default: all do). */
+int
+cuDeviceCanAccessPeer(int *can, int d, int peer)
+{
+	const char *e = getenv("FAKE_CUDA_PEER");
+
+	*can = d != peer && !(e && atoi(e) == 0);
+	return 0;
+}
+
+int
+cuCtxEnablePeerAccess(void *ctx, unsigned flags)
+{
+	return ctx == &ctx_dummy && flags == 0 ? 0 : 1;
+}
+
+int
+cuMemHostGetDevicePointer_v2(unsigned long long *d, void *p, unsigned flags)
+{
+	if (flags || !find(p, 0, 2)) {
+		n_bad++;
+		return 1;
+	}
+	*d = (unsigned long long)(uintptr_t)p ^ DEV_BIT;
+	return 0;
+}
+
 /* A module: the PTX text it was loaded from. */
 int
 cuModuleLoadData(void **mod, const void *image)
@@ -358,6 +391,9 @@ cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, uns
 	if (check_dev(dst, words * 16) || check_dev(src, words * 16))
 		return 1;
 	memmove(dev(dst), dev(src), words * 16);
+	/* FAKE_CUDA_CORRUPT=1: a kernel that gets its last word wrong */
+	if (words && getenv("FAKE_CUDA_CORRUPT") && atoi(getenv("FAKE_CUDA_CORRUPT")) == 1)
+		dev(dst)[words * 16 - 1] ^= 0x40;
 	n_launch++;
 	return 0;
 }

@@ -71,6 +71,51 @@ else
 	notok "table: buffers line"
 fi
 
+# copy_matrix's SM rows: the PTX module loaded once per GPU, one launch per
+# pair for the check (-c 1), -w and -n launches timed; the copy engine rows
+# come from the fake runtime (one GPU). Two fake GPUs: 6 ordered pairs with
+# the host, 13 launches each.
+nccl=${FT_FAKE_NCCL:?FT_FAKE_NCCL: path of the fake libnccl and runtime}
+cm() { # extra-env... (then the copy_matrix run)
+	env FABTUNE_CUDART_LIBRARY="$nccl" FABTUNE_CUDA_LIBRARY="$fake" FAKE_CUDA_TRACE=1 "$@" \
+		timeout -k 5 60 "$fabtune" bench copy_matrix -e 1M -n 10 -w 2 --json \
+		>"$tmp/out" 2>"$tmp/err"
+}
+cm_rows() { # python expression over the rows, as "algo src>dst wrong" strings
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s:%s>%s:%d" % (r["algo"], r["src"], r["dst"], r["wrong"]) for r in d["rows"]))' "$tmp/out"
+}
+cm FAKE_CUDA_DEVICES=2
+want="ce:host>gpu0:-1 ce:gpu0>host:-1 sm:host>gpu0:0 sm:host>gpu1:0 sm:gpu0>host:0 sm:gpu0>gpu1:0 sm:gpu1>host:0 sm:gpu1>gpu0:0"
+if [ "$(cm_rows)" = "$want" ] &&
+	grep -q "^fake cuda: alloc 2 free 2 hostalloc 1 freehost 1 .* dtoh 4 htod 4 dtod 0 launches 78 modules 2 bad 0 " "$tmp/err"; then
+	ok "copy_matrix: sm rows for every pair, 78 launches, copies verified"
+else
+	notok "copy_matrix: sm rows ($(cm_rows))"
+fi
+cm FAKE_CUDA_DEVICES=2 FAKE_CUDA_PEER=0
+want="ce:host>gpu0:-1 ce:gpu0>host:-1 sm:host>gpu0:0 sm:host>gpu1:0 sm:gpu0>host:0 sm:gpu1>host:0"
+if [ "$(cm_rows)" = "$want" ] && grep -q " launches 52 modules 2 bad 0 " "$tmp/err"; then
+	ok "copy_matrix: no peer access, no GPU-to-GPU sm row"
+else
+	notok "copy_matrix: no peer access ($(cm_rows))"
+fi
+cm FAKE_CUDA_CORRUPT=1
+want="ce:host>gpu0:-1 ce:gpu0>host:-1 sm:host>gpu0:1 sm:gpu0>host:1"
+if [ "$(cm_rows)" = "$want" ]; then
+	ok "copy_matrix: a kernel that copies wrong is counted (#wrong 1)"
+else
+	notok "copy_matrix: corrupt copy ($(cm_rows))"
+fi
+env FABTUNE_CUDART_LIBRARY="$nccl" FABTUNE_CUDA_LIBRARY="$fake" FAKE_CUDA_DEVICES=1 \
+	timeout -k 5 60 "$fabtune" bench copy_matrix -e 64K -n 2 -w 1 >"$tmp/out" 2>"$tmp/err"
+if grep -q '^# memcpy CE bandwidth' "$tmp/out" && grep -q '^# memcpy SM bandwidth (GB/s), 65536 bytes' "$tmp/out"; then
+	ok "copy_matrix: table has a CE and an SM matrix"
+else
+	notok "copy_matrix: table"
+fi
+
 # No driver, no GPU, a transport without a GPU path, a pattern not yet staged.
 check_fail() { # name expected-stderr-substring args...
 	local name=$1 want=$2
