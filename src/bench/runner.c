@@ -510,10 +510,11 @@ gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		                    "--gpu-buffers: not available on the %s transport (tcp, shm "
 		                    "and ucx stage through the host, nccl reads GPU memory)",
 		                    tr);
-	if (!ft_op_is_coll(bc->cfg->pattern))
+	if (!ft_op_is_coll(bc->cfg->pattern) && bc->cfg->pattern != FT_OP_PT2PT_BW &&
+	    bc->cfg->pattern != FT_OP_PT2PT_LAT)
 		return ft_error_set(err, FT_ENOTSUP,
-		                    "--gpu-buffers: not yet available for %s (the collectives "
-		                    "and sendrecv are)",
+		                    "--gpu-buffers: not yet available for %s (the collectives, "
+		                    "pt2pt_bw and pt2pt_lat are)",
 		                    ft_op_name(bc->cfg->pattern));
 	ft__world_local(w, &idx);
 	ok = ft__cuda_open(idx, &bc->cuda, &mine);

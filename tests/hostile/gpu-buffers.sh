@@ -116,6 +116,27 @@ else
 	notok "copy_matrix: table"
 fi
 
+# Point to point: ping-pong copies the message down before each send and up
+# after each receive, on both ranks (-w 2 -n 10: 12 round trips; one more
+# copy up fills the device buffer at the start). Streaming: rank 0 copies
+# each of its 100 messages down, rank 1 each of its 100 up.
+FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 60 "$fabtune" bench pt2pt_lat \
+	--np 2 --transport tcp -s 4K -n 10 -w 2 --gpu-buffers --json >"$tmp/out" 2>"$tmp/err"
+want="fake cuda: alloc 1 free 1 hostalloc 1 freehost 1 register 0 unregister 0 dtoh 12 htod 13 "
+if [ "$(grep -c "^$want" "$tmp/err")" = 2 ] && grep -q '"buffers":"device-staged"' "$tmp/out"; then
+	ok "pt2pt_lat: one copy each way per message on both ranks"
+else
+	notok "pt2pt_lat: driver calls"
+fi
+FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 60 "$fabtune" bench pt2pt_bw \
+	--np 2 --transport shm -s 64K -n 100 --window 10 --gpu-buffers >"$tmp/out" 2>"$tmp/err"
+if grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 100 htod 2 .* bad 0 pageable 0" "$tmp/err" &&
+	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 0 htod 102 .* bad 0 pageable 0" "$tmp/err"; then
+	ok "pt2pt_bw: the sender copies each message down, the receiver each up"
+else
+	notok "pt2pt_bw: driver calls"
+fi
+
 # No driver, no GPU, a transport without a GPU path, a pattern not yet staged.
 check_fail() { # name expected-stderr-substring args...
 	local name=$1 want=$2
@@ -132,8 +153,8 @@ check_fail "no driver: exit 2" "--gpu-buffers: not available: FABTUNE_CUDA_LIBRA
 	env FABTUNE_CUDA_LIBRARY="$tmp/none.so" "$fabtune" bench "${common[@]}" --transport tcp
 check_fail "no GPU: exit 2" "--gpu-buffers: not available: the CUDA driver sees no GPU" \
 	env FABTUNE_CUDA_LIBRARY="$fake" FAKE_CUDA_DEVICES=0 "$fabtune" bench "${common[@]}" --transport shm
-check_fail "pt2pt: not yet" "--gpu-buffers: not yet available for pt2pt_bw" \
-	env FABTUNE_CUDA_LIBRARY="$fake" "$fabtune" bench pt2pt_bw --np 2 --transport tcp --gpu-buffers
+check_fail "pairs: not yet" "--gpu-buffers: not yet available for pairs" \
+	env FABTUNE_CUDA_LIBRARY="$fake" "$fabtune" bench pairs --np 2 --transport tcp --gpu-buffers
 
 echo "1..$n"
 [ "$fail" = 0 ]
