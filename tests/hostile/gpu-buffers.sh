@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/hostile/gpu-buffers.sh - bench --gpu-buffers over shm and tcp through a
+# tests/hostile/gpu-buffers.sh - bench --gpu-buffers over shm, tcp and ucx through a
 # test double of the CUDA driver (tests/hostile/fake_cuda.c), as TAP: the
 # results verify (-c 1, #wrong 0), the JSON and the table say where the
 # buffers were, and the driver calls are exactly those the staging needs:
@@ -60,6 +60,22 @@ PY
 		notok "$t: driver calls: want twice '$want'"
 	fi
 done
+
+# ucx stages the same way (UCX over its shared-memory transport), when built in.
+want="fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 register 0 unregister 0 dtoh 172 htod 174 dtod 0 launches 0 modules 0 bad 0 pageable 0"
+UCX_TLS=shm,self FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 120 \
+	"$fabtune" bench "${common[@]}" --transport ucx --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if grep -q "ucx: not available" "$tmp/err"; then
+	n=$((n + 1)); echo "ok $n - ucx # SKIP built without UCX"
+elif [ "$rc" = 0 ] && [ "$(grep -c "^$want\$" "$tmp/err")" = 2 ] &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["buffers"] == "device-staged" and all(r["wrong"] == 0 for r in d["rows"])' "$tmp/out"; then
+	ok "ucx: results verify, driver calls of both ranks"
+else
+	notok "ucx: rc $rc"
+fi
 
 # The table says it too, and a wrong result would show: a fake GPU that
 # corrupts nothing gives #wrong 0 in every row.
