@@ -142,6 +142,8 @@ extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 extern const struct ft_transport_ops ft_nccl_transport;
 extern const struct ft_transport_ops ft_ucx_transport;
+/* Does this ucx endpoint's UCX move CUDA device memory itself? */
+bool ft__ucx_cuda(const struct ft_ep *ep);
 
 /* ---- data (data.c) --------------------------------------------------------- */
 

@@ -138,6 +138,13 @@ p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
 		b->host = ft__ep_scratch(bc->ep, idx, size ? size : 1);
 		return b->host ? 0 : FT_ENOMEM;
 	}
+	if (bc->gpu_direct) {
+		/* UCX reads and writes the device buffer itself: nothing to stage */
+		if (ft__cuda_alloc(bc->cuda, size, &b->dev, err) < 0)
+			return FT_ENOMEM;
+		b->host = (char *)(uintptr_t)b->dev;
+		return 0;
+	}
 	b->host = ft__cuda_host_alloc(bc->cuda, size);
 	if (!b->host)
 		return ft_error_set(err, FT_ENOMEM, "--gpu-buffers: %zu bytes of pinned memory",
@@ -159,7 +166,8 @@ p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 {
 	if (!bc->cuda)
 		return;
-	ft__cuda_host_free(bc->cuda, b->host);
+	if (!bc->gpu_direct)
+		ft__cuda_host_free(bc->cuda, b->host);
 	ft__cuda_free(bc->cuda, b->dev);
 	b->host = NULL;
 	b->dev = 0;
@@ -169,14 +177,16 @@ p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 static int
 p2p_down(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
 {
-	return bc->cuda ? ft__cuda_dtoh(bc->cuda, b->host, b->dev, size, err) : 0;
+	return bc->cuda && !bc->gpu_direct ? ft__cuda_dtoh(bc->cuda, b->host, b->dev, size, err) :
+	                                     0;
 }
 
 /* After a receive: the message up to the GPU. */
 static int
 p2p_up(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
 {
-	return bc->cuda ? ft__cuda_htod(bc->cuda, b->dev, b->host, size, err) : 0;
+	return bc->cuda && !bc->gpu_direct ? ft__cuda_htod(bc->cuda, b->dev, b->host, size, err) :
+	                                     0;
 }
 
 static int

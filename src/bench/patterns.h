@@ -15,6 +15,7 @@ struct ft_bench_ctx {
 	const struct ft_bench_cfg *cfg; /* defaults applied */
 	struct ft__cuda *cuda;          /* --gpu-buffers with a staging transport, else NULL */
 	struct ft__gpu_stage *stage;    /* its device buffers while collectives run (runner.c) */
+	bool gpu_direct; /* --gpu-buffers, ucx with CUDA support, pt2pt: device pointers go to UCX */
 };
 
 int ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out,

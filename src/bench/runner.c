@@ -496,7 +496,8 @@ gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	const char *tr = bc->ep->ops->name;
 	struct ft_world *w = bc->w;
 	struct ft_error mine = { 0 };
-	int32_t ok, *all;
+	int32_t ok[2], *all;
+	bool direct;
 	uint32_t idx = 0, i;
 	int rc;
 
@@ -516,19 +517,25 @@ gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		                    "--gpu-buffers: not yet available for %s (the collectives, "
 		                    "pt2pt_bw and pt2pt_lat are)",
 		                    ft_op_name(bc->cfg->pattern));
+	/* UCX with CUDA support takes device pointers; the collectives reduce and copy on
+	   the host, so only the point-to-point patterns can hand them over */
+	direct = strcmp(tr, "ucx") == 0 && !ft_op_is_coll(bc->cfg->pattern) &&
+	         ft__ucx_cuda(bc->ep);
 	ft__world_local(w, &idx);
-	ok = ft__cuda_open(idx, &bc->cuda, &mine);
-	all = ft_calloc(w->nranks, sizeof(*all));
+	ok[0] = ft__cuda_open(idx, &bc->cuda, &mine);
+	ok[1] = direct;
+	all = ft_calloc(w->nranks, sizeof(ok));
 	if (!all) {
 		ft__cuda_close(bc->cuda);
 		bc->cuda = NULL;
 		return FT_ENOMEM;
 	}
-	rc = ft__world_allgather(w, &ok, sizeof(ok), all, err);
+	rc = ft__world_allgather(w, ok, sizeof(ok), all, err);
 	for (i = 0; rc == 0 && i < w->nranks; i++) {
 		char who[128];
 
-		if (all[i] == 0)
+		direct = direct && all[2 * i + 1];
+		if (all[2 * i] == 0)
 			continue;
 		if (i == w->rank)
 			rc = ft_error_set(err, FT_ENOTSUP, "--gpu-buffers: not available: %s",
@@ -544,7 +551,8 @@ gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		bc->cuda = NULL;
 		return rc;
 	}
-	ft_strlcpy(out->buffers, "device-staged", sizeof(out->buffers));
+	bc->gpu_direct = direct; /* every rank's UCX moves CUDA memory */
+	ft_strlcpy(out->buffers, direct ? "device" : "device-staged", sizeof(out->buffers));
 	return 0;
 }
 

@@ -135,6 +135,18 @@ if ! timeout 120 "$fabtune" bench all_reduce --transport nccl -b 1M -e 64M -f 8 
 	echo "FAIL: --gpu-buffers over nccl"; fail=1
 fi
 rm -f /tmp/ft-gb.$$ /tmp/ft-hb.$$
+# ucx: with a UCX built with CUDA support the device pointers go to UCX itself
+# ("buffers":"device"); without it the messages are staged ("device-staged")
+if "$fabtune" bench pt2pt_bw --transport ucx --np 2 -s 1M -n 10 2>&1 | grep -q "not available"; then
+	echo "note: no ucx transport in this build"
+elif timeout 60 "$fabtune" bench pt2pt_bw --np 2 --transport ucx -s 64M -n 50 --gpu-buffers \
+	--json >/tmp/ft-ux.$$; then
+	echo "  ucx pt2pt_bw 64M: buffers $(grep -o '"buffers":"[a-z-]*"' /tmp/ft-ux.$$)" \
+		"$(grep -o '"algbw_GBps":[0-9.e+-]*' /tmp/ft-ux.$$ | head -1)"
+else
+	echo "FAIL: --gpu-buffers over ucx"; fail=1
+fi
+rm -f /tmp/ft-ux.$$
 
 echo "== nccl-tests' flags and table: -g 1 -d all, sizes 8 B to 1 MiB"
 if ! timeout 60 "$fabtune" bench all_reduce --transport nccl -g 1 -b 8 -e 1M -f 32 -n 5 -w 1 \

@@ -153,6 +153,21 @@ else
 	notok "pt2pt_bw: driver calls"
 fi
 
+# ucx pt2pt: a UCX without CUDA support (UCX_TLS=shm,self has no cuda
+# transport) gets the staged buffers, one copy per message as above.
+UCX_TLS=shm,self FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 60 "$fabtune" bench \
+	pt2pt_bw --np 2 --transport ucx -s 64K -n 100 --window 10 --gpu-buffers --json \
+	>"$tmp/out" 2>"$tmp/err"
+if grep -q "ucx: not available" "$tmp/err"; then
+	n=$((n + 1)); echo "ok $n - ucx pt2pt # SKIP built without UCX"
+elif grep -q '"buffers":"device-staged"' "$tmp/out" &&
+	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 100 htod 2 .* bad 0 pageable 0" "$tmp/err" &&
+	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 0 htod 102 .* bad 0 pageable 0" "$tmp/err"; then
+	ok "ucx pt2pt_bw without CUDA support in UCX: staged"
+else
+	notok "ucx pt2pt_bw: staging"
+fi
+
 # No driver, no GPU, a transport without a GPU path, a pattern not yet staged.
 check_fail() { # name expected-stderr-substring args...
 	local name=$1 want=$2
