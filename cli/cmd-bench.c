@@ -224,6 +224,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		         "shm: single copy (process_vm_readv) from this size on (off)"),
 		OPT_U64(0, "window", &a.window, "N", "messages in flight (pt2pt 64, pairs 8)"),
 		OPT_BOOL(0, "bidir", &a.bidir, "pt2pt: both directions at once"),
+		OPT_BOOL(0, "gpu-buffers", &a.gpu_buffers,
+		         "buffers in GPU memory (tcp, shm, ucx: staged through the host)"),
 		OPT_DOUBLE(0, "threshold", &a.threshold, "F",
 		           "pairs: outlier below F x median (0.7)"),
 		OPT_BOOL(0, "no-retest", &a.no_retest, "pairs: skip retesting bad pairs"),

@@ -133,6 +133,9 @@ struct ft_bench_cfg {
 	uint32_t agg_iters;            /* -m, operations per timed iteration (0 or 1: one) */
 	uint32_t graph_launches;       /* -G, nccl: capture the -n x -m timed operations into a
 	                                  CUDA graph and launch it this often (0: no graph) */
+	bool gpu_buffers;              /* --gpu-buffers: send and receive buffers in GPU memory
+	                                  (tcp, shm, ucx stage through pinned host memory;
+	                                  nccl always uses device buffers) */
 	bool report_cputime;           /* -C, time columns are this process's CPU time */
 	bool check;                    /* -c, validate the data and count #wrong (default on) */
 	enum ft_redop op;              /* -o, default sum */
@@ -313,6 +316,9 @@ struct ft_bench_outlier {
 struct ft_bench_report {
 	struct ft_run run;  /* rows, source FT_SOURCE_BENCH */
 	char transport[16]; /* the one used (after auto) */
+	char buffers[16];   /* where the buffers were: "host", "device" (the transport reads
+	                       GPU memory itself) or "device-staged" (--gpu-buffers, copied
+	                       through pinned host memory around each operation) */
 	uint32_t nranks;
 	struct ft_rank_info *ranks; /* nranks entries */
 	/* pairs: nranks x nranks, [src * nranks + dst]; NaN on the diagonal */
@@ -361,6 +367,7 @@ struct ft_bench_args {
 	double timeout, threshold;
 	bool all_sizes; /* perftest -a */
 	bool bidir, no_nodelay, no_retest;
+	bool gpu_buffers; /* --gpu-buffers */
 	uint64_t seed;
 	volatile sig_atomic_t *stop;
 	/* launching: --np, --rank/--nranks/--bootstrap, nccl-tests' -t and -g */

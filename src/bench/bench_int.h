@@ -102,6 +102,8 @@ struct ft_ep {
 
 /* A scratch buffer of at least @bytes owned by @ep (NULL when out of memory). */
 void *ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes);
+/* Does the transport place its buffers itself (mem_alloc: shm's segment)? */
+bool ft__ep_own_memory(const struct ft_ep *ep);
 /* Free the scratch buffers and close the endpoint. NULL-safe. */
 void ft__ep_close(struct ft_ep *ep);
 
@@ -140,6 +142,8 @@ extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 extern const struct ft_transport_ops ft_nccl_transport;
 extern const struct ft_transport_ops ft_ucx_transport;
+/* Does this ucx endpoint's UCX move CUDA device memory itself? */
+bool ft__ucx_cuda(const struct ft_ep *ep);
 
 /* ---- data (data.c) --------------------------------------------------------- */
 

@@ -177,6 +177,7 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 		return ft_error_set(err, FT_EINVAL, "-G/--cudagraph %d: expected 0 to 100000",
 		                    o->graph);
 	cfg->graph_launches = (uint32_t)o->graph;
+	cfg->gpu_buffers = o->gpu_buffers;
 	cfg->agg_iters = (uint32_t)o->agg_iters;
 	if (o->duration_str) {
 		struct ft_error e = { 0 };

@@ -1016,6 +1016,9 @@ ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out, stru
 			row.algbw_GBps = row.busbw_GBps = t > 0 ? (double)bytes / t / 1e9 : 0;
 			rc = ft_run_add(&out->run, &row);
 		}
+	/* the same pairs again with a copy kernel instead of the copy engine */
+	if (rc == 0)
+		rc = ft__cuda_sm_matrix(cfg, out, err);
 out:
 	for (d = 0; dev && d < ndev; d++)
 		if (dev[d])

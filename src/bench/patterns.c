@@ -118,13 +118,112 @@ go_on(struct ft_bench_ctx *bc, uint32_t peer, bool leader, double t0, double dur
  * @best_GBps the best window (perftest's "BW peak"; 0 in a timed run, as
  * perftest prints it); both NaN when not receiving.
  */
+/*
+ * --gpu-buffers for the point-to-point patterns: the message lives in GPU
+ * memory (@dev) and travels through a pinned host buffer; every message sent
+ * is copied down first, every message received is copied up after, inside
+ * the measured time. Without --gpu-buffers: the endpoint's scratch buffer.
+ */
+struct p2p_buf {
+	char *host;
+	uint64_t dev;
+};
+
+static int
+p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
+         struct ft_error *err)
+{
+	memset(b, 0, sizeof(*b));
+	if (!bc->cuda) {
+		b->host = ft__ep_scratch(bc->ep, idx, size ? size : 1);
+		return b->host ? 0 : FT_ENOMEM;
+	}
+	if (bc->gpu_direct) {
+		/* UCX reads and writes the device buffer itself: nothing to stage */
+		if (ft__cuda_alloc(bc->cuda, size, &b->dev, err) < 0)
+			return FT_ENOMEM;
+		b->host = (char *)(uintptr_t)b->dev;
+		return 0;
+	}
+	b->host = ft__cuda_host_alloc(bc->cuda, size);
+	if (!b->host)
+		return ft_error_set(err, FT_ENOMEM, "--gpu-buffers: %zu bytes of pinned memory",
+		                    size);
+	memset(b->host, 0, size ? size : 1);
+	if (ft__cuda_alloc(bc->cuda, size, &b->dev, err) < 0 ||
+	    ft__cuda_htod(bc->cuda, b->dev, b->host, size, err) < 0) {
+		ft__cuda_host_free(bc->cuda, b->host);
+		ft__cuda_free(bc->cuda, b->dev);
+		b->host = NULL;
+		b->dev = 0;
+		return FT_ENOMEM;
+	}
+	return 0;
+}
+
+static void
+p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
+{
+	if (!bc->cuda)
+		return;
+	if (!bc->gpu_direct)
+		ft__cuda_host_free(bc->cuda, b->host);
+	ft__cuda_free(bc->cuda, b->dev);
+	b->host = NULL;
+	b->dev = 0;
+}
+
+/* Before a send: the message from the GPU into the host buffer. */
+static int
+p2p_down(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
+{
+	return bc->cuda && !bc->gpu_direct ? ft__cuda_dtoh(bc->cuda, b->host, b->dev, size, err) :
+	                                     0;
+}
+
+/* After a receive: the message up to the GPU. */
+static int
+p2p_up(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
+{
+	return bc->cuda && !bc->gpu_direct ? ft__cuda_htod(bc->cuda, b->dev, b->host, size, err) :
+	                                     0;
+}
+
+static int
+stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
+           uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps,
+           uint64_t *nmsg_done, double *iter_cv, struct p2p_buf *sb, struct p2p_buf *rb,
+           struct ft_error *err);
+
 static int
 stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size, uint32_t window,
        uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps, uint64_t *nmsg_done,
        double *iter_cv, struct ft_error *err)
 {
+	struct p2p_buf sb, rb;
+	int rc;
+
+	*rx_GBps = *best_GBps = NAN;
+	rc = p2p_open(bc, 0, size, &sb, err);
+	if (rc < 0)
+		return rc;
+	rc = p2p_open(bc, 1, size, &rb, err);
+	if (rc == 0) {
+		rc = stream_run(bc, peer, send, recv, size, window, nmsg, dur_s, rx_GBps, best_GBps,
+		                nmsg_done, iter_cv, &sb, &rb, err);
+		p2p_close(bc, &rb);
+	}
+	p2p_close(bc, &sb);
+	return rc;
+}
+
+static int
+stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size, uint32_t window,
+       uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps, uint64_t *nmsg_done,
+       double *iter_cv, struct p2p_buf *sb, struct p2p_buf *rb, struct ft_error *err)
+{
 	struct ft_ep *ep = bc->ep;
-	char *sbuf = ft__ep_scratch(ep, 0, size), *rbuf = ft__ep_scratch(ep, 1, size);
+	char *sbuf = sb->host, *rbuf = rb->host;
 	struct ft_req *reqs = ft__ep_scratch(
 	        ep, 2, (sizeof(struct ft_req) + sizeof(struct ft_req *)) * 2 * window);
 	struct ft_req **ptrs;
@@ -154,12 +253,16 @@ stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size
 			ptrs[n] = &reqs[n];
 		}
 		for (k = 0; k < w && send; k++, n++) {
-			rc = ft__ep_send(ep, &reqs[n], peer, sbuf, size, err);
+			rc = p2p_down(bc, sb, size, err);
+			if (rc == 0)
+				rc = ft__ep_send(ep, &reqs[n], peer, sbuf, size, err);
 			if (rc < 0)
 				return rc;
 			ptrs[n] = &reqs[n];
 		}
 		rc = ft__ep_wait(ep, ptrs, n, err);
+		for (k = 0; rc == 0 && k < w && recv; k++)
+			rc = p2p_up(bc, rb, size, err);
 		if (rc < 0)
 			return rc;
 		done += w;
@@ -205,30 +308,40 @@ pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, ui
          uint32_t iters, double *samples, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
-	char *buf = ft__ep_scratch(ep, 0, size ? size : 1);
+	struct p2p_buf b;
+	char *buf;
 	struct ft_req q;
 	uint32_t i;
-	int rc = 0;
+	int rc = p2p_open(bc, 0, size, &b, err);
 
-	if (!buf)
-		return FT_ENOMEM;
+	if (rc < 0)
+		return rc;
+	buf = b.host;
 	for (i = 0; i < warmup + iters && rc == 0; i++) {
 		double t0 = ft__now();
 
 		if (initiator) {
-			rc = ft__ep_send(ep, &q, peer, buf, size, err);
+			rc = p2p_down(bc, &b, size, err);
+			if (rc == 0)
+				rc = ft__ep_send(ep, &q, peer, buf, size, err);
 			if (rc == 0)
 				rc = ft__ep_wait1(ep, &q, err);
 			if (rc == 0)
 				rc = ft__ep_recv(ep, &q, peer, buf, size, err);
 			if (rc == 0)
 				rc = ft__ep_wait1(ep, &q, err);
+			if (rc == 0)
+				rc = p2p_up(bc, &b, size, err);
 			if (rc == 0 && i >= warmup)
 				samples[i - warmup] = (ft__now() - t0) * 1e6 / 2;
 		} else {
 			rc = ft__ep_recv(ep, &q, peer, buf, size, err);
 			if (rc == 0)
 				rc = ft__ep_wait1(ep, &q, err);
+			if (rc == 0)
+				rc = p2p_up(bc, &b, size, err);
+			if (rc == 0)
+				rc = p2p_down(bc, &b, size, err);
 			if (rc == 0)
 				rc = ft__ep_send(ep, &q, peer, buf, size, err);
 			if (rc == 0)
@@ -237,6 +350,7 @@ pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, ui
 		if (rc == 0 && (i & 63) == 0 && bc->cfg->stop && *bc->cfg->stop)
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
+	p2p_close(bc, &b);
 	return rc;
 }
 

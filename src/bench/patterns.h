@@ -7,11 +7,15 @@
 #define FT_BENCH_PATTERNS_H
 
 #include "bench_int.h"
+#include "cuda_int.h"
 
 struct ft_bench_ctx {
 	struct ft_world *w;
 	struct ft_ep *ep;
 	const struct ft_bench_cfg *cfg; /* defaults applied */
+	struct ft__cuda *cuda;          /* --gpu-buffers with a staging transport, else NULL */
+	struct ft__gpu_stage *stage;    /* its device buffers while collectives run (runner.c) */
+	bool gpu_direct; /* --gpu-buffers, ucx with CUDA support, pt2pt: device pointers go to UCX */
 };
 
 int ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out,

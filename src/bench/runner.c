@@ -138,6 +138,7 @@ ft_bench_report_init(struct ft_bench_report *r)
 	ft_run_init(&r->run, FT_SOURCE_BENCH, "bench");
 	ft_vec_init(&r->outliers, sizeof(struct ft_bench_outlier));
 	r->median_GBps = NAN;
+	ft_strlcpy(r->buffers, "host", sizeof(r->buffers));
 	r->victim_idle_us = r->victim_busy_us = r->congestion_impact = NAN;
 }
 
@@ -330,6 +331,232 @@ cpu_now(void)
 }
 
 /*
+ * --gpu-buffers on a host transport (tcp, shm, ucx): the application's send
+ * and receive buffers are device memory, and the transport works on pinned
+ * host buffers of the same layout. Each operation copies its input down
+ * (cuMemcpyDtoH) and its output up (cuMemcpyHtoD), and both copies are in the
+ * measured time: what a GPU-resident application sees when its transport
+ * cannot read device memory.
+ */
+struct ft__gpu_stage {
+	struct ft__cuda *cu;
+	char *host[2]; /* the transport's buffers: send, receive */
+	uint64_t dev[2];
+	size_t bytes[2];
+};
+
+/* The device address mirroring host address @p (0 for a pointer outside both buffers). */
+static uint64_t
+stage_dev(const struct ft__gpu_stage *g, const void *p)
+{
+	const char *c = p;
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (c && c >= g->host[k] && c < g->host[k] + g->bytes[k])
+			return g->dev[k] + (uint64_t)(c - g->host[k]);
+	return 0;
+}
+
+/* Bytes the operation reads from its send buffer and writes to its receive buffer. */
+static void
+stage_bytes(const struct ft_bench_coll_args *a, uint32_t n, size_t *in, size_t *out)
+{
+	ft__bench_bufsizes(a->coll, a->count, ft_dtype_size(a->dtype), n, in, out);
+}
+
+/* One operation as the application sees it: device input, device output. */
+static int
+coll_step(struct ft_bench_ctx *bc, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	struct ft__gpu_stage *g = bc->stage;
+	size_t in, out;
+	int rc;
+
+	if (!g)
+		return coll_once(bc->ep, a, err);
+	stage_bytes(a, bc->ep->w->nranks, &in, &out);
+	rc = ft__cuda_dtoh(g->cu, (void *)a->sendbuf, stage_dev(g, a->sendbuf), in, err);
+	if (rc == 0)
+		rc = coll_once(bc->ep, a, err);
+	if (rc == 0)
+		rc = ft__cuda_htod(g->cu, stage_dev(g, a->recvbuf), a->recvbuf, out, err);
+	return rc;
+}
+
+/*
+ * Validation with device buffers: the inputs go up to the device and the host
+ * copy is spoiled, so the check sees only what came back through the GPU.
+ */
+static int
+stage_check_pass(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	struct ft__gpu_stage *g = bc->stage;
+	size_t in, out;
+	int rc;
+
+	stage_bytes(a, bc->ep->w->nranks, &in, &out);
+	rc = ft__cuda_htod(g->cu, stage_dev(g, a->sendbuf), a->sendbuf, in, err);
+	if (rc < 0)
+		return rc;
+	memset((void *)a->sendbuf, 0x5a, in);
+	a->staged = true;
+	rc = coll_step(bc, a, err);
+	a->staged = false;
+	if (rc < 0)
+		return rc;
+	memset(a->recvbuf, 0xa5, out);
+	return ft__cuda_dtoh(g->cu, a->recvbuf, stage_dev(g, a->recvbuf), out, err);
+}
+
+/* The transport's buffer; pinned when device buffers are staged through it. */
+static char *
+host_alloc(struct ft_bench_ctx *bc, struct ft_ep *ep, size_t bytes)
+{
+	if (bc->cuda && !ft__ep_own_memory(ep))
+		return ft__cuda_host_alloc(bc->cuda, bytes);
+	return ep->ops->mem_alloc(ep, bytes ? bytes : 1);
+}
+
+static void
+host_free(struct ft_bench_ctx *bc, struct ft_ep *ep, char *p)
+{
+	if (!p)
+		return;
+	if (bc->cuda && !ft__ep_own_memory(ep))
+		ft__cuda_host_free(bc->cuda, p);
+	else
+		ep->ops->mem_free(ep, p);
+}
+
+static void
+stage_close(struct ft_bench_ctx *bc)
+{
+	struct ft__gpu_stage *g = bc->stage;
+	int k;
+
+	if (!g)
+		return;
+	for (k = 0; k < 2; k++) {
+		ft__cuda_free(g->cu, g->dev[k]);
+		if (ft__ep_own_memory(bc->ep) && g->host[k])
+			ft__cuda_host_unregister(g->cu, g->host[k]);
+	}
+	ft_free(g);
+	bc->stage = NULL;
+}
+
+/*
+ * The device buffers mirroring the transport's @sbuf and @rbuf, which start
+ * with their contents. Memory the transport placed itself (shm's segment) is
+ * pinned in place; the others came from cuMemHostAlloc.
+ */
+static int
+stage_open(struct ft_bench_ctx *bc, char *sbuf, size_t sbytes, char *rbuf, size_t rbytes,
+           struct ft_error *err)
+{
+	struct ft__gpu_stage *g;
+	int k, rc = 0;
+
+	if (!bc->cuda)
+		return 0;
+	g = ft_calloc(1, sizeof(*g));
+	if (!g)
+		return FT_ENOMEM;
+	g->cu = bc->cuda;
+	g->host[0] = sbuf;
+	g->host[1] = rbuf;
+	g->bytes[0] = sbytes ? sbytes : 1;
+	g->bytes[1] = rbytes ? rbytes : 1;
+	bc->stage = g;
+	for (k = 0; k < 2 && rc == 0; k++) {
+		rc = ft__cuda_alloc(g->cu, g->bytes[k], &g->dev[k], err);
+		if (rc == 0 && ft__ep_own_memory(bc->ep)) {
+			rc = ft__cuda_host_register(g->cu, g->host[k], g->bytes[k], err);
+			if (rc < 0)
+				g->host[k] = NULL; /* nothing to unregister */
+		}
+		if (rc == 0)
+			rc = ft__cuda_htod(g->cu, g->dev[k], g->host[k], g->bytes[k], err);
+	}
+	if (rc < 0) {
+		ft_error_prefix(err, "--gpu-buffers: ");
+		stage_close(bc);
+	}
+	return rc;
+}
+
+/*
+ * --gpu-buffers: where the buffers are, and the driver when this transport
+ * stages. Every rank learns whether every rank has a GPU, so all fail alike.
+ */
+static int
+gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
+{
+	const char *tr = bc->ep->ops->name;
+	struct ft_world *w = bc->w;
+	struct ft_error mine = { 0 };
+	int32_t ok[2], *all;
+	bool direct;
+	uint32_t idx = 0, i;
+	int rc;
+
+	if (strcmp(tr, "nccl") == 0) {
+		/* NCCL reads and writes device memory itself: nothing to stage */
+		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
+		return 0;
+	}
+	if (strcmp(tr, "tcp") != 0 && strcmp(tr, "shm") != 0 && strcmp(tr, "ucx") != 0)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "--gpu-buffers: not available on the %s transport (tcp, shm "
+		                    "and ucx stage through the host, nccl reads GPU memory)",
+		                    tr);
+	if (!ft_op_is_coll(bc->cfg->pattern) && bc->cfg->pattern != FT_OP_PT2PT_BW &&
+	    bc->cfg->pattern != FT_OP_PT2PT_LAT)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "--gpu-buffers: not yet available for %s (the collectives, "
+		                    "pt2pt_bw and pt2pt_lat are)",
+		                    ft_op_name(bc->cfg->pattern));
+	/* UCX with CUDA support takes device pointers; the collectives reduce and copy on
+	   the host, so only the point-to-point patterns can hand them over */
+	direct = strcmp(tr, "ucx") == 0 && !ft_op_is_coll(bc->cfg->pattern) &&
+	         ft__ucx_cuda(bc->ep);
+	ft__world_local(w, &idx);
+	ok[0] = ft__cuda_open(idx, &bc->cuda, &mine);
+	ok[1] = direct;
+	all = ft_calloc(w->nranks, sizeof(ok));
+	if (!all) {
+		ft__cuda_close(bc->cuda);
+		bc->cuda = NULL;
+		return FT_ENOMEM;
+	}
+	rc = ft__world_allgather(w, ok, sizeof(ok), all, err);
+	for (i = 0; rc == 0 && i < w->nranks; i++) {
+		char who[128];
+
+		direct = direct && all[2 * i + 1];
+		if (all[2 * i] == 0)
+			continue;
+		if (i == w->rank)
+			rc = ft_error_set(err, FT_ENOTSUP, "--gpu-buffers: not available: %s",
+			                  mine.msg);
+		else
+			rc = ft_error_set(err, FT_ENOTSUP,
+			                  "--gpu-buffers: not available on %s (no usable GPU)",
+			                  ft__world_who(w, i, who, sizeof(who)));
+	}
+	ft_free(all);
+	if (rc < 0) {
+		ft__cuda_close(bc->cuda);
+		bc->cuda = NULL;
+		return rc;
+	}
+	bc->gpu_direct = direct; /* every rank's UCX moves CUDA memory */
+	ft_strlcpy(out->buffers, direct ? "device" : "device-staged", sizeof(out->buffers));
+	return 0;
+}
+
+/*
  * One variant (out-of-place or in-place) of one size: #wrong, time per
  * iteration and, when @stdev_us is not NULL, the per-iteration spread (the
  * sample standard deviation of one iteration's time, largest over the ranks).
@@ -348,9 +575,13 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 	*wrong = -1;
 	if (cfg->check) {
 		fill_inputs(a, n, r);
-		a->staged = true;
-		rc = coll_once(ep, a, err);
-		a->staged = false;
+		if (bc->stage) {
+			rc = stage_check_pass(bc, a, err);
+		} else {
+			a->staged = true;
+			rc = coll_once(ep, a, err);
+			a->staged = false;
+		}
 		if (rc < 0)
 			return rc;
 		w_local = check_outputs(a, n, r);
@@ -366,7 +597,7 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 			return rc;
 	}
 	for (i = 0; i < cfg->warmup; i++) {
-		rc = coll_once(ep, a, err);
+		rc = coll_step(bc, a, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -394,7 +625,7 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 
 		/* -m: nccl-tests groups m operations per iteration; time is per operation */
 		for (k = 0, rc = 0; k < agg && rc == 0; k++)
-			rc = coll_once(ep, a, err);
+			rc = coll_step(bc, a, err);
 		if (rc == 0 && cfg->blocking)
 			rc = ft__world_barrier(ep->w, err);
 		if (rc < 0)
@@ -525,9 +756,11 @@ coll_args(const struct ft_bench_cfg *cfg, uint32_t n, uint64_t size, struct ft_b
  * reach their steady state, and the first row is not a cold start.
  */
 static int
-warm_up(struct ft_ep *ep, const struct ft_bench_cfg *cfg, char *sendbuf, char *recvbuf,
-        char *premul, struct ft_error *err)
+warm_up(struct ft_bench_ctx *bc, char *sendbuf, char *recvbuf, char *premul,
+        struct ft_error *err)
 {
+	struct ft_ep *ep = bc->ep;
+	const struct ft_bench_cfg *cfg = bc->cfg;
 	const uint64_t sizes[2] = { cfg->max_bytes, cfg->min_bytes };
 	const uint32_t nsizes = cfg->min_bytes == cfg->max_bytes ? 1 : 2;
 	struct ft_bench_coll_args a;
@@ -541,7 +774,7 @@ warm_up(struct ft_ep *ep, const struct ft_bench_cfg *cfg, char *sendbuf, char *r
 		a.recvbuf = recvbuf;
 		a.premul = premul;
 		for (i = 0; i < cfg->warmup && rc == 0; i++) {
-			rc = coll_once(ep, &a, err);
+			rc = coll_step(bc, &a, err);
 			if (rc == 0 && cfg->stop && *cfg->stop)
 				rc = ft_error_set(err, FT_EINTR, "interrupted");
 		}
@@ -570,21 +803,19 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	}
 	ft__bench_bufsizes(cfg->pattern, cfg->max_bytes / es + n, es, n, &sbytes, &rbytes);
 	/* the transport's memory: shm places it where the peers can reach it */
-	sendbuf = ep->ops->mem_alloc(ep, sbytes ? sbytes : 1);
-	recvbuf = ep->ops->mem_alloc(ep, FT_MAX(sbytes, rbytes) ? FT_MAX(sbytes, rbytes) : 1);
+	sendbuf = host_alloc(bc, ep, sbytes);
+	recvbuf = host_alloc(bc, ep, FT_MAX(sbytes, rbytes));
 	if (!sendbuf || !recvbuf) {
-		if (sendbuf)
-			ep->ops->mem_free(ep, sendbuf);
-		if (recvbuf)
-			ep->ops->mem_free(ep, recvbuf);
+		host_free(bc, ep, sendbuf);
+		host_free(bc, ep, recvbuf);
 		return ft_error_set(err, FT_ENOMEM, "cannot allocate %zu + %zu bytes of buffers",
 		                    sbytes, rbytes);
 	}
 	if (cfg->op == FT_REDOP_MULSUM && reduces(cfg->pattern) && !native_avg_mulsum(ep)) {
 		premul = ep->ops->mem_alloc(ep, sbytes ? sbytes : 1);
 		if (!premul) {
-			ep->ops->mem_free(ep, recvbuf);
-			ep->ops->mem_free(ep, sendbuf);
+			host_free(bc, ep, recvbuf);
+			host_free(bc, ep, sendbuf);
 			return ft_error_set(err, FT_ENOMEM,
 			                    "cannot allocate %zu bytes for mulsum's scaled input",
 			                    sbytes);
@@ -592,7 +823,9 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	}
 	memset(sendbuf, 0, sbytes);
 	memset(recvbuf, 0, FT_MAX(sbytes, rbytes));
-	rc = warm_up(ep, cfg, sendbuf, recvbuf, premul, err);
+	rc = stage_open(bc, sendbuf, sbytes, recvbuf, FT_MAX(sbytes, rbytes), err);
+	if (rc == 0)
+		rc = warm_up(bc, sendbuf, recvbuf, premul, err);
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;
 	     size = next_size(cfg, size)) {
 		struct ft_result_row row;
@@ -665,8 +898,9 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	}
 	if (premul)
 		ep->ops->mem_free(ep, premul);
-	ep->ops->mem_free(ep, recvbuf);
-	ep->ops->mem_free(ep, sendbuf);
+	stage_close(bc);
+	host_free(bc, ep, recvbuf);
+	host_free(bc, ep, sendbuf);
 	return rc;
 }
 
@@ -768,6 +1002,7 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 		bc.cfg = &cfg;
 		bc.w = w;
 		ft_strlcpy(out->transport, "cuda", sizeof(out->transport));
+		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
 		rc = ft__bench_copy_matrix(&bc, out, err);
 		if (rc == FT_EINTR)
 			out->interrupted = true;
@@ -778,6 +1013,7 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 		bc.cfg = &cfg;
 		bc.w = w;
 		ft_strlcpy(out->transport, "cuda", sizeof(out->transport));
+		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
 		rc = ft__bench_dev_memcpy(&bc, out, err);
 		if (rc == FT_EINTR)
 			out->interrupted = true;
@@ -798,6 +1034,15 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 	bc.ep = ep;
 	bc.cfg = &cfg;
 	bc.w = w;
+	if (strcmp(out->transport, "nccl") == 0)
+		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
+	if (cfg.gpu_buffers) {
+		rc = gpu_setup(&bc, out, err);
+		if (rc < 0) {
+			ft__ep_close(ep);
+			return rc;
+		}
+	}
 	switch (cfg.pattern) {
 	case FT_OP_PT2PT_BW:
 	case FT_OP_PT2PT_LAT:
@@ -830,6 +1075,7 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 			out->interrupted = true;
 	}
 	ft__ep_close(ep);
+	ft__cuda_close(bc.cuda);
 	return rc;
 }
 

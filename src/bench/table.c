@@ -44,6 +44,12 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 
 	ft_strbuf_addf(sb, "# fabtune bench %s: transport %s, %u ranks\n", ft_op_name(cfg->pattern),
 	               rep->transport, rep->nranks);
+	if (cfg->gpu_buffers)
+		ft_strbuf_addf(sb, "# buffers: %s\n",
+		               strcmp(rep->buffers, "device-staged") == 0 ?
+		                       "GPU memory, staged through pinned host memory "
+		                       "(the copies are in the times)" :
+		                       "GPU memory, read by the transport itself");
 	/* nccl-tests 2.18's opening line: the test's name for whoever reads the log */
 	if (ft_op_is_coll(cfg->pattern))
 		ft_strbuf_addf(sb, "# Collective test starting: %s_perf\n",
@@ -410,25 +416,39 @@ render_rows(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char 
 		               rep->victim_idle_us, rep->victim_busy_us, rep->congestion_impact);
 }
 
-/* nvbandwidth's layout: one matrix, row = source, column = destination, GB/s. */
+/*
+ * nvbandwidth's layout: one matrix per copy method (rows of algo @algo: "ce"
+ * copy engine, "sm" copy kernel), row = source, column = destination, GB/s.
+ */
 static void
-render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+render_copy_method(struct ft_strbuf *sb, const struct ft_bench_report *rep, const char *algo,
+                   const char *title)
 {
 	const char *names[65];
 	size_t i, n = 0, a, b;
+	uint64_t bytes = 0;
 
 	for (i = 0; i < ft_run_nrows(&rep->run) && n < FT_ARRAY_SIZE(names); i++) {
 		const struct ft_result_row *r = ft_run_row(&rep->run, i);
 
+		if (strcmp(r->algo, algo) != 0)
+			continue;
+		bytes = r->bytes;
 		for (a = 0; a < n && strcmp(names[a], r->src) != 0; a++)
 			;
 		if (a == n)
 			names[n++] = r->src;
+		for (a = 0; a < n && strcmp(names[a], r->dst) != 0; a++)
+			;
+		if (a == n && n < FT_ARRAY_SIZE(names))
+			names[n++] = r->dst;
 	}
+	if (n == 0)
+		return;
 	ft_strbuf_addf(sb,
-	               "# memcpy CE bandwidth (GB/s), %" PRIu64 " bytes, row = source, "
+	               "# memcpy %s bandwidth (GB/s), %" PRIu64 " bytes, row = source, "
 	               "column = destination\n",
-	               ft_run_nrows(&rep->run) ? ft_run_row(&rep->run, 0)->bytes : 0);
+	               title, bytes);
 	ft_strbuf_addf(sb, "%8s", "");
 	for (b = 0; b < n; b++)
 		ft_strbuf_addf(sb, " %8s", names[b]);
@@ -442,7 +462,7 @@ render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 			for (i = 0; i < ft_run_nrows(&rep->run); i++) {
 				const struct ft_result_row *r = ft_run_row(&rep->run, i);
 
-				if (strcmp(r->src, names[a]) == 0 &&
+				if (strcmp(r->algo, algo) == 0 && strcmp(r->src, names[a]) == 0 &&
 				    strcmp(r->dst, names[b]) == 0) {
 					snprintf(num, sizeof(num), "%.2f", r->algbw_GBps);
 					cell = num;
@@ -452,6 +472,13 @@ render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 		}
 		ft_strbuf_addch(sb, '\n');
 	}
+}
+
+static void
+render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	render_copy_method(sb, rep, "ce", "CE");
+	render_copy_method(sb, rep, "sm", "SM");
 }
 
 static void
@@ -485,6 +512,7 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 	ft_json_kv_str(&j, "fabtune_version", t->stable ? "VERSION" : ft_version());
 	ft_json_kv_str(&j, "pattern", ft_op_name(cfg->pattern));
 	ft_json_kv_str(&j, "transport", rep->transport);
+	ft_json_kv_str(&j, "buffers", rep->buffers);
 	/* what was run: the iteration counts after defaults (a row's nsamples follows them) */
 	{
 		struct ft_bench_cfg c = *cfg;
@@ -556,6 +584,9 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 			ft_json_kv_double(&j, "ip_busbw_GBps", row->ip_busbw_GBps);
 			ft_json_kv_int(&j, "wrong", row->wrong);
 			ft_json_kv_str(&j, "algo", row->algo);
+		} else if (cfg->pattern == FT_OP_COPY_MATRIX) {
+			ft_json_kv_str(&j, "algo", row->algo); /* "ce" copy engine, "sm" kernel */
+			ft_json_kv_int(&j, "wrong", row->wrong);
 		}
 		if (cfg->pattern == FT_OP_PT2PT_BW)
 			ft_json_kv_double(&j, "peak_GBps", row->ip_algbw_GBps);

@@ -81,6 +81,12 @@ dflt_close(struct ft_ep *ep)
 {
 }
 
+bool
+ft__ep_own_memory(const struct ft_ep *ep)
+{
+	return ep->ops->mem_alloc != dflt_mem_alloc;
+}
+
 void
 ft__transport_fill(struct ft_transport_ops *out, const struct ft_transport_ops *ops)
 {

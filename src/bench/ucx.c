@@ -400,7 +400,30 @@ const struct ft_transport_ops ft_ucx_transport = {
 	.rank_remote = 5,
 };
 
+/*
+ * Does this UCX move CUDA memory itself (built with CUDA support, a cuda
+ * transport in UCX_TLS)? Then --gpu-buffers hands it device pointers.
+ */
+bool
+ft__ucx_cuda(const struct ft_ep *base)
+{
+	const struct ucx_ep *ep = ft_container_of(base, const struct ucx_ep, base);
+	ucp_context_attr_t attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+	if (ucp_context_query(ep->ctx, &attr) != UCS_OK)
+		return false;
+	return (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
+}
+
 #else
+
+bool
+ft__ucx_cuda(const struct ft_ep *base)
+{
+	return false;
+}
 
 static int
 ucx_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)

@@ -3,8 +3,9 @@
 # prove the hand-written NCCL/CUDA declarations against the local headers,
 # then run the nccl transport on one GPU (an all_reduce size sweep, the same
 # with -G (CUDA graphs) against plain launches, and
-# nccl-tests' -d all -o all), the device-to-device copy bandwidth test and
-# the host/GPU copy matrix, printing figures to compare with
+# nccl-tests' -d all -o all), the device-to-device copy bandwidth test, the
+# host/GPU copy matrix with its copy-engine and copy-kernel (SM) rows side by
+# side, and --gpu-buffers over shm, tcp and nccl, printing figures to compare with
 # nccl-tests (its all_reduce_perf is run too when it is in PATH).
 # Without a GPU it prints "skipped: ..." and exits 0. Bounded: < 5 minutes.
 set -u
@@ -74,17 +75,78 @@ if ! timeout 60 "$fabtune" bench dev_memcpy -b 1M -e 1G -f 4 -n 20 -w 3 --json |
 	echo "FAIL: dev_memcpy"; fail=1
 fi
 
-echo "== copy matrix: host <-> every GPU, GPU <-> GPU (copy engines, nvbandwidth-like)"
-if timeout 90 "$fabtune" bench copy_matrix -e 256M -n 10 -w 2 >/tmp/ft-cm.$$ 2>&1; then
+echo "== copy matrix: host <-> every GPU, GPU <-> GPU, copy engines (CE) and a copy kernel (SM)"
+if timeout 90 "$fabtune" bench copy_matrix -e 256M -n 10 -w 2 >/tmp/ft-cm.$$ 2>&1 &&
+	timeout 90 "$fabtune" bench copy_matrix -e 256M -n 10 -w 2 --json >/tmp/ft-cmj.$$; then
 	cat /tmp/ft-cm.$$
 	# a PCIe Gen3 x16 link moves 12 GB/s: host -> gpu0 below 1 GB/s is a fault
-	if ! awk '$1 == "host" { v = $3 } END { exit !(v + 0 > 1) }' /tmp/ft-cm.$$; then
+	if ! awk '/^# memcpy CE/ { ce = 1 } /^# memcpy SM/ { ce = 0 }
+		ce && $1 == "host" { v = $3 } END { exit !(v + 0 > 1) }' /tmp/ft-cm.$$; then
 		echo "FAIL: host -> gpu0 at most 1 GB/s"; fail=1
 	fi
+	# the PTX kernel must copy right (-c: #wrong 0 on every sm row) and reach a
+	# useful fraction of the copy engine's rate: SM/CE per pair, below 0.25 is a fault
+	# (nvbandwidth sees the SM copies within about 10% of CE over PCIe and NVLink)
+	if ! python3 - /tmp/ft-cmj.$$ <<'PY'; then echo "FAIL: SM copies"; fail=1; fi
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+ce = {(r["src"], r["dst"]): r["algbw_GBps"] for r in rows if r["algo"] == "ce"}
+sm = {(r["src"], r["dst"]): r for r in rows if r["algo"] == "sm"}
+bad = 0
+if not sm:
+    print("  no sm rows"); sys.exit(1)
+for k, r in sorted(sm.items()):
+    ratio = r["algbw_GBps"] / ce[k] if ce.get(k) else float("nan")
+    print("  %-5s -> %-5s  SM %7.1f GB/s  CE %7.1f GB/s  SM/CE %.2f  #wrong %d"
+          % (k[0], k[1], r["algbw_GBps"], ce.get(k, float("nan")), ratio, r["wrong"]))
+    bad += r["wrong"] != 0 or not ratio > 0.25
+sys.exit(1 if bad else 0)
+PY
 else
 	cat /tmp/ft-cm.$$; echo "FAIL: copy_matrix"; fail=1
 fi
-rm -f /tmp/ft-cm.$$
+rm -f /tmp/ft-cm.$$ /tmp/ft-cmj.$$
+
+echo "== --gpu-buffers: all_reduce on device buffers over shm and tcp (staged), nccl (direct)"
+# The staged transports pay two copies per operation, in the measured time: the
+# figures are printed next to the host-buffer run, and every row must verify.
+for t in shm tcp; do
+	if timeout 120 "$fabtune" bench all_reduce --np 2 --transport "$t" -b 1M -e 64M -f 8 \
+		-n 10 -w 2 --gpu-buffers --json >/tmp/ft-gb.$$ &&
+		timeout 120 "$fabtune" bench all_reduce --np 2 --transport "$t" -b 1M -e 64M -f 8 \
+		-n 10 -w 2 --json >/tmp/ft-hb.$$; then
+		python3 - /tmp/ft-gb.$$ /tmp/ft-hb.$$ "$t" <<'PY' || { echo "FAIL: --gpu-buffers $t"; fail=1; }
+import json, sys
+g, h = (json.load(open(p)) for p in sys.argv[1:3])
+assert g["buffers"] == "device-staged", g["buffers"]
+bad = 0
+for rg, rh in zip(g["rows"], h["rows"]):
+    print("  %s %10d B  device %9.1f us  host %9.1f us  #wrong %d"
+          % (sys.argv[3], rg["bytes"], rg["time_us"], rh["time_us"], rg["wrong"]))
+    bad += rg["wrong"] != 0
+sys.exit(1 if bad else 0)
+PY
+	else
+		echo "FAIL: --gpu-buffers over $t"; fail=1
+	fi
+done
+if ! timeout 120 "$fabtune" bench all_reduce --transport nccl -b 1M -e 64M -f 8 -n 10 -w 2 \
+	--gpu-buffers --json | grep -q '"buffers":"device"'; then
+	echo "FAIL: --gpu-buffers over nccl"; fail=1
+fi
+rm -f /tmp/ft-gb.$$ /tmp/ft-hb.$$
+# ucx: with a UCX built with CUDA support the device pointers go to UCX itself
+# ("buffers":"device"); without it the messages are staged ("device-staged")
+if "$fabtune" bench pt2pt_bw --transport ucx --np 2 -s 1M -n 10 2>&1 | grep -q "not available"; then
+	echo "note: no ucx transport in this build"
+elif timeout 60 "$fabtune" bench pt2pt_bw --np 2 --transport ucx -s 64M -n 50 --gpu-buffers \
+	--json >/tmp/ft-ux.$$; then
+	echo "  ucx pt2pt_bw 64M: buffers $(grep -o '"buffers":"[a-z-]*"' /tmp/ft-ux.$$)" \
+		"$(grep -o '"algbw_GBps":[0-9.e+-]*' /tmp/ft-ux.$$ | head -1)"
+else
+	echo "FAIL: --gpu-buffers over ucx"; fail=1
+fi
+rm -f /tmp/ft-ux.$$
 
 echo "== nccl-tests' flags and table: -g 1 -d all, sizes 8 B to 1 MiB"
 if ! timeout 60 "$fabtune" bench all_reduce --transport nccl -g 1 -b 8 -e 1M -f 32 -n 5 -w 1 \
