@@ -105,6 +105,11 @@ struct ft_diag_thresholds {
 	double effective_ber_max; /* post-FEC BER above which errors reach traffic */
 	double raw_ber_max;	  /* pre-FEC BER from which the FEC margin is thin */
 	double module_temp_max;	  /* C, for modules that report no alarm range of their own */
+	/* DCQCN over-reaction (roce-dcqcn-overreaction, kb CC-DCQCN). */
+	double dcqcn_cnp_rate_min;	  /* CNPs a sender handles per second: 1/rpg_time_reset */
+	double dcqcn_tx_share_max;	  /* a sender's transmit rate / its link rate, 0..1 */
+	double dcqcn_rx_utilisation_max; /* the marking receiver's receive rate / link rate, 0..1 */
+	double dcqcn_mark_share_min;	  /* ECN-marked share of the receiver's packets, 0..1 */
 };
 
 FT_API void ft_diag_thresholds_init(struct ft_diag_thresholds *t);

@@ -70,6 +70,7 @@ extern const struct ft__whatif ft__whatif_qps;
 extern const struct ft__whatif ft__whatif_channels;
 extern const struct ft__whatif ft__whatif_per_peer;
 extern const struct ft__whatif ft__whatif_mtu;
+extern const struct ft__whatif ft__whatif_dcqcn;
 
 /*
  * One advice template. The engine fires it when a finding of @rules exists

@@ -802,6 +802,19 @@ static const struct ft__adv_template templates[] = {
 		    "thresholds below the PFC XOFF threshold; map CNPs (DSCP 48) to a high-priority "
 		    "class",
 	  .fill = fill_ecn_marking, .no_gain = NO_GAIN_TRAFFIC },
+	{ .id = "dcqcn-tune", .category = "dcqcn",
+	  .setting = "rpg_min_dec_fac, rpg_time_reset, min_time_between_cnps",
+	  .rules = "roce-dcqcn-overreaction", .kb = "CC-DCQCN ROCE-DCQCN", .link = FT_ADV_ROCE,
+	  .value = "98 %, 20 us, 2 us",
+	  .action = "on every RoCE netdev IF, in /sys/class/net/IF/ecn: echo 98 > "
+		    "roce_rp/rpg_min_dec_fac, 20 > roce_rp/rpg_time_reset, 2 > "
+		    "roce_np/min_time_between_cnps; or mlxconfig -d DEV set RPG_MIN_DEC_FAC_P1=98 "
+		    "RPG_TIME_RESET_P1=20 MIN_TIME_BETWEEN_CNPS_P1=2",
+	  .reason = "senders cut by CNPs leave the marking receiver's link idle: bound each cut "
+		    "to 2 % and recover every 20 us instead of halving and waiting 300 us (the "
+		    "tuned column of kb CC-DCQCN); keep the switches' ECN thresholds",
+	  .no_gain = "not computable: depends on the traffic pattern",
+	  .twin = &ft__whatif_dcqcn },
 	/* ---- MTU ---- */
 	{ .id = "roce-mtu", .category = "mtu", .setting = "netdev MTU",
 	  .rules = "roce-mtu-below-4096", .kb = "ROCE-MTU ROCE-WIRE", .link = FT_ADV_ROCE,

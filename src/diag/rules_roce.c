@@ -516,6 +516,151 @@ eval_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+/*
+ * DCQCN over-reaction (CC-DCQCN): the receiver's egress queue is above the
+ * switch's K_min often enough that a large share of its packets arrive
+ * ECN-marked, its senders handle CNPs faster than the rate-increase timer
+ * can undo their cuts (one recovery step per rpg_time_reset, 300 us by
+ * default: 3,333 per second), and yet the receiver's link carried only a
+ * small part of its rate over the span. A marked packet means a queue at a
+ * work-conserving port; a link idle most of the time anyway means the
+ * senders' cuts overshot the fair share and they climbed back too slowly.
+ *
+ * Counts become rates over the counters' span: the `.rate` of a probe with
+ * an interval, else the count over the run's makespan (`sim.makespan` from
+ * a `fabtune sim` summary among the inputs). The link rate is the NIC's
+ * `sim.nic.link_rate` (GB/s) or `eth.link.speed` (Mb/s, `ethtool DEV`).
+ * Without a span or a link rate the rule says nothing: counts alone cannot
+ * tell a burst cut short from a burst stretched twelvefold.
+ */
+
+/* Per-second rate of counter @key on @like's device; false when no span is known. */
+static bool
+dcqcn_rate(const struct ft_diag_ctx *c, const char *key, const struct ft_obs *like,
+	   const struct ft_obs **ev)
+{
+	char rk[96];
+	const struct ft_obs *o;
+
+	snprintf(rk, sizeof(rk), "%s.rate", key);
+	o = ft__diag_find_dev(c, rk, like);
+	if (o) {
+		*ev = o;
+		return true;
+	}
+	*ev = ft__diag_find_dev(c, key, like);
+	return *ev != NULL;
+}
+
+static double
+dcqcn_per_s(const struct ft_obs *o, double span_s)
+{
+	double v;
+
+	if (!o || !ft__obs_number(o, &v))
+		return -1;
+	if (strlen(o->key) > 5 && strcmp(o->key + strlen(o->key) - 5, ".rate") == 0)
+		return v;
+	return span_s > 0 ? v / span_s : -1;
+}
+
+/* The link rate of @like's NIC in bytes per second; 0 when unknown. */
+static double
+dcqcn_link_Bps(const struct ft_diag_ctx *c, const struct ft_obs *like, const struct ft_obs **ev)
+{
+	double v;
+
+	*ev = ft__diag_find_dev(c, "sim.nic.link_rate", like);
+	if (*ev && ft__obs_number(*ev, &v) && v > 0)
+		return v * 1e9;
+	*ev = ft__diag_find_dev(c, "eth.link.speed", like);
+	if (*ev && (*ev)->has_num && (*ev)->num > 0)
+		return (*ev)->num * 1e6 / 8;
+	*ev = NULL;
+	return 0;
+}
+
+static int
+eval_dcqcn_overreaction(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_diag_thresholds *t = c->thresholds;
+	const struct ft_obs *span = ft__diag_find(c, "sim.makespan");
+	double span_s = 0;
+	size_t i;
+	int rc;
+
+	if (span && (!ft__obs_number(span, &span_s) || span_s <= 0))
+		span = NULL;
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		const struct ft_obs *pk, *rxb, *rxlink, *worst = NULL, *worst_tx = NULL;
+		const struct ft_obs *ev[7];
+		double marks, pkts, rx_Bps, rx_link, worst_cnps = 0, worst_share = 0;
+		size_t k, nsend = 0;
+
+		if (!ft__key_match(o->key, "*counter.np_ecn_marked_roce_packets") ||
+		    !ft__obs_number(o, &marks) || marks <= 0)
+			continue;
+		pk = ft__diag_find_dev(c, "eth.counter.rx_packets_phy", o);
+		if (!pk || !ft__obs_number(pk, &pkts) || pkts <= 0 ||
+		    marks / pkts < t->dcqcn_mark_share_min)
+			continue;
+		if (!dcqcn_rate(c, "eth.counter.rx_bytes_phy", o, &rxb))
+			continue;
+		rx_Bps = dcqcn_per_s(rxb, span_s);
+		rx_link = dcqcn_link_Bps(c, o, &rxlink);
+		if (rx_Bps < 0 || rx_link <= 0 || rx_Bps / rx_link > t->dcqcn_rx_utilisation_max)
+			continue;
+		/* Its senders: every NIC among the inputs that handled CNPs. */
+		for (k = 0; k < ft__nobs(c); k++) {
+			const struct ft_obs *h = ft__obs(c, k), *txb, *hl, *hr;
+			double cnps, tx_link, share;
+
+			/* a counter with a rate of its own is judged by the rate */
+			if (ft__key_match(h->key, "*counter.rp_cnp_handled.rate"))
+				hr = h;
+			else if (!ft__key_match(h->key, "*counter.rp_cnp_handled") ||
+				 !dcqcn_rate(c, h->key, h, &hr) || hr != h)
+				continue;
+			cnps = dcqcn_per_s(hr, span_s);
+			tx_link = dcqcn_link_Bps(c, h, &hl);
+			if (cnps < t->dcqcn_cnp_rate_min || tx_link <= 0 ||
+			    !dcqcn_rate(c, "eth.counter.tx_bytes_phy", h, &txb))
+				continue;
+			share = dcqcn_per_s(txb, span_s) / tx_link;
+			if (share < 0 || share > t->dcqcn_tx_share_max)
+				continue;
+			nsend++;
+			if (cnps > worst_cnps) {
+				worst_cnps = cnps;
+				worst_share = share;
+				worst = hr;
+				worst_tx = txb;
+			}
+		}
+		if (!nsend)
+			continue;
+		ev[0] = o;
+		ev[1] = pk;
+		ev[2] = rxb;
+		ev[3] = rxlink;
+		ev[4] = worst;
+		ev[5] = worst_tx;
+		ev[6] = strstr(rxb->key, ".rate") ? NULL : span;
+		rc = ft__diag_emit(
+			c, out, -1, ev, 7,
+			"%.0f%% of the packets arrived ECN-marked while the link carried %.1f%% "
+			"of its %.0f Gb/s; %zu sender%s handled up to %.0f CNPs/s (threshold %.0f/s: "
+			"1/rpg_time_reset, CC-DCQCN) at %.1f%% of its link: DCQCN cuts the senders "
+			"faster than it lets them recover",
+			100.0 * marks / pkts, 100.0 * rx_Bps / rx_link, rx_link * 8 / 1e9, nsend,
+			nsend == 1 ? "" : "s", worst_cnps, t->dcqcn_cnp_rate_min, 100.0 * worst_share);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- counters ------------------------------------------------------------ */
 
 static const struct ft__counter_rule c_storm = {
@@ -863,6 +1008,20 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .fix = "look for incast or oversubscribed uplinks; spread flows (more QPs per "
 		 "connection, adaptive routing); tune ECN thresholds and DCQCN together",
 	  .kb = "ROCE-DCQCN ROCE-ECMP SYM-SCALE-DROP" },
+	{ .id = "roce-dcqcn-overreaction",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "DCQCN over-reacts: senders cut by CNPs leave the marking receiver's link idle",
+	  .needs = "*counter.np_ecn_marked_roce_packets eth.counter.rx_packets_phy "
+		   "eth.counter.rx_bytes_phy *counter.rp_cnp_handled eth.counter.tx_bytes_phy "
+		   "sim.makespan sim.nic.link_rate eth.link.speed",
+	  .eval = eval_dcqcn_overreaction,
+	  .fix = "bound the cut per CNP and recover sooner: on the senders rpg_min_dec_fac "
+		 "50 -> 98 and rpg_time_reset 300 -> 20 us, on the receivers "
+		 "min_time_between_cnps 4 -> 2 us (ecn/roce_rp|roce_np/<name> in sysfs, or "
+		 "mlxconfig RPG_MIN_DEC_FAC_P1, RPG_TIME_RESET_P1, MIN_TIME_BETWEEN_CNPS_P1); "
+		 "fabtune advise --spec gives the twin's gain",
+	  .kb = "CC-DCQCN ROCE-DCQCN" },
 	ECOUNTER_RULE("roce-cnp-ignored", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
 		      "CNPs received but ignored (reaction point off)", c_cnp_ignored,
 		      "*counter.rp_cnp_ignored",

@@ -52,6 +52,11 @@ const struct ft_diag_thresholds ft__diag_default_thresholds = {
 	.effective_ber_max = 1e-12, /* IBDIAG-BER */
 	.raw_ber_max = 1e-6,
 	.module_temp_max = 70,
+	/* roce-dcqcn-overreaction (CC-DCQCN) */
+	.dcqcn_cnp_rate_min = 1 / 300e-6, /* one rate-increase step per rpg_time_reset, 300 us */
+	.dcqcn_tx_share_max = 0.5,
+	.dcqcn_rx_utilisation_max = 0.5,
+	.dcqcn_mark_share_min = 0.05,
 };
 
 void
@@ -105,6 +110,11 @@ static const struct ft__doc_field keys[] = {
 	  .what = "a positive number like 1.25 or 1e-12" },
 	{ "module_temp_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, module_temp_max), .lo = DBL_MIN, .hi = DBL_MAX,
 	  .what = "a positive number like 1.25 or 1e-12" },
+	{ "dcqcn_cnp_rate_min", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, dcqcn_cnp_rate_min), .lo = 0, .hi = DBL_MAX,
+	  .what = "a non-negative rate per second" },
+	{ "dcqcn_tx_share_max", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, dcqcn_tx_share_max) },
+	{ "dcqcn_rx_utilisation_max", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, dcqcn_rx_utilisation_max) },
+	{ "dcqcn_mark_share_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, dcqcn_mark_share_min) },
 };
 
 void

@@ -23,6 +23,7 @@
 
 #include "diag/advise_int.h"
 #include "diag/diag_int.h"
+#include "sim/sim_int.h"
 
 /* The size the twin runs when the inputs name none: large enough for the bandwidth regime. */
 #define WHATIF_BYTES (256ull << 20)
@@ -282,6 +283,94 @@ whatif_mtu(struct ft_advice *x, const struct ft__whatif *w, const struct ft__wha
 	return 0;
 }
 
+/*
+ * DCQCN tuned as kb CC-DCQCN's tuned column (within its ranges, as the
+ * incast lab scenarios/lab/incast-pfc-dcqcn-tuned.yaml sets it): a CNP
+ * every 2 us at most, each cut bounded to 2 %, the rate-increase timer at
+ * 20 us. The what-if runs the scenario's own traffic on the packet engine
+ * with its DCQCN knobs and with these, and compares the makespans.
+ */
+#define DCQCN_TUNED_CNP_S 2e-6
+#define DCQCN_TUNED_MIN_DEC 0.98
+#define DCQCN_TUNED_TIMER_S 20e-6
+
+static int
+packet_makespan(const struct ft_scenario *sc, double *t_s, struct ft_error *err)
+{
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	int rc;
+
+	ft_sim_overrides_init(&ov);
+	ov.engine = "packet";
+	ft_sim_report_init(&rep);
+	rc = ft_scenario_run(sc, &ov, NULL, &rep, err);
+	if (rc == 0)
+		*t_s = rep.c.makespan_s;
+	ft_sim_report_release(&rep);
+	if (rc == 0 && !(*t_s > 0))
+		rc = ft_error_set(err, FT_ERANGE, "%s: the packet engine ran the scenario in no time",
+				  sc->file);
+	return rc;
+}
+
+static double
+or_default(double v, double dflt)
+{
+	return v > 0 ? v : dflt;
+}
+
+static int
+whatif_dcqcn(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
+	     enum ft_op op, struct ft_error *err)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_packet_cfg *p;
+	double t0 = 0, t1 = 0, cnp0, dec0, timer0;
+	int rc;
+
+	(void)op;
+	if (!ft_scenario_sniff(ws->arg)) {
+		snprintf(x->gain_basis, sizeof(x->gain_basis),
+			 "not computable on %.120s: %s", ws->arg,
+			 "a cluster spec has no traffic; give a scenario with DCQCN (--spec SCENARIO.yaml)");
+		return 0;
+	}
+	rc = ft_scenario_load_file(ws->arg, &sc, err);
+	if (rc < 0)
+		return rc;
+	p = &sc->packet;
+	if (p->cc != FT_PKT_CC_DCQCN) {
+		snprintf(x->gain_basis, sizeof(x->gain_basis),
+			 "not computable on %.120s: its packet engine runs no DCQCN "
+			 "(packet.congestion_control)", ws->arg);
+		ft_scenario_free(sc);
+		return 0;
+	}
+	cnp0 = or_default(p->cnp_interval_s, 4e-6);
+	dec0 = or_default(p->dcqcn_min_dec, 0.5);
+	timer0 = or_default(p->dcqcn_timer_s, 300e-6);
+	rc = packet_makespan(sc, &t0, err);
+	if (rc == 0) {
+		p->cnp_interval_s = DCQCN_TUNED_CNP_S;
+		p->dcqcn_min_dec = DCQCN_TUNED_MIN_DEC;
+		p->dcqcn_timer_s = DCQCN_TUNED_TIMER_S;
+		rc = packet_makespan(sc, &t1, err);
+	}
+	if (rc == 0) {
+		x->gain_pct = 100.0 * (t0 / t1 - 1);
+		ft_strlcpy(x->gain_engine, w->engine, sizeof(x->gain_engine));
+		snprintf(x->gain_basis, sizeof(x->gain_basis),
+			 "%s on %.120s, its traffic: %.0f us (min_dec_fac %.0f%%, time_reset %.0f us, "
+			 "CNP %.0f us) -> %.0f us (%.0f%%, %.0f us, %.0f us)",
+			 w->engine, ws->arg, t0 * 1e6, dec0 * 100, timer0 * 1e6, cnp0 * 1e6,
+			 t1 * 1e6, DCQCN_TUNED_MIN_DEC * 100, DCQCN_TUNED_TIMER_S * 1e6,
+			 DCQCN_TUNED_CNP_S * 1e6);
+	}
+	ft_scenario_free(sc);
+	return rc;
+}
+
 const struct ft__whatif ft__whatif_routing = {
 	"flow engine", FT_OP_ALLTOALL, whatif_routing,
 	"the flow engine compares ECMP with adaptive routing"
@@ -298,6 +387,10 @@ const struct ft__whatif ft__whatif_per_peer = {
 const struct ft__whatif ft__whatif_channels = {
 	"analytic model", FT_OP_ALL_REDUCE, whatif_channels,
 	"the analytic model compares NCCL's channel count with the floor"
+};
+const struct ft__whatif ft__whatif_dcqcn = {
+	"packet engine", FT_OP_ALL_REDUCE, whatif_dcqcn,
+	"the packet engine runs a scenario's traffic with its DCQCN knobs and the tuned ones"
 };
 const struct ft__whatif ft__whatif_mtu = {
 	"analytic model", FT_OP_ALL_REDUCE, whatif_mtu,

@@ -317,6 +317,7 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(perftest)        \
 	X(osu)             \
 	X(fabtune_bench)    \
+	X(fabtune_sim)      \
 	X(iperf3_json)      \
 	X(torch_log)        \
 	X(xid)              \

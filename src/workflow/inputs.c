@@ -9,7 +9,10 @@
 
 #include <fabtune/parse.h>
 #include <fabtune/probe.h>
+#include <fabtune/sim.h>
 #include <fabtune/workflow.h>
+
+#include "sim/sim_int.h"
 
 void
 ft_workflow_inputs_init(struct ft_workflow_inputs *in)
@@ -64,9 +67,20 @@ read_spec(struct ft_workflow_inputs *in, const char *spec, struct ft_error *err)
 	struct ft_cluster_spec cs;
 	int rc;
 
-	rc = ft_spec_resolve(spec, &cs, err);
-	if (rc < 0)
-		return rc;
+	if (ft_scenario_sniff(spec)) {
+		/* a scenario: its cluster (the what-if runs its traffic, diag/whatif.c) */
+		struct ft_scenario *sc = NULL;
+
+		rc = ft_scenario_load_file(spec, &sc, err);
+		if (rc < 0)
+			return rc;
+		cs = sc->spec;
+		ft_scenario_free(sc);
+	} else {
+		rc = ft_spec_resolve(spec, &cs, err);
+		if (rc < 0)
+			return rc;
+	}
 	rc = ft_workflow_model_expectations(&cs, &in->rows, NULL, &in->expect, NULL, &in->nmodel,
 	                                    err);
 	if (rc < 0 && rc != FT_ENOMEM)

@@ -199,6 +199,15 @@ static const struct rule_case cases[] = {
 	  "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=0",
 	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=100;"
 	  "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=50" },
+	{ "roce-dcqcn-overreaction",
+	  "eth.counter.np_ecn_marked_roce_packets@r/eth0=5000;eth.counter.rx_packets_phy@r/eth0=10000;"
+	  "eth.counter.rx_bytes_phy.rate@r/eth0=1e9;eth.link.speed@r/eth0=400000;"
+	  "eth.counter.rp_cnp_handled.rate@s/eth0=20000;eth.counter.tx_bytes_phy.rate@s/eth0=1e8;"
+	  "eth.link.speed@s/eth0=400000",
+	  "eth.counter.np_ecn_marked_roce_packets@r/eth0=5000;eth.counter.rx_packets_phy@r/eth0=10000;"
+	  "eth.counter.rx_bytes_phy.rate@r/eth0=4.5e10;eth.link.speed@r/eth0=400000;"
+	  "eth.counter.rp_cnp_handled.rate@s/eth0=20000;eth.counter.tx_bytes_phy.rate@s/eth0=1e8;"
+	  "eth.link.speed@s/eth0=400000" },
 	{ "roce-pfc-only",
 	  "eth.counter.rx_prio3_pause_duration@h1/eth0=5000;"
 	  "ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=0;"
@@ -2127,6 +2136,177 @@ test_pfc_only_sender(void **state)
 }
 
 /*
+ * roce-dcqcn-overreaction on the RoCE incast lab's counters (fabtune sim
+ * --counters, tests/fixtures/dcqcn-lab): with the mlx5 DCQCN defaults the
+ * receiver n0.nic0 gets 5,243 of 12,288 packets marked (43 %) while its
+ * 50 GB/s link carries 51,339,264 B in 12.43384 ms (8.3 %), and a remote
+ * sender handles 114 CNPs in that span, 9,169/s, above 1/300 us, at
+ * 4,278,272 B / 12.43384 ms = 0.7 % of its link. The tuned run's receiver
+ * runs at its link rate and the PFC-only run marks nothing: no finding.
+ * Without the run's summary there is no span and the rule stays silent.
+ */
+static void
+diagnose_lab(const char *run, bool with_sim, const struct ft_diag_thresholds *t,
+	     struct ft_obs_set *set, struct ft_findings *f)
+{
+	static const char *const parts[] = { "sim", "ethtool-S.n0.nic0", "ethtool-S.n1.nic0",
+					      "ethtool-S.n3.nic3" };
+	struct ft_diag_input in = { set, NULL, 0, t };
+	struct ft_error err = { 0 };
+
+	ft_obs_set_init(set);
+	ft_findings_init(f);
+	for (size_t i = with_sim ? 0 : 1; i < FT_ARRAY_SIZE(parts); i++) {
+		char path[256];
+		struct ft_run r;
+
+		snprintf(path, sizeof(path), "tests/fixtures/dcqcn-lab/%s-%s.txt", run, parts[i]);
+		ft_run_init(&r, FT_SOURCE_IMPORT, "");
+		if (ft_parse_file(path, NULL, set, &r, &err) < 0)
+			fail_msg("%s: %s", path, err.msg);
+		ft_run_release(&r);
+	}
+	assert_int_equal(ft_diag_run(&in, f, &err), 0);
+}
+
+static void
+test_dcqcn_overreaction(void **state)
+{
+	struct ft_diag_thresholds t;
+	struct ft_obs_set set;
+	struct ft_findings f;
+	const struct ft_finding *x;
+
+	diagnose_lab("dcqcn", true, NULL, &set, &f);
+	x = only_finding(&f, "roce-dcqcn-overreaction");
+	assert_int_equal(x->severity, FT_SEV_WARNING);
+	assert_string_equal(x->entity, "n0.nic0");
+	assert_int_equal(x->nevidence, 7);
+	assert_string_equal(x->evidence[0].key, "eth.counter.np_ecn_marked_roce_packets");
+	assert_true(x->evidence[0].num == 5243);
+	assert_string_equal(x->evidence[3].key, "sim.nic.link_rate");
+	assert_string_equal(x->evidence[4].key, "eth.counter.rp_cnp_handled");
+	assert_true(x->evidence[4].num == 114);
+	assert_string_equal(x->evidence[6].key, "sim.makespan");
+	assert_true(fabs(x->evidence[6].num - 12433.84e-6) < 1e-12);
+	assert_non_null(strstr(x->message, "43% of the packets"));
+	assert_non_null(strstr(x->message, "carried 8.3% of its 400 Gb/s"));
+	assert_non_null(strstr(x->message, "1 sender handled up to 9169 CNPs/s"));
+	assert_non_null(strstr(x->message, "threshold 3333/s"));
+	assert_non_null(strstr(x->message, "at 0.7% of its link"));
+	/* the over-reaction comes with the mark share the older rule names */
+	assert_int_equal(ft_findings_count_rule(&f, "roce-ecn-rate-high"), 1);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	diagnose_lab("dcqcn-tuned", true, NULL, &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-dcqcn-overreaction"), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-ecn-rate-high"), 1);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	diagnose_lab("pfc-only", true, NULL, &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-dcqcn-overreaction"), 0);
+	assert_true(ft_findings_count_rule(&f, "roce-pfc-only") > 0);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	/* no span: counts alone say nothing */
+	diagnose_lab("dcqcn", false, NULL, &set, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "roce-dcqcn-overreaction"), 0);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	/* each threshold decides: 8.3 % utilisation, 9,169 CNPs/s, 0.7 %, 43 % */
+	for (int k = 0; k < 4; k++) {
+		ft_diag_thresholds_init(&t);
+		if (k == 0)
+			t.dcqcn_rx_utilisation_max = 0.08;
+		else if (k == 1)
+			t.dcqcn_cnp_rate_min = 9200;
+		else if (k == 2)
+			t.dcqcn_tx_share_max = 0.006;
+		else
+			t.dcqcn_mark_share_min = 0.43;
+		diagnose_lab("dcqcn", true, &t, &set, &f);
+		assert_int_equal(ft_findings_count_rule(&f, "roce-dcqcn-overreaction"), 0);
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+		if (k == 0)
+			t.dcqcn_rx_utilisation_max = 0.09;
+		else if (k == 1)
+			t.dcqcn_cnp_rate_min = 9100;
+		else if (k == 2)
+			t.dcqcn_tx_share_max = 0.007;
+		else
+			t.dcqcn_mark_share_min = 0.42;
+		diagnose_lab("dcqcn", true, &t, &set, &f);
+		assert_int_equal(ft_findings_count_rule(&f, "roce-dcqcn-overreaction"), 1);
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
+}
+
+/*
+ * dcqcn-tune: advised on the over-reacting lab run only; its what-if runs
+ * the scenario's incast on the packet engine with the mlx5 defaults and with
+ * the tuned knobs, which are the tuned lab scenario's: the two makespans are
+ * the two lab runs' (12,433.84 us and 1,027.34 us in their summaries), the
+ * gain 12433.84 / 1027.34 - 1 = 1110.3 %. A cluster spec has no traffic to
+ * run and a scenario without DCQCN nothing to tune: the basis says so.
+ */
+static void
+test_advise_dcqcn(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	struct ft_diag_input in = { &set, NULL, 0, NULL };
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+	const struct ft_advice *a;
+
+	diagnose_lab("dcqcn-tuned", true, NULL, &set, &f);
+	ft_advice_set_init(&s);
+	assert_int_equal(ft_advise(&in, &f, &s, &err), 0);
+	assert_null(ft_advice_find(&s, "dcqcn-tune"));
+	ft_advice_set_release(&s);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	diagnose_lab("dcqcn", true, NULL, &set, &f);
+	ft_advice_set_init(&s);
+	assert_int_equal(ft_advise(&in, &f, &s, &err), 0);
+	a = ft_advice_find(&s, "dcqcn-tune");
+	assert_non_null(a);
+	assert_string_equal(a->value, "98 %, 20 us, 2 us");
+	assert_non_null(strstr(a->action, "echo 98 > roce_rp/rpg_min_dec_fac"));
+	assert_non_null(strstr(a->action, "roce_rp/rpg_time_reset"));
+	assert_non_null(strstr(a->action, "roce_np/min_time_between_cnps"));
+	assert_non_null(strstr(a->action, "MIN_TIME_BETWEEN_CNPS_P1=2"));
+	assert_int_equal(ft_advise_whatif(&in, NULL, &s, &err), 0);
+	a = ft_advice_find(&s, "dcqcn-tune");
+	assert_true(isnan(a->gain_pct));
+	assert_non_null(strstr(a->gain_basis, "not computable without a cluster spec (--spec)"));
+	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:2", &s, &err), 0);
+	a = ft_advice_find(&s, "dcqcn-tune");
+	assert_true(isnan(a->gain_pct));
+	assert_non_null(strstr(a->gain_basis, "a cluster spec has no traffic"));
+	assert_int_equal(ft_advise_whatif(&in, "scenarios/lab/incast-pfc-only.yaml", &s, &err), 0);
+	a = ft_advice_find(&s, "dcqcn-tune");
+	assert_true(isnan(a->gain_pct));
+	assert_non_null(strstr(a->gain_basis, "runs no DCQCN"));
+	assert_int_equal(ft_advise_whatif(&in, "scenarios/lab/incast-pfc-dcqcn.yaml", &s, &err), 0);
+	a = ft_advice_find(&s, "dcqcn-tune");
+	assert_string_equal(a->gain_engine, "packet engine");
+	assert_non_null(strstr(a->gain_basis, "12434 us (min_dec_fac 50%, time_reset 300 us, "
+					      "CNP 4 us) -> 1027 us (98%, 20 us, 2 us)"));
+	assert_true(fabs(a->gain_pct - 100.0 * (12433.84 / 1027.34 - 1)) < 0.05);
+	ft_advice_set_release(&s);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
+/*
  * Communication hidden behind compute, from the HTA trace excerpts: 1.685 ms
  * of a 62.783 ms NCCL kernel overlaps compute (2.68%); the other excerpt
  * hides 94.57%, quiet at the 90% default and flagged when 95% is asked.
@@ -2327,6 +2507,8 @@ main(void)
 		cmocka_unit_test(test_probe_tree),
 		cmocka_unit_test(test_obs_from_run_pairs),
 		cmocka_unit_test(test_pfc_only_sender),
+		cmocka_unit_test(test_dcqcn_overreaction),
+		cmocka_unit_test(test_advise_dcqcn),
 		cmocka_unit_test(test_probe_cc),
 		cmocka_unit_test(test_overlap),
 	};

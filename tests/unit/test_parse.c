@@ -1009,6 +1009,50 @@ test_numbers(void **state)
 	assert_false(ft__u64(ft__span_c("18446744073709551616"), &u));
 }
 
+/*
+ * fabtune sim's summary: the makespan in seconds; host links give the rate
+ * of the NIC at either end, PCIe and fabric links nothing; a makespan that
+ * is not a number of us is a skipped line, not a value.
+ */
+static void
+test_fabtune_sim_summary(void **state)
+{
+	static const char text[] =
+		"scenario x: x.yaml, 16 GPUs on 2 nodes, engine packet, routing ecmp, seed 1\n"
+		"\n"
+		"makespan: 1027.34 us\n"
+		"\n"
+		"hottest links:\n"
+		"link  from -> to           kind  tier  cap(GB/s)  util  max flows\n"
+		" 264  leaf0 -> n0.nic0     host     1       50.0  97.1%        12\n"
+		"  34  n0.pcie0 -> n0.nic0  pcie     0       48.0  2.1%          3\n"
+		"  83  n1.nic0 -> leaf0     host     1       25.0  8.2%          1\n"
+		" 300  leaf0 -> spine1      fabric   2       50.0  8.2%          1\n"
+		"\n"
+		"makespan: soon\n";
+	const struct ft_parser *p = ft_parser_detect(text, sizeof(text) - 1);
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+
+	assert_non_null(p);
+	assert_string_equal(p->name, "fabtune-sim");
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(text, sizeof(text) - 1, "sim.txt", NULL, &set, NULL, &err),
+			 0);
+	o = find_obs(&set, "sim.makespan", "", -1);
+	assert_non_null(o);
+	assert_true(fabs(o->num - 1027.34e-6) < 1e-15);
+	assert_string_equal(o->unit, "s");
+	assert_int_equal(o->line, 3);
+	assert_int_equal(count_obs(&set, "sim.nic.link_rate"), 2);
+	assert_true(find_obs(&set, "sim.nic.link_rate", "n0.nic0", -1)->num == 50.0);
+	assert_true(find_obs(&set, "sim.nic.link_rate", "n1.nic0", -1)->num == 25.0);
+	assert_int_equal(count_obs(&set, "sim.makespan"), 1);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 1);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -1029,6 +1073,7 @@ main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_fabtune_sim_summary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

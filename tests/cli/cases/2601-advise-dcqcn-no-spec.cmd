@@ -1,0 +1,1 @@
+advise tests/fixtures/dcqcn-lab/dcqcn-sim.txt tests/fixtures/dcqcn-lab/dcqcn-ethtool-S.n0.nic0.txt tests/fixtures/dcqcn-lab/dcqcn-ethtool-S.n1.nic0.txt tests/fixtures/dcqcn-lab/dcqcn-ethtool-S.n3.nic3.txt

@@ -1,0 +1,1 @@
+advise tests/fixtures/dcqcn-lab/dcqcn-tuned-sim.txt tests/fixtures/dcqcn-lab/dcqcn-tuned-ethtool-S.n0.nic0.txt tests/fixtures/dcqcn-lab/dcqcn-tuned-ethtool-S.n1.nic0.txt tests/fixtures/dcqcn-lab/dcqcn-tuned-ethtool-S.n3.nic3.txt --spec scenarios/lab/incast-pfc-dcqcn-tuned.yaml
