@@ -73,6 +73,7 @@ T = {
     "eth-pause-storm": ("tx_pause_storm_warning_events or tx_pause_storm_error_events >= 1.", "K-MLX5 storm prevention counters (ROCE-PFC)"),
     "roce-ecn-no-cnp": ("np_ecn_marked_roce_packets > 0 with np_cnp_sent = 0 on the same port.", "ROCE-DCQCN interpretation matrix"),
     "roce-dcqcn-overreaction": ("A NIC whose np_ecn_marked_roce_packets are at least dcqcn_mark_share_min (5 %) of its rx_packets_phy while its rx_bytes_phy rate is at most dcqcn_rx_utilisation_max (50 %) of its link rate, and among the inputs a NIC that handles at least dcqcn_cnp_rate_min CNPs per second (rp_cnp_handled; 3,333/s = 1/rpg_time_reset at the 300 us default) while transmitting (tx_bytes_phy) at most dcqcn_tx_share_max (50 %) of its link rate. Rates are the counters' `.rate` from a probe with an interval, or counts over the run's makespan from a `fabtune sim` summary among the inputs; the link rate is `sim.nic.link_rate` or `eth.link.speed` (ethtool DEV). Without a span or a link rate the rule stays silent; a NIC whose link rate is not among the inputs is not counted as a sender.", "CC-DCQCN mechanics (cut per CNP bounded by rpg_min_dec_fac, one recovery step per rpg_time_reset); the 50 % and 5 % limits are heuristics"),
+    "pfc-deadlock": ("A port whose PFC watchdog detected a storm (`show pfcwd stats`) has been paused without a break: its switch waits on the device behind it. The rule follows each stormed port to that device through `show lldp table`; when the device is a switch with a stormed port of its own, it follows that one, and it fires when the chain comes back to a switch it started from. The finding names the ring (switch and port at each hop) and carries the storm counter of every hop as evidence.", "ROCE-PFC: a PFC deadlock is a cycle of lossless buffers, each waiting for the next; a watchdog breaks it by ignoring pauses (and dropping) but the cycle closes again as long as the routing allows it. A chain that ends at a host is a storm, not a deadlock (`switch-pfc-storm`)"),
     "roce-pfc-only": ("rx_prio<N>_pause_duration > 0 on a host whose np_ecn_marked_roce_packets and np_cnp_sent are both 0, unless the host handled CNPs (rp_cnp_handled > 0: a sender whose DCQCN reacts to its receivers' notifications).", "ROCE-COUNTERS interpretation matrix"),
     "job-overlap-low": ("`torch.trace.overlap` (from a PyTorch profiler trace: the union of a GPU's NCCL kernel intervals intersected with the union of its compute kernel intervals, over the NCCL union) below `overlap_min` of the thresholds (90% by default), with at least 1 ms of NCCL kernel time in the trace.", "Holistic Trace Analysis' communication computation overlap; the 90% default of the thresholds file (`--thresholds`); the 1 ms floor is a heuristic"),
     "roce-ecn-disabled": ("`roce.ecn.np.prio<N>` or `roce.ecn.rp.prio<N>` is 0 (the probe reads `/sys/class/net/<if>/ecn/roce_np/enable/<N>` and `roce_rp/enable/<N>`) on a priority that carries RDMA: one that PFC protects (`roce.qos.pfc_enabled_prios` of the same device, else of the same host), else the priority of NCCL_IB_TC under the default dscp2prio map (unless the port trusts pcp). With neither known it fires only when a point is off on all eight priorities.", "ROCE-DCQCN: without the notification point no CNP is sent, without the reaction point CNPs are ignored"),
@@ -145,6 +146,26 @@ COUNTER_RULES = {
     "eth-phy-errors", "eth-pci-signal-integrity", "eth-module-fault",
 }
 
+
+# The thresholds-file keys a rule reads (docs/cmd/diagnose.md's table), one line each.
+LIMITS = {
+    'eth-pause-fraction': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `paused_fraction_max` (default 10%) and `paused_fraction_error` (default 50%).',
+    'eth-rx-discards': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `rx_discards_max` (count, default 1000) and `rx_discards_rate_max` (per second, default 1).',
+    'eth-rx-out-of-buffer': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `rx_out_of_buffer_max` (count, default 1000) and `rx_out_of_buffer_rate_max` (per second, default 100).',
+    'host-copy-bw-outlier': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `copy_bw_min` (default 85%).',
+    'link-effective-ber': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `effective_ber_max` (default 1e-12).',
+    'link-module-temp': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `module_temp_max` (default 70 C, for modules without their own alarm range).',
+    'link-raw-ber': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `raw_ber_max` (default 1e-6) and `effective_ber_max` (default 1e-12).',
+    'perf-busbw-below-model': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `busbw_model_min` (default 80%) and `busbw_model_error` (default 55%).',
+    'perf-host-outlier': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `pair_outlier_min` (default 80%).',
+    'perf-latency-above-model': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `latency_model_max` (default 1.25) and `latency_model_error` (default 2).',
+    'perf-latency-jitter': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `jitter_max` (default 2) and `jitter_error` (default 10).',
+    'perf-pair-outlier': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `pair_outlier_min` (default 80%).',
+    'perf-scale-drop': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `scale_drop_min` (default 85%).',
+    'perf-utilisation-low': 'Limits from the thresholds file: `utilisation_min` (default 85%) and `busbw_model_error` (default 55%, below which it is an error).',
+    'switch-fec': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `effective_ber_max` (default 1e-12) and `raw_ber_max` (default 1e-6).',
+}
+
 def main():
     exe = sys.argv[1] if len(sys.argv) > 1 else "build/cli/fabtune"
     rules = json.loads(subprocess.check_output([exe, "diagnose", "--list-rules", "--json"]))
@@ -162,12 +183,13 @@ def main():
         text = (
             "# %s\n\n%s.\n\n"
             "| | |\n| --- | --- |\n| layer | %s |\n| severity | %s |\n| reads | %s |\n| knowledge base | %s |\n\n"
-            "## When it fires\n\n%s\n\nThreshold basis: %s.\n\n"
+            "## When it fires\n\n%s\n\nThreshold basis: %s.\n\n%s"
             "## Evidence\n\nThe observations behind each finding, with their file and line "
             "(`fabtune diagnose` prints them as `file:line: entity key = value`).\n\n"
             "## Fix\n\n%s.\n"
         ) % (r["id"], r["summary"][0].upper() + r["summary"][1:], r["layer"], r["severity"],
-             needs, kb, trig, basis, r["fix"][0].upper() + r["fix"][1:])
+             needs, kb, trig, basis, LIMITS[r["id"]] + "\n\n" if r["id"] in LIMITS else "",
+             r["fix"][0].upper() + r["fix"][1:])
         with open(os.path.join(here, r["id"] + ".md"), "w") as f:
             f.write(text)
     print("%d rule pages" % len(rules))
