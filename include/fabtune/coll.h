@@ -103,6 +103,9 @@ FT_API int ft_proto_from_name(const char *s, enum ft_proto *out);
 /* The collectives the twin can schedule and model (all_reduce .. sendrecv); the model,
  * schedules and simulator refuse the others with a message naming the operation. */
 FT_API bool ft_op_is_modelled(enum ft_op op);
+/* The collective a result row's test names ("all_reduce" or nccl-tests' "all_reduce_perf")
+ * when the twin models it: 0, else FT_EINVAL (an unknown name or a bench-only test). */
+FT_API int ft_op_from_test(const char *test, enum ft_op *out);
 /* The collectives bench sweeps as nccl-tests does (all_reduce .. hypercube). */
 FT_API bool ft_op_is_coll(enum ft_op op);
 

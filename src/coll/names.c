@@ -119,6 +119,21 @@ ft_op_is_modelled(enum ft_op op)
 	return (unsigned)op <= FT_OP_SENDRECV;
 }
 
+int
+ft_op_from_test(const char *test, enum ft_op *out)
+{
+	char name[32];
+	size_t n;
+
+	ft_strlcpy(name, test, sizeof(name));
+	n = strlen(name);
+	if (n > 5 && strcmp(name + n - 5, "_perf") == 0)
+		name[n - 5] = '\0';
+	if (ft_op_from_name(name, out) < 0 || !ft_op_is_modelled(*out))
+		return FT_EINVAL;
+	return 0;
+}
+
 bool
 ft_op_is_coll(enum ft_op op)
 {

@@ -36,17 +36,9 @@ inputs_op(const struct ft_diag_input *in, enum ft_op fallback)
 
 	for (i = 0; i < ft_obs_set_len(in->obs); i++) {
 		const struct ft_obs *o = ft_obs_set_at(in->obs, i);
-		char name[32];
-		size_t n;
 		enum ft_op op;
 
-		if (strcmp(o->key, "bench.test") != 0)
-			continue;
-		ft_strlcpy(name, o->str, sizeof(name));
-		n = strlen(name);
-		if (n > 5 && strcmp(name + n - 5, "_perf") == 0)
-			name[n - 5] = '\0';
-		if (ft_op_from_name(name, &op) == 0 && ft_op_is_modelled(op))
+		if (strcmp(o->key, "bench.test") == 0 && ft_op_from_test(o->str, &op) == 0)
 			return op;
 	}
 	return fallback;
@@ -461,14 +453,7 @@ spec_from_probe(const struct ft_obs_set *obs, char *arg, size_t len, char *why, 
 static bool
 collective_test(const char *test, enum ft_op *op)
 {
-	char name[32];
-	size_t n;
-
-	ft_strlcpy(name, test, sizeof(name));
-	n = strlen(name);
-	if (n > 5 && strcmp(name + n - 5, "_perf") == 0)
-		name[n - 5] = '\0';
-	return ft_op_from_name(name, op) == 0 && ft_op_is_modelled(*op);
+	return ft_op_from_test(test, op) == 0;
 }
 
 /* The files the measured collective runs came from (bench.test), comma separated. */
@@ -512,7 +497,7 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, char *why, si
 		enum ft_op op;
 		bool seen = false;
 
-		if (ft_op_from_name(r->test, &op) < 0 || !ft_op_is_modelled(op))
+		if (ft_op_from_test(r->test, &op) < 0)
 			continue;
 		for (k = 0; k < i && !seen; k++) {
 			const struct ft_result_row *p = ft_run_row(run, k);

@@ -66,21 +66,12 @@ ft_workflow_import_text(struct ft_archive *ar, const char *path, const char *for
 	return rc;
 }
 
-/* "all_reduce_perf" and "all_reduce" name the same collective. */
+/* A collective the model schedules; not sendrecv, GPU to GPU there, not host ranks. */
 static int
 test_op(const char *test, enum ft_op *op)
 {
-	char name[32];
-	size_t n;
-
-	ft_strlcpy(name, test, sizeof(name));
-	n = strlen(name);
-	if (n > 5 && strcmp(name + n - 5, "_perf") == 0)
-		name[n - 5] = '\0';
-	if (strcmp(name, "sendrecv") == 0)
-		return -1; /* point to point: the model's sendrecv is GPU to GPU, not host ranks */
-	if (ft_op_from_name(name, op) < 0 || !ft_op_is_modelled(*op))
-		return -1; /* bench-only tests: the model has no schedule for them */
+	if (ft_op_from_test(test, op) < 0 || *op == FT_OP_SENDRECV)
+		return -1;
 	return 0;
 }
 

@@ -532,6 +532,26 @@ test_bad_args(void **state)
 	ft_schedule_release(&s);
 }
 
+/* A result row's test names a modelled collective with or without nccl-tests' "_perf". */
+static void
+test_op_from_test(void **state)
+{
+	enum ft_op op = FT_OP_COUNT;
+
+	(void)state;
+	assert_int_equal(ft_op_from_test("all_reduce_perf", &op), 0);
+	assert_int_equal(op, FT_OP_ALL_REDUCE);
+	assert_int_equal(ft_op_from_test("alltoall", &op), 0);
+	assert_int_equal(op, FT_OP_ALLTOALL);
+	assert_int_equal(ft_op_from_test("sendrecv_perf", &op), 0);
+	assert_int_equal(op, FT_OP_SENDRECV);
+	/* bench-only tests and unknown names are not the model's */
+	assert_int_equal(ft_op_from_test("pt2pt_bw", &op), FT_EINVAL);
+	assert_int_equal(ft_op_from_test("gather_perf", &op), FT_EINVAL);
+	assert_int_equal(ft_op_from_test("_perf", &op), FT_EINVAL);
+	assert_int_equal(ft_op_from_test("", &op), FT_EINVAL);
+}
+
 int
 main(void)
 {
@@ -549,6 +569,7 @@ main(void)
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_scale),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_op_from_test),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
