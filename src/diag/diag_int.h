@@ -135,4 +135,41 @@ int ft__diag_nccl_version(const struct ft_diag_ctx *c, const struct ft_obs **whe
 int ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 		  const struct ft_obs *const *ev, size_t nev, const char *fmt, ...) FT_PRINTF(6, 7);
 
+/*
+ * The evidence arguments of ft__diag_emit() from a list of observations:
+ * ft__diag_emit(c, out, -1, FT__EV(o, peer), "...") passes the array {o, peer}
+ * and its length 2.
+ */
+#define FT__EV(...)                                                                                \
+	((const struct ft_obs *const[]){ __VA_ARGS__ }),                                           \
+		(sizeof((const struct ft_obs *const[]){ __VA_ARGS__ }) / sizeof(const struct ft_obs *))
+
+/*
+ * A check of one observation: append the findings it shows (usually none or
+ * one) and return 0 or FT_ENOMEM.
+ */
+typedef int ft__diag_check_fn(const struct ft_diag_ctx *c, struct ft_findings *out,
+			      const struct ft_obs *o);
+
+/*
+ * Call @check on each observation with @key, stopping at the first error.
+ * An exact key walks the key index (host, device, port order); a pattern (as
+ * ft__key_match) scans in input order. The order never shows: findings are
+ * ranked afterwards.
+ */
+int ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *key,
+		  ft__diag_check_fn *check);
+
+/*
+ * A rule that looks at each observation of one key on its own: in a rule
+ * table, FT__EACH("host.acs", check_acs) stands for its .eval and .data.
+ */
+struct ft__each_rule {
+	const char *key;
+	ft__diag_check_fn *check;
+};
+int ft__diag_eval_each(const struct ft_diag_ctx *c, struct ft_findings *out);
+#define FT__EACH(key_, check_)                                                                     \
+	.eval = ft__diag_eval_each, .data = &(const struct ft__each_rule){ key_, check_ }
+
 #endif

@@ -8,44 +8,28 @@
 
 #include "diag/diag_int.h"
 
+/*
+ * A PCIe link trained below its capability: "pcie.link.<what>_cur" against
+ * "pcie.link.<what>_max" of the same device, for speed and width.
+ */
 static int
-eval_pcie(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_pcie(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *cur)
 {
-	static const struct {
-		const char *cur, *max, *what;
-	} pairs[] = {
-		{ "pcie.link.speed_cur", "pcie.link.speed_max", "speed" },
-		{ "pcie.link.width_cur", "pcie.link.width_max", "width" },
-	};
-	size_t i, k;
-	int rc;
+	int nwhat = (int)(strlen(cur->key) - strlen("pcie.link._cur"));
+	const char *what = cur->key + strlen("pcie.link.");
+	const char *unit = ft__str_has_prefix(what, "speed") ? " GT/s" : "";
+	const struct ft_obs *max;
+	char max_key[64];
+	double vc, vm;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *cur = ft__obs(c, i);
-
-		for (k = 0; k < FT_ARRAY_SIZE(pairs); k++) {
-			const struct ft_obs *max, *ev[2];
-			double vc, vm;
-
-			if (strcmp(cur->key, pairs[k].cur) != 0)
-				continue;
-			max = ft__diag_find_dev(c, pairs[k].max, cur);
-			if (!max || !ft__obs_number(cur, &vc) || !ft__obs_number(max, &vm) ||
-			    vc <= 0 || vc >= vm)
-				continue;
-			ev[0] = cur;
-			ev[1] = max;
-			rc = ft__diag_emit(
-				c, out, -1, ev, 2,
-				"PCIe link %s %g%s is below its capability %g%s: the device "
-				"gets %.0f%% of its PCIe bandwidth",
-				pairs[k].what, vc, k == 0 ? " GT/s" : "", vm, k == 0 ? " GT/s" : "",
-				100.0 * vc / vm);
-			if (rc < 0)
-				return rc;
-		}
-	}
-	return 0;
+	snprintf(max_key, sizeof(max_key), "pcie.link.%.*s_max", nwhat, what);
+	max = ft__diag_find_dev(c, max_key, cur);
+	if (!max || !ft__obs_number(cur, &vc) || !ft__obs_number(max, &vm) || vc <= 0 || vc >= vm)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(cur, max),
+			     "PCIe link %.*s %g%s is below its capability %g%s: the device gets "
+			     "%.0f%% of its PCIe bandwidth",
+			     nwhat, what, vc, unit, vm, unit, 100.0 * vc / vm);
 }
 
 /* Rank of a topo -m path code between a GPU and a NIC: larger is farther; 0 unknown. */
@@ -90,12 +74,11 @@ same_gpu(const struct ft_obs *a, const struct ft_obs *b)
 static int
 emit_gpu_nic(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *best)
 {
-	const struct ft_obs *ev[1] = { best };
 	int r = path_rank(best->str);
 
 	if (r < 3)
 		return 0;
-	return ft__diag_emit(c, out, r == 4 ? -1 : FT_SEV_INFO, ev, 1,
+	return ft__diag_emit(c, out, r == 4 ? -1 : FT_SEV_INFO, FT__EV(best),
 			     r == 4 ? "%.*s reaches its nearest NIC only through %s: traffic "
 				      "crosses the CPU sockets (expect large multi-node bandwidth "
 				      "loss)"
@@ -136,127 +119,76 @@ eval_gpu_nic_far(const struct ft_diag_ctx *c, struct ft_findings *out)
 }
 
 static int
-eval_numa(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_numa(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *g)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *any_nic = NULL, *n;
+	size_t pos = 0;
+	double gn, nn;
+	bool near = false;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *g = ft__obs(c, i);
-		const struct ft_obs *any_nic = NULL, *n, *ev[2];
-		size_t pos = 0;
-		double gn, nn;
-		bool near = false;
-
-		if (strcmp(g->key, "gpu.numa_affinity") != 0 || !ft__obs_number(g, &gn))
+	if (!ft__obs_number(g, &gn))
+		return 0;
+	while (!near && (n = ft__diag_next(c, "numa.node", &pos)) != NULL) {
+		if (strcmp(n->host, g->host) != 0 || strncmp(n->device, "GPU", 3) == 0 ||
+		    !ft__obs_number(n, &nn) || nn < 0)
 			continue;
-		while (!near && (n = ft__diag_next(c, "numa.node", &pos)) != NULL) {
-			if (strcmp(n->host, g->host) != 0 || strncmp(n->device, "GPU", 3) == 0 ||
-			    !ft__obs_number(n, &nn) || nn < 0)
-				continue;
-			any_nic = n;
-			near = nn == gn;
-		}
-		if (!any_nic || near)
-			continue;
-		ev[0] = g;
-		ev[1] = any_nic;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 2,
-			"%s sits on NUMA node %.0f where no NIC is attached: its network "
-			"traffic crosses the inter-socket link",
-			g->device[0] ? g->device : "a GPU", gn);
-		if (rc < 0)
-			return rc;
+		any_nic = n;
+		near = nn == gn;
 	}
-	return 0;
+	if (!any_nic || near)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(g, any_nic),
+			     "%s sits on NUMA node %.0f where no NIC is attached: its network "
+			     "traffic crosses the inter-socket link",
+			     g->device[0] ? g->device : "a GPU", gn);
 }
 
 static int
-eval_acs(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_acs(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-
-		if (strcmp(o->key, "host.acs") != 0 ||
-		    !(strstr(o->str, "SrcValid+") || ft__str_ieq(o->str, "enabled") ||
-		      ft__str_ieq(o->str, "on")))
-			continue;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 1,
-			"ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between "
-			"GPU and NIC is forced up to the root complex",
-			o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!(strstr(o->str, "SrcValid+") || ft__str_ieq(o->str, "enabled") ||
+	      ft__str_ieq(o->str, "on")))
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     "ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between "
+			     "GPU and NIC is forced up to the root complex",
+			     o->str);
 }
 
 static int
-eval_memlock(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_memlock(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	double v;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-		double v;
-
-		if (strcmp(o->key, "host.memlock") != 0 || ft__str_icontains(o->str, "unlimited") ||
-		    !ft__obs_number(o, &v))
-			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1,
-				   "memlock limit is %g %s, not unlimited: RDMA registrations "
-				   "(ibv_reg_mr, ibv_create_qp) fail once it is used up",
-				   v, o->unit[0] ? o->unit : "KiB");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (ft__str_icontains(o->str, "unlimited") || !ft__obs_number(o, &v))
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     "memlock limit is %g %s, not unlimited: RDMA registrations "
+			     "(ibv_reg_mr, ibv_create_qp) fail once it is used up",
+			     v, o->unit[0] ? o->unit : "KiB");
 }
 
 static int
 eval_iommu(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *o = ft__diag_find(c, "host.iommu");
-	const struct ft_obs *ev[1] = { o };
 
 	if (!o || !(ft__str_ieq(o->str, "on") || ft__str_ieq(o->str, "translated") ||
 		    ft__str_ieq(o->str, "enabled") || ft__str_icontains(o->str, "dma")))
 		return 0;
-	return ft__diag_emit(c, out, -1, ev, 1,
+	return ft__diag_emit(c, out, -1, FT__EV(o),
 			     "IOMMU in translating mode (%s): GPU-NIC peer-to-peer goes through "
 			     "address translation, slow or hanging on some platforms",
 			     o->str);
 }
 
 static int
-eval_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-
-		if (strcmp(o->key, "tool.error") != 0)
-			continue;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 1,
-			"the tool failed part-way (\"%.160s\"): a device vanished or its "
-			"driver is not answering, so the output is incomplete",
-			o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     "the tool failed part-way (\"%.160s\"): a device vanished or its "
+			     "driver is not answering, so the output is incomplete",
+			     o->str);
 }
 
 /* ---- copy bandwidth matrices (nvbandwidth) --------------------------------- */
@@ -271,57 +203,48 @@ eval_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out)
  * its best: those pairs take a slower path (HOST-TOPO: across the CPU
  * sockets or a PCIe root complex; HOST-ACS: ACS sends peer traffic upstream).
  */
-static int
-eval_copy_bw(const struct ft_diag_ctx *c, struct ft_findings *out)
+static bool
+same_copy_matrix(const struct ft_obs *p, const struct ft_obs *o)
 {
-	size_t i, k;
-	int rc;
+	return strcmp(p->key, "nvbw.bw") == 0 && p->has_num && strcmp(p->file, o->file) == 0 &&
+	       strcmp(p->str, o->str) == 0;
+}
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i), *best = NULL, *worst = NULL;
-		const struct ft_obs *ev[2];
-		size_t nslow = 0, n = 0;
-		bool first = true;
+/* The matrix of cell @o (same file and test), handled at its first cell in input order. */
+static int
+check_copy_bw(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
+{
+	const struct ft_obs *head = NULL, *best = NULL, *worst = NULL;
+	size_t k, nslow = 0, n = 0;
 
-		if (strcmp(o->key, "nvbw.bw") != 0 || !o->has_num)
+	if (!o->has_num)
+		return 0;
+	for (k = 0; k < ft__nobs(c); k++) {
+		const struct ft_obs *p = ft__obs(c, k);
+
+		if (!same_copy_matrix(p, o))
 			continue;
-		/* the matrix: same file and test; handle it at its first cell */
-		for (k = 0; k < ft__nobs(c); k++) {
-			const struct ft_obs *p = ft__obs(c, k);
-
-			if (strcmp(p->key, "nvbw.bw") != 0 || !p->has_num ||
-			    strcmp(p->file, o->file) != 0 || strcmp(p->str, o->str) != 0)
-				continue;
-			if (k < i)
-				first = false;
-			if (!best || p->num > best->num)
-				best = p;
-			if (!worst || p->num < worst->num)
-				worst = p;
-			n++;
-		}
-		if (!first || !best || best->num <= 0 || worst->num >= c->thresholds->copy_bw_min * best->num)
-			continue;
-		for (k = 0; k < ft__nobs(c); k++) {
-			const struct ft_obs *p = ft__obs(c, k);
-
-			if (strcmp(p->key, "nvbw.bw") == 0 && p->has_num &&
-			    strcmp(p->file, o->file) == 0 && strcmp(p->str, o->str) == 0 &&
-			    p->num < c->thresholds->copy_bw_min * best->num)
-				nslow++;
-		}
-		ev[0] = worst;
-		ev[1] = best;
-		rc = ft__diag_emit(c, out, -1, ev, 2,
-				   "%zu of %zu copy paths in %s run below 85%% of the best (%s %.2f "
-				   "GB/s vs %s %.2f GB/s): those pairs take a slower path (across "
-				   "the CPU sockets or a PCIe root complex, or ACS sending peer "
-				   "traffic upstream)",
-				   nslow, n, o->str, worst->device, worst->num, best->device, best->num);
-		if (rc < 0)
-			return rc;
+		if (!head)
+			head = p;
+		if (!best || p->num > best->num)
+			best = p;
+		if (!worst || p->num < worst->num)
+			worst = p;
+		n++;
 	}
-	return 0;
+	if (head != o || best->num <= 0 || worst->num >= c->thresholds->copy_bw_min * best->num)
+		return 0;
+	for (k = 0; k < ft__nobs(c); k++) {
+		const struct ft_obs *p = ft__obs(c, k);
+
+		if (same_copy_matrix(p, o) && p->num < c->thresholds->copy_bw_min * best->num)
+			nslow++;
+	}
+	return ft__diag_emit(c, out, -1, FT__EV(worst, best),
+			     "%zu of %zu copy paths in %s run below 85%% of the best (%s %.2f GB/s "
+			     "vs %s %.2f GB/s): those pairs take a slower path (across the CPU "
+			     "sockets or a PCIe root complex, or ACS sending peer traffic upstream)",
+			     nslow, n, o->str, worst->device, worst->num, best->device, best->num);
 }
 
 const struct ft_rule ft__diag_rules_host[] = {
@@ -330,7 +253,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "some GPU or host copy paths of an nvbandwidth matrix are much slower",
 	  .needs = "nvbw.bw",
-	  .eval = eval_copy_bw,
+	  FT__EACH("nvbw.bw", check_copy_bw),
 	  .fix = "map the slow pairs on nvidia-smi topo -m (SYS/NODE vs PIX/PXB); check ACS on "
 		 "the PCIe switches (lspci -vvv | grep ACSCtl) and the IOMMU mode; place ranks "
 		 "that exchange most data on the fast pairs",
@@ -340,7 +263,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a diagnostic tool failed part-way (device vanished, driver not answering)",
 	  .needs = "tool.error",
-	  .eval = eval_tool_error,
+	  FT__EACH("tool.error", check_tool_error),
 	  .fix = "check dmesg for the device (hot-removed VF, driver reset, firmware error), "
 		 "reload the driver or reboot, then re-run the tool",
 	  .kb = "IB-TOOLS" },
@@ -350,7 +273,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .summary = "a PCIe link trained below its maximum speed or width",
 	  .needs =
 		  "pcie.link.speed_cur pcie.link.speed_max pcie.link.width_cur pcie.link.width_max",
-	  .eval = eval_pcie,
+	  FT__EACH("pcie.link.*_cur", check_pcie),
 	  .fix = "reseat the card, try another slot or riser, update BIOS and firmware; check "
 		 "under load (GPUs lower their PCIe speed when idle)",
 	  .kb = "HOST-PCIE SYM-BW-HALF SYM-BW-ASYM" },
@@ -368,7 +291,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a GPU sits on a NUMA node with no NIC",
 	  .needs = "gpu.numa_affinity numa.node",
-	  .eval = eval_numa,
+	  FT__EACH("gpu.numa_affinity", check_numa),
 	  .fix = "place ranks on GPUs of the NIC's NUMA node, bind CPUs to that node, or add a NIC "
 		 "on the other socket",
 	  .kb = "HOST-NUMA HOST-TOPO" },
@@ -377,7 +300,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "PCIe ACS enabled on bridges between GPUs and NICs",
 	  .needs = "host.acs",
-	  .eval = eval_acs,
+	  FT__EACH("host.acs", check_acs),
 	  .fix = "bare metal: disable ACS (BIOS, or setpci ECAP_ACS+0x6.w=0000 per bridge after "
 		 "each boot); VMs: enable ATS on the NICs",
 	  .kb = "HOST-ACS SYM-ERR-4 SYM-INTRA-LOW" },
@@ -394,7 +317,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "memlock limit is not unlimited",
 	  .needs = "host.memlock",
-	  .eval = eval_memlock,
+	  FT__EACH("host.memlock", check_memlock),
 	  .fix = "memlock unlimited in limits.conf, for the launcher and Slurm daemons; containers "
 		 "--ulimit memlock=-1",
 	  .kb = "HOST-LIMITS SYM-MEMLOCK" },

@@ -371,6 +371,36 @@ ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 	return rc;
 }
 
+int
+ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *key,
+	      ft__diag_check_fn *check)
+{
+	const struct ft_obs *o;
+	size_t i, pos = 0;
+	int rc;
+
+	if (strpbrk(key, "*[")) {
+		for (i = 0; i < ft__nobs(c); i++) {
+			o = ft__obs(c, i);
+			if (ft__key_match(o->key, key) && (rc = check(c, out, o)) < 0)
+				return rc;
+		}
+		return 0;
+	}
+	while ((o = ft__diag_next(c, key, &pos)) != NULL)
+		if ((rc = check(c, out, o)) < 0)
+			return rc;
+	return 0;
+}
+
+int
+ft__diag_eval_each(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft__each_rule *e = c->rule->data;
+
+	return ft__diag_each(c, out, e->key, e->check);
+}
+
 /* Does @key equal "<a pattern of @cr>.rate"? */
 static bool
 is_rate_of(const struct ft__counter_rule *cr, const char *key)

@@ -29,6 +29,7 @@
 #include <fabtune/probe.h>
 
 #include "diag/advise_int.h"
+#include "diag/diag_int.h"
 
 static void
 load(struct ft_obs_set *set, const char *spec)
@@ -2472,6 +2473,89 @@ test_probe_cc(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* ---- the helpers the rules share ------------------------------------------ */
+
+struct each_seen {
+	const struct ft_obs *o[8];
+	size_t n;
+};
+
+static struct each_seen each_seen;
+
+/* Records each observation; a finding with it and a missing peer for "bad" ones. */
+static int
+record_obs(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
+{
+	const struct ft_obs *none = NULL;
+
+	assert_true(each_seen.n < FT_ARRAY_SIZE(each_seen.o));
+	each_seen.o[each_seen.n++] = o;
+	if (strcmp(o->str, "bad") != 0)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(none, o, ft__diag_find_same(c, "x.peer", o)),
+			     "%s is bad", o->key);
+}
+
+static const struct ft_rule each_rule = { .id = "t-each",
+					  .layer = FT_LAYER_FABRIC,
+					  .severity = FT_SEV_WARNING,
+					  FT__EACH("x.a", record_obs) };
+
+static void
+test_each_and_evidence(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_diag_ctx ctx;
+	const struct ft_finding *x;
+
+	(void)state;
+	load(&set, "x.a@h2/d/1=bad;x.b@h1/d/1=bad;x.a@h1/d/2=ok;x.peer@h2/d/1=3;x.a@h1/d/1=bad;"
+		   "x.ab@h0/d/1=bad");
+	ft_findings_init(&f);
+	assert_int_equal(ft__diag_ctx_init(&ctx, &in), 0);
+	ctx.rule = &each_rule;
+
+	/* an exact key: only that key, in host, device, port order */
+	each_seen.n = 0;
+	assert_int_equal(each_rule.eval(&ctx, &f), 0);
+	assert_int_equal(each_seen.n, 3);
+	assert_string_equal(each_seen.o[0]->host, "h1");
+	assert_int_equal(each_seen.o[0]->port, 1);
+	assert_int_equal(each_seen.o[1]->port, 2);
+	assert_string_equal(each_seen.o[2]->host, "h2");
+
+	/* findings of the current rule; NULL evidence left out, the entity from the first */
+	assert_int_equal(ft_findings_len(&f), 2);
+	x = ft_findings_at(&f, 1);
+	assert_string_equal(x->rule_id, "t-each");
+	assert_int_equal(x->severity, FT_SEV_WARNING);
+	assert_string_equal(x->message, "x.a is bad");
+	assert_int_equal(x->nevidence, 2);
+	assert_string_equal(x->evidence[0].host, "h2");
+	assert_string_equal(x->evidence[1].key, "x.peer");
+	assert_string_equal(x->entity, "h2/d/port 1");
+	assert_int_equal(ft_findings_at(&f, 0)->nevidence, 1);
+
+	/* a pattern: every match, in input order */
+	each_seen.n = 0;
+	assert_int_equal(ft__diag_each(&ctx, &f, "x.[ab]*", record_obs), 0);
+	assert_int_equal(each_seen.n, 5);
+	assert_string_equal(each_seen.o[1]->key, "x.b");
+	assert_string_equal(each_seen.o[4]->key, "x.ab");
+	/* no match, and no index at all */
+	each_seen.n = 0;
+	assert_int_equal(ft__diag_each(&ctx, &f, "x.none", record_obs), 0);
+	assert_int_equal(each_seen.n, 0);
+	ft__diag_ctx_release(&ctx);
+	assert_int_equal(ft__diag_each(&ctx, &f, "x.a", record_obs), 0);
+	assert_int_equal(each_seen.n, 3);
+	assert_string_equal(each_seen.o[0]->host, "h2");
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -2511,6 +2595,7 @@ main(void)
 		cmocka_unit_test(test_advise_dcqcn),
 		cmocka_unit_test(test_probe_cc),
 		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_each_and_evidence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
