@@ -161,6 +161,17 @@ int ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const ch
 		  ft__diag_check_fn *check);
 
 /*
+ * "They disagree": the first observation, in input order, that @accept takes
+ * and that does not @agree with the first one it took, which goes to *@first;
+ * NULL when all agree.
+ */
+const struct ft_obs *
+ft__diag_first_disagreeing(const struct ft_diag_ctx *c,
+			   bool (*accept)(const struct ft_diag_ctx *c, const struct ft_obs *o),
+			   bool (*agree)(const struct ft_obs *a, const struct ft_obs *b),
+			   const struct ft_obs **first);
+
+/*
  * A rule that looks at each observation of one key on its own: in a rule
  * table, FT__EACH("host.acs", check_acs) stands for its .eval and .data.
  */

@@ -270,33 +270,24 @@ eval_mtu_low(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
+static bool
+same_num(const struct ft_obs *a, const struct ft_obs *b)
+{
+	return a->num == b->num;
+}
+
 static int
 eval_mtu_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
-	const struct ft_obs *first = NULL;
-	size_t i;
+	const struct ft_obs *first;
+	const struct ft_obs *o = ft__diag_first_disagreeing(c, is_active_ib_mtu, same_num, &first);
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2];
-
-		if (!is_active_ib_mtu(c, o))
-			continue;
-		if (!first) {
-			first = o;
-			continue;
-		}
-		if (o->num == first->num)
-			continue;
-		ev[0] = o;
-		ev[1] = first;
-		return ft__diag_emit(
-			c, out, -1, ev, 2,
-			"active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): "
-			"a QP runs at the smaller of its two ends",
-			o->num, first->num);
-	}
-	return 0;
+	if (!o)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o, first),
+			     "active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): a QP "
+			     "runs at the smaller of its two ends",
+			     o->num, first->num);
 }
 
 /* ---- ibdiagnet ------------------------------------------------------------ */

@@ -118,43 +118,40 @@ eval_ibverbs_missing(const struct ft_diag_ctx *c, struct ft_findings *out)
 }
 
 static int
-eval_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
 	static const char *const bad[] = { "lo", "docker", "virbr" };
-	size_t i, k;
-	int rc;
+	const char *v = o->str;
+	size_t k;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-		const char *v = o->str;
+	while (*v == '=' || *v == '^' || *v == '[' || isdigit((unsigned char)*v) || *v == ']')
+		v++;
+	if (o->str[0] == '^')
+		return 0;
+	for (k = 0; k < FT_ARRAY_SIZE(bad); k++) {
+		size_t n = strlen(bad[k]);
 
-		if (strcmp(o->key, "nccl.socket_ifname") != 0 &&
-		    strcmp(o->key, "nccl.env.NCCL_SOCKET_IFNAME") != 0)
-			continue;
-		while (*v == '=' || *v == '^' || *v == '[' || isdigit((unsigned char)*v) ||
-		       *v == ']')
-			v++;
-		if (o->str[0] == '^')
-			continue;
-		for (k = 0; k < FT_ARRAY_SIZE(bad); k++) {
-			size_t n = strlen(bad[k]);
-
-			if (strncmp(v, bad[k], n) == 0 &&
-			    (k > 0 || v[n] == '\0' || v[n] == ':' || v[n] == ',' || v[n] == '<'))
-				break;
-		}
-		if (k == FT_ARRAY_SIZE(bad))
-			continue;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 1,
-			"NCCL's socket interface is %s: it does not route between nodes, "
-			"so multi-node bootstrap or traffic fails or hangs",
-			o->str);
-		if (rc < 0)
-			return rc;
+		if (strncmp(v, bad[k], n) == 0 &&
+		    (k > 0 || v[n] == '\0' || v[n] == ':' || v[n] == ',' || v[n] == '<'))
+			break;
 	}
-	return 0;
+	if (k == FT_ARRAY_SIZE(bad))
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     "NCCL's socket interface is %s: it does not route between nodes, so "
+			     "multi-node bootstrap or traffic fails or hangs",
+			     o->str);
+}
+
+/* The interface NCCL reports using, and the variable that chose it. */
+static int
+eval_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	int rc = ft__diag_each(c, out, "nccl.socket_ifname", check_socket_ifname);
+
+	if (rc < 0)
+		return rc;
+	return ft__diag_each(c, out, "nccl.env.NCCL_SOCKET_IFNAME", check_socket_ifname);
 }
 
 /* ---- devices ------------------------------------------------------------- */
@@ -191,27 +188,15 @@ eval_gdr_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 /* Does the HCA list @s name devices of both link layers? */
 static int
-eval_mixed_link_layers(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_mixed_link_layers(const struct ft_diag_ctx *c, struct ft_findings *out,
+			const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-
-		if (strcmp(o->key, "nccl.ib_hca") != 0 || !strstr(o->str, "/RoCE") ||
-		    !strstr(o->str, "/IB"))
-			continue;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 1,
-			"NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: "
-			"ranks can pick different link layers and fail to connect (%.120s)",
-			o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!strstr(o->str, "/RoCE") || !strstr(o->str, "/IB"))
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     "NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: ranks "
+			     "can pick different link layers and fail to connect (%.120s)",
+			     o->str);
 }
 
 /* Is the device @name (as in NCCL_IB_HCA, "mlx5_1:1") an Ethernet link-layer port? */
@@ -248,13 +233,10 @@ eval_hca_selects_ethernet(const struct ft_diag_ctx *c, struct ft_findings *out)
 		len = strcspn(p, ":,");
 		eth = len ? ethernet_port_named(c, p, len) : NULL;
 		if (eth) {
-			const struct ft_obs *ev[2] = { env, eth };
-
-			rc = ft__diag_emit(
-				c, out, -1, ev, 2,
-				"NCCL_IB_HCA selects %.*s, an Ethernet (RoCE) port, next to "
-				"InfiniBand ports",
-				(int)len, p);
+			rc = ft__diag_emit(c, out, -1, FT__EV(env, eth),
+					   "NCCL_IB_HCA selects %.*s, an Ethernet (RoCE) port, next "
+					   "to InfiniBand ports",
+					   (int)len, p);
 			if (rc < 0)
 				return rc;
 		}
@@ -534,17 +516,15 @@ eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 	for (i = 0; i < FT_ARRAY_SIZE(vars); i++) {
 		const struct ft_obs *o = ft__diag_env(c, vars[i].name);
-		const struct ft_obs *ev[1] = { o };
 		bool warn;
 
 		if (!o)
 			continue;
 		warn = vars[i].warn_if_one && strcmp(o->str, "0") != 0;
-		rc = ft__diag_emit(
-			c, out, warn ? FT_SEV_WARNING : -1, ev, 1,
-			"%s=%s is set: it %s; NCCL's guide says such variables should not "
-			"stay in production",
-			vars[i].name, o->str, vars[i].why);
+		rc = ft__diag_emit(c, out, warn ? FT_SEV_WARNING : -1, FT__EV(o),
+				   "%s=%s is set: it %s; NCCL's guide says such variables should "
+				   "not stay in production",
+				   vars[i].name, o->str, vars[i].why);
 		if (rc < 0)
 			return rc;
 	}
@@ -628,13 +608,10 @@ eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 	if (ib && !roce) {
 		for (i = 0; i < FT_ARRAY_SIZE(roce_only); i++) {
-			const struct ft_obs *ev[1];
-
 			o = ft__diag_env(c, roce_only[i]);
 			if (!o)
 				continue;
-			ev[0] = o;
-			rc = ft__diag_emit(c, out, -1, ev, 1,
+			rc = ft__diag_emit(c, out, -1, FT__EV(o),
 					   "%s=%s is a RoCE setting; every port among the inputs is "
 					   "InfiniBand, where it has no effect",
 					   roce_only[i], o->str);
@@ -643,9 +620,7 @@ eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
 		}
 		o = ft__diag_env(c, "NCCL_IB_ADAPTIVE_ROUTING");
 		if (o && strcmp(o->str, "0") == 0) {
-			const struct ft_obs *ev[1] = { o };
-
-			rc = ft__diag_emit(c, out, FT_SEV_WARNING, ev, 1,
+			rc = ft__diag_emit(c, out, FT_SEV_WARNING, FT__EV(o),
 					   "NCCL_IB_ADAPTIVE_ROUTING=0 on InfiniBand (default 1): NCCL "
 					   "completes large messages in-order, so a fabric with adaptive "
 					   "routing must fall back to static paths for them");
@@ -659,10 +634,9 @@ eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
 		/* ENV-IB_TIMEOUT: each try waits 4.096 us x 2^value; the default is 20 */
 		o = ft__diag_env(c, "NCCL_IB_TIMEOUT");
 		if (o && ft__obs_number(o, &t) && t > 20 && t < 32) {
-			const struct ft_obs *ev[1] = { o };
 			double per_try = 4.096e-6 * ldexp(1.0, (int)t);
 
-			rc = ft__diag_emit(c, out, -1, ev, 1,
+			rc = ft__diag_emit(c, out, -1, FT__EV(o),
 					   "NCCL_IB_TIMEOUT=%s on RoCE: each try waits %.1f s (%.0f s "
 					   "with 7 retries) before a lost packet or a dead peer is "
 					   "reported; on Ethernet nothing reroutes meanwhile, and the "
@@ -674,9 +648,7 @@ eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
 		o = ft__diag_env(c, "NCCL_IB_SL");
 		trust = ft__diag_find(c, "roce.qos.trust");
 		if (o && trust && ft__str_icontains(trust->str, "dscp")) {
-			const struct ft_obs *ev[2] = { o, trust };
-
-			rc = ft__diag_emit(c, out, -1, ev, 2,
+			rc = ft__diag_emit(c, out, -1, FT__EV(o, trust),
 					   "NCCL_IB_SL=%s on RoCE with trust %s: the SL only becomes the "
 					   "802.1p priority under PCP trust; NCCL_IB_TC selects the "
 					   "class here",
@@ -692,42 +664,40 @@ static int
 eval_retry_cnt(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *o = ft__diag_env(c, "NCCL_IB_RETRY_CNT");
-	const struct ft_obs *ev[1] = { o };
 	double v;
 
 	if (!o || !ft__obs_number(o, &v) || (v >= 0 && v <= 7))
 		return 0;
-	return ft__diag_emit(
-		c, out, -1, ev, 1,
-		"NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit field", o->str);
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit "
+			     "field",
+			     o->str);
+}
+
+static bool
+is_nccl_version(const struct ft_diag_ctx *c, const struct ft_obs *o)
+{
+	return strcmp(o->key, "nccl.version") == 0 && o->str[0];
+}
+
+static bool
+same_str(const struct ft_obs *a, const struct ft_obs *b)
+{
+	return strcmp(a->str, b->str) == 0;
 }
 
 static int
 eval_version_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
-	const struct ft_obs *first = NULL;
-	size_t i;
+	const struct ft_obs *first;
+	const struct ft_obs *o = ft__diag_first_disagreeing(c, is_nccl_version, same_str, &first);
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2];
-
-		if (strcmp(o->key, "nccl.version") != 0 || !o->str[0])
-			continue;
-		if (!first) {
-			first = o;
-			continue;
-		}
-		if (strcmp(o->str, first->str) == 0)
-			continue;
-		ev[0] = o;
-		ev[1] = first;
-		return ft__diag_emit(c, out, -1, ev, 2,
-				     "ranks run different NCCL versions (%s and %s): protocol and "
-				     "plugin mismatches fail in obscure ways",
-				     o->str, first->str);
-	}
-	return 0;
+	if (!o)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o, first),
+			     "ranks run different NCCL versions (%s and %s): protocol and plugin "
+			     "mismatches fail in obscure ways",
+			     o->str, first->str);
 }
 
 static int
@@ -817,7 +787,7 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "NCCL's device list mixes InfiniBand and RoCE ports",
 	  .needs = "nccl.ib_hca",
-	  .eval = eval_mixed_link_layers,
+	  FT__EACH("nccl.ib_hca", check_mixed_link_layers),
 	  .fix = "set NCCL_IB_HCA with exact names (=mlx5_0:1,...) of one link type; give RDMA "
 		 "devices persistent names",
 	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },

@@ -393,6 +393,28 @@ ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *
 	return 0;
 }
 
+const struct ft_obs *
+ft__diag_first_disagreeing(const struct ft_diag_ctx *c,
+			   bool (*accept)(const struct ft_diag_ctx *c, const struct ft_obs *o),
+			   bool (*agree)(const struct ft_obs *a, const struct ft_obs *b),
+			   const struct ft_obs **first)
+{
+	size_t i;
+
+	*first = NULL;
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+
+		if (!accept(c, o))
+			continue;
+		if (!*first)
+			*first = o;
+		else if (!agree(o, *first))
+			return o;
+	}
+	return NULL;
+}
+
 int
 ft__diag_eval_each(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
