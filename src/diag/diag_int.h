@@ -152,35 +152,55 @@ typedef int ft__diag_check_fn(const struct ft_diag_ctx *c, struct ft_findings *o
 			      const struct ft_obs *o);
 
 /*
- * Call @check on each observation with @key, stopping at the first error.
- * An exact key walks the key index (host, device, port order); a pattern (as
- * ft__key_match) scans in input order. The order never shows: findings are
- * ranked afterwards.
+ * Call @check on each observation with one of @keys (space separated), key
+ * after key, stopping at the first error. An exact key walks the key index
+ * (host, device, port order); a pattern (as ft__key_match) scans in input
+ * order. The order never shows: findings are ranked afterwards.
  */
-int ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *key,
+int ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *keys,
 		  ft__diag_check_fn *check);
-
-/*
- * "They disagree": the first observation, in input order, that @accept takes
- * and that does not @agree with the first one it took, which goes to *@first;
- * NULL when all agree.
- */
-const struct ft_obs *
-ft__diag_first_disagreeing(const struct ft_diag_ctx *c,
-			   bool (*accept)(const struct ft_diag_ctx *c, const struct ft_obs *o),
-			   bool (*agree)(const struct ft_obs *a, const struct ft_obs *b),
-			   const struct ft_obs **first);
 
 /*
  * A rule that looks at each observation of one key on its own: in a rule
  * table, FT__EACH("host.acs", check_acs) stands for its .eval and .data.
  */
 struct ft__each_rule {
-	const char *key;
+	const char *keys;
 	ft__diag_check_fn *check;
 };
 int ft__diag_eval_each(const struct ft_diag_ctx *c, struct ft_findings *out);
 #define FT__EACH(key_, check_)                                                                     \
 	.eval = ft__diag_eval_each, .data = &(const struct ft__each_rule){ key_, check_ }
+
+/*
+ * A rule that fires on each observation with exactly @key that @match takes
+ * (NULL: every one), with the rule's severity, that observation as evidence
+ * and the message @fmt, whose one conversion (a %s) is the observation's
+ * text. In a rule table: FT__MATCH("host.acs", acs_on, "ACS ... (%s) ...").
+ */
+struct ft__match_rule {
+	const char *key;
+	bool (*match)(const struct ft_obs *o);
+	const char *fmt;
+};
+int ft__diag_eval_match(const struct ft_diag_ctx *c, struct ft_findings *out);
+#define FT__MATCH(key_, match_, fmt_)                                                              \
+	.eval = ft__diag_eval_match, .data = &(const struct ft__match_rule){ key_, match_, fmt_ }
+
+/*
+ * "They disagree": a rule with one finding, on the first observation in
+ * input order that @accept takes and that differs from the first one taken
+ * (both are its evidence), in the number when @by_num, else in the text.
+ * @fmt gets the two values, that one's first: two %f or two %s conversions.
+ */
+struct ft__disagree_rule {
+	bool (*accept)(const struct ft_diag_ctx *c, const struct ft_obs *o);
+	bool by_num;
+	const char *fmt;
+};
+int ft__diag_eval_disagree(const struct ft_diag_ctx *c, struct ft_findings *out);
+#define FT__DISAGREE(accept_, by_num_, fmt_)                                                       \
+	.eval = ft__diag_eval_disagree,                                                            \
+	.data = &(const struct ft__disagree_rule){ accept_, by_num_, fmt_ }
 
 #endif

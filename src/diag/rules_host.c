@@ -143,16 +143,11 @@ check_numa(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 			     g->device[0] ? g->device : "a GPU", gn);
 }
 
-static int
-check_acs(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
+static bool
+acs_on(const struct ft_obs *o)
 {
-	if (!(strstr(o->str, "SrcValid+") || ft__str_ieq(o->str, "enabled") ||
-	      ft__str_ieq(o->str, "on")))
-		return 0;
-	return ft__diag_emit(c, out, -1, FT__EV(o),
-			     "ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between "
-			     "GPU and NIC is forced up to the root complex",
-			     o->str);
+	return strstr(o->str, "SrcValid+") || ft__str_ieq(o->str, "enabled") ||
+	       ft__str_ieq(o->str, "on");
 }
 
 static int
@@ -182,14 +177,6 @@ eval_iommu(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     o->str);
 }
 
-static int
-check_tool_error(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
-{
-	return ft__diag_emit(c, out, -1, FT__EV(o),
-			     "the tool failed part-way (\"%.160s\"): a device vanished or its "
-			     "driver is not answering, so the output is incomplete",
-			     o->str);
-}
 
 /* ---- copy bandwidth matrices (nvbandwidth) --------------------------------- */
 
@@ -263,7 +250,9 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a diagnostic tool failed part-way (device vanished, driver not answering)",
 	  .needs = "tool.error",
-	  FT__EACH("tool.error", check_tool_error),
+	  FT__MATCH("tool.error", NULL,
+		    "the tool failed part-way (\"%.160s\"): a device vanished or its driver "
+		    "is not answering, so the output is incomplete"),
 	  .fix = "check dmesg for the device (hot-removed VF, driver reset, firmware error), "
 		 "reload the driver or reboot, then re-run the tool",
 	  .kb = "IB-TOOLS" },
@@ -300,7 +289,9 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "PCIe ACS enabled on bridges between GPUs and NICs",
 	  .needs = "host.acs",
-	  FT__EACH("host.acs", check_acs),
+	  FT__MATCH("host.acs", acs_on,
+		    "ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between GPU "
+		    "and NIC is forced up to the root complex"),
 	  .fix = "bare metal: disable ACS (BIOS, or setpci ECAP_ACS+0x6.w=0000 per bridge after "
 		 "each boot); VMs: enable ATS on the NICs",
 	  .kb = "HOST-ACS SYM-ERR-4 SYM-INTRA-LOW" },

@@ -270,26 +270,6 @@ eval_mtu_low(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-static bool
-same_num(const struct ft_obs *a, const struct ft_obs *b)
-{
-	return a->num == b->num;
-}
-
-static int
-eval_mtu_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
-{
-	const struct ft_obs *first;
-	const struct ft_obs *o = ft__diag_first_disagreeing(c, is_active_ib_mtu, same_num, &first);
-
-	if (!o)
-		return 0;
-	return ft__diag_emit(c, out, -1, FT__EV(o, first),
-			     "active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): a QP "
-			     "runs at the smaller of its two ends",
-			     o->num, first->num);
-}
-
 /* ---- ibdiagnet ------------------------------------------------------------ */
 
 static int
@@ -531,7 +511,9 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "active InfiniBand ports disagree on the MTU",
 	  .needs = "ib.port.mtu_active ib.port.state",
-	  .eval = eval_mtu_mismatch,
+	  FT__DISAGREE(is_active_ib_mtu, true,
+		       "active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): a QP runs "
+		       "at the smaller of its two ends"),
 	  .fix = "configure one MTU (4096) fabric-wide in the subnet manager",
 	  .kb = "IB-MTU" },
 	{ .id = "ib-ibdiagnet-warning",

@@ -143,17 +143,6 @@ check_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out, const 
 			     o->str);
 }
 
-/* The interface NCCL reports using, and the variable that chose it. */
-static int
-eval_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out)
-{
-	int rc = ft__diag_each(c, out, "nccl.socket_ifname", check_socket_ifname);
-
-	if (rc < 0)
-		return rc;
-	return ft__diag_each(c, out, "nccl.env.NCCL_SOCKET_IFNAME", check_socket_ifname);
-}
-
 /* ---- devices ------------------------------------------------------------- */
 
 static int
@@ -187,16 +176,10 @@ eval_gdr_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
 }
 
 /* Does the HCA list @s name devices of both link layers? */
-static int
-check_mixed_link_layers(const struct ft_diag_ctx *c, struct ft_findings *out,
-			const struct ft_obs *o)
+static bool
+mixes_link_layers(const struct ft_obs *o)
 {
-	if (!strstr(o->str, "/RoCE") || !strstr(o->str, "/IB"))
-		return 0;
-	return ft__diag_emit(c, out, -1, FT__EV(o),
-			     "NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: ranks "
-			     "can pick different link layers and fail to connect (%.120s)",
-			     o->str);
+	return strstr(o->str, "/RoCE") && strstr(o->str, "/IB");
 }
 
 /* Is the device @name (as in NCCL_IB_HCA, "mlx5_1:1") an Ethernet link-layer port? */
@@ -680,26 +663,6 @@ is_nccl_version(const struct ft_diag_ctx *c, const struct ft_obs *o)
 	return strcmp(o->key, "nccl.version") == 0 && o->str[0];
 }
 
-static bool
-same_str(const struct ft_obs *a, const struct ft_obs *b)
-{
-	return strcmp(a->str, b->str) == 0;
-}
-
-static int
-eval_version_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
-{
-	const struct ft_obs *first;
-	const struct ft_obs *o = ft__diag_first_disagreeing(c, is_nccl_version, same_str, &first);
-
-	if (!o)
-		return 0;
-	return ft__diag_emit(c, out, -1, FT__EV(o, first),
-			     "ranks run different NCCL versions (%s and %s): protocol and plugin "
-			     "mismatches fail in obscure ways",
-			     o->str, first->str);
-}
-
 static int
 eval_p2p_channels(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -769,7 +732,8 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL's socket interface is loopback or a container bridge",
 	  .needs = "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
-	  .eval = eval_socket_ifname,
+	  FT__EACH("nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
+		   check_socket_ifname),
 	  .fix = "set NCCL_SOCKET_IFNAME==IF to the interface that routes between the nodes, the "
 		 "same on every node",
 	  .kb = "ENV-SOCKET_IFNAME SYM-INIT-HANG" },
@@ -787,7 +751,9 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "NCCL's device list mixes InfiniBand and RoCE ports",
 	  .needs = "nccl.ib_hca",
-	  FT__EACH("nccl.ib_hca", check_mixed_link_layers),
+	  FT__MATCH("nccl.ib_hca", mixes_link_layers,
+		    "NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: ranks can "
+		    "pick different link layers and fail to connect (%.120s)"),
 	  .fix = "set NCCL_IB_HCA with exact names (=mlx5_0:1,...) of one link type; give RDMA "
 		 "devices persistent names",
 	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },
@@ -932,7 +898,9 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "ranks run different NCCL versions",
 	  .needs = "nccl.version",
-	  .eval = eval_version_mismatch,
+	  FT__DISAGREE(is_nccl_version, false,
+		       "ranks run different NCCL versions (%s and %s): protocol and plugin "
+		       "mismatches fail in obscure ways"),
 	  .fix = "use one NCCL build (and one net plugin) on every node",
 	  .kb = "SYM-ERR-10-11" },
 };

@@ -26,153 +26,101 @@
  */
 
 static int
-eval_storm(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_storm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *st = ft__diag_find_same(c, "switch.pfcwd.status", o);
+	bool now = st && ft__str_ieq(st->str, "stormed");
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *st, *ev[4];
-		bool now;
-
-		if (strcmp(o->key, "switch.pfcwd.storms") != 0 || !o->has_num || o->num <= 0)
-			continue;
-		st = ft__diag_find_same(c, "switch.pfcwd.status", o);
-		now = st && ft__str_ieq(st->str, "stormed");
-		ev[0] = o;
-		ev[1] = st;
-		ev[2] = ft__diag_find_same(c, "switch.pfcwd.tx_drop", o);
-		ev[3] = ft__diag_find_same(c, "switch.pfcwd.rx_drop", o);
-		rc = ft__diag_emit(c, out, now ? FT_SEV_CRITICAL : -1, ev, 4,
-				   "the PFC watchdog on %s queue %d detected %.0f pause storm%s (%s): "
-				   "a device behind that port stopped draining its lossless queue and "
-				   "the watchdog dropped its traffic; treat it as a host or NIC fault "
-				   "first (hung host, PCIe stall, failed NIC), not as congestion",
-				   o->device, o->port, o->num, o->num == 1 ? "" : "s",
-				   now ? "storming now" : "restored since");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!o->has_num || o->num <= 0)
+		return 0;
+	return ft__diag_emit(c, out, now ? FT_SEV_CRITICAL : -1,
+			     FT__EV(o, st, ft__diag_find_same(c, "switch.pfcwd.tx_drop", o),
+				    ft__diag_find_same(c, "switch.pfcwd.rx_drop", o)),
+			     "the PFC watchdog on %s queue %d detected %.0f pause storm%s (%s): a "
+			     "device behind that port stopped draining its lossless queue and the "
+			     "watchdog dropped its traffic; treat it as a host or NIC fault first "
+			     "(hung host, PCIe stall, failed NIC), not as congestion",
+			     o->device, o->port, o->num, o->num == 1 ? "" : "s",
+			     now ? "storming now" : "restored since");
 }
 
 static int
-eval_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	bool tx = ft__key_match(o->key, "switch.pfc.tx_prio[0-7]");
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-		bool tx = ft__key_match(o->key, "switch.pfc.tx_prio[0-7]");
-
-		if ((!tx && !ft__key_match(o->key, "switch.pfc.rx_prio[0-7]")) || !o->has_num ||
-		    o->num < c->thresholds->pause_frames_max)
-			continue;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 1,
-			tx ? "switch port %s sent %.0f PFC pauses on priority %c: congestion at this "
-			     "switch spreads back to the device on that port"
-			   : "switch port %s received %.0f PFC pauses on priority %c: the device on "
-			     "that port cannot drain what the switch sends",
-			o->device, o->num, o->key[strlen(o->key) - 1]);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!o->has_num || o->num < c->thresholds->pause_frames_max)
+		return 0;
+	return ft__diag_emit(
+		c, out, -1, FT__EV(o),
+		tx ? "switch port %s sent %.0f PFC pauses on priority %c: congestion at this "
+		     "switch spreads back to the device on that port"
+		   : "switch port %s received %.0f PFC pauses on priority %c: the device on "
+		     "that port cannot drain what the switch sends",
+		o->device, o->num, o->key[strlen(o->key) - 1]);
 }
 
 static int
-eval_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *sent;
+	double share;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-
-		if (strcmp(o->key, "switch.queue.drop_pkts") == 0 && o->has_num &&
-		    o->num >= c->thresholds->switch_drops_max) {
-			const struct ft_obs *sent = ft__diag_find_same(c, "switch.queue.tx_pkts", o);
-			double share = sent && sent->has_num && sent->num + o->num > 0 ?
-					       o->num / (sent->num + o->num) :
-					       0;
-
-			rc = ft__diag_emit(c, out, -1, ev, 1,
-					   "switch port %s queue %s dropped %.0f packets (%.1f%% of "
-					   "what it was given): if this queue carries the RDMA class, "
-					   "PFC is missing on its priority or its headroom is too small",
-					   o->device, o->str, o->num, 100 * share);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		if ((strcmp(o->key, "switch.if.tx_drp") != 0 &&
-		     strcmp(o->key, "switch.if.rx_drp") != 0) ||
-		    !o->has_num || o->num < c->thresholds->switch_drops_max)
-			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1,
-				   "switch port %s dropped %.0f packets (%s): on a lossless RoCE "
-				   "fabric every drop of the RDMA class costs a retransmission "
-				   "timeout",
-				   o->device, o->num, o->key[10] == 't' ? "egress" : "ingress");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!o->has_num || o->num < c->thresholds->switch_drops_max)
+		return 0;
+	if (strcmp(o->key, "switch.queue.drop_pkts") != 0)
+		return ft__diag_emit(c, out, -1, FT__EV(o),
+				     "switch port %s dropped %.0f packets (%s): on a lossless RoCE "
+				     "fabric every drop of the RDMA class costs a retransmission "
+				     "timeout",
+				     o->device, o->num, o->key[10] == 't' ? "egress" : "ingress");
+	sent = ft__diag_find_same(c, "switch.queue.tx_pkts", o);
+	share = sent && sent->has_num && sent->num + o->num > 0 ? o->num / (sent->num + o->num) : 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     "switch port %s queue %s dropped %.0f packets (%.1f%% of what it was "
+			     "given): if this queue carries the RDMA class, PFC is missing on its "
+			     "priority or its headroom is too small",
+			     o->device, o->str, o->num, 100 * share);
 }
 
 static int
-eval_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *mx;
+	double worst = o->num;
+	char lim[24];
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[3] = { o, NULL, NULL };
-		char lim[24];
-
-		if (!o->has_num)
-			continue;
-		if (strcmp(o->key, "switch.if.fec_uncorr") == 0 && o->num > 0) {
-			ev[1] = ft__diag_find_same(c, "switch.if.fec_post_ber", o);
-			rc = ft__diag_emit(c, out, FT_SEV_ERROR, ev, 2,
-					   "switch port %s: %.0f uncorrectable FEC codewords, packets "
-					   "lost on the link; clean or swap the cable or optic",
-					   o->device, o->num);
-		} else if (strcmp(o->key, "switch.if.fec_post_ber") == 0 &&
-			   o->num > c->thresholds->effective_ber_max &&
-			   !ft__diag_find_same(c, "switch.if.fec_uncorr", o)) {
-			ft__diag_fmt_limit(c->thresholds->effective_ber_max, lim, sizeof(lim));
-			rc = ft__diag_emit(c, out, FT_SEV_ERROR, ev, 1,
-					   "switch port %s: post-FEC BER %.1e above %s, errors "
-					   "reach traffic",
-					   o->device, o->num, lim);
-		} else if (strcmp(o->key, "switch.if.fec_pre_ber") == 0) {
-			const struct ft_obs *mx = ft__diag_find_same(c, "switch.if.fec_pre_ber_max", o);
-			double worst = o->num;
-
-			if (mx && mx->has_num && mx->num > worst)
-				worst = mx->num;
-			if (worst < c->thresholds->raw_ber_max)
-				continue;
-			ev[1] = mx;
-			ft__diag_fmt_limit(c->thresholds->raw_ber_max, lim, sizeof(lim));
-			rc = ft__diag_emit(c, out, -1, ev, 2,
-					   "switch port %s: pre-FEC BER up to %.1e, FEC still corrects "
-					   "it but the margin is thin (heuristic mark %s)",
-					   o->device, worst, lim);
-		} else {
-			continue;
-		}
-		if (rc < 0)
-			return rc;
+	if (!o->has_num)
+		return 0;
+	if (strcmp(o->key, "switch.if.fec_uncorr") == 0) {
+		if (o->num <= 0)
+			return 0;
+		return ft__diag_emit(c, out, FT_SEV_ERROR,
+				     FT__EV(o, ft__diag_find_same(c, "switch.if.fec_post_ber", o)),
+				     "switch port %s: %.0f uncorrectable FEC codewords, packets "
+				     "lost on the link; clean or swap the cable or optic",
+				     o->device, o->num);
 	}
-	return 0;
+	if (strcmp(o->key, "switch.if.fec_post_ber") == 0) {
+		if (o->num <= c->thresholds->effective_ber_max ||
+		    ft__diag_find_same(c, "switch.if.fec_uncorr", o))
+			return 0;
+		ft__diag_fmt_limit(c->thresholds->effective_ber_max, lim, sizeof(lim));
+		return ft__diag_emit(c, out, FT_SEV_ERROR, FT__EV(o),
+				     "switch port %s: post-FEC BER %.1e above %s, errors reach "
+				     "traffic",
+				     o->device, o->num, lim);
+	}
+	mx = ft__diag_find_same(c, "switch.if.fec_pre_ber_max", o);
+	if (mx && mx->has_num && mx->num > worst)
+		worst = mx->num;
+	if (worst < c->thresholds->raw_ber_max)
+		return 0;
+	ft__diag_fmt_limit(c->thresholds->raw_ber_max, lim, sizeof(lim));
+	return ft__diag_emit(c, out, -1, FT__EV(o, mx),
+			     "switch port %s: pre-FEC BER up to %.1e, FEC still corrects it but the "
+			     "margin is thin (heuristic mark %s)",
+			     o->device, worst, lim);
 }
 
 /* ---- PFC deadlock risk ---------------------------------------------------- */
@@ -237,7 +185,7 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .summary = "a switch's PFC watchdog detected a pause storm on a port",
 	  .needs = "switch.pfcwd.storms switch.pfcwd.status switch.pfcwd.tx_drop "
 		   "switch.pfcwd.rx_drop",
-	  .eval = eval_storm,
+	  FT__EACH("switch.pfcwd.storms", check_storm),
 	  .fix = "find the device on that port (LLDP, cabling map): check it for a hung host, "
 		 "NIC or PCIe stall (its tx_pause_storm counters, dmesg, Xid lines); drain it "
 		 "until it drains its queues again",
@@ -247,7 +195,7 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a switch port sent or received many PFC pause frames",
 	  .needs = "switch.pfc.tx_prio* switch.pfc.rx_prio*",
-	  .eval = eval_switch_pause,
+	  FT__EACH("switch.pfc.[rt]x_prio[0-7]", check_switch_pause),
 	  .fix = "sent: find the congested egress of that switch (incast, oversubscribed "
 		 "uplinks) and check ECN marks below PFC XOFF; received: check the device on "
 		 "that port for a receive stall",
@@ -257,7 +205,8 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a switch port dropped packets",
 	  .needs = "switch.if.tx_drp switch.if.rx_drp switch.queue.drop_pkts switch.queue.tx_pkts",
-	  .eval = eval_switch_drops,
+	  FT__EACH("switch.queue.drop_pkts switch.if.tx_drp switch.if.rx_drp",
+		   check_switch_drops),
 	  .fix = "check which queue drops (show queue counters): a drop in the RDMA class "
 		 "means PFC is missing on that priority or its buffer headroom is too small",
 	  .kb = "ROCE-PFC CC-PFC-ECN ROCE-COUNTERS" },
@@ -267,7 +216,8 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .summary = "FEC errors on a switch port: uncorrectable codewords or a thin margin",
 	  .needs = "switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber "
 		   "switch.if.fec_pre_ber_max",
-	  .eval = eval_switch_fec,
+	  FT__EACH("switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber",
+		   check_switch_fec),
 	  .fix = "clean and reseat both ends, swap the cable or optic; compare with the NIC's "
 		 "own BER (mlxlink -c) on the other end of the link",
 	  .kb = "IB-COUNTERS IBDIAG-BER SYM-LINK-ERRORS" },

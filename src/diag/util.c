@@ -371,9 +371,10 @@ ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 	return rc;
 }
 
-int
-ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *key,
-	      ft__diag_check_fn *check)
+/* Call @check on each observation with one key (exact or a pattern). */
+static int
+each_of_key(const struct ft_diag_ctx *c, struct ft_findings *out, const char *key,
+	    ft__diag_check_fn *check)
 {
 	const struct ft_obs *o;
 	size_t i, pos = 0;
@@ -393,26 +394,66 @@ ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *
 	return 0;
 }
 
-const struct ft_obs *
-ft__diag_first_disagreeing(const struct ft_diag_ctx *c,
-			   bool (*accept)(const struct ft_diag_ctx *c, const struct ft_obs *o),
-			   bool (*agree)(const struct ft_obs *a, const struct ft_obs *b),
-			   const struct ft_obs **first)
+int
+ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *keys,
+	      ft__diag_check_fn *check)
 {
+	char key[sizeof(((struct ft_obs *)0)->key)];
+	int rc;
+
+	while (*keys) {
+		size_t n = strcspn(keys, " ");
+
+		if (n && n < sizeof(key)) {
+			memcpy(key, keys, n);
+			key[n] = '\0';
+			rc = each_of_key(c, out, key, check);
+			if (rc < 0)
+				return rc;
+		}
+		keys += n + strspn(keys + n, " ");
+	}
+	return 0;
+}
+
+int
+ft__diag_eval_disagree(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft__disagree_rule *d = c->rule->data;
+	const struct ft_obs *first = NULL;
 	size_t i;
 
-	*first = NULL;
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
 
-		if (!accept(c, o))
+		if (!d->accept(c, o))
 			continue;
-		if (!*first)
-			*first = o;
-		else if (!agree(o, *first))
-			return o;
+		if (!first)
+			first = o;
+		else if (d->by_num && o->num != first->num)
+			return ft__diag_emit(c, out, -1, FT__EV(o, first), d->fmt, o->num, first->num);
+		else if (!d->by_num && strcmp(o->str, first->str) != 0)
+			return ft__diag_emit(c, out, -1, FT__EV(o, first), d->fmt, o->str, first->str);
 	}
-	return NULL;
+	return 0;
+}
+
+int
+ft__diag_eval_match(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft__match_rule *m = c->rule->data;
+	const struct ft_obs *o;
+	size_t pos = 0;
+	int rc;
+
+	while ((o = ft__diag_next(c, m->key, &pos)) != NULL) {
+		if (m->match && !m->match(o))
+			continue;
+		rc = ft__diag_emit(c, out, -1, FT__EV(o), m->fmt, o->str);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int
@@ -420,7 +461,7 @@ ft__diag_eval_each(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft__each_rule *e = c->rule->data;
 
-	return ft__diag_each(c, out, e->key, e->check);
+	return ft__diag_each(c, out, e->keys, e->check);
 }
 
 /* Does @key equal "<a pattern of @cr>.rate"? */
