@@ -177,15 +177,21 @@ int ft__diag_eval_each(const struct ft_diag_ctx *c, struct ft_findings *out);
  * (NULL: every one), with the rule's severity, that observation as evidence
  * and the message @fmt, whose one conversion (a %s) is the observation's
  * text. In a rule table: FT__MATCH("host.acs", acs_on, "ACS ... (%s) ...").
+ * FT__MATCH_FIRST looks only at the first observation with @key, in input
+ * order (a setting that one value stands for).
  */
 struct ft__match_rule {
 	const char *key;
 	bool (*match)(const struct ft_obs *o);
 	const char *fmt;
+	bool first_only;
 };
 int ft__diag_eval_match(const struct ft_diag_ctx *c, struct ft_findings *out);
 #define FT__MATCH(key_, match_, fmt_)                                                              \
 	.eval = ft__diag_eval_match, .data = &(const struct ft__match_rule){ key_, match_, fmt_ }
+#define FT__MATCH_FIRST(key_, match_, fmt_)                                                        \
+	.eval = ft__diag_eval_match,                                                               \
+	.data = &(const struct ft__match_rule){ key_, match_, fmt_, .first_only = true }
 
 /*
  * "They disagree": a rule with one finding, on the first observation in

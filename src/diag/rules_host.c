@@ -163,20 +163,12 @@ check_memlock(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     v, o->unit[0] ? o->unit : "KiB");
 }
 
-static int
-eval_iommu(const struct ft_diag_ctx *c, struct ft_findings *out)
+static bool
+iommu_translates(const struct ft_obs *o)
 {
-	const struct ft_obs *o = ft__diag_find(c, "host.iommu");
-
-	if (!o || !(ft__str_ieq(o->str, "on") || ft__str_ieq(o->str, "translated") ||
-		    ft__str_ieq(o->str, "enabled") || ft__str_icontains(o->str, "dma")))
-		return 0;
-	return ft__diag_emit(c, out, -1, FT__EV(o),
-			     "IOMMU in translating mode (%s): GPU-NIC peer-to-peer goes through "
-			     "address translation, slow or hanging on some platforms",
-			     o->str);
+	return ft__str_ieq(o->str, "on") || ft__str_ieq(o->str, "translated") ||
+	       ft__str_ieq(o->str, "enabled") || ft__str_icontains(o->str, "dma");
 }
-
 
 /* ---- copy bandwidth matrices (nvbandwidth) --------------------------------- */
 
@@ -300,7 +292,9 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_INFO,
 	  .summary = "IOMMU in translating mode",
 	  .needs = "host.iommu",
-	  .eval = eval_iommu,
+	  FT__MATCH_FIRST("host.iommu", iommu_translates,
+			  "IOMMU in translating mode (%s): GPU-NIC peer-to-peer goes through "
+			  "address translation, slow or hanging on some platforms"),
 	  .fix = "boot with iommu=pt (pass-through) on bare metal",
 	  .kb = "HOST-ACS" },
 	{ .id = "host-memlock-limited",

@@ -643,18 +643,13 @@ eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-static int
-eval_retry_cnt(const struct ft_diag_ctx *c, struct ft_findings *out)
+/* NCCL_IB_RETRY_CNT goes into a 3-bit verbs field: 0 to 7. */
+static bool
+retry_cnt_out_of_range(const struct ft_obs *o)
 {
-	const struct ft_obs *o = ft__diag_env(c, "NCCL_IB_RETRY_CNT");
 	double v;
 
-	if (!o || !ft__obs_number(o, &v) || (v >= 0 && v <= 7))
-		return 0;
-	return ft__diag_emit(c, out, -1, FT__EV(o),
-			     "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit "
-			     "field",
-			     o->str);
+	return ft__obs_number(o, &v) && (v < 0 || v > 7);
 }
 
 static bool
@@ -890,7 +885,8 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL_IB_RETRY_CNT outside 0-7",
 	  .needs = "nccl.env.NCCL_IB_RETRY_CNT",
-	  .eval = eval_retry_cnt,
+	  FT__MATCH_FIRST("nccl.env.NCCL_IB_RETRY_CNT", retry_cnt_out_of_range,
+			  "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit field"),
 	  .fix = "use a value from 0 to 7 (default 7); raise NCCL_IB_TIMEOUT for longer waits",
 	  .kb = "ENV-IB_RETRY_CNT SYM-ENV-LEFTOVER" },
 	{ .id = "nccl-version-mismatch",

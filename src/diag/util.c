@@ -446,6 +446,12 @@ ft__diag_eval_match(const struct ft_diag_ctx *c, struct ft_findings *out)
 	size_t pos = 0;
 	int rc;
 
+	if (m->first_only) {
+		o = ft__diag_find(c, m->key);
+		if (!o || (m->match && !m->match(o)))
+			return 0;
+		return ft__diag_emit(c, out, -1, FT__EV(o), m->fmt, o->str);
+	}
 	while ((o = ft__diag_next(c, m->key, &pos)) != NULL) {
 		if (m->match && !m->match(o))
 			continue;
