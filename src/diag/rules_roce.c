@@ -51,97 +51,52 @@ pfc_has(const char *s, int prio, bool *any)
 	return found;
 }
 
-static int
-eval_pfc_off(const struct ft_diag_ctx *c, struct ft_findings *out)
+static bool
+pfc_none(const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	bool any;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-		bool any;
-
-		if (strcmp(o->key, "roce.qos.pfc_enabled_prios") != 0)
-			continue;
-		pfc_has(o->str, 0, &any);
-		if (any)
-			continue;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 1,
-			"PFC is enabled on no priority: RoCE traffic is lossy, every drop "
-			"costs a go-back-N retransmission or an ACK timeout");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	pfc_has(o->str, 0, &any);
+	return !any;
 }
 
 static int
-eval_pfc_prio(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_pfc_prio(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
 	const struct ft_obs *tc = ft__diag_env(c, "NCCL_IB_TC");
 	const struct ft_obs *nccl = ft__diag_find(c, "nccl.version");
-	size_t i;
-	int rc;
+	const struct ft_obs *trust = ft__diag_find_dev(c, "roce.qos.trust", o);
+	double tcv = 0;
+	int dscp, prio;
+	bool any;
 
 	/* Only when NCCL is in play: its log or its environment is among the inputs. */
 	if (!tc && !nccl && !ft__diag_find(c, "nccl.env.*"))
 		return 0;
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *trust, *ev[3];
-		double tcv = 0;
-		int dscp, prio;
-		bool any;
-
-		if (strcmp(o->key, "roce.qos.pfc_enabled_prios") != 0)
-			continue;
-		trust = ft__diag_find_dev(c, "roce.qos.trust", o);
-		if (!trust || !ft__str_ieq(trust->str, "dscp"))
-			continue; /* with pcp trust the priority comes from the VLAN tag */
-		if (tc && (!ft__obs_number(tc, &tcv) || tcv < 0 || tcv > 255))
-			continue;
-		dscp = (int)tcv >> 2;
-		prio = dscp >> 3; /* mlx5 default dscp2prio map (ROCE-QOS) */
-		if (pfc_has(o->str, prio, &any) || !any)
-			continue;
-		ev[0] = tc ? tc : nccl;
-		ev[1] = o;
-		ev[2] = trust;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 3,
-			"NCCL traffic class %d%s is DSCP %d, priority %d by the default "
-			"dscp2prio map, but PFC is enabled on priority %s: NCCL runs in a "
-			"lossy queue",
-			(int)tcv, tc ? "" : " (NCCL_IB_TC unset)", dscp, prio, o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!trust || !ft__str_ieq(trust->str, "dscp"))
+		return 0; /* with pcp trust the priority comes from the VLAN tag */
+	if (tc && (!ft__obs_number(tc, &tcv) || tcv < 0 || tcv > 255))
+		return 0;
+	dscp = (int)tcv >> 2;
+	prio = dscp >> 3; /* mlx5 default dscp2prio map (ROCE-QOS) */
+	if (pfc_has(o->str, prio, &any) || !any)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(tc ? tc : nccl, o, trust),
+			     "NCCL traffic class %d%s is DSCP %d, priority %d by the default "
+			     "dscp2prio map, but PFC is enabled on priority %s: NCCL runs in a "
+			     "lossy queue",
+			     (int)tcv, tc ? "" : " (NCCL_IB_TC unset)", dscp, prio, o->str);
 }
 
 static int
-eval_trust_pcp(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_trust_pcp(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2];
-
-		if (strcmp(o->key, "roce.qos.trust") != 0 || !ft__str_ieq(o->str, "pcp"))
-			continue;
-		ev[0] = o;
-		ev[1] = ft__diag_find_dev(c, "roce.qos.pfc_enabled_prios", o);
-		rc = ft__diag_emit(c, out, -1, ev, 2,
-				   "trust mode pcp: without VLAN tagging every RoCE packet is "
-				   "classified as priority 0, whatever NCCL_IB_TC says");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!ft__str_ieq(o->str, "pcp"))
+		return 0;
+	return ft__diag_emit(c, out, -1,
+			     FT__EV(o, ft__diag_find_dev(c, "roce.qos.pfc_enabled_prios", o)),
+			     "trust mode pcp: without VLAN tagging every RoCE packet is classified "
+			     "as priority 0, whatever NCCL_IB_TC says");
 }
 
 /* ---- GIDs ---------------------------------------------------------------- */
@@ -161,32 +116,20 @@ gid_is_zero(const char *s)
 }
 
 static int
-eval_gid_empty(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_gid_empty(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	bool count0 = (ft__key_match(o->key, "*gid_count") || ft__key_match(o->key, "*gid.count")) &&
+		      o->has_num && o->num == 0;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-		bool count0 = (ft__key_match(o->key, "*gid_count") ||
-			       ft__key_match(o->key, "*gid.count")) &&
-			      o->has_num && o->num == 0;
-
-		if (!count0 && !(strstr(o->key, "gid") && !strstr(o->key, "count") &&
-				 !strstr(o->key, "index_env") && gid_is_zero(o->str)))
-			continue;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 1,
-			count0 ? "the port has no GID: the RDMA device has no netdev or IP "
-				 "address in this network namespace, RoCE cannot connect"
-			       : "GID %s is all zeros: no RoCE address behind this index, the "
-				 "QP cannot reach RTR",
-			o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!count0 && (strstr(o->key, "count") || strstr(o->key, "index_env") ||
+			!gid_is_zero(o->str)))
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     count0 ? "the port has no GID: the RDMA device has no netdev or IP "
+				      "address in this network namespace, RoCE cannot connect"
+				    : "GID %s is all zeros: no RoCE address behind this index, the "
+				      "QP cannot reach RTR",
+			     o->str);
 }
 
 static int
@@ -235,38 +178,22 @@ eval_gid_index(const struct ft_diag_ctx *c, struct ft_findings *out)
 /* ---- MTU ----------------------------------------------------------------- */
 
 static int
-eval_roce_mtu(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_roce_mtu(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *ll, *st;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ll, *st, *ev[3];
-
-		if ((strcmp(o->key, "ib.port.mtu_active") != 0 &&
-		     strcmp(o->key, "perftest.mtu") != 0) ||
-		    !o->has_num || o->num >= 4096)
-			continue;
-		ll = ft__diag_find_same(
-			c, o->key[0] == 'p' ? "perftest.link_type" : "ib.port.link_layer", o);
-		st = ft__diag_find_same(c, "ib.port.state", o);
-		if (!ll || !ft__str_ieq(ll->str, "Ethernet") ||
-		    (st && !ft__port_state_active(st->str)))
-			continue;
-		ev[0] = o;
-		ev[1] = ll;
-		ev[2] = st;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 3,
-			"RoCE active MTU %.0f bytes: the netdev MTU is too small for 4096 "
-			"(headers and framing take %.1f%% of the wire instead of %.1f%%)",
-			o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 82)),
-			100.0 * (1 - ft_diag_payload_efficiency(4096, 82)));
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!o->has_num || o->num >= 4096)
+		return 0;
+	ll = ft__diag_find_same(c, o->key[0] == 'p' ? "perftest.link_type" : "ib.port.link_layer",
+				o);
+	st = ft__diag_find_same(c, "ib.port.state", o);
+	if (!ll || !ft__str_ieq(ll->str, "Ethernet") || (st && !ft__port_state_active(st->str)))
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o, ll, st),
+			     "RoCE active MTU %.0f bytes: the netdev MTU is too small for 4096 "
+			     "(headers and framing take %.1f%% of the wire instead of %.1f%%)",
+			     o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 82)),
+			     100.0 * (1 - ft_diag_payload_efficiency(4096, 82)));
 }
 
 /* ---- pause, ECN and CNPs ------------------------------------------------- */
@@ -302,139 +229,97 @@ pause_high(const struct ft_diag_ctx *c, const struct ft_obs *o, bool tx)
 
 /* One finding per NIC: its pause counters over the threshold as evidence. */
 static int
-eval_pause(const struct ft_diag_ctx *c, struct ft_findings *out, bool tx)
+check_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o, bool tx)
 {
-	size_t i, k;
-	int rc;
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	size_t k, n = 0;
+	double v = 0;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
-		size_t n = 0;
-		bool earlier = false;
-		double v = 0;
+	if (!pause_high(c, o, tx) || !ft__obs_number(o, &v))
+		return 0;
+	/* The NIC's pause counters over the threshold, handled at the first of them. */
+	for (k = 0; k < ft__nobs(c); k++) {
+		const struct ft_obs *p = ft__obs(c, k);
 
-		if (!pause_high(c, o, tx) || !ft__obs_number(o, &v))
+		if (!pause_high(c, p, tx) || strcmp(p->host, o->host) != 0 ||
+		    strcmp(p->device, o->device) != 0)
 			continue;
-		for (k = 0; k < ft__nobs(c); k++) {
-			const struct ft_obs *p = ft__obs(c, k);
-
-			if (!pause_high(c, p, tx) || strcmp(p->host, o->host) != 0 ||
-			    strcmp(p->device, o->device) != 0)
-				continue;
-			if (k < i)
-				earlier = true;
-			if (n < FT_ARRAY_SIZE(ev) - 1)
-				ev[n++] = p;
-		}
-		if (earlier)
-			continue;
-		ev[n] = ft__diag_find_dev(c, "eth.counter.rx_discards_phy", o);
-		rc = ft__diag_emit(
-			c, out, -1, ev, n + 1,
-			tx ? "%s = %.0f: the NIC paused the network that often, so this "
-			     "host cannot drain what it receives (PCIe, IOMMU, NUMA or GDR "
-			     "trouble)"
-			   : "%s = %.0f: the network paused this NIC that often, congestion "
-			     "is spreading back to the sender",
-			strrchr(o->key, '.') + 1, v);
-		if (rc < 0)
-			return rc;
+		if (!n && p != o)
+			return 0;
+		if (n < FT_ARRAY_SIZE(ev) - 1)
+			ev[n++] = p;
 	}
-	return 0;
+	ev[n] = ft__diag_find_dev(c, "eth.counter.rx_discards_phy", o);
+	return ft__diag_emit(c, out, -1, ev, n + 1,
+			     tx ? "%s = %.0f: the NIC paused the network that often, so this host "
+				  "cannot drain what it receives (PCIe, IOMMU, NUMA or GDR trouble)"
+				: "%s = %.0f: the network paused this NIC that often, congestion is "
+				  "spreading back to the sender",
+			     strrchr(o->key, '.') + 1, v);
 }
 
 static int
-eval_tx_pause(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_tx_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	return eval_pause(c, out, true);
+	return check_pause(c, out, o, true);
 }
 
 static int
-eval_rx_pause(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_rx_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	return eval_pause(c, out, false);
+	return check_pause(c, out, o, false);
 }
 
 static int
-eval_ecn_no_cnp(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_ecn_no_cnp(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *cnp = ft__diag_find_same(c, "*counter.np_cnp_sent", o);
+	double marks, sent;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *cnp, *ev[2];
-		double marks, sent;
+	if (!ft__obs_number(o, &marks) || marks <= 0 || !cnp || !ft__obs_number(cnp, &sent) ||
+	    sent > 0)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o, cnp),
+			     "%.0f ECN-marked packets received but no CNP sent: the notification "
+			     "point is disabled, senders never slow down and PFC does all the work",
+			     marks);
+}
 
-		if (!ft__key_match(o->key, "*counter.np_ecn_marked_roce_packets") ||
-		    !ft__obs_number(o, &marks) || marks <= 0)
+static int
+check_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
+{
+	const struct ft_obs *marks = NULL, *cnp = NULL, *handled = NULL;
+	double v, m = 0, s = 0, h = 0;
+	size_t k;
+
+	if (!ft__obs_number(o, &v) || v <= 0)
+		return 0;
+	for (k = 0; k < ft__nobs(c); k++) {
+		const struct ft_obs *x = ft__obs(c, k);
+
+		if (strcmp(x->host, o->host) != 0)
 			continue;
-		cnp = ft__diag_find_same(c, "*counter.np_cnp_sent", o);
-		if (!cnp || !ft__obs_number(cnp, &sent) || sent > 0)
-			continue;
-		ev[0] = o;
-		ev[1] = cnp;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 2,
-			"%.0f ECN-marked packets received but no CNP sent: the notification "
-			"point is disabled, senders never slow down and PFC does all the work",
-			marks);
-		if (rc < 0)
-			return rc;
+		if (ft__key_match(x->key, "*counter.np_ecn_marked_roce_packets"))
+			marks = x;
+		else if (ft__key_match(x->key, "*counter.np_cnp_sent"))
+			cnp = x;
+		else if (ft__key_match(x->key, "*counter.rp_cnp_handled") &&
+		         ft__obs_number(x, &h) && h > 0)
+			handled = x;
 	}
-	return 0;
-}
-
-static int
-eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
-{
-	size_t i;
-	int rc;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *marks = NULL, *cnp = NULL, *handled = NULL, *ev[3];
-		double v, m = 0, s = 0, h = 0;
-		size_t k;
-
-		if (!ft__key_match(o->key, "eth.counter.rx_prio[0-7]_pause_duration") ||
-		    !ft__obs_number(o, &v) || v <= 0)
-			continue;
-		for (k = 0; k < ft__nobs(c); k++) {
-			const struct ft_obs *x = ft__obs(c, k);
-
-			if (strcmp(x->host, o->host) != 0)
-				continue;
-			if (ft__key_match(x->key, "*counter.np_ecn_marked_roce_packets"))
-				marks = x;
-			else if (ft__key_match(x->key, "*counter.np_cnp_sent"))
-				cnp = x;
-			else if (ft__key_match(x->key, "*counter.rp_cnp_handled") &&
-			         ft__obs_number(x, &h) && h > 0)
-				handled = x;
-		}
-		if (!marks || !cnp || !ft__obs_number(marks, &m) || !ft__obs_number(cnp, &s) ||
-		    m > 0 || s > 0)
-			continue;
-		/*
-		 * A sender sees no marks and sends no CNPs of its own: when it
-		 * handles CNPs from its receivers, DCQCN is reacting (ROCE-DCQCN).
-		 */
-		if (handled)
-			continue;
-		ev[0] = o;
-		ev[1] = marks;
-		ev[2] = cnp;
-		rc = ft__diag_emit(
-			c, out, -1, ev, 3,
-			"paused for %.0f us while no packet was ECN-marked and no CNP was "
-			"sent: congestion control is not working, PFC carries all congestion",
-			v);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!marks || !cnp || !ft__obs_number(marks, &m) || !ft__obs_number(cnp, &s) ||
+	    m > 0 || s > 0)
+		return 0;
+	/*
+	 * A sender sees no marks and sends no CNPs of its own: when it
+	 * handles CNPs from its receivers, DCQCN is reacting (ROCE-DCQCN).
+	 */
+	if (handled)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o, marks, cnp),
+			     "paused for %.0f us while no packet was ECN-marked and no CNP was "
+			     "sent: congestion control is not working, PFC carries all congestion",
+			     v);
 }
 
 /*
@@ -444,34 +329,24 @@ eval_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out)
  */
 
 static int
-eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	bool rx = ft__key_match(o->key, "eth.counter.rx_*");
+	double us_per_s, frac;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[1] = { o };
-		bool rx = ft__key_match(o->key, "eth.counter.rx_*pause_duration.rate");
-		bool tx = ft__key_match(o->key, "eth.counter.tx_*pause_duration.rate");
-		double us_per_s, frac;
-
-		if ((!rx && !tx) || !ft__obs_number(o, &us_per_s))
-			continue;
-		frac = us_per_s / 1e6; /* pause duration counts microseconds */
-		if (frac < c->thresholds->paused_fraction_max)
-			continue;
-		rc = ft__diag_emit(
-			c, out, frac >= c->thresholds->paused_fraction_error ? FT_SEV_ERROR : -1, ev, 1,
-			rx ? "the NIC was paused %.0f%% of the probe interval: congestion "
-			     "is spreading through PFC (tens of percent, sustained)"
-			   : "the NIC paused its link partner %.0f%% of the probe interval: "
-			     "this host does not drain what it receives",
-			100 * (frac > 1 ? 1 : frac));
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!ft__obs_number(o, &us_per_s))
+		return 0;
+	frac = us_per_s / 1e6; /* pause duration counts microseconds */
+	if (frac < c->thresholds->paused_fraction_max)
+		return 0;
+	return ft__diag_emit(c, out,
+			     frac >= c->thresholds->paused_fraction_error ? FT_SEV_ERROR : -1,
+			     FT__EV(o),
+			     rx ? "the NIC was paused %.0f%% of the probe interval: congestion is "
+				  "spreading through PFC (tens of percent, sustained)"
+				: "the NIC paused its link partner %.0f%% of the probe interval: "
+				  "this host does not drain what it receives",
+			     100 * (frac > 1 ? 1 : frac));
 }
 
 /*
@@ -480,40 +355,28 @@ eval_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out)
  */
 
 static int
-eval_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
 	static const char *const pkts_keys[] = { "ib.counter.PortRcvPkts",
 						 "eth.counter.rx_packets_phy",
 						 "eth.counter.rx_packets" };
-	size_t i, k;
-	int rc;
+	const struct ft_obs *pk = NULL;
+	double marks, pkts = 0;
+	size_t k;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *pk = NULL, *ev[3];
-		double marks, pkts = 0;
-
-		if (!ft__key_match(o->key, "*counter.np_ecn_marked_roce_packets") ||
-		    !ft__obs_number(o, &marks) || marks <= 0)
-			continue;
-		for (k = 0; k < FT_ARRAY_SIZE(pkts_keys) && !pk; k++)
-			pk = ft__diag_find_dev(c, pkts_keys[k], o);
-		if (!pk || !ft__obs_number(pk, &pkts) || pkts <= 0 ||
-		    marks / pkts < c->thresholds->ecn_mark_share_max)
-			continue;
-		ev[0] = o;
-		ev[1] = pk;
-		ev[2] = ft__diag_find_same(c, "*counter.rp_cnp_handled", o);
-		rc = ft__diag_emit(
-			c, out, -1, ev, 3,
-			"%.2f%% of received packets carried ECN congestion marks (threshold "
-			"%g%%, heuristic: thresholds ecn_mark_share_max): sustained congestion "
-			"on the path toward this node",
-			100.0 * marks / pkts, 100.0 * c->thresholds->ecn_mark_share_max);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!ft__obs_number(o, &marks) || marks <= 0)
+		return 0;
+	for (k = 0; k < FT_ARRAY_SIZE(pkts_keys) && !pk; k++)
+		pk = ft__diag_find_dev(c, pkts_keys[k], o);
+	if (!pk || !ft__obs_number(pk, &pkts) || pkts <= 0 ||
+	    marks / pkts < c->thresholds->ecn_mark_share_max)
+		return 0;
+	return ft__diag_emit(c, out, -1,
+			     FT__EV(o, pk, ft__diag_find_same(c, "*counter.rp_cnp_handled", o)),
+			     "%.2f%% of received packets carried ECN congestion marks (threshold "
+			     "%g%%, heuristic: thresholds ecn_mark_share_max): sustained congestion "
+			     "on the path toward this node",
+			     100.0 * marks / pkts, 100.0 * c->thresholds->ecn_mark_share_max);
 }
 
 /*
@@ -759,64 +622,35 @@ static const struct ft__counter_rule c_module = { { "eth.counter.module_high_tem
 /* ---- link state ---------------------------------------------------------- */
 
 static int
-eval_eth_link_down(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_eth_link_down(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *virt;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2], *virt;
-		bool down =
-			(strcmp(o->key, "eth.link.detected") == 0 && ft__str_ieq(o->str, "no")) ||
-			(strcmp(o->key, "eth.link.operstate") == 0 && ft__str_ieq(o->str, "down"));
-
-
-		if (!down)
-			continue;
-		/* A virtual netdev (ifb, veth, bridge) has no link to train. */
-		virt = ft__diag_find_dev(c, "eth.link.virtual", o);
-		if (virt && ft__str_ieq(virt->str, "yes"))
-			continue;
-		ev[0] = o;
-		ev[1] = ft__diag_find_dev(c, "eth.link.speed", o);
-		rc = ft__diag_emit(c, out, -1, ev, 2, "Ethernet link is down (%s = %s)",
-				   strrchr(o->key, '.') + 1, o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!ft__str_ieq(o->str, strcmp(o->key, "eth.link.detected") == 0 ? "no" : "down"))
+		return 0;
+	/* A virtual netdev (ifb, veth, bridge) has no link to train. */
+	virt = ft__diag_find_dev(c, "eth.link.virtual", o);
+	if (virt && ft__str_ieq(virt->str, "yes"))
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o, ft__diag_find_dev(c, "eth.link.speed", o)),
+			     "Ethernet link is down (%s = %s)", strrchr(o->key, '.') + 1, o->str);
 }
 
 static int
-eval_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
 	static const char *const virt[] = { "veth", "bridge", "tun", "macvlan" };
-	size_t i, k;
-	int rc;
+	size_t k;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2];
-
-		if (strcmp(o->key, "eth.driver.name") != 0)
-			continue;
-		for (k = 0; k < FT_ARRAY_SIZE(virt); k++)
-			if (ft__str_ieq(o->str, virt[k]))
-				break;
-		if (k == FT_ARRAY_SIZE(virt))
-			continue;
-		ev[0] = o;
-		ev[1] = ft__diag_find_dev(c, "eth.link.speed", o);
-		rc = ft__diag_emit(
-			c, out, -1, ev, 2,
-			"netdev %s is driven by %s, not by the RDMA NIC: the RDMA device "
-			"has no IP in this namespace, so RoCE finds no GID",
-			o->device[0] ? o->device : "?", o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	for (k = 0; k < FT_ARRAY_SIZE(virt); k++)
+		if (ft__str_ieq(o->str, virt[k]))
+			break;
+	if (k == FT_ARRAY_SIZE(virt))
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o, ft__diag_find_dev(c, "eth.link.speed", o)),
+			     "netdev %s is driven by %s, not by the RDMA NIC: the RDMA device has "
+			     "no IP in this namespace, so RoCE finds no GID",
+			     o->device[0] ? o->device : "?", o->str);
 }
 
 #define ECOUNTER_RULE(id_, layer_, sev_, summary_, data_, needs_, fix_, kb_)                       \
@@ -895,7 +729,9 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "PFC is enabled on no priority of a RoCE NIC",
 	  .needs = "roce.qos.pfc_enabled_prios",
-	  .eval = eval_pfc_off,
+	  FT__MATCH("roce.qos.pfc_enabled_prios", pfc_none,
+		    "PFC is enabled on no priority: RoCE traffic is lossy, every drop costs a "
+		    "go-back-N retransmission or an ACK timeout"),
 	  .fix = "enable PFC on the RoCE priority on the NIC and every switch hop (mlnx_qos -i IF "
 		 "--pfc 0,0,0,1,0,0,0,0) and enable ECN on that queue",
 	  .kb = "ROCE-PFC ROCE-QOS SYM-ROCE-LOSS" },
@@ -904,7 +740,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "NCCL's traffic class maps to a priority without PFC",
 	  .needs = "roce.qos.pfc_enabled_prios roce.qos.trust nccl.env.NCCL_IB_TC nccl.version",
-	  .eval = eval_pfc_prio,
+	  FT__EACH("roce.qos.pfc_enabled_prios", check_pfc_prio),
 	  .fix = "set NCCL_IB_TC so that DSCP = TC >> 2 maps to the PFC priority (TC 106 = DSCP "
 		 "26 = priority 3 with the default map), identically on every node",
 	  .kb = "ROCE-QOS ENV-IB_TC SYM-ROCE-LOSS" },
@@ -913,7 +749,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "RoCE NIC trusts PCP (VLAN priority) rather than DSCP",
 	  .needs = "roce.qos.trust",
-	  .eval = eval_trust_pcp,
+	  FT__EACH("roce.qos.trust", check_trust_pcp),
 	  .fix = "mlnx_qos -i IF --trust dscp (or tag RoCE traffic on a VLAN with the right PCP)",
 	  .kb = "ROCE-QOS" },
 	{ .id = "roce-gid-empty",
@@ -921,7 +757,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "no usable RoCE GID (empty table or all-zero GID)",
 	  .needs = "ib.port.gid_count roce.gid.* ib.port.gid",
-	  .eval = eval_gid_empty,
+	  FT__EACH("*gid*", check_gid_empty),
 	  .fix = "give the RDMA device's netdev an IP address in this namespace (in Kubernetes a "
 		 "macvlan/SR-IOV secondary network), then check show_gids",
 	  .kb = "ROCE-GID SYM-QP-GID" },
@@ -940,7 +776,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .summary = "RoCE port active MTU below 4096",
 	  .needs = "ib.port.mtu_active ib.port.link_layer ib.port.state perftest.mtu "
 		   "perftest.link_type",
-	  .eval = eval_roce_mtu,
+	  FT__EACH("ib.port.mtu_active perftest.mtu", check_roce_mtu),
 	  .fix = "jumbo frames end to end: netdev MTU 9000 on hosts and switches, then the RoCE "
 		 "MTU becomes 4096",
 	  .kb = "ROCE-MTU ROCE-WIRE HOST-ETH-MTU SYM-ROCE-MTU" },
@@ -949,7 +785,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "the NIC sends many pause frames (host cannot drain)",
 	  .needs = "eth.counter.tx_prio*_pause eth.counter.tx_global_pause",
-	  .eval = eval_tx_pause,
+	  FT__EACH("eth.counter.tx_*", check_tx_pause),
 	  .fix = "find why the host stalls (PCIe width, IOMMU, NUMA placement, GDR); enable PFC "
 		 "storm prevention (ethtool pfc-prevention-tout)",
 	  .kb = "ROCE-PFC ROCE-COUNTERS SYM-ROCE-PFC-STORM" },
@@ -958,7 +794,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "the network pauses the NIC often (congestion spreading)",
 	  .needs = "eth.counter.rx_prio*_pause eth.counter.rx_global_pause",
-	  .eval = eval_rx_pause,
+	  FT__EACH("eth.counter.rx_*", check_rx_pause),
 	  .fix = "enable ECN marking below the PFC threshold on the RoCE queue; look for incast "
 		 "and oversubscription",
 	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-NO-CC" },
@@ -968,7 +804,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .summary = "a large share of time paused by PFC (needs a probe interval)",
 	  .needs = "eth.counter.rx_prio*_pause_duration.rate "
 		   "eth.counter.tx_prio*_pause_duration.rate",
-	  .eval = eval_pause_fraction,
+	  FT__EACH("eth.counter.[rt]x_*pause_duration.rate", check_pause_fraction),
 	  .fix = "receive side paused: enable ECN marking below PFC XOFF and find the incast; "
 		 "transmit side pausing: find why this host stalls (PCIe, IOMMU, NUMA, GDR)",
 	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-PFC-STORM" },
@@ -984,7 +820,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "ECN marks arrive but no CNP is sent (notification point off)",
 	  .needs = "*counter.np_ecn_marked_roce_packets ib.hw_counter.np_cnp_sent",
-	  .eval = eval_ecn_no_cnp,
+	  FT__EACH("*counter.np_ecn_marked_roce_packets", check_ecn_no_cnp),
 	  .fix = "enable the notification point on the NCCL priority: echo 1 > "
 		 "/sys/class/net/IF/ecn/roce_np/enable/PRIO",
 	  .kb = "ROCE-DCQCN SYM-ROCE-NO-CC" },
@@ -994,7 +830,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .summary = "pauses without any ECN mark or CNP (no congestion control)",
 	  .needs = "eth.counter.rx_prio*_pause_duration ib.hw_counter.np_ecn_marked_roce_packets "
 		   "*counter.np_cnp_sent *counter.rp_cnp_handled",
-	  .eval = eval_pfc_only,
+	  FT__EACH("eth.counter.rx_prio[0-7]_pause_duration", check_pfc_only),
 	  .fix = "enable ECN marking on the switch RoCE queue with thresholds below PFC XOFF; "
 		 "enable roce_np/roce_rp on the NCCL priority",
 	  .kb = "ROCE-DCQCN ROCE-PFC SYM-ROCE-NO-CC" },
@@ -1004,7 +840,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .summary = "a high share of received packets is ECN-marked",
 	  .needs = "*counter.np_ecn_marked_roce_packets ib.counter.PortRcvPkts "
 		   "eth.counter.rx_packets_phy",
-	  .eval = eval_ecn_rate,
+	  FT__EACH("*counter.np_ecn_marked_roce_packets", check_ecn_rate),
 	  .fix = "look for incast or oversubscribed uplinks; spread flows (more QPs per "
 		 "connection, adaptive routing); tune ECN thresholds and DCQCN together",
 	  .kb = "ROCE-DCQCN ROCE-ECMP SYM-SCALE-DROP" },
@@ -1088,7 +924,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an Ethernet link is down",
 	  .needs = "eth.link.detected eth.link.operstate",
-	  .eval = eval_eth_link_down,
+	  FT__EACH("eth.link.detected eth.link.operstate", check_eth_link_down),
 	  .fix = "check cable, transceiver and the switch port; check the lanes/speed settings "
 		 "(ethtool -s) on both ends",
 	  .kb = "ROCE-COUNTERS SYM-LINK-DEGRADED" },
@@ -1097,7 +933,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "the netdev is virtual (veth/bridge), not the RDMA NIC",
 	  .needs = "eth.driver.name",
-	  .eval = eval_not_rdma_netdev,
+	  FT__EACH("eth.driver.name", check_not_rdma_netdev),
 	  .fix = "attach the RDMA NIC (SR-IOV VF or macvlan on the RoCE port) to the pod or "
 		 "container network namespace",
 	  .kb = "ROCE-GID HOST-LIMITS" },
