@@ -63,106 +63,77 @@ lane_note(const struct ft_diag_ctx *c, const struct ft_obs *like, char *buf, siz
 }
 
 static int
-eval_effective_ber(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_effective_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t pos = 0;
-	const struct ft_obs *o;
-	int rc;
+	char lane[160], lim[24];
 
-	while ((o = ft__diag_next(c, "mlxlink.effective_ber", &pos)) != NULL) {
-		const struct ft_obs *ev[3] = { o, NULL, NULL };
-		char lane[160], lim[24];
-
-		if (!o->has_num || o->num <= c->thresholds->effective_ber_max)
-			continue;
-		ft__diag_fmt_limit(c->thresholds->effective_ber_max, lim, sizeof(lim));
-		ev[1] = ft__diag_find_same(c, "mlxlink.effective_errors", o);
-		ev[2] = ft__diag_find_same(c, "mlxlink.raw_ber", o);
-		lane_note(c, o, lane, sizeof(lane));
-		rc = ft__diag_emit(c, out, -1, ev, 3,
-				   "effective (post-FEC) BER %.1e is above %s: errors reach "
-				   "traffic as retransmissions%s; %s",
-				   o->num, lim, lane, where_rx);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!o->has_num || o->num <= c->thresholds->effective_ber_max)
+		return 0;
+	ft__diag_fmt_limit(c->thresholds->effective_ber_max, lim, sizeof(lim));
+	lane_note(c, o, lane, sizeof(lane));
+	return ft__diag_emit(c, out, -1,
+			     FT__EV(o, ft__diag_find_same(c, "mlxlink.effective_errors", o),
+				    ft__diag_find_same(c, "mlxlink.raw_ber", o)),
+			     "effective (post-FEC) BER %.1e is above %s: errors reach traffic as "
+			     "retransmissions%s; %s",
+			     o->num, lim, lane, where_rx);
 }
 
 static int
-eval_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t pos = 0;
-	const struct ft_obs *o;
-	int rc;
+	const struct ft_obs *eff = ft__diag_find_same(c, "mlxlink.effective_ber", o);
+	char lane[160], lim[24];
 
-	while ((o = ft__diag_next(c, "mlxlink.raw_ber", &pos)) != NULL) {
-		const struct ft_obs *ev[2] = { o, NULL };
-		const struct ft_obs *eff = ft__diag_find_same(c, "mlxlink.effective_ber", o);
-		char lane[160], lim[24];
-
-		if (!o->has_num || o->num < c->thresholds->raw_ber_max)
-			continue;
-		if (eff && eff->has_num && eff->num > c->thresholds->effective_ber_max)
-			continue; /* link-effective-ber reports it, with this as evidence */
-		ft__diag_fmt_limit(c->thresholds->raw_ber_max, lim, sizeof(lim));
-		ev[1] = ft__diag_find_same(c, "mlxlink.fec", o);
-		lane_note(c, o, lane, sizeof(lane));
-		rc = ft__diag_emit(c, out, -1, ev, 2,
-				   "raw (pre-FEC) BER %.1e: FEC still corrects it, but the margin is "
-				   "thin (heuristic mark %s)%s; clean or reseat the connectors "
-				   "before it degrades",
-				   o->num, lim, lane);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!o->has_num || o->num < c->thresholds->raw_ber_max)
+		return 0;
+	if (eff && eff->has_num && eff->num > c->thresholds->effective_ber_max)
+		return 0; /* link-effective-ber reports it, with this as evidence */
+	ft__diag_fmt_limit(c->thresholds->raw_ber_max, lim, sizeof(lim));
+	lane_note(c, o, lane, sizeof(lane));
+	return ft__diag_emit(c, out, -1, FT__EV(o, ft__diag_find_same(c, "mlxlink.fec", o)),
+			     "raw (pre-FEC) BER %.1e: FEC still corrects it, but the margin is thin "
+			     "(heuristic mark %s)%s; clean or reseat the connectors before it "
+			     "degrades",
+			     o->num, lim, lane);
 }
 
-static int
-eval_link_errors(const struct ft_diag_ctx *c, struct ft_findings *out)
+static const char *const link_error_keys[] = { "mlxlink.symbol_errors", "mlxlink.link_down",
+						 "mlxlink.link_error_recovery" };
+
+static bool
+is_link_error(const struct ft_obs *p)
 {
-	static const char *const keys[] = { "mlxlink.symbol_errors", "mlxlink.link_down",
-					    "mlxlink.link_error_recovery" };
-	size_t i;
-	int rc;
+	size_t j;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i), *ev[3];
-		size_t k, n = 0;
-		bool first = true;
+	for (j = 0; j < FT_ARRAY_SIZE(link_error_keys); j++)
+		if (strcmp(p->key, link_error_keys[j]) == 0 && p->has_num && p->num > 0)
+			return true;
+	return false;
+}
 
-		for (k = 0; k < FT_ARRAY_SIZE(keys); k++)
-			if (strcmp(o->key, keys[k]) == 0)
-				break;
-		if (k == FT_ARRAY_SIZE(keys) || !o->has_num || o->num <= 0)
-			continue;
-		/* one finding per port: the first non-zero counter of the port leads */
-		for (k = 0; k < i && first; k++) {
-			const struct ft_obs *p = ft__obs(c, k);
-			size_t j;
+/* One finding per port: the first non-zero counter of the port, in input order, leads. */
+static int
+check_link_errors(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
+{
+	const struct ft_obs *ev[FT_ARRAY_SIZE(link_error_keys)];
+	size_t k, n = 0;
 
-			for (j = 0; j < FT_ARRAY_SIZE(keys); j++)
-				if (strcmp(p->key, keys[j]) == 0 && p->has_num && p->num > 0 &&
-				    ft__same_port(p, o))
-					first = false;
-		}
-		if (!first)
-			continue;
-		for (k = 0; k < FT_ARRAY_SIZE(keys) && n < FT_ARRAY_SIZE(ev); k++) {
-			const struct ft_obs *p = ft__diag_find_same(c, keys[k], o);
+	if (!is_link_error(o))
+		return 0;
+	for (k = 0; k < ft__nobs(c) && ft__obs(c, k) != o; k++)
+		if (is_link_error(ft__obs(c, k)) && ft__same_port(ft__obs(c, k), o))
+			return 0;
+	for (k = 0; k < FT_ARRAY_SIZE(link_error_keys); k++) {
+		const struct ft_obs *p = ft__diag_find_same(c, link_error_keys[k], o);
 
-			if (p && p->has_num && p->num > 0)
-				ev[n++] = p;
-		}
-		rc = ft__diag_emit(c, out, -1, ev, n,
-				   "%s = %.0f since the counters were cleared: the link lost symbols "
-				   "or retrained; %s",
-				   strchr(o->key, '.') + 1, o->num, where_rx);
-		if (rc < 0)
-			return rc;
+		if (p && p->has_num && p->num > 0)
+			ev[n++] = p;
 	}
-	return 0;
+	return ft__diag_emit(c, out, -1, ev, n,
+			     "%s = %.0f since the counters were cleared: the link lost symbols or "
+			     "retrained; %s",
+			     strchr(o->key, '.') + 1, o->num, where_rx);
 }
 
 /* "45 [-5..75]" or "45C [-5..75]": the high alarm of the printed range, or 0. */
@@ -175,48 +146,25 @@ temp_high(const char *s)
 }
 
 static int
-eval_module_temp(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_module_temp(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t pos = 0;
-	const struct ft_obs *o;
-	int rc;
+	double hi = temp_high(o->str);
+	double mark = hi > 0 ? hi - 5 : c->thresholds->module_temp_max;
 
-	while ((o = ft__diag_next(c, "mlxlink.module_temp", &pos)) != NULL) {
-		const struct ft_obs *ev[1] = { o };
-		double hi = temp_high(o->str);
-		double mark = hi > 0 ? hi - 5 : c->thresholds->module_temp_max;
-
-		if (!o->has_num || o->num < mark)
-			continue;
-		rc = ft__diag_emit(c, out, hi > 0 && o->num >= hi ? FT_SEV_ERROR : -1, ev, 1,
-				   "module temperature %.0f C is %s %.0f C%s: hot optics lose margin "
-				   "and raise the BER",
-				   o->num, hi > 0 && o->num >= hi ? "at or above its alarm" : "near",
-				   hi > 0 ? hi : c->thresholds->module_temp_max,
-				   hi > 0 ? " (the module's own range)" : " (heuristic)");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!o->has_num || o->num < mark)
+		return 0;
+	return ft__diag_emit(c, out, hi > 0 && o->num >= hi ? FT_SEV_ERROR : -1, FT__EV(o),
+			     "module temperature %.0f C is %s %.0f C%s: hot optics lose margin and "
+			     "raise the BER",
+			     o->num, hi > 0 && o->num >= hi ? "at or above its alarm" : "near",
+			     hi > 0 ? hi : c->thresholds->module_temp_max,
+			     hi > 0 ? " (the module's own range)" : " (heuristic)");
 }
 
-static int
-eval_recommendation(const struct ft_diag_ctx *c, struct ft_findings *out)
+static bool
+recommends_action(const struct ft_obs *o)
 {
-	size_t pos = 0;
-	const struct ft_obs *o;
-	int rc;
-
-	while ((o = ft__diag_next(c, "mlxlink.recommendation", &pos)) != NULL) {
-		const struct ft_obs *ev[1] = { o };
-
-		if (!o->str[0] || ft__str_icontains(o->str, "No issue was observed"))
-			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1, "mlxlink recommends: \"%.200s\"", o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return o->str[0] && !ft__str_icontains(o->str, "No issue was observed");
 }
 
 const struct ft_rule ft__diag_rules_link[] = {
@@ -226,7 +174,7 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .summary = "errors left after FEC (effective BER above 1e-12) on a port",
 	  .needs = "mlxlink.effective_ber mlxlink.effective_errors mlxlink.raw_ber "
 		   "mlxlink.raw_errors_lane",
-	  .eval = eval_effective_ber,
+	  FT__EACH("mlxlink.effective_ber", check_effective_ber),
 	  .fix = "drain the link; clean and reseat both connectors, swap the cable or optic; if "
 		 "the errors stay with the port, move to another switch port; clear counters "
 		 "(mlxlink --pc) and re-check under traffic",
@@ -236,7 +184,7 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "pre-FEC BER high: FEC still corrects it but the margin is thin",
 	  .needs = "mlxlink.raw_ber mlxlink.fec mlxlink.raw_errors_lane",
-	  .eval = eval_raw_ber,
+	  FT__EACH("mlxlink.raw_ber", check_raw_ber),
 	  .fix = "schedule a cable/optic clean or swap; trend the raw BER after clearing "
 		 "counters",
 	  .kb = "IBDIAG-BER IB-COUNTERS" },
@@ -245,7 +193,8 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "symbol errors, link downs or error recoveries counted by mlxlink",
 	  .needs = "mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
-	  .eval = eval_link_errors,
+	  FT__EACH("mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
+		   check_link_errors),
 	  .fix = "clear the counters and watch them under traffic; a rising count: reseat or "
 		 "swap the cable or optic, then the switch port",
 	  .kb = "IB-COUNTERS SYM-LINK-ERRORS" },
@@ -254,7 +203,7 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a transceiver runs near or above its temperature alarm",
 	  .needs = "mlxlink.module_temp",
-	  .eval = eval_module_temp,
+	  FT__EACH("mlxlink.module_temp", check_module_temp),
 	  .fix = "check airflow and fan speeds at that port, blanking panels and neighbouring "
 		 "hot modules; replace a module that stays hot",
 	  .kb = "SYM-LINK-ERRORS" },
@@ -263,7 +212,8 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "mlxlink's troubleshooting recommendation names an issue",
 	  .needs = "mlxlink.recommendation",
-	  .eval = eval_recommendation,
+	  FT__MATCH("mlxlink.recommendation", recommends_action,
+		    "mlxlink recommends: \"%.200s\""),
 	  .fix = "follow mlxlink's recommendation; read the port's BER and counters with "
 		 "mlxlink -c",
 	  .kb = "IB-COUNTERS" },
