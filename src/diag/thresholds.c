@@ -65,56 +65,55 @@ ft_diag_thresholds_init(struct ft_diag_thresholds *t)
 	*t = ft__diag_default_thresholds;
 }
 
-/* Each key is optional; a key not in the file keeps its default (spec/doc.h). */
+/*
+ * Each key is optional; a key not in the file keeps its default (spec/doc.h).
+ * Its kind says what it accepts: a fraction (0.85 or "85%"), a positive
+ * number, a non-negative count or a non-negative rate per second.
+ */
+#define THRESHOLD_AT(m) FT__DOC_AT(struct ft_diag_thresholds, m)
+#define FRACTION(m) { #m, FT__DOC_FRACTION, THRESHOLD_AT(m) }
+#define POSITIVE(m)                                                                                \
+	{ #m, FT__DOC_DOUBLE, THRESHOLD_AT(m), .lo = DBL_MIN, .hi = DBL_MAX,                       \
+	  .what = "a positive number like 1.25 or 1e-12" }
+#define COUNT(m)                                                                                   \
+	{ #m, FT__DOC_DOUBLE, THRESHOLD_AT(m), .lo = 0, .hi = DBL_MAX, .what = "a non-negative count" }
+#define RATE(m)                                                                                    \
+	{ #m, FT__DOC_DOUBLE, THRESHOLD_AT(m), .lo = 0, .hi = DBL_MAX,                             \
+	  .what = "a non-negative rate per second" }
+
 static const struct ft__doc_field keys[] = {
-	{ "utilisation_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, utilisation_min) },
-	{ "pfc_rate_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, pfc_rate_max), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative rate per second" },
-	{ "ecn_rate_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, ecn_rate_max), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative rate per second" },
-	{ "overlap_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, overlap_min) },
-	{ "recovery_max", FT__DOC_DURATION, FT__DOC_AT(struct ft_diag_thresholds, recovery_max_s),
+	FRACTION(utilisation_min),
+	RATE(pfc_rate_max),
+	RATE(ecn_rate_max),
+	FRACTION(overlap_min),
+	{ "recovery_max", FT__DOC_DURATION, THRESHOLD_AT(recovery_max_s),
 	  .what = "a duration like 300 or 5min" },
-	{ "pause_frames_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, pause_frames_max), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative count" },
-	{ "paused_fraction_max", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, paused_fraction_max) },
-	{ "ecn_mark_share_max", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, ecn_mark_share_max) },
-	{ "switch_drops_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, switch_drops_max), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative count" },
-	{ "rx_discards_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, rx_discards_max), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative count" },
-	{ "rx_discards_rate_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, rx_discards_rate_max), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative rate per second" },
-	{ "rx_out_of_buffer_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, rx_out_of_buffer_max), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative count" },
-	{ "rx_out_of_buffer_rate_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, rx_out_of_buffer_rate_max), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative rate per second" },
-	{ "busbw_model_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, busbw_model_min) },
-	{ "busbw_model_error", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, busbw_model_error) },
-	{ "latency_model_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, latency_model_max), .lo = DBL_MIN, .hi = DBL_MAX,
-	  .what = "a positive number like 1.25 or 1e-12" },
-	{ "latency_model_error", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, latency_model_error), .lo = DBL_MIN, .hi = DBL_MAX,
-	  .what = "a positive number like 1.25 or 1e-12" },
-	{ "jitter_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, jitter_max), .lo = DBL_MIN, .hi = DBL_MAX,
-	  .what = "a positive number like 1.25 or 1e-12" },
-	{ "jitter_error", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, jitter_error), .lo = DBL_MIN, .hi = DBL_MAX,
-	  .what = "a positive number like 1.25 or 1e-12" },
-	{ "pair_outlier_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, pair_outlier_min) },
-	{ "scale_drop_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, scale_drop_min) },
-	{ "paused_fraction_error", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, paused_fraction_error) },
-	{ "copy_bw_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, copy_bw_min) },
-	{ "lane_error_share_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, lane_error_share_min) },
-	{ "effective_ber_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, effective_ber_max), .lo = DBL_MIN, .hi = DBL_MAX,
-	  .what = "a positive number like 1.25 or 1e-12" },
-	{ "raw_ber_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, raw_ber_max), .lo = DBL_MIN, .hi = DBL_MAX,
-	  .what = "a positive number like 1.25 or 1e-12" },
-	{ "module_temp_max", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, module_temp_max), .lo = DBL_MIN, .hi = DBL_MAX,
-	  .what = "a positive number like 1.25 or 1e-12" },
-	{ "dcqcn_cnp_rate_min", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_diag_thresholds, dcqcn_cnp_rate_min), .lo = 0, .hi = DBL_MAX,
-	  .what = "a non-negative rate per second" },
-	{ "dcqcn_tx_share_max", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, dcqcn_tx_share_max) },
-	{ "dcqcn_rx_utilisation_max", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, dcqcn_rx_utilisation_max) },
-	{ "dcqcn_mark_share_min", FT__DOC_FRACTION, FT__DOC_AT(struct ft_diag_thresholds, dcqcn_mark_share_min) },
+	COUNT(pause_frames_max),
+	FRACTION(paused_fraction_max),
+	FRACTION(ecn_mark_share_max),
+	COUNT(switch_drops_max),
+	COUNT(rx_discards_max),
+	RATE(rx_discards_rate_max),
+	COUNT(rx_out_of_buffer_max),
+	RATE(rx_out_of_buffer_rate_max),
+	FRACTION(busbw_model_min),
+	FRACTION(busbw_model_error),
+	POSITIVE(latency_model_max),
+	POSITIVE(latency_model_error),
+	POSITIVE(jitter_max),
+	POSITIVE(jitter_error),
+	FRACTION(pair_outlier_min),
+	FRACTION(scale_drop_min),
+	FRACTION(paused_fraction_error),
+	FRACTION(copy_bw_min),
+	FRACTION(lane_error_share_min),
+	POSITIVE(effective_ber_max),
+	POSITIVE(raw_ber_max),
+	POSITIVE(module_temp_max),
+	RATE(dcqcn_cnp_rate_min),
+	FRACTION(dcqcn_tx_share_max),
+	FRACTION(dcqcn_rx_utilisation_max),
+	FRACTION(dcqcn_mark_share_min),
 };
 
 void
