@@ -15,63 +15,35 @@
 /* ---- port state ---------------------------------------------------------- */
 
 static int
-eval_port_down(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_port_down(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *st)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *ph, *ll;
+	bool disabled;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *st = ft__obs(c, i);
-		const struct ft_obs *ph, *ll;
-		const struct ft_obs *ev[3];
-		bool disabled;
-
-		if (strcmp(st->key, "ib.port.state") != 0 || ft__port_state_active(st->str) ||
-		    ft__str_icontains(st->str, "init") || ft__str_icontains(st->str, "armed"))
-			continue;
-		ph = ft__diag_find_same(c, "ib.port.phys_state", st);
-		ll = ft__diag_find_same(c, "ib.port.link_layer", st);
-		disabled = ph && ft__str_icontains(ph->str, "disabled");
-		ev[0] = st;
-		ev[1] = ph;
-		ev[2] = ll;
-		rc = ft__diag_emit(c, out, disabled ? FT_SEV_INFO : -1, ev, 3,
-				   "%s port is %s, physical state %s: %s",
-				   ll && ll->str[0] ? ll->str : "RDMA", st->str,
-				   ph ? ph->str : "unknown",
-				   disabled ? "administratively disabled, carries no traffic"
-					    : "no link (no cable or peer, or a failed cable/port)");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (ft__port_state_active(st->str) || ft__str_icontains(st->str, "init") ||
+	    ft__str_icontains(st->str, "armed"))
+		return 0;
+	ph = ft__diag_find_same(c, "ib.port.phys_state", st);
+	ll = ft__diag_find_same(c, "ib.port.link_layer", st);
+	disabled = ph && ft__str_icontains(ph->str, "disabled");
+	return ft__diag_emit(c, out, disabled ? FT_SEV_INFO : -1, FT__EV(st, ph, ll),
+			     "%s port is %s, physical state %s: %s",
+			     ll && ll->str[0] ? ll->str : "RDMA", st->str, ph ? ph->str : "unknown",
+			     disabled ? "administratively disabled, carries no traffic"
+				      : "no link (no cable or peer, or a failed cable/port)");
 }
 
 static int
-eval_port_no_sm(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_port_no_sm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *st)
 {
-	size_t i;
-	int rc;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *st = ft__obs(c, i);
-		const struct ft_obs *ev[3];
-
-		if (strcmp(st->key, "ib.port.state") != 0 ||
-		    !(ft__str_icontains(st->str, "init") || ft__str_icontains(st->str, "armed")))
-			continue;
-		ev[0] = st;
-		ev[1] = ft__diag_find_same(c, "ib.port.phys_state", st);
-		ev[2] = ft__diag_find_same(c, "ib.port.sm_lid", st);
-		rc = ft__diag_emit(
-			c, out, -1, ev, 3,
-			"port is %s: the link trained but no subnet manager brought it to "
-			"Active, so nothing communicates over it",
-			st->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!(ft__str_icontains(st->str, "init") || ft__str_icontains(st->str, "armed")))
+		return 0;
+	return ft__diag_emit(c, out, -1,
+			     FT__EV(st, ft__diag_find_same(c, "ib.port.phys_state", st),
+				    ft__diag_find_same(c, "ib.port.sm_lid", st)),
+			     "port is %s: the link trained but no subnet manager brought it to "
+			     "Active, so nothing communicates over it",
+			     st->str);
 }
 
 /* ---- link training ------------------------------------------------------- */
@@ -128,53 +100,30 @@ list_max(const char *s, bool width)
 	return best;
 }
 
+/* "ib.port.<width|speed>_active" against "<...>_supported" of the same port. */
 static int
-eval_below_capability(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_below_capability(const struct ft_diag_ctx *c, struct ft_findings *out,
+		       const struct ft_obs *a)
 {
-	static const struct {
-		const char *active, *supported;
-		bool width;
-	} pairs[] = {
-		{ "ib.port.width_active", "ib.port.width_supported", true },
-		{ "ib.port.speed_active", "ib.port.speed_supported", false },
-	};
-	size_t i, k;
-	int rc;
+	bool width = strcmp(a->key, "ib.port.width_active") == 0;
+	const struct ft_obs *sup =
+		ft__diag_find_same(c, width ? "ib.port.width_supported" : "ib.port.speed_supported", a);
+	const struct ft_obs *st = ft__diag_find_same(c, "ib.port.state", a);
+	double va, vs;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *a = ft__obs(c, i);
-
-		for (k = 0; k < FT_ARRAY_SIZE(pairs); k++) {
-			const struct ft_obs *sup, *st;
-			const struct ft_obs *ev[3];
-			double va, vs;
-
-			if (strcmp(a->key, pairs[k].active) != 0)
-				continue;
-			sup = ft__diag_find_same(c, pairs[k].supported, a);
-			st = ft__diag_find_same(c, "ib.port.state", a);
-			/* A down port reports base width/speed: not a degraded link (IB-SPEED). */
-			if (!sup || (st && !ft__port_state_active(st->str)))
-				continue;
-			va = pairs[k].width ? strtod(a->str, NULL) : lane_rate(a->str);
-			vs = list_max(sup->str, pairs[k].width);
-			if (a->has_num && pairs[k].width)
-				va = a->num;
-			if (va <= 0 || vs <= 0 || va >= vs)
-				continue;
-			ev[0] = a;
-			ev[1] = sup;
-			ev[2] = st;
-			rc = ft__diag_emit(c, out, -1, ev, 3,
-					   "link trained at %s %s but the port supports %s: "
-					   "the port runs at %.0f%% of its capability",
-					   pairs[k].width ? "width" : "speed", a->str, sup->str,
-					   100.0 * va / vs);
-			if (rc < 0)
-				return rc;
-		}
-	}
-	return 0;
+	/* A down port reports base width/speed: not a degraded link (IB-SPEED). */
+	if (!sup || (st && !ft__port_state_active(st->str)))
+		return 0;
+	va = width ? strtod(a->str, NULL) : lane_rate(a->str);
+	vs = list_max(sup->str, width);
+	if (a->has_num && width)
+		va = a->num;
+	if (va <= 0 || vs <= 0 || va >= vs)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(a, sup, st),
+			     "link trained at %s %s but the port supports %s: the port runs at "
+			     "%.0f%% of its capability",
+			     width ? "width" : "speed", a->str, sup->str, 100.0 * va / vs);
 }
 
 static bool
@@ -244,58 +193,33 @@ is_active_ib_mtu(const struct ft_diag_ctx *c, const struct ft_obs *o)
 }
 
 static int
-eval_mtu_low(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_mtu_low(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i;
-	int rc;
-
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i);
-		const struct ft_obs *ev[2];
-
-		if (!is_active_ib_mtu(c, o) || o->num >= 4096)
-			continue;
-		ev[0] = o;
-		ev[1] = ft__diag_find_same(c, "ib.port.mtu_max", o);
-		rc = ft__diag_emit(c, out, -1, ev, 2,
-				   "active MTU %.0f bytes on an InfiniBand port: below 4096 every "
-				   "packet carries %.1f%% headers instead of %.1f%%, at %.0fx the "
-				   "packet rate",
-				   o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 26)),
-				   100.0 * (1 - ft_diag_payload_efficiency(4096, 26)),
-				   4096 / o->num);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!is_active_ib_mtu(c, o) || o->num >= 4096)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(o, ft__diag_find_same(c, "ib.port.mtu_max", o)),
+			     "active MTU %.0f bytes on an InfiniBand port: below 4096 every packet "
+			     "carries %.1f%% headers instead of %.1f%%, at %.0fx the packet rate",
+			     o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 26)),
+			     100.0 * (1 - ft_diag_payload_efficiency(4096, 26)), 4096 / o->num);
 }
 
 /* ---- ibdiagnet ------------------------------------------------------------ */
 
 static int
-eval_ibdiagnet(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_ibdiagnet(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	const struct ft_obs *o;
-	size_t pos = 0;
-	int rc;
+	bool rate = ft__str_icontains(o->str, "Suboptimal rate");
 
-	while ((o = ft__diag_next(c, "ibdiag.warning", &pos)) != NULL) {
-		const struct ft_obs *ev[1] = { o };
-		bool rate = ft__str_icontains(o->str, "Suboptimal rate");
-
-		/* A missing topology file only means no topology comparison was made. */
-		if (ft__str_icontains(o->str, "Topology file is not specified"))
-			continue;
-		rc = ft__diag_emit(c, out, rate ? -1 : FT_SEV_INFO, ev, 1,
-				   rate ? "ibdiagnet: \"%.160s\": an IPoIB multicast group runs "
-					  "below its members' link rate, so multicast traffic is "
-					  "throttled to the group rate"
-					: "ibdiagnet warning: \"%.160s\"",
-				   o->str);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	/* A missing topology file only means no topology comparison was made. */
+	if (ft__str_icontains(o->str, "Topology file is not specified"))
+		return 0;
+	return ft__diag_emit(c, out, rate ? -1 : FT_SEV_INFO, FT__EV(o),
+			     rate ? "ibdiagnet: \"%.160s\": an IPoIB multicast group runs below "
+				    "its members' link rate, so multicast traffic is throttled to "
+				    "the group rate"
+				  : "ibdiagnet warning: \"%.160s\"",
+			     o->str);
 }
 
 /* ---- counters ------------------------------------------------------------ */
@@ -468,7 +392,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an RDMA port is not Active/LinkUp",
 	  .needs = "ib.port.state ib.port.phys_state ib.port.link_layer",
-	  .eval = eval_port_down,
+	  FT__EACH("ib.port.state", check_port_down),
 	  .fix = "check the cable and the peer port (ibstat, iblinkinfo); reseat or replace the "
 		 "cable or transceiver; leave unused ports out of NCCL_IB_HCA",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
@@ -477,7 +401,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "a port is Init or Armed: no subnet manager made it Active",
 	  .needs = "ib.port.state ib.port.phys_state ib.port.sm_lid",
-	  .eval = eval_port_no_sm,
+	  FT__EACH("ib.port.state", check_port_no_sm),
 	  .fix = "start or repair the subnet manager (sminfo; OpenSM or UFM) and check its logs",
 	  .kb = "IB-SM SYM-IB-SM" },
 	{ .id = "ib-link-below-capability",
@@ -486,7 +410,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .summary = "an active port trained below its supported width or speed",
 	  .needs = "ib.port.width_active ib.port.width_supported ib.port.speed_active "
 		   "ib.port.speed_supported ib.port.state",
-	  .eval = eval_below_capability,
+	  FT__EACH("ib.port.width_active ib.port.speed_active", check_below_capability),
 	  .fix = "replace the cable or transceiver (a failed lane or an older cable type), then "
 		 "check the port's speed configuration",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
@@ -503,7 +427,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an active InfiniBand port runs an MTU below 4096",
 	  .needs = "ib.port.mtu_active ib.port.state ib.port.link_layer",
-	  .eval = eval_mtu_low,
+	  FT__EACH("ib.port.mtu_active", check_mtu_low),
 	  .fix = "raise the partition/QoS mtu-limit in the subnet manager to 4096 on every hop",
 	  .kb = "IB-MTU" },
 	{ .id = "ib-mtu-mismatch",
@@ -521,7 +445,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "ibdiagnet reported a fabric warning",
 	  .needs = "ibdiag.warning",
-	  .eval = eval_ibdiagnet,
+	  FT__EACH("ibdiag.warning", check_ibdiagnet),
 	  .fix = "suboptimal IPoIB group rate: set the partition's rate in the SM partition "
 		 "configuration (partitions.conf rate=) to the links' rate; other warnings: see "
 		 "the ibdiagnet report section named in the message",

@@ -17,35 +17,25 @@
 #define MIN_COMM_S 1e-3
 
 static int
-eval_overlap_low(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_overlap_low(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	const struct ft_obs *o;
-	size_t pos = 0;
-	int rc;
+	const struct ft_obs *comm = ft__diag_find_line(c, "torch.trace.comm_s", o);
+	const struct ft_obs *both = ft__diag_find_line(c, "torch.trace.overlap_s", o);
+	double share, cs = 0, bs = 0;
 
-	while ((o = ft__diag_next(c, "torch.trace.overlap", &pos))) {
-		const struct ft_obs *comm = ft__diag_find_line(c, "torch.trace.comm_s", o);
-		const struct ft_obs *both = ft__diag_find_line(c, "torch.trace.overlap_s", o);
-		const struct ft_obs *ev[3] = { o, comm, both };
-		double share, cs = 0, bs = 0;
-
-		if (!ft__obs_number(o, &share) || share >= c->thresholds->overlap_min)
-			continue;
-		if (!comm || !ft__obs_number(comm, &cs) || cs < MIN_COMM_S)
-			continue;
-		if (both)
-			(void)ft__obs_number(both, &bs);
-		rc = ft__diag_emit(c, out, -1, ev, 3,
-		                   "only %.1f%% of the NCCL kernel time (%.3f ms of %.3f ms) runs "
-		                   "alongside compute kernels on this GPU (threshold %.0f%%, "
-		                   "overlap_min): %.3f ms of communication is exposed and stalls "
-		                   "the step",
-		                   share * 100, bs * 1e3, cs * 1e3,
-		                   c->thresholds->overlap_min * 100, (cs - bs) * 1e3);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!ft__obs_number(o, &share) || share >= c->thresholds->overlap_min)
+		return 0;
+	if (!comm || !ft__obs_number(comm, &cs) || cs < MIN_COMM_S)
+		return 0;
+	if (both)
+		(void)ft__obs_number(both, &bs);
+	return ft__diag_emit(c, out, -1, FT__EV(o, comm, both),
+			     "only %.1f%% of the NCCL kernel time (%.3f ms of %.3f ms) runs "
+			     "alongside compute kernels on this GPU (threshold %.0f%%, "
+			     "overlap_min): %.3f ms of communication is exposed and stalls the "
+			     "step",
+			     share * 100, bs * 1e3, cs * 1e3, c->thresholds->overlap_min * 100,
+			     (cs - bs) * 1e3);
 }
 
 const struct ft_rule ft__diag_rules_overlap[] = {
@@ -54,7 +44,7 @@ const struct ft_rule ft__diag_rules_overlap[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL kernels run with too little compute alongside (exposed communication)",
 	  .needs = "torch.trace.overlap torch.trace.comm_s torch.trace.overlap_s",
-	  .eval = eval_overlap_low,
+	  FT__EACH("torch.trace.overlap", check_overlap_low),
 	  .fix = "overlap the collectives with compute: DDP/FSDP bucketing and prefetch "
 		 "(bucket_cap_mb, forward/backward prefetch), communication on its own stream, "
 		 "fewer and larger collectives; if the collectives are simply slow, diagnose the "
