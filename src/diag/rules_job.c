@@ -224,57 +224,42 @@ static const char *const action_text[] = {
 	[XID_WATCH] = "keep the job; record and trend it, act on a rising count",
 };
 
+/* One finding per GPU and code, with the count, at its first line. */
 static int
-eval_xid(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t i, k, pos;
-	int rc;
+	const struct ft_obs *p;
+	size_t k, pos = 0, count = 0;
+	int code, sev;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *o = ft__obs(c, i), *p;
-		const struct ft_obs *ev[1] = { o };
-		size_t count = 0;
-		bool earlier = false;
-		int code, sev;
-
-		if (strcmp(o->key, "gpu.xid") != 0 || !o->has_num)
+	if (!o->has_num)
+		return 0;
+	code = (int)o->num;
+	while ((p = ft__diag_next(c, "gpu.xid", &pos)) != NULL) {
+		if (!p->has_num || (int)p->num != code || strcmp(p->host, o->host) != 0 ||
+		    strcmp(p->device, o->device) != 0)
 			continue;
-		code = (int)o->num;
-		/* one finding per GPU and code, with the count */
-		pos = 0;
-		while ((p = ft__diag_next(c, "gpu.xid", &pos)) != NULL)
-			if (p->has_num && (int)p->num == code && strcmp(p->host, o->host) == 0 &&
-			    strcmp(p->device, o->device) == 0) {
-				count++;
-				if (p != o && (p->line < o->line ||
-					       (p->line == o->line && strcmp(p->file, o->file) < 0)))
-					earlier = true;
-			}
-		if (earlier)
-			continue;
-		for (k = 0; k < FT_ARRAY_SIZE(xids); k++)
-			if (xids[k].code == code)
-				break;
-		if (k == FT_ARRAY_SIZE(xids)) {
-			rc = ft__diag_emit(c, out, FT_SEV_WARNING, ev, 1,
-					   "Xid %d on GPU %s (%zu time%s): \"%.100s\"; look it up in "
-					   "NVIDIA's Xid catalog",
-					   code, o->device[0] ? o->device : "?", count,
-					   count == 1 ? "" : "s", o->str);
-		} else {
-			sev = xids[k].action == XID_DRAIN	? FT_SEV_CRITICAL :
-			      xids[k].action == XID_RESET_GPU	? FT_SEV_ERROR :
-			      xids[k].action == XID_RESTART_APP ? FT_SEV_WARNING :
-								  FT_SEV_INFO;
-			rc = ft__diag_emit(c, out, sev, ev, 1, "Xid %d on GPU %s (%zu time%s): %s; %s",
-					   code, o->device[0] ? o->device : "?", count,
-					   count == 1 ? "" : "s", xids[k].what,
-					   action_text[xids[k].action]);
-		}
-		if (rc < 0)
-			return rc;
+		if (p != o &&
+		    (p->line < o->line || (p->line == o->line && strcmp(p->file, o->file) < 0)))
+			return 0;
+		count++;
 	}
-	return 0;
+	for (k = 0; k < FT_ARRAY_SIZE(xids); k++)
+		if (xids[k].code == code)
+			break;
+	if (k == FT_ARRAY_SIZE(xids))
+		return ft__diag_emit(c, out, FT_SEV_WARNING, FT__EV(o),
+				     "Xid %d on GPU %s (%zu time%s): \"%.100s\"; look it up in "
+				     "NVIDIA's Xid catalog",
+				     code, o->device[0] ? o->device : "?", count,
+				     count == 1 ? "" : "s", o->str);
+	sev = xids[k].action == XID_DRAIN	? FT_SEV_CRITICAL :
+	      xids[k].action == XID_RESET_GPU	? FT_SEV_ERROR :
+	      xids[k].action == XID_RESTART_APP ? FT_SEV_WARNING :
+						  FT_SEV_INFO;
+	return ft__diag_emit(c, out, sev, FT__EV(o), "Xid %d on GPU %s (%zu time%s): %s; %s", code,
+			     o->device[0] ? o->device : "?", count, count == 1 ? "" : "s",
+			     xids[k].what, action_text[xids[k].action]);
 }
 
 /* ---- DCGM ------------------------------------------------------------------ */
@@ -285,61 +270,37 @@ eval_xid(const struct ft_diag_ctx *c, struct ft_findings *out)
  * hardware reports its links as not supported ('_'), not down.
  */
 static int
-eval_nvlink_down(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_nvlink_down(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t pos = 0;
-	const struct ft_obs *o;
-	int rc;
+	const struct ft_obs *up = ft__diag_find_same(c, "dcgm.nvlink.up", o);
+	double nup = up && up->has_num ? up->num : 0;
 
-	while ((o = ft__diag_next(c, "dcgm.nvlink.down", &pos)) != NULL) {
-		const struct ft_obs *up = ft__diag_find_same(c, "dcgm.nvlink.up", o);
-		const struct ft_obs *ev[1] = { o };
-		double nup = up && up->has_num ? up->num : 0;
-
-		if (!o->has_num || o->num <= 0)
-			continue;
-		rc = ft__diag_emit(c, out, nup > 0 ? FT_SEV_WARNING : -1, ev, 1,
-				   "%.0f of %.0f NVLinks of %s are down: NCCL moves this GPU's "
-				   "intra-node traffic to PCIe at a fraction of the bandwidth, and "
-				   "NVLink SHARP is unavailable",
-				   o->num, o->num + nup, o->device);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (!o->has_num || o->num <= 0)
+		return 0;
+	return ft__diag_emit(c, out, nup > 0 ? FT_SEV_WARNING : -1, FT__EV(o),
+			     "%.0f of %.0f NVLinks of %s are down: NCCL moves this GPU's "
+			     "intra-node traffic to PCIe at a fraction of the bandwidth, and NVLink "
+			     "SHARP is unavailable",
+			     o->num, o->num + nup, o->device);
 }
 
 static int
-eval_dcgm_diag(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_dcgm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	size_t pos = 0;
-	const struct ft_obs *o;
-	int rc;
+	bool fail;
 
-	while ((o = ft__diag_next(c, "dcgm.diag", &pos)) != NULL) {
-		const struct ft_obs *ev[1] = { o };
-		bool fail = ft__str_has_prefix(o->str, "Fail");
-
-		if (!fail && !ft__str_has_prefix(o->str, "Warn"))
-			continue;
-		rc = ft__diag_emit(c, out, fail ? FT_SEV_ERROR : FT_SEV_WARNING, ev, 1,
-				   "DCGM diagnostic \"%s\": %s", o->device, o->str);
-		if (rc < 0)
-			return rc;
-	}
-	pos = 0;
-	while ((o = ft__diag_next(c, "dcgm.health", &pos)) != NULL) {
-		const struct ft_obs *ev[1] = { o };
-
+	if (strcmp(o->key, "dcgm.health") == 0) {
 		if (ft__str_icontains(o->str, "Healthy") || !o->str[0])
-			continue;
-		rc = ft__diag_emit(c, out,
-				   ft__str_icontains(o->str, "Fail") ? FT_SEV_ERROR : FT_SEV_WARNING,
-				   ev, 1, "DCGM health: %s", o->str);
-		if (rc < 0)
-			return rc;
+			return 0;
+		fail = ft__str_icontains(o->str, "Fail");
+		return ft__diag_emit(c, out, fail ? FT_SEV_ERROR : FT_SEV_WARNING, FT__EV(o),
+				     "DCGM health: %s", o->str);
 	}
-	return 0;
+	fail = ft__str_has_prefix(o->str, "Fail");
+	if (!fail && !ft__str_has_prefix(o->str, "Warn"))
+		return 0;
+	return ft__diag_emit(c, out, fail ? FT_SEV_ERROR : FT_SEV_WARNING, FT__EV(o),
+			     "DCGM diagnostic \"%s\": %s", o->device, o->str);
 }
 
 /* ---- recovery time ---------------------------------------------------------- */
@@ -406,7 +367,7 @@ const struct ft_rule ft__diag_rules_job[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "NVLinks of a GPU are down (DCGM link status)",
 	  .needs = "dcgm.nvlink.down dcgm.nvlink.up",
-	  .eval = eval_nvlink_down,
+	  FT__EACH("dcgm.nvlink.down", check_nvlink_down),
 	  .fix = "check the NVLink bridges or the baseboard/NVSwitch (nvidia-smi nvlink -s, "
 		 "fabric manager status on NVSwitch systems); reset the GPUs or reboot; drain "
 		 "the node if links stay down",
@@ -416,7 +377,7 @@ const struct ft_rule ft__diag_rules_job[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "a DCGM diagnostic failed or warned, or DCGM health is not healthy",
 	  .needs = "dcgm.diag dcgm.health",
-	  .eval = eval_dcgm_diag,
+	  FT__EACH("dcgm.diag dcgm.health", check_dcgm),
 	  .fix = "read the failing test's details (dcgmi diag -r N -v), act on the subsystem "
 		 "it names (PCIe, memory, NVLink, thermal) and re-run before returning the node",
 	  .kb = "XID-CATALOG HOST-PCIE" },
@@ -446,7 +407,7 @@ const struct ft_rule ft__diag_rules_job[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "the GPU driver logged an Xid error event",
 	  .needs = "gpu.xid",
-	  .eval = eval_xid,
+	  FT__EACH("gpu.xid", check_xid),
 	  .fix = "act on the Xid class: application faults (13, 31, 43, 94) restart the job; "
 		 "firmware or uncontained errors (61, 62, 95, 119, 120) reset the GPU; memory, "
 		 "NVLink and bus faults (48, 64, 74, 79) drain the node for diagnosis and RMA",
