@@ -175,60 +175,42 @@ static const struct {
 };
 
 static int
-eval_dcqcn_params(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_dcqcn_param(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	char key[64];
-	int rc;
+	const char *name = o->key + strlen("roce.cc.");
+	double v, d;
+	char how[32];
+	size_t i;
 
-	for (size_t i = 0; i < FT_ARRAY_SIZE(cc_defaults); i++) {
-		const struct ft_obs *o;
-		size_t pos = 0;
-
-		snprintf(key, sizeof(key), "roce.cc.%s", cc_defaults[i].name);
-		while ((o = ft__diag_next(c, key, &pos))) {
-			const struct ft_obs *ev[1] = { o };
-			double v, d = cc_defaults[i].def;
-			char how[32];
-
-			if (!ft__obs_number(o, &v))
-				continue;
-			if (v < d * FAR_FACTOR && (cc_defaults[i].low_ok || v > d / FAR_FACTOR))
-				continue;
-			if (v >= d)
-				snprintf(how, sizeof(how), "%g times", v / d);
-			else if (v > 0)
-				snprintf(how, sizeof(how), "1/%g of", d / v);
-			else
-				snprintf(how, sizeof(how), "none of");
-			rc = ft__diag_emit(c, out, -1, ev, 1,
-			                   "DCQCN %s %s is %g %s, %s the documented default %g %s "
-			                   "(CC-DCQCN)",
-			                   cc_defaults[i].role, cc_defaults[i].name, v,
-			                   cc_defaults[i].unit, how, d, cc_defaults[i].unit);
-			if (rc < 0)
-				return rc;
-		}
-	}
+	if (!ft__obs_number(o, &v))
+		return 0;
 	/* rp_max_rate: 0 is no cap; any cap holds every QP below it (Mb/s). */
-	{
-		const struct ft_obs *o;
-		size_t pos = 0;
-
-		while ((o = ft__diag_next(c, "roce.cc.rp_max_rate", &pos))) {
-			const struct ft_obs *ev[1] = { o };
-			double v;
-
-			if (!ft__obs_number(o, &v) || v <= 0)
-				continue;
-			rc = ft__diag_emit(c, out, -1, ev, 1,
-			                   "DCQCN rate cap rp_max_rate is %g Mb/s (default 0, no "
-			                   "cap): every QP is held below it, congested or not",
-			                   v);
-			if (rc < 0)
-				return rc;
-		}
+	if (strcmp(name, "rp_max_rate") == 0) {
+		if (v <= 0)
+			return 0;
+		return ft__diag_emit(c, out, -1, FT__EV(o),
+				     "DCQCN rate cap rp_max_rate is %g Mb/s (default 0, no cap): "
+				     "every QP is held below it, congested or not",
+				     v);
 	}
-	return 0;
+	for (i = 0; i < FT_ARRAY_SIZE(cc_defaults); i++)
+		if (strcmp(cc_defaults[i].name, name) == 0)
+			break;
+	if (i == FT_ARRAY_SIZE(cc_defaults))
+		return 0;
+	d = cc_defaults[i].def;
+	if (v < d * FAR_FACTOR && (cc_defaults[i].low_ok || v > d / FAR_FACTOR))
+		return 0;
+	if (v >= d)
+		snprintf(how, sizeof(how), "%g times", v / d);
+	else if (v > 0)
+		snprintf(how, sizeof(how), "1/%g of", d / v);
+	else
+		snprintf(how, sizeof(how), "none of");
+	return ft__diag_emit(c, out, -1, FT__EV(o),
+			     "DCQCN %s %s is %g %s, %s the documented default %g %s (CC-DCQCN)",
+			     cc_defaults[i].role, cc_defaults[i].name, v, cc_defaults[i].unit, how,
+			     d, cc_defaults[i].unit);
 }
 
 const struct ft_rule ft__diag_rules_cc[] = {
@@ -251,7 +233,7 @@ const struct ft_rule ft__diag_rules_cc[] = {
 		   "roce.cc.rp_hai_rate roce.cc.rp_min_rate roce.cc.rp_dce_tcp_rtt "
 		   "roce.cc.rp_rate_reduce_monitor_period roce.cc.rp_threshold "
 		   "roce.cc.np_min_time_between_cnps roce.cc.rp_max_rate",
-	  .eval = eval_dcqcn_params,
+	  FT__EACH("roce.cc.*", check_dcqcn_param),
 	  .fix = "return the knob to its default (echo DEFAULT > /sys/kernel/debug/mlx5/PCI/"
 		 "cc_params/NAME, or the ecn/roce_rp tree) unless an incast test on this fabric "
 		 "chose the value; change DCQCN knobs together with the switch ECN thresholds",

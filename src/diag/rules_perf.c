@@ -161,7 +161,7 @@ eval_latency_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 	for (e = 0; e < c->nexpect; e++) {
 		const struct ft_expectation *x = &c->expect[e];
-		const struct ft_obs *m, *ev[1];
+		const struct ft_obs *m;
 		double ratio;
 
 		if (x->lat_us <= 0 || !(m = measured_latency(c, x)))
@@ -169,8 +169,9 @@ eval_latency_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 		ratio = m->num / x->lat_us;
 		if (ratio < c->thresholds->latency_model_max)
 			continue;
-		ev[0] = m;
-		rc = ft__diag_emit(c, out, ratio >= c->thresholds->latency_model_error ? FT_SEV_ERROR : -1, ev, 1,
+		rc = ft__diag_emit(c, out,
+				   ratio >= c->thresholds->latency_model_error ? FT_SEV_ERROR : -1,
+				   FT__EV(m),
 				   "%s latency %.2f us at %s bytes is %.1fx the %.2f us the model "
 				   "expects",
 				   x->test[0] ? x->test : "measured", m->num, m->str, ratio,
@@ -182,45 +183,33 @@ eval_latency_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 }
 
 static int
-eval_jitter(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_jitter(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *p99)
 {
-	size_t i;
-	int rc;
+	const struct ft_obs *p50 = NULL;
+	double ratio;
+	size_t k;
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *p99 = ft__obs(c, i);
-		const struct ft_obs *p50 = NULL, *ev[2];
-		double ratio;
-		size_t k;
+	if (!p99->has_num)
+		return 0;
+	/* The p50 of the same entity, file and size (str). */
+	for (k = 0; k < ft__nobs(c) && !p50; k++) {
+		const struct ft_obs *o = ft__obs(c, k);
 
-		if (strcmp(p99->key, "bench.lat_p99") != 0 || !p99->has_num)
-			continue;
-		/* The p50 of the same entity, file and size (str). */
-		for (k = 0; k < ft__nobs(c); k++) {
-			const struct ft_obs *o = ft__obs(c, k);
-
-			if (strcmp(o->key, "bench.lat_p50") == 0 && o->has_num &&
-			    ft__same_port(o, p99) && o->rank == p99->rank &&
-			    strcmp(o->file, p99->file) == 0 && strcmp(o->str, p99->str) == 0) {
-				p50 = o;
-				break;
-			}
-		}
-		if (!p50 || p50->num <= 0)
-			continue;
-		ratio = p99->num / p50->num;
-		if (ratio < c->thresholds->jitter_max)
-			continue;
-		ev[0] = p99;
-		ev[1] = p50;
-		rc = ft__diag_emit(c, out, ratio >= c->thresholds->jitter_error ? FT_SEV_ERROR : -1, ev, 2,
-				   "latency p99 %.2f us is %.1fx the p50 %.2f us%s%s: jitter (CPU "
-				   "power states, IRQs, proxy placement, congestion or loss)",
-				   p99->num, ratio, p50->num, p99->str[0] ? " at " : "", p99->str);
-		if (rc < 0)
-			return rc;
+		if (strcmp(o->key, "bench.lat_p50") == 0 && o->has_num && ft__same_port(o, p99) &&
+		    o->rank == p99->rank && strcmp(o->file, p99->file) == 0 &&
+		    strcmp(o->str, p99->str) == 0)
+			p50 = o;
 	}
-	return 0;
+	if (!p50 || p50->num <= 0)
+		return 0;
+	ratio = p99->num / p50->num;
+	if (ratio < c->thresholds->jitter_max)
+		return 0;
+	return ft__diag_emit(c, out, ratio >= c->thresholds->jitter_error ? FT_SEV_ERROR : -1,
+			     FT__EV(p99, p50),
+			     "latency p99 %.2f us is %.1fx the p50 %.2f us%s%s: jitter (CPU power "
+			     "states, IRQs, proxy placement, congestion or loss)",
+			     p99->num, ratio, p50->num, p99->str[0] ? " at " : "", p99->str);
 }
 
 static int
@@ -827,26 +816,15 @@ eval_utilisation(const struct ft_diag_ctx *c, struct ft_findings *out)
 /* ---- results that no rule can judge ---------------------------------------- */
 
 static int
-eval_test_unknown(const struct ft_diag_ctx *c, struct ft_findings *out)
+check_test_unknown(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *t)
 {
-	size_t pos = 0;
-	const struct ft_obs *t;
-	int rc;
-
-	while ((t = ft__diag_next(c, "bench.test", &pos)) != NULL) {
-		const struct ft_obs *ev[1] = { t };
-
-		if (strcmp(t->str, "unknown") != 0)
-			continue;
-		rc = ft__diag_emit(c, out, -1, ev, 1,
-				   "the collective of %s could not be identified (no header, no "
-				   "test name in the text or file name, and the rows fit several "
-				   "tests): its bandwidth was not compared with any expectation",
-				   t->file[0] ? t->file : "this input");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	if (strcmp(t->str, "unknown") != 0)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(t),
+			     "the collective of %s could not be identified (no header, no test name "
+			     "in the text or file name, and the rows fit several tests): its "
+			     "bandwidth was not compared with any expectation",
+			     t->file[0] ? t->file : "this input");
 }
 
 const struct ft_rule ft__diag_rules_perf[] = {
@@ -867,7 +845,7 @@ const struct ft_rule ft__diag_rules_perf[] = {
 	  .severity = FT_SEV_INFO,
 	  .summary = "an nccl-tests output whose collective cannot be identified",
 	  .needs = "bench.test",
-	  .eval = eval_test_unknown,
+	  FT__EACH("bench.test", check_test_unknown),
 	  .fix = "keep the '# Collective test starting' / '# nccl-tests version' header lines "
 		 "in the paste, name the file after the test (all_gather_perf.txt), or read it "
 		 "with --format nccl-tests from a file so named",
@@ -915,7 +893,7 @@ const struct ft_rule ft__diag_rules_perf[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "latency p99 well above p50 (jitter)",
 	  .needs = "bench.lat_p99 bench.lat_p50",
-	  .eval = eval_jitter,
+	  FT__EACH("bench.lat_p99", check_jitter),
 	  .fix = "fix loss first; then the performance governor, limit deep C-states, NIC IRQs on "
 		 "NIC-local cores away from NCCL threads, correct CPU binding",
 	  .kb = "SYM-JITTER HOST-CPU" },
