@@ -145,6 +145,17 @@ int ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 		(sizeof((const struct ft_obs *const[]){ __VA_ARGS__ }) / sizeof(const struct ft_obs *))
 
 /*
+ * The evidence of one finding about many observations: every one added is
+ * counted in @total, the first ones (up to @cap, at most the array; 0 means
+ * the whole array) are kept in @ev[0..@n).
+ */
+struct ft__evidence {
+	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	size_t n, total, cap;
+};
+void ft__evidence_add(struct ft__evidence *e, const struct ft_obs *o);
+
+/*
  * A check of one observation: append the findings it shows (usually none or
  * one) and return 0 or FT_ENOMEM.
  */

@@ -151,31 +151,30 @@ eval_watchdog(const struct ft_diag_ctx *c, struct ft_findings *out)
 static int
 eval_torch_nccl_error(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
-	size_t pos = 0, n = 0, total = 0;
-	const struct ft_obs *o, *ev[FT_FINDING_MAX_EVIDENCE];
+	struct ft__evidence e = { 0 };
+	const struct ft_obs *o;
 	const char *why = "";
+	size_t pos = 0;
 
-	while ((o = ft__diag_next(c, "torch.nccl.error", &pos)) != NULL) {
-		total++;
-		if (n < FT_ARRAY_SIZE(ev))
-			ev[n++] = o;
-	}
-	if (!total)
+	while ((o = ft__diag_next(c, "torch.nccl.error", &pos)) != NULL)
+		ft__evidence_add(&e, o);
+	if (!e.total)
 		return 0;
-	if (ft__str_icontains(ev[0]->str, "remote process exited") ||
-	    ft__str_icontains(ev[0]->str, "network error"))
+	if (ft__str_icontains(e.ev[0]->str, "remote process exited") ||
+	    ft__str_icontains(e.ev[0]->str, "network error"))
 		why = ": a peer process died or the network failed under it; the first rank to "
 		      "fail logged its own cause (an Xid, an out-of-memory, NCCL WARN lines)";
-	else if (ft__str_icontains(ev[0]->str, "unhandled system error"))
+	else if (ft__str_icontains(e.ev[0]->str, "unhandled system error"))
 		why = ": NCCL hit a system call or verbs failure; rerun with NCCL_DEBUG=WARN "
 		      "to see the failing call";
-	else if (ft__str_icontains(ev[0]->str, "unhandled cuda error"))
+	else if (ft__str_icontains(e.ev[0]->str, "unhandled cuda error"))
 		why = ": a CUDA call failed inside NCCL; NCCL's WARN line says which (Cuda "
 		      "failure N 'text')";
-	else if (ft__str_icontains(ev[0]->str, "invalid usage"))
+	else if (ft__str_icontains(e.ev[0]->str, "invalid usage"))
 		why = ": the application called NCCL wrongly (mismatched sizes, types or ranks)";
-	return ft__diag_emit(c, out, -1, ev, n, "NCCL error raised into the framework (%zu line%s)%s",
-			     total, total == 1 ? "" : "s", why);
+	return ft__diag_emit(c, out, -1, e.ev, e.n,
+			     "NCCL error raised into the framework (%zu line%s)%s", e.total,
+			     e.total == 1 ? "" : "s", why);
 }
 
 /* ---- Xid ------------------------------------------------------------------ */

@@ -17,8 +17,8 @@ static int
 emit_log_matches(const struct ft_diag_ctx *c, struct ft_findings *out, const char *const *pats,
 		 size_t npats, const char *what)
 {
-	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
-	size_t i, k, n = 0, total = 0;
+	struct ft__evidence e = { 0 };
+	size_t i, k;
 
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
@@ -29,16 +29,13 @@ emit_log_matches(const struct ft_diag_ctx *c, struct ft_findings *out, const cha
 		for (k = 0; k < npats; k++)
 			if (ft__str_icontains(o->str, pats[k]))
 				break;
-		if (k == npats)
-			continue;
-		total++;
-		if (n < FT_ARRAY_SIZE(ev))
-			ev[n++] = o;
+		if (k < npats)
+			ft__evidence_add(&e, o);
 	}
-	if (!total)
+	if (!e.total)
 		return 0;
-	return ft__diag_emit(c, out, -1, ev, n, "%s (%zu log line%s): \"%.160s\"", what, total,
-			     total == 1 ? "" : "s", ev[0]->str);
+	return ft__diag_emit(c, out, -1, e.ev, e.n, "%s (%zu log line%s): \"%.160s\"", what,
+			     e.total, e.total == 1 ? "" : "s", e.ev[0]->str);
 }
 
 /* ---- network selection ------------------------------------------------- */
@@ -148,9 +145,9 @@ check_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out, const 
 static int
 eval_gdr_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
-	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
 	const struct ft_obs *net = ft__diag_find(c, "nccl.net");
-	size_t i, n = 0, total = 0;
+	struct ft__evidence e = { 0 };
+	size_t i;
 
 	if (net && ft__str_ieq(net->str, "Socket"))
 		return 0; /* no GDR over sockets: eval_socket reports the real problem */
@@ -163,16 +160,14 @@ eval_gdr_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (ft__str_has_prefix(o->device, "en") || ft__str_has_prefix(o->device, "eth") ||
 		    strcmp(o->device, "lo") == 0)
 			continue;
-		total++;
-		if (n < FT_ARRAY_SIZE(ev))
-			ev[n++] = o;
+		ft__evidence_add(&e, o);
 	}
-	if (!total)
+	if (!e.total)
 		return 0;
-	return ft__diag_emit(c, out, -1, ev, n,
+	return ft__diag_emit(c, out, -1, e.ev, e.n,
 			     "GPU Direct RDMA is disabled for %zu HCA%s: data is staged through "
 			     "host memory, multi-node busbw can drop to about half",
-			     total, total == 1 ? "" : "s");
+			     e.total, e.total == 1 ? "" : "s");
 }
 
 /* Does the HCA list @s name devices of both link layers? */
@@ -301,8 +296,8 @@ static int
 eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct wc_rule *w = c->rule->data;
-	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
-	size_t i, k, n = 0, total = 0;
+	struct ft__evidence e = { .cap = 3 };
+	size_t i, k;
 	int code = 0;
 
 	for (i = 0; i < ft__nobs(c); i++) {
@@ -316,11 +311,9 @@ eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (!w->codes[k])
 			continue;
 		code = w->codes[k];
-		total++;
-		if (n < 3)
-			ev[n++] = o;
+		ft__evidence_add(&e, o);
 	}
-	if (!total)
+	if (!e.total)
 		return 0;
 	/* Physical-layer evidence that explains a retry-exceeded error. */
 	if (code == 12) {
@@ -329,11 +322,11 @@ eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 						    "ib.counter.SymbolErrorCounter",
 						    "ib.hw_counter.local_ack_timeout_err" };
 
-		for (k = 0; k < FT_ARRAY_SIZE(phys) && n < FT_ARRAY_SIZE(ev); k++) {
+		for (k = 0; k < FT_ARRAY_SIZE(phys) && e.n < FT_ARRAY_SIZE(e.ev); k++) {
 			const struct ft_obs *o = ft__diag_find(c, phys[k]);
 
 			if (o && o->has_num && o->num > 0)
-				ev[n++] = o;
+				e.ev[e.n++] = o;
 		}
 	}
 	{
@@ -341,13 +334,14 @@ eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 		size_t used = 0;
 
 		/* The failing rank and its peer/direction/HCA from the first line (SYM-ERR-12). */
-		if (ev[0]->rank >= 0)
-			used = (size_t)snprintf(who, sizeof(who), " on rank %d", ev[0]->rank);
-		if (ev[0]->str[0] && used < sizeof(who))
+		if (e.ev[0]->rank >= 0)
+			used = (size_t)snprintf(who, sizeof(who), " on rank %d", e.ev[0]->rank);
+		if (e.ev[0]->str[0] && used < sizeof(who))
 			snprintf(who + used, sizeof(who) - used, "%s%.150s", used ? ", " : " with ",
-				 ev[0]->str);
-		return ft__diag_emit(c, out, -1, ev, n, "NCCL completion error %d (%zu time%s)%s: %s",
-				     code, total, total == 1 ? "" : "s", who, w->meaning);
+				 e.ev[0]->str);
+		return ft__diag_emit(c, out, -1, e.ev, e.n,
+				     "NCCL completion error %d (%zu time%s)%s: %s", code, e.total,
+				     e.total == 1 ? "" : "s", who, w->meaning);
 	}
 }
 
@@ -545,9 +539,9 @@ eval_cuda_failure(const struct ft_diag_ctx *c, struct ft_findings *out)
 				   "features): look for Xid lines and re-run the CUDA samples" },
 	};
 	static const char *const keys[] = { "nccl.warn", "nccl.error", "torch.nccl.error" };
-	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
+	struct ft__evidence e = { 0 };
 	const struct ft_obs *first = NULL;
-	size_t i, k, n = 0, total = 0;
+	size_t i, k;
 	const char *meaning = "a CUDA call failed inside NCCL";
 
 	for (i = 0; i < ft__nobs(c); i++) {
@@ -559,23 +553,21 @@ eval_cuda_failure(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (k == FT_ARRAY_SIZE(keys) || !(ft__str_icontains(o->str, "Cuda failure") ||
 						  ft__str_icontains(o->str, "unhandled cuda error")))
 			continue;
-		total++;
 		if (!first && ft__str_icontains(o->str, "Cuda failure"))
 			first = o;
-		if (n < FT_ARRAY_SIZE(ev))
-			ev[n++] = o;
+		ft__evidence_add(&e, o);
 	}
-	if (!total)
+	if (!e.total)
 		return 0;
 	if (!first)
-		first = ev[0];
+		first = e.ev[0];
 	for (k = 0; k < FT_ARRAY_SIZE(classes); k++)
 		if (ft__str_icontains(first->str, classes[k].pat)) {
 			meaning = classes[k].meaning;
 			break;
 		}
-	return ft__diag_emit(c, out, -1, ev, n, "\"%.100s\" (%zu line%s): %s", first->str, total,
-			     total == 1 ? "" : "s", meaning);
+	return ft__diag_emit(c, out, -1, e.ev, e.n, "\"%.100s\" (%zu line%s): %s", first->str,
+			     e.total, e.total == 1 ? "" : "s", meaning);
 }
 
 static int

@@ -371,6 +371,16 @@ ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 	return rc;
 }
 
+void
+ft__evidence_add(struct ft__evidence *e, const struct ft_obs *o)
+{
+	size_t cap = e->cap && e->cap < FT_ARRAY_SIZE(e->ev) ? e->cap : FT_ARRAY_SIZE(e->ev);
+
+	e->total++;
+	if (e->n < cap)
+		e->ev[e->n++] = o;
+}
+
 /* Call @check on each observation with one key (exact or a pattern). */
 static int
 each_of_key(const struct ft_diag_ctx *c, struct ft_findings *out, const char *key,

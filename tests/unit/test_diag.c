@@ -2556,6 +2556,76 @@ test_each_and_evidence(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* Many observations, one finding: all counted, the first ones kept. */
+static void
+test_evidence_collector(void **state)
+{
+	struct ft_obs obs[FT_FINDING_MAX_EVIDENCE + 2];
+	struct ft__evidence all = { 0 }, three = { .cap = 3 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(obs); i++) {
+		ft_obs_init(&obs[i], "x");
+		ft__evidence_add(&all, &obs[i]);
+		ft__evidence_add(&three, &obs[i]);
+	}
+	assert_int_equal(all.total, FT_ARRAY_SIZE(obs));
+	assert_int_equal(all.n, FT_FINDING_MAX_EVIDENCE);
+	assert_ptr_equal(all.ev[FT_FINDING_MAX_EVIDENCE - 1], &obs[FT_FINDING_MAX_EVIDENCE - 1]);
+	assert_int_equal(three.total, FT_ARRAY_SIZE(obs));
+	assert_int_equal(three.n, 3);
+	assert_ptr_equal(three.ev[0], &obs[0]);
+	assert_ptr_equal(three.ev[2], &obs[2]);
+}
+
+static bool
+is_x_val(const struct ft_diag_ctx *c, const struct ft_obs *o)
+{
+	return strcmp(o->key, "x.val") == 0;
+}
+
+static const struct ft_rule match_rules[] = {
+	{ .id = "t-match", .severity = FT_SEV_INFO, FT__MATCH("x.s", NULL, "text %s") },
+	{ .id = "t-first", .severity = FT_SEV_INFO, FT__MATCH_FIRST("x.s", NULL, "first %s") },
+	{ .id = "t-num", .severity = FT_SEV_INFO, FT__DISAGREE(is_x_val, true, "%.0f vs %.0f") },
+	{ .id = "t-str", .severity = FT_SEV_INFO, FT__DISAGREE(is_x_val, false, "%s vs %s") },
+};
+
+/* The table forms: one finding per match, the first only, the first disagreement. */
+static void
+test_match_and_disagree(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_findings f;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_diag_ctx ctx;
+	size_t i;
+
+	(void)state;
+	load(&set, "x.s@h2=b;x.val@h1=4|a;x.s@h1=a;x.val@h2=4|b;x.val@h3=8|b");
+	ft_findings_init(&f);
+	assert_int_equal(ft__diag_ctx_init(&ctx, &in), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(match_rules); i++) {
+		ctx.rule = &match_rules[i];
+		assert_int_equal(ctx.rule->eval(&ctx, &f), 0);
+	}
+	assert_int_equal(ft_findings_len(&f), 5);
+	/* each match, in key-index order (host h1 first) */
+	assert_string_equal(ft_findings_at(&f, 0)->message, "text a");
+	assert_string_equal(ft_findings_at(&f, 1)->message, "text b");
+	/* the first in input order */
+	assert_string_equal(ft_findings_at(&f, 2)->message, "first b");
+	/* numbers: h3's 8 against h1's 4; text: h2's b against h1's a */
+	assert_string_equal(ft_findings_at(&f, 3)->message, "8 vs 4");
+	assert_string_equal(ft_findings_at(&f, 3)->evidence[1].host, "h1");
+	assert_string_equal(ft_findings_at(&f, 4)->message, "b vs a");
+	assert_string_equal(ft_findings_at(&f, 4)->evidence[0].host, "h2");
+	ft__diag_ctx_release(&ctx);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -2596,6 +2666,8 @@ main(void)
 		cmocka_unit_test(test_probe_cc),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_each_and_evidence),
+		cmocka_unit_test(test_evidence_collector),
+		cmocka_unit_test(test_match_and_disagree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
