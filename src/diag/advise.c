@@ -301,6 +301,17 @@ ft_advice_json(struct ft_json *j, const struct ft_advice_set *s)
 	ft_advice_json_ex(j, s, NULL);
 }
 
+/* "key": the text, or null when it is empty (no engine ran, no spec was used). */
+static void
+json_kv_str_or_null(struct ft_json *j, const char *key, const char *s)
+{
+	ft_json_key(j, key);
+	if (s[0])
+		ft_json_str(j, s);
+	else
+		ft_json_null(j);
+}
+
 void
 ft_advice_json_ex(struct ft_json *j, const struct ft_advice_set *s,
 		  const struct ft_whatif_opts *w)
@@ -333,11 +344,7 @@ ft_advice_json_ex(struct ft_json *j, const struct ft_advice_set *s,
 		else
 			ft_json_double_prec(j, x->gain_pct, 4);
 		ft_json_kv_str(j, "gain_basis", x->gain_basis);
-		ft_json_key(j, "gain_engine");
-		if (x->gain_engine[0])
-			ft_json_str(j, x->gain_engine);
-		else
-			ft_json_null(j);
+		json_kv_str_or_null(j, "gain_engine", x->gain_engine);
 		ft_json_kv_str(j, "kb", x->kb);
 		ft_json_key(j, "evidence");
 		ft_json_arr_begin(j);
@@ -361,11 +368,7 @@ ft_advice_json_ex(struct ft_json *j, const struct ft_advice_set *s,
 	if (w) {
 		ft_json_key(j, "whatif");
 		ft_json_obj_begin(j);
-		ft_json_key(j, "spec");
-		if (w->spec_used[0])
-			ft_json_str(j, w->spec_used);
-		else
-			ft_json_null(j);
+		json_kv_str_or_null(j, "spec", w->spec_used);
 		ft_json_kv_bool(j, "derived", w->derived);
 		ft_json_kv_bool(j, "calibrated", w->calibrated);
 		ft_json_kv_str(j, "label", w->label);
