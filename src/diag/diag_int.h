@@ -142,7 +142,7 @@ int ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
  */
 #define FT__EV(...)                                                                                \
 	((const struct ft_obs *const[]){ __VA_ARGS__ }),                                           \
-		(sizeof((const struct ft_obs *const[]){ __VA_ARGS__ }) / sizeof(const struct ft_obs *))
+		FT_ARRAY_SIZE(((const struct ft_obs *const[]){ __VA_ARGS__ }))
 
 /*
  * The evidence of one finding about many observations: every one added is

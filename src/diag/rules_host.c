@@ -222,7 +222,8 @@ check_copy_bw(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 	return ft__diag_emit(c, out, -1, FT__EV(worst, best),
 			     "%zu of %zu copy paths in %s run below 85%% of the best (%s %.2f GB/s "
 			     "vs %s %.2f GB/s): those pairs take a slower path (across the CPU "
-			     "sockets or a PCIe root complex, or ACS sending peer traffic upstream)",
+			     "sockets or a PCIe root complex, or ACS sending peer traffic "
+			     "upstream)",
 			     nslow, n, o->str, worst->device, worst->num, best->device, best->num);
 }
 

@@ -106,8 +106,8 @@ check_below_capability(const struct ft_diag_ctx *c, struct ft_findings *out,
 		       const struct ft_obs *a)
 {
 	bool width = strcmp(a->key, "ib.port.width_active") == 0;
-	const struct ft_obs *sup =
-		ft__diag_find_same(c, width ? "ib.port.width_supported" : "ib.port.speed_supported", a);
+	const char *sup_key = width ? "ib.port.width_supported" : "ib.port.speed_supported";
+	const struct ft_obs *sup = ft__diag_find_same(c, sup_key, a);
 	const struct ft_obs *st = ft__diag_find_same(c, "ib.port.state", a);
 	double va, vs;
 

@@ -278,8 +278,8 @@ check_nvlink_down(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 		return 0;
 	return ft__diag_emit(c, out, nup > 0 ? FT_SEV_WARNING : -1, FT__EV(o),
 			     "%.0f of %.0f NVLinks of %s are down: NCCL moves this GPU's "
-			     "intra-node traffic to PCIe at a fraction of the bandwidth, and NVLink "
-			     "SHARP is unavailable",
+			     "intra-node traffic to PCIe at a fraction of the bandwidth, and "
+			     "NVLink SHARP is unavailable",
 			     o->num, o->num + nup, o->device);
 }
 

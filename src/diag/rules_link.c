@@ -92,9 +92,9 @@ check_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 	ft__diag_fmt_limit(c->thresholds->raw_ber_max, lim, sizeof(lim));
 	lane_note(c, o, lane, sizeof(lane));
 	return ft__diag_emit(c, out, -1, FT__EV(o, ft__diag_find_same(c, "mlxlink.fec", o)),
-			     "raw (pre-FEC) BER %.1e: FEC still corrects it, but the margin is thin "
-			     "(heuristic mark %s)%s; clean or reseat the connectors before it "
-			     "degrades",
+			     "raw (pre-FEC) BER %.1e: FEC still corrects it, but the margin is "
+			     "thin (heuristic mark %s)%s; clean or reseat the connectors before "
+			     "it degrades",
 			     o->num, lim, lane);
 }
 

@@ -212,8 +212,8 @@ eval_hca_selects_ethernet(const struct ft_diag_ctx *c, struct ft_findings *out)
 		eth = len ? ethernet_port_named(c, p, len) : NULL;
 		if (eth) {
 			rc = ft__diag_emit(c, out, -1, FT__EV(env, eth),
-					   "NCCL_IB_HCA selects %.*s, an Ethernet (RoCE) port, next "
-					   "to InfiniBand ports",
+					   "NCCL_IB_HCA selects %.*s, an Ethernet (RoCE) port, "
+					   "next to InfiniBand ports",
 					   (int)len, p);
 			if (rc < 0)
 				return rc;
@@ -878,7 +878,8 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .summary = "NCCL_IB_RETRY_CNT outside 0-7",
 	  .needs = "nccl.env.NCCL_IB_RETRY_CNT",
 	  FT__MATCH_FIRST("nccl.env.NCCL_IB_RETRY_CNT", retry_cnt_out_of_range,
-			  "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit field"),
+			  "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit "
+			  "field"),
 	  .fix = "use a value from 0 to 7 (default 7); raise NCCL_IB_TIMEOUT for longer waits",
 	  .kb = "ENV-IB_RETRY_CNT SYM-ENV-LEFTOVER" },
 	{ .id = "nccl-version-mismatch",

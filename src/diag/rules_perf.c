@@ -821,8 +821,8 @@ check_test_unknown(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 	if (strcmp(t->str, "unknown") != 0)
 		return 0;
 	return ft__diag_emit(c, out, -1, FT__EV(t),
-			     "the collective of %s could not be identified (no header, no test name "
-			     "in the text or file name, and the rows fit several tests): its "
+			     "the collective of %s could not be identified (no header, no test "
+			     "name in the text or file name, and the rows fit several tests): its "
 			     "bandwidth was not compared with any expectation",
 			     t->file[0] ? t->file : "this input");
 }

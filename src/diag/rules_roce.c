@@ -118,7 +118,8 @@ gid_is_zero(const char *s)
 static int
 check_gid_empty(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	bool count0 = (ft__key_match(o->key, "*gid_count") || ft__key_match(o->key, "*gid.count")) &&
+	bool count0 = (ft__key_match(o->key, "*gid_count") ||
+		       ft__key_match(o->key, "*gid.count")) &&
 		      o->has_num && o->num == 0;
 
 	if (!count0 && (strstr(o->key, "count") || strstr(o->key, "index_env") ||
@@ -253,8 +254,8 @@ check_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct f
 	return ft__diag_emit(c, out, -1, ev, n + 1,
 			     tx ? "%s = %.0f: the NIC paused the network that often, so this host "
 				  "cannot drain what it receives (PCIe, IOMMU, NUMA or GDR trouble)"
-				: "%s = %.0f: the network paused this NIC that often, congestion is "
-				  "spreading back to the sender",
+				: "%s = %.0f: the network paused this NIC that often, congestion "
+				  "is spreading back to the sender",
 			     strrchr(o->key, '.') + 1, v);
 }
 
@@ -374,8 +375,8 @@ check_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 	return ft__diag_emit(c, out, -1,
 			     FT__EV(o, pk, ft__diag_find_same(c, "*counter.rp_cnp_handled", o)),
 			     "%.2f%% of received packets carried ECN congestion marks (threshold "
-			     "%g%%, heuristic: thresholds ecn_mark_share_max): sustained congestion "
-			     "on the path toward this node",
+			     "%g%%, heuristic: thresholds ecn_mark_share_max): sustained "
+			     "congestion on the path toward this node",
 			     100.0 * marks / pkts, 100.0 * c->thresholds->ecn_mark_share_max);
 }
 

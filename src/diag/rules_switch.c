@@ -118,8 +118,8 @@ check_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out, const str
 		return 0;
 	ft__diag_fmt_limit(c->thresholds->raw_ber_max, lim, sizeof(lim));
 	return ft__diag_emit(c, out, -1, FT__EV(o, mx),
-			     "switch port %s: pre-FEC BER up to %.1e, FEC still corrects it but the "
-			     "margin is thin (heuristic mark %s)",
+			     "switch port %s: pre-FEC BER up to %.1e, FEC still corrects it but "
+			     "the margin is thin (heuristic mark %s)",
 			     o->device, worst, lim);
 }
 

@@ -76,7 +76,8 @@ ft_diag_thresholds_init(struct ft_diag_thresholds *t)
 	{ #m, FT__DOC_DOUBLE, THRESHOLD_AT(m), .lo = DBL_MIN, .hi = DBL_MAX,                       \
 	  .what = "a positive number like 1.25 or 1e-12" }
 #define COUNT(m)                                                                                   \
-	{ #m, FT__DOC_DOUBLE, THRESHOLD_AT(m), .lo = 0, .hi = DBL_MAX, .what = "a non-negative count" }
+	{ #m, FT__DOC_DOUBLE, THRESHOLD_AT(m), .lo = 0, .hi = DBL_MAX,                             \
+	  .what = "a non-negative count" }
 #define RATE(m)                                                                                    \
 	{ #m, FT__DOC_DOUBLE, THRESHOLD_AT(m), .lo = 0, .hi = DBL_MAX,                             \
 	  .what = "a non-negative rate per second" }

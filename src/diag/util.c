@@ -441,9 +441,11 @@ ft__diag_eval_disagree(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (!first)
 			first = o;
 		else if (d->by_num && o->num != first->num)
-			return ft__diag_emit(c, out, -1, FT__EV(o, first), d->fmt, o->num, first->num);
+			return ft__diag_emit(c, out, -1, FT__EV(o, first), d->fmt, o->num,
+					     first->num);
 		else if (!d->by_num && strcmp(o->str, first->str) != 0)
-			return ft__diag_emit(c, out, -1, FT__EV(o, first), d->fmt, o->str, first->str);
+			return ft__diag_emit(c, out, -1, FT__EV(o, first), d->fmt, o->str,
+					     first->str);
 	}
 	return 0;
 }
