@@ -172,24 +172,24 @@ int ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const ch
 		  ft__diag_check_fn *check);
 
 /*
- * A rule that looks at each observation of one key on its own: in a rule
- * table, FT__EACH("host.acs", check_acs) stands for its .eval and .data.
- */
-struct ft__each_rule {
-	const char *keys;
-	ft__diag_check_fn *check;
-};
-int ft__diag_eval_each(const struct ft_diag_ctx *c, struct ft_findings *out);
-#define FT__EACH(key_, check_)                                                                     \
-	.eval = ft__diag_eval_each, .data = &(const struct ft__each_rule){ key_, check_ }
-
-/*
- * A rule that fires on each observation with exactly @key that @match takes
- * (NULL: every one), with the rule's severity, that observation as evidence
- * and the message @fmt, whose one conversion (a %s) is the observation's
- * text. In a rule table: FT__MATCH("host.acs", acs_on, "ACS ... (%s) ...").
- * FT__MATCH_FIRST looks only at the first observation with @key, in input
+ * The forms most rules take, each a definition macro for the rule's eval
+ * (its table row keeps ".eval = eval_x"):
+ *
+ * FT__DIAG_EACH(eval_x, "key1 key2", check_x): @check_x on each observation
+ * of the keys (ft__diag_each).
+ *
+ * FT__DIAG_MATCH(eval_x, "key", match_x, "message with the text: %s"): a
+ * finding with the rule's severity on each observation of exactly @key that
+ * @match_x takes (NULL: every one), that observation as evidence, the message
+ * with at most one conversion, a %s for the observation's text.
+ * FT__DIAG_MATCH_FIRST looks only at the first observation of @key in input
  * order (a setting that one value stands for).
+ *
+ * FT__DIAG_DISAGREE(eval_x, accept_x, by_num, "%f vs %f"): "they disagree",
+ * one finding on the first observation in input order that @accept_x takes
+ * and that differs from the first one taken (both are its evidence), in the
+ * number when @by_num, else in the text; the message gets the two values,
+ * that one's first: two %f or two %s conversions.
  */
 struct ft__match_rule {
 	const char *key;
@@ -197,27 +197,32 @@ struct ft__match_rule {
 	const char *fmt;
 	bool first_only;
 };
-int ft__diag_eval_match(const struct ft_diag_ctx *c, struct ft_findings *out);
-#define FT__MATCH(key_, match_, fmt_)                                                              \
-	.eval = ft__diag_eval_match, .data = &(const struct ft__match_rule){ key_, match_, fmt_ }
-#define FT__MATCH_FIRST(key_, match_, fmt_)                                                        \
-	.eval = ft__diag_eval_match,                                                               \
-	.data = &(const struct ft__match_rule){ key_, match_, fmt_, .first_only = true }
+int ft__diag_match(const struct ft_diag_ctx *c, struct ft_findings *out,
+		   const struct ft__match_rule *m);
 
-/*
- * "They disagree": a rule with one finding, on the first observation in
- * input order that @accept takes and that differs from the first one taken
- * (both are its evidence), in the number when @by_num, else in the text.
- * @fmt gets the two values, that one's first: two %f or two %s conversions.
- */
 struct ft__disagree_rule {
 	bool (*accept)(const struct ft_diag_ctx *c, const struct ft_obs *o);
 	bool by_num;
 	const char *fmt;
 };
-int ft__diag_eval_disagree(const struct ft_diag_ctx *c, struct ft_findings *out);
-#define FT__DISAGREE(accept_, by_num_, fmt_)                                                       \
-	.eval = ft__diag_eval_disagree,                                                            \
-	.data = &(const struct ft__disagree_rule){ accept_, by_num_, fmt_ }
+int ft__diag_disagree(const struct ft_diag_ctx *c, struct ft_findings *out,
+		      const struct ft__disagree_rule *d);
+
+#define FT__DIAG_EVAL(name_, call_)                                                                \
+	static int name_(const struct ft_diag_ctx *c, struct ft_findings *out)                     \
+	{                                                                                          \
+		return call_;                                                                      \
+	}
+#define FT__DIAG_EACH(name_, keys_, check_)                                                        \
+	FT__DIAG_EVAL(name_, ft__diag_each(c, out, keys_, check_))
+#define FT__DIAG_MATCH(name_, key_, match_, fmt_)                                                  \
+	FT__DIAG_EVAL(name_, ft__diag_match(c, out, &(const struct ft__match_rule){                \
+		key_, match_, fmt_ }))
+#define FT__DIAG_MATCH_FIRST(name_, key_, match_, fmt_)                                            \
+	FT__DIAG_EVAL(name_, ft__diag_match(c, out, &(const struct ft__match_rule){                \
+		key_, match_, fmt_, .first_only = true }))
+#define FT__DIAG_DISAGREE(name_, accept_, by_num_, fmt_)                                           \
+	FT__DIAG_EVAL(name_, ft__diag_disagree(c, out, &(const struct ft__disagree_rule){          \
+		accept_, by_num_, fmt_ }))
 
 #endif

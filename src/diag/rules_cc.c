@@ -212,6 +212,7 @@ check_dcqcn_param(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     cc_defaults[i].role, cc_defaults[i].name, v, cc_defaults[i].unit, how,
 			     d, cc_defaults[i].unit);
 }
+FT__DIAG_EACH(eval_dcqcn_params, "roce.cc.*", check_dcqcn_param)
 
 const struct ft_rule ft__diag_rules_cc[] = {
 	{ .id = "roce-ecn-disabled",
@@ -233,7 +234,7 @@ const struct ft_rule ft__diag_rules_cc[] = {
 		   "roce.cc.rp_hai_rate roce.cc.rp_min_rate roce.cc.rp_dce_tcp_rtt "
 		   "roce.cc.rp_rate_reduce_monitor_period roce.cc.rp_threshold "
 		   "roce.cc.np_min_time_between_cnps roce.cc.rp_max_rate",
-	  FT__EACH("roce.cc.*", check_dcqcn_param),
+	  .eval = eval_dcqcn_params,
 	  .fix = "return the knob to its default (echo DEFAULT > /sys/kernel/debug/mlx5/PCI/"
 		 "cc_params/NAME, or the ecn/roce_rp tree) unless an incast test on this fabric "
 		 "chose the value; change DCQCN knobs together with the switch ECN thresholds",

@@ -31,6 +31,7 @@ check_pcie(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 			     "%.0f%% of its PCIe bandwidth",
 			     nwhat, what, vc, unit, vm, unit, 100.0 * vc / vm);
 }
+FT__DIAG_EACH(eval_pcie, "pcie.link.*_cur", check_pcie)
 
 /* Rank of a topo -m path code between a GPU and a NIC: larger is farther; 0 unknown. */
 static int
@@ -142,6 +143,7 @@ check_numa(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 			     "traffic crosses the inter-socket link",
 			     g->device[0] ? g->device : "a GPU", gn);
 }
+FT__DIAG_EACH(eval_numa, "gpu.numa_affinity", check_numa)
 
 static bool
 acs_on(const struct ft_obs *o)
@@ -149,6 +151,9 @@ acs_on(const struct ft_obs *o)
 	return strstr(o->str, "SrcValid+") || ft__str_ieq(o->str, "enabled") ||
 	       ft__str_ieq(o->str, "on");
 }
+FT__DIAG_MATCH(eval_acs, "host.acs", acs_on,
+	       "ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between GPU and NIC is "
+	       "forced up to the root complex")
 
 static int
 check_memlock(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -162,6 +167,7 @@ check_memlock(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     "(ibv_reg_mr, ibv_create_qp) fail once it is used up",
 			     v, o->unit[0] ? o->unit : "KiB");
 }
+FT__DIAG_EACH(eval_memlock, "host.memlock", check_memlock)
 
 static bool
 iommu_translates(const struct ft_obs *o)
@@ -169,6 +175,9 @@ iommu_translates(const struct ft_obs *o)
 	return ft__str_ieq(o->str, "on") || ft__str_ieq(o->str, "translated") ||
 	       ft__str_ieq(o->str, "enabled") || ft__str_icontains(o->str, "dma");
 }
+FT__DIAG_MATCH_FIRST(eval_iommu, "host.iommu", iommu_translates,
+		     "IOMMU in translating mode (%s): GPU-NIC peer-to-peer goes through address "
+		     "translation, slow or hanging on some platforms")
 
 /* ---- copy bandwidth matrices (nvbandwidth) --------------------------------- */
 
@@ -226,6 +235,11 @@ check_copy_bw(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     "upstream)",
 			     nslow, n, o->str, worst->device, worst->num, best->device, best->num);
 }
+FT__DIAG_EACH(eval_copy_bw, "nvbw.bw", check_copy_bw)
+
+FT__DIAG_MATCH(eval_tool_error, "tool.error", NULL,
+	       "the tool failed part-way (\"%.160s\"): a device vanished or its driver is not "
+	       "answering, so the output is incomplete")
 
 const struct ft_rule ft__diag_rules_host[] = {
 	{ .id = "host-copy-bw-outlier",
@@ -233,7 +247,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "some GPU or host copy paths of an nvbandwidth matrix are much slower",
 	  .needs = "nvbw.bw",
-	  FT__EACH("nvbw.bw", check_copy_bw),
+	  .eval = eval_copy_bw,
 	  .fix = "map the slow pairs on nvidia-smi topo -m (SYS/NODE vs PIX/PXB); check ACS on "
 		 "the PCIe switches (lspci -vvv | grep ACSCtl) and the IOMMU mode; place ranks "
 		 "that exchange most data on the fast pairs",
@@ -243,9 +257,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a diagnostic tool failed part-way (device vanished, driver not answering)",
 	  .needs = "tool.error",
-	  FT__MATCH("tool.error", NULL,
-		    "the tool failed part-way (\"%.160s\"): a device vanished or its driver "
-		    "is not answering, so the output is incomplete"),
+	  .eval = eval_tool_error,
 	  .fix = "check dmesg for the device (hot-removed VF, driver reset, firmware error), "
 		 "reload the driver or reboot, then re-run the tool",
 	  .kb = "IB-TOOLS" },
@@ -255,7 +267,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .summary = "a PCIe link trained below its maximum speed or width",
 	  .needs =
 		  "pcie.link.speed_cur pcie.link.speed_max pcie.link.width_cur pcie.link.width_max",
-	  FT__EACH("pcie.link.*_cur", check_pcie),
+	  .eval = eval_pcie,
 	  .fix = "reseat the card, try another slot or riser, update BIOS and firmware; check "
 		 "under load (GPUs lower their PCIe speed when idle)",
 	  .kb = "HOST-PCIE SYM-BW-HALF SYM-BW-ASYM" },
@@ -273,7 +285,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a GPU sits on a NUMA node with no NIC",
 	  .needs = "gpu.numa_affinity numa.node",
-	  FT__EACH("gpu.numa_affinity", check_numa),
+	  .eval = eval_numa,
 	  .fix = "place ranks on GPUs of the NIC's NUMA node, bind CPUs to that node, or add a NIC "
 		 "on the other socket",
 	  .kb = "HOST-NUMA HOST-TOPO" },
@@ -282,9 +294,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "PCIe ACS enabled on bridges between GPUs and NICs",
 	  .needs = "host.acs",
-	  FT__MATCH("host.acs", acs_on,
-		    "ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between GPU "
-		    "and NIC is forced up to the root complex"),
+	  .eval = eval_acs,
 	  .fix = "bare metal: disable ACS (BIOS, or setpci ECAP_ACS+0x6.w=0000 per bridge after "
 		 "each boot); VMs: enable ATS on the NICs",
 	  .kb = "HOST-ACS SYM-ERR-4 SYM-INTRA-LOW" },
@@ -293,9 +303,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_INFO,
 	  .summary = "IOMMU in translating mode",
 	  .needs = "host.iommu",
-	  FT__MATCH_FIRST("host.iommu", iommu_translates,
-			  "IOMMU in translating mode (%s): GPU-NIC peer-to-peer goes through "
-			  "address translation, slow or hanging on some platforms"),
+	  .eval = eval_iommu,
 	  .fix = "boot with iommu=pt (pass-through) on bare metal",
 	  .kb = "HOST-ACS" },
 	{ .id = "host-memlock-limited",
@@ -303,7 +311,7 @@ const struct ft_rule ft__diag_rules_host[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "memlock limit is not unlimited",
 	  .needs = "host.memlock",
-	  FT__EACH("host.memlock", check_memlock),
+	  .eval = eval_memlock,
 	  .fix = "memlock unlimited in limits.conf, for the launcher and Slurm daemons; containers "
 		 "--ulimit memlock=-1",
 	  .kb = "HOST-LIMITS SYM-MEMLOCK" },

@@ -32,6 +32,7 @@ check_port_down(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 			     disabled ? "administratively disabled, carries no traffic"
 				      : "no link (no cable or peer, or a failed cable/port)");
 }
+FT__DIAG_EACH(eval_port_down, "ib.port.state", check_port_down)
 
 static int
 check_port_no_sm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *st)
@@ -45,6 +46,7 @@ check_port_no_sm(const struct ft_diag_ctx *c, struct ft_findings *out, const str
 			     "Active, so nothing communicates over it",
 			     st->str);
 }
+FT__DIAG_EACH(eval_port_no_sm, "ib.port.state", check_port_no_sm)
 
 /* ---- link training ------------------------------------------------------- */
 
@@ -125,6 +127,8 @@ check_below_capability(const struct ft_diag_ctx *c, struct ft_findings *out,
 			     "%.0f%% of its capability",
 			     width ? "width" : "speed", a->str, sup->str, 100.0 * va / vs);
 }
+FT__DIAG_EACH(eval_below_capability, "ib.port.width_active ib.port.speed_active",
+	      check_below_capability)
 
 static bool
 is_active_port_rate(const struct ft_diag_ctx *c, const struct ft_obs *o, const char *layer)
@@ -191,6 +195,9 @@ is_active_ib_mtu(const struct ft_diag_ctx *c, const struct ft_obs *o)
 	ll = ft__diag_find_same(c, "ib.port.link_layer", o);
 	return !ll || ft__str_ieq(ll->str, "InfiniBand");
 }
+FT__DIAG_DISAGREE(eval_mtu_mismatch, is_active_ib_mtu, true,
+		  "active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): a QP runs at the "
+		  "smaller of its two ends")
 
 static int
 check_mtu_low(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -203,6 +210,7 @@ check_mtu_low(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 26)),
 			     100.0 * (1 - ft_diag_payload_efficiency(4096, 26)), 4096 / o->num);
 }
+FT__DIAG_EACH(eval_mtu_low, "ib.port.mtu_active", check_mtu_low)
 
 /* ---- ibdiagnet ------------------------------------------------------------ */
 
@@ -221,6 +229,7 @@ check_ibdiagnet(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 				  : "ibdiagnet warning: \"%.160s\"",
 			     o->str);
 }
+FT__DIAG_EACH(eval_ibdiagnet, "ibdiag.warning", check_ibdiagnet)
 
 /* ---- counters ------------------------------------------------------------ */
 
@@ -392,7 +401,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an RDMA port is not Active/LinkUp",
 	  .needs = "ib.port.state ib.port.phys_state ib.port.link_layer",
-	  FT__EACH("ib.port.state", check_port_down),
+	  .eval = eval_port_down,
 	  .fix = "check the cable and the peer port (ibstat, iblinkinfo); reseat or replace the "
 		 "cable or transceiver; leave unused ports out of NCCL_IB_HCA",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
@@ -401,7 +410,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "a port is Init or Armed: no subnet manager made it Active",
 	  .needs = "ib.port.state ib.port.phys_state ib.port.sm_lid",
-	  FT__EACH("ib.port.state", check_port_no_sm),
+	  .eval = eval_port_no_sm,
 	  .fix = "start or repair the subnet manager (sminfo; OpenSM or UFM) and check its logs",
 	  .kb = "IB-SM SYM-IB-SM" },
 	{ .id = "ib-link-below-capability",
@@ -410,7 +419,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .summary = "an active port trained below its supported width or speed",
 	  .needs = "ib.port.width_active ib.port.width_supported ib.port.speed_active "
 		   "ib.port.speed_supported ib.port.state",
-	  FT__EACH("ib.port.width_active ib.port.speed_active", check_below_capability),
+	  .eval = eval_below_capability,
 	  .fix = "replace the cable or transceiver (a failed lane or an older cable type), then "
 		 "check the port's speed configuration",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
@@ -427,7 +436,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an active InfiniBand port runs an MTU below 4096",
 	  .needs = "ib.port.mtu_active ib.port.state ib.port.link_layer",
-	  FT__EACH("ib.port.mtu_active", check_mtu_low),
+	  .eval = eval_mtu_low,
 	  .fix = "raise the partition/QoS mtu-limit in the subnet manager to 4096 on every hop",
 	  .kb = "IB-MTU" },
 	{ .id = "ib-mtu-mismatch",
@@ -435,9 +444,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "active InfiniBand ports disagree on the MTU",
 	  .needs = "ib.port.mtu_active ib.port.state",
-	  FT__DISAGREE(is_active_ib_mtu, true,
-		       "active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): a QP runs "
-		       "at the smaller of its two ends"),
+	  .eval = eval_mtu_mismatch,
 	  .fix = "configure one MTU (4096) fabric-wide in the subnet manager",
 	  .kb = "IB-MTU" },
 	{ .id = "ib-ibdiagnet-warning",
@@ -445,7 +452,7 @@ const struct ft_rule ft__diag_rules_ib[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "ibdiagnet reported a fabric warning",
 	  .needs = "ibdiag.warning",
-	  FT__EACH("ibdiag.warning", check_ibdiagnet),
+	  .eval = eval_ibdiagnet,
 	  .fix = "suboptimal IPoIB group rate: set the partition's rate in the SM partition "
 		 "configuration (partitions.conf rate=) to the links' rate; other warnings: see "
 		 "the ibdiagnet report section named in the message",

@@ -260,6 +260,7 @@ check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_
 			     o->device[0] ? o->device : "?", count, count == 1 ? "" : "s",
 			     xids[k].what, action_text[xids[k].action]);
 }
+FT__DIAG_EACH(eval_xid, "gpu.xid", check_xid)
 
 /* ---- DCGM ------------------------------------------------------------------ */
 
@@ -282,6 +283,7 @@ check_nvlink_down(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     "NVLink SHARP is unavailable",
 			     o->num, o->num + nup, o->device);
 }
+FT__DIAG_EACH(eval_nvlink_down, "dcgm.nvlink.down", check_nvlink_down)
 
 static int
 check_dcgm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -301,6 +303,7 @@ check_dcgm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 	return ft__diag_emit(c, out, fail ? FT_SEV_ERROR : FT_SEV_WARNING, FT__EV(o),
 			     "DCGM diagnostic \"%s\": %s", o->device, o->str);
 }
+FT__DIAG_EACH(eval_dcgm_diag, "dcgm.diag dcgm.health", check_dcgm)
 
 /* ---- recovery time ---------------------------------------------------------- */
 
@@ -366,7 +369,7 @@ const struct ft_rule ft__diag_rules_job[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "NVLinks of a GPU are down (DCGM link status)",
 	  .needs = "dcgm.nvlink.down dcgm.nvlink.up",
-	  FT__EACH("dcgm.nvlink.down", check_nvlink_down),
+	  .eval = eval_nvlink_down,
 	  .fix = "check the NVLink bridges or the baseboard/NVSwitch (nvidia-smi nvlink -s, "
 		 "fabric manager status on NVSwitch systems); reset the GPUs or reboot; drain "
 		 "the node if links stay down",
@@ -376,7 +379,7 @@ const struct ft_rule ft__diag_rules_job[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "a DCGM diagnostic failed or warned, or DCGM health is not healthy",
 	  .needs = "dcgm.diag dcgm.health",
-	  FT__EACH("dcgm.diag dcgm.health", check_dcgm),
+	  .eval = eval_dcgm_diag,
 	  .fix = "read the failing test's details (dcgmi diag -r N -v), act on the subsystem "
 		 "it names (PCIe, memory, NVLink, thermal) and re-run before returning the node",
 	  .kb = "XID-CATALOG HOST-PCIE" },
@@ -406,7 +409,7 @@ const struct ft_rule ft__diag_rules_job[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "the GPU driver logged an Xid error event",
 	  .needs = "gpu.xid",
-	  FT__EACH("gpu.xid", check_xid),
+	  .eval = eval_xid,
 	  .fix = "act on the Xid class: application faults (13, 31, 43, 94) restart the job; "
 		 "firmware or uncontained errors (61, 62, 95, 119, 120) reset the GPU; memory, "
 		 "NVLink and bus faults (48, 64, 74, 79) drain the node for diagnosis and RMA",

@@ -78,6 +78,7 @@ check_effective_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const 
 			     "retransmissions%s; %s",
 			     o->num, lim, lane, where_rx);
 }
+FT__DIAG_EACH(eval_effective_ber, "mlxlink.effective_ber", check_effective_ber)
 
 static int
 check_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -97,6 +98,7 @@ check_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     "it degrades",
 			     o->num, lim, lane);
 }
+FT__DIAG_EACH(eval_raw_ber, "mlxlink.raw_ber", check_raw_ber)
 
 static const char *const link_error_keys[] = { "mlxlink.symbol_errors", "mlxlink.link_down",
 						 "mlxlink.link_error_recovery" };
@@ -135,6 +137,8 @@ check_link_errors(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     "retrained; %s",
 			     strchr(o->key, '.') + 1, o->num, where_rx);
 }
+FT__DIAG_EACH(eval_link_errors, "mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
+	      check_link_errors)
 
 /* "45 [-5..75]" or "45C [-5..75]": the high alarm of the printed range, or 0. */
 static double
@@ -160,12 +164,15 @@ check_module_temp(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     hi > 0 ? hi : c->thresholds->module_temp_max,
 			     hi > 0 ? " (the module's own range)" : " (heuristic)");
 }
+FT__DIAG_EACH(eval_module_temp, "mlxlink.module_temp", check_module_temp)
 
 static bool
 recommends_action(const struct ft_obs *o)
 {
 	return o->str[0] && !ft__str_icontains(o->str, "No issue was observed");
 }
+FT__DIAG_MATCH(eval_recommendation, "mlxlink.recommendation", recommends_action,
+	       "mlxlink recommends: \"%.200s\"")
 
 const struct ft_rule ft__diag_rules_link[] = {
 	{ .id = "link-effective-ber",
@@ -174,7 +181,7 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .summary = "errors left after FEC (effective BER above 1e-12) on a port",
 	  .needs = "mlxlink.effective_ber mlxlink.effective_errors mlxlink.raw_ber "
 		   "mlxlink.raw_errors_lane",
-	  FT__EACH("mlxlink.effective_ber", check_effective_ber),
+	  .eval = eval_effective_ber,
 	  .fix = "drain the link; clean and reseat both connectors, swap the cable or optic; if "
 		 "the errors stay with the port, move to another switch port; clear counters "
 		 "(mlxlink --pc) and re-check under traffic",
@@ -184,7 +191,7 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "pre-FEC BER high: FEC still corrects it but the margin is thin",
 	  .needs = "mlxlink.raw_ber mlxlink.fec mlxlink.raw_errors_lane",
-	  FT__EACH("mlxlink.raw_ber", check_raw_ber),
+	  .eval = eval_raw_ber,
 	  .fix = "schedule a cable/optic clean or swap; trend the raw BER after clearing "
 		 "counters",
 	  .kb = "IBDIAG-BER IB-COUNTERS" },
@@ -193,8 +200,7 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "symbol errors, link downs or error recoveries counted by mlxlink",
 	  .needs = "mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
-	  FT__EACH("mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
-		   check_link_errors),
+	  .eval = eval_link_errors,
 	  .fix = "clear the counters and watch them under traffic; a rising count: reseat or "
 		 "swap the cable or optic, then the switch port",
 	  .kb = "IB-COUNTERS SYM-LINK-ERRORS" },
@@ -203,7 +209,7 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a transceiver runs near or above its temperature alarm",
 	  .needs = "mlxlink.module_temp",
-	  FT__EACH("mlxlink.module_temp", check_module_temp),
+	  .eval = eval_module_temp,
 	  .fix = "check airflow and fan speeds at that port, blanking panels and neighbouring "
 		 "hot modules; replace a module that stays hot",
 	  .kb = "SYM-LINK-ERRORS" },
@@ -212,8 +218,7 @@ const struct ft_rule ft__diag_rules_link[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "mlxlink's troubleshooting recommendation names an issue",
 	  .needs = "mlxlink.recommendation",
-	  FT__MATCH("mlxlink.recommendation", recommends_action,
-		    "mlxlink recommends: \"%.200s\""),
+	  .eval = eval_recommendation,
 	  .fix = "follow mlxlink's recommendation; read the port's BER and counters with "
 		 "mlxlink -c",
 	  .kb = "IB-COUNTERS" },

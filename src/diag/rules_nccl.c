@@ -139,6 +139,8 @@ check_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out, const 
 			     "multi-node bootstrap or traffic fails or hangs",
 			     o->str);
 }
+FT__DIAG_EACH(eval_socket_ifname, "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
+	      check_socket_ifname)
 
 /* ---- devices ------------------------------------------------------------- */
 
@@ -176,6 +178,9 @@ mixes_link_layers(const struct ft_obs *o)
 {
 	return strstr(o->str, "/RoCE") && strstr(o->str, "/IB");
 }
+FT__DIAG_MATCH(eval_mixed_link_layers, "nccl.ib_hca", mixes_link_layers,
+	       "NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: ranks can pick "
+	       "different link layers and fail to connect (%.120s)")
 
 /* Is the device @name (as in NCCL_IB_HCA, "mlx5_1:1") an Ethernet link-layer port? */
 static const struct ft_obs *
@@ -643,12 +648,17 @@ retry_cnt_out_of_range(const struct ft_obs *o)
 
 	return ft__obs_number(o, &v) && (v < 0 || v > 7);
 }
+FT__DIAG_MATCH_FIRST(eval_retry_cnt, "nccl.env.NCCL_IB_RETRY_CNT", retry_cnt_out_of_range,
+		     "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit field")
 
 static bool
 is_nccl_version(const struct ft_diag_ctx *c, const struct ft_obs *o)
 {
 	return strcmp(o->key, "nccl.version") == 0 && o->str[0];
 }
+FT__DIAG_DISAGREE(eval_version_mismatch, is_nccl_version, false,
+		  "ranks run different NCCL versions (%s and %s): protocol and plugin mismatches "
+		  "fail in obscure ways")
 
 static int
 eval_p2p_channels(const struct ft_diag_ctx *c, struct ft_findings *out)
@@ -719,8 +729,7 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL's socket interface is loopback or a container bridge",
 	  .needs = "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
-	  FT__EACH("nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
-		   check_socket_ifname),
+	  .eval = eval_socket_ifname,
 	  .fix = "set NCCL_SOCKET_IFNAME==IF to the interface that routes between the nodes, the "
 		 "same on every node",
 	  .kb = "ENV-SOCKET_IFNAME SYM-INIT-HANG" },
@@ -738,9 +747,7 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "NCCL's device list mixes InfiniBand and RoCE ports",
 	  .needs = "nccl.ib_hca",
-	  FT__MATCH("nccl.ib_hca", mixes_link_layers,
-		    "NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: ranks can "
-		    "pick different link layers and fail to connect (%.120s)"),
+	  .eval = eval_mixed_link_layers,
 	  .fix = "set NCCL_IB_HCA with exact names (=mlx5_0:1,...) of one link type; give RDMA "
 		 "devices persistent names",
 	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },
@@ -877,9 +884,7 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "NCCL_IB_RETRY_CNT outside 0-7",
 	  .needs = "nccl.env.NCCL_IB_RETRY_CNT",
-	  FT__MATCH_FIRST("nccl.env.NCCL_IB_RETRY_CNT", retry_cnt_out_of_range,
-			  "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit "
-			  "field"),
+	  .eval = eval_retry_cnt,
 	  .fix = "use a value from 0 to 7 (default 7); raise NCCL_IB_TIMEOUT for longer waits",
 	  .kb = "ENV-IB_RETRY_CNT SYM-ENV-LEFTOVER" },
 	{ .id = "nccl-version-mismatch",
@@ -887,9 +892,7 @@ const struct ft_rule ft__diag_rules_nccl[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "ranks run different NCCL versions",
 	  .needs = "nccl.version",
-	  FT__DISAGREE(is_nccl_version, false,
-		       "ranks run different NCCL versions (%s and %s): protocol and plugin "
-		       "mismatches fail in obscure ways"),
+	  .eval = eval_version_mismatch,
 	  .fix = "use one NCCL build (and one net plugin) on every node",
 	  .kb = "SYM-ERR-10-11" },
 };

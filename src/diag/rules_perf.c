@@ -211,6 +211,7 @@ check_jitter(const struct ft_diag_ctx *c, struct ft_findings *out, const struct 
 			     "states, IRQs, proxy placement, congestion or loss)",
 			     p99->num, ratio, p50->num, p99->str[0] ? " at " : "", p99->str);
 }
+FT__DIAG_EACH(eval_jitter, "bench.lat_p99", check_jitter)
 
 static int
 cmp_double(const void *a, const void *b)
@@ -826,6 +827,7 @@ check_test_unknown(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 			     "bandwidth was not compared with any expectation",
 			     t->file[0] ? t->file : "this input");
 }
+FT__DIAG_EACH(eval_test_unknown, "bench.test", check_test_unknown)
 
 const struct ft_rule ft__diag_rules_perf[] = {
 	{ .id = "perf-utilisation-low",
@@ -845,7 +847,7 @@ const struct ft_rule ft__diag_rules_perf[] = {
 	  .severity = FT_SEV_INFO,
 	  .summary = "an nccl-tests output whose collective cannot be identified",
 	  .needs = "bench.test",
-	  FT__EACH("bench.test", check_test_unknown),
+	  .eval = eval_test_unknown,
 	  .fix = "keep the '# Collective test starting' / '# nccl-tests version' header lines "
 		 "in the paste, name the file after the test (all_gather_perf.txt), or read it "
 		 "with --format nccl-tests from a file so named",
@@ -893,7 +895,7 @@ const struct ft_rule ft__diag_rules_perf[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "latency p99 well above p50 (jitter)",
 	  .needs = "bench.lat_p99 bench.lat_p50",
-	  FT__EACH("bench.lat_p99", check_jitter),
+	  .eval = eval_jitter,
 	  .fix = "fix loss first; then the performance governor, limit deep C-states, NIC IRQs on "
 		 "NIC-local cores away from NCCL threads, correct CPU binding",
 	  .kb = "SYM-JITTER HOST-CPU" },

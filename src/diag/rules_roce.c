@@ -59,6 +59,9 @@ pfc_none(const struct ft_obs *o)
 	pfc_has(o->str, 0, &any);
 	return !any;
 }
+FT__DIAG_MATCH(eval_pfc_off, "roce.qos.pfc_enabled_prios", pfc_none,
+	       "PFC is enabled on no priority: RoCE traffic is lossy, every drop costs a "
+	       "go-back-N retransmission or an ACK timeout")
 
 static int
 check_pfc_prio(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -87,6 +90,7 @@ check_pfc_prio(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 			     "lossy queue",
 			     (int)tcv, tc ? "" : " (NCCL_IB_TC unset)", dscp, prio, o->str);
 }
+FT__DIAG_EACH(eval_pfc_prio, "roce.qos.pfc_enabled_prios", check_pfc_prio)
 
 static int
 check_trust_pcp(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -98,6 +102,7 @@ check_trust_pcp(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 			     "trust mode pcp: without VLAN tagging every RoCE packet is classified "
 			     "as priority 0, whatever NCCL_IB_TC says");
 }
+FT__DIAG_EACH(eval_trust_pcp, "roce.qos.trust", check_trust_pcp)
 
 /* ---- GIDs ---------------------------------------------------------------- */
 
@@ -132,6 +137,7 @@ check_gid_empty(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 				      "QP cannot reach RTR",
 			     o->str);
 }
+FT__DIAG_EACH(eval_gid_empty, "*gid*", check_gid_empty)
 
 static int
 eval_gid_index(const struct ft_diag_ctx *c, struct ft_findings *out)
@@ -196,6 +202,7 @@ check_roce_mtu(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 			     o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 82)),
 			     100.0 * (1 - ft_diag_payload_efficiency(4096, 82)));
 }
+FT__DIAG_EACH(eval_roce_mtu, "ib.port.mtu_active perftest.mtu", check_roce_mtu)
 
 /* ---- pause, ECN and CNPs ------------------------------------------------- */
 
@@ -264,12 +271,14 @@ check_tx_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 {
 	return check_pause(c, out, o, true);
 }
+FT__DIAG_EACH(eval_tx_pause, "eth.counter.tx_*", check_tx_pause)
 
 static int
 check_rx_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
 	return check_pause(c, out, o, false);
 }
+FT__DIAG_EACH(eval_rx_pause, "eth.counter.rx_*", check_rx_pause)
 
 static int
 check_ecn_no_cnp(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -285,6 +294,7 @@ check_ecn_no_cnp(const struct ft_diag_ctx *c, struct ft_findings *out, const str
 			     "point is disabled, senders never slow down and PFC does all the work",
 			     marks);
 }
+FT__DIAG_EACH(eval_ecn_no_cnp, "*counter.np_ecn_marked_roce_packets", check_ecn_no_cnp)
 
 static int
 check_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -322,6 +332,7 @@ check_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 			     "sent: congestion control is not working, PFC carries all congestion",
 			     v);
 }
+FT__DIAG_EACH(eval_pfc_only, "eth.counter.rx_prio[0-7]_pause_duration", check_pfc_only)
 
 /*
  * ROCE-PFC heuristics: a few percent paused is common, tens of percent is
@@ -349,6 +360,7 @@ check_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out, const
 				  "this host does not drain what it receives",
 			     100 * (frac > 1 ? 1 : frac));
 }
+FT__DIAG_EACH(eval_pause_fraction, "eth.counter.[rt]x_*pause_duration.rate", check_pause_fraction)
 
 /*
  * Heuristic: more than 1% of received packets ECN-marked is sustained
@@ -379,6 +391,7 @@ check_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 			     "congestion on the path toward this node",
 			     100.0 * marks / pkts, 100.0 * c->thresholds->ecn_mark_share_max);
 }
+FT__DIAG_EACH(eval_ecn_rate, "*counter.np_ecn_marked_roce_packets", check_ecn_rate)
 
 /*
  * DCQCN over-reaction (CC-DCQCN): the receiver's egress queue is above the
@@ -636,6 +649,7 @@ check_eth_link_down(const struct ft_diag_ctx *c, struct ft_findings *out, const 
 	return ft__diag_emit(c, out, -1, FT__EV(o, ft__diag_find_dev(c, "eth.link.speed", o)),
 			     "Ethernet link is down (%s = %s)", strrchr(o->key, '.') + 1, o->str);
 }
+FT__DIAG_EACH(eval_eth_link_down, "eth.link.detected eth.link.operstate", check_eth_link_down)
 
 static int
 check_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -653,6 +667,7 @@ check_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out, cons
 			     "no IP in this namespace, so RoCE finds no GID",
 			     o->device[0] ? o->device : "?", o->str);
 }
+FT__DIAG_EACH(eval_not_rdma_netdev, "eth.driver.name", check_not_rdma_netdev)
 
 #define ECOUNTER_RULE(id_, layer_, sev_, summary_, data_, needs_, fix_, kb_)                       \
 	{                                                                                          \
@@ -730,9 +745,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "PFC is enabled on no priority of a RoCE NIC",
 	  .needs = "roce.qos.pfc_enabled_prios",
-	  FT__MATCH("roce.qos.pfc_enabled_prios", pfc_none,
-		    "PFC is enabled on no priority: RoCE traffic is lossy, every drop costs a "
-		    "go-back-N retransmission or an ACK timeout"),
+	  .eval = eval_pfc_off,
 	  .fix = "enable PFC on the RoCE priority on the NIC and every switch hop (mlnx_qos -i IF "
 		 "--pfc 0,0,0,1,0,0,0,0) and enable ECN on that queue",
 	  .kb = "ROCE-PFC ROCE-QOS SYM-ROCE-LOSS" },
@@ -741,7 +754,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "NCCL's traffic class maps to a priority without PFC",
 	  .needs = "roce.qos.pfc_enabled_prios roce.qos.trust nccl.env.NCCL_IB_TC nccl.version",
-	  FT__EACH("roce.qos.pfc_enabled_prios", check_pfc_prio),
+	  .eval = eval_pfc_prio,
 	  .fix = "set NCCL_IB_TC so that DSCP = TC >> 2 maps to the PFC priority (TC 106 = DSCP "
 		 "26 = priority 3 with the default map), identically on every node",
 	  .kb = "ROCE-QOS ENV-IB_TC SYM-ROCE-LOSS" },
@@ -750,7 +763,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "RoCE NIC trusts PCP (VLAN priority) rather than DSCP",
 	  .needs = "roce.qos.trust",
-	  FT__EACH("roce.qos.trust", check_trust_pcp),
+	  .eval = eval_trust_pcp,
 	  .fix = "mlnx_qos -i IF --trust dscp (or tag RoCE traffic on a VLAN with the right PCP)",
 	  .kb = "ROCE-QOS" },
 	{ .id = "roce-gid-empty",
@@ -758,7 +771,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "no usable RoCE GID (empty table or all-zero GID)",
 	  .needs = "ib.port.gid_count roce.gid.* ib.port.gid",
-	  FT__EACH("*gid*", check_gid_empty),
+	  .eval = eval_gid_empty,
 	  .fix = "give the RDMA device's netdev an IP address in this namespace (in Kubernetes a "
 		 "macvlan/SR-IOV secondary network), then check show_gids",
 	  .kb = "ROCE-GID SYM-QP-GID" },
@@ -777,7 +790,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .summary = "RoCE port active MTU below 4096",
 	  .needs = "ib.port.mtu_active ib.port.link_layer ib.port.state perftest.mtu "
 		   "perftest.link_type",
-	  FT__EACH("ib.port.mtu_active perftest.mtu", check_roce_mtu),
+	  .eval = eval_roce_mtu,
 	  .fix = "jumbo frames end to end: netdev MTU 9000 on hosts and switches, then the RoCE "
 		 "MTU becomes 4096",
 	  .kb = "ROCE-MTU ROCE-WIRE HOST-ETH-MTU SYM-ROCE-MTU" },
@@ -786,7 +799,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "the NIC sends many pause frames (host cannot drain)",
 	  .needs = "eth.counter.tx_prio*_pause eth.counter.tx_global_pause",
-	  FT__EACH("eth.counter.tx_*", check_tx_pause),
+	  .eval = eval_tx_pause,
 	  .fix = "find why the host stalls (PCIe width, IOMMU, NUMA placement, GDR); enable PFC "
 		 "storm prevention (ethtool pfc-prevention-tout)",
 	  .kb = "ROCE-PFC ROCE-COUNTERS SYM-ROCE-PFC-STORM" },
@@ -795,7 +808,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "the network pauses the NIC often (congestion spreading)",
 	  .needs = "eth.counter.rx_prio*_pause eth.counter.rx_global_pause",
-	  FT__EACH("eth.counter.rx_*", check_rx_pause),
+	  .eval = eval_rx_pause,
 	  .fix = "enable ECN marking below the PFC threshold on the RoCE queue; look for incast "
 		 "and oversubscription",
 	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-NO-CC" },
@@ -805,7 +818,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .summary = "a large share of time paused by PFC (needs a probe interval)",
 	  .needs = "eth.counter.rx_prio*_pause_duration.rate "
 		   "eth.counter.tx_prio*_pause_duration.rate",
-	  FT__EACH("eth.counter.[rt]x_*pause_duration.rate", check_pause_fraction),
+	  .eval = eval_pause_fraction,
 	  .fix = "receive side paused: enable ECN marking below PFC XOFF and find the incast; "
 		 "transmit side pausing: find why this host stalls (PCIe, IOMMU, NUMA, GDR)",
 	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-PFC-STORM" },
@@ -821,7 +834,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_ERROR,
 	  .summary = "ECN marks arrive but no CNP is sent (notification point off)",
 	  .needs = "*counter.np_ecn_marked_roce_packets ib.hw_counter.np_cnp_sent",
-	  FT__EACH("*counter.np_ecn_marked_roce_packets", check_ecn_no_cnp),
+	  .eval = eval_ecn_no_cnp,
 	  .fix = "enable the notification point on the NCCL priority: echo 1 > "
 		 "/sys/class/net/IF/ecn/roce_np/enable/PRIO",
 	  .kb = "ROCE-DCQCN SYM-ROCE-NO-CC" },
@@ -831,7 +844,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .summary = "pauses without any ECN mark or CNP (no congestion control)",
 	  .needs = "eth.counter.rx_prio*_pause_duration ib.hw_counter.np_ecn_marked_roce_packets "
 		   "*counter.np_cnp_sent *counter.rp_cnp_handled",
-	  FT__EACH("eth.counter.rx_prio[0-7]_pause_duration", check_pfc_only),
+	  .eval = eval_pfc_only,
 	  .fix = "enable ECN marking on the switch RoCE queue with thresholds below PFC XOFF; "
 		 "enable roce_np/roce_rp on the NCCL priority",
 	  .kb = "ROCE-DCQCN ROCE-PFC SYM-ROCE-NO-CC" },
@@ -841,7 +854,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .summary = "a high share of received packets is ECN-marked",
 	  .needs = "*counter.np_ecn_marked_roce_packets ib.counter.PortRcvPkts "
 		   "eth.counter.rx_packets_phy",
-	  FT__EACH("*counter.np_ecn_marked_roce_packets", check_ecn_rate),
+	  .eval = eval_ecn_rate,
 	  .fix = "look for incast or oversubscribed uplinks; spread flows (more QPs per "
 		 "connection, adaptive routing); tune ECN thresholds and DCQCN together",
 	  .kb = "ROCE-DCQCN ROCE-ECMP SYM-SCALE-DROP" },
@@ -925,7 +938,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an Ethernet link is down",
 	  .needs = "eth.link.detected eth.link.operstate",
-	  FT__EACH("eth.link.detected eth.link.operstate", check_eth_link_down),
+	  .eval = eval_eth_link_down,
 	  .fix = "check cable, transceiver and the switch port; check the lanes/speed settings "
 		 "(ethtool -s) on both ends",
 	  .kb = "ROCE-COUNTERS SYM-LINK-DEGRADED" },
@@ -934,7 +947,7 @@ const struct ft_rule ft__diag_rules_roce[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "the netdev is virtual (veth/bridge), not the RDMA NIC",
 	  .needs = "eth.driver.name",
-	  FT__EACH("eth.driver.name", check_not_rdma_netdev),
+	  .eval = eval_not_rdma_netdev,
 	  .fix = "attach the RDMA NIC (SR-IOV VF or macvlan on the RoCE port) to the pod or "
 		 "container network namespace",
 	  .kb = "ROCE-GID HOST-LIMITS" },

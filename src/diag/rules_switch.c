@@ -43,6 +43,7 @@ check_storm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct f
 			     o->device, o->port, o->num, o->num == 1 ? "" : "s",
 			     now ? "storming now" : "restored since");
 }
+FT__DIAG_EACH(eval_storm, "switch.pfcwd.storms", check_storm)
 
 static int
 check_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -59,6 +60,7 @@ check_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 		     "that port cannot drain what the switch sends",
 		o->device, o->num, o->key[strlen(o->key) - 1]);
 }
+FT__DIAG_EACH(eval_switch_pause, "switch.pfc.[rt]x_prio[0-7]", check_switch_pause)
 
 static int
 check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -82,6 +84,8 @@ check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 			     "priority or its headroom is too small",
 			     o->device, o->str, o->num, 100 * share);
 }
+FT__DIAG_EACH(eval_switch_drops, "switch.queue.drop_pkts switch.if.tx_drp switch.if.rx_drp",
+	      check_switch_drops)
 
 static int
 check_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -122,6 +126,8 @@ check_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out, const str
 			     "the margin is thin (heuristic mark %s)",
 			     o->device, worst, lim);
 }
+FT__DIAG_EACH(eval_switch_fec, "switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber",
+	      check_switch_fec)
 
 /* ---- PFC deadlock risk ---------------------------------------------------- */
 
@@ -185,7 +191,7 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .summary = "a switch's PFC watchdog detected a pause storm on a port",
 	  .needs = "switch.pfcwd.storms switch.pfcwd.status switch.pfcwd.tx_drop "
 		   "switch.pfcwd.rx_drop",
-	  FT__EACH("switch.pfcwd.storms", check_storm),
+	  .eval = eval_storm,
 	  .fix = "find the device on that port (LLDP, cabling map): check it for a hung host, "
 		 "NIC or PCIe stall (its tx_pause_storm counters, dmesg, Xid lines); drain it "
 		 "until it drains its queues again",
@@ -195,7 +201,7 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a switch port sent or received many PFC pause frames",
 	  .needs = "switch.pfc.tx_prio* switch.pfc.rx_prio*",
-	  FT__EACH("switch.pfc.[rt]x_prio[0-7]", check_switch_pause),
+	  .eval = eval_switch_pause,
 	  .fix = "sent: find the congested egress of that switch (incast, oversubscribed "
 		 "uplinks) and check ECN marks below PFC XOFF; received: check the device on "
 		 "that port for a receive stall",
@@ -205,8 +211,7 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .severity = FT_SEV_WARNING,
 	  .summary = "a switch port dropped packets",
 	  .needs = "switch.if.tx_drp switch.if.rx_drp switch.queue.drop_pkts switch.queue.tx_pkts",
-	  FT__EACH("switch.queue.drop_pkts switch.if.tx_drp switch.if.rx_drp",
-		   check_switch_drops),
+	  .eval = eval_switch_drops,
 	  .fix = "check which queue drops (show queue counters): a drop in the RDMA class "
 		 "means PFC is missing on that priority or its buffer headroom is too small",
 	  .kb = "ROCE-PFC CC-PFC-ECN ROCE-COUNTERS" },
@@ -216,8 +221,7 @@ const struct ft_rule ft__diag_rules_switch[] = {
 	  .summary = "FEC errors on a switch port: uncorrectable codewords or a thin margin",
 	  .needs = "switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber "
 		   "switch.if.fec_pre_ber_max",
-	  FT__EACH("switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber",
-		   check_switch_fec),
+	  .eval = eval_switch_fec,
 	  .fix = "clean and reseat both ends, swap the cable or optic; compare with the NIC's "
 		 "own BER (mlxlink -c) on the other end of the link",
 	  .kb = "IB-COUNTERS IBDIAG-BER SYM-LINK-ERRORS" },

@@ -427,9 +427,9 @@ ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *
 }
 
 int
-ft__diag_eval_disagree(const struct ft_diag_ctx *c, struct ft_findings *out)
+ft__diag_disagree(const struct ft_diag_ctx *c, struct ft_findings *out,
+		  const struct ft__disagree_rule *d)
 {
-	const struct ft__disagree_rule *d = c->rule->data;
 	const struct ft_obs *first = NULL;
 	size_t i;
 
@@ -451,9 +451,9 @@ ft__diag_eval_disagree(const struct ft_diag_ctx *c, struct ft_findings *out)
 }
 
 int
-ft__diag_eval_match(const struct ft_diag_ctx *c, struct ft_findings *out)
+ft__diag_match(const struct ft_diag_ctx *c, struct ft_findings *out,
+	       const struct ft__match_rule *m)
 {
-	const struct ft__match_rule *m = c->rule->data;
 	const struct ft_obs *o;
 	size_t pos = 0;
 	int rc;
@@ -472,14 +472,6 @@ ft__diag_eval_match(const struct ft_diag_ctx *c, struct ft_findings *out)
 			return rc;
 	}
 	return 0;
-}
-
-int
-ft__diag_eval_each(const struct ft_diag_ctx *c, struct ft_findings *out)
-{
-	const struct ft__each_rule *e = c->rule->data;
-
-	return ft__diag_each(c, out, e->keys, e->check);
 }
 
 /* Does @key equal "<a pattern of @cr>.rate"? */

@@ -2496,10 +2496,12 @@ record_obs(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 			     "%s is bad", o->key);
 }
 
+FT__DIAG_EACH(eval_each_x_a, "x.a", record_obs)
+
 static const struct ft_rule each_rule = { .id = "t-each",
 					  .layer = FT_LAYER_FABRIC,
 					  .severity = FT_SEV_WARNING,
-					  FT__EACH("x.a", record_obs) };
+					  .eval = eval_each_x_a };
 
 static void
 test_each_and_evidence(void **state)
@@ -2585,11 +2587,16 @@ is_x_val(const struct ft_diag_ctx *c, const struct ft_obs *o)
 	return strcmp(o->key, "x.val") == 0;
 }
 
+FT__DIAG_MATCH(eval_match, "x.s", NULL, "text %s")
+FT__DIAG_MATCH_FIRST(eval_first, "x.s", NULL, "first %s")
+FT__DIAG_DISAGREE(eval_num, is_x_val, true, "%.0f vs %.0f")
+FT__DIAG_DISAGREE(eval_str, is_x_val, false, "%s vs %s")
+
 static const struct ft_rule match_rules[] = {
-	{ .id = "t-match", .severity = FT_SEV_INFO, FT__MATCH("x.s", NULL, "text %s") },
-	{ .id = "t-first", .severity = FT_SEV_INFO, FT__MATCH_FIRST("x.s", NULL, "first %s") },
-	{ .id = "t-num", .severity = FT_SEV_INFO, FT__DISAGREE(is_x_val, true, "%.0f vs %.0f") },
-	{ .id = "t-str", .severity = FT_SEV_INFO, FT__DISAGREE(is_x_val, false, "%s vs %s") },
+	{ .id = "t-match", .severity = FT_SEV_INFO, .eval = eval_match },
+	{ .id = "t-first", .severity = FT_SEV_INFO, .eval = eval_first },
+	{ .id = "t-num", .severity = FT_SEV_INFO, .eval = eval_num },
+	{ .id = "t-str", .severity = FT_SEV_INFO, .eval = eval_str },
 };
 
 /* The table forms: one finding per match, the first only, the first disagreement. */
