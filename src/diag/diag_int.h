@@ -208,6 +208,7 @@ struct ft__disagree_rule {
 int ft__diag_disagree(const struct ft_diag_ctx *c, struct ft_findings *out,
 		      const struct ft__disagree_rule *d);
 
+/* A rule's eval returning @call_, which sees its parameters c and out. */
 #define FT__DIAG_EVAL(name_, call_)                                                                \
 	static int name_(const struct ft_diag_ctx *c, struct ft_findings *out)                     \
 	{                                                                                          \

@@ -414,7 +414,7 @@ ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const char *
 	while (*keys) {
 		size_t n = strcspn(keys, " ");
 
-		if (n && n < sizeof(key)) {
+		if (n && n < sizeof(key)) { /* a longer key matches no observation */
 			memcpy(key, keys, n);
 			key[n] = '\0';
 			rc = each_of_key(c, out, key, check);
