@@ -65,6 +65,13 @@ struct ft__counter_rule {
 	const char *rate_threshold_key;
 };
 int ft__diag_eval_counter(const struct ft_diag_ctx *ctx, struct ft_findings *out);
+/* A rule table row for a counter rule with parameters @data_ (a struct ft__counter_rule). */
+#define FT__DIAG_COUNTER_RULE(id_, layer_, sev_, summary_, data_, needs_, fix_, kb_)               \
+	{                                                                                          \
+		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
+		.needs = needs_, .eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_,            \
+		.data = &data_                                                                     \
+	}
 
 /* ---- text ---------------------------------------------------------------- */
 

@@ -324,12 +324,7 @@ static const struct ft__counter_rule c_vl15 = {
 	"management packets dropped: subnet-management storms or an overloaded SM path"
 };
 
-#define COUNTER_RULE(id_, layer_, sev_, summary_, data_, needs_, fix_, kb_)                        \
-	{                                                                                          \
-		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
-		.needs = needs_, .eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_,            \
-		.data = &data_                                                                     \
-	}
+#define COUNTER_RULE FT__DIAG_COUNTER_RULE
 
 /* ---- congestion control in the subnet manager ------------------------------ */
 

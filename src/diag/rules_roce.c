@@ -669,12 +669,7 @@ check_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out, cons
 }
 FT__DIAG_EACH(eval_not_rdma_netdev, "eth.driver.name", check_not_rdma_netdev)
 
-#define ECOUNTER_RULE(id_, layer_, sev_, summary_, data_, needs_, fix_, kb_)                       \
-	{                                                                                          \
-		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
-		.needs = needs_, .eval = ft__diag_eval_counter, .fix = fix_, .kb = kb_,            \
-		.data = &data_                                                                     \
-	}
+#define ECOUNTER_RULE FT__DIAG_COUNTER_RULE
 
 /* ---- steady state: pause and ECN/CNP rates -------------------------------- */
 
