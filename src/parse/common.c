@@ -286,6 +286,15 @@ ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span 
 }
 
 void
+ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text)
+{
+	struct ft__span cmd;
+
+	if (!ft__is_prompt(text, &cmd))
+		ft__skipped(c, line, why, text);
+}
+
+void
 ft__add_row(struct ft__pctx *c, const struct ft_result_row *row)
 {
 	if (c->rc || !c->run)

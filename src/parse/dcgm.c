@@ -94,25 +94,8 @@ ft__dcgm_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-dcgm_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "NvLink Link Status") || ft__find(s, "Key: Up=U, Down=D"))
-		return 92;
-	if (ft__find(s, "dcgmi ") || ft__find(s, "DCGM Version"))
-		return 75;
-	if (ft__find(s, "Health Monitor Report"))
-		return 85;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__dcgm_run)
-
-const struct ft_parser ft_dcgm_parser = {
-	.name = "dcgm",
-	.summary = "DCGM: NVLink link status, dcgmi diag results, health verdicts",
-	.sniff = dcgm_sniff,
-	.parse = ft__dcgm_run_parse,
-};
+FT__PARSER(dcgm, "dcgm",
+           "DCGM: NVLink link status, dcgmi diag results, health verdicts",
+           { 92, { "NvLink Link Status|Key: Up=U, Down=D" } },
+           { 75, { "dcgmi |DCGM Version" } },
+           { 85, { "Health Monitor Report" } });

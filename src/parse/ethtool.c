@@ -273,25 +273,8 @@ ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 	return ft__ethtool_engine(c, text, len);
 }
 
-static int
-ethtool_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Settings for ") && ft__find(s, "Link detected"))
-		return 90;
-	if (ft__find(s, "driver:") && ft__find(s, "bus-info:"))
-		return 90;
-	if (ft__find(s, "Settings for ") || ft__find(s, "Supported link modes:"))
-		return 70;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ethtool_run)
-
-const struct ft_parser ft_ethtool_parser = {
-	.name = "ethtool",
-	.summary = "ethtool / ethtool -i: link speed, duplex, link detected, modes, driver",
-	.sniff = ethtool_sniff,
-	.parse = ft__ethtool_run_parse,
-};
+FT__PARSER(ethtool, "ethtool",
+           "ethtool / ethtool -i: link speed, duplex, link detected, modes, driver",
+           { 90, { "Settings for ", "Link detected" } },
+           { 90, { "driver:", "bus-info:" } },
+           { 70, { "Settings for |Supported link modes:" } });

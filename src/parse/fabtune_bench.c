@@ -232,23 +232,8 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-fabtune_bench_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	/* above nccl-tests, whose rank lines and settings line these outputs share */
-	if (ft__find(s, "# fabtune bench pairs:") || ft__find(s, "# fabtune bench bisection:") ||
-	    ft__find(s, "# fabtune bench incast:"))
-		return 99;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__fabtune_bench_run)
-
-const struct ft_parser ft_fabtune_bench_parser = {
-	.name = "fabtune-bench",
-	.summary = "fabtune bench's pairs matrices and bisection and incast tables",
-	.sniff = fabtune_bench_sniff,
-	.parse = ft__fabtune_bench_run_parse,
-};
+/* 99: above nccl-tests, whose rank lines and settings line these outputs share */
+FT__PARSER(fabtune_bench, "fabtune-bench",
+           "fabtune bench's pairs matrices and bisection and incast tables",
+           { 99, { "# fabtune bench pairs:|# fabtune bench bisection:|"
+                    "# fabtune bench incast:" } });

@@ -76,11 +76,6 @@ fabtune_sim_sniff(const char *text, size_t len)
 	return 0;
 }
 
-FT__DEFINE_PARSE(ft__fabtune_sim_run)
-
-const struct ft_parser ft_fabtune_sim_parser = {
-	.name = "fabtune-sim",
-	.summary = "fabtune sim SCENARIO summary: the run's makespan, host link rates",
-	.sniff = fabtune_sim_sniff,
-	.parse = ft__fabtune_sim_run_parse,
-};
+FT__PARSER_SNIFF(fabtune_sim, "fabtune-sim",
+                 "fabtune sim SCENARIO summary: the run's makespan, host link rates",
+                 fabtune_sim_sniff);

@@ -61,22 +61,6 @@ ft__ibdiagnet_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-ibdiagnet_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "-I- ") &&
-	    (ft__find(s, "IBDIAG") || ft__find(s, "ibdiagnet") || ft__find(s, "-I---------")))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibdiagnet_run)
-
-const struct ft_parser ft_ibdiagnet_parser = {
-	.name = "ibdiagnet",
-	.summary = "ibdiagnet console report: warnings, errors, stage summary",
-	.sniff = ibdiagnet_sniff,
-	.parse = ft__ibdiagnet_run_parse,
-};
+FT__PARSER(ibdiagnet, "ibdiagnet",
+           "ibdiagnet console report: warnings, errors, stage summary",
+           { 90, { "-I- ", "IBDIAG|ibdiagnet|-I---------" } });

@@ -98,7 +98,7 @@ int
 ft__iblinkinfo_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__span raw;
 
 	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
@@ -123,28 +123,11 @@ ft__iblinkinfo_run(struct ft__pctx *c, const char *text, size_t len)
 			link_line(c, it.lineno, s);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not iblinkinfo output", s);
+		ft__unread(c, it.lineno, "not iblinkinfo output", s);
 	}
 	return c->rc;
 }
 
-static int
-iblinkinfo_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "==(") && ft__find(s, ")==>"))
-		return 95;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__iblinkinfo_run)
-
-const struct ft_parser ft_iblinkinfo_parser = {
-	.name = "iblinkinfo",
-	.summary = "iblinkinfo: every link's width, speed, state and peer",
-	.sniff = iblinkinfo_sniff,
-	.parse = ft__iblinkinfo_run_parse,
-};
+FT__PARSER(iblinkinfo, "iblinkinfo",
+           "iblinkinfo: every link's width, speed, state and peer",
+           { 95, { "==(", ")==>" } });

@@ -32,7 +32,7 @@ int
 ft__ibnetdiscover_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__span raw;
 
 	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
@@ -81,9 +81,7 @@ ft__ibnetdiscover_run(struct ft__pctx *c, const char *text, size_t len)
 			}
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibnetdiscover -p output", s);
+		ft__unread(c, it.lineno, "not ibnetdiscover -p output", s);
 	}
 	return c->rc;
 }
@@ -106,11 +104,6 @@ ibnetdiscover_sniff(const char *text, size_t len)
 	return hits >= 2 ? 90 : hits ? 60 : 0;
 }
 
-FT__DEFINE_PARSE(ft__ibnetdiscover_run)
-
-const struct ft_parser ft_ibnetdiscover_parser = {
-	.name = "ibnetdiscover",
-	.summary = "ibnetdiscover -p: one line per port with width, speed and peer",
-	.sniff = ibnetdiscover_sniff,
-	.parse = ft__ibnetdiscover_run_parse,
-};
+FT__PARSER_SNIFF(ibnetdiscover, "ibnetdiscover",
+                 "ibnetdiscover -p: one line per port with width, speed and peer",
+                 ibnetdiscover_sniff);

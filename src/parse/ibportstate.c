@@ -31,7 +31,7 @@ int
 ft__ibportstate_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__span raw;
 
 	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
@@ -55,28 +55,11 @@ ft__ibportstate_run(struct ft__pctx *c, const char *text, size_t len)
 			}
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibportstate output", s);
+		ft__unread(c, it.lineno, "not ibportstate output", s);
 	}
 	return c->rc;
 }
 
-static int
-ibportstate_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "# Port info: Lid") || ft__find(s, "LinkWidthActive:..."))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibportstate_run)
-
-const struct ft_parser ft_ibportstate_parser = {
-	.name = "ibportstate",
-	.summary = "ibportstate / smpquery portinfo: link state, width and speed",
-	.sniff = ibportstate_sniff,
-	.parse = ft__ibportstate_run_parse,
-};
+FT__PARSER(ibportstate, "ibportstate",
+           "ibportstate / smpquery portinfo: link state, width and speed",
+           { 90, { "# Port info: Lid|LinkWidthActive:..." } });

@@ -47,7 +47,7 @@ int
 ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__span raw;
 	char node[48] = "";
 
 	ft__lines_init(&it, text, len, c->line0);
@@ -89,28 +89,11 @@ ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
 			brackets(c, it.lineno, rest);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibqueryerrors output", s);
+		ft__unread(c, it.lineno, "not ibqueryerrors output", s);
 	}
 	return c->rc;
 }
 
-static int
-ibqueryerrors_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "GUID 0x") && ft__find(s, " port ") && ft__find(s, " == "))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibqueryerrors_run)
-
-const struct ft_parser ft_ibqueryerrors_parser = {
-	.name = "ibqueryerrors",
-	.summary = "ibqueryerrors: fabric-wide ports with error counters over threshold",
-	.sniff = ibqueryerrors_sniff,
-	.parse = ft__ibqueryerrors_run_parse,
-};
+FT__PARSER(ibqueryerrors, "ibqueryerrors",
+           "ibqueryerrors: fabric-wide ports with error counters over threshold",
+           { 90, { "GUID 0x", " port ", " == " } });

@@ -34,7 +34,7 @@ int
 ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__span raw;
 	bool in_ca = false;
 
 	ft__lines_init(&it, text, len, c->line0);
@@ -70,30 +70,12 @@ ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 				ft__skipped(c, it.lineno, "unknown ibstat field", s);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibstat output", s);
+		ft__unread(c, it.lineno, "not ibstat output", s);
 	}
 	return c->rc;
 }
 
-static int
-ibstat_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "CA '") && ft__find(s, "CA type:"))
-		return 90;
-	if (ft__find(s, "CA '") && ft__find(s, "Physical state:"))
-		return 70;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibstat_run)
-
-const struct ft_parser ft_ibstat_parser = {
-	.name = "ibstat",
-	.summary = "ibstat: HCA and port state, rate, LIDs, firmware",
-	.sniff = ibstat_sniff,
-	.parse = ft__ibstat_run_parse,
-};
+FT__PARSER(ibstat, "ibstat",
+           "ibstat: HCA and port state, rate, LIDs, firmware",
+           { 90, { "CA '", "CA type:" } },
+           { 70, { "CA '", "Physical state:" } });

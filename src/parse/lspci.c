@@ -42,7 +42,7 @@ int
 ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__span raw;
 	bool in_dev = false;
 
 	ft__lines_init(&it, text, len, c->line0);
@@ -61,8 +61,7 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 			continue;
 		}
 		if (!in_dev) {
-			if (!ft__is_prompt(s, &cmd))
-				ft__skipped(c, it.lineno, "not lspci output", s);
+			ft__unread(c, it.lineno, "not lspci output", s);
 			continue;
 		}
 		if (!ft__split(s, ':', &k, &v))
@@ -77,21 +76,6 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-lspci_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "LnkCap:") || ft__find(s, "LnkSta:"))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__lspci_run)
-
-const struct ft_parser ft_lspci_parser = {
-	.name = "lspci",
-	.summary = "lspci -vv: PCIe link capability vs status (speed, width), NUMA node",
-	.sniff = lspci_sniff,
-	.parse = ft__lspci_run_parse,
-};
+FT__PARSER(lspci, "lspci",
+           "lspci -vv: PCIe link capability vs status (speed, width), NUMA node",
+           { 90, { "LnkCap:|LnkSta:" } });

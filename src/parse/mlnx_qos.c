@@ -156,23 +156,7 @@ ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-mlnx_qos_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Priority trust state:") || ft__find(s, "PFC configuration:"))
-		return 90;
-	if (ft__find(s, "mlnx_qos"))
-		return 60;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__mlnx_qos_run)
-
-const struct ft_parser ft_mlnx_qos_parser = {
-	.name = "mlnx_qos",
-	.summary = "mlnx_qos: trust mode, dscp2prio, PFC per priority, TCs",
-	.sniff = mlnx_qos_sniff,
-	.parse = ft__mlnx_qos_run_parse,
-};
+FT__PARSER(mlnx_qos, "mlnx_qos",
+           "mlnx_qos: trust mode, dscp2prio, PFC per priority, TCs",
+           { 90, { "Priority trust state:|PFC configuration:" } },
+           { 60, { "mlnx_qos" } });

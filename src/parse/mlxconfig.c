@@ -127,26 +127,8 @@ ft__mlxconfig_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-mlxconfig_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Configurations:") &&
-	    (ft__find(s, "Next Boot") || ft__find(s, "Current") || ft__find(s, "Default")))
-		return 90;
-	if (ft__find(s, "ROCE_CC_PRIO_MASK_P") || ft__find(s, "RPG_TIME_RESET_P") ||
-	    ft__find(s, "CNP_DSCP_P") || ft__find(s, "PCI_WR_ORDERING") ||
-	    ft__find(s, "ATS_ENABLED"))
-		return 65;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__mlxconfig_run)
-
-const struct ft_parser ft_mlxconfig_parser = {
-	.name = "mlxconfig",
-	.summary = "mlxconfig -q: ConnectX firmware settings (RoCE CC, CNP, PCI ordering, ATS)",
-	.sniff = mlxconfig_sniff,
-	.parse = ft__mlxconfig_run_parse,
-};
+FT__PARSER(mlxconfig, "mlxconfig",
+           "mlxconfig -q: ConnectX firmware settings (RoCE CC, CNP, PCI ordering, ATS)",
+           { 90, { "Configurations:", "Next Boot|Current|Default" } },
+           { 65, { "ROCE_CC_PRIO_MASK_P|RPG_TIME_RESET_P|CNP_DSCP_P|"
+                    "PCI_WR_ORDERING|ATS_ENABLED" } });

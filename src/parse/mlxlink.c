@@ -171,26 +171,8 @@ ft__mlxlink_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-mlxlink_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Raw Physical BER") || ft__find(s, "Effective Physical BER"))
-		return 90;
-	if (ft__find(s, "Operational Info") && ft__find(s, "Troubleshooting Info"))
-		return 90;
-	if (ft__find(s, "Recommendation") && ft__find(s, "Physical state") &&
-	    ft__find(s, "FEC"))
-		return 70;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__mlxlink_run)
-
-const struct ft_parser ft_mlxlink_parser = {
-	.name = "mlxlink",
-	.summary = "mlxlink: port state, FEC, recommendation, pre/post-FEC BER, link errors, module",
-	.sniff = mlxlink_sniff,
-	.parse = ft__mlxlink_run_parse,
-};
+FT__PARSER(mlxlink, "mlxlink",
+           "mlxlink: port state, FEC, recommendation, pre/post-FEC BER, link errors, module",
+           { 90, { "Raw Physical BER|Effective Physical BER" } },
+           { 90, { "Operational Info", "Troubleshooting Info" } },
+           { 70, { "Recommendation", "Physical state", "FEC" } });

@@ -554,11 +554,6 @@ nccl_log_sniff(const char *text, size_t len)
 	return info >= rows ? 92 : 70;
 }
 
-FT__DEFINE_PARSE(ft__nccl_log_run)
-
-const struct ft_parser ft_nccl_log_parser = {
-	.name = "nccl-log",
-	.summary = "NCCL_DEBUG=INFO logs: version, net, HCAs, GDR, channels, rings, trees, WARNs",
-	.sniff = nccl_log_sniff,
-	.parse = ft__nccl_log_run_parse,
-};
+FT__PARSER_SNIFF(nccl_log, "nccl-log",
+                 "NCCL_DEBUG=INFO logs: version, net, HCAs, GDR, channels, rings, trees, WARNs",
+                 nccl_log_sniff);

@@ -524,11 +524,6 @@ nccl_tests_sniff(const char *text, size_t len)
 	return 0;
 }
 
-FT__DEFINE_PARSE(ft__nccl_tests_run)
-
-const struct ft_parser ft_nccl_tests_parser = {
-	.name = "nccl-tests",
-	.summary = "nccl-tests *_perf output: per-size time, algbw, busbw, #wrong; ranks",
-	.sniff = nccl_tests_sniff,
-	.parse = ft__nccl_tests_run_parse,
-};
+FT__PARSER_SNIFF(nccl_tests, "nccl-tests",
+                 "nccl-tests *_perf output: per-size time, algbw, busbw, #wrong; ranks",
+                 nccl_tests_sniff);

@@ -101,23 +101,7 @@ ft__nvbandwidth_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-nvbandwidth_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "nvbandwidth Version"))
-		return 95;
-	if (ft__find(s, "bandwidth (GB/s)") && ft__find(s, "(row)") && ft__find(s, "(column)"))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__nvbandwidth_run)
-
-const struct ft_parser ft_nvbandwidth_parser = {
-	.name = "nvbandwidth",
-	.summary = "nvbandwidth: host-GPU and GPU-GPU copy bandwidth matrices",
-	.sniff = nvbandwidth_sniff,
-	.parse = ft__nvbandwidth_run_parse,
-};
+FT__PARSER(nvbandwidth, "nvbandwidth",
+           "nvbandwidth: host-GPU and GPU-GPU copy bandwidth matrices",
+           { 95, { "nvbandwidth Version" } },
+           { 90, { "bandwidth (GB/s)", "(row)", "(column)" } });

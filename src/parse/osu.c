@@ -180,7 +180,7 @@ int
 ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__span raw;
 	struct ostate os = { .ncol = 0 };
 
 	ft__pctx_run_kind(c, "osu");
@@ -199,37 +199,17 @@ ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 			header(&os, s);
 			continue;
 		}
-		if (ft__starts(s, "# ")) {
-			if (ft__is_prompt(s, &cmd) && ft__starts(cmd, "osu_"))
-				continue;
-			continue; /* "# Datatype: ...", "# Window size ..." notes */
-		}
+		if (ft__starts(s, "# "))
+			continue; /* "# osu_bw" prompts, "# Datatype: ...", "# Window size ..." notes */
 		if (ft__is_digit(s.p[0])) {
 			row(c, &os, it.lineno, s);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not OSU output", s);
+		ft__unread(c, it.lineno, "not OSU output", s);
 	}
 	return c->rc;
 }
 
-static int
-osu_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "# OSU MPI") || ft__find(s, "# OSU "))
-		return 95;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__osu_run)
-
-const struct ft_parser ft_osu_parser = {
-	.name = "osu",
-	.summary = "OSU micro-benchmarks: latency, bandwidth and collective tables",
-	.sniff = osu_sniff,
-	.parse = ft__osu_run_parse,
-};
+FT__PARSER(osu, "osu",
+           "OSU micro-benchmarks: latency, bandwidth and collective tables",
+           { 95, { "# OSU MPI|# OSU " } });

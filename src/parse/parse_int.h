@@ -7,6 +7,10 @@
  * Parsers never allocate per line: lines are (pointer, length) views into the
  * caller's buffer, found with memchr. Only observations and result rows are
  * copied out. Internal to src/parse/ and src/probe/.
+ *
+ * A new parser is a run function and one FT__PARSER() definition (its
+ * detection as marker sets with scores), added to FT__PARSERS; see "parser
+ * definitions" below and docs/internals/parse.md.
  */
 #ifndef FT_PARSE_INT_H
 #define FT_PARSE_INT_H
@@ -115,12 +119,10 @@ ft__eq(struct ft__span s, const char *word)
 	return s.n == k && memcmp(s.p, word, k) == 0;
 }
 
-/* Pointer to the first occurrence of @needle in @s, or NULL. */
+/* Pointer to the first occurrence of the @k bytes at @needle in @s, or NULL. */
 static inline const char *
-ft__find(struct ft__span s, const char *needle)
+ft__find_n(struct ft__span s, const char *needle, size_t k)
 {
-	size_t k = strlen(needle);
-
 	if (k == 0)
 		return s.p;
 	while (s.n >= k) {
@@ -134,6 +136,13 @@ ft__find(struct ft__span s, const char *needle)
 		s.p = q + 1;
 	}
 	return NULL;
+}
+
+/* Pointer to the first occurrence of @needle in @s, or NULL. */
+static inline const char *
+ft__find(struct ft__span s, const char *needle)
+{
+	return ft__find_n(s, needle, strlen(needle));
 }
 
 /* Drop @k bytes from the front. */
@@ -217,6 +226,8 @@ void ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struc
                     bool has_num, double num, const char *unit, struct ft__span str);
 /* A line the parser could not read: `parse.skipped` with @why. */
 void ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
+/* A line no branch of the parser read: passed over when it is a shell prompt, else ft__skipped(). */
+void ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
 void ft__add_row(struct ft__pctx *c, const struct ft_result_row *row);
 
 static inline struct ft__span
@@ -278,7 +289,7 @@ struct ft__field {
 bool ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
                     struct ft__span name, struct ft__span val);
 
-/* ---- the parsers --------------------------------------------------------- */
+/* ---- parser definitions -------------------------------------------------- */
 
 typedef int ft__run_fn(struct ft__pctx *c, const char *text, size_t len);
 
@@ -288,6 +299,57 @@ int ft__parse_with(ft__run_fn *fn, const char *text, size_t len, const char *fil
 /* Length of a corpus header at the start of @text (0 when none); *@nlines gets its lines. */
 size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 
+/*
+ * Detection as data: a rule scores when every one of its markers occurs in
+ * the text the registry hands over (the first few KB); a marker "B|C" occurs
+ * when either of its alternatives does. Rules are tried in order and the
+ * first that holds gives the score; 0 when none does.
+ */
+#define FT__SNIFF_MARKERS 4
+
+struct ft__sniff_rule {
+	int score;
+	const char *all[FT__SNIFF_MARKERS]; /* unused slots NULL */
+};
+
+int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *rules, size_t n);
+
+/*
+ * A parser is its run function, int ft__<id>_run(struct ft__pctx *, text,
+ * len), followed by one definition in its file:
+ *
+ *	FT__PARSER(ibv_devinfo, "ibv_devinfo", "ibv_devinfo [-v]: HCA fields, ...",
+ *	           { 95, { "hca_id:", "phys_port_cnt|fw_ver" } },
+ *	           { 60, { "hca_id:" } });
+ *
+ * which defines `const struct ft_parser ft_<id>_parser` named @name_, whose
+ * sniff walks the rules (ft__sniff_rules) and whose parse skips a corpus
+ * header and calls the run function (ft__parse_with). A parser whose
+ * detection is real logic (counting table rows, reading the first line)
+ * writes its own sniff function and uses FT__PARSER_SNIFF(id, name, summary,
+ * fn). Add the id to FT__PARSERS below to register it.
+ */
+#define FT__PARSER_SNIFF(id, name_, summary_, sniff_fn)                                        \
+	static int ft__##id##_parse(const char *text, size_t len, const char *file,             \
+	                            struct ft_obs_set *out, struct ft_run *run,                 \
+	                            struct ft_error *err)                                       \
+	{                                                                                       \
+		return ft__parse_with(ft__##id##_run, text, len, file, out, run, err);          \
+	}                                                                                       \
+	const struct ft_parser ft_##id##_parser = {                                             \
+		.name = name_, .summary = summary_, .sniff = sniff_fn, .parse = ft__##id##_parse \
+	}
+
+#define FT__PARSER(id, name_, summary_, ...)                                                    \
+	static const struct ft__sniff_rule ft__##id##_rules[] = { __VA_ARGS__ };                \
+	static int ft__##id##_sniff(const char *text, size_t len)                               \
+	{                                                                                       \
+		return ft__sniff_rules(text, len, ft__##id##_rules,                              \
+		                       FT_ARRAY_SIZE(ft__##id##_rules));                         \
+	}                                                                                       \
+	FT__PARSER_SNIFF(id, name_, summary_, ft__##id##_sniff)
+
+/* The older form, still accepted: a parse function around @fn for a hand-written struct. */
 #define FT__DEFINE_PARSE(fn)                                                                    \
 	static int fn##_parse(const char *text, size_t len, const char *file,                   \
 	                      struct ft_obs_set *out, struct ft_run *run, struct ft_error *err) \

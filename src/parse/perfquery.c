@@ -15,7 +15,7 @@ int
 ft__perfquery_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__span raw;
 	bool open_paren = false;
 
 	ft__lines_init(&it, text, len, c->line0);
@@ -49,30 +49,12 @@ ft__perfquery_run(struct ft__pctx *c, const char *text, size_t len)
 			}
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not perfquery output", s);
+		ft__unread(c, it.lineno, "not perfquery output", s);
 	}
 	return c->rc;
 }
 
-static int
-perfquery_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "counters: Lid ") && ft__find(s, ":......"))
-		return 95;
-	if (ft__find(s, "PortXmitData:...") || ft__find(s, "SymbolErrorCounter:..."))
-		return 80;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__perfquery_run)
-
-const struct ft_parser ft_perfquery_parser = {
-	.name = "perfquery",
-	.summary = "perfquery [-x|-E]: IB port counters (errors, discards, XmitWait, data)",
-	.sniff = perfquery_sniff,
-	.parse = ft__perfquery_run_parse,
-};
+FT__PARSER(perfquery, "perfquery",
+           "perfquery [-x|-E]: IB port counters (errors, discards, XmitWait, data)",
+           { 95, { "counters: Lid ", ":......" } },
+           { 80, { "PortXmitData:...|SymbolErrorCounter:..." } });

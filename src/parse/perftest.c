@@ -299,23 +299,7 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-perftest_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "#bytes") && (ft__find(s, "#iterations") || ft__find(s, "BW peak")))
-		return 95;
-	if ((ft__find(s, " BW Test") || ft__find(s, " Latency Test")) && ft__find(s, "Device"))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__perftest_run)
-
-const struct ft_parser ft_perftest_parser = {
-	.name = "perftest",
-	.summary = "perftest ib_*_bw / ib_*_lat: settings, GIDs, bandwidth or latency table",
-	.sniff = perftest_sniff,
-	.parse = ft__perftest_run_parse,
-};
+FT__PARSER(perftest, "perftest",
+           "perftest ib_*_bw / ib_*_lat: settings, GIDs, bandwidth or latency table",
+           { 95, { "#bytes", "#iterations|BW peak" } },
+           { 90, { " BW Test| Latency Test", "Device" } });

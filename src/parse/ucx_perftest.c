@@ -130,23 +130,7 @@ ft__ucx_perftest_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-ucx_perftest_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "bandwidth (MB/s)") && ft__find(s, "message rate (msg/s)"))
-		return 92;
-	if (ft__find(s, "ucx_perftest") && ft__find(s, "Final:"))
-		return 80;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ucx_perftest_run)
-
-const struct ft_parser ft_ucx_perftest_parser = {
-	.name = "ucx-perftest",
-	.summary = "ucx_perftest: UCX point-to-point latency, bandwidth and message rate",
-	.sniff = ucx_perftest_sniff,
-	.parse = ft__ucx_perftest_run_parse,
-};
+FT__PARSER(ucx_perftest, "ucx-perftest",
+           "ucx_perftest: UCX point-to-point latency, bandwidth and message rate",
+           { 92, { "bandwidth (MB/s)", "message rate (msg/s)" } },
+           { 80, { "ucx_perftest", "Final:" } });

@@ -154,23 +154,7 @@ ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
 	return xid_run(c, text, len);
 }
 
-static int
-xid_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "NVRM: Xid (") || ft__find(s, "SXid (PCI:"))
-		return 88;
-	if (ft__find(s, "NVRM:") && ft__find(s, "fallen off the bus"))
-		return 80;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__xid_run)
-
-const struct ft_parser ft_xid_parser = {
-	.name = "xid",
-	.summary = "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events",
-	.sniff = xid_sniff,
-	.parse = ft__xid_run_parse,
-};
+FT__PARSER(xid, "xid",
+           "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events",
+           { 88, { "NVRM: Xid (|SXid (PCI:" } },
+           { 80, { "NVRM:", "fallen off the bus" } });

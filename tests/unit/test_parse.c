@@ -1053,6 +1053,66 @@ test_fabtune_sim_summary(void **state)
 	ft_obs_set_release(&set);
 }
 
+static const struct ft__sniff_rule sniff_rules[] = {
+	{ 90, { "CA '", "CA type:" } },
+	{ 70, { "CA '", "Physical state:" } },
+	{ 60, { "a", "b", "c", "d" } },
+	{ 55, { "x|yy|zzz", "end" } },
+	{ 50, { "late" } },
+	{ 95, { "late" } }, /* never reached: the rule above holds first */
+};
+
+static int
+sniff(const char *text)
+{
+	return ft__sniff_rules(text, strlen(text), sniff_rules, FT_ARRAY_SIZE(sniff_rules));
+}
+
+/* Detection rules: every marker of a rule must occur; the first rule that holds scores. */
+static void
+test_sniff_rules(void **state)
+{
+	(void)state;
+	assert_int_equal(sniff("CA 'mlx5_0'\n\tCA type: MT4123\n\tPhysical state: LinkUp"), 90);
+	assert_int_equal(sniff("CA 'mlx5_0'\n\tPhysical state: LinkUp"), 70);
+	assert_int_equal(sniff("CA type: MT4123\nPhysical state: LinkUp"), 0);
+	assert_int_equal(sniff("d c b a"), 60);
+	assert_int_equal(sniff("a b c"), 0);
+	/* "x|yy|zzz": any one alternative will do, the last included */
+	assert_int_equal(sniff("zzz ... end"), 55);
+	assert_int_equal(sniff("yy end"), 55);
+	assert_int_equal(sniff("y zz end"), 0);
+	assert_int_equal(sniff("too late"), 50);
+	assert_int_equal(sniff(""), 0);
+	/* the registry hands over a prefix: a marker past @len does not count */
+	assert_int_equal(ft__sniff_rules("CA 'x' CA type:", 10, sniff_rules,
+	                                 FT_ARRAY_SIZE(sniff_rules)),
+	                 0);
+	assert_int_equal(ft__sniff_rules("late", 4, sniff_rules, 0), 0);
+}
+
+/* A line no branch read: prompts pass, anything else is parse.skipped with the reason. */
+static void
+test_unread(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	struct ft__pctx c;
+
+	(void)state;
+	ft_obs_set_init(&set);
+	ft__pctx_init(&c, "x.txt", &set, NULL, &err);
+	ft__unread(&c, 3, "not ibstat output", ft__span_c("[root@h1 ~]# ibstat mlx5_0"));
+	ft__unread(&c, 4, "not ibstat output", ft__span_c("$ sudo ibstat"));
+	assert_int_equal(ft_obs_set_len(&set), 0);
+	ft__unread(&c, 5, "not ibstat output", ft__span_c("  hello\tworld  "));
+	assert_int_equal(ft_obs_set_len(&set), 1);
+	assert_string_equal(ft_obs_set_at(&set, 0)->key, "parse.skipped");
+	assert_string_equal(ft_obs_set_at(&set, 0)->str, "not ibstat output: hello?world");
+	assert_int_equal(ft_obs_set_at(&set, 0)->line, 5);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -1074,6 +1134,8 @@ main(void)
 		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_fabtune_sim_summary),
+		cmocka_unit_test(test_sniff_rules),
+		cmocka_unit_test(test_unread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
