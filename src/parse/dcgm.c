@@ -38,18 +38,15 @@ link_row(struct ft__span s, unsigned n[4])
 int
 ft__dcgm_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	int gpu = -1;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		unsigned n[4];
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__starts(s, "gpuId ") && ft__ends(s, ":") &&
 		    ft__u64((struct ft__span){ s.p + 6, s.n - 7 }, &u) && u < 1024) {
 			gpu = (int)u;

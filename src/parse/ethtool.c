@@ -166,19 +166,16 @@ emit_xoff_alias(struct ft__pctx *c, uint32_t line, struct ft__span k, double v)
 int
 ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 	enum mode mode = M_NONE;
 	struct modes m = { 0 };
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		double d;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__is_prompt(s, &cmd)) {
 			modes_flush(c, &m);
 			device_from_command(c, cmd);

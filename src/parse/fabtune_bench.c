@@ -187,8 +187,8 @@ comment(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
 int
 ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	struct fstate fs = { .matrix = 0 };
 
 	fs.bw = ft_calloc((size_t)MAXRANKS * MAXRANKS, sizeof(double));
@@ -199,12 +199,7 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 		return c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
 	ft__pctx_run_kind(c, "fabtune-bench");
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw);
-
-		if (!s.n)
-			continue;
+	while (ft__next_line(c, &it, &s)) {
 		if (s.p[0] == '#') {
 			if (ft__starts(s, "#   rank"))
 				continue;

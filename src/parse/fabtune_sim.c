@@ -30,11 +30,10 @@ link_row(struct ft__span s, struct ft__span *nic, double *gbps)
 int
 ft__fabtune_sim_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
 	bool links = false;
 
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw), k, v, rest, nic;
 		char dev[48];

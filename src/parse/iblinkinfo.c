@@ -97,15 +97,10 @@ link_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 int
 ft__iblinkinfo_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw);
-
-		if (!s.n)
-			continue;
+	while (ft__next_line(c, &it, &s)) {
 		if ((ft__starts(s, "CA: ") || ft__starts(s, "Switch: ")) && ft__ends(s, ":")) {
 			struct ft__span n = ft__skip(s, ft__starts(s, "CA: ") ? 4 : 8), tok, rest;
 

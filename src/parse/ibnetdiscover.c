@@ -31,17 +31,14 @@ quoted(struct ft__span s, size_t nth, struct ft__span *out)
 int
 ft__ibnetdiscover_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), rest = s, t[10], name;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span rest = s, t[10], name;
 		size_t n = 0;
 		uint64_t lid, port;
 
-		if (!s.n)
-			continue;
 		while (n < 10 && ft__token(&rest, &t[n]) && t[n].p[0] != '(' && t[n].p[0] != '\'')
 			n++;
 		if (n >= 6 && (ft__eq(t[0], "CA") || ft__eq(t[0], "SW") || ft__eq(t[0], "RT")) &&

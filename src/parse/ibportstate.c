@@ -30,14 +30,13 @@ static const struct ft__field fields[] = {
 int
 ft__ibportstate_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), name, val;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span name, val;
 
-		if (!s.n || ft__eq(s, "PortInfo:"))
+		if (ft__eq(s, "PortInfo:"))
 			continue;
 		if (ft__lid_header(c, s))
 			continue;

@@ -46,16 +46,15 @@ brackets(struct ft__pctx *c, uint32_t line, struct ft__span s)
 int
 ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	char node[48] = "";
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), rest, tok;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span rest, tok;
 		uint64_t u;
 
-		if (!s.n || ft__starts(s, "##"))
+		if (ft__starts(s, "##"))
 			continue;
 		if (ft__starts(s, "Errors for ")) {
 			const char *q = memchr(s.p, '"', s.n);

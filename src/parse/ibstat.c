@@ -33,17 +33,14 @@ static const struct ft__field port_fields[] = {
 int
 ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool in_ca = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (s.n >= 5 && ft__starts(s, "CA '") && ft__ends(s, "'")) {
 			ft__copy(c->device, sizeof(c->device),
 			         (struct ft__span){ s.p + 4, s.n - 5 });

@@ -61,17 +61,14 @@ emit_rate(struct ft__pctx *c, uint32_t line, struct ft__span v)
 int
 ft__ibstatus_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool in_port = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v, tok, rest;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v, tok, rest;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__starts(s, "Infiniband device '")) {
 			const char *q;
 

@@ -81,18 +81,15 @@ is_ident(struct ft__span k)
 int
 ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool in_hca = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		uint64_t u;
 		double d;
 
-		if (!s.n)
-			continue;
 		if (ft__starts(s, "hca_id:")) {
 			ft__copy(c->device, sizeof(c->device), ft__trim(ft__skip(s, 7)));
 			c->port = -1;

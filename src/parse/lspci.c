@@ -41,11 +41,10 @@ is_bdf(struct ft__span tok)
 int
 ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
 	bool in_dev = false;
 
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw), rest, tok, k, v;
 		uint64_t u;

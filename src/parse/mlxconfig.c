@@ -69,18 +69,17 @@ device_from_command(struct ft__pctx *c, struct ft__span cmd)
 int
 ft__mlxconfig_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 	int col = 0; /* value column to read (0 = the first) */
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), r, k, tok, vals[4];
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span r, k, tok, vals[4];
 		int n = 0;
 		double d = 0;
 		bool has;
 
-		if (!s.n || ft__starts(s, "---"))
+		if (ft__starts(s, "---"))
 			continue;
 		if (ft__is_prompt(s, &cmd)) {
 			device_from_command(c, cmd);

@@ -118,15 +118,14 @@ device_from_command(struct ft__pctx *c, struct ft__span cmd)
 int
 ft__mlxlink_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		double d;
 
-		if (!s.n || ft__starts(s, "---") || banner(c, s))
+		if (ft__starts(s, "---") || banner(c, s))
 			continue;
 		if (ft__is_prompt(s, &cmd)) {
 			device_from_command(c, cmd);

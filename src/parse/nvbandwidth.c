@@ -39,13 +39,12 @@ matrix_title(struct nvbw_state *st, struct ft__span s)
 int
 ft__nvbandwidth_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
 	struct nvbw_state st;
 
 	memset(&st, 0, sizeof(st));
 	ft_strlcpy(st.test, "nvbandwidth", sizeof(st.test));
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw), r, tok;
 		uint64_t u;

@@ -154,8 +154,8 @@ read_row(struct ft__span s, const struct topo *t, struct row *r)
 int
 ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	struct topo *t = ft_calloc(1, sizeof(*t));
 	struct row *rows = NULL;
 	size_t nrows = 0, caprows = 0, ngpu = 0;
@@ -164,12 +164,9 @@ ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 
 	if (!t)
 		return ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 
-		if (!s.n)
-			continue;
 		if (!t->ncol && (ft__starts(s, "GPU0") || ft__starts(s, "GPU ")) &&
 		    ft__find(s, "Affinity")) {
 			/* header: GPU0 GPU1 ... NIC0 ... CPU Affinity ... */

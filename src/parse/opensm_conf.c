@@ -29,17 +29,16 @@ option_name(struct ft__span k)
 int
 ft__opensm_conf_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		uint64_t u;
 		bool has = false;
 		double d = 0;
 
-		if (!s.n || s.p[0] == '#')
+		if (s.p[0] == '#')
 			continue;
 		v = s;
 		if (!ft__token(&v, &k) || !option_name(k)) {

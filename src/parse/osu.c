@@ -179,17 +179,12 @@ row(struct ft__pctx *c, struct ostate *os, uint32_t line, struct ft__span s)
 int
 ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	struct ostate os = { .ncol = 0 };
 
 	ft__pctx_run_kind(c, "osu");
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw);
-
-		if (!s.n)
-			continue;
+	while (ft__next_line(c, &it, &s)) {
 		if (ft__starts(s, "# OSU")) {
 			title(&os, s);
 			ft__emit_str(c, it.lineno, "bench.test", ft__span_c(os.test));

@@ -239,6 +239,33 @@ ft__span_c(const char *s)
 
 #define FT__NOSTR ((struct ft__span){ NULL, 0 })
 
+/* The lines of the text a run function reads, numbered on from the context's @line0. */
+static inline struct ft__lines
+ft__pctx_lines(const struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+
+	ft__lines_init(&it, text, len, c->line0);
+	return it;
+}
+
+/*
+ * The line loop of a run function: the next line that is not blank, while no
+ * emit has failed; *@s gets it trimmed, @it->lineno its number.
+ */
+static inline bool
+ft__next_line(struct ft__pctx *c, struct ft__lines *it, struct ft__span *s)
+{
+	struct ft__span raw;
+
+	while (!c->rc && ft__lines_next(it, &raw)) {
+		*s = ft__trim(raw);
+		if (s->n)
+			return true;
+	}
+	return false;
+}
+
 /* Is this a shell prompt or trace line ("$ cmd", "[root@h ~]# cmd", "+ cmd", "# cmd")? */
 bool ft__is_prompt(struct ft__span s, struct ft__span *cmd);
 

@@ -14,17 +14,14 @@
 int
 ft__perfquery_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool open_paren = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), name, val;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span name, val;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__lid_header(c, s)) {
 			open_paren = memchr(s.p, '(', s.n) && !memchr(s.p, ')', s.n);
 			continue;

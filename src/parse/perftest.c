@@ -224,17 +224,16 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 int
 ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 	struct pstate ps = { .table = T_NONE };
 
 	ft_strlcpy(ps.test, "perftest", sizeof(ps.test));
 	ft__pctx_run_kind(c, "perftest");
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), tok, rest;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span tok, rest;
 
-		if (!s.n || ft__starts(s, "---") || ft__starts(s, "***") ||
+		if (ft__starts(s, "---") || ft__starts(s, "***") ||
 		    (ft__starts(s, "*") && ft__ends(s, "*")))
 			continue;
 		if (ft__is_prompt(s, &cmd)) {

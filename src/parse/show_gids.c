@@ -14,16 +14,15 @@
 int
 ft__show_gids_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), rest = s, t[8];
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span rest = s, t[8];
 		size_t n = 0;
 		uint64_t port, idx;
 
-		if (!s.n || ft__starts(s, "DEV") || ft__starts(s, "---"))
+		if (ft__starts(s, "DEV") || ft__starts(s, "---"))
 			continue;
 		if (ft__starts(s, "n_gids_found=")) {
 			if (ft__u64(ft__skip(s, 13), &idx)) {

@@ -261,12 +261,11 @@ host_from_prompt(struct ft__pctx *c, struct ft__span s)
 int
 ft__sonic_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw, prev = FT__NOSTR, cmd;
 	struct cols t;
 
 	memset(&t, 0, sizeof(t));
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		if (ft__is_blank(raw)) {
 			t.kind = T_NONE;

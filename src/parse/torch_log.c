@@ -120,10 +120,9 @@ ft__torch_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 static int
 torch_log_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
 
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span cmd;
 
