@@ -164,7 +164,7 @@ emit_xoff_alias(struct ft__pctx *c, uint32_t line, struct ft__span k, double v)
 }
 
 int
-ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
+ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span s, cmd;
@@ -262,12 +262,6 @@ ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 	}
 	modes_flush(c, &m);
 	return c->rc;
-}
-
-int
-ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
-{
-	return ft__ethtool_engine(c, text, len);
 }
 
 FT__PARSER(ethtool, "ethtool",

@@ -11,7 +11,7 @@
 int
 ft__ethtool_s_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	return ft__ethtool_engine(c, text, len);
+	return ft__ethtool_run(c, text, len); /* one engine reads both */
 }
 
 /*

@@ -62,12 +62,8 @@ jvalue(struct ft__pctx *c, struct jw *w, struct report *r)
 		while (j->p < j->end) {
 			ft__jcur_ws(j);
 			if (obj) {
-				if (!ft__jcur_string(j, &s))
+				if (!ft__jcur_key(j, &s))
 					return ft__jcur_fail(j);
-				ft__jcur_ws(j);
-				if (j->p >= j->end || *j->p != ':')
-					return ft__jcur_fail(j);
-				j->p++;
 				path_push(w, s);
 			} else {
 				w->plen[w->depth + 1] = w->plen[w->depth];

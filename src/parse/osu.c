@@ -25,6 +25,18 @@ enum ocol {
 	OC_ITERS
 };
 
+/* The latency columns: the observation each gives and the row figure it fills. */
+static const struct {
+	const char *key;
+	size_t off;
+} lat_cols[] = {
+	[OC_LAT] = { "bench.lat_avg", offsetof(struct ft_result_row, lat_avg_us) },
+	[OC_MIN] = { "bench.lat_min", offsetof(struct ft_result_row, lat_min_us) },
+	[OC_MAX] = { "bench.lat_max", offsetof(struct ft_result_row, lat_max_us) },
+	[OC_P50] = { "bench.lat_p50", offsetof(struct ft_result_row, lat_p50_us) },
+	[OC_P99] = { "bench.lat_p99", offsetof(struct ft_result_row, lat_p99_us) },
+};
+
 #define OSU_MAXCOL 10
 
 struct ostate {
@@ -137,24 +149,14 @@ row(struct ft__pctx *c, struct ostate *os, uint32_t line, struct ft__span s)
 			kind = os->bw ? OC_BW : OC_LAT;
 		switch (kind) {
 		case OC_LAT:
-			r.lat_avg_us = r.time_us = v;
-			ft__emit(c, line, "bench.lat_avg", true, v, "us", ft__span_c(size));
-			break;
 		case OC_MIN:
-			r.lat_min_us = v;
-			ft__emit(c, line, "bench.lat_min", true, v, "us", ft__span_c(size));
-			break;
 		case OC_MAX:
-			r.lat_max_us = v;
-			ft__emit(c, line, "bench.lat_max", true, v, "us", ft__span_c(size));
-			break;
 		case OC_P50:
-			r.lat_p50_us = v;
-			ft__emit(c, line, "bench.lat_p50", true, v, "us", ft__span_c(size));
-			break;
 		case OC_P99:
-			r.lat_p99_us = v;
-			ft__emit(c, line, "bench.lat_p99", true, v, "us", ft__span_c(size));
+			*(double *)(void *)((char *)&r + lat_cols[kind].off) = v;
+			if (kind == OC_LAT)
+				r.time_us = v; /* the average is the row's time too */
+			ft__emit(c, line, lat_cols[kind].key, true, v, "us", ft__span_c(size));
 			break;
 		case OC_BW:
 			r.algbw_GBps = r.busbw_GBps = v / 1000.0;

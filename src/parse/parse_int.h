@@ -289,6 +289,8 @@ void ft__jcur_ws(struct ft__jcur *j);
 void ft__jcur_fail(struct ft__jcur *j);
 /* A string at @p: its body, escapes left in place; false when none or unterminated. */
 bool ft__jcur_string(struct ft__jcur *j, struct ft__span *out);
+/* A member's name and the ':' after it; false when either is missing. */
+bool ft__jcur_key(struct ft__jcur *j, struct ft__span *key);
 /* Step over the '{' or '[' at @p; false when @close follows at once (empty, consumed). */
 bool ft__jcur_open(struct ft__jcur *j, char close);
 /* After a member or element: 1 on ',' (consumed), 0 on @close (consumed), -1 on a fault. */

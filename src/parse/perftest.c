@@ -151,26 +151,27 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 static void
 lat_header(struct pstate *ps, struct ft__span s)
 {
+	/* lat_col[k] is the column headed heads[k] ("t_min[usec]", "99.9%") */
+	static const struct {
+		const char *head;
+		bool prefix;
+	} heads[] = {
+		{ "t_min", true },   { "t_max", true }, { "t_typical", true }, { "t_avg", true },
+		{ "t_stdev", true }, { "99%", false }, { "99.9%", false },
+	};
 	struct ft__span tok;
 	int i = 0;
 
 	for (int k = 0; k < 8; k++)
 		ps->lat_col[k] = -1;
 	while (ft__token(&s, &tok)) {
-		if (ft__starts(tok, "t_min"))
-			ps->lat_col[0] = i;
-		else if (ft__starts(tok, "t_max"))
-			ps->lat_col[1] = i;
-		else if (ft__starts(tok, "t_typical"))
-			ps->lat_col[2] = i;
-		else if (ft__starts(tok, "t_avg"))
-			ps->lat_col[3] = i;
-		else if (ft__starts(tok, "t_stdev"))
-			ps->lat_col[4] = i;
-		else if (ft__eq(tok, "99%"))
-			ps->lat_col[5] = i;
-		else if (ft__eq(tok, "99.9%"))
-			ps->lat_col[6] = i;
+		for (size_t k = 0; k < FT_ARRAY_SIZE(heads); k++) {
+			if (heads[k].prefix ? ft__starts(tok, heads[k].head) :
+			                      ft__eq(tok, heads[k].head)) {
+				ps->lat_col[k] = i;
+				break;
+			}
+		}
 		if (!ft__starts(tok, "percentile"))
 			i++;
 	}

@@ -117,8 +117,8 @@ ft__torch_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	return true;
 }
 
-static int
-torch_log_run(struct ft__pctx *c, const char *text, size_t len)
+int
+ft__torch_log_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
@@ -132,12 +132,6 @@ torch_log_run(struct ft__pctx *c, const char *text, size_t len)
 		/* tracebacks, progress bars and other application output are not errors */
 	}
 	return c->rc;
-}
-
-int
-ft__torch_log_run(struct ft__pctx *c, const char *text, size_t len)
-{
-	return torch_log_run(c, text, len);
 }
 
 FT__PARSER(torch_log, "pytorch-log",

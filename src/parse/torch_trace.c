@@ -123,12 +123,8 @@ jobject(struct tw *w, int depth, enum role role, struct tevent *parent)
 		return;
 	while (j->p < j->end) {
 		ft__jcur_ws(j);
-		if (!ft__jcur_string(j, &k))
+		if (!ft__jcur_key(j, &k))
 			return ft__jcur_fail(j);
-		ft__jcur_ws(j);
-		if (j->p >= j->end || *j->p != ':')
-			return ft__jcur_fail(j);
-		j->p++;
 		ft__jcur_ws(j);
 		if (j->p < j->end && *j->p == '{') {
 			if (role == R_EVENT && ft__eq(k, "args"))

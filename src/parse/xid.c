@@ -135,8 +135,8 @@ ft__xid_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	return false;
 }
 
-static int
-xid_run(struct ft__pctx *c, const char *text, size_t len)
+int
+ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
@@ -145,12 +145,6 @@ xid_run(struct ft__pctx *c, const char *text, size_t len)
 		(void)(ft__xid_line(c, raw, it.lineno) || ft__torch_line(c, raw, it.lineno));
 	/* the rest of a kernel log is not ours to judge */
 	return c->rc;
-}
-
-int
-ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
-{
-	return xid_run(c, text, len);
 }
 
 FT__PARSER(xid, "xid",
