@@ -194,11 +194,8 @@ ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 			mode = M_STATS;
 			continue;
 		}
-		if (ft__starts(s, "Cannot ") || ft__starts(s, "No data available") ||
-		    ft__starts(s, "no stats available")) {
-			ft__emit_str(c, it.lineno, "tool.error", s);
+		if (ft__tool_error(c, it.lineno, s, "Cannot |No data available|no stats available"))
 			continue;
-		}
 		if (ft__starts(s, "driver:")) {
 			modes_flush(c, &m);
 			mode = M_DRIVER;

@@ -48,11 +48,8 @@ ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 			in_ca = true;
 			continue;
 		}
-		if (ft__starts(s, "ibpanic:") || ft__starts(s, "ibwarn:") ||
-		    ft__starts(s, "ibstat: ")) {
-			ft__emit_str(c, it.lineno, "tool.error", s);
+		if (ft__tool_error(c, it.lineno, s, "ibpanic:|ibwarn:|ibstat: "))
 			continue;
-		}
 		if (ft__starts(s, "Port ") && ft__ends(s, ":") &&
 		    ft__u64((struct ft__span){ s.p + 5, s.n - 6 }, &u) && u < 256) {
 			c->port = (int)u;

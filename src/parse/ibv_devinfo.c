@@ -97,9 +97,7 @@ ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 			continue;
 		}
 		if (!in_hca) {
-			if (ft__starts(s, "No IB devices"))
-				ft__emit_str(c, it.lineno, "tool.error", s);
-			else
+			if (!ft__tool_error(c, it.lineno, s, "No IB devices"))
 				ft__unread(c, it.lineno, "not ibv_devinfo output", s);
 			continue;
 		}

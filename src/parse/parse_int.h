@@ -179,6 +179,10 @@ ft__token(struct ft__span *s, struct ft__span *tok)
 	return true;
 }
 
+/* @alts holds alternatives separated by '|' ("ibpanic:|ibwarn:"): the first found in @s, or NULL. */
+const char *ft__find_any(struct ft__span s, const char *alts);
+/* Does @s start with one of the '|'-separated @alts? */
+bool ft__starts_any(struct ft__span s, const char *alts);
 /* Split "key<sep>value" at the first @sep; both sides trimmed. */
 bool ft__split(struct ft__span s, char sep, struct ft__span *key, struct ft__span *val);
 /* Copy into a NUL-terminated buffer, truncating. */
@@ -226,6 +230,8 @@ void ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struc
                     bool has_num, double num, const char *unit, struct ft__span str);
 /* A line the parser could not read: `parse.skipped` with @why. */
 void ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
+/* The tool's own error line, starting with one of the '|'-separated @starts: `tool.error`. */
+bool ft__tool_error(struct ft__pctx *c, uint32_t line, struct ft__span s, const char *starts);
 /* A line no branch of the parser read: passed over when it is a shell prompt, else ft__skipped(). */
 void ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
 void ft__add_row(struct ft__pctx *c, const struct ft_result_row *row);

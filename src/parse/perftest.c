@@ -284,9 +284,8 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 				lat_row(c, &ps, it.lineno, s);
 			continue;
 		}
-		if (ft__starts(s, "Failed") || ft__starts(s, "Couldn't") ||
-		    ft__starts(s, "Unable") || ft__starts(s, "Conflicting") ||
-		    ft__starts(s, "Error") || ft__find(s, " failed")) {
+		if (ft__starts_any(s, "Failed|Couldn't|Unable|Conflicting|Error") ||
+		    ft__find(s, " failed")) {
 			ft__emit_str(c, it.lineno, "tool.error", s);
 			continue;
 		}

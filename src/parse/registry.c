@@ -56,22 +56,6 @@ ft_parser_find(const char *name)
 	return e ? e->parser : NULL;
 }
 
-/* Does one of the '|'-separated alternatives of @marker occur in @s? */
-static bool
-has_marker(struct ft__span s, const char *marker)
-{
-	for (;;) {
-		const char *bar = strchr(marker, '|');
-		size_t k = bar ? (size_t)(bar - marker) : strlen(marker);
-
-		if (ft__find_n(s, marker, k))
-			return true;
-		if (!bar)
-			return false;
-		marker = bar + 1;
-	}
-}
-
 int
 ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *rules, size_t n)
 {
@@ -80,7 +64,7 @@ ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *rules
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 
-		while (k < FT__SNIFF_MARKERS && rules[i].all[k] && has_marker(s, rules[i].all[k]))
+		while (k < FT__SNIFF_MARKERS && rules[i].all[k] && ft__find_any(s, rules[i].all[k]))
 			k++;
 		if (k == FT__SNIFF_MARKERS || !rules[i].all[k])
 			return rules[i].score;

@@ -1110,7 +1110,24 @@ test_unread(void **state)
 	assert_string_equal(ft_obs_set_at(&set, 0)->key, "parse.skipped");
 	assert_string_equal(ft_obs_set_at(&set, 0)->str, "not ibstat output: hello?world");
 	assert_int_equal(ft_obs_set_at(&set, 0)->line, 5);
+	/* the tool's own error line: one of the alternatives starts it */
+	assert_false(ft__tool_error(&c, 6, ft__span_c("ibwar"), "ibpanic:|ibwarn:"));
+	assert_true(ft__tool_error(&c, 7, ft__span_c("ibwarn: no port"), "ibpanic:|ibwarn:"));
+	assert_int_equal(ft_obs_set_len(&set), 2);
+	assert_string_equal(ft_obs_set_at(&set, 1)->key, "tool.error");
+	assert_string_equal(ft_obs_set_at(&set, 1)->str, "ibwarn: no port");
 	ft_obs_set_release(&set);
+
+	assert_true(ft__starts_any(ft__span_c("Couldn't connect"), "Failed|Couldn't"));
+	assert_false(ft__starts_any(ft__span_c("It Failed"), "Failed|Couldn't"));
+	assert_true(ft__starts_any(ft__span_c(""), "x|"));
+	{
+		struct ft__span s = ft__span_c("a PFC7 b PFC0");
+
+		assert_ptr_equal(ft__find_any(s, "PFC0|PFC7"), s.p + 9); /* the first alternative found */
+		assert_ptr_equal(ft__find_any(s, "none|PFC7"), s.p + 2);
+		assert_null(ft__find_any(s, "none|PFC1"));
+	}
 }
 
 int
