@@ -91,8 +91,6 @@ ft__dcgm_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(dcgm, "dcgm",
-           "DCGM: NVLink link status, dcgmi diag results, health verdicts",
-           { 92, { "NvLink Link Status|Key: Up=U, Down=D" } },
-           { 75, { "dcgmi |DCGM Version" } },
+FT__PARSER(dcgm, "dcgm", "DCGM: NVLink link status, dcgmi diag results, health verdicts",
+           { 92, { "NvLink Link Status|Key: Up=U, Down=D" } }, { 75, { "dcgmi |DCGM Version" } },
            { 85, { "Health Monitor Report" } });

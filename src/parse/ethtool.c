@@ -263,6 +263,5 @@ ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 
 FT__PARSER(ethtool, "ethtool",
            "ethtool / ethtool -i: link speed, duplex, link detected, modes, driver",
-           { 90, { "Settings for ", "Link detected" } },
-           { 90, { "driver:", "bus-info:" } },
+           { 90, { "Settings for ", "Link detected" } }, { 90, { "driver:", "bus-info:" } },
            { 70, { "Settings for |Supported link modes:" } });

@@ -230,5 +230,6 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 /* 99: above nccl-tests, whose rank lines and settings line these outputs share */
 FT__PARSER(fabtune_bench, "fabtune-bench",
            "fabtune bench's pairs matrices and bisection and incast tables",
-           { 99, { "# fabtune bench pairs:|# fabtune bench bisection:|"
-                    "# fabtune bench incast:" } });
+           { 99,
+             { "# fabtune bench pairs:|# fabtune bench bisection:|"
+               "# fabtune bench incast:" } });

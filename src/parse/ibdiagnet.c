@@ -56,6 +56,5 @@ ft__ibdiagnet_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(ibdiagnet, "ibdiagnet",
-           "ibdiagnet console report: warnings, errors, stage summary",
+FT__PARSER(ibdiagnet, "ibdiagnet", "ibdiagnet console report: warnings, errors, stage summary",
            { 90, { "-I- ", "IBDIAG|ibdiagnet|-I---------" } });

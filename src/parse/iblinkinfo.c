@@ -123,6 +123,5 @@ ft__iblinkinfo_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(iblinkinfo, "iblinkinfo",
-           "iblinkinfo: every link's width, speed, state and peer",
+FT__PARSER(iblinkinfo, "iblinkinfo", "iblinkinfo: every link's width, speed, state and peer",
            { 95, { "==(", ")==>" } });

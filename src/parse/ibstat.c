@@ -69,7 +69,5 @@ ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(ibstat, "ibstat",
-           "ibstat: HCA and port state, rate, LIDs, firmware",
-           { 90, { "CA '", "CA type:" } },
-           { 70, { "CA '", "Physical state:" } });
+FT__PARSER(ibstat, "ibstat", "ibstat: HCA and port state, rate, LIDs, firmware",
+           { 90, { "CA '", "CA type:" } }, { 70, { "CA '", "Physical state:" } });

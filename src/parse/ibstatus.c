@@ -110,6 +110,5 @@ ft__ibstatus_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(ibstatus, "ibstatus",
-           "ibstatus: per-port state, rate with width and speed, default GID",
+FT__PARSER(ibstatus, "ibstatus", "ibstatus: per-port state, rate with width and speed, default GID",
            { 90, { "Infiniband device '", "status:" } });

@@ -160,7 +160,5 @@ ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(ibv_devinfo, "ibv_devinfo",
-           "ibv_devinfo [-v]: HCA fields, port state, MTU, LIDs, GIDs",
-           { 95, { "hca_id:", "phys_port_cnt|fw_ver" } },
-           { 60, { "hca_id:" } });
+FT__PARSER(ibv_devinfo, "ibv_devinfo", "ibv_devinfo [-v]: HCA fields, port state, MTU, LIDs, GIDs",
+           { 95, { "hca_id:", "phys_port_cnt|fw_ver" } }, { 60, { "hca_id:" } });

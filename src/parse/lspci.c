@@ -75,6 +75,5 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(lspci, "lspci",
-           "lspci -vv: PCIe link capability vs status (speed, width), NUMA node",
+FT__PARSER(lspci, "lspci", "lspci -vv: PCIe link capability vs status (speed, width), NUMA node",
            { 90, { "LnkCap:|LnkSta:" } });

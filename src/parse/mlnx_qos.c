@@ -153,7 +153,5 @@ ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(mlnx_qos, "mlnx_qos",
-           "mlnx_qos: trust mode, dscp2prio, PFC per priority, TCs",
-           { 90, { "Priority trust state:|PFC configuration:" } },
-           { 60, { "mlnx_qos" } });
+FT__PARSER(mlnx_qos, "mlnx_qos", "mlnx_qos: trust mode, dscp2prio, PFC per priority, TCs",
+           { 90, { "Priority trust state:|PFC configuration:" } }, { 60, { "mlnx_qos" } });

@@ -129,5 +129,6 @@ ft__mlxconfig_run(struct ft__pctx *c, const char *text, size_t len)
 FT__PARSER(mlxconfig, "mlxconfig",
            "mlxconfig -q: ConnectX firmware settings (RoCE CC, CNP, PCI ordering, ATS)",
            { 90, { "Configurations:", "Next Boot|Current|Default" } },
-           { 65, { "ROCE_CC_PRIO_MASK_P|RPG_TIME_RESET_P|CNP_DSCP_P|"
-                    "PCI_WR_ORDERING|ATS_ENABLED" } });
+           { 65,
+             { "ROCE_CC_PRIO_MASK_P|RPG_TIME_RESET_P|CNP_DSCP_P|"
+               "PCI_WR_ORDERING|ATS_ENABLED" } });

@@ -100,7 +100,5 @@ ft__nvbandwidth_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(nvbandwidth, "nvbandwidth",
-           "nvbandwidth: host-GPU and GPU-GPU copy bandwidth matrices",
-           { 95, { "nvbandwidth Version" } },
-           { 90, { "bandwidth (GB/s)", "(row)", "(column)" } });
+FT__PARSER(nvbandwidth, "nvbandwidth", "nvbandwidth: host-GPU and GPU-GPU copy bandwidth matrices",
+           { 95, { "nvbandwidth Version" } }, { 90, { "bandwidth (GB/s)", "(row)", "(column)" } });

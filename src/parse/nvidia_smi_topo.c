@@ -248,5 +248,4 @@ ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 
 FT__PARSER(nvidia_smi_topo, "nvidia-smi-topo",
            "nvidia-smi topo -m: GPU-NIC paths (PIX/PXB/PHB/NODE/SYS), NUMA affinity",
-           { 95, { "GPU0", "CPU Affinity" } },
-           { 80, { "Connection traversing" } });
+           { 95, { "GPU0", "CPU Affinity" } }, { 80, { "Connection traversing" } });

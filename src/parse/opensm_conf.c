@@ -61,5 +61,4 @@ ft__opensm_conf_run(struct ft__pctx *c, const char *text, size_t len)
 FT__PARSER(opensm_conf, "opensm-conf",
            "opensm.conf: subnet manager options (congestion control, routing engine, QoS)",
            { 80, { "congestion_control", "cc_key|# " } },
-           { 85, { "routing_engine ", "sm_priority " } },
-           { 60, { "OpenSM", "_OPTIONS" } });
+           { 85, { "routing_engine ", "sm_priority " } }, { 60, { "OpenSM", "_OPTIONS" } });

@@ -197,7 +197,8 @@ ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 			continue;
 		}
 		if (ft__starts(s, "# "))
-			continue; /* "# osu_bw" prompts, "# Datatype: ...", "# Window size ..." notes */
+			continue; /* "# osu_bw" prompts, "# Datatype: ...", "# Window size ..."
+			             notes */
 		if (ft__is_digit(s.p[0])) {
 			row(c, &os, it.lineno, s);
 			continue;
@@ -207,6 +208,5 @@ ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(osu, "osu",
-           "OSU micro-benchmarks: latency, bandwidth and collective tables",
+FT__PARSER(osu, "osu", "OSU micro-benchmarks: latency, bandwidth and collective tables",
            { 95, { "# OSU MPI|# OSU " } });

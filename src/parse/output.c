@@ -43,7 +43,10 @@ struct member {
 	bool (*show)(const void *rec);
 };
 
-#define MEMBER(type, m, ...) { #m, offsetof(type, m), sizeof(((type *)0)->m), __VA_ARGS__ }
+#define MEMBER(type, m, ...)                                                                     \
+	{                                                                                        \
+		.key = #m, .off = offsetof(type, m), .size = sizeof(((type *)0)->m), __VA_ARGS__ \
+	}
 #define OBS(m, ...) MEMBER(struct ft_obs, m, __VA_ARGS__)
 #define ROW(m, ...) MEMBER(struct ft_result_row, m, __VA_ARGS__)
 
@@ -70,24 +73,40 @@ row_has_root(const void *rec)
 }
 
 static const struct member obs_members[] = {
-	OBS(key, M_STR, always), OBS(host, M_STR), OBS(device, M_STR), OBS(port, M_INT),
-	OBS(rank, M_INT), OBS(num, M_DBL, obs_has_num), OBS(unit, M_STR), OBS(str, M_STR),
-	OBS(file, M_PSTR), OBS(line, M_UINT),
+	OBS(key, M_STR, always), OBS(host, M_STR), OBS(device, M_STR),
+	OBS(port, M_INT),        OBS(rank, M_INT), OBS(num, M_DBL, obs_has_num),
+	OBS(unit, M_STR),        OBS(str, M_STR),  OBS(file, M_PSTR),
+	OBS(line, M_UINT),
 };
 
+/* identity, out-of-place then in-place figures, latency distribution, labels */
 static const struct member row_members[] = {
-	ROW(test, M_STR), ROW(transport, M_STR), ROW(bytes, M_UINT, always),
-	ROW(count, M_UINT), ROW(dtype, M_STR), ROW(redop, M_STR),
-	ROW(root, M_INT, row_has_root), ROW(nranks, M_UINT),
-	/* out-of-place, then in-place figures */
-	ROW(time_us, M_DBL), ROW(algbw_GBps, M_DBL), ROW(busbw_GBps, M_DBL),
-	ROW(ip_time_us, M_DBL), ROW(ip_algbw_GBps, M_DBL), ROW(ip_busbw_GBps, M_DBL),
+	ROW(test, M_STR),
+	ROW(transport, M_STR),
+	ROW(bytes, M_UINT, always),
+	ROW(count, M_UINT),
+	ROW(dtype, M_STR),
+	ROW(redop, M_STR),
+	ROW(root, M_INT, row_has_root),
+	ROW(nranks, M_UINT),
+	ROW(time_us, M_DBL),
+	ROW(algbw_GBps, M_DBL),
+	ROW(busbw_GBps, M_DBL),
+	ROW(ip_time_us, M_DBL),
+	ROW(ip_algbw_GBps, M_DBL),
+	ROW(ip_busbw_GBps, M_DBL),
 	ROW(wrong, M_INT),
-	/* latency distribution */
-	ROW(lat_min_us, M_DBL), ROW(lat_avg_us, M_DBL), ROW(lat_p50_us, M_DBL),
-	ROW(lat_p99_us, M_DBL), ROW(lat_p999_us, M_DBL), ROW(lat_max_us, M_DBL),
-	ROW(lat_stdev_us, M_DBL), ROW(nsamples, M_UINT),
-	ROW(algo, M_STR), ROW(src, M_STR), ROW(dst, M_STR),
+	ROW(lat_min_us, M_DBL),
+	ROW(lat_avg_us, M_DBL),
+	ROW(lat_p50_us, M_DBL),
+	ROW(lat_p99_us, M_DBL),
+	ROW(lat_p999_us, M_DBL),
+	ROW(lat_max_us, M_DBL),
+	ROW(lat_stdev_us, M_DBL),
+	ROW(nsamples, M_UINT),
+	ROW(algo, M_STR),
+	ROW(src, M_STR),
+	ROW(dst, M_STR),
 };
 
 static void
@@ -172,13 +191,11 @@ row_at(const void *run, size_t i)
 void
 ft_parse_obs_to_json(struct ft_json *j, const struct ft_obs_set *set)
 {
-	write_records(j, obs_at, set, ft_obs_set_len(set), obs_members,
-	              FT_ARRAY_SIZE(obs_members));
+	write_records(j, obs_at, set, ft_obs_set_len(set), obs_members, FT_ARRAY_SIZE(obs_members));
 }
 
 void
 ft_parse_rows_to_json(struct ft_json *j, const struct ft_run *run)
 {
-	write_records(j, row_at, run, ft_run_nrows(run), row_members,
-	              FT_ARRAY_SIZE(row_members));
+	write_records(j, row_at, run, ft_run_nrows(run), row_members, FT_ARRAY_SIZE(row_members));
 }

@@ -157,7 +157,7 @@ lat_header(struct pstate *ps, struct ft__span s)
 		bool prefix;
 	} heads[] = {
 		{ "t_min", true },   { "t_max", true }, { "t_typical", true }, { "t_avg", true },
-		{ "t_stdev", true }, { "99%", false }, { "99.9%", false },
+		{ "t_stdev", true }, { "99%", false },  { "99.9%", false },
 	};
 	struct ft__span tok;
 	int i = 0;

@@ -61,7 +61,5 @@ ft__show_gids_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(show_gids, "show_gids",
-           "show_gids: RoCE GID table (index, GID, IPv4, v1/v2, netdev)",
-           { 95, { "n_gids_found=" } },
-           { 90, { "DEV\tPORT\tINDEX\tGID|PORT\tINDEX\tGID" } });
+FT__PARSER(show_gids, "show_gids", "show_gids: RoCE GID table (index, GID, IPv4, v1/v2, netdev)",
+           { 95, { "n_gids_found=" } }, { 90, { "DEV\tPORT\tINDEX\tGID|PORT\tINDEX\tGID" } });

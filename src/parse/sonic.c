@@ -295,8 +295,6 @@ ft__sonic_run(struct ft__pctx *c, const char *text, size_t len)
 
 FT__PARSER(sonic, "sonic",
            "SONiC switch: show pfc counters, pfcwd stats, interface and FEC counters, LLDP table",
-           { 90, { "Port Rx|Port Tx", "PFC0", "PFC7" } },
-           { 90, { "STORM DETECTED/RESTORED" } },
-           { 85, { "IFACE", "RX_DRP|FEC_PRE_BER" } },
-           { 88, { "TxQ", "Drop/pkts" } },
+           { 90, { "Port Rx|Port Tx", "PFC0", "PFC7" } }, { 90, { "STORM DETECTED/RESTORED" } },
+           { 85, { "IFACE", "RX_DRP|FEC_PRE_BER" } }, { 88, { "TxQ", "Drop/pkts" } },
            { 85, { "LocalPort", "RemoteDevice", "RemotePortID" } });

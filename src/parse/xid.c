@@ -147,7 +147,5 @@ ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(xid, "xid",
-           "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events",
-           { 88, { "NVRM: Xid (|SXid (PCI:" } },
-           { 80, { "NVRM:", "fallen off the bus" } });
+FT__PARSER(xid, "xid", "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events",
+           { 88, { "NVRM: Xid (|SXid (PCI:" } }, { 80, { "NVRM:", "fallen off the bus" } });
