@@ -364,24 +364,24 @@ int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *r
  * writes its own sniff function and uses FT__PARSER_SNIFF(id, name, summary,
  * fn). Add the id to FT__PARSERS below to register it.
  */
-#define FT__PARSER_SNIFF(id, name_, summary_, sniff_fn)                                        \
-	static int ft__##id##_parse(const char *text, size_t len, const char *file,             \
-	                            struct ft_obs_set *out, struct ft_run *run,                 \
-	                            struct ft_error *err)                                       \
-	{                                                                                       \
-		return ft__parse_with(ft__##id##_run, text, len, file, out, run, err);          \
-	}                                                                                       \
-	const struct ft_parser ft_##id##_parser = {                                             \
+#define FT__PARSER_SNIFF(id, name_, summary_, sniff_fn)                                          \
+	static int ft__##id##_parse(const char *text, size_t len, const char *file,              \
+	                            struct ft_obs_set *out, struct ft_run *run,                  \
+	                            struct ft_error *err)                                        \
+	{                                                                                        \
+		return ft__parse_with(ft__##id##_run, text, len, file, out, run, err);           \
+	}                                                                                        \
+	const struct ft_parser ft_##id##_parser = {                                              \
 		.name = name_, .summary = summary_, .sniff = sniff_fn, .parse = ft__##id##_parse \
 	}
 
-#define FT__PARSER(id, name_, summary_, ...)                                                    \
-	static const struct ft__sniff_rule ft__##id##_rules[] = { __VA_ARGS__ };                \
-	static int ft__##id##_sniff(const char *text, size_t len)                               \
-	{                                                                                       \
-		return ft__sniff_rules(text, len, ft__##id##_rules,                              \
-		                       FT_ARRAY_SIZE(ft__##id##_rules));                         \
-	}                                                                                       \
+#define FT__PARSER(id, name_, summary_, ...)                                     \
+	static const struct ft__sniff_rule ft__##id##_rules[] = { __VA_ARGS__ }; \
+	static int ft__##id##_sniff(const char *text, size_t len)                \
+	{                                                                        \
+		return ft__sniff_rules(text, len, ft__##id##_rules,              \
+		                       FT_ARRAY_SIZE(ft__##id##_rules));         \
+	}                                                                        \
 	FT__PARSER_SNIFF(id, name_, summary_, ft__##id##_sniff)
 
 /* The older form, still accepted: a parse function around @fn for a hand-written struct. */
