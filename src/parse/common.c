@@ -5,6 +5,44 @@
  */
 #include "parse_int.h"
 
+/* Each '|'-separated alternative of *@alts in turn; false after the last. */
+static bool
+next_alt(const char **alts, struct ft__span *alt)
+{
+	const char *bar;
+
+	if (!*alts)
+		return false;
+	bar = strchr(*alts, '|');
+	alt->p = *alts;
+	alt->n = bar ? (size_t)(bar - *alts) : strlen(*alts);
+	*alts = bar ? bar + 1 : NULL;
+	return true;
+}
+
+const char *
+ft__find_any(struct ft__span s, const char *alts)
+{
+	struct ft__span a;
+	const char *hit;
+
+	while (next_alt(&alts, &a))
+		if ((hit = ft__find_n(s, a.p, a.n)))
+			return hit;
+	return NULL;
+}
+
+bool
+ft__starts_any(struct ft__span s, const char *alts)
+{
+	struct ft__span a;
+
+	while (next_alt(&alts, &a))
+		if (s.n >= a.n && memcmp(s.p, a.p, a.n) == 0)
+			return true;
+	return false;
+}
+
 bool
 ft__split(struct ft__span s, char sep, struct ft__span *key, struct ft__span *val)
 {
@@ -283,6 +321,24 @@ ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span 
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
 			*p = '?';
 	ft__emit_cstr(c, line, "parse.skipped", buf);
+}
+
+bool
+ft__tool_error(struct ft__pctx *c, uint32_t line, struct ft__span s, const char *starts)
+{
+	if (!ft__starts_any(s, starts))
+		return false;
+	ft__emit_str(c, line, "tool.error", s);
+	return true;
+}
+
+void
+ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text)
+{
+	struct ft__span cmd;
+
+	if (!ft__is_prompt(text, &cmd))
+		ft__skipped(c, line, why, text);
 }
 
 void

@@ -38,18 +38,15 @@ link_row(struct ft__span s, unsigned n[4])
 int
 ft__dcgm_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	int gpu = -1;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		unsigned n[4];
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__starts(s, "gpuId ") && ft__ends(s, ":") &&
 		    ft__u64((struct ft__span){ s.p + 6, s.n - 7 }, &u) && u < 1024) {
 			gpu = (int)u;
@@ -94,25 +91,6 @@ ft__dcgm_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-dcgm_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "NvLink Link Status") || ft__find(s, "Key: Up=U, Down=D"))
-		return 92;
-	if (ft__find(s, "dcgmi ") || ft__find(s, "DCGM Version"))
-		return 75;
-	if (ft__find(s, "Health Monitor Report"))
-		return 85;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__dcgm_run)
-
-const struct ft_parser ft_dcgm_parser = {
-	.name = "dcgm",
-	.summary = "DCGM: NVLink link status, dcgmi diag results, health verdicts",
-	.sniff = dcgm_sniff,
-	.parse = ft__dcgm_run_parse,
-};
+FT__PARSER(dcgm, "dcgm", "DCGM: NVLink link status, dcgmi diag results, health verdicts",
+           { 92, { "NvLink Link Status|Key: Up=U, Down=D" } }, { 75, { "dcgmi |DCGM Version" } },
+           { 85, { "Health Monitor Report" } });

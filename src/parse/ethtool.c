@@ -164,21 +164,18 @@ emit_xoff_alias(struct ft__pctx *c, uint32_t line, struct ft__span k, double v)
 }
 
 int
-ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
+ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 	enum mode mode = M_NONE;
 	struct modes m = { 0 };
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		double d;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__is_prompt(s, &cmd)) {
 			modes_flush(c, &m);
 			device_from_command(c, cmd);
@@ -197,11 +194,8 @@ ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 			mode = M_STATS;
 			continue;
 		}
-		if (ft__starts(s, "Cannot ") || ft__starts(s, "No data available") ||
-		    ft__starts(s, "no stats available")) {
-			ft__emit_str(c, it.lineno, "tool.error", s);
+		if (ft__tool_error(c, it.lineno, s, "Cannot |No data available|no stats available"))
 			continue;
-		}
 		if (ft__starts(s, "driver:")) {
 			modes_flush(c, &m);
 			mode = M_DRIVER;
@@ -267,31 +261,7 @@ ft__ethtool_engine(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-int
-ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
-{
-	return ft__ethtool_engine(c, text, len);
-}
-
-static int
-ethtool_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Settings for ") && ft__find(s, "Link detected"))
-		return 90;
-	if (ft__find(s, "driver:") && ft__find(s, "bus-info:"))
-		return 90;
-	if (ft__find(s, "Settings for ") || ft__find(s, "Supported link modes:"))
-		return 70;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ethtool_run)
-
-const struct ft_parser ft_ethtool_parser = {
-	.name = "ethtool",
-	.summary = "ethtool / ethtool -i: link speed, duplex, link detected, modes, driver",
-	.sniff = ethtool_sniff,
-	.parse = ft__ethtool_run_parse,
-};
+FT__PARSER(ethtool, "ethtool",
+           "ethtool / ethtool -i: link speed, duplex, link detected, modes, driver",
+           { 90, { "Settings for ", "Link detected" } }, { 90, { "driver:", "bus-info:" } },
+           { 70, { "Settings for |Supported link modes:" } });

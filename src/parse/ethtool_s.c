@@ -11,7 +11,7 @@
 int
 ft__ethtool_s_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	return ft__ethtool_engine(c, text, len);
+	return ft__ethtool_run(c, text, len); /* one engine reads both */
 }
 
 /*
@@ -54,11 +54,6 @@ ethtool_s_sniff(const char *text, size_t len)
 	return fragment_sniff(text, len);
 }
 
-FT__DEFINE_PARSE(ft__ethtool_s_run)
-
-const struct ft_parser ft_ethtool_s_parser = {
-	.name = "ethtool-S",
-	.summary = "ethtool -S: NIC statistics (discards, per-priority pause, out of buffer)",
-	.sniff = ethtool_s_sniff,
-	.parse = ft__ethtool_s_run_parse,
-};
+FT__PARSER_SNIFF(ethtool_s, "ethtool-S",
+                 "ethtool -S: NIC statistics (discards, per-priority pause, out of buffer)",
+                 ethtool_s_sniff);

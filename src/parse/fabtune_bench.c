@@ -187,8 +187,8 @@ comment(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
 int
 ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	struct fstate fs = { .matrix = 0 };
 
 	fs.bw = ft_calloc((size_t)MAXRANKS * MAXRANKS, sizeof(double));
@@ -199,12 +199,7 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 		return c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
 	ft__pctx_run_kind(c, "fabtune-bench");
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw);
-
-		if (!s.n)
-			continue;
+	while (ft__next_line(c, &it, &s)) {
 		if (s.p[0] == '#') {
 			if (ft__starts(s, "#   rank"))
 				continue;
@@ -232,23 +227,9 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-fabtune_bench_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	/* above nccl-tests, whose rank lines and settings line these outputs share */
-	if (ft__find(s, "# fabtune bench pairs:") || ft__find(s, "# fabtune bench bisection:") ||
-	    ft__find(s, "# fabtune bench incast:"))
-		return 99;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__fabtune_bench_run)
-
-const struct ft_parser ft_fabtune_bench_parser = {
-	.name = "fabtune-bench",
-	.summary = "fabtune bench's pairs matrices and bisection and incast tables",
-	.sniff = fabtune_bench_sniff,
-	.parse = ft__fabtune_bench_run_parse,
-};
+/* 99: above nccl-tests, whose rank lines and settings line these outputs share */
+FT__PARSER(fabtune_bench, "fabtune-bench",
+           "fabtune bench's pairs matrices and bisection and incast tables",
+           { 99,
+             { "# fabtune bench pairs:|# fabtune bench bisection:|"
+               "# fabtune bench incast:" } });

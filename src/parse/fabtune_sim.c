@@ -30,11 +30,10 @@ link_row(struct ft__span s, struct ft__span *nic, double *gbps)
 int
 ft__fabtune_sim_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
 	bool links = false;
 
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw), k, v, rest, nic;
 		char dev[48];
@@ -76,11 +75,6 @@ fabtune_sim_sniff(const char *text, size_t len)
 	return 0;
 }
 
-FT__DEFINE_PARSE(ft__fabtune_sim_run)
-
-const struct ft_parser ft_fabtune_sim_parser = {
-	.name = "fabtune-sim",
-	.summary = "fabtune sim SCENARIO summary: the run's makespan, host link rates",
-	.sniff = fabtune_sim_sniff,
-	.parse = ft__fabtune_sim_run_parse,
-};
+FT__PARSER_SNIFF(fabtune_sim, "fabtune-sim",
+                 "fabtune sim SCENARIO summary: the run's makespan, host link rates",
+                 fabtune_sim_sniff);

@@ -13,16 +13,11 @@
 int
 ft__ibdiagnet_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool stages = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw);
-
-		if (!s.n)
-			continue;
+	while (ft__next_line(c, &it, &s)) {
 		if (ft__starts(s, "-W-")) {
 			ft__emit_str(c, it.lineno, "ibdiag.warning", ft__trim(ft__skip(s, 3)));
 			continue;
@@ -61,22 +56,5 @@ ft__ibdiagnet_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-ibdiagnet_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "-I- ") &&
-	    (ft__find(s, "IBDIAG") || ft__find(s, "ibdiagnet") || ft__find(s, "-I---------")))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibdiagnet_run)
-
-const struct ft_parser ft_ibdiagnet_parser = {
-	.name = "ibdiagnet",
-	.summary = "ibdiagnet console report: warnings, errors, stage summary",
-	.sniff = ibdiagnet_sniff,
-	.parse = ft__ibdiagnet_run_parse,
-};
+FT__PARSER(ibdiagnet, "ibdiagnet", "ibdiagnet console report: warnings, errors, stage summary",
+           { 90, { "-I- ", "IBDIAG|ibdiagnet|-I---------" } });

@@ -97,15 +97,10 @@ link_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 int
 ft__iblinkinfo_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw);
-
-		if (!s.n)
-			continue;
+	while (ft__next_line(c, &it, &s)) {
 		if ((ft__starts(s, "CA: ") || ft__starts(s, "Switch: ")) && ft__ends(s, ":")) {
 			struct ft__span n = ft__skip(s, ft__starts(s, "CA: ") ? 4 : 8), tok, rest;
 
@@ -123,28 +118,10 @@ ft__iblinkinfo_run(struct ft__pctx *c, const char *text, size_t len)
 			link_line(c, it.lineno, s);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not iblinkinfo output", s);
+		ft__unread(c, it.lineno, "not iblinkinfo output", s);
 	}
 	return c->rc;
 }
 
-static int
-iblinkinfo_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "==(") && ft__find(s, ")==>"))
-		return 95;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__iblinkinfo_run)
-
-const struct ft_parser ft_iblinkinfo_parser = {
-	.name = "iblinkinfo",
-	.summary = "iblinkinfo: every link's width, speed, state and peer",
-	.sniff = iblinkinfo_sniff,
-	.parse = ft__iblinkinfo_run_parse,
-};
+FT__PARSER(iblinkinfo, "iblinkinfo", "iblinkinfo: every link's width, speed, state and peer",
+           { 95, { "==(", ")==>" } });

@@ -31,17 +31,14 @@ quoted(struct ft__span s, size_t nth, struct ft__span *out)
 int
 ft__ibnetdiscover_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), rest = s, t[10], name;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span rest = s, t[10], name;
 		size_t n = 0;
 		uint64_t lid, port;
 
-		if (!s.n)
-			continue;
 		while (n < 10 && ft__token(&rest, &t[n]) && t[n].p[0] != '(' && t[n].p[0] != '\'')
 			n++;
 		if (n >= 6 && (ft__eq(t[0], "CA") || ft__eq(t[0], "SW") || ft__eq(t[0], "RT")) &&
@@ -81,9 +78,7 @@ ft__ibnetdiscover_run(struct ft__pctx *c, const char *text, size_t len)
 			}
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibnetdiscover -p output", s);
+		ft__unread(c, it.lineno, "not ibnetdiscover -p output", s);
 	}
 	return c->rc;
 }
@@ -106,11 +101,6 @@ ibnetdiscover_sniff(const char *text, size_t len)
 	return hits >= 2 ? 90 : hits ? 60 : 0;
 }
 
-FT__DEFINE_PARSE(ft__ibnetdiscover_run)
-
-const struct ft_parser ft_ibnetdiscover_parser = {
-	.name = "ibnetdiscover",
-	.summary = "ibnetdiscover -p: one line per port with width, speed and peer",
-	.sniff = ibnetdiscover_sniff,
-	.parse = ft__ibnetdiscover_run_parse,
-};
+FT__PARSER_SNIFF(ibnetdiscover, "ibnetdiscover",
+                 "ibnetdiscover -p: one line per port with width, speed and peer",
+                 ibnetdiscover_sniff);

@@ -30,14 +30,13 @@ static const struct ft__field fields[] = {
 int
 ft__ibportstate_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), name, val;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span name, val;
 
-		if (!s.n || ft__eq(s, "PortInfo:"))
+		if (ft__eq(s, "PortInfo:"))
 			continue;
 		if (ft__lid_header(c, s))
 			continue;
@@ -55,28 +54,11 @@ ft__ibportstate_run(struct ft__pctx *c, const char *text, size_t len)
 			}
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibportstate output", s);
+		ft__unread(c, it.lineno, "not ibportstate output", s);
 	}
 	return c->rc;
 }
 
-static int
-ibportstate_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "# Port info: Lid") || ft__find(s, "LinkWidthActive:..."))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibportstate_run)
-
-const struct ft_parser ft_ibportstate_parser = {
-	.name = "ibportstate",
-	.summary = "ibportstate / smpquery portinfo: link state, width and speed",
-	.sniff = ibportstate_sniff,
-	.parse = ft__ibportstate_run_parse,
-};
+FT__PARSER(ibportstate, "ibportstate",
+           "ibportstate / smpquery portinfo: link state, width and speed",
+           { 90, { "# Port info: Lid|LinkWidthActive:..." } });

@@ -46,16 +46,15 @@ brackets(struct ft__pctx *c, uint32_t line, struct ft__span s)
 int
 ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	char node[48] = "";
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), rest, tok;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span rest, tok;
 		uint64_t u;
 
-		if (!s.n || ft__starts(s, "##"))
+		if (ft__starts(s, "##"))
 			continue;
 		if (ft__starts(s, "Errors for ")) {
 			const char *q = memchr(s.p, '"', s.n);
@@ -89,28 +88,11 @@ ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
 			brackets(c, it.lineno, rest);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibqueryerrors output", s);
+		ft__unread(c, it.lineno, "not ibqueryerrors output", s);
 	}
 	return c->rc;
 }
 
-static int
-ibqueryerrors_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "GUID 0x") && ft__find(s, " port ") && ft__find(s, " == "))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibqueryerrors_run)
-
-const struct ft_parser ft_ibqueryerrors_parser = {
-	.name = "ibqueryerrors",
-	.summary = "ibqueryerrors: fabric-wide ports with error counters over threshold",
-	.sniff = ibqueryerrors_sniff,
-	.parse = ft__ibqueryerrors_run_parse,
-};
+FT__PARSER(ibqueryerrors, "ibqueryerrors",
+           "ibqueryerrors: fabric-wide ports with error counters over threshold",
+           { 90, { "GUID 0x", " port ", " == " } });

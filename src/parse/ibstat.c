@@ -33,17 +33,14 @@ static const struct ft__field port_fields[] = {
 int
 ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool in_ca = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (s.n >= 5 && ft__starts(s, "CA '") && ft__ends(s, "'")) {
 			ft__copy(c->device, sizeof(c->device),
 			         (struct ft__span){ s.p + 4, s.n - 5 });
@@ -51,11 +48,8 @@ ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 			in_ca = true;
 			continue;
 		}
-		if (ft__starts(s, "ibpanic:") || ft__starts(s, "ibwarn:") ||
-		    ft__starts(s, "ibstat: ")) {
-			ft__emit_str(c, it.lineno, "tool.error", s);
+		if (ft__tool_error(c, it.lineno, s, "ibpanic:|ibwarn:|ibstat: "))
 			continue;
-		}
 		if (ft__starts(s, "Port ") && ft__ends(s, ":") &&
 		    ft__u64((struct ft__span){ s.p + 5, s.n - 6 }, &u) && u < 256) {
 			c->port = (int)u;
@@ -70,30 +64,10 @@ ft__ibstat_run(struct ft__pctx *c, const char *text, size_t len)
 				ft__skipped(c, it.lineno, "unknown ibstat field", s);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibstat output", s);
+		ft__unread(c, it.lineno, "not ibstat output", s);
 	}
 	return c->rc;
 }
 
-static int
-ibstat_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "CA '") && ft__find(s, "CA type:"))
-		return 90;
-	if (ft__find(s, "CA '") && ft__find(s, "Physical state:"))
-		return 70;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibstat_run)
-
-const struct ft_parser ft_ibstat_parser = {
-	.name = "ibstat",
-	.summary = "ibstat: HCA and port state, rate, LIDs, firmware",
-	.sniff = ibstat_sniff,
-	.parse = ft__ibstat_run_parse,
-};
+FT__PARSER(ibstat, "ibstat", "ibstat: HCA and port state, rate, LIDs, firmware",
+           { 90, { "CA '", "CA type:" } }, { 70, { "CA '", "Physical state:" } });

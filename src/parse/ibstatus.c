@@ -61,17 +61,14 @@ emit_rate(struct ft__pctx *c, uint32_t line, struct ft__span v)
 int
 ft__ibstatus_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool in_port = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v, tok, rest;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v, tok, rest;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__starts(s, "Infiniband device '")) {
 			const char *q;
 
@@ -108,28 +105,10 @@ ft__ibstatus_run(struct ft__pctx *c, const char *text, size_t len)
 				ft__skipped(c, it.lineno, "unknown ibstatus field", s);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not ibstatus output", s);
+		ft__unread(c, it.lineno, "not ibstatus output", s);
 	}
 	return c->rc;
 }
 
-static int
-ibstatus_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Infiniband device '") && ft__find(s, "status:"))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibstatus_run)
-
-const struct ft_parser ft_ibstatus_parser = {
-	.name = "ibstatus",
-	.summary = "ibstatus: per-port state, rate with width and speed, default GID",
-	.sniff = ibstatus_sniff,
-	.parse = ft__ibstatus_run_parse,
-};
+FT__PARSER(ibstatus, "ibstatus", "ibstatus: per-port state, rate with width and speed, default GID",
+           { 90, { "Infiniband device '", "status:" } });

@@ -81,18 +81,15 @@ is_ident(struct ft__span k)
 int
 ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool in_hca = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		uint64_t u;
 		double d;
 
-		if (!s.n)
-			continue;
 		if (ft__starts(s, "hca_id:")) {
 			ft__copy(c->device, sizeof(c->device), ft__trim(ft__skip(s, 7)));
 			c->port = -1;
@@ -100,10 +97,8 @@ ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 			continue;
 		}
 		if (!in_hca) {
-			if (!ft__is_prompt(s, &cmd) && !ft__starts(s, "No IB devices"))
-				ft__skipped(c, it.lineno, "not ibv_devinfo output", s);
-			else if (ft__starts(s, "No IB devices"))
-				ft__emit_str(c, it.lineno, "tool.error", s);
+			if (!ft__tool_error(c, it.lineno, s, "No IB devices"))
+				ft__unread(c, it.lineno, "not ibv_devinfo output", s);
 			continue;
 		}
 		if (ft__eq(s, "Device ports:"))
@@ -165,23 +160,5 @@ ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-ibv_devinfo_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "hca_id:") && (ft__find(s, "phys_port_cnt") || ft__find(s, "fw_ver")))
-		return 95;
-	if (ft__find(s, "hca_id:"))
-		return 60;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ibv_devinfo_run)
-
-const struct ft_parser ft_ibv_devinfo_parser = {
-	.name = "ibv_devinfo",
-	.summary = "ibv_devinfo [-v]: HCA fields, port state, MTU, LIDs, GIDs",
-	.sniff = ibv_devinfo_sniff,
-	.parse = ft__ibv_devinfo_run_parse,
-};
+FT__PARSER(ibv_devinfo, "ibv_devinfo", "ibv_devinfo [-v]: HCA fields, port state, MTU, LIDs, GIDs",
+           { 95, { "hca_id:", "phys_port_cnt|fw_ver" } }, { 60, { "hca_id:" } });

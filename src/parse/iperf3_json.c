@@ -62,12 +62,8 @@ jvalue(struct ft__pctx *c, struct jw *w, struct report *r)
 		while (j->p < j->end) {
 			ft__jcur_ws(j);
 			if (obj) {
-				if (!ft__jcur_string(j, &s))
+				if (!ft__jcur_key(j, &s))
 					return ft__jcur_fail(j);
-				ft__jcur_ws(j);
-				if (j->p >= j->end || *j->p != ':')
-					return ft__jcur_fail(j);
-				j->p++;
 				path_push(w, s);
 			} else {
 				w->plen[w->depth + 1] = w->plen[w->depth];
@@ -152,10 +148,9 @@ ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 		if (*w.j.p != '{') {
 			/* text around the JSON (a prompt, a warning): skip the line */
 			uint32_t line = ft__jcur_line(&w.j, w.j.p);
-			struct ft__span l = ft__jcur_skip_line(&w.j), cmd;
+			struct ft__span l = ft__jcur_skip_line(&w.j);
 
-			if (!ft__is_prompt(l, &cmd))
-				ft__skipped(c, line, "not iperf3 JSON", l);
+			ft__unread(c, line, "not iperf3 JSON", l);
 			continue;
 		}
 		w.depth = 0;
@@ -187,24 +182,7 @@ ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-iperf3_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "\"start\"") &&
-	    (ft__find(s, "\"connecting_to\"") || ft__find(s, "\"test_start\"")))
-		return 95;
-	if (ft__find(s, "\"sum_received\"") || ft__find(s, "\"sum_sent\""))
-		return 80;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__iperf3_json_run)
-
-const struct ft_parser ft_iperf3_json_parser = {
-	.name = "iperf3-json",
-	.summary = "iperf3 --json: throughput (sender, receiver), retransmits, UDP loss",
-	.sniff = iperf3_sniff,
-	.parse = ft__iperf3_json_run_parse,
-};
+FT__PARSER(iperf3_json, "iperf3-json",
+           "iperf3 --json: throughput (sender, receiver), retransmits, UDP loss",
+           { 95, { "\"start\"", "\"connecting_to\"|\"test_start\"" } },
+           { 80, { "\"sum_received\"|\"sum_sent\"" } });

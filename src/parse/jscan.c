@@ -68,30 +68,42 @@ ft__jcur_string(struct ft__jcur *j, struct ft__span *out)
 	return true;
 }
 
+/* Step over @ch when it is the next byte. */
+static bool
+eat(struct ft__jcur *j, char ch)
+{
+	if (j->p < j->end && *j->p == ch) {
+		j->p++;
+		return true;
+	}
+	return false;
+}
+
+bool
+ft__jcur_key(struct ft__jcur *j, struct ft__span *key)
+{
+	if (!ft__jcur_string(j, key))
+		return false;
+	ft__jcur_ws(j);
+	return eat(j, ':');
+}
+
 bool
 ft__jcur_open(struct ft__jcur *j, char close)
 {
 	j->p++;
 	ft__jcur_ws(j);
-	if (j->p < j->end && *j->p == close) {
-		j->p++;
-		return false;
-	}
-	return true;
+	return !eat(j, close);
 }
 
 int
 ft__jcur_next(struct ft__jcur *j, char close)
 {
 	ft__jcur_ws(j);
-	if (j->p < j->end && *j->p == ',') {
-		j->p++;
+	if (eat(j, ','))
 		return 1;
-	}
-	if (j->p < j->end && *j->p == close) {
-		j->p++;
+	if (eat(j, close))
 		return 0;
-	}
 	ft__jcur_fail(j);
 	return -1;
 }

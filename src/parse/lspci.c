@@ -41,11 +41,10 @@ is_bdf(struct ft__span tok)
 int
 ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span raw;
 	bool in_dev = false;
 
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw), rest, tok, k, v;
 		uint64_t u;
@@ -61,8 +60,7 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 			continue;
 		}
 		if (!in_dev) {
-			if (!ft__is_prompt(s, &cmd))
-				ft__skipped(c, it.lineno, "not lspci output", s);
+			ft__unread(c, it.lineno, "not lspci output", s);
 			continue;
 		}
 		if (!ft__split(s, ':', &k, &v))
@@ -77,21 +75,5 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-lspci_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "LnkCap:") || ft__find(s, "LnkSta:"))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__lspci_run)
-
-const struct ft_parser ft_lspci_parser = {
-	.name = "lspci",
-	.summary = "lspci -vv: PCIe link capability vs status (speed, width), NUMA node",
-	.sniff = lspci_sniff,
-	.parse = ft__lspci_run_parse,
-};
+FT__PARSER(lspci, "lspci", "lspci -vv: PCIe link capability vs status (speed, width), NUMA node",
+           { 90, { "LnkCap:|LnkSta:" } });

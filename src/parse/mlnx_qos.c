@@ -43,18 +43,15 @@ tc_flush(struct ft__pctx *c, struct tc *t)
 int
 ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 	struct tc t = { .tc = -1 };
 	bool in_qos = false, pfc_hdr = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v, tok, rest;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v, tok, rest;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__is_prompt(s, &cmd)) {
 			tc_flush(c, &t);
 			device_from_command(c, cmd);
@@ -156,23 +153,5 @@ ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-mlnx_qos_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Priority trust state:") || ft__find(s, "PFC configuration:"))
-		return 90;
-	if (ft__find(s, "mlnx_qos"))
-		return 60;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__mlnx_qos_run)
-
-const struct ft_parser ft_mlnx_qos_parser = {
-	.name = "mlnx_qos",
-	.summary = "mlnx_qos: trust mode, dscp2prio, PFC per priority, TCs",
-	.sniff = mlnx_qos_sniff,
-	.parse = ft__mlnx_qos_run_parse,
-};
+FT__PARSER(mlnx_qos, "mlnx_qos", "mlnx_qos: trust mode, dscp2prio, PFC per priority, TCs",
+           { 90, { "Priority trust state:|PFC configuration:" } }, { 60, { "mlnx_qos" } });

@@ -69,18 +69,17 @@ device_from_command(struct ft__pctx *c, struct ft__span cmd)
 int
 ft__mlxconfig_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 	int col = 0; /* value column to read (0 = the first) */
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), r, k, tok, vals[4];
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span r, k, tok, vals[4];
 		int n = 0;
 		double d = 0;
 		bool has;
 
-		if (!s.n || ft__starts(s, "---"))
+		if (ft__starts(s, "---"))
 			continue;
 		if (ft__is_prompt(s, &cmd)) {
 			device_from_command(c, cmd);
@@ -127,26 +126,9 @@ ft__mlxconfig_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-mlxconfig_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Configurations:") &&
-	    (ft__find(s, "Next Boot") || ft__find(s, "Current") || ft__find(s, "Default")))
-		return 90;
-	if (ft__find(s, "ROCE_CC_PRIO_MASK_P") || ft__find(s, "RPG_TIME_RESET_P") ||
-	    ft__find(s, "CNP_DSCP_P") || ft__find(s, "PCI_WR_ORDERING") ||
-	    ft__find(s, "ATS_ENABLED"))
-		return 65;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__mlxconfig_run)
-
-const struct ft_parser ft_mlxconfig_parser = {
-	.name = "mlxconfig",
-	.summary = "mlxconfig -q: ConnectX firmware settings (RoCE CC, CNP, PCI ordering, ATS)",
-	.sniff = mlxconfig_sniff,
-	.parse = ft__mlxconfig_run_parse,
-};
+FT__PARSER(mlxconfig, "mlxconfig",
+           "mlxconfig -q: ConnectX firmware settings (RoCE CC, CNP, PCI ordering, ATS)",
+           { 90, { "Configurations:", "Next Boot|Current|Default" } },
+           { 65,
+             { "ROCE_CC_PRIO_MASK_P|RPG_TIME_RESET_P|CNP_DSCP_P|"
+               "PCI_WR_ORDERING|ATS_ENABLED" } });

@@ -118,15 +118,14 @@ device_from_command(struct ft__pctx *c, struct ft__span cmd)
 int
 ft__mlxlink_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		double d;
 
-		if (!s.n || ft__starts(s, "---") || banner(c, s))
+		if (ft__starts(s, "---") || banner(c, s))
 			continue;
 		if (ft__is_prompt(s, &cmd)) {
 			device_from_command(c, cmd);
@@ -171,26 +170,8 @@ ft__mlxlink_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-mlxlink_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Raw Physical BER") || ft__find(s, "Effective Physical BER"))
-		return 90;
-	if (ft__find(s, "Operational Info") && ft__find(s, "Troubleshooting Info"))
-		return 90;
-	if (ft__find(s, "Recommendation") && ft__find(s, "Physical state") &&
-	    ft__find(s, "FEC"))
-		return 70;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__mlxlink_run)
-
-const struct ft_parser ft_mlxlink_parser = {
-	.name = "mlxlink",
-	.summary = "mlxlink: port state, FEC, recommendation, pre/post-FEC BER, link errors, module",
-	.sniff = mlxlink_sniff,
-	.parse = ft__mlxlink_run_parse,
-};
+FT__PARSER(mlxlink, "mlxlink",
+           "mlxlink: port state, FEC, recommendation, pre/post-FEC BER, link errors, module",
+           { 90, { "Raw Physical BER|Effective Physical BER" } },
+           { 90, { "Operational Info", "Troubleshooting Info" } },
+           { 70, { "Recommendation", "Physical state", "FEC" } });

@@ -162,22 +162,18 @@ is_error_text(struct ft__span m)
 static bool
 completion_status(struct ft__span m, uint64_t *code)
 {
-	const char *e = ft__find(m, "with error ");
+	static const char *const code_before[] = { "with error ", "completion error " };
+	const char *e;
 	struct ft__span rest, tok;
 
 	if (!ft__find(m, "ompletion"))
 		return false;
-	if (e) {
-		rest = ft__skip(m, (size_t)(e - m.p) + 11);
-		if (!ft__token(&rest, &tok))
-			return false;
-		if (tok.n && tok.p[tok.n - 1] == ',')
-			tok.n--;
-		return ft__u64(tok, code);
-	}
-	e = ft__find(m, "completion error ");
-	if (e) {
-		rest = ft__skip(m, (size_t)(e - m.p) + 17);
+	/* "with error 12," (or "completion error 12,"): the number up to the comma */
+	for (size_t i = 0; i < FT_ARRAY_SIZE(code_before); i++) {
+		e = ft__find(m, code_before[i]);
+		if (!e)
+			continue;
+		rest = ft__skip(m, (size_t)(e - m.p) + strlen(code_before[i]));
 		if (!ft__token(&rest, &tok))
 			return false;
 		if (tok.n && tok.p[tok.n - 1] == ',')
@@ -554,11 +550,6 @@ nccl_log_sniff(const char *text, size_t len)
 	return info >= rows ? 92 : 70;
 }
 
-FT__DEFINE_PARSE(ft__nccl_log_run)
-
-const struct ft_parser ft_nccl_log_parser = {
-	.name = "nccl-log",
-	.summary = "NCCL_DEBUG=INFO logs: version, net, HCAs, GDR, channels, rings, trees, WARNs",
-	.sniff = nccl_log_sniff,
-	.parse = ft__nccl_log_run_parse,
-};
+FT__PARSER_SNIFF(nccl_log, "nccl-log",
+                 "NCCL_DEBUG=INFO logs: version, net, HCAs, GDR, channels, rings, trees, WARNs",
+                 nccl_log_sniff);

@@ -415,7 +415,7 @@ int
 ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_first)
 {
 	struct ft__nccl_state *st = ft_malloc(sizeof(*st));
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw, cmd;
 
 	if (!st)
@@ -424,7 +424,6 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 	if (c->hdr.p)
 		set_test_from(st, c->hdr);
 	ft__pctx_run_kind(c, "nccl-tests");
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		bool done;
 
@@ -524,11 +523,6 @@ nccl_tests_sniff(const char *text, size_t len)
 	return 0;
 }
 
-FT__DEFINE_PARSE(ft__nccl_tests_run)
-
-const struct ft_parser ft_nccl_tests_parser = {
-	.name = "nccl-tests",
-	.summary = "nccl-tests *_perf output: per-size time, algbw, busbw, #wrong; ranks",
-	.sniff = nccl_tests_sniff,
-	.parse = ft__nccl_tests_run_parse,
-};
+FT__PARSER_SNIFF(nccl_tests, "nccl-tests",
+                 "nccl-tests *_perf output: per-size time, algbw, busbw, #wrong; ranks",
+                 nccl_tests_sniff);

@@ -39,13 +39,12 @@ matrix_title(struct nvbw_state *st, struct ft__span s)
 int
 ft__nvbandwidth_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
 	struct nvbw_state st;
 
 	memset(&st, 0, sizeof(st));
 	ft_strlcpy(st.test, "nvbandwidth", sizeof(st.test));
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span s = ft__trim(raw), r, tok;
 		uint64_t u;
@@ -101,23 +100,5 @@ ft__nvbandwidth_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-nvbandwidth_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "nvbandwidth Version"))
-		return 95;
-	if (ft__find(s, "bandwidth (GB/s)") && ft__find(s, "(row)") && ft__find(s, "(column)"))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__nvbandwidth_run)
-
-const struct ft_parser ft_nvbandwidth_parser = {
-	.name = "nvbandwidth",
-	.summary = "nvbandwidth: host-GPU and GPU-GPU copy bandwidth matrices",
-	.sniff = nvbandwidth_sniff,
-	.parse = ft__nvbandwidth_run_parse,
-};
+FT__PARSER(nvbandwidth, "nvbandwidth", "nvbandwidth: host-GPU and GPU-GPU copy bandwidth matrices",
+           { 95, { "nvbandwidth Version" } }, { 90, { "bandwidth (GB/s)", "(row)", "(column)" } });

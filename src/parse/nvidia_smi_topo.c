@@ -154,8 +154,8 @@ read_row(struct ft__span s, const struct topo *t, struct row *r)
 int
 ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	struct topo *t = ft_calloc(1, sizeof(*t));
 	struct row *rows = NULL;
 	size_t nrows = 0, caprows = 0, ngpu = 0;
@@ -164,12 +164,9 @@ ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 
 	if (!t)
 		return ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 
-		if (!s.n)
-			continue;
 		if (!t->ncol && (ft__starts(s, "GPU0") || ft__starts(s, "GPU ")) &&
 		    ft__find(s, "Affinity")) {
 			/* header: GPU0 GPU1 ... NIC0 ... CPU Affinity ... */
@@ -236,9 +233,7 @@ ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 			}
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not nvidia-smi topo -m output", s);
+		ft__unread(c, it.lineno, "not nvidia-smi topo -m output", s);
 	}
 	if (!c->rc && t->ncol) {
 		ft__pctx_entity(c, "", -1);
@@ -251,23 +246,6 @@ ft__nvidia_smi_topo_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-topo_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "GPU0") && ft__find(s, "CPU Affinity"))
-		return 95;
-	if (ft__find(s, "Connection traversing"))
-		return 80;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__nvidia_smi_topo_run)
-
-const struct ft_parser ft_nvidia_smi_topo_parser = {
-	.name = "nvidia-smi-topo",
-	.summary = "nvidia-smi topo -m: GPU-NIC paths (PIX/PXB/PHB/NODE/SYS), NUMA affinity",
-	.sniff = topo_sniff,
-	.parse = ft__nvidia_smi_topo_run_parse,
-};
+FT__PARSER(nvidia_smi_topo, "nvidia-smi-topo",
+           "nvidia-smi topo -m: GPU-NIC paths (PIX/PXB/PHB/NODE/SYS), NUMA affinity",
+           { 95, { "GPU0", "CPU Affinity" } }, { 80, { "Connection traversing" } });

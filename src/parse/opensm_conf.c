@@ -29,17 +29,16 @@ option_name(struct ft__span k)
 int
 ft__opensm_conf_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), k, v;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span k, v;
 		uint64_t u;
 		bool has = false;
 		double d = 0;
 
-		if (!s.n || s.p[0] == '#')
+		if (s.p[0] == '#')
 			continue;
 		v = s;
 		if (!ft__token(&v, &k) || !option_name(k)) {
@@ -59,25 +58,7 @@ ft__opensm_conf_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-opensm_conf_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "congestion_control") && (ft__find(s, "cc_key") || ft__find(s, "# ")))
-		return 80;
-	if (ft__find(s, "routing_engine ") && ft__find(s, "sm_priority "))
-		return 85;
-	if (ft__find(s, "OpenSM") && ft__find(s, "_OPTIONS"))
-		return 60;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__opensm_conf_run)
-
-const struct ft_parser ft_opensm_conf_parser = {
-	.name = "opensm-conf",
-	.summary = "opensm.conf: subnet manager options (congestion control, routing engine, QoS)",
-	.sniff = opensm_conf_sniff,
-	.parse = ft__opensm_conf_run_parse,
-};
+FT__PARSER(opensm_conf, "opensm-conf",
+           "opensm.conf: subnet manager options (congestion control, routing engine, QoS)",
+           { 80, { "congestion_control", "cc_key|# " } },
+           { 85, { "routing_engine ", "sm_priority " } }, { 60, { "OpenSM", "_OPTIONS" } });

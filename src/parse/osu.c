@@ -25,6 +25,18 @@ enum ocol {
 	OC_ITERS
 };
 
+/* The latency columns: the observation each gives and the row figure it fills. */
+static const struct {
+	const char *key;
+	size_t off;
+} lat_cols[] = {
+	[OC_LAT] = { "bench.lat_avg", offsetof(struct ft_result_row, lat_avg_us) },
+	[OC_MIN] = { "bench.lat_min", offsetof(struct ft_result_row, lat_min_us) },
+	[OC_MAX] = { "bench.lat_max", offsetof(struct ft_result_row, lat_max_us) },
+	[OC_P50] = { "bench.lat_p50", offsetof(struct ft_result_row, lat_p50_us) },
+	[OC_P99] = { "bench.lat_p99", offsetof(struct ft_result_row, lat_p99_us) },
+};
+
 #define OSU_MAXCOL 10
 
 struct ostate {
@@ -137,24 +149,14 @@ row(struct ft__pctx *c, struct ostate *os, uint32_t line, struct ft__span s)
 			kind = os->bw ? OC_BW : OC_LAT;
 		switch (kind) {
 		case OC_LAT:
-			r.lat_avg_us = r.time_us = v;
-			ft__emit(c, line, "bench.lat_avg", true, v, "us", ft__span_c(size));
-			break;
 		case OC_MIN:
-			r.lat_min_us = v;
-			ft__emit(c, line, "bench.lat_min", true, v, "us", ft__span_c(size));
-			break;
 		case OC_MAX:
-			r.lat_max_us = v;
-			ft__emit(c, line, "bench.lat_max", true, v, "us", ft__span_c(size));
-			break;
 		case OC_P50:
-			r.lat_p50_us = v;
-			ft__emit(c, line, "bench.lat_p50", true, v, "us", ft__span_c(size));
-			break;
 		case OC_P99:
-			r.lat_p99_us = v;
-			ft__emit(c, line, "bench.lat_p99", true, v, "us", ft__span_c(size));
+			*(double *)(void *)((char *)&r + lat_cols[kind].off) = v;
+			if (kind == OC_LAT)
+				r.time_us = v; /* the average is the row's time too */
+			ft__emit(c, line, lat_cols[kind].key, true, v, "us", ft__span_c(size));
 			break;
 		case OC_BW:
 			r.algbw_GBps = r.busbw_GBps = v / 1000.0;
@@ -179,17 +181,12 @@ row(struct ft__pctx *c, struct ostate *os, uint32_t line, struct ft__span s)
 int
 ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	struct ostate os = { .ncol = 0 };
 
 	ft__pctx_run_kind(c, "osu");
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw);
-
-		if (!s.n)
-			continue;
+	while (ft__next_line(c, &it, &s)) {
 		if (ft__starts(s, "# OSU")) {
 			title(&os, s);
 			ft__emit_str(c, it.lineno, "bench.test", ft__span_c(os.test));
@@ -199,37 +196,17 @@ ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 			header(&os, s);
 			continue;
 		}
-		if (ft__starts(s, "# ")) {
-			if (ft__is_prompt(s, &cmd) && ft__starts(cmd, "osu_"))
-				continue;
-			continue; /* "# Datatype: ...", "# Window size ..." notes */
-		}
+		if (ft__starts(s, "# "))
+			continue; /* "# osu_bw" prompts, "# Datatype: ...", "# Window size ..."
+			             notes */
 		if (ft__is_digit(s.p[0])) {
 			row(c, &os, it.lineno, s);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not OSU output", s);
+		ft__unread(c, it.lineno, "not OSU output", s);
 	}
 	return c->rc;
 }
 
-static int
-osu_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "# OSU MPI") || ft__find(s, "# OSU "))
-		return 95;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__osu_run)
-
-const struct ft_parser ft_osu_parser = {
-	.name = "osu",
-	.summary = "OSU micro-benchmarks: latency, bandwidth and collective tables",
-	.sniff = osu_sniff,
-	.parse = ft__osu_run_parse,
-};
+FT__PARSER(osu, "osu", "OSU micro-benchmarks: latency, bandwidth and collective tables",
+           { 95, { "# OSU MPI|# OSU " } });

@@ -7,6 +7,10 @@
  * Parsers never allocate per line: lines are (pointer, length) views into the
  * caller's buffer, found with memchr. Only observations and result rows are
  * copied out. Internal to src/parse/ and src/probe/.
+ *
+ * A new parser is a run function and one FT__PARSER() definition (its
+ * detection as marker sets with scores), added to FT__PARSERS; see "parser
+ * definitions" below and docs/internals/parse.md.
  */
 #ifndef FT_PARSE_INT_H
 #define FT_PARSE_INT_H
@@ -115,12 +119,10 @@ ft__eq(struct ft__span s, const char *word)
 	return s.n == k && memcmp(s.p, word, k) == 0;
 }
 
-/* Pointer to the first occurrence of @needle in @s, or NULL. */
+/* Pointer to the first occurrence of the @k bytes at @needle in @s, or NULL. */
 static inline const char *
-ft__find(struct ft__span s, const char *needle)
+ft__find_n(struct ft__span s, const char *needle, size_t k)
 {
-	size_t k = strlen(needle);
-
 	if (k == 0)
 		return s.p;
 	while (s.n >= k) {
@@ -134,6 +136,13 @@ ft__find(struct ft__span s, const char *needle)
 		s.p = q + 1;
 	}
 	return NULL;
+}
+
+/* Pointer to the first occurrence of @needle in @s, or NULL. */
+static inline const char *
+ft__find(struct ft__span s, const char *needle)
+{
+	return ft__find_n(s, needle, strlen(needle));
 }
 
 /* Drop @k bytes from the front. */
@@ -170,6 +179,10 @@ ft__token(struct ft__span *s, struct ft__span *tok)
 	return true;
 }
 
+/* @alts holds alternatives separated by '|' ("ibpanic:|ibwarn:"): the first found in @s, or NULL. */
+const char *ft__find_any(struct ft__span s, const char *alts);
+/* Does @s start with one of the '|'-separated @alts? */
+bool ft__starts_any(struct ft__span s, const char *alts);
 /* Split "key<sep>value" at the first @sep; both sides trimmed. */
 bool ft__split(struct ft__span s, char sep, struct ft__span *key, struct ft__span *val);
 /* Copy into a NUL-terminated buffer, truncating. */
@@ -217,6 +230,10 @@ void ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struc
                     bool has_num, double num, const char *unit, struct ft__span str);
 /* A line the parser could not read: `parse.skipped` with @why. */
 void ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
+/* The tool's own error line, starting with one of the '|'-separated @starts: `tool.error`. */
+bool ft__tool_error(struct ft__pctx *c, uint32_t line, struct ft__span s, const char *starts);
+/* A line no branch of the parser read: passed over when it is a shell prompt, else ft__skipped(). */
+void ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
 void ft__add_row(struct ft__pctx *c, const struct ft_result_row *row);
 
 static inline struct ft__span
@@ -227,6 +244,33 @@ ft__span_c(const char *s)
 }
 
 #define FT__NOSTR ((struct ft__span){ NULL, 0 })
+
+/* The lines of the text a run function reads, numbered on from the context's @line0. */
+static inline struct ft__lines
+ft__pctx_lines(const struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it;
+
+	ft__lines_init(&it, text, len, c->line0);
+	return it;
+}
+
+/*
+ * The line loop of a run function: the next line that is not blank, while no
+ * emit has failed; *@s gets it trimmed, @it->lineno its number.
+ */
+static inline bool
+ft__next_line(struct ft__pctx *c, struct ft__lines *it, struct ft__span *s)
+{
+	struct ft__span raw;
+
+	while (!c->rc && ft__lines_next(it, &raw)) {
+		*s = ft__trim(raw);
+		if (s->n)
+			return true;
+	}
+	return false;
+}
 
 /* Is this a shell prompt or trace line ("$ cmd", "[root@h ~]# cmd", "+ cmd", "# cmd")? */
 bool ft__is_prompt(struct ft__span s, struct ft__span *cmd);
@@ -251,6 +295,8 @@ void ft__jcur_ws(struct ft__jcur *j);
 void ft__jcur_fail(struct ft__jcur *j);
 /* A string at @p: its body, escapes left in place; false when none or unterminated. */
 bool ft__jcur_string(struct ft__jcur *j, struct ft__span *out);
+/* A member's name and the ':' after it; false when either is missing. */
+bool ft__jcur_key(struct ft__jcur *j, struct ft__span *key);
 /* Step over the '{' or '[' at @p; false when @close follows at once (empty, consumed). */
 bool ft__jcur_open(struct ft__jcur *j, char close);
 /* After a member or element: 1 on ',' (consumed), 0 on @close (consumed), -1 on a fault. */
@@ -278,7 +324,7 @@ struct ft__field {
 bool ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
                     struct ft__span name, struct ft__span val);
 
-/* ---- the parsers --------------------------------------------------------- */
+/* ---- parser definitions -------------------------------------------------- */
 
 typedef int ft__run_fn(struct ft__pctx *c, const char *text, size_t len);
 
@@ -288,6 +334,57 @@ int ft__parse_with(ft__run_fn *fn, const char *text, size_t len, const char *fil
 /* Length of a corpus header at the start of @text (0 when none); *@nlines gets its lines. */
 size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 
+/*
+ * Detection as data: a rule scores when every one of its markers occurs in
+ * the text the registry hands over (the first few KB); a marker "B|C" occurs
+ * when either of its alternatives does. Rules are tried in order and the
+ * first that holds gives the score; 0 when none does.
+ */
+#define FT__SNIFF_MARKERS 4
+
+struct ft__sniff_rule {
+	int score;
+	const char *all[FT__SNIFF_MARKERS]; /* unused slots NULL */
+};
+
+int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *rules, size_t n);
+
+/*
+ * A parser is its run function, int ft__<id>_run(struct ft__pctx *, text,
+ * len), followed by one definition in its file:
+ *
+ *	FT__PARSER(ibv_devinfo, "ibv_devinfo", "ibv_devinfo [-v]: HCA fields, ...",
+ *	           { 95, { "hca_id:", "phys_port_cnt|fw_ver" } },
+ *	           { 60, { "hca_id:" } });
+ *
+ * which defines `const struct ft_parser ft_<id>_parser` named @name_, whose
+ * sniff walks the rules (ft__sniff_rules) and whose parse skips a corpus
+ * header and calls the run function (ft__parse_with). A parser whose
+ * detection is real logic (counting table rows, reading the first line)
+ * writes its own sniff function and uses FT__PARSER_SNIFF(id, name, summary,
+ * fn). Add the id to FT__PARSERS below to register it.
+ */
+#define FT__PARSER_SNIFF(id, name_, summary_, sniff_fn)                                          \
+	static int ft__##id##_parse(const char *text, size_t len, const char *file,              \
+	                            struct ft_obs_set *out, struct ft_run *run,                  \
+	                            struct ft_error *err)                                        \
+	{                                                                                        \
+		return ft__parse_with(ft__##id##_run, text, len, file, out, run, err);           \
+	}                                                                                        \
+	const struct ft_parser ft_##id##_parser = {                                              \
+		.name = name_, .summary = summary_, .sniff = sniff_fn, .parse = ft__##id##_parse \
+	}
+
+#define FT__PARSER(id, name_, summary_, ...)                                     \
+	static const struct ft__sniff_rule ft__##id##_rules[] = { __VA_ARGS__ }; \
+	static int ft__##id##_sniff(const char *text, size_t len)                \
+	{                                                                        \
+		return ft__sniff_rules(text, len, ft__##id##_rules,              \
+		                       FT_ARRAY_SIZE(ft__##id##_rules));         \
+	}                                                                        \
+	FT__PARSER_SNIFF(id, name_, summary_, ft__##id##_sniff)
+
+/* The older form, still accepted: a parse function around @fn for a hand-written struct. */
 #define FT__DEFINE_PARSE(fn)                                                                    \
 	static int fn##_parse(const char *text, size_t len, const char *file,                   \
 	                      struct ft_obs_set *out, struct ft_run *run, struct ft_error *err) \

@@ -14,17 +14,14 @@
 int
 ft__perfquery_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 	bool open_paren = false;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), name, val;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span name, val;
 		uint64_t u;
 
-		if (!s.n)
-			continue;
 		if (ft__lid_header(c, s)) {
 			open_paren = memchr(s.p, '(', s.n) && !memchr(s.p, ')', s.n);
 			continue;
@@ -49,30 +46,12 @@ ft__perfquery_run(struct ft__pctx *c, const char *text, size_t len)
 			}
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not perfquery output", s);
+		ft__unread(c, it.lineno, "not perfquery output", s);
 	}
 	return c->rc;
 }
 
-static int
-perfquery_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "counters: Lid ") && ft__find(s, ":......"))
-		return 95;
-	if (ft__find(s, "PortXmitData:...") || ft__find(s, "SymbolErrorCounter:..."))
-		return 80;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__perfquery_run)
-
-const struct ft_parser ft_perfquery_parser = {
-	.name = "perfquery",
-	.summary = "perfquery [-x|-E]: IB port counters (errors, discards, XmitWait, data)",
-	.sniff = perfquery_sniff,
-	.parse = ft__perfquery_run_parse,
-};
+FT__PARSER(perfquery, "perfquery",
+           "perfquery [-x|-E]: IB port counters (errors, discards, XmitWait, data)",
+           { 95, { "counters: Lid ", ":......" } },
+           { 80, { "PortXmitData:...|SymbolErrorCounter:..." } });

@@ -151,26 +151,27 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 static void
 lat_header(struct pstate *ps, struct ft__span s)
 {
+	/* lat_col[k] is the column headed heads[k] ("t_min[usec]", "99.9%") */
+	static const struct {
+		const char *head;
+		bool prefix;
+	} heads[] = {
+		{ "t_min", true },   { "t_max", true }, { "t_typical", true }, { "t_avg", true },
+		{ "t_stdev", true }, { "99%", false },  { "99.9%", false },
+	};
 	struct ft__span tok;
 	int i = 0;
 
 	for (int k = 0; k < 8; k++)
 		ps->lat_col[k] = -1;
 	while (ft__token(&s, &tok)) {
-		if (ft__starts(tok, "t_min"))
-			ps->lat_col[0] = i;
-		else if (ft__starts(tok, "t_max"))
-			ps->lat_col[1] = i;
-		else if (ft__starts(tok, "t_typical"))
-			ps->lat_col[2] = i;
-		else if (ft__starts(tok, "t_avg"))
-			ps->lat_col[3] = i;
-		else if (ft__starts(tok, "t_stdev"))
-			ps->lat_col[4] = i;
-		else if (ft__eq(tok, "99%"))
-			ps->lat_col[5] = i;
-		else if (ft__eq(tok, "99.9%"))
-			ps->lat_col[6] = i;
+		for (size_t k = 0; k < FT_ARRAY_SIZE(heads); k++) {
+			if (heads[k].prefix ? ft__starts(tok, heads[k].head) :
+			                      ft__eq(tok, heads[k].head)) {
+				ps->lat_col[k] = i;
+				break;
+			}
+		}
 		if (!ft__starts(tok, "percentile"))
 			i++;
 	}
@@ -224,17 +225,16 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 int
 ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 	struct pstate ps = { .table = T_NONE };
 
 	ft_strlcpy(ps.test, "perftest", sizeof(ps.test));
 	ft__pctx_run_kind(c, "perftest");
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), tok, rest;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span tok, rest;
 
-		if (!s.n || ft__starts(s, "---") || ft__starts(s, "***") ||
+		if (ft__starts(s, "---") || ft__starts(s, "***") ||
 		    (ft__starts(s, "*") && ft__ends(s, "*")))
 			continue;
 		if (ft__is_prompt(s, &cmd)) {
@@ -284,9 +284,8 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 				lat_row(c, &ps, it.lineno, s);
 			continue;
 		}
-		if (ft__starts(s, "Failed") || ft__starts(s, "Couldn't") ||
-		    ft__starts(s, "Unable") || ft__starts(s, "Conflicting") ||
-		    ft__starts(s, "Error") || ft__find(s, " failed")) {
+		if (ft__starts_any(s, "Failed|Couldn't|Unable|Conflicting|Error") ||
+		    ft__find(s, " failed")) {
 			ft__emit_str(c, it.lineno, "tool.error", s);
 			continue;
 		}
@@ -299,23 +298,7 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-perftest_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "#bytes") && (ft__find(s, "#iterations") || ft__find(s, "BW peak")))
-		return 95;
-	if ((ft__find(s, " BW Test") || ft__find(s, " Latency Test")) && ft__find(s, "Device"))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__perftest_run)
-
-const struct ft_parser ft_perftest_parser = {
-	.name = "perftest",
-	.summary = "perftest ib_*_bw / ib_*_lat: settings, GIDs, bandwidth or latency table",
-	.sniff = perftest_sniff,
-	.parse = ft__perftest_run_parse,
-};
+FT__PARSER(perftest, "perftest",
+           "perftest ib_*_bw / ib_*_lat: settings, GIDs, bandwidth or latency table",
+           { 95, { "#bytes", "#iterations|BW peak" } },
+           { 90, { " BW Test| Latency Test", "Device" } });

@@ -56,6 +56,22 @@ ft_parser_find(const char *name)
 	return e ? e->parser : NULL;
 }
 
+int
+ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *rules, size_t n)
+{
+	struct ft__span s = { text, len };
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k < FT__SNIFF_MARKERS && rules[i].all[k] && ft__find_any(s, rules[i].all[k]))
+			k++;
+		if (k == FT__SNIFF_MARKERS || !rules[i].all[k])
+			return rules[i].score;
+	}
+	return 0;
+}
+
 static const struct entry *
 detect_entry(const char *text, size_t len)
 {

@@ -14,16 +14,15 @@
 int
 ft__show_gids_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
 
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), rest = s, t[8];
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span rest = s, t[8];
 		size_t n = 0;
 		uint64_t port, idx;
 
-		if (!s.n || ft__starts(s, "DEV") || ft__starts(s, "---"))
+		if (ft__starts(s, "DEV") || ft__starts(s, "---"))
 			continue;
 		if (ft__starts(s, "n_gids_found=")) {
 			if (ft__u64(ft__skip(s, 13), &idx)) {
@@ -57,30 +56,10 @@ ft__show_gids_run(struct ft__pctx *c, const char *text, size_t len)
 				         t[vi + 1]);
 			continue;
 		}
-		if (ft__is_prompt(s, &cmd))
-			continue;
-		ft__skipped(c, it.lineno, "not show_gids output", s);
+		ft__unread(c, it.lineno, "not show_gids output", s);
 	}
 	return c->rc;
 }
 
-static int
-show_gids_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "n_gids_found="))
-		return 95;
-	if (ft__find(s, "DEV\tPORT\tINDEX\tGID") || ft__find(s, "PORT\tINDEX\tGID"))
-		return 90;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__show_gids_run)
-
-const struct ft_parser ft_show_gids_parser = {
-	.name = "show_gids",
-	.summary = "show_gids: RoCE GID table (index, GID, IPv4, v1/v2, netdev)",
-	.sniff = show_gids_sniff,
-	.parse = ft__show_gids_run_parse,
-};
+FT__PARSER(show_gids, "show_gids", "show_gids: RoCE GID table (index, GID, IPv4, v1/v2, netdev)",
+           { 95, { "n_gids_found=" } }, { 90, { "DEV\tPORT\tINDEX\tGID|PORT\tINDEX\tGID" } });

@@ -261,12 +261,11 @@ host_from_prompt(struct ft__pctx *c, struct ft__span s)
 int
 ft__sonic_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw, prev = FT__NOSTR, cmd;
 	struct cols t;
 
 	memset(&t, 0, sizeof(t));
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		if (ft__is_blank(raw)) {
 			t.kind = T_NONE;
@@ -294,30 +293,8 @@ ft__sonic_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-sonic_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if ((ft__find(s, "Port Rx") || ft__find(s, "Port Tx")) && ft__find(s, "PFC0") &&
-	    ft__find(s, "PFC7"))
-		return 90;
-	if (ft__find(s, "STORM DETECTED/RESTORED"))
-		return 90;
-	if (ft__find(s, "IFACE") && (ft__find(s, "RX_DRP") || ft__find(s, "FEC_PRE_BER")))
-		return 85;
-	if (ft__find(s, "TxQ") && ft__find(s, "Drop/pkts"))
-		return 88;
-	if (ft__find(s, "LocalPort") && ft__find(s, "RemoteDevice") && ft__find(s, "RemotePortID"))
-		return 85;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__sonic_run)
-
-const struct ft_parser ft_sonic_parser = {
-	.name = "sonic",
-	.summary = "SONiC switch: show pfc counters, pfcwd stats, interface and FEC counters, LLDP table",
-	.sniff = sonic_sniff,
-	.parse = ft__sonic_run_parse,
-};
+FT__PARSER(sonic, "sonic",
+           "SONiC switch: show pfc counters, pfcwd stats, interface and FEC counters, LLDP table",
+           { 90, { "Port Rx|Port Tx", "PFC0", "PFC7" } }, { 90, { "STORM DETECTED/RESTORED" } },
+           { 85, { "IFACE", "RX_DRP|FEC_PRE_BER" } }, { 88, { "TxQ", "Drop/pkts" } },
+           { 85, { "LocalPort", "RemoteDevice", "RemotePortID" } });

@@ -117,13 +117,12 @@ ft__torch_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	return true;
 }
 
-static int
-torch_log_run(struct ft__pctx *c, const char *text, size_t len)
+int
+ft__torch_log_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
 
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		struct ft__span cmd;
 
@@ -135,32 +134,8 @@ torch_log_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-int
-ft__torch_log_run(struct ft__pctx *c, const char *text, size_t len)
-{
-	return torch_log_run(c, text, len);
-}
-
-static int
-torch_log_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "Watchdog caught collective operation timeout"))
-		return 90;
-	if (ft__find(s, "ProcessGroupNCCL") &&
-	    (ft__find(s, "detected by watchdog") || ft__find(s, "NCCL error in:")))
-		return 85;
-	if (ft__find(s, "DistBackendError") && ft__find(s, "NCCL error"))
-		return 75;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__torch_log_run)
-
-const struct ft_parser ft_torch_log_parser = {
-	.name = "pytorch-log",
-	.summary = "PyTorch NCCL process group: watchdog timeouts (rank, op, SeqNum), NCCL errors",
-	.sniff = torch_log_sniff,
-	.parse = ft__torch_log_run_parse,
-};
+FT__PARSER(torch_log, "pytorch-log",
+           "PyTorch NCCL process group: watchdog timeouts (rank, op, SeqNum), NCCL errors",
+           { 90, { "Watchdog caught collective operation timeout" } },
+           { 85, { "ProcessGroupNCCL", "detected by watchdog|NCCL error in:" } },
+           { 75, { "DistBackendError", "NCCL error" } });

@@ -123,12 +123,8 @@ jobject(struct tw *w, int depth, enum role role, struct tevent *parent)
 		return;
 	while (j->p < j->end) {
 		ft__jcur_ws(j);
-		if (!ft__jcur_string(j, &k))
+		if (!ft__jcur_key(j, &k))
 			return ft__jcur_fail(j);
-		ft__jcur_ws(j);
-		if (j->p >= j->end || *j->p != ':')
-			return ft__jcur_fail(j);
-		j->p++;
 		ft__jcur_ws(j);
 		if (j->p < j->end && *j->p == '{') {
 			if (role == R_EVENT && ft__eq(k, "args"))
@@ -383,8 +379,7 @@ ft__torch_trace_run(struct ft__pctx *c, const char *text, size_t len)
 			uint32_t line = ft__jcur_line(j, j->p);
 			struct ft__span l = ft__jcur_skip_line(j);
 
-			if (!ft__is_prompt(l, &(struct ft__span){ 0 }))
-				ft__skipped(c, line, "not a trace event", l);
+			ft__unread(c, line, "not a trace event", l);
 		}
 	}
 	if (w.oom) {
@@ -414,25 +409,8 @@ ft__torch_trace_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-torch_trace_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-	bool ph = ft__find(s, "\"ph\"") != NULL;
-
-	if (ph && ft__find(s, "\"traceEvents\""))
-		return 90;
-	/* a fragment: event objects without their array */
-	if (ph && ft__find(s, "\"cat\"") && ft__find(s, "\"ts\"") && ft__find(s, "\"dur\""))
-		return 75;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__torch_trace_run)
-
-const struct ft_parser ft_torch_trace_parser = {
-	.name = "pytorch-trace",
-	.summary = "PyTorch profiler (Kineto) trace JSON: NCCL kernel time overlapped by compute",
-	.sniff = torch_trace_sniff,
-	.parse = ft__torch_trace_run_parse,
-};
+/* the 75 rule reads a fragment: event objects without their array */
+FT__PARSER(torch_trace, "pytorch-trace",
+           "PyTorch profiler (Kineto) trace JSON: NCCL kernel time overlapped by compute",
+           { 90, { "\"ph\"", "\"traceEvents\"" } },
+           { 75, { "\"ph\"", "\"cat\"", "\"ts\"", "\"dur\"" } });

@@ -77,18 +77,17 @@ data_row(struct ft__span s, double v[8])
 int
 ft__ucx_perftest_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
-	struct ft__span raw, cmd;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, cmd;
 	struct ucx_state st;
 
 	memset(&st, 0, sizeof(st));
 	ft_strlcpy(st.test, "ucx_perftest", sizeof(st.test));
-	ft__lines_init(&it, text, len, c->line0);
-	while (ft__lines_next(&it, &raw) && !c->rc) {
-		struct ft__span s = ft__trim(raw), tok, r;
+	while (ft__next_line(c, &it, &s)) {
+		struct ft__span tok, r;
 		double v[8];
 
-		if (!s.n || ft__starts(s, "+-") || ft__starts(s, "|    Stage") ||
+		if (ft__starts(s, "+-") || ft__starts(s, "|    Stage") ||
 		    ft__starts(s, "|     Test"))
 			continue;
 		if (ft__starts(s, "===") && ft__ends(s, "===")) {
@@ -130,23 +129,7 @@ ft__ucx_perftest_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-static int
-ucx_perftest_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "bandwidth (MB/s)") && ft__find(s, "message rate (msg/s)"))
-		return 92;
-	if (ft__find(s, "ucx_perftest") && ft__find(s, "Final:"))
-		return 80;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__ucx_perftest_run)
-
-const struct ft_parser ft_ucx_perftest_parser = {
-	.name = "ucx-perftest",
-	.summary = "ucx_perftest: UCX point-to-point latency, bandwidth and message rate",
-	.sniff = ucx_perftest_sniff,
-	.parse = ft__ucx_perftest_run_parse,
-};
+FT__PARSER(ucx_perftest, "ucx-perftest",
+           "ucx_perftest: UCX point-to-point latency, bandwidth and message rate",
+           { 92, { "bandwidth (MB/s)", "message rate (msg/s)" } },
+           { 80, { "ucx_perftest", "Final:" } });

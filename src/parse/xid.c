@@ -135,42 +135,17 @@ ft__xid_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	return false;
 }
 
-static int
-xid_run(struct ft__pctx *c, const char *text, size_t len)
+int
+ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it;
+	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span raw;
 
-	ft__lines_init(&it, text, len, c->line0);
 	while (ft__lines_next(&it, &raw) && !c->rc)
 		(void)(ft__xid_line(c, raw, it.lineno) || ft__torch_line(c, raw, it.lineno));
 	/* the rest of a kernel log is not ours to judge */
 	return c->rc;
 }
 
-int
-ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
-{
-	return xid_run(c, text, len);
-}
-
-static int
-xid_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	if (ft__find(s, "NVRM: Xid (") || ft__find(s, "SXid (PCI:"))
-		return 88;
-	if (ft__find(s, "NVRM:") && ft__find(s, "fallen off the bus"))
-		return 80;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__xid_run)
-
-const struct ft_parser ft_xid_parser = {
-	.name = "xid",
-	.summary = "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events",
-	.sniff = xid_sniff,
-	.parse = ft__xid_run_parse,
-};
+FT__PARSER(xid, "xid", "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events",
+           { 88, { "NVRM: Xid (|SXid (PCI:" } }, { 80, { "NVRM:", "fallen off the bus" } });

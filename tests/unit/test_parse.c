@@ -1053,6 +1053,160 @@ test_fabtune_sim_summary(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* A parser written the way docs/internals/parse.md says: a run function and one definition. */
+static int
+ft__demo_run(struct ft__pctx *c, const char *text, size_t len)
+{
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s, k, v;
+	double d;
+
+	while (ft__next_line(c, &it, &s)) {
+		if (ft__tool_error(c, it.lineno, s, "demo: error|demo: fatal"))
+			continue;
+		if (ft__split(s, ':', &k, &v) && ft__eq(k, "demo") && ft__dbl(v, &d)) {
+			ft__emit_num(c, it.lineno, "demo.value", d, NULL);
+			continue;
+		}
+		ft__unread(c, it.lineno, "not demo output", s);
+	}
+	return c->rc;
+}
+
+FT__PARSER(demo, "demo", "a parser for the tests", { 80, { "demo:", "end|stop" } },
+           { 55, { "demo:" } });
+
+/* The older form still compiles and works. */
+static int
+old_demo_sniff(const char *text, size_t len)
+{
+	return ft__find((struct ft__span){ text, len }, "demo:") ? 51 : 0;
+}
+
+FT__DEFINE_PARSE(ft__demo_run)
+
+static const struct ft_parser old_demo_parser = {
+	.name = "old-demo",
+	.summary = "the same run function, defined by hand",
+	.sniff = old_demo_sniff,
+	.parse = ft__demo_run_parse,
+};
+
+static void
+test_parser_definition(void **state)
+{
+	static const char text[] = "# corpus header\n# ---\ndemo: 4.5\n\n$ demo --again\n"
+	                           "demo: error on the bus\nnoise\nend\n";
+	const struct ft_parser *defs[] = { &ft_demo_parser, &old_demo_parser };
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_string_equal(ft_demo_parser.name, "demo");
+	assert_int_equal(ft_demo_parser.sniff(text, sizeof(text) - 1), 80);
+	assert_int_equal(ft_demo_parser.sniff("demo: 1", 7), 55);
+	assert_int_equal(ft_demo_parser.sniff("dem", 3), 0);
+	assert_int_equal(old_demo_parser.sniff(text, sizeof(text) - 1), 51);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(defs); i++) {
+		struct ft_obs_set set;
+		const struct ft_obs *o;
+
+		ft_obs_set_init(&set);
+		assert_int_equal(defs[i]->parse(text, sizeof(text) - 1, "demo.txt", &set, NULL, &err),
+		                 0);
+		/* the header's two lines are counted; the prompt and the blank line pass */
+		assert_int_equal(ft_obs_set_len(&set), 4);
+		o = ft_obs_set_at(&set, 0);
+		assert_string_equal(o->key, "demo.value");
+		assert_true(o->num == 4.5);
+		assert_int_equal(o->line, 3);
+		o = ft_obs_set_at(&set, 1);
+		assert_string_equal(o->key, "tool.error");
+		assert_int_equal(o->line, 6);
+		o = ft_obs_set_at(&set, 2);
+		assert_string_equal(o->str, "not demo output: noise");
+		assert_int_equal(o->line, 7);
+		assert_string_equal(ft_obs_set_at(&set, 3)->str, "not demo output: end");
+		ft_obs_set_release(&set);
+	}
+}
+
+static const struct ft__sniff_rule sniff_rules[] = {
+	{ 90, { "CA '", "CA type:" } },
+	{ 70, { "CA '", "Physical state:" } },
+	{ 60, { "a", "b", "c", "d" } },
+	{ 55, { "x|yy|zzz", "end" } },
+	{ 50, { "late" } },
+	{ 95, { "late" } }, /* never reached: the rule above holds first */
+};
+
+static int
+sniff(const char *text)
+{
+	return ft__sniff_rules(text, strlen(text), sniff_rules, FT_ARRAY_SIZE(sniff_rules));
+}
+
+/* Detection rules: every marker of a rule must occur; the first rule that holds scores. */
+static void
+test_sniff_rules(void **state)
+{
+	(void)state;
+	assert_int_equal(sniff("CA 'mlx5_0'\n\tCA type: MT4123\n\tPhysical state: LinkUp"), 90);
+	assert_int_equal(sniff("CA 'mlx5_0'\n\tPhysical state: LinkUp"), 70);
+	assert_int_equal(sniff("CA type: MT4123\nPhysical state: LinkUp"), 0);
+	assert_int_equal(sniff("d c b a"), 60);
+	assert_int_equal(sniff("a b c"), 0);
+	/* "x|yy|zzz": any one alternative will do, the last included */
+	assert_int_equal(sniff("zzz ... end"), 55);
+	assert_int_equal(sniff("yy end"), 55);
+	assert_int_equal(sniff("y zz end"), 0);
+	assert_int_equal(sniff("too late"), 50);
+	assert_int_equal(sniff(""), 0);
+	/* the registry hands over a prefix: a marker past @len does not count */
+	assert_int_equal(ft__sniff_rules("CA 'x' CA type:", 10, sniff_rules,
+	                                 FT_ARRAY_SIZE(sniff_rules)),
+	                 0);
+	assert_int_equal(ft__sniff_rules("late", 4, sniff_rules, 0), 0);
+}
+
+/* A line no branch read: prompts pass, anything else is parse.skipped with the reason. */
+static void
+test_unread(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	struct ft__pctx c;
+
+	(void)state;
+	ft_obs_set_init(&set);
+	ft__pctx_init(&c, "x.txt", &set, NULL, &err);
+	ft__unread(&c, 3, "not ibstat output", ft__span_c("[root@h1 ~]# ibstat mlx5_0"));
+	ft__unread(&c, 4, "not ibstat output", ft__span_c("$ sudo ibstat"));
+	assert_int_equal(ft_obs_set_len(&set), 0);
+	ft__unread(&c, 5, "not ibstat output", ft__span_c("  hello\tworld  "));
+	assert_int_equal(ft_obs_set_len(&set), 1);
+	assert_string_equal(ft_obs_set_at(&set, 0)->key, "parse.skipped");
+	assert_string_equal(ft_obs_set_at(&set, 0)->str, "not ibstat output: hello?world");
+	assert_int_equal(ft_obs_set_at(&set, 0)->line, 5);
+	/* the tool's own error line: one of the alternatives starts it */
+	assert_false(ft__tool_error(&c, 6, ft__span_c("ibwar"), "ibpanic:|ibwarn:"));
+	assert_true(ft__tool_error(&c, 7, ft__span_c("ibwarn: no port"), "ibpanic:|ibwarn:"));
+	assert_int_equal(ft_obs_set_len(&set), 2);
+	assert_string_equal(ft_obs_set_at(&set, 1)->key, "tool.error");
+	assert_string_equal(ft_obs_set_at(&set, 1)->str, "ibwarn: no port");
+	ft_obs_set_release(&set);
+
+	assert_true(ft__starts_any(ft__span_c("Couldn't connect"), "Failed|Couldn't"));
+	assert_false(ft__starts_any(ft__span_c("It Failed"), "Failed|Couldn't"));
+	assert_true(ft__starts_any(ft__span_c(""), "x|"));
+	{
+		struct ft__span s = ft__span_c("a PFC7 b PFC0");
+
+		assert_ptr_equal(ft__find_any(s, "PFC0|PFC7"), s.p + 9); /* the first alternative found */
+		assert_ptr_equal(ft__find_any(s, "none|PFC7"), s.p + 2);
+		assert_null(ft__find_any(s, "none|PFC1"));
+	}
+}
+
 int
 main(void)
 {
@@ -1074,6 +1228,9 @@ main(void)
 		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_fabtune_sim_summary),
+		cmocka_unit_test(test_sniff_rules),
+		cmocka_unit_test(test_unread),
+		cmocka_unit_test(test_parser_definition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
