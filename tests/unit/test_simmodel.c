@@ -717,6 +717,109 @@ test_node_groups_slowest_member(void **state)
 	remove(fast);
 }
 
+/* Bytes that NIC @r of node @node sent into the fabric (its host link up). */
+static double
+nic_sent(const struct ft_sim_report *rep, uint32_t node, uint32_t r)
+{
+	char prefix[64];
+	double b = 0;
+	size_t i;
+
+	snprintf(prefix, sizeof(prefix), "n%u.nic%u -> leaf", node, r);
+	for (i = 0; i < rep->ports.len; i++) {
+		const struct ft_sim_hot_link *h = ft_vec_at(&rep->ports, i);
+
+		if (strncmp(h->name, prefix, strlen(prefix)) == 0)
+			b += h->stat.bytes;
+	}
+	return b;
+}
+
+/*
+ * Node groups of different shapes: two DGX H100 (8 GPUs, 8 x 400G NICs)
+ * beside two HGX H200 with 4 x 200G NICs (two GPUs per NIC). The topology
+ * gives each node its own NICs and PCIe placement, and a GPU of an H200
+ * node leaves through NIC g / 2. A 1 GiB ring all-reduce over the 32 GPUs
+ * runs 8 channels; every node sends 2 (n - 1) / n x S through its NICs, an
+ * H100 NIC an eighth of it and an H200 NIC a quarter, so the H200 NICs bind:
+ * bus bandwidth = 4 x 25 GB/s x 4096 / 4122 (IB headers at MTU 4096, kb
+ * IB-MTU) = 99.4 GB/s, less the 62 steps' latencies (about 1%), as on a
+ * cluster of H200 nodes alone; the model (the slowest member) agrees.
+ */
+static void
+test_node_groups_of_other_shapes(void **state)
+{
+	static const char mixed_text[] =
+	        "name: mixed-shapes\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 2 }\n"
+	        "  - { preset: hgx-h200, count: 2, nics: { count: 4, rate: 200Gbps } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const char run_text[] =
+	        "name: t\n"
+	        "cluster: %s\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 1GiB, algo: ring, proto: simple}\n";
+	double sent = 2.0 * 31 / 32 * (double)(1u << 30);
+	double bound = 4 * 25e9 * 4096 / 4122 / 1e9, fm, mm;
+	char mixed[512], text[1024];
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	struct ft_sim_report rep;
+	struct ft_topo *t = NULL;
+	struct ft_path path;
+	uint32_t g, r;
+
+	(void)state;
+	spec_file("simmodel-shapes.yaml", mixed_text, mixed, sizeof(mixed));
+	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
+	assert_int_equal(ft_topo_build(&cs, &t, &err), 0);
+	/* 8 NICs on the H100 nodes, 4 on the H200 nodes, at their own rates */
+	assert_int_not_equal(ft_topo_nic(t, 1, 7), UINT32_MAX);
+	assert_int_not_equal(ft_topo_nic(t, 2, 3), UINT32_MAX);
+	assert_int_equal(ft_topo_nic(t, 2, 4), UINT32_MAX);
+	assert_int_equal(ft_topo_nic(t, 3, 4), UINT32_MAX);
+	assert_close(host_cap(&cs, 2, 3), 25e9, 1);
+	assert_close(host_cap(&cs, 0, 7), 50e9, 1);
+	/* an H200 GPU leaves its node through NIC g / 2, an H100 GPU through NIC g */
+	for (g = 0; g < 8; g++) {
+		struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
+
+		assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 2, g), ft_topo_gpu(t, 0, g), &pol,
+		                               &path),
+		                 0);
+		assert_true(path.nlinks > 2);
+		for (r = 0; r < path.nlinks; r++)
+			if (ft_topo_link(t, path.links[r])->kind == FT_L_HOST)
+				break;
+		assert_true(r < path.nlinks);
+		assert_int_equal(ft_topo_link(t, path.links[r])->src, ft_topo_nic(t, 2, g / 2));
+		assert_int_equal(ft_topo_link(t, path.links[path.nlinks - 1])->dst,
+		                 ft_topo_gpu(t, 0, g));
+	}
+	ft_topo_free(t);
+
+	snprintf(text, sizeof(text), run_text, mixed);
+	run_ok(text, "flow", &rep);
+	for (r = 0; r < 8; r++) {
+		assert_close(nic_sent(&rep, 0, r), sent / 8, sent * 1e-5);
+		assert_close(nic_sent(&rep, 1, r), sent / 8, sent * 1e-5);
+	}
+	for (r = 0; r < 4; r++) {
+		assert_close(nic_sent(&rep, 2, r), sent / 4, sent * 1e-5);
+		assert_close(nic_sent(&rep, 3, r), sent / 4, sent * 1e-5);
+	}
+	fm = ft_run_row(&rep.run, 0)->busbw_GBps;
+	ft_sim_report_release(&rep);
+	assert_true(fm <= bound);
+	assert_true(fm >= 0.97 * bound);
+	mm = busbw(mixed, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, NULL);
+	assert_close(fm, mm, 0.02 * mm);
+	remove(mixed);
+}
+
 /*
  * One channel carries what one NVLink path and one SM's copies do: the model
  * gives each channel the graph's intra-node bandwidth / its channels (kb
@@ -849,6 +952,7 @@ main(void)
 		cmocka_unit_test(test_nvl72_domains_use_every_nic),
 		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_node_groups_slowest_member),
+		cmocka_unit_test(test_node_groups_of_other_shapes),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),
 	};
