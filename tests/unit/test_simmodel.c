@@ -821,6 +821,51 @@ test_node_groups_of_other_shapes(void **state)
 }
 
 /*
+ * Google Cloud's A3 instances bind on their GPU NICs: a ring all-reduce over
+ * 4 nodes moves each node's 2 (n - 1) / n x S through its NICs, so the bus
+ * bandwidth is the NICs' sum, 4 x 200 Gb/s = 100 GB/s on a3-highgpu-8g and 8
+ * x 200 Gb/s = 200 GB/s on a3-megagpu-8g (TCP headers are not modelled),
+ * less the 62 steps' latencies (2-6%), in the flow engine and the model.
+ * An AWS p5 has 32 x 100 Gb/s = 400 GB/s of EFA, more than NVLink's 370.8
+ * GB/s at NCCL's rate (kb NA-MODEL), so NVLink binds there. The packet
+ * engine refuses EFA and TCP links, which it does not model.
+ */
+static void
+test_cloud_presets_bind_on_nics(void **state)
+{
+	static const struct {
+		const char *spec;
+		double bound_GBps;
+		const char *binds; /* the model's bottleneck */
+	} cases[] = { { "gcp-a3-high:4", 100, "nic" },
+		      { "gcp-a3-mega:4", 200, "nic" },
+		      { "aws-p5:4", 370.8, "nvlink" } };
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		double f = busbw(cases[i].spec, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE,
+		                 1u << 30, "flow");
+		double m = busbw(cases[i].spec, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE,
+		                 1u << 30, NULL);
+
+		assert_true(f <= cases[i].bound_GBps * (1 + 1e-9));
+		assert_true(f >= 0.93 * cases[i].bound_GBps);
+		assert_true(m <= cases[i].bound_GBps * (1 + 1e-9));
+		assert_true(m >= 0.93 * cases[i].bound_GBps);
+		assert_string_equal(model_bottleneck, cases[i].binds);
+	}
+	assert_int_equal(run_text("name: t\ncluster: aws-p5:2\njobs:\n  - name: a\n    ops:\n"
+	                          "      - {op: all_reduce, size: 1MiB}\n",
+	                          "packet", &rep, &err),
+	                 FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "efa100: the packet engine models InfiniBand and RoCE"));
+	ft_sim_report_release(&rep);
+}
+
+/*
  * One channel carries what one NVLink path and one SM's copies do: the model
  * gives each channel the graph's intra-node bandwidth / its channels (kb
  * NA-MODEL: 20.6 GB/s on Hopper), and the flow engine caps each channel's
@@ -953,6 +998,7 @@ main(void)
 		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
+		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),
 	};
