@@ -30,9 +30,12 @@ extern "C" {
 enum ft_link_tech {
 	FT_TECH_IB,   /* InfiniBand */
 	FT_TECH_ROCE, /* RoCEv2 over Ethernet */
+	FT_TECH_EFA,  /* AWS Elastic Fabric Adapter: SRD over Ethernet, lossy, multi-path */
+	FT_TECH_TCP,  /* GPUDirect-TCPX/TCPXO: TCP over Ethernet to and from GPU memory */
 };
 
-/* A link preset: "hdr", "ndr", "xdr", "roce100" ... "roce800". */
+/* A link preset: "hdr", "ndr", "xdr", "roce100" ... "roce800", "spcx400", "efa100",
+ * "tcpx200". */
 struct ft_link_preset {
 	char name[16];
 	enum ft_link_tech tech;
@@ -43,6 +46,10 @@ struct ft_link_preset {
 	double lat_switch_s;/* switch traversal latency */
 	double lat_cable_s; /* cable propagation latency (per hop) */
 	uint32_t mtu_bytes; /* default MTU (IB 4096; RoCE 4096 payload) */
+	/* The transport or the switches spread each flow's packets over the equal-cost
+	 * paths (EFA's SRD, Spectrum-X adaptive routing): a fabric of this link
+	 * defaults to adaptive routing. */
+	bool adaptive;
 };
 
 struct ft_node_spec {

@@ -121,12 +121,64 @@ ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
  * through that GPU's NIC. Both legs are in the same phase: they pipeline.
  */
 struct chan_map {
-	uint32_t ppn;
+	uint32_t ppn;            /* ranks of one NCCL node: a node, or an NVLink domain */
+	uint32_t tray_gpus;      /* GPUs of one physical node (ppn but in a domain) */
 	bool nvlink; /* PXN hands data over NVLink: without it, no proxies */
 	const struct ft_node_spec *node;
-	const uint32_t *gpu_nic; /* rail of each local rank (GPU local index = rank % ppn) */
-	uint32_t *perm;          /* [nch * ppn]: channel c, ring position -> local rank */
+	uint32_t *rail;  /* [ppn]: the NIC of each local rank, numbered across the domain */
+	uint32_t *rails; /* [ppn]: the distinct rails, in order of their first GPU */
+	uint32_t nrails;
+	uint32_t *grp;   /* [ppn]: scratch for one rail's GPUs */
+	uint32_t *perm;  /* [nch * ppn]: channel c, ring position -> local rank */
 };
+
+/*
+ * The rail of local rank @g: its GPU's NIC. In an NVLink domain of several
+ * trays (MNNVL) every tray's NICs are rails of their own, so the domain has
+ * trays x NICs rails and a channel leaves it through one NIC of one tray.
+ */
+static uint32_t
+chan_rail(const struct chan_map *m, uint32_t g)
+{
+	return (g / m->tray_gpus) * FT_SPEC_MAX_NICS +
+	       m->node->gpu_nic[g % m->tray_gpus] % FT_SPEC_MAX_NICS;
+}
+
+/* Fill @m's rail tables for @ppn local ranks, trays of @tray_gpus GPUs. */
+static int
+chan_map_init(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
+              const struct ft_node_spec *node)
+{
+	uint32_t g, k;
+
+	*m = (struct chan_map){ .ppn = ppn,
+		                .tray_gpus = tray_gpus && tray_gpus <= FT_SPEC_MAX_GPUS ?
+		                                     tray_gpus :
+		                                     FT_MIN(ppn, (uint32_t)FT_SPEC_MAX_GPUS),
+		                .nvlink = node->nvlink_gen > 0 && node->nvlink_Bps > 0,
+		                .node = node };
+	m->rail = ft_calloc((size_t)ppn * 3, sizeof(uint32_t));
+	m->perm = ft_calloc((size_t)nch * ppn, sizeof(uint32_t));
+	if (!m->rail || !m->perm)
+		return FT_ENOMEM;
+	m->rails = m->rail + ppn;
+	m->grp = m->rails + ppn;
+	for (g = 0; g < ppn; g++) {
+		m->rail[g] = chan_rail(m, g);
+		for (k = 0; k < m->nrails && m->rails[k] != m->rail[g]; k++)
+			;
+		if (k == m->nrails)
+			m->rails[m->nrails++] = m->rail[g];
+	}
+	return 0;
+}
+
+static void
+chan_map_release(struct chan_map *m)
+{
+	ft_free(m->rail);
+	ft_free(m->perm);
+}
 
 /* The local ranks of rail @r, in order, into @out; their count. */
 static uint32_t
@@ -135,7 +187,7 @@ rail_gpus(const struct chan_map *m, uint32_t r, uint32_t *out)
 	uint32_t g, n = 0;
 
 	for (g = 0; g < m->ppn; g++)
-		if (m->gpu_nic[g] == r)
+		if (m->rail[g] == r)
 			out[n++] = g;
 	return n;
 }
@@ -144,20 +196,11 @@ rail_gpus(const struct chan_map *m, uint32_t r, uint32_t *out)
 static void
 channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
 {
-	uint32_t rails[FT_SPEC_MAX_GPUS], nrails = 0, g, k, grp[FT_SPEC_MAX_GPUS], ng, x, y, pos;
-	bool seen[FT_SPEC_MAX_NICS] = { false };
+	uint32_t g, k, *grp = m->grp, ng, x, y, pos;
 
-	for (g = 0; g < m->ppn; g++) {
-		uint32_t r = m->gpu_nic[g] % FT_SPEC_MAX_NICS;
-
-		if (!seen[r]) {
-			seen[r] = true;
-			rails[nrails++] = r;
-		}
-	}
-	ng = rail_gpus(m, rails[c % nrails], grp);
-	x = grp[(c / nrails) % ng];
-	y = ng > 1 ? grp[(c / nrails + 1) % ng] : (x + m->ppn - 1) % m->ppn;
+	ng = rail_gpus(m, m->rails[c % m->nrails], grp);
+	x = grp[(c / m->nrails) % ng];
+	y = ng > 1 ? grp[(c / m->nrails + 1) % ng] : (x + m->ppn - 1) % m->ppn;
 	perm[0] = x;
 	pos = 1;
 	for (k = 1; k < m->ppn; k++) {
@@ -179,11 +222,12 @@ pxn_proxy(const struct chan_map *m, uint32_t r)
 	uint32_t g, first = UINT32_MAX;
 
 	for (g = 0; g < m->ppn; g++) {
-		if (m->gpu_nic[g] != r)
+		if (m->rail[g] != r)
 			continue;
 		if (first == UINT32_MAX)
 			first = g;
-		if (m->node->gpu_pcie_switch[g] == m->node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
+		if (m->node->gpu_pcie_switch[g % m->tray_gpus] ==
+		    m->node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
 			return g;
 	}
 	return first;
@@ -221,7 +265,7 @@ add_channel_flow(const struct chan_map *m, uint32_t c, struct ft_sched_flow fl,
 	if (fl.src == FT_SCHED_INNET || fl.dst == FT_SCHED_INNET || fl.src / ppn == fl.dst / ppn ||
 	    !m->nvlink)
 		return push_flow(out, ph, &fl);
-	proxy = pxn_proxy(m, m->gpu_nic[fl.dst % ppn]);
+	proxy = pxn_proxy(m, m->rail[fl.dst % ppn]);
 	if (proxy == UINT32_MAX)
 		return push_flow(out, ph, &fl);
 	leg = fl;
@@ -249,13 +293,10 @@ add_channel_flow(const struct chan_map *m, uint32_t c, struct ft_sched_flow fl,
  * @out; @keep_order: ranks stay where they are (one copy: PXN only).
  */
 int
-ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
+ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
                    const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
 {
-	struct chan_map m = { .ppn = ppn,
-		              .nvlink = node->nvlink_gen > 0 && node->nvlink_Bps > 0,
-		              .node = node,
-		              .gpu_nic = node->gpu_nic };
+	struct chan_map m;
 	size_t p;
 	uint32_t c, f;
 	int rc = 0;
@@ -263,9 +304,10 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
 	*out = *in;
 	ft_vec_init(&out->phases, sizeof(struct ft_sched_phase));
 	ft_vec_init(&out->flows, sizeof(struct ft_sched_flow));
-	m.perm = ft_calloc((size_t)nch * ppn, sizeof(uint32_t));
-	if (!m.perm)
+	if (chan_map_init(&m, nch, ppn, tray_gpus, node) < 0) {
+		chan_map_release(&m);
 		return FT_ENOMEM;
+	}
 	for (c = 0; c < nch; c++) {
 		if (!keep_order) {
 			channel_perm(&m, c, m.perm + (size_t)c * ppn);
@@ -293,7 +335,7 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
 		if (rc == 0 && ft_vec_push(&out->phases, &ph) < 0)
 			rc = FT_ENOMEM;
 	}
-	ft_free(m.perm);
+	chan_map_release(&m);
 	return rc;
 }
 

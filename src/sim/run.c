@@ -316,24 +316,39 @@ op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
  * The ranks of @jr as NCCL sees them: the node of the first rank (its NICs
  * set the default channels, its GPUs' rails the channels' order: the job's
  * nodes are alike), and the ranks per NVLink "node" (ranks that share one
- * NVLink domain are one node to NCCL, MNNVL).
+ * NVLink domain are one node to NCCL, MNNVL): the job's ranks when they all
+ * share one domain; the ranks of each domain when the job covers several
+ * domains in blocks of equal size, rank order domain by domain (packed
+ * placement on whole domains); else the ranks per physical node.
  */
 static void
 job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, uint32_t *sgpn)
 {
-	uint32_t r;
+	uint32_t r, per = 1;
 
 	*node0 = jr->nranks ? ft_topo_vertex(t, jr->rank_gpu[0])->node : 0;
 	*sgpn = jr->gpn;
-	if (ft__sim_nvlink_domain_spans_nodes(t)) {
-		bool one = true;
-
-		for (r = 1; r < jr->nranks && one; r++)
-			one = ft__sim_same_nvlink_domain(t, *node0,
-			                                 ft_topo_vertex(t, jr->rank_gpu[r])->node);
-		if (one)
-			*sgpn = jr->nranks;
+	if (!ft__sim_nvlink_domain_spans_nodes(t) || jr->nranks == 0)
+		return;
+	while (per < jr->nranks &&
+	       ft__sim_same_nvlink_domain(t, *node0, ft_topo_vertex(t, jr->rank_gpu[per])->node))
+		per++;
+	if (per == jr->nranks) {
+		*sgpn = per;
+		return;
 	}
+	if (per <= jr->gpn || jr->nranks % per != 0 || per % jr->gpn != 0)
+		return;
+	for (r = per; r < jr->nranks; r++) {
+		uint32_t node = ft_topo_vertex(t, jr->rank_gpu[r])->node;
+		uint32_t head = ft_topo_vertex(t, jr->rank_gpu[r - r % per])->node;
+		uint32_t prev = ft_topo_vertex(t, jr->rank_gpu[r - 1])->node;
+
+		if (!ft__sim_same_nvlink_domain(t, head, node) ||
+		    (r % per == 0 && ft__sim_same_nvlink_domain(t, prev, node)))
+			return;
+	}
+	*sgpn = per;
 }
 
 /*
@@ -368,7 +383,9 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		                k);
 		return rc;
 	}
-	nch = nchannels(sched, o, ft__sim_node_nnics(t, node0), sgpn);
+	/* an NVLink domain leaves through the NICs of all its trays */
+	nch = nchannels(sched, o, ft__sim_node_nnics(t, node0) * (sgpn / FT_MAX(jr->gpn, 1u)),
+	                sgpn);
 	/* A point-to-point send is one connection on one NIC, the rail of its
 	 * destination (PXN), not a set of channels. */
 	if (o->op == FT_OP_SENDRECV)
@@ -379,7 +396,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		if (o->op != FT_OP_SENDRECV)
 			*cap = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
 			                           o->channels != 0);
-		rc = ft__sim_channelize(sched, nch, jr->gpn, ft__sim_node(t, node0),
+		rc = ft__sim_channelize(sched, nch, sgpn, jr->gpn, ft__sim_node(t, node0),
 		                        o->op == FT_OP_SENDRECV, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
@@ -961,6 +978,29 @@ peak_rss(void)
  * Valiant a dragonfly's, dimension order a torus's. A single node has no
  * fabric: any routing is moot.
  */
+/*
+ * The packet engine's links are InfiniBand (credits) or RoCE (PFC, ECN):
+ * EFA's SRD (lossy, its own retransmission over many paths) and TCP are
+ * neither, so it refuses them and names the engines that model them.
+ */
+static int
+packet_engine_fits(const struct ft_cluster_spec *spec, const struct ft_engine_ops *eng,
+                   struct ft_error *err)
+{
+	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
+
+	if (!lp)
+		lp = ft_link_preset_find(spec->node.nic_link);
+	if (strcmp(eng->name, "packet") != 0 || !lp ||
+	    (lp->tech != FT_TECH_EFA && lp->tech != FT_TECH_TCP))
+		return 0;
+	return ft_error_set(err, FT_ENOTSUP,
+	                    "%s: %s: the packet engine models InfiniBand and RoCE links, not "
+	                    "%s; the flow and analytic engines model them",
+	                    spec->name, lp->name,
+	                    lp->tech == FT_TECH_EFA ? "EFA's SRD" : "GPUDirect-TCPX's TCP");
+}
+
 static bool
 routing_fits(const struct ft_fabric_spec *f, enum ft_routing r)
 {
@@ -1066,20 +1106,18 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
 		                                                               " or dmodk");
 	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
-	/* the flow engine joins the nodes of one NVLink domain (ft__sim_route_nvlink_domain);
-	 * several domains, and the packet engine's ports, are not modelled yet */
+	/* the flow engine joins the nodes of each NVLink domain (ft__sim_route_nvlink_domain)
+	 * and the domains through their NICs; the packet engine's ports do not join them */
 	if (spec->node.nvlink_domain_nodes > 1 && spec->nnodes > 1 &&
-	    strcmp(eng->name, "analytic") != 0 &&
-	    (spec->nnodes > spec->node.nvlink_domain_nodes || strcmp(eng->name, "packet") == 0))
+	    strcmp(eng->name, "packet") == 0)
 		return ft_error_set(err, FT_ENOTSUP,
-		                    "%s: nodes.nvlink.domain_nodes: %s; the analytic engine "
-		                    "models them",
-		                    spec->name,
-		                    strcmp(eng->name, "packet") == 0 ?
-		                            "the packet engine does not join NVSwitches across "
-		                            "nodes (GB200/GB300 NVL72) yet" :
-		                            "the flow engine runs one NVLink domain (GB200/GB300 "
-		                            "NVL72), not several joined by NICs, yet");
+		                    "%s: nodes.nvlink.domain_nodes: the packet engine does not join "
+		                    "NVSwitches across nodes (GB200/GB300 NVL72) yet; the flow and "
+		                    "analytic engines model them",
+		                    spec->name);
+	rc = packet_engine_fits(spec, eng, err);
+	if (rc < 0)
+		return rc;
 	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;
 	out->run.seed = cfg.seed;

@@ -422,8 +422,9 @@ int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
 void ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s);
 /* One node, no node structure, or all-to-all rounds: channels don't apply. */
 bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
-/* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay). */
-int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
+/* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);
+ * @ppn ranks per NCCL node, @tray_gpus per physical node (fewer in an NVLink domain). */
+int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
                        const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out);
 /*
  * What one of @nch channels of a ring or tree (@algo) over @nranks ranks, @gpn per node,

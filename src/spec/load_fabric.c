@@ -24,7 +24,8 @@ f_link(struct loader *L, yaml_node_t *v, const char *path)
 	if (!s || !ft_link_preset_find(s))
 		return ft__spec_expected(
 		        L, v, path,
-		        "a link preset (hdr, ndr, xdr, roce100, roce200, roce400, roce800)");
+		        "a link preset (hdr, ndr, xdr, roce100, roce200, roce400, roce800, spcx400, "
+		        "efa100, tcpx200)");
 	ft_strlcpy(FAB->link, s, sizeof(FAB->link));
 	return 0;
 }
@@ -281,7 +282,7 @@ finish_fabric(struct loader *L, yaml_node_t *fab)
 	if (!f->mtu_bytes)
 		f->mtu_bytes = 4096; /* IB-MTU: the size NCCL traffic should run at */
 	if (!L->given_routing)
-		f->routing = ft__spec_default_routing(f->kind, lp ? lp->tech : FT_TECH_ROCE);
+		f->routing = ft__spec_default_routing(f->kind, lp);
 	if (f->kind == FT_FABRIC_FAT_TREE || f->kind == FT_FABRIC_RAIL_FAT_TREE ||
 	    f->kind == FT_FABRIC_MULTI_PLANE) {
 		if (!L->given_radix)

@@ -259,7 +259,8 @@ f_nic_link(struct loader *L, yaml_node_t *v, const char *path)
 	if (!s || !ft_link_preset_find(s))
 		return ft__spec_expected(
 		        L, v, path,
-		        "a link preset (hdr, ndr, xdr, roce100, roce200, roce400, roce800)");
+		        "a link preset (hdr, ndr, xdr, roce100, roce200, roce400, roce800, spcx400, "
+		        "efa100, tcpx200)");
 	ft_strlcpy(NODE->nic_link, s, sizeof(NODE->nic_link));
 	return 0;
 }

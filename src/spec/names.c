@@ -52,6 +52,10 @@ ft_link_tech_name(enum ft_link_tech t)
 		return "infiniband";
 	case FT_TECH_ROCE:
 		return "roce";
+	case FT_TECH_EFA:
+		return "efa";
+	case FT_TECH_TCP:
+		return "tcp";
 	}
 	return "?";
 }

@@ -46,6 +46,40 @@
  * larger shared buffers cost more (estimates; set switch_latency in a spec
  * when the switch is known). RoCE MTU 4096 with jumbo frames (ROCE-MTU).
  */
+/*
+ * NVIDIA Spectrum-X (docs/presets.md PS-SPCX): RoCE between BlueField-3
+ * SuperNICs at 400 Gb/s, through Spectrum-4 switches (SN5600: 64 ports of
+ * 800GbE) that route adaptively, packet by packet, with the SuperNIC putting
+ * the data in order: 400GbE lanes and framing as roce400. Switch latency is
+ * not published: the 400G estimate above.
+ */
+#define SPCX_400                                                                               \
+	{ .name = "spcx400", .tech = FT_TECH_ROCE, .signal_gbps = 400,                         \
+	  .raw_gbps = 8 * 53.125, .rate_Bps = FT_GBPS_TO_BPS(400), .lat_nic_s = LAT_NIC,      \
+	  .lat_switch_s = 450e-9, .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096,                \
+	  .adaptive = true }
+/*
+ * AWS Elastic Fabric Adapter (docs/presets.md PS-EFA): 100 Gb/s per network
+ * card (P5/P5e: 32 cards, 3,200 Gb/s). SRD sprays a flow's packets over many
+ * paths and delivers them out of order. The lane rate, adapter and switch
+ * latencies and SRD's headers are not published: raw = data rate, the
+ * ConnectX adapter figure and the 100G switch estimate stand in (calibrate),
+ * and the model counts no header bytes.
+ */
+#define EFA_100                                                                                \
+	{ .name = "efa100", .tech = FT_TECH_EFA, .signal_gbps = 100, .raw_gbps = 100,          \
+	  .rate_Bps = FT_GBPS_TO_BPS(100), .lat_nic_s = LAT_NIC, .lat_switch_s = 300e-9,       \
+	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096, .adaptive = true }
+/*
+ * Google Cloud GPUDirect-TCPX/TCPXO (docs/presets.md PS-TCPX): 200 Gb/s per
+ * GPU NIC (A3 High 4, A3 Mega 8). TCP flows hashed over the fabric; latencies
+ * and the lane rate are not published (as efa100).
+ */
+#define TCPX_200                                                                               \
+	{ .name = "tcpx200", .tech = FT_TECH_TCP, .signal_gbps = 200, .raw_gbps = 200,         \
+	  .rate_Bps = FT_GBPS_TO_BPS(200), .lat_nic_s = LAT_NIC, .lat_switch_s = 300e-9,       \
+	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 }
+
 static const struct ft_link_preset link_presets[] = {
 	{ .name = "hdr",
 	  .tech = FT_TECH_IB,
@@ -110,6 +144,11 @@ static const struct ft_link_preset link_presets[] = {
 	  .lat_switch_s = 450e-9,
 	  .lat_cable_s = LAT_CABLE,
 	  .mtu_bytes = 4096 },
+	/* The transports of cloud and AI Ethernet fabrics: docs/presets.md gives each
+	 * figure's public source and says which are not published. */
+	SPCX_400,
+	EFA_100,
+	TCPX_200,
 };
 
 size_t
@@ -548,38 +587,78 @@ static const struct node_preset node_presets[] = {
 	    .pcie_switch_numa = { 0, 1 } } },
 };
 
+/*
+ * Node presets in name order: the boards above and the cloud instances built
+ * on them (presets_cloud.c), merged. The name of the @i-th, its summary into
+ * @summary; NULL past the end.
+ */
+static const char *
+preset_at(size_t i, const char **summary)
+{
+	size_t a = 0, b = 0;
+
+	for (;;) {
+		const char *cs = NULL;
+		const char *x = a < FT_ARRAY_SIZE(node_presets) ? node_presets[a].node.preset : NULL;
+		const char *y = ft__spec_cloud_preset_name(b, &cs);
+		bool board = x && (!y || strcmp(x, y) < 0);
+
+		if (!x && !y)
+			return NULL;
+		if (i == 0) {
+			*summary = board ? node_presets[a].summary : cs;
+			return board ? x : y;
+		}
+		i--;
+		if (board)
+			a++;
+		else
+			b++;
+	}
+}
+
 size_t
 ft_node_preset_count(void)
 {
-	return FT_ARRAY_SIZE(node_presets);
+	return FT_ARRAY_SIZE(node_presets) + ft__spec_cloud_preset_count();
 }
 
 const char *
 ft_node_preset_name(size_t i)
 {
-	return i < FT_ARRAY_SIZE(node_presets) ? node_presets[i].node.preset : NULL;
+	const char *summary;
+
+	return preset_at(i, &summary);
 }
 
 const char *
 ft_node_preset_summary(size_t i)
 {
-	return i < FT_ARRAY_SIZE(node_presets) ? node_presets[i].summary : NULL;
+	const char *summary = NULL;
+
+	return preset_at(i, &summary) ? summary : NULL;
+}
+
+int
+ft__spec_board_preset(const char *name, struct ft_node_spec *out)
+{
+	size_t i;
+
+	for (i = 0; name && i < FT_ARRAY_SIZE(node_presets); i++) {
+		if (strcmp(node_presets[i].node.preset, name) == 0) {
+			if (out)
+				*out = node_presets[i].node;
+			return 0;
+		}
+	}
+	return FT_ENOENT;
 }
 
 int
 ft_node_preset(const char *name, struct ft_node_spec *out)
 {
-	size_t i;
-
-	if (name) {
-		for (i = 0; i < FT_ARRAY_SIZE(node_presets); i++) {
-			if (strcmp(node_presets[i].node.preset, name) == 0) {
-				if (out)
-					*out = node_presets[i].node;
-				return 0;
-			}
-		}
-	}
+	if (ft__spec_board_preset(name, out) == 0 || ft__spec_cloud_preset(name, out) == 0)
+		return 0;
 	if (out)
 		memset(out, 0, sizeof(*out));
 	return FT_ENOENT;
@@ -628,8 +707,10 @@ ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *
 }
 
 enum ft_routing
-ft__spec_default_routing(enum ft_fabric_kind kind, enum ft_link_tech tech)
+ft__spec_default_routing(enum ft_fabric_kind kind, const struct ft_link_preset *lp)
 {
+	enum ft_link_tech tech = lp ? lp->tech : FT_TECH_ROCE;
+
 	switch (kind) {
 	case FT_FABRIC_DRAGONFLY:
 		return FT_ROUTING_MINIMAL;
@@ -639,8 +720,12 @@ ft__spec_default_routing(enum ft_fabric_kind kind, enum ft_link_tech tech)
 		/*
 		 * InfiniBand fat-trees are routed by the subnet manager; OpenSM's
 		 * ftree engine is destination-based D-mod-K (IB-SM). Ethernet
-		 * spreads flows by hashing the 5-tuple (ROCE-ECMP).
+		 * spreads flows by hashing the 5-tuple (ROCE-ECMP), unless the
+		 * switches or the transport spray packets over every path
+		 * (Spectrum-X, EFA's SRD: lp->adaptive).
 		 */
+		if (lp && lp->adaptive)
+			return FT_ROUTING_ADAPTIVE;
 		return tech == FT_TECH_IB ? FT_ROUTING_DMODK : FT_ROUTING_ECMP;
 	}
 }
@@ -681,7 +766,7 @@ ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struct ft
 	f->kind = n->nnics >= 2 && n->nnics == n->ngpus ? FT_FABRIC_RAIL_FAT_TREE :
 	                                                  FT_FABRIC_FAT_TREE;
 	ft__spec_fabric_use_link(f, lp);
-	f->routing = ft__spec_default_routing(f->kind, lp->tech);
+	f->routing = ft__spec_default_routing(f->kind, lp);
 	f->radix = DEFAULT_RADIX;
 	f->oversubscription = 1.0;
 	f->planes = 1;

@@ -323,6 +323,8 @@ ft_spec_presets_write_json(struct ft_strbuf *sb)
 		ft_json_kv_double(&j, "lat_switch_s", lp->lat_switch_s);
 		ft_json_kv_double(&j, "lat_cable_s", lp->lat_cable_s);
 		ft_json_kv_uint(&j, "mtu_bytes", lp->mtu_bytes);
+		if (lp->adaptive)
+			ft_json_kv_bool(&j, "adaptive", true);
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);

@@ -559,7 +559,8 @@ read_fabric_link(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	lp = ft_link_preset_find(s);
 	if (!lp)
 		return ft__doc_fail(d, v, FT_EPARSE, path,
-		                    "expected a link preset (hdr, ndr, xdr, roce100..roce800), "
+		                    "expected a link preset (hdr, ndr, xdr, roce100..roce800, spcx400, efa100, "
+		                    "tcpx200), "
 		                    "got '%s'",
 		                    s);
 	ft_strlcpy(f->link, lp->name, sizeof(f->link));

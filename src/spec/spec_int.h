@@ -53,7 +53,14 @@ int ft__spec_default_fabric(const struct ft_node_spec *n, uint32_t nnodes, struc
 void ft__spec_fabric_use_link(struct ft_fabric_spec *f, const struct ft_link_preset *lp);
 
 /* Routing used when a spec does not name one, for @kind on @tech. */
-enum ft_routing ft__spec_default_routing(enum ft_fabric_kind kind, enum ft_link_tech tech);
+enum ft_routing ft__spec_default_routing(enum ft_fabric_kind kind, const struct ft_link_preset *lp);
+/* Node presets of boards (presets.c) and of cloud instances built on them (presets_cloud.c):
+ * 0 with *out filled, or FT_ENOENT. */
+int ft__spec_board_preset(const char *name, struct ft_node_spec *out);
+int ft__spec_cloud_preset(const char *name, struct ft_node_spec *out);
+size_t ft__spec_cloud_preset_count(void);
+/* The @i-th cloud preset's name (its summary into @summary), NULL past the end. */
+const char *ft__spec_cloud_preset_name(size_t i, const char **summary);
 
 /* Fabric kind from its spec name ("rail-fat-tree"). FT_ENOENT if unknown. */
 int ft__spec_kind_from_name(const char *name, enum ft_fabric_kind *out);

@@ -305,7 +305,7 @@ check_node(const struct ft_node_spec *n, char *field, struct ft_error *err)
 		if (n->nic_link[0] && !ft_link_preset_find(n->nic_link))
 			return fail(field, err, FT_EINVAL, "nodes.nics.link",
 			            "expected a link preset (hdr, ndr, xdr, roce100, roce200, "
-			            "roce400, roce800), got '%s'",
+			            "roce400, roce800, spcx400, efa100, tcpx200), got '%s'",
 			            n->nic_link);
 		if (!is_nonneg(n->lat_nic_s))
 			return fail(field, err, FT_ERANGE, "nodes.nics.latency",
@@ -505,7 +505,7 @@ check_fabric(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 	if (f->link[0] && !ft_link_preset_find(f->link))
 		return fail(field, err, FT_EINVAL, "fabric.link",
 		            "expected a link preset (hdr, ndr, xdr, roce100, roce200, roce400, "
-		            "roce800), got '%s'",
+		            "roce800, spcx400, efa100, tcpx200), got '%s'",
 		            f->link);
 	if (f->link[0] && s->node.nic_link[0]) {
 		const struct ft_link_preset *fl = ft_link_preset_find(f->link);
@@ -515,7 +515,10 @@ check_fabric(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 			return fail(field, err, FT_EINVAL, "fabric.link",
 			            "expected %s link like the NICs' %s (or set nodes.nics.link), "
 			            "got %s",
-			            nl->tech == FT_TECH_IB ? "an InfiniBand" : "an Ethernet (RoCE)",
+			            nl->tech == FT_TECH_IB     ? "an InfiniBand" :
+			            nl->tech == FT_TECH_ROCE   ? "an Ethernet (RoCE)" :
+			            nl->tech == FT_TECH_EFA    ? "an EFA" :
+			                                         "a TCP (GPUDirect-TCPX)",
 			            nl->name, fl->name);
 	}
 	if (!is_pos(f->link_Bps))

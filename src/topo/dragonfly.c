@@ -80,8 +80,8 @@ ft__topo_dragonfly_build(struct ft_builder *b)
 	for (uint32_t n = 0; n < t->spec.nnodes && rc == 0; n++) {
 		uint32_t r = t->switch_base + n / f->nodes_per_router;
 
-		for (uint32_t i = 0; i < t->spec.node.nnics && rc == 0; i++) {
-			t->nic_key[(size_t)n * t->spec.node.nnics + i] = n * t->spec.node.nnics + i;
+		for (uint32_t i = 0; i < ft_spec_node_at(&t->spec, n)->nnics && rc == 0; i++) {
+			t->nic_key[(size_t)n * t->nic_stride + i] = n * t->nic_stride + i;
 			rc = ft__topo_add_edge(b, ft_topo_nic(t, n, i), r, FT_L_HOST, 1, true,
 			                       ft__topo_host_Bps_node(t, n), cable, hop);
 		}

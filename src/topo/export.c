@@ -113,7 +113,6 @@ ft_topo_vertex_find(const struct ft_topo *t, const char *name, uint32_t *id)
 
 	if (!t || !name || !id)
 		return FT_EINVAL;
-	nl = &t->nl_tpl;
 	if (*p++ != 'n' || !parse_index(&p, &node) || *p++ != '.')
 		return FT_EPARSE;
 	for (size_t k = 0; k < FT_ARRAY_SIZE(kinds); k++) {
@@ -128,6 +127,7 @@ ft_topo_vertex_find(const struct ft_topo *t, const char *name, uint32_t *id)
 			return FT_EPARSE;
 		if (node >= t->spec.nnodes)
 			return FT_ENOENT;
+		nl = ft__topo_node_nl(t, node);
 		switch (kinds[k].kind) {
 		case FT_V_GPU:
 			first = nl->gpu0, count = nl->ngpus;

@@ -70,13 +70,23 @@ params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
 	p->planes = 1;
 	if (f->kind == FT_FABRIC_MULTI_PLANE) {
 		p->planes = f->planes ? f->planes : 1;
-		if (p->planes > t->spec.node.nnics || t->spec.node.nnics % p->planes)
-			return ft_error_set(err, FT_EINVAL,
-			                    "fabric.planes: expected a divisor of the %" PRIu32
-			                    " NICs per node, got %" PRIu32,
-			                    t->spec.node.nnics, p->planes);
+		/* every node group's NICs split evenly over the planes */
+		for (uint32_t g = 0; g < FT_MAX(t->spec.ngroups, 1u) && g < FT_SPEC_MAX_GROUPS;
+		     g++) {
+			uint32_t nn = t->spec.ngroups ? t->spec.groups[g].node.nnics :
+			                                t->spec.node.nnics;
+
+			if (p->planes > nn || nn % p->planes)
+				return ft_error_set(err, FT_EINVAL,
+				                    "fabric.planes: expected a divisor of the %" PRIu32
+				                    " NICs per node, got %" PRIu32,
+				                    nn, p->planes);
+		}
 	}
+	/* leaves are laid out for the nodes with the most NICs (t->nic_stride) */
 	p->nics_per_plane = t->spec.node.nnics / p->planes;
+	if (t->ngl)
+		p->nics_per_plane = t->nic_stride / p->planes;
 	p->rail = f->kind == FT_FABRIC_RAIL_FAT_TREE;
 	if (p->rail) {
 		p->npu = f->nodes_per_unit ? f->nodes_per_unit : p->down;
@@ -204,7 +214,6 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 	const struct ft_fabric_spec *f = &t->spec.fabric;
 	double cap = ft__topo_fabric_Bps(t);
 	double cable = f->lat_cable_s, hop = f->lat_cable_s + f->lat_switch_s;
-	uint32_t nnics = t->spec.node.nnics;
 	int rc = 0;
 
 	for (uint32_t i = 0; i < tr->nleaves; i++)
@@ -223,6 +232,8 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 			uint32_t r = j * p->planes + pl; /* NIC index on the node */
 			uint32_t nic = ft_topo_nic(t, n, r), leaf, port;
 
+			if (nic == UINT32_MAX)
+				continue; /* a node of a group with fewer NICs */
 			if (p->rail) {
 				leaf = (n / p->npu) * p->nics_per_plane + j;
 				port = n % p->npu;
@@ -233,7 +244,7 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 				port = e % p->down;
 			}
 			t->v[nic].plane = (uint8_t)FT_MIN(pl, 255u);
-			t->nic_key[(size_t)n * nnics + r] = leaf * p->down + port;
+			t->nic_key[(size_t)n * t->nic_stride + r] = leaf * p->down + port;
 			rc = ft__topo_add_edge(b, nic, tr->leaf_base + leaf, FT_L_HOST, 1, true,
 			                       ft__topo_host_Bps_node(t, n), cable, hop);
 		}

@@ -194,6 +194,15 @@ out:
 	return 0;
 }
 
+/* How a node's GPUs are joined, for messages. */
+static const char *
+nvlink_kind(const struct ft_node_spec *n)
+{
+	if (n->nvlink_gen == 0)
+		return "no NVLink";
+	return n->nvswitch ? "NVLink through an NVSwitch" : "NVLink without a switch";
+}
+
 static int
 check_spec(const struct ft_cluster_spec *s, struct ft_error *err)
 {
@@ -223,30 +232,32 @@ check_spec(const struct ft_cluster_spec *s, struct ft_error *err)
 	if (s->fabric.kind != FT_FABRIC_NONE && !(ft__topo_fabric_Bps_spec(s) > 0))
 		return ft_error_set(err, FT_EINVAL,
 		                    "fabric.link: expected a link rate > 0 (or the NICs' rate)");
-	/* Node groups share the node template: their link rates may differ, their shape not. */
+	/* Node groups may differ in rates, NICs and PCIe/NUMA placement (each has its own
+	 * layout), not in GPUs per node, NVLink kind, NICs per GPU or NVLink domains. */
 	for (uint32_t g = 1; g < s->ngroups && g < FT_SPEC_MAX_GROUPS; g++) {
 		const struct ft_node_spec *o = &s->groups[g].node;
 
-		if (o->ngpus != n->ngpus || o->nnics != n->nnics ||
-		    o->npcie_switches != n->npcie_switches || o->nnuma != n->nnuma ||
-		    o->nvswitch != n->nvswitch || (o->nvlink_gen > 0) != (n->nvlink_gen > 0) ||
+		if (o->ngpus != n->ngpus || o->nvswitch != n->nvswitch ||
+		    (o->nvlink_gen > 0) != (n->nvlink_gen > 0) ||
 		    FT_MAX(o->nics_per_gpu, 1u) != FT_MAX(n->nics_per_gpu, 1u) ||
-		    o->nvlink_domain_nodes > 1 || n->nvlink_domain_nodes > 1 ||
-		    memcmp(o->gpu_pcie_switch, n->gpu_pcie_switch, sizeof(n->gpu_pcie_switch)) ||
-		    memcmp(o->gpu_numa, n->gpu_numa, sizeof(n->gpu_numa)) ||
-		    memcmp(o->gpu_nic, n->gpu_nic, sizeof(n->gpu_nic)) ||
-		    memcmp(o->nic_pcie_switch, n->nic_pcie_switch, sizeof(n->nic_pcie_switch)) ||
-		    memcmp(o->nic_numa, n->nic_numa, sizeof(n->nic_numa)) ||
-		    memcmp(o->pcie_switch_numa, n->pcie_switch_numa, sizeof(n->pcie_switch_numa)))
+		    o->nvlink_domain_nodes > 1 || n->nvlink_domain_nodes > 1)
 			return ft_error_set(
 			        err, FT_EINVAL,
-			        "nodes[%" PRIu32 "]: expected the shape of nodes[0] (%" PRIu32
-			        " GPUs, %" PRIu32 " NICs, %" PRIu32 " per GPU, %" PRIu32
-			        " PCIe switches, the same placement) for the topology, got %" PRIu32
-			        " GPUs, %" PRIu32 " NICs: node groups of other shapes are not "
-			        "supported by the topology yet (the model takes them)",
-			        g, n->ngpus, n->nnics, FT_MAX(n->nics_per_gpu, 1u), n->npcie_switches,
-			        o->ngpus, o->nnics);
+			        "nodes[%" PRIu32 "]: expected %" PRIu32 " GPUs per node, %s, %" PRIu32
+			        " NIC%s per GPU and no NVLink domain across nodes, as nodes[0], got %" PRIu32
+			        " GPUs, %s, %" PRIu32 " per GPU: node groups may differ in GPU model, "
+			        "NICs and PCIe placement, not in those",
+			        g, n->ngpus, nvlink_kind(n), FT_MAX(n->nics_per_gpu, 1u),
+			        FT_MAX(n->nics_per_gpu, 1u) == 1 ? "" : "s", o->ngpus, nvlink_kind(o),
+			        FT_MAX(o->nics_per_gpu, 1u));
+		if (o->nnics > FT_SPEC_MAX_NICS || o->npcie_switches > FT_SPEC_MAX_PCIE_SWITCHES ||
+		    o->nnuma > 16)
+			return ft_error_set(err, FT_EINVAL,
+			                    "nodes[%" PRIu32 "]: expected at most %d NICs, %d PCIe "
+			                    "switches and 16 NUMA domains, got %" PRIu32 ", %" PRIu32
+			                    " and %" PRIu32,
+			                    g, FT_SPEC_MAX_NICS, FT_SPEC_MAX_PCIE_SWITCHES, o->nnics,
+			                    o->npcie_switches, o->nnuma);
 	}
 	return 0;
 }
@@ -295,6 +306,72 @@ build_fabric(struct ft_builder *b)
 	}
 }
 
+/* Whether nodes of @a and @b have the same interior (counts and placement). */
+static bool
+same_shape(const struct ft_node_spec *a, const struct ft_node_spec *b)
+{
+	return a->ngpus == b->ngpus && a->nnics == b->nnics &&
+	       a->npcie_switches == b->npcie_switches && a->nnuma == b->nnuma &&
+	       a->nvswitch == b->nvswitch && (a->nvlink_gen > 0) == (b->nvlink_gen > 0) &&
+	       !memcmp(a->gpu_pcie_switch, b->gpu_pcie_switch, sizeof(a->gpu_pcie_switch)) &&
+	       !memcmp(a->gpu_numa, b->gpu_numa, sizeof(a->gpu_numa)) &&
+	       !memcmp(a->gpu_nic, b->gpu_nic, sizeof(a->gpu_nic)) &&
+	       !memcmp(a->nic_pcie_switch, b->nic_pcie_switch, sizeof(a->nic_pcie_switch)) &&
+	       !memcmp(a->nic_numa, b->nic_numa, sizeof(a->nic_numa)) &&
+	       !memcmp(a->pcie_switch_numa, b->pcie_switch_numa, sizeof(a->pcie_switch_numa));
+}
+
+/*
+ * The layouts of the nodes' interiors into @t and their vertex count into @nv:
+ * one for every node when the groups share one shape, else one per group,
+ * the groups' nodes one after the other.
+ */
+static int
+plan_nodes(struct ft_topo *t, uint64_t *nv, struct ft_error *err)
+{
+	const struct ft_cluster_spec *s = &t->spec;
+	uint32_t ng = FT_MIN(s->ngroups, (uint32_t)FT_SPEC_MAX_GROUPS), node0 = 0, g;
+	bool same = true;
+	int rc = ft__topo_node_layout(&s->node, &t->nl_tpl, err);
+
+	if (rc < 0)
+		return rc;
+	t->nic_stride = FT_MAX(s->node.nnics, 1u);
+	for (g = 1; g < ng; g++)
+		same = same && same_shape(&s->groups[g].node, &s->node);
+	*nv = (uint64_t)s->nnodes * t->nl_tpl.per_node;
+	if (ng < 2 || same)
+		return 0;
+	*nv = 0;
+	for (g = 0; g < ng; g++) {
+		rc = ft__topo_node_layout(&s->groups[g].node, &t->nl_grp[g], err);
+		if (rc < 0) {
+			ft_error_prefix(err, "nodes[%" PRIu32 "]: ", g);
+			return rc;
+		}
+		t->grp_node0[g] = node0;
+		t->grp_base[g] = (uint32_t)FT_MIN(*nv, (uint64_t)UINT32_MAX);
+		*nv += (uint64_t)s->groups[g].count * t->nl_grp[g].per_node;
+		node0 += s->groups[g].count;
+		t->nic_stride = FT_MAX(t->nic_stride, s->groups[g].node.nnics);
+	}
+	t->ngl = ng;
+	return 0;
+}
+
+/* The in-node distance tables' bytes. */
+static size_t
+layouts_bytes(const struct ft_topo *t)
+{
+	size_t b = 0;
+
+	if (!t->ngl)
+		return (size_t)t->nl_tpl.per_node * t->nl_tpl.per_node * sizeof(uint16_t);
+	for (uint32_t g = 0; g < t->ngl; g++)
+		b += (size_t)t->nl_grp[g].per_node * t->nl_grp[g].per_node * sizeof(uint16_t);
+	return b;
+}
+
 int
 ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct ft_error *err)
 {
@@ -316,10 +393,9 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 	b.t = t;
 	ft_vec_init(&b.edges, sizeof(struct ft_edge));
 
-	rc = ft__topo_node_layout(spec, &t->nl_tpl, err);
+	rc = plan_nodes(t, &nv, err);
 	if (rc < 0)
 		goto fail;
-	nv = (uint64_t)spec->nnodes * t->nl_tpl.per_node;
 	if (nv >= UINT32_MAX / 2) {
 		rc = ft_error_set(err, FT_ERANGE,
 		                  "nodes.count: %" PRIu32 " nodes are too many vertices",
@@ -337,8 +413,7 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 	}
 	t->nv = (uint32_t)nv;
 	t->v = ft_calloc(t->nv, sizeof(*t->v));
-	t->nic_key =
-	        ft_calloc((size_t)spec->nnodes * FT_MAX(spec->node.nnics, 1u), sizeof(*t->nic_key));
+	t->nic_key = ft_calloc((size_t)spec->nnodes * t->nic_stride, sizeof(*t->nic_key));
 	if (!t->v || !t->nic_key) {
 		rc = ft_error_set(err, FT_ENOMEM,
 		                  "topology: out of memory for %" PRIu32 " vertices", t->nv);
@@ -364,8 +439,7 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 	/* The arrays (not the fixed-size struct): what grows with the cluster. */
 	t->mem_bytes = (size_t)t->nv * (sizeof(*t->v) + 2 * sizeof(uint32_t)) +
 	               (size_t)t->nl * sizeof(*t->l) +
-	               (size_t)t->nl_tpl.per_node * t->nl_tpl.per_node * sizeof(uint16_t) +
-	               (size_t)spec->nnodes * FT_MAX(spec->node.nnics, 1u) * sizeof(uint32_t) +
+	               layouts_bytes(t) + (size_t)spec->nnodes * t->nic_stride * sizeof(uint32_t) +
 	               (size_t)t->ntrees * sizeof(struct ft_tree);
 	*out = t;
 	return 0;
@@ -388,6 +462,8 @@ ft_topo_free(struct ft_topo *t)
 	ft_free(t->nic_key);
 	ft_free(t->trees);
 	ft_free(t->nl_tpl.dist);
+	for (uint32_t g = 0; g < t->ngl; g++)
+		ft_free(t->nl_grp[g].dist);
 	ft_free(t);
 }
 
@@ -436,17 +512,17 @@ ft_topo_out_links(const struct ft_topo *t, uint32_t v, uint32_t *first, uint32_t
 uint32_t
 ft_topo_gpu(const struct ft_topo *t, uint32_t node, uint32_t gpu)
 {
-	if (node >= t->spec.nnodes || gpu >= t->nl_tpl.ngpus)
+	if (node >= t->spec.nnodes || gpu >= ft__topo_node_nl(t, node)->ngpus)
 		return UINT32_MAX;
-	return ft__topo_node_base(t, node) + t->nl_tpl.gpu0 + gpu;
+	return ft__topo_node_base(t, node) + ft__topo_node_nl(t, node)->gpu0 + gpu;
 }
 
 uint32_t
 ft_topo_nic(const struct ft_topo *t, uint32_t node, uint32_t nic)
 {
-	if (node >= t->spec.nnodes || nic >= t->nl_tpl.nnics)
+	if (node >= t->spec.nnodes || nic >= ft__topo_node_nl(t, node)->nnics)
 		return UINT32_MAX;
-	return ft__topo_node_base(t, node) + t->nl_tpl.nic0 + nic;
+	return ft__topo_node_base(t, node) + ft__topo_node_nl(t, node)->nic0 + nic;
 }
 
 size_t

@@ -3,8 +3,9 @@
  * topo/node.c - the inside of a node: GPUs, NICs, PCIe switches, CPUs (one
  * per NUMA domain) and the NVSwitch, and the in-node routing table.
  *
- * Every node of a cluster is the same, so the layout and the table of
- * in-node distances are computed once (a template) and shared by all nodes.
+ * The nodes of one group are alike, so the layout and the table of in-node
+ * distances are computed once per group (a template) and shared by its
+ * nodes; groups of other shapes (NIC counts, PCIe placement) have their own.
  * NVSwitch systems get one aggregated NVSwitch vertex with one GPU<->NVSwitch
  * link of the per-GPU NVLink rate; NVLink without a switch joins every GPU
  * pair directly, the per-GPU rate split over the peers; PCIe-only GPUs talk
@@ -35,10 +36,9 @@ check_rate(struct ft_error *err, const char *field, double v)
 }
 
 int
-ft__topo_node_layout(const struct ft_cluster_spec *s, struct ft_node_layout *nl,
+ft__topo_node_layout(const struct ft_node_spec *n, struct ft_node_layout *nl,
                      struct ft_error *err)
 {
-	const struct ft_node_spec *n = &s->node;
 	int rc = 0;
 
 	memset(nl, 0, sizeof(*nl));
@@ -89,7 +89,7 @@ ft__topo_node_build(struct ft_builder *b, uint32_t node)
 {
 	struct ft_topo *t = b->t;
 	const struct ft_node_spec *n = ft_spec_node_at(&t->spec, node); /* its group's rates */
-	const struct ft_node_layout *nl = &t->nl_tpl;
+	const struct ft_node_layout *nl = ft__topo_node_nl(t, node);
 	uint32_t base = ft__topo_node_base(t, node);
 	double half_pcie = n->lat_pcie_s / 2, half_nvl = n->lat_nvlink_s / 2;
 	double up_Bps = FT_MAX(n->pcie_Bps_gpu, n->pcie_Bps_nic);
@@ -161,11 +161,11 @@ link_cost(const struct ft_link *l)
 	}
 }
 
-/* All-pairs in-node costs on node 0 (Floyd-Warshall; GPUs and NICs don't forward). */
-int
-ft__topo_node_dist(struct ft_topo *t)
+/* All-pairs in-node costs of layout @nl on the node whose vertices start at @base
+ * (Floyd-Warshall; GPUs and NICs don't forward). */
+static int
+node_dist(const struct ft_topo *t, struct ft_node_layout *nl, uint32_t base)
 {
-	struct ft_node_layout *nl = &t->nl_tpl;
 	uint32_t p = nl->per_node;
 	uint16_t *d = ft_malloc((size_t)p * p * sizeof(*d));
 
@@ -175,11 +175,11 @@ ft__topo_node_dist(struct ft_topo *t)
 		d[i] = FT_TOPO_COST_INF;
 	for (uint32_t a = 0; a < p; a++) {
 		d[(size_t)a * p + a] = 0;
-		for (uint32_t l = t->off[a]; l < t->off[a + 1]; l++) {
-			uint32_t b = t->l[l].dst;
+		for (uint32_t l = t->off[base + a]; l < t->off[base + a + 1]; l++) {
+			uint32_t b = t->l[l].dst - base;
 			unsigned c = link_cost(&t->l[l]);
 
-			if (b < p && c < d[(size_t)a * p + b])
+			if (t->l[l].dst >= base && b < p && c < d[(size_t)a * p + b])
 				d[(size_t)a * p + b] = (uint16_t)c;
 		}
 	}
@@ -203,13 +203,26 @@ ft__topo_node_dist(struct ft_topo *t)
 	return 0;
 }
 
+/* In-node costs of every layout: node 0's, or the first node's of each group. */
+int
+ft__topo_node_dist(struct ft_topo *t)
+{
+	int rc = 0;
+
+	if (!t->ngl)
+		return node_dist(t, &t->nl_tpl, 0);
+	for (uint32_t g = 0; g < t->ngl && rc == 0; g++)
+		rc = node_dist(t, &t->nl_grp[g], t->grp_base[g]);
+	return rc;
+}
+
 /* Equal-cost in-node next hops from local vertex @at toward local @dst of the same node. */
 int
 ft__route_in_node(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max,
                   bool check)
 {
-	const struct ft_node_layout *nl = &t->nl_tpl;
-	uint32_t base = at / nl->per_node * nl->per_node;
+	const struct ft_node_layout *nl = ft__topo_node_nl(t, t->v[at].node);
+	uint32_t base = ft__topo_node_base(t, t->v[at].node);
 	uint32_t a = at - base, b = dst - base, p = nl->per_node;
 	unsigned want = nl->dist[(size_t)a * p + b];
 	int n = 0;

@@ -64,8 +64,8 @@ nic_plane(const struct ft_topo *t, uint32_t r)
 static uint32_t
 entry_nic(const struct ft_topo *t, uint32_t dst, uint32_t plane)
 {
-	const struct ft_node_layout *nl = &t->nl_tpl;
 	const struct ft_vertex *vd = &t->v[dst];
+	const struct ft_node_layout *nl = ft__topo_node_nl(t, vd->node);
 	uint32_t base = ft__topo_node_base(t, vd->node), best = UINT32_MAX;
 	unsigned best_cost = FT_TOPO_COST_INF + 1u;
 
@@ -74,7 +74,7 @@ entry_nic(const struct ft_topo *t, uint32_t dst, uint32_t plane)
 	if (vd->kind == FT_V_NIC)
 		return dst;
 	if (vd->kind == FT_V_GPU) {
-		uint32_t r = t->spec.node.gpu_nic[vd->local];
+		uint32_t r = ft_spec_node_at(&t->spec, vd->node)->gpu_nic[vd->local];
 
 		if (plane == UINT32_MAX || nic_plane(t, r) == plane)
 			return base + nl->nic0 + r;
@@ -96,7 +96,7 @@ entry_nic(const struct ft_topo *t, uint32_t dst, uint32_t plane)
 static uint32_t
 exit_nic(const struct ft_topo *t, uint32_t at, uint32_t dst)
 {
-	const struct ft_node_layout *nl = &t->nl_tpl;
+	const struct ft_node_layout *nl = ft__topo_node_nl(t, t->v[at].node);
 	uint32_t base = ft__topo_node_base(t, t->v[at].node), in;
 
 	if (nl->nnics == 0)
@@ -104,12 +104,13 @@ exit_nic(const struct ft_topo *t, uint32_t at, uint32_t dst)
 	if (t->v[at].kind == FT_V_NIC)
 		return at;
 	if (t->v[at].kind == FT_V_GPU)
-		return base + nl->nic0 + t->spec.node.gpu_nic[t->v[at].local];
+		return base + nl->nic0 +
+		       ft_spec_node_at(&t->spec, t->v[at].node)->gpu_nic[t->v[at].local];
 	in = entry_nic(t, dst, UINT32_MAX);
 	return base + nl->nic0 + t->v[in].local;
 }
 
-/* NICs a GPU drives (nics.per_gpu), at least 1. */
+/* NICs a GPU drives (nics.per_gpu, the same in every node group), at least 1. */
 static uint32_t
 gpu_lanes(const struct ft_topo *t)
 {
@@ -120,13 +121,14 @@ gpu_lanes(const struct ft_topo *t)
 static uint32_t
 gpu_lane_nic(const struct ft_topo *t, uint32_t gpu, uint32_t lane)
 {
-	const struct ft_node_layout *nl = &t->nl_tpl;
-	uint32_t r = t->spec.node.gpu_nic[t->v[gpu].local] + lane % gpu_lanes(t);
+	const struct ft_node_layout *nl = ft__topo_node_nl(t, t->v[gpu].node);
+	uint32_t r0 = ft_spec_node_at(&t->spec, t->v[gpu].node)->gpu_nic[t->v[gpu].local];
+	uint32_t r = r0 + lane % gpu_lanes(t);
 
 	if (nl->nnics == 0)
 		return UINT32_MAX;
 	if (r >= nl->nnics)
-		r = t->spec.node.gpu_nic[t->v[gpu].local];
+		r = r0;
 	return ft__topo_node_base(t, t->v[gpu].node) + nl->nic0 + r;
 }
 
@@ -140,7 +142,7 @@ static int host_hop(const struct ft_topo *t, uint32_t nic, uint32_t dst, uint32_
 static int
 transit_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, size_t max)
 {
-	const struct ft_node_layout *nl = &t->nl_tpl;
+	const struct ft_node_layout *nl = ft__topo_node_nl(t, t->v[at].node);
 	uint32_t base = ft__topo_node_base(t, t->v[at].node), a = at - base;
 	unsigned best = FT_TOPO_COST_INF;
 	bool check = t->ndown > 0;
@@ -179,9 +181,9 @@ transit_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links
 }
 
 static bool
-nl_has_nics(const struct ft_topo *t)
+nl_has_nics(const struct ft_topo *t, uint32_t node)
 {
-	return t->nl_tpl.nnics > 0;
+	return ft__topo_node_nl(t, node)->nnics > 0;
 }
 
 static int
@@ -238,7 +240,7 @@ next_hops(const struct ft_topo *t, uint32_t at, uint32_t dst, uint32_t *links, s
 		if (va->node == t->v[dst].node)
 			return ft__route_in_node(t, at, dst, links, max, check);
 		if (va->kind != FT_V_GPU && va->kind != FT_V_NIC)
-			return nl_has_nics(t) ? transit_hops(t, at, dst, links, max) : FT_ENOENT;
+			return nl_has_nics(t, va->node) ? transit_hops(t, at, dst, links, max) : FT_ENOENT;
 		nic = exit_nic(t, at, dst);
 		if (nic == UINT32_MAX)
 			return FT_ENOENT;
@@ -277,7 +279,7 @@ dmodk_pick(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *li
 	uint64_t key = 0, div = 1;
 
 	if (in != UINT32_MAX)
-		key = t->nic_key[(size_t)t->v[in].node * t->nl_tpl.nnics + t->v[in].local];
+		key = t->nic_key[(size_t)t->v[in].node * t->nic_stride + t->v[in].local];
 	/*
 	 * Going up, a spine takes the key's second digit (key / leaf_up). Going down over
 	 * parallel cables, a core must take that same digit: the cable it picks is the

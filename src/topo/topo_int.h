@@ -57,11 +57,18 @@ struct ft_topo {
 	uint32_t *up_first; /* first up-link of each vertex (== off[v + 1] when none) */
 	double *scale;      /* per link, NULL until a scale is set (copy on write) */
 	uint32_t ndown;     /* links with scale 0 */
-	struct ft_node_layout nl_tpl;
-	uint32_t switch_base; /* first fabric switch id (== nnodes * per_node) */
+	struct ft_node_layout nl_tpl; /* every node's, when all node groups share one shape */
+	/* Node groups of different shapes (GPU placement, NICs, PCIe switches, sockets):
+	 * each group's layout, first node and first vertex id; ngl = 0 when they share
+	 * one shape (then a node's vertices start at node * nl_tpl.per_node). */
+	uint32_t ngl;
+	struct ft_node_layout nl_grp[FT_SPEC_MAX_GROUPS];
+	uint32_t grp_node0[FT_SPEC_MAX_GROUPS], grp_base[FT_SPEC_MAX_GROUPS];
+	uint32_t nic_stride;  /* nic_key row length: the most NICs of a node */
+	uint32_t switch_base; /* first fabric switch id (after every node's vertices) */
 	uint32_t nswitches;
 	/* NIC keys: the D-mod-K index of each NIC (leaf-major order inside its
-	 * tree/plane), indexed node * nnics + nic. */
+	 * tree/plane), indexed node * nic_stride + nic. */
 	uint32_t *nic_key;
 	/* fat-tree family */
 	uint32_t ntrees; /* 1, or the planes of a multi-plane fabric */
@@ -93,7 +100,7 @@ int ft__topo_set_vertex(struct ft_topo *t, uint32_t id, enum ft_vertex_kind kind
                         unsigned plane, uint32_t node, uint32_t local, uint32_t group);
 
 /* Node interior (node.c). */
-int ft__topo_node_layout(const struct ft_cluster_spec *s, struct ft_node_layout *nl,
+int ft__topo_node_layout(const struct ft_node_spec *n, struct ft_node_layout *nl,
                          struct ft_error *err);
 int ft__topo_node_build(struct ft_builder *b, uint32_t node);
 int ft__topo_node_dist(struct ft_topo *t);
@@ -119,10 +126,34 @@ ft__topo_link_live(const struct ft_topo *t, uint32_t l)
 	return !t->scale || t->scale[l] > 0.0;
 }
 
+/* The group of @node among the layouts of nodes of different shapes (t->ngl > 0). */
+static inline uint32_t
+ft__topo_node_group(const struct ft_topo *t, uint32_t node)
+{
+	uint32_t g = t->ngl - 1;
+
+	while (g > 0 && node < t->grp_node0[g])
+		g--;
+	return g;
+}
+
+/* The layout of @node's interior. */
+static inline const struct ft_node_layout *
+ft__topo_node_nl(const struct ft_topo *t, uint32_t node)
+{
+	return t->ngl ? &t->nl_grp[ft__topo_node_group(t, node)] : &t->nl_tpl;
+}
+
+/* The first vertex id of @node. */
 static inline uint32_t
 ft__topo_node_base(const struct ft_topo *t, uint32_t node)
 {
-	return node * t->nl_tpl.per_node;
+	uint32_t g;
+
+	if (!t->ngl)
+		return node * t->nl_tpl.per_node;
+	g = ft__topo_node_group(t, node);
+	return t->grp_base[g] + (node - t->grp_node0[g]) * t->nl_grp[g].per_node;
 }
 
 /* The host (up) link of a NIC, UINT32_MAX if it has none. */

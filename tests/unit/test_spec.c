@@ -50,7 +50,7 @@ test_node_presets_validate(void **state)
 	const char *prev = "";
 	size_t i;
 
-	assert_int_equal(ft_node_preset_count(), 7);
+	assert_int_equal(ft_node_preset_count(), 12);
 	for (i = 0; i < ft_node_preset_count(); i++) {
 		const char *name = ft_node_preset_name(i);
 
@@ -131,7 +131,8 @@ test_link_presets(void **state)
 		{ "hdr", FT_TECH_IB, 200 },       { "ndr", FT_TECH_IB, 400 },
 		{ "xdr", FT_TECH_IB, 800 },       { "roce100", FT_TECH_ROCE, 100 },
 		{ "roce200", FT_TECH_ROCE, 200 }, { "roce400", FT_TECH_ROCE, 400 },
-		{ "roce800", FT_TECH_ROCE, 800 },
+		{ "roce800", FT_TECH_ROCE, 800 }, { "spcx400", FT_TECH_ROCE, 400 },
+		{ "efa100", FT_TECH_EFA, 100 },   { "tcpx200", FT_TECH_TCP, 200 },
 	};
 	const struct ft_link_preset *lp;
 	size_t i;
@@ -144,13 +145,72 @@ test_link_presets(void **state)
 		assert_int_equal(lp->tech, want[i].tech);
 		/* Data rate after encoding: the nominal Gb/s / 8 (IB-SPEED). */
 		assert_true(lp->rate_Bps == want[i].gbps * 1e9 / 8);
-		assert_true(lp->raw_gbps > lp->signal_gbps);
+		/* EFA and TCPX don't publish their lane rates: raw is the data rate there */
+		if (lp->tech == FT_TECH_EFA || lp->tech == FT_TECH_TCP)
+			assert_true(lp->raw_gbps == lp->signal_gbps);
+		else
+			assert_true(lp->raw_gbps > lp->signal_gbps);
 		assert_true(lp->lat_nic_s > 0 && lp->lat_switch_s > 0 && lp->lat_cable_s > 0);
 		assert_int_equal(lp->mtu_bytes, 4096);
 	}
 	assert_null(ft_link_preset_at(i));
 	assert_null(ft_link_preset_find("edr"));
 	assert_null(ft_link_preset_find(NULL));
+}
+
+/*
+ * Cloud instances as presets (docs/presets.md): AWS p5/p5e drive 32 EFA cards
+ * of 100 Gb/s, four per GPU (3,200 Gb/s); Google Cloud's a3-highgpu-8g has 4
+ * GPU NICs of 200 Gb/s (two GPUs each) and a3-megagpu-8g 8; the Spectrum-X
+ * node a 400 Gb/s SuperNIC per GPU. Fabrics of transports that spray packets
+ * over every path (EFA's SRD, Spectrum-X) default to adaptive routing, TCP to
+ * ECMP.
+ */
+static void
+test_cloud_presets(void **state)
+{
+	static const struct {
+		const char *name, *link, *gpu;
+		uint32_t nnics, per_gpu;
+		double gbps, total_gbps; /* per NIC; the instance's GPU NICs together */
+		enum ft_routing routing;
+	} want[] = {
+		{ "aws-p5", "efa100", "H100-SXM5-80GB", 32, 4, 100, 3200, FT_ROUTING_ADAPTIVE },
+		{ "aws-p5e", "efa100", "H200-SXM-141GB", 32, 4, 100, 3200, FT_ROUTING_ADAPTIVE },
+		{ "gcp-a3-high", "tcpx200", "H100-SXM5-80GB", 4, 1, 200, 800, FT_ROUTING_ECMP },
+		{ "gcp-a3-mega", "tcpx200", "H100-SXM5-80GB", 8, 1, 200, 1600, FT_ROUTING_ECMP },
+		{ "hgx-h100-spcx", "spcx400", "H100-SXM5-80GB", 8, 1, 400, 3200,
+		  FT_ROUTING_ADAPTIVE },
+	};
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_cluster_spec s;
+		char name[64];
+		uint32_t g;
+
+		snprintf(name, sizeof(name), "%s:4", want[i].name);
+		assert_int_equal(ft_spec_resolve(name, &s, &err), 0);
+		assert_string_equal(s.node.preset, want[i].name);
+		assert_string_equal(s.node.gpu_model, want[i].gpu);
+		assert_int_equal(s.node.ngpus, 8);
+		assert_int_equal(s.node.nnics, want[i].nnics);
+		assert_int_equal(FT_MAX(s.node.nics_per_gpu, 1u), want[i].per_gpu);
+		assert_string_equal(s.node.nic_link, want[i].link);
+		assert_true(s.node.nic_Bps == want[i].gbps * 1e9 / 8);
+		assert_true(s.node.nnics * s.node.nic_Bps * 8 / 1e9 == want[i].total_gbps);
+		for (g = 0; g < 8; g++) {
+			uint32_t r = s.node.gpu_nic[g];
+
+			assert_int_equal(r, g * want[i].nnics / 8);
+			/* a GPU's NICs hang off its own PCIe switch */
+			assert_int_equal(s.node.nic_pcie_switch[r], s.node.gpu_pcie_switch[g]);
+		}
+		assert_int_equal(s.fabric.routing, want[i].routing);
+		assert_string_equal(s.fabric.link, want[i].link);
+	}
 }
 
 static void
@@ -248,9 +308,10 @@ test_resolve_bad(void **state)
 	assert_true(is_zero(&s, sizeof(s)));
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("dgx-z900", &s, &err), FT_ENOENT);
-	assert_string_equal(err.msg, "dgx-z900: expected a spec file or a node preset (dgx-a100, "
-	                             "dgx-b200, dgx-h100, gb200-nvl72, gb300-nvl72, hgx-h200, "
-	                             "pcie-l40s), optionally with ':NODES', got neither");
+	assert_string_equal(err.msg, "dgx-z900: expected a spec file or a node preset (aws-p5, "
+	                             "aws-p5e, dgx-a100, dgx-b200, dgx-h100, gb200-nvl72, "
+	                             "gb300-nvl72, gcp-a3-high, gcp-a3-mega, hgx-h100-spcx, "
+	                             "hgx-h200, pcie-l40s), optionally with ':NODES', got neither");
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("no/such/spec.yaml", &s, &err), FT_ENOENT);
 	assert_non_null(strstr(err.msg, "no/such/spec.yaml"));
@@ -941,6 +1002,7 @@ main(void)
 		cmocka_unit_test(test_node_groups),
 		cmocka_unit_test(test_write_spec),
 		cmocka_unit_test(test_write_presets),
+		cmocka_unit_test(test_cloud_presets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,1 +1,1 @@
-sim gb200-nvl72:36 --op all_reduce -b 1G
+sim gb200-nvl72:36 --op all_reduce -b 1G --engine packet

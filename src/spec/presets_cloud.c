@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spec/presets_cloud.c - node presets for GPU instances whose scale-out
+ * network is the provider's (AWS EFA, Google Cloud GPUDirect-TCPX/TCPXO) or
+ * NVIDIA Spectrum-X: an HGX board preset (GPUs, NVLink, PCIe, sockets) with
+ * the instance's NICs, their count, rate and transport. docs/presets.md
+ * names the public source of every figure (PS-* entries) and what is not
+ * published; the NICs' PCIe placement inside a VM is not published, so it
+ * is the board's, GPU g on NIC g x NICs / GPUs (NICs per GPU from there on).
+ */
+#include "internal.h"
+#include "spec_int.h"
+
+#include <fabtune/spec.h>
+
+struct cloud_preset {
+	const char *name;
+	const char *summary;
+	const char *base;      /* the board preset the instance is built on */
+	const char *nic_model; /* what the instance exposes */
+	const char *nic_link;  /* a link preset: rate, latency, transport */
+	uint32_t nnics;        /* scale-out NICs for GPU traffic */
+	uint32_t nics_per_gpu; /* NICs each GPU drives (NCCL puts channels on all) */
+};
+
+/* Sorted by name (ft_node_preset_name() merges them with the board presets). */
+static const struct cloud_preset cloud_presets[] = {
+	/* PS-EFA: p5.48xlarge, 8x H100 80GB, 32 network cards, 3,200 Gb/s */
+	{ "aws-p5", "AWS p5.48xlarge: 8x H100-SXM5 80GB, NVLink 4, 32x EFA 100G (4 per GPU, SRD)",
+	  "dgx-h100", "EFA", "efa100", 32, 4 },
+	/* PS-EFA: p5e.48xlarge, 8x H200 141GB, the same 32 cards */
+	{ "aws-p5e", "AWS p5e.48xlarge: 8x H200-SXM 141GB, NVLink 4, 32x EFA 100G (4 per GPU, SRD)",
+	  "hgx-h200", "EFA", "efa100", 32, 4 },
+	/* PS-TCPX: a3-highgpu-8g, 4 GPU NICs of 200 Gb/s (GPUDirect-TCPX) */
+	{ "gcp-a3-high",
+	  "Google Cloud a3-highgpu-8g: 8x H100-SXM5 80GB, NVLink 4, 4x 200G GPUDirect-TCPX",
+	  "dgx-h100", "gVNIC (GPUDirect-TCPX)", "tcpx200", 4, 1 },
+	/* PS-TCPX: a3-megagpu-8g, 8 GPU NICs of 200 Gb/s (GPUDirect-TCPXO) */
+	{ "gcp-a3-mega",
+	  "Google Cloud a3-megagpu-8g: 8x H100-SXM5 80GB, NVLink 4, 8x 200G GPUDirect-TCPXO",
+	  "dgx-h100", "gVNIC (GPUDirect-TCPXO)", "tcpx200", 8, 1 },
+	/* PS-SPCX: an HGX H100 with a BlueField-3 SuperNIC per GPU on Spectrum-X */
+	{ "hgx-h100-spcx",
+	  "HGX H100 on Spectrum-X: 8x H100-SXM5 80GB, NVLink 4, 8x BlueField-3 SuperNIC 400G, "
+	  "adaptive routing",
+	  "dgx-h100", "BlueField-3 SuperNIC", "spcx400", 8, 1 },
+};
+
+size_t
+ft__spec_cloud_preset_count(void)
+{
+	return FT_ARRAY_SIZE(cloud_presets);
+}
+
+const char *
+ft__spec_cloud_preset_name(size_t i, const char **summary)
+{
+	if (i >= FT_ARRAY_SIZE(cloud_presets))
+		return NULL;
+	if (summary)
+		*summary = cloud_presets[i].summary;
+	return cloud_presets[i].name;
+}
+
+/* The instance's NICs on @n: count, link, rate, and each GPU's first NIC. */
+static void
+place_nics(const struct cloud_preset *c, const struct ft_link_preset *lp, struct ft_node_spec *n)
+{
+	uint32_t g, i, nsw = n->npcie_switches;
+
+	n->nnics = c->nnics;
+	n->nics_per_gpu = c->nics_per_gpu;
+	ft_strlcpy(n->nic_model, c->nic_model, sizeof(n->nic_model));
+	ft_strlcpy(n->nic_link, lp->name, sizeof(n->nic_link));
+	n->nic_Bps = lp->rate_Bps;
+	n->lat_nic_s = lp->lat_nic_s;
+	for (g = 0; g < n->ngpus && g < FT_SPEC_MAX_GPUS; g++)
+		n->gpu_nic[g] = g * c->nnics / n->ngpus;
+	for (i = 0; i < FT_SPEC_MAX_NICS; i++) {
+		n->nic_pcie_switch[i] = i < c->nnics && nsw ? i * nsw / c->nnics : 0;
+		n->nic_numa[i] = i < c->nnics && nsw ? n->pcie_switch_numa[n->nic_pcie_switch[i]] : 0;
+	}
+}
+
+int
+ft__spec_cloud_preset(const char *name, struct ft_node_spec *out)
+{
+	size_t i;
+
+	for (i = 0; name && i < FT_ARRAY_SIZE(cloud_presets); i++) {
+		const struct cloud_preset *c = &cloud_presets[i];
+		const struct ft_link_preset *lp = ft_link_preset_find(c->nic_link);
+		struct ft_node_spec n;
+
+		if (strcmp(c->name, name) != 0)
+			continue;
+		if (!lp || ft__spec_board_preset(c->base, &n) < 0)
+			return FT_ENOENT; /* a table error: the unit tests load every preset */
+		ft_strlcpy(n.preset, c->name, sizeof(n.preset));
+		place_nics(c, lp, &n);
+		if (out)
+			*out = n;
+		return 0;
+	}
+	return FT_ENOENT;
+}
