@@ -328,7 +328,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(ucx_perftest)     \
 	X(nvbandwidth)      \
 	X(dcgm)             \
-	X(torch_trace)
+	X(torch_trace)      \
+	X(nvue)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

@@ -121,6 +121,7 @@ entry_for_command(struct ft__span cmd)
 		{ "mlnx_qos", "mlnx_qos" },
 		{ "lspci", "lspci" },
 		{ "iperf3", "iperf3-json" },
+		{ "nv", "nvue" },
 	};
 	struct ft__span w, rest = cmd;
 	int nwords = 0;

@@ -1725,6 +1725,8 @@ static const struct {
 	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
 	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
 	{ "sonic/pfc2-queue-counters-uc1-drops-excerpt.txt", "switch-drops" },
+	{ "nvue/handmade-leaf07-swp7-pfc-tx-prio3-queue-drops.txt", "switch-drops" },
+	{ "nvue/handmade-leaf07-swp7-pfc-tx-prio3-queue-drops.txt", "switch-pfc-pause" },
 	{ "dcgm/h100nvl-2gpu-nvlink-all-down-diag-r2-pass-excerpt.txt", "gpu-nvlink-down" },
 	{ "xid/dmesg-multiline-fallen-off-bus-no-xid-nvsentinel.txt", "gpu-xid" },
 	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
@@ -1755,6 +1757,8 @@ static const char *const fixture_healthy[] = {
 	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
 	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
 	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
+	"nvue/reference-swp1-counters-qos-pfc-egress-queue-all-zero.txt",
+	"nvue/user-guide-5.6-view-counters-all-interfaces.txt",
 	"opensm-conf/nvidia-opensm-conf-cc-options-ignore-excerpt.txt",
 	"ucx-perftest/bond-tag-bw-tag-sync-bw-excerpt.txt",
 	"ucx-perftest/am-lat-30000b-drop-excerpt.txt",
@@ -1985,7 +1989,7 @@ test_fixture_faults_complete(void **state)
 					    "lspci",	   "pytorch-log",   "xid",
 					    "mlxlink",	   "mlxconfig",	    "sonic",
 					    "opensm-conf", "nvbandwidth", "ucx-perftest",
-					    "dcgm",	   "pytorch-trace" };
+					    "dcgm",	   "pytorch-trace", "nvue" };
 	size_t d, i;
 	char cmd[512];
 
