@@ -397,3 +397,14 @@ ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, s
 	}
 	return false;
 }
+
+int
+ft__sniff_marks(const char *text, size_t len, const struct ft__sniff_mark *m, size_t n)
+{
+	struct ft__span s = { text, len };
+
+	for (size_t i = 0; i < n; i++)
+		if (ft__find(s, m[i].mark[0]) && (!m[i].mark[1] || ft__find(s, m[i].mark[1])))
+			return m[i].score;
+	return 0;
+}

@@ -364,10 +364,7 @@ ft__nvue_run(struct ft__pctx *c, const char *text, size_t len)
  * Marks of the tables, with the confidence they give: a command line that
  * names NVUE and one of its table headers, or a header no other tool prints.
  */
-static const struct {
-	int score;
-	const char *mark[2]; /* both present; NULL: none needed */
-} nvue_marks[] = {
+static const struct ft__sniff_mark nvue_marks[] = {
 	{ 92, { "nv show interface", "Receive  Transmit" } },
 	{ 92, { "nv show interface", "switch-priority" } },
 	{ 92, { "nv show interface", "traffic-class" } },
@@ -381,23 +378,7 @@ static const struct {
 	{ 80, { "Receive  Transmit", "ECN Marked Packets" } },
 };
 
-static int
-nvue_sniff(const char *text, size_t len)
-{
-	struct ft__span s = { text, len };
-
-	for (size_t i = 0; i < FT_ARRAY_SIZE(nvue_marks); i++)
-		if (ft__find(s, nvue_marks[i].mark[0]) &&
-		    (!nvue_marks[i].mark[1] || ft__find(s, nvue_marks[i].mark[1])))
-			return nvue_marks[i].score;
-	return 0;
-}
-
-FT__DEFINE_PARSE(ft__nvue_run)
-
-const struct ft_parser ft_nvue_parser = {
-	.name = "nvue",
-	.summary = "Cumulus Linux NVUE: nv show interface IF counters [errors|drops|qos ...], --view counters",
-	.sniff = nvue_sniff,
-	.parse = ft__nvue_run_parse,
-};
+FT__DEFINE_MARKED_PARSER(nvue, "nvue",
+			 "Cumulus Linux NVUE: nv show interface IF counters [errors|drops|qos ...], "
+			 "--view counters",
+			 nvue_marks)

@@ -278,6 +278,32 @@ struct ft__field {
 bool ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
                     struct ft__span name, struct ft__span val);
 
+/* ---- sniffing by marks: a table instead of a chain of ifs ---------------- */
+
+struct ft__sniff_mark {
+	int score;
+	const char *mark[2]; /* both occur in the text; mark[1] NULL: the first alone */
+};
+
+/* The score of the first entry of @m whose marks occur in @text; 0 when none. */
+int ft__sniff_marks(const char *text, size_t len, const struct ft__sniff_mark *m, size_t n);
+
+/*
+ * The whole definition of parser @id (run function ft__<id>_run) detected by
+ * its table @marks: its sniff and parse functions and ft_<id>_parser, named
+ * @name ("nvidia-smi-q") with the one-line @summary that `parse --list` shows.
+ */
+#define FT__DEFINE_MARKED_PARSER(id, name_, summary_, marks)                              \
+	static int id##_sniff(const char *text, size_t len)                               \
+	{                                                                                 \
+		return ft__sniff_marks(text, len, marks, FT_ARRAY_SIZE(marks));           \
+	}                                                                                 \
+	FT__DEFINE_PARSE(ft__##id##_run)                                                  \
+	const struct ft_parser ft_##id##_parser = {                                       \
+		.name = name_, .summary = summary_, .sniff = id##_sniff,                  \
+		.parse = ft__##id##_run_parse,                                            \
+	};
+
 /* ---- the parsers --------------------------------------------------------- */
 
 typedef int ft__run_fn(struct ft__pctx *c, const char *text, size_t len);
@@ -329,7 +355,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(nvbandwidth)      \
 	X(dcgm)             \
 	X(torch_trace)      \
-	X(nvue)
+	X(nvue)             \
+	X(nvidia_smi_q)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

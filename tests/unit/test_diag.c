@@ -2015,6 +2015,48 @@ test_fixture_faults_complete(void **state)
 	}
 }
 
+/*
+ * gpu.model from real captures: an 8x A100 node's `nvidia-smi -q` derives
+ * the dgx-a100 preset for the what-ifs; the A10G that the probe reads from
+ * the driver's /proc file fits no preset, and the gains say why.
+ */
+static void
+test_advise_whatif_gpu_captures(void **state)
+{
+	struct ft_probe_cfg cfg = { .root = "tests/fixtures/sysfs/a10g-vm" };
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_whatif_opts o;
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+	const struct ft_advice *a;
+
+	for (int pass = 0; pass < 2; pass++) {
+		/* congestion that adaptive routing relieves: the advice whose gain is modelled */
+		load(&set, "ib.counter.PortXmitWait@sw/0x1/1=50000;"
+			   "ib.counter.PortXmitDiscards@sw/0x1/1=500");
+		if (pass == 0)
+			assert_int_equal(ft_parse_file("tests/fixtures/nvidia-smi-q/ml-engineering-a100-"
+						       "8gpu-xid63-remapped-rows-excerpt.txt",
+						       NULL, &set, NULL, &err),
+					 0);
+		else
+			assert_int_equal(ft_probe_host(&cfg, &set, &err), 0);
+		ft_advice_set_init(&s);
+		assert_int_equal(ft_advise(&in, NULL, &s, &err), 0);
+		memset(&o, 0, sizeof(o));
+		assert_int_equal(ft_advise_whatif_ex(&in, &o, &s, &err), 0);
+		assert_int_equal(o.derived, pass == 0);
+		assert_string_equal(o.spec_used, pass == 0 ? "dgx-a100" : "");
+		a = ft_advice_find(&s, "adaptive-routing");
+		assert_non_null(a);
+		if (pass == 1)
+			assert_non_null(strstr(a->gain_basis, "1 GPU (NVIDIA A10G) match no node preset"));
+		ft_advice_set_release(&s);
+		ft_obs_set_release(&set);
+	}
+}
+
 /* This host's view through the probe: a captured sysfs tree with known faults. */
 static void
 test_probe_tree(void **state)
@@ -2498,6 +2540,7 @@ main(void)
 		cmocka_unit_test(test_advise_whatif),
 		cmocka_unit_test(test_advise_whatif_mtu),
 		cmocka_unit_test(test_advise_whatif_calibrated),
+		cmocka_unit_test(test_advise_whatif_gpu_captures),
 		cmocka_unit_test(test_thresholds_moved),
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),

@@ -1134,6 +1134,25 @@ test_nvue_facts(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* A sniff table: the first entry whose marks all occur gives its score, in table order. */
+static void
+test_sniff_marks(void **state)
+{
+	static const struct ft__sniff_mark m[] = {
+		{ 90, { "alpha", "beta" } },
+		{ 70, { "gamma", NULL } },
+		{ 60, { "alpha", NULL } },
+	};
+	static const char both[] = "x alpha y beta", one[] = "alpha only", late[] = "gamma alpha";
+
+	assert_int_equal(ft__sniff_marks(both, strlen(both), m, FT_ARRAY_SIZE(m)), 90);
+	assert_int_equal(ft__sniff_marks(one, strlen(one), m, FT_ARRAY_SIZE(m)), 60);
+	assert_int_equal(ft__sniff_marks(late, strlen(late), m, FT_ARRAY_SIZE(m)), 70);
+	/* the length bounds the search: "beta" lies past it */
+	assert_int_equal(ft__sniff_marks(both, 8, m, FT_ARRAY_SIZE(m)), 60);
+	assert_int_equal(ft__sniff_marks("", 0, m, FT_ARRAY_SIZE(m)), 0);
+}
+
 int
 main(void)
 {
@@ -1143,6 +1162,7 @@ main(void)
 		cmocka_unit_test(test_fixture_goldens),
 		cmocka_unit_test(test_ib_facts),
 		cmocka_unit_test(test_nvue_facts),
+		cmocka_unit_test(test_sniff_marks),
 		cmocka_unit_test(test_host_facts),
 		cmocka_unit_test(test_nccl_facts),
 		cmocka_unit_test(test_bench_facts),
