@@ -356,7 +356,8 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(dcgm)             \
 	X(torch_trace)      \
 	X(nvue)             \
-	X(nvidia_smi_q)
+	X(nvidia_smi_q)      \
+	X(smpquery_pkeys)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

@@ -427,6 +427,12 @@ static const struct rule_case cases[] = {
 	  "bench.test@h1=alltoall;nccl.transport@h1/GPU0=NET/IB/0/GDRDMA;"
 	  "nccl.env.NCCL_NCHANNELS_PER_NET_PEER@h1=4" },
 	{ "perf-wrong-results", "bench.wrong@h1=3|1048576", "bench.wrong@h1=0|1048576" },
+	/* IB-PKEY: 0x0030 is partition 0x30 as a limited member, 0x8030 (32816) as a full one */
+	{ "ib-pkey-membership",
+	  "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=48|0x0030;"
+	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030",
+	  "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=32816|0x8030;"
+	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030" },
 };
 
 static const struct ft_expectation allreduce_100 = { "all_reduce_perf", 0, 100.0, 40.0 };
@@ -1725,6 +1731,7 @@ static const struct {
 	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
 	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
 	{ "sonic/pfc2-queue-counters-uc1-drops-excerpt.txt", "switch-drops" },
+	{ "smpquery-pkeys/ibsim-partc-0x0030-full-and-limited-members.txt", "ib-pkey-membership" },
 	{ "nvue/handmade-leaf07-swp7-pfc-tx-prio3-queue-drops.txt", "switch-drops" },
 	{ "nvue/handmade-leaf07-swp7-pfc-tx-prio3-queue-drops.txt", "switch-pfc-pause" },
 	{ "dcgm/h100nvl-2gpu-nvlink-all-down-diag-r2-pass-excerpt.txt", "gpu-nvlink-down" },
@@ -1989,7 +1996,7 @@ test_fixture_faults_complete(void **state)
 					    "lspci",	   "pytorch-log",   "xid",
 					    "mlxlink",	   "mlxconfig",	    "sonic",
 					    "opensm-conf", "nvbandwidth", "ucx-perftest",
-					    "dcgm",	   "pytorch-trace", "nvue" };
+					    "dcgm",	   "pytorch-trace", "nvue", "smpquery-pkeys" };
 	size_t d, i;
 	char cmd[512];
 
@@ -2055,6 +2062,77 @@ test_advise_whatif_gpu_captures(void **state)
 		ft_advice_set_release(&s);
 		ft_obs_set_release(&set);
 	}
+}
+
+/*
+ * P_Key tables read with smpquery on an ibsim fabric (a real capture): at
+ * NCCL's default index 0 every HCA is a limited member of the default
+ * partition; with NCCL_IB_PKEY=1, LID 1 and LID 9 hold nothing there and
+ * LID 5 and LID 8 are limited members of 0x0030 (only LID 2 is full). Ports
+ * of two partitions at one index disagree.
+ */
+static void
+test_pkey_membership(void **state)
+{
+	static const char *const tables = "tests/fixtures/smpquery-pkeys/ibsim-partc-0x0030-full-"
+					  "and-limited-members.txt";
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_findings f;
+	struct ft_error err = { 0 };
+	const struct ft_finding *x;
+	size_t i, nempty = 0;
+
+	load(&set, "nccl.env.NCCL_IB_PKEY@n1=1");
+	assert_int_equal(ft_parse_file(tables, NULL, &set, NULL, &err), 0);
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-pkey-membership"), 3);
+	for (i = 0; i < ft_findings_len(&f); i++) {
+		x = ft_findings_at(&f, i);
+		if (strcmp(x->rule_id, "ib-pkey-membership") != 0)
+			continue;
+		assert_int_equal(x->severity, FT_SEV_ERROR);
+		if (strstr(x->message, "holds no P_Key at index 1 (NCCL_IB_PKEY=1")) {
+			assert_true(strcmp(x->entity, "LID 1") == 0 || strcmp(x->entity, "LID 9") == 0);
+			nempty++;
+			continue;
+		}
+		assert_non_null(strstr(x->message, "2 ports are only limited members of partition "
+						   "0x0030 at P_Key index 1"));
+		assert_non_null(strstr(x->message, ": LID 5, LID 8;"));
+		assert_non_null(strstr(x->message, "only the full members: LID 2)"));
+		/* the two ports and the variable */
+		assert_int_equal(x->nevidence, 3);
+		assert_string_equal(x->evidence[2].key, "nccl.env.NCCL_IB_PKEY");
+	}
+	assert_int_equal(nempty, 2);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_file(tables, NULL, &set, NULL, &err), 0);
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-pkey-membership"), 1);
+	x = ft_findings_at(&f, 0);
+	assert_int_equal(x->severity, FT_SEV_WARNING);
+	assert_non_null(strstr(x->message, "4 ports are only limited members of partition 0x7fff "
+					   "at P_Key index 0"));
+	assert_non_null(strstr(x->message, "only the full members: LID 1)"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	load(&set, "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=32784|0x8010;"
+		   "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=32800|0x8020");
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-pkey-membership"), 1);
+	assert_non_null(strstr(ft_findings_at(&f, 0)->message,
+			       "mlx5_0 has 0x8010 (partition 0x0010), mlx5_0 has 0x8020 "
+			       "(partition 0x0020)"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
 }
 
 /* This host's view through the probe: a captured sysfs tree with known faults. */
@@ -2541,6 +2619,7 @@ main(void)
 		cmocka_unit_test(test_advise_whatif_mtu),
 		cmocka_unit_test(test_advise_whatif_calibrated),
 		cmocka_unit_test(test_advise_whatif_gpu_captures),
+		cmocka_unit_test(test_pkey_membership),
 		cmocka_unit_test(test_thresholds_moved),
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),
