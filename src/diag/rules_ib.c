@@ -564,6 +564,16 @@ const struct ft_rule ft__diag_rules_ib[] = {
 		 "to the index where the ports hold it; re-read the tables with smpquery "
 		 "PKeyTable after the SM has run",
 	  .kb = "IB-PKEY OSM-PART" },
+	{ .id = "ib-sl-vl-unserved",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "the SL NCCL sends on maps to a VL the port does not run (VL15 or past OperVLs)",
+	  .needs = "ib.sl2vl.sl* ib.portinfo.OperVLs nccl.env.NCCL_IB_SL",
+	  .eval = ft__diag_eval_sl2vl,
+	  .fix = "map the SL to an operational data VL in the subnet manager (opensm qos_sl2vl / "
+		 "qos_*_sl2vl, max_op_vls) or set NCCL_IB_SL to an SL the fabric serves; "
+		 "check with smpquery sl2vl and smpquery portinfo on each hop",
+	  .kb = "IB-VL OSM-QOS" },
 	COUNTER_RULE("ib-symbol-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		     "SymbolErrorCounter over the IBD-THR threshold", c_symbol,
 		     "ib.counter.SymbolErrorCounter",

@@ -12,8 +12,17 @@
  * name different partitions, and two or more ports that are only limited
  * members of their partition. Findings are errors when NCCL_IB_PKEY was
  * observed (the job uses that index), warnings otherwise (index 0 is only
- * NCCL's default: the ports may not carry NCCL at all). The rule's entry,
- * ib-pkey-membership, is in the InfiniBand table (rules_ib.c).
+ * NCCL's default: the ports may not carry NCCL at all).
+ *
+ * The service level NCCL sends on (NCCL_IB_SL, default 0) goes out on the
+ * VL the port's SL-to-VL table names (smpquery SL2VLTable: ib.sl2vl.sl<N>
+ * per output port and input row). IB-VL: VL15 carries subnet
+ * management only, and a data VL at or above the port's operational VLs
+ * (PortInfo OperVLs, "VL0-1") has no buffers: packets on that SL are
+ * dropped. One finding per output port.
+ *
+ * The rules' entries, ib-pkey-membership and ib-sl-vl-unserved, are in the
+ * InfiniBand table (rules_ib.c).
  */
 #include "internal.h"
 
@@ -120,7 +129,7 @@ ft__diag_eval_pkey(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (strcmp(cap->key, "ib.pkey.capacity") != 0)
 			continue;
 		o = ft__diag_find_same(c, key, cap);
-		if (o && o->has_num) {
+		if (o && o->has_num && o->num >= 0 && o->num <= 0xffff) {
 			if (s->n < PKEY_MAX_PORTS)
 				s->at[s->n++] = (struct pkey_at){ o, (unsigned)o->num };
 			continue;
@@ -149,5 +158,68 @@ ft__diag_eval_pkey(const struct ft_diag_ctx *c, struct ft_findings *out)
 	}
 	if (rc == 0)
 		rc = limited_members(c, s, out);
+	return rc;
+}
+
+/* "VL0-1" -> 1, "VL0" -> 0: the highest operational VL; -1 when not of that form. */
+static int
+last_vl(const char *s)
+{
+	const char *dash = strchr(s, '-');
+	char *end;
+	long v;
+
+	if (strncmp(s, "VL", 2) != 0)
+		return -1;
+	v = strtol(dash ? dash + 1 : s + 2, &end, 10);
+	return end != (dash ? dash + 1 : s + 2) && *end == '\0' && v >= 0 && v < 15 ? (int)v : -1;
+}
+
+int
+ft__diag_eval_sl2vl(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *env = ft__diag_env(c, "NCCL_IB_SL"), *done[64];
+	char key[32], why[32];
+	size_t i, k, ndone = 0;
+	unsigned sl = 0;
+	double v;
+	int rc = 0;
+
+	if (env && ft__obs_number(env, &v) && v >= 0 && v < 16)
+		sl = (unsigned)v;
+	else
+		env = NULL;
+	snprintf(why, sizeof(why), env ? "NCCL_IB_SL=%u" : "NCCL's default SL %u", sl);
+	snprintf(key, sizeof(key), "ib.sl2vl.sl%u", sl);
+	for (i = 0; i < ft__nobs(c) && rc == 0; i++) {
+		const struct ft_obs *o = ft__obs(c, i), *oper, *ev[3];
+		int last;
+
+		if (strcmp(o->key, key) != 0 || !o->has_num)
+			continue;
+		for (k = 0; k < ndone && !ft__same_port(done[k], o); k++)
+			;
+		if (k < ndone)
+			continue; /* one finding per output port */
+		oper = ft__diag_find_same(c, "ib.portinfo.OperVLs", o);
+		last = oper ? last_vl(oper->str) : -1;
+		if (o->num != 15 && (last < 0 || o->num <= last))
+			continue;
+		ev[0] = o;
+		ev[1] = o->num == 15 ? NULL : oper;
+		ev[2] = env;
+		if (o->num == 15)
+			rc = ft__diag_emit(c, out, env ? -1 : FT_SEV_WARNING, ev, 3,
+					   "%s port %d sends SL %u (%s) on VL15, which carries subnet "
+					   "management only: data on that SL is dropped (%s)",
+					   o->device, o->port, sl, why, o->str);
+		else
+			rc = ft__diag_emit(c, out, env ? -1 : FT_SEV_WARNING, ev, 3,
+					   "%s port %d sends SL %u (%s) on VL%.0f, but only VL0-%d are "
+					   "operational there (OperVLs %s): data on that SL is dropped (%s)",
+					   o->device, o->port, sl, why, o->num, last, oper->str, o->str);
+		if (ndone < FT_ARRAY_SIZE(done))
+			done[ndone++] = o;
+	}
 	return rc;
 }

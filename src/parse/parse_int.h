@@ -357,7 +357,7 @@ size_t ft__corpus_header(const char *text, size_t len, uint32_t *nlines);
 	X(torch_trace)      \
 	X(nvue)             \
 	X(nvidia_smi_q)      \
-	X(smpquery_pkeys)
+	X(smpquery)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

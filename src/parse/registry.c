@@ -129,11 +129,13 @@ entry_for_command(struct ft__span cmd)
 	while (ft__token(&rest, &w) && nwords++ < 3) {
 		if (ft__eq(w, "sudo"))
 			continue;
+		/* smpquery's P_Key and SL-to-VL tables; its PortInfo is ibportstate's format */
+		if (word_is(w, "smpquery") && (ft__find(rest, "PKey") || ft__find(rest, "pkey") ||
+					       ft__find(rest, "SL2VL") || ft__find(rest, "sl2vl")))
+			return find_entry("smpquery");
 		for (size_t i = 0; i < FT_ARRAY_SIZE(tools); i++)
 			if (word_is(w, tools[i].tool))
 				return find_entry(tools[i].parser);
-		if (word_is(w, "smpquery") && (ft__find(rest, "PKey") || ft__find(rest, "pkeys")))
-			return find_entry("smpquery-pkeys");
 		if (word_is(w, "ethtool"))
 			return find_entry(ft__find(rest, "-S") ? "ethtool-S" : "ethtool");
 		if (word_is(w, "nvidia-smi"))

@@ -433,6 +433,9 @@ static const struct rule_case cases[] = {
 	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030",
 	  "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=32816|0x8030;"
 	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030" },
+	/* IB-VL: SL 0 on VL15 is dropped; on VL0 of VL0-1 it is served */
+	{ "ib-sl-vl-unserved", "ib.sl2vl.sl0@/LID 1/1=15|in 0",
+	  "ib.portinfo.OperVLs@/LID 1/1=VL0-1;ib.sl2vl.sl0@/LID 1/1=0|in 0" },
 };
 
 static const struct ft_expectation allreduce_100 = { "all_reduce_perf", 0, 100.0, 40.0 };
@@ -1731,7 +1734,7 @@ static const struct {
 	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
 	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
 	{ "sonic/pfc2-queue-counters-uc1-drops-excerpt.txt", "switch-drops" },
-	{ "smpquery-pkeys/ibsim-partc-0x0030-full-and-limited-members.txt", "ib-pkey-membership" },
+	{ "smpquery/ibsim-partc-0x0030-full-and-limited-members.txt", "ib-pkey-membership" },
 	{ "nvue/handmade-leaf07-swp7-pfc-tx-prio3-queue-drops.txt", "switch-drops" },
 	{ "nvue/handmade-leaf07-swp7-pfc-tx-prio3-queue-drops.txt", "switch-pfc-pause" },
 	{ "dcgm/h100nvl-2gpu-nvlink-all-down-diag-r2-pass-excerpt.txt", "gpu-nvlink-down" },
@@ -1766,6 +1769,7 @@ static const char *const fixture_healthy[] = {
 	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
 	"nvue/reference-swp1-counters-qos-pfc-egress-queue-all-zero.txt",
 	"nvue/user-guide-5.6-view-counters-all-interfaces.txt",
+	"smpquery/ibsim-qos-defaults-sl2vl-sl-mod-2-excerpt.txt",
 	"opensm-conf/nvidia-opensm-conf-cc-options-ignore-excerpt.txt",
 	"ucx-perftest/bond-tag-bw-tag-sync-bw-excerpt.txt",
 	"ucx-perftest/am-lat-30000b-drop-excerpt.txt",
@@ -1996,7 +2000,7 @@ test_fixture_faults_complete(void **state)
 					    "lspci",	   "pytorch-log",   "xid",
 					    "mlxlink",	   "mlxconfig",	    "sonic",
 					    "opensm-conf", "nvbandwidth", "ucx-perftest",
-					    "dcgm",	   "pytorch-trace", "nvue", "smpquery-pkeys" };
+					    "dcgm",	   "pytorch-trace", "nvue", "smpquery" };
 	size_t d, i;
 	char cmd[512];
 
@@ -2069,12 +2073,13 @@ test_advise_whatif_gpu_captures(void **state)
  * NCCL's default index 0 every HCA is a limited member of the default
  * partition; with NCCL_IB_PKEY=1, LID 1 and LID 9 hold nothing there and
  * LID 5 and LID 8 are limited members of 0x0030 (only LID 2 is full). Ports
- * of two partitions at one index disagree.
+ * of two partitions at one index disagree. Then the service level: an SL
+ * that goes out on a VL the port does not run.
  */
 static void
 test_pkey_membership(void **state)
 {
-	static const char *const tables = "tests/fixtures/smpquery-pkeys/ibsim-partc-0x0030-full-"
+	static const char *const tables = "tests/fixtures/smpquery/ibsim-partc-0x0030-full-"
 					  "and-limited-members.txt";
 	struct ft_obs_set set;
 	struct ft_diag_input in = { &set, NULL, 0 };
@@ -2082,6 +2087,7 @@ test_pkey_membership(void **state)
 	struct ft_error err = { 0 };
 	const struct ft_finding *x;
 	size_t i, nempty = 0;
+	char env[64];
 
 	load(&set, "nccl.env.NCCL_IB_PKEY@n1=1");
 	assert_int_equal(ft_parse_file(tables, NULL, &set, NULL, &err), 0);
@@ -2133,6 +2139,41 @@ test_pkey_membership(void **state)
 			       "(partition 0x0020)"));
 	ft_findings_release(&f);
 	ft_obs_set_release(&set);
+
+	/*
+	 * NCCL_IB_SL=3 on a switch port whose SL2VL rows send SL 3 on VL2 while
+	 * only VL0-1 run there: one finding for the port (not one per input row),
+	 * an error since the variable was seen; VL1 is served. The real ibsim
+	 * tables (OperVLs VL0-1, SL mod 2) are clean for every SL.
+	 */
+	load(&set, "nccl.env.NCCL_IB_SL@n1=3;ib.portinfo.OperVLs@/LID 1/1=VL0-1;"
+		   "ib.sl2vl.sl3@/LID 1/1=2|in 0;ib.sl2vl.sl3@/LID 1/1=2|in 1;"
+		   "ib.portinfo.OperVLs@/LID 1/2=VL0-1;ib.sl2vl.sl3@/LID 1/2=1|in 0");
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-sl-vl-unserved"), 1);
+	x = ft_findings_at(&f, 0);
+	assert_int_equal(x->severity, FT_SEV_ERROR);
+	assert_string_equal(x->message, "LID 1 port 1 sends SL 3 (NCCL_IB_SL=3) on VL2, but only "
+					"VL0-1 are operational there (OperVLs VL0-1): data on that "
+					"SL is dropped (in 0)");
+	assert_int_equal(x->nevidence, 3);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	for (int sl = 0; sl < 16; sl++) {
+		snprintf(env, sizeof(env), "nccl.env.NCCL_IB_SL@n1=%d", sl);
+		load(&set, env);
+		assert_int_equal(ft_parse_file("tests/fixtures/smpquery/ibsim-qos-defaults-sl2vl-"
+					       "sl-mod-2-excerpt.txt",
+					       NULL, &set, NULL, &err),
+				 0);
+		ft_findings_init(&f);
+		assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&f, "ib-sl-vl-unserved"), 0);
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
+	}
 }
 
 /* This host's view through the probe: a captured sysfs tree with known faults. */

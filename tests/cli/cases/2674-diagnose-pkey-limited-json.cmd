@@ -1,1 +1,1 @@
-diagnose tests/fixtures/smpquery-pkeys/ibsim-partc-0x0030-full-and-limited-members.txt --json
+diagnose tests/fixtures/smpquery/ibsim-partc-0x0030-full-and-limited-members.txt --json
