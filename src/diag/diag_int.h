@@ -38,6 +38,10 @@ extern const struct ft_rule ft__diag_rules_job[];
 extern const size_t ft__diag_nrules_job;
 extern const struct ft_rule ft__diag_rules_deadlock[];
 extern const size_t ft__diag_nrules_deadlock;
+/* ib-pkey-membership (rules_pkey.c), listed in the InfiniBand table */
+int ft__diag_eval_pkey(const struct ft_diag_ctx *c, struct ft_findings *out);
+/* ib-sl-vl-unserved (rules_pkey.c) */
+int ft__diag_eval_sl2vl(const struct ft_diag_ctx *c, struct ft_findings *out);
 
 /* The defaults of struct ft_diag_thresholds (diag/thresholds.c). */
 extern const struct ft_diag_thresholds ft__diag_default_thresholds;

@@ -452,6 +452,27 @@ const struct ft_rule ft__diag_rules_ib[] = {
 		 "configuration (partitions.conf rate=) to the links' rate; other warnings: see "
 		 "the ibdiagnet report section named in the message",
 	  .kb = "IB-TOOLS IB-SM IB-PKEY" },
+	{ .id = "ib-pkey-membership",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "ports cannot reach each other in the partition at NCCL's P_Key index",
+	  .needs = "ib.pkey.* ib.pkey.capacity nccl.env.NCCL_IB_PKEY",
+	  .eval = ft__diag_eval_pkey,
+	  .fix = "give every port of the job full membership of one partition in the subnet "
+		 "manager's partitions.conf (NAME=0xPKEY : GUID=full, ...), or set NCCL_IB_PKEY "
+		 "to the index where the ports hold it; re-read the tables with smpquery "
+		 "PKeyTable after the SM has run",
+	  .kb = "IB-PKEY OSM-PART" },
+	{ .id = "ib-sl-vl-unserved",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "the SL NCCL sends on maps to a VL the port does not run (VL15 or past OperVLs)",
+	  .needs = "ib.sl2vl.sl* ib.portinfo.OperVLs nccl.env.NCCL_IB_SL",
+	  .eval = ft__diag_eval_sl2vl,
+	  .fix = "map the SL to an operational data VL in the subnet manager (opensm qos_sl2vl / "
+		 "qos_*_sl2vl, max_op_vls) or set NCCL_IB_SL to an SL the fabric serves; "
+		 "check with smpquery sl2vl and smpquery portinfo on each hop",
+	  .kb = "IB-VL OSM-QOS" },
 	COUNTER_RULE("ib-symbol-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
 		     "SymbolErrorCounter over the IBD-THR threshold", c_symbol,
 		     "ib.counter.SymbolErrorCounter",

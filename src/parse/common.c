@@ -453,3 +453,4 @@ ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, s
 	}
 	return false;
 }
+

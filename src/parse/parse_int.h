@@ -425,7 +425,10 @@ int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *r
 	X(ucx_perftest)     \
 	X(nvbandwidth)      \
 	X(dcgm)             \
-	X(torch_trace)
+	X(torch_trace)      \
+	X(nvue)             \
+	X(nvidia_smi_q)     \
+	X(smpquery)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

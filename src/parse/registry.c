@@ -137,6 +137,7 @@ entry_for_command(struct ft__span cmd)
 		{ "mlnx_qos", "mlnx_qos" },
 		{ "lspci", "lspci" },
 		{ "iperf3", "iperf3-json" },
+		{ "nv", "nvue" },
 	};
 	struct ft__span w, rest = cmd;
 	int nwords = 0;
@@ -144,6 +145,10 @@ entry_for_command(struct ft__span cmd)
 	while (ft__token(&rest, &w) && nwords++ < 3) {
 		if (ft__eq(w, "sudo"))
 			continue;
+		/* smpquery's P_Key and SL-to-VL tables; its PortInfo is ibportstate's format */
+		if (word_is(w, "smpquery") && (ft__find(rest, "PKey") || ft__find(rest, "pkey") ||
+					       ft__find(rest, "SL2VL") || ft__find(rest, "sl2vl")))
+			return find_entry("smpquery");
 		for (size_t i = 0; i < FT_ARRAY_SIZE(tools); i++)
 			if (word_is(w, tools[i].tool))
 				return find_entry(tools[i].parser);

@@ -16,6 +16,8 @@
  * their RDMA device (mlx5_0), else their netdev, else their address. With
  * hwloc (FT_HAVE_HWLOC) and the live root, the tree comes from hwloc's PCI
  * discovery instead of the sysfs paths; the classification is the same.
+ * Each GPU's product name (gpu.model) comes from the NVIDIA driver's
+ * /proc/driver/nvidia/gpus/<address>/information when the driver is loaded.
  */
 #include "probe_int.h"
 
@@ -220,6 +222,31 @@ chains_from_hwloc(struct pdev *devs, size_t n)
 }
 #endif
 
+/*
+ * The GPU's name as the NVIDIA driver reports it: the "Model:" line of
+ * /proc/driver/nvidia/gpus/<pci address>/information ("Model: \t\t NVIDIA
+ * H100 80GB HBM3"). Nothing when the driver is not loaded or the file holds
+ * no such line: the PCI device id alone does not name the product.
+ */
+static void
+emit_gpu_model(struct ft__probe *p, const struct pdev *d)
+{
+	char path[FT__PATH_MAX], info[2048];
+	struct ft__lines it;
+	struct ft__span line, key, val;
+
+	if (!ft__probe_path(p, path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information",
+			    d->bdf) ||
+	    !ft__probe_read(p->root, path, info, sizeof(info)))
+		return;
+	ft__lines_init(&it, info, strlen(info), 0);
+	while (ft__lines_next(&it, &line))
+		if (ft__split(line, ':', &key, &val) && ft__eq(key, "Model") && val.n) {
+			ft__emit_str(&p->c, 0, "gpu.model", val);
+			return;
+		}
+}
+
 int
 ft__probe_pci(struct ft__probe *p)
 {
@@ -280,6 +307,7 @@ ft__probe_pci(struct ft__probe *p)
 		if (!devs[i].gpu)
 			continue;
 		ft__pctx_entity(&p->c, devs[i].name, -1);
+		emit_gpu_model(p, &devs[i]);
 		if (devs[i].numa >= 0)
 			ft__emit_num(&p->c, 0, "gpu.numa_affinity", devs[i].numa, NULL);
 		for (size_t j = 0; j < nd; j++) {

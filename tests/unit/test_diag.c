@@ -428,6 +428,15 @@ static const struct rule_case cases[] = {
 	  "bench.test@h1=alltoall;nccl.transport@h1/GPU0=NET/IB/0/GDRDMA;"
 	  "nccl.env.NCCL_NCHANNELS_PER_NET_PEER@h1=4" },
 	{ "perf-wrong-results", "bench.wrong@h1=3|1048576", "bench.wrong@h1=0|1048576" },
+	/* IB-PKEY: 0x0030 is partition 0x30 as a limited member, 0x8030 (32816) as a full one */
+	{ "ib-pkey-membership",
+	  "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=48|0x0030;"
+	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030",
+	  "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=32816|0x8030;"
+	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030" },
+	/* IB-VL: SL 0 on VL15 is dropped; on VL0 of VL0-1 it is served */
+	{ "ib-sl-vl-unserved", "ib.sl2vl.sl0@/LID 1/1=15|in 0",
+	  "ib.portinfo.OperVLs@/LID 1/1=VL0-1;ib.sl2vl.sl0@/LID 1/1=0|in 0" },
 };
 
 static const struct ft_expectation allreduce_100 = { "all_reduce_perf", 0, 100.0, 40.0 };
@@ -1726,6 +1735,9 @@ static const struct {
 	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
 	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
 	{ "sonic/pfc2-queue-counters-uc1-drops-excerpt.txt", "switch-drops" },
+	{ "smpquery/ibsim-partc-0x0030-full-and-limited-members.txt", "ib-pkey-membership" },
+	{ "nvue/handmade-leaf07-swp7-pfc-tx-prio3-queue-drops.txt", "switch-drops" },
+	{ "nvue/handmade-leaf07-swp7-pfc-tx-prio3-queue-drops.txt", "switch-pfc-pause" },
 	{ "dcgm/h100nvl-2gpu-nvlink-all-down-diag-r2-pass-excerpt.txt", "gpu-nvlink-down" },
 	{ "xid/dmesg-multiline-fallen-off-bus-no-xid-nvsentinel.txt", "gpu-xid" },
 	{ "nccl-log/wsl-2gpu-info-failed-open-libibverbs-socket-nccl2.2x-excerpt.txt",
@@ -1756,6 +1768,9 @@ static const char *const fixture_healthy[] = {
 	"mlxlink/a100-8x-cx6-hdr-ib-show-counters-grep-healthy-excerpt.txt",
 	"mlxconfig/connectx4lx-kube01-query-roce-cc-defaults-excerpt.txt",
 	"sonic/sonic-fec-stats-pre-ber-max-8-ports.txt",
+	"nvue/reference-swp1-counters-qos-pfc-egress-queue-all-zero.txt",
+	"nvue/user-guide-5.6-view-counters-all-interfaces.txt",
+	"smpquery/ibsim-qos-defaults-sl2vl-sl-mod-2-excerpt.txt",
 	"opensm-conf/nvidia-opensm-conf-cc-options-ignore-excerpt.txt",
 	"ucx-perftest/bond-tag-bw-tag-sync-bw-excerpt.txt",
 	"ucx-perftest/am-lat-30000b-drop-excerpt.txt",
@@ -1986,7 +2001,7 @@ test_fixture_faults_complete(void **state)
 					    "lspci",	   "pytorch-log",   "xid",
 					    "mlxlink",	   "mlxconfig",	    "sonic",
 					    "opensm-conf", "nvbandwidth", "ucx-perftest",
-					    "dcgm",	   "pytorch-trace" };
+					    "dcgm",	   "pytorch-trace", "nvue", "smpquery" };
 	size_t d, i;
 	char cmd[512];
 
@@ -2009,6 +2024,156 @@ test_fixture_faults_complete(void **state)
 				fail_msg("%s names a fault but has no expected finding", line);
 		}
 		pclose(p);
+	}
+}
+
+/*
+ * gpu.model from real captures: an 8x A100 node's `nvidia-smi -q` derives
+ * the dgx-a100 preset for the what-ifs; the A10G that the probe reads from
+ * the driver's /proc file fits no preset, and the gains say why.
+ */
+static void
+test_advise_whatif_gpu_captures(void **state)
+{
+	struct ft_probe_cfg cfg = { .root = "tests/fixtures/sysfs/a10g-vm" };
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_whatif_opts o;
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+	const struct ft_advice *a;
+
+	for (int pass = 0; pass < 2; pass++) {
+		/* congestion that adaptive routing relieves: the advice whose gain is modelled */
+		load(&set, "ib.counter.PortXmitWait@sw/0x1/1=50000;"
+			   "ib.counter.PortXmitDiscards@sw/0x1/1=500");
+		if (pass == 0)
+			assert_int_equal(ft_parse_file("tests/fixtures/nvidia-smi-q/ml-engineering-a100-"
+						       "8gpu-xid63-remapped-rows-excerpt.txt",
+						       NULL, &set, NULL, &err),
+					 0);
+		else
+			assert_int_equal(ft_probe_host(&cfg, &set, &err), 0);
+		ft_advice_set_init(&s);
+		assert_int_equal(ft_advise(&in, NULL, &s, &err), 0);
+		memset(&o, 0, sizeof(o));
+		assert_int_equal(ft_advise_whatif_ex(&in, &o, &s, &err), 0);
+		assert_int_equal(o.derived, pass == 0);
+		assert_string_equal(o.spec_used, pass == 0 ? "dgx-a100" : "");
+		a = ft_advice_find(&s, "adaptive-routing");
+		assert_non_null(a);
+		if (pass == 1)
+			assert_non_null(strstr(a->gain_basis, "1 GPU (NVIDIA A10G) match no node preset"));
+		ft_advice_set_release(&s);
+		ft_obs_set_release(&set);
+	}
+}
+
+/*
+ * P_Key tables read with smpquery on an ibsim fabric (a real capture): at
+ * NCCL's default index 0 every HCA is a limited member of the default
+ * partition; with NCCL_IB_PKEY=1, LID 1 and LID 9 hold nothing there and
+ * LID 5 and LID 8 are limited members of 0x0030 (only LID 2 is full). Ports
+ * of two partitions at one index disagree. Then the service level: an SL
+ * that goes out on a VL the port does not run.
+ */
+static void
+test_pkey_membership(void **state)
+{
+	static const char *const tables = "tests/fixtures/smpquery/ibsim-partc-0x0030-full-"
+					  "and-limited-members.txt";
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0 };
+	struct ft_findings f;
+	struct ft_error err = { 0 };
+	const struct ft_finding *x;
+	size_t i, nempty = 0;
+	char env[64];
+
+	load(&set, "nccl.env.NCCL_IB_PKEY@n1=1");
+	assert_int_equal(ft_parse_file(tables, NULL, &set, NULL, &err), 0);
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-pkey-membership"), 3);
+	for (i = 0; i < ft_findings_len(&f); i++) {
+		x = ft_findings_at(&f, i);
+		if (strcmp(x->rule_id, "ib-pkey-membership") != 0)
+			continue;
+		assert_int_equal(x->severity, FT_SEV_ERROR);
+		if (strstr(x->message, "holds no P_Key at index 1 (NCCL_IB_PKEY=1")) {
+			assert_true(strcmp(x->entity, "LID 1") == 0 || strcmp(x->entity, "LID 9") == 0);
+			nempty++;
+			continue;
+		}
+		assert_non_null(strstr(x->message, "2 ports are only limited members of partition "
+						   "0x0030 at P_Key index 1"));
+		assert_non_null(strstr(x->message, ": LID 5, LID 8;"));
+		assert_non_null(strstr(x->message, "only the full members: LID 2)"));
+		/* the two ports and the variable */
+		assert_int_equal(x->nevidence, 3);
+		assert_string_equal(x->evidence[2].key, "nccl.env.NCCL_IB_PKEY");
+	}
+	assert_int_equal(nempty, 2);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_file(tables, NULL, &set, NULL, &err), 0);
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-pkey-membership"), 1);
+	x = ft_findings_at(&f, 0);
+	assert_int_equal(x->severity, FT_SEV_WARNING);
+	assert_non_null(strstr(x->message, "4 ports are only limited members of partition 0x7fff "
+					   "at P_Key index 0"));
+	assert_non_null(strstr(x->message, "only the full members: LID 1)"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	load(&set, "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=32784|0x8010;"
+		   "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=32800|0x8020");
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-pkey-membership"), 1);
+	assert_non_null(strstr(ft_findings_at(&f, 0)->message,
+			       "mlx5_0 has 0x8010 (partition 0x0010), mlx5_0 has 0x8020 "
+			       "(partition 0x0020)"));
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	/*
+	 * NCCL_IB_SL=3 on a switch port whose SL2VL rows send SL 3 on VL2 while
+	 * only VL0-1 run there: one finding for the port (not one per input row),
+	 * an error since the variable was seen; VL1 is served. The real ibsim
+	 * tables (OperVLs VL0-1, SL mod 2) are clean for every SL.
+	 */
+	load(&set, "nccl.env.NCCL_IB_SL@n1=3;ib.portinfo.OperVLs@/LID 1/1=VL0-1;"
+		   "ib.sl2vl.sl3@/LID 1/1=2|in 0;ib.sl2vl.sl3@/LID 1/1=2|in 1;"
+		   "ib.portinfo.OperVLs@/LID 1/2=VL0-1;ib.sl2vl.sl3@/LID 1/2=1|in 0");
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-sl-vl-unserved"), 1);
+	x = ft_findings_at(&f, 0);
+	assert_int_equal(x->severity, FT_SEV_ERROR);
+	assert_string_equal(x->message, "LID 1 port 1 sends SL 3 (NCCL_IB_SL=3) on VL2, but only "
+					"VL0-1 are operational there (OperVLs VL0-1): data on that "
+					"SL is dropped (in 0)");
+	assert_int_equal(x->nevidence, 3);
+	ft_findings_release(&f);
+	ft_obs_set_release(&set);
+
+	for (int sl = 0; sl < 16; sl++) {
+		snprintf(env, sizeof(env), "nccl.env.NCCL_IB_SL@n1=%d", sl);
+		load(&set, env);
+		assert_int_equal(ft_parse_file("tests/fixtures/smpquery/ibsim-qos-defaults-sl2vl-"
+					       "sl-mod-2-excerpt.txt",
+					       NULL, &set, NULL, &err),
+				 0);
+		ft_findings_init(&f);
+		assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&f, "ib-sl-vl-unserved"), 0);
+		ft_findings_release(&f);
+		ft_obs_set_release(&set);
 	}
 }
 
@@ -2655,6 +2820,8 @@ main(void)
 		cmocka_unit_test(test_advise_whatif),
 		cmocka_unit_test(test_advise_whatif_mtu),
 		cmocka_unit_test(test_advise_whatif_calibrated),
+		cmocka_unit_test(test_advise_whatif_gpu_captures),
+		cmocka_unit_test(test_pkey_membership),
 		cmocka_unit_test(test_thresholds_moved),
 		cmocka_unit_test(test_job_rules),
 		cmocka_unit_test(test_thresholds),

@@ -1205,7 +1205,88 @@ test_unread(void **state)
 		assert_ptr_equal(ft__find_any(s, "none|PFC7"), s.p + 2);
 		assert_null(ft__find_any(s, "none|PFC1"));
 	}
+/*
+ * NVUE counters: the numbers the switch rules read, per port and priority,
+ * under SONiC's keys; "n/a" is no observation, "0 Bytes" is bytes, and a
+ * counters table whose port no command line names is skipped, not guessed.
+ */
+static void
+test_nvue_facts(void **state)
+{
+	static const char nameless[] = "Counter          Receive  Transmit\n"
+				       "---------------  -------  --------\n"
+				       "Total Drops      7        9\n";
+	static const struct {
+		const char *file, *key, *device;
+		int port;
+		double num;  /* -1: the key is absent */
+		size_t count; /* observations of @key in the file */
+		const char *unit;
+	} want[] = {
+		{ "handmade-leaf07-swp7-pfc-tx-prio3-queue-drops", "switch.pfc.tx_prio3", "swp7", -1,
+		  1834205, 1, "count" },
+		{ "handmade-leaf07-swp7-pfc-tx-prio3-queue-drops", "switch.pfc.rx_prio3", "swp7", -1, 12,
+		  1, "count" },
+		{ "handmade-leaf07-swp7-pfc-tx-prio3-queue-drops", "switch.pfc.tx_duration_prio3",
+		  "swp7", -1, 9817342, 1, "" },
+		{ "handmade-leaf07-swp7-pfc-tx-prio3-queue-drops", "switch.if.tx_drp", "swp7", -1, 48211,
+		  1, "count" },
+		{ "handmade-leaf07-swp7-pfc-tx-prio3-queue-drops", "switch.if.tx_queue_drp", "swp7", -1,
+		  48211, 1, "count" },
+		/* "n/a": Buffer Drops has no transmit side, Queue Drops no receive side */
+		{ "handmade-leaf07-swp7-pfc-tx-prio3-queue-drops", "switch.if.rx_buffer_drp", "swp7", -1,
+		  0, 1, "count" },
+		{ "handmade-leaf07-swp7-pfc-tx-prio3-queue-drops", "switch.if.rx_queue_drp", NULL, -1, -1,
+		  0, NULL },
+		/* counters qos (8 priorities) and pfc-stats (8 more) */
+		{ "reference-swp1-counters-qos-pfc-egress-queue-all-zero", "switch.pfc.rx_prio5", "swp1",
+		  -1, 0, 2, "count" },
+		/* queue rows name the traffic class as the port, sizes in bytes */
+		{ "reference-swp1-counters-qos-pfc-egress-queue-all-zero", "switch.queue.drop_bytes",
+		  "swp1", 6, 0, 16, "bytes" },
+		{ "reference-swp1-counters-qos-pfc-egress-queue-all-zero", "switch.queue.wred_drop_pkts",
+		  "swp1", 7, 0, 16, "count" },
+		{ "reference-swp1-counters-qos-pfc-egress-queue-all-zero", "switch.if.tx_ecn_marked",
+		  "swp1", -1, 0, 1, "count" },
+		{ "reference-swp1-counters-qos-pfc-egress-queue-all-zero", "parse.skipped", NULL, -1, -1,
+		  0, NULL },
+		{ "user-guide-5.6-view-counters-all-interfaces", "switch.if.rx_drp", "br_default", -1, 10,
+		  31, "count" },
+		{ "user-guide-5.6-view-counters-all-interfaces", "switch.if.tx_drp", "mgmt", -1, 4, 31,
+		  "count" },
+		{ "user-guide-5.6-view-counters-all-interfaces", "switch.if.rx_ok", NULL, -1, -1, 0,
+		  NULL },
+	};
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+	char path[256];
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		snprintf(path, sizeof(path), FIXTURES "/nvue/%s.txt", want[i].file);
+		parse_fixture(path, &set, &run);
+		o = find_obs(&set, want[i].key, want[i].device, want[i].port);
+		if (want[i].num < 0 ? o != NULL : !o || o->num != want[i].num)
+			fail_msg("%s: %s on %s", path, want[i].key, o ? "unexpected value" : "missing");
+		if (o)
+			assert_string_equal(o->unit, want[i].unit);
+		assert_int_equal(count_obs(&set, want[i].key), want[i].count);
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+	}
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(nameless, sizeof(nameless) - 1, "drops.txt", "nvue", &set,
+					 NULL, &err),
+			 0);
+	assert_int_equal(count_obs(&set, "switch.if.rx_drp"), 0);
+	o = find_obs(&set, "parse.skipped", NULL, -1);
+	assert_true(o && o->line == 3);
+	ft_obs_set_release(&set);
 }
+
+/* A sniff table: the first entry whose marks all occur gives its score, in table order. */
 
 int
 main(void)
@@ -1215,6 +1296,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fixture_goldens),
 		cmocka_unit_test(test_ib_facts),
+		cmocka_unit_test(test_nvue_facts),
 		cmocka_unit_test(test_host_facts),
 		cmocka_unit_test(test_nccl_facts),
 		cmocka_unit_test(test_bench_facts),

@@ -151,6 +151,24 @@ test_no_rdma(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* The GPU's name from the NVIDIA driver's /proc file (a real capture), on its PCI device. */
+static void
+test_gpu_model(void **state)
+{
+	struct ft_obs_set set;
+	const struct ft_obs *o;
+
+	probe(TREES "/a10g-vm", 0, &set);
+	o = find_obs(&set, "gpu.model", "GPU0", -1);
+	assert_true(o && strcmp(o->str, "NVIDIA A10G") == 0 && strcmp(o->host, "vm-a10g") == 0);
+	assert_true(find_obs(&set, "gpu.count", NULL, -1)->num == 1);
+	ft_obs_set_release(&set);
+	/* no driver file, no model: gpu-node's H100s are PCI devices only */
+	probe(TREES "/gpu-node", 0, &set);
+	assert_null(find_obs(&set, "gpu.model", NULL, -1));
+	ft_obs_set_release(&set);
+}
+
 static void
 test_bad_config(void **state)
 {
@@ -272,7 +290,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_node_golden), cmocka_unit_test(test_gpu_node_facts),
-		cmocka_unit_test(test_no_rdma),         cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_no_rdma), cmocka_unit_test(test_gpu_model),
+		        cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_interval_rates), cmocka_unit_test(test_rdma_devices),
 	};
 

@@ -1,0 +1,1 @@
+parse --summary tests/fixtures/nvue/reference-swp1-counters-qos-pfc-egress-queue-all-zero.txt

@@ -1,0 +1,1 @@
+probe --root tests/fixtures/sysfs/a10g-vm --json

@@ -1,0 +1,1 @@
+diagnose tests/fixtures/smpquery/ibsim-partc-0x0030-full-and-limited-members.txt --json
