@@ -235,6 +235,21 @@ opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv
 	return npos;
 }
 
+int
+opts_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv, int max,
+		int *exit_code)
+{
+	int n = opts_parse(u, ctx, argc, argv);
+
+	*exit_code = n == -1 ? EXIT_USAGE : EXIT_OK;
+	if (n >= 0 && max >= 0 && n > max) {
+		cli_error(ctx, "unexpected argument '%s'", argv[1 + max]);
+		*exit_code = EXIT_USAGE;
+		return -1;
+	}
+	return n < 0 ? -1 : n;
+}
+
 static void
 print_opts(const struct opt *o, FILE *out)
 {

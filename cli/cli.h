@@ -58,6 +58,11 @@ void cli_write(const struct ft_strbuf *sb);
 /* @sb with the schema as its first member in @doc (initialised here, released by the
  * caller), when @sb is a JSON object without one; false (and @doc empty) otherwise. */
 bool cli_with_schema(const struct ft_strbuf *sb, struct ft_strbuf *doc);
+/*
+ * cli_write() @sb and release it: EXIT_OK, or EXIT_RUNTIME after "out of
+ * memory" (and nothing written) when @sb ran out of memory while filled.
+ */
+int cli_emit(const struct cli_ctx *ctx, struct ft_strbuf *sb);
 /* Whether stdout gets ANSI colours (NO_COLOR, --no-color, a pipe: no). */
 bool cli_color(const struct cli_ctx *ctx);
 /* The command whose documents cli_write() stamps; main() sets it once. */

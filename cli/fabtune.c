@@ -226,6 +226,17 @@ cli_write(const struct ft_strbuf *sb)
 	ft_strbuf_release(&doc);
 }
 
+int
+cli_emit(const struct cli_ctx *ctx, struct ft_strbuf *sb)
+{
+	bool oom = sb->oom;
+
+	if (!oom)
+		cli_write(sb);
+	ft_strbuf_release(sb);
+	return oom ? cli_fail(ctx, FT_ENOMEM, NULL) : EXIT_OK;
+}
+
 const struct cmd *
 cli_find_cmd(const struct cmd *table, size_t n, const char *name)
 {

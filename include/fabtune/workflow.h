@@ -142,6 +142,41 @@ FT_API int ft_workflow_inputs_gather(const struct ft_workflow_sources *src,
 				     struct ft_workflow_inputs *in,
 				     struct ft_error *err) FT_MUST_CHECK;
 
+/* ---- a diagnosis and its advice, written ---------------------------------- */
+
+/* The rules of ft_rule_at() as a table (rule, layer, severity, checks) or a JSON array. */
+FT_API void ft_workflow_rules_write(struct ft_strbuf *sb, bool json);
+
+/*
+ * The findings @f of a diagnosis of @in: as text, a line saying what was
+ * read, the findings ranked in a table (severities coloured with @color),
+ * then each with its message, fix, kb entry and evidence lines
+ * ("    file:line: entity key = value unit") and the count per severity;
+ * as JSON, ft_diag_json(). A full buffer sets @sb->oom.
+ */
+FT_API void ft_workflow_findings_write(struct ft_strbuf *sb, const struct ft_findings *f,
+				       const struct ft_workflow_inputs *in, bool json, bool color);
+
+/*
+ * Advise on @in: ft_advise(), then the predicted gains of ft_advise_whatif_ex()
+ * on the cluster of @w->spec (@w zeroed but for spec; its measured rows are
+ * @in's). 0 or a negative FT_E* code.
+ */
+FT_API int ft_workflow_advise(const struct ft_workflow_inputs *in, struct ft_whatif_opts *w,
+			      struct ft_advice_set *s, struct ft_error *err) FT_MUST_CHECK;
+
+/* How advice is written. */
+enum ft_advice_form {
+	FT_ADVICE_TABLE, /* what was read, a table, then each change with why, how, gain, evidence */
+	FT_ADVICE_JSON,	 /* ft_advice_json_ex() */
+	FT_ADVICE_ENV,	 /* shell lines: export/unset per NCCL setting, system changes as comments */
+};
+
+/* The advice @s on @in with the what-if cluster @w, in @form. A full buffer sets @sb->oom. */
+FT_API void ft_workflow_advice_write(struct ft_strbuf *sb, const struct ft_advice_set *s,
+				     const struct ft_workflow_inputs *in,
+				     const struct ft_whatif_opts *w, enum ft_advice_form form);
+
 /* ---- run references and reports ------------------------------------------ */
 
 /*

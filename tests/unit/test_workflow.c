@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_workflow.c - what the diagnose, advise and parse commands
+ * print, written by the library: a finding with its evidence lines and the
+ * count per severity, advice as shell lines (quoting included), the rule
+ * list, and one parsed file as text (a count per key) and as JSON.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka needs the headers above first */
+#include <cmocka.h>
+
+#include <fabtune/fabtune.h>
+#include <fabtune/parse.h>
+#include <fabtune/workflow.h>
+
+/* An observation with a number, as a parser would have made it. */
+#define OBS(k, dev, p, v, u, f, l)                                                          \
+	((struct ft_obs){ .key = k, .device = dev, .port = p, .rank = -1, .has_num = true,    \
+	                  .num = v, .unit = u, .file = f, .line = l })
+
+static void
+test_findings_text(void **state)
+{
+	struct ft_workflow_inputs in;
+	struct ft_findings f;
+	struct ft_finding x = {
+		.rule_id = "ib-symbol-errors",
+		.layer = FT_LAYER_FABRIC,
+		.severity = FT_SEV_WARNING,
+		.entity = "mlx5_0/1",
+		.message = "symbol errors rise",
+		.fix = "reseat the cable",
+		.kb = "IB-COUNTERS",
+		.nevidence = 2,
+	};
+	struct ft_strbuf sb;
+	char head[160], tail[160];
+
+	(void)state;
+	x.evidence[0] = OBS("ib.counter.SymbolErrorCounter", "mlx5_0", 1, 12, "count",
+	                    "perfquery.txt", 7);
+	x.evidence[1] = OBS("ib.port.rate", "", -1, 200, "", "", 0);
+	ft_workflow_inputs_init(&in);
+	in.nfiles = 1;
+	in.nskipped = 2;
+	assert_int_equal(ft_obs_set_add(&in.obs, &x.evidence[0]), 0);
+	ft_findings_init(&f);
+	assert_int_equal(ft_findings_add(&f, &x), 0);
+	ft_strbuf_init(&sb);
+	ft_workflow_findings_write(&sb, &f, &in, false, false);
+	assert_false(sb.oom);
+	snprintf(head, sizeof(head),
+	         "1 observations from 1 input, %zu rules; 2 input lines not understood "
+	         "(see fabtune parse)\n\n",
+	         ft_rule_count());
+	assert_memory_equal(sb.buf, head, strlen(head));
+	assert_non_null(strstr(sb.buf, "\n1. [warning] ib-symbol-errors (fabric) mlx5_0/1\n"
+	                               "  symbol errors rise\n"
+	                               "  fix: reseat the cable\n"
+	                               "  kb: IB-COUNTERS\n"
+	                               "  evidence:\n"
+	                               "    perfquery.txt:7: mlx5_0/port 1 "
+	                               "ib.counter.SymbolErrorCounter = 12 count\n"
+	                               "    -: ib.port.rate = 200\n"));
+	snprintf(tail, sizeof(tail), "\n1 finding: 0 critical, 0 error, 1 warning, 0 info\n");
+	assert_string_equal(sb.buf + sb.len - strlen(tail), tail);
+	ft_strbuf_release(&sb);
+
+	/* no findings: the line of what was read, then says so */
+	ft_findings_release(&f);
+	ft_findings_init(&f);
+	in.nskipped = 0;
+	ft_strbuf_init(&sb);
+	ft_workflow_findings_write(&sb, &f, &in, false, false);
+	snprintf(head, sizeof(head), "1 observations from 1 input, %zu rules\nno findings\n",
+	         ft_rule_count());
+	assert_string_equal(sb.buf, head);
+	ft_strbuf_release(&sb);
+	ft_findings_release(&f);
+	ft_workflow_inputs_release(&in);
+}
+
+static void
+test_advice_env(void **state)
+{
+	struct ft_advice a = { .id = "nccl-ib-hca", .setting = "NCCL_IB_HCA", .value = "=mlx5_0:1 'x'",
+		               .is_env = true, .reason = "one HCA per rail" };
+	struct ft_advice b = { .id = "nccl-algo", .setting = "NCCL_ALGO", .is_env = true,
+		               .unset = true, .reason = "let NCCL choose" };
+	struct ft_advice c = { .id = "roce-mtu", .setting = "netdev mtu", .value = "9000",
+		               .action = "ip link set eth0 mtu 9000", .reason = "jumbo frames" };
+	struct ft_advice_set s;
+	struct ft_strbuf sb;
+
+	(void)state;
+	ft_advice_set_init(&s);
+	assert_int_equal(ft_vec_push(&s.v, &a), 0);
+	assert_int_equal(ft_vec_push(&s.v, &b), 0);
+	assert_int_equal(ft_vec_push(&s.v, &c), 0);
+	ft_strbuf_init(&sb);
+	ft_workflow_advice_write(&sb, &s, NULL, NULL, FT_ADVICE_ENV);
+	assert_string_equal(sb.buf, "# NCCL environment advised by fabtune\n"
+	                            "# nccl-ib-hca: one HCA per rail\n"
+	                            "export NCCL_IB_HCA='=mlx5_0:1 '\\''x'\\'''\n"
+	                            "# nccl-algo: let NCCL choose\n"
+	                            "unset NCCL_ALGO\n"
+	                            "# system changes (not environment variables):\n"
+	                            "#   roce-mtu: ip link set eth0 mtu 9000\n");
+	ft_strbuf_release(&sb);
+	ft_advice_set_release(&s);
+}
+
+static void
+test_rules_json(void **state)
+{
+	struct ft_strbuf sb;
+	size_t n = 0;
+
+	(void)state;
+	ft_strbuf_init(&sb);
+	ft_workflow_rules_write(&sb, true);
+	for (const char *p = sb.buf; (p = strstr(p, "\"id\":")); p++)
+		n++;
+	assert_int_equal(n, ft_rule_count());
+	assert_true(n > 10);
+	assert_int_equal(sb.buf[0], '[');
+	assert_string_equal(sb.buf + sb.len - 2, "]\n");
+	ft_strbuf_release(&sb);
+}
+
+static void
+test_parse_file_summary(void **state)
+{
+	struct ft_obs_set set, view, tail;
+	struct ft_obs o[4];
+	struct ft_run run;
+	struct ft_strbuf sb;
+	struct ft_json j;
+
+	(void)state;
+	o[0] = OBS("first.file", "", -1, 1, "", "a.txt", 1);
+	o[1] = OBS("ib.port.state", "mlx5_0", 1, 4, "", "b.txt", 1);
+	o[2] = OBS("ib.port.rate", "mlx5_0", 1, 200, "Gbps", "b.txt", 2);
+	o[3] = OBS("ib.port.state", "mlx5_1", 1, 4, "", "b.txt", 3);
+	ft_obs_set_init(&set);
+	view = ft_parse_obs_since(&set, 0);
+	assert_int_equal(ft_obs_set_len(&view), 0);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(ft_obs_set_add(&set, &o[i]), 0);
+	view = ft_parse_obs_since(&set, 1);
+	assert_int_equal(ft_obs_set_len(&view), 3);
+	assert_string_equal(ft_obs_set_at(&view, 0)->key, "ib.port.state");
+	tail = ft_parse_obs_since(&set, 4);
+	assert_int_equal(ft_obs_set_len(&tail), 0);
+	view = ft_parse_obs_since(&set, 1);
+
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	ft_strbuf_init(&sb);
+	ft_parse_write_file(&sb, "b.txt", &view, &run, true);
+	/* a count per key, in order of first appearance */
+	assert_non_null(strstr(sb.buf, "b.txt: 3 observations\n"));
+	assert_non_null(strstr(sb.buf, "ib.port.state      2\n"));
+	assert_non_null(strstr(sb.buf, "ib.port.rate       1\n"));
+	assert_true(strstr(sb.buf, "ib.port.state") < strstr(sb.buf, "ib.port.rate"));
+	assert_null(strstr(sb.buf, "result rows"));
+	ft_strbuf_reset(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_parse_file_json(&j, "b.txt", &view, &run);
+	assert_memory_equal(sb.buf, "{\"file\":\"b.txt\",\"observations\":[{\"key\":\"ib.port.state\"",
+	                    54);
+	assert_string_equal(sb.buf + sb.len - 10, "\"rows\":[]}");
+	ft_strbuf_release(&sb);
+	ft_run_release(&run);
+	ft_obs_set_release(&set);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_findings_text),
+		cmocka_unit_test(test_advice_env),
+		cmocka_unit_test(test_rules_json),
+		cmocka_unit_test(test_parse_file_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
