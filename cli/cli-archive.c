@@ -29,6 +29,54 @@ cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *e
 }
 
 int
+cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar)
+{
+	struct ft_error err = { 0 };
+	int rc = cli_archive_open(ctx, ar, &err);
+
+	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
+}
+
+void
+cli_answer_begin(struct cli_answer *a, const char *key)
+{
+	ft_strbuf_init(&a->sb);
+	ft_json_init(&a->j, &a->sb, false);
+	ft_json_obj_begin(&a->j);
+	a->in_array = false;
+	if (key)
+		cli_answer_array(a, key);
+}
+
+void
+cli_answer_array(struct cli_answer *a, const char *key)
+{
+	ft_json_key(&a->j, key);
+	ft_json_arr_begin(&a->j);
+	a->in_array = true;
+}
+
+void
+cli_answer_array_end(struct cli_answer *a)
+{
+	ft_json_arr_end(&a->j);
+	a->in_array = false;
+}
+
+int
+cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const struct ft_error *err)
+{
+	if (a->in_array)
+		cli_answer_array_end(a);
+	ft_json_obj_end(&a->j);
+	ft_strbuf_addch(&a->sb, '\n');
+	if (rc == 0 && ctx->json)
+		cli_write(&a->sb);
+	ft_strbuf_release(&a->sb);
+	return rc < 0 ? cli_fail(ctx, rc, err) : EXIT_OK;
+}
+
+int
 cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err)
 {
 	/* standard output on purpose; any other non-regular target is refused */

@@ -21,6 +21,27 @@ const char *cli_archive_path(const struct cli_ctx *ctx);
 /* Open the archive of @ctx (--archive, FABTUNE_ARCHIVE or the default). */
 int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err);
 
+/* Open the archive of @ctx into *@ar or say why not: EXIT_OK, or the failure's exit code. */
+int cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar);
+
+/*
+ * The JSON answer of a verb that changes the archive, filled as the verb
+ * goes: {"deleted": [3, 4]}. cli_answer_begin() opens the object and, for a
+ * @key, its array; cli_answer_array() opens an array later (after other
+ * members) and cli_answer_array_end() closes one early. cli_answer_end()
+ * closes what is open, prints the answer with --json when @rc is 0,
+ * releases it and returns the exit code for @rc (reporting @err).
+ */
+struct cli_answer {
+	struct ft_strbuf sb;
+	struct ft_json j;
+	bool in_array;
+};
+void cli_answer_begin(struct cli_answer *a, const char *key);
+void cli_answer_array(struct cli_answer *a, const char *key);
+void cli_answer_array_end(struct cli_answer *a);
+int cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const struct ft_error *err);
+
 /*
  * --save: open the archive of @ctx, save @run with @obs (NULL for none) and
  * @nf findings and their fingerprint (ft_workflow_save_run), and say "saved

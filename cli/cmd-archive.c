@@ -9,15 +9,7 @@
  * ft_workflow_load_ref(); the helpers other commands share live in
  * cli/cli-archive.c.
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <fabtune/fabtune.h>
 #include <fabtune/workflow.h>
@@ -30,58 +22,43 @@
 static int
 archive_list(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune archive list [--kind K] [--source S] "
-		                                "[--limit N]",
-		                                NULL };
 	struct ft_archive_query q = { 0 };
 	uint64_t limit = 0;
-	static struct opt opts[] = {
-		OPT_STRING(0, "kind", NULL, "KIND",
+	const struct opt opts[] = {
+		OPT_STRING(0, "kind", &q.kind, "KIND",
 		           "only runs of this kind (bench, nccl-tests, ...)"),
-		OPT_STRING(0, "source", NULL, "SRC",
+		OPT_STRING(0, "source", &q.source, "SRC",
 		           "only runs of this source (bench, import, sim, "
 		           "model)"),
-		OPT_U64(0, "limit", NULL, "N", "only the N newest runs"),
+		OPT_U64(0, "limit", &limit, "N", "only the N newest runs"),
 		OPT_END(),
 	};
-	const struct cmd_usage usage = { "archive list", synopsis,
-		                         "List the runs in the archive, oldest first.", opts };
+	const struct cmd_usage usage =
+		CMD_USAGE("archive list", "List the runs in the archive, oldest first.", opts,
+		          "fabtune archive list [--kind K] [--source S] [--limit N]");
 	struct ft_error err = { 0 };
 	struct ft_archive *ar;
 	struct ft_strbuf sb;
 	struct ft_vec list;
 	int n, rc;
 
-	opts[0].value = &q.kind;
-	opts[1].value = &q.source;
-	opts[2].value = &limit;
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 0) {
-		cli_error(ctx, "unexpected argument '%s'", argv[1]);
-		return EXIT_USAGE;
-	}
+	n = opts_parse_args(&usage, ctx, argc, argv, 0, &rc);
+	if (n < 0 || (rc = cli_archive_open_or_fail(ctx, &ar)) != EXIT_OK)
+		return rc;
 	q.limit = (size_t)limit;
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
 	ft_vec_init(&list, sizeof(struct ft_archive_info));
 	rc = ft_archive_list(ar, &q, &list, &err);
 	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_vec_release(&list);
-		return cli_fail(ctx, rc, &err);
-	}
 	ft_strbuf_init(&sb);
-	if (ctx->json)
+	if (rc == 0 && ctx->json)
 		ft_archive_list_write_json(&sb, list.data, list.len, ctx->stable);
-	else
+	else if (rc == 0)
 		ft_archive_list_write_text(&sb, list.data, list.len, ctx->stable);
-	cli_write(&sb);
+	if (rc == 0)
+		cli_write(&sb);
 	ft_strbuf_release(&sb);
 	ft_vec_release(&list);
-	return EXIT_OK;
+	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
 
 /* ---- archive show -------------------------------------------------------- */
@@ -89,14 +66,11 @@ archive_list(int argc, char **argv, struct cli_ctx *ctx)
 static int
 archive_show(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune archive show [RUN]", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = {
-		"archive show", synopsis,
+	const struct cmd_usage usage = CMD_USAGE(
+		"archive show",
 		"Show one run: its results, findings with evidence, observations and fingerprint.\n"
 		"RUN is an id, latest (the default), latest~N, or an export file.",
-		opts
-	};
+		NULL, "fabtune archive show [RUN]");
 	struct ft_archive *ar = NULL;
 	struct ft_error err = { 0 };
 	struct ft_report_input in;
@@ -105,13 +79,9 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 	char label[160];
 	int n, rc;
 
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = opts_parse_args(&usage, ctx, argc, argv, 1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 1) {
-		cli_error(ctx, "unexpected argument '%s'", argv[2]);
-		return EXIT_USAGE;
-	}
+		return rc;
 	ft_vec_init(&records, sizeof(struct ft_archive_record));
 	rc = ft_workflow_load_ref(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", false,
 	                          &records, label, sizeof(label), &err);
@@ -147,34 +117,31 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 static int
 archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = {
-		"fabtune archive compare [RUN] [--vs REF] [--threshold 5%] [--sigma 3]", NULL
-	};
 	struct cli_compare_args ca = { .min_samples = -1 };
 	const char *vs = "default";
-	static struct opt opts[] = {
-		OPT_STRING(0, "vs", NULL, "REF",
+	const struct opt opts[] = {
+		OPT_STRING(0, "vs", &vs, "REF",
 		           "baseline name, run or export file (default: the "
 		           "baseline 'default')"),
-		OPT_STRING(0, "threshold", NULL, "PCT",
+		OPT_STRING(0, "threshold", &ca.threshold, "PCT",
 		           "stated threshold without repeated samples "
 		           "(default 5%)"),
-		OPT_DOUBLE(0, "sigma", NULL, "K",
+		OPT_DOUBLE(0, "sigma", &ca.sigma, "K",
 		           "band of K standard deviations with samples "
 		           "(default 3)"),
-		OPT_STRING(0, "floor", NULL, "PCT", "narrowest noise band (default 1%)"),
-		OPT_INT(0, "min-samples", NULL, "N", "samples needed for a noise band (default 3)"),
-		OPT_STRING(0, "min-matched", NULL, "PCT",
+		OPT_STRING(0, "floor", &ca.floor, "PCT", "narrowest noise band (default 1%)"),
+		OPT_INT(0, "min-samples", &ca.min_samples, "N",
+		        "samples needed for a noise band (default 3)"),
+		OPT_STRING(0, "min-matched", &ca.min_matched, "PCT",
 		           "exit 4 when fewer of the baseline's results matched (default 50%)"),
 		OPT_END(),
 	};
-	const struct cmd_usage usage = {
-		"archive compare", synopsis,
+	const struct cmd_usage usage = CMD_USAGE(
+		"archive compare",
 		"Compare a run (default: latest) with a baseline, result by result. Each result is\n"
 		"improved, regressed or unchanged; exit code 1 when any regressed, 4 when nothing\n"
 		"or too little of the baseline matched (see docs/cmd/archive.md).",
-		opts
-	};
+		opts, "fabtune archive compare [RUN] [--vs REF] [--threshold 5%] [--sigma 3]");
 	struct ft_compare_opts co;
 	struct ft_archive *ar = NULL;
 	struct ft_workflow_report r;
@@ -182,19 +149,9 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_strbuf sb;
 	int n, rc;
 
-	opts[0].value = &vs;
-	opts[1].value = &ca.threshold;
-	opts[2].value = &ca.sigma;
-	opts[3].value = &ca.floor;
-	opts[4].value = &ca.min_samples;
-	opts[5].value = &ca.min_matched;
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = opts_parse_args(&usage, ctx, argc, argv, 1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 1) {
-		cli_error(ctx, "unexpected argument '%s'", argv[2]);
-		return EXIT_USAGE;
-	}
+		return rc;
 	if (cli_compare_opts(ctx, &ca, &co) < 0)
 		return EXIT_USAGE;
 	rc = ft_workflow_report_prepare(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", vs,

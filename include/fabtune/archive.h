@@ -257,6 +257,11 @@ FT_API int ft_archive_baseline_load(struct ft_archive *ar, const char *name, str
 /* Append struct ft_baseline_info for every baseline to @out, by name. */
 FT_API int ft_archive_baseline_list(struct ft_archive *ar, struct ft_vec *out,
                                     struct ft_error *err) FT_MUST_CHECK;
+/* The @n baselines @list as lines "NAME: N runs, newest ID" (or a hint when there are
+   none), or as JSON {"baselines": [{"name", "runs", "newest"}]}, pretty. */
+FT_API void ft_archive_baseline_list_write(struct ft_strbuf *sb,
+                                           const struct ft_baseline_info *list, size_t n,
+                                           bool json);
 
 /* ---- export and import (JSON) -------------------------------------------- */
 

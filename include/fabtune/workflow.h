@@ -66,6 +66,24 @@ FT_API int ft_workflow_import_text(struct ft_archive *ar, const char *path, cons
 				   struct ft_error *err) FT_MUST_CHECK;
 
 /*
+ * Import the file @path whole or not at all: a fabtune export (JSON, when
+ * @format is NULL or "fabtune") through ft_archive_import(), otherwise a
+ * tool's text output through ft_workflow_import_text(). The new run ids
+ * are appended to @ids (int64_t). 0 or a negative FT_E* code.
+ */
+FT_API int ft_workflow_import_file(struct ft_archive *ar, const char *path, const char *format,
+				   struct ft_vec *ids, struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Append to @ids (int64_t) the run that each of the @n references @refs
+ * names (ft_archive_resolve(): 12, latest, latest~N), or every run of @ar,
+ * oldest first, when @n is 0. The first reference that names no run stops,
+ * naming it. 0 or a negative FT_E* code.
+ */
+FT_API int ft_workflow_resolve_runs(struct ft_archive *ar, const char *const *refs, size_t n,
+				    struct ft_vec *ids, struct ft_error *err) FT_MUST_CHECK;
+
+/*
  * What the analytic model expects for the collective rows of @measured on
  * @spec: one struct ft_expectation per (test, size) appended to @expect
  * (NULL to skip), and one model row per (test, size) appended to @model

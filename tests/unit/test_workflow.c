@@ -3,7 +3,8 @@
  * tests/unit/test_workflow.c - what the diagnose, advise and parse commands
  * print, written by the library: a finding with its evidence lines and the
  * count per severity, advice as shell lines (quoting included), the rule
- * list, and one parsed file as text (a count per key) and as JSON.
+ * list, one parsed file as text (a count per key) and as JSON, and runs
+ * imported from files and named by references.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* cmocka needs the headers above first */
 #include <cmocka.h>
@@ -20,6 +22,8 @@
 #include <fabtune/fabtune.h>
 #include <fabtune/parse.h>
 #include <fabtune/workflow.h>
+
+#define TOOL_OUTPUT "tests/fixtures/nccl-tests/fabtune-all-gather-shm-2-ranks.txt"
 
 /* An observation with a number, as a parser would have made it. */
 #define OBS(k, dev, p, v, u, f, l)                                                          \
@@ -182,6 +186,69 @@ test_parse_file_summary(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* Import a tool's output and a fabtune export, resolve references, list baselines. */
+static void
+test_import_resolve(void **state)
+{
+	char dir[] = "/tmp/ft-test-workflow-XXXXXX", db[64], exp[64], path[80];
+	struct ft_error err = { 0 };
+	struct ft_archive *ar = NULL;
+	struct ft_baseline_info bl[2] = { { "nightly", 2, 7 }, { "one", 1, 3 } };
+	const char *refs[] = { "latest~1", "latest" };
+	struct ft_strbuf sb;
+	struct ft_vec ids;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/a.db", dir);
+	snprintf(exp, sizeof(exp), "%s/export.json", dir);
+	assert_int_equal(ft_archive_open(db, &ar, &err), 0);
+	ft_vec_init(&ids, sizeof(int64_t));
+	assert_int_equal(ft_workflow_import_file(ar, TOOL_OUTPUT, NULL, &ids, &err), 0);
+	assert_int_equal(ids.len, 1);
+	/* the run, exported then imported again (a JSON document), is a second run */
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_archive_export(ar, ids.data, ids.len, &sb, 0, &err), 0);
+	assert_int_equal(ft_file_write(exp, sb.buf, sb.len, &err), 0);
+	assert_int_equal(ft_workflow_import_file(ar, exp, NULL, &ids, &err), 0);
+	assert_int_equal(ids.len, 2);
+	assert_true(FT_VEC_AT(&ids, int64_t, 1) > FT_VEC_AT(&ids, int64_t, 0));
+	/* references name these runs in order; none names every run */
+	ft_vec_release(&ids);
+	ft_vec_init(&ids, sizeof(int64_t));
+	assert_int_equal(ft_workflow_resolve_runs(ar, refs, 2, &ids, &err), 0);
+	assert_int_equal(ids.len, 2);
+	assert_int_equal(ft_workflow_resolve_runs(ar, NULL, 0, &ids, &err), 0);
+	assert_int_equal(ids.len, 4);
+	assert_true(FT_VEC_AT(&ids, int64_t, 0) == FT_VEC_AT(&ids, int64_t, 2));
+	assert_true(FT_VEC_AT(&ids, int64_t, 1) == FT_VEC_AT(&ids, int64_t, 3));
+	/* a reference to no run stops, naming it; a missing file too */
+	refs[1] = "99";
+	assert_true(ft_workflow_resolve_runs(ar, refs, 2, &ids, &err) < 0);
+	assert_non_null(strstr(err.msg, "99"));
+	ft_error_clear(&err);
+	snprintf(path, sizeof(path), "%s/none.txt", dir);
+	assert_int_equal(ft_workflow_import_file(ar, path, NULL, &ids, &err), FT_ENOENT);
+	ft_archive_close(ar);
+
+	ft_strbuf_reset(&sb);
+	ft_archive_baseline_list_write(&sb, bl, 2, false);
+	assert_string_equal(sb.buf, "nightly: 2 runs, newest 7\none: 1 run, newest 3\n");
+	ft_strbuf_reset(&sb);
+	ft_archive_baseline_list_write(&sb, bl, 0, false);
+	assert_string_equal(sb.buf,
+	                    "no baselines (add one with 'fabtune archive baseline add NAME RUN')\n");
+	ft_strbuf_release(&sb);
+	ft_vec_release(&ids);
+	unlink(exp);
+	unlink(db);
+	snprintf(path, sizeof(path), "%s-wal", db);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", db);
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -190,6 +257,7 @@ main(void)
 		cmocka_unit_test(test_advice_env),
 		cmocka_unit_test(test_rules_json),
 		cmocka_unit_test(test_parse_file_summary),
+		cmocka_unit_test(test_import_resolve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
