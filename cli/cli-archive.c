@@ -8,11 +8,8 @@
 #include "cli-archive.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <fabtune/workflow.h>
 
@@ -123,97 +120,19 @@ cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_
 int
 cli_check_output_path(const char *opt, const char *path, struct ft_error *err)
 {
-	char dir[4096];
-	const char *slash;
-	struct stat st;
-
-	if (!path || strcmp(path, "-") == 0)
-		return 0;
-	if (!path[0])
-		return ft_error_set(err, FT_EINVAL, "%s: empty file name", opt);
-	if (strlen(path) >= sizeof(dir))
-		return ft_error_set(err, FT_EINVAL, "%s %.64s...: path too long", opt, path);
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return ft_error_set(err, FT_EINVAL, "%s %s: is a folder, not a file", opt, path);
-		if (access(path, W_OK) != 0)
-			return ft_error_set(err, FT_EINVAL, "%s %s: the file is not writable", opt,
-			                    path);
-	}
-	slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (stat(dir, &st) != 0)
-		return ft_error_set(err, FT_ENOENT, "%s %s: folder %s does not exist", opt, path,
-		                    dir);
-	if (!S_ISDIR(st.st_mode))
-		return ft_error_set(err, FT_EINVAL, "%s %s: %s is not a folder", opt, path, dir);
-	if (access(dir, W_OK | X_OK) != 0)
-		return ft_error_set(err, FT_EINVAL, "%s %s: folder %s is not writable", opt, path,
-		                    dir);
-	return 0;
-}
-
-int
-cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, double *out)
-{
-	size_t n = strlen(text);
-	char buf[64];
-	double v;
-
-	if (n == 0 || n >= sizeof(buf))
-		goto bad;
-	memcpy(buf, text, n + 1);
-	if (buf[n - 1] == '%') {
-		buf[n - 1] = '\0';
-		if (ft_parse_double(buf, &v) < 0 || !(v >= 0) || v > 1000)
-			goto bad;
-		*out = v / 100.0;
-		return 0;
-	}
-	if (ft_parse_double(buf, &v) < 0 || !(v >= 0) || v > 1)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	cli_error(ctx, "%s: expected a percentage like 5%% or a fraction like 0.05, got '%s'", opt,
-	          text);
-	return -1;
+	return ft_file_check_writable(opt, path, err);
 }
 
 int
 cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct ft_compare_opts *o)
 {
-	ft_compare_opts_init(o);
-	if (a->threshold &&
-	    cli_parse_fraction(ctx, "--threshold", a->threshold, &o->rel_threshold) < 0)
-		return -1;
-	if (a->floor && cli_parse_fraction(ctx, "--floor", a->floor, &o->floor_rel) < 0)
-		return -1;
-	if (a->sigma < 0 || !isfinite(a->sigma)) {
-		cli_error(ctx, "--sigma: expected a number >= 0, got %g", a->sigma);
-		return -1;
-	}
-	if (a->sigma > 0)
-		o->k_sigma = a->sigma;
-	if (a->min_samples != -1 && a->min_samples < 2) {
-		cli_error(ctx, "--min-samples: expected a count >= 2, got %d", a->min_samples);
-		return -1;
-	}
-	if (a->min_samples > 0)
-		o->min_samples = (unsigned)FT_MAX(a->min_samples, 2);
-	if (a->min_matched &&
-	    cli_parse_fraction(ctx, "--min-matched", a->min_matched, &o->min_matched) < 0)
-		return -1;
-	if (o->min_matched > 1) {
-		cli_error(ctx, "--min-matched: at most 100%%, got '%s'", a->min_matched);
-		return -1;
-	}
-	return 0;
+	struct ft_error err = { 0 };
+	int rc = ft_compare_opts_parse(o, a->threshold, a->floor, a->sigma, a->min_samples,
+	                               a->min_matched, &err);
+
+	if (rc < 0)
+		cli_error(ctx, "%s", err.msg);
+	return rc < 0 ? -1 : 0;
 }
 
 /*

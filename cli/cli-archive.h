@@ -50,22 +50,13 @@ int cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const stru
 int cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
                  const struct ft_finding *f, size_t nf);
 
-/*
- * Check before any long work that @path (an option's value, named @opt in
- * messages) can be written: "-" (stdout) always can; otherwise its folder
- * exists and is writable (the file is written next to itself and renamed),
- * and the path is not a folder nor a read-only file. FT_ENOENT or FT_EINVAL
- * with a message naming the option, the path and what is wrong.
- */
+/* ft_file_check_writable() of @path, named @opt in messages. */
 int cli_check_output_path(const char *opt, const char *path, struct ft_error *err);
 
 /* Write @sb to @path (atomically: temporary file, rename), or stdout for NULL or "-". */
 int cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err);
 
-/* Parse "5%" or "0.05" into a fraction; -1 after a usage error naming @opt. */
-int cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, double *out);
-
-/* Compare options from the command line; -1 after a usage error. */
+/* Compare options from the command line (ft_compare_opts_parse()); -1 after a usage error. */
 struct cli_compare_args {
 	const char *threshold; /* "5%" */
 	const char *floor;     /* "1%" */

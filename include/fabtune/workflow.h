@@ -359,6 +359,13 @@ struct ft_doctor_view {
  */
 FT_API void ft_doctor_write_text(struct ft_strbuf *sb, const struct ft_doctor_result *res,
 				 const struct ft_doctor_view *v);
+/*
+ * The HTML report of @res (ft_report_render()): the run, the model's
+ * expectations, the comparison with the baseline when there was one, titled
+ * "fabtune doctor: HOST"; @stable leaves out times. 0 or a negative FT_E*.
+ */
+FT_API int ft_doctor_write_html(struct ft_strbuf *sb, const struct ft_doctor_result *res,
+				bool stable, struct ft_error *err) FT_MUST_CHECK;
 /* The same as one JSON object (host, status, exit, probe, bench, model, diagnosis...). */
 FT_API void ft_doctor_write_json(struct ft_strbuf *sb, const struct ft_doctor_result *res,
 				 const struct ft_doctor_view *v);

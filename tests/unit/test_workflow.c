@@ -4,7 +4,8 @@
  * print, written by the library: a finding with its evidence lines and the
  * count per severity, advice as shell lines (quoting included), the rule
  * list, one parsed file as text (a count per key) and as JSON, and runs
- * imported from files and named by references.
+ * imported from files and named by references, comparison options as
+ * written on a command line, and output paths checked before the work.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -249,6 +250,75 @@ test_import_resolve(void **state)
 	rmdir(dir);
 }
 
+/* Comparison options as written on a command line: known values and each refusal. */
+static void
+test_compare_opts(void **state)
+{
+	struct ft_compare_opts o, def;
+	struct ft_error err = { 0 };
+	double v = -1;
+
+	(void)state;
+	ft_compare_opts_init(&def);
+	assert_int_equal(ft_compare_opts_parse(&o, NULL, NULL, 0, -1, NULL, &err), 0);
+	assert_memory_equal(&o, &def, sizeof(o));
+	assert_int_equal(ft_compare_opts_parse(&o, "5%", "0.02", 2.5, 4, "80%", &err), 0);
+	assert_true(fabs(o.rel_threshold - 0.05) < 1e-12);
+	assert_true(fabs(o.floor_rel - 0.02) < 1e-12);
+	assert_true(o.k_sigma == 2.5);
+	assert_int_equal(o.min_samples, 4);
+	assert_true(fabs(o.min_matched - 0.8) < 1e-12);
+	assert_int_equal(ft_compare_parse_fraction("x", "1000%", &v, &err), 0);
+	assert_true(fabs(v - 10) < 1e-12);
+	assert_int_equal(ft_compare_parse_fraction("x", "1", &v, &err), 0);
+	assert_true(v == 1);
+	static const char *const bad[] = { "", "%", "1001%", "1.5", "-1%", "5 %", "abc" };
+	for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		ft_error_clear(&err);
+		assert_int_equal(ft_compare_parse_fraction("--floor", bad[i], &v, &err), FT_EINVAL);
+	}
+	assert_string_equal(err.msg, "--floor: expected a percentage like 5% or a fraction like "
+	                             "0.05, got 'abc'");
+	ft_error_clear(&err);
+	assert_int_equal(ft_compare_opts_parse(&o, "x", NULL, 0, -1, NULL, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--threshold: "));
+	ft_error_clear(&err);
+	assert_int_equal(ft_compare_opts_parse(&o, NULL, NULL, -1, -1, NULL, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--sigma: expected a number >= 0, got -1");
+	ft_error_clear(&err);
+	assert_int_equal(ft_compare_opts_parse(&o, NULL, NULL, 0, 1, NULL, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--min-samples: expected a count >= 2, got 1");
+	ft_error_clear(&err);
+	assert_int_equal(ft_compare_opts_parse(&o, NULL, NULL, 0, -1, "150%", &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--min-matched: at most 100%, got '150%'");
+}
+
+/* An output path is checked before the work: each way it can be wrong, by name. */
+static void
+test_check_writable(void **state)
+{
+	char dir[] = "/tmp/ft-test-outpath-XXXXXX", path[64];
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ft_file_check_writable("-o", NULL, &err), 0);
+	assert_int_equal(ft_file_check_writable("-o", "-", &err), 0);
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	assert_int_equal(ft_file_check_writable("-o", path, &err), 0);
+	ft_error_clear(&err);
+	assert_int_equal(ft_file_check_writable("-o", "", &err), FT_EINVAL);
+	assert_string_equal(err.msg, "-o: empty file name");
+	ft_error_clear(&err);
+	assert_int_equal(ft_file_check_writable("--output", dir, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, ": is a folder, not a file"));
+	snprintf(path, sizeof(path), "%s/none/report.html", dir);
+	ft_error_clear(&err);
+	assert_int_equal(ft_file_check_writable("-o", path, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "/none does not exist"));
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -258,6 +328,8 @@ main(void)
 		cmocka_unit_test(test_rules_json),
 		cmocka_unit_test(test_parse_file_summary),
 		cmocka_unit_test(test_import_resolve),
+		cmocka_unit_test(test_compare_opts),
+		cmocka_unit_test(test_check_writable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
