@@ -34,43 +34,30 @@ cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar)
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
 
-void
-cli_answer_begin(struct cli_answer *a, const char *key)
-{
-	ft_strbuf_init(&a->sb);
-	ft_json_init(&a->j, &a->sb, false);
-	ft_json_obj_begin(&a->j);
-	a->in_array = false;
-	if (key)
-		cli_answer_array(a, key);
-}
-
-void
-cli_answer_array(struct cli_answer *a, const char *key)
-{
-	ft_json_key(&a->j, key);
-	ft_json_arr_begin(&a->j);
-	a->in_array = true;
-}
-
-void
-cli_answer_array_end(struct cli_answer *a)
-{
-	ft_json_arr_end(&a->j);
-	a->in_array = false;
-}
-
 int
-cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const struct ft_error *err)
+cli_archive_each(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv,
+                 const char *expected, const char *key, cli_each_fn *fn, void *ud)
 {
-	if (a->in_array)
-		cli_answer_array_end(a);
-	ft_json_obj_end(&a->j);
-	ft_strbuf_addch(&a->sb, '\n');
-	if (rc == 0 && ctx->json)
-		cli_write(&a->sb);
-	ft_strbuf_release(&a->sb);
-	return rc < 0 ? cli_fail(ctx, rc, err) : EXIT_OK;
+	struct ft_error err = { 0 };
+	struct cli_answer a;
+	struct ft_archive *ar;
+	int n, rc;
+
+	n = opts_parse_args(u, ctx, argc, argv, -1, &rc);
+	if (n < 0)
+		return rc;
+	if (n < 1) {
+		cli_error(ctx, "expected %s", expected);
+		return EXIT_USAGE;
+	}
+	rc = cli_archive_open_or_fail(ctx, &ar);
+	if (rc)
+		return rc;
+	cli_answer_begin(&a, key);
+	for (int i = 1; rc == 0 && i <= n; i++)
+		rc = fn(ctx, ar, argv[i], &a, ud, &err);
+	ft_archive_close(ar);
+	return cli_answer_end(ctx, &a, rc, &err);
 }
 
 int
@@ -133,25 +120,4 @@ cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct f
 	if (rc < 0)
 		cli_error(ctx, "%s", err.msg);
 	return rc < 0 ? -1 : 0;
-}
-
-/*
- * Global options may come before the verb ("fabtune --json archive list"
- * reaches us as "archive --json list"): move the verb first for dispatch.
- */
-void
-cli_verb_first(int argc, char **argv)
-{
-	char *verb;
-	int i;
-
-	for (i = 1; i < argc && argv[i][0] == '-'; i++)
-		if ((strcmp(argv[i], "--archive") == 0 || strcmp(argv[i], "--seed") == 0) &&
-		    i + 1 < argc)
-			i++;
-	if (i <= 1 || i >= argc)
-		return;
-	verb = argv[i];
-	memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
-	argv[1] = verb;
 }

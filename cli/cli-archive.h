@@ -25,22 +25,20 @@ int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_erro
 int cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar);
 
 /*
- * The JSON answer of a verb that changes the archive, filled as the verb
- * goes: {"deleted": [3, 4]}. cli_answer_begin() opens the object and, for a
- * @key, its array; cli_answer_array() opens an array later (after other
- * members) and cli_answer_array_end() closes one early. cli_answer_end()
- * closes what is open, prints the answer with --json when @rc is 0,
- * releases it and returns the exit code for @rc (reporting @err).
+ * One argument's work in a verb over its arguments ("archive rm RUN..."),
+ * adding what it did to @a and saying it on stdout without --json; @ud is
+ * the verb's. 0 or a negative FT_E* code with @err filled.
  */
-struct cli_answer {
-	struct ft_strbuf sb;
-	struct ft_json j;
-	bool in_array;
-};
-void cli_answer_begin(struct cli_answer *a, const char *key);
-void cli_answer_array(struct cli_answer *a, const char *key);
-void cli_answer_array_end(struct cli_answer *a);
-int cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const struct ft_error *err);
+typedef int cli_each_fn(struct cli_ctx *ctx, struct ft_archive *ar, const char *arg,
+                        struct cli_answer *a, void *ud, struct ft_error *err);
+
+/*
+ * A verb over one or more arguments: parse the options of @u (none given:
+ * "expected @expected"), open the archive, and run @fn on each argument in
+ * order until one fails, into the JSON answer {"@key": [...]}. The exit code.
+ */
+int cli_archive_each(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv,
+                     const char *expected, const char *key, cli_each_fn *fn, void *ud);
 
 /*
  * --save: open the archive of @ctx, save @run with @obs (NULL for none) and
@@ -66,12 +64,6 @@ struct cli_compare_args {
 };
 int cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a,
                      struct ft_compare_opts *o);
-
-/*
- * Global options may come before a group's verb ("fabtune --json archive
- * list" reaches the group as "archive --json list"): move the verb first.
- */
-void cli_verb_first(int argc, char **argv);
 
 /* The verbs of `fabtune archive` that live in their own files. */
 int cmd_archive_baseline(int argc, char **argv, struct cli_ctx *ctx); /* cmd-archive-baseline.c */

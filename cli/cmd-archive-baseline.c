@@ -148,7 +148,6 @@ static const struct cmd baseline_cmds[] = {
 int
 cmd_archive_baseline(int argc, char **argv, struct cli_ctx *ctx)
 {
-	cli_verb_first(argc, argv);
 	return cli_dispatch(baseline_cmds, FT_ARRAY_SIZE(baseline_cmds), "archive baseline", argc,
 	                    argv, ctx);
 }

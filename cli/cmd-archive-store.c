@@ -51,6 +51,30 @@ cmd_archive_export(int argc, char **argv, struct cli_ctx *ctx)
 	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
 }
 
+/* Import one file whole (@format: the --format given, or NULL): "imported FILE as run N". */
+static int
+import_one(struct cli_ctx *ctx, struct ft_archive *ar, const char *path, struct cli_answer *a,
+           void *format, struct ft_error *err)
+{
+	struct ft_vec ids;
+	int rc;
+
+	ft_vec_init(&ids, sizeof(int64_t));
+	rc = ft_workflow_import_file(ar, path, *(const char **)format, &ids, err);
+	for (size_t k = 0; rc == 0 && k < ids.len; k++) {
+		int64_t id = FT_VEC_AT(&ids, int64_t, k);
+
+		if (!ctx->json)
+			printf("imported %s as run %" PRId64 "\n", path, id);
+		ft_json_obj_begin(&a->j);
+		ft_json_kv_str(&a->j, "file", path);
+		ft_json_kv_int(&a->j, "run", id);
+		ft_json_obj_end(&a->j);
+	}
+	ft_vec_release(&ids);
+	return rc;
+}
+
 int
 cmd_archive_import(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -66,41 +90,28 @@ cmd_archive_import(int argc, char **argv, struct cli_ctx *ctx)
 		"Import runs: a fabtune export (JSON), or the text output of nccl-tests or\n"
 		"perftest (through the parsers). Each file is imported whole or not at all.",
 		opts, "fabtune archive import FILE... [--format NAME]");
-	struct ft_error err = { 0 };
-	struct cli_answer a;
-	struct ft_archive *ar;
-	struct ft_vec ids;
-	int n, rc;
 
-	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
-	if (n < 0)
-		return rc;
-	if (n < 1) {
-		cli_error(ctx, "expected FILE... to import");
-		return EXIT_USAGE;
-	}
-	rc = cli_archive_open_or_fail(ctx, &ar);
-	if (rc)
-		return rc;
-	ft_vec_init(&ids, sizeof(int64_t));
-	cli_answer_begin(&a, "imported");
-	for (int i = 1; rc == 0 && i <= n; i++) {
-		size_t start = ids.len;
+	return cli_archive_each(ctx, &usage, argc, argv, "FILE... to import", "imported",
+	                        import_one, &format);
+}
 
-		rc = ft_workflow_import_file(ar, argv[i], format, &ids, &err);
-		for (size_t k = start; rc == 0 && k < ids.len; k++) {
-			if (!ctx->json)
-				printf("imported %s as run %" PRId64 "\n", argv[i],
-				       FT_VEC_AT(&ids, int64_t, k));
-			ft_json_obj_begin(&a.j);
-			ft_json_kv_str(&a.j, "file", argv[i]);
-			ft_json_kv_int(&a.j, "run", FT_VEC_AT(&ids, int64_t, k));
-			ft_json_obj_end(&a.j);
-		}
-	}
-	ft_archive_close(ar);
-	ft_vec_release(&ids);
-	return cli_answer_end(ctx, &a, rc, &err);
+/* Delete the run @ref names: "deleted run N". */
+static int
+delete_one(struct cli_ctx *ctx, struct ft_archive *ar, const char *ref, struct cli_answer *a,
+           void *ud, struct ft_error *err)
+{
+	int64_t id;
+	int rc = ft_archive_resolve(ar, ref, &id, err);
+
+	(void)ud;
+	if (rc == 0)
+		rc = ft_archive_delete(ar, id, err);
+	if (rc < 0)
+		return rc;
+	if (!ctx->json)
+		printf("deleted run %" PRId64 "\n", id);
+	ft_json_int(&a->j, id);
+	return 0;
 }
 
 int
@@ -109,35 +120,9 @@ cmd_archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 	const struct cmd_usage usage =
 		CMD_USAGE("archive rm", "Delete runs (and their baseline memberships).", NULL,
 		          "fabtune archive rm RUN...");
-	struct ft_error err = { 0 };
-	struct cli_answer a;
-	struct ft_archive *ar;
-	int n, rc;
 
-	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
-	if (n < 0)
-		return rc;
-	if (n < 1) {
-		cli_error(ctx, "expected RUN... to delete");
-		return EXIT_USAGE;
-	}
-	rc = cli_archive_open_or_fail(ctx, &ar);
-	if (rc)
-		return rc;
-	cli_answer_begin(&a, "deleted");
-	for (int i = 1; rc == 0 && i <= n; i++) {
-		int64_t id;
-
-		rc = ft_archive_resolve(ar, argv[i], &id, &err);
-		if (rc == 0)
-			rc = ft_archive_delete(ar, id, &err);
-		if (rc == 0 && !ctx->json)
-			printf("deleted run %" PRId64 "\n", id);
-		if (rc == 0)
-			ft_json_int(&a.j, id);
-	}
-	ft_archive_close(ar);
-	return cli_answer_end(ctx, &a, rc, &err);
+	return cli_archive_each(ctx, &usage, argc, argv, "RUN... to delete", "deleted",
+	                        delete_one, NULL);
 }
 
 int

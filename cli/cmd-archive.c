@@ -205,6 +205,5 @@ static const struct cmd archive_cmds[] = {
 int
 cmd_archive(int argc, char **argv, struct cli_ctx *ctx)
 {
-	cli_verb_first(argc, argv);
 	return cli_dispatch(archive_cmds, FT_ARRAY_SIZE(archive_cmds), "archive", argc, argv, ctx);
 }

@@ -41,39 +41,22 @@ const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
  * sysfs): control characters in them are written as visible escapes, never
  * raw, so an escape sequence in an input cannot drive the terminal.
  */
-static void
-vmsg(const struct cli_ctx *ctx, const char *kind, const char *fmt, va_list ap)
+void
+cli_msg(const struct cli_ctx *ctx, const char *kind, const char *fmt, ...)
 {
 	struct ft_strbuf raw, out;
+	va_list ap;
 
 	ft_strbuf_init(&raw);
 	ft_strbuf_init(&out);
+	va_start(ap, fmt);
 	ft_strbuf_vaddf(&raw, fmt, ap);
+	va_end(ap);
 	ft_strbuf_add_printable(&out, raw.buf, raw.len);
 	fprintf(stderr, "fabtune%s%s: %s%s\n", ctx && ctx->cmd ? " " : "",
 		ctx && ctx->cmd ? ctx->cmd : "", kind, out.oom ? raw.buf : out.buf);
 	ft_strbuf_release(&raw);
 	ft_strbuf_release(&out);
-}
-
-void
-cli_error(const struct cli_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(ctx, "", fmt, ap);
-	va_end(ap);
-}
-
-void
-cli_warn(const struct cli_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(ctx, "warning: ", fmt, ap);
-	va_end(ap);
 }
 
 int
@@ -226,6 +209,45 @@ cli_write(const struct ft_strbuf *sb)
 	ft_strbuf_release(&doc);
 }
 
+void
+cli_answer_begin(struct cli_answer *a, const char *key)
+{
+	ft_strbuf_init(&a->sb);
+	ft_json_init(&a->j, &a->sb, false);
+	ft_json_obj_begin(&a->j);
+	a->in_array = false;
+	if (key)
+		cli_answer_array(a, key);
+}
+
+void
+cli_answer_array(struct cli_answer *a, const char *key)
+{
+	ft_json_key(&a->j, key);
+	ft_json_arr_begin(&a->j);
+	a->in_array = true;
+}
+
+void
+cli_answer_array_end(struct cli_answer *a)
+{
+	ft_json_arr_end(&a->j);
+	a->in_array = false;
+}
+
+int
+cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const struct ft_error *err)
+{
+	if (a->in_array)
+		cli_answer_array_end(a);
+	ft_json_obj_end(&a->j);
+	ft_strbuf_addch(&a->sb, '\n');
+	if (rc == 0 && ctx->json)
+		cli_write(&a->sb);
+	ft_strbuf_release(&a->sb);
+	return rc < 0 ? cli_fail(ctx, rc, err) : EXIT_OK;
+}
+
 int
 cli_emit(const struct cli_ctx *ctx, struct ft_strbuf *sb)
 {
@@ -261,6 +283,27 @@ cli_list_commands(const struct cmd *table, size_t n, const char *group, FILE *ou
 		group ? group : "", group ? " " : "");
 }
 
+/*
+ * Global options may come before the verb ("fabtune --json archive list"
+ * reaches the group as "archive --json list"): move the verb first for dispatch.
+ */
+static void
+verb_first(int argc, char **argv)
+{
+	char *verb;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++)
+		if ((strcmp(argv[i], "--archive") == 0 || strcmp(argv[i], "--seed") == 0) &&
+		    i + 1 < argc)
+			i++;
+	if (i <= 1 || i >= argc)
+		return;
+	verb = argv[i];
+	memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
+	argv[1] = verb;
+}
+
 int
 cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 	     struct cli_ctx *ctx)
@@ -268,6 +311,7 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 	const struct cmd *c;
 	char name[64];
 
+	verb_first(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		cli_list_commands(table, n, group, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
@@ -284,49 +328,37 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 }
 
 /* help --json: the commands as {"commands": [{"name", "summary"}]}. */
-static void
-list_commands_json(const struct cmd *table, size_t n)
+static int
+list_commands_json(struct cli_ctx *ctx, const struct cmd *table, size_t n)
 {
-	struct ft_strbuf sb;
-	struct ft_json j;
+	struct cli_answer a;
 
-	ft_strbuf_init(&sb);
-	ft_json_init(&j, &sb, false);
-	ft_json_obj_begin(&j);
-	ft_json_key(&j, "commands");
-	ft_json_arr_begin(&j);
+	cli_answer_begin(&a, "commands");
 	for (size_t i = 0; i < n; i++) {
-		ft_json_obj_begin(&j);
-		ft_json_kv_str(&j, "name", table[i].name);
-		ft_json_kv_str(&j, "summary", table[i].summary);
-		ft_json_obj_end(&j);
+		ft_json_obj_begin(&a.j);
+		ft_json_kv_str(&a.j, "name", table[i].name);
+		ft_json_kv_str(&a.j, "summary", table[i].summary);
+		ft_json_obj_end(&a.j);
 	}
-	ft_json_arr_end(&j);
-	ft_json_obj_end(&j);
-	ft_strbuf_addch(&sb, '\n');
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
+	return cli_answer_end(ctx, &a, 0, NULL);
 }
 
 int
 cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune help [COMMAND]", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = { "help", synopsis,
-						"List the commands, or show one command's help.",
-						opts };
+	const struct cmd_usage usage = CMD_USAGE(
+		"help", "List the commands, or show one command's help.", NULL,
+		"fabtune help [COMMAND]");
 	const struct cmd *c;
 	char *args[3];
-	int n = opts_parse(&usage, ctx, argc, argv);
+	int rc, n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
+		return rc;
+	if (n == 0 && ctx->json)
+		return list_commands_json(ctx, cli_commands, cli_ncommands);
 	if (n == 0) {
-		if (ctx->json)
-			list_commands_json(cli_commands, cli_ncommands);
-		else
-			cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
+		cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
 		return EXIT_OK;
 	}
 	c = cli_find_cmd(cli_commands, cli_ncommands, argv[1]);
@@ -344,28 +376,18 @@ cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 int
 cmd_version(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune version", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = { "version", synopsis,
-						"Print the version of fabtune and its optional parts.",
-						opts };
-	struct ft_strbuf sb;
-	struct ft_json j;
-	int n = opts_parse(&usage, ctx, argc, argv);
+	const struct cmd_usage usage = CMD_USAGE(
+		"version", "Print the version of fabtune and its optional parts.", NULL,
+		"fabtune version");
+	const char *version = ctx->stable ? "VERSION" : ft_version();
+	struct cli_answer a;
+	int rc, n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	ft_strbuf_init(&sb);
-	if (ctx->json) {
-		ft_json_init(&j, &sb, false);
-		ft_json_obj_begin(&j);
-		ft_json_kv_str(&j, "version", ctx->stable ? "VERSION" : ft_version());
-		ft_json_obj_end(&j);
-		ft_strbuf_addch(&sb, '\n');
-	} else {
-		ft_strbuf_addf(&sb, "fabtune %s\n", ctx->stable ? "VERSION" : ft_version());
-	}
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	return EXIT_OK;
+		return rc;
+	if (!ctx->json)
+		printf("fabtune %s\n", version);
+	cli_answer_begin(&a, NULL);
+	ft_json_kv_str(&a.j, "version", version);
+	return cli_answer_end(ctx, &a, 0, NULL);
 }
