@@ -35,6 +35,30 @@ cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar)
 }
 
 int
+cli_archive_read(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv, int max,
+                 cli_read_fn *fn, void *ud)
+{
+	struct ft_error err = { 0 };
+	struct ft_archive *ar;
+	struct ft_strbuf sb;
+	int n, rc;
+
+	n = opts_parse_args(u, ctx, argc, argv, max, &rc);
+	if (n < 0)
+		return rc;
+	rc = cli_archive_open_or_fail(ctx, &ar);
+	if (rc)
+		return rc;
+	ft_strbuf_init(&sb);
+	rc = fn(ctx, ar, n, argv + 1, &sb, ud, &err);
+	ft_archive_close(ar);
+	if (rc == 0)
+		return cli_emit(ctx, &sb);
+	ft_strbuf_release(&sb);
+	return cli_fail(ctx, rc, &err);
+}
+
+int
 cli_archive_each(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv,
                  const char *expected, const char *key, cli_each_fn *fn, void *ud)
 {

@@ -25,6 +25,21 @@ int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_erro
 int cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar);
 
 /*
+ * What a verb that reads the archive writes into @sb, from the @n arguments
+ * @args and its options @ud. 0 or a negative FT_E* code with @err filled.
+ */
+typedef int cli_read_fn(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
+                        struct ft_strbuf *sb, void *ud, struct ft_error *err);
+
+/*
+ * A verb that reads the archive and prints one answer: parse the options
+ * of @u (at most @max arguments, -1: any), open the archive, let @fn write,
+ * close, then print what it wrote or report its error. The exit code.
+ */
+int cli_archive_read(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv,
+                     int max, cli_read_fn *fn, void *ud);
+
+/*
  * One argument's work in a verb over its arguments ("archive rm RUN..."),
  * adding what it did to @a and saying it on stdout without --json; @ud is
  * the verb's. 0 or a negative FT_E* code with @err filled.

@@ -13,31 +13,31 @@
 #include "cli.h"
 
 static int
+list_baselines(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
+               struct ft_strbuf *sb, void *ud, struct ft_error *err)
+{
+	struct ft_vec list;
+	int rc;
+
+	(void)n;
+	(void)args;
+	(void)ud;
+	ft_vec_init(&list, sizeof(struct ft_baseline_info));
+	rc = ft_archive_baseline_list(ar, &list, err);
+	if (rc == 0)
+		ft_archive_baseline_list_write(sb, list.data, list.len, ctx->json);
+	ft_vec_release(&list);
+	return rc;
+}
+
+static int
 baseline_list(int argc, char **argv, struct cli_ctx *ctx)
 {
 	const struct cmd_usage usage =
 		CMD_USAGE("archive baseline list", "List the baselines and how many runs each has.",
 		          NULL, "fabtune archive baseline list");
-	struct ft_error err = { 0 };
-	struct ft_archive *ar;
-	struct ft_strbuf sb;
-	struct ft_vec list;
-	int n, rc;
 
-	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
-	if (n < 0 || (rc = cli_archive_open_or_fail(ctx, &ar)) != EXIT_OK)
-		return rc;
-	ft_vec_init(&list, sizeof(struct ft_baseline_info));
-	rc = ft_archive_baseline_list(ar, &list, &err);
-	ft_archive_close(ar);
-	ft_strbuf_init(&sb);
-	if (rc == 0) {
-		ft_archive_baseline_list_write(&sb, list.data, list.len, ctx->json);
-		cli_write(&sb);
-	}
-	ft_strbuf_release(&sb);
-	ft_vec_release(&list);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
+	return cli_archive_read(ctx, &usage, argc, argv, -1, list_baselines, NULL);
 }
 
 /* What add, set and rm do to a baseline, and how they say it. */

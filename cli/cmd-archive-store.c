@@ -13,6 +13,32 @@
 #include "cli-archive.h"
 #include "cli.h"
 
+/* The runs @args name (none: all) as JSON into @sb, or into the file *@output. */
+static int
+export_runs(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args, struct ft_strbuf *sb,
+            void *output, struct ft_error *err)
+{
+	const char *path = *(const char **)output;
+	struct ft_strbuf doc;
+	struct ft_vec ids;
+	int rc;
+
+	ft_vec_init(&ids, sizeof(int64_t));
+	ft_strbuf_init(&doc);
+	rc = ft_workflow_resolve_runs(ar, (const char *const *)args, (size_t)n, &ids, err);
+	if (rc == 0)
+		rc = ft_archive_export(ar, ids.data, ids.len, path ? &doc : sb,
+		                       ctx->stable ? FT_EXPORT_STABLE : 0, err);
+	if (rc == 0 && path)
+		rc = cli_write_output(path, &doc, err);
+	if (rc == 0 && path)
+		fprintf(stderr, "fabtune %s: wrote %zu run%s to %s\n", ctx->cmd, ids.len,
+		        ids.len == 1 ? "" : "s", path);
+	ft_strbuf_release(&doc);
+	ft_vec_release(&ids);
+	return rc;
+}
+
 int
 cmd_archive_export(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -25,30 +51,8 @@ cmd_archive_export(int argc, char **argv, struct cli_ctx *ctx)
 		"archive export",
 		"Export runs (default: all) as JSON, to keep, share or import elsewhere.", opts,
 		"fabtune archive export [RUN...] [-o FILE]");
-	struct ft_error err = { 0 };
-	struct ft_archive *ar;
-	struct ft_strbuf sb;
-	struct ft_vec ids;
-	int n, rc;
 
-	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
-	if (n < 0 || (rc = cli_archive_open_or_fail(ctx, &ar)) != EXIT_OK)
-		return rc;
-	ft_vec_init(&ids, sizeof(int64_t));
-	ft_strbuf_init(&sb);
-	rc = ft_workflow_resolve_runs(ar, (const char *const *)(argv + 1), (size_t)n, &ids, &err);
-	if (rc == 0)
-		rc = ft_archive_export(ar, ids.data, ids.len, &sb,
-		                       ctx->stable ? FT_EXPORT_STABLE : 0, &err);
-	if (rc == 0)
-		rc = cli_write_output(output, &sb, &err);
-	if (rc == 0 && output)
-		fprintf(stderr, "fabtune %s: wrote %zu run%s to %s\n", ctx->cmd, ids.len,
-		        ids.len == 1 ? "" : "s", output);
-	ft_archive_close(ar);
-	ft_strbuf_release(&sb);
-	ft_vec_release(&ids);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
+	return cli_archive_read(ctx, &usage, argc, argv, -1, export_runs, &output);
 }
 
 /* Import one file whole (@format: the --format given, or NULL): "imported FILE as run N". */

@@ -19,46 +19,50 @@
 
 /* ---- archive list -------------------------------------------------------- */
 
+struct list_opts {
+	struct ft_archive_query q;
+	uint64_t limit; /* --limit, into q.limit */
+};
+
+static int
+list_runs(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args, struct ft_strbuf *sb,
+          void *opts, struct ft_error *err)
+{
+	struct list_opts *o = opts;
+	struct ft_vec list;
+	int rc;
+
+	(void)n;
+	(void)args;
+	o->q.limit = (size_t)o->limit;
+	ft_vec_init(&list, sizeof(struct ft_archive_info));
+	rc = ft_archive_list(ar, &o->q, &list, err);
+	if (rc == 0 && ctx->json)
+		ft_archive_list_write_json(sb, list.data, list.len, ctx->stable);
+	else if (rc == 0)
+		ft_archive_list_write_text(sb, list.data, list.len, ctx->stable);
+	ft_vec_release(&list);
+	return rc;
+}
+
 static int
 archive_list(int argc, char **argv, struct cli_ctx *ctx)
 {
-	struct ft_archive_query q = { 0 };
-	uint64_t limit = 0;
+	struct list_opts o = { 0 };
 	const struct opt opts[] = {
-		OPT_STRING(0, "kind", &q.kind, "KIND",
+		OPT_STRING(0, "kind", &o.q.kind, "KIND",
 		           "only runs of this kind (bench, nccl-tests, ...)"),
-		OPT_STRING(0, "source", &q.source, "SRC",
+		OPT_STRING(0, "source", &o.q.source, "SRC",
 		           "only runs of this source (bench, import, sim, "
 		           "model)"),
-		OPT_U64(0, "limit", &limit, "N", "only the N newest runs"),
+		OPT_U64(0, "limit", &o.limit, "N", "only the N newest runs"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage =
 		CMD_USAGE("archive list", "List the runs in the archive, oldest first.", opts,
 		          "fabtune archive list [--kind K] [--source S] [--limit N]");
-	struct ft_error err = { 0 };
-	struct ft_archive *ar;
-	struct ft_strbuf sb;
-	struct ft_vec list;
-	int n, rc;
 
-	n = opts_parse_args(&usage, ctx, argc, argv, 0, &rc);
-	if (n < 0 || (rc = cli_archive_open_or_fail(ctx, &ar)) != EXIT_OK)
-		return rc;
-	q.limit = (size_t)limit;
-	ft_vec_init(&list, sizeof(struct ft_archive_info));
-	rc = ft_archive_list(ar, &q, &list, &err);
-	ft_archive_close(ar);
-	ft_strbuf_init(&sb);
-	if (rc == 0 && ctx->json)
-		ft_archive_list_write_json(&sb, list.data, list.len, ctx->stable);
-	else if (rc == 0)
-		ft_archive_list_write_text(&sb, list.data, list.len, ctx->stable);
-	if (rc == 0)
-		cli_write(&sb);
-	ft_strbuf_release(&sb);
-	ft_vec_release(&list);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
+	return cli_archive_read(ctx, &usage, argc, argv, 0, list_runs, &o);
 }
 
 /* ---- archive show -------------------------------------------------------- */
@@ -73,7 +77,6 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 		NULL, "fabtune archive show [RUN]");
 	struct ft_archive *ar = NULL;
 	struct ft_error err = { 0 };
-	struct ft_report_input in;
 	struct ft_vec records;
 	struct ft_strbuf sb;
 	char label[160];
@@ -83,28 +86,13 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 	if (n < 0)
 		return rc;
 	ft_vec_init(&records, sizeof(struct ft_archive_record));
+	ft_strbuf_init(&sb);
 	rc = ft_workflow_load_ref(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", false,
 	                          &records, label, sizeof(label), &err);
 	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_archive_records_release(&records);
-		return cli_fail(ctx, rc, &err);
-	}
-	ft_strbuf_init(&sb);
-	if (ctx->json) {
-		struct ft_json j;
-
-		ft_json_init(&j, &sb, true);
-		ft_archive_record_json(ft_vec_at(&records, 0), &j,
-		                       ctx->stable ? FT_EXPORT_STABLE : 0);
-		ft_strbuf_addch(&sb, '\n');
-	} else {
-		memset(&in, 0, sizeof(in));
-		in.run = ft_vec_at(&records, 0);
-		in.stable = ctx->stable;
-		in.color = cli_color(ctx);
-		rc = ft_report_render(&in, FT_REPORT_TEXT, &sb, &err);
-	}
+	if (rc == 0)
+		rc = ft_workflow_run_write(&sb, ft_vec_at(&records, 0), ctx->json, ctx->stable,
+		                           cli_color(ctx), &err);
 	if (rc == 0)
 		cli_write(&sb);
 	ft_strbuf_release(&sb);

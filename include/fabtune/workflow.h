@@ -84,6 +84,16 @@ FT_API int ft_workflow_resolve_runs(struct ft_archive *ar, const char *const *re
 				    struct ft_vec *ids, struct ft_error *err) FT_MUST_CHECK;
 
 /*
+ * One run @rec as `fabtune archive show` prints it: the text report (its
+ * results, findings with evidence, observations and fingerprint; ANSI
+ * colours with @color), or with @json the record as exported, pretty.
+ * @stable leaves out ids, save times and versions. 0 or a negative FT_E*.
+ */
+FT_API int ft_workflow_run_write(struct ft_strbuf *sb, const struct ft_archive_record *rec,
+				 bool json, bool stable, bool color,
+				 struct ft_error *err) FT_MUST_CHECK;
+
+/*
  * What the analytic model expects for the collective rows of @measured on
  * @spec: one struct ft_expectation per (test, size) appended to @expect
  * (NULL to skip), and one model row per (test, size) appended to @model

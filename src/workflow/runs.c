@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 
+#include <fabtune/json.h>
 #include <fabtune/workflow.h>
 
 int
@@ -52,4 +53,19 @@ ft_workflow_import_file(struct ft_archive *ar, const char *path, const char *for
 		rc = ft_workflow_import_text(ar, path, format, sb.buf, sb.len, ids, err);
 	ft_strbuf_release(&sb);
 	return rc;
+}
+
+int
+ft_workflow_run_write(struct ft_strbuf *sb, const struct ft_archive_record *rec, bool json,
+                      bool stable, bool color, struct ft_error *err)
+{
+	struct ft_report_input in = { .run = rec, .stable = stable, .color = color };
+	struct ft_json j;
+
+	if (!json)
+		return ft_report_render(&in, FT_REPORT_TEXT, sb, err);
+	ft_json_init(&j, sb, true);
+	ft_archive_record_json(rec, &j, stable ? FT_EXPORT_STABLE : 0);
+	ft_strbuf_addch(sb, '\n');
+	return 0;
 }
