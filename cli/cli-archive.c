@@ -135,6 +135,22 @@ cli_check_output_path(const char *opt, const char *path, struct ft_error *err)
 }
 
 int
+cli_report_prepare(struct cli_ctx *ctx, const char *ref, const char *vs, const char *expected,
+                   const struct ft_compare_opts *co, struct ft_workflow_report *r)
+{
+	struct ft_error err = { 0 };
+	struct ft_archive *ar = NULL;
+	int rc = ft_workflow_report_prepare(&ar, cli_archive_path(ctx), ref ? ref : "latest", vs,
+	                                    expected, co, ctx->stable, r, &err);
+
+	ft_archive_close(ar);
+	if (rc == 0)
+		return EXIT_OK;
+	ft_workflow_report_release(r);
+	return cli_fail(ctx, rc, &err);
+}
+
+int
 cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct ft_compare_opts *o)
 {
 	struct ft_error err = { 0 };

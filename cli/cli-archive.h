@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <fabtune/fabtune.h>
+#include <fabtune/workflow.h>
 
 #include "cli.h"
 
@@ -68,6 +69,14 @@ int cli_check_output_path(const char *opt, const char *path, struct ft_error *er
 
 /* Write @sb to @path (atomically: temporary file, rename), or stdout for NULL or "-". */
 int cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err);
+
+/*
+ * ft_workflow_report_prepare() of run @ref (NULL: latest) against @vs, with
+ * the expectations of @expected (NULL: none), in the archive of @ctx:
+ * EXIT_OK, or after reporting the error its exit code (@r released).
+ */
+int cli_report_prepare(struct cli_ctx *ctx, const char *ref, const char *vs, const char *expected,
+                       const struct ft_compare_opts *co, struct ft_workflow_report *r);
 
 /* Compare options from the command line (ft_compare_opts_parse()); -1 after a usage error. */
 struct cli_compare_args {

@@ -82,6 +82,8 @@ void cli_answer_begin(struct cli_answer *a, const char *key);
 void cli_answer_array(struct cli_answer *a, const char *key);
 void cli_answer_array_end(struct cli_answer *a);
 int cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const struct ft_error *err);
+/* What @write (a library writer, text or JSON) writes for @ctx, through cli_emit(). */
+int cli_emit_with(const struct cli_ctx *ctx, void (*write)(struct ft_strbuf *sb, bool json));
 /* Whether stdout gets ANSI colours (NO_COLOR, --no-color, a pipe: no). */
 bool cli_color(const struct cli_ctx *ctx);
 /* The command whose documents cli_write() stamps; main() sets it once. */
@@ -91,6 +93,13 @@ void cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len);
 /* Run a nested verb table (e.g. "archive list"); global options may come before the verb. */
 int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 		 struct cli_ctx *ctx);
+
+/* Define the command @fn of a group of verbs ("archive"): cli_dispatch() through @table. */
+#define CLI_GROUP(fn, group, table)                                                         \
+	int fn(int argc, char **argv, struct cli_ctx *ctx)                                  \
+	{                                                                                   \
+		return cli_dispatch(table, FT_ARRAY_SIZE(table), group, argc, argv, ctx);   \
+	}
 
 /* Look up a command by name in @table; NULL when absent. */
 const struct cmd *cli_find_cmd(const struct cmd *table, size_t n, const char *name);

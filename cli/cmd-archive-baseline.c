@@ -19,9 +19,6 @@ list_baselines(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
 	struct ft_vec list;
 	int rc;
 
-	(void)n;
-	(void)args;
-	(void)ud;
 	ft_vec_init(&list, sizeof(struct ft_baseline_info));
 	rc = ft_archive_baseline_list(ar, &list, err);
 	if (rc == 0)
@@ -145,9 +142,4 @@ static const struct cmd baseline_cmds[] = {
 	{ "set", baseline_set, "make a baseline exactly these runs" },
 };
 
-int
-cmd_archive_baseline(int argc, char **argv, struct cli_ctx *ctx)
-{
-	return cli_dispatch(baseline_cmds, FT_ARRAY_SIZE(baseline_cmds), "archive baseline", argc,
-	                    argv, ctx);
-}
+CLI_GROUP(cmd_archive_baseline, "archive baseline", baseline_cmds)

@@ -107,7 +107,6 @@ delete_one(struct cli_ctx *ctx, struct ft_archive *ar, const char *ref, struct c
 	int64_t id;
 	int rc = ft_archive_resolve(ar, ref, &id, err);
 
-	(void)ud;
 	if (rc == 0)
 		rc = ft_archive_delete(ar, id, err);
 	if (rc < 0)

@@ -32,8 +32,6 @@ list_runs(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args, struct
 	struct ft_vec list;
 	int rc;
 
-	(void)n;
-	(void)args;
 	o->q.limit = (size_t)o->limit;
 	ft_vec_init(&list, sizeof(struct ft_archive_info));
 	rc = ft_archive_list(ar, &o->q, &list, err);
@@ -131,9 +129,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 		"or too little of the baseline matched (see docs/cmd/archive.md).",
 		opts, "fabtune archive compare [RUN] [--vs REF] [--threshold 5%] [--sigma 3]");
 	struct ft_compare_opts co;
-	struct ft_archive *ar = NULL;
 	struct ft_workflow_report r;
-	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	int n, rc;
 
@@ -142,13 +138,9 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 		return rc;
 	if (cli_compare_opts(ctx, &ca, &co) < 0)
 		return EXIT_USAGE;
-	rc = ft_workflow_report_prepare(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", vs,
-	                                NULL, &co, ctx->stable, &r, &err);
-	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_workflow_report_release(&r);
-		return cli_fail(ctx, rc, &err);
-	}
+	rc = cli_report_prepare(ctx, n ? argv[1] : NULL, vs, NULL, &co, &r);
+	if (rc)
+		return rc;
 	ft_strbuf_init(&sb);
 	r.in.sections = FT_REPORT_SEC_COMPARE;
 	r.in.color = cli_color(ctx);
@@ -190,8 +182,4 @@ static const struct cmd archive_cmds[] = {
 	{ "show", archive_show, "show one run" },
 };
 
-int
-cmd_archive(int argc, char **argv, struct cli_ctx *ctx)
-{
-	return cli_dispatch(archive_cmds, FT_ARRAY_SIZE(archive_cmds), "archive", argc, argv, ctx);
-}
+CLI_GROUP(cmd_archive, "archive", archive_cmds)

@@ -49,11 +49,9 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;
+	if (list)
+		return cli_emit_with(ctx, ft_workflow_rules_write);
 	ft_strbuf_init(&sb);
-	if (list) {
-		ft_workflow_rules_write(&sb, ctx->json);
-		return cli_emit(ctx, &sb);
-	}
 	ft_findings_init(&f);
 	rc = cli_diag_gather(ctx, &src, argv + 1, n, &in);
 	if (rc == 0) {

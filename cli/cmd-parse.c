@@ -35,11 +35,8 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;
-	ft_strbuf_init(&sb);
-	if (list) {
-		ft_parse_write_formats(&sb, ctx->json);
-		return cli_emit(ctx, &sb);
-	}
+	if (list)
+		return cli_emit_with(ctx, ft_parse_write_formats);
 	if (n < 1) {
 		cli_error(ctx, "no input file (fabtune parse FILE..., or --list)");
 		return EXIT_USAGE;
@@ -50,6 +47,7 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	ft_obs_set_init(&set);
+	ft_strbuf_init(&sb);
 	ft_json_init(&j, &sb, false);
 	if (ctx->json) {
 		ft_json_obj_begin(&j);

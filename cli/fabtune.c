@@ -259,6 +259,16 @@ cli_emit(const struct cli_ctx *ctx, struct ft_strbuf *sb)
 	return oom ? cli_fail(ctx, FT_ENOMEM, NULL) : EXIT_OK;
 }
 
+int
+cli_emit_with(const struct cli_ctx *ctx, void (*write)(struct ft_strbuf *sb, bool json))
+{
+	struct ft_strbuf sb;
+
+	ft_strbuf_init(&sb);
+	write(&sb, ctx->json);
+	return cli_emit(ctx, &sb);
+}
+
 const struct cmd *
 cli_find_cmd(const struct cmd *table, size_t n, const char *name)
 {

@@ -95,8 +95,6 @@ rule_row(struct ft_table *t, const void *items, size_t i, bool color)
 	const struct ft_rule *r = ft_rule_at(i);
 	int rc = 0;
 
-	(void)items;
-	(void)color;
 	rc |= ft_table_cell(t, r->id);
 	rc |= ft_table_cell(t, ft_layer_name(r->layer));
 	rc |= ft_table_cell(t, ft_severity_name(r->severity));
@@ -222,7 +220,6 @@ advice_row(struct ft_table *t, const void *items, size_t i, bool color)
 	const struct ft_advice *x = ft_advice_set_at(items, i);
 	int rc = ft_table_cellf(t, "%zu", i + 1);
 
-	(void)color;
 	rc |= ft_table_cell(t, x->category);
 	rc |= ft_table_cell(t, x->setting);
 	rc |= ft_table_cell(t, x->unset ? "(unset)" : x->value);
