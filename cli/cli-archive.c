@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli/cli-archive.c - what commands share around the archive and their
- * output files: opening the archive of --archive, saving a result (--save),
- * writing an output atomically, checking an output path before long work,
- * and the comparison options (--threshold, --floor...).
+ * output files: opening the archive of --archive, the two runners of the
+ * archive verbs (one that reads and prints an answer, one over arguments),
+ * saving a result (--save), writing an output atomically, checking an
+ * output path before long work, the comparison options (--threshold,
+ * --floor...) and loading what a comparison or report needs.
  */
 #include "cli-archive.h"
 
@@ -55,7 +57,7 @@ cli_archive_read(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char 
 	if (rc == 0)
 		return cli_emit(ctx, &sb);
 	ft_strbuf_release(&sb);
-	return cli_fail(ctx, rc, &err);
+	return rc > 0 ? rc : cli_fail(ctx, rc, &err);
 }
 
 int

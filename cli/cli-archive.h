@@ -27,7 +27,8 @@ int cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar);
 
 /*
  * What a verb that reads the archive writes into @sb, from the @n arguments
- * @args and its options @ud. 0 or a negative FT_E* code with @err filled.
+ * @args and its options @ud. 0, a negative FT_E* code with @err filled, or
+ * an exit code (> 0) after the verb said what went wrong itself.
  */
 typedef int cli_read_fn(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
                         struct ft_strbuf *sb, void *ud, struct ft_error *err);

@@ -131,6 +131,27 @@ takes_arg(const struct opt *o)
 	return o->type != OPT_TYPE_BOOL && o->type != OPT_TYPE_COUNT_UP;
 }
 
+int
+opts_global_words(int argc, char **argv)
+{
+	const char *a = argv[0];
+
+	for (const struct opt *o = global_opts_template; o->type != OPT_TYPE_END; o++) {
+		size_t len = strlen(o->long_name);
+		bool value = takes_arg(o);
+
+		if (o->short_name && a[0] == '-' && a[1] == o->short_name && !a[2])
+			return 1;
+		if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, o->long_name, len) != 0)
+			continue;
+		if (!a[2 + len])
+			return !value ? 1 : argc > 1 ? 2 : 0;
+		if (value && a[2 + len] == '=')
+			return 1;
+	}
+	return 0;
+}
+
 static const struct opt *
 find_long(const struct opt *tables[2], const char *name, size_t len)
 {

@@ -87,6 +87,13 @@ int opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **
 int opts_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv,
 		    int max, int *exit_code);
 
+/*
+ * How many of the @argc words at @argv the global option there takes: 1
+ * ("--json", "-v", "--seed=7"), 2 ("--seed 7"), or 0 when @argv[0] is not a
+ * global option (or lacks its value).
+ */
+int opts_global_words(int argc, char **argv);
+
 /* Print the usage of @u to @out. */
 void opts_usage(const struct cmd_usage *u, FILE *out);
 

@@ -15,31 +15,6 @@
 #include "cli-diag.h"
 #include "cli.h"
 
-/* --format: table (default), json or env; -1 after a usage error. */
-static int
-advice_form(struct cli_ctx *ctx, const char *format, enum ft_advice_form *form)
-{
-	static const char *const names[] = {
-		[FT_ADVICE_TABLE] = "table",
-		[FT_ADVICE_JSON] = "json",
-		[FT_ADVICE_ENV] = "env",
-	};
-
-	*form = ctx->json ? FT_ADVICE_JSON : FT_ADVICE_TABLE;
-	if (!format)
-		return 0;
-	for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++) {
-		if (strcmp(format, names[i]) == 0) {
-			/* --format table keeps --json's choice, as it always has */
-			if (i != FT_ADVICE_TABLE)
-				*form = (enum ft_advice_form)i;
-			return 0;
-		}
-	}
-	cli_error(ctx, "--format: expected table, json or env, got '%s'", format);
-	return -1;
-}
-
 int
 cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -73,8 +48,15 @@ cmd_advise(int argc, char **argv, struct cli_ctx *ctx)
 	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;
-	if (advice_form(ctx, format, &form) < 0)
+	form = ctx->json ? FT_ADVICE_JSON : FT_ADVICE_TABLE;
+	if (format && strcmp(format, "json") == 0) {
+		form = FT_ADVICE_JSON;
+	} else if (format && strcmp(format, "env") == 0) {
+		form = FT_ADVICE_ENV;
+	} else if (format && strcmp(format, "table") != 0) {
+		cli_error(ctx, "--format: expected table, json or env, got '%s'", format);
 		return EXIT_USAGE;
+	}
 	ft_advice_set_init(&s);
 	rc = cli_diag_gather(ctx, &src, argv + 1, n, &in);
 	if (rc == 0) {

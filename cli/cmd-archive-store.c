@@ -128,6 +128,34 @@ cmd_archive_rm(int argc, char **argv, struct cli_ctx *ctx)
 	                        delete_one, NULL);
 }
 
+/* SQLite's check and the runs' own: "archive ok: N runs", or exit 1 naming the damage. */
+static int
+check_archive(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
+              struct ft_strbuf *sb, void *ud, struct ft_error *err)
+{
+	size_t nruns = 0;
+	int rc = ft_archive_check(ar, &nruns, err);
+	struct ft_json j;
+
+	if (rc < 0) {
+		cli_error(ctx, "%s", ft_error_msg(err, rc));
+		return EXIT_PROBLEM;
+	}
+	if (!ctx->json) {
+		ft_strbuf_addf(sb, "archive ok: %zu run%s, schema version %d\n", nruns,
+		               nruns == 1 ? "" : "s", FT_ARCHIVE_SCHEMA_VERSION);
+		return 0;
+	}
+	ft_json_init(&j, sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_kv_bool(&j, "ok", true);
+	ft_json_kv_uint(&j, "runs", nruns);
+	ft_json_kv_int(&j, "schema_version", FT_ARCHIVE_SCHEMA_VERSION);
+	ft_json_obj_end(&j);
+	ft_strbuf_addch(sb, '\n');
+	return 0;
+}
+
 int
 cmd_archive_check(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -136,27 +164,6 @@ cmd_archive_check(int argc, char **argv, struct cli_ctx *ctx)
 		"Check the archive: SQLite's integrity check, and that every run holds the\n"
 		"results, observations and findings it records.",
 		NULL, "fabtune archive check");
-	struct ft_error err = { 0 };
-	struct cli_answer a;
-	struct ft_archive *ar;
-	size_t nruns = 0;
-	int n, rc;
 
-	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
-	if (n < 0 || (rc = cli_archive_open_or_fail(ctx, &ar)) != EXIT_OK)
-		return rc;
-	rc = ft_archive_check(ar, &nruns, &err);
-	ft_archive_close(ar);
-	if (rc < 0) {
-		cli_error(ctx, "%s", ft_error_msg(&err, rc));
-		return EXIT_PROBLEM;
-	}
-	if (!ctx->json)
-		printf("archive ok: %zu run%s, schema version %d\n", nruns, nruns == 1 ? "" : "s",
-		       FT_ARCHIVE_SCHEMA_VERSION);
-	cli_answer_begin(&a, NULL);
-	ft_json_kv_bool(&a.j, "ok", true);
-	ft_json_kv_uint(&a.j, "runs", nruns);
-	ft_json_kv_int(&a.j, "schema_version", FT_ARCHIVE_SCHEMA_VERSION);
-	return cli_answer_end(ctx, &a, 0, NULL);
+	return cli_archive_read(ctx, &usage, argc, argv, -1, check_archive, NULL);
 }

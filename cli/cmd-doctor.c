@@ -88,12 +88,10 @@ preflight(struct doctor *d)
 		return cli_fail(d->ctx, rc, &err);
 	if (rank != 0)
 		return 0;
-	if (!d->o->no_report && cli_check_output_path("--output", d->o->output, &err) < 0) {
-		cli_error(d->ctx, "%s (checked before the benchmark; nothing was run or saved)",
-		          err.msg);
-		return EXIT_USAGE;
-	}
-	rc = cli_archive_open(d->ctx, &d->ar, &err);
+	if (!d->o->no_report)
+		rc = cli_check_output_path("--output", d->o->output, &err);
+	if (rc == 0)
+		rc = cli_archive_open(d->ctx, &d->ar, &err);
 	if (rc < 0) {
 		cli_error(d->ctx, "%s (checked before the benchmark; nothing was run or saved)",
 		          ft_error_msg(&err, rc));

@@ -304,8 +304,7 @@ verb_first(int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++)
-		if ((strcmp(argv[i], "--archive") == 0 || strcmp(argv[i], "--seed") == 0) &&
-		    i + 1 < argc)
+		if (opts_global_words(argc - i, argv + i) == 2)
 			i++;
 	if (i <= 1 || i >= argc)
 		return;
