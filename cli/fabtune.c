@@ -131,34 +131,18 @@ cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len)
 /*
  * Text from inputs reaches stdout printable: control characters become
  * visible escapes (ft_strbuf_add_printable). The one exception is fabtune's
- * own colour when colour is on (cli_color()): SGR sequences, ESC [ digits
- * and semicolons m, which set colours and cannot move the cursor or rewrite
- * the screen.
+ * own colour when colour is on (cli_color()): ft_report_add_printable_sgr().
  */
 static void
 write_printable(const char *s, size_t n)
 {
-	bool sgr = running && cli_color(running);
-	size_t i = 0, start = 0;
 	struct ft_strbuf out;
 
 	ft_strbuf_init(&out);
-	while (i < n) {
-		if (sgr && s[i] == '\033' && i + 1 < n && s[i + 1] == '[') {
-			size_t k = i + 2;
-
-			while (k < n && ((s[k] >= '0' && s[k] <= '9') || s[k] == ';'))
-				k++;
-			if (k < n && s[k] == 'm') {
-				ft_strbuf_add_printable(&out, s + start, i - start);
-				ft_strbuf_add(&out, s + i, k + 1 - i);
-				i = start = k + 1;
-				continue;
-			}
-		}
-		i++;
-	}
-	ft_strbuf_add_printable(&out, s + start, n - start);
+	if (running && cli_color(running))
+		ft_report_add_printable_sgr(&out, s, n);
+	else
+		ft_strbuf_add_printable(&out, s, n);
 	if (out.oom)
 		fwrite(s, 1, n, stdout);
 	else
@@ -174,27 +158,15 @@ bool
 cli_with_schema(const struct ft_strbuf *sb, struct ft_strbuf *doc)
 {
 	char schema[96];
-	size_t skip;
 
 	ft_strbuf_init(doc);
-	if (!running || sb->len < 2 || sb->buf[0] != '{' ||
-	    strncmp(sb->buf + 1 + strspn(sb->buf + 1, " \n"), "\"schema\"", 8) == 0)
+	if (!running)
 		return false;
 	cli_json_schema(running, schema, sizeof(schema));
-	skip = strspn(sb->buf + 1, " \n");
-	if (sb->buf[1] == '\n') /* pretty: indented members on their own lines */
-		ft_strbuf_addf(doc, "{\n  \"schema\": \"%s\"%s", schema,
-		               sb->buf[1 + skip] == '}' ? "\n" : ",\n");
-	else
-		ft_strbuf_addf(doc, "{\"schema\":\"%s\"%s", schema,
-		               sb->buf[1 + skip] == '}' ? "" : ",");
-	ft_strbuf_add(doc, sb->buf + 1 + (sb->buf[1] == '\n' ? 1 : 0),
-	              sb->len - 1 - (sb->buf[1] == '\n' ? 1 : 0));
-	if (doc->oom) {
-		ft_strbuf_release(doc);
-		return false;
-	}
-	return true;
+	if (ft_report_add_schema(doc, sb->buf, sb->len, schema) == 0)
+		return true;
+	ft_strbuf_release(doc);
+	return false;
 }
 
 void

@@ -5,7 +5,8 @@
  * count per severity, advice as shell lines (quoting included), the rule
  * list, one parsed file as text (a count per key) and as JSON, and runs
  * imported from files and named by references, comparison options as
- * written on a command line, and output paths checked before the work.
+ * written on a command line, output paths checked before the work, and
+ * text on its way out (a document's schema, a terminal's colours).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -319,6 +320,44 @@ test_check_writable(void **state)
 	rmdir(dir);
 }
 
+/* A document's schema goes first, in its layout; fabtune's colours pass, other controls do not. */
+static void
+test_text_out(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "{\"a\":1}\n", "{\"schema\":\"s/1\",\"a\":1}\n" },
+		{ "{}\n", "{\"schema\":\"s/1\"}\n" },
+		{ "{\n  \"a\": 1\n}\n", "{\n  \"schema\": \"s/1\",\n  \"a\": 1\n}\n" },
+		{ "{\n}\n", "{\n  \"schema\": \"s/1\"\n}\n" },
+	};
+	static const char *const refused[] = { "[1]", "{", "{\"schema\":\"x\"}",
+		                               "{\n  \"schema\": 1}" };
+	static const char colored[] = "\033[1;31mred\033[0m \033[2J\033[9";
+	struct ft_strbuf sb;
+
+	(void)state;
+	ft_strbuf_init(&sb);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_strbuf_reset(&sb);
+		assert_int_equal(ft_report_add_schema(&sb, cases[i].in, strlen(cases[i].in), "s/1"),
+		                 0);
+		assert_string_equal(sb.buf, cases[i].out);
+	}
+	for (size_t i = 0; i < FT_ARRAY_SIZE(refused); i++) {
+		ft_strbuf_reset(&sb);
+		assert_int_equal(ft_report_add_schema(&sb, refused[i], strlen(refused[i]), "s/1"),
+		                 FT_EINVAL);
+		assert_int_equal(sb.len, 0);
+	}
+	/* colours pass; a screen clear and a cut sequence are escaped */
+	ft_strbuf_reset(&sb);
+	ft_report_add_printable_sgr(&sb, colored, sizeof(colored) - 1);
+	assert_string_equal(sb.buf, "\033[1;31mred\033[0m \\x1b[2J\\x1b[9");
+	ft_strbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -330,6 +369,7 @@ main(void)
 		cmocka_unit_test(test_import_resolve),
 		cmocka_unit_test(test_compare_opts),
 		cmocka_unit_test(test_check_writable),
+		cmocka_unit_test(test_text_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
