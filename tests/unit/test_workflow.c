@@ -324,9 +324,8 @@ test_check_writable(void **state)
 static void
 test_text_out(void **state)
 {
-	static const struct {
-		const char *in, *out;
-	} cases[] = {
+	/* { document, stamped } */
+	static const char *const cases[][2] = {
 		{ "{\"a\":1}\n", "{\"schema\":\"s/1\",\"a\":1}\n" },
 		{ "{}\n", "{\"schema\":\"s/1\"}\n" },
 		{ "{\n  \"a\": 1\n}\n", "{\n  \"schema\": \"s/1\",\n  \"a\": 1\n}\n" },
@@ -341,9 +340,8 @@ test_text_out(void **state)
 	ft_strbuf_init(&sb);
 	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
 		ft_strbuf_reset(&sb);
-		assert_int_equal(ft_report_add_schema(&sb, cases[i].in, strlen(cases[i].in), "s/1"),
-		                 0);
-		assert_string_equal(sb.buf, cases[i].out);
+		assert_int_equal(ft_report_add_schema(&sb, cases[i][0], strlen(cases[i][0]), "s/1"), 0);
+		assert_string_equal(sb.buf, cases[i][1]);
 	}
 	for (size_t i = 0; i < FT_ARRAY_SIZE(refused); i++) {
 		ft_strbuf_reset(&sb);
