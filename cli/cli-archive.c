@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli/cli-archive.c - what commands share around the archive and their
- * output files: opening the archive of --archive, saving a result (--save),
- * writing an output atomically, checking an output path before long work,
- * and the comparison options (--threshold, --floor...).
+ * output files: opening the archive of --archive, the two runners of the
+ * archive verbs (one that reads and prints an answer, one over arguments),
+ * saving a result (--save), writing an output atomically, checking an
+ * output path before long work, the comparison options (--threshold,
+ * --floor...) and loading what a comparison or report needs.
  */
 #include "cli-archive.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <fabtune/workflow.h>
 
@@ -26,6 +25,65 @@ int
 cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err)
 {
 	return ft_archive_open(cli_archive_path(ctx), ar, err);
+}
+
+int
+cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar)
+{
+	struct ft_error err = { 0 };
+	int rc = cli_archive_open(ctx, ar, &err);
+
+	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
+}
+
+int
+cli_archive_read(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv, int max,
+                 cli_read_fn *fn, void *ud)
+{
+	struct ft_error err = { 0 };
+	struct ft_archive *ar;
+	struct ft_strbuf sb;
+	int n, rc;
+
+	n = opts_parse_args(u, ctx, argc, argv, max, &rc);
+	if (n < 0)
+		return rc;
+	rc = cli_archive_open_or_fail(ctx, &ar);
+	if (rc)
+		return rc;
+	ft_strbuf_init(&sb);
+	rc = fn(ctx, ar, n, argv + 1, &sb, ud, &err);
+	ft_archive_close(ar);
+	if (rc == 0)
+		return cli_emit(ctx, &sb);
+	ft_strbuf_release(&sb);
+	return rc > 0 ? rc : cli_fail(ctx, rc, &err);
+}
+
+int
+cli_archive_each(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv,
+                 const char *expected, const char *key, cli_each_fn *fn, void *ud)
+{
+	struct ft_error err = { 0 };
+	struct cli_answer a;
+	struct ft_archive *ar;
+	int n, rc;
+
+	n = opts_parse_args(u, ctx, argc, argv, -1, &rc);
+	if (n < 0)
+		return rc;
+	if (n < 1) {
+		cli_error(ctx, "expected %s", expected);
+		return EXIT_USAGE;
+	}
+	rc = cli_archive_open_or_fail(ctx, &ar);
+	if (rc)
+		return rc;
+	cli_answer_begin(&a, key);
+	for (int i = 1; rc == 0 && i <= n; i++)
+		rc = fn(ctx, ar, argv[i], &a, ud, &err);
+	ft_archive_close(ar);
+	return cli_answer_end(ctx, &a, rc, &err);
 }
 
 int
@@ -75,116 +133,33 @@ cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_
 int
 cli_check_output_path(const char *opt, const char *path, struct ft_error *err)
 {
-	char dir[4096];
-	const char *slash;
-	struct stat st;
-
-	if (!path || strcmp(path, "-") == 0)
-		return 0;
-	if (!path[0])
-		return ft_error_set(err, FT_EINVAL, "%s: empty file name", opt);
-	if (strlen(path) >= sizeof(dir))
-		return ft_error_set(err, FT_EINVAL, "%s %.64s...: path too long", opt, path);
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return ft_error_set(err, FT_EINVAL, "%s %s: is a folder, not a file", opt, path);
-		if (access(path, W_OK) != 0)
-			return ft_error_set(err, FT_EINVAL, "%s %s: the file is not writable", opt,
-			                    path);
-	}
-	slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (stat(dir, &st) != 0)
-		return ft_error_set(err, FT_ENOENT, "%s %s: folder %s does not exist", opt, path,
-		                    dir);
-	if (!S_ISDIR(st.st_mode))
-		return ft_error_set(err, FT_EINVAL, "%s %s: %s is not a folder", opt, path, dir);
-	if (access(dir, W_OK | X_OK) != 0)
-		return ft_error_set(err, FT_EINVAL, "%s %s: folder %s is not writable", opt, path,
-		                    dir);
-	return 0;
+	return ft_file_check_writable(opt, path, err);
 }
 
 int
-cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, double *out)
+cli_report_prepare(struct cli_ctx *ctx, const char *ref, const char *vs, const char *expected,
+                   const struct ft_compare_opts *co, struct ft_workflow_report *r)
 {
-	size_t n = strlen(text);
-	char buf[64];
-	double v;
+	struct ft_error err = { 0 };
+	struct ft_archive *ar = NULL;
+	int rc = ft_workflow_report_prepare(&ar, cli_archive_path(ctx), ref ? ref : "latest", vs,
+	                                    expected, co, ctx->stable, r, &err);
 
-	if (n == 0 || n >= sizeof(buf))
-		goto bad;
-	memcpy(buf, text, n + 1);
-	if (buf[n - 1] == '%') {
-		buf[n - 1] = '\0';
-		if (ft_parse_double(buf, &v) < 0 || !(v >= 0) || v > 1000)
-			goto bad;
-		*out = v / 100.0;
-		return 0;
-	}
-	if (ft_parse_double(buf, &v) < 0 || !(v >= 0) || v > 1)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	cli_error(ctx, "%s: expected a percentage like 5%% or a fraction like 0.05, got '%s'", opt,
-	          text);
-	return -1;
+	ft_archive_close(ar);
+	if (rc == 0)
+		return EXIT_OK;
+	ft_workflow_report_release(r);
+	return cli_fail(ctx, rc, &err);
 }
 
 int
 cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a, struct ft_compare_opts *o)
 {
-	ft_compare_opts_init(o);
-	if (a->threshold &&
-	    cli_parse_fraction(ctx, "--threshold", a->threshold, &o->rel_threshold) < 0)
-		return -1;
-	if (a->floor && cli_parse_fraction(ctx, "--floor", a->floor, &o->floor_rel) < 0)
-		return -1;
-	if (a->sigma < 0 || !isfinite(a->sigma)) {
-		cli_error(ctx, "--sigma: expected a number >= 0, got %g", a->sigma);
-		return -1;
-	}
-	if (a->sigma > 0)
-		o->k_sigma = a->sigma;
-	if (a->min_samples != -1 && a->min_samples < 2) {
-		cli_error(ctx, "--min-samples: expected a count >= 2, got %d", a->min_samples);
-		return -1;
-	}
-	if (a->min_samples > 0)
-		o->min_samples = (unsigned)FT_MAX(a->min_samples, 2);
-	if (a->min_matched &&
-	    cli_parse_fraction(ctx, "--min-matched", a->min_matched, &o->min_matched) < 0)
-		return -1;
-	if (o->min_matched > 1) {
-		cli_error(ctx, "--min-matched: at most 100%%, got '%s'", a->min_matched);
-		return -1;
-	}
-	return 0;
-}
+	struct ft_error err = { 0 };
+	int rc = ft_compare_opts_parse(o, a->threshold, a->floor, a->sigma, a->min_samples,
+	                               a->min_matched, &err);
 
-/*
- * Global options may come before the verb ("fabtune --json archive list"
- * reaches us as "archive --json list"): move the verb first for dispatch.
- */
-void
-cli_verb_first(int argc, char **argv)
-{
-	char *verb;
-	int i;
-
-	for (i = 1; i < argc && argv[i][0] == '-'; i++)
-		if ((strcmp(argv[i], "--archive") == 0 || strcmp(argv[i], "--seed") == 0) &&
-		    i + 1 < argc)
-			i++;
-	if (i <= 1 || i >= argc)
-		return;
-	verb = argv[i];
-	memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
-	argv[1] = verb;
+	if (rc < 0)
+		cli_error(ctx, "%s", err.msg);
+	return rc < 0 ? -1 : 0;
 }

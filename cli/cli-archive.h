@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <fabtune/fabtune.h>
+#include <fabtune/workflow.h>
 
 #include "cli.h"
 
@@ -21,6 +22,41 @@ const char *cli_archive_path(const struct cli_ctx *ctx);
 /* Open the archive of @ctx (--archive, FABTUNE_ARCHIVE or the default). */
 int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_error *err);
 
+/* Open the archive of @ctx into *@ar or say why not: EXIT_OK, or the failure's exit code. */
+int cli_archive_open_or_fail(struct cli_ctx *ctx, struct ft_archive **ar);
+
+/*
+ * What a verb that reads the archive writes into @sb, from the @n arguments
+ * @args and its options @ud. 0, a negative FT_E* code with @err filled, or
+ * an exit code (> 0) after the verb said what went wrong itself.
+ */
+typedef int cli_read_fn(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
+                        struct ft_strbuf *sb, void *ud, struct ft_error *err);
+
+/*
+ * A verb that reads the archive and prints one answer: parse the options
+ * of @u (at most @max arguments, -1: any), open the archive, let @fn write,
+ * close, then print what it wrote or report its error. The exit code.
+ */
+int cli_archive_read(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv,
+                     int max, cli_read_fn *fn, void *ud);
+
+/*
+ * One argument's work in a verb over its arguments ("archive rm RUN..."),
+ * adding what it did to @a and saying it on stdout without --json; @ud is
+ * the verb's. 0 or a negative FT_E* code with @err filled.
+ */
+typedef int cli_each_fn(struct cli_ctx *ctx, struct ft_archive *ar, const char *arg,
+                        struct cli_answer *a, void *ud, struct ft_error *err);
+
+/*
+ * A verb over one or more arguments: parse the options of @u (none given:
+ * "expected @expected"), open the archive, and run @fn on each argument in
+ * order until one fails, into the JSON answer {"@key": [...]}. The exit code.
+ */
+int cli_archive_each(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, char **argv,
+                     const char *expected, const char *key, cli_each_fn *fn, void *ud);
+
 /*
  * --save: open the archive of @ctx, save @run with @obs (NULL for none) and
  * @nf findings and their fingerprint (ft_workflow_save_run), and say "saved
@@ -29,22 +65,21 @@ int cli_archive_open(struct cli_ctx *ctx, struct ft_archive **ar, struct ft_erro
 int cli_save_run(struct cli_ctx *ctx, const struct ft_run *run, const struct ft_obs_set *obs,
                  const struct ft_finding *f, size_t nf);
 
-/*
- * Check before any long work that @path (an option's value, named @opt in
- * messages) can be written: "-" (stdout) always can; otherwise its folder
- * exists and is writable (the file is written next to itself and renamed),
- * and the path is not a folder nor a read-only file. FT_ENOENT or FT_EINVAL
- * with a message naming the option, the path and what is wrong.
- */
+/* ft_file_check_writable() of @path, named @opt in messages. */
 int cli_check_output_path(const char *opt, const char *path, struct ft_error *err);
 
 /* Write @sb to @path (atomically: temporary file, rename), or stdout for NULL or "-". */
 int cli_write_output(const char *path, const struct ft_strbuf *sb, struct ft_error *err);
 
-/* Parse "5%" or "0.05" into a fraction; -1 after a usage error naming @opt. */
-int cli_parse_fraction(struct cli_ctx *ctx, const char *opt, const char *text, double *out);
+/*
+ * ft_workflow_report_prepare() of run @ref (NULL: latest) against @vs, with
+ * the expectations of @expected (NULL: none), in the archive of @ctx:
+ * EXIT_OK, or after reporting the error its exit code (@r released).
+ */
+int cli_report_prepare(struct cli_ctx *ctx, const char *ref, const char *vs, const char *expected,
+                       const struct ft_compare_opts *co, struct ft_workflow_report *r);
 
-/* Compare options from the command line; -1 after a usage error. */
+/* Compare options from the command line (ft_compare_opts_parse()); -1 after a usage error. */
 struct cli_compare_args {
 	const char *threshold; /* "5%" */
 	const char *floor;     /* "1%" */
@@ -54,12 +89,6 @@ struct cli_compare_args {
 };
 int cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a,
                      struct ft_compare_opts *o);
-
-/*
- * Global options may come before a group's verb ("fabtune --json archive
- * list" reaches the group as "archive --json list"): move the verb first.
- */
-void cli_verb_first(int argc, char **argv);
 
 /* The verbs of `fabtune archive` that live in their own files. */
 int cmd_archive_baseline(int argc, char **argv, struct cli_ctx *ctx); /* cmd-archive-baseline.c */

@@ -6,12 +6,15 @@
 #include "cli-diag.h"
 
 int
-cli_diag_gather(struct cli_ctx *ctx, const struct ft_workflow_sources *src,
+cli_diag_gather(struct cli_ctx *ctx, struct ft_workflow_sources *src, char **files, int nfiles,
                 struct ft_workflow_inputs *in)
 {
 	struct ft_error err = { 0 };
 	int rc;
 
+	ft_workflow_inputs_init(in);
+	src->files = (const char *const *)files;
+	src->nfiles = (size_t)nfiles;
 	if (src->nfiles == 0 && !ft_workflow_sources_probe(src)) {
 		cli_error(ctx, "no input files and no --probe (see fabtune %s --help)", ctx->cmd);
 		return EXIT_USAGE;

@@ -2,6 +2,7 @@
 /*
  * cli/cli-opts.c - the declarative option parser (cli/cli-opts.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,15 @@ global_opts(struct cli_ctx *ctx, struct opt *out)
 	out[4].value = &ctx->verbose;
 }
 
-static void
-usage_error(const struct cmd_usage *u, const char *fmt, const char *a, const char *b)
+static void FT_PRINTF(2, 3)
+usage_error(const struct cmd_usage *u, const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "fabtune %s: ", u->name);
-	fprintf(stderr, fmt, a, b);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\n(see 'fabtune %s --help')\n", u->name);
 }
 
@@ -52,14 +57,33 @@ opt_name(const struct opt *o, char *buf, size_t len)
 		snprintf(buf, len, "-%c", o->short_name);
 }
 
+/* A plain number into an integer or double target: NULL, or what was expected ("a number"). */
+static const char *
+set_number(const struct opt *o, const char *arg)
+{
+	int64_t i64;
+
+	switch (o->type) {
+	case OPT_TYPE_U64:
+		return ft_parse_u64(arg, o->value) < 0 ? "a non-negative integer" : NULL;
+	case OPT_TYPE_INT:
+		if (ft_parse_i64(arg, &i64) < 0 || i64 < -2147483647 || i64 > 2147483647)
+			return "an integer";
+		*(int *)o->value = (int)i64;
+		return NULL;
+	default:
+		return ft_parse_double(arg, o->value) < 0 ? "a number" : NULL;
+	}
+}
+
 /* Store @arg into the option's target. 0 or -1 after a usage error. */
 static int
 set_value(const struct cmd_usage *u, const struct opt *o, const char *arg)
 {
 	struct ft_error err = { 0 };
+	const char *expected;
 	char name[64];
 	uint64_t u64;
-	int64_t i64;
 	int rc = 0;
 
 	opt_name(o, name, sizeof(name));
@@ -74,27 +98,12 @@ set_value(const struct cmd_usage *u, const struct opt *o, const char *arg)
 		*(const char **)o->value = arg;
 		return 0;
 	case OPT_TYPE_U64:
-		rc = ft_parse_u64(arg, o->value);
-		if (rc < 0) {
-			usage_error(u, "%s: expected a non-negative integer, got '%s'", name, arg);
-			return -1;
-		}
-		return 0;
 	case OPT_TYPE_INT:
-		rc = ft_parse_i64(arg, &i64);
-		if (rc < 0 || i64 < -2147483647 || i64 > 2147483647) {
-			usage_error(u, "%s: expected an integer, got '%s'", name, arg);
-			return -1;
-		}
-		*(int *)o->value = (int)i64;
-		return 0;
 	case OPT_TYPE_DOUBLE:
-		rc = ft_parse_double(arg, o->value);
-		if (rc < 0) {
-			usage_error(u, "%s: expected a number, got '%s'", name, arg);
-			return -1;
-		}
-		return 0;
+		expected = set_number(o, arg);
+		if (expected)
+			usage_error(u, "%s: expected %s, got '%s'", name, expected, arg);
+		return expected ? -1 : 0;
 	case OPT_TYPE_SIZE:
 		rc = ft_parse_size(arg, &u64, &err);
 		if (rc == 0)
@@ -120,6 +129,27 @@ static bool
 takes_arg(const struct opt *o)
 {
 	return o->type != OPT_TYPE_BOOL && o->type != OPT_TYPE_COUNT_UP;
+}
+
+int
+opts_global_words(int argc, char **argv)
+{
+	const char *a = argv[0];
+
+	for (const struct opt *o = global_opts_template; o->type != OPT_TYPE_END; o++) {
+		size_t len = strlen(o->long_name);
+		bool value = takes_arg(o);
+
+		if (o->short_name && a[0] == '-' && a[1] == o->short_name && !a[2])
+			return 1;
+		if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, o->long_name, len) != 0)
+			continue;
+		if (!a[2 + len])
+			return !value ? 1 : argc > 1 ? 2 : 0;
+		if (value && a[2 + len] == '=')
+			return 1;
+	}
+	return 0;
 }
 
 static const struct opt *
@@ -194,11 +224,11 @@ opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv
 
 			o = find_long(tables, a + 2, len);
 			if (!o) {
-				usage_error(u, "unknown option '%s'%s", a, "");
+				usage_error(u, "unknown option '%s'", a);
 				return -1;
 			}
 			if (eq && !takes_arg(o)) {
-				usage_error(u, "option '--%s' takes no value%s", o->long_name, "");
+				usage_error(u, "option '--%s' takes no value", o->long_name);
 				return -1;
 			}
 			if (eq)
@@ -206,13 +236,13 @@ opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv
 		} else {
 			o = find_short(tables, a[1]);
 			if (!o) {
-				usage_error(u, "unknown option '%s'%s", a, "");
+				usage_error(u, "unknown option '%s'", a);
 				return -1;
 			}
 			if (a[2] && takes_arg(o))
 				val = a + 2;
 			else if (a[2]) {
-				usage_error(u, "unknown option '%s'%s", a, "");
+				usage_error(u, "unknown option '%s'", a);
 				return -1;
 			}
 		}
@@ -233,6 +263,21 @@ opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv
 			return -1;
 	}
 	return npos;
+}
+
+int
+opts_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv, int max,
+		int *exit_code)
+{
+	int n = opts_parse(u, ctx, argc, argv);
+
+	*exit_code = n == -1 ? EXIT_USAGE : EXIT_OK;
+	if (n >= 0 && max >= 0 && n > max) {
+		cli_error(ctx, "unexpected argument '%s'", argv[1 + max]);
+		*exit_code = EXIT_USAGE;
+		return -1;
+	}
+	return n < 0 ? -1 : n;
 }
 
 static void

@@ -62,12 +62,37 @@ struct cmd_usage {
 };
 
 /*
+ * A usage with its synopsis lines inline, for a table of options @opts
+ * (NULL: none): CMD_USAGE("archive rm", "Delete runs.", NULL,
+ * "fabtune archive rm RUN..."). The synopsis lives as long as the
+ * enclosing block: declare the usage in the command's function.
+ */
+#define CMD_USAGE(name, summary, opts, ...) \
+	{ name, (const char *const[]){ __VA_ARGS__, NULL }, summary, opts }
+
+/*
  * Parse argv[1..argc) of a command. Positional arguments are moved to the
  * front of argv (argv[0] stays); returns their count (>= 0), or -1 after
  * printing a usage error to stderr (exit code 2), or -2 when --help was given
  * and the help was printed to stdout (exit code 0).
  */
 int opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv);
+
+/*
+ * opts_parse() for a command that takes at most @max positional arguments
+ * (-1: any number; one more is an "unexpected argument" error). Returns
+ * their count, or -1 with the command's exit code in *@exit_code: 0 after
+ * --help, 2 after a usage error.
+ */
+int opts_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv,
+		    int max, int *exit_code);
+
+/*
+ * How many of the @argc words at @argv the global option there takes: 1
+ * ("--json", "-v", "--seed=7"), 2 ("--seed 7"), or 0 when @argv[0] is not a
+ * global option (or lacks its value).
+ */
+int opts_global_words(int argc, char **argv);
 
 /* Print the usage of @u to @out. */
 void opts_usage(const struct cmd_usage *u, FILE *out);

@@ -43,9 +43,11 @@ struct cmd {
 	const char *summary;
 };
 
-/* "fabtune <cmd>: <message>" on stderr. */
-void cli_error(const struct cli_ctx *ctx, const char *fmt, ...) FT_PRINTF(2, 3);
-void cli_warn(const struct cli_ctx *ctx, const char *fmt, ...) FT_PRINTF(2, 3);
+/* "fabtune <cmd>: <kind><message>" on stderr; @kind is "" or "warning: ". */
+void cli_msg(const struct cli_ctx *ctx, const char *kind, const char *fmt, ...) FT_PRINTF(3, 4);
+/* "fabtune <cmd>: <message>" and "fabtune <cmd>: warning: <message>" on stderr. */
+#define cli_error(ctx, ...) cli_msg(ctx, "", __VA_ARGS__)
+#define cli_warn(ctx, ...)  cli_msg(ctx, "warning: ", __VA_ARGS__)
 /* Map a library error code to an exit code (usage for input errors). */
 int cli_exit_for(int rc);
 /* Report a library error with its message and return the exit code. */
@@ -58,15 +60,46 @@ void cli_write(const struct ft_strbuf *sb);
 /* @sb with the schema as its first member in @doc (initialised here, released by the
  * caller), when @sb is a JSON object without one; false (and @doc empty) otherwise. */
 bool cli_with_schema(const struct ft_strbuf *sb, struct ft_strbuf *doc);
+/*
+ * cli_write() @sb and release it: EXIT_OK, or EXIT_RUNTIME after "out of
+ * memory" (and nothing written) when @sb ran out of memory while filled.
+ */
+int cli_emit(const struct cli_ctx *ctx, struct ft_strbuf *sb);
+/*
+ * A JSON answer filled as a command goes: {"deleted": [3, 4]}.
+ * cli_answer_begin() opens the object and, for a @key, its array;
+ * cli_answer_array() opens an array later (after other members) and
+ * cli_answer_array_end() closes one early. cli_answer_end() closes what is
+ * open, prints the answer with --json when @rc is 0, releases it and
+ * returns the exit code for @rc (reporting @err).
+ */
+struct cli_answer {
+	struct ft_strbuf sb;
+	struct ft_json j;
+	bool in_array;
+};
+void cli_answer_begin(struct cli_answer *a, const char *key);
+void cli_answer_array(struct cli_answer *a, const char *key);
+void cli_answer_array_end(struct cli_answer *a);
+int cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const struct ft_error *err);
+/* What @write (a library writer, text or JSON) writes for @ctx, through cli_emit(). */
+int cli_emit_with(const struct cli_ctx *ctx, void (*write)(struct ft_strbuf *sb, bool json));
 /* Whether stdout gets ANSI colours (NO_COLOR, --no-color, a pipe: no). */
 bool cli_color(const struct cli_ctx *ctx);
 /* The command whose documents cli_write() stamps; main() sets it once. */
 void cli_set_running(const struct cli_ctx *ctx);
 /* "fabtune.archive.compare/1" for @ctx's command, into @buf. */
 void cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len);
-/* Run a nested verb table (e.g. "archive list"). */
+/* Run a nested verb table (e.g. "archive list"); global options may come before the verb. */
 int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 		 struct cli_ctx *ctx);
+
+/* Define the command @fn of a group of verbs ("archive"): cli_dispatch() through @table. */
+#define CLI_GROUP(fn, group, table)                                                         \
+	int fn(int argc, char **argv, struct cli_ctx *ctx)                                  \
+	{                                                                                   \
+		return cli_dispatch(table, FT_ARRAY_SIZE(table), group, argc, argv, ctx);   \
+	}
 
 /* Look up a command by name in @table; NULL when absent. */
 const struct cmd *cli_find_cmd(const struct cmd *table, size_t n, const char *name);

@@ -3,185 +3,136 @@
  * cli/cmd-archive-baseline.c - `fabtune archive baseline list|add|set|rm`:
  * the named sets of runs that later runs are compared with.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <fabtune/fabtune.h>
-#include <fabtune/workflow.h>
 
 #include "cli-archive.h"
 #include "cli.h"
 
-/* ---- archive baseline ---------------------------------------------------- */
+static int
+list_baselines(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
+               struct ft_strbuf *sb, void *ud, struct ft_error *err)
+{
+	struct ft_vec list;
+	int rc;
+
+	ft_vec_init(&list, sizeof(struct ft_baseline_info));
+	rc = ft_archive_baseline_list(ar, &list, err);
+	if (rc == 0)
+		ft_archive_baseline_list_write(sb, list.data, list.len, ctx->json);
+	ft_vec_release(&list);
+	return rc;
+}
 
 static int
 baseline_list(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune archive baseline list", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = { "archive baseline list", synopsis,
-		                                "List the baselines and how many runs each has.",
-		                                opts };
-	struct ft_error err = { 0 };
-	struct ft_archive *ar;
-	struct ft_strbuf sb;
-	struct ft_vec list;
-	size_t i;
-	int n, rc;
+	const struct cmd_usage usage =
+		CMD_USAGE("archive baseline list", "List the baselines and how many runs each has.",
+		          NULL, "fabtune archive baseline list");
 
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	ft_vec_init(&list, sizeof(struct ft_baseline_info));
-	rc = ft_archive_baseline_list(ar, &list, &err);
-	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_vec_release(&list);
-		return cli_fail(ctx, rc, &err);
-	}
-	ft_strbuf_init(&sb);
-	if (ctx->json) {
-		struct ft_json j;
-
-		ft_json_init(&j, &sb, true);
-		ft_json_obj_begin(&j);
-		ft_json_key(&j, "baselines");
-		ft_json_arr_begin(&j);
-		for (i = 0; i < list.len; i++) {
-			const struct ft_baseline_info *b = ft_vec_at(&list, i);
-
-			ft_json_obj_begin(&j);
-			ft_json_kv_str(&j, "name", b->name);
-			ft_json_kv_uint(&j, "runs", b->nruns);
-			ft_json_kv_int(&j, "newest", b->newest);
-			ft_json_obj_end(&j);
-		}
-		ft_json_arr_end(&j);
-		ft_json_obj_end(&j);
-		ft_strbuf_addch(&sb, '\n');
-	} else if (!list.len) {
-		ft_strbuf_adds(&sb, "no baselines (add one with 'fabtune archive baseline add NAME "
-		                    "RUN')\n");
-	} else {
-		for (i = 0; i < list.len; i++) {
-			const struct ft_baseline_info *b = ft_vec_at(&list, i);
-
-			ft_strbuf_addf(&sb, "%s: %zu run%s, newest %" PRId64 "\n", b->name,
-			               b->nruns, b->nruns == 1 ? "" : "s", b->newest);
-		}
-	}
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	ft_vec_release(&list);
-	return EXIT_OK;
+	return cli_archive_read(ctx, &usage, argc, argv, -1, list_baselines, NULL);
 }
 
-/* add, set and rm share one shape: NAME RUN... */
-static int
-baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const char *verb)
-{
-	static const char *const syn_add[] = { "fabtune archive baseline add NAME RUN...", NULL };
-	static const char *const syn_set[] = { "fabtune archive baseline set NAME RUN...", NULL };
-	static const char *const syn_rm[] = { "fabtune archive baseline rm NAME [RUN...]", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	const bool add = strcmp(verb, "add") == 0, set = strcmp(verb, "set") == 0;
-	const struct cmd_usage usage = {
-		add ? "archive baseline add" :
-		set ? "archive baseline set" :
-		      "archive baseline rm",
-		add ? syn_add :
-		set ? syn_set :
-		      syn_rm,
-		add ? "Add runs to a baseline (created on first use). Several runs of the same\n"
-		      "tests make comparisons noise-aware." :
-		set ? "Make a baseline exactly these runs." :
-		      "Remove runs from a baseline, or the whole baseline.",
-		opts
-	};
-	struct ft_error err = { 0 };
-	struct ft_strbuf js;
-	struct ft_json j;
-	struct ft_archive *ar;
-	int n, i, rc;
+/* What add, set and rm do to a baseline, and how they say it. */
+struct baseline_verb {
+	const char *name;     /* "archive baseline add" */
+	const char *synopsis; /* "fabtune archive baseline add NAME RUN..." */
+	const char *summary;
+	bool adds;	      /* add the runs (add, set), or remove them (rm) */
+	bool replaces;	      /* empty the baseline first (set) */
+};
 
-	n = opts_parse(&usage, ctx, argc, argv);
+static const struct baseline_verb verb_add = {
+	"archive baseline add", "fabtune archive baseline add NAME RUN...",
+	"Add runs to a baseline (created on first use). Several runs of the same\n"
+	"tests make comparisons noise-aware.",
+	true, false,
+};
+static const struct baseline_verb verb_set = {
+	"archive baseline set", "fabtune archive baseline set NAME RUN...",
+	"Make a baseline exactly these runs.", true, true,
+};
+static const struct baseline_verb verb_rm = {
+	"archive baseline rm", "fabtune archive baseline rm NAME [RUN...]",
+	"Remove runs from a baseline, or the whole baseline.", false, false,
+};
+
+/* add, set and rm share one shape: NAME RUN... (rm NAME alone removes the baseline) */
+static int
+baseline_edit(int argc, char **argv, struct cli_ctx *ctx, const struct baseline_verb *v)
+{
+	const struct cmd_usage usage = CMD_USAGE(v->name, v->summary, NULL, v->synopsis);
+	struct ft_error err = { 0 };
+	struct cli_answer a;
+	struct ft_archive *ar;
+	bool whole;
+	int n, rc;
+
+	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n < 1 || (n < 2 && strcmp(verb, "rm") != 0)) {
-		cli_error(ctx, "expected %s",
-		          usage.synopsis[0] + strlen("fabtune archive baseline "));
+		return rc;
+	if (n < (v->adds ? 2 : 1)) {
+		cli_error(ctx, "expected %s", v->synopsis + strlen("fabtune archive baseline "));
 		return EXIT_USAGE;
 	}
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	if (set) {
+	rc = cli_archive_open_or_fail(ctx, &ar);
+	if (rc)
+		return rc;
+	whole = !v->adds && n == 1;
+	if (v->replaces) {
 		rc = ft_archive_baseline_remove(ar, argv[1], 0, &err);
 		if (rc == FT_ENOENT) {
 			ft_error_clear(&err);
 			rc = 0;
 		}
 	}
-	if (!add && !set && n == 1)
+	if (whole)
 		rc = ft_archive_baseline_remove(ar, argv[1], 0, &err);
-	ft_strbuf_init(&js);
-	ft_json_init(&j, &js, false);
-	ft_json_obj_begin(&j);
-	ft_json_kv_str(&j, "baseline", argv[1]);
-	ft_json_key(&j, add || set ? "added" : "removed");
-	ft_json_arr_begin(&j);
-	for (i = 2; rc == 0 && i <= n; i++) {
+	cli_answer_begin(&a, NULL);
+	ft_json_kv_str(&a.j, "baseline", argv[1]);
+	cli_answer_array(&a, v->adds ? "added" : "removed");
+	for (int i = 2; rc == 0 && i <= n; i++) {
 		int64_t id;
 
 		rc = ft_archive_resolve(ar, argv[i], &id, &err);
-		if (rc == 0 && (add || set))
+		if (rc == 0 && v->adds)
 			rc = ft_archive_baseline_add(ar, argv[1], id, &err);
 		else if (rc == 0)
 			rc = ft_archive_baseline_remove(ar, argv[1], id, &err);
 		if (rc == 0)
-			ft_json_int(&j, id);
+			ft_json_int(&a.j, id);
 		if (rc == 0 && !ctx->json)
-			fprintf(stdout, "%s run %" PRId64 " %s baseline '%s'\n",
-			        add || set ? "added" : "removed", id, add || set ? "to" : "from",
-			        argv[1]);
+			printf("%s run %" PRId64 " %s baseline '%s'\n", v->adds ? "added" : "removed",
+			       id, v->adds ? "to" : "from", argv[1]);
 	}
-	ft_json_arr_end(&j);
-	ft_json_kv_bool(&j, "whole_baseline", rc == 0 && !add && !set && n == 1);
-	ft_json_obj_end(&j);
-	ft_strbuf_addch(&js, '\n');
-	if (rc == 0 && !add && !set && n == 1 && !ctx->json)
-		fprintf(stdout, "removed baseline '%s'\n", argv[1]);
-	if (rc == 0 && ctx->json)
-		cli_write(&js);
-	ft_strbuf_release(&js);
+	cli_answer_array_end(&a);
+	ft_json_kv_bool(&a.j, "whole_baseline", rc == 0 && whole);
+	if (rc == 0 && whole && !ctx->json)
+		printf("removed baseline '%s'\n", argv[1]);
 	ft_archive_close(ar);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
+	return cli_answer_end(ctx, &a, rc, &err);
 }
 
 static int
 baseline_add(int argc, char **argv, struct cli_ctx *ctx)
 {
-	return baseline_edit(argc, argv, ctx, "add");
+	return baseline_edit(argc, argv, ctx, &verb_add);
 }
 
 static int
 baseline_set(int argc, char **argv, struct cli_ctx *ctx)
 {
-	return baseline_edit(argc, argv, ctx, "set");
+	return baseline_edit(argc, argv, ctx, &verb_set);
 }
 
 static int
 baseline_rm(int argc, char **argv, struct cli_ctx *ctx)
 {
-	return baseline_edit(argc, argv, ctx, "rm");
+	return baseline_edit(argc, argv, ctx, &verb_rm);
 }
 
 static const struct cmd baseline_cmds[] = {
@@ -191,10 +142,4 @@ static const struct cmd baseline_cmds[] = {
 	{ "set", baseline_set, "make a baseline exactly these runs" },
 };
 
-int
-cmd_archive_baseline(int argc, char **argv, struct cli_ctx *ctx)
-{
-	cli_verb_first(argc, argv);
-	return cli_dispatch(baseline_cmds, FT_ARRAY_SIZE(baseline_cmds), "archive baseline", argc,
-	                    argv, ctx);
-}
+CLI_GROUP(cmd_archive_baseline, "archive baseline", baseline_cmds)

@@ -9,15 +9,7 @@
  * ft_workflow_load_ref(); the helpers other commands share live in
  * cli/cli-archive.c.
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <fabtune/fabtune.h>
 #include <fabtune/workflow.h>
@@ -27,61 +19,48 @@
 
 /* ---- archive list -------------------------------------------------------- */
 
+struct list_opts {
+	struct ft_archive_query q;
+	uint64_t limit; /* --limit, into q.limit */
+};
+
+static int
+list_runs(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args, struct ft_strbuf *sb,
+          void *opts, struct ft_error *err)
+{
+	struct list_opts *o = opts;
+	struct ft_vec list;
+	int rc;
+
+	o->q.limit = (size_t)o->limit;
+	ft_vec_init(&list, sizeof(struct ft_archive_info));
+	rc = ft_archive_list(ar, &o->q, &list, err);
+	if (rc == 0 && ctx->json)
+		ft_archive_list_write_json(sb, list.data, list.len, ctx->stable);
+	else if (rc == 0)
+		ft_archive_list_write_text(sb, list.data, list.len, ctx->stable);
+	ft_vec_release(&list);
+	return rc;
+}
+
 static int
 archive_list(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune archive list [--kind K] [--source S] "
-		                                "[--limit N]",
-		                                NULL };
-	struct ft_archive_query q = { 0 };
-	uint64_t limit = 0;
-	static struct opt opts[] = {
-		OPT_STRING(0, "kind", NULL, "KIND",
+	struct list_opts o = { 0 };
+	const struct opt opts[] = {
+		OPT_STRING(0, "kind", &o.q.kind, "KIND",
 		           "only runs of this kind (bench, nccl-tests, ...)"),
-		OPT_STRING(0, "source", NULL, "SRC",
+		OPT_STRING(0, "source", &o.q.source, "SRC",
 		           "only runs of this source (bench, import, sim, "
 		           "model)"),
-		OPT_U64(0, "limit", NULL, "N", "only the N newest runs"),
+		OPT_U64(0, "limit", &o.limit, "N", "only the N newest runs"),
 		OPT_END(),
 	};
-	const struct cmd_usage usage = { "archive list", synopsis,
-		                         "List the runs in the archive, oldest first.", opts };
-	struct ft_error err = { 0 };
-	struct ft_archive *ar;
-	struct ft_strbuf sb;
-	struct ft_vec list;
-	int n, rc;
+	const struct cmd_usage usage =
+		CMD_USAGE("archive list", "List the runs in the archive, oldest first.", opts,
+		          "fabtune archive list [--kind K] [--source S] [--limit N]");
 
-	opts[0].value = &q.kind;
-	opts[1].value = &q.source;
-	opts[2].value = &limit;
-	n = opts_parse(&usage, ctx, argc, argv);
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 0) {
-		cli_error(ctx, "unexpected argument '%s'", argv[1]);
-		return EXIT_USAGE;
-	}
-	q.limit = (size_t)limit;
-	rc = cli_archive_open(ctx, &ar, &err);
-	if (rc < 0)
-		return cli_fail(ctx, rc, &err);
-	ft_vec_init(&list, sizeof(struct ft_archive_info));
-	rc = ft_archive_list(ar, &q, &list, &err);
-	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_vec_release(&list);
-		return cli_fail(ctx, rc, &err);
-	}
-	ft_strbuf_init(&sb);
-	if (ctx->json)
-		ft_archive_list_write_json(&sb, list.data, list.len, ctx->stable);
-	else
-		ft_archive_list_write_text(&sb, list.data, list.len, ctx->stable);
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	ft_vec_release(&list);
-	return EXIT_OK;
+	return cli_archive_read(ctx, &usage, argc, argv, 0, list_runs, &o);
 }
 
 /* ---- archive show -------------------------------------------------------- */
@@ -89,52 +68,29 @@ archive_list(int argc, char **argv, struct cli_ctx *ctx)
 static int
 archive_show(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune archive show [RUN]", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = {
-		"archive show", synopsis,
+	const struct cmd_usage usage = CMD_USAGE(
+		"archive show",
 		"Show one run: its results, findings with evidence, observations and fingerprint.\n"
 		"RUN is an id, latest (the default), latest~N, or an export file.",
-		opts
-	};
+		NULL, "fabtune archive show [RUN]");
 	struct ft_archive *ar = NULL;
 	struct ft_error err = { 0 };
-	struct ft_report_input in;
 	struct ft_vec records;
 	struct ft_strbuf sb;
 	char label[160];
 	int n, rc;
 
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = opts_parse_args(&usage, ctx, argc, argv, 1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 1) {
-		cli_error(ctx, "unexpected argument '%s'", argv[2]);
-		return EXIT_USAGE;
-	}
+		return rc;
 	ft_vec_init(&records, sizeof(struct ft_archive_record));
+	ft_strbuf_init(&sb);
 	rc = ft_workflow_load_ref(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", false,
 	                          &records, label, sizeof(label), &err);
 	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_archive_records_release(&records);
-		return cli_fail(ctx, rc, &err);
-	}
-	ft_strbuf_init(&sb);
-	if (ctx->json) {
-		struct ft_json j;
-
-		ft_json_init(&j, &sb, true);
-		ft_archive_record_json(ft_vec_at(&records, 0), &j,
-		                       ctx->stable ? FT_EXPORT_STABLE : 0);
-		ft_strbuf_addch(&sb, '\n');
-	} else {
-		memset(&in, 0, sizeof(in));
-		in.run = ft_vec_at(&records, 0);
-		in.stable = ctx->stable;
-		in.color = cli_color(ctx);
-		rc = ft_report_render(&in, FT_REPORT_TEXT, &sb, &err);
-	}
+	if (rc == 0)
+		rc = ft_workflow_run_write(&sb, ft_vec_at(&records, 0), ctx->json, ctx->stable,
+		                           cli_color(ctx), &err);
 	if (rc == 0)
 		cli_write(&sb);
 	ft_strbuf_release(&sb);
@@ -147,63 +103,44 @@ archive_show(int argc, char **argv, struct cli_ctx *ctx)
 static int
 archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = {
-		"fabtune archive compare [RUN] [--vs REF] [--threshold 5%] [--sigma 3]", NULL
-	};
 	struct cli_compare_args ca = { .min_samples = -1 };
 	const char *vs = "default";
-	static struct opt opts[] = {
-		OPT_STRING(0, "vs", NULL, "REF",
+	const struct opt opts[] = {
+		OPT_STRING(0, "vs", &vs, "REF",
 		           "baseline name, run or export file (default: the "
 		           "baseline 'default')"),
-		OPT_STRING(0, "threshold", NULL, "PCT",
+		OPT_STRING(0, "threshold", &ca.threshold, "PCT",
 		           "stated threshold without repeated samples "
 		           "(default 5%)"),
-		OPT_DOUBLE(0, "sigma", NULL, "K",
+		OPT_DOUBLE(0, "sigma", &ca.sigma, "K",
 		           "band of K standard deviations with samples "
 		           "(default 3)"),
-		OPT_STRING(0, "floor", NULL, "PCT", "narrowest noise band (default 1%)"),
-		OPT_INT(0, "min-samples", NULL, "N", "samples needed for a noise band (default 3)"),
-		OPT_STRING(0, "min-matched", NULL, "PCT",
+		OPT_STRING(0, "floor", &ca.floor, "PCT", "narrowest noise band (default 1%)"),
+		OPT_INT(0, "min-samples", &ca.min_samples, "N",
+		        "samples needed for a noise band (default 3)"),
+		OPT_STRING(0, "min-matched", &ca.min_matched, "PCT",
 		           "exit 4 when fewer of the baseline's results matched (default 50%)"),
 		OPT_END(),
 	};
-	const struct cmd_usage usage = {
-		"archive compare", synopsis,
+	const struct cmd_usage usage = CMD_USAGE(
+		"archive compare",
 		"Compare a run (default: latest) with a baseline, result by result. Each result is\n"
 		"improved, regressed or unchanged; exit code 1 when any regressed, 4 when nothing\n"
 		"or too little of the baseline matched (see docs/cmd/archive.md).",
-		opts
-	};
+		opts, "fabtune archive compare [RUN] [--vs REF] [--threshold 5%] [--sigma 3]");
 	struct ft_compare_opts co;
-	struct ft_archive *ar = NULL;
 	struct ft_workflow_report r;
-	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	int n, rc;
 
-	opts[0].value = &vs;
-	opts[1].value = &ca.threshold;
-	opts[2].value = &ca.sigma;
-	opts[3].value = &ca.floor;
-	opts[4].value = &ca.min_samples;
-	opts[5].value = &ca.min_matched;
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = opts_parse_args(&usage, ctx, argc, argv, 1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 1) {
-		cli_error(ctx, "unexpected argument '%s'", argv[2]);
-		return EXIT_USAGE;
-	}
+		return rc;
 	if (cli_compare_opts(ctx, &ca, &co) < 0)
 		return EXIT_USAGE;
-	rc = ft_workflow_report_prepare(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", vs,
-	                                NULL, &co, ctx->stable, &r, &err);
-	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_workflow_report_release(&r);
-		return cli_fail(ctx, rc, &err);
-	}
+	rc = cli_report_prepare(ctx, n ? argv[1] : NULL, vs, NULL, &co, &r);
+	if (rc)
+		return rc;
 	ft_strbuf_init(&sb);
 	r.in.sections = FT_REPORT_SEC_COMPARE;
 	r.in.color = cli_color(ctx);
@@ -245,9 +182,4 @@ static const struct cmd archive_cmds[] = {
 	{ "show", archive_show, "show one run" },
 };
 
-int
-cmd_archive(int argc, char **argv, struct cli_ctx *ctx)
-{
-	cli_verb_first(argc, argv);
-	return cli_dispatch(archive_cmds, FT_ARRAY_SIZE(archive_cmds), "archive", argc, argv, ctx);
-}
+CLI_GROUP(cmd_archive, "archive", archive_cmds)

@@ -8,13 +8,11 @@
  * says what the loop found (text or --json) and what it could not check.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <fabtune/fabtune.h>
-#include <fabtune/parse.h>
 #include <fabtune/workflow.h>
 
 #include "cli-archive.h"
@@ -22,16 +20,17 @@
 
 #define DOCTOR_DEFAULT_REPORT "fabtune-report.html"
 
+/* The options: what the loop takes (struct ft_doctor_cfg) and what this command does. */
 struct doctor_opts {
-	const char *spec, *output, *baseline, *transports, *root;
-	bool quick, full, no_bench, no_save, no_report, no_tools, update_baseline;
+	struct ft_doctor_cfg cfg;
+	const char *output; /* the HTML report */
+	bool quick, no_report;
 	uint64_t np;
-	double timeout;
 };
 
 struct doctor {
 	struct cli_ctx *ctx;
-	const struct doctor_opts *o;
+	struct doctor_opts *o;
 	struct ft_doctor_result res;
 	struct ft_archive *ar; /* opened before the loop (rank 0) */
 	bool ran;	       /* res was filled (and must be released) */
@@ -53,31 +52,14 @@ on_signal(int sig)
 static int
 report(struct doctor *d)
 {
-	const struct ft_doctor_result *res = &d->res;
-	struct ft_report_input in;
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
-	char title[160];
 	int rc;
 
 	if (d->o->no_report)
 		return 0;
-	memset(&in, 0, sizeof(in));
-	snprintf(title, sizeof(title), "fabtune doctor: %s", res->host);
-	in.run = &res->rec;
-	in.expected = ft_run_nrows(&res->model) ? &res->model : NULL;
-	in.baseline = res->bruns;
-	in.nbaseline = res->have_cmp ? res->base.len : 0;
-	in.baseline_label = res->have_cmp ? res->base_label : NULL;
-	in.cmp = res->have_cmp ? &res->cmp : NULL;
-	if (res->have_cmp)
-		in.baseline_fp =
-		        &((const struct ft_archive_record *)ft_vec_at(&res->base, res->base.len - 1))
-		                 ->fp;
-	in.title = title;
-	in.stable = d->ctx->stable;
 	ft_strbuf_init(&sb);
-	rc = ft_report_render(&in, FT_REPORT_HTML, &sb, &err);
+	rc = ft_doctor_write_html(&sb, &d->res, d->ctx->stable, &err);
 	if (rc == 0)
 		rc = cli_write_output(d->o->output, &sb, &err);
 	ft_strbuf_release(&sb);
@@ -106,12 +88,10 @@ preflight(struct doctor *d)
 		return cli_fail(d->ctx, rc, &err);
 	if (rank != 0)
 		return 0;
-	if (!d->o->no_report && cli_check_output_path("--output", d->o->output, &err) < 0) {
-		cli_error(d->ctx, "%s (checked before the benchmark; nothing was run or saved)",
-		          err.msg);
-		return EXIT_USAGE;
-	}
-	rc = cli_archive_open(d->ctx, &d->ar, &err);
+	if (!d->o->no_report)
+		rc = cli_check_output_path("--output", d->o->output, &err);
+	if (rc == 0)
+		rc = cli_archive_open(d->ctx, &d->ar, &err);
 	if (rc < 0) {
 		cli_error(d->ctx, "%s (checked before the benchmark; nothing was run or saved)",
 		          ft_error_msg(&err, rc));
@@ -123,21 +103,7 @@ preflight(struct doctor *d)
 static int
 doctor_run(struct doctor *d)
 {
-	const struct doctor_opts *o = d->o;
-	struct ft_doctor_cfg cfg = {
-		.spec = o->spec,
-		.transports = o->transports,
-		.baseline = o->baseline,
-		.root = o->root,
-		.full = o->full,
-		.no_bench = o->no_bench,
-		.no_save = o->no_save,
-		.no_tools = o->no_tools,
-		.update_baseline = o->update_baseline,
-		.stable = d->ctx->stable,
-		.np = (uint32_t)o->np,
-		.timeout_s = o->timeout,
-	};
+	struct doctor_opts *o = d->o;
 	const struct ft_doctor_result *res = &d->res;
 	struct ft_doctor_view view = { 0 };
 	struct ft_error err = { 0 };
@@ -147,15 +113,17 @@ doctor_run(struct doctor *d)
 	rc = preflight(d);
 	if (rc)
 		return rc;
-	cfg.ar = d->ar;
+	o->cfg.ar = d->ar;
+	o->cfg.np = (uint32_t)o->np;
+	o->cfg.stable = d->ctx->stable;
 	d->ran = true;
-	rc = ft_doctor_run(&cfg, &d->ctx->progress, &stop_flag, &d->res, &err);
+	rc = ft_doctor_run(&o->cfg, &d->ctx->progress, &stop_flag, &d->res, &err);
 	ft_progress_bar_finish(&d->ctx->bar);
 	if (rc < 0)
 		return cli_fail(d->ctx, rc, &err);
 	if (!res->root)
 		return EXIT_OK; /* the other MPI ranks only take part */
-	if (res->nbench_ok == 0 && !o->no_bench) {
+	if (res->nbench_ok == 0 && !o->cfg.no_bench) {
 		cli_error(d->ctx, "no benchmark could run (see 'not checked' below)");
 		d->exit_code = EXIT_RUNTIME;
 	}
@@ -176,7 +144,7 @@ doctor_run(struct doctor *d)
 	view.exit_code = d->exit_code;
 	view.archive_path = d->ar ? ft_archive_path(d->ar) : NULL;
 	view.report = d->report_written ? o->output : NULL;
-	view.no_save = o->no_save;
+	view.no_save = o->cfg.no_save;
 	view.stable = d->ctx->stable;
 	view.color = cli_color(d->ctx);
 	ft_strbuf_init(&sb);
@@ -192,61 +160,51 @@ doctor_run(struct doctor *d)
 int
 cmd_doctor(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = {
-		"fabtune doctor [--spec SPEC] [-o REPORT.html] [--quick|--full] [options]",
-		"mpirun -np N fabtune doctor [options]",
-		NULL,
-	};
-	struct doctor_opts o = { .output = DOCTOR_DEFAULT_REPORT, .np = 2, .timeout = 10 };
+	struct doctor_opts o = { .cfg.timeout_s = 10, .output = DOCTOR_DEFAULT_REPORT, .np = 2 };
 	const struct opt opts[] = {
-		OPT_STRING(0, "spec", &o.spec, "SPEC",
+		OPT_STRING(0, "spec", &o.cfg.spec, "SPEC",
 		           "cluster spec or preset for the model's expectations (default: from "
 		           "the GPUs found)"),
 		OPT_STRING('o', "output", &o.output, "FILE",
 		           "HTML report (default " DOCTOR_DEFAULT_REPORT ")"),
 		OPT_BOOL(0, "quick", &o.quick, "short benchmark suite (default; about 10 s)"),
-		OPT_BOOL(0, "full", &o.full, "longer suite: more sizes and iterations"),
-		OPT_STRING(0, "transports", &o.transports, "LIST",
+		OPT_BOOL(0, "full", &o.cfg.full, "longer suite: more sizes and iterations"),
+		OPT_STRING(0, "transports", &o.cfg.transports, "LIST",
 		           "measure these transports only (tcp,shm,mpi,verbs,nccl; default: every "
 		           "usable one)"),
 		OPT_U64(0, "np", &o.np, "N", "local ranks to start (default 2)"),
-		OPT_DURATION(0, "timeout", &o.timeout,
+		OPT_DURATION(0, "timeout", &o.cfg.timeout_s,
 		             "a rank silent this long has failed (default 10s)"),
-		OPT_STRING(0, "baseline", &o.baseline, "NAME",
+		OPT_STRING(0, "baseline", &o.cfg.baseline, "NAME",
 		           "baseline to compare with (default doctor-HOST)"),
-		OPT_BOOL(0, "update-baseline", &o.update_baseline,
+		OPT_BOOL(0, "update-baseline", &o.cfg.update_baseline,
 		         "add this run to the baseline (more samples: noise-aware thresholds)"),
-		OPT_BOOL(0, "no-save", &o.no_save, "do not store the run in the archive"),
-		OPT_BOOL(0, "no-bench", &o.no_bench, "probe and diagnose only"),
+		OPT_BOOL(0, "no-save", &o.cfg.no_save, "do not store the run in the archive"),
+		OPT_BOOL(0, "no-bench", &o.cfg.no_bench, "probe and diagnose only"),
 		OPT_BOOL(0, "no-report", &o.no_report, "do not write the HTML report"),
-		OPT_BOOL(0, "no-tools", &o.no_tools,
+		OPT_BOOL(0, "no-tools", &o.cfg.no_tools,
 		         "do not run nvidia-smi, ibv_devinfo or ethtool"),
-		OPT_STRING(0, "root", &o.root, "DIR",
+		OPT_STRING(0, "root", &o.cfg.root, "DIR",
 		           "probe a captured sysfs tree instead of this host (no tools)"),
 		OPT_END(),
 	};
-	const struct cmd_usage usage = {
+	const struct cmd_usage usage = CMD_USAGE(
 		"doctor",
-		synopsis,
 		"Check this host (or every host under mpirun) end to end: probe, a short benchmark "
 		"over every usable transport, the model's expectations, the diagnosis, the archive "
 		"and a comparison with the baseline, then a summary and an HTML report. Says what "
 		"could not be checked and why. Exit 0 healthy, 1 findings of severity warning or "
 		"worse or a regression, 2 usage, 3 runtime error.",
-		opts,
-	};
+		opts, "fabtune doctor [--spec SPEC] [-o REPORT.html] [--quick|--full] [options]",
+		"mpirun -np N fabtune doctor [options]");
 	struct sigaction sa, old_int, old_term;
 	struct doctor d;
 	int n, rc;
 
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = opts_parse_args(&usage, ctx, argc, argv, 0, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 0) {
-		cli_error(ctx, "unexpected argument '%s'", argv[1]);
-		return EXIT_USAGE;
-	}
-	if (o.quick && o.full) {
+		return rc;
+	if (o.quick && o.cfg.full) {
 		cli_error(ctx, "--quick and --full exclude each other");
 		return EXIT_USAGE;
 	}
@@ -254,7 +212,7 @@ cmd_doctor(int argc, char **argv, struct cli_ctx *ctx)
 		cli_error(ctx, "--np %" PRIu64 ": expected 2 to 64 local ranks", o.np);
 		return EXIT_USAGE;
 	}
-	if (!(o.timeout > 0) || o.timeout > 3600) {
+	if (!(o.cfg.timeout_s > 0) || o.cfg.timeout_s > 3600) {
 		cli_error(ctx, "--timeout: expected a duration above 0 and at most 1h");
 		return EXIT_USAGE;
 	}

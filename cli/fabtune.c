@@ -41,39 +41,22 @@ const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
  * sysfs): control characters in them are written as visible escapes, never
  * raw, so an escape sequence in an input cannot drive the terminal.
  */
-static void
-vmsg(const struct cli_ctx *ctx, const char *kind, const char *fmt, va_list ap)
+void
+cli_msg(const struct cli_ctx *ctx, const char *kind, const char *fmt, ...)
 {
 	struct ft_strbuf raw, out;
+	va_list ap;
 
 	ft_strbuf_init(&raw);
 	ft_strbuf_init(&out);
+	va_start(ap, fmt);
 	ft_strbuf_vaddf(&raw, fmt, ap);
+	va_end(ap);
 	ft_strbuf_add_printable(&out, raw.buf, raw.len);
 	fprintf(stderr, "fabtune%s%s: %s%s\n", ctx && ctx->cmd ? " " : "",
 		ctx && ctx->cmd ? ctx->cmd : "", kind, out.oom ? raw.buf : out.buf);
 	ft_strbuf_release(&raw);
 	ft_strbuf_release(&out);
-}
-
-void
-cli_error(const struct cli_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(ctx, "", fmt, ap);
-	va_end(ap);
-}
-
-void
-cli_warn(const struct cli_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(ctx, "warning: ", fmt, ap);
-	va_end(ap);
 }
 
 int
@@ -148,34 +131,18 @@ cli_json_schema(const struct cli_ctx *ctx, char *buf, size_t len)
 /*
  * Text from inputs reaches stdout printable: control characters become
  * visible escapes (ft_strbuf_add_printable). The one exception is fabtune's
- * own colour when colour is on (cli_color()): SGR sequences, ESC [ digits
- * and semicolons m, which set colours and cannot move the cursor or rewrite
- * the screen.
+ * own colour when colour is on (cli_color()): ft_report_add_printable_sgr().
  */
 static void
 write_printable(const char *s, size_t n)
 {
-	bool sgr = running && cli_color(running);
-	size_t i = 0, start = 0;
 	struct ft_strbuf out;
 
 	ft_strbuf_init(&out);
-	while (i < n) {
-		if (sgr && s[i] == '\033' && i + 1 < n && s[i + 1] == '[') {
-			size_t k = i + 2;
-
-			while (k < n && ((s[k] >= '0' && s[k] <= '9') || s[k] == ';'))
-				k++;
-			if (k < n && s[k] == 'm') {
-				ft_strbuf_add_printable(&out, s + start, i - start);
-				ft_strbuf_add(&out, s + i, k + 1 - i);
-				i = start = k + 1;
-				continue;
-			}
-		}
-		i++;
-	}
-	ft_strbuf_add_printable(&out, s + start, n - start);
+	if (running && cli_color(running))
+		ft_report_add_printable_sgr(&out, s, n);
+	else
+		ft_strbuf_add_printable(&out, s, n);
 	if (out.oom)
 		fwrite(s, 1, n, stdout);
 	else
@@ -191,27 +158,15 @@ bool
 cli_with_schema(const struct ft_strbuf *sb, struct ft_strbuf *doc)
 {
 	char schema[96];
-	size_t skip;
 
 	ft_strbuf_init(doc);
-	if (!running || sb->len < 2 || sb->buf[0] != '{' ||
-	    strncmp(sb->buf + 1 + strspn(sb->buf + 1, " \n"), "\"schema\"", 8) == 0)
+	if (!running)
 		return false;
 	cli_json_schema(running, schema, sizeof(schema));
-	skip = strspn(sb->buf + 1, " \n");
-	if (sb->buf[1] == '\n') /* pretty: indented members on their own lines */
-		ft_strbuf_addf(doc, "{\n  \"schema\": \"%s\"%s", schema,
-		               sb->buf[1 + skip] == '}' ? "\n" : ",\n");
-	else
-		ft_strbuf_addf(doc, "{\"schema\":\"%s\"%s", schema,
-		               sb->buf[1 + skip] == '}' ? "" : ",");
-	ft_strbuf_add(doc, sb->buf + 1 + (sb->buf[1] == '\n' ? 1 : 0),
-	              sb->len - 1 - (sb->buf[1] == '\n' ? 1 : 0));
-	if (doc->oom) {
-		ft_strbuf_release(doc);
-		return false;
-	}
-	return true;
+	if (ft_report_add_schema(doc, sb->buf, sb->len, schema) == 0)
+		return true;
+	ft_strbuf_release(doc);
+	return false;
 }
 
 void
@@ -224,6 +179,66 @@ cli_write(const struct ft_strbuf *sb)
 	else
 		write_printable(sb->buf, sb->len);
 	ft_strbuf_release(&doc);
+}
+
+void
+cli_answer_begin(struct cli_answer *a, const char *key)
+{
+	ft_strbuf_init(&a->sb);
+	ft_json_init(&a->j, &a->sb, false);
+	ft_json_obj_begin(&a->j);
+	a->in_array = false;
+	if (key)
+		cli_answer_array(a, key);
+}
+
+void
+cli_answer_array(struct cli_answer *a, const char *key)
+{
+	ft_json_key(&a->j, key);
+	ft_json_arr_begin(&a->j);
+	a->in_array = true;
+}
+
+void
+cli_answer_array_end(struct cli_answer *a)
+{
+	ft_json_arr_end(&a->j);
+	a->in_array = false;
+}
+
+int
+cli_answer_end(struct cli_ctx *ctx, struct cli_answer *a, int rc, const struct ft_error *err)
+{
+	if (a->in_array)
+		cli_answer_array_end(a);
+	ft_json_obj_end(&a->j);
+	ft_strbuf_addch(&a->sb, '\n');
+	if (rc == 0 && ctx->json)
+		cli_write(&a->sb);
+	ft_strbuf_release(&a->sb);
+	return rc < 0 ? cli_fail(ctx, rc, err) : EXIT_OK;
+}
+
+int
+cli_emit(const struct cli_ctx *ctx, struct ft_strbuf *sb)
+{
+	bool oom = sb->oom;
+
+	if (!oom)
+		cli_write(sb);
+	ft_strbuf_release(sb);
+	return oom ? cli_fail(ctx, FT_ENOMEM, NULL) : EXIT_OK;
+}
+
+int
+cli_emit_with(const struct cli_ctx *ctx, void (*write)(struct ft_strbuf *sb, bool json))
+{
+	struct ft_strbuf sb;
+
+	ft_strbuf_init(&sb);
+	write(&sb, ctx->json);
+	return cli_emit(ctx, &sb);
 }
 
 const struct cmd *
@@ -250,6 +265,26 @@ cli_list_commands(const struct cmd *table, size_t n, const char *group, FILE *ou
 		group ? group : "", group ? " " : "");
 }
 
+/*
+ * Global options may come before the verb ("fabtune --json archive list"
+ * reaches the group as "archive --json list"): move the verb first for dispatch.
+ */
+static void
+verb_first(int argc, char **argv)
+{
+	char *verb;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++)
+		if (opts_global_words(argc - i, argv + i) == 2)
+			i++;
+	if (i <= 1 || i >= argc)
+		return;
+	verb = argv[i];
+	memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
+	argv[1] = verb;
+}
+
 int
 cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 	     struct cli_ctx *ctx)
@@ -257,6 +292,7 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 	const struct cmd *c;
 	char name[64];
 
+	verb_first(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		cli_list_commands(table, n, group, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
@@ -273,49 +309,37 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 }
 
 /* help --json: the commands as {"commands": [{"name", "summary"}]}. */
-static void
-list_commands_json(const struct cmd *table, size_t n)
+static int
+list_commands_json(struct cli_ctx *ctx, const struct cmd *table, size_t n)
 {
-	struct ft_strbuf sb;
-	struct ft_json j;
+	struct cli_answer a;
 
-	ft_strbuf_init(&sb);
-	ft_json_init(&j, &sb, false);
-	ft_json_obj_begin(&j);
-	ft_json_key(&j, "commands");
-	ft_json_arr_begin(&j);
+	cli_answer_begin(&a, "commands");
 	for (size_t i = 0; i < n; i++) {
-		ft_json_obj_begin(&j);
-		ft_json_kv_str(&j, "name", table[i].name);
-		ft_json_kv_str(&j, "summary", table[i].summary);
-		ft_json_obj_end(&j);
+		ft_json_obj_begin(&a.j);
+		ft_json_kv_str(&a.j, "name", table[i].name);
+		ft_json_kv_str(&a.j, "summary", table[i].summary);
+		ft_json_obj_end(&a.j);
 	}
-	ft_json_arr_end(&j);
-	ft_json_obj_end(&j);
-	ft_strbuf_addch(&sb, '\n');
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
+	return cli_answer_end(ctx, &a, 0, NULL);
 }
 
 int
 cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune help [COMMAND]", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = { "help", synopsis,
-						"List the commands, or show one command's help.",
-						opts };
+	const struct cmd_usage usage = CMD_USAGE(
+		"help", "List the commands, or show one command's help.", NULL,
+		"fabtune help [COMMAND]");
 	const struct cmd *c;
 	char *args[3];
-	int n = opts_parse(&usage, ctx, argc, argv);
+	int rc, n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
+		return rc;
+	if (n == 0 && ctx->json)
+		return list_commands_json(ctx, cli_commands, cli_ncommands);
 	if (n == 0) {
-		if (ctx->json)
-			list_commands_json(cli_commands, cli_ncommands);
-		else
-			cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
+		cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
 		return EXIT_OK;
 	}
 	c = cli_find_cmd(cli_commands, cli_ncommands, argv[1]);
@@ -333,28 +357,18 @@ cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 int
 cmd_version(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const char *const synopsis[] = { "fabtune version", NULL };
-	static const struct opt opts[] = { OPT_END() };
-	static const struct cmd_usage usage = { "version", synopsis,
-						"Print the version of fabtune and its optional parts.",
-						opts };
-	struct ft_strbuf sb;
-	struct ft_json j;
-	int n = opts_parse(&usage, ctx, argc, argv);
+	const struct cmd_usage usage = CMD_USAGE(
+		"version", "Print the version of fabtune and its optional parts.", NULL,
+		"fabtune version");
+	const char *version = ctx->stable ? "VERSION" : ft_version();
+	struct cli_answer a;
+	int rc, n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	ft_strbuf_init(&sb);
-	if (ctx->json) {
-		ft_json_init(&j, &sb, false);
-		ft_json_obj_begin(&j);
-		ft_json_kv_str(&j, "version", ctx->stable ? "VERSION" : ft_version());
-		ft_json_obj_end(&j);
-		ft_strbuf_addch(&sb, '\n');
-	} else {
-		ft_strbuf_addf(&sb, "fabtune %s\n", ctx->stable ? "VERSION" : ft_version());
-	}
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	return EXIT_OK;
+		return rc;
+	if (!ctx->json)
+		printf("fabtune %s\n", version);
+	cli_answer_begin(&a, NULL);
+	ft_json_kv_str(&a.j, "version", version);
+	return cli_answer_end(ctx, &a, 0, NULL);
 }

@@ -11,27 +11,13 @@
 
 #include "cli.h"
 
-static bool
-is_global_flag(const char *a)
-{
-	return strcmp(a, "--json") == 0 || strcmp(a, "--no-color") == 0 ||
-	       strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0 ||
-	       strncmp(a, "--seed=", 7) == 0 || strncmp(a, "--archive=", 10) == 0;
-}
-
-static bool
-is_global_with_value(const char *a)
-{
-	return strcmp(a, "--seed") == 0 || strcmp(a, "--archive") == 0;
-}
-
 int
 main(int argc, char **argv)
 {
 	struct cli_ctx ctx;
 	const struct cmd *c;
 	char **args;
-	int i, nlead = 0, nargs = 0, rc;
+	int i, nwords, nlead = 0, nargs = 0, rc;
 	const char *stable = getenv("FABTUNE_TEST_STABLE");
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -45,15 +31,8 @@ main(int argc, char **argv)
 	ctx.progress.ud = &ctx.bar;
 
 	/* Leading global options: fabtune --json model ... */
-	for (i = 1; i < argc; i++) {
-		if (is_global_flag(argv[i]))
-			continue;
-		if (is_global_with_value(argv[i]) && i + 1 < argc) {
-			i++;
-			continue;
-		}
-		break;
-	}
+	for (i = 1; i < argc && (nwords = opts_global_words(argc - i, argv + i)) > 0; i += nwords)
+		;
 	nlead = i - 1;
 	if (i >= argc) {
 		if (argc > 1 && strcmp(argv[argc - 1], "--version") == 0)

@@ -257,6 +257,11 @@ FT_API int ft_archive_baseline_load(struct ft_archive *ar, const char *name, str
 /* Append struct ft_baseline_info for every baseline to @out, by name. */
 FT_API int ft_archive_baseline_list(struct ft_archive *ar, struct ft_vec *out,
                                     struct ft_error *err) FT_MUST_CHECK;
+/* The @n baselines @list as lines "NAME: N runs, newest ID" (or a hint when there are
+   none), or as JSON {"baselines": [{"name", "runs", "newest"}]}, pretty. */
+FT_API void ft_archive_baseline_list_write(struct ft_strbuf *sb,
+                                           const struct ft_baseline_info *list, size_t n,
+                                           bool json);
 
 /* ---- export and import (JSON) -------------------------------------------- */
 
@@ -310,6 +315,22 @@ struct ft_compare_opts {
 	                         of the baseline's keys were matched (0.5) */
 };
 FT_API void ft_compare_opts_init(struct ft_compare_opts *o);
+/*
+ * Read "5%" (a percentage, up to 1000%) or "0.05" (a fraction, up to 1) into
+ * the fraction *@out. FT_EINVAL naming @what and @text otherwise.
+ */
+FT_API int ft_compare_parse_fraction(const char *what, const char *text, double *out,
+                                     struct ft_error *err) FT_MUST_CHECK;
+/*
+ * The options of a comparison as given on a command line: the stated
+ * @threshold and the @floor of the band as fractions (NULL: the default),
+ * @sigma (0: the default), @min_samples (-1: the default; at least 2) and
+ * @min_matched (NULL: the default; at most 100%). FT_EINVAL naming the
+ * option (--threshold, --floor, --sigma, --min-samples, --min-matched).
+ */
+FT_API int ft_compare_opts_parse(struct ft_compare_opts *o, const char *threshold,
+                                 const char *floor, double sigma, int min_samples,
+                                 const char *min_matched, struct ft_error *err) FT_MUST_CHECK;
 
 /* Where the noise band of a compared row came from. */
 enum ft_band_from {

@@ -139,6 +139,15 @@ FT_API int ft_file_write(const char *path, const void *data, size_t len, struct 
  */
 FT_API int ft_file_open_under(const char *root, const char *path, bool dir, struct ft_error *err)
 	FT_MUST_CHECK;
+/*
+ * Check before long work that @path (named @what in messages: an option)
+ * can be written: "-" (stdout) and NULL always can; otherwise its folder
+ * exists and is writable (ft_file_write() writes beside the file and
+ * renames), and the path is no folder nor a read-only file. FT_ENOENT or
+ * FT_EINVAL naming @what, the path and what is wrong.
+ */
+FT_API int ft_file_check_writable(const char *what, const char *path, struct ft_error *err)
+	FT_MUST_CHECK;
 /* "regular file", "FIFO", "character device"... for an st_mode. */
 FT_API const char *ft_file_type_name(unsigned mode);
 

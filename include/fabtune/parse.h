@@ -53,6 +53,7 @@ FT_API int ft_parse_file(const char *path, const char *format, struct ft_obs_set
 /* ---- output: JSON and table text ------------------------------------------ */
 
 struct ft_json;
+struct ft_strbuf;
 
 /* Write @set as a JSON array of objects {key, host, device, port, rank, num, unit, str,
    file, line}; empty/unknown fields are left out. Deterministic. */
@@ -61,6 +62,25 @@ FT_API void ft_parse_obs_to_json(struct ft_json *j, const struct ft_obs_set *set
 FT_API void ft_parse_rows_to_json(struct ft_json *j, const struct ft_run *run);
 /* Text value of an observation for tables: "200 Gbps", "Active", "3 (fe80::1)". */
 FT_API void ft_parse_obs_value(const struct ft_obs *o, char *buf, size_t len);
+
+/* The observations of @set from index @from (at most its length) on: a view into @set,
+   not owned (never released), valid while @set is unchanged. */
+FT_API struct ft_obs_set ft_parse_obs_since(const struct ft_obs_set *set, size_t from);
+/* The formats of the registry as a table (format, reads) or JSON {"formats": [{name,
+   summary}]}. */
+FT_API void ft_parse_write_formats(struct ft_strbuf *sb, bool json);
+/* @set as a table (source file:line when @with_source, entity, key, value). */
+FT_API void ft_parse_write_obs(struct ft_strbuf *sb, const struct ft_obs_set *set,
+                               bool with_source);
+/* What @file held, as text: "FILE: N observations", then a table of @obs (source, entity,
+   key, value) and one of @run's rows; with @summary a count per key in order of first
+   appearance instead of the observations, and a line for the rows. */
+FT_API void ft_parse_write_file(struct ft_strbuf *sb, const char *file,
+                                const struct ft_obs_set *obs, const struct ft_run *run,
+                                bool summary);
+/* The same as one JSON object {file, kind (when known), observations, rows}. */
+FT_API void ft_parse_file_json(struct ft_json *j, const char *file, const struct ft_obs_set *obs,
+                               const struct ft_run *run);
 
 #ifdef __cplusplus
 }

@@ -66,6 +66,22 @@ struct ft_report_input {
 	bool color; /* text: ANSI colours for verdicts and severities (a terminal) */
 };
 
+/*
+ * Append @n bytes of @s for a terminal as ft_strbuf_add_printable() does,
+ * but let SGR sequences (ESC [ digits and semicolons m) through: they set
+ * colours, as ft_report_verdict_color()'s do, and can neither move the
+ * cursor nor rewrite the screen.
+ */
+FT_API void ft_report_add_printable_sgr(struct ft_strbuf *sb, const char *s, size_t n);
+/*
+ * Append to @doc the JSON object @json (@len bytes) with the member
+ * "schema": @schema first, in the object's own layout: pretty (members on
+ * their own lines, two spaces in) or compact. FT_EINVAL when @json is not an
+ * object or already starts with a schema (nothing appended), FT_ENOMEM.
+ */
+FT_API int ft_report_add_schema(struct ft_strbuf *doc, const char *json, size_t len,
+                                const char *schema);
+
 /* The ANSI colour of a verdict or a severity in terminal output; "" for none. */
 FT_API const char *ft_report_verdict_color(enum ft_verdict v);
 FT_API const char *ft_report_severity_color(enum ft_severity s);

@@ -66,6 +66,34 @@ FT_API int ft_workflow_import_text(struct ft_archive *ar, const char *path, cons
 				   struct ft_error *err) FT_MUST_CHECK;
 
 /*
+ * Import the file @path whole or not at all: a fabtune export (JSON, when
+ * @format is NULL or "fabtune") through ft_archive_import(), otherwise a
+ * tool's text output through ft_workflow_import_text(). The new run ids
+ * are appended to @ids (int64_t). 0 or a negative FT_E* code.
+ */
+FT_API int ft_workflow_import_file(struct ft_archive *ar, const char *path, const char *format,
+				   struct ft_vec *ids, struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Append to @ids (int64_t) the run that each of the @n references @refs
+ * names (ft_archive_resolve(): 12, latest, latest~N), or every run of @ar,
+ * oldest first, when @n is 0. The first reference that names no run stops,
+ * naming it. 0 or a negative FT_E* code.
+ */
+FT_API int ft_workflow_resolve_runs(struct ft_archive *ar, const char *const *refs, size_t n,
+				    struct ft_vec *ids, struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * One run @rec as `fabtune archive show` prints it: the text report (its
+ * results, findings with evidence, observations and fingerprint; ANSI
+ * colours with @color), or with @json the record as exported, pretty.
+ * @stable leaves out ids, save times and versions. 0 or a negative FT_E*.
+ */
+FT_API int ft_workflow_run_write(struct ft_strbuf *sb, const struct ft_archive_record *rec,
+				 bool json, bool stable, bool color,
+				 struct ft_error *err) FT_MUST_CHECK;
+
+/*
  * What the analytic model expects for the collective rows of @measured on
  * @spec: one struct ft_expectation per (test, size) appended to @expect
  * (NULL to skip), and one model row per (test, size) appended to @model
@@ -141,6 +169,41 @@ FT_API bool ft_workflow_sources_probe(const struct ft_workflow_sources *src);
 FT_API int ft_workflow_inputs_gather(const struct ft_workflow_sources *src,
 				     struct ft_workflow_inputs *in,
 				     struct ft_error *err) FT_MUST_CHECK;
+
+/* ---- a diagnosis and its advice, written ---------------------------------- */
+
+/* The rules of ft_rule_at() as a table (rule, layer, severity, checks) or a JSON array. */
+FT_API void ft_workflow_rules_write(struct ft_strbuf *sb, bool json);
+
+/*
+ * The findings @f of a diagnosis of @in: as text, a line saying what was
+ * read, the findings ranked in a table (severities coloured with @color),
+ * then each with its message, fix, kb entry and evidence lines
+ * ("    file:line: entity key = value unit") and the count per severity;
+ * as JSON, ft_diag_json(). A full buffer sets @sb->oom.
+ */
+FT_API void ft_workflow_findings_write(struct ft_strbuf *sb, const struct ft_findings *f,
+				       const struct ft_workflow_inputs *in, bool json, bool color);
+
+/*
+ * Advise on @in: ft_advise(), then the predicted gains of ft_advise_whatif_ex()
+ * on the cluster of @w->spec (@w zeroed but for spec; its measured rows are
+ * @in's). 0 or a negative FT_E* code.
+ */
+FT_API int ft_workflow_advise(const struct ft_workflow_inputs *in, struct ft_whatif_opts *w,
+			      struct ft_advice_set *s, struct ft_error *err) FT_MUST_CHECK;
+
+/* How advice is written. */
+enum ft_advice_form {
+	FT_ADVICE_TABLE, /* what was read, a table, then each change with why, how, gain, evidence */
+	FT_ADVICE_JSON,	 /* ft_advice_json_ex() */
+	FT_ADVICE_ENV,	 /* shell lines: export/unset per NCCL setting, system changes as comments */
+};
+
+/* The advice @s on @in with the what-if cluster @w, in @form. A full buffer sets @sb->oom. */
+FT_API void ft_workflow_advice_write(struct ft_strbuf *sb, const struct ft_advice_set *s,
+				     const struct ft_workflow_inputs *in,
+				     const struct ft_whatif_opts *w, enum ft_advice_form form);
 
 /* ---- run references and reports ------------------------------------------ */
 
@@ -306,6 +369,13 @@ struct ft_doctor_view {
  */
 FT_API void ft_doctor_write_text(struct ft_strbuf *sb, const struct ft_doctor_result *res,
 				 const struct ft_doctor_view *v);
+/*
+ * The HTML report of @res (ft_report_render()): the run, the model's
+ * expectations, the comparison with the baseline when there was one, titled
+ * "fabtune doctor: HOST"; @stable leaves out times. 0 or a negative FT_E*.
+ */
+FT_API int ft_doctor_write_html(struct ft_strbuf *sb, const struct ft_doctor_result *res,
+				bool stable, struct ft_error *err) FT_MUST_CHECK;
 /* The same as one JSON object (host, status, exit, probe, bench, model, diagnosis...). */
 FT_API void ft_doctor_write_json(struct ft_strbuf *sb, const struct ft_doctor_result *res,
 				 const struct ft_doctor_view *v);

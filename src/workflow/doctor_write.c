@@ -289,3 +289,27 @@ ft_doctor_write_json(struct ft_strbuf *sb, const struct ft_doctor_result *res,
 	ft_strbuf_addch(sb, '\n');
 }
 
+
+int
+ft_doctor_write_html(struct ft_strbuf *sb, const struct ft_doctor_result *res, bool stable,
+                     struct ft_error *err)
+{
+	struct ft_report_input in = { 0 };
+	char title[160];
+
+	snprintf(title, sizeof(title), "fabtune doctor: %s", res->host);
+	in.run = &res->rec;
+	in.expected = ft_run_nrows(&res->model) ? &res->model : NULL;
+	in.baseline = res->bruns;
+	if (res->have_cmp) {
+		const struct ft_archive_record *newest = ft_vec_at(&res->base, res->base.len - 1);
+
+		in.nbaseline = res->base.len;
+		in.baseline_label = res->base_label;
+		in.cmp = &res->cmp;
+		in.baseline_fp = &newest->fp;
+	}
+	in.title = title;
+	in.stable = stable;
+	return ft_report_render(&in, FT_REPORT_HTML, sb, err);
+}

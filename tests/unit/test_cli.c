@@ -278,6 +278,35 @@ test_bench_table_is_perftest(void **state)
 	ft_strbuf_release(&sb);
 }
 
+/* The global options before a command, read from the global option table. */
+static void
+test_global_words(void **state)
+{
+	static const struct {
+		const char *words[2];
+		int n;
+	} cases[] = {
+		{ { "--json", "model" }, 1 },	  { { "--no-color", "x" }, 1 },
+		{ { "-v", "x" }, 1 },		  { { "--verbose", "x" }, 1 },
+		{ { "--seed=7", "x" }, 1 },	  { { "--seed", "7" }, 2 },
+		{ { "--archive", "a.db" }, 2 },	  { { "--archive=a.db", "x" }, 1 },
+		{ { "--json=1", "x" }, 0 },	  { { "--jsonx", "x" }, 0 },
+		{ { "-vv", "x" }, 0 },		  { { "--se", "7" }, 0 },
+		{ { "model", "--json" }, 0 },	  { { "-", "x" }, 0 },
+	};
+	char *seed_last[] = { (char *)"--seed" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *w[2] = { (char *)cases[i].words[0], (char *)cases[i].words[1] };
+
+		if (opts_global_words(2, w) != cases[i].n)
+			fail_msg("'%s %s': expected %d words", w[0], w[1], cases[i].n);
+	}
+	/* a value option without its value is no global option */
+	assert_int_equal(opts_global_words(1, seed_last), 0);
+}
+
 int
 main(void)
 {
@@ -285,6 +314,7 @@ main(void)
 		cmocka_unit_test(test_table_sorted_and_documented),
 		cmocka_unit_test(test_opts_units),
 		cmocka_unit_test(test_opts_errors),
+		cmocka_unit_test(test_global_words),
 		cmocka_unit_test(test_bench_table_is_nccl_tests),
 		cmocka_unit_test(test_bench_table_is_perftest),
 	};
