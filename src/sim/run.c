@@ -1047,7 +1047,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	}
 	if (ov && ov->cluster) {
-		rc = ft__sim_resolve_cluster(sc, ov->cluster, &ospec, err);
+		rc = ft__spec_scenario_cluster(sc, ov->cluster, &ospec, err);
 		if (rc < 0)
 			return rc;
 		spec = &ospec;

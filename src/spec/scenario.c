@@ -10,7 +10,9 @@
  * fabric overrides, routing, jobs, background traffic, faults and the
  * packet engine's knobs. The format is documented in docs/cmd/sim.md.
  */
-#include "sim/sim_int.h"
+#include "spec/scenario.h"
+
+#include "internal.h"
 
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
@@ -617,8 +619,8 @@ apply_fabric(const struct ft_scenario *sc, struct ft_fabric_spec *f)
 }
 
 int
-ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg, struct ft_cluster_spec *out,
-                        struct ft_error *err)
+ft__spec_scenario_cluster(const struct ft_scenario *sc, const char *arg,
+                          struct ft_cluster_spec *out, struct ft_error *err)
 {
 	int rc = ft_spec_resolve(arg, out, err);
 
