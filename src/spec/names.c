@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 #include "spec_int.h"
+#include "base/fields.h"
 
 #include <fabtune/spec.h>
 
@@ -59,29 +60,23 @@ ft_link_tech_name(enum ft_link_tech t)
 int
 ft_routing_from_name(const char *name, enum ft_routing *out)
 {
-	size_t i;
+	int i = ft__name_index(routing_names, FT_ARRAY_SIZE(routing_names), name);
 
-	for (i = 0; name && i < FT_ARRAY_SIZE(routing_names); i++) {
-		if (strcmp(routing_names[i], name) == 0) {
-			*out = (enum ft_routing)i;
-			return 0;
-		}
-	}
-	return FT_ENOENT;
+	if (i < 0)
+		return i;
+	*out = (enum ft_routing)i;
+	return 0;
 }
 
 int
 ft__spec_kind_from_name(const char *name, enum ft_fabric_kind *out)
 {
-	size_t i;
+	int i = ft__name_index(kind_names, FT_ARRAY_SIZE(kind_names), name);
 
-	for (i = 0; name && i < FT_ARRAY_SIZE(kind_names); i++) {
-		if (strcmp(kind_names[i], name) == 0) {
-			*out = (enum ft_fabric_kind)i;
-			return 0;
-		}
-	}
-	return FT_ENOENT;
+	if (i < 0)
+		return i;
+	*out = (enum ft_fabric_kind)i;
+	return 0;
 }
 
 const char *

@@ -111,7 +111,7 @@ struct ft_scenario {
 	uint32_t qps_per_conn;
 	uint64_t flowlet_bytes;
 	uint64_t seed;
-	double fabric_scale; /* multiply host and fabric link capacities (1 = as built) */
+	double fabric_scale;         /* multiply host and fabric link capacities (1 = as built) */
 	struct ft_packet_cfg packet; /* the packet engine's knobs (packet:) */
 	/* The `fabric:` block's changes, re-applied to a cluster given by --cluster. */
 	struct ft_fabric_spec fab;
