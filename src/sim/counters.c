@@ -237,22 +237,12 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 	ft_strbuf_addf(sb, "Total entries displayed:  %u\n", nl);
 }
 
-static bool
-is_roce(const struct ft_cluster_spec *spec)
-{
-	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
-
-	if (!lp)
-		lp = ft_link_preset_find(spec->node.nic_link);
-	return lp && lp->tech == FT_TECH_ROCE;
-}
-
 int
 ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
                         struct ft_vec *files, struct ft_error *err)
 {
 	uint32_t v, nv = ft_topo_nvertices(topo);
-	bool roce = is_roce(ft_topo_spec(topo));
+	bool roce = ft__sim_fabric_is_roce(ft_topo_spec(topo));
 	struct ft_strbuf sb;
 	int rc = 0;
 

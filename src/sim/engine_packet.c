@@ -1091,16 +1091,6 @@ step(struct pk_engine *e)
 
 static void pk_destroy(struct ft_engine *eng);
 
-static bool
-fabric_is_roce(const struct ft_cluster_spec *spec)
-{
-	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
-
-	if (!lp)
-		lp = ft_link_preset_find(spec->node.nic_link);
-	return lp && lp->tech == FT_TECH_ROCE;
-}
-
 static int
 pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
           struct ft_error *err)
@@ -1122,7 +1112,7 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		e->cfg.qps_per_conn = 1;
 	if (cfg->packet)
 		e->pc = *cfg->packet;
-	e->roce = fabric_is_roce(spec);
+	e->roce = ft__sim_fabric_is_roce(spec);
 	e->mtu = e->pc.mtu_bytes        ? e->pc.mtu_bytes :
 	         spec->fabric.mtu_bytes ? spec->fabric.mtu_bytes :
 	                                  4096;

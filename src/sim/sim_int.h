@@ -377,6 +377,8 @@ void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o
 const struct ft_node_spec *ft__sim_node(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_node_nnics(const struct ft_topo *t, uint32_t node);
+/* Whether the fabric (else the NICs' link) is RoCE: Ethernet counters, ECN and PFC. */
+bool ft__sim_fabric_is_roce(const struct ft_cluster_spec *spec);
 uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
