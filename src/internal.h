@@ -52,6 +52,16 @@
 	_Static_assert(FT_ARRAY_SIZE(arr) == (count), #arr " against " #count)
 
 /*
+ * Define `const char *fn(type v)`, the name of value @v of an enum in the
+ * name table @arr of @count entries, "?" for a value out of range.
+ */
+#define FT__NAME_GETTER(fn, type, arr, count)                  \
+	const char *fn(type v)                                 \
+	{                                                      \
+		return (unsigned)v < (count) ? (arr)[v] : "?"; \
+	}
+
+/*
  * Load one YAML/JSON document from @text for a loader: the depth and alias
  * limits first (ft_spec_yaml_check), then libyaml's tree in @doc, which the
  * caller deletes with yaml_document_delete(). A syntax error names

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/fields.h"
+
 struct model_preset {
 	const char *summary;
 	struct ft_plan_model m;
@@ -220,42 +222,22 @@ _Static_assert(FT_ARRAY_SIZE(precision_names) == FT_PRECISION_COUNT, "precision 
 _Static_assert(FT_ARRAY_SIZE(optimizer_names) == FT_OPTIMIZER_COUNT, "optimizer names");
 _Static_assert(FT_ARRAY_SIZE(group_names) == FT_GROUP_COUNT, "group names");
 
+/* The index of @s in @names, in *@out, or FT_EINVAL (the planner's code for a bad name). */
 static int
 from_name(const char *const *names, size_t n, const char *s, int *out)
 {
-	size_t i;
+	int i = ft__name_index(names, n, s);
 
-	for (i = 0; i < n; i++)
-		if (s && strcmp(names[i], s) == 0) {
-			*out = (int)i;
-			return 0;
-		}
-	return FT_EINVAL;
+	if (i < 0)
+		return FT_EINVAL;
+	*out = i;
+	return 0;
 }
 
-const char *
-ft_plan_recompute_name(enum ft_plan_recompute r)
-{
-	return (unsigned)r < FT_RECOMPUTE_COUNT ? recompute_names[r] : "?";
-}
-
-const char *
-ft_plan_precision_name(enum ft_plan_precision p)
-{
-	return (unsigned)p < FT_PRECISION_COUNT ? precision_names[p] : "?";
-}
-
-const char *
-ft_plan_optimizer_name(enum ft_plan_optimizer o)
-{
-	return (unsigned)o < FT_OPTIMIZER_COUNT ? optimizer_names[o] : "?";
-}
-
-const char *
-ft_plan_group_name(enum ft_plan_group g)
-{
-	return (unsigned)g < FT_GROUP_COUNT ? group_names[g] : "?";
-}
+FT__NAME_GETTER(ft_plan_recompute_name, enum ft_plan_recompute, recompute_names, FT_RECOMPUTE_COUNT)
+FT__NAME_GETTER(ft_plan_precision_name, enum ft_plan_precision, precision_names, FT_PRECISION_COUNT)
+FT__NAME_GETTER(ft_plan_optimizer_name, enum ft_plan_optimizer, optimizer_names, FT_OPTIMIZER_COUNT)
+FT__NAME_GETTER(ft_plan_group_name, enum ft_plan_group, group_names, FT_GROUP_COUNT)
 
 int
 ft_plan_recompute_from_name(const char *s, enum ft_plan_recompute *out)

@@ -15,6 +15,8 @@
 #include <fabtune/result.h>
 #include <fabtune/units.h>
 
+#include "base/fields.h"
+
 static const char *
 gb(double bytes, char *buf, size_t len)
 {
@@ -173,6 +175,30 @@ ft_plan_write_text(const char *spec_arg, const struct ft_cluster_spec *spec, con
 	ft_strbuf_addf(sb, "bottleneck: %s\n", p->bottleneck);
 }
 
+#define CFG(key, m) FT__FIELD(struct ft_plan_config, key, UINT, m)
+#define MEM(key, m) FT__FIELD(struct ft_plan_memory, key, UINT, m)
+
+/* The parallel layout, as a plan's config and each row of a search give it. */
+static const struct ft__field layout_fields[] = {
+	CFG("tp", tp), CFG("cp", cp), CFG("pp", pp), CFG("vpp", vpp), CFG("dp", dp), CFG("ep", ep),
+};
+
+static const struct ft__field memory_fields[] = {
+	MEM("stage", stage),
+	MEM("weights", weights),
+	MEM("grads", grads),
+	MEM("optimizer", optimizer),
+	MEM("activations", activations),
+	MEM("comm_buffers", comm_buffers),
+	MEM("reserve", reserve),
+	MEM("total", total),
+	MEM("capacity", capacity),
+	FT__FIELD(struct ft_plan_memory, "fits", BOOL, fits),
+};
+
+#undef MEM
+#undef CFG
+
 void
 ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 {
@@ -186,12 +212,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_uint(j, "params_active", p->params.active);
 	ft_json_key(j, "config");
 	ft_json_obj_begin(j);
-	ft_json_kv_uint(j, "tp", c->tp);
-	ft_json_kv_uint(j, "cp", c->cp);
-	ft_json_kv_uint(j, "pp", c->pp);
-	ft_json_kv_uint(j, "vpp", c->vpp);
-	ft_json_kv_uint(j, "dp", c->dp);
-	ft_json_kv_uint(j, "ep", c->ep);
+	ft__json_fields(j, c, layout_fields, FT_ARRAY_SIZE(layout_fields));
 	ft_json_kv_uint(j, "global_batch", c->global_batch);
 	ft_json_kv_uint(j, "micro_batch", c->micro_batch);
 	ft_json_kv_uint(j, "micro_batches", p->m);
@@ -209,19 +230,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_str(j, "engine", c->engine[0] ? c->engine : "analytic");
 	ft_json_kv_str(j, "order", c->order[0] ? c->order : "tp-cp-pp-dp");
 	ft_json_obj_end(j);
-	ft_json_key(j, "memory");
-	ft_json_obj_begin(j);
-	ft_json_kv_uint(j, "stage", p->mem.stage);
-	ft_json_kv_uint(j, "weights", p->mem.weights);
-	ft_json_kv_uint(j, "grads", p->mem.grads);
-	ft_json_kv_uint(j, "optimizer", p->mem.optimizer);
-	ft_json_kv_uint(j, "activations", p->mem.activations);
-	ft_json_kv_uint(j, "comm_buffers", p->mem.comm_buffers);
-	ft_json_kv_uint(j, "reserve", p->mem.reserve);
-	ft_json_kv_uint(j, "total", p->mem.total);
-	ft_json_kv_uint(j, "capacity", p->mem.capacity);
-	ft_json_kv_bool(j, "fits", p->mem.fits);
-	ft_json_obj_end(j);
+	ft__json_object(j, "memory", &p->mem, memory_fields, FT_ARRAY_SIZE(memory_fields));
 	ft_json_key(j, "groups");
 	ft_json_arr_begin(j);
 	for (g = 0; g < FT_GROUP_COUNT; g++) {
@@ -360,12 +369,7 @@ ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch,
 			const struct ft_plan_config *c = &rows[i].cfg;
 
 			ft_json_obj_begin(j);
-			ft_json_kv_uint(j, "tp", c->tp);
-			ft_json_kv_uint(j, "cp", c->cp);
-			ft_json_kv_uint(j, "pp", c->pp);
-			ft_json_kv_uint(j, "vpp", c->vpp);
-			ft_json_kv_uint(j, "dp", c->dp);
-			ft_json_kv_uint(j, "ep", c->ep);
+			ft__json_fields(j, c, layout_fields, FT_ARRAY_SIZE(layout_fields));
 			ft_json_kv_uint(j, "micro_batch", c->micro_batch);
 			ft_json_kv_uint(j, "zero", c->zero);
 			ft_json_kv_str(j, "recompute", ft_plan_recompute_name(c->recompute));

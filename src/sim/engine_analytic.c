@@ -312,13 +312,13 @@ ideal_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft
 }
 
 /* The two engines differ only in how they are created. */
-#define AN_ENGINE(name_, summary_, create_)                                                    \
-	{ .name = name_, .summary = summary_, .create = create_, .submit = an_submit,          \
-	  .run = an_run, .counters = an_counters, .destroy = an_destroy }
+#define AN_ENGINE(name_, summary_, create_)                                                 \
+	{                                                                                   \
+		.name = name_, .summary = summary_, .create = create_, .submit = an_submit, \
+		.run = an_run, .counters = an_counters, .destroy = an_destroy               \
+	}
 
-const struct ft_engine_ops ft_ideal_engine =
-        AN_ENGINE("ideal", "the schedules without contention: each flow alone on its path",
-                  ideal_create);
-const struct ft_engine_ops ft_analytic_engine =
-        AN_ENGINE("analytic", "NCCL's cost model per collective (fabtune model), no contention",
-                  an_create);
+const struct ft_engine_ops ft_ideal_engine = AN_ENGINE(
+        "ideal", "the schedules without contention: each flow alone on its path", ideal_create);
+const struct ft_engine_ops ft_analytic_engine = AN_ENGINE(
+        "analytic", "NCCL's cost model per collective (fabtune model), no contention", an_create);

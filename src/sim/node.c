@@ -16,9 +16,8 @@ ft__sim_node(const struct ft_topo *t, uint32_t node)
 
 /* The devices of kind @kind that @at finds in @node, counted from index 0 up. */
 static uint32_t
-node_count(const struct ft_topo *t, uint32_t node, uint32_t (*at)(const struct ft_topo *,
-                                                                   uint32_t, uint32_t),
-           enum ft_vertex_kind kind)
+node_count(const struct ft_topo *t, uint32_t node,
+           uint32_t (*at)(const struct ft_topo *, uint32_t, uint32_t), enum ft_vertex_kind kind)
 {
 	uint32_t i = 0, v;
 

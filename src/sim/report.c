@@ -300,16 +300,16 @@ by_size_text(const struct ft_sim_report *r, struct ft_strbuf *out)
 #define R FT_ALIGN_RIGHT
 
 static const struct ft__col row_cols[] = {
-	{ "job", L },         { "op", L }, { "algo", L },        { "size", R },
-	{ "ranks", R },       { "time(us)", R },   { "algbw(GB/s)", R }, { "busbw(GB/s)", R },
-	{ "bottleneck", L },
+	{ "job", L },         { "op", L },          { "algo", L },
+	{ "size", R },        { "ranks", R },       { "time(us)", R },
+	{ "algbw(GB/s)", R }, { "busbw(GB/s)", R }, { "bottleneck", L },
 };
 static const struct ft__col tier_cols[] = {
 	{ "kind", L }, { "tier", R }, { "links", R }, { "mean", R }, { "max", R },
 };
 static const struct ft__col hot_cols[] = {
-	{ "link", R }, { "from -> to", L }, { "kind", L },      { "tier", R },
-	{ "cap(GB/s)", R }, { "util", R }, { "max flows", R },
+	{ "link", R },      { "from -> to", L }, { "kind", L },      { "tier", R },
+	{ "cap(GB/s)", R }, { "util", R },       { "max flows", R },
 };
 
 #undef R

@@ -81,7 +81,7 @@ f_dims(struct loader *L, yaml_node_t *v, const char *path)
 	return rc;
 }
 
-#define DRAGONFLY KIND_BIT(FT_FABRIC_DRAGONFLY)
+#define DRAGONFLY        KIND_BIT(FT_FABRIC_DRAGONFLY)
 #define U32(m, min, max) .doc = { "", FT__DOC_U32, SPEC_AT(fabric.m), .lo = min, .hi = max }
 
 static const struct field fabric_fields[] = {
@@ -96,8 +96,8 @@ static const struct field fabric_fields[] = {
 	{ "tiers", .kinds = FAT_KINDS, U32(tiers, 2, 3), GIVEN(given_tiers) },
 	{ "radix", .kinds = FAT_KINDS | DRAGONFLY, U32(radix, 4, 1024), GIVEN(given_radix) },
 	{ "oversubscription", f_over, FAT_KINDS, GIVEN(given_over) },
-	{ "nodes_per_unit", .kinds = KIND_BIT(FT_FABRIC_RAIL_FAT_TREE), U32(nodes_per_unit, 1, 1024),
-	  GIVEN(given_unit) },
+	{ "nodes_per_unit", .kinds = KIND_BIT(FT_FABRIC_RAIL_FAT_TREE),
+	  U32(nodes_per_unit, 1, 1024), GIVEN(given_unit) },
 	{ "planes", .kinds = KIND_BIT(FT_FABRIC_MULTI_PLANE), U32(planes, 1, FT_SPEC_MAX_NICS) },
 	{ "groups", .kinds = DRAGONFLY, U32(groups, 2, 100000) },
 	{ "routers_per_group", .kinds = DRAGONFLY, U32(routers_per_group, 1, 1024) },

@@ -171,7 +171,8 @@ static const struct field node_fields[] = {
 	{ "count", U32(nnodes, 1, 1000000), GIVEN(given_count) },
 	{ "gpus", U32(node.ngpus, 1, FT_SPEC_MAX_GPUS), GIVEN(given_gpus) },
 	{ "gpu_model", .doc = { "", FT__DOC_STR, SPEC_AT(node.gpu_model) }, GIVEN(given_model) },
-	{ "gpu_tflops", .doc = { "", FT__DOC_DOUBLE, SPEC_AT(node.gpu_tflops), .lo = 0.001, .hi = 1e6 },
+	{ "gpu_tflops",
+	  .doc = { "", FT__DOC_DOUBLE, SPEC_AT(node.gpu_tflops), .lo = 0.001, .hi = 1e6 },
 	  GIVEN(given_tflops) },
 	{ "gpu_memory", f_gpu_memory, 0, GIVEN(given_memory) },
 	/* 0 says the GPU has no FP8 tensor cores (A100): fp8 plans are refused. */

@@ -5,9 +5,10 @@
  */
 #include "internal.h"
 #include "spec_int.h"
-#include "base/fields.h"
 
 #include <fabtune/spec.h>
+
+#include "base/fields.h"
 
 #define KIND_MAP(X)                                 \
 	X(FT_FABRIC_NONE, "none")                   \

@@ -30,10 +30,12 @@
 #define LAT_CABLE 50e-9
 
 /* A link preset: its data rate is its signalling rate's name (200 for HDR); MTU 4096. */
-#define LINK(name_, tech_, gbps, raw, lat_switch)                                            \
-	{ .name = name_, .tech = tech_, .signal_gbps = gbps, .raw_gbps = raw,                  \
-	  .rate_Bps = FT_GBPS_TO_BPS(gbps), .lat_nic_s = LAT_NIC, .lat_switch_s = lat_switch, \
-	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 }
+#define LINK(name_, tech_, gbps, raw, lat_switch)                                       \
+	{                                                                               \
+		.name = name_, .tech = tech_, .signal_gbps = gbps, .raw_gbps = raw,     \
+		.rate_Bps = FT_GBPS_TO_BPS(gbps), .lat_nic_s = LAT_NIC,                 \
+		.lat_switch_s = lat_switch, .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 \
+	}
 
 /*
  * InfiniBand data rates are the 4x data rates of IB-SPEED (from HDR on the
@@ -178,22 +180,22 @@ struct node_preset {
  */
 #define NVLS    true
 #define NO_NVLS false
-#define NVLINK(gen, Bps, nvls_)                                                           \
+#define NVLINK(gen, Bps, nvls_)                                                             \
 	.nvlink_gen = gen, .nvlink_Bps = Bps, .lat_nvlink_s = LAT_NVLINK, .nvswitch = true, \
 	.nvls = nvls_
-#define PCIE_X16(gen, Bps, nswitches)                                                 \
+#define PCIE_X16(gen, Bps, nswitches)                                                     \
 	.pcie_gen = gen, .pcie_width_gpu = 16, .pcie_width_nic = 16, .pcie_Bps_gpu = Bps, \
 	.pcie_Bps_nic = Bps, .lat_pcie_s = LAT_PCIE, .npcie_switches = nswitches
-#define NICS(n, model, link, gbps)                                                   \
+#define NICS(n, model, link, gbps)                                                         \
 	.nnics = n, .nic_model = model, .nic_link = link, .nic_Bps = FT_GBPS_TO_BPS(gbps), \
 	.lat_nic_s = LAT_NIC
 
 /* An NVL72 compute tray: GPUs 0-1 and NICs 0-1 on Grace 0, 2-3 on Grace 1, 18 trays one
  * NVLink domain. */
-#define PLACE_NVL72_TRAY                                                                      \
+#define PLACE_NVL72_TRAY                                                                          \
 	.gpu_pcie_switch = { 0, 0, 1, 1 }, .gpu_numa = { 0, 0, 1, 1 }, .gpu_nic = { 0, 1, 2, 3 }, \
-	.nic_pcie_switch = { 0, 0, 1, 1 }, .nic_numa = { 0, 0, 1, 1 }, .pcie_switch_numa = { 0, 1 }, \
-	.nvlink_domain_nodes = 18
+	.nic_pcie_switch = { 0, 0, 1, 1 }, .nic_numa = { 0, 0, 1, 1 },                            \
+	.pcie_switch_numa = { 0, 1 }, .nvlink_domain_nodes = 18
 
 /* GPU g and NIC g on PCIe switch g / 2, switch s on socket s / 2, GPU g on rail g. */
 #define PLACE_4SW_2SOCKET                                                                      \

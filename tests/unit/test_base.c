@@ -699,8 +699,8 @@ test_fields(void **state)
 #undef F
 	static const struct ft__col cols[] = { { "a", FT_ALIGN_LEFT }, { "b", FT_ALIGN_RIGHT } };
 	static const char *const names[] = { "ring", "tree", "nvls" };
-	struct fields_rec r = { "gpu0", 200, 4000000000u, 1ull << 40, 1.0 / 3, NAN, 2.5e-6, 4e11,
-		                0.25, true };
+	struct fields_rec r = { "gpu0", 200,    4000000000u, 1ull << 40, 1.0 / 3,
+		                NAN,    2.5e-6, 4e11,        0.25,       true };
 	struct ft_strbuf sb;
 	struct ft_table t;
 	struct ft_json j;
