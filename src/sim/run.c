@@ -85,6 +85,27 @@ fault_err(const struct ft_scenario *sc, const struct sc_fault *f, struct ft_erro
 	                    f->col, (size_t)(f - first), field, msg);
 }
 
+/*
+ * The device a NIC, PCIe or NVLink fault names (a GPU for NVLink and for PCIe with a gpu:,
+ * else a NIC) in *@v, or an error naming the index the node does not have.
+ */
+static int
+fault_device(const struct ft_scenario *sc, const struct ft_topo *t, const struct sc_fault *f,
+             uint32_t *v, struct ft_error *err)
+{
+	bool gpu = f->what == SC_F_NVLINK || (f->what == SC_F_PCIE && f->has_gpu);
+	const char *fmt = f->what == SC_F_PCIE ? "expected an index below %u, got %u" :
+	                  gpu                  ? "expected a GPU below %u, got %u" :
+	                                         "expected a NIC below %u, got %u";
+
+	*v = gpu ? ft_topo_gpu(t, f->node, f->gpu) : ft_topo_nic(t, f->node, f->nic);
+	if (*v != UINT32_MAX)
+		return 0;
+	return fault_err(sc, f, err, gpu ? "gpu" : "nic", fmt,
+	                 gpu ? ft__sim_node_ngpus(t, f->node) : ft__sim_node_nnics(t, f->node),
+	                 gpu ? f->gpu : f->nic);
+}
+
 static int
 apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
              struct ft_error *err)
@@ -111,31 +132,16 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			n = 1;
 			break;
 		case SC_F_NIC:
-			v = ft_topo_nic(t, f->node, f->nic);
-			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, "nic",
-				                 "expected a NIC below %u, got %u",
-				                 ft__sim_node_nnics(t, f->node), f->nic);
-			rc = scale_vertex_links(t, v, FT_L_HOST, f->scale, &n);
-			break;
 		case SC_F_PCIE:
-			v = f->has_gpu ? ft_topo_gpu(t, f->node, f->gpu) :
-			                 ft_topo_nic(t, f->node, f->nic);
-			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, f->has_gpu ? "gpu" : "nic",
-				                 "expected an index below %u, got %u",
-				                 f->has_gpu ? ft__sim_node_ngpus(t, f->node) :
-				                              ft__sim_node_nnics(t, f->node),
-				                 f->has_gpu ? f->gpu : f->nic);
-			rc = scale_vertex_links(t, v, FT_L_PCIE, f->scale, &n);
-			break;
 		case SC_F_NVLINK:
-			v = ft_topo_gpu(t, f->node, f->gpu);
-			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, "gpu",
-				                 "expected a GPU below %u, got %u",
-				                 ft__sim_node_ngpus(t, f->node), f->gpu);
-			rc = scale_vertex_links(t, v, FT_L_NVLINK, f->scale, &n);
+			rc = fault_device(sc, t, f, &v, err);
+			if (rc < 0)
+				return rc;
+			rc = scale_vertex_links(t, v,
+			                        f->what == SC_F_NIC  ? FT_L_HOST :
+			                        f->what == SC_F_PCIE ? FT_L_PCIE :
+			                                               FT_L_NVLINK,
+			                        f->scale, &n);
 			break;
 		case SC_F_SWITCH:
 		case SC_F_PORT:
