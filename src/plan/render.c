@@ -196,6 +196,38 @@ static const struct ft__field memory_fields[] = {
 	FT__FIELD(struct ft_plan_memory, "fits", BOOL, fits),
 };
 
+/* A placed group after its name, and one kind of communication after its group and op. */
+static const struct ft__field place_fields[] = {
+	FT__FIELD(struct ft_plan_place, "ranks", UINT, n),
+	FT__FIELD(struct ft_plan_place, "nodes", UINT, nnodes),
+	FT__FIELD(struct ft_plan_place, "per_node", UINT, ppn),
+	FT__FIELD(struct ft_plan_place, "stride", UINT, stride),
+	FT__FIELD(struct ft_plan_place, "crosses", STR, crosses),
+};
+
+#define COMM(type, m) FT__FIELD(struct ft_plan_comm, #m, type, m)
+
+static const struct ft__field comm_fields[] = {
+	COMM(STR, what),         COMM(UINT, bytes),  COMM(UINT, count),
+	COMM(UINT, wire_bytes),  COMM(DOUBLE, op_s), COMM(DOUBLE, total_s),
+	COMM(DOUBLE, exposed_s), COMM(STR, algo),    COMM(STR, bottleneck),
+};
+
+/* The iteration's times from the backward pass on, and what they make of the GPUs. */
+#define PLAN(m) FT__FIELD(struct ft_plan, #m, DOUBLE, m)
+
+static const struct ft__field time_fields[] = {
+	PLAN(bwd_s),         PLAN(recompute_s),    PLAN(pipeline_s),
+	PLAN(bubble_s),      PLAN(bubble_share),   PLAN(dp_exposed_s),
+	PLAN(optimizer_s),   PLAN(iter_s),         PLAN(iter_nocomm_s),
+	PLAN(comm_total_s),  PLAN(comm_exposed_s), PLAN(overlap),
+	PLAN(tokens_per_s),  PLAN(tflops_per_gpu), PLAN(mfu),
+	PLAN(hfu),           PLAN(comm_share),     PLAN(gpus_worth),
+	PLAN(servers_worth),
+};
+
+#undef PLAN
+#undef COMM
 #undef MEM
 #undef CFG
 
@@ -240,11 +272,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 			continue;
 		ft_json_obj_begin(j);
 		ft_json_kv_str(j, "group", ft_plan_group_name(g));
-		ft_json_kv_uint(j, "ranks", pl->n);
-		ft_json_kv_uint(j, "nodes", pl->nnodes);
-		ft_json_kv_uint(j, "per_node", pl->ppn);
-		ft_json_kv_uint(j, "stride", pl->stride);
-		ft_json_kv_str(j, "crosses", pl->crosses);
+		ft__json_fields(j, pl, place_fields, FT_ARRAY_SIZE(place_fields));
 		ft_json_obj_end(j);
 	}
 	ft_json_arr_end(j);
@@ -256,15 +284,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 		ft_json_obj_begin(j);
 		ft_json_kv_str(j, "group", ft_plan_group_name(cm->group));
 		ft_json_kv_str(j, "op", ft_op_name(cm->op));
-		ft_json_kv_str(j, "what", cm->what);
-		ft_json_kv_uint(j, "bytes", cm->bytes);
-		ft_json_kv_uint(j, "count", cm->count);
-		ft_json_kv_uint(j, "wire_bytes", cm->wire_bytes);
-		ft_json_kv_double(j, "op_s", cm->op_s);
-		ft_json_kv_double(j, "total_s", cm->total_s);
-		ft_json_kv_double(j, "exposed_s", cm->exposed_s);
-		ft_json_kv_str(j, "algo", cm->algo);
-		ft_json_kv_str(j, "bottleneck", cm->bottleneck);
+		ft__json_fields(j, cm, comm_fields, FT_ARRAY_SIZE(comm_fields));
 		ft_json_obj_end(j);
 	}
 	ft_json_arr_end(j);
@@ -272,25 +292,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_double(j, "elem_s", p->elem_s);
 	if (p->cfg.precision == FT_PRECISION_FP8)
 		ft_json_kv_double(j, "fp8_cast_s", p->fp8_cast_s);
-	ft_json_kv_double(j, "bwd_s", p->bwd_s);
-	ft_json_kv_double(j, "recompute_s", p->recompute_s);
-	ft_json_kv_double(j, "pipeline_s", p->pipeline_s);
-	ft_json_kv_double(j, "bubble_s", p->bubble_s);
-	ft_json_kv_double(j, "bubble_share", p->bubble_share);
-	ft_json_kv_double(j, "dp_exposed_s", p->dp_exposed_s);
-	ft_json_kv_double(j, "optimizer_s", p->optimizer_s);
-	ft_json_kv_double(j, "iter_s", p->iter_s);
-	ft_json_kv_double(j, "iter_nocomm_s", p->iter_nocomm_s);
-	ft_json_kv_double(j, "comm_total_s", p->comm_total_s);
-	ft_json_kv_double(j, "comm_exposed_s", p->comm_exposed_s);
-	ft_json_kv_double(j, "overlap", p->overlap);
-	ft_json_kv_double(j, "tokens_per_s", p->tokens_per_s);
-	ft_json_kv_double(j, "tflops_per_gpu", p->tflops_per_gpu);
-	ft_json_kv_double(j, "mfu", p->mfu);
-	ft_json_kv_double(j, "hfu", p->hfu);
-	ft_json_kv_double(j, "comm_share", p->comm_share);
-	ft_json_kv_double(j, "gpus_worth", p->gpus_worth);
-	ft_json_kv_double(j, "servers_worth", p->servers_worth);
+	ft__json_fields(j, p, time_fields, FT_ARRAY_SIZE(time_fields));
 	if (p->model.experts && p->cfg.ep > 1) {
 		ft_json_key(j, "moe");
 		ft_json_obj_begin(j);
