@@ -61,6 +61,23 @@
 		return (unsigned)v < (count) ? (arr)[v] : "?"; \
 	}
 
+/* The index of @name in @names (@n of them), or FT_ENOENT, also for NULL (base/fields.c). */
+int ft__name_index(const char *const *names, size_t n, const char *name);
+
+/*
+ * Define `int fn(const char *name, type *out)`: the value named @name in the
+ * name table @arr, or @code (a negative FT_E*) for a name it does not hold.
+ */
+#define FT__FROM_NAME(fn, type, arr, code)                              \
+	int fn(const char *name, type *out)                             \
+	{                                                               \
+		int i_ = ft__name_index(arr, FT_ARRAY_SIZE(arr), name); \
+		if (i_ < 0)                                             \
+			return (code);                                  \
+		*out = (type)i_;                                        \
+		return 0;                                               \
+	}
+
 /*
  * Load one YAML/JSON document from @text for a loader: the depth and alias
  * limits first (ft_spec_yaml_check), then libyaml's tree in @doc, which the

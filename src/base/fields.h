@@ -62,7 +62,6 @@ struct ft__col {
 /* Add the @n columns of @cols to @t in order. */
 void ft__table_cols(struct ft_table *t, const struct ft__col *cols, size_t n);
 
-/* The index of @name in @names (@n of them), or FT_ENOENT (also for NULL). */
-int ft__name_index(const char *const *names, size_t n, const char *name);
+/* ft__name_index(), the lookup of FT__FROM_NAME, is declared in internal.h. */
 
 #endif

@@ -8,7 +8,6 @@
 
 #include <fabtune/spec.h>
 
-#include "base/fields.h"
 
 #define KIND_MAP(X)                                 \
 	X(FT_FABRIC_NONE, "none")                   \
@@ -58,27 +57,8 @@ ft_link_tech_name(enum ft_link_tech t)
 	return "?";
 }
 
-int
-ft_routing_from_name(const char *name, enum ft_routing *out)
-{
-	int i = ft__name_index(routing_names, FT_ARRAY_SIZE(routing_names), name);
-
-	if (i < 0)
-		return i;
-	*out = (enum ft_routing)i;
-	return 0;
-}
-
-int
-ft__spec_kind_from_name(const char *name, enum ft_fabric_kind *out)
-{
-	int i = ft__name_index(kind_names, FT_ARRAY_SIZE(kind_names), name);
-
-	if (i < 0)
-		return i;
-	*out = (enum ft_fabric_kind)i;
-	return 0;
-}
+FT__FROM_NAME(ft_routing_from_name, enum ft_routing, routing_names, FT_ENOENT)
+FT__FROM_NAME(ft__spec_kind_from_name, enum ft_fabric_kind, kind_names, FT_ENOENT)
 
 const char *
 ft__spec_kind_names(void)

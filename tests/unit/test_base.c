@@ -19,6 +19,7 @@
 
 #include <fabtune/fabtune.h>
 
+#include "internal.h"
 #include "base/fields.h"
 
 static void
