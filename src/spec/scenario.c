@@ -111,38 +111,40 @@ read_op(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return 0;
 }
 
+/* An op's algorithm (@algo) or protocol: "auto" leaves it to NCCL's tuner. */
 static int
-read_algo(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+read_auto(struct ft__doc *d, yaml_node_t *v, const char *path, bool algo, struct sc_op *op)
 {
-	struct sc_op *op = obj;
-	const char *s = text_of(d, v, path, "an algorithm");
+	const char *s = text_of(d, v, path, algo ? "an algorithm" : "a protocol");
+	int rc;
 
 	if (!s)
 		return FT_EPARSE;
-	if (strcmp(s, "auto") == 0)
-		op->algo = SC_ALGO_AUTO;
-	else if (ft_algo_from_name(s, &op->algo) < 0)
-		return ft__doc_fail(d, v, FT_EPARSE, path,
-		                    "expected auto, ring, tree, halving_doubling, direct, "
-		                    "hierarchical, nvls, nvls_tree, collnet or pat, got '%s'",
+	if (strcmp(s, "auto") == 0) {
+		op->algo = algo ? SC_ALGO_AUTO : op->algo;
+		op->proto = algo ? op->proto : SC_PROTO_AUTO;
+		return 0;
+	}
+	rc = algo ? ft_algo_from_name(s, &op->algo) : ft_proto_from_name(s, &op->proto);
+	if (rc < 0)
+		return ft__doc_fail(d, v, FT_EPARSE, path, "expected auto, %s, got '%s'",
+		                    algo ? "ring, tree, halving_doubling, direct, hierarchical, "
+		                           "nvls, nvls_tree, collnet or pat" :
+		                           "simple, ll or ll128",
 		                    s);
 	return 0;
 }
 
 static int
+read_algo(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	return read_auto(d, v, path, true, obj);
+}
+
+static int
 read_proto(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	struct sc_op *op = obj;
-	const char *s = text_of(d, v, path, "a protocol");
-
-	if (!s)
-		return FT_EPARSE;
-	if (strcmp(s, "auto") == 0)
-		op->proto = SC_PROTO_AUTO;
-	else if (ft_proto_from_name(s, &op->proto) < 0)
-		return ft__doc_fail(d, v, FT_EPARSE, path,
-		                    "expected auto, simple, ll or ll128, got '%s'", s);
-	return 0;
+	return read_auto(d, v, path, false, obj);
 }
 
 static const struct ft__doc_field op_fields[] = {

@@ -1231,6 +1231,16 @@ test_scenario_errors(void **state)
 	        FT_EPARSE, "bad.yaml:4:32: jobs[0].ops[0].size: expected a size");
 	expect_error("cluster: dgx-h100:2\njobs:\n  - ops: [{op: allreduc, size: 1M}]\n", FT_EPARSE,
 	             "bad.yaml:3:16: jobs[0].ops[0].op: expected all_reduce");
+	expect_error(
+	        "cluster: dgx-h100:2\njobs:\n  - ops: [{op: all_reduce, size: 1M, algo: rings}]\n",
+	        FT_EPARSE,
+	        "bad.yaml:3:44: jobs[0].ops[0].algo: expected auto, ring, tree, halving_doubling, "
+	        "direct, hierarchical, nvls, nvls_tree, collnet or pat, got 'rings'");
+	expect_error(
+	        "cluster: dgx-h100:2\njobs:\n  - ops: [{op: all_reduce, size: 1M, proto: ll64}]\n",
+	        FT_EPARSE,
+	        "bad.yaml:3:45: jobs[0].ops[0].proto: expected auto, simple, ll or ll128, got "
+	        "'ll64'");
 	expect_error("cluster: dgx-h100:2\nseeds: 3\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
 	             FT_EPARSE, "bad.yaml:2:1: seeds: unknown key (did you mean 'seed'? expected "
 	                        "one of: name, description, seed, cluster, fabric, engine,");
