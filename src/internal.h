@@ -89,6 +89,16 @@ struct yaml_document_s;
 int ft__yaml_load(const char *text, size_t len, const char *file, struct yaml_document_s *doc,
                   struct ft_error *err);
 
+/*
+ * Read file @path with the bounded reader (ft_strbuf_read_file) and hand its
+ * text, its length and @path to @fn with @ctx: @fn's answer, or the reader's
+ * error. The one way a loader's _load_file() calls its _load_buffer()
+ * (base/file.c).
+ */
+typedef int ft__text_fn(const char *text, size_t len, const char *path, void *ctx,
+                        struct ft_error *err);
+int ft__with_file_text(const char *path, ft__text_fn *fn, void *ctx, struct ft_error *err);
+
 #include "banned.h"
 
 #endif

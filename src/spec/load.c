@@ -490,21 +490,19 @@ out_parser:
 	return rc;
 }
 
+static int
+spec_text(const char *text, size_t len, const char *path, void *out, struct ft_error *err)
+{
+	return ft_spec_load_buffer(text, len, path, out, err);
+}
+
 int
 ft_spec_load_file(const char *path, struct ft_cluster_spec *out, struct ft_error *err)
 {
-	struct ft_strbuf sb;
-	int rc;
-
 	if (!out)
 		return ft_error_set(err, FT_EINVAL, "no spec to fill");
 	memset(out, 0, sizeof(*out));
 	if (!path)
 		return ft_error_set(err, FT_EINVAL, "no spec file given");
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft_spec_load_buffer(sb.buf, sb.len, path, out, err);
-	ft_strbuf_release(&sb);
-	return rc;
+	return ft__with_file_text(path, spec_text, out, err);
 }

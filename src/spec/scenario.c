@@ -914,19 +914,17 @@ ft_scenario_load_buffer(const char *text, size_t len, const char *file, struct f
 	return 0;
 }
 
+static int
+scenario_text(const char *text, size_t len, const char *path, void *out, struct ft_error *err)
+{
+	return ft_scenario_load_buffer(text, len, path, out, err);
+}
+
 int
 ft_scenario_load_file(const char *path, struct ft_scenario **out, struct ft_error *err)
 {
-	struct ft_strbuf sb;
-	int rc;
-
 	*out = NULL;
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft_scenario_load_buffer(sb.buf, sb.len, path, out, err);
-	ft_strbuf_release(&sb);
-	return rc;
+	return ft__with_file_text(path, scenario_text, out, err);
 }
 
 bool

@@ -730,6 +730,41 @@ test_fields(void **state)
 	assert_int_equal(ft__name_index(names, 3, NULL), FT_ENOENT);
 }
 
+/* ft__with_file_text hands the whole file to its callback, or the reader's error. */
+static int
+count_text(const char *text, size_t len, const char *path, void *ctx, struct ft_error *err)
+{
+	(void)path;
+	(void)err;
+	*(size_t *)ctx = len;
+	return strcmp(text, "name: x\n") == 0 ? 7 : -1;
+}
+
+static void
+test_with_file_text(void **state)
+{
+	char dir[] = "/tmp/ft-test-text-XXXXXX", path[64];
+	struct ft_error err = { 0 };
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.yaml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("name: x\n", f);
+	fclose(f);
+	assert_int_equal(ft__with_file_text(path, count_text, &len, &err), 7);
+	assert_int_equal(len, 8);
+	unlink(path);
+	len = 0;
+	assert_int_equal(ft__with_file_text(path, count_text, &len, &err), FT_ENOENT);
+	assert_int_equal(len, 0); /* not called */
+	assert_non_null(strstr(err.msg, path));
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -752,6 +787,7 @@ main(void)
 		cmocka_unit_test(test_launch_detect),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_with_file_text),
 		cmocka_unit_test(test_file_write_planted_temp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
