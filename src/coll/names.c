@@ -11,24 +11,9 @@
  */
 #include "coll_int.h"
 
-static const char *const op_names[] = {
-#define NAME_(n, s) s,
-	FT_OP_MAP(NAME_)
-#undef NAME_
-};
-static const char *const algo_names[] = {
-#define NAME_(n, s) s,
-	FT_ALGO_MAP(NAME_)
-#undef NAME_
-};
-static const char *const proto_names[] = {
-#define NAME_(n, s) s,
-	FT_PROTO_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(op_names) == FT_OP_COUNT, "op names");
-_Static_assert(FT_ARRAY_SIZE(algo_names) == FT_ALGO_COUNT, "algo names");
-_Static_assert(FT_ARRAY_SIZE(proto_names) == FT_PROTO_COUNT, "proto names");
+FT__NAME_TABLE(op_names, FT_OP_MAP, FT_OP_COUNT);
+FT__NAME_TABLE(algo_names, FT_ALGO_MAP, FT_ALGO_COUNT);
+FT__NAME_TABLE(proto_names, FT_PROTO_MAP, FT_PROTO_COUNT);
 
 FT__NAME_GETTER(ft_op_name, enum ft_op, op_names, FT_OP_COUNT)
 FT__NAME_GETTER(ft_algo_name, enum ft_algo, algo_names, FT_ALGO_COUNT)
