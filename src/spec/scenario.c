@@ -111,11 +111,15 @@ read_op(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return 0;
 }
 
-/* An op's algorithm (@algo) or protocol: "auto" leaves it to NCCL's tuner. */
+/* An op's algorithm or protocol (which: the key ending @path); "auto" leaves it to NCCL's
+ * tuner. */
 static int
-read_auto(struct ft__doc *d, yaml_node_t *v, const char *path, bool algo, struct sc_op *op)
+read_auto(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
+	const char *key = strrchr(path, '.');
+	bool algo = key && strcmp(key, ".algo") == 0;
 	const char *s = text_of(d, v, path, algo ? "an algorithm" : "a protocol");
+	struct sc_op *op = obj;
 	int rc;
 
 	if (!s)
@@ -135,22 +139,10 @@ read_auto(struct ft__doc *d, yaml_node_t *v, const char *path, bool algo, struct
 	return 0;
 }
 
-static int
-read_algo(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
-{
-	return read_auto(d, v, path, true, obj);
-}
-
-static int
-read_proto(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
-{
-	return read_auto(d, v, path, false, obj);
-}
-
 static const struct ft__doc_field op_fields[] = {
 	{ "op", FT__DOC_FN, .fn = read_op },
-	{ "algo", FT__DOC_FN, .fn = read_algo },
-	{ "proto", FT__DOC_FN, .fn = read_proto },
+	{ "algo", FT__DOC_FN, .fn = read_auto },
+	{ "proto", FT__DOC_FN, .fn = read_auto },
 	{ "size", FT__DOC_SIZE, FT__DOC_AT(struct sc_op, bytes) },
 	{ "repeat", FT__DOC_U32, FT__DOC_AT(struct sc_op, repeat), .lo = 1, .hi = 1000000 },
 	{ "channels", FT__DOC_U32, FT__DOC_AT(struct sc_op, channels), .lo = 1,
