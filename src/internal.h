@@ -99,6 +99,14 @@ typedef int ft__text_fn(const char *text, size_t len, const char *path, void *ct
                         struct ft_error *err);
 int ft__with_file_text(const char *path, ft__text_fn *fn, void *ctx, struct ft_error *err);
 
+/*
+ * Release what a struct owns from a table of its members, walked in order:
+ * the @n heap blocks of @blocks (ft_free; NULL ones skipped) and the @n
+ * vectors of @vecs (ft_vec_release). base/alloc.c and base/vec.c.
+ */
+void ft__free_all(void *const *blocks, size_t n);
+void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
+
 #include "banned.h"
 
 #endif

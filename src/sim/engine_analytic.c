@@ -288,12 +288,13 @@ an_destroy(struct ft_engine *e)
 	if (!e)
 		return;
 	ae = ft_container_of(e, struct an_engine, base);
-	ft_free(ae->cap_Bps);
-	ft_free(ae->link_bytes);
-	ft_free(ae->link_maxflows);
-	ft_vec_release(&ae->ops);
-	ft_vec_release(&ae->fct);
-	ft_vec_release(&ae->ideal);
+	{
+		void *const arrays[] = { ae->cap_Bps, ae->link_bytes, ae->link_maxflows };
+		struct ft_vec *const vecs[] = { &ae->ops, &ae->fct, &ae->ideal };
+
+		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
+		ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
+	}
 	ft_free(ae);
 }
 

@@ -714,18 +714,16 @@ ft_sim_report_init(struct ft_sim_report *r)
 void
 ft_sim_report_release(struct ft_sim_report *r)
 {
+	struct ft_vec *const vecs[] = {
+		&r->jobs,          &r->hot,          &r->tiers,  &r->ports,
+		&r->counter_files, &r->trace_series, &r->faults, &r->by_size
+	};
+
 	ft_run_release(&r->run);
-	ft_vec_release(&r->jobs);
-	ft_vec_release(&r->hot);
-	ft_vec_release(&r->tiers);
-	ft_vec_release(&r->ports);
 	for (size_t i = 0; i < r->counter_files.len; i++)
 		ft_free(((struct ft_sim_file *)ft_vec_at(&r->counter_files, i))->text);
-	ft_vec_release(&r->counter_files);
 	ft_free(r->trace_json);
-	ft_vec_release(&r->trace_series);
-	ft_vec_release(&r->faults);
-	ft_vec_release(&r->by_size);
+	ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
 }
 
 /* A fault in words, for reports: what, where, and how much of it is left. */
