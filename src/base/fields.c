@@ -41,6 +41,20 @@ read_uint(const void *p, size_t size)
 	}
 }
 
+static int64_t
+read_int(const void *p, size_t size)
+{
+	int32_t i32;
+	int64_t i64;
+
+	if (size == sizeof(i32)) {
+		memcpy(&i32, p, sizeof(i32));
+		return i32;
+	}
+	memcpy(&i64, p, sizeof(i64));
+	return i64;
+}
+
 void
 ft__json_fields(struct ft_json *j, const void *obj, const struct ft__field *f, size_t n)
 {
@@ -49,7 +63,6 @@ ft__json_fields(struct ft_json *j, const void *obj, const struct ft__field *f, s
 	for (i = 0; i < n; i++) {
 		const char *p = (const char *)obj + f[i].off;
 		double d = 0;
-		bool b;
 
 		if (f[i].type == FT__F_DOUBLE || f[i].type == FT__F_NUM || f[i].type == FT__F_US)
 			memcpy(&d, p, sizeof(d));
@@ -59,6 +72,9 @@ ft__json_fields(struct ft_json *j, const void *obj, const struct ft__field *f, s
 			break;
 		case FT__F_UINT:
 			ft_json_kv_uint(j, f[i].key, read_uint(p, f[i].size));
+			break;
+		case FT__F_INT:
+			ft_json_kv_int(j, f[i].key, read_int(p, f[i].size));
 			break;
 		case FT__F_DOUBLE:
 			ft_json_kv_double(j, f[i].key, d);
@@ -70,8 +86,7 @@ ft__json_fields(struct ft_json *j, const void *obj, const struct ft__field *f, s
 			ft__json_kv_num(j, f[i].key, d * 1e6);
 			break;
 		case FT__F_BOOL:
-			memcpy(&b, p, sizeof(b));
-			ft_json_kv_bool(j, f[i].key, b);
+			ft_json_kv_bool(j, f[i].key, read_uint(p, f[i].size) != 0);
 			break;
 		}
 	}

@@ -22,10 +22,11 @@
 enum ft__field_type {
 	FT__F_STR,    /* char[size] */
 	FT__F_UINT,   /* an unsigned integer of 1, 2, 4 or 8 bytes */
+	FT__F_INT,    /* a signed integer of 4 or 8 bytes */
 	FT__F_DOUBLE, /* double, as ft_json_double writes it */
 	FT__F_NUM,    /* double, 6 significant digits; null when not finite */
 	FT__F_US,     /* double seconds as microseconds, 6 digits; null when not finite */
-	FT__F_BOOL,   /* bool */
+	FT__F_BOOL,   /* bool, or a flag in an unsigned integer (not 0: true) */
 };
 
 struct ft__field {

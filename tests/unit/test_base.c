@@ -677,6 +677,7 @@ struct fields_rec {
 	uint8_t u8;
 	uint32_t u32;
 	uint64_t u64;
+	int root;
 	double num, nan_num, t_s, rate_Bps, share;
 	bool up;
 };
@@ -690,6 +691,7 @@ test_fields(void **state)
 		F("u8", UINT, u8),
 		F("u32", UINT, u32),
 		F("u64", UINT, u64),
+		F("root", INT, root),
 		F("num", NUM, num),
 		F("missing", NUM, nan_num),
 		F("t_us", US, t_s),
@@ -700,7 +702,7 @@ test_fields(void **state)
 #undef F
 	static const struct ft__col cols[] = { { "a", FT_ALIGN_LEFT }, { "b", FT_ALIGN_RIGHT } };
 	static const char *const names[] = { "ring", "tree", "nvls" };
-	struct fields_rec r = { "gpu0", 200,    4000000000u, 1ull << 40, 1.0 / 3,
+	struct fields_rec r = { "gpu0", 200,    4000000000u, 1ull << 40, -1,  1.0 / 3,
 		                NAN,    2.5e-6, 4e11,        0.25,       true };
 	struct ft_strbuf sb;
 	struct ft_table t;
@@ -710,9 +712,10 @@ test_fields(void **state)
 	ft_strbuf_init(&sb);
 	ft_json_init(&j, &sb, false);
 	ft__json_object(&j, NULL, &r, fields, FT_ARRAY_SIZE(fields));
-	assert_string_equal(sb.buf, "{\"name\":\"gpu0\",\"u8\":200,\"u32\":4000000000,"
-	                            "\"u64\":1099511627776,\"num\":0.333333,\"missing\":null,"
-	                            "\"t_us\":2.5,\"rate_GBps\":400,\"share\":0.25,\"up\":true}");
+	assert_string_equal(sb.buf,
+	                    "{\"name\":\"gpu0\",\"u8\":200,\"u32\":4000000000,"
+	                    "\"u64\":1099511627776,\"root\":-1,\"num\":0.333333,\"missing\":null,"
+	                    "\"t_us\":2.5,\"rate_GBps\":400,\"share\":0.25,\"up\":true}");
 	ft_strbuf_reset(&sb);
 	ft_table_init(&t);
 	ft__table_cols(&t, cols, FT_ARRAY_SIZE(cols));
