@@ -52,6 +52,33 @@
 	_Static_assert(FT_ARRAY_SIZE(arr) == (count), #arr " against " #count)
 
 /*
+ * Define `const char *fn(type v)`, the name of value @v of an enum in the
+ * name table @arr of @count entries, "?" for a value out of range.
+ */
+#define FT__NAME_GETTER(fn, type, arr, count)                  \
+	const char *fn(type v)                                 \
+	{                                                      \
+		return (unsigned)v < (count) ? (arr)[v] : "?"; \
+	}
+
+/* The index of @name in @names (@n of them), or FT_ENOENT, also for NULL (base/fields.c). */
+int ft__name_index(const char *const *names, size_t n, const char *name);
+
+/*
+ * Define `int fn(const char *name, type *out)`: the value named @name in the
+ * name table @arr, or @code (a negative FT_E*) for a name it does not hold.
+ */
+#define FT__FROM_NAME(fn, type, arr, code)                              \
+	int fn(const char *name, type *out)                             \
+	{                                                               \
+		int i_ = ft__name_index(arr, FT_ARRAY_SIZE(arr), name); \
+		if (i_ < 0)                                             \
+			return (code);                                  \
+		*out = (type)i_;                                        \
+		return 0;                                               \
+	}
+
+/*
  * Load one YAML/JSON document from @text for a loader: the depth and alias
  * limits first (ft_spec_yaml_check), then libyaml's tree in @doc, which the
  * caller deletes with yaml_document_delete(). A syntax error names
@@ -61,6 +88,24 @@
 struct yaml_document_s;
 int ft__yaml_load(const char *text, size_t len, const char *file, struct yaml_document_s *doc,
                   struct ft_error *err);
+
+/*
+ * Read file @path with the bounded reader (ft_strbuf_read_file) and hand its
+ * text, its length and @path to @fn with @ctx: @fn's answer, or the reader's
+ * error. The one way a loader's _load_file() calls its _load_buffer()
+ * (base/file.c).
+ */
+typedef int ft__text_fn(const char *text, size_t len, const char *path, void *ctx,
+                        struct ft_error *err);
+int ft__with_file_text(const char *path, ft__text_fn *fn, void *ctx, struct ft_error *err);
+
+/*
+ * Release what a struct owns from a table of its members, walked in order:
+ * the @n heap blocks of @blocks (ft_free; NULL ones skipped) and the @n
+ * vectors of @vecs (ft_vec_release). base/alloc.c and base/vec.c.
+ */
+void ft__free_all(void *const *blocks, size_t n);
+void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
 
 #include "banned.h"
 

@@ -116,3 +116,12 @@ ft_strlcpy(char *dst, const char *src, size_t size)
 	}
 	return len;
 }
+
+void
+ft__free_all(void *const *blocks, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ft_free(blocks[i]);
+}

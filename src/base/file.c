@@ -378,3 +378,17 @@ ft_file_write(const char *path, const void *data, size_t len, struct ft_error *e
 	sync_dir(path);
 	return 0;
 }
+
+int
+ft__with_file_text(const char *path, ft__text_fn *fn, void *ctx, struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	int rc;
+
+	ft_strbuf_init(&sb);
+	rc = ft_strbuf_read_file(&sb, path, err);
+	if (rc == 0)
+		rc = fn(sb.buf, sb.len, path, ctx, err);
+	ft_strbuf_release(&sb);
+	return rc;
+}

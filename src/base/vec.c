@@ -61,3 +61,12 @@ ft_vec_release(struct ft_vec *v)
 	v->len = 0;
 	v->cap = 0;
 }
+
+void
+ft__vec_release_all(struct ft_vec *const *vecs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ft_vec_release(vecs[i]);
+}

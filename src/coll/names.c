@@ -11,42 +11,13 @@
  */
 #include "coll_int.h"
 
-static const char *const op_names[] = {
-#define NAME_(n, s) s,
-	FT_OP_MAP(NAME_)
-#undef NAME_
-};
-static const char *const algo_names[] = {
-#define NAME_(n, s) s,
-	FT_ALGO_MAP(NAME_)
-#undef NAME_
-};
-static const char *const proto_names[] = {
-#define NAME_(n, s) s,
-	FT_PROTO_MAP(NAME_)
-#undef NAME_
-};
-_Static_assert(FT_ARRAY_SIZE(op_names) == FT_OP_COUNT, "op names");
-_Static_assert(FT_ARRAY_SIZE(algo_names) == FT_ALGO_COUNT, "algo names");
-_Static_assert(FT_ARRAY_SIZE(proto_names) == FT_PROTO_COUNT, "proto names");
+FT__NAME_TABLE(op_names, FT_OP_MAP, FT_OP_COUNT);
+FT__NAME_TABLE(algo_names, FT_ALGO_MAP, FT_ALGO_COUNT);
+FT__NAME_TABLE(proto_names, FT_PROTO_MAP, FT_PROTO_COUNT);
 
-const char *
-ft_op_name(enum ft_op op)
-{
-	return (unsigned)op < FT_OP_COUNT ? op_names[op] : "?";
-}
-
-const char *
-ft_algo_name(enum ft_algo a)
-{
-	return (unsigned)a < FT_ALGO_COUNT ? algo_names[a] : "?";
-}
-
-const char *
-ft_proto_name(enum ft_proto p)
-{
-	return (unsigned)p < FT_PROTO_COUNT ? proto_names[p] : "?";
-}
+FT__NAME_GETTER(ft_op_name, enum ft_op, op_names, FT_OP_COUNT)
+FT__NAME_GETTER(ft_algo_name, enum ft_algo, algo_names, FT_ALGO_COUNT)
+FT__NAME_GETTER(ft_proto_name, enum ft_proto, proto_names, FT_PROTO_COUNT)
 
 /* Lower case without '_', '-' and spaces, so "All_Reduce", "allreduce" and "all-reduce" meet. */
 static void

@@ -16,6 +16,47 @@
 #include <fabtune/base.h>
 #include <fabtune/json.h>
 
+#include "base/fields.h"
+
+#define ROW(key, type, m) FT__FIELD(struct ft_result_row, key, type, m)
+#define CAL(key, type, m) FT__FIELD(struct ft_model_calib, key, type, m)
+#define PT(key, type, m)  FT__FIELD(struct ft_model_calib_point, key, type, m)
+
+/* A row of the model's sweep, as nccl-tests prints one. */
+static const struct ft__field row_fields[] = {
+	ROW("bytes", UINT, bytes),
+	ROW("count", UINT, count),
+	ROW("type", STR, dtype),
+	ROW("redop", STR, redop),
+	ROW("root", INT, root),
+	ROW("time_us", NUM, time_us),
+	ROW("algbw_GBps", NUM, algbw_GBps),
+	ROW("busbw_GBps", NUM, busbw_GBps),
+	ROW("algo", STR, algo),
+	ROW("proto", STR, proto),
+	ROW("bottleneck", STR, bottleneck),
+};
+
+/* A calibration's constants and errors, and each of its points. */
+static const struct ft__field calib_fields[] = {
+	CAL("fixed_us", US, fixed_s),
+	CAL("latency_scale", NUM, lat_scale),
+	CAL("bandwidth_scale", NUM, bw_scale),
+	CAL("model_median_err", NUM, model_median_err),
+	CAL("fit_median_err", NUM, fit_median_err),
+	CAL("loo_median_err", NUM, loo_median_err),
+	CAL("loo_max_err", NUM, loo_max_err),
+};
+
+static const struct ft__field point_fields[] = {
+	PT("bytes", UINT, bytes), PT("time_us", US, time_s), PT("model_us", US, model_s),
+	PT("fit_us", US, fit_s),  PT("loo_us", US, loo_s),   PT("loo_err", NUM, loo_err),
+};
+
+#undef PT
+#undef CAL
+#undef ROW
+
 /* nccl-tests prints times with fewer decimals as they grow. */
 static void
 add_time(struct ft_strbuf *sb, double us)
@@ -93,22 +134,7 @@ ft_model_sweep_write_json(const struct ft_cluster_spec *spec, const struct ft_mo
 	for (i = 0; i < ft_run_nrows(run); i++) {
 		const struct ft_result_row *r = ft_run_row(run, i);
 
-		ft_json_obj_begin(&j);
-		ft_json_kv_uint(&j, "bytes", r->bytes);
-		ft_json_kv_uint(&j, "count", r->count);
-		ft_json_kv_str(&j, "type", r->dtype);
-		ft_json_kv_str(&j, "redop", r->redop);
-		ft_json_kv_int(&j, "root", r->root);
-		ft_json_key(&j, "time_us");
-		ft_json_double_prec(&j, r->time_us, 6);
-		ft_json_key(&j, "algbw_GBps");
-		ft_json_double_prec(&j, r->algbw_GBps, 6);
-		ft_json_key(&j, "busbw_GBps");
-		ft_json_double_prec(&j, r->busbw_GBps, 6);
-		ft_json_kv_str(&j, "algo", r->algo);
-		ft_json_kv_str(&j, "proto", r->proto);
-		ft_json_kv_str(&j, "bottleneck", r->bottleneck);
-		ft_json_obj_end(&j);
+		ft__json_object(&j, NULL, r, row_fields, FT_ARRAY_SIZE(row_fields));
 	}
 	ft_json_arr_end(&j);
 	ft_json_obj_end(&j);
@@ -363,39 +389,11 @@ ft_model_calib_write_json(const char *file, const struct ft_model_calib *c, stru
 	ft_json_kv_str(j, "file", file);
 	ft_json_kv_str(j, "op", ft_op_name(c->op));
 	ft_json_kv_uint(j, "nranks", c->nranks);
-	ft_json_key(j, "fixed_us");
-	ft_json_double_prec(j, c->fixed_s * 1e6, 6);
-	ft_json_key(j, "latency_scale");
-	ft_json_double_prec(j, c->lat_scale, 6);
-	ft_json_key(j, "bandwidth_scale");
-	ft_json_double_prec(j, c->bw_scale, 6);
-	ft_json_key(j, "model_median_err");
-	ft_json_double_prec(j, c->model_median_err, 6);
-	ft_json_key(j, "fit_median_err");
-	ft_json_double_prec(j, c->fit_median_err, 6);
-	ft_json_key(j, "loo_median_err");
-	ft_json_double_prec(j, c->loo_median_err, 6);
-	ft_json_key(j, "loo_max_err");
-	ft_json_double_prec(j, c->loo_max_err, 6);
+	ft__json_fields(j, c, calib_fields, FT_ARRAY_SIZE(calib_fields));
 	ft_json_key(j, "points");
 	ft_json_arr_begin(j);
-	for (i = 0; i < c->npoints; i++) {
-		const struct ft_model_calib_point *p = &c->pts[i];
-
-		ft_json_obj_begin(j);
-		ft_json_kv_uint(j, "bytes", p->bytes);
-		ft_json_key(j, "time_us");
-		ft_json_double_prec(j, p->time_s * 1e6, 6);
-		ft_json_key(j, "model_us");
-		ft_json_double_prec(j, p->model_s * 1e6, 6);
-		ft_json_key(j, "fit_us");
-		ft_json_double_prec(j, p->fit_s * 1e6, 6);
-		ft_json_key(j, "loo_us");
-		ft_json_double_prec(j, p->loo_s * 1e6, 6);
-		ft_json_key(j, "loo_err");
-		ft_json_double_prec(j, p->loo_err, 6);
-		ft_json_obj_end(j);
-	}
+	for (i = 0; i < c->npoints; i++)
+		ft__json_object(j, NULL, &c->pts[i], point_fields, FT_ARRAY_SIZE(point_fields));
 	ft_json_arr_end(j);
 	ft_json_obj_end(j);
 }

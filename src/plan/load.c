@@ -99,19 +99,17 @@ ft_plan_model_load_buffer(const char *text, size_t len, const char *file,
 	return rc;
 }
 
+static int
+model_text(const char *text, size_t len, const char *path, void *out, struct ft_error *err)
+{
+	return ft_plan_model_load_buffer(text, len, path, out, err);
+}
+
 int
 ft_plan_model_load_file(const char *path, struct ft_plan_model *out, struct ft_error *err)
 {
-	struct ft_strbuf sb;
-	int rc;
-
 	memset(out, 0, sizeof(*out));
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft_plan_model_load_buffer(sb.buf, sb.len, path, out, err);
-	ft_strbuf_release(&sb);
-	return rc;
+	return ft__with_file_text(path, model_text, out, err);
 }
 
 int

@@ -220,69 +220,12 @@ _Static_assert(FT_ARRAY_SIZE(precision_names) == FT_PRECISION_COUNT, "precision 
 _Static_assert(FT_ARRAY_SIZE(optimizer_names) == FT_OPTIMIZER_COUNT, "optimizer names");
 _Static_assert(FT_ARRAY_SIZE(group_names) == FT_GROUP_COUNT, "group names");
 
-static int
-from_name(const char *const *names, size_t n, const char *s, int *out)
-{
-	size_t i;
+/* A bad name is FT_EINVAL to the planner. */
+FT__FROM_NAME(ft_plan_recompute_from_name, enum ft_plan_recompute, recompute_names, FT_EINVAL)
+FT__FROM_NAME(ft_plan_precision_from_name, enum ft_plan_precision, precision_names, FT_EINVAL)
+FT__FROM_NAME(ft_plan_optimizer_from_name, enum ft_plan_optimizer, optimizer_names, FT_EINVAL)
 
-	for (i = 0; i < n; i++)
-		if (s && strcmp(names[i], s) == 0) {
-			*out = (int)i;
-			return 0;
-		}
-	return FT_EINVAL;
-}
-
-const char *
-ft_plan_recompute_name(enum ft_plan_recompute r)
-{
-	return (unsigned)r < FT_RECOMPUTE_COUNT ? recompute_names[r] : "?";
-}
-
-const char *
-ft_plan_precision_name(enum ft_plan_precision p)
-{
-	return (unsigned)p < FT_PRECISION_COUNT ? precision_names[p] : "?";
-}
-
-const char *
-ft_plan_optimizer_name(enum ft_plan_optimizer o)
-{
-	return (unsigned)o < FT_OPTIMIZER_COUNT ? optimizer_names[o] : "?";
-}
-
-const char *
-ft_plan_group_name(enum ft_plan_group g)
-{
-	return (unsigned)g < FT_GROUP_COUNT ? group_names[g] : "?";
-}
-
-int
-ft_plan_recompute_from_name(const char *s, enum ft_plan_recompute *out)
-{
-	int v, rc = from_name(recompute_names, FT_RECOMPUTE_COUNT, s, &v);
-
-	if (rc == 0)
-		*out = (enum ft_plan_recompute)v;
-	return rc;
-}
-
-int
-ft_plan_precision_from_name(const char *s, enum ft_plan_precision *out)
-{
-	int v, rc = from_name(precision_names, FT_PRECISION_COUNT, s, &v);
-
-	if (rc == 0)
-		*out = (enum ft_plan_precision)v;
-	return rc;
-}
-
-int
-ft_plan_optimizer_from_name(const char *s, enum ft_plan_optimizer *out)
-{
-	int v, rc = from_name(optimizer_names, FT_OPTIMIZER_COUNT, s, &v);
-
-	if (rc == 0)
-		*out = (enum ft_plan_optimizer)v;
-	return rc;
-}
+FT__NAME_GETTER(ft_plan_recompute_name, enum ft_plan_recompute, recompute_names, FT_RECOMPUTE_COUNT)
+FT__NAME_GETTER(ft_plan_precision_name, enum ft_plan_precision, precision_names, FT_PRECISION_COUNT)
+FT__NAME_GETTER(ft_plan_optimizer_name, enum ft_plan_optimizer, optimizer_names, FT_OPTIMIZER_COUNT)
+FT__NAME_GETTER(ft_plan_group_name, enum ft_plan_group, group_names, FT_GROUP_COUNT)

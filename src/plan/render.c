@@ -15,6 +15,8 @@
 #include <fabtune/result.h>
 #include <fabtune/units.h>
 
+#include "base/fields.h"
+
 static const char *
 gb(double bytes, char *buf, size_t len)
 {
@@ -173,6 +175,62 @@ ft_plan_write_text(const char *spec_arg, const struct ft_cluster_spec *spec, con
 	ft_strbuf_addf(sb, "bottleneck: %s\n", p->bottleneck);
 }
 
+#define CFG(key, m) FT__FIELD(struct ft_plan_config, key, UINT, m)
+#define MEM(key, m) FT__FIELD(struct ft_plan_memory, key, UINT, m)
+
+/* The parallel layout, as a plan's config and each row of a search give it. */
+static const struct ft__field layout_fields[] = {
+	CFG("tp", tp), CFG("cp", cp), CFG("pp", pp), CFG("vpp", vpp), CFG("dp", dp), CFG("ep", ep),
+};
+
+static const struct ft__field memory_fields[] = {
+	MEM("stage", stage),
+	MEM("weights", weights),
+	MEM("grads", grads),
+	MEM("optimizer", optimizer),
+	MEM("activations", activations),
+	MEM("comm_buffers", comm_buffers),
+	MEM("reserve", reserve),
+	MEM("total", total),
+	MEM("capacity", capacity),
+	FT__FIELD(struct ft_plan_memory, "fits", BOOL, fits),
+};
+
+/* A placed group after its name, and one kind of communication after its group and op. */
+static const struct ft__field place_fields[] = {
+	FT__FIELD(struct ft_plan_place, "ranks", UINT, n),
+	FT__FIELD(struct ft_plan_place, "nodes", UINT, nnodes),
+	FT__FIELD(struct ft_plan_place, "per_node", UINT, ppn),
+	FT__FIELD(struct ft_plan_place, "stride", UINT, stride),
+	FT__FIELD(struct ft_plan_place, "crosses", STR, crosses),
+};
+
+#define COMM(type, m) FT__FIELD(struct ft_plan_comm, #m, type, m)
+
+static const struct ft__field comm_fields[] = {
+	COMM(STR, what),         COMM(UINT, bytes),  COMM(UINT, count),
+	COMM(UINT, wire_bytes),  COMM(DOUBLE, op_s), COMM(DOUBLE, total_s),
+	COMM(DOUBLE, exposed_s), COMM(STR, algo),    COMM(STR, bottleneck),
+};
+
+/* The iteration's times from the backward pass on, and what they make of the GPUs. */
+#define PLAN(m) FT__FIELD(struct ft_plan, #m, DOUBLE, m)
+
+static const struct ft__field time_fields[] = {
+	PLAN(bwd_s),         PLAN(recompute_s),    PLAN(pipeline_s),
+	PLAN(bubble_s),      PLAN(bubble_share),   PLAN(dp_exposed_s),
+	PLAN(optimizer_s),   PLAN(iter_s),         PLAN(iter_nocomm_s),
+	PLAN(comm_total_s),  PLAN(comm_exposed_s), PLAN(overlap),
+	PLAN(tokens_per_s),  PLAN(tflops_per_gpu), PLAN(mfu),
+	PLAN(hfu),           PLAN(comm_share),     PLAN(gpus_worth),
+	PLAN(servers_worth),
+};
+
+#undef PLAN
+#undef COMM
+#undef MEM
+#undef CFG
+
 void
 ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 {
@@ -186,12 +244,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_uint(j, "params_active", p->params.active);
 	ft_json_key(j, "config");
 	ft_json_obj_begin(j);
-	ft_json_kv_uint(j, "tp", c->tp);
-	ft_json_kv_uint(j, "cp", c->cp);
-	ft_json_kv_uint(j, "pp", c->pp);
-	ft_json_kv_uint(j, "vpp", c->vpp);
-	ft_json_kv_uint(j, "dp", c->dp);
-	ft_json_kv_uint(j, "ep", c->ep);
+	ft__json_fields(j, c, layout_fields, FT_ARRAY_SIZE(layout_fields));
 	ft_json_kv_uint(j, "global_batch", c->global_batch);
 	ft_json_kv_uint(j, "micro_batch", c->micro_batch);
 	ft_json_kv_uint(j, "micro_batches", p->m);
@@ -209,19 +262,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_str(j, "engine", c->engine[0] ? c->engine : "analytic");
 	ft_json_kv_str(j, "order", c->order[0] ? c->order : "tp-cp-pp-dp");
 	ft_json_obj_end(j);
-	ft_json_key(j, "memory");
-	ft_json_obj_begin(j);
-	ft_json_kv_uint(j, "stage", p->mem.stage);
-	ft_json_kv_uint(j, "weights", p->mem.weights);
-	ft_json_kv_uint(j, "grads", p->mem.grads);
-	ft_json_kv_uint(j, "optimizer", p->mem.optimizer);
-	ft_json_kv_uint(j, "activations", p->mem.activations);
-	ft_json_kv_uint(j, "comm_buffers", p->mem.comm_buffers);
-	ft_json_kv_uint(j, "reserve", p->mem.reserve);
-	ft_json_kv_uint(j, "total", p->mem.total);
-	ft_json_kv_uint(j, "capacity", p->mem.capacity);
-	ft_json_kv_bool(j, "fits", p->mem.fits);
-	ft_json_obj_end(j);
+	ft__json_object(j, "memory", &p->mem, memory_fields, FT_ARRAY_SIZE(memory_fields));
 	ft_json_key(j, "groups");
 	ft_json_arr_begin(j);
 	for (g = 0; g < FT_GROUP_COUNT; g++) {
@@ -231,11 +272,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 			continue;
 		ft_json_obj_begin(j);
 		ft_json_kv_str(j, "group", ft_plan_group_name(g));
-		ft_json_kv_uint(j, "ranks", pl->n);
-		ft_json_kv_uint(j, "nodes", pl->nnodes);
-		ft_json_kv_uint(j, "per_node", pl->ppn);
-		ft_json_kv_uint(j, "stride", pl->stride);
-		ft_json_kv_str(j, "crosses", pl->crosses);
+		ft__json_fields(j, pl, place_fields, FT_ARRAY_SIZE(place_fields));
 		ft_json_obj_end(j);
 	}
 	ft_json_arr_end(j);
@@ -247,15 +284,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 		ft_json_obj_begin(j);
 		ft_json_kv_str(j, "group", ft_plan_group_name(cm->group));
 		ft_json_kv_str(j, "op", ft_op_name(cm->op));
-		ft_json_kv_str(j, "what", cm->what);
-		ft_json_kv_uint(j, "bytes", cm->bytes);
-		ft_json_kv_uint(j, "count", cm->count);
-		ft_json_kv_uint(j, "wire_bytes", cm->wire_bytes);
-		ft_json_kv_double(j, "op_s", cm->op_s);
-		ft_json_kv_double(j, "total_s", cm->total_s);
-		ft_json_kv_double(j, "exposed_s", cm->exposed_s);
-		ft_json_kv_str(j, "algo", cm->algo);
-		ft_json_kv_str(j, "bottleneck", cm->bottleneck);
+		ft__json_fields(j, cm, comm_fields, FT_ARRAY_SIZE(comm_fields));
 		ft_json_obj_end(j);
 	}
 	ft_json_arr_end(j);
@@ -263,25 +292,7 @@ ft_plan_write_json(struct ft_json *j, const struct ft_plan *p)
 	ft_json_kv_double(j, "elem_s", p->elem_s);
 	if (p->cfg.precision == FT_PRECISION_FP8)
 		ft_json_kv_double(j, "fp8_cast_s", p->fp8_cast_s);
-	ft_json_kv_double(j, "bwd_s", p->bwd_s);
-	ft_json_kv_double(j, "recompute_s", p->recompute_s);
-	ft_json_kv_double(j, "pipeline_s", p->pipeline_s);
-	ft_json_kv_double(j, "bubble_s", p->bubble_s);
-	ft_json_kv_double(j, "bubble_share", p->bubble_share);
-	ft_json_kv_double(j, "dp_exposed_s", p->dp_exposed_s);
-	ft_json_kv_double(j, "optimizer_s", p->optimizer_s);
-	ft_json_kv_double(j, "iter_s", p->iter_s);
-	ft_json_kv_double(j, "iter_nocomm_s", p->iter_nocomm_s);
-	ft_json_kv_double(j, "comm_total_s", p->comm_total_s);
-	ft_json_kv_double(j, "comm_exposed_s", p->comm_exposed_s);
-	ft_json_kv_double(j, "overlap", p->overlap);
-	ft_json_kv_double(j, "tokens_per_s", p->tokens_per_s);
-	ft_json_kv_double(j, "tflops_per_gpu", p->tflops_per_gpu);
-	ft_json_kv_double(j, "mfu", p->mfu);
-	ft_json_kv_double(j, "hfu", p->hfu);
-	ft_json_kv_double(j, "comm_share", p->comm_share);
-	ft_json_kv_double(j, "gpus_worth", p->gpus_worth);
-	ft_json_kv_double(j, "servers_worth", p->servers_worth);
+	ft__json_fields(j, p, time_fields, FT_ARRAY_SIZE(time_fields));
 	if (p->model.experts && p->cfg.ep > 1) {
 		ft_json_key(j, "moe");
 		ft_json_obj_begin(j);
@@ -360,12 +371,7 @@ ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch,
 			const struct ft_plan_config *c = &rows[i].cfg;
 
 			ft_json_obj_begin(j);
-			ft_json_kv_uint(j, "tp", c->tp);
-			ft_json_kv_uint(j, "cp", c->cp);
-			ft_json_kv_uint(j, "pp", c->pp);
-			ft_json_kv_uint(j, "vpp", c->vpp);
-			ft_json_kv_uint(j, "dp", c->dp);
-			ft_json_kv_uint(j, "ep", c->ep);
+			ft__json_fields(j, c, layout_fields, FT_ARRAY_SIZE(layout_fields));
 			ft_json_kv_uint(j, "micro_batch", c->micro_batch);
 			ft_json_kv_uint(j, "zero", c->zero);
 			ft_json_kv_str(j, "recompute", ft_plan_recompute_name(c->recompute));

@@ -54,6 +54,16 @@ add_file(struct ft_vec *files, struct ft_strbuf *sb, const char *name)
 	return 0;
 }
 
+/* The end of rendering counter files: the buffer released, @rc's failure named. */
+static int
+files_done(struct ft_strbuf *sb, int rc, struct ft_error *err)
+{
+	ft_strbuf_release(sb);
+	if (rc < 0)
+		return ft_error_set(err, rc, "--counters: out of memory");
+	return 0;
+}
+
 static void
 pq_line(struct ft_strbuf *sb, const char *name, uint64_t v)
 {
@@ -237,22 +247,12 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 	ft_strbuf_addf(sb, "Total entries displayed:  %u\n", nl);
 }
 
-static bool
-is_roce(const struct ft_cluster_spec *spec)
-{
-	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
-
-	if (!lp)
-		lp = ft_link_preset_find(spec->node.nic_link);
-	return lp && lp->tech == FT_TECH_ROCE;
-}
-
 int
 ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
                         struct ft_vec *files, struct ft_error *err)
 {
 	uint32_t v, nv = ft_topo_nvertices(topo);
-	bool roce = is_roce(ft_topo_spec(topo));
+	bool roce = ft__sim_fabric_is_roce(ft_topo_spec(topo));
 	struct ft_strbuf sb;
 	int rc = 0;
 
@@ -302,10 +302,7 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 			rc = add_file(files, &sb, name);
 		}
 	}
-	ft_strbuf_release(&sb);
-	if (rc < 0)
-		return ft_error_set(err, rc, "--counters: out of memory");
-	return 0;
+	return files_done(&sb, rc, err);
 }
 
 int
@@ -427,10 +424,7 @@ ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files, struct
 		snprintf(name, sizeof(name), "nccl-tests.%zu.%s.txt", i, perf);
 		rc = add_file(files, &sb, name);
 	}
-	ft_strbuf_release(&sb);
-	if (rc < 0)
-		return ft_error_set(err, rc, "--counters: out of memory");
-	return 0;
+	return files_done(&sb, rc, err);
 }
 
 int

@@ -288,12 +288,13 @@ an_destroy(struct ft_engine *e)
 	if (!e)
 		return;
 	ae = ft_container_of(e, struct an_engine, base);
-	ft_free(ae->cap_Bps);
-	ft_free(ae->link_bytes);
-	ft_free(ae->link_maxflows);
-	ft_vec_release(&ae->ops);
-	ft_vec_release(&ae->fct);
-	ft_vec_release(&ae->ideal);
+	{
+		void *const arrays[] = { ae->cap_Bps, ae->link_bytes, ae->link_maxflows };
+		struct ft_vec *const vecs[] = { &ae->ops, &ae->fct, &ae->ideal };
+
+		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
+		ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
+	}
 	ft_free(ae);
 }
 
@@ -311,22 +312,14 @@ ideal_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft
 	return an_create_any(topo, cfg, false, &ft_ideal_engine, out, err);
 }
 
-const struct ft_engine_ops ft_ideal_engine = {
-	.name = "ideal",
-	.summary = "the schedules without contention: each flow alone on its path",
-	.create = ideal_create,
-	.submit = an_submit,
-	.run = an_run,
-	.counters = an_counters,
-	.destroy = an_destroy,
-};
+/* The two engines differ only in how they are created. */
+#define AN_ENGINE(name_, summary_, create_)                                                 \
+	{                                                                                   \
+		.name = name_, .summary = summary_, .create = create_, .submit = an_submit, \
+		.run = an_run, .counters = an_counters, .destroy = an_destroy               \
+	}
 
-const struct ft_engine_ops ft_analytic_engine = {
-	.name = "analytic",
-	.summary = "NCCL's cost model per collective (fabtune model), no contention",
-	.create = an_create,
-	.submit = an_submit,
-	.run = an_run,
-	.counters = an_counters,
-	.destroy = an_destroy,
-};
+const struct ft_engine_ops ft_ideal_engine = AN_ENGINE(
+        "ideal", "the schedules without contention: each flow alone on its path", ideal_create);
+const struct ft_engine_ops ft_analytic_engine = AN_ENGINE(
+        "analytic", "NCCL's cost model per collective (fabtune model), no contention", an_create);

@@ -1091,16 +1091,6 @@ step(struct pk_engine *e)
 
 static void pk_destroy(struct ft_engine *eng);
 
-static bool
-fabric_is_roce(const struct ft_cluster_spec *spec)
-{
-	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
-
-	if (!lp)
-		lp = ft_link_preset_find(spec->node.nic_link);
-	return lp && lp->tech == FT_TECH_ROCE;
-}
-
 static int
 pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
           struct ft_error *err)
@@ -1122,7 +1112,7 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		e->cfg.qps_per_conn = 1;
 	if (cfg->packet)
 		e->pc = *cfg->packet;
-	e->roce = fabric_is_roce(spec);
+	e->roce = ft__sim_fabric_is_roce(spec);
 	e->mtu = e->pc.mtu_bytes        ? e->pc.mtu_bytes :
 	         spec->fabric.mtu_bytes ? spec->fabric.mtu_bytes :
 	                                  4096;
@@ -1925,32 +1915,23 @@ pk_destroy(struct ft_engine *eng)
 	if (!eng)
 		return;
 	e = ft_container_of(eng, struct pk_engine, base);
-	ft_free(e->links);
-	ft_free(e->ports);
-	ft_free(e->sw_used);
-	ft_free(e->pkts);
-	pk_evq_release(&e->evq);
-	ft_free(e->succ);
-	ft_free(e->fct);
-	ft_free(e->ideal);
-	ft_free(e->fct_prio);
-	ft_free(e->cls_pool);
-	ft_free(e->op_results);
-	ft_free(e->link_bytes);
-	ft_free(e->link_maxflows);
-	ft_free(e->port_counters);
-	ft_free(e->trace_links);
-	ft_free(e->trace_last);
-	ft_free(e->traces);
-	ft_free(e->trace_cols);
-	ft_vec_release(&e->trace_samples);
-	for (size_t i = 0; i < e->flows.len; i++)
-		ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
-	ft_vec_release(&e->tasks);
-	ft_vec_release(&e->flows);
-	ft_vec_release(&e->edges);
-	ft_vec_release(&e->paths);
-	ft_vec_release(&e->ops);
+	{
+		/* What the engine owns: its arrays and vectors. */
+		void *const arrays[] = { e->links,         e->ports,       e->sw_used,
+			                 e->pkts,          e->succ,        e->fct,
+			                 e->ideal,         e->fct_prio,    e->cls_pool,
+			                 e->op_results,    e->link_bytes,  e->link_maxflows,
+			                 e->port_counters, e->trace_links, e->trace_last,
+			                 e->traces,        e->trace_cols };
+		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
+			                        &e->edges,         &e->paths, &e->ops };
+
+		pk_evq_release(&e->evq);
+		for (size_t i = 0; i < e->flows.len; i++)
+			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
+		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
+		ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
+	}
 	ft_free(e);
 }
 

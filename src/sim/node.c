@@ -14,26 +14,39 @@ ft__sim_node(const struct ft_topo *t, uint32_t node)
 	return ft_spec_node_at(ft_topo_spec(t), node); /* the node's group's */
 }
 
+/* The devices of kind @kind that @at finds in @node, counted from index 0 up. */
+static uint32_t
+node_count(const struct ft_topo *t, uint32_t node,
+           uint32_t (*at)(const struct ft_topo *, uint32_t, uint32_t), enum ft_vertex_kind kind)
+{
+	uint32_t i = 0, v;
+
+	while ((v = at(t, node, i)) != UINT32_MAX && ft_topo_vertex(t, v)->kind == kind &&
+	       ft_topo_vertex(t, v)->node == node)
+		i++;
+	return i;
+}
+
 uint32_t
 ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node)
 {
-	uint32_t g = 0, v;
-
-	while ((v = ft_topo_gpu(t, node, g)) != UINT32_MAX &&
-	       ft_topo_vertex(t, v)->kind == FT_V_GPU && ft_topo_vertex(t, v)->node == node)
-		g++;
-	return g;
+	return node_count(t, node, ft_topo_gpu, FT_V_GPU);
 }
 
 uint32_t
 ft__sim_node_nnics(const struct ft_topo *t, uint32_t node)
 {
-	uint32_t r = 0, v;
+	return node_count(t, node, ft_topo_nic, FT_V_NIC);
+}
 
-	while ((v = ft_topo_nic(t, node, r)) != UINT32_MAX &&
-	       ft_topo_vertex(t, v)->kind == FT_V_NIC && ft_topo_vertex(t, v)->node == node)
-		r++;
-	return r;
+bool
+ft__sim_fabric_is_roce(const struct ft_cluster_spec *spec)
+{
+	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
+
+	if (!lp)
+		lp = ft_link_preset_find(spec->node.nic_link);
+	return lp && lp->tech == FT_TECH_ROCE;
 }
 
 uint32_t

@@ -12,39 +12,105 @@
 #include <fabtune/table.h>
 #include <fabtune/units.h>
 
-static void
-kv_us(struct ft_json *j, const char *key, double s)
-{
-	ft_json_key(j, key);
-	if (isfinite(s))
-		ft_json_double_prec(j, s * 1e6, 6);
-	else
-		ft_json_null(j);
-}
+#include "base/fields.h"
 
-static void
-kv_num(struct ft_json *j, const char *key, double v)
-{
-	ft_json_key(j, key);
-	if (isfinite(v))
-		ft_json_double_prec(j, v, 6);
-	else
-		ft_json_null(j);
-}
+#define F(st, key, type, m) FT__FIELD(struct st, key, type, m)
 
+static const struct ft__field row_fields[] = {
+	F(ft_result_row, "job", STR, src),
+	F(ft_result_row, "op", STR, test),
+	F(ft_result_row, "algo", STR, algo),
+	F(ft_result_row, "proto", STR, proto),
+	F(ft_result_row, "bytes", UINT, bytes),
+	F(ft_result_row, "nranks", UINT, nranks),
+	F(ft_result_row, "time_us", NUM, time_us),
+	F(ft_result_row, "algbw_GBps", NUM, algbw_GBps),
+	F(ft_result_row, "busbw_GBps", NUM, busbw_GBps),
+	F(ft_result_row, "bottleneck", STR, bottleneck),
+};
+
+static const struct ft__field job_fields[] = {
+	F(ft_sim_job_report, "name", STR, name),
+	F(ft_sim_job_report, "nranks", UINT, nranks),
+	F(ft_sim_job_report, "iterations", UINT, iterations),
+	F(ft_sim_job_report, "compute_us", US, compute_s),
+	F(ft_sim_job_report, "iteration_us", US, iter_s),
+	F(ft_sim_job_report, "comm_us", US, comm_s),
+	F(ft_sim_job_report, "comm_share", NUM, comm_share),
+	F(ft_sim_job_report, "end_us", US, t_end_s),
+};
+
+static const struct ft__field fct_fields[] = {
+	F(ft_sim_counters, "min", US, fct_min_s),
+	F(ft_sim_counters, "p50", US, fct_p50_s),
+	F(ft_sim_counters, "p99", US, fct_p99_s),
+	F(ft_sim_counters, "max", US, fct_max_s),
+};
+
+static const struct ft__field ideal_fields[] = {
+	F(ft_sim_counters, "min", US, ideal_min_s),
+	F(ft_sim_counters, "p50", US, ideal_p50_s),
+	F(ft_sim_counters, "max", US, ideal_max_s),
+};
+
+static const struct ft__field slowdown_fields[] = {
+	F(ft_sim_counters, "p50", NUM, slowdown_p50),
+	F(ft_sim_counters, "p99", NUM, slowdown_p99),
+	F(ft_sim_counters, "max", NUM, slowdown_max),
+};
+
+static const struct ft__field prio_fct_fields[] = {
+	F(ft_sim_prio_fct, "p50", US, fct_p50_s),
+	F(ft_sim_prio_fct, "p99", US, fct_p99_s),
+	F(ft_sim_prio_fct, "max", US, fct_max_s),
+};
+
+static const struct ft__field tier_fields[] = {
+	F(ft_sim_tier_stat, "kind", STR, kind),
+	F(ft_sim_tier_stat, "tier", UINT, tier),
+	F(ft_sim_tier_stat, "links_used", UINT, nlinks),
+	F(ft_sim_tier_stat, "bytes", NUM, bytes),
+	F(ft_sim_tier_stat, "util_mean", NUM, util_mean),
+	F(ft_sim_tier_stat, "util_max", NUM, util_max),
+};
+
+static const struct ft__field size_fields[] = {
+	F(ft_sim_size_stat, "bytes", UINT, bytes),
+	F(ft_sim_size_stat, "op", STR, op),
+	F(ft_sim_size_stat, "kind", STR, kind),
+	F(ft_sim_size_stat, "tier", UINT, tier),
+	F(ft_sim_size_stat, "links_used", UINT, nlinks),
+	F(ft_sim_size_stat, "time_us", US, time_s),
+	F(ft_sim_size_stat, "util_mean", NUM, util_mean),
+	F(ft_sim_size_stat, "util_max", NUM, util_max),
+	F(ft_sim_size_stat, "busiest", STR, busiest),
+};
+
+static const struct ft__field link_fields[] = {
+	F(ft_sim_hot_link, "link", UINT, stat.link),
+	F(ft_sim_hot_link, "name", STR, name),
+	F(ft_sim_hot_link, "kind", STR, kind),
+	F(ft_sim_hot_link, "tier", UINT, tier),
+	FT__FIELD_SCALED(struct ft_sim_hot_link, "cap_GBps", cap_Bps, 1e-9),
+	F(ft_sim_hot_link, "bytes", NUM, stat.bytes),
+	F(ft_sim_hot_link, "util", NUM, stat.util),
+	F(ft_sim_hot_link, "max_flows", UINT, stat.max_flows),
+};
+
+#undef F
+
+/* A vector of records, each an object of @fields, as the array at @key. */
 static void
-link_json(struct ft_json *j, const struct ft_sim_hot_link *h)
+records_json(struct ft_json *j, const char *key, const struct ft_vec *v,
+             const struct ft__field *fields, size_t n)
 {
-	ft_json_obj_begin(j);
-	ft_json_kv_uint(j, "link", h->stat.link);
-	ft_json_kv_str(j, "name", h->name);
-	ft_json_kv_str(j, "kind", h->kind);
-	ft_json_kv_uint(j, "tier", h->tier);
-	kv_num(j, "cap_GBps", h->cap_Bps / 1e9);
-	kv_num(j, "bytes", h->stat.bytes);
-	kv_num(j, "util", h->stat.util);
-	ft_json_kv_uint(j, "max_flows", h->stat.max_flows);
-	ft_json_obj_end(j);
+	size_t i;
+
+	ft_json_key(j, key);
+	ft_json_arr_begin(j);
+	for (i = 0; i < v->len; i++)
+		ft__json_object(j, NULL, ft_vec_at(v, i), fields, n);
+	ft_json_arr_end(j);
 }
 
 void
@@ -59,7 +125,7 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft_json_kv_str(j, "engine", r->engine);
 	ft_json_kv_str(j, "routing", r->routing);
 	ft_json_kv_uint(j, "qps_per_connection", r->qps_per_conn);
-	kv_num(j, "fabric_scale", r->fabric_scale);
+	ft__json_kv_num(j, "fabric_scale", r->fabric_scale);
 	ft_json_kv_str(j, "cluster", r->cluster);
 	ft_json_kv_uint(j, "nodes", r->nnodes);
 	ft_json_kv_uint(j, "gpus", r->ngpus);
@@ -73,69 +139,23 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	if (r->description[0])
 		ft_json_kv_str(j, "description", r->description);
 	ft_json_kv_uint(j, "seed", r->seed);
-	kv_us(j, "makespan_us", c->makespan_s);
+	ft__json_kv_num(j, "makespan_us", c->makespan_s * 1e6);
 
 	ft_json_key(j, "results");
 	ft_json_arr_begin(j);
-	for (i = 0; i < ft_run_nrows(&r->run); i++) {
-		const struct ft_result_row *row = ft_run_row(&r->run, i);
-
-		ft_json_obj_begin(j);
-		ft_json_kv_str(j, "job", row->src);
-		ft_json_kv_str(j, "op", row->test);
-		ft_json_kv_str(j, "algo", row->algo);
-		ft_json_kv_str(j, "proto", row->proto);
-		ft_json_kv_uint(j, "bytes", row->bytes);
-		ft_json_kv_uint(j, "nranks", row->nranks);
-		kv_num(j, "time_us", row->time_us);
-		kv_num(j, "algbw_GBps", row->algbw_GBps);
-		kv_num(j, "busbw_GBps", row->busbw_GBps);
-		ft_json_kv_str(j, "bottleneck", row->bottleneck);
-		ft_json_obj_end(j);
-	}
+	for (i = 0; i < ft_run_nrows(&r->run); i++)
+		ft__json_object(j, NULL, ft_run_row(&r->run, i), row_fields,
+		                FT_ARRAY_SIZE(row_fields));
 	ft_json_arr_end(j);
-
-	ft_json_key(j, "jobs");
-	ft_json_arr_begin(j);
-	for (i = 0; i < r->jobs.len; i++) {
-		const struct ft_sim_job_report *jr = ft_vec_at(&r->jobs, i);
-
-		ft_json_obj_begin(j);
-		ft_json_kv_str(j, "name", jr->name);
-		ft_json_kv_uint(j, "nranks", jr->nranks);
-		ft_json_kv_uint(j, "iterations", jr->iterations);
-		kv_us(j, "compute_us", jr->compute_s);
-		kv_us(j, "iteration_us", jr->iter_s);
-		kv_us(j, "comm_us", jr->comm_s);
-		kv_num(j, "comm_share", jr->comm_share);
-		kv_us(j, "end_us", jr->t_end_s);
-		ft_json_obj_end(j);
-	}
-	ft_json_arr_end(j);
+	records_json(j, "jobs", &r->jobs, job_fields, FT_ARRAY_SIZE(job_fields));
 
 	ft_json_key(j, "flows");
 	ft_json_obj_begin(j);
 	ft_json_kv_uint(j, "count", c->nflows);
-	kv_num(j, "bytes", c->bytes);
-	ft_json_key(j, "fct_us");
-	ft_json_obj_begin(j);
-	kv_us(j, "min", c->fct_min_s);
-	kv_us(j, "p50", c->fct_p50_s);
-	kv_us(j, "p99", c->fct_p99_s);
-	kv_us(j, "max", c->fct_max_s);
-	ft_json_obj_end(j);
-	ft_json_key(j, "ideal_us");
-	ft_json_obj_begin(j);
-	kv_us(j, "min", c->ideal_min_s);
-	kv_us(j, "p50", c->ideal_p50_s);
-	kv_us(j, "max", c->ideal_max_s);
-	ft_json_obj_end(j);
-	ft_json_key(j, "slowdown");
-	ft_json_obj_begin(j);
-	kv_num(j, "p50", c->slowdown_p50);
-	kv_num(j, "p99", c->slowdown_p99);
-	kv_num(j, "max", c->slowdown_max);
-	ft_json_obj_end(j);
+	ft__json_kv_num(j, "bytes", c->bytes);
+	ft__json_object(j, "fct_us", c, fct_fields, FT_ARRAY_SIZE(fct_fields));
+	ft__json_object(j, "ideal_us", c, ideal_fields, FT_ARRAY_SIZE(ideal_fields));
+	ft__json_object(j, "slowdown", c, slowdown_fields, FT_ARRAY_SIZE(slowdown_fields));
 	ft_json_obj_end(j);
 	if (c->nprio_fct) { /* packet engine, flows at several priorities */
 		ft_json_key(j, "priorities");
@@ -146,65 +166,18 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 			ft_json_obj_begin(j);
 			ft_json_kv_uint(j, "priority", p->prio);
 			ft_json_kv_uint(j, "flows", p->nflows);
-			ft_json_key(j, "fct_us");
-			ft_json_obj_begin(j);
-			kv_us(j, "p50", p->fct_p50_s);
-			kv_us(j, "p99", p->fct_p99_s);
-			kv_us(j, "max", p->fct_max_s);
-			ft_json_obj_end(j);
-			kv_num(j, "slowdown_p50", p->slowdown_p50);
+			ft__json_object(j, "fct_us", p, prio_fct_fields,
+			                FT_ARRAY_SIZE(prio_fct_fields));
+			ft__json_kv_num(j, "slowdown_p50", p->slowdown_p50);
 			ft_json_obj_end(j);
 		}
 		ft_json_arr_end(j);
 	}
-
-	ft_json_key(j, "tiers");
-	ft_json_arr_begin(j);
-	for (i = 0; i < r->tiers.len; i++) {
-		const struct ft_sim_tier_stat *t = ft_vec_at(&r->tiers, i);
-
-		ft_json_obj_begin(j);
-		ft_json_kv_str(j, "kind", t->kind);
-		ft_json_kv_uint(j, "tier", t->tier);
-		ft_json_kv_uint(j, "links_used", t->nlinks);
-		kv_num(j, "bytes", t->bytes);
-		kv_num(j, "util_mean", t->util_mean);
-		kv_num(j, "util_max", t->util_max);
-		ft_json_obj_end(j);
-	}
-	ft_json_arr_end(j);
-
-	ft_json_key(j, "by_size");
-	ft_json_arr_begin(j);
-	for (i = 0; i < r->by_size.len; i++) {
-		const struct ft_sim_size_stat *b = ft_vec_at(&r->by_size, i);
-
-		ft_json_obj_begin(j);
-		ft_json_kv_uint(j, "bytes", b->bytes);
-		ft_json_kv_str(j, "op", b->op);
-		ft_json_kv_str(j, "kind", b->kind);
-		ft_json_kv_uint(j, "tier", b->tier);
-		ft_json_kv_uint(j, "links_used", b->nlinks);
-		kv_us(j, "time_us", b->time_s);
-		kv_num(j, "util_mean", b->util_mean);
-		kv_num(j, "util_max", b->util_max);
-		ft_json_kv_str(j, "busiest", b->busiest);
-		ft_json_obj_end(j);
-	}
-	ft_json_arr_end(j);
-
-	ft_json_key(j, "hot_links");
-	ft_json_arr_begin(j);
-	for (i = 0; i < r->hot.len; i++)
-		link_json(j, ft_vec_at(&r->hot, i));
-	ft_json_arr_end(j);
-
+	records_json(j, "tiers", &r->tiers, tier_fields, FT_ARRAY_SIZE(tier_fields));
+	records_json(j, "by_size", &r->by_size, size_fields, FT_ARRAY_SIZE(size_fields));
+	records_json(j, "hot_links", &r->hot, link_fields, FT_ARRAY_SIZE(link_fields));
 	ft_json_kv_uint(j, "ports_used", r->nlinks_used);
-	ft_json_key(j, "ports");
-	ft_json_arr_begin(j);
-	for (i = 0; i < r->ports.len; i++)
-		link_json(j, ft_vec_at(&r->ports, i));
-	ft_json_arr_end(j);
+	records_json(j, "ports", &r->ports, link_fields, FT_ARRAY_SIZE(link_fields));
 
 	ft_json_key(j, "engine_stats");
 	ft_json_obj_begin(j);
@@ -221,7 +194,7 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_json_kv_uint(j, "pfc_watchdog", c->nwatchdog);
 	}
 	if (!stable) {
-		kv_num(j, "wall_s", r->wall_s);
+		ft__json_kv_num(j, "wall_s", r->wall_s);
 		ft_json_kv_uint(j, "peak_rss_bytes", r->peak_rss_bytes);
 	}
 	ft_json_obj_end(j);
@@ -323,6 +296,25 @@ by_size_text(const struct ft_sim_report *r, struct ft_strbuf *out)
 	ft_table_release(&t);
 }
 
+#define L FT_ALIGN_LEFT
+#define R FT_ALIGN_RIGHT
+
+static const struct ft__col row_cols[] = {
+	{ "job", L },         { "op", L },          { "algo", L },
+	{ "size", R },        { "ranks", R },       { "time(us)", R },
+	{ "algbw(GB/s)", R }, { "busbw(GB/s)", R }, { "bottleneck", L },
+};
+static const struct ft__col tier_cols[] = {
+	{ "kind", L }, { "tier", R }, { "links", R }, { "mean", R }, { "max", R },
+};
+static const struct ft__col hot_cols[] = {
+	{ "link", R },      { "from -> to", L }, { "kind", L },      { "tier", R },
+	{ "cap(GB/s)", R }, { "util", R },       { "max flows", R },
+};
+
+#undef R
+#undef L
+
 void
 ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf *out)
 {
@@ -347,15 +339,7 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 
 	if (ft_run_nrows(&r->run)) {
 		ft_table_init(&t);
-		ft_table_col(&t, "job", FT_ALIGN_LEFT);
-		ft_table_col(&t, "op", FT_ALIGN_LEFT);
-		ft_table_col(&t, "algo", FT_ALIGN_LEFT);
-		ft_table_col(&t, "size", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "ranks", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "time(us)", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "algbw(GB/s)", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "busbw(GB/s)", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "bottleneck", FT_ALIGN_LEFT);
+		ft__table_cols(&t, row_cols, FT_ARRAY_SIZE(row_cols));
 		for (i = 0; i < ft_run_nrows(&r->run); i++) {
 			const struct ft_result_row *row = ft_run_row(&r->run, i);
 
@@ -413,11 +397,7 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	if (r->tiers.len) {
 		ft_strbuf_adds(out, "\nutilization by link class:\n");
 		ft_table_init(&t);
-		ft_table_col(&t, "kind", FT_ALIGN_LEFT);
-		ft_table_col(&t, "tier", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "links", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "mean", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "max", FT_ALIGN_RIGHT);
+		ft__table_cols(&t, tier_cols, FT_ARRAY_SIZE(tier_cols));
 		for (i = 0; i < r->tiers.len; i++) {
 			const struct ft_sim_tier_stat *ts = ft_vec_at(&r->tiers, i);
 
@@ -435,13 +415,7 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	if (r->hot.len) {
 		ft_strbuf_adds(out, "\nhottest links:\n");
 		ft_table_init(&t);
-		ft_table_col(&t, "link", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "from -> to", FT_ALIGN_LEFT);
-		ft_table_col(&t, "kind", FT_ALIGN_LEFT);
-		ft_table_col(&t, "tier", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "cap(GB/s)", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "util", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "max flows", FT_ALIGN_RIGHT);
+		ft__table_cols(&t, hot_cols, FT_ARRAY_SIZE(hot_cols));
 		for (i = 0; i < r->hot.len; i++) {
 			const struct ft_sim_hot_link *h = ft_vec_at(&r->hot, i);
 

@@ -85,6 +85,27 @@ fault_err(const struct ft_scenario *sc, const struct sc_fault *f, struct ft_erro
 	                    f->col, (size_t)(f - first), field, msg);
 }
 
+/*
+ * The device a NIC, PCIe or NVLink fault names (a GPU for NVLink and for PCIe with a gpu:,
+ * else a NIC) in *@v, or an error naming the index the node does not have.
+ */
+static int
+fault_device(const struct ft_scenario *sc, const struct ft_topo *t, const struct sc_fault *f,
+             uint32_t *v, struct ft_error *err)
+{
+	bool gpu = f->what == SC_F_NVLINK || (f->what == SC_F_PCIE && f->has_gpu);
+	const char *fmt = f->what == SC_F_PCIE ? "expected an index below %u, got %u" :
+	                  gpu                  ? "expected a GPU below %u, got %u" :
+	                                         "expected a NIC below %u, got %u";
+
+	*v = gpu ? ft_topo_gpu(t, f->node, f->gpu) : ft_topo_nic(t, f->node, f->nic);
+	if (*v != UINT32_MAX)
+		return 0;
+	return fault_err(sc, f, err, gpu ? "gpu" : "nic", fmt,
+	                 gpu ? ft__sim_node_ngpus(t, f->node) : ft__sim_node_nnics(t, f->node),
+	                 gpu ? f->gpu : f->nic);
+}
+
 static int
 apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
              struct ft_error *err)
@@ -111,31 +132,16 @@ apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
 			n = 1;
 			break;
 		case SC_F_NIC:
-			v = ft_topo_nic(t, f->node, f->nic);
-			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, "nic",
-				                 "expected a NIC below %u, got %u",
-				                 ft__sim_node_nnics(t, f->node), f->nic);
-			rc = scale_vertex_links(t, v, FT_L_HOST, f->scale, &n);
-			break;
 		case SC_F_PCIE:
-			v = f->has_gpu ? ft_topo_gpu(t, f->node, f->gpu) :
-			                 ft_topo_nic(t, f->node, f->nic);
-			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, f->has_gpu ? "gpu" : "nic",
-				                 "expected an index below %u, got %u",
-				                 f->has_gpu ? ft__sim_node_ngpus(t, f->node) :
-				                              ft__sim_node_nnics(t, f->node),
-				                 f->has_gpu ? f->gpu : f->nic);
-			rc = scale_vertex_links(t, v, FT_L_PCIE, f->scale, &n);
-			break;
 		case SC_F_NVLINK:
-			v = ft_topo_gpu(t, f->node, f->gpu);
-			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, "gpu",
-				                 "expected a GPU below %u, got %u",
-				                 ft__sim_node_ngpus(t, f->node), f->gpu);
-			rc = scale_vertex_links(t, v, FT_L_NVLINK, f->scale, &n);
+			rc = fault_device(sc, t, f, &v, err);
+			if (rc < 0)
+				return rc;
+			rc = scale_vertex_links(t, v,
+			                        f->what == SC_F_NIC  ? FT_L_HOST :
+			                        f->what == SC_F_PCIE ? FT_L_PCIE :
+			                                               FT_L_NVLINK,
+			                        f->scale, &n);
 			break;
 		case SC_F_SWITCH:
 		case SC_F_PORT:
@@ -725,18 +731,16 @@ ft_sim_report_init(struct ft_sim_report *r)
 void
 ft_sim_report_release(struct ft_sim_report *r)
 {
+	struct ft_vec *const vecs[] = {
+		&r->jobs,          &r->hot,          &r->tiers,  &r->ports,
+		&r->counter_files, &r->trace_series, &r->faults, &r->by_size
+	};
+
 	ft_run_release(&r->run);
-	ft_vec_release(&r->jobs);
-	ft_vec_release(&r->hot);
-	ft_vec_release(&r->tiers);
-	ft_vec_release(&r->ports);
 	for (size_t i = 0; i < r->counter_files.len; i++)
 		ft_free(((struct ft_sim_file *)ft_vec_at(&r->counter_files, i))->text);
-	ft_vec_release(&r->counter_files);
 	ft_free(r->trace_json);
-	ft_vec_release(&r->trace_series);
-	ft_vec_release(&r->faults);
-	ft_vec_release(&r->by_size);
+	ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
 }
 
 /* A fault in words, for reports: what, where, and how much of it is left. */
@@ -1087,7 +1091,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	}
 	if (ov && ov->cluster) {
-		rc = ft__sim_resolve_cluster(sc, ov->cluster, &ospec, err);
+		rc = ft__spec_scenario_cluster(sc, ov->cluster, &ospec, err);
 		if (rc < 0)
 			return rc;
 		spec = &ospec;

@@ -322,6 +322,8 @@ void ft__sim_advise_huge(void *p, size_t bytes);
 
 #include <fabtune/sim.h>
 
+#include "spec/scenario.h"
+
 /* Route one flow under @cfg (chooser used for ADAPTIVE); errors name both endpoints. */
 int ft__sim_route(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, uint32_t src,
                   uint32_t dst, uint32_t qp, ft_route_choose_fn *choose, void *ud,
@@ -332,13 +334,6 @@ uint32_t ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum f
 int ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
                       const struct ft_sim_op *op, const struct ft_sched_flow *fl, uint32_t *a,
                       uint32_t *b, struct ft_error *err) FT_MUST_CHECK;
-/*
- * Resolve @arg (preset shorthand or spec file) and apply the scenario's
- * fabric changes to it; with changes, a preset whose default fabric can't
- * hold its node count is taken from its 2-node default and resized.
- */
-int ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg,
-                            struct ft_cluster_spec *out, struct ft_error *err) FT_MUST_CHECK;
 /* Nearest-rank percentile @q in [0, 1] of sorted @v. */
 double ft__sim_pct(const double *v, size_t n, double q);
 /* Fill the fct / ideal / slowdown fields of @c from per-flow arrays. FT_ENOMEM. */
@@ -368,28 +363,6 @@ int ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counter
 int ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c, char **out,
                          size_t *len, struct ft_error *err) FT_MUST_CHECK;
 
-/* ---- scenarios ------------------------------------------------------------- */
-
-enum sc_placement {
-	SC_PACKED, /* fill each node's GPUs first */
-	SC_SPREAD, /* round-robin over nodes */
-	SC_RANDOM, /* seeded shuffle of the GPUs */
-	SC_EXPLICIT,
-};
-
-/* An op's algorithm or protocol left to NCCL's tuner (the model's choice). */
-#define SC_ALGO_AUTO  FT_ALGO_COUNT
-#define SC_PROTO_AUTO FT_PROTO_COUNT
-
-struct sc_op {
-	enum ft_op op;
-	enum ft_algo algo;   /* SC_ALGO_AUTO: the tuner's */
-	enum ft_proto proto; /* SC_PROTO_AUTO: the tuner's */
-	uint64_t bytes;
-	uint32_t repeat;
-	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */
-};
-
 /* ---- sim/nccl.c: what NCCL does that the schedules leave out ---- */
 
 /* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it. */
@@ -404,6 +377,8 @@ void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o
 const struct ft_node_spec *ft__sim_node(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_node_nnics(const struct ft_topo *t, uint32_t node);
+/* Whether the fabric (else the NICs' link) is RoCE: Ethernet counters, ECN and PFC. */
+bool ft__sim_fabric_is_roce(const struct ft_cluster_spec *spec);
 uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
@@ -434,91 +409,5 @@ int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
  */
 double ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
                            uint32_t gpn, uint32_t nch, bool given);
-
-struct sc_job {
-	char name[32];
-	uint32_t nranks;        /* 0 = every GPU from first_node on */
-	uint32_t gpus_per_node; /* 0 = all of a node's GPUs */
-	uint32_t first_node;
-	enum sc_placement placement;
-	struct ft_vec explicit_gpus; /* uint32_t pairs (node, gpu) */
-	uint32_t iterations;
-	double compute_s;     /* per iteration, before the collectives */
-	double compute_tflop; /* per GPU per iteration (alternative to compute_s) */
-	double mfu;           /* share of peak reached by the compute, default 0.5 */
-	struct ft_vec ops;    /* struct sc_op */
-	uint32_t prio;        /* priority of its traffic (packet engine) */
-	uint32_t line, col;
-};
-
-enum sc_pattern {
-	SC_PERMUTATION,
-	SC_INCAST,
-	SC_ALLTOALL
-};
-
-/* The priority a scenario's traffic runs at unless it says: 3, where RoCE's lossless
- * class usually is (DSCP 26 maps to it by default, kb ROCE-QOS). */
-#define SC_DEFAULT_PRIO 3
-
-struct sc_background {
-	enum sc_pattern pattern;
-	uint64_t bytes;     /* per flow */
-	uint32_t hosts;     /* endpoints taking part, 0 = all */
-	uint32_t target;    /* incast: receiving endpoint */
-	bool gpu_endpoints; /* endpoints are GPUs (default: NICs) */
-	uint32_t bursts;    /* on/off: the pattern repeated this many times (0 = once) */
-	double off_s;       /* idle time after each burst before the next */
-	uint32_t prio;      /* priority of its traffic (packet engine) */
-	uint32_t line, col;
-};
-
-enum sc_fault_what {
-	SC_F_LINK,
-	SC_F_NIC,
-	SC_F_PCIE,
-	SC_F_NVLINK,
-	SC_F_SWITCH,
-	SC_F_PORT,
-	SC_F_GPU
-};
-
-struct sc_fault {
-	enum sc_fault_what what;
-	uint32_t node, gpu, nic, tier, sw, port, link;
-	bool has_gpu, has_nic;
-	double scale;    /* 0 = down */
-	double slowdown; /* GPU straggler: compute time factor */
-	uint32_t line, col;
-};
-
-enum {
-	FAB_TIERS = 1,
-	FAB_RADIX = 2,
-	FAB_OVERSUB = 4,
-	FAB_LINK = 8,
-	FAB_KIND = 16
-};
-
-struct ft_scenario {
-	char name[64];
-	char file[256];
-	char description[1024]; /* the scenario's own words, "" when none */
-	struct ft_cluster_spec spec;
-	char engine[16];
-	enum ft_routing routing;
-	bool has_routing;
-	uint32_t qps_per_conn;
-	uint64_t flowlet_bytes;
-	uint64_t seed;
-	double fabric_scale; /* multiply host and fabric link capacities (1 = as built) */
-	struct ft_packet_cfg packet; /* the packet engine's knobs (packet:) */
-	/* The `fabric:` block's changes, re-applied to a cluster given by --cluster. */
-	struct ft_fabric_spec fab;
-	unsigned fab_mask;        /* FAB_* bits of the fields set */
-	struct ft_vec jobs;       /* struct sc_job */
-	struct ft_vec background; /* struct sc_background */
-	struct ft_vec faults;     /* struct sc_fault */
-};
 
 #endif

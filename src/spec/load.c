@@ -139,6 +139,46 @@ ft__spec_get_duration(struct loader *L, yaml_node_t *v, const char *path, double
 	return ft__doc_read(&L->d, &f, v, path, out);
 }
 
+int
+ft__spec_get_link(struct loader *L, yaml_node_t *v, const char *path, char *out, size_t size)
+{
+	const char *s = ft__spec_scalar(v);
+
+	if (!s || !ft_link_preset_find(s))
+		return ft__spec_expected(
+		        L, v, path,
+		        "a link preset (hdr, ndr, xdr, roce100, roce200, roce400, roce800, spcx400, "
+		        "efa100, tcpx200)");
+	ft_strlcpy(out, s, size);
+	return 0;
+}
+
+int
+ft__spec_get_u32_list(struct loader *L, yaml_node_t *v, const char *path, const char *list,
+                      const char *too_many, uint32_t cap, uint32_t lo, uint32_t hi, uint32_t *out,
+                      uint32_t *n)
+{
+	char sub[FT_SPEC_FIELD_MAX];
+	yaml_node_item_t *it;
+	yaml_node_t *e;
+	int rc;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return ft__spec_expected(L, v, path, list);
+	*n = 0;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, (*n)++) {
+		e = yaml_document_get_node(L->doc, *it);
+		if (*n >= cap)
+			return ft__spec_expected(L, e, path, too_many);
+		snprintf(sub, sizeof(sub), "%s[%u]", path, *n);
+		ft__spec_remember(L, sub, &e->start_mark);
+		rc = ft__spec_get_u32(L, e, sub, lo, hi, &out[*n]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- mappings ----------------------------------------------------------------------------- */
 
 struct walk {
@@ -180,6 +220,9 @@ walk_pair(struct ft__doc *d, yaml_node_t *k, yaml_node_t *v, const char *path, v
 		*(bool *)(void *)((char *)w->L + w->fields[i].given) = true;
 	if (w->fields[i].fn)
 		return w->fields[i].fn(w->L, v, path);
+	if (w->fields[i].sub)
+		return ft__spec_walk_in(w->L, v, path, w->fields[i].sub, w->fields[i].nsub, 0, NULL,
+		                        w->obj);
 	if (w->fields[i].doc.size)
 		return ft__doc_read(d, &w->fields[i].doc, v, path, w->obj);
 	return 0;
@@ -448,21 +491,19 @@ out_parser:
 	return rc;
 }
 
+static int
+spec_text(const char *text, size_t len, const char *path, void *out, struct ft_error *err)
+{
+	return ft_spec_load_buffer(text, len, path, out, err);
+}
+
 int
 ft_spec_load_file(const char *path, struct ft_cluster_spec *out, struct ft_error *err)
 {
-	struct ft_strbuf sb;
-	int rc;
-
 	if (!out)
 		return ft_error_set(err, FT_EINVAL, "no spec to fill");
 	memset(out, 0, sizeof(*out));
 	if (!path)
 		return ft_error_set(err, FT_EINVAL, "no spec file given");
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft_spec_load_buffer(sb.buf, sb.len, path, out, err);
-	ft_strbuf_release(&sb);
-	return rc;
+	return ft__with_file_text(path, spec_text, out, err);
 }

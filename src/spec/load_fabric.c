@@ -18,37 +18,7 @@
 static int
 f_link(struct loader *L, yaml_node_t *v, const char *path)
 {
-	const char *s = ft__spec_scalar(v);
-
-	L->given_link = true;
-	if (!s || !ft_link_preset_find(s))
-		return ft__spec_expected(
-		        L, v, path,
-		        "a link preset (hdr, ndr, xdr, roce100, roce200, roce400, roce800, spcx400, "
-		        "efa100, tcpx200)");
-	ft_strlcpy(FAB->link, s, sizeof(FAB->link));
-	return 0;
-}
-
-static int
-f_rate(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_rate = true;
-	return ft__spec_get_rate(L, v, path, &FAB->link_Bps);
-}
-
-static int
-f_lat_switch(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_lat_switch = true;
-	return ft__spec_get_duration(L, v, path, &FAB->lat_switch_s);
-}
-
-static int
-f_lat_cable(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_lat_cable = true;
-	return ft__spec_get_duration(L, v, path, &FAB->lat_cable_s);
+	return ft__spec_get_link(L, v, path, FAB->link, sizeof(FAB->link));
 }
 
 static int
@@ -57,7 +27,6 @@ f_mtu(struct loader *L, yaml_node_t *v, const char *path)
 	uint32_t m;
 	int rc = ft__spec_get_u32(L, v, path, 256, 4096, &m);
 
-	L->given_mtu = true;
 	if (rc < 0)
 		return rc;
 	if (m & (m - 1))
@@ -72,30 +41,9 @@ f_routing(struct loader *L, yaml_node_t *v, const char *path)
 {
 	const char *s = ft__spec_scalar(v);
 
-	L->given_routing = true;
 	if (!s || ft_routing_from_name(s, &FAB->routing) < 0)
 		return ft__spec_expected(L, v, path, ft__spec_routing_names());
 	return 0;
-}
-
-static int
-f_sharp(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_bool(L, v, path, &FAB->sharp);
-}
-
-static int
-f_tiers(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_tiers = true;
-	return ft__spec_get_u32(L, v, path, 2, 3, &FAB->tiers);
-}
-
-static int
-f_radix(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_radix = true;
-	return ft__spec_get_u32(L, v, path, 4, 1024, &FAB->radix);
 }
 
 /* 1, 2.5, or "2:1" (down:up). */
@@ -107,7 +55,6 @@ f_over(struct loader *L, yaml_node_t *v, const char *path)
 	double a, b;
 	size_t len;
 
-	L->given_over = true;
 	if (s && (colon = strchr(s, ':')) != NULL && (len = (size_t)(colon - s)) < sizeof(num)) {
 		memcpy(num, s, len);
 		num[len] = '\0';
@@ -124,96 +71,44 @@ f_over(struct loader *L, yaml_node_t *v, const char *path)
 }
 
 static int
-f_unit(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_unit = true;
-	return ft__spec_get_u32(L, v, path, 1, 1024, &FAB->nodes_per_unit);
-}
-
-static int
-f_planes(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 1, FT_SPEC_MAX_NICS, &FAB->planes);
-}
-
-static int
-f_groups(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 2, 100000, &FAB->groups);
-}
-
-static int
-f_rpg(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 1, 1024, &FAB->routers_per_group);
-}
-
-static int
-f_npr(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 1, 1024, &FAB->nodes_per_router);
-}
-
-static int
-f_glpr(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 1, 1024, &FAB->global_links_per_router);
-}
-
-static int
 f_dims(struct loader *L, yaml_node_t *v, const char *path)
 {
-	char sub[FT_SPEC_FIELD_MAX];
-	yaml_node_item_t *it;
-	yaml_node_t *e;
-	uint32_t n = 0;
-	int rc;
+	int rc = ft__spec_get_u32_list(L, v, path, "a list of 2 or 3 ring sizes like [8, 8, 8]",
+	                               "2 or 3 dimensions", 3, 2, 1024, FAB->dims, &FAB->ndims);
 
-	if (v->type != YAML_SEQUENCE_NODE)
-		return ft__spec_expected(L, v, path, "a list of 2 or 3 ring sizes like [8, 8, 8]");
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, n++) {
-		e = yaml_document_get_node(L->doc, *it);
-		if (n >= 3)
-			return ft__spec_expected(L, e, path, "2 or 3 dimensions");
-		snprintf(sub, sizeof(sub), "%s[%u]", path, n);
-		ft__spec_remember(L, sub, &e->start_mark);
-		rc = ft__spec_get_u32(L, e, sub, 2, 1024, &FAB->dims[n]);
-		if (rc < 0)
-			return rc;
-	}
-	if (n < 2)
+	if (rc == 0 && FAB->ndims < 2)
 		return ft__spec_expected(L, v, path, "2 or 3 dimensions");
-	FAB->ndims = n;
-	return 0;
+	return rc;
 }
 
-static int
-f_nps(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 0, 1024, &FAB->nodes_per_switch);
-}
+#define DRAGONFLY        KIND_BIT(FT_FABRIC_DRAGONFLY)
+#define U32(m, min, max) .doc = { "", FT__DOC_U32, SPEC_AT(fabric.m), .lo = min, .hi = max }
 
 static const struct field fabric_fields[] = {
 	{ "kind", NULL, 0 },
-	{ "link", f_link, 0 },
-	{ "rate", f_rate, 0 },
-	{ "switch_latency", f_lat_switch, 0 },
-	{ "cable_latency", f_lat_cable, 0 },
-	{ "mtu", f_mtu, 0 },
-	{ "routing", f_routing, 0 },
-	{ "sharp", f_sharp, FAT_KINDS },
-	{ "tiers", f_tiers, FAT_KINDS },
-	{ "radix", f_radix, FAT_KINDS | KIND_BIT(FT_FABRIC_DRAGONFLY) },
-	{ "oversubscription", f_over, FAT_KINDS },
-	{ "nodes_per_unit", f_unit, KIND_BIT(FT_FABRIC_RAIL_FAT_TREE) },
-	{ "planes", f_planes, KIND_BIT(FT_FABRIC_MULTI_PLANE) },
-	{ "groups", f_groups, KIND_BIT(FT_FABRIC_DRAGONFLY) },
-	{ "routers_per_group", f_rpg, KIND_BIT(FT_FABRIC_DRAGONFLY) },
-	{ "nodes_per_router", f_npr, KIND_BIT(FT_FABRIC_DRAGONFLY) },
-	{ "global_links_per_router", f_glpr, KIND_BIT(FT_FABRIC_DRAGONFLY) },
+	{ "link", f_link, 0, GIVEN(given_link) },
+	{ "rate", .doc = { "", FT__DOC_RATE, SPEC_AT(fabric.link_Bps) }, GIVEN(given_rate) },
+	{ "switch_latency", SPEC_DURATION(fabric.lat_switch_s), GIVEN(given_lat_switch) },
+	{ "cable_latency", SPEC_DURATION(fabric.lat_cable_s), GIVEN(given_lat_cable) },
+	{ "mtu", f_mtu, 0, GIVEN(given_mtu) },
+	{ "routing", f_routing, 0, GIVEN(given_routing) },
+	{ "sharp", .kinds = FAT_KINDS, .doc = { "", FT__DOC_BOOL, SPEC_AT(fabric.sharp) } },
+	{ "tiers", .kinds = FAT_KINDS, U32(tiers, 2, 3), GIVEN(given_tiers) },
+	{ "radix", .kinds = FAT_KINDS | DRAGONFLY, U32(radix, 4, 1024), GIVEN(given_radix) },
+	{ "oversubscription", f_over, FAT_KINDS, GIVEN(given_over) },
+	{ "nodes_per_unit", .kinds = KIND_BIT(FT_FABRIC_RAIL_FAT_TREE),
+	  U32(nodes_per_unit, 1, 1024), GIVEN(given_unit) },
+	{ "planes", .kinds = KIND_BIT(FT_FABRIC_MULTI_PLANE), U32(planes, 1, FT_SPEC_MAX_NICS) },
+	{ "groups", .kinds = DRAGONFLY, U32(groups, 2, 100000) },
+	{ "routers_per_group", .kinds = DRAGONFLY, U32(routers_per_group, 1, 1024) },
+	{ "nodes_per_router", .kinds = DRAGONFLY, U32(nodes_per_router, 1, 1024) },
+	{ "global_links_per_router", .kinds = DRAGONFLY, U32(global_links_per_router, 1, 1024) },
 	{ "dims", f_dims, KIND_BIT(FT_FABRIC_TORUS) },
-	{ "nodes_per_switch", f_nps, KIND_BIT(FT_FABRIC_TORUS) },
+	{ "nodes_per_switch", .kinds = KIND_BIT(FT_FABRIC_TORUS), U32(nodes_per_switch, 0, 1024) },
 };
+
+#undef U32
+#undef DRAGONFLY
 
 /* Keys a kind cannot do without. */
 static int

@@ -53,15 +53,16 @@ struct loader {
 typedef int field_fn(struct loader *L, yaml_node_t *v, const char *path);
 
 /*
- * A key of a section: read by @fn, or, without one, by the one reader as
- * @doc says (type, member of the walk's object, range), setting the loader's
- * flag at offset @given (offsetof(struct loader, given_x); 0 = none). A
- * plain value is one line:
+ * A key of a section: read by @fn; or, a mapping of its own, walked with the
+ * keys of @sub; or by the one reader as @doc says (type, member of the walk's
+ * object, range). Any of them sets the loader's flag at offset @given
+ * (offsetof(struct loader, given_x); 0 = none) first. A plain value is one
+ * line:
  *
- *     { "radix", .doc = { "", FT__DOC_U32, FT__DOC_AT(struct ft_cluster_spec, fabric.radix),
- *                         .lo = 4, .hi = 1024 }, .given = offsetof(struct loader, given_radix) },
+ *     { "radix", .doc = { "", FT__DOC_U32, SPEC_AT(fabric.radix), .lo = 4, .hi = 1024 },
+ *       GIVEN(given_radix) },
  *
- * Neither @fn nor @doc: the key is accepted and read elsewhere.
+ * None of them: the key is accepted and read elsewhere.
  */
 struct field {
 	const char *key;
@@ -69,7 +70,19 @@ struct field {
 	unsigned kinds; /* fabric kinds (bit per enum ft_fabric_kind) the key applies to; 0 = any */
 	struct ft__doc_field doc;
 	size_t given;
+	const struct field *sub; /* a nested mapping's keys, @nsub of them */
+	size_t nsub;
 };
+
+/* Member @m of the spec ("fabric.radix", "node.ngpus"), for a field's @doc. */
+#define SPEC_AT(m) FT__DOC_AT(struct ft_cluster_spec, m)
+/* The loader's flag @flag is set when the key is given. */
+#define GIVEN(flag) .given = offsetof(struct loader, flag)
+/* A duration of the spec, in the wording of every spec duration. */
+#define SPEC_DURATION(m) \
+	.doc = { "", FT__DOC_DURATION, SPEC_AT(m), .what = "a duration like 150ns or 2us" }
+/* A nested mapping read with the keys of table @t. */
+#define SUB(t) .sub = t, .nsub = FT_ARRAY_SIZE(t)
 
 #define KIND_BIT(k) (1u << (k))
 #define FAT_KINDS                                                           \
@@ -123,6 +136,16 @@ int ft__spec_get_double(struct loader *L, yaml_node_t *v, const char *path, doub
 int ft__spec_get_bool(struct loader *L, yaml_node_t *v, const char *path, bool *out);
 int ft__spec_get_rate(struct loader *L, yaml_node_t *v, const char *path, double *out);
 int ft__spec_get_duration(struct loader *L, yaml_node_t *v, const char *path, double *out);
+/* A link preset's name (hdr, ndr, ..., roce800) into @out. */
+int ft__spec_get_link(struct loader *L, yaml_node_t *v, const char *path, char *out, size_t size);
+/*
+ * A list of at most @cap numbers in [@lo, @hi] into @out, their count in *@n; each
+ * entry's place is remembered as path[i]. @list and @too_many word the errors
+ * ("expected @list" for anything else than a list, "expected @too_many" past @cap).
+ */
+int ft__spec_get_u32_list(struct loader *L, yaml_node_t *v, const char *path, const char *list,
+                          const char *too_many, uint32_t cap, uint32_t lo, uint32_t hi,
+                          uint32_t *out, uint32_t *n);
 
 /*
  * Walk mapping @map at @path: every key must be a scalar named in @fields

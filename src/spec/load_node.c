@@ -15,60 +15,11 @@
 #define NODE (&L->spec->node)
 
 static int
-f_count(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_count = true;
-	return ft__spec_get_u32(L, v, path, 1, 1000000, &L->spec->nnodes);
-}
-
-static int
-f_gpus(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_gpus = true;
-	return ft__spec_get_u32(L, v, path, 1, FT_SPEC_MAX_GPUS, &NODE->ngpus);
-}
-
-static int
-f_gpu_model(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_model = true;
-	return ft__spec_get_str(L, v, path, NODE->gpu_model, sizeof(NODE->gpu_model));
-}
-
-static int
-f_gpu_tflops(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_tflops = true;
-	return ft__spec_get_double(L, v, path, 0.001, 1e6, &NODE->gpu_tflops);
-}
-
-static int
-f_gpu_fp8_tflops(struct loader *L, yaml_node_t *v, const char *path)
-{
-	/* 0 says the GPU has no FP8 tensor cores (A100): fp8 plans are refused. */
-	return ft__spec_get_double(L, v, path, 0, 1e6, &NODE->gpu_fp8_tflops);
-}
-
-static int
-f_gpu_hbm_bandwidth(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_rate(L, v, path, &NODE->gpu_hbm_Bps);
-}
-
-static int
-f_gpu_gemm_efficiency(struct loader *L, yaml_node_t *v, const char *path)
-{
-	/* A share of the dense peak: above 1 is a percentage or a typo, not a GPU. */
-	return ft__spec_get_double(L, v, path, 0.01, 1, &NODE->gpu_gemm_eff);
-}
-
-static int
 f_gpu_memory(struct loader *L, yaml_node_t *v, const char *path)
 {
 	const char *s = ft__spec_scalar(v);
 	uint64_t bytes;
 
-	L->given_memory = true;
 	/* A bare number has no unit: refuse it rather than guess GB or GiB. */
 	if (!s || ft__spec_is_null(v) || strspn(s, "0123456789.") == strlen(s) ||
 	    ft_parse_size(s, &bytes, NULL) < 0 || bytes == 0)
@@ -77,47 +28,17 @@ f_gpu_memory(struct loader *L, yaml_node_t *v, const char *path)
 	return 0;
 }
 
-static int
-f_nv_gen(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_nvlink_gen = true;
-	return ft__spec_get_u32(L, v, path, 1, 5, &NODE->nvlink_gen);
-}
-
-static int
-f_nv_bw(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_nvlink_bw = true;
-	return ft__spec_get_rate(L, v, path, &NODE->nvlink_Bps);
-}
-
-static int
-f_nv_lat(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_duration(L, v, path, &NODE->lat_nvlink_s);
-}
-
-static int
-f_nv_switch(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_bool(L, v, path, &NODE->nvswitch);
-}
-
-static int
-f_nv_nvls(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_bool(L, v, path, &NODE->nvls);
-}
-
-static int
-f_nv_domain(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 1, 1024, &NODE->nvlink_domain_nodes);
-}
+#define U32(m, min, max) .doc = { "", FT__DOC_U32, SPEC_AT(m), .lo = min, .hi = max }
+#define RATE(m)          .doc = { "", FT__DOC_RATE, SPEC_AT(m) }
+#define BOOL(m)          .doc = { "", FT__DOC_BOOL, SPEC_AT(m) }
 
 static const struct field nvlink_fields[] = {
-	{ "gen", f_nv_gen, 0 },         { "bandwidth", f_nv_bw, 0 }, { "latency", f_nv_lat, 0 },
-	{ "nvswitch", f_nv_switch, 0 }, { "nvls", f_nv_nvls, 0 },    { "domain_nodes", f_nv_domain, 0 },
+	{ "gen", U32(node.nvlink_gen, 1, 5), GIVEN(given_nvlink_gen) },
+	{ "bandwidth", RATE(node.nvlink_Bps), GIVEN(given_nvlink_bw) },
+	{ "latency", SPEC_DURATION(node.lat_nvlink_s) },
+	{ "nvswitch", BOOL(node.nvswitch) },
+	{ "nvls", BOOL(node.nvls) },
+	{ "domain_nodes", U32(node.nvlink_domain_nodes, 1, 1024) },
 };
 
 static int
@@ -149,160 +70,48 @@ get_width(struct loader *L, yaml_node_t *v, const char *path, uint32_t *out)
 }
 
 static int
-f_pcie_gen(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_pcie_gen = true;
-	return ft__spec_get_u32(L, v, path, 1, 6, &NODE->pcie_gen);
-}
-
-static int
 f_pcie_gpu_width(struct loader *L, yaml_node_t *v, const char *path)
 {
-	L->given_gpu_width = true;
 	return get_width(L, v, path, &NODE->pcie_width_gpu);
 }
 
 static int
 f_pcie_nic_width(struct loader *L, yaml_node_t *v, const char *path)
 {
-	L->given_nic_width = true;
 	return get_width(L, v, path, &NODE->pcie_width_nic);
 }
 
-static int
-f_pcie_gpu_bw(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_gpu_bw = true;
-	return ft__spec_get_rate(L, v, path, &NODE->pcie_Bps_gpu);
-}
-
-static int
-f_pcie_nic_bw(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_nic_bw = true;
-	return ft__spec_get_rate(L, v, path, &NODE->pcie_Bps_nic);
-}
-
-static int
-f_pcie_lat(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_duration(L, v, path, &NODE->lat_pcie_s);
-}
-
-static int
-f_pcie_switches(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_switches = true;
-	return ft__spec_get_u32(L, v, path, 0, FT_SPEC_MAX_PCIE_SWITCHES, &NODE->npcie_switches);
-}
-
 static const struct field pcie_fields[] = {
-	{ "gen", f_pcie_gen, 0 },
-	{ "gpu_width", f_pcie_gpu_width, 0 },
-	{ "nic_width", f_pcie_nic_width, 0 },
-	{ "gpu_bandwidth", f_pcie_gpu_bw, 0 },
-	{ "nic_bandwidth", f_pcie_nic_bw, 0 },
-	{ "latency", f_pcie_lat, 0 },
-	{ "switches", f_pcie_switches, 0 },
+	{ "gen", U32(node.pcie_gen, 1, 6), GIVEN(given_pcie_gen) },
+	{ "gpu_width", f_pcie_gpu_width, 0, GIVEN(given_gpu_width) },
+	{ "nic_width", f_pcie_nic_width, 0, GIVEN(given_nic_width) },
+	{ "gpu_bandwidth", RATE(node.pcie_Bps_gpu), GIVEN(given_gpu_bw) },
+	{ "nic_bandwidth", RATE(node.pcie_Bps_nic), GIVEN(given_nic_bw) },
+	{ "latency", SPEC_DURATION(node.lat_pcie_s) },
+	{ "switches", U32(node.npcie_switches, 0, FT_SPEC_MAX_PCIE_SWITCHES),
+	  GIVEN(given_switches) },
 };
-
-static int
-f_pcie(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_pcie = true;
-	return ft__spec_walk(L, v, path, pcie_fields, FT_ARRAY_SIZE(pcie_fields), 0, NULL);
-}
-
-static int
-f_numa_domains(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_numa = true;
-	return ft__spec_get_u32(L, v, path, 1, 64, &NODE->nnuma);
-}
-
-static int
-f_numa_link(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_rate(L, v, path, &NODE->cpu_link_Bps);
-}
 
 static const struct field numa_fields[] = {
-	{ "domains", f_numa_domains, 0 },
-	{ "interconnect", f_numa_link, 0 },
+	{ "domains", U32(node.nnuma, 1, 64), GIVEN(given_numa) },
+	{ "interconnect", RATE(node.cpu_link_Bps) },
 };
-
-static int
-f_numa(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_walk(L, v, path, numa_fields, FT_ARRAY_SIZE(numa_fields), 0, NULL);
-}
-
-static int
-f_nic_count(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_nics = true;
-	return ft__spec_get_u32(L, v, path, 0, FT_SPEC_MAX_NICS, &NODE->nnics);
-}
-
-static int
-f_nic_model(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_str(L, v, path, NODE->nic_model, sizeof(NODE->nic_model));
-}
 
 static int
 f_nic_link(struct loader *L, yaml_node_t *v, const char *path)
 {
-	const char *s = ft__spec_scalar(v);
-
-	L->given_nic_link = true;
-	if (!s || !ft_link_preset_find(s))
-		return ft__spec_expected(
-		        L, v, path,
-		        "a link preset (hdr, ndr, xdr, roce100, roce200, roce400, roce800, spcx400, "
-		        "efa100, tcpx200)");
-	ft_strlcpy(NODE->nic_link, s, sizeof(NODE->nic_link));
-	return 0;
-}
-
-static int
-f_nic_rate(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_nic_rate = true;
-	return ft__spec_get_rate(L, v, path, &NODE->nic_Bps);
-}
-
-static int
-f_nic_lat(struct loader *L, yaml_node_t *v, const char *path)
-{
-	L->given_nic_lat = true;
-	return ft__spec_get_duration(L, v, path, &NODE->lat_nic_s);
-}
-
-static int
-f_nic_per_gpu(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_u32(L, v, path, 1, FT_SPEC_MAX_NICS, &NODE->nics_per_gpu);
-}
-
-static int
-f_nic_vm(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_get_duration(L, v, path, &NODE->vm_msg_s);
+	return ft__spec_get_link(L, v, path, NODE->nic_link, sizeof(NODE->nic_link));
 }
 
 static const struct field nic_fields[] = {
-	{ "count", f_nic_count, 0 },     { "model", f_nic_model, 0 },
-	{ "link", f_nic_link, 0 },       { "rate", f_nic_rate, 0 },
-	{ "latency", f_nic_lat, 0 },     { "per_gpu", f_nic_per_gpu, 0 },
-	{ "vm_overhead", f_nic_vm, 0 },
+	{ "count", U32(node.nnics, 0, FT_SPEC_MAX_NICS), GIVEN(given_nics) },
+	{ "model", .doc = { "", FT__DOC_STR, SPEC_AT(node.nic_model) } },
+	{ "link", f_nic_link, 0, GIVEN(given_nic_link) },
+	{ "rate", RATE(node.nic_Bps), GIVEN(given_nic_rate) },
+	{ "latency", SPEC_DURATION(node.lat_nic_s), GIVEN(given_nic_lat) },
+	{ "per_gpu", U32(node.nics_per_gpu, 1, FT_SPEC_MAX_NICS) },
+	{ "vm_overhead", SPEC_DURATION(node.vm_msg_s) },
 };
-
-static int
-f_nics(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return ft__spec_walk(L, v, path, nic_fields, FT_ARRAY_SIZE(nic_fields), 0, NULL);
-}
 
 /* Placement lists: index into the node's arrays, with the count they must match. */
 enum {
@@ -311,85 +120,43 @@ enum {
 	PL_GPU_NIC,
 	PL_NIC_SWITCH,
 	PL_NIC_NUMA,
-	PL_SWITCH_NUMA
+	PL_SWITCH_NUMA,
+	PL_COUNT
 };
 
+static const char *const list_name[PL_COUNT] = {
+	"gpu_pcie_switch", "gpu_numa", "gpu_nic", "nic_pcie_switch", "nic_numa", "pcie_switch_numa"
+};
+
+/* One placement list, which by its key (the last part of @path). */
 static int
-get_list(struct loader *L, yaml_node_t *v, const char *path, unsigned which)
+f_place(struct loader *L, yaml_node_t *v, const char *path)
 {
-	static const uint32_t caps[] = { FT_SPEC_MAX_GPUS, FT_SPEC_MAX_GPUS,
-		                         FT_SPEC_MAX_GPUS, FT_SPEC_MAX_NICS,
-		                         FT_SPEC_MAX_NICS, FT_SPEC_MAX_PCIE_SWITCHES };
-	uint32_t *dst[] = { NODE->gpu_pcie_switch, NODE->gpu_numa, NODE->gpu_nic,
-		            NODE->nic_pcie_switch, NODE->nic_numa, NODE->pcie_switch_numa };
-	char sub[FT_SPEC_FIELD_MAX], what[64];
-	yaml_node_item_t *it;
-	yaml_node_t *e;
-	uint32_t n = 0;
+	static const uint32_t caps[PL_COUNT] = { FT_SPEC_MAX_GPUS, FT_SPEC_MAX_GPUS,
+		                                 FT_SPEC_MAX_GPUS, FT_SPEC_MAX_NICS,
+		                                 FT_SPEC_MAX_NICS, FT_SPEC_MAX_PCIE_SWITCHES };
+	uint32_t *dst[PL_COUNT] = { NODE->gpu_pcie_switch, NODE->gpu_numa, NODE->gpu_nic,
+		                    NODE->nic_pcie_switch, NODE->nic_numa, NODE->pcie_switch_numa };
+	const char *key = strrchr(path, '.');
+	char too_many[64];
+	unsigned which;
 	int rc;
 
-	if (v->type != YAML_SEQUENCE_NODE)
-		return ft__spec_expected(L, v, path, "a list of indexes like [0, 0, 1, 1]");
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, n++) {
-		e = yaml_document_get_node(L->doc, *it);
-		snprintf(sub, sizeof(sub), "%s[%u]", path, n);
-		if (n >= caps[which]) {
-			snprintf(what, sizeof(what), "at most %u entries", caps[which]);
-			return ft__spec_expected(L, e, path, what);
-		}
-		ft__spec_remember(L, sub, &e->start_mark);
-		rc = ft__spec_get_u32(L, e, sub, 0, 63, &dst[which][n]);
-		if (rc < 0)
-			return rc;
-	}
-	L->given_place |= 1u << which;
-	L->placement_len[which] = n;
-	return 0;
-}
-
-static int
-f_pl_gpu_switch(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return get_list(L, v, path, PL_GPU_SWITCH);
-}
-
-static int
-f_pl_gpu_numa(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return get_list(L, v, path, PL_GPU_NUMA);
-}
-
-static int
-f_pl_gpu_nic(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return get_list(L, v, path, PL_GPU_NIC);
-}
-
-static int
-f_pl_nic_switch(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return get_list(L, v, path, PL_NIC_SWITCH);
-}
-
-static int
-f_pl_nic_numa(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return get_list(L, v, path, PL_NIC_NUMA);
-}
-
-static int
-f_pl_switch_numa(struct loader *L, yaml_node_t *v, const char *path)
-{
-	return get_list(L, v, path, PL_SWITCH_NUMA);
+	for (which = 0; which < PL_COUNT - 1; which++)
+		if (key && strcmp(key + 1, list_name[which]) == 0)
+			break;
+	snprintf(too_many, sizeof(too_many), "at most %u entries", caps[which]);
+	rc = ft__spec_get_u32_list(L, v, path, "a list of indexes like [0, 0, 1, 1]", too_many,
+	                           caps[which], 0, 63, dst[which], &L->placement_len[which]);
+	if (rc == 0)
+		L->given_place |= 1u << which;
+	return rc;
 }
 
 static const struct field placement_fields[] = {
-	{ "gpu_pcie_switch", f_pl_gpu_switch, 0 },
-	{ "gpu_numa", f_pl_gpu_numa, 0 },
-	{ "gpu_nic", f_pl_gpu_nic, 0 },
-	{ "nic_pcie_switch", f_pl_nic_switch, 0 },
-	{ "nic_numa", f_pl_nic_numa, 0 },
-	{ "pcie_switch_numa", f_pl_switch_numa, 0 },
+	{ "gpu_pcie_switch", f_place, 0 }, { "gpu_numa", f_place, 0 },
+	{ "gpu_nic", f_place, 0 },         { "nic_pcie_switch", f_place, 0 },
+	{ "nic_numa", f_place, 0 },        { "pcie_switch_numa", f_place, 0 },
 };
 
 /* Placement is applied after the counts are known: see finish_node(). */
@@ -401,20 +168,30 @@ placement_node(struct loader *L, yaml_node_t *nodes)
 
 static const struct field node_fields[] = {
 	{ "preset", NULL, 0 },
-	{ "count", f_count, 0 },
-	{ "gpus", f_gpus, 0 },
-	{ "gpu_model", f_gpu_model, 0 },
-	{ "gpu_tflops", f_gpu_tflops, 0 },
-	{ "gpu_memory", f_gpu_memory, 0 },
-	{ "gpu_fp8_tflops", f_gpu_fp8_tflops, 0 },
-	{ "gpu_hbm_bandwidth", f_gpu_hbm_bandwidth, 0 },
-	{ "gpu_gemm_efficiency", f_gpu_gemm_efficiency, 0 },
+	{ "count", U32(nnodes, 1, 1000000), GIVEN(given_count) },
+	{ "gpus", U32(node.ngpus, 1, FT_SPEC_MAX_GPUS), GIVEN(given_gpus) },
+	{ "gpu_model", .doc = { "", FT__DOC_STR, SPEC_AT(node.gpu_model) }, GIVEN(given_model) },
+	{ "gpu_tflops",
+	  .doc = { "", FT__DOC_DOUBLE, SPEC_AT(node.gpu_tflops), .lo = 0.001, .hi = 1e6 },
+	  GIVEN(given_tflops) },
+	{ "gpu_memory", f_gpu_memory, 0, GIVEN(given_memory) },
+	/* 0 says the GPU has no FP8 tensor cores (A100): fp8 plans are refused. */
+	{ "gpu_fp8_tflops",
+	  .doc = { "", FT__DOC_DOUBLE, SPEC_AT(node.gpu_fp8_tflops), .lo = 0, .hi = 1e6 } },
+	{ "gpu_hbm_bandwidth", RATE(node.gpu_hbm_Bps) },
+	/* A share of the dense peak: above 1 is a percentage or a typo, not a GPU. */
+	{ "gpu_gemm_efficiency",
+	  .doc = { "", FT__DOC_DOUBLE, SPEC_AT(node.gpu_gemm_eff), .lo = 0.01, .hi = 1 } },
 	{ "nvlink", f_nvlink, 0 },
-	{ "pcie", f_pcie, 0 },
-	{ "numa", f_numa, 0 },
-	{ "nics", f_nics, 0 },
+	{ "pcie", SUB(pcie_fields), GIVEN(given_pcie) },
+	{ "numa", SUB(numa_fields) },
+	{ "nics", SUB(nic_fields) },
 	{ "placement", NULL, 0 },
 };
+
+#undef BOOL
+#undef RATE
+#undef U32
 
 /* A node described without a preset must say what its GPUs and PCIe are. */
 static int
@@ -440,15 +217,11 @@ require_node_fields(struct loader *L, yaml_node_t *nodes)
 static int
 finish_node(struct loader *L, yaml_node_t *nodes)
 {
-	static const char *const list_name[] = {
-		"gpu_pcie_switch", "gpu_numa", "gpu_nic",
-		"nic_pcie_switch", "nic_numa", "pcie_switch_numa"
-	};
 	struct ft_node_spec *n = NODE;
 	const struct ft_link_preset *lp;
 	struct ft_node_spec base;
 	yaml_node_t *pl;
-	uint32_t want[6];
+	uint32_t want[PL_COUNT];
 	char path[FT_SPEC_FIELD_MAX];
 	unsigned i;
 	int rc;
@@ -503,7 +276,7 @@ finish_node(struct loader *L, yaml_node_t *nodes)
 		want[PL_GPU_SWITCH] = want[PL_GPU_NUMA] = want[PL_GPU_NIC] = n->ngpus;
 		want[PL_NIC_SWITCH] = want[PL_NIC_NUMA] = n->nnics;
 		want[PL_SWITCH_NUMA] = n->npcie_switches;
-		for (i = 0; i < 6; i++) {
+		for (i = 0; i < PL_COUNT; i++) {
 			if (!(L->given_place & (1u << i)) || L->placement_len[i] == want[i])
 				continue;
 			snprintf(path, sizeof(path), "nodes.placement.%s", list_name[i]);

@@ -8,6 +8,7 @@
 
 #include <fabtune/spec.h>
 
+
 #define KIND_MAP(X)                                 \
 	X(FT_FABRIC_NONE, "none")                   \
 	X(FT_FABRIC_FAT_TREE, "fat-tree")           \
@@ -60,33 +61,8 @@ ft_link_tech_name(enum ft_link_tech t)
 	return "?";
 }
 
-int
-ft_routing_from_name(const char *name, enum ft_routing *out)
-{
-	size_t i;
-
-	for (i = 0; name && i < FT_ARRAY_SIZE(routing_names); i++) {
-		if (strcmp(routing_names[i], name) == 0) {
-			*out = (enum ft_routing)i;
-			return 0;
-		}
-	}
-	return FT_ENOENT;
-}
-
-int
-ft__spec_kind_from_name(const char *name, enum ft_fabric_kind *out)
-{
-	size_t i;
-
-	for (i = 0; name && i < FT_ARRAY_SIZE(kind_names); i++) {
-		if (strcmp(kind_names[i], name) == 0) {
-			*out = (enum ft_fabric_kind)i;
-			return 0;
-		}
-	}
-	return FT_ENOENT;
-}
+FT__FROM_NAME(ft_routing_from_name, enum ft_routing, routing_names, FT_ENOENT)
+FT__FROM_NAME(ft__spec_kind_from_name, enum ft_fabric_kind, kind_names, FT_ENOENT)
 
 const char *
 ft__spec_kind_names(void)

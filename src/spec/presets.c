@@ -29,6 +29,14 @@
  */
 #define LAT_CABLE 50e-9
 
+/* A link preset: its data rate is its signalling rate's name (200 for HDR); MTU 4096. */
+#define LINK(name_, tech_, gbps, raw, lat_switch)                                       \
+	{                                                                               \
+		.name = name_, .tech = tech_, .signal_gbps = gbps, .raw_gbps = raw,     \
+		.rate_Bps = FT_GBPS_TO_BPS(gbps), .lat_nic_s = LAT_NIC,                 \
+		.lat_switch_s = lat_switch, .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 \
+	}
+
 /*
  * InfiniBand data rates are the 4x data rates of IB-SPEED (from HDR on the
  * marketed number is the data rate after 64b/66b-class encoding and FEC);
@@ -81,69 +89,13 @@
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 }
 
 static const struct ft_link_preset link_presets[] = {
-	{ .name = "hdr",
-	  .tech = FT_TECH_IB,
-	  .signal_gbps = 200,
-	  .raw_gbps = 4 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(200),
-	  .lat_nic_s = LAT_NIC,
-	  .lat_switch_s = 130e-9,
-	  .lat_cable_s = LAT_CABLE,
-	  .mtu_bytes = 4096 },
-	{ .name = "ndr",
-	  .tech = FT_TECH_IB,
-	  .signal_gbps = 400,
-	  .raw_gbps = 4 * 106.25,
-	  .rate_Bps = FT_GBPS_TO_BPS(400),
-	  .lat_nic_s = LAT_NIC,
-	  .lat_switch_s = 150e-9,
-	  .lat_cable_s = LAT_CABLE,
-	  .mtu_bytes = 4096 },
-	{ .name = "xdr",
-	  .tech = FT_TECH_IB,
-	  .signal_gbps = 800,
-	  .raw_gbps = 4 * 212.5,
-	  .rate_Bps = FT_GBPS_TO_BPS(800),
-	  .lat_nic_s = LAT_NIC,
-	  .lat_switch_s = 150e-9,
-	  .lat_cable_s = LAT_CABLE,
-	  .mtu_bytes = 4096 },
-	{ .name = "roce100",
-	  .tech = FT_TECH_ROCE,
-	  .signal_gbps = 100,
-	  .raw_gbps = 4 * 25.78125,
-	  .rate_Bps = FT_GBPS_TO_BPS(100),
-	  .lat_nic_s = LAT_NIC,
-	  .lat_switch_s = 300e-9,
-	  .lat_cable_s = LAT_CABLE,
-	  .mtu_bytes = 4096 },
-	{ .name = "roce200",
-	  .tech = FT_TECH_ROCE,
-	  .signal_gbps = 200,
-	  .raw_gbps = 4 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(200),
-	  .lat_nic_s = LAT_NIC,
-	  .lat_switch_s = 300e-9,
-	  .lat_cable_s = LAT_CABLE,
-	  .mtu_bytes = 4096 },
-	{ .name = "roce400",
-	  .tech = FT_TECH_ROCE,
-	  .signal_gbps = 400,
-	  .raw_gbps = 8 * 53.125,
-	  .rate_Bps = FT_GBPS_TO_BPS(400),
-	  .lat_nic_s = LAT_NIC,
-	  .lat_switch_s = 450e-9,
-	  .lat_cable_s = LAT_CABLE,
-	  .mtu_bytes = 4096 },
-	{ .name = "roce800",
-	  .tech = FT_TECH_ROCE,
-	  .signal_gbps = 800,
-	  .raw_gbps = 8 * 106.25,
-	  .rate_Bps = FT_GBPS_TO_BPS(800),
-	  .lat_nic_s = LAT_NIC,
-	  .lat_switch_s = 450e-9,
-	  .lat_cable_s = LAT_CABLE,
-	  .mtu_bytes = 4096 },
+	LINK("hdr", FT_TECH_IB, 200, 4 * 53.125, 130e-9),
+	LINK("ndr", FT_TECH_IB, 400, 4 * 106.25, 150e-9),
+	LINK("xdr", FT_TECH_IB, 800, 4 * 212.5, 150e-9),
+	LINK("roce100", FT_TECH_ROCE, 100, 4 * 25.78125, 300e-9),
+	LINK("roce200", FT_TECH_ROCE, 200, 4 * 53.125, 300e-9),
+	LINK("roce400", FT_TECH_ROCE, 400, 8 * 53.125, 450e-9),
+	LINK("roce800", FT_TECH_ROCE, 800, 8 * 106.25, 450e-9),
 	/* The transports of cloud and AI Ethernet fabrics: docs/presets.md gives each
 	 * figure's public source and says which are not published. */
 	SPCX_400,
@@ -259,6 +211,31 @@ struct node_preset {
 	struct ft_node_spec node;
 };
 
+/*
+ * The blocks presets share. NVLINK: generation, bandwidth per GPU and
+ * direction, through NVSwitch chips, with NVLink SHARP (NVLS) or not.
+ * PCIE_X16: generation, the x16 rate of GPUs and NICs, the PCIe switches.
+ * NICS: count, model, link preset and its data rate in Gb/s.
+ */
+#define NVLS    true
+#define NO_NVLS false
+#define NVLINK(gen, Bps, nvls_)                                                             \
+	.nvlink_gen = gen, .nvlink_Bps = Bps, .lat_nvlink_s = LAT_NVLINK, .nvswitch = true, \
+	.nvls = nvls_
+#define PCIE_X16(gen, Bps, nswitches)                                                     \
+	.pcie_gen = gen, .pcie_width_gpu = 16, .pcie_width_nic = 16, .pcie_Bps_gpu = Bps, \
+	.pcie_Bps_nic = Bps, .lat_pcie_s = LAT_PCIE, .npcie_switches = nswitches
+#define NICS(n, model, link, gbps)                                                         \
+	.nnics = n, .nic_model = model, .nic_link = link, .nic_Bps = FT_GBPS_TO_BPS(gbps), \
+	.lat_nic_s = LAT_NIC
+
+/* An NVL72 compute tray: GPUs 0-1 and NICs 0-1 on Grace 0, 2-3 on Grace 1, 18 trays one
+ * NVLink domain. */
+#define PLACE_NVL72_TRAY                                                                          \
+	.gpu_pcie_switch = { 0, 0, 1, 1 }, .gpu_numa = { 0, 0, 1, 1 }, .gpu_nic = { 0, 1, 2, 3 }, \
+	.nic_pcie_switch = { 0, 0, 1, 1 }, .nic_numa = { 0, 0, 1, 1 },                            \
+	.pcie_switch_numa = { 0, 1 }, .nvlink_domain_nodes = 18
+
 /* GPU g and NIC g on PCIe switch g / 2, switch s on socket s / 2, GPU g on rail g. */
 #define PLACE_4SW_2SOCKET                                                                      \
 	.gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 }, .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 }, \
@@ -289,25 +266,11 @@ static const struct node_preset node_presets[] = {
 	    .gpu_fp8_tflops = 0,
 	    .gpu_hbm_Bps = 2039e9,
 	    .gpu_gemm_eff = GEMM_EFF_A100,
-	    .nvlink_gen = 3,
-	    .nvlink_Bps = 300e9,
-	    .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true,
-	    .nvls = false,
-	    .pcie_gen = 4,
-	    .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16,
-	    .pcie_Bps_gpu = 24e9,
-	    .pcie_Bps_nic = 24e9,
-	    .lat_pcie_s = LAT_PCIE,
-	    .npcie_switches = 4,
+	    NVLINK(3, 300e9, NO_NVLS),
+	    PCIE_X16(4, 24e9, 4),
 	    .nnuma = 8,
 	    .cpu_link_Bps = CPU_LINK_AMD,
-	    .nnics = 8,
-	    .nic_model = "ConnectX-6",
-	    .nic_link = "hdr",
-	    .nic_Bps = FT_GBPS_TO_BPS(200),
-	    .lat_nic_s = LAT_NIC,
+	    NICS(8, "ConnectX-6", "hdr", 200),
 	    .gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
 	    .gpu_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
 	    .gpu_nic = { 0, 1, 2, 3, 4, 5, 6, 7 },
@@ -339,25 +302,11 @@ static const struct node_preset node_presets[] = {
 	    .gpu_fp8_tflops = 4500,
 	    .gpu_hbm_Bps = 8000e9,
 	    .gpu_gemm_eff = GEMM_EFF_B200,
-	    .nvlink_gen = 5,
-	    .nvlink_Bps = 900e9,
-	    .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true,
-	    .nvls = true,
-	    .pcie_gen = 5,
-	    .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16,
-	    .pcie_Bps_gpu = 48e9,
-	    .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE,
-	    .npcie_switches = 4,
+	    NVLINK(5, 900e9, NVLS),
+	    PCIE_X16(5, 48e9, 4),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_ERP,
-	    .nnics = 8,
-	    .nic_model = "ConnectX-7",
-	    .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400),
-	    .lat_nic_s = LAT_NIC,
+	    NICS(8, "ConnectX-7", "ndr", 400),
 	    PLACE_4SW_2SOCKET } },
 	/*
 	 * NVIDIA DGX H100 (DGX H100 datasheet and user guide; DGX BasePOD
@@ -384,25 +333,11 @@ static const struct node_preset node_presets[] = {
 	    .gpu_fp8_tflops = 1978.9,
 	    .gpu_hbm_Bps = 3350e9,
 	    .gpu_gemm_eff = GEMM_EFF_H100,
-	    .nvlink_gen = 4,
-	    .nvlink_Bps = 450e9,
-	    .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true,
-	    .nvls = true,
-	    .pcie_gen = 5,
-	    .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16,
-	    .pcie_Bps_gpu = 48e9,
-	    .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE,
-	    .npcie_switches = 4,
+	    NVLINK(4, 450e9, NVLS),
+	    PCIE_X16(5, 48e9, 4),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 8,
-	    .nic_model = "ConnectX-7",
-	    .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400),
-	    .lat_nic_s = LAT_NIC,
+	    NICS(8, "ConnectX-7", "ndr", 400),
 	    PLACE_4SW_2SOCKET } },
 	/*
 	 * NVIDIA GB200 NVL72 (GB200 NVL72 product page and datasheet): one rack of
@@ -427,32 +362,12 @@ static const struct node_preset node_presets[] = {
 	    .gpu_fp8_tflops = 5000,
 	    .gpu_hbm_Bps = 8000e9,
 	    .gpu_gemm_eff = GEMM_EFF_B200,
-	    .nvlink_gen = 5,
-	    .nvlink_Bps = 900e9,
-	    .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true,
-	    .nvls = true,
-	    .pcie_gen = 5,
-	    .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16,
-	    .pcie_Bps_gpu = 48e9,
-	    .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE,
-	    .npcie_switches = 2,
+	    NVLINK(5, 900e9, NVLS),
+	    PCIE_X16(5, 48e9, 2),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_ERP,
-	    .nnics = 4,
-	    .nic_model = "ConnectX-7",
-	    .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400),
-	    .lat_nic_s = LAT_NIC,
-	    .gpu_pcie_switch = { 0, 0, 1, 1 },
-	    .gpu_numa = { 0, 0, 1, 1 },
-	    .gpu_nic = { 0, 1, 2, 3 },
-	    .nic_pcie_switch = { 0, 0, 1, 1 },
-	    .nic_numa = { 0, 0, 1, 1 },
-	    .pcie_switch_numa = { 0, 1 },
-	    .nvlink_domain_nodes = 18 } },
+	    NICS(4, "ConnectX-7", "ndr", 400),
+	    PLACE_NVL72_TRAY } },
 	/*
 	 * NVIDIA GB300 NVL72 (GB300 NVL72 product page): as GB200 NVL72 with
 	 * Blackwell Ultra GPUs of 288 GB HBM3e (20.7 TB for 72) and one
@@ -472,32 +387,12 @@ static const struct node_preset node_presets[] = {
 	    .gpu_fp8_tflops = 5000,
 	    .gpu_hbm_Bps = 8000e9,
 	    .gpu_gemm_eff = GEMM_EFF_B200,
-	    .nvlink_gen = 5,
-	    .nvlink_Bps = 900e9,
-	    .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true,
-	    .nvls = true,
-	    .pcie_gen = 6,
-	    .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16,
-	    .pcie_Bps_gpu = 96e9,
-	    .pcie_Bps_nic = 96e9,
-	    .lat_pcie_s = LAT_PCIE,
-	    .npcie_switches = 2,
+	    NVLINK(5, 900e9, NVLS),
+	    PCIE_X16(6, 96e9, 2),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_ERP,
-	    .nnics = 4,
-	    .nic_model = "ConnectX-8",
-	    .nic_link = "xdr",
-	    .nic_Bps = FT_GBPS_TO_BPS(800),
-	    .lat_nic_s = LAT_NIC,
-	    .gpu_pcie_switch = { 0, 0, 1, 1 },
-	    .gpu_numa = { 0, 0, 1, 1 },
-	    .gpu_nic = { 0, 1, 2, 3 },
-	    .nic_pcie_switch = { 0, 0, 1, 1 },
-	    .nic_numa = { 0, 0, 1, 1 },
-	    .pcie_switch_numa = { 0, 1 },
-	    .nvlink_domain_nodes = 18 } },
+	    NICS(4, "ConnectX-8", "xdr", 800),
+	    PLACE_NVL72_TRAY } },
 	/*
 	 * NVIDIA HGX H200 (H200 datasheet): H200 SXM with 141 GB HBM3e; same
 	 * Hopper compute as H100 (989.4 TFLOPS FP16/BF16 dense), same NVLink 4
@@ -517,25 +412,11 @@ static const struct node_preset node_presets[] = {
 	    .gpu_fp8_tflops = 1978.9,
 	    .gpu_hbm_Bps = 4800e9,
 	    .gpu_gemm_eff = GEMM_EFF_H200,
-	    .nvlink_gen = 4,
-	    .nvlink_Bps = 450e9,
-	    .lat_nvlink_s = LAT_NVLINK,
-	    .nvswitch = true,
-	    .nvls = true,
-	    .pcie_gen = 5,
-	    .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16,
-	    .pcie_Bps_gpu = 48e9,
-	    .pcie_Bps_nic = 48e9,
-	    .lat_pcie_s = LAT_PCIE,
-	    .npcie_switches = 4,
+	    NVLINK(4, 450e9, NVLS),
+	    PCIE_X16(5, 48e9, 4),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 8,
-	    .nic_model = "ConnectX-7",
-	    .nic_link = "ndr",
-	    .nic_Bps = FT_GBPS_TO_BPS(400),
-	    .lat_nic_s = LAT_NIC,
+	    NICS(8, "ConnectX-7", "ndr", 400),
 	    PLACE_4SW_2SOCKET } },
 	/*
 	 * An 8-GPU PCIe server with L40S (L40S datasheet: 48 GB GDDR6, PCIe Gen4
@@ -560,25 +441,11 @@ static const struct node_preset node_presets[] = {
 	    .gpu_fp8_tflops = 733,
 	    .gpu_hbm_Bps = 864e9,
 	    .gpu_gemm_eff = GEMM_EFF_L40S,
-	    .nvlink_gen = 0,
-	    .nvlink_Bps = 0,
-	    .lat_nvlink_s = 0,
-	    .nvswitch = false,
-	    .nvls = false,
-	    .pcie_gen = 4,
-	    .pcie_width_gpu = 16,
-	    .pcie_width_nic = 16,
-	    .pcie_Bps_gpu = 24e9,
-	    .pcie_Bps_nic = 24e9,
-	    .lat_pcie_s = LAT_PCIE,
-	    .npcie_switches = 2,
+	    /* no NVLink: its figures stay 0 */
+	    PCIE_X16(4, 24e9, 2),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_SPR,
-	    .nnics = 2,
-	    .nic_model = "ConnectX-7",
-	    .nic_link = "roce200",
-	    .nic_Bps = FT_GBPS_TO_BPS(200),
-	    .lat_nic_s = LAT_NIC,
+	    NICS(2, "ConnectX-7", "roce200", 200),
 	    .gpu_pcie_switch = { 0, 0, 0, 0, 1, 1, 1, 1 },
 	    .gpu_numa = { 0, 0, 0, 0, 1, 1, 1, 1 },
 	    .gpu_nic = { 0, 0, 0, 0, 1, 1, 1, 1 },

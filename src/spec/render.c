@@ -13,6 +13,8 @@
 #include <fabtune/table.h>
 #include <fabtune/units.h>
 
+#include "base/fields.h"
+
 static char *
 rate_bytes(double Bps, char *buf, size_t len)
 {
@@ -177,39 +179,36 @@ json_list(struct ft_json *j, const char *key, const uint32_t *v, uint32_t n)
 	ft_json_arr_end(j);
 }
 
+/* A node's figures, its key named after its member; nvlink_domain_nodes between the two
+ * parts only where several nodes share a domain. */
+#define NODE(type, m) FT__FIELD(struct ft_node_spec, #m, type, m)
+
+static const struct ft__field node_gpu_fields[] = {
+	NODE(STR, preset),         NODE(STR, gpu_model),       NODE(UINT, ngpus),
+	NODE(DOUBLE, gpu_tflops),  NODE(DOUBLE, gpu_mem_GB),   NODE(DOUBLE, gpu_fp8_tflops),
+	NODE(DOUBLE, gpu_hbm_Bps), NODE(DOUBLE, gpu_gemm_eff), NODE(UINT, nvlink_gen),
+	NODE(DOUBLE, nvlink_Bps),  NODE(DOUBLE, lat_nvlink_s),
+};
+
+static const struct ft__field node_host_fields[] = {
+	NODE(BOOL, nvswitch),       NODE(BOOL, nvls),           NODE(UINT, pcie_gen),
+	NODE(UINT, pcie_width_gpu), NODE(UINT, pcie_width_nic), NODE(DOUBLE, pcie_Bps_gpu),
+	NODE(DOUBLE, pcie_Bps_nic), NODE(DOUBLE, lat_pcie_s),   NODE(UINT, npcie_switches),
+	NODE(UINT, nnuma),          NODE(DOUBLE, cpu_link_Bps), NODE(UINT, nnics),
+	NODE(STR, nic_model),       NODE(STR, nic_link),        NODE(DOUBLE, nic_Bps),
+	NODE(DOUBLE, lat_nic_s),
+};
+
+#undef NODE
+
 static void
 json_node(struct ft_json *j, const struct ft_node_spec *n)
 {
 	ft_json_obj_begin(j);
-	ft_json_kv_str(j, "preset", n->preset);
-	ft_json_kv_str(j, "gpu_model", n->gpu_model);
-	ft_json_kv_uint(j, "ngpus", n->ngpus);
-	ft_json_kv_double(j, "gpu_tflops", n->gpu_tflops);
-	ft_json_kv_double(j, "gpu_mem_GB", n->gpu_mem_GB);
-	ft_json_kv_double(j, "gpu_fp8_tflops", n->gpu_fp8_tflops);
-	ft_json_kv_double(j, "gpu_hbm_Bps", n->gpu_hbm_Bps);
-	ft_json_kv_double(j, "gpu_gemm_eff", n->gpu_gemm_eff);
-	ft_json_kv_uint(j, "nvlink_gen", n->nvlink_gen);
-	ft_json_kv_double(j, "nvlink_Bps", n->nvlink_Bps);
-	ft_json_kv_double(j, "lat_nvlink_s", n->lat_nvlink_s);
+	ft__json_fields(j, n, node_gpu_fields, FT_ARRAY_SIZE(node_gpu_fields));
 	if (n->nvlink_domain_nodes > 1)
 		ft_json_kv_uint(j, "nvlink_domain_nodes", n->nvlink_domain_nodes);
-	ft_json_kv_bool(j, "nvswitch", n->nvswitch);
-	ft_json_kv_bool(j, "nvls", n->nvls);
-	ft_json_kv_uint(j, "pcie_gen", n->pcie_gen);
-	ft_json_kv_uint(j, "pcie_width_gpu", n->pcie_width_gpu);
-	ft_json_kv_uint(j, "pcie_width_nic", n->pcie_width_nic);
-	ft_json_kv_double(j, "pcie_Bps_gpu", n->pcie_Bps_gpu);
-	ft_json_kv_double(j, "pcie_Bps_nic", n->pcie_Bps_nic);
-	ft_json_kv_double(j, "lat_pcie_s", n->lat_pcie_s);
-	ft_json_kv_uint(j, "npcie_switches", n->npcie_switches);
-	ft_json_kv_uint(j, "nnuma", n->nnuma);
-	ft_json_kv_double(j, "cpu_link_Bps", n->cpu_link_Bps);
-	ft_json_kv_uint(j, "nnics", n->nnics);
-	ft_json_kv_str(j, "nic_model", n->nic_model);
-	ft_json_kv_str(j, "nic_link", n->nic_link);
-	ft_json_kv_double(j, "nic_Bps", n->nic_Bps);
-	ft_json_kv_double(j, "lat_nic_s", n->lat_nic_s);
+	ft__json_fields(j, n, node_host_fields, FT_ARRAY_SIZE(node_host_fields));
 	ft_json_key(j, "placement");
 	ft_json_obj_begin(j);
 	json_list(j, "gpu_pcie_switch", n->gpu_pcie_switch, n->ngpus);
@@ -292,6 +291,23 @@ ft_spec_write_json(const struct ft_cluster_spec *s, struct ft_json *j)
 	ft_json_obj_end(j);
 }
 
+#define LINK(type, m) FT__FIELD(struct ft_link_preset, #m, type, m)
+
+/* A link preset's figures after its name and technology. */
+static const struct ft__field link_fields[] = {
+	LINK(DOUBLE, signal_gbps), LINK(DOUBLE, raw_gbps),     LINK(DOUBLE, rate_Bps),
+	LINK(DOUBLE, lat_nic_s),   LINK(DOUBLE, lat_switch_s), LINK(DOUBLE, lat_cable_s),
+	LINK(UINT, mtu_bytes),
+};
+
+#undef LINK
+
+static const struct ft__col link_cols[] = {
+	{ "name", FT_ALIGN_LEFT },      { "tech", FT_ALIGN_LEFT }, { "data rate", FT_ALIGN_RIGHT },
+	{ "raw rate", FT_ALIGN_RIGHT }, { "nic", FT_ALIGN_RIGHT }, { "switch", FT_ALIGN_RIGHT },
+	{ "cable", FT_ALIGN_RIGHT },    { "mtu", FT_ALIGN_RIGHT },
+};
+
 void
 ft_spec_presets_write_json(struct ft_strbuf *sb)
 {
@@ -316,13 +332,7 @@ ft_spec_presets_write_json(struct ft_strbuf *sb)
 		ft_json_obj_begin(&j);
 		ft_json_kv_str(&j, "name", lp->name);
 		ft_json_kv_str(&j, "tech", ft_link_tech_name(lp->tech));
-		ft_json_kv_double(&j, "signal_gbps", lp->signal_gbps);
-		ft_json_kv_double(&j, "raw_gbps", lp->raw_gbps);
-		ft_json_kv_double(&j, "rate_Bps", lp->rate_Bps);
-		ft_json_kv_double(&j, "lat_nic_s", lp->lat_nic_s);
-		ft_json_kv_double(&j, "lat_switch_s", lp->lat_switch_s);
-		ft_json_kv_double(&j, "lat_cable_s", lp->lat_cable_s);
-		ft_json_kv_uint(&j, "mtu_bytes", lp->mtu_bytes);
+		ft__json_fields(&j, lp, link_fields, FT_ARRAY_SIZE(link_fields));
 		if (lp->adaptive)
 			ft_json_kv_bool(&j, "adaptive", true);
 		ft_json_obj_end(&j);
@@ -357,14 +367,7 @@ ft_spec_presets_write_text(struct ft_strbuf *sb)
 	ft_strbuf_adds(sb, "\nlink presets:\n");
 	ft_table_init(&t);
 	t.line_prefix = "  ";
-	ft_table_col(&t, "name", FT_ALIGN_LEFT);
-	ft_table_col(&t, "tech", FT_ALIGN_LEFT);
-	ft_table_col(&t, "data rate", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "raw rate", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "nic", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "switch", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "cable", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "mtu", FT_ALIGN_RIGHT);
+	ft__table_cols(&t, link_cols, FT_ARRAY_SIZE(link_cols));
 	for (i = 0; (lp = ft_link_preset_at(i)) != NULL; i++) {
 		(void)ft_table_cell(&t, lp->name);
 		(void)ft_table_cell(&t, ft_link_tech_name(lp->tech));

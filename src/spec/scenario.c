@@ -10,7 +10,9 @@
  * fabric overrides, routing, jobs, background traffic, faults and the
  * packet engine's knobs. The format is documented in docs/cmd/sim.md.
  */
-#include "sim/sim_int.h"
+#include "spec/scenario.h"
+
+#include "internal.h"
 
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
@@ -109,44 +111,38 @@ read_op(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return 0;
 }
 
+/* An op's algorithm or protocol (which: the key ending @path); "auto" leaves it to NCCL's
+ * tuner. */
 static int
-read_algo(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+read_auto(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
+	const char *key = strrchr(path, '.');
+	bool algo = key && strcmp(key, ".algo") == 0;
+	const char *s = text_of(d, v, path, algo ? "an algorithm" : "a protocol");
 	struct sc_op *op = obj;
-	const char *s = text_of(d, v, path, "an algorithm");
+	int rc;
 
 	if (!s)
 		return FT_EPARSE;
-	if (strcmp(s, "auto") == 0)
-		op->algo = SC_ALGO_AUTO;
-	else if (ft_algo_from_name(s, &op->algo) < 0)
-		return ft__doc_fail(d, v, FT_EPARSE, path,
-		                    "expected auto, ring, tree, halving_doubling, direct, "
-		                    "hierarchical, nvls, nvls_tree, collnet or pat, got '%s'",
+	if (strcmp(s, "auto") == 0) {
+		op->algo = algo ? SC_ALGO_AUTO : op->algo;
+		op->proto = algo ? op->proto : SC_PROTO_AUTO;
+		return 0;
+	}
+	rc = algo ? ft_algo_from_name(s, &op->algo) : ft_proto_from_name(s, &op->proto);
+	if (rc < 0)
+		return ft__doc_fail(d, v, FT_EPARSE, path, "expected auto, %s, got '%s'",
+		                    algo ? "ring, tree, halving_doubling, direct, hierarchical, "
+		                           "nvls, nvls_tree, collnet or pat" :
+		                           "simple, ll or ll128",
 		                    s);
-	return 0;
-}
-
-static int
-read_proto(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
-{
-	struct sc_op *op = obj;
-	const char *s = text_of(d, v, path, "a protocol");
-
-	if (!s)
-		return FT_EPARSE;
-	if (strcmp(s, "auto") == 0)
-		op->proto = SC_PROTO_AUTO;
-	else if (ft_proto_from_name(s, &op->proto) < 0)
-		return ft__doc_fail(d, v, FT_EPARSE, path,
-		                    "expected auto, simple, ll or ll128, got '%s'", s);
 	return 0;
 }
 
 static const struct ft__doc_field op_fields[] = {
 	{ "op", FT__DOC_FN, .fn = read_op },
-	{ "algo", FT__DOC_FN, .fn = read_algo },
-	{ "proto", FT__DOC_FN, .fn = read_proto },
+	{ "algo", FT__DOC_FN, .fn = read_auto },
+	{ "proto", FT__DOC_FN, .fn = read_auto },
 	{ "size", FT__DOC_SIZE, FT__DOC_AT(struct sc_op, bytes) },
 	{ "repeat", FT__DOC_U32, FT__DOC_AT(struct sc_op, repeat), .lo = 1, .hi = 1000000 },
 	{ "channels", FT__DOC_U32, FT__DOC_AT(struct sc_op, channels), .lo = 1,
@@ -618,8 +614,8 @@ apply_fabric(const struct ft_scenario *sc, struct ft_fabric_spec *f)
 }
 
 int
-ft__sim_resolve_cluster(const struct ft_scenario *sc, const char *arg, struct ft_cluster_spec *out,
-                        struct ft_error *err)
+ft__spec_scenario_cluster(const struct ft_scenario *sc, const char *arg,
+                          struct ft_cluster_spec *out, struct ft_error *err)
 {
 	int rc = ft_spec_resolve(arg, out, err);
 
@@ -911,19 +907,17 @@ ft_scenario_load_buffer(const char *text, size_t len, const char *file, struct f
 	return 0;
 }
 
+static int
+scenario_text(const char *text, size_t len, const char *path, void *out, struct ft_error *err)
+{
+	return ft_scenario_load_buffer(text, len, path, out, err);
+}
+
 int
 ft_scenario_load_file(const char *path, struct ft_scenario **out, struct ft_error *err)
 {
-	struct ft_strbuf sb;
-	int rc;
-
 	*out = NULL;
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft_scenario_load_buffer(sb.buf, sb.len, path, out, err);
-	ft_strbuf_release(&sb);
-	return rc;
+	return ft__with_file_text(path, scenario_text, out, err);
 }
 
 bool

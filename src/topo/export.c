@@ -14,6 +14,21 @@
 #include <fabtune/json.h>
 #include <fabtune/units.h>
 
+#include "base/fields.h"
+
+#define LINK(key, type) FT__FIELD(struct ft_link, #key, type, key)
+
+/* A link of the export around its kind: the vertices it joins, then its figures. */
+static const struct ft__field link_ends[] = { LINK(src, UINT), LINK(dst, UINT), LINK(rev, UINT) };
+static const struct ft__field link_figures[] = {
+	LINK(tier, UINT),
+	LINK(up, BOOL),
+	LINK(cap_Bps, DOUBLE),
+	LINK(lat_s, DOUBLE),
+};
+
+#undef LINK
+
 static void
 switch_name(const struct ft_topo *t, const struct ft_vertex *v, uint32_t id, char *buf, size_t size)
 {
@@ -239,14 +254,9 @@ ft_topo_export_json(const struct ft_topo *t, struct ft_strbuf *out)
 
 		ft_json_obj_begin(&j);
 		ft_json_kv_uint(&j, "id", l);
-		ft_json_kv_uint(&j, "src", k->src);
-		ft_json_kv_uint(&j, "dst", k->dst);
-		ft_json_kv_uint(&j, "rev", k->rev);
+		ft__json_fields(&j, k, link_ends, FT_ARRAY_SIZE(link_ends));
 		ft_json_kv_str(&j, "kind", ft_link_kind_name((enum ft_link_kind)k->kind));
-		ft_json_kv_uint(&j, "tier", k->tier);
-		ft_json_kv_bool(&j, "up", k->up);
-		ft_json_kv_double(&j, "cap_Bps", k->cap_Bps);
-		ft_json_kv_double(&j, "lat_s", k->lat_s);
+		ft__json_fields(&j, k, link_figures, FT_ARRAY_SIZE(link_figures));
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);

@@ -10,29 +10,11 @@
  */
 #include "topo_int.h"
 
-const char *
-ft_vertex_kind_name(enum ft_vertex_kind k)
-{
-	static const char *const names[] = {
-#define FT_VK_NAME_(n, s) [FT_V_##n] = s,
-		FT_VERTEX_KIND_MAP(FT_VK_NAME_)
-#undef FT_VK_NAME_
-	};
-	_Static_assert(FT_ARRAY_SIZE(names) == FT_V_COUNT, "vertex kind names");
-	return (unsigned)k < FT_V_COUNT ? names[k] : "?";
-}
+FT__NAME_TABLE(vertex_kind_names, FT_VERTEX_KIND_MAP, FT_V_COUNT);
+FT__NAME_TABLE(link_kind_names, FT_LINK_KIND_MAP, FT_L_COUNT);
 
-const char *
-ft_link_kind_name(enum ft_link_kind k)
-{
-	static const char *const names[] = {
-#define FT_LK_NAME_(n, s) [FT_L_##n] = s,
-		FT_LINK_KIND_MAP(FT_LK_NAME_)
-#undef FT_LK_NAME_
-	};
-	_Static_assert(FT_ARRAY_SIZE(names) == FT_L_COUNT, "link kind names");
-	return (unsigned)k < FT_L_COUNT ? names[k] : "?";
-}
+FT__NAME_GETTER(ft_vertex_kind_name, enum ft_vertex_kind, vertex_kind_names, FT_V_COUNT)
+FT__NAME_GETTER(ft_link_kind_name, enum ft_link_kind, link_kind_names, FT_L_COUNT)
 
 int
 ft__topo_set_vertex(struct ft_topo *t, uint32_t id, enum ft_vertex_kind kind, unsigned tier,

@@ -14,6 +14,8 @@
 #include <fabtune/table.h>
 #include <fabtune/units.h>
 
+#include "base/fields.h"
+
 static const char *
 tier_name(enum ft_fabric_kind k, unsigned tier)
 {
@@ -40,6 +42,41 @@ switch_tier_name(enum ft_fabric_kind k, unsigned tier)
 	return fat[tier];
 }
 
+static const struct ft__col tier_cols[] = {
+	{ "tier", FT_ALIGN_LEFT },     { "switches", FT_ALIGN_RIGHT },
+	{ "down:up", FT_ALIGN_RIGHT }, { "links below", FT_ALIGN_LEFT },
+	{ "count", FT_ALIGN_RIGHT },
+};
+
+static const struct ft__col hop_cols[] = {
+	{ "hop", FT_ALIGN_RIGHT },     { "from", FT_ALIGN_LEFT },  { "to", FT_ALIGN_LEFT },
+	{ "link", FT_ALIGN_LEFT },     { "rate", FT_ALIGN_RIGHT }, { "latency", FT_ALIGN_RIGHT },
+	{ "choices", FT_ALIGN_RIGHT },
+};
+
+/* The kinds of vertices (or of links, @links) that @count has, with their counts. */
+static bool
+count_table(struct ft_strbuf *sb, const uint32_t *count, unsigned n, bool links)
+{
+	struct ft_table tab;
+	bool bad = false;
+
+	ft_table_init(&tab);
+	tab.line_prefix = "    ";
+	ft_table_col(&tab, "kind", FT_ALIGN_LEFT);
+	ft_table_col(&tab, "count", FT_ALIGN_RIGHT);
+	for (unsigned i = 0; i < n; i++) {
+		if (!count[i])
+			continue;
+		bad |= ft_table_cell(&tab, links ? ft_link_kind_name((enum ft_link_kind)i) :
+		                                   ft_vertex_kind_name((enum ft_vertex_kind)i)) < 0;
+		bad |= ft_table_cellf(&tab, "%u", count[i]) < 0;
+	}
+	ft_table_render(&tab, sb);
+	ft_table_release(&tab);
+	return bad;
+}
+
 int
 ft_topo_stats_write_text(const struct ft_topo *t, const struct ft_topo_stats *st,
                          struct ft_strbuf *sb)
@@ -56,43 +93,16 @@ ft_topo_stats_write_text(const struct ft_topo *t, const struct ft_topo_stats *st
 	ft_strbuf_addf(sb, "  fabric     %s, %u node%s, %" PRIu64 " GPUs\n", ft_fabric_kind_name(k),
 	               s->nnodes, s->nnodes == 1 ? "" : "s", ft_spec_ngpus(s));
 	ft_strbuf_addf(sb, "  vertices   %u\n", ft_topo_nvertices(t));
-	ft_table_init(&tab);
-	tab.line_prefix = "    ";
-	ft_table_col(&tab, "kind", FT_ALIGN_LEFT);
-	ft_table_col(&tab, "count", FT_ALIGN_RIGHT);
-	for (unsigned i = 0; i < FT_V_COUNT; i++) {
-		if (!st->nvertices_by_kind[i])
-			continue;
-		bad |= ft_table_cell(&tab, ft_vertex_kind_name((enum ft_vertex_kind)i)) < 0;
-		bad |= ft_table_cellf(&tab, "%u", st->nvertices_by_kind[i]) < 0;
-	}
-	ft_table_render(&tab, sb);
-	ft_table_release(&tab);
-
+	bad |= count_table(sb, st->nvertices_by_kind, FT_V_COUNT, false);
 	ft_strbuf_addf(sb, "  links      %u directed (each cable or lane group is two)\n",
 	               ft_topo_nlinks(t));
-	ft_table_init(&tab);
-	tab.line_prefix = "    ";
-	ft_table_col(&tab, "kind", FT_ALIGN_LEFT);
-	ft_table_col(&tab, "count", FT_ALIGN_RIGHT);
-	for (unsigned i = 0; i < FT_L_COUNT; i++) {
-		if (!st->nlinks_by_kind[i])
-			continue;
-		bad |= ft_table_cell(&tab, ft_link_kind_name((enum ft_link_kind)i)) < 0;
-		bad |= ft_table_cellf(&tab, "%u", st->nlinks_by_kind[i]) < 0;
-	}
-	ft_table_render(&tab, sb);
-	ft_table_release(&tab);
+	bad |= count_table(sb, st->nlinks_by_kind, FT_L_COUNT, true);
 
 	if (k != FT_FABRIC_NONE) {
 		ft_strbuf_adds(sb, "  tiers\n");
 		ft_table_init(&tab);
 		tab.line_prefix = "    ";
-		ft_table_col(&tab, "tier", FT_ALIGN_LEFT);
-		ft_table_col(&tab, "switches", FT_ALIGN_RIGHT);
-		ft_table_col(&tab, "down:up", FT_ALIGN_RIGHT);
-		ft_table_col(&tab, "links below", FT_ALIGN_LEFT);
-		ft_table_col(&tab, "count", FT_ALIGN_RIGHT);
+		ft__table_cols(&tab, tier_cols, FT_ARRAY_SIZE(tier_cols));
 		for (unsigned i = 1; i < 4; i++) {
 			if (!st->nswitches_by_tier[i] && !st->nlinks_by_tier[i])
 				continue;
@@ -237,13 +247,7 @@ ft_topo_path_write(const struct ft_topo *t, const char *label, uint32_t src, uin
 		               ft_format_duration(p.lat_s, lat, sizeof(lat)));
 		ft_table_init(&tab);
 		tab.line_prefix = "  ";
-		ft_table_col(&tab, "hop", FT_ALIGN_RIGHT);
-		ft_table_col(&tab, "from", FT_ALIGN_LEFT);
-		ft_table_col(&tab, "to", FT_ALIGN_LEFT);
-		ft_table_col(&tab, "link", FT_ALIGN_LEFT);
-		ft_table_col(&tab, "rate", FT_ALIGN_RIGHT);
-		ft_table_col(&tab, "latency", FT_ALIGN_RIGHT);
-		ft_table_col(&tab, "choices", FT_ALIGN_RIGHT);
+		ft__table_cols(&tab, hop_cols, FT_ARRAY_SIZE(hop_cols));
 	}
 	for (uint32_t i = 0; i < p.nlinks; i++) {
 		const struct ft_link *l = ft_topo_link(t, p.links[i]);

@@ -20,16 +20,16 @@ is_file(const char *path)
 }
 
 static int
+export_text(const char *text, size_t len, const char *path, void *records, struct ft_error *err)
+{
+	return ft_archive_parse_export(text, len, path, records, err);
+}
+
+static int
 load_file(const char *path, struct ft_vec *records, struct ft_error *err)
 {
-	struct ft_strbuf sb;
-	int rc;
+	int rc = ft__with_file_text(path, export_text, records, err);
 
-	ft_strbuf_init(&sb);
-	rc = ft_strbuf_read_file(&sb, path, err);
-	if (rc == 0)
-		rc = ft_archive_parse_export(sb.buf, sb.len, path, records, err);
-	ft_strbuf_release(&sb);
 	if (rc == 0 && records->len == 0)
 		rc = ft_error_set(err, FT_EINVAL, "%s: the export holds no run", path);
 	return rc;

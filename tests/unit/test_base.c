@@ -19,6 +19,9 @@
 
 #include <fabtune/fabtune.h>
 
+#include "internal.h"
+#include "base/fields.h"
+
 static void
 test_error_first_wins(void **state)
 {
@@ -668,6 +671,103 @@ test_file_write_planted_temp(void **state)
 	assert_int_equal(rmdir(dir), 0); /* nothing else was left behind */
 }
 
+/* One record written from a table of fields: each type, the scaled and the missing values. */
+struct fields_rec {
+	char name[8];
+	uint8_t u8;
+	uint32_t u32;
+	uint64_t u64;
+	int root;
+	double num, nan_num, t_s, rate_Bps, share;
+	bool up;
+};
+
+static void
+test_fields(void **state)
+{
+#define F(key, type, m) FT__FIELD(struct fields_rec, key, type, m)
+	static const struct ft__field fields[] = {
+		F("name", STR, name),
+		F("u8", UINT, u8),
+		F("u32", UINT, u32),
+		F("u64", UINT, u64),
+		F("root", INT, root),
+		F("num", NUM, num),
+		F("missing", NUM, nan_num),
+		F("t_us", US, t_s),
+		FT__FIELD_SCALED(struct fields_rec, "rate_GBps", rate_Bps, 1e-9),
+		F("share", DOUBLE, share),
+		F("up", BOOL, up),
+	};
+#undef F
+	static const struct ft__col cols[] = { { "a", FT_ALIGN_LEFT }, { "b", FT_ALIGN_RIGHT } };
+	static const char *const names[] = { "ring", "tree", "nvls" };
+	struct fields_rec r = { "gpu0", 200,    4000000000u, 1ull << 40, -1,  1.0 / 3,
+		                NAN,    2.5e-6, 4e11,        0.25,       true };
+	struct ft_strbuf sb;
+	struct ft_table t;
+	struct ft_json j;
+
+	(void)state;
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft__json_object(&j, NULL, &r, fields, FT_ARRAY_SIZE(fields));
+	assert_string_equal(sb.buf,
+	                    "{\"name\":\"gpu0\",\"u8\":200,\"u32\":4000000000,"
+	                    "\"u64\":1099511627776,\"root\":-1,\"num\":0.333333,\"missing\":null,"
+	                    "\"t_us\":2.5,\"rate_GBps\":400,\"share\":0.25,\"up\":true}");
+	ft_strbuf_reset(&sb);
+	ft_table_init(&t);
+	ft__table_cols(&t, cols, FT_ARRAY_SIZE(cols));
+	assert_int_equal(ft_table_cell(&t, "x"), 0);
+	assert_int_equal(ft_table_cell(&t, "10"), 0);
+	assert_int_equal(ft_table_cell(&t, "long"), 0);
+	assert_int_equal(ft_table_cell(&t, "1"), 0);
+	ft_table_render(&t, &sb);
+	assert_string_equal(sb.buf, "a      b\nx     10\nlong   1\n");
+	ft_table_release(&t);
+	ft_strbuf_release(&sb);
+	assert_int_equal(ft__name_index(names, 3, "ring"), 0);
+	assert_int_equal(ft__name_index(names, 3, "nvls"), 2);
+	assert_int_equal(ft__name_index(names, 3, "nvlink"), FT_ENOENT);
+	assert_int_equal(ft__name_index(names, 3, NULL), FT_ENOENT);
+}
+
+/* ft__with_file_text hands the whole file to its callback, or the reader's error. */
+static int
+count_text(const char *text, size_t len, const char *path, void *ctx, struct ft_error *err)
+{
+	(void)path;
+	(void)err;
+	*(size_t *)ctx = len;
+	return strcmp(text, "name: x\n") == 0 ? 7 : -1;
+}
+
+static void
+test_with_file_text(void **state)
+{
+	char dir[] = "/tmp/ft-test-text-XXXXXX", path[64];
+	struct ft_error err = { 0 };
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.yaml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("name: x\n", f);
+	fclose(f);
+	assert_int_equal(ft__with_file_text(path, count_text, &len, &err), 7);
+	assert_int_equal(len, 8);
+	unlink(path);
+	len = 0;
+	assert_int_equal(ft__with_file_text(path, count_text, &len, &err), FT_ENOENT);
+	assert_int_equal(len, 0); /* not called */
+	assert_non_null(strstr(err.msg, path));
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -689,6 +789,8 @@ main(void)
 		cmocka_unit_test(test_result_model),
 		cmocka_unit_test(test_launch_detect),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_with_file_text),
 		cmocka_unit_test(test_file_write_planted_temp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -918,31 +918,57 @@ test_nodes_from_topology(void **state)
 	assert_int_equal(ft__sim_gpu_nic(t, ft_topo_nic(t, 0, 0)), UINT32_MAX); /* not a GPU */
 	ft_topo_free(t);
 	{
-		static const char sc_text[] =
-		        "name: f\n"
-		        "cluster:\n"
-		        "  name: h100-4nic\n"
-		        "  nodes: { preset: dgx-h100, count: 2, nics: { count: 4 } }\n"
-		        "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
-		        "faults:\n"
-		        "  - {what: nic, node: 1, nic: 4, scale: 0.5}\n"
-		        "jobs:\n"
-		        "  - name: a\n"
-		        "    ops:\n"
-		        "      - {op: all_reduce, size: 1MiB}\n";
-		struct ft_scenario *sc = NULL;
-		struct ft_sim_overrides ov;
-		struct ft_sim_report rep;
+		/* Each device fault names the index the node does not have. */
+		static const struct {
+			const char *fault, *msg;
+		} cases[] = {
+			{ "{what: nic, node: 1, nic: 4, scale: 0.5}",
+			  "faults[0].nic: expected a NIC "
+			  "below 4, got 4" },
+			{ "{what: nvlink, node: 1, gpu: 8, scale: 0.5}",
+			  "faults[0].gpu: expected a GPU "
+			  "below 8, got 8" },
+			{ "{what: pcie, node: 0, gpu: 9, scale: 0.5}",
+			  "faults[0].gpu: expected an index "
+			  "below 8, got 9" },
+			{ "{what: pcie, node: 0, nic: 5, scale: 0.5}",
+			  "faults[0].nic: expected an index "
+			  "below 4, got 5" },
+		};
+		size_t k;
 
-		if (ft_scenario_load_buffer(sc_text, strlen(sc_text), "t.yaml", &sc, &err) < 0)
-			print_error("%s\n", err.msg);
-		assert_non_null(sc);
-		ft_sim_overrides_init(&ov);
-		ft_sim_report_init(&rep);
-		assert_true(ft_scenario_run(sc, &ov, NULL, &rep, &err) < 0);
-		assert_non_null(strstr(err.msg, "expected a NIC below 4, got 4"));
-		ft_sim_report_release(&rep);
-		ft_scenario_free(sc);
+		for (k = 0; k < FT_ARRAY_SIZE(cases); k++) {
+			char sc_text[512];
+			struct ft_scenario *sc = NULL;
+			struct ft_sim_overrides ov;
+			struct ft_sim_report rep;
+
+			snprintf(sc_text, sizeof(sc_text),
+			         "name: f\n"
+			         "cluster:\n"
+			         "  name: h100-4nic\n"
+			         "  nodes: { preset: dgx-h100, count: 2, nics: { count: 4 } }\n"
+			         "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+			         "faults:\n"
+			         "  - %s\n"
+			         "jobs:\n"
+			         "  - name: a\n"
+			         "    ops:\n"
+			         "      - {op: all_reduce, size: 1MiB}\n",
+			         cases[k].fault);
+			ft_error_clear(&err);
+			if (ft_scenario_load_buffer(sc_text, strlen(sc_text), "t.yaml", &sc, &err) <
+			    0)
+				print_error("%s\n", err.msg);
+			assert_non_null(sc);
+			ft_sim_overrides_init(&ov);
+			ft_sim_report_init(&rep);
+			assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), FT_ERANGE);
+			if (!strstr(err.msg, cases[k].msg))
+				fail_msg("case %zu: %s", k, err.msg);
+			ft_sim_report_release(&rep);
+			ft_scenario_free(sc);
+		}
 	}
 }
 
@@ -1205,6 +1231,16 @@ test_scenario_errors(void **state)
 	        FT_EPARSE, "bad.yaml:4:32: jobs[0].ops[0].size: expected a size");
 	expect_error("cluster: dgx-h100:2\njobs:\n  - ops: [{op: allreduc, size: 1M}]\n", FT_EPARSE,
 	             "bad.yaml:3:16: jobs[0].ops[0].op: expected all_reduce");
+	expect_error(
+	        "cluster: dgx-h100:2\njobs:\n  - ops: [{op: all_reduce, size: 1M, algo: rings}]\n",
+	        FT_EPARSE,
+	        "bad.yaml:3:44: jobs[0].ops[0].algo: expected auto, ring, tree, halving_doubling, "
+	        "direct, hierarchical, nvls, nvls_tree, collnet or pat, got 'rings'");
+	expect_error(
+	        "cluster: dgx-h100:2\njobs:\n  - ops: [{op: all_reduce, size: 1M, proto: ll64}]\n",
+	        FT_EPARSE,
+	        "bad.yaml:3:45: jobs[0].ops[0].proto: expected auto, simple, ll or ll128, got "
+	        "'ll64'");
 	expect_error("cluster: dgx-h100:2\nseeds: 3\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
 	             FT_EPARSE, "bad.yaml:2:1: seeds: unknown key (did you mean 'seed'? expected "
 	                        "one of: name, description, seed, cluster, fabric, engine,");

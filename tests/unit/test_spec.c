@@ -691,6 +691,43 @@ static const struct bad_case {
 	  FT_ERANGE,
 	  "t.yaml:11:10: fabric.radix: expected at least 18 router ports (nodes x NICs + local + "
 	  "global links), got 16" },
+	/* The lists of the nodes and fabric sections share one reader: each of its refusals. */
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: torus\n"
+	  "  dims: [2, 2, 2, 2]\n",
+	  FT_EPARSE, "t.yaml:7:19: fabric.dims: expected 2 or 3 dimensions, got '2'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: torus\n  dims: 8\n",
+	  FT_EPARSE,
+	  "t.yaml:7:9: fabric.dims: expected a list of 2 or 3 ring sizes like [8, 8, 8], got '8'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: torus\n  dims: [4]\n",
+	  FT_EPARSE, "t.yaml:7:9: fabric.dims: expected 2 or 3 dimensions, got a list" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  placement: { gpu_nic: 3 }\n", FT_EPARSE,
+	  "t.yaml:4:25: nodes.placement.gpu_nic: expected a list of indexes like [0, 0, 1, 1], "
+	  "got '3'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  placement: { pcie_switch_numa: "
+	  "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }\n",
+	  FT_EPARSE,
+	  "t.yaml:4:83: nodes.placement.pcie_switch_numa: expected at most 16 entries, got '0'" },
+	/* Nested tables of the nodes section: their keys, types and ranges. */
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  pcie: 5\n", FT_EPARSE,
+	  "t.yaml:4:9: nodes.pcie: expected a mapping, got '5'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  pcie: { gen: 7 }\n", FT_ERANGE,
+	  "t.yaml:4:16: nodes.pcie.gen: expected an integer from 1 to 6, got '7'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { modl: CX7 }\n", FT_EPARSE,
+	  "t.yaml:4:11: nodes.nics.modl: unknown key (did you mean 'model'? expected one of: "
+	  "count, model, link, rate, latency, per_gpu, vm_overhead)" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { link: edr }\n", FT_EPARSE,
+	  "t.yaml:4:17: nodes.nics.link: expected a link preset (hdr, ndr, xdr, roce100, roce200, "
+	  "roce400, roce800), got 'edr'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { latency: soon }\n", FT_EPARSE,
+	  "t.yaml:4:20: nodes.nics.latency: expected a duration like 150ns or 2us, got 'soon'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  numa: { domains: 0 }\n", FT_ERANGE,
+	  "t.yaml:4:20: nodes.numa.domains: expected an integer from 1 to 64, got '0'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  nvlink: { domain_nodes: 0 }\n", FT_ERANGE,
+	  "t.yaml:4:27: nodes.nvlink.domain_nodes: expected an integer from 1 to 1024, got '0'" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: dragonfly\n"
+	  "  routers_per_group: 0\n",
+	  FT_ERANGE,
+	  "t.yaml:7:22: fabric.routers_per_group: expected an integer from 1 to 1024, got '0'" },
 };
 
 static void

@@ -1076,6 +1076,19 @@ test_export(void **state)
 	assert_int_equal(ft_topo_export_json(t, &sb), 0);
 	assert_non_null(strstr(sb.buf, "\"vertices\":["));
 	assert_non_null(strstr(sb.buf, "\"kind\":\"switch\""));
+	{
+		/* A link's record: its ends, its kind, then its figures, in this order. */
+		const struct ft_link *l = ft_topo_link(t, 1);
+		char want[160];
+
+		snprintf(want, sizeof(want),
+		         "{\"id\":1,\"src\":%u,\"dst\":%u,\"rev\":%u,\"kind\":\"%s\",\"tier\":%u,"
+		         "\"up\":%s,\"cap_Bps\":",
+		         l->src, l->dst, l->rev, ft_link_kind_name((enum ft_link_kind)l->kind),
+		         l->tier, l->up ? "true" : "false");
+		if (!strstr(sb.buf, want))
+			fail_msg("no '%s' in the export", want);
+	}
 	ft_strbuf_release(&sb);
 	ft_topo_free(t);
 }

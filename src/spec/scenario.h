@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spec/scenario.h - a loaded scenario (struct ft_scenario, opaque in
+ * <fabtune/sim.h>): what spec/scenario.c fills from a scenario document and
+ * the twin (src/sim) runs. The layout lives here, on the floor of the loader,
+ * so that the loader needs nothing of the twin's internals; sim/sim_int.h
+ * includes it. The types it holds are the public ones the twin's API
+ * speaks (operations, algorithms, routing, the packet engine's knobs).
+ */
+#ifndef FT_SPEC_SCENARIO_H
+#define FT_SPEC_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <fabtune/sim.h>
+
+enum sc_placement {
+	SC_PACKED, /* fill each node's GPUs first */
+	SC_SPREAD, /* round-robin over nodes */
+	SC_RANDOM, /* seeded shuffle of the GPUs */
+	SC_EXPLICIT,
+};
+
+/* An op's algorithm or protocol left to NCCL's tuner (the model's choice). */
+#define SC_ALGO_AUTO  FT_ALGO_COUNT
+#define SC_PROTO_AUTO FT_PROTO_COUNT
+
+struct sc_op {
+	enum ft_op op;
+	enum ft_algo algo;   /* SC_ALGO_AUTO: the tuner's */
+	enum ft_proto proto; /* SC_PROTO_AUTO: the tuner's */
+	uint64_t bytes;
+	uint32_t repeat;
+	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */
+};
+
+struct sc_job {
+	char name[32];
+	uint32_t nranks;        /* 0 = every GPU from first_node on */
+	uint32_t gpus_per_node; /* 0 = all of a node's GPUs */
+	uint32_t first_node;
+	enum sc_placement placement;
+	struct ft_vec explicit_gpus; /* uint32_t pairs (node, gpu) */
+	uint32_t iterations;
+	double compute_s;     /* per iteration, before the collectives */
+	double compute_tflop; /* per GPU per iteration (alternative to compute_s) */
+	double mfu;           /* share of peak reached by the compute, default 0.5 */
+	struct ft_vec ops;    /* struct sc_op */
+	uint32_t prio;        /* priority of its traffic (packet engine) */
+	uint32_t line, col;
+};
+
+enum sc_pattern {
+	SC_PERMUTATION,
+	SC_INCAST,
+	SC_ALLTOALL
+};
+
+/* The priority a scenario's traffic runs at unless it says: 3, where RoCE's lossless
+ * class usually is (DSCP 26 maps to it by default, kb ROCE-QOS). */
+#define SC_DEFAULT_PRIO 3
+
+struct sc_background {
+	enum sc_pattern pattern;
+	uint64_t bytes;     /* per flow */
+	uint32_t hosts;     /* endpoints taking part, 0 = all */
+	uint32_t target;    /* incast: receiving endpoint */
+	bool gpu_endpoints; /* endpoints are GPUs (default: NICs) */
+	uint32_t bursts;    /* on/off: the pattern repeated this many times (0 = once) */
+	double off_s;       /* idle time after each burst before the next */
+	uint32_t prio;      /* priority of its traffic (packet engine) */
+	uint32_t line, col;
+};
+
+enum sc_fault_what {
+	SC_F_LINK,
+	SC_F_NIC,
+	SC_F_PCIE,
+	SC_F_NVLINK,
+	SC_F_SWITCH,
+	SC_F_PORT,
+	SC_F_GPU
+};
+
+struct sc_fault {
+	enum sc_fault_what what;
+	uint32_t node, gpu, nic, tier, sw, port, link;
+	bool has_gpu, has_nic;
+	double scale;    /* 0 = down */
+	double slowdown; /* GPU straggler: compute time factor */
+	uint32_t line, col;
+};
+
+enum {
+	FAB_TIERS = 1,
+	FAB_RADIX = 2,
+	FAB_OVERSUB = 4,
+	FAB_LINK = 8,
+	FAB_KIND = 16
+};
+
+struct ft_scenario {
+	char name[64];
+	char file[256];
+	char description[1024]; /* the scenario's own words, "" when none */
+	struct ft_cluster_spec spec;
+	char engine[16];
+	enum ft_routing routing;
+	bool has_routing;
+	uint32_t qps_per_conn;
+	uint64_t flowlet_bytes;
+	uint64_t seed;
+	double fabric_scale;         /* multiply host and fabric link capacities (1 = as built) */
+	struct ft_packet_cfg packet; /* the packet engine's knobs (packet:) */
+	/* The `fabric:` block's changes, re-applied to a cluster given by --cluster. */
+	struct ft_fabric_spec fab;
+	unsigned fab_mask;        /* FAB_* bits of the fields set */
+	struct ft_vec jobs;       /* struct sc_job */
+	struct ft_vec background; /* struct sc_background */
+	struct ft_vec faults;     /* struct sc_fault */
+};
+
+/*
+ * Resolve @arg (preset shorthand or spec file) and apply the scenario's
+ * fabric changes to it; with changes, a preset whose default fabric can't
+ * hold its node count is taken from its 2-node default and resized.
+ */
+int ft__spec_scenario_cluster(const struct ft_scenario *sc, const char *arg,
+                              struct ft_cluster_spec *out, struct ft_error *err) FT_MUST_CHECK;
+
+#endif
