@@ -1205,6 +1205,8 @@ test_unread(void **state)
 		assert_ptr_equal(ft__find_any(s, "none|PFC7"), s.p + 2);
 		assert_null(ft__find_any(s, "none|PFC1"));
 	}
+}
+
 /*
  * NVUE counters: the numbers the switch rules read, per port and priority,
  * under SONiC's keys; "n/a" is no observation, "0 Bytes" is bytes, and a
@@ -1286,8 +1288,6 @@ test_nvue_facts(void **state)
 	ft_obs_set_release(&set);
 }
 
-/* A sniff table: the first entry whose marks all occur gives its score, in table order. */
-
 int
 main(void)
 {
@@ -1296,7 +1296,6 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fixture_goldens),
 		cmocka_unit_test(test_ib_facts),
-		cmocka_unit_test(test_nvue_facts),
 		cmocka_unit_test(test_host_facts),
 		cmocka_unit_test(test_nccl_facts),
 		cmocka_unit_test(test_bench_facts),
@@ -1313,6 +1312,7 @@ main(void)
 		cmocka_unit_test(test_sniff_rules),
 		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_parser_definition),
+		cmocka_unit_test(test_nvue_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
