@@ -717,7 +717,7 @@ static const struct bad_case {
 	  "count, model, link, rate, latency, per_gpu, vm_overhead)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { link: edr }\n", FT_EPARSE,
 	  "t.yaml:4:17: nodes.nics.link: expected a link preset (hdr, ndr, xdr, roce100, roce200, "
-	  "roce400, roce800), got 'edr'" },
+	  "roce400, roce800, spcx400, efa100, tcpx200), got 'edr'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { latency: soon }\n", FT_EPARSE,
 	  "t.yaml:4:20: nodes.nics.latency: expected a duration like 150ns or 2us, got 'soon'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  numa: { domains: 0 }\n", FT_ERANGE,
