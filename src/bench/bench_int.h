@@ -65,6 +65,16 @@ void ft__cpu_restore(struct ft_world *w);
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
 double ft__now(void);
+/* One pause of a spin-wait loop: the CPU's hint that this is one (x86 pause, arm64 yield). */
+static inline void
+ft__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
 int ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out,
                     struct ft_error *err) FT_MUST_CHECK;
 /* Connect with retries until @deadline (ft__now() clock); message names @what. */

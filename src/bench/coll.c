@@ -74,16 +74,6 @@ ft__ep_close(struct ft_ep *ep)
  */
 #define SPIN_WAIT_S 0.002
 
-static inline void
-cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 static int
 coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 {
@@ -99,7 +89,7 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 			since = 0;
 			continue;
 		}
-		cpu_relax();
+		ft__cpu_relax();
 		if (++polls % 16)
 			continue;
 		if (since == 0) {

@@ -233,25 +233,26 @@ ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t fi
 
 #define RED_BLOCK 16
 
+/* d[i] = a[i] OP b[i] for i < n, in blocks; red2 passes d as a (d[i] OP= s[i]). */
+#define RED_LOOP_(T, OP, d, a, b, n)                                       \
+	do {                                                               \
+		size_t i = 0, j;                                           \
+		for (; i + RED_BLOCK <= n; i += RED_BLOCK)                 \
+			for (j = 0; j < RED_BLOCK; j++)                    \
+				d[i + j] = (T)OP(a[i + j], b[i + j]);      \
+		for (; i < n; i++)                                         \
+			d[i] = (T)OP(a[i], b[i]);                          \
+	} while (0)
+
 #define DEF_RED_(T, name, OP)                                                          \
 	static void red2_##name(T *restrict d, const T *restrict s, size_t n)          \
 	{                                                                              \
-		size_t i = 0, j;                                                       \
-		for (; i + RED_BLOCK <= n; i += RED_BLOCK)                             \
-			for (j = 0; j < RED_BLOCK; j++)                                \
-				d[i + j] = (T)OP(d[i + j], s[i + j]);                  \
-		for (; i < n; i++)                                                     \
-			d[i] = (T)OP(d[i], s[i]);                                      \
+		RED_LOOP_(T, OP, d, d, s, n);                                          \
 	}                                                                              \
 	static void red3_##name(T *restrict d, const T *restrict a, const T *restrict b, \
 	                        size_t n)                                              \
 	{                                                                              \
-		size_t i = 0, j;                                                       \
-		for (; i + RED_BLOCK <= n; i += RED_BLOCK)                             \
-			for (j = 0; j < RED_BLOCK; j++)                                \
-				d[i + j] = (T)OP(a[i + j], b[i + j]);                  \
-		for (; i < n; i++)                                                     \
-			d[i] = (T)OP(a[i], b[i]);                                      \
+		RED_LOOP_(T, OP, d, a, b, n);                                          \
 	}
 
 #define DEF_TYPE_(E, T)                       \
@@ -291,26 +292,30 @@ DEF_TYPE16_(BFLOAT16, ft__bf16_to_float, ft__bf16_from_float)
 	X(HALF, uint16_t) \
 	X(BFLOAT16, uint16_t)
 
-#define CASE2_(E, T)                                                   \
-	case FT_DTYPE_##E:                                             \
-		switch (op) {                                          \
-		case FT_REDOP_SUM:                                     \
-		case FT_REDOP_AVG:                                     \
-		case FT_REDOP_MULSUM:                                  \
-			red2_##E##_sum(dst, src, count);               \
-			break;                                         \
-		case FT_REDOP_PROD:                                    \
-			red2_##E##_prod(dst, src, count);              \
-			break;                                         \
-		case FT_REDOP_MAX:                                     \
-			red2_##E##_max(dst, src, count);               \
-			break;                                         \
-		case FT_REDOP_MIN:                                     \
-			red2_##E##_min(dst, src, count);               \
-			break;                                         \
-		case FT_REDOP_COUNT:                                   \
-			break;                                         \
-		}                                                      \
+/* Call the @fn##_<op> loop of reduction @op (avg and premulsum add, then scale). */
+#define BY_OP_(fn, ...)                                        \
+	switch (op) {                                          \
+	case FT_REDOP_SUM:                                     \
+	case FT_REDOP_AVG:                                     \
+	case FT_REDOP_MULSUM:                                  \
+		fn##_sum(__VA_ARGS__);                         \
+		break;                                         \
+	case FT_REDOP_PROD:                                    \
+		fn##_prod(__VA_ARGS__);                        \
+		break;                                         \
+	case FT_REDOP_MAX:                                     \
+		fn##_max(__VA_ARGS__);                         \
+		break;                                         \
+	case FT_REDOP_MIN:                                     \
+		fn##_min(__VA_ARGS__);                         \
+		break;                                         \
+	case FT_REDOP_COUNT:                                   \
+		break;                                         \
+	}
+
+#define CASE2_(E, T)                                 \
+	case FT_DTYPE_##E:                           \
+		BY_OP_(red2_##E, dst, src, count)    \
 		break;
 
 void
@@ -323,26 +328,9 @@ ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum 
 	}
 }
 
-#define CASE3_(E, T)                                                   \
-	case FT_DTYPE_##E:                                             \
-		switch (op) {                                          \
-		case FT_REDOP_SUM:                                     \
-		case FT_REDOP_AVG:                                     \
-		case FT_REDOP_MULSUM:                                  \
-			red3_##E##_sum(dst, a, b, count);              \
-			break;                                         \
-		case FT_REDOP_PROD:                                    \
-			red3_##E##_prod(dst, a, b, count);             \
-			break;                                         \
-		case FT_REDOP_MAX:                                     \
-			red3_##E##_max(dst, a, b, count);              \
-			break;                                         \
-		case FT_REDOP_MIN:                                     \
-			red3_##E##_min(dst, a, b, count);              \
-			break;                                         \
-		case FT_REDOP_COUNT:                                   \
-			break;                                         \
-		}                                                      \
+#define CASE3_(E, T)                                 \
+	case FT_DTYPE_##E:                           \
+		BY_OP_(red3_##E, dst, a, b, count)   \
 		break;
 
 void

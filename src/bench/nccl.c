@@ -990,7 +990,6 @@ ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out, stru
 	/* index -1 is the host */
 	for (s = -1; s < ndev && rc == 0; s++)
 		for (d = -1; d < ndev && rc == 0; d++) {
-			struct ft_result_row row;
 			double t;
 
 			if (s == d)
@@ -1003,18 +1002,7 @@ ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out, stru
 				        s < 0 ? "host" : "gpu", s, d < 0 ? "host" : "gpu", d);
 				break;
 			}
-			ft_result_row_init(&row);
-			ft_strlcpy(row.test, "copy_matrix", sizeof(row.test));
-			ft_strlcpy(row.transport, "cuda", sizeof(row.transport));
-			ft_strlcpy(row.algo, "ce", sizeof(row.algo));
-			snprintf(row.src, sizeof(row.src), s < 0 ? "host" : "gpu%d", s);
-			snprintf(row.dst, sizeof(row.dst), d < 0 ? "host" : "gpu%d", d);
-			row.bytes = row.count = bytes;
-			row.nranks = 1;
-			row.nsamples = cfg->iters;
-			row.time_us = t * 1e6;
-			row.algbw_GBps = row.busbw_GBps = t > 0 ? (double)bytes / t / 1e9 : 0;
-			rc = ft_run_add(&out->run, &row);
+			rc = ft__cuda_matrix_row(out, "ce", s, d, bytes, cfg->iters, -1, t);
 		}
 	/* the same pairs again with a copy kernel instead of the copy engine */
 	if (rc == 0)

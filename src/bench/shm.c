@@ -528,16 +528,6 @@ publish(_Atomic uint64_t *x, uint64_t v)
 	(void)atomic_exchange_explicit(x, v, memory_order_seq_cst);
 }
 
-static inline void
-cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 static int
 peer_sent_wrong(struct shm_ep *ep, uint32_t p, uint64_t got, size_t want, struct ft_error *err)
 {
@@ -759,7 +749,7 @@ shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 	for (i = 1;; i++) {
 		/* a pause every few polls only: each one delays seeing the peer's data */
 		if ((i & 63) == 0)
-			cpu_relax();
+			ft__cpu_relax();
 		moved = move_all(ep, err);
 		if (moved != 0)
 			return moved;
@@ -858,7 +848,7 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 			struct seq_want sw = { p, want };
 
 			/* spin while the peer is likely close, then sleep on the doorbell */
-			cpu_relax();
+			ft__cpu_relax();
 			if (++spins % 64)
 				continue;
 			now = ft__now();

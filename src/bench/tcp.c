@@ -306,6 +306,39 @@ peer_gone(struct tcp_ep *ep, struct tcp_conn *c, int e, struct ft_error *err)
 }
 
 /*
+ * The outcome @n of a send() or recv() on @c for the stripe at the head of
+ * the queue @head (@tail its last). 1 when that completes the stripe: it
+ * leaves the queue for the free list, and *@done counts its request if it
+ * was the last stripe; 0 when the socket can take or give no more for now;
+ * FT_E* when the peer is gone.
+ */
+static int
+stripe_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct stripe **tail,
+             ssize_t n, bool *moved, int *done, struct ft_error *err)
+{
+	struct stripe *st = *head;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ?
+		               0 :
+		               peer_gone(ep, c, errno, err);
+	*moved = true;
+	st->off += (size_t)n;
+	if (st->off < st->len)
+		return 0;
+	*head = st->next;
+	if (!*head)
+		*tail = NULL;
+	if (--st->parent->priv[0] == 0) {
+		st->parent->done = true;
+		(*done)++;
+	}
+	st->next = ep->free_stripes;
+	ep->free_stripes = st;
+	return 1;
+}
+
+/*
  * Move what can move on one connection. Returns requests finished or FT_E*.
  * With @block the first receive waits (up to SO_RCVTIMEO) instead of
  * poll() + recv(): one system call less per message in a ping-pong.
@@ -313,32 +346,19 @@ peer_gone(struct tcp_ep *ep, struct tcp_conn *c, int e, struct ft_error *err)
 static int
 conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct ft_error *err)
 {
-	int done = 0;
+	int done = 0, rc = 0;
 
 	while (c->sq) {
 		struct stripe *st = c->sq;
 		ssize_t n = send(c->fd, st->buf + st->off, st->len - st->off,
 		                 MSG_NOSIGNAL | MSG_DONTWAIT);
 
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-				break;
-			return peer_gone(ep, c, errno, err);
-		}
-		*moved = true;
-		st->off += (size_t)n;
-		if (st->off < st->len)
+		rc = stripe_moved(ep, c, &c->sq, &c->sq_tail, n, moved, &done, err);
+		if (rc <= 0)
 			break;
-		c->sq = st->next;
-		if (!c->sq)
-			c->sq_tail = NULL;
-		if (--st->parent->priv[0] == 0) {
-			st->parent->done = true;
-			done++;
-		}
-		st->next = ep->free_stripes;
-		ep->free_stripes = st;
 	}
+	if (rc < 0)
+		return rc;
 	while (c->rq) {
 		struct stripe *st = c->rq;
 		ssize_t n =
@@ -348,26 +368,11 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 
 		if (n == 0)
 			return peer_gone(ep, c, 0, err);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-				break;
-			return peer_gone(ep, c, errno, err);
-		}
-		*moved = true;
-		st->off += (size_t)n;
-		if (st->off < st->len)
+		rc = stripe_moved(ep, c, &c->rq, &c->rq_tail, n, moved, &done, err);
+		if (rc <= 0)
 			break;
-		c->rq = st->next;
-		if (!c->rq)
-			c->rq_tail = NULL;
-		if (--st->parent->priv[0] == 0) {
-			st->parent->done = true;
-			done++;
-		}
-		st->next = ep->free_stripes;
-		ep->free_stripes = st;
 	}
-	return done;
+	return rc < 0 ? rc : done;
 }
 
 static int
