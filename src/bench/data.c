@@ -292,35 +292,26 @@ DEF_TYPE16_(BFLOAT16, ft__bf16_to_float, ft__bf16_from_float)
 	X(HALF, uint16_t) \
 	X(BFLOAT16, uint16_t)
 
-/* Call the @fn##_<op> loop of reduction @op (avg and premulsum add, then scale). */
-#define BY_OP_(fn, ...)                                        \
-	switch (op) {                                          \
-	case FT_REDOP_SUM:                                     \
-	case FT_REDOP_AVG:                                     \
-	case FT_REDOP_MULSUM:                                  \
-		fn##_sum(__VA_ARGS__);                         \
-		break;                                         \
-	case FT_REDOP_PROD:                                    \
-		fn##_prod(__VA_ARGS__);                        \
-		break;                                         \
-	case FT_REDOP_MAX:                                     \
-		fn##_max(__VA_ARGS__);                         \
-		break;                                         \
-	case FT_REDOP_MIN:                                     \
-		fn##_min(__VA_ARGS__);                         \
-		break;                                         \
-	case FT_REDOP_COUNT:                                   \
-		break;                                         \
-	}
+/*
+ * Call the @fn##_<op> loop of reduction @op with the rest (avg and premulsum
+ * add, then scale); the callers have turned FT_REDOP_COUNT away.
+ */
+#define BY_OP_(fn, ...)                                       \
+	(op == FT_REDOP_PROD ? fn##_prod :                    \
+	 op == FT_REDOP_MAX  ? fn##_max :                     \
+	 op == FT_REDOP_MIN  ? fn##_min :                     \
+	                       fn##_sum)(__VA_ARGS__)
 
 #define CASE2_(E, T)                                 \
 	case FT_DTYPE_##E:                           \
-		BY_OP_(red2_##E, dst, src, count)    \
+		BY_OP_(red2_##E, dst, src, count);   \
 		break;
 
 void
 ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum ft_redop op)
 {
+	if ((unsigned)op >= FT_REDOP_COUNT)
+		return;
 	switch (t) {
 		FOR_ALL_TYPES(CASE2_)
 	case FT_DTYPE_COUNT:
@@ -330,7 +321,7 @@ ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum 
 
 #define CASE3_(E, T)                                 \
 	case FT_DTYPE_##E:                           \
-		BY_OP_(red3_##E, dst, a, b, count)   \
+		BY_OP_(red3_##E, dst, a, b, count);  \
 		break;
 
 void
@@ -342,6 +333,8 @@ ft__data_reduce3(void *dst, const void *a, const void *b, size_t count, enum ft_
 		ft__data_reduce(dst, b, count, t, op);
 		return;
 	}
+	if ((unsigned)op >= FT_REDOP_COUNT)
+		return;
 	switch (t) {
 		FOR_ALL_TYPES(CASE3_)
 	case FT_DTYPE_COUNT:
