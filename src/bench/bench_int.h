@@ -99,6 +99,29 @@ int ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, si
 
 /* ---- endpoints and waiting ------------------------------------------------ */
 
+/*
+ * A transport's two posting entries, <t>_post_send and <t>_post_recv, from
+ * its one function @post(ep, req, bool send, err).
+ */
+#define FT__TRANSPORT_POSTS(t, post)                                                     \
+	static int t##_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err) \
+	{                                                                                \
+		return post(ep, req, true, err);                                         \
+	}                                                                                \
+	static int t##_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err) \
+	{                                                                                \
+		return post(ep, req, false, err);                                        \
+	}
+
+/*
+ * The entries of a point-to-point transport's ops named after it: <t>_probe,
+ * <t>_post_send, <t>_post_recv, <t>_progress, <t>_close. The table adds its
+ * open, summary, ranks and whatever else it has.
+ */
+#define FT__TRANSPORT_P2P_OPS(t)                                                   \
+	.name = #t, .probe = t##_probe, .post_send = t##_post_send,                \
+	.post_recv = t##_post_recv, .progress = t##_progress, .close = t##_close
+
 /* Every transport's endpoint starts with this (container_of). */
 struct ft_ep {
 	const struct ft_transport_ops *ops;
@@ -128,6 +151,13 @@ int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
 int ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err) FT_MUST_CHECK;
 /* The FT_ETIMEDOUT of a wait that saw nothing from @peer for the endpoint's timeout. */
 int ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err);
+/*
+ * A library's operation (@lib "mpi", @what "all_reduce") that is not done
+ * after --timeout: FT_ETIMEDOUT naming a stopped rank of this host (SIGSTOP,
+ * a debugger) when there is one; 0 when none is, for the caller's own words.
+ */
+int ft__ep_stopped(const struct ft_ep *ep, const char *lib, const char *what,
+                   struct ft_error *err);
 /* Part @c of @count elements cut into @n parts as evenly as they go: [first, first + len). */
 static inline void
 ft__bench_chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)

@@ -604,8 +604,7 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 	double start = ft__now();
 	uint64_t polls = 0;
 	nccl_result_t async = 0;
-	char who[96];
-	int rc, stopped;
+	int rc;
 
 	for (;;) {
 		rc = ep->api.cudaStreamQuery(ep->stream);
@@ -637,14 +636,8 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 		if (ft__now() - start <= base->timeout_s)
 			continue;
 		abort_comm(ep);
-		stopped = ft__world_stopped_rank(base->w);
-		if (stopped >= 0)
-			return ft_error_set(
-			        err, FT_ETIMEDOUT,
-			        "%s is stopped (SIGSTOP or a debugger) and stopped "
-			        "answering: nccl %s not done after %.0fs (--timeout)",
-			        ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)), what,
-			        base->timeout_s);
+		if (ft__ep_stopped(base, "nccl", what, err) < 0)
+			return FT_ETIMEDOUT;
 		return ft_error_set(err, FT_ETIMEDOUT,
 		                    "GPU %d: nccl %s not done after %.0fs (--timeout): a rank "
 		                    "stopped answering; the communicator was aborted",

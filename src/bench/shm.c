@@ -451,17 +451,7 @@ shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 	return 0;
 }
 
-static int
-shm_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return shm_post(ep, req, true, err);
-}
-
-static int
-shm_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return shm_post(ep, req, false, err);
-}
+FT__TRANSPORT_POSTS(shm, shm_post)
 
 /* Copy @len bytes into (or out of) ring data at position @pos, wrapping. */
 static void
@@ -1057,17 +1047,12 @@ shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 }
 
 const struct ft_transport_ops ft_shm_transport = {
-	.name = "shm",
+	FT__TRANSPORT_P2P_OPS(shm),
 	.summary = "shared memory rings between ranks on one host",
-	.probe = shm_probe,
 	.open = shm_open_ep,
-	.post_send = shm_post_send,
-	.post_recv = shm_post_recv,
-	.progress = shm_progress,
 	.coll = shm_coll,
 	.mem_alloc = shm_mem_alloc,
 	.mem_free = shm_mem_free,
-	.close = shm_close,
 	.spin_polls = 1, /* the idle path spins and sleeps by itself (shm_progress) */
 	.rank_local = 50,
 	.rank_remote = 0,

@@ -282,17 +282,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	return 0;
 }
 
-static int
-tcp_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return post(ep, req, true, err);
-}
-
-static int
-tcp_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return post(ep, req, false, err);
-}
+FT__TRANSPORT_POSTS(tcp, post)
 
 static int
 peer_gone(struct tcp_ep *ep, struct tcp_conn *c, int e, struct ft_error *err)
@@ -454,14 +444,9 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 }
 
 const struct ft_transport_ops ft_tcp_transport = {
-	.name = "tcp",
+	FT__TRANSPORT_P2P_OPS(tcp),
 	.summary = "fabtune's own TCP sockets, several streams per peer",
-	.probe = tcp_probe,
 	.open = tcp_open,
-	.post_send = tcp_post_send,
-	.post_recv = tcp_post_recv,
-	.progress = tcp_progress,
-	.close = tcp_close,
 	.rank_local = 10,
 	.rank_remote = 10,
 };

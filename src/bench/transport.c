@@ -260,6 +260,21 @@ ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err)
 }
 
 int
+ft__ep_stopped(const struct ft_ep *ep, const char *lib, const char *what, struct ft_error *err)
+{
+	int stopped = ft__world_stopped_rank(ep->w);
+	char who[96];
+
+	if (stopped < 0)
+		return 0;
+	return ft_error_set(err, FT_ETIMEDOUT,
+	                    "%s is stopped (SIGSTOP or a debugger) and stopped answering: "
+	                    "%s %s not done after %.0fs (--timeout)",
+	                    ft__world_who(ep->w, (uint32_t)stopped, who, sizeof(who)), lib, what,
+	                    ep->timeout_s);
+}
+
+int
 ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
 {
 	double last = 0;

@@ -313,17 +313,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	return 0;
 }
 
-static int
-ucx_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return post(ep, req, true, err);
-}
-
-static int
-ucx_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return post(ep, req, false, err);
-}
+FT__TRANSPORT_POSTS(ucx, post)
 
 /* Retire the requests UCX has finished; the first error names its peer. */
 static int
@@ -386,14 +376,9 @@ ucx_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 }
 
 const struct ft_transport_ops ft_ucx_transport = {
-	.name = "ucx",
+	FT__TRANSPORT_P2P_OPS(ucx),
 	.summary = "UCX streams (libucp) over its shared memory, tcp or verbs",
-	.probe = ucx_probe,
 	.open = ucx_open,
-	.post_send = ucx_post_send,
-	.post_recv = ucx_post_recv,
-	.progress = ucx_progress,
-	.close = ucx_close,
 	.spin_polls = 4096,
 	/* never chosen by auto over shm or tcp: asked for by name */
 	.rank_local = 5,

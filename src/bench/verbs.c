@@ -622,14 +622,9 @@ verbs_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 }
 
 const struct ft_transport_ops ft_verbs_transport = {
-	.name = "verbs",
+	FT__TRANSPORT_P2P_OPS(verbs),
 	.summary = "RDMA RC send/write/read through libibverbs",
-	.probe = verbs_probe,
 	.open = verbs_open,
-	.post_send = verbs_post_send,
-	.post_recv = verbs_post_recv,
-	.progress = verbs_progress,
-	.close = verbs_close,
 	.spin_polls = 1 << 30, /* completions are polled, never waited on */
 	.rank_local = 30,
 	.rank_remote = 60,
