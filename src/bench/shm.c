@@ -421,6 +421,18 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	return 0;
 }
 
+/* Append @q to the queue @head..@tail of requests linked by next. */
+static void
+req_enqueue(struct ft_req **head, struct ft_req **tail, struct ft_req *q)
+{
+	q->next = NULL;
+	if (*tail)
+		(*tail)->next = q;
+	else
+		*head = q;
+	*tail = q;
+}
+
 static int
 shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
@@ -435,19 +447,10 @@ shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 	req->next = NULL;
 	if (req->done)
 		return 0;
-	if (send) {
-		if (p->sq_tail)
-			p->sq_tail->next = req;
-		else
-			p->sq = req;
-		p->sq_tail = req;
-	} else {
-		if (p->rq_tail)
-			p->rq_tail->next = req;
-		else
-			p->rq = req;
-		p->rq_tail = req;
-	}
+	if (send)
+		req_enqueue(&p->sq, &p->sq_tail, req);
+	else
+		req_enqueue(&p->rq, &p->rq_tail, req);
 	return 0;
 }
 
@@ -535,15 +538,48 @@ is_single_copy(const struct shm_ep *ep, size_t len)
 	return ep->cma && len >= ep->cma_min;
 }
 
-static void
-req_done(struct ft_req **head, struct ft_req **tail)
+/* Take the first request off the queue @head..@tail. */
+static struct ft_req *
+req_dequeue(struct ft_req **head, struct ft_req **tail)
 {
 	struct ft_req *q = *head;
 
-	q->done = true;
 	*head = q->next;
 	if (!*head)
 		*tail = NULL;
+	q->next = NULL;
+	return q;
+}
+
+static void
+req_done(struct ft_req **head, struct ft_req **tail)
+{
+	req_dequeue(head, tail)->done = true;
+}
+
+/*
+ * Chunks of @q through ring @r of peer @p from position @pos (@room bytes
+ * free or filled), written into it (@in) or read out, each published at
+ * @edge (the ring's head or tail) and rung. The number of chunks.
+ */
+static int
+ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge, uint64_t pos,
+          size_t room, struct ft_req *q, bool in)
+{
+	int moved = 0;
+
+	while (q->off < q->len && room > 0) {
+		size_t n = FT_MIN(FT_MIN(room, q->len - q->off), (size_t)SHM_CHUNK);
+
+		ring_copy(ep, r, pos, (char *)q->buf + q->off, n, in);
+		pos += n;
+		room -= n;
+		q->off += n;
+		publish(edge, pos);
+		bell_ring(ep, p);
+		moved++;
+	}
+	return moved;
 }
 
 /* Sends to @p: descriptors for single copies, chunks through the ring otherwise. */
@@ -579,29 +615,11 @@ move_sends(struct shm_ep *ep, uint32_t p)
 			publish(&r->head, head + sizeof(d));
 			bell_ring(ep, p);
 			q->priv[0] = ++pp->cma_sent;
-			pp->sq = q->next;
-			if (!pp->sq)
-				pp->sq_tail = NULL;
-			q->next = NULL;
-			if (pp->cq_tail)
-				pp->cq_tail->next = q;
-			else
-				pp->cq = q;
-			pp->cq_tail = q;
+			req_enqueue(&pp->cq, &pp->cq_tail, req_dequeue(&pp->sq, &pp->sq_tail));
 			moved++;
 			continue;
 		}
-		while (q->off < q->len && space > 0) {
-			size_t n = FT_MIN(FT_MIN(space, q->len - q->off), (size_t)SHM_CHUNK);
-
-			ring_copy(ep, r, head, (char *)q->buf + q->off, n, true);
-			head += n;
-			space -= n;
-			q->off += n;
-			publish(&r->head, head);
-			bell_ring(ep, p);
-			moved++;
-		}
+		moved += ring_move(ep, p, r, &r->head, head, space, q, true);
 		if (q->off < q->len)
 			break;
 		req_done(&pp->sq, &pp->sq_tail);
@@ -654,17 +672,7 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 			moved++;
 			continue;
 		}
-		while (q->off < q->len && avail > 0) {
-			size_t n = FT_MIN(FT_MIN(avail, q->len - q->off), (size_t)SHM_CHUNK);
-
-			ring_copy(ep, r, tail, (char *)q->buf + q->off, n, false);
-			tail += n;
-			avail -= n;
-			q->off += n;
-			publish(&r->tail, tail);
-			bell_ring(ep, p);
-			moved++;
-		}
+		moved += ring_move(ep, p, r, &r->tail, tail, avail, q, false);
 		if (q->off < q->len)
 			break;
 		req_done(&pp->rq, &pp->rq_tail);
