@@ -97,6 +97,26 @@ bool ft_bench_ifname_match(const char *spec, const char *ifname);
 int ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, size_t ilen,
                      struct ft_error *err) FT_MUST_CHECK;
 
+/* ---- element pools of the transports (transport.c) ------------------------- */
+
+/*
+ * Fixed-size elements (a transport's in-flight records) recycled through a
+ * free list and allocated 64 at a time; a free element holds the link. Not
+ * thread-safe: one per endpoint.
+ */
+struct ft__pool {
+	size_t size;         /* bytes per element */
+	void *free;          /* first free element */
+	struct ft_vec blocks; /* void *: the allocations */
+};
+
+void ft__pool_init(struct ft__pool *pool, size_t size);
+/* Free every block (elements handed out included). */
+void ft__pool_release(struct ft__pool *pool);
+/* A zeroed element, NULL when out of memory. */
+void *ft__pool_get(struct ft__pool *pool);
+void ft__pool_put(struct ft__pool *pool, void *elem);
+
 /* ---- endpoints and waiting ------------------------------------------------ */
 
 /*

@@ -58,8 +58,7 @@ struct tcp_ep {
 	size_t nconns;
 	struct pollfd *pfd;
 	size_t *pfd_conn;
-	struct stripe *free_stripes;
-	struct ft_vec blocks; /* void *: stripe allocations */
+	struct ft__pool stripes; /* struct stripe */
 	uint64_t nprog;
 	bool may_spin; /* a CPU of its own for every rank on this host (cpu.c) */
 };
@@ -104,9 +103,7 @@ tcp_close(struct ft_ep *base)
 	for (i = 0; i < ep->nconns; i++)
 		if (ep->conns[i].fd >= 0)
 			close(ep->conns[i].fd);
-	for (i = 0; i < ep->blocks.len; i++)
-		ft_free(FT_VEC_AT(&ep->blocks, void *, i));
-	ft_vec_release(&ep->blocks);
+	ft__pool_release(&ep->stripes);
 	ft_free(ep->conns);
 	ft_free(ep->pfd);
 	ft_free(ep->pfd_conn);
@@ -127,7 +124,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	ep = ft_calloc(1, sizeof(*ep));
 	if (!ep)
 		return FT_ENOMEM;
-	ft_vec_init(&ep->blocks, sizeof(void *));
+	ft__pool_init(&ep->stripes, sizeof(struct stripe));
 	ep->nstreams = cfg->streams ? cfg->streams : 1;
 	ep->nconns = (size_t)w->nranks * ep->nstreams;
 	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
@@ -201,30 +198,6 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 static int conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block,
                    struct ft_error *err);
 
-static struct stripe *
-stripe_get(struct tcp_ep *ep)
-{
-	struct stripe *s;
-
-	if (!ep->free_stripes) {
-		struct stripe *blk = ft_calloc(64, sizeof(*blk));
-		size_t i;
-
-		if (!blk || ft_vec_push(&ep->blocks, &blk) < 0) {
-			ft_free(blk);
-			return NULL;
-		}
-		for (i = 0; i < 64; i++) {
-			blk[i].next = ep->free_stripes;
-			ep->free_stripes = &blk[i];
-		}
-	}
-	s = ep->free_stripes;
-	ep->free_stripes = s->next;
-	s->next = NULL;
-	return s;
-}
-
 static int
 post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
@@ -244,7 +217,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	for (s = 0; s < n; s++) {
 		struct tcp_conn *c = &ep->conns[req->peer * ep->nstreams + s];
 		size_t part = req->len / n + (s < req->len % n ? 1 : 0);
-		struct stripe *st = stripe_get(ep);
+		struct stripe *st = ft__pool_get(&ep->stripes);
 
 		if (!st)
 			return FT_ENOMEM;
@@ -323,8 +296,7 @@ stripe_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct
 		st->parent->done = true;
 		(*done)++;
 	}
-	st->next = ep->free_stripes;
-	ep->free_stripes = st;
+	ft__pool_put(&ep->stripes, st);
 	return 1;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench/transport.c - the transport registry, its ENOTSUP defaults, the
- * choice behind --transport auto, and waiting on posted requests.
+ * choice behind --transport auto, waiting on posted requests, and the pools
+ * the transports keep their in-flight records in.
  *
  * Waiting is the same for every transport: progress until the requests are
  * done, and fail when nothing moved for timeout_s (the peer is named) or the
@@ -351,4 +352,56 @@ ft__ep_sendrecv(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, ui
 	if (rc == 0)
 		rc = ft__ep_wait(ep, both, 2, err);
 	return rc;
+}
+
+/* ---- element pools ------------------------------------------------------- */
+
+#define POOL_BLOCK 64
+
+void
+ft__pool_init(struct ft__pool *pool, size_t size)
+{
+	pool->size = FT_MAX(size, sizeof(void *));
+	pool->free = NULL;
+	ft_vec_init(&pool->blocks, sizeof(void *));
+}
+
+void
+ft__pool_release(struct ft__pool *pool)
+{
+	size_t i;
+
+	for (i = 0; i < pool->blocks.len; i++)
+		ft_free(FT_VEC_AT(&pool->blocks, void *, i));
+	ft_vec_release(&pool->blocks);
+	pool->free = NULL;
+}
+
+void
+ft__pool_put(struct ft__pool *pool, void *elem)
+{
+	memcpy(elem, &pool->free, sizeof(void *)); /* a free element holds the link */
+	pool->free = elem;
+}
+
+void *
+ft__pool_get(struct ft__pool *pool)
+{
+	void *elem;
+
+	if (!pool->free) {
+		char *blk = ft_calloc(POOL_BLOCK, pool->size);
+		size_t i;
+
+		if (!blk || ft_vec_push(&pool->blocks, &blk) < 0) {
+			ft_free(blk);
+			return NULL;
+		}
+		for (i = POOL_BLOCK; i-- > 0;) /* handed out in address order */
+			ft__pool_put(pool, blk + i * pool->size);
+	}
+	elem = pool->free;
+	memcpy(&pool->free, elem, sizeof(void *));
+	memset(elem, 0, pool->size);
+	return elem;
 }
