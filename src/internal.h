@@ -62,6 +62,9 @@ struct yaml_document_s;
 int ft__yaml_load(const char *text, size_t len, const char *file, struct yaml_document_s *doc,
                   struct ft_error *err);
 
+/* ft_free() every pointer a vector of pointers holds, then release it (base/vec.c). */
+void ft__vec_release_ptrs(struct ft_vec *v);
+
 #include "banned.h"
 
 #endif

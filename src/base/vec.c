@@ -61,3 +61,13 @@ ft_vec_release(struct ft_vec *v)
 	v->len = 0;
 	v->cap = 0;
 }
+
+void
+ft__vec_release_ptrs(struct ft_vec *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->len; i++)
+		ft_free(FT_VEC_AT(v, void *, i));
+	ft_vec_release(v);
+}

@@ -369,11 +369,7 @@ ft__pool_init(struct ft__pool *pool, size_t size)
 void
 ft__pool_release(struct ft__pool *pool)
 {
-	size_t i;
-
-	for (i = 0; i < pool->blocks.len; i++)
-		ft_free(FT_VEC_AT(&pool->blocks, void *, i));
-	ft_vec_release(&pool->blocks);
+	ft__vec_release_ptrs(&pool->blocks);
 	pool->free = NULL;
 }
 
