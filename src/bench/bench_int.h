@@ -64,7 +64,12 @@ void ft__cpu_restore(struct ft_world *w);
 
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
-double ft__now(void);
+/* The benchmarks' clock: monotonic seconds, inline in the timed loops. */
+static inline double
+ft__now(void)
+{
+	return ft__clock_s(CLOCK_MONOTONIC);
+}
 /* One pause of a spin-wait loop: the CPU's hint that this is one (x86 pause, arm64 yield). */
 static inline void
 ft__cpu_relax(void)
@@ -134,13 +139,15 @@ void ft__pool_put(struct ft__pool *pool, void *elem);
 	}
 
 /*
- * The entries of a point-to-point transport's ops named after it: <t>_probe,
- * <t>_post_send, <t>_post_recv, <t>_progress, <t>_close. The table adds its
- * open, summary, ranks and whatever else it has.
+ * The entries of a point-to-point transport's ops: its name and @summary,
+ * @open, and the functions named after it (<t>_probe, <t>_post_send,
+ * <t>_post_recv, <t>_progress, <t>_close). The table adds its ranks and
+ * whatever else it has.
  */
-#define FT__TRANSPORT_P2P_OPS(t)                                                   \
-	.name = #t, .probe = t##_probe, .post_send = t##_post_send,                \
-	.post_recv = t##_post_recv, .progress = t##_progress, .close = t##_close
+#define FT__TRANSPORT_P2P_OPS(t, open_fn, text)                                    \
+	.name = #t, .summary = text, .probe = t##_probe, .open = open_fn,          \
+	.post_send = t##_post_send, .post_recv = t##_post_recv,                    \
+	.progress = t##_progress, .close = t##_close
 
 /* Every transport's endpoint starts with this (container_of). */
 struct ft_ep {

@@ -85,14 +85,12 @@ ft_redop_name(enum ft_redop op)
 int
 ft_redop_from_name(const char *name, enum ft_redop *out)
 {
-	size_t i;
+	int i = ft__name_index(redops, FT_REDOP_COUNT, name);
 
-	for (i = 0; i < FT_REDOP_COUNT; i++)
-		if (strcmp(name, redops[i]) == 0) {
-			*out = (enum ft_redop)i;
-			return 0;
-		}
-	return FT_EINVAL;
+	if (i < 0)
+		return FT_EINVAL;
+	*out = (enum ft_redop)i;
+	return 0;
 }
 
 /* ---- 16-bit floating point ---------------------------------------------------- */

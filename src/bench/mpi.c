@@ -303,9 +303,8 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 }
 
 const struct ft_transport_ops ft_mpi_transport = {
-	FT__TRANSPORT_P2P_OPS(mpi),
-	.summary = "the MPI library's point-to-point and collectives (under mpirun)",
-	.open = mpi_open,
+	FT__TRANSPORT_P2P_OPS(mpi, mpi_open,
+	                      "the MPI library's point-to-point and collectives (under mpirun)"),
 	.coll = mpi_coll,
 	.spin_polls = 1 << 30, /* MPI progresses only inside its calls */
 	.rank_local = 40,

@@ -1055,9 +1055,8 @@ shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 }
 
 const struct ft_transport_ops ft_shm_transport = {
-	FT__TRANSPORT_P2P_OPS(shm),
-	.summary = "shared memory rings between ranks on one host",
-	.open = shm_open_ep,
+	FT__TRANSPORT_P2P_OPS(shm, shm_open_ep,
+	                      "shared memory rings between ranks on one host"),
 	.coll = shm_coll,
 	.mem_alloc = shm_mem_alloc,
 	.mem_free = shm_mem_free,

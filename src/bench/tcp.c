@@ -416,9 +416,8 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 }
 
 const struct ft_transport_ops ft_tcp_transport = {
-	FT__TRANSPORT_P2P_OPS(tcp),
-	.summary = "fabtune's own TCP sockets, several streams per peer",
-	.open = tcp_open,
+	FT__TRANSPORT_P2P_OPS(tcp, tcp_open,
+	                      "fabtune's own TCP sockets, several streams per peer"),
 	.rank_local = 10,
 	.rank_remote = 10,
 };

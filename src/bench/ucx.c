@@ -346,9 +346,8 @@ ucx_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 }
 
 const struct ft_transport_ops ft_ucx_transport = {
-	FT__TRANSPORT_P2P_OPS(ucx),
-	.summary = "UCX streams (libucp) over its shared memory, tcp or verbs",
-	.open = ucx_open,
+	FT__TRANSPORT_P2P_OPS(ucx, ucx_open,
+	                      "UCX streams (libucp) over its shared memory, tcp or verbs"),
 	.spin_polls = 4096,
 	/* never chosen by auto over shm or tcp: asked for by name */
 	.rank_local = 5,

@@ -19,13 +19,11 @@ ft_report_format_name(enum ft_report_format f)
 int
 ft_report_format_from_name(const char *name, enum ft_report_format *out, struct ft_error *err)
 {
-	size_t i;
+	int i = ft__name_index(format_names, FT_REPORT_FORMAT_COUNT, name);
 
-	for (i = 0; i < FT_REPORT_FORMAT_COUNT; i++) {
-		if (strcmp(name, format_names[i]) == 0) {
-			*out = (enum ft_report_format)i;
-			return 0;
-		}
+	if (i >= 0) {
+		*out = (enum ft_report_format)i;
+		return 0;
 	}
 	return ft_error_set(err, FT_EINVAL,
 	                    "format: expected text, json, csv, html or prom, got '%s'", name);
