@@ -893,12 +893,8 @@ ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out, struc
 			rc = ft_run_add(&out->run, &row);
 		if (rc == 0 && bc->w->rank == 0)
 			ft_progress_update(&cfg->progress, "dev_memcpy", ++done, total);
-		if (cfg->step_bytes)
-			size += cfg->step_bytes;
-		else if (size > cfg->max_bytes / FT_MAX(cfg->step_factor, 2))
+		if (!ft__bench_step(cfg, &size))
 			break;
-		else
-			size *= FT_MAX(cfg->step_factor, 2);
 	}
 out:
 	if (src)
