@@ -52,6 +52,14 @@ ft_report_format_from_path(const char *path, enum ft_report_format *out)
 	return FT_EINVAL;
 }
 
+/* The writer of each format. */
+static int (*const writers[])(const struct ft_report_input *in, struct ft_strbuf *out) = {
+	[FT_REPORT_TEXT] = ft__report_text, [FT_REPORT_JSON] = ft__report_json,
+	[FT_REPORT_CSV] = ft__report_csv,   [FT_REPORT_HTML] = ft__report_html,
+	[FT_REPORT_PROM] = ft__report_prom,
+};
+_Static_assert(FT_ARRAY_SIZE(writers) == FT_REPORT_FORMAT_COUNT, "a writer per format");
+
 int
 ft_report_render(const struct ft_report_input *in, enum ft_report_format f, struct ft_strbuf *out,
                  struct ft_error *err)
@@ -60,25 +68,9 @@ ft_report_render(const struct ft_report_input *in, enum ft_report_format f, stru
 
 	if (!in || !in->run)
 		return ft_error_set(err, FT_EINVAL, "report: no run to report");
-	switch (f) {
-	case FT_REPORT_TEXT:
-		rc = ft__report_text(in, out);
-		break;
-	case FT_REPORT_JSON:
-		rc = ft__report_json(in, out);
-		break;
-	case FT_REPORT_CSV:
-		rc = ft__report_csv(in, out);
-		break;
-	case FT_REPORT_HTML:
-		rc = ft__report_html(in, out);
-		break;
-	case FT_REPORT_PROM:
-		rc = ft__report_prom(in, out);
-		break;
-	default:
+	if ((unsigned)f >= FT_REPORT_FORMAT_COUNT)
 		return ft_error_set(err, FT_EINVAL, "report: unknown format %d", (int)f);
-	}
+	rc = writers[f](in, out);
 	if (rc == 0 && out->oom)
 		rc = FT_ENOMEM;
 	if (rc < 0)
