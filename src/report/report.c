@@ -525,29 +525,21 @@ ft__rp_svg_open(struct ft_strbuf *sb, const char *id, double w, double h, const 
 	ft_strbuf_adds(sb, "</title>\n");
 }
 
+/* The characters HTML text and attribute values write as references. */
+static const char *const html_refs[0x80] = {
+	['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;",
+};
+
 void
 ft__rp_html_escape(struct ft_strbuf *sb, const char *s)
 {
 	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			ft_strbuf_adds(sb, "&amp;");
-			break;
-		case '<':
-			ft_strbuf_adds(sb, "&lt;");
-			break;
-		case '>':
-			ft_strbuf_adds(sb, "&gt;");
-			break;
-		case '"':
-			ft_strbuf_adds(sb, "&quot;");
-			break;
-		case '\'':
-			ft_strbuf_adds(sb, "&#39;");
-			break;
-		default:
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x80 && html_refs[c])
+			ft_strbuf_adds(sb, html_refs[c]);
+		else
 			ft_strbuf_addch(sb, *s);
-		}
 	}
 }
 
