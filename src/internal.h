@@ -46,6 +46,22 @@
  * X(enumerator, "name") once a value, in order): @arr[i] is the name of
  * value i, and the build stops where the map and @count disagree.
  */
+/* Index of @name in @names[0, @n), -1 when absent (base/names.c). */
+int ft__name_index(const char *const *names, size_t n, const char *name);
+
+/*
+ * A clock (CLOCK_MONOTONIC for intervals, CLOCK_REALTIME for dates) in
+ * seconds: behind ft_now_s(), ft_wall_s() and the benchmarks' ft__now().
+ */
+static inline double
+ft__clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 #define FT__NAME_OF_(n, s) s,
 #define FT__NAME_TABLE(arr, map, count)                                                  \
 	static const char *const arr[] = { map(FT__NAME_OF_) };                          \
@@ -106,6 +122,9 @@ int ft__with_file_text(const char *path, ft__text_fn *fn, void *ctx, struct ft_e
  */
 void ft__free_all(void *const *blocks, size_t n);
 void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
+
+/* ft_free() every pointer a vector of pointers holds, then release it (base/vec.c). */
+void ft__vec_release_ptrs(struct ft_vec *v);
 
 #include "banned.h"
 

@@ -75,11 +75,11 @@ ft_fingerprint_at(const struct ft_fingerprint *fp, size_t i)
 	return (const struct ft_fingerprint_item *)ft_vec_at(&fp->items, i);
 }
 /*
- * Collect this host's fingerprint from uname, /proc, /sys, /etc and the
- * environment; the RDMA devices' ib.<dev>.* keys come from the probe's
- * observations (ft_probe_rdma_devices: one reader of sysfs). Missing
- * sources are skipped silently (a container has no /sys/class/infiniband);
- * only FT_ENOMEM fails.
+ * Collect this host's fingerprint from the probe's observations alone
+ * (ft_probe_host_facts for uname, /proc, /etc and /sys/module;
+ * ft_probe_rdma_devices for the ib.<dev>.* keys), then the environment.
+ * The archive reads no file of the host itself. Missing sources are skipped
+ * silently (a container has no /sys/class/infiniband); only FT_ENOMEM fails.
  */
 FT_API int ft_fingerprint_collect(struct ft_fingerprint *fp, struct ft_error *err) FT_MUST_CHECK;
 /*
@@ -90,10 +90,14 @@ FT_API int ft_fingerprint_collect(struct ft_fingerprint *fp, struct ft_error *er
 FT_API int ft_fingerprint_collect_at(struct ft_fingerprint *fp, const char *root, char *const *envp,
                                      struct ft_error *err) FT_MUST_CHECK;
 /*
- * Derive what observations tell about where they were taken, for imported
- * tool outputs: host.name (and "hosts", comma-separated, when several),
- * host.kernel, nccl.version, ib.<dev>.fw_ver|hca_type|board_id and
- * env.<NAME> from nccl.env.<NAME>. Existing keys are replaced. 0 or FT_ENOMEM.
+ * Derive what observations tell about where they were taken, for the
+ * probe's host facts and imported tool outputs alike: host.name (and
+ * "hosts", comma-separated, when several), nccl.version, the host facts
+ * under their own keys (host.kernel, host.kernel_build, host.arch, host.os,
+ * cpu.model, cpu.count, mem.total_bytes, gpu.driver, nccl.conf.<NAME>),
+ * driver.<module>.version from driver.version, ib.<dev>.fw_ver|hca_type|
+ * board_id and env.<NAME> from nccl.env.<NAME>. Existing keys are replaced.
+ * 0 or FT_ENOMEM.
  */
 FT_API int ft_fingerprint_from_obs(struct ft_fingerprint *fp,
                                    const struct ft_obs_set *obs) FT_MUST_CHECK;

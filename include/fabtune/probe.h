@@ -36,6 +36,18 @@ FT_API int ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out,
  */
 FT_API int ft_probe_rdma_devices(const char *root, struct ft_obs_set *out, struct ft_error *err);
 
+/*
+ * The facts that say where a run happened, from @root ("/" or a captured
+ * tree), as observations of the host (device "", or the module for a
+ * driver's version): host.name, host.kernel, host.os, cpu.model, mem.total_bytes (also
+ * numeric), gpu.driver (the NVIDIA driver's first line), driver.version per
+ * loaded module of the network and GPU stack (mlx5_core, nvidia_peermem, ...),
+ * nccl.conf.<NAME> per line of /etc/nccl.conf, and on the live host only
+ * (from uname and sysconf) host.kernel_build, host.arch and cpu.count. Not
+ * part of ft_probe_host(). What is missing adds nothing: 0 or FT_ENOMEM.
+ */
+FT_API int ft_probe_host_facts(const char *root, struct ft_obs_set *out, struct ft_error *err);
+
 /* ---- multi-node ------------------------------------------------------------ */
 
 /* True when this process was started by mpirun/srun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set). */

@@ -27,7 +27,6 @@ check_name(const char *name, struct ft_error *err)
 int
 ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id, struct ft_error *err)
 {
-	struct timespec ts;
 	sqlite3_stmt *st;
 	int rc = check_name(name, err);
 
@@ -41,10 +40,9 @@ ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id, str
 	                         " SELECT ?1, id, ?3 FROM runs WHERE id = ?2",
 	                         &st, err);
 	if (rc == 0) {
-		clock_gettime(CLOCK_REALTIME, &ts);
 		ft__bind_text(st, 1, name);
 		sqlite3_bind_int64(st, 2, id);
-		sqlite3_bind_double(st, 3, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
+		sqlite3_bind_double(st, 3, ft__clock_s(CLOCK_REALTIME));
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = ft__archive_fail(ar, "adding to a baseline", err);
 		sqlite3_finalize(st);

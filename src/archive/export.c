@@ -97,6 +97,51 @@ static const struct field finding_fields[] = {
 	FND_STR(rule_id), FND_STR(entity), FND_STR(message), FND_STR(fix), FND_STR(kb),
 };
 
+/* The integer kinds of a field: size and range. */
+static const struct {
+	size_t size;
+	int64_t min, max;
+} int_kinds[] = {
+	[F_I64] = { sizeof(int64_t), INT64_MIN, INT64_MAX },
+	[F_INT] = { sizeof(int), INT_MIN, INT_MAX },
+	[F_U32] = { sizeof(uint32_t), 0, UINT32_MAX },
+};
+
+/* The integer field of kind @type (F_I64, F_INT, F_U32) at @p, widened. */
+static int64_t
+int_get(const char *p, enum ftype type)
+{
+	int64_t s;
+	uint32_t u32;
+	int iv;
+
+	if (type == F_INT) {
+		memcpy(&iv, p, sizeof(iv));
+		return iv;
+	}
+	if (type == F_U32) {
+		memcpy(&u32, p, sizeof(u32));
+		return u32;
+	}
+	memcpy(&s, p, sizeof(s));
+	return s;
+}
+
+/* Store @v, in the range of @type, into the integer field at @p. */
+static void
+int_set(char *p, enum ftype type, int64_t v)
+{
+	uint32_t u32 = (uint32_t)v;
+	int iv = (int)v;
+
+	if (type == F_INT)
+		memcpy(p, &iv, sizeof(iv));
+	else if (type == F_U32)
+		memcpy(p, &u32, sizeof(u32));
+	else
+		memcpy(p, &v, sizeof(v));
+}
+
 /* ---- writing ------------------------------------------------------------- */
 
 /* Write the fields of @obj that differ from the defaults in @def. */
@@ -109,9 +154,6 @@ write_fields(struct ft_json *j, const void *obj, const void *def, const struct f
 		const char *p = (const char *)obj + f[i].offset;
 		const char *d = (const char *)def + f[i].offset;
 		uint64_t u;
-		int64_t s;
-		uint32_t u32;
-		int iv;
 		double v;
 
 		switch (f[i].type) {
@@ -132,19 +174,14 @@ write_fields(struct ft_json *j, const void *obj, const void *def, const struct f
 			ft_json_kv_uint(j, f[i].name, u);
 			break;
 		case F_I64:
-			memcpy(&s, p, sizeof(s));
-			if (memcmp(p, d, sizeof(s)) != 0)
-				ft_json_kv_int(j, f[i].name, s);
-			break;
 		case F_INT:
-			memcpy(&iv, p, sizeof(iv));
-			if (memcmp(p, d, sizeof(iv)) != 0)
-				ft_json_kv_int(j, f[i].name, iv);
-			break;
 		case F_U32:
-			memcpy(&u32, p, sizeof(u32));
-			if (memcmp(p, d, sizeof(u32)) != 0)
-				ft_json_kv_uint(j, f[i].name, u32);
+			if (memcmp(p, d, int_kinds[f[i].type].size) == 0)
+				break; /* the default */
+			if (f[i].type == F_U32)
+				ft_json_kv_uint(j, f[i].name, (uint64_t)int_get(p, F_U32));
+			else
+				ft_json_kv_int(j, f[i].name, int_get(p, f[i].type));
 			break;
 		case F_DBL:
 			memcpy(&v, p, sizeof(v));
@@ -367,25 +404,12 @@ read_fields(const struct ctx *c, const struct ft_jv *o, const char *path, void *
 				memcpy(p, &u, sizeof(u));
 			break;
 		case F_I64:
-			rc = read_int(c, v, sub, INT64_MIN, INT64_MAX, &s);
-			if (rc == 0)
-				memcpy(p, &s, sizeof(s));
-			break;
 		case F_INT:
-			rc = read_int(c, v, sub, INT_MIN, INT_MAX, &s);
-			if (rc == 0) {
-				int iv = (int)s;
-
-				memcpy(p, &iv, sizeof(iv));
-			}
-			break;
 		case F_U32:
-			rc = read_int(c, v, sub, 0, UINT32_MAX, &s);
-			if (rc == 0) {
-				uint32_t u32 = (uint32_t)s;
-
-				memcpy(p, &u32, sizeof(u32));
-			}
+			rc = read_int(c, v, sub, int_kinds[f[i].type].min, int_kinds[f[i].type].max,
+			              &s);
+			if (rc == 0)
+				int_set(p, f[i].type, s);
 			break;
 		case F_DBL:
 			if (v->type == FT_JV_NULL) {

@@ -11,8 +11,6 @@
  */
 #include "archive_int.h"
 
-#include <sys/utsname.h>
-
 #include <fabtune/probe.h>
 #include <fabtune/version.h>
 
@@ -251,88 +249,6 @@ ft_fingerprint_env_matters(const char *name)
 	return false;
 }
 
-/*
- * Open @path, under @root, for reading: symlinks of a captured tree never lead
- * out of it, and a FIFO or device there reads as absent (ft_file_open_under).
- */
-static FILE *
-open_under(const char *root, const char *path)
-{
-	int fd = ft_file_open_under(root, path, false, NULL);
-	FILE *f;
-
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "r");
-	if (!f)
-		close(fd);
-	return f;
-}
-
-/* Read the first line of @root/@rel into @buf, trimmed. False when unreadable. */
-static bool
-read_line(const char *root, const char *rel, char *buf, size_t len)
-{
-	char path[1024];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
-	f = open_under(root, path);
-	if (!f)
-		return false;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	n = strlen(buf);
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return buf[0] != '\0';
-}
-
-/* Value after "key<sep>" of the first line in @rel starting with @key. */
-static bool
-read_field(const char *root, const char *rel, const char *key, char sep, char *buf, size_t len)
-{
-	char path[1024], line[512];
-	size_t klen = strlen(key);
-	bool ok = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
-	f = open_under(root, path);
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *end;
-
-		if (strncmp(line, key, klen) != 0)
-			continue;
-		p = line + klen;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p != sep)
-			continue;
-		p++;
-		while (*p == ' ' || *p == '\t' || *p == '"')
-			p++;
-		end = p + strlen(p);
-		while (end > p && (isspace((unsigned char)end[-1]) || end[-1] == '"'))
-			*--end = '\0';
-		ft_strlcpy(buf, p, len);
-		ok = true;
-		break;
-	}
-	fclose(f);
-	return ok;
-}
-
-static int
-set_if(struct ft_fingerprint *fp, const char *key, bool have, const char *value)
-{
-	return have ? ft_fingerprint_set(fp, key, value) : 0;
-}
-
 /* Probe observations of an RDMA device's identity, and the fingerprint attribute each is. */
 static const struct {
 	const char *obs_key, *fp_attr;
@@ -342,105 +258,51 @@ static const struct {
 	{ "ib.dev.board_id", "board_id" },
 };
 
-/* The fingerprint key of observation @o ("ib.mlx5_0.fw_ver"), false when it is none. */
+/* Observations of the host that are fingerprint keys under their own name. */
+static const char *const host_keys[] = {
+	"nccl.version", "host.kernel", "host.kernel_build", "host.arch",   "host.os",
+	"cpu.model",    "cpu.count",   "mem.total_bytes",   "gpu.driver",
+};
+
+/*
+ * The fingerprint key of observation @o, false when it is none: a host fact
+ * ("host.kernel"), a device's identity ("ib.mlx5_0.fw_ver"), a driver's
+ * version ("driver.mlx5_core.version"), a variable NCCL reported
+ * ("env.NCCL_IB_HCA") or one of /etc/nccl.conf ("nccl.conf.NCCL_IB_TIMEOUT",
+ * the one kind whose empty value still counts: the line sets it empty).
+ */
 static bool
-dev_key(const struct ft_obs *o, char *key, size_t len)
+fact_key(const struct ft_obs *o, char *key, size_t len)
 {
 	size_t k;
 
-	if (!o->device[0] || !o->str[0])
+	if (strncmp(o->key, "nccl.conf.", 10) == 0 && o->key[10]) {
+		ft_strlcpy(key, o->key, len);
+		return true;
+	}
+	if (!o->str[0])
 		return false;
+	for (k = 0; k < FT_ARRAY_SIZE(host_keys); k++)
+		if (strcmp(o->key, host_keys[k]) == 0) {
+			ft_strlcpy(key, o->key, len);
+			return true;
+		}
+	if (strncmp(o->key, "nccl.env.", 9) == 0 && o->key[9]) {
+		snprintf(key, len, "env.%s", o->key + 9);
+		return true;
+	}
+	if (!o->device[0])
+		return false;
+	if (strcmp(o->key, "driver.version") == 0) {
+		snprintf(key, len, "driver.%.40s.version", o->device);
+		return true;
+	}
 	for (k = 0; k < FT_ARRAY_SIZE(dev_keys); k++)
 		if (strcmp(o->key, dev_keys[k].obs_key) == 0) {
 			snprintf(key, len, "ib.%.40s.%s", o->device, dev_keys[k].fp_attr);
 			return true;
 		}
 	return false;
-}
-
-/*
- * The RDMA devices' firmware, type and board, from the probe's observations
- * of @root (the one reader of /sys/class/infiniband; no PCI tree, no tools).
- * A tree the probe cannot read adds nothing.
- */
-static int
-collect_ib(struct ft_fingerprint *fp, const char *root)
-{
-	struct ft_error err = { 0 };
-	struct ft_obs_set obs;
-	char key[64];
-	size_t i;
-	int rc;
-
-	ft_obs_set_init(&obs);
-	rc = ft_probe_rdma_devices(root, &obs, &err);
-	if (rc == FT_ENOMEM) {
-		ft_obs_set_release(&obs);
-		return rc;
-	}
-	rc = 0;
-	for (i = 0; rc == 0 && i < ft_obs_set_len(&obs); i++) {
-		const struct ft_obs *o = ft_obs_set_at(&obs, i);
-
-		if (dev_key(o, key, sizeof(key)))
-			rc = ft_fingerprint_set(fp, key, o->str);
-	}
-	ft_obs_set_release(&obs);
-	return rc;
-}
-
-/* Drivers of network and GPU devices whose version matters (HOST-GDR). */
-static int
-collect_drivers(struct ft_fingerprint *fp, const char *root)
-{
-	static const char *const modules[] = { "mlx5_core",      "mlx5_ib", "ib_core", "nvidia",
-		                               "nvidia_peermem", "bnxt_en", "irdma",   "efa" };
-	char rel[128], val[256], key[64];
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; rc == 0 && i < FT_ARRAY_SIZE(modules); i++) {
-		snprintf(rel, sizeof(rel), "/sys/module/%s/version", modules[i]);
-		snprintf(key, sizeof(key), "driver.%s.version", modules[i]);
-		rc = set_if(fp, key, read_line(root, rel, val, sizeof(val)), val);
-	}
-	return rc;
-}
-
-/* /etc/nccl.conf sets NCCL variables for every job (ENV- "How NCCL reads variables"). */
-static int
-collect_nccl_conf(struct ft_fingerprint *fp, const char *root)
-{
-	char path[1024], line[512], key[64];
-	int rc = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/etc/nccl.conf", strcmp(root, "/") == 0 ? "" : root);
-	f = open_under(root, path);
-	if (!f)
-		return 0;
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		char *eq = strchr(line, '='), *end;
-		char *name = line;
-
-		while (isspace((unsigned char)*name))
-			name++;
-		if (!eq || *name == '#' || eq == name)
-			continue;
-		*eq = '\0';
-		end = eq;
-		while (end > name && isspace((unsigned char)end[-1]))
-			*--end = '\0';
-		end = eq + 1 + strlen(eq + 1);
-		while (end > eq + 1 && isspace((unsigned char)end[-1]))
-			*--end = '\0';
-		snprintf(key, sizeof(key), "nccl.conf.%.50s", name);
-		for (eq++; isspace((unsigned char)*eq);)
-			eq++;
-		rc = ft_fingerprint_set(fp, key, eq);
-	}
-	fclose(f);
-	return rc;
 }
 
 static int
@@ -463,77 +325,26 @@ collect_env(struct ft_fingerprint *fp, char *const *envp)
 	return rc;
 }
 
-static int
-collect_host(struct ft_fingerprint *fp, const char *root)
-{
-	char val[256];
-	long ncpu;
-	int rc = 0;
-
-	if (strcmp(root, "/") == 0) {
-		struct utsname u;
-
-		if (uname(&u) == 0) {
-			rc = ft_fingerprint_set(fp, "host.name", u.nodename);
-			if (rc == 0)
-				rc = ft_fingerprint_set(fp, "host.kernel", u.release);
-			if (rc == 0)
-				rc = ft_fingerprint_set(fp, "host.kernel_build", u.version);
-			if (rc == 0)
-				rc = ft_fingerprint_set(fp, "host.arch", u.machine);
-		}
-		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		if (rc == 0 && ncpu > 0) {
-			snprintf(val, sizeof(val), "%ld", ncpu);
-			rc = ft_fingerprint_set(fp, "cpu.count", val);
-		}
-	} else {
-		if (read_line(root, "/etc/hostname", val, sizeof(val)))
-			rc = ft_fingerprint_set(fp, "host.name", val);
-		if (rc == 0 && read_line(root, "/proc/sys/kernel/osrelease", val, sizeof(val)))
-			rc = ft_fingerprint_set(fp, "host.kernel", val);
-	}
-	if (rc == 0)
-		rc = set_if(
-		        fp, "host.os",
-		        read_field(root, "/etc/os-release", "PRETTY_NAME", '=', val, sizeof(val)),
-		        val);
-	if (rc == 0)
-		rc = set_if(fp, "cpu.model",
-		            read_field(root, "/proc/cpuinfo", "model name", ':', val, sizeof(val)),
-		            val);
-	if (rc == 0 && read_field(root, "/proc/meminfo", "MemTotal", ':', val, sizeof(val))) {
-		uint64_t kib;
-		char *sp = strchr(val, ' ');
-
-		if (sp)
-			*sp = '\0';
-		if (ft_parse_u64(val, &kib) == 0) {
-			snprintf(val, sizeof(val), "%" PRIu64, kib * 1024);
-			rc = ft_fingerprint_set(fp, "mem.total_bytes", val);
-		}
-	}
-	/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  ..." */
-	if (rc == 0 && read_line(root, "/proc/driver/nvidia/version", val, sizeof(val)))
-		rc = ft_fingerprint_set(fp, "gpu.driver", val);
-	return rc;
-}
-
+/*
+ * Where this host is, from the probe's observations alone (the one reader of
+ * /proc, /etc and /sys): its facts (ft_probe_host_facts) and its RDMA
+ * devices (ft_probe_rdma_devices) become keys as for an import
+ * (ft_fingerprint_from_obs); then the variables of @envp and our version.
+ */
 int
 ft_fingerprint_collect_at(struct ft_fingerprint *fp, const char *root, char *const *envp,
                           struct ft_error *err)
 {
+	struct ft_obs_set obs;
 	int rc;
 
-	if (!root || !root[0])
-		root = "/";
-	rc = collect_host(fp, root);
+	ft_obs_set_init(&obs);
+	rc = ft_probe_host_facts(root, &obs, NULL);
 	if (rc == 0)
-		rc = collect_ib(fp, root);
+		rc = ft_probe_rdma_devices(root, &obs, NULL);
 	if (rc == 0)
-		rc = collect_drivers(fp, root);
-	if (rc == 0)
-		rc = collect_nccl_conf(fp, root);
+		rc = ft_fingerprint_from_obs(fp, &obs);
+	ft_obs_set_release(&obs);
 	if (rc == 0)
 		rc = collect_env(fp, envp);
 	if (rc == 0)
@@ -549,7 +360,7 @@ ft_fingerprint_collect(struct ft_fingerprint *fp, struct ft_error *err)
 	return ft_fingerprint_collect_at(fp, "/", environ, err);
 }
 
-/* ---- from observations (imports) ----------------------------------------- */
+/* ---- from observations (the probe's, an import's) ------------------------ */
 
 static int
 str_cmp(const void *a, const void *b)
@@ -604,16 +415,8 @@ ft_fingerprint_from_obs(struct ft_fingerprint *fp, const struct ft_obs_set *obs)
 	for (i = 0; rc == 0 && i < ft_obs_set_len(obs); i++) {
 		const struct ft_obs *o = ft_obs_set_at(obs, i);
 
-		if (!o->str[0])
-			continue;
-		if (strcmp(o->key, "nccl.version") == 0 || strcmp(o->key, "host.kernel") == 0) {
-			rc = append_item(fp, o->key, o->str);
-		} else if (strncmp(o->key, "nccl.env.", 9) == 0 && o->key[9]) {
-			snprintf(key, sizeof(key), "env.%s", o->key + 9);
+		if (fact_key(o, key, sizeof(key)))
 			rc = append_item(fp, key, o->str);
-		} else if (dev_key(o, key, sizeof(key))) {
-			rc = append_item(fp, key, o->str);
-		}
 	}
 	if (rc == 0)
 		rc = sort_items(fp);

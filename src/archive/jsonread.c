@@ -110,6 +110,12 @@ put_utf8(struct ft_strbuf *sb, unsigned cp)
 	}
 }
 
+/* The character each one-letter escape stands for (RFC 8259, section 7). */
+static const char unescaped[0x80] = {
+	['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b',
+	['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t',
+};
+
 static int
 escape(struct reader *r, struct ft_strbuf *sb)
 {
@@ -119,27 +125,11 @@ escape(struct reader *r, struct ft_strbuf *sb)
 	if (r->p >= r->end)
 		return fail(r, "unterminated string");
 	c = *r->p++;
+	if ((unsigned char)c < 0x80 && unescaped[(unsigned char)c]) {
+		ft_strbuf_addch(sb, unescaped[(unsigned char)c]);
+		return 0;
+	}
 	switch (c) {
-	case '"':
-	case '\\':
-	case '/':
-		ft_strbuf_addch(sb, c);
-		return 0;
-	case 'b':
-		ft_strbuf_addch(sb, '\b');
-		return 0;
-	case 'f':
-		ft_strbuf_addch(sb, '\f');
-		return 0;
-	case 'n':
-		ft_strbuf_addch(sb, '\n');
-		return 0;
-	case 'r':
-		ft_strbuf_addch(sb, '\r');
-		return 0;
-	case 't':
-		ft_strbuf_addch(sb, '\t');
-		return 0;
 	case 'u':
 		if (hex4(r, &cp) < 0)
 			return FT_EPARSE;

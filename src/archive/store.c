@@ -9,26 +9,19 @@
  */
 #include "archive_int.h"
 
+FT__NAME_TABLE(layer_names, FT_LAYER_MAP, FT_LAYER_COUNT);
+FT__NAME_TABLE(severity_names, FT_SEVERITY_MAP, FT_SEV_COUNT);
+
 int
 ft__layer_from_name(const char *s)
 {
-	int i;
-
-	for (i = 0; i < FT_LAYER_COUNT; i++)
-		if (strcmp(s, ft_layer_name((enum ft_layer)i)) == 0)
-			return i;
-	return -1;
+	return ft__name_index(layer_names, FT_LAYER_COUNT, s);
 }
 
 int
 ft__severity_from_name(const char *s)
 {
-	int i;
-
-	for (i = 0; i < FT_SEV_COUNT; i++)
-		if (strcmp(s, ft_severity_name((enum ft_severity)i)) == 0)
-			return i;
-	return -1;
+	return ft__name_index(severity_names, FT_SEV_COUNT, s);
 }
 
 void
@@ -273,15 +266,6 @@ insert_fingerprint(struct ft_archive *ar, int64_t id, const struct ft_fingerprin
 	return rc;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int
 ft__archive_insert(struct ft_archive *ar, const struct ft_run *run, const struct ft_obs_set *obs,
                    const struct ft_finding *findings, size_t nfindings,
@@ -304,7 +288,7 @@ ft__archive_insert(struct ft_archive *ar, const struct ft_run *run, const struct
 	                         &st, err);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_double(st, 1, now_s());
+	sqlite3_bind_double(st, 1, ft__clock_s(CLOCK_REALTIME));
 	ft__bind_text(st, 2, ft_source_name(run->source));
 	ft__bind_text(st, 3, run->kind);
 	ft__bind_text(st, 4, run->label);

@@ -9,34 +9,42 @@
 
 #include <fabtune/version.h>
 
+/* Every code with its name and message, 0 first (FT_ERROR_MAP). */
+static const struct {
+	int code;
+	const char *name, *msg;
+} codes[] = {
+	{ 0, "OK", "success" },
+#define ROW_(n, v, m) { FT_##n, #n, m },
+	FT_ERROR_MAP(ROW_)
+#undef ROW_
+};
+
+static int
+code_index(int code)
+{
+	size_t i;
+
+	for (i = 0; i < FT_ARRAY_SIZE(codes); i++)
+		if (codes[i].code == code)
+			return (int)i;
+	return -1;
+}
+
 const char *
 ft_err_name(int code)
 {
-	switch (code) {
-	case 0:
-		return "OK";
-#define NAME_(n, v, m)                                                                             \
-	case FT_##n:                                                                               \
-		return #n;
-		FT_ERROR_MAP(NAME_)
-#undef NAME_
-	}
-	return "EUNKNOWN";
+	int i = code_index(code);
+
+	return i < 0 ? "EUNKNOWN" : codes[i].name;
 }
 
 const char *
 ft_strerror(int code)
 {
-	switch (code) {
-	case 0:
-		return "success";
-#define MSG_(n, v, m)                                                                              \
-	case FT_##n:                                                                               \
-		return m;
-		FT_ERROR_MAP(MSG_)
-#undef MSG_
-	}
-	return "unknown error";
+	int i = code_index(code);
+
+	return i < 0 ? "unknown error" : codes[i].msg;
 }
 
 void

@@ -95,6 +95,11 @@ ft_json_arr_end(struct ft_json *j)
 	close_scope(j, ']');
 }
 
+/* The characters below 0x80 that JSON escapes by a letter (RFC 8259, section 7). */
+static const char *const short_escapes[0x80] = {
+	['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
+};
+
 void
 ft_json_escape(struct ft_strbuf *sb, const char *s, size_t n)
 {
@@ -115,28 +120,12 @@ ft_json_escape(struct ft_strbuf *sb, const char *s, size_t n)
 			}
 			continue;
 		}
-		switch (c) {
-		case '"':
-			ft_strbuf_adds(sb, "\\\"");
-			break;
-		case '\\':
-			ft_strbuf_adds(sb, "\\\\");
-			break;
-		case '\n':
-			ft_strbuf_adds(sb, "\\n");
-			break;
-		case '\r':
-			ft_strbuf_adds(sb, "\\r");
-			break;
-		case '\t':
-			ft_strbuf_adds(sb, "\\t");
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				ft_strbuf_addf(sb, "\\u%04x", c);
-			else
-				ft_strbuf_addch(sb, (char)c);
-		}
+		if (short_escapes[c])
+			ft_strbuf_adds(sb, short_escapes[c]);
+		else if (c < 0x20 || c == 0x7f)
+			ft_strbuf_addf(sb, "\\u%04x", c);
+		else
+			ft_strbuf_addch(sb, (char)c);
 	}
 }
 
@@ -234,37 +223,17 @@ ft_json_raw(struct ft_json *j, const char *text)
 	ft_strbuf_adds(j->out, text);
 }
 
-void
-ft_json_kv_str(struct ft_json *j, const char *key, const char *s)
-{
-	ft_json_key(j, key);
-	ft_json_str(j, s);
-}
+/* ft_json_kv_<kind>(): a member's key, then its value */
+#define DEF_KV_(kind, T)                                             \
+	void ft_json_kv_##kind(struct ft_json *j, const char *key, T v) \
+	{                                                             \
+		ft_json_key(j, key);                                  \
+		ft_json_##kind(j, v);                                 \
+	}
+DEF_KV_(str, const char *)
+DEF_KV_(int, int64_t)
+DEF_KV_(uint, uint64_t)
+DEF_KV_(double, double)
+DEF_KV_(bool, bool)
+#undef DEF_KV_
 
-void
-ft_json_kv_int(struct ft_json *j, const char *key, int64_t v)
-{
-	ft_json_key(j, key);
-	ft_json_int(j, v);
-}
-
-void
-ft_json_kv_uint(struct ft_json *j, const char *key, uint64_t v)
-{
-	ft_json_key(j, key);
-	ft_json_uint(j, v);
-}
-
-void
-ft_json_kv_double(struct ft_json *j, const char *key, double v)
-{
-	ft_json_key(j, key);
-	ft_json_double(j, v);
-}
-
-void
-ft_json_kv_bool(struct ft_json *j, const char *key, bool v)
-{
-	ft_json_key(j, key);
-	ft_json_bool(j, v);
-}

@@ -17,10 +17,7 @@
 double
 ft_now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return ft__clock_s(CLOCK_MONOTONIC);
 }
 
 void

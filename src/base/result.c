@@ -23,15 +23,12 @@ ft_source_name(enum ft_source s)
 int
 ft_source_from_name(const char *name, enum ft_source *out)
 {
-	size_t i;
+	int i = ft__name_index(source_names, FT_SOURCE_COUNT, name);
 
-	for (i = 0; i < FT_SOURCE_COUNT; i++) {
-		if (strcmp(name, source_names[i]) == 0) {
-			*out = (enum ft_source)i;
-			return 0;
-		}
-	}
-	return FT_EINVAL;
+	if (i < 0)
+		return FT_EINVAL;
+	*out = (enum ft_source)i;
+	return 0;
 }
 
 void

@@ -210,36 +210,45 @@ ft_utf8_seq_len(const char *s, size_t n)
 	return len;
 }
 
+/*
+ * The whole of @s as a decimal integer into *@out, an int64_t when
+ * @is_signed, else a uint64_t: FT_EPARSE for an empty text, a leading
+ * blank, a sign on an unsigned one or anything after the digits;
+ * FT_ERANGE when it does not fit. *@out is left alone on failure.
+ */
+static int
+parse_integer(const char *s, bool is_signed, void *out)
+{
+	unsigned long long u = 0;
+	long long i = 0;
+	char *end;
+
+	if (!s || !*s || *s == ' ' || (!is_signed && (*s == '-' || *s == '+')))
+		return FT_EPARSE;
+	errno = 0;
+	if (is_signed)
+		i = strtoll(s, &end, 10);
+	else
+		u = strtoull(s, &end, 10);
+	if (errno || *end)
+		return errno == ERANGE ? FT_ERANGE : FT_EPARSE;
+	if (is_signed)
+		*(int64_t *)out = i;
+	else
+		*(uint64_t *)out = u;
+	return 0;
+}
+
 int
 ft_parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return FT_EPARSE;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return errno == ERANGE ? FT_ERANGE : FT_EPARSE;
-	*out = v;
-	return 0;
+	return parse_integer(s, false, out);
 }
 
 int
 ft_parse_i64(const char *s, int64_t *out)
 {
-	char *end;
-	long long v;
-
-	if (!s || !*s || *s == ' ')
-		return FT_EPARSE;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end)
-		return errno == ERANGE ? FT_ERANGE : FT_EPARSE;
-	*out = v;
-	return 0;
+	return parse_integer(s, true, out);
 }
 
 int

@@ -20,11 +20,7 @@ ft_table_init(struct ft_table *t)
 void
 ft_table_release(struct ft_table *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->cells.len; i++)
-		ft_free(FT_VEC_AT(&t->cells, char *, i));
-	ft_vec_release(&t->cells);
+	ft__vec_release_ptrs(&t->cells);
 	t->ncols = 0;
 }
 

@@ -82,14 +82,25 @@ static const struct unit_scale size_units[] = {
 	{ "TB", 1e12 },
 };
 
+/* parse_scaled(), or FT_EPARSE saying what was @expected and what came. */
+static int
+parse_or_say(const char *s, const struct unit_scale *units, size_t n, double *out,
+             const char *expected, struct ft_error *err)
+{
+	if (parse_scaled(s, units, n, out) < 0)
+		return ft_error_set(err, FT_EPARSE, "expected %s, got '%s'", expected, s ? s : "");
+	return 0;
+}
+
 int
 ft_parse_size(const char *s, uint64_t *bytes, struct ft_error *err)
 {
-	double v;
+	double v = 0;
+	int rc = parse_or_say(s, size_units, FT_ARRAY_SIZE(size_units), &v,
+	                      "a size like 4KiB, 256M or 8G", err);
 
-	if (parse_scaled(s, size_units, FT_ARRAY_SIZE(size_units), &v) < 0)
-		return ft_error_set(err, FT_EPARSE, "expected a size like 4KiB, 256M or 8G, got '%s'",
-				    s ? s : "");
+	if (rc < 0)
+		return rc;
 	if (v >= 18446744073709551615.0)
 		return ft_error_set(err, FT_ERANGE, "size '%s' is too large", s);
 	if (v != floor(v))
@@ -130,10 +141,8 @@ static const struct unit_scale rate_units[] = {
 int
 ft_parse_rate(const char *s, double *Bps, struct ft_error *err)
 {
-	if (parse_scaled(s, rate_units, FT_ARRAY_SIZE(rate_units), Bps) < 0)
-		return ft_error_set(err, FT_EPARSE, "expected a rate like 400Gbps or 50GB/s, got '%s'",
-				    s ? s : "");
-	return 0;
+	return parse_or_say(s, rate_units, FT_ARRAY_SIZE(rate_units), Bps,
+	                    "a rate like 400Gbps or 50GB/s", err);
 }
 
 static const struct unit_scale duration_units[] = {
@@ -144,10 +153,8 @@ static const struct unit_scale duration_units[] = {
 int
 ft_parse_duration(const char *s, double *seconds, struct ft_error *err)
 {
-	if (parse_scaled(s, duration_units, FT_ARRAY_SIZE(duration_units), seconds) < 0)
-		return ft_error_set(err, FT_EPARSE, "expected a duration like 2us, 1.5ms or 30s, got '%s'",
-				    s ? s : "");
-	return 0;
+	return parse_or_say(s, duration_units, FT_ARRAY_SIZE(duration_units), seconds,
+	                    "a duration like 2us, 1.5ms or 30s", err);
 }
 
 char *

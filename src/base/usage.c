@@ -22,10 +22,7 @@
 double
 ft_wall_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return ft__clock_s(CLOCK_REALTIME);
 }
 
 int

@@ -70,3 +70,13 @@ ft__vec_release_all(struct ft_vec *const *vecs, size_t n)
 	for (i = 0; i < n; i++)
 		ft_vec_release(vecs[i]);
 }
+
+void
+ft__vec_release_ptrs(struct ft_vec *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->len; i++)
+		ft_free(FT_VEC_AT(v, void *, i));
+	ft_vec_release(v);
+}

@@ -64,7 +64,22 @@ void ft__cpu_restore(struct ft_world *w);
 
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
-double ft__now(void);
+/* The benchmarks' clock: monotonic seconds, inline in the timed loops. */
+static inline double
+ft__now(void)
+{
+	return ft__clock_s(CLOCK_MONOTONIC);
+}
+/* One pause of a spin-wait loop: the CPU's hint that this is one (x86 pause, arm64 yield). */
+static inline void
+ft__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
 int ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out,
                     struct ft_error *err) FT_MUST_CHECK;
 /* Connect with retries until @deadline (ft__now() clock); message names @what. */
@@ -87,7 +102,52 @@ bool ft_bench_ifname_match(const char *spec, const char *ifname);
 int ft__pick_address(const char *spec, char *addr, size_t alen, char *ifname, size_t ilen,
                      struct ft_error *err) FT_MUST_CHECK;
 
+/* ---- element pools of the transports (transport.c) ------------------------- */
+
+/*
+ * Fixed-size elements (a transport's in-flight records) recycled through a
+ * free list and allocated 64 at a time; a free element holds the link. Not
+ * thread-safe: one per endpoint.
+ */
+struct ft__pool {
+	size_t size;         /* bytes per element */
+	void *free;          /* first free element */
+	struct ft_vec blocks; /* void *: the allocations */
+};
+
+void ft__pool_init(struct ft__pool *pool, size_t size);
+/* Free every block (elements handed out included). */
+void ft__pool_release(struct ft__pool *pool);
+/* A zeroed element, NULL when out of memory. */
+void *ft__pool_get(struct ft__pool *pool);
+void ft__pool_put(struct ft__pool *pool, void *elem);
+
 /* ---- endpoints and waiting ------------------------------------------------ */
+
+/*
+ * A transport's two posting entries, <t>_post_send and <t>_post_recv, from
+ * its one function @post(ep, req, bool send, err).
+ */
+#define FT__TRANSPORT_POSTS(t, post)                                                     \
+	static int t##_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err) \
+	{                                                                                \
+		return post(ep, req, true, err);                                         \
+	}                                                                                \
+	static int t##_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err) \
+	{                                                                                \
+		return post(ep, req, false, err);                                        \
+	}
+
+/*
+ * The entries of a point-to-point transport's ops: its name and @summary,
+ * @open, and the functions named after it (<t>_probe, <t>_post_send,
+ * <t>_post_recv, <t>_progress, <t>_close). The table adds its ranks and
+ * whatever else it has.
+ */
+#define FT__TRANSPORT_P2P_OPS(t, open_fn, text)                                    \
+	.name = #t, .summary = text, .probe = t##_probe, .open = open_fn,          \
+	.post_send = t##_post_send, .post_recv = t##_post_recv,                    \
+	.progress = t##_progress, .close = t##_close
 
 /* Every transport's endpoint starts with this (container_of). */
 struct ft_ep {
@@ -118,6 +178,13 @@ int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
 int ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err) FT_MUST_CHECK;
 /* The FT_ETIMEDOUT of a wait that saw nothing from @peer for the endpoint's timeout. */
 int ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err);
+/*
+ * A library's operation (@lib "mpi", @what "all_reduce") that is not done
+ * after --timeout: FT_ETIMEDOUT naming a stopped rank of this host (SIGSTOP,
+ * a debugger) when there is one; 0 when none is, for the caller's own words.
+ */
+int ft__ep_stopped(const struct ft_ep *ep, const char *lib, const char *what,
+                   struct ft_error *err);
 /* Part @c of @count elements cut into @n parts as evenly as they go: [first, first + len). */
 static inline void
 ft__bench_chunk(size_t count, uint32_t n, uint32_t c, size_t *first, size_t *len)

@@ -74,16 +74,6 @@ ft__ep_close(struct ft_ep *ep)
  */
 #define SPIN_WAIT_S 0.002
 
-static inline void
-cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 static int
 coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 {
@@ -99,7 +89,7 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 			since = 0;
 			continue;
 		}
-		cpu_relax();
+		ft__cpu_relax();
 		if (++polls % 16)
 			continue;
 		if (since == 0) {
@@ -481,34 +471,40 @@ hypercube(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error 
 	return rc;
 }
 
+static int
+gather(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	return gather_scatter(ep, a, true, err);
+}
+
+static int
+scatter(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	return gather_scatter(ep, a, false, err);
+}
+
+/* fabtune's own algorithm of each collective it runs over point-to-point */
+static int (*const algorithms[FT_OP_COUNT])(struct ft_ep *ep, const struct ft_bench_coll_args *a,
+                                            struct ft_error *err) = {
+	[FT_OP_SENDRECV] = sendrecv,
+	[FT_OP_GATHER] = gather,
+	[FT_OP_SCATTER] = scatter,
+	[FT_OP_HYPERCUBE] = hypercube,
+	[FT_OP_ALL_REDUCE] = all_reduce,
+	[FT_OP_REDUCE_SCATTER] = reduce_scatter,
+	[FT_OP_ALL_GATHER] = all_gather,
+	[FT_OP_ALLTOALL] = alltoall,
+	[FT_OP_BROADCAST] = broadcast,
+	[FT_OP_REDUCE] = reduce,
+};
+
 int
 ft__bench_coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
-	switch (a->coll) {
-	case FT_OP_SENDRECV:
-		return sendrecv(ep, a, err);
-	case FT_OP_GATHER:
-		return gather_scatter(ep, a, true, err);
-	case FT_OP_SCATTER:
-		return gather_scatter(ep, a, false, err);
-	case FT_OP_HYPERCUBE:
-		return hypercube(ep, a, err);
-	case FT_OP_ALL_REDUCE:
-		return all_reduce(ep, a, err);
-	case FT_OP_REDUCE_SCATTER:
-		return reduce_scatter(ep, a, err);
-	case FT_OP_ALL_GATHER:
-		return all_gather(ep, a, err);
-	case FT_OP_ALLTOALL:
-		return alltoall(ep, a, err);
-	case FT_OP_BROADCAST:
-		return broadcast(ep, a, err);
-	case FT_OP_REDUCE:
-		return reduce(ep, a, err);
-	default:
+	if ((unsigned)a->coll >= FT_OP_COUNT || !algorithms[a->coll])
 		return ft_error_set(err, FT_EINVAL, "%s is not a collective",
 		                    ft_op_name(a->coll));
-	}
+	return algorithms[a->coll](ep, a, err);
 }
 
 void

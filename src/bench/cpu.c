@@ -41,14 +41,12 @@ ft_bench_bind_name(enum ft_bench_bind b)
 int
 ft_bench_bind_from_name(const char *name, enum ft_bench_bind *out)
 {
-	size_t i;
+	int i = ft__name_index(bind_names, FT_ARRAY_SIZE(bind_names), name);
 
-	for (i = 0; i < FT_ARRAY_SIZE(bind_names); i++)
-		if (strcmp(name, bind_names[i]) == 0) {
-			*out = (enum ft_bench_bind)i;
-			return 0;
-		}
-	return FT_EINVAL;
+	if (i < 0)
+		return FT_EINVAL;
+	*out = (enum ft_bench_bind)i;
+	return 0;
 }
 
 /* One integer from a sysfs file, -1 when absent. */

@@ -356,6 +356,27 @@ sm_check(struct ft__cuda *c, struct sm_dev *run, uint64_t dst, uint64_t src, voi
 	return wrong;
 }
 
+
+int
+ft__cuda_matrix_row(struct ft_bench_report *out, const char *algo, int s, int d, uint64_t bytes,
+                    uint32_t iters, int64_t wrong, double t)
+{
+	struct ft_result_row row;
+
+	ft_result_row_init(&row);
+	ft_strlcpy(row.test, "copy_matrix", sizeof(row.test));
+	ft_strlcpy(row.transport, "cuda", sizeof(row.transport));
+	ft_strlcpy(row.algo, algo, sizeof(row.algo));
+	snprintf(row.src, sizeof(row.src), s < 0 ? "host" : "gpu%d", s);
+	snprintf(row.dst, sizeof(row.dst), d < 0 ? "host" : "gpu%d", d);
+	row.bytes = row.count = bytes;
+	row.nranks = 1;
+	row.nsamples = iters;
+	row.wrong = wrong;
+	row.time_us = t * 1e6;
+	row.algbw_GBps = row.busbw_GBps = t > 0 ? (double)bytes / t / 1e9 : 0;
+	return ft_run_add(&out->run, &row);
+}
 int
 ft__cuda_sm_matrix(const struct ft_bench_cfg *cfg, struct ft_bench_report *out,
                    struct ft_error *err)
@@ -430,7 +451,6 @@ ft__cuda_sm_matrix(const struct ft_bench_cfg *cfg, struct ft_bench_report *out,
 	   when the source is the host (nvbandwidth's write and host-to-device variants) */
 	for (s = -1; s < n && rc == 0; s++)
 		for (d = -1; d < n && rc == 0; d++) {
-			struct ft_result_row row;
 			struct sm_dev *run = &g[s >= 0 ? s : d];
 			int64_t wrong = -1;
 			uint64_t src = s < 0 ? hdev : g[s].buf, dst = d < 0 ? hdev : g[d].buf;
@@ -465,19 +485,7 @@ ft__cuda_sm_matrix(const struct ft_bench_cfg *cfg, struct ft_bench_report *out,
 				                s < 0 ? "host" : "gpu", s, d < 0 ? "host" : "gpu", d);
 				break;
 			}
-			ft_result_row_init(&row);
-			ft_strlcpy(row.test, "copy_matrix", sizeof(row.test));
-			ft_strlcpy(row.transport, "cuda", sizeof(row.transport));
-			ft_strlcpy(row.algo, "sm", sizeof(row.algo));
-			snprintf(row.src, sizeof(row.src), s < 0 ? "host" : "gpu%d", s);
-			snprintf(row.dst, sizeof(row.dst), d < 0 ? "host" : "gpu%d", d);
-			row.bytes = row.count = bytes;
-			row.nranks = 1;
-			row.nsamples = cfg->iters;
-			row.wrong = wrong;
-			row.time_us = t * 1e6;
-			row.algbw_GBps = row.busbw_GBps = t > 0 ? (double)bytes / t / 1e9 : 0;
-			rc = ft_run_add(&out->run, &row);
+			rc = ft__cuda_matrix_row(out, "sm", s, d, bytes, cfg->iters, wrong, t);
 		}
 out:
 	ft_free(want);

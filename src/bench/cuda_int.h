@@ -38,6 +38,13 @@ int ft__cuda_htod(struct ft__cuda *c, uint64_t dst, const void *src, size_t byte
  * cuLaunchKernel) moving -e bytes host -> every GPU, every GPU -> host (mapped
  * pinned memory) and between GPU pairs with peer access; rank 0 only.
  */
+/*
+ * Append one copy_matrix row (transport cuda): @algo "ce" (copy engine) or
+ * "sm" (copy kernel), from @s to @d (-1 = host), @t seconds per copy of
+ * @bytes over @iters copies, @wrong as checked (-1 when not).
+ */
+int ft__cuda_matrix_row(struct ft_bench_report *out, const char *algo, int s, int d,
+                        uint64_t bytes, uint32_t iters, int64_t wrong, double t) FT_MUST_CHECK;
 int ft__cuda_sm_matrix(const struct ft_bench_cfg *cfg, struct ft_bench_report *out,
                        struct ft_error *err) FT_MUST_CHECK;
 

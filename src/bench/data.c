@@ -85,14 +85,12 @@ ft_redop_name(enum ft_redop op)
 int
 ft_redop_from_name(const char *name, enum ft_redop *out)
 {
-	size_t i;
+	int i = ft__name_index(redops, FT_REDOP_COUNT, name);
 
-	for (i = 0; i < FT_REDOP_COUNT; i++)
-		if (strcmp(name, redops[i]) == 0) {
-			*out = (enum ft_redop)i;
-			return 0;
-		}
-	return FT_EINVAL;
+	if (i < 0)
+		return FT_EINVAL;
+	*out = (enum ft_redop)i;
+	return 0;
 }
 
 /* ---- 16-bit floating point ---------------------------------------------------- */
@@ -233,25 +231,26 @@ ft__data_fill(void *buf, size_t count, enum ft_dtype t, uint32_t rank, size_t fi
 
 #define RED_BLOCK 16
 
+/* d[i] = a[i] OP b[i] for i < n, in blocks; red2 passes d as a (d[i] OP= s[i]). */
+#define RED_LOOP_(T, OP, d, a, b, n)                                       \
+	do {                                                               \
+		size_t i = 0, j;                                           \
+		for (; i + RED_BLOCK <= n; i += RED_BLOCK)                 \
+			for (j = 0; j < RED_BLOCK; j++)                    \
+				d[i + j] = (T)OP(a[i + j], b[i + j]);      \
+		for (; i < n; i++)                                         \
+			d[i] = (T)OP(a[i], b[i]);                          \
+	} while (0)
+
 #define DEF_RED_(T, name, OP)                                                          \
 	static void red2_##name(T *restrict d, const T *restrict s, size_t n)          \
 	{                                                                              \
-		size_t i = 0, j;                                                       \
-		for (; i + RED_BLOCK <= n; i += RED_BLOCK)                             \
-			for (j = 0; j < RED_BLOCK; j++)                                \
-				d[i + j] = (T)OP(d[i + j], s[i + j]);                  \
-		for (; i < n; i++)                                                     \
-			d[i] = (T)OP(d[i], s[i]);                                      \
+		RED_LOOP_(T, OP, d, d, s, n);                                          \
 	}                                                                              \
 	static void red3_##name(T *restrict d, const T *restrict a, const T *restrict b, \
 	                        size_t n)                                              \
 	{                                                                              \
-		size_t i = 0, j;                                                       \
-		for (; i + RED_BLOCK <= n; i += RED_BLOCK)                             \
-			for (j = 0; j < RED_BLOCK; j++)                                \
-				d[i + j] = (T)OP(a[i + j], b[i + j]);                  \
-		for (; i < n; i++)                                                     \
-			d[i] = (T)OP(a[i], b[i]);                                      \
+		RED_LOOP_(T, OP, d, a, b, n);                                          \
 	}
 
 #define DEF_TYPE_(E, T)                       \
@@ -291,31 +290,26 @@ DEF_TYPE16_(BFLOAT16, ft__bf16_to_float, ft__bf16_from_float)
 	X(HALF, uint16_t) \
 	X(BFLOAT16, uint16_t)
 
-#define CASE2_(E, T)                                                   \
-	case FT_DTYPE_##E:                                             \
-		switch (op) {                                          \
-		case FT_REDOP_SUM:                                     \
-		case FT_REDOP_AVG:                                     \
-		case FT_REDOP_MULSUM:                                  \
-			red2_##E##_sum(dst, src, count);               \
-			break;                                         \
-		case FT_REDOP_PROD:                                    \
-			red2_##E##_prod(dst, src, count);              \
-			break;                                         \
-		case FT_REDOP_MAX:                                     \
-			red2_##E##_max(dst, src, count);               \
-			break;                                         \
-		case FT_REDOP_MIN:                                     \
-			red2_##E##_min(dst, src, count);               \
-			break;                                         \
-		case FT_REDOP_COUNT:                                   \
-			break;                                         \
-		}                                                      \
+/*
+ * Call the @fn##_<op> loop of reduction @op with the rest (avg and premulsum
+ * add, then scale); the callers have turned FT_REDOP_COUNT away.
+ */
+#define BY_OP_(fn, ...)                                       \
+	(op == FT_REDOP_PROD ? fn##_prod :                    \
+	 op == FT_REDOP_MAX  ? fn##_max :                     \
+	 op == FT_REDOP_MIN  ? fn##_min :                     \
+	                       fn##_sum)(__VA_ARGS__)
+
+#define CASE2_(E, T)                                 \
+	case FT_DTYPE_##E:                           \
+		BY_OP_(red2_##E, dst, src, count);   \
 		break;
 
 void
 ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum ft_redop op)
 {
+	if ((unsigned)op >= FT_REDOP_COUNT)
+		return;
 	switch (t) {
 		FOR_ALL_TYPES(CASE2_)
 	case FT_DTYPE_COUNT:
@@ -323,26 +317,9 @@ ft__data_reduce(void *dst, const void *src, size_t count, enum ft_dtype t, enum 
 	}
 }
 
-#define CASE3_(E, T)                                                   \
-	case FT_DTYPE_##E:                                             \
-		switch (op) {                                          \
-		case FT_REDOP_SUM:                                     \
-		case FT_REDOP_AVG:                                     \
-		case FT_REDOP_MULSUM:                                  \
-			red3_##E##_sum(dst, a, b, count);              \
-			break;                                         \
-		case FT_REDOP_PROD:                                    \
-			red3_##E##_prod(dst, a, b, count);             \
-			break;                                         \
-		case FT_REDOP_MAX:                                     \
-			red3_##E##_max(dst, a, b, count);              \
-			break;                                         \
-		case FT_REDOP_MIN:                                     \
-			red3_##E##_min(dst, a, b, count);              \
-			break;                                         \
-		case FT_REDOP_COUNT:                                   \
-			break;                                         \
-		}                                                      \
+#define CASE3_(E, T)                                 \
+	case FT_DTYPE_##E:                           \
+		BY_OP_(red3_##E, dst, a, b, count);  \
 		break;
 
 void
@@ -354,6 +331,8 @@ ft__data_reduce3(void *dst, const void *a, const void *b, size_t count, enum ft_
 		ft__data_reduce(dst, b, count, t, op);
 		return;
 	}
+	if ((unsigned)op >= FT_REDOP_COUNT)
+		return;
 	switch (t) {
 		FOR_ALL_TYPES(CASE3_)
 	case FT_DTYPE_COUNT:

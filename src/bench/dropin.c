@@ -118,6 +118,22 @@ ft_bench_report_failed(const struct ft_bench_report *rep)
 	return rep->outliers.len > 0;
 }
 
+/*
+ * A time option into *@out: bare seconds as nccl-tests takes them ("-T 30"),
+ * or a duration with its unit as fabtune's ("2m"). The error names @opt.
+ */
+static int
+seconds(const char *text, const char *opt, double *out, struct ft_error *err)
+{
+	struct ft_error e = { 0 };
+	double v;
+
+	if (ft_parse_double(text, &v) < 0 && ft_parse_duration(text, &v, &e) < 0)
+		return ft_error_set(err, FT_EINVAL, "%s: %s", opt, e.msg);
+	*out = v;
+	return 0;
+}
+
 int
 ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_error *err)
 {
@@ -179,16 +195,8 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 	cfg->graph_launches = (uint32_t)o->graph;
 	cfg->gpu_buffers = o->gpu_buffers;
 	cfg->agg_iters = (uint32_t)o->agg_iters;
-	if (o->duration_str) {
-		struct ft_error e = { 0 };
-		double v;
-
-		if (ft_parse_double(o->duration_str, &v) < 0 &&
-		    ft_parse_duration(o->duration_str, &v, &e) < 0) {
-			return ft_error_set(err, FT_EINVAL, "-D/--duration: %s", e.msg);
-		}
-		cfg->duration_s = v;
-	}
+	if (o->duration_str && seconds(o->duration_str, "-D/--duration", &cfg->duration_s, err) < 0)
+		return FT_EINVAL;
 	cfg->report_cputime = o->cputime != 0;
 	if ((o->iters != UINT64_MAX && o->iters > UINT32_MAX) || o->warmup > UINT32_MAX ||
 	    (o->window != UINT64_MAX && o->window > UINT32_MAX) || o->streams > UINT32_MAX ||
@@ -259,17 +267,8 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 	cfg->shm_cma_min_bytes = o->cma_min;
 	cfg->nodelay = !o->no_nodelay;
 	cfg->timeout_s = o->timeout;
-	if (o->timeout_str) {
-		struct ft_error e = { 0 };
-		double v;
-
-		/* nccl-tests' -T takes bare seconds; fabtune's durations carry a unit */
-		if (ft_parse_double(o->timeout_str, &v) < 0 &&
-		    ft_parse_duration(o->timeout_str, &v, &e) < 0) {
-			return ft_error_set(err, FT_EINVAL, "-T/--timeout: %s", e.msg);
-		}
-		cfg->timeout_s = v;
-	}
+	if (o->timeout_str && seconds(o->timeout_str, "-T/--timeout", &cfg->timeout_s, err) < 0)
+		return FT_EINVAL;
 	cfg->threshold = o->threshold;
 	cfg->retest = !o->no_retest;
 	cfg->rounds = (uint32_t)o->rounds;

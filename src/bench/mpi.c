@@ -87,17 +87,7 @@ mpi_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 	return ft_vec_push(&ep->pending, &req);
 }
 
-static int
-mpi_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return mpi_post(ep, req, true, err);
-}
-
-static int
-mpi_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return mpi_post(ep, req, false, err);
-}
+FT__TRANSPORT_POSTS(mpi, mpi_post)
 
 static int
 mpi_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
@@ -137,8 +127,7 @@ mpi_wait(struct ft_ep *base, MPI_Request *mr, const char *what, struct ft_error 
 {
 	double start = ft__now(), now;
 	uint64_t spins = 0;
-	char who[96];
-	int flag = 0, stopped;
+	int flag = 0;
 
 	for (;;) {
 		if (MPI_Test(mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -155,14 +144,8 @@ mpi_wait(struct ft_ep *base, MPI_Request *mr, const char *what, struct ft_error 
 			return ft_error_set(err, FT_EINTR, "interrupted");
 		if (now - start <= base->timeout_s)
 			continue;
-		stopped = ft__world_stopped_rank(base->w);
-		if (stopped >= 0)
-			return ft_error_set(
-			        err, FT_ETIMEDOUT,
-			        "%s is stopped (SIGSTOP or a debugger) and stopped "
-			        "answering: mpi %s not done after %.0fs (--timeout)",
-			        ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)), what,
-			        base->timeout_s);
+		if (ft__ep_stopped(base, "mpi", what, err) < 0)
+			return FT_ETIMEDOUT;
 		return ft_error_set(err, FT_ETIMEDOUT,
 		                    "mpi %s not done after %.0fs (--timeout): a rank stopped "
 		                    "answering",
@@ -320,15 +303,9 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 }
 
 const struct ft_transport_ops ft_mpi_transport = {
-	.name = "mpi",
-	.summary = "the MPI library's point-to-point and collectives (under mpirun)",
-	.probe = mpi_probe,
-	.open = mpi_open,
-	.post_send = mpi_post_send,
-	.post_recv = mpi_post_recv,
-	.progress = mpi_progress,
+	FT__TRANSPORT_P2P_OPS(mpi, mpi_open,
+	                      "the MPI library's point-to-point and collectives (under mpirun)"),
 	.coll = mpi_coll,
-	.close = mpi_close,
 	.spin_polls = 1 << 30, /* MPI progresses only inside its calls */
 	.rank_local = 40,
 	.rank_remote = 40,

@@ -604,8 +604,7 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 	double start = ft__now();
 	uint64_t polls = 0;
 	nccl_result_t async = 0;
-	char who[96];
-	int rc, stopped;
+	int rc;
 
 	for (;;) {
 		rc = ep->api.cudaStreamQuery(ep->stream);
@@ -637,14 +636,8 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 		if (ft__now() - start <= base->timeout_s)
 			continue;
 		abort_comm(ep);
-		stopped = ft__world_stopped_rank(base->w);
-		if (stopped >= 0)
-			return ft_error_set(
-			        err, FT_ETIMEDOUT,
-			        "%s is stopped (SIGSTOP or a debugger) and stopped "
-			        "answering: nccl %s not done after %.0fs (--timeout)",
-			        ft__world_who(base->w, (uint32_t)stopped, who, sizeof(who)), what,
-			        base->timeout_s);
+		if (ft__ep_stopped(base, "nccl", what, err) < 0)
+			return FT_ETIMEDOUT;
 		return ft_error_set(err, FT_ETIMEDOUT,
 		                    "GPU %d: nccl %s not done after %.0fs (--timeout): a rank "
 		                    "stopped answering; the communicator was aborted",
@@ -900,12 +893,8 @@ ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out, struc
 			rc = ft_run_add(&out->run, &row);
 		if (rc == 0 && bc->w->rank == 0)
 			ft_progress_update(&cfg->progress, "dev_memcpy", ++done, total);
-		if (cfg->step_bytes)
-			size += cfg->step_bytes;
-		else if (size > cfg->max_bytes / FT_MAX(cfg->step_factor, 2))
+		if (!ft__bench_step(cfg, &size))
 			break;
-		else
-			size *= FT_MAX(cfg->step_factor, 2);
 	}
 out:
 	if (src)
@@ -990,7 +979,6 @@ ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out, stru
 	/* index -1 is the host */
 	for (s = -1; s < ndev && rc == 0; s++)
 		for (d = -1; d < ndev && rc == 0; d++) {
-			struct ft_result_row row;
 			double t;
 
 			if (s == d)
@@ -1003,18 +991,7 @@ ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out, stru
 				        s < 0 ? "host" : "gpu", s, d < 0 ? "host" : "gpu", d);
 				break;
 			}
-			ft_result_row_init(&row);
-			ft_strlcpy(row.test, "copy_matrix", sizeof(row.test));
-			ft_strlcpy(row.transport, "cuda", sizeof(row.transport));
-			ft_strlcpy(row.algo, "ce", sizeof(row.algo));
-			snprintf(row.src, sizeof(row.src), s < 0 ? "host" : "gpu%d", s);
-			snprintf(row.dst, sizeof(row.dst), d < 0 ? "host" : "gpu%d", d);
-			row.bytes = row.count = bytes;
-			row.nranks = 1;
-			row.nsamples = cfg->iters;
-			row.time_us = t * 1e6;
-			row.algbw_GBps = row.busbw_GBps = t > 0 ? (double)bytes / t / 1e9 : 0;
-			rc = ft_run_add(&out->run, &row);
+			rc = ft__cuda_matrix_row(out, "ce", s, d, bytes, cfg->iters, -1, t);
 		}
 	/* the same pairs again with a copy kernel instead of the copy engine */
 	if (rc == 0)

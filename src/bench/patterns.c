@@ -413,6 +413,21 @@ label(const struct ft_world *w, uint32_t r, char *buf, size_t len)
 	snprintf(buf, len, "%.40s/rank%u", w->info[r].host, r);
 }
 
+bool
+ft__bench_step(const struct ft_bench_cfg *cfg, uint64_t *size)
+{
+	uint64_t factor = FT_MAX(cfg->step_factor, 2);
+
+	if (cfg->step_bytes) {
+		*size += cfg->step_bytes;
+		return true;
+	}
+	if (*size > cfg->max_bytes / factor)
+		return false;
+	*size *= factor;
+	return true;
+}
+
 int
 ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
 {
@@ -496,12 +511,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			cfg->on_row(cfg->on_row_ud, out, &row);
 		if (rc == 0 && r == 0)
 			ft_progress_update(&cfg->progress, row.test, ++done, total);
-		if (cfg->step_bytes)
-			size += cfg->step_bytes;
-		else if (size > cfg->max_bytes / FT_MAX(cfg->step_factor, 2))
+		if (!ft__bench_step(cfg, &size))
 			break;
-		else
-			size *= FT_MAX(cfg->step_factor, 2);
 	}
 	ft_free(samples);
 	return rc;

@@ -32,6 +32,11 @@ int ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out,
 int ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out,
                           struct ft_error *err) FT_MUST_CHECK;
 uint64_t ft__bench_nsizes(const struct ft_bench_cfg *cfg);
+/*
+ * The next size of a point-to-point or device-copy sweep into *@size: plus
+ * -i bytes, or times -f (at least 2). False when the product would pass -e.
+ */
+bool ft__bench_step(const struct ft_bench_cfg *cfg, uint64_t *size);
 /* Round-robin (circle) schedule: round r in [0, n-1) (n even; odd n adds an idle slot), the
  * partner of rank i, or -1 when idle. */
 int ft_bench_circle_partner(uint32_t n, uint32_t round, uint32_t i);

@@ -997,24 +997,15 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 
 	if (ft_op_is_coll(cfg.pattern) && cfg.step_factor < 2 && !cfg.step_bytes)
 		cfg.step_factor = 2;
-	if (cfg.pattern == FT_OP_COPY_MATRIX) {
+	if (cfg.pattern == FT_OP_COPY_MATRIX || cfg.pattern == FT_OP_DEV_MEMCPY) {
+		/* the CUDA runtime's copies, no transport */
 		memset(&bc, 0, sizeof(bc));
 		bc.cfg = &cfg;
 		bc.w = w;
 		ft_strlcpy(out->transport, "cuda", sizeof(out->transport));
 		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
-		rc = ft__bench_copy_matrix(&bc, out, err);
-		if (rc == FT_EINTR)
-			out->interrupted = true;
-		return rc;
-	}
-	if (cfg.pattern == FT_OP_DEV_MEMCPY) {
-		memset(&bc, 0, sizeof(bc));
-		bc.cfg = &cfg;
-		bc.w = w;
-		ft_strlcpy(out->transport, "cuda", sizeof(out->transport));
-		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
-		rc = ft__bench_dev_memcpy(&bc, out, err);
+		rc = cfg.pattern == FT_OP_COPY_MATRIX ? ft__bench_copy_matrix(&bc, out, err) :
+		                                        ft__bench_dev_memcpy(&bc, out, err);
 		if (rc == FT_EINTR)
 			out->interrupted = true;
 		return rc;

@@ -421,6 +421,18 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	return 0;
 }
 
+/* Append @q to the queue @head..@tail of requests linked by next. */
+static void
+req_enqueue(struct ft_req **head, struct ft_req **tail, struct ft_req *q)
+{
+	q->next = NULL;
+	if (*tail)
+		(*tail)->next = q;
+	else
+		*head = q;
+	*tail = q;
+}
+
 static int
 shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
@@ -435,33 +447,14 @@ shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 	req->next = NULL;
 	if (req->done)
 		return 0;
-	if (send) {
-		if (p->sq_tail)
-			p->sq_tail->next = req;
-		else
-			p->sq = req;
-		p->sq_tail = req;
-	} else {
-		if (p->rq_tail)
-			p->rq_tail->next = req;
-		else
-			p->rq = req;
-		p->rq_tail = req;
-	}
+	if (send)
+		req_enqueue(&p->sq, &p->sq_tail, req);
+	else
+		req_enqueue(&p->rq, &p->rq_tail, req);
 	return 0;
 }
 
-static int
-shm_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return shm_post(ep, req, true, err);
-}
-
-static int
-shm_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return shm_post(ep, req, false, err);
-}
+FT__TRANSPORT_POSTS(shm, shm_post)
 
 /* Copy @len bytes into (or out of) ring data at position @pos, wrapping. */
 static void
@@ -528,16 +521,6 @@ publish(_Atomic uint64_t *x, uint64_t v)
 	(void)atomic_exchange_explicit(x, v, memory_order_seq_cst);
 }
 
-static inline void
-cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 static int
 peer_sent_wrong(struct shm_ep *ep, uint32_t p, uint64_t got, size_t want, struct ft_error *err)
 {
@@ -555,15 +538,48 @@ is_single_copy(const struct shm_ep *ep, size_t len)
 	return ep->cma && len >= ep->cma_min;
 }
 
-static void
-req_done(struct ft_req **head, struct ft_req **tail)
+/* Take the first request off the queue @head..@tail. */
+static struct ft_req *
+req_dequeue(struct ft_req **head, struct ft_req **tail)
 {
 	struct ft_req *q = *head;
 
-	q->done = true;
 	*head = q->next;
 	if (!*head)
 		*tail = NULL;
+	q->next = NULL;
+	return q;
+}
+
+static void
+req_done(struct ft_req **head, struct ft_req **tail)
+{
+	req_dequeue(head, tail)->done = true;
+}
+
+/*
+ * Chunks of @q through ring @r of peer @p from position @pos (@room bytes
+ * free or filled), written into it (@in) or read out, each published at
+ * @edge (the ring's head or tail) and rung. The number of chunks.
+ */
+static int
+ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge, uint64_t pos,
+          size_t room, struct ft_req *q, bool in)
+{
+	int moved = 0;
+
+	while (q->off < q->len && room > 0) {
+		size_t n = FT_MIN(FT_MIN(room, q->len - q->off), (size_t)SHM_CHUNK);
+
+		ring_copy(ep, r, pos, (char *)q->buf + q->off, n, in);
+		pos += n;
+		room -= n;
+		q->off += n;
+		publish(edge, pos);
+		bell_ring(ep, p);
+		moved++;
+	}
+	return moved;
 }
 
 /* Sends to @p: descriptors for single copies, chunks through the ring otherwise. */
@@ -599,29 +615,11 @@ move_sends(struct shm_ep *ep, uint32_t p)
 			publish(&r->head, head + sizeof(d));
 			bell_ring(ep, p);
 			q->priv[0] = ++pp->cma_sent;
-			pp->sq = q->next;
-			if (!pp->sq)
-				pp->sq_tail = NULL;
-			q->next = NULL;
-			if (pp->cq_tail)
-				pp->cq_tail->next = q;
-			else
-				pp->cq = q;
-			pp->cq_tail = q;
+			req_enqueue(&pp->cq, &pp->cq_tail, req_dequeue(&pp->sq, &pp->sq_tail));
 			moved++;
 			continue;
 		}
-		while (q->off < q->len && space > 0) {
-			size_t n = FT_MIN(FT_MIN(space, q->len - q->off), (size_t)SHM_CHUNK);
-
-			ring_copy(ep, r, head, (char *)q->buf + q->off, n, true);
-			head += n;
-			space -= n;
-			q->off += n;
-			publish(&r->head, head);
-			bell_ring(ep, p);
-			moved++;
-		}
+		moved += ring_move(ep, p, r, &r->head, head, space, q, true);
 		if (q->off < q->len)
 			break;
 		req_done(&pp->sq, &pp->sq_tail);
@@ -674,17 +672,7 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 			moved++;
 			continue;
 		}
-		while (q->off < q->len && avail > 0) {
-			size_t n = FT_MIN(FT_MIN(avail, q->len - q->off), (size_t)SHM_CHUNK);
-
-			ring_copy(ep, r, tail, (char *)q->buf + q->off, n, false);
-			tail += n;
-			avail -= n;
-			q->off += n;
-			publish(&r->tail, tail);
-			bell_ring(ep, p);
-			moved++;
-		}
+		moved += ring_move(ep, p, r, &r->tail, tail, avail, q, false);
 		if (q->off < q->len)
 			break;
 		req_done(&pp->rq, &pp->rq_tail);
@@ -759,7 +747,7 @@ shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 	for (i = 1;; i++) {
 		/* a pause every few polls only: each one delays seeing the peer's data */
 		if ((i & 63) == 0)
-			cpu_relax();
+			ft__cpu_relax();
 		moved = move_all(ep, err);
 		if (moved != 0)
 			return moved;
@@ -858,7 +846,7 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 			struct seq_want sw = { p, want };
 
 			/* spin while the peer is likely close, then sleep on the doorbell */
-			cpu_relax();
+			ft__cpu_relax();
 			if (++spins % 64)
 				continue;
 			now = ft__now();
@@ -1067,17 +1055,11 @@ shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 }
 
 const struct ft_transport_ops ft_shm_transport = {
-	.name = "shm",
-	.summary = "shared memory rings between ranks on one host",
-	.probe = shm_probe,
-	.open = shm_open_ep,
-	.post_send = shm_post_send,
-	.post_recv = shm_post_recv,
-	.progress = shm_progress,
+	FT__TRANSPORT_P2P_OPS(shm, shm_open_ep,
+	                      "shared memory rings between ranks on one host"),
 	.coll = shm_coll,
 	.mem_alloc = shm_mem_alloc,
 	.mem_free = shm_mem_free,
-	.close = shm_close,
 	.spin_polls = 1, /* the idle path spins and sleeps by itself (shm_progress) */
 	.rank_local = 50,
 	.rank_remote = 0,

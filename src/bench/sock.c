@@ -19,15 +19,6 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-double
-ft__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int
 ft__sock_nonblock(int fd)
 {

@@ -58,8 +58,7 @@ struct tcp_ep {
 	size_t nconns;
 	struct pollfd *pfd;
 	size_t *pfd_conn;
-	struct stripe *free_stripes;
-	struct ft_vec blocks; /* void *: stripe allocations */
+	struct ft__pool stripes; /* struct stripe */
 	uint64_t nprog;
 	bool may_spin; /* a CPU of its own for every rank on this host (cpu.c) */
 };
@@ -104,9 +103,7 @@ tcp_close(struct ft_ep *base)
 	for (i = 0; i < ep->nconns; i++)
 		if (ep->conns[i].fd >= 0)
 			close(ep->conns[i].fd);
-	for (i = 0; i < ep->blocks.len; i++)
-		ft_free(FT_VEC_AT(&ep->blocks, void *, i));
-	ft_vec_release(&ep->blocks);
+	ft__pool_release(&ep->stripes);
 	ft_free(ep->conns);
 	ft_free(ep->pfd);
 	ft_free(ep->pfd_conn);
@@ -127,7 +124,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	ep = ft_calloc(1, sizeof(*ep));
 	if (!ep)
 		return FT_ENOMEM;
-	ft_vec_init(&ep->blocks, sizeof(void *));
+	ft__pool_init(&ep->stripes, sizeof(struct stripe));
 	ep->nstreams = cfg->streams ? cfg->streams : 1;
 	ep->nconns = (size_t)w->nranks * ep->nstreams;
 	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
@@ -201,30 +198,6 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 static int conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block,
                    struct ft_error *err);
 
-static struct stripe *
-stripe_get(struct tcp_ep *ep)
-{
-	struct stripe *s;
-
-	if (!ep->free_stripes) {
-		struct stripe *blk = ft_calloc(64, sizeof(*blk));
-		size_t i;
-
-		if (!blk || ft_vec_push(&ep->blocks, &blk) < 0) {
-			ft_free(blk);
-			return NULL;
-		}
-		for (i = 0; i < 64; i++) {
-			blk[i].next = ep->free_stripes;
-			ep->free_stripes = &blk[i];
-		}
-	}
-	s = ep->free_stripes;
-	ep->free_stripes = s->next;
-	s->next = NULL;
-	return s;
-}
-
 static int
 post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
@@ -244,7 +217,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	for (s = 0; s < n; s++) {
 		struct tcp_conn *c = &ep->conns[req->peer * ep->nstreams + s];
 		size_t part = req->len / n + (s < req->len % n ? 1 : 0);
-		struct stripe *st = stripe_get(ep);
+		struct stripe *st = ft__pool_get(&ep->stripes);
 
 		if (!st)
 			return FT_ENOMEM;
@@ -282,17 +255,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	return 0;
 }
 
-static int
-tcp_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return post(ep, req, true, err);
-}
-
-static int
-tcp_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return post(ep, req, false, err);
-}
+FT__TRANSPORT_POSTS(tcp, post)
 
 static int
 peer_gone(struct tcp_ep *ep, struct tcp_conn *c, int e, struct ft_error *err)
@@ -306,6 +269,38 @@ peer_gone(struct tcp_ep *ep, struct tcp_conn *c, int e, struct ft_error *err)
 }
 
 /*
+ * The outcome @n of a send() or recv() on @c for the stripe at the head of
+ * the queue @head (@tail its last). 1 when that completes the stripe: it
+ * leaves the queue for the free list, and *@done counts its request if it
+ * was the last stripe; 0 when the socket can take or give no more for now;
+ * FT_E* when the peer is gone.
+ */
+static int
+stripe_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct stripe **tail,
+             ssize_t n, bool *moved, int *done, struct ft_error *err)
+{
+	struct stripe *st = *head;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ?
+		               0 :
+		               peer_gone(ep, c, errno, err);
+	*moved = true;
+	st->off += (size_t)n;
+	if (st->off < st->len)
+		return 0;
+	*head = st->next;
+	if (!*head)
+		*tail = NULL;
+	if (--st->parent->priv[0] == 0) {
+		st->parent->done = true;
+		(*done)++;
+	}
+	ft__pool_put(&ep->stripes, st);
+	return 1;
+}
+
+/*
  * Move what can move on one connection. Returns requests finished or FT_E*.
  * With @block the first receive waits (up to SO_RCVTIMEO) instead of
  * poll() + recv(): one system call less per message in a ping-pong.
@@ -313,32 +308,19 @@ peer_gone(struct tcp_ep *ep, struct tcp_conn *c, int e, struct ft_error *err)
 static int
 conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct ft_error *err)
 {
-	int done = 0;
+	int done = 0, rc = 0;
 
 	while (c->sq) {
 		struct stripe *st = c->sq;
 		ssize_t n = send(c->fd, st->buf + st->off, st->len - st->off,
 		                 MSG_NOSIGNAL | MSG_DONTWAIT);
 
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-				break;
-			return peer_gone(ep, c, errno, err);
-		}
-		*moved = true;
-		st->off += (size_t)n;
-		if (st->off < st->len)
+		rc = stripe_moved(ep, c, &c->sq, &c->sq_tail, n, moved, &done, err);
+		if (rc <= 0)
 			break;
-		c->sq = st->next;
-		if (!c->sq)
-			c->sq_tail = NULL;
-		if (--st->parent->priv[0] == 0) {
-			st->parent->done = true;
-			done++;
-		}
-		st->next = ep->free_stripes;
-		ep->free_stripes = st;
 	}
+	if (rc < 0)
+		return rc;
 	while (c->rq) {
 		struct stripe *st = c->rq;
 		ssize_t n =
@@ -348,26 +330,11 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 
 		if (n == 0)
 			return peer_gone(ep, c, 0, err);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-				break;
-			return peer_gone(ep, c, errno, err);
-		}
-		*moved = true;
-		st->off += (size_t)n;
-		if (st->off < st->len)
+		rc = stripe_moved(ep, c, &c->rq, &c->rq_tail, n, moved, &done, err);
+		if (rc <= 0)
 			break;
-		c->rq = st->next;
-		if (!c->rq)
-			c->rq_tail = NULL;
-		if (--st->parent->priv[0] == 0) {
-			st->parent->done = true;
-			done++;
-		}
-		st->next = ep->free_stripes;
-		ep->free_stripes = st;
 	}
-	return done;
+	return rc < 0 ? rc : done;
 }
 
 static int
@@ -449,14 +416,8 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 }
 
 const struct ft_transport_ops ft_tcp_transport = {
-	.name = "tcp",
-	.summary = "fabtune's own TCP sockets, several streams per peer",
-	.probe = tcp_probe,
-	.open = tcp_open,
-	.post_send = tcp_post_send,
-	.post_recv = tcp_post_recv,
-	.progress = tcp_progress,
-	.close = tcp_close,
+	FT__TRANSPORT_P2P_OPS(tcp, tcp_open,
+	                      "fabtune's own TCP sockets, several streams per peer"),
 	.rank_local = 10,
 	.rank_remote = 10,
 };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench/transport.c - the transport registry, its ENOTSUP defaults, the
- * choice behind --transport auto, and waiting on posted requests.
+ * choice behind --transport auto, waiting on posted requests, and the pools
+ * the transports keep their in-flight records in.
  *
  * Waiting is the same for every transport: progress until the requests are
  * done, and fail when nothing moved for timeout_s (the peer is named) or the
@@ -260,6 +261,21 @@ ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err)
 }
 
 int
+ft__ep_stopped(const struct ft_ep *ep, const char *lib, const char *what, struct ft_error *err)
+{
+	int stopped = ft__world_stopped_rank(ep->w);
+	char who[96];
+
+	if (stopped < 0)
+		return 0;
+	return ft_error_set(err, FT_ETIMEDOUT,
+	                    "%s is stopped (SIGSTOP or a debugger) and stopped answering: "
+	                    "%s %s not done after %.0fs (--timeout)",
+	                    ft__world_who(ep->w, (uint32_t)stopped, who, sizeof(who)), lib, what,
+	                    ep->timeout_s);
+}
+
+int
 ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
 {
 	double last = 0;
@@ -336,4 +352,52 @@ ft__ep_sendrecv(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen, ui
 	if (rc == 0)
 		rc = ft__ep_wait(ep, both, 2, err);
 	return rc;
+}
+
+/* ---- element pools ------------------------------------------------------- */
+
+#define POOL_BLOCK 64
+
+void
+ft__pool_init(struct ft__pool *pool, size_t size)
+{
+	pool->size = FT_MAX(size, sizeof(void *));
+	pool->free = NULL;
+	ft_vec_init(&pool->blocks, sizeof(void *));
+}
+
+void
+ft__pool_release(struct ft__pool *pool)
+{
+	ft__vec_release_ptrs(&pool->blocks);
+	pool->free = NULL;
+}
+
+void
+ft__pool_put(struct ft__pool *pool, void *elem)
+{
+	memcpy(elem, &pool->free, sizeof(void *)); /* a free element holds the link */
+	pool->free = elem;
+}
+
+void *
+ft__pool_get(struct ft__pool *pool)
+{
+	void *elem;
+
+	if (!pool->free) {
+		char *blk = ft_calloc(POOL_BLOCK, pool->size);
+		size_t i;
+
+		if (!blk || ft_vec_push(&pool->blocks, &blk) < 0) {
+			ft_free(blk);
+			return NULL;
+		}
+		for (i = POOL_BLOCK; i-- > 0;) /* handed out in address order */
+			ft__pool_put(pool, blk + i * pool->size);
+	}
+	elem = pool->free;
+	memcpy(&pool->free, elem, sizeof(void *));
+	memset(elem, 0, pool->size);
+	return elem;
 }

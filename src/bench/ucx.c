@@ -40,8 +40,7 @@ struct ucx_ep {
 	int efd;
 	uint32_t rank, nranks;
 	struct inflight *pending, *pending_tail; /* in posting order */
-	struct inflight *free_nodes;
-	struct ft_vec blocks; /* struct inflight *: node allocations */
+	struct ft__pool nodes; /* struct inflight */
 };
 
 static int
@@ -85,8 +84,6 @@ ucx_close(struct ft_ep *base)
 {
 	struct ucx_ep *ep = ft_container_of(base, struct ucx_ep, base);
 
-	size_t i;
-
 	/* after an error: UCX's requests only; the callers' may be gone */
 	for (; ep->pending; ep->pending = ep->pending->next) {
 		ucp_request_cancel(ep->worker, ep->pending->ucx);
@@ -98,9 +95,7 @@ ucx_close(struct ft_ep *base)
 		ucp_worker_destroy(ep->worker);
 	if (ep->ctx)
 		ucp_cleanup(ep->ctx);
-	for (i = 0; i < ep->blocks.len; i++)
-		ft_free(FT_VEC_AT(&ep->blocks, struct inflight *, i));
-	ft_vec_release(&ep->blocks);
+	ft__pool_release(&ep->nodes);
 	ft_free(ep->eps);
 	ft_free(ep);
 }
@@ -169,7 +164,7 @@ ucx_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	ep->rank = w->rank;
 	ep->nranks = w->nranks;
 	ep->efd = -1;
-	ft_vec_init(&ep->blocks, sizeof(struct inflight *));
+	ft__pool_init(&ep->nodes, sizeof(struct inflight));
 	ep->eps = ft_calloc(w->nranks, sizeof(*ep->eps));
 	if (!ep->eps)
 		rc = FT_ENOMEM;
@@ -242,30 +237,6 @@ ucx_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	return 0;
 }
 
-static struct inflight *
-node_get(struct ucx_ep *ep)
-{
-	struct inflight *n;
-
-	if (!ep->free_nodes) {
-		struct inflight *blk = ft_calloc(64, sizeof(*blk));
-		size_t i;
-
-		if (!blk || ft_vec_push(&ep->blocks, &blk) < 0) {
-			ft_free(blk);
-			return NULL;
-		}
-		for (i = 0; i < 64; i++) {
-			blk[i].next = ep->free_nodes;
-			ep->free_nodes = &blk[i];
-		}
-	}
-	n = ep->free_nodes;
-	ep->free_nodes = n->next;
-	n->next = NULL;
-	return n;
-}
-
 static int
 post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
@@ -297,7 +268,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		req->done = true;
 		return 0;
 	}
-	n = node_get(ep);
+	n = ft__pool_get(&ep->nodes);
 	if (!n) {
 		ucp_request_cancel(ep->worker, r);
 		ucp_request_free(r);
@@ -313,17 +284,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	return 0;
 }
 
-static int
-ucx_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return post(ep, req, true, err);
-}
-
-static int
-ucx_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
-{
-	return post(ep, req, false, err);
-}
+FT__TRANSPORT_POSTS(ucx, post)
 
 /* Retire the requests UCX has finished; the first error names its peer. */
 static int
@@ -344,8 +305,7 @@ reap(struct ucx_ep *ep, struct ft_error *err)
 		}
 		*pp = n->next;
 		ucp_request_free(n->ucx);
-		n->next = ep->free_nodes;
-		ep->free_nodes = n;
+		ft__pool_put(&ep->nodes, n);
 		if (st != UCS_OK) {
 			char who[96];
 
@@ -386,14 +346,8 @@ ucx_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 }
 
 const struct ft_transport_ops ft_ucx_transport = {
-	.name = "ucx",
-	.summary = "UCX streams (libucp) over its shared memory, tcp or verbs",
-	.probe = ucx_probe,
-	.open = ucx_open,
-	.post_send = ucx_post_send,
-	.post_recv = ucx_post_recv,
-	.progress = ucx_progress,
-	.close = ucx_close,
+	FT__TRANSPORT_P2P_OPS(ucx, ucx_open,
+	                      "UCX streams (libucp) over its shared memory, tcp or verbs"),
 	.spin_polls = 4096,
 	/* never chosen by auto over shm or tcp: asked for by name */
 	.rank_local = 5,

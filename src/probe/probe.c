@@ -154,8 +154,13 @@ ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out, struct ft_
 	return rc;
 }
 
-int
-ft_probe_rdma_devices(const char *root, struct ft_obs_set *out, struct ft_error *err)
+/*
+ * One part of a probe of @root ("/", NULL or a captured tree) into @out,
+ * without checking that the tree is there: what is missing adds nothing.
+ */
+static int
+probe_part(const char *root, int (*part)(struct ft__probe *), struct ft_obs_set *out,
+           struct ft_error *err)
 {
 	struct ft_probe_cfg cfg = { .root = root };
 	struct ft__probe p;
@@ -170,5 +175,17 @@ ft_probe_rdma_devices(const char *root, struct ft_obs_set *out, struct ft_error 
 	p.root = dir;
 	ft__pctx_init(&p.c, "sysfs", out, NULL, err);
 	host_name(&cfg, dir, p.c.host, sizeof(p.c.host));
-	return ft__probe_ib(&p);
+	return part(&p);
+}
+
+int
+ft_probe_rdma_devices(const char *root, struct ft_obs_set *out, struct ft_error *err)
+{
+	return probe_part(root, ft__probe_ib, out, err);
+}
+
+int
+ft_probe_host_facts(const char *root, struct ft_obs_set *out, struct ft_error *err)
+{
+	return probe_part(root, ft__probe_host_facts, out, err);
 }

@@ -36,6 +36,7 @@ void ft__probe_list_free(char **names, size_t n);
 bool ft__probe_link_base(const char *path, char *buf, size_t size);
 
 int ft__probe_ecn(struct ft__probe *p);
+int ft__probe_host_facts(struct ft__probe *p);
 int ft__probe_ib(struct ft__probe *p);
 int ft__probe_net(struct ft__probe *p);
 int ft__probe_pci(struct ft__probe *p);

@@ -63,6 +63,23 @@ compare_cells(struct ft_strbuf *out, const struct ft_compare_row *c)
 	cell(out, c ? ft_verdict_name(c->verdict) : "", false);
 }
 
+/* The first six cells of a line: what names a result (a row, or a baseline's missing one). */
+static void
+key_cells(struct ft_strbuf *out, const char *test, const char *transport, uint64_t bytes,
+          uint32_t nranks, const char *src, const char *dst)
+{
+	char buf[32];
+
+	cell(out, test, true);
+	cell(out, transport, false);
+	snprintf(buf, sizeof(buf), "%" PRIu64, bytes);
+	cell(out, buf, false);
+	snprintf(buf, sizeof(buf), "%" PRIu32, nranks);
+	cell(out, buf, false);
+	cell(out, src, false);
+	cell(out, dst, false);
+}
+
 int
 ft__report_csv(const struct ft_report_input *in, struct ft_strbuf *out)
 {
@@ -81,14 +98,7 @@ ft__report_csv(const struct ft_report_input *in, struct ft_strbuf *out)
 	for (i = 0; i < ft_run_nrows(run); i++) {
 		const struct ft_result_row *r = ft_run_row(run, i);
 
-		cell(out, r->test, true);
-		cell(out, r->transport, false);
-		snprintf(buf, sizeof(buf), "%" PRIu64, r->bytes);
-		cell(out, buf, false);
-		snprintf(buf, sizeof(buf), "%" PRIu32, r->nranks);
-		cell(out, buf, false);
-		cell(out, r->src, false);
-		cell(out, r->dst, false);
+		key_cells(out, r->test, r->transport, r->bytes, r->nranks, r->src, r->dst);
 		cell(out, r->dtype, false);
 		cell(out, r->redop, false);
 		num(out, r->time_us);
@@ -110,14 +120,7 @@ ft__report_csv(const struct ft_report_input *in, struct ft_strbuf *out)
 
 		if (c->verdict != FT_VERDICT_MISSING)
 			continue;
-		cell(out, c->test, true);
-		cell(out, c->transport, false);
-		snprintf(buf, sizeof(buf), "%" PRIu64, c->bytes);
-		cell(out, buf, false);
-		snprintf(buf, sizeof(buf), "%" PRIu32, c->nranks);
-		cell(out, buf, false);
-		cell(out, c->src, false);
-		cell(out, c->dst, false);
+		key_cells(out, c->test, c->transport, c->bytes, c->nranks, c->src, c->dst);
 		for (k = 6; k < FT_ARRAY_SIZE(result_cols); k++)
 			cell(out, "", false);
 		compare_cells(out, c);

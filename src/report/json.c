@@ -6,6 +6,14 @@
  */
 #include "report_int.h"
 
+/* A string member only when the string is set. */
+static void
+kv_str_set(struct ft_json *j, const char *key, const char *s)
+{
+	if (s[0])
+		ft_json_kv_str(j, key, s);
+}
+
 static void
 compare_json(const struct ft_report_input *in, struct ft_json *j)
 {
@@ -38,17 +46,13 @@ compare_json(const struct ft_report_input *in, struct ft_json *j)
 
 		ft_json_obj_begin(j);
 		ft_json_kv_str(j, "test", r->test);
-		if (r->redop[0])
-			ft_json_kv_str(j, "op", r->redop);
-		if (r->dtype[0])
-			ft_json_kv_str(j, "dtype", r->dtype);
+		kv_str_set(j, "op", r->redop);
+		kv_str_set(j, "dtype", r->dtype);
 		ft_json_kv_str(j, "transport", r->transport);
 		ft_json_kv_uint(j, "bytes", r->bytes);
 		ft_json_kv_uint(j, "nranks", r->nranks);
-		if (r->src[0])
-			ft_json_kv_str(j, "src", r->src);
-		if (r->dst[0])
-			ft_json_kv_str(j, "dst", r->dst);
+		kv_str_set(j, "src", r->src);
+		kv_str_set(j, "dst", r->dst);
 		ft_json_kv_str(j, "metric", r->metric);
 		ft_json_kv_bool(j, "higher_is_better", r->higher_is_better);
 		ft_json_kv_double(j, "current", r->current);

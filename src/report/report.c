@@ -19,13 +19,11 @@ ft_report_format_name(enum ft_report_format f)
 int
 ft_report_format_from_name(const char *name, enum ft_report_format *out, struct ft_error *err)
 {
-	size_t i;
+	int i = ft__name_index(format_names, FT_REPORT_FORMAT_COUNT, name);
 
-	for (i = 0; i < FT_REPORT_FORMAT_COUNT; i++) {
-		if (strcmp(name, format_names[i]) == 0) {
-			*out = (enum ft_report_format)i;
-			return 0;
-		}
+	if (i >= 0) {
+		*out = (enum ft_report_format)i;
+		return 0;
 	}
 	return ft_error_set(err, FT_EINVAL,
 	                    "format: expected text, json, csv, html or prom, got '%s'", name);
@@ -54,6 +52,14 @@ ft_report_format_from_path(const char *path, enum ft_report_format *out)
 	return FT_EINVAL;
 }
 
+/* The writer of each format. */
+static int (*const writers[])(const struct ft_report_input *in, struct ft_strbuf *out) = {
+	[FT_REPORT_TEXT] = ft__report_text, [FT_REPORT_JSON] = ft__report_json,
+	[FT_REPORT_CSV] = ft__report_csv,   [FT_REPORT_HTML] = ft__report_html,
+	[FT_REPORT_PROM] = ft__report_prom,
+};
+_Static_assert(FT_ARRAY_SIZE(writers) == FT_REPORT_FORMAT_COUNT, "a writer per format");
+
 int
 ft_report_render(const struct ft_report_input *in, enum ft_report_format f, struct ft_strbuf *out,
                  struct ft_error *err)
@@ -62,25 +68,9 @@ ft_report_render(const struct ft_report_input *in, enum ft_report_format f, stru
 
 	if (!in || !in->run)
 		return ft_error_set(err, FT_EINVAL, "report: no run to report");
-	switch (f) {
-	case FT_REPORT_TEXT:
-		rc = ft__report_text(in, out);
-		break;
-	case FT_REPORT_JSON:
-		rc = ft__report_json(in, out);
-		break;
-	case FT_REPORT_CSV:
-		rc = ft__report_csv(in, out);
-		break;
-	case FT_REPORT_HTML:
-		rc = ft__report_html(in, out);
-		break;
-	case FT_REPORT_PROM:
-		rc = ft__report_prom(in, out);
-		break;
-	default:
+	if ((unsigned)f >= FT_REPORT_FORMAT_COUNT)
 		return ft_error_set(err, FT_EINVAL, "report: unknown format %d", (int)f);
-	}
+	rc = writers[f](in, out);
 	if (rc == 0 && out->oom)
 		rc = FT_ENOMEM;
 	if (rc < 0)
@@ -535,29 +525,21 @@ ft__rp_svg_open(struct ft_strbuf *sb, const char *id, double w, double h, const 
 	ft_strbuf_adds(sb, "</title>\n");
 }
 
+/* The characters HTML text and attribute values write as references. */
+static const char *const html_refs[0x80] = {
+	['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;",
+};
+
 void
 ft__rp_html_escape(struct ft_strbuf *sb, const char *s)
 {
 	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			ft_strbuf_adds(sb, "&amp;");
-			break;
-		case '<':
-			ft_strbuf_adds(sb, "&lt;");
-			break;
-		case '>':
-			ft_strbuf_adds(sb, "&gt;");
-			break;
-		case '"':
-			ft_strbuf_adds(sb, "&quot;");
-			break;
-		case '\'':
-			ft_strbuf_adds(sb, "&#39;");
-			break;
-		default:
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x80 && html_refs[c])
+			ft_strbuf_adds(sb, html_refs[c]);
+		else
 			ft_strbuf_addch(sb, *s);
-		}
 	}
 }
 

@@ -106,16 +106,46 @@ expected_row(const struct ft_run *expected, const struct ft_result_row *r)
 	return NULL;
 }
 
+/* A table column: its header and alignment. */
+struct col {
+	const char *name;
+	enum ft_align align;
+};
+
+static void
+add_cols(struct ft_table *t, const struct col *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ft_table_col(t, c[i].name, c[i].align);
+}
+
 /* The columns that name a row, which key_cells() fills. */
 static void
 key_cols(struct ft_table *t)
 {
-	ft_table_col(t, "test", FT_ALIGN_LEFT);
-	ft_table_col(t, "transport", FT_ALIGN_LEFT);
-	ft_table_col(t, "size", FT_ALIGN_RIGHT);
-	ft_table_col(t, "ranks", FT_ALIGN_RIGHT);
-	ft_table_col(t, "pair", FT_ALIGN_LEFT);
+	static const struct col key[] = {
+		{ "test", FT_ALIGN_LEFT }, { "transport", FT_ALIGN_LEFT }, { "size", FT_ALIGN_RIGHT },
+		{ "ranks", FT_ALIGN_RIGHT }, { "pair", FT_ALIGN_LEFT },
+	};
+
+	add_cols(t, key, FT_ARRAY_SIZE(key));
 }
+
+/* The results' columns after the key; the last two only beside the model's expectations. */
+static const struct col result_cols[] = {
+	{ "time_us", FT_ALIGN_RIGHT }, { "algbw_GB/s", FT_ALIGN_RIGHT }, { "busbw_GB/s", FT_ALIGN_RIGHT },
+	{ "p50_us", FT_ALIGN_RIGHT },  { "p99_us", FT_ALIGN_RIGHT },     { "model", FT_ALIGN_RIGHT },
+	{ "%model", FT_ALIGN_RIGHT },
+};
+
+/* A comparison's columns after the key. */
+static const struct col compare_cols[] = {
+	{ "metric", FT_ALIGN_LEFT },  { "baseline", FT_ALIGN_RIGHT }, { "n", FT_ALIGN_RIGHT },
+	{ "current", FT_ALIGN_RIGHT }, { "change", FT_ALIGN_RIGHT },  { "band", FT_ALIGN_RIGHT },
+	{ "verdict", FT_ALIGN_LEFT },
+};
 
 /* The cells that name a row: test, transport, size, ranks and the pair (src->dst). */
 static void
@@ -149,15 +179,7 @@ results(const struct ft_report_input *in, struct ft_strbuf *out)
 		return;
 	ft_table_init(&t);
 	key_cols(&t);
-	ft_table_col(&t, "time_us", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "algbw_GB/s", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "busbw_GB/s", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "p50_us", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "p99_us", FT_ALIGN_RIGHT);
-	if (in->expected) {
-		ft_table_col(&t, "model", FT_ALIGN_RIGHT);
-		ft_table_col(&t, "%model", FT_ALIGN_RIGHT);
-	}
+	add_cols(&t, result_cols, in->expected ? FT_ARRAY_SIZE(result_cols) : 5);
 	for (i = 0; i < ft_run_nrows(run); i++) {
 		const struct ft_result_row *r = ft_run_row(run, i);
 		const struct ft_result_row *e = expected_row(in->expected, r);
@@ -226,13 +248,7 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 		return;
 	ft_table_init(&t);
 	key_cols(&t);
-	ft_table_col(&t, "metric", FT_ALIGN_LEFT);
-	ft_table_col(&t, "baseline", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "n", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "current", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "change", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "band", FT_ALIGN_RIGHT);
-	ft_table_col(&t, "verdict", FT_ALIGN_LEFT);
+	add_cols(&t, compare_cols, FT_ARRAY_SIZE(compare_cols));
 	for (i = 0; i < c->rows.len; i++) {
 		const struct ft_compare_row *r = ft_vec_at(&c->rows, i);
 

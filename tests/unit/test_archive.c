@@ -1315,6 +1315,60 @@ test_default_path(void **state)
 }
 
 /*
+ * A captured tree's whole fingerprint, key by key: the probe's host facts
+ * and RDMA devices of gpu-node (the values its files hold: README.md beside
+ * the trees), nothing else but the environment given and our version.
+ */
+static void
+test_fingerprint_of_tree(void **state)
+{
+	static const char *const want[][2] = {
+		{ "cpu.model", "Intel(R) Xeon(R) Platinum 8480+" },
+		{ "driver.ib_core.version", "23.10-1.1.9" },
+		{ "driver.mlx5_core.version", "23.10-1.1.9" },
+		{ "driver.mlx5_ib.version", "23.10-1.1.9" },
+		{ "driver.nvidia.version", "535.129.03" },
+		{ "driver.nvidia_peermem.version", "1.1" },
+		{ "env.NCCL_ALGO", "Ring" },
+		{ "fabtune.version", NULL },
+		{ "gpu.driver",
+		  "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023" },
+		{ "host.kernel", "5.15.0-91-generic" },
+		{ "host.name", "gpu07" },
+		{ "host.os", "Ubuntu 22.04.3 LTS" },
+		{ "ib.mlx5_0.board_id", "MT_0000000838" },
+		{ "ib.mlx5_0.fw_ver", "28.39.1002" },
+		{ "ib.mlx5_0.hca_type", "MT4129" },
+		{ "ib.mlx5_1.board_id", "MT_0000000838" },
+		{ "ib.mlx5_1.fw_ver", "28.39.1002" },
+		{ "ib.mlx5_1.hca_type", "MT4129" },
+		{ "ib.mlx5_2.board_id", "MT_0000000838" },
+		{ "ib.mlx5_2.fw_ver", "28.39.1002" },
+		{ "ib.mlx5_2.hca_type", "MT4129" },
+		{ "mem.total_bytes", "2164373430272" },
+		{ "nccl.conf.NCCL_IB_HCA", "" },
+		{ "nccl.conf.NCCL_IB_TIMEOUT", "22" },
+		{ "nccl.conf.NCCL_SOCKET_IFNAME", "ens8" },
+	};
+	char *const envp[] = { "NCCL_ALGO=Ring", "HOME=/root", NULL };
+	struct ft_fingerprint fp;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	ft_fingerprint_init(&fp);
+	assert_int_equal(ft_fingerprint_collect_at(&fp, "tests/fixtures/sysfs/gpu-node", envp, &err),
+	                 0);
+	assert_int_equal(ft_fingerprint_len(&fp), FT_ARRAY_SIZE(want));
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		assert_string_equal(ft_fingerprint_at(&fp, i)->key, want[i][0]);
+		assert_string_equal(ft_fingerprint_at(&fp, i)->value,
+		                    want[i][1] ? want[i][1] : ft_version());
+	}
+	ft_fingerprint_release(&fp);
+}
+
+/*
  * The RDMA devices of a captured tree come from the probe's observations:
  * the same values the device files hold, read here on their own, one key
  * per device and attribute (gpu-node: mlx5_0..2); a tree without an
@@ -1440,6 +1494,7 @@ main(void)
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_fingerprint_many),
 		cmocka_unit_test(test_fingerprint_from_probe),
+		cmocka_unit_test(test_fingerprint_of_tree),
 		cmocka_unit_test(test_default_path),
 	};
 

@@ -74,6 +74,36 @@ test_vec(void **state)
 	assert_null(v.data);
 }
 
+/* The name lookup behind the enums' _from_name(): first match, -1 for absent, NULL or empty tables. */
+static void
+test_name_index(void **state)
+{
+	static const char *const names[] = { "auto", "none", "core", "none" };
+	enum ft_source src;
+	double t0, t1;
+
+	(void)state;
+	assert_int_equal(ft__name_index(names, 4, "auto"), 0);
+	assert_int_equal(ft__name_index(names, 4, "core"), 2);
+	assert_int_equal(ft__name_index(names, 4, "none"), 1);
+	assert_int_equal(ft__name_index(names, 4, "numa"), -1);
+	assert_int_equal(ft__name_index(names, 4, "Auto"), -1);
+	assert_int_equal(ft__name_index(names, 2, "core"), -1);
+	assert_int_equal(ft__name_index(names, 0, "auto"), -1);
+	assert_int_equal(ft__name_index(names, 4, NULL), -1);
+	/* every source name comes back as its value */
+	for (int i = 0; i < FT_SOURCE_COUNT; i++) {
+		assert_int_equal(ft_source_from_name(ft_source_name((enum ft_source)i), &src), 0);
+		assert_int_equal(src, i);
+	}
+	assert_int_equal(ft_source_from_name("simulated", &src), FT_EINVAL);
+	/* the monotonic clock never goes back; the wall clock is after 2020 */
+	t0 = ft__clock_s(CLOCK_MONOTONIC);
+	t1 = ft_now_s();
+	assert_true(t1 >= t0);
+	assert_true(ft_wall_s() > 1577836800.0);
+}
+
 static void
 test_strbuf(void **state)
 {
@@ -775,6 +805,7 @@ main(void)
 		cmocka_unit_test(test_error_first_wins),
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_vec),
+		cmocka_unit_test(test_name_index),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_rates),

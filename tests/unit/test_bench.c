@@ -1641,6 +1641,50 @@ test_table_parse_roundtrip(void **state)
 	}
 }
 
+/*
+ * The transports' element pool: elements come zeroed, distinct and inside
+ * 64-element blocks; a put element is the next one got; 130 elements take
+ * three blocks; an element smaller than a pointer still holds the link.
+ */
+static void
+test_pool(void **state)
+{
+	struct item {
+		uint64_t a, b;
+		char c[24];
+	} *it[130], *again;
+	struct ft__pool pool;
+	size_t i, k;
+
+	(void)state;
+	ft__pool_init(&pool, sizeof(struct item));
+	for (i = 0; i < FT_ARRAY_SIZE(it); i++) {
+		it[i] = ft__pool_get(&pool);
+		assert_non_null(it[i]);
+		assert_true(it[i]->a == 0 && it[i]->b == 0 && it[i]->c[23] == 0);
+		memset(it[i], 0xa5, sizeof(*it[i]));
+		for (k = 0; k < i; k++)
+			assert_ptr_not_equal(it[k], it[i]);
+	}
+	assert_int_equal(pool.blocks.len, 3);
+	ft__pool_put(&pool, it[7]);
+	ft__pool_put(&pool, it[100]);
+	again = ft__pool_get(&pool);
+	assert_ptr_equal(again, it[100]);
+	assert_true(again->a == 0 && again->c[0] == 0); /* zeroed again */
+	assert_ptr_equal(ft__pool_get(&pool), it[7]);
+	assert_int_equal(pool.blocks.len, 3);
+	ft__pool_release(&pool);
+	assert_int_equal(pool.blocks.len, 0);
+
+	ft__pool_init(&pool, 1);
+	assert_int_equal(pool.size, sizeof(void *));
+	again = ft__pool_get(&pool);
+	ft__pool_put(&pool, again);
+	assert_ptr_equal(ft__pool_get(&pool), again);
+	ft__pool_release(&pool);
+}
+
 int
 main(void)
 {
@@ -1673,6 +1717,7 @@ main(void)
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_pool),
 #if FT_HAVE_VERBS
 		cmocka_unit_test(test_verbs_double),
 #endif

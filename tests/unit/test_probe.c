@@ -194,6 +194,81 @@ test_bad_config(void **state)
  * same values: one reader of sysfs for the probe and the fingerprint. A
  * tree without the class gives none.
  */
+/* ft_probe_host_facts() of @root into a fresh @set; the number of observations. */
+static size_t
+host_facts(const char *root, struct ft_obs_set *set)
+{
+	struct ft_error err = { 0 };
+
+	ft_obs_set_init(set);
+	assert_int_equal(ft_probe_host_facts(root, set, &err), 0);
+	return ft_obs_set_len(set);
+}
+
+/*
+ * The host facts of gpu-node: the values its files hold (README.md beside
+ * the trees), one driver.version per module with the module as device, the
+ * nccl.conf lines without the comments; a tree with none of the files says
+ * only its name; uname's facts come from the live host only.
+ */
+static void
+test_host_facts(void **state)
+{
+	static const char *const want[][3] = { /* key, device, value */
+		{ "host.name", "", "gpu07" },
+		{ "host.kernel", "", "5.15.0-91-generic" },
+		{ "host.os", "", "Ubuntu 22.04.3 LTS" },
+		{ "cpu.model", "", "Intel(R) Xeon(R) Platinum 8480+" },
+		{ "mem.total_bytes", "", "2164373430272" },
+		{ "gpu.driver", "",
+		  "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023" },
+		{ "driver.version", "mlx5_core", "23.10-1.1.9" },
+		{ "driver.version", "mlx5_ib", "23.10-1.1.9" },
+		{ "driver.version", "ib_core", "23.10-1.1.9" },
+		{ "driver.version", "nvidia", "535.129.03" },
+		{ "driver.version", "nvidia_peermem", "1.1" },
+		{ "nccl.conf.NCCL_IB_TIMEOUT", "", "22" },
+		{ "nccl.conf.NCCL_SOCKET_IFNAME", "", "ens8" },
+		{ "nccl.conf.NCCL_IB_HCA", "", "" },
+	};
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(host_facts(TREES "/gpu-node/", &set), FT_ARRAY_SIZE(want));
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		o = find_obs(&set, want[i][0], want[i][1], -1);
+		assert_non_null(o);
+		assert_string_equal(o->str, want[i][2]);
+		assert_string_equal(o->host, "gpu07");
+		assert_string_equal(o->file, "sysfs");
+	}
+	o = find_obs(&set, "mem.total_bytes", "", -1);
+	assert_true(o->has_num && o->num == 2113645928.0 * 1024);
+	assert_string_equal(o->unit, "bytes");
+	assert_null(find_obs(&set, "nccl.conf.NCCL_DEBUG", "", -1)); /* commented out */
+	assert_null(find_obs(&set, "host.arch", "", -1));
+	ft_obs_set_release(&set);
+
+	assert_int_equal(host_facts(TREES "/no-rdma", &set), 1);
+	assert_string_equal(ft_obs_set_at(&set, 0)->str, "vm1");
+	ft_obs_set_release(&set);
+
+	assert_int_equal(host_facts(TREES "/no-such-tree", &set), 0);
+	ft_obs_set_release(&set);
+
+	assert_true(host_facts("/", &set) > 0);
+	assert_non_null(find_obs(&set, "host.kernel", "", -1));
+	assert_non_null(find_obs(&set, "host.arch", "", -1));
+	o = find_obs(&set, "cpu.count", "", -1);
+	assert_non_null(o);
+	assert_true(o->has_num && o->num >= 1);
+	ft_obs_set_release(&set);
+	assert_int_equal(ft_probe_host_facts("/", NULL, &err), FT_EINVAL);
+}
+
 static void
 test_rdma_devices(void **state)
 {
@@ -293,6 +368,7 @@ main(void)
 		cmocka_unit_test(test_no_rdma), cmocka_unit_test(test_gpu_model),
 		        cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_interval_rates), cmocka_unit_test(test_rdma_devices),
+		cmocka_unit_test(test_host_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
