@@ -53,6 +53,7 @@ FT_API int ft_parse_file(const char *path, const char *format, struct ft_obs_set
 /* ---- output: JSON and table text ------------------------------------------ */
 
 struct ft_json;
+struct ft_strbuf;
 
 /* Write @set as a JSON array of objects {key, host, device, port, rank, num, unit, str,
    file, line}; empty/unknown fields are left out. Deterministic. */
@@ -61,6 +62,12 @@ FT_API void ft_parse_obs_to_json(struct ft_json *j, const struct ft_obs_set *set
 FT_API void ft_parse_rows_to_json(struct ft_json *j, const struct ft_run *run);
 /* Text value of an observation for tables: "200 Gbps", "Active", "3 (fe80::1)". */
 FT_API void ft_parse_obs_value(const struct ft_obs *o, char *buf, size_t len);
+/*
+ * Observations [@from, @to) of @set as a table into @sb: entity, key and
+ * value ("-" for none), after a source column ("file:line") when @source.
+ */
+FT_API void ft_parse_obs_write_table(struct ft_strbuf *sb, const struct ft_obs_set *set,
+                                     size_t from, size_t to, bool source);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include "parse_int.h"
 
 #include <fabtune/json.h>
+#include <fabtune/table.h>
 
 void
 ft_parse_obs_value(const struct ft_obs *o, char *buf, size_t len)
@@ -20,6 +21,34 @@ ft_parse_obs_value(const struct ft_obs *o, char *buf, size_t len)
 		snprintf(buf, len, "%s", num);
 	else
 		snprintf(buf, len, "%s", o->str);
+}
+
+void
+ft_parse_obs_write_table(struct ft_strbuf *sb, const struct ft_obs_set *set, size_t from,
+                         size_t to, bool source)
+{
+	struct ft_table t;
+	char ent[200], val[240];
+
+	ft_table_init(&t);
+	if (source)
+		ft_table_col(&t, "source", FT_ALIGN_LEFT);
+	ft_table_col(&t, "entity", FT_ALIGN_LEFT);
+	ft_table_col(&t, "key", FT_ALIGN_LEFT);
+	ft_table_col(&t, "value", FT_ALIGN_LEFT);
+	for (size_t i = from; i < to; i++) {
+		const struct ft_obs *o = ft_obs_set_at(set, i);
+
+		ft_obs_entity(o, ent, sizeof(ent));
+		ft_parse_obs_value(o, val, sizeof(val));
+		if (source)
+			(void)ft_table_cellf(&t, "%s:%u", o->file, o->line);
+		(void)ft_table_cell(&t, ent);
+		(void)ft_table_cell(&t, o->key);
+		(void)ft_table_cell(&t, val[0] ? val : "-");
+	}
+	ft_table_render(&t, sb);
+	ft_table_release(&t);
 }
 
 static void
