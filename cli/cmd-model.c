@@ -50,66 +50,6 @@ run_explain(const struct ft_cluster_spec *spec, struct ft_model_query *q, uint64
 	return cli_finish(ctx, &sb, 0, &err);
 }
 
-/*
- * `fabtune model SPEC --calibrate FILE...`: fit each nccl-tests output to the
- * model (its op and rank count from the file, --op when it holds several),
- * print the fit with its residuals and leave-one-out errors, and the
- * calibration block.
- */
-static int
-run_calibrate(const struct ft_cluster_spec *spec, bool op_given, struct ft_model_query *q,
-              int nfiles, char **files, struct cli_ctx *ctx)
-{
-	struct ft_strbuf sb, block;
-	struct ft_json j;
-	int i, rc = EXIT_OK;
-
-	ft_strbuf_init(&sb);
-	ft_strbuf_init(&block);
-	if (ctx->json) {
-		ft_json_init(&j, &sb, false);
-		ft_json_obj_begin(&j);
-		ft_json_kv_str(&j, "spec", spec->name);
-		ft_json_key(&j, "curves");
-		ft_json_arr_begin(&j);
-	} else {
-		ft_strbuf_addf(&sb, "# fabtune model --calibrate: %s\n#\n", spec->name);
-	}
-	ft_strbuf_adds(&block, "calibration:\n");
-	for (i = 0; i < nfiles && rc == EXIT_OK; i++) {
-		struct ft_model_calib c;
-		struct ft_error err = { 0 };
-		int prc = ft_workflow_model_calibrate_file(spec, q, op_given, files[i], &c, &err);
-
-		if (prc < 0) {
-			cli_error(ctx, "%s: %s", files[i], ft_error_msg(&err, prc));
-			rc = cli_exit_for(prc);
-		} else {
-			if (ctx->json)
-				ft_model_calib_write_json(files[i], &c, &j);
-			else
-				ft_model_calib_write_text(files[i], &c, &sb);
-			ft_model_calib_write_block(&c, &block);
-			ft_model_calib_release(&c);
-		}
-	}
-	if (rc == EXIT_OK) {
-		if (ctx->json) {
-			ft_json_arr_end(&j);
-			ft_json_kv_str(&j, "calibration_block", block.buf);
-			ft_json_obj_end(&j);
-			ft_strbuf_addch(&sb, '\n');
-		} else {
-			ft_strbuf_adds(&sb, "# calibration block:\n");
-			ft_strbuf_adds(&sb, block.buf);
-		}
-		cli_write(&sb);
-	}
-	ft_strbuf_release(&sb);
-	ft_strbuf_release(&block);
-	return rc;
-}
-
 int
 cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -199,8 +139,13 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		rc = ft_model_query_check_nodes(&spec, &q, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
-	if (calibrate)
-		return run_calibrate(&spec, o.op != NULL, &q, n - 1, argv + 2, ctx);
+	if (calibrate) { /* each nccl-tests output fitted, with its residuals, and the block */
+		ft_strbuf_init(&sb);
+		rc = ft_workflow_model_calibrate_write(&spec, &q, o.op != NULL,
+		                                       (const char *const *)argv + 2, (size_t)n - 1,
+		                                       ctx->json, &sb, &err);
+		return cli_finish(ctx, &sb, rc, &err);
+	}
 	if (explain)
 		return run_explain(&spec, &q, explain, ctx);
 	q.bytes = maxbytes;
