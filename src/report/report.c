@@ -55,6 +55,19 @@ ft_report_format_from_path(const char *path, enum ft_report_format *out)
 }
 
 int
+ft_report_format_pick(const char *name, bool json, const char *path,
+                      enum ft_report_format *out, struct ft_error *err)
+{
+	if (name)
+		return ft_report_format_from_name(name, out, err);
+	if (json)
+		*out = FT_REPORT_JSON;
+	else if (!path || ft_report_format_from_path(path, out) < 0)
+		*out = FT_REPORT_TEXT;
+	return 0;
+}
+
+int
 ft_report_render(const struct ft_report_input *in, enum ft_report_format f, struct ft_strbuf *out,
                  struct ft_error *err)
 {
