@@ -465,17 +465,19 @@ FT_API int ft_plan_html(const char *spec_label, const struct ft_plan *p,
 
 /*
  * What a user asks the planner, as given (`fabtune plan`'s options): names
- * and numbers still to check. ft_plan_args_init() sets the defaults; 0 or
- * NULL leaves a field to the planner. Failure rates below 0 are the defaults.
+ * and numbers still to check, and the configuration's fields that need no
+ * conversion (overlaps, efficiencies, sizes, MoE placement) set in @cfg
+ * directly. ft_plan_args_init() sets the defaults; 0 or NULL leaves a field
+ * to the planner. Failure rates below 0 are the defaults.
  */
 struct ft_plan_args {
 	const char *model;      /* a model preset or a YAML file */
 	const char *recompute, *precision, *optimizer, *engine, *order;
 	const char *expert_load; /* n1,n2,... or a file of them; NULL: none */
-	uint64_t gpus, batch, mb, tp, cp, ep, pp, dp, vpp, zero, top, scale_from;
-	uint64_t bucket, reserve, replicas;
-	bool no_sp, no_flash, tp_overlap, no_dp_overlap, pp_balance, fp8_attn, heat;
-	double ep_overlap, gemm_eff, peak, hbm, zipf, fp8_cast;
+	uint64_t gpus, batch, mb, tp, cp, ep, pp, dp, vpp, zero, replicas; /* to uint32_t */
+	uint64_t top, scale_from;
+	bool no_sp, no_flash, no_dp_overlap;
+	struct ft_plan_config cfg; /* ft_plan_config_init()'s, with the options set here */
 	double ckpt_s, recover_s; /* ckpt_s > 0: failures and goodput too */
 	double fail_gpu, fail_nic, fail_link, fail_node; /* per component per day */
 };

@@ -8,12 +8,14 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 void
 ft_plan_args_init(struct ft_plan_args *a)
 {
 	memset(a, 0, sizeof(*a));
+	ft_plan_config_init(&a->cfg);
 	a->mb = a->tp = a->cp = a->ep = a->pp = a->vpp = a->zero = 1;
 	a->recover_s = 600;
 	a->fail_gpu = a->fail_nic = a->fail_link = a->fail_node = -1;
@@ -30,10 +32,10 @@ static int
 check_ranges(const struct ft_plan_args *a, struct ft_error *err)
 {
 	const struct arg_range r[] = {
-		{ "--ep-overlap (0 to 1)", a->ep_overlap, 0, 1, false },
-		{ "--zipf (0 to 10)", a->zipf, 0, 10, false },
-		{ "--gemm-eff (0 to 1)", a->gemm_eff, 0, 1, false },
-		{ "--peak-tflops", a->peak, 0, INFINITY, false },
+		{ "--ep-overlap (0 to 1)", a->cfg.ep_overlap, 0, 1, false },
+		{ "--zipf (0 to 10)", a->cfg.zipf, 0, 10, false },
+		{ "--gemm-eff (0 to 1)", a->cfg.gemm_eff, 0, 1, false },
+		{ "--peak-tflops", a->cfg.peak_tflops, 0, INFINITY, false },
 		{ "--fail-gpu (interruptions per GPU per day, below 1)", a->fail_gpu, -INFINITY, 1, true },
 		{ "--fail-nic (interruptions per NIC per day, below 1)", a->fail_nic, -INFINITY, 1, true },
 		{ "--fail-link (interruptions per port per day, below 1)", a->fail_link, -INFINITY, 1,
@@ -52,25 +54,45 @@ check_ranges(const struct ft_plan_args *a, struct ft_error *err)
 	return 0;
 }
 
-/* The names, the integer ranges and the lengths of @a, into @c (initialised). */
+/* The integer options that become uint32_t fields of the config, in the order they are checked. */
+static const struct {
+	size_t arg, cfg; /* offsets of a uint64_t in struct ft_plan_args, a uint32_t in the config */
+	uint64_t max;
+	const char *what; /* as the message names it */
+} int_fields[] = {
+#define INT_FIELD(a, c, max, what) \
+	{ offsetof(struct ft_plan_args, a), offsetof(struct ft_plan_config, c), max, what }
+	INT_FIELD(zero, zero, 3, "--zero (0 to 3)"),
+	INT_FIELD(gpus, ngpus, UINT32_MAX, "--gpus"),
+	INT_FIELD(mb, micro_batch, 1u << 20, "a parallel degree"),
+	INT_FIELD(tp, tp, 1u << 20, "a parallel degree"),
+	INT_FIELD(cp, cp, 1u << 20, "a parallel degree"),
+	INT_FIELD(ep, ep, 1u << 20, "a parallel degree"),
+	INT_FIELD(pp, pp, 1u << 20, "a parallel degree"),
+	INT_FIELD(dp, dp, 1u << 20, "a parallel degree"),
+	INT_FIELD(vpp, vpp, 1u << 20, "a parallel degree"),
+#undef INT_FIELD
+};
+
+/* @a's configuration with its names, integers and strings checked and set, into @c. */
 static int
 fill_config(const struct ft_plan_args *a, struct ft_plan_config *c, struct ft_error *err)
 {
-	const uint64_t lim = 1u << 20;
-	bool degree_big = a->mb > lim || a->tp > lim || a->cp > lim || a->ep > lim ||
-	                  a->pp > lim || a->dp > lim || a->vpp > lim;
-
+	*c = a->cfg;
 	if (a->recompute && ft_plan_recompute_from_name(a->recompute, &c->recompute) < 0)
 		return ft_error_set(err, FT_EINVAL, "--recompute: expected none, selective or full");
 	if (a->precision && ft_plan_precision_from_name(a->precision, &c->precision) < 0)
 		return ft_error_set(err, FT_EINVAL, "--precision: expected bf16 or fp8");
 	if (a->optimizer && ft_plan_optimizer_from_name(a->optimizer, &c->optimizer) < 0)
 		return ft_error_set(err, FT_EINVAL, "--optimizer: expected adam or sgd");
-	if (a->zero > 3 || a->gpus > UINT32_MAX || degree_big)
-		return ft_error_set(err, FT_EINVAL, "%s: value out of range",
-		                    a->zero > 3          ? "--zero (0 to 3)" :
-		                    a->gpus > UINT32_MAX ? "--gpus" :
-		                                           "a parallel degree");
+	for (size_t i = 0; i < FT_ARRAY_SIZE(int_fields); i++) {
+		uint64_t v = *(const uint64_t *)((const char *)a + int_fields[i].arg);
+
+		if (v > int_fields[i].max)
+			return ft_error_set(err, FT_EINVAL, "%s: value out of range",
+			                    int_fields[i].what);
+		*(uint32_t *)((char *)c + int_fields[i].cfg) = (uint32_t)v;
+	}
 	if (a->engine && strlen(a->engine) >= sizeof(c->engine))
 		return ft_error_set(err, FT_EINVAL,
 		                    "--engine: expected analytic, flow or packet, got '%s'", a->engine);
@@ -82,30 +104,9 @@ fill_config(const struct ft_plan_args *a, struct ft_plan_config *c, struct ft_er
 		ft_strlcpy(c->engine, a->engine, sizeof(c->engine));
 	if (a->order)
 		ft_strlcpy(c->order, a->order, sizeof(c->order));
-	c->ngpus = (uint32_t)a->gpus;
-	c->micro_batch = (uint32_t)a->mb;
-	c->tp = (uint32_t)a->tp;
-	c->cp = (uint32_t)a->cp;
-	c->ep = (uint32_t)a->ep;
-	c->pp = (uint32_t)a->pp;
-	c->dp = (uint32_t)a->dp;
-	c->vpp = (uint32_t)a->vpp;
-	c->zero = (uint32_t)a->zero;
 	c->sp = !a->no_sp;
-	c->pp_balance = a->pp_balance;
 	c->flash_attn = !a->no_flash;
-	c->tp_overlap = a->tp_overlap;
 	c->dp_overlap = !a->no_dp_overlap;
-	c->ep_overlap = a->ep_overlap;
-	c->bucket_bytes = a->bucket;
-	c->reserve_bytes = a->reserve;
-	c->gemm_eff = a->gemm_eff;
-	c->peak_tflops = a->peak;
-	c->hbm_Bps = a->hbm;
-	c->fp8_attention = a->fp8_attn;
-	c->fp8_cast_bytes = a->fp8_cast;
-	c->zipf = a->zipf;
-	c->place_by_heat = a->heat;
 	c->replicas = (uint32_t)FT_MIN(a->replicas, (uint64_t)UINT32_MAX);
 	return 0;
 }
@@ -118,7 +119,7 @@ ft_plan_job_prepare(const struct ft_plan_args *a, const char *spec_arg, struct f
 
 	memset(job, 0, sizeof(*job));
 	job->spec_label = spec_arg;
-	ft_plan_config_init(&job->cfg);
+	job->cfg = a->cfg;
 	if (!a->model)
 		return ft_error_set(err, FT_EINVAL, "--model: expected a model preset "
 		                                    "(fabtune plan --models) or a YAML file");

@@ -1219,12 +1219,12 @@ test_plan_job_args(void **state)
 	assert_non_null(strstr(err.msg, "--model"));
 	ft_plan_job_release(&job);
 	a.model = "llama3-8b";
-	a.zipf = 11;
+	a.cfg.zipf = 11;
 	err = (struct ft_error){ 0 };
 	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
 	assert_string_equal(err.msg, "--zipf (0 to 10): value out of range");
 	ft_plan_job_release(&job);
-	a.zipf = 0;
+	a.cfg.zipf = 0;
 	a.fail_node = 100; /* strictly below 100 */
 	err = (struct ft_error){ 0 };
 	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
@@ -1232,12 +1232,12 @@ test_plan_job_args(void **state)
 	                    "--fail-node (interruptions per node per day, below 100): value out of range");
 	ft_plan_job_release(&job);
 	a.fail_node = -1;
-	a.gemm_eff = NAN;
+	a.cfg.gemm_eff = NAN;
 	err = (struct ft_error){ 0 };
 	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
 	assert_string_equal(err.msg, "--gemm-eff (0 to 1): value out of range");
 	ft_plan_job_release(&job);
-	a.gemm_eff = 0;
+	a.cfg.gemm_eff = 0;
 	a.recompute = "some";
 	err = (struct ft_error){ 0 };
 	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
