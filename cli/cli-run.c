@@ -1,11 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/cli-run.c - the tails that the commands running a model, a twin or a
- * benchmark share.
+ * cli/cli-run.c - what the commands share around the library's work.
  */
 #include "cli-run.h"
 
 #include "cli-archive.h"
+
+int
+cli_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv, int max,
+               int *code)
+{
+	int n = opts_parse(u, ctx, argc, argv);
+
+	*code = n == -2 ? EXIT_OK : EXIT_USAGE;
+	if (n < 0)
+		return -1;
+	if (max >= 0 && n > max) {
+		cli_error(ctx, "unexpected argument '%s'", argv[max + 1]);
+		return -1;
+	}
+	return n;
+}
 
 int
 cli_save_check(struct cli_ctx *ctx, const char *work)

@@ -111,9 +111,9 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_strbuf sb;
 	int n, rc;
 
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
+		return rc;
 	if (calibrate && n < 2) {
 		cli_error(ctx, "--calibrate: expected SPEC then one or more nccl-tests outputs");
 		return EXIT_USAGE;

@@ -11,6 +11,7 @@
 #include <fabtune/fabtune.h>
 
 #include "cli-archive.h"
+#include "cli-run.h"
 #include "cli.h"
 
 /* --save: one row per communication and one for the iteration. */
@@ -178,9 +179,9 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	int n, rc;
 
 	ft_plan_args_init(&o);
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
+		return rc;
 	if (list) {
 		struct ft_strbuf sb;
 

@@ -45,15 +45,11 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_obs_set set;
 	struct ft_strbuf sb;
 	struct ft_error err = { 0 };
-	int n = opts_parse(&usage, ctx, argc, argv), rc, rank = 0;
+	int rc, rank = 0;
 	bool prom;
 
-	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 0) {
-		cli_error(ctx, "unexpected argument '%s'", argv[1]);
-		return EXIT_USAGE;
-	}
+	if (cli_parse_args(&usage, ctx, argc, argv, 0, &rc) < 0)
+		return rc;
 	if (format && strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
 	    strcmp(format, "prometheus") != 0 && strcmp(format, "prom") != 0) {
 		cli_error(ctx, "--format: expected text, json or prometheus, got '%s'", format);

@@ -11,6 +11,7 @@
 #include <fabtune/workflow.h>
 
 #include "cli-archive.h"
+#include "cli-run.h"
 #include "cli.h"
 
 /* Render @in as @f into @output (stdout for NULL or "-"), saying what a file got. */
@@ -71,13 +72,9 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_workflow_report r;
 	int n, rc;
 
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = cli_parse_args(&usage, ctx, argc, argv, 1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 1) {
-		cli_error(ctx, "unexpected argument '%s'", argv[2]);
-		return EXIT_USAGE;
-	}
+		return rc;
 	if (ft_report_format_pick(format, ctx->json, output, &f, &err) < 0)
 		return cli_fail(ctx, FT_EINVAL, &err);
 	if (cli_compare_opts(ctx, &ca, &co) < 0)

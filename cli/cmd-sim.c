@@ -70,18 +70,8 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 		return cli_fail(ctx, rc, &err);
 	}
 	ft_strbuf_init(&sb);
-	if (ctx->json) {
-		struct ft_json j;
-
-		ft_json_init(&j, &sb, true);
-		ft_sim_report_json(&rep, ctx->stable, &j);
-		ft_strbuf_addch(&sb, '\n');
-	} else {
-		ft_sim_report_text(&rep, ctx->stable, &sb);
-	}
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	rc = EXIT_OK;
+	ft_sim_report_write(&rep, ctx->stable, ctx->json, &sb);
+	rc = cli_finish(ctx, &sb, 0, &err);
 	if (save && save_report(ctx, &rep, what) < 0)
 		rc = EXIT_RUNTIME;
 	ft_sim_report_release(&rep);
@@ -160,9 +150,9 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	int n, rc;
 
 	ft_sim_args_init(&o);
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
+		return rc;
 	o.counters = counters != NULL;
 	o.trace = trace != NULL;
 	o.have_seed = ctx->have_seed;

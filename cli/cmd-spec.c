@@ -30,10 +30,11 @@ cmd_spec(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	struct ft_json j;
-	int n = opts_parse(&usage, ctx, argc, argv), rc;
+	int n, rc;
 
+	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
+		return rc;
 	if (presets) {
 		if (n != 0) {
 			cli_error(ctx, "--presets takes no SPEC");

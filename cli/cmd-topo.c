@@ -44,10 +44,11 @@ cmd_topo(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_cluster_spec spec;
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
-	int n = opts_parse(&usage, ctx, argc, argv), rc;
+	int n, rc;
 
+	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
+		return rc;
 	if (n != 1) {
 		cli_error(ctx, "expected one SPEC (a file or a preset like dgx-h100:64), got %d",
 		          n);

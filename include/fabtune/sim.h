@@ -527,6 +527,9 @@ FT_API int ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_ove
 /* Render a report: JSON (everything) or the terminal summary. @stable drops wall times. */
 FT_API void ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j);
 FT_API void ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf *out);
+/* Either into @out: the JSON document (indented) and a newline when @json, else the summary. */
+FT_API void ft_sim_report_write(const struct ft_sim_report *r, bool stable, bool json,
+                                struct ft_strbuf *out);
 
 #ifdef __cplusplus
 }

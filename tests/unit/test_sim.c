@@ -1734,6 +1734,30 @@ test_sim_args(void **state)
 	a.channels = 0;
 	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), 0);
 	assert_non_null(sc);
+	/* its report: the summary as ft_sim_report_text() writes it, or one JSON document */
+	{
+		struct ft_sim_report rep;
+		struct ft_strbuf text, doc;
+
+		ft_sim_args_init(&a);
+		a.engine = "analytic";
+		assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+		ft_sim_report_init(&rep);
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+		ft_strbuf_init(&text);
+		ft_strbuf_init(&doc);
+		ft_sim_report_text(&rep, true, &text);
+		ft_sim_report_write(&rep, true, false, &doc);
+		assert_string_equal(doc.buf, text.buf);
+		ft_strbuf_release(&doc);
+		ft_strbuf_init(&doc);
+		ft_sim_report_write(&rep, true, true, &doc);
+		assert_int_equal(doc.buf[0], '{');
+		assert_string_equal(doc.buf + doc.len - 2, "}\n");
+		ft_strbuf_release(&doc);
+		ft_strbuf_release(&text);
+		ft_sim_report_release(&rep);
+	}
 	ft_scenario_free(sc);
 }
 
