@@ -59,13 +59,11 @@ plan_job(struct cli_ctx *ctx, const struct ft_plan_job *job, const struct ft_pla
 	size_t shown = 0;
 	int rc;
 
-	ft_strbuf_init(&sb);
 	if (search) {
+		ft_strbuf_init(&sb);
 		rc = ft_plan_job_search(job, a, ctx->json, &sb, &shown, &err);
-		if (rc == 0)
-			cli_write(&sb);
-		ft_strbuf_release(&sb);
-		return rc < 0 ? cli_fail(ctx, rc, &err) : shown ? EXIT_OK : EXIT_PROBLEM;
+		rc = cli_finish(ctx, &sb, rc, &err);
+		return rc == EXIT_OK && !shown ? EXIT_PROBLEM : rc;
 	}
 	plan = ft_calloc(2, sizeof(*plan));
 	if (!plan) {
@@ -77,9 +75,9 @@ plan_job(struct cli_ctx *ctx, const struct ft_plan_job *job, const struct ft_pla
 		ft_free(plan);
 		return cli_fail(ctx, rc, &err);
 	}
+	ft_strbuf_init(&sb);
 	ft_plan_job_write(job, a, plan, ctx->json, &sb);
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
+	(void)cli_finish(ctx, &sb, 0, &err);
 	rc = plan->mem.fits ? EXIT_OK : EXIT_PROBLEM;
 	if (html && write_html(ctx, job, plan, html) < 0)
 		rc = EXIT_RUNTIME;
