@@ -105,7 +105,6 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	struct ft_cluster_spec spec;
 	struct ft_model_query q;
-	struct ft_model_result first;
 	struct ft_error err = { 0 };
 	struct ft_run run;
 	struct ft_strbuf sb;
@@ -148,21 +147,15 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (explain)
 		return run_explain(&spec, &q, explain, ctx);
-	q.bytes = maxbytes;
-	rc = ft_model_eval(&spec, &q, &first, &err);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strlcpy(run.spec, spec.name, sizeof(run.spec));
-	if (rc == 0)
-		rc = ft_model_sweep(&spec, &q, minbytes, maxbytes, factor, &run, &err);
+	ft_strbuf_init(&sb);
+	rc = ft_model_sweep_report(&spec, &q, minbytes, maxbytes, factor, ctx->json, &run, &sb, &err);
 	if (rc < 0) {
+		ft_strbuf_release(&sb);
 		ft_run_release(&run);
 		return model_fail(ctx, rc, &err);
 	}
-	ft_strbuf_init(&sb);
-	if (ctx->json)
-		ft_model_sweep_write_json(&spec, &first, &run, &sb);
-	else
-		ft_model_sweep_write_text(&spec, &first, &run, &sb);
 	rc = cli_finish(ctx, &sb, 0, &err);
 	if (save) {
 		snprintf(run.label, sizeof(run.label), "model %s --op %s", argv[1],

@@ -315,6 +315,17 @@ FT_API void ft_model_sweep_write_json(const struct ft_cluster_spec *spec,
                                       const struct ft_model_result *first,
                                       const struct ft_run *run, struct ft_strbuf *sb);
 /*
+ * `fabtune model`'s table: @q swept from @min_bytes to @max_bytes
+ * (ft_model_sweep(), rows into @run, initialised by the caller) and written
+ * with the largest size's pick as its header, in JSON when @json, into @sb.
+ * The model's errors (FT_ENOTSUP for a combination it does not cover).
+ */
+FT_API int ft_model_sweep_report(const struct ft_cluster_spec *spec,
+                                 const struct ft_model_query *q, uint64_t min_bytes,
+                                 uint64_t max_bytes, uint64_t factor, bool json,
+                                 struct ft_run *run, struct ft_strbuf *sb,
+                                 struct ft_error *err) FT_MUST_CHECK;
+/*
  * The working of ft_model_explain() on @spec: the link classes, the pick's
  * latency and bandwidth terms, what binds it and its pipeline terms, then
  * every (algorithm, protocol) weighed or why it was left out; as comment

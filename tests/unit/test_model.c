@@ -1738,6 +1738,36 @@ test_model_args(void **state)
 	assert_non_null(strstr(err.msg, "--nodes: expected at most "));
 }
 
+/* The command's table: one row per size, each the model's figure at that size. */
+static void
+test_model_sweep_report(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	struct ft_run run;
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+	ft_run_init(&run, FT_SOURCE_MODEL, "model");
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, true, &run, &sb, &err),
+	                 0);
+	assert_int_equal(ft_run_nrows(&run), 3);
+	assert_int_equal(sb.buf[0], '{');
+	for (size_t i = 0; i < 3; i++) {
+		q.bytes = (uint64_t)1 << (20 + i);
+		assert_int_equal(ft_model_eval(&spec, &q, &r, &err), 0);
+		assert_true(fabs(ft_run_row(&run, i)->time_us - r.time_s * 1e6) <=
+		            1e-6 * r.time_s * 1e6);
+	}
+	ft_strbuf_release(&sb);
+	ft_run_release(&run);
+}
+
 int
 main(void)
 {
@@ -1781,6 +1811,7 @@ main(void)
 		cmocka_unit_test(test_write_explain),
 		cmocka_unit_test(test_write_calibration),
 		cmocka_unit_test(test_model_args),
+		cmocka_unit_test(test_model_sweep_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
