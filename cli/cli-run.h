@@ -18,8 +18,8 @@
  * Their count, or -1 with *@code the command's exit code when it ends here:
  * EXIT_OK after --help, EXIT_USAGE after a usage error.
  */
-int cli_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv,
-                   int max, int *code);
+int cli_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv, int max,
+                   int *code);
 
 /*
  * --save: whether the archive of @ctx opens, checked before @work ("the
@@ -32,7 +32,6 @@ int cli_save_check(struct cli_ctx *ctx, const char *work);
  * The end of a command that rendered into @sb: @sb written to stdout when
  * @rc is 0, else @err reported; @sb released in both cases. The exit code.
  */
-int cli_finish(const struct cli_ctx *ctx, struct ft_strbuf *sb, int rc,
-               const struct ft_error *err);
+int cli_finish(const struct cli_ctx *ctx, struct ft_strbuf *sb, int rc, const struct ft_error *err);
 
 #endif

@@ -150,7 +150,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strlcpy(run.spec, spec.name, sizeof(run.spec));
 	ft_strbuf_init(&sb);
-	rc = ft_model_sweep_report(&spec, &q, minbytes, maxbytes, factor, ctx->json, &run, &sb, &err);
+	rc = ft_model_sweep_report(&spec, &q, minbytes, maxbytes, factor, ctx->json, &run, &sb,
+	                           &err);
 	if (rc < 0) {
 		ft_strbuf_release(&sb);
 		ft_run_release(&run);

@@ -45,11 +45,14 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	const char *vs = NULL, *expected = NULL, *format = NULL, *output = NULL, *title = NULL;
 	struct cli_compare_args ca = { .min_samples = -1 };
 	const struct opt opts[] = {
-		OPT_STRING(0, "vs", &vs, "REF", "compare with a baseline name, a run or an export file"),
+		OPT_STRING(0, "vs", &vs, "REF",
+		           "compare with a baseline name, a run or an export file"),
 		OPT_STRING(0, "expected", &expected, "RUN",
-		           "the model's expectations (a model run or export file) drawn in the charts"),
+		           "the model's expectations (a model run or export file) drawn in the "
+		           "charts"),
 		OPT_STRING('f', "format", &format, "F",
-		           "text, json, csv, html or prom (default: from -o's extension, else text)"),
+		           "text, json, csv, html or prom (default: from -o's extension, else "
+		           "text)"),
 		OPT_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
 		OPT_STRING(0, "title", &title, "TEXT", "title of the report"),
 		OPT_STRING(0, "threshold", &ca.threshold, "PCT",

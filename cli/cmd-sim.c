@@ -63,8 +63,11 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 		if (rc < 0)
 			ft_error_prefix(&err, "--trace: ");
 	}
-	if (rc == 0 && counters_dir && (rc = ft_sim_report_write_counters(&rep, counters_dir, &err)) < 0)
-		ft_error_prefix(&err, "--counters: ");
+	if (rc == 0 && counters_dir) {
+		rc = ft_sim_report_write_counters(&rep, counters_dir, &err);
+		if (rc < 0)
+			ft_error_prefix(&err, "--counters: ");
+	}
 	if (rc < 0) {
 		ft_sim_report_release(&rep);
 		return cli_fail(ctx, rc, &err);

@@ -18,23 +18,24 @@ nccl_version(const char *text, uint32_t *out, struct ft_error *err)
 
 	if ((n != 2 && n != 3) || major != 2 || minor > 99)
 		return ft_error_set(err, FT_EINVAL,
-		                    "--nccl: expected a version like 2.21 or 2.23.4, got '%s'", text);
+		                    "--nccl: expected a version like 2.21 or 2.23.4, got '%s'",
+		                    text);
 	*out = major * 10000 + minor * 100;
 	return 0;
 }
 
 int
-ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q,
-                    struct ft_error *err)
+ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, struct ft_error *err)
 {
 	const char *op = a->op ? a->op : "all_reduce";
 	enum ft_op o;
 
 	if (ft_op_from_name(op, &o) < 0 || !ft_op_is_modelled(o))
-		return ft_error_set(err, FT_EINVAL,
-		                    "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
-		                    "reduce, alltoall or sendrecv, got '%s'",
-		                    op);
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
+		        "reduce, alltoall or sendrecv, got '%s'",
+		        op);
 	ft_model_query_init(q, o, 0);
 	q->force_algo = a->algo != NULL;
 	if (a->algo && ft_algo_from_name(a->algo, &q->algo) < 0)
@@ -44,8 +45,8 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q,
 		                    a->algo);
 	q->force_proto = a->proto != NULL;
 	if (a->proto && ft_proto_from_name(a->proto, &q->proto) < 0)
-		return ft_error_set(err, FT_EINVAL, "--proto: expected simple, ll or ll128, got '%s'",
-		                    a->proto);
+		return ft_error_set(err, FT_EINVAL,
+		                    "--proto: expected simple, ll or ll128, got '%s'", a->proto);
 	if (a->ppn > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--ppn: value out of range");
 	if (a->gpus > UINT32_MAX || a->nodes > UINT32_MAX || a->channels > 64)

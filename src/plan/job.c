@@ -25,7 +25,7 @@ ft_plan_args_init(struct ft_plan_args *a)
 struct arg_range {
 	const char *what; /* as the message names it */
 	double value, lo, hi;
-	bool below;       /* value < hi, not <= hi */
+	bool below; /* value < hi, not <= hi */
 };
 
 static int
@@ -36,12 +36,14 @@ check_ranges(const struct ft_plan_args *a, struct ft_error *err)
 		{ "--zipf (0 to 10)", a->cfg.zipf, 0, 10, false },
 		{ "--gemm-eff (0 to 1)", a->cfg.gemm_eff, 0, 1, false },
 		{ "--peak-tflops", a->cfg.peak_tflops, 0, INFINITY, false },
-		{ "--fail-gpu (interruptions per GPU per day, below 1)", a->fail_gpu, -INFINITY, 1, true },
-		{ "--fail-nic (interruptions per NIC per day, below 1)", a->fail_nic, -INFINITY, 1, true },
-		{ "--fail-link (interruptions per port per day, below 1)", a->fail_link, -INFINITY, 1,
+		{ "--fail-gpu (interruptions per GPU per day, below 1)", a->fail_gpu, -INFINITY, 1,
 		  true },
-		{ "--fail-node (interruptions per node per day, below 100)", a->fail_node, -INFINITY,
-		  100, true },
+		{ "--fail-nic (interruptions per NIC per day, below 1)", a->fail_nic, -INFINITY, 1,
+		  true },
+		{ "--fail-link (interruptions per port per day, below 1)", a->fail_link, -INFINITY,
+		  1, true },
+		{ "--fail-node (interruptions per node per day, below 100)", a->fail_node,
+		  -INFINITY, 100, true },
 	};
 
 	for (size_t i = 0; i < FT_ARRAY_SIZE(r); i++) {
@@ -56,7 +58,8 @@ check_ranges(const struct ft_plan_args *a, struct ft_error *err)
 
 /* The integer options that become uint32_t fields of the config, in the order they are checked. */
 static const struct {
-	size_t arg, cfg; /* offsets of a uint64_t in struct ft_plan_args, a uint32_t in the config */
+	/* offsets of a uint64_t in struct ft_plan_args and of a uint32_t in the config */
+	size_t arg, cfg;
 	uint64_t max;
 	const char *what; /* as the message names it */
 } int_fields[] = {
@@ -80,7 +83,8 @@ fill_config(const struct ft_plan_args *a, struct ft_plan_config *c, struct ft_er
 {
 	*c = a->cfg;
 	if (a->recompute && ft_plan_recompute_from_name(a->recompute, &c->recompute) < 0)
-		return ft_error_set(err, FT_EINVAL, "--recompute: expected none, selective or full");
+		return ft_error_set(err, FT_EINVAL,
+		                    "--recompute: expected none, selective or full");
 	if (a->precision && ft_plan_precision_from_name(a->precision, &c->precision) < 0)
 		return ft_error_set(err, FT_EINVAL, "--precision: expected bf16 or fp8");
 	if (a->optimizer && ft_plan_optimizer_from_name(a->optimizer, &c->optimizer) < 0)
@@ -95,7 +99,8 @@ fill_config(const struct ft_plan_args *a, struct ft_plan_config *c, struct ft_er
 	}
 	if (a->engine && strlen(a->engine) >= sizeof(c->engine))
 		return ft_error_set(err, FT_EINVAL,
-		                    "--engine: expected analytic, flow or packet, got '%s'", a->engine);
+		                    "--engine: expected analytic, flow or packet, got '%s'",
+		                    a->engine);
 	if (a->order && strlen(a->order) >= sizeof(c->order))
 		return ft_error_set(err, FT_EINVAL,
 		                    "--order: expected tp, cp, pp and dp joined by '-', got '%s'",
@@ -121,8 +126,9 @@ ft_plan_job_prepare(const struct ft_plan_args *a, const char *spec_arg, struct f
 	job->spec_label = spec_arg;
 	job->cfg = a->cfg;
 	if (!a->model)
-		return ft_error_set(err, FT_EINVAL, "--model: expected a model preset "
-		                                    "(fabtune plan --models) or a YAML file");
+		return ft_error_set(err, FT_EINVAL,
+		                    "--model: expected a model preset "
+		                    "(fabtune plan --models) or a YAML file");
 	rc = check_ranges(a, err);
 	if (rc == 0)
 		rc = ft_spec_resolve(spec_arg, &job->spec, err);
@@ -202,15 +208,16 @@ ft_plan_job_write(const struct ft_plan_job *job, const struct ft_plan_args *a,
                   const struct ft_plan p[2], bool json, struct ft_strbuf *sb)
 {
 	/* tokens/s per GPU here against the smaller job's */
-	double eff = a->scale_from ? (p[0].tokens_per_s / p[0].ngpus) /
-	                                     (p[1].tokens_per_s / p[1].ngpus) :
-	                             0;
+	double eff = a->scale_from ?
+	                     (p[0].tokens_per_s / p[0].ngpus) / (p[1].tokens_per_s / p[1].ngpus) :
+	                     0;
 	struct ft_json j;
 
 	if (!json) {
 		ft_plan_write_text(job->spec_label, &job->spec, &p[0], sb);
 		if (a->scale_from)
-			ft_strbuf_addf(sb, "scale-out: %u -> %u GPUs at %.0f -> %.0f tokens/s: "
+			ft_strbuf_addf(sb,
+			               "scale-out: %u -> %u GPUs at %.0f -> %.0f tokens/s: "
 			               "%.1f%% efficiency per GPU\n",
 			               p[1].ngpus, p[0].ngpus, p[1].tokens_per_s, p[0].tokens_per_s,
 			               100 * eff);
@@ -282,8 +289,8 @@ ft_plan_job_html(const struct ft_plan_job *job, const struct ft_plan *p, struct 
 		/* the frontier: every engine and data-parallel degree the search tries */
 		base.engine[0] = '\0';
 		base.dp = 0;
-		rc = ft_plan_search(&job->spec, &job->model, &base, &so, &rows, &nrows, &tried, &fit,
-		                    err);
+		rc = ft_plan_search(&job->spec, &job->model, &base, &so, &rows, &nrows, &tried,
+		                    &fit, err);
 	}
 	if (rc == 0)
 		rc = ft_plan_html(job->spec_label, p, ev, nev, rows, nrows, tried, sb);

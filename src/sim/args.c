@@ -32,10 +32,11 @@ read_links(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *
 
 		if (end == p || (*end && *end != ',') || v > UINT32_MAX ||
 		    ov->ntrace_links >= FT_ARRAY_SIZE(a->links))
-			return ft_error_set(err, FT_EINVAL,
-			                    "--trace-links: expected up to 64 link ids like 12,40,41, "
-			                    "got '%s'",
-			                    a->trace_links);
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "--trace-links: expected up to 64 link ids like 12,40,41, "
+			        "got '%s'",
+			        a->trace_links);
 		a->links[ov->ntrace_links++] = (uint32_t)v;
 		p = *end ? end + 1 : end;
 	}
@@ -55,7 +56,8 @@ read_placement(const char *name, struct ft_sim_overrides *ov, struct ft_error *e
 			ov->placement = i;
 	if (ov->placement < 0)
 		return ft_error_set(err, FT_EINVAL,
-		                    "--placement: expected packed, spread or random, got '%s'", name);
+		                    "--placement: expected packed, spread or random, got '%s'",
+		                    name);
 	return 0;
 }
 
@@ -85,14 +87,16 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 		                    a->engine);
 	ov->engine = a->engine;
 	if (a->routing && ft_routing_from_name(a->routing, &r) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or "
-		                    "dor, got '%s'",
-		                    a->routing);
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or "
+		        "dor, got '%s'",
+		        a->routing);
 	if (a->routing)
 		ov->routing = (int)r;
 	if (a->qps > 64)
-		return ft_error_set(err, FT_EINVAL, "--qps: expected 1 to 64, got %" PRIu64, a->qps);
+		return ft_error_set(err, FT_EINVAL, "--qps: expected 1 to 64, got %" PRIu64,
+		                    a->qps);
 	ov->qps_per_conn = (uint32_t)a->qps;
 	/* 0 would silently mean "keep", a tiny factor prints times of hundreds of digits */
 	if (a->fabric_scale != -1 && !(a->fabric_scale >= 0.001 && a->fabric_scale <= 1000))
@@ -111,10 +115,11 @@ scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenar
 	struct ft_sim_sweep_args s = { .spec = spec };
 
 	if (ft_op_from_name(a->op, &s.op) < 0 || !ft_op_is_modelled(s.op))
-		return ft_error_set(err, FT_EINVAL,
-		                    "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
-		                    "reduce, alltoall or sendrecv, got '%s'",
-		                    a->op);
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
+		        "reduce, alltoall or sendrecv, got '%s'",
+		        a->op);
 	/* FT_ALGO_COUNT / FT_PROTO_COUNT: NCCL's tuner picks (the model's choice). */
 	s.algo = FT_ALGO_COUNT;
 	if (a->algo && strcmp(a->algo, "auto") != 0 && ft_algo_from_name(a->algo, &s.algo) < 0)
@@ -125,7 +130,8 @@ scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenar
 	s.proto = FT_PROTO_COUNT;
 	if (a->proto && strcmp(a->proto, "auto") != 0 && ft_proto_from_name(a->proto, &s.proto) < 0)
 		return ft_error_set(err, FT_EINVAL,
-		                    "--proto: expected auto, simple, ll or ll128, got '%s'", a->proto);
+		                    "--proto: expected auto, simple, ll or ll128, got '%s'",
+		                    a->proto);
 	if (a->ranks > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--ranks: too many");
 	if (a->channels > FT_SPEC_MAX_GPUS)

@@ -18,21 +18,22 @@ ft_topo_query_check(const struct ft_topo_query *q, struct ft_error *err)
 
 	if (strcmp(format, "text") != 0 && strcmp(format, "dot") != 0 &&
 	    strcmp(format, "json") != 0)
-		return ft_error_set(err, FT_EINVAL, "--format: expected text, dot or json, got '%s'",
-		                    format);
+		return ft_error_set(err, FT_EINVAL,
+		                    "--format: expected text, dot or json, got '%s'", format);
 	if (q->path && strcmp(format, "text") != 0)
-		return ft_error_set(err, FT_EINVAL, "--path prints a route: it takes no --format %s",
-		                    format);
+		return ft_error_set(err, FT_EINVAL,
+		                    "--path prints a route: it takes no --format %s", format);
 	if ((q->routing || q->qp) && !q->path)
 		return ft_error_set(err, FT_EINVAL, "--routing and --qp apply to --path");
 	if (q->qp > UINT32_MAX)
-		return ft_error_set(err, FT_EINVAL, "--qp: expected 0..%u, got %" PRIu64, UINT32_MAX,
-		                    q->qp);
+		return ft_error_set(err, FT_EINVAL, "--qp: expected 0..%u, got %" PRIu64,
+		                    UINT32_MAX, q->qp);
 	if (q->routing && ft_routing_from_name(q->routing, &r) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or "
-		                    "dor, got '%s'",
-		                    q->routing);
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or "
+		        "dor, got '%s'",
+		        q->routing);
 	return 0;
 }
 
@@ -47,7 +48,8 @@ path_ends(const struct ft_topo *t, const char *arg, uint32_t *src, uint32_t *dst
 
 	if (!comma)
 		return ft_error_set(err, FT_EINVAL,
-		                    "--path: expected SRC,DST (e.g. n0.gpu0,n1.gpu3), got '%s'", arg);
+		                    "--path: expected SRC,DST (e.g. n0.gpu0,n1.gpu3), got '%s'",
+		                    arg);
 	len = FT_MIN((size_t)(comma - arg), sizeof(name) - 1);
 	memcpy(name, arg, len);
 	name[len] = '\0';
@@ -56,10 +58,11 @@ path_ends(const struct ft_topo *t, const char *arg, uint32_t *src, uint32_t *dst
 		int rc = ft_topo_vertex_find(t, nm, k == 0 ? src : dst);
 
 		if (rc == FT_EPARSE)
-			return ft_error_set(err, FT_EINVAL,
-			                    "--path: expected a vertex like n0.gpu3, n1.nic0, n0.pcie1, "
-			                    "n0.cpu0 or n0.nvswitch, got '%s'",
-			                    nm);
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "--path: expected a vertex like n0.gpu3, n1.nic0, n0.pcie1, "
+			        "n0.cpu0 or n0.nvswitch, got '%s'",
+			        nm);
 		if (rc < 0)
 			return ft_error_set(err, FT_EINVAL, "--path: %s: no such vertex in %s", nm,
 			                    ft_topo_spec(t)->name);
@@ -107,8 +110,8 @@ ft_topo_query_write(const struct ft_topo_query *q, const struct ft_cluster_spec 
 	if (q->path) {
 		rc = path_ends(t, q->path, &src, &dst, err);
 		if (rc == 0)
-			rc = ft_topo_path_write(t, label, src, dst, routing, (uint32_t)q->qp, q->json,
-			                        sb, err);
+			rc = ft_topo_path_write(t, label, src, dst, routing, (uint32_t)q->qp,
+			                        q->json, sb, err);
 	} else if (strcmp(format, "dot") == 0) {
 		rc = ft_topo_export_dot(t, sb);
 	} else if (strcmp(format, "json") == 0) {

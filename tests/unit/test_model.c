@@ -1754,8 +1754,8 @@ test_model_sweep_report(void **state)
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strbuf_init(&sb);
-	assert_int_equal(ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, true, &run, &sb, &err),
-	                 0);
+	assert_int_equal(
+	        ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, true, &run, &sb, &err), 0);
 	assert_int_equal(ft_run_nrows(&run), 3);
 	assert_int_equal(sb.buf[0], '{');
 	for (size_t i = 0; i < 3; i++) {

@@ -1228,8 +1228,8 @@ test_plan_job_args(void **state)
 	a.fail_node = 100; /* strictly below 100 */
 	err = (struct ft_error){ 0 };
 	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
-	assert_string_equal(err.msg,
-	                    "--fail-node (interruptions per node per day, below 100): value out of range");
+	assert_string_equal(err.msg, "--fail-node (interruptions per node per day, below 100): "
+	                             "value out of range");
 	ft_plan_job_release(&job);
 	a.fail_node = -1;
 	a.cfg.gemm_eff = NAN;
