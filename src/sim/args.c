@@ -86,12 +86,8 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 		                    "--engine: expected analytic, flow, ideal or packet, got '%s'",
 		                    a->engine);
 	ov->engine = a->engine;
-	if (a->routing && ft_routing_from_name(a->routing, &r) < 0)
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or "
-		        "dor, got '%s'",
-		        a->routing);
+	if (a->routing && ft_routing_from_arg("--routing", a->routing, &r, err) < 0)
+		return FT_EINVAL;
 	if (a->routing)
 		ov->routing = (int)r;
 	if (a->qps > 64)

@@ -71,6 +71,17 @@ ft_routing_from_name(const char *name, enum ft_routing *out)
 }
 
 int
+ft_routing_from_arg(const char *opt, const char *name, enum ft_routing *out, struct ft_error *err)
+{
+	if (ft_routing_from_name(name, out) < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+		                    "got '%s'",
+		                    opt, name);
+	return 0;
+}
+
+int
 ft__spec_kind_from_name(const char *name, enum ft_fabric_kind *out)
 {
 	size_t i;

@@ -28,12 +28,8 @@ ft_topo_query_check(const struct ft_topo_query *q, struct ft_error *err)
 	if (q->qp > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--qp: expected 0..%u, got %" PRIu64,
 		                    UINT32_MAX, q->qp);
-	if (q->routing && ft_routing_from_name(q->routing, &r) < 0)
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "--routing: expected ecmp, dmodk, adaptive, minimal, valiant or "
-		        "dor, got '%s'",
-		        q->routing);
+	if (q->routing)
+		return ft_routing_from_arg("--routing", q->routing, &r, err);
 	return 0;
 }
 
