@@ -6,7 +6,6 @@
  * perftest's (src/bench/dropin.c), the tables theirs (src/bench/table.c): this
  * file parses the options and calls the library.
  */
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +13,9 @@
 
 #include <fabtune/fabtune.h>
 
-#include "cli.h"
 #include "cli-archive.h"
+#include "cli-run.h"
+#include "cli.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -26,33 +26,20 @@ on_sigint(int sig)
 	ft_bench_spawn_signal(sig);
 }
 
-/*
- * --save: the rows, and the observations the diagnosis reads from them, with the fingerprint.
- * With @rep NULL, only whether the archive opens: checked before minutes of measuring.
- */
+/* --save: the rows, and the observations the diagnosis reads from them, with the fingerprint. */
 static int
 bench_save(const struct ft_bench_report *rep, struct cli_ctx *ctx)
 {
-	struct ft_archive *ar = NULL;
 	struct ft_obs_set obs;
-	struct ft_error err = { 0 };
-	int64_t id = 0;
-	int rc = ft_archive_open(ctx->archive && ctx->archive[0] ? ctx->archive : NULL, &ar, &err);
+	int rc;
 
 	ft_obs_set_init(&obs);
-	if (rc == 0 && rep) {
-		rc = ft_diag_obs_from_run(&rep->run, "bench", &obs) < 0 ?
-		             ft_error_set(&err, FT_ENOMEM, "--save: out of memory") :
-		             ft_workflow_save_run(ar, &rep->run, &obs, NULL, 0, &id, &err);
-		if (rc == 0)
-			fprintf(stderr, "fabtune bench: saved run %" PRId64 " to %s\n", id,
-			        ft_archive_path(ar));
-	}
-	ft_archive_close(ar);
-	ft_obs_set_release(&obs);
+	rc = ft_diag_obs_from_run(&rep->run, "bench", &obs);
 	if (rc < 0)
-		cli_error(ctx, rep ? "%s%s" : "--save: %s%s", ft_error_msg(&err, rc),
-		          rep ? "" : " (checked before the benchmark; nothing was run)");
+		cli_error(ctx, "--save: out of memory");
+	else
+		rc = cli_save_run(ctx, &rep->run, &obs, NULL, 0);
+	ft_obs_set_release(&obs);
 	return rc;
 }
 
@@ -273,7 +260,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	/* --save: the archive must open before minutes of measuring (rank 0 saves) */
 	if (rc < 0 && save && (a.have_rank ? a.rank == 0 : ft_bench_launcher_rank() == 0) &&
-	    bench_save(NULL, ctx) < 0)
+	    cli_save_check(ctx, "the benchmark") < 0)
 		rc = EXIT_USAGE;
 	if (rc >= 0) {
 		free(orig);

@@ -4,27 +4,22 @@
  * achieve on a cluster, as an nccl-tests-shaped table (or JSON), with the
  * algorithm and protocol NCCL's tuner would pick and the bottleneck.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <fabtune/fabtune.h>
 
-#include "cli.h"
 #include "cli-archive.h"
+#include "cli-run.h"
+#include "cli.h"
 
-struct model_opts {
-	const char *op;
-	uint64_t minbytes, maxbytes, factor;
-	uint64_t gpus, nodes, ppn, channels;
-	uint64_t explain; /* --explain SIZE; 0: not asked */
-	bool calibrate;   /* --calibrate FILE... */
-	const char *nccl; /* --nccl VERSION */
-	bool cuda_graph;  /* --cuda-graph */
-	bool tuner_only;  /* --tuner-only */
-	bool op_given;
-	const char *algo, *proto;
-};
+/* The model's errors: a combination it does not cover is a usage error. */
+static int
+model_fail(struct cli_ctx *ctx, int rc, const struct ft_error *err)
+{
+	cli_error(ctx, "%s", ft_error_msg(err, rc));
+	return rc == FT_ENOTSUP ? EXIT_USAGE : cli_exit_for(rc);
+}
 
 /* `fabtune model SPEC --explain SIZE`: one size, with its working. */
 static int
@@ -42,143 +37,17 @@ run_explain(const struct ft_cluster_spec *spec, struct ft_model_query *q, uint64
 	}
 	q->bytes = bytes;
 	rc = ft_model_explain(spec, q, ex, &err);
-	if (rc < 0) {
-		free(ex);
-		cli_error(ctx, "%s", ft_error_msg(&err, rc));
-		return rc == FT_ENOTSUP ? EXIT_USAGE : cli_exit_for(rc);
-	}
 	ft_strbuf_init(&sb);
-	if (ctx->json)
+	if (rc == 0 && ctx->json)
 		ft_model_explain_write_json(spec, ex, &sb);
-	else
+	else if (rc == 0)
 		ft_model_explain_write_text(spec, ex, &sb);
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
 	free(ex);
-	return EXIT_OK;
-}
-
-/*
- * `fabtune model SPEC --calibrate FILE...`: fit each nccl-tests output to the
- * model (its op and rank count from the file, --op when it holds several),
- * print the fit with its residuals and leave-one-out errors, and the
- * calibration block.
- */
-static int
-run_calibrate(const struct ft_cluster_spec *spec, const struct model_opts *o,
-              struct ft_model_query *q, int nfiles, char **files, struct cli_ctx *ctx)
-{
-	struct ft_strbuf sb, block;
-	struct ft_json j;
-	int i, rc = EXIT_OK;
-
-	ft_strbuf_init(&sb);
-	ft_strbuf_init(&block);
-	if (ctx->json) {
-		ft_json_init(&j, &sb, false);
-		ft_json_obj_begin(&j);
-		ft_json_kv_str(&j, "spec", spec->name);
-		ft_json_key(&j, "curves");
-		ft_json_arr_begin(&j);
-	} else {
-		ft_strbuf_addf(&sb, "# fabtune model --calibrate: %s\n#\n", spec->name);
+	if (rc < 0) {
+		ft_strbuf_release(&sb);
+		return model_fail(ctx, rc, &err);
 	}
-	ft_strbuf_adds(&block, "calibration:\n");
-	for (i = 0; i < nfiles && rc == EXIT_OK; i++) {
-		struct ft_model_calib c;
-		struct ft_error err = { 0 };
-		int prc = ft_workflow_model_calibrate_file(spec, q, o->op_given, files[i], &c, &err);
-
-		if (prc < 0) {
-			cli_error(ctx, "%s: %s", files[i], ft_error_msg(&err, prc));
-			rc = cli_exit_for(prc);
-		} else {
-			if (ctx->json)
-				ft_model_calib_write_json(files[i], &c, &j);
-			else
-				ft_model_calib_write_text(files[i], &c, &sb);
-			ft_model_calib_write_block(&c, &block);
-			ft_model_calib_release(&c);
-		}
-	}
-	if (rc == EXIT_OK) {
-		if (ctx->json) {
-			ft_json_arr_end(&j);
-			ft_json_kv_str(&j, "calibration_block", block.buf);
-			ft_json_obj_end(&j);
-			ft_strbuf_addch(&sb, '\n');
-		} else {
-			ft_strbuf_adds(&sb, "# calibration block:\n");
-			ft_strbuf_adds(&sb, block.buf);
-		}
-		cli_write(&sb);
-	}
-	ft_strbuf_release(&sb);
-	ft_strbuf_release(&block);
-	return rc;
-}
-
-/* Fill @q from the options; usage errors are printed and return EXIT_USAGE. */
-static int
-build_query(const struct model_opts *o, struct ft_model_query *q, struct cli_ctx *ctx)
-{
-	enum ft_op op;
-
-	if (ft_op_from_name(o->op, &op) < 0 || !ft_op_is_modelled(op)) {
-		cli_error(ctx,
-		          "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
-		          "reduce, alltoall or sendrecv, got '%s'",
-		          o->op);
-		return EXIT_USAGE;
-	}
-	ft_model_query_init(q, op, 0);
-	if (o->algo) {
-		q->force_algo = true;
-		if (ft_algo_from_name(o->algo, &q->algo) < 0) {
-			cli_error(ctx,
-			          "--algo: expected ring, tree, nvls, nvls_tree, collnet, "
-			          "halving_doubling, direct or hierarchical, got '%s'",
-			          o->algo);
-			return EXIT_USAGE;
-		}
-	}
-	if (o->proto) {
-		q->force_proto = true;
-		if (ft_proto_from_name(o->proto, &q->proto) < 0) {
-			cli_error(ctx, "--proto: expected simple, ll or ll128, got '%s'", o->proto);
-			return EXIT_USAGE;
-		}
-	}
-	if (o->ppn > UINT32_MAX) {
-		cli_error(ctx, "--ppn: value out of range");
-		return EXIT_USAGE;
-	}
-	if (o->gpus > UINT32_MAX || o->nodes > UINT32_MAX || o->channels > 64) {
-		cli_error(ctx, "%s: value out of range",
-		          o->channels > 64     ? "--channels (at most 64)" :
-		          o->gpus > UINT32_MAX ? "--gpus" :
-		                                 "--nodes");
-		return EXIT_USAGE;
-	}
-	if (o->nccl) {
-		unsigned major = 0, minor = 0, patch = 0;
-		char tail = 0;
-		int n = sscanf(o->nccl, "%u.%u.%u%c", &major, &minor, &patch, &tail);
-
-		if ((n != 2 && n != 3) || major != 2 || minor > 99) {
-			cli_error(ctx, "--nccl: expected a version like 2.21 or 2.23.4, got '%s'",
-			          o->nccl);
-			return EXIT_USAGE;
-		}
-		q->nccl_version = major * 10000 + minor * 100;
-	}
-	q->ngpus = (uint32_t)o->gpus;
-	q->nnodes = (uint32_t)o->nodes;
-	q->ppn = (uint32_t)o->ppn;
-	q->nchannels = (uint32_t)o->channels;
-	q->cuda_graph = o->cuda_graph;
-	q->tuner_only = o->tuner_only;
-	return EXIT_OK;
+	return cli_finish(ctx, &sb, 0, &err);
 }
 
 int
@@ -191,17 +60,17 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		"fabtune model SPEC --calibrate FILE... [--op OP] [--nodes N] [--ppn N]",
 		NULL,
 	};
-	bool save = false;
-	struct model_opts o = {
-		.op = NULL, .minbytes = 8, .maxbytes = 8ull << 30, .factor = 2
-	};
+	bool save = false, calibrate = false;
+	uint64_t minbytes = 8, maxbytes = 8ull << 30, factor = 2;
+	uint64_t explain = 0; /* --explain SIZE; 0: not asked */
+	struct ft_model_args o = { 0 };
 	const struct opt opts[] = {
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, "
 		           "alltoall, sendrecv"),
-		OPT_SIZE('b', "minbytes", &o.minbytes, "smallest size (default 8)"),
-		OPT_SIZE('e', "maxbytes", &o.maxbytes, "largest size (default 8G)"),
-		OPT_U64('f', "stepfactor", &o.factor, "N",
+		OPT_SIZE('b', "minbytes", &minbytes, "smallest size (default 8)"),
+		OPT_SIZE('e', "maxbytes", &maxbytes, "largest size (default 8G)"),
+		OPT_U64('f', "stepfactor", &factor, "N",
 		        "multiply the size by N each row (default 2)"),
 		OPT_U64(0, "gpus", &o.gpus, "N",
 		        "use the first N GPUs (N <= GPUs per node: one node)"),
@@ -220,9 +89,9 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		         "iterations replayed from a CUDA graph (nccl-tests -G): no host launch"),
 		OPT_BOOL(0, "tuner-only", &o.tuner_only,
 		         "NCCL's own cost model alone, without the pipeline terms"),
-		OPT_BOOL(0, "calibrate", &o.calibrate,
+		OPT_BOOL(0, "calibrate", &calibrate,
 		         "fit the model to nccl-tests outputs FILE... given after SPEC"),
-		OPT_SIZE(0, "explain", &o.explain,
+		OPT_SIZE(0, "explain", &explain,
 		         "for one size: the terms of its time, every algorithm and protocol"),
 		OPT_BOOL(0, "save", &save, "store the expected rows in the archive"),
 		OPT_END(),
@@ -236,93 +105,62 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	struct ft_cluster_spec spec;
 	struct ft_model_query q;
-	struct ft_model_result first;
 	struct ft_error err = { 0 };
 	struct ft_run run;
 	struct ft_strbuf sb;
 	int n, rc;
 
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	o.op_given = o.op != NULL;
-	if (!o.op)
-		o.op = "all_reduce";
-	if (o.calibrate && n >= 2) {
-		rc = build_query(&o, &q, ctx);
-		if (rc != EXIT_OK)
-			return rc;
-		rc = ft_spec_resolve(argv[1], &spec, &err);
-		if (rc < 0)
-			return cli_fail(ctx, rc, &err);
-		return run_calibrate(&spec, &o, &q, n - 1, argv + 2, ctx);
-	}
-	if (o.calibrate) {
+		return rc;
+	if (calibrate && n < 2) {
 		cli_error(ctx, "--calibrate: expected SPEC then one or more nccl-tests outputs");
 		return EXIT_USAGE;
 	}
-	if (n != 1) {
+	if (!calibrate && n != 1) {
 		cli_error(ctx,
 		          n == 0 ? "expected a SPEC (a spec file or a preset like dgx-h100:64)" :
 		                   "expected one SPEC, got %d arguments",
 		          n);
 		return EXIT_USAGE;
 	}
-	if (o.minbytes == 0 || o.maxbytes == 0 || o.minbytes > o.maxbytes) {
+	if (!calibrate && (minbytes == 0 || maxbytes == 0 || minbytes > maxbytes)) {
 		cli_error(ctx, "%s",
-		          o.minbytes == 0 ? "-b/--minbytes: must be at least 1 byte" :
-		          o.maxbytes == 0 ? "-e/--maxbytes: must be at least 1 byte" :
-		                            "-b/--minbytes: larger than -e/--maxbytes");
+		          minbytes == 0 ? "-b/--minbytes: must be at least 1 byte" :
+		          maxbytes == 0 ? "-e/--maxbytes: must be at least 1 byte" :
+		                          "-b/--minbytes: larger than -e/--maxbytes");
 		return EXIT_USAGE;
 	}
-	rc = build_query(&o, &q, ctx);
-	if (rc != EXIT_OK)
-		return rc;
-	rc = ft_spec_resolve(argv[1], &spec, &err);
+	rc = ft_model_args_query(&o, &q, &err);
+	if (rc == 0)
+		rc = ft_spec_resolve(argv[1], &spec, &err);
+	if (rc == 0 && !calibrate)
+		rc = ft_model_query_check_nodes(&spec, &q, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
-	if (q.nnodes && q.nnodes != spec.nnodes) {
-		/* --nodes meets the capacity check that a spec's own node count meets */
-		struct ft_cluster_spec probe = spec;
-		uint64_t cap;
-
-		/* as a preset of that many nodes would, grow the fat-tree to 3 tiers */
-		probe.nnodes = q.nnodes;
-		probe.fabric.tiers = FT_MAX(spec.fabric.tiers, 3u);
-		cap = ft_spec_fabric_capacity(&probe);
-		if (q.nnodes > cap) {
-			cli_error(ctx,
-			          "--nodes: expected at most %" PRIu64 " nodes on %s's fabric "
-			          "(%u-tier %s of radix-%u switches), got %u",
-			          cap, spec.name, probe.fabric.tiers,
-			          ft_fabric_kind_name(spec.fabric.kind), spec.fabric.radix,
-			          q.nnodes);
-			return EXIT_USAGE;
-		}
+	if (calibrate) { /* each nccl-tests output fitted, with its residuals, and the block */
+		ft_strbuf_init(&sb);
+		rc = ft_workflow_model_calibrate_write(&spec, &q, o.op != NULL,
+		                                       (const char *const *)argv + 2, (size_t)n - 1,
+		                                       ctx->json, &sb, &err);
+		return cli_finish(ctx, &sb, rc, &err);
 	}
-	if (o.explain)
-		return run_explain(&spec, &q, o.explain, ctx);
-	q.bytes = o.maxbytes;
-	rc = ft_model_eval(&spec, &q, &first, &err);
+	if (explain)
+		return run_explain(&spec, &q, explain, ctx);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strlcpy(run.spec, spec.name, sizeof(run.spec));
-	if (rc == 0)
-		rc = ft_model_sweep(&spec, &q, o.minbytes, o.maxbytes, o.factor, &run, &err);
-	if (rc < 0) {
-		ft_run_release(&run);
-		cli_error(ctx, "%s", ft_error_msg(&err, rc));
-		return rc == FT_ENOTSUP ? EXIT_USAGE : cli_exit_for(rc);
-	}
 	ft_strbuf_init(&sb);
-	if (ctx->json)
-		ft_model_sweep_write_json(&spec, &first, &run, &sb);
-	else
-		ft_model_sweep_write_text(&spec, &first, &run, &sb);
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	rc = EXIT_OK;
+	rc = ft_model_sweep_report(&spec, &q, minbytes, maxbytes, factor, ctx->json, &run, &sb,
+	                           &err);
+	if (rc < 0) {
+		ft_strbuf_release(&sb);
+		ft_run_release(&run);
+		return model_fail(ctx, rc, &err);
+	}
+	rc = cli_finish(ctx, &sb, 0, &err);
 	if (save) {
-		snprintf(run.label, sizeof(run.label), "model %s --op %s", argv[1], o.op);
+		snprintf(run.label, sizeof(run.label), "model %s --op %s", argv[1],
+		         o.op ? o.op : "all_reduce");
 		if (cli_save_run(ctx, &run, NULL, NULL, 0) < 0)
 			rc = EXIT_RUNTIME;
 	}

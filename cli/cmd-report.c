@@ -4,7 +4,6 @@
  * a run as terminal tables, JSON, CSV, a self-contained HTML page or the
  * Prometheus text format.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +11,30 @@
 #include <fabtune/workflow.h>
 
 #include "cli-archive.h"
+#include "cli-run.h"
 #include "cli.h"
+
+/* Render @in as @f into @output (stdout for NULL or "-"), saying what a file got. */
+static int
+write_report(struct cli_ctx *ctx, struct ft_report_input *in, enum ft_report_format f,
+             const char *output)
+{
+	bool file = output && strcmp(output, "-") != 0;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	int rc;
+
+	in->color = !file && cli_color(ctx); /* colours only for a terminal, never in a file */
+	ft_strbuf_init(&sb);
+	rc = ft_report_render(in, f, &sb, &err);
+	if (rc == 0)
+		rc = cli_write_output(output, &sb, &err);
+	if (rc == 0 && file)
+		fprintf(stderr, "fabtune report: wrote %s (%s, %zu bytes)\n", output,
+		        ft_report_format_name(f), sb.len);
+	ft_strbuf_release(&sb);
+	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
+}
 
 int
 cmd_report(int argc, char **argv, struct cli_ctx *ctx)
@@ -22,24 +44,21 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	const char *vs = NULL, *expected = NULL, *format = NULL, *output = NULL, *title = NULL;
 	struct cli_compare_args ca = { .min_samples = -1 };
-	static struct opt opts[] = {
-		OPT_STRING(0, "vs", NULL, "REF",
-		           "compare with a baseline name, a run or an export "
-		           "file"),
-		OPT_STRING(0, "expected", NULL, "RUN",
-		           "the model's expectations (a model run or "
-		           "export file) drawn in the charts"),
-		OPT_STRING('f', "format", NULL, "F",
-		           "text, json, csv, html or prom (default: from "
-		           "-o's extension, else text)"),
-		OPT_STRING('o', "output", NULL, "FILE", "write to FILE instead of stdout"),
-		OPT_STRING(0, "title", NULL, "TEXT", "title of the report"),
-		OPT_STRING(0, "threshold", NULL, "PCT",
-		           "stated threshold without repeated samples "
-		           "(default 5%)"),
-		OPT_DOUBLE(0, "sigma", NULL, "K",
-		           "band of K standard deviations with samples "
-		           "(default 3)"),
+	const struct opt opts[] = {
+		OPT_STRING(0, "vs", &vs, "REF",
+		           "compare with a baseline name, a run or an export file"),
+		OPT_STRING(0, "expected", &expected, "RUN",
+		           "the model's expectations (a model run or export file) drawn in the "
+		           "charts"),
+		OPT_STRING('f', "format", &format, "F",
+		           "text, json, csv, html or prom (default: from -o's extension, else "
+		           "text)"),
+		OPT_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
+		OPT_STRING(0, "title", &title, "TEXT", "title of the report"),
+		OPT_STRING(0, "threshold", &ca.threshold, "PCT",
+		           "stated threshold without repeated samples (default 5%)"),
+		OPT_DOUBLE(0, "sigma", &ca.sigma, "K",
+		           "band of K standard deviations with samples (default 3)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -49,36 +68,18 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		"text format for node_exporter's textfile collector.",
 		opts
 	};
-	enum ft_report_format f = FT_REPORT_TEXT;
+	enum ft_report_format f;
 	struct ft_error err = { 0 };
 	struct ft_compare_opts co;
 	struct ft_archive *ar = NULL;
 	struct ft_workflow_report r;
-	struct ft_strbuf sb;
 	int n, rc;
 
-	opts[0].value = &vs;
-	opts[1].value = &expected;
-	opts[2].value = &format;
-	opts[3].value = &output;
-	opts[4].value = &title;
-	opts[5].value = &ca.threshold;
-	opts[6].value = &ca.sigma;
-	n = opts_parse(&usage, ctx, argc, argv);
+	n = cli_parse_args(&usage, ctx, argc, argv, 1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n > 1) {
-		cli_error(ctx, "unexpected argument '%s'", argv[2]);
-		return EXIT_USAGE;
-	}
-	if (format) {
-		if (ft_report_format_from_name(format, &f, &err) < 0)
-			return cli_fail(ctx, FT_EINVAL, &err);
-	} else if (ctx->json) {
-		f = FT_REPORT_JSON;
-	} else if (output && ft_report_format_from_path(output, &f) < 0) {
-		f = FT_REPORT_TEXT;
-	}
+		return rc;
+	if (ft_report_format_pick(format, ctx->json, output, &f, &err) < 0)
+		return cli_fail(ctx, FT_EINVAL, &err);
 	if (cli_compare_opts(ctx, &ca, &co) < 0)
 		return EXIT_USAGE;
 	if (cli_check_output_path("-o", output, &err) < 0)
@@ -86,21 +87,8 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	rc = ft_workflow_report_prepare(&ar, cli_archive_path(ctx), n ? argv[1] : "latest", vs,
 	                                expected, &co, ctx->stable, &r, &err);
 	ft_archive_close(ar);
-	if (rc < 0) {
-		ft_workflow_report_release(&r);
-		return cli_fail(ctx, rc, &err);
-	}
 	r.in.title = title;
-	/* colours only for a terminal, never in a file */
-	r.in.color = (!output || strcmp(output, "-") == 0) && cli_color(ctx);
-	ft_strbuf_init(&sb);
-	rc = ft_report_render(&r.in, f, &sb, &err);
-	if (rc == 0)
-		rc = cli_write_output(output, &sb, &err);
-	if (rc == 0 && output && strcmp(output, "-") != 0)
-		fprintf(stderr, "fabtune report: wrote %s (%s, %zu bytes)\n", output,
-		        ft_report_format_name(f), sb.len);
-	ft_strbuf_release(&sb);
+	rc = rc < 0 ? cli_fail(ctx, rc, &err) : write_report(ctx, &r.in, f, output);
 	ft_workflow_report_release(&r);
-	return rc < 0 ? cli_fail(ctx, rc, &err) : EXIT_OK;
+	return rc;
 }

@@ -6,22 +6,8 @@
 
 #include <fabtune/fabtune.h>
 
+#include "cli-run.h"
 #include "cli.h"
-
-static int
-list_presets(struct cli_ctx *ctx)
-{
-	struct ft_strbuf sb;
-
-	ft_strbuf_init(&sb);
-	if (ctx->json)
-		ft_spec_presets_write_json(&sb);
-	else
-		ft_spec_presets_write_text(&sb);
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	return EXIT_OK;
-}
 
 int
 cmd_spec(int argc, char **argv, struct cli_ctx *ctx)
@@ -44,16 +30,22 @@ cmd_spec(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
 	struct ft_json j;
-	int n = opts_parse(&usage, ctx, argc, argv), rc;
+	int n, rc;
 
+	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
-		return n == -2 ? EXIT_OK : EXIT_USAGE;
+		return rc;
 	if (presets) {
 		if (n != 0) {
 			cli_error(ctx, "--presets takes no SPEC");
 			return EXIT_USAGE;
 		}
-		return list_presets(ctx);
+		ft_strbuf_init(&sb);
+		if (ctx->json)
+			ft_spec_presets_write_json(&sb);
+		else
+			ft_spec_presets_write_text(&sb);
+		return cli_finish(ctx, &sb, 0, &err);
 	}
 	if (n != 1) {
 		cli_error(ctx, "expected one SPEC (a file or a preset like dgx-h100:64), got %d",
@@ -71,7 +63,5 @@ cmd_spec(int argc, char **argv, struct cli_ctx *ctx)
 	} else {
 		ft_spec_write_text(&spec, &sb);
 	}
-	cli_write(&sb);
-	ft_strbuf_release(&sb);
-	return EXIT_OK;
+	return cli_finish(ctx, &sb, 0, &err);
 }

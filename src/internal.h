@@ -77,9 +77,6 @@ ft__clock_s(clockid_t id)
 		return (unsigned)v < (count) ? (arr)[v] : "?"; \
 	}
 
-/* The index of @name in @names (@n of them), or FT_ENOENT, also for NULL (base/fields.c). */
-int ft__name_index(const char *const *names, size_t n, const char *name);
-
 /*
  * Define `int fn(const char *name, type *out)`: the value named @name in the
  * name table @arr, or @code (a negative FT_E*) for a name it does not hold.

@@ -126,6 +126,31 @@ struct ft_model_query {
 /* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */
 FT_API void ft_model_query_init(struct ft_model_query *q, enum ft_op op, uint64_t bytes);
 
+/* A query as the user asks it (`fabtune model`'s options): names and numbers still to check. */
+struct ft_model_args {
+	const char *op;	   /* NULL: all_reduce */
+	const char *algo;  /* NCCL_ALGO's names; NULL: the tuner's choice */
+	const char *proto; /* NCCL_PROTO's names; NULL: the tuner's choice */
+	const char *nccl;  /* "2.21" or "2.23.4"; NULL: the kb's constants */
+	uint64_t gpus, nodes, ppn, channels; /* 0: the spec's */
+	bool cuda_graph, tuner_only;
+};
+
+/*
+ * @a checked into @q (bytes 0). FT_EINVAL naming the option and what it
+ * expects ("--nccl: expected a version like 2.21 or 2.23.4, got '3.0'").
+ */
+FT_API int ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q,
+                               struct ft_error *err) FT_MUST_CHECK;
+/*
+ * Whether q->nnodes nodes fit @spec's fabric, grown to 3 tiers as a preset
+ * of that many nodes would be (the check a spec's own node count meets).
+ * FT_EINVAL saying how many fit.
+ */
+FT_API int ft_model_query_check_nodes(const struct ft_cluster_spec *spec,
+                                      const struct ft_model_query *q,
+                                      struct ft_error *err) FT_MUST_CHECK;
+
 /*
  * What the tuner's latency + size / bandwidth leaves out at small and middle
  * sizes (docs/internals/model.md, "The pipeline"): the channels NCCL
@@ -289,6 +314,17 @@ FT_API void ft_model_sweep_write_text(const struct ft_cluster_spec *spec,
 FT_API void ft_model_sweep_write_json(const struct ft_cluster_spec *spec,
                                       const struct ft_model_result *first,
                                       const struct ft_run *run, struct ft_strbuf *sb);
+/*
+ * `fabtune model`'s table: @q swept from @min_bytes to @max_bytes
+ * (ft_model_sweep(), rows into @run, initialised by the caller) and written
+ * with the largest size's pick as its header, in JSON when @json, into @sb.
+ * The model's errors (FT_ENOTSUP for a combination it does not cover).
+ */
+FT_API int ft_model_sweep_report(const struct ft_cluster_spec *spec,
+                                 const struct ft_model_query *q, uint64_t min_bytes,
+                                 uint64_t max_bytes, uint64_t factor, bool json,
+                                 struct ft_run *run, struct ft_strbuf *sb,
+                                 struct ft_error *err) FT_MUST_CHECK;
 /*
  * The working of ft_model_explain() on @spec: the link classes, the pick's
  * latency and bandwidth terms, what binds it and its pipeline terms, then

@@ -460,6 +460,79 @@ FT_API int ft_plan_html(const char *spec_label, const struct ft_plan *p,
                         const struct ft_plan_search_row *rows, size_t nrows, size_t tried,
                         struct ft_strbuf *sb);
 
+
+/* ---- a job as asked on the command line ---------------------------------------------------- */
+
+/*
+ * What a user asks the planner, as given (`fabtune plan`'s options): names
+ * and numbers still to check, and the configuration's fields that need no
+ * conversion (overlaps, efficiencies, sizes, MoE placement) set in @cfg
+ * directly. ft_plan_args_init() sets the defaults; 0 or NULL leaves a field
+ * to the planner. Failure rates below 0 are the defaults.
+ */
+struct ft_plan_args {
+	const char *model;      /* a model preset or a YAML file */
+	const char *recompute, *precision, *optimizer, *engine, *order;
+	const char *expert_load; /* n1,n2,... or a file of them; NULL: none */
+	uint64_t gpus, batch, mb, tp, cp, ep, pp, dp, vpp, zero, replicas; /* to uint32_t */
+	uint64_t top, scale_from;
+	bool no_sp, no_flash, no_dp_overlap;
+	struct ft_plan_config cfg; /* ft_plan_config_init()'s, with the options set here */
+	double ckpt_s, recover_s; /* ckpt_s > 0: failures and goodput too */
+	double fail_gpu, fail_nic, fail_link, fail_node; /* per component per day */
+};
+
+FT_API void ft_plan_args_init(struct ft_plan_args *a);
+
+/* A job resolved from its arguments: the cluster, the model and the configuration. */
+struct ft_plan_job {
+	const char *spec_label;
+	struct ft_cluster_spec spec;
+	struct ft_plan_model model;
+	struct ft_plan_config cfg; /* cfg.expert_load points into @load */
+	double *load;
+	uint32_t nload;
+};
+
+/*
+ * Check @a (ranges, names), resolve @spec_arg and a->model, read the expert
+ * load and build job->cfg. FT_EINVAL naming the option ("--zipf (0 to 10):
+ * value out of range"), or the resolver's error naming the file. @job is
+ * initialised in every case; release it with ft_plan_job_release().
+ */
+FT_API int ft_plan_job_prepare(const struct ft_plan_args *a, const char *spec_arg,
+                               struct ft_plan_job *job, struct ft_error *err) FT_MUST_CHECK;
+FT_API void ft_plan_job_release(struct ft_plan_job *job);
+
+/*
+ * Plan @job into @p[0]; with a->scale_from also the same job on that many
+ * GPUs (same batch per replica) into @p[1], for the scale-out efficiency.
+ * FT_EINVAL for a --scale-from that is not a multiple of tp*cp*pp up to the GPUs.
+ */
+FT_API int ft_plan_job_compute(const struct ft_plan_job *job, const struct ft_plan_args *a,
+                               struct ft_plan p[2], struct ft_error *err) FT_MUST_CHECK;
+/*
+ * The report of @p (from ft_plan_job_compute()): the plan, the scale-out
+ * efficiency and the goodput that @a asks for, as one JSON object and a
+ * newline when @json, else as the terminal report.
+ */
+FT_API void ft_plan_job_write(const struct ft_plan_job *job, const struct ft_plan_args *a,
+                              const struct ft_plan p[2], bool json, struct ft_strbuf *sb);
+/*
+ * --search: the best a->top (default 10, at most 1000) configurations of
+ * @job with the options given kept fixed, written as ft_plan_search_write()
+ * does. *@n gets the number shown. FT_EINVAL for an engine other than the
+ * analytic one.
+ */
+FT_API int ft_plan_job_search(const struct ft_plan_job *job, const struct ft_plan_args *a,
+                              bool json, struct ft_strbuf *sb, size_t *n,
+                              struct ft_error *err) FT_MUST_CHECK;
+/* --html: the page of @p (ft_plan_html()) with its timeline and a top-40 search frontier. */
+FT_API int ft_plan_job_html(const struct ft_plan_job *job, const struct ft_plan *p,
+                            struct ft_strbuf *sb, struct ft_error *err) FT_MUST_CHECK;
+/* The model presets: name, size and summary per line, or a JSON array and a newline. */
+FT_API void ft_plan_model_presets_write(bool json, struct ft_strbuf *sb);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,6 +61,24 @@ FT_API bool ft_probe_under_mpi(void);
  */
 FT_API int ft_probe_mpi_gather(struct ft_obs_set *set, int *rank, struct ft_error *err);
 
+/*
+ * Probe as `fabtune probe` does: this host, or when started by mpirun every
+ * host (one rank per host probes, every rank takes part in the gather at
+ * rank 0). *@rank gets this process's rank; only rank 0's @set holds the
+ * observations. The launcher's, the probe's and the gather's errors.
+ */
+FT_API int ft_probe_hosts(const struct ft_probe_cfg *cfg, struct ft_obs_set *set, int *rank,
+                          struct ft_error *err) FT_MUST_CHECK;
+
+struct ft_strbuf;
+
+/*
+ * A probe's snapshot as one JSON object and a newline: the root read, the
+ * interval (unless @stable or there was none) and the observations.
+ */
+FT_API void ft_probe_write_json(const struct ft_probe_cfg *cfg, const struct ft_obs_set *set,
+                                bool stable, struct ft_strbuf *sb);
+
 #ifdef __cplusplus
 }
 #endif

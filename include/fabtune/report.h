@@ -43,6 +43,13 @@ FT_API int ft_report_format_from_name(const char *name, enum ft_report_format *o
                                       struct ft_error *err) FT_MUST_CHECK;
 /* From a file name's extension (.txt .json .csv .html .htm .prom); FT_EINVAL otherwise. */
 FT_API int ft_report_format_from_path(const char *path, enum ft_report_format *out) FT_MUST_CHECK;
+/*
+ * The format a report is asked in: @name when given (FT_EINVAL otherwise, as
+ * ft_report_format_from_name()), else JSON when @json, else from @path's
+ * extension, else text.
+ */
+FT_API int ft_report_format_pick(const char *name, bool json, const char *path,
+                                 enum ft_report_format *out, struct ft_error *err) FT_MUST_CHECK;
 
 /* Sections of the text report; 0 means all. */
 #define FT_REPORT_SEC_RUN         0x01u /* the run's metadata */

@@ -318,6 +318,46 @@ struct ft_sim_overrides {
 FT_API void ft_sim_overrides_init(struct ft_sim_overrides *ov);
 
 /*
+ * What `fabtune sim` is asked, as given: names and numbers still to check.
+ * ft_sim_args_init() sets the defaults; NULL or 0 keeps the scenario's.
+ */
+struct ft_sim_args {
+	const char *engine, *routing, *placement, *cluster;
+	const char *op, *algo, *proto; /* a collective on a spec, when op is set */
+	uint64_t minb, maxb, ranks, channels;
+	double factor;
+	uint64_t qps;
+	double fabric_scale; /* -1: not given */
+	bool no_faults;
+	bool counters;	/* port counters as the real tools print them */
+	bool trace;	/* the traced series are asked for (with trace_links) */
+	const char *trace_links; /* "12,40,41": ports to trace */
+	double trace_interval;
+	bool have_seed;
+	uint64_t seed;
+	uint32_t links[64]; /* trace_links read by ft_sim_args_overrides() */
+};
+
+FT_API void ft_sim_args_init(struct ft_sim_args *a);
+
+/*
+ * The overrides @a asks for, into @ov (which borrows a->links). FT_EINVAL
+ * naming the option and what it expects ("--qps: expected 1 to 64, got 99").
+ */
+FT_API int ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov,
+                                 struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * The scenario @arg names: with a->op the collective on the spec @arg over
+ * a->minb..a->maxb (ft_scenario_from_op()), else the scenario file @arg.
+ * FT_EINVAL naming the option, or a file that is no scenario ("no
+ * top-level 'cluster:'"); the loader's errors otherwise. Free *@sc with
+ * ft_scenario_free().
+ */
+FT_API int ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg,
+                                struct ft_scenario **sc, struct ft_error *err) FT_MUST_CHECK;
+
+/*
  * Run the parameter sweep of file @path: a base scenario and lists of values
  * (fabric_scale, routing, qps, engine, seed, size, placement, cluster,
  * faults), every combination in a fixed order. Launched by mpirun
@@ -487,6 +527,9 @@ FT_API int ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_ove
 /* Render a report: JSON (everything) or the terminal summary. @stable drops wall times. */
 FT_API void ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j);
 FT_API void ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf *out);
+/* Either into @out: the JSON document (indented) and a newline when @json, else the summary. */
+FT_API void ft_sim_report_write(const struct ft_sim_report *r, bool stable, bool json,
+                                struct ft_strbuf *out);
 
 #ifdef __cplusplus
 }

@@ -256,6 +256,9 @@ FT_API const char *ft_link_tech_name(enum ft_link_tech t);
 FT_API const char *ft_fabric_kind_name(enum ft_fabric_kind k);
 FT_API const char *ft_routing_name(enum ft_routing r);
 FT_API int ft_routing_from_name(const char *name, enum ft_routing *out);
+/* The same for the value @name of option @opt: FT_EINVAL naming the option and the routings. */
+FT_API int ft_routing_from_arg(const char *opt, const char *name, enum ft_routing *out,
+                               struct ft_error *err) FT_MUST_CHECK;
 
 /* Total GPUs in the cluster (every node group's). */
 static inline uint64_t

@@ -152,6 +152,29 @@ FT_API int ft_topo_path_write(const struct ft_topo *t, const char *label, uint32
                               uint32_t dst, enum ft_routing routing, uint32_t qp, bool json,
                               struct ft_strbuf *sb, struct ft_error *err) FT_MUST_CHECK;
 
+/* What `fabtune topo` is asked; zero-initialise, then set what is given. */
+struct ft_topo_query {
+	const char *format;  /* "text" (the summary), "dot" or "json" (the graph); NULL: text */
+	const char *path;    /* "SRC,DST": the route between two in-node vertices; NULL: none */
+	const char *routing; /* the route's routing; NULL: the spec's */
+	uint64_t qp;         /* the route's queue pair (the ECMP hash input) */
+	bool json;           /* the summary or the route as JSON */
+	bool stable;         /* no build time in the JSON summary */
+};
+
+/* Whether @q holds together; FT_EINVAL naming the option ("--qp: expected 0..N"). */
+FT_API int ft_topo_query_check(const struct ft_topo_query *q, struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * Build @spec's topology (errors prefixed with @label, the spec as the user
+ * gave it) and write what @q asks into @sb: the route (ft_topo_path_write()),
+ * the export, or the summary. FT_EINVAL for a vertex or routing name that is
+ * wrong; FT_ENOENT only when the fabric has no such route.
+ */
+FT_API int ft_topo_query_write(const struct ft_topo_query *q, const struct ft_cluster_spec *spec,
+                               const char *label, struct ft_strbuf *sb,
+                               struct ft_error *err) FT_MUST_CHECK;
+
 /* ---- routing ------------------------------------------------------------- */
 
 #define FT_PATH_MAX 32

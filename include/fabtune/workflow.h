@@ -123,6 +123,20 @@ FT_API int ft_workflow_model_calibrate_file(const struct ft_cluster_spec *spec,
                                             const char *path, struct ft_model_calib *out,
                                             struct ft_error *err) FT_MUST_CHECK;
 
+/*
+ * `fabtune model --calibrate`: each of the @nfiles nccl-tests outputs @files
+ * fitted (ft_workflow_model_calibrate_file()) and written with its
+ * residuals, then the calibration block of them all: one JSON object (spec,
+ * curves, calibration_block) and a newline when @json, else text. The first
+ * file that fails stops, its error prefixed with its path; @sb then holds
+ * nothing worth writing.
+ */
+FT_API int ft_workflow_model_calibrate_write(const struct ft_cluster_spec *spec,
+                                             const struct ft_model_query *q, bool op_given,
+                                             const char *const *files, size_t nfiles,
+                                             bool json, struct ft_strbuf *sb,
+                                             struct ft_error *err) FT_MUST_CHECK;
+
 /* ---- the inputs of a diagnosis -------------------------------------------- */
 
 /* Where a diagnosis (or advice) reads from; zero-initialise, then set what is given. */

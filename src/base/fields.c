@@ -111,14 +111,3 @@ ft__table_cols(struct ft_table *t, const struct ft__col *cols, size_t n)
 	for (i = 0; i < n; i++)
 		ft_table_col(t, cols[i].header, cols[i].align);
 }
-
-int
-ft__name_index(const char *const *names, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return (int)i;
-	return FT_ENOENT;
-}

@@ -406,3 +406,25 @@ ft_model_calib_write_block(const struct ft_model_calib *c, struct ft_strbuf *sb)
 	               "bandwidth_scale: %.4f}\n",
 	               ft_op_name(c->op), c->nranks, c->fixed_s * 1e6, c->lat_scale, c->bw_scale);
 }
+
+int
+ft_model_sweep_report(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                      uint64_t min_bytes, uint64_t max_bytes, uint64_t factor, bool json,
+                      struct ft_run *run, struct ft_strbuf *sb, struct ft_error *err)
+{
+	struct ft_model_query largest = *q;
+	struct ft_model_result first;
+	int rc;
+
+	largest.bytes = max_bytes;
+	rc = ft_model_eval(spec, &largest, &first, err);
+	if (rc == 0)
+		rc = ft_model_sweep(spec, q, min_bytes, max_bytes, factor, run, err);
+	if (rc < 0)
+		return rc;
+	if (json)
+		ft_model_sweep_write_json(spec, &first, run, sb);
+	else
+		ft_model_sweep_write_text(spec, &first, run, sb);
+	return 0;
+}

@@ -6,6 +6,7 @@
 #include "parse_int.h"
 
 #include <fabtune/json.h>
+#include <fabtune/table.h>
 
 void
 ft_parse_obs_value(const struct ft_obs *o, char *buf, size_t len)

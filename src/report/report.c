@@ -61,6 +61,19 @@ static int (*const writers[])(const struct ft_report_input *in, struct ft_strbuf
 _Static_assert(FT_ARRAY_SIZE(writers) == FT_REPORT_FORMAT_COUNT, "a writer per format");
 
 int
+ft_report_format_pick(const char *name, bool json, const char *path,
+                      enum ft_report_format *out, struct ft_error *err)
+{
+	if (name)
+		return ft_report_format_from_name(name, out, err);
+	if (json)
+		*out = FT_REPORT_JSON;
+	else if (!path || ft_report_format_from_path(path, out) < 0)
+		*out = FT_REPORT_TEXT;
+	return 0;
+}
+
+int
 ft_report_render(const struct ft_report_input *in, enum ft_report_format f, struct ft_strbuf *out,
                  struct ft_error *err)
 {

@@ -434,3 +434,17 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		ft_strbuf_addf(out, "\nsimulated in %.3f s, peak memory %.1f MB\n", r->wall_s,
 		               (double)r->peak_rss_bytes / 1e6);
 }
+
+void
+ft_sim_report_write(const struct ft_sim_report *r, bool stable, bool json, struct ft_strbuf *out)
+{
+	struct ft_json j;
+
+	if (!json) {
+		ft_sim_report_text(r, stable, out);
+		return;
+	}
+	ft_json_init(&j, out, true);
+	ft_sim_report_json(r, stable, &j);
+	ft_strbuf_addch(out, '\n');
+}

@@ -64,6 +64,17 @@ ft_link_tech_name(enum ft_link_tech t)
 FT__FROM_NAME(ft_routing_from_name, enum ft_routing, routing_names, FT_ENOENT)
 FT__FROM_NAME(ft__spec_kind_from_name, enum ft_fabric_kind, kind_names, FT_ENOENT)
 
+int
+ft_routing_from_arg(const char *opt, const char *name, enum ft_routing *out, struct ft_error *err)
+{
+	if (ft_routing_from_name(name, out) < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
+		                    "got '%s'",
+		                    opt, name);
+	return 0;
+}
+
 const char *
 ft__spec_kind_names(void)
 {

@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 
+#include <fabtune/json.h>
 #include <fabtune/model.h>
 #include <fabtune/obs.h>
 #include <fabtune/parse.h>
@@ -51,5 +52,54 @@ ft_workflow_model_calibrate_file(const struct ft_cluster_spec *spec,
 		rc = ft_model_calibrate(spec, &one, &run, out, err);
 	ft_run_release(&run);
 	ft_obs_set_release(&obs);
+	return rc;
+}
+
+int
+ft_workflow_model_calibrate_write(const struct ft_cluster_spec *spec,
+                                  const struct ft_model_query *q, bool op_given,
+                                  const char *const *files, size_t nfiles, bool json,
+                                  struct ft_strbuf *sb, struct ft_error *err)
+{
+	struct ft_strbuf block;
+	struct ft_json j;
+	int rc = 0;
+
+	ft_strbuf_init(&block);
+	if (json) {
+		ft_json_init(&j, sb, false);
+		ft_json_obj_begin(&j);
+		ft_json_kv_str(&j, "spec", spec->name);
+		ft_json_key(&j, "curves");
+		ft_json_arr_begin(&j);
+	} else {
+		ft_strbuf_addf(sb, "# fabtune model --calibrate: %s\n#\n", spec->name);
+	}
+	ft_strbuf_adds(&block, "calibration:\n");
+	for (size_t i = 0; i < nfiles && rc == 0; i++) {
+		struct ft_model_calib c;
+
+		rc = ft_workflow_model_calibrate_file(spec, q, op_given, files[i], &c, err);
+		if (rc < 0) {
+			ft_error_prefix(err, "%s: ", files[i]);
+			break;
+		}
+		if (json)
+			ft_model_calib_write_json(files[i], &c, &j);
+		else
+			ft_model_calib_write_text(files[i], &c, sb);
+		ft_model_calib_write_block(&c, &block);
+		ft_model_calib_release(&c);
+	}
+	if (rc == 0 && json) {
+		ft_json_arr_end(&j);
+		ft_json_kv_str(&j, "calibration_block", block.buf);
+		ft_json_obj_end(&j);
+		ft_strbuf_addch(sb, '\n');
+	} else if (rc == 0) {
+		ft_strbuf_adds(sb, "# calibration block:\n");
+		ft_strbuf_adds(sb, block.buf);
+	}
+	ft_strbuf_release(&block);
 	return rc;
 }

@@ -731,7 +731,6 @@ test_fields(void **state)
 	};
 #undef F
 	static const struct ft__col cols[] = { { "a", FT_ALIGN_LEFT }, { "b", FT_ALIGN_RIGHT } };
-	static const char *const names[] = { "ring", "tree", "nvls" };
 	struct fields_rec r = { "gpu0", 200,    4000000000u, 1ull << 40, -1,  1.0 / 3,
 		                NAN,    2.5e-6, 4e11,        0.25,       true };
 	struct ft_strbuf sb;
@@ -757,10 +756,6 @@ test_fields(void **state)
 	assert_string_equal(sb.buf, "a      b\nx     10\nlong   1\n");
 	ft_table_release(&t);
 	ft_strbuf_release(&sb);
-	assert_int_equal(ft__name_index(names, 3, "ring"), 0);
-	assert_int_equal(ft__name_index(names, 3, "nvls"), 2);
-	assert_int_equal(ft__name_index(names, 3, "nvlink"), FT_ENOENT);
-	assert_int_equal(ft__name_index(names, 3, NULL), FT_ENOENT);
 }
 
 /* ft__with_file_text hands the whole file to its callback, or the reader's error. */

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "cli-run.h"
 
 static void
 test_table_sorted_and_documented(void **state)
@@ -307,6 +308,62 @@ test_global_words(void **state)
 	assert_int_equal(opts_global_words(1, seed_last), 0);
 }
 
+/* cli-run.c: arguments counted, --help and usage errors turned into exit codes, the archive
+ * checked before the work, the end that writes or reports. */
+static void
+test_cli_run(void **state)
+{
+	bool flag = false;
+	const struct opt opts[] = { OPT_BOOL('c', "check", &flag, "check"), OPT_END() };
+	static const char *const syn[] = { "fabtune t", NULL };
+	const struct cmd_usage u = { "t", syn, "test", opts };
+	struct cli_ctx ctx;
+	char *two[] = { "t", "a", "-c", "b", NULL };
+	char *help[] = { "t", "--help", NULL };
+	char dir[] = "/tmp/ft-test-clirun-XXXXXX", path[64], cmd[96];
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	FILE *saved_err = stderr, *saved_out = stdout;
+	int code = -7;
+
+	(void)state;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cmd = "t";
+	stderr = fopen("/dev/null", "w");
+	stdout = fopen("/dev/null", "w");
+	assert_int_equal(cli_parse_args(&u, &ctx, 4, two, -1, &code), 2);
+	assert_true(flag);
+	assert_string_equal(two[2], "b");
+	two[1] = "a";
+	two[2] = "b";
+	two[3] = NULL;
+	assert_int_equal(cli_parse_args(&u, &ctx, 3, two, 1, &code), -1);
+	assert_int_equal(code, EXIT_USAGE);
+	assert_int_equal(cli_parse_args(&u, &ctx, 2, help, 0, &code), -1);
+	assert_int_equal(code, EXIT_OK);
+	/* an archive that cannot open stops the command before its work */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/no/such/dir/a.db", dir);
+	ctx.archive = path;
+	assert_int_equal(cli_save_check(&ctx, "the test"), -1);
+	snprintf(path, sizeof(path), "%s/a.db", dir);
+	assert_int_equal(cli_save_check(&ctx, "the test"), 0);
+	ft_strbuf_init(&sb);
+	ft_strbuf_adds(&sb, "text\n");
+	assert_int_equal(cli_finish(&ctx, &sb, 0, &err), EXIT_OK);
+	assert_int_equal(sb.len, 0);
+	ft_strbuf_adds(&sb, "text\n");
+	ft_error_set(&err, FT_ENOMEM, "out of memory");
+	assert_int_equal(cli_finish(&ctx, &sb, FT_ENOMEM, &err), EXIT_RUNTIME);
+	assert_int_equal(sb.len, 0);
+	fclose(stderr);
+	fclose(stdout);
+	stderr = saved_err;
+	stdout = saved_out;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int
 main(void)
 {
@@ -317,6 +374,7 @@ main(void)
 		cmocka_unit_test(test_global_words),
 		cmocka_unit_test(test_bench_table_is_nccl_tests),
 		cmocka_unit_test(test_bench_table_is_perftest),
+		cmocka_unit_test(test_cli_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -718,6 +718,45 @@ test_calibrate_file(void **state)
 	unlink(empty);
 }
 
+/* The calibration report of two files: one fit each and a block with both; a missing file
+ * stops it, named. */
+static void
+test_calibrate_write(void **state)
+{
+	const char *files[] = {
+		"tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+		"tests/fixtures/nccl-tests/h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
+		"tests/fixtures/nccl-tests/no-such-file.txt",
+	};
+	struct ft_cluster_spec spec;
+	struct ft_model_query q;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	size_t curves = 0;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_workflow_model_calibrate_write(&spec, &q, false, files, 2, true, &sb,
+	                                                   &err),
+	                 0);
+	assert_non_null(strstr(sb.buf, "\"spec\":\"dgx-h100:2\""));
+	assert_non_null(strstr(sb.buf, "\"calibration_block\":\"calibration:\\n"));
+	for (const char *c = sb.buf; (c = strstr(c, files[0])); c++)
+		curves++;
+	assert_int_equal(curves, 2);
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_workflow_model_calibrate_write(&spec, &q, false, files, 3, false, &sb,
+	                                                   &err),
+	                 FT_ENOENT);
+	assert_non_null(strstr(err.msg, files[2]));
+	assert_int_equal(strncmp(err.msg, files[2], strlen(files[2])), 0);
+	ft_strbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -732,6 +771,7 @@ main(void)
 		cmocka_unit_test(test_inputs_gather),
 		cmocka_unit_test_setup_teardown(test_load_ref, setup, teardown),
 		cmocka_unit_test(test_calibrate_file),
+		cmocka_unit_test(test_calibrate_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1696,6 +1696,78 @@ test_write_calibration(void **state)
 	ft_strbuf_release(&sb);
 }
 
+/* `fabtune model`'s options checked into a query; --nodes against the fabric's capacity. */
+static void
+test_model_args(void **state)
+{
+	struct ft_model_args a = { 0 };
+	struct ft_model_query q;
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_int_equal(q.op, FT_OP_ALL_REDUCE);
+	assert_false(q.force_algo || q.force_proto);
+	a.op = "all_gather";
+	a.algo = "ring";
+	a.proto = "ll128";
+	a.nccl = "2.23.4";
+	a.ppn = 4;
+	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_int_equal(q.op, FT_OP_ALL_GATHER);
+	assert_true(q.force_algo && q.algo == FT_ALGO_RING);
+	assert_true(q.force_proto && q.proto == FT_PROTO_LL128);
+	assert_int_equal(q.nccl_version, 22300);
+	assert_int_equal(q.ppn, 4);
+	a.nccl = "3.0";
+	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--nccl: expected a version like 2.21 or 2.23.4, got '3.0'");
+	err = (struct ft_error){ 0 };
+	a.nccl = NULL;
+	a.channels = 65;
+	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--channels (at most 64): value out of range");
+	err = (struct ft_error){ 0 };
+	a.channels = 0;
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
+	q.nnodes = 8;
+	assert_int_equal(ft_model_query_check_nodes(&spec, &q, &err), 0);
+	q.nnodes = 4000000000u;
+	assert_int_equal(ft_model_query_check_nodes(&spec, &q, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--nodes: expected at most "));
+}
+
+/* The command's table: one row per size, each the model's figure at that size. */
+static void
+test_model_sweep_report(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	struct ft_run run;
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+	ft_run_init(&run, FT_SOURCE_MODEL, "model");
+	ft_strbuf_init(&sb);
+	assert_int_equal(
+	        ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, true, &run, &sb, &err), 0);
+	assert_int_equal(ft_run_nrows(&run), 3);
+	assert_int_equal(sb.buf[0], '{');
+	for (size_t i = 0; i < 3; i++) {
+		q.bytes = (uint64_t)1 << (20 + i);
+		assert_int_equal(ft_model_eval(&spec, &q, &r, &err), 0);
+		assert_true(fabs(ft_run_row(&run, i)->time_us - r.time_s * 1e6) <=
+		            1e-6 * r.time_s * 1e6);
+	}
+	ft_strbuf_release(&sb);
+	ft_run_release(&run);
+}
+
 int
 main(void)
 {
@@ -1738,6 +1810,8 @@ main(void)
 		cmocka_unit_test(test_write_sweep),
 		cmocka_unit_test(test_write_explain),
 		cmocka_unit_test(test_write_calibration),
+		cmocka_unit_test(test_model_args),
+		cmocka_unit_test(test_model_sweep_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1288,6 +1288,49 @@ test_nvue_facts(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* Observations as a table: one header and one line each, the source column when asked. */
+static void
+test_obs_write_table(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_obs o;
+	struct ft_strbuf sb;
+
+	(void)state;
+	ft_obs_set_init(&set);
+	ft_obs_init(&o, "ib.port.rate");
+	ft_strlcpy(o.device, "mlx5_0", sizeof(o.device));
+	o.port = 1;
+	o.has_num = true;
+	o.num = 400;
+	ft_strlcpy(o.unit, "Gbps", sizeof(o.unit));
+	o.file = "ibstat.txt";
+	o.line = 7;
+	assert_int_equal(ft_obs_set_add(&set, &o), 0);
+	ft_obs_init(&o, "ib.port.state");
+	o.file = "ibstat.txt";
+	assert_int_equal(ft_obs_set_add(&set, &o), 0);
+	ft_strbuf_init(&sb);
+	ft_parse_write_obs(&sb, &set, false);
+	assert_non_null(strstr(sb.buf, "entity"));
+	assert_null(strstr(sb.buf, "source"));
+	assert_non_null(strstr(sb.buf, "400 Gbps"));
+	assert_non_null(strstr(sb.buf, "ib.port.state"));
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	{
+		struct ft_obs_set second = ft_parse_obs_since(&set, 1);
+
+		ft_parse_write_obs(&sb, &second, true); /* the second only */
+	}
+	assert_non_null(strstr(sb.buf, "source"));
+	assert_non_null(strstr(sb.buf, "ibstat.txt:0"));
+	assert_null(strstr(sb.buf, "400 Gbps"));
+	assert_non_null(strstr(sb.buf, " -"));
+	ft_strbuf_release(&sb);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -1313,6 +1356,7 @@ main(void)
 		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_parser_definition),
 		cmocka_unit_test(test_nvue_facts),
+		cmocka_unit_test(test_obs_write_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

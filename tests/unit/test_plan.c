@@ -1196,6 +1196,120 @@ test_plan_to_run(void **state)
 	free(p);
 }
 
+/* A job from its options: ranges and names checked, the config filled, scale-out and search. */
+static void
+test_plan_job_args(void **state)
+{
+	struct ft_plan_args a;
+	struct ft_plan_job job;
+	struct ft_error err = { 0 };
+	struct ft_plan *p = calloc(2, sizeof(*p));
+	struct ft_strbuf sb;
+	size_t n = 9;
+	char line[160];
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_args_init(&a);
+	assert_int_equal(a.tp, 1);
+	assert_true(a.fail_gpu < 0 && a.recover_s == 600);
+	/* no model: the option is named */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--model"));
+	ft_plan_job_release(&job);
+	a.model = "llama3-8b";
+	a.cfg.zipf = 11;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--zipf (0 to 10): value out of range");
+	ft_plan_job_release(&job);
+	a.cfg.zipf = 0;
+	a.fail_node = 100; /* strictly below 100 */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--fail-node (interruptions per node per day, below 100): "
+	                             "value out of range");
+	ft_plan_job_release(&job);
+	a.fail_node = -1;
+	a.cfg.gemm_eff = NAN;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--gemm-eff (0 to 1): value out of range");
+	ft_plan_job_release(&job);
+	a.cfg.gemm_eff = 0;
+	a.recompute = "some";
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--recompute: expected none, selective or full");
+	ft_plan_job_release(&job);
+	a.recompute = "full";
+	a.zero = 4;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--zero (0 to 3): value out of range");
+	ft_plan_job_release(&job);
+	/* a good job: the config carries the options, the batch defaults to 2^22 tokens */
+	a.zero = 3;
+	a.tp = 8;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), 0);
+	assert_int_equal(job.cfg.tp, 8);
+	assert_int_equal(job.cfg.zero, 3);
+	assert_int_equal(job.cfg.recompute, FT_RECOMPUTE_FULL);
+	assert_int_equal(job.cfg.global_batch, (1u << 22) / job.model.seq);
+	/* scale-out from 8 of 16 GPUs: dp 1 against dp 2, the same batch per replica */
+	a.scale_from = 12;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_compute(&job, &a, p, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "multiple of tp·cp·pp = 8 up to 16, got 12"));
+	a.scale_from = 8;
+	assert_int_equal(ft_plan_job_compute(&job, &a, p, &err), 0);
+	assert_int_equal(p[0].ngpus, 16);
+	assert_int_equal(p[1].ngpus, 8);
+	assert_int_equal(p[1].cfg.global_batch * 2, p[0].cfg.global_batch);
+	ft_strbuf_init(&sb);
+	ft_plan_job_write(&job, &a, p, false, &sb);
+	snprintf(line, sizeof(line), "scale-out: 8 -> 16 GPUs at %.0f -> %.0f tokens/s: %.1f%% ",
+	         p[1].tokens_per_s, p[0].tokens_per_s,
+	         100 * (p[0].tokens_per_s / 16) / (p[1].tokens_per_s / 8));
+	assert_non_null(strstr(sb.buf, line));
+	ft_strbuf_release(&sb);
+	/* the search runs on the analytic engine only */
+	ft_strlcpy(job.cfg.engine, "flow", sizeof(job.cfg.engine));
+	ft_strbuf_init(&sb);
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_search(&job, &a, false, &sb, &n, &err), FT_EINVAL);
+	assert_int_equal(n, 0);
+	assert_int_equal(sb.len, 0);
+	ft_strbuf_release(&sb);
+	ft_plan_job_release(&job);
+	free(p);
+}
+
+/* The preset list: one line per preset, or an array of that many objects. */
+static void
+test_plan_presets_write(void **state)
+{
+	struct ft_strbuf sb;
+	size_t lines = 0, objs = 0;
+
+	(void)state;
+	ft_strbuf_init(&sb);
+	ft_plan_model_presets_write(false, &sb);
+	for (const char *c = sb.buf; *c; c++)
+		lines += *c == '\n';
+	assert_int_equal(lines, ft_plan_model_preset_count());
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	ft_plan_model_presets_write(true, &sb);
+	assert_int_equal(sb.buf[0], '[');
+	for (const char *c = sb.buf; (c = strstr(c, "\"params_active\"")); c++)
+		objs++;
+	assert_int_equal(objs, ft_plan_model_preset_count());
+	ft_strbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -1223,6 +1337,8 @@ main(void)
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_expert_load_parse),
 		cmocka_unit_test(test_plan_to_run),
+		cmocka_unit_test(test_plan_job_args),
+		cmocka_unit_test(test_plan_presets_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -360,6 +360,35 @@ test_interval_rates(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The snapshot document: the root, the interval unless stable, every observation. */
+static void
+test_write_json(void **state)
+{
+	struct ft_probe_cfg cfg = { .root = "tests/fixtures", .interval_s = 2 };
+	struct ft_obs_set set;
+	struct ft_obs o;
+	struct ft_strbuf sb;
+
+	(void)state;
+	ft_obs_set_init(&set);
+	ft_obs_init(&o, "net.mtu");
+	o.has_num = true;
+	o.num = 9000;
+	assert_int_equal(ft_obs_set_add(&set, &o), 0);
+	ft_strbuf_init(&sb);
+	ft_probe_write_json(&cfg, &set, false, &sb);
+	assert_non_null(strstr(sb.buf, "\"root\":\"tests/fixtures\""));
+	assert_non_null(strstr(sb.buf, "\"interval_s\":2"));
+	assert_non_null(strstr(sb.buf, "\"key\":\"net.mtu\""));
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	ft_probe_write_json(&cfg, &set, true, &sb);
+	assert_null(strstr(sb.buf, "interval_s"));
+	ft_strbuf_release(&sb);
+	ft_obs_set_release(&set);
+}
+
 int
 main(void)
 {
@@ -369,6 +398,7 @@ main(void)
 		        cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_interval_rates), cmocka_unit_test(test_rdma_devices),
 		cmocka_unit_test(test_host_facts),
+		cmocka_unit_test(test_write_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

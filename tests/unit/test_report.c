@@ -460,6 +460,28 @@ test_json(void **state)
 	fixture_release(&fx);
 }
 
+/* The format of a report: the name given wins, then --json, then the file's extension. */
+static void
+test_format_pick(void **state)
+{
+	enum ft_report_format f;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_report_format_pick("csv", true, "r.html", &f, &err), 0);
+	assert_int_equal(f, FT_REPORT_CSV);
+	assert_int_equal(ft_report_format_pick(NULL, true, "r.html", &f, &err), 0);
+	assert_int_equal(f, FT_REPORT_JSON);
+	assert_int_equal(ft_report_format_pick(NULL, false, "r.HTM", &f, &err), 0);
+	assert_int_equal(f, FT_REPORT_HTML);
+	assert_int_equal(ft_report_format_pick(NULL, false, "r.pdf", &f, &err), 0);
+	assert_int_equal(f, FT_REPORT_TEXT);
+	assert_int_equal(ft_report_format_pick(NULL, false, NULL, &f, &err), 0);
+	assert_int_equal(f, FT_REPORT_TEXT);
+	assert_int_equal(ft_report_format_pick("pdf", false, NULL, &f, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "format: expected text, json, csv, html or prom, got 'pdf'");
+}
+
 int
 main(void)
 {
@@ -468,6 +490,7 @@ main(void)
 		cmocka_unit_test(test_csv),          cmocka_unit_test(test_prom),
 		cmocka_unit_test(test_html),         cmocka_unit_test(test_html_pairs_links),
 		cmocka_unit_test(test_json),         cmocka_unit_test(test_prom_obs),
+		cmocka_unit_test(test_format_pick),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

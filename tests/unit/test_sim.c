@@ -1712,6 +1712,91 @@ test_report_write_counters(void **state)
 	ft_sim_report_release(&rep);
 }
 
+/* `fabtune sim`'s options checked into overrides and a scenario, each error naming its option. */
+static void
+test_sim_args(void **state)
+{
+	struct ft_sim_args a;
+	struct ft_sim_overrides ov;
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	ft_sim_args_init(&a);
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+	assert_true(ov.fabric_scale == 0 && ov.placement == -1 && ov.routing == -1);
+	a.trace = true;
+	a.trace_links = "12,40,41";
+	a.placement = "spread";
+	a.fabric_scale = 0.5;
+	a.qps = 4;
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+	assert_int_equal(ov.ntrace_links, 3);
+	assert_ptr_equal(ov.trace_links, a.links);
+	assert_int_equal(a.links[1], 40);
+	assert_int_equal(ov.placement, 1);
+	assert_true(ov.fabric_scale == 0.5 && ov.qps_per_conn == 4);
+	a.trace_links = "12,x";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--trace-links: expected up to 64 link ids"));
+	err = (struct ft_error){ 0 };
+	a.trace_links = NULL; /* --trace alone */
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--trace and --trace-links go together");
+	err = (struct ft_error){ 0 };
+	a.trace = false;
+	a.qps = 65;
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--qps: expected 1 to 64, got 65");
+	err = (struct ft_error){ 0 };
+	a.qps = 0;
+	a.fabric_scale = 0; /* 0 would silently keep the rates */
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--fabric-scale"));
+	/* a spec without --op is no scenario; with a bad --op the option is named */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "dgx-h100:2: not a scenario"));
+	assert_null(sc);
+	err = (struct ft_error){ 0 };
+	a.op = "all_to_everyone";
+	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--op: expected all_reduce"));
+	err = (struct ft_error){ 0 };
+	a.op = "all_reduce";
+	a.channels = 17;
+	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--channels: expected 1 to 16, got 17");
+	a.channels = 0;
+	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), 0);
+	assert_non_null(sc);
+	/* its report: the summary as ft_sim_report_text() writes it, or one JSON document */
+	{
+		struct ft_sim_report rep;
+		struct ft_strbuf text, doc;
+
+		ft_sim_args_init(&a);
+		a.engine = "analytic";
+		assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+		ft_sim_report_init(&rep);
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+		ft_strbuf_init(&text);
+		ft_strbuf_init(&doc);
+		ft_sim_report_text(&rep, true, &text);
+		ft_sim_report_write(&rep, true, false, &doc);
+		assert_string_equal(doc.buf, text.buf);
+		ft_strbuf_release(&doc);
+		ft_strbuf_init(&doc);
+		ft_sim_report_write(&rep, true, true, &doc);
+		assert_int_equal(doc.buf[0], '{');
+		assert_string_equal(doc.buf + doc.len - 2, "}\n");
+		ft_strbuf_release(&doc);
+		ft_strbuf_release(&text);
+		ft_sim_report_release(&rep);
+	}
+	ft_scenario_free(sc);
+}
+
 int
 main(void)
 {
@@ -1747,6 +1832,7 @@ main(void)
 		cmocka_unit_test(test_utilisation_by_size),
 		cmocka_unit_test(test_report_obs),
 		cmocka_unit_test(test_report_write_counters),
+		cmocka_unit_test(test_sim_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

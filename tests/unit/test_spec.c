@@ -1014,6 +1014,21 @@ test_write_presets(void **state)
 	ft_strbuf_release(&sb);
 }
 
+/* A routing given as an option's value: the name read, or the option and the choices named. */
+static void
+test_routing_from_arg(void **state)
+{
+	enum ft_routing r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_routing_from_arg("--routing", "dmodk", &r, &err), 0);
+	assert_int_equal(r, FT_ROUTING_DMODK);
+	assert_int_equal(ft_routing_from_arg("--routing", "random", &r, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--routing: expected ecmp, dmodk, adaptive, minimal, valiant "
+	                             "or dor, got 'random'");
+}
+
 int
 main(void)
 {
@@ -1040,6 +1055,7 @@ main(void)
 		cmocka_unit_test(test_write_spec),
 		cmocka_unit_test(test_write_presets),
 		cmocka_unit_test(test_cloud_presets),
+		cmocka_unit_test(test_routing_from_arg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

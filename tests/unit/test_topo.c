@@ -1346,6 +1346,56 @@ test_write_summary_and_path(void **state)
 	ft_topo_free(t);
 }
 
+/* `fabtune topo`'s questions: checked options, a route, a vertex that is not there, an export. */
+static void
+test_topo_query(void **state)
+{
+	struct ft_topo_query q = { 0 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	(void)state;
+	q.format = "svg";
+	assert_int_equal(ft_topo_query_check(&q, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--format: expected text, dot or json, got 'svg'");
+	err = (struct ft_error){ 0 };
+	q.format = NULL;
+	q.qp = 3; /* without --path */
+	assert_int_equal(ft_topo_query_check(&q, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--routing and --qp apply to --path");
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
+	/* within a node the route is one NVLink hop through the NVSwitch */
+	q.path = "n0.gpu0,n0.gpu3";
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_topo_query_write(&q, &spec, "dgx-h100:4", &sb, &err), 0);
+	assert_non_null(strstr(sb.buf, "n0.gpu0"));
+	assert_non_null(strstr(sb.buf, "n0.nvswitch"));
+	ft_strbuf_release(&sb);
+	q.path = "n0.gpu0,n9.gpu0";
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_topo_query_write(&q, &spec, "dgx-h100:4", &sb, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--path: n9.gpu0: no such vertex in dgx-h100:4");
+	ft_strbuf_release(&sb);
+	err = (struct ft_error){ 0 };
+	q.path = NULL;
+	q.qp = 0;
+	q.format = "dot";
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_topo_query_write(&q, &spec, "dgx-h100:4", &sb, &err), 0);
+	assert_non_null(strstr(sb.buf, "graph"));
+	ft_strbuf_release(&sb);
+	/* the JSON summary of a stable run has no build time */
+	q.format = NULL;
+	q.json = q.stable = true;
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_topo_query_write(&q, &spec, "dgx-h100:4", &sb, &err), 0);
+	assert_int_equal(sb.buf[0], '{');
+	assert_null(strstr(sb.buf, "build_s"));
+	ft_strbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -1361,6 +1411,7 @@ main(void)
 		cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_flow_hash),
 		cmocka_unit_test(test_specs_route),
 		cmocka_unit_test(test_write_summary_and_path),
+		cmocka_unit_test(test_topo_query),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/cli-run.c - what the commands share around the library's work.
+ */
+#include "cli-run.h"
+
+#include "cli-archive.h"
+
+int
+cli_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv, int max,
+               int *code)
+{
+	int n = opts_parse(u, ctx, argc, argv);
+
+	*code = n == -2 ? EXIT_OK : EXIT_USAGE;
+	if (n < 0)
+		return -1;
+	if (max >= 0 && n > max) {
+		cli_error(ctx, "unexpected argument '%s'", argv[max + 1]);
+		return -1;
+	}
+	return n;
+}
+
+int
+cli_save_check(struct cli_ctx *ctx, const char *work)
+{
+	struct ft_archive *ar = NULL;
+	struct ft_error err = { 0 };
+	int rc = cli_archive_open(ctx, &ar, &err);
+
+	ft_archive_close(ar);
+	if (rc < 0) {
+		cli_error(ctx, "--save: %s (checked before %s; nothing was run)",
+		          ft_error_msg(&err, rc), work);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cli_finish(const struct cli_ctx *ctx, struct ft_strbuf *sb, int rc, const struct ft_error *err)
+{
+	if (rc == 0)
+		cli_write(sb);
+	ft_strbuf_release(sb);
+	return rc < 0 ? cli_fail(ctx, rc, err) : EXIT_OK;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli/cli-run.h - what the commands share around the library's work: their
+ * arguments parsed and counted, a check before the work that its record
+ * can be saved, and the end that writes what was rendered (implemented in
+ * cli/cli-run.c).
+ */
+#ifndef FT_CLI_RUN_H
+#define FT_CLI_RUN_H
+
+#include <fabtune/fabtune.h>
+
+#include "cli.h"
+
+/*
+ * Parse @argv by @u (opts_parse()) and check that at most @max positional
+ * arguments came (@max < 0: any number; past it, "unexpected argument 'X'").
+ * Their count, or -1 with *@code the command's exit code when it ends here:
+ * EXIT_OK after --help, EXIT_USAGE after a usage error.
+ */
+int cli_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv, int max,
+                   int *code);
+
+/*
+ * --save: whether the archive of @ctx opens, checked before @work ("the
+ * simulation") so that the work is not lost for want of a place to save
+ * it. 0, or -1 after a usage error saying that nothing was run.
+ */
+int cli_save_check(struct cli_ctx *ctx, const char *work);
+
+/*
+ * The end of a command that rendered into @sb: @sb written to stdout when
+ * @rc is 0, else @err reported; @sb released in both cases. The exit code.
+ */
+int cli_finish(const struct cli_ctx *ctx, struct ft_strbuf *sb, int rc, const struct ft_error *err);
+
+#endif

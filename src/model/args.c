@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/args.c - a model query as the user asks it, checked: the
+ * collective, forced algorithm and protocol, NCCL release, rank layout.
+ */
+#include "model_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* "2.21" or "2.23.4" into major x 10000 + minor x 100; FT_EINVAL otherwise. */
+static int
+nccl_version(const char *text, uint32_t *out, struct ft_error *err)
+{
+	unsigned major = 0, minor = 0, patch = 0;
+	char tail = 0;
+	int n = sscanf(text, "%u.%u.%u%c", &major, &minor, &patch, &tail);
+
+	if ((n != 2 && n != 3) || major != 2 || minor > 99)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--nccl: expected a version like 2.21 or 2.23.4, got '%s'",
+		                    text);
+	*out = major * 10000 + minor * 100;
+	return 0;
+}
+
+int
+ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, struct ft_error *err)
+{
+	const char *op = a->op ? a->op : "all_reduce";
+	enum ft_op o;
+
+	if (ft_op_from_name(op, &o) < 0 || !ft_op_is_modelled(o))
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
+		        "reduce, alltoall or sendrecv, got '%s'",
+		        op);
+	ft_model_query_init(q, o, 0);
+	q->force_algo = a->algo != NULL;
+	if (a->algo && ft_algo_from_name(a->algo, &q->algo) < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--algo: expected ring, tree, nvls, nvls_tree, collnet, "
+		                    "halving_doubling, direct or hierarchical, got '%s'",
+		                    a->algo);
+	q->force_proto = a->proto != NULL;
+	if (a->proto && ft_proto_from_name(a->proto, &q->proto) < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--proto: expected simple, ll or ll128, got '%s'", a->proto);
+	if (a->ppn > UINT32_MAX)
+		return ft_error_set(err, FT_EINVAL, "--ppn: value out of range");
+	if (a->gpus > UINT32_MAX || a->nodes > UINT32_MAX || a->channels > 64)
+		return ft_error_set(err, FT_EINVAL, "%s: value out of range",
+		                    a->channels > 64     ? "--channels (at most 64)" :
+		                    a->gpus > UINT32_MAX ? "--gpus" :
+		                                           "--nodes");
+	if (a->nccl && nccl_version(a->nccl, &q->nccl_version, err) < 0)
+		return FT_EINVAL;
+	q->ngpus = (uint32_t)a->gpus;
+	q->nnodes = (uint32_t)a->nodes;
+	q->ppn = (uint32_t)a->ppn;
+	q->nchannels = (uint32_t)a->channels;
+	q->cuda_graph = a->cuda_graph;
+	q->tuner_only = a->tuner_only;
+	return 0;
+}
+
+int
+ft_model_query_check_nodes(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                           struct ft_error *err)
+{
+	struct ft_cluster_spec grown = *spec;
+	uint64_t cap;
+
+	if (!q->nnodes || q->nnodes == spec->nnodes)
+		return 0;
+	/* as a preset of that many nodes would, grow the fat-tree to 3 tiers */
+	grown.nnodes = q->nnodes;
+	grown.fabric.tiers = FT_MAX(spec->fabric.tiers, 3u);
+	cap = ft_spec_fabric_capacity(&grown);
+	if (q->nnodes > cap)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--nodes: expected at most %" PRIu64 " nodes on %s's fabric "
+		                    "(%u-tier %s of radix-%u switches), got %u",
+		                    cap, spec->name, grown.fabric.tiers,
+		                    ft_fabric_kind_name(spec->fabric.kind), spec->fabric.radix,
+		                    q->nnodes);
+	return 0;
+}

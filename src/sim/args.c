@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/args.c - what `fabtune sim` is asked, checked: the overrides of a
+ * scenario (engine, routing, placement, scale, traced ports) and the
+ * scenario itself, a file or one collective on a spec.
+ */
+#include "sim_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fabtune/sim.h>
+
+void
+ft_sim_args_init(struct ft_sim_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->fabric_scale = -1;
+}
+
+/* "12,40,41" into a->links; FT_EINVAL for anything else or more than 64. */
+static int
+read_links(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *err)
+{
+	const char *p = a->trace_links;
+
+	while (*p) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p || (*end && *end != ',') || v > UINT32_MAX ||
+		    ov->ntrace_links >= FT_ARRAY_SIZE(a->links))
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "--trace-links: expected up to 64 link ids like 12,40,41, "
+			        "got '%s'",
+			        a->trace_links);
+		a->links[ov->ntrace_links++] = (uint32_t)v;
+		p = *end ? end + 1 : end;
+	}
+	ov->trace_links = a->links;
+	ov->trace_interval_s = a->trace_interval;
+	return 0;
+}
+
+/* "packed", "spread" or "random" into ov->placement. */
+static int
+read_placement(const char *name, struct ft_sim_overrides *ov, struct ft_error *err)
+{
+	static const char *const names[] = { "packed", "spread", "random" };
+
+	for (int i = 0; i < (int)FT_ARRAY_SIZE(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			ov->placement = i;
+	if (ov->placement < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--placement: expected packed, spread or random, got '%s'",
+		                    name);
+	return 0;
+}
+
+int
+ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *err)
+{
+	enum ft_routing r;
+	int rc = 0;
+
+	ft_sim_overrides_init(ov);
+	ov->no_faults = a->no_faults;
+	ov->counters = a->counters;
+	ov->cluster = a->cluster;
+	ov->have_seed = a->have_seed;
+	ov->seed = a->seed;
+	if (a->trace != (a->trace_links != NULL))
+		return ft_error_set(err, FT_EINVAL, "--trace and --trace-links go together");
+	if (a->trace_links)
+		rc = read_links(a, ov, err);
+	if (rc == 0 && a->placement)
+		rc = read_placement(a->placement, ov, err);
+	if (rc < 0)
+		return rc;
+	if (a->engine && !ft_sim_engine_find(a->engine))
+		return ft_error_set(err, FT_EINVAL,
+		                    "--engine: expected analytic, flow, ideal or packet, got '%s'",
+		                    a->engine);
+	ov->engine = a->engine;
+	if (a->routing && ft_routing_from_arg("--routing", a->routing, &r, err) < 0)
+		return FT_EINVAL;
+	if (a->routing)
+		ov->routing = (int)r;
+	if (a->qps > 64)
+		return ft_error_set(err, FT_EINVAL, "--qps: expected 1 to 64, got %" PRIu64,
+		                    a->qps);
+	ov->qps_per_conn = (uint32_t)a->qps;
+	/* 0 would silently mean "keep", a tiny factor prints times of hundreds of digits */
+	if (a->fabric_scale != -1 && !(a->fabric_scale >= 0.001 && a->fabric_scale <= 1000))
+		return ft_error_set(err, FT_EINVAL,
+		                    "--fabric-scale: expected a factor from 0.001 to 1000, got %g",
+		                    a->fabric_scale);
+	ov->fabric_scale = a->fabric_scale == -1 ? 0 : a->fabric_scale;
+	return 0;
+}
+
+/* One collective over a range of sizes on the spec @spec. */
+static int
+scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenario **sc,
+                 struct ft_error *err)
+{
+	struct ft_sim_sweep_args s = { .spec = spec };
+
+	if (ft_op_from_name(a->op, &s.op) < 0 || !ft_op_is_modelled(s.op))
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
+		        "reduce, alltoall or sendrecv, got '%s'",
+		        a->op);
+	/* FT_ALGO_COUNT / FT_PROTO_COUNT: NCCL's tuner picks (the model's choice). */
+	s.algo = FT_ALGO_COUNT;
+	if (a->algo && strcmp(a->algo, "auto") != 0 && ft_algo_from_name(a->algo, &s.algo) < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--algo: expected auto, ring, tree, halving_doubling, direct, "
+		                    "hierarchical, nvls, nvls_tree or collnet, got '%s'",
+		                    a->algo);
+	s.proto = FT_PROTO_COUNT;
+	if (a->proto && strcmp(a->proto, "auto") != 0 && ft_proto_from_name(a->proto, &s.proto) < 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--proto: expected auto, simple, ll or ll128, got '%s'",
+		                    a->proto);
+	if (a->ranks > UINT32_MAX)
+		return ft_error_set(err, FT_EINVAL, "--ranks: too many");
+	if (a->channels > FT_SPEC_MAX_GPUS)
+		return ft_error_set(err, FT_EINVAL, "--channels: expected 1 to %d, got %" PRIu64,
+		                    FT_SPEC_MAX_GPUS, a->channels);
+	s.min_bytes = a->minb ? a->minb : 1 << 20;
+	s.max_bytes = a->maxb ? a->maxb : s.min_bytes;
+	s.factor = a->factor ? a->factor : (s.max_bytes > s.min_bytes ? 2 : 0);
+	s.nranks = (uint32_t)a->ranks;
+	s.channels = (uint32_t)a->channels;
+	return ft_scenario_from_op(&s, sc, err);
+}
+
+/* Whether @path ends in .yaml or .yml. */
+static bool
+yaml_name(const char *path)
+{
+	size_t len = strlen(path);
+
+	return (len > 5 && strcmp(path + len - 5, ".yaml") == 0) ||
+	       (len > 4 && strcmp(path + len - 4, ".yml") == 0);
+}
+
+int
+ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg, struct ft_scenario **sc,
+                     struct ft_error *err)
+{
+	struct ft_error open_err = { 0 };
+	int fd;
+
+	*sc = NULL;
+	if (a->op)
+		return scenario_from_op(a, arg, sc, err);
+	/* a FIFO, device, directory or oversized file: say that, not "not a scenario" */
+	fd = ft_file_open_input(arg, NULL, &open_err);
+	if (fd < 0 && fd != FT_ENOENT)
+		return ft_error_set(err, fd, "%s", open_err.msg);
+	if (fd >= 0)
+		close(fd);
+	if ((access(arg, R_OK) == 0 || !yaml_name(arg)) && !ft_scenario_sniff(arg))
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: not a scenario (no top-level 'cluster:'); to run a "
+		                    "collective on a spec give --op",
+		                    arg);
+	return ft_scenario_load_file(arg, sc, err);
+}
