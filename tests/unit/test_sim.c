@@ -631,6 +631,30 @@ test_fair_share_and_speed_up(void **state)
 }
 
 /*
+ * A flow held at its own cap leaves the rest of every link it crosses, its
+ * first included, to the others: a (capped at 3 GB/s, 30 MB) over links 0
+ * and 1 of 10 GB/s, b (70 MB) over link 0, c (70 MB) over link 1 all end at
+ * 10 ms. Filling b into the whole of a's first link would end it at 7 ms.
+ */
+static void
+test_cap_gives_back_first_link(void **state)
+{
+	struct fs_sim s;
+	struct ft_error err = { 0 };
+	uint32_t pa[2] = { 0, 1 }, id[3];
+
+	net_init(&s, 2, 10 * GBPS, 0);
+	id[0] = flow(&s, 30e6, pa, 2);
+	id[1] = flow(&s, 70e6, &pa[0], 1);
+	id[2] = flow(&s, 70e6, &pa[1], 1);
+	assert_int_equal(ft__fs_set_cap(&s, id[0], 3 * GBPS), 0);
+	assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+	for (int k = 0; k < 3; k++)
+		assert_double_equal(ft__fs_task(&s, id[k])->t_done, 10e-3, 1e-12);
+	ft__fs_release(&s);
+}
+
+/*
  * Ring all-reduce on n ranks, each on its own link into a crossbar: one phase
  * of n flows of 2(n-1)/n S bytes, 2(n-1) steps. Closed form: 2(n-1)/n S / B +
  * 2(n-1) (lat + step overhead).
@@ -1796,6 +1820,7 @@ main(void)
 		cmocka_unit_test(test_incremental_rates_match_full),
 		cmocka_unit_test(test_incremental_lazy_bookkeeping),
 		cmocka_unit_test(test_local_rates_match_full),
+		cmocka_unit_test(test_cap_gives_back_first_link),
 		cmocka_unit_test(test_ecmp_alltoall_matches_reference),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
