@@ -3,35 +3,48 @@
 # flat all-to-all (direct, 64 MB) on dgx-h100 clusters under D-mod-K, whose
 # rounds end in step (one rate recomputation per round), and under ECMP,
 # where colliding flows end one by one (one per completion). Prints each
-# run's CPU time and the ECMP / D-mod-K ratio measured in the same run.
-# QUICK=1 runs dgx-h100:16 only. Figures: docs/internals/sim.md, "ECMP
-# all-to-all".
+# run's CPU time (user, from the kernel's accounting of the child) and the
+# ECMP / D-mod-K ratio measured in the same run, for each way of updating
+# the rates (FABTUNE_SIM_RATES): full (every rate every time), level (every
+# flow above the level) and local (the default: only the components a change
+# reaches). Each run is repeated REPEAT times (3) and the least CPU time
+# kept (the D-mod-K run takes milliseconds: one slow start skews the ratio).
+# QUICK=1 runs dgx-h100:16 only; MODES="local" runs only some.
+# Figures: docs/internals/sim.md, "ECMP all-to-all".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
-command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-# cpu_of CLUSTER ROUTING: run once; prints "cpu_s recomputations makespan_us".
-cpu_of() {
-	/usr/bin/time -f "%U" -o "$tmp/time" "$FABTUNE" sim "$1" --op alltoall -b 64M -e 64M \
-		--algo direct --routing "$2" --json >"$tmp/out" || { echo "fabtune sim failed" >&2; return 1; }
-	python3 - "$tmp/time" "$tmp/out" <<'PY'
-import json, sys
-cpu = float(open(sys.argv[1]).read().split()[-1])
-d = json.load(open(sys.argv[2]))
-print(max(cpu, 0.01), d["engine_stats"]["rate_recomputations"], d["makespan_us"])
-PY
-}
 
 clusters="dgx-h100:16 dgx-h100:64"
 [ "${QUICK:-0}" = 1 ] && clusters="dgx-h100:16"
-for c in $clusters; do
-	read -r dc dr dm < <(cpu_of "$c" dmodk) || exit 1
-	read -r ec er em < <(cpu_of "$c" ecmp) || exit 1
-	awk -v c="$c" -v dc="$dc" -v dr="$dr" -v dm="$dm" -v ec="$ec" -v er="$er" -v em="$em" 'BEGIN {
-		printf "alltoall %s: dmodk cpu %.2f s (%d recomputations, %.1f us), ecmp cpu %.2f s (%d, %.1f us), ecmp/dmodk %.1fx\n",
-		       c, dc, dr, dm, ec, er, em, ec / dc }'
-done
+exec python3 - "$FABTUNE" "${MODES:-full level local}" "${REPEAT:-3}" $clusters <<'PY'
+import json, os, resource, subprocess, sys
+
+fabtune, modes, repeat, clusters = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4:]
+
+def run(cluster, routing, mode):
+    """The least CPU seconds of REPEAT runs, recomputations (full ones), makespan."""
+    return min(run_once(cluster, routing, mode) for _ in range(max(repeat, 1)))
+
+def run_once(cluster, routing, mode):
+    """CPU seconds, recomputations (full ones), makespan of one run."""
+    env = dict(os.environ, FABTUNE_SIM_RATES=mode)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    out = subprocess.run([fabtune, "sim", cluster, "--op", "alltoall", "-b", "64M", "-e", "64M",
+                          "--algo", "direct", "--routing", routing, "--json"],
+                         env=env, capture_output=True, text=True)
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
+    if out.returncode != 0:
+        sys.exit("fabtune sim failed: " + out.stderr.strip())
+    d = json.loads(out.stdout)
+    st = d["engine_stats"]
+    return max(cpu, 1e-3), st["rate_recomputations"], st["full_recomputations"], d["makespan_us"]
+
+for c in clusters:
+    for m in modes:
+        dc, dr, df, dm = run(c, "dmodk", m)
+        ec, er, ef, em = run(c, "ecmp", m)
+        print(f"alltoall {c} {m:5}: dmodk cpu {dc:.3f} s ({dr} recomputations, {dm:.1f} us), "
+              f"ecmp cpu {ec:.3f} s ({er}, {ef} full, {em:.1f} us), ecmp/dmodk {ec / dc:.1f}x")
+PY

@@ -67,6 +67,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	ft_vec_init(&s->retired_fct, sizeof(double));
 	ft_vec_init(&s->retired_ideal, sizeof(double));
 	ft_vec_init(&s->tag_slowest, sizeof(struct fs_tag_slowest));
+	ft_vec_init(&s->inc_seeds, sizeof(uint32_t));
 	s->cap_Bps = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->lat_s = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->lk_mem = ft_calloc((size_t)nlinks + 2, sizeof(struct fs_link_st));
@@ -79,12 +80,16 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->wf_items = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
 	s->wf_items2 = ft_calloc(nlinks ? nlinks : 1, sizeof(struct fs_wf_item));
 	s->wf_hist = ft_calloc(WF_RADIX_PASSES << WF_RADIX_BITS, sizeof(uint32_t));
+	s->inc_uf = ft_calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	s->inc_hot = ft_calloc(nlinks ? nlinks : 1, sizeof(uint8_t));
 	if (!s->cap_Bps || !s->lat_s || !s->lk ||
 	    !s->wf_link || !s->wf_touched || !s->wf_mark || !s->wf_items || !s->wf_items2 ||
-	    !s->wf_hist) {
+	    !s->wf_hist || !s->inc_uf || !s->inc_hot) {
 		ft__fs_release(s);
 		return FT_ENOMEM;
 	}
+	for (uint32_t l = 0; l < nlinks; l++)
+		s->inc_uf[l] = l;
 	return 0;
 }
 
@@ -114,6 +119,9 @@ ft__fs_release(struct fs_sim *s)
 	ft_free(s->link_bytes);
 	ft_free(s->inc_sel);
 	ft_free(s->inc_old);
+	ft_free(s->inc_uf);
+	ft_free(s->inc_hot);
+	ft_vec_release(&s->inc_seeds);
 	ft_free(s->link_maxflows);
 	ft_free(s->wf_link);
 	ft_free(s->wf_touched);
@@ -708,6 +716,76 @@ wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 	return 0;
 }
 
+/* The root of link @l's component (path halving). */
+static uint32_t
+uf_find(uint32_t *up, uint32_t l)
+{
+	while (up[l] != l) {
+		up[l] = up[up[l]];
+		l = up[l];
+	}
+	return l;
+}
+
+/*
+ * Of the @n flows at or above the level (inc_sel), keep those a change
+ * reaches: the connected components of links and those flows (two flows are
+ * joined by a link they both cross) that hold a link of a flow that ended or
+ * a new flow. The flows below the level keep their rates, so what they leave
+ * of each link is what it left last time; a component that holds no change
+ * has then the same capacities and flows as last time, and the water filling
+ * would give its flows the rates they have (max-min rates are unique). Only
+ * the components a change reaches are filled again. Returns how many flows
+ * stay in inc_sel (in their order: each link sees the same sums).
+ */
+static uint32_t
+local_flows(struct fs_sim *s, uint32_t n)
+{
+	const uint32_t *paths = s->paths.data, *seed = s->inc_seeds.data;
+	uint32_t *up = s->inc_uf, k, j, m = 0;
+	uint8_t *hot = s->inc_hot;
+
+	for (k = 0; k < n; k++) {
+		const uint32_t *p = paths + s->act_pf[s->inc_sel[k]];
+		uint32_t r = uf_find(up, p[0]);
+
+		for (j = 1; j < s->act_np[s->inc_sel[k]]; j++) {
+			uint32_t q = uf_find(up, p[j]);
+
+			if (q != r)
+				up[q] = r;
+		}
+	}
+	for (k = 0; k < s->inc_seeds.len; k++)
+		hot[uf_find(up, seed[k])] = 1;
+	for (k = 0; k < n; k++)
+		if (s->inc_old[k] < 0) /* a new flow */
+			hot[uf_find(up, paths[s->act_pf[s->inc_sel[k]]])] = 1;
+	/* which stay (wf_capped is free until the water filling lists the capped flows) */
+	for (k = 0; k < n; k++)
+		s->wf_capped[k] = hot[uf_find(up, paths[s->act_pf[s->inc_sel[k]]])];
+	/* every link back to its own root, no root marked */
+	for (k = 0; k < n; k++) {
+		const uint32_t *p = paths + s->act_pf[s->inc_sel[k]];
+
+		for (j = 0; j < s->act_np[s->inc_sel[k]]; j++) {
+			up[p[j]] = p[j];
+			hot[p[j]] = 0;
+		}
+	}
+	for (k = 0; k < s->inc_seeds.len; k++) {
+		up[seed[k]] = seed[k];
+		hot[seed[k]] = 0;
+	}
+	for (k = 0; k < n; k++) {
+		if (!s->wf_capped[k])
+			continue;
+		s->inc_sel[m] = s->inc_sel[k];
+		s->inc_old[m++] = s->inc_old[k];
+	}
+	return m;
+}
+
 /*
  * Which flows recompute() gives new rates: all of them, or only those whose
  * rate may change. Returns how many (listed in inc_sel, their rates before
@@ -750,6 +828,8 @@ select_flows(struct fs_sim *s, bool *full)
 			s->inc_sel[n] = i;
 			s->inc_old[n++] = s->act_rate[i];
 		}
+		if (!s->level_only)
+			n = local_flows(s, n);
 		/* most of them: the full pass costs the same */
 		*full = n > s->nactive / 2;
 	}
@@ -885,9 +965,10 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
 	return 0;
 }
 
-/* Freeze active flow @f at @rate, bottlenecked by @bott: its links give the rate back. */
+/* Freeze active flow @f at @rate, bottlenecked by @bott: its links give the rate back,
+ * all but @full, the link that froze it (its room is spent; FS_NONE: its own cap). */
 static void
-wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott)
+wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t full)
 {
 	const uint32_t *p = (const uint32_t *)s->paths.data + s->act_pf[f];
 	struct fs_wf_link *L = s->wf_link;
@@ -899,7 +980,7 @@ wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott)
 		struct fs_wf_link *m = &L[p[j]];
 
 		m->cnt--;
-		if (p[j] == bott)
+		if (p[j] == full)
 			continue;
 		m->rem -= rate;
 		if (m->rem < 0)
@@ -938,11 +1019,14 @@ recompute(struct fs_sim *s)
 	s->rates_dirty = false;
 	if (s->nactive == 0) {
 		s->inc_level = INFINITY;
+		s->inc_seeds.len = 0;
 		s->nrecompute_full++; /* every active flow, trivially */
 		return 0;
 	}
 	keep_or_lazy(s);
 	nsel = select_flows(s, &full);
+	s->inc_seeds.len = 0;
+	s->nrefilled += nsel;
 	if (full) {
 		s->nrecompute_full++;
 		/* a periodic full pass says nothing about whether flows end in step */
@@ -1016,7 +1100,7 @@ recompute(struct fs_sim *s)
 			                  (s->wf_heap.len && h[0].key <= c);
 
 			if (!link_first) {
-				wf_freeze(s, f, c, paths[s->act_pf[f]]);
+				wf_freeze(s, f, c, paths[s->act_pf[f]], FS_NONE);
 				unfrozen--;
 				nextcap++;
 				continue;
@@ -1043,7 +1127,7 @@ recompute(struct fs_sim *s)
 
 			if (s->act_rate[f] >= 0)
 				continue;
-			wf_freeze(s, f, share, l);
+			wf_freeze(s, f, share, l, l);
 			unfrozen--;
 		}
 		L[l].rem = 0;
@@ -1407,9 +1491,17 @@ end_transmission(struct fs_sim *s, uint32_t id)
 		if (s->keep)
 			st->load = --st->nactive ? st->load - rate : 0;
 	}
-	/* rates below this one stay at the next recomputation (see recompute()) */
+	/* rates below this one stay at the next recomputation (see recompute()), and
+	 * only the flows its links reach are filled again (local_flows()) */
 	if (!(rate >= s->inc_level))
 		s->inc_level = rate > 0 ? rate : 0;
+	if (!s->level_only && !s->full_rates) {
+		if (ft_vec_reserve(&s->inc_seeds, t->npath) < 0)
+			return FT_ENOMEM;
+		memcpy(&FT_VEC_AT(&s->inc_seeds, uint32_t, s->inc_seeds.len), p,
+		       t->npath * sizeof(*p));
+		s->inc_seeds.len += t->npath;
+	}
 	/* Bytes sent, as integrated over the rate intervals (the residual is the
 	 * completion tolerance); the links are credited with the whole payload. */
 	t->sent = t->bytes - s->act_left[t->active_idx];

@@ -231,6 +231,11 @@ struct fs_sim {
 	uint32_t inc_since_full; /* incremental recomputations since the last full one */
 	bool loads_valid;        /* link_load matches the rates (a full pass leaves it stale) */
 	bool full_rates;         /* recompute every rate every time (tests compare both) */
+	bool level_only;         /* refill every flow above the level, not only the components
+	                          * a change reaches (the bench compares both) */
+	struct ft_vec inc_seeds; /* uint32_t: links of the flows that ended since the last one */
+	uint32_t *inc_uf;        /* union-find over links (each its own root between passes) */
+	uint8_t *inc_hot;        /* a root whose component a change reaches (0 between passes) */
 	/* Bookkeeping: lk's nactive and load follow every flow start and end (keep),
 	 * or, while every recomputation is a full one anyway, only the full passes
 	 * (lazy; see keep_or_lazy() in flowcore.c). */
@@ -242,6 +247,7 @@ struct fs_sim {
 	uint32_t lazy_retry;   /* lazy_run after which it keeps again (FS_LAZY_RETRY) */
 	uint64_t nmode_switches;
 	uint64_t nrecompute_full;
+	uint64_t nrefilled; /* flows given a rate, summed over the recomputations */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;

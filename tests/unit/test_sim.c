@@ -101,7 +101,10 @@ check_maxmin(const struct fs_sim *s)
 	for (i = 0; i < s->nactive; i++) {
 		const struct fs_task *t = ft__fs_task(s, s->active[i]);
 		const uint32_t *p = ft__fs_path(s, t);
-		bool has_bottleneck = false;
+		/* a flow held at its own rate cap has its bottleneck there */
+		bool has_bottleneck = t->cap_idx &&
+		                      t->rate_Bps >= FT_VEC_AT(&s->caps, double, t->cap_idx - 1) *
+		                                             (1 - 1e-9);
 
 		for (j = 0; j < t->npath; j++) {
 			uint32_t l = p[j];
@@ -499,6 +502,115 @@ test_incremental_lazy_bookkeeping(void **state)
 	ft__fs_release(&b);
 }
 
+/*
+ * A random all-to-all on a two-tier fabric: 32 hosts under 8 leaves of 4,
+ * 4 spines; links host up 0-31, host down 32-63, leaf to spine 64-95
+ * (leaf * 4 + spine), spine to leaf 96-127 (spine * 8 + leaf), some of the
+ * fabric links at half rate. Shift rounds of random sizes (round k: host i
+ * to i + k), each waiting for the one two rounds before it, over 6 long
+ * background flows with a rate cap. Inter-leaf flows take a random spine
+ * (@ecmp, as a hash would) or the destination's (D-mod-K). @mode: 0 local
+ * update, 1 every flow above the level, 2 full recomputations.
+ */
+#define FAB_HOSTS 32
+
+static uint32_t
+fab_path(struct ft_rng *rng, bool ecmp, uint32_t src, uint32_t dst, uint32_t *path)
+{
+	uint32_t ls = src / 4, ld = dst / 4, sp = ecmp ? (uint32_t)ft_rng_below(rng, 4) : dst % 4;
+
+	path[0] = src;
+	if (ls == ld) {
+		path[1] = 32 + dst;
+		return 2;
+	}
+	path[1] = 64 + ls * 4 + sp;
+	path[2] = 96 + sp * 8 + ld;
+	path[3] = 32 + dst;
+	return 4;
+}
+
+static void
+fab_alltoall(struct fs_sim *s, uint64_t seed, bool ecmp, int mode)
+{
+	struct ft_rng rng;
+	uint32_t path[4], gate[FAB_HOSTS], i, k, n;
+
+	ft_rng_seed(&rng, seed, 13);
+	net_init(s, 128, 10 * GBPS, 1e-7);
+	s->full_rates = mode == 2;
+	s->level_only = mode == 1;
+	for (i = 64; i < 128; i++)
+		if (ft_rng_below(&rng, 8) == 0)
+			s->cap_Bps[i] /= 2;
+	for (i = 0; i < 6; i++) {
+		uint32_t src = (uint32_t)ft_rng_below(&rng, FAB_HOSTS), dst = (src + 5 + i) % FAB_HOSTS;
+
+		n = fab_path(&rng, ecmp, src, dst, path);
+		assert_int_equal(ft__fs_set_cap(s, flow(s, 4e7, path, n), 3 * GBPS), 0);
+	}
+	for (k = 1; k < FAB_HOSTS; k++) {
+		int64_t b = ft__fs_add_barrier(s, 0, 0, FS_NONE);
+
+		assert_true(b >= 0);
+		for (i = 0; i < FAB_HOSTS; i++) {
+			uint32_t id;
+
+			n = fab_path(&rng, ecmp, i, (i + k) % FAB_HOSTS, path);
+			id = flow(s, (1 + (double)ft_rng_below(&rng, 16)) * 1.25e5, path, n);
+			if (k > 2)
+				assert_int_equal(ft__fs_add_dep(s, gate[k - 2], id), 0);
+			assert_int_equal(ft__fs_add_dep(s, id, (uint32_t)b), 0);
+		}
+		gate[k] = (uint32_t)b;
+	}
+}
+
+/*
+ * The local update (only the components of links and flows that a change
+ * reaches are filled again) gives every flow the completion time that full
+ * recomputations give, under ECMP and D-mod-K, and refills fewer flows than
+ * refilling every flow above the level. Tolerance: a relative 2e-9. The
+ * three ways sum a link's rates in different orders (full: from its
+ * capacity; incremental: from a load kept across events), which differ by a
+ * few ulps, and flows that end within a relative 1e-9 of an event end in it
+ * (FS_TIME_RTOL), so a rounding difference can move one completion by up to
+ * 1e-9 of the time; 2e-9 bounds both, and is far below what a wrong rate
+ * gives (a flow refilled at a stale share ends microseconds off).
+ */
+static void
+test_local_rates_match_full(void **state)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 6; seed++) {
+		for (int ecmp = 0; ecmp < 2; ecmp++) {
+			struct fs_sim s[3];
+			struct ft_error err = { 0 };
+			uint32_t i;
+
+			for (int m = 0; m < 3; m++)
+				fab_alltoall(&s[m], seed, ecmp, m);
+			run_checked(&s[0]);
+			assert_int_equal(ft__fs_run(&s[1], 0, &err), 0);
+			assert_int_equal(ft__fs_run(&s[2], 0, &err), 0);
+			assert_int_equal(s[2].nrecompute_full, s[2].nrecompute);
+			for (i = 0; i < ft__fs_ntasks(&s[0]); i++) {
+				double tf = ft__fs_task(&s[2], i)->t_done;
+
+				assert_int_equal(ft__fs_task(&s[0], i)->state, FS_DONE);
+				assert_double_equal(ft__fs_task(&s[0], i)->t_done, tf, tf * 2e-9);
+				assert_double_equal(ft__fs_task(&s[1], i)->t_done, tf, tf * 2e-9);
+			}
+			/* the local update ran, and did less than the level alone */
+			assert_true(s[0].nrecompute_full < s[0].nrecompute);
+			assert_true(s[0].nrefilled < s[1].nrefilled);
+			for (int m = 0; m < 3; m++)
+				ft__fs_release(&s[m]);
+		}
+	}
+}
+
 /* Two flows share a link: each gets half; after the short one ends the long one speeds up. */
 static void
 test_fair_share_and_speed_up(void **state)
@@ -515,6 +627,30 @@ test_fair_share_and_speed_up(void **state)
 	/* a: 100 MB at 50 GB/s = 2 ms; b: 100 MB by then, 200 MB more at 100 GB/s = 4 ms. */
 	assert_double_equal(ft__fs_task(&s, a)->t_done, 2e-3, 1e-12);
 	assert_double_equal(ft__fs_task(&s, b)->t_done, 4e-3, 1e-12);
+	ft__fs_release(&s);
+}
+
+/*
+ * A flow held at its own cap leaves the rest of every link it crosses, its
+ * first included, to the others: a (capped at 3 GB/s, 30 MB) over links 0
+ * and 1 of 10 GB/s, b (70 MB) over link 0, c (70 MB) over link 1 all end at
+ * 10 ms. Filling b into the whole of a's first link would end it at 7 ms.
+ */
+static void
+test_cap_gives_back_first_link(void **state)
+{
+	struct fs_sim s;
+	struct ft_error err = { 0 };
+	uint32_t pa[2] = { 0, 1 }, id[3];
+
+	net_init(&s, 2, 10 * GBPS, 0);
+	id[0] = flow(&s, 30e6, pa, 2);
+	id[1] = flow(&s, 70e6, &pa[0], 1);
+	id[2] = flow(&s, 70e6, &pa[1], 1);
+	assert_int_equal(ft__fs_set_cap(&s, id[0], 3 * GBPS), 0);
+	assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+	for (int k = 0; k < 3; k++)
+		assert_double_equal(ft__fs_task(&s, id[k])->t_done, 10e-3, 1e-12);
 	ft__fs_release(&s);
 }
 
@@ -1804,6 +1940,8 @@ main(void)
 		cmocka_unit_test(test_one_flow_line_rate),
 		cmocka_unit_test(test_incremental_rates_match_full),
 		cmocka_unit_test(test_incremental_lazy_bookkeeping),
+		cmocka_unit_test(test_local_rates_match_full),
+		cmocka_unit_test(test_cap_gives_back_first_link),
 		cmocka_unit_test(test_ecmp_alltoall_matches_reference),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
