@@ -3,10 +3,9 @@
  * diag/engine.c - the rule registry, the findings container, ranking and the
  * JSON form of a diagnosis.
  *
- * The registry is the concatenation of the family tables (rules_ib.c,
- * rules_roce.c, rules_nccl.c, rules_host.c, rules_perf.c). Every rule runs
- * over the whole observation set; findings are ranked afterwards, so the
- * order of rules in the tables never shows in the output.
+ * The registry is the rule catalogue (rules_table.c). Every rule runs over
+ * the whole observation set; findings are ranked afterwards, so the order of
+ * the rules never shows in the findings.
  */
 #include "internal.h"
 
@@ -14,47 +13,16 @@
 
 #include "diag/diag_int.h"
 
-struct rule_family {
-	const struct ft_rule *rules;
-	const size_t *n;
-};
-
-static const struct rule_family families[] = {
-	{ ft__diag_rules_job, &ft__diag_nrules_job },
-	{ ft__diag_rules_overlap, &ft__diag_nrules_overlap },
-	{ ft__diag_rules_nccl, &ft__diag_nrules_nccl },
-	{ ft__diag_rules_host, &ft__diag_nrules_host },
-	{ ft__diag_rules_ib, &ft__diag_nrules_ib },
-	{ ft__diag_rules_link, &ft__diag_nrules_link },
-	{ ft__diag_rules_roce, &ft__diag_nrules_roce },
-	{ ft__diag_rules_cc, &ft__diag_nrules_cc },
-	{ ft__diag_rules_nicfw, &ft__diag_nrules_nicfw },
-	{ ft__diag_rules_switch, &ft__diag_nrules_switch },
-	{ ft__diag_rules_deadlock, &ft__diag_nrules_deadlock },
-	{ ft__diag_rules_perf, &ft__diag_nrules_perf },
-};
-
 size_t
 ft_rule_count(void)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < FT_ARRAY_SIZE(families); i++)
-		n += *families[i].n;
-	return n;
+	return ft__diag_nrules;
 }
 
 const struct ft_rule *
 ft_rule_at(size_t i)
 {
-	size_t k;
-
-	for (k = 0; k < FT_ARRAY_SIZE(families); k++) {
-		if (i < *families[k].n)
-			return &families[k].rules[i];
-		i -= *families[k].n;
-	}
-	return NULL;
+	return i < ft__diag_nrules ? &ft__diag_rules[i] : NULL;
 }
 
 const struct ft_rule *
