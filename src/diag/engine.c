@@ -11,6 +11,7 @@
 
 #include <fabtune/diag.h>
 
+#include "base/recset_int.h"
 #include "diag/diag_int.h"
 
 size_t
@@ -41,33 +42,20 @@ ft_rule_find(const char *id)
 void
 ft_findings_init(struct ft_findings *f)
 {
-	ft_vec_init(&f->v, sizeof(struct ft_finding));
-	ft_strpool_init(&f->files);
+	ft__recset_init(&f->v, &f->files, sizeof(struct ft_finding));
 }
 
 void
 ft_findings_release(struct ft_findings *f)
 {
-	ft_vec_release(&f->v);
-	ft_strpool_release(&f->files);
+	ft__recset_release(&f->v, &f->files);
 }
 
 int
 ft_findings_add(struct ft_findings *f, const struct ft_finding *x)
 {
-	struct ft_finding *copy;
-	size_t k;
-
-	/* built in place (a finding is large) and kept only when all files are interned */
-	if (ft_vec_reserve(&f->v, 1) < 0)
-		return FT_ENOMEM;
-	copy = (struct ft_finding *)ft_vec_at(&f->v, f->v.len);
-	*copy = *x;
-	for (k = 0; k < copy->nevidence && k < FT_FINDING_MAX_EVIDENCE; k++)
-		if (ft_obs_intern(&f->files, &copy->evidence[k]) < 0)
-			return FT_ENOMEM;
-	f->v.len++;
-	return 0;
+	return ft__recset_add(&f->v, &f->files, x, offsetof(struct ft_finding, evidence),
+			      FT_MIN(x->nevidence, (size_t)FT_FINDING_MAX_EVIDENCE));
 }
 
 static int
