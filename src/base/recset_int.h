@@ -25,4 +25,18 @@ void ft__recset_release(struct ft_vec *v, struct ft_strpool *files);
 int ft__recset_add(struct ft_vec *v, struct ft_strpool *files, const void *rec, size_t obs_off,
                    size_t nobs) FT_MUST_CHECK;
 
+/*
+ * The public init and release of a record set: @name_##_init() and
+ * @name_##_release() on @set_ (with members v and files) of @elem_ records.
+ */
+#define FT__RECSET_DEFINE(name_, set_, elem_)                                              \
+	void name_##_init(set_ *s)                                                         \
+	{                                                                                  \
+		ft__recset_init(&s->v, &s->files, sizeof(elem_));                          \
+	}                                                                                  \
+	void name_##_release(set_ *s)                                                      \
+	{                                                                                  \
+		ft__recset_release(&s->v, &s->files);                                      \
+	}
+
 #endif

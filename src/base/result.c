@@ -212,17 +212,7 @@ ft__recset_add(struct ft_vec *v, struct ft_strpool *files, const void *rec, size
 	return 0;
 }
 
-void
-ft_obs_set_init(struct ft_obs_set *set)
-{
-	ft__recset_init(&set->v, &set->files, sizeof(struct ft_obs));
-}
-
-void
-ft_obs_set_release(struct ft_obs_set *set)
-{
-	ft__recset_release(&set->v, &set->files);
-}
+FT__RECSET_DEFINE(ft_obs_set, struct ft_obs_set, struct ft_obs)
 
 int
 ft_obs_set_add(struct ft_obs_set *set, const struct ft_obs *o)

@@ -31,17 +31,7 @@ ft_diag_payload_efficiency(double mtu, double overhead)
 	return mtu / (mtu + overhead);
 }
 
-void
-ft_advice_set_init(struct ft_advice_set *s)
-{
-	ft__recset_init(&s->v, &s->files, sizeof(struct ft_advice));
-}
-
-void
-ft_advice_set_release(struct ft_advice_set *s)
-{
-	ft__recset_release(&s->v, &s->files);
-}
+FT__RECSET_DEFINE(ft_advice_set, struct ft_advice_set, struct ft_advice)
 
 const struct ft_advice *
 ft_advice_find(const struct ft_advice_set *s, const char *id)

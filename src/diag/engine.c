@@ -39,17 +39,7 @@ ft_rule_find(const char *id)
 
 /* ---- findings ------------------------------------------------------------ */
 
-void
-ft_findings_init(struct ft_findings *f)
-{
-	ft__recset_init(&f->v, &f->files, sizeof(struct ft_finding));
-}
-
-void
-ft_findings_release(struct ft_findings *f)
-{
-	ft__recset_release(&f->v, &f->files);
-}
+FT__RECSET_DEFINE(ft_findings, struct ft_findings, struct ft_finding)
 
 int
 ft_findings_add(struct ft_findings *f, const struct ft_finding *x)
