@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <fabtune/obs.h>
+
+#include "base/recset_int.h"
 #include <fabtune/result.h>
 
 FT__NAME_TABLE(source_names, FT_SOURCE_MAP, FT_SOURCE_COUNT);
@@ -175,26 +177,44 @@ ft_obs_intern(struct ft_strpool *pool, struct ft_obs *o)
 }
 
 void
-ft_obs_set_init(struct ft_obs_set *set)
+ft__recset_init(struct ft_vec *v, struct ft_strpool *files, size_t elem_size)
 {
-	ft_vec_init(&set->v, sizeof(struct ft_obs));
-	ft_strpool_init(&set->files);
+	ft_vec_init(v, elem_size);
+	ft_strpool_init(files);
 }
 
 void
-ft_obs_set_release(struct ft_obs_set *set)
+ft__recset_release(struct ft_vec *v, struct ft_strpool *files)
 {
-	ft_vec_release(&set->v);
-	ft_strpool_release(&set->files);
+	ft_vec_release(v);
+	ft_strpool_release(files);
 }
+
+int
+ft__recset_add(struct ft_vec *v, struct ft_strpool *files, const void *rec, size_t obs_off,
+               size_t nobs)
+{
+	unsigned char *slot;
+	size_t k;
+
+	/* built in place (a finding is large) and kept only when all files are interned */
+	if (ft_vec_reserve(v, 1) < 0)
+		return FT_ENOMEM;
+	slot = (unsigned char *)v->data + v->len * v->elem_size;
+	memcpy(slot, rec, v->elem_size);
+	for (k = 0; k < nobs; k++)
+		if (ft_obs_intern(files, (struct ft_obs *)(slot + obs_off) + k) < 0)
+			return FT_ENOMEM;
+	v->len++;
+	return 0;
+}
+
+FT__RECSET_DEFINE(ft_obs_set, struct ft_obs_set, struct ft_obs)
 
 int
 ft_obs_set_add(struct ft_obs_set *set, const struct ft_obs *o)
 {
-	struct ft_obs copy = *o;
-	int rc = ft_obs_intern(&set->files, &copy);
-
-	return rc < 0 ? rc : ft_vec_push(&set->v, &copy);
+	return ft__recset_add(&set->v, &set->files, o, 0, 1);
 }
 
 void

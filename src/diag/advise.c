@@ -19,6 +19,7 @@
 
 #include <fabtune/diag.h>
 
+#include "base/recset_int.h"
 #include "diag/advise_int.h"
 #include "diag/diag_int.h"
 
@@ -30,19 +31,7 @@ ft_diag_payload_efficiency(double mtu, double overhead)
 	return mtu / (mtu + overhead);
 }
 
-void
-ft_advice_set_init(struct ft_advice_set *s)
-{
-	ft_vec_init(&s->v, sizeof(struct ft_advice));
-	ft_strpool_init(&s->files);
-}
-
-void
-ft_advice_set_release(struct ft_advice_set *s)
-{
-	ft_vec_release(&s->v);
-	ft_strpool_release(&s->files);
-}
+FT__RECSET_DEFINE(ft_advice_set, struct ft_advice_set, struct ft_advice)
 
 const struct ft_advice *
 ft_advice_find(const struct ft_advice_set *s, const char *id)
@@ -160,16 +149,10 @@ advice_start(const struct ft__adv_ctx *a, struct ft_advice *x, const struct ft__
 static int
 advice_add(const struct ft__adv_ctx *a, const struct ft_advice *x)
 {
-	struct ft_advice copy;
-	size_t k;
-
 	if (ft_advice_find(a->out, x->id))
 		return 0;
-	copy = *x;
-	for (k = 0; k < copy.nevidence && k < FT_ADVICE_MAX_EVIDENCE; k++)
-		if (ft_obs_intern(&a->out->files, &copy.evidence[k]) < 0)
-			return FT_ENOMEM;
-	return ft_vec_push(&a->out->v, &copy);
+	return ft__recset_add(&a->out->v, &a->out->files, x, offsetof(struct ft_advice, evidence),
+			      FT_MIN(x->nevidence, (size_t)FT_ADVICE_MAX_EVIDENCE));
 }
 
 void

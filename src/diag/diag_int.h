@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diag/diag_int.h - what the rule files of the diagnosis share: lookups over
- * the observation set, text helpers, the finding builder and the per-family
- * rule tables that engine.c concatenates.
+ * the observation set, text helpers, the finding builder, and the checks of the
+ * rule catalogue (rules_table.c).
  */
 #ifndef FT_DIAG_INT_H
 #define FT_DIAG_INT_H
@@ -13,35 +13,77 @@
 #include <fabtune/diag.h>
 #include <fabtune/obs.h>
 
-/* Rule tables, one per family file. */
-extern const struct ft_rule ft__diag_rules_ib[];
-extern const size_t ft__diag_nrules_ib;
-extern const struct ft_rule ft__diag_rules_roce[];
-extern const size_t ft__diag_nrules_roce;
-extern const struct ft_rule ft__diag_rules_cc[];
-extern const size_t ft__diag_nrules_cc;
-extern const struct ft_rule ft__diag_rules_overlap[];
-extern const size_t ft__diag_nrules_overlap;
-extern const struct ft_rule ft__diag_rules_nccl[];
-extern const size_t ft__diag_nrules_nccl;
-extern const struct ft_rule ft__diag_rules_host[];
-extern const size_t ft__diag_nrules_host;
-extern const struct ft_rule ft__diag_rules_perf[];
-extern const size_t ft__diag_nrules_perf;
-extern const struct ft_rule ft__diag_rules_switch[];
-extern const size_t ft__diag_nrules_switch;
-extern const struct ft_rule ft__diag_rules_nicfw[];
-extern const size_t ft__diag_nrules_nicfw;
-extern const struct ft_rule ft__diag_rules_link[];
-extern const size_t ft__diag_nrules_link;
-extern const struct ft_rule ft__diag_rules_job[];
-extern const size_t ft__diag_nrules_job;
-extern const struct ft_rule ft__diag_rules_deadlock[];
-extern const size_t ft__diag_nrules_deadlock;
-/* ib-pkey-membership (rules_pkey.c), listed in the InfiniBand table */
-int ft__diag_eval_pkey(const struct ft_diag_ctx *c, struct ft_findings *out);
-/* ib-sl-vl-unserved (rules_pkey.c) */
-int ft__diag_eval_sl2vl(const struct ft_diag_ctx *c, struct ft_findings *out);
+/* The rule catalogue (rules_table.c), in registry order. */
+extern const struct ft_rule ft__diag_rules[];
+extern const size_t ft__diag_nrules;
+
+/* A rule's check: its findings on the observations of @c appended to @out. */
+typedef int ft__diag_eval_fn(const struct ft_diag_ctx *c, struct ft_findings *out);
+
+/* The checks of the catalogue, one declaration per family file. */
+/* rules_job.c */
+ft__diag_eval_fn ft__diag_eval_dcgm_diag, ft__diag_eval_nvlink_down, ft__diag_eval_recovery,
+	ft__diag_eval_torch_nccl_error, ft__diag_eval_watchdog, ft__diag_eval_xid;
+/* rules_overlap.c */
+ft__diag_eval_fn ft__diag_eval_overlap_low;
+/* rules_nccl.c */
+ft__diag_eval_fn ft__diag_eval_bond_single_qp, ft__diag_eval_completion, ft__diag_eval_create_qp,
+	ft__diag_eval_cuda_failure, ft__diag_eval_env_leftover, ft__diag_eval_env_link_layer,
+	ft__diag_eval_gdr_disabled, ft__diag_eval_hca_prefix, ft__diag_eval_hca_selects_ethernet,
+	ft__diag_eval_ibverbs_missing, ft__diag_eval_incompatible, ft__diag_eval_link_event,
+	ft__diag_eval_mixed_link_layers, ft__diag_eval_modify_qp, ft__diag_eval_nvls_fail,
+	ft__diag_eval_p2p_channels, ft__diag_eval_retry_cnt, ft__diag_eval_socket,
+	ft__diag_eval_socket_ifname, ft__diag_eval_topo_mismatch, ft__diag_eval_unreachable,
+	ft__diag_eval_version_mismatch;
+/* rules_host.c */
+ft__diag_eval_fn ft__diag_eval_acs, ft__diag_eval_copy_bw, ft__diag_eval_gpu_nic_far,
+	ft__diag_eval_iommu, ft__diag_eval_memlock, ft__diag_eval_numa, ft__diag_eval_pcie,
+	ft__diag_eval_tool_error;
+/* rules_ib.c */
+ft__diag_eval_fn ft__diag_eval_below_capability, ft__diag_eval_ib_cc_off, ft__diag_eval_ibdiagnet,
+	ft__diag_eval_mtu_low, ft__diag_eval_mtu_mismatch, ft__diag_eval_port_down,
+	ft__diag_eval_port_no_sm, ft__diag_eval_rate_below_peers;
+/* rules_pkey.c: ib-pkey-membership, ib-sl-vl-unserved */
+ft__diag_eval_fn ft__diag_eval_pkey, ft__diag_eval_sl2vl;
+/* rules_link.c */
+ft__diag_eval_fn ft__diag_eval_effective_ber, ft__diag_eval_link_errors, ft__diag_eval_module_temp,
+	ft__diag_eval_raw_ber, ft__diag_eval_recommendation;
+/* rules_roce.c */
+ft__diag_eval_fn ft__diag_eval_cc_steady_state, ft__diag_eval_dcqcn_overreaction,
+	ft__diag_eval_ecn_no_cnp, ft__diag_eval_ecn_rate, ft__diag_eval_eth_link_down,
+	ft__diag_eval_gid_empty, ft__diag_eval_gid_index, ft__diag_eval_not_rdma_netdev,
+	ft__diag_eval_pause_fraction, ft__diag_eval_pfc_off, ft__diag_eval_pfc_only,
+	ft__diag_eval_pfc_prio, ft__diag_eval_roce_mtu, ft__diag_eval_rx_pause,
+	ft__diag_eval_trust_pcp, ft__diag_eval_tx_pause;
+/* rules_cc.c */
+ft__diag_eval_fn ft__diag_eval_dcqcn_params, ft__diag_eval_ecn_disabled;
+/* rules_nicfw.c */
+ft__diag_eval_fn ft__diag_eval_cc_prio, ft__diag_eval_cnp_class, ft__diag_eval_dcqcn_tuned;
+/* rules_switch.c */
+ft__diag_eval_fn ft__diag_eval_deadlock, ft__diag_eval_storm, ft__diag_eval_switch_drops,
+	ft__diag_eval_switch_fec, ft__diag_eval_switch_pause;
+/* rules_deadlock.c */
+ft__diag_eval_fn ft__diag_eval_pfc_deadlock;
+/* rules_perf.c */
+ft__diag_eval_fn ft__diag_eval_busbw_model, ft__diag_eval_host_outlier, ft__diag_eval_jitter,
+	ft__diag_eval_latency_model, ft__diag_eval_no_results, ft__diag_eval_pair_outlier,
+	ft__diag_eval_scale_drop, ft__diag_eval_test_unknown, ft__diag_eval_utilisation,
+	ft__diag_eval_wrong;
+
+/* Parameters of the rules that share a check (rule->data). */
+struct ft__counter_rule;
+struct ft__wc_rule;
+extern const struct ft__wc_rule ft__diag_wc_flush, ft__diag_wc_prot, ft__diag_wc_remote,
+	ft__diag_wc_retry, ft__diag_wc_rnr;
+extern const struct ft__counter_rule ft__diag_counter_constraint, ft__diag_counter_discards,
+	ft__diag_counter_downed, ft__diag_counter_integrity, ft__diag_counter_overrun,
+	ft__diag_counter_rcv, ft__diag_counter_recovery, ft__diag_counter_relay,
+	ft__diag_counter_remote, ft__diag_counter_symbol, ft__diag_counter_vl15,
+	ft__diag_counter_wait;
+extern const struct ft__counter_rule ft__diag_counter_ack, ft__diag_counter_cnp_ignored,
+	ft__diag_counter_module, ft__diag_counter_oos, ft__diag_counter_out_of_buffer,
+	ft__diag_counter_oversize, ft__diag_counter_pci, ft__diag_counter_phy,
+	ft__diag_counter_rx_discards, ft__diag_counter_seq, ft__diag_counter_storm;
 
 /* The defaults of struct ft_diag_thresholds (diag/thresholds.c). */
 extern const struct ft_diag_thresholds ft__diag_default_thresholds;
@@ -184,7 +226,7 @@ int ft__diag_each(const struct ft_diag_ctx *c, struct ft_findings *out, const ch
 
 /*
  * The forms most rules take, each a definition macro for the rule's eval
- * (its table row keeps ".eval = eval_x"):
+ * (declared in the list above, its catalogue row keeps ".eval = eval_x"):
  *
  * FT__DIAG_EACH(eval_x, "key1 key2", check_x): @check_x on each observation
  * of the keys (ft__diag_each).
@@ -221,7 +263,7 @@ int ft__diag_disagree(const struct ft_diag_ctx *c, struct ft_findings *out,
 
 /* A rule's eval returning @call_, which sees its parameters c and out. */
 #define FT__DIAG_EVAL(name_, call_)                                                                \
-	static int name_(const struct ft_diag_ctx *c, struct ft_findings *out)                     \
+	int name_(const struct ft_diag_ctx *c, struct ft_findings *out)                     \
 	{                                                                                          \
 		return call_;                                                                      \
 	}

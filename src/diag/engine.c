@@ -3,58 +3,27 @@
  * diag/engine.c - the rule registry, the findings container, ranking and the
  * JSON form of a diagnosis.
  *
- * The registry is the concatenation of the family tables (rules_ib.c,
- * rules_roce.c, rules_nccl.c, rules_host.c, rules_perf.c). Every rule runs
- * over the whole observation set; findings are ranked afterwards, so the
- * order of rules in the tables never shows in the output.
+ * The registry is the rule catalogue (rules_table.c). Every rule runs over
+ * the whole observation set; findings are ranked afterwards, so the order of
+ * the rules never shows in the findings.
  */
 #include "internal.h"
 
 #include <fabtune/diag.h>
 
+#include "base/recset_int.h"
 #include "diag/diag_int.h"
-
-struct rule_family {
-	const struct ft_rule *rules;
-	const size_t *n;
-};
-
-static const struct rule_family families[] = {
-	{ ft__diag_rules_job, &ft__diag_nrules_job },
-	{ ft__diag_rules_overlap, &ft__diag_nrules_overlap },
-	{ ft__diag_rules_nccl, &ft__diag_nrules_nccl },
-	{ ft__diag_rules_host, &ft__diag_nrules_host },
-	{ ft__diag_rules_ib, &ft__diag_nrules_ib },
-	{ ft__diag_rules_link, &ft__diag_nrules_link },
-	{ ft__diag_rules_roce, &ft__diag_nrules_roce },
-	{ ft__diag_rules_cc, &ft__diag_nrules_cc },
-	{ ft__diag_rules_nicfw, &ft__diag_nrules_nicfw },
-	{ ft__diag_rules_switch, &ft__diag_nrules_switch },
-	{ ft__diag_rules_deadlock, &ft__diag_nrules_deadlock },
-	{ ft__diag_rules_perf, &ft__diag_nrules_perf },
-};
 
 size_t
 ft_rule_count(void)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < FT_ARRAY_SIZE(families); i++)
-		n += *families[i].n;
-	return n;
+	return ft__diag_nrules;
 }
 
 const struct ft_rule *
 ft_rule_at(size_t i)
 {
-	size_t k;
-
-	for (k = 0; k < FT_ARRAY_SIZE(families); k++) {
-		if (i < *families[k].n)
-			return &families[k].rules[i];
-		i -= *families[k].n;
-	}
-	return NULL;
+	return i < ft__diag_nrules ? &ft__diag_rules[i] : NULL;
 }
 
 const struct ft_rule *
@@ -70,36 +39,13 @@ ft_rule_find(const char *id)
 
 /* ---- findings ------------------------------------------------------------ */
 
-void
-ft_findings_init(struct ft_findings *f)
-{
-	ft_vec_init(&f->v, sizeof(struct ft_finding));
-	ft_strpool_init(&f->files);
-}
-
-void
-ft_findings_release(struct ft_findings *f)
-{
-	ft_vec_release(&f->v);
-	ft_strpool_release(&f->files);
-}
+FT__RECSET_DEFINE(ft_findings, struct ft_findings, struct ft_finding)
 
 int
 ft_findings_add(struct ft_findings *f, const struct ft_finding *x)
 {
-	struct ft_finding *copy;
-	size_t k;
-
-	/* built in place (a finding is large) and kept only when all files are interned */
-	if (ft_vec_reserve(&f->v, 1) < 0)
-		return FT_ENOMEM;
-	copy = (struct ft_finding *)ft_vec_at(&f->v, f->v.len);
-	*copy = *x;
-	for (k = 0; k < copy->nevidence && k < FT_FINDING_MAX_EVIDENCE; k++)
-		if (ft_obs_intern(&f->files, &copy->evidence[k]) < 0)
-			return FT_ENOMEM;
-	f->v.len++;
-	return 0;
+	return ft__recset_add(&f->v, &f->files, x, offsetof(struct ft_finding, evidence),
+			      FT_MIN(x->nevidence, (size_t)FT_FINDING_MAX_EVIDENCE));
 }
 
 static int

@@ -77,8 +77,8 @@ rdma_prios(const struct ft_diag_ctx *c, const struct ft_obs *o, const struct ft_
 	return 0;
 }
 
-static int
-eval_ecn_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_ecn_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const sides[] = { "np", "rp" };
 	static const char *const what[] = {
@@ -212,32 +212,4 @@ check_dcqcn_param(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     cc_defaults[i].role, cc_defaults[i].name, v, cc_defaults[i].unit, how,
 			     d, cc_defaults[i].unit);
 }
-FT__DIAG_EACH(eval_dcqcn_params, "roce.cc.*", check_dcqcn_param)
-
-const struct ft_rule ft__diag_rules_cc[] = {
-	{ .id = "roce-ecn-disabled",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "ECN/DCQCN is off on the priority that carries RDMA",
-	  .needs = "roce.ecn.np.prio[0-7] roce.ecn.rp.prio[0-7] roce.qos.pfc_enabled_prios "
-		   "nccl.env.NCCL_IB_TC",
-	  .eval = eval_ecn_disabled,
-	  .fix = "enable both points on the RDMA priority on every host: echo 1 > "
-		 "/sys/class/net/IF/ecn/roce_np/enable/PRIO and echo 1 > "
-		 "/sys/class/net/IF/ecn/roce_rp/enable/PRIO (not persistent: set it at boot)",
-	  .kb = "ROCE-DCQCN CC-DCQCN SYM-ROCE-NO-CC" },
-	{ .id = "roce-dcqcn-params",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "DCQCN parameters far from the documented defaults",
-	  .needs = "roce.cc.rp_time_reset roce.cc.rp_byte_reset roce.cc.rp_ai_rate "
-		   "roce.cc.rp_hai_rate roce.cc.rp_min_rate roce.cc.rp_dce_tcp_rtt "
-		   "roce.cc.rp_rate_reduce_monitor_period roce.cc.rp_threshold "
-		   "roce.cc.np_min_time_between_cnps roce.cc.rp_max_rate",
-	  .eval = eval_dcqcn_params,
-	  .fix = "return the knob to its default (echo DEFAULT > /sys/kernel/debug/mlx5/PCI/"
-		 "cc_params/NAME, or the ecn/roce_rp tree) unless an incast test on this fabric "
-		 "chose the value; change DCQCN knobs together with the switch ECN thresholds",
-	  .kb = "CC-DCQCN ROCE-DCQCN" },
-};
-const size_t ft__diag_nrules_cc = FT_ARRAY_SIZE(ft__diag_rules_cc);
+FT__DIAG_EACH(ft__diag_eval_dcqcn_params, "roce.cc.*", check_dcqcn_param)

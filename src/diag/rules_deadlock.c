@@ -86,8 +86,8 @@ find_ring(const struct dl_graph *g, size_t s, size_t *ring)
 	return 0;
 }
 
-static int
-eval_pfc_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_pfc_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	struct dl_graph *g = ft_calloc(1, sizeof(*g));
 	size_t ring[DL_MAXSW], n = 0, i, s;
@@ -142,20 +142,3 @@ eval_pfc_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
 	ft_free(g);
 	return rc;
 }
-
-const struct ft_rule ft__diag_rules_deadlock[] = {
-	{ .id = "pfc-deadlock",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_CRITICAL,
-	  .summary = "PFC watchdog storms on switch ports that wait on one another in a ring "
-	             "(a cyclic buffer dependency)",
-	  .needs = "switch.pfcwd.storms switch.lldp.remote_device",
-	  .eval = eval_pfc_deadlock,
-	  .fix = "break the cycle of lossless queues: route so that no dependency loop can close "
-	         "(up/down or dimension-order routing with a dateline), or give each hop class "
-	         "(dimension, dateline crossing) its own lossless priority; keep the PFC watchdog "
-	         "as the safety net, not the fix",
-	  .kb = "ROCE-PFC SYM-ROCE-PFC-STORM" },
-};
-
-const size_t ft__diag_nrules_deadlock = FT_ARRAY_SIZE(ft__diag_rules_deadlock);

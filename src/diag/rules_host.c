@@ -31,7 +31,7 @@ check_pcie(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 			     "%.0f%% of its PCIe bandwidth",
 			     nwhat, what, vc, unit, vm, unit, 100.0 * vc / vm);
 }
-FT__DIAG_EACH(eval_pcie, "pcie.link.*_cur", check_pcie)
+FT__DIAG_EACH(ft__diag_eval_pcie, "pcie.link.*_cur", check_pcie)
 
 /* Rank of a topo -m path code between a GPU and a NIC: larger is farther; 0 unknown. */
 static int
@@ -93,8 +93,8 @@ emit_gpu_nic(const struct ft_diag_ctx *c, struct ft_findings *out, const struct 
  * by host and device ("GPU4->NIC0", "GPU4->NIC1", ...), so one GPU's rows are
  * consecutive and one pass suffices.
  */
-static int
-eval_gpu_nic_far(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_gpu_nic_far(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *o, *group = NULL, *best = NULL;
 	size_t pos = 0;
@@ -143,7 +143,7 @@ check_numa(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 			     "traffic crosses the inter-socket link",
 			     g->device[0] ? g->device : "a GPU", gn);
 }
-FT__DIAG_EACH(eval_numa, "gpu.numa_affinity", check_numa)
+FT__DIAG_EACH(ft__diag_eval_numa, "gpu.numa_affinity", check_numa)
 
 static bool
 acs_on(const struct ft_obs *o)
@@ -151,7 +151,7 @@ acs_on(const struct ft_obs *o)
 	return strstr(o->str, "SrcValid+") || ft__str_ieq(o->str, "enabled") ||
 	       ft__str_ieq(o->str, "on");
 }
-FT__DIAG_MATCH(eval_acs, "host.acs", acs_on,
+FT__DIAG_MATCH(ft__diag_eval_acs, "host.acs", acs_on,
 	       "ACS is enabled on a PCIe bridge (%s): peer-to-peer traffic between GPU and NIC is "
 	       "forced up to the root complex")
 
@@ -167,7 +167,7 @@ check_memlock(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     "(ibv_reg_mr, ibv_create_qp) fail once it is used up",
 			     v, o->unit[0] ? o->unit : "KiB");
 }
-FT__DIAG_EACH(eval_memlock, "host.memlock", check_memlock)
+FT__DIAG_EACH(ft__diag_eval_memlock, "host.memlock", check_memlock)
 
 static bool
 iommu_translates(const struct ft_obs *o)
@@ -175,7 +175,7 @@ iommu_translates(const struct ft_obs *o)
 	return ft__str_ieq(o->str, "on") || ft__str_ieq(o->str, "translated") ||
 	       ft__str_ieq(o->str, "enabled") || ft__str_icontains(o->str, "dma");
 }
-FT__DIAG_MATCH_FIRST(eval_iommu, "host.iommu", iommu_translates,
+FT__DIAG_MATCH_FIRST(ft__diag_eval_iommu, "host.iommu", iommu_translates,
 		     "IOMMU in translating mode (%s): GPU-NIC peer-to-peer goes through address "
 		     "translation, slow or hanging on some platforms")
 
@@ -235,85 +235,8 @@ check_copy_bw(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     "upstream)",
 			     nslow, n, o->str, worst->device, worst->num, best->device, best->num);
 }
-FT__DIAG_EACH(eval_copy_bw, "nvbw.bw", check_copy_bw)
+FT__DIAG_EACH(ft__diag_eval_copy_bw, "nvbw.bw", check_copy_bw)
 
-FT__DIAG_MATCH(eval_tool_error, "tool.error", NULL,
+FT__DIAG_MATCH(ft__diag_eval_tool_error, "tool.error", NULL,
 	       "the tool failed part-way (\"%.160s\"): a device vanished or its driver is not "
 	       "answering, so the output is incomplete")
-
-const struct ft_rule ft__diag_rules_host[] = {
-	{ .id = "host-copy-bw-outlier",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "some GPU or host copy paths of an nvbandwidth matrix are much slower",
-	  .needs = "nvbw.bw",
-	  .eval = eval_copy_bw,
-	  .fix = "map the slow pairs on nvidia-smi topo -m (SYS/NODE vs PIX/PXB); check ACS on "
-		 "the PCIe switches (lspci -vvv | grep ACSCtl) and the IOMMU mode; place ranks "
-		 "that exchange most data on the fast pairs",
-	  .kb = "HOST-TOPO HOST-ACS HOST-PCIE" },
-	{ .id = "tool-failed",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a diagnostic tool failed part-way (device vanished, driver not answering)",
-	  .needs = "tool.error",
-	  .eval = eval_tool_error,
-	  .fix = "check dmesg for the device (hot-removed VF, driver reset, firmware error), "
-		 "reload the driver or reboot, then re-run the tool",
-	  .kb = "IB-TOOLS" },
-	{ .id = "pcie-link-degraded",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a PCIe link trained below its maximum speed or width",
-	  .needs =
-		  "pcie.link.speed_cur pcie.link.speed_max pcie.link.width_cur pcie.link.width_max",
-	  .eval = eval_pcie,
-	  .fix = "reseat the card, try another slot or riser, update BIOS and firmware; check "
-		 "under load (GPUs lower their PCIe speed when idle)",
-	  .kb = "HOST-PCIE SYM-BW-HALF SYM-BW-ASYM" },
-	{ .id = "gpu-nic-cross-socket",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a GPU's nearest NIC is across the CPU sockets (SYS) or behind the CPU",
-	  .needs = "gpu.nic_path",
-	  .eval = eval_gpu_nic_far,
-	  .fix = "pair each GPU with a NIC under the same PCIe switch (PIX/PXB): choose the job's "
-		 "GPUs and NCCL_IB_HCA accordingly, or move the NIC; keep PXN enabled",
-	  .kb = "HOST-TOPO HOST-NUMA SYM-BW-HALF SYM-BW-ASYM" },
-	{ .id = "gpu-numa-without-nic",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a GPU sits on a NUMA node with no NIC",
-	  .needs = "gpu.numa_affinity numa.node",
-	  .eval = eval_numa,
-	  .fix = "place ranks on GPUs of the NIC's NUMA node, bind CPUs to that node, or add a NIC "
-		 "on the other socket",
-	  .kb = "HOST-NUMA HOST-TOPO" },
-	{ .id = "host-acs-enabled",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "PCIe ACS enabled on bridges between GPUs and NICs",
-	  .needs = "host.acs",
-	  .eval = eval_acs,
-	  .fix = "bare metal: disable ACS (BIOS, or setpci ECAP_ACS+0x6.w=0000 per bridge after "
-		 "each boot); VMs: enable ATS on the NICs",
-	  .kb = "HOST-ACS SYM-ERR-4 SYM-INTRA-LOW" },
-	{ .id = "host-iommu-translated",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_INFO,
-	  .summary = "IOMMU in translating mode",
-	  .needs = "host.iommu",
-	  .eval = eval_iommu,
-	  .fix = "boot with iommu=pt (pass-through) on bare metal",
-	  .kb = "HOST-ACS" },
-	{ .id = "host-memlock-limited",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "memlock limit is not unlimited",
-	  .needs = "host.memlock",
-	  .eval = eval_memlock,
-	  .fix = "memlock unlimited in limits.conf, for the launcher and Slurm daemons; containers "
-		 "--ulimit memlock=-1",
-	  .kb = "HOST-LIMITS SYM-MEMLOCK" },
-};
-const size_t ft__diag_nrules_host = FT_ARRAY_SIZE(ft__diag_rules_host);

@@ -32,7 +32,7 @@ check_port_down(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 			     disabled ? "administratively disabled, carries no traffic"
 				      : "no link (no cable or peer, or a failed cable/port)");
 }
-FT__DIAG_EACH(eval_port_down, "ib.port.state", check_port_down)
+FT__DIAG_EACH(ft__diag_eval_port_down, "ib.port.state", check_port_down)
 
 static int
 check_port_no_sm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *st)
@@ -46,7 +46,7 @@ check_port_no_sm(const struct ft_diag_ctx *c, struct ft_findings *out, const str
 			     "Active, so nothing communicates over it",
 			     st->str);
 }
-FT__DIAG_EACH(eval_port_no_sm, "ib.port.state", check_port_no_sm)
+FT__DIAG_EACH(ft__diag_eval_port_no_sm, "ib.port.state", check_port_no_sm)
 
 /* ---- link training ------------------------------------------------------- */
 
@@ -127,7 +127,7 @@ check_below_capability(const struct ft_diag_ctx *c, struct ft_findings *out,
 			     "%.0f%% of its capability",
 			     width ? "width" : "speed", a->str, sup->str, 100.0 * va / vs);
 }
-FT__DIAG_EACH(eval_below_capability, "ib.port.width_active ib.port.speed_active",
+FT__DIAG_EACH(ft__diag_eval_below_capability, "ib.port.width_active ib.port.speed_active",
 	      check_below_capability)
 
 static bool
@@ -144,8 +144,8 @@ is_active_port_rate(const struct ft_diag_ctx *c, const struct ft_obs *o, const c
 	return strcasecmp(ll ? ll->str : "InfiniBand", layer) == 0;
 }
 
-static int
-eval_rate_below_peers(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_rate_below_peers(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const layers[] = { "InfiniBand", "Ethernet" };
 	size_t i, l;
@@ -195,7 +195,7 @@ is_active_ib_mtu(const struct ft_diag_ctx *c, const struct ft_obs *o)
 	ll = ft__diag_find_same(c, "ib.port.link_layer", o);
 	return !ll || ft__str_ieq(ll->str, "InfiniBand");
 }
-FT__DIAG_DISAGREE(eval_mtu_mismatch, is_active_ib_mtu, true,
+FT__DIAG_DISAGREE(ft__diag_eval_mtu_mismatch, is_active_ib_mtu, true,
 		  "active InfiniBand ports disagree on MTU (%.0f vs %.0f bytes): a QP runs at the "
 		  "smaller of its two ends")
 
@@ -210,7 +210,7 @@ check_mtu_low(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 26)),
 			     100.0 * (1 - ft_diag_payload_efficiency(4096, 26)), 4096 / o->num);
 }
-FT__DIAG_EACH(eval_mtu_low, "ib.port.mtu_active", check_mtu_low)
+FT__DIAG_EACH(ft__diag_eval_mtu_low, "ib.port.mtu_active", check_mtu_low)
 
 /* ---- ibdiagnet ------------------------------------------------------------ */
 
@@ -229,11 +229,11 @@ check_ibdiagnet(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 				  : "ibdiagnet warning: \"%.160s\"",
 			     o->str);
 }
-FT__DIAG_EACH(eval_ibdiagnet, "ibdiag.warning", check_ibdiagnet)
+FT__DIAG_EACH(ft__diag_eval_ibdiagnet, "ibdiag.warning", check_ibdiagnet)
 
 /* ---- counters ------------------------------------------------------------ */
 
-static const struct ft__counter_rule c_symbol = {
+const struct ft__counter_rule ft__diag_counter_symbol = {
 	{ "ib.counter.SymbolErrorCounter", NULL },
 	10,
 	0,
@@ -242,14 +242,14 @@ static const struct ft__counter_rule c_symbol = {
 	"HDR/NDR these errors survived FEC",
 	.rate_threshold = 0.001 /* more than a handful per hour (IB-COUNTERS) */
 };
-static const struct ft__counter_rule c_recovery = {
+const struct ft__counter_rule ft__diag_counter_recovery = {
 	{ "ib.counter.LinkErrorRecoveryCounter", NULL },
 	10,
 	0,
 	"IBD-THR default",
 	"the link retrained: each event stalls traffic and can trigger transport retries"
 };
-static const struct ft__counter_rule c_downed = {
+const struct ft__counter_rule ft__diag_counter_downed = {
 	{ "ib.counter.LinkDownedCounter", NULL },
 	1,
 	10,
@@ -258,28 +258,28 @@ static const struct ft__counter_rule c_downed = {
 	"NCCL error 12",
 	.rate_critical = true
 };
-static const struct ft__counter_rule c_rcv = {
+const struct ft__counter_rule ft__diag_counter_rcv = {
 	{ "ib.counter.PortRcvErrors", NULL },
 	10,
 	0,
 	"IBD-THR default",
 	"received packets with errors: physical-layer corruption (CRC) or malformed packets"
 };
-static const struct ft__counter_rule c_remote = {
+const struct ft__counter_rule ft__diag_counter_remote = {
 	{ "ib.counter.PortRcvRemotePhysicalErrors", NULL },
 	100,
 	0,
 	"IBD-THR default",
 	"packets arrived already corrupted: the bad link is one hop upstream"
 };
-static const struct ft__counter_rule c_relay = {
+const struct ft__counter_rule ft__diag_counter_relay = {
 	{ "ib.counter.PortRcvSwitchRelayErrors", NULL },
 	100,
 	0,
 	"IBD-THR default",
 	"packets the switch could not forward: forwarding-table (subnet manager) problems"
 };
-static const struct ft__counter_rule c_discards = {
+const struct ft__counter_rule ft__diag_counter_discards = {
 	{ "ib.counter.PortXmitDiscards", NULL },
 	100,
 	0,
@@ -287,7 +287,7 @@ static const struct ft__counter_rule c_discards = {
 	"outbound packets dropped: severe congestion (head-of-queue lifetime expired) or "
 	"a down port"
 };
-static const struct ft__counter_rule c_wait = {
+const struct ft__counter_rule ft__diag_counter_wait = {
 	{ "ib.counter.PortXmitWait", NULL },
 	1000,
 	0,
@@ -295,36 +295,34 @@ static const struct ft__counter_rule c_wait = {
 	"the port had data but no credits: downstream congestion, incast or a slow receiver",
 	.rate_threshold = -1 /* tick length is device-specific */
 };
-static const struct ft__counter_rule c_constraint = {
+const struct ft__counter_rule ft__diag_counter_constraint = {
 	{ "ib.counter.PortXmitConstraintErrors", "ib.counter.PortRcvConstraintErrors", NULL },
 	100,
 	0,
 	"IBD-THR default",
 	"packets filtered by partition (P_Key) checks: partition membership mismatch"
 };
-static const struct ft__counter_rule c_integrity = {
+const struct ft__counter_rule ft__diag_counter_integrity = {
 	{ "ib.counter.LocalLinkIntegrityErrors", NULL },
 	10,
 	0,
 	"IBD-THR default",
 	"local physical errors exceeded their threshold: poor link quality"
 };
-static const struct ft__counter_rule c_overrun = {
+const struct ft__counter_rule ft__diag_counter_overrun = {
 	{ "ib.counter.ExcessiveBufferOverrunErrors", NULL },
 	10,
 	0,
 	"IBD-THR default",
 	"input buffer overruns: port misconfiguration or very poor signal integrity"
 };
-static const struct ft__counter_rule c_vl15 = {
+const struct ft__counter_rule ft__diag_counter_vl15 = {
 	{ "ib.counter.VL15Dropped", NULL },
 	100,
 	0,
 	"IBD-THR default",
 	"management packets dropped: subnet-management storms or an overloaded SM path"
 };
-
-#define COUNTER_RULE FT__DIAG_COUNTER_RULE
 
 /* ---- congestion control in the subnet manager ------------------------------ */
 
@@ -338,8 +336,8 @@ static const struct ft__counter_rule c_vl15 = {
  */
 #define CC_NEEDED_NODES 64
 
-static int
-eval_ib_cc_off(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_ib_cc_off(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *cc = ft__diag_find(c, "opensm.congestion_control");
 	const struct ft_obs *mcc = ft__diag_find(c, "opensm.mlnx_congestion_control");
@@ -378,160 +376,3 @@ eval_ib_cc_off(const struct ft_diag_ctx *c, struct ft_findings *out)
 		mcc ? (mcc->num == 1 ? "disabled" : "unconfigured") : "off", ev[0]->key + 7, ev[0]->str,
 		need->key, need->num);
 }
-
-const struct ft_rule ft__diag_rules_ib[] = {
-	{ .id = "ib-cc-off",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "IB congestion control off in the subnet manager on a fabric that needs it",
-	  .needs = "opensm.congestion_control opensm.mlnx_congestion_control "
-		   "ib.counter.PortXmitWait ib.counter.PortXmitDiscards spec.nodes",
-	  .eval = eval_ib_cc_off,
-	  .fix = "enable congestion control in the SM (NVIDIA OpenSM: mlnx_congestion_control 2 "
-		 "with a policy file; upstream OpenSM: congestion_control TRUE and the cc_* "
-		 "options) or in UFM, with adaptive routing for the traffic it cannot throttle",
-	  .kb = "IB-CC CC-IB IB-COUNTERS" },
-	{ .id = "ib-port-down",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "an RDMA port is not Active/LinkUp",
-	  .needs = "ib.port.state ib.port.phys_state ib.port.link_layer",
-	  .eval = eval_port_down,
-	  .fix = "check the cable and the peer port (ibstat, iblinkinfo); reseat or replace the "
-		 "cable or transceiver; leave unused ports out of NCCL_IB_HCA",
-	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
-	{ .id = "ib-port-no-sm",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "a port is Init or Armed: no subnet manager made it Active",
-	  .needs = "ib.port.state ib.port.phys_state ib.port.sm_lid",
-	  .eval = eval_port_no_sm,
-	  .fix = "start or repair the subnet manager (sminfo; OpenSM or UFM) and check its logs",
-	  .kb = "IB-SM SYM-IB-SM" },
-	{ .id = "ib-link-below-capability",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "an active port trained below its supported width or speed",
-	  .needs = "ib.port.width_active ib.port.width_supported ib.port.speed_active "
-		   "ib.port.speed_supported ib.port.state",
-	  .eval = eval_below_capability,
-	  .fix = "replace the cable or transceiver (a failed lane or an older cable type), then "
-		 "check the port's speed configuration",
-	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
-	{ .id = "ib-rate-below-peers",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "an active port runs at a lower rate than the other ports of its kind",
-	  .needs = "ib.port.rate ib.port.state ib.port.link_layer",
-	  .eval = eval_rate_below_peers,
-	  .fix = "compare with iblinkinfo; replace the cable or transceiver of the slow port",
-	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },
-	{ .id = "ib-mtu-below-4096",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "an active InfiniBand port runs an MTU below 4096",
-	  .needs = "ib.port.mtu_active ib.port.state ib.port.link_layer",
-	  .eval = eval_mtu_low,
-	  .fix = "raise the partition/QoS mtu-limit in the subnet manager to 4096 on every hop",
-	  .kb = "IB-MTU" },
-	{ .id = "ib-mtu-mismatch",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "active InfiniBand ports disagree on the MTU",
-	  .needs = "ib.port.mtu_active ib.port.state",
-	  .eval = eval_mtu_mismatch,
-	  .fix = "configure one MTU (4096) fabric-wide in the subnet manager",
-	  .kb = "IB-MTU" },
-	{ .id = "ib-ibdiagnet-warning",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "ibdiagnet reported a fabric warning",
-	  .needs = "ibdiag.warning",
-	  .eval = eval_ibdiagnet,
-	  .fix = "suboptimal IPoIB group rate: set the partition's rate in the SM partition "
-		 "configuration (partitions.conf rate=) to the links' rate; other warnings: see "
-		 "the ibdiagnet report section named in the message",
-	  .kb = "IB-TOOLS IB-SM IB-PKEY" },
-	{ .id = "ib-pkey-membership",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "ports cannot reach each other in the partition at NCCL's P_Key index",
-	  .needs = "ib.pkey.* ib.pkey.capacity nccl.env.NCCL_IB_PKEY",
-	  .eval = ft__diag_eval_pkey,
-	  .fix = "give every port of the job full membership of one partition in the subnet "
-		 "manager's partitions.conf (NAME=0xPKEY : GUID=full, ...), or set NCCL_IB_PKEY "
-		 "to the index where the ports hold it; re-read the tables with smpquery "
-		 "PKeyTable after the SM has run",
-	  .kb = "IB-PKEY OSM-PART" },
-	{ .id = "ib-sl-vl-unserved",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "the SL NCCL sends on maps to a VL the port does not run (VL15 or past OperVLs)",
-	  .needs = "ib.sl2vl.sl* ib.portinfo.OperVLs nccl.env.NCCL_IB_SL",
-	  .eval = ft__diag_eval_sl2vl,
-	  .fix = "map the SL to an operational data VL in the subnet manager (opensm qos_sl2vl / "
-		 "qos_*_sl2vl, max_op_vls) or set NCCL_IB_SL to an SL the fabric serves; "
-		 "check with smpquery sl2vl and smpquery portinfo on each hop",
-	  .kb = "IB-VL OSM-QOS" },
-	COUNTER_RULE("ib-symbol-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
-		     "SymbolErrorCounter over the IBD-THR threshold", c_symbol,
-		     "ib.counter.SymbolErrorCounter",
-		     "clean or reseat the connector, swap the cable or optic, move the port; run "
-		     "ibdiagnet --get_phy_info after 5-10 minutes of traffic",
-		     "IB-COUNTERS SYM-LINK-ERRORS"),
-	COUNTER_RULE("ib-link-recovery", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
-		     "LinkErrorRecoveryCounter over the IBD-THR threshold", c_recovery,
-		     "ib.counter.LinkErrorRecoveryCounter",
-		     "swap the cable or transceiver; drain the link if it keeps retraining",
-		     "IB-COUNTERS SYM-LINK-ERRORS SYM-JITTER"),
-	COUNTER_RULE("ib-link-downed", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
-		     "LinkDownedCounter is not zero", c_downed, "ib.counter.LinkDownedCounter",
-		     "find the flapping link (perfquery -x on both ends, dmesg), replace the cable "
-		     "or port, isolate the node until fixed",
-		     "IB-COUNTERS SYM-LINK-ERRORS SYM-ERR-12"),
-	COUNTER_RULE("ib-rcv-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
-		     "PortRcvErrors over the IBD-THR threshold", c_rcv, "ib.counter.PortRcvErrors",
-		     "check the physical link (cable, optic); on inter-switch links run ibdiagnet",
-		     "IB-COUNTERS"),
-	COUNTER_RULE("ib-remote-physical-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		     "PortRcvRemotePhysicalErrors over the IBD-THR threshold", c_remote,
-		     "ib.counter.PortRcvRemotePhysicalErrors",
-		     "look one hop upstream for the port with symbol errors and fix that link",
-		     "IB-COUNTERS"),
-	COUNTER_RULE("ib-switch-relay-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		     "PortRcvSwitchRelayErrors over the IBD-THR threshold", c_relay,
-		     "ib.counter.PortRcvSwitchRelayErrors",
-		     "run ibdiagnet routing checks; check the routing engine and SM logs",
-		     "IB-COUNTERS IB-SM SYM-IB-SM"),
-	COUNTER_RULE("ib-xmit-discards", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		     "PortXmitDiscards over the IBD-THR threshold", c_discards,
-		     "ib.counter.PortXmitDiscards",
-		     "find the congested or down port; enable adaptive routing, fix routing "
-		     "imbalance and placement",
-		     "IB-COUNTERS IB-FC SYM-IB-CONGESTION"),
-	COUNTER_RULE("ib-xmit-wait", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		     "PortXmitWait over the IBD-THR reporting floor (congestion)", c_wait,
-		     "ib.counter.PortXmitWait",
-		     "host-facing port: look for a slow receiver (PCIe, NUMA, GDR); inter-switch "
-		     "port: check routing engine and adaptive routing, spread the job",
-		     "IB-COUNTERS IB-FC IB-AR SYM-IB-CONGESTION"),
-	COUNTER_RULE("ib-constraint-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		     "partition constraint errors over the IBD-THR threshold", c_constraint,
-		     "ib.counter.PortXmitConstraintErrors ib.counter.PortRcvConstraintErrors",
-		     "check partitions.conf membership (full vs limited) and NCCL_IB_PKEY",
-		     "IB-COUNTERS IB-PKEY SYM-IB-PKEY"),
-	COUNTER_RULE("ib-link-integrity", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
-		     "LocalLinkIntegrityErrors over the IBD-THR threshold", c_integrity,
-		     "ib.counter.LocalLinkIntegrityErrors", "replace the cable or transceiver",
-		     "IB-COUNTERS SYM-LINK-ERRORS"),
-	COUNTER_RULE("ib-buffer-overrun", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
-		     "ExcessiveBufferOverrunErrors over the IBD-THR threshold", c_overrun,
-		     "ib.counter.ExcessiveBufferOverrunErrors",
-		     "check the port configuration (VLs, credits) and the signal quality",
-		     "IB-COUNTERS"),
-	COUNTER_RULE("ib-vl15-dropped", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		     "VL15Dropped over the IBD-THR threshold", c_vl15, "ib.counter.VL15Dropped",
-		     "look for subnet-management storms; check the SM and its sweep interval",
-		     "IB-COUNTERS IB-VL"),
-};
-const size_t ft__diag_nrules_ib = FT_ARRAY_SIZE(ft__diag_rules_ib);

@@ -42,8 +42,8 @@ rank_list(const struct ft_obs *const *o, size_t n, char *buf, size_t len)
 	}
 }
 
-static int
-eval_watchdog(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_watchdog(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *seqs[64];
 	const struct ft_obs *first = NULL, *other_op = NULL, *low = NULL, *high = NULL;
@@ -148,8 +148,8 @@ eval_watchdog(const struct ft_diag_ctx *c, struct ft_findings *out)
 	}
 }
 
-static int
-eval_torch_nccl_error(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_torch_nccl_error(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	struct ft__evidence e = { 0 };
 	const struct ft_obs *o;
@@ -260,7 +260,7 @@ check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_
 			     o->device[0] ? o->device : "?", count, count == 1 ? "" : "s",
 			     xids[k].what, action_text[xids[k].action]);
 }
-FT__DIAG_EACH(eval_xid, "gpu.xid", check_xid)
+FT__DIAG_EACH(ft__diag_eval_xid, "gpu.xid", check_xid)
 
 /* ---- DCGM ------------------------------------------------------------------ */
 
@@ -283,7 +283,7 @@ check_nvlink_down(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     "NVLink SHARP is unavailable",
 			     o->num, o->num + nup, o->device);
 }
-FT__DIAG_EACH(eval_nvlink_down, "dcgm.nvlink.down", check_nvlink_down)
+FT__DIAG_EACH(ft__diag_eval_nvlink_down, "dcgm.nvlink.down", check_nvlink_down)
 
 static int
 check_dcgm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -303,7 +303,7 @@ check_dcgm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 	return ft__diag_emit(c, out, fail ? FT_SEV_ERROR : FT_SEV_WARNING, FT__EV(o),
 			     "DCGM diagnostic \"%s\": %s", o->device, o->str);
 }
-FT__DIAG_EACH(eval_dcgm_diag, "dcgm.diag dcgm.health", check_dcgm)
+FT__DIAG_EACH(ft__diag_eval_dcgm_diag, "dcgm.diag dcgm.health", check_dcgm)
 
 /* ---- recovery time ---------------------------------------------------------- */
 
@@ -314,8 +314,8 @@ FT__DIAG_EACH(eval_dcgm_diag, "dcgm.diag dcgm.health", check_dcgm)
  * 4.096 us x 2^NCCL_IB_TIMEOUT x (NCCL_IB_RETRY_CNT + 1) (ENV-IB_TIMEOUT,
  * ENV-IB_RETRY_CNT), each alone may exceed it.
  */
-static int
-eval_recovery(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_recovery(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	double max = c->thresholds->recovery_max_s, t, retry = 7;
 	const struct ft_obs *o = ft__diag_find(c, "torch.nccl.timeout_ms");
@@ -352,67 +352,3 @@ eval_recovery(const struct ft_diag_ctx *c, struct ft_findings *out)
 	}
 	return 0;
 }
-
-const struct ft_rule ft__diag_rules_job[] = {
-	{ .id = "job-recovery-time",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "failure detection alone takes longer than the recovery time the job is held to",
-	  .needs = "torch.nccl.timeout_ms nccl.env.NCCL_IB_TIMEOUT nccl.env.NCCL_IB_RETRY_CNT",
-	  .eval = eval_recovery,
-	  .fix = "lower the process group's timeout (init_process_group(timeout=...)) to what a "
-		 "collective can take, and keep NCCL_IB_TIMEOUT at its default (20) unless the "
-		 "fabric needs more; pair both with a restart from the latest checkpoint",
-	  .kb = "ENV-IB_TIMEOUT ENV-IB_RETRY_CNT" },
-	{ .id = "gpu-nvlink-down",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "NVLinks of a GPU are down (DCGM link status)",
-	  .needs = "dcgm.nvlink.down dcgm.nvlink.up",
-	  .eval = eval_nvlink_down,
-	  .fix = "check the NVLink bridges or the baseboard/NVSwitch (nvidia-smi nvlink -s, "
-		 "fabric manager status on NVSwitch systems); reset the GPUs or reboot; drain "
-		 "the node if links stay down",
-	  .kb = "HOST-TOPO XID-CATALOG" },
-	{ .id = "dcgm-diag",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "a DCGM diagnostic failed or warned, or DCGM health is not healthy",
-	  .needs = "dcgm.diag dcgm.health",
-	  .eval = eval_dcgm_diag,
-	  .fix = "read the failing test's details (dcgmi diag -r N -v), act on the subsystem "
-		 "it names (PCIe, memory, NVLink, thermal) and re-run before returning the node",
-	  .kb = "XID-CATALOG HOST-PCIE" },
-	{ .id = "torch-watchdog-timeout",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_CRITICAL,
-	  .summary = "PyTorch's NCCL watchdog aborted a collective that never completed",
-	  .needs = "torch.nccl.seq torch.nccl.timeout torch.nccl.timeout_ms "
-		   "torch.nccl.last_completed",
-	  .eval = eval_watchdog,
-	  .fix = "desync (ranks disagree on the op or SeqNum): make every rank issue the same "
-		 "collectives in the same order (TORCH_NCCL_DESYNC_DEBUG=1 names the culprit); "
-		 "same op everywhere: find the rank that is not waiting (its own log, Xid lines, "
-		 "NCCL WARN lines, a dead process), then the links between it and its peers",
-	  .kb = "SYM-INIT-HANG SYM-ERR-12" },
-	{ .id = "torch-nccl-error",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "an NCCL error was raised into the framework (DistBackendError)",
-	  .needs = "torch.nccl.error",
-	  .eval = eval_torch_nccl_error,
-	  .fix = "find the first rank that failed and its cause (NCCL WARN lines with "
-		 "NCCL_DEBUG=WARN, Xid lines in the kernel log, out-of-memory kills)",
-	  .kb = "SYM-ERR-12 NCCL-TS-NET" },
-	{ .id = "gpu-xid",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "the GPU driver logged an Xid error event",
-	  .needs = "gpu.xid",
-	  .eval = eval_xid,
-	  .fix = "act on the Xid class: application faults (13, 31, 43, 94) restart the job; "
-		 "firmware or uncontained errors (61, 62, 95, 119, 120) reset the GPU; memory, "
-		 "NVLink and bus faults (48, 64, 74, 79) drain the node for diagnosis and RMA",
-	  .kb = "XID-CATALOG HOST-PCIE" },
-};
-const size_t ft__diag_nrules_job = FT_ARRAY_SIZE(ft__diag_rules_job);

@@ -78,7 +78,7 @@ check_effective_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const 
 			     "retransmissions%s; %s",
 			     o->num, lim, lane, where_rx);
 }
-FT__DIAG_EACH(eval_effective_ber, "mlxlink.effective_ber", check_effective_ber)
+FT__DIAG_EACH(ft__diag_eval_effective_ber, "mlxlink.effective_ber", check_effective_ber)
 
 static int
 check_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -98,7 +98,7 @@ check_raw_ber(const struct ft_diag_ctx *c, struct ft_findings *out, const struct
 			     "it degrades",
 			     o->num, lim, lane);
 }
-FT__DIAG_EACH(eval_raw_ber, "mlxlink.raw_ber", check_raw_ber)
+FT__DIAG_EACH(ft__diag_eval_raw_ber, "mlxlink.raw_ber", check_raw_ber)
 
 static const char *const link_error_keys[] = { "mlxlink.symbol_errors", "mlxlink.link_down",
 						 "mlxlink.link_error_recovery" };
@@ -137,7 +137,8 @@ check_link_errors(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     "retrained; %s",
 			     strchr(o->key, '.') + 1, o->num, where_rx);
 }
-FT__DIAG_EACH(eval_link_errors, "mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
+FT__DIAG_EACH(ft__diag_eval_link_errors,
+	      "mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
 	      check_link_errors)
 
 /* "45 [-5..75]" or "45C [-5..75]": the high alarm of the printed range, or 0. */
@@ -164,63 +165,12 @@ check_module_temp(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     hi > 0 ? hi : c->thresholds->module_temp_max,
 			     hi > 0 ? " (the module's own range)" : " (heuristic)");
 }
-FT__DIAG_EACH(eval_module_temp, "mlxlink.module_temp", check_module_temp)
+FT__DIAG_EACH(ft__diag_eval_module_temp, "mlxlink.module_temp", check_module_temp)
 
 static bool
 recommends_action(const struct ft_obs *o)
 {
 	return o->str[0] && !ft__str_icontains(o->str, "No issue was observed");
 }
-FT__DIAG_MATCH(eval_recommendation, "mlxlink.recommendation", recommends_action,
+FT__DIAG_MATCH(ft__diag_eval_recommendation, "mlxlink.recommendation", recommends_action,
 	       "mlxlink recommends: \"%.200s\"")
-
-const struct ft_rule ft__diag_rules_link[] = {
-	{ .id = "link-effective-ber",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "errors left after FEC (effective BER above 1e-12) on a port",
-	  .needs = "mlxlink.effective_ber mlxlink.effective_errors mlxlink.raw_ber "
-		   "mlxlink.raw_errors_lane",
-	  .eval = eval_effective_ber,
-	  .fix = "drain the link; clean and reseat both connectors, swap the cable or optic; if "
-		 "the errors stay with the port, move to another switch port; clear counters "
-		 "(mlxlink --pc) and re-check under traffic",
-	  .kb = "IB-COUNTERS IBDIAG-BER SYM-LINK-ERRORS" },
-	{ .id = "link-raw-ber",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "pre-FEC BER high: FEC still corrects it but the margin is thin",
-	  .needs = "mlxlink.raw_ber mlxlink.fec mlxlink.raw_errors_lane",
-	  .eval = eval_raw_ber,
-	  .fix = "schedule a cable/optic clean or swap; trend the raw BER after clearing "
-		 "counters",
-	  .kb = "IBDIAG-BER IB-COUNTERS" },
-	{ .id = "link-errors",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "symbol errors, link downs or error recoveries counted by mlxlink",
-	  .needs = "mlxlink.symbol_errors mlxlink.link_down mlxlink.link_error_recovery",
-	  .eval = eval_link_errors,
-	  .fix = "clear the counters and watch them under traffic; a rising count: reseat or "
-		 "swap the cable or optic, then the switch port",
-	  .kb = "IB-COUNTERS SYM-LINK-ERRORS" },
-	{ .id = "link-module-temp",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a transceiver runs near or above its temperature alarm",
-	  .needs = "mlxlink.module_temp",
-	  .eval = eval_module_temp,
-	  .fix = "check airflow and fan speeds at that port, blanking panels and neighbouring "
-		 "hot modules; replace a module that stays hot",
-	  .kb = "SYM-LINK-ERRORS" },
-	{ .id = "link-recommendation",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "mlxlink's troubleshooting recommendation names an issue",
-	  .needs = "mlxlink.recommendation",
-	  .eval = eval_recommendation,
-	  .fix = "follow mlxlink's recommendation; read the port's BER and counters with "
-		 "mlxlink -c",
-	  .kb = "IB-COUNTERS" },
-};
-const size_t ft__diag_nrules_link = FT_ARRAY_SIZE(ft__diag_rules_link);

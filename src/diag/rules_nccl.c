@@ -40,8 +40,8 @@ emit_log_matches(const struct ft_diag_ctx *c, struct ft_findings *out, const cha
 
 /* ---- network selection ------------------------------------------------- */
 
-static int
-eval_socket(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_socket(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *net = NULL, *ev[3] = { NULL, NULL, NULL };
 	const struct ft_obs *dis = ft__diag_env(c, "NCCL_IB_DISABLE");
@@ -91,8 +91,8 @@ eval_socket(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     "NICs, the verbs transport is not reachable from this process");
 }
 
-static int
-eval_ibverbs_missing(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_ibverbs_missing(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const pats[] = { "Failed to open libibverbs", "No device found",
 					    "libibverbs.so" };
@@ -139,20 +139,20 @@ check_socket_ifname(const struct ft_diag_ctx *c, struct ft_findings *out, const 
 			     "multi-node bootstrap or traffic fails or hangs",
 			     o->str);
 }
-FT__DIAG_EACH(eval_socket_ifname, "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
+FT__DIAG_EACH(ft__diag_eval_socket_ifname, "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
 	      check_socket_ifname)
 
 /* ---- devices ------------------------------------------------------------- */
 
-static int
-eval_gdr_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_gdr_disabled(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *net = ft__diag_find(c, "nccl.net");
 	struct ft__evidence e = { 0 };
 	size_t i;
 
 	if (net && ft__str_ieq(net->str, "Socket"))
-		return 0; /* no GDR over sockets: eval_socket reports the real problem */
+		return 0; /* no GDR over sockets: ft__diag_eval_socket reports the real problem */
 	for (i = 0; i < ft__nobs(c); i++) {
 		const struct ft_obs *o = ft__obs(c, i);
 
@@ -178,7 +178,7 @@ mixes_link_layers(const struct ft_obs *o)
 {
 	return strstr(o->str, "/RoCE") && strstr(o->str, "/IB");
 }
-FT__DIAG_MATCH(eval_mixed_link_layers, "nccl.ib_hca", mixes_link_layers,
+FT__DIAG_MATCH(ft__diag_eval_mixed_link_layers, "nccl.ib_hca", mixes_link_layers,
 	       "NCCL's device list mixes InfiniBand and RoCE (Ethernet) ports: ranks can pick "
 	       "different link layers and fail to connect (%.120s)")
 
@@ -198,8 +198,8 @@ ethernet_port_named(const struct ft_diag_ctx *c, const char *name, size_t len)
 	return NULL;
 }
 
-static int
-eval_hca_selects_ethernet(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_hca_selects_ethernet(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *env = ft__diag_env(c, "NCCL_IB_HCA");
 	const char *p;
@@ -230,8 +230,8 @@ eval_hca_selects_ethernet(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-static int
-eval_bond_single_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_bond_single_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *qps = ft__diag_env(c, "NCCL_IB_QPS_PER_CONNECTION");
 	double n = 1;
@@ -256,8 +256,8 @@ eval_bond_single_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-static int
-eval_hca_prefix(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_hca_prefix(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *env = ft__diag_env(c, "NCCL_IB_HCA");
 	const char *p;
@@ -292,15 +292,15 @@ eval_hca_prefix(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 /* ---- completion errors --------------------------------------------------- */
 
-struct wc_rule {
+struct ft__wc_rule {
 	int codes[4]; /* terminated by 0 */
 	const char *meaning;
 };
 
-static int
-eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
-	const struct wc_rule *w = c->rule->data;
+	const struct ft__wc_rule *w = c->rule->data;
 	struct ft__evidence e = { .cap = 3 };
 	size_t i, k;
 	int code = 0;
@@ -350,33 +350,33 @@ eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 	}
 }
 
-static const struct wc_rule wc_retry = {
+const struct ft__wc_rule ft__diag_wc_retry = {
 	{ 12, 0 },
 	"IBV_WC_RETRY_EXC_ERR, the transport retry counter ran out: link down or flapping, peer "
 	"unreachable, or heavy loss"
 };
-static const struct wc_rule wc_rnr = {
+const struct ft__wc_rule ft__diag_wc_rnr = {
 	{ 13, 0 },
 	"IBV_WC_RNR_RETRY_EXC_ERR: NCCL's own QPs retry RNR forever, suspect a plugin or another "
 	"library"
 };
-static const struct wc_rule wc_prot = {
+const struct ft__wc_rule ft__diag_wc_prot = {
 	{ 4, 0 },
 	"IBV_WC_LOC_PROT_ERR: GPU memory registration broken, usually ACS/IOMMU on the GPU-NIC path"
 };
-static const struct wc_rule wc_remote = {
+const struct ft__wc_rule ft__diag_wc_remote = {
 	{ 9, 10, 11, 0 },
 	"the remote side rejected the request (bad rkey, freed buffer, mismatched versions)"
 };
-static const struct wc_rule wc_flush = {
+const struct ft__wc_rule ft__diag_wc_flush = {
 	{ 5, 0 },
 	"IBV_WC_WR_FLUSH_ERR: a consequence of an earlier error on the QP; look for the first error"
 };
 
 /* ---- log patterns -------------------------------------------------------- */
 
-static int
-eval_unreachable(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_unreachable(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const pats[] = {
 		"unreachable",	      "No route to host",
@@ -388,8 +388,8 @@ eval_unreachable(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return emit_log_matches(c, out, pats, FT_ARRAY_SIZE(pats), "a peer could not be reached");
 }
 
-static int
-eval_create_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_create_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const pats[] = { "ibv_create_qp failed", "ibv_reg_mr failed",
 					    "ibv_create_cq failed" };
@@ -398,8 +398,8 @@ eval_create_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
 				"creating verbs resources failed (pinned memory limit)");
 }
 
-static int
-eval_modify_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_modify_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const pats[] = { "ibv_modify_qp failed", "modify QP" };
 
@@ -408,8 +408,8 @@ eval_modify_qp(const struct ft_diag_ctx *c, struct ft_findings *out)
 				"address)");
 }
 
-static int
-eval_incompatible(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_incompatible(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const pats[] = { "incompatible devices" };
 
@@ -417,8 +417,8 @@ eval_incompatible(const struct ft_diag_ctx *c, struct ft_findings *out)
 				"NCCL tried to connect devices of different link layers");
 }
 
-static int
-eval_link_event(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_link_event(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const pats[] = { "speed change detected", "async fatal event",
 					    "non-fatal async event", "GID table changed" };
@@ -427,8 +427,8 @@ eval_link_event(const struct ft_diag_ctx *c, struct ft_findings *out)
 				"the NIC reported a link event during the run");
 }
 
-static int
-eval_topo_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_topo_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const pats[] = { "Attribute busid of node nic not found",
 					    "not found in topology", "is not a PCI device",
@@ -438,8 +438,8 @@ eval_topo_mismatch(const struct ft_diag_ctx *c, struct ft_findings *out)
 				"NCCL's topology does not match the devices it found");
 }
 
-static int
-eval_nvls_fail(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_nvls_fail(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const pats[] = { "NVLS", "cuMem", "get_mempolicy" };
 	static const char *const fail[] = { "fail", "error", "unable" };
@@ -467,8 +467,8 @@ eval_nvls_fail(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 /* ---- environment --------------------------------------------------------- */
 
-static int
-eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const struct {
 		const char *name;
@@ -523,8 +523,8 @@ eval_env_leftover(const struct ft_diag_ctx *c, struct ft_findings *out)
  * A CUDA call that failed inside NCCL ("Cuda failure N 'text'"), in NCCL's
  * WARN lines or the framework's error, with what its class usually means.
  */
-static int
-eval_cuda_failure(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_cuda_failure(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const struct {
 		const char *pat, *meaning;
@@ -575,8 +575,8 @@ eval_cuda_failure(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     e.total, e.total == 1 ? "" : "s", meaning);
 }
 
-static int
-eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_env_link_layer(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const roce_only[] = { "NCCL_IB_GID_INDEX", "NCCL_IB_TC",
 						 "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY",
@@ -648,7 +648,7 @@ retry_cnt_out_of_range(const struct ft_obs *o)
 
 	return ft__obs_number(o, &v) && (v < 0 || v > 7);
 }
-FT__DIAG_MATCH_FIRST(eval_retry_cnt, "nccl.env.NCCL_IB_RETRY_CNT", retry_cnt_out_of_range,
+FT__DIAG_MATCH_FIRST(ft__diag_eval_retry_cnt, "nccl.env.NCCL_IB_RETRY_CNT", retry_cnt_out_of_range,
 		     "NCCL_IB_RETRY_CNT=%s is outside the verbs range 0-7 of this 3-bit field")
 
 static bool
@@ -656,12 +656,12 @@ is_nccl_version(const struct ft_diag_ctx *c, const struct ft_obs *o)
 {
 	return strcmp(o->key, "nccl.version") == 0 && o->str[0];
 }
-FT__DIAG_DISAGREE(eval_version_mismatch, is_nccl_version, false,
+FT__DIAG_DISAGREE(ft__diag_eval_version_mismatch, is_nccl_version, false,
 		  "ranks run different NCCL versions (%s and %s): protocol and plugin mismatches "
 		  "fail in obscure ways")
 
-static int
-eval_p2p_channels(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_p2p_channels(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *t = NULL, *net, *ev[2];
 	size_t i;
@@ -691,209 +691,3 @@ eval_p2p_channels(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     "channels per peer",
 			     t->str);
 }
-
-#define LOG_RULE(id_, layer_, sev_, summary_, eval_, fix_, kb_)                                    \
-	{                                                                                          \
-		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
-		.needs = "nccl.warn nccl.error nccl.info", .eval = eval_, .fix = fix_, .kb = kb_   \
-	}
-#define WC_RULE(id_, layer_, sev_, summary_, data_, fix_, kb_)                                     \
-	{                                                                                          \
-		.id = id_, .layer = layer_, .severity = sev_, .summary = summary_,                 \
-		.needs = "nccl.ib.completion_error ib.counter.*", .eval = eval_completion,         \
-		.fix = fix_, .kb = kb_, .data = &data_                                             \
-	}
-
-const struct ft_rule ft__diag_rules_nccl[] = {
-	{ .id = "nccl-socket-transport",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "NCCL runs over TCP sockets instead of IB/RoCE verbs",
-	  .needs = "nccl.net nccl.env.NCCL_IB_DISABLE nccl.env.NCCL_NET ib.port.state",
-	  .eval = eval_socket,
-	  .fix = "unset NCCL_IB_DISABLE and NCCL_NET=Socket; install rdma-core in the image "
-		 "and map "
-		 "/dev/infiniband; set NCCL_NET=IB to fail fast instead of falling back",
-	  .kb = "SYM-BW-SOCKET ENV-IB_DISABLE ENV-NET" },
-	{ .id = "nccl-no-rdma-device",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "NCCL could not open libibverbs or found no RDMA device",
-	  .needs = "nccl.ib.no_device nccl.ib.no_verbs nccl.warn nccl.error",
-	  .eval = eval_ibverbs_missing,
-	  .fix = "install rdma-core (libibverbs + mlx5 provider) in the image, expose "
-		 "/dev/infiniband to the container, check ibv_devinfo inside it",
-	  .kb = "SYM-BW-SOCKET HOST-LIMITS" },
-	{ .id = "nccl-socket-ifname",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "NCCL's socket interface is loopback or a container bridge",
-	  .needs = "nccl.socket_ifname nccl.env.NCCL_SOCKET_IFNAME",
-	  .eval = eval_socket_ifname,
-	  .fix = "set NCCL_SOCKET_IFNAME==IF to the interface that routes between the nodes, the "
-		 "same on every node",
-	  .kb = "ENV-SOCKET_IFNAME SYM-INIT-HANG" },
-	{ .id = "nccl-gdr-disabled",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "GPU Direct RDMA disabled for the HCAs NCCL uses",
-	  .needs = "nccl.gdr nccl.net",
-	  .eval = eval_gdr_disabled,
-	  .fix = "load nvidia-peermem (modprobe nvidia-peermem) or use the open GPU kernel module "
-		 "with DMA-BUF; check the GPU-NIC distance against NCCL_NET_GDR_LEVEL",
-	  .kb = "HOST-GDR ENV-DMABUF ENV-NET_GDR_LEVEL SYM-BW-HALF" },
-	{ .id = "nccl-mixed-link-layers",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "NCCL's device list mixes InfiniBand and RoCE ports",
-	  .needs = "nccl.ib_hca",
-	  .eval = eval_mixed_link_layers,
-	  .fix = "set NCCL_IB_HCA with exact names (=mlx5_0:1,...) of one link type; give RDMA "
-		 "devices persistent names",
-	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },
-	{ .id = "nccl-ib-hca-ethernet",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "NCCL_IB_HCA selects an Ethernet port next to InfiniBand ports",
-	  .needs = "nccl.env.NCCL_IB_HCA ib.port.link_layer ib.port.state",
-	  .eval = eval_hca_selects_ethernet,
-	  .fix = "list only InfiniBand ports in NCCL_IB_HCA, with exact names (=mlx5_0:1,...)",
-	  .kb = "ENV-IB_HCA SYM-INCOMPAT-DEV" },
-	{ .id = "nccl-bond-single-qp",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a bonded RoCE device used with one QP per connection",
-	  .needs = "nccl.ib_hca nccl.env.NCCL_IB_HCA nccl.env.NCCL_IB_QPS_PER_CONNECTION",
-	  .eval = eval_bond_single_qp,
-	  .fix = "NCCL_IB_QPS_PER_CONNECTION=2 with NCCL_IB_SPLIT_DATA_ON_QPS=0",
-	  .kb = "ENV-IB_QPS ROCE-ECMP SYM-BW-HALF" },
-	{ .id = "nccl-ib-hca-prefix",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "NCCL_IB_HCA matches more devices than meant (prefix match)",
-	  .needs = "nccl.env.NCCL_IB_HCA ib.*",
-	  .eval = eval_hca_prefix,
-	  .fix = "prefix the list with '=' for exact names (NCCL_IB_HCA==mlx5_0:1,mlx5_1:1)",
-	  .kb = "ENV-IB_HCA" },
-	WC_RULE("nccl-retry-exceeded", FT_LAYER_FABRIC, FT_SEV_CRITICAL,
-		"NCCL completion error 12 (transport retries exceeded)", wc_retry,
-		"check link_downed/link_error_recovery/symbol_error on both hosts and the switch "
-		"ports between them; on RoCE fix the lossless config; raise NCCL_IB_TIMEOUT "
-		"(22) only "
-		"when no physical or loss cause is found",
-		"SYM-ERR-12 ENV-IB_TIMEOUT ENV-IB_RETRY_CNT IB-COUNTERS"),
-	WC_RULE("nccl-rnr-retry-exceeded", FT_LAYER_COMMLIB, FT_SEV_ERROR,
-		"NCCL completion error 13 (RNR retries exceeded)", wc_rnr,
-		"look for another component (net plugin, MPI, UCX) on the same QPs; align "
-		"plugin and "
-		"NCCL versions",
-		"SYM-ERR-13"),
-	WC_RULE("nccl-local-protection-error", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
-		"NCCL completion error 4 (local protection error)", wc_prot,
-		"disable ACS on PCIe switches (bare metal) or enable ATS (VM); iommu=pt; "
-		"confirm with "
-		"NCCL_NET_GDR_LEVEL=LOC",
-		"SYM-ERR-4 HOST-ACS"),
-	WC_RULE("nccl-remote-error", FT_LAYER_COMMLIB, FT_SEV_ERROR,
-		"NCCL completion error 9/10/11 (remote side rejected)", wc_remote,
-		"read both sides' logs at the same time; align NCCL and plugin versions",
-		"SYM-ERR-10-11"),
-	WC_RULE("nccl-flush-error", FT_LAYER_COMMLIB, FT_SEV_INFO,
-		"NCCL completion error 5 (flushed after an earlier error)", wc_flush,
-		"find the first error in time across all ranks; 5 is its consequence", "SYM-ERR-5"),
-	LOG_RULE("nccl-peer-unreachable", FT_LAYER_FABRIC, FT_SEV_ERROR,
-		 "a peer could not be reached (connect failed, connection closed, unreachable)",
-		 eval_unreachable,
-		 "check routing between the nodes (ip route get PEER), firewalls, the bootstrap "
-		 "interface (NCCL_SOCKET_IFNAME) and GIDs; check that the remote process is alive",
-		 "SYM-INIT-HANG SYM-QP-GID SYM-ERR-12"),
-	LOG_RULE("nccl-create-qp-failed", FT_LAYER_OS_DRIVER, FT_SEV_ERROR,
-		 "ibv_create_qp / ibv_reg_mr failed", eval_create_qp,
-		 "raise the memlock limit to unlimited (limits.conf, the launcher's and Slurm's "
-		 "limits, docker --ulimit memlock=-1) and verify ulimit -l",
-		 "SYM-MEMLOCK HOST-LIMITS"),
-	LOG_RULE("nccl-modify-qp-failed", FT_LAYER_COMMLIB, FT_SEV_ERROR,
-		 "ibv_modify_qp failed (GID or address problem)", eval_modify_qp,
-		 "NCCL >= 2.21: unset NCCL_IB_GID_INDEX; otherwise select the RoCE v2 IPv4 GID; "
-		 "list only reachable ports in NCCL_IB_HCA",
-		 "SYM-QP-GID ENV-IB_GID_INDEX ROCE-GID"),
-	LOG_RULE("nccl-incompatible-devices", FT_LAYER_COMMLIB, FT_SEV_ERROR,
-		 "NCCL tried to connect devices of different link layers", eval_incompatible,
-		 "set NCCL_IB_HCA to ports of one link type", "SYM-INCOMPAT-DEV ENV-IB_HCA"),
-	LOG_RULE("nccl-link-event", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
-		 "NCCL saw a NIC speed change or async event", eval_link_event,
-		 "read the port counters of that NIC and its switch port; replace the cable or "
-		 "transceiver if the link retrains",
-		 "IB-SPEED SYM-LINK-DEGRADED SYM-LINK-ERRORS"),
-	LOG_RULE(
-		"nccl-topology-mismatch", FT_LAYER_COMMLIB, FT_SEV_WARNING,
-		"NCCL's topology does not match the devices (topology file, non-PCI NIC)",
-		eval_topo_mismatch,
-		"fix or remove the NCCL_TOPO_FILE / virtual topology; give RDMA devices persistent "
-		"names; exclude USB or virtual NICs with NCCL_SOCKET_IFNAME",
-		"ENV-TOPO_FILE HOST-LIMITS"),
-	{ .id = "nccl-nvls-cumem-failure",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "NVLS or cuMem allocation failed",
-	  .needs = "nccl.warn nccl.error",
-	  .eval = eval_nvls_fail,
-	  .fix = "NCCL_NVLS_ENABLE=0 as a workaround; fix fabric manager/IMEX; in Docker add "
-		 "--cap-add SYS_NICE or set NCCL_CUMEM_HOST_ENABLE=0",
-	  .kb = "SYM-NVLS-INIT SYM-CUMEM-CONTAINER ENV-NVLS ENV-CUMEM" },
-	{ .id = "nccl-p2p-channels",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_INFO,
-	  .summary = "all-to-all or send/recv over the network with default channels per peer",
-	  .needs = "bench.test nccl.transport nccl.net nccl.env.NCCL_NCHANNELS_PER_NET_PEER",
-	  .eval = eval_p2p_channels,
-	  .fix = "try NCCL_NCHANNELS_PER_NET_PEER=4 (then 8) and a larger NCCL_P2P_NET_CHUNKSIZE; "
-		 "keep PXN enabled; measure",
-	  .kb = "ENV-NCH_NET_PEER SYM-P2P-LOW" },
-	{ .id = "nccl-cuda-failure",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "a CUDA call failed inside NCCL (Cuda failure / unhandled cuda error)",
-	  .needs = "nccl.warn nccl.error torch.nccl.error",
-	  .eval = eval_cuda_failure,
-	  .fix = "read the CUDA error's class: out of memory - lower the job's memory or "
-		 "NCCL_BUFFSIZE; peer access - check the topology and NCCL_P2P_LEVEL; unknown "
-		 "error or ECC - check the kernel log for Xid lines and reset or drain the GPU",
-	  .kb = "NCCL-TS-GPU HOST-TOPO XID-CATALOG" },
-	{ .id = "nccl-env-link-layer",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_INFO,
-	  .summary = "an NCCL setting that does not apply to the fabric's link layer",
-	  .needs = "nccl.env.NCCL_IB_GID_INDEX nccl.env.NCCL_IB_TC nccl.env.NCCL_IB_SL "
-		   "nccl.env.NCCL_IB_ADAPTIVE_ROUTING ib.port.link_layer roce.qos.trust",
-	  .eval = eval_env_link_layer,
-	  .fix = "unset RoCE-only variables on InfiniBand jobs and keep NCCL_IB_ADAPTIVE_ROUTING "
-		 "at its default there; on RoCE with DSCP trust select the class with NCCL_IB_TC",
-	  .kb = "ENV-IB_TC ENV-IB_GID_INDEX ENV-IB_SL ENV-IB_AR" },
-	{ .id = "nccl-env-leftover",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_INFO,
-	  .summary = "debugging or removed NCCL variables left in the environment",
-	  .needs = "nccl.env.*",
-	  .eval = eval_env_leftover,
-	  .fix = "remove the variable from the job scripts and images unless a measurement shows "
-		 "it helps",
-	  .kb = "SYM-ENV-LEFTOVER" },
-	{ .id = "nccl-retry-cnt-invalid",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "NCCL_IB_RETRY_CNT outside 0-7",
-	  .needs = "nccl.env.NCCL_IB_RETRY_CNT",
-	  .eval = eval_retry_cnt,
-	  .fix = "use a value from 0 to 7 (default 7); raise NCCL_IB_TIMEOUT for longer waits",
-	  .kb = "ENV-IB_RETRY_CNT SYM-ENV-LEFTOVER" },
-	{ .id = "nccl-version-mismatch",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "ranks run different NCCL versions",
-	  .needs = "nccl.version",
-	  .eval = eval_version_mismatch,
-	  .fix = "use one NCCL build (and one net plugin) on every node",
-	  .kb = "SYM-ERR-10-11" },
-};
-const size_t ft__diag_nrules_nccl = FT_ARRAY_SIZE(ft__diag_rules_nccl);

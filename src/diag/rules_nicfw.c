@@ -55,8 +55,8 @@ pfc_priority(const struct ft_diag_ctx *c, const struct ft_obs **where)
 	return -1;
 }
 
-static int
-eval_cc_prio(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_cc_prio(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *pfc;
 	int prio = pfc_priority(c, &pfc);
@@ -90,8 +90,8 @@ eval_cc_prio(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return 0;
 }
 
-static int
-eval_cnp_class(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_cnp_class(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *pfc, *tc = ft__diag_env(c, "NCCL_IB_TC");
 	int prio = pfc_priority(c, &pfc);
@@ -154,8 +154,8 @@ static const struct {
 	{ "RPG_HAI_RATE", 50 },
 };
 
-static int
-eval_dcqcn_tuned(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_dcqcn_tuned(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
 	char list[320] = "";
@@ -191,36 +191,3 @@ eval_dcqcn_tuned(const struct ft_diag_ctx *c, struct ft_findings *out)
 			     "DCQCN must be validated with incast tests at full scale",
 			     nchanged, nchanged == 1 ? "" : "s", list);
 }
-
-const struct ft_rule ft__diag_rules_nicfw[] = {
-	{ .id = "roce-cc-prio-off",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "the NIC firmware has DCQCN off on the RDMA priority (ROCE_CC_PRIO_MASK)",
-	  .needs = "mlxconfig.ROCE_CC_PRIO_MASK_P* roce.qos.pfc_enabled_prios",
-	  .eval = eval_cc_prio,
-	  .fix = "mlxconfig -d DEV set ROCE_CC_PRIO_MASK_P1=255 (or include the lossless "
-		 "priority's bit), then a firmware reset or reboot; check "
-		 "/sys/class/net/IF/ecn/roce_np and roce_rp enable/PRIO afterwards",
-	  .kb = "ROCE-DCQCN SYM-ROCE-NO-CC" },
-	{ .id = "roce-cnp-class",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "CNPs are sent in the same class as the RDMA data they throttle",
-	  .needs = "mlxconfig.CNP_802P_PRIO_P* mlxconfig.CNP_DSCP_P* roce.qos.pfc_enabled_prios "
-		   "nccl.env.NCCL_IB_TC",
-	  .eval = eval_cnp_class,
-	  .fix = "keep CNPs in their own high-priority class (firmware defaults CNP_DSCP 48, "
-		 "CNP_802P_PRIO 6) and map that DSCP to a strict-priority switch queue",
-	  .kb = "ROCE-DCQCN ROCE-QOS" },
-	{ .id = "roce-dcqcn-tuned",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_INFO,
-	  .summary = "DCQCN parameters differ from NVIDIA's defaults",
-	  .needs = "mlxconfig.RPG_* mlxconfig.DCE_TCP_* mlxconfig.RATE_*",
-	  .eval = eval_dcqcn_tuned,
-	  .fix = "keep the change only where incast and all-to-all tests at full scale show it "
-		 "helps; set the same values on every NIC",
-	  .kb = "ROCE-DCQCN CC-DCQCN" },
-};
-const size_t ft__diag_nrules_nicfw = FT_ARRAY_SIZE(ft__diag_rules_nicfw);

@@ -37,19 +37,4 @@ check_overlap_low(const struct ft_diag_ctx *c, struct ft_findings *out, const st
 			     share * 100, bs * 1e3, cs * 1e3, c->thresholds->overlap_min * 100,
 			     (cs - bs) * 1e3);
 }
-FT__DIAG_EACH(eval_overlap_low, "torch.trace.overlap", check_overlap_low)
-
-const struct ft_rule ft__diag_rules_overlap[] = {
-	{ .id = "job-overlap-low",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "NCCL kernels run with too little compute alongside (exposed communication)",
-	  .needs = "torch.trace.overlap torch.trace.comm_s torch.trace.overlap_s",
-	  .eval = eval_overlap_low,
-	  .fix = "overlap the collectives with compute: DDP/FSDP bucketing and prefetch "
-		 "(bucket_cap_mb, forward/backward prefetch), communication on its own stream, "
-		 "fewer and larger collectives; if the collectives are simply slow, diagnose the "
-		 "network (busbw against the model)",
-	  .kb = "TRAIN-COMM" },
-};
-const size_t ft__diag_nrules_overlap = FT_ARRAY_SIZE(ft__diag_rules_overlap);
+FT__DIAG_EACH(ft__diag_eval_overlap_low, "torch.trace.overlap", check_overlap_low)

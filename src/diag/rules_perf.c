@@ -67,8 +67,8 @@ test_matches(const char *want, const char *have)
 	       (have[n] == '\0' || strncmp(have + n, "_perf", 5) == 0);
 }
 
-static int
-eval_busbw_model(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_busbw_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	size_t e, i;
 	int rc;
@@ -153,8 +153,8 @@ measured_latency(const struct ft_diag_ctx *c, const struct ft_expectation *x)
 	return best;
 }
 
-static int
-eval_latency_model(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_latency_model(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	size_t e;
 	int rc;
@@ -211,7 +211,7 @@ check_jitter(const struct ft_diag_ctx *c, struct ft_findings *out, const struct 
 			     "states, IRQs, proxy placement, congestion or loss)",
 			     p99->num, ratio, p50->num, p99->str[0] ? " at " : "", p99->str);
 }
-FT__DIAG_EACH(eval_jitter, "bench.lat_p99", check_jitter)
+FT__DIAG_EACH(ft__diag_eval_jitter, "bench.lat_p99", check_jitter)
 
 static int
 cmp_double(const void *a, const void *b)
@@ -247,8 +247,8 @@ pair_median(const struct ft_diag_ctx *c, double *median, size_t *npairs)
 	return *median > 0;
 }
 
-static int
-eval_pair_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_pair_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	double med;
 	size_t i, n;
@@ -353,8 +353,8 @@ tally_endpoint(const char *name, size_t len, void *arg)
  * outlier. Endpoints are sorted once and looked up by binary search, so a
  * full matrix of P pairs costs O(P log E).
  */
-static int
-eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *o;
 	struct ft_vec eps;
@@ -402,8 +402,8 @@ eval_host_outlier(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return rc;
 }
 
-static int
-eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_wrong(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *ev[FT_FINDING_MAX_EVIDENCE];
 	size_t i, n = 0;
@@ -481,8 +481,8 @@ emit_scale_drop(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 }
 
 /* The same test at several scales (one file per run): busbw should not fall. */
-static int
-eval_scale_drop(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_scale_drop(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *t;
 	struct ft_vec pts;
@@ -534,8 +534,8 @@ is_result_key(const char *key)
 }
 
 /* A benchmark that started (ranks listed) in a file with no result at all. */
-static int
-eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_no_results(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	struct ft_vec files;
 	size_t i, k;
@@ -806,8 +806,8 @@ eval_utilisation_nccl(const struct ft_diag_ctx *c, struct ft_findings *out)
 	return rc;
 }
 
-static int
-eval_utilisation(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_utilisation(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	int rc = eval_utilisation_perftest(c, out);
 
@@ -827,105 +827,4 @@ check_test_unknown(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 			     "bandwidth was not compared with any expectation",
 			     t->file[0] ? t->file : "this input");
 }
-FT__DIAG_EACH(eval_test_unknown, "bench.test", check_test_unknown)
-
-const struct ft_rule ft__diag_rules_perf[] = {
-	{ .id = "perf-utilisation-low",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a perftest, or an inter-node nccl-tests run per rank, reached less of the "
-		     "port rate than the fabric is held to (85%)",
-	  .needs = "bench.bw_avg perftest.device ib.port.rate ib.port.state eth.link.speed "
-		   "bench.busbw bench.rank bench.test spec.nic.rate spec.node.nics spec.node.gpus",
-	  .eval = eval_utilisation,
-	  .fix = "rerun with the GPU/NIC pairing fixed (same NUMA node, PIX/PXB), several QPs "
-		 "(-q 4), MTU 4096; check the port's PCIe link, its counters under load and the "
-		 "peer's; compare with a host-memory run to separate GPU from network",
-	  .kb = "NA-EXPECT NA-BUSBW SYM-BW-HALF HOST-PCIE" },
-	{ .id = "perf-test-unknown",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_INFO,
-	  .summary = "an nccl-tests output whose collective cannot be identified",
-	  .needs = "bench.test",
-	  .eval = eval_test_unknown,
-	  .fix = "keep the '# Collective test starting' / '# nccl-tests version' header lines "
-		 "in the paste, name the file after the test (all_gather_perf.txt), or read it "
-		 "with --format nccl-tests from a file so named",
-	  .kb = "NT-PERF NA-BUSBW" },
-	{ .id = "perf-no-results",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a benchmark started but reported no result (hang after init)",
-	  .needs = "bench.rank bench.busbw bench.time_us nccl.version",
-	  .eval = eval_no_results,
-	  .fix = "re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,COLL and a timeout; "
-		 "disable optional features one at a time (NCCL_COLLNET_ENABLE=0, "
-		 "NCCL_NVLS_ENABLE=0) to find the one that hangs",
-	  .kb = "SYM-INIT-HANG IB-SHARP ENV-COLLNET" },
-	{ .id = "perf-busbw-below-model",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "measured bus bandwidth below what the model expects",
-	  .needs = "bench.busbw bench.test (and expectations)",
-	  .eval = eval_busbw_model,
-	  .fix = "walk the layers: NCCL log (network, GDR, channels), port rates, ib_write_bw "
-		 "host and GPU memory, counters under load, PCIe links",
-	  .kb = "NA-EXPECT NA-BUSBW SYM-BW-HALF" },
-	{ .id = "perf-latency-above-model",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "measured latency above what the model expects",
-	  .needs = "bench.lat_p50 bench.time_us bench.test (and expectations)",
-	  .eval = eval_latency_model,
-	  .fix = "check the small-message path: NCCL_ALGO/NCCL_PROTO overrides, CPU power states "
-		 "and proxy placement, ib_write_lat between the same hosts",
-	  .kb = "SYM-SMALL-LAT SYM-JITTER NA-MODEL" },
-	{ .id = "perf-scale-drop",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "bus bandwidth falls as the job grows (same test, more ranks)",
-	  .needs = "bench.test bench.busbw",
-	  .eval = eval_scale_drop,
-	  .fix = "RoCE: more QPs per connection (NCCL_IB_QPS_PER_CONNECTION=4), check uplink "
-		 "spread and ECN; IB: adaptive routing on an AR-enabled SL, routing engine and "
-		 "roots; keep NCCL_CROSS_NIC at 0/2 on rail fabrics; topology-aware placement",
-	  .kb = "SYM-SCALE-DROP NA-EXPECT ROCE-ECMP IB-AR" },
-	{ .id = "perf-latency-jitter",
-	  .layer = FT_LAYER_APPLICATION,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "latency p99 well above p50 (jitter)",
-	  .needs = "bench.lat_p99 bench.lat_p50",
-	  .eval = eval_jitter,
-	  .fix = "fix loss first; then the performance governor, limit deep C-states, NIC IRQs on "
-		 "NIC-local cores away from NCCL threads, correct CPU binding",
-	  .kb = "SYM-JITTER HOST-CPU" },
-	{ .id = "perf-pair-outlier",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a pair in a pairs matrix is much slower than the median",
-	  .needs = "bench.pair_bw",
-	  .eval = eval_pair_outlier,
-	  .fix = "test each NIC alone and then in pairs; check the ports and links on that pair's "
-		 "path (port rate, counters, PCIe)",
-	  .kb = "SYM-BW-ASYM SYM-LINK-DEGRADED" },
-	{ .id = "perf-host-outlier",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "one endpoint is slow in every pair it takes part in",
-	  .needs = "bench.pair_bw",
-	  .eval = eval_host_outlier,
-	  .fix = "drain the host; check its NIC port rate, PCIe link width/speed, NUMA placement "
-		 "and link counters",
-	  .kb = "SYM-BW-ASYM SYM-LINK-DEGRADED HOST-PCIE" },
-	{ .id = "perf-wrong-results",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_CRITICAL,
-	  .summary = "benchmark validation found wrong results",
-	  .needs = "bench.wrong",
-	  .eval = eval_wrong,
-	  .fix = "stop using the nodes for training; unset NCCL_PROTO overrides (LL128 on "
-		 "unsupported platforms corrupts data), check GPU memory errors and the "
-		 "PCIe/ACS path",
-	  .kb = "ENV-PROTO NA-PROTO-LL128" },
-};
-const size_t ft__diag_nrules_perf = FT_ARRAY_SIZE(ft__diag_rules_perf);
+FT__DIAG_EACH(ft__diag_eval_test_unknown, "bench.test", check_test_unknown)

@@ -22,7 +22,7 @@
  * dropped. One finding per output port.
  *
  * The rules' entries, ib-pkey-membership and ib-sl-vl-unserved, are in the
- * InfiniBand table (rules_ib.c).
+ * catalogue (rules_table.c), after the InfiniBand port rules.
  */
 #include "internal.h"
 

@@ -59,7 +59,7 @@ pfc_none(const struct ft_obs *o)
 	pfc_has(o->str, 0, &any);
 	return !any;
 }
-FT__DIAG_MATCH(eval_pfc_off, "roce.qos.pfc_enabled_prios", pfc_none,
+FT__DIAG_MATCH(ft__diag_eval_pfc_off, "roce.qos.pfc_enabled_prios", pfc_none,
 	       "PFC is enabled on no priority: RoCE traffic is lossy, every drop costs a "
 	       "go-back-N retransmission or an ACK timeout")
 
@@ -90,7 +90,7 @@ check_pfc_prio(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 			     "lossy queue",
 			     (int)tcv, tc ? "" : " (NCCL_IB_TC unset)", dscp, prio, o->str);
 }
-FT__DIAG_EACH(eval_pfc_prio, "roce.qos.pfc_enabled_prios", check_pfc_prio)
+FT__DIAG_EACH(ft__diag_eval_pfc_prio, "roce.qos.pfc_enabled_prios", check_pfc_prio)
 
 static int
 check_trust_pcp(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -102,7 +102,7 @@ check_trust_pcp(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 			     "trust mode pcp: without VLAN tagging every RoCE packet is classified "
 			     "as priority 0, whatever NCCL_IB_TC says");
 }
-FT__DIAG_EACH(eval_trust_pcp, "roce.qos.trust", check_trust_pcp)
+FT__DIAG_EACH(ft__diag_eval_trust_pcp, "roce.qos.trust", check_trust_pcp)
 
 /* ---- GIDs ---------------------------------------------------------------- */
 
@@ -137,10 +137,10 @@ check_gid_empty(const struct ft_diag_ctx *c, struct ft_findings *out, const stru
 				      "QP cannot reach RTR",
 			     o->str);
 }
-FT__DIAG_EACH(eval_gid_empty, "*gid*", check_gid_empty)
+FT__DIAG_EACH(ft__diag_eval_gid_empty, "*gid*", check_gid_empty)
 
-static int
-eval_gid_index(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_gid_index(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *env = ft__diag_env(c, "NCCL_IB_GID_INDEX");
 	const struct ft_obs *ver, *entry = NULL, *ev[3];
@@ -202,7 +202,7 @@ check_roce_mtu(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 			     o->num, 100.0 * (1 - ft_diag_payload_efficiency(o->num, 82)),
 			     100.0 * (1 - ft_diag_payload_efficiency(4096, 82)));
 }
-FT__DIAG_EACH(eval_roce_mtu, "ib.port.mtu_active perftest.mtu", check_roce_mtu)
+FT__DIAG_EACH(ft__diag_eval_roce_mtu, "ib.port.mtu_active perftest.mtu", check_roce_mtu)
 
 /* ---- pause, ECN and CNPs ------------------------------------------------- */
 
@@ -271,14 +271,14 @@ check_tx_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 {
 	return check_pause(c, out, o, true);
 }
-FT__DIAG_EACH(eval_tx_pause, "eth.counter.tx_*", check_tx_pause)
+FT__DIAG_EACH(ft__diag_eval_tx_pause, "eth.counter.tx_*", check_tx_pause)
 
 static int
 check_rx_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
 	return check_pause(c, out, o, false);
 }
-FT__DIAG_EACH(eval_rx_pause, "eth.counter.rx_*", check_rx_pause)
+FT__DIAG_EACH(ft__diag_eval_rx_pause, "eth.counter.rx_*", check_rx_pause)
 
 static int
 check_ecn_no_cnp(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -294,7 +294,7 @@ check_ecn_no_cnp(const struct ft_diag_ctx *c, struct ft_findings *out, const str
 			     "point is disabled, senders never slow down and PFC does all the work",
 			     marks);
 }
-FT__DIAG_EACH(eval_ecn_no_cnp, "*counter.np_ecn_marked_roce_packets", check_ecn_no_cnp)
+FT__DIAG_EACH(ft__diag_eval_ecn_no_cnp, "*counter.np_ecn_marked_roce_packets", check_ecn_no_cnp)
 
 static int
 check_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -332,7 +332,7 @@ check_pfc_only(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 			     "sent: congestion control is not working, PFC carries all congestion",
 			     v);
 }
-FT__DIAG_EACH(eval_pfc_only, "eth.counter.rx_prio[0-7]_pause_duration", check_pfc_only)
+FT__DIAG_EACH(ft__diag_eval_pfc_only, "eth.counter.rx_prio[0-7]_pause_duration", check_pfc_only)
 
 /*
  * ROCE-PFC heuristics: a few percent paused is common, tens of percent is
@@ -360,7 +360,8 @@ check_pause_fraction(const struct ft_diag_ctx *c, struct ft_findings *out, const
 				  "this host does not drain what it receives",
 			     100 * (frac > 1 ? 1 : frac));
 }
-FT__DIAG_EACH(eval_pause_fraction, "eth.counter.[rt]x_*pause_duration.rate", check_pause_fraction)
+FT__DIAG_EACH(ft__diag_eval_pause_fraction,
+	      "eth.counter.[rt]x_*pause_duration.rate", check_pause_fraction)
 
 /*
  * Heuristic: more than 1% of received packets ECN-marked is sustained
@@ -391,7 +392,7 @@ check_ecn_rate(const struct ft_diag_ctx *c, struct ft_findings *out, const struc
 			     "congestion on the path toward this node",
 			     100.0 * marks / pkts, 100.0 * c->thresholds->ecn_mark_share_max);
 }
-FT__DIAG_EACH(eval_ecn_rate, "*counter.np_ecn_marked_roce_packets", check_ecn_rate)
+FT__DIAG_EACH(ft__diag_eval_ecn_rate, "*counter.np_ecn_marked_roce_packets", check_ecn_rate)
 
 /*
  * DCQCN over-reaction (CC-DCQCN): the receiver's egress queue is above the
@@ -457,8 +458,8 @@ dcqcn_link_Bps(const struct ft_diag_ctx *c, const struct ft_obs *like, const str
 	return 0;
 }
 
-static int
-eval_dcqcn_overreaction(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_dcqcn_overreaction(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_diag_thresholds *t = c->thresholds;
 	const struct ft_obs *span = ft__diag_find(c, "sim.makespan");
@@ -540,7 +541,7 @@ eval_dcqcn_overreaction(const struct ft_diag_ctx *c, struct ft_findings *out)
 
 /* ---- counters ------------------------------------------------------------ */
 
-static const struct ft__counter_rule c_storm = {
+const struct ft__counter_rule ft__diag_counter_storm = {
 	{ "eth.counter.tx_pause_storm_error_events", "eth.counter.tx_pause_storm_warning_events",
 	  NULL },
 	1,
@@ -548,7 +549,7 @@ static const struct ft__counter_rule c_storm = {
 	"any event",
 	"the NIC's PFC storm watchdog fired: a stalled host or NIC was pausing the fabric"
 };
-static const struct ft__counter_rule c_cnp_ignored = {
+const struct ft__counter_rule ft__diag_counter_cnp_ignored = {
 	{ "*counter.rp_cnp_ignored", NULL },
 	1,
 	0,
@@ -556,14 +557,14 @@ static const struct ft__counter_rule c_cnp_ignored = {
 	"CNPs arrived but the reaction point ignored them: RP disabled on the priority or a CC "
 	"priority mismatch"
 };
-static const struct ft__counter_rule c_oos = {
+const struct ft__counter_rule ft__diag_counter_oos = {
 	{ "*counter.out_of_sequence", "*counter.duplicate_request", NULL },
 	1,
 	0,
 	"healthy value 0",
 	"packets arrived after a gap: loss on the path toward this node"
 };
-static const struct ft__counter_rule c_seq = {
+const struct ft__counter_rule ft__diag_counter_seq = {
 	{ "*counter.packet_seq_err", "*counter.implied_nak_seq_err", "*counter.roce_adp_retrans",
 	  NULL },
 	1,
@@ -572,7 +573,7 @@ static const struct ft__counter_rule c_seq = {
 	"the peer saw a gap and the window was retransmitted: loss on a priority that should be "
 	"lossless"
 };
-static const struct ft__counter_rule c_ack = {
+const struct ft__counter_rule ft__diag_counter_ack = {
 	{ "*counter.local_ack_timeout_err", "*counter.req_transport_retries_exceeded", NULL },
 	1,
 	0,
@@ -580,7 +581,7 @@ static const struct ft__counter_rule c_ack = {
 	"a request waited a full ACK timeout before retransmission: multi-second stalls, fatal "
 	"error 12 when retries run out"
 };
-static const struct ft__counter_rule c_rx_discards = {
+const struct ft__counter_rule ft__diag_counter_rx_discards = {
 	{ "eth.counter.rx_discards_phy", "eth.counter.rx_prio[0-7]_discards",
 	  "eth.counter.rx_prio[0-7]_buf_discard", NULL },
 	1000,
@@ -592,7 +593,7 @@ static const struct ft__counter_rule c_rx_discards = {
 	.threshold_key = "rx_discards_max",
 	.rate_threshold_key = "rx_discards_rate_max",
 };
-static const struct ft__counter_rule c_out_of_buffer = {
+const struct ft__counter_rule ft__diag_counter_out_of_buffer = {
 	{ "eth.counter.rx_out_of_buffer", NULL },
 	1000,
 	0,
@@ -603,14 +604,14 @@ static const struct ft__counter_rule c_out_of_buffer = {
 	.threshold_key = "rx_out_of_buffer_max",
 	.rate_threshold_key = "rx_out_of_buffer_rate_max",
 };
-static const struct ft__counter_rule c_oversize = {
+const struct ft__counter_rule ft__diag_counter_oversize = {
 	{ "eth.counter.rx_oversize_pkts_phy", "eth.counter.rx_out_of_range_len_phy", NULL },
 	1,
 	0,
 	"healthy value 0",
 	"frames larger than the MTU were dropped: MTU mismatch with the peer or switch"
 };
-static const struct ft__counter_rule c_phy = {
+const struct ft__counter_rule ft__diag_counter_phy = {
 	{ "eth.counter.rx_crc_errors_phy", "eth.counter.rx_symbol_err_phy",
 	  "eth.counter.rx_pcs_symbol_err_phy", "eth.counter.link_down_events_phy", NULL },
 	10,
@@ -618,14 +619,14 @@ static const struct ft__counter_rule c_phy = {
 	"IBD-THR-like default of 10",
 	"physical-layer errors: cable, transceiver or port problem"
 };
-static const struct ft__counter_rule c_pci = {
+const struct ft__counter_rule ft__diag_counter_pci = {
 	{ "eth.counter.rx_pci_signal_integrity", "eth.counter.tx_pci_signal_integrity", NULL },
 	1,
 	0,
 	"healthy value 0",
 	"PCIe link recoveries on the NIC's slot: bad slot or riser"
 };
-static const struct ft__counter_rule c_module = { { "eth.counter.module_high_temp",
+const struct ft__counter_rule ft__diag_counter_module = { { "eth.counter.module_high_temp",
 						    "eth.counter.module_bad_shorted",
 						    "eth.counter.module_bus_stuck", NULL },
 						  1,
@@ -649,7 +650,8 @@ check_eth_link_down(const struct ft_diag_ctx *c, struct ft_findings *out, const 
 	return ft__diag_emit(c, out, -1, FT__EV(o, ft__diag_find_dev(c, "eth.link.speed", o)),
 			     "Ethernet link is down (%s = %s)", strrchr(o->key, '.') + 1, o->str);
 }
-FT__DIAG_EACH(eval_eth_link_down, "eth.link.detected eth.link.operstate", check_eth_link_down)
+FT__DIAG_EACH(ft__diag_eval_eth_link_down,
+	      "eth.link.detected eth.link.operstate", check_eth_link_down)
 
 static int
 check_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -667,9 +669,7 @@ check_not_rdma_netdev(const struct ft_diag_ctx *c, struct ft_findings *out, cons
 			     "no IP in this namespace, so RoCE finds no GID",
 			     o->device[0] ? o->device : "?", o->str);
 }
-FT__DIAG_EACH(eval_not_rdma_netdev, "eth.driver.name", check_not_rdma_netdev)
-
-#define ECOUNTER_RULE FT__DIAG_COUNTER_RULE
+FT__DIAG_EACH(ft__diag_eval_not_rdma_netdev, "eth.driver.name", check_not_rdma_netdev)
 
 /* ---- steady state: pause and ECN/CNP rates -------------------------------- */
 
@@ -680,8 +680,8 @@ FT__DIAG_EACH(eval_not_rdma_netdev, "eth.driver.name", check_not_rdma_netdev)
  * own hw_counters in sysfs count CNPs sent (notification point) and handled
  * (reaction point).
  */
-static int
-eval_cc_steady_state(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_cc_steady_state(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const struct {
 		const char *pat;
@@ -722,229 +722,3 @@ eval_cc_steady_state(const struct ft_diag_ctx *c, struct ft_findings *out)
 	}
 	return 0;
 }
-
-const struct ft_rule ft__diag_rules_roce[] = {
-	{ .id = "roce-cc-steady-state",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "pause frames or ECN marks/CNPs keep arriving in steady state",
-	  .needs = "eth.counter.*pause.rate *counter.np_ecn_marked_roce_packets.rate "
-		   "*counter.np_cnp_sent.rate *counter.rp_cnp_handled.rate",
-	  .eval = eval_cc_steady_state,
-	  .fix = "find the congested hop (switch queue counters of the RoCE priority), spread "
-		 "the traffic (more QPs per connection, adaptive routing), set ECN thresholds "
-		 "below PFC XOFF and check DCQCN on every sender; probe again after the change",
-	  .kb = "ROCE-PFC ROCE-DCQCN ROCE-COUNTERS" },
-	{ .id = "roce-pfc-off",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "PFC is enabled on no priority of a RoCE NIC",
-	  .needs = "roce.qos.pfc_enabled_prios",
-	  .eval = eval_pfc_off,
-	  .fix = "enable PFC on the RoCE priority on the NIC and every switch hop (mlnx_qos -i IF "
-		 "--pfc 0,0,0,1,0,0,0,0) and enable ECN on that queue",
-	  .kb = "ROCE-PFC ROCE-QOS SYM-ROCE-LOSS" },
-	{ .id = "roce-pfc-wrong-priority",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "NCCL's traffic class maps to a priority without PFC",
-	  .needs = "roce.qos.pfc_enabled_prios roce.qos.trust nccl.env.NCCL_IB_TC nccl.version",
-	  .eval = eval_pfc_prio,
-	  .fix = "set NCCL_IB_TC so that DSCP = TC >> 2 maps to the PFC priority (TC 106 = DSCP "
-		 "26 = priority 3 with the default map), identically on every node",
-	  .kb = "ROCE-QOS ENV-IB_TC SYM-ROCE-LOSS" },
-	{ .id = "roce-trust-pcp",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "RoCE NIC trusts PCP (VLAN priority) rather than DSCP",
-	  .needs = "roce.qos.trust",
-	  .eval = eval_trust_pcp,
-	  .fix = "mlnx_qos -i IF --trust dscp (or tag RoCE traffic on a VLAN with the right PCP)",
-	  .kb = "ROCE-QOS" },
-	{ .id = "roce-gid-empty",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "no usable RoCE GID (empty table or all-zero GID)",
-	  .needs = "ib.port.gid_count roce.gid.* ib.port.gid",
-	  .eval = eval_gid_empty,
-	  .fix = "give the RDMA device's netdev an IP address in this namespace (in Kubernetes a "
-		 "macvlan/SR-IOV secondary network), then check show_gids",
-	  .kb = "ROCE-GID SYM-QP-GID" },
-	{ .id = "roce-gid-index",
-	  .layer = FT_LAYER_COMMLIB,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "NCCL_IB_GID_INDEX set to a wrong or unneeded index",
-	  .needs = "nccl.env.NCCL_IB_GID_INDEX roce.gid.index roce.gid.version nccl.version",
-	  .eval = eval_gid_index,
-	  .fix = "NCCL >= 2.21: unset NCCL_IB_GID_INDEX (use NCCL_IB_ADDR_RANGE to pick a "
-		 "subnet); older NCCL: set it to the RoCE v2 IPv4 entry of show_gids",
-	  .kb = "ROCE-GID ENV-IB_GID_INDEX SYM-QP-GID" },
-	{ .id = "roce-mtu-below-4096",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "RoCE port active MTU below 4096",
-	  .needs = "ib.port.mtu_active ib.port.link_layer ib.port.state perftest.mtu "
-		   "perftest.link_type",
-	  .eval = eval_roce_mtu,
-	  .fix = "jumbo frames end to end: netdev MTU 9000 on hosts and switches, then the RoCE "
-		 "MTU becomes 4096",
-	  .kb = "ROCE-MTU ROCE-WIRE HOST-ETH-MTU SYM-ROCE-MTU" },
-	{ .id = "eth-tx-pause-high",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "the NIC sends many pause frames (host cannot drain)",
-	  .needs = "eth.counter.tx_prio*_pause eth.counter.tx_global_pause",
-	  .eval = eval_tx_pause,
-	  .fix = "find why the host stalls (PCIe width, IOMMU, NUMA placement, GDR); enable PFC "
-		 "storm prevention (ethtool pfc-prevention-tout)",
-	  .kb = "ROCE-PFC ROCE-COUNTERS SYM-ROCE-PFC-STORM" },
-	{ .id = "eth-rx-pause-high",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "the network pauses the NIC often (congestion spreading)",
-	  .needs = "eth.counter.rx_prio*_pause eth.counter.rx_global_pause",
-	  .eval = eval_rx_pause,
-	  .fix = "enable ECN marking below the PFC threshold on the RoCE queue; look for incast "
-		 "and oversubscription",
-	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-NO-CC" },
-	{ .id = "eth-pause-fraction",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a large share of time paused by PFC (needs a probe interval)",
-	  .needs = "eth.counter.rx_prio*_pause_duration.rate "
-		   "eth.counter.tx_prio*_pause_duration.rate",
-	  .eval = eval_pause_fraction,
-	  .fix = "receive side paused: enable ECN marking below PFC XOFF and find the incast; "
-		 "transmit side pausing: find why this host stalls (PCIe, IOMMU, NUMA, GDR)",
-	  .kb = "ROCE-PFC ROCE-DCQCN SYM-ROCE-PFC-STORM" },
-	ECOUNTER_RULE(
-		"eth-pause-storm", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
-		"PFC storm watchdog events on the NIC", c_storm,
-		"eth.counter.tx_pause_storm_error_events eth.counter.tx_pause_storm_warning_events",
-		"treat as a host or NIC fault first: find the stalled host (largest tx pause), "
-		"check its PCIe and GPU health, isolate it",
-		"ROCE-PFC SYM-ROCE-PFC-STORM"),
-	{ .id = "roce-ecn-no-cnp",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "ECN marks arrive but no CNP is sent (notification point off)",
-	  .needs = "*counter.np_ecn_marked_roce_packets ib.hw_counter.np_cnp_sent",
-	  .eval = eval_ecn_no_cnp,
-	  .fix = "enable the notification point on the NCCL priority: echo 1 > "
-		 "/sys/class/net/IF/ecn/roce_np/enable/PRIO",
-	  .kb = "ROCE-DCQCN SYM-ROCE-NO-CC" },
-	{ .id = "roce-pfc-only",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "pauses without any ECN mark or CNP (no congestion control)",
-	  .needs = "eth.counter.rx_prio*_pause_duration ib.hw_counter.np_ecn_marked_roce_packets "
-		   "*counter.np_cnp_sent *counter.rp_cnp_handled",
-	  .eval = eval_pfc_only,
-	  .fix = "enable ECN marking on the switch RoCE queue with thresholds below PFC XOFF; "
-		 "enable roce_np/roce_rp on the NCCL priority",
-	  .kb = "ROCE-DCQCN ROCE-PFC SYM-ROCE-NO-CC" },
-	{ .id = "roce-ecn-rate-high",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a high share of received packets is ECN-marked",
-	  .needs = "*counter.np_ecn_marked_roce_packets ib.counter.PortRcvPkts "
-		   "eth.counter.rx_packets_phy",
-	  .eval = eval_ecn_rate,
-	  .fix = "look for incast or oversubscribed uplinks; spread flows (more QPs per "
-		 "connection, adaptive routing); tune ECN thresholds and DCQCN together",
-	  .kb = "ROCE-DCQCN ROCE-ECMP SYM-SCALE-DROP" },
-	{ .id = "roce-dcqcn-overreaction",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "DCQCN over-reacts: senders cut by CNPs leave the marking receiver's link idle",
-	  .needs = "*counter.np_ecn_marked_roce_packets eth.counter.rx_packets_phy "
-		   "eth.counter.rx_bytes_phy *counter.rp_cnp_handled eth.counter.tx_bytes_phy "
-		   "sim.makespan sim.nic.link_rate eth.link.speed",
-	  .eval = eval_dcqcn_overreaction,
-	  .fix = "bound the cut per CNP and recover sooner: on the senders rpg_min_dec_fac "
-		 "50 -> 98 and rpg_time_reset 300 -> 20 us, on the receivers "
-		 "min_time_between_cnps 4 -> 2 us (ecn/roce_rp|roce_np/<name> in sysfs, or "
-		 "mlxconfig RPG_MIN_DEC_FAC_P1, RPG_TIME_RESET_P1, MIN_TIME_BETWEEN_CNPS_P1); "
-		 "fabtune advise --spec gives the twin's gain",
-	  .kb = "CC-DCQCN ROCE-DCQCN" },
-	ECOUNTER_RULE("roce-cnp-ignored", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
-		      "CNPs received but ignored (reaction point off)", c_cnp_ignored,
-		      "*counter.rp_cnp_ignored",
-		      "enable the reaction point on the NCCL priority (roce_rp/enable/PRIO) and "
-		      "align the CNP priority",
-		      "ROCE-DCQCN SYM-ROCE-NO-CC"),
-	ECOUNTER_RULE("roce-out-of-sequence", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		      "out-of-sequence packets (loss toward this node)", c_oos,
-		      "*counter.out_of_sequence *counter.duplicate_request",
-		      "make the NCCL priority lossless end to end: DSCP/TC, trust dscp, PFC on "
-		      "every hop, buffer headroom",
-		      "ROCE-COUNTERS SYM-ROCE-LOSS"),
-	ECOUNTER_RULE(
-		"roce-sequence-errors", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		"sequence-error NAKs and retransmissions", c_seq,
-		"*counter.packet_seq_err *counter.implied_nak_seq_err *counter.roce_adp_retrans",
-		"align NCCL_IB_TC with the lossless class and enable PFC on it on every hop",
-		"ROCE-COUNTERS SYM-ROCE-LOSS"),
-	ECOUNTER_RULE("roce-ack-timeouts", FT_LAYER_FABRIC, FT_SEV_ERROR,
-		      "local ACK timeouts (tail loss or stalled peer)", c_ack,
-		      "*counter.local_ack_timeout_err *counter.req_transport_retries_exceeded",
-		      "fix the loss first (lossless config, bad links); raise NCCL_IB_TIMEOUT only "
-		      "when no loss cause is found",
-		      "ROCE-COUNTERS ENV-IB_TIMEOUT SYM-ERR-12 SYM-JITTER"),
-	ECOUNTER_RULE(
-		"eth-rx-discards", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
-		"NIC receive discards (buffer exhaustion)", c_rx_discards,
-		"eth.counter.rx_discards_phy eth.counter.rx_prio[0-7]_discards "
-		"eth.counter.rx_prio[0-7]_buf_discard",
-		"check PCIe width and host load; for RoCE make the priority lossless so the "
-		"NIC pauses instead of dropping",
-		"ROCE-COUNTERS"),
-	ECOUNTER_RULE("eth-rx-out-of-buffer", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
-		      "kernel receive ring overruns", c_out_of_buffer,
-		      "eth.counter.rx_out_of_buffer",
-		      "spread IRQs over NIC-local cores, enlarge rings (ethtool -G), more socket "
-		      "threads for NCCL's socket transport",
-		      "ROCE-COUNTERS HOST-CPU HOST-TCP"),
-	ECOUNTER_RULE("eth-oversize-frames", FT_LAYER_FABRIC, FT_SEV_WARNING,
-		      "oversize frames dropped (MTU mismatch)", c_oversize,
-		      "eth.counter.rx_oversize_pkts_phy eth.counter.rx_out_of_range_len_phy",
-		      "use one MTU on hosts and every switch port of the path",
-		      "HOST-ETH-MTU ROCE-MTU"),
-	ECOUNTER_RULE(
-		"eth-phy-errors", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
-		"Ethernet physical errors (CRC, symbol, link down events)", c_phy,
-		"eth.counter.rx_crc_errors_phy eth.counter.rx_symbol_err_phy "
-		"eth.counter.rx_pcs_symbol_err_phy eth.counter.link_down_events_phy",
-		"clean or replace the cable or transceiver; check per-lane errors with mlxlink",
-		"ROCE-COUNTERS SYM-LINK-ERRORS"),
-	ECOUNTER_RULE("eth-pci-signal-integrity", FT_LAYER_FIRMWARE_HW, FT_SEV_WARNING,
-		      "PCIe signal-integrity recoveries on the NIC", c_pci,
-		      "eth.counter.rx_pci_signal_integrity eth.counter.tx_pci_signal_integrity",
-		      "move the card to another slot, update firmware and BIOS",
-		      "ROCE-COUNTERS HOST-PCIE"),
-	ECOUNTER_RULE(
-		"eth-module-fault", FT_LAYER_FIRMWARE_HW, FT_SEV_ERROR,
-		"transceiver module fault events", c_module,
-		"eth.counter.module_high_temp eth.counter.module_bad_shorted "
-		"eth.counter.module_bus_stuck",
-		"replace the module; check cooling", "ROCE-COUNTERS"),
-	{ .id = "eth-link-down",
-	  .layer = FT_LAYER_FIRMWARE_HW,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "an Ethernet link is down",
-	  .needs = "eth.link.detected eth.link.operstate",
-	  .eval = eval_eth_link_down,
-	  .fix = "check cable, transceiver and the switch port; check the lanes/speed settings "
-		 "(ethtool -s) on both ends",
-	  .kb = "ROCE-COUNTERS SYM-LINK-DEGRADED" },
-	{ .id = "eth-not-rdma-netdev",
-	  .layer = FT_LAYER_OS_DRIVER,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "the netdev is virtual (veth/bridge), not the RDMA NIC",
-	  .needs = "eth.driver.name",
-	  .eval = eval_not_rdma_netdev,
-	  .fix = "attach the RDMA NIC (SR-IOV VF or macvlan on the RoCE port) to the pod or "
-		 "container network namespace",
-	  .kb = "ROCE-GID HOST-LIMITS" },
-};
-const size_t ft__diag_nrules_roce = FT_ARRAY_SIZE(ft__diag_rules_roce);

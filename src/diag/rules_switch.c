@@ -43,7 +43,7 @@ check_storm(const struct ft_diag_ctx *c, struct ft_findings *out, const struct f
 			     o->device, o->port, o->num, o->num == 1 ? "" : "s",
 			     now ? "storming now" : "restored since");
 }
-FT__DIAG_EACH(eval_storm, "switch.pfcwd.storms", check_storm)
+FT__DIAG_EACH(ft__diag_eval_storm, "switch.pfcwd.storms", check_storm)
 
 static int
 check_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -60,7 +60,7 @@ check_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 		     "that port cannot drain what the switch sends",
 		o->device, o->num, o->key[strlen(o->key) - 1]);
 }
-FT__DIAG_EACH(eval_switch_pause, "switch.pfc.[rt]x_prio[0-7]", check_switch_pause)
+FT__DIAG_EACH(ft__diag_eval_switch_pause, "switch.pfc.[rt]x_prio[0-7]", check_switch_pause)
 
 static int
 check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
@@ -84,7 +84,8 @@ check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 			     "priority or its headroom is too small",
 			     o->device, o->str, o->num, 100 * share);
 }
-FT__DIAG_EACH(eval_switch_drops, "switch.queue.drop_pkts switch.if.tx_drp switch.if.rx_drp",
+FT__DIAG_EACH(ft__diag_eval_switch_drops,
+	      "switch.queue.drop_pkts switch.if.tx_drp switch.if.rx_drp",
 	      check_switch_drops)
 
 static int
@@ -126,7 +127,8 @@ check_switch_fec(const struct ft_diag_ctx *c, struct ft_findings *out, const str
 			     "the margin is thin (heuristic mark %s)",
 			     o->device, worst, lim);
 }
-FT__DIAG_EACH(eval_switch_fec, "switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber",
+FT__DIAG_EACH(ft__diag_eval_switch_fec,
+	      "switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber",
 	      check_switch_fec)
 
 /* ---- PFC deadlock risk ---------------------------------------------------- */
@@ -138,8 +140,8 @@ FT__DIAG_EACH(eval_switch_fec, "switch.if.fec_uncorr switch.if.fec_post_ber swit
  * close cycles unless each hop class rides its own lossless priority or VL.
  * The lossless class is PFC on RoCE, credit flow control on InfiniBand.
  */
-static int
-eval_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
+int
+ft__diag_eval_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	const struct ft_obs *kind = ft__diag_find(c, "spec.fabric.kind");
 	const struct ft_obs *routing = ft__diag_find(c, "spec.fabric.routing");
@@ -172,58 +174,3 @@ eval_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
 		torus ? "the rings of a torus wrap around" :
 			"dragonfly paths go local, global, local");
 }
-
-const struct ft_rule ft__diag_rules_switch[] = {
-	{ .id = "fabric-pfc-deadlock-risk",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "lossless classes on a topology whose routes form cycles (deadlock risk)",
-	  .needs = "spec.fabric.kind spec.fabric.routing spec.fabric.link "
-		   "roce.qos.pfc_enabled_prios",
-	  .eval = eval_deadlock,
-	  .fix = "RoCE: map each hop class (dimension or dateline crossing on a torus; local and "
-		 "global hops on a dragonfly) to its own lossless priority, enable the switches' "
-		 "PFC watchdog; InfiniBand: a deadlock-free routing engine with enough VLs",
-	  .kb = "ROCE-PFC IB-SM" },
-	{ .id = "switch-pfc-storm",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_ERROR,
-	  .summary = "a switch's PFC watchdog detected a pause storm on a port",
-	  .needs = "switch.pfcwd.storms switch.pfcwd.status switch.pfcwd.tx_drop "
-		   "switch.pfcwd.rx_drop",
-	  .eval = eval_storm,
-	  .fix = "find the device on that port (LLDP, cabling map): check it for a hung host, "
-		 "NIC or PCIe stall (its tx_pause_storm counters, dmesg, Xid lines); drain it "
-		 "until it drains its queues again",
-	  .kb = "ROCE-PFC SYM-ROCE-PFC-STORM" },
-	{ .id = "switch-pfc-pause",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a switch port sent or received many PFC pause frames",
-	  .needs = "switch.pfc.tx_prio* switch.pfc.rx_prio*",
-	  .eval = eval_switch_pause,
-	  .fix = "sent: find the congested egress of that switch (incast, oversubscribed "
-		 "uplinks) and check ECN marks below PFC XOFF; received: check the device on "
-		 "that port for a receive stall",
-	  .kb = "ROCE-PFC CC-PFC-ECN" },
-	{ .id = "switch-drops",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "a switch port dropped packets",
-	  .needs = "switch.if.tx_drp switch.if.rx_drp switch.queue.drop_pkts switch.queue.tx_pkts",
-	  .eval = eval_switch_drops,
-	  .fix = "check which queue drops (show queue counters): a drop in the RDMA class "
-		 "means PFC is missing on that priority or its buffer headroom is too small",
-	  .kb = "ROCE-PFC CC-PFC-ECN ROCE-COUNTERS" },
-	{ .id = "switch-fec",
-	  .layer = FT_LAYER_FABRIC,
-	  .severity = FT_SEV_WARNING,
-	  .summary = "FEC errors on a switch port: uncorrectable codewords or a thin margin",
-	  .needs = "switch.if.fec_uncorr switch.if.fec_post_ber switch.if.fec_pre_ber "
-		   "switch.if.fec_pre_ber_max",
-	  .eval = eval_switch_fec,
-	  .fix = "clean and reseat both ends, swap the cable or optic; compare with the NIC's "
-		 "own BER (mlxlink -c) on the other end of the link",
-	  .kb = "IB-COUNTERS IBDIAG-BER SYM-LINK-ERRORS" },
-};
-const size_t ft__diag_nrules_switch = FT_ARRAY_SIZE(ft__diag_rules_switch);

@@ -21,6 +21,8 @@
 
 #include "internal.h"
 #include "base/fields.h"
+#include "base/alloc_int.h"
+#include "base/recset_int.h"
 
 static void
 test_error_first_wins(void **state)
@@ -793,6 +795,78 @@ test_with_file_text(void **state)
 	rmdir(dir);
 }
 
+/* A record with observations after a header, as findings and advice hold them. */
+struct rec {
+	int id;
+	size_t nobs;
+	struct ft_obs obs[3];
+};
+
+static void
+test_recset(void **state)
+{
+	struct ft_vec v;
+	struct ft_strpool files;
+	struct rec r;
+	char name[16];
+	const struct rec *a, *b;
+
+	ft__recset_init(&v, &files, sizeof(struct rec));
+	assert_int_equal(v.len, 0);
+	memset(&r, 0, sizeof(r));
+	r.id = 7;
+	r.nobs = 2;
+	ft_obs_init(&r.obs[0], "x.a");
+	ft_obs_init(&r.obs[1], "x.b");
+	ft_obs_init(&r.obs[2], "x.c");
+	snprintf(name, sizeof(name), "%s", "a.log");
+	r.obs[0].file = name;
+	r.obs[1].file = "b.log";
+	r.obs[2].file = name; /* beyond nobs: copied as it is, not interned */
+	assert_int_equal(ft__recset_add(&v, &files, &r, offsetof(struct rec, obs), r.nobs), 0);
+	r.id = 8;
+	assert_int_equal(ft__recset_add(&v, &files, &r, offsetof(struct rec, obs), 1), 0);
+	snprintf(name, sizeof(name), "%s", "gone");
+	assert_int_equal(v.len, 2);
+	a = ft_vec_at(&v, 0);
+	b = ft_vec_at(&v, 1);
+	assert_int_equal(a->id, 7);
+	assert_int_equal(b->id, 8);
+	assert_string_equal(a->obs[0].key, "x.a");
+	/* the files are the pool's copies, one a name, whatever the caller's buffer holds later */
+	assert_string_equal(a->obs[0].file, "a.log");
+	assert_string_equal(a->obs[1].file, "b.log");
+	assert_ptr_equal(a->obs[0].file, b->obs[0].file);
+	assert_ptr_not_equal(a->obs[0].file, name);
+	assert_ptr_equal(a->obs[2].file, name);
+	assert_int_equal(files.s.len, 2);
+	ft__recset_release(&v, &files);
+
+	/* an allocation failing anywhere in an add leaves the set as it was */
+	for (unsigned long n = 1;; n++) {
+		bool fired;
+		int rc;
+
+		ft__recset_init(&v, &files, sizeof(struct rec));
+		r.obs[0].file = "a.log";
+		r.obs[1].file = "b.log";
+		ft__alloc_fail_at(0);
+		assert_int_equal(ft__recset_add(&v, &files, &r, offsetof(struct rec, obs), 1), 0);
+		ft__alloc_fail_at(n);
+		rc = ft__recset_add(&v, &files, &r, offsetof(struct rec, obs), 2);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		assert_int_equal(rc, fired ? FT_ENOMEM : 0);
+		assert_int_equal(v.len, fired ? 1 : 2);
+		ft__recset_release(&v, &files);
+		if (!fired) {
+			assert_true(n > 1); /* the add allocates: failures were tried */
+			break;
+		}
+		assert_true(n < 100);
+	}
+}
+
 int
 main(void)
 {
@@ -818,6 +892,7 @@ main(void)
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_with_file_text),
 		cmocka_unit_test(test_file_write_planted_temp),
+		cmocka_unit_test(test_recset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2661,6 +2661,8 @@ record_obs(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 			     "%s is bad", o->key);
 }
 
+/* The definition macros define checks with external linkage, as the catalogue needs. */
+ft__diag_eval_fn eval_each_x_a;
 FT__DIAG_EACH(eval_each_x_a, "x.a", record_obs)
 
 static const struct ft_rule each_rule = { .id = "t-each",
@@ -2752,6 +2754,7 @@ is_x_val(const struct ft_diag_ctx *c, const struct ft_obs *o)
 	return strcmp(o->key, "x.val") == 0;
 }
 
+ft__diag_eval_fn eval_match, eval_first, eval_num, eval_str;
 FT__DIAG_MATCH(eval_match, "x.s", NULL, "text %s")
 FT__DIAG_MATCH_FIRST(eval_first, "x.s", NULL, "first %s")
 FT__DIAG_DISAGREE(eval_num, is_x_val, true, "%.0f vs %.0f")
