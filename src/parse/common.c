@@ -341,6 +341,63 @@ ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span t
 		ft__skipped(c, line, why, text);
 }
 
+/*
+ * The IB port states and physical states (PortInfo PortState and
+ * PortPhysicalState): verbs' names (ibv_devinfo) and ibstat's, which ibstatus
+ * and sysfs print in either case.
+ */
+static const struct {
+	const char *verbs, *name;
+} ib_states[] = {
+	{ "PORT_DOWN", "Down" },
+	{ "PORT_INIT", "Init" },
+	{ "PORT_ARMED", "Armed" },
+	{ "PORT_ACTIVE", "Active" },
+	{ "PORT_ACTIVE_DEFER", "ActiveDefer" },
+	{ "SLEEP", "Sleep" },
+	{ "POLLING", "Polling" },
+	{ "DISABLED", "Disabled" },
+	{ "PORT_CONFIGURATION_TRAINING", "PortConfigurationTraining" },
+	{ "LINK_UP", "LinkUp" },
+	{ "LINK_ERROR_RECOVERY", "LinkErrorRecovery" },
+	{ "PHY_TEST", "PhyTest" },
+};
+
+void
+ft__emit_ib_state(struct ft__pctx *c, uint32_t line, const char *key, struct ft__span v)
+{
+	const char *colon = v.n ? memchr(v.p, ':', v.n) : NULL;
+	struct ft__span s;
+
+	if (colon)
+		s = ft__trim(ft__skip(v, (size_t)(colon - v.p) + 1));
+	else if (!ft__token(&v, &s))
+		return;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(ib_states); i++) {
+		const char *name = ib_states[i].name;
+
+		if (ft__eq(s, ib_states[i].verbs) ||
+		    (s.n == strlen(name) && strncasecmp(s.p, name, s.n) == 0)) {
+			ft__emit_cstr(c, line, key, name);
+			return;
+		}
+	}
+	ft__emit_str(c, line, key, s);
+}
+
+int
+ft__parse_lines(struct ft__pctx *c, const char *text, size_t len, ft__line_fn *fn, void *state,
+                const char *why)
+{
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
+
+	while (ft__next_line(c, &it, &s))
+		if (!fn(c, state, s, it.lineno) && why)
+			ft__unread(c, it.lineno, why, s);
+	return c->rc;
+}
+
 void
 ft__add_row(struct ft__pctx *c, const struct ft_result_row *row)
 {
