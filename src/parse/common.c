@@ -341,50 +341,6 @@ ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span t
 		ft__skipped(c, line, why, text);
 }
 
-/*
- * The IB port states and physical states (PortInfo PortState and
- * PortPhysicalState): verbs' names (ibv_devinfo) and ibstat's, which ibstatus
- * and sysfs print in either case.
- */
-static const struct {
-	const char *verbs, *name;
-} ib_states[] = {
-	{ "PORT_DOWN", "Down" },
-	{ "PORT_INIT", "Init" },
-	{ "PORT_ARMED", "Armed" },
-	{ "PORT_ACTIVE", "Active" },
-	{ "PORT_ACTIVE_DEFER", "ActiveDefer" },
-	{ "SLEEP", "Sleep" },
-	{ "POLLING", "Polling" },
-	{ "DISABLED", "Disabled" },
-	{ "PORT_CONFIGURATION_TRAINING", "PortConfigurationTraining" },
-	{ "LINK_UP", "LinkUp" },
-	{ "LINK_ERROR_RECOVERY", "LinkErrorRecovery" },
-	{ "PHY_TEST", "PhyTest" },
-};
-
-void
-ft__emit_ib_state(struct ft__pctx *c, uint32_t line, const char *key, struct ft__span v)
-{
-	const char *colon = v.n ? memchr(v.p, ':', v.n) : NULL;
-	struct ft__span s;
-
-	if (colon)
-		s = ft__trim(ft__skip(v, (size_t)(colon - v.p) + 1));
-	else if (!ft__token(&v, &s))
-		return;
-	for (size_t i = 0; i < FT_ARRAY_SIZE(ib_states); i++) {
-		const char *name = ib_states[i].name;
-
-		if (ft__eq(s, ib_states[i].verbs) ||
-		    (s.n == strlen(name) && strncasecmp(s.p, name, s.n) == 0)) {
-			ft__emit_cstr(c, line, key, name);
-			return;
-		}
-	}
-	ft__emit_str(c, line, key, s);
-}
-
 int
 ft__parse_lines(struct ft__pctx *c, const char *text, size_t len, ft__line_fn *fn, void *state,
                 const char *why)
@@ -475,38 +431,45 @@ ft__parse_with(ft__run_fn *fn, const char *text, size_t len, const char *file,
 	return fn(&c, text ? text + skip : "", len - skip);
 }
 
-bool
-ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
-               struct ft__span name, struct ft__span val)
+void
+ft__field_value(struct ft__pctx *c, uint32_t line, const char *key, enum ft__field_kind kind,
+                const char *unit, struct ft__span val)
 {
 	double v;
 	uint64_t u;
 
+	switch (kind) {
+	case FT__F_IGN:
+		break;
+	case FT__F_STR:
+		ft__emit_str(c, line, key, val);
+		break;
+	case FT__F_NUM:
+		if (ft__u64(val, &u))
+			ft__emit_num(c, line, key, (double)u, unit);
+		else if (ft__dbl(val, &v))
+			ft__emit_num(c, line, key, v, unit);
+		else
+			ft__emit_str(c, line, key, val);
+		break;
+	case FT__F_LEAD:
+		if (ft__lead_dbl(val, &v, NULL))
+			ft__emit(c, line, key, true, v, unit, val);
+		else
+			ft__emit_str(c, line, key, val);
+		break;
+	}
+}
+
+bool
+ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
+               struct ft__span name, struct ft__span val)
+{
 	for (size_t i = 0; i < n; i++) {
-		if (!ft__eq(name, map[i].name))
-			continue;
-		switch (map[i].kind) {
-		case FT__F_IGN:
-			break;
-		case FT__F_STR:
-			ft__emit_str(c, line, map[i].key, val);
-			break;
-		case FT__F_NUM:
-			if (ft__u64(val, &u))
-				ft__emit_num(c, line, map[i].key, (double)u, map[i].unit);
-			else if (ft__dbl(val, &v))
-				ft__emit_num(c, line, map[i].key, v, map[i].unit);
-			else
-				ft__emit_str(c, line, map[i].key, val);
-			break;
-		case FT__F_LEAD:
-			if (ft__lead_dbl(val, &v, NULL))
-				ft__emit(c, line, map[i].key, true, v, map[i].unit, val);
-			else
-				ft__emit_str(c, line, map[i].key, val);
-			break;
+		if (ft__eq(name, map[i].name)) {
+			ft__field_value(c, line, map[i].key, map[i].kind, map[i].unit, val);
+			return true;
 		}
-		return true;
 	}
 	return false;
 }

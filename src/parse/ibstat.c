@@ -9,27 +9,6 @@
  */
 #include "parse_int.h"
 
-static const struct ft__field dev_fields[] = {
-	{ "CA type", "ib.dev.ca_type", FT__F_STR, NULL },
-	{ "Number of ports", "ib.dev.nports", FT__F_NUM, "count" },
-	{ "Firmware version", "ib.dev.fw_ver", FT__F_STR, NULL },
-	{ "Hardware version", "ib.dev.hw_ver", FT__F_STR, NULL },
-	{ "Node GUID", "ib.dev.node_guid", FT__F_STR, NULL },
-	{ "System image GUID", "ib.dev.sys_guid", FT__F_STR, NULL },
-};
-
-static const struct ft__field port_fields[] = {
-	{ "State", "ib.port.state", FT__F_STR, NULL },
-	{ "Physical state", "ib.port.phys_state", FT__F_STR, NULL },
-	{ "Rate", "ib.port.rate", FT__F_NUM, "Gbps" },
-	{ "Base lid", "ib.port.lid", FT__F_NUM, NULL },
-	{ "LMC", "ib.port.lmc", FT__F_NUM, NULL },
-	{ "SM lid", "ib.port.sm_lid", FT__F_NUM, NULL },
-	{ "Capability mask", "ib.port.cap_mask", FT__F_STR, NULL },
-	{ "Port GUID", "ib.port.guid", FT__F_STR, NULL },
-	{ "Link layer", "ib.port.link_layer", FT__F_STR, NULL },
-};
-
 static bool
 ibstat_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
@@ -51,11 +30,7 @@ ibstat_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		return true;
 	}
 	if (*in_ca && ft__split(s, ':', &k, &v)) {
-		bool ok = c->port < 0 ? ft__field_emit(c, line, dev_fields,
-		                                       FT_ARRAY_SIZE(dev_fields), k, v) :
-		                        ft__field_emit(c, line, port_fields,
-		                                       FT_ARRAY_SIZE(port_fields), k, v);
-		if (!ok)
+		if (!ft__ib_field_emit(c, line, FT__IB_IBSTAT, c->port >= 0, k, v))
 			ft__skipped(c, line, "unknown ibstat field", s);
 		return true;
 	}

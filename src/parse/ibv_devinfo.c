@@ -11,29 +11,6 @@
  */
 #include "parse_int.h"
 
-static const struct ft__field dev_fields[] = {
-	{ "transport", "ib.dev.transport", FT__F_STR, NULL },
-	{ "fw_ver", "ib.dev.fw_ver", FT__F_STR, NULL },
-	{ "node_guid", "ib.dev.node_guid", FT__F_STR, NULL },
-	{ "sys_image_guid", "ib.dev.sys_guid", FT__F_STR, NULL },
-	{ "vendor_id", "ib.dev.vendor_id", FT__F_STR, NULL },
-	{ "vendor_part_id", "ib.dev.vendor_part_id", FT__F_NUM, NULL },
-	{ "hw_ver", "ib.dev.hw_ver", FT__F_STR, NULL },
-	{ "board_id", "ib.dev.board_id", FT__F_STR, NULL },
-	{ "phys_port_cnt", "ib.dev.nports", FT__F_NUM, "count" },
-};
-
-static const struct ft__field port_fields[] = {
-	{ "max_mtu", "ib.port.mtu_max", FT__F_LEAD, "bytes" },
-	{ "active_mtu", "ib.port.mtu_active", FT__F_LEAD, "bytes" },
-	{ "sm_lid", "ib.port.sm_lid", FT__F_NUM, NULL },
-	{ "port_lid", "ib.port.lid", FT__F_NUM, NULL },
-	{ "port_lmc", "ib.port.lmc", FT__F_NUM, NULL },
-	{ "link_layer", "ib.port.link_layer", FT__F_STR, NULL },
-	{ "active_width", "ib.port.width_active", FT__F_STR, NULL },
-	{ "active_speed", "ib.port.speed_active", FT__F_LEAD, "Gbps" },
-};
-
 static bool
 is_ident(struct ft__span k)
 {
@@ -84,10 +61,7 @@ ibv_devinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 		c->port = (int)u;
 		return true;
 	}
-	if (c->port < 0) {
-		if (ft__field_emit(c, line, dev_fields, FT_ARRAY_SIZE(dev_fields), k, v))
-			return true;
-	} else {
+	if (c->port >= 0) {
 		if (ft__eq(k, "state")) {
 			ft__emit_ib_state(c, line, "ib.port.state", v);
 			return true;
@@ -96,9 +70,9 @@ ibv_devinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 			ft__emit_ib_state(c, line, "ib.port.phys_state", v);
 			return true;
 		}
-		if (ft__field_emit(c, line, port_fields, FT_ARRAY_SIZE(port_fields), k, v))
-			return true;
 	}
+	if (ft__ib_field_emit(c, line, FT__IB_VERBS, c->port >= 0, k, v))
+		return true;
 	if (!is_ident(k)) {
 		ft__skipped(c, line, "unknown ibv_devinfo line", s);
 		return true;

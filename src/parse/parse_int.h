@@ -367,6 +367,19 @@ struct ft__field {
 /* Emit the observation for field @name = @val; false when @name is not in @map. */
 bool ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
                     struct ft__span name, struct ft__span val);
+/* The observation @key for a value @val read as @kind says. */
+void ft__field_value(struct ft__pctx *c, uint32_t line, const char *key, enum ft__field_kind kind,
+                     const char *unit, struct ft__span val);
+
+/* The tools that print IB device and port fields, each under its own names (ib_fields.c). */
+enum ft__ib_tool { FT__IB_IBSTAT, FT__IB_VERBS, FT__IB_PORTINFO, FT__IB_NTOOLS };
+
+/*
+ * Emit the IB field @tool calls @name: an `ib.port.*` key when @port (a
+ * port's block), an `ib.dev.*` one otherwise; false when there is none.
+ */
+bool ft__ib_field_emit(struct ft__pctx *c, uint32_t line, enum ft__ib_tool tool, bool port,
+                       struct ft__span name, struct ft__span val);
 
 /* ---- parser definitions -------------------------------------------------- */
 

@@ -1288,6 +1288,33 @@ test_unread(void **state)
 	}
 	ft__emit_ib_state(&c, 0, "ib.port.state", ft__span_c("  "));
 	assert_int_equal(ft_obs_set_len(&set), FT_ARRAY_SIZE(cases));
+	/* one IB field under each tool's name, in its block's scope only */
+	assert_true(ft__ib_field_emit(&c, 1, FT__IB_IBSTAT, true, ft__span_c("Base lid"),
+	                              ft__span_c("0x1f")));
+	assert_true(ft__ib_field_emit(&c, 2, FT__IB_VERBS, true, ft__span_c("port_lid"),
+	                              ft__span_c("31")));
+	assert_true(ft__ib_field_emit(&c, 3, FT__IB_PORTINFO, true, ft__span_c("LinkSpeedActive"),
+	                              ft__span_c("25.78125 Gbps")));
+	assert_false(ft__ib_field_emit(&c, 4, FT__IB_IBSTAT, false, ft__span_c("Base lid"),
+	                               ft__span_c("1")));
+	assert_false(ft__ib_field_emit(&c, 5, FT__IB_PORTINFO, true, ft__span_c("port_lid"),
+	                               ft__span_c("1")));
+	assert_true(ft__ib_field_emit(&c, 6, FT__IB_VERBS, false, ft__span_c("phys_port_cnt"),
+	                              ft__span_c("two")));
+	{
+		const struct ft_obs *o = ft_obs_set_at(&set, FT_ARRAY_SIZE(cases));
+
+		assert_string_equal(o[0].key, "ib.port.lid");
+		assert_true(o[0].num == 31.0);
+		assert_true(o[1].num == 31.0);
+		assert_string_equal(o[2].key, "ib.port.speed_active");
+		assert_true(o[2].num == 25.78125);
+		assert_string_equal(o[2].unit, "Gbps");
+		assert_string_equal(o[2].str, "25.78125 Gbps");
+		assert_string_equal(o[3].key, "ib.dev.nports");
+		assert_string_equal(o[3].str, "two"); /* not a number: kept as text */
+		assert_int_equal(ft_obs_set_len(&set), FT_ARRAY_SIZE(cases) + 4);
+	}
 	ft_obs_set_release(&set);
 
 	assert_true(ft__starts_any(ft__span_c("Couldn't connect"), "Failed|Couldn't"));
