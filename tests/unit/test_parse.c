@@ -1242,6 +1242,20 @@ test_parse_lines(void **state)
 static void
 test_unread(void **state)
 {
+	/* IB fields: each tool's name, in its block's scope only */
+	static const struct {
+		enum ft__ib_tool tool;
+		bool port;
+		const char *name, *val;
+		bool read;
+	} fields[] = {
+		{ FT__IB_IBSTAT, true, "Base lid", "0x1f", true },
+		{ FT__IB_VERBS, true, "port_lid", "31", true },
+		{ FT__IB_PORTINFO, true, "LinkSpeedActive", "25.78125 Gbps", true },
+		{ FT__IB_IBSTAT, false, "Base lid", "1", false }, /* a port field outside a port */
+		{ FT__IB_PORTINFO, true, "port_lid", "1", false }, /* another tool's name */
+		{ FT__IB_VERBS, false, "phys_port_cnt", "two", true },
+	};
 	/* port states from every tool's spelling to ibstat's */
 	static const struct {
 		const char *in, *out;
@@ -1288,19 +1302,11 @@ test_unread(void **state)
 	}
 	ft__emit_ib_state(&c, 0, "ib.port.state", ft__span_c("  "));
 	assert_int_equal(ft_obs_set_len(&set), FT_ARRAY_SIZE(cases));
-	/* one IB field under each tool's name, in its block's scope only */
-	assert_true(ft__ib_field_emit(&c, 1, FT__IB_IBSTAT, true, ft__span_c("Base lid"),
-	                              ft__span_c("0x1f")));
-	assert_true(ft__ib_field_emit(&c, 2, FT__IB_VERBS, true, ft__span_c("port_lid"),
-	                              ft__span_c("31")));
-	assert_true(ft__ib_field_emit(&c, 3, FT__IB_PORTINFO, true, ft__span_c("LinkSpeedActive"),
-	                              ft__span_c("25.78125 Gbps")));
-	assert_false(ft__ib_field_emit(&c, 4, FT__IB_IBSTAT, false, ft__span_c("Base lid"),
-	                               ft__span_c("1")));
-	assert_false(ft__ib_field_emit(&c, 5, FT__IB_PORTINFO, true, ft__span_c("port_lid"),
-	                               ft__span_c("1")));
-	assert_true(ft__ib_field_emit(&c, 6, FT__IB_VERBS, false, ft__span_c("phys_port_cnt"),
-	                              ft__span_c("two")));
+	for (size_t i = 0; i < FT_ARRAY_SIZE(fields); i++)
+		assert_int_equal(ft__ib_field_emit(&c, (uint32_t)i, fields[i].tool, fields[i].port,
+		                                   ft__span_c(fields[i].name),
+		                                   ft__span_c(fields[i].val)),
+		                 fields[i].read);
 	{
 		const struct ft_obs *o = ft_obs_set_at(&set, FT_ARRAY_SIZE(cases));
 
