@@ -14,6 +14,7 @@ static bool
 ibdiagnet_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
 	bool *stages = state;
+
 	if (ft__starts(s, "-W-")) {
 		ft__emit_str(c, line, "ibdiag.warning", ft__trim(ft__skip(s, 3)));
 		return true;
