@@ -341,6 +341,19 @@ ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span t
 		ft__skipped(c, line, why, text);
 }
 
+int
+ft__parse_lines(struct ft__pctx *c, const char *text, size_t len, ft__line_fn *fn, void *state,
+                const char *why)
+{
+	struct ft__lines it = ft__pctx_lines(c, text, len);
+	struct ft__span s;
+
+	while (ft__next_line(c, &it, &s))
+		if (!fn(c, state, s, it.lineno) && why)
+			ft__unread(c, it.lineno, why, s);
+	return c->rc;
+}
+
 void
 ft__add_row(struct ft__pctx *c, const struct ft_result_row *row)
 {
@@ -418,38 +431,45 @@ ft__parse_with(ft__run_fn *fn, const char *text, size_t len, const char *file,
 	return fn(&c, text ? text + skip : "", len - skip);
 }
 
-bool
-ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
-               struct ft__span name, struct ft__span val)
+void
+ft__field_value(struct ft__pctx *c, uint32_t line, const char *key, enum ft__field_kind kind,
+                const char *unit, struct ft__span val)
 {
 	double v;
 	uint64_t u;
 
+	switch (kind) {
+	case FT__F_IGN:
+		break;
+	case FT__F_STR:
+		ft__emit_str(c, line, key, val);
+		break;
+	case FT__F_NUM:
+		if (ft__u64(val, &u))
+			ft__emit_num(c, line, key, (double)u, unit);
+		else if (ft__dbl(val, &v))
+			ft__emit_num(c, line, key, v, unit);
+		else
+			ft__emit_str(c, line, key, val);
+		break;
+	case FT__F_LEAD:
+		if (ft__lead_dbl(val, &v, NULL))
+			ft__emit(c, line, key, true, v, unit, val);
+		else
+			ft__emit_str(c, line, key, val);
+		break;
+	}
+}
+
+bool
+ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
+               struct ft__span name, struct ft__span val)
+{
 	for (size_t i = 0; i < n; i++) {
-		if (!ft__eq(name, map[i].name))
-			continue;
-		switch (map[i].kind) {
-		case FT__F_IGN:
-			break;
-		case FT__F_STR:
-			ft__emit_str(c, line, map[i].key, val);
-			break;
-		case FT__F_NUM:
-			if (ft__u64(val, &u))
-				ft__emit_num(c, line, map[i].key, (double)u, map[i].unit);
-			else if (ft__dbl(val, &v))
-				ft__emit_num(c, line, map[i].key, v, map[i].unit);
-			else
-				ft__emit_str(c, line, map[i].key, val);
-			break;
-		case FT__F_LEAD:
-			if (ft__lead_dbl(val, &v, NULL))
-				ft__emit(c, line, map[i].key, true, v, map[i].unit, val);
-			else
-				ft__emit_str(c, line, map[i].key, val);
-			break;
+		if (ft__eq(name, map[i].name)) {
+			ft__field_value(c, line, map[i].key, map[i].kind, map[i].unit, val);
+			return true;
 		}
-		return true;
 	}
 	return false;
 }

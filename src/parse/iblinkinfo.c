@@ -94,34 +94,31 @@ link_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 	}
 }
 
-int
-ft__iblinkinfo_run(struct ft__pctx *c, const char *text, size_t len)
+static bool
+iblinkinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s;
+	(void)state;
+	if ((ft__starts(s, "CA: ") || ft__starts(s, "Switch: ")) && ft__ends(s, ":")) {
+		struct ft__span n = ft__skip(s, ft__starts(s, "CA: ") ? 4 : 8), tok, rest;
 
-	while (ft__next_line(c, &it, &s)) {
-		if ((ft__starts(s, "CA: ") || ft__starts(s, "Switch: ")) && ft__ends(s, ":")) {
-			struct ft__span n = ft__skip(s, ft__starts(s, "CA: ") ? 4 : 8), tok, rest;
-
-			n.n--; /* trailing ':' */
-			n = ft__trim(n);
-			rest = n;
-			if (ft__starts(s, "Switch: ") && ft__token(&rest, &tok) &&
-			    ft__starts(tok, "0x") && ft__trim(rest).n)
-				n = ft__trim(rest);
-			ft__copy(c->device, sizeof(c->device), n);
-			c->port = -1;
-			continue;
-		}
-		if (ft__find(s, "==(")) {
-			link_line(c, it.lineno, s);
-			continue;
-		}
-		ft__unread(c, it.lineno, "not iblinkinfo output", s);
+		n.n--; /* trailing ':' */
+		n = ft__trim(n);
+		rest = n;
+		if (ft__starts(s, "Switch: ") && ft__token(&rest, &tok) && ft__starts(tok, "0x") &&
+		    ft__trim(rest).n)
+			n = ft__trim(rest);
+		ft__copy(c->device, sizeof(c->device), n);
+		c->port = -1;
+		return true;
 	}
-	return c->rc;
+	if (ft__find(s, "==(")) {
+		link_line(c, line, s);
+		return true;
+	}
+	return false;
 }
+
+FT__LINES_RUN(iblinkinfo, "not iblinkinfo output")
 
 FT__PARSER(iblinkinfo, "iblinkinfo", "iblinkinfo: every link's width, speed, state and peer",
            { 95, { "==(", ")==>" } });

@@ -28,60 +28,56 @@ quoted(struct ft__span s, size_t nth, struct ft__span *out)
 	return true;
 }
 
-int
-ft__ibnetdiscover_run(struct ft__pctx *c, const char *text, size_t len)
+static bool
+ibnetdiscover_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s;
+	struct ft__span rest = s, t[10], name;
+	size_t n = 0;
+	uint64_t lid, port;
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span rest = s, t[10], name;
-		size_t n = 0;
-		uint64_t lid, port;
+	(void)state;
+	while (n < 10 && ft__token(&rest, &t[n]) && t[n].p[0] != '(' && t[n].p[0] != '\'')
+		n++;
+	if (n >= 6 && (ft__eq(t[0], "CA") || ft__eq(t[0], "SW") || ft__eq(t[0], "RT")) &&
+	    ft__u64(t[1], &lid) && ft__u64(t[2], &port) && port < 256 && ft__starts(t[3], "0x")) {
+		if (quoted(s, 0, &name))
+			ft__copy(c->device, sizeof(c->device), name);
+		else
+			ft__copy(c->device, sizeof(c->device), t[3]);
+		c->port = (int)port;
+		ft__emit_num(c, line, "ib.port.lid", (double)lid, NULL);
+		{
+			/* "4x" as ibstat and iblinkinfo write it: "4X" */
+			char w[8];
 
-		while (n < 10 && ft__token(&rest, &t[n]) && t[n].p[0] != '(' && t[n].p[0] != '\'')
-			n++;
-		if (n >= 6 && (ft__eq(t[0], "CA") || ft__eq(t[0], "SW") || ft__eq(t[0], "RT")) &&
-		    ft__u64(t[1], &lid) && ft__u64(t[2], &port) && port < 256 &&
-		    ft__starts(t[3], "0x")) {
-			if (quoted(s, 0, &name))
-				ft__copy(c->device, sizeof(c->device), name);
-			else
-				ft__copy(c->device, sizeof(c->device), t[3]);
-			c->port = (int)port;
-			ft__emit_num(c, it.lineno, "ib.port.lid", (double)lid, NULL);
-			{
-				/* "4x" as ibstat and iblinkinfo write it: "4X" */
-				char w[8];
-
-				ft__copy(w, sizeof(w), t[4]);
-				for (char *q = w; *q; q++)
-					if (*q == 'x')
-						*q = 'X';
-				ft__emit_cstr(c, it.lineno, "ib.port.width_active", w);
-			}
-			ft__emit_str(c, it.lineno, "ib.port.speed_active", t[5]);
-			if (n >= 10 && ft__eq(t[6], "-")) {
-				char peer[160];
-				struct ft__span pn = FT__NOSTR;
-
-				if (!quoted(s, 1, &pn))
-					pn = t[9];
-				snprintf(peer, sizeof(peer), "'%.*s' %.*s/%.*s", (int)pn.n, pn.p,
-				         (int)t[8].n, t[8].p, (int)t[9].n, t[9].p);
-				if (ft__u64(t[8], &lid) && ft__u64(t[9], &port))
-					snprintf(peer, sizeof(peer), "'%.*s' %" PRIu64 "/%" PRIu64,
-					         (int)pn.n, pn.p, lid, port);
-				ft__emit_cstr(c, it.lineno, "ib.link.peer", peer);
-			} else {
-				ft__emit_cstr(c, it.lineno, "ib.link.peer", "none");
-			}
-			continue;
+			ft__copy(w, sizeof(w), t[4]);
+			for (char *q = w; *q; q++)
+				if (*q == 'x')
+					*q = 'X';
+			ft__emit_cstr(c, line, "ib.port.width_active", w);
 		}
-		ft__unread(c, it.lineno, "not ibnetdiscover -p output", s);
+		ft__emit_str(c, line, "ib.port.speed_active", t[5]);
+		if (n >= 10 && ft__eq(t[6], "-")) {
+			char peer[160];
+			struct ft__span pn = FT__NOSTR;
+
+			if (!quoted(s, 1, &pn))
+				pn = t[9];
+			snprintf(peer, sizeof(peer), "'%.*s' %.*s/%.*s", (int)pn.n, pn.p,
+			         (int)t[8].n, t[8].p, (int)t[9].n, t[9].p);
+			if (ft__u64(t[8], &lid) && ft__u64(t[9], &port))
+				snprintf(peer, sizeof(peer), "'%.*s' %" PRIu64 "/%" PRIu64,
+				         (int)pn.n, pn.p, lid, port);
+			ft__emit_cstr(c, line, "ib.link.peer", peer);
+		} else {
+			ft__emit_cstr(c, line, "ib.link.peer", "none");
+		}
+		return true;
 	}
-	return c->rc;
+	return false;
 }
+
+FT__LINES_RUN(ibnetdiscover, "not ibnetdiscover -p output")
 
 static int
 ibnetdiscover_sniff(const char *text, size_t len)

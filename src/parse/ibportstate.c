@@ -9,55 +9,32 @@
  */
 #include "dotted.h"
 
-static const struct ft__field fields[] = {
-	{ "LinkState", "ib.port.state", FT__F_STR, NULL },
-	{ "PhysLinkState", "ib.port.phys_state", FT__F_STR, NULL },
-	{ "LinkWidthSupported", "ib.port.width_supported", FT__F_STR, NULL },
-	{ "LinkWidthEnabled", "ib.port.width_enabled", FT__F_STR, NULL },
-	{ "LinkWidthActive", "ib.port.width_active", FT__F_STR, NULL },
-	{ "LinkSpeedSupported", "ib.port.speed_supported", FT__F_STR, NULL },
-	{ "LinkSpeedEnabled", "ib.port.speed_enabled", FT__F_STR, NULL },
-	{ "LinkSpeedActive", "ib.port.speed_active", FT__F_LEAD, "Gbps" },
-	{ "LinkSpeedExtSupported", "ib.port.speed_ext_supported", FT__F_STR, NULL },
-	{ "LinkSpeedExtEnabled", "ib.port.speed_ext_enabled", FT__F_STR, NULL },
-	{ "LinkSpeedExtActive", "ib.port.speed_ext_active", FT__F_LEAD, "Gbps" },
-	{ "Lid", "ib.port.lid", FT__F_NUM, NULL },
-	{ "SMLid", "ib.port.sm_lid", FT__F_NUM, NULL },
-	{ "NeighborMTU", "ib.port.mtu_neighbor", FT__F_LEAD, "bytes" },
-	{ "MtuCap", "ib.port.mtu_max", FT__F_LEAD, "bytes" },
-};
-
-int
-ft__ibportstate_run(struct ft__pctx *c, const char *text, size_t len)
+static bool
+ibportstate_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s;
+	struct ft__span name, val;
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span name, val;
+	(void)state;
+	if (ft__eq(s, "PortInfo:"))
+		return true;
+	if (ft__lid_header(c, s))
+		return true;
+	if (ft__dotted(s, &name, &val)) {
+		if (!ft__ib_field_emit(c, line, FT__IB_PORTINFO, true, name, val)) {
+			uint64_t u;
 
-		if (ft__eq(s, "PortInfo:"))
-			continue;
-		if (ft__lid_header(c, s))
-			continue;
-		if (ft__dotted(s, &name, &val)) {
-			if (!ft__field_emit(c, it.lineno, fields, FT_ARRAY_SIZE(fields), name,
-			                    val)) {
-				uint64_t u;
-
-				if (ft__u64(val, &u))
-					ft__emit_named(c, it.lineno, "ib.portinfo.", name, true,
-					               (double)u, NULL, FT__NOSTR);
-				else
-					ft__emit_named(c, it.lineno, "ib.portinfo.", name, false, 0,
-					               NULL, val);
-			}
-			continue;
+			if (ft__u64(val, &u))
+				ft__emit_named(c, line, "ib.portinfo.", name, true, (double)u, NULL,
+				               FT__NOSTR);
+			else
+				ft__emit_named(c, line, "ib.portinfo.", name, false, 0, NULL, val);
 		}
-		ft__unread(c, it.lineno, "not ibportstate output", s);
+		return true;
 	}
-	return c->rc;
+	return false;
 }
+
+FT__LINES_RUN(ibportstate, "not ibportstate output")
 
 FT__PARSER(ibportstate, "ibportstate",
            "ibportstate / smpquery portinfo: link state, width and speed",

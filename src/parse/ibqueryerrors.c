@@ -43,55 +43,55 @@ brackets(struct ft__pctx *c, uint32_t line, struct ft__span s)
 	}
 }
 
-int
-ft__ibqueryerrors_run(struct ft__pctx *c, const char *text, size_t len)
+/* The node that the "Errors for" header above the GUID lines names. */
+struct qstate {
+	char node[48];
+};
+
+static bool
+ibqueryerrors_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s;
-	char node[48] = "";
+	struct qstate *st = state;
+	struct ft__span rest, tok;
+	uint64_t u;
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span rest, tok;
-		uint64_t u;
+	if (ft__starts(s, "##"))
+		return true;
+	if (ft__starts(s, "Errors for ")) {
+		const char *q = memchr(s.p, '"', s.n);
 
-		if (ft__starts(s, "##"))
-			continue;
-		if (ft__starts(s, "Errors for ")) {
-			const char *q = memchr(s.p, '"', s.n);
+		st->node[0] = '\0';
+		if (q) {
+			struct ft__span n = ft__skip(s, (size_t)(q - s.p) + 1);
+			const char *q2 = memchr(n.p, '"', n.n);
 
-			node[0] = '\0';
-			if (q) {
-				struct ft__span n = ft__skip(s, (size_t)(q - s.p) + 1);
-				const char *q2 = memchr(n.p, '"', n.n);
-
-				ft__copy(node, sizeof(node),
-				         (struct ft__span){ n.p, q2 ? (size_t)(q2 - n.p) : n.n });
-			}
-			continue;
+			ft__copy(st->node, sizeof(st->node),
+			         (struct ft__span){ n.p, q2 ? (size_t)(q2 - n.p) : n.n });
 		}
-		rest = s;
-		if (ft__token(&rest, &tok) && ft__eq(tok, "GUID") && ft__token(&rest, &tok)) {
-			struct ft__span port;
-
-			if (node[0])
-				ft_strlcpy(c->device, node, sizeof(c->device));
-			else
-				ft__copy(c->device, sizeof(c->device), tok);
-			c->port = -1;
-			if (ft__token(&rest, &tok) && ft__eq(tok, "port") &&
-			    ft__token(&rest, &port)) {
-				if (port.n && port.p[port.n - 1] == ':')
-					port.n--;
-				if (ft__u64(port, &u) && u < 256)
-					c->port = (int)u;
-			}
-			brackets(c, it.lineno, rest);
-			continue;
-		}
-		ft__unread(c, it.lineno, "not ibqueryerrors output", s);
+		return true;
 	}
-	return c->rc;
+	rest = s;
+	if (ft__token(&rest, &tok) && ft__eq(tok, "GUID") && ft__token(&rest, &tok)) {
+		struct ft__span port;
+
+		if (st->node[0])
+			ft_strlcpy(c->device, st->node, sizeof(c->device));
+		else
+			ft__copy(c->device, sizeof(c->device), tok);
+		c->port = -1;
+		if (ft__token(&rest, &tok) && ft__eq(tok, "port") && ft__token(&rest, &port)) {
+			if (port.n && port.p[port.n - 1] == ':')
+				port.n--;
+			if (ft__u64(port, &u) && u < 256)
+				c->port = (int)u;
+		}
+		brackets(c, line, rest);
+		return true;
+	}
+	return false;
 }
+
+FT__LINES_RUN_STATE(ibqueryerrors, struct qstate, "not ibqueryerrors output")
 
 FT__PARSER(ibqueryerrors, "ibqueryerrors",
            "ibqueryerrors: fabric-wide ports with error counters over threshold",

@@ -11,62 +11,6 @@
  */
 #include "parse_int.h"
 
-static const struct ft__field dev_fields[] = {
-	{ "transport", "ib.dev.transport", FT__F_STR, NULL },
-	{ "fw_ver", "ib.dev.fw_ver", FT__F_STR, NULL },
-	{ "node_guid", "ib.dev.node_guid", FT__F_STR, NULL },
-	{ "sys_image_guid", "ib.dev.sys_guid", FT__F_STR, NULL },
-	{ "vendor_id", "ib.dev.vendor_id", FT__F_STR, NULL },
-	{ "vendor_part_id", "ib.dev.vendor_part_id", FT__F_NUM, NULL },
-	{ "hw_ver", "ib.dev.hw_ver", FT__F_STR, NULL },
-	{ "board_id", "ib.dev.board_id", FT__F_STR, NULL },
-	{ "phys_port_cnt", "ib.dev.nports", FT__F_NUM, "count" },
-};
-
-static const struct ft__field port_fields[] = {
-	{ "max_mtu", "ib.port.mtu_max", FT__F_LEAD, "bytes" },
-	{ "active_mtu", "ib.port.mtu_active", FT__F_LEAD, "bytes" },
-	{ "sm_lid", "ib.port.sm_lid", FT__F_NUM, NULL },
-	{ "port_lid", "ib.port.lid", FT__F_NUM, NULL },
-	{ "port_lmc", "ib.port.lmc", FT__F_NUM, NULL },
-	{ "link_layer", "ib.port.link_layer", FT__F_STR, NULL },
-	{ "active_width", "ib.port.width_active", FT__F_STR, NULL },
-	{ "active_speed", "ib.port.speed_active", FT__F_LEAD, "Gbps" },
-};
-
-static const struct {
-	const char *tool, *name;
-} states[] = {
-	{ "PORT_ACTIVE", "Active" },
-	{ "PORT_DOWN", "Down" },
-	{ "PORT_INIT", "Init" },
-	{ "PORT_ARMED", "Armed" },
-	{ "PORT_ACTIVE_DEFER", "ActiveDefer" },
-	{ "LINK_UP", "LinkUp" },
-	{ "POLLING", "Polling" },
-	{ "DISABLED", "Disabled" },
-	{ "SLEEP", "Sleep" },
-	{ "PORT_CONFIGURATION_TRAINING", "Training" },
-	{ "LINK_ERROR_RECOVERY", "LinkErrorRecovery" },
-	{ "PHY_TEST", "PhyTest" },
-};
-
-static void
-emit_state(struct ft__pctx *c, uint32_t line, const char *key, struct ft__span v)
-{
-	struct ft__span tok;
-
-	if (!ft__token(&v, &tok))
-		return;
-	for (size_t i = 0; i < FT_ARRAY_SIZE(states); i++) {
-		if (ft__eq(tok, states[i].tool)) {
-			ft__emit_cstr(c, line, key, states[i].name);
-			return;
-		}
-	}
-	ft__emit_str(c, line, key, tok);
-}
-
 static bool
 is_ident(struct ft__span k)
 {
@@ -78,87 +22,73 @@ is_ident(struct ft__span k)
 	return true;
 }
 
-int
-ft__ibv_devinfo_run(struct ft__pctx *c, const char *text, size_t len)
+static bool
+ibv_devinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s;
-	bool in_hca = false;
+	bool *in_hca = state;
+	struct ft__span k, v;
+	uint64_t u;
+	double d;
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span k, v;
-		uint64_t u;
-		double d;
-
-		if (ft__starts(s, "hca_id:")) {
-			ft__copy(c->device, sizeof(c->device), ft__trim(ft__skip(s, 7)));
-			c->port = -1;
-			in_hca = true;
-			continue;
-		}
-		if (!in_hca) {
-			if (!ft__tool_error(c, it.lineno, s, "No IB devices"))
-				ft__unread(c, it.lineno, "not ibv_devinfo output", s);
-			continue;
-		}
-		if (ft__eq(s, "Device ports:"))
-			continue;
-		if (ft__starts(s, "GID[")) {
-			const char *close = memchr(s.p, ']', s.n);
-
-			if (close &&
-			    ft__u64((struct ft__span){ s.p + 4, (size_t)(close - s.p) - 4 }, &u)) {
-				struct ft__span g = ft__skip(s, (size_t)(close - s.p) + 1);
-
-				g = ft__trim(g);
-				if (g.n && g.p[0] == ':')
-					g = ft__trim(ft__skip(g, 1));
-				ft__emit(c, it.lineno, "ib.port.gid", true, (double)u, NULL, g);
-				continue;
-			}
-		}
-		if (!ft__split(s, ':', &k, &v)) {
-			ft__skipped(c, it.lineno, "unknown ibv_devinfo line", s);
-			continue;
-		}
-		if (ft__eq(k, "port") && ft__u64(v, &u) && u < 256) {
-			c->port = (int)u;
-			continue;
-		}
-		if (c->port < 0) {
-			if (ft__field_emit(c, it.lineno, dev_fields, FT_ARRAY_SIZE(dev_fields), k,
-			                   v))
-				continue;
-		} else {
-			if (ft__eq(k, "state")) {
-				emit_state(c, it.lineno, "ib.port.state", v);
-				continue;
-			}
-			if (ft__eq(k, "phys_state")) {
-				emit_state(c, it.lineno, "ib.port.phys_state", v);
-				continue;
-			}
-			if (ft__field_emit(c, it.lineno, port_fields, FT_ARRAY_SIZE(port_fields), k,
-			                   v))
-				continue;
-		}
-		if (!is_ident(k)) {
-			ft__skipped(c, it.lineno, "unknown ibv_devinfo line", s);
-			continue;
-		}
-		/* -v fields: keep the tool's name */
-		if (ft__u64(v, &u))
-			ft__emit_named(c, it.lineno, c->port < 0 ? "ib.dev." : "ib.port.", k, true,
-			               (double)u, NULL, FT__NOSTR);
-		else if (ft__lead_dbl(v, &d, NULL) && v.n && ft__is_digit(v.p[0]))
-			ft__emit_named(c, it.lineno, c->port < 0 ? "ib.dev." : "ib.port.", k, true,
-			               d, NULL, v);
-		else
-			ft__emit_named(c, it.lineno, c->port < 0 ? "ib.dev." : "ib.port.", k, false,
-			               0, NULL, v);
+	if (ft__starts(s, "hca_id:")) {
+		ft__copy(c->device, sizeof(c->device), ft__trim(ft__skip(s, 7)));
+		c->port = -1;
+		*in_hca = true;
+		return true;
 	}
-	return c->rc;
+	if (!*in_hca)
+		return ft__tool_error(c, line, s, "No IB devices");
+	if (ft__eq(s, "Device ports:"))
+		return true;
+	if (ft__starts(s, "GID[")) {
+		const char *close = memchr(s.p, ']', s.n);
+
+		if (close && ft__u64((struct ft__span){ s.p + 4, (size_t)(close - s.p) - 4 }, &u)) {
+			struct ft__span g = ft__skip(s, (size_t)(close - s.p) + 1);
+
+			g = ft__trim(g);
+			if (g.n && g.p[0] == ':')
+				g = ft__trim(ft__skip(g, 1));
+			ft__emit(c, line, "ib.port.gid", true, (double)u, NULL, g);
+			return true;
+		}
+	}
+	if (!ft__split(s, ':', &k, &v)) {
+		ft__skipped(c, line, "unknown ibv_devinfo line", s);
+		return true;
+	}
+	if (ft__eq(k, "port") && ft__u64(v, &u) && u < 256) {
+		c->port = (int)u;
+		return true;
+	}
+	if (c->port >= 0) {
+		if (ft__eq(k, "state")) {
+			ft__emit_ib_state(c, line, "ib.port.state", v);
+			return true;
+		}
+		if (ft__eq(k, "phys_state")) {
+			ft__emit_ib_state(c, line, "ib.port.phys_state", v);
+			return true;
+		}
+	}
+	if (ft__ib_field_emit(c, line, FT__IB_VERBS, c->port >= 0, k, v))
+		return true;
+	if (!is_ident(k)) {
+		ft__skipped(c, line, "unknown ibv_devinfo line", s);
+		return true;
+	}
+	/* -v fields: keep the tool's name */
+	if (ft__u64(v, &u))
+		ft__emit_named(c, line, c->port < 0 ? "ib.dev." : "ib.port.", k, true, (double)u,
+		               NULL, FT__NOSTR);
+	else if (ft__lead_dbl(v, &d, NULL) && v.n && ft__is_digit(v.p[0]))
+		ft__emit_named(c, line, c->port < 0 ? "ib.dev." : "ib.port.", k, true, d, NULL, v);
+	else
+		ft__emit_named(c, line, c->port < 0 ? "ib.dev." : "ib.port.", k, false, 0, NULL, v);
+	return true;
 }
+
+FT__LINES_RUN_STATE(ibv_devinfo, bool, "not ibv_devinfo output")
 
 FT__PARSER(ibv_devinfo, "ibv_devinfo", "ibv_devinfo [-v]: HCA fields, port state, MTU, LIDs, GIDs",
            { 95, { "hca_id:", "phys_port_cnt|fw_ver" } }, { 60, { "hca_id:" } });

@@ -40,116 +40,123 @@ tc_flush(struct ft__pctx *c, struct tc *t)
 	t->tc = -1;
 }
 
+/* What a line leaves for the next: the TC being read, and where in the output we are. */
+struct qos {
+	struct tc t;
+	bool in_qos;  /* past the first mlnx_qos line */
+	bool pfc_hdr; /* after the PFC table's "priority" header */
+};
+
+static bool
+mlnx_qos_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
+{
+	struct qos *q = state;
+	struct ft__span cmd, k, v, tok, rest;
+	uint64_t u;
+
+	if (ft__is_prompt(s, &cmd)) {
+		tc_flush(c, &q->t);
+		device_from_command(c, cmd);
+		return true;
+	}
+	if (ft__starts(s, "DCBX mode:")) {
+		tc_flush(c, &q->t);
+		q->in_qos = true;
+		ft__emit_str(c, line, "roce.qos.dcbx", ft__trim(ft__skip(s, 10)));
+		return true;
+	}
+	if (ft__starts(s, "Priority trust state:") || ft__starts(s, "Priority trust mode:")) {
+		q->in_qos = true;
+		ft__split(s, ':', &k, &v);
+		ft__emit_str(c, line, "roce.qos.trust", v);
+		return true;
+	}
+	if (!q->in_qos) {
+		ft__skipped(c, line, "not mlnx_qos output", s);
+		return true;
+	}
+	if (ft__eq(s, "dscp2prio mapping:") || ft__eq(s, "PFC configuration:") ||
+	    ft__starts(s, "Receive buffer size") || ft__starts(s, "Buffer ") ||
+	    ft__starts(s, "default priority:"))
+		return true;
+	if (ft__starts(s, "prio:") && ft__find(s, "dscp:")) {
+		rest = ft__skip(s, 5);
+		if (ft__token(&rest, &tok) && ft__u64(tok, &u)) {
+			const char *d = ft__find(s, "dscp:");
+			struct ft__span vals = ft__trim(ft__skip(s, (size_t)(d - s.p) + 5));
+
+			if (vals.n && vals.p[vals.n - 1] == ',')
+				vals.n--;
+			ft__emit(c, line, "roce.qos.dscp2prio", true, (double)u, NULL, vals);
+			return true;
+		}
+	}
+	if (ft__starts(s, "Cable len:")) {
+		if (ft__u64(ft__skip(s, 10), &u))
+			ft__emit_num(c, line, "roce.qos.cable_len", (double)u, "m");
+		return true;
+	}
+	if (ft__starts(s, "priority") && !ft__find(s, ":")) {
+		q->pfc_hdr = true;
+		return true;
+	}
+	if (q->pfc_hdr && ft__starts(s, "enabled")) {
+		char list[64] = "";
+		size_t k2 = 0, nen = 0;
+		int prio = 0;
+
+		rest = ft__skip(s, 7);
+		while (ft__token(&rest, &tok) && prio < 8) {
+			if (ft__eq(tok, "1")) {
+				int w = snprintf(list + k2, sizeof(list) - k2, "%s%d",
+				                 nen ? "," : "", prio);
+
+				if (w > 0 && (size_t)w < sizeof(list) - k2)
+					k2 += (size_t)w;
+				nen++;
+			}
+			prio++;
+		}
+		ft__emit(c, line, "roce.qos.pfc_enabled_prios", true, (double)nen, "count",
+		         ft__span_c(list));
+		q->pfc_hdr = false;
+		return true;
+	}
+	if (ft__starts(s, "buffer") || ft__starts(s, "size")) {
+		q->pfc_hdr = false;
+		return true;
+	}
+	if (ft__starts(s, "tc:")) {
+		tc_flush(c, &q->t);
+		rest = ft__skip(s, 3);
+		if (ft__token(&rest, &tok) && ft__u64(tok, &u) && u < 16) {
+			struct ft__span r = ft__trim(rest);
+
+			q->t.tc = (int)u;
+			q->t.line = line;
+			snprintf(q->t.desc, sizeof(q->t.desc), "%.*s", (int)r.n, r.p);
+			return true;
+		}
+	}
+	if (ft__starts(s, "priority:") && q->t.tc >= 0) {
+		size_t l = strlen(q->t.desc);
+		struct ft__span r = ft__trim(ft__skip(s, 9));
+
+		snprintf(q->t.desc + l, sizeof(q->t.desc) - l, "%sprios %.*s", l ? ", " : "",
+		         (int)r.n, r.p);
+		return true;
+	}
+	tc_flush(c, &q->t);
+	return false;
+}
+
 int
 ft__mlnx_qos_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s, cmd;
-	struct tc t = { .tc = -1 };
-	bool in_qos = false, pfc_hdr = false;
+	struct qos q = { .t = { .tc = -1 } };
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span k, v, tok, rest;
-		uint64_t u;
-
-		if (ft__is_prompt(s, &cmd)) {
-			tc_flush(c, &t);
-			device_from_command(c, cmd);
-			continue;
-		}
-		if (ft__starts(s, "DCBX mode:")) {
-			tc_flush(c, &t);
-			in_qos = true;
-			ft__emit_str(c, it.lineno, "roce.qos.dcbx", ft__trim(ft__skip(s, 10)));
-			continue;
-		}
-		if (ft__starts(s, "Priority trust state:") ||
-		    ft__starts(s, "Priority trust mode:")) {
-			in_qos = true;
-			ft__split(s, ':', &k, &v);
-			ft__emit_str(c, it.lineno, "roce.qos.trust", v);
-			continue;
-		}
-		if (!in_qos) {
-			ft__skipped(c, it.lineno, "not mlnx_qos output", s);
-			continue;
-		}
-		if (ft__eq(s, "dscp2prio mapping:") || ft__eq(s, "PFC configuration:") ||
-		    ft__starts(s, "Receive buffer size") || ft__starts(s, "Buffer ") ||
-		    ft__starts(s, "default priority:"))
-			continue;
-		if (ft__starts(s, "prio:") && ft__find(s, "dscp:")) {
-			rest = ft__skip(s, 5);
-			if (ft__token(&rest, &tok) && ft__u64(tok, &u)) {
-				const char *d = ft__find(s, "dscp:");
-				struct ft__span vals = ft__trim(ft__skip(s, (size_t)(d - s.p) + 5));
-
-				if (vals.n && vals.p[vals.n - 1] == ',')
-					vals.n--;
-				ft__emit(c, it.lineno, "roce.qos.dscp2prio", true, (double)u, NULL,
-				         vals);
-				continue;
-			}
-		}
-		if (ft__starts(s, "Cable len:")) {
-			if (ft__u64(ft__skip(s, 10), &u))
-				ft__emit_num(c, it.lineno, "roce.qos.cable_len", (double)u, "m");
-			continue;
-		}
-		if (ft__starts(s, "priority") && !ft__find(s, ":")) {
-			pfc_hdr = true;
-			continue;
-		}
-		if (pfc_hdr && ft__starts(s, "enabled")) {
-			char list[64] = "";
-			size_t k2 = 0, nen = 0;
-			int prio = 0;
-
-			rest = ft__skip(s, 7);
-			while (ft__token(&rest, &tok) && prio < 8) {
-				if (ft__eq(tok, "1")) {
-					int w = snprintf(list + k2, sizeof(list) - k2, "%s%d",
-					                 nen ? "," : "", prio);
-
-					if (w > 0 && (size_t)w < sizeof(list) - k2)
-						k2 += (size_t)w;
-					nen++;
-				}
-				prio++;
-			}
-			ft__emit(c, it.lineno, "roce.qos.pfc_enabled_prios", true, (double)nen,
-			         "count", ft__span_c(list));
-			pfc_hdr = false;
-			continue;
-		}
-		if (ft__starts(s, "buffer") || ft__starts(s, "size")) {
-			pfc_hdr = false;
-			continue;
-		}
-		if (ft__starts(s, "tc:")) {
-			tc_flush(c, &t);
-			rest = ft__skip(s, 3);
-			if (ft__token(&rest, &tok) && ft__u64(tok, &u) && u < 16) {
-				struct ft__span r = ft__trim(rest);
-
-				t.tc = (int)u;
-				t.line = it.lineno;
-				snprintf(t.desc, sizeof(t.desc), "%.*s", (int)r.n, r.p);
-				continue;
-			}
-		}
-		if (ft__starts(s, "priority:") && t.tc >= 0) {
-			size_t l = strlen(t.desc);
-			struct ft__span r = ft__trim(ft__skip(s, 9));
-
-			snprintf(t.desc + l, sizeof(t.desc) - l, "%sprios %.*s", l ? ", " : "",
-			         (int)r.n, r.p);
-			continue;
-		}
-		tc_flush(c, &t);
-		ft__skipped(c, it.lineno, "unknown mlnx_qos line", s);
-	}
-	tc_flush(c, &t);
+	ft__parse_lines(c, text, len, mlnx_qos_line, &q, "unknown mlnx_qos line");
+	tc_flush(c, &q.t);
 	return c->rc;
 }
 

@@ -66,65 +66,62 @@ device_from_command(struct ft__pctx *c, struct ft__span cmd)
 		}
 }
 
-int
-ft__mlxconfig_run(struct ft__pctx *c, const char *text, size_t len)
+static bool
+mlxconfig_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s, cmd;
-	int col = 0; /* value column to read (0 = the first) */
+	int *col = state; /* value column to read (0 = the first) */
+	struct ft__span cmd, r, k, tok, vals[4];
+	int n = 0;
+	double d = 0;
+	bool has;
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span r, k, tok, vals[4];
-		int n = 0;
-		double d = 0;
-		bool has;
-
-		if (ft__starts(s, "---"))
-			continue;
-		if (ft__is_prompt(s, &cmd)) {
-			device_from_command(c, cmd);
-			continue;
-		}
-		if (ft__starts(s, "Device:")) {
-			struct ft__span dev = ft__trim(ft__skip(s, 7));
-			const char *slash = dev.n ? memrchr(dev.p, '/', dev.n) : NULL;
-
-			if (slash)
-				dev = ft__skip(dev, (size_t)(slash - dev.p) + 1);
-			ft__copy(c->device, sizeof(c->device), dev);
-			c->port = -1;
-			continue;
-		}
-		if (ft__starts(s, "Configurations:")) {
-			/* "Configurations:    Default    Current    Next Boot" */
-			const char *cur = ft__find(s, "Current");
-			struct ft__span h = ft__skip(s, 15);
-
-			col = 0;
-			if (cur) {
-				while (ft__token(&h, &tok) && tok.p < cur)
-					col++;
-			}
-			continue;
-		}
-		if (ft__starts(s, "Device #") || ft__starts(s, "Device type:") ||
-		    ft__starts(s, "Name:") || ft__starts(s, "Description:") ||
-		    ft__starts(s, "Device ") || ft__starts(s, "-E-") || ft__starts(s, "-W-"))
-			continue;
-		r = s;
-		if (!ft__token(&r, &k) || !param_name(k))
-			continue;
-		while (n < (int)FT_ARRAY_SIZE(vals) && ft__token(&r, &tok))
-			if (!ft__eq(tok, "*")) /* mlxconfig marks changed values with '*' */
-				vals[n++] = tok;
-		if (!n)
-			continue;
-		tok = vals[col < n ? col : n - 1];
-		has = param_number(tok, &d);
-		ft__emit_named(c, it.lineno, "mlxconfig.", k, has, d, NULL, tok);
+	if (ft__starts(s, "---"))
+		return true;
+	if (ft__is_prompt(s, &cmd)) {
+		device_from_command(c, cmd);
+		return true;
 	}
-	return c->rc;
+	if (ft__starts(s, "Device:")) {
+		struct ft__span dev = ft__trim(ft__skip(s, 7));
+		const char *slash = dev.n ? memrchr(dev.p, '/', dev.n) : NULL;
+
+		if (slash)
+			dev = ft__skip(dev, (size_t)(slash - dev.p) + 1);
+		ft__copy(c->device, sizeof(c->device), dev);
+		c->port = -1;
+		return true;
+	}
+	if (ft__starts(s, "Configurations:")) {
+		/* "Configurations:    Default    Current    Next Boot" */
+		const char *cur = ft__find(s, "Current");
+		struct ft__span h = ft__skip(s, 15);
+
+		*col = 0;
+		if (cur) {
+			while (ft__token(&h, &tok) && tok.p < cur)
+				(*col)++;
+		}
+		return true;
+	}
+	if (ft__starts(s, "Device #") || ft__starts(s, "Device type:") || ft__starts(s, "Name:") ||
+	    ft__starts(s, "Description:") || ft__starts(s, "Device ") || ft__starts(s, "-E-") ||
+	    ft__starts(s, "-W-"))
+		return true;
+	r = s;
+	if (!ft__token(&r, &k) || !param_name(k))
+		return true;
+	while (n < (int)FT_ARRAY_SIZE(vals) && ft__token(&r, &tok))
+		if (!ft__eq(tok, "*")) /* mlxconfig marks changed values with '*' */
+			vals[n++] = tok;
+	if (!n)
+		return true;
+	tok = vals[*col < n ? *col : n - 1];
+	has = param_number(tok, &d);
+	ft__emit_named(c, line, "mlxconfig.", k, has, d, NULL, tok);
+	return true;
 }
+
+FT__LINES_RUN_STATE(mlxconfig, int, NULL)
 
 FT__PARSER(mlxconfig, "mlxconfig",
            "mlxconfig -q: ConnectX firmware settings (RoCE CC, CNP, PCI ordering, ATS)",

@@ -76,7 +76,7 @@ lanes(struct ft__pctx *c, uint32_t line, struct ft__span v)
 	}
 	if (n)
 		ft__emit(c, line, "mlxlink.raw_errors_lane", true, total > 0 ? max / total : 0,
-			 NULL, ft__trim(v));
+		         NULL, ft__trim(v));
 }
 
 /* "==== mlx5_0 FEC Counters ====" or "========== mt4123_pciconf4 ==========" */
@@ -115,60 +115,57 @@ device_from_command(struct ft__pctx *c, struct ft__span cmd)
 		}
 }
 
-int
-ft__mlxlink_run(struct ft__pctx *c, const char *text, size_t len)
+static bool
+mlxlink_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s, cmd;
+	struct ft__span cmd, k, v;
+	double d;
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span k, v;
-		double d;
-
-		if (ft__starts(s, "---") || banner(c, s))
-			continue;
-		if (ft__is_prompt(s, &cmd)) {
-			device_from_command(c, cmd);
-			continue;
-		}
-		if (ft__starts(s, "-E-") || ft__starts(s, "-W-")) {
-			/* "-E- ... option is not supported for HCA": the tool's own note */
-			if (!ft__find(s, "not supported"))
-				ft__emit_str(c, it.lineno, "tool.error", s);
-			continue;
-		}
-		if (!ft__split(s, ':', &k, &v)) {
-			/* section titles ("Operational Info", "Physical Counters and BER Info") */
-			continue;
-		}
-		k = ft__trim(k);
-		v = ft__trim(v);
-		if (ft__eq(k, "Raw Physical BER") || ft__eq(k, "Effective Physical BER") ||
-		    ft__eq(k, "Symbol BER")) {
-			if (ber_value(v, &d))
-				ft__emit(c, it.lineno,
-					 k.p[0] == 'R'	 ? "mlxlink.raw_ber" :
-					 k.p[0] == 'E'	 ? "mlxlink.effective_ber" :
-							   "mlxlink.symbol_ber",
-					 true, d, NULL, v);
-			else
-				ft__skipped(c, it.lineno, "BER is not a number", s);
-			continue;
-		}
-		if (ft__eq(k, "Raw Physical Errors Per Lane")) {
-			lanes(c, it.lineno, v);
-			continue;
-		}
-		if (ft__starts(k, "Temperature") && ft__lead_dbl(v, &d, NULL)) {
-			ft__emit(c, it.lineno, "mlxlink.module_temp", true, d, "C", v);
-			continue;
-		}
-		if (ft__field_emit(c, it.lineno, fields, FT_ARRAY_SIZE(fields), k, v))
-			continue;
-		/* other mlxlink fields (eye, serdes, module identifiers) are not judged */
+	(void)state;
+	if (ft__starts(s, "---") || banner(c, s))
+		return true;
+	if (ft__is_prompt(s, &cmd)) {
+		device_from_command(c, cmd);
+		return true;
 	}
-	return c->rc;
+	if (ft__starts(s, "-E-") || ft__starts(s, "-W-")) {
+		/* "-E- ... option is not supported for HCA": the tool's own note */
+		if (!ft__find(s, "not supported"))
+			ft__emit_str(c, line, "tool.error", s);
+		return true;
+	}
+	if (!ft__split(s, ':', &k, &v)) {
+		/* section titles ("Operational Info", "Physical Counters and BER Info") */
+		return true;
+	}
+	k = ft__trim(k);
+	v = ft__trim(v);
+	if (ft__eq(k, "Raw Physical BER") || ft__eq(k, "Effective Physical BER") ||
+	    ft__eq(k, "Symbol BER")) {
+		if (ber_value(v, &d))
+			ft__emit(c, line,
+			         k.p[0] == 'R' ? "mlxlink.raw_ber" :
+			         k.p[0] == 'E' ? "mlxlink.effective_ber" :
+			                         "mlxlink.symbol_ber",
+			         true, d, NULL, v);
+		else
+			ft__skipped(c, line, "BER is not a number", s);
+		return true;
+	}
+	if (ft__eq(k, "Raw Physical Errors Per Lane")) {
+		lanes(c, line, v);
+		return true;
+	}
+	if (ft__starts(k, "Temperature") && ft__lead_dbl(v, &d, NULL)) {
+		ft__emit(c, line, "mlxlink.module_temp", true, d, "C", v);
+		return true;
+	}
+	/* other mlxlink fields (eye, serdes, module identifiers) are not judged */
+	ft__field_emit(c, line, fields, FT_ARRAY_SIZE(fields), k, v);
+	return true;
 }
+
+FT__LINES_RUN(mlxlink, NULL)
 
 FT__PARSER(mlxlink, "mlxlink",
            "mlxlink: port state, FEC, recommendation, pre/post-FEC BER, link errors, module",

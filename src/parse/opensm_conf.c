@@ -26,37 +26,35 @@ option_name(struct ft__span k)
 	return true;
 }
 
-int
-ft__opensm_conf_run(struct ft__pctx *c, const char *text, size_t len)
+static bool
+opensm_conf_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s;
+	struct ft__span k, v;
+	uint64_t u;
+	bool has = false;
+	double d = 0;
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span k, v;
-		uint64_t u;
-		bool has = false;
-		double d = 0;
-
-		if (s.p[0] == '#')
-			continue;
-		v = s;
-		if (!ft__token(&v, &k) || !option_name(k)) {
-			ft__skipped(c, it.lineno, "not an opensm.conf option line", s);
-			continue;
-		}
-		v = ft__trim(v);
-		if (ft__u64(v, &u)) {
-			has = true;
-			d = (double)u;
-		} else if (ft__eq(v, "TRUE") || ft__eq(v, "FALSE")) {
-			has = true;
-			d = ft__eq(v, "TRUE");
-		}
-		ft__emit_named(c, it.lineno, "opensm.", k, has, d, NULL, v);
+	(void)state;
+	if (s.p[0] == '#')
+		return true;
+	v = s;
+	if (!ft__token(&v, &k) || !option_name(k)) {
+		ft__skipped(c, line, "not an opensm.conf option line", s);
+		return true;
 	}
-	return c->rc;
+	v = ft__trim(v);
+	if (ft__u64(v, &u)) {
+		has = true;
+		d = (double)u;
+	} else if (ft__eq(v, "TRUE") || ft__eq(v, "FALSE")) {
+		has = true;
+		d = ft__eq(v, "TRUE");
+	}
+	ft__emit_named(c, line, "opensm.", k, has, d, NULL, v);
+	return true;
 }
+
+FT__LINES_RUN(opensm_conf, NULL)
 
 FT__PARSER(opensm_conf, "opensm-conf",
            "opensm.conf: subnet manager options (congestion control, routing engine, QoS)",

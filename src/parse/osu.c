@@ -178,34 +178,37 @@ row(struct ft__pctx *c, struct ostate *os, uint32_t line, struct ft__span s)
 	ft__add_row(c, &r);
 }
 
+static bool
+osu_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
+{
+	struct ostate *os = state;
+
+	if (ft__starts(s, "# OSU")) {
+		title(os, s);
+		ft__emit_str(c, line, "bench.test", ft__span_c(os->test));
+		return true;
+	}
+	if (ft__starts(s, "# Size")) {
+		header(os, s);
+		return true;
+	}
+	/* "# osu_bw" prompts, "# Datatype: ...", "# Window size ..." notes */
+	if (ft__starts(s, "# "))
+		return true;
+	if (ft__is_digit(s.p[0])) {
+		row(c, os, line, s);
+		return true;
+	}
+	return false;
+}
+
 int
 ft__osu_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s;
 	struct ostate os = { .ncol = 0 };
 
 	ft__pctx_run_kind(c, "osu");
-	while (ft__next_line(c, &it, &s)) {
-		if (ft__starts(s, "# OSU")) {
-			title(&os, s);
-			ft__emit_str(c, it.lineno, "bench.test", ft__span_c(os.test));
-			continue;
-		}
-		if (ft__starts(s, "# Size")) {
-			header(&os, s);
-			continue;
-		}
-		if (ft__starts(s, "# "))
-			continue; /* "# osu_bw" prompts, "# Datatype: ...", "# Window size ..."
-			             notes */
-		if (ft__is_digit(s.p[0])) {
-			row(c, &os, it.lineno, s);
-			continue;
-		}
-		ft__unread(c, it.lineno, "not OSU output", s);
-	}
-	return c->rc;
+	return ft__parse_lines(c, text, len, osu_line, &os, "not OSU output");
 }
 
 FT__PARSER(osu, "osu", "OSU micro-benchmarks: latency, bandwidth and collective tables",

@@ -235,6 +235,12 @@ bool ft__tool_error(struct ft__pctx *c, uint32_t line, struct ft__span s, const 
 /* A line no branch of the parser read: passed over when it is a shell prompt, else ft__skipped(). */
 void ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
 void ft__add_row(struct ft__pctx *c, const struct ft_result_row *row);
+/*
+ * An IB port state or physical state in ibstat's spelling: "4: ACTIVE"
+ * (ibstatus, sysfs), "PORT_ACTIVE (4)" (ibv_devinfo), "5: LinkUp" all give
+ * "Active" or "LinkUp"; a state not known is kept as printed.
+ */
+void ft__emit_ib_state(struct ft__pctx *c, uint32_t line, const char *key, struct ft__span v);
 
 static inline struct ft__span
 ft__span_c(const char *s)
@@ -271,6 +277,44 @@ ft__next_line(struct ft__pctx *c, struct ft__lines *it, struct ft__span *s)
 	}
 	return false;
 }
+
+/*
+ * A line handler of a line-oriented format: read @s (a non-blank line,
+ * trimmed, numbered @line) with the parser's own @state; false leaves it
+ * unread.
+ */
+typedef bool ft__line_fn(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line);
+
+/*
+ * The run function of a format read one line at a time, without look-ahead:
+ * every line from ft__next_line() goes to @fn, a line it leaves unread to
+ * ft__unread() with @why (a shell prompt is passed over; NULL: every line
+ * is read or passed over on purpose); returns c->rc.
+ */
+int ft__parse_lines(struct ft__pctx *c, const char *text, size_t len, ft__line_fn *fn, void *state,
+                    const char *why);
+
+/*
+ * The run function of a line-oriented parser, ft__<id>_run(), that hands
+ * every line to its handler <id>_line() (ft__parse_lines), with no state or
+ * with a zeroed @type of its own for the whole text:
+ *
+ *	FT__LINES_RUN_STATE(ibstat, bool, "not ibstat output")
+ */
+#define FT__LINES_RUN(id, why)                                               \
+	int ft__##id##_run(struct ft__pctx *c, const char *text, size_t len) \
+	{                                                                    \
+		return ft__parse_lines(c, text, len, id##_line, NULL, why);  \
+	}
+
+#define FT__LINES_RUN_STATE(id, type, why)                                     \
+	int ft__##id##_run(struct ft__pctx *c, const char *text, size_t len)   \
+	{                                                                      \
+		type state;                                                    \
+                                                                               \
+		memset(&state, 0, sizeof(state));                              \
+		return ft__parse_lines(c, text, len, id##_line, &state, why);  \
+	}
 
 /* Is this a shell prompt or trace line ("$ cmd", "[root@h ~]# cmd", "+ cmd", "# cmd")? */
 bool ft__is_prompt(struct ft__span s, struct ft__span *cmd);
@@ -323,6 +367,19 @@ struct ft__field {
 /* Emit the observation for field @name = @val; false when @name is not in @map. */
 bool ft__field_emit(struct ft__pctx *c, uint32_t line, const struct ft__field *map, size_t n,
                     struct ft__span name, struct ft__span val);
+/* The observation @key for a value @val read as @kind says. */
+void ft__field_value(struct ft__pctx *c, uint32_t line, const char *key, enum ft__field_kind kind,
+                     const char *unit, struct ft__span val);
+
+/* The tools that print IB device and port fields, each under its own names (ib_fields.c). */
+enum ft__ib_tool { FT__IB_IBSTAT, FT__IB_VERBS, FT__IB_PORTINFO, FT__IB_NTOOLS };
+
+/*
+ * Emit the IB field @tool calls @name: an `ib.port.*` key when @port (a
+ * port's block), an `ib.dev.*` one otherwise; false when there is none.
+ */
+bool ft__ib_field_emit(struct ft__pctx *c, uint32_t line, enum ft__ib_tool tool, bool port,
+                       struct ft__span name, struct ft__span val);
 
 /* ---- parser definitions -------------------------------------------------- */
 

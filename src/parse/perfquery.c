@@ -11,45 +11,40 @@
  */
 #include "dotted.h"
 
-int
-ft__perfquery_run(struct ft__pctx *c, const char *text, size_t len)
+static bool
+perfquery_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s;
-	bool open_paren = false;
+	bool *open_paren = state;
+	struct ft__span name, val;
+	uint64_t u;
 
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span name, val;
-		uint64_t u;
-
-		if (ft__lid_header(c, s)) {
-			open_paren = memchr(s.p, '(', s.n) && !memchr(s.p, ')', s.n);
-			continue;
-		}
-		if (open_paren && ft__ends(s, ")") && !memchr(s.p, '.', s.n)) {
-			open_paren = false; /* the wrapped tail of the header */
-			continue;
-		}
-		open_paren = false;
-		if (ft__dotted(s, &name, &val)) {
-			if (ft__eq(name, "PortSelect") || ft__eq(name, "CounterSelect") ||
-			    ft__eq(name, "CounterSelect2"))
-				continue;
-			if (ft__u64(val, &u)) {
-				bool data =
-				        ft__eq(name, "PortXmitData") || ft__eq(name, "PortRcvData");
-
-				ft__emit_named(c, it.lineno, "ib.counter.", name, true, (double)u,
-				               data ? "4B" : "count", FT__NOSTR);
-			} else {
-				ft__skipped(c, it.lineno, "counter value is not a number", s);
-			}
-			continue;
-		}
-		ft__unread(c, it.lineno, "not perfquery output", s);
+	if (ft__lid_header(c, s)) {
+		*open_paren = memchr(s.p, '(', s.n) && !memchr(s.p, ')', s.n);
+		return true;
 	}
-	return c->rc;
+	if (*open_paren && ft__ends(s, ")") && !memchr(s.p, '.', s.n)) {
+		*open_paren = false; /* the wrapped tail of the header */
+		return true;
+	}
+	*open_paren = false;
+	if (ft__dotted(s, &name, &val)) {
+		if (ft__eq(name, "PortSelect") || ft__eq(name, "CounterSelect") ||
+		    ft__eq(name, "CounterSelect2"))
+			return true;
+		if (ft__u64(val, &u)) {
+			bool data = ft__eq(name, "PortXmitData") || ft__eq(name, "PortRcvData");
+
+			ft__emit_named(c, line, "ib.counter.", name, true, (double)u,
+			               data ? "4B" : "count", FT__NOSTR);
+		} else {
+			ft__skipped(c, line, "counter value is not a number", s);
+		}
+		return true;
+	}
+	return false;
 }
+
+FT__LINES_RUN_STATE(perfquery, bool, "not perfquery output")
 
 FT__PARSER(perfquery, "perfquery",
            "perfquery [-x|-E]: IB port counters (errors, discards, XmitWait, data)",

@@ -222,80 +222,81 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 			ft__emit(c, line, keys[k], true, v[k], "us", ft__span_c(size));
 }
 
+static bool
+perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
+{
+	struct pstate *ps = state;
+	struct ft__span cmd, tok, rest;
+
+	if (ft__starts(s, "---") || ft__starts(s, "***") ||
+	    (ft__starts(s, "*") && ft__ends(s, "*")))
+		return true;
+	if (ft__is_prompt(s, &cmd)) {
+		rest = cmd;
+		if (ft__token(&rest, &tok) && ft__starts(tok, "ib_"))
+			ft__copy(ps->test, sizeof(ps->test), tok);
+		ps->table = T_NONE;
+		return true;
+	}
+	/* fabtune bench's title: "shm BW Test (fabtune)" */
+	if (ft__ends(s, " Test (fabtune)") && !memchr(s.p, ':', s.n))
+		s.n -= strlen(" (fabtune)");
+	if (ft__ends(s, " Test") && !memchr(s.p, ':', s.n)) {
+		test_from_banner(ps, s);
+		ft__emit_str(c, line, "perftest.test", ft__span_c(ps->banner));
+		ps->table = T_NONE;
+		return true;
+	}
+	if (ft__starts(s, "#bytes")) {
+		if (ft__find(s, "BW")) {
+			ps->table = T_BW;
+			ps->gbits = ft__find(s, "Gb/sec") != NULL;
+		} else {
+			ps->table = T_LAT;
+			lat_header(ps, ft__skip(s, 0));
+		}
+		return true;
+	}
+	if (ft__starts(s, "local address:")) {
+		ps->remote = false;
+		return true;
+	}
+	if (ft__starts(s, "remote address:")) {
+		ps->remote = true;
+		return true;
+	}
+	if (ft__starts(s, "GID:")) {
+		ft__emit_str(c, line, ps->remote ? "perftest.gid_remote" : "perftest.gid_local",
+		             ft__trim(ft__skip(s, 4)));
+		return true;
+	}
+	if (ft__is_digit(s.p[0]) && ps->table != T_NONE) {
+		if (ps->table == T_BW)
+			bw_row(c, ps, line, s);
+		else
+			lat_row(c, ps, line, s);
+		return true;
+	}
+	if (ft__starts_any(s, "Failed|Couldn't|Unable|Conflicting|Error") ||
+	    ft__find(s, " failed")) {
+		ft__emit_str(c, line, "tool.error", s);
+		return true;
+	}
+	if (memchr(s.p, ':', s.n)) {
+		settings_line(c, line, s);
+		return true;
+	}
+	return false;
+}
+
 int
 ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s, cmd;
 	struct pstate ps = { .table = T_NONE };
 
 	ft_strlcpy(ps.test, "perftest", sizeof(ps.test));
 	ft__pctx_run_kind(c, "perftest");
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span tok, rest;
-
-		if (ft__starts(s, "---") || ft__starts(s, "***") ||
-		    (ft__starts(s, "*") && ft__ends(s, "*")))
-			continue;
-		if (ft__is_prompt(s, &cmd)) {
-			rest = cmd;
-			if (ft__token(&rest, &tok) && ft__starts(tok, "ib_"))
-				ft__copy(ps.test, sizeof(ps.test), tok);
-			ps.table = T_NONE;
-			continue;
-		}
-		/* fabtune bench's title: "shm BW Test (fabtune)" */
-		if (ft__ends(s, " Test (fabtune)") && !memchr(s.p, ':', s.n))
-			s.n -= strlen(" (fabtune)");
-		if (ft__ends(s, " Test") && !memchr(s.p, ':', s.n)) {
-			test_from_banner(&ps, s);
-			ft__emit_str(c, it.lineno, "perftest.test", ft__span_c(ps.banner));
-			ps.table = T_NONE;
-			continue;
-		}
-		if (ft__starts(s, "#bytes")) {
-			if (ft__find(s, "BW")) {
-				ps.table = T_BW;
-				ps.gbits = ft__find(s, "Gb/sec") != NULL;
-			} else {
-				ps.table = T_LAT;
-				lat_header(&ps, ft__skip(s, 0));
-			}
-			continue;
-		}
-		if (ft__starts(s, "local address:")) {
-			ps.remote = false;
-			continue;
-		}
-		if (ft__starts(s, "remote address:")) {
-			ps.remote = true;
-			continue;
-		}
-		if (ft__starts(s, "GID:")) {
-			ft__emit_str(c, it.lineno,
-			             ps.remote ? "perftest.gid_remote" : "perftest.gid_local",
-			             ft__trim(ft__skip(s, 4)));
-			continue;
-		}
-		if (ft__is_digit(s.p[0]) && ps.table != T_NONE) {
-			if (ps.table == T_BW)
-				bw_row(c, &ps, it.lineno, s);
-			else
-				lat_row(c, &ps, it.lineno, s);
-			continue;
-		}
-		if (ft__starts_any(s, "Failed|Couldn't|Unable|Conflicting|Error") ||
-		    ft__find(s, " failed")) {
-			ft__emit_str(c, it.lineno, "tool.error", s);
-			continue;
-		}
-		if (memchr(s.p, ':', s.n)) {
-			settings_line(c, it.lineno, s);
-			continue;
-		}
-		ft__skipped(c, it.lineno, "not perftest output", s);
-	}
-	return c->rc;
+	return ft__parse_lines(c, text, len, perftest_line, &ps, "not perftest output");
 }
 
 FT__PARSER(perftest, "perftest",

@@ -74,57 +74,60 @@ data_row(struct ft__span s, double v[8])
 	return n == 8;
 }
 
+static bool
+ucx_perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
+{
+	struct ucx_state *st = state;
+	struct ft__span cmd, tok, r;
+	double v[8];
+
+	if (ft__starts(s, "+-") || ft__starts(s, "|    Stage") || ft__starts(s, "|     Test"))
+		return true;
+	if (ft__starts(s, "===") && ft__ends(s, "===")) {
+		flush(c, st);
+		r = s;
+		while (ft__token(&r, &tok))
+			if (tok.p[0] != '=')
+				ft__copy(st->test, sizeof(st->test), tok);
+		return true;
+	}
+	if (ft__is_prompt(s, &cmd) || ft__find(s, "ucx_perftest ")) {
+		r = ft__find(s, "ucx_perftest") ? s : cmd;
+		while (ft__token(&r, &tok))
+			if (ft__eq(tok, "-t") && ft__token(&r, &tok))
+				ft__copy(st->test, sizeof(st->test), tok);
+		return true;
+	}
+	if (ft__starts(s, "|") && ft__find(s, "(usec)")) {
+		flush(c, st);
+		st->latency = ft__find(s, "latency (usec)") != NULL;
+		st->in_table = true;
+		return true;
+	}
+	if (data_row(s, v)) {
+		memcpy(st->v, v, sizeof(v));
+		st->line = line;
+		st->have_row = true;
+		if (ft__starts(s, "Final:"))
+			flush(c, st);
+		return true;
+	}
+	if (ft__find(s, " UCX ") && (ft__find(s, "WARN") || ft__find(s, "ERROR"))) {
+		ft__emit_str(c, line, "ucx.warn", s);
+		return true;
+	}
+	/* protocol tables (UCX_PROTO_INFO) and other lines are not judged */
+	return true;
+}
+
 int
 ft__ucx_perftest_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct ft__lines it = ft__pctx_lines(c, text, len);
-	struct ft__span s, cmd;
 	struct ucx_state st;
 
 	memset(&st, 0, sizeof(st));
 	ft_strlcpy(st.test, "ucx_perftest", sizeof(st.test));
-	while (ft__next_line(c, &it, &s)) {
-		struct ft__span tok, r;
-		double v[8];
-
-		if (ft__starts(s, "+-") || ft__starts(s, "|    Stage") ||
-		    ft__starts(s, "|     Test"))
-			continue;
-		if (ft__starts(s, "===") && ft__ends(s, "===")) {
-			flush(c, &st);
-			r = s;
-			while (ft__token(&r, &tok))
-				if (tok.p[0] != '=')
-					ft__copy(st.test, sizeof(st.test), tok);
-			continue;
-		}
-		if (ft__is_prompt(s, &cmd) || ft__find(s, "ucx_perftest ")) {
-			r = ft__find(s, "ucx_perftest") ? s : cmd;
-			while (ft__token(&r, &tok))
-				if (ft__eq(tok, "-t") && ft__token(&r, &tok))
-					ft__copy(st.test, sizeof(st.test), tok);
-			continue;
-		}
-		if (ft__starts(s, "|") && ft__find(s, "(usec)")) {
-			flush(c, &st);
-			st.latency = ft__find(s, "latency (usec)") != NULL;
-			st.in_table = true;
-			continue;
-		}
-		if (data_row(s, v)) {
-			memcpy(st.v, v, sizeof(v));
-			st.line = it.lineno;
-			st.have_row = true;
-			if (ft__starts(s, "Final:"))
-				flush(c, &st);
-			continue;
-		}
-		if (ft__find(s, " UCX ") && (ft__find(s, "WARN") || ft__find(s, "ERROR"))) {
-			ft__emit_str(c, it.lineno, "ucx.warn", s);
-			continue;
-		}
-		/* protocol tables (UCX_PROTO_INFO) and other lines are not judged */
-	}
+	ft__parse_lines(c, text, len, ucx_perftest_line, &st, NULL);
 	flush(c, &st);
 	return c->rc;
 }

@@ -37,23 +37,6 @@ static const struct {
 	{ "multicast_rcv_packets", "PortMulticastRcvPkts" },
 };
 
-/* "4: ACTIVE" -> "Active", "5: LinkUp" -> "LinkUp" (ibstat's spelling). */
-static void
-emit_state(struct ft__pctx *c, const char *key, const char *v)
-{
-	static const char *const names[] = { "Active", "Down",    "Init",     "Armed",
-		                             "LinkUp", "Polling", "Disabled", "Sleep" };
-	const char *colon = strchr(v, ':');
-	struct ft__span s = ft__trim(ft__span_c(colon ? colon + 1 : v));
-
-	for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++)
-		if (s.n == strlen(names[i]) && strncasecmp(s.p, names[i], s.n) == 0) {
-			ft__emit_cstr(c, 0, key, names[i]);
-			return;
-		}
-	ft__emit_str(c, 0, key, s);
-}
-
 static void
 emit_rate(struct ft__pctx *c, const char *v)
 {
@@ -98,7 +81,8 @@ counters(struct ft__probe *p, const char *dir, bool hw)
 		bool data = false;
 
 		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path) ||
-		    !ft__probe_read(p->root, path, buf, sizeof(buf)) || !ft__u64(ft__span_c(buf), &u))
+		    !ft__probe_read(p->root, path, buf, sizeof(buf)) ||
+		    !ft__u64(ft__span_c(buf), &u))
 			continue;
 		if (!hw) {
 			for (size_t k = 0; k < FT_ARRAY_SIZE(counter_names); k++)
@@ -175,9 +159,9 @@ port(struct ft__probe *p, const char *ddir, const char *name)
 		roce = strcmp(buf, "Ethernet") == 0;
 	if (!p->counters_only) {
 		if (READ("state"))
-			emit_state(&p->c, "ib.port.state", buf);
+			ft__emit_ib_state(&p->c, 0, "ib.port.state", ft__span_c(buf));
 		if (READ("phys_state"))
-			emit_state(&p->c, "ib.port.phys_state", buf);
+			ft__emit_ib_state(&p->c, 0, "ib.port.phys_state", ft__span_c(buf));
 		if (READ("rate"))
 			emit_rate(&p->c, buf);
 		if (READ("link_layer"))

@@ -1168,10 +1168,108 @@ test_sniff_rules(void **state)
 	assert_int_equal(ft__sniff_rules("late", 4, sniff_rules, 0), 0);
 }
 
-/* A line no branch read: prompts pass, anything else is parse.skipped with the reason. */
+/* The same parser as a line handler: the driver owns the loop and the unread tail. */
+static bool
+demo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
+{
+	unsigned *seen = state;
+	struct ft__span k, v;
+	double d;
+
+	++*seen;
+	if (ft__tool_error(c, line, s, "demo: error|demo: fatal"))
+		return true;
+	if (ft__split(s, ':', &k, &v) && ft__eq(k, "demo") && ft__dbl(v, &d)) {
+		ft__emit_num(c, line, "demo.value", d, NULL);
+		return true;
+	}
+	return false;
+}
+
+static void
+test_parse_lines(void **state)
+{
+	static const char text[] = "demo: 4.5\n\n  $ demo --again\r\ndemo: error on the bus\n"
+	                           "noise \ndemo: 7";
+	struct ft_obs_set a, b;
+	struct ft_error err = { 0 };
+	struct ft__pctx c;
+	unsigned seen = 0;
+
+	(void)state;
+	ft_obs_set_init(&a);
+	ft_obs_set_init(&b);
+	ft__pctx_init(&c, "d.txt", &a, NULL, &err);
+	c.line0 = 10;
+	assert_int_equal(ft__parse_lines(&c, text, sizeof(text) - 1, demo_line, &seen,
+	                                 "not demo output"),
+	                 0);
+	assert_int_equal(seen, 5); /* the blank line never reaches the handler */
+	assert_int_equal(ft_obs_set_len(&a), 4);
+	assert_string_equal(ft_obs_set_at(&a, 0)->key, "demo.value");
+	assert_int_equal(ft_obs_set_at(&a, 0)->line, 11);
+	assert_string_equal(ft_obs_set_at(&a, 1)->key, "tool.error");
+	assert_int_equal(ft_obs_set_at(&a, 1)->line, 14);
+	assert_string_equal(ft_obs_set_at(&a, 2)->key, "parse.skipped"); /* not the prompt */
+	assert_string_equal(ft_obs_set_at(&a, 2)->str, "not demo output: noise");
+	assert_int_equal(ft_obs_set_at(&a, 2)->line, 15);
+	assert_true(ft_obs_set_at(&a, 3)->num == 7.0);
+	/* the loop written out gives the same observations */
+	ft__pctx_init(&c, "d.txt", &b, NULL, &err);
+	c.line0 = 10;
+	assert_int_equal(ft__demo_run(&c, text, sizeof(text) - 1), 0);
+	assert_int_equal(ft_obs_set_len(&b), ft_obs_set_len(&a));
+	for (size_t i = 0; i < ft_obs_set_len(&a); i++) {
+		assert_string_equal(ft_obs_set_at(&a, i)->key, ft_obs_set_at(&b, i)->key);
+		assert_int_equal(ft_obs_set_at(&a, i)->line, ft_obs_set_at(&b, i)->line);
+	}
+	/* without a reason, a line the handler leaves is passed over */
+	ft_obs_set_release(&a);
+	ft_obs_set_init(&a);
+	ft__pctx_init(&c, "d.txt", &a, NULL, &err);
+	seen = 0;
+	assert_int_equal(ft__parse_lines(&c, text, sizeof(text) - 1, demo_line, &seen, NULL), 0);
+	assert_int_equal(seen, 5);
+	assert_int_equal(ft_obs_set_len(&a), 3);
+	ft_obs_set_release(&a);
+	ft_obs_set_release(&b);
+}
+
+/*
+ * A line no branch read: prompts pass, anything else is parse.skipped with
+ * the reason; the tool's own errors; port states in ibstat's spelling.
+ */
 static void
 test_unread(void **state)
 {
+	/* IB fields: each tool's name, in its block's scope only */
+	static const struct {
+		enum ft__ib_tool tool;
+		bool port;
+		const char *name, *val;
+		bool read;
+	} fields[] = {
+		{ FT__IB_IBSTAT, true, "Base lid", "0x1f", true },
+		{ FT__IB_VERBS, true, "port_lid", "31", true },
+		{ FT__IB_PORTINFO, true, "LinkSpeedActive", "25.78125 Gbps", true },
+		{ FT__IB_IBSTAT, false, "Base lid", "1", false }, /* a port field outside a port */
+		{ FT__IB_PORTINFO, true, "port_lid", "1", false }, /* another tool's name */
+		{ FT__IB_VERBS, false, "phys_port_cnt", "two", true },
+	};
+	/* port states from every tool's spelling to ibstat's */
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "4: ACTIVE", "Active" },       /* ibstatus, sysfs */
+		{ "5: LinkUp", "LinkUp" },
+		{ "PORT_ACTIVE (4)", "Active" }, /* ibv_devinfo */
+		{ "LINK_UP (5)", "LinkUp" },
+		{ "PORT_CONFIGURATION_TRAINING (4)", "PortConfigurationTraining" },
+		{ "2: polling", "Polling" },
+		{ "Down", "Down" },
+		{ "7: Phy Test", "Phy Test" },   /* not known: kept as printed */
+		{ "PORT_WEIRD (9)", "PORT_WEIRD" },
+	};
 	struct ft_obs_set set;
 	struct ft_error err = { 0 };
 	struct ft__pctx c;
@@ -1193,6 +1291,36 @@ test_unread(void **state)
 	assert_int_equal(ft_obs_set_len(&set), 2);
 	assert_string_equal(ft_obs_set_at(&set, 1)->key, "tool.error");
 	assert_string_equal(ft_obs_set_at(&set, 1)->str, "ibwarn: no port");
+	ft_obs_set_release(&set);
+
+	ft_obs_set_init(&set);
+	ft__pctx_init(&c, "x.txt", &set, NULL, &err);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft__emit_ib_state(&c, (uint32_t)i, "ib.port.state", ft__span_c(cases[i].in));
+		assert_int_equal(ft_obs_set_len(&set), i + 1);
+		assert_string_equal(ft_obs_set_at(&set, i)->str, cases[i].out);
+	}
+	ft__emit_ib_state(&c, 0, "ib.port.state", ft__span_c("  "));
+	assert_int_equal(ft_obs_set_len(&set), FT_ARRAY_SIZE(cases));
+	for (size_t i = 0; i < FT_ARRAY_SIZE(fields); i++)
+		assert_int_equal(ft__ib_field_emit(&c, (uint32_t)i, fields[i].tool, fields[i].port,
+		                                   ft__span_c(fields[i].name),
+		                                   ft__span_c(fields[i].val)),
+		                 fields[i].read);
+	{
+		const struct ft_obs *o = ft_obs_set_at(&set, FT_ARRAY_SIZE(cases));
+
+		assert_string_equal(o[0].key, "ib.port.lid");
+		assert_true(o[0].num == 31.0);
+		assert_true(o[1].num == 31.0);
+		assert_string_equal(o[2].key, "ib.port.speed_active");
+		assert_true(o[2].num == 25.78125);
+		assert_string_equal(o[2].unit, "Gbps");
+		assert_string_equal(o[2].str, "25.78125 Gbps");
+		assert_string_equal(o[3].key, "ib.dev.nports");
+		assert_string_equal(o[3].str, "two"); /* not a number: kept as text */
+		assert_int_equal(ft_obs_set_len(&set), FT_ARRAY_SIZE(cases) + 4);
+	}
 	ft_obs_set_release(&set);
 
 	assert_true(ft__starts_any(ft__span_c("Couldn't connect"), "Failed|Couldn't"));
@@ -1336,6 +1464,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_parse_lines),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fixture_goldens),
 		cmocka_unit_test(test_ib_facts),
