@@ -331,15 +331,15 @@ test_cli_run(void **state)
 	ctx.cmd = "t";
 	stderr = fopen("/dev/null", "w");
 	stdout = fopen("/dev/null", "w");
-	assert_int_equal(cli_parse_args(&u, &ctx, 4, two, -1, &code), 2);
+	assert_int_equal(opts_parse_args(&u, &ctx, 4, two, -1, &code), 2);
 	assert_true(flag);
 	assert_string_equal(two[2], "b");
 	two[1] = "a";
 	two[2] = "b";
 	two[3] = NULL;
-	assert_int_equal(cli_parse_args(&u, &ctx, 3, two, 1, &code), -1);
+	assert_int_equal(opts_parse_args(&u, &ctx, 3, two, 1, &code), -1);
 	assert_int_equal(code, EXIT_USAGE);
-	assert_int_equal(cli_parse_args(&u, &ctx, 2, help, 0, &code), -1);
+	assert_int_equal(opts_parse_args(&u, &ctx, 2, help, 0, &code), -1);
 	assert_int_equal(code, EXIT_OK);
 	/* an archive that cannot open stops the command before its work */
 	assert_non_null(mkdtemp(dir));
