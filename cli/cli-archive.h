@@ -42,6 +42,18 @@ int cli_archive_read(struct cli_ctx *ctx, const struct cmd_usage *u, int argc, c
                      int max, cli_read_fn *fn, void *ud);
 
 /*
+ * Define the verb @fn that takes no options and any number of arguments
+ * and reads the archive through cli_archive_read() with @reader; @name,
+ * @summary and @synopsis make its usage (CMD_USAGE()).
+ */
+#define CLI_ARCHIVE_READ_VERB(fn, reader, name, summary, synopsis)                          \
+	int fn(int argc, char **argv, struct cli_ctx *ctx)                                  \
+	{                                                                                   \
+		const struct cmd_usage usage = CMD_USAGE(name, summary, NULL, synopsis);    \
+		return cli_archive_read(ctx, &usage, argc, argv, -1, reader, NULL);         \
+	}
+
+/*
  * One argument's work in a verb over its arguments ("archive rm RUN..."),
  * adding what it did to @a and saying it on stdout without --json; @ud is
  * the verb's. 0 or a negative FT_E* code with @err filled.
@@ -89,6 +101,13 @@ struct cli_compare_args {
 };
 int cli_compare_opts(struct cli_ctx *ctx, const struct cli_compare_args *a,
                      struct ft_compare_opts *o);
+
+/* The noise-band options into the cli_compare_args @ca, as every comparing command takes them. */
+#define CLI_COMPARE_BAND_OPTS(ca)                                                        \
+	OPT_STRING(0, "threshold", &(ca).threshold, "PCT",                               \
+	           "stated threshold without repeated samples (default 5%)"),            \
+	OPT_DOUBLE(0, "sigma", &(ca).sigma, "K",                                         \
+	           "band of K standard deviations with samples (default 3)")
 
 /* The verbs of `fabtune archive` that live in their own files. */
 int cmd_archive_baseline(int argc, char **argv, struct cli_ctx *ctx); /* cmd-archive-baseline.c */

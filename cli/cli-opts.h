@@ -49,6 +49,19 @@ struct opt {
 #define OPT_DURATION(s, l, v, h)         { OPT_TYPE_DURATION, s, l, v, "TIME", h }
 #define OPT_COUNTUP(s, l, v, h)          { OPT_TYPE_COUNT_UP, s, l, v, NULL, h }
 
+/*
+ * Option families that several commands declare alike: --save (store @what,
+ * "the run", in the archive), -o/--output FILE, and the size range
+ * -b/--minbytes, -e/--maxbytes (@min_note and @max_note end the help:
+ * "default 8").
+ */
+#define OPT_SAVE(v, what)                OPT_BOOL(0, "save", v, "store " what " in the archive")
+#define OPT_OUTPUT(v) \
+	OPT_STRING('o', "output", v, "FILE", "write to FILE instead of stdout")
+#define OPT_SIZE_RANGE(min, max, min_note, max_note)                          \
+	OPT_SIZE('b', "minbytes", min, "smallest size (" min_note ")"),       \
+	OPT_SIZE('e', "maxbytes", max, "largest size (" max_note ")")
+
 struct cli_ctx;
 
 /*

@@ -7,22 +7,6 @@
 #include "cli-archive.h"
 
 int
-cli_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv, int max,
-               int *code)
-{
-	int n = opts_parse(u, ctx, argc, argv);
-
-	*code = n == -2 ? EXIT_OK : EXIT_USAGE;
-	if (n < 0)
-		return -1;
-	if (max >= 0 && n > max) {
-		cli_error(ctx, "unexpected argument '%s'", argv[max + 1]);
-		return -1;
-	}
-	return n;
-}
-
-int
 cli_save_check(struct cli_ctx *ctx, const char *work)
 {
 	struct ft_archive *ar = NULL;

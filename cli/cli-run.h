@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/cli-run.h - what the commands share around the library's work: their
- * arguments parsed and counted, a check before the work that its record
- * can be saved, and the end that writes what was rendered (implemented in
- * cli/cli-run.c).
+ * cli/cli-run.h - what the commands share around the library's work: a
+ * check before the work that its record can be saved, and the end that
+ * writes what was rendered (implemented in cli/cli-run.c). Arguments are
+ * parsed and counted by opts_parse_args() (cli/cli-opts.h).
  */
 #ifndef FT_CLI_RUN_H
 #define FT_CLI_RUN_H
@@ -11,15 +11,6 @@
 #include <fabtune/fabtune.h>
 
 #include "cli.h"
-
-/*
- * Parse @argv by @u (opts_parse()) and check that at most @max positional
- * arguments came (@max < 0: any number; past it, "unexpected argument 'X'").
- * Their count, or -1 with *@code the command's exit code when it ends here:
- * EXIT_OK after --help, EXIT_USAGE after a usage error.
- */
-int cli_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv, int max,
-                   int *code);
 
 /*
  * --save: whether the archive of @ctx opens, checked before @work ("the

@@ -27,15 +27,9 @@ list_baselines(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
 	return rc;
 }
 
-static int
-baseline_list(int argc, char **argv, struct cli_ctx *ctx)
-{
-	const struct cmd_usage usage =
-		CMD_USAGE("archive baseline list", "List the baselines and how many runs each has.",
-		          NULL, "fabtune archive baseline list");
-
-	return cli_archive_read(ctx, &usage, argc, argv, -1, list_baselines, NULL);
-}
+static CLI_ARCHIVE_READ_VERB(baseline_list, list_baselines, "archive baseline list",
+                             "List the baselines and how many runs each has.",
+                             "fabtune archive baseline list")
 
 /* What add, set and rm do to a baseline, and how they say it. */
 struct baseline_verb {

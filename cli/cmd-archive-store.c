@@ -44,7 +44,7 @@ cmd_archive_export(int argc, char **argv, struct cli_ctx *ctx)
 {
 	const char *output = NULL;
 	const struct opt opts[] = {
-		OPT_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
+		OPT_OUTPUT(&output),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = CMD_USAGE(
@@ -156,14 +156,7 @@ check_archive(struct cli_ctx *ctx, struct ft_archive *ar, int n, char **args,
 	return 0;
 }
 
-int
-cmd_archive_check(int argc, char **argv, struct cli_ctx *ctx)
-{
-	const struct cmd_usage usage = CMD_USAGE(
-		"archive check",
-		"Check the archive: SQLite's integrity check, and that every run holds the\n"
-		"results, observations and findings it records.",
-		NULL, "fabtune archive check");
-
-	return cli_archive_read(ctx, &usage, argc, argv, -1, check_archive, NULL);
-}
+CLI_ARCHIVE_READ_VERB(cmd_archive_check, check_archive, "archive check",
+                      "Check the archive: SQLite's integrity check, and that every run holds "
+                      "the\nresults, observations and findings it records.",
+                      "fabtune archive check")

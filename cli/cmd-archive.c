@@ -109,12 +109,7 @@ archive_compare(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "vs", &vs, "REF",
 		           "baseline name, run or export file (default: the "
 		           "baseline 'default')"),
-		OPT_STRING(0, "threshold", &ca.threshold, "PCT",
-		           "stated threshold without repeated samples "
-		           "(default 5%)"),
-		OPT_DOUBLE(0, "sigma", &ca.sigma, "K",
-		           "band of K standard deviations with samples "
-		           "(default 3)"),
+		CLI_COMPARE_BAND_OPTS(ca),
 		OPT_STRING(0, "floor", &ca.floor, "PCT", "narrowest noise band (default 1%)"),
 		OPT_INT(0, "min-samples", &ca.min_samples, "N",
 		        "samples needed for a noise band (default 3)"),

@@ -149,8 +149,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		        "scatter, hypercube, dev_memcpy, copy_matrix"),
 		OPT_STRING(0, "transport", &a.transport, "NAME",
 		           "auto (default), tcp, shm, mpi, verbs, nccl, ucx"),
-		OPT_SIZE('b', "minbytes", &a.minb, "smallest size (nccl-tests -b)"),
-		OPT_SIZE('e', "maxbytes", &a.maxb, "largest size (nccl-tests -e)"),
+		OPT_SIZE_RANGE(&a.minb, &a.maxb, "nccl-tests -b", "nccl-tests -e"),
 		OPT_U64('f', "stepfactor", &a.factor, "N", "multiply the size by N each step"),
 		OPT_SIZE('i', "stepbytes", &a.stepb, "add this many bytes each step instead"),
 		OPT_U64('n', "iters", &a.iters, "N", "timed iterations per size"),
@@ -220,7 +219,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "verbs-op", &a.verbs_op, "OP", "verbs: send (default), write, read"),
 		OPT_STRING(0, "rdma-device", &a.rdma_dev, "DEV", "verbs: device (first active)"),
 		OPT_INT(0, "gid-index", &a.gid_index, "N", "verbs on RoCE: GID index (0)"),
-		OPT_BOOL(0, "save", &save, "store the run in the archive"),
+		OPT_SAVE(&save, "the run"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {

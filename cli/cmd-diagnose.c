@@ -26,8 +26,7 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		                          "pause_frames_max, paused_fraction_max, "
 		                          "ecn_mark_share_max, switch_drops_max)"),
 		OPT_BOOL(0, "list-rules", &list, "list the rules and exit"),
-		OPT_BOOL(0, "save", &save,
-			 "store the inputs' results, observations and findings in the archive"),
+		OPT_SAVE(&save, "the inputs' results, observations and findings"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = CMD_USAGE(

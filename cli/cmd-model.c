@@ -68,8 +68,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, "
 		           "alltoall, sendrecv"),
-		OPT_SIZE('b', "minbytes", &minbytes, "smallest size (default 8)"),
-		OPT_SIZE('e', "maxbytes", &maxbytes, "largest size (default 8G)"),
+		OPT_SIZE_RANGE(&minbytes, &maxbytes, "default 8", "default 8G"),
 		OPT_U64('f', "stepfactor", &factor, "N",
 		        "multiply the size by N each row (default 2)"),
 		OPT_U64(0, "gpus", &o.gpus, "N",
@@ -93,7 +92,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		         "fit the model to nccl-tests outputs FILE... given after SPEC"),
 		OPT_SIZE(0, "explain", &explain,
 		         "for one size: the terms of its time, every algorithm and protocol"),
-		OPT_BOOL(0, "save", &save, "store the expected rows in the archive"),
+		OPT_SAVE(&save, "the expected rows"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -110,7 +109,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_strbuf sb;
 	int n, rc;
 
-	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
+	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;
 	if (calibrate && n < 2) {

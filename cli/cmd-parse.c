@@ -21,7 +21,7 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "list", &list, "list the formats and exit"),
 		OPT_BOOL(0, "summary", &summary,
 		         "print a count per key instead of each observation"),
-		OPT_BOOL(0, "save", &save, "store each file's rows and observations in the archive"),
+		OPT_SAVE(&save, "each file's rows and observations"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = CMD_USAGE(

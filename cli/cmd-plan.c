@@ -165,7 +165,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 		           "switch and cable interruptions per fabric port per day (default 3.96e-5)"),
 		OPT_DOUBLE(0, "fail-node", &o.fail_node, "R",
 		           "other interruptions per node per day: host, software (default 1.09e-3)"),
-		OPT_BOOL(0, "save", &save, "store the plan's communications in the archive"),
+		OPT_SAVE(&save, "the plan's communications"),
 		OPT_STRING(0, "html", &html, "FILE",
 		           "write an HTML report: timeline, memory, communications, search frontier"),
 		OPT_END(),
@@ -182,7 +182,7 @@ cmd_plan(int argc, char **argv, struct cli_ctx *ctx)
 	int n, rc;
 
 	ft_plan_args_init(&o);
-	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
+	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;
 	if (list) {

@@ -48,7 +48,7 @@ cmd_probe(int argc, char **argv, struct cli_ctx *ctx)
 	int rc, rank = 0;
 	bool prom;
 
-	if (cli_parse_args(&usage, ctx, argc, argv, 0, &rc) < 0)
+	if (opts_parse_args(&usage, ctx, argc, argv, 0, &rc) < 0)
 		return rc;
 	if (format && strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
 	    strcmp(format, "prometheus") != 0 && strcmp(format, "prom") != 0) {

@@ -53,12 +53,9 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING('f', "format", &format, "F",
 		           "text, json, csv, html or prom (default: from -o's extension, else "
 		           "text)"),
-		OPT_STRING('o', "output", &output, "FILE", "write to FILE instead of stdout"),
+		OPT_OUTPUT(&output),
 		OPT_STRING(0, "title", &title, "TEXT", "title of the report"),
-		OPT_STRING(0, "threshold", &ca.threshold, "PCT",
-		           "stated threshold without repeated samples (default 5%)"),
-		OPT_DOUBLE(0, "sigma", &ca.sigma, "K",
-		           "band of K standard deviations with samples (default 3)"),
+		CLI_COMPARE_BAND_OPTS(ca),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -75,7 +72,7 @@ cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_workflow_report r;
 	int n, rc;
 
-	n = cli_parse_args(&usage, ctx, argc, argv, 1, &rc);
+	n = opts_parse_args(&usage, ctx, argc, argv, 1, &rc);
 	if (n < 0)
 		return rc;
 	if (ft_report_format_pick(format, ctx->json, output, &f, &err) < 0)

@@ -125,15 +125,14 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "algo", &o.algo, "ALGO",
 		           "algorithm (auto: as NCCL's tuner; ring, tree, direct, ...)"),
 		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (auto, simple, ll, ll128)"),
-		OPT_SIZE('b', "minbytes", &o.minb, "smallest size (default 1M)"),
-		OPT_SIZE('e', "maxbytes", &o.maxb, "largest size (default: minbytes)"),
+		OPT_SIZE_RANGE(&o.minb, &o.maxb, "default 1M", "default: minbytes"),
 		OPT_DOUBLE('f', "stepfactor", &o.factor, "F", "size multiplier (default 2)"),
 		OPT_U64(0, "ranks", &o.ranks, "N", "ranks of the collective (default: every GPU)"),
 		OPT_U64(0, "channels", &o.channels, "N",
 		        "NCCL channels, one ring per rail (default: one per NIC)"),
 		OPT_STRING(0, "sweep", &sweep, "FILE",
 		           "run a parameter sweep (see docs/cmd/sim.md)"),
-		OPT_BOOL(0, "save", &save, "store the result rows and link utilization in the archive"),
+		OPT_SAVE(&save, "the result rows and link utilization"),
 		OPT_STRING(0, "counters", &counters, "DIR",
 		           "packet engine: write perfquery -x / ethtool -S files into DIR"),
 		OPT_STRING(0, "trace", &trace, "FILE",
@@ -153,7 +152,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	int n, rc;
 
 	ft_sim_args_init(&o);
-	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
+	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;
 	o.counters = counters != NULL;

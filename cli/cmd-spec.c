@@ -32,7 +32,7 @@ cmd_spec(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_json j;
 	int n, rc;
 
-	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
+	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;
 	if (presets) {

@@ -46,7 +46,7 @@ cmd_topo(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_strbuf sb;
 	int n, rc;
 
-	n = cli_parse_args(&usage, ctx, argc, argv, -1, &rc);
+	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;
 	if (n != 1) {

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "cli-archive.h"
 #include "cli-run.h"
 
 static void
@@ -78,6 +79,47 @@ test_opts_units(void **state)
 	assert_true(flag);
 	assert_int_equal(iters, 20);
 	assert_true(ctx.json);
+}
+
+/* The option families several commands share: their names, targets and help as each
+ * command states it. */
+static void
+test_opts_families(void **state)
+{
+	uint64_t minb = 0, maxb = 0;
+	const char *output = NULL;
+	struct cli_compare_args ca = { 0 };
+	bool save = false;
+	const struct opt opts[] = {
+		OPT_SIZE_RANGE(&minb, &maxb, "default 8", "default 8G"),
+		OPT_SAVE(&save, "the run"),
+		OPT_OUTPUT(&output),
+		CLI_COMPARE_BAND_OPTS(ca),
+		OPT_END(),
+	};
+	static const char *const syn[] = { "fabtune t", NULL };
+	const struct cmd_usage u = { "t", syn, "test", opts };
+	struct cli_ctx ctx;
+	char *argv[] = { "t", "-b", "4K", "-e1M", "--save", "-o", "out.json", "--threshold=7%",
+			 "--sigma", "2.5", NULL };
+
+	(void)state;
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(opts_parse(&u, &ctx, 10, argv), 0);
+	assert_int_equal(minb, 4096);
+	assert_int_equal(maxb, 1 << 20);
+	assert_true(save);
+	assert_string_equal(output, "out.json");
+	assert_string_equal(ca.threshold, "7%");
+	assert_true(ca.sigma == 2.5);
+	assert_int_equal(opts[0].short_name, 'b');
+	assert_string_equal(opts[0].help, "smallest size (default 8)");
+	assert_string_equal(opts[1].long_name, "maxbytes");
+	assert_string_equal(opts[1].help, "largest size (default 8G)");
+	assert_string_equal(opts[2].help, "store the run in the archive");
+	assert_int_equal(opts[3].short_name, 'o');
+	assert_string_equal(opts[4].help, "stated threshold without repeated samples (default 5%)");
+	assert_string_equal(opts[5].argh, "K");
 }
 
 static void
@@ -331,15 +373,15 @@ test_cli_run(void **state)
 	ctx.cmd = "t";
 	stderr = fopen("/dev/null", "w");
 	stdout = fopen("/dev/null", "w");
-	assert_int_equal(cli_parse_args(&u, &ctx, 4, two, -1, &code), 2);
+	assert_int_equal(opts_parse_args(&u, &ctx, 4, two, -1, &code), 2);
 	assert_true(flag);
 	assert_string_equal(two[2], "b");
 	two[1] = "a";
 	two[2] = "b";
 	two[3] = NULL;
-	assert_int_equal(cli_parse_args(&u, &ctx, 3, two, 1, &code), -1);
+	assert_int_equal(opts_parse_args(&u, &ctx, 3, two, 1, &code), -1);
 	assert_int_equal(code, EXIT_USAGE);
-	assert_int_equal(cli_parse_args(&u, &ctx, 2, help, 0, &code), -1);
+	assert_int_equal(opts_parse_args(&u, &ctx, 2, help, 0, &code), -1);
 	assert_int_equal(code, EXIT_OK);
 	/* an archive that cannot open stops the command before its work */
 	assert_non_null(mkdtemp(dir));
@@ -370,6 +412,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_sorted_and_documented),
 		cmocka_unit_test(test_opts_units),
+		cmocka_unit_test(test_opts_families),
 		cmocka_unit_test(test_opts_errors),
 		cmocka_unit_test(test_global_words),
 		cmocka_unit_test(test_bench_table_is_nccl_tests),
