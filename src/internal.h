@@ -120,6 +120,14 @@ int ft__with_file_text(const char *path, ft__text_fn *fn, void *ctx, struct ft_e
 void ft__free_all(void *const *blocks, size_t n);
 void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
 
+/*
+ * Sort the @n doubles of @v ascending (NaN-free input), and the median of
+ * @v: sorted in place, the middle value or the mean of the two middle ones;
+ * NAN when @n is 0 (base/stats.c).
+ */
+void ft__sort_doubles(double *v, size_t n);
+double ft__median(double *v, size_t n);
+
 /* ft_free() every pointer a vector of pointers holds, then release it (base/vec.c). */
 void ft__vec_release_ptrs(struct ft_vec *v);
 

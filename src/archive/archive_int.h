@@ -26,6 +26,9 @@ int ft__archive_fail(struct ft_archive *ar, const char *what, struct ft_error *e
 int ft__archive_exec(struct ft_archive *ar, const char *sql, struct ft_error *err);
 int ft__archive_prepare(struct ft_archive *ar, const char *sql, sqlite3_stmt **st,
                         struct ft_error *err);
+/* Prepare @sql and bind its ?1 to @id (a run id, most often). */
+int ft__archive_prepare_id(struct ft_archive *ar, const char *sql, int64_t id, sqlite3_stmt **st,
+                           struct ft_error *err);
 /* Bind text, or "" for NULL. */
 int ft__bind_text(sqlite3_stmt *st, int i, const char *s);
 /* Bind a double; NaN becomes SQL NULL. */
@@ -55,7 +58,29 @@ void ft__archive_usage_json(struct ft_json *j, double wall_s, double cpu_s, doub
  * do not create. FT_EARCHIVE naming the damage or the object.
  */
 int ft__archive_quick_check(struct ft_archive *ar, struct ft_error *err);
+/*
+ * Run a check pragma @sql (one text row: "ok" when sound) and copy its first
+ * row into @out. A failed step is FT_EARCHIVE naming @stage, or when @stage
+ * is NULL the likely cause (corrupt, locked, read-only, ...).
+ */
+int ft__archive_pragma_text(struct ft_archive *ar, const char *sql, const char *stage, char *out,
+                            size_t len, struct ft_error *err);
 int ft__archive_check_schema(struct ft_archive *ar, struct ft_error *err);
+
+/*
+ * Copy what a run and its listing entry (struct ft_run, struct ft_archive_info)
+ * both name alike: source, kind, label, spec, start and seed, from @from to
+ * @to, in either direction.
+ */
+#define FT__ARCHIVE_COPY_IDENTITY(to, from)                                  \
+	do {                                                                 \
+		(to)->source = (from)->source;                               \
+		ft_strlcpy((to)->kind, (from)->kind, sizeof((to)->kind));    \
+		ft_strlcpy((to)->label, (from)->label, sizeof((to)->label)); \
+		ft_strlcpy((to)->spec, (from)->spec, sizeof((to)->spec));    \
+		(to)->started_s = (from)->started_s;                         \
+		(to)->seed = (from)->seed;                                   \
+	} while (0)
 
 /* Save one record inside an open transaction (store.c). */
 int ft__archive_insert(struct ft_archive *ar, const struct ft_run *run,

@@ -50,9 +50,9 @@ ft_archive_baseline_add(struct ft_archive *ar, const char *name, int64_t id, str
 	if (rc == 0) {
 		int64_t exists = 0;
 
-		rc = ft__archive_prepare(ar, "SELECT count(*) FROM runs WHERE id = ?1", &st, err);
+		rc = ft__archive_prepare_id(ar, "SELECT count(*) FROM runs WHERE id = ?1", id, &st,
+		                            err);
 		if (rc == 0) {
-			sqlite3_bind_int64(st, 1, id);
 			if (sqlite3_step(st) == SQLITE_ROW)
 				exists = sqlite3_column_int64(st, 0);
 			sqlite3_finalize(st);

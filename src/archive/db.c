@@ -52,6 +52,17 @@ ft__archive_prepare(struct ft_archive *ar, const char *sql, sqlite3_stmt **st, s
 }
 
 int
+ft__archive_prepare_id(struct ft_archive *ar, const char *sql, int64_t id, sqlite3_stmt **st,
+                       struct ft_error *err)
+{
+	int rc = ft__archive_prepare(ar, sql, st, err);
+
+	if (rc == 0)
+		sqlite3_bind_int64(*st, 1, id);
+	return rc;
+}
+
+int
 ft__bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	return sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_TRANSIENT);
@@ -544,35 +555,41 @@ out:
 }
 
 int
-ft__archive_quick_check(struct ft_archive *ar, struct ft_error *err)
+ft__archive_pragma_text(struct ft_archive *ar, const char *sql, const char *stage, char *out,
+                        size_t len, struct ft_error *err)
 {
 	sqlite3_stmt *st;
-	char what[200];
-	int rc, s;
+	int rc = ft__archive_prepare(ar, sql, &st, err);
 
-	rc = ft__archive_prepare(ar, "PRAGMA quick_check(1)", &st, err);
 	if (rc < 0)
 		return rc;
-	s = sqlite3_step(st);
-	if (s != SQLITE_ROW) {
-		rc = ft_error_set(err, FT_EARCHIVE, "archive %s: %s: %s", ar->path, cause_of(ar),
-		                  sqlite3_errmsg(ar->db));
-	} else {
-		char *p;
-
-		ft__column_text(st, 0, what, sizeof(what));
-		/* SQLite's report spans lines: one line in the message */
-		for (p = what; *p; p++)
-			if (*p == '\n')
-				*p = ' ';
-		if (strcmp(what, "ok") != 0)
-			rc = ft_error_set(err, FT_EARCHIVE,
-			                  "archive %s: damaged, SQLite quick_check says: %s; "
-			                  "see 'fabtune archive check'",
-			                  ar->path, what);
-	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ft__column_text(st, 0, out, len);
+	else
+		rc = ft__archive_fail(ar, stage ? stage : cause_of(ar), err);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int
+ft__archive_quick_check(struct ft_archive *ar, struct ft_error *err)
+{
+	char what[200], *p;
+	int rc =
+	        ft__archive_pragma_text(ar, "PRAGMA quick_check(1)", NULL, what, sizeof(what), err);
+
+	if (rc < 0)
+		return rc;
+	/* SQLite's report spans lines: one line in the message */
+	for (p = what; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	if (strcmp(what, "ok") != 0)
+		return ft_error_set(err, FT_EARCHIVE,
+		                    "archive %s: damaged, SQLite quick_check says: %s; "
+		                    "see 'fabtune archive check'",
+		                    ar->path, what);
+	return 0;
 }
 
 /*

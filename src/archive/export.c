@@ -676,12 +676,7 @@ read_record(const struct ctx *c, const struct ft_jv *v, const char *path,
 			rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
 	if (rc == 0) {
-		rec->info.source = rec->run.source;
-		ft_strlcpy(rec->info.kind, rec->run.kind, sizeof(rec->info.kind));
-		ft_strlcpy(rec->info.label, rec->run.label, sizeof(rec->info.label));
-		ft_strlcpy(rec->info.spec, rec->run.spec, sizeof(rec->info.spec));
-		rec->info.seed = rec->run.seed;
-		rec->info.started_s = rec->run.started_s;
+		FT__ARCHIVE_COPY_IDENTITY(&rec->info, &rec->run);
 		ft_strlcpy(rec->info.host,
 		           ft_fingerprint_get(&rec->fp, "host.name") ?
 		                   ft_fingerprint_get(&rec->fp, "host.name") :

@@ -306,81 +306,64 @@ list_next(struct reader *r, char close, const char *what)
 	return fail(r, what);
 }
 
+/* An object member's name and the ':' after it, into @key. */
 static int
-parse_array(struct reader *r, int depth, struct ft_jv *v)
+parse_member_name(struct reader *r, const char **key)
 {
-	struct ft_vec items;
-	int rc = 0;
+	int rc;
 
-	ft_vec_init(&items, sizeof(struct ft_jv *));
-	if (!list_open(r, ']'))
-		goto done;
-	for (;;) {
-		struct ft_jv *e;
-
-		rc = parse_value(r, depth + 1, &e);
-		if (rc < 0)
-			break;
-		if (ft_vec_push(&items, &e) < 0) {
-			rc = ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
-			break;
-		}
-		rc = list_next(r, ']', "expected ',' or ']' in array");
-		if (rc <= 0)
-			break;
-	}
-done:
-	if (rc == 0) {
-		v->n = items.len;
-		rc = finish_list(r, &items, (void ***)&v->items);
-	}
-	ft_vec_release(&items);
-	return rc;
+	skip_ws(r);
+	if (r->p >= r->end || *r->p != '"')
+		return fail(r, "expected a member name in double quotes");
+	rc = parse_string(r, key);
+	if (rc < 0)
+		return rc;
+	skip_ws(r);
+	if (r->p >= r->end || *r->p != ':')
+		return fail(r, "expected ':' after the member name");
+	r->p++;
+	return 0;
 }
 
+/* An array (@close ']': values) or an object (@close '}': named values) into @v. */
 static int
-parse_object(struct reader *r, int depth, struct ft_jv *v)
+parse_list(struct reader *r, int depth, struct ft_jv *v, char close)
 {
+	bool object = close == '}';
+	const char *what =
+	        object ? "expected ',' or '}' in object" : "expected ',' or ']' in array";
 	struct ft_vec keys, vals;
 	int rc = 0;
 
 	ft_vec_init(&keys, sizeof(const char *));
 	ft_vec_init(&vals, sizeof(struct ft_jv *));
-	if (!list_open(r, '}'))
+	if (!list_open(r, close))
 		goto done;
 	for (;;) {
-		const char *key;
+		const char *key = NULL;
 		struct ft_jv *e;
 
-		skip_ws(r);
-		if (r->p >= r->end || *r->p != '"') {
-			rc = fail(r, "expected a member name in double quotes");
-			break;
+		if (object) {
+			rc = parse_member_name(r, &key);
+			if (rc < 0)
+				break;
 		}
-		rc = parse_string(r, &key);
-		if (rc < 0)
-			break;
-		skip_ws(r);
-		if (r->p >= r->end || *r->p != ':') {
-			rc = fail(r, "expected ':' after the member name");
-			break;
-		}
-		r->p++;
 		rc = parse_value(r, depth + 1, &e);
 		if (rc < 0)
 			break;
-		if (ft_vec_push(&keys, &key) < 0 || ft_vec_push(&vals, &e) < 0) {
+		if ((object && ft_vec_push(&keys, &key) < 0) || ft_vec_push(&vals, &e) < 0) {
 			rc = ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
 			break;
 		}
-		rc = list_next(r, '}', "expected ',' or '}' in object");
+		rc = list_next(r, close, what);
 		if (rc <= 0)
 			break;
 	}
 done:
 	if (rc == 0) {
-		v->n = keys.len;
-		rc = finish_list(r, &keys, (void ***)&v->keys);
+		v->n = vals.len;
+		if (object)
+			rc = finish_list(r, &keys, (void ***)&v->keys);
 		if (rc == 0)
 			rc = finish_list(r, &vals, (void ***)&v->items);
 	}
@@ -419,10 +402,10 @@ parse_value(struct reader *r, int depth, struct ft_jv **out)
 	switch (c) {
 	case '{':
 		v->type = FT_JV_OBJECT;
-		return parse_object(r, depth, v);
+		return parse_list(r, depth, v, '}');
 	case '[':
 		v->type = FT_JV_ARRAY;
-		return parse_array(r, depth, v);
+		return parse_list(r, depth, v, ']');
 	case '"':
 		v->type = FT_JV_STRING;
 		return parse_string(r, &v->str);

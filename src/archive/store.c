@@ -420,12 +420,11 @@ for_each(struct ft_archive *ar, const char *sql, int64_t id,
          struct ft_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = ft__archive_prepare(ar, sql, &st, err);
+	int rc = ft__archive_prepare_id(ar, sql, id, &st, err);
 	int s;
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		rc = fn(st, rec);
 		if (rc < 0) {
@@ -514,10 +513,9 @@ load_info(struct ft_archive *ar, int64_t id, struct ft_archive_info *in, struct 
 	int rc, s;
 
 	snprintf(sql, sizeof(sql), "%s WHERE id = ?1", sql_select_info);
-	rc = ft__archive_prepare(ar, sql, &st, err);
+	rc = ft__archive_prepare_id(ar, sql, id, &st, err);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
 	s = sqlite3_step(st);
 	if (s == SQLITE_ROW)
 		column_info(st, in);
@@ -542,16 +540,11 @@ ft_archive_load(struct ft_archive *ar, int64_t id, struct ft_archive_record *rec
 		return rc;
 	rc = load_info(ar, id, &rec->info, err);
 	if (rc == 0) {
-		rec->run.source = rec->info.source;
-		ft_strlcpy(rec->run.kind, rec->info.kind, sizeof(rec->run.kind));
-		ft_strlcpy(rec->run.label, rec->info.label, sizeof(rec->run.label));
-		ft_strlcpy(rec->run.spec, rec->info.spec, sizeof(rec->run.spec));
-		rec->run.started_s = rec->info.started_s;
+		FT__ARCHIVE_COPY_IDENTITY(&rec->run, &rec->info);
 		rec->run.wall_s = rec->info.wall_s;
 		rec->run.cpu_s = rec->info.cpu_s;
 		rec->run.host_busy = rec->info.host_busy;
 		rec->run.load1 = rec->info.load1;
-		rec->run.seed = rec->info.seed;
 		rc = for_each(ar, sql_select_rows, id, load_row, rec, err);
 	}
 	if (rc == 0)
@@ -630,12 +623,11 @@ static int
 single_id(struct ft_archive *ar, const char *sql, int64_t arg, int64_t *id, struct ft_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = ft__archive_prepare(ar, sql, &st, err);
+	int rc = ft__archive_prepare_id(ar, sql, arg, &st, err);
 	int s;
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(st, 1, arg);
 	s = sqlite3_step(st);
 	if (s == SQLITE_ROW)
 		*id = sqlite3_column_int64(st, 0);
@@ -712,19 +704,11 @@ ft_archive_check(struct ft_archive *ar, size_t *nruns, struct ft_error *err)
 	char what[256];
 	int rc, s;
 
-	rc = ft__archive_prepare(ar, "PRAGMA integrity_check", &st, err);
-	if (rc < 0)
-		return rc;
-	s = sqlite3_step(st);
-	if (s != SQLITE_ROW) {
-		rc = ft__archive_fail(ar, "integrity check", err);
-	} else {
-		ft__column_text(st, 0, what, sizeof(what));
-		if (strcmp(what, "ok") != 0)
-			rc = ft_error_set(err, FT_EARCHIVE, "archive %s: integrity check: %s",
-			                  ar->path, what);
-	}
-	sqlite3_finalize(st);
+	rc = ft__archive_pragma_text(ar, "PRAGMA integrity_check", "integrity check", what,
+	                             sizeof(what), err);
+	if (rc == 0 && strcmp(what, "ok") != 0)
+		rc = ft_error_set(err, FT_EARCHIVE, "archive %s: integrity check: %s", ar->path,
+		                  what);
 	if (rc == 0)
 		rc = ft__archive_check_schema(ar, err);
 	if (rc < 0)

@@ -22,16 +22,7 @@ ft_source_name(enum ft_source s)
 	return (unsigned)s < FT_SOURCE_COUNT ? source_names[s] : "unknown";
 }
 
-int
-ft_source_from_name(const char *name, enum ft_source *out)
-{
-	int i = ft__name_index(source_names, FT_SOURCE_COUNT, name);
-
-	if (i < 0)
-		return FT_EINVAL;
-	*out = (enum ft_source)i;
-	return 0;
-}
+FT__FROM_NAME(ft_source_from_name, enum ft_source, source_names, FT_EINVAL)
 
 void
 ft_result_row_init(struct ft_result_row *row)

@@ -32,22 +32,8 @@
 static const char *const bind_names[] = { "auto", "none", "core", "numa" };
 _Static_assert(FT_ARRAY_SIZE(bind_names) == FT_BENCH_BIND_COUNT, "bind names");
 
-const char *
-ft_bench_bind_name(enum ft_bench_bind b)
-{
-	return (unsigned)b < FT_BENCH_BIND_COUNT ? bind_names[b] : "?";
-}
-
-int
-ft_bench_bind_from_name(const char *name, enum ft_bench_bind *out)
-{
-	int i = ft__name_index(bind_names, FT_ARRAY_SIZE(bind_names), name);
-
-	if (i < 0)
-		return FT_EINVAL;
-	*out = (enum ft_bench_bind)i;
-	return 0;
-}
+FT__NAME_GETTER(ft_bench_bind_name, enum ft_bench_bind, bind_names, FT_BENCH_BIND_COUNT)
+FT__FROM_NAME(ft_bench_bind_from_name, enum ft_bench_bind, bind_names, FT_EINVAL)
 
 /* One integer from a sysfs file, -1 when absent. */
 static long

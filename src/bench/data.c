@@ -76,22 +76,8 @@ ft_dtype_from_name(const char *name, enum ft_dtype *out)
 	return FT_EINVAL;
 }
 
-const char *
-ft_redop_name(enum ft_redop op)
-{
-	return (unsigned)op < FT_REDOP_COUNT ? redops[op] : "?";
-}
-
-int
-ft_redop_from_name(const char *name, enum ft_redop *out)
-{
-	int i = ft__name_index(redops, FT_REDOP_COUNT, name);
-
-	if (i < 0)
-		return FT_EINVAL;
-	*out = (enum ft_redop)i;
-	return 0;
-}
+FT__NAME_GETTER(ft_redop_name, enum ft_redop, redops, FT_REDOP_COUNT)
+FT__FROM_NAME(ft_redop_from_name, enum ft_redop, redops, FT_EINVAL)
 
 /* ---- 16-bit floating point ---------------------------------------------------- */
 

@@ -13,23 +13,6 @@
  */
 #include "patterns.h"
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, size_t n)
-{
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int
 ft__bench_find_outliers(struct ft_bench_report *out, double thr)
 {
@@ -47,7 +30,7 @@ ft__bench_find_outliers(struct ft_bench_report *out, double thr)
 		for (d = 0; d < n; d++)
 			if (s != d && !isnan(out->bw_GBps[(size_t)s * n + d]))
 				tmp[k++] = out->bw_GBps[(size_t)s * n + d];
-	m = median(tmp, k);
+	m = ft__median(tmp, k);
 	out->median_GBps = m;
 	if (isnan(m) || m <= 0 || n < 3)
 		goto out; /* with two hosts nobody can say which side is slow */
@@ -59,11 +42,11 @@ ft__bench_find_outliers(struct ft_bench_report *out, double thr)
 		for (k = 0, d = 0; d < n; d++)
 			if (d != s)
 				tmp[k++] = out->bw_GBps[(size_t)s * n + d];
-		tx = median(tmp, k);
+		tx = ft__median(tmp, k);
 		for (k = 0, d = 0; d < n; d++)
 			if (d != s)
 				tmp[k++] = out->bw_GBps[(size_t)d * n + s];
-		rx = median(tmp, k);
+		rx = ft__median(tmp, k);
 		worst = FT_MIN(tx, rx);
 		if (!(worst < thr * m))
 			continue;

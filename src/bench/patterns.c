@@ -47,14 +47,6 @@ ft_bench_circle_partner(uint32_t n, uint32_t round, uint32_t i)
 	return p >= n ? -1 : (int)p;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 void
 ft_bench_lat_stats(double *s, size_t n, struct ft_result_row *row)
 {
@@ -64,7 +56,7 @@ ft_bench_lat_stats(double *s, size_t n, struct ft_result_row *row)
 	row->nsamples = (uint32_t)n;
 	if (n == 0)
 		return;
-	qsort(s, n, sizeof(*s), cmp_double);
+	ft__sort_doubles(s, n);
 	for (i = 0; i < n; i++)
 		sum += s[i];
 	row->lat_avg_us = sum / (double)n;

@@ -18,19 +18,17 @@ struct ft_bench_ctx {
 	bool gpu_direct; /* --gpu-buffers, ucx with CUDA support, pt2pt: device pointers go to UCX */
 };
 
-int ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out,
-                    struct ft_error *err) FT_MUST_CHECK;
-int ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out,
-                    struct ft_error *err) FT_MUST_CHECK;
-int ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out,
-                        struct ft_error *err) FT_MUST_CHECK;
-int ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out,
-                     struct ft_error *err) FT_MUST_CHECK;
+/* A pattern: measures over @bc's world and fills @out. */
+typedef int ft__bench_pattern_fn(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+                                 struct ft_error *err);
+
+ft__bench_pattern_fn ft__bench_pt2pt FT_MUST_CHECK;
+ft__bench_pattern_fn ft__bench_pairs FT_MUST_CHECK;
+ft__bench_pattern_fn ft__bench_bisection FT_MUST_CHECK;
+ft__bench_pattern_fn ft__bench_incast FT_MUST_CHECK;
 /* nccl.c: device-to-device copy bandwidth through the dlopen'd CUDA runtime. */
-int ft__bench_dev_memcpy(struct ft_bench_ctx *bc, struct ft_bench_report *out,
-                         struct ft_error *err) FT_MUST_CHECK;
-int ft__bench_copy_matrix(struct ft_bench_ctx *bc, struct ft_bench_report *out,
-                          struct ft_error *err) FT_MUST_CHECK;
+ft__bench_pattern_fn ft__bench_dev_memcpy FT_MUST_CHECK;
+ft__bench_pattern_fn ft__bench_copy_matrix FT_MUST_CHECK;
 uint64_t ft__bench_nsizes(const struct ft_bench_cfg *cfg);
 /*
  * The next size of a point-to-point or device-copy sweep into *@size: plus

@@ -907,6 +907,25 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 static int run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report *out,
                      struct ft_error *err);
 
+/* The pattern that measures @op: its own for the non-collective ones, else run_colls(). */
+static ft__bench_pattern_fn *
+pattern_fn(enum ft_op op)
+{
+	switch (op) {
+	case FT_OP_PT2PT_BW:
+	case FT_OP_PT2PT_LAT:
+		return ft__bench_pt2pt;
+	case FT_OP_PAIRS:
+		return ft__bench_pairs;
+	case FT_OP_BISECTION:
+		return ft__bench_bisection;
+	case FT_OP_INCAST:
+		return ft__bench_incast;
+	default:
+		return run_colls;
+	}
+}
+
 /* Bind this rank (--bind) and tell rank 0 where every rank runs. Collective. */
 static int
 bind_ranks(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_bench_report *out,
@@ -1034,24 +1053,7 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 			return rc;
 		}
 	}
-	switch (cfg.pattern) {
-	case FT_OP_PT2PT_BW:
-	case FT_OP_PT2PT_LAT:
-		rc = ft__bench_pt2pt(&bc, out, err);
-		break;
-	case FT_OP_PAIRS:
-		rc = ft__bench_pairs(&bc, out, err);
-		break;
-	case FT_OP_BISECTION:
-		rc = ft__bench_bisection(&bc, out, err);
-		break;
-	case FT_OP_INCAST:
-		rc = ft__bench_incast(&bc, out, err);
-		break;
-	default:
-		rc = run_colls(&bc, out, err);
-		break;
-	}
+	rc = pattern_fn(cfg.pattern)(&bc, out, err);
 	/* a peer that went away because it was interrupted too is still an interruption */
 	if (rc < 0 && cfg.stop && *cfg.stop && rc != FT_EINTR) {
 		ft_error_clear(err);

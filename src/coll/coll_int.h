@@ -16,4 +16,13 @@ ft__coll_muldiv(uint64_t a, uint64_t num, uint64_t den)
 	return (a / den) * num + ((a % den) * num) / den;
 }
 
+/*
+ * Check a collective choice, for the schedules and the model's queries: @op
+ * known and one the twin computes, @algo and @proto (when not NULL) known.
+ * Errors start with @where ("schedule: ") and name @who does the computing
+ * ("the model computes"). coll/schedule.c.
+ */
+int ft__coll_check_choice(enum ft_op op, const enum ft_algo *algo, const enum ft_proto *proto,
+                          const char *where, const char *who, struct ft_error *err);
+
 #endif

@@ -417,24 +417,35 @@ sched_sendrecv(struct builder *b)
 	return rc < 0 ? rc : rings(b, 1, b->s->nranks, 1, b->s->bytes);
 }
 
+int
+ft__coll_check_choice(enum ft_op op, const enum ft_algo *algo, const enum ft_proto *proto,
+                      const char *where, const char *who, struct ft_error *err)
+{
+	if ((unsigned)op >= FT_OP_COUNT)
+		return ft_error_set(err, FT_EINVAL, "%sop: unknown operation %d", where, (int)op);
+	if (!ft_op_is_modelled(op))
+		return ft_error_set(
+		        err, FT_ENOTSUP,
+		        "%sop: %s is measured by bench only; %s all_reduce, all_gather, "
+		        "reduce_scatter, broadcast, reduce, alltoall and sendrecv",
+		        where, ft_op_name(op), who);
+	if (algo && (unsigned)*algo >= FT_ALGO_COUNT)
+		return ft_error_set(err, FT_EINVAL, "%salgo: unknown algorithm %d", where,
+		                    (int)*algo);
+	if (proto && (unsigned)*proto >= FT_PROTO_COUNT)
+		return ft_error_set(err, FT_EINVAL, "%sproto: unknown protocol %d", where,
+		                    (int)*proto);
+	return 0;
+}
+
 static int
 check_args(const struct ft_coll_args *a, struct ft_error *err)
 {
-	if ((unsigned)a->op >= FT_OP_COUNT)
-		return ft_error_set(err, FT_EINVAL, "schedule: op: unknown operation %d",
-		                    (int)a->op);
-	if (!ft_op_is_modelled(a->op))
-		return ft_error_set(err, FT_ENOTSUP,
-		                    "schedule: op: %s is measured by bench only; the twin schedules "
-		                    "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-		                    "alltoall and sendrecv",
-		                    ft_op_name(a->op));
-	if ((unsigned)a->algo >= FT_ALGO_COUNT)
-		return ft_error_set(err, FT_EINVAL, "schedule: algo: unknown algorithm %d",
-		                    (int)a->algo);
-	if ((unsigned)a->proto >= FT_PROTO_COUNT)
-		return ft_error_set(err, FT_EINVAL, "schedule: proto: unknown protocol %d",
-		                    (int)a->proto);
+	int rc = ft__coll_check_choice(a->op, &a->algo, &a->proto, "schedule: ",
+	                               "the twin schedules", err);
+
+	if (rc < 0)
+		return rc;
 	if (a->nranks == 0)
 		return ft_error_set(err, FT_EINVAL, "schedule: nranks: expected at least 1, got 0");
 	if (a->ranks_per_node > a->nranks || (a->ranks_per_node && a->nranks % a->ranks_per_node))

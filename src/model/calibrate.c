@@ -169,21 +169,6 @@ residual(const struct ft_model_calib_point *pts, size_t n, size_t skip, const do
 }
 
 static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static int
 cmp_point(const void *a, const void *b)
 {
 	const struct ft_model_calib_point *x = a, *y = b;
@@ -301,13 +286,13 @@ ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_que
 	}
 	for (i = 0; i < n; i++)
 		errs[i] = fabs(out->pts[i].model_s / out->pts[i].time_s - 1);
-	out->model_median_err = median(errs, n);
+	out->model_median_err = ft__median(errs, n);
 	for (i = 0; i < n; i++)
 		errs[i] = fabs(out->pts[i].fit_s / out->pts[i].time_s - 1);
-	out->fit_median_err = median(errs, n);
+	out->fit_median_err = ft__median(errs, n);
 	for (i = 0; i < n; i++)
 		errs[i] = out->pts[i].loo_err;
-	out->loo_median_err = median(errs, n);
+	out->loo_median_err = ft__median(errs, n);
 	out->loo_max_err = errs[n - 1];
 	ft_free(ex);
 	ft_free(errs);

@@ -8,6 +8,8 @@
 
 #include <fabtune/units.h>
 
+#include "coll/coll_int.h"
+
 void
 ft_model_query_init(struct ft_model_query *q, enum ft_op op, uint64_t bytes)
 {
@@ -59,18 +61,12 @@ eval_one_rank(const struct ft_model_links *l, const struct ft_model_query *q,
 static int
 check_query(const struct ft_model_query *q, struct ft_error *err)
 {
-	if ((unsigned)q->op >= FT_OP_COUNT)
-		return ft_error_set(err, FT_EINVAL, "op: unknown operation %d", (int)q->op);
-	if (!ft_op_is_modelled(q->op))
-		return ft_error_set(err, FT_ENOTSUP,
-		                    "op: %s is measured by bench only; the model computes "
-		                    "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
-		                    "alltoall and sendrecv",
-		                    ft_op_name(q->op));
-	if (q->force_algo && (unsigned)q->algo >= FT_ALGO_COUNT)
-		return ft_error_set(err, FT_EINVAL, "algo: unknown algorithm %d", (int)q->algo);
-	if (q->force_proto && (unsigned)q->proto >= FT_PROTO_COUNT)
-		return ft_error_set(err, FT_EINVAL, "proto: unknown protocol %d", (int)q->proto);
+	int rc = ft__coll_check_choice(q->op, q->force_algo ? &q->algo : NULL,
+	                               q->force_proto ? &q->proto : NULL, "", "the model computes",
+	                               err);
+
+	if (rc < 0)
+		return rc;
 	if (q->nccl_version && q->nccl_version < 21800)
 		return ft_error_set(err, FT_ERANGE,
 		                    "nccl: expected 2.18 or later (the constants known here), got "

@@ -179,6 +179,58 @@ sonic_port(char *buf, size_t n, uint32_t i)
 	snprintf(buf, n, "Ethernet%u", 4 * i);
 }
 
+/* A column of a SONiC show table: its width (negative: left-aligned) and title. */
+struct sonic_col {
+	int width;
+	const char *title;
+};
+
+static const struct sonic_col pfcwd_cols[] = {
+	{ 13, "QUEUE" },      { 11, "STATUS" },     { 25, "STORM DETECTED/RESTORED" },
+	{ 16, "TX OK/DROP" }, { 16, "RX OK/DROP" },
+};
+static const struct sonic_col lldp_cols[] = {
+	{ -11, "LocalPort" },  { -14, "RemoteDevice" },    { -14, "RemotePortID" },
+	{ -12, "Capability" }, { -17, "RemotePortDescr" },
+};
+
+/*
+ * A row of a SONiC show table, @cell NULL for the titles: each cell padded to its column's
+ * width, two spaces between columns.
+ */
+static void
+sonic_row(struct ft_strbuf *sb, const struct sonic_col *col, size_t n, const char *const *cell)
+{
+	for (size_t i = 0; i < n; i++)
+		ft_strbuf_addf(sb, "%s%*s", i ? "  " : "", col[i].width,
+		               cell ? cell[i] : col[i].title);
+	ft_strbuf_adds(sb, "\n");
+}
+
+/* The dashes under the titles, as wide as each column. */
+static void
+sonic_rule(struct ft_strbuf *sb, const struct sonic_col *col, size_t n)
+{
+	static const char dashes[] = "--------------------------------";
+
+	for (size_t i = 0; i < n; i++)
+		ft_strbuf_addf(sb, "%s%.*s", i ? "  " : "", abs(col[i].width), dashes);
+	ft_strbuf_adds(sb, "\n");
+}
+
+/* The prompt and command @cmd on switch @vname, a @note line when not NULL, the titles of
+ * @col and the rule under them. */
+static void
+sonic_head(struct ft_strbuf *sb, const char *vname, const char *cmd, const char *note,
+           const struct sonic_col *col, size_t n)
+{
+	ft_strbuf_addf(sb, "root@%s:/home/admin# %s\n", vname, cmd);
+	if (note)
+		ft_strbuf_addf(sb, "%s\n", note);
+	sonic_row(sb, col, n, NULL);
+	sonic_rule(sb, col, n);
+}
+
 /* The position of link @l among its source vertex's links. */
 static uint32_t
 port_index(const struct ft_topo *topo, uint32_t l)
@@ -198,11 +250,7 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 	char port[32], cell[48], peer[48];
 
 	ft_topo_out_links(topo, v, &first, &count);
-	ft_strbuf_addf(sb, "root@%s:/home/admin# show pfcwd stats\n", vname);
-	ft_strbuf_addf(sb, "%13s  %11s  %25s  %16s  %16s\n", "QUEUE", "STATUS",
-	               "STORM DETECTED/RESTORED", "TX OK/DROP", "RX OK/DROP");
-	ft_strbuf_addf(sb, "-------------  -----------  -------------------------  "
-	                   "----------------  ----------------\n");
+	sonic_head(sb, vname, "show pfcwd stats", NULL, pfcwd_cols, FT_ARRAY_SIZE(pfcwd_cols));
 	for (i = 0; i < count; i++) {
 		const struct ft_link *lk = ft_topo_link(topo, first + i);
 		const struct ft_sim_port_counters *tx = &c->port[first + i];
@@ -218,15 +266,12 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 		snprintf(txc, sizeof(txc), "%" PRIu64 "/0", tx->tx_pkts);
 		snprintf(rxc, sizeof(rxc), "%" PRIu64 "/%" PRIu64,
 		         rx->tx_pkts - FT_MIN(rx->drops, rx->tx_pkts), rx->drops);
-		ft_strbuf_addf(sb, "%13s  %11s  %25s  %16s  %16s\n", cell, "operational", st, txc,
-		               rxc);
+		sonic_row(sb, pfcwd_cols, FT_ARRAY_SIZE(pfcwd_cols),
+		          (const char *const[]){ cell, "operational", st, txc, rxc });
 	}
-	ft_strbuf_addf(sb, "root@%s:/home/admin# show lldp table\n", vname);
-	ft_strbuf_adds(sb, "Capability codes: (R) Router, (B) Bridge, (O) Other\n");
-	ft_strbuf_addf(sb, "%-11s  %-14s  %-14s  %-12s  %-17s\n", "LocalPort", "RemoteDevice",
-	               "RemotePortID", "Capability", "RemotePortDescr");
-	ft_strbuf_adds(sb, "-----------  --------------  --------------  ------------  "
-	                     "-----------------\n");
+	sonic_head(sb, vname, "show lldp table",
+	           "Capability codes: (R) Router, (B) Bridge, (O) Other", lldp_cols,
+	           FT_ARRAY_SIZE(lldp_cols));
 	for (i = 0; i < count; i++) {
 		const struct ft_link *lk = ft_topo_link(topo, first + i);
 		const struct ft_vertex *w = ft_topo_vertex(topo, lk->dst);
@@ -239,8 +284,9 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 			sonic_port(cell, sizeof(cell), port_index(topo, lk->rev));
 		else
 			ft_strlcpy(cell, "p1", sizeof(cell));
-		ft_strbuf_addf(sb, "%-11s  %-14s  %-14s  %-12s  %-17s\n", port, peer, cell,
-		               w->kind == FT_V_SWITCH ? "BR" : "O", "");
+		sonic_row(sb, lldp_cols, FT_ARRAY_SIZE(lldp_cols),
+		          (const char *const[]){ port, peer, cell,
+		                                 w->kind == FT_V_SWITCH ? "BR" : "O", "" });
 		nl++;
 	}
 	ft_strbuf_adds(sb, "--------------------------------------------------\n");

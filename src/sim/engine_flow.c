@@ -273,12 +273,9 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 static void
 memo_release(struct route_memo *m)
 {
-	ft_free(m->up_first);
-	ft_free(m->up_n);
-	ft_free(m->up_leaf);
-	ft_free(m->dense);
-	ft_free(m->vnode);
-	ft_free(m->slots);
+	void *const arrays[] = { m->up_first, m->up_n, m->up_leaf, m->dense, m->vnode, m->slots };
+
+	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft_vec_release(&m->links);
 	memset(m, 0, sizeof(*m));
 }
@@ -541,6 +538,17 @@ conn_lanes(const struct flow_engine *fe, uint32_t src, uint32_t dst)
 	return FT_MAX(ft__sim_gpu_lanes(fe->topo, src), ft__sim_gpu_lanes(fe->topo, dst));
 }
 
+/* How many flowlets a QP of @per bytes is cut into: several under adaptive routing with a
+ * flowlet size (at most 1024), else one. */
+static uint32_t
+flowlets(const struct flow_engine *fe, double per)
+{
+	if (fe->cfg.routing == FT_ROUTING_ADAPTIVE && fe->cfg.flowlet_bytes > 0 &&
+	    per > (double)fe->cfg.flowlet_bytes)
+		return (uint32_t)FT_MIN(ceil(per / (double)fe->cfg.flowlet_bytes), 1024.0);
+	return 1;
+}
+
 /* A connection of @wire bytes from @src to @dst, split into QPs (and flowlets), each QP at
  * most @cap_Bps / QPs (0: no cap). */
 static int
@@ -553,12 +561,8 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 	int rc;
 
 	for (q = 0; q < nq; q++) {
-		uint32_t nchunks = 1, c, last = prev;
+		uint32_t nchunks = flowlets(fe, per), c, last = prev;
 
-		if (fe->cfg.routing == FT_ROUTING_ADAPTIVE && fe->cfg.flowlet_bytes > 0 &&
-		    per > (double)fe->cfg.flowlet_bytes)
-			nchunks =
-			        (uint32_t)FT_MIN(ceil(per / (double)fe->cfg.flowlet_bytes), 1024.0);
 		for (c = 0; c < nchunks; c++) {
 			int64_t id = ft__fs_add_flow(s, per / nchunks, src, dst, q * 1024 + c, NULL,
 			                             0, tag);
@@ -692,12 +696,8 @@ spawn_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint
 	double per = wire / nq;
 
 	for (q = 0; q < nq; q++) {
-		uint32_t nchunks = 1, c, next = end;
+		uint32_t nchunks = flowlets(fe, per), c, next = end;
 
-		if (fe->cfg.routing == FT_ROUTING_ADAPTIVE && fe->cfg.flowlet_bytes > 0 &&
-		    per > (double)fe->cfg.flowlet_bytes)
-			nchunks =
-			        (uint32_t)FT_MIN(ceil(per / (double)fe->cfg.flowlet_bytes), 1024.0);
 		/* Last flowlet first: each names the next one as its successor. */
 		for (c = nchunks; c-- > 0;) {
 			int64_t id = ft__fs_spawn_flow(s, per / nchunks, src, dst, q * 1024 + c,

@@ -112,48 +112,23 @@ ft__fs_link_export(struct fs_sim *s)
 void
 ft__fs_release(struct fs_sim *s)
 {
-	ft_free(s->cap_Bps);
-	ft_free(s->link_cl);
-	ft_free(s->lat_s);
-	ft_free(s->lk_mem);
-	ft_free(s->link_bytes);
-	ft_free(s->inc_sel);
-	ft_free(s->inc_old);
-	ft_free(s->inc_uf);
-	ft_free(s->inc_hot);
-	ft_vec_release(&s->inc_seeds);
-	ft_free(s->link_maxflows);
-	ft_free(s->wf_link);
-	ft_free(s->wf_touched);
-	ft_free(s->wf_mark);
-	ft_free(s->wf_items);
-	ft_free(s->wf_items2);
-	ft_free(s->wf_hist);
-	ft_free(s->wf_flows);
-	ft_free(s->succ_first);
-	ft_free(s->succ);
-	ft_free(s->active);
-	ft_free(s->act_pf);
-	ft_free(s->act_np);
-	ft_free(s->act_rate);
-	ft_free(s->act_left);
-	ft_free(s->act_bn);
-	ft_free(s->act_capi);
-	ft_free(s->wf_capped);
-	ft_free(s->cap_rank);
-	ft_free(s->cap_cnt);
-	ft_free(s->tasks_mem);
-	ft_vec_release(&s->edges);
-	ft_vec_release(&s->paths);
-	ft_vec_release(&s->events);
+	void *const arrays[] = {
+		s->cap_Bps,  s->link_cl,    s->lat_s,      s->lk_mem,   s->link_bytes,
+		s->inc_sel,  s->inc_old,    s->inc_uf,     s->inc_hot,  s->link_maxflows,
+		s->wf_link,  s->wf_touched, s->wf_mark,    s->wf_items, s->wf_items2,
+		s->wf_hist,  s->wf_flows,   s->succ_first, s->succ,     s->active,
+		s->act_pf,   s->act_np,     s->act_rate,   s->act_left, s->act_bn,
+		s->act_capi, s->wf_capped,  s->cap_rank,   s->cap_cnt,  s->tasks_mem,
+	};
+	struct ft_vec *const vecs[] = {
+		&s->inc_seeds, &s->edges,    &s->paths,       &s->events,        &s->wf_heap,
+		&s->caps,      &s->free_ids, &s->retired_fct, &s->retired_ideal, &s->tag_slowest,
+	};
+
+	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
+	ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
 	for (uint32_t k = 0; k < FS_LANES; k++)
 		ft_vec_release(&s->lanes[k].q);
-	ft_vec_release(&s->wf_heap);
-	ft_vec_release(&s->caps);
-	ft_vec_release(&s->free_ids);
-	ft_vec_release(&s->retired_fct);
-	ft_vec_release(&s->retired_ideal);
-	ft_vec_release(&s->tag_slowest);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -1268,46 +1243,44 @@ route_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * Reallocate the array whose pointer is at @slot (any object pointer type,
+ * passed by address) to @n elements of @size; left as it was when out of
+ * memory.
+ */
+static bool
+regrow(void *slot, size_t n, size_t size)
+{
+	void *old, *p;
+
+	memcpy(&old, slot, sizeof(old));
+	p = ft_reallocarray(old, n, size);
+	if (p)
+		memcpy(slot, &p, sizeof(p));
+	return p != NULL;
+}
+
 /* Double the room of the active flows' arrays (spawned flows outnumber the slots). */
 static int
 grow_active(struct fs_sim *s)
 {
 	size_t n = (size_t)s->act_cap * 2;
-	void *p[10];
+	const struct {
+		void *slot;
+		size_t size;
+	} arrays[] = {
+		{ &s->active, sizeof(*s->active) },     { &s->act_pf, sizeof(*s->act_pf) },
+		{ &s->act_np, sizeof(*s->act_np) },     { &s->act_rate, sizeof(*s->act_rate) },
+		{ &s->act_left, sizeof(*s->act_left) }, { &s->act_bn, sizeof(*s->act_bn) },
+		{ &s->inc_sel, sizeof(*s->inc_sel) },   { &s->inc_old, sizeof(*s->inc_old) },
+		{ &s->act_capi, sizeof(*s->act_capi) }, { &s->wf_capped, sizeof(*s->wf_capped) },
+	};
+	bool ok = true;
 
-	p[0] = ft_reallocarray(s->active, n, sizeof(uint32_t));
-	if (p[0])
-		s->active = p[0];
-	p[1] = ft_reallocarray(s->act_pf, n, sizeof(uint32_t));
-	if (p[1])
-		s->act_pf = p[1];
-	p[2] = ft_reallocarray(s->act_np, n, sizeof(uint32_t));
-	if (p[2])
-		s->act_np = p[2];
-	p[3] = ft_reallocarray(s->act_rate, n, sizeof(double));
-	if (p[3])
-		s->act_rate = p[3];
-	p[4] = ft_reallocarray(s->act_left, n, sizeof(double));
-	if (p[4])
-		s->act_left = p[4];
-	p[5] = ft_reallocarray(s->act_bn, n, sizeof(struct fs_act_bn));
-	if (p[5])
-		s->act_bn = p[5];
-	p[6] = ft_reallocarray(s->inc_sel, n, sizeof(uint32_t));
-	if (p[6])
-		s->inc_sel = p[6];
-	p[7] = ft_reallocarray(s->inc_old, n, sizeof(double));
-	if (p[7])
-		s->inc_old = p[7];
-	p[8] = ft_reallocarray(s->act_capi, n, sizeof(uint32_t));
-	if (p[8])
-		s->act_capi = p[8];
-	p[9] = ft_reallocarray(s->wf_capped, n, sizeof(uint32_t));
-	if (p[9])
-		s->wf_capped = p[9];
-	for (int i = 0; i < 10; i++)
-		if (!p[i])
-			return FT_ENOMEM;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(arrays); i++)
+		ok = regrow(arrays[i].slot, n, arrays[i].size) && ok;
+	if (!ok)
+		return FT_ENOMEM;
 	s->act_cap = (uint32_t)n;
 	return 0;
 }

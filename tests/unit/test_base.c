@@ -770,6 +770,27 @@ count_text(const char *text, size_t len, const char *path, void *ctx, struct ft_
 	return strcmp(text, "name: x\n") == 0 ? 7 : -1;
 }
 
+/* Order statistics: known medians of odd, even, unsorted and empty samples. */
+static void
+test_median(void **state)
+{
+	double odd[] = { 5, -1, 3, 9, 0 };
+	double even[] = { 4, 1, 3, 2 };
+	double one[] = { 7.5 };
+	double dup[] = { 2, 2, 1, 2 };
+
+	(void)state;
+	assert_true(ft__median(odd, 5) == 3);
+	for (size_t i = 1; i < 5; i++)
+		assert_true(odd[i - 1] <= odd[i]); /* sorted in place */
+	assert_true(odd[0] == -1 && odd[4] == 9);
+	assert_true(ft__median(even, 4) == 2.5);
+	assert_true(ft__median(one, 1) == 7.5);
+	assert_true(ft__median(dup, 4) == 2);
+	assert_true(isnan(ft__median(NULL, 0)));
+	ft__sort_doubles(even, 0); /* nothing to sort: no access */
+}
+
 static void
 test_with_file_text(void **state)
 {
@@ -890,6 +911,7 @@ main(void)
 		cmocka_unit_test(test_launch_detect),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_median),
 		cmocka_unit_test(test_with_file_text),
 		cmocka_unit_test(test_file_write_planted_temp),
 		cmocka_unit_test(test_recset),

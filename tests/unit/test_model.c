@@ -87,6 +87,44 @@ eval(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, int algo, i
 	return r;
 }
 
+/* The choices a query may not make, refused with messages naming the field (coll's check). */
+static void
+test_query_choice_errors(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	char want[64];
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	ft_model_query_init(&q, FT_OP_PAIRS, 1 << 20);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_string_equal(err.msg, "op: pairs is measured by bench only; the model computes "
+	                             "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+	                             "alltoall and sendrecv");
+	ft_model_query_init(&q, (enum ft_op)FT_OP_COUNT, 1 << 20);
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	snprintf(want, sizeof(want), "op: unknown operation %d", (int)FT_OP_COUNT);
+	assert_string_equal(err.msg, want);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1 << 20);
+	q.force_algo = true;
+	q.algo = (enum ft_algo)FT_ALGO_COUNT;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "algo: unknown algorithm "));
+	q.force_algo = false; /* an algorithm not forced is not read */
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	q.force_proto = true;
+	q.proto = (enum ft_proto)FT_PROTO_COUNT;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "proto: unknown protocol "));
+}
+
 /* 18 NVLinks × 20.6 GB/s (kb NA-MODEL topology constant for SM90). */
 static const double H_INTRA = 18 * 20.6e9;
 
@@ -1772,6 +1810,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query_choice_errors),
 		cmocka_unit_test(test_closed_ring_allreduce),
 		cmocka_unit_test(test_closed_ring_multinode),
 		cmocka_unit_test(test_closed_ring_channels),
