@@ -41,6 +41,8 @@ int ft__world_bcast(struct ft_world *w, void *buf, size_t len, uint32_t root,
                     struct ft_error *err) FT_MUST_CHECK;
 /* "rank 3 (host h3)" into buf. */
 const char *ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, size_t len);
+/* Whether process @pid of this host is stopped by a signal (state T; world.c). */
+bool ft__bench_pid_stopped(int32_t pid);
 /*
  * A rank on this rank's host, other than itself, whose process is stopped
  * (SIGSTOP, SIGTSTP, a debugger), or -1: the one to name when a wait runs out,

@@ -50,26 +50,6 @@ static void FT_PRINTF(2, 3) say(const struct ft_bench_spawn *sp, const char *fmt
 		sp->say(sp->say_ud, msg);
 }
 
-/* Whether process @pid is stopped (SIGSTOP, SIGTSTP or a tracer), from /proc/PID/stat. */
-static bool
-proc_stopped(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
-}
-
 /*
  * A rank gave up: name the ranks that are stopped, not dead, which no peer
  * can tell apart from a slow or hung one (a peer names only the rank it
@@ -81,7 +61,7 @@ name_stopped(uint32_t n, const struct ft_bench_spawn *sp)
 	uint32_t r;
 
 	for (r = 0; r < n; r++)
-		if (child_pids[r] > 0 && proc_stopped(child_pids[r]))
+		if (child_pids[r] > 0 && ft__bench_pid_stopped(child_pids[r]))
 			say(sp,
 			    "rank %u (pid %d) is stopped (not running, not dead): "
 			    "it is the one that stopped answering",
@@ -101,7 +81,7 @@ all_stopped(uint32_t n)
 	uint32_t r;
 
 	for (r = 0; r < n; r++)
-		if (child_pids[r] > 0 && !proc_stopped(child_pids[r]))
+		if (child_pids[r] > 0 && !ft__bench_pid_stopped(child_pids[r]))
 			return false;
 	return true;
 }
@@ -113,7 +93,7 @@ watch_stopped(uint32_t n, double *since, double timeout, const struct ft_bench_s
 	uint32_t r;
 
 	for (r = 0; r < n; r++) {
-		if (child_pids[r] <= 0 || !proc_stopped(child_pids[r])) {
+		if (child_pids[r] <= 0 || !ft__bench_pid_stopped(child_pids[r])) {
 			since[r] = 0;
 			continue;
 		}

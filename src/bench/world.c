@@ -127,9 +127,15 @@ ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, size_t len)
 	return buf;
 }
 
-/* Whether process @pid of this host is stopped (SIGSTOP, SIGTSTP, a tracer): /proc/PID/stat. */
-static bool
-pid_stopped(int32_t pid)
+/*
+ * Whether process @pid of this host is stopped by a signal (SIGSTOP,
+ * SIGTSTP: state T in /proc/PID/stat). A tracing stop (t: a debugger, or a
+ * sanitizer's leak check suspending the process as it exits) is not: the
+ * process resumes by itself or is being looked at, and killing it as hung
+ * would be wrong.
+ */
+bool
+ft__bench_pid_stopped(int32_t pid)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
@@ -146,7 +152,7 @@ pid_stopped(int32_t pid)
 	buf[n] = '\0';
 	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+	return p && p[1] == ' ' && p[2] == 'T';
 }
 
 int
@@ -159,7 +165,7 @@ ft__world_stopped_rank(const struct ft_world *w)
 	for (r = 0; r < w->nranks; r++)
 		if (r != w->rank && w->info[r].pid > 0 &&
 		    strcmp(w->info[r].host, w->info[w->rank].host) == 0 &&
-		    pid_stopped(w->info[r].pid))
+		    ft__bench_pid_stopped(w->info[r].pid))
 			return (int)r;
 	return -1;
 }
