@@ -322,6 +322,55 @@ test_cct_built(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * The table drives the wire: two InfiniBand flows into one NIC with a two-entry table
+ * (0:0, 0:3) and a timer that never fires within the run. The first FECN-marked packets
+ * take both QPs to index 1 (the last), where each sends at line / (1 + 3) = line / 4, so
+ * each flow's B bytes (and their headers) take B_wire / (line / 4), less the little sent
+ * at full rate before the first BECN came back (within 2 %).
+ */
+static void
+test_cct_paces_the_wire(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	uint32_t a[2], b[2];
+	struct ft_engine *e;
+	const uint64_t bytes = 8 * MIB;
+	double line, want;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4");
+	a[0] = ft_topo_nic(n.t, 1, 0);
+	b[0] = ft_topo_nic(n.t, 2, 0);
+	a[1] = b[1] = ft_topo_nic(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	pc.cc = FT_PKT_CC_IBCC;
+	pc.cct[0] = 0;
+	pc.cct[1] = 0 << 14 | 3;
+	pc.ncct = 2;
+	pc.ccti_timer_s = 1.0;
+	pc.ibcc_threshold_bytes = 1;
+	pc.ibcc_marking_rate = 1;
+	cfg.packet = &pc;
+	{
+		struct op_desc ops[2] = { { a, 1, bytes, 0 }, { b, 1, bytes, 0 } };
+
+		e = submit_ops(&n, &cfg, ops, 2, 0);
+	}
+	run_to(e, 0);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	line = pk(e)->line_Bps;
+	want = (double)bytes * (4096.0 + PK_HDR_IB) / 4096.0 / (line / 4);
+	assert_true(c.necn > 0);
+	assert_true(c.fct_max_s <= want * 1.001 && c.fct_min_s >= want * 0.98);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 /* ---- 3. drops per port and priority ------------------------------------------------- */
 
 /*
@@ -647,6 +696,7 @@ main(void)
 		cmocka_unit_test(test_buffer_sets_pfc_threshold),
 		cmocka_unit_test(test_cct_given),
 		cmocka_unit_test(test_cct_built),
+		cmocka_unit_test(test_cct_paces_the_wire),
 		cmocka_unit_test(test_drops_per_prio),
 		cmocka_unit_test(test_drops_corrupt),
 		cmocka_unit_test(test_vlarb_shares),
