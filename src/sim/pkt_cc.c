@@ -91,6 +91,13 @@ ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 	struct pk_dcqcn *d = &f->cc;
 	uint32_t guard = 0;
 
+	if (e->ibcc && !d->limited && d->ccti < e->pc.ccti_min) {
+		/* CCTI_Min: the delay of its entry follows every packet, the first one on. */
+		d->ccti = e->pc.ccti_min;
+		d->rc_Bps = ft__pk_cct_rate(e, d->ccti);
+		d->limited = true;
+		d->t_timer_ps = e->now_ps;
+	}
 	if (!d->limited)
 		return;
 	dcqcn_timers(e, d);

@@ -260,7 +260,8 @@ test_cct_given(void **state)
 	assert_false(f->cc.limited);
 	ft_packet_engine.destroy(e);
 
-	/* CCTI_Min 2: BECNs start from it and the timer stops there. */
+	/* CCTI_Min 2: the QP sends at its entry's rate from its first packet on, BECNs
+	 * raise the index from it and the timer stops there. */
 	memset(&pc, 0, sizeof(pc));
 	memcpy(pc.cct, cct, sizeof(cct));
 	pc.ncct = 5;
@@ -268,6 +269,10 @@ test_cct_given(void **state)
 	e = ibcc_engine(&n, &pc, ends);
 	p = pk(e);
 	f = flow_at(p, 0);
+	ft__pk_dcqcn_sent(p, f, 4122);
+	assert_int_equal(f->cc.ccti, 2);
+	assert_true(f->cc.limited);
+	assert_true(fabs(f->cc.rc_Bps - line / 2.5) <= 1e-9 * line);
 	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
 	assert_int_equal(f->cc.ccti, 3);
 	p->now_ps = 100000000; /* 100 us: ten periods */
