@@ -12,13 +12,17 @@
  * and one whose share has grown meanwhile waits in a small heap, so with F
  * active flows of path length P over T links a recomputation costs
  * O(F P + T). Rates are only recomputed when the set of active flows
- * changes, and only for the flows whose rates can change (recompute()).
+ * changes, and only for the flows whose rates can change (recompute():
+ * by default the flows around a change, grown until the max-min conditions
+ * hold at their border).
  * Flows that finish within a relative 1e-9 of the same instant
  * complete in one event, so a phase of equal flows costs one recomputation
  * however many flows it has.
  *
- * Between events every rate is constant, so the next transmission end is
- * min(t + left / rate) over active flows (O(F) per event). Finished flows
+ * Between events every rate is constant: a flow's bytes left are brought up
+ * to date only when its rate changes, and the active flows wait in a heap on
+ * the time their last byte leaves (an event costs O(log F) per flow whose
+ * rate it changes, not O(F)). Finished flows
  * arrive after their path latency; their successors start after their own
  * delay. Timers queue in lanes of one fixed delay each (due now, a path
  * latency: in time order as they come) or in a heap; the next is the
@@ -121,7 +125,8 @@ ft__fs_release(struct fs_sim *s)
 		s->wf_hist,  s->wf_flows,   s->succ_first, s->succ,     s->active,
 		s->act_pf,   s->act_np,     s->act_rate,   s->act_left, s->act_bn,
 		s->act_capi, s->wf_capped,  s->cap_rank,   s->cap_cnt,  s->tasks_mem,
-		s->wf_bott,  s->inc_in,     s->path_pos,
+		s->wf_bott,  s->inc_in,     s->path_pos,   s->act_t0,   s->act_fin,
+		s->act_hp,   s->fin_heap,   s->fin_tmp,
 	};
 	struct ft_vec *const vecs[] = {
 		&s->inc_seeds, &s->edges,    &s->paths,       &s->events,        &s->wf_heap,
@@ -475,6 +480,95 @@ ev_take(struct fs_sim *s, int src, struct fs_event *out)
 		ln->q.len -= ln->head;
 		ln->head = 0;
 	}
+}
+
+/* ---- transmission ends: active flows in a min-heap on act_fin ------------ */
+
+static void
+fin_place(struct fs_sim *s, uint32_t pos, uint32_t f)
+{
+	s->fin_heap[pos] = f;
+	s->act_hp[f] = pos;
+}
+
+static void
+fin_up(struct fs_sim *s, uint32_t pos)
+{
+	uint32_t f = s->fin_heap[pos];
+	double key = s->act_fin[f];
+
+	while (pos > 0) {
+		uint32_t p = (pos - 1) / 2, g = s->fin_heap[p];
+
+		if (!(key < s->act_fin[g]))
+			break;
+		fin_place(s, pos, g);
+		pos = p;
+	}
+	fin_place(s, pos, f);
+}
+
+/* Restore the order below @pos of the heap's first @n entries. */
+static void
+fin_down(struct fs_sim *s, uint32_t pos, uint32_t n)
+{
+	const uint32_t *h = s->fin_heap;
+	uint32_t f = h[pos];
+	double key = s->act_fin[f];
+
+	for (;;) {
+		uint32_t c = 2 * pos + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && s->act_fin[h[c + 1]] < s->act_fin[h[c]])
+			c++;
+		if (!(s->act_fin[h[c]] < key))
+			break;
+		fin_place(s, pos, h[c]);
+		pos = c;
+	}
+	fin_place(s, pos, f);
+}
+
+/* The entry at @pos changed its key: move it up or down (the heap has @n entries). */
+static void
+fin_fix(struct fs_sim *s, uint32_t pos, uint32_t n)
+{
+	uint32_t f = s->fin_heap[pos];
+
+	if (pos > 0 && s->act_fin[f] < s->act_fin[s->fin_heap[(pos - 1) / 2]])
+		fin_up(s, pos);
+	else
+		fin_down(s, pos, n);
+}
+
+/* Take active flow @i out of the heap, which then has @n entries. */
+static void
+fin_remove(struct fs_sim *s, uint32_t i, uint32_t n)
+{
+	uint32_t pos = s->act_hp[i];
+
+	if (pos == n)
+		return;
+	fin_place(s, pos, s->fin_heap[n]);
+	fin_fix(s, pos, n);
+}
+
+/* Active flow @f's rate became act_rate[f] now, from @old (< 0: none): bring its bytes
+ * left up to date and set when it ends (its heap place is left to the caller). */
+static void
+fin_rate(struct fs_sim *s, uint32_t f, double old)
+{
+	double r = s->act_rate[f];
+
+	if (old > 0) {
+		double left = s->act_left[f] - old * (s->now_s - s->act_t0[f]);
+
+		s->act_left[f] = left > 0 ? left : 0;
+	}
+	s->act_t0[f] = s->now_s;
+	s->act_fin[f] = r > 0 ? s->now_s + s->act_left[f] / r : INFINITY;
 }
 
 /* ---- water filling ------------------------------------------------------- */
@@ -930,6 +1024,12 @@ select_flows(struct fs_sim *s, bool *full)
 				level = b;
 		}
 	}
+	if (s->lf && s->inc_since_full >= FS_FULL_EVERY) {
+		/* grow mode refills no flow it need not: only the loads, summed anew, could
+		 * drift (rounding), and they are what a refill starts from */
+		s->loads_valid = false;
+		s->inc_since_full = 0;
+	}
 	*full = s->full_rates || s->inc_since_full >= FS_FULL_EVERY || !(level > 0);
 	if (!*full) {
 		thr = level * (1 - FS_LEVEL_RTOL);
@@ -1382,8 +1482,17 @@ recompute(struct fs_sim *s)
 		s->inc_since_full++;
 		s->phase_run = 0;
 	}
-	for (k = 0; k < nsel; k++)
-		set_bottleneck(s, s->inc_sel[k], s->wf_bott[s->inc_sel[k]]);
+	for (k = 0; k < nsel; k++) {
+		i = s->inc_sel[k];
+		set_bottleneck(s, i, s->wf_bott[i]);
+		if (s->act_rate[i] == s->inc_old[k])
+			continue;
+		fin_rate(s, i, s->inc_old[k]);
+		if (!full)
+			fin_fix(s, s->act_hp[i], s->nactive);
+	}
+	for (k = s->nactive / 2; full && k-- > 0;)
+		fin_down(s, k, s->nactive); /* every key may have moved: heapify */
 	/* the links' loads follow the new rates; a full pass leaves them to the next
 	 * incremental one, which sums them only if it comes */
 	s->loads_valid = !full;
@@ -1444,12 +1553,18 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->inc_old = ft_calloc(s->act_cap, sizeof(double));
 	s->wf_bott = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->inc_in = ft_calloc(s->act_cap, sizeof(uint8_t));
+	s->act_t0 = ft_calloc(s->act_cap, sizeof(double));
+	s->act_fin = ft_calloc(s->act_cap, sizeof(double));
+	s->act_hp = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->fin_heap = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->fin_tmp = ft_calloc(s->act_cap, sizeof(uint32_t));
 	/* grow mode (the default) keeps each link's active flows */
 	if (!s->full_rates && !s->level_only && !s->comp_only)
 		s->lf = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_lf));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
 	    !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped || !s->inc_sel ||
-	    !s->inc_old || !s->wf_bott || !s->inc_in ||
+	    !s->inc_old || !s->wf_bott || !s->inc_in || !s->act_t0 || !s->act_fin ||
+	    !s->act_hp || !s->fin_heap || !s->fin_tmp ||
 	    (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
@@ -1554,6 +1669,9 @@ grow_active(struct fs_sim *s)
 		{ &s->inc_sel, sizeof(*s->inc_sel) },   { &s->inc_old, sizeof(*s->inc_old) },
 		{ &s->act_capi, sizeof(*s->act_capi) }, { &s->wf_capped, sizeof(*s->wf_capped) },
 		{ &s->wf_bott, sizeof(*s->wf_bott) },   { &s->inc_in, sizeof(*s->inc_in) },
+		{ &s->act_t0, sizeof(*s->act_t0) },     { &s->act_fin, sizeof(*s->act_fin) },
+		{ &s->act_hp, sizeof(*s->act_hp) },     { &s->fin_heap, sizeof(*s->fin_heap) },
+		{ &s->fin_tmp, sizeof(*s->fin_tmp) },
 	};
 	bool ok = true;
 
@@ -1635,6 +1753,9 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	s->act_left[s->nactive] = t->bytes - t->sent;
 	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, FS_NONE, s->now_s, 0 };
 	s->act_capi[s->nactive] = t->cap_idx;
+	s->act_t0[s->nactive] = s->now_s;
+	s->act_fin[s->nactive] = INFINITY; /* rated by the next recomputation */
+	fin_place(s, s->nactive, s->nactive);
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
 	if (s->lf && s->keep && lf_add(s, t->active_idx) < 0)
@@ -1764,11 +1885,13 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	}
 	/* Bytes sent, as integrated over the rate intervals (the residual is the
 	 * completion tolerance); the links are credited with the whole payload. */
-	t->sent = t->bytes - s->act_left[t->active_idx];
+	t->sent = t->bytes - (s->act_left[t->active_idx] -
+	                      rate * (s->now_s - s->act_t0[t->active_idx])); /* left: ~0 */
 	set_bottleneck(s, t->active_idx, FS_NONE); /* close the last interval */
 	t->bott_link = s->act_bn[t->active_idx].best;
 	s->bytes_delivered += t->sent;
 	t->rate_Bps = 0;
+	fin_remove(s, t->active_idx, s->nactive - 1);
 	--s->nactive;
 	last = s->active[s->nactive];
 	s->active[t->active_idx] = last;
@@ -1778,6 +1901,10 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
 	s->act_bn[t->active_idx] = s->act_bn[s->nactive];
 	s->act_capi[t->active_idx] = s->act_capi[s->nactive];
+	s->act_t0[t->active_idx] = s->act_t0[s->nactive];
+	s->act_fin[t->active_idx] = s->act_fin[s->nactive];
+	if (t->active_idx < s->nactive)
+		fin_place(s, s->act_hp[s->nactive], t->active_idx);
 	ft__fs_task(s, last)->active_idx = t->active_idx;
 	if (s->lf && s->keep && t->active_idx < s->nactive)
 		lf_moved(s, t->active_idx);
@@ -1786,13 +1913,85 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	return ev_push(s, t->lat_s, id, 1);
 }
 
+/*
+ * The active flows whose transmission ends by @horizon, found in the heap
+ * (a subtree whose root ends later holds none), in fin_tmp; their number.
+ */
+static uint32_t
+fin_collect(struct fs_sim *s, double horizon)
+{
+	const uint32_t *h = s->fin_heap;
+	uint32_t *q = s->fin_tmp, n = 0, k, c;
+
+	if (s->nactive && s->act_fin[h[0]] <= horizon)
+		q[n++] = 0;
+	for (k = 0; k < n; k++) {
+		for (c = 2 * q[k] + 1; c <= 2 * q[k] + 2 && c < s->nactive; c++)
+			if (s->act_fin[h[c]] <= horizon)
+				q[n++] = c;
+	}
+	for (k = 0; k < n; k++)
+		q[k] = h[q[k]];
+	return n;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * End the @n transmissions listed in fin_tmp in the order a scan of the
+ * active slots would (each ending flow's slot taken by the last active
+ * flow, looked at again), so that arrivals queue as they always did.
+ */
+static int
+fin_end(struct fs_sim *s, uint32_t n)
+{
+	uint32_t *q = s->fin_tmp, k;
+	int rc;
+
+	if (n < 32) {
+		for (k = 1; k < n; k++) {
+			uint32_t v = q[k], j = k;
+
+			for (; j > 0 && q[j - 1] > v; j--)
+				q[j] = q[j - 1];
+			q[j] = v;
+		}
+	} else {
+		qsort(q, n, sizeof(*q), cmp_u32);
+	}
+	for (k = 0; k < n; k++)
+		s->inc_in[q[k]] = 1;
+	for (k = 0; k < n; k++) {
+		uint32_t i = q[k];
+
+		while (i < s->nactive && s->inc_in[i]) {
+			uint32_t last = s->nactive - 1;
+			uint8_t moved = s->inc_in[last];
+
+			s->inc_in[i] = 0;
+			s->inc_in[last] = 0;
+			rc = end_transmission(s, s->active[i]);
+			if (rc < 0)
+				return rc;
+			if (i < s->nactive)
+				s->inc_in[i] = moved; /* the last flow took slot i */
+		}
+	}
+	return 0;
+}
+
 int
 ft__fs_step(struct fs_sim *s, struct ft_error *err)
 {
-	double t_tx = INFINITY, t_ev = INFINITY, t_next, dt, horizon;
+	double t_tx = INFINITY, t_ev = INFINITY, t_next, horizon;
 	const struct fs_event *first;
 	int src;
-	uint32_t i;
 	int rc;
 
 	if (!s->started)
@@ -1802,12 +2001,8 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 		if (rc < 0)
 			return ft_error_set(err, rc, "sim: out of memory computing rates");
 	}
-	for (i = 0; i < s->nactive; i++) {
-		double r = s->act_rate[i];
-
-		if (r > 0 && s->now_s + s->act_left[i] / r < t_tx)
-			t_tx = s->now_s + s->act_left[i] / r;
-	}
+	if (s->nactive)
+		t_tx = s->act_fin[s->fin_heap[0]];
 	first = ev_first(s, &src);
 	if (first)
 		t_ev = first->t;
@@ -1818,27 +2013,14 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 		return 0;
 	}
 	t_next = t_tx < t_ev ? t_tx : t_ev;
-	dt = t_next - s->now_s;
 	horizon = t_next + (t_next > 0 ? t_next : 1e-12) * FS_TIME_RTOL;
 	s->now_s = t_next;
 	s->nevents++;
-	/* Advance every active flow; those ending by the horizon stop sending. */
-	i = 0;
-	while (i < s->nactive) {
-		double r = s->act_rate[i];
-
-		if (r > 0 && t_next - dt + s->act_left[i] / r <= horizon) {
-			s->act_left[i] -= r * dt; /* ~0: what the integration left over */
-			rc = end_transmission(s, s->active[i]);
-			if (rc < 0)
-				return ft_error_set(err, rc, "sim: out of memory");
-			continue; /* slot i now holds another flow */
-		}
-		s->act_left[i] -= r * dt;
-		if (s->act_left[i] < 0)
-			s->act_left[i] = 0;
-		i++;
-	}
+	/* The flows ending by the horizon stop sending (the others' bytes left are
+	 * brought up to date when their rates change: fin_rate()). */
+	rc = fin_end(s, fin_collect(s, horizon));
+	if (rc < 0)
+		return ft_error_set(err, rc, "sim: out of memory");
 	/* Events due now, in (time, sequence) order. */
 	while ((first = ev_first(s, &src)) && first->t <= horizon) {
 		struct fs_event e;

@@ -193,7 +193,12 @@ struct fs_sim {
 	uint32_t *act_pf;   /* path_first */
 	uint32_t *act_np;   /* npath */
 	double *act_rate;   /* current rate, bytes/s */
-	double *act_left;   /* bytes left to send */
+	double *act_left;   /* bytes left to send at act_t0 */
+	double *act_t0;     /* when act_left was last brought up to date (its rate changed) */
+	double *act_fin;    /* when it sends its last byte at its rate (INFINITY: rate 0) */
+	uint32_t *act_hp;   /* its place in fin_heap */
+	uint32_t *fin_heap; /* active flows, a min-heap on act_fin (act_cap) */
+	uint32_t *fin_tmp;  /* the flows ending in one event (act_cap) */
 	struct fs_act_bn *act_bn; /* which links limited it, and for how long */
 	uint32_t *act_capi; /* its own rate cap (an NCCL channel's): fs_task.cap_idx */
 	struct ft_vec caps; /* double: the distinct rate caps tasks name (fs_task.cap_idx),
