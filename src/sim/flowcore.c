@@ -1179,6 +1179,7 @@ keep_or_lazy(struct fs_sim *s)
 		return 0;
 	for (i = 0; i < s->nlinks; i++) {
 		s->lk[i].nactive = 0;
+		s->lk[i].load = 0; /* an idle one stays 0; the others are summed anew */
 		if (s->lf)
 			s->lf[i].n = 0;
 	}
@@ -1380,6 +1381,13 @@ wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		}
 		L[l].rem = 0;
 	}
+	/* grow mode: a full pass leaves each link's load as what its room went to (a link
+	 * that froze flows is full), so it need not be summed again from the rates */
+	for (i = 0; i < ntouched && full && s->lf && s->keep; i++) {
+		uint32_t l = s->wf_touched[i];
+
+		s->lk[l].load = L[l].rem < s->cap_Bps[l] ? s->cap_Bps[l] - L[l].rem : 0;
+	}
 	rc = 0;
 out:
 	for (i = 0; i < ntouched; i++)
@@ -1494,8 +1502,8 @@ recompute(struct fs_sim *s)
 	for (k = s->nactive / 2; full && k-- > 0;)
 		fin_down(s, k, s->nactive); /* every key may have moved: heapify */
 	/* the links' loads follow the new rates; a full pass leaves them to the next
-	 * incremental one, which sums them only if it comes */
-	s->loads_valid = !full;
+	 * incremental one, which sums them only if it comes (grow mode: wf_fill()) */
+	s->loads_valid = !full || (s->lf && s->keep);
 	for (k = 0; k < nsel && !full; k++) {
 		const uint32_t *p;
 		double d;
