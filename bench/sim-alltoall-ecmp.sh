@@ -18,7 +18,7 @@ FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
 
-clusters="dgx-h100:16 dgx-h100:64"
+clusters=${CLUSTERS:-"dgx-h100:16 dgx-h100:64"}
 [ "${QUICK:-0}" = 1 ] && clusters="dgx-h100:16"
 exec python3 - "$FABTUNE" "${MODES:-full level local grow}" "${REPEAT:-3}" $clusters <<'PY'
 import json, os, resource, subprocess, sys

@@ -484,6 +484,31 @@ ev_take(struct fs_sim *s, int src, struct fs_event *out)
 
 /* ---- transmission ends: active flows in a min-heap on act_fin ------------ */
 
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort @n ids in increasing order (insertion sort when they are few). */
+static void
+sort_u32(uint32_t *q, uint32_t n)
+{
+	if (n >= 32) {
+		qsort(q, n, sizeof(*q), cmp_u32);
+		return;
+	}
+	for (uint32_t k = 1; k < n; k++) {
+		uint32_t v = q[k], j = k;
+
+		for (; j > 0 && q[j - 1] > v; j--)
+			q[j] = q[j - 1];
+		q[j] = v;
+	}
+}
+
 static void
 fin_place(struct fs_sim *s, uint32_t pos, uint32_t f)
 {
@@ -750,20 +775,29 @@ wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 
 			if (L[l].cnt++ == 0) {
 				s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
+				s->wf_touched[ntouched++] = l;
 				L[l].rem = 0;
 			}
 			L[l].rem += old;
 		}
 		total += s->act_np[i];
 	}
-	/* The touched links in link order (ties in share go to the lower link id). */
-	for (i = 0; i <= s->nlinks / 64; i++) {
-		uint64_t w = s->wf_mark[i];
+	/* The touched links in link order (ties in share go to the lower link id): a few
+	 * are sorted as they are, many read back from the bitmap in one pass over it. */
+	if ((size_t)ntouched * 4 < s->nlinks / 64) {
+		for (i = 0; i < ntouched; i++)
+			s->wf_mark[s->wf_touched[i] / 64] = 0;
+		sort_u32(s->wf_touched, ntouched);
+	} else {
+		ntouched = 0;
+		for (i = 0; i <= s->nlinks / 64; i++) {
+			uint64_t w = s->wf_mark[i];
 
-		s->wf_mark[i] = 0;
-		while (w) {
-			s->wf_touched[ntouched++] = i * 64 + (uint32_t)__builtin_ctzll(w);
-			w &= w - 1;
+			s->wf_mark[i] = 0;
+			while (w) {
+				s->wf_touched[ntouched++] = i * 64 + (uint32_t)__builtin_ctzll(w);
+				w &= w - 1;
+			}
 		}
 	}
 	*ntouched_out = ntouched; /* their counts are cleared by the caller, also on failure */
@@ -1943,13 +1977,6 @@ fin_collect(struct fs_sim *s, double horizon)
 	return n;
 }
 
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /*
  * End the @n transmissions listed in fin_tmp in the order a scan of the
@@ -1962,17 +1989,7 @@ fin_end(struct fs_sim *s, uint32_t n)
 	uint32_t *q = s->fin_tmp, k;
 	int rc;
 
-	if (n < 32) {
-		for (k = 1; k < n; k++) {
-			uint32_t v = q[k], j = k;
-
-			for (; j > 0 && q[j - 1] > v; j--)
-				q[j] = q[j - 1];
-			q[j] = v;
-		}
-	} else {
-		qsort(q, n, sizeof(*q), cmp_u32);
-	}
+	sort_u32(q, n);
 	for (k = 0; k < n; k++)
 		s->inc_in[q[k]] = 1;
 	for (k = 0; k < n; k++) {
