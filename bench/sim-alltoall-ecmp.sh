@@ -6,19 +6,21 @@
 # run's CPU time (user, from the kernel's accounting of the child) and the
 # ECMP / D-mod-K ratio measured in the same run, for each way of updating
 # the rates (FABTUNE_SIM_RATES): full (every rate every time), level (every
-# flow above the level) and local (the default: only the components a change
-# reaches). Each run is repeated REPEAT times (3) and the least CPU time
-# kept (the D-mod-K run takes milliseconds: one slow start skews the ratio).
-# QUICK=1 runs dgx-h100:16 only; MODES="local" runs only some.
+# flow above the level), local (only the components a change reaches) and
+# grow (the default: the flows around a change, grown until the max-min
+# conditions hold at their border). Each run is repeated REPEAT times (3)
+# and the least CPU time kept (the D-mod-K run takes milliseconds: one slow
+# start skews the ratio). QUICK=1 runs dgx-h100:16 only; MODES="grow" runs
+# only some.
 # Figures: docs/internals/sim.md, "ECMP all-to-all".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
 
-clusters="dgx-h100:16 dgx-h100:64"
+clusters=${CLUSTERS:-"dgx-h100:16 dgx-h100:64"}
 [ "${QUICK:-0}" = 1 ] && clusters="dgx-h100:16"
-exec python3 - "$FABTUNE" "${MODES:-full level local}" "${REPEAT:-3}" $clusters <<'PY'
+exec python3 - "$FABTUNE" "${MODES:-full level local grow}" "${REPEAT:-3}" $clusters <<'PY'
 import json, os, resource, subprocess, sys
 
 fabtune, modes, repeat, clusters = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4:]

@@ -507,11 +507,14 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	fe->core.need_counts = fe->cfg.routing == FT_ROUTING_ADAPTIVE; /* the chooser's load */
 	{
 		/* how rates are recomputed, for comparisons (bench/sim-alltoall-ecmp.sh):
-		 * "full" every rate every time, "level" every flow above the level */
+		 * "full" every rate every time, "level" every flow above the level,
+		 * "local" the components a change reaches; "grow" (the default) the
+		 * flows around a change, grown until the max-min conditions hold */
 		const char *how = getenv("FABTUNE_SIM_RATES");
 
 		fe->core.full_rates = how && strcmp(how, "full") == 0;
 		fe->core.level_only = how && strcmp(how, "level") == 0;
+		fe->core.comp_only = how && strcmp(how, "local") == 0;
 	}
 	fe->core.route_ud = fe;
 	fe->core.spawn = spawn_cb;

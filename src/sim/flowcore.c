@@ -12,13 +12,17 @@
  * and one whose share has grown meanwhile waits in a small heap, so with F
  * active flows of path length P over T links a recomputation costs
  * O(F P + T). Rates are only recomputed when the set of active flows
- * changes, and only for the flows whose rates can change (recompute()).
+ * changes, and only for the flows whose rates can change (recompute():
+ * by default the flows around a change, grown until the max-min conditions
+ * hold at their border).
  * Flows that finish within a relative 1e-9 of the same instant
  * complete in one event, so a phase of equal flows costs one recomputation
  * however many flows it has.
  *
- * Between events every rate is constant, so the next transmission end is
- * min(t + left / rate) over active flows (O(F) per event). Finished flows
+ * Between events every rate is constant: a flow's bytes left are brought up
+ * to date only when its rate changes, and the active flows wait in a heap on
+ * the time their last byte leaves (an event costs O(log F) per flow whose
+ * rate it changes, not O(F)). Finished flows
  * arrive after their path latency; their successors start after their own
  * delay. Timers queue in lanes of one fixed delay each (due now, a path
  * latency: in time order as they come) or in a heap; the next is the
@@ -37,6 +41,7 @@
 #define FS_LAZY_AFTER 64  /* full recomputations in a row that stop the bookkeeping */
 #define FS_LAZY_RETRY 256 /* full ones after which it is tried again */
 #define FS_LEVEL_RTOL 1e-9 /* flows this close (relative) below x0 are refilled too */
+#define FS_GROW_RTOL 1e-12 /* slack of the max-min checks at the refilled set's border */
 
 
 #define wf_item fs_wf_item
@@ -68,6 +73,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	ft_vec_init(&s->retired_ideal, sizeof(double));
 	ft_vec_init(&s->tag_slowest, sizeof(struct fs_tag_slowest));
 	ft_vec_init(&s->inc_seeds, sizeof(uint32_t));
+	ft_vec_init(&s->inc_new, sizeof(uint32_t));
 	s->cap_Bps = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->lat_s = ft_calloc(nlinks ? nlinks : 1, sizeof(double));
 	s->lk_mem = ft_calloc((size_t)nlinks + 2, sizeof(struct fs_link_st));
@@ -119,12 +125,18 @@ ft__fs_release(struct fs_sim *s)
 		s->wf_hist,  s->wf_flows,   s->succ_first, s->succ,     s->active,
 		s->act_pf,   s->act_np,     s->act_rate,   s->act_left, s->act_bn,
 		s->act_capi, s->wf_capped,  s->cap_rank,   s->cap_cnt,  s->tasks_mem,
+		s->wf_bott,  s->inc_in,     s->path_pos,   s->act_t0,   s->act_fin,
+		s->act_hp,   s->fin_heap,   s->fin_tmp,
 	};
 	struct ft_vec *const vecs[] = {
 		&s->inc_seeds, &s->edges,    &s->paths,       &s->events,        &s->wf_heap,
 		&s->caps,      &s->free_ids, &s->retired_fct, &s->retired_ideal, &s->tag_slowest,
+		&s->inc_new,
 	};
 
+	for (uint32_t l = 0; s->lf && l < s->nlinks; l++)
+		ft_free(s->lf[l].e);
+	ft_free(s->lf);
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
 	for (uint32_t k = 0; k < FS_LANES; k++)
@@ -470,6 +482,120 @@ ev_take(struct fs_sim *s, int src, struct fs_event *out)
 	}
 }
 
+/* ---- transmission ends: active flows in a min-heap on act_fin ------------ */
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort @n ids in increasing order (insertion sort when they are few). */
+static void
+sort_u32(uint32_t *q, uint32_t n)
+{
+	if (n >= 32) {
+		qsort(q, n, sizeof(*q), cmp_u32);
+		return;
+	}
+	for (uint32_t k = 1; k < n; k++) {
+		uint32_t v = q[k], j = k;
+
+		for (; j > 0 && q[j - 1] > v; j--)
+			q[j] = q[j - 1];
+		q[j] = v;
+	}
+}
+
+static void
+fin_place(struct fs_sim *s, uint32_t pos, uint32_t f)
+{
+	s->fin_heap[pos] = f;
+	s->act_hp[f] = pos;
+}
+
+static void
+fin_up(struct fs_sim *s, uint32_t pos)
+{
+	uint32_t f = s->fin_heap[pos];
+	double key = s->act_fin[f];
+
+	while (pos > 0) {
+		uint32_t p = (pos - 1) / 2, g = s->fin_heap[p];
+
+		if (!(key < s->act_fin[g]))
+			break;
+		fin_place(s, pos, g);
+		pos = p;
+	}
+	fin_place(s, pos, f);
+}
+
+/* Restore the order below @pos of the heap's first @n entries. */
+static void
+fin_down(struct fs_sim *s, uint32_t pos, uint32_t n)
+{
+	const uint32_t *h = s->fin_heap;
+	uint32_t f = h[pos];
+	double key = s->act_fin[f];
+
+	for (;;) {
+		uint32_t c = 2 * pos + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && s->act_fin[h[c + 1]] < s->act_fin[h[c]])
+			c++;
+		if (!(s->act_fin[h[c]] < key))
+			break;
+		fin_place(s, pos, h[c]);
+		pos = c;
+	}
+	fin_place(s, pos, f);
+}
+
+/* The entry at @pos changed its key: move it up or down (the heap has @n entries). */
+static void
+fin_fix(struct fs_sim *s, uint32_t pos, uint32_t n)
+{
+	uint32_t f = s->fin_heap[pos];
+
+	if (pos > 0 && s->act_fin[f] < s->act_fin[s->fin_heap[(pos - 1) / 2]])
+		fin_up(s, pos);
+	else
+		fin_down(s, pos, n);
+}
+
+/* Take active flow @i out of the heap, which then has @n entries. */
+static void
+fin_remove(struct fs_sim *s, uint32_t i, uint32_t n)
+{
+	uint32_t pos = s->act_hp[i];
+
+	if (pos == n)
+		return;
+	fin_place(s, pos, s->fin_heap[n]);
+	fin_fix(s, pos, n);
+}
+
+/* Active flow @f's rate became act_rate[f] now, from @old (< 0: none): bring its bytes
+ * left up to date and set when it ends (its heap place is left to the caller). */
+static void
+fin_rate(struct fs_sim *s, uint32_t f, double old)
+{
+	double r = s->act_rate[f];
+
+	if (old > 0) {
+		double left = s->act_left[f] - old * (s->now_s - s->act_t0[f]);
+
+		s->act_left[f] = left > 0 ? left : 0;
+	}
+	s->act_t0[f] = s->now_s;
+	s->act_fin[f] = r > 0 ? s->now_s + s->act_left[f] / r : INFINITY;
+}
+
 /* ---- water filling ------------------------------------------------------- */
 
 static bool
@@ -649,20 +775,29 @@ wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 
 			if (L[l].cnt++ == 0) {
 				s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
+				s->wf_touched[ntouched++] = l;
 				L[l].rem = 0;
 			}
 			L[l].rem += old;
 		}
 		total += s->act_np[i];
 	}
-	/* The touched links in link order (ties in share go to the lower link id). */
-	for (i = 0; i <= s->nlinks / 64; i++) {
-		uint64_t w = s->wf_mark[i];
+	/* The touched links in link order (ties in share go to the lower link id): a few
+	 * are sorted as they are, many read back from the bitmap in one pass over it. */
+	if ((size_t)ntouched * 4 < s->nlinks / 64) {
+		for (i = 0; i < ntouched; i++)
+			s->wf_mark[s->wf_touched[i] / 64] = 0;
+		sort_u32(s->wf_touched, ntouched);
+	} else {
+		ntouched = 0;
+		for (i = 0; i <= s->nlinks / 64; i++) {
+			uint64_t w = s->wf_mark[i];
 
-		s->wf_mark[i] = 0;
-		while (w) {
-			s->wf_touched[ntouched++] = i * 64 + (uint32_t)__builtin_ctzll(w);
-			w &= w - 1;
+			s->wf_mark[i] = 0;
+			while (w) {
+				s->wf_touched[ntouched++] = i * 64 + (uint32_t)__builtin_ctzll(w);
+				w &= w - 1;
+			}
 		}
 	}
 	*ntouched_out = ntouched; /* their counts are cleared by the caller, also on failure */
@@ -761,6 +896,139 @@ local_flows(struct fs_sim *s, uint32_t n)
 	return m;
 }
 
+/* Select the flows on link @l at or above @thr (new ones too) not selected yet; the count. */
+static uint32_t
+grow_link(struct fs_sim *s, uint32_t n, uint32_t l, double thr)
+{
+	const struct fs_lf *L = &s->lf[l];
+
+	for (uint32_t q = 0; q < L->n; q++) {
+		uint32_t f = L->e[q].act;
+		double r = s->act_rate[f];
+
+		if (s->inc_in[f] || (r >= 0 && r < thr))
+			continue;
+		s->inc_in[f] = 1;
+		s->inc_sel[n] = f;
+		s->inc_old[n++] = r;
+	}
+	return n;
+}
+
+/*
+ * Grow mode, the first guess: the flows at or above the level (@thr) on the
+ * links of a flow that ended and of a new flow, the new flows included.
+ * grow_check() adds the flows the guess missed. Returns how many (inc_sel,
+ * inc_old; each marked in inc_in).
+ */
+static uint32_t
+grow_select(struct fs_sim *s, double thr)
+{
+	const uint32_t *paths = s->paths.data, *seed = s->inc_seeds.data, *nw = s->inc_new.data;
+	uint32_t n = 0;
+
+	for (size_t k = 0; k < s->inc_new.len; k++) {
+		uint32_t f = ft__fs_task(s, nw[k])->active_idx;
+
+		for (uint32_t j = 0; j < s->act_np[f]; j++)
+			n = grow_link(s, n, paths[s->act_pf[f] + j], thr);
+	}
+	for (size_t k = 0; k < s->inc_seeds.len; k++)
+		n = grow_link(s, n, seed[k], thr);
+	return n;
+}
+
+/* Active flow @f sends at its own rate cap (its cap is its bottleneck). */
+static bool
+at_cap(const struct fs_sim *s, uint32_t f)
+{
+	uint32_t c = s->act_capi[f];
+
+	return c && s->act_rate[f] >= FT_VEC_AT(&s->caps, double, c - 1) * (1 - FS_GROW_RTOL);
+}
+
+/* Note link @l in grow_check()'s list (its rate change in rem, its index in off). */
+static void
+grow_touch(struct fs_sim *s, uint32_t l, uint32_t *nt)
+{
+	struct fs_wf_link *L = &s->wf_link[l];
+
+	if (L->cnt++)
+		return;
+	L->rem = 0;
+	L->off = *nt;
+	s->wf_touched[*nt] = l;
+	s->wf_items[*nt].key = INFINITY; /* the least rate a refilled flow froze at here */
+	s->wf_items2[*nt].key = 0;       /* the largest rate of a refilled flow here */
+	(*nt)++;
+}
+
+/*
+ * After the water filling of the @n selected flows (new rates in act_rate,
+ * previous ones in inc_old), check the max-min conditions where the
+ * selection meets the other flows, on every link a selected flow or a flow
+ * that ended crosses (elsewhere nothing changed). A flow left out must be
+ * refilled too when its link is now over capacity, when it is faster than
+ * a selected flow frozen on that link (which would then not be the largest
+ * there), or when that link was its bottleneck and no longer is (not full
+ * any more, or a selected flow is now faster there). If no flow must, every
+ * flow has a bottleneck and every link room, and the rates are the max-min
+ * rates (they are unique), as a full water filling would give them up to
+ * FS_GROW_RTOL. The flows to add are appended to inc_sel (marked); returns
+ * the new count.
+ */
+static uint32_t
+grow_check(struct fs_sim *s, uint32_t n)
+{
+	const uint32_t *paths = s->paths.data, *seed = s->inc_seeds.data;
+	struct fs_wf_link *L = s->wf_link;
+	uint32_t nt = 0, m = n, k, j, t;
+
+	for (k = 0; k < s->inc_seeds.len; k++)
+		grow_touch(s, seed[k], &nt);
+	for (k = 0; k < n; k++) {
+		uint32_t f = s->inc_sel[k];
+		double r = s->act_rate[f], d = r - (s->inc_old[k] > 0 ? s->inc_old[k] : 0);
+		bool froze = !at_cap(s, f);
+
+		for (j = 0; j < s->act_np[f]; j++) {
+			uint32_t l = paths[s->act_pf[f] + j];
+
+			grow_touch(s, l, &nt);
+			L[l].rem += d;
+			t = L[l].off;
+			if (r > s->wf_items2[t].key)
+				s->wf_items2[t].key = r;
+			if (froze && s->wf_bott[f] == l && r < s->wf_items[t].key)
+				s->wf_items[t].key = r;
+		}
+	}
+	for (t = 0; t < nt; t++) {
+		uint32_t l = s->wf_touched[t];
+		const struct fs_lf *F = &s->lf[l];
+		double cap = s->cap_Bps[l], load = s->lk[l].load + L[l].rem;
+		double lo = s->wf_items[t].key * (1 + FS_GROW_RTOL);
+		double hi = s->wf_items2[t].key * (1 - FS_GROW_RTOL);
+		bool over = load > cap * (1 + FS_GROW_RTOL), full = load >= cap * (1 - FS_GROW_RTOL);
+
+		L[l].cnt = 0;
+		for (uint32_t q = 0; q < F->n; q++) {
+			uint32_t g = F->e[q].act;
+			double r = s->act_rate[g];
+
+			if (s->inc_in[g])
+				continue;
+			if (over || r > lo ||
+			    (s->act_bn[g].bott == l && !at_cap(s, g) && (!full || r < hi))) {
+				s->inc_in[g] = 1;
+				s->inc_sel[m] = g;
+				s->inc_old[m++] = r;
+			}
+		}
+	}
+	return m;
+}
+
 /*
  * Which flows recompute() gives new rates: all of them, or only those whose
  * rate may change. Returns how many (listed in inc_sel, their rates before
@@ -769,23 +1037,19 @@ local_flows(struct fs_sim *s, uint32_t n)
 static uint32_t
 select_flows(struct fs_sim *s, bool *full)
 {
-	const uint32_t *paths = s->paths.data;
+	const uint32_t *paths = s->paths.data, *nw = s->inc_new.data;
 	double level = s->inc_level, thr;
 	uint32_t i, j, n = 0;
 
 	s->inc_level = INFINITY;
-	for (i = 0; i < s->nactive && s->keep; i++)
-		n += s->act_rate[i] < 0;
 	/* mostly new flows (a phase starting), or no counts kept: all of them */
-	if (n > s->nactive / 2 || !s->keep)
+	if (s->inc_new.len > s->nactive / 2 || !s->keep)
 		level = 0;
-	n = 0;
 	/* a new flow: below cap / flows on each of its links, nothing can change */
-	for (i = 0; i < s->nactive && level > 0; i++) {
+	for (size_t k = 0; k < s->inc_new.len && level > 0; k++) {
 		const uint32_t *p;
 
-		if (s->act_rate[i] >= 0)
-			continue;
+		i = ft__fs_task(s, nw[k])->active_idx;
 		p = paths + s->act_pf[i];
 		for (j = 0; j < s->act_np[i]; j++) {
 			double b = s->cap_Bps[p[j]] / s->lk[p[j]].nactive;
@@ -794,19 +1058,31 @@ select_flows(struct fs_sim *s, bool *full)
 				level = b;
 		}
 	}
+	if (s->lf && s->inc_since_full >= FS_FULL_EVERY) {
+		/* grow mode refills no flow it need not: only the loads, summed anew, could
+		 * drift (rounding), and they are what a refill starts from */
+		s->loads_valid = false;
+		s->inc_since_full = 0;
+	}
 	*full = s->full_rates || s->inc_since_full >= FS_FULL_EVERY || !(level > 0);
 	if (!*full) {
 		thr = level * (1 - FS_LEVEL_RTOL);
-		for (i = 0; i < s->nactive; i++) {
-			if (s->act_rate[i] >= 0 && s->act_rate[i] < thr)
-				continue;
-			s->inc_sel[n] = i;
-			s->inc_old[n++] = s->act_rate[i];
+		if (s->lf) {
+			n = grow_select(s, thr);
+		} else {
+			for (i = 0; i < s->nactive; i++) {
+				if (s->act_rate[i] >= 0 && s->act_rate[i] < thr)
+					continue;
+				s->inc_sel[n] = i;
+				s->inc_old[n++] = s->act_rate[i];
+			}
+			if (!s->level_only)
+				n = local_flows(s, n);
 		}
-		if (!s->level_only)
-			n = local_flows(s, n);
 		/* most of them: the full pass costs the same */
 		*full = n > s->nactive / 2;
+		for (i = 0; i < n && *full && s->lf; i++)
+			s->inc_in[s->inc_sel[i]] = 0;
 	}
 	if (!*full && !s->loads_valid) {
 		/* the last full pass left the loads stale: sum them from the rates */
@@ -848,6 +1124,68 @@ set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
 	b->since = s->now_s;
 }
 
+/* ---- kept link -> flows lists (grow mode) --------------------------------- */
+
+/* List active flow @i on every link of its path. */
+static int
+lf_add(struct fs_sim *s, uint32_t i)
+{
+	const uint32_t pf = s->act_pf[i], *p = (const uint32_t *)s->paths.data + pf;
+
+	if (s->paths.len > s->path_pos_cap) {
+		uint32_t *pp = ft_reallocarray(s->path_pos, s->paths.cap, sizeof(uint32_t));
+
+		if (!pp)
+			return FT_ENOMEM;
+		s->path_pos = pp;
+		s->path_pos_cap = s->paths.cap;
+	}
+	for (uint32_t j = 0; j < s->act_np[i]; j++) {
+		struct fs_lf *L = &s->lf[p[j]];
+
+		if (L->n == L->cap) {
+			uint32_t cap = L->cap ? 2 * L->cap : 4;
+			struct fs_lf_ent *e = ft_reallocarray(L->e, cap, sizeof(*e));
+
+			if (!e)
+				return FT_ENOMEM;
+			L->e = e;
+			L->cap = cap;
+		}
+		s->path_pos[pf + j] = L->n;
+		L->e[L->n++] = (struct fs_lf_ent){ .act = i, .hop = j };
+	}
+	return 0;
+}
+
+/* Take active flow @i off its links' lists (each list's last entry fills the hole). */
+static void
+lf_remove(struct fs_sim *s, uint32_t i)
+{
+	const uint32_t pf = s->act_pf[i], *p = (const uint32_t *)s->paths.data + pf;
+
+	for (uint32_t j = 0; j < s->act_np[i]; j++) {
+		struct fs_lf *L = &s->lf[p[j]];
+		uint32_t q = s->path_pos[pf + j];
+		struct fs_lf_ent last = L->e[--L->n];
+
+		if (q == L->n)
+			continue;
+		L->e[q] = last;
+		s->path_pos[s->act_pf[last.act] + last.hop] = q;
+	}
+}
+
+/* Active flow @i was moved to slot @i from another: its list entries follow. */
+static void
+lf_moved(struct fs_sim *s, uint32_t i)
+{
+	const uint32_t pf = s->act_pf[i], *p = (const uint32_t *)s->paths.data + pf;
+
+	for (uint32_t j = 0; j < s->act_np[i]; j++)
+		s->lf[p[j]].e[s->path_pos[pf + j]].act = i;
+}
+
 /*
  * The bookkeeping incremental recomputation needs (each link's active flows
  * and load, updated at every flow start and end) costs about a tenth of a
@@ -857,7 +1195,7 @@ set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
  * active flows and tried again. Adaptive routing reads the counts: always
  * kept.
  */
-static void
+static int
 keep_or_lazy(struct fs_sim *s)
 {
 	const uint32_t *paths = s->paths.data;
@@ -865,23 +1203,31 @@ keep_or_lazy(struct fs_sim *s)
 
 	if (s->keep) {
 		if (s->need_counts || s->full_rates || s->phase_run < s->lazy_after)
-			return;
+			return 0;
 		s->keep = false;
 		s->lazy_run = 0;
 		s->nmode_switches++;
-		return;
+		return 0;
 	}
 	if (!s->need_counts && s->lazy_run < s->lazy_retry)
-		return;
-	for (i = 0; i < s->nlinks; i++)
+		return 0;
+	for (i = 0; i < s->nlinks; i++) {
 		s->lk[i].nactive = 0;
-	for (i = 0; i < s->nactive; i++)
+		s->lk[i].load = 0; /* an idle one stays 0; the others are summed anew */
+		if (s->lf)
+			s->lf[i].n = 0;
+	}
+	for (i = 0; i < s->nactive; i++) {
 		for (j = 0; j < s->act_np[i]; j++)
 			s->lk[paths[s->act_pf[i] + j]].nactive++;
+		if (s->lf && lf_add(s, i) < 0)
+			return FT_ENOMEM; /* still lazy: tried again at the next pass */
+	}
 	s->keep = true;
 	s->loads_valid = false;
 	s->phase_run = 0;
 	s->nmode_switches++;
+	return 0;
 }
 
 /*
@@ -950,7 +1296,7 @@ wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t ful
 	uint32_t j;
 
 	s->act_rate[f] = rate;
-	set_bottleneck(s, f, bott);
+	s->wf_bott[f] = bott; /* set_bottleneck() once the rates stand */
 	for (j = 0; j < s->act_np[f]; j++) {
 		struct fs_wf_link *m = &L[p[j]];
 
@@ -964,56 +1310,18 @@ wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t ful
 }
 
 /*
- * Max-min rates by water filling, for the flows select_flows() names.
- *
- * Incremental: water filling freezes flows in increasing order of rate, and
- * below the level x0 where the first difference can appear it makes the
- * same choices as it did last time, so the flows whose rates were below x0
- * keep them, exactly, and only the others are filled again, over what the
- * kept flows leave of each link (its capacity - its load + the refilled
- * flows' previous rates). A flow that ended only gave its links more room,
- * and they froze no flow below its rate: x0 is at most the lowest rate of
- * a flow that ended. A new flow only lowers the share of its links, and a
- * link of capacity c with n flows (the new one included) cannot freeze a
- * flow below c / n: x0 is at most the lowest of those. Loads are kept per
- * link as rates change; every FS_FULL_EVERY-th time, or when more than half
- * the flows would be filled again, all are, and the next incremental pass
- * sums the loads anew from the rates.
+ * Give the @nsel selected flows (inc_sel) their max-min rates over what
+ * the others leave of each link (@full: every active flow is selected).
  */
 static int
-recompute(struct fs_sim *s)
+wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 {
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
 	struct wf_item *h, *sorted;
-	uint32_t ntouched = 0, nsel, i, j, k, next, unfrozen, ncapped = 0, nextcap = 0;
-	bool full;
+	uint32_t ntouched = 0, i, k, next, unfrozen, ncapped = 0, nextcap = 0;
 	int rc;
 
-	s->nrecompute++;
-	s->rates_dirty = false;
-	if (s->nactive == 0) {
-		s->inc_level = INFINITY;
-		s->inc_seeds.len = 0;
-		s->nrecompute_full++; /* every active flow, trivially */
-		return 0;
-	}
-	keep_or_lazy(s);
-	nsel = select_flows(s, &full);
-	s->inc_seeds.len = 0;
-	s->nrefilled += nsel;
-	if (full) {
-		s->nrecompute_full++;
-		/* a periodic full pass says nothing about whether flows end in step */
-		if (s->inc_since_full < FS_FULL_EVERY)
-			s->phase_run++;
-		s->inc_since_full = 0;
-		if (!s->keep)
-			s->lazy_run++;
-	} else {
-		s->inc_since_full++;
-		s->phase_run = 0;
-	}
 	rc = wf_layout(s, nsel, &ntouched);
 	if (rc < 0)
 		goto out;
@@ -1107,9 +1415,129 @@ recompute(struct fs_sim *s)
 		}
 		L[l].rem = 0;
 	}
+	/* grow mode: a full pass leaves each link's load as what its room went to (a link
+	 * that froze flows is full), so it need not be summed again from the rates */
+	for (i = 0; i < ntouched && full && s->lf && s->keep; i++) {
+		uint32_t l = s->wf_touched[i];
+
+		s->lk[l].load = L[l].rem < s->cap_Bps[l] ? s->cap_Bps[l] - L[l].rem : 0;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < ntouched; i++)
+		L[s->wf_touched[i]].cnt = 0;
+	return rc;
+}
+
+/*
+ * Grow mode: fill the selection, check its border (grow_check()), and fill
+ * it again with the flows the check adds until it adds none, or all flows
+ * once more than half are selected. Returns the count (inc_sel); *@full
+ * says whether every flow was filled.
+ */
+static int
+fill_grown(struct fs_sim *s, uint32_t *nsel, bool *full)
+{
+	uint32_t n = *nsel, m, k;
+	int rc;
+
+	for (;;) {
+		rc = wf_fill(s, n, *full);
+		if (rc < 0 || *full || !s->lf)
+			return rc;
+		m = grow_check(s, n);
+		if (m == n)
+			return 0;
+		for (k = 0; k < n; k++) /* as they were: filled again over the others */
+			s->act_rate[s->inc_sel[k]] = s->inc_old[k];
+		n = *nsel = m;
+		s->ngrow++;
+		if (n > s->nactive / 2) {
+			for (k = 0; k < s->nactive; k++) {
+				s->inc_in[k] = 0;
+				s->inc_sel[k] = k;
+				s->inc_old[k] = s->act_rate[k];
+			}
+			n = *nsel = s->nactive;
+			*full = true;
+		}
+	}
+}
+
+/*
+ * Max-min rates by water filling, for the flows select_flows() names.
+ *
+ * Incremental: water filling freezes flows in increasing order of rate, and
+ * below the level x0 where the first difference can appear it makes the
+ * same choices as it did last time, so the flows whose rates were below x0
+ * keep them, exactly, and only the others are filled again, over what the
+ * kept flows leave of each link (its capacity - its load + the refilled
+ * flows' previous rates). A flow that ended only gave its links more room,
+ * and they froze no flow below its rate: x0 is at most the lowest rate of
+ * a flow that ended. A new flow only lowers the share of its links, and a
+ * link of capacity c with n flows (the new one included) cannot freeze a
+ * flow below c / n: x0 is at most the lowest of those. Loads are kept per
+ * link as rates change; every FS_FULL_EVERY-th time, or when more than half
+ * the flows would be filled again, all are, and the next incremental pass
+ * sums the loads anew from the rates. In grow mode (the default) only the
+ * flows around the change are filled, and grown until the max-min
+ * conditions hold at their border (fill_grown()).
+ */
+static int
+recompute(struct fs_sim *s)
+{
+	const uint32_t *paths = s->paths.data;
+	uint32_t nsel, i, j, k;
+	bool full;
+	int rc;
+
+	s->nrecompute++;
+	s->rates_dirty = false;
+	if (s->nactive == 0) {
+		s->inc_level = INFINITY;
+		s->inc_seeds.len = 0;
+		s->inc_new.len = 0;
+		s->nrecompute_full++; /* every active flow, trivially */
+		return 0;
+	}
+	rc = keep_or_lazy(s);
+	if (rc < 0)
+		return rc;
+	nsel = select_flows(s, &full);
+	rc = fill_grown(s, &nsel, &full);
+	s->inc_seeds.len = 0;
+	s->inc_new.len = 0;
+	for (k = 0; k < nsel && s->lf; k++)
+		s->inc_in[s->inc_sel[k]] = 0;
+	if (rc < 0)
+		return rc;
+	s->nrefilled += nsel;
+	if (full) {
+		s->nrecompute_full++;
+		/* a periodic full pass says nothing about whether flows end in step */
+		if (s->inc_since_full < FS_FULL_EVERY)
+			s->phase_run++;
+		s->inc_since_full = 0;
+		if (!s->keep)
+			s->lazy_run++;
+	} else {
+		s->inc_since_full++;
+		s->phase_run = 0;
+	}
+	for (k = 0; k < nsel; k++) {
+		i = s->inc_sel[k];
+		set_bottleneck(s, i, s->wf_bott[i]);
+		if (s->act_rate[i] == s->inc_old[k])
+			continue;
+		fin_rate(s, i, s->inc_old[k]);
+		if (!full)
+			fin_fix(s, s->act_hp[i], s->nactive);
+	}
+	for (k = s->nactive / 2; full && k-- > 0;)
+		fin_down(s, k, s->nactive); /* every key may have moved: heapify */
 	/* the links' loads follow the new rates; a full pass leaves them to the next
-	 * incremental one, which sums them only if it comes */
-	s->loads_valid = !full;
+	 * incremental one, which sums them only if it comes (grow mode: wf_fill()) */
+	s->loads_valid = !full || (s->lf && s->keep);
 	for (k = 0; k < nsel && !full; k++) {
 		const uint32_t *p;
 		double d;
@@ -1120,11 +1548,7 @@ recompute(struct fs_sim *s)
 		for (j = 0; j < s->act_np[i]; j++)
 			s->lk[p[j]].load += d;
 	}
-	rc = 0;
-out:
-	for (i = 0; i < ntouched; i++)
-		L[s->wf_touched[i]].cnt = 0;
-	return rc;
+	return 0;
 }
 
 int
@@ -1169,9 +1593,21 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->wf_capped = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->inc_sel = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->inc_old = ft_calloc(s->act_cap, sizeof(double));
+	s->wf_bott = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->inc_in = ft_calloc(s->act_cap, sizeof(uint8_t));
+	s->act_t0 = ft_calloc(s->act_cap, sizeof(double));
+	s->act_fin = ft_calloc(s->act_cap, sizeof(double));
+	s->act_hp = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->fin_heap = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->fin_tmp = ft_calloc(s->act_cap, sizeof(uint32_t));
+	/* grow mode (the default) keeps each link's active flows */
+	if (!s->full_rates && !s->level_only && !s->comp_only)
+		s->lf = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_lf));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
 	    !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped || !s->inc_sel ||
-	    !s->inc_old)
+	    !s->inc_old || !s->wf_bott || !s->inc_in || !s->act_t0 || !s->act_fin ||
+	    !s->act_hp || !s->fin_heap || !s->fin_tmp ||
+	    (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -1274,6 +1710,10 @@ grow_active(struct fs_sim *s)
 		{ &s->act_left, sizeof(*s->act_left) }, { &s->act_bn, sizeof(*s->act_bn) },
 		{ &s->inc_sel, sizeof(*s->inc_sel) },   { &s->inc_old, sizeof(*s->inc_old) },
 		{ &s->act_capi, sizeof(*s->act_capi) }, { &s->wf_capped, sizeof(*s->wf_capped) },
+		{ &s->wf_bott, sizeof(*s->wf_bott) },   { &s->inc_in, sizeof(*s->inc_in) },
+		{ &s->act_t0, sizeof(*s->act_t0) },     { &s->act_fin, sizeof(*s->act_fin) },
+		{ &s->act_hp, sizeof(*s->act_hp) },     { &s->fin_heap, sizeof(*s->fin_heap) },
+		{ &s->fin_tmp, sizeof(*s->fin_tmp) },
 	};
 	bool ok = true;
 
@@ -1281,6 +1721,7 @@ grow_active(struct fs_sim *s)
 		ok = regrow(arrays[i].slot, n, arrays[i].size) && ok;
 	if (!ok)
 		return FT_ENOMEM;
+	memset(s->inc_in + s->act_cap, 0, n - s->act_cap); /* none selected */
 	s->act_cap = (uint32_t)n;
 	return 0;
 }
@@ -1354,8 +1795,15 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	s->act_left[s->nactive] = t->bytes - t->sent;
 	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, FS_NONE, s->now_s, 0 };
 	s->act_capi[s->nactive] = t->cap_idx;
+	s->act_t0[s->nactive] = s->now_s;
+	s->act_fin[s->nactive] = INFINITY; /* rated by the next recomputation */
+	fin_place(s, s->nactive, s->nactive);
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
+	if (s->lf && s->keep && lf_add(s, t->active_idx) < 0)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	if (VEC_APPEND(&s->inc_new, uint32_t, id) < 0)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	return 0;
 }
 
@@ -1454,6 +1902,8 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	double rate = s->act_rate[t->active_idx];
 	uint32_t j, last;
 
+	if (s->lf && s->keep)
+		lf_remove(s, t->active_idx);
 	for (j = 0; j < t->npath; j++) {
 		uint32_t l = p[j];
 
@@ -1465,7 +1915,7 @@ end_transmission(struct fs_sim *s, uint32_t id)
 			st->load = --st->nactive ? st->load - rate : 0;
 	}
 	/* rates below this one stay at the next recomputation (see recompute()), and
-	 * only the flows its links reach are filled again (local_flows()) */
+	 * only the flows its links reach are filled again (grow_select(), local_flows()) */
 	if (!(rate >= s->inc_level))
 		s->inc_level = rate > 0 ? rate : 0;
 	if (!s->level_only && !s->full_rates) {
@@ -1477,11 +1927,13 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	}
 	/* Bytes sent, as integrated over the rate intervals (the residual is the
 	 * completion tolerance); the links are credited with the whole payload. */
-	t->sent = t->bytes - s->act_left[t->active_idx];
+	t->sent = t->bytes - (s->act_left[t->active_idx] -
+	                      rate * (s->now_s - s->act_t0[t->active_idx])); /* left: ~0 */
 	set_bottleneck(s, t->active_idx, FS_NONE); /* close the last interval */
 	t->bott_link = s->act_bn[t->active_idx].best;
 	s->bytes_delivered += t->sent;
 	t->rate_Bps = 0;
+	fin_remove(s, t->active_idx, s->nactive - 1);
 	--s->nactive;
 	last = s->active[s->nactive];
 	s->active[t->active_idx] = last;
@@ -1491,19 +1943,80 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
 	s->act_bn[t->active_idx] = s->act_bn[s->nactive];
 	s->act_capi[t->active_idx] = s->act_capi[s->nactive];
+	s->act_t0[t->active_idx] = s->act_t0[s->nactive];
+	s->act_fin[t->active_idx] = s->act_fin[s->nactive];
+	if (t->active_idx < s->nactive)
+		fin_place(s, s->act_hp[s->nactive], t->active_idx);
 	ft__fs_task(s, last)->active_idx = t->active_idx;
+	if (s->lf && s->keep && t->active_idx < s->nactive)
+		lf_moved(s, t->active_idx);
 	t->state = FS_PROPAGATING;
 	s->rates_dirty = true;
 	return ev_push(s, t->lat_s, id, 1);
 }
 
+/*
+ * The active flows whose transmission ends by @horizon, found in the heap
+ * (a subtree whose root ends later holds none), in fin_tmp; their number.
+ */
+static uint32_t
+fin_collect(struct fs_sim *s, double horizon)
+{
+	const uint32_t *h = s->fin_heap;
+	uint32_t *q = s->fin_tmp, n = 0, k, c;
+
+	if (s->nactive && s->act_fin[h[0]] <= horizon)
+		q[n++] = 0;
+	for (k = 0; k < n; k++) {
+		for (c = 2 * q[k] + 1; c <= 2 * q[k] + 2 && c < s->nactive; c++)
+			if (s->act_fin[h[c]] <= horizon)
+				q[n++] = c;
+	}
+	for (k = 0; k < n; k++)
+		q[k] = h[q[k]];
+	return n;
+}
+
+
+/*
+ * End the @n transmissions listed in fin_tmp in the order a scan of the
+ * active slots would (each ending flow's slot taken by the last active
+ * flow, looked at again), so that arrivals queue as they always did.
+ */
+static int
+fin_end(struct fs_sim *s, uint32_t n)
+{
+	uint32_t *q = s->fin_tmp, k;
+	int rc;
+
+	sort_u32(q, n);
+	for (k = 0; k < n; k++)
+		s->inc_in[q[k]] = 1;
+	for (k = 0; k < n; k++) {
+		uint32_t i = q[k];
+
+		while (i < s->nactive && s->inc_in[i]) {
+			uint32_t last = s->nactive - 1;
+			uint8_t moved = s->inc_in[last];
+
+			s->inc_in[i] = 0;
+			s->inc_in[last] = 0;
+			rc = end_transmission(s, s->active[i]);
+			if (rc < 0)
+				return rc;
+			if (i < s->nactive)
+				s->inc_in[i] = moved; /* the last flow took slot i */
+		}
+	}
+	return 0;
+}
+
 int
 ft__fs_step(struct fs_sim *s, struct ft_error *err)
 {
-	double t_tx = INFINITY, t_ev = INFINITY, t_next, dt, horizon;
+	double t_tx = INFINITY, t_ev = INFINITY, t_next, horizon;
 	const struct fs_event *first;
 	int src;
-	uint32_t i;
 	int rc;
 
 	if (!s->started)
@@ -1513,12 +2026,8 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 		if (rc < 0)
 			return ft_error_set(err, rc, "sim: out of memory computing rates");
 	}
-	for (i = 0; i < s->nactive; i++) {
-		double r = s->act_rate[i];
-
-		if (r > 0 && s->now_s + s->act_left[i] / r < t_tx)
-			t_tx = s->now_s + s->act_left[i] / r;
-	}
+	if (s->nactive)
+		t_tx = s->act_fin[s->fin_heap[0]];
 	first = ev_first(s, &src);
 	if (first)
 		t_ev = first->t;
@@ -1529,27 +2038,14 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 		return 0;
 	}
 	t_next = t_tx < t_ev ? t_tx : t_ev;
-	dt = t_next - s->now_s;
 	horizon = t_next + (t_next > 0 ? t_next : 1e-12) * FS_TIME_RTOL;
 	s->now_s = t_next;
 	s->nevents++;
-	/* Advance every active flow; those ending by the horizon stop sending. */
-	i = 0;
-	while (i < s->nactive) {
-		double r = s->act_rate[i];
-
-		if (r > 0 && t_next - dt + s->act_left[i] / r <= horizon) {
-			s->act_left[i] -= r * dt; /* ~0: what the integration left over */
-			rc = end_transmission(s, s->active[i]);
-			if (rc < 0)
-				return ft_error_set(err, rc, "sim: out of memory");
-			continue; /* slot i now holds another flow */
-		}
-		s->act_left[i] -= r * dt;
-		if (s->act_left[i] < 0)
-			s->act_left[i] = 0;
-		i++;
-	}
+	/* The flows ending by the horizon stop sending (the others' bytes left are
+	 * brought up to date when their rates change: fin_rate()). */
+	rc = fin_end(s, fin_collect(s, horizon));
+	if (rc < 0)
+		return ft_error_set(err, rc, "sim: out of memory");
 	/* Events due now, in (time, sequence) order. */
 	while ((first = ev_first(s, &src)) && first->t <= horizon) {
 		struct fs_event e;

@@ -107,6 +107,18 @@ struct fs_wf_link {
 	uint32_t pad;
 };
 
+/* An active flow crossing a link: its index in active[] and which hop of its path. */
+struct fs_lf_ent {
+	uint32_t act;
+	uint32_t hop;
+};
+
+/* The active flows crossing one link (kept by flow starts and ends). */
+struct fs_lf {
+	struct fs_lf_ent *e;
+	uint32_t n, cap;
+};
+
 /* A link queued by its fair share. */
 struct fs_wf_item {
 	double key;
@@ -181,7 +193,12 @@ struct fs_sim {
 	uint32_t *act_pf;   /* path_first */
 	uint32_t *act_np;   /* npath */
 	double *act_rate;   /* current rate, bytes/s */
-	double *act_left;   /* bytes left to send */
+	double *act_left;   /* bytes left to send at act_t0 */
+	double *act_t0;     /* when act_left was last brought up to date (its rate changed) */
+	double *act_fin;    /* when it sends its last byte at its rate (INFINITY: rate 0) */
+	uint32_t *act_hp;   /* its place in fin_heap */
+	uint32_t *fin_heap; /* active flows, a min-heap on act_fin (act_cap) */
+	uint32_t *fin_tmp;  /* the flows ending in one event (act_cap) */
 	struct fs_act_bn *act_bn; /* which links limited it, and for how long */
 	uint32_t *act_capi; /* its own rate cap (an NCCL channel's): fs_task.cap_idx */
 	struct ft_vec caps; /* double: the distinct rate caps tasks name (fs_task.cap_idx),
@@ -233,7 +250,17 @@ struct fs_sim {
 	bool full_rates;         /* recompute every rate every time (tests compare both) */
 	bool level_only;         /* refill every flow above the level, not only the components
 	                          * a change reaches (the bench compares both) */
+	bool comp_only;          /* refill the components a change reaches, not the grown set
+	                          * (see grow_select() in flowcore.c; the bench compares) */
 	struct ft_vec inc_seeds; /* uint32_t: links of the flows that ended since the last one */
+	struct ft_vec inc_new;   /* uint32_t: task ids of the flows started since the last one */
+	uint32_t *wf_bott;       /* the link that froze active flow i in this filling (act_cap) */
+	uint8_t *inc_in;         /* active flow i is selected (0 between passes; act_cap) */
+	/* Kept link -> active flows (grow mode while keep): entry k of link l is
+	 * lf[l].e[k]; path element m of an active flow sits at lf[...].e[path_pos[m]]. */
+	struct fs_lf *lf;
+	uint32_t *path_pos;   /* parallel to paths */
+	size_t path_pos_cap;
 	uint32_t *inc_uf;        /* union-find over links (each its own root between passes) */
 	uint8_t *inc_hot;        /* a root whose component a change reaches (0 between passes) */
 	/* Bookkeeping: lk's nactive and load follow every flow start and end (keep),
@@ -248,6 +275,7 @@ struct fs_sim {
 	uint64_t nmode_switches;
 	uint64_t nrecompute_full;
 	uint64_t nrefilled; /* flows given a rate, summed over the recomputations */
+	uint64_t ngrow;     /* grow mode: selections grown after a failed check */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;

@@ -540,6 +540,7 @@ fab_alltoall(struct fs_sim *s, uint64_t seed, bool ecmp, int mode)
 	net_init(s, 128, 10 * GBPS, 1e-7);
 	s->full_rates = mode == 2;
 	s->level_only = mode == 1;
+	s->comp_only = mode == 3;
 	for (i = 64; i < 128; i++)
 		if (ft_rng_below(&rng, 8) == 0)
 			s->cap_Bps[i] /= 2;
@@ -567,11 +568,13 @@ fab_alltoall(struct fs_sim *s, uint64_t seed, bool ecmp, int mode)
 }
 
 /*
- * The local update (only the components of links and flows that a change
- * reaches are filled again) gives every flow the completion time that full
- * recomputations give, under ECMP and D-mod-K, and refills fewer flows than
- * refilling every flow above the level. Tolerance: a relative 2e-9. The
- * three ways sum a link's rates in different orders (full: from its
+ * The grown update (the default: the flows around a change, grown until the
+ * max-min conditions hold at their border) and the local one (only the
+ * components of links and flows that a change reaches are filled again)
+ * give every flow the completion time that full recomputations give, under
+ * ECMP and D-mod-K, and refill fewer flows than refilling every flow above
+ * the level, the grown update fewer than the components. Tolerance: a
+ * relative 2e-9. The four ways sum a link's rates in different orders (full: from its
  * capacity; incremental: from a load kept across events), which differ by a
  * few ulps, and flows that end within a relative 1e-9 of an event end in it
  * (FS_TIME_RTOL), so a rounding difference can move one completion by up to
@@ -585,15 +588,15 @@ test_local_rates_match_full(void **state)
 
 	for (seed = 1; seed <= 6; seed++) {
 		for (int ecmp = 0; ecmp < 2; ecmp++) {
-			struct fs_sim s[3];
+			struct fs_sim s[4];
 			struct ft_error err = { 0 };
 			uint32_t i;
 
-			for (int m = 0; m < 3; m++)
+			for (int m = 0; m < 4; m++)
 				fab_alltoall(&s[m], seed, ecmp, m);
 			run_checked(&s[0]);
-			assert_int_equal(ft__fs_run(&s[1], 0, &err), 0);
-			assert_int_equal(ft__fs_run(&s[2], 0, &err), 0);
+			for (int m = 1; m < 4; m++)
+				assert_int_equal(ft__fs_run(&s[m], 0, &err), 0);
 			assert_int_equal(s[2].nrecompute_full, s[2].nrecompute);
 			for (i = 0; i < ft__fs_ntasks(&s[0]); i++) {
 				double tf = ft__fs_task(&s[2], i)->t_done;
@@ -601,11 +604,15 @@ test_local_rates_match_full(void **state)
 				assert_int_equal(ft__fs_task(&s[0], i)->state, FS_DONE);
 				assert_double_equal(ft__fs_task(&s[0], i)->t_done, tf, tf * 2e-9);
 				assert_double_equal(ft__fs_task(&s[1], i)->t_done, tf, tf * 2e-9);
+				assert_double_equal(ft__fs_task(&s[3], i)->t_done, tf, tf * 2e-9);
 			}
-			/* the local update ran, and did less than the level alone */
+			/* the grown update ran, grew, and did less than the others */
 			assert_true(s[0].nrecompute_full < s[0].nrecompute);
-			assert_true(s[0].nrefilled < s[1].nrefilled);
-			for (int m = 0; m < 3; m++)
+			assert_true(s[0].ngrow > 0);
+			assert_true(s[0].nrefilled < s[3].nrefilled);
+			assert_true(s[3].nrecompute_full < s[3].nrecompute);
+			assert_true(s[3].nrefilled < s[1].nrefilled);
+			for (int m = 0; m < 4; m++)
 				ft__fs_release(&s[m]);
 		}
 	}
