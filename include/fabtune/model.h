@@ -74,6 +74,10 @@ struct ft_model_links {
 	/* NICs one GPU drives (nics.per_gpu, at most nrails): a send/recv between nodes
 	 * spreads over them, a channel or QP on each. */
 	uint32_t gpu_nics;
+	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
+	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
+	 * is NCCL's nRanks / nNodes. */
+	uint32_t ppn_min, ppn_max;
 };
 
 /*
