@@ -490,3 +490,55 @@ ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
 			return true;
 	return false;
 }
+
+/*
+ * How a phase of @steps pipeline steps pays its hops' latencies, as NCCL's
+ * model charges them (kb NA-MODEL latency formulas), where they differ from
+ * @steps times the step overhead and the longest path:
+ *
+ * - A ring: the first chunk passes every hop of its way in turn, so the
+ *   phase costs the sum of those hops' latencies, not @steps times the
+ *   longest. A ring over n ranks with C boundaries between nodes (or NVLink
+ *   domains) around it crosses one on (C - 1) of every n - 1 steps: 2(N - 1)
+ *   of an all-reduce's 2(n - 1), N - 1 of an all-gather's (kb NA-ALGO-RING).
+ *   Those far steps pay NCCL's network per-hop latency in place of the
+ *   NVLink step overhead, plus the phase's longest path (the network's:
+ *   PCIe, NIC, cables and switches); the other steps NCCL's NVLink per-hop
+ *   latency alone, which was measured end to end over the NVLink path.
+ * - An NVLS tree (2 NVLS steps and 2 x depth tree steps across nodes): the
+ *   NVLS part once (NCCL's intraLat) and each tree step at the network's
+ *   per-hop latency plus the longest path.
+ *
+ * Returns the far steps, and in @extra_s what the phase adds to @steps step
+ * overheads (negative where NCCL charges less); 0 (nothing to add) for a
+ * phase inside one node or domain, another algorithm, or a single step:
+ * every step then pays the step overhead and the longest path.
+ */
+uint32_t
+ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
+                  uint32_t steps, double *extra_s)
+{
+	uint32_t n = sc->nranks, r, cross = 0, far;
+	double net = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+
+	*extra_s = 0;
+	if (n < 2 || steps < 2)
+		return 0;
+	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
+		far = steps - 2;
+		*extra_s = far * net - (steps - 1) * sc->step_lat_s;
+		return far;
+	}
+	if (sc->algo != FT_ALGO_RING)
+		return 0;
+	for (r = 0; r < n; r++)
+		if (!ft__sim_same_nvlink_domain(t, ft_topo_vertex(t, rank_gpu[r])->node,
+		                                ft_topo_vertex(t, rank_gpu[(r + 1) % n])->node))
+			cross++;
+	if (cross < 2)
+		return 0;
+	far = (uint32_t)((double)steps * (cross - 1) / (n - 1) + 0.5);
+	far = FT_MIN(FT_MAX(far, 1u), steps - 1);
+	*extra_s = far * (net - sc->step_lat_s);
+	return far;
+}
