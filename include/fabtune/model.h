@@ -178,6 +178,7 @@ struct ft_model_result {
 	enum ft_algo algo; /* the winner, or the forced one */
 	enum ft_proto proto;
 	uint32_t nranks, nnodes, ppn, nchannels;
+	uint32_t ppn_min, ppn_max; /* ft_model_links: they differ on nodes of unequal GPUs */
 	uint64_t bytes;
 	double time_s;    /* max(lat_s + bytes / bw_Bps + ramp, proxy, launch): see pipe */
 	double lat_s;     /* latency term */

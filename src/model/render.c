@@ -70,6 +70,17 @@ add_time(struct ft_strbuf *sb, double us)
 		ft_strbuf_addf(sb, "  %8.2f", us);
 }
 
+/* ranks_per_node, and on nodes of different GPU counts the least and the most. */
+static void
+json_ranks_per_node(struct ft_json *j, const struct ft_model_result *r)
+{
+	ft_json_kv_uint(j, "ranks_per_node", r->ppn);
+	if (r->ppn_min == r->ppn_max)
+		return;
+	ft_json_kv_uint(j, "ranks_per_node_min", r->ppn_min);
+	ft_json_kv_uint(j, "ranks_per_node_max", r->ppn_max);
+}
+
 /* The least (or, @most, the largest) uint32_t field at @off of the node groups' nodes. */
 static uint32_t
 group_range(const struct ft_cluster_spec *spec, size_t off, bool most)
@@ -153,7 +164,7 @@ ft_model_sweep_write_json(const struct ft_cluster_spec *spec, const struct ft_mo
 	ft_json_kv_str(&j, "op", ft_op_name(first->op));
 	ft_json_kv_uint(&j, "nranks", first->nranks);
 	ft_json_kv_uint(&j, "nnodes", first->nnodes);
-	ft_json_kv_uint(&j, "ranks_per_node", first->ppn);
+	json_ranks_per_node(&j, first);
 	ft_json_kv_uint(&j, "nchannels", first->nchannels);
 	ft_json_key(&j, "rows");
 	ft_json_arr_begin(&j);
@@ -298,7 +309,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_kv_uint(&j, "bytes", r->bytes);
 	ft_json_kv_uint(&j, "nranks", r->nranks);
 	ft_json_kv_uint(&j, "nnodes", r->nnodes);
-	ft_json_kv_uint(&j, "ranks_per_node", r->ppn);
+	json_ranks_per_node(&j, r);
 	ft_json_kv_uint(&j, "nchannels", r->nchannels);
 	ft_json_key(&j, "links");
 	ft_json_obj_begin(&j);

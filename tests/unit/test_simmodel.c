@@ -802,6 +802,16 @@ test_node_groups_of_different_gpu_counts(void **state)
 	assert_int_equal(l.ppn_max, 8);
 	assert_int_equal(l.nrails, 2);
 	assert_close(l.inter_Bps, bus, 1);
+	{
+		struct ft_topo *t = NULL;
+
+		assert_int_equal(ft_topo_build(&cs, &t, &err), 0);
+		assert_int_not_equal(ft_topo_gpu(t, 0, 7), UINT32_MAX);
+		assert_int_not_equal(ft_topo_gpu(t, 2, 3), UINT32_MAX);
+		assert_int_equal(ft_topo_gpu(t, 1, 4), UINT32_MAX);
+		assert_int_equal(ft_topo_nic(t, 1, 2), UINT32_MAX);
+		ft_topo_free(t);
+	}
 
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
 	q.tuner_only = true; /* NCCL's own cost: no pipeline terms */
@@ -810,6 +820,8 @@ test_node_groups_of_different_gpu_counts(void **state)
 	q.proto = FT_PROTO_SIMPLE;
 	assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
 	assert_string_equal(m.bottleneck, "nic");
+	assert_int_equal(m.ppn_min, 4);
+	assert_int_equal(m.ppn_max, 8);
 	lat = 8.4e-6 + 26 * 3.4e-6 + 4 * (14e-6 + 2 * l.fabric_lat_s);
 	assert_close(m.lat_s, lat, 1e-12);
 	assert_close(m.time_s, 1.4 * lat + S / (bus * 16 / 30), 1e-9 * m.time_s);
