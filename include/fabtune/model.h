@@ -74,6 +74,10 @@ struct ft_model_links {
 	/* NICs one GPU drives (nics.per_gpu, at most nrails): a send/recv between nodes
 	 * spreads over them, a channel or QP on each. */
 	uint32_t gpu_nics;
+	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
+	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
+	 * is NCCL's nRanks / nNodes. */
+	uint32_t ppn_min, ppn_max;
 };
 
 /*
@@ -174,6 +178,7 @@ struct ft_model_result {
 	enum ft_algo algo; /* the winner, or the forced one */
 	enum ft_proto proto;
 	uint32_t nranks, nnodes, ppn, nchannels;
+	uint32_t ppn_min, ppn_max; /* ft_model_links: they differ on nodes of unequal GPUs */
 	uint64_t bytes;
 	double time_s;    /* max(lat_s + bytes / bw_Bps + ramp, proxy, launch): see pipe */
 	double lat_s;     /* latency term */

@@ -29,6 +29,8 @@ fill(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_alg
 	out->nranks = l->nranks;
 	out->nnodes = l->nnodes;
 	out->ppn = l->ppn;
+	out->ppn_min = l->ppn_min;
+	out->ppn_max = l->ppn_max;
 	out->nchannels = l->nchannels;
 	out->bytes = q->bytes;
 	out->time_s = t;

@@ -385,12 +385,59 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	return nvlink_domain(spec, l, err);
 }
 
+/* The least and most GPUs of a node over @spec's groups. */
+static void
+group_gpus(const struct ft_cluster_spec *spec, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t i;
+
+	*lo = *hi = spec->groups[0].node.ngpus;
+	for (i = 1; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
+		*lo = FT_MIN(*lo, spec->groups[i].node.ngpus);
+		*hi = FT_MAX(*hi, spec->groups[i].node.ngpus);
+	}
+}
+
+/* @l takes the slower of each of its link classes and @g's. */
+static void
+links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
+{
+	if (g->intra_Bps < l->intra_Bps) {
+		l->intra_Bps = g->intra_Bps;
+		memcpy(l->intra_what, g->intra_what, sizeof(l->intra_what));
+	}
+	if (g->nic_Bps < l->nic_Bps) {
+		l->nic_Bps = g->nic_Bps;
+		memcpy(l->nic_what, g->nic_what, sizeof(l->nic_what));
+	}
+	l->p2p_Bps = FT_MIN(l->p2p_Bps, g->p2p_Bps);
+	l->nrails = FT_MIN(l->nrails, g->nrails);
+	l->gpu_nics = FT_MIN(l->gpu_nics, g->gpu_nics);
+	l->nchannels = FT_MIN(l->nchannels, g->nchannels);
+	l->nvlinks = FT_MIN(l->nvlinks, g->nvlinks);
+	l->nvlink = l->nvlink && g->nvlink;
+	l->nvls = l->nvls && g->nvls;
+	l->arch = FT_MIN(l->arch, g->arch);
+	l->a2a_factor = FT_MIN(l->a2a_factor, g->a2a_factor);
+	l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g->ring_tier_factor);
+	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);
+	l->vm_msg_s = FT_MAX(l->vm_msg_s, g->vm_msg_s);
+}
+
 /*
  * Node groups (a heterogeneous cluster): every group's link classes as if the whole
  * cluster were of its kind, then the slowest of each, since a ring (or tree) across
  * the groups moves at the pace of its slowest member: the least intra-node, NIC and
- * inter-node bandwidth, the fewest rails and channels, the longest latencies. The
- * groups must have as many GPUs per node (the ranks per node the collective spans).
+ * inter-node bandwidth, the fewest rails and channels, the longest latencies. NCCL
+ * does the same: every rank takes the least channel count and graph bandwidths of
+ * all ranks (NVIDIA/nccl src/init.cc, after the third all-gather; kb NA-MODEL).
+ *
+ * Groups of different GPU counts per node run either the same @ppn ranks on every
+ * node (at most the smallest group's GPUs), or every GPU of the cluster (@ngpus 0 or
+ * all of them, @ppn 0): then NCCL's ring visits each node's own GPUs and leaves it
+ * once per channel, so each group is priced with its own GPUs per node, and the
+ * ranks per node are NCCL's nRanks / nNodes (src/graph/tuning.cc), with the least
+ * and the most in ppn_min and ppn_max.
  */
 int
 ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
@@ -398,18 +445,25 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 {
 	struct ft_cluster_spec *one;
 	struct ft_model_links g;
-	uint32_t i;
+	uint32_t i, lo, hi, gn;
+	uint64_t total = ft_spec_ngpus(spec);
+	bool mixed;
 	int rc;
 
-	if (spec->ngroups < 2)
-		return links_get_one(spec, ngpus, nnodes, ppn, l, err);
-	for (i = 1; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++)
-		if (spec->groups[i].node.ngpus != spec->groups[0].node.ngpus)
-			return ft_error_set(err, FT_EINVAL,
-			                    "%s: nodes[%u].gpus: expected %u GPUs per node like "
-			                    "nodes[0] for the model, got %u",
-			                    spec->name, i, spec->groups[0].node.ngpus,
-			                    spec->groups[i].node.ngpus);
+	if (spec->ngroups < 2) {
+		rc = links_get_one(spec, ngpus, nnodes, ppn, l, err);
+		l->ppn_min = l->ppn_max = l->ppn;
+		return rc;
+	}
+	group_gpus(spec, &lo, &hi);
+	mixed = lo != hi && ppn == 0;
+	if (mixed && ((ngpus != 0 && ngpus != total) || (nnodes != 0 && nnodes != spec->nnodes)))
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: gpus: nodes of %u to %u GPUs run on all %" PRIu64
+		                    " GPUs, or on the same ranks per node (ppn at most %u), "
+		                    "got %u GPUs on %u nodes",
+		                    spec->name, lo, hi, total, lo, ngpus,
+		                    nnodes ? nnodes : spec->nnodes);
 	one = ft_malloc(sizeof(*one));
 	if (!one)
 		return ft_error_set(err, FT_ENOMEM, "out of memory for node groups");
@@ -417,35 +471,25 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	one->ngroups = 0;
 	for (i = 0; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
 		one->node = spec->groups[i].node;
-		rc = links_get_one(one, ngpus, nnodes, ppn, i ? &g : l, err);
+		gn = one->node.ngpus;
+		rc = mixed ? links_get_one(one, gn * spec->nnodes, spec->nnodes, gn, i ? &g : l, err) :
+		             links_get_one(one, ngpus, nnodes, ppn, i ? &g : l, err);
 		if (rc < 0) {
 			ft_free(one);
 			return rc;
 		}
-		if (i == 0)
-			continue;
-		if (g.intra_Bps < l->intra_Bps) {
-			l->intra_Bps = g.intra_Bps;
-			memcpy(l->intra_what, g.intra_what, sizeof(l->intra_what));
-		}
-		if (g.nic_Bps < l->nic_Bps) {
-			l->nic_Bps = g.nic_Bps;
-			memcpy(l->nic_what, g.nic_what, sizeof(l->nic_what));
-		}
-		l->p2p_Bps = FT_MIN(l->p2p_Bps, g.p2p_Bps);
-		l->nrails = FT_MIN(l->nrails, g.nrails);
-		l->gpu_nics = FT_MIN(l->gpu_nics, g.gpu_nics);
-		l->nchannels = FT_MIN(l->nchannels, g.nchannels);
-		l->nvlinks = FT_MIN(l->nvlinks, g.nvlinks);
-		l->nvlink = l->nvlink && g.nvlink;
-		l->nvls = l->nvls && g.nvls;
-		l->arch = FT_MIN(l->arch, g.arch);
-		l->a2a_factor = FT_MIN(l->a2a_factor, g.a2a_factor);
-		l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g.ring_tier_factor);
-		l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g.fabric_lat_s);
-		l->vm_msg_s = FT_MAX(l->vm_msg_s, g.vm_msg_s);
+		if (i)
+			links_take_min(l, &g);
 	}
 	l->inter_Bps = l->nrails * l->nic_Bps;
+	l->ppn_min = l->ppn_max = l->ppn;
+	if (mixed) {
+		l->nranks = (uint32_t)FT_MIN(total, (uint64_t)UINT32_MAX);
+		l->nnodes = spec->nnodes;
+		l->ppn = l->nranks / FT_MAX(l->nnodes, 1u);
+		l->ppn_min = lo;
+		l->ppn_max = hi;
+	}
 	ft_free(one);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "model_int.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,6 +70,31 @@ add_time(struct ft_strbuf *sb, double us)
 		ft_strbuf_addf(sb, "  %8.2f", us);
 }
 
+/* ranks_per_node, and on nodes of different GPU counts the least and the most. */
+static void
+json_ranks_per_node(struct ft_json *j, const struct ft_model_result *r)
+{
+	ft_json_kv_uint(j, "ranks_per_node", r->ppn);
+	if (r->ppn_min == r->ppn_max)
+		return;
+	ft_json_kv_uint(j, "ranks_per_node_min", r->ppn_min);
+	ft_json_kv_uint(j, "ranks_per_node_max", r->ppn_max);
+}
+
+/* The least (or, @most, the largest) uint32_t field at @off of the node groups' nodes. */
+static uint32_t
+group_range(const struct ft_cluster_spec *spec, size_t off, bool most)
+{
+	uint32_t v, r, g;
+
+	memcpy(&r, (const char *)&spec->node + off, sizeof(r));
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++) {
+		memcpy(&v, (const char *)&spec->groups[g].node + off, sizeof(v));
+		r = most ? FT_MAX(r, v) : FT_MIN(r, v);
+	}
+	return r;
+}
+
 void
 ft_model_sweep_write_text(const struct ft_cluster_spec *spec, const struct ft_model_result *first,
                           const struct ft_run *run, struct ft_strbuf *sb)
@@ -81,6 +107,11 @@ ft_model_sweep_write_text(const struct ft_cluster_spec *spec, const struct ft_mo
 		ft_strbuf_addf(sb, "#  %u NVLink domain%s of %u nodes x %u GPUs %s", first->nnodes,
 		               first->nnodes == 1 ? "" : "s", first->ppn / n->ngpus, n->ngpus,
 		               n->gpu_model[0] ? n->gpu_model : "(unnamed)");
+	else if (first->nranks != first->nnodes * first->ppn && spec->ngroups > 1)
+		ft_strbuf_addf(sb, "#  %u nodes of %u to %u GPUs %s", first->nnodes,
+		               group_range(spec, offsetof(struct ft_node_spec, ngpus), false),
+		               group_range(spec, offsetof(struct ft_node_spec, ngpus), true),
+		               n->gpu_model[0] ? n->gpu_model : "(unnamed)");
 	else
 		ft_strbuf_addf(sb, "#  %u node%s x %u GPU%s %s", first->nnodes,
 		               first->nnodes == 1 ? "" : "s", first->ppn,
@@ -90,7 +121,13 @@ ft_model_sweep_write_text(const struct ft_cluster_spec *spec, const struct ft_mo
 		               n->nvswitch ? (n->nvls ? " NVSwitch+NVLS" : " NVSwitch") : "");
 	else
 		ft_strbuf_addf(sb, ", PCIe Gen%u", n->pcie_gen);
-	if (first->nnodes > 1)
+	if (first->nnodes > 1 && group_range(spec, offsetof(struct ft_node_spec, nnics), false) !=
+	                                 group_range(spec, offsetof(struct ft_node_spec, nnics), true))
+		ft_strbuf_addf(sb, ", %u to %u NICs/node, fabric %s",
+		               group_range(spec, offsetof(struct ft_node_spec, nnics), false),
+		               group_range(spec, offsetof(struct ft_node_spec, nnics), true),
+		               ft_fabric_kind_name(spec->fabric.kind));
+	else if (first->nnodes > 1)
 		ft_strbuf_addf(sb, ", %u NICs/node %s, fabric %s", n->nnics,
 		               n->nic_link[0] ? n->nic_link : "",
 		               ft_fabric_kind_name(spec->fabric.kind));
@@ -127,7 +164,7 @@ ft_model_sweep_write_json(const struct ft_cluster_spec *spec, const struct ft_mo
 	ft_json_kv_str(&j, "op", ft_op_name(first->op));
 	ft_json_kv_uint(&j, "nranks", first->nranks);
 	ft_json_kv_uint(&j, "nnodes", first->nnodes);
-	ft_json_kv_uint(&j, "ranks_per_node", first->ppn);
+	json_ranks_per_node(&j, first);
 	ft_json_kv_uint(&j, "nchannels", first->nchannels);
 	ft_json_key(&j, "rows");
 	ft_json_arr_begin(&j);
@@ -272,7 +309,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_kv_uint(&j, "bytes", r->bytes);
 	ft_json_kv_uint(&j, "nranks", r->nranks);
 	ft_json_kv_uint(&j, "nnodes", r->nnodes);
-	ft_json_kv_uint(&j, "ranks_per_node", r->ppn);
+	json_ranks_per_node(&j, r);
 	ft_json_kv_uint(&j, "nchannels", r->nchannels);
 	ft_json_key(&j, "links");
 	ft_json_obj_begin(&j);

@@ -263,7 +263,7 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "pat is for all_gather and reduce_scatter";
 		if (p != FT_PROTO_SIMPLE)
 			return "pat is modelled for the simple protocol only";
-		if (l->ppn != 1)
+		if (l->ppn != 1 || l->ppn_max > 1)
 			return "pat needs one GPU per node";
 		if (l->nccl_version && l->nccl_version < 22300)
 			return "pat needs NCCL 2.23 or later";
@@ -292,6 +292,11 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "collnet needs in-network reduction (fabric.sharp)";
 		if (l->nnodes < 2)
 			return "collnet needs more than one node";
+		/* NCCL maps CollNet ranks as node x localRanks and gives CollNet no
+		 * bandwidth where a node has more ranks than heads (src/transport/
+		 * coll_net.cc, src/graph/tuning.cc); not modelled on uneven nodes. */
+		if (l->ppn_min != l->ppn_max)
+			return "collnet needs the same GPUs on every node";
 	}
 	if (a == FT_ALGO_HALVING_DOUBLING && !is_pow2(l->nranks))
 		return "halving_doubling needs a power-of-two rank count";
@@ -348,7 +353,7 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 
 	h.intra = hw_lat(l, l->nvlink ? FT_HW_NVLINK : FT_HW_PCI, a, p);
 	/* With one rank per node NCCL uses Tree's NET latency for all algorithms. */
-	if (l->ppn == 1 && (a == FT_ALGO_RING || a == FT_ALGO_TREE))
+	if (l->nranks == l->nnodes && (a == FT_ALGO_RING || a == FT_ALGO_TREE))
 		row = FT_ALGO_TREE;
 	h.inter = hw_lat(l, FT_HW_NET, row, p);
 	/* The topology's own latency, twice for Simple (flush). */
@@ -459,7 +464,8 @@ cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *
 static void
 cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 {
-	double ppn = l->ppn, n = l->nranks, nch = ppn;
+	/* NCCL's ppn is nRanks / nNodes, a fraction on nodes of different GPU counts */
+	double n = l->nranks, ppn = n / FT_MAX(l->nnodes, 1u), nch = ppn;
 	double intra = l->intra_Bps * ppn / (ppn + 1.0) * nvls_eff[l->arch] * (nch - 1) / nch * 2.0;
 	double inter = l->inter_Bps * l->ring_tier_factor * (l->nnodes <= 2 ? 2.0 : 1.0);
 	double bus = intra;

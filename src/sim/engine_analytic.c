@@ -9,7 +9,9 @@
  * Every flow is routed like the flow engine routes it (first QP), and runs
  * alone: time = wire bytes / the slowest link of its path + path latency.
  * A phase costs its slowest flow plus steps x step overhead + (steps - 1) x
- * its longest path latency; an op costs the sum of its phases and starts
+ * its longest path latency (a ring or NVLS tree across nodes pays that path
+ * on the steps that cross them only, as the flow engine: ft__sim_far_steps);
+ * an op costs the sum of its phases and starts
  * after the op it follows plus its delay. The difference between this
  * engine and the flow engine on one scenario is exactly the cost of
  * contention (ECMP collisions, shared uplinks, incast), which is the point of
@@ -217,8 +219,8 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	t += sc->base_lat_s;
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
-		double steps = ph->steps ? ph->steps : 1, slowest = 0, maxlat = 0;
-		uint32_t bl = UINT32_MAX;
+		double steps = ph->steps ? ph->steps : 1, slowest = 0, maxlat = 0, extra;
+		uint32_t bl = UINT32_MAX, far;
 
 		rc = an_phase(ae, sc, op, ph, eff, &slowest, &maxlat, &bl, err);
 		if (rc < 0)
@@ -227,7 +229,8 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 			op_slowest = slowest;
 			res.bottleneck_link = bl;
 		}
-		t += slowest + steps * sc->step_lat_s + (steps - 1) * maxlat;
+		far = ft__sim_far_steps(ae->topo, sc, op->rank_gpu, (uint32_t)steps, &extra);
+		t += slowest + steps * sc->step_lat_s + extra + (far ? far : steps - 1) * maxlat;
 	}
 	if (ae->model && op->job != UINT32_MAX) {
 		double tm;

@@ -10,7 +10,9 @@
  * end-of-phase barrier. The phase barrier adds the schedule's per-step costs:
  * steps x step overhead + (steps - 1) x the longest path latency of the
  * phase, so a pipelined phase costs its slowest flow plus one path latency
- * per step, as coll.h defines it. Flows are routed when they start: ECMP
+ * per step, as coll.h defines it (a ring or NVLS tree across nodes pays the
+ * longest path only on the steps that cross them: ft__sim_far_steps).
+ * Flows are routed when they start: ECMP
  * hashes (src, dst, qp), D-mod-K follows the destination, and adaptive
  * routing takes the least-loaded equal-cost link at every hop (load = active
  * flows / capacity), optionally again at every flowlet boundary. Under
@@ -804,9 +806,11 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	rec.end = rec.start;
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
-		double steps = ph->steps ? ph->steps : 1;
-		uint32_t f;
-		int64_t bar = ft__fs_add_barrier(s, steps * sc->step_lat_s, steps - 1, tag);
+		double steps = ph->steps ? ph->steps : 1, extra = 0;
+		uint32_t f, far = ft__sim_far_steps(fe->topo, sc, op->rank_gpu, (uint32_t)steps,
+		                                    &extra);
+		int64_t bar = ft__fs_add_barrier(s, steps * sc->step_lat_s + extra,
+		                                 far ? far : steps - 1, tag);
 
 		if (bar < 0 || ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
 			goto oom;

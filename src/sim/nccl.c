@@ -30,8 +30,8 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 		return;
 	ft_model_query_init(&q, o->op, bytes);
 	q.ngpus = nranks;
-	q.ppn = gpn;
-	q.nnodes = gpn ? nranks / gpn : nranks;
+	q.ppn = gpn; /* 0: nodes of different GPU counts, every GPU of the cluster */
+	q.nnodes = gpn ? nranks / gpn : 0;
 	q.nchannels = o->channels;
 	q.force_algo = o->algo != SC_ALGO_AUTO;
 	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
@@ -243,42 +243,88 @@ push_flow(struct ft_schedule *out, struct ft_sched_phase *ph, const struct ft_sc
 }
 
 /*
+ * The channel maps of a job: one for every node alike (@first NULL, @ppn ranks
+ * each), or, on nodes of different GPU counts, node k holding ranks first[k] to
+ * first[k + 1] - 1 with map node_map[k] (one map per node kind).
+ */
+struct chan_set {
+	struct chan_map *maps;
+	uint32_t nmaps, ppn, nnodes;
+	const uint32_t *first;
+	uint32_t *node_map;
+};
+
+/* The map of rank @r's node, and the node's first rank in @base. */
+static const struct chan_map *
+rank_map(const struct chan_set *cs, uint32_t r, uint32_t *base)
+{
+	uint32_t lo = 0, hi;
+
+	if (!cs->first) {
+		*base = r - r % cs->ppn;
+		return &cs->maps[0];
+	}
+	hi = cs->nnodes;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (cs->first[mid] <= r)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*base = cs->first[lo];
+	return &cs->maps[cs->node_map[lo]];
+}
+
+/* Where channel @c puts rank @r: its node's permutation; the node's map and first rank. */
+static uint32_t
+chan_place(const struct chan_set *cs, uint32_t c, uint32_t r, const struct chan_map **m,
+           uint32_t *base)
+{
+	*m = rank_map(cs, r, base);
+	return *base + (*m)->perm[(size_t)c * (*m)->ppn + (r - *base)];
+}
+
+/*
  * Add @fl of channel @c to @out: ranks mapped by the channel's permutation.
  * A flow between nodes travels on its destination's rail; a GPU that is not
  * the rail's proxy (another rail, or across the socket from the NIC) hands
  * its data over NVLink to the proxy first, and on the far side the proxy
- * hands it on to a destination that is not one itself (NCCL's PXN).
+ * hands it on to a destination that is not one itself (NCCL's PXN). A
+ * source node without that rail (fewer NICs) sends from the GPU itself.
  */
 static int
-add_channel_flow(const struct chan_map *m, uint32_t c, struct ft_sched_flow fl,
+add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
                  struct ft_schedule *out, struct ft_sched_phase *ph)
 {
-	const uint32_t *perm = m->perm + (size_t)c * m->ppn;
-	uint32_t ppn = m->ppn, proxy, dst;
+	const struct chan_map *ms = NULL, *md = NULL;
+	uint32_t bs = 0, bd = 1, rail, ps, pd, dst;
 	struct ft_sched_flow leg;
 	int rc;
 
 	if (fl.src != FT_SCHED_INNET)
-		fl.src = fl.src - fl.src % ppn + perm[fl.src % ppn];
+		fl.src = chan_place(cs, c, fl.src, &ms, &bs);
 	if (fl.dst != FT_SCHED_INNET)
-		fl.dst = fl.dst - fl.dst % ppn + perm[fl.dst % ppn];
-	if (fl.src == FT_SCHED_INNET || fl.dst == FT_SCHED_INNET || fl.src / ppn == fl.dst / ppn ||
-	    !m->nvlink)
+		fl.dst = chan_place(cs, c, fl.dst, &md, &bd);
+	if (!ms || !md || bs == bd || !md->nvlink)
 		return push_flow(out, ph, &fl);
-	proxy = pxn_proxy(m, m->rail[fl.dst % ppn]);
-	if (proxy == UINT32_MAX)
+	rail = md->rail[fl.dst - bd];
+	pd = pxn_proxy(md, rail);
+	if (pd == UINT32_MAX)
 		return push_flow(out, ph, &fl);
+	ps = ms->nvlink ? pxn_proxy(ms, rail) : UINT32_MAX;
 	leg = fl;
-	if (fl.src % ppn != proxy) {
-		leg.dst = fl.src - fl.src % ppn + proxy;
+	if (ps != UINT32_MAX && fl.src - bs != ps) {
+		leg.dst = bs + ps;
 		rc = push_flow(out, ph, &leg);
 		if (rc < 0)
 			return rc;
 		fl.src = leg.dst;
 	}
 	dst = fl.dst;
-	if (dst % ppn != proxy)
-		fl.dst = dst - dst % ppn + proxy;
+	if (dst - bd != pd)
+		fl.dst = bd + pd;
 	rc = push_flow(out, ph, &fl);
 	if (rc < 0 || fl.dst == dst)
 		return rc;
@@ -288,15 +334,31 @@ add_channel_flow(const struct chan_map *m, uint32_t c, struct ft_sched_flow fl,
 	return push_flow(out, ph, &leg);
 }
 
-/*
- * Merge @nch rail-aligned copies of @in, each with 1/nch of the bytes, into
- * @out; @keep_order: ranks stay where they are (one copy: PXN only).
- */
-int
-ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-                   const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
+/* Fill map @m for @nch channels (@keep_order: ranks stay where they are). */
+static int
+chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
+              const struct ft_node_spec *node, bool keep_order)
 {
-	struct chan_map m;
+	uint32_t c, f;
+
+	if (chan_map_init(m, nch, ppn, tray_gpus, node) < 0)
+		return FT_ENOMEM;
+	for (c = 0; c < nch; c++) {
+		if (!keep_order) {
+			channel_perm(m, c, m->perm + (size_t)c * ppn);
+			continue;
+		}
+		for (f = 0; f < ppn; f++)
+			m->perm[(size_t)c * ppn + f] = f;
+	}
+	return 0;
+}
+
+/* Merge @nch channel copies of @in, each with 1/nch of the bytes, into @out. */
+static int
+channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set *cs,
+               struct ft_schedule *out)
+{
 	size_t p;
 	uint32_t c, f;
 	int rc = 0;
@@ -304,18 +366,6 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uin
 	*out = *in;
 	ft_vec_init(&out->phases, sizeof(struct ft_sched_phase));
 	ft_vec_init(&out->flows, sizeof(struct ft_sched_flow));
-	if (chan_map_init(&m, nch, ppn, tray_gpus, node) < 0) {
-		chan_map_release(&m);
-		return FT_ENOMEM;
-	}
-	for (c = 0; c < nch; c++) {
-		if (!keep_order) {
-			channel_perm(&m, c, m.perm + (size_t)c * ppn);
-			continue;
-		}
-		for (f = 0; f < ppn; f++)
-			m.perm[(size_t)c * ppn + f] = f;
-	}
 	for (p = 0; p < in->phases.len && rc == 0; p++) {
 		const struct ft_sched_phase *iph = ft_sched_phase_at(in, p);
 		struct ft_sched_phase ph = *iph;
@@ -328,14 +378,74 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uin
 				        &in->flows, struct ft_sched_flow, iph->first_flow + f);
 
 				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
-				rc = add_channel_flow(&m, c, fl, out, &ph);
+				rc = add_channel_flow(cs, c, fl, out, &ph);
 			}
 		}
 		ph.npairs = ph.nflows;
 		if (rc == 0 && ft_vec_push(&out->phases, &ph) < 0)
 			rc = FT_ENOMEM;
 	}
+	return rc;
+}
+
+/*
+ * Merge @nch rail-aligned copies of @in, each with 1/nch of the bytes, into
+ * @out; @keep_order: ranks stay where they are (one copy: PXN only).
+ */
+int
+ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
+                   const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
+{
+	struct chan_map m;
+	struct chan_set cs = { .maps = &m, .nmaps = 1, .ppn = ppn };
+	int rc = chan_map_fill(&m, nch, ppn, tray_gpus, node, keep_order);
+
+	if (rc == 0)
+		rc = channelize_set(in, nch, &cs, out);
+	else
+		*out = (struct ft_schedule){ 0 };
 	chan_map_release(&m);
+	return rc;
+}
+
+/*
+ * The same on nodes of different GPU counts (a ring over every GPU of a
+ * cluster of node groups, kb NA-ALGO-RING): node k holds ranks first[k] to
+ * first[k + 1] - 1 and is of kind @kind[k]; every node has its own rails and
+ * permutation, so channel c enters and leaves each node on rail c mod its own
+ * rails. Nodes of one kind and size share a map.
+ */
+int
+ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
+                          const uint32_t *first, const struct ft_node_spec *const *kind,
+                          struct ft_schedule *out)
+{
+	struct chan_set cs = { .nnodes = nnodes, .first = first };
+	uint32_t k, i;
+	int rc = FT_ENOMEM;
+
+	*out = (struct ft_schedule){ 0 };
+	cs.maps = ft_calloc(FT_MAX(nnodes, 1u), sizeof(*cs.maps));
+	cs.node_map = ft_calloc(FT_MAX(nnodes, 1u), sizeof(uint32_t));
+	if (!cs.maps || !cs.node_map)
+		goto out;
+	for (k = 0, rc = 0; k < nnodes && rc == 0; k++) {
+		uint32_t ppn = first[k + 1] - first[k];
+
+		for (i = 0; i < cs.nmaps; i++)
+			if (cs.maps[i].ppn == ppn && cs.maps[i].node == kind[k])
+				break;
+		cs.node_map[k] = i;
+		if (i == cs.nmaps)
+			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, ppn, ppn, kind[k], false);
+	}
+	if (rc == 0)
+		rc = channelize_set(in, nch, &cs, out);
+out:
+	for (i = 0; cs.maps && i < cs.nmaps; i++)
+		chan_map_release(&cs.maps[i]);
+	ft_free(cs.maps);
+	ft_free(cs.node_map);
 	return rc;
 }
 
@@ -358,7 +468,7 @@ ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint3
 	struct ft_model_links l;
 	uint32_t graph;
 
-	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || nch == 0 || gpn < 2 || !given)
+	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || nch == 0 || gpn == 1 || !given)
 		return 0;
 	if (ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 || !(l.intra_Bps > 0))
 		return 0;
@@ -379,4 +489,56 @@ ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
 		if (ft_sched_phase_at(s, p)->implicit_alltoall)
 			return true;
 	return false;
+}
+
+/*
+ * How a phase of @steps pipeline steps pays its hops' latencies, as NCCL's
+ * model charges them (kb NA-MODEL latency formulas), where they differ from
+ * @steps times the step overhead and the longest path:
+ *
+ * - A ring: the first chunk passes every hop of its way in turn, so the
+ *   phase costs the sum of those hops' latencies, not @steps times the
+ *   longest. A ring over n ranks with C boundaries between nodes (or NVLink
+ *   domains) around it crosses one on (C - 1) of every n - 1 steps: 2(N - 1)
+ *   of an all-reduce's 2(n - 1), N - 1 of an all-gather's (kb NA-ALGO-RING).
+ *   Those far steps pay NCCL's network per-hop latency in place of the
+ *   NVLink step overhead, plus the phase's longest path (the network's:
+ *   PCIe, NIC, cables and switches); the other steps NCCL's NVLink per-hop
+ *   latency alone, which was measured end to end over the NVLink path.
+ * - An NVLS tree (2 NVLS steps and 2 x depth tree steps across nodes): the
+ *   NVLS part once (NCCL's intraLat) and each tree step at the network's
+ *   per-hop latency plus the longest path.
+ *
+ * Returns the far steps, and in @extra_s what the phase adds to @steps step
+ * overheads (negative where NCCL charges less); 0 (nothing to add) for a
+ * phase inside one node or domain, another algorithm, or a single step:
+ * every step then pays the step overhead and the longest path.
+ */
+uint32_t
+ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
+                  uint32_t steps, double *extra_s)
+{
+	uint32_t n = sc->nranks, r, cross = 0, far;
+	double net = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+
+	*extra_s = 0;
+	if (n < 2 || steps < 2)
+		return 0;
+	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
+		far = steps - 2;
+		*extra_s = far * net - (steps - 1) * sc->step_lat_s;
+		return far;
+	}
+	if (sc->algo != FT_ALGO_RING)
+		return 0;
+	for (r = 0; r < n; r++)
+		if (!ft__sim_same_nvlink_domain(t, ft_topo_vertex(t, rank_gpu[r])->node,
+		                                ft_topo_vertex(t, rank_gpu[(r + 1) % n])->node))
+			cross++;
+	if (cross < 2)
+		return 0;
+	far = (uint32_t)((double)steps * (cross - 1) / (n - 1) + 0.5);
+	far = FT_MIN(FT_MAX(far, 1u), steps - 1);
+	*extra_s = far * (net - sc->step_lat_s);
+	return far;
 }

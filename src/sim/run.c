@@ -23,6 +23,11 @@ struct job_run {
 	uint32_t *rank_gpu;
 	uint32_t nranks;
 	uint32_t gpn; /* ranks per node */
+	/* Nodes of different GPU counts, packed (else NULL): node k of the job holds
+	 * ranks node_first[k] to node_first[k + 1] - 1, its kind node_kind[k]. */
+	uint32_t *node_first;
+	const struct ft_node_spec **node_kind;
+	uint32_t nnodes;
 	double compute_s;
 	struct ft_vec first_ops; /* int64_t op ids of iteration 0, one per sc_op (first repeat) */
 	struct ft_vec first_algo; /* uint32_t pairs (algo, proto) each of those ops ran with */
@@ -204,6 +209,70 @@ apply_fabric_scale(struct ft_topo *t, double scale)
 	return 0;
 }
 
+/* Whether the nodes from @first on differ in GPU count. */
+static bool
+nodes_differ(const struct ft_topo *t, uint32_t first)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	uint32_t k, g = ft__sim_node_ngpus(t, first);
+
+	for (k = first + 1; spec->ngroups > 1 && k < spec->nnodes; k++)
+		if (ft__sim_node_ngpus(t, k) != g)
+			return true;
+	return false;
+}
+
+/*
+ * Packed placement on nodes of different GPU counts (node groups): rank after
+ * rank on every GPU of each node from the job's first on, as NCCL numbers a
+ * job launched one process per GPU. When the nodes the job fills hold as many
+ * ranks each, it is an ordinary job of that many ranks per node; else the
+ * job keeps its node boundaries for the channels (node_first).
+ */
+static int
+place_uneven(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
+             const struct ft_topo *t, struct job_run *jr, struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	uint32_t k, r = 0, g, cap = 0;
+
+	for (k = j->first_node; k < spec->nnodes; k++)
+		cap += ft__sim_node_ngpus(t, k);
+	jr->nranks = j->nranks ? j->nranks : cap;
+	if (jr->nranks > cap)
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s:%u:%u: jobs[%zu].ranks: %u ranks don't fit on the "
+		                    "%u GPUs of nodes %u to %u",
+		                    sc->file, j->line, j->col, ji, jr->nranks, cap, j->first_node,
+		                    spec->nnodes - 1);
+	jr->rank_gpu = ft_calloc(FT_MAX(jr->nranks, 1u), sizeof(uint32_t));
+	jr->node_first = ft_calloc(spec->nnodes - j->first_node + 1, sizeof(uint32_t));
+	jr->node_kind = ft_calloc(spec->nnodes - j->first_node + 1, sizeof(*jr->node_kind));
+	if (!jr->rank_gpu || !jr->node_first || !jr->node_kind)
+		return ft_error_set(err, FT_ENOMEM, "out of memory");
+	for (k = j->first_node; r < jr->nranks; k++) {
+		jr->node_first[jr->nnodes] = r;
+		jr->node_kind[jr->nnodes++] = ft__sim_node(t, k);
+		for (g = 0; g < ft__sim_node_ngpus(t, k) && r < jr->nranks; g++)
+			jr->rank_gpu[r++] = ft_topo_gpu(t, k, g);
+	}
+	jr->node_first[jr->nnodes] = r;
+	jr->gpn = jr->nranks ? jr->node_first[1] : 1;
+	for (k = 1; k < jr->nnodes; k++)
+		if (jr->node_first[k + 1] - jr->node_first[k] != jr->gpn)
+			break;
+	if (k < jr->nnodes) {
+		jr->gpn = 1; /* no uniform node structure: channels follow node_first */
+		return 0;
+	}
+	ft_free(jr->node_first);
+	ft_free(jr->node_kind);
+	jr->node_first = NULL;
+	jr->node_kind = NULL;
+	jr->nnodes = 0;
+	return 0;
+}
+
 /* Place job @j's ranks on GPUs; errors name the job's place in the file. */
 static int
 place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, const struct ft_topo *t,
@@ -223,6 +292,8 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 		                    "%u, got %u",
 		                    sc->file, j->line, j->col, ji, spec->nnodes, j->first_node);
 	node_gpus = ft__sim_node_ngpus(t, j->first_node);
+	if (!j->gpus_per_node && j->placement == SC_PACKED && nodes_differ(t, j->first_node))
+		return place_uneven(sc, j, ji, t, jr, err);
 	gpn = j->gpus_per_node ? j->gpus_per_node : node_gpus;
 	if (gpn > node_gpus)
 		return ft_error_set(err, FT_ERANGE,
@@ -297,19 +368,22 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	return 0;
 }
 
+/* The channels of op @o: NCCL's count when given (up to 64, kb NA-CONCEPTS), else one per
+ * rail the node's ranks use. */
+static uint32_t
+nchannels_of(const struct sc_op *o, uint32_t nnics, uint32_t gpn)
+{
+	if (o->channels)
+		return FT_MIN(o->channels, 64u);
+	return FT_MIN(FT_MAX(nnics, 1u), FT_MAX(gpn, 1u));
+}
+
 static uint32_t
 nchannels(const struct ft_schedule *s, const struct sc_op *o, uint32_t nnics, uint32_t gpn)
 {
-	uint32_t n;
-
 	if (ft__sim_sched_is_flat(s, gpn))
 		return 1;
-	/* a channel count given is NCCL's (up to 64, kb NA-CONCEPTS); the default is one per
-	 * rail the node's ranks use */
-	if (o->channels)
-		return FT_MIN(o->channels, 64u);
-	n = FT_MAX(nnics, 1u);
-	return FT_MIN(n, gpn);
+	return nchannels_of(o, nnics, gpn);
 }
 
 static uint64_t
@@ -358,6 +432,64 @@ job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, ui
 }
 
 /*
+ * build_op_sched() on nodes of different GPU counts: a ring (or the algorithms
+ * that know no nodes: direct all-to-all, send/recv, halving-doubling) over the
+ * job's ranks in order, as NCCL's ring visits each node's GPUs and leaves it
+ * once per channel (kb NA-ALGO-RING); the tuner's protocol for the whole
+ * cluster (NCCL aligns every rank on the least channels and graph bandwidths,
+ * and its tuner takes nRanks / nNodes ranks per node). Trees, NVLS and CollNet
+ * are built per node of equal size, so they are refused here.
+ */
+static int
+build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
+                   const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
+                   struct ft_schedule *sched, uint32_t ap[2], double *cap, struct ft_error *err)
+{
+	const struct sc_op *o = ft_vec_at(&j->ops, k);
+	struct sc_op ring = *o;
+	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
+		                     .bytes = bytes };
+	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
+	int rc;
+
+	ft_schedule_init(sched);
+	if (ring.algo == SC_ALGO_AUTO && o->op != FT_OP_ALLTOALL && o->op != FT_OP_SENDRECV)
+		ring.algo = FT_ALGO_RING;
+	if (ring.algo != SC_ALGO_AUTO && ring.algo != FT_ALGO_RING &&
+	    ring.algo != FT_ALGO_DIRECT && ring.algo != FT_ALGO_HALVING_DOUBLING)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "%s:%u:%u: jobs[%zu].ops[%zu].algo: %s across nodes of "
+		                    "different GPU counts is not simulated (ring, direct and "
+		                    "halving_doubling are)",
+		                    sc->file, j->line, j->col, ji, k, ft_algo_name(ring.algo));
+	ft__sim_pick_algo(ft_topo_spec(t), &ring, bytes, jr->nranks, 0, &args);
+	ap[0] = args.algo;
+	ap[1] = args.proto;
+	rc = ft_coll_schedule(&args, sched, err);
+	if (rc < 0) {
+		ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file, j->line, j->col, ji,
+		                k);
+		return rc;
+	}
+	if (o->op == FT_OP_SENDRECV || sched->phases.len == 0 ||
+	    ft_sched_phase_at(sched, 0)->implicit_alltoall)
+		return 0;
+	nch = nchannels_of(o, ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node),
+	                   gpus0);
+	if (o->channels)
+		*cap = ft__sim_channel_cap(ft_topo_spec(t), args.algo, jr->nranks, 0, nch, true);
+	{
+		struct ft_schedule merged;
+
+		rc = ft__sim_channelize_uneven(sched, nch, jr->nnodes, jr->node_first,
+		                               jr->node_kind, &merged);
+		ft_schedule_release(sched);
+		*sched = merged;
+	}
+	return rc < 0 ? ft_error_set(err, FT_ENOMEM, "out of memory") : 0;
+}
+
+/*
  * The schedule op @o of job @jr runs at @bytes, as NCCL would run it: the
  * tuner's algorithm and protocol (returned in @ap), rail-aligned channels
  * with each channel's cap (@cap, 0 = none), NVLS efficiency. @sched is
@@ -379,6 +511,8 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		.op = o->op, .nranks = jr->nranks, .ranks_per_node = sgpn, .bytes = bytes
 	};
 	*cap = 0;
+	if (jr->node_first)
+		return build_uneven_sched(sc, j, ji, k, t, jr, bytes, sched, ap, cap, err);
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
@@ -1195,6 +1329,8 @@ out:
 		e->ops->destroy(e);
 	for (i = 0; jrs && i < sc->jobs.len; i++) {
 		ft_free(jrs[i].rank_gpu);
+		ft_free(jrs[i].node_first);
+		ft_free(jrs[i].node_kind);
 		ft_vec_release(&jrs[i].first_ops);
 		ft_vec_release(&jrs[i].first_algo);
 	}

@@ -435,8 +435,19 @@ bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
  * @ppn ranks per NCCL node, @tray_gpus per physical node (fewer in an NVLink domain). */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
                        const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out);
+/* A ring's or NVLS tree's steps that cross nodes (they pay the longest path) and the
+ * fixed latency the phase adds to @steps step overheads in @extra_s; 0: every step
+ * pays the longest path. */
+uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
+                           const uint32_t *rank_gpu, uint32_t steps, double *extra_s);
+/* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to
+ * first[k + 1] - 1 ([nnodes + 1]) and is of kind @kind[k]. */
+int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
+                              const uint32_t *first, const struct ft_node_spec *const *kind,
+                              struct ft_schedule *out);
 /*
- * What one of @nch channels of a ring or tree (@algo) over @nranks ranks, @gpn per node,
+ * What one of @nch channels of a ring or tree (@algo) over @nranks ranks, @gpn per node
+ * (0: every GPU of a cluster whose nodes differ in GPU count),
  * can carry, bytes/s: its share of the model's intra-node graph bandwidth when the
  * channel count was @given (one NCCL channel each). 0: no cap (the default channels,
  * which stand for the graph's; other algorithms; or the model does not apply).

@@ -214,23 +214,22 @@ check_spec(const struct ft_cluster_spec *s, struct ft_error *err)
 	if (s->fabric.kind != FT_FABRIC_NONE && !(ft__topo_fabric_Bps_spec(s) > 0))
 		return ft_error_set(err, FT_EINVAL,
 		                    "fabric.link: expected a link rate > 0 (or the NICs' rate)");
-	/* Node groups may differ in rates, NICs and PCIe/NUMA placement (each has its own
-	 * layout), not in GPUs per node, NVLink kind, NICs per GPU or NVLink domains. */
+	/* Node groups may differ in GPUs per node, rates, NICs and PCIe/NUMA placement
+	 * (each has its own layout), not in NVLink kind, NICs per GPU or NVLink domains. */
 	for (uint32_t g = 1; g < s->ngroups && g < FT_SPEC_MAX_GROUPS; g++) {
 		const struct ft_node_spec *o = &s->groups[g].node;
 
-		if (o->ngpus != n->ngpus || o->nvswitch != n->nvswitch ||
-		    (o->nvlink_gen > 0) != (n->nvlink_gen > 0) ||
+		if (o->nvswitch != n->nvswitch || (o->nvlink_gen > 0) != (n->nvlink_gen > 0) ||
 		    FT_MAX(o->nics_per_gpu, 1u) != FT_MAX(n->nics_per_gpu, 1u) ||
 		    o->nvlink_domain_nodes > 1 || n->nvlink_domain_nodes > 1)
 			return ft_error_set(
 			        err, FT_EINVAL,
-			        "nodes[%" PRIu32 "]: expected %" PRIu32 " GPUs per node, %s, %" PRIu32
-			        " NIC%s per GPU and no NVLink domain across nodes, as nodes[0], got %" PRIu32
-			        " GPUs, %s, %" PRIu32 " per GPU: node groups may differ in GPU model, "
-			        "NICs and PCIe placement, not in those",
-			        g, n->ngpus, nvlink_kind(n), FT_MAX(n->nics_per_gpu, 1u),
-			        FT_MAX(n->nics_per_gpu, 1u) == 1 ? "" : "s", o->ngpus, nvlink_kind(o),
+			        "nodes[%" PRIu32 "]: expected %s, %" PRIu32
+			        " NIC%s per GPU and no NVLink domain across nodes, as nodes[0], got "
+			        "%s, %" PRIu32 " per GPU: node groups may differ in GPU model and "
+			        "count, NICs and PCIe placement, not in those",
+			        g, nvlink_kind(n), FT_MAX(n->nics_per_gpu, 1u),
+			        FT_MAX(n->nics_per_gpu, 1u) == 1 ? "" : "s", nvlink_kind(o),
 			        FT_MAX(o->nics_per_gpu, 1u));
 		if (o->nnics > FT_SPEC_MAX_NICS || o->npcie_switches > FT_SPEC_MAX_PCIE_SWITCHES ||
 		    o->nnuma > 16)

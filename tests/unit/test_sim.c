@@ -929,7 +929,18 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 	}
 	want /= nch ? nch : 8; /* channels split the bytes, each on its own rail (0: one per
 	                        * NIC, 8 on these nodes) */
-	want += steps * (lat + s.step_lat_s) + s.base_lat_s;
+	if (algo == FT_ALGO_RING && nranks > ppn) {
+		/* A ring across nodes pays the network's per-hop latency and the
+		 * longest path on the 2(N - 1) steps that cross nodes, NVLink's
+		 * per-hop latency on the others (kb NA-MODEL ring latency). */
+		double far = (op == FT_OP_ALL_REDUCE ? 2.0 : 1.0) * (nranks / ppn - 1);
+
+		want += (steps - far) * s.step_lat_s +
+		        far * (ft_coll_hw_latency(FT_HW_NET, algo, FT_PROTO_SIMPLE) + lat) +
+		        s.base_lat_s;
+	} else {
+		want += steps * (lat + s.step_lat_s) + s.base_lat_s;
+	}
 	if (op == FT_OP_ALLTOALL) {
 		double waves = ceil((n - 1) / FT_COLL_A2A_WINDOW);
 

@@ -1,0 +1,1 @@
+sim examples/mixed-gpus.yaml --op all_gather -b 1G
