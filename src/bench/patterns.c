@@ -837,16 +837,22 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 	const struct ft_bench_cfg *cfg = bc->cfg;
 	uint32_t n = bc->w->nranks, root = (uint32_t)cfg->root, s, pings = 0;
 	size_t size = (size_t)cfg->max_bytes, per = (size_t)cfg->window * cfg->iters, k;
-	char *rbuf = ft__ep_scratch(ep, 1, size), pbuf[8];
+	struct p2p_buf rb;
+	char *rbuf, pbuf[8];
 	struct ft_req *reqs = ft__ep_scratch(ep, 2, sizeof(struct ft_req) * n * cfg->window);
-	size_t *posted = ft_calloc(n, sizeof(*posted)), busy_left = 0;
+	size_t *posted, busy_left = 0;
 	struct ft_req vq;
 	bool want_ping = true, vdone = false;
 	double last = ft__now();
-	int rc = 0;
+	int rc = p2p_open(bc, 1, size, &rb, err);
 
-	if (!rbuf || !reqs || !posted) {
+	if (rc < 0)
+		return rc;
+	rbuf = rb.host;
+	posted = ft_calloc(n, sizeof(*posted));
+	if (!reqs || !posted) {
 		ft_free(posted);
+		p2p_close(bc, &rb);
 		return FT_ENOMEM;
 	}
 	memset(reqs, 0, sizeof(struct ft_req) * n * cfg->window);
@@ -881,6 +887,10 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 				if (!q->done || q->len == 0)
 					continue;
 				busy_left--;
+				/* each message up to the GPU as it lands (--gpu-buffers) */
+				rc = p2p_up(bc, &rb, size, err);
+				if (rc < 0)
+					break;
 				if (posted[s] < per) {
 					posted[s]++;
 					rc = ft__ep_recv(ep, q, s, rbuf, size, err);
@@ -909,6 +919,40 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
 	ft_free(posted);
+	p2p_close(bc, &rb);
+	return rc;
+}
+
+/* A sender: -n windows of messages to the root, each copied down first with --gpu-buffers. */
+static int
+incast_sender(struct ft_bench_ctx *bc, uint32_t root, struct ft_error *err)
+{
+	const struct ft_bench_cfg *cfg = bc->cfg;
+	size_t size = (size_t)cfg->max_bytes;
+	struct ft_req *q = ft__ep_scratch(bc->ep, 2, (sizeof(*q) + sizeof(struct ft_req *)) * cfg->window);
+	struct ft_req **ptrs;
+	struct p2p_buf sb;
+	uint32_t it, k;
+	int rc;
+
+	if (!q)
+		return FT_ENOMEM;
+	ptrs = (struct ft_req **)(void *)(q + cfg->window);
+	rc = p2p_open(bc, 0, size, &sb, err);
+	if (rc < 0)
+		return rc;
+	/* the root posts matching receives, no handshake */
+	for (it = 0; it < cfg->iters && rc == 0; it++) {
+		for (k = 0; k < cfg->window && rc == 0; k++) {
+			rc = p2p_down(bc, &sb, size, err);
+			if (rc == 0)
+				rc = ft__ep_send(bc->ep, &q[k], root, sb.host, size, err);
+			ptrs[k] = &q[k];
+		}
+		if (rc == 0)
+			rc = ft__ep_wait(bc->ep, ptrs, cfg->window, err);
+	}
+	p2p_close(bc, &sb);
 	return rc;
 }
 
@@ -941,27 +985,7 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 		} else if (r == victim) {
 			rc = pingpong(bc, root, true, 8, 10, LAT_PROBE_ITERS, samples, err);
 		} else if (busy) {
-			double bw, peak;
-			/* senders: the root posts matching receives, no handshake */
-			size_t size = (size_t)cfg->max_bytes;
-			char *sbuf = ft__ep_scratch(bc->ep, 0, size);
-			struct ft_req *q = ft__ep_scratch(bc->ep, 2, sizeof(*q) * 2 * cfg->window);
-			struct ft_req **ptrs =
-			        ft__ep_scratch(bc->ep, 1, sizeof(*ptrs) * cfg->window);
-			uint32_t it, k;
-
-			FT_UNUSED(bw);
-			FT_UNUSED(peak);
-			if (!sbuf || !q || !ptrs)
-				rc = FT_ENOMEM;
-			for (it = 0; it < cfg->iters && rc == 0; it++) {
-				for (k = 0; k < cfg->window && rc == 0; k++) {
-					rc = ft__ep_send(bc->ep, &q[k], root, sbuf, size, err);
-					ptrs[k] = &q[k];
-				}
-				if (rc == 0)
-					rc = ft__ep_wait(bc->ep, ptrs, cfg->window, err);
-			}
+			rc = incast_sender(bc, root, err);
 		}
 		if (rc < 0)
 			break;

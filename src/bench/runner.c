@@ -512,10 +512,11 @@ gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		                    "and ucx stage through the host, nccl reads GPU memory)",
 		                    tr);
 	if (!ft_op_is_coll(bc->cfg->pattern) && bc->cfg->pattern != FT_OP_PT2PT_BW &&
-	    bc->cfg->pattern != FT_OP_PT2PT_LAT)
+	    bc->cfg->pattern != FT_OP_PT2PT_LAT && bc->cfg->pattern != FT_OP_PAIRS &&
+	    bc->cfg->pattern != FT_OP_BISECTION && bc->cfg->pattern != FT_OP_INCAST)
 		return ft_error_set(err, FT_ENOTSUP,
-		                    "--gpu-buffers: not yet available for %s (the collectives, "
-		                    "pt2pt_bw and pt2pt_lat are)",
+		                    "--gpu-buffers: not available for %s (the collectives, "
+		                    "pt2pt_bw, pt2pt_lat, pairs, bisection and incast are)",
 		                    ft_op_name(bc->cfg->pattern));
 	/* UCX with CUDA support takes device pointers; the collectives reduce and copy on
 	   the host, so only the point-to-point patterns can hand them over */
