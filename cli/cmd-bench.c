@@ -217,6 +217,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_BOOL(0, "no-retest", &a.no_retest, "pairs: skip retesting bad pairs"),
 		OPT_U64(0, "rounds", &a.rounds, "N", "bisection: random matchings (5)"),
 		OPT_STRING(0, "verbs-op", &a.verbs_op, "OP", "verbs: send (default), write, read"),
+		OPT_STRING(0, "connection", &a.conn, "RC|UD",
+		           "verbs: perftest's -c, RC (default) or UD (send, one MTU)"),
 		OPT_STRING(0, "rdma-device", &a.rdma_dev, "DEV", "verbs: device (first active)"),
 		OPT_INT(0, "gid-index", &a.gid_index, "N", "verbs on RoCE: GID index (0)"),
 		OPT_SAVE(&save, "the run"),

@@ -234,7 +234,13 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft
 	               "fabtune");
 	/* perftest's settings block: "%-16s: " keys, two to a line */
 	ft_strbuf_addf(sb, " Number of qps   : %-14u Transport type : %s\n",
-	               strcmp(rep->transport, "tcp") == 0 ? cfg->streams : 1u, rep->transport);
+	               strcmp(rep->transport, "tcp") == 0 || strcmp(rep->transport, "verbs") == 0 ?
+	                       cfg->streams :
+	                       1u,
+	               rep->transport);
+	if (strcmp(rep->transport, "verbs") == 0)
+		ft_strbuf_addf(sb, " Connection type : %s\n",
+		               strcmp(cfg->verbs_conn, "UD") == 0 ? "UD" : "RC");
 	if (!lat)
 		ft_strbuf_addf(sb, " TX depth        : %u\n", cfg->window);
 	if (rep->nranks >= 2) {
