@@ -209,6 +209,16 @@ extern const struct ft_transport_ops ft_shm_transport;
 bool ft__shm_direct(const struct ft_ep *ep);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
+struct ft__cuda;
+/*
+ * GPUDirect RDMA on a verbs endpoint: register @bytes of device memory at
+ * @dptr with the adapter (dmabuf, else nvidia-peermem; verbs.c), so that
+ * messages in it go without a host copy; *@path gets "dmabuf" or "peermem".
+ * FT_ENOTSUP naming both reasons where neither works. Undone by unreg.
+ */
+int ft__verbs_reg_cuda(struct ft_ep *ep, struct ft__cuda *cu, uint64_t dptr, size_t bytes,
+                       const char **path, struct ft_error *err) FT_MUST_CHECK;
+void ft__verbs_unreg(struct ft_ep *ep, uint64_t dptr);
 extern const struct ft_transport_ops ft_nccl_transport;
 extern const struct ft_transport_ops ft_ucx_transport;
 /* Does this ucx endpoint's UCX move CUDA device memory itself? */

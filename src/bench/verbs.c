@@ -39,6 +39,9 @@
 #include "verbs_int.h"
 
 #include <arpa/inet.h>
+#include <unistd.h>
+
+#include "cuda_int.h"
 
 #if FT_HAVE_VERBS
 
@@ -92,6 +95,13 @@ real_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	return ibv_poll_cq(cq, n, wc);
 }
 
+static struct ibv_mr *
+real_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t len, uint64_t iova, int fd,
+                   int access)
+{
+	return ibv_reg_dmabuf_mr(pd, offset, len, iova, fd, access);
+}
+
 static struct ibv_ah *
 real_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
@@ -126,6 +136,7 @@ const struct ft_verbs_api ft__verbs_libibverbs = {
 	.poll_cq = real_poll_cq,
 	.create_ah = real_create_ah,
 	.destroy_ah = ibv_destroy_ah,
+	.reg_dmabuf_mr = real_reg_dmabuf_mr,
 };
 
 /* ---- endpoint -------------------------------------------------------------- */
@@ -625,6 +636,68 @@ mr_for(struct verbs_ep *ep, void *buf, size_t len, struct ft_error *err)
 	return e.mr;
 }
 
+/* GPU pages: a dmabuf covers whole ones (perftest aligns to 64 KiB as well) */
+#define GPU_PAGE ((uint64_t)64 << 10)
+
+int
+ft__verbs_reg_cuda(struct ft_ep *base, struct ft__cuda *cu, uint64_t dptr, size_t bytes,
+                   const char **path, struct ft_error *err)
+{
+	struct verbs_ep *ep = ft_container_of(base, struct verbs_ep, base);
+	uint64_t start = dptr & ~(GPU_PAGE - 1);
+	uint64_t span = (dptr + bytes - start + GPU_PAGE - 1) & ~(GPU_PAGE - 1);
+	struct ft_error why = { 0 };
+	char peermem[128];
+	struct mr_entry e = { .addr = (char *)(uintptr_t)dptr, .len = bytes };
+	int fd = -1;
+
+	/* dmabuf: the GPU driver exports the pages, the adapter maps them */
+	if (ft__cuda_dmabuf_fd(cu, start, span, &fd, &why) == 0) {
+		errno = 0;
+		e.mr = ep->api->reg_dmabuf_mr(ep->pd, dptr - start, bytes, dptr, fd, REMOTE_ACCESS);
+		if (!e.mr)
+			ft_error_set(&why, FT_ENOTSUP, "ibv_reg_dmabuf_mr: %s",
+			             strerror(errno ? errno : EOPNOTSUPP));
+		close(fd); /* the registration holds its own reference */
+		*path = "dmabuf";
+	}
+	/* else the device pointer itself, which the adapter resolves through nvidia-peermem */
+	if (!e.mr) {
+		errno = 0;
+		e.mr = ep->api->reg_mr(ep->pd, (void *)(uintptr_t)dptr, bytes, REMOTE_ACCESS);
+		snprintf(peermem, sizeof(peermem), "%s", strerror(errno ? errno : EFAULT));
+		*path = "peermem";
+	}
+	if (!e.mr)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "GPUDirect RDMA not available on %s: dmabuf: %s; ibv_reg_mr "
+		                    "of device memory: %s (is nvidia-peermem loaded?)",
+		                    ep->devname, why.msg, peermem);
+	if (ft_vec_push(&ep->mrs, &e) < 0) {
+		ep->api->dereg_mr(e.mr);
+		return FT_ENOMEM;
+	}
+	return 0;
+}
+
+void
+ft__verbs_unreg(struct ft_ep *base, uint64_t dptr)
+{
+	struct verbs_ep *ep = ft_container_of(base, struct verbs_ep, base);
+	size_t i;
+
+	for (i = 0; i < ep->mrs.len; i++) {
+		struct mr_entry *m = ft_vec_at(&ep->mrs, i);
+
+		if (m->addr == (char *)(uintptr_t)dptr) {
+			ep->api->dereg_mr(m->mr);
+			*m = *(struct mr_entry *)ft_vec_at(&ep->mrs, ep->mrs.len - 1);
+			ep->mrs.len--;
+			return;
+		}
+	}
+}
+
 static int
 check_req(struct verbs_ep *ep, struct ft_req *req, struct ft_error *err)
 {
@@ -857,6 +930,18 @@ const struct ft_transport_ops ft_verbs_transport = {
 const struct ft_transport_ops ft__verbs_test_ops = { FT__TRANSPORT_P2P_OPS(verbs, NULL, NULL) };
 
 #else
+
+int
+ft__verbs_reg_cuda(struct ft_ep *ep, struct ft__cuda *cu, uint64_t dptr, size_t bytes,
+                   const char **path, struct ft_error *err)
+{
+	return ft_error_set(err, FT_ENOTSUP, "GPUDirect RDMA: built without libibverbs");
+}
+
+void
+ft__verbs_unreg(struct ft_ep *ep, uint64_t dptr)
+{
+}
 
 static int
 verbs_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)

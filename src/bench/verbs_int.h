@@ -39,6 +39,9 @@ struct ft_verbs_api {
 	/* UD: the address of a peer's port */
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	int (*destroy_ah)(struct ibv_ah *ah);
+	/* GPUDirect RDMA: device memory exported by the GPU driver as a dmabuf */
+	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset, size_t len,
+	                                uint64_t iova, int fd, int access);
 };
 
 /* The real library. */

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -1133,10 +1135,26 @@ f_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
+/*
+ * Device memory (the fake CUDA's addresses have the top bit set): ibv_reg_mr
+ * takes it only with nvidia-peermem "loaded"; ibv_reg_dmabuf_mr takes an open
+ * dmabuf descriptor unless the adapter or kernel cannot (fake_dmabuf_mr off).
+ */
+static bool fake_peermem, fake_dmabuf_mr = true;
+static int fake_dmabuf_fd = -1;
+static uint64_t fake_dmabuf_off, fake_dmabuf_iova;
+static size_t fake_dmabuf_len;
+
 static struct ibv_mr *
 f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
 {
-	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+	struct ibv_mr *mr;
+
+	if ((uintptr_t)addr >> 63 && !fake_peermem) {
+		errno = EFAULT;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
 
 	mr->addr = addr;
 	mr->length = len;
@@ -1174,6 +1192,28 @@ fake_remote(uint64_t addr, uint32_t rkey, size_t len, int access)
 			return (char *)(uintptr_t)addr;
 	}
 	return NULL;
+}
+
+static struct ibv_mr *
+f_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t len, uint64_t iova, int fd, int access)
+{
+	if (!fake_dmabuf_mr) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (fcntl(fd, F_GETFD) < 0)
+		return NULL;
+	fake_dmabuf_fd = fd;
+	fake_dmabuf_off = offset;
+	fake_dmabuf_iova = iova;
+	fake_dmabuf_len = len;
+	fake_peermem = true; /* the region's address is the device one */
+	{
+		struct ibv_mr *mr = f_reg_mr(pd, (void *)(uintptr_t)iova, len, access);
+
+		fake_peermem = false;
+		return mr;
+	}
 }
 
 static struct ibv_ah *
@@ -1423,6 +1463,7 @@ static const struct ft_verbs_api fake_api = {
 	.poll_cq = f_poll_cq,
 	.create_ah = f_create_ah,
 	.destroy_ah = f_destroy_ah,
+	.reg_dmabuf_mr = f_reg_dmabuf_mr,
 };
 
 /* Two endpoints (rank 0 and 1 of 2) joined through the double, every queue pair connected. */
@@ -1710,6 +1751,74 @@ test_verbs_atomics(void **state)
 }
 #endif
 
+
+#if FT_HAVE_VERBS
+/*
+ * GPUDirect RDMA: which registration a device buffer gets, with the fake
+ * CUDA driver (tests/hostile/fake_cuda.c) and the double above. dmabuf when
+ * the GPU exports one and the adapter takes it (the range whole 64 KiB pages,
+ * the buffer's offset in it, its device address as the iova, the descriptor
+ * closed after); else the device pointer through nvidia-peermem; else "not
+ * available", with both reasons.
+ */
+static void
+test_verbs_gpudirect(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 4096 };
+	const char *root = getenv("FT_BUILD_ROOT"), *path = NULL;
+	struct ft_error err = { 0 };
+	struct ft__cuda *cu = NULL;
+	struct ft_ep *ep[2];
+	char lib[4096];
+	uint64_t d;
+
+	assert_non_null(root);
+	snprintf(lib, sizeof(lib), "%s/tests/libfabtune-fake-cuda.so", root);
+	setenv("FABTUNE_CUDA_LIBRARY", lib, 1);
+	unsetenv("FAKE_CUDA_DMABUF");
+	assert_int_equal(ft__cuda_open(0, &cu, &err), 0);
+	assert_int_equal(ft__cuda_alloc(cu, 200000, &d, &err), 0);
+	verbs_pair(&o, ep);
+	/* dmabuf: a buffer 4 KiB into the allocation */
+	fake_peermem = false;
+	fake_dmabuf_mr = true;
+	assert_int_equal(ft__verbs_reg_cuda(ep[0], cu, d + 4096, 50000, &path, &err), 0);
+	assert_string_equal(path, "dmabuf");
+	assert_int_equal(fake_dmabuf_off, 4096);
+	assert_int_equal(fake_dmabuf_iova, d + 4096);
+	assert_int_equal(fake_dmabuf_len, 50000);
+	assert_true(fcntl(fake_dmabuf_fd, F_GETFD) < 0); /* closed once registered */
+	ft__verbs_unreg(ep[0], d + 4096);
+	/* the adapter or kernel cannot map a dmabuf: the device pointer, through peermem */
+	fake_dmabuf_mr = false;
+	fake_peermem = true;
+	fake_dmabuf_fd = -1;
+	assert_int_equal(ft__verbs_reg_cuda(ep[0], cu, d, 65536, &path, &err), 0);
+	assert_string_equal(path, "peermem");
+	ft__verbs_unreg(ep[0], d);
+	/* the GPU exports no dmabuf: peermem, and no descriptor was asked for */
+	setenv("FAKE_CUDA_DMABUF", "0", 1);
+	fake_dmabuf_mr = true;
+	assert_int_equal(ft__verbs_reg_cuda(ep[0], cu, d, 65536, &path, &err), 0);
+	assert_string_equal(path, "peermem");
+	assert_int_equal(fake_dmabuf_fd, -1);
+	ft__verbs_unreg(ep[0], d);
+	/* neither: not available, both reasons said */
+	fake_peermem = false;
+	assert_int_equal(ft__verbs_reg_cuda(ep[0], cu, d, 65536, &path, &err), FT_ENOTSUP);
+	assert_string_equal(err.msg,
+	                    "GPUDirect RDMA not available on fake0: dmabuf: GPU 0 does not export "
+	                    "dmabuf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0: the open kernel "
+	                    "module is needed); ibv_reg_mr of device memory: Bad address (is "
+	                    "nvidia-peermem loaded?)");
+	unsetenv("FAKE_CUDA_DMABUF");
+	ep[0]->ops->close(ep[0]);
+	ep[1]->ops->close(ep[1]);
+	ft__cuda_free(cu, d);
+	ft__cuda_close(cu);
+	unsetenv("FABTUNE_CUDA_LIBRARY");
+}
+#endif
 
 /* nccl-tests' and perftest's flags become the configuration, or a message naming the flag. */
 static void
@@ -2094,6 +2203,7 @@ main(void)
 		cmocka_unit_test(test_verbs_qps),
 		cmocka_unit_test(test_verbs_ud),
 		cmocka_unit_test(test_verbs_atomics),
+		cmocka_unit_test(test_verbs_gpudirect),
 #endif
 	};
 
