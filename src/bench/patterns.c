@@ -121,6 +121,12 @@ struct p2p_buf {
 	uint64_t dev;
 };
 
+static bool
+is_verbs(const struct ft_bench_ctx *bc)
+{
+	return strcmp(bc->ep->ops->name, "verbs") == 0;
+}
+
 static int
 p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
          struct ft_error *err)
@@ -131,9 +137,18 @@ p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
 		return b->host ? 0 : FT_ENOMEM;
 	}
 	if (bc->gpu_direct) {
-		/* UCX reads and writes the device buffer itself: nothing to stage */
+		/* UCX reads and writes the device buffer itself, the RDMA adapter once the
+		   buffer is registered with it (GPUDirect RDMA): nothing to stage */
+		const char *path;
+
 		if (ft__cuda_alloc(bc->cuda, size, &b->dev, err) < 0)
 			return FT_ENOMEM;
+		if (is_verbs(bc) && ft__verbs_reg_cuda(bc->ep, bc->cuda, b->dev, size ? size : 1,
+		                                       &path, err) < 0) {
+			ft__cuda_free(bc->cuda, b->dev);
+			b->dev = 0;
+			return FT_ENOTSUP;
+		}
 		b->host = (char *)(uintptr_t)b->dev;
 		return 0;
 	}
@@ -160,6 +175,8 @@ p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 		return;
 	if (!bc->gpu_direct)
 		ft__cuda_host_free(bc->cuda, b->host);
+	else if (is_verbs(bc))
+		ft__verbs_unreg(bc->ep, b->dev);
 	ft__cuda_free(bc->cuda, b->dev);
 	b->host = NULL;
 	b->dev = 0;

@@ -49,6 +49,12 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		               strcmp(rep->buffers, "device-staged") == 0 ?
 		                       "GPU memory, staged through pinned host memory "
 		                       "(the copies are in the times)" :
+		               strcmp(rep->buffers, "device-dmabuf") == 0 ?
+		                       "GPU memory, read by the RDMA adapter (GPUDirect RDMA, "
+		                       "dmabuf)" :
+		               strcmp(rep->buffers, "device-peermem") == 0 ?
+		                       "GPU memory, read by the RDMA adapter (GPUDirect RDMA, "
+		                       "nvidia-peermem)" :
 		                       "GPU memory, read by the transport itself");
 	/* nccl-tests 2.18's opening line: the test's name for whoever reads the log */
 	if (ft_op_is_coll(cfg->pattern))
