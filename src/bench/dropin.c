@@ -294,8 +294,19 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 	cfg->retest = !o->no_retest;
 	cfg->rounds = (uint32_t)o->rounds;
 	cfg->seed = o->seed;
-	if (o->verbs_op)
+	if (o->verbs_op) {
+		static const char *const ops[] = { "send", "write", "read", "fadd", "cswap" };
+		size_t i;
+
+		for (i = 0; i < FT_ARRAY_SIZE(ops) && strcmp(o->verbs_op, ops[i]) != 0; i++)
+			;
+		if (i == FT_ARRAY_SIZE(ops))
+			return ft_error_set(err, FT_EINVAL,
+			                    "--verbs-op '%s': expected send, write, read, fadd or "
+			                    "cswap",
+			                    o->verbs_op);
 		ft_strlcpy(cfg->verbs_op, o->verbs_op, sizeof(cfg->verbs_op));
+	}
 	if (o->conn && connection(o, cfg, err) < 0)
 		return FT_EINVAL;
 	if (o->rdma_dev)

@@ -437,6 +437,28 @@ ft__bench_step(const struct ft_bench_cfg *cfg, uint64_t *size)
 	return true;
 }
 
+/*
+ * --verbs-op fadd or cswap (ib_atomic_bw, ib_atomic_lat): rank 0 issues the
+ * atomics on rank 1's memory, rank 1 stays passive; v[0] and v[1] rank 0's
+ * rate (8 bytes an atomic), v[2] whether the word moved by the count (#wrong).
+ */
+static int
+atomics_size(struct ft_bench_ctx *bc, bool lat, double *samples, double v[3],
+             struct ft_error *err)
+{
+	uint32_t r = bc->w->rank;
+	int64_t wrong = -1;
+	int rc = sync_pair(bc, 1 - r, err);
+
+	if (rc == 0 && r == 0) {
+		rc = ft__verbs_pt2pt_atomics(bc->ep, 1, bc->cfg->iters, bc->cfg->window,
+		                             lat ? samples : NULL, &v[0], &wrong, err);
+		v[1] = lat ? NAN : v[0];
+		v[2] = (double)wrong;
+	}
+	return rc == 0 ? sync_pair(bc, 1 - r, err) : rc;
+}
+
 int
 ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
 {
@@ -446,10 +468,17 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	bool lat = cfg->pattern == FT_OP_PT2PT_LAT;
 	uint64_t size, total = ft__bench_nsizes(cfg), done = 0;
 	double *samples = NULL;
+	bool atomics = is_verbs(bc) && ft__verbs_atomics(bc->ep);
 	int rc = 0;
 
 	if (w->nranks < 2)
 		return ft_error_set(err, FT_EINVAL, "pt2pt needs 2 ranks (use --np 2)");
+	if (atomics && (cfg->min_bytes != 8 || cfg->max_bytes != 8 || cfg->duration_s > 0 ||
+	                cfg->bidir || bc->cuda))
+		return ft_error_set(err, FT_EINVAL,
+		                    "--verbs-op %s: an atomic moves 8 bytes: -s 8, counted with "
+		                    "-n (no -D, --bidir or --gpu-buffers), as ib_atomic_bw",
+		                    cfg->verbs_op);
 	if (lat) {
 		samples = ft_calloc(cfg->iters, sizeof(*samples));
 		if (!samples)
@@ -463,7 +492,14 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		row_base(&row, ft_op_name(cfg->pattern), out, size, 2);
 		label(w, 0, row.src, sizeof(row.src));
 		label(w, 1, row.dst, sizeof(row.dst));
-		if (lat && cfg->duration_s > 0) {
+		if (atomics) {
+			if (r < 2)
+				rc = atomics_size(bc, lat, samples, v, err);
+			if (rc == 0 && r == 0 && lat)
+				ft_bench_lat_stats(samples, cfg->iters, &row);
+			if (lat)
+				v[0] = row.lat_p50_us;
+		} else if (lat && cfg->duration_s > 0) {
 			size_t n = 0;
 
 			if (r < 2)
@@ -493,9 +529,18 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		}
 		if (rc == 0)
 			rc = ft__world_allgather(w, v, sizeof(v), all, err);
+		if (rc == 0 && atomics)
+			row.wrong = (int64_t)all[2]; /* rank 0 checked the word */
 		if (rc == 0 && !lat) {
-			/* receive bandwidth of rank 1 (plus rank 0's when bidirectional) */
+			/* receive bandwidth of rank 1 (plus rank 0's when bidirectional); atomics:
+			   rank 0's, the side that issues them */
 			double bw = all[3], peak = all[4], cv = all[5];
+
+			if (atomics) {
+				bw = all[0];
+				peak = all[1];
+				cv = NAN;
+			}
 
 			if (cfg->bidir) {
 				bw += all[0];

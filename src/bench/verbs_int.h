@@ -61,7 +61,9 @@ struct ft_verbs_qp_info {
 enum ft_verbs_op {
 	FT_VERBS_SEND,
 	FT_VERBS_WRITE,
-	FT_VERBS_READ
+	FT_VERBS_READ,
+	FT_VERBS_FADD, /* ib_atomic_bw -A FETCH_AND_ADD: pt2pt runs ft__verbs_atomic_run */
+	FT_VERBS_CSWAP /* ib_atomic_bw -A CMP_AND_SWAP */
 };
 
 /* Queue pairs per peer: perftest's -q, NCCL_IB_QPS_PER_CONNECTION's range. */
@@ -102,6 +104,18 @@ int ft__verbs_ep_connect(struct ft_ep *ep, uint32_t peer, uint32_t k,
  */
 int ft__verbs_atomic(struct ft_ep *ep, enum ft_verbs_atomic op, uint64_t offset, uint64_t arg,
                      uint64_t swap, struct ft_req *req, struct ft_error *err) FT_MUST_CHECK;
+/*
+ * ib_atomic_bw's and ib_atomic_lat's loop: @n atomics of @op on the word at
+ * offset 0 of @peer's landing region, @window in flight (1 when @lat_us is
+ * given: then each one's round trip in microseconds); *@secs the time they
+ * took. The word is read before and after (a fetch-and-add of 0): *@wrong is
+ * 0 when it moved by @n (fetch-and-add of 1; compare-and-swap of v -> v + 1
+ * from its start value, in order), 1 when not, -1 when the order across
+ * several queue pairs makes the compare-and-swap count unknowable.
+ */
+int ft__verbs_atomic_run(struct ft_ep *ep, uint32_t peer, enum ft_verbs_atomic op, uint64_t n,
+                         uint32_t window, double *lat_us, double *secs, int64_t *wrong,
+                         struct ft_error *err) FT_MUST_CHECK;
 /* The landing region (what peers' writes and atomics change), for tests. */
 void *ft__verbs_landing(struct ft_ep *ep);
 /* The transport's ops with api calls; the test uses them on endpoints made above. */

@@ -1326,6 +1326,9 @@ scatter(const struct fake_rwr *rw, const char *src, uint32_t len, uint32_t skip)
 	return at == total ? 0 : -1;
 }
 
+/* Every fake_atomic_lose-th atomic leaves the word alone (an adapter that loses updates). */
+static int fake_atomic_lose, fake_natomics;
+
 /* Fetch-and-add or compare-and-swap on a remote word; the old value into the local entry. */
 static int
 fake_atomic(struct fake_qp *q, struct ibv_send_wr *wr)
@@ -1338,7 +1341,9 @@ fake_atomic(struct fake_qp *q, struct ibv_send_wr *wr)
 		return -1;
 	memcpy(&old, w, 8);
 	memcpy((char *)(uintptr_t)wr->sg_list[0].addr, &old, 8);
-	if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+	if (fake_atomic_lose && ++fake_natomics % fake_atomic_lose == 0) {
+		/* lost */
+	} else if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		old += wr->wr.atomic.compare_add;
 		memcpy(w, &old, 8);
 	} else if (old == wr->wr.atomic.compare_add) {
@@ -1746,6 +1751,58 @@ test_verbs_atomics(void **state)
 	a[0].len = 4;
 	assert_int_equal(ft__verbs_atomic(ep[0], FT_VERBS_FETCH_ADD, 0, 1, 0, &a[0], &err),
 	                 FT_EINVAL);
+	ep[0]->ops->close(ep[0]);
+	ep[1]->ops->close(ep[1]);
+}
+
+/*
+ * ib_atomic_bw's loop: 100 fetch-and-adds with 16 in flight move rank 1's
+ * word by 100 (#wrong 0); then 50 compare-and-swaps v -> v + 1 from where it
+ * is, 8 in flight on one QP, all match (150); latency mode times each of 20.
+ * An adapter that loses every 7th update is caught (#wrong 1).
+ */
+static void
+test_verbs_atomic_run(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 64 };
+	struct ft_error err = { 0 };
+	double secs = -1, lat[20];
+	struct ft_ep *ep[2];
+	int64_t wrong = 7;
+	uint64_t word;
+	int i;
+
+	verbs_pair(&o, ep);
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 100, 16, NULL, &secs,
+	                                      &wrong, &err),
+	                 0);
+	assert_int_equal(wrong, 0);
+	assert_true(secs >= 0);
+	memcpy(&word, ft__verbs_landing(ep[1]), 8);
+	assert_int_equal(word, 100);
+	/* 102 fetch-and-adds on the QP: the reads before and after count too */
+	assert_int_equal(fake_qps[0]->nonesided, 102);
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_CMP_SWAP, 50, 8, NULL, &secs,
+	                                      &wrong, &err),
+	                 0);
+	assert_int_equal(wrong, 0);
+	memcpy(&word, ft__verbs_landing(ep[1]), 8);
+	assert_int_equal(word, 150);
+	for (i = 0; i < 20; i++)
+		lat[i] = -1;
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 20, 16, lat, &secs,
+	                                      &wrong, &err),
+	                 0);
+	assert_int_equal(wrong, 0);
+	for (i = 0; i < 20; i++)
+		assert_true(lat[i] >= 0);
+	fake_atomic_lose = 7;
+	fake_natomics = 0;
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 30, 4, NULL, &secs,
+	                                      &wrong, &err),
+	                 0);
+	fake_atomic_lose = 0;
+	assert_int_equal(wrong, 1);
 	ep[0]->ops->close(ep[0]);
 	ep[1]->ops->close(ep[1]);
 }
@@ -2203,6 +2260,7 @@ main(void)
 		cmocka_unit_test(test_verbs_qps),
 		cmocka_unit_test(test_verbs_ud),
 		cmocka_unit_test(test_verbs_atomics),
+		cmocka_unit_test(test_verbs_atomic_run),
 		cmocka_unit_test(test_verbs_gpudirect),
 #endif
 	};
