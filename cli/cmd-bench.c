@@ -218,6 +218,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "rounds", &a.rounds, "N", "bisection: random matchings (5)"),
 		OPT_STRING(0, "verbs-op", &a.verbs_op, "OP",
 		           "verbs: send (default), write, read, fadd, cswap"),
+		OPT_STRING('A', "atomic_type", &a.atomic_type, "TYPE",
+		           "perftest: FETCH_AND_ADD or CMP_AND_SWAP (--verbs-op fadd, cswap)"),
 		OPT_STRING(0, "connection", &a.conn, "RC|UD",
 		           "verbs: perftest's -c, RC (default) or UD (send, one MTU)"),
 		OPT_STRING(0, "rdma-device", &a.rdma_dev, "DEV", "verbs: device (first active)"),

@@ -356,7 +356,8 @@ struct ft_bench_args {
 	const char *pattern, *transport; /* NULL: all_reduce, auto */
 	const char *op, *dtype;          /* -o, -d: a name or "all" (a sweep of every one) */
 	const char *bind, *ifname, *verbs_op, *rdma_dev;
-	const char *conn; /* perftest's -c: RC or UD (verbs) */
+	const char *conn;        /* perftest's -c: RC or UD (verbs) */
+	const char *atomic_type; /* perftest's -A: FETCH_AND_ADD or CMP_AND_SWAP (verbs) */
 	const char *timeout_str;  /* -T: seconds or a duration ("30s"), NULL = timeout */
 	const char *duration_str; /* perftest -D */
 	const char *table_format; /* --table-format: nccl-tests layout, "classic" (NULL) or "2.18" */

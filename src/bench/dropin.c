@@ -309,6 +309,17 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 	}
 	if (o->conn && connection(o, cfg, err) < 0)
 		return FT_EINVAL;
+	/* perftest's -A: ib_atomic_bw's operation, as --verbs-op names it */
+	if (o->atomic_type) {
+		if (strcmp(o->atomic_type, "FETCH_AND_ADD") != 0 &&
+		    strcmp(o->atomic_type, "CMP_AND_SWAP") != 0)
+			return ft_error_set(err, FT_EINVAL,
+			                    "-A/--atomic_type '%s': expected FETCH_AND_ADD or "
+			                    "CMP_AND_SWAP",
+			                    o->atomic_type);
+		ft_strlcpy(cfg->verbs_op, o->atomic_type[0] == 'F' ? "fadd" : "cswap",
+		           sizeof(cfg->verbs_op));
+	}
 	if (o->rdma_dev)
 		ft_strlcpy(cfg->rdma_device, o->rdma_dev, sizeof(cfg->rdma_device));
 	cfg->gid_index = o->gid_index;

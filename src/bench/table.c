@@ -599,6 +599,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		} else if (cfg->pattern == FT_OP_COPY_MATRIX) {
 			ft_json_kv_str(&j, "algo", row->algo); /* "ce" copy engine, "sm" kernel */
 			ft_json_kv_int(&j, "wrong", row->wrong);
+		} else if (strcmp(cfg->verbs_op, "fadd") == 0 || strcmp(cfg->verbs_op, "cswap") == 0) {
+			ft_json_kv_int(&j, "wrong", row->wrong); /* atomics: the remote word checked */
 		}
 		if (cfg->pattern == FT_OP_PT2PT_BW)
 			ft_json_kv_double(&j, "peak_GBps", row->ip_algbw_GBps);

@@ -173,6 +173,9 @@ else
 		grep -E "Number of qps|^ *1048576" || { echo "FAIL: verbs -q 4"; fail=1; }
 	timeout 60 "$fabtune" bench pt2pt_bw --np 2 --transport verbs -c UD -s 2048 -n 1000 |
 		grep -E "Connection type|^ *2048" || { echo "FAIL: verbs -c UD"; fail=1; }
+	# ib_atomic_bw: the remote word must move by exactly -n (#wrong 0)
+	timeout 60 "$fabtune" bench pt2pt_bw --np 2 --transport verbs -A FETCH_AND_ADD -s 8 \
+		-n 100000 --json | grep -q '"wrong":0' || { echo "FAIL: verbs atomics"; fail=1; }
 	rm -f /tmp/ft-gd.$$ /tmp/ft-gde.$$
 fi
 

@@ -1919,6 +1919,18 @@ test_dropin_args(void **state)
 	assert_string_equal(cfg.verbs_conn, "UD");
 	assert_int_equal(cfg.min_bytes, 2);
 	assert_int_equal(cfg.max_bytes, 4096);
+	a.atomic_type = "CMP_AND_SWAP";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_string_equal(cfg.verbs_op, "cswap");
+	a.atomic_type = "FETCH_AND_ADD";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_string_equal(cfg.verbs_op, "fadd");
+	a.atomic_type = "SWAP";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_string_equal(err.msg,
+	                    "-A/--atomic_type 'SWAP': expected FETCH_AND_ADD or CMP_AND_SWAP");
+	a.atomic_type = NULL;
+	ft_error_clear(&err);
 	a.conn = "XRC";
 	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
 	assert_string_equal(err.msg, "-c/--connection 'XRC': expected RC or UD (UC, XRC, DC and "
