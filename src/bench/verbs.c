@@ -32,9 +32,14 @@
  * loss shows as --timeout naming the peer.
  *
  * ft__verbs_atomic() posts fetch-and-add and compare-and-swap on 8 bytes of
- * a peer's landing region (ib_atomic_bw / ib_atomic_lat); the QPs and the
- * landing region allow remote atomics. Every ibv_* call goes through struct
- * ft_verbs_api (verbs_int.h): the unit test replaces the device.
+ * a peer's landing region; the QPs and the landing region allow remote
+ * atomics. With --verbs-op fadd or cswap, pt2pt runs ft__verbs_atomic_run()
+ * (ib_atomic_bw / ib_atomic_lat) instead of its message stream.
+ *
+ * GPUDirect RDMA (--gpu-buffers): ft__verbs_reg_cuda() registers device
+ * memory with the adapter, through a dmabuf the CUDA driver exports, else
+ * the device pointer itself (nvidia-peermem). Every ibv_* call goes through
+ * struct ft_verbs_api (verbs_int.h): the unit test replaces the device.
  */
 #include "verbs_int.h"
 
@@ -1030,7 +1035,7 @@ verbs_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 
 const struct ft_transport_ops ft_verbs_transport = {
 	FT__TRANSPORT_P2P_OPS(verbs, verbs_open,
-	                      "RDMA RC send/write/read through libibverbs"),
+	                      "RDMA RC/UD send, write, read and atomics through libibverbs"),
 	.spin_polls = 1 << 30, /* completions are polled, never waited on */
 	.rank_local = 30,
 	.rank_remote = 60,
@@ -1075,7 +1080,7 @@ verbs_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 
 const struct ft_transport_ops ft_verbs_transport = {
 	.name = "verbs",
-	.summary = "RDMA RC send/write/read through libibverbs (not built)",
+	.summary = "RDMA RC/UD send, write, read and atomics through libibverbs (not built)",
 	.probe = verbs_probe,
 };
 
