@@ -156,6 +156,7 @@ struct ft_bench_cfg {
 	uint64_t shm_cma_min_bytes; /* shm: copy messages this large once, through
 	                               process_vm_readv; 0 (default) = never */
 	char verbs_op[8];       /* verbs: "send" (default), "write" or "read" */
+	char verbs_conn[4];     /* verbs: "RC" (default) or "UD" (perftest's -c) */
 	char rdma_device[32];   /* verbs: device name, "" = first with an active port */
 	int gid_index;          /* verbs on RoCE: GID index (default 0) */
 	double timeout_s;       /* no progress for this long = peer failed (default 30) */
@@ -355,6 +356,8 @@ struct ft_bench_args {
 	const char *pattern, *transport; /* NULL: all_reduce, auto */
 	const char *op, *dtype;          /* -o, -d: a name or "all" (a sweep of every one) */
 	const char *bind, *ifname, *verbs_op, *rdma_dev;
+	const char *conn;        /* perftest's -c: RC or UD (verbs) */
+	const char *atomic_type; /* perftest's -A: FETCH_AND_ADD or CMP_AND_SWAP (verbs) */
 	const char *timeout_str;  /* -T: seconds or a duration ("30s"), NULL = timeout */
 	const char *duration_str; /* perftest -D */
 	const char *table_format; /* --table-format: nccl-tests layout, "classic" (NULL) or "2.18" */

@@ -209,6 +209,26 @@ extern const struct ft_transport_ops ft_shm_transport;
 bool ft__shm_direct(const struct ft_ep *ep);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
+struct ft__cuda;
+/*
+ * GPUDirect RDMA on a verbs endpoint: register @bytes of device memory at
+ * @dptr with the adapter (dmabuf, else nvidia-peermem; verbs.c), so that
+ * messages in it go without a host copy; *@path gets "dmabuf" or "peermem".
+ * FT_ENOTSUP naming both reasons where neither works. Undone by unreg.
+ */
+int ft__verbs_reg_cuda(struct ft_ep *ep, struct ft__cuda *cu, uint64_t dptr, size_t bytes,
+                       const char **path, struct ft_error *err) FT_MUST_CHECK;
+void ft__verbs_unreg(struct ft_ep *ep, uint64_t dptr);
+/*
+ * pt2pt over verbs with --verbs-op fadd or cswap (ib_atomic_bw, ib_atomic_lat):
+ * rank 0 issues @n atomics on rank 1's memory; *@bw_GBps (8 bytes each) or,
+ * with @lat_us, each one's round trip; *@wrong as the word checks out (verbs.c).
+ * False from ft__verbs_atomics when the endpoint runs no atomics.
+ */
+bool ft__verbs_atomics(const struct ft_ep *ep);
+int ft__verbs_pt2pt_atomics(struct ft_ep *ep, uint32_t peer, uint64_t n, uint32_t window,
+                            double *lat_us, double *bw_GBps, int64_t *wrong,
+                            struct ft_error *err) FT_MUST_CHECK;
 extern const struct ft_transport_ops ft_nccl_transport;
 extern const struct ft_transport_ops ft_ucx_transport;
 /* Does this ucx endpoint's UCX move CUDA device memory itself? */

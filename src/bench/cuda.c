@@ -52,6 +52,18 @@ struct ft__cuda {
 	cu_result_t (*LaunchKernel)(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 	                            unsigned by, unsigned bz, unsigned shmem, void *stream,
 	                            void **params, void **extra);
+	/* optional (CUDA 11.7+), NULL on older drivers: dmabuf export for GPUDirect RDMA */
+	cu_result_t (*MemGetHandleForAddressRange)(void *handle, uint64_t dptr, size_t bytes,
+	                                           int type, unsigned long long flags);
+	cu_result_t (*DeviceGetAttribute)(int *value, int attr, int dev);
+};
+
+static const struct {
+	size_t off;
+	const char *name;
+} cu_optional[] = {
+	{ offsetof(struct ft__cuda, MemGetHandleForAddressRange), "cuMemGetHandleForAddressRange" },
+	{ offsetof(struct ft__cuda, DeviceGetAttribute), "cuDeviceGetAttribute" },
 };
 
 #define CU_SYM(field, name)                            \
@@ -137,6 +149,11 @@ ft__cuda_open(uint32_t local_index, struct ft__cuda **out, struct ft_error *err)
 			goto fail;
 		}
 		memcpy((char *)c + cu_syms[i].off, &f, sizeof(f));
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(cu_optional); i++) {
+		void *f = dlsym(c->lib, cu_optional[i].name);
+
+		memcpy((char *)c + cu_optional[i].off, &f, sizeof(f));
 	}
 	if ((r = c->Init(0)) != 0) {
 		cu_fail(c, err, FT_ENOTSUP, "cuInit", r);
@@ -251,6 +268,36 @@ ft__cuda_htod(struct ft__cuda *c, uint64_t dst, const void *src, size_t bytes,
 	cu_result_t r = bytes ? c->MemcpyHtoD(dst, src, bytes) : 0;
 
 	return r ? cu_fail(c, err, FT_EIO, "cuMemcpyHtoD", r) : 0;
+}
+
+/* CUdevice_attribute and CUmemRangeHandleType values of cuda.h (CUDA 11.7+) */
+#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124
+#define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD   1
+
+int
+ft__cuda_dmabuf_fd(struct ft__cuda *c, uint64_t dptr, size_t bytes, int *fd,
+                   struct ft_error *err)
+{
+	int ok = 0;
+	cu_result_t r;
+
+	*fd = -1;
+	if (!c->MemGetHandleForAddressRange)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "the CUDA driver has no cuMemGetHandleForAddressRange (CUDA "
+		                    "11.7+)");
+	if (c->DeviceGetAttribute &&
+	    (c->DeviceGetAttribute(&ok, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, c->dev) != 0 || !ok))
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "GPU %d does not export dmabuf (CU_DEVICE_ATTRIBUTE_DMA_BUF_"
+		                    "SUPPORTED is 0: the open kernel module is needed)",
+		                    c->dev);
+	r = c->MemGetHandleForAddressRange(fd, dptr, bytes, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	if (r != 0) {
+		*fd = -1;
+		return cu_fail(c, err, FT_ENOTSUP, "cuMemGetHandleForAddressRange", r);
+	}
+	return 0;
 }
 
 /* ---- SM copies: a copy kernel instead of the copy engine ------------------- */

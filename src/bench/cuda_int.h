@@ -28,6 +28,14 @@ void ft__cuda_host_free(struct ft__cuda *c, void *p);
 int ft__cuda_host_register(struct ft__cuda *c, void *p, size_t bytes,
                            struct ft_error *err) FT_MUST_CHECK;
 void ft__cuda_host_unregister(struct ft__cuda *c, void *p);
+/*
+ * A dmabuf file descriptor for @bytes of device memory at @dptr, for
+ * ibv_reg_dmabuf_mr (GPUDirect RDMA without nvidia-peermem); the caller
+ * closes it. FT_ENOTSUP, saying why, where the driver or the GPU cannot.
+ * @dptr and @bytes must be aligned to the host page size.
+ */
+int ft__cuda_dmabuf_fd(struct ft__cuda *c, uint64_t dptr, size_t bytes, int *fd,
+                       struct ft_error *err) FT_MUST_CHECK;
 int ft__cuda_dtoh(struct ft__cuda *c, void *dst, uint64_t src, size_t bytes,
                   struct ft_error *err) FT_MUST_CHECK;
 int ft__cuda_htod(struct ft__cuda *c, uint64_t dst, const void *src, size_t bytes,

@@ -134,6 +134,26 @@ seconds(const char *text, const char *opt, double *out, struct ft_error *err)
 	return 0;
 }
 
+/* perftest's -c: RC (the default) or UD, verbs only; UD sweeps -a up to a 4096-byte MTU. */
+static int
+connection(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	if (strcmp(o->conn, "RC") == 0)
+		return 0;
+	if (strcmp(o->conn, "UD") != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "-c/--connection '%s': expected RC or UD (UC, XRC, DC and SRD "
+		                    "are not offered)",
+		                    o->conn);
+	if (!o->transport || strcmp(o->transport, "verbs") != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "-c/--connection UD: unreliable datagrams need --transport verbs");
+	ft_strlcpy(cfg->verbs_conn, "UD", sizeof(cfg->verbs_conn));
+	if (o->all_sizes)
+		cfg->max_bytes = 4096;
+	return 0;
+}
+
 int
 ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_error *err)
 {
@@ -245,13 +265,14 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 	cfg->window = o->window == UINT64_MAX ? 0 : (uint32_t)o->window;
 	cfg->bidir = o->bidir;
 	cfg->streams = (uint32_t)o->streams;
-	/* perftest's -q: the parallel connections of a pair; for tcp, its sockets */
+	/* perftest's -q: the parallel connections of a pair: verbs' queue pairs, tcp's sockets */
 	if (o->qps > 1) {
-		if (!o->transport || strcmp(o->transport, "tcp") != 0) {
+		if (!o->transport ||
+		    (strcmp(o->transport, "tcp") != 0 && strcmp(o->transport, "verbs") != 0)) {
 			return ft_error_set(err, FT_EINVAL,
 			                    "-q/--qp %" PRIu64
-			                    ": several queue pairs only with --transport "
-			                    "tcp (as --streams) so far",
+			                    ": several queue pairs with --transport verbs, or "
+			                    "tcp (as --streams)",
 			                    o->qps);
 		}
 		if (o->qps > 64) {
@@ -273,8 +294,32 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 	cfg->retest = !o->no_retest;
 	cfg->rounds = (uint32_t)o->rounds;
 	cfg->seed = o->seed;
-	if (o->verbs_op)
+	if (o->verbs_op) {
+		static const char *const ops[] = { "send", "write", "read", "fadd", "cswap" };
+		size_t i;
+
+		for (i = 0; i < FT_ARRAY_SIZE(ops) && strcmp(o->verbs_op, ops[i]) != 0; i++)
+			;
+		if (i == FT_ARRAY_SIZE(ops))
+			return ft_error_set(err, FT_EINVAL,
+			                    "--verbs-op '%s': expected send, write, read, fadd or "
+			                    "cswap",
+			                    o->verbs_op);
 		ft_strlcpy(cfg->verbs_op, o->verbs_op, sizeof(cfg->verbs_op));
+	}
+	if (o->conn && connection(o, cfg, err) < 0)
+		return FT_EINVAL;
+	/* perftest's -A: ib_atomic_bw's operation, as --verbs-op names it */
+	if (o->atomic_type) {
+		if (strcmp(o->atomic_type, "FETCH_AND_ADD") != 0 &&
+		    strcmp(o->atomic_type, "CMP_AND_SWAP") != 0)
+			return ft_error_set(err, FT_EINVAL,
+			                    "-A/--atomic_type '%s': expected FETCH_AND_ADD or "
+			                    "CMP_AND_SWAP",
+			                    o->atomic_type);
+		ft_strlcpy(cfg->verbs_op, o->atomic_type[0] == 'F' ? "fadd" : "cswap",
+		           sizeof(cfg->verbs_op));
+	}
 	if (o->rdma_dev)
 		ft_strlcpy(cfg->rdma_device, o->rdma_dev, sizeof(cfg->rdma_device));
 	cfg->gid_index = o->gid_index;
@@ -400,5 +445,8 @@ ft_bench_args_perftest_a(int argc, char **argv)
 		if (strcmp(argv[i], "-a") == 0 &&
 		    !(next && next[0] >= '0' && next[0] <= '3' && next[1] == '\0'))
 			argv[i] = (char *)"--all-sizes";
+		/* perftest's -c takes a connection type, nccl-tests' 0 or 1 */
+		if (strcmp(argv[i], "-c") == 0 && next && (next[0] < '0' || next[0] > '9'))
+			argv[i] = (char *)"--connection";
 	}
 }

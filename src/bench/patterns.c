@@ -121,6 +121,12 @@ struct p2p_buf {
 	uint64_t dev;
 };
 
+static bool
+is_verbs(const struct ft_bench_ctx *bc)
+{
+	return strcmp(bc->ep->ops->name, "verbs") == 0;
+}
+
 static int
 p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
          struct ft_error *err)
@@ -131,9 +137,18 @@ p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
 		return b->host ? 0 : FT_ENOMEM;
 	}
 	if (bc->gpu_direct) {
-		/* UCX reads and writes the device buffer itself: nothing to stage */
+		/* UCX reads and writes the device buffer itself, the RDMA adapter once the
+		   buffer is registered with it (GPUDirect RDMA): nothing to stage */
+		const char *path;
+
 		if (ft__cuda_alloc(bc->cuda, size, &b->dev, err) < 0)
 			return FT_ENOMEM;
+		if (is_verbs(bc) && ft__verbs_reg_cuda(bc->ep, bc->cuda, b->dev, size ? size : 1,
+		                                       &path, err) < 0) {
+			ft__cuda_free(bc->cuda, b->dev);
+			b->dev = 0;
+			return FT_ENOTSUP;
+		}
 		b->host = (char *)(uintptr_t)b->dev;
 		return 0;
 	}
@@ -160,6 +175,8 @@ p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 		return;
 	if (!bc->gpu_direct)
 		ft__cuda_host_free(bc->cuda, b->host);
+	else if (is_verbs(bc))
+		ft__verbs_unreg(bc->ep, b->dev);
 	ft__cuda_free(bc->cuda, b->dev);
 	b->host = NULL;
 	b->dev = 0;
@@ -420,6 +437,28 @@ ft__bench_step(const struct ft_bench_cfg *cfg, uint64_t *size)
 	return true;
 }
 
+/*
+ * --verbs-op fadd or cswap (ib_atomic_bw, ib_atomic_lat): rank 0 issues the
+ * atomics on rank 1's memory, rank 1 stays passive; v[0] and v[1] rank 0's
+ * rate (8 bytes an atomic), v[2] whether the word moved by the count (#wrong).
+ */
+static int
+atomics_size(struct ft_bench_ctx *bc, bool lat, double *samples, double v[3],
+             struct ft_error *err)
+{
+	uint32_t r = bc->w->rank;
+	int64_t wrong = -1;
+	int rc = sync_pair(bc, 1 - r, err);
+
+	if (rc == 0 && r == 0) {
+		rc = ft__verbs_pt2pt_atomics(bc->ep, 1, bc->cfg->iters, bc->cfg->window,
+		                             lat ? samples : NULL, &v[0], &wrong, err);
+		v[1] = lat ? NAN : v[0];
+		v[2] = (double)wrong;
+	}
+	return rc == 0 ? sync_pair(bc, 1 - r, err) : rc;
+}
+
 int
 ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
 {
@@ -429,10 +468,17 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	bool lat = cfg->pattern == FT_OP_PT2PT_LAT;
 	uint64_t size, total = ft__bench_nsizes(cfg), done = 0;
 	double *samples = NULL;
+	bool atomics = is_verbs(bc) && ft__verbs_atomics(bc->ep);
 	int rc = 0;
 
 	if (w->nranks < 2)
 		return ft_error_set(err, FT_EINVAL, "pt2pt needs 2 ranks (use --np 2)");
+	if (atomics && (cfg->min_bytes != 8 || cfg->max_bytes != 8 || cfg->duration_s > 0 ||
+	                cfg->bidir || bc->cuda))
+		return ft_error_set(err, FT_EINVAL,
+		                    "--verbs-op %s: an atomic moves 8 bytes: -s 8, counted with "
+		                    "-n (no -D, --bidir or --gpu-buffers), as ib_atomic_bw",
+		                    cfg->verbs_op);
 	if (lat) {
 		samples = ft_calloc(cfg->iters, sizeof(*samples));
 		if (!samples)
@@ -446,7 +492,14 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		row_base(&row, ft_op_name(cfg->pattern), out, size, 2);
 		label(w, 0, row.src, sizeof(row.src));
 		label(w, 1, row.dst, sizeof(row.dst));
-		if (lat && cfg->duration_s > 0) {
+		if (atomics) {
+			if (r < 2)
+				rc = atomics_size(bc, lat, samples, v, err);
+			if (rc == 0 && r == 0 && lat)
+				ft_bench_lat_stats(samples, cfg->iters, &row);
+			if (lat)
+				v[0] = row.lat_p50_us;
+		} else if (lat && cfg->duration_s > 0) {
 			size_t n = 0;
 
 			if (r < 2)
@@ -476,9 +529,18 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		}
 		if (rc == 0)
 			rc = ft__world_allgather(w, v, sizeof(v), all, err);
+		if (rc == 0 && atomics)
+			row.wrong = (int64_t)all[2]; /* rank 0 checked the word */
 		if (rc == 0 && !lat) {
-			/* receive bandwidth of rank 1 (plus rank 0's when bidirectional) */
+			/* receive bandwidth of rank 1 (plus rank 0's when bidirectional); atomics:
+			   rank 0's, the side that issues them */
 			double bw = all[3], peak = all[4], cv = all[5];
+
+			if (atomics) {
+				bw = all[0];
+				peak = all[1];
+				cv = NAN;
+			}
 
 			if (cfg->bidir) {
 				bw += all[0];
@@ -837,16 +899,22 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 	const struct ft_bench_cfg *cfg = bc->cfg;
 	uint32_t n = bc->w->nranks, root = (uint32_t)cfg->root, s, pings = 0;
 	size_t size = (size_t)cfg->max_bytes, per = (size_t)cfg->window * cfg->iters, k;
-	char *rbuf = ft__ep_scratch(ep, 1, size), pbuf[8];
+	struct p2p_buf rb;
+	char *rbuf, pbuf[8];
 	struct ft_req *reqs = ft__ep_scratch(ep, 2, sizeof(struct ft_req) * n * cfg->window);
-	size_t *posted = ft_calloc(n, sizeof(*posted)), busy_left = 0;
+	size_t *posted, busy_left = 0;
 	struct ft_req vq;
 	bool want_ping = true, vdone = false;
 	double last = ft__now();
-	int rc = 0;
+	int rc = p2p_open(bc, 1, size, &rb, err);
 
-	if (!rbuf || !reqs || !posted) {
+	if (rc < 0)
+		return rc;
+	rbuf = rb.host;
+	posted = ft_calloc(n, sizeof(*posted));
+	if (!reqs || !posted) {
 		ft_free(posted);
+		p2p_close(bc, &rb);
 		return FT_ENOMEM;
 	}
 	memset(reqs, 0, sizeof(struct ft_req) * n * cfg->window);
@@ -881,6 +949,10 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 				if (!q->done || q->len == 0)
 					continue;
 				busy_left--;
+				/* each message up to the GPU as it lands (--gpu-buffers) */
+				rc = p2p_up(bc, &rb, size, err);
+				if (rc < 0)
+					break;
 				if (posted[s] < per) {
 					posted[s]++;
 					rc = ft__ep_recv(ep, q, s, rbuf, size, err);
@@ -909,6 +981,40 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
 	ft_free(posted);
+	p2p_close(bc, &rb);
+	return rc;
+}
+
+/* A sender: -n windows of messages to the root, each copied down first with --gpu-buffers. */
+static int
+incast_sender(struct ft_bench_ctx *bc, uint32_t root, struct ft_error *err)
+{
+	const struct ft_bench_cfg *cfg = bc->cfg;
+	size_t size = (size_t)cfg->max_bytes;
+	struct ft_req *q = ft__ep_scratch(bc->ep, 2, (sizeof(*q) + sizeof(struct ft_req *)) * cfg->window);
+	struct ft_req **ptrs;
+	struct p2p_buf sb;
+	uint32_t it, k;
+	int rc;
+
+	if (!q)
+		return FT_ENOMEM;
+	ptrs = (struct ft_req **)(void *)(q + cfg->window);
+	rc = p2p_open(bc, 0, size, &sb, err);
+	if (rc < 0)
+		return rc;
+	/* the root posts matching receives, no handshake */
+	for (it = 0; it < cfg->iters && rc == 0; it++) {
+		for (k = 0; k < cfg->window && rc == 0; k++) {
+			rc = p2p_down(bc, &sb, size, err);
+			if (rc == 0)
+				rc = ft__ep_send(bc->ep, &q[k], root, sb.host, size, err);
+			ptrs[k] = &q[k];
+		}
+		if (rc == 0)
+			rc = ft__ep_wait(bc->ep, ptrs, cfg->window, err);
+	}
+	p2p_close(bc, &sb);
 	return rc;
 }
 
@@ -941,27 +1047,7 @@ ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft
 		} else if (r == victim) {
 			rc = pingpong(bc, root, true, 8, 10, LAT_PROBE_ITERS, samples, err);
 		} else if (busy) {
-			double bw, peak;
-			/* senders: the root posts matching receives, no handshake */
-			size_t size = (size_t)cfg->max_bytes;
-			char *sbuf = ft__ep_scratch(bc->ep, 0, size);
-			struct ft_req *q = ft__ep_scratch(bc->ep, 2, sizeof(*q) * 2 * cfg->window);
-			struct ft_req **ptrs =
-			        ft__ep_scratch(bc->ep, 1, sizeof(*ptrs) * cfg->window);
-			uint32_t it, k;
-
-			FT_UNUSED(bw);
-			FT_UNUSED(peak);
-			if (!sbuf || !q || !ptrs)
-				rc = FT_ENOMEM;
-			for (it = 0; it < cfg->iters && rc == 0; it++) {
-				for (k = 0; k < cfg->window && rc == 0; k++) {
-					rc = ft__ep_send(bc->ep, &q[k], root, sbuf, size, err);
-					ptrs[k] = &q[k];
-				}
-				if (rc == 0)
-					rc = ft__ep_wait(bc->ep, ptrs, cfg->window, err);
-			}
+			rc = incast_sender(bc, root, err);
 		}
 		if (rc < 0)
 			break;

@@ -490,14 +490,37 @@ stage_open(struct ft_bench_ctx *bc, char *sbuf, size_t sbytes, char *rbuf, size_
  * --gpu-buffers: where the buffers are, and the driver when this transport
  * stages. Every rank learns whether every rank has a GPU, so all fail alike.
  */
+/*
+ * GPUDirect RDMA over verbs: register a 64 KiB device buffer with the
+ * adapter as the patterns' buffers will be; 1 when it went through dmabuf,
+ * 2 through nvidia-peermem, or FT_ENOTSUP saying why neither did.
+ */
+static int
+gpudirect_probe(struct ft_bench_ctx *bc, struct ft_error *err)
+{
+	const char *path = NULL;
+	uint64_t d;
+	int rc = ft__cuda_alloc(bc->cuda, 65536, &d, err);
+
+	if (rc < 0)
+		return rc;
+	rc = ft__verbs_reg_cuda(bc->ep, bc->cuda, d, 65536, &path, err);
+	if (rc == 0) {
+		ft__verbs_unreg(bc->ep, d);
+		rc = strcmp(path, "dmabuf") == 0 ? 1 : 2;
+	}
+	ft__cuda_free(bc->cuda, d);
+	return rc;
+}
+
 static int
 gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
 {
 	const char *tr = bc->ep->ops->name;
 	struct ft_world *w = bc->w;
 	struct ft_error mine = { 0 };
-	int32_t ok[2], *all;
-	bool direct;
+	int32_t ok[3] = { 0, 0, 0 }, *all;
+	bool direct, verbs = strcmp(tr, "verbs") == 0, dmabuf = true;
 	uint32_t idx = 0, i;
 	int rc;
 
@@ -506,23 +529,36 @@ gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
 		return 0;
 	}
-	if (strcmp(tr, "tcp") != 0 && strcmp(tr, "shm") != 0 && strcmp(tr, "ucx") != 0)
+	if (strcmp(tr, "tcp") != 0 && strcmp(tr, "shm") != 0 && strcmp(tr, "ucx") != 0 && !verbs)
 		return ft_error_set(err, FT_ENOTSUP,
 		                    "--gpu-buffers: not available on the %s transport (tcp, shm "
-		                    "and ucx stage through the host, nccl reads GPU memory)",
+		                    "and ucx stage through the host, verbs and nccl read GPU "
+		                    "memory)",
 		                    tr);
-	if (!ft_op_is_coll(bc->cfg->pattern) && bc->cfg->pattern != FT_OP_PT2PT_BW &&
-	    bc->cfg->pattern != FT_OP_PT2PT_LAT)
+	if (verbs && ft_op_is_coll(bc->cfg->pattern))
 		return ft_error_set(err, FT_ENOTSUP,
-		                    "--gpu-buffers: not yet available for %s (the collectives, "
-		                    "pt2pt_bw and pt2pt_lat are)",
+		                    "--gpu-buffers: not available for %s over verbs (fabtune's "
+		                    "collectives reduce and copy on the host; the point-to-point "
+		                    "patterns are)",
+		                    ft_op_name(bc->cfg->pattern));
+	if (!ft_op_is_coll(bc->cfg->pattern) && bc->cfg->pattern != FT_OP_PT2PT_BW &&
+	    bc->cfg->pattern != FT_OP_PT2PT_LAT && bc->cfg->pattern != FT_OP_PAIRS &&
+	    bc->cfg->pattern != FT_OP_BISECTION && bc->cfg->pattern != FT_OP_INCAST)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "--gpu-buffers: not available for %s (the collectives, "
+		                    "pt2pt_bw, pt2pt_lat, pairs, bisection and incast are)",
 		                    ft_op_name(bc->cfg->pattern));
 	/* UCX with CUDA support takes device pointers; the collectives reduce and copy on
 	   the host, so only the point-to-point patterns can hand them over */
-	direct = strcmp(tr, "ucx") == 0 && !ft_op_is_coll(bc->cfg->pattern) &&
-	         ft__ucx_cuda(bc->ep);
+	direct = verbs ||
+	         (strcmp(tr, "ucx") == 0 && !ft_op_is_coll(bc->cfg->pattern) && ft__ucx_cuda(bc->ep));
 	ft__world_local(w, &idx);
 	ok[0] = ft__cuda_open(idx, &bc->cuda, &mine);
+	if (ok[0] == 0 && verbs) {
+		/* GPUDirect RDMA: the adapter must take the GPU's memory */
+		ok[2] = gpudirect_probe(bc, &mine);
+		ok[0] = FT_MIN(ok[2], 0);
+	}
 	ok[1] = direct;
 	all = ft_calloc(w->nranks, sizeof(ok));
 	if (!all) {
@@ -534,8 +570,9 @@ gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	for (i = 0; rc == 0 && i < w->nranks; i++) {
 		char who[128];
 
-		direct = direct && all[2 * i + 1];
-		if (all[2 * i] == 0)
+		direct = direct && all[3 * i + 1];
+		dmabuf = dmabuf && all[3 * i + 2] == 1;
+		if (all[3 * i] == 0)
 			continue;
 		if (i == w->rank)
 			rc = ft_error_set(err, FT_ENOTSUP, "--gpu-buffers: not available: %s",
@@ -551,8 +588,12 @@ gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		bc->cuda = NULL;
 		return rc;
 	}
-	bc->gpu_direct = direct; /* every rank's UCX moves CUDA memory */
-	ft_strlcpy(out->buffers, direct ? "device" : "device-staged", sizeof(out->buffers));
+	bc->gpu_direct = direct; /* every rank's UCX moves CUDA memory, or verbs registers it */
+	ft_strlcpy(out->buffers,
+	           verbs  ? (dmabuf ? "device-dmabuf" : "device-peermem") :
+	           direct ? "device" :
+	                    "device-staged",
+	           sizeof(out->buffers));
 	return 0;
 }
 

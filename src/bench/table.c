@@ -49,6 +49,12 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		               strcmp(rep->buffers, "device-staged") == 0 ?
 		                       "GPU memory, staged through pinned host memory "
 		                       "(the copies are in the times)" :
+		               strcmp(rep->buffers, "device-dmabuf") == 0 ?
+		                       "GPU memory, read by the RDMA adapter (GPUDirect RDMA, "
+		                       "dmabuf)" :
+		               strcmp(rep->buffers, "device-peermem") == 0 ?
+		                       "GPU memory, read by the RDMA adapter (GPUDirect RDMA, "
+		                       "nvidia-peermem)" :
 		                       "GPU memory, read by the transport itself");
 	/* nccl-tests 2.18's opening line: the test's name for whoever reads the log */
 	if (ft_op_is_coll(cfg->pattern))
@@ -234,7 +240,13 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft
 	               "fabtune");
 	/* perftest's settings block: "%-16s: " keys, two to a line */
 	ft_strbuf_addf(sb, " Number of qps   : %-14u Transport type : %s\n",
-	               strcmp(rep->transport, "tcp") == 0 ? cfg->streams : 1u, rep->transport);
+	               strcmp(rep->transport, "tcp") == 0 || strcmp(rep->transport, "verbs") == 0 ?
+	                       cfg->streams :
+	                       1u,
+	               rep->transport);
+	if (strcmp(rep->transport, "verbs") == 0)
+		ft_strbuf_addf(sb, " Connection type : %s\n",
+		               strcmp(cfg->verbs_conn, "UD") == 0 ? "UD" : "RC");
 	if (!lat)
 		ft_strbuf_addf(sb, " TX depth        : %u\n", cfg->window);
 	if (rep->nranks >= 2) {
@@ -587,6 +599,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		} else if (cfg->pattern == FT_OP_COPY_MATRIX) {
 			ft_json_kv_str(&j, "algo", row->algo); /* "ce" copy engine, "sm" kernel */
 			ft_json_kv_int(&j, "wrong", row->wrong);
+		} else if (strcmp(cfg->verbs_op, "fadd") == 0 || strcmp(cfg->verbs_op, "cswap") == 0) {
+			ft_json_kv_int(&j, "wrong", row->wrong); /* atomics: the remote word checked */
 		}
 		if (cfg->pattern == FT_OP_PT2PT_BW)
 			ft_json_kv_double(&j, "peak_GBps", row->ip_algbw_GBps);

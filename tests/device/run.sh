@@ -5,7 +5,8 @@
 # with -G (CUDA graphs) against plain launches, and
 # nccl-tests' -d all -o all), the device-to-device copy bandwidth test, the
 # host/GPU copy matrix with its copy-engine and copy-kernel (SM) rows side by
-# side, and --gpu-buffers over shm, tcp and nccl, printing figures to compare with
+# side, and --gpu-buffers over shm, tcp and nccl (and verbs with GPUDirect RDMA where an RDMA
+# device exists), printing figures to compare with
 # nccl-tests (its all_reduce_perf is run too when it is in PATH).
 # Without a GPU it prints "skipped: ..." and exits 0. Bounded: < 5 minutes.
 set -u
@@ -147,6 +148,36 @@ else
 	echo "FAIL: --gpu-buffers over ucx"; fail=1
 fi
 rm -f /tmp/ft-ux.$$
+
+# verbs: GPUDirect RDMA where an RDMA device with an active port exists. The
+# device buffers are registered with the adapter (dmabuf, else nvidia-peermem)
+# and the JSON says which; a host without either says "not available: ..."
+# with both reasons, which is reported, not failed. Also -q 4 and -c UD on
+# host memory, and an ib_write_bw-style run for the figures.
+if ! ls /sys/class/infiniband/ 2>/dev/null | grep -q .; then
+	echo "note: no RDMA device (/sys/class/infiniband is empty): GPUDirect RDMA not run"
+else
+	echo "== verbs: GPUDirect RDMA, -q 4, -c UD"
+	if timeout 60 "$fabtune" bench pt2pt_bw --np 2 --transport verbs --verbs-op write \
+		-s 64M -n 50 --gpu-buffers --json >/tmp/ft-gd.$$ 2>/tmp/ft-gde.$$; then
+		echo "  verbs write 64M on GPU memory: $(grep -o '"buffers":"[a-z-]*"' /tmp/ft-gd.$$)" \
+			"$(grep -o '"algbw_GBps":[0-9.e+-]*' /tmp/ft-gd.$$ | head -1)"
+		grep -q '"buffers":"device-\(dmabuf\|peermem\)"' /tmp/ft-gd.$$ ||
+			{ echo "FAIL: verbs --gpu-buffers: buffers"; fail=1; }
+	elif grep -q "not available" /tmp/ft-gde.$$; then
+		echo "note: $(cat /tmp/ft-gde.$$)"
+	else
+		cat /tmp/ft-gde.$$; echo "FAIL: verbs --gpu-buffers"; fail=1
+	fi
+	timeout 60 "$fabtune" bench pt2pt_bw --np 2 --transport verbs -q 4 -s 1M -n 200 |
+		grep -E "Number of qps|^ *1048576" || { echo "FAIL: verbs -q 4"; fail=1; }
+	timeout 60 "$fabtune" bench pt2pt_bw --np 2 --transport verbs -c UD -s 2048 -n 1000 |
+		grep -E "Connection type|^ *2048" || { echo "FAIL: verbs -c UD"; fail=1; }
+	# ib_atomic_bw: the remote word must move by exactly -n (#wrong 0)
+	timeout 60 "$fabtune" bench pt2pt_bw --np 2 --transport verbs -A FETCH_AND_ADD -s 8 \
+		-n 100000 --json | grep -q '"wrong":0' || { echo "FAIL: verbs atomics"; fail=1; }
+	rm -f /tmp/ft-gd.$$ /tmp/ft-gde.$$
+fi
 
 echo "== nccl-tests' flags and table: -g 1 -d all, sizes 8 B to 1 MiB"
 if ! timeout 60 "$fabtune" bench all_reduce --transport nccl -g 1 -b 8 -e 1M -f 32 -n 5 -w 1 \

@@ -16,7 +16,11 @@
  * FAKE_CUDA_DEVICES=N: the number of devices (default 1; 0 = none, as on a
  * host whose driver sees no GPU). FAKE_CUDA_PEER=0: no peer access between
  * devices. FAKE_CUDA_CORRUPT=1: the copy kernel flips a bit of the last byte
- * it writes. FAKE_CUDA_TRACE=1: when the library is
+ * it writes. FAKE_CUDA_DMABUF=0: the GPU exports no dmabuf
+ * (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 0, cuMemGetHandleForAddressRange
+ * fails); otherwise the handle is a file descriptor open on /dev/null, for a
+ * page-aligned range inside one allocation (allocations are 64 KiB aligned,
+ * as the driver's). FAKE_CUDA_TRACE=1: when the library is
  * unloaded, one line of counts per process on stderr:
  * "fake cuda: alloc A free F hostalloc H freehost FH register R unregister U
  * dtoh D htod U dtod DD launches L modules M bad B pageable P".
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -111,6 +116,9 @@ EXPORT int cuMemcpyDtoH_v2(void *h, unsigned long long d, size_t n);
 EXPORT int cuMemcpyHtoD_v2(unsigned long long d, const void *h, size_t n);
 EXPORT int cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, size_t n);
 EXPORT int cuGetErrorString(int e, const char **s);
+EXPORT int cuDeviceGetAttribute(int *v, int attr, int d);
+EXPORT int cuMemGetHandleForAddressRange(void *handle, unsigned long long d, size_t n, int type,
+                                         unsigned long long flags);
 EXPORT int cuModuleLoadData(void **mod, const void *image);
 EXPORT int cuModuleGetFunction(void **fn, void *mod, const char *name);
 EXPORT int cuModuleUnload(void *mod);
@@ -188,8 +196,11 @@ cuCtxSynchronize(void)
 int
 cuMemAlloc_v2(unsigned long long *d, size_t n)
 {
-	char *p = calloc(1, n ? n : 1);
+	size_t whole = ((n ? n : 1) + 65535) & ~(size_t)65535;
+	char *p = aligned_alloc(65536, whole);
 
+	if (p)
+		memset(p, 0, whole);
 	if (!p || add(p, n, 1)) {
 		free(p);
 		return 2;
@@ -299,6 +310,46 @@ cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, size_t n)
 		return 1;
 	memmove(dev(dst), dev(src), n);
 	n_dtod++;
+	return 0;
+}
+
+static int
+dmabuf_ok(void)
+{
+	const char *e = getenv("FAKE_CUDA_DMABUF");
+
+	return !(e && strcmp(e, "0") == 0);
+}
+
+int
+cuDeviceGetAttribute(int *v, int attr, int d)
+{
+	*v = attr == 124 /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED */ ? dmabuf_ok() : 0;
+	return 0;
+}
+
+int
+cuMemGetHandleForAddressRange(void *handle, unsigned long long d, size_t n, int type,
+                              unsigned long long flags)
+{
+	const char *p = dev(d);
+	int fd, i, inside = 0;
+
+	if (!dmabuf_ok())
+		return 801; /* CUDA_ERROR_NOT_SUPPORTED */
+	/* whole pages of one allocation, which spans whole 64 KiB pages */
+	for (i = 0; i < MAXREG && (d & DEV_BIT); i++)
+		inside |= regs[i].p && regs[i].kind == 1 && p >= regs[i].p &&
+		          p + n <= regs[i].p + ((regs[i].n + 65535) & ~(size_t)65535);
+	/* CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, no flags, host-page aligned */
+	if (type != 1 || flags != 0 || d % 4096 != 0 || n % 4096 != 0 || !inside) {
+		n_bad++;
+		return 1;
+	}
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 2;
+	memcpy(handle, &fd, sizeof(fd));
 	return 0;
 }
 

@@ -168,7 +168,48 @@ else
 	notok "ucx pt2pt_bw: staging"
 fi
 
-# No driver, no GPU, a transport without a GPU path, a pattern not yet staged.
+# pairs, bisection and incast stage as pt2pt does: -n 4 --window 5 is 20
+# messages per stream. pairs (2 ranks): one stream each way (20 down, 20 up)
+# and the 8-byte latency probe (10 warm-up + 100 round trips, one copy each
+# way per round trip on both ranks), 3 buffers each filled once: dtoh 130,
+# htod 133. bisection (4 ranks, --rounds 3): per round one stream each way
+# with a partner: dtoh 60, htod 60 + 6. incast (3 ranks): the sender copies
+# each of its 20 messages down; the root copies each up as it lands (one
+# buffer per phase: htod 2 + 20); the victim ping-pongs in both phases.
+p2p=(--transport tcp -s 16K -n 4 --window 5 --gpu-buffers --json)
+stage_case() { # name pattern-args expected-lines...
+	local name=$1 args=$2 line
+	shift 2
+	# shellcheck disable=SC2086
+	FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 90 "$fabtune" bench $args \
+		"${p2p[@]}" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	for line in "$@"; do
+		local want=${line#*x } times=${line%%x *}
+		if [ "$(grep -c "^fake cuda: $want bad 0 pageable 0\$" "$tmp/err")" != "$times" ]; then
+			notok "$name: driver calls: want $times x '$want' (rc $rc)"
+			return
+		fi
+	done
+	if [ "$rc" = 0 ] && python3 - "$tmp/out" <<'PY'; then ok "$name: staged, one copy per message"; else notok "$name: JSON (rc $rc)"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["buffers"] == "device-staged", d["buffers"]
+assert d["rows"], d
+PY
+}
+c0="register 0 unregister 0"
+c1="dtod 0 launches 0 modules 0"
+stage_case pairs "pairs --np 2" \
+	"2x alloc 3 free 3 hostalloc 3 freehost 3 $c0 dtoh 130 htod 133 $c1"
+stage_case bisection "bisection --np 4 --rounds 3" \
+	"4x alloc 6 free 6 hostalloc 6 freehost 6 $c0 dtoh 60 htod 66 $c1"
+stage_case incast "incast --np 3" \
+	"1x alloc 1 free 1 hostalloc 1 freehost 1 $c0 dtoh 20 htod 1 $c1" \
+	"1x alloc 2 free 2 hostalloc 2 freehost 2 $c0 dtoh 0 htod 22 $c1" \
+	"1x alloc 2 free 2 hostalloc 2 freehost 2 $c0 dtoh 220 htod 222 $c1"
+
+# No driver, no GPU, a transport without a GPU path.
 check_fail() { # name expected-stderr-substring args...
 	local name=$1 want=$2
 	shift 2
@@ -184,8 +225,6 @@ check_fail "no driver: exit 2" "--gpu-buffers: not available: FABTUNE_CUDA_LIBRA
 	env FABTUNE_CUDA_LIBRARY="$tmp/none.so" "$fabtune" bench "${common[@]}" --transport tcp
 check_fail "no GPU: exit 2" "--gpu-buffers: not available: the CUDA driver sees no GPU" \
 	env FABTUNE_CUDA_LIBRARY="$fake" FAKE_CUDA_DEVICES=0 "$fabtune" bench "${common[@]}" --transport shm
-check_fail "pairs: not yet" "--gpu-buffers: not yet available for pairs" \
-	env FABTUNE_CUDA_LIBRARY="$fake" "$fabtune" bench pairs --np 2 --transport tcp --gpu-buffers
 
 echo "1..$n"
 [ "$fail" = 0 ]

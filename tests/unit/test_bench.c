@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -1036,8 +1038,8 @@ struct fake_cq {
 
 struct fake_rwr {
 	uint64_t wr_id;
-	char *addr;
-	uint32_t len;
+	struct ibv_sge sge[2];
+	int nsge;
 };
 
 struct fake_qp {
@@ -1045,15 +1047,28 @@ struct fake_qp {
 	struct fake_cq *cq;
 	struct fake_rwr rq[64];
 	int rhead, rtail;
-	uint32_t dest;
+	uint32_t dest, qkey;
 	int states[4], nstates;
+	/* what was sent on this QP: messages, bytes, and each message's first byte in order */
+	int nsent;
+	size_t bytes;
+	char first[16];
+	int ndropped; /* UD datagrams that found no receive posted at the destination */
+	int nonesided; /* RDMA reads and atomics posted on this QP */
 };
 
-static struct fake_qp *fake_qps[8];
+/* Memory regions by key, so that remote access is checked against their rights. */
+struct fake_mr {
+	struct ibv_mr *mr;
+	int access;
+};
+
+static struct fake_qp *fake_qps[16];
 static int nfake_qps;
+static struct fake_mr fake_mrs[64];
+static int nfake_mrs, nfake_ahs;
 static struct ibv_device fake_dev;
 static uint32_t next_key = 100;
-
 static struct ibv_device **
 f_get_device_list(int *num)
 {
@@ -1120,22 +1135,99 @@ f_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
+/*
+ * Device memory (the fake CUDA's addresses have the top bit set): ibv_reg_mr
+ * takes it only with nvidia-peermem "loaded"; ibv_reg_dmabuf_mr takes an open
+ * dmabuf descriptor unless the adapter or kernel cannot (fake_dmabuf_mr off).
+ */
+static bool fake_peermem, fake_dmabuf_mr = true;
+static int fake_dmabuf_fd = -1;
+static uint64_t fake_dmabuf_off, fake_dmabuf_iova;
+static size_t fake_dmabuf_len;
+
 static struct ibv_mr *
 f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
 {
-	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+	struct ibv_mr *mr;
+
+	if ((uintptr_t)addr >> 63 && !fake_peermem) {
+		errno = EFAULT;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
 
 	mr->addr = addr;
 	mr->length = len;
 	mr->lkey = next_key++;
 	mr->rkey = next_key++;
+	fake_mrs[nfake_mrs].mr = mr;
+	fake_mrs[nfake_mrs++].access = access;
 	return mr;
 }
 
 static int
 f_dereg_mr(struct ibv_mr *mr)
 {
+	int i;
+
+	for (i = 0; i < nfake_mrs; i++)
+		if (fake_mrs[i].mr == mr)
+			fake_mrs[i] = fake_mrs[--nfake_mrs];
 	free(mr);
+	return 0;
+}
+
+/* The host address of @len bytes at @addr under @rkey, if the region allows @access. */
+static char *
+fake_remote(uint64_t addr, uint32_t rkey, size_t len, int access)
+{
+	int i;
+
+	for (i = 0; i < nfake_mrs; i++) {
+		struct ibv_mr *mr = fake_mrs[i].mr;
+		uint64_t base = (uint64_t)(uintptr_t)mr->addr;
+
+		if (mr->rkey == rkey && (fake_mrs[i].access & access) == access && addr >= base &&
+		    addr + len <= base + mr->length)
+			return (char *)(uintptr_t)addr;
+	}
+	return NULL;
+}
+
+static struct ibv_mr *
+f_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t len, uint64_t iova, int fd, int access)
+{
+	if (!fake_dmabuf_mr) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (fcntl(fd, F_GETFD) < 0)
+		return NULL;
+	fake_dmabuf_fd = fd;
+	fake_dmabuf_off = offset;
+	fake_dmabuf_iova = iova;
+	fake_dmabuf_len = len;
+	fake_peermem = true; /* the region's address is the device one */
+	{
+		struct ibv_mr *mr = f_reg_mr(pd, (void *)(uintptr_t)iova, len, access);
+
+		fake_peermem = false;
+		return mr;
+	}
+}
+
+static struct ibv_ah *
+f_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *a)
+{
+	nfake_ahs++;
+	return calloc(1, sizeof(struct ibv_ah));
+}
+
+static int
+f_destroy_ah(struct ibv_ah *ah)
+{
+	nfake_ahs--;
+	free(ah);
 	return 0;
 }
 
@@ -1160,6 +1252,7 @@ f_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
 	struct fake_qp *q = calloc(1, sizeof(*q));
 
 	q->qp.qp_num = 0x100 + (uint32_t)nfake_qps;
+	q->qp.qp_type = a->qp_type;
 	q->cq = ft_container_of(a->send_cq, struct fake_cq, cq);
 	fake_qps[nfake_qps++] = q;
 	return &q->qp;
@@ -1179,10 +1272,15 @@ f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 
 	if (!(mask & IBV_QP_STATE))
 		return -1;
-	if (a->qp_state == IBV_QPS_RTR && !(mask & IBV_QP_DEST_QPN))
+	/* RC: the peer at RTR; UD: a Q_Key at INIT, a peer on each send */
+	if (qp->qp_type == IBV_QPT_RC && a->qp_state == IBV_QPS_RTR && !(mask & IBV_QP_DEST_QPN))
+		return -1;
+	if (qp->qp_type == IBV_QPT_UD && a->qp_state == IBV_QPS_INIT && !(mask & IBV_QP_QKEY))
 		return -1;
 	if (mask & IBV_QP_DEST_QPN)
 		q->dest = a->dest_qp_num;
+	if (mask & IBV_QP_QKEY)
+		q->qkey = a->qkey;
 	if (q->nstates < 4)
 		q->states[q->nstates++] = a->qp_state;
 	return 0;
@@ -1211,31 +1309,107 @@ qp_by_num(uint32_t num)
 	return NULL;
 }
 
+/* Scatter @len bytes (after @skip bytes of header) over a receive's entries; -1 if they overflow. */
+static int
+scatter(const struct fake_rwr *rw, const char *src, uint32_t len, uint32_t skip)
+{
+	uint32_t at = 0, total = len + skip;
+	int i;
+
+	for (i = 0; i < rw->nsge && at < total; i++) {
+		char *d = (char *)(uintptr_t)rw->sge[i].addr;
+		uint32_t k;
+
+		for (k = 0; k < rw->sge[i].length && at < total; k++, at++)
+			d[k] = at < skip ? 'G' : src[at - skip];
+	}
+	return at == total ? 0 : -1;
+}
+
+/* Every fake_atomic_lose-th atomic leaves the word alone (an adapter that loses updates). */
+static int fake_atomic_lose, fake_natomics;
+
+/* Fetch-and-add or compare-and-swap on a remote word; the old value into the local entry. */
+static int
+fake_atomic(struct fake_qp *q, struct ibv_send_wr *wr)
+{
+	char *w = fake_remote(wr->wr.atomic.remote_addr, wr->wr.atomic.rkey, 8,
+	                      IBV_ACCESS_REMOTE_ATOMIC);
+	uint64_t old;
+
+	if (!w || wr->wr.atomic.remote_addr % 8 || wr->num_sge != 1 || wr->sg_list[0].length != 8)
+		return -1;
+	memcpy(&old, w, 8);
+	memcpy((char *)(uintptr_t)wr->sg_list[0].addr, &old, 8);
+	if (fake_atomic_lose && ++fake_natomics % fake_atomic_lose == 0) {
+		/* lost */
+	} else if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		old += wr->wr.atomic.compare_add;
+		memcpy(w, &old, 8);
+	} else if (old == wr->wr.atomic.compare_add) {
+		memcpy(w, &wr->wr.atomic.swap, 8);
+	}
+	push_wc(q->cq, wr->wr_id,
+	        wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? IBV_WC_FETCH_ADD : IBV_WC_COMP_SWAP, 8);
+	return 0;
+}
+
 static int
 f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
-	struct fake_qp *q = ft_container_of(qp, struct fake_qp, qp), *d = qp_by_num(q->dest);
+	struct fake_qp *q = ft_container_of(qp, struct fake_qp, qp), *d;
 	char *src = wr->num_sge ? (char *)(uintptr_t)wr->sg_list[0].addr : NULL;
 	uint32_t len = wr->num_sge ? wr->sg_list[0].length : 0;
+	bool ud = qp->qp_type == IBV_QPT_UD;
 	struct fake_rwr *rw;
 
+	d = qp_by_num(ud ? wr->wr.ud.remote_qpn : q->dest);
 	if (!d || q->nstates < 3 || q->states[2] != IBV_QPS_RTS)
 		return -1;
+	if (ud && (!wr->wr.ud.ah || wr->wr.ud.remote_qkey != d->qkey || len > 4096 ||
+	           wr->opcode != IBV_WR_SEND))
+		return -1; /* UD: an address, the peer's Q_Key, one MTU, send only */
+	if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD || wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		q->nonesided++;
+		return fake_atomic(q, wr);
+	}
 	if (wr->opcode == IBV_WR_RDMA_READ) {
-		memcpy(src, (char *)(uintptr_t)wr->wr.rdma.remote_addr, len);
+		char *r = fake_remote(wr->wr.rdma.remote_addr, wr->wr.rdma.rkey, len,
+		                      IBV_ACCESS_REMOTE_READ);
+
+		if (!r)
+			return -1;
+		q->nonesided++;
+		memcpy(src, r, len);
 		push_wc(q->cq, wr->wr_id, IBV_WC_RDMA_READ, len);
 		return 0;
 	}
-	if (d->rhead == d->rtail)
-		return -1; /* the test always posts the receive first */
+	if (q->nsent < (int)sizeof(q->first))
+		q->first[q->nsent] = len ? src[0] : 0;
+	q->nsent++;
+	q->bytes += len;
+	if (d->rhead == d->rtail) {
+		if (!ud)
+			return -1; /* RC: the tests always post the receive first */
+		q->ndropped++; /* UD: the datagram is lost, the send completes */
+		push_wc(q->cq, wr->wr_id, IBV_WC_SEND, len);
+		return 0;
+	}
 	rw = &d->rq[d->rhead++ % 64];
 	if (wr->opcode == IBV_WR_SEND) {
-		if (len > rw->len)
+		/* UD receives start with the 40-byte GRH */
+		uint32_t grh = ud ? FT_VERBS_GRH_BYTES : 0;
+
+		if (scatter(rw, src, len, grh) < 0)
 			return -1;
-		memcpy(rw->addr, src, len);
-		push_wc(d->cq, rw->wr_id, IBV_WC_RECV, len);
+		push_wc(d->cq, rw->wr_id, IBV_WC_RECV, len + grh);
 	} else if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
-		memcpy((char *)(uintptr_t)wr->wr.rdma.remote_addr, src, len);
+		char *r = fake_remote(wr->wr.rdma.remote_addr, wr->wr.rdma.rkey, len,
+		                      IBV_ACCESS_REMOTE_WRITE);
+
+		if (!r)
+			return -1;
+		memcpy(r, src, len);
 		push_wc(d->cq, rw->wr_id, IBV_WC_RECV_RDMA_WITH_IMM, len);
 	} else {
 		return -1;
@@ -1249,10 +1423,15 @@ f_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	struct fake_qp *q = ft_container_of(qp, struct fake_qp, qp);
 	struct fake_rwr *rw = &q->rq[q->rtail++ % 64];
+	int i;
 
+	/* UD: the first entry must hold the GRH */
+	if (qp->qp_type == IBV_QPT_UD && (wr->num_sge < 1 || wr->sg_list[0].length < 40))
+		return -1;
 	rw->wr_id = wr->wr_id;
-	rw->addr = wr->num_sge ? (char *)(uintptr_t)wr->sg_list[0].addr : NULL;
-	rw->len = wr->num_sge ? wr->sg_list[0].length : 0;
+	rw->nsge = FT_MIN(wr->num_sge, 2);
+	for (i = 0; i < rw->nsge; i++)
+		rw->sge[i] = wr->sg_list[i];
 	return 0;
 }
 
@@ -1287,31 +1466,64 @@ static const struct ft_verbs_api fake_api = {
 	.post_send = f_post_send,
 	.post_recv = f_post_recv,
 	.poll_cq = f_poll_cq,
+	.create_ah = f_create_ah,
+	.destroy_ah = f_destroy_ah,
+	.reg_dmabuf_mr = f_reg_dmabuf_mr,
 };
 
-/* Two endpoints (rank 0 and 1 of 2) joined through the double; one message 0 -> 1. */
+/* Two endpoints (rank 0 and 1 of 2) joined through the double, every queue pair connected. */
+static void
+verbs_pair(const struct ft_verbs_opts *o, struct ft_ep *ep[2])
+{
+	struct ft_verbs_qp_info info[2];
+	struct ft_error err = { 0 };
+	uint32_t k, nqps = o->nqps ? o->nqps : 1;
+	int i;
+
+	nfake_qps = 0;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ft__verbs_ep_new(&fake_api, o, (uint32_t)i, 2, &ep[i], &err), 0);
+		ep[i]->ops = &ft__verbs_test_ops;
+		ep[i]->w = NULL;
+	}
+	assert_int_equal(nfake_qps, 2 * (int)nqps);
+	for (k = 0; k < nqps; k++) {
+		ft__verbs_ep_local(ep[0], 1, k, &info[0]);
+		ft__verbs_ep_local(ep[1], 0, k, &info[1]);
+		assert_int_equal(ft__verbs_ep_connect(ep[0], 1, k, &info[1], &err), 0);
+		assert_int_equal(ft__verbs_ep_connect(ep[1], 0, k, &info[0], &err), 0);
+	}
+}
+
+/* Progress both endpoints until @want completions came back in all; their count. */
+static int
+verbs_drain(struct ft_ep *ep[2], int want)
+{
+	struct ft_error err = { 0 };
+	int got = 0, spins = 0, i, n;
+
+	while (got < want && spins++ < 100)
+		for (i = 0; i < 2; i++) {
+			n = ep[i]->ops->progress(ep[i], 0, &err);
+			assert_true(n >= 0);
+			got += n;
+		}
+	return got;
+}
+
+/* One message 0 -> 1. */
 static void
 verbs_roundtrip(enum ft_verbs_op op, size_t len)
 {
 	struct ft_verbs_opts o = { .device = "", .op = op, .landing_bytes = 1 << 16 };
 	struct ft_ep *ep[2];
-	struct ft_verbs_qp_info info[2];
 	struct ft_error err = { 0 };
 	struct ft_req s, r;
 	char *src = malloc(len), *dst = calloc(1, len);
 	const struct ft_transport_ops *ops = &ft__verbs_test_ops;
-	int i, spins = 0;
+	int i;
 
-	nfake_qps = 0;
-	for (i = 0; i < 2; i++) {
-		assert_int_equal(ft__verbs_ep_new(&fake_api, &o, (uint32_t)i, 2, &ep[i], &err), 0);
-		ep[i]->ops = ops;
-		ep[i]->w = NULL;
-	}
-	ft__verbs_ep_local(ep[0], 1, &info[0]);
-	ft__verbs_ep_local(ep[1], 0, &info[1]);
-	assert_int_equal(ft__verbs_ep_connect(ep[0], 1, &info[1], &err), 0);
-	assert_int_equal(ft__verbs_ep_connect(ep[1], 0, &info[0], &err), 0);
+	verbs_pair(&o, ep);
 	/* INIT, RTR, RTS, in that order */
 	assert_int_equal(fake_qps[0]->nstates, 3);
 	assert_int_equal(fake_qps[0]->states[0], IBV_QPS_INIT);
@@ -1336,10 +1548,7 @@ verbs_roundtrip(enum ft_verbs_op op, size_t len)
 		assert_int_equal(ops->post_recv(ep[1], &r, &err), 0);
 		assert_int_equal(ops->post_send(ep[0], &s, &err), 0);
 	}
-	while ((!s.done || !r.done) && spins++ < 10) {
-		assert_true(ops->progress(ep[0], 0, &err) >= 0);
-		assert_true(ops->progress(ep[1], 0, &err) >= 0);
-	}
+	verbs_drain(ep, op == FT_VERBS_READ && len >= 4096 ? 1 : 2);
 	assert_true(s.done && r.done);
 	if (op == FT_VERBS_SEND || len < 4096)
 		assert_memory_equal(dst, src, len);
@@ -1357,8 +1566,316 @@ test_verbs_double(void **state)
 	verbs_roundtrip(FT_VERBS_WRITE, 50000);
 	verbs_roundtrip(FT_VERBS_READ, 50000);
 }
+
+/*
+ * Several queue pairs per peer (perftest's -q 4): 10 messages of 100 + i
+ * bytes, message i carrying byte i. QP k carries messages k, k + 4, k + 8
+ * in that order (3, 3, 2, 2 messages); every message lands in the i-th
+ * receive, and the 20 completions are counted across the QPs.
+ */
+static void
+test_verbs_qps(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 1 << 16, .nqps = 4 };
+	const struct ft_transport_ops *ops = &ft__verbs_test_ops;
+	struct ft_req s[10], r[10];
+	char src[10][128], dst[10][128];
+	struct ft_error err = { 0 };
+	struct ft_ep *ep[2];
+	int i, k;
+
+	verbs_pair(&o, ep);
+	/* ep 0 made QPs 0-3 to rank 1, ep 1 made 4-7 to rank 0: QP k joins QP k */
+	for (k = 0; k < 4; k++) {
+		assert_int_equal(fake_qps[k]->dest, fake_qps[4 + k]->qp.qp_num);
+		assert_int_equal(fake_qps[4 + k]->dest, fake_qps[k]->qp.qp_num);
+	}
+	memset(dst, 0, sizeof(dst));
+	for (i = 0; i < 10; i++) {
+		memset(src[i], i, sizeof(src[i]));
+		r[i] = (struct ft_req){ .peer = 0, .buf = dst[i], .len = 100 + (size_t)i };
+		s[i] = (struct ft_req){ .peer = 1, .buf = src[i], .len = 100 + (size_t)i };
+		assert_int_equal(ops->post_recv(ep[1], &r[i], &err), 0);
+	}
+	for (i = 0; i < 10; i++)
+		assert_int_equal(ops->post_send(ep[0], &s[i], &err), 0);
+	assert_int_equal(verbs_drain(ep, 20), 20);
+	for (i = 0; i < 10; i++) {
+		assert_true(s[i].done && r[i].done);
+		assert_memory_equal(dst[i], src[i], 100 + (size_t)i);
+		assert_int_equal(dst[i][100 + i], 0); /* nothing past the message */
+	}
+	for (k = 0; k < 4; k++) {
+		struct fake_qp *q = fake_qps[k];
+		size_t bytes = 0;
+		int j = 0;
+
+		for (i = k; i < 10; i += 4, j++) {
+			assert_int_equal(q->first[j], i);
+			bytes += 100 + (size_t)i;
+		}
+		assert_int_equal(q->nsent, j);
+		assert_int_equal(q->bytes, bytes);
+		assert_int_equal(fake_qps[4 + k]->nsent, 0);
+	}
+	assert_int_equal(fake_qps[0]->nsent + fake_qps[1]->nsent + fake_qps[2]->nsent +
+	                         fake_qps[3]->nsent,
+	                 10);
+	ops->close(ep[0]);
+	ops->close(ep[1]);
+	/* more than perftest's -q range */
+	o.nqps = FT_VERBS_MAX_QPS + 1;
+	assert_int_equal(ft__verbs_ep_new(&fake_api, &o, 0, 2, &ep[0], &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "expected 1 to 64"));
+}
+
+/*
+ * UD: datagrams through address handles and the Q_Key; the payload lands at
+ * the receive buffer's start, after the GRH the adapter writes into the
+ * first entry; up to one MTU (4096 here) and not one byte more; no RDMA
+ * write or read; a datagram with no receive posted is lost.
+ */
+static void
+test_verbs_ud(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 4096, .ud = true, .nqps = 2 };
+	const struct ft_transport_ops *ops = &ft__verbs_test_ops;
+	static char src[4097], dst[2][4097];
+	size_t lens[2] = { 100, 4096 };
+	struct ft_req s, r;
+	struct ft_error err = { 0 };
+	struct ft_ep *ep[2];
+	int i;
+
+	verbs_pair(&o, ep);
+	assert_int_equal(nfake_ahs, 2); /* one per endpoint's one peer */
+	assert_int_equal(fake_qps[0]->qp.qp_type, IBV_QPT_UD);
+	assert_int_equal(fake_qps[0]->qkey, FT_VERBS_QKEY);
+	assert_int_equal(fake_qps[0]->nstates, 3);
+	for (i = 0; i < 4097; i++)
+		src[i] = (char)(i * 13 + 5);
+	for (i = 0; i < 2; i++) {
+		memset(dst[i], 0, sizeof(dst[i]));
+		r = (struct ft_req){ .peer = 0, .buf = dst[i], .len = lens[i] };
+		s = (struct ft_req){ .peer = 1, .buf = src, .len = lens[i] };
+		assert_int_equal(ops->post_recv(ep[1], &r, &err), 0);
+		assert_int_equal(ops->post_send(ep[0], &s, &err), 0);
+		assert_int_equal(verbs_drain(ep, 2), 2);
+		assert_true(s.done && r.done);
+		assert_memory_equal(dst[i], src, lens[i]);
+		assert_int_equal(dst[i][lens[i]], 0);
+	}
+	/* round-robin: one datagram on each of the two QPs */
+	assert_int_equal(fake_qps[0]->nsent, 1);
+	assert_int_equal(fake_qps[1]->nsent, 1);
+	/* one byte above the MTU: refused before anything is posted */
+	s = (struct ft_req){ .peer = 1, .buf = src, .len = 4097 };
+	assert_int_equal(ops->post_send(ep[0], &s, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "above fake0 port 1's MTU (4096 bytes)"));
+	ft_error_clear(&err);
+	/* no receive posted: the datagram is lost, the send still completes */
+	s = (struct ft_req){ .peer = 1, .buf = src, .len = 8 };
+	assert_int_equal(ops->post_send(ep[0], &s, &err), 0);
+	assert_int_equal(verbs_drain(ep, 1), 1);
+	assert_int_equal(fake_qps[0]->ndropped, 1);
+	/* atomics need RC */
+	{
+		uint64_t v;
+		struct ft_req a = { .peer = 1, .buf = &v, .len = 8 };
+
+		assert_int_equal(ft__verbs_atomic(ep[0], FT_VERBS_FETCH_ADD, 0, 1, 0, &a, &err),
+		                 FT_EINVAL);
+		ft_error_clear(&err);
+	}
+	ops->close(ep[0]);
+	ops->close(ep[1]);
+	assert_int_equal(nfake_ahs, 0);
+	o.op = FT_VERBS_WRITE;
+	assert_int_equal(ft__verbs_ep_new(&fake_api, &o, 0, 2, &ep[0], &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "UD queue pairs carry send only, not RDMA write"));
+}
+
+/*
+ * Atomics (ib_atomic_bw): fetch-and-add of 1, ten times, on the word at
+ * offset 8 of rank 1's region fetches 0, 1, ..., 9 and leaves 10; then
+ * compare-and-swap 10 -> 100 swaps (fetches 10), 5 -> 7 does not (fetches
+ * 100). Over two QPs: the one-sided operations take turns too.
+ */
+static void
+test_verbs_atomics(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 64, .nqps = 2 };
+	struct ft_req a[12];
+	uint64_t got[12], word;
+	struct ft_error err = { 0 };
+	struct ft_ep *ep[2];
+	int i;
+
+	verbs_pair(&o, ep);
+	memset(got, 0xff, sizeof(got));
+	for (i = 0; i < 10; i++) {
+		a[i] = (struct ft_req){ .peer = 1, .buf = &got[i], .len = 8 };
+		assert_int_equal(ft__verbs_atomic(ep[0], FT_VERBS_FETCH_ADD, 8, 1, 0, &a[i], &err),
+		                 0);
+	}
+	assert_int_equal(verbs_drain(ep, 10), 10);
+	for (i = 0; i < 10; i++) {
+		assert_true(a[i].done);
+		assert_int_equal(got[i], i);
+	}
+	memcpy(&word, (char *)ft__verbs_landing(ep[1]) + 8, 8);
+	assert_int_equal(word, 10);
+	a[10] = (struct ft_req){ .peer = 1, .buf = &got[10], .len = 8 };
+	a[11] = (struct ft_req){ .peer = 1, .buf = &got[11], .len = 8 };
+	assert_int_equal(ft__verbs_atomic(ep[0], FT_VERBS_CMP_SWAP, 8, 10, 100, &a[10], &err), 0);
+	assert_int_equal(ft__verbs_atomic(ep[0], FT_VERBS_CMP_SWAP, 8, 5, 7, &a[11], &err), 0);
+	assert_int_equal(verbs_drain(ep, 2), 2);
+	assert_int_equal(got[10], 10);
+	assert_int_equal(got[11], 100);
+	memcpy(&word, (char *)ft__verbs_landing(ep[1]) + 8, 8);
+	assert_int_equal(word, 100);
+	/* the neighbouring words are untouched */
+	memcpy(&word, ft__verbs_landing(ep[1]), 8);
+	assert_int_equal(word, 0);
+	/* the one-sided operations alternated over the two QPs: 6 each, and no send */
+	assert_int_equal(fake_qps[0]->nonesided, 6);
+	assert_int_equal(fake_qps[1]->nonesided, 6);
+	assert_int_equal(fake_qps[0]->nsent + fake_qps[1]->nsent, 0);
+	/* misaligned, outside the region, a short result buffer */
+	a[0] = (struct ft_req){ .peer = 1, .buf = &got[0], .len = 8 };
+	assert_int_equal(ft__verbs_atomic(ep[0], FT_VERBS_FETCH_ADD, 4, 1, 0, &a[0], &err),
+	                 FT_ERANGE);
+	assert_non_null(strstr(err.msg, "offset 4 of rank 1's 64-byte region"));
+	assert_int_equal(ft__verbs_atomic(ep[0], FT_VERBS_FETCH_ADD, 64, 1, 0, &a[0], &err),
+	                 FT_ERANGE);
+	a[0].len = 4;
+	assert_int_equal(ft__verbs_atomic(ep[0], FT_VERBS_FETCH_ADD, 0, 1, 0, &a[0], &err),
+	                 FT_EINVAL);
+	ep[0]->ops->close(ep[0]);
+	ep[1]->ops->close(ep[1]);
+}
+
+/*
+ * ib_atomic_bw's loop: 100 fetch-and-adds with 16 in flight move rank 1's
+ * word by 100 (#wrong 0); then 50 compare-and-swaps v -> v + 1 from where it
+ * is, 8 in flight on one QP, all match (150); latency mode times each of 20.
+ * An adapter that loses every 7th update is caught (#wrong 1).
+ */
+static void
+test_verbs_atomic_run(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 64 };
+	struct ft_error err = { 0 };
+	double secs = -1, lat[20];
+	struct ft_ep *ep[2];
+	int64_t wrong = 7;
+	uint64_t word;
+	int i;
+
+	verbs_pair(&o, ep);
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 100, 16, NULL, &secs,
+	                                      &wrong, &err),
+	                 0);
+	assert_int_equal(wrong, 0);
+	assert_true(secs >= 0);
+	memcpy(&word, ft__verbs_landing(ep[1]), 8);
+	assert_int_equal(word, 100);
+	/* 102 fetch-and-adds on the QP: the reads before and after count too */
+	assert_int_equal(fake_qps[0]->nonesided, 102);
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_CMP_SWAP, 50, 8, NULL, &secs,
+	                                      &wrong, &err),
+	                 0);
+	assert_int_equal(wrong, 0);
+	memcpy(&word, ft__verbs_landing(ep[1]), 8);
+	assert_int_equal(word, 150);
+	for (i = 0; i < 20; i++)
+		lat[i] = -1;
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 20, 16, lat, &secs,
+	                                      &wrong, &err),
+	                 0);
+	assert_int_equal(wrong, 0);
+	for (i = 0; i < 20; i++)
+		assert_true(lat[i] >= 0);
+	fake_atomic_lose = 7;
+	fake_natomics = 0;
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 30, 4, NULL, &secs,
+	                                      &wrong, &err),
+	                 0);
+	fake_atomic_lose = 0;
+	assert_int_equal(wrong, 1);
+	ep[0]->ops->close(ep[0]);
+	ep[1]->ops->close(ep[1]);
+}
 #endif
 
+
+#if FT_HAVE_VERBS
+/*
+ * GPUDirect RDMA: which registration a device buffer gets, with the fake
+ * CUDA driver (tests/hostile/fake_cuda.c) and the double above. dmabuf when
+ * the GPU exports one and the adapter takes it (the range whole 64 KiB pages,
+ * the buffer's offset in it, its device address as the iova, the descriptor
+ * closed after); else the device pointer through nvidia-peermem; else "not
+ * available", with both reasons.
+ */
+static void
+test_verbs_gpudirect(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 4096 };
+	const char *root = getenv("FT_BUILD_ROOT"), *path = NULL;
+	struct ft_error err = { 0 };
+	struct ft__cuda *cu = NULL;
+	struct ft_ep *ep[2];
+	char lib[4096];
+	uint64_t d;
+
+	assert_non_null(root);
+	snprintf(lib, sizeof(lib), "%s/tests/libfabtune-fake-cuda.so", root);
+	setenv("FABTUNE_CUDA_LIBRARY", lib, 1);
+	unsetenv("FAKE_CUDA_DMABUF");
+	assert_int_equal(ft__cuda_open(0, &cu, &err), 0);
+	assert_int_equal(ft__cuda_alloc(cu, 200000, &d, &err), 0);
+	verbs_pair(&o, ep);
+	/* dmabuf: a buffer 4 KiB into the allocation */
+	fake_peermem = false;
+	fake_dmabuf_mr = true;
+	assert_int_equal(ft__verbs_reg_cuda(ep[0], cu, d + 4096, 50000, &path, &err), 0);
+	assert_string_equal(path, "dmabuf");
+	assert_int_equal(fake_dmabuf_off, 4096);
+	assert_int_equal(fake_dmabuf_iova, d + 4096);
+	assert_int_equal(fake_dmabuf_len, 50000);
+	assert_true(fcntl(fake_dmabuf_fd, F_GETFD) < 0); /* closed once registered */
+	ft__verbs_unreg(ep[0], d + 4096);
+	/* the adapter or kernel cannot map a dmabuf: the device pointer, through peermem */
+	fake_dmabuf_mr = false;
+	fake_peermem = true;
+	fake_dmabuf_fd = -1;
+	assert_int_equal(ft__verbs_reg_cuda(ep[0], cu, d, 65536, &path, &err), 0);
+	assert_string_equal(path, "peermem");
+	ft__verbs_unreg(ep[0], d);
+	/* the GPU exports no dmabuf: peermem, and no descriptor was asked for */
+	setenv("FAKE_CUDA_DMABUF", "0", 1);
+	fake_dmabuf_mr = true;
+	assert_int_equal(ft__verbs_reg_cuda(ep[0], cu, d, 65536, &path, &err), 0);
+	assert_string_equal(path, "peermem");
+	assert_int_equal(fake_dmabuf_fd, -1);
+	ft__verbs_unreg(ep[0], d);
+	/* neither: not available, both reasons said */
+	fake_peermem = false;
+	assert_int_equal(ft__verbs_reg_cuda(ep[0], cu, d, 65536, &path, &err), FT_ENOTSUP);
+	assert_string_equal(err.msg,
+	                    "GPUDirect RDMA not available on fake0: dmabuf: GPU 0 does not export "
+	                    "dmabuf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0: the open kernel "
+	                    "module is needed); ibv_reg_mr of device memory: Bad address (is "
+	                    "nvidia-peermem loaded?)");
+	unsetenv("FAKE_CUDA_DMABUF");
+	ep[0]->ops->close(ep[0]);
+	ep[1]->ops->close(ep[1]);
+	ft__cuda_free(cu, d);
+	ft__cuda_close(cu);
+	unsetenv("FABTUNE_CUDA_LIBRARY");
+}
+#endif
 
 /* nccl-tests' and perftest's flags become the configuration, or a message naming the flag. */
 static void
@@ -1389,8 +1906,40 @@ test_dropin_args(void **state)
 	a.transport = "shm";
 	ft_error_clear(&err);
 	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
-	assert_string_equal(err.msg, "-q/--qp 4: several queue pairs only with --transport tcp "
-	                             "(as --streams) so far");
+	assert_string_equal(err.msg, "-q/--qp 4: several queue pairs with --transport verbs, or "
+	                             "tcp (as --streams)");
+	/* verbs: queue pairs per peer; perftest's -c UD, -a up to one 4096-byte MTU */
+	a.transport = "verbs";
+	a.all_sizes = true;
+	a.msg_size = 0;
+	a.conn = "UD";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.streams, 4);
+	assert_string_equal(cfg.verbs_conn, "UD");
+	assert_int_equal(cfg.min_bytes, 2);
+	assert_int_equal(cfg.max_bytes, 4096);
+	a.atomic_type = "CMP_AND_SWAP";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_string_equal(cfg.verbs_op, "cswap");
+	a.atomic_type = "FETCH_AND_ADD";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_string_equal(cfg.verbs_op, "fadd");
+	a.atomic_type = "SWAP";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_string_equal(err.msg,
+	                    "-A/--atomic_type 'SWAP': expected FETCH_AND_ADD or CMP_AND_SWAP");
+	a.atomic_type = NULL;
+	ft_error_clear(&err);
+	a.conn = "XRC";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "-c/--connection 'XRC': expected RC or UD (UC, XRC, DC and "
+	                             "SRD are not offered)");
+	a.conn = "UD";
+	a.transport = "tcp";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "unreliable datagrams need --transport verbs"));
 	/* -s and -b together */
 	ft_bench_args_init(&a);
 	a.msg_size = 8;
@@ -1720,6 +2269,11 @@ main(void)
 		cmocka_unit_test(test_pool),
 #if FT_HAVE_VERBS
 		cmocka_unit_test(test_verbs_double),
+		cmocka_unit_test(test_verbs_qps),
+		cmocka_unit_test(test_verbs_ud),
+		cmocka_unit_test(test_verbs_atomics),
+		cmocka_unit_test(test_verbs_atomic_run),
+		cmocka_unit_test(test_verbs_gpudirect),
 #endif
 	};
 
