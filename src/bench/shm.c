@@ -9,7 +9,9 @@
  * receiver copies out and publishes `tail`; both sides see each other's
  * index with acquire loads. Messages need no framing because both sides post
  * the same lengths in the same order. A peer whose process vanished is
- * noticed by kill(pid, 0) while waiting on it.
+ * noticed by kill(pid, 0) while waiting on it. Up to 176 bytes also ride in
+ * the lines of the ring's head (ring_put, ring_get), so that a small
+ * message costs the receiver one cache-line transfer, not two.
  *
  * Copies go in chunks of SHM_CHUNK bytes, each published as soon as it is
  * in, so that the receiver copies one chunk out while the sender copies the
@@ -493,48 +495,68 @@ ring_data(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len
 	}
 }
 
-/* Write @len bytes at position @pos (not yet published): the ring, and the head's line if small. */
-static void
+/*
+ * Write @len bytes at position @pos, not yet published. Small ones go into
+ * the head's block only, and true says that their copy in the ring is due
+ * once they are published (ring_put_rest): written first, its stores (to
+ * lines no cache holds near the sender) held up the locked exchange that
+ * publishes the head. The next block's "none" follows that copy behind a
+ * release fence, so a receiver that finds the block rewritten finds the
+ * ring's copy.
+ */
+static bool
 ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_t len)
 {
 	uint64_t w[INL_WORDS];
 	size_t i;
 
-	ring_data(ep, r, pos, (char *)buf, len, true);
-	if (len == 0 || len > INL_MAX)
-		return;
+	if (len == 0 || len > INL_MAX) {
+		ring_data(ep, r, pos, (char *)buf, len, true);
+		return false;
+	}
 	w[(len - 1) / sizeof(uint64_t)] = 0;
 	memcpy(w, buf, len);
+	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&r->inl_tag, INL_NONE, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	for (i = 0; i * sizeof(uint64_t) < len; i++)
 		atomic_store_explicit(&r->inl[i], w[i], memory_order_relaxed);
 	atomic_store_explicit(&r->inl_tag, pos * 256 + len, memory_order_release);
+	return true;
 }
 
 /*
- * Read @len published bytes at position @pos: from the head's line when it
- * holds them all and the sender did not rewrite it meanwhile, else from the ring.
+ * Read @len published bytes at position @pos. The head's block holds the
+ * last small publication (whose copy in the ring may not be written yet);
+ * every byte before it, and the large publications after it, are in the
+ * ring. When the sender rewrites the block during the copy, its copy in the
+ * ring is there: read again.
  */
 static void
 ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len)
 {
-	uint64_t tag = atomic_load_explicit(&r->inl_tag, memory_order_acquire);
-	uint64_t at = tag / 256, have = tag % 256, w[INL_WORDS];
-	size_t i, lo, hi;
+	for (;;) {
+		uint64_t tag = atomic_load_explicit(&r->inl_tag, memory_order_acquire);
+		uint64_t at = tag / 256, end = at + tag % 256, w[INL_WORDS];
+		uint64_t lo = FT_MAX(pos, at), hi = FT_MIN(pos + len, end);
+		size_t i;
 
-	if (tag != INL_NONE && pos >= at && pos - at <= have && len <= have - (pos - at)) {
-		lo = (size_t)(pos - at) / sizeof(uint64_t);
-		hi = ((size_t)(pos - at) + len + sizeof(uint64_t) - 1) / sizeof(uint64_t);
-		for (i = lo; i < hi; i++)
-			w[i] = atomic_load_explicit(&r->inl[i], memory_order_relaxed);
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&r->inl_tag, memory_order_relaxed) == tag) {
-			memcpy(buf, (char *)w + (pos - at), len);
+		if (tag == INL_NONE || hi <= lo) {
+			ring_data(ep, r, pos, buf, len, false);
 			return;
 		}
+		for (i = (size_t)(lo - at) / sizeof(uint64_t); i * sizeof(uint64_t) < hi - at; i++)
+			w[i] = atomic_load_explicit(&r->inl[i], memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&r->inl_tag, memory_order_relaxed) != tag)
+			continue;
+		memcpy(buf + (lo - pos), (char *)w + (lo - at), (size_t)(hi - lo));
+		if (lo > pos)
+			ring_data(ep, r, pos, buf, (size_t)(lo - pos), false);
+		if (pos + len > hi)
+			ring_data(ep, r, hi, buf + (hi - pos), (size_t)(pos + len - hi), false);
+		return;
 	}
-	ring_data(ep, r, pos, buf, len, false);
 }
 
 /* Is a peer's process gone? Every peer with @all, else those with requests pending. */
@@ -635,15 +657,18 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 	while (q->off < q->len && room > 0) {
 		size_t n = FT_MIN(FT_MIN(room, q->len - q->off), (size_t)SHM_CHUNK);
 
-		if (in)
-			ring_put(ep, r, pos, (char *)q->buf + q->off, n);
-		else
-			ring_get(ep, r, pos, (char *)q->buf + q->off, n);
+		char *b = (char *)q->buf + q->off;
+		bool rest = in && ring_put(ep, r, pos, b, n);
+
+		if (!in)
+			ring_get(ep, r, pos, b, n);
 		pos += n;
 		room -= n;
 		q->off += n;
 		publish(edge, pos);
 		bell_ring(ep, p);
+		if (rest)
+			ring_data(ep, r, pos - n, b, n, true);
 		moved++;
 	}
 	return moved;
@@ -675,12 +700,15 @@ move_sends(struct shm_ep *ep, uint32_t p)
 
 		if (is_single_copy(ep, q->len)) {
 			struct cma_desc d = { (uint64_t)(uintptr_t)q->buf, q->len };
+			bool rest;
 
 			if (space < sizeof(d))
 				break;
-			ring_put(ep, r, head, (char *)&d, sizeof(d));
+			rest = ring_put(ep, r, head, (char *)&d, sizeof(d));
 			publish(&r->head, head + sizeof(d));
 			bell_ring(ep, p);
+			if (rest)
+				ring_data(ep, r, head, (char *)&d, sizeof(d), true);
 			q->priv[0] = ++pp->cma_sent;
 			req_enqueue(&pp->cq, &pp->cq_tail, req_dequeue(&pp->sq, &pp->sq_tail));
 			moved++;
