@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/tcp-bw.sh - fabtune's tcp pt2pt bandwidth against iperf3, measured in
-# the same run, alternating, medians of RUNS (5): on loopback and across a
-# veth pair between two network namespaces (root needed for that part), with
-# 1 and 4 streams. Target: ratio >= 1.0.
+# the same run, alternating which goes first, medians of RUNS (5) and the
+# median of per-run ratios: on loopback and across a veth pair between two
+# network namespaces (root needed for that part), with 1 and 4 streams.
+# Target: ratio >= 1.0.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -38,21 +39,32 @@ iperf() {
 }
 
 measure() { # label SRV_PREFIX CLI_PREFIX ADDR
-	local s
+	local s r f i
 	for s in 1 4; do
 		: >"$tmp/fv"
 		: >"$tmp/iv"
-		for _ in $(seq "$runs"); do
-			iperf "$s" "$2" "$3" "$4" >>"$tmp/iv"
-			fab "$s" "$2" "$3" "$4" >>"$tmp/fv"
+		: >"$tmp/rv"
+		for r in $(seq "$runs"); do
+			if [ $((r % 2)) = 1 ]; then
+				i=$(iperf "$s" "$2" "$3" "$4")
+				f=$(fab "$s" "$2" "$3" "$4")
+			else
+				f=$(fab "$s" "$2" "$3" "$4")
+				i=$(iperf "$s" "$2" "$3" "$4")
+			fi
+			echo "$f" >>"$tmp/fv"
+			echo "$i" >>"$tmp/iv"
+			ratio "$f" "$i" >>"$tmp/rv"
+			echo >>"$tmp/rv"
 		done
 		f=$(median <"$tmp/fv")
 		i=$(median <"$tmp/iv")
-		printf "%-9s streams=%d  fabtune %7.2f Gb/s  iperf3 %7.2f Gb/s  ratio %s\n" "$1" "$s" \
-			"$f" "$i" "$(ratio "$f" "$i")"
+		printf "%-9s streams=%d  fabtune %7.2f Gb/s  iperf3 %7.2f Gb/s  ratio %s  (median of per-run ratios %s)\n" \
+			"$1" "$s" "$f" "$i" "$(ratio "$f" "$i")" "$(median <"$tmp/rv")"
 	done
 }
 
+echo "# tcp bandwidth (Gb/s), 1 MiB messages, window 32; runs: $runs; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
 measure loopback "" "" 127.0.0.1
 if [ "$(id -u)" = 0 ] && ip netns add "${ns}a" 2>/dev/null; then
 	ip netns add "${ns}b"

@@ -303,10 +303,18 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 		rc = ep->ops->progress(ep, spins < ep->spin_polls ? 0 : 10, err);
 		if (rc < 0)
 			return rc;
-		if (rc > 0 || last == 0) {
+		/*
+		 * Progress restarts the clock, which is read again only once a
+		 * poll finds nothing: a request that completes at once costs no
+		 * clock read, and a ping-pong's critical path holds none.
+		 */
+		if (rc > 0) {
+			last = 0;
+			spins = 0;
+			continue;
+		}
+		if (last == 0) {
 			last = ft__now();
-			if (rc > 0)
-				spins = 0;
 			continue;
 		}
 		if ((++spins & 15) == 0) {

@@ -720,6 +720,60 @@ test_conformance_shm_ring(void **state)
 }
 
 /*
+ * Small messages also travel in the line of the ring's head (up to 176
+ * bytes): a window of 16 in flight, so the sender rewrites that line while
+ * the receiver may still read it, and slices that differ between the sides
+ * (one 150-byte send taken as three receives; three 40-byte sends as one):
+ * every byte must still arrive. @buf holds 4 KiB.
+ */
+static int
+shm_small_stream(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_error *err)
+{
+	static const size_t send_len[] = { 150, 40, 40, 40 }, recv_len[] = { 50, 50, 50, 120 };
+	struct ft_req q[16], *qp[16];
+	size_t i, k, j, len, off = 0;
+	int rc = 0;
+
+	for (i = 0; i < 400 && rc == 0; i++) {
+		for (k = 0; k < 16 && rc == 0; k++) {
+			len = 1 + (i * 16 + k) % 200;
+			for (j = 0; j < len && rank; j++)
+				buf[k * 200 + j] = (unsigned char)(i + k * 3 + j * 5);
+			qp[k] = &q[k];
+			rc = rank ? ft__ep_send(ep, &q[k], 0, buf + k * 200, len, err) :
+			            ft__ep_recv(ep, &q[k], 1, buf + k * 200, len, err);
+		}
+		if (rc == 0)
+			rc = ft__ep_wait(ep, qp, 16, err);
+		for (k = 0; k < 16 && rc == 0 && rank == 0; k++)
+			for (j = 0, len = 1 + (i * 16 + k) % 200; j < len; j++)
+				if (buf[k * 200 + j] != (unsigned char)(i + k * 3 + j * 5))
+					return ft_error_set(err, FT_EIO, "small window %zu msg %zu byte %zu",
+					                    i, k, j);
+	}
+	for (j = 0; j < 270 && rank; j++)
+		buf[j] = (unsigned char)(j * 11 + 1);
+	/* the 150-byte send alone first: its later slices are read at an offset in the line */
+	for (k = 0; k < 4 && rc == 0; k++) {
+		len = rank ? send_len[k] : recv_len[k];
+		qp[k] = &q[k];
+		rc = rank ? ft__ep_send(ep, &q[k], 0, buf + off, len, err) :
+		            ft__ep_recv(ep, &q[k], 1, buf + 1000 + off, len, err);
+		off += len;
+		if (rc == 0 && k == (rank ? 0u : 2u))
+			rc = ft__ep_wait(ep, qp, k + 1, err);
+		if (rc == 0 && k == (rank ? 0u : 2u))
+			rc = ft__world_barrier(ep->w, err);
+	}
+	if (rc == 0)
+		rc = ft__ep_wait(ep, qp, 4, err);
+	for (j = 0; j < 270 && rc == 0 && rank == 0; j++)
+		if (buf[1000 + j] != (unsigned char)(j * 11 + 1))
+			return ft_error_set(err, FT_EIO, "sliced small messages: byte %zu", j);
+	return rc;
+}
+
+/*
  * The shm transport moves the bytes it was given, for messages that go
  * through the ring in chunks (several chunks, wrapping the 1 MiB ring) and
  * for those copied once with process_vm_readv (--cma-min): rank 1 sends
@@ -729,7 +783,8 @@ test_conformance_shm_ring(void **state)
 static int
 shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
 {
-	static const size_t sizes[] = { 1, 4095, 16384, 16385, 100000, 1500000, 3 << 20 };
+	static const size_t sizes[] = { 1,     8,      48,      175,    176,    177,
+		                        4095,  16384,  16385,   100000, 1500000, 3 << 20 };
 	struct ft_world_cfg wc;
 	struct ft_world *w = NULL;
 	struct ft_bench_cfg cfg;
@@ -779,6 +834,8 @@ shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_erro
 					break;
 				}
 	}
+	if (rc == 0)
+		rc = shm_small_stream(ep, rank, buf[0], err);
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
 	for (k = 0; k < 3; k++)
