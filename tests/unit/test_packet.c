@@ -200,64 +200,146 @@ test_one_flow_line_rate(void **state)
  * the packet engine's adds the headers' serialisation (and, for GPU endpoints, the
  * pipeline fill of one packet on each faster link before the bottleneck).
  */
+static void check_conservation(const struct net *n, struct ft_engine *e,
+                               const struct ft_sim_counters *c);
+
+/*
+ * The flow and packet engines on one op of @npairs flows ends[2i] -> ends[2i + 1] of
+ * @bytes each, with nothing contending: the packet engine's last completion is the
+ * flow engine's plus the serialisation difference (the packets' slowest link against
+ * the fluid bytes at the bottleneck: the headers' time when that is a host link), plus
+ * at most one packet's time per link to fill the pipeline when the links' rates differ;
+ * exactly that difference when @exact (same-rate links). Returns the difference.
+ */
+static double
+check_agreement(const struct net *n, const struct ft_sim_cfg *cfg, const uint32_t *ends,
+                uint32_t npairs, uint64_t bytes, bool exact)
+{
+	const uint32_t mtu = 4096;
+	const double hdr = ft__sim_fabric_is_roce(&n->spec) ? PK_HDR_ROCE : PK_HDR_IB;
+	struct ft_sim_counters cf, cp;
+	struct ft_engine *ef, *ep;
+	double fill = 0, bott = INFINITY, ser_pk = 0, npk = (double)(bytes / mtu), diff;
+	double h_bott = 0;
+
+	ef = run_pairs(&ft_flow_engine, n, cfg, ends, npairs, bytes, &cf);
+	ep = run_pairs(&ft_packet_engine, n, cfg, ends, npairs, bytes, &cp);
+	assert_int_equal(cf.nflows, npairs);
+	assert_int_equal(cp.nflows, npairs);
+	{
+		const struct pk_flow *f = ft_vec_at(&pk(ep)->flows, 0);
+
+		assert_true(f->npath > 0);
+		for (uint32_t j = 0; j < f->npath; j++) {
+			uint32_t l = FT_VEC_AT(&pk(ep)->paths, uint32_t, f->path_off + j);
+			const struct ft_link *lk = ft_topo_link(n->t, l);
+			double h = lk->kind == FT_L_HOST || lk->kind == FT_L_FABRIC ? hdr : 0;
+
+			if (lk->cap_Bps < bott) {
+				bott = lk->cap_Bps;
+				h_bott = h;
+			}
+			ser_pk = FT_MAX(ser_pk, npk * (mtu + h) / lk->cap_Bps);
+			fill += (mtu + h) / lk->cap_Bps;
+		}
+	}
+	diff = ser_pk - (double)bytes / bott;
+	if (exact) /* the headers' time on the bottleneck, and nothing else */
+		assert_double_equal(diff, npk * h_bott / bott, 1e-12);
+	assert_true(cp.fct_max_s >= cf.fct_max_s + diff - 1e-9);
+	assert_true(cp.fct_max_s <= cf.fct_max_s + diff + fill + 1e-9);
+	if (exact)
+		assert_double_equal(cp.fct_max_s, cf.fct_max_s + diff, 1e-9);
+	/* Op times differ by the same amount. */
+	assert_double_equal(cp.ops[0].t_end_s - cf.ops[0].t_end_s, cp.fct_max_s - cf.fct_max_s,
+	                    1e-9);
+	check_conservation(n, ep, &cp);
+	ft_flow_engine.destroy(ef);
+	ft_packet_engine.destroy(ep);
+	return diff;
+}
+
 static void
 test_agrees_with_flow_engine(void **state)
 {
 	struct net n;
 	uint32_t ends[16], i;
 	uint64_t bytes = 8u << 20;
-	const uint32_t mtu = 4096, hdr = 26;
 
 	(void)state;
 	net_build(&n, "dgx-h100:2", false);
 	for (int gpus = 0; gpus < 2; gpus++) {
 		struct ft_sim_cfg cfg;
-		struct ft_sim_counters cf, cp;
-		struct ft_engine *ef, *ep;
-		double fill = 0;
+		double diff;
 
 		for (i = 0; i < 8; i++) {
 			ends[2 * i] = gpus ? ft_topo_gpu(n.t, 0, i) : ft_topo_nic(n.t, 0, i);
 			ends[2 * i + 1] = gpus ? ft_topo_gpu(n.t, 1, i) : ft_topo_nic(n.t, 1, i);
 		}
 		ft_sim_cfg_init(&cfg);
-		ef = run_pairs(&ft_flow_engine, &n, &cfg, ends, 8, bytes, &cf);
-		ep = run_pairs(&ft_packet_engine, &n, &cfg, ends, 8, bytes, &cp);
-		assert_int_equal(cf.nflows, 8);
-		assert_int_equal(cp.nflows, 8);
-		{
-			const struct pk_flow *f = ft_vec_at(&pk(ep)->flows, 0);
-			double bott = INFINITY, ser_pk = 0, npk = (double)(bytes / mtu);
+		/* same-rate links only with NICs: exact, and the headers' time */
+		diff = check_agreement(&n, &cfg, ends, 8, bytes, !gpus);
+		if (!gpus)
+			assert_true(diff > 0); /* the headers' time, checked exactly above */
+	}
+	ft_topo_free(n.t);
+}
 
-			for (uint32_t j = 0; j < f->npath; j++) {
-				uint32_t l = FT_VEC_AT(&pk(ep)->paths, uint32_t, f->path_off + j);
-				const struct ft_link *lk = ft_topo_link(n.t, l);
-				double h =
-				        lk->kind == FT_L_HOST || lk->kind == FT_L_FABRIC ? hdr : 0;
+/*
+ * A multi-node NVLink domain (GB200 NVL72, 18 trays of 4 GPUs; 36 trays are two
+ * domains): GPU pairs on two trays of one domain go over their NVLink ports through the
+ * NVLink switches, credit flow control at NVLink rate and no headers, so the packet
+ * engine ends exactly when the flow engine does (both links at one rate: cut-through
+ * adds nothing), under ECMP and adaptive routing alike (the path is fixed either way);
+ * pairs in two domains go over the NICs and agree within the serialisation difference.
+ */
+static void
+test_nvlink_domain(void **state)
+{
+	struct net n;
+	uint32_t ends[8], i;
+	uint64_t bytes = 8u << 20;
 
-				bott = FT_MIN(bott, lk->cap_Bps);
-				ser_pk = FT_MAX(ser_pk, npk * (mtu + h) / lk->cap_Bps);
-				fill += (mtu + h) / lk->cap_Bps;
-			}
-			/* The serialisation difference: the packets' slowest link against the
-			 * fluid bytes at the bottleneck (the headers' time when that is a
-			 * host link); past it, at most one packet's time per link to fill the
-			 * pipeline when the links' rates differ. */
-			double diff = ser_pk - (double)bytes / bott;
-			double tf = cf.fct_max_s, tp = cp.fct_max_s;
-
-			assert_true(tp >= tf + diff - 1e-9);
-			assert_true(tp <= tf + diff + fill + 1e-9);
-			if (!gpus) { /* same-rate links only: exact, and the headers' time */
-				assert_double_equal(tp, tf + diff, 1e-9);
-				assert_double_equal(diff, npk * hdr / bott, 1e-12);
-			}
-			/* Op times differ by the same amount. */
-			assert_double_equal(cp.ops[0].t_end_s - cf.ops[0].t_end_s,
-			                    cp.fct_max_s - cf.fct_max_s, 1e-9);
+	(void)state;
+	net_build(&n, "gb200-nvl72:36", false);
+	for (int cross = 0; cross < 2; cross++) {
+		for (i = 0; i < 4; i++) {
+			ends[2 * i] = ft_topo_gpu(n.t, 0, i);
+			ends[2 * i + 1] = ft_topo_gpu(n.t, cross ? 18 : 1, i);
 		}
-		ft_flow_engine.destroy(ef);
-		ft_packet_engine.destroy(ep);
+		for (int ar = 0; ar < 2 - cross; ar++) { /* adaptive: NVLink pairs */
+			struct ft_sim_cfg cfg;
+
+			ft_sim_cfg_init(&cfg);
+			if (ar)
+				cfg.routing = FT_ROUTING_ADAPTIVE;
+			check_agreement(&n, &cfg, ends, 4, bytes, !cross);
+		}
+	}
+	{ /* the NVLink path: the sender's port into its NVSwitch, the receiver's out */
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		const struct pk_flow *f;
+
+		ends[1] = ft_topo_gpu(n.t, 1, 0);
+		ft_sim_cfg_init(&cfg);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, bytes, &c);
+		f = ft_vec_at(&pk(e)->flows, 0);
+		assert_int_equal(f->npath, 2);
+		for (i = 0; i < 2; i++) {
+			const struct ft_link *lk = ft_topo_link(
+			        n.t, FT_VEC_AT(&pk(e)->paths, uint32_t, f->path_off + i));
+
+			assert_int_equal(lk->kind, FT_L_NVLINK);
+			assert_int_equal(ft_topo_vertex(n.t, i ? lk->src : lk->dst)->kind,
+			                 FT_V_NVSWITCH);
+			assert_int_equal(ft_topo_vertex(n.t, i ? lk->src : lk->dst)->node, i);
+		}
+		assert_int_equal(c.ndrops, 0);
+		assert_int_equal(c.necn, 0);
+		assert_int_equal(c.npause, 0);
+		ft_packet_engine.destroy(e);
 	}
 	ft_topo_free(n.t);
 }
@@ -1293,6 +1375,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_flow_line_rate),
 		cmocka_unit_test(test_agrees_with_flow_engine),
+		cmocka_unit_test(test_nvlink_domain),
 		cmocka_unit_test(test_lossless_incast),
 		cmocka_unit_test(test_prio_arbitration),
 		cmocka_unit_test(test_prio_pfc_isolation),
