@@ -436,8 +436,8 @@ flowlet_route(struct pk_engine *e, uint32_t fid, uint32_t l)
 	struct ft_path path;
 	int rc;
 
-	if (f->fl_off != PK_NONE && at % e->cfg.flowlet_bytes >= e->mtu)
-		return 0; /* inside the current flowlet */
+	if (f->npath || (f->fl_off != PK_NONE && at % e->cfg.flowlet_bytes >= e->mtu))
+		return 0; /* a fixed path (an NVLink domain's), or inside the current flowlet */
 	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
 	                   &err);
 	if (rc < 0 || path.links[0] != l)

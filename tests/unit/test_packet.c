@@ -290,7 +290,7 @@ test_agrees_with_flow_engine(void **state)
  * domains): GPU pairs on two trays of one domain go over their NVLink ports through the
  * NVLink switches, credit flow control at NVLink rate and no headers, so the packet
  * engine ends exactly when the flow engine does (both links at one rate: cut-through
- * adds nothing), under ECMP and adaptive routing alike (the path is fixed either way);
+ * adds nothing), under ECMP and adaptive routing (per packet or per flowlet) alike;
  * pairs in two domains go over the NICs and agree within the serialisation difference.
  */
 static void
@@ -307,7 +307,8 @@ test_nvlink_domain(void **state)
 			ends[2 * i] = ft_topo_gpu(n.t, 0, i);
 			ends[2 * i + 1] = ft_topo_gpu(n.t, cross ? 18 : 1, i);
 		}
-		for (int ar = 0; ar < 2 - cross; ar++) { /* adaptive: NVLink pairs */
+		/* ECMP, then (NVLink pairs) adaptive per packet */
+		for (int ar = 0; ar < 2 - cross; ar++) {
 			struct ft_sim_cfg cfg;
 
 			ft_sim_cfg_init(&cfg);
@@ -315,6 +316,25 @@ test_nvlink_domain(void **state)
 				cfg.routing = FT_ROUTING_ADAPTIVE;
 			check_agreement(&n, &cfg, ends, 4, bytes, !cross);
 		}
+	}
+	{ /* adaptive per flowlet (the flow engine makes each flowlet a flow): the same
+	   * NVLink path, so the same times as under ECMP */
+		struct ft_sim_cfg cfg;
+		struct ft_sim_counters c0, c1;
+		struct ft_engine *e0, *e1;
+
+		for (i = 0; i < 4; i++)
+			ends[2 * i + 1] = ft_topo_gpu(n.t, 1, i);
+		ft_sim_cfg_init(&cfg);
+		e0 = run_pairs(&ft_packet_engine, &n, &cfg, ends, 4, bytes, &c0);
+		cfg.routing = FT_ROUTING_ADAPTIVE;
+		cfg.flowlet_bytes = 128 << 10;
+		e1 = run_pairs(&ft_packet_engine, &n, &cfg, ends, 4, bytes, &c1);
+		assert_int_equal(c1.nflows, 4);
+		assert_double_equal(c1.fct_max_s, c0.fct_max_s, 1e-12);
+		check_conservation(&n, e1, &c1);
+		ft_packet_engine.destroy(e0);
+		ft_packet_engine.destroy(e1);
 	}
 	{ /* the NVLink path: the sender's port into its NVSwitch, the receiver's out */
 		struct ft_sim_cfg cfg;
