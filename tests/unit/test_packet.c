@@ -785,6 +785,85 @@ test_dcqcn_incast(void **state)
 }
 
 /*
+ * DCQCN's alpha rule (kb CC-DCQCN), CNP by CNP at set times: alpha holds
+ * initial_alpha_value (1023/1024) until the QP's first CNP, however late it comes; it is
+ * updated once per alpha period (1 us), raised in a period with a CNP (never decayed in
+ * it as well) and decayed in each period without one; the rate is cut by alpha / 2 at
+ * most once per rate_reduce_monitor_period (4 us).
+ */
+static void
+test_dcqcn_alpha_rule(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_schedule s;
+	struct ft_sched_phase ph = { 0 };
+	struct ft_sched_flow fl = { .src = 0, .dst = 1, .bytes = 1u << 20 };
+	struct ft_error err = { 0 };
+	struct ft_engine *e = NULL;
+	struct pk_engine *p;
+	const struct pk_flow *f;
+	uint32_t ends[2];
+	const double g = 1.0 / 256;
+	const uint64_t t0 = UINT64_C(1000000000); /* 1 ms */
+	double a = 1023.0 / 1024, line, rc;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", true);
+	ends[0] = ft_topo_nic(n.t, 1, 0);
+	ends[1] = ft_topo_nic(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	pc.cc = FT_PKT_CC_DCQCN;
+	pc.dcqcn_g = g;
+	cfg.packet = &pc;
+	ft_schedule_init(&s);
+	s.op = FT_OP_SENDRECV;
+	s.algo = FT_ALGO_DIRECT;
+	s.nranks = 2;
+	s.ranks_per_node = 1;
+	s.proto_eff = 1;
+	s.bytes = fl.bytes;
+	assert_int_equal(ft_vec_push(&s.flows, &fl), 0);
+	ph.steps = 1;
+	ph.nflows = ph.npairs = 1;
+	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+	{
+		struct ft_sim_op op = { .sched = &s, .rank_gpu = ends, .after = -1 };
+
+		assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+	}
+	p = ft_container_of(e, struct pk_engine, base);
+	f = ft_vec_at(&p->flows, 0);
+	line = p->line_Bps;
+
+	/* The first CNP, 1 ms in: alpha is still the initial value, then raised. */
+	p->now_ps = t0;
+	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
+	a = (1 - g) * a + g;
+	assert_double_equal(f->cc.alpha, a, 1e-12);
+	rc = line * (1 - a / 2);
+	assert_double_equal(f->cc.rc_Bps, rc, 1e-3);
+	/* 0.5 us later, the same period: raised again, not decayed; no cut within 4 us. */
+	p->now_ps = t0 + 500000;
+	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
+	a = (1 - g) * a + g;
+	assert_double_equal(f->cc.alpha, a, 1e-12);
+	assert_double_equal(f->cc.rc_Bps, rc, 1e-3);
+	/* 10.2 us after the first: periods 1-9 had no CNP (nine decays), period 10 has this
+	 * one (a raise), and the rate is cut again. */
+	p->now_ps = t0 + 10200000;
+	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
+	a = (1 - g) * (a * pow(1 - g, 9)) + g;
+	assert_double_equal(f->cc.alpha, a, 1e-12);
+	assert_double_equal(f->cc.rc_Bps, rc * (1 - a / 2), 1e-3);
+	ft_schedule_release(&s);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * DCQCN's cut and recovery cycle, as a model independent of the engine's packets: N
  * reaction points with the rules of kb CC-DCQCN (the engine's, pkt_cc.c) over one fluid
  * queue of capacity C. Time advances in steps of h. Each flow's rate reaches the queue
@@ -1515,6 +1594,7 @@ main(void)
 		cmocka_unit_test(test_permutation_deterministic),
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_dcqcn_incast),
+		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_converges),
 		cmocka_unit_test(test_counters_diagnose),
 		cmocka_unit_test(test_prio_lossy_counters),
