@@ -20,6 +20,7 @@
 # delivered (a few us less).
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
+HTSIM_ROCE=${HTSIM_ROCE:+$(realpath "$HTSIM_ROCE")}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time"; exit 1; }
@@ -71,8 +72,9 @@ print("Nodes %d\nConnections %d" % (n, n))
 for i, d in enumerate(dst):
     print("%d->%d id %d start 0 size 2000000" % (i, d, i + 1))
 PY
-	/usr/bin/time -f "%e %U %M" -o "$tmp/htime" "$HTSIM_ROCE" -nodes 1024 -tm "$tmp/perm.cm" \
-		-strat ecmp_host -paths 1 -end 20000 -seed "$seed" >"$tmp/hout" 2>&1 ||
+	# (in $tmp: htsim writes its logs into the working directory)
+	(cd "$tmp" && /usr/bin/time -f "%e %U %M" -o "$tmp/htime" "$HTSIM_ROCE" -nodes 1024 \
+		-tm "$tmp/perm.cm" -strat ecmp_host -paths 1 -end 20000 -seed "$seed" >"$tmp/hout" 2>&1) ||
 		{ echo "htsim seed $seed: htsim_roce failed"; return 1; }
 	"$FABTUNE" sim "$sc" --json --seed "$seed" >"$tmp/out" 2>/dev/null ||
 		{ echo "htsim seed $seed: fabtune sim failed"; return 1; }
