@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # bench/sim-packet.sh - the packet engine on the htsim reference workload:
-# 1,024 hosts on a 3-tier 100 Gb/s fat-tree (k = 16), one 2 MiB flow each to a
-# random-permutation peer, per-flow ECMP, RoCE with PFC at htsim's thresholds
-# (scenarios/bench/htsim-permutation-1024.yaml). htsim's published figures on
-# a 2-vCPU machine: 6.7 s wall, 84 MB, FCT min/p50/p99/max 167/501/906/1171 us.
+# 1,024 hosts on a 3-tier 100 Gb/s fat-tree (k = 16), one 2,000,000-byte flow
+# each to a random-permutation peer, per-flow ECMP, RoCE with PFC at htsim's
+# thresholds, set up as htsim's RoCE permutation runs (1 us per link, no switch
+# latency, store-and-forward, 9,000-byte packets;
+# scenarios/bench/htsim-permutation-1024.yaml). htsim's published figures on a
+# 2-vCPU machine: 6.7 s wall, 84 MB, FCT min/p50/p99/max 167/501/906/1171 us.
 # Targets: <= 0.7 s and <= 100 MB on one core, FCT p50 and p99 within 15 %.
 # The same workload with 8,192 hosts (k = 32): <= 10 s and <= 1 GB. The flow
 # engine on the same file is the peer measured in the same run (it shares the
 # machine's load of the moment); the seeds show the spread of the FCTs.
+#
+# HTSIM_ROCE=PATH (htsim's sim/datacenter/htsim_roce, built with make under
+# sim/) adds htsim itself on the same seeds: a random permutation of 1,024
+# hosts (its own, not ours: the two draw differently), its defaults (9,000-byte
+# packets, 1 us per hop, PFC 15 / 12 packets, per-flow ECMP with -strat
+# ecmp_host -paths 1), and the ratio of our FCT percentiles to its. htsim's FCT
+# ends when the last ACK is back at the sender; ours when the last byte is
+# delivered (a few us less).
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
+HTSIM_ROCE=${HTSIM_ROCE:+$(realpath "$HTSIM_ROCE")}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time"; exit 1; }
@@ -31,7 +42,7 @@ wall, user, rss_kb = open(tpath).read().split()[-3:]
 d = json.load(open(opath))
 f, st = d["flows"], d["engine_stats"]
 fct = f["fct_us"]
-ref = {"min": 167, "p50": 501, "p99": 906, "max": 1171}
+ref = {"min": 167, "p50": 501, "p99": 906, "max": 1171}  # htsim, published
 pk = st.get("packets", 0)
 line = "%s: wall %.2f s, cpu %.2f s, peak %.0f MB, %d flows, %d events" % (
     name, float(wall), float(user), int(rss_kb) / 1024, f["count"], st["events"])
@@ -48,5 +59,46 @@ pk_case "htsim-1024 flow (peer)" "$sc" --engine flow
 for seed in 2 3; do
 	pk_case "htsim-1024 packet seed $seed" "$sc" --seed $seed
 done
+# ht_case SEED: htsim's RoCE permutation at 1,024 hosts, with our seed's FCTs beside it.
+ht_case() {
+	local seed=$1
+	python3 - "$seed" >"$tmp/perm.cm" <<'PY'
+import random, sys
+n, rng = 1024, random.Random(int(sys.argv[1]))
+dst = list(range(n))
+while any(i == d for i, d in enumerate(dst)):
+    rng.shuffle(dst)
+print("Nodes %d\nConnections %d" % (n, n))
+for i, d in enumerate(dst):
+    print("%d->%d id %d start 0 size 2000000" % (i, d, i + 1))
+PY
+	# (in $tmp: htsim writes its logs into the working directory)
+	(cd "$tmp" && /usr/bin/time -f "%e %U %M" -o "$tmp/htime" "$HTSIM_ROCE" -nodes 1024 \
+		-tm "$tmp/perm.cm" -strat ecmp_host -paths 1 -end 20000 -seed "$seed" >"$tmp/hout" 2>&1) ||
+		{ echo "htsim seed $seed: htsim_roce failed"; return 1; }
+	"$FABTUNE" sim "$sc" --json --seed "$seed" >"$tmp/out" 2>/dev/null ||
+		{ echo "htsim seed $seed: fabtune sim failed"; return 1; }
+	python3 - "$seed" "$tmp/htime" "$tmp/hout" "$tmp/out" <<'PY'
+import json, math, re, sys
+seed, tpath, hpath, opath = sys.argv[1:5]
+wall, user, rss_kb = open(tpath).read().split()[-3:]
+fin = sorted(float(m.group(1)) for m in re.finditer(r"finished at ([0-9.e+-]+)", open(hpath).read()))
+if not fin:
+    sys.exit("htsim seed %s: no finished flows" % seed)
+rank = lambda q: fin[max(0, math.ceil(q * len(fin)) - 1)]
+ht = {"min": fin[0], "p50": rank(0.5), "p99": rank(0.99), "max": fin[-1]}
+ours = json.load(open(opath))["flows"]["fct_us"]
+print("htsim seed %s: wall %.2f s, cpu %.2f s, peak %.0f MB, %d flows; fct us %s" % (
+    seed, float(wall), float(user), int(rss_kb) / 1024, len(fin),
+    " ".join("%s %.0f (ours %.0f, x%.2f)" % (k, ht[k], ours[k], ours[k] / ht[k])
+             for k in ("min", "p50", "p99", "max"))))
+PY
+}
+
+if [ -n "${HTSIM_ROCE:-}" ]; then
+	for seed in 1 2 3; do
+		ht_case $seed
+	done
+fi
 pk_case "htsim-8192 packet" "$tmp/h8192.yaml"
 pk_case "htsim-8192 flow (peer)" "$tmp/h8192.yaml" --engine flow

@@ -274,6 +274,18 @@ choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 	return 0;
 }
 
+/* Whether flow @f joins GPUs of two nodes of one NVLink domain (GB200 NVL72: its path
+ * is the two GPUs' NVLink ports, ft__sim_route_nvlink_domain). */
+static bool
+nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
+{
+	const struct ft_vertex *a = ft_topo_vertex(e->topo, f->src);
+	const struct ft_vertex *b = ft_topo_vertex(e->topo, f->dst);
+
+	return a->kind == FT_V_GPU && b->kind == FT_V_GPU && a->node != b->node &&
+	       ft__sim_same_nvlink_domain(e->topo, a->node, b->node);
+}
+
 static int
 start_flow(struct pk_engine *e, uint32_t fid)
 {
@@ -294,7 +306,11 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	f->t_start_ps = e->now_ps;
 	f->lat_ps = 0;
 	f->first_link = path.links[0];
-	if (e->cfg.routing != FT_ROUTING_ADAPTIVE) {
+	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
+	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
+	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
+	 * reaches: it stays fixed. */
+	if (e->cfg.routing != FT_ROUTING_ADAPTIVE || nvlink_domain_flow(e, f)) {
 		f->path_off = (uint32_t)e->paths.len;
 		f->npath = (uint16_t)path.nlinks;
 		if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
@@ -423,8 +439,8 @@ flowlet_route(struct pk_engine *e, uint32_t fid, uint32_t l)
 	struct ft_path path;
 	int rc;
 
-	if (f->fl_off != PK_NONE && at % e->cfg.flowlet_bytes >= e->mtu)
-		return 0; /* inside the current flowlet */
+	if (f->npath || (f->fl_off != PK_NONE && at % e->cfg.flowlet_bytes >= e->mtu))
+		return 0; /* a fixed path (an NVLink domain's), or inside the current flowlet */
 	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
 	                   &err);
 	if (rc < 0 || path.links[0] != l)

@@ -16,16 +16,28 @@
 
 /* ---- DCQCN (kb CC-DCQCN): the reaction point at the sender's NIC ---------------- */
 
-/* Alpha decays by (1 - g) every alpha period without CNPs: applied when it is read. */
+/*
+ * Alpha's update, once per alpha period (dce_tcp_rtt, kb CC-DCQCN): x (1 - g) for a
+ * period without a CNP, (1 - g) alpha + g for one with a CNP, never both. The periods
+ * are counted from the QP's first CNP (before it the QP is not rate limited and alpha
+ * holds initial_alpha_value); t_alpha_ps is the start of the first period not yet
+ * updated. Applied when alpha is read, at a CNP: the whole periods since then had none.
+ */
 static void
-dcqcn_decay(struct pk_engine *e, struct pk_dcqcn *d)
+dcqcn_alpha_cnp(struct pk_engine *e, struct pk_dcqcn *d)
 {
-	uint64_t n = (e->now_ps - d->t_alpha_ps) / e->dcq_alpha_ps;
+	const double g = e->pc.dcqcn_g;
 
-	if (n) {
-		d->alpha *= pow(1 - e->pc.dcqcn_g, (double)n);
-		d->t_alpha_ps += n * e->dcq_alpha_ps;
+	if (!d->t_alpha_ps)
+		d->t_alpha_ps = e->now_ps; /* the first CNP starts the periods */
+	if (e->now_ps >= d->t_alpha_ps) {
+		uint64_t n = (e->now_ps - d->t_alpha_ps) / e->dcq_alpha_ps;
+
+		d->alpha *= pow(1 - g, (double)n);
+		/* this CNP's period takes the raise instead of the decay */
+		d->t_alpha_ps += (n + 1) * e->dcq_alpha_ps;
 	}
+	d->alpha = (1 - g) * d->alpha + g;
 }
 
 /* One rate-increase event (timer or byte counter): fast recovery for the first F
@@ -138,8 +150,7 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 			d->t_last_tx_ps = e->now_ps;
 		return 0;
 	}
-	dcqcn_decay(e, d);
-	d->alpha = (1 - e->pc.dcqcn_g) * d->alpha + e->pc.dcqcn_g;
+	dcqcn_alpha_cnp(e, d);
 	if (d->limited && e->now_ps - d->t_last_dec_ps < e->dcq_dec_ps)
 		return 0;
 	d->t_last_dec_ps = e->now_ps;

@@ -68,7 +68,7 @@ pk_prio(const struct pk_pkt *k)
 struct pk_dcqcn {
 	double rc_Bps, rt_Bps; /* current and target rate */
 	double alpha;
-	uint64_t t_alpha_ps;    /* alpha decayed up to here */
+	uint64_t t_alpha_ps;    /* alpha updated for the periods before this (0: no CNP yet) */
 	uint64_t t_last_dec_ps; /* last rate decrease */
 	uint64_t t_timer_ps;    /* increase timer started */
 	uint64_t bytes_since;   /* byte counter */

@@ -1244,15 +1244,6 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
 		                                                               " or dmodk");
 	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
-	/* the flow engine joins the nodes of each NVLink domain (ft__sim_route_nvlink_domain)
-	 * and the domains through their NICs; the packet engine's ports do not join them */
-	if (spec->node.nvlink_domain_nodes > 1 && spec->nnodes > 1 &&
-	    strcmp(eng->name, "packet") == 0)
-		return ft_error_set(err, FT_ENOTSUP,
-		                    "%s: nodes.nvlink.domain_nodes: the packet engine does not join "
-		                    "NVSwitches across nodes (GB200/GB300 NVL72) yet; the flow and "
-		                    "analytic engines model them",
-		                    spec->name);
 	rc = packet_engine_fits(spec, eng, err);
 	if (rc < 0)
 		return rc;

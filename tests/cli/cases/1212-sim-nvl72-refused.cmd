@@ -1,1 +1,0 @@
-sim gb200-nvl72:36 --op all_reduce -b 1G --engine packet
