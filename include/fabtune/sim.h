@@ -65,6 +65,14 @@ enum ft_pkt_arb {
 	FT_PKT_ARB_WRR, /* prio_weight packets of a priority per round */
 };
 
+/* What the packet engine does inside a connection (kb NA-CONCEPTS): NCCL's
+ * chunking of ring phases into slices, or one flow per QP carrying it all. */
+enum ft_pkt_chunking {
+	FT_PKT_CHUNK_AUTO, /* NCCL's */
+	FT_PKT_CHUNK_NCCL,
+	FT_PKT_CHUNK_OFF,
+};
+
 #define FT_PKT_NPRIO 8 /* traffic classes per port: RoCE priorities, IB data VLs */
 
 struct ft_packet_cfg {
@@ -98,6 +106,11 @@ struct ft_packet_cfg {
 	uint64_t ibcc_threshold_bytes; /* switch: mark FECN above this queue; 0 = 8 wire MTUs */
 	uint32_t ibcc_marking_rate;   /* Marking_Rate: packets between marks; 0 = 10 */
 	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
+	/* NCCL inside a connection (kb NA-CONCEPTS, ENV-IB_QPS, ENV-IB_SPLIT): ring phases cut
+	 * into NCCL's slices, pipelined hop by hop; a connection's QPs take its messages
+	 * round robin, or every message split over all of them (NCCL_IB_SPLIT_DATA_ON_QPS). */
+	enum ft_pkt_chunking chunking;
+	bool split_data_on_qps;
 	/* Priorities (traffic classes): one egress queue, PFC state and credit pool per
 	 * priority and port; sources pick theirs (struct ft_sim_op prio). */
 	enum ft_pkt_arb arb;

@@ -698,6 +698,7 @@ read_lossy(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 static const char *const arb_names[] = { "strict", "wrr", NULL };
 static const char *const fc_names[] = { "auto", "credit", "pfc", "none", NULL };
 static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", NULL };
+static const char *const chunk_names[] = { "auto", "nccl", "off", NULL };
 
 #define PKT(m) FT__DOC_AT(struct ft_packet_cfg, m)
 
@@ -734,6 +735,8 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "arbitration", FT__DOC_ENUM, PKT(arb), .names = arb_names },
 	{ "wrr_weights", FT__DOC_FN, .fn = read_weights },
 	{ "lossy_priorities", FT__DOC_FN, .fn = read_lossy },
+	{ "chunking", FT__DOC_ENUM, PKT(chunking), .names = chunk_names },
+	{ "split_data_on_qps", FT__DOC_BOOL, PKT(split_data_on_qps) },
 };
 
 static int

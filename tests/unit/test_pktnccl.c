@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_pktnccl.c - NCCL's chunking in the packet engine
+ * (sim/pkt_nccl.c) against closed forms: a ring all-reduce on an
+ * uncongested fabric completes at the pipelined time of its messages, the
+ * messages per connection are what NCCL's slices make of it, QPs share
+ * them as NCCL_IB_QPS_PER_CONNECTION and NCCL_IB_SPLIT_DATA_ON_QPS say;
+ * and the MoE all-to-all lab's small form (scenarios/lab/).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+#include "sim/pkt_int.h"
+
+#define MiB (1024.0 * 1024.0)
+
+struct ring_run {
+	struct ft_cluster_spec spec;
+	struct ft_topo *t;
+	struct ft_schedule s;
+	struct ft_engine *e;
+	struct ft_sim_counters c;
+	uint32_t ends[16];
+};
+
+static const struct pk_engine *
+pk(const struct ft_engine *e)
+{
+	return ft_container_of(e, const struct pk_engine, base);
+}
+
+/* A ring all-reduce of @bytes (Simple) over the first NIC of @n nodes of a DGX H100
+ * InfiniBand cluster: every ring hop is NIC -> leaf -> NIC, nothing shared. */
+static void
+ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cfg *pc,
+         uint32_t qps)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE, .nranks = n, .ranks_per_node = 1,
+		                  .bytes = bytes };
+	struct ft_sim_cfg cfg;
+	struct ft_error err = { 0 };
+	struct ft_sim_op op = { .after = -1 };
+	char preset[32];
+
+	snprintf(preset, sizeof(preset), "dgx-h100:%u", n);
+	assert_int_equal(ft_spec_resolve(preset, &r->spec, &err), 0);
+	r->t = NULL;
+	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
+	for (uint32_t i = 0; i < n; i++)
+		r->ends[i] = ft_topo_nic(r->t, i, 0);
+	ft_schedule_init(&r->s);
+	assert_int_equal(ft_coll_schedule(&a, &r->s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = pc;
+	cfg.qps_per_conn = qps;
+	op.sched = &r->s;
+	op.rank_gpu = r->ends;
+	r->e = NULL;
+	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
+	assert_true(ft_packet_engine.submit(r->e, &op, &err) >= 0);
+	if (ft_packet_engine.run(r->e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
+}
+
+static void
+ring_free(struct ring_run *r)
+{
+	ft_packet_engine.destroy(r->e);
+	ft_schedule_release(&r->s);
+	ft_topo_free(r->t);
+}
+
+/* Serialisation of one full packet and the path latency of flow 0 (both links alike). */
+static void
+hop_times(const struct ring_run *r, double *t_pkt, double *d_path)
+{
+	const struct pk_flow *f = ft_vec_at(&pk(r->e)->flows, 0);
+	double cap = 0;
+
+	assert_int_equal(f->npath, 2);
+	*d_path = 0;
+	for (uint32_t j = 0; j < f->npath; j++) {
+		const struct ft_link *lk =
+		        ft_topo_link(r->t, FT_VEC_AT(&pk(r->e)->paths, uint32_t, f->path_off + j));
+
+		assert_int_equal(lk->kind, FT_L_HOST);
+		if (j)
+			assert_true(lk->cap_Bps == cap);
+		cap = lk->cap_Bps;
+		*d_path += lk->lat_s;
+	}
+	*t_pkt = (4096.0 + PK_HDR_IB) / cap;
+}
+
+/*
+ * 4 ranks, 8 MiB: each connection carries 2 x 3/4 x 8 MiB = 12 MiB over 6 ring steps,
+ * 2 MiB per step = one Simple chunk, two 1 MiB slices: 12 messages (bytes / slice).
+ * Two slices per step keep the NIC busy while a slice crosses the hop (its latency is
+ * well below a slice's time), so every NIC sends its 12 messages back to back: the op
+ * takes 12 messages' serialisation, plus the last one's path latency, plus the fixed
+ * per-op and per-step costs; within one packet time per hop.
+ *
+ * 4 ranks, 4 MiB: 1 MiB per step, one slice: a rank can send step s only once step s - 1
+ * has arrived, so each of the 6 steps costs a slice's time plus the path latency.
+ */
+static void
+test_ring_pipelined(void **state)
+{
+	(void)state;
+	for (int half = 0; half < 2; half++) {
+		struct ring_run r;
+		uint64_t bytes = half ? 4u << 20 : 8u << 20;
+		uint32_t n = 4, steps = 2 * (n - 1), per_conn = half ? 6 : 12, i;
+		double t_pkt, d, t_msg, want, got, fixed;
+
+		ring_run(&r, n, bytes, NULL, 1);
+		hop_times(&r, &t_pkt, &d);
+		assert_int_equal(r.c.nflows, n * per_conn);
+		assert_int_equal(pk(r.e)->flows.len, n * per_conn);
+		for (i = 0; i < pk(r.e)->flows.len; i++) {
+			const struct pk_flow *f = ft_vec_at(&pk(r.e)->flows, i);
+
+			assert_int_equal(f->bytes, 1u << 20);
+			assert_int_equal(f->npkts, 256);
+		}
+		t_msg = 256 * t_pkt;
+		fixed = r.s.base_lat_s + steps * r.s.step_lat_s;
+		want = half ? steps * (t_msg + d) : per_conn * t_msg + d;
+		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - fixed;
+		if (!(fabs(got - want) <= 2 * t_pkt))
+			fail_msg("op %.9g s, closed form %.9g s (packet %.3g s)", got, want, t_pkt);
+		/* Not a barrier per step: that would add a path latency per step. */
+		if (!half)
+			assert_true(got < per_conn * t_msg + steps * d - d / 2);
+		ring_free(&r);
+	}
+}
+
+/* Chunking off: one flow per connection carrying all of it, as the flow engine does. */
+static void
+test_ring_unchunked(void **state)
+{
+	struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_OFF };
+	struct ring_run r;
+
+	(void)state;
+	ring_run(&r, 4, 8u << 20, &pc, 1);
+	assert_int_equal(r.c.nflows, 4);
+	assert_int_equal(((const struct pk_flow *)ft_vec_at(&pk(r.e)->flows, 0))->bytes,
+	                 12u << 20);
+	ring_free(&r);
+}
+
+/*
+ * QPs: round robin (NCCL_IB_SPLIT_DATA_ON_QPS=0, the default) puts message m on QP
+ * m mod 4, whole; split mode cuts every message into 4 equal flows, one per QP. Both
+ * move the same bytes; with QPs in turn the op takes what one QP does (the NIC is the
+ * bottleneck either way), within a packet time per message boundary.
+ */
+static void
+test_ring_qps(void **state)
+{
+	struct ft_packet_cfg pc = { 0 };
+	struct ring_run r;
+	double t_one = 0;
+
+	(void)state;
+	for (int mode = 0; mode < 3; mode++) {
+		uint32_t nq = mode ? 4 : 1, i;
+		uint64_t total = 0;
+
+		pc.split_data_on_qps = mode == 2;
+		ring_run(&r, 4, 8u << 20, &pc, nq);
+		assert_int_equal(pk(r.e)->flows.len, (mode == 2 ? 4 : 1) * 4 * 12);
+		for (i = 0; i < pk(r.e)->flows.len; i++) {
+			const struct pk_flow *f = ft_vec_at(&pk(r.e)->flows, i);
+			uint32_t m = i % (mode == 2 ? 48 : 12);
+
+			total += f->bytes;
+			if (mode == 1)
+				assert_int_equal(f->qp, (m % 4) * 1024);
+			if (mode == 2) {
+				assert_int_equal(f->qp, (m % 4) * 1024);
+				assert_int_equal(f->bytes, 256u << 10);
+			}
+		}
+		assert_int_equal(total, 4 * (12u << 20));
+		if (mode == 0)
+			t_one = r.c.ops[0].t_end_s;
+		else
+			assert_true(fabs(r.c.ops[0].t_end_s - t_one) < 0.02 * t_one);
+		ring_free(&r);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_pipelined),
+		cmocka_unit_test(test_ring_unchunked),
+		cmocka_unit_test(test_ring_qps),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
