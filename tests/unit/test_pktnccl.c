@@ -24,6 +24,7 @@
 #include <fabtune/fabtune.h>
 
 #include "sim/pkt_int.h"
+#include "spec/scenario.h"
 
 #define MiB (1024.0 * 1024.0)
 
@@ -208,6 +209,72 @@ test_ring_qps(void **state)
 	}
 }
 
+/* The rail leaf of NIC 0 of node 0 in @t, and the capacity of its uplinks, bytes/s. */
+static double
+leaf_uplinks(const struct ft_topo *t)
+{
+	uint32_t nic = ft_topo_nic(t, 0, 0), first, n, leaf = UINT32_MAX, l;
+	double cap = 0;
+
+	ft_topo_out_links(t, nic, &first, &n);
+	for (l = first; l < first + n; l++)
+		if (ft_topo_link(t, l)->kind == FT_L_HOST)
+			leaf = ft_topo_link(t, l)->dst;
+	assert_true(leaf != UINT32_MAX);
+	ft_topo_out_links(t, leaf, &first, &n);
+	for (l = first; l < first + n; l++)
+		if (ft_topo_link(t, l)->up)
+			cap += ft_topo_link(t, l)->cap_Bps;
+	return cap;
+}
+
+/*
+ * Lab 5, small form (scenarios/lab/moe-alltoall.yaml): on a rail-optimized fabric with
+ * oversubscribed leaves, the flat all-to-all sends every cross-rail byte up through its
+ * rail leaf's uplinks, so it can take no less than those bytes over their capacity; the
+ * hierarchical one regroups over NVLink and stays on the rail's leaf, so it is not
+ * bound by them at all: it must finish before the flat one's floor, and the flat one
+ * must mark ECN on its way (congestion), as the page says.
+ */
+static void
+test_lab_moe(void **state)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	const struct ft_result_row *flat, *hier;
+	double up_Bps, per_pair, up_bytes, floor_s;
+	uint32_t nodes, gpn;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_file("scenarios/lab/moe-alltoall.yaml", &sc, &err), 0);
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, NULL, NULL, &rep, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_topo_build(&sc->spec, &t, &err), 0);
+	assert_int_equal(ft_run_nrows(&rep.run), 2);
+	flat = ft_vec_at(&rep.run.rows, 0);
+	hier = ft_vec_at(&rep.run.rows, 1);
+	assert_string_equal(flat->algo, "direct");
+	assert_string_equal(hier->algo, "hierarchical");
+	nodes = rep.nnodes;
+	gpn = (uint32_t)(rep.ngpus / nodes);
+	/* Every GPU of the rail sends to the GPUs of the other rails on the other nodes. */
+	per_pair = (double)flat->bytes / (double)rep.ngpus;
+	up_bytes = (double)nodes * (nodes - 1) * (gpn - 1) * per_pair;
+	up_Bps = leaf_uplinks(t);
+	floor_s = up_bytes / up_Bps;
+	print_message("# flat %.1f us, floor %.1f us, hierarchical %.1f us\n", flat->time_us,
+	              floor_s * 1e6, hier->time_us);
+	assert_true(flat->time_us * 1e-6 >= floor_s);
+	assert_true(hier->time_us * 1e-6 < floor_s);
+	assert_true(rep.c.necn > 0);
+	ft_topo_free(t);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
 int
 main(void)
 {
@@ -215,6 +282,7 @@ main(void)
 		cmocka_unit_test(test_ring_pipelined),
 		cmocka_unit_test(test_ring_unchunked),
 		cmocka_unit_test(test_ring_qps),
+		cmocka_unit_test(test_lab_moe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
