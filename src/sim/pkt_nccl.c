@@ -310,14 +310,12 @@ ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
 /* The connections of phase @ph, cut; 1 when one carries fewer bytes than messages. */
 static int
 ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-           double eff, uint32_t *nmsg, struct ft_error *err)
+           double eff, const struct ft_model_chunking *ch, uint32_t *nmsg, struct ft_error *err)
 {
 	const struct ft_schedule *sc = op->sched;
-	struct ft_model_chunking ch;
 	uint32_t f;
 	int rc;
 
-	ft_model_chunking_get(sc->op, sc->algo, sc->proto, &ch);
 	*nmsg = 0;
 	for (f = 0; f < ph->nflows; f++) {
 		struct ft_sched_flow fl;
@@ -330,7 +328,7 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
 		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
-		cut(c, fl.bytes, rb->steps, &ch);
+		cut(c, fl.bytes, rb->steps, ch);
 		if (c->wire < c->nmsg || (uint64_t)*nmsg + c->nmsg >= UINT32_MAX)
 			return 1;
 		c->first = *nmsg;
@@ -354,7 +352,7 @@ ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op,
 	ft_model_chunking_get(op->sched->op, op->sched->algo, op->sched->proto, &ch);
 	rb.c = ft_calloc(ph->nflows ? ph->nflows : 1, sizeof(*rb.c));
 	rb.last = ft_calloc(e->cfg.qps_per_conn, sizeof(uint32_t));
-	rc = rb.c && rb.last ? ring_conns(&rb, op, ph, eff, &nmsg, err) : FT_ENOMEM;
+	rc = rb.c && rb.last ? ring_conns(&rb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
 	if (rc == 0 && nmsg == 0)
 		rc = 1;
 	if (rc == 0) {

@@ -152,6 +152,40 @@ test_ring_pipelined(void **state)
 	}
 }
 
+/*
+ * NCCL's sizes (collectives.h, device.h; kb NA-CONCEPTS, ENV-BUFFSIZE): 8 slots of the
+ * protocol's buffer per connection; a Simple ring all-reduce / all-gather / reduce-scatter
+ * chunk is 4 slots of 512 KiB and its slice 2; everything else one slot; LL carries 8
+ * data bytes per 16-byte line of its 512 KiB buffer, LL128 120 of every 128 of its
+ * 4,915,200 bytes.
+ */
+static void
+test_chunk_sizes(void **state)
+{
+	static const struct {
+		enum ft_op op;
+		enum ft_proto proto;
+		uint64_t chunk, slice;
+		uint32_t slots;
+	} want[] = {
+		{ FT_OP_ALL_REDUCE, FT_PROTO_SIMPLE, 2u << 20, 1u << 20, 4 },
+		{ FT_OP_REDUCE_SCATTER, FT_PROTO_SIMPLE, 2u << 20, 1u << 20, 4 },
+		{ FT_OP_BROADCAST, FT_PROTO_SIMPLE, 512u << 10, 512u << 10, 8 },
+		{ FT_OP_ALL_REDUCE, FT_PROTO_LL, 32u << 10, 32u << 10, 8 },
+		{ FT_OP_ALL_GATHER, FT_PROTO_LL128, 576000, 576000, 8 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct ft_model_chunking ch;
+
+		ft_model_chunking_get(want[i].op, FT_ALGO_RING, want[i].proto, &ch);
+		assert_int_equal(ch.chunk_bytes, want[i].chunk);
+		assert_int_equal(ch.slice_bytes, want[i].slice);
+		assert_int_equal(ch.slots, want[i].slots);
+	}
+}
+
 /* Chunking off: one flow per connection carrying all of it, as the flow engine does. */
 static void
 test_ring_unchunked(void **state)
@@ -195,6 +229,10 @@ test_ring_qps(void **state)
 			total += f->bytes;
 			if (mode == 1)
 				assert_int_equal(f->qp, (m % 4) * 1024);
+			/* Each QP hashes on its own (a UDP source port of its own on RoCE). */
+			if (mode && m % 4)
+				assert_true(f->hash != ((const struct pk_flow *)ft_vec_at(
+				                               &pk(r.e)->flows, i - 1))->hash);
 			if (mode == 2) {
 				assert_int_equal(f->qp, (m % 4) * 1024);
 				assert_int_equal(f->bytes, 256u << 10);
@@ -280,6 +318,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_pipelined),
+		cmocka_unit_test(test_chunk_sizes),
 		cmocka_unit_test(test_ring_unchunked),
 		cmocka_unit_test(test_ring_qps),
 		cmocka_unit_test(test_lab_moe),
