@@ -73,8 +73,7 @@ ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
 
 /* One flow: QP @qp of a connection, @bytes from @src to @dst; its task, or FT_E*. */
 static int64_t
-add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp,
-         uint32_t op)
+add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op)
 {
 	struct pk_flow f = { 0 };
 	int64_t t;
@@ -128,7 +127,8 @@ ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
 		t = add_flow(e, b, src, dst, q, op);
 		if (t < 0)
 			return (int)t;
-		if (ft__pk_add_dep(e, prev, (uint32_t)t) < 0 || ft__pk_add_dep(e, (uint32_t)t, bar) < 0)
+		if (ft__pk_add_dep(e, prev, (uint32_t)t) < 0 ||
+		    ft__pk_add_dep(e, (uint32_t)t, bar) < 0)
 			return FT_ENOMEM;
 	}
 	return 0;
@@ -137,12 +137,12 @@ ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
 /* ---- NCCL's chunking of a ring phase --------------------------------------------- */
 
 struct ring_conn {
-	uint32_t src, dst; /* vertices */
-	uint64_t wire;     /* bytes on the wire (payload / protocol efficiency) */
-	uint32_t up;       /* the connection feeding its source, PK_NONE */
+	uint32_t src, dst;      /* vertices */
+	uint64_t wire;          /* bytes on the wire (payload / protocol efficiency) */
+	uint32_t up;            /* the connection feeding its source, PK_NONE */
 	uint32_t loops, slices; /* loops, and slices per ring step of a loop */
-	uint32_t nmsg;     /* steps x loops x slices */
-	uint32_t first;    /* its first message in the ready / recv arrays */
+	uint32_t nmsg;          /* steps x loops x slices */
+	uint32_t first;         /* its first message in the ready / recv arrays */
 };
 
 struct ring_build {
@@ -339,13 +339,13 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 }
 
 int
-ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op,
-                   const struct ft_sched_phase *ph, double eff, uint32_t start, uint32_t bar,
-                   uint32_t tag, struct ft_error *err)
+ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                   double eff, uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
 {
 	struct ft_model_chunking ch;
-	struct ring_build rb = { .e = e, .steps = ph->steps, .tag = tag, .start = start,
-		                 .bar = bar };
+	struct ring_build rb = {
+		.e = e, .steps = ph->steps, .tag = tag, .start = start, .bar = bar
+	};
 	uint32_t i, m, nmsg = 0;
 	int rc;
 

@@ -49,8 +49,11 @@ static void
 ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cfg *pc,
          uint32_t qps)
 {
-	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_RING,
-		                  .proto = FT_PROTO_SIMPLE, .nranks = n, .ranks_per_node = 1,
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = n,
+		                  .ranks_per_node = 1,
 		                  .bytes = bytes };
 	struct ft_sim_cfg cfg;
 	struct ft_error err = { 0 };
@@ -196,8 +199,7 @@ test_ring_unchunked(void **state)
 	(void)state;
 	ring_run(&r, 4, 8u << 20, &pc, 1);
 	assert_int_equal(r.c.nflows, 4);
-	assert_int_equal(((const struct pk_flow *)ft_vec_at(&pk(r.e)->flows, 0))->bytes,
-	                 12u << 20);
+	assert_int_equal(((const struct pk_flow *)ft_vec_at(&pk(r.e)->flows, 0))->bytes, 12u << 20);
 	ring_free(&r);
 }
 
@@ -232,7 +234,8 @@ test_ring_qps(void **state)
 			/* Each QP hashes on its own (a UDP source port of its own on RoCE). */
 			if (mode && m % 4)
 				assert_true(f->hash != ((const struct pk_flow *)ft_vec_at(
-				                               &pk(r.e)->flows, i - 1))->hash);
+				                                &pk(r.e)->flows, i - 1))
+				                               ->hash);
 			if (mode == 2) {
 				assert_int_equal(f->qp, (m % 4) * 1024);
 				assert_int_equal(f->bytes, 256u << 10);
@@ -317,10 +320,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring_pipelined),
-		cmocka_unit_test(test_chunk_sizes),
-		cmocka_unit_test(test_ring_unchunked),
-		cmocka_unit_test(test_ring_qps),
+		cmocka_unit_test(test_ring_pipelined), cmocka_unit_test(test_chunk_sizes),
+		cmocka_unit_test(test_ring_unchunked), cmocka_unit_test(test_ring_qps),
 		cmocka_unit_test(test_lab_moe),
 	};
 
