@@ -63,6 +63,16 @@ enum ft_pkt_cc {
 enum ft_pkt_arb {
 	FT_PKT_ARB_STRICT,
 	FT_PKT_ARB_WRR, /* prio_weight packets of a priority per round */
+	FT_PKT_ARB_VLARB, /* InfiniBand: the two-level VLArbitration tables (kb IB-VL) */
+};
+
+#define FT_PKT_CCT_MAX   256 /* congestion control table entries a scenario may list */
+#define FT_PKT_VLARB_MAX 64  /* entries of a VLArbitration table (IBA: 64 per table) */
+
+/* One VLArbitration table entry: VL @vl may send @weight x 64 bytes per turn. */
+struct ft_vlarb_entry {
+	uint8_t vl;
+	uint8_t weight;
 };
 
 /* What the packet engine does inside a connection (kb NA-CONCEPTS): NCCL's
@@ -105,6 +115,10 @@ struct ft_packet_cfg {
 	uint32_t ccti_limit;          /* CCTI_Limit (CCT entries - 1); 0 = 127 */
 	uint64_t ibcc_threshold_bytes; /* switch: mark FECN above this queue; 0 = 8 wire MTUs */
 	uint32_t ibcc_marking_rate;   /* Marking_Rate: packets between marks; 0 = 10 */
+	uint32_t ccti_min;            /* CCTI_Min: the timer lowers the index to it; 0 */
+	double cct_max_delay_s;       /* built table: delay of its last entry; 0 = 8 packet times */
+	uint32_t ncct;                /* entries given (cct), 0 = build the table */
+	uint16_t cct[FT_PKT_CCT_MAX]; /* CCT_Shift << 14 | CCT_Multiplier, per index */
 	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
 	/* NCCL inside a connection (kb NA-CONCEPTS, ENV-IB_QPS, ENV-IB_SPLIT): ring phases cut
 	 * into NCCL's slices, pipelined hop by hop; a connection's QPs take its messages
@@ -116,6 +130,13 @@ struct ft_packet_cfg {
 	enum ft_pkt_arb arb;
 	uint32_t prio_weight[FT_PKT_NPRIO]; /* WRR packets per round; 0 = 1 */
 	uint8_t lossy_prios; /* PFC: bit p set = priority p is not paused (it drops) */
+	/* FT_PKT_ARB_VLARB: the high- and low-priority tables and the high limit (4 KB
+	 * units of high-priority bytes before a ready low-priority packet goes; 255 never;
+	 * 0: one packet). No entries: OpenSM's defaults (high 0:4, low 1:4 to 7:4). */
+	uint32_t vlarb_high_limit;
+	uint8_t nvlarb_high, nvlarb_low;
+	struct ft_vlarb_entry vlarb_high[FT_PKT_VLARB_MAX];
+	struct ft_vlarb_entry vlarb_low[FT_PKT_VLARB_MAX];
 	/* --trace: ports sampled over time (borrowed link ids) every trace_interval_s. */
 	const uint32_t *trace_links;
 	uint32_t ntrace_links;
@@ -178,6 +199,7 @@ struct ft_sim_link_stat {
 struct ft_sim_port_counters {
 	uint64_t tx_bytes, tx_pkts; /* on the wire: headers and retransmissions included */
 	uint64_t drops;             /* dropped at its ingress (full buffer, bit errors) */
+	uint64_t drops_corrupt;     /* of which bit errors (the rest: no buffer) */
 	uint64_t pause_tx;          /* PFC XOFF frames its ingress buffer sent upstream */
 	uint64_t pause_rx;          /* PFC XOFF frames its sender received */
 	double paused_s;            /* time its sender was paused */
@@ -193,6 +215,7 @@ struct ft_sim_port_counters {
 		uint64_t tx_bytes, tx_pkts; /* of this priority, on the wire */
 		uint64_t pause_tx, pause_rx; /* PFC XOFF frames for it, as above */
 		double paused_s;             /* time it was paused at the sender */
+		uint64_t drops, drops_corrupt; /* dropped at its ingress, as above */
 	} prio[FT_PKT_NPRIO];       /* per priority (the sums are the fields above) */
 };
 

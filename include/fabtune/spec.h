@@ -50,6 +50,9 @@ struct ft_link_preset {
 	 * paths (EFA's SRD, Spectrum-X adaptive routing): a fabric of this link
 	 * defaults to adaptive routing. */
 	bool adaptive;
+	/* Shared packet buffer of the switch class this link runs on, bytes, from its
+	 * datasheet (docs/presets.md "Switch buffers"); 0 = not published. */
+	uint64_t switch_buffer_bytes;
 };
 
 struct ft_node_spec {

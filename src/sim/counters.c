@@ -9,14 +9,18 @@
  * switch ports as switchname.pK (K: the port's index among the switch's
  * links, from 1). PortXmitData and PortRcvData count 32-bit words, as the
  * IBA defines them; PortXmitWait counts ticks, taken here as nanoseconds
- * (the tick is implementation-defined); PortRcvErrors counts packets
- * dropped as corrupted; PortXmitDiscards the packets the port's far-end
- * buffer dropped (kb IB-COUNTERS).
+ * (the tick is implementation-defined); PortRcvErrors counts the packets
+ * it received corrupted (bit errors: dropped); PortXmitDiscards the packets
+ * it sent that the far end had no buffer for, which is where a real fabric
+ * counts them, at the congested egress (kb IB-COUNTERS).
  *
  * RoCE: one `ethtool -S` per NIC, after the command line naming it, with the mlx5 names (kb
- * ROCE-PFC, ROCE-COUNTERS, K-MLX5-CNT): the _phy byte and packet counters, rx_discards_phy, the
- * pause counters of the RoCE priority (3) with their durations in microseconds, and the RDMA
- * congestion counters np_ecn_marked_roce_packets, np_cnp_sent and rp_cnp_handled.
+ * ROCE-PFC, ROCE-COUNTERS, K-MLX5-CNT): the _phy byte and packet counters, rx_discards_phy
+ * (received packets dropped for lack of buffer) and rx_crc_errors_phy (dropped for a bad FCS:
+ * bit errors), per priority the bytes, packets, rx_prio<p>_discards (its share of
+ * rx_discards_phy, as mlx5 counts it since Linux 5.6) and the pause counters with their
+ * durations in microseconds, and the RDMA congestion counters np_ecn_marked_roce_packets,
+ * np_cnp_sent and rp_cnp_handled.
  *
  * RoCE with the PFC watchdog having fired: one SONiC CLI transcript per switch
  * (sonic.<switch>.txt), `show pfcwd stats` for the lossless queue of every
@@ -97,10 +101,10 @@ render_perfquery(struct ft_strbuf *sb, const struct ft_sim_port_counters *tx,
 	pq_line(sb, "SymbolErrorCounter", 0);
 	pq_line(sb, "LinkErrorRecoveryCounter", 0);
 	pq_line(sb, "LinkDownedCounter", 0);
-	pq_line(sb, "PortRcvErrors", rx->drops);
+	pq_line(sb, "PortRcvErrors", rx->drops_corrupt);
 	pq_line(sb, "PortRcvRemotePhysicalErrors", 0);
 	pq_line(sb, "PortRcvSwitchRelayErrors", 0);
-	pq_line(sb, "PortXmitDiscards", tx->drops);
+	pq_line(sb, "PortXmitDiscards", tx->drops - tx->drops_corrupt);
 	pq_line(sb, "PortXmitConstraintErrors", 0);
 	pq_line(sb, "PortRcvConstraintErrors", 0);
 	pq_line(sb, "LocalLinkIntegrityErrors", 0);
@@ -141,7 +145,8 @@ render_ethtool(struct ft_strbuf *sb, const char *dev, const struct ft_sim_port_c
 	eth_line(sb, "tx_packets_phy", tx->tx_pkts);
 	eth_line(sb, "rx_bytes_phy", rx->tx_bytes);
 	eth_line(sb, "tx_bytes_phy", tx->tx_bytes);
-	eth_line(sb, "rx_discards_phy", rx->drops);
+	eth_line(sb, "rx_discards_phy", rx->drops - rx->drops_corrupt);
+	eth_line(sb, "rx_crc_errors_phy", rx->drops_corrupt);
 	/* Per priority that carried traffic or pauses either way (the sim's priority is
 	 * the 802.1p one); an idle port shows the lossless class's zeros. */
 	for (int p = 0; p < FT_PKT_NPRIO; p++) {
@@ -154,6 +159,8 @@ render_ethtool(struct ft_strbuf *sb, const char *dev, const struct ft_sim_port_c
 		eth_line(sb, k, r->tx_bytes);
 		snprintf(k, sizeof(k), "rx_prio%d_packets", p);
 		eth_line(sb, k, r->tx_pkts);
+		snprintf(k, sizeof(k), "rx_prio%d_discards", p);
+		eth_line(sb, k, r->drops - r->drops_corrupt);
 		snprintf(k, sizeof(k), "tx_prio%d_bytes", p);
 		eth_line(sb, k, t->tx_bytes);
 		snprintf(k, sizeof(k), "tx_prio%d_packets", p);

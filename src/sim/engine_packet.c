@@ -186,8 +186,11 @@ drop(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	uint32_t fid = e->pkts[id].flow;
 	const struct pk_flow *f = flow_at(e, fid);
+	struct pk_cls *q = &e->ports[l].cls[pk_prio(&e->pkts[id])];
 
 	e->ports[l].drops++;
+	q->drops++;
+	q->drops_corrupt += (e->pkts[id].flags & PK_F_CORRUPT) ? 1 : 0;
 	e->ndrops++;
 	pkt_free(e, id);
 	if (f->snd_nxt == f->npkts && !e->may_drop)
@@ -436,17 +439,10 @@ flowlet_route(struct pk_engine *e, uint32_t fid, uint32_t l)
 	return 0;
 }
 
-/*
- * What priority @c of port @l would send next: 1 with *src (a sourced flow, else the
- * transit FIFO's head) when flow control lets it go, 0 when it has nothing that may leave
- * (*why: PK_HELD, it has data that flow control holds; PK_PACED, its sourced flows
- * wait for their rate).
- */
-#define PK_HELD  1u
-#define PK_PACED 2u
-
-static int
-cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why)
+/* What priority @c of port @l would send next (pkt_int.h). */
+int
+ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why,
+                 uint32_t *wire)
 {
 	struct pk_cls *p = &e->ports[l].cls[c];
 	uint32_t payload;
@@ -474,7 +470,8 @@ cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why)
 	} else {
 		payload = e->pkts[p->head].payload;
 	}
-	if (fc_blocks(e, l, c, pk_wire(&e->links[l], payload))) {
+	*wire = pk_wire(&e->links[l], payload);
+	if (fc_blocks(e, l, c, *wire)) {
 		*why |= PK_HELD;
 		return 0;
 	}
@@ -490,13 +487,15 @@ static int
 arbitrate(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *why)
 {
 	struct pk_port *p = &e->ports[l];
-	uint32_t n = e->nprio, i;
+	uint32_t n = e->nprio, i, wire;
 	int rc;
 
 	*cls = PK_NONE;
+	if (e->vlarb)
+		return ft__pk_vlarb_pick(e, l, cls, src, why);
 	if (e->pc.arb == FT_PKT_ARB_STRICT || n == 1) {
 		for (i = n; i-- > 0;) {
-			rc = cls_ready(e, l, i, src, why);
+			rc = ft__pk_cls_ready(e, l, i, src, why, &wire);
 			if (rc != 0) {
 				*cls = i;
 				return rc < 0 ? rc : 0;
@@ -510,7 +509,7 @@ arbitrate(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *w
 
 		if (i == 0 && p->cls[c].wrr_sent >= w)
 			continue; /* its turn is over */
-		rc = cls_ready(e, l, c, src, why);
+		rc = ft__pk_cls_ready(e, l, c, src, why, &wire);
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {
@@ -1143,7 +1142,7 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	if (!e->pc.port_buffer_bytes)
 		e->pc.port_buffer_bytes = 32ull * (e->mtu + hdr);
 	if (!e->pc.switch_buffer_bytes)
-		e->pc.switch_buffer_bytes = 32ull << 20;
+		e->pc.switch_buffer_bytes = ft__pk_switch_buffer(spec);
 	e->pfc_dyn = e->pc.pfc_xoff_bytes == 0;
 	if (!e->pfc_dyn && !e->pc.pfc_xon_bytes)
 		e->pc.pfc_xon_bytes = e->pc.pfc_xoff_bytes > 3ull * (e->mtu + hdr) ?
@@ -1276,6 +1275,14 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		}
 	}
 	e->free_pkt = PK_NONE;
+	{
+		int rc = ft__pk_phys_setup(e, err);
+
+		if (rc < 0) {
+			pk_destroy(&e->base);
+			return rc;
+		}
+	}
 	ft_vec_init(&e->trace_samples, 3 * sizeof(double));
 	if (cfg->packet && cfg->packet->ntrace_links) {
 		const struct ft_packet_cfg *q = cfg->packet;
@@ -1395,6 +1402,8 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 	if (op->prio >= FT_PKT_NPRIO)
 		return ft_error_set(err, FT_EINVAL, "sim: priority %u: expected 0 to %d", op->prio,
 		                    FT_PKT_NPRIO - 1);
+	if ((rc = ft__pk_vlarb_check(e, op->prio, err)) < 0)
+		return rc;
 	e->sub_prio = op->prio;
 	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
 	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(op->delay_s + sc->base_lat_s), 0, tag);
@@ -1770,6 +1779,7 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		pc->tx_bytes = p->tx_bytes;
 		pc->tx_pkts = p->tx_pkts;
 		pc->drops = p->drops;
+		pc->drops_corrupt = 0;
 		pc->pause_tx = pc->pause_rx = 0;
 		pc->paused_s = 0;
 		for (uint32_t k = 0; p->cls && k < e->nprio; k++) {
@@ -1781,6 +1791,9 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 			pp->tx_pkts = q->tx_pkts;
 			pp->pause_tx = q->pause_tx;
 			pp->pause_rx = q->pause_rx;
+			pp->drops = q->drops;
+			pp->drops_corrupt = q->drops_corrupt;
+			pc->drops_corrupt += q->drops_corrupt;
 			pp->paused_s = (double)(q->paused_ps +
 			                        (q->paused ? e->now_ps - q->t_paused_ps : 0)) /
 			               PK_PS_PER_S;
@@ -1872,6 +1885,7 @@ pk_destroy(struct ft_engine *eng)
 			                        &e->edges,         &e->paths, &e->ops };
 
 		pk_evq_release(&e->evq);
+		ft__pk_phys_release(e);
 		for (size_t i = 0; i < e->flows.len; i++)
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));

@@ -48,13 +48,6 @@ dcqcn_increase(struct pk_engine *e, struct pk_dcqcn *d)
 }
 
 /* The increase timer's expiries up to now (applied when the rate is needed). */
-/* IB CC: the rate of table index @ccti; a linear table (see ev_cnp). */
-static double
-ibcc_rate(const struct pk_engine *e, uint32_t ccti)
-{
-	return e->line_Bps / (1.0 + (double)ccti / 16);
-}
-
 static void
 dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
 {
@@ -63,14 +56,15 @@ dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
 	if (e->timely)
 		return; /* its rate moves only on RTT samples */
 	if (e->ibcc) {
-		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min (0). */
+		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min. */
 		uint64_t n = d->limited ? (e->now_ps - d->t_timer_ps) / e->ccti_timer_ps : 0;
+		uint32_t floor = FT_MIN(e->pc.ccti_min, d->ccti);
 
 		if (n) {
-			d->ccti -= (uint32_t)FT_MIN(n, (uint64_t)d->ccti);
+			d->ccti -= (uint32_t)FT_MIN(n, (uint64_t)(d->ccti - floor));
 			d->t_timer_ps += n * e->ccti_timer_ps;
-			d->rc_Bps = ibcc_rate(e, d->ccti);
-			d->limited = d->ccti > 0;
+			d->rc_Bps = ft__pk_cct_rate(e, d->ccti);
+			d->limited = d->ccti > e->pc.ccti_min || d->rc_Bps < e->line_Bps;
 		}
 		return;
 	}
@@ -97,6 +91,13 @@ ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 	struct pk_dcqcn *d = &f->cc;
 	uint32_t guard = 0;
 
+	if (e->ibcc && !d->limited && d->ccti < e->pc.ccti_min) {
+		/* CCTI_Min: the delay of its entry follows every packet, the first one on. */
+		d->ccti = e->pc.ccti_min;
+		d->rc_Bps = ft__pk_cct_rate(e, d->ccti);
+		d->limited = true;
+		d->t_timer_ps = e->now_ps;
+	}
 	if (!d->limited)
 		return;
 	dcqcn_timers(e, d);
@@ -122,16 +123,17 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 	e->ports[f->first_link].cnp_handled++;
 	if (e->ibcc) {
 		/*
-		 * A BECN raises the CCTI by CCTI_Increase, to CCTI_Limit; the source then
-		 * waits the table's inter-packet delay. The CC manager computes the table from
-		 * the subnet; here it is linear: index i sends at line rate / (1 + i / 16).
+		 * A BECN raises the CCTI by CCTI_Increase (from at least CCTI_Min), to
+		 * CCTI_Limit; the source then waits the entry's inter-packet delay after
+		 * each packet (the table: pkt_phys.c).
 		 */
 		dcqcn_timers(e, d);
 		if (!d->limited)
 			d->t_timer_ps = e->now_ps;
-		d->ccti = FT_MIN(d->ccti + e->pc.ccti_increase, e->pc.ccti_limit);
-		d->rc_Bps = ibcc_rate(e, d->ccti);
-		d->limited = d->ccti > 0;
+		d->ccti = FT_MIN(FT_MAX(d->ccti, e->pc.ccti_min) + e->pc.ccti_increase,
+		                 e->ncct - 1);
+		d->rc_Bps = ft__pk_cct_rate(e, d->ccti);
+		d->limited = true; /* the timer runs until the index is back at CCTI_Min */
 		if (!d->last_wire)
 			d->t_last_tx_ps = e->now_ps;
 		return 0;

@@ -97,6 +97,7 @@ struct pk_cls {
 	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last; /* credit updates, as in the port */
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
 	uint64_t tx_bytes, tx_pkts, pause_tx, pause_rx;
+	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
 	uint32_t wrr_sent; /* packets sent in its current WRR turn */
 	bool paused;       /* PFC XOFF received for this priority */
 	bool xoff_sent;    /* the ingress buffer asked the sender to stop this priority */
@@ -214,6 +215,10 @@ struct pk_engine {
 	bool paced;   /* dcqcn, ibcc or timely: sources are rate-limited per QP */
 	bool marking; /* dcqcn or ibcc: switches mark congestion */
 	uint64_t ccti_timer_ps;
+	double *cct_delay; /* IB CC: per CCT index, the delay after a packet in its own
+	                    * transmission times (pkt_phys.c) */
+	uint32_t ncct;     /* entries: CCTI_Limit + 1 */
+	struct pk_vlarb *vlarb; /* per port: VL arbitration state (FT_PKT_ARB_VLARB) */
 	uint64_t wd_ps; /* PFC watchdog time, 0 = off */
 	uint64_t nwdog;
 	bool ooo;     /* receivers place packets out of order (adaptive routing) */
@@ -333,6 +338,28 @@ pk_ser_ps(const struct pk_link *l, uint32_t wire)
  * preamble 8 and inter-frame gap 12 (kb ROCE-WIRE). */
 #define PK_HDR_IB   26u
 #define PK_HDR_ROCE 82u
+
+/* Switch physics (pkt_phys.c): the IB congestion control table and VL arbitration,
+ * set up once the engine's knobs have their defaults; freed by ft__pk_phys_release. */
+int ft__pk_phys_setup(struct pk_engine *e, struct ft_error *err) FT_MUST_CHECK;
+void ft__pk_phys_release(struct pk_engine *e);
+/* The shared buffer of the fabric's switches: its link preset's datasheet figure, or the
+ * HPCC simulator's 32 MiB where none is published (kb CC-PFC-ECN). */
+uint64_t ft__pk_switch_buffer(const struct ft_cluster_spec *spec);
+/* The IB CC rate of a QP at table index @ccti: line rate / (1 + the entry's delay). */
+double ft__pk_cct_rate(const struct pk_engine *e, uint32_t ccti);
+/* What priority @c of port @l would send next (engine_packet.c): 1 when it may send
+ * now, with *src (a sourced flow, else the transit FIFO's head) and *wire (its bytes on
+ * the wire); 0 when not (*why: PK_HELD by flow control, PK_PACED by its rate); FT_E*. */
+#define PK_HELD  1u
+#define PK_PACED 2u
+int ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why,
+                     uint32_t *wire);
+/* FT_EINVAL naming the tables when VL arbitration would never send priority @prio. */
+int ft__pk_vlarb_check(const struct pk_engine *e, uint32_t prio, struct ft_error *err);
+/* IB two-level VL arbitration of port @l: the VL it sends from next (*cls, PK_NONE when
+ * none may send), as ft__pk_cls_ready reports it. */
+int ft__pk_vlarb_pick(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *why);
 
 /* Per-port statistics of one link, for tests and the counters writer. */
 const struct pk_port *ft__pk_port(const struct ft_engine *e, uint32_t link);

@@ -29,12 +29,27 @@
  */
 #define LAT_CABLE 50e-9
 
+/*
+ * Shared packet buffer of the switch each link preset stands for, from the
+ * vendors' product briefs (docs/presets.md "Switch buffers"; MB read as MiB):
+ * NVIDIA Spectrum (SN2000 series, 100GbE) 16 MB, Spectrum-2 (SN3000, 200GbE)
+ * 42 MB, Spectrum-3 (SN4000, 400GbE) 64 MB, Spectrum-4 (SN5000, 800GbE, and
+ * Spectrum-X) 160 MB. NVIDIA publishes no buffer size for its Quantum
+ * InfiniBand switches, nor AWS and Google for their fabrics: 0, and the packet
+ * engine then takes the HPCC simulator's 32 MB switch (kb CC-PFC-ECN).
+ */
+#define BUF_SPECTRUM  (16ull << 20)
+#define BUF_SPECTRUM2 (42ull << 20)
+#define BUF_SPECTRUM3 (64ull << 20)
+#define BUF_SPECTRUM4 (160ull << 20)
+
 /* A link preset: its data rate is its signalling rate's name (200 for HDR); MTU 4096. */
-#define LINK(name_, tech_, gbps, raw, lat_switch)                                       \
-	{                                                                               \
-		.name = name_, .tech = tech_, .signal_gbps = gbps, .raw_gbps = raw,     \
-		.rate_Bps = FT_GBPS_TO_BPS(gbps), .lat_nic_s = LAT_NIC,                 \
-		.lat_switch_s = lat_switch, .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 \
+#define LINK(name_, tech_, gbps, raw, lat_switch, buf)                                    \
+	{                                                                                 \
+		.name = name_, .tech = tech_, .signal_gbps = gbps, .raw_gbps = raw,       \
+		.rate_Bps = FT_GBPS_TO_BPS(gbps), .lat_nic_s = LAT_NIC,                   \
+		.lat_switch_s = lat_switch, .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096,  \
+		.switch_buffer_bytes = buf                                                \
 	}
 
 /*
@@ -65,7 +80,7 @@
 	{ .name = "spcx400", .tech = FT_TECH_ROCE, .signal_gbps = 400,                         \
 	  .raw_gbps = 8 * 53.125, .rate_Bps = FT_GBPS_TO_BPS(400), .lat_nic_s = LAT_NIC,      \
 	  .lat_switch_s = 450e-9, .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096,                \
-	  .adaptive = true }
+	  .adaptive = true, .switch_buffer_bytes = BUF_SPECTRUM4 }
 /*
  * AWS Elastic Fabric Adapter (docs/presets.md PS-EFA): 100 Gb/s per network
  * card (P5/P5e: 32 cards, 3,200 Gb/s). SRD sprays a flow's packets over many
@@ -89,13 +104,13 @@
 	  .lat_cable_s = LAT_CABLE, .mtu_bytes = 4096 }
 
 static const struct ft_link_preset link_presets[] = {
-	LINK("hdr", FT_TECH_IB, 200, 4 * 53.125, 130e-9),
-	LINK("ndr", FT_TECH_IB, 400, 4 * 106.25, 150e-9),
-	LINK("xdr", FT_TECH_IB, 800, 4 * 212.5, 150e-9),
-	LINK("roce100", FT_TECH_ROCE, 100, 4 * 25.78125, 300e-9),
-	LINK("roce200", FT_TECH_ROCE, 200, 4 * 53.125, 300e-9),
-	LINK("roce400", FT_TECH_ROCE, 400, 8 * 53.125, 450e-9),
-	LINK("roce800", FT_TECH_ROCE, 800, 8 * 106.25, 450e-9),
+	LINK("hdr", FT_TECH_IB, 200, 4 * 53.125, 130e-9, 0),
+	LINK("ndr", FT_TECH_IB, 400, 4 * 106.25, 150e-9, 0),
+	LINK("xdr", FT_TECH_IB, 800, 4 * 212.5, 150e-9, 0),
+	LINK("roce100", FT_TECH_ROCE, 100, 4 * 25.78125, 300e-9, BUF_SPECTRUM),
+	LINK("roce200", FT_TECH_ROCE, 200, 4 * 53.125, 300e-9, BUF_SPECTRUM2),
+	LINK("roce400", FT_TECH_ROCE, 400, 8 * 53.125, 450e-9, BUF_SPECTRUM3),
+	LINK("roce800", FT_TECH_ROCE, 800, 8 * 106.25, 450e-9, BUF_SPECTRUM4),
 	/* The transports of cloud and AI Ethernet fabrics: docs/presets.md gives each
 	 * figure's public source and says which are not published. */
 	SPCX_400,

@@ -258,42 +258,40 @@ job_release(struct sc_job *j)
 }
 
 static int
-read_jobs(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+read_job(struct ft__doc *d, yaml_node_t *n, const char *field, uint32_t i, void *ud)
 {
 	struct ld *l = ld_of(d);
-	char field[FT__DOC_PATH_MAX];
-	yaml_node_item_t *it;
-	size_t i = 0;
+	struct sc_job job = { 0 };
+	uint64_t seen = 0;
+	int rc;
 
-	if (v->type != YAML_SEQUENCE_NODE)
-		return ft__doc_expected(d, v, path, "a list of jobs");
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, i++) {
-		yaml_node_t *n = ft__doc_node(d, *it);
-		struct sc_job job = { 0 };
-		uint64_t seen = 0;
-		int rc;
+	FT_UNUSED(ud);
+	ft_vec_init(&job.ops, sizeof(struct sc_op));
+	ft_vec_init(&job.explicit_gpus, 2 * sizeof(uint32_t));
+	job.iterations = 1;
+	job.mfu = 0.5;
+	job.prio = SC_DEFAULT_PRIO;
+	job.line = (uint32_t)n->start_mark.line + 1;
+	job.col = (uint32_t)n->start_mark.column + 1;
+	snprintf(job.name, sizeof(job.name), "job%u", i);
+	rc = ft__doc_walk(d, n, field, job_fields, FT_ARRAY_SIZE(job_fields), &job, &seen);
+	if (rc == 0 && job.ops.len == 0)
+		rc = ft__doc_fail(d, n, FT_EPARSE, field, "missing 'ops'");
+	if (rc == 0 && ft_vec_push(&l->sc->jobs, &job) < 0)
+		rc = ft_error_set(d->err, FT_ENOMEM, "out of memory");
+	if (rc < 0)
+		job_release(&job);
+	return rc;
+}
 
-		snprintf(field, sizeof(field), "%s[%zu]", path, i);
-		ft_vec_init(&job.ops, sizeof(struct sc_op));
-		ft_vec_init(&job.explicit_gpus, 2 * sizeof(uint32_t));
-		job.iterations = 1;
-		job.mfu = 0.5;
-		job.prio = SC_DEFAULT_PRIO;
-		job.line = (uint32_t)n->start_mark.line + 1;
-		job.col = (uint32_t)n->start_mark.column + 1;
-		snprintf(job.name, sizeof(job.name), "job%zu", i);
-		rc = ft__doc_walk(d, n, field, job_fields, FT_ARRAY_SIZE(job_fields), &job, &seen);
-		if (rc == 0 && job.ops.len == 0)
-			rc = ft__doc_fail(d, n, FT_EPARSE, field, "missing 'ops'");
-		if (rc == 0 && ft_vec_push(&l->sc->jobs, &job) < 0)
-			rc = ft_error_set(d->err, FT_ENOMEM, "out of memory");
-		if (rc < 0) {
-			job_release(&job);
-			return rc;
-		}
-	}
+static int
+read_jobs(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	int rc = ft__scenario_each_item(d, v, path, "a list of jobs", UINT32_MAX, "jobs",
+	                                read_job, NULL);
+
 	FT_UNUSED(obj);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- background traffic and faults ------------------------------------------ */
@@ -650,37 +648,39 @@ read_mtu(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return rc;
 }
 
-/* A list of one value per priority, indexed 0 to 7: WRR weights (>= 1) or, for
- * lossy_priorities, the priorities themselves (a bit mask). */
+/* One value per priority, indexed 0 to 7: WRR weights (>= 1) or, for lossy_priorities,
+ * the priorities themselves (a bit mask). */
+struct prio_list {
+	struct ft_packet_cfg *pc;
+	bool mask;
+};
+
+static int
+read_prio_item(struct ft__doc *d, yaml_node_t *n, const char *field, uint32_t i, void *ud)
+{
+	const struct prio_list *pl = ud;
+	struct ft__doc_field f = { "", FT__DOC_U32, 0, sizeof(uint32_t), .lo = pl->mask ? 0 : 1,
+		                   .hi = pl->mask ? FT_PKT_NPRIO - 1 : 1000 };
+	uint32_t x = 0;
+	int rc = ft__doc_read(d, &f, n, field, &x);
+
+	if (rc < 0)
+		return rc;
+	if (pl->mask)
+		pl->pc->lossy_prios |= (uint8_t)(1u << x);
+	else
+		pl->pc->prio_weight[i] = x;
+	return 0;
+}
+
 static int
 read_prio_list(struct ft__doc *d, yaml_node_t *v, const char *path, bool mask, void *obj)
 {
-	struct ft_packet_cfg *pc = obj;
-	char field[FT__DOC_PATH_MAX];
-	yaml_node_item_t *it;
-	size_t i = 0;
+	struct prio_list pl = { obj, mask };
+	int rc = ft__scenario_each_item(d, v, path, "a list", FT_PKT_NPRIO, "priorities",
+	                                read_prio_item, &pl);
 
-	if (v->type != YAML_SEQUENCE_NODE)
-		return ft__doc_expected(d, v, path, "a list");
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++, i++) {
-		struct ft__doc_field f = { "", FT__DOC_U32, 0, sizeof(uint32_t),
-			                   .lo = mask ? 0 : 1, .hi = mask ? FT_PKT_NPRIO - 1 : 1000 };
-		uint32_t x = 0;
-		int rc;
-
-		snprintf(field, sizeof(field), "%s[%zu]", path, i);
-		if (i >= FT_PKT_NPRIO)
-			return ft__doc_fail(d, ft__doc_node(d, *it), FT_ERANGE, field,
-			                    "at most %d priorities", FT_PKT_NPRIO);
-		rc = ft__doc_read(d, &f, ft__doc_node(d, *it), field, &x);
-		if (rc < 0)
-			return rc;
-		if (mask)
-			pc->lossy_prios |= (uint8_t)(1u << x);
-		else
-			pc->prio_weight[i] = x;
-	}
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 static int
@@ -695,7 +695,7 @@ read_lossy(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return read_prio_list(d, v, path, true, obj);
 }
 
-static const char *const arb_names[] = { "strict", "wrr", NULL };
+static const char *const arb_names[] = { "strict", "wrr", "vlarb", NULL };
 static const char *const fc_names[] = { "auto", "credit", "pfc", "none", NULL };
 static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", NULL };
 static const char *const chunk_names[] = { "auto", "nccl", "off", NULL };
@@ -731,10 +731,19 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "ccti_limit", FT__DOC_U32, PKT(ccti_limit), .lo = 1, .hi = 16383 },
 	{ "ibcc_threshold", FT__DOC_SIZE, PKT(ibcc_threshold_bytes) },
 	{ "ibcc_marking_rate", FT__DOC_U32, PKT(ibcc_marking_rate), .lo = 1, .hi = 65535 },
+	{ "ccti_min", FT__DOC_U32, PKT(ccti_min), .lo = 0, .hi = 16383 },
+	{ "cct", FT__DOC_FN, .fn = ft__scenario_read_cct },
+	{ "cct_max_delay", FT__DOC_DURATION, PKT(cct_max_delay_s) },
+	/* The names users know for the IB CC knobs (docs/cmd/sim.md). */
+	{ "cc_timeout", FT__DOC_DURATION, PKT(ccti_timer_s) },
+	{ "cc_window", FT__DOC_U32, PKT(ccti_limit), .lo = 1, .hi = 16383 },
 	{ "pfc_watchdog", FT__DOC_DURATION, PKT(pfc_watchdog_s) },
 	{ "arbitration", FT__DOC_ENUM, PKT(arb), .names = arb_names },
 	{ "wrr_weights", FT__DOC_FN, .fn = read_weights },
 	{ "lossy_priorities", FT__DOC_FN, .fn = read_lossy },
+	{ "vlarb_high", FT__DOC_FN, .fn = ft__scenario_read_vlarb_high },
+	{ "vlarb_low", FT__DOC_FN, .fn = ft__scenario_read_vlarb_low },
+	{ "vlarb_high_limit", FT__DOC_U32, PKT(vlarb_high_limit), .lo = 0, .hi = 255 },
 	{ "chunking", FT__DOC_ENUM, PKT(chunking), .names = chunk_names },
 	{ "split_data_on_qps", FT__DOC_BOOL, PKT(split_data_on_qps) },
 };

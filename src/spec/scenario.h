@@ -126,6 +126,23 @@ struct ft_scenario {
  * fabric changes to it; with changes, a preset whose default fabric can't
  * hold its node count is taken from its 2-node default and resized.
  */
+/* packet: block readers of the InfiniBand tables (scenario_pkt.c); @obj is the
+ * struct ft_packet_cfg being read. */
+struct ft__doc;
+struct yaml_node_s;
+/* Each item of YAML list @v (@what, at most @cap @things) to @fn with its path
+ * "path[i]"; returns the count or FT_E* (file:line:col named). */
+typedef int ft__scenario_item_fn(struct ft__doc *d, struct yaml_node_s *n, const char *field,
+                                 uint32_t i, void *ud);
+int ft__scenario_each_item(struct ft__doc *d, struct yaml_node_s *v, const char *path,
+                           const char *what, uint32_t cap, const char *things,
+                           ft__scenario_item_fn *fn, void *ud);
+int ft__scenario_read_cct(struct ft__doc *d, struct yaml_node_s *v, const char *path, void *obj);
+int ft__scenario_read_vlarb_high(struct ft__doc *d, struct yaml_node_s *v, const char *path,
+                                 void *obj);
+int ft__scenario_read_vlarb_low(struct ft__doc *d, struct yaml_node_s *v, const char *path,
+                                void *obj);
+
 int ft__spec_scenario_cluster(const struct ft_scenario *sc, const char *arg,
                               struct ft_cluster_spec *out, struct ft_error *err) FT_MUST_CHECK;
 

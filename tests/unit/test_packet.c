@@ -309,6 +309,8 @@ test_lossless_incast(void **state)
 	for (int roce = 0; roce < 2; roce++) {
 		struct net n;
 		struct ft_sim_cfg cfg;
+		/* The HPCC simulator's switch, not roce400's datasheet 64 MiB (docs/presets.md). */
+		struct ft_packet_cfg pc = { .switch_buffer_bytes = 32u << 20 };
 		struct ft_sim_counters c;
 		struct ft_engine *e;
 		uint32_t ends[64], np;
@@ -318,6 +320,7 @@ test_lossless_incast(void **state)
 		net_build(&n, "dgx-h100:4", roce);
 		np = incast_ends(&n, ends);
 		ft_sim_cfg_init(&cfg);
+		cfg.packet = &pc;
 		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
 		assert_int_equal(c.nflows, np);
 		assert_int_equal(c.ndrops, 0);
@@ -511,6 +514,7 @@ test_drops_and_recovery(void **state)
 		} else if (mode == 1) {
 			pc.fc = FT_PKT_FC_PFC;
 			pc.pfc_headroom_bytes = 4178; /* one packet: too little */
+			pc.switch_buffer_bytes = 32u << 20; /* pauses at 4 MiB, not 8 */
 		} else {
 			pc.ber = 1e-7; /* lossless, but corrupted packets are dropped */
 		}

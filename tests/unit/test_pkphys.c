@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_pkphys.c - the packet engine's switch physics against
+ * closed forms: the datasheet buffer of a preset sets the dynamic PFC
+ * threshold, the IBA congestion control table gives a QP's rate after k
+ * BECNs and its timer steps it back, drops are counted per port and
+ * priority (and rendered as perfquery and ethtool -S name them), and IB's
+ * two-level VL arbitration shares a port as its tables and high limit say.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+#include "sim/pkt_int.h"
+#include "spec/scenario.h"
+
+#define MIB (1ull << 20)
+
+struct net {
+	struct ft_cluster_spec spec;
+	struct ft_topo *t;
+};
+
+static void
+net_build(struct net *n, const char *preset)
+{
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve(preset, &n->spec, &err), 0);
+	n->t = NULL;
+	if (ft_topo_build(&n->spec, &n->t, &err) != 0)
+		fail_msg("%s", err.msg);
+}
+
+/* The host link into (@into) or out of NIC vertex @v. */
+static uint32_t
+host_link(const struct ft_topo *t, uint32_t v, bool into)
+{
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+
+		if (lk->kind == FT_L_HOST && (into ? lk->dst : lk->src) == v)
+			return l;
+	}
+	fail_msg("no host link at vertex %u", v);
+	return 0;
+}
+
+static struct pk_engine *
+pk(struct ft_engine *e)
+{
+	return ft_container_of(e, struct pk_engine, base);
+}
+
+/* One op per entry of @ops (flows ends[2i] -> ends[2i + 1], @bytes each, at @prio),
+ * submitted together; op o > 0 waits for op o - 1 plus @gap_s when @gap_s > 0. */
+struct op_desc {
+	const uint32_t *ends;
+	uint32_t npairs;
+	uint64_t bytes;
+	uint8_t prio;
+};
+
+static struct ft_engine *
+submit_ops(const struct net *n, const struct ft_sim_cfg *cfg, const struct op_desc *ops,
+           uint32_t nops, double gap_s)
+{
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+
+	if (ft_packet_engine.create(n->t, cfg, &e, &err) != 0)
+		fail_msg("create: %s", err.msg);
+	for (uint32_t o = 0; o < nops; o++) {
+		struct ft_schedule s;
+		struct ft_sched_phase ph = { 0 };
+		struct ft_sim_op op = { .rank_gpu = ops[o].ends,
+			                .after = gap_s > 0 && o > 0 ? (int64_t)o - 1 : -1,
+			                .delay_s = gap_s > 0 && o > 0 ? gap_s : 0,
+			                .prio = ops[o].prio };
+
+		ft_schedule_init(&s);
+		s.op = FT_OP_SENDRECV;
+		s.algo = FT_ALGO_DIRECT;
+		s.nranks = 2 * ops[o].npairs;
+		s.ranks_per_node = 1;
+		s.proto_eff = 1;
+		s.bytes = ops[o].bytes;
+		for (uint32_t i = 0; i < ops[o].npairs; i++) {
+			struct ft_sched_flow f = { .src = 2 * i, .dst = 2 * i + 1,
+				                   .bytes = ops[o].bytes };
+
+			assert_int_equal(ft_vec_push(&s.flows, &f), 0);
+		}
+		ph.steps = 1;
+		ph.nflows = ph.npairs = ops[o].npairs;
+		assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+		op.sched = &s;
+		assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+		ft_schedule_release(&s);
+	}
+	return e;
+}
+
+static void
+run_to(struct ft_engine *e, double until_s)
+{
+	struct ft_error err = { 0 };
+
+	if (ft_packet_engine.run(e, until_s, &err) != 0)
+		fail_msg("run: %s", err.msg);
+}
+
+/*
+ * The sum of counter @key (a perfquery "Key:....N" or an ethtool "key: N" line) over the
+ * --counters files of @c whose names start with @prefix.
+ */
+static uint64_t
+counter_sum(const struct net *n, const struct ft_sim_counters *c, const char *prefix,
+            const char *key)
+{
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	uint64_t sum = 0;
+	size_t klen = strlen(key);
+
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n->t, c, &files, &err), 0);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+		const char *s = f->text;
+
+		while (strncmp(f->name, prefix, strlen(prefix)) == 0 && (s = strstr(s, key))) {
+			bool whole = s == f->text || s[-1] == '\n' || s[-1] == ' ';
+
+			s += klen;
+			if (whole && (s[0] == ':' || s[0] == '.'))
+				sum += strtoull(s + strspn(s, ":. "), NULL, 10);
+		}
+		ft_free(f->text);
+	}
+	ft_vec_release(&files);
+	return sum;
+}
+
+/* ---- 1. datasheet buffers --------------------------------------------------------- */
+
+static void
+test_preset_buffers(void **state)
+{
+	static const struct {
+		const char *link;
+		uint64_t bytes;
+	} want[] = {
+		{ "roce100", 16 * MIB }, { "roce200", 42 * MIB },  { "roce400", 64 * MIB },
+		{ "roce800", 160 * MIB }, { "spcx400", 160 * MIB }, { "hdr", 0 },
+		{ "ndr", 0 },            { "xdr", 0 },             { "efa100", 0 },
+	};
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		const struct ft_link_preset *lp = ft_link_preset_find(want[i].link);
+
+		assert_non_null(lp);
+		assert_int_equal(lp->switch_buffer_bytes, want[i].bytes);
+	}
+	/* The engine's: the fabric's link preset's, else the HPCC simulator's 32 MiB. */
+	assert_int_equal(ft_spec_resolve("hgx-h100-spcx:2", &spec, &err), 0);
+	assert_int_equal(ft__pk_switch_buffer(&spec), 160 * MIB);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft__pk_switch_buffer(&spec), 32 * MIB);
+}
+
+/*
+ * One RoCE flow into a receiver whose host link runs at half rate, PFC with the dynamic
+ * threshold, no congestion control: the queue stands at the receiver's switch, whose only
+ * filling ingress buffer holds x bytes of its B; XOFF goes when x >= (B - x) / 8, so every
+ * pause is at B / 9 (plus less than one packet). B is the preset's datasheet buffer
+ * (Spectrum-4, 160 MB) unless the scenario gives switch_buffer.
+ */
+static void
+test_buffer_sets_pfc_threshold(void **state)
+{
+	struct net n;
+	const uint64_t bufs[2] = { 160 * MIB, 16 * MIB };
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	for (int k = 0; k < 2; k++) {
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		uint32_t ends[2] = { ft_topo_nic(n.t, 1, 0), ft_topo_nic(n.t, 0, 0) };
+		struct op_desc op = { ends, 1, 64 * MIB, 3 };
+		struct ft_engine *e;
+		uint32_t npaused = 0;
+		uint64_t b = bufs[k], wire;
+
+		assert_int_equal(ft_topo_set_link_scale(n.t, host_link(n.t, ends[1], true), 0.5), 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.routing = FT_ROUTING_ECMP;
+		pc.fc = FT_PKT_FC_PFC;
+		pc.cc = FT_PKT_CC_NONE;
+		pc.switch_buffer_bytes = k ? b : 0; /* 0: the preset's */
+		cfg.packet = &pc;
+		e = submit_ops(&n, &cfg, &op, 1, 0);
+		wire = pk(e)->mtu + PK_HDR_ROCE;
+		assert_int_equal(pk(e)->sw_limit, b);
+		run_to(e, 0);
+		for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+			const struct pk_port *p = ft__pk_port(e, l);
+
+			if (!p->cls || !p->cls[3].pause_tx)
+				continue;
+			npaused++;
+			assert_true(p->cls[3].xoff_at >= b / 9 - 8);
+			assert_true(p->cls[3].xoff_at < b / 9 + wire);
+		}
+		assert_true(npaused > 0);
+		ft_packet_engine.destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
+/* ---- 2. the congestion control table ---------------------------------------------- */
+
+static struct ft_engine *
+ibcc_engine(const struct net *n, struct ft_packet_cfg *pc, const uint32_t *ends)
+{
+	struct ft_sim_cfg cfg;
+	struct op_desc op = { ends, 1, 1 * MIB, 0 };
+
+	ft_sim_cfg_init(&cfg);
+	pc->cc = FT_PKT_CC_IBCC;
+	cfg.packet = pc;
+	return submit_ops(n, &cfg, &op, 1, 0);
+}
+
+/*
+ * A given table (shift:multiplier): after k BECNs at once the QP's index is k and it sends
+ * at line / (1 + multiplier / 2^shift) of entry k (a non-monotone table, so the entry is
+ * read, not a formula); CCTI_Timer then steps the index down one per period, to CCTI_Min.
+ */
+static void
+test_cct_given(void **state)
+{
+	static const uint16_t cct[5] = { 0 << 14 | 0, 0 << 14 | 1, 1 << 14 | 3, 2 << 14 | 5,
+		                         3 << 14 | 7 };
+	static const double den[5] = { 1, 2, 2.5, 2.25, 1.875 };
+	struct net n;
+	struct ft_packet_cfg pc = { 0 };
+	uint32_t ends[2];
+	struct ft_engine *e;
+	struct pk_engine *p;
+	struct pk_flow *f;
+	double line;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2");
+	ends[0] = ft_topo_nic(n.t, 1, 0);
+	ends[1] = ft_topo_nic(n.t, 0, 0);
+	memcpy(pc.cct, cct, sizeof(cct));
+	pc.ncct = 5;
+	pc.ccti_timer_s = 10e-6;
+	e = ibcc_engine(&n, &pc, ends);
+	p = pk(e);
+	line = p->line_Bps;
+	f = flow_at(p, 0);
+	for (uint32_t k = 1; k <= 6; k++) {
+		assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
+		assert_int_equal(f->cc.ccti, FT_MIN(k, 4u)); /* CCTI_Limit: the last entry */
+		assert_true(fabs(f->cc.rc_Bps - line / den[FT_MIN(k, 4u)]) <= 1e-9 * line);
+	}
+	/* The timer: one step per 10 us since the first BECN (at 0). */
+	for (uint32_t j = 1; j <= 5; j++) {
+		p->now_ps = (uint64_t)j * 10000000 + 1;
+		ft__pk_dcqcn_sent(p, f, 4122);
+		assert_int_equal(f->cc.ccti, 4 - FT_MIN(j, 4u));
+		assert_true(fabs(f->cc.rc_Bps - line / den[4 - FT_MIN(j, 4u)]) <= 1e-9 * line);
+	}
+	assert_false(f->cc.limited);
+	ft_packet_engine.destroy(e);
+
+	/* CCTI_Min 2: the QP sends at its entry's rate from its first packet on, BECNs
+	 * raise the index from it and the timer stops there. */
+	memset(&pc, 0, sizeof(pc));
+	memcpy(pc.cct, cct, sizeof(cct));
+	pc.ncct = 5;
+	pc.ccti_min = 2;
+	e = ibcc_engine(&n, &pc, ends);
+	p = pk(e);
+	f = flow_at(p, 0);
+	ft__pk_dcqcn_sent(p, f, 4122);
+	assert_int_equal(f->cc.ccti, 2);
+	assert_true(f->cc.limited);
+	assert_true(fabs(f->cc.rc_Bps - line / 2.5) <= 1e-9 * line);
+	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
+	assert_int_equal(f->cc.ccti, 3);
+	p->now_ps = 100000000; /* 100 us: ten periods */
+	ft__pk_dcqcn_sent(p, f, 4122);
+	assert_int_equal(f->cc.ccti, 2);
+	assert_true(fabs(f->cc.rc_Bps - line / 2.5) <= 1e-9 * line);
+	assert_true(f->cc.limited);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * The built table (the fabric manager's rule): entry i has multiplier
+ * floor(i x M / CCTI_Limit) at shift 3, M = 8 x the maximum delay in packet times; by
+ * default the maximum is 8 packet times (M = 64): entry 127 sends at line / 9, entry 64 at
+ * line / (1 + 32/8) = line / 5, entry 1 (multiplier 0) at line rate. With cct_max_delay
+ * 100 us at NDR (a 4122-byte packet takes 82.44 ns), M = floor(8 x 100 us / 82.44 ns).
+ */
+static void
+test_cct_built(void **state)
+{
+	struct net n;
+	struct ft_packet_cfg pc = { 0 };
+	uint32_t ends[2];
+	struct ft_engine *e;
+	struct pk_engine *p;
+	double line, t_pkt, m;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2");
+	ends[0] = ft_topo_nic(n.t, 1, 0);
+	ends[1] = ft_topo_nic(n.t, 0, 0);
+	e = ibcc_engine(&n, &pc, ends);
+	p = pk(e);
+	line = p->line_Bps;
+	assert_int_equal(p->ncct, 128);
+	assert_true(fabs(ft__pk_cct_rate(p, 127) - line / 9) <= 1e-9 * line);
+	assert_true(fabs(ft__pk_cct_rate(p, 64) - line / 5) <= 1e-9 * line);
+	assert_true(fabs(ft__pk_cct_rate(p, 1) - line) <= 1e-9 * line);
+	assert_true(fabs(ft__pk_cct_rate(p, 0) - line) <= 1e-9 * line);
+	ft_packet_engine.destroy(e);
+
+	memset(&pc, 0, sizeof(pc));
+	pc.cct_max_delay_s = 100e-6;
+	e = ibcc_engine(&n, &pc, ends);
+	p = pk(e);
+	t_pkt = 4122.0 / line;
+	m = floor(8 * 100e-6 / t_pkt);
+	assert_true(m < 0x3fff);
+	assert_true(fabs(ft__pk_cct_rate(p, 127) - line / (1 + m / 8)) <= 1e-9 * line);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * The table drives the wire: two InfiniBand flows into one NIC with a two-entry table
+ * (0:0, 0:3) and a timer that never fires within the run. The first FECN-marked packets
+ * take both QPs to index 1 (the last), where each sends at line / (1 + 3) = line / 4, so
+ * each flow's B bytes (and their headers) take B_wire / (line / 4), less the little sent
+ * at full rate before the first BECN came back (within 2 %).
+ */
+static void
+test_cct_paces_the_wire(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	uint32_t a[2], b[2];
+	struct ft_engine *e;
+	const uint64_t bytes = 8 * MIB;
+	double line, want;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4");
+	a[0] = ft_topo_nic(n.t, 1, 0);
+	b[0] = ft_topo_nic(n.t, 2, 0);
+	a[1] = b[1] = ft_topo_nic(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	pc.cc = FT_PKT_CC_IBCC;
+	pc.cct[0] = 0;
+	pc.cct[1] = 0 << 14 | 3;
+	pc.ncct = 2;
+	pc.ccti_timer_s = 1.0;
+	pc.ibcc_threshold_bytes = 1;
+	pc.ibcc_marking_rate = 1;
+	cfg.packet = &pc;
+	{
+		struct op_desc ops[2] = { { a, 1, bytes, 0 }, { b, 1, bytes, 0 } };
+
+		e = submit_ops(&n, &cfg, ops, 2, 0);
+	}
+	run_to(e, 0);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	line = pk(e)->line_Bps;
+	want = (double)bytes * (4096.0 + PK_HDR_IB) / 4096.0 / (line / 4);
+	assert_true(c.necn > 0);
+	assert_true(c.fct_max_s <= want * 1.001 && c.fct_min_s >= want * 0.98);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/* ---- 3. drops per port and priority ------------------------------------------------- */
+
+/*
+ * Lossy InfiniBand (no credits), a switch buffer of S = 4 packets: N single-packet flows
+ * from N NICs of one leaf reach the switch at the same instant; S are taken and N - S
+ * dropped; the dropped ones time out together and come back to an empty switch, and so
+ * on: sum over j >= 1 of max(0, N - jS) drops (N = 15: 11 + 7 + 3 = 21; N = 6: 2). The
+ * second op runs at priority 5 after the first (priority 0) is over, so each priority's
+ * count is its own. perfquery puts them in the senders' PortXmitDiscards.
+ */
+static void
+test_drops_per_prio(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	uint32_t ends[30], k = 0;
+	uint64_t d0 = 0, d5 = 0, port_sum = 0, discards = 0;
+
+	(void)state;
+	net_build(&n, "dgx-h100:16");
+	for (uint32_t node = 1; node < 16; node++) { /* rail 0: one leaf */
+		ends[k++] = ft_topo_nic(n.t, node, 0);
+		ends[k++] = ft_topo_nic(n.t, 0, 0);
+	}
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_DMODK;
+	pc.fc = FT_PKT_FC_NONE;
+	pc.cc = FT_PKT_CC_NONE;
+	pc.mtu_bytes = 4096;
+	pc.switch_buffer_bytes = 4 * (4096 + PK_HDR_IB);
+	pc.rto_s = 50e-6;
+	cfg.packet = &pc;
+	{
+		struct op_desc ops[2] = { { ends, 15, 4096, 0 }, { ends, 6, 4096, 5 } };
+
+		e = submit_ops(&n, &cfg, ops, 2, 1e-3);
+	}
+	run_to(e, 0);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.nflows, 21);
+	assert_int_equal(c.ndrops, 23);
+	for (uint32_t l = 0; l < c.nlinks; l++) {
+		const struct ft_sim_port_counters *p = &c.port[l];
+		uint64_t sum = 0;
+
+		for (int q = 0; q < FT_PKT_NPRIO; q++)
+			sum += p->prio[q].drops;
+		assert_int_equal(sum, p->drops);
+		assert_int_equal(p->drops_corrupt, 0);
+		d0 += p->prio[0].drops;
+		d5 += p->prio[5].drops;
+		port_sum += p->drops;
+	}
+	assert_int_equal(d0, 21);
+	assert_int_equal(d5, 2);
+	assert_int_equal(port_sum, 23);
+	/* Every port's far end is counted once: the senders' ports and the switch's. */
+	discards = counter_sum(&n, &c, "perfquery-x.", "PortXmitDiscards");
+	assert_int_equal(discards, 23);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * Bit errors: every drop is a corrupted packet, counted at the receiving end and its
+ * priority. On RoCE ethtool -S shows them as rx_crc_errors_phy, with rx_discards_phy and
+ * rx_prio3_discards (buffer drops) at 0; on InfiniBand perfquery's PortRcvErrors has
+ * them and PortXmitDiscards nothing.
+ */
+static void
+test_drops_corrupt(void **state)
+{
+	static const char *const presets[2] = { "hgx-h100-spcx:2", "dgx-h100:2" };
+
+	(void)state;
+	for (int ib = 0; ib < 2; ib++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_error err = { 0 };
+		struct ft_engine *e;
+		uint32_t ends[2];
+		struct op_desc op = { ends, 1, 8 * MIB, 3 };
+		uint64_t total = 0;
+
+		net_build(&n, presets[ib]);
+		ends[0] = ft_topo_nic(n.t, 1, 0);
+		ends[1] = ft_topo_nic(n.t, 0, 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.routing = ib ? FT_ROUTING_DMODK : FT_ROUTING_ECMP;
+		pc.ber = 1e-7;
+		pc.rto_s = 20e-6;
+		cfg.packet = &pc;
+		e = submit_ops(&n, &cfg, &op, 1, 0);
+		run_to(e, 0);
+		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+		assert_true(c.ndrops > 0);
+		for (uint32_t l = 0; l < c.nlinks; l++) {
+			assert_int_equal(c.port[l].drops_corrupt, c.port[l].drops);
+			assert_int_equal(c.port[l].prio[3].drops_corrupt, c.port[l].drops);
+			total += c.port[l].drops;
+		}
+		assert_int_equal(total, c.ndrops);
+		if (ib) {
+			assert_int_equal(counter_sum(&n, &c, "perfquery-x.", "PortRcvErrors"),
+			                 c.ndrops);
+			assert_int_equal(counter_sum(&n, &c, "perfquery-x.", "PortXmitDiscards"), 0);
+		} else {
+			uint32_t rx = host_link(n.t, ends[1], true);
+
+			assert_int_equal(counter_sum(&n, &c, "ethtool-S.n0.nic0.", "rx_crc_errors_phy"),
+			                 c.port[rx].drops);
+			assert_int_equal(counter_sum(&n, &c, "ethtool-S.", "rx_discards_phy"), 0);
+			assert_int_equal(counter_sum(&n, &c, "ethtool-S.", "rx_prio3_discards"), 0);
+		}
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/* ---- 4. VL arbitration -------------------------------------------------------------- */
+
+/*
+ * Two senders into one InfiniBand NIC, one on each of @vl_a and @vl_b, both saturated
+ * at the receiver's port: packets of 4070 payload bytes are 4096 on the wire (64
+ * credits). Runs 400 us, then returns the packets each VL sent on that port.
+ */
+static void
+vlarb_run(struct ft_packet_cfg *pc, uint8_t vl_a, uint8_t vl_b, uint64_t *na, uint64_t *nb)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	uint32_t a[2], b[2], rx;
+	struct ft_engine *e;
+	const struct pk_port *p;
+
+	net_build(&n, "dgx-h100:4");
+	a[0] = ft_topo_nic(n.t, 1, 0);
+	b[0] = ft_topo_nic(n.t, 2, 0);
+	a[1] = b[1] = ft_topo_nic(n.t, 0, 0);
+	rx = host_link(n.t, a[1], true);
+	ft_sim_cfg_init(&cfg);
+	pc->fc = FT_PKT_FC_CREDIT;
+	pc->cc = FT_PKT_CC_NONE;
+	pc->arb = FT_PKT_ARB_VLARB;
+	pc->mtu_bytes = 4070;
+	cfg.packet = pc;
+	{
+		struct op_desc ops[2] = { { a, 1, 4070ull * 20000, vl_a },
+			                  { b, 1, 4070ull * 20000, vl_b } };
+
+		e = submit_ops(&n, &cfg, ops, 2, 0);
+	}
+	run_to(e, 400e-6);
+	p = ft__pk_port(e, rx);
+	assert_int_equal(pk(e)->mtu + PK_HDR_IB, 4096);
+	*na = p->cls[vl_a].tx_pkts;
+	*nb = p->cls[vl_b].tx_pkts;
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * High table {0:4}, low table {1:4}: with high_limit L the high VL sends packets until
+ * its bytes since the low one's last chance reach L x 4096 (at least one packet), then one
+ * low packet goes: n_H = max(1, ceil(L x 4096 / 4096)) high packets per low packet, the low
+ * VL's share 1 / (n_H + 1); 255 never yields. Within one table, weights share in
+ * proportion to weight x 64 bytes: 64 and 192 (one and three packets per turn) give 1:3.
+ */
+static void
+test_vlarb_shares(void **state)
+{
+	static const uint32_t limits[3] = { 0, 4, 255 };
+	static const double low_share[3] = { 1.0 / 2, 1.0 / 5, 0 };
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		struct ft_packet_cfg pc = { 0 };
+		uint64_t nh, nl;
+		double share;
+
+		pc.vlarb_high[0] = (struct ft_vlarb_entry){ 0, 4 };
+		pc.vlarb_low[0] = (struct ft_vlarb_entry){ 1, 4 };
+		pc.nvlarb_high = pc.nvlarb_low = 1;
+		pc.vlarb_high_limit = limits[i];
+		vlarb_run(&pc, 0, 1, &nh, &nl);
+		share = (double)nl / (double)(nh + nl);
+		assert_true(nh + nl > 4000); /* the port ran at line rate */
+		assert_true(fabs(share - low_share[i]) <= 4.0 / (double)(nh + nl));
+	}
+	{
+		struct ft_packet_cfg pc = { 0 };
+		uint64_t n2, n3;
+
+		pc.vlarb_low[0] = (struct ft_vlarb_entry){ 2, 64 };
+		pc.vlarb_low[1] = (struct ft_vlarb_entry){ 3, 192 };
+		pc.nvlarb_low = 2;
+		vlarb_run(&pc, 2, 3, &n2, &n3);
+		assert_true(n2 + n3 > 4000);
+		assert_true(fabs((double)n3 / (double)(n2 + n3) - 0.75) <= 4.0 / (double)(n2 + n3));
+	}
+}
+
+/* vlarb is InfiniBand's: a RoCE fabric refuses it, naming the knob; a VL out of range
+ * and a CCT whose size disagrees with ccti_limit are named too. */
+static void
+test_phys_bad_config(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	ft_sim_cfg_init(&cfg);
+	pc.arb = FT_PKT_ARB_VLARB;
+	cfg.packet = &pc;
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), FT_EINVAL);
+	assert_null(e);
+	assert_non_null(strstr(err.msg, "packet.arbitration: vlarb"));
+	ft_error_clear(&err);
+	ft_topo_free(n.t);
+
+	net_build(&n, "dgx-h100:2");
+	memset(&pc, 0, sizeof(pc));
+	pc.arb = FT_PKT_ARB_VLARB;
+	pc.vlarb_low[0] = (struct ft_vlarb_entry){ 9, 4 };
+	pc.nvlarb_low = 1;
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "packet.vlarb_low[0]"));
+	ft_error_clear(&err);
+	memset(&pc, 0, sizeof(pc));
+	pc.ncct = 4;
+	pc.ccti_limit = 7;
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "packet.ccti_limit"));
+	ft_topo_free(n.t);
+}
+
+/* The scenario keys: the tables as OpenSM writes their entries, cc_timeout and cc_window
+ * as the IBA knobs, and a bad entry named by file:line:col and index. */
+static void
+test_scenario_keys(void **state)
+{
+	static const char good[] = "name: t\n"
+	                           "cluster: dgx-h100:2\n"
+	                           "packet:\n"
+	                           "  congestion_control: ibcc\n"
+	                           "  cct: [\"0:0\", \"1:3\", \"3:16383\"]\n"
+	                           "  ccti_min: 1\n"
+	                           "  cc_timeout: 20us\n"
+	                           "  cc_window: 2\n"
+	                           "  arbitration: vlarb\n"
+	                           "  vlarb_high: [\"0:4\"]\n"
+	                           "  vlarb_low: [\"1:64\", \"2:192\"]\n"
+	                           "  vlarb_high_limit: 4\n"
+	                           "background:\n"
+	                           "  - pattern: incast\n"
+	                           "    size: 1MB\n"
+	                           "    hosts: 4\n"
+	                           "    target: 0\n"
+	                           "    priority: 1\n";
+	static const char bad[] = "name: t\n"
+	                          "cluster: dgx-h100:2\n"
+	                          "packet:\n"
+	                          "  cct: [\"0:0\", \"4:1\"]\n";
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	const struct ft_packet_cfg *pc;
+
+	(void)state;
+	if (ft_scenario_load_buffer(good, sizeof(good) - 1, "good.yaml", &sc, &err) != 0)
+		fail_msg("%s", err.msg);
+	pc = &sc->packet;
+	assert_int_equal(pc->ncct, 3);
+	assert_int_equal(pc->cct[1], 1u << 14 | 3);
+	assert_int_equal(pc->cct[2], 3u << 14 | 16383);
+	assert_int_equal(pc->ccti_min, 1);
+	assert_true(fabs(pc->ccti_timer_s - 20e-6) < 1e-12);
+	assert_int_equal(pc->ccti_limit, 2);
+	assert_int_equal(pc->arb, FT_PKT_ARB_VLARB);
+	assert_int_equal(pc->nvlarb_high, 1);
+	assert_int_equal(pc->nvlarb_low, 2);
+	assert_int_equal(pc->vlarb_low[1].vl, 2);
+	assert_int_equal(pc->vlarb_low[1].weight, 192);
+	assert_int_equal(pc->vlarb_high_limit, 4);
+	ft_scenario_free(sc);
+	sc = NULL;
+	assert_int_equal(ft_scenario_load_buffer(bad, sizeof(bad) - 1, "bad.yaml", &sc, &err),
+	                 FT_EPARSE);
+	assert_null(sc);
+	assert_non_null(strstr(err.msg, "bad.yaml:4:"));
+	assert_non_null(strstr(err.msg, "packet.cct[1]: expected shift:multiplier"));
+	assert_non_null(strstr(err.msg, "'4:1'"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_preset_buffers),
+		cmocka_unit_test(test_buffer_sets_pfc_threshold),
+		cmocka_unit_test(test_cct_given),
+		cmocka_unit_test(test_cct_built),
+		cmocka_unit_test(test_cct_paces_the_wire),
+		cmocka_unit_test(test_drops_per_prio),
+		cmocka_unit_test(test_drops_corrupt),
+		cmocka_unit_test(test_vlarb_shares),
+		cmocka_unit_test(test_phys_bad_config),
+		cmocka_unit_test(test_scenario_keys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
