@@ -173,6 +173,25 @@ struct ft_model_pipeline {
 	double launch_s;      /* host launch of one operation: a floor (0 with a CUDA graph) */
 };
 
+/*
+ * How NCCL cuts one channel's traffic on a connection (kb NA-CONCEPTS,
+ * ENV-BUFFSIZE): the connection buffer of the protocol has NCCL_STEPS (8)
+ * slots; a chunk is CHUNKSTEPS slots of payload (what a channel moves per
+ * ring step of one loop, at most), a slice SLICESTEPS slots (one network
+ * message the proxy posts). Simple ring all-reduce, all-gather and
+ * reduce-scatter: chunk 4 slots (2 MiB), slice 2 (1 MiB); otherwise one slot
+ * each (Simple 512 KiB, LL 32 KiB of payload, LL128 562.5 KiB).
+ */
+struct ft_model_chunking {
+	uint64_t chunk_bytes; /* payload per ring step and loop of one channel, at most */
+	uint64_t slice_bytes; /* payload of one network message */
+	uint32_t slots;       /* messages in flight per connection: NCCL_STEPS / slice steps */
+};
+
+/* NCCL's chunking of (@op, @algo, @proto) at its default buffer sizes into @out. */
+FT_API void ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
+                                  struct ft_model_chunking *out);
+
 struct ft_model_result {
 	enum ft_op op;
 	enum ft_algo algo; /* the winner, or the forced one */

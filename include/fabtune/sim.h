@@ -75,6 +75,14 @@ struct ft_vlarb_entry {
 	uint8_t weight;
 };
 
+/* What the packet engine does inside a connection (kb NA-CONCEPTS): NCCL's
+ * chunking of ring phases into slices, or one flow per QP carrying it all. */
+enum ft_pkt_chunking {
+	FT_PKT_CHUNK_AUTO, /* NCCL's */
+	FT_PKT_CHUNK_NCCL,
+	FT_PKT_CHUNK_OFF,
+};
+
 #define FT_PKT_NPRIO 8 /* traffic classes per port: RoCE priorities, IB data VLs */
 
 struct ft_packet_cfg {
@@ -112,6 +120,11 @@ struct ft_packet_cfg {
 	uint32_t ncct;                /* entries given (cct), 0 = build the table */
 	uint16_t cct[FT_PKT_CCT_MAX]; /* CCT_Shift << 14 | CCT_Multiplier, per index */
 	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
+	/* NCCL inside a connection (kb NA-CONCEPTS, ENV-IB_QPS, ENV-IB_SPLIT): ring phases cut
+	 * into NCCL's slices, pipelined hop by hop; a connection's QPs take its messages
+	 * round robin, or every message split over all of them (NCCL_IB_SPLIT_DATA_ON_QPS). */
+	enum ft_pkt_chunking chunking;
+	bool split_data_on_qps;
 	/* Priorities (traffic classes): one egress queue, PFC state and credit pool per
 	 * priority and port; sources pick theirs (struct ft_sim_op prio). */
 	enum ft_pkt_arb arb;

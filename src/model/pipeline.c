@@ -168,20 +168,37 @@ nvls_step_down(uint64_t chunk, double bytes, double ops, const uint64_t (*rule)[
 	return chunk;
 }
 
+/* collectives.h: all-reduce, all-gather, reduce-scatter take NCCL_STEPS/2 steps per chunk
+ * and NCCL_STEPS/4 per slice on a Simple ring (@simple_ring of them); broadcast, reduce
+ * and the other protocols one. */
+static uint32_t
+ring_steps(enum ft_op op, enum ft_algo a, enum ft_proto p, uint32_t simple_ring)
+{
+	bool ring_simple = a == FT_ALGO_RING && p == FT_PROTO_SIMPLE;
+
+	return ring_simple && (op == FT_OP_ALL_REDUCE || op == FT_OP_ALL_GATHER ||
+	                       op == FT_OP_REDUCE_SCATTER) ?
+	               simple_ring :
+	               1;
+}
+
+void
+ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
+                      struct ft_model_chunking *out)
+{
+	uint32_t slice_steps = ring_steps(op, algo, proto, NSTEPS / 4);
+
+	out->chunk_bytes = step_payload(proto) * ring_steps(op, algo, proto, NSTEPS / 2);
+	out->slice_bytes = step_payload(proto) * slice_steps;
+	out->slots = NSTEPS / slice_steps;
+}
+
 /* NCCL's chunk size for (op, a, p) at @bytes on @nch channels (calcCollChunking). */
 static uint64_t
 chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
          uint64_t bytes, uint32_t nch, uint32_t heads)
 {
-	bool ring_simple = a == FT_ALGO_RING && p == FT_PROTO_SIMPLE;
-	/* collectives.h: all-reduce, all-gather, reduce-scatter take NCCL_STEPS/2 steps per
-	 * chunk on a Simple ring; broadcast and reduce one. */
-	uint32_t chunk_steps =
-	        ring_simple && (op == FT_OP_ALL_REDUCE || op == FT_OP_ALL_GATHER ||
-	                        op == FT_OP_REDUCE_SCATTER) ?
-	                NSTEPS / 2 :
-	                1;
-	uint64_t chunk = step_payload(p) * chunk_steps;
+	uint64_t chunk = step_payload(p) * ring_steps(op, a, p, NSTEPS / 2);
 	double b = (double)bytes, ops = (double)nch * heads;
 
 	if (a == FT_ALGO_NVLS) {

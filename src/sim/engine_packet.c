@@ -610,6 +610,9 @@ try_send(struct pk_engine *e, uint32_t l)
 			ft__pk_dcqcn_sent(e, f, pk_wire(lk, payload));
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l, c);
+			rc = pk_flow_sent(e, f);
+			if (rc < 0)
+				return rc;
 			/* The tail may be lost (a drop, a bit error): time it out. */
 			if (e->may_drop || e->ndrops) {
 				rc = arm_rto(e, fid);
@@ -1333,72 +1336,6 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	return 0;
 }
 
-static int64_t
-add_task(struct pk_engine *e, enum pk_task_kind kind, double delay_s, double lat_mult, uint32_t op)
-{
-	struct pk_task t = { 0 };
-
-	t.kind = (uint8_t)kind;
-	t.delay_ps = s_to_ps(delay_s);
-	t.lat_mult = lat_mult;
-	t.flow = PK_NONE;
-	t.op = op;
-	if (ft_vec_push(&e->tasks, &t) < 0)
-		return FT_ENOMEM;
-	return (int64_t)e->tasks.len - 1;
-}
-
-static int
-add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
-{
-	uint32_t pair[2] = { from, to };
-
-	task_at(e, to)->npred++;
-	return ft_vec_push(&e->edges, pair);
-}
-
-/* One connection: qps_per_conn flows after @prev, before @bar. */
-static int
-add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t prev,
-         uint32_t bar, uint32_t op)
-{
-	uint32_t q, nq = e->cfg.qps_per_conn;
-
-	for (q = 0; q < nq; q++) {
-		uint64_t b = bytes / nq + (q < bytes % nq ? 1 : 0);
-		struct pk_flow f = { 0 };
-		int64_t t;
-
-		if (b == 0)
-			continue;
-		if (b / e->mtu >= UINT32_MAX)
-			return FT_ERANGE;
-		t = add_task(e, PK_T_FLOW, 0, 0, op);
-		if (t < 0)
-			return (int)t;
-		f.bytes = b;
-		f.src = src;
-		f.dst = dst;
-		f.task = (uint32_t)t;
-		f.npkts = (uint32_t)((b + e->mtu - 1) / e->mtu);
-		f.last_payload = (uint16_t)(b - (uint64_t)(f.npkts - 1) * e->mtu);
-		f.nak_for = PK_NONE;
-		f.ring_next = PK_NONE;
-		f.fl_off = PK_NONE;
-		f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
-		f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
-		f.qp = q * 1024;
-		f.prio = e->sub_prio;
-		f.hash = ft_route_flow_hash(src, dst, f.qp);
-		task_at(e, (uint32_t)t)->flow = (uint32_t)e->flows.len;
-		e->bytes_submitted += b;
-		if (ft_vec_push(&e->flows, &f) < 0 || add_dep(e, prev, (uint32_t)t) < 0 ||
-		    add_dep(e, (uint32_t)t, bar) < 0)
-			return FT_ENOMEM;
-	}
-	return 0;
-}
-
 /*
  * An implicit all-to-all phase as the flow engine runs it: shift rounds, round k waiting
  * for round k - FT_COLL_A2A_WINDOW, each ending with the per-message cost of its link
@@ -1423,12 +1360,12 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		return FT_ENOMEM;
 	for (k = 1; k < m && rc == 0; k++) {
 		uint32_t prev = k > win ? ends[k - win] : start;
-		int64_t s0 = add_task(e, PK_T_BARRIER, 0, 0, tag);
-		int64_t end = add_task(e, PK_T_BARRIER, 0, 0, tag);
+		int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
+		int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
 		bool net = false;
 
-		if (s0 < 0 || end < 0 || add_dep(e, prev, (uint32_t)s0) < 0 ||
-		    add_dep(e, (uint32_t)end, bar) < 0) {
+		if (s0 < 0 || end < 0 || ft__pk_add_dep(e, prev, (uint32_t)s0) < 0 ||
+		    ft__pk_add_dep(e, (uint32_t)end, bar) < 0) {
 			rc = FT_ENOMEM;
 			break;
 		}
@@ -1446,11 +1383,11 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 				if (ft_topo_vertex(e->topo, a)->node !=
 				    ft_topo_vertex(e->topo, b)->node)
 					net = true;
-				rc = add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
+				rc = ft__pk_add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
 			}
 		}
 		if (rc == 0 && task_at(e, (uint32_t)end)->npred == 0)
-			rc = add_dep(e, (uint32_t)s0, (uint32_t)end);
+			rc = ft__pk_add_dep(e, (uint32_t)s0, (uint32_t)end);
 		task_at(e, (uint32_t)end)->delay_ps = s_to_ps(
 		        net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) : sc->step_lat_s);
 		ends[k] = (uint32_t)end;
@@ -1485,29 +1422,37 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 		return rc;
 	e->sub_prio = op->prio;
 	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
-	id = add_task(e, PK_T_BARRIER, op->delay_s + sc->base_lat_s, 0, tag);
+	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(op->delay_s + sc->base_lat_s), 0, tag);
 	if (id < 0)
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
 	rec.base_lat_ps = s_to_ps(sc->base_lat_s);
 	if (op->after >= 0 &&
-	    add_dep(e, FT_VEC_AT(&e->ops, struct pk_op, op->after).end, rec.start) < 0)
+	    ft__pk_add_dep(e, FT_VEC_AT(&e->ops, struct pk_op, op->after).end, rec.start) < 0)
 		goto oom;
 	rec.end = rec.start;
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 		double steps = ph->steps ? ph->steps : 1;
-		int64_t bar = add_task(e, PK_T_BARRIER, steps * sc->step_lat_s, steps - 1, tag);
+		int64_t bar =
+		        ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(steps * sc->step_lat_s), steps - 1, tag);
 		uint32_t f;
 
-		if (bar < 0 || add_dep(e, rec.end, (uint32_t)bar) < 0)
+		if (bar < 0 || ft__pk_add_dep(e, rec.end, (uint32_t)bar) < 0)
 			goto oom;
-		if (ph->implicit_alltoall) {
+		rc = ft__pk_is_chunked(e, sc, ph) ?
+		             ft__pk_submit_ring(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err) :
+		             1;
+		if (rc == FT_ENOMEM || rc == FT_ERANGE)
+			goto fail;
+		if (rc < 0)
+			return rc; /* a rank placed nowhere: the message says which */
+		if (rc > 0 && ph->implicit_alltoall) {
 			rc = submit_a2a(e, op, ph, eff, rec.end, (uint32_t)bar, tag);
 			if (rc < 0)
 				goto fail;
-		} else {
+		} else if (rc > 0) {
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;
 				uint32_t a = 0, b = 0;
@@ -1518,8 +1463,8 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				rc = add_conn(e, (uint64_t)((double)fl.bytes / eff + 0.5), a, b,
-				              rec.end, (uint32_t)bar, tag);
+				rc = ft__pk_add_conn(e, (uint64_t)((double)fl.bytes / eff + 0.5), a,
+				                     b, rec.end, (uint32_t)bar, tag);
 				if (rc < 0)
 					goto fail;
 			}

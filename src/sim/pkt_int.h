@@ -172,6 +172,7 @@ struct pk_flow {
 	uint32_t ring_next; /* in its first port's ring (of its priority) */
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
+	uint32_t sent_task; /* a barrier done when its last packet first leaves, PK_NONE */
 	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
 	uint32_t fl_off;   /* adaptive with flowlets: the current flowlet's path, PK_NONE */
 	uint16_t npath;
@@ -292,6 +293,31 @@ int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
 int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
 int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);
 void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);
+
+/* The task graph (pkt_nccl.c): a task, its id or FT_E*; a dependency; a connection of
+ * qps_per_conn flows after @prev, before @bar. */
+int64_t ft__pk_add_task(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps,
+                        double lat_mult, uint32_t op);
+int ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to);
+int ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
+                    uint32_t prev, uint32_t bar, uint32_t op);
+/* Whether phase @ph of @sc runs as NCCL's chunks; submit it so, after @start, before @bar
+ * (1: too small to cut, nothing added: submit it whole). */
+bool ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
+                       const struct ft_sched_phase *ph);
+int ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op,
+                       const struct ft_sched_phase *ph, double eff, uint32_t start, uint32_t bar,
+                       uint32_t tag, struct ft_error *err);
+
+/* Flow @f's last packet leaves its NIC: the next message on its QP may start. */
+static inline int
+pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
+{
+	uint32_t t = f->sent_task;
+
+	f->sent_task = PK_NONE;
+	return t == PK_NONE ? 0 : ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
+}
 
 /* Bytes on the wire of a packet of @payload bytes on link @l (headers, framing). */
 static inline uint32_t

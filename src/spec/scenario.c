@@ -698,6 +698,7 @@ read_lossy(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 static const char *const arb_names[] = { "strict", "wrr", "vlarb", NULL };
 static const char *const fc_names[] = { "auto", "credit", "pfc", "none", NULL };
 static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", NULL };
+static const char *const chunk_names[] = { "auto", "nccl", "off", NULL };
 
 #define PKT(m) FT__DOC_AT(struct ft_packet_cfg, m)
 
@@ -743,6 +744,8 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "vlarb_high", FT__DOC_FN, .fn = ft__scenario_read_vlarb_high },
 	{ "vlarb_low", FT__DOC_FN, .fn = ft__scenario_read_vlarb_low },
 	{ "vlarb_high_limit", FT__DOC_U32, PKT(vlarb_high_limit), .lo = 0, .hi = 255 },
+	{ "chunking", FT__DOC_ENUM, PKT(chunking), .names = chunk_names },
+	{ "split_data_on_qps", FT__DOC_BOOL, PKT(split_data_on_qps) },
 };
 
 static int

@@ -898,7 +898,15 @@ test_packet_engine(void **state)
 		assert_int_equal(pk->comms[i].group, flow->comms[i].group);
 		assert_int_equal(pk->comms[i].op, flow->comms[i].op);
 		r = pk->comms[i].op_s / flow->comms[i].op_s;
-		assert_true(r > 0.99 && r < hdr_ratio + 0.01);
+		/* The packet engine runs ring all-reduces, all-gathers and reduce-scatters as
+		 * NCCL's chunks: the path latencies of their steps overlap instead of adding
+		 * up (sim/pkt_nccl.c), a few percent of these small ops (the tensor-parallel
+		 * all-gather takes 0.948 of the flow engine's time). */
+		bool ring = pk->comms[i].op == FT_OP_ALL_REDUCE ||
+		            pk->comms[i].op == FT_OP_ALL_GATHER ||
+		            pk->comms[i].op == FT_OP_REDUCE_SCATTER;
+
+		assert_true(r > (ring ? 0.92 : 0.99) && r < hdr_ratio + 0.01);
 	}
 	/* NIC-bound: the flow engine's time plus the headers' share of the bytes at the NIC's
 	 * rate (the latencies are the same on both engines), to a tenth of that share. */
@@ -909,12 +917,14 @@ test_packet_engine(void **state)
 	extra = (hdr_ratio - 1) * (double)f->bytes / s.node.nic_Bps;
 	assert_true(extra > 0);
 	assert_true(fabs(k->op_s - (f->op_s + extra)) <= 0.1 * extra);
-	/* NVLink-bound: the payload alone, the same time. */
+	/* NVLink-bound: the payload alone, the same time but for the path latencies of the
+	 * ring's 7 steps, which the packet engine's pipeline of NCCL's chunks overlaps but
+	 * one (GPU -> NVSwitch -> GPU: one NVLink hop's latency). */
 	f = find_comm(flow, FT_GROUP_TP, FT_OP_ALL_GATHER);
 	k = find_comm(pk, FT_GROUP_TP, FT_OP_ALL_GATHER);
 	assert_non_null(f);
 	assert_non_null(k);
-	assert_true(NEAR(k->op_s, f->op_s, 1e-3));
+	assert_true(NEAR(k->op_s, f->op_s - 6 * s.node.lat_nvlink_s, 1e-3));
 	/* The engines the planner knows, named when another is asked for. */
 	ft_strlcpy(c.engine, "ideal", sizeof(c.engine));
 	memset(&err, 0, sizeof(err));

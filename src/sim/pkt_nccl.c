@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/pkt_nccl.c - the packet engine's task graph (tasks, dependencies,
+ * connections split into QPs) and NCCL's chunking of ring phases.
+ *
+ * A ring phase of the schedule (coll/: a ring all-reduce, all-gather or
+ * reduce-scatter) says what each connection carries in all and how many
+ * ring steps it takes, not the chunk by chunk choreography. NCCL runs it as
+ * a pipeline (kb NA-CONCEPTS, NA-ALGO-RING; NVIDIA/nccl
+ * src/include/collectives.h and device.h): each channel moves, per loop,
+ * one chunk per rank through every ring step; the chunk is cut into slices,
+ * and each slice is one network message the proxy posts on the connection;
+ * a connection's buffer has NCCL_STEPS slots, so only so many slices are in
+ * flight before the receiver has taken the first; a rank sends the slice of
+ * step s only once it has received the slice of step s - 1 from its ring
+ * predecessor. The sizes are the model's (ft_model_chunking_get()), so the
+ * two use one definition.
+ *
+ * Here a message is one flow per QP, and the dependencies are the ones
+ * above: message (loop l, step s, slice j) of a connection waits for
+ * message (l, s - 1, j) of the connection that feeds its source, for the
+ * message `slots` before it on its own connection, and for the previous
+ * message on its QP to have left the NIC (a QP sends its work requests in
+ * order). QPs (NCCL_IB_QPS_PER_CONNECTION, kb ENV-IB_QPS) take the
+ * messages round robin, or with NCCL_IB_SPLIT_DATA_ON_QPS every message is
+ * split evenly over all of them (kb ENV-IB_SPLIT). The phase's path
+ * latencies are then in the simulated pipeline itself: its end barrier
+ * keeps only the protocol's per-step overhead.
+ *
+ * Which connection feeds which: a connection leaving vertex v is fed by an
+ * arrival at v; the k-th connection leaving v (in schedule order) is paired
+ * with the k-th one arriving there, which is the ring's predecessor when
+ * channels are listed channel by channel, as coll/ and sim/nccl.c list
+ * them. A connection with no arrival to pair with is fed by nothing (it
+ * starts the phase).
+ */
+#include "pkt_int.h"
+
+#include <stdlib.h>
+
+#include <fabtune/model.h>
+
+static inline struct pk_task *
+task_of(struct pk_engine *e, uint32_t t)
+{
+	return &FT_VEC_AT(&e->tasks, struct pk_task, t);
+}
+
+int64_t
+ft__pk_add_task(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double lat_mult,
+                uint32_t op)
+{
+	struct pk_task t = { 0 };
+
+	t.kind = (uint8_t)kind;
+	t.delay_ps = delay_ps;
+	t.lat_mult = lat_mult;
+	t.flow = PK_NONE;
+	t.op = op;
+	if (ft_vec_push(&e->tasks, &t) < 0)
+		return FT_ENOMEM;
+	return (int64_t)e->tasks.len - 1;
+}
+
+int
+ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
+{
+	uint32_t pair[2] = { from, to };
+
+	task_of(e, to)->npred++;
+	return ft_vec_push(&e->edges, pair);
+}
+
+/* One flow: QP @qp of a connection, @bytes from @src to @dst; its task, or FT_E*. */
+static int64_t
+add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op)
+{
+	struct pk_flow f = { 0 };
+	int64_t t;
+
+	if (bytes / e->mtu >= UINT32_MAX)
+		return FT_ERANGE;
+	t = ft__pk_add_task(e, PK_T_FLOW, 0, 0, op);
+	if (t < 0)
+		return t;
+	f.bytes = bytes;
+	f.src = src;
+	f.dst = dst;
+	f.task = (uint32_t)t;
+	f.npkts = (uint32_t)((bytes + e->mtu - 1) / e->mtu);
+	f.last_payload = (uint16_t)(bytes - (uint64_t)(f.npkts - 1) * e->mtu);
+	f.nak_for = PK_NONE;
+	f.ring_next = PK_NONE;
+	f.fl_off = PK_NONE;
+	f.sent_task = PK_NONE;
+	f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
+	f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
+	f.qp = qp * 1024;
+	f.prio = e->sub_prio;
+	f.hash = ft_route_flow_hash(src, dst, f.qp);
+	task_of(e, (uint32_t)t)->flow = (uint32_t)e->flows.len;
+	e->bytes_submitted += bytes;
+	if (ft_vec_push(&e->flows, &f) < 0)
+		return FT_ENOMEM;
+	return t;
+}
+
+/* Share @i of @n of @bytes: the remainder goes to the first ones. */
+static uint64_t
+share(uint64_t bytes, uint64_t n, uint64_t i)
+{
+	return bytes / n + (i < bytes % n ? 1 : 0);
+}
+
+int
+ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t prev,
+                uint32_t bar, uint32_t op)
+{
+	uint32_t q, nq = e->cfg.qps_per_conn;
+
+	for (q = 0; q < nq; q++) {
+		uint64_t b = share(bytes, nq, q);
+		int64_t t;
+
+		if (b == 0)
+			continue;
+		t = add_flow(e, b, src, dst, q, op);
+		if (t < 0)
+			return (int)t;
+		if (ft__pk_add_dep(e, prev, (uint32_t)t) < 0 ||
+		    ft__pk_add_dep(e, (uint32_t)t, bar) < 0)
+			return FT_ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- NCCL's chunking of a ring phase --------------------------------------------- */
+
+struct ring_conn {
+	uint32_t src, dst;      /* vertices */
+	uint64_t wire;          /* bytes on the wire (payload / protocol efficiency) */
+	uint32_t up;            /* the connection feeding its source, PK_NONE */
+	uint32_t loops, slices; /* loops, and slices per ring step of a loop */
+	uint32_t nmsg;          /* steps x loops x slices */
+	uint32_t first;         /* its first message in the ready / recv arrays */
+};
+
+struct ring_build {
+	struct pk_engine *e;
+	struct ring_conn *c;
+	uint32_t n, steps;
+	uint32_t *ready; /* per message: the task its dependencies go into */
+	uint32_t *recv;  /* per message: the task done once it has all arrived */
+	uint32_t *last;  /* per QP: the flow sent before, PK_NONE */
+	uint32_t tag, start, bar;
+};
+
+/* Endpoint keys (vertex, connection) in a total order. */
+static int
+cmp_key(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Pair the k-th connection leaving every vertex with the k-th arriving there. */
+static int
+pair_feeds(struct ring_conn *c, uint32_t n)
+{
+	uint64_t *out = ft_calloc((size_t)n * 2, sizeof(uint64_t)), *in;
+	uint32_t i, a = 0, b = 0;
+
+	if (!out)
+		return FT_ENOMEM;
+	in = out + n;
+	for (i = 0; i < n; i++) {
+		out[i] = (uint64_t)c[i].src << 32 | i;
+		in[i] = (uint64_t)c[i].dst << 32 | i;
+		c[i].up = PK_NONE;
+	}
+	qsort(out, n, sizeof(*out), cmp_key);
+	qsort(in, n, sizeof(*in), cmp_key);
+	while (a < n && b < n) {
+		uint32_t va = (uint32_t)(out[a] >> 32), vb = (uint32_t)(in[b] >> 32);
+
+		if (va == vb)
+			c[(uint32_t)out[a++]].up = (uint32_t)in[b++];
+		else if (va < vb)
+			a++;
+		else
+			b++;
+	}
+	ft_free(out);
+	return 0;
+}
+
+static uint64_t
+div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* Loops and slices of connection @c carrying @payload over @steps ring steps. */
+static void
+cut(struct ring_conn *c, uint64_t payload, uint32_t steps, const struct ft_model_chunking *ch)
+{
+	uint64_t per_step = div_up(payload, steps), loops = div_up(per_step, ch->chunk_bytes);
+	uint64_t per_loop = div_up(per_step, FT_MAX(loops, 1));
+
+	c->loops = (uint32_t)FT_MAX(loops, 1);
+	c->slices = (uint32_t)FT_MAX(div_up(per_loop, ch->slice_bytes), 1);
+	c->nmsg = steps * c->loops * c->slices;
+}
+
+/* A flow of message @m of connection @c on QP @qp: in order after the QP's last one. */
+static int
+add_part(struct ring_build *rb, const struct ring_conn *c, uint64_t bytes, uint32_t qp,
+         uint32_t *task)
+{
+	struct pk_engine *e = rb->e;
+	int64_t t = add_flow(e, bytes, c->src, c->dst, qp, rb->tag);
+
+	if (t < 0)
+		return (int)t;
+	*task = (uint32_t)t;
+	if (rb->last[qp] != PK_NONE) {
+		/* Done when the previous flow's last packet leaves the NIC (never started by
+		 * a predecessor: the send path completes it). */
+		int64_t sent = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, rb->tag);
+
+		if (sent < 0 || ft__pk_add_dep(e, (uint32_t)sent, (uint32_t)t) < 0)
+			return FT_ENOMEM;
+		task_of(e, (uint32_t)sent)->npred = 1;
+		flow_at(e, rb->last[qp])->sent_task = (uint32_t)sent;
+	}
+	rb->last[qp] = task_of(e, (uint32_t)t)->flow;
+	return 0;
+}
+
+/* The flows of message @m of connection @c: its ready and recv tasks. */
+static int
+add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
+{
+	struct pk_engine *e = rb->e;
+	uint32_t nq = e->cfg.qps_per_conn, q, t;
+	uint64_t bytes = share(c->wire, c->nmsg, m);
+	int64_t ready, recv;
+	int rc;
+
+	if (!e->pc.split_data_on_qps || nq == 1) {
+		rc = add_part(rb, c, bytes, m % nq, &t);
+		rb->ready[c->first + m] = rb->recv[c->first + m] = t;
+		return rc < 0 ? rc : ft__pk_add_dep(e, t, rb->bar);
+	}
+	ready = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, rb->tag);
+	recv = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, rb->tag);
+	if (ready < 0 || recv < 0 || ft__pk_add_dep(e, (uint32_t)recv, rb->bar) < 0)
+		return FT_ENOMEM;
+	rb->ready[c->first + m] = (uint32_t)ready;
+	rb->recv[c->first + m] = (uint32_t)recv;
+	for (q = 0; q < nq; q++) {
+		uint64_t b = share(bytes, nq, q);
+
+		if (b == 0)
+			continue;
+		rc = add_part(rb, c, b, q, &t);
+		if (rc < 0 || ft__pk_add_dep(e, (uint32_t)ready, t) < 0 ||
+		    ft__pk_add_dep(e, t, (uint32_t)recv) < 0)
+			return rc < 0 ? rc : FT_ENOMEM;
+	}
+	return 0;
+}
+
+/* The dependencies into message @m of connection @i (see the file's comment). */
+static int
+link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
+{
+	const struct ring_conn *c = &rb->c[i];
+	uint32_t per_loop = rb->steps * c->slices, nq = rb->e->cfg.qps_per_conn;
+	uint32_t loop = m / per_loop, s = m % per_loop / c->slices, j = m % c->slices;
+	uint32_t to = rb->ready[c->first + m];
+	int rc = 0;
+
+	if (s > 0 && c->up != PK_NONE) {
+		const struct ring_conn *u = &rb->c[c->up];
+		uint32_t um = (FT_MIN(loop, u->loops - 1) * rb->steps + s - 1) * u->slices +
+		              FT_MIN(j, u->slices - 1);
+
+		rc = ft__pk_add_dep(rb->e, rb->recv[u->first + um], to);
+	}
+	if (rc == 0 && m >= slots)
+		rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
+	/* The first message on each QP waits for the phase; the others follow it. */
+	if (rc == 0 && m < (rb->e->pc.split_data_on_qps ? 1 : nq))
+		rc = ft__pk_add_dep(rb->e, rb->start, to);
+	return rc;
+}
+
+bool
+ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
+                  const struct ft_sched_phase *ph)
+{
+	return e->pc.chunking != FT_PKT_CHUNK_OFF && !ph->implicit_alltoall && ph->steps > 1 &&
+	       sc->algo == FT_ALGO_RING &&
+	       (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
+	        sc->op == FT_OP_REDUCE_SCATTER);
+}
+
+/* The connections of phase @ph, cut; 1 when one carries fewer bytes than messages. */
+static int
+ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+           double eff, const struct ft_model_chunking *ch, uint32_t *nmsg, struct ft_error *err)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint32_t f;
+	int rc;
+
+	*nmsg = 0;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+		struct ring_conn *c = &rb->c[rb->n];
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
+		if (rc < 0)
+			return rc;
+		if (c->src == c->dst || fl.bytes == 0)
+			continue;
+		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
+		cut(c, fl.bytes, rb->steps, ch);
+		if (c->wire < c->nmsg || (uint64_t)*nmsg + c->nmsg >= UINT32_MAX)
+			return 1;
+		c->first = *nmsg;
+		*nmsg += c->nmsg;
+		rb->n++;
+	}
+	return pair_feeds(rb->c, rb->n);
+}
+
+int
+ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                   double eff, uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
+{
+	struct ft_model_chunking ch;
+	struct ring_build rb = {
+		.e = e, .steps = ph->steps, .tag = tag, .start = start, .bar = bar
+	};
+	uint32_t i, m, nmsg = 0;
+	int rc;
+
+	ft_model_chunking_get(op->sched->op, op->sched->algo, op->sched->proto, &ch);
+	rb.c = ft_calloc(ph->nflows ? ph->nflows : 1, sizeof(*rb.c));
+	rb.last = ft_calloc(e->cfg.qps_per_conn, sizeof(uint32_t));
+	rc = rb.c && rb.last ? ring_conns(&rb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
+	if (rc == 0 && nmsg == 0)
+		rc = 1;
+	if (rc == 0) {
+		rb.ready = ft_calloc((size_t)nmsg * 2 + 1, sizeof(uint32_t));
+		rb.recv = rb.ready ? rb.ready + nmsg : NULL;
+		rc = rb.ready ? 0 : FT_ENOMEM;
+	}
+	for (i = 0; i < rb.n && rc == 0; i++) {
+		for (m = 0; m < e->cfg.qps_per_conn; m++)
+			rb.last[m] = PK_NONE;
+		for (m = 0; m < rb.c[i].nmsg && rc == 0; m++)
+			rc = add_message(&rb, &rb.c[i], m);
+	}
+	for (i = 0; i < rb.n && rc == 0; i++)
+		for (m = 0; m < rb.c[i].nmsg && rc == 0; m++)
+			rc = link_message(&rb, i, m, ch.slots);
+	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
+		task_of(e, bar)->lat_mult = 0;
+	ft_free(rb.c);
+	ft_free(rb.last);
+	ft_free(rb.ready);
+	return rc;
+}

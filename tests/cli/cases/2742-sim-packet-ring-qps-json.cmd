@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/packet-ring-qps.yaml --json

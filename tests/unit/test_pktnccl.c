@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_pktnccl.c - NCCL's chunking in the packet engine
+ * (sim/pkt_nccl.c) against closed forms: a ring all-reduce on an
+ * uncongested fabric completes at the pipelined time of its messages, the
+ * messages per connection are what NCCL's slices make of it, QPs share
+ * them as NCCL_IB_QPS_PER_CONNECTION and NCCL_IB_SPLIT_DATA_ON_QPS say;
+ * and the MoE all-to-all lab's small form (scenarios/lab/).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+#include "sim/pkt_int.h"
+#include "spec/scenario.h"
+
+#define MiB (1024.0 * 1024.0)
+
+struct ring_run {
+	struct ft_cluster_spec spec;
+	struct ft_topo *t;
+	struct ft_schedule s;
+	struct ft_engine *e;
+	struct ft_sim_counters c;
+	uint32_t ends[16];
+};
+
+static const struct pk_engine *
+pk(const struct ft_engine *e)
+{
+	return ft_container_of(e, const struct pk_engine, base);
+}
+
+/* A ring all-reduce of @bytes (Simple) over the first NIC of @n nodes of a DGX H100
+ * InfiniBand cluster: every ring hop is NIC -> leaf -> NIC, nothing shared. */
+static void
+ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cfg *pc,
+         uint32_t qps)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = n,
+		                  .ranks_per_node = 1,
+		                  .bytes = bytes };
+	struct ft_sim_cfg cfg;
+	struct ft_error err = { 0 };
+	struct ft_sim_op op = { .after = -1 };
+	char preset[32];
+
+	snprintf(preset, sizeof(preset), "dgx-h100:%u", n);
+	assert_int_equal(ft_spec_resolve(preset, &r->spec, &err), 0);
+	r->t = NULL;
+	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
+	for (uint32_t i = 0; i < n; i++)
+		r->ends[i] = ft_topo_nic(r->t, i, 0);
+	ft_schedule_init(&r->s);
+	assert_int_equal(ft_coll_schedule(&a, &r->s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = pc;
+	cfg.qps_per_conn = qps;
+	op.sched = &r->s;
+	op.rank_gpu = r->ends;
+	r->e = NULL;
+	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
+	assert_true(ft_packet_engine.submit(r->e, &op, &err) >= 0);
+	if (ft_packet_engine.run(r->e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
+}
+
+static void
+ring_free(struct ring_run *r)
+{
+	ft_packet_engine.destroy(r->e);
+	ft_schedule_release(&r->s);
+	ft_topo_free(r->t);
+}
+
+/* Serialisation of one full packet and the path latency of flow 0 (both links alike). */
+static void
+hop_times(const struct ring_run *r, double *t_pkt, double *d_path)
+{
+	const struct pk_flow *f = ft_vec_at(&pk(r->e)->flows, 0);
+	double cap = 0;
+
+	assert_int_equal(f->npath, 2);
+	*d_path = 0;
+	for (uint32_t j = 0; j < f->npath; j++) {
+		const struct ft_link *lk =
+		        ft_topo_link(r->t, FT_VEC_AT(&pk(r->e)->paths, uint32_t, f->path_off + j));
+
+		assert_int_equal(lk->kind, FT_L_HOST);
+		if (j)
+			assert_true(lk->cap_Bps == cap);
+		cap = lk->cap_Bps;
+		*d_path += lk->lat_s;
+	}
+	*t_pkt = (4096.0 + PK_HDR_IB) / cap;
+}
+
+/*
+ * 4 ranks, 8 MiB: each connection carries 2 x 3/4 x 8 MiB = 12 MiB over 6 ring steps,
+ * 2 MiB per step = one Simple chunk, two 1 MiB slices: 12 messages (bytes / slice).
+ * Two slices per step keep the NIC busy while a slice crosses the hop (its latency is
+ * well below a slice's time), so every NIC sends its 12 messages back to back: the op
+ * takes 12 messages' serialisation, plus the last one's path latency, plus the fixed
+ * per-op and per-step costs; within one packet time per hop.
+ *
+ * 4 ranks, 4 MiB: 1 MiB per step, one slice: a rank can send step s only once step s - 1
+ * has arrived, so each of the 6 steps costs a slice's time plus the path latency.
+ */
+static void
+test_ring_pipelined(void **state)
+{
+	(void)state;
+	for (int half = 0; half < 2; half++) {
+		struct ring_run r;
+		uint64_t bytes = half ? 4u << 20 : 8u << 20;
+		uint32_t n = 4, steps = 2 * (n - 1), per_conn = half ? 6 : 12, i;
+		double t_pkt, d, t_msg, want, got, fixed;
+
+		ring_run(&r, n, bytes, NULL, 1);
+		hop_times(&r, &t_pkt, &d);
+		assert_int_equal(r.c.nflows, n * per_conn);
+		assert_int_equal(pk(r.e)->flows.len, n * per_conn);
+		for (i = 0; i < pk(r.e)->flows.len; i++) {
+			const struct pk_flow *f = ft_vec_at(&pk(r.e)->flows, i);
+
+			assert_int_equal(f->bytes, 1u << 20);
+			assert_int_equal(f->npkts, 256);
+		}
+		t_msg = 256 * t_pkt;
+		fixed = r.s.base_lat_s + steps * r.s.step_lat_s;
+		want = half ? steps * (t_msg + d) : per_conn * t_msg + d;
+		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - fixed;
+		if (!(fabs(got - want) <= 2 * t_pkt))
+			fail_msg("op %.9g s, closed form %.9g s (packet %.3g s)", got, want, t_pkt);
+		/* Not a barrier per step: that would add a path latency per step. */
+		if (!half)
+			assert_true(got < per_conn * t_msg + steps * d - d / 2);
+		ring_free(&r);
+	}
+}
+
+/*
+ * NCCL's sizes (collectives.h, device.h; kb NA-CONCEPTS, ENV-BUFFSIZE): 8 slots of the
+ * protocol's buffer per connection; a Simple ring all-reduce / all-gather / reduce-scatter
+ * chunk is 4 slots of 512 KiB and its slice 2; everything else one slot; LL carries 8
+ * data bytes per 16-byte line of its 512 KiB buffer, LL128 120 of every 128 of its
+ * 4,915,200 bytes.
+ */
+static void
+test_chunk_sizes(void **state)
+{
+	static const struct {
+		enum ft_op op;
+		enum ft_proto proto;
+		uint64_t chunk, slice;
+		uint32_t slots;
+	} want[] = {
+		{ FT_OP_ALL_REDUCE, FT_PROTO_SIMPLE, 2u << 20, 1u << 20, 4 },
+		{ FT_OP_REDUCE_SCATTER, FT_PROTO_SIMPLE, 2u << 20, 1u << 20, 4 },
+		{ FT_OP_BROADCAST, FT_PROTO_SIMPLE, 512u << 10, 512u << 10, 8 },
+		{ FT_OP_ALL_REDUCE, FT_PROTO_LL, 32u << 10, 32u << 10, 8 },
+		{ FT_OP_ALL_GATHER, FT_PROTO_LL128, 576000, 576000, 8 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct ft_model_chunking ch;
+
+		ft_model_chunking_get(want[i].op, FT_ALGO_RING, want[i].proto, &ch);
+		assert_int_equal(ch.chunk_bytes, want[i].chunk);
+		assert_int_equal(ch.slice_bytes, want[i].slice);
+		assert_int_equal(ch.slots, want[i].slots);
+	}
+}
+
+/* Chunking off: one flow per connection carrying all of it, as the flow engine does. */
+static void
+test_ring_unchunked(void **state)
+{
+	struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_OFF };
+	struct ring_run r;
+
+	(void)state;
+	ring_run(&r, 4, 8u << 20, &pc, 1);
+	assert_int_equal(r.c.nflows, 4);
+	assert_int_equal(((const struct pk_flow *)ft_vec_at(&pk(r.e)->flows, 0))->bytes, 12u << 20);
+	ring_free(&r);
+}
+
+/*
+ * QPs: round robin (NCCL_IB_SPLIT_DATA_ON_QPS=0, the default) puts message m on QP
+ * m mod 4, whole; split mode cuts every message into 4 equal flows, one per QP. Both
+ * move the same bytes; with QPs in turn the op takes what one QP does (the NIC is the
+ * bottleneck either way), within a packet time per message boundary.
+ */
+static void
+test_ring_qps(void **state)
+{
+	struct ft_packet_cfg pc = { 0 };
+	struct ring_run r;
+	double t_one = 0;
+
+	(void)state;
+	for (int mode = 0; mode < 3; mode++) {
+		uint32_t nq = mode ? 4 : 1, i;
+		uint64_t total = 0;
+
+		pc.split_data_on_qps = mode == 2;
+		ring_run(&r, 4, 8u << 20, &pc, nq);
+		assert_int_equal(pk(r.e)->flows.len, (mode == 2 ? 4 : 1) * 4 * 12);
+		for (i = 0; i < pk(r.e)->flows.len; i++) {
+			const struct pk_flow *f = ft_vec_at(&pk(r.e)->flows, i);
+			uint32_t m = i % (mode == 2 ? 48 : 12);
+
+			total += f->bytes;
+			if (mode == 1)
+				assert_int_equal(f->qp, (m % 4) * 1024);
+			/* Each QP hashes on its own (a UDP source port of its own on RoCE). */
+			if (mode && m % 4)
+				assert_true(f->hash != ((const struct pk_flow *)ft_vec_at(
+				                                &pk(r.e)->flows, i - 1))
+				                               ->hash);
+			if (mode == 2) {
+				assert_int_equal(f->qp, (m % 4) * 1024);
+				assert_int_equal(f->bytes, 256u << 10);
+			}
+		}
+		assert_int_equal(total, 4 * (12u << 20));
+		if (mode == 0)
+			t_one = r.c.ops[0].t_end_s;
+		else
+			assert_true(fabs(r.c.ops[0].t_end_s - t_one) < 0.02 * t_one);
+		ring_free(&r);
+	}
+}
+
+/* The rail leaf of NIC 0 of node 0 in @t, and the capacity of its uplinks, bytes/s. */
+static double
+leaf_uplinks(const struct ft_topo *t)
+{
+	uint32_t nic = ft_topo_nic(t, 0, 0), first, n, leaf = UINT32_MAX, l;
+	double cap = 0;
+
+	ft_topo_out_links(t, nic, &first, &n);
+	for (l = first; l < first + n; l++)
+		if (ft_topo_link(t, l)->kind == FT_L_HOST)
+			leaf = ft_topo_link(t, l)->dst;
+	assert_true(leaf != UINT32_MAX);
+	ft_topo_out_links(t, leaf, &first, &n);
+	for (l = first; l < first + n; l++)
+		if (ft_topo_link(t, l)->up)
+			cap += ft_topo_link(t, l)->cap_Bps;
+	return cap;
+}
+
+/*
+ * Lab 5, small form (scenarios/lab/moe-alltoall.yaml): on a rail-optimized fabric with
+ * oversubscribed leaves, the flat all-to-all sends every cross-rail byte up through its
+ * rail leaf's uplinks, so it can take no less than those bytes over their capacity; the
+ * hierarchical one regroups over NVLink and stays on the rail's leaf, so it is not
+ * bound by them at all: it must finish before the flat one's floor, and the flat one
+ * must mark ECN on its way (congestion), as the page says.
+ */
+static void
+test_lab_moe(void **state)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	const struct ft_result_row *flat, *hier;
+	double up_Bps, per_pair, up_bytes, floor_s;
+	uint32_t nodes, gpn;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_file("scenarios/lab/moe-alltoall.yaml", &sc, &err), 0);
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, NULL, NULL, &rep, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_topo_build(&sc->spec, &t, &err), 0);
+	assert_int_equal(ft_run_nrows(&rep.run), 2);
+	flat = ft_vec_at(&rep.run.rows, 0);
+	hier = ft_vec_at(&rep.run.rows, 1);
+	assert_string_equal(flat->algo, "direct");
+	assert_string_equal(hier->algo, "hierarchical");
+	nodes = rep.nnodes;
+	gpn = (uint32_t)(rep.ngpus / nodes);
+	/* Every GPU of the rail sends to the GPUs of the other rails on the other nodes. */
+	per_pair = (double)flat->bytes / (double)rep.ngpus;
+	up_bytes = (double)nodes * (nodes - 1) * (gpn - 1) * per_pair;
+	up_Bps = leaf_uplinks(t);
+	floor_s = up_bytes / up_Bps;
+	print_message("# flat %.1f us, floor %.1f us, hierarchical %.1f us\n", flat->time_us,
+	              floor_s * 1e6, hier->time_us);
+	assert_true(flat->time_us * 1e-6 >= floor_s);
+	assert_true(hier->time_us * 1e-6 < floor_s);
+	assert_true(rep.c.necn > 0);
+	ft_topo_free(t);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_pipelined), cmocka_unit_test(test_chunk_sizes),
+		cmocka_unit_test(test_ring_unchunked), cmocka_unit_test(test_ring_qps),
+		cmocka_unit_test(test_lab_moe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
