@@ -110,7 +110,7 @@ task_at(struct pk_engine *e, uint32_t t)
 static enum ft_pkt_fc
 link_fc(const struct pk_engine *e, uint32_t l)
 {
-	return e->links[l].net ? e->pc.fc : FT_PKT_FC_CREDIT;
+	return e->ports[l].net ? e->pc.fc : FT_PKT_FC_CREDIT;
 }
 
 /* Flow control of priority @c on link @l: a lossy priority of a PFC fabric drops. */
@@ -346,17 +346,17 @@ static int
 transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	struct pk_port *p = &e->ports[l];
-	const struct pk_link *lk = &e->links[l];
 	struct pk_pkt *k = &e->pkts[id];
-	uint32_t wire = pk_wire(lk, k->payload);
-	uint64_t ser = pk_ser_ps(lk, wire), t0 = e->now_ps, tail, ready;
+	uint32_t wire = k->payload + p->hdr;
+	uint64_t ser = pk_port_ser_ps(p, wire), t0 = e->now_ps, tail, ready;
+	uint32_t rel = pk_ev_link_arg(e, k->link);
 	bool last;
 
 	if (!e->pc.store_forward && k->link != PK_NONE && k->tail_ps > t0 + ser)
 		t0 = k->tail_ps - ser; /* a faster link may not outrun the tail */
 	p->busy = true;
 	p->rel_link = k->link;
-	p->rel_bytes = k->link != PK_NONE ? pk_wire(&e->links[k->link], k->payload) : 0;
+	p->rel_bytes = k->link != PK_NONE ? k->payload + e->ports[k->link].hdr : 0;
 	p->rel_prio = (uint8_t)pk_prio(k);
 	p->tx_bytes += wire;
 	p->tx_payload += k->payload;
@@ -365,7 +365,7 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	p->cls[pk_prio(k)].tx_pkts++;
 	if (link_fc(e, l) == FT_PKT_FC_CREDIT)
 		p->cls[pk_prio(k)].credits -= blocks(wire);
-	if (lk->net && e->pc.ber > 0) {
+	if (p->net && e->pc.ber > 0) {
 		double pok = pow(1 - e->pc.ber, 8.0 * wire);
 
 		if (ft_rng_unit(&e->rng) >= pok)
@@ -373,12 +373,12 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	}
 	k->hop++;
 	k->link = l;
-	tail = t0 + ser + lk->lat_ps;
+	tail = t0 + ser + p->lat_ps;
 	k->tail_ps = tail;
-	last = lk->dst == k->dst;
-	ready = last || e->pc.store_forward ? tail : t0 + lk->lat_ps;
-	if (ev_push(e, t0 + ser, PK_EV_TX_DONE, l, 0) < 0 ||
-	    ev_push(e, ready, PK_EV_ARRIVE, id, 0) < 0)
+	last = p->dst == k->dst;
+	ready = last || e->pc.store_forward ? tail : t0 + p->lat_ps;
+	if (ev_push(e, t0 + ser, PK_EV_TX_DONE, l, rel) < 0 ||
+	    ev_push(e, ready, PK_EV_ARRIVE, id, pk_ev_link_arg(e, l)) < 0)
 		return FT_ENOMEM;
 	return 0;
 }
@@ -624,7 +624,7 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 	struct pk_port *p = &e->ports[l];
 	struct pk_cls *q = &p->cls[pk_prio(&e->pkts[id])];
 
-	if (e->marking && e->links[l].net && p->q_bytes > 0)
+	if (e->marking && p->net && p->q_bytes > 0)
 		ft__pk_ecn_mark(e, l, &e->pkts[id]);
 
 	e->pkts[id].next = PK_NONE;
@@ -634,7 +634,7 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 		e->pkts[q->tail].next = id;
 	q->tail = id;
 	q_account(e, p);
-	p->q_bytes += pk_wire(&e->links[l], e->pkts[id].payload);
+	p->q_bytes += e->pkts[id].payload + p->hdr;
 	if (p->q_bytes > p->q_max_bytes)
 		p->q_max_bytes = p->q_bytes;
 	return try_send(e, l);
@@ -862,18 +862,28 @@ pfc_headroom(const struct pk_engine *e, uint32_t l)
 
 /* ---- events --------------------------------------------------------------- */
 
+/* Packet @id reached the far end of link @arg - 1 (0: the link is read from the packet). */
 static int
-ev_arrive(struct pk_engine *e, uint32_t id)
+ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 {
 	struct pk_pkt *k = &e->pkts[id];
-	uint32_t l = k->link, v = e->links[l].dst, nl = 0;
+	uint32_t l = pk_ev_link_of(arg, k->link), nl = 0;
 	struct pk_port *p = &e->ports[l];
+	uint32_t v = p->dst;
 	uint32_t c = pk_prio(k);
-	struct pk_cls *q = &p->cls[c];
-	const struct pk_link *lk = &e->links[l];
-	uint32_t wire = pk_wire(lk, k->payload);
+	struct pk_cls *q = pk_cls_at(e, l, c);
+	uint32_t wire = k->payload + p->hdr;
 	enum ft_pkt_fc fc = cls_fc(e, l, c);
 	int rc;
+
+	if (k->path_off != PK_NONE && (size_t)k->path_off + k->hop < e->paths.len) {
+		/* The port it goes to next (a valid port even past its last hop): fetched
+		 * while its ingress is accounted here. */
+		uint32_t n = FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop);
+
+		__builtin_prefetch(&e->ports[n]);
+		__builtin_prefetch(pk_cls_at(e, n, c));
+	}
 
 	if ((k->flags & PK_F_CORRUPT) || v == k->dst) {
 		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
@@ -896,21 +906,21 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 		/* A lossy priority has the port's buffer to itself: the lossless ones'
 		 * bytes do not count against it (they have PFC's thresholds). */
 		if (q->in_bytes + wire > e->port_limit ||
-		    (lk->sw_dst && e->sw_used[v] + wire > e->sw_limit))
+		    (p->sw_dst && e->sw_used[v] + wire > e->sw_limit))
 			return drop(e, l, id);
 	}
 	p->in_bytes += wire;
 	q->in_bytes += wire;
 	if (p->in_bytes > p->in_max_bytes)
 		p->in_max_bytes = p->in_bytes;
-	if (lk->sw_dst)
+	if (p->sw_dst)
 		e->sw_used[v] += wire;
 	if (fc == FT_PKT_FC_PFC && !q->xoff_sent && q->in_bytes >= pfc_xoff(e, l)) {
 		q->xoff_at = q->in_bytes;
 		q->xoff_sent = true;
 		q->pause_tx++;
 		e->npause++;
-		if ((rc = ev_push(e, e->now_ps + lk->lat_ps, PK_EV_PAUSE, l, 1u | c << 1)) < 0)
+		if ((rc = ev_push(e, e->now_ps + p->lat_ps, PK_EV_PAUSE, l, 1u | c << 1)) < 0)
 			return rc;
 	}
 	rc = next_link(e, id, v, &nl);
@@ -919,24 +929,25 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 	return enqueue(e, nl, id);
 }
 
+/* Port @l's packet has left; it came in over link @arg - 1 (0: none, PK_EV_ARG_MAX: read
+ * from the port). */
 static int
-ev_tx_done(struct pk_engine *e, uint32_t l)
+ev_tx_done(struct pk_engine *e, uint32_t l, uint32_t arg)
 {
 	struct pk_port *p = &e->ports[l];
-	uint32_t r = p->rel_link;
+	uint32_t r = arg == PK_EV_ARG_MAX ? p->rel_link : arg - 1;
 	int rc;
 
 	p->busy = false;
 	if (r != PK_NONE) {
 		uint32_t c = p->rel_prio;
 		struct pk_port *rp = &e->ports[r];
-		struct pk_cls *rq = &rp->cls[c];
-		const struct pk_link *rl = &e->links[r];
+		struct pk_cls *rq = pk_cls_at(e, r, c);
 
 		rp->in_bytes -= p->rel_bytes;
 		rq->in_bytes -= p->rel_bytes;
-		if (rl->sw_dst)
-			e->sw_used[rl->dst] -= p->rel_bytes;
+		if (rp->sw_dst)
+			e->sw_used[rp->dst] -= p->rel_bytes;
 		switch (cls_fc(e, r, c)) {
 		case FT_PKT_FC_CREDIT:
 			rc = credit_free(e, r, c, blocks(p->rel_bytes));
@@ -946,7 +957,7 @@ ev_tx_done(struct pk_engine *e, uint32_t l)
 		case FT_PKT_FC_PFC:
 			if (rq->xoff_sent && rq->in_bytes <= pfc_xon(e, rq)) {
 				rq->xoff_sent = false;
-				rc = ev_push(e, e->now_ps + rl->lat_ps, PK_EV_PAUSE, r, c << 1);
+				rc = ev_push(e, e->now_ps + rp->lat_ps, PK_EV_PAUSE, r, c << 1);
 				if (rc < 0)
 					return rc;
 			}
@@ -1057,9 +1068,9 @@ step(struct pk_engine *e)
 	e->nevents++;
 	switch (type) {
 	case PK_EV_TX_DONE:
-		return ev_tx_done(e, ev.id);
+		return ev_tx_done(e, ev.id, arg);
 	case PK_EV_ARRIVE:
-		return ev_arrive(e, ev.id);
+		return ev_arrive(e, ev.id, arg);
 	case PK_EV_TASK:
 		return task_done(e, ev.id, 0);
 	case PK_EV_CREDIT:
@@ -1231,7 +1242,10 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	e->nlinks = n;
 	e->nvertices = nv;
 	e->links = ft_calloc(n ? n : 1, sizeof(*e->links));
-	e->ports = ft_calloc(n ? n : 1, sizeof(*e->ports));
+	/* One spare port's room to align them (the struct is a whole number of lines). */
+	e->ports_mem = ft_calloc((size_t)n + 1, sizeof(*e->ports));
+	e->ports = e->ports_mem ? (struct pk_port *)(((uintptr_t)e->ports_mem + 63) & ~(uintptr_t)63) :
+	                          NULL;
 	e->sw_used = ft_calloc(nv ? nv : 1, sizeof(*e->sw_used));
 	if (!e->links || !e->ports || !e->sw_used) {
 		pk_destroy(&e->base);
@@ -1550,6 +1564,12 @@ pk_start(struct pk_engine *e)
 		struct pk_port *p = &e->ports[l];
 
 		p->cls = &e->cls_pool[(size_t)l * e->nprio];
+		p->lat_ps = e->links[l].lat_ps;
+		p->ps_per_byte = e->links[l].ps_per_byte;
+		p->dst = e->links[l].dst;
+		p->hdr = e->links[l].hdr;
+		p->net = e->links[l].net;
+		p->sw_dst = e->links[l].sw_dst;
 		for (uint32_t c = 0; c < e->nprio; c++) {
 			p->cls[c].head = p->cls[c].tail = p->cls[c].ring = PK_NONE;
 			p->cls[c].credits = p->credit_cap;
@@ -1917,7 +1937,7 @@ pk_destroy(struct ft_engine *eng)
 	e = ft_container_of(eng, struct pk_engine, base);
 	{
 		/* What the engine owns: its arrays and vectors. */
-		void *const arrays[] = { e->links,         e->ports,       e->sw_used,
+		void *const arrays[] = { e->links,         e->ports_mem,       e->sw_used,
 			                 e->pkts,          e->succ,        e->fct,
 			                 e->ideal,         e->fct_prio,    e->cls_pool,
 			                 e->op_results,    e->link_bytes,  e->link_maxflows,

@@ -88,29 +88,46 @@ struct pk_dcqcn {
  * its own flow control: PFC pauses and IB credits are per priority (kb ROCE-QOS, IB-VL).
  */
 struct pk_cls {
+	/* First cache line: what a packet's queueing, transmission and arrival touch. */
 	uint32_t head, tail; /* FIFO of transit packets */
 	uint32_t ring;       /* flows sourced here with packets to send (circular, last one) */
 	uint32_t nring;
-	int64_t credits;   /* IB: 64-byte blocks the downstream buffer (this VL) still has */
-	uint64_t in_bytes; /* bytes of this priority in the ingress buffer at the link's dst */
-	uint64_t xoff_at;  /* the level it paused at */
-	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last; /* credit updates, as in the port */
-	uint64_t t_paused_ps, paused_ps, wd_until_ps;
-	uint64_t tx_bytes, tx_pkts, pause_tx, pause_rx;
 	uint32_t wrr_sent; /* packets sent in its current WRR turn */
 	bool paused;       /* PFC XOFF received for this priority */
 	bool xoff_sent;    /* the ingress buffer asked the sender to stop this priority */
 	bool turn_src;     /* the next pick in the class favours the sourced flows */
 	bool fc_pending;   /* a credit update is in flight */
+	int64_t credits;   /* IB: 64-byte blocks the downstream buffer (this VL) still has */
+	uint64_t in_bytes; /* bytes of this priority in the ingress buffer at the link's dst */
+	uint64_t tx_bytes, tx_pkts;
+	uint64_t xoff_at; /* the level it paused at */
+	/* The rest: credit updates (as in the port), pause accounting. */
+	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last;
+	uint64_t t_paused_ps, paused_ps, wd_until_ps;
+	uint64_t pause_tx, pause_rx;
 };
 
-/* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
+/*
+ * Per directed link: a port at its source vertex and an ingress buffer at its destination.
+ * The ports are 64-byte aligned, so that the first line of each is one cache line.
+ */
 struct pk_port {
-	/* First cache line: what every packet's transmission and arrival touch. */
-	uint64_t q_bytes;  /* bytes in the FIFOs (wire size on this link) */
+	/* First cache line: what every packet's transmission and arrival touch, the link's
+	 * own figures included (copies of its struct pk_link's, made at the start: a hop
+	 * then reads one line of the port rather than one of each array). */
+	_Alignas(64) uint64_t q_bytes; /* bytes in the FIFOs (wire size on this link) */
 	uint64_t in_bytes; /* bytes held in the ingress buffer at the link's destination */
-	uint32_t rel_link; /* packet on the wire: ingress it frees at TX_DONE, its size */
+	/* Per priority in use, from the engine's cls_pool once the run starts (pause
+	 * frames: sent by the buffer at dst, received by the sender). */
+	struct pk_cls *cls;
+	uint64_t lat_ps;    /* = links[l].lat_ps */
+	double ps_per_byte; /* = links[l].ps_per_byte */
+	uint32_t rel_link;  /* packet on the wire: ingress it frees at TX_DONE, its size */
 	uint32_t rel_bytes;
+	uint32_t dst;      /* = links[l].dst */
+	uint16_t hdr;      /* = links[l].hdr */
+	uint8_t net;       /* = links[l].net */
+	uint8_t sw_dst;    /* = links[l].sw_dst */
 	uint8_t rel_prio;  /* and priority */
 	uint8_t wrr_cur;   /* the priority whose WRR turn it is */
 	uint8_t npaused;   /* priorities paused now */
@@ -132,9 +149,6 @@ struct pk_port {
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
-	/* Per priority in use, from the engine's cls_pool once the run starts (pause
-	 * frames: sent by the buffer at dst, received by the sender). */
-	struct pk_cls *cls;
 };
 
 enum pk_task_kind {
@@ -224,7 +238,8 @@ struct pk_engine {
 	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
 	uint32_t nlinks, nvertices;
 	struct pk_link *links;
-	struct pk_port *ports;
+	struct pk_port *ports; /* 64-byte aligned, inside ports_mem */
+	void *ports_mem;
 	uint64_t *sw_used; /* per vertex: shared buffer bytes in use */
 	uint64_t port_limit, xoff, xon, sw_limit;
 	int64_t credits0; /* per port, blocks */
@@ -279,6 +294,35 @@ ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, u
 	return pk_evq_push(&e->evq, &ev);
 }
 
+/*
+ * The link an ARRIVE or TX_DONE event is about travels in the event (argument: link + 1,
+ * 0 for none), so that the handler reaches the port, its priority and the packet at
+ * once rather than one after the other (each a cache miss on large fabrics). Where
+ * link ids do not fit the argument's 28 bits it is PK_EV_ARG_MAX: read from the record.
+ */
+#define PK_EV_ARG_MAX 0x0fffffffu
+
+static inline uint32_t
+pk_ev_link_arg(const struct pk_engine *e, uint32_t l)
+{
+	if (e->nlinks >= PK_EV_ARG_MAX - 1)
+		return PK_EV_ARG_MAX;
+	return l == PK_NONE ? 0 : l + 1;
+}
+
+static inline uint32_t
+pk_ev_link_of(uint32_t arg, uint32_t fallback)
+{
+	return arg && arg != PK_EV_ARG_MAX ? arg - 1 : fallback;
+}
+
+/* Priority @c of port @l, addressed without reading the port. */
+static inline struct pk_cls *
+pk_cls_at(struct pk_engine *e, uint32_t l, uint32_t c)
+{
+	return &e->cls_pool[(size_t)l * e->nprio + c];
+}
+
 /* Congestion control (pkt_cc.c): a paced QP sent @wire bytes; a CNP or an RTT sample
  * reached its sender; make the head of port @l's ring of priority @c a flow that may send (1), or queue
  * a wake-up (0); mark packet @k joining port @l's queue. */
@@ -300,6 +344,13 @@ static inline uint64_t
 pk_ser_ps(const struct pk_link *l, uint32_t wire)
 {
 	return (uint64_t)((double)wire * l->ps_per_byte + 0.5);
+}
+
+/* The same, from the port's copy of its link's figures. */
+static inline uint64_t
+pk_port_ser_ps(const struct pk_port *p, uint32_t wire)
+{
+	return (uint64_t)((double)wire * p->ps_per_byte + 0.5);
 }
 
 /* Header and framing bytes per packet: InfiniBand LRH 8 + BTH 12 + ICRC 4 + VCRC 2
