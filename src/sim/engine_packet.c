@@ -1054,6 +1054,29 @@ ev_trace(struct pk_engine *e)
 	return 0;
 }
 
+/* The vertex where an event happens: the events it queues have their tie key from it. */
+static uint32_t
+ev_origin(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg)
+{
+	switch (type) {
+	case PK_EV_ARRIVE:
+		return e->ports[pk_ev_link_of(arg, e->pkts[id].link)].dst;
+	case PK_EV_TX_DONE:
+	case PK_EV_CREDIT:
+	case PK_EV_PAUSE:
+	case PK_EV_WAKE:
+	case PK_EV_WDOG:
+		return e->ports[id].src;
+	case PK_EV_NAK:
+	case PK_EV_RTO:
+	case PK_EV_CNP:
+	case PK_EV_RTT:
+		return FT_VEC_AT(&e->flows, struct pk_flow, id).src;
+	default: /* a barrier, a trace sample: not at one vertex */
+		return e->nvertices;
+	}
+}
+
 static int
 step(struct pk_engine *e)
 {
@@ -1066,6 +1089,7 @@ step(struct pk_engine *e)
 	arg = ev.aux >> 4;
 	e->now_ps = ev.t_ps;
 	e->nevents++;
+	e->origin = ev_origin(e, type, ev.id, arg);
 	switch (type) {
 	case PK_EV_TX_DONE:
 		return ev_tx_done(e, ev.id, arg);
@@ -1556,6 +1580,12 @@ pk_start(struct pk_engine *e)
 		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
 	}
 	ft_free(cnt);
+	/* Tie keys: a count per vertex, the vertex in the bits above it. */
+	e->vseq = ft_calloc((size_t)e->nvertices + 1, sizeof(*e->vseq));
+	if (!e->vseq)
+		return FT_ENOMEM;
+	e->key_shift = (unsigned)__builtin_clzll((uint64_t)e->nvertices + 1);
+	e->origin = e->nvertices;
 	/* The priorities in use are known now: their queues, a credit buffer per VL. */
 	e->cls_pool = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
 	if (!e->cls_pool)
@@ -1566,6 +1596,7 @@ pk_start(struct pk_engine *e)
 		p->cls = &e->cls_pool[(size_t)l * e->nprio];
 		p->lat_ps = e->links[l].lat_ps;
 		p->ps_per_byte = e->links[l].ps_per_byte;
+		p->src = e->links[l].src;
 		p->dst = e->links[l].dst;
 		p->hdr = e->links[l].hdr;
 		p->net = e->links[l].net;
@@ -1578,9 +1609,15 @@ pk_start(struct pk_engine *e)
 	e->started = true;
 	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)
 		return FT_ENOMEM;
-	for (i = 0; i < nt && rc == 0; i++)
-		if (task_at(e, (uint32_t)i)->npred == 0)
-			rc = start_task(e, (uint32_t)i);
+	for (i = 0; i < nt && rc == 0; i++) {
+		const struct pk_task *k = task_at(e, (uint32_t)i);
+
+		if (k->npred)
+			continue;
+		/* A flow starts at its source, as if its NIC had queued it. */
+		e->origin = k->kind == PK_T_FLOW ? flow_at(e, k->flow)->src : e->nvertices;
+		rc = start_task(e, (uint32_t)i);
+	}
 	return rc;
 }
 
@@ -1942,7 +1979,7 @@ pk_destroy(struct ft_engine *eng)
 			                 e->ideal,         e->fct_prio,    e->cls_pool,
 			                 e->op_results,    e->link_bytes,  e->link_maxflows,
 			                 e->port_counters, e->trace_links, e->trace_last,
-			                 e->traces,        e->trace_cols };
+			                 e->traces,        e->trace_cols,  e->vseq };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
 			                        &e->edges,         &e->paths, &e->ops };
 

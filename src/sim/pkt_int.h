@@ -117,14 +117,11 @@ struct pk_port {
 	 * then reads one line of the port rather than one of each array). */
 	_Alignas(64) uint64_t q_bytes; /* bytes in the FIFOs (wire size on this link) */
 	uint64_t in_bytes; /* bytes held in the ingress buffer at the link's destination */
-	/* Per priority in use, from the engine's cls_pool once the run starts (pause
-	 * frames: sent by the buffer at dst, received by the sender). */
-	struct pk_cls *cls;
 	uint64_t lat_ps;    /* = links[l].lat_ps */
 	double ps_per_byte; /* = links[l].ps_per_byte */
 	uint32_t rel_link;  /* packet on the wire: ingress it frees at TX_DONE, its size */
 	uint32_t rel_bytes;
-	uint32_t dst;      /* = links[l].dst */
+	uint32_t src, dst; /* = links[l].src, dst */
 	uint16_t hdr;      /* = links[l].hdr */
 	uint8_t net;       /* = links[l].net */
 	uint8_t sw_dst;    /* = links[l].sw_dst */
@@ -135,6 +132,9 @@ struct pk_port {
 	bool blocked;    /* has data but flow control holds it */
 	bool wake_pending;
 	/* Second line: the per-packet counters. */
+	/* Per priority in use, from the engine's cls_pool once the run starts (pause
+	 * frames: sent by the buffer at dst, received by the sender). */
+	struct pk_cls *cls;
 	uint64_t tx_bytes, tx_payload, tx_pkts;
 	double q_area; /* integral of q_bytes over time, byte-ps */
 	uint64_t t_q_ps;
@@ -255,7 +255,13 @@ struct pk_engine {
 	struct ft_vec ops;      /* struct pk_op */
 	struct ft_vec a2a_ends; /* scratch */
 	struct pk_evq evq;
-	uint64_t seq, now_ps;
+	uint64_t now_ps;
+	/* Tie key of the events queued (pk_ev_key): the vertex whose event is being
+	 * handled (nvertices: none, the run's start or a barrier), and per vertex
+	 * the events it queued so far. */
+	uint32_t origin;
+	unsigned key_shift; /* bits of the count; the vertex above them */
+	uint64_t *vseq;     /* nvertices + 1 */
 	bool started;
 	struct ft_rng rng;         /* bit errors */
 	struct ft_error route_err; /* why a flow could not be routed */
@@ -285,13 +291,26 @@ flow_at(struct pk_engine *e, uint32_t f)
 	return &FT_VEC_AT(&e->flows, struct pk_flow, f);
 }
 
-/* Queue an event; never before the one being handled (the queue is monotone). */
+/*
+ * The tie key of an event queued now: events at the same time pop in the order of
+ * (vertex that queued them, how many it queued before). It depends on nothing but what
+ * happened at that vertex, so a run split across MPI ranks by vertex (pkt_part.c) orders
+ * ties exactly as one process does.
+ */
+static inline uint64_t
+pk_ev_key(struct pk_engine *e)
+{
+	return (uint64_t)e->origin << e->key_shift | e->vseq[e->origin]++;
+}
+
+/* Queue an event; never before the one being handled. */
 static inline int
 ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, uint32_t arg)
 {
-	struct pk_event ev = { FT_MAX(t_ps, e->now_ps), e->seq++, id, (arg << 4) | (uint32_t)type };
+	struct pk_event ev = { FT_MAX(t_ps, e->now_ps), pk_ev_key(e), id,
+		               (arg << 4) | (uint32_t)type };
 
-	return pk_evq_push(&e->evq, &ev);
+	return pk_evq_push(&e->evq, &ev, e->now_ps);
 }
 
 /*
