@@ -98,6 +98,18 @@ pkt_free(struct pk_engine *e, uint32_t id)
 	e->npkts_live--;
 }
 
+uint32_t
+ft__pk_pkt_alloc(struct pk_engine *e)
+{
+	return pkt_alloc(e);
+}
+
+void
+ft__pk_pkt_free(struct pk_engine *e, uint32_t id)
+{
+	pkt_free(e, id);
+}
+
 /* ---- flows, tasks and ports: small accessors ---------------------------------- */
 
 static inline struct pk_task *
@@ -290,6 +302,9 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	f = flow_at(e, fid);
 	f->t_start_ps = e->now_ps;
 	f->lat_ps = 0;
+	/* Every rank of a split run routes every flow (the paths are shared); the one
+	 * that owns its source sends it, with tie keys from there. */
+	e->origin = f->src;
 	f->first_link = path.links[0];
 	if (e->cfg.routing != FT_ROUTING_ADAPTIVE) {
 		f->path_off = (uint32_t)e->paths.len;
@@ -320,6 +335,8 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		}
 		f->ideal_s = slow + (double)f->lat_ps / PK_PS_PER_S;
 	}
+	if (!ft__pk_part_owns(e, f->src))
+		return 0;
 	ring_add(e, f->first_link, fid);
 	return try_send(e, f->first_link);
 }
@@ -334,6 +351,8 @@ flow_done(struct pk_engine *e, uint32_t fid)
 	e->ideal[e->nflows_done] = f->ideal_s;
 	e->fct_prio[e->nflows_done] = f->prio;
 	e->nflows_done++;
+	if (e->part && ft__pk_part_flow_done(e, fid) < 0)
+		return FT_ENOMEM;
 	for (j = 0; j < f->npath; j++)
 		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
 	return task_done(e, f->task, f->lat_ps);
@@ -1055,8 +1074,8 @@ ev_trace(struct pk_engine *e)
 }
 
 /* The vertex where an event happens: the events it queues have their tie key from it. */
-static uint32_t
-ev_origin(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg)
+uint32_t
+ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg)
 {
 	switch (type) {
 	case PK_EV_ARRIVE:
@@ -1089,7 +1108,8 @@ step(struct pk_engine *e)
 	arg = ev.aux >> 4;
 	e->now_ps = ev.t_ps;
 	e->nevents++;
-	e->origin = ev_origin(e, type, ev.id, arg);
+	e->origin = ft__pk_ev_where(e, type, ev.id, arg);
+	e->cur_seq = ev.seq;
 	switch (type) {
 	case PK_EV_TX_DONE:
 		return ev_tx_done(e, ev.id, arg);
@@ -1120,6 +1140,12 @@ step(struct pk_engine *e)
 	default:
 		return FT_EINVAL;
 	}
+}
+
+int
+ft__pk_step(struct pk_engine *e)
+{
+	return step(e);
 }
 
 /* ---- the engine interface ------------------------------------------------- */
@@ -1716,9 +1742,20 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 	uint64_t until = until_s > 0 ? s_to_ps(until_s) : UINT64_MAX;
 	int rc = 0;
 
-	if (!e->started && (rc = pk_start(e)) < 0)
-		goto fail;
-	while (e->evq.n > 0 && rc == 0) {
+	if (!e->started) {
+		rc = ft__pk_part_init(e, err);
+		if (rc == FT_EINVAL)
+			return rc; /* the reason is in @err */
+		if (rc < 0 || (rc = pk_start(e)) < 0)
+			goto fail;
+	}
+	if (e->part) {
+		if (until != UINT64_MAX)
+			return ft_error_set(err, FT_EINVAL,
+			                    "sim: packet engine under mpirun: runs to the end only");
+		rc = ft__pk_part_run(e);
+	}
+	while (!e->part && e->evq.n > 0 && rc == 0) {
 		const struct pk_event *next = pk_evq_min(&e->evq);
 
 		if (!next) {
@@ -1984,6 +2021,7 @@ pk_destroy(struct ft_engine *eng)
 			                        &e->edges,         &e->paths, &e->ops };
 
 		pk_evq_release(&e->evq);
+		ft__pk_part_free(e);
 		for (size_t i = 0; i < e->flows.len; i++)
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));

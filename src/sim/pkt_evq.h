@@ -2,14 +2,15 @@
 /*
  * sim/pkt_evq.h - the packet engine's event queue: a radix heap over the
  * 128-bit key (time in picoseconds, tie key), with a small binary heap for
- * the events queued at the current time.
+ * the events queued below its reference.
  *
  * The engine never schedules into the past: every event it queues is at or
  * after the one being handled. The tie key (engine_packet.c: the vertex that
  * queued it and that vertex's count) does not grow with every push, so an
  * event queued for the current time may have a smaller key than the one being
- * handled: those wait in the "now" heap; every other one is later than
- * anything popped, so the radix heap's keys only grow past the last one it
+ * handled: those (and, in a run split across MPI ranks, events received for
+ * a time before the last key looked at) wait in the "now" heap; every other
+ * one goes to the radix heap, whose keys so only grow past the last one it
  * gave out (a monotone queue). A radix
  * heap exploits that: an event waits in the bucket numbered by the highest
  * bit where its key differs from the last key popped (0: equal), so a push
@@ -50,7 +51,7 @@ struct pk_evq_bucket {
 
 struct pk_evq {
 	struct pk_evq_bucket b[PK_EVQ_NB];
-	struct pk_evq_bucket now; /* binary heap: events queued for the time being handled */
+	struct pk_evq_bucket now; /* binary heap: events below the radix heap's reference */
 	uint64_t used[3]; /* bit i: bucket i is not empty */
 	uint64_t last_t, last_seq;
 	size_t n;
@@ -95,15 +96,16 @@ pk_ev_less(const struct pk_event *a, const struct pk_event *b)
 	return a->t_ps < b->t_ps || (a->t_ps == b->t_ps && a->seq < b->seq);
 }
 
-/* Queue @ev, at or after @now_ps, the time of the last event popped. */
+/* Queue @ev, at or after the time of the last event popped. */
 static inline int
-pk_evq_push(struct pk_evq *q, const struct pk_event *ev, uint64_t now_ps)
+pk_evq_push(struct pk_evq *q, const struct pk_event *ev)
 {
 	struct pk_evq_bucket *h = &q->now;
 	uint32_t i, up;
 	int rc;
 
-	if (ev->t_ps > now_ps) {
+	/* Not below the radix heap's reference: there (the common case). */
+	if (ev->t_ps > q->last_t || (ev->t_ps == q->last_t && ev->seq >= q->last_seq)) {
 		rc = pk_evq_put(q, pk_evq_bucket_of(q, ev->t_ps, ev->seq), ev);
 		if (rc == 0)
 			q->n++;

@@ -262,6 +262,8 @@ struct pk_engine {
 	uint32_t origin;
 	unsigned key_shift; /* bits of the count; the vertex above them */
 	uint64_t *vseq;     /* nvertices + 1 */
+	uint64_t cur_seq;   /* the tie key of the event being handled */
+	struct pk_part *part; /* split across MPI ranks (pkt_part.c), or NULL */
 	bool started;
 	struct ft_rng rng;         /* bit errors */
 	struct ft_error route_err; /* why a flow could not be routed */
@@ -292,6 +294,25 @@ flow_at(struct pk_engine *e, uint32_t f)
 }
 
 /*
+ * A run split across MPI ranks by vertex (pkt_part.c): set up when launched so (0 when
+ * not, or FT_EINVAL with the reason the run cannot be split); whether this rank owns
+ * vertex @v (every rank does when not split); queue an event here or for its owner;
+ * record a flow's completion; run the windows and gather the result; free. Where
+ * an event happens, a packet's slot and one event's handling, from engine_packet.c.
+ */
+struct pk_part;
+int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
+bool ft__pk_part_owns(const struct pk_engine *e, uint32_t v);
+int ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev);
+int ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid);
+int ft__pk_part_run(struct pk_engine *e);
+void ft__pk_part_free(struct pk_engine *e);
+uint32_t ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg);
+uint32_t ft__pk_pkt_alloc(struct pk_engine *e);
+void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
+int ft__pk_step(struct pk_engine *e);
+
+/*
  * The tie key of an event queued now: events at the same time pop in the order of
  * (vertex that queued them, how many it queued before). It depends on nothing but what
  * happened at that vertex, so a run split across MPI ranks by vertex (pkt_part.c) orders
@@ -310,7 +331,9 @@ ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, u
 	struct pk_event ev = { FT_MAX(t_ps, e->now_ps), pk_ev_key(e), id,
 		               (arg << 4) | (uint32_t)type };
 
-	return pk_evq_push(&e->evq, &ev, e->now_ps);
+	if (e->part)
+		return ft__pk_part_push(e, &ev);
+	return pk_evq_push(&e->evq, &ev);
 }
 
 /*
