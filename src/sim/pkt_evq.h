@@ -209,7 +209,7 @@ pk_evq_pop(struct pk_evq *q, struct pk_event *out)
 		return FT_ENOMEM;
 	*out = *m;
 	q->n--;
-	if (m == &h->v[0]) {
+	if (h->n && m == h->v) {
 		struct pk_event last = h->v[--h->n];
 		uint32_t i = 0, c;
 

@@ -342,7 +342,8 @@ pp_exchange(struct pk_engine *e)
 	sd = rc_ + n;
 	rd = sd + n;
 	/* Stable order per destination is not needed: the receiver orders by key. */
-	qsort(pp->out.data, pp->out.len, sizeof(struct pk_msg), pp_cmp_out);
+	if (pp->out.len > 1)
+		qsort(pp->out.data, pp->out.len, sizeof(struct pk_msg), pp_cmp_out);
 	for (size_t i = 0; i < pp->out.len; i++)
 		sc[FT_VEC_AT(&pp->out, struct pk_msg, i).dst] += sz;
 	MPI_Alltoall(sc, 1, MPI_INT, rc_, 1, MPI_INT, MPI_COMM_WORLD);
