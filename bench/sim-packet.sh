@@ -102,3 +102,18 @@ if [ -n "${HTSIM_ROCE:-}" ]; then
 fi
 pk_case "htsim-8192 packet" "$tmp/h8192.yaml"
 pk_case "htsim-8192 flow (peer)" "$tmp/h8192.yaml" --engine flow
+
+# The 1,024-host run split over 2 MPI ranks (docs/internals/sim.md, "Split across
+# MPI ranks"): its wall time against the one-process run's, and the same bytes.
+if command -v mpirun >/dev/null; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FABTUNE_TEST_STABLE=1
+	"$FABTUNE" sim "$sc" --json >"$tmp/one.json"
+	t0=$(date +%s.%N)
+	mpirun -np 2 --oversubscribe --mca btl self,vader sh -c \
+		"\"$FABTUNE\" sim \"$sc\" --json >\"$tmp/mpi.\$OMPI_COMM_WORLD_RANK.json\"" ||
+		{ echo "htsim-1024 packet, 2 ranks: mpirun failed"; exit 1; }
+	t1=$(date +%s.%N)
+	same=differ
+	cmp -s "$tmp/one.json" "$tmp/mpi.0.json" && cmp -s "$tmp/one.json" "$tmp/mpi.1.json" && same=same
+	echo "htsim-1024 packet, 2 ranks: wall $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s (with mpirun's start), bytes $same as one process"
+fi

@@ -98,6 +98,18 @@ pkt_free(struct pk_engine *e, uint32_t id)
 	e->npkts_live--;
 }
 
+uint32_t
+ft__pk_pkt_alloc(struct pk_engine *e)
+{
+	return pkt_alloc(e);
+}
+
+void
+ft__pk_pkt_free(struct pk_engine *e, uint32_t id)
+{
+	pkt_free(e, id);
+}
+
 /* ---- flows, tasks and ports: small accessors ---------------------------------- */
 
 static inline struct pk_task *
@@ -110,7 +122,7 @@ task_at(struct pk_engine *e, uint32_t t)
 static enum ft_pkt_fc
 link_fc(const struct pk_engine *e, uint32_t l)
 {
-	return e->links[l].net ? e->pc.fc : FT_PKT_FC_CREDIT;
+	return e->ports[l].net ? e->pc.fc : FT_PKT_FC_CREDIT;
 }
 
 /* Flow control of priority @c on link @l: a lossy priority of a PFC fabric drops. */
@@ -305,6 +317,9 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	f = flow_at(e, fid);
 	f->t_start_ps = e->now_ps;
 	f->lat_ps = 0;
+	/* Every rank of a split run routes every flow (the paths are shared); the one
+	 * that owns its source sends it, with tie keys from there. */
+	e->origin = f->src;
 	f->first_link = path.links[0];
 	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
@@ -339,6 +354,8 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		}
 		f->ideal_s = slow + (double)f->lat_ps / PK_PS_PER_S;
 	}
+	if (!ft__pk_part_owns(e, f->src))
+		return 0;
 	ring_add(e, f->first_link, fid);
 	return try_send(e, f->first_link);
 }
@@ -353,6 +370,8 @@ flow_done(struct pk_engine *e, uint32_t fid)
 	e->ideal[e->nflows_done] = f->ideal_s;
 	e->fct_prio[e->nflows_done] = f->prio;
 	e->nflows_done++;
+	if (e->part && ft__pk_part_flow_done(e, fid) < 0)
+		return FT_ENOMEM;
 	for (j = 0; j < f->npath; j++)
 		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
 	return task_done(e, f->task, f->lat_ps);
@@ -365,17 +384,17 @@ static int
 transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	struct pk_port *p = &e->ports[l];
-	const struct pk_link *lk = &e->links[l];
 	struct pk_pkt *k = &e->pkts[id];
-	uint32_t wire = pk_wire(lk, k->payload);
-	uint64_t ser = pk_ser_ps(lk, wire), t0 = e->now_ps, tail, ready;
+	uint32_t wire = k->payload + p->hdr;
+	uint64_t ser = pk_port_ser_ps(p, wire), t0 = e->now_ps, tail, ready;
+	uint32_t rel = pk_ev_link_arg(e, k->link);
 	bool last;
 
 	if (!e->pc.store_forward && k->link != PK_NONE && k->tail_ps > t0 + ser)
 		t0 = k->tail_ps - ser; /* a faster link may not outrun the tail */
 	p->busy = true;
 	p->rel_link = k->link;
-	p->rel_bytes = k->link != PK_NONE ? pk_wire(&e->links[k->link], k->payload) : 0;
+	p->rel_bytes = k->link != PK_NONE ? k->payload + e->ports[k->link].hdr : 0;
 	p->rel_prio = (uint8_t)pk_prio(k);
 	p->tx_bytes += wire;
 	p->tx_payload += k->payload;
@@ -384,7 +403,7 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	p->cls[pk_prio(k)].tx_pkts++;
 	if (link_fc(e, l) == FT_PKT_FC_CREDIT)
 		p->cls[pk_prio(k)].credits -= blocks(wire);
-	if (lk->net && e->pc.ber > 0) {
+	if (p->net && e->pc.ber > 0) {
 		double pok = pow(1 - e->pc.ber, 8.0 * wire);
 
 		if (ft_rng_unit(&e->rng) >= pok)
@@ -392,12 +411,12 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	}
 	k->hop++;
 	k->link = l;
-	tail = t0 + ser + lk->lat_ps;
+	tail = t0 + ser + p->lat_ps;
 	k->tail_ps = tail;
-	last = lk->dst == k->dst;
-	ready = last || e->pc.store_forward ? tail : t0 + lk->lat_ps;
-	if (ev_push(e, t0 + ser, PK_EV_TX_DONE, l, 0) < 0 ||
-	    ev_push(e, ready, PK_EV_ARRIVE, id, 0) < 0)
+	last = p->dst == k->dst;
+	ready = last || e->pc.store_forward ? tail : t0 + p->lat_ps;
+	if (ev_push(e, t0 + ser, PK_EV_TX_DONE, l, rel) < 0 ||
+	    ev_push(e, ready, PK_EV_ARRIVE, id, pk_ev_link_arg(e, l)) < 0)
 		return FT_ENOMEM;
 	return 0;
 }
@@ -642,7 +661,7 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 	struct pk_port *p = &e->ports[l];
 	struct pk_cls *q = &p->cls[pk_prio(&e->pkts[id])];
 
-	if (e->marking && e->links[l].net && p->q_bytes > 0)
+	if (e->marking && p->net && p->q_bytes > 0)
 		ft__pk_ecn_mark(e, l, &e->pkts[id]);
 
 	e->pkts[id].next = PK_NONE;
@@ -652,7 +671,7 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 		e->pkts[q->tail].next = id;
 	q->tail = id;
 	q_account(e, p);
-	p->q_bytes += pk_wire(&e->links[l], e->pkts[id].payload);
+	p->q_bytes += e->pkts[id].payload + p->hdr;
 	if (p->q_bytes > p->q_max_bytes)
 		p->q_max_bytes = p->q_bytes;
 	return try_send(e, l);
@@ -880,18 +899,28 @@ pfc_headroom(const struct pk_engine *e, uint32_t l)
 
 /* ---- events --------------------------------------------------------------- */
 
+/* Packet @id reached the far end of link @arg - 1 (0: the link is read from the packet). */
 static int
-ev_arrive(struct pk_engine *e, uint32_t id)
+ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 {
 	struct pk_pkt *k = &e->pkts[id];
-	uint32_t l = k->link, v = e->links[l].dst, nl = 0;
+	uint32_t l = pk_ev_link_of(arg, k->link), nl = 0;
 	struct pk_port *p = &e->ports[l];
+	uint32_t v = p->dst;
 	uint32_t c = pk_prio(k);
-	struct pk_cls *q = &p->cls[c];
-	const struct pk_link *lk = &e->links[l];
-	uint32_t wire = pk_wire(lk, k->payload);
+	struct pk_cls *q = pk_cls_at(e, l, c);
+	uint32_t wire = k->payload + p->hdr;
 	enum ft_pkt_fc fc = cls_fc(e, l, c);
 	int rc;
+
+	if (k->path_off != PK_NONE && (size_t)k->path_off + k->hop < e->paths.len) {
+		/* The port it goes to next (a valid port even past its last hop): fetched
+		 * while its ingress is accounted here. */
+		uint32_t n = FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop);
+
+		__builtin_prefetch(&e->ports[n]);
+		__builtin_prefetch(pk_cls_at(e, n, c));
+	}
 
 	if ((k->flags & PK_F_CORRUPT) || v == k->dst) {
 		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
@@ -914,21 +943,21 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 		/* A lossy priority has the port's buffer to itself: the lossless ones'
 		 * bytes do not count against it (they have PFC's thresholds). */
 		if (q->in_bytes + wire > e->port_limit ||
-		    (lk->sw_dst && e->sw_used[v] + wire > e->sw_limit))
+		    (p->sw_dst && e->sw_used[v] + wire > e->sw_limit))
 			return drop(e, l, id);
 	}
 	p->in_bytes += wire;
 	q->in_bytes += wire;
 	if (p->in_bytes > p->in_max_bytes)
 		p->in_max_bytes = p->in_bytes;
-	if (lk->sw_dst)
+	if (p->sw_dst)
 		e->sw_used[v] += wire;
 	if (fc == FT_PKT_FC_PFC && !q->xoff_sent && q->in_bytes >= pfc_xoff(e, l)) {
 		q->xoff_at = q->in_bytes;
 		q->xoff_sent = true;
 		q->pause_tx++;
 		e->npause++;
-		if ((rc = ev_push(e, e->now_ps + lk->lat_ps, PK_EV_PAUSE, l, 1u | c << 1)) < 0)
+		if ((rc = ev_push(e, e->now_ps + p->lat_ps, PK_EV_PAUSE, l, 1u | c << 1)) < 0)
 			return rc;
 	}
 	rc = next_link(e, id, v, &nl);
@@ -937,24 +966,25 @@ ev_arrive(struct pk_engine *e, uint32_t id)
 	return enqueue(e, nl, id);
 }
 
+/* Port @l's packet has left; it came in over link @arg - 1 (0: none, PK_EV_ARG_MAX: read
+ * from the port). */
 static int
-ev_tx_done(struct pk_engine *e, uint32_t l)
+ev_tx_done(struct pk_engine *e, uint32_t l, uint32_t arg)
 {
 	struct pk_port *p = &e->ports[l];
-	uint32_t r = p->rel_link;
+	uint32_t r = arg == PK_EV_ARG_MAX ? p->rel_link : arg - 1;
 	int rc;
 
 	p->busy = false;
 	if (r != PK_NONE) {
 		uint32_t c = p->rel_prio;
 		struct pk_port *rp = &e->ports[r];
-		struct pk_cls *rq = &rp->cls[c];
-		const struct pk_link *rl = &e->links[r];
+		struct pk_cls *rq = pk_cls_at(e, r, c);
 
 		rp->in_bytes -= p->rel_bytes;
 		rq->in_bytes -= p->rel_bytes;
-		if (rl->sw_dst)
-			e->sw_used[rl->dst] -= p->rel_bytes;
+		if (rp->sw_dst)
+			e->sw_used[rp->dst] -= p->rel_bytes;
 		switch (cls_fc(e, r, c)) {
 		case FT_PKT_FC_CREDIT:
 			rc = credit_free(e, r, c, blocks(p->rel_bytes));
@@ -964,7 +994,7 @@ ev_tx_done(struct pk_engine *e, uint32_t l)
 		case FT_PKT_FC_PFC:
 			if (rq->xoff_sent && rq->in_bytes <= pfc_xon(e, rq)) {
 				rq->xoff_sent = false;
-				rc = ev_push(e, e->now_ps + rl->lat_ps, PK_EV_PAUSE, r, c << 1);
+				rc = ev_push(e, e->now_ps + rp->lat_ps, PK_EV_PAUSE, r, c << 1);
 				if (rc < 0)
 					return rc;
 			}
@@ -1061,6 +1091,29 @@ ev_trace(struct pk_engine *e)
 	return 0;
 }
 
+/* The vertex where an event happens: the events it queues have their tie key from it. */
+uint32_t
+ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg)
+{
+	switch (type) {
+	case PK_EV_ARRIVE:
+		return e->ports[pk_ev_link_of(arg, e->pkts[id].link)].dst;
+	case PK_EV_TX_DONE:
+	case PK_EV_CREDIT:
+	case PK_EV_PAUSE:
+	case PK_EV_WAKE:
+	case PK_EV_WDOG:
+		return e->ports[id].src;
+	case PK_EV_NAK:
+	case PK_EV_RTO:
+	case PK_EV_CNP:
+	case PK_EV_RTT:
+		return FT_VEC_AT(&e->flows, struct pk_flow, id).src;
+	default: /* a barrier, a trace sample: not at one vertex */
+		return e->nvertices;
+	}
+}
+
 static int
 step(struct pk_engine *e)
 {
@@ -1073,11 +1126,13 @@ step(struct pk_engine *e)
 	arg = ev.aux >> 4;
 	e->now_ps = ev.t_ps;
 	e->nevents++;
+	e->origin = ft__pk_ev_where(e, type, ev.id, arg);
+	e->cur_seq = ev.seq;
 	switch (type) {
 	case PK_EV_TX_DONE:
-		return ev_tx_done(e, ev.id);
+		return ev_tx_done(e, ev.id, arg);
 	case PK_EV_ARRIVE:
-		return ev_arrive(e, ev.id);
+		return ev_arrive(e, ev.id, arg);
 	case PK_EV_TASK:
 		return task_done(e, ev.id, 0);
 	case PK_EV_CREDIT:
@@ -1103,6 +1158,12 @@ step(struct pk_engine *e)
 	default:
 		return FT_EINVAL;
 	}
+}
+
+int
+ft__pk_step(struct pk_engine *e)
+{
+	return step(e);
 }
 
 /* ---- the engine interface ------------------------------------------------- */
@@ -1249,7 +1310,10 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	e->nlinks = n;
 	e->nvertices = nv;
 	e->links = ft_calloc(n ? n : 1, sizeof(*e->links));
-	e->ports = ft_calloc(n ? n : 1, sizeof(*e->ports));
+	/* One spare port's room to align them (the struct is a whole number of lines). */
+	e->ports_mem = ft_calloc((size_t)n + 1, sizeof(*e->ports));
+	e->ports = e->ports_mem ? (struct pk_port *)(((uintptr_t)e->ports_mem + 63) & ~(uintptr_t)63) :
+	                          NULL;
 	e->sw_used = ft_calloc(nv ? nv : 1, sizeof(*e->sw_used));
 	if (!e->links || !e->ports || !e->sw_used) {
 		pk_destroy(&e->base);
@@ -1512,6 +1576,12 @@ pk_start(struct pk_engine *e)
 		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
 	}
 	ft_free(cnt);
+	/* Tie keys: a count per vertex, the vertex in the bits above it. */
+	e->vseq = ft_calloc((size_t)e->nvertices + 1, sizeof(*e->vseq));
+	if (!e->vseq)
+		return FT_ENOMEM;
+	e->key_shift = (unsigned)__builtin_clzll((uint64_t)e->nvertices + 1);
+	e->origin = e->nvertices;
 	/* The priorities in use are known now: their queues, a credit buffer per VL. */
 	e->cls_pool = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
 	if (!e->cls_pool)
@@ -1520,6 +1590,13 @@ pk_start(struct pk_engine *e)
 		struct pk_port *p = &e->ports[l];
 
 		p->cls = &e->cls_pool[(size_t)l * e->nprio];
+		p->lat_ps = e->links[l].lat_ps;
+		p->ps_per_byte = e->links[l].ps_per_byte;
+		p->src = e->links[l].src;
+		p->dst = e->links[l].dst;
+		p->hdr = e->links[l].hdr;
+		p->net = e->links[l].net;
+		p->sw_dst = e->links[l].sw_dst;
 		for (uint32_t c = 0; c < e->nprio; c++) {
 			p->cls[c].head = p->cls[c].tail = p->cls[c].ring = PK_NONE;
 			p->cls[c].credits = p->credit_cap;
@@ -1528,9 +1605,15 @@ pk_start(struct pk_engine *e)
 	e->started = true;
 	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)
 		return FT_ENOMEM;
-	for (i = 0; i < nt && rc == 0; i++)
-		if (task_at(e, (uint32_t)i)->npred == 0)
-			rc = start_task(e, (uint32_t)i);
+	for (i = 0; i < nt && rc == 0; i++) {
+		const struct pk_task *k = task_at(e, (uint32_t)i);
+
+		if (k->npred)
+			continue;
+		/* A flow starts at its source, as if its NIC had queued it. */
+		e->origin = k->kind == PK_T_FLOW ? flow_at(e, k->flow)->src : e->nvertices;
+		rc = start_task(e, (uint32_t)i);
+	}
 	return rc;
 }
 
@@ -1629,9 +1712,20 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 	uint64_t until = until_s > 0 ? s_to_ps(until_s) : UINT64_MAX;
 	int rc = 0;
 
-	if (!e->started && (rc = pk_start(e)) < 0)
-		goto fail;
-	while (e->evq.n > 0 && rc == 0) {
+	if (!e->started) {
+		rc = ft__pk_part_init(e, err);
+		if (rc == FT_EINVAL)
+			return rc; /* the reason is in @err */
+		if (rc < 0 || (rc = pk_start(e)) < 0)
+			goto fail;
+	}
+	if (e->part) {
+		if (until != UINT64_MAX)
+			return ft_error_set(err, FT_EINVAL,
+			                    "sim: packet engine under mpirun: runs to the end only");
+		rc = ft__pk_part_run(e);
+	}
+	while (!e->part && e->evq.n > 0 && rc == 0) {
 		const struct pk_event *next = pk_evq_min(&e->evq);
 
 		if (!next) {
@@ -1891,17 +1985,18 @@ pk_destroy(struct ft_engine *eng)
 	e = ft_container_of(eng, struct pk_engine, base);
 	{
 		/* What the engine owns: its arrays and vectors. */
-		void *const arrays[] = { e->links,         e->ports,       e->sw_used,
+		void *const arrays[] = { e->links,         e->ports_mem,       e->sw_used,
 			                 e->pkts,          e->succ,        e->fct,
 			                 e->ideal,         e->fct_prio,    e->cls_pool,
 			                 e->op_results,    e->link_bytes,  e->link_maxflows,
 			                 e->port_counters, e->trace_links, e->trace_last,
-			                 e->traces,        e->trace_cols };
+			                 e->traces,        e->trace_cols,  e->vseq };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
 			                        &e->edges,         &e->paths, &e->ops };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);
+		ft__pk_part_free(e);
 		for (size_t i = 0; i < e->flows.len; i++)
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));

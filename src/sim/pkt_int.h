@@ -88,30 +88,44 @@ struct pk_dcqcn {
  * its own flow control: PFC pauses and IB credits are per priority (kb ROCE-QOS, IB-VL).
  */
 struct pk_cls {
+	/* First cache line: what a packet's queueing, transmission and arrival touch. */
 	uint32_t head, tail; /* FIFO of transit packets */
 	uint32_t ring;       /* flows sourced here with packets to send (circular, last one) */
 	uint32_t nring;
-	int64_t credits;   /* IB: 64-byte blocks the downstream buffer (this VL) still has */
-	uint64_t in_bytes; /* bytes of this priority in the ingress buffer at the link's dst */
-	uint64_t xoff_at;  /* the level it paused at */
-	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last; /* credit updates, as in the port */
-	uint64_t t_paused_ps, paused_ps, wd_until_ps;
-	uint64_t tx_bytes, tx_pkts, pause_tx, pause_rx;
-	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
 	uint32_t wrr_sent; /* packets sent in its current WRR turn */
 	bool paused;       /* PFC XOFF received for this priority */
 	bool xoff_sent;    /* the ingress buffer asked the sender to stop this priority */
 	bool turn_src;     /* the next pick in the class favours the sourced flows */
 	bool fc_pending;   /* a credit update is in flight */
+	int64_t credits;   /* IB: 64-byte blocks the downstream buffer (this VL) still has */
+	uint64_t in_bytes; /* bytes of this priority in the ingress buffer at the link's dst */
+	uint64_t tx_bytes, tx_pkts;
+	uint64_t xoff_at; /* the level it paused at */
+	/* The rest: credit updates (as in the port), pause accounting. */
+	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last;
+	uint64_t t_paused_ps, paused_ps, wd_until_ps;
+	uint64_t pause_tx, pause_rx;
+	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
 };
 
-/* Per directed link: a port at its source vertex and an ingress buffer at its destination. */
+/*
+ * Per directed link: a port at its source vertex and an ingress buffer at its destination.
+ * The ports are 64-byte aligned, so that the first line of each is one cache line.
+ */
 struct pk_port {
-	/* First cache line: what every packet's transmission and arrival touch. */
-	uint64_t q_bytes;  /* bytes in the FIFOs (wire size on this link) */
+	/* First cache line: what every packet's transmission and arrival touch, the link's
+	 * own figures included (copies of its struct pk_link's, made at the start: a hop
+	 * then reads one line of the port rather than one of each array). */
+	_Alignas(64) uint64_t q_bytes; /* bytes in the FIFOs (wire size on this link) */
 	uint64_t in_bytes; /* bytes held in the ingress buffer at the link's destination */
-	uint32_t rel_link; /* packet on the wire: ingress it frees at TX_DONE, its size */
+	uint64_t lat_ps;    /* = links[l].lat_ps */
+	double ps_per_byte; /* = links[l].ps_per_byte */
+	uint32_t rel_link;  /* packet on the wire: ingress it frees at TX_DONE, its size */
 	uint32_t rel_bytes;
+	uint32_t src, dst; /* = links[l].src, dst */
+	uint16_t hdr;      /* = links[l].hdr */
+	uint8_t net;       /* = links[l].net */
+	uint8_t sw_dst;    /* = links[l].sw_dst */
 	uint8_t rel_prio;  /* and priority */
 	uint8_t wrr_cur;   /* the priority whose WRR turn it is */
 	uint8_t npaused;   /* priorities paused now */
@@ -119,6 +133,9 @@ struct pk_port {
 	bool blocked;    /* has data but flow control holds it */
 	bool wake_pending;
 	/* Second line: the per-packet counters. */
+	/* Per priority in use, from the engine's cls_pool once the run starts (pause
+	 * frames: sent by the buffer at dst, received by the sender). */
+	struct pk_cls *cls;
 	uint64_t tx_bytes, tx_payload, tx_pkts;
 	double q_area; /* integral of q_bytes over time, byte-ps */
 	uint64_t t_q_ps;
@@ -133,9 +150,6 @@ struct pk_port {
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
-	/* Per priority in use, from the engine's cls_pool once the run starts (pause
-	 * frames: sent by the buffer at dst, received by the sender). */
-	struct pk_cls *cls;
 };
 
 enum pk_task_kind {
@@ -230,7 +244,8 @@ struct pk_engine {
 	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
 	uint32_t nlinks, nvertices;
 	struct pk_link *links;
-	struct pk_port *ports;
+	struct pk_port *ports; /* 64-byte aligned, inside ports_mem */
+	void *ports_mem;
 	uint64_t *sw_used; /* per vertex: shared buffer bytes in use */
 	uint64_t port_limit, xoff, xon, sw_limit;
 	int64_t credits0; /* per port, blocks */
@@ -246,7 +261,15 @@ struct pk_engine {
 	struct ft_vec ops;      /* struct pk_op */
 	struct ft_vec a2a_ends; /* scratch */
 	struct pk_evq evq;
-	uint64_t seq, now_ps;
+	uint64_t now_ps;
+	/* Tie key of the events queued (pk_ev_key): the vertex whose event is being
+	 * handled (nvertices: none, the run's start or a barrier), and per vertex
+	 * the events it queued so far. */
+	uint32_t origin;
+	unsigned key_shift; /* bits of the count; the vertex above them */
+	uint64_t *vseq;     /* nvertices + 1 */
+	uint64_t cur_seq;   /* the tie key of the event being handled */
+	struct pk_part *part; /* split across MPI ranks (pkt_part.c), or NULL */
 	bool started;
 	struct ft_rng rng;         /* bit errors */
 	struct ft_error route_err; /* why a flow could not be routed */
@@ -276,13 +299,76 @@ flow_at(struct pk_engine *e, uint32_t f)
 	return &FT_VEC_AT(&e->flows, struct pk_flow, f);
 }
 
-/* Queue an event; never before the one being handled (the queue is monotone). */
+/*
+ * A run split across MPI ranks by vertex (pkt_part.c): set up when launched so (0 when
+ * not, or FT_EINVAL with the reason the run cannot be split); whether this rank owns
+ * vertex @v (every rank does when not split); queue an event here or for its owner;
+ * record a flow's completion; run the windows and gather the result; free. Where
+ * an event happens, a packet's slot and one event's handling, from engine_packet.c.
+ */
+struct pk_part;
+int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
+bool ft__pk_part_owns(const struct pk_engine *e, uint32_t v);
+int ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev);
+int ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid);
+int ft__pk_part_run(struct pk_engine *e);
+void ft__pk_part_free(struct pk_engine *e);
+uint32_t ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg);
+uint32_t ft__pk_pkt_alloc(struct pk_engine *e);
+void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
+int ft__pk_step(struct pk_engine *e);
+
+/*
+ * The tie key of an event queued now: events at the same time pop in the order of
+ * (vertex that queued them, how many it queued before). It depends on nothing but what
+ * happened at that vertex, so a run split across MPI ranks by vertex (pkt_part.c) orders
+ * ties exactly as one process does.
+ */
+static inline uint64_t
+pk_ev_key(struct pk_engine *e)
+{
+	return (uint64_t)e->origin << e->key_shift | e->vseq[e->origin]++;
+}
+
+/* Queue an event; never before the one being handled. */
 static inline int
 ev_push(struct pk_engine *e, uint64_t t_ps, enum pk_ev_type type, uint32_t id, uint32_t arg)
 {
-	struct pk_event ev = { FT_MAX(t_ps, e->now_ps), e->seq++, id, (arg << 4) | (uint32_t)type };
+	struct pk_event ev = { FT_MAX(t_ps, e->now_ps), pk_ev_key(e), id,
+		               (arg << 4) | (uint32_t)type };
 
+	if (e->part)
+		return ft__pk_part_push(e, &ev);
 	return pk_evq_push(&e->evq, &ev);
+}
+
+/*
+ * The link an ARRIVE or TX_DONE event is about travels in the event (argument: link + 1,
+ * 0 for none), so that the handler reaches the port, its priority and the packet at
+ * once rather than one after the other (each a cache miss on large fabrics). Where
+ * link ids do not fit the argument's 28 bits it is PK_EV_ARG_MAX: read from the record.
+ */
+#define PK_EV_ARG_MAX 0x0fffffffu
+
+static inline uint32_t
+pk_ev_link_arg(const struct pk_engine *e, uint32_t l)
+{
+	if (e->nlinks >= PK_EV_ARG_MAX - 1)
+		return PK_EV_ARG_MAX;
+	return l == PK_NONE ? 0 : l + 1;
+}
+
+static inline uint32_t
+pk_ev_link_of(uint32_t arg, uint32_t fallback)
+{
+	return arg && arg != PK_EV_ARG_MAX ? arg - 1 : fallback;
+}
+
+/* Priority @c of port @l, addressed without reading the port. */
+static inline struct pk_cls *
+pk_cls_at(struct pk_engine *e, uint32_t l, uint32_t c)
+{
+	return &e->cls_pool[(size_t)l * e->nprio + c];
 }
 
 /* Congestion control (pkt_cc.c): a paced QP sent @wire bytes; a CNP or an RTT sample
@@ -331,6 +417,13 @@ static inline uint64_t
 pk_ser_ps(const struct pk_link *l, uint32_t wire)
 {
 	return (uint64_t)((double)wire * l->ps_per_byte + 0.5);
+}
+
+/* The same, from the port's copy of its link's figures. */
+static inline uint64_t
+pk_port_ser_ps(const struct pk_port *p, uint32_t wire)
+{
+	return (uint64_t)((double)wire * p->ps_per_byte + 0.5);
 }
 
 /* Header and framing bytes per packet: InfiniBand LRH 8 + BTH 12 + ICRC 4 + VCRC 2

@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/pkt_part.c - the packet engine split across MPI ranks.
+ *
+ * Under mpirun with more than one process (and MPI not yet started by a
+ * sweep, which shares its points out instead), one packet run is divided by
+ * vertex: each rank owns the vertices of some pods (a fat-tree's leaf and
+ * spine switches by pod, each node with the leaf its first NIC hangs from,
+ * the core switches in turn) and handles only the events that happen at its
+ * vertices. An event that happens at another rank's vertex (a packet reaching
+ * the far end of a link between partitions, a PFC frame going back over one)
+ * is sent there, and every such link is at least the lookahead long: the
+ * smallest latency of a link between partitions. So the ranks run in windows
+ * of one lookahead (conservative synchronisation): nothing sent during a
+ * window can take effect before its end; at the end the ranks swap what they
+ * sent, and agree on the next event time (idle stretches are skipped).
+ *
+ * Ties between events at the same picosecond pop by (vertex that queued
+ * them, its count) (pkt_int.h), which does not depend on the split, so any
+ * number of ranks gives the bytes of one process. At the end every rank gets
+ * the whole result: each port's sending side from the owner of its source,
+ * its receiving side (ingress buffer, pause frames sent) from the owner of its
+ * destination, each flow's completion from the owner of its receiver, the
+ * completions in the one-process order of (time, tie key).
+ *
+ * Supported: traffic whose flows depend on nothing but their op's start (the
+ * background patterns, a permutation, single-phase ops), on lossless fabrics
+ * (PFC or credits inside the partitions), with static or ECMP routing and no
+ * congestion control. The rest is refused with the reason: multi-phase
+ * collectives (barriers between flows would be messages), adaptive routing
+ * (a hop reads remote queues), DCQCN, IB CC and TIMELY (their notifications
+ * are not carried yet), lossy runs (a retransmission reads the receiver's
+ * state), --trace, and credit links between partitions.
+ */
+#include "pkt_int.h"
+
+#include <fabtune/launch.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#if FT_HAVE_MPI
+#include <mpi.h>
+#endif
+
+/* A bit of the task graph: what partitioned runs allow. */
+#define PP_ROOT 1u /* a barrier with no predecessor: every rank runs it */
+#define PP_LEAF 2u /* a barrier with no successor, after flows and roots: replayed from the
+                    * completions */
+
+struct pk_part {
+	int rank, size;
+	bool mpi_inited; /* this engine started MPI: it finalizes it */
+	uint32_t *owner; /* per vertex (nvertices + 1: the last, no vertex, is everyone's) */
+	uint64_t lookahead_ps;
+	uint8_t *task_kind; /* PP_* per task */
+	uint64_t nroot;     /* root barriers: events every rank handled */
+	struct ft_vec out;  /* struct pk_msg, with its destination in dst */
+	struct ft_vec done; /* struct pk_done: this rank's completions */
+};
+
+/* An event for another rank: packets travel with their record. */
+struct pk_msg {
+	struct pk_event ev;
+	struct pk_pkt pkt;
+	uint32_t dst, pad;
+};
+
+struct pk_done {
+	uint64_t t_ps, seq;
+	double fct, ideal;
+	uint32_t task, prio;
+};
+
+static int
+pp_refuse(struct ft_error *err, const char *why)
+{
+	return ft_error_set(err, FT_EINVAL,
+	                    "sim: packet engine under mpirun: %s; run it in one process "
+	                    "(without mpirun) instead",
+	                    why);
+}
+
+bool
+ft__pk_part_owns(const struct pk_engine *e, uint32_t v)
+{
+	return !e->part || v >= e->nvertices || e->part->owner[v] == (uint32_t)e->part->rank;
+}
+
+/*
+ * Vertex owners: fat-tree pods (group of the leaf and spine switches) in contiguous
+ * blocks of ranks, or the leaves themselves when there are fewer pods than ranks; a
+ * node's vertices with the switch its lowest NIC link reaches; other switches (cores)
+ * in turn by id.
+ */
+static void
+pp_owners(struct pk_engine *e, struct pk_part *pp)
+{
+	uint32_t nv = e->nvertices, v, npods = 0, nleaves = 0, n = (uint32_t)pp->size;
+	uint32_t *node_owner;
+	bool by_pod;
+
+	for (v = 0; v < nv; v++) {
+		const struct ft_vertex *x = ft_topo_vertex(e->topo, v);
+
+		if (x->kind == FT_V_SWITCH && x->tier == 1) {
+			npods = FT_MAX(npods, x->group + 1);
+			nleaves++;
+		}
+	}
+	by_pod = npods >= n;
+	for (v = 0; v < nv; v++) {
+		const struct ft_vertex *x = ft_topo_vertex(e->topo, v);
+
+		pp->owner[v] = UINT32_MAX;
+		if (x->kind == FT_V_SWITCH && x->node == FT_NO_NODE && (x->tier == 1 || x->tier == 2))
+			pp->owner[v] = by_pod ? (uint32_t)((uint64_t)x->group * n / npods) :
+			                        (x->tier == 1 ? (uint32_t)((uint64_t)x->local * n /
+			                                                   FT_MAX(nleaves, 1u)) :
+			                                        UINT32_MAX);
+	}
+	/* Nodes: with the switch their first host link reaches. */
+	node_owner = ft_calloc(nv + 1, sizeof(uint32_t));
+	if (node_owner) {
+		for (v = 0; v < nv; v++)
+			node_owner[v] = UINT32_MAX;
+		for (uint32_t l = 0; l < e->nlinks; l++) {
+			const struct pk_link *lk = &e->links[l];
+			const struct ft_vertex *a = ft_topo_vertex(e->topo, lk->src);
+
+			if (a->node != FT_NO_NODE && a->node < nv && node_owner[a->node] == UINT32_MAX &&
+			    pp->owner[lk->dst] != UINT32_MAX && ft_topo_vertex(e->topo, lk->dst)->node == FT_NO_NODE)
+				node_owner[a->node] = pp->owner[lk->dst];
+		}
+	}
+	for (v = 0; v < nv; v++) {
+		const struct ft_vertex *x = ft_topo_vertex(e->topo, v);
+
+		if (pp->owner[v] != UINT32_MAX)
+			continue;
+		if (x->node != FT_NO_NODE && node_owner && x->node < nv &&
+		    node_owner[x->node] != UINT32_MAX)
+			pp->owner[v] = node_owner[x->node];
+		else
+			pp->owner[v] = v % n;
+	}
+	ft_free(node_owner);
+	pp->owner[nv] = (uint32_t)pp->rank; /* no vertex: every rank's */
+}
+
+/* What the run may not do split, and the task graph's shape; the lookahead. */
+static int
+pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
+{
+	size_t nt = e->tasks.len;
+	uint64_t la = UINT64_MAX;
+
+	if (e->cfg.routing == FT_ROUTING_ADAPTIVE)
+		return pp_refuse(err, "adaptive routing reads the queues of every rank");
+	if (e->paced || e->marking)
+		return pp_refuse(err, "congestion control (DCQCN, IB CC, TIMELY) is not split yet");
+	if (e->may_drop)
+		return pp_refuse(err, "a lossy run (PFC off, lossy priorities, bit errors, the "
+		                      "PFC watchdog) is not split yet");
+	if (e->ntrace)
+		return pp_refuse(err, "--trace samples ports of every rank");
+	for (uint32_t l = 0; l < e->nlinks; l++) {
+		const struct pk_link *lk = &e->links[l];
+
+		if (pp->owner[lk->src] == pp->owner[lk->dst])
+			continue;
+		if (!lk->net || e->pc.fc == FT_PKT_FC_CREDIT)
+			return pp_refuse(err, "a credit-controlled link joins two partitions "
+			                      "(InfiniBand fabrics are not split yet)");
+		la = FT_MIN(la, lk->lat_ps);
+	}
+	if (la == 0)
+		return pp_refuse(err, "a link between partitions has no latency (no lookahead)");
+	pp->lookahead_ps = la;
+	pp->task_kind = ft_calloc(nt + 1, 1);
+	if (!pp->task_kind)
+		return FT_ENOMEM;
+	/* Successors are counted here: the run has not started (pk_start counts them). */
+	for (size_t i = 0; i < e->edges.len; i++)
+		pp->task_kind[((const uint32_t *)ft_vec_at(&e->edges, i))[0]] = 4u;
+	for (size_t i = 0; i < nt; i++) {
+		const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, i);
+		bool has_succ = pp->task_kind[i] == 4u;
+
+		pp->task_kind[i] = 0;
+		if (k->kind != PK_T_BARRIER)
+			continue;
+		if (k->npred == 0)
+			pp->task_kind[i] = PP_ROOT;
+		else if (!has_succ)
+			pp->task_kind[i] = PP_LEAF;
+	}
+	for (size_t i = 0; i < e->edges.len; i++) {
+		const uint32_t *pr = ft_vec_at(&e->edges, i);
+		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, pr[0]);
+		const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
+		bool ok = (pp->task_kind[pr[0]] == PP_ROOT &&
+		           (b->kind == PK_T_FLOW || pp->task_kind[pr[1]] == PP_LEAF)) ||
+		          (a->kind == PK_T_FLOW && pp->task_kind[pr[1]] == PP_LEAF);
+
+		if (!ok)
+			return pp_refuse(err, "flows wait for other flows (a multi-phase collective, "
+			                      "or ops in sequence): only single-phase traffic such "
+			                      "as background patterns is split");
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (pp->task_kind[i] == PP_ROOT)
+			pp->nroot++;
+	return 0;
+}
+
+int
+ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
+{
+	struct ft_launch l;
+	struct pk_part *pp;
+	int rc;
+
+	if (ft_launch_detect(NULL, &l, NULL) < 0 || l.launcher == FT_LAUNCHER_NONE ||
+	    !l.mpi || l.size == 1)
+		return 0;
+#if FT_HAVE_MPI
+	{
+		int inited = 0;
+
+		MPI_Initialized(&inited);
+		if (inited)
+			return 0; /* a sweep under mpirun shares points, not one run */
+		pp = ft_calloc(1, sizeof(*pp));
+		if (!pp)
+			return FT_ENOMEM;
+		if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+			ft_free(pp);
+			return ft_error_set(err, FT_EMPI, "sim: packet engine: MPI_Init failed");
+		}
+		pp->mpi_inited = true;
+		MPI_Comm_rank(MPI_COMM_WORLD, &pp->rank);
+		MPI_Comm_size(MPI_COMM_WORLD, &pp->size);
+	}
+#else
+	(void)pp;
+	return ft_error_set(err, FT_EINVAL,
+	                    "sim: packet engine: started by %s with %u processes, but built "
+	                    "without MPI",
+	                    ft_launcher_name(l.launcher), l.size);
+#endif
+	ft_vec_init(&pp->out, sizeof(struct pk_msg));
+	ft_vec_init(&pp->done, sizeof(struct pk_done));
+	e->part = pp;
+	pp->owner = ft_calloc((size_t)e->nvertices + 1, sizeof(uint32_t));
+	if (!pp->owner)
+		return FT_ENOMEM;
+	pp_owners(e, pp);
+	rc = pp_check(e, pp, err);
+	if (rc < 0)
+		return rc;
+	/* Leaf barriers never start during the run: they are replayed at the end. */
+	for (size_t i = 0; i < e->tasks.len; i++)
+		if (pp->task_kind[i] == PP_LEAF)
+			FT_VEC_AT(&e->tasks, struct pk_task, i).npred = UINT32_MAX;
+	return 0;
+}
+
+void
+ft__pk_part_free(struct pk_engine *e)
+{
+	struct pk_part *pp = e->part;
+
+	if (!pp)
+		return;
+	ft_free(pp->owner);
+	ft_free(pp->task_kind);
+	ft_vec_release(&pp->out);
+	ft_vec_release(&pp->done);
+#if FT_HAVE_MPI
+	if (pp->mpi_inited)
+		MPI_Finalize();
+#endif
+	ft_free(pp);
+	e->part = NULL;
+}
+
+/* Queue @ev here, or for the rank that owns where it happens. */
+int
+ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
+{
+	struct pk_part *pp = e->part;
+	uint32_t type = ev->aux & 15u, where = ft__pk_ev_where(e, type, ev->id, ev->aux >> 4);
+	struct pk_msg m = { 0 };
+
+	if (pp->owner[where] == (uint32_t)pp->rank)
+		return pk_evq_push(&e->evq, ev);
+	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE))
+		return FT_EINVAL; /* pp_check lets no other kind cross */
+	m.ev = *ev;
+	m.dst = pp->owner[where];
+	if (type == PK_EV_ARRIVE) {
+		m.pkt = e->pkts[ev->id];
+		ft__pk_pkt_free(e, ev->id);
+	}
+	return ft_vec_push(&pp->out, &m);
+}
+
+/* Flow @fid's receiver took its last packet now, in the event of tie key @seq. */
+int
+ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
+{
+	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, fid);
+	struct pk_done d = { e->now_ps, e->cur_seq, (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S,
+		             f->ideal_s, f->task, f->prio };
+
+	return ft_vec_push(&e->part->done, &d);
+}
+
+#if FT_HAVE_MPI
+static int
+pp_cmp_out(const void *a, const void *b)
+{
+	const struct pk_msg *x = a, *y = b;
+
+	return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+/* Swap the window's messages; queue those for here. */
+static int
+pp_exchange(struct pk_engine *e)
+{
+	struct pk_part *pp = e->part;
+	int n = pp->size, *sc = ft_calloc((size_t)4 * n, sizeof(int)), *rc_, *sd, *rd, total = 0;
+	struct pk_msg *in = NULL;
+	const int sz = (int)sizeof(struct pk_msg);
+	int rc = 0;
+
+	if (!sc)
+		return FT_ENOMEM;
+	rc_ = sc + n;
+	sd = rc_ + n;
+	rd = sd + n;
+	/* Stable order per destination is not needed: the receiver orders by key. */
+	if (pp->out.len > 1)
+		qsort(pp->out.data, pp->out.len, sizeof(struct pk_msg), pp_cmp_out);
+	for (size_t i = 0; i < pp->out.len; i++)
+		sc[FT_VEC_AT(&pp->out, struct pk_msg, i).dst] += sz;
+	MPI_Alltoall(sc, 1, MPI_INT, rc_, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int r = 0; r < n; r++) {
+		sd[r] = r ? sd[r - 1] + sc[r - 1] : 0;
+		rd[r] = total;
+		total += rc_[r];
+	}
+	in = ft_calloc((size_t)total / (size_t)sz + 1, sizeof(*in));
+	if (!in) {
+		ft_free(sc);
+		return FT_ENOMEM;
+	}
+	MPI_Alltoallv(pp->out.data, sc, sd, MPI_BYTE, in, rc_, rd, MPI_BYTE, MPI_COMM_WORLD);
+	pp->out.len = 0;
+	for (int i = 0; i < total / sz && rc == 0; i++) {
+		struct pk_event ev = in[i].ev;
+
+		if ((ev.aux & 15u) == PK_EV_ARRIVE) {
+			uint32_t id = ft__pk_pkt_alloc(e);
+
+			if (id == PK_NONE) {
+				rc = FT_ENOMEM;
+				break;
+			}
+			e->pkts[id] = in[i].pkt;
+			ev.id = id;
+		}
+		rc = pk_evq_push(&e->evq, &ev);
+	}
+	ft_free(in);
+	ft_free(sc);
+	return rc;
+}
+
+static uint64_t
+pp_next_t(struct pk_engine *e, int *rc)
+{
+	const struct pk_event *m;
+	uint64_t t = UINT64_MAX, all = UINT64_MAX;
+
+	if (e->evq.n) {
+		m = pk_evq_min(&e->evq);
+		if (!m)
+			*rc = FT_ENOMEM;
+		else
+			t = m->t_ps;
+	}
+	MPI_Allreduce(&t, &all, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+	return all;
+}
+
+/* Broadcast rank @root's @n bytes at @src into @buf (its own: a copy). */
+static void
+pp_bcast(int root, int rank, const void *src, void *buf, size_t n)
+{
+	const size_t chunk = (size_t)1 << 30;
+
+	if (rank == root)
+		memcpy(buf, src, n);
+	for (size_t off = 0; off < n; off += chunk)
+		MPI_Bcast((char *)buf + off, (int)FT_MIN(chunk, n - off), MPI_BYTE, root,
+		          MPI_COMM_WORLD);
+}
+
+static int
+pp_cmp_done(const void *a, const void *b)
+{
+	const struct pk_done *x = a, *y = b;
+
+	if (x->t_ps != y->t_ps)
+		return x->t_ps < y->t_ps ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Every rank gets the whole result (see the top of the file). */
+static int
+pp_gather(struct pk_engine *e)
+{
+	struct pk_part *pp = e->part;
+	uint64_t sums[9] = { e->nevents, e->npackets, e->ndrops, e->nretx, e->npause,
+		             e->necn,    e->ncnp,     e->nwdog, e->bytes_delivered };
+	uint64_t tot[9], now = e->now_ps;
+	size_t np = (size_t)e->nlinks * sizeof(struct pk_port),
+	       nc = (size_t)e->nlinks * e->nprio * sizeof(struct pk_cls);
+	void *bp = ft_calloc(np + 1, 1), *bc = ft_calloc(nc + 1, 1);
+	uint64_t *bsw = ft_calloc((size_t)e->nvertices + 1, sizeof(uint64_t));
+	int n = pp->size, *cnt = ft_calloc((size_t)2 * n, sizeof(int)), *dis, my, all = 0;
+	struct pk_done *dn = NULL;
+
+	if (!bp || !bc || !bsw || !cnt) {
+		ft_free(bp);
+		ft_free(bc);
+		ft_free(bsw);
+		ft_free(cnt);
+		return FT_ENOMEM;
+	}
+	MPI_Allreduce(sums, tot, 9, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allreduce(&e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	/* Root barriers were handled on every rank: one process handles them once. */
+	e->nevents = tot[0] - (uint64_t)(n - 1) * pp->nroot;
+	e->npackets = tot[1];
+	e->ndrops = tot[2];
+	e->nretx = tot[3];
+	e->npause = tot[4];
+	e->necn = tot[5];
+	e->ncnp = tot[6];
+	e->nwdog = tot[7];
+	e->bytes_delivered = tot[8];
+	e->now_ps = now;
+	for (int r = 0; r < n; r++) {
+		pp_bcast(r, pp->rank, e->ports, bp, np);
+		pp_bcast(r, pp->rank, e->cls_pool, bc, nc);
+		pp_bcast(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
+		if (r == pp->rank)
+			continue;
+		for (uint32_t l = 0; l < e->nlinks; l++) {
+			struct pk_port *p = &e->ports[l], *q = &((struct pk_port *)bp)[l];
+			struct pk_cls *pc = p->cls, *qc = &((struct pk_cls *)bc)[(size_t)l * e->nprio];
+
+			if (pp->owner[p->src] == (uint32_t)r) {
+				/* The sending side: everything but the receiving side's fields. */
+				struct pk_port keep = *p;
+
+				*p = *q;
+				p->cls = keep.cls;
+				p->in_bytes = keep.in_bytes;
+				p->in_max_bytes = keep.in_max_bytes;
+				p->drops = keep.drops;
+				p->cnp_sent = keep.cnp_sent;
+				p->ecn_rx = keep.ecn_rx;
+				for (uint32_t c = 0; c < e->nprio; c++) {
+					struct pk_cls k = pc[c];
+
+					pc[c] = qc[c];
+					pc[c].in_bytes = k.in_bytes;
+					pc[c].xoff_at = k.xoff_at;
+					pc[c].xoff_sent = k.xoff_sent;
+					pc[c].pause_tx = k.pause_tx;
+					pc[c].fc_freed = k.fc_freed;
+					pc[c].fc_snap = k.fc_snap;
+					pc[c].fc_t_last = k.fc_t_last;
+				}
+			}
+			if (pp->owner[p->dst] == (uint32_t)r) {
+				p->in_bytes = q->in_bytes;
+				p->in_max_bytes = q->in_max_bytes;
+				p->drops = q->drops;
+				p->cnp_sent = q->cnp_sent;
+				p->ecn_rx = q->ecn_rx;
+				for (uint32_t c = 0; c < e->nprio; c++) {
+					pc[c].in_bytes = qc[c].in_bytes;
+					pc[c].xoff_at = qc[c].xoff_at;
+					pc[c].xoff_sent = qc[c].xoff_sent;
+					pc[c].pause_tx = qc[c].pause_tx;
+					pc[c].fc_freed = qc[c].fc_freed;
+					pc[c].fc_snap = qc[c].fc_snap;
+					pc[c].fc_t_last = qc[c].fc_t_last;
+				}
+			}
+		}
+		for (uint32_t v = 0; v < e->nvertices; v++)
+			if (pp->owner[v] == (uint32_t)r)
+				e->sw_used[v] = bsw[v];
+	}
+	ft_free(bp);
+	ft_free(bc);
+	ft_free(bsw);
+	/* The completions, in one process's order. */
+	dis = cnt + n;
+	my = (int)(pp->done.len * sizeof(struct pk_done));
+	MPI_Allgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int r = 0; r < n; r++) {
+		dis[r] = all;
+		all += cnt[r];
+	}
+	dn = ft_calloc((size_t)all / sizeof(*dn) + 1, sizeof(*dn));
+	if (!dn) {
+		ft_free(cnt);
+		return FT_ENOMEM;
+	}
+	MPI_Allgatherv(pp->done.data, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	ft_free(cnt);
+	qsort(dn, (size_t)all / sizeof(*dn), sizeof(*dn), pp_cmp_done);
+	e->nflows_done = (uint64_t)all / sizeof(*dn);
+	for (size_t i = 0; i < e->nflows_done; i++) {
+		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task);
+
+		e->fct[i] = dn[i].fct;
+		e->ideal[i] = dn[i].ideal;
+		e->fct_prio[i] = (uint8_t)dn[i].prio;
+		k->done = 1;
+		k->t_done_ps = dn[i].t_ps;
+	}
+	ft_free(dn);
+	/* Leaf barriers: started by their last flow, done after their wait (task_done and
+	 * start_task in one process). */
+	for (size_t i = 0; i < e->tasks.len; i++) {
+		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, i);
+
+		if (pp->task_kind[i] == PP_LEAF)
+			b->npred = 0, b->t_start_ps = 0, b->pred_lat_ps = 0;
+	}
+	for (size_t i = 0; i < e->edges.len; i++) {
+		const uint32_t *pr = ft_vec_at(&e->edges, i);
+		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, pr[0]);
+		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
+
+		if (pp->task_kind[pr[1]] != PP_LEAF)
+			continue;
+		if (!a->done) {
+			b->npred++;
+			continue;
+		}
+		b->t_start_ps = FT_MAX(b->t_start_ps, a->t_done_ps);
+		if (a->kind == PK_T_FLOW) /* a barrier passes no path latency on */
+			b->pred_lat_ps = FT_MAX(b->pred_lat_ps,
+			                        FT_VEC_AT(&e->flows, struct pk_flow, a->flow).lat_ps);
+	}
+	for (size_t i = 0; i < e->tasks.len; i++) {
+		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, i);
+
+		if (pp->task_kind[i] != PP_LEAF || b->npred)
+			continue;
+		b->t_done_ps = b->t_start_ps + b->delay_ps +
+		               (uint64_t)(b->lat_mult * (double)b->pred_lat_ps);
+		b->done = 1;
+		e->nevents++;
+		e->now_ps = FT_MAX(e->now_ps, b->t_done_ps);
+	}
+	return 0;
+}
+
+int
+ft__pk_part_run(struct pk_engine *e)
+{
+	int rc = 0, all;
+	uint64_t t = pp_next_t(e, &rc);
+
+	while (t != UINT64_MAX) {
+		uint64_t end = t + e->part->lookahead_ps;
+
+		while (rc == 0 && e->evq.n) {
+			const struct pk_event *m = pk_evq_min(&e->evq);
+
+			if (!m) {
+				rc = FT_ENOMEM;
+				break;
+			}
+			if (m->t_ps >= end)
+				break;
+			rc = ft__pk_step(e);
+		}
+		/* A failure anywhere stops every rank at the same window. */
+		MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (all < 0)
+			return rc < 0 ? rc : FT_EMPI;
+		rc = pp_exchange(e);
+		if (rc < 0)
+			return rc;
+		t = pp_next_t(e, &rc);
+		if (rc < 0)
+			return rc;
+	}
+	return pp_gather(e);
+}
+#else
+int
+ft__pk_part_run(struct pk_engine *e)
+{
+	(void)e;
+	return FT_EINVAL;
+}
+#endif
