@@ -35,7 +35,7 @@ struct flow_op {
 };
 
 /*
- * Route memo, D-mod-K only. Under D-mod-K every hop is a function of (vertex, destination):
+ * Route memo, D-mod-K and ECMP. Under D-mod-K every hop is a function of (vertex, destination):
  * no hash, no load. A path from a GPU (or NIC) to another node is then its way up to its
  * leaf through its rail NIC, the same for every destination, followed by the way from that
  * leaf, which depends only on (leaf, destination). Both pieces are kept, so a flat
@@ -305,8 +305,8 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 static void
 memo_release(struct route_memo *m)
 {
-	void *const arrays[] = { m->up_first, m->up_n,	   m->up_leaf, m->dense, m->vnode,
-		                 m->slots,    m->salt,	   m->in_first, m->in_entry, m->in_n };
+	void *const arrays[] = { m->up_first, m->up_n, m->up_leaf,  m->dense,    m->vnode,
+		                 m->slots,    m->salt, m->in_first, m->in_entry, m->in_n };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft_vec_release(&m->links);
@@ -541,8 +541,8 @@ no_choice(const struct flow_engine *fe, const uint32_t *links, uint32_t n, uint3
 	for (uint32_t h = 0; h < n; h++) {
 		uint32_t at = ft_topo_link(fe->topo, links[h])->src;
 		uint32_t tgt = to != UINT32_MAX ? to :
-		               h + 1 < n       ? ft_topo_link(fe->topo, links[n - 1])->src :
-		                                 dst;
+		               h + 1 < n        ? ft_topo_link(fe->topo, links[n - 1])->src :
+		                                  dst;
 
 		if (ft_route_next_hops(fe->topo, at, tgt, buf, 2) != 1)
 			return false;
