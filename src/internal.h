@@ -131,6 +131,14 @@ double ft__median(double *v, size_t n);
 /* ft_free() every pointer a vector of pointers holds, then release it (base/vec.c). */
 void ft__vec_release_ptrs(struct ft_vec *v);
 
+/*
+ * ECMP's choice at vertex @s among @n equal-cost links (topo/route.c): the
+ * index ft__route_ecmp_index(flow_hash, ft__route_switch_salt(salt_seed, s), n).
+ * The flow engine's route memo keeps the salts and walks the fabric with them.
+ */
+uint64_t ft__route_switch_salt(uint64_t seed, uint32_t s);
+uint32_t ft__route_ecmp_index(uint64_t flow_hash, uint64_t salt, uint32_t n);
+
 #include "banned.h"
 
 #endif

@@ -17,7 +17,9 @@
  * routing takes the least-loaded equal-cost link at every hop (load = active
  * flows / capacity), optionally again at every flowlet boundary. Under
  * D-mod-K a route memo keeps each GPU's way up to its leaf and each (leaf,
- * destination) rest, so an all-to-all routes L x N pieces, not N^2 paths.
+ * destination) rest, so an all-to-all routes L x N pieces, not N^2 paths;
+ * under ECMP it keeps the ways up and the ways in, and walks only the
+ * fabric's switches (ecmp_walk()).
  */
 #include "sim_int.h"
 
@@ -33,12 +35,20 @@ struct flow_op {
 };
 
 /*
- * Route memo, D-mod-K only. Under D-mod-K every hop is a function of (vertex, destination):
+ * Route memo, D-mod-K and ECMP. Under D-mod-K every hop is a function of (vertex, destination):
  * no hash, no load. A path from a GPU (or NIC) to another node is then its way up to its
  * leaf through its rail NIC, the same for every destination, followed by the way from that
  * leaf, which depends only on (leaf, destination). Both pieces are kept, so a flat
  * all-to-all over N GPUs and L leaves routes about L x N pieces instead of N^2 paths.
  * Off when a link is down (routing then checks the whole way first).
+ *
+ * Under ECMP a path's switch hops depend on the flow's hash, so no rest is shared; but its
+ * ends do not: the way up (source to its leaf) and the way in (from the NIC the fabric
+ * delivers to, to the destination) are the same for every flow of the pair, as long as
+ * no vertex on them offers a choice, which learning them checks (ecmp_learn()). A flow
+ * then costs its way up, one equal-cost query and one hash per switch, and its way in:
+ * the in-node routing, exit and entry NICs, which are most of a fresh path's cost, are
+ * paid once per GPU.
  */
 struct memo_slot {
 	uint64_t key; /* leaf << 32 | destination; MEMO_EMPTY when free */
@@ -61,6 +71,12 @@ struct route_memo {
 	size_t nslots, used;
 	struct ft_vec links; /* uint32_t */
 	uint64_t hits, misses;
+	/* ECMP: per vertex, its switch salt, and (as a destination) its way in: in_n links
+	 * from m->links[in_first] starting at vertex in_entry (UINT32_MAX: not known) */
+	bool ecmp;
+	uint64_t *salt;
+	uint32_t *in_first, *in_entry;
+	uint8_t *in_n;
 };
 
 struct flow_engine {
@@ -242,7 +258,8 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 	memset(m, 0, sizeof(*m));
 	ft_vec_init(&m->links, sizeof(uint32_t));
 	/* the memo knows fabric routes only: not where NVLink joins nodes */
-	if (cfg->routing != FT_ROUTING_DMODK || ft__sim_nvlink_domain_spans_nodes(topo))
+	if ((cfg->routing != FT_ROUTING_DMODK && cfg->routing != FT_ROUTING_ECMP) ||
+	    ft__sim_nvlink_domain_spans_nodes(topo))
 		return 0;
 	/* nor ways up that depend on the QP (a GPU driving several NICs) */
 	for (uint32_t node = 0; node < ft_topo_spec(topo)->nnodes; node++)
@@ -269,13 +286,27 @@ memo_init(struct route_memo *m, const struct ft_topo *topo, const struct ft_sim_
 	for (size_t i = 0; i < m->nslots; i++)
 		m->slots[i].key = MEMO_EMPTY;
 	m->on = true;
+	m->ecmp = cfg->routing == FT_ROUTING_ECMP;
+	if (!m->ecmp)
+		return 0;
+	m->salt = ft_calloc(nv ? nv : 1, sizeof(uint64_t));
+	m->in_first = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
+	m->in_entry = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
+	m->in_n = ft_calloc(nv ? nv : 1, sizeof(uint8_t));
+	if (!m->salt || !m->in_first || !m->in_entry || !m->in_n)
+		return FT_ENOMEM;
+	for (uint32_t v = 0; v < nv; v++) {
+		m->salt[v] = ft__route_switch_salt(cfg->seed, v);
+		m->in_entry[v] = UINT32_MAX;
+	}
 	return 0;
 }
 
 static void
 memo_release(struct route_memo *m)
 {
-	void *const arrays[] = { m->up_first, m->up_n, m->up_leaf, m->dense, m->vnode, m->slots };
+	void *const arrays[] = { m->up_first, m->up_n, m->up_leaf,  m->dense,    m->vnode,
+		                 m->slots,    m->salt, m->in_first, m->in_entry, m->in_n };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft_vec_release(&m->links);
@@ -370,6 +401,8 @@ memo_get(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t *up, bool 
 	    m->vnode[src] == m->vnode[dst])
 		return NULL;
 	*can = true;
+	if (m->ecmp)
+		return NULL; /* ecmp_walk() */
 	*up = m->up_n[src];
 	if (*up == 0)
 		return NULL;
@@ -405,10 +438,76 @@ memo_first_slot(const struct flow_engine *fe, uint32_t src, uint32_t dst)
 	const struct route_memo *m = &fe->memo;
 	uint64_t key;
 
-	if (!m->on || !m->up_n[src] || m->dense[dst] == UINT32_MAX)
+	if (!m->on || m->ecmp || !m->up_n[src] || m->dense[dst] == UINT32_MAX)
 		return NULL;
 	key = (uint64_t)m->up_leaf[src] << 32 | m->dense[dst];
 	return m->slots + memo_home(m, key);
+}
+
+/* Append @n links to the memo's store: where they start, or FT_ENOMEM. */
+static int64_t
+memo_keep(struct route_memo *m, const uint32_t *links, uint32_t n)
+{
+	size_t first = m->links.len;
+
+	if (ft_vec_reserve(&m->links, n) < 0)
+		return FT_ENOMEM;
+	memcpy(&FT_VEC_AT(&m->links, uint32_t, first), links, n * sizeof(uint32_t));
+	m->links.len += n;
+	return (int64_t)first;
+}
+
+/* The vertex link @l leads to. */
+static uint32_t
+link_head(const struct flow_engine *fe, uint32_t l)
+{
+	return ft_topo_link(fe->topo, l)->dst;
+}
+
+static bool
+is_switch(const struct flow_engine *fe, uint32_t v)
+{
+	return ft_topo_vertex(fe->topo, v)->kind == FT_V_SWITCH;
+}
+
+/*
+ * Keep @src's way up, the @up first links of its fresh path (the last one enters a fabric
+ * switch). 1: kept, or the same as kept; 0: not the same (the memo stops).
+ */
+static int
+up_learn(struct flow_engine *fe, uint32_t src, const uint32_t *links, uint32_t up)
+{
+	struct route_memo *m = &fe->memo;
+	int64_t first;
+
+	if (m->up_n[src] == 0) {
+		first = memo_keep(m, links, up);
+		if (first < 0)
+			return (int)first;
+		m->up_first[src] = (uint32_t)first;
+		m->up_n[src] = (uint8_t)up;
+		m->up_leaf[src] = link_head(fe, links[up - 1]);
+		return 1;
+	}
+	if (m->up_n[src] != up ||
+	    memcmp(&FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), links,
+	           up * sizeof(uint32_t)) != 0) {
+		m->on = false; /* the way up depends on the destination after all: stop */
+		return 0;
+	}
+	return 1;
+}
+
+/* How many links of a fresh path lead up to its first fabric switch; 0: none do. */
+static uint32_t
+up_count(const struct flow_engine *fe, const uint32_t *links, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_switch(fe, link_head(fe, links[i])))
+			break;
+	return i == n || i + 1 > UINT8_MAX ? 0 : i + 1; /* 0: never leaves the node's side */
 }
 
 /* Split a fresh path of @src at its first fabric switch and keep both pieces. */
@@ -416,32 +515,116 @@ static int
 memo_learn(struct flow_engine *fe, uint32_t src, uint32_t dst, const uint32_t *links, uint32_t n)
 {
 	struct route_memo *m = &fe->memo;
-	uint32_t i, leaf;
+	uint32_t up = up_count(fe, links, n);
+	int rc;
 
 	m->misses++;
-	for (i = 0; i < n; i++)
-		if (ft_topo_vertex(fe->topo, ft_topo_link(fe->topo, links[i])->dst)->kind ==
-		    FT_V_SWITCH)
-			break;
-	if (i == n || i + 1 > UINT8_MAX)
-		return 0; /* never leaves the node's side: nothing to share */
-	leaf = ft_topo_link(fe->topo, links[i])->dst;
-	if (m->up_n[src] == 0) {
-		if (ft_vec_reserve(&m->links, i + 1) < 0)
-			return FT_ENOMEM;
-		m->up_first[src] = (uint32_t)m->links.len;
-		memcpy(&FT_VEC_AT(&m->links, uint32_t, m->links.len), links,
-		       (i + 1) * sizeof(uint32_t));
-		m->links.len += i + 1;
-		m->up_n[src] = (uint8_t)(i + 1);
-		m->up_leaf[src] = leaf;
-	} else if (m->up_n[src] != i + 1 ||
-	           memcmp(&FT_VEC_AT(&m->links, uint32_t, m->up_first[src]), links,
-	                  (i + 1) * sizeof(uint32_t)) != 0) {
-		m->on = false; /* the way up depends on the destination after all: stop */
+	if (up == 0)
+		return 0;
+	rc = up_learn(fe, src, links, up);
+	if (rc <= 0)
+		return rc;
+	return memo_put(m, link_head(fe, links[up - 1]), m->dense[dst], links + up, n - up);
+}
+
+/*
+ * Whether every hop of @links (@n) is the only equal-cost link from where it starts toward
+ * @to (UINT32_MAX: toward the vertex the last link leaves from, then @dst for that one:
+ * a way up, as ft_route_path() walks it to the exit NIC and then out).
+ */
+static bool
+no_choice(const struct flow_engine *fe, const uint32_t *links, uint32_t n, uint32_t to,
+          uint32_t dst)
+{
+	uint32_t buf[2];
+
+	for (uint32_t h = 0; h < n; h++) {
+		uint32_t at = ft_topo_link(fe->topo, links[h])->src;
+		uint32_t tgt = to != UINT32_MAX ? to :
+		               h + 1 < n        ? ft_topo_link(fe->topo, links[n - 1])->src :
+		                                  dst;
+
+		if (ft_route_next_hops(fe->topo, at, tgt, buf, 2) != 1)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * ECMP: keep a fresh path's ends, its way up for @src and its way in (after its last
+ * switch) for @dst, each once and only if no vertex on it offers a choice (the flow's hash
+ * would pick among them); a way that does stops the memo.
+ */
+static int
+ecmp_learn(struct flow_engine *fe, uint32_t src, uint32_t dst, const uint32_t *links, uint32_t n)
+{
+	struct route_memo *m = &fe->memo;
+	uint32_t up = up_count(fe, links, n), last;
+	int64_t first;
+	int rc;
+
+	m->misses++;
+	if (up == 0)
+		return 0;
+	if (m->up_n[src] == 0 && !no_choice(fe, links, up, UINT32_MAX, dst)) {
+		m->on = false;
 		return 0;
 	}
-	return memo_put(m, leaf, m->dense[dst], links + i + 1, n - i - 1);
+	rc = up_learn(fe, src, links, up);
+	if (rc <= 0 || m->in_entry[dst] != UINT32_MAX)
+		return rc;
+	for (last = n; last-- > up;)
+		if (is_switch(fe, ft_topo_link(fe->topo, links[last])->src))
+			break;
+	if (n - last - 1 > UINT8_MAX || !no_choice(fe, links + last + 1, n - last - 1, dst, dst)) {
+		m->on = false;
+		return 0;
+	}
+	first = memo_keep(m, links + last + 1, n - last - 1);
+	if (first < 0)
+		return (int)first;
+	m->in_first[dst] = (uint32_t)first;
+	m->in_n[dst] = (uint8_t)(n - last - 1);
+	m->in_entry[dst] = link_head(fe, links[last]);
+	return 0;
+}
+
+#define ECMP_CHOICES_MAX 1024 /* equal-cost links asked for at a switch (as ft_route_path) */
+
+/*
+ * ECMP: the path of flow (@src, @dst, @qp) from the memo: @src's way up, then from its
+ * leaf one equal-cost query per switch and the flow's pick among the links (the hash and
+ * salts of ft_route_path()), then @dst's way in. Its length, or 0 when the memo lacks a
+ * piece or the walk ends elsewhere than where the way in starts (then route afresh).
+ */
+static uint32_t
+ecmp_walk(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp, uint32_t *links,
+          uint32_t max)
+{
+	struct route_memo *m = &fe->memo;
+	uint32_t buf[ECMP_CHOICES_MAX], at = m->up_leaf[src], k = m->up_n[src], i;
+	uint64_t h;
+
+	if (!m->on || k == 0 || m->in_entry[dst] == UINT32_MAX || k > max)
+		return 0;
+	h = ft_route_flow_hash(src, dst, qp);
+	for (i = 0; i < k; i++)
+		links[i] = FT_VEC_AT(&m->links, uint32_t, m->up_first[src] + i);
+	while (is_switch(fe, at)) {
+		int c = ft_route_next_hops(fe->topo, at, dst, buf, ECMP_CHOICES_MAX);
+		uint32_t n = (uint32_t)FT_MIN(c, ECMP_CHOICES_MAX);
+
+		if (c <= 0 || k >= max)
+			return 0;
+		links[k] = n == 1 ? buf[0] : buf[ft__route_ecmp_index(h, m->salt[at], n)];
+		at = link_head(fe, links[k++]);
+	}
+	if (at != m->in_entry[dst] || k + m->in_n[dst] > max)
+		return 0;
+	for (i = 0; i < m->in_n[dst]; i++)
+		links[k + i] = FT_VEC_AT(&m->links, uint32_t, m->in_first[dst] + i);
+	m->hits++;
+	return k + m->in_n[dst];
 }
 
 static int
@@ -459,6 +642,8 @@ route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_
 	sl = memo_get(fe, t->src, t->dst, &up, &can);
 	if (sl && up + sl->n <= max)
 		return (int)memo_copy(&fe->memo, t->src, up, sl, links);
+	if (can && fe->memo.ecmp && (up = ecmp_walk(fe, t->src, t->dst, t->qp, links, max)) > 0)
+		return (int)up;
 	fe->cur_hash = ft_route_flow_hash(t->src, t->dst, t->qp);
 	rc = ft__sim_route(fe->topo, &fe->cfg, t->src, t->dst, t->qp, choose_least_loaded, fe,
 	                   &path, err);
@@ -468,7 +653,8 @@ route_cb(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_
 		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
 		                    path.nlinks);
 	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
-	if (can && memo_learn(fe, t->src, t->dst, path.links, path.nlinks) < 0)
+	if (can && (fe->memo.ecmp ? ecmp_learn : memo_learn)(fe, t->src, t->dst, path.links,
+	                                                     path.nlinks) < 0)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
 	return (int)path.nlinks;
 }

@@ -42,10 +42,16 @@ ft_route_flow_hash(uint32_t src, uint32_t dst, uint32_t qp)
 	return ft_mix64(ft_mix64(((uint64_t)src << 32) | dst) ^ (uint64_t)qp);
 }
 
-static uint64_t
-switch_salt(uint64_t seed, uint32_t s)
+uint64_t
+ft__route_switch_salt(uint64_t seed, uint32_t s)
 {
 	return ft_mix64(seed + UINT64_C(0x9e3779b97f4a7c15) * ((uint64_t)s + 1));
+}
+
+uint32_t
+ft__route_ecmp_index(uint64_t flow_hash, uint64_t salt, uint32_t n)
+{
+	return (uint32_t)(ft_mix64(flow_hash ^ salt) % n);
 }
 
 static bool
@@ -311,7 +317,7 @@ choose(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route
 	default:
 		break;
 	}
-	return links[ft_mix64(p->flow_hash ^ switch_salt(p->salt_seed, at)) % n];
+	return links[ft__route_ecmp_index(p->flow_hash, ft__route_switch_salt(p->salt_seed, at), n)];
 }
 
 static int

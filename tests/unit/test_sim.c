@@ -1683,12 +1683,13 @@ test_hier_alltoall_stays_on_rail(void **state)
 }
 
 /*
- * A flat all-to-all under D-mod-K takes its paths from the flow engine's route memo (a GPU's
- * way up, then the (leaf, destination) rest): every link must carry exactly the pairs that
- * routing each pair on its own puts on it, on a cluster with several leaves per rail.
+ * A flat all-to-all takes its paths from the flow engine's route memo (D-mod-K: a GPU's way
+ * up, then the (leaf, destination) rest; ECMP: the ways up and in, the switches walked with
+ * the flow's hash): every link must carry exactly the flows that routing each pair and QP
+ * on its own puts on it, on a cluster with several leaves per rail.
  */
 static void
-test_dmodk_memo_paths_are_routed_paths(void **state)
+memo_paths_are_routed_paths(enum ft_routing routing, uint64_t seed, uint32_t qps)
 {
 	struct ft_cluster_spec spec;
 	struct ft_topo *t = NULL;
@@ -1706,10 +1707,9 @@ test_dmodk_memo_paths_are_routed_paths(void **state)
 	struct ft_engine *e = NULL;
 	struct ft_sim_op op = { .after = -1 };
 	struct ft_sim_counters c;
-	double per_pair = 0, total = 0;
-	uint64_t npairs = 0, nleaves = 0;
+	double per_flow = 0, total = 0;
+	uint64_t nflows = 0, nleaves = 0, nbusy = 0;
 
-	(void)state;
 	assert_non_null(rank_gpu);
 	assert_int_equal(ft_spec_resolve("dgx-h100:64", &spec, &err), 0);
 	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
@@ -1724,20 +1724,21 @@ test_dmodk_memo_paths_are_routed_paths(void **state)
 	for (uint32_t r = 0; r < n; r++)
 		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
 	ft_sim_cfg_init(&cfg);
-	cfg.routing = FT_ROUTING_DMODK;
+	cfg.routing = routing;
+	cfg.seed = seed;
+	cfg.qps_per_conn = qps;
 	for (uint32_t i = 0; i < n; i++) {
 		for (uint32_t j = 0; j < n; j++) {
-			struct ft_path path;
-			int rc;
+			for (uint32_t q = 0; q < qps && i != j; q++) {
+				struct ft_path path;
 
-			if (i == j)
-				continue;
-			rc = ft__sim_route(t, &cfg, rank_gpu[i], rank_gpu[j], 0, NULL, NULL, &path,
-			                   &err);
-			assert_int_equal(rc, 0);
-			for (uint32_t k = 0; k < path.nlinks; k++)
-				pairs[path.links[k]]++;
-			npairs++;
+				assert_int_equal(ft__sim_route(t, &cfg, rank_gpu[i], rank_gpu[j],
+				                               q * 1024, NULL, NULL, &path, &err),
+				                 0);
+				for (uint32_t k = 0; k < path.nlinks; k++)
+					pairs[path.links[k]]++;
+				nflows++;
+			}
 		}
 	}
 	ft_schedule_init(&sch);
@@ -1748,20 +1749,38 @@ test_dmodk_memo_paths_are_routed_paths(void **state)
 	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
 	assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
 	assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
-	assert_int_equal(c.nflows, npairs);
+	assert_int_equal(c.nflows, nflows);
 	for (uint32_t l = 0; l < c.nlinks; l++) {
 		total += c.link_bytes[l];
-		per_pair += pairs[l];
+		per_flow += pairs[l];
+		nbusy += pairs[l] > 0;
 	}
-	per_pair = total / per_pair; /* the wire bytes of one pair */
-	assert_true(per_pair > 0);
+	per_flow = total / per_flow; /* the wire bytes of one flow */
+	assert_true(per_flow > 0);
+	assert_true(nbusy > nleaves); /* the fabric is crossed, not only the nodes */
 	for (uint32_t l = 0; l < c.nlinks; l++)
-		assert_double_equal(c.link_bytes[l], pairs[l] * per_pair, per_pair * 1e-6);
+		assert_double_equal(c.link_bytes[l], pairs[l] * per_flow, per_flow * 1e-6);
 	ft_flow_engine.destroy(e);
 	ft_schedule_release(&sch);
 	free(pairs);
 	free(rank_gpu);
 	ft_topo_free(t);
+}
+
+static void
+test_dmodk_memo_paths_are_routed_paths(void **state)
+{
+	(void)state;
+	memo_paths_are_routed_paths(FT_ROUTING_DMODK, 1, 1);
+}
+
+/* ECMP, several salts, and two QPs per connection (the QP is part of the hash). */
+static void
+test_ecmp_memo_paths_are_routed_paths(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 3; seed++)
+		memo_paths_are_routed_paths(FT_ROUTING_ECMP, seed, seed == 2 ? 2 : 1);
 }
 
 /* A report filled by hand leaves what the twin was as observations, in order: the
@@ -1964,6 +1983,7 @@ main(void)
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
+		cmocka_unit_test(test_ecmp_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_maxmin_invariants_random),
 		cmocka_unit_test(test_fair_share_and_speed_up),
 		cmocka_unit_test(test_ring_closed_form),

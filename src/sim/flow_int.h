@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/flow_int.h - internals of the flow-level core, shared by its three
+ * files: flowcore.c (tasks, timers, the event loop), flowfill.c (the
+ * bottleneck-ordered water filling) and flowgrow.c (which flows a change
+ * reaches, the kept link -> flows lists, and the heap of transmission ends).
+ * The state they share is struct fs_sim (sim_int.h).
+ */
+#ifndef FT_FLOW_INT_H
+#define FT_FLOW_INT_H
+
+#include "sim_int.h"
+
+#define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
+#define FS_AHEAD 8        /* tasks ahead in a queue whose memory is fetched early */
+#define FS_FULL_EVERY 256 /* incremental recomputations between full ones */
+#define FS_LAZY_AFTER 64  /* full recomputations in a row that stop the bookkeeping */
+#define FS_LAZY_RETRY 256 /* full ones after which it is tried again */
+#define FS_LEVEL_RTOL 1e-9 /* flows this close (relative) below x0 are refilled too */
+#define FS_GROW_RTOL 1e-12 /* slack of the max-min checks at the refilled set's border */
+
+#define wf_item fs_wf_item
+#define WF_RADIX_BITS 11
+#define WF_RADIX_PASSES 6 /* 6 x 11 >= 64 key bits */
+#define WF_RADIX_MIN 1024 /* fewer items: a comparison sort (flowfill.c, wf_merge_sort()) */
+#define WF_RUN 16         /* its insertion-sorted runs */
+
+/* flowfill.c */
+void ft__fs_sort_u32(uint32_t *q, uint32_t n);
+void ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l);
+int ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full) FT_MUST_CHECK;
+
+/* flowgrow.c */
+void ft__fs_fin_place(struct fs_sim *s, uint32_t pos, uint32_t f);
+void ft__fs_fin_remove(struct fs_sim *s, uint32_t i, uint32_t n);
+void ft__fs_fin_rate(struct fs_sim *s, uint32_t f, double old);
+uint32_t ft__fs_grow_check(struct fs_sim *s, uint32_t n);
+int ft__fs_lf_add(struct fs_sim *s, uint32_t i) FT_MUST_CHECK;
+void ft__fs_lf_remove(struct fs_sim *s, uint32_t i);
+void ft__fs_lf_moved(struct fs_sim *s, uint32_t i);
+int ft__fs_rates(struct fs_sim *s) FT_MUST_CHECK;
+
+#endif

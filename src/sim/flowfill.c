@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/flowfill.c - max-min fair rates by bottleneck-ordered water filling
+ * (the flow-level core's rate computation; flowcore.c has the overview).
+ *
+ * Links carrying the selected flows are taken in the order of their fair
+ * share (remaining capacity / unfrozen flows, ties to the lower link id); the
+ * link with the smallest share is the next bottleneck, its flows are frozen
+ * at that share and the other links they cross give the share back. Links
+ * start radix-sorted by their first share and one whose share has grown
+ * meanwhile waits in a small heap, so with F flows of path length P over T
+ * links a pass costs O(F P + T).
+ */
+#include "flow_int.h"
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort @n ids in increasing order (insertion sort when they are few). */
+void
+ft__fs_sort_u32(uint32_t *q, uint32_t n)
+{
+	if (n >= 32) {
+		qsort(q, n, sizeof(*q), cmp_u32);
+		return;
+	}
+	for (uint32_t k = 1; k < n; k++) {
+		uint32_t v = q[k], j = k;
+
+		for (; j > 0 && q[j - 1] > v; j--)
+			q[j] = q[j - 1];
+		q[j] = v;
+	}
+}
+
+/* ---- water filling ------------------------------------------------------- */
+
+static bool
+wf_less(const struct wf_item *a, const struct wf_item *b)
+{
+	return a->key < b->key || (a->key == b->key && a->link < b->link);
+}
+
+/* Restore the heap order below @i (the heap has @n items). */
+static void
+wf_sift_down(struct wf_item *h, size_t n, size_t i)
+{
+	struct wf_item it = h[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && wf_less(&h[l + 1], &h[l]) ? l + 1 : l;
+		if (!wf_less(&h[m], &it))
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = it;
+}
+
+static void
+wf_push(struct fs_sim *s, double key, uint32_t link)
+{
+	struct wf_item *h = s->wf_heap.data;
+	size_t i = s->wf_heap.len++;
+
+	/* Room was reserved for every touched link; a link is queued at most once. */
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!(key < h[p].key || (key == h[p].key && link < h[p].link)))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i].key = key;
+	h[i].link = link;
+}
+
+static void
+wf_pop(struct fs_sim *s)
+{
+	struct wf_item *h = s->wf_heap.data;
+	size_t n = --s->wf_heap.len;
+
+	if (n > 0) {
+		h[0] = h[n];
+		wf_sift_down(h, n, 0);
+	}
+}
+
+/*
+ * Sort @n items by key, keeping the order of equal keys: LSD radix sort on the key's bits
+ * (shares are positive, and positive doubles order like their bit patterns). Passes whose
+ * digit is the same for every item are skipped. Returns the sorted array (one of the two).
+ */
+static inline uint32_t
+wf_digit(const struct wf_item *it, uint32_t pass)
+{
+	uint64_t u;
+
+	memcpy(&u, &it->key, sizeof(u));
+	return (uint32_t)(u >> (pass * WF_RADIX_BITS)) & ((1u << WF_RADIX_BITS) - 1);
+}
+
+/*
+ * Below WF_RADIX_MIN items the radix sort's fixed cost (clearing and summing
+ * 6 x 2,048 counters) outweighs the items: an ECMP all-to-all's incremental
+ * recomputations touch a few hundred links each, and that fixed cost was
+ * half of the run. Sort them by (key, link) instead: insertion sort on runs of
+ * WF_RUN items, then bottom-up merges. (key, link) is a total order, so the
+ * result is the radix sort's (stable over link order) exactly.
+ */
+static struct wf_item *
+wf_merge_sort(struct fs_sim *s, uint32_t n)
+{
+	struct wf_item *a = s->wf_items, *b = s->wf_items2, *t;
+	uint32_t i, j, w;
+
+	for (i = 0; i < n; i += WF_RUN) {
+		uint32_t e = i + WF_RUN < n ? i + WF_RUN : n;
+
+		for (j = i + 1; j < e; j++) {
+			struct wf_item it = a[j];
+			uint32_t k = j;
+
+			for (; k > i && wf_less(&it, &a[k - 1]); k--)
+				a[k] = a[k - 1];
+			a[k] = it;
+		}
+	}
+	for (w = WF_RUN; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			uint32_t m = i + w < n ? i + w : n, e = i + 2 * w < n ? i + 2 * w : n;
+			uint32_t x = i, y = m, o = i;
+
+			while (x < m && y < e)
+				b[o++] = wf_less(&a[y], &a[x]) ? a[y++] : a[x++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < e)
+				b[o++] = a[y++];
+		}
+		t = a;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static struct wf_item *
+wf_sort(struct fs_sim *s, uint32_t n)
+{
+	struct wf_item *a = s->wf_items, *b = s->wf_items2, *t;
+	const uint32_t nb = 1u << WF_RADIX_BITS, mask = nb - 1;
+	uint32_t *hist = s->wf_hist, i, pass;
+
+	if (n < s->wf_radix_min)
+		return wf_merge_sort(s, n);
+	memset(hist, 0, (size_t)WF_RADIX_PASSES * nb * sizeof(*hist));
+	for (i = 0; i < n; i++) {
+		uint64_t u;
+
+		memcpy(&u, &a[i].key, sizeof(u));
+		for (pass = 0; pass < WF_RADIX_PASSES; pass++)
+			hist[pass * nb + ((u >> (pass * WF_RADIX_BITS)) & mask)]++;
+	}
+	for (pass = 0; pass < WF_RADIX_PASSES; pass++) {
+		uint32_t *h = hist + pass * nb, sum = 0, d;
+
+		if (n == 0 || h[wf_digit(&a[0], pass)] == n)
+			continue; /* one digit for all: the order stands */
+		for (d = 0; d < nb; d++) {
+			uint32_t c = h[d];
+
+			h[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[h[wf_digit(&a[i], pass)]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * Count the @nsel selected flows per link, collect the touched links and lay
+ * out link -> flows. A touched link's rem starts as the sum of the selected
+ * flows' previous rates on it (none yet counts 0).
+ */
+static int
+wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
+{
+	const uint32_t *paths = s->paths.data;
+	struct fs_wf_link *L = s->wf_link;
+	uint32_t i, j, ntouched = 0;
+	size_t total = 0, off = 0;
+
+	for (uint32_t k = 0; k < nsel; k++) {
+		const double old = s->inc_old[k] > 0 ? s->inc_old[k] : 0;
+		const uint32_t *p;
+
+		i = s->inc_sel[k];
+		p = paths + s->act_pf[i];
+		for (j = 0; j < s->act_np[i]; j++) {
+			uint32_t l = p[j];
+
+			if (L[l].cnt++ == 0) {
+				s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
+				s->wf_touched[ntouched++] = l;
+				L[l].rem = 0;
+			}
+			L[l].rem += old;
+		}
+		total += s->act_np[i];
+	}
+	/* The touched links in link order (ties in share go to the lower link id): a few
+	 * are sorted as they are, many read back from the bitmap in one pass over it. */
+	if ((size_t)ntouched * 4 < s->nlinks / 64) {
+		for (i = 0; i < ntouched; i++)
+			s->wf_mark[s->wf_touched[i] / 64] = 0;
+		ft__fs_sort_u32(s->wf_touched, ntouched);
+	} else {
+		ntouched = 0;
+		for (i = 0; i <= s->nlinks / 64; i++) {
+			uint64_t w = s->wf_mark[i];
+
+			s->wf_mark[i] = 0;
+			while (w) {
+				s->wf_touched[ntouched++] = i * 64 + (uint32_t)__builtin_ctzll(w);
+				w &= w - 1;
+			}
+		}
+	}
+	*ntouched_out = ntouched; /* their counts are cleared by the caller, also on failure */
+	if (total > s->wf_flows_cap) {
+		uint32_t *nf = ft_reallocarray(s->wf_flows, total, sizeof(uint32_t));
+
+		if (!nf)
+			return FT_ENOMEM;
+		s->wf_flows = nf;
+		s->wf_flows_cap = total;
+	}
+	for (i = 0; i < ntouched; i++) {
+		struct fs_wf_link *lk = &L[s->wf_touched[i]];
+
+		lk->off = lk->end = (uint32_t)off; /* end is the fill position below */
+		off += lk->cnt;
+	}
+	for (uint32_t k = 0; k < nsel; k++) {
+		const uint32_t *p;
+
+		i = s->inc_sel[k];
+		p = paths + s->act_pf[i];
+		for (j = 0; j < s->act_np[i]; j++)
+			s->wf_flows[L[p[j]].end++] = i;
+	}
+	return 0;
+}
+
+/* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
+void
+ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
+{
+	struct fs_act_bn *b = &s->act_bn[f];
+	uint32_t old = b->bott;
+	double held = s->now_s - b->since;
+
+	if (old == l)
+		return;
+	if (old != FS_NONE && (b->best == FS_NONE || held > b->best_s)) {
+		b->best = old;
+		b->best_s = held;
+	}
+	b->bott = l;
+	b->since = s->now_s;
+}
+
+
+/*
+ * The selected flows that have a rate cap, into wf_capped in increasing order
+ * of cap (a counting sort over the caps' ranks: caps take few values); their
+ * number. Flows of equal cap freeze at the same level, so their order among
+ * themselves changes no rate.
+ */
+static int
+wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
+{
+	const double *caps = s->caps.data;
+	uint32_t m = (uint32_t)s->caps.len, k, i, a, b, sum;
+
+	*ncapped = 0;
+	if (m == 0)
+		return 0;
+	if (s->caps_ranked != m) {
+		uint32_t *rank = ft_reallocarray(s->cap_rank, m, sizeof(uint32_t));
+		uint32_t *cnt = rank ? ft_reallocarray(s->cap_cnt, (size_t)m + 1, sizeof(uint32_t)) :
+		                       NULL;
+
+		if (rank)
+			s->cap_rank = rank;
+		if (!cnt)
+			return FT_ENOMEM;
+		s->cap_cnt = cnt;
+		/* rank[a] = how many caps order before cap a: O(m^2), once per new cap */
+		for (a = 0; a < m; a++) {
+			rank[a] = 0;
+			for (b = 0; b < m; b++)
+				rank[a] += caps[b] < caps[a] || (caps[b] == caps[a] && b < a);
+		}
+		s->caps_ranked = m;
+	}
+	memset(s->cap_cnt, 0, ((size_t)m + 1) * sizeof(uint32_t));
+	for (k = 0; k < nsel; k++) {
+		uint32_t c = s->act_capi[s->inc_sel[k]];
+
+		if (c)
+			s->cap_cnt[s->cap_rank[c - 1] + 1]++;
+	}
+	for (sum = 0, i = 0; i <= m; i++) {
+		sum += s->cap_cnt[i];
+		s->cap_cnt[i] = sum - s->cap_cnt[i]; /* exclusive prefix: each rank's start */
+	}
+	if (sum == 0)
+		return 0;
+	for (k = 0; k < nsel; k++) {
+		uint32_t f = s->inc_sel[k], c = s->act_capi[f];
+
+		if (c)
+			s->wf_capped[s->cap_cnt[s->cap_rank[c - 1] + 1]++] = f;
+	}
+	*ncapped = sum;
+	return 0;
+}
+
+/* Freeze active flow @f at @rate, bottlenecked by @bott: its links give the rate back,
+ * all but @full, the link that froze it (its room is spent; FS_NONE: its own cap). */
+static void
+wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t full)
+{
+	const uint32_t *p = (const uint32_t *)s->paths.data + s->act_pf[f];
+	struct fs_wf_link *L = s->wf_link;
+	uint32_t j;
+
+	s->act_rate[f] = rate;
+	s->wf_bott[f] = bott; /* ft__fs_set_bottleneck() once the rates stand */
+	for (j = 0; j < s->act_np[f]; j++) {
+		struct fs_wf_link *m = &L[p[j]];
+
+		m->cnt--;
+		if (p[j] == full)
+			continue;
+		m->rem -= rate;
+		if (m->rem < 0)
+			m->rem = 0;
+	}
+}
+
+/*
+ * Give the @nsel selected flows (inc_sel) their max-min rates over what
+ * the others leave of each link (@full: every active flow is selected).
+ */
+int
+ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
+{
+	const uint32_t *paths = s->paths.data;
+	struct fs_wf_link *L = s->wf_link;
+	struct wf_item *h, *sorted;
+	uint32_t ntouched = 0, i, k, next, unfrozen, ncapped = 0, nextcap = 0;
+	int rc;
+
+	rc = wf_layout(s, nsel, &ntouched);
+	if (rc < 0)
+		goto out;
+	s->wf_heap.len = 0;
+	if (ft_vec_reserve(&s->wf_heap, ntouched) < 0) {
+		rc = FT_ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < nsel; k++)
+		s->act_rate[s->inc_sel[k]] = -1; /* unfrozen */
+	rc = wf_collect_capped(s, nsel, &ncapped);
+	if (rc < 0)
+		goto out;
+	/*
+	 * Links are taken in the order of (share, link id). They start sorted by their first
+	 * share; one whose share has grown when its turn comes (shares only grow as flows
+	 * freeze) goes to a min-heap at its current share, and the next link is the smaller
+	 * of the sorted array's next and the heap's top. Links whose flows were all frozen
+	 * elsewhere cost one look each.
+	 */
+	for (i = 0; i < ntouched; i++) {
+		uint32_t l = s->wf_touched[i];
+
+		if (full) {
+			L[l].rem = s->cap_Bps[l];
+			/* every active flow is laid out: its exact count (lazy: the only one) */
+			if (L[l].cnt > s->lk[l].maxflows)
+				s->lk[l].maxflows = L[l].cnt;
+		} else {
+			/* what the kept flows leave: rem held the refilled flows' old rates */
+			L[l].rem = s->cap_Bps[l] - s->lk[l].load + L[l].rem;
+			if (L[l].rem < 0)
+				L[l].rem = 0;
+		}
+		s->wf_items[i].key = L[l].rem / L[l].cnt;
+		s->wf_items[i].link = l;
+	}
+	sorted = wf_sort(s, ntouched);
+	h = s->wf_heap.data;
+	next = 0;
+	unfrozen = nsel;
+	/* once every selected flow is frozen, the links left have none to give a rate */
+	while (unfrozen > 0) {
+		struct wf_item it;
+		uint32_t l;
+		double share;
+
+		/*
+		 * A flow's own cap is a link of one flow: it freezes the flow when the level
+		 * reaches it, before any link whose share (a lower bound while stale) is
+		 * higher; on a tie the link goes first.
+		 */
+		while (nextcap < ncapped && s->act_rate[s->wf_capped[nextcap]] >= 0)
+			nextcap++; /* frozen on a link meanwhile */
+		if (nextcap < ncapped) {
+			uint32_t f = s->wf_capped[nextcap];
+			double c = FT_VEC_AT(&s->caps, double, s->act_capi[f] - 1);
+			bool link_first = (next < ntouched && sorted[next].key <= c) ||
+			                  (s->wf_heap.len && h[0].key <= c);
+
+			if (!link_first) {
+				wf_freeze(s, f, c, paths[s->act_pf[f]], FS_NONE);
+				unfrozen--;
+				nextcap++;
+				continue;
+			}
+		}
+		if (next < ntouched && (s->wf_heap.len == 0 || wf_less(&sorted[next], &h[0]))) {
+			it = sorted[next++];
+		} else if (s->wf_heap.len) {
+			it = h[0];
+			wf_pop(s);
+		} else {
+			break;
+		}
+		l = it.link;
+		if (L[l].cnt == 0)
+			continue; /* all its flows are frozen */
+		share = L[l].rem / L[l].cnt;
+		if (it.key != share) {
+			wf_push(s, share, l);
+			continue;
+		}
+		for (k = L[l].off; k < L[l].end; k++) {
+			uint32_t f = s->wf_flows[k];
+
+			if (s->act_rate[f] >= 0)
+				continue;
+			wf_freeze(s, f, share, l, l);
+			unfrozen--;
+		}
+		L[l].rem = 0;
+	}
+	/* grow mode: a full pass leaves each link's load as what its room went to (a link
+	 * that froze flows is full), so it need not be summed again from the rates */
+	for (i = 0; i < ntouched && full && s->lf && s->keep; i++) {
+		uint32_t l = s->wf_touched[i];
+
+		s->lk[l].load = L[l].rem < s->cap_Bps[l] ? s->cap_Bps[l] - L[l].rem : 0;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < ntouched; i++)
+		L[s->wf_touched[i]].cnt = 0;
+	return rc;
+}
