@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # bench/allreduce.sh - fabtune's shm and tcp all_reduce busbw against Open
 # MPI's MPI_Allreduce on the same number of ranks (vader for shm, the tcp BTL
-# on loopback for tcp), sizes 1 MiB to 64 MiB, RUNS (5) runs in alternating
+# on loopback for tcp), sizes 64 KiB to 64 MiB (MIN, MAX), RUNS (5) runs in alternating
 # order; medians, and the median of per-run ratios, which pairs runs made
 # moments apart. Target: ratio >= 1.0 for every size. Open MPI yields when idle
 # (mpi_yield_when_idle), as fabtune does, so a loaded machine treats both alike.
-# TRANSPORTS="shm tcp" (default) picks the transports, MAX the largest size,
+# TRANSPORTS="shm tcp" (default) picks the transports, MIN and MAX the sizes,
 # ITERS (40) the timed iterations per size and WARMUP (5) the untimed ones:
 # a 1 MiB all_reduce takes a few hundred microseconds, and ten of them are
 # too short a sample on a shared machine.
@@ -16,7 +16,7 @@ np=${NP:-2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
-min=$((1 << 20))
+min=${MIN:-$((64 << 10))}
 max=${MAX:-$((64 << 20))}
 iters=${ITERS:-40}
 warmup=${WARMUP:-5}

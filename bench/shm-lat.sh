@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/shm-lat.sh - fabtune's shm ping-pong latency (one way, p50 and p99)
 # against an Open MPI ping-pong over vader (bench/mpi_pt2pt.c), 8 B to 1 MiB
-# by factors of 4 (MIN, MAX), RUNS (5) runs alternating which goes first;
+# (MIN, MAX) by factors of 2 (FACTOR=4 skips every other size, but from 8 B
+# it then stops at 512 KiB), RUNS (5) runs alternating which goes first;
 # medians over the runs, and the median of per-run ratios. HOG=1 runs one
 # foreign CPU hog during both. Targets: p50 ratio <= 1.0 at every size;
 # with HOG=1, p99 ratio <= 2.0.
@@ -14,12 +15,19 @@ mpicc -O2 -o "$tmp/mpi_pt2pt" bench/mpi_pt2pt.c || exit 2
 min=${MIN:-8}
 max=${MAX:-$((1 << 20))}
 iters=${ITERS:-2000}
+factor=${FACTOR:-2}
+# bench/mpi_pt2pt.c steps by 4 when its MINBYTES is negative, by 2 otherwise
+case $factor in
+2) mpimin=$min ;;
+4) mpimin=-$min ;;
+*) echo "FACTOR must be 2 or 4"; exit 2 ;;
+esac
 fab() {
-	"$fabtune" bench pt2pt_lat --np 2 --transport shm -b "$min" -e "$max" -f 4 -n "$iters" \
+	"$fabtune" bench pt2pt_lat --np 2 --transport shm -b "$min" -e "$max" -f "$factor" -n "$iters" \
 		-w 100 --json >"$tmp/fab.$1" 2>/dev/null
 }
 bare() {
-	mpirun -np 2 --mca btl self,vader "$tmp/mpi_pt2pt" lat "-$min" "$max" "$iters" 100 1 \
+	mpirun -np 2 --mca btl self,vader "$tmp/mpi_pt2pt" lat "$mpimin" "$max" "$iters" 100 1 \
 		>"$tmp/mpi.$1" 2>/dev/null
 }
 hog_start
@@ -42,5 +50,5 @@ while [ "$size" -le "$max" ]; do
 		printf "shm %8d B p%s  fabtune %9.2f us  MPI %9.2f us  ratio %s  (median of per-run ratios %s)\n" \
 			"$size" "$q" "$f" "$m" "$(ratio "$f" "$m")" "$pr"
 	done
-	size=$((size * 4))
+	size=$((size * factor))
 done
