@@ -26,14 +26,14 @@
  * millisecond on loopback), when this host has a core for every local rank.
  * A reply that is microseconds away is then picked up without the wake-up
  * of a sleeping process, as MPI libraries and perftest poll. A large
- * receive spins too: a receiver inside recv() holds its socket, so the
- * segments arriving meanwhile wait on the socket's backlog and are
- * processed by the receiver on its own core, where a sleeping receiver
- * leaves the whole receive path (and its wake-up) to the softirq of the
- * sender's core, which over a veth pair also runs the transmission (4
- * streams over veth: 2.4 GB/s sleeping, 4.2 spinning, medians of 7). A
- * large send still waits in poll() at once. An oversubscribed host never
- * spins, so that the ranks sharing a core run.
+ * transfer (send or receive) waits in poll() at once. A spinning large
+ * receiver was tried: with its rank forced to spin it moved 4 streams over
+ * veth faster (4.2 GB/s against 2.4, medians of 7), but left to the load
+ * sample that decides spinning it made identical bandwidth runs bimodal:
+ * over a shaped veth link 2 of 4 identical runs were flagged as 3-5 %
+ * regressions by `archive compare`, against none of 6 without it. A
+ * benchmark that disagrees with itself is worse than a slower one. An
+ * oversubscribed host never spins, so that the ranks sharing a core run.
  */
 #define TCP_SPIN_POLLS     2048
 #define TCP_SPIN_MAX_BYTES (64 * 1024)
@@ -212,8 +212,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
-	ep->base.spin_polls =
-	        ep->may_spin && (!send || req->len <= TCP_SPIN_MAX_BYTES) ? TCP_SPIN_POLLS : 0;
+	ep->base.spin_polls = ep->may_spin && req->len <= TCP_SPIN_MAX_BYTES ? TCP_SPIN_POLLS : 0;
 	if (req->len == 0) {
 		req->done = true;
 		return 0;
