@@ -161,7 +161,7 @@ LIMITS = {
     'perf-busbw-below-model': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `busbw_model_min` (default 80%) and `busbw_model_error` (default 55%).',
     'perf-host-outlier': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `pair_outlier_min` (default 80%).',
     'perf-latency-above-model': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `latency_model_max` (default 1.25) and `latency_model_error` (default 2).',
-    'perf-latency-jitter': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `jitter_max` (default 2) and `jitter_error` (default 10).',
+    'perf-latency-jitter': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `jitter_max` (default 2) and `jitter_error` (default 10), when p99 is at least `jitter_min_us` (default 1) above p50.',
     'perf-pair-outlier': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `pair_outlier_min` (default 80%).',
     'perf-scale-drop': 'Limits from the thresholds file (`--thresholds`, see `docs/cmd/diagnose.md`): `scale_drop_min` (default 85%).',
     'perf-utilisation-low': 'Limits from the thresholds file: `utilisation_min` (default 85%) and `busbw_model_error` (default 55%, below which it is an error).',

@@ -96,6 +96,7 @@ struct ft_diag_thresholds {
 	double latency_model_error;  /* ... above is an error */
 	double jitter_max;	     /* latency p99 / p50: above warns */
 	double jitter_error;	     /* ... above is an error */
+	double jitter_min_us;	     /* ... and only when p99 - p50 is at least this, us */
 	double pair_outlier_min;     /* a pair's bandwidth / the median pair's, 0..1 */
 	double scale_drop_min;	     /* plateau busbw at the largest scale / the smallest's, 0..1 */
 	double paused_fraction_error; /* share of an interval paused that is an error, 0..1 */

@@ -18,7 +18,9 @@
  * Limits from the thresholds file (diag/thresholds.c): busbw_model_min, 80% of
  * the expected bandwidth (NA-EXPECT), and busbw_model_error, 55% (SYM-BW-HALF:
  * about half is a fault class); jitter_max and jitter_error, p99 twice and ten
- * times p50 (heuristics); pair_outlier_min, a pair below 80% of the median
+ * times p50 (heuristics), when p99 is at least jitter_min_us (1 us) above p50:
+ * a 0.2 us spread around a 0.2 us shared-memory p50 is no jitter a user can act
+ * on; pair_outlier_min, a pair below 80% of the median
  * pair bandwidth (heuristic).
  */
 
@@ -203,7 +205,8 @@ check_jitter(const struct ft_diag_ctx *c, struct ft_findings *out, const struct 
 	if (!p50 || p50->num <= 0)
 		return 0;
 	ratio = p99->num / p50->num;
-	if (ratio < c->thresholds->jitter_max)
+	if (ratio < c->thresholds->jitter_max ||
+	    p99->num - p50->num < c->thresholds->jitter_min_us)
 		return 0;
 	return ft__diag_emit(c, out, ratio >= c->thresholds->jitter_error ? FT_SEV_ERROR : -1,
 			     FT__EV(p99, p50),

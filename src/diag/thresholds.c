@@ -44,6 +44,7 @@ const struct ft_diag_thresholds ft__diag_default_thresholds = {
 	.latency_model_error = 2.0,
 	.jitter_max = 2.0,
 	.jitter_error = 10.0,
+	.jitter_min_us = 1.0,
 	.pair_outlier_min = 0.80,
 	.scale_drop_min = 0.85, /* SYM-SCALE-DROP */
 	.paused_fraction_error = 0.50, /* ROCE-PFC */
@@ -103,6 +104,7 @@ static const struct ft__doc_field keys[] = {
 	POSITIVE(latency_model_error),
 	POSITIVE(jitter_max),
 	POSITIVE(jitter_error),
+	POSITIVE(jitter_min_us),
 	FRACTION(pair_outlier_min),
 	FRACTION(scale_drop_min),
 	FRACTION(paused_fraction_error),

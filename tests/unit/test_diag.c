@@ -1466,6 +1466,9 @@ test_thresholds_moved(void **state)
 		  false, W, NONE },
 		{ "jitter_error: 5", "perf-latency-jitter", "bench.lat_p99@h1=30|8;bench.lat_p50@h1=5|8",
 		  false, W, E },
+		/* p99 0.37 us against p50 0.17 us (2.2x): 0.2 us apart is under the 1 us floor */
+		{ "jitter_min_us: 0.1", "perf-latency-jitter",
+		  "bench.lat_p99@h1=0.37|512;bench.lat_p50@h1=0.17|512", false, NONE, W },
 		/* a pair at 40% of the median: an outlier below 80%, not below 30% */
 		{ "pair_outlier_min: 0.3", "perf-pair-outlier",
 		  "bench.pair_bw@x/a->b=10;bench.pair_bw@x/b->c=10;bench.pair_bw@x/c->d=10;"
@@ -1554,7 +1557,7 @@ test_thresholds_moved(void **state)
 		assert_true(t.rx_out_of_buffer_max == 1000 && t.rx_out_of_buffer_rate_max == 100);
 		assert_true(t.busbw_model_min == 0.80 && t.busbw_model_error == 0.55);
 		assert_true(t.latency_model_max == 1.25 && t.latency_model_error == 2.0);
-		assert_true(t.jitter_max == 2.0 && t.jitter_error == 10.0);
+		assert_true(t.jitter_max == 2.0 && t.jitter_error == 10.0 && t.jitter_min_us == 1.0);
 		assert_true(t.pair_outlier_min == 0.80 && t.scale_drop_min == 0.85);
 		assert_true(t.paused_fraction_error == 0.50 && t.copy_bw_min == 0.85);
 		assert_true(t.effective_ber_max == 1e-12 && t.raw_ber_max == 1e-6);
