@@ -48,6 +48,8 @@ struct ft__nccl_state {
 	uint64_t nrows;       /* table rows read */
 	size_t row0;          /* index in the run of the first row of this text */
 	uint32_t inferred_nranks; /* ranks from busbw/algbw when no "# Rank" line was seen */
+	uint32_t rank_end;        /* 1 + the highest rank a "# Rank" line named */
+	bool ranks_cut;           /* the rank lines do not run 0, 1, 2 ...: an excerpt */
 };
 
 void ft__nccl_state_init(struct ft__nccl_state *st);

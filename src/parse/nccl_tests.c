@@ -177,6 +177,22 @@ emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
  * sendrecv) stay unknown. Figures are printed with two decimals: rows below
  * 1 GB/s are too coarse to name the test, below 10 GB/s to count the ranks.
  */
+/*
+ * How far the rank count from busbw/algbw may sit from a whole number: 0.1,
+ * or what the printed figures' rounding (half a unit of the second decimal
+ * on each) allows at this ratio, n = 2 / (2 - ratio) moving by n^2 / 2 per
+ * unit of ratio (128 ranks at 500 GB/s: 0.49); nothing when that reaches
+ * half a rank, where the count cannot be told from its neighbours.
+ */
+static double
+rank_slack(const struct ft_result_row *r, double ratio, double n)
+{
+	double dratio = ratio * 0.005 * (1 / r->algbw_GBps + 1 / r->busbw_GBps);
+	double dn = n * n / 2 * dratio;
+
+	return dn >= 0.5 ? 0 : dn > 0.1 ? dn : 0.1;
+}
+
 static bool
 infer_test(const struct ft_result_row *r, char *name, size_t len, uint32_t *nranks)
 {
@@ -202,7 +218,8 @@ infer_test(const struct ft_result_row *r, char *name, size_t len, uint32_t *nran
 	} else {
 		return false;
 	}
-	if (r->algbw_GBps >= 10.0 && n < 1e6 && fabs(n - round(n)) < 0.1 && round(n) >= 2)
+	if (r->algbw_GBps >= 10.0 && n < 1e6 && fabs(n - round(n)) < rank_slack(r, ratio, n) &&
+	    round(n) >= 2)
 		*nranks = (uint32_t)round(n);
 	return true;
 }
@@ -316,6 +333,13 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	ft_strlcpy(r.test, st->test, sizeof(r.test));
 	ft_strlcpy(r.transport, "nccl", sizeof(r.transport));
 	r.nranks = st->nranks ? st->nranks : st->inferred_nranks;
+	if (st->ranks_cut) { /* only some rank lines were kept: the row, else the highest rank */
+		char kind[32];
+		uint32_t inferred = 0;
+
+		r.nranks = infer_test(&r, kind, sizeof(kind), &inferred) && inferred ? inferred :
+		                                                                      st->rank_end;
+	}
 	c->host[0] = c->device[0] = '\0';
 	c->port = c->rank = -1;
 	ft__add_row(c, &r);
@@ -354,6 +378,10 @@ rank_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint
 	c->port = -1;
 	c->rank = (int)rank;
 	ft__emit(c, line, "bench.rank", dev >= 0, (double)dev, NULL, ft__trim(rest));
+	if ((uint64_t)rank != st->nranks)
+		st->ranks_cut = true;
+	if ((uint64_t)rank + 1 > st->rank_end && rank < UINT32_MAX)
+		st->rank_end = (uint32_t)rank + 1;
 	st->nranks++;
 }
 
