@@ -84,6 +84,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "channels", &o.channels, "N", "NCCL channels (default: one per NVLink)"),
 		OPT_STRING(0, "nccl", &o.nccl, "VERSION",
 		           "constants of an NCCL release: 2.18 ... 2.27 (default: 2.28+)"),
+		OPT_U64(0, "gpus-per-thread", &o.gpus_per_thread, "N",
+		        "GPUs one host thread drives (nccl-tests -g): N launches per operation"),
 		OPT_BOOL(0, "cuda-graph", &o.cuda_graph,
 		         "iterations replayed from a CUDA graph (nccl-tests -G): no host launch"),
 		OPT_BOOL(0, "tuner-only", &o.tuner_only,

@@ -53,6 +53,9 @@ struct ft_model_links {
 	bool nvlink;         /* intra-node traffic over NVLink (else PCIe) */
 	bool nvls;           /* NVSwitch with NVLink SHARP */
 	bool sharp;          /* in-network reduction in the fabric */
+	/* The NICs carry GPUDirect-TCPX/O (docs/presets.md PS-TCPX): across nodes NCCL runs
+	 * the Simple protocol alone and no NVLink SHARP, as the platform's NCCL profile sets. */
+	bool tcpx;
 	uint32_t nvlinks;    /* NVLink links per GPU */
 	double intra_Bps;    /* ring graph bandwidth per GPU inside a node (all channels) */
 	char intra_what[16]; /* "nvlink", "pcie", "cpu_link" */
@@ -123,6 +126,9 @@ struct ft_model_query {
 	uint32_t nccl_version;
 	/* Iterations replayed from a CUDA graph (nccl-tests -G): no host launch per operation. */
 	bool cuda_graph;
+	/* GPUs one host thread drives (nccl-tests -g): it launches the operation on each of
+	 * them in turn, so the host's floor is that many launches; 0 or 1 = one GPU. */
+	uint32_t gpus_per_thread;
 	/* NCCL's tuner figure alone: latency + size / bandwidth, without the pipeline terms. */
 	bool tuner_only;
 };
@@ -137,6 +143,7 @@ struct ft_model_args {
 	const char *proto; /* NCCL_PROTO's names; NULL: the tuner's choice */
 	const char *nccl;  /* "2.21" or "2.23.4"; NULL: the kb's constants */
 	uint64_t gpus, nodes, ppn, channels; /* 0: the spec's */
+	uint64_t gpus_per_thread;            /* nccl-tests -g; 0: one */
 	bool cuda_graph, tuner_only;
 };
 

@@ -49,6 +49,10 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 		                    "--proto: expected simple, ll or ll128, got '%s'", a->proto);
 	if (a->ppn > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--ppn: value out of range");
+	if (a->gpus_per_thread > FT_SPEC_MAX_GPUS)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--gpus-per-thread: expected 1 to %d (nccl-tests -g), got %" PRIu64,
+		                    FT_SPEC_MAX_GPUS, a->gpus_per_thread);
 	if (a->gpus > UINT32_MAX || a->nodes > UINT32_MAX || a->channels > 64)
 		return ft_error_set(err, FT_EINVAL, "%s: value out of range",
 		                    a->channels > 64     ? "--channels (at most 64)" :
@@ -61,6 +65,7 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 	q->ppn = (uint32_t)a->ppn;
 	q->nchannels = (uint32_t)a->channels;
 	q->cuda_graph = a->cuda_graph;
+	q->gpus_per_thread = (uint32_t)a->gpus_per_thread;
 	q->tuner_only = a->tuner_only;
 	return 0;
 }

@@ -319,6 +319,10 @@ pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft
 	double lf, bf;
 
 	ft__model_pipe(l, q->op, a, p, c, q->bytes, q->cuda_graph, pl);
+	/* nccl-tests -g N: one thread launches the operation on its N GPUs in turn
+	 * (one group over N communicators), N host launches per iteration. */
+	if (q->gpus_per_thread > 1)
+		pl->launch_s *= q->gpus_per_thread;
 	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
 	*t = ft__model_pipe_time(c, lf, bf, q->bytes, pl);
 	if (*t <= pl->launch_s)

@@ -333,6 +333,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->nvlink = n->nvlink_gen > 0 && n->nvlink_Bps > 0;
 	l->nvls = l->nvlink && n->nvswitch && n->nvls && l->arch >= FT_ARCH_HOPPER;
 	l->sharp = spec->fabric.sharp;
+	l->tcpx = wire_tech(spec) == FT_TECH_TCP;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 
 	if (l->nvlink) {

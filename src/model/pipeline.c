@@ -387,10 +387,14 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	} else if (stages > 1 && p == FT_PROTO_SIMPLE && pace_Bps > 0 && isfinite(pace_Bps)) {
 		/* Every pipe moves one chunk per round; a round at the pace of the whole. */
 		t_pace = c_eff * pipes / pace_Bps;
-		if (a == FT_ALGO_NVLS_TREE && c->stage_intra_Bps > 0 && c->stage_inter_Bps > 0) {
-			/* The NVLS stages at the NVLS rate, the tree's hops at the network's. */
-			sum = 2.0 * c_eff * pipes / c->stage_intra_Bps +
-			      (stages - 2.0) * c_eff * pipes / c->stage_inter_Bps;
+		if ((a == FT_ALGO_NVLS_TREE || a == FT_ALGO_TREE) && c->stage_intra_Bps > 0 &&
+		    c->stage_inter_Bps > 0) {
+			/* The stages inside a node at its rate (NVLS's two, or the tree's chain
+			 * up and down), the hops between nodes at the network's. */
+			double inside = a == FT_ALGO_TREE ? 2.0 * (l->ppn - 1) : 2.0;
+
+			sum = inside * c_eff * pipes / c->stage_intra_Bps +
+			      (stages - inside) * c_eff * pipes / c->stage_inter_Bps;
 		} else {
 			sum = stages * t_pace;
 		}

@@ -307,6 +307,14 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 	/* kb NA-PROTO-LL128: on by default only where the intra-node path is NVLink. */
 	if (!proto_forced && p == FT_PROTO_LL128 && !l->nvlink)
 		return "ll128 is off by default without NVLink";
+	/* docs/presets.md PS-TCPX: GPUDirect-TCPX/O moves Simple only; the platform's NCCL
+	 * profile sets NCCL_PROTO=Simple, NCCL_ALGO=Ring,Tree and NCCL_NVLS_ENABLE=0. */
+	if (l->tcpx && l->nnodes > 1) {
+		if (!proto_forced && p != FT_PROTO_SIMPLE)
+			return "gpudirect-tcpx/o carries the simple protocol only";
+		if (!algo_forced && (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE))
+			return "nvlink sharp is off on gpudirect-tcpx/o hosts";
+	}
 	return NULL;
 }
 
@@ -427,6 +435,15 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 	if (l->nnodes == 1)
 		bus *= 0.85;
 	c->bw_Bps = bus * 0.5;
+	/* A hop of the chain inside the node moves at the NVLink (PCIe) graph's rate, a hop
+	 * between nodes at the network's, both with the factors above (the ramp's stages). */
+	if (l->nnodes > 1) {
+		double inter = l->inter_Bps * l->ring_tier_factor;
+		double scale = c->bw_Bps / FT_MIN(l->intra_Bps, inter);
+
+		c->stage_intra_Bps = l->intra_Bps * scale;
+		c->stage_inter_Bps = inter * scale;
+	}
 	c->lat_s = base_lat(l, FT_ALGO_TREE, p) +
 	           2.0 * ((l->ppn - 1) * h.intra + log2_floor(l->nnodes) * h.inter);
 }

@@ -1,0 +1,1 @@
+model dgx-h100 --gpus-per-thread 32
