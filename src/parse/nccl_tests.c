@@ -167,6 +167,23 @@ emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
 }
 
 /*
+ * How far the rank count from busbw/algbw may sit from a whole number: 0.1,
+ * or what the printed figures' rounding (half a unit of the second decimal
+ * on each) allows, the count moving by @dndr per unit of ratio (n^2 / 2 for
+ * all_reduce's n = 2 / (2 - ratio); 128 ranks at 500 GB/s: 0.49); nothing
+ * when that reaches half a rank, where the count cannot be told from its
+ * neighbours.
+ */
+static double
+rank_slack(const struct ft_result_row *r, double ratio, double dndr)
+{
+	double dratio = ratio * 0.005 * (1 / r->algbw_GBps + 1 / r->busbw_GBps);
+	double dn = dndr * dratio;
+
+	return dn >= 0.5 ? 0 : dn > 0.1 ? dn : 0.1;
+}
+
+/*
  * The collective of a row when nothing else names it (an excerpt pasted
  * without its header), from what nccl-tests prints (NT-PERF):
  * a root column >= 0 is broadcast (redop "none") or reduce; unrooted with a
@@ -177,27 +194,11 @@ emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
  * sendrecv) stay unknown. Figures are printed with two decimals: rows below
  * 1 GB/s are too coarse to name the test, below 10 GB/s to count the ranks.
  */
-/*
- * How far the rank count from busbw/algbw may sit from a whole number: 0.1,
- * or what the printed figures' rounding (half a unit of the second decimal
- * on each) allows at this ratio, n = 2 / (2 - ratio) moving by n^2 / 2 per
- * unit of ratio (128 ranks at 500 GB/s: 0.49); nothing when that reaches
- * half a rank, where the count cannot be told from its neighbours.
- */
-static double
-rank_slack(const struct ft_result_row *r, double ratio, double n)
-{
-	double dratio = ratio * 0.005 * (1 / r->algbw_GBps + 1 / r->busbw_GBps);
-	double dn = n * n / 2 * dratio;
-
-	return dn >= 0.5 ? 0 : dn > 0.1 ? dn : 0.1;
-}
-
 static bool
 infer_test(const struct ft_result_row *r, char *name, size_t len, uint32_t *nranks)
 {
 	bool reduces = r->redop[0] && strcmp(r->redop, "none") != 0;
-	double ratio, n;
+	double ratio, n, dndr;
 
 	*nranks = 0;
 	if (!r->redop[0])
@@ -212,13 +213,15 @@ infer_test(const struct ft_result_row *r, char *name, size_t len, uint32_t *nran
 	if (ratio > 1.02 && ratio <= 2.0) {
 		ft_strlcpy(name, "all_reduce", len);
 		n = 2.0 / (2.0 - ratio);
+		dndr = n * n / 2;
 	} else if (ratio < 0.98 && ratio >= 0.45) {
 		ft_strlcpy(name, "reduce_scatter", len);
 		n = 1.0 / (1.0 - ratio);
+		dndr = n * n;
 	} else {
 		return false;
 	}
-	if (r->algbw_GBps >= 10.0 && n < 1e6 && fabs(n - round(n)) < rank_slack(r, ratio, n) &&
+	if (r->algbw_GBps >= 10.0 && n < 1e6 && fabs(n - round(n)) < rank_slack(r, ratio, dndr) &&
 	    round(n) >= 2)
 		*nranks = (uint32_t)round(n);
 	return true;
