@@ -17,6 +17,7 @@
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
+#include "coll/names.h"
 #include "spec/doc.h"
 
 struct ld {
@@ -95,54 +96,48 @@ load_list(struct ld *l, yaml_node_t *seq, const char *name, const struct ft__doc
 
 /* ---- jobs ------------------------------------------------------------------ */
 
+/* An op's name, algorithm or protocol (which: the key ending @path); "auto" leaves the
+ * algorithm or protocol to NCCL's tuner. */
 static int
-read_op(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+read_op_name(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	const char *s = text_of(d, v, path, "an operation");
-
-	if (!s)
-		return FT_EPARSE;
-	if (ft_op_from_name(s, &((struct sc_op *)obj)->op) < 0 ||
-	    !ft_op_is_modelled(((struct sc_op *)obj)->op))
-		return ft__doc_fail(d, v, FT_EPARSE, path,
-		                    "expected all_reduce, all_gather, reduce_scatter, broadcast, "
-		                    "reduce, alltoall or sendrecv, got '%s'",
-		                    s);
-	return 0;
-}
-
-/* An op's algorithm or protocol (which: the key ending @path); "auto" leaves it to NCCL's
- * tuner. */
-static int
-read_auto(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
-{
+	static const struct {
+		const char *key, *what;
+		const struct ft__name_set *set;
+		int auto_value;
+		size_t at;
+	} names[] = {
+		{ ".op", "an operation", &ft__coll_modelled_ops, -1, offsetof(struct sc_op, op) },
+		{ ".algo", "an algorithm", &ft__coll_algos, SC_ALGO_AUTO,
+		  offsetof(struct sc_op, algo) },
+		{ ".proto", "a protocol", &ft__coll_protos, SC_PROTO_AUTO,
+		  offsetof(struct sc_op, proto) },
+	};
 	const char *key = strrchr(path, '.');
-	bool algo = key && strcmp(key, ".algo") == 0;
-	const char *s = text_of(d, v, path, algo ? "an algorithm" : "a protocol");
-	struct sc_op *op = obj;
-	int rc;
+	struct ft_error why = { 0 };
+	size_t i = 0;
+	const char *s;
+	int value;
 
+	while (i + 1 < FT_ARRAY_SIZE(names) && !(key && strcmp(key, names[i].key) == 0))
+		i++;
+	s = text_of(d, v, path, names[i].what);
 	if (!s)
 		return FT_EPARSE;
-	if (strcmp(s, "auto") == 0) {
-		op->algo = algo ? SC_ALGO_AUTO : op->algo;
-		op->proto = algo ? op->proto : SC_PROTO_AUTO;
-		return 0;
-	}
-	rc = algo ? ft_algo_from_name(s, &op->algo) : ft_proto_from_name(s, &op->proto);
-	if (rc < 0)
-		return ft__doc_fail(d, v, FT_EPARSE, path, "expected auto, %s, got '%s'",
-		                    algo ? "ring, tree, halving_doubling, direct, hierarchical, "
-		                           "nvls, nvls_tree, collnet or pat" :
-		                           "simple, ll or ll128",
-		                    s);
+	if (ft__name_read(names[i].set, NULL, s, names[i].auto_value, &value, &why) < 0)
+		return ft__doc_fail(d, v, FT_EPARSE, path, "%s", why.msg);
+	/* the three are enums, stored as int */
+	_Static_assert(sizeof(enum ft_op) == sizeof(int) && sizeof(enum ft_algo) == sizeof(int) &&
+	                       sizeof(enum ft_proto) == sizeof(int),
+	               "sc_op's enums are ints");
+	*(int *)(void *)((char *)obj + names[i].at) = value;
 	return 0;
 }
 
 static const struct ft__doc_field op_fields[] = {
-	{ "op", FT__DOC_FN, .fn = read_op },
-	{ "algo", FT__DOC_FN, .fn = read_auto },
-	{ "proto", FT__DOC_FN, .fn = read_auto },
+	{ "op", FT__DOC_FN, .fn = read_op_name },
+	{ "algo", FT__DOC_FN, .fn = read_op_name },
+	{ "proto", FT__DOC_FN, .fn = read_op_name },
 	{ "size", FT__DOC_SIZE, FT__DOC_AT(struct sc_op, bytes) },
 	{ "repeat", FT__DOC_U32, FT__DOC_AT(struct sc_op, repeat), .lo = 1, .hi = 1000000 },
 	{ "channels", FT__DOC_U32, FT__DOC_AT(struct sc_op, channels), .lo = 1,
@@ -190,19 +185,22 @@ read_ops(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return rc;
 }
 
+/* A job's placement by name, in enum sc_placement order; also `sim --placement`'s. */
+const char *const ft__scenario_placement_names[] = { "packed", "spread", "random", NULL };
+_Static_assert(SC_PACKED == 0 && SC_SPREAD == 1 && SC_RANDOM == 2, "placement names order");
+
 static int
 read_placement(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	static const char *const names[] = { "packed", "spread", "random", NULL };
 	static const struct ft__doc_field how = {
-		"placement", FT__DOC_ENUM, FT__DOC_AT(struct sc_job, placement), .names = names,
+		"placement", FT__DOC_ENUM, FT__DOC_AT(struct sc_job, placement),
+		.names = ft__scenario_placement_names,
 		.what = "packed, spread, random or a list of node:gpu"
 	};
 	struct sc_job *job = obj;
 	yaml_node_item_t *it;
 	size_t i = 0;
 
-	_Static_assert(SC_PACKED == 0 && SC_SPREAD == 1 && SC_RANDOM == 2, "names[] order");
 	if (v->type != YAML_SEQUENCE_NODE)
 		return ft__doc_read(d, &how, v, path, job);
 	job->placement = SC_EXPLICIT;

@@ -22,6 +22,10 @@ enum sc_placement {
 	SC_EXPLICIT,
 };
 
+/* The names of SC_PACKED .. SC_RANDOM, NULL-terminated (scenario.c): the scenario's
+ * `placement:` and `fabtune sim --placement`. */
+extern const char *const ft__scenario_placement_names[];
+
 /* An op's algorithm or protocol left to NCCL's tuner (the model's choice). */
 #define SC_ALGO_AUTO  FT_ALGO_COUNT
 #define SC_PROTO_AUTO FT_PROTO_COUNT
