@@ -746,11 +746,36 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "split_data_on_qps", FT__DOC_BOOL, PKT(split_data_on_qps) },
 };
 
+/* Remember where @key is (node @n) for errors found after loading. */
+static int
+mark(struct ft_scenario *sc, const char *key, const yaml_node_t *n)
+{
+	struct sc_mark m = { .line = (uint32_t)n->start_mark.line + 1,
+		             .col = (uint32_t)n->start_mark.column + 1 };
+
+	ft_strlcpy(m.key, key, sizeof(m.key));
+	return ft_vec_push(&sc->marks, &m) < 0 ? FT_ENOMEM : 0;
+}
+
 static int
 read_packet(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	return ft__doc_walk(d, v, path, packet_fields, FT_ARRAY_SIZE(packet_fields),
-	                    &((struct ft_scenario *)obj)->packet, NULL);
+	struct ft_scenario *sc = obj;
+	yaml_node_pair_t *p;
+	int rc = ft__doc_walk(d, v, path, packet_fields, FT_ARRAY_SIZE(packet_fields), &sc->packet,
+	                      NULL);
+
+	if (rc == 0)
+		rc = mark(sc, "packet", v);
+	/* the walk took a mapping of scalar keys */
+	for (p = v->data.mapping.pairs.start; rc == 0 && p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ft__doc_node(d, p->key);
+		char key[40];
+
+		snprintf(key, sizeof(key), "packet.%s", ft__doc_scalar(k));
+		rc = mark(sc, key, k);
+	}
+	return rc;
 }
 
 /* ---- top level ----------------------------------------------------------------- */
@@ -766,7 +791,7 @@ read_engine(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	if (rc == 0 && !ft_sim_engine_find(sc->engine))
 		rc = ft__doc_fail(d, v, FT_EPARSE, path,
 		                  "expected analytic, flow, ideal or packet, got '%s'", sc->engine);
-	return rc;
+	return rc < 0 ? rc : mark(sc, "engine", v);
 }
 
 static int
@@ -822,6 +847,7 @@ scenario_new(const char *file)
 	ft_vec_init(&sc->jobs, sizeof(struct sc_job));
 	ft_vec_init(&sc->background, sizeof(struct sc_background));
 	ft_vec_init(&sc->faults, sizeof(struct sc_fault));
+	ft_vec_init(&sc->marks, sizeof(struct sc_mark));
 	return sc;
 }
 
@@ -963,6 +989,7 @@ ft_scenario_free(struct ft_scenario *sc)
 	ft_vec_release(&sc->jobs);
 	ft_vec_release(&sc->background);
 	ft_vec_release(&sc->faults);
+	ft_vec_release(&sc->marks);
 	ft_free(sc);
 }
 
@@ -984,6 +1011,7 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	sc = scenario_new(a->spec);
 	if (!sc)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
+	sc->from_options = true;
 	rc = ft_spec_resolve(a->spec, &sc->spec, err);
 	if (rc < 0) {
 		ft_scenario_free(sc);
@@ -1021,4 +1049,65 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	}
 	*out = sc;
 	return 0;
+}
+
+/* ---- where errors found after loading point ------------------------------------- */
+
+const char *
+ft__scenario_job_where(const struct ft_scenario *sc, size_t ji, const char *opt, char *buf,
+                       size_t len, const char *fmt, ...)
+{
+	const struct sc_job *j = ft_vec_at(&sc->jobs, ji);
+	char field[64];
+	va_list ap;
+
+	if (sc->from_options || !j) {
+		ft_strlcpy(buf, opt, len);
+		return buf;
+	}
+	va_start(ap, fmt);
+	vsnprintf(field, sizeof(field), fmt, ap);
+	va_end(ap);
+	snprintf(buf, len, "%s:%u:%u: jobs[%zu]%s%s", sc->file, j->line, j->col, ji,
+	         *field ? "." : "", field);
+	return buf;
+}
+
+static const struct sc_mark *
+mark_of(const struct ft_scenario *sc, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sc->marks.len; i++) {
+		const struct sc_mark *m = ft_vec_at(&sc->marks, i);
+
+		if (strcmp(m->key, key) == 0)
+			return m;
+	}
+	return NULL;
+}
+
+void
+ft__scenario_name_packet_error(const struct ft_scenario *sc, bool engine_option,
+                               struct ft_error *err)
+{
+	const struct sc_mark *m;
+	char key[40];
+
+	if (!err || strncmp(err->msg, "packet.", 7) != 0)
+		return;
+	snprintf(key, sizeof(key), "%.*s", (int)strcspn(err->msg, ":[, "), err->msg);
+	m = mark_of(sc, key);
+	if (!m)
+		m = mark_of(sc, "packet");
+	if (!m && engine_option) {
+		ft_error_prefix(err, "--engine packet: ");
+		return;
+	}
+	if (!m)
+		m = mark_of(sc, "engine");
+	if (m)
+		ft_error_prefix(err, "%s:%u:%u: ", sc->file, m->line, m->col);
+	else
+		ft_error_prefix(err, "%s: ", sc->file);
 }

@@ -1425,6 +1425,50 @@ test_name_read(void **state)
 	                 FT_EINVAL);
 }
 
+/* A packet engine error found after loading names the key, the block, or the option. */
+static void
+test_packet_error_place(void **state)
+{
+	struct ft_sim_sweep_args a = { .spec = "dgx-h100:2", .op = FT_OP_ALL_REDUCE,
+		                       .algo = FT_ALGO_COUNT, .proto = FT_PROTO_COUNT,
+		                       .min_bytes = 1 << 20, .max_bytes = 1 << 20 };
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\nengine: packet\npacket:\n"
+	                                   "  mtu: 4096\n  port_buffer: 1KiB\n"
+	                                   "jobs: [{ops: [{op: all_reduce, size: 1M}]}]\n");
+	struct ft_error err = { 0 };
+	char buf[64];
+
+	(void)state;
+	err = (struct ft_error){ 0 };
+	ft_error_set(&err, FT_ERANGE, "packet.port_buffer: too small");
+	ft__scenario_name_packet_error(sc, false, &err);
+	assert_string_equal(err.msg, "t.yaml:5:3: packet.port_buffer: too small");
+	/* a value the block does not set (a default): the block */
+	err = (struct ft_error){ 0 };
+	ft_error_set(&err, FT_ERANGE, "packet.pfc_xon: expected at most pfc_xoff");
+	ft__scenario_name_packet_error(sc, true, &err);
+	assert_string_equal(err.msg, "t.yaml:4:3: packet.pfc_xon: expected at most pfc_xoff");
+	err = (struct ft_error){ 0 };
+	ft_error_set(&err, FT_ERANGE, "jobs: not a packet error");
+	ft__scenario_name_packet_error(sc, false, &err);
+	assert_string_equal(err.msg, "jobs: not a packet error");
+	assert_string_equal(ft__scenario_job_where(sc, 0, "--algo", buf, sizeof(buf), "ops[%d].algo",
+	                                           0),
+	                    "t.yaml:6:8: jobs[0].ops[0].algo");
+	ft_scenario_free(sc);
+	/* built from the command line: no positions, the options */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_scenario_from_op(&a, &sc, &err), 0);
+	err = (struct ft_error){ 0 };
+	ft_error_set(&err, FT_ERANGE, "packet.mtu: expected 64 to 9000 bytes, got 10000");
+	ft__scenario_name_packet_error(sc, true, &err);
+	assert_string_equal(err.msg, "--engine packet: packet.mtu: expected 64 to 9000 bytes, got "
+	                             "10000");
+	assert_string_equal(ft__scenario_job_where(sc, 0, "--ranks", buf, sizeof(buf), "ranks"),
+	                    "--ranks");
+	ft_scenario_free(sc);
+}
+
 static void
 test_scenario_errors(void **state)
 {
@@ -2050,6 +2094,7 @@ main(void)
 		cmocka_unit_test(test_degraded_nic_slows_ring),
 		cmocka_unit_test(test_scenario_errors),
 		cmocka_unit_test(test_name_read),
+		cmocka_unit_test(test_packet_error_place),
 		cmocka_unit_test(test_scenario_run_errors),
 		cmocka_unit_test(test_failed_switch_reroutes),
 		cmocka_unit_test(test_routing_and_qps),
