@@ -791,7 +791,9 @@ read_engine(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	if (rc == 0 && !ft_sim_engine_find(sc->engine))
 		rc = ft__doc_fail(d, v, FT_EPARSE, path,
 		                  "expected analytic, flow, ideal or packet, got '%s'", sc->engine);
-	return rc < 0 ? rc : mark(sc, "engine", v);
+	sc->engine_line = (uint32_t)v->start_mark.line + 1;
+	sc->engine_col = (uint32_t)v->start_mark.column + 1;
+	return rc;
 }
 
 static int
@@ -1073,18 +1075,25 @@ ft__scenario_job_where(const struct ft_scenario *sc, size_t ji, const char *opt,
 	return buf;
 }
 
+/* The mark of the longest key that begins @msg as a whole word: "packet.pfc_xon: ..."
+ * picks packet.pfc_xon over packet; NULL when none does. */
 static const struct sc_mark *
-mark_of(const struct ft_scenario *sc, const char *key)
+mark_for(const struct ft_scenario *sc, const char *msg)
 {
-	size_t i;
+	const struct sc_mark *best = NULL;
+	size_t i, n, best_n = 0;
 
 	for (i = 0; i < sc->marks.len; i++) {
 		const struct sc_mark *m = ft_vec_at(&sc->marks, i);
 
-		if (strcmp(m->key, key) == 0)
-			return m;
+		n = strlen(m->key);
+		if (strncmp(msg, m->key, n) == 0 && msg[n] && strchr(":[,. ", msg[n]) &&
+		    n > best_n) {
+			best = m;
+			best_n = n;
+		}
 	}
-	return NULL;
+	return best;
 }
 
 void
@@ -1092,22 +1101,16 @@ ft__scenario_name_packet_error(const struct ft_scenario *sc, bool engine_option,
                                struct ft_error *err)
 {
 	const struct sc_mark *m;
-	char key[40];
 
 	if (!err || strncmp(err->msg, "packet.", 7) != 0)
 		return;
-	snprintf(key, sizeof(key), "%.*s", (int)strcspn(err->msg, ":[, "), err->msg);
-	m = mark_of(sc, key);
-	if (!m)
-		m = mark_of(sc, "packet");
-	if (!m && engine_option) {
-		ft_error_prefix(err, "--engine packet: ");
-		return;
-	}
-	if (!m)
-		m = mark_of(sc, "engine");
+	m = mark_for(sc, err->msg);
 	if (m)
 		ft_error_prefix(err, "%s:%u:%u: ", sc->file, m->line, m->col);
+	else if (engine_option)
+		ft_error_prefix(err, "--engine packet: ");
+	else if (sc->engine_line)
+		ft_error_prefix(err, "%s:%u:%u: ", sc->file, sc->engine_line, sc->engine_col);
 	else
 		ft_error_prefix(err, "%s: ", sc->file);
 }

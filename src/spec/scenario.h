@@ -104,7 +104,7 @@ enum {
 	FAB_KIND = 16
 };
 
-/* Where a key of the scenario file is: "engine", "packet", "packet.<key>". */
+/* Where a key of the scenario's packet: block is: "packet" (the block), "packet.<key>". */
 struct sc_mark {
 	char key[40];
 	uint32_t line, col;
@@ -115,6 +115,7 @@ struct ft_scenario {
 	char file[256];
 	bool from_options;  /* built from `sim SPEC --op` (ft_scenario_from_op): no file positions */
 	struct ft_vec marks; /* struct sc_mark, for errors found after loading */
+	uint32_t engine_line, engine_col; /* the engine: key's value; 0 when none */
 	char description[1024]; /* the scenario's own words, "" when none */
 	struct ft_cluster_spec spec;
 	char engine[16];
