@@ -119,6 +119,7 @@ go_on(struct ft_bench_ctx *bc, uint32_t peer, bool leader, double t0, double dur
 struct p2p_buf {
 	char *host;
 	uint64_t dev;
+	size_t bytes;
 };
 
 static bool
@@ -132,6 +133,7 @@ p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
          struct ft_error *err)
 {
 	memset(b, 0, sizeof(*b));
+	b->bytes = size ? size : 1;
 	if (!bc->cuda) {
 		b->host = ft__ep_scratch(bc->ep, idx, size ? size : 1);
 		return b->host ? 0 : FT_ENOMEM;
@@ -173,8 +175,10 @@ p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 {
 	if (!bc->cuda)
 		return;
-	if (!bc->gpu_direct)
+	if (!bc->gpu_direct) {
+		ft__ep_forget(bc->ep, b->host, b->bytes);
 		ft__cuda_host_free(bc->cuda, b->host);
+	}
 	else if (is_verbs(bc))
 		ft__verbs_unreg(bc->ep, b->dev);
 	ft__cuda_free(bc->cuda, b->dev);

@@ -5,7 +5,9 @@
  * opts.nqps RC queue pairs per peer (perftest's -q; NCCL_IB_QPS_PER_CONNECTION)
  * on the first device with an active port (or --rdma-device), one
  * completion queue, memory registered on first use and cached by address
- * range. The messages to a peer go round-robin over its queue pairs: the
+ * range until fabtune frees that memory (ft__ep_forget drops the entries
+ * that overlap it, and deregisters them, so that a new buffer at the same
+ * address gets a registration of its own pages). The messages to a peer go round-robin over its queue pairs: the
  * i-th message on QP i mod n, and the receiver posts its i-th receive from
  * that peer on the same QP, so each QP stays in order and the stream keeps
  * the transport's in-order matching. Messages of 4 KiB and more use the
@@ -150,6 +152,7 @@ struct mr_entry {
 	char *addr;
 	size_t len;
 	struct ibv_mr *mr;
+	bool device; /* GPU memory (ft__verbs_reg_cuda): undone by ft__verbs_unreg only */
 };
 
 struct verbs_ep {
@@ -235,6 +238,8 @@ verbs_close(struct ft_ep *base)
 {
 	verbs_free(ft_container_of(base, struct verbs_ep, base));
 }
+
+static void verbs_forget(struct ft_ep *base, const void *p, size_t len);
 
 /* Open the device named in @o (or the first with an active port). */
 static int
@@ -344,6 +349,7 @@ ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o, 
 	ep->nranks = nranks;
 	ep->nqps = o->nqps ? o->nqps : 1;
 	ft_vec_init(&ep->mrs, sizeof(struct mr_entry));
+	ep->base.forget = verbs_forget;
 	if (ep->nqps > FT_VERBS_MAX_QPS) {
 		rc = ft_error_set(err, FT_ERANGE, "verbs: %u queue pairs per peer: expected 1 to %d",
 		                  ep->nqps, FT_VERBS_MAX_QPS);
@@ -618,10 +624,39 @@ out:
 	return 0;
 }
 
+/* Deregister cache entry @i; the last entry takes its place. */
+static void
+drop_mr(struct verbs_ep *ep, size_t i)
+{
+	struct mr_entry *m = ft_vec_at(&ep->mrs, i);
+
+	ep->api->dereg_mr(m->mr);
+	*m = *(struct mr_entry *)ft_vec_at(&ep->mrs, ep->mrs.len - 1);
+	ep->mrs.len--;
+}
+
+/* Host memory [p, p + len) is being freed: no registration of it may stay cached. */
+static void
+verbs_forget(struct ft_ep *base, const void *p, size_t len)
+{
+	struct verbs_ep *ep = ft_container_of(base, struct verbs_ep, base);
+	const char *lo = p, *hi = lo + (len ? len : 1);
+	size_t i = 0;
+
+	while (i < ep->mrs.len) {
+		struct mr_entry *m = ft_vec_at(&ep->mrs, i);
+
+		if (!m->device && m->addr < hi && lo < m->addr + (m->len ? m->len : 1))
+			drop_mr(ep, i); /* entry i is now the former last one: look again */
+		else
+			i++;
+	}
+}
+
 static struct ibv_mr *
 mr_for(struct verbs_ep *ep, void *buf, size_t len, struct ft_error *err)
 {
-	struct mr_entry e;
+	struct mr_entry e = { .addr = buf, .len = len };
 	size_t i;
 
 	for (i = 0; i < ep->mrs.len; i++) {
@@ -630,8 +665,6 @@ mr_for(struct verbs_ep *ep, void *buf, size_t len, struct ft_error *err)
 		if ((char *)buf >= m->addr && (char *)buf + len <= m->addr + m->len)
 			return m->mr;
 	}
-	e.addr = buf;
-	e.len = len;
 	e.mr = ep->api->reg_mr(ep->pd, buf, len ? len : 1, REMOTE_ACCESS);
 	if (!e.mr) {
 		ft_error_set(err, FT_EIO, "%s: ibv_reg_mr of %zu bytes failed (memlock limit?)",
@@ -657,7 +690,7 @@ ft__verbs_reg_cuda(struct ft_ep *base, struct ft__cuda *cu, uint64_t dptr, size_
 	uint64_t span = (dptr + bytes - start + GPU_PAGE - 1) & ~(GPU_PAGE - 1);
 	struct ft_error why = { 0 };
 	char peermem[128];
-	struct mr_entry e = { .addr = (char *)(uintptr_t)dptr, .len = bytes };
+	struct mr_entry e = { .addr = (char *)(uintptr_t)dptr, .len = bytes, .device = true };
 	int fd = -1;
 
 	/* dmabuf: the GPU driver exports the pages, the adapter maps them */
@@ -698,10 +731,8 @@ ft__verbs_unreg(struct ft_ep *base, uint64_t dptr)
 	for (i = 0; i < ep->mrs.len; i++) {
 		struct mr_entry *m = ft_vec_at(&ep->mrs, i);
 
-		if (m->addr == (char *)(uintptr_t)dptr) {
-			ep->api->dereg_mr(m->mr);
-			*m = *(struct mr_entry *)ft_vec_at(&ep->mrs, ep->mrs.len - 1);
-			ep->mrs.len--;
+		if (m->device && m->addr == (char *)(uintptr_t)dptr) {
+			drop_mr(ep, i);
 			return;
 		}
 	}
@@ -972,6 +1003,8 @@ ft__verbs_atomic_run(struct ft_ep *base, uint32_t peer, enum ft_verbs_atomic op,
 		                 &end, err);
 	*wrong = op == FT_VERBS_CMP_SWAP && ep->nqps > 1 ? -1 : end != start + n;
 	ft_free(reqs);
+	if (res)
+		verbs_forget(base, res, ((size_t)window + 1) * sizeof(*res));
 	ft_free(res);
 	return rc;
 }
