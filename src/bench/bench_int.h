@@ -222,7 +222,7 @@ extern const struct ft_transport_ops ft_verbs_transport;
 struct ft__cuda;
 /*
  * GPUDirect RDMA on a verbs endpoint: register @bytes of device memory at
- * @dptr with the adapter (dmabuf, else nvidia-peermem; verbs.c), so that
+ * @dptr with the adapter (dmabuf, else nvidia-peermem; verbs_mr.c), so that
  * messages in it go without a host copy; *@path gets "dmabuf" or "peermem".
  * FT_ENOTSUP naming both reasons where neither works. Undone by unreg.
  */
@@ -232,7 +232,7 @@ void ft__verbs_unreg(struct ft_ep *ep, uint64_t dptr);
 /*
  * pt2pt over verbs with --verbs-op fadd or cswap (ib_atomic_bw, ib_atomic_lat):
  * rank 0 issues @n atomics on rank 1's memory; *@bw_GBps (8 bytes each) or,
- * with @lat_us, each one's round trip; *@wrong as the word checks out (verbs.c).
+ * with @lat_us, each one's round trip; *@wrong as the word checks out (verbs_atomic.c).
  * False from ft__verbs_atomics when the endpoint runs no atomics.
  */
 bool ft__verbs_atomics(const struct ft_ep *ep);
