@@ -100,7 +100,6 @@ scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenar
                  struct ft_error *err)
 {
 	struct ft_sim_sweep_args s = { .spec = spec };
-
 	int op, algo, proto;
 	int rc = ft__name_read(&ft__coll_modelled_ops, "--op", a->op, -1, &op, err);
 
