@@ -50,6 +50,39 @@
 int ft__name_index(const char *const *names, size_t n, const char *name);
 
 /*
+ * The names a reader takes from the user for an enum (base/names.c): the
+ * enum's name table (@names[i] names value i, @count entries), other
+ * spellings in @aliases (squashed as below, NULL-terminated, or NULL), and
+ * how many values a reader accepts, 0 .. @naccept - 1 (0: all of them).
+ * Names match without regard to case, '_', '-' and spaces, so "All_Reduce",
+ * "allreduce" and "all-reduce" meet.
+ */
+struct ft__name_alias {
+	const char *name; /* squashed: lower case, no '_', '-' or spaces */
+	int value;
+};
+
+struct ft__name_set {
+	const char *const *names;
+	size_t count;
+	size_t naccept;
+	const struct ft__name_alias *aliases;
+};
+
+/* The value @s names in @set, whether accepted or not; FT_EINVAL when none. */
+int ft__name_lookup(const struct ft__name_set *set, const char *s, int *out);
+/* "expected [auto, ]a, b or c" (the first @n of @names) into @buf. */
+void ft__names_expected(const char *const *names, size_t n, bool with_auto, char *buf, size_t len);
+/*
+ * The one reader of a name the user gives: @s as an accepted value of @set
+ * into *@out, or "auto" as @auto_value where that is >= 0. Anything else is
+ * FT_EINVAL with "@label: expected auto, a, b or c, got '@s'" in @err, the
+ * accepted names in table order (no "@label: " when @label is NULL).
+ */
+int ft__name_read(const struct ft__name_set *set, const char *label, const char *s, int auto_value,
+                  int *out, struct ft_error *err);
+
+/*
  * A clock (CLOCK_MONOTONIC for intervals, CLOCK_REALTIME for dates) in
  * seconds: behind ft_now_s(), ft_wall_s() and the benchmarks' ft__now().
  */

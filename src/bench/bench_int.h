@@ -160,10 +160,20 @@ struct ft_ep {
 	uint32_t spin_polls; /* busy polls before sleeping; 0 at open: the ops' default */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
+	/* Host memory [p, p + len) is about to be freed: drop what the transport keeps
+	   about it (verbs: its memory registrations). NULL: nothing kept. */
+	void (*forget)(struct ft_ep *ep, const void *p, size_t len);
 };
 
 /* A scratch buffer of at least @bytes owned by @ep (NULL when out of memory). */
 void *ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes);
+/*
+ * Say that host memory [@p, @p + @len) that messages of @ep may have used is
+ * about to be freed, so that no registration of it outlives it: a new buffer
+ * at the same address must never match a stale one (NULL-safe). Every free
+ * of such memory in bench calls this first.
+ */
+void ft__ep_forget(struct ft_ep *ep, const void *p, size_t len);
 /* Does the transport place its buffers itself (mem_alloc: shm's segment)? */
 bool ft__ep_own_memory(const struct ft_ep *ep);
 /* Free the scratch buffers and close the endpoint. NULL-safe. */
@@ -212,7 +222,7 @@ extern const struct ft_transport_ops ft_verbs_transport;
 struct ft__cuda;
 /*
  * GPUDirect RDMA on a verbs endpoint: register @bytes of device memory at
- * @dptr with the adapter (dmabuf, else nvidia-peermem; verbs.c), so that
+ * @dptr with the adapter (dmabuf, else nvidia-peermem; verbs_mr.c), so that
  * messages in it go without a host copy; *@path gets "dmabuf" or "peermem".
  * FT_ENOTSUP naming both reasons where neither works. Undone by unreg.
  */
@@ -222,7 +232,7 @@ void ft__verbs_unreg(struct ft_ep *ep, uint64_t dptr);
 /*
  * pt2pt over verbs with --verbs-op fadd or cswap (ib_atomic_bw, ib_atomic_lat):
  * rank 0 issues @n atomics on rank 1's memory; *@bw_GBps (8 bytes each) or,
- * with @lat_us, each one's round trip; *@wrong as the word checks out (verbs.c).
+ * with @lat_us, each one's round trip; *@wrong as the word checks out (verbs_atomic.c).
  * False from ft__verbs_atomics when the endpoint runs no atomics.
  */
 bool ft__verbs_atomics(const struct ft_ep *ep);

@@ -44,6 +44,7 @@ ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes)
 		if (!p)
 			return NULL;
 		memset(p, 0, bytes);
+		ft__ep_forget(ep, ep->scratch[idx], ep->scratch_bytes[idx]);
 		ft_free(ep->scratch[idx]);
 		ep->scratch[idx] = p;
 		ep->scratch_bytes[idx] = bytes;
@@ -58,9 +59,18 @@ ft__ep_close(struct ft_ep *ep)
 
 	if (!ep)
 		return;
-	for (i = 0; i < FT_ARRAY_SIZE(ep->scratch); i++)
+	for (i = 0; i < FT_ARRAY_SIZE(ep->scratch); i++) {
+		ft__ep_forget(ep, ep->scratch[i], ep->scratch_bytes[i]);
 		ft_free(ep->scratch[i]);
+	}
 	ep->ops->close(ep);
+}
+
+void
+ft__ep_forget(struct ft_ep *ep, const void *p, size_t len)
+{
+	if (ep && p && ep->forget)
+		ep->forget(ep, p, len);
 }
 
 /*

@@ -17,12 +17,14 @@
  *
  * Bandwidth is measured by the receiver: bytes received / time from the
  * pair's start handshake to the last byte.
+ *
+ * This file holds pt2pt and the loops every pattern runs (the message
+ * stream, the ping-pong, the --gpu-buffers staging); pairs and bisection
+ * are in patterns_pairs.c, incast in patterns_incast.c.
  */
 #include "patterns.h"
 
 #include <fabtune/rng.h>
-
-#define LAT_PROBE_ITERS 100
 
 uint32_t
 ft_bench_circle_rounds(uint32_t n)
@@ -110,16 +112,6 @@ go_on(struct ft_bench_ctx *bc, uint32_t peer, bool leader, double t0, double dur
  * @best_GBps the best window (perftest's "BW peak"; 0 in a timed run, as
  * perftest prints it); both NaN when not receiving.
  */
-/*
- * --gpu-buffers for the point-to-point patterns: the message lives in GPU
- * memory (@dev) and travels through a pinned host buffer; every message sent
- * is copied down first, every message received is copied up after, inside
- * the measured time. Without --gpu-buffers: the endpoint's scratch buffer.
- */
-struct p2p_buf {
-	char *host;
-	uint64_t dev;
-};
 
 static bool
 is_verbs(const struct ft_bench_ctx *bc)
@@ -127,11 +119,12 @@ is_verbs(const struct ft_bench_ctx *bc)
 	return strcmp(bc->ep->ops->name, "verbs") == 0;
 }
 
-static int
-p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
-         struct ft_error *err)
+int
+ft__bench_p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
+                   struct ft_error *err)
 {
 	memset(b, 0, sizeof(*b));
+	b->bytes = size ? size : 1;
 	if (!bc->cuda) {
 		b->host = ft__ep_scratch(bc->ep, idx, size ? size : 1);
 		return b->host ? 0 : FT_ENOMEM;
@@ -168,13 +161,15 @@ p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
 	return 0;
 }
 
-static void
-p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
+void
+ft__bench_p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 {
 	if (!bc->cuda)
 		return;
-	if (!bc->gpu_direct)
+	if (!bc->gpu_direct) {
+		ft__ep_forget(bc->ep, b->host, b->bytes);
 		ft__cuda_host_free(bc->cuda, b->host);
+	}
 	else if (is_verbs(bc))
 		ft__verbs_unreg(bc->ep, b->dev);
 	ft__cuda_free(bc->cuda, b->dev);
@@ -183,16 +178,16 @@ p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 }
 
 /* Before a send: the message from the GPU into the host buffer. */
-static int
-p2p_down(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
+int
+ft__bench_p2p_down(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
 {
 	return bc->cuda && !bc->gpu_direct ? ft__cuda_dtoh(bc->cuda, b->host, b->dev, size, err) :
 	                                     0;
 }
 
 /* After a receive: the message up to the GPU. */
-static int
-p2p_up(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
+int
+ft__bench_p2p_up(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
 {
 	return bc->cuda && !bc->gpu_direct ? ft__cuda_htod(bc->cuda, b->dev, b->host, size, err) :
 	                                     0;
@@ -204,25 +199,25 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
            uint64_t *nmsg_done, double *iter_cv, struct p2p_buf *sb, struct p2p_buf *rb,
            struct ft_error *err);
 
-static int
-stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size, uint32_t window,
-       uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps, uint64_t *nmsg_done,
-       double *iter_cv, struct ft_error *err)
+int
+ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
+                 uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps,
+                 uint64_t *nmsg_done, double *iter_cv, struct ft_error *err)
 {
 	struct p2p_buf sb, rb;
 	int rc;
 
 	*rx_GBps = *best_GBps = NAN;
-	rc = p2p_open(bc, 0, size, &sb, err);
+	rc = ft__bench_p2p_open(bc, 0, size, &sb, err);
 	if (rc < 0)
 		return rc;
-	rc = p2p_open(bc, 1, size, &rb, err);
+	rc = ft__bench_p2p_open(bc, 1, size, &rb, err);
 	if (rc == 0) {
 		rc = stream_run(bc, peer, send, recv, size, window, nmsg, dur_s, rx_GBps, best_GBps,
 		                nmsg_done, iter_cv, &sb, &rb, err);
-		p2p_close(bc, &rb);
+		ft__bench_p2p_close(bc, &rb);
 	}
-	p2p_close(bc, &sb);
+	ft__bench_p2p_close(bc, &sb);
 	return rc;
 }
 
@@ -262,7 +257,7 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
 			ptrs[n] = &reqs[n];
 		}
 		for (k = 0; k < w && send; k++, n++) {
-			rc = p2p_down(bc, sb, size, err);
+			rc = ft__bench_p2p_down(bc, sb, size, err);
 			if (rc == 0)
 				rc = ft__ep_send(ep, &reqs[n], peer, sbuf, size, err);
 			if (rc < 0)
@@ -271,7 +266,7 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
 		}
 		rc = ft__ep_wait(ep, ptrs, n, err);
 		for (k = 0; rc == 0 && k < w && recv; k++)
-			rc = p2p_up(bc, rb, size, err);
+			rc = ft__bench_p2p_up(bc, rb, size, err);
 		if (rc < 0)
 			return rc;
 		done += w;
@@ -312,16 +307,16 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
 	return sync_pair(bc, peer, err);
 }
 
-static int
-pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, uint32_t warmup,
-         uint32_t iters, double *samples, struct ft_error *err)
+int
+ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size,
+                   uint32_t warmup, uint32_t iters, double *samples, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	struct p2p_buf b;
 	char *buf;
 	struct ft_req q;
 	uint32_t i;
-	int rc = p2p_open(bc, 0, size, &b, err);
+	int rc = ft__bench_p2p_open(bc, 0, size, &b, err);
 
 	if (rc < 0)
 		return rc;
@@ -331,7 +326,7 @@ pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, ui
 			/* only the initiator reads the clock: twice a round trip */
 			double t0 = ft__now();
 
-			rc = p2p_down(bc, &b, size, err);
+			rc = ft__bench_p2p_down(bc, &b, size, err);
 			if (rc == 0)
 				rc = ft__ep_send(ep, &q, peer, buf, size, err);
 			if (rc == 0)
@@ -341,7 +336,7 @@ pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, ui
 			if (rc == 0)
 				rc = ft__ep_wait1(ep, &q, err);
 			if (rc == 0)
-				rc = p2p_up(bc, &b, size, err);
+				rc = ft__bench_p2p_up(bc, &b, size, err);
 			if (rc == 0 && i >= warmup)
 				samples[i - warmup] = (ft__now() - t0) * 1e6 / 2;
 		} else {
@@ -349,9 +344,9 @@ pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, ui
 			if (rc == 0)
 				rc = ft__ep_wait1(ep, &q, err);
 			if (rc == 0)
-				rc = p2p_up(bc, &b, size, err);
+				rc = ft__bench_p2p_up(bc, &b, size, err);
 			if (rc == 0)
-				rc = p2p_down(bc, &b, size, err);
+				rc = ft__bench_p2p_down(bc, &b, size, err);
 			if (rc == 0)
 				rc = ft__ep_send(ep, &q, peer, buf, size, err);
 			if (rc == 0)
@@ -360,7 +355,7 @@ pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size, ui
 		if (rc == 0 && (i & 63) == 0 && bc->cfg->stop && *bc->cfg->stop)
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
-	p2p_close(bc, &b);
+	ft__bench_p2p_close(bc, &b);
 	return rc;
 }
 
@@ -393,7 +388,7 @@ pingpong_timed(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t si
 				return FT_ENOMEM;
 			*samples = p;
 		}
-		rc = pingpong(bc, peer, initiator, size, *n ? 0 : cfg->warmup, 64, *samples + *n, err);
+		rc = ft__bench_pingpong(bc, peer, initiator, size, *n ? 0 : cfg->warmup, 64, *samples + *n, err);
 		if (rc == 0)
 			*n += 64;
 		if (rc == 0)
@@ -402,9 +397,9 @@ pingpong_timed(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t si
 	return rc;
 }
 
-static void
-row_base(struct ft_result_row *row, const char *test, const struct ft_bench_report *out,
-         uint64_t bytes, uint32_t nranks)
+void
+ft__bench_row_base(struct ft_result_row *row, const char *test,
+                   const struct ft_bench_report *out, uint64_t bytes, uint32_t nranks)
 {
 	ft_result_row_init(row);
 	ft_strlcpy(row->test, test, sizeof(row->test));
@@ -417,8 +412,8 @@ row_base(struct ft_result_row *row, const char *test, const struct ft_bench_repo
 	row->nranks = nranks;
 }
 
-static void
-label(const struct ft_world *w, uint32_t r, char *buf, size_t len)
+void
+ft__bench_rank_label(const struct ft_world *w, uint32_t r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.40s/rank%u", w->info[r].host, r);
 }
@@ -490,9 +485,9 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		double v[3] = { NAN, NAN, NAN }, *all = NULL;
 		uint64_t nmsg = cfg->iters;
 
-		row_base(&row, ft_op_name(cfg->pattern), out, size, 2);
-		label(w, 0, row.src, sizeof(row.src));
-		label(w, 1, row.dst, sizeof(row.dst));
+		ft__bench_row_base(&row, ft_op_name(cfg->pattern), out, size, 2);
+		ft__bench_rank_label(w, 0, row.src, sizeof(row.src));
+		ft__bench_rank_label(w, 1, row.dst, sizeof(row.dst));
 		if (atomics) {
 			if (r < 2)
 				rc = atomics_size(bc, lat, samples, v, err);
@@ -510,7 +505,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			v[0] = row.lat_p50_us;
 		} else if (lat) {
 			if (r < 2)
-				rc = pingpong(bc, 1 - r, r == 0, size, cfg->warmup, cfg->iters,
+				rc = ft__bench_pingpong(bc, 1 - r, r == 0, size, cfg->warmup, cfg->iters,
 				              samples, err);
 			if (rc == 0 && r == 0)
 				ft_bench_lat_stats(samples, cfg->iters, &row);
@@ -519,7 +514,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			bool bidir = cfg->bidir;
 
 			/* -n counts messages, as perftest's -n: not windows of them */
-			rc = stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
+			rc = ft__bench_stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
 			            cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg, &v[2],
 			            err);
 		}
@@ -570,545 +565,5 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			break;
 	}
 	ft_free(samples);
-	return rc;
-}
-
-/* Measure @peer both ways at once; rx_from[peer] and lat[peer] on the lower rank. */
-static int
-pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *cv, double *lat,
-          struct ft_error *err)
-{
-	const struct ft_bench_cfg *cfg = bc->cfg;
-	double best, samples[LAT_PROBE_ITERS];
-	struct ft_result_row tmp;
-	int rc;
-
-	rc = stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window,
-	            (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, cv, err);
-	if (rc < 0)
-		return rc;
-	rc = pingpong(bc, peer, bc->w->rank < peer, 8, 10, LAT_PROBE_ITERS, samples, err);
-	if (rc < 0)
-		return rc;
-	*lat = NAN;
-	if (bc->w->rank < peer) {
-		ft_result_row_init(&tmp);
-		ft_bench_lat_stats(samples, LAT_PROBE_ITERS, &tmp);
-		*lat = tmp.lat_p50_us;
-	}
-	return 0;
-}
-
-/* rx[n] per rank -> matrix[src * n + dst] (dst measured it). */
-static int
-gather_matrix(struct ft_world *w, const double *mine, double *matrix, bool symmetric_lat,
-              struct ft_error *err)
-{
-	uint32_t n = w->nranks, s, d;
-	double *all = ft_calloc((size_t)n * n, sizeof(*all));
-	int rc;
-
-	if (!all)
-		return FT_ENOMEM;
-	rc = ft__world_allgather(w, mine, sizeof(*mine) * n, all, err);
-	for (d = 0; rc == 0 && d < n; d++)
-		for (s = 0; s < n; s++) {
-			double v = all[(size_t)d * n + s];
-
-			if (symmetric_lat && isnan(v))
-				v = all[(size_t)s * n + d];
-			matrix[(size_t)s * n + d] = s == d ? NAN : v;
-		}
-	ft_free(all);
-	return rc;
-}
-
-static void
-retest_verdicts(struct ft_bench_report *out, const double *vals, double median, double thr)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < out->outliers.len; i++) {
-		struct ft_bench_outlier *o = ft_vec_at(&out->outliers, i);
-		/* vals: per pair outlier: a<->g (a rx, g rx), b<->g (b rx, g rx) */
-		double ag = FT_MIN(vals[k * 4 + 0], vals[k * 4 + 1]);
-		double bg = FT_MIN(vals[k * 4 + 2], vals[k * 4 + 3]);
-		bool abad = ag < thr * median, bbad = bg < thr * median;
-		const struct ft_rank_info *a = &out->ranks[o->rank_a], *b = &out->ranks[o->rank_b];
-
-		if (strcmp(o->kind, "pair") != 0)
-			continue;
-		k++;
-		if (abad && !bbad)
-			snprintf(o->blame, sizeof(o->blame), "host %.48s (rank %u, %.20s)", a->host,
-			         o->rank_a, a->ifname);
-		else if (bbad && !abad)
-			snprintf(o->blame, sizeof(o->blame), "host %.48s (rank %u, %.20s)", b->host,
-			         o->rank_b, b->ifname);
-		else if (abad && bbad)
-			snprintf(o->blame, sizeof(o->blame), "both hosts");
-		else
-			snprintf(o->blame, sizeof(o->blame),
-			         "the path between them (both sides "
-			         "are fine with another host)");
-	}
-}
-
-static int
-pairs_retest(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
-{
-	struct ft_world *w = bc->w;
-	uint32_t n = w->nranks, r = w->rank, g = 0;
-	size_t i, npairs = 0, k = 0;
-	double best = -1, *mine, *all;
-	int rc = 0;
-
-	for (i = 0; i < out->outliers.len; i++)
-		if (strcmp(((struct ft_bench_outlier *)ft_vec_at(&out->outliers, i))->kind,
-		           "pair") == 0)
-			npairs++;
-	if (npairs == 0 || n < 3)
-		return 0;
-	mine = ft_calloc(npairs * 4, sizeof(*mine));
-	all = ft_calloc(npairs * 4 * n, sizeof(*all));
-	if (!mine || !all) {
-		ft_free(mine);
-		ft_free(all);
-		return FT_ENOMEM;
-	}
-	for (i = 0; i < npairs * 4; i++)
-		mine[i] = NAN;
-	for (i = 0; i < out->outliers.len && rc == 0; i++) {
-		struct ft_bench_outlier *o = ft_vec_at(&out->outliers, i);
-		uint32_t h, side;
-
-		if (strcmp(o->kind, "pair") != 0)
-			continue;
-		/* the reference: the best host that is neither side */
-		best = -1;
-		for (h = 0; h < n; h++) {
-			double sum = 0;
-			uint32_t j;
-
-			if (h == o->rank_a || h == o->rank_b)
-				continue;
-			for (j = 0; j < n; j++)
-				if (j != h)
-					sum += out->bw_GBps[(size_t)h * n + j] +
-					       out->bw_GBps[(size_t)j * n + h];
-			if (sum > best) {
-				best = sum;
-				g = h;
-			}
-		}
-		for (side = 0; side < 2 && rc == 0; side++) {
-			uint32_t x = side ? o->rank_b : o->rank_a;
-			double bw = NAN, peak;
-
-			if (r == x || r == g)
-				rc = stream(bc, r == x ? g : x, true, true,
-				            (size_t)bc->cfg->max_bytes, bc->cfg->window,
-				            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &bw,
-				            &peak, NULL, NULL, err);
-			if (r == x)
-				mine[k * 4 + side * 2] = bw;
-			if (r == g)
-				mine[k * 4 + side * 2 + 1] = bw;
-			if (rc == 0)
-				rc = ft__world_barrier(w, err);
-		}
-		k++;
-	}
-	if (rc == 0)
-		rc = ft__world_allgather(w, mine, sizeof(*mine) * npairs * 4, all, err);
-	if (rc == 0) {
-		/* each value was measured by one rank: take the one that is set */
-		for (i = 0; i < npairs * 4; i++) {
-			uint32_t q;
-
-			mine[i] = NAN;
-			for (q = 0; q < n; q++)
-				if (!isnan(all[q * npairs * 4 + i]))
-					mine[i] = all[q * npairs * 4 + i];
-		}
-		retest_verdicts(out, mine, out->median_GBps, bc->cfg->threshold);
-	}
-	ft_free(mine);
-	ft_free(all);
-	return rc;
-}
-
-int
-ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
-{
-	struct ft_world *w = bc->w;
-	uint32_t n = w->nranks, r = w->rank, round, rounds = ft_bench_circle_rounds(n), s, d;
-	double *rx = ft_calloc(n, sizeof(*rx)), *lat = ft_calloc(n, sizeof(*lat));
-	double *cv = ft_calloc(n, sizeof(*cv)), *cvm = ft_calloc((size_t)n * n, sizeof(*cvm));
-	int rc = 0;
-
-	if (n < 2) {
-		rc = ft_error_set(err, FT_EINVAL, "pairs needs at least 2 ranks");
-		goto out;
-	}
-	out->bw_GBps = ft_calloc((size_t)n * n, sizeof(double));
-	out->lat_us = ft_calloc((size_t)n * n, sizeof(double));
-	if (!rx || !lat || !cv || !cvm || !out->bw_GBps || !out->lat_us) {
-		rc = FT_ENOMEM;
-		goto out;
-	}
-	for (s = 0; s < n; s++)
-		rx[s] = lat[s] = cv[s] = NAN;
-	for (round = 0; round < rounds && rc == 0; round++) {
-		int p = ft_bench_circle_partner(n, round, r);
-
-		if (p >= 0)
-			rc = pair_test(bc, (uint32_t)p, &rx[p], &cv[p], &lat[p], err);
-		if (rc == 0)
-			rc = ft__world_barrier(w, err);
-		if (rc == 0 && r == 0)
-			ft_progress_update(&bc->cfg->progress, "pairs", round + 1, rounds);
-	}
-	if (rc == 0)
-		rc = gather_matrix(w, rx, out->bw_GBps, false, err);
-	if (rc == 0)
-		rc = gather_matrix(w, cv, cvm, false, err);
-	if (rc == 0)
-		rc = gather_matrix(w, lat, out->lat_us, true, err);
-	if (rc < 0)
-		goto out;
-	/* lat was measured by the lower rank of each pair: mirror it */
-	for (s = 0; s < n; s++)
-		for (d = 0; d < n; d++)
-			if (s != d && isnan(out->lat_us[(size_t)s * n + d]))
-				out->lat_us[(size_t)s * n + d] = out->lat_us[(size_t)d * n + s];
-	for (s = 0; s < n; s++)
-		for (d = 0; d < n; d++) {
-			struct ft_result_row row;
-
-			if (s == d)
-				continue;
-			row_base(&row, "pairs", out, bc->cfg->max_bytes, 2);
-			label(w, s, row.src, sizeof(row.src));
-			label(w, d, row.dst, sizeof(row.dst));
-			row.algbw_GBps = row.busbw_GBps = out->bw_GBps[(size_t)s * n + d];
-			row.time_us = row.algbw_GBps > 0 ?
-			                      (double)bc->cfg->max_bytes / (row.algbw_GBps * 1e3) :
-			                      0;
-			row.lat_p50_us = out->lat_us[(size_t)s * n + d];
-			/* the receiver's per-window spread: the pair's own noise band */
-			row.time_stdev_us = cvm[(size_t)s * n + d] * row.time_us;
-			row.nsamples = bc->cfg->iters * bc->cfg->window;
-			rc = ft_run_add(&out->run, &row);
-			if (rc < 0)
-				goto out;
-		}
-	rc = ft__bench_find_outliers(out, bc->cfg->threshold);
-	if (rc == 0 && bc->cfg->retest)
-		rc = pairs_retest(bc, out, err);
-out:
-	ft_free(rx);
-	ft_free(lat);
-	ft_free(cv);
-	ft_free(cvm);
-	return rc;
-}
-
-int
-ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
-{
-	struct ft_world *w = bc->w;
-	uint32_t n = w->nranks, r = w->rank, round, i;
-	uint32_t *perm = ft_calloc(n, sizeof(*perm));
-	double *all = ft_calloc(2 * (size_t)n, sizeof(*all));
-	int rc = 0;
-
-	if (!perm || !all) {
-		rc = FT_ENOMEM;
-		goto out;
-	}
-	if (n < 2) {
-		rc = ft_error_set(err, FT_EINVAL, "bisection needs at least 2 ranks");
-		goto out;
-	}
-	for (round = 0; round < bc->cfg->rounds && rc == 0; round++) {
-		struct ft_rng rng;
-		struct ft_result_row row;
-		double mine[2] = { NAN, NAN }, peak, sum = 0, lo = INFINITY;
-		int partner = -1;
-		uint32_t lo_rank = 0, ndir = 0;
-
-		for (i = 0; i < n; i++)
-			perm[i] = i;
-		ft_rng_seed(&rng, bc->cfg->seed, ft_rng_stream(0x62697365u, round));
-		ft_rng_shuffle_u32(&rng, perm, n);
-		for (i = 0; i + 1 < n; i += 2) {
-			if (perm[i] == r)
-				partner = (int)perm[i + 1];
-			if (perm[i + 1] == r)
-				partner = (int)perm[i];
-		}
-		if (partner >= 0)
-			rc = stream(bc, (uint32_t)partner, true, true, (size_t)bc->cfg->max_bytes,
-			            bc->cfg->window,
-			            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &mine[0],
-			            &peak, NULL, &mine[1], err);
-		if (rc == 0)
-			rc = ft__world_allgather(w, mine, sizeof(mine), all, err);
-		if (rc < 0)
-			break;
-		for (i = 0; i < n; i++) {
-			if (isnan(all[2 * i]))
-				continue;
-			sum += all[2 * i];
-			ndir++;
-			if (all[2 * i] < lo) {
-				lo = all[2 * i];
-				lo_rank = i;
-			}
-		}
-		row_base(&row, "bisection", out, bc->cfg->max_bytes, n);
-		row.algbw_GBps = sum;           /* aggregate over all directions */
-		row.busbw_GBps = ndir ? lo : 0; /* the weakest direction */
-		row.time_us = ndir && lo > 0 ? (double)bc->cfg->max_bytes / (lo * 1e3) : 0;
-		/* the weakest direction's per-window spread, as its time is the row's */
-		row.time_stdev_us = ndir ? all[2 * lo_rank + 1] * row.time_us : NAN;
-		row.nsamples = bc->cfg->iters * bc->cfg->window;
-		snprintf(row.algo, sizeof(row.algo), "round%u", round + 1);
-		label(w, lo_rank, row.dst, sizeof(row.dst));
-		for (i = 0; i + 1 < n; i += 2)
-			if (perm[i] == lo_rank || perm[i + 1] == lo_rank)
-				label(w, perm[i] == lo_rank ? perm[i + 1] : perm[i], row.src,
-				      sizeof(row.src));
-		rc = ft_run_add(&out->run, &row);
-		if (rc == 0 && r == 0)
-			ft_progress_update(&bc->cfg->progress, "bisection", round + 1,
-			                   bc->cfg->rounds);
-	}
-out:
-	ft_free(perm);
-	ft_free(all);
-	return rc;
-}
-
-/* The root: serve the victim's pings while draining every sender. */
-static int
-incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error *err)
-{
-	const uint32_t total_pings = LAT_PROBE_ITERS + 10; /* the victim's warm-up + samples */
-	struct ft_ep *ep = bc->ep;
-	const struct ft_bench_cfg *cfg = bc->cfg;
-	uint32_t n = bc->w->nranks, root = (uint32_t)cfg->root, s, pings = 0;
-	size_t size = (size_t)cfg->max_bytes, per = (size_t)cfg->window * cfg->iters, k;
-	struct p2p_buf rb;
-	char *rbuf, pbuf[8];
-	struct ft_req *reqs = ft__ep_scratch(ep, 2, sizeof(struct ft_req) * n * cfg->window);
-	size_t *posted, busy_left = 0;
-	struct ft_req vq;
-	bool want_ping = true, vdone = false;
-	double last = ft__now();
-	int rc = p2p_open(bc, 1, size, &rb, err);
-
-	if (rc < 0)
-		return rc;
-	rbuf = rb.host;
-	posted = ft_calloc(n, sizeof(*posted));
-	if (!reqs || !posted) {
-		ft_free(posted);
-		p2p_close(bc, &rb);
-		return FT_ENOMEM;
-	}
-	memset(reqs, 0, sizeof(struct ft_req) * n * cfg->window);
-	for (s = 0; s < n && busy; s++) {
-		if (s == root || s == victim)
-			continue;
-		busy_left += per;
-		for (k = 0; k < cfg->window && posted[s] < per && rc == 0; k++, posted[s]++)
-			rc = ft__ep_recv(ep, &reqs[s * cfg->window + k], s, rbuf, size, err);
-	}
-	if (rc == 0)
-		rc = ft__ep_recv(ep, &vq, victim, pbuf, sizeof(pbuf), err);
-	while (rc == 0 && (busy_left > 0 || !vdone)) {
-		int p;
-
-		while (rc == 0 && !vdone && vq.done) {
-			if (want_ping) {
-				pings++;
-				rc = ft__ep_send(ep, &vq, victim, pbuf, sizeof(pbuf), err);
-				want_ping = false;
-			} else if (pings < total_pings) {
-				rc = ft__ep_recv(ep, &vq, victim, pbuf, sizeof(pbuf), err);
-				want_ping = true;
-			} else {
-				vdone = true;
-			}
-		}
-		for (s = 0; s < n && rc == 0 && busy_left; s++) {
-			for (k = 0; k < cfg->window; k++) {
-				struct ft_req *q = &reqs[s * cfg->window + k];
-
-				if (!q->done || q->len == 0)
-					continue;
-				busy_left--;
-				/* each message up to the GPU as it lands (--gpu-buffers) */
-				rc = p2p_up(bc, &rb, size, err);
-				if (rc < 0)
-					break;
-				if (posted[s] < per) {
-					posted[s]++;
-					rc = ft__ep_recv(ep, q, s, rbuf, size, err);
-				} else {
-					q->len = 0; /* retired */
-				}
-				if (rc < 0)
-					break;
-			}
-		}
-		/* after reposting, so that a waiting ping finds its receive posted */
-		p = ep->ops->progress(ep, 1, err);
-		if (p < 0) {
-			rc = p;
-			break;
-		}
-		if (p > 0) {
-			last = ft__now();
-		} else if (ft__now() - last > ep->timeout_s) {
-			rc = ft_error_set(err, FT_ETIMEDOUT,
-			                  "incast: no progress for %.0fs (--timeout)",
-			                  ep->timeout_s);
-			break;
-		}
-		if (rc == 0 && cfg->stop && *cfg->stop)
-			rc = ft_error_set(err, FT_EINTR, "interrupted");
-	}
-	ft_free(posted);
-	p2p_close(bc, &rb);
-	return rc;
-}
-
-/* A sender: -n windows of messages to the root, each copied down first with --gpu-buffers. */
-static int
-incast_sender(struct ft_bench_ctx *bc, uint32_t root, struct ft_error *err)
-{
-	const struct ft_bench_cfg *cfg = bc->cfg;
-	size_t size = (size_t)cfg->max_bytes;
-	struct ft_req *q = ft__ep_scratch(bc->ep, 2, (sizeof(*q) + sizeof(struct ft_req *)) * cfg->window);
-	struct ft_req **ptrs;
-	struct p2p_buf sb;
-	uint32_t it, k;
-	int rc;
-
-	if (!q)
-		return FT_ENOMEM;
-	ptrs = (struct ft_req **)(void *)(q + cfg->window);
-	rc = p2p_open(bc, 0, size, &sb, err);
-	if (rc < 0)
-		return rc;
-	/* the root posts matching receives, no handshake */
-	for (it = 0; it < cfg->iters && rc == 0; it++) {
-		for (k = 0; k < cfg->window && rc == 0; k++) {
-			rc = p2p_down(bc, &sb, size, err);
-			if (rc == 0)
-				rc = ft__ep_send(bc->ep, &q[k], root, sb.host, size, err);
-			ptrs[k] = &q[k];
-		}
-		if (rc == 0)
-			rc = ft__ep_wait(bc->ep, ptrs, cfg->window, err);
-	}
-	p2p_close(bc, &sb);
-	return rc;
-}
-
-int
-ft__bench_incast(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
-{
-	struct ft_world *w = bc->w;
-	const struct ft_bench_cfg *cfg = bc->cfg;
-	uint32_t n = w->nranks, r = w->rank, root = (uint32_t)cfg->root, victim, phase;
-	double samples[LAT_PROBE_ITERS], t0 = 0, dt = 0;
-	int rc = 0;
-
-	if (n < 3)
-		return ft_error_set(err, FT_EINVAL,
-		                    "incast needs at least 3 ranks (senders, a root and a victim)");
-	if (root >= n)
-		return ft_error_set(err, FT_EINVAL, "--root %u: the world has %u ranks", root, n);
-	victim = root == n - 1 ? n - 2 : n - 1;
-	for (phase = 0; phase < 2 && rc == 0; phase++) {
-		bool busy = phase == 1;
-		struct ft_result_row row;
-
-		rc = ft__world_barrier(w, err);
-		if (rc < 0)
-			break;
-		t0 = ft__now();
-		if (r == root) {
-			rc = incast_root(bc, victim, busy, err);
-			dt = ft__now() - t0;
-		} else if (r == victim) {
-			rc = pingpong(bc, root, true, 8, 10, LAT_PROBE_ITERS, samples, err);
-		} else if (busy) {
-			rc = incast_sender(bc, root, err);
-		}
-		if (rc < 0)
-			break;
-		{
-			double v[3] = { NAN, NAN, NAN }, *all = ft_calloc(n, sizeof(v));
-			struct ft_result_row tmp;
-
-			if (!all) {
-				rc = FT_ENOMEM;
-				break;
-			}
-			if (r == victim) {
-				ft_result_row_init(&tmp);
-				ft_bench_lat_stats(samples, LAT_PROBE_ITERS, &tmp);
-				v[0] = tmp.lat_p50_us;
-				v[2] = tmp.lat_stdev_us;
-				row = tmp;
-			}
-			if (r == root)
-				v[1] = dt;
-			rc = ft__world_allgather(w, v, sizeof(v), all, err);
-			if (rc == 0) {
-				double p50 = all[victim * 3], secs = all[root * 3 + 1];
-				uint64_t bytes = (uint64_t)(n - 2) * cfg->window * cfg->iters *
-				                 cfg->max_bytes;
-
-				if (r != victim)
-					ft_result_row_init(&row);
-				ft_strlcpy(row.test, busy ? "incast" : "incast_idle",
-				           sizeof(row.test));
-				ft_strlcpy(row.transport, out->transport, sizeof(row.transport));
-				ft_strlcpy(row.dtype, "uint8", sizeof(row.dtype));
-				ft_strlcpy(row.redop, "none", sizeof(row.redop));
-				row.bytes = busy ? cfg->max_bytes : 8;
-				row.count = row.bytes;
-				row.root = (int)root;
-				row.nranks = n;
-				row.lat_p50_us = p50;
-				row.time_us = p50;
-				/* the victim's ping spread: the row's time is its median ping */
-				row.time_stdev_us = all[victim * 3 + 2];
-				row.nsamples = LAT_PROBE_ITERS;
-				if (busy && secs > 0) {
-					row.algbw_GBps = row.busbw_GBps =
-					        (double)bytes / secs / 1e9;
-				}
-				label(w, victim, row.src, sizeof(row.src));
-				label(w, root, row.dst, sizeof(row.dst));
-				if (busy) {
-					out->victim_busy_us = p50;
-					out->congestion_impact = p50 / out->victim_idle_us;
-				} else {
-					out->victim_idle_us = p50;
-				}
-				rc = ft_run_add(&out->run, &row);
-			}
-			ft_free(all);
-		}
-		if (rc == 0 && r == 0)
-			ft_progress_update(&cfg->progress, "incast", phase + 1, 2);
-	}
 	return rc;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/patterns.h - the non-collective patterns (patterns.c), called by
+ * bench/patterns.h - the non-collective patterns (patterns*.c), called by
  * ft_bench_run() with an open endpoint.
  */
 #ifndef FT_BENCH_PATTERNS_H
@@ -43,5 +43,39 @@ uint32_t ft_bench_circle_rounds(uint32_t n);
 void ft_bench_lat_stats(double *samples_us, size_t n, struct ft_result_row *row);
 /* Outlier analysis of a filled bandwidth matrix (rank 0's view; deterministic). */
 int ft__bench_find_outliers(struct ft_bench_report *out, double threshold) FT_MUST_CHECK;
+
+/* ---- what the pattern files share (patterns.c) ----------------------------- */
+
+/* The loops and the staging of patterns.c that the other pattern files run; each is
+ * described where it is defined. */
+/* Ping-pong samples per latency probe of pairs and incast. */
+#define LAT_PROBE_ITERS 100
+
+/*
+ * --gpu-buffers for the point-to-point patterns: the message lives in GPU
+ * memory (@dev) and travels through a pinned host buffer; every message sent
+ * is copied down first, every message received is copied up after, inside
+ * the measured time. Without --gpu-buffers: the endpoint's scratch buffer.
+ */
+struct p2p_buf {
+	char *host;
+	uint64_t dev;
+	size_t bytes;
+};
+
+int ft__bench_p2p_open(struct ft_bench_ctx *bc, unsigned idx, size_t size, struct p2p_buf *b,
+                       struct ft_error *err);
+void ft__bench_p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b);
+int ft__bench_p2p_down(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size,
+                       struct ft_error *err);
+int ft__bench_p2p_up(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err);
+int ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
+                     uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps,
+                     double *best_GBps, uint64_t *nmsg_done, double *iter_cv, struct ft_error *err);
+int ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size,
+                       uint32_t warmup, uint32_t iters, double *samples, struct ft_error *err);
+void ft__bench_row_base(struct ft_result_row *row, const char *test,
+                        const struct ft_bench_report *out, uint64_t bytes, uint32_t nranks);
+void ft__bench_rank_label(const struct ft_world *w, uint32_t r, char *buf, size_t len);
 
 #endif

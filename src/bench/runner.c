@@ -419,10 +419,11 @@ host_alloc(struct ft_bench_ctx *bc, struct ft_ep *ep, size_t bytes)
 }
 
 static void
-host_free(struct ft_bench_ctx *bc, struct ft_ep *ep, char *p)
+host_free(struct ft_bench_ctx *bc, struct ft_ep *ep, char *p, size_t bytes)
 {
 	if (!p)
 		return;
+	ft__ep_forget(ep, p, bytes);
 	if (bc->cuda && !ft__ep_own_memory(ep))
 		ft__cuda_host_free(bc->cuda, p);
 	else
@@ -847,16 +848,16 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	sendbuf = host_alloc(bc, ep, sbytes);
 	recvbuf = host_alloc(bc, ep, FT_MAX(sbytes, rbytes));
 	if (!sendbuf || !recvbuf) {
-		host_free(bc, ep, sendbuf);
-		host_free(bc, ep, recvbuf);
+		host_free(bc, ep, sendbuf, sbytes);
+		host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
 		return ft_error_set(err, FT_ENOMEM, "cannot allocate %zu + %zu bytes of buffers",
 		                    sbytes, rbytes);
 	}
 	if (cfg->op == FT_REDOP_MULSUM && reduces(cfg->pattern) && !native_avg_mulsum(ep)) {
 		premul = ep->ops->mem_alloc(ep, sbytes ? sbytes : 1);
 		if (!premul) {
-			host_free(bc, ep, recvbuf);
-			host_free(bc, ep, sendbuf);
+			host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
+			host_free(bc, ep, sendbuf, sbytes);
 			return ft_error_set(err, FT_ENOMEM,
 			                    "cannot allocate %zu bytes for mulsum's scaled input",
 			                    sbytes);
@@ -937,11 +938,13 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		if (rc == 0 && r == 0)
 			ft_progress_update(&cfg->progress, ft_op_name(cfg->pattern), ++done, total);
 	}
-	if (premul)
+	if (premul) {
+		ft__ep_forget(ep, premul, sbytes);
 		ep->ops->mem_free(ep, premul);
+	}
 	stage_close(bc);
-	host_free(bc, ep, recvbuf);
-	host_free(bc, ep, sendbuf);
+	host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
+	host_free(bc, ep, sendbuf, sbytes);
 	return rc;
 }
 

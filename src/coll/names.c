@@ -9,6 +9,8 @@
  * 5067397c (v2.30.7), and from nccl-tests doc/PERFORMANCE.md. They are NCCL's
  * tuning constants, not measurements: they change between NCCL releases.
  */
+#include "coll/names.h"
+
 #include "coll_int.h"
 
 FT__NAME_TABLE(op_names, FT_OP_MAP, FT_OP_COUNT);
@@ -19,65 +21,40 @@ FT__NAME_GETTER(ft_op_name, enum ft_op, op_names, FT_OP_COUNT)
 FT__NAME_GETTER(ft_algo_name, enum ft_algo, algo_names, FT_ALGO_COUNT)
 FT__NAME_GETTER(ft_proto_name, enum ft_proto, proto_names, FT_PROTO_COUNT)
 
-/* Lower case without '_', '-' and spaces, so "All_Reduce", "allreduce" and "all-reduce" meet. */
-static void
-squash(const char *s, char *out, size_t len)
-{
-	size_t n = 0;
-
-	for (; *s && n + 1 < len; s++) {
-		if (*s == '_' || *s == '-' || *s == ' ')
-			continue;
-		out[n++] = (char)tolower((unsigned char)*s);
-	}
-	out[n] = '\0';
-}
-
-struct alias {
-	const char *name; /* squashed */
-	int value;
+static const struct ft__name_alias op_aliases[] = {
+	{ "alltoallv", FT_OP_ALLTOALL },
+	{ "a2a", FT_OP_ALLTOALL },
+	{ "bcast", FT_OP_BROADCAST },
+	{ "p2p", FT_OP_SENDRECV },
+	{ "pt2pt", FT_OP_PT2PT_BW },
+	{ "bw", FT_OP_PT2PT_BW },
+	{ "lat", FT_OP_PT2PT_LAT },
+	{ "latency", FT_OP_PT2PT_LAT },
+	{ NULL, 0 },
 };
 
-static int
-lookup(const char *s, const char *const *names, size_t n, const struct alias *aliases, int *out)
-{
-	char want[32], have[32];
-	size_t i;
+/* NCCL_ALGO spellings (kb NA-MODEL) and common short names. */
+static const struct ft__name_alias algo_aliases[] = {
+	{ "collnetdirect", FT_ALGO_COLLNET },
+	{ "collnetchain", FT_ALGO_COLLNET },
+	{ "sharp", FT_ALGO_COLLNET },
+	{ "hd", FT_ALGO_HALVING_DOUBLING },
+	{ "rabenseifner", FT_ALGO_HALVING_DOUBLING },
+	{ "doublebinarytree", FT_ALGO_TREE },
+	{ "pxn", FT_ALGO_HIERARCHICAL },
+	{ NULL, 0 },
+};
 
-	if (!s || strlen(s) >= sizeof(want))
-		return FT_EINVAL;
-	squash(s, want, sizeof(want));
-	for (i = 0; i < n; i++) {
-		squash(names[i], have, sizeof(have));
-		if (strcmp(want, have) == 0) {
-			*out = (int)i;
-			return 0;
-		}
-	}
-	for (i = 0; aliases && aliases[i].name; i++) {
-		if (strcmp(want, aliases[i].name) == 0) {
-			*out = aliases[i].value;
-			return 0;
-		}
-	}
-	return FT_EINVAL;
-}
+const struct ft__name_set ft__coll_ops = { op_names, FT_OP_COUNT, 0, op_aliases };
+const struct ft__name_set ft__coll_modelled_ops = { op_names, FT_OP_COUNT, FT_OP_SENDRECV + 1,
+	                                            op_aliases };
+const struct ft__name_set ft__coll_algos = { algo_names, FT_ALGO_COUNT, 0, algo_aliases };
+const struct ft__name_set ft__coll_protos = { proto_names, FT_PROTO_COUNT, 0, NULL };
 
 int
 ft_op_from_name(const char *s, enum ft_op *out)
 {
-	static const struct alias aliases[] = {
-		{ "alltoallv", FT_OP_ALLTOALL },
-		{ "a2a", FT_OP_ALLTOALL },
-		{ "bcast", FT_OP_BROADCAST },
-		{ "p2p", FT_OP_SENDRECV },
-		{ "pt2pt", FT_OP_PT2PT_BW },
-		{ "bw", FT_OP_PT2PT_BW },
-		{ "lat", FT_OP_PT2PT_LAT },
-		{ "latency", FT_OP_PT2PT_LAT },
-		{ NULL, 0 },
-	};
-	int v, rc = lookup(s, op_names, FT_OP_COUNT, aliases, &v);
+	int v, rc = ft__name_lookup(&ft__coll_ops, s, &v);
 
 	if (rc == 0)
 		*out = (enum ft_op)v;
@@ -114,18 +91,7 @@ ft_op_is_coll(enum ft_op op)
 int
 ft_algo_from_name(const char *s, enum ft_algo *out)
 {
-	/* NCCL_ALGO spellings (kb NA-MODEL) and common short names. */
-	static const struct alias aliases[] = {
-		{ "collnetdirect", FT_ALGO_COLLNET },
-		{ "collnetchain", FT_ALGO_COLLNET },
-		{ "sharp", FT_ALGO_COLLNET },
-		{ "hd", FT_ALGO_HALVING_DOUBLING },
-		{ "rabenseifner", FT_ALGO_HALVING_DOUBLING },
-		{ "doublebinarytree", FT_ALGO_TREE },
-		{ "pxn", FT_ALGO_HIERARCHICAL },
-		{ NULL, 0 },
-	};
-	int v, rc = lookup(s, algo_names, FT_ALGO_COUNT, aliases, &v);
+	int v, rc = ft__name_lookup(&ft__coll_algos, s, &v);
 
 	if (rc == 0)
 		*out = (enum ft_algo)v;
@@ -135,7 +101,7 @@ ft_algo_from_name(const char *s, enum ft_algo *out)
 int
 ft_proto_from_name(const char *s, enum ft_proto *out)
 {
-	int v, rc = lookup(s, proto_names, FT_PROTO_COUNT, NULL, &v);
+	int v, rc = ft__name_lookup(&ft__coll_protos, s, &v);
 
 	if (rc == 0)
 		*out = (enum ft_proto)v;

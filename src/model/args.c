@@ -8,6 +8,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "coll/names.h"
+
 /* "2.21" or "2.23.4" into major x 10000 + minor x 100; FT_EINVAL otherwise. */
 static int
 nccl_version(const char *text, uint32_t *out, struct ft_error *err)
@@ -27,26 +29,23 @@ nccl_version(const char *text, uint32_t *out, struct ft_error *err)
 int
 ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, struct ft_error *err)
 {
-	const char *op = a->op ? a->op : "all_reduce";
-	enum ft_op o;
+	int op, algo = 0, proto = 0;
+	int rc = ft__name_read(&ft__coll_modelled_ops, "--op", a->op ? a->op : "all_reduce", -1,
+	                       &op, err);
 
-	if (ft_op_from_name(op, &o) < 0 || !ft_op_is_modelled(o))
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
-		        "reduce, alltoall or sendrecv, got '%s'",
-		        op);
-	ft_model_query_init(q, o, 0);
+	if (rc == 0 && a->algo)
+		rc = ft__name_read(&ft__coll_algos, "--algo", a->algo, -1, &algo, err);
+	if (rc == 0 && a->proto)
+		rc = ft__name_read(&ft__coll_protos, "--proto", a->proto, -1, &proto, err);
+	if (rc < 0)
+		return rc;
+	ft_model_query_init(q, (enum ft_op)op, 0);
 	q->force_algo = a->algo != NULL;
-	if (a->algo && ft_algo_from_name(a->algo, &q->algo) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--algo: expected ring, tree, nvls, nvls_tree, collnet, "
-		                    "halving_doubling, direct or hierarchical, got '%s'",
-		                    a->algo);
 	q->force_proto = a->proto != NULL;
-	if (a->proto && ft_proto_from_name(a->proto, &q->proto) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--proto: expected simple, ll or ll128, got '%s'", a->proto);
+	if (a->algo)
+		q->algo = (enum ft_algo)algo;
+	if (a->proto)
+		q->proto = (enum ft_proto)proto;
 	if (a->ppn > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--ppn: value out of range");
 	if (a->gpus_per_thread > FT_SPEC_MAX_GPUS)

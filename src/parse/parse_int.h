@@ -441,14 +441,6 @@ int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *r
 	}                                                                        \
 	FT__PARSER_SNIFF(id, name_, summary_, ft__##id##_sniff)
 
-/* The older form, still accepted: a parse function around @fn for a hand-written struct. */
-#define FT__DEFINE_PARSE(fn)                                                                    \
-	static int fn##_parse(const char *text, size_t len, const char *file,                   \
-	                      struct ft_obs_set *out, struct ft_run *run, struct ft_error *err) \
-	{                                                                                       \
-		return ft__parse_with(fn, text, len, file, out, run, err);                      \
-	}
-
 /* Each parser's run function, for the registry's split of concatenated outputs. */
 #define FT__PARSERS(X)     \
 	X(ibstat)          \

@@ -13,6 +13,8 @@
 
 #include <fabtune/sim.h>
 
+#include "coll/names.h"
+
 void
 ft_sim_args_init(struct ft_sim_args *a)
 {
@@ -45,21 +47,9 @@ read_links(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *
 	return 0;
 }
 
-/* "packed", "spread" or "random" into ov->placement. */
-static int
-read_placement(const char *name, struct ft_sim_overrides *ov, struct ft_error *err)
-{
-	static const char *const names[] = { "packed", "spread", "random" };
-
-	for (int i = 0; i < (int)FT_ARRAY_SIZE(names); i++)
-		if (strcmp(name, names[i]) == 0)
-			ov->placement = i;
-	if (ov->placement < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--placement: expected packed, spread or random, got '%s'",
-		                    name);
-	return 0;
-}
+/* ov->placement's names: a scenario's (SC_PACKED, SC_SPREAD, SC_RANDOM). */
+static const struct ft__name_set placements = { ft__scenario_placement_names, SC_EXPLICIT, 0,
+	                                        NULL };
 
 int
 ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *err)
@@ -78,7 +68,8 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 	if (a->trace_links)
 		rc = read_links(a, ov, err);
 	if (rc == 0 && a->placement)
-		rc = read_placement(a->placement, ov, err);
+		rc = ft__name_read(&placements, "--placement", a->placement, -1, &ov->placement,
+		                   err);
 	if (rc < 0)
 		return rc;
 	if (a->engine && !ft_sim_engine_find(a->engine))
@@ -109,25 +100,20 @@ scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenar
                  struct ft_error *err)
 {
 	struct ft_sim_sweep_args s = { .spec = spec };
+	int op, algo, proto;
+	int rc = ft__name_read(&ft__coll_modelled_ops, "--op", a->op, -1, &op, err);
 
-	if (ft_op_from_name(a->op, &s.op) < 0 || !ft_op_is_modelled(s.op))
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, "
-		        "reduce, alltoall or sendrecv, got '%s'",
-		        a->op);
 	/* FT_ALGO_COUNT / FT_PROTO_COUNT: NCCL's tuner picks (the model's choice). */
-	s.algo = FT_ALGO_COUNT;
-	if (a->algo && strcmp(a->algo, "auto") != 0 && ft_algo_from_name(a->algo, &s.algo) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--algo: expected auto, ring, tree, halving_doubling, direct, "
-		                    "hierarchical, nvls, nvls_tree or collnet, got '%s'",
-		                    a->algo);
-	s.proto = FT_PROTO_COUNT;
-	if (a->proto && strcmp(a->proto, "auto") != 0 && ft_proto_from_name(a->proto, &s.proto) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--proto: expected auto, simple, ll or ll128, got '%s'",
-		                    a->proto);
+	if (rc == 0 && a->algo)
+		rc = ft__name_read(&ft__coll_algos, "--algo", a->algo, FT_ALGO_COUNT, &algo, err);
+	if (rc == 0 && a->proto)
+		rc = ft__name_read(&ft__coll_protos, "--proto", a->proto, FT_PROTO_COUNT, &proto,
+		                   err);
+	if (rc < 0)
+		return rc;
+	s.op = (enum ft_op)op;
+	s.algo = a->algo ? (enum ft_algo)algo : FT_ALGO_COUNT;
+	s.proto = a->proto ? (enum ft_proto)proto : FT_PROTO_COUNT;
 	if (a->ranks > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--ranks: too many");
 	if (a->channels > FT_SPEC_MAX_GPUS)

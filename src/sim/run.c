@@ -19,6 +19,12 @@
 #define RNG_PLACEMENT  0x706c6163u /* stream kinds (ft_rng_stream) */
 #define RNG_BACKGROUND 0x6267u
 
+/* Where job @ji's field is for an error: "file:line:col: jobs[i].<field>", or the option
+ * @opt for a scenario built from the command line (ft__scenario_job_where); the text lives
+ * in a buffer of the enclosing block. */
+#define WHERE(ji, opt, ...) \
+	ft__scenario_job_where(sc, ji, opt, (char[320]){ 0 }, 320, __VA_ARGS__)
+
 struct job_run {
 	uint32_t *rank_gpu;
 	uint32_t nranks;
@@ -240,10 +246,8 @@ place_uneven(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 		cap += ft__sim_node_ngpus(t, k);
 	jr->nranks = j->nranks ? j->nranks : cap;
 	if (jr->nranks > cap)
-		return ft_error_set(err, FT_ERANGE,
-		                    "%s:%u:%u: jobs[%zu].ranks: %u ranks don't fit on the "
-		                    "%u GPUs of nodes %u to %u",
-		                    sc->file, j->line, j->col, ji, jr->nranks, cap, j->first_node,
+		return ft_error_set(err, FT_ERANGE, "%s: %u ranks don't fit on the %u GPUs of nodes %u to %u",
+		                    WHERE(ji, "--ranks", "ranks"), jr->nranks, cap, j->first_node,
 		                    spec->nnodes - 1);
 	jr->rank_gpu = ft_calloc(FT_MAX(jr->nranks, 1u), sizeof(uint32_t));
 	jr->node_first = ft_calloc(spec->nnodes - j->first_node + 1, sizeof(uint32_t));
@@ -287,29 +291,23 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	if (placement >= 0)
 		jcopy.placement = (enum sc_placement)placement;
 	if (j->first_node >= spec->nnodes)
-		return ft_error_set(err, FT_ERANGE,
-		                    "%s:%u:%u: jobs[%zu].first_node: expected below "
-		                    "%u, got %u",
-		                    sc->file, j->line, j->col, ji, spec->nnodes, j->first_node);
+		return ft_error_set(err, FT_ERANGE, "%s: expected below %u, got %u",
+		                    WHERE(ji, "--op", "first_node"), spec->nnodes, j->first_node);
 	node_gpus = ft__sim_node_ngpus(t, j->first_node);
 	if (!j->gpus_per_node && j->placement == SC_PACKED && nodes_differ(t, j->first_node))
 		return place_uneven(sc, j, ji, t, jr, err);
 	gpn = j->gpus_per_node ? j->gpus_per_node : node_gpus;
 	if (gpn > node_gpus)
-		return ft_error_set(err, FT_ERANGE,
-		                    "%s:%u:%u: jobs[%zu].gpus_per_node: expected at "
-		                    "most %u, got %u",
-		                    sc->file, j->line, j->col, ji, node_gpus, gpn);
+		return ft_error_set(err, FT_ERANGE, "%s: expected at most %u, got %u",
+		                    WHERE(ji, "--op", "gpus_per_node"), node_gpus, gpn);
 	nodes_left = spec->nnodes - j->first_node;
 	cap = nodes_left * gpn;
 	jr->nranks = j->placement == SC_EXPLICIT ? (uint32_t)j->explicit_gpus.len :
 	             j->nranks                   ? j->nranks :
 	                                           cap;
 	if (jr->nranks > cap && j->placement != SC_EXPLICIT)
-		return ft_error_set(err, FT_ERANGE,
-		                    "%s:%u:%u: jobs[%zu].ranks: %u ranks don't fit on "
-		                    "%u nodes x %u GPUs",
-		                    sc->file, j->line, j->col, ji, jr->nranks, nodes_left, gpn);
+		return ft_error_set(err, FT_ERANGE, "%s: %u ranks don't fit on %u nodes x %u GPUs",
+		                    WHERE(ji, "--ranks", "ranks"), jr->nranks, nodes_left, gpn);
 	jr->rank_gpu = ft_calloc(jr->nranks ? jr->nranks : 1, sizeof(uint32_t));
 	if (!jr->rank_gpu)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
@@ -341,10 +339,8 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 			gpu = p[1];
 			if (node >= spec->nnodes || gpu >= ft__sim_node_ngpus(t, node))
 				return ft_error_set(
-				        err, FT_ERANGE,
-				        "%s:%u:%u: jobs[%zu].placement[%u]: no GPU %u:%u "
-				        "(%u nodes of %u GPUs)",
-				        sc->file, j->line, j->col, ji, r, node, gpu, spec->nnodes,
+				        err, FT_ERANGE, "%s: no GPU %u:%u (%u nodes of %u GPUs)",
+				        WHERE(ji, "--op", "placement[%u]", r), node, gpu, spec->nnodes,
 				        node < spec->nnodes ? ft__sim_node_ngpus(t, node) :
 				                              ft__sim_node_ngpus(t, 0));
 		} else if (j->placement == SC_SPREAD) {
@@ -458,17 +454,15 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	if (ring.algo != SC_ALGO_AUTO && ring.algo != FT_ALGO_RING &&
 	    ring.algo != FT_ALGO_DIRECT && ring.algo != FT_ALGO_HALVING_DOUBLING)
 		return ft_error_set(err, FT_ENOTSUP,
-		                    "%s:%u:%u: jobs[%zu].ops[%zu].algo: %s across nodes of "
-		                    "different GPU counts is not simulated (ring, direct and "
-		                    "halving_doubling are)",
-		                    sc->file, j->line, j->col, ji, k, ft_algo_name(ring.algo));
+		                    "%s: %s across nodes of different GPU counts is not simulated "
+		                    "(ring, direct and halving_doubling are)",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(ring.algo));
 	ft__sim_pick_algo(ft_topo_spec(t), &ring, bytes, jr->nranks, 0, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
 	rc = ft_coll_schedule(&args, sched, err);
 	if (rc < 0) {
-		ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file, j->line, j->col, ji,
-		                k);
+		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
 		return rc;
 	}
 	if (o->op == FT_OP_SENDRECV || sched->phases.len == 0 ||
@@ -519,8 +513,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 	ft_schedule_init(sched);
 	rc = ft_coll_schedule(&args, sched, err);
 	if (rc < 0) {
-		ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file, j->line, j->col, ji,
-		                k);
+		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
 		return rc;
 	}
 	/* an NVLink domain leaves through the NICs of all its trays */
@@ -1316,6 +1309,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:
+	if (rc < 0)
+		ft__scenario_name_packet_error(sc, ov && ov->engine, err);
 	if (e)
 		e->ops->destroy(e);
 	for (i = 0; jrs && i < sc->jobs.len; i++) {

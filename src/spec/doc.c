@@ -178,14 +178,11 @@ type_what(const struct ft__doc_field *f)
 static void
 names_what(const char *const *names, char *buf, size_t len)
 {
-	size_t i, used = 0, n = 0;
+	size_t n = 0;
 
 	while (names[n])
 		n++;
-	used = (size_t)snprintf(buf, len, "expected ");
-	for (i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-		                         i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+	ft__names_expected(names, n, false, buf, len);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
+#include "coll/names.h"
 #include "spec/doc.h"
 
 struct ld {
@@ -95,54 +96,48 @@ load_list(struct ld *l, yaml_node_t *seq, const char *name, const struct ft__doc
 
 /* ---- jobs ------------------------------------------------------------------ */
 
+/* An op's name, algorithm or protocol (which: the key ending @path); "auto" leaves the
+ * algorithm or protocol to NCCL's tuner. */
 static int
-read_op(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+read_op_name(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	const char *s = text_of(d, v, path, "an operation");
-
-	if (!s)
-		return FT_EPARSE;
-	if (ft_op_from_name(s, &((struct sc_op *)obj)->op) < 0 ||
-	    !ft_op_is_modelled(((struct sc_op *)obj)->op))
-		return ft__doc_fail(d, v, FT_EPARSE, path,
-		                    "expected all_reduce, all_gather, reduce_scatter, broadcast, "
-		                    "reduce, alltoall or sendrecv, got '%s'",
-		                    s);
-	return 0;
-}
-
-/* An op's algorithm or protocol (which: the key ending @path); "auto" leaves it to NCCL's
- * tuner. */
-static int
-read_auto(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
-{
+	static const struct {
+		const char *key, *what;
+		const struct ft__name_set *set;
+		int auto_value;
+		size_t at;
+	} names[] = {
+		{ ".op", "an operation", &ft__coll_modelled_ops, -1, offsetof(struct sc_op, op) },
+		{ ".algo", "an algorithm", &ft__coll_algos, SC_ALGO_AUTO,
+		  offsetof(struct sc_op, algo) },
+		{ ".proto", "a protocol", &ft__coll_protos, SC_PROTO_AUTO,
+		  offsetof(struct sc_op, proto) },
+	};
 	const char *key = strrchr(path, '.');
-	bool algo = key && strcmp(key, ".algo") == 0;
-	const char *s = text_of(d, v, path, algo ? "an algorithm" : "a protocol");
-	struct sc_op *op = obj;
-	int rc;
+	struct ft_error why = { 0 };
+	size_t i = 0;
+	const char *s;
+	int value;
 
+	while (i + 1 < FT_ARRAY_SIZE(names) && !(key && strcmp(key, names[i].key) == 0))
+		i++;
+	s = text_of(d, v, path, names[i].what);
 	if (!s)
 		return FT_EPARSE;
-	if (strcmp(s, "auto") == 0) {
-		op->algo = algo ? SC_ALGO_AUTO : op->algo;
-		op->proto = algo ? op->proto : SC_PROTO_AUTO;
-		return 0;
-	}
-	rc = algo ? ft_algo_from_name(s, &op->algo) : ft_proto_from_name(s, &op->proto);
-	if (rc < 0)
-		return ft__doc_fail(d, v, FT_EPARSE, path, "expected auto, %s, got '%s'",
-		                    algo ? "ring, tree, halving_doubling, direct, hierarchical, "
-		                           "nvls, nvls_tree, collnet or pat" :
-		                           "simple, ll or ll128",
-		                    s);
+	if (ft__name_read(names[i].set, NULL, s, names[i].auto_value, &value, &why) < 0)
+		return ft__doc_fail(d, v, FT_EPARSE, path, "%s", why.msg);
+	/* the three are enums, stored as int */
+	_Static_assert(sizeof(enum ft_op) == sizeof(int) && sizeof(enum ft_algo) == sizeof(int) &&
+	                       sizeof(enum ft_proto) == sizeof(int),
+	               "sc_op's enums are ints");
+	*(int *)(void *)((char *)obj + names[i].at) = value;
 	return 0;
 }
 
 static const struct ft__doc_field op_fields[] = {
-	{ "op", FT__DOC_FN, .fn = read_op },
-	{ "algo", FT__DOC_FN, .fn = read_auto },
-	{ "proto", FT__DOC_FN, .fn = read_auto },
+	{ "op", FT__DOC_FN, .fn = read_op_name },
+	{ "algo", FT__DOC_FN, .fn = read_op_name },
+	{ "proto", FT__DOC_FN, .fn = read_op_name },
 	{ "size", FT__DOC_SIZE, FT__DOC_AT(struct sc_op, bytes) },
 	{ "repeat", FT__DOC_U32, FT__DOC_AT(struct sc_op, repeat), .lo = 1, .hi = 1000000 },
 	{ "channels", FT__DOC_U32, FT__DOC_AT(struct sc_op, channels), .lo = 1,
@@ -190,19 +185,22 @@ read_ops(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return rc;
 }
 
+/* A job's placement by name, in enum sc_placement order; also `sim --placement`'s. */
+const char *const ft__scenario_placement_names[] = { "packed", "spread", "random", NULL };
+_Static_assert(SC_PACKED == 0 && SC_SPREAD == 1 && SC_RANDOM == 2, "placement names order");
+
 static int
 read_placement(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	static const char *const names[] = { "packed", "spread", "random", NULL };
 	static const struct ft__doc_field how = {
-		"placement", FT__DOC_ENUM, FT__DOC_AT(struct sc_job, placement), .names = names,
+		"placement", FT__DOC_ENUM, FT__DOC_AT(struct sc_job, placement),
+		.names = ft__scenario_placement_names,
 		.what = "packed, spread, random or a list of node:gpu"
 	};
 	struct sc_job *job = obj;
 	yaml_node_item_t *it;
 	size_t i = 0;
 
-	_Static_assert(SC_PACKED == 0 && SC_SPREAD == 1 && SC_RANDOM == 2, "names[] order");
 	if (v->type != YAML_SEQUENCE_NODE)
 		return ft__doc_read(d, &how, v, path, job);
 	job->placement = SC_EXPLICIT;
@@ -748,11 +746,36 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "split_data_on_qps", FT__DOC_BOOL, PKT(split_data_on_qps) },
 };
 
+/* Remember where @key is (node @n) for errors found after loading. */
+static int
+mark(struct ft_scenario *sc, const char *key, const yaml_node_t *n)
+{
+	struct sc_mark m = { .line = (uint32_t)n->start_mark.line + 1,
+		             .col = (uint32_t)n->start_mark.column + 1 };
+
+	ft_strlcpy(m.key, key, sizeof(m.key));
+	return ft_vec_push(&sc->marks, &m) < 0 ? FT_ENOMEM : 0;
+}
+
 static int
 read_packet(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
-	return ft__doc_walk(d, v, path, packet_fields, FT_ARRAY_SIZE(packet_fields),
-	                    &((struct ft_scenario *)obj)->packet, NULL);
+	struct ft_scenario *sc = obj;
+	yaml_node_pair_t *p;
+	int rc = ft__doc_walk(d, v, path, packet_fields, FT_ARRAY_SIZE(packet_fields), &sc->packet,
+	                      NULL);
+
+	if (rc == 0)
+		rc = mark(sc, "packet", v);
+	/* the walk took a mapping of scalar keys */
+	for (p = v->data.mapping.pairs.start; rc == 0 && p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ft__doc_node(d, p->key);
+		char key[40];
+
+		snprintf(key, sizeof(key), "packet.%s", ft__doc_scalar(k));
+		rc = mark(sc, key, k);
+	}
+	return rc;
 }
 
 /* ---- top level ----------------------------------------------------------------- */
@@ -768,6 +791,8 @@ read_engine(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	if (rc == 0 && !ft_sim_engine_find(sc->engine))
 		rc = ft__doc_fail(d, v, FT_EPARSE, path,
 		                  "expected analytic, flow, ideal or packet, got '%s'", sc->engine);
+	sc->engine_line = (uint32_t)v->start_mark.line + 1;
+	sc->engine_col = (uint32_t)v->start_mark.column + 1;
 	return rc;
 }
 
@@ -824,6 +849,7 @@ scenario_new(const char *file)
 	ft_vec_init(&sc->jobs, sizeof(struct sc_job));
 	ft_vec_init(&sc->background, sizeof(struct sc_background));
 	ft_vec_init(&sc->faults, sizeof(struct sc_fault));
+	ft_vec_init(&sc->marks, sizeof(struct sc_mark));
 	return sc;
 }
 
@@ -965,6 +991,7 @@ ft_scenario_free(struct ft_scenario *sc)
 	ft_vec_release(&sc->jobs);
 	ft_vec_release(&sc->background);
 	ft_vec_release(&sc->faults);
+	ft_vec_release(&sc->marks);
 	ft_free(sc);
 }
 
@@ -986,6 +1013,7 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	sc = scenario_new(a->spec);
 	if (!sc)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
+	sc->from_options = true;
 	rc = ft_spec_resolve(a->spec, &sc->spec, err);
 	if (rc < 0) {
 		ft_scenario_free(sc);
@@ -1023,4 +1051,66 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	}
 	*out = sc;
 	return 0;
+}
+
+/* ---- where errors found after loading point ------------------------------------- */
+
+const char *
+ft__scenario_job_where(const struct ft_scenario *sc, size_t ji, const char *opt, char *buf,
+                       size_t len, const char *fmt, ...)
+{
+	const struct sc_job *j = ft_vec_at(&sc->jobs, ji);
+	char field[64];
+	va_list ap;
+
+	if (sc->from_options || !j) {
+		ft_strlcpy(buf, opt, len);
+		return buf;
+	}
+	va_start(ap, fmt);
+	vsnprintf(field, sizeof(field), fmt, ap);
+	va_end(ap);
+	snprintf(buf, len, "%s:%u:%u: jobs[%zu]%s%s", sc->file, j->line, j->col, ji,
+	         *field ? "." : "", field);
+	return buf;
+}
+
+/* The mark of the longest key that begins @msg as a whole word: "packet.pfc_xon: ..."
+ * picks packet.pfc_xon over packet; NULL when none does. */
+static const struct sc_mark *
+mark_for(const struct ft_scenario *sc, const char *msg)
+{
+	const struct sc_mark *best = NULL;
+	size_t i, n, best_n = 0;
+
+	for (i = 0; i < sc->marks.len; i++) {
+		const struct sc_mark *m = ft_vec_at(&sc->marks, i);
+
+		n = strlen(m->key);
+		if (strncmp(msg, m->key, n) == 0 && msg[n] && strchr(":[,. ", msg[n]) &&
+		    n > best_n) {
+			best = m;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+void
+ft__scenario_name_packet_error(const struct ft_scenario *sc, bool engine_option,
+                               struct ft_error *err)
+{
+	const struct sc_mark *m;
+
+	if (!err || strncmp(err->msg, "packet.", 7) != 0)
+		return;
+	m = mark_for(sc, err->msg);
+	if (m)
+		ft_error_prefix(err, "%s:%u:%u: ", sc->file, m->line, m->col);
+	else if (engine_option)
+		ft_error_prefix(err, "--engine packet: ");
+	else if (sc->engine_line)
+		ft_error_prefix(err, "%s:%u:%u: ", sc->file, sc->engine_line, sc->engine_col);
+	else
+		ft_error_prefix(err, "%s: ", sc->file);
 }

@@ -22,6 +22,10 @@ enum sc_placement {
 	SC_EXPLICIT,
 };
 
+/* The names of SC_PACKED .. SC_RANDOM, NULL-terminated (scenario.c): the scenario's
+ * `placement:` and `fabtune sim --placement`. */
+extern const char *const ft__scenario_placement_names[];
+
 /* An op's algorithm or protocol left to NCCL's tuner (the model's choice). */
 #define SC_ALGO_AUTO  FT_ALGO_COUNT
 #define SC_PROTO_AUTO FT_PROTO_COUNT
@@ -100,9 +104,18 @@ enum {
 	FAB_KIND = 16
 };
 
+/* Where a key of the scenario's packet: block is: "packet" (the block), "packet.<key>". */
+struct sc_mark {
+	char key[40];
+	uint32_t line, col;
+};
+
 struct ft_scenario {
 	char name[64];
 	char file[256];
+	bool from_options;  /* built from `sim SPEC --op` (ft_scenario_from_op): no file positions */
+	struct ft_vec marks; /* struct sc_mark, for errors found after loading */
+	uint32_t engine_line, engine_col; /* the engine: key's value; 0 when none */
 	char description[1024]; /* the scenario's own words, "" when none */
 	struct ft_cluster_spec spec;
 	char engine[16];
@@ -120,6 +133,23 @@ struct ft_scenario {
 	struct ft_vec background; /* struct sc_background */
 	struct ft_vec faults;     /* struct sc_fault */
 };
+
+/*
+ * Where job @ji's field (printf-style @fmt, "ranks", "ops[2].algo") is, for
+ * an error found when the job runs: "file:line:col: jobs[i].field" in a
+ * scenario file, or the option @opt that set it ("--ranks", "--algo") in a
+ * scenario built from the command line, which has no positions. Returns @buf.
+ */
+const char *ft__scenario_job_where(const struct ft_scenario *sc, size_t ji, const char *opt,
+                                   char *buf, size_t len, const char *fmt, ...) FT_PRINTF(6, 7);
+/*
+ * Name the place of a packet engine error found after loading (its message
+ * starts "packet.<key>"): the file:line:col of that key in the packet:
+ * block, else of the block, else "--engine packet" where @engine_option
+ * chose the engine, else the file's engine: key. Other messages are left.
+ */
+void ft__scenario_name_packet_error(const struct ft_scenario *sc, bool engine_option,
+                                    struct ft_error *err);
 
 /*
  * Resolve @arg (preset shorthand or spec file) and apply the scenario's

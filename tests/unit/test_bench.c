@@ -1234,6 +1234,29 @@ f_dereg_mr(struct ibv_mr *mr)
 	return 0;
 }
 
+/*
+ * Does a live registration under @sge's local key cover its bytes? An adapter
+ * fails a work request whose lkey is not one (a local protection error); the
+ * last send's key is kept for the tests.
+ */
+static uint32_t fake_last_lkey;
+
+static bool
+fake_lkey_ok(const struct ibv_sge *sge)
+{
+	int i;
+
+	for (i = 0; i < nfake_mrs; i++) {
+		const struct ibv_mr *mr = fake_mrs[i].mr;
+		uint64_t base = (uint64_t)(uintptr_t)mr->addr;
+
+		if (mr->lkey == sge->lkey && sge->addr >= base &&
+		    sge->addr + sge->length <= base + FT_MAX(mr->length, (size_t)1))
+			return true;
+	}
+	return false;
+}
+
 /* The host address of @len bytes at @addr under @rkey, if the region allows @access. */
 static char *
 fake_remote(uint64_t addr, uint32_t rkey, size_t len, int access)
@@ -1423,6 +1446,10 @@ f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 	d = qp_by_num(ud ? wr->wr.ud.remote_qpn : q->dest);
 	if (!d || q->nstates < 3 || q->states[2] != IBV_QPS_RTS)
 		return -1;
+	if (wr->num_sge && !fake_lkey_ok(&wr->sg_list[0]))
+		return -1;
+	if (wr->num_sge)
+		fake_last_lkey = wr->sg_list[0].lkey;
 	if (ud && (!wr->wr.ud.ah || wr->wr.ud.remote_qkey != d->qkey || len > 4096 ||
 	           wr->opcode != IBV_WR_SEND))
 		return -1; /* UD: an address, the peer's Q_Key, one MTU, send only */
@@ -1487,8 +1514,11 @@ f_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 		return -1;
 	rw->wr_id = wr->wr_id;
 	rw->nsge = FT_MIN(wr->num_sge, 2);
-	for (i = 0; i < rw->nsge; i++)
+	for (i = 0; i < rw->nsge; i++) {
+		if (!fake_lkey_ok(&wr->sg_list[i]))
+			return -1;
 		rw->sge[i] = wr->sg_list[i];
+	}
 	return 0;
 }
 
@@ -1622,6 +1652,77 @@ test_verbs_double(void **state)
 	verbs_roundtrip(FT_VERBS_SEND, 50000);
 	verbs_roundtrip(FT_VERBS_WRITE, 50000);
 	verbs_roundtrip(FT_VERBS_READ, 50000);
+}
+
+/* Is some live registration of the double, made since key @since, at address @addr?
+ * (Registrations other tests left behind may name addresses malloc has handed out again.) */
+static bool
+fake_registered(uintptr_t addr, uint32_t since)
+{
+	int i;
+
+	for (i = 0; i < nfake_mrs; i++)
+		if ((uintptr_t)fake_mrs[i].mr->addr == addr && fake_mrs[i].mr->lkey >= since)
+			return true;
+	return false;
+}
+
+/* One SEND of @len bytes at @buf from ep[0] into @dst at ep[1]; the lkey it went with. */
+static uint32_t
+verbs_send_from(struct ft_ep *ep[2], void *buf, size_t len, void *dst)
+{
+	const struct ft_transport_ops *ops = &ft__verbs_test_ops;
+	struct ft_req s = { .peer = 1, .buf = buf, .len = len };
+	struct ft_req r = { .peer = 0, .buf = dst, .len = len };
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ops->post_recv(ep[1], &r, &err), 0);
+	assert_int_equal(ops->post_send(ep[0], &s, &err), 0);
+	verbs_drain(ep, 2);
+	assert_true(s.done && r.done);
+	return fake_last_lkey;
+}
+
+/*
+ * The registration cache never outlives the memory: what bench frees is
+ * deregistered first, so a buffer later placed at the same address is
+ * registered anew (a stale entry would hand the adapter the old pages:
+ * data to freed memory, or the wrong lkey).
+ */
+static void
+test_verbs_mr_cache_forgets(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 1 << 16 };
+	static char region[8192], dst[1 << 16];
+	struct ft_ep *ep[2];
+	uint32_t key1, key2;
+	uint32_t since = next_key;
+	uintptr_t old;
+
+	(void)state;
+	verbs_pair(&o, ep);
+	/* bench's own memory: a scratch buffer, replaced by a larger one (the old one freed) */
+	old = (uintptr_t)ft__ep_scratch(ep[0], 0, 4096);
+	verbs_send_from(ep, (void *)old, 4096, dst);
+	assert_true(fake_registered(old, since));
+	assert_non_null(ft__ep_scratch(ep[0], 0, 1 << 16));
+	assert_false(fake_registered(old, since));
+	verbs_send_from(ep, ep[0]->scratch[0], 1 << 16, dst);
+	assert_true(fake_registered((uintptr_t)ep[0]->scratch[0], since));
+	/* the same address again (memory the test owns, freed and reused in place) */
+	key1 = verbs_send_from(ep, region, sizeof(region), dst);
+	assert_int_equal(verbs_send_from(ep, region + 100, 200, dst), key1); /* cached */
+	ft__ep_forget(ep[0], region + 4096, 1); /* any byte of it: the whole registration */
+	assert_false(fake_registered((uintptr_t)region, since));
+	key2 = verbs_send_from(ep, region, sizeof(region), dst);
+	assert_int_not_equal(key2, key1);
+	/* memory elsewhere keeps its registration */
+	assert_true(fake_registered((uintptr_t)ep[0]->scratch[0], since));
+	/* closing frees the scratch buffers and deregisters everything */
+	ft__ep_close(ep[0]);
+	ft__ep_close(ep[1]);
+	for (int i = 0; i < nfake_mrs; i++)
+		assert_true(fake_mrs[i].mr->lkey < since);
 }
 
 /*
@@ -1827,13 +1928,16 @@ test_verbs_atomic_run(void **state)
 	struct ft_ep *ep[2];
 	int64_t wrong = 7;
 	uint64_t word;
-	int i;
+	int i, nmrs;
 
 	verbs_pair(&o, ep);
+	nmrs = nfake_mrs;
 	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 100, 16, NULL, &secs,
 	                                      &wrong, &err),
 	                 0);
 	assert_int_equal(wrong, 0);
+	/* the result words were registered for the run and freed after it */
+	assert_int_equal(nfake_mrs, nmrs);
 	assert_true(secs >= 0);
 	memcpy(&word, ft__verbs_landing(ep[1]), 8);
 	assert_int_equal(word, 100);
@@ -2327,6 +2431,7 @@ main(void)
 #if FT_HAVE_VERBS
 		cmocka_unit_test(test_verbs_double),
 		cmocka_unit_test(test_verbs_qps),
+		cmocka_unit_test(test_verbs_mr_cache_forgets),
 		cmocka_unit_test(test_verbs_ud),
 		cmocka_unit_test(test_verbs_atomics),
 		cmocka_unit_test(test_verbs_atomic_run),

@@ -1076,28 +1076,24 @@ ft__demo_run(struct ft__pctx *c, const char *text, size_t len)
 FT__PARSER(demo, "demo", "a parser for the tests", { 80, { "demo:", "end|stop" } },
            { 55, { "demo:" } });
 
-/* The older form still compiles and works. */
+/* A parser whose detection is its own function: FT__PARSER_SNIFF over the same run. */
 static int
-old_demo_sniff(const char *text, size_t len)
+sniff_demo_sniff(const char *text, size_t len)
 {
 	return ft__find((struct ft__span){ text, len }, "demo:") ? 51 : 0;
 }
 
-FT__DEFINE_PARSE(ft__demo_run)
-
-static const struct ft_parser old_demo_parser = {
-	.name = "old-demo",
-	.summary = "the same run function, defined by hand",
-	.sniff = old_demo_sniff,
-	.parse = ft__demo_run_parse,
-};
+#define ft__sniff_demo_run ft__demo_run
+FT__PARSER_SNIFF(sniff_demo, "sniff-demo", "the same run function, its own sniff",
+                 sniff_demo_sniff);
+#undef ft__sniff_demo_run
 
 static void
 test_parser_definition(void **state)
 {
 	static const char text[] = "# corpus header\n# ---\ndemo: 4.5\n\n$ demo --again\n"
 	                           "demo: error on the bus\nnoise\nend\n";
-	const struct ft_parser *defs[] = { &ft_demo_parser, &old_demo_parser };
+	const struct ft_parser *defs[] = { &ft_demo_parser, &ft_sniff_demo_parser };
 	struct ft_error err = { 0 };
 
 	(void)state;
@@ -1105,7 +1101,8 @@ test_parser_definition(void **state)
 	assert_int_equal(ft_demo_parser.sniff(text, sizeof(text) - 1), 80);
 	assert_int_equal(ft_demo_parser.sniff("demo: 1", 7), 55);
 	assert_int_equal(ft_demo_parser.sniff("dem", 3), 0);
-	assert_int_equal(old_demo_parser.sniff(text, sizeof(text) - 1), 51);
+	assert_string_equal(ft_sniff_demo_parser.name, "sniff-demo");
+	assert_int_equal(ft_sniff_demo_parser.sniff(text, sizeof(text) - 1), 51);
 	for (size_t i = 0; i < FT_ARRAY_SIZE(defs); i++) {
 		struct ft_obs_set set;
 		const struct ft_obs *o;

@@ -21,6 +21,7 @@
 #include <fabtune/fabtune.h>
 
 #include "sim/sim_int.h"
+#include "coll/names.h"
 
 #define GBPS 1e9
 
@@ -1376,6 +1377,98 @@ expect_error(const char *text, int code, const char *msg)
 	assert_non_null(strstr(err.msg, msg));
 }
 
+/* The one name reader: spellings, aliases, "auto", the accepted prefix, and the list. */
+static void
+test_name_read(void **state)
+{
+	struct ft_error err = { 0 };
+	int v = -7;
+
+	(void)state;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_modelled_ops, "--op", "All-Reduce", -1, &v, &err),
+	                 0);
+	assert_int_equal(v, FT_OP_ALL_REDUCE);
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_algos, "--algo", "sharp", -1, &v, &err), 0);
+	assert_int_equal(v, FT_ALGO_COLLNET);
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_protos, "--proto", "auto", FT_PROTO_COUNT, &v,
+	                               &err),
+	                 0);
+	assert_int_equal(v, FT_PROTO_COUNT);
+	/* without an auto value, "auto" is a name like any other */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_protos, "--proto", "auto", -1, &v, &err),
+	                 FT_EINVAL);
+	assert_string_equal(err.msg, "--proto: expected simple, ll or ll128, got 'auto'");
+	/* a bench-only operation is a name the modelled set knows but does not take */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_ops, NULL, "pairs", -1, &v, &err), 0);
+	assert_int_equal(v, FT_OP_PAIRS);
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_modelled_ops, NULL, "pairs", -1, &v, &err),
+	                 FT_EINVAL);
+	assert_string_equal(err.msg, "expected all_reduce, all_gather, reduce_scatter, broadcast, "
+	                             "reduce, alltoall or sendrecv, got 'pairs'");
+	/* every algorithm is listed, in enum order, after auto */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_algos, "--algo", "rings", FT_ALGO_COUNT, &v, &err),
+	                 FT_EINVAL);
+	assert_string_equal(err.msg, "--algo: expected auto, ring, tree, halving_doubling, direct, "
+	                             "hierarchical, nvls, collnet, pat or nvls_tree, got 'rings'");
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_algos, "--algo", NULL, -1, &v, &err), FT_EINVAL);
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__name_read(&ft__coll_protos, "--proto", "a-name-longer-than-32-bytes!!!!!",
+	                               -1, &v, &err),
+	                 FT_EINVAL);
+}
+
+/* A packet engine error found after loading names the key, the block, or the option. */
+static void
+test_packet_error_place(void **state)
+{
+	struct ft_sim_sweep_args a = { .spec = "dgx-h100:2", .op = FT_OP_ALL_REDUCE,
+		                       .algo = FT_ALGO_COUNT, .proto = FT_PROTO_COUNT,
+		                       .min_bytes = 1 << 20, .max_bytes = 1 << 20 };
+	struct ft_scenario *sc = load_text("cluster: dgx-h100:2\nengine: packet\npacket:\n"
+	                                   "  mtu: 4096\n  port_buffer: 1KiB\n"
+	                                   "jobs: [{ops: [{op: all_reduce, size: 1M}]}]\n");
+	struct ft_error err = { 0 };
+	char buf[64];
+
+	(void)state;
+	err = (struct ft_error){ 0 };
+	ft_error_set(&err, FT_ERANGE, "packet.port_buffer: too small");
+	ft__scenario_name_packet_error(sc, false, &err);
+	assert_string_equal(err.msg, "t.yaml:5:3: packet.port_buffer: too small");
+	/* a value the block does not set (a default): the block */
+	err = (struct ft_error){ 0 };
+	ft_error_set(&err, FT_ERANGE, "packet.pfc_xon: expected at most pfc_xoff");
+	ft__scenario_name_packet_error(sc, true, &err);
+	assert_string_equal(err.msg, "t.yaml:4:3: packet.pfc_xon: expected at most pfc_xoff");
+	err = (struct ft_error){ 0 };
+	ft_error_set(&err, FT_ERANGE, "jobs: not a packet error");
+	ft__scenario_name_packet_error(sc, false, &err);
+	assert_string_equal(err.msg, "jobs: not a packet error");
+	assert_string_equal(ft__scenario_job_where(sc, 0, "--algo", buf, sizeof(buf), "ops[%d].algo",
+	                                           0),
+	                    "t.yaml:6:8: jobs[0].ops[0].algo");
+	ft_scenario_free(sc);
+	/* built from the command line: no positions, the options */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_scenario_from_op(&a, &sc, &err), 0);
+	err = (struct ft_error){ 0 };
+	ft_error_set(&err, FT_ERANGE, "packet.mtu: expected 64 to 9000 bytes, got 10000");
+	ft__scenario_name_packet_error(sc, true, &err);
+	assert_string_equal(err.msg, "--engine packet: packet.mtu: expected 64 to 9000 bytes, got "
+	                             "10000");
+	assert_string_equal(ft__scenario_job_where(sc, 0, "--ranks", buf, sizeof(buf), "ranks"),
+	                    "--ranks");
+	ft_scenario_free(sc);
+}
+
 static void
 test_scenario_errors(void **state)
 {
@@ -1389,7 +1482,7 @@ test_scenario_errors(void **state)
 	        "cluster: dgx-h100:2\njobs:\n  - ops: [{op: all_reduce, size: 1M, algo: rings}]\n",
 	        FT_EPARSE,
 	        "bad.yaml:3:44: jobs[0].ops[0].algo: expected auto, ring, tree, halving_doubling, "
-	        "direct, hierarchical, nvls, nvls_tree, collnet or pat, got 'rings'");
+	        "direct, hierarchical, nvls, collnet, pat or nvls_tree, got 'rings'");
 	expect_error(
 	        "cluster: dgx-h100:2\njobs:\n  - ops: [{op: all_reduce, size: 1M, proto: ll64}]\n",
 	        FT_EPARSE,
@@ -2000,6 +2093,8 @@ main(void)
 		cmocka_unit_test(test_engines_agree_uncontended),
 		cmocka_unit_test(test_degraded_nic_slows_ring),
 		cmocka_unit_test(test_scenario_errors),
+		cmocka_unit_test(test_name_read),
+		cmocka_unit_test(test_packet_error_place),
 		cmocka_unit_test(test_scenario_run_errors),
 		cmocka_unit_test(test_failed_switch_reroutes),
 		cmocka_unit_test(test_routing_and_qps),

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/pfc-xon-above-xoff.yaml --engine packet
