@@ -103,6 +103,12 @@ ft_model_nvls_efficiency(const struct ft_cluster_spec *spec)
 	return ft__model_nvls_eff(arch_of(&spec->node));
 }
 
+double
+ft_model_tree_efficiency(void)
+{
+	return 0.92;
+}
+
 /* Nodes whose NICs of one rail share a leaf switch (1 for a dragonfly router's share). */
 static uint32_t
 nodes_per_leaf(const struct ft_cluster_spec *s, uint32_t *up_ports)

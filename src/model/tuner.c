@@ -417,7 +417,7 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 	double bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
 	struct lats h = hop_lats(l, FT_ALGO_TREE, p);
 
-	bus = cap(bus * 0.92, l->nchannels * tree_cap(l, b, false) * GB, "channels", c);
+	bus = cap(bus * ft_model_tree_efficiency(), l->nchannels * tree_cap(l, b, false) * GB, "channels", c);
 	if (p == FT_PROTO_LL)
 		bus = cap(bus / 3.8, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)

@@ -542,3 +542,111 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	*extra_s = far * (net - sc->step_lat_s);
 	return far;
 }
+
+/*
+ * NCCL's binary tree over @n nodes (src/graph/trees.cc, ncclGetBtree): node 0
+ * is the root and has one child, the largest power of two below @n; node r
+ * (lowest set bit b) hangs below (r ^ b) | 2b, or r ^ b when that is past
+ * the end. Returns r's parent (-1 for the root) and in @second whether r is
+ * its parent's second child (r above it), as NCCL's parentChildType.
+ */
+static int
+btree_parent(uint32_t n, uint32_t r, bool *second)
+{
+	uint32_t bit, up;
+
+	*second = false;
+	if (r == 0)
+		return -1;
+	for (bit = 1; bit < n && !(bit & r); bit <<= 1)
+		;
+	up = (r ^ bit) | (bit << 1);
+	if (up >= n)
+		up = r ^ bit;
+	*second = r > up;
+	return (int)up;
+}
+
+/*
+ * Node @r's parent in tree @t of NCCL's double binary tree over @n nodes
+ * (ncclGetDtree): tree 0 the binary tree above, tree 1 the same shifted by
+ * one node when @n is odd, mirrored when it is even.
+ */
+static int
+dtree_parent(uint32_t n, uint32_t t, uint32_t r, bool *second)
+{
+	int up;
+
+	if (t == 0)
+		return btree_parent(n, r, second);
+	if (n % 2) {
+		up = btree_parent(n, (r + n - 1) % n, second);
+		return up < 0 ? -1 : (int)(((uint32_t)up + 1) % n);
+	}
+	up = btree_parent(n, n - 1 - r, second);
+	return up < 0 ? -1 : (int)(n - 1 - (uint32_t)up);
+}
+
+static int
+push_pair(struct ft_schedule *s, uint32_t a, uint32_t b, uint64_t bytes)
+{
+	struct ft_sched_phase *ph = &FT_VEC_AT(&s->phases, struct ft_sched_phase, 0);
+	struct ft_sched_flow up = { .src = a, .dst = b, .bytes = bytes };
+	struct ft_sched_flow down = { .src = b, .dst = a, .bytes = bytes };
+
+	if (push_flow(s, ph, &up) < 0 || push_flow(s, ph, &down) < 0)
+		return FT_ENOMEM;
+	ph->npairs = ph->nflows;
+	return 0;
+}
+
+/*
+ * NCCL's tree all-reduce over nodes of any sizes (src/graph/connect.cc,
+ * ncclTopoPreset and connectTrees; kb NA-ALGO-TREE), one channel of it, over
+ * the job's ranks in order, node k holding ranks first[k] to first[k + 1] - 1:
+ * inside each node a chain over its own local ranks (the tree graph's intra
+ * order: channelize places it on the channel's rails); across nodes NCCL's
+ * double binary tree over node indexes, each tree carrying half the data up
+ * and down at once (NCCL runs tree 1 on a copy of each channel), at NCCL's
+ * tree efficiency (1/0.92 wire bytes per byte, as NVLS flows run at NVLS
+ * efficiency). The tree is
+ * NCCL's balanced pattern: a node's first local rank talks to its parent and
+ * its second child, its second local rank (the first on a one-GPU node) to its
+ * first child. @s holds the flat tree's schedule (ft_coll_schedule, one rank per
+ * node) and gets its flows replaced; steps are NCCL's tree depth, twice
+ * (connectTrees: nRanks / nNodes - 1 + log2(nNodes)).
+ */
+int
+ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first)
+{
+	struct ft_sched_phase ph = { .what = "tree chain per node, over nodes" };
+	uint64_t wire = (uint64_t)((double)s->bytes / ft_model_tree_efficiency() + 0.5);
+	uint64_t half[2] = { wire / 2, wire - wire / 2 };
+	uint32_t t, k, i, lg = 0;
+	int rc = 0;
+
+	while ((2u << lg) <= nnodes)
+		lg++;
+	ph.steps = 2 * (s->nranks / FT_MAX(nnodes, 1u) - 1 + lg);
+	ft_vec_release(&s->phases);
+	ft_vec_release(&s->flows);
+	ft_vec_init(&s->phases, sizeof(struct ft_sched_phase));
+	ft_vec_init(&s->flows, sizeof(struct ft_sched_flow));
+	if (ft_vec_push(&s->phases, &ph) < 0)
+		return FT_ENOMEM;
+	for (t = 0; t < 2 && rc == 0; t++)
+		for (k = 0; k < nnodes && rc == 0; k++) {
+			bool second;
+			int up = dtree_parent(nnodes, t, k, &second);
+
+			for (i = first[k] + 1; i < first[k + 1] && rc == 0; i++)
+				rc = push_pair(s, i, i - 1, half[t]);
+			if (rc == 0 && up >= 0) {
+				uint32_t u = (uint32_t)up;
+				uint32_t head = first[u] + (!second && first[u + 1] - first[u] > 1);
+
+				rc = push_pair(s, first[k], head, half[t]);
+			}
+		}
+	return rc;
+}

@@ -435,10 +435,12 @@ job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, ui
  * build_op_sched() on nodes of different GPU counts: a ring (or the algorithms
  * that know no nodes: direct all-to-all, send/recv, halving-doubling) over the
  * job's ranks in order, as NCCL's ring visits each node's GPUs and leaves it
- * once per channel (kb NA-ALGO-RING); the tuner's protocol for the whole
- * cluster (NCCL aligns every rank on the least channels and graph bandwidths,
- * and its tuner takes nRanks / nNodes ranks per node). Trees, NVLS and CollNet
- * are built per node of equal size, so they are refused here.
+ * once per channel (kb NA-ALGO-RING), or NCCL's tree all-reduce, a chain over
+ * each node's own ranks and a double binary tree over the nodes
+ * (ft__sim_tree_uneven); the tuner's choice between them and its protocol for
+ * the whole cluster (NCCL aligns every rank on the least channels and graph
+ * bandwidths, and its tuner takes nRanks / nNodes ranks per node). NVLS trees
+ * and CollNet are refused.
  */
 static int
 build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
@@ -446,26 +448,30 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
                    struct ft_schedule *sched, uint32_t ap[2], double *cap, struct ft_error *err)
 {
 	const struct sc_op *o = ft_vec_at(&j->ops, k);
-	struct sc_op ring = *o;
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
 		                     .bytes = bytes };
 	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
 	int rc;
 
 	ft_schedule_init(sched);
-	if (ring.algo == SC_ALGO_AUTO && o->op != FT_OP_ALLTOALL && o->op != FT_OP_SENDRECV)
-		ring.algo = FT_ALGO_RING;
-	if (ring.algo != SC_ALGO_AUTO && ring.algo != FT_ALGO_RING &&
-	    ring.algo != FT_ALGO_DIRECT && ring.algo != FT_ALGO_HALVING_DOUBLING)
+	if (o->algo != SC_ALGO_AUTO && o->algo != FT_ALGO_RING && o->algo != FT_ALGO_TREE &&
+	    o->algo != FT_ALGO_DIRECT && o->algo != FT_ALGO_HALVING_DOUBLING)
 		return ft_error_set(err, FT_ENOTSUP,
 		                    "%s:%u:%u: jobs[%zu].ops[%zu].algo: %s across nodes of "
-		                    "different GPU counts is not simulated (ring, direct and "
-		                    "halving_doubling are)",
-		                    sc->file, j->line, j->col, ji, k, ft_algo_name(ring.algo));
-	ft__sim_pick_algo(ft_topo_spec(t), &ring, bytes, jr->nranks, 0, &args);
+		                    "different GPU counts is not simulated (ring, tree, direct "
+		                    "and halving_doubling are)",
+		                    sc->file, j->line, j->col, ji, k, ft_algo_name(o->algo));
+	ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, &args);
+	if (o->algo == SC_ALGO_AUTO && args.algo != FT_ALGO_TREE && args.algo != FT_ALGO_DIRECT &&
+	    o->op != FT_OP_SENDRECV)
+		args.algo = FT_ALGO_RING;
 	ap[0] = args.algo;
 	ap[1] = args.proto;
 	rc = ft_coll_schedule(&args, sched, err);
+	if (rc == 0 && args.algo == FT_ALGO_TREE && o->op == FT_OP_ALL_REDUCE)
+		rc = ft__sim_tree_uneven(sched, jr->nnodes, jr->node_first) < 0 ?
+		             ft_error_set(err, FT_ENOMEM, "out of memory") :
+		             0;
 	if (rc < 0) {
 		ft_error_prefix(err, "%s:%u:%u: jobs[%zu].ops[%zu]: ", sc->file, j->line, j->col, ji,
 		                k);

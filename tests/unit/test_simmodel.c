@@ -728,6 +728,14 @@ test_node_groups_slowest_member(void **state)
 }
 
 /* A scenario of one job of one op (@2) on the cluster of spec file @1. */
+/* One DGX H100 beside two 4-GPU H100 nodes with two 200G NICs each (examples/mixed-gpus.yaml). */
+static const char mixed_gpus_text[] =
+        "name: mixed-gpus\n"
+        "nodes:\n"
+        "  - { preset: dgx-h100, count: 1 }\n"
+        "  - { preset: dgx-h100, count: 2, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+
 static const char job_on[] = "name: t\n"
                              "cluster: %s\n"
                              "jobs:\n"
@@ -771,12 +779,6 @@ nic_sent(const struct ft_sim_report *rep, uint32_t node, uint32_t r)
 static void
 test_node_groups_of_different_gpu_counts(void **state)
 {
-	static const char mixed_text[] =
-	        "name: mixed-gpus\n"
-	        "nodes:\n"
-	        "  - { preset: dgx-h100, count: 1 }\n"
-	        "  - { preset: dgx-h100, count: 2, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
-	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
 	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER,
 		                          FT_OP_REDUCE_SCATTER, FT_OP_BROADCAST };
 	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
@@ -792,7 +794,7 @@ test_node_groups_of_different_gpu_counts(void **state)
 	uint32_t node, r;
 
 	(void)state;
-	spec_file("simmodel-gpus.yaml", mixed_text, mixed, sizeof(mixed));
+	spec_file("simmodel-gpus.yaml", mixed_gpus_text, mixed, sizeof(mixed));
 	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
 	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
 	assert_int_equal(l.nranks, 16);
@@ -866,6 +868,62 @@ test_node_groups_of_different_gpu_counts(void **state)
 			assert_close(nic_sent(&rep, node, r), 15.0 / 16 * S / 2, S * 1e-5);
 	ft_sim_report_release(&rep);
 	remove(mixed);
+}
+
+/*
+ * NCCL's tree all-reduce over nodes of different GPU counts (src/graph/
+ * connect.cc, trees.cc): a chain inside each node, a double binary tree over
+ * the nodes, half the data in each tree. Over the 3 nodes of mixed-gpus the
+ * trees are 0-2-1 and 1-0-2 (node 0 the root of tree 0, tree 1 shifted by one
+ * node), so node 2 (4 GPUs, two 200G NICs) has three tree edges and node 1 two:
+ * node 2 sends 3 x S/2 and node 1 S, at NCCL's tree efficiency (S / 0.92 on
+ * the wire per S), and node 2's NICs bind: algbw = 2 x NIC x 0.92 / 1.5.
+ * NCCL's tuner (and the model) charge every node 2S (the busiest node of a tree
+ * over 4 or more nodes), so on 3 nodes the flow engine is a third faster; over
+ * 5 nodes (1 x 8 + 4 x 4 GPUs, a 4-GPU node interior in one tree) the two agree.
+ */
+static void
+test_tree_over_uneven_nodes(void **state)
+{
+	static const char five_text[] =
+	        "name: mixed-five\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 1 }\n"
+	        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const uint64_t sizes[] = { 1u << 30, 4ull << 30 };
+	double S = (double)(1u << 30), wire = S / 0.92, nic = 25e9 * 4096 / 4122;
+	char mixed[512], five[512], text[1024];
+	const struct ft_result_row *row;
+	struct ft_sim_report rep;
+	size_t k;
+
+	(void)state;
+	spec_file("simmodel-tree3.yaml", mixed_gpus_text, mixed, sizeof(mixed));
+	spec_file("simmodel-tree5.yaml", five_text, five, sizeof(five));
+	snprintf(text, sizeof(text), job_on, mixed,
+	         "op: all_reduce, size: 1GiB, algo: tree, proto: simple");
+	run_ok(text, "flow", &rep);
+	row = ft_run_row(&rep.run, 0);
+	assert_int_equal(row->nranks, 16);
+	assert_string_equal(row->algo, "tree");
+	assert_close(nic_sent(&rep, 1, 0) + nic_sent(&rep, 1, 1), wire, wire * 1e-6);
+	assert_close(nic_sent(&rep, 2, 0) + nic_sent(&rep, 2, 1), 1.5 * wire, wire * 1e-6);
+	assert_close(row->algbw_GBps, 2 * nic * 0.92 / 1.5 / 1e9, 0.01 * 2 * nic / 1.5 / 1e9);
+	ft_sim_report_release(&rep);
+	for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+		double f = busbw(five, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
+		                 "flow");
+		double m = busbw(five, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
+		                 NULL);
+
+		if (fabs(f / m - 1) > 0.10)
+			print_error("tree %llu: flow %.2f model %.2f GB/s\n",
+			            (unsigned long long)sizes[k], f, m);
+		assert_close(f, m, 0.10 * m);
+	}
+	remove(mixed);
+	remove(five);
 }
 
 /*
@@ -1126,6 +1184,7 @@ main(void)
 		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
+		cmocka_unit_test(test_tree_over_uneven_nodes),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),
