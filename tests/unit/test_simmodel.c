@@ -273,6 +273,7 @@ test_flow_picks_as_the_tuner(void **state)
 
 static char model_bottleneck[16]; /* of the last busbw() by the model */
 static uint32_t busbw_channels;   /* NCCL channels busbw() asks for (0: the default) */
+static uint32_t busbw_ranks;      /* ranks busbw() asks for (0: every GPU) */
 
 /* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
 static double
@@ -294,6 +295,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		q.force_proto = proto >= 0;
 		q.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_SIMPLE;
 		q.nchannels = busbw_channels;
+		q.ngpus = busbw_ranks;
 		if (ft_model_eval(&cs, &q, &m, &err) < 0)
 			print_error("%s\n", err.msg);
 		assert_true(m.time_s > 0);
@@ -308,7 +310,8 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 			.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_COUNT,
 			.min_bytes = bytes,
 			.max_bytes = bytes,
-			.channels = busbw_channels
+			.channels = busbw_channels,
+			.nranks = busbw_ranks
 		};
 		struct ft_scenario *sc = NULL;
 		struct ft_sim_overrides ov;
@@ -833,11 +836,7 @@ test_node_groups_of_different_gpu_counts(void **state)
 	assert_int_equal(m.nranks, 12);
 	assert_int_equal(m.nnodes, 3);
 	q.ppn = 0;
-	q.ngpus = 12;
-	assert_int_equal(ft_model_eval(&cs, &q, &m, &err), FT_EINVAL);
-	assert_non_null(strstr(err.msg, "nodes of 4 to 8 GPUs run on all 16 GPUs"));
 	/* CollNet maps ranks as node x GPUs per node in NCCL: left out here */
-	q.ngpus = 0;
 	q.algo = FT_ALGO_COLLNET;
 	memset(&err, 0, sizeof(err));
 	cs.fabric.sharp = true;
@@ -867,6 +866,59 @@ test_node_groups_of_different_gpu_counts(void **state)
 		for (r = 0; r < 2; r++)
 			assert_close(nic_sent(&rep, node, r), 15.0 / 16 * S / 2, S * 1e-5);
 	ft_sim_report_release(&rep);
+	remove(mixed);
+}
+
+/*
+ * A part of a cluster of nodes of different GPU counts is its first nodes in
+ * spec order, filled GPU by GPU (a packed job): on mixed-gpus 8 GPUs are the
+ * DGX H100 alone, 12 the DGX and one 4-GPU node (its two 200G rails bind),
+ * 10 the DGX and GPUs 0-1 of a 4-GPU node, which share that node's first NIC
+ * (one rail binds: half the bus bandwidth). The model and the flow engine
+ * place them alike and agree; what does not fit the first nodes is refused.
+ */
+static void
+test_part_of_uneven_nodes(void **state)
+{
+	static const struct {
+		uint32_t ngpus, nnodes, want_nodes, lo, hi, rails;
+	} parts[] = {
+		{ 8, 0, 1, 8, 8, 8 }, { 12, 0, 2, 4, 8, 2 }, { 0, 2, 2, 4, 8, 2 },
+		{ 10, 0, 2, 2, 8, 1 }, { 10, 2, 2, 2, 8, 1 },
+	};
+	double rail = 25e9 * 4096 / 4122;
+	char mixed[512];
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	struct ft_model_links l;
+	size_t i;
+
+	(void)state;
+	spec_file("simmodel-part.yaml", mixed_gpus_text, mixed, sizeof(mixed));
+	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(parts); i++) {
+		assert_int_equal(ft_model_links_get(&cs, parts[i].ngpus, parts[i].nnodes, 0, &l, &err),
+		                 0);
+		assert_int_equal(l.nnodes, parts[i].want_nodes);
+		assert_int_equal(l.ppn_min, parts[i].lo);
+		assert_int_equal(l.ppn_max, parts[i].hi);
+		assert_int_equal(l.nrails, parts[i].rails);
+		if (parts[i].want_nodes > 1)
+			assert_close(l.inter_Bps, parts[i].rails * rail, 1);
+	}
+	assert_int_equal(ft_model_links_get(&cs, 20, 0, 0, &l, &err), FT_ERANGE);
+	assert_int_equal(ft_model_links_get(&cs, 4, 2, 0, &l, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "don't fit the first nodes"));
+	for (busbw_ranks = 10; busbw_ranks <= 12; busbw_ranks += 2) {
+		double f = busbw(mixed, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+		                 "flow");
+		double m = busbw(mixed, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+		                 NULL);
+
+		assert_close(f, m, 0.02 * m);
+		assert_close(m, (busbw_ranks == 10 ? 1 : 2) * rail / 1e9, 0.03 * m);
+	}
+	busbw_ranks = 0;
 	remove(mixed);
 }
 
@@ -1185,6 +1237,7 @@ main(void)
 		cmocka_unit_test(test_node_groups_of_other_shapes),
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
 		cmocka_unit_test(test_tree_over_uneven_nodes),
+		cmocka_unit_test(test_part_of_uneven_nodes),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),
