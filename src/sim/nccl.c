@@ -505,6 +505,8 @@ ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
  *   NVLink step overhead, plus the phase's longest path (the network's:
  *   PCIe, NIC, cables and switches); the other steps NCCL's NVLink per-hop
  *   latency alone, which was measured end to end over the NVLink path.
+ * - NVLS inside one node or domain (2 steps, reduce and multicast): one
+ *   NVLS latency, as NCCL's model has it, not one per step.
  * - An NVLS tree (2 NVLS steps and 2 x depth tree steps across nodes): the
  *   NVLS part once (NCCL's intraLat) and each tree step at the network's
  *   per-hop latency plus the longest path.
@@ -524,6 +526,12 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	*extra_s = 0;
 	if (n < 2 || steps < 2)
 		return 0;
+	if (sc->algo == FT_ALGO_NVLS) {
+		/* one pass through the switch, reduce and multicast pipelined: NCCL's
+		 * model charges intraLat once (kb NA-MODEL; model/tuner.c cost_nvls) */
+		*extra_s = -(double)(steps - 1) * sc->step_lat_s;
+		return 0;
+	}
 	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
 		far = steps - 2;
 		*extra_s = far * net - (steps - 1) * sc->step_lat_s;

@@ -870,6 +870,39 @@ test_node_groups_of_different_gpu_counts(void **state)
 }
 
 /*
+ * NVLS inside one node is one pass through the NVSwitch (reduce and multicast
+ * pipelined): NCCL's model charges its base and one NVLink NVLS latency, and so
+ * does the flow engine, not one per step. At 1 KiB the data adds well under a
+ * microsecond; the model's tuner time is the same.
+ */
+static void
+test_nvls_latency_once(void **state)
+{
+	static const char text[] = "name: t\n"
+	                           "cluster: dgx-h100\n"
+	                           "jobs:\n"
+	                           "  - name: a\n"
+	                           "    ops:\n"
+	                           "      - {op: all_reduce, size: 1KiB, algo: nvls, proto: simple}\n";
+	double lat = (ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
+	              ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE)) *
+	             1e6;
+	struct ft_sim_report rep;
+	double t, m;
+
+	(void)state;
+	run_ok(text, "flow", &rep);
+	t = ft_run_row(&rep.run, 0)->time_us;
+	ft_sim_report_release(&rep);
+	assert_true(lat > 10);
+	assert_true(t >= lat && t < lat + 1.0);
+	m = busbw("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, 1024, NULL);
+	assert_close(busbw("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, 1024,
+	                   "flow"),
+	             m, 0.03 * m);
+}
+
+/*
  * A part of a cluster of nodes of different GPU counts is its first nodes in
  * spec order, filled GPU by GPU (a packed job): on mixed-gpus 8 GPUs are the
  * DGX H100 alone, 12 the DGX and one 4-GPU node (its two 200G rails bind),
@@ -1238,6 +1271,7 @@ main(void)
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
 		cmocka_unit_test(test_tree_over_uneven_nodes),
 		cmocka_unit_test(test_part_of_uneven_nodes),
+		cmocka_unit_test(test_nvls_latency_once),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),
