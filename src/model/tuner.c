@@ -284,7 +284,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "nvls_tree needs NVSwitch with NVLink SHARP (Hopper or later)";
 		if (l->nnodes < 2)
 			return "nvls_tree needs more than one node (NCCL disables it on one)";
-		if (l->ppn < 2)
+		/* NCCL turns NVLS off where a node has one GPU (src/transport/nvls.cc) */
+		if (l->ppn < 2 || l->ppn_min < 2)
 			return "nvls_tree needs at least 2 GPUs per node";
 	}
 	if (a == FT_ALGO_COLLNET) {
