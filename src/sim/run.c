@@ -500,8 +500,8 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 		                    "%s:%u:%u: jobs[%zu].ops[%zu].algo: nvls_tree needs an "
 		                    "all_reduce, NVLS and 2 or more GPUs on every node",
 		                    sc->file, j->line, j->col, ji, k);
-	if (o->algo == SC_ALGO_AUTO && args.algo != FT_ALGO_TREE && args.algo != FT_ALGO_DIRECT &&
-	    args.algo != FT_ALGO_NVLS_TREE && o->op != FT_OP_SENDRECV)
+	if (o->algo == SC_ALGO_AUTO && args.algo != FT_ALGO_TREE && args.algo != FT_ALGO_NVLS_TREE &&
+	    o->op != FT_OP_SENDRECV && o->op != FT_OP_ALLTOALL)
 		args.algo = FT_ALGO_RING;
 	built = args.algo;
 	if (built == FT_ALGO_NVLS_TREE)
