@@ -427,6 +427,42 @@ static const char four_nics_per_gpu[] =
         "nodes: { preset: dgx-h100, count: 2, nics: { count: 32, rate: 50Gbps, per_gpu: 4 } }\n"
         "fabric: { kind: fat-tree, radix: 128, tiers: 2, rate: 50Gbps }\n";
 
+/* One DGX H100 beside four 4-GPU H100 nodes with two 200G NICs each. */
+static const char mixed_five_text[] =
+        "name: mixed-five\n"
+        "nodes:\n"
+        "  - { preset: dgx-h100, count: 1 }\n"
+        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+
+/*
+ * Nodes of different GPU counts (1 x 8 + 4 x 4 GPUs): the tuner's pick, which
+ * the flow engine runs too (an NVLS tree for the all-reduce, rings for the
+ * others), at 256 MiB and 1 GiB: the two agree within 10%.
+ */
+static void
+flow_agrees_on_uneven_nodes(void)
+{
+	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER,
+		                          FT_OP_BROADCAST };
+	char five[512];
+	size_t j, k;
+
+	spec_file("simmodel-five.yaml", mixed_five_text, five, sizeof(five));
+	for (j = 0; j < FT_ARRAY_SIZE(ops); j++)
+		for (k = 0; k < 2; k++) {
+			uint64_t b = k ? 1u << 30 : 256u << 20;
+			double m = busbw(five, ops[j], -1, -1, b, NULL);
+			double f = busbw(five, ops[j], -1, -1, b, "flow");
+
+			if (fabs(f / m - 1) > 0.10)
+				print_error("uneven %s %llu: flow %.2f model %.2f GB/s\n",
+				            ft_op_name(ops[j]), (unsigned long long)b, f, m);
+			assert_close(f, m, 0.10 * m);
+		}
+	remove(five);
+}
+
 /*
  * Several NVL72 domains joined by their NICs (2 and 4 x 72 GPUs): NCCL sees
  * each domain as one node, the flow engine runs a channel per NIC of the
@@ -551,6 +587,7 @@ test_flow_agrees_with_model(void **state)
 	assert_true(nrun >= 70); /* the caps leave out a few cases only */
 	assert_true(nskip <= 2);
 	flow_agrees_across_domains();
+	flow_agrees_on_uneven_nodes();
 }
 
 /*
@@ -973,12 +1010,6 @@ test_part_of_uneven_nodes(void **state)
 static void
 test_tree_over_uneven_nodes(void **state)
 {
-	static const char five_text[] =
-	        "name: mixed-five\n"
-	        "nodes:\n"
-	        "  - { preset: dgx-h100, count: 1 }\n"
-	        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
-	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
 	static const uint64_t sizes[] = { 1u << 30, 4ull << 30 };
 	double S = (double)(1u << 30), wire = S / 0.92, nic = 25e9 * 4096 / 4122;
 	char mixed[512], five[512], text[1024];
@@ -988,7 +1019,7 @@ test_tree_over_uneven_nodes(void **state)
 
 	(void)state;
 	spec_file("simmodel-tree3.yaml", mixed_gpus_text, mixed, sizeof(mixed));
-	spec_file("simmodel-tree5.yaml", five_text, five, sizeof(five));
+	spec_file("simmodel-tree5.yaml", mixed_five_text, five, sizeof(five));
 	snprintf(text, sizeof(text), job_on, mixed,
 	         "op: all_reduce, size: 1GiB, algo: tree, proto: simple");
 	run_ok(text, "flow", &rep);
