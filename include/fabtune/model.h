@@ -108,6 +108,10 @@ FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int l
 /* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency; 0 without NVLS). */
 FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
 
+/* NCCL's tree efficiency: the share of the graph bandwidth its tree reaches across
+ * nodes (kb NA-ALGO-TREE, NA-MODEL: busBw x 0.92). */
+FT_API double ft_model_tree_efficiency(void);
+
 struct ft_model_query {
 	enum ft_op op;
 	uint64_t bytes;  /* operation size as nccl-tests defines it (kb NA-BUSBW) */

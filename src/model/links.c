@@ -103,6 +103,12 @@ ft_model_nvls_efficiency(const struct ft_cluster_spec *spec)
 	return ft__model_nvls_eff(arch_of(&spec->node));
 }
 
+double
+ft_model_tree_efficiency(void)
+{
+	return 0.92;
+}
+
 /* Nodes whose NICs of one rail share a leaf switch (1 for a dragonfly router's share). */
 static uint32_t
 nodes_per_leaf(const struct ft_cluster_spec *s, uint32_t *up_ports)
@@ -426,6 +432,60 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 }
 
 /*
+ * The part of @spec (nodes of different GPU counts) that @ngpus ranks packed on
+ * its first @nnodes nodes take (either 0: all): nodes in spec order, group by
+ * group, every GPU of each in turn, as the simulator places a packed job
+ * (sim/run.c) and NCCL numbers ranks launched one per GPU; a last node
+ * partly filled becomes a group of its own with the GPUs it holds. Into @part.
+ */
+static int
+first_nodes(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
+            struct ft_cluster_spec *part, struct ft_error *err)
+{
+	uint32_t g, k, taken = 0, left = ngpus ? ngpus : UINT32_MAX;
+	uint32_t from[FT_SPEC_MAX_GROUPS]; /* the spec's group of each of @part's */
+
+	*part = *spec;
+	part->ngroups = 0;
+	part->nnodes = 0;
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS && left; g++) {
+		const struct ft_node_group *grp = &spec->groups[g];
+
+		for (k = 0; k < grp->count && left && (!nnodes || taken < nnodes); k++) {
+			uint32_t use = FT_MIN(grp->node.ngpus, left), n = part->ngroups;
+
+			if (n && from[n - 1] == g && part->groups[n - 1].node.ngpus == use) {
+				part->groups[n - 1].count++;
+			} else if (n == FT_SPEC_MAX_GROUPS) {
+				return ft_error_set(err, FT_ERANGE,
+				                    "%s: gpus: %u GPUs end inside a node beyond %d "
+				                    "node groups",
+				                    spec->name, ngpus, FT_SPEC_MAX_GROUPS);
+			} else {
+				from[n] = g;
+				part->groups[n].count = 1;
+				part->groups[n].node = grp->node;
+				part->groups[n].node.ngpus = use;
+				part->ngroups++;
+			}
+			left -= ngpus ? use : 0;
+			taken++;
+		}
+	}
+	if ((ngpus && left) || (nnodes && taken != nnodes))
+		return ft_error_set(err, FT_ERANGE,
+		                    "%s: gpus: %u GPUs on %u nodes don't fit the first nodes of "
+		                    "the spec, filled in order (%u nodes, %" PRIu64 " GPUs)",
+		                    spec->name, ngpus, nnodes ? nnodes : taken, spec->nnodes,
+		                    ft_spec_ngpus(spec));
+	part->nnodes = taken;
+	part->node = part->groups[0].node;
+	if (part->ngroups == 1)
+		part->ngroups = 0;
+	return 0;
+}
+
+/*
  * Node groups (a heterogeneous cluster): every group's link classes as if the whole
  * cluster were of its kind, then the slowest of each, since a ring (or tree) across
  * the groups moves at the pace of its slowest member: the least intra-node, NIC and
@@ -438,7 +498,9 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
  * all of them, @ppn 0): then NCCL's ring visits each node's own GPUs and leaves it
  * once per channel, so each group is priced with its own GPUs per node, and the
  * ranks per node are NCCL's nRanks / nNodes (src/graph/tuning.cc), with the least
- * and the most in ppn_min and ppn_max.
+ * and the most in ppn_min and ppn_max. A part of such a cluster (@ngpus or @nnodes
+ * short of all, @ppn 0) is its first nodes in spec order filled GPU by GPU, as a
+ * job packed on it is placed (first_nodes()).
  */
 int
 ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
@@ -458,16 +520,16 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	}
 	group_gpus(spec, &lo, &hi);
 	mixed = lo != hi && ppn == 0;
-	if (mixed && ((ngpus != 0 && ngpus != total) || (nnodes != 0 && nnodes != spec->nnodes)))
-		return ft_error_set(err, FT_EINVAL,
-		                    "%s: gpus: nodes of %u to %u GPUs run on all %" PRIu64
-		                    " GPUs, or on the same ranks per node (ppn at most %u), "
-		                    "got %u GPUs on %u nodes",
-		                    spec->name, lo, hi, total, lo, ngpus,
-		                    nnodes ? nnodes : spec->nnodes);
 	one = ft_malloc(sizeof(*one));
 	if (!one)
 		return ft_error_set(err, FT_ENOMEM, "out of memory for node groups");
+	if (mixed && ((ngpus != 0 && ngpus != total) || (nnodes != 0 && nnodes != spec->nnodes))) {
+		rc = first_nodes(spec, ngpus, nnodes, one, err);
+		if (rc == 0)
+			rc = ft_model_links_get(one, 0, 0, 0, l, err);
+		ft_free(one);
+		return rc;
+	}
 	*one = *spec;
 	one->ngroups = 0;
 	for (i = 0; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {

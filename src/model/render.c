@@ -107,11 +107,9 @@ ft_model_sweep_write_text(const struct ft_cluster_spec *spec, const struct ft_mo
 		ft_strbuf_addf(sb, "#  %u NVLink domain%s of %u nodes x %u GPUs %s", first->nnodes,
 		               first->nnodes == 1 ? "" : "s", first->ppn / n->ngpus, n->ngpus,
 		               n->gpu_model[0] ? n->gpu_model : "(unnamed)");
-	else if (first->nranks != first->nnodes * first->ppn && spec->ngroups > 1)
-		ft_strbuf_addf(sb, "#  %u nodes of %u to %u GPUs %s", first->nnodes,
-		               group_range(spec, offsetof(struct ft_node_spec, ngpus), false),
-		               group_range(spec, offsetof(struct ft_node_spec, ngpus), true),
-		               n->gpu_model[0] ? n->gpu_model : "(unnamed)");
+	else if (first->ppn_min != first->ppn_max)
+		ft_strbuf_addf(sb, "#  %u nodes of %u to %u GPUs %s", first->nnodes, first->ppn_min,
+		               first->ppn_max, n->gpu_model[0] ? n->gpu_model : "(unnamed)");
 	else
 		ft_strbuf_addf(sb, "#  %u node%s x %u GPU%s %s", first->nnodes,
 		               first->nnodes == 1 ? "" : "s", first->ppn,

@@ -284,7 +284,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "nvls_tree needs NVSwitch with NVLink SHARP (Hopper or later)";
 		if (l->nnodes < 2)
 			return "nvls_tree needs more than one node (NCCL disables it on one)";
-		if (l->ppn < 2)
+		/* NCCL turns NVLS off where a node has one GPU (src/transport/nvls.cc) */
+		if (l->ppn < 2 || l->ppn_min < 2)
 			return "nvls_tree needs at least 2 GPUs per node";
 	}
 	if (a == FT_ALGO_COLLNET) {
@@ -425,7 +426,7 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 	double bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
 	struct lats h = hop_lats(l, FT_ALGO_TREE, p);
 
-	bus = cap(bus * 0.92, l->nchannels * tree_cap(l, b, false) * GB, "channels", c);
+	bus = cap(bus * ft_model_tree_efficiency(), l->nchannels * tree_cap(l, b, false) * GB, "channels", c);
 	if (p == FT_PROTO_LL)
 		bus = cap(bus / 3.8, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)

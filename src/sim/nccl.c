@@ -40,6 +40,9 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 	if (ft_model_eval(spec, &q, &r, NULL) == 0) {
 		args->algo = r.algo;
 		args->proto = r.proto;
+		/* nodes of different GPU counts: the runner builds these itself */
+		if (!gpn && (r.algo == FT_ALGO_TREE || r.algo == FT_ALGO_NVLS_TREE))
+			return;
 		ft_schedule_init(&probe);
 		if (ft_coll_schedule(args, &probe, NULL) == 0) {
 			ft_schedule_release(&probe);
@@ -505,6 +508,8 @@ ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
  *   NVLink step overhead, plus the phase's longest path (the network's:
  *   PCIe, NIC, cables and switches); the other steps NCCL's NVLink per-hop
  *   latency alone, which was measured end to end over the NVLink path.
+ * - NVLS inside one node or domain (2 steps, reduce and multicast): one
+ *   NVLS latency, as NCCL's model has it, not one per step.
  * - An NVLS tree (2 NVLS steps and 2 x depth tree steps across nodes): the
  *   NVLS part once (NCCL's intraLat) and each tree step at the network's
  *   per-hop latency plus the longest path.
@@ -524,6 +529,12 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	*extra_s = 0;
 	if (n < 2 || steps < 2)
 		return 0;
+	if (sc->algo == FT_ALGO_NVLS) {
+		/* one pass through the switch, reduce and multicast pipelined: NCCL's
+		 * model charges intraLat once (kb NA-MODEL; model/tuner.c cost_nvls) */
+		*extra_s = -(double)(steps - 1) * sc->step_lat_s;
+		return 0;
+	}
 	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
 		far = steps - 2;
 		*extra_s = far * net - (steps - 1) * sc->step_lat_s;
@@ -541,4 +552,182 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	far = FT_MIN(FT_MAX(far, 1u), steps - 1);
 	*extra_s = far * (net - sc->step_lat_s);
 	return far;
+}
+
+/*
+ * NCCL's binary tree over @n nodes (src/graph/trees.cc, ncclGetBtree): node 0
+ * is the root and has one child, the largest power of two below @n; node r
+ * (lowest set bit b) hangs below (r ^ b) | 2b, or r ^ b when that is past
+ * the end. Returns r's parent (-1 for the root) and in @second whether r is
+ * its parent's second child (r above it), as NCCL's parentChildType.
+ */
+static int
+btree_parent(uint32_t n, uint32_t r, bool *second)
+{
+	uint32_t bit, up;
+
+	*second = false;
+	if (r == 0)
+		return -1;
+	for (bit = 1; bit < n && !(bit & r); bit <<= 1)
+		;
+	up = (r ^ bit) | (bit << 1);
+	if (up >= n)
+		up = r ^ bit;
+	*second = r > up;
+	return (int)up;
+}
+
+/*
+ * Node @r's parent in tree @t of NCCL's double binary tree over @n nodes
+ * (ncclGetDtree): tree 0 the binary tree above, tree 1 the same shifted by
+ * one node when @n is odd, mirrored when it is even.
+ */
+static int
+dtree_parent(uint32_t n, uint32_t t, uint32_t r, bool *second)
+{
+	int up;
+
+	if (t == 0)
+		return btree_parent(n, r, second);
+	if (n % 2) {
+		up = btree_parent(n, (r + n - 1) % n, second);
+		return up < 0 ? -1 : (int)(((uint32_t)up + 1) % n);
+	}
+	up = btree_parent(n, n - 1 - r, second);
+	return up < 0 ? -1 : (int)(n - 1 - (uint32_t)up);
+}
+
+static int
+push_pair(struct ft_schedule *s, uint32_t a, uint32_t b, uint64_t bytes)
+{
+	struct ft_sched_phase *ph = &FT_VEC_AT(&s->phases, struct ft_sched_phase, 0);
+	struct ft_sched_flow up = { .src = a, .dst = b, .bytes = bytes };
+	struct ft_sched_flow down = { .src = b, .dst = a, .bytes = bytes };
+
+	if (push_flow(s, ph, &up) < 0 || push_flow(s, ph, &down) < 0)
+		return FT_ENOMEM;
+	ph->npairs = ph->nflows;
+	return 0;
+}
+
+/* Replace @s's phases and flows by one empty phase of @steps steps named @what. */
+static int
+one_phase(struct ft_schedule *s, const char *what, uint32_t steps)
+{
+	struct ft_sched_phase ph = { .steps = steps };
+
+	ft_strlcpy(ph.what, what, sizeof(ph.what));
+	ft_vec_release(&s->phases);
+	ft_vec_release(&s->flows);
+	ft_vec_init(&s->phases, sizeof(struct ft_sched_phase));
+	ft_vec_init(&s->flows, sizeof(struct ft_sched_flow));
+	return ft_vec_push(&s->phases, &ph) < 0 ? FT_ENOMEM : 0;
+}
+
+/* log2 of @n, rounded down (NCCL's log2i). */
+static uint32_t
+log2_floor(uint32_t n)
+{
+	uint32_t lg = 0;
+
+	while ((2u << lg) <= n && lg < 31)
+		lg++;
+	return lg;
+}
+
+/*
+ * NCCL's double binary tree over @nnodes nodes, local rank @at of each node
+ * standing for it (node k holds ranks first[k] on), each tree carrying half
+ * of @bytes up and down; @balanced: NCCL's balanced tree pattern, where a
+ * node's first local rank talks to its parent and second child, its second
+ * local rank to its first child.
+ */
+static int
+trees_over_nodes(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first, uint32_t at,
+                 bool balanced, uint64_t bytes)
+{
+	uint64_t half[2] = { bytes / 2, bytes - bytes / 2 };
+	uint32_t t, k;
+	int rc = 0;
+
+	for (t = 0; t < 2 && rc == 0; t++)
+		for (k = 0; k < nnodes && rc == 0; k++) {
+			bool second;
+			int up = dtree_parent(nnodes, t, k, &second);
+			uint32_t u = (uint32_t)up, head;
+
+			if (up < 0)
+				continue;
+			head = first[u] + at;
+			if (balanced && !second && first[u + 1] - first[u] > 1)
+				head++;
+			rc = push_pair(s, first[k] + at, head, half[t]);
+		}
+	return rc;
+}
+
+/*
+ * NCCL's tree all-reduce over nodes of any sizes (src/graph/connect.cc,
+ * ncclTopoPreset and connectTrees; kb NA-ALGO-TREE), one channel of it, over
+ * the job's ranks in order, node k holding ranks first[k] to first[k + 1] - 1:
+ * inside each node a chain over its own local ranks (the tree graph's intra
+ * order: channelize places it on the channel's rails); across nodes NCCL's
+ * double binary tree over node indexes, each tree carrying half the data up
+ * and down at once (NCCL runs tree 1 on a copy of each channel), at NCCL's
+ * tree efficiency (1/0.92 wire bytes per byte, as NVLS flows run at NVLS
+ * efficiency). The tree is
+ * NCCL's balanced pattern: a node's first local rank talks to its parent and
+ * its second child, its second local rank (the first on a one-GPU node) to its
+ * first child. @s holds the flat tree's schedule (ft_coll_schedule, one rank per
+ * node) and gets its flows replaced; steps are NCCL's tree depth, twice
+ * (connectTrees: nRanks / nNodes - 1 + log2(nNodes)).
+ */
+int
+ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first)
+{
+	uint64_t wire = (uint64_t)((double)s->bytes / ft_model_tree_efficiency() + 0.5);
+	uint32_t t, k, i;
+	int rc = one_phase(s, "tree chain per node, over nodes",
+	                   2 * (s->nranks / FT_MAX(nnodes, 1u) - 1 + log2_floor(nnodes)));
+
+	for (t = 0; t < 2 && rc == 0; t++)
+		for (k = 0; k < nnodes && rc == 0; k++)
+			for (i = first[k] + 1; i < first[k + 1] && rc == 0; i++)
+				rc = push_pair(s, i, i - 1, t ? wire - wire / 2 : wire / 2);
+	return rc == 0 ? trees_over_nodes(s, nnodes, first, 0, true, wire) : rc;
+}
+
+/*
+ * NCCL's NVLS tree all-reduce over nodes of any sizes (src/graph/connect.cc:
+ * heads in ncclTopoPreset and connectNvls; kb NA-ALGO-NVLSTREE), one channel,
+ * node k holding ranks first[k] to first[k + 1] - 1: every node has @nheads
+ * heads, NCCL's least count over the nodes (one per NIC that has a GPU of its
+ * own, src/graph/search.cc), its first local ranks. Inside each node the
+ * NVSwitch reduces every rank's S (each sends S and gets S back) into a shard
+ * of S / nheads per head (a head sends and gets S / nheads more); head h of
+ * every node joins the double binary tree over the nodes with its shard. The
+ * three pipeline in one phase of 2 NVLS steps and 2 log2(nNodes) tree steps.
+ * @s holds a schedule's metadata (ft_coll_schedule) and gets the NVLS tree's.
+ */
+int
+ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first,
+                         uint32_t nheads)
+{
+	uint64_t shard = s->bytes / FT_MAX(nheads, 1u);
+	uint32_t k, r, h;
+	int rc = one_phase(s, "nvls in node + tree per head", 2 + 2 * log2_floor(nnodes));
+
+	s->algo = FT_ALGO_NVLS_TREE;
+	s->proto = FT_PROTO_SIMPLE;
+	s->proto_eff = ft_proto_efficiency(FT_PROTO_SIMPLE);
+	s->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);
+	s->base_lat_s = ft_coll_base_latency(FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);
+	for (k = 0; k < nnodes && rc == 0; k++)
+		for (r = first[k]; r < first[k + 1] && rc == 0; r++)
+			rc = push_pair(s, r, FT_SCHED_INNET,
+			               s->bytes + (r - first[k] < nheads ? shard : 0));
+	for (h = 0; h < nheads && rc == 0; h++)
+		rc = trees_over_nodes(s, nnodes, first, h, false, shard);
+	return rc;
 }

@@ -12,6 +12,7 @@
 
 #include <sys/resource.h>
 
+#include <fabtune/model.h>
 #include <fabtune/progress.h>
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
@@ -428,13 +429,39 @@ job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, ui
 }
 
 /*
+ * NCCL's NVLS heads per node on the job's nodes (src/graph/search.cc: one per
+ * NIC with a GPU of its own; every node keeps the least, connect.cc): the
+ * fewest NICs or ranks of a node; 0 when a node has a single rank (NCCL's
+ * NVLS needs two GPUs on every node, src/transport/nvls.cc ncclNvlsInit).
+ */
+static uint32_t
+nvls_heads(const struct ft_topo *t, const struct job_run *jr)
+{
+	uint32_t k, heads = UINT32_MAX;
+
+	for (k = 0; k < jr->nnodes; k++) {
+		uint32_t n = jr->node_first[k + 1] - jr->node_first[k];
+		uint32_t node = ft_topo_vertex(t, jr->rank_gpu[jr->node_first[k]])->node;
+
+		if (n < 2)
+			return 0;
+		heads = FT_MIN(heads, FT_MIN(n, FT_MAX(ft__sim_node_nnics(t, node), 1u)));
+	}
+	return heads == UINT32_MAX ? 0 : heads;
+}
+
+/*
  * build_op_sched() on nodes of different GPU counts: a ring (or the algorithms
  * that know no nodes: direct all-to-all, send/recv, halving-doubling) over the
  * job's ranks in order, as NCCL's ring visits each node's GPUs and leaves it
- * once per channel (kb NA-ALGO-RING); the tuner's protocol for the whole
- * cluster (NCCL aligns every rank on the least channels and graph bandwidths,
- * and its tuner takes nRanks / nNodes ranks per node). Trees, NVLS and CollNet
- * are built per node of equal size, so they are refused here.
+ * once per channel (kb NA-ALGO-RING); NCCL's tree all-reduce, a chain over
+ * each node's own ranks and a double binary tree over the nodes
+ * (ft__sim_tree_uneven); or its NVLS tree, NVLS in each node and a tree over
+ * the nodes per head (ft__sim_nvls_tree_uneven). Without an algorithm, the
+ * tuner's choice and protocol for the whole cluster (NCCL aligns every rank on
+ * the least channels and graph bandwidths, and its tuner takes nRanks / nNodes
+ * ranks per node). CollNet (NCCL does not run it there) and hierarchical
+ * algorithms are refused.
  */
 static int
 build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
@@ -442,25 +469,47 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
                    struct ft_schedule *sched, uint32_t ap[2], double *cap, struct ft_error *err)
 {
 	const struct sc_op *o = ft_vec_at(&j->ops, k);
-	struct sc_op ring = *o;
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
 		                     .bytes = bytes };
-	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
+	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0], heads = nvls_heads(t, jr);
+	enum ft_algo built;
 	int rc;
 
 	ft_schedule_init(sched);
-	if (ring.algo == SC_ALGO_AUTO && o->op != FT_OP_ALLTOALL && o->op != FT_OP_SENDRECV)
-		ring.algo = FT_ALGO_RING;
-	if (ring.algo != SC_ALGO_AUTO && ring.algo != FT_ALGO_RING &&
-	    ring.algo != FT_ALGO_DIRECT && ring.algo != FT_ALGO_HALVING_DOUBLING)
+	if (o->algo == FT_ALGO_COLLNET)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "%s: collnet needs the same GPUs on every node (NCCL numbers "
+		                    "CollNet ranks node x local ranks)",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k));
+	if (o->algo != SC_ALGO_AUTO && o->algo != FT_ALGO_RING && o->algo != FT_ALGO_TREE &&
+	    o->algo != FT_ALGO_NVLS_TREE && o->algo != FT_ALGO_DIRECT &&
+	    o->algo != FT_ALGO_HALVING_DOUBLING)
 		return ft_error_set(err, FT_ENOTSUP,
 		                    "%s: %s across nodes of different GPU counts is not simulated "
-		                    "(ring, direct and halving_doubling are)",
-		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(ring.algo));
-	ft__sim_pick_algo(ft_topo_spec(t), &ring, bytes, jr->nranks, 0, &args);
-	ap[0] = args.algo;
-	ap[1] = args.proto;
+		                    "(ring, tree, nvls_tree, direct and halving_doubling are)",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
+	ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, &args);
+	if (args.algo == FT_ALGO_NVLS_TREE &&
+	    (o->op != FT_OP_ALL_REDUCE || !heads || !ft_model_nvls_efficiency(ft_topo_spec(t))))
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "%s: nvls_tree needs an all_reduce, NVLS and 2 or more GPUs "
+		                    "on every node",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k));
+	if (o->algo == SC_ALGO_AUTO && args.algo != FT_ALGO_TREE && args.algo != FT_ALGO_NVLS_TREE &&
+	    o->op != FT_OP_SENDRECV && o->op != FT_OP_ALLTOALL)
+		args.algo = FT_ALGO_RING;
+	built = args.algo;
+	if (built == FT_ALGO_NVLS_TREE)
+		args.algo = FT_ALGO_TREE; /* the metadata; the builder sets NVLS's */
 	rc = ft_coll_schedule(&args, sched, err);
+	if (rc == 0 && built == FT_ALGO_TREE && o->op == FT_OP_ALL_REDUCE)
+		rc = ft__sim_tree_uneven(sched, jr->nnodes, jr->node_first);
+	else if (rc == 0 && built == FT_ALGO_NVLS_TREE)
+		rc = ft__sim_nvls_tree_uneven(sched, jr->nnodes, jr->node_first, heads);
+	if (rc == FT_ENOMEM)
+		ft_error_set(err, rc, "out of memory");
+	ap[0] = built;
+	ap[1] = sched->proto;
 	if (rc < 0) {
 		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
 		return rc;
@@ -471,7 +520,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	nch = nchannels_of(o, ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node),
 	                   gpus0);
 	if (o->channels)
-		*cap = ft__sim_channel_cap(ft_topo_spec(t), args.algo, jr->nranks, 0, nch, true);
+		*cap = ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch, true);
 	{
 		struct ft_schedule merged;
 
@@ -480,7 +529,10 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 		ft_schedule_release(sched);
 		*sched = merged;
 	}
-	return rc < 0 ? ft_error_set(err, FT_ENOMEM, "out of memory") : 0;
+	if (rc < 0)
+		return ft_error_set(err, FT_ENOMEM, "out of memory");
+	ft__sim_nvls_efficiency(ft_topo_spec(t), sched);
+	return 0;
 }
 
 /*

@@ -445,6 +445,12 @@ uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc
 int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
                               const uint32_t *first, const struct ft_node_spec *const *kind,
                               struct ft_schedule *out);
+/* NCCL's tree all-reduce over @nnodes nodes of any sizes, one channel, node k holding
+ * ranks first[k] to first[k + 1] - 1: @s (the flat tree's schedule) gets its flows. */
+int ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first);
+/* NCCL's NVLS tree all-reduce there, @nheads heads per node: @s gets its metadata and flows. */
+int ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first,
+                             uint32_t nheads);
 /*
  * What one of @nch channels of a ring or tree (@algo) over @nranks ranks, @gpn per node
  * (0: every GPU of a cluster whose nodes differ in GPU count),

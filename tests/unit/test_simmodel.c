@@ -273,6 +273,7 @@ test_flow_picks_as_the_tuner(void **state)
 
 static char model_bottleneck[16]; /* of the last busbw() by the model */
 static uint32_t busbw_channels;   /* NCCL channels busbw() asks for (0: the default) */
+static uint32_t busbw_ranks;      /* ranks busbw() asks for (0: every GPU) */
 
 /* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
 static double
@@ -294,6 +295,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		q.force_proto = proto >= 0;
 		q.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_SIMPLE;
 		q.nchannels = busbw_channels;
+		q.ngpus = busbw_ranks;
 		if (ft_model_eval(&cs, &q, &m, &err) < 0)
 			print_error("%s\n", err.msg);
 		assert_true(m.time_s > 0);
@@ -308,7 +310,8 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 			.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_COUNT,
 			.min_bytes = bytes,
 			.max_bytes = bytes,
-			.channels = busbw_channels
+			.channels = busbw_channels,
+			.nranks = busbw_ranks
 		};
 		struct ft_scenario *sc = NULL;
 		struct ft_sim_overrides ov;
@@ -423,6 +426,42 @@ static const char four_nics_per_gpu[] =
         "name: p5-like\n"
         "nodes: { preset: dgx-h100, count: 2, nics: { count: 32, rate: 50Gbps, per_gpu: 4 } }\n"
         "fabric: { kind: fat-tree, radix: 128, tiers: 2, rate: 50Gbps }\n";
+
+/* One DGX H100 beside four 4-GPU H100 nodes with two 200G NICs each. */
+static const char mixed_five_text[] =
+        "name: mixed-five\n"
+        "nodes:\n"
+        "  - { preset: dgx-h100, count: 1 }\n"
+        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+
+/*
+ * Nodes of different GPU counts (1 x 8 + 4 x 4 GPUs): the tuner's pick, which
+ * the flow engine runs too (an NVLS tree for the all-reduce, rings for the
+ * others), at 256 MiB and 1 GiB: the two agree within 10%.
+ */
+static void
+flow_agrees_on_uneven_nodes(void)
+{
+	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER,
+		                          FT_OP_BROADCAST };
+	char five[512];
+	size_t j, k;
+
+	spec_file("simmodel-five.yaml", mixed_five_text, five, sizeof(five));
+	for (j = 0; j < FT_ARRAY_SIZE(ops); j++)
+		for (k = 0; k < 2; k++) {
+			uint64_t b = k ? 1u << 30 : 256u << 20;
+			double m = busbw(five, ops[j], -1, -1, b, NULL);
+			double f = busbw(five, ops[j], -1, -1, b, "flow");
+
+			if (fabs(f / m - 1) > 0.10)
+				print_error("uneven %s %llu: flow %.2f model %.2f GB/s\n",
+				            ft_op_name(ops[j]), (unsigned long long)b, f, m);
+			assert_close(f, m, 0.10 * m);
+		}
+	remove(five);
+}
 
 /*
  * Several NVL72 domains joined by their NICs (2 and 4 x 72 GPUs): NCCL sees
@@ -548,6 +587,7 @@ test_flow_agrees_with_model(void **state)
 	assert_true(nrun >= 70); /* the caps leave out a few cases only */
 	assert_true(nskip <= 2);
 	flow_agrees_across_domains();
+	flow_agrees_on_uneven_nodes();
 }
 
 /*
@@ -728,6 +768,14 @@ test_node_groups_slowest_member(void **state)
 }
 
 /* A scenario of one job of one op (@2) on the cluster of spec file @1. */
+/* One DGX H100 beside two 4-GPU H100 nodes with two 200G NICs each (examples/mixed-gpus.yaml). */
+static const char mixed_gpus_text[] =
+        "name: mixed-gpus\n"
+        "nodes:\n"
+        "  - { preset: dgx-h100, count: 1 }\n"
+        "  - { preset: dgx-h100, count: 2, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+
 static const char job_on[] = "name: t\n"
                              "cluster: %s\n"
                              "jobs:\n"
@@ -771,12 +819,6 @@ nic_sent(const struct ft_sim_report *rep, uint32_t node, uint32_t r)
 static void
 test_node_groups_of_different_gpu_counts(void **state)
 {
-	static const char mixed_text[] =
-	        "name: mixed-gpus\n"
-	        "nodes:\n"
-	        "  - { preset: dgx-h100, count: 1 }\n"
-	        "  - { preset: dgx-h100, count: 2, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
-	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
 	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER,
 		                          FT_OP_REDUCE_SCATTER, FT_OP_BROADCAST };
 	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
@@ -792,7 +834,7 @@ test_node_groups_of_different_gpu_counts(void **state)
 	uint32_t node, r;
 
 	(void)state;
-	spec_file("simmodel-gpus.yaml", mixed_text, mixed, sizeof(mixed));
+	spec_file("simmodel-gpus.yaml", mixed_gpus_text, mixed, sizeof(mixed));
 	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
 	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
 	assert_int_equal(l.nranks, 16);
@@ -831,11 +873,7 @@ test_node_groups_of_different_gpu_counts(void **state)
 	assert_int_equal(m.nranks, 12);
 	assert_int_equal(m.nnodes, 3);
 	q.ppn = 0;
-	q.ngpus = 12;
-	assert_int_equal(ft_model_eval(&cs, &q, &m, &err), FT_EINVAL);
-	assert_non_null(strstr(err.msg, "nodes of 4 to 8 GPUs run on all 16 GPUs"));
 	/* CollNet maps ranks as node x GPUs per node in NCCL: left out here */
-	q.ngpus = 0;
 	q.algo = FT_ALGO_COLLNET;
 	memset(&err, 0, sizeof(err));
 	cs.fabric.sharp = true;
@@ -866,6 +904,160 @@ test_node_groups_of_different_gpu_counts(void **state)
 			assert_close(nic_sent(&rep, node, r), 15.0 / 16 * S / 2, S * 1e-5);
 	ft_sim_report_release(&rep);
 	remove(mixed);
+}
+
+/*
+ * NVLS inside one node is one pass through the NVSwitch (reduce and multicast
+ * pipelined): NCCL's model charges its base and one NVLink NVLS latency, and so
+ * does the flow engine, not one per step. At 1 KiB the data adds well under a
+ * microsecond; the model's tuner time is the same.
+ */
+static void
+test_nvls_latency_once(void **state)
+{
+	static const char text[] = "name: t\n"
+	                           "cluster: dgx-h100\n"
+	                           "jobs:\n"
+	                           "  - name: a\n"
+	                           "    ops:\n"
+	                           "      - {op: all_reduce, size: 1KiB, algo: nvls, proto: simple}\n";
+	double lat = (ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
+	              ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE)) *
+	             1e6;
+	struct ft_sim_report rep;
+	double t, m;
+
+	(void)state;
+	run_ok(text, "flow", &rep);
+	t = ft_run_row(&rep.run, 0)->time_us;
+	ft_sim_report_release(&rep);
+	assert_true(lat > 10);
+	assert_true(t >= lat && t < lat + 1.0);
+	m = busbw("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, 1024, NULL);
+	assert_close(busbw("dgx-h100", FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, 1024,
+	                   "flow"),
+	             m, 0.03 * m);
+}
+
+/*
+ * A part of a cluster of nodes of different GPU counts is its first nodes in
+ * spec order, filled GPU by GPU (a packed job): on mixed-gpus 8 GPUs are the
+ * DGX H100 alone, 12 the DGX and one 4-GPU node (its two 200G rails bind),
+ * 10 the DGX and GPUs 0-1 of a 4-GPU node, which share that node's first NIC
+ * (one rail binds: half the bus bandwidth). The model and the flow engine
+ * place them alike and agree; what does not fit the first nodes is refused.
+ */
+static void
+test_part_of_uneven_nodes(void **state)
+{
+	static const struct {
+		uint32_t ngpus, nnodes, want_nodes, lo, hi, rails;
+	} parts[] = {
+		{ 8, 0, 1, 8, 8, 8 }, { 12, 0, 2, 4, 8, 2 }, { 0, 2, 2, 4, 8, 2 },
+		{ 10, 0, 2, 2, 8, 1 }, { 10, 2, 2, 2, 8, 1 },
+	};
+	double rail = 25e9 * 4096 / 4122;
+	char mixed[512];
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	struct ft_model_links l;
+	size_t i;
+
+	(void)state;
+	spec_file("simmodel-part.yaml", mixed_gpus_text, mixed, sizeof(mixed));
+	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(parts); i++) {
+		assert_int_equal(ft_model_links_get(&cs, parts[i].ngpus, parts[i].nnodes, 0, &l, &err),
+		                 0);
+		assert_int_equal(l.nnodes, parts[i].want_nodes);
+		assert_int_equal(l.ppn_min, parts[i].lo);
+		assert_int_equal(l.ppn_max, parts[i].hi);
+		assert_int_equal(l.nrails, parts[i].rails);
+		if (parts[i].want_nodes > 1)
+			assert_close(l.inter_Bps, parts[i].rails * rail, 1);
+	}
+	assert_int_equal(ft_model_links_get(&cs, 20, 0, 0, &l, &err), FT_ERANGE);
+	assert_int_equal(ft_model_links_get(&cs, 4, 2, 0, &l, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "don't fit the first nodes"));
+	for (busbw_ranks = 10; busbw_ranks <= 12; busbw_ranks += 2) {
+		double f = busbw(mixed, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+		                 "flow");
+		double m = busbw(mixed, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+		                 NULL);
+
+		assert_close(f, m, 0.02 * m);
+		assert_close(m, (busbw_ranks == 10 ? 1 : 2) * rail / 1e9, 0.03 * m);
+	}
+	busbw_ranks = 0;
+	remove(mixed);
+}
+
+/*
+ * NCCL's tree all-reduce over nodes of different GPU counts (src/graph/
+ * connect.cc, trees.cc): a chain inside each node, a double binary tree over
+ * the nodes, half the data in each tree. Over the 3 nodes of mixed-gpus the
+ * trees are 0-2-1 and 1-0-2 (node 0 the root of tree 0, tree 1 shifted by one
+ * node), so node 2 (4 GPUs, two 200G NICs) has three tree edges and node 1 two:
+ * node 2 sends 3 x S/2 and node 1 S, at NCCL's tree efficiency (S / 0.92 on
+ * the wire per S), and node 2's NICs bind: algbw = 2 x NIC x 0.92 / 1.5.
+ * NCCL's tuner (and the model) charge every node 2S (the busiest node of a tree
+ * over 4 or more nodes), so on 3 nodes the flow engine is a third faster; over
+ * 5 nodes (1 x 8 + 4 x 4 GPUs, a 4-GPU node interior in one tree) the two agree.
+ * NCCL's NVLS tree (connect.cc connectNvls) runs the same trees between the
+ * nodes' heads, two per node here (one per NIC, the least over the nodes),
+ * each with a shard of S / 2: the node traffic is the same, without the 0.92.
+ */
+static void
+test_tree_over_uneven_nodes(void **state)
+{
+	static const uint64_t sizes[] = { 1u << 30, 4ull << 30 };
+	double S = (double)(1u << 30), wire = S / 0.92, nic = 25e9 * 4096 / 4122;
+	char mixed[512], five[512], text[1024];
+	const struct ft_result_row *row;
+	struct ft_sim_report rep;
+	size_t k;
+
+	(void)state;
+	spec_file("simmodel-tree3.yaml", mixed_gpus_text, mixed, sizeof(mixed));
+	spec_file("simmodel-tree5.yaml", mixed_five_text, five, sizeof(five));
+	snprintf(text, sizeof(text), job_on, mixed,
+	         "op: all_reduce, size: 1GiB, algo: tree, proto: simple");
+	run_ok(text, "flow", &rep);
+	row = ft_run_row(&rep.run, 0);
+	assert_int_equal(row->nranks, 16);
+	assert_string_equal(row->algo, "tree");
+	assert_close(nic_sent(&rep, 1, 0) + nic_sent(&rep, 1, 1), wire, wire * 1e-6);
+	assert_close(nic_sent(&rep, 2, 0) + nic_sent(&rep, 2, 1), 1.5 * wire, wire * 1e-6);
+	assert_close(row->algbw_GBps, 2 * nic * 0.92 / 1.5 / 1e9, 0.01 * 2 * nic / 1.5 / 1e9);
+	ft_sim_report_release(&rep);
+	/* NVLS trees: two heads per node (the 4-GPU nodes' NICs), each with S / 2 */
+	snprintf(text, sizeof(text), job_on, mixed,
+	         "op: all_reduce, size: 1GiB, algo: nvls_tree, proto: simple");
+	run_ok(text, "flow", &rep);
+	row = ft_run_row(&rep.run, 0);
+	assert_string_equal(row->algo, "nvls_tree");
+	assert_close(nic_sent(&rep, 1, 0) + nic_sent(&rep, 1, 1), S, S * 1e-6);
+	assert_close(nic_sent(&rep, 2, 0) + nic_sent(&rep, 2, 1), 1.5 * S, S * 1e-6);
+	assert_close(row->algbw_GBps, 2 * nic / 1.5 / 1e9, 0.01 * 2 * nic / 1.5 / 1e9);
+	ft_sim_report_release(&rep);
+	for (k = 0; k < 2 * FT_ARRAY_SIZE(sizes); k++) {
+		enum ft_algo a = k < FT_ARRAY_SIZE(sizes) ? FT_ALGO_TREE : FT_ALGO_NVLS_TREE;
+		uint64_t b = sizes[k % FT_ARRAY_SIZE(sizes)];
+		double f = busbw(five, FT_OP_ALL_REDUCE, a, FT_PROTO_SIMPLE, b, "flow");
+		double m = busbw(five, FT_OP_ALL_REDUCE, a, FT_PROTO_SIMPLE, b, NULL);
+
+		if (fabs(f / m - 1) > 0.10)
+			print_error("%s %llu: flow %.2f model %.2f GB/s\n", ft_algo_name(a),
+			            (unsigned long long)b, f, m);
+		assert_close(f, m, 0.10 * m);
+	}
+	/* the tuner's pick at 64 MiB is an NVLS tree, and the flow engine runs it */
+	snprintf(text, sizeof(text), job_on, mixed, "op: all_reduce, size: 64MiB");
+	run_ok(text, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls_tree");
+	ft_sim_report_release(&rep);
+	remove(mixed);
+	remove(five);
 }
 
 /*
@@ -1126,6 +1318,9 @@ main(void)
 		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
+		cmocka_unit_test(test_tree_over_uneven_nodes),
+		cmocka_unit_test(test_part_of_uneven_nodes),
+		cmocka_unit_test(test_nvls_latency_once),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_routing_is_honoured),

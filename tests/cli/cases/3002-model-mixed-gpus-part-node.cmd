@@ -1,0 +1,1 @@
+model examples/mixed-gpus.yaml --op all_reduce -b 1G -e 1G --algo ring --proto simple --gpus 10
