@@ -535,8 +535,8 @@ keep_or_lazy(struct fs_sim *s)
 
 /*
  * Grow mode: fill the selection, check its border (ft__fs_grow_check()), and fill
- * it again with the flows the check adds until it adds none, or all flows
- * once more than half are selected. Returns the count (inc_sel); *@full
+ * it again with the flows the check adds (widened by grow_widen()) until it adds
+ * none, or all flows once more than half are selected. Returns the count (inc_sel); *@full
  * says whether every flow was filled.
  */
 static int
