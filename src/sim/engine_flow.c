@@ -345,32 +345,43 @@ memo_find(const struct route_memo *m, uint64_t key)
 	return &m->slots[i];
 }
 
+/* Room for one more slot (the table doubles when half full): 1, 0 when the memo is full
+ * (it stops growing), or FT_ENOMEM. */
+static int
+memo_room(struct route_memo *m)
+{
+	size_t ns = m->nslots * 2;
+	struct memo_slot *old = m->slots, *nw;
+
+	if (2 * (m->used + 1) <= m->nslots)
+		return 1;
+	if (ns > MEMO_MAX_SLOTS)
+		return 0;
+	nw = ft_calloc(ns, sizeof(*nw));
+	if (!nw)
+		return FT_ENOMEM;
+	ft__sim_advise_huge(nw, ns * sizeof(*nw));
+	for (size_t i = 0; i < ns; i++)
+		nw[i].key = MEMO_EMPTY;
+	m->slots = nw;
+	m->nslots = ns;
+	for (size_t i = 0; i < ns / 2; i++)
+		if (old[i].key != MEMO_EMPTY)
+			*memo_find(m, old[i].key) = old[i];
+	ft_free(old);
+	return 1;
+}
+
 /* Keep the way from @leaf to dense destination @dst (@n links); a full memo stops growing. */
 static int
 memo_put(struct route_memo *m, uint32_t leaf, uint32_t dst, const uint32_t *links, uint32_t n)
 {
 	uint64_t key = (uint64_t)leaf << 32 | dst;
 	struct memo_slot *sl;
+	int rc = memo_room(m);
 
-	if (2 * (m->used + 1) > m->nslots) {
-		size_t ns = m->nslots * 2;
-		struct memo_slot *old = m->slots, *nw;
-
-		if (ns > MEMO_MAX_SLOTS)
-			return 0;
-		nw = ft_calloc(ns, sizeof(*nw));
-		if (!nw)
-			return FT_ENOMEM;
-		ft__sim_advise_huge(nw, ns * sizeof(*nw));
-		for (size_t i = 0; i < ns; i++)
-			nw[i].key = MEMO_EMPTY;
-		m->slots = nw;
-		m->nslots = ns;
-		for (size_t i = 0; i < ns / 2; i++)
-			if (old[i].key != MEMO_EMPTY)
-				*memo_find(m, old[i].key) = old[i];
-		ft_free(old);
-	}
+	if (rc <= 0)
+		return rc;
 	if (ft_vec_reserve(&m->links, n) < 0)
 		return FT_ENOMEM;
 	sl = memo_find(m, key);
@@ -592,6 +603,45 @@ ecmp_learn(struct flow_engine *fe, uint32_t src, uint32_t dst, const uint32_t *l
 #define ECMP_CHOICES_MAX 1024 /* equal-cost links asked for at a switch (as ft_route_path) */
 
 /*
+ * Switch @at's equal-cost links toward destination @dst (ft_route_next_hops(), at most
+ * ECMP_CHOICES_MAX), or 0 when there are none. A fat-tree's are consecutive link ids (a
+ * vertex's out-links are contiguous), and under ECMP the memo's slots hold no rests of
+ * paths: they keep such a set as (first, n) for its (switch, destination), so an
+ * all-to-all asks the topology once per pair instead of once per flow and switch. The
+ * links are *@first + i, or buf[i] when *@first is UINT32_MAX (a set that is not a run of
+ * ids is asked for every time; so is every set once the memo is full).
+ */
+static uint32_t
+ecmp_hops(struct flow_engine *fe, uint32_t at, uint32_t dst, uint32_t *buf, uint32_t *first)
+{
+	struct route_memo *m = &fe->memo;
+	uint64_t key = (uint64_t)at << 32 | m->dense[dst];
+	struct memo_slot *sl = memo_find(m, key);
+	uint32_t n, i;
+	int c;
+
+	*first = UINT32_MAX;
+	if (sl->key == key) {
+		*first = sl->first;
+		return sl->n;
+	}
+	c = ft_route_next_hops(fe->topo, at, dst, buf, ECMP_CHOICES_MAX);
+	if (c <= 0)
+		return 0;
+	n = (uint32_t)FT_MIN(c, ECMP_CHOICES_MAX);
+	for (i = 1; i < n && buf[i] == buf[0] + i; i++)
+		;
+	/* out of memory: the set is not kept, and asked for again next time */
+	if (i < n || memo_room(m) <= 0)
+		return n;
+	sl = memo_find(m, key); /* the table may have grown */
+	*sl = (struct memo_slot){ .key = key, .first = buf[0], .n = n };
+	m->used++;
+	*first = buf[0];
+	return n;
+}
+
+/*
  * ECMP: the path of flow (@src, @dst, @qp) from the memo: @src's way up, then from its
  * leaf one equal-cost query per switch and the flow's pick among the links (the hash and
  * salts of ft_route_path()), then @dst's way in. Its length, or 0 when the memo lacks a
@@ -602,7 +652,7 @@ ecmp_walk(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp, uint3
           uint32_t max)
 {
 	struct route_memo *m = &fe->memo;
-	uint32_t buf[ECMP_CHOICES_MAX], at = m->up_leaf[src], k = m->up_n[src], i;
+	uint32_t buf[ECMP_CHOICES_MAX], at = m->up_leaf[src], k = m->up_n[src], i, first, n;
 	uint64_t h;
 
 	if (!m->on || k == 0 || m->in_entry[dst] == UINT32_MAX || k > max)
@@ -611,12 +661,11 @@ ecmp_walk(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp, uint3
 	for (i = 0; i < k; i++)
 		links[i] = FT_VEC_AT(&m->links, uint32_t, m->up_first[src] + i);
 	while (is_switch(fe, at)) {
-		int c = ft_route_next_hops(fe->topo, at, dst, buf, ECMP_CHOICES_MAX);
-		uint32_t n = (uint32_t)FT_MIN(c, ECMP_CHOICES_MAX);
-
-		if (c <= 0 || k >= max)
+		n = ecmp_hops(fe, at, dst, buf, &first);
+		if (n == 0 || k >= max)
 			return 0;
-		links[k] = n == 1 ? buf[0] : buf[ft__route_ecmp_index(h, m->salt[at], n)];
+		i = n == 1 ? 0 : ft__route_ecmp_index(h, m->salt[at], n);
+		links[k] = first != UINT32_MAX ? first + i : buf[i];
 		at = link_head(fe, links[k++]);
 	}
 	if (at != m->in_entry[dst] || k + m->in_n[dst] > max)

@@ -224,9 +224,14 @@ wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 		}
 		total += s->act_np[i];
 	}
-	/* The touched links in link order (ties in share go to the lower link id): a few
-	 * are sorted as they are, many read back from the bitmap in one pass over it. */
-	if ((size_t)ntouched * 4 < s->nlinks / 64) {
+	/* The radix sort keeps the order of equal shares, so it needs the touched links in
+	 * link order (ties go to the lower link id): a few are sorted as they are, many
+	 * read back from the bitmap in one pass over it. The merge sort below
+	 * WF_RADIX_MIN compares (share, link id), a total order: any order will do. */
+	if (ntouched < s->wf_radix_min) {
+		for (i = 0; i < ntouched; i++)
+			s->wf_mark[s->wf_touched[i] / 64] = 0;
+	} else if ((size_t)ntouched * 4 < s->nlinks / 64) {
 		for (i = 0; i < ntouched; i++)
 			s->wf_mark[s->wf_touched[i] / 64] = 0;
 		ft__fs_sort_u32(s->wf_touched, ntouched);

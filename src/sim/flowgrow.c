@@ -211,6 +211,54 @@ grow_select(struct fs_sim *s, double thr)
 	return n;
 }
 
+/*
+ * Widen a grown selection before it is filled again: the flows that the check
+ * added (inc_sel[@from, @n)) will change rate, and that reaches the flows whose
+ * bottleneck is one of their links and that were faster there than they were
+ * (a flow that now takes more of such a link must share it with them; one that
+ * now takes less leaves them room). The next check would name most of them, one
+ * ring of links at a time, and every failed check costs a whole new filling of
+ * the selection. So they are added now, ring after ring, until the selection has
+ * doubled or none is left to add (at or above the level only: the flows below
+ * it keep their rates). Which flows are selected changes no rate: a selection
+ * passes only when the max-min conditions hold at its border
+ * (ft__fs_grow_check()), and those rates are unique. Returns the new count.
+ */
+static uint32_t
+grow_widen(struct fs_sim *s, uint32_t from, uint32_t n)
+{
+	const uint32_t *paths = s->paths.data;
+	uint32_t goal = 2 * from, m = n;
+
+	while (from < m && m < goal && m <= s->nactive / 2) {
+		uint32_t end = m;
+
+		for (uint32_t k = from; k < end; k++) {
+			uint32_t f = s->inc_sel[k];
+			const uint32_t *p = paths + s->act_pf[f];
+
+			for (uint32_t j = 0; j < s->act_np[f]; j++) {
+				const struct fs_lf *L = &s->lf[p[j]];
+
+				for (uint32_t q = 0; q < L->n; q++) {
+					uint32_t g = L->e[q].act;
+					double r = s->act_rate[g];
+
+					if (s->inc_in[g] || s->act_bn[g].bott != p[j] ||
+					    r < s->inc_thr || !(r > s->inc_old[k]))
+						continue;
+					s->inc_in[g] = 1;
+					s->inc_sel[m] = g;
+					s->inc_old[m++] = r;
+				}
+			}
+		}
+		from = end;
+	}
+	s->nwiden += m - n;
+	return m;
+}
+
 /* Active flow @f sends at its own rate cap (its cap is its bottleneck). */
 static bool
 at_cap(const struct fs_sim *s, uint32_t f)
@@ -340,6 +388,7 @@ select_flows(struct fs_sim *s, bool *full)
 	*full = s->full_rates || s->inc_since_full >= FS_FULL_EVERY || !(level > 0);
 	if (!*full) {
 		thr = level * (1 - FS_LEVEL_RTOL);
+		s->inc_thr = thr;
 		if (s->lf) {
 			n = grow_select(s, thr);
 		} else {
@@ -486,8 +535,8 @@ keep_or_lazy(struct fs_sim *s)
 
 /*
  * Grow mode: fill the selection, check its border (ft__fs_grow_check()), and fill
- * it again with the flows the check adds until it adds none, or all flows
- * once more than half are selected. Returns the count (inc_sel); *@full
+ * it again with the flows the check adds (widened by grow_widen()) until it adds
+ * none, or all flows once more than half are selected. Returns the count (inc_sel); *@full
  * says whether every flow was filled.
  */
 static int
@@ -503,6 +552,8 @@ fill_grown(struct fs_sim *s, uint32_t *nsel, bool *full)
 		m = ft__fs_grow_check(s, n);
 		if (m == n)
 			return 0;
+		if (!s->no_widen)
+			m = grow_widen(s, n, m);
 		for (k = 0; k < n; k++) /* as they were: filled again over the others */
 			s->act_rate[s->inc_sel[k]] = s->inc_old[k];
 		n = *nsel = m;

@@ -243,6 +243,7 @@ struct fs_sim {
 	uint32_t *wf_capped;   /* selected flows with a rate cap, by (cap, position) (act_cap) */
 	/* incremental recomputation (see recompute() in flowcore.c) */
 	double inc_level;     /* the lowest rate of a flow that ended since the last one */
+	double inc_thr;       /* this pass's level, less FS_LEVEL_RTOL (grow mode) */
 	uint32_t *inc_sel;    /* active flows whose rates are recomputed (act_cap) */
 	double *inc_old;      /* their rates before (act_cap) */
 	uint32_t inc_since_full; /* incremental recomputations since the last full one */
@@ -252,6 +253,7 @@ struct fs_sim {
 	                          * a change reaches (the bench compares both) */
 	bool comp_only;          /* refill the components a change reaches, not the grown set
 	                          * (see grow_select() in flowcore.c; the bench compares) */
+	bool no_widen;           /* grow mode without widening a grown selection (tests) */
 	struct ft_vec inc_seeds; /* uint32_t: links of the flows that ended since the last one */
 	struct ft_vec inc_new;   /* uint32_t: task ids of the flows started since the last one */
 	uint32_t *wf_bott;       /* the link that froze active flow i in this filling (act_cap) */
@@ -276,6 +278,7 @@ struct fs_sim {
 	uint64_t nrecompute_full;
 	uint64_t nrefilled; /* flows given a rate, summed over the recomputations */
 	uint64_t ngrow;     /* grow mode: selections grown after a failed check */
+	uint64_t nwiden;    /* grow mode: flows grow_widen() (flowgrow.c) added to them */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;

@@ -510,8 +510,9 @@ test_incremental_lazy_bookkeeping(void **state)
  * fabric links at half rate. Shift rounds of random sizes (round k: host i
  * to i + k), each waiting for the one two rounds before it, over 6 long
  * background flows with a rate cap. Inter-leaf flows take a random spine
- * (@ecmp, as a hash would) or the destination's (D-mod-K). @mode: 0 local
- * update, 1 every flow above the level, 2 full recomputations.
+ * (@ecmp, as a hash would) or the destination's (D-mod-K). @mode: 0 grown
+ * update, 1 every flow above the level, 2 full recomputations, 3 the
+ * components a change reaches, 4 grown without widening (grow_widen()).
  */
 #define FAB_HOSTS 32
 
@@ -542,6 +543,7 @@ fab_alltoall(struct fs_sim *s, uint64_t seed, bool ecmp, int mode)
 	s->full_rates = mode == 2;
 	s->level_only = mode == 1;
 	s->comp_only = mode == 3;
+	s->no_widen = mode == 4;
 	for (i = 64; i < 128; i++)
 		if (ft_rng_below(&rng, 8) == 0)
 			s->cap_Bps[i] /= 2;
@@ -585,17 +587,18 @@ fab_alltoall(struct fs_sim *s, uint64_t seed, bool ecmp, int mode)
 static void
 test_local_rates_match_full(void **state)
 {
-	uint64_t seed;
+	uint64_t seed, widened = 0, grown[2] = { 0, 0 };
 
 	for (seed = 1; seed <= 6; seed++) {
 		for (int ecmp = 0; ecmp < 2; ecmp++) {
-			struct fs_sim s[4];
+			struct fs_sim s[5];
 			struct ft_error err = { 0 };
 			uint32_t i;
 
-			for (int m = 0; m < 4; m++)
+			for (int m = 0; m < 5; m++)
 				fab_alltoall(&s[m], seed, ecmp, m);
 			run_checked(&s[0]);
+			run_checked(&s[4]);
 			for (int m = 1; m < 4; m++)
 				assert_int_equal(ft__fs_run(&s[m], 0, &err), 0);
 			assert_int_equal(s[2].nrecompute_full, s[2].nrecompute);
@@ -606,6 +609,7 @@ test_local_rates_match_full(void **state)
 				assert_double_equal(ft__fs_task(&s[0], i)->t_done, tf, tf * 2e-9);
 				assert_double_equal(ft__fs_task(&s[1], i)->t_done, tf, tf * 2e-9);
 				assert_double_equal(ft__fs_task(&s[3], i)->t_done, tf, tf * 2e-9);
+				assert_double_equal(ft__fs_task(&s[4], i)->t_done, tf, tf * 2e-9);
 			}
 			/* the grown update ran, grew, and did less than the others */
 			assert_true(s[0].nrecompute_full < s[0].nrecompute);
@@ -613,10 +617,18 @@ test_local_rates_match_full(void **state)
 			assert_true(s[0].nrefilled < s[3].nrefilled);
 			assert_true(s[3].nrecompute_full < s[3].nrecompute);
 			assert_true(s[3].nrefilled < s[1].nrefilled);
-			for (int m = 0; m < 4; m++)
+			assert_int_equal(s[4].nwiden, 0);
+			widened += s[0].nwiden;
+			grown[0] += s[0].ngrow;
+			grown[1] += s[4].ngrow;
+			for (int m = 0; m < 5; m++)
 				ft__fs_release(&s[m]);
 		}
 	}
+	/* widening grown selections added flows, and without it the selections grew
+	 * more often, through more failed checks */
+	assert_true(widened > 0);
+	assert_true(grown[0] < grown[1]);
 }
 
 /* Two flows share a link: each gets half; after the short one ends the long one speeds up. */
