@@ -818,42 +818,60 @@ receive(struct pk_engine *e, uint32_t id)
 
 /*
  * Credits go back in flow-control updates, one in flight per link at a time, each
- * carrying the running count of blocks freed when it was sent: an update leaves when
- * blocks are freed and none is in flight, and when one arrives while more were freed
- * meanwhile, the next one leaves as of the latest of them. No credit comes back before
- * its blocks were freed plus the link latency, and none later than twice that.
+ * carrying the blocks freed since the one before: an update leaves when blocks are
+ * freed and none is in flight, and when one lands while more were freed meanwhile, the
+ * next one leaves as of the latest of them. No credit comes back before its blocks were
+ * freed plus the link latency, and none later than twice that. The receiving end alone
+ * decides (it knows when its update lands: a FC_FLUSH event there), and the update
+ * carries its count, so the sender reads nothing of the receiver's state: a link
+ * between two MPI partitions carries updates as messages (pkt_part.c).
  */
-static int
-credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
-{
-	struct pk_cls *p = &e->ports[l].cls[c];
+#define PK_FC_DELTA_MAX (PK_EV_ARG_MAX >> 3) /* blocks an update carries beside its priority */
 
-	p->fc_freed += nblocks;
-	p->fc_t_last = e->now_ps;
-	if (p->fc_pending)
-		return 0;
-	p->fc_pending = true;
-	p->fc_snap = p->fc_freed;
-	return ev_push(e, e->now_ps + e->links[l].lat_ps, PK_EV_CREDIT, l, c);
+/* Send the blocks freed on priority @c of link @l since the last update, landing at @t. */
+static int
+credit_send(struct pk_engine *e, uint32_t l, uint32_t c, uint64_t t)
+{
+	struct pk_cls *q = &e->ports[l].cls[c];
+	uint64_t n = FT_MIN(q->fc_freed - q->fc_snap, (uint64_t)PK_FC_DELTA_MAX);
+
+	q->fc_snap += n;
+	q->fc_until = FT_MAX(t, e->now_ps);
+	return ev_push(e, q->fc_until, PK_EV_CREDIT, l, c | (uint32_t)n << 3);
 }
 
 static int
-credit_update(struct pk_engine *e, uint32_t l, uint32_t c)
+credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
 {
-	struct pk_cls *p = &e->ports[l].cls[c];
+	struct pk_cls *q = &e->ports[l].cls[c];
 
-	p->credits += (int64_t)(p->fc_snap - p->fc_acked);
-	p->fc_acked = p->fc_snap;
-	p->fc_pending = false;
-	if (p->fc_freed > p->fc_acked) {
-		int rc;
+	q->fc_freed += nblocks;
+	q->fc_t_last = e->now_ps;
+	if (q->fc_flush)
+		return 0;
+	if (e->now_ps >= q->fc_until)
+		return credit_send(e, l, c, e->now_ps + e->links[l].lat_ps);
+	q->fc_flush = true;
+	return ev_push(e, q->fc_until, PK_EV_FC_FLUSH, l, c);
+}
 
-		p->fc_pending = true;
-		p->fc_snap = p->fc_freed;
-		rc = ev_push(e, p->fc_t_last + e->links[l].lat_ps, PK_EV_CREDIT, l, c);
-		if (rc < 0)
-			return rc;
-	}
+/* The update in flight on priority @c of link @l landed: send what was freed meanwhile. */
+static int
+credit_flush(struct pk_engine *e, uint32_t l, uint32_t c)
+{
+	struct pk_cls *q = &e->ports[l].cls[c];
+
+	q->fc_flush = false;
+	if (q->fc_freed == q->fc_snap)
+		return 0;
+	return credit_send(e, l, c, q->fc_t_last + e->links[l].lat_ps);
+}
+
+/* An update reached the sender of link @l: @arg = priority | blocks << 3. */
+static int
+credit_update(struct pk_engine *e, uint32_t l, uint32_t arg)
+{
+	e->ports[l].cls[arg & 7u].credits += (int64_t)(arg >> 3);
 	return try_send(e, l);
 }
 
@@ -1104,6 +1122,8 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	case PK_EV_WAKE:
 	case PK_EV_WDOG:
 		return e->ports[id].src;
+	case PK_EV_FC_FLUSH:
+		return e->ports[id].dst;
 	case PK_EV_NAK:
 	case PK_EV_RTO:
 	case PK_EV_CNP:
@@ -1137,6 +1157,8 @@ step(struct pk_engine *e)
 		return task_done(e, ev.id, 0);
 	case PK_EV_CREDIT:
 		return credit_update(e, ev.id, arg);
+	case PK_EV_FC_FLUSH:
+		return credit_flush(e, ev.id, arg);
 	case PK_EV_PAUSE:
 		return ev_pause(e, ev.id, arg >> 1, arg & 1u);
 	case PK_EV_NAK:

@@ -36,6 +36,7 @@ enum pk_ev_type {
 	PK_EV_TRACE,   /* sample the traced ports */
 	PK_EV_WDOG,    /* port id: PFC watchdog check */
 	PK_EV_RTT,     /* flow id, aux RTT in ns: a TIMELY completion sample reaches the sender */
+	PK_EV_FC_FLUSH, /* port id, aux priority: the credit update in flight landed (at dst) */
 };
 
 
@@ -96,13 +97,14 @@ struct pk_cls {
 	bool paused;       /* PFC XOFF received for this priority */
 	bool xoff_sent;    /* the ingress buffer asked the sender to stop this priority */
 	bool turn_src;     /* the next pick in the class favours the sourced flows */
-	bool fc_pending;   /* a credit update is in flight */
+	bool fc_flush;     /* credits freed while an update is in flight: one follows it */
 	int64_t credits;   /* IB: 64-byte blocks the downstream buffer (this VL) still has */
 	uint64_t in_bytes; /* bytes of this priority in the ingress buffer at the link's dst */
 	uint64_t tx_bytes, tx_pkts;
 	uint64_t xoff_at; /* the level it paused at */
-	/* The rest: credit updates (as in the port), pause accounting. */
-	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last;
+	/* The rest: credit updates (at the link's dst: blocks freed, of which sent, when the
+	 * last was freed, when the update in flight lands), pause accounting. */
+	uint64_t fc_freed, fc_snap, fc_t_last, fc_until;
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
 	uint64_t pause_tx, pause_rx;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */

@@ -8,9 +8,10 @@
  * spine switches by pod, each node with the leaf its first NIC hangs from,
  * the core switches in turn) and handles only the events that happen at its
  * vertices. An event that happens at another rank's vertex (a packet reaching
- * the far end of a link between partitions, a PFC frame going back over one)
- * is sent there, and every such link is at least the lookahead long: the
- * smallest latency of a link between partitions. So the ranks run in windows
+ * the far end of a link between partitions, a PFC frame or a credit update
+ * going back over one) is sent there, and every such link is at least the
+ * lookahead long: the smallest latency of a link between partitions. So the
+ * ranks run in windows
  * of one lookahead (conservative synchronisation): nothing sent during a
  * window can take effect before its end; at the end the ranks swap what they
  * sent, and agree on the next event time (idle stretches are skipped).
@@ -25,12 +26,12 @@
  *
  * Supported: traffic whose flows depend on nothing but their op's start (the
  * background patterns, a permutation, single-phase ops), on lossless fabrics
- * (PFC or credits inside the partitions), with static or ECMP routing and no
- * congestion control. The rest is refused with the reason: multi-phase
+ * (PFC or credits), with static or ECMP routing and no congestion control. The rest is refused with the reason: multi-phase
  * collectives (barriers between flows would be messages), adaptive routing
  * (a hop reads remote queues), DCQCN, IB CC and TIMELY (their notifications
  * are not carried yet), lossy runs (a retransmission reads the receiver's
- * state), --trace, and credit links between partitions.
+ * state), --trace, and links inside a node between partitions (which this
+ * ownership never makes).
  */
 #include "pkt_int.h"
 
@@ -169,9 +170,8 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 
 		if (pp->owner[lk->src] == pp->owner[lk->dst])
 			continue;
-		if (!lk->net || e->pc.fc == FT_PKT_FC_CREDIT)
-			return pp_refuse(err, "a credit-controlled link joins two partitions "
-			                      "(InfiniBand fabrics are not split yet)");
+		if (!lk->net)
+			return pp_refuse(err, "a link inside a node joins two partitions");
 		la = FT_MIN(la, lk->lat_ps);
 	}
 	if (la == 0)
@@ -295,7 +295,7 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 
 	if (pp->owner[where] == (uint32_t)pp->rank)
 		return pk_evq_push(&e->evq, ev);
-	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE))
+	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE && type != PK_EV_CREDIT))
 		return FT_EINVAL; /* pp_check lets no other kind cross */
 	m.ev = *ev;
 	m.dst = pp->owner[where];
@@ -419,6 +419,35 @@ pp_cmp_done(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* The receiving side of a priority (at the link's dst): its ingress, pauses, credits. */
+static void
+pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
+{
+	to->in_bytes = from->in_bytes;
+	to->xoff_at = from->xoff_at;
+	to->xoff_sent = from->xoff_sent;
+	to->pause_tx = from->pause_tx;
+	to->fc_freed = from->fc_freed;
+	to->fc_snap = from->fc_snap;
+	to->fc_t_last = from->fc_t_last;
+	to->fc_until = from->fc_until;
+	to->fc_flush = from->fc_flush;
+}
+
+/* The receiving side of port @to from @from (with its priorities, when @cls). */
+static void
+pp_take_rx(const struct pk_engine *e, struct pk_port *to, const struct pk_port *from,
+           struct pk_cls *tc, const struct pk_cls *fc, bool cls)
+{
+	to->in_bytes = from->in_bytes;
+	to->in_max_bytes = from->in_max_bytes;
+	to->drops = from->drops;
+	to->cnp_sent = from->cnp_sent;
+	to->ecn_rx = from->ecn_rx;
+	for (uint32_t c = 0; cls && c < e->nprio; c++)
+		pp_take_rx_cls(&tc[c], &fc[c]);
+}
+
 /* Every rank gets the whole result (see the top of the file). */
 static int
 pp_gather(struct pk_engine *e)
@@ -470,40 +499,16 @@ pp_gather(struct pk_engine *e)
 
 				*p = *q;
 				p->cls = keep.cls;
-				p->in_bytes = keep.in_bytes;
-				p->in_max_bytes = keep.in_max_bytes;
-				p->drops = keep.drops;
-				p->cnp_sent = keep.cnp_sent;
-				p->ecn_rx = keep.ecn_rx;
+				pp_take_rx(e, p, &keep, pc, pc, false);
 				for (uint32_t c = 0; c < e->nprio; c++) {
 					struct pk_cls k = pc[c];
 
 					pc[c] = qc[c];
-					pc[c].in_bytes = k.in_bytes;
-					pc[c].xoff_at = k.xoff_at;
-					pc[c].xoff_sent = k.xoff_sent;
-					pc[c].pause_tx = k.pause_tx;
-					pc[c].fc_freed = k.fc_freed;
-					pc[c].fc_snap = k.fc_snap;
-					pc[c].fc_t_last = k.fc_t_last;
+					pp_take_rx_cls(&pc[c], &k);
 				}
 			}
-			if (pp->owner[p->dst] == (uint32_t)r) {
-				p->in_bytes = q->in_bytes;
-				p->in_max_bytes = q->in_max_bytes;
-				p->drops = q->drops;
-				p->cnp_sent = q->cnp_sent;
-				p->ecn_rx = q->ecn_rx;
-				for (uint32_t c = 0; c < e->nprio; c++) {
-					pc[c].in_bytes = qc[c].in_bytes;
-					pc[c].xoff_at = qc[c].xoff_at;
-					pc[c].xoff_sent = qc[c].xoff_sent;
-					pc[c].pause_tx = qc[c].pause_tx;
-					pc[c].fc_freed = qc[c].fc_freed;
-					pc[c].fc_snap = qc[c].fc_snap;
-					pc[c].fc_t_last = qc[c].fc_t_last;
-				}
-			}
+			if (pp->owner[p->dst] == (uint32_t)r)
+				pp_take_rx(e, p, q, pc, qc, true);
 		}
 		for (uint32_t v = 0; v < e->nvertices; v++)
 			if (pp->owner[v] == (uint32_t)r)

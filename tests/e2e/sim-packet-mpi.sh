@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # tests/e2e/sim-packet-mpi.sh - one packet-engine run split over 2 and 4 MPI
 # ranks (by pod, conservative windows) gives the bytes of the run in one
-# process: the JSON result and the counters it writes, on every rank, for two
-# seeds; and a run it cannot split is refused with the reason.
+# process: the JSON result and the counters it writes, on every rank. Each
+# case also checks that what crosses the partitions happened at all (PFC
+# pauses, credit stalls at a core switch); and a run the split cannot carry
+# is refused with the reason.
 set -u
 fabtune=${1:?usage: sim-packet-mpi.sh PATH-TO-FABTUNE}
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -11,38 +13,54 @@ export FABTUNE_TEST_STABLE=1 LC_ALL=C
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sc=tests/fixtures/sim/packet-mpi-k4.yaml
 fail=0
-for seed in 1 2; do
-	"$fabtune" sim "$sc" --json --seed "$seed" --counters "$tmp/c1.$seed" >"$tmp/one.$seed.json" ||
-		{ echo "one-process run failed"; exit 1; }
-	grep -q '"pause_frames": [1-9]' "$tmp/one.$seed.json" ||
-		{ echo "seed $seed: expected PFC pauses (they cross the partitions)"; exit 1; }
+ncase=0
+
+# check NAME SCENARIO SEED PATTERN: PATTERN (grep -E) must match the one-process
+# JSON or counters, then 2 and 4 ranks must give the same bytes.
+check() {
+	local name=$1 sc=$2 seed=$3 pat=$4 np r
+	local one="$tmp/$name.one.json" c1="$tmp/$name.c1"
+
+	ncase=$((ncase + 1))
+	"$fabtune" sim "$sc" --json --seed "$seed" --counters "$c1" >"$one" ||
+		{ echo "$name: one-process run failed"; fail=1; return; }
+	grep -Eq "$pat" "$one" "$c1"/* ||
+		{ echo "$name: expected /$pat/ (what crosses the partitions)"; fail=1; return; }
 	for np in 2 4; do
 		# Every rank prints the whole result: each into its own file.
 		timeout 300 mpirun -np "$np" --oversubscribe --mca btl self,vader sh -c \
 			"\"$fabtune\" sim \"$sc\" --json --seed $seed \
-			 --counters \"$tmp/c$np.$seed.\$OMPI_COMM_WORLD_RANK\" \
-			 >\"$tmp/mpi$np.$seed.\$OMPI_COMM_WORLD_RANK.json\"" 2>"$tmp/err" ||
-			{ echo "seed $seed, $np ranks: mpirun failed"; cat "$tmp/err"; exit 1; }
+			 --counters \"$tmp/$name.c$np.\$OMPI_COMM_WORLD_RANK\" \
+			 >\"$tmp/$name.mpi$np.\$OMPI_COMM_WORLD_RANK.json\"" 2>"$tmp/err" ||
+			{ echo "$name, $np ranks: mpirun failed"; cat "$tmp/err"; fail=1; continue; }
 		for ((r = 0; r < np; r++)); do
-			if ! cmp "$tmp/one.$seed.json" "$tmp/mpi$np.$seed.$r.json"; then
-				echo "seed $seed, $np ranks, rank $r: JSON differs from one process"
-				diff "$tmp/one.$seed.json" "$tmp/mpi$np.$seed.$r.json" | head -20
+			if ! cmp "$one" "$tmp/$name.mpi$np.$r.json"; then
+				echo "$name, $np ranks, rank $r: JSON differs from one process"
+				diff "$one" "$tmp/$name.mpi$np.$r.json" | head -20
 				fail=1
 			fi
-			if ! diff -r "$tmp/c1.$seed" "$tmp/c$np.$seed.$r" >"$tmp/d"; then
-				echo "seed $seed, $np ranks, rank $r: counters differ from one process"
+			if ! diff -r "$c1" "$tmp/$name.c$np.$r" >"$tmp/d"; then
+				echo "$name, $np ranks, rank $r: counters differ from one process"
 				head -20 "$tmp/d"
 				fail=1
 			fi
 		done
 	done
-done
+}
+
+# RoCE with PFC: pause frames go back over links between pods.
+check pfc1 tests/fixtures/sim/packet-mpi-k4.yaml 1 '"pause_frames": [1-9]'
+check pfc2 tests/fixtures/sim/packet-mpi-k4.yaml 2 '"pause_frames": [1-9]'
+# InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
+check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
+grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
+	{ echo "ib: expected credit stalls at a core switch"; fail=1; }
+
 # What cannot be split is refused, naming why.
 timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 	"$fabtune" sim scenarios/lab/incast-pfc-dcqcn.yaml >/dev/null 2>"$tmp/err"
 grep -q "packet engine under mpirun: congestion control (DCQCN, IB CC, TIMELY) is not split yet" \
 	"$tmp/err" || { echo "DCQCN under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
-echo "ok: 2 seeds, 1, 2 and 4 ranks, same JSON and counters on every rank"
+echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters on every rank"
