@@ -820,11 +820,12 @@ receive(struct pk_engine *e, uint32_t id)
  * Credits go back in flow-control updates, one in flight per link at a time, each
  * carrying the blocks freed since the one before: an update leaves when blocks are
  * freed and none is in flight, and when one lands while more were freed meanwhile, the
- * next one leaves as of the latest of them. No credit comes back before its blocks were
- * freed plus the link latency, and none later than twice that. The receiving end alone
- * decides (it knows when its update lands: a FC_FLUSH event there), and the update
- * carries its count, so the sender reads nothing of the receiver's state: a link
- * between two MPI partitions carries updates as messages (pkt_part.c).
+ * next one leaves then. No credit comes back before its blocks were freed plus the link
+ * latency, and none later than twice that. The receiving end alone decides, from what
+ * it knows by then (when its update lands: a FC_FLUSH event there), and the update
+ * carries its count, so the sender reads nothing of the receiver's state and an update
+ * leaves at least one link latency before it lands: a link between two MPI partitions
+ * carries updates as messages (pkt_part.c).
  */
 #define PK_FC_DELTA_MAX (PK_EV_ARG_MAX >> 3) /* blocks an update carries beside its priority */
 
@@ -846,7 +847,6 @@ credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
 	struct pk_cls *q = &e->ports[l].cls[c];
 
 	q->fc_freed += nblocks;
-	q->fc_t_last = e->now_ps;
 	if (q->fc_flush)
 		return 0;
 	if (e->now_ps >= q->fc_until)
@@ -864,7 +864,7 @@ credit_flush(struct pk_engine *e, uint32_t l, uint32_t c)
 	q->fc_flush = false;
 	if (q->fc_freed == q->fc_snap)
 		return 0;
-	return credit_send(e, l, c, q->fc_t_last + e->links[l].lat_ps);
+	return credit_send(e, l, c, e->now_ps + e->links[l].lat_ps);
 }
 
 /* An update reached the sender of link @l: @arg = priority | blocks << 3. */

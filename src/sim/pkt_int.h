@@ -23,6 +23,9 @@
 
 #define PK_NONE UINT32_MAX
 
+/* Random stream kind of RED marking (ft_rng_stream(PK_RNG_ECN, port)). */
+#define PK_RNG_ECN 0x65636e6du
+
 enum pk_ev_type {
 	PK_EV_TX_DONE, /* port id: its packet's last bit left */
 	PK_EV_ARRIVE,  /* packet id: ready at its next port, or delivered */
@@ -103,8 +106,8 @@ struct pk_cls {
 	uint64_t tx_bytes, tx_pkts;
 	uint64_t xoff_at; /* the level it paused at */
 	/* The rest: credit updates (at the link's dst: blocks freed, of which sent, when the
-	 * last was freed, when the update in flight lands), pause accounting. */
-	uint64_t fc_freed, fc_snap, fc_t_last, fc_until;
+	 * update in flight lands), pause accounting. */
+	uint64_t fc_freed, fc_snap, fc_until;
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
 	uint64_t pause_tx, pause_rx;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
@@ -274,6 +277,7 @@ struct pk_engine {
 	struct pk_part *part; /* split across MPI ranks (pkt_part.c), or NULL */
 	bool started;
 	struct ft_rng rng;         /* bit errors */
+	struct ft_rng *ecn_rng;    /* DCQCN: per port, RED marking (pkt_phys.c) */
 	struct ft_error route_err; /* why a flow could not be routed */
 	/* results */
 	struct ft_sim_op_result *op_results;

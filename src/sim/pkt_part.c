@@ -26,12 +26,14 @@
  *
  * Supported: traffic whose flows depend on nothing but their op's start (the
  * background patterns, a permutation, single-phase ops), on lossless fabrics
- * (PFC or credits), with static or ECMP routing and no congestion control. The rest is refused with the reason: multi-phase
+ * (PFC or credits), with static or ECMP routing, with or without congestion
+ * control (CNPs, BECNs and RTT samples travel back one path latency, as
+ * messages when they cross; a reaction point's state lives at the source's
+ * NIC, RED draws per port). The rest is refused with the reason: multi-phase
  * collectives (barriers between flows would be messages), adaptive routing
- * (a hop reads remote queues), DCQCN, IB CC and TIMELY (their notifications
- * are not carried yet), lossy runs (a retransmission reads the receiver's
- * state), --trace, and links inside a node between partitions (which this
- * ownership never makes).
+ * (a hop reads remote queues), lossy runs (a retransmission reads the
+ * receiver's state), --trace, and links inside a node between partitions
+ * (which this ownership never makes).
  */
 #include "pkt_int.h"
 
@@ -54,6 +56,7 @@ struct pk_part {
 	bool mpi_inited; /* this engine started MPI: it finalizes it */
 	uint32_t *owner; /* per vertex (nvertices + 1: the last, no vertex, is everyone's) */
 	uint64_t lookahead_ps;
+	uint64_t end_ps; /* the window's end: no message may take effect before it */
 	uint8_t *task_kind; /* PP_* per task */
 	uint64_t nroot;     /* root barriers: events every rank handled */
 	struct ft_vec out;  /* struct pk_msg, with its destination in dst */
@@ -158,8 +161,6 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 
 	if (e->cfg.routing == FT_ROUTING_ADAPTIVE)
 		return pp_refuse(err, "adaptive routing reads the queues of every rank");
-	if (e->paced || e->marking)
-		return pp_refuse(err, "congestion control (DCQCN, IB CC, TIMELY) is not split yet");
 	if (e->may_drop)
 		return pp_refuse(err, "a lossy run (PFC off, lossy priorities, bit errors, the "
 		                      "PFC watchdog) is not split yet");
@@ -295,8 +296,11 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 
 	if (pp->owner[where] == (uint32_t)pp->rank)
 		return pk_evq_push(&e->evq, ev);
-	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE && type != PK_EV_CREDIT))
+	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE && type != PK_EV_CREDIT &&
+	             type != PK_EV_CNP && type != PK_EV_RTT))
 		return FT_EINVAL; /* pp_check lets no other kind cross */
+	if (FT_NEVER(ev->t_ps < pp->end_ps))
+		return FT_EINVAL; /* a message inside its window: the lookahead is wrong */
 	m.ev = *ev;
 	m.dst = pp->owner[where];
 	if (type == PK_EV_ARRIVE) {
@@ -429,7 +433,6 @@ pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
 	to->pause_tx = from->pause_tx;
 	to->fc_freed = from->fc_freed;
 	to->fc_snap = from->fc_snap;
-	to->fc_t_last = from->fc_t_last;
 	to->fc_until = from->fc_until;
 	to->fc_flush = from->fc_flush;
 }
@@ -591,6 +594,7 @@ ft__pk_part_run(struct pk_engine *e)
 	while (t != UINT64_MAX) {
 		uint64_t end = t + e->part->lookahead_ps;
 
+		e->part->end_ps = end;
 		while (rc == 0 && e->evq.n) {
 			const struct pk_event *m = pk_evq_min(&e->evq);
 

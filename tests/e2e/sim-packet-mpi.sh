@@ -3,7 +3,7 @@
 # ranks (by pod, conservative windows) gives the bytes of the run in one
 # process: the JSON result and the counters it writes, on every rank. Each
 # case also checks that what crosses the partitions happened at all (PFC
-# pauses, credit stalls at a core switch); and a run the split cannot carry
+# pauses, credit stalls at a core switch, CNPs); and a run the split cannot carry
 # is refused with the reason.
 set -u
 fabtune=${1:?usage: sim-packet-mpi.sh PATH-TO-FABTUNE}
@@ -50,17 +50,21 @@ check() {
 }
 
 # RoCE with PFC: pause frames go back over links between pods.
-check pfc1 tests/fixtures/sim/packet-mpi-k4.yaml 1 '"pause_frames": [1-9]'
-check pfc2 tests/fixtures/sim/packet-mpi-k4.yaml 2 '"pause_frames": [1-9]'
+check pfc tests/fixtures/sim/packet-mpi-k4.yaml 1 '"pause_frames": [1-9]'
 # InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
 check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
 grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
 	{ echo "ib: expected credit stalls at a core switch"; fail=1; }
+# Congestion control: CNPs, BECNs and RTT samples go back to senders in other pods
+# (an incast into pod 0), RED draws per port.
+check dcqcn tests/fixtures/sim/packet-mpi-k4-dcqcn.yaml 1 '"cnps": [1-9]'
+check ibcc tests/fixtures/sim/packet-mpi-k4-ibcc.yaml 1 '"cnps": [1-9]'
+check timely tests/fixtures/sim/packet-mpi-k4-timely.yaml 1 '"pause_frames": [1-9]'
 
 # What cannot be split is refused, naming why.
 timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
-	"$fabtune" sim scenarios/lab/incast-pfc-dcqcn.yaml >/dev/null 2>"$tmp/err"
-grep -q "packet engine under mpirun: congestion control (DCQCN, IB CC, TIMELY) is not split yet" \
-	"$tmp/err" || { echo "DCQCN under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+	"$fabtune" sim scenarios/lab/torus-pfc-watchdog.yaml >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: a lossy run (PFC off, lossy priorities, bit errors, the PFC watchdog) is not split yet" \
+	"$tmp/err" || { echo "PFC watchdog under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters on every rank"
