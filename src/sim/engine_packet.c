@@ -1771,7 +1771,8 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 			struct ft_strbuf cyc;
 
 			ft_strbuf_init(&cyc);
-			for (uint32_t m = 0; m < e->nlinks && !cyc.len; m++)
+			/* (A split run's FIFOs hold other ranks' packet ids: no cycle walk.) */
+			for (uint32_t m = 0; !e->part && m < e->nlinks && !cyc.len; m++)
 				if (port_has(e, m, true) && e->ports[m].blocked)
 					name_cycle(e, m, &cyc);
 			if (cyc.len) {
@@ -1865,6 +1866,9 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	c->part_rank = ft__pk_part_rank(e);
+	if (c->part_rank)
+		return 0; /* rank 0 holds the split run's result */
 	if (!e->op_results) {
 		e->op_results = ft_calloc(n ? n : 1, sizeof(*e->op_results));
 		e->link_bytes = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(double));

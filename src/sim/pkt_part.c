@@ -400,17 +400,21 @@ pp_next_t(struct pk_engine *e, int *rc)
 	return all;
 }
 
-/* Broadcast rank @root's @n bytes at @src into @buf (its own: a copy). */
+/* Rank @from's @n bytes at @src into rank 0's @buf (in chunks: counts are ints). */
 static void
-pp_bcast(int root, int rank, const void *src, void *buf, size_t n)
+pp_to_root(int from, int rank, const void *src, void *buf, size_t n)
 {
 	const size_t chunk = (size_t)1 << 30;
 
-	if (rank == root)
-		memcpy(buf, src, n);
-	for (size_t off = 0; off < n; off += chunk)
-		MPI_Bcast((char *)buf + off, (int)FT_MIN(chunk, n - off), MPI_BYTE, root,
-		          MPI_COMM_WORLD);
+	for (size_t off = 0; off < n; off += chunk) {
+		int len = (int)FT_MIN(chunk, n - off);
+
+		if (rank == from)
+			MPI_Send((const char *)src + off, len, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+		else if (rank == 0)
+			MPI_Recv((char *)buf + off, len, MPI_BYTE, from, 0, MPI_COMM_WORLD,
+			         MPI_STATUS_IGNORE);
+	}
 }
 
 static int
@@ -451,14 +455,14 @@ pp_take_rx(const struct pk_engine *e, struct pk_port *to, const struct pk_port *
 		pp_take_rx_cls(&tc[c], &fc[c]);
 }
 
-/* Every rank gets the whole result (see the top of the file). */
+/* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
 	uint64_t sums[9] = { e->nevents, e->npackets, e->ndrops, e->nretx, e->npause,
 		             e->necn,    e->ncnp,     e->nwdog, e->bytes_delivered };
-	uint64_t tot[9], now = e->now_ps;
+	uint64_t tot[9] = { 0 }, now = e->now_ps;
 	size_t np = (size_t)e->nlinks * sizeof(struct pk_port),
 	       nc = (size_t)e->nlinks * e->nprio * sizeof(struct pk_cls);
 	void *bp = ft_calloc(np + 1, 1), *bc = ft_calloc(nc + 1, 1);
@@ -473,8 +477,8 @@ pp_gather(struct pk_engine *e)
 		ft_free(cnt);
 		return FT_ENOMEM;
 	}
-	MPI_Allreduce(sums, tot, 9, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-	MPI_Allreduce(&e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	MPI_Reduce(sums, tot, 9, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	/* Root barriers were handled on every rank: one process handles them once. */
 	e->nevents = tot[0] - (uint64_t)(n - 1) * pp->nroot;
 	e->npackets = tot[1];
@@ -486,11 +490,11 @@ pp_gather(struct pk_engine *e)
 	e->nwdog = tot[7];
 	e->bytes_delivered = tot[8];
 	e->now_ps = now;
-	for (int r = 0; r < n; r++) {
-		pp_bcast(r, pp->rank, e->ports, bp, np);
-		pp_bcast(r, pp->rank, e->cls_pool, bc, nc);
-		pp_bcast(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
-		if (r == pp->rank)
+	for (int r = 1; r < n; r++) {
+		pp_to_root(r, pp->rank, e->ports, bp, np);
+		pp_to_root(r, pp->rank, e->cls_pool, bc, nc);
+		pp_to_root(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
+		if (pp->rank != 0)
 			continue;
 		for (uint32_t l = 0; l < e->nlinks; l++) {
 			struct pk_port *p = &e->ports[l], *q = &((struct pk_port *)bp)[l];
@@ -523,7 +527,7 @@ pp_gather(struct pk_engine *e)
 	/* The completions, in one process's order. */
 	dis = cnt + n;
 	my = (int)(pp->done.len * sizeof(struct pk_done));
-	MPI_Allgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+	MPI_Gather(&my, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	for (int r = 0; r < n; r++) {
 		dis[r] = all;
 		all += cnt[r];
@@ -533,10 +537,16 @@ pp_gather(struct pk_engine *e)
 		ft_free(cnt);
 		return FT_ENOMEM;
 	}
-	MPI_Allgatherv(pp->done.data, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Gatherv(pp->done.data, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
 	ft_free(cnt);
-	qsort(dn, (size_t)all / sizeof(*dn), sizeof(*dn), pp_cmp_done);
+	/* Every rank knows how many flows finished (a stalled run fails on all of them). */
 	e->nflows_done = (uint64_t)all / sizeof(*dn);
+	MPI_Bcast(&e->nflows_done, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	if (pp->rank != 0) {
+		ft_free(dn);
+		return 0;
+	}
+	qsort(dn, (size_t)all / sizeof(*dn), sizeof(*dn), pp_cmp_done);
 	for (size_t i = 0; i < e->nflows_done; i++) {
 		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task);
 
@@ -585,6 +595,12 @@ pp_gather(struct pk_engine *e)
 	return 0;
 }
 
+uint32_t
+ft__pk_part_rank(const struct pk_engine *e)
+{
+	return e->part ? (uint32_t)e->part->rank : 0;
+}
+
 int
 ft__pk_part_run(struct pk_engine *e)
 {
@@ -620,6 +636,12 @@ ft__pk_part_run(struct pk_engine *e)
 	return pp_gather(e);
 }
 #else
+uint32_t
+ft__pk_part_rank(const struct pk_engine *e)
+{
+	return e->part ? (uint32_t)e->part->rank : 0;
+}
+
 int
 ft__pk_part_run(struct pk_engine *e)
 {
