@@ -286,6 +286,22 @@ choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 	return 0;
 }
 
+/*
+ * Adaptive routing's path at a flow's start (its first link, its latency for the
+ * notifications that travel back and its ideal time): the equal-cost port by hash alone,
+ * as the least-queued choice is among ports all empty. Reading the queues of every hop
+ * there would read other MPI ranks' ports in a split run (pkt_part.c); the packets
+ * themselves then choose per hop, by the queues of the switch they are at.
+ */
+static uint32_t
+choose_by_hash(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
+{
+	const struct choose_ctx *c = ud;
+
+	(void)links;
+	return (uint32_t)(ft_mix64(c->hash ^ at) % n);
+}
+
 /* Whether flow @f joins GPUs of two nodes of one NVLink domain (GB200 NVL72: its path
  * is the two GPUs' NVLink ports, ft__sim_route_nvlink_domain). */
 static bool
@@ -308,7 +324,7 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	uint32_t j;
 	int rc;
 
-	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
+	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash, &cc, &path,
 	                   &err);
 	if (rc < 0) {
 		e->route_err = err; /* the message names both endpoints */

@@ -29,9 +29,11 @@
  * (PFC or credits), with static or ECMP routing, with or without congestion
  * control (CNPs, BECNs and RTT samples travel back one path latency, as
  * messages when they cross; a reaction point's state lives at the source's
- * NIC, RED draws per port). The rest is refused with the reason: multi-phase
- * collectives (barriers between flows would be messages), adaptive routing
- * (a hop reads remote queues), lossy runs (a retransmission reads the
+ * NIC, RED draws per port), and with adaptive routing per packet (a switch
+ * reads its own egress queues). The rest is refused with the reason:
+ * multi-phase collectives (barriers between flows would be messages),
+ * adaptive routing with flowlets (a source reads the queues of every hop),
+ * lossy runs (a retransmission reads the
  * receiver's state), --trace, and links inside a node between partitions
  * (which this ownership never makes).
  */
@@ -159,8 +161,9 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	size_t nt = e->tasks.len;
 	uint64_t la = UINT64_MAX;
 
-	if (e->cfg.routing == FT_ROUTING_ADAPTIVE)
-		return pp_refuse(err, "adaptive routing reads the queues of every rank");
+	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes)
+		return pp_refuse(err, "adaptive routing with flowlets chooses a flowlet's whole "
+		                      "path at its source, by the queues of every hop");
 	if (e->may_drop)
 		return pp_refuse(err, "a lossy run (PFC off, lossy priorities, bit errors, the "
 		                      "PFC watchdog) is not split yet");

@@ -16,14 +16,15 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 ncase=0
 
-# check NAME SCENARIO SEED PATTERN: PATTERN (grep -E) must match the one-process
-# JSON or counters, then 2 and 4 ranks must give the same bytes.
+# check NAME SCENARIO SEED PATTERN [ARG...]: PATTERN (grep -E) must match the
+# one-process JSON or counters, then 2 and 4 ranks must give the same bytes.
 check() {
 	local name=$1 sc=$2 seed=$3 pat=$4 np
+	shift 4
 	local one="$tmp/$name.one.json" c1="$tmp/$name.c1"
 
 	ncase=$((ncase + 1))
-	"$fabtune" sim "$sc" --json --seed "$seed" --counters "$c1" >"$one" ||
+	"$fabtune" sim "$sc" "$@" --json --seed "$seed" --counters "$c1" >"$one" ||
 		{ echo "$name: one-process run failed"; fail=1; return; }
 	grep -Eq "$pat" "$one" "$c1"/* ||
 		{ echo "$name: expected /$pat/ (what crosses the partitions)"; fail=1; return; }
@@ -31,7 +32,7 @@ check() {
 		# Rank 0 prints the result and writes the counters; the others stay silent
 		# (so the launcher's merged stdout is one document, into one directory).
 		timeout 300 mpirun -np "$np" --oversubscribe --mca btl self,vader \
-			"$fabtune" sim "$sc" --json --seed "$seed" --counters "$tmp/$name.c$np" \
+			"$fabtune" sim "$sc" "$@" --json --seed "$seed" --counters "$tmp/$name.c$np" \
 			>"$tmp/$name.mpi$np.json" 2>"$tmp/err" ||
 			{ echo "$name, $np ranks: mpirun failed"; cat "$tmp/err"; fail=1; continue; }
 		if [ -s "$tmp/err" ]; then
@@ -54,6 +55,11 @@ check() {
 
 # RoCE with PFC: pause frames go back over links between pods.
 check pfc tests/fixtures/sim/packet-mpi-k4.yaml 1 '"pause_frames": [1-9]'
+# Adaptive routing per packet: each switch picks by its own egress queues (the
+# receivers place packets out of order).
+check adaptive tests/fixtures/sim/packet-mpi-k4.yaml 1 '"routing": "adaptive"' --routing adaptive
+cmp -s "$tmp/pfc.one.json" "$tmp/adaptive.one.json" &&
+	{ echo "adaptive: the same result as ECMP (no choice by queue made)"; fail=1; }
 # InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
 check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
 grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
