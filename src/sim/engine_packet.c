@@ -1120,7 +1120,7 @@ ev_trace(struct pk_engine *e)
 		if (ft_vec_push(&e->trace_samples, v) < 0)
 			return FT_ENOMEM;
 	}
-	if (e->nflows_done < e->flows.len)
+	if (e->part ? ft__pk_part_more(e) : e->nflows_done < e->flows.len)
 		return ev_push(e, e->now_ps + e->trace_ps, PK_EV_TRACE, 0, 0);
 	return 0;
 }

@@ -310,7 +310,8 @@ flow_at(struct pk_engine *e, uint32_t f)
  * not, or FT_EINVAL with the reason the run cannot be split); whether this rank owns
  * vertex @v (every rank does when not split); queue an event here or for its owner;
  * record a flow's completion; run the windows and gather the result on rank 0; this
- * process's rank (0 when not split); free. Where
+ * process's rank (0 when not split); whether flows were left unfinished on any rank at
+ * the last window's end (--trace samples until then); free. Where
  * an event happens, a packet's slot and one event's handling, from engine_packet.c.
  */
 struct pk_part;
@@ -320,6 +321,7 @@ int ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev);
 int ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid);
 int ft__pk_part_run(struct pk_engine *e);
 uint32_t ft__pk_part_rank(const struct pk_engine *e);
+bool ft__pk_part_more(const struct pk_engine *e);
 void ft__pk_part_free(struct pk_engine *e);
 uint32_t ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg);
 uint32_t ft__pk_pkt_alloc(struct pk_engine *e);

@@ -33,9 +33,10 @@
  * reads its own egress queues). The rest is refused with the reason:
  * multi-phase collectives (barriers between flows would be messages),
  * adaptive routing with flowlets (a source reads the queues of every hop),
- * lossy runs (a retransmission reads the
- * receiver's state), --trace, and links inside a node between partitions
- * (which this ownership never makes).
+ * lossy runs (a retransmission reads the receiver's state), and links inside
+ * a node between partitions (which this ownership never makes). --trace
+ * samples on every rank; rank 0 keeps each port's samples from its owner
+ * (pp_trace).
  */
 #include "pkt_int.h"
 
@@ -61,6 +62,12 @@ struct pk_part {
 	uint64_t end_ps; /* the window's end: no message may take effect before it */
 	uint8_t *task_kind; /* PP_* per task */
 	uint64_t nroot;     /* root barriers: events every rank handled */
+	/* --trace: every rank samples at the same times (its own ports' figures are the
+	 * right ones), until no flow is left at a window's end; rank 0 keeps the samples
+	 * one process takes. */
+	uint64_t ndone_all; /* flows finished on all ranks at the last window's end */
+	uint64_t ntrace_ev; /* trace samples taken here */
+	uint64_t t_last_ps; /* the last other event handled here */
 	struct ft_vec out;  /* struct pk_msg, with its destination in dst */
 	struct ft_vec done; /* struct pk_done: this rank's completions */
 };
@@ -167,8 +174,6 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	if (e->may_drop)
 		return pp_refuse(err, "a lossy run (PFC off, lossy priorities, bit errors, the "
 		                      "PFC watchdog) is not split yet");
-	if (e->ntrace)
-		return pp_refuse(err, "--trace samples ports of every rank");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 
@@ -311,6 +316,18 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 		ft__pk_pkt_free(e, ev->id);
 	}
 	return ft_vec_push(&pp->out, &m);
+}
+
+uint32_t
+ft__pk_part_rank(const struct pk_engine *e)
+{
+	return e->part ? (uint32_t)e->part->rank : 0;
+}
+
+bool
+ft__pk_part_more(const struct pk_engine *e)
+{
+	return e->part && e->part->ndone_all < e->flows.len;
 }
 
 /* Flow @fid's receiver took its last packet now, in the event of tie key @seq. */
@@ -458,14 +475,54 @@ pp_take_rx(const struct pk_engine *e, struct pk_port *to, const struct pk_port *
 		pp_take_rx_cls(&tc[c], &fc[c]);
 }
 
+/*
+ * --trace: one process samples at k x interval for k = 1, 2, ... while flows are left
+ * (a sample pops after every other event of its picosecond: its tie key has the highest
+ * vertex), so it takes K samples, K the first with K x interval at or after the last
+ * completion. Every rank took at least those; rank 0 keeps K, each port's from the owner
+ * of its source (the only rank whose figures for it are right), and counts K events.
+ */
+static int
+pp_trace(struct pk_engine *e, size_t ndone, const struct pk_done *dn)
+{
+	struct pk_part *pp = e->part;
+	size_t len = e->trace_samples.len * 3 * sizeof(double), nt = e->ntrace, k = 1;
+	double *buf = pp->rank == 0 ? ft_calloc(len + 1, 1) : NULL;
+	uint64_t t_end = 0;
+
+	if (pp->rank == 0 && !buf)
+		return FT_ENOMEM;
+	for (size_t i = 0; i < ndone; i++)
+		t_end = FT_MAX(t_end, dn[i].t_ps);
+	while ((uint64_t)k * e->trace_ps < t_end)
+		k++;
+	for (int r = 1; r < pp->size; r++) {
+		pp_to_root(r, pp->rank, e->trace_samples.data, buf, len);
+		if (pp->rank != 0)
+			continue;
+		for (size_t s = 0; s < k && (s + 1) * nt <= e->trace_samples.len; s++)
+			for (size_t i = 0; i < nt; i++)
+				if (pp->owner[e->links[e->trace_links[i]].src] == (uint32_t)r)
+					memcpy(ft_vec_at(&e->trace_samples, s * nt + i),
+					       buf + 3 * (s * nt + i), 3 * sizeof(double));
+	}
+	ft_free(buf);
+	if (pp->rank == 0) {
+		e->trace_samples.len = FT_MIN(e->trace_samples.len, k * nt);
+		e->nevents += k;
+		e->now_ps = FT_MAX(e->now_ps, (uint64_t)k * e->trace_ps);
+	}
+	return 0;
+}
+
 /* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
-	uint64_t sums[9] = { e->nevents, e->npackets, e->ndrops, e->nretx, e->npause,
-		             e->necn,    e->ncnp,     e->nwdog, e->bytes_delivered };
-	uint64_t tot[9] = { 0 }, now = e->now_ps;
+	uint64_t sums[10] = { e->nevents, e->npackets, e->ndrops, e->nretx, e->npause,
+		              e->necn,    e->ncnp,     e->nwdog, e->bytes_delivered, pp->ntrace_ev };
+	uint64_t tot[10] = { 0 }, now = e->now_ps;
 	size_t np = (size_t)e->nlinks * sizeof(struct pk_port),
 	       nc = (size_t)e->nlinks * e->nprio * sizeof(struct pk_cls);
 	void *bp = ft_calloc(np + 1, 1), *bc = ft_calloc(nc + 1, 1);
@@ -480,10 +537,12 @@ pp_gather(struct pk_engine *e)
 		ft_free(cnt);
 		return FT_ENOMEM;
 	}
-	MPI_Reduce(sums, tot, 9, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	MPI_Reduce(&e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-	/* Root barriers were handled on every rank: one process handles them once. */
-	e->nevents = tot[0] - (uint64_t)(n - 1) * pp->nroot;
+	MPI_Reduce(sums, tot, 10, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(e->ntrace ? &pp->t_last_ps : &e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0,
+	           MPI_COMM_WORLD);
+	/* Root barriers were handled on every rank: one process handles them once; trace
+	 * samples are counted apart (pp_trace). */
+	e->nevents = tot[0] - tot[9] - (uint64_t)(n - 1) * pp->nroot;
 	e->npackets = tot[1];
 	e->ndrops = tot[2];
 	e->nretx = tot[3];
@@ -542,6 +601,10 @@ pp_gather(struct pk_engine *e)
 	}
 	MPI_Gatherv(pp->done.data, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
 	ft_free(cnt);
+	if (e->ntrace && pp_trace(e, (size_t)all / sizeof(*dn), dn) < 0) {
+		ft_free(dn);
+		return FT_ENOMEM;
+	}
 	/* Every rank knows how many flows finished (a stalled run fails on all of them). */
 	e->nflows_done = (uint64_t)all / sizeof(*dn);
 	MPI_Bcast(&e->nflows_done, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -598,12 +661,6 @@ pp_gather(struct pk_engine *e)
 	return 0;
 }
 
-uint32_t
-ft__pk_part_rank(const struct pk_engine *e)
-{
-	return e->part ? (uint32_t)e->part->rank : 0;
-}
-
 int
 ft__pk_part_run(struct pk_engine *e)
 {
@@ -623,6 +680,10 @@ ft__pk_part_run(struct pk_engine *e)
 			}
 			if (m->t_ps >= end)
 				break;
+			if ((m->aux & 15u) == PK_EV_TRACE)
+				e->part->ntrace_ev++;
+			else
+				e->part->t_last_ps = m->t_ps;
 			rc = ft__pk_step(e);
 		}
 		/* A failure anywhere stops every rank at the same window. */
@@ -632,6 +693,12 @@ ft__pk_part_run(struct pk_engine *e)
 		rc = pp_exchange(e);
 		if (rc < 0)
 			return rc;
+		if (e->ntrace) {
+			uint64_t mine = e->part->done.len;
+
+			MPI_Allreduce(&mine, &e->part->ndone_all, 1, MPI_UINT64_T, MPI_SUM,
+			              MPI_COMM_WORLD);
+		}
 		t = pp_next_t(e, &rc);
 		if (rc < 0)
 			return rc;
@@ -639,12 +706,6 @@ ft__pk_part_run(struct pk_engine *e)
 	return pp_gather(e);
 }
 #else
-uint32_t
-ft__pk_part_rank(const struct pk_engine *e)
-{
-	return e->part ? (uint32_t)e->part->rank : 0;
-}
-
 int
 ft__pk_part_run(struct pk_engine *e)
 {

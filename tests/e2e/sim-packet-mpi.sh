@@ -3,8 +3,9 @@
 # ranks (by pod, conservative windows) gives the bytes of the run in one
 # process: the JSON result and the counters it writes, which rank 0 alone
 # prints and writes. Each case also checks that what crosses the partitions
-# happened at all (PFC pauses, credit stalls at a core switch, CNPs); and a
-# run the split cannot carry is refused with the reason.
+# happened at all (PFC pauses, credit stalls at a core switch, CNPs); a
+# --trace of ports of every rank is the same file; and a run the split cannot
+# carry is refused with the reason.
 set -u
 fabtune=${1:?usage: sim-packet-mpi.sh PATH-TO-FABTUNE}
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -69,6 +70,18 @@ grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
 check dcqcn tests/fixtures/sim/packet-mpi-k4-dcqcn.yaml 1 '"cnps": [1-9]'
 check ibcc tests/fixtures/sim/packet-mpi-k4-ibcc.yaml 1 '"cnps": [1-9]'
 check timely tests/fixtures/sim/packet-mpi-k4-timely.yaml 1 '"pause_frames": [1-9]'
+# --trace: each rank samples its own ports; rank 0 keeps one process's samples.
+links=100,150,160,170,180,190,200,205,211
+"$fabtune" sim tests/fixtures/sim/packet-mpi-k4.yaml --trace "$tmp/trace.1" \
+	--trace-links "$links" >/dev/null || { echo "trace: one-process run failed"; fail=1; }
+for np in 2 4; do
+	timeout 300 mpirun -np "$np" --oversubscribe --mca btl self,vader \
+		"$fabtune" sim tests/fixtures/sim/packet-mpi-k4.yaml --trace "$tmp/trace.$np" \
+		--trace-links "$links" >/dev/null 2>"$tmp/err" ||
+		{ echo "trace, $np ranks: mpirun failed"; cat "$tmp/err"; fail=1; }
+	cmp "$tmp/trace.1" "$tmp/trace.$np" ||
+		{ echo "trace, $np ranks: the trace differs from one process"; fail=1; }
+done
 
 # What cannot be split is refused, naming why.
 timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
