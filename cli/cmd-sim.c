@@ -56,6 +56,11 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	ft_sim_report_init(&rep);
 	rc = ft_scenario_run(sc, ov, &ctx->progress, &rep, &err);
 	ft_progress_bar_finish(&ctx->bar);
+	if (rc == 0 && rep.part_rank) {
+		/* One packet run split across MPI ranks: rank 0 prints and writes it. */
+		ft_sim_report_release(&rep);
+		return 0;
+	}
 	if (rc == 0 && trace && rep.trace_json) {
 		struct ft_strbuf tb = { .buf = rep.trace_json, .len = rep.trace_len };
 

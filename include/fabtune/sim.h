@@ -258,6 +258,9 @@ struct ft_sim_counters {
 	const struct ft_sim_port_counters *port; /* nlinks entries (packet engine), else NULL */
 	const struct ft_sim_trace *trace;        /* ntrace traced ports (packet engine) */
 	size_t ntrace;
+	/* packet engine split across MPI ranks: this process's rank; only rank 0 holds the
+	 * result (the rest of this struct is not valid elsewhere). 0 when not split. */
+	uint32_t part_rank;
 };
 
 struct ft_engine {
@@ -448,6 +451,9 @@ struct ft_sim_report {
 	char description[1024]; /* the scenario's description, "" when none */
 	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
 	struct ft_vec by_size;  /* struct ft_sim_size_stat: a sweep's utilisation size by size */
+	/* A packet run split across MPI ranks (mpirun): this process's rank. Only rank 0's
+	 * report holds the result; the others' are empty and print nothing. */
+	uint32_t part_rank;
 };
 
 /*

@@ -286,6 +286,22 @@ choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 	return 0;
 }
 
+/*
+ * Adaptive routing's path at a flow's start (its first link, its latency for the
+ * notifications that travel back and its ideal time): the equal-cost port by hash alone,
+ * as the least-queued choice is among ports all empty. Reading the queues of every hop
+ * there would read other MPI ranks' ports in a split run (pkt_part.c); the packets
+ * themselves then choose per hop, by the queues of the switch they are at.
+ */
+static uint32_t
+choose_by_hash(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
+{
+	const struct choose_ctx *c = ud;
+
+	(void)links;
+	return (uint32_t)(ft_mix64(c->hash ^ at) % n);
+}
+
 /* Whether flow @f joins GPUs of two nodes of one NVLink domain (GB200 NVL72: its path
  * is the two GPUs' NVLink ports, ft__sim_route_nvlink_domain). */
 static bool
@@ -308,7 +324,7 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	uint32_t j;
 	int rc;
 
-	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
+	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash, &cc, &path,
 	                   &err);
 	if (rc < 0) {
 		e->route_err = err; /* the message names both endpoints */
@@ -818,42 +834,60 @@ receive(struct pk_engine *e, uint32_t id)
 
 /*
  * Credits go back in flow-control updates, one in flight per link at a time, each
- * carrying the running count of blocks freed when it was sent: an update leaves when
- * blocks are freed and none is in flight, and when one arrives while more were freed
- * meanwhile, the next one leaves as of the latest of them. No credit comes back before
- * its blocks were freed plus the link latency, and none later than twice that.
+ * carrying the blocks freed since the one before: an update leaves when blocks are
+ * freed and none is in flight, and when one lands while more were freed meanwhile, the
+ * next one leaves then. No credit comes back before its blocks were freed plus the link
+ * latency, and none later than twice that. The receiving end alone decides, from what
+ * it knows by then (when its update lands: a FC_FLUSH event there), and the update
+ * carries its count, so the sender reads nothing of the receiver's state and an update
+ * leaves at least one link latency before it lands: a link between two MPI partitions
+ * carries updates as messages (pkt_part.c).
  */
-static int
-credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
-{
-	struct pk_cls *p = &e->ports[l].cls[c];
+#define PK_FC_DELTA_MAX (PK_EV_ARG_MAX >> 3) /* blocks an update carries beside its priority */
 
-	p->fc_freed += nblocks;
-	p->fc_t_last = e->now_ps;
-	if (p->fc_pending)
-		return 0;
-	p->fc_pending = true;
-	p->fc_snap = p->fc_freed;
-	return ev_push(e, e->now_ps + e->links[l].lat_ps, PK_EV_CREDIT, l, c);
+/* Send the blocks freed on priority @c of link @l since the last update, landing at @t. */
+static int
+credit_send(struct pk_engine *e, uint32_t l, uint32_t c, uint64_t t)
+{
+	struct pk_cls *q = &e->ports[l].cls[c];
+	uint64_t n = FT_MIN(q->fc_freed - q->fc_snap, (uint64_t)PK_FC_DELTA_MAX);
+
+	q->fc_snap += n;
+	q->fc_until = FT_MAX(t, e->now_ps);
+	return ev_push(e, q->fc_until, PK_EV_CREDIT, l, c | (uint32_t)n << 3);
 }
 
 static int
-credit_update(struct pk_engine *e, uint32_t l, uint32_t c)
+credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
 {
-	struct pk_cls *p = &e->ports[l].cls[c];
+	struct pk_cls *q = &e->ports[l].cls[c];
 
-	p->credits += (int64_t)(p->fc_snap - p->fc_acked);
-	p->fc_acked = p->fc_snap;
-	p->fc_pending = false;
-	if (p->fc_freed > p->fc_acked) {
-		int rc;
+	q->fc_freed += nblocks;
+	if (q->fc_flush)
+		return 0;
+	if (e->now_ps >= q->fc_until)
+		return credit_send(e, l, c, e->now_ps + e->links[l].lat_ps);
+	q->fc_flush = true;
+	return ev_push(e, q->fc_until, PK_EV_FC_FLUSH, l, c);
+}
 
-		p->fc_pending = true;
-		p->fc_snap = p->fc_freed;
-		rc = ev_push(e, p->fc_t_last + e->links[l].lat_ps, PK_EV_CREDIT, l, c);
-		if (rc < 0)
-			return rc;
-	}
+/* The update in flight on priority @c of link @l landed: send what was freed meanwhile. */
+static int
+credit_flush(struct pk_engine *e, uint32_t l, uint32_t c)
+{
+	struct pk_cls *q = &e->ports[l].cls[c];
+
+	q->fc_flush = false;
+	if (q->fc_freed == q->fc_snap)
+		return 0;
+	return credit_send(e, l, c, e->now_ps + e->links[l].lat_ps);
+}
+
+/* An update reached the sender of link @l: @arg = priority | blocks << 3. */
+static int
+credit_update(struct pk_engine *e, uint32_t l, uint32_t arg)
+{
+	e->ports[l].cls[arg & 7u].credits += (int64_t)(arg >> 3);
 	return try_send(e, l);
 }
 
@@ -1086,7 +1120,7 @@ ev_trace(struct pk_engine *e)
 		if (ft_vec_push(&e->trace_samples, v) < 0)
 			return FT_ENOMEM;
 	}
-	if (e->nflows_done < e->flows.len)
+	if (e->part ? ft__pk_part_more(e) : e->nflows_done < e->flows.len)
 		return ev_push(e, e->now_ps + e->trace_ps, PK_EV_TRACE, 0, 0);
 	return 0;
 }
@@ -1104,6 +1138,8 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	case PK_EV_WAKE:
 	case PK_EV_WDOG:
 		return e->ports[id].src;
+	case PK_EV_FC_FLUSH:
+		return e->ports[id].dst;
 	case PK_EV_NAK:
 	case PK_EV_RTO:
 	case PK_EV_CNP:
@@ -1137,6 +1173,8 @@ step(struct pk_engine *e)
 		return task_done(e, ev.id, 0);
 	case PK_EV_CREDIT:
 		return credit_update(e, ev.id, arg);
+	case PK_EV_FC_FLUSH:
+		return credit_flush(e, ev.id, arg);
 	case PK_EV_PAUSE:
 		return ev_pause(e, ev.id, arg >> 1, arg & 1u);
 	case PK_EV_NAK:
@@ -1749,7 +1787,8 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 			struct ft_strbuf cyc;
 
 			ft_strbuf_init(&cyc);
-			for (uint32_t m = 0; m < e->nlinks && !cyc.len; m++)
+			/* (A split run's FIFOs hold other ranks' packet ids: no cycle walk.) */
+			for (uint32_t m = 0; !e->part && m < e->nlinks && !cyc.len; m++)
 				if (port_has(e, m, true) && e->ports[m].blocked)
 					name_cycle(e, m, &cyc);
 			if (cyc.len) {
@@ -1843,6 +1882,9 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	c->part_rank = ft__pk_part_rank(e);
+	if (c->part_rank)
+		return 0; /* rank 0 holds the split run's result */
 	if (!e->op_results) {
 		e->op_results = ft_calloc(n ? n : 1, sizeof(*e->op_results));
 		e->link_bytes = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(double));

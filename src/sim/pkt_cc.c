@@ -184,8 +184,6 @@ ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 	const double min_rtt = 20e-6, step = e->pc.dcqcn_ai_bps / 8;
 	double rtt = rtt_ns * 1e-9, diff, grad, r = d->rc_Bps;
 
-	if (f->rcv_nxt >= f->npkts && !d->limited)
-		return 0;
 	diff = d->prev_rtt_s > 0 ? rtt - d->prev_rtt_s : 0;
 	d->prev_rtt_s = rtt;
 	d->rtt_diff_s = (1 - alpha) * d->rtt_diff_s + alpha * diff;
@@ -279,7 +277,7 @@ ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 	pr = q >= lk->kmax ?
 	             1.0 :
 	             e->pc.ecn_pmax * (double)(q - lk->kmin) / (double)(lk->kmax - lk->kmin);
-	if (pr >= 1.0 || ft_rng_unit(&e->rng) < pr) {
+	if (pr >= 1.0 || ft_rng_unit(&e->ecn_rng[l]) < pr) {
 		if (!(k->flags & PK_F_CE)) {
 			e->ports[l].ecn_marks++;
 			e->necn++;

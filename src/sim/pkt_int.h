@@ -23,6 +23,9 @@
 
 #define PK_NONE UINT32_MAX
 
+/* Random stream kind of RED marking (ft_rng_stream(PK_RNG_ECN, port)). */
+#define PK_RNG_ECN 0x65636e6du
+
 enum pk_ev_type {
 	PK_EV_TX_DONE, /* port id: its packet's last bit left */
 	PK_EV_ARRIVE,  /* packet id: ready at its next port, or delivered */
@@ -36,6 +39,7 @@ enum pk_ev_type {
 	PK_EV_TRACE,   /* sample the traced ports */
 	PK_EV_WDOG,    /* port id: PFC watchdog check */
 	PK_EV_RTT,     /* flow id, aux RTT in ns: a TIMELY completion sample reaches the sender */
+	PK_EV_FC_FLUSH, /* port id, aux priority: the credit update in flight landed (at dst) */
 };
 
 
@@ -96,13 +100,14 @@ struct pk_cls {
 	bool paused;       /* PFC XOFF received for this priority */
 	bool xoff_sent;    /* the ingress buffer asked the sender to stop this priority */
 	bool turn_src;     /* the next pick in the class favours the sourced flows */
-	bool fc_pending;   /* a credit update is in flight */
+	bool fc_flush;     /* credits freed while an update is in flight: one follows it */
 	int64_t credits;   /* IB: 64-byte blocks the downstream buffer (this VL) still has */
 	uint64_t in_bytes; /* bytes of this priority in the ingress buffer at the link's dst */
 	uint64_t tx_bytes, tx_pkts;
 	uint64_t xoff_at; /* the level it paused at */
-	/* The rest: credit updates (as in the port), pause accounting. */
-	uint64_t fc_freed, fc_snap, fc_acked, fc_t_last;
+	/* The rest: credit updates (at the link's dst: blocks freed, of which sent, when the
+	 * update in flight lands), pause accounting. */
+	uint64_t fc_freed, fc_snap, fc_until;
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
 	uint64_t pause_tx, pause_rx;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
@@ -272,6 +277,7 @@ struct pk_engine {
 	struct pk_part *part; /* split across MPI ranks (pkt_part.c), or NULL */
 	bool started;
 	struct ft_rng rng;         /* bit errors */
+	struct ft_rng *ecn_rng;    /* DCQCN: per port, RED marking (pkt_phys.c) */
 	struct ft_error route_err; /* why a flow could not be routed */
 	/* results */
 	struct ft_sim_op_result *op_results;
@@ -303,7 +309,9 @@ flow_at(struct pk_engine *e, uint32_t f)
  * A run split across MPI ranks by vertex (pkt_part.c): set up when launched so (0 when
  * not, or FT_EINVAL with the reason the run cannot be split); whether this rank owns
  * vertex @v (every rank does when not split); queue an event here or for its owner;
- * record a flow's completion; run the windows and gather the result; free. Where
+ * record a flow's completion; run the windows and gather the result on rank 0; this
+ * process's rank (0 when not split); whether flows were left unfinished on any rank at
+ * the last window's end (--trace samples until then); free. Where
  * an event happens, a packet's slot and one event's handling, from engine_packet.c.
  */
 struct pk_part;
@@ -312,6 +320,8 @@ bool ft__pk_part_owns(const struct pk_engine *e, uint32_t v);
 int ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev);
 int ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid);
 int ft__pk_part_run(struct pk_engine *e);
+uint32_t ft__pk_part_rank(const struct pk_engine *e);
+bool ft__pk_part_more(const struct pk_engine *e);
 void ft__pk_part_free(struct pk_engine *e);
 uint32_t ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg);
 uint32_t ft__pk_pkt_alloc(struct pk_engine *e);

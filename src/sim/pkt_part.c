@@ -8,9 +8,10 @@
  * spine switches by pod, each node with the leaf its first NIC hangs from,
  * the core switches in turn) and handles only the events that happen at its
  * vertices. An event that happens at another rank's vertex (a packet reaching
- * the far end of a link between partitions, a PFC frame going back over one)
- * is sent there, and every such link is at least the lookahead long: the
- * smallest latency of a link between partitions. So the ranks run in windows
+ * the far end of a link between partitions, a PFC frame or a credit update
+ * going back over one) is sent there, and every such link is at least the
+ * lookahead long: the smallest latency of a link between partitions. So the
+ * ranks run in windows
  * of one lookahead (conservative synchronisation): nothing sent during a
  * window can take effect before its end; at the end the ranks swap what they
  * sent, and agree on the next event time (idle stretches are skipped).
@@ -25,12 +26,17 @@
  *
  * Supported: traffic whose flows depend on nothing but their op's start (the
  * background patterns, a permutation, single-phase ops), on lossless fabrics
- * (PFC or credits inside the partitions), with static or ECMP routing and no
- * congestion control. The rest is refused with the reason: multi-phase
- * collectives (barriers between flows would be messages), adaptive routing
- * (a hop reads remote queues), DCQCN, IB CC and TIMELY (their notifications
- * are not carried yet), lossy runs (a retransmission reads the receiver's
- * state), --trace, and credit links between partitions.
+ * (PFC or credits), with static or ECMP routing, with or without congestion
+ * control (CNPs, BECNs and RTT samples travel back one path latency, as
+ * messages when they cross; a reaction point's state lives at the source's
+ * NIC, RED draws per port), and with adaptive routing per packet (a switch
+ * reads its own egress queues). The rest is refused with the reason:
+ * multi-phase collectives (barriers between flows would be messages),
+ * adaptive routing with flowlets (a source reads the queues of every hop),
+ * lossy runs (a retransmission reads the receiver's state), and links inside
+ * a node between partitions (which this ownership never makes). --trace
+ * samples on every rank; rank 0 keeps each port's samples from its owner
+ * (pp_trace).
  */
 #include "pkt_int.h"
 
@@ -53,8 +59,15 @@ struct pk_part {
 	bool mpi_inited; /* this engine started MPI: it finalizes it */
 	uint32_t *owner; /* per vertex (nvertices + 1: the last, no vertex, is everyone's) */
 	uint64_t lookahead_ps;
+	uint64_t end_ps; /* the window's end: no message may take effect before it */
 	uint8_t *task_kind; /* PP_* per task */
 	uint64_t nroot;     /* root barriers: events every rank handled */
+	/* --trace: every rank samples at the same times (its own ports' figures are the
+	 * right ones), until no flow is left at a window's end; rank 0 keeps the samples
+	 * one process takes. */
+	uint64_t ndone_all; /* flows finished on all ranks at the last window's end */
+	uint64_t ntrace_ev; /* trace samples taken here */
+	uint64_t t_last_ps; /* the last other event handled here */
 	struct ft_vec out;  /* struct pk_msg, with its destination in dst */
 	struct ft_vec done; /* struct pk_done: this rank's completions */
 };
@@ -155,23 +168,19 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	size_t nt = e->tasks.len;
 	uint64_t la = UINT64_MAX;
 
-	if (e->cfg.routing == FT_ROUTING_ADAPTIVE)
-		return pp_refuse(err, "adaptive routing reads the queues of every rank");
-	if (e->paced || e->marking)
-		return pp_refuse(err, "congestion control (DCQCN, IB CC, TIMELY) is not split yet");
+	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes)
+		return pp_refuse(err, "adaptive routing with flowlets chooses a flowlet's whole "
+		                      "path at its source, by the queues of every hop");
 	if (e->may_drop)
 		return pp_refuse(err, "a lossy run (PFC off, lossy priorities, bit errors, the "
 		                      "PFC watchdog) is not split yet");
-	if (e->ntrace)
-		return pp_refuse(err, "--trace samples ports of every rank");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 
 		if (pp->owner[lk->src] == pp->owner[lk->dst])
 			continue;
-		if (!lk->net || e->pc.fc == FT_PKT_FC_CREDIT)
-			return pp_refuse(err, "a credit-controlled link joins two partitions "
-			                      "(InfiniBand fabrics are not split yet)");
+		if (!lk->net)
+			return pp_refuse(err, "a link inside a node joins two partitions");
 		la = FT_MIN(la, lk->lat_ps);
 	}
 	if (la == 0)
@@ -295,8 +304,11 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 
 	if (pp->owner[where] == (uint32_t)pp->rank)
 		return pk_evq_push(&e->evq, ev);
-	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE))
+	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE && type != PK_EV_CREDIT &&
+	             type != PK_EV_CNP && type != PK_EV_RTT))
 		return FT_EINVAL; /* pp_check lets no other kind cross */
+	if (FT_NEVER(ev->t_ps < pp->end_ps))
+		return FT_EINVAL; /* a message inside its window: the lookahead is wrong */
 	m.ev = *ev;
 	m.dst = pp->owner[where];
 	if (type == PK_EV_ARRIVE) {
@@ -304,6 +316,18 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 		ft__pk_pkt_free(e, ev->id);
 	}
 	return ft_vec_push(&pp->out, &m);
+}
+
+uint32_t
+ft__pk_part_rank(const struct pk_engine *e)
+{
+	return e->part ? (uint32_t)e->part->rank : 0;
+}
+
+bool
+ft__pk_part_more(const struct pk_engine *e)
+{
+	return e->part && e->part->ndone_all < e->flows.len;
 }
 
 /* Flow @fid's receiver took its last packet now, in the event of tie key @seq. */
@@ -396,17 +420,21 @@ pp_next_t(struct pk_engine *e, int *rc)
 	return all;
 }
 
-/* Broadcast rank @root's @n bytes at @src into @buf (its own: a copy). */
+/* Rank @from's @n bytes at @src into rank 0's @buf (in chunks: counts are ints). */
 static void
-pp_bcast(int root, int rank, const void *src, void *buf, size_t n)
+pp_to_root(int from, int rank, const void *src, void *buf, size_t n)
 {
 	const size_t chunk = (size_t)1 << 30;
 
-	if (rank == root)
-		memcpy(buf, src, n);
-	for (size_t off = 0; off < n; off += chunk)
-		MPI_Bcast((char *)buf + off, (int)FT_MIN(chunk, n - off), MPI_BYTE, root,
-		          MPI_COMM_WORLD);
+	for (size_t off = 0; off < n; off += chunk) {
+		int len = (int)FT_MIN(chunk, n - off);
+
+		if (rank == from)
+			MPI_Send((const char *)src + off, len, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+		else if (rank == 0)
+			MPI_Recv((char *)buf + off, len, MPI_BYTE, from, 0, MPI_COMM_WORLD,
+			         MPI_STATUS_IGNORE);
+	}
 }
 
 static int
@@ -419,14 +447,82 @@ pp_cmp_done(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Every rank gets the whole result (see the top of the file). */
+/* The receiving side of a priority (at the link's dst): its ingress, pauses, credits. */
+static void
+pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
+{
+	to->in_bytes = from->in_bytes;
+	to->xoff_at = from->xoff_at;
+	to->xoff_sent = from->xoff_sent;
+	to->pause_tx = from->pause_tx;
+	to->fc_freed = from->fc_freed;
+	to->fc_snap = from->fc_snap;
+	to->fc_until = from->fc_until;
+	to->fc_flush = from->fc_flush;
+}
+
+/* The receiving side of port @to from @from (with its priorities, when @cls). */
+static void
+pp_take_rx(const struct pk_engine *e, struct pk_port *to, const struct pk_port *from,
+           struct pk_cls *tc, const struct pk_cls *fc, bool cls)
+{
+	to->in_bytes = from->in_bytes;
+	to->in_max_bytes = from->in_max_bytes;
+	to->drops = from->drops;
+	to->cnp_sent = from->cnp_sent;
+	to->ecn_rx = from->ecn_rx;
+	for (uint32_t c = 0; cls && c < e->nprio; c++)
+		pp_take_rx_cls(&tc[c], &fc[c]);
+}
+
+/*
+ * --trace: one process samples at k x interval for k = 1, 2, ... while flows are left
+ * (a sample pops after every other event of its picosecond: its tie key has the highest
+ * vertex), so it takes K samples, K the first with K x interval at or after the last
+ * completion. Every rank took at least those; rank 0 keeps K, each port's from the owner
+ * of its source (the only rank whose figures for it are right), and counts K events.
+ */
+static int
+pp_trace(struct pk_engine *e, size_t ndone, const struct pk_done *dn)
+{
+	struct pk_part *pp = e->part;
+	size_t len = e->trace_samples.len * 3 * sizeof(double), nt = e->ntrace, k = 1;
+	double *buf = pp->rank == 0 ? ft_calloc(len + 1, 1) : NULL;
+	uint64_t t_end = 0;
+
+	if (pp->rank == 0 && !buf)
+		return FT_ENOMEM;
+	for (size_t i = 0; i < ndone; i++)
+		t_end = FT_MAX(t_end, dn[i].t_ps);
+	while ((uint64_t)k * e->trace_ps < t_end)
+		k++;
+	for (int r = 1; r < pp->size; r++) {
+		pp_to_root(r, pp->rank, e->trace_samples.data, buf, len);
+		if (pp->rank != 0)
+			continue;
+		for (size_t s = 0; s < k && (s + 1) * nt <= e->trace_samples.len; s++)
+			for (size_t i = 0; i < nt; i++)
+				if (pp->owner[e->links[e->trace_links[i]].src] == (uint32_t)r)
+					memcpy(ft_vec_at(&e->trace_samples, s * nt + i),
+					       buf + 3 * (s * nt + i), 3 * sizeof(double));
+	}
+	ft_free(buf);
+	if (pp->rank == 0) {
+		e->trace_samples.len = FT_MIN(e->trace_samples.len, k * nt);
+		e->nevents += k;
+		e->now_ps = FT_MAX(e->now_ps, (uint64_t)k * e->trace_ps);
+	}
+	return 0;
+}
+
+/* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
-	uint64_t sums[9] = { e->nevents, e->npackets, e->ndrops, e->nretx, e->npause,
-		             e->necn,    e->ncnp,     e->nwdog, e->bytes_delivered };
-	uint64_t tot[9], now = e->now_ps;
+	uint64_t sums[10] = { e->nevents, e->npackets, e->ndrops, e->nretx, e->npause,
+		              e->necn,    e->ncnp,     e->nwdog, e->bytes_delivered, pp->ntrace_ev };
+	uint64_t tot[10] = { 0 }, now = e->now_ps;
 	size_t np = (size_t)e->nlinks * sizeof(struct pk_port),
 	       nc = (size_t)e->nlinks * e->nprio * sizeof(struct pk_cls);
 	void *bp = ft_calloc(np + 1, 1), *bc = ft_calloc(nc + 1, 1);
@@ -441,10 +537,12 @@ pp_gather(struct pk_engine *e)
 		ft_free(cnt);
 		return FT_ENOMEM;
 	}
-	MPI_Allreduce(sums, tot, 9, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-	MPI_Allreduce(&e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-	/* Root barriers were handled on every rank: one process handles them once. */
-	e->nevents = tot[0] - (uint64_t)(n - 1) * pp->nroot;
+	MPI_Reduce(sums, tot, 10, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(e->ntrace ? &pp->t_last_ps : &e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0,
+	           MPI_COMM_WORLD);
+	/* Root barriers were handled on every rank: one process handles them once; trace
+	 * samples are counted apart (pp_trace). */
+	e->nevents = tot[0] - tot[9] - (uint64_t)(n - 1) * pp->nroot;
 	e->npackets = tot[1];
 	e->ndrops = tot[2];
 	e->nretx = tot[3];
@@ -454,11 +552,11 @@ pp_gather(struct pk_engine *e)
 	e->nwdog = tot[7];
 	e->bytes_delivered = tot[8];
 	e->now_ps = now;
-	for (int r = 0; r < n; r++) {
-		pp_bcast(r, pp->rank, e->ports, bp, np);
-		pp_bcast(r, pp->rank, e->cls_pool, bc, nc);
-		pp_bcast(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
-		if (r == pp->rank)
+	for (int r = 1; r < n; r++) {
+		pp_to_root(r, pp->rank, e->ports, bp, np);
+		pp_to_root(r, pp->rank, e->cls_pool, bc, nc);
+		pp_to_root(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
+		if (pp->rank != 0)
 			continue;
 		for (uint32_t l = 0; l < e->nlinks; l++) {
 			struct pk_port *p = &e->ports[l], *q = &((struct pk_port *)bp)[l];
@@ -470,40 +568,16 @@ pp_gather(struct pk_engine *e)
 
 				*p = *q;
 				p->cls = keep.cls;
-				p->in_bytes = keep.in_bytes;
-				p->in_max_bytes = keep.in_max_bytes;
-				p->drops = keep.drops;
-				p->cnp_sent = keep.cnp_sent;
-				p->ecn_rx = keep.ecn_rx;
+				pp_take_rx(e, p, &keep, pc, pc, false);
 				for (uint32_t c = 0; c < e->nprio; c++) {
 					struct pk_cls k = pc[c];
 
 					pc[c] = qc[c];
-					pc[c].in_bytes = k.in_bytes;
-					pc[c].xoff_at = k.xoff_at;
-					pc[c].xoff_sent = k.xoff_sent;
-					pc[c].pause_tx = k.pause_tx;
-					pc[c].fc_freed = k.fc_freed;
-					pc[c].fc_snap = k.fc_snap;
-					pc[c].fc_t_last = k.fc_t_last;
+					pp_take_rx_cls(&pc[c], &k);
 				}
 			}
-			if (pp->owner[p->dst] == (uint32_t)r) {
-				p->in_bytes = q->in_bytes;
-				p->in_max_bytes = q->in_max_bytes;
-				p->drops = q->drops;
-				p->cnp_sent = q->cnp_sent;
-				p->ecn_rx = q->ecn_rx;
-				for (uint32_t c = 0; c < e->nprio; c++) {
-					pc[c].in_bytes = qc[c].in_bytes;
-					pc[c].xoff_at = qc[c].xoff_at;
-					pc[c].xoff_sent = qc[c].xoff_sent;
-					pc[c].pause_tx = qc[c].pause_tx;
-					pc[c].fc_freed = qc[c].fc_freed;
-					pc[c].fc_snap = qc[c].fc_snap;
-					pc[c].fc_t_last = qc[c].fc_t_last;
-				}
-			}
+			if (pp->owner[p->dst] == (uint32_t)r)
+				pp_take_rx(e, p, q, pc, qc, true);
 		}
 		for (uint32_t v = 0; v < e->nvertices; v++)
 			if (pp->owner[v] == (uint32_t)r)
@@ -515,7 +589,7 @@ pp_gather(struct pk_engine *e)
 	/* The completions, in one process's order. */
 	dis = cnt + n;
 	my = (int)(pp->done.len * sizeof(struct pk_done));
-	MPI_Allgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+	MPI_Gather(&my, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	for (int r = 0; r < n; r++) {
 		dis[r] = all;
 		all += cnt[r];
@@ -525,10 +599,20 @@ pp_gather(struct pk_engine *e)
 		ft_free(cnt);
 		return FT_ENOMEM;
 	}
-	MPI_Allgatherv(pp->done.data, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Gatherv(pp->done.data, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
 	ft_free(cnt);
-	qsort(dn, (size_t)all / sizeof(*dn), sizeof(*dn), pp_cmp_done);
+	if (e->ntrace && pp_trace(e, (size_t)all / sizeof(*dn), dn) < 0) {
+		ft_free(dn);
+		return FT_ENOMEM;
+	}
+	/* Every rank knows how many flows finished (a stalled run fails on all of them). */
 	e->nflows_done = (uint64_t)all / sizeof(*dn);
+	MPI_Bcast(&e->nflows_done, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	if (pp->rank != 0) {
+		ft_free(dn);
+		return 0;
+	}
+	qsort(dn, (size_t)all / sizeof(*dn), sizeof(*dn), pp_cmp_done);
 	for (size_t i = 0; i < e->nflows_done; i++) {
 		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task);
 
@@ -586,6 +670,7 @@ ft__pk_part_run(struct pk_engine *e)
 	while (t != UINT64_MAX) {
 		uint64_t end = t + e->part->lookahead_ps;
 
+		e->part->end_ps = end;
 		while (rc == 0 && e->evq.n) {
 			const struct pk_event *m = pk_evq_min(&e->evq);
 
@@ -595,6 +680,10 @@ ft__pk_part_run(struct pk_engine *e)
 			}
 			if (m->t_ps >= end)
 				break;
+			if ((m->aux & 15u) == PK_EV_TRACE)
+				e->part->ntrace_ev++;
+			else
+				e->part->t_last_ps = m->t_ps;
 			rc = ft__pk_step(e);
 		}
 		/* A failure anywhere stops every rank at the same window. */
@@ -604,6 +693,12 @@ ft__pk_part_run(struct pk_engine *e)
 		rc = pp_exchange(e);
 		if (rc < 0)
 			return rc;
+		if (e->ntrace) {
+			uint64_t mine = e->part->done.len;
+
+			MPI_Allreduce(&mine, &e->part->ndone_all, 1, MPI_UINT64_T, MPI_SUM,
+			              MPI_COMM_WORLD);
+		}
 		t = pp_next_t(e, &rc);
 		if (rc < 0)
 			return rc;

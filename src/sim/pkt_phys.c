@@ -29,6 +29,7 @@
 
 #include <math.h>
 
+#include <fabtune/rng.h>
 #include <fabtune/spec.h>
 
 uint64_t
@@ -166,12 +167,32 @@ vlarb_setup(struct pk_engine *e, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * RED marking draws from a generator per port, seeded from the run's seed and the port,
+ * so that whether a packet is marked depends on that port's history alone: not on the
+ * other ports' draws, nor on how a run is split across MPI ranks (pkt_part.c).
+ */
+static int
+ecn_rng_setup(struct pk_engine *e, struct ft_error *err)
+{
+	if (!e->dcqcn)
+		return 0;
+	e->ecn_rng = ft_calloc(e->nlinks + 1u, sizeof(*e->ecn_rng));
+	if (!e->ecn_rng)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the ECN marking");
+	for (uint32_t l = 0; l < e->nlinks; l++)
+		ft_rng_seed(&e->ecn_rng[l], e->cfg.seed, ft_rng_stream(PK_RNG_ECN, l));
+	return 0;
+}
+
 int
 ft__pk_phys_setup(struct pk_engine *e, struct ft_error *err)
 {
 	int rc = cct_setup(e, err);
 
-	return rc < 0 ? rc : vlarb_setup(e, err);
+	if (rc == 0)
+		rc = vlarb_setup(e, err);
+	return rc < 0 ? rc : ecn_rng_setup(e, err);
 }
 
 void
@@ -179,8 +200,10 @@ ft__pk_phys_release(struct pk_engine *e)
 {
 	ft_free(e->cct_delay);
 	ft_free(e->vlarb);
+	ft_free(e->ecn_rng);
 	e->cct_delay = NULL;
 	e->vlarb = NULL;
+	e->ecn_rng = NULL;
 }
 
 int

@@ -1347,6 +1347,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	rc = e->ops->counters(e, &c, err);
 	if (rc < 0)
 		goto out;
+	out->part_rank = c.part_rank;
+	if (c.part_rank)
+		goto out; /* a split packet run: rank 0 reports it */
 	rc = gather(sc, topo, &c, jrs, ov, out, err);
 	if (rc == 0)
 		rc = per_size_util(sc, topo, eng, &cfg, jrs, ov, out, err);

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # tests/e2e/sim-packet-mpi.sh - one packet-engine run split over 2 and 4 MPI
 # ranks (by pod, conservative windows) gives the bytes of the run in one
-# process: the JSON result and the counters it writes, on every rank, for two
-# seeds; and a run it cannot split is refused with the reason.
+# process: the JSON result and the counters it writes, which rank 0 alone
+# prints and writes. Each case also checks that what crosses the partitions
+# happened at all (PFC pauses, credit stalls at a core switch, CNPs); a
+# --trace of ports of every rank is the same file; and a run the split cannot
+# carry is refused with the reason.
 set -u
 fabtune=${1:?usage: sim-packet-mpi.sh PATH-TO-FABTUNE}
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -11,38 +14,79 @@ export FABTUNE_TEST_STABLE=1 LC_ALL=C
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sc=tests/fixtures/sim/packet-mpi-k4.yaml
 fail=0
-for seed in 1 2; do
-	"$fabtune" sim "$sc" --json --seed "$seed" --counters "$tmp/c1.$seed" >"$tmp/one.$seed.json" ||
-		{ echo "one-process run failed"; exit 1; }
-	grep -q '"pause_frames": [1-9]' "$tmp/one.$seed.json" ||
-		{ echo "seed $seed: expected PFC pauses (they cross the partitions)"; exit 1; }
+ncase=0
+
+# check NAME SCENARIO SEED PATTERN [ARG...]: PATTERN (grep -E) must match the
+# one-process JSON or counters, then 2 and 4 ranks must give the same bytes.
+check() {
+	local name=$1 sc=$2 seed=$3 pat=$4 np
+	shift 4
+	local one="$tmp/$name.one.json" c1="$tmp/$name.c1"
+
+	ncase=$((ncase + 1))
+	"$fabtune" sim "$sc" "$@" --json --seed "$seed" --counters "$c1" >"$one" ||
+		{ echo "$name: one-process run failed"; fail=1; return; }
+	grep -Eq "$pat" "$one" "$c1"/* ||
+		{ echo "$name: expected /$pat/ (what crosses the partitions)"; fail=1; return; }
 	for np in 2 4; do
-		# Every rank prints the whole result: each into its own file.
-		timeout 300 mpirun -np "$np" --oversubscribe --mca btl self,vader sh -c \
-			"\"$fabtune\" sim \"$sc\" --json --seed $seed \
-			 --counters \"$tmp/c$np.$seed.\$OMPI_COMM_WORLD_RANK\" \
-			 >\"$tmp/mpi$np.$seed.\$OMPI_COMM_WORLD_RANK.json\"" 2>"$tmp/err" ||
-			{ echo "seed $seed, $np ranks: mpirun failed"; cat "$tmp/err"; exit 1; }
-		for ((r = 0; r < np; r++)); do
-			if ! cmp "$tmp/one.$seed.json" "$tmp/mpi$np.$seed.$r.json"; then
-				echo "seed $seed, $np ranks, rank $r: JSON differs from one process"
-				diff "$tmp/one.$seed.json" "$tmp/mpi$np.$seed.$r.json" | head -20
-				fail=1
-			fi
-			if ! diff -r "$tmp/c1.$seed" "$tmp/c$np.$seed.$r" >"$tmp/d"; then
-				echo "seed $seed, $np ranks, rank $r: counters differ from one process"
-				head -20 "$tmp/d"
-				fail=1
-			fi
-		done
+		# Rank 0 prints the result and writes the counters; the others stay silent
+		# (so the launcher's merged stdout is one document, into one directory).
+		timeout 300 mpirun -np "$np" --oversubscribe --mca btl self,vader \
+			"$fabtune" sim "$sc" "$@" --json --seed "$seed" --counters "$tmp/$name.c$np" \
+			>"$tmp/$name.mpi$np.json" 2>"$tmp/err" ||
+			{ echo "$name, $np ranks: mpirun failed"; cat "$tmp/err"; fail=1; continue; }
+		if [ -s "$tmp/err" ]; then
+			echo "$name, $np ranks: unexpected stderr"
+			head -5 "$tmp/err"
+			fail=1
+		fi
+		if ! cmp "$one" "$tmp/$name.mpi$np.json"; then
+			echo "$name, $np ranks: JSON differs from one process (or printed twice)"
+			diff "$one" "$tmp/$name.mpi$np.json" | head -20
+			fail=1
+		fi
+		if ! diff -r "$c1" "$tmp/$name.c$np" >"$tmp/d"; then
+			echo "$name, $np ranks: counters differ from one process"
+			head -20 "$tmp/d"
+			fail=1
+		fi
 	done
+}
+
+# RoCE with PFC: pause frames go back over links between pods.
+check pfc tests/fixtures/sim/packet-mpi-k4.yaml 1 '"pause_frames": [1-9]'
+# Adaptive routing per packet: each switch picks by its own egress queues (the
+# receivers place packets out of order).
+check adaptive tests/fixtures/sim/packet-mpi-k4.yaml 1 '"routing": "adaptive"' --routing adaptive
+cmp -s "$tmp/pfc.one.json" "$tmp/adaptive.one.json" &&
+	{ echo "adaptive: the same result as ECMP (no choice by queue made)"; fail=1; }
+# InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
+check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
+grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
+	{ echo "ib: expected credit stalls at a core switch"; fail=1; }
+# Congestion control: CNPs, BECNs and RTT samples go back to senders in other pods
+# (an incast into pod 0), RED draws per port.
+check dcqcn tests/fixtures/sim/packet-mpi-k4-dcqcn.yaml 1 '"cnps": [1-9]'
+check ibcc tests/fixtures/sim/packet-mpi-k4-ibcc.yaml 1 '"cnps": [1-9]'
+check timely tests/fixtures/sim/packet-mpi-k4-timely.yaml 1 '"pause_frames": [1-9]'
+# --trace: each rank samples its own ports; rank 0 keeps one process's samples.
+links=100,150,160,170,180,190,200,205,211
+"$fabtune" sim tests/fixtures/sim/packet-mpi-k4.yaml --trace "$tmp/trace.1" \
+	--trace-links "$links" >/dev/null || { echo "trace: one-process run failed"; fail=1; }
+for np in 2 4; do
+	timeout 300 mpirun -np "$np" --oversubscribe --mca btl self,vader \
+		"$fabtune" sim tests/fixtures/sim/packet-mpi-k4.yaml --trace "$tmp/trace.$np" \
+		--trace-links "$links" >/dev/null 2>"$tmp/err" ||
+		{ echo "trace, $np ranks: mpirun failed"; cat "$tmp/err"; fail=1; }
+	cmp "$tmp/trace.1" "$tmp/trace.$np" ||
+		{ echo "trace, $np ranks: the trace differs from one process"; fail=1; }
 done
+
 # What cannot be split is refused, naming why.
 timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
-	"$fabtune" sim scenarios/lab/incast-pfc-dcqcn.yaml >/dev/null 2>"$tmp/err"
-grep -q "packet engine under mpirun: congestion control (DCQCN, IB CC, TIMELY) is not split yet" \
-	"$tmp/err" || { echo "DCQCN under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+	"$fabtune" sim scenarios/lab/torus-pfc-watchdog.yaml >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: a lossy run (PFC off, lossy priorities, bit errors, the PFC watchdog) is not split yet" \
+	"$tmp/err" || { echo "PFC watchdog under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
-echo "ok: 2 seeds, 1, 2 and 4 ranks, same JSON and counters on every rank"
+echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"
