@@ -79,6 +79,7 @@ pkt_alloc(struct pk_engine *e)
 		if (!p)
 			return PK_NONE;
 		e->pkts = p;
+		ft__sim_advise_huge(p, (size_t)cap * sizeof(*p)); /* read at random, as ports */
 		for (i = e->npkts_cap; i < cap; i++)
 			p[i].next = i + 1 < cap ? i + 1 : PK_NONE;
 		e->free_pkt = e->npkts_cap;
@@ -1382,6 +1383,9 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	e->links = ft_calloc(n ? n : 1, sizeof(*e->links));
 	/* One spare port's room to align them (the struct is a whole number of lines). */
 	e->ports_mem = ft_calloc((size_t)n + 1, sizeof(*e->ports));
+	/* Hops read ports at random: on large fabrics 4 KiB pages would cost a TLB miss
+	 * each (the same for the priority records below). */
+	ft__sim_advise_huge(e->ports_mem, ((size_t)n + 1) * sizeof(*e->ports));
 	e->ports = e->ports_mem ? (struct pk_port *)(((uintptr_t)e->ports_mem + 63) & ~(uintptr_t)63) :
 	                          NULL;
 	e->sw_used = ft_calloc(nv ? nv : 1, sizeof(*e->sw_used));
@@ -1656,6 +1660,7 @@ pk_start(struct pk_engine *e)
 	e->cls_mem = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
 	if (!e->cls_mem)
 		return FT_ENOMEM;
+	ft__sim_advise_huge(e->cls_mem, ((size_t)e->nlinks * e->nprio + 1) * sizeof(*e->cls_pool));
 	e->cls_pool = (struct pk_cls *)(((uintptr_t)e->cls_mem + 63) & ~(uintptr_t)63);
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		struct pk_port *p = &e->ports[l];
