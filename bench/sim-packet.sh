@@ -18,9 +18,15 @@
 # ecmp_host -paths 1), and the ratio of our FCT percentiles to its. htsim's FCT
 # ends when the last ACK is back at the sender; ours when the last byte is
 # delivered (a few us less).
+#
+# FABTUNE_BASE=PATH (another build of fabtune, e.g. of an older commit) adds
+# the 8,192-host case run by both, interleaved (base, ours, base, ours: they
+# share the load of the moment), with the CPU-time ratio of the best runs and
+# whether their JSON is the same to the byte.
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 HTSIM_ROCE=${HTSIM_ROCE:+$(realpath "$HTSIM_ROCE")}
+FABTUNE_BASE=${FABTUNE_BASE:+$(realpath "$FABTUNE_BASE")}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time"; exit 1; }
@@ -102,6 +108,28 @@ if [ -n "${HTSIM_ROCE:-}" ]; then
 fi
 pk_case "htsim-8192 packet" "$tmp/h8192.yaml"
 pk_case "htsim-8192 flow (peer)" "$tmp/h8192.yaml" --engine flow
+
+if [ -n "${FABTUNE_BASE:-}" ]; then
+	for round in 1 2; do
+		for who in base ours; do
+			bin=$FABTUNE
+			[ "$who" = base ] && bin=$FABTUNE_BASE
+			FABTUNE_TEST_STABLE=1 /usr/bin/time -f "%U" -o "$tmp/t.$who.$round" "$bin" sim \
+				"$tmp/h8192.yaml" --json >"$tmp/j.$who" ||
+				{ echo "htsim-8192 $who: fabtune sim failed"; exit 1; }
+		done
+	done
+	same=differ
+	cmp -s "$tmp/j.base" "$tmp/j.ours" && same=same
+	python3 - "$tmp" "$same" <<'PY'
+import sys
+tmp, same = sys.argv[1:3]
+best = {w: min(float(open("%s/t.%s.%d" % (tmp, w, r)).read().split()[-1]) for r in (1, 2))
+        for w in ("base", "ours")}
+print("htsim-8192 packet against FABTUNE_BASE: cpu %.2f s against %.2f s (best of 2, "
+      "interleaved), x%.2f, JSON %s" % (best["ours"], best["base"], best["ours"] / best["base"], same))
+PY
+fi
 
 # The 1,024-host run split over 2 MPI ranks (docs/internals/sim.md, "Split across
 # MPI ranks"): its wall time against the one-process run's, and the same bytes.

@@ -79,6 +79,7 @@ pkt_alloc(struct pk_engine *e)
 		if (!p)
 			return PK_NONE;
 		e->pkts = p;
+		ft__sim_advise_huge(p, (size_t)cap * sizeof(*p)); /* read at random, as ports */
 		for (i = e->npkts_cap; i < cap; i++)
 			p[i].next = i + 1 < cap ? i + 1 : PK_NONE;
 		e->free_pkt = e->npkts_cap;
@@ -147,11 +148,23 @@ q_account(struct pk_engine *e, struct pk_port *p)
 	p->t_q_ps = e->now_ps;
 }
 
+/* Keep port @l's cls_live bit of priority @c in step with its record @q. */
+static inline void
+cls_live_note(struct pk_engine *e, uint32_t l, uint32_t c, const struct pk_cls *q)
+{
+	uint8_t bit = (uint8_t)(1u << c);
+
+	if (q->head != PK_NONE || q->nring)
+		e->ports[l].cls_live |= bit;
+	else
+		e->ports[l].cls_live &= (uint8_t)~bit;
+}
+
 static void
 ring_add(struct pk_engine *e, uint32_t l, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
-	struct pk_cls *p = &e->ports[l].cls[f->prio];
+	struct pk_cls *p = pk_cls_at(e, l, f->prio);
 
 	if (f->in_ring)
 		return;
@@ -164,13 +177,14 @@ ring_add(struct pk_engine *e, uint32_t l, uint32_t fid)
 	}
 	p->ring = fid;
 	p->nring++;
+	cls_live_note(e, l, f->prio, p);
 }
 
 /* Take the ring's head out (it has nothing left to send). */
 static void
 ring_pop(struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	struct pk_cls *p = &e->ports[l].cls[c];
+	struct pk_cls *p = pk_cls_at(e, l, c);
 	uint32_t head = flow_at(e, p->ring)->ring_next;
 
 	flow_at(e, head)->in_ring = false;
@@ -178,6 +192,7 @@ ring_pop(struct pk_engine *e, uint32_t l, uint32_t c)
 		p->ring = PK_NONE;
 	else
 		flow_at(e, p->ring)->ring_next = flow_at(e, head)->ring_next;
+	cls_live_note(e, l, c, p);
 }
 
 static int try_send(struct pk_engine *e, uint32_t l);
@@ -198,7 +213,7 @@ drop(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	uint32_t fid = e->pkts[id].flow;
 	const struct pk_flow *f = flow_at(e, fid);
-	struct pk_cls *q = &e->ports[l].cls[pk_prio(&e->pkts[id])];
+	struct pk_cls *q = pk_cls_at(e, l, pk_prio(&e->pkts[id]));
 
 	e->ports[l].drops++;
 	q->drops++;
@@ -401,6 +416,7 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	struct pk_port *p = &e->ports[l];
 	struct pk_pkt *k = &e->pkts[id];
+	struct pk_cls *q = pk_cls_at(e, l, pk_prio(k));
 	uint32_t wire = k->payload + p->hdr;
 	uint64_t ser = pk_port_ser_ps(p, wire), t0 = e->now_ps, tail, ready;
 	uint32_t rel = pk_ev_link_arg(e, k->link);
@@ -415,10 +431,10 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	p->tx_bytes += wire;
 	p->tx_payload += k->payload;
 	p->tx_pkts++;
-	p->cls[pk_prio(k)].tx_bytes += wire;
-	p->cls[pk_prio(k)].tx_pkts++;
+	q->tx_bytes += wire;
+	q->tx_pkts++;
 	if (link_fc(e, l) == FT_PKT_FC_CREDIT)
-		p->cls[pk_prio(k)].credits -= blocks(wire);
+		q->credits -= blocks(wire);
 	if (p->net && e->pc.ber > 0) {
 		double pok = pow(1 - e->pc.ber, 8.0 * wire);
 
@@ -447,7 +463,7 @@ pkt_payload(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
 static bool
 fc_blocks(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t wire)
 {
-	const struct pk_cls *p = &e->ports[l].cls[c];
+	const struct pk_cls *p = pk_cls_at(e, l, c);
 
 	switch (cls_fc(e, l, c)) {
 	case FT_PKT_FC_CREDIT:
@@ -495,11 +511,12 @@ int
 ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why,
                  uint32_t *wire)
 {
-	struct pk_cls *p = &e->ports[l].cls[c];
+	struct pk_cls *p;
 	uint32_t payload;
 
-	if (p->head == PK_NONE && p->nring == 0)
-		return 0;
+	if (!(e->ports[l].cls_live >> c & 1u))
+		return 0; /* no transit packets, no sourced flows: the record is not read */
+	p = pk_cls_at(e, l, c);
 	*src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
 	if (*src && e->paced) {
 		int rc = ft__pk_pick_paced(e, l, c);
@@ -521,7 +538,7 @@ ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigne
 	} else {
 		payload = e->pkts[p->head].payload;
 	}
-	*wire = pk_wire(&e->links[l], payload);
+	*wire = payload + e->ports[l].hdr;
 	if (fc_blocks(e, l, c, *wire)) {
 		*why |= PK_HELD;
 		return 0;
@@ -582,7 +599,6 @@ static int
 try_send(struct pk_engine *e, uint32_t l)
 {
 	struct pk_port *p = &e->ports[l];
-	const struct pk_link *lk = &e->links[l];
 	struct pk_cls *q;
 	bool src = false;
 	unsigned why = 0;
@@ -609,7 +625,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		p->xmit_wait_ps += e->now_ps - p->t_blocked_ps;
 		p->blocked = false;
 	}
-	q = &p->cls[c];
+	q = pk_cls_at(e, l, c);
 	q->turn_src = !src;
 	if (src) {
 		uint32_t fid = flow_at(e, q->ring)->ring_next;
@@ -642,7 +658,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->next = PK_NONE;
 		e->npackets++;
 		if (e->paced)
-			ft__pk_dcqcn_sent(e, f, pk_wire(lk, payload));
+			ft__pk_dcqcn_sent(e, f, payload + p->hdr);
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l, c);
 			rc = pk_flow_sent(e, f);
@@ -661,12 +677,14 @@ try_send(struct pk_engine *e, uint32_t l)
 		id = q->head;
 		payload = e->pkts[id].payload;
 		q->head = e->pkts[id].next;
-		if (q->head == PK_NONE)
+		if (q->head == PK_NONE) {
 			q->tail = PK_NONE;
-		else /* read at this port's next turn, a serialisation time from now */
+			cls_live_note(e, l, c, q);
+		} else { /* read at this port's next turn, a serialisation time from now */
 			__builtin_prefetch(&e->pkts[q->head]);
+		}
 		q_account(e, p);
-		p->q_bytes -= pk_wire(lk, payload);
+		p->q_bytes -= payload + p->hdr;
 	}
 	return transmit(e, l, id);
 }
@@ -675,7 +693,7 @@ static int
 enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 {
 	struct pk_port *p = &e->ports[l];
-	struct pk_cls *q = &p->cls[pk_prio(&e->pkts[id])];
+	struct pk_cls *q = pk_cls_at(e, l, pk_prio(&e->pkts[id]));
 
 	if (e->marking && p->net && p->q_bytes > 0)
 		ft__pk_ecn_mark(e, l, &e->pkts[id]);
@@ -686,6 +704,7 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 	else
 		e->pkts[q->tail].next = id;
 	q->tail = id;
+	p->cls_live |= (uint8_t)(1u << pk_prio(&e->pkts[id]));
 	q_account(e, p);
 	p->q_bytes += e->pkts[id].payload + p->hdr;
 	if (p->q_bytes > p->q_max_bytes)
@@ -849,7 +868,7 @@ receive(struct pk_engine *e, uint32_t id)
 static int
 credit_send(struct pk_engine *e, uint32_t l, uint32_t c, uint64_t t)
 {
-	struct pk_cls *q = &e->ports[l].cls[c];
+	struct pk_cls *q = pk_cls_at(e, l, c);
 	uint64_t n = FT_MIN(q->fc_freed - q->fc_snap, (uint64_t)PK_FC_DELTA_MAX);
 
 	q->fc_snap += n;
@@ -860,13 +879,13 @@ credit_send(struct pk_engine *e, uint32_t l, uint32_t c, uint64_t t)
 static int
 credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
 {
-	struct pk_cls *q = &e->ports[l].cls[c];
+	struct pk_cls *q = pk_cls_at(e, l, c);
 
 	q->fc_freed += nblocks;
 	if (q->fc_flush)
 		return 0;
 	if (e->now_ps >= q->fc_until)
-		return credit_send(e, l, c, e->now_ps + e->links[l].lat_ps);
+		return credit_send(e, l, c, e->now_ps + e->ports[l].lat_ps);
 	q->fc_flush = true;
 	return ev_push(e, q->fc_until, PK_EV_FC_FLUSH, l, c);
 }
@@ -875,19 +894,19 @@ credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
 static int
 credit_flush(struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	struct pk_cls *q = &e->ports[l].cls[c];
+	struct pk_cls *q = pk_cls_at(e, l, c);
 
 	q->fc_flush = false;
 	if (q->fc_freed == q->fc_snap)
 		return 0;
-	return credit_send(e, l, c, e->now_ps + e->links[l].lat_ps);
+	return credit_send(e, l, c, e->now_ps + e->ports[l].lat_ps);
 }
 
 /* An update reached the sender of link @l: @arg = priority | blocks << 3. */
 static int
 credit_update(struct pk_engine *e, uint32_t l, uint32_t arg)
 {
-	e->ports[l].cls[arg & 7u].credits += (int64_t)(arg >> 3);
+	pk_cls_at(e, l, arg & 7u)->credits += (int64_t)(arg >> 3);
 	return try_send(e, l);
 }
 
@@ -968,11 +987,13 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 		/* Once paused a port still takes its headroom (reserved apart from the shared
 		 * buffer) above the level it paused at; before, a packet over the threshold
 		 * is taken and sends the pause. */
-		uint64_t room =
-		        e->pc.pfc_headroom_bytes ? e->pc.pfc_headroom_bytes : pfc_headroom(e, l);
+		if (q->xoff_sent) {
+			uint64_t room = e->pc.pfc_headroom_bytes ? e->pc.pfc_headroom_bytes :
+			                                           pfc_headroom(e, l);
 
-		if (q->xoff_sent && q->in_bytes + wire > q->xoff_at + room)
-			return drop(e, l, id);
+			if (q->in_bytes + wire > q->xoff_at + room)
+				return drop(e, l, id);
+		}
 	} else if (fc == FT_PKT_FC_NONE) {
 		/* A lossy priority has the port's buffer to itself: the lossless ones'
 		 * bytes do not count against it (they have PFC's thresholds). */
@@ -1045,7 +1066,7 @@ ev_tx_done(struct pk_engine *e, uint32_t l, uint32_t arg)
 static int
 ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 {
-	struct pk_cls *p = &e->ports[l].cls[c];
+	struct pk_cls *p = pk_cls_at(e, l, c);
 
 	if (on && e->now_ps < p->wd_until_ps) {
 		p->pause_rx++; /* the watchdog has this port ignore pauses for a while */
@@ -1074,7 +1095,7 @@ ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 static int
 ev_wdog(struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	struct pk_cls *p = &e->ports[l].cls[c];
+	struct pk_cls *p = pk_cls_at(e, l, c);
 
 	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
 		return 0;
@@ -1150,6 +1171,47 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	}
 }
 
+/*
+ * Start fetching what event @ev will read first, while the one before it is handled: a
+ * hop's port, priority record and packet are cache misses on large fabrics, and each is
+ * addressed from the event alone, so they are fetched together instead of one after the
+ * other. Only a hint: nothing is read. Always inlined: GCC takes a function whose only
+ * effect is a prefetch for a pure one and drops the call (sim_int.h).
+ */
+static inline __attribute__((always_inline)) void
+prefetch_event(const struct pk_engine *e, const struct pk_event *ev)
+{
+	uint32_t type = ev->aux & 15u, arg = ev->aux >> 4, l = PK_NONE, r = PK_NONE;
+	uint32_t c = e->nprio - 1; /* the event does not say: the highest, often the only one */
+
+	switch (type) {
+	case PK_EV_ARRIVE:
+		__builtin_prefetch(&e->pkts[ev->id]);
+		l = pk_ev_link_of(arg, PK_NONE);
+		break;
+	case PK_EV_TX_DONE:
+		l = ev->id;
+		r = pk_ev_link_of(arg, PK_NONE);
+		break;
+	case PK_EV_CREDIT:
+	case PK_EV_PAUSE:
+	case PK_EV_WAKE:
+		l = ev->id;
+		break;
+	default:
+		return;
+	}
+	if (l != PK_NONE) {
+		__builtin_prefetch(&e->ports[l]);
+		__builtin_prefetch((const char *)&e->ports[l] + 64);
+		__builtin_prefetch(pk_cls_at(e, l, c));
+	}
+	if (r != PK_NONE) {
+		__builtin_prefetch(&e->ports[r]);
+		__builtin_prefetch(pk_cls_at(e, r, c));
+	}
+}
+
 static int
 step(struct pk_engine *e)
 {
@@ -1158,6 +1220,15 @@ step(struct pk_engine *e)
 
 	if (pk_evq_pop(&e->evq, &ev) < 0)
 		return FT_ENOMEM;
+	if (e->evq.n) {
+		/* The next event is known now (the queue brings it forward; it would at
+		 * the next pop anyway): fetch its records during this one. */
+		const struct pk_event *next = pk_evq_min(&e->evq);
+
+		if (!next)
+			return FT_ENOMEM;
+		prefetch_event(e, next);
+	}
 	type = ev.aux & 15u;
 	arg = ev.aux >> 4;
 	e->now_ps = ev.t_ps;
@@ -1350,6 +1421,9 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 	e->links = ft_calloc(n ? n : 1, sizeof(*e->links));
 	/* One spare port's room to align them (the struct is a whole number of lines). */
 	e->ports_mem = ft_calloc((size_t)n + 1, sizeof(*e->ports));
+	/* Hops read ports at random: on large fabrics 4 KiB pages would cost a TLB miss
+	 * each (the same for the priority records below). */
+	ft__sim_advise_huge(e->ports_mem, ((size_t)n + 1) * sizeof(*e->ports));
 	e->ports = e->ports_mem ? (struct pk_port *)(((uintptr_t)e->ports_mem + 63) & ~(uintptr_t)63) :
 	                          NULL;
 	e->sw_used = ft_calloc(nv ? nv : 1, sizeof(*e->sw_used));
@@ -1621,9 +1695,11 @@ pk_start(struct pk_engine *e)
 	e->key_shift = (unsigned)__builtin_clzll((uint64_t)e->nvertices + 1);
 	e->origin = e->nvertices;
 	/* The priorities in use are known now: their queues, a credit buffer per VL. */
-	e->cls_pool = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
-	if (!e->cls_pool)
+	e->cls_mem = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
+	if (!e->cls_mem)
 		return FT_ENOMEM;
+	ft__sim_advise_huge(e->cls_mem, ((size_t)e->nlinks * e->nprio + 1) * sizeof(*e->cls_pool));
+	e->cls_pool = (struct pk_cls *)(((uintptr_t)e->cls_mem + 63) & ~(uintptr_t)63);
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		struct pk_port *p = &e->ports[l];
 
@@ -2029,7 +2105,7 @@ pk_destroy(struct ft_engine *eng)
 		/* What the engine owns: its arrays and vectors. */
 		void *const arrays[] = { e->links,         e->ports_mem,       e->sw_used,
 			                 e->pkts,          e->succ,        e->fct,
-			                 e->ideal,         e->fct_prio,    e->cls_pool,
+			                 e->ideal,         e->fct_prio,    e->cls_mem,
 			                 e->op_results,    e->link_bytes,  e->link_maxflows,
 			                 e->port_counters, e->trace_links, e->trace_last,
 			                 e->traces,        e->trace_cols,  e->vseq };

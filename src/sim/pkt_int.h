@@ -92,8 +92,10 @@ struct pk_dcqcn {
  * its own flow control: PFC pauses and IB credits are per priority (kb ROCE-QOS, IB-VL).
  */
 struct pk_cls {
-	/* First cache line: what a packet's queueing, transmission and arrival touch. */
-	uint32_t head, tail; /* FIFO of transit packets */
+	/* First cache line (the records are 64-byte aligned): what a packet's queueing,
+	 * transmission and arrival touch. */
+	_Alignas(64) uint32_t head; /* FIFO of transit packets */
+	uint32_t tail;
 	uint32_t ring;       /* flows sourced here with packets to send (circular, last one) */
 	uint32_t nring;
 	uint32_t wrr_sent; /* packets sent in its current WRR turn */
@@ -137,6 +139,8 @@ struct pk_port {
 	bool busy;
 	bool blocked;    /* has data but flow control holds it */
 	bool wake_pending;
+	uint8_t cls_live; /* bit c: priority c has transit packets or sourced flows (its
+	                   * record is read only then) */
 	/* Second line: the per-packet counters. */
 	/* Per priority in use, from the engine's cls_pool once the run starts (pause
 	 * frames: sent by the buffer at dst, received by the sender). */
@@ -244,7 +248,8 @@ struct pk_engine {
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	uint32_t nprio; /* priorities in use: 1 + the highest a flow has */
 	uint8_t sub_prio; /* the priority of the op being submitted */
-	struct pk_cls *cls_pool; /* nlinks x nprio */
+	struct pk_cls *cls_pool; /* nlinks x nprio, 64-byte aligned inside cls_mem */
+	void *cls_mem;
 	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;
 	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
 	uint32_t nlinks, nvertices;
@@ -376,7 +381,7 @@ pk_ev_link_of(uint32_t arg, uint32_t fallback)
 
 /* Priority @c of port @l, addressed without reading the port. */
 static inline struct pk_cls *
-pk_cls_at(struct pk_engine *e, uint32_t l, uint32_t c)
+pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
 {
 	return &e->cls_pool[(size_t)l * e->nprio + c];
 }
