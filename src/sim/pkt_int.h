@@ -293,6 +293,13 @@ struct pk_engine {
 
 #define PK_PS_PER_S 1e12
 
+/* Seconds to picoseconds, rounded; 0 for anything not positive. */
+static inline uint64_t
+s_to_ps(double s)
+{
+	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
+}
+
 static inline struct pk_flow *
 flow_at(struct pk_engine *e, uint32_t f)
 {
@@ -394,6 +401,13 @@ bool ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
 int ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op,
                        const struct ft_sched_phase *ph, double eff, uint32_t start, uint32_t bar,
                        uint32_t tag, struct ft_error *err);
+/* Whether phase @ph of @op is sends NCCL cuts as its send/recv does (an all-to-all, a
+ * send/recv); submit it so, after @start, before @bar. */
+bool ft__pk_is_p2p(const struct pk_engine *e, const struct ft_sim_op *op,
+                   const struct ft_sched_phase *ph);
+int ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op,
+                      const struct ft_sched_phase *ph, uint32_t start, uint32_t bar,
+                      uint32_t tag, struct ft_error *err);
 
 /* Flow @f's last packet leaves its NIC: the next message on its QP may start. */
 static inline int
