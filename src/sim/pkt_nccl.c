@@ -135,6 +135,20 @@ ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
 	return 0;
 }
 
+struct pk_flow *
+ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f)
+{
+	const struct pk_task *k;
+
+	/* The barrier done when @f has left has one successor: the QP's next flow. */
+	if (f->sent_task == PK_NONE || !e->succ)
+		return NULL;
+	k = task_of(e, f->sent_task);
+	if (k->nsucc != 1 || task_of(e, e->succ[k->succ_off])->kind != PK_T_FLOW)
+		return NULL;
+	return flow_at(e, task_of(e, e->succ[k->succ_off])->flow);
+}
+
 /* ---- NCCL's chunking of a ring phase --------------------------------------------- */
 
 struct ring_conn {

@@ -261,6 +261,33 @@ test_ring_qps(void **state)
 }
 
 /*
+ * A NIC keeps congestion control state per QP, not per message: the message after
+ * another on its QP is the one that takes it over (pk_flow_sent(), and CNPs for a
+ * message already sent go on to it). With one QP, the 12 messages of a connection
+ * follow each other; the last has no successor.
+ */
+static void
+test_qp_next(void **state)
+{
+	struct ring_run r;
+	struct pk_engine *e;
+	uint32_t i;
+
+	(void)state;
+	ring_run(&r, 4, 8u << 20, NULL, 1);
+	e = ft_container_of(r.e, struct pk_engine, base);
+	for (i = 0; i < e->flows.len; i++) {
+		struct pk_flow *f = ft_vec_at(&e->flows, i), *next = ft__pk_qp_next(e, f);
+
+		if (i % 12 == 11)
+			assert_null(next);
+		else
+			assert_ptr_equal(next, ft_vec_at(&e->flows, i + 1));
+	}
+	ring_free(&r);
+}
+
+/*
  * NCCL's cutting of a send (src/init.cc, enqueue.cc, graph/paths.cc at their defaults;
  * kb ENV-BUFFSIZE, ENV-NCH_NET_PEER), worked by hand:
  * - 2 ranks on 2 nodes, 64 MiB, 50 GB/s NICs: ceil(50 / 14) = 4 channels per peer, the
@@ -449,7 +476,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_pipelined), cmocka_unit_test(test_chunk_sizes),
 		cmocka_unit_test(test_ring_unchunked), cmocka_unit_test(test_ring_qps),
-		cmocka_unit_test(test_p2p_sizes), cmocka_unit_test(test_p2p_pipelined),
+		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
+		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lab_moe),
 	};
 
