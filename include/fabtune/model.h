@@ -212,7 +212,10 @@ struct ft_model_p2p_chunking {
 	uint32_t peers_inflight; /* sends a rank keeps in progress at once */
 };
 
-/* The p2p channels NCCL opens on a DGX-class node (8 GPUs, 8 NICs): 32 (kb ENV-NCHANNELS). */
+/* NCCL's p2p channels: its collective channel count rounded up to a power of two, at most
+ * NCCL_MAX_P2P_NCHANNELS (64; src/graph/paths.cc, kb ENV-NCHANNELS). That count comes
+ * from NCCL's topology search, not modelled here: taken as 32 for a node of 8 GPUs and
+ * 8 NICs (an assumption, not a measured figure). */
 #define FT_MODEL_P2P_NCHANNELS 32
 
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
