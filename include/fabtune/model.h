@@ -205,7 +205,7 @@ FT_API void ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_prot
  * p2p channels / channels per send x 8 peers in progress.
  */
 struct ft_model_p2p_chunking {
-	enum ft_proto proto;     /* LL at most NCCL_P2P_LL_THRESHOLD (16 KiB) per channel */
+	enum ft_proto proto;     /* LL at most NCCL_P2P_LL_THRESHOLD (16 KiB) a channel, in a node */
 	uint64_t chunk_bytes;    /* payload of one network message */
 	uint32_t slots;          /* messages in flight per connection (NCCL_STEPS) */
 	uint32_t channels;       /* channels (connections) the send is striped over */

@@ -241,7 +241,10 @@ ft_model_p2p_chunking_get(uint64_t bytes, uint32_t nranks, uint32_t nnodes, doub
 		}
 	}
 	out->channels = nch;
-	out->proto = bytes <= (uint64_t)nch * P2P_LL_THRESHOLD ? FT_PROTO_LL : FT_PROTO_SIMPLE;
+	/* LL needs LL buffers on the connection: a network one has them only with
+	 * NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0; init.cc, transport/net.cc). */
+	out->proto = !net && bytes <= (uint64_t)nch * P2P_LL_THRESHOLD ? FT_PROTO_LL :
+	                                                                 FT_PROTO_SIMPLE;
 	out->chunk_bytes = out->proto == FT_PROTO_LL ? step_payload(FT_PROTO_LL) : step;
 	/* A network send shorter than 8 chunks uses smaller ones. */
 	if (net && out->proto == FT_PROTO_SIMPLE && bytes < step)

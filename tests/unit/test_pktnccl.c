@@ -295,7 +295,10 @@ test_qp_next(void **state)
  *   128 KiB chunks; 32 channels / 4 x 8 = 64 sends in flight;
  * - 512 ranks on 64 nodes, 32 KiB: 4 x ceil(512 / 8) > 32 halves the channels per peer
  *   to 1; Simple (over 16 KiB), a quarter chunk (under one chunk): 32 KiB; 256 in flight;
- * - 4,096 ranks, 4 KiB: LL (at most 16 KiB a channel), half its 32 KiB of data a slot;
+ * - 4,096 ranks, 4 KiB: still Simple (a network connection has no LL buffers unless
+ *   NCCL_ALLOC_P2P_NET_LL_BUFFERS=1), a quarter chunk: 32 KiB;
+ * - 8 ranks on one node, 8 KiB: LL (at most 16 KiB a channel, NVLink), one channel,
+ *   a slot of LL's buffer: 32 KiB of data; 256 in flight;
  * - 64 ranks on 8 nodes, 256 KiB: 4 channels per peer, one for this send (64 ranks x 2
  *   > 32), doubled to 2 since 256 KiB is more than a chunk: 128 in flight; 64 KiB chunks
  *   (under 8 chunks: half);
@@ -314,7 +317,8 @@ test_p2p_sizes(void **state)
 	} want[] = {
 		{ 64u << 20, 2, 2, FT_PROTO_SIMPLE, 128u << 10, 4, 64 },
 		{ 32u << 10, 512, 64, FT_PROTO_SIMPLE, 32u << 10, 1, 256 },
-		{ 4u << 10, 4096, 512, FT_PROTO_LL, 16u << 10, 1, 256 },
+		{ 4u << 10, 4096, 512, FT_PROTO_SIMPLE, 32u << 10, 1, 256 },
+		{ 8u << 10, 8, 1, FT_PROTO_LL, 32u << 10, 1, 256 },
 		{ 256u << 10, 64, 8, FT_PROTO_SIMPLE, 64u << 10, 2, 128 },
 		{ 1u << 20, 8, 1, FT_PROTO_SIMPLE, 512u << 10, 4, 64 },
 	};
