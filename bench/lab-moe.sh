@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/lab-moe.sh - lab 5 (docs/scenarios/lab-moe-alltoall.md): the MoE
 # all-to-all, flat against hierarchical, on the packet engine at 64 and 512
-# GPUs (and 4,096 with FULL=1: about 16.8M flows, several GB of memory), each
-# next to the flow engine on the same scenario (the peer: the same traffic
-# as a fluid, without queues or congestion control). Prints per form and
+# GPUs (1,024 too with LARGE=1: about 1M sends, minutes and about 1 GB; 4,096
+# with FULL=1: about 16.8M sends, about 17 GB of memory), each next to the
+# flow engine on the same scenario (the peer: the same traffic as a fluid,
+# without queues or congestion control). Prints per form and
 # engine the two times, hierarchical's speed-up (flat / hierarchical), and
 # the run's wall time and peak memory.
 source "$(dirname "$0")/sim-common.sh"
@@ -32,6 +33,10 @@ for form in "64 scenarios/lab/moe-alltoall.yaml" "512 scenarios/lab/moe-alltoall
 	lab_case "$1 GPUs" "$2" packet
 	lab_case "$1 GPUs" "$2" flow
 done
+if [ "${LARGE:-0}" = 1 ] || [ "${FULL:-0}" = 1 ]; then
+	lab_case "1024 GPUs" scenarios/lab/moe-alltoall-1024.yaml packet
+	lab_case "1024 GPUs" scenarios/lab/moe-alltoall-1024.yaml flow
+fi
 if [ "${FULL:-0}" = 1 ]; then
 	lab_case "4096 GPUs" scenarios/lab/moe-alltoall-4096.yaml packet
 	lab_case "4096 GPUs" scenarios/lab/moe-alltoall-4096.yaml flow

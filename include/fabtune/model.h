@@ -203,6 +203,37 @@ struct ft_model_chunking {
 FT_API void ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
                                   struct ft_model_chunking *out);
 
+/*
+ * How NCCL cuts one send/recv (a send of an all-to-all, or a point-to-point
+ * transfer) at its defaults (NVIDIA/nccl src/init.cc, src/enqueue.cc,
+ * src/graph/paths.cc; kb ENV-BUFFSIZE, ENV-NCH_NET_PEER): the communicator's
+ * p2p chunk is NCCL_P2P_NET_CHUNKSIZE (128 KiB) when it spans nodes,
+ * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) inside one NVLink node; a network send
+ * shorter than one chunk uses a quarter of it, shorter than 8 chunks half.
+ * Each connection keeps NCCL_STEPS (8) chunks in flight. A send is striped
+ * over a few channels (each its own connection) and every channel runs up to
+ * NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) sends at once, so a rank has
+ * p2p channels / channels per send x 8 peers in progress.
+ */
+struct ft_model_p2p_chunking {
+	enum ft_proto proto;     /* LL at most NCCL_P2P_LL_THRESHOLD (16 KiB) a channel, in a node */
+	uint64_t chunk_bytes;    /* payload of one network message */
+	uint32_t slots;          /* messages in flight per connection (NCCL_STEPS) */
+	uint32_t channels;       /* channels (connections) the send is striped over */
+	uint32_t peers_inflight; /* sends a rank keeps in progress at once */
+};
+
+/* NCCL's p2p channels: its collective channel count rounded up to a power of two, at most
+ * NCCL_MAX_P2P_NCHANNELS (64; src/graph/paths.cc, kb ENV-NCHANNELS). That count comes
+ * from NCCL's topology search, not modelled here: taken as 32 for a node of 8 GPUs and
+ * 8 NICs (an assumption, not a measured figure). */
+#define FT_MODEL_P2P_NCHANNELS 32
+
+/* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
+ * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50) into @out. */
+FT_API void ft_model_p2p_chunking_get(uint64_t bytes, uint32_t nranks, uint32_t nnodes,
+                                      double nic_GBps, struct ft_model_p2p_chunking *out);
+
 struct ft_model_result {
 	enum ft_op op;
 	enum ft_algo algo; /* the winner, or the forced one */

@@ -78,8 +78,8 @@ struct ft_vlarb_entry {
 /* What the packet engine does inside a connection (kb NA-CONCEPTS): NCCL's
  * chunking of ring phases into slices, or one flow per QP carrying it all. */
 enum ft_pkt_chunking {
-	FT_PKT_CHUNK_AUTO, /* NCCL's */
-	FT_PKT_CHUNK_NCCL,
+	FT_PKT_CHUNK_AUTO, /* NCCL's for collectives; send/recv and background whole */
+	FT_PKT_CHUNK_NCCL, /* NCCL's, send/recv and background patterns too */
 	FT_PKT_CHUNK_OFF,
 };
 

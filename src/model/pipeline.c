@@ -193,6 +193,68 @@ ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
 	out->slots = NSTEPS / slice_steps;
 }
 
+/* NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_LL_THRESHOLD, NCCL_P2P_PER_CHANNEL_NET_BW
+ * (GB/s) and NCCL_MAX_DEV_WORK_P2P_PER_BATCH at their defaults (src/init.cc, enqueue.cc,
+ * graph/paths.cc, include/device.h). */
+#define P2P_NET_CHUNK (128u << 10)
+#define P2P_NVL_CHUNK (512u << 10)
+#define P2P_LL_THRESHOLD 16384u
+#define P2P_CHANNEL_NET_GBPS 14.0
+#define P2P_PER_BATCH 8u
+
+static uint32_t
+pow2_up(uint32_t v)
+{
+	return 1u << ceil_log2(v);
+}
+
+void
+ft_model_p2p_chunking_get(uint64_t bytes, uint32_t nranks, uint32_t nnodes, double nic_GBps,
+                          struct ft_model_p2p_chunking *out)
+{
+	bool net = nnodes > 1;
+	uint64_t step = net ? P2P_NET_CHUNK : P2P_NVL_CHUNK, min_part, max_part, part;
+	uint32_t nch_all = FT_MODEL_P2P_NCHANNELS, per_peer, nmin, nch = 1;
+	uint32_t groups = (FT_MAX(nranks, 1u) + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
+
+	/* Channels per peer (paths.cc): over the network one per P2P_PER_CHANNEL_NET_BW of the
+	 * NIC, at least 2, cut while the peers would not fit in one round of all channels;
+	 * inside an NVLink node all of them. */
+	per_peer = net ? pow2_up((uint32_t)FT_MAX(2.0, ceil((nic_GBps > 0 ? nic_GBps : 50) /
+	                                                    P2P_CHANNEL_NET_GBPS))) :
+	                 nch_all;
+	while (net && per_peer > 1 && per_peer * groups > nch_all)
+		per_peer /= 2;
+	per_peer = FT_MIN(per_peer, nch_all);
+	/* Channels of this send (enqueue.cc): one per half chunk, fewer when every rank's
+	 * sends could not each have one, more while a part exceeds a chunk. */
+	for (nmin = per_peer; nmin > 1 && (uint64_t)nmin * nranks > nch_all; nmin /= 2)
+		;
+	min_part = net ? step / 2 : step / 8;
+	max_part = net ? step : step * 32;
+	if (bytes > 0) {
+		nch = (uint32_t)FT_MIN((uint64_t)nmin, (bytes + min_part - 1) / min_part);
+		part = FT_MAX(min_part, (bytes + nch - 1) / nch);
+		while (part > max_part && nch <= per_peer / 2) {
+			nch *= 2;
+			part = (bytes + nch - 1) / nch;
+		}
+	}
+	out->channels = nch;
+	/* LL needs LL buffers on the connection: a network one has them only with
+	 * NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0; init.cc, transport/net.cc). */
+	out->proto = !net && bytes <= (uint64_t)nch * P2P_LL_THRESHOLD ? FT_PROTO_LL :
+	                                                                 FT_PROTO_SIMPLE;
+	out->chunk_bytes = out->proto == FT_PROTO_LL ? step_payload(FT_PROTO_LL) : step;
+	/* A network send shorter than 8 chunks uses smaller ones. */
+	if (net && out->proto == FT_PROTO_SIMPLE && bytes < step)
+		out->chunk_bytes = step / 4;
+	else if (net && bytes < 8 * step)
+		out->chunk_bytes /= 2;
+	out->slots = NSTEPS;
+	out->peers_inflight = nch_all / nch * P2P_PER_BATCH;
+}
+
 /* NCCL's chunk size for (op, a, p) at @bytes on @nch channels (calcCollChunking). */
 static uint64_t
 chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,

@@ -5,8 +5,9 @@
  *
  * The same ops as the flow engine become the same tasks (a start barrier,
  * per phase its flows and an end barrier with the per-step costs;
- * all-to-all phases as shift rounds FT_COLL_A2A_WINDOW at a time with their
- * per-message cost), so result rows mean the same thing. A flow (one QP of
+ * all-to-all phases as NCCL's sends, pkt_nccl.c, or with chunking off as
+ * shift rounds FT_COLL_A2A_WINDOW at a time with their per-message cost), so
+ * result rows mean the same thing. A flow (one QP of
  * a connection) is cut into packets of the MTU's payload when its first
  * port is free to send one: a NIC packetises lazily and round-robins over
  * its flows, so nothing waits in memory at the source. On host and fabric
@@ -55,12 +56,6 @@
 #define PK_BLOCK      64u /* IB credit block (kb IB-FC) */
 #define PK_RNG_BER    0x62657272u
 #define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
-
-static uint64_t
-s_to_ps(double s)
-{
-	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
-}
 
 /* ---- packets -------------------------------------------------------------- */
 
@@ -1513,7 +1508,8 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 }
 
 /*
- * An implicit all-to-all phase as the flow engine runs it: shift rounds, round k waiting
+ * An implicit all-to-all phase as the flow engine runs it (chunking off; otherwise
+ * ft__pk_submit_p2p() runs it as NCCL's sends): shift rounds, round k waiting
  * for round k - FT_COLL_A2A_WINDOW, each ending with the per-message cost of its link
  * class (NET when a pair leaves its node, else the in-node step cost).
  */
@@ -1617,9 +1613,12 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 
 		if (bar < 0 || ft__pk_add_dep(e, rec.end, (uint32_t)bar) < 0)
 			goto oom;
-		rc = ft__pk_is_chunked(e, sc, ph) ?
-		             ft__pk_submit_ring(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err) :
-		             1;
+		if (ft__pk_is_p2p(e, op, ph))
+			rc = ft__pk_submit_p2p(e, op, ph, rec.end, (uint32_t)bar, tag, err);
+		else if (ft__pk_is_chunked(e, sc, ph))
+			rc = ft__pk_submit_ring(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err);
+		else
+			rc = 1;
 		if (rc == FT_ENOMEM || rc == FT_ERANGE)
 			goto fail;
 		if (rc < 0)

@@ -129,10 +129,14 @@ ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 int
 ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 {
-	struct pk_flow *f = flow_at(e, fid);
-	struct pk_dcqcn *d = &f->cc;
+	struct pk_flow *f = flow_at(e, fid), *next;
+	struct pk_dcqcn *d;
 
 	e->ports[f->first_link].cnp_handled++;
+	/* The QP's state moved on with its next message (pk_flow_sent()). */
+	while (f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
+		f = next;
+	d = &f->cc;
 	if (e->ibcc) {
 		/*
 		 * A BECN raises the CCTI by CCTI_Increase (from at least CCTI_Min), to

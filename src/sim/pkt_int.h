@@ -304,6 +304,13 @@ struct pk_engine {
 
 #define PK_PS_PER_S 1e12
 
+/* Seconds to picoseconds, rounded; 0 for anything not positive. */
+static inline uint64_t
+s_to_ps(double s)
+{
+	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
+}
+
 static inline struct pk_flow *
 flow_at(struct pk_engine *e, uint32_t f)
 {
@@ -409,15 +416,35 @@ bool ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
 int ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op,
                        const struct ft_sched_phase *ph, double eff, uint32_t start, uint32_t bar,
                        uint32_t tag, struct ft_error *err);
+/* Whether phase @ph of @op is sends NCCL cuts as its send/recv does (an all-to-all, a
+ * send/recv); submit it so, after @start, before @bar. */
+bool ft__pk_is_p2p(const struct pk_engine *e, const struct ft_sim_op *op,
+                   const struct ft_sched_phase *ph);
+int ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op,
+                      const struct ft_sched_phase *ph, uint32_t start, uint32_t bar,
+                      uint32_t tag, struct ft_error *err);
 
-/* Flow @f's last packet leaves its NIC: the next message on its QP may start. */
+/* The flow that follows @f on its QP (its next message), or NULL. */
+struct pk_flow *ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f);
+
+/* Flow @f's last packet leaves its NIC: the next message on its QP may start, and
+ * takes over the QP's congestion control state (a NIC keeps it per QP). */
 static inline int
 pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 {
 	uint32_t t = f->sent_task;
+	struct pk_task *k;
+	struct pk_flow *next;
 
-	f->sent_task = PK_NONE;
-	return t == PK_NONE ? 0 : ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
+	if (t == PK_NONE)
+		return 0;
+	k = &FT_VEC_AT(&e->tasks, struct pk_task, t);
+	if (k->npred == 0)
+		return 0; /* fired already: a go-back-N resend of the tail fires it once */
+	k->npred = 0;
+	if (e->paced && (next = ft__pk_qp_next(e, f)) != NULL)
+		next->cc = f->cc;
+	return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 }
 
 /* Bytes on the wire of a packet of @payload bytes on link @l (headers, framing). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim/pkt_nccl.c - the packet engine's task graph (tasks, dependencies,
- * connections split into QPs) and NCCL's chunking of ring phases.
+ * connections split into QPs), NCCL's chunking of ring phases, and NCCL's
+ * send/recv path for all-to-alls and point-to-point phases (at the end).
  *
  * A ring phase of the schedule (coll/: a ring all-reduce, all-gather or
  * reduce-scatter) says what each connection carries in all and how many
@@ -134,10 +135,26 @@ ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
 	return 0;
 }
 
+struct pk_flow *
+ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f)
+{
+	const struct pk_task *k;
+
+	/* The barrier done when @f has left has one successor: the QP's next flow. */
+	if (f->sent_task == PK_NONE || !e->succ)
+		return NULL;
+	k = task_of(e, f->sent_task);
+	if (k->nsucc != 1 || task_of(e, e->succ[k->succ_off])->kind != PK_T_FLOW)
+		return NULL;
+	return flow_at(e, task_of(e, e->succ[k->succ_off])->flow);
+}
+
 /* ---- NCCL's chunking of a ring phase --------------------------------------------- */
 
 struct ring_conn {
 	uint32_t src, dst;      /* vertices */
+	uint32_t start, end;    /* tasks: its first messages wait for start, end for them all */
+	uint32_t qp0;           /* its first QP (the connections of a send's channels differ) */
 	uint64_t wire;          /* bytes on the wire (payload / protocol efficiency) */
 	uint32_t up;            /* the connection feeding its source, PK_NONE */
 	uint32_t loops, slices; /* loops, and slices per ring step of a loop */
@@ -219,7 +236,7 @@ add_part(struct ring_build *rb, const struct ring_conn *c, uint64_t bytes, uint3
          uint32_t *task)
 {
 	struct pk_engine *e = rb->e;
-	int64_t t = add_flow(e, bytes, c->src, c->dst, qp, rb->tag);
+	int64_t t = add_flow(e, bytes, c->src, c->dst, c->qp0 + qp, rb->tag);
 
 	if (t < 0)
 		return (int)t;
@@ -251,11 +268,11 @@ add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 	if (!e->pc.split_data_on_qps || nq == 1) {
 		rc = add_part(rb, c, bytes, m % nq, &t);
 		rb->ready[c->first + m] = rb->recv[c->first + m] = t;
-		return rc < 0 ? rc : ft__pk_add_dep(e, t, rb->bar);
+		return rc < 0 ? rc : ft__pk_add_dep(e, t, c->end);
 	}
 	ready = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, rb->tag);
 	recv = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, rb->tag);
-	if (ready < 0 || recv < 0 || ft__pk_add_dep(e, (uint32_t)recv, rb->bar) < 0)
+	if (ready < 0 || recv < 0 || ft__pk_add_dep(e, (uint32_t)recv, c->end) < 0)
 		return FT_ENOMEM;
 	rb->ready[c->first + m] = (uint32_t)ready;
 	rb->recv[c->first + m] = (uint32_t)recv;
@@ -293,7 +310,7 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 		rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 	/* The first message on each QP waits for the phase; the others follow it. */
 	if (rc == 0 && m < (rb->e->pc.split_data_on_qps ? 1 : nq))
-		rc = ft__pk_add_dep(rb->e, rb->start, to);
+		rc = ft__pk_add_dep(rb->e, c->start, to);
 	return rc;
 }
 
@@ -329,6 +346,9 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 			continue;
 		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
 		cut(c, fl.bytes, rb->steps, ch);
+		c->start = rb->start;
+		c->end = rb->bar;
+		c->qp0 = 0;
 		if (c->wire < c->nmsg || (uint64_t)*nmsg + c->nmsg >= UINT32_MAX)
 			return 1;
 		c->first = *nmsg;
@@ -336,6 +356,34 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 		rb->n++;
 	}
 	return pair_feeds(rb->c, rb->n);
+}
+
+/* The messages of the @rb->n connections (@nmsg in all), @slots in flight on each. */
+static int
+build_messages(struct ring_build *rb, uint32_t nmsg, uint32_t slots)
+{
+	struct pk_engine *e = rb->e;
+	uint32_t i, m;
+	int rc = 0;
+
+	rb->last = ft_calloc(e->cfg.qps_per_conn, sizeof(uint32_t));
+	rb->ready = ft_calloc((size_t)nmsg * 2 + 1, sizeof(uint32_t));
+	rb->recv = rb->ready ? rb->ready + nmsg : NULL;
+	if (!rb->last || !rb->ready)
+		rc = FT_ENOMEM;
+	for (i = 0; i < rb->n && rc == 0; i++) {
+		for (m = 0; m < e->cfg.qps_per_conn; m++)
+			rb->last[m] = PK_NONE;
+		for (m = 0; m < rb->c[i].nmsg && rc == 0; m++)
+			rc = add_message(rb, &rb->c[i], m);
+	}
+	for (i = 0; i < rb->n && rc == 0; i++)
+		for (m = 0; m < rb->c[i].nmsg && rc == 0; m++)
+			rc = link_message(rb, i, m, slots);
+	ft_free(rb->c);
+	ft_free(rb->last);
+	ft_free(rb->ready);
+	return rc;
 }
 
 int
@@ -346,33 +394,212 @@ ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	struct ring_build rb = {
 		.e = e, .steps = ph->steps, .tag = tag, .start = start, .bar = bar
 	};
-	uint32_t i, m, nmsg = 0;
+	uint32_t nmsg = 0;
 	int rc;
 
 	ft_model_chunking_get(op->sched->op, op->sched->algo, op->sched->proto, &ch);
 	rb.c = ft_calloc(ph->nflows ? ph->nflows : 1, sizeof(*rb.c));
-	rb.last = ft_calloc(e->cfg.qps_per_conn, sizeof(uint32_t));
-	rc = rb.c && rb.last ? ring_conns(&rb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
+	rc = rb.c ? ring_conns(&rb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
 	if (rc == 0 && nmsg == 0)
 		rc = 1;
-	if (rc == 0) {
-		rb.ready = ft_calloc((size_t)nmsg * 2 + 1, sizeof(uint32_t));
-		rb.recv = rb.ready ? rb.ready + nmsg : NULL;
-		rc = rb.ready ? 0 : FT_ENOMEM;
+	if (rc != 0) {
+		ft_free(rb.c);
+		return rc;
 	}
-	for (i = 0; i < rb.n && rc == 0; i++) {
-		for (m = 0; m < e->cfg.qps_per_conn; m++)
-			rb.last[m] = PK_NONE;
-		for (m = 0; m < rb.c[i].nmsg && rc == 0; m++)
-			rc = add_message(&rb, &rb.c[i], m);
-	}
-	for (i = 0; i < rb.n && rc == 0; i++)
-		for (m = 0; m < rb.c[i].nmsg && rc == 0; m++)
-			rc = link_message(&rb, i, m, ch.slots);
+	rc = build_messages(&rb, nmsg, ch.slots);
 	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
 		task_of(e, bar)->lat_mult = 0;
-	ft_free(rb.c);
-	ft_free(rb.last);
-	ft_free(rb.ready);
+	return rc;
+}
+
+/* ---- NCCL's send/recv: point-to-point phases and all-to-alls ---------------------- */
+
+struct p2p_build {
+	struct ring_build rb;
+	uint32_t cap;   /* connections rb.c holds */
+	uint32_t nmsg;  /* messages so far */
+	uint32_t slots; /* messages in flight per connection */
+};
+
+/* Whether the @n ranks of @gpu (spaced @stride) span more than one node. */
+static bool
+spans_nodes(const struct pk_engine *e, const uint32_t *gpu, uint32_t n, uint32_t stride)
+{
+	uint32_t i, node = ft_topo_vertex(e->topo, gpu[0])->node;
+
+	for (i = 1; i < n; i++)
+		if (ft_topo_vertex(e->topo, gpu[(size_t)i * stride])->node != node)
+			return true;
+	return false;
+}
+
+/* The connections of a send of @payload from @a to @b, over NCCL's channels of @ch, whose
+ * first messages wait for @start and whose end is @end. */
+static int
+p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
+         const struct ft_model_p2p_chunking *ch, uint32_t start, uint32_t end)
+{
+	struct ft_model_chunking by = { ch->chunk_bytes, ch->chunk_bytes, ch->slots };
+	double eff = ft_proto_efficiency(ch->proto);
+	uint32_t k;
+
+	pb->slots = ch->slots;
+	for (k = 0; k < ch->channels; k++) {
+		uint64_t part = share(payload, ch->channels, k);
+		struct ring_conn *c = &pb->rb.c[pb->rb.n];
+
+		if (part == 0)
+			continue;
+		if (pb->rb.n == pb->cap)
+			return FT_ERANGE;
+		c->src = a;
+		c->dst = b;
+		c->start = start;
+		c->end = end;
+		c->up = PK_NONE;
+		c->qp0 = k * pb->rb.e->cfg.qps_per_conn;
+		c->wire = FT_MAX((uint64_t)((double)part / eff + 0.5), 1);
+		cut(c, part, 1, &by);
+		if ((uint64_t)pb->nmsg + c->nmsg >= UINT32_MAX)
+			return FT_ERANGE;
+		c->nmsg = (uint32_t)FT_MIN((uint64_t)c->nmsg, c->wire);
+		c->first = pb->nmsg;
+		pb->nmsg += c->nmsg;
+		pb->rb.n++;
+	}
+	return 0;
+}
+
+/*
+ * An all-to-all phase as NCCL schedules its sends: rank i of a group sends to i + k in
+ * round k; up to peers_inflight rounds are in progress per rank at once, each round in
+ * one of as many lanes (a channel's batch slot), so the send of round k starts once the
+ * send of round k - W of the same rank is done (its lane is free) and the receiver's
+ * receive of round k - W too (the send of rank i + W). Every send pays the per-message
+ * cost of its link class at its start (kb NA-MODEL hwLat).
+ */
+static int
+p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+{
+	struct pk_engine *e = pb->rb.e;
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_p2p_chunking ch;
+	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends;
+	size_t per_round;
+	int rc = 0;
+
+	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
+	ft_model_p2p_chunking_get(ph->bytes_per_pair, m,
+	                          spans_nodes(e, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
+	                          e->line_Bps / 1e9, &ch);
+	w = ch.peers_inflight;
+	nbuf = FT_MIN(w, m - 1) + 1;
+	per_round = (size_t)ngroups * m;
+	if ((uint64_t)ph->npairs * ch.channels >= UINT32_MAX)
+		return FT_ERANGE;
+	pb->cap = (uint32_t)(ph->npairs * ch.channels);
+	pb->rb.c = ft_calloc(pb->cap, sizeof(*pb->rb.c));
+	ends = ft_calloc((size_t)nbuf * per_round, sizeof(uint32_t));
+	if (!pb->rb.c || !ends)
+		rc = FT_ENOMEM;
+	for (k = 1; k < m && rc == 0; k++) {
+		for (g = 0; g < ngroups && rc == 0; g++) {
+			uint32_t base =
+			        (uint32_t)((g / ph->a2a_stride) * ((uint64_t)ph->a2a_stride * m) +
+			                   g % ph->a2a_stride);
+			uint32_t *now = ends + (size_t)(k % nbuf) * per_round + (size_t)g * m;
+			uint32_t *then = ends + (size_t)((k + nbuf - w % nbuf) % nbuf) * per_round +
+			                 (size_t)g * m;
+
+			for (i = 0; i < m && rc == 0; i++) {
+				uint32_t a = op->rank_gpu[base + i * ph->a2a_stride];
+				uint32_t b = op->rank_gpu[base + ((i + k) % m) * ph->a2a_stride];
+				bool net = ft_topo_vertex(e->topo, a)->node !=
+				           ft_topo_vertex(e->topo, b)->node;
+				double cost = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
+				                                 sc->algo, ch.proto);
+				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
+				                             pb->rb.tag);
+				int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, pb->rb.tag);
+
+				if (s0 < 0 || end < 0 || ft__pk_add_dep(e, (uint32_t)end, pb->rb.bar) < 0)
+					rc = FT_ENOMEM;
+				else if (k <= w)
+					rc = ft__pk_add_dep(e, pb->rb.start, (uint32_t)s0);
+				else if (ft__pk_add_dep(e, then[i], (uint32_t)s0) < 0 ||
+				         ft__pk_add_dep(e, then[(i + w) % m], (uint32_t)s0) < 0)
+					rc = FT_ENOMEM;
+				now[i] = (uint32_t)end;
+				if (rc == 0)
+					rc = p2p_send(pb, ph->bytes_per_pair, a, b, &ch, (uint32_t)s0,
+					              (uint32_t)end);
+			}
+		}
+	}
+	ft_free(ends);
+	return rc;
+}
+
+/* A point-to-point phase: every flow one send, all starting with the phase. */
+static int
+p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+          struct ft_error *err)
+{
+	const struct ft_schedule *sc = op->sched;
+	bool multi = spans_nodes(pb->rb.e, op->rank_gpu, sc->nranks, 1);
+	uint32_t f;
+	int rc = 0;
+
+	pb->cap = ph->nflows * FT_MODEL_P2P_NCHANNELS;
+	pb->rb.c = ft_calloc(pb->cap ? pb->cap : 1, sizeof(*pb->rb.c));
+	if (!pb->rb.c)
+		return FT_ENOMEM;
+	for (f = 0; f < ph->nflows && rc == 0; f++) {
+		struct ft_model_p2p_chunking ch;
+		struct ft_sched_flow fl;
+		uint32_t a = 0, b = 0;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		rc = ft__sim_flow_ends(pb->rb.e->topo, sc, op, &fl, &a, &b, err);
+		if (rc < 0 || a == b || fl.bytes == 0)
+			continue;
+		ft_model_p2p_chunking_get(fl.bytes, sc->nranks, multi ? 2 : 1,
+		                          pb->rb.e->line_Bps / 1e9, &ch);
+		rc = p2p_send(pb, fl.bytes, a, b, &ch, pb->rb.start, pb->rb.bar);
+	}
+	return rc;
+}
+
+bool
+ft__pk_is_p2p(const struct pk_engine *e, const struct ft_sim_op *op,
+              const struct ft_sched_phase *ph)
+{
+	/* Send/recv ops and background patterns are the engine's traffic generators too
+	 * (incasts, permutations, synthetic all-to-alls): cut only when NCCL's chunking is
+	 * asked for by name. */
+	bool traffic = op->job == UINT32_MAX || op->sched->op == FT_OP_SENDRECV;
+
+	if (e->pc.chunking == FT_PKT_CHUNK_OFF || (traffic && e->pc.chunking != FT_PKT_CHUNK_NCCL))
+		return false;
+	return ph->implicit_alltoall ? ph->a2a_group_size > 1 && ph->bytes_per_pair > 0 :
+	                               op->sched->op == FT_OP_SENDRECV;
+}
+
+int
+ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                  uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
+{
+	struct p2p_build pb = {
+		.rb = { .e = e, .steps = 1, .tag = tag, .start = start, .bar = bar }
+	};
+	int rc = ph->implicit_alltoall ? p2p_alltoall(&pb, op, ph) : p2p_flows(&pb, op, ph, err);
+
+	if (rc < 0) {
+		ft_free(pb.rb.c);
+		return rc;
+	}
+	rc = build_messages(&pb.rb, pb.nmsg, pb.slots);
+	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
+		task_of(e, bar)->lat_mult = 0;
 	return rc;
 }

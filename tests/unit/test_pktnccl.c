@@ -43,18 +43,12 @@ pk(const struct ft_engine *e)
 	return ft_container_of(e, const struct pk_engine, base);
 }
 
-/* A ring all-reduce of @bytes (Simple) over the first NIC of @n nodes of a DGX H100
- * InfiniBand cluster: every ring hop is NIC -> leaf -> NIC, nothing shared. */
+/* Run the op of @a (rank i on NIC 0 of node i of a DGX H100 InfiniBand cluster of @n
+ * nodes) alone on the packet engine, with @pc (NULL: defaults) and @qps per connection. */
 static void
-ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cfg *pc,
-         uint32_t qps)
+run_sched(struct ring_run *r, const struct ft_coll_args *a, uint32_t n,
+          const struct ft_packet_cfg *pc, uint32_t qps)
 {
-	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
-		                  .algo = FT_ALGO_RING,
-		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = n,
-		                  .ranks_per_node = 1,
-		                  .bytes = bytes };
 	struct ft_sim_cfg cfg;
 	struct ft_error err = { 0 };
 	struct ft_sim_op op = { .after = -1 };
@@ -67,7 +61,7 @@ ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_
 	for (uint32_t i = 0; i < n; i++)
 		r->ends[i] = ft_topo_nic(r->t, i, 0);
 	ft_schedule_init(&r->s);
-	assert_int_equal(ft_coll_schedule(&a, &r->s, &err), 0);
+	assert_int_equal(ft_coll_schedule(a, &r->s, &err), 0);
 	ft_sim_cfg_init(&cfg);
 	cfg.packet = pc;
 	cfg.qps_per_conn = qps;
@@ -79,6 +73,22 @@ ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_
 	if (ft_packet_engine.run(r->e, 0, &err) != 0)
 		fail_msg("run: %s", err.msg);
 	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
+}
+
+/* A ring all-reduce of @bytes (Simple) over the first NIC of @n nodes: every ring hop is
+ * NIC -> leaf -> NIC, nothing shared. */
+static void
+ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cfg *pc,
+         uint32_t qps)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = n,
+		                  .ranks_per_node = 1,
+		                  .bytes = bytes };
+
+	run_sched(r, &a, n, pc, qps);
 }
 
 static void
@@ -250,6 +260,154 @@ test_ring_qps(void **state)
 	}
 }
 
+/*
+ * A NIC keeps congestion control state per QP, not per message: the message after
+ * another on its QP is the one that takes it over (pk_flow_sent(), and CNPs for a
+ * message already sent go on to it). With one QP, the 12 messages of a connection
+ * follow each other; the last has no successor.
+ */
+static void
+test_qp_next(void **state)
+{
+	struct ring_run r;
+	struct pk_engine *e;
+	uint32_t i;
+
+	(void)state;
+	ring_run(&r, 4, 8u << 20, NULL, 1);
+	e = ft_container_of(r.e, struct pk_engine, base);
+	for (i = 0; i < e->flows.len; i++) {
+		struct pk_flow *f = ft_vec_at(&e->flows, i), *next = ft__pk_qp_next(e, f);
+
+		if (i % 12 == 11)
+			assert_null(next);
+		else
+			assert_ptr_equal(next, ft_vec_at(&e->flows, i + 1));
+	}
+	ring_free(&r);
+}
+
+/*
+ * NCCL's cutting of a send (src/init.cc, enqueue.cc, graph/paths.cc at their defaults;
+ * kb ENV-BUFFSIZE, ENV-NCH_NET_PEER), worked by hand:
+ * - 2 ranks on 2 nodes, 64 MiB, 50 GB/s NICs: ceil(50 / 14) = 4 channels per peer, the
+ *   send cut in 4 parts of 16 MiB (more than a 128 KiB chunk each, but 4 is the most),
+ *   128 KiB chunks; 32 channels / 4 x 8 = 64 sends in flight;
+ * - 512 ranks on 64 nodes, 32 KiB: 4 x ceil(512 / 8) > 32 halves the channels per peer
+ *   to 1; Simple (over 16 KiB), a quarter chunk (under one chunk): 32 KiB; 256 in flight;
+ * - 4,096 ranks, 4 KiB: still Simple (a network connection has no LL buffers unless
+ *   NCCL_ALLOC_P2P_NET_LL_BUFFERS=1), a quarter chunk: 32 KiB;
+ * - 8 ranks on one node, 8 KiB: LL (at most 16 KiB a channel, NVLink), one channel,
+ *   a slot of LL's buffer: 32 KiB of data; 256 in flight;
+ * - 64 ranks on 8 nodes, 256 KiB: 4 channels per peer, one for this send (64 ranks x 2
+ *   > 32), doubled to 2 since 256 KiB is more than a chunk: 128 in flight; 64 KiB chunks
+ *   (under 8 chunks: half);
+ * - 8 ranks on one NVLink node, 1 MiB: 32 channels per peer, halved to 4 (4 x 8 ranks
+ *   fit in 32), 4 parts of 256 KiB, 512 KiB chunks (NCCL_P2P_NVL_CHUNKSIZE); 64 in flight.
+ */
+static void
+test_p2p_sizes(void **state)
+{
+	static const struct {
+		uint64_t bytes;
+		uint32_t nranks, nnodes;
+		enum ft_proto proto;
+		uint64_t chunk;
+		uint32_t channels, inflight;
+	} want[] = {
+		{ 64u << 20, 2, 2, FT_PROTO_SIMPLE, 128u << 10, 4, 64 },
+		{ 32u << 10, 512, 64, FT_PROTO_SIMPLE, 32u << 10, 1, 256 },
+		{ 4u << 10, 4096, 512, FT_PROTO_SIMPLE, 32u << 10, 1, 256 },
+		{ 8u << 10, 8, 1, FT_PROTO_LL, 32u << 10, 1, 256 },
+		{ 256u << 10, 64, 8, FT_PROTO_SIMPLE, 64u << 10, 2, 128 },
+		{ 1u << 20, 8, 1, FT_PROTO_SIMPLE, 512u << 10, 4, 64 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct ft_model_p2p_chunking ch;
+
+		ft_model_p2p_chunking_get(want[i].bytes, want[i].nranks, want[i].nnodes, 50, &ch);
+		assert_int_equal(ch.proto, want[i].proto);
+		assert_int_equal(ch.chunk_bytes, want[i].chunk);
+		assert_int_equal(ch.channels, want[i].channels);
+		assert_int_equal(ch.slots, 8);
+		assert_int_equal(ch.peers_inflight, want[i].inflight);
+	}
+}
+
+/*
+ * A send/recv of 8 MiB between two nodes (each rank sends to the other; `chunking:
+ * nccl`, as `auto` sends a send/recv whole): 4 channels of
+ * 2 MiB, 16 chunks of 128 KiB each, 8 in flight per channel, far more than the path's
+ * bandwidth-delay product: each NIC sends its 2,048 packets back to back, so the op
+ * takes their serialisation plus the last one's path latency plus the fixed per-op and
+ * per-step costs, within two packet times.
+ */
+static void
+test_p2p_pipelined(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_SENDRECV,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 2,
+		                  .ranks_per_node = 1,
+		                  .bytes = 8u << 20 };
+	struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_NCCL };
+	struct ring_run r;
+	double t_pkt, d, want, got;
+	uint32_t i;
+
+	(void)state;
+	run_sched(&r, &a, 2, &pc, 1);
+	hop_times(&r, &t_pkt, &d);
+	assert_int_equal(pk(r.e)->flows.len, 2 * 4 * 16);
+	for (i = 0; i < pk(r.e)->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&pk(r.e)->flows, i);
+
+		assert_int_equal(f->bytes, 128u << 10);
+		assert_int_equal(f->qp / 1024, i / 16 % 4); /* a channel's connection, its QP */
+	}
+	want = 2048 * t_pkt + d;
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+	if (!(fabs(got - want) <= 2 * t_pkt))
+		fail_msg("op %.9g s, closed form %.9g s (packet %.3g s)", got, want, t_pkt);
+	ring_free(&r);
+}
+
+/*
+ * An all-to-all over 16 nodes (one rank each, 256 KiB per pair): each send on 2
+ * channels (4 per peer, halved once since 16 ranks x 4 > 32) of two 64 KiB chunks, so
+ * 15 peers fit in NCCL's 32 / 2 x 8 = 128 sends in flight: every rank sends to all at
+ * once; every NIC sends 15 x 64 packets and every NIC port receives as many.
+ * No rank can finish before its 960 packets have left it (plus the per-op, per-send
+ * and per-step costs and a path latency); the fabric is not oversubscribed, so the
+ * incast costs only a few percent on top.
+ */
+static void
+test_p2p_alltoall(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 1,
+		                  .bytes = 16u * (256u << 10) };
+	struct ring_run r;
+	double t_pkt, d, floor_s, got;
+
+	(void)state;
+	run_sched(&r, &a, 16, NULL, 1);
+	hop_times(&r, &t_pkt, &d);
+	assert_int_equal(pk(r.e)->flows.len, 16 * 15 * 4);
+	floor_s = 15 * 64 * t_pkt + d + ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+	print_message("# all-to-all %.3f us, floor %.3f us\n", got * 1e6, floor_s * 1e6);
+	assert_true(got >= floor_s - 2 * t_pkt);
+	assert_true(got <= 1.05 * floor_s);
+	ring_free(&r);
+}
+
 /* The rail leaf of NIC 0 of node 0 in @t, and the capacity of its uplinks, bytes/s. */
 static double
 leaf_uplinks(const struct ft_topo *t)
@@ -322,7 +480,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_pipelined), cmocka_unit_test(test_chunk_sizes),
 		cmocka_unit_test(test_ring_unchunked), cmocka_unit_test(test_ring_qps),
-		cmocka_unit_test(test_lab_moe),
+		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
+		cmocka_unit_test(test_p2p_pipelined),
+		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lab_moe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
