@@ -27,7 +27,6 @@ struct ft_world {
 	bool may_spin;      /* every local rank has a CPU of its own (cpu.c) */
 	bool bound;         /* ft__cpu_setup changed the mask: cpus_before restores it */
 	cpu_set_t cpus_before;
-	uint32_t cpus_free; /* CPUs of the mask before binding, less foreign load */
 };
 
 /* ---- control plane: small messages, all ranks take part -------------------- */
@@ -56,11 +55,11 @@ uint32_t ft__world_local(const struct ft_world *w, uint32_t *index);
 
 /*
  * Bind this rank as @mode says, fill @me's bind and cpus, and decide
- * w->may_spin from the mask before binding and the load seen on it.
+ * w->may_spin (--spin @spin) from the mask before binding, once per run.
  * @sleeps: the transport waits in the kernel when it may not spin (tcp).
  */
-int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, bool sleeps,
-                  struct ft_rank_info *me, struct ft_error *err) FT_MUST_CHECK;
+int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin spin,
+                  bool sleeps, struct ft_rank_info *me, struct ft_error *err) FT_MUST_CHECK;
 /* Give the process back the CPU mask it had before ft__cpu_setup (end of a run). */
 void ft__cpu_restore(struct ft_world *w);
 

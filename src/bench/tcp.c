@@ -22,21 +22,22 @@
 
 #define STRIPE_MIN (64 * 1024)
 /*
- * Non-blocking receives tried before sleeping in poll() or recv() (about a
- * millisecond on loopback), when this host has a core for every local rank.
- * A reply that is microseconds away is then picked up without the wake-up
- * of a sleeping process, as MPI libraries and perftest poll. A large
- * transfer (send or receive) waits in poll() at once. A spinning large
- * receiver was tried: with its rank forced to spin it moved 4 streams over
- * veth faster (4.2 GB/s against 2.4, medians of 7), but left to the load
- * sample that decides spinning it made identical bandwidth runs bimodal:
- * over a shaped veth link 2 of 4 identical runs were flagged as 3-5 %
- * regressions by `archive compare`, against none of 6 without it. A
- * benchmark that disagrees with itself is worse than a slower one. An
- * oversubscribed host never spins, so that the ranks sharing a core run.
+ * Spin, then block: a waiting rank that may spin (--spin, cpu.c) tries
+ * non-blocking I/O TCP_SPIN_POLLS times without anything moving (about a
+ * millisecond on loopback) before it sleeps in poll() or recv(); any byte
+ * moved starts the count again. A reply that is microseconds away is then
+ * picked up without the wake-up of a sleeping process, as MPI libraries and
+ * perftest poll, and a large receive keeps its socket busy: over veth the
+ * segments arrive in the softirq of the sender's core, and a receiver that
+ * is inside recv() holds the socket, so they are queued to its backlog and
+ * processed on the receiver's own core instead (4 streams over veth: 4.2
+ * GB/s spinning, 2.4 sleeping, medians of 7 on a quiet host). Large
+ * receives once spun only when a 20 ms load sample allowed it, which made
+ * identical runs bimodal; the decision is now taken once per run. A rank
+ * that may not spin (more local ranks than CPUs, or --spin never) sleeps at
+ * once, so that the ranks sharing a core run.
  */
 #define TCP_SPIN_POLLS     2048
-#define TCP_SPIN_MAX_BYTES (64 * 1024)
 #define LOWAT_MAX  (128 * 1024)
 
 struct stripe {
@@ -63,7 +64,7 @@ struct tcp_ep {
 	size_t *pfd_conn;
 	struct ft__pool stripes; /* struct stripe */
 	uint64_t nprog;
-	bool may_spin; /* a CPU of its own for every rank on this host (cpu.c) */
+	bool may_spin; /* --spin: decided once per run (cpu.c) */
 };
 
 struct hello {
@@ -212,7 +213,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
-	ep->base.spin_polls = ep->may_spin && req->len <= TCP_SPIN_MAX_BYTES ? TCP_SPIN_POLLS : 0;
+	ep->base.spin_polls = ep->may_spin ? TCP_SPIN_POLLS : 0;
 	if (req->len == 0) {
 		req->done = true;
 		return 0;

@@ -904,6 +904,86 @@ test_bind_names(void **state)
 	assert_non_null(strstr(err.msg, "--bind"));
 }
 
+static void
+test_spin_names(void **state)
+{
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+	enum ft_bench_spin s;
+	int i;
+
+	for (i = 0; i < FT_BENCH_SPIN_COUNT; i++) {
+		assert_int_equal(ft_bench_spin_from_name(ft_bench_spin_name(i), &s), 0);
+		assert_int_equal(s, i);
+	}
+	assert_string_equal(ft_bench_spin_name(FT_BENCH_SPIN_NEVER), "never");
+	assert_int_equal(ft_bench_spin_from_name("sometimes", &s), FT_EINVAL);
+	ft_bench_cfg_init(&cfg);
+	assert_int_equal(cfg.spin, FT_BENCH_SPIN_AUTO);
+	cfg.spin = FT_BENCH_SPIN_COUNT;
+	assert_int_equal(ft_bench_cfg_check(&cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--spin"));
+}
+
+/*
+ * --spin auto spins when every local rank has a CPU of the process's mask,
+ * whatever else runs: a CPU hog beside the call does not change the answer.
+ */
+static void
+test_spin_decision(void **state)
+{
+	struct ft_rank_info info[4];
+	struct ft_world w;
+	struct ft_rank_info me;
+	struct ft_error err = { 0 };
+	cpu_set_t saved, one;
+	pid_t hog;
+	int cpu, k;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	for (cpu = 0; !CPU_ISSET(cpu, &saved); cpu++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	memset(info, 0, sizeof(info));
+	for (k = 0; k < 4; k++)
+		ft_strlcpy(info[k].host, "h", sizeof(info[k].host));
+	hog = fork();
+	assert_true(hog >= 0);
+	if (hog == 0)
+		for (;;)
+			;
+	for (k = 0; k < 3; k++) {
+		static const struct {
+			uint32_t nranks;
+			enum ft_bench_spin spin;
+			bool want;
+		} cases[] = {
+			{ 1, FT_BENCH_SPIN_AUTO, true },   { 2, FT_BENCH_SPIN_AUTO, false },
+			{ 2, FT_BENCH_SPIN_ALWAYS, true }, { 1, FT_BENCH_SPIN_NEVER, false },
+			{ 4, FT_BENCH_SPIN_AUTO, false },
+		};
+		size_t c;
+
+		for (c = 0; c < FT_ARRAY_SIZE(cases); c++) {
+			memset(&w, 0, sizeof(w));
+			w.info = info;
+			w.nranks = cases[c].nranks;
+			memset(&me, 0, sizeof(me));
+			assert_int_equal(ft__cpu_setup(&w, FT_BENCH_BIND_NONE, cases[c].spin, true,
+			                               &me, &err),
+			                 0);
+			assert_int_equal(w.may_spin, cases[c].want);
+			assert_string_equal(me.bind, "none");
+			ft__cpu_restore(&w);
+		}
+	}
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+}
+
 /* One 2-rank latency run with --bind @b; rank 0's report in @rep. */
 static int
 bind_rank(uint32_t rank, int lfd, uint16_t port, enum ft_bench_bind b,
@@ -2320,6 +2400,8 @@ main(void)
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_bind_names),
+		cmocka_unit_test(test_spin_decision),
+		cmocka_unit_test(test_spin_names),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
