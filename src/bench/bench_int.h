@@ -157,6 +157,7 @@ struct ft_ep {
 	double timeout_s;
 	volatile sig_atomic_t *stop;
 	uint32_t spin_polls; /* busy polls before sleeping; 0 at open: the ops' default */
+	double spin_s;       /* > 0: and no longer than this since anything moved */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 };

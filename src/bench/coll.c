@@ -65,7 +65,7 @@ ft__ep_close(struct ft_ep *ep)
 
 /*
  * Wait for one request: poll the transport without sleeping for up to
- * SPIN_WAIT_S without progress when every local rank has a CPU of its own
+ * SPIN_WAIT_S (or the transport's own budget, ep->spin_s) without progress when every local rank has a CPU of its own
  * (w->may_spin, bench/cpu.c), since a collective's next bytes are usually
  * microseconds away; otherwise, or after that, sleep in the transport's
  * wait, which wakes on the data (and owns the timeout and names a silent
@@ -94,7 +94,7 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 			continue;
 		if (since == 0) {
 			since = ft__now();
-		} else if (ft__now() - since > SPIN_WAIT_S) {
+		} else if (ft__now() - since > (ep->spin_s > 0 ? ep->spin_s : SPIN_WAIT_S)) {
 			break;
 		}
 		if (ep->stop && *ep->stop)

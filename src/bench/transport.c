@@ -281,6 +281,7 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 	double last = 0;
 	size_t i, pending_first = 0;
 	uint64_t spins = 0;
+	bool spun_out = false; /* the spin's time budget (ep->spin_s) is spent */
 
 	for (;;) {
 		int rc;
@@ -300,7 +301,7 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 		 * Busy-poll briefly (a reply is often microseconds away), then sleep
 		 * in the transport's poll() so that ranks sharing a core can run.
 		 */
-		rc = ep->ops->progress(ep, spins < ep->spin_polls ? 0 : 10, err);
+		rc = ep->ops->progress(ep, spins < ep->spin_polls && !spun_out ? 0 : 10, err);
 		if (rc < 0)
 			return rc;
 		/*
@@ -311,6 +312,7 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 		if (rc > 0) {
 			last = 0;
 			spins = 0;
+			spun_out = false;
 			continue;
 		}
 		if (last == 0) {
@@ -320,6 +322,7 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 		if ((++spins & 15) == 0) {
 			double now = ft__now();
 
+			spun_out = ep->spin_s > 0 && now - last > ep->spin_s;
 			if (ep->stop && *ep->stop)
 				return ft_error_set(err, FT_EINTR, "interrupted");
 			if (now - last > ep->timeout_s) {
