@@ -904,6 +904,65 @@ test_bind_names(void **state)
 	assert_non_null(strstr(err.msg, "--bind"));
 }
 
+/*
+ * Spin, then block: a wait busy-polls (timeout 0) until nothing has moved
+ * for ep->spin_s, then sleeps (timeout > 0); bytes that move restart the
+ * budget. The fake transport moves something on its 50th call and finishes
+ * the request on its first sleeping one.
+ */
+static struct {
+	int calls;
+	double moved_at, slept_at;
+	struct ft_req *req;
+} spin_fake;
+
+static int
+spin_fake_progress(struct ft_ep *ep, int timeout_ms, struct ft_error *err)
+{
+	if (++spin_fake.calls == 50) {
+		spin_fake.moved_at = ft__now();
+		return 1;
+	}
+	if (timeout_ms > 0) {
+		spin_fake.slept_at = ft__now();
+		spin_fake.req->done = true;
+	}
+	return 0;
+}
+
+static void
+test_spin_budget(void **state)
+{
+	static const struct ft_transport_ops ops = { .name = "spinfake",
+		                                     .progress = spin_fake_progress };
+	static const double budgets[] = { 0.002, 0.010 };
+	struct ft_world w = { .nranks = 2 };
+	struct ft_ep ep = { .ops = &ops, .w = &w, .timeout_s = 30, .spin_polls = 1u << 30 };
+	struct ft_error err = { 0 };
+	struct ft_req req = { .peer = 1 }, *rp = &req;
+	size_t k;
+
+	for (k = 0; k < FT_ARRAY_SIZE(budgets); k++) {
+		memset(&spin_fake, 0, sizeof(spin_fake));
+		spin_fake.req = &req;
+		req.done = false;
+		ep.spin_s = budgets[k];
+		assert_int_equal(ft__ep_wait(&ep, &rp, 1, &err), 0);
+		assert_true(spin_fake.calls > 50);
+		/* the sleep comes only after a whole budget since the last move ... */
+		assert_true(spin_fake.slept_at - spin_fake.moved_at >= budgets[k]);
+		/* ... and is not put off for ever (generous: a loaded host) */
+		assert_true(spin_fake.slept_at - spin_fake.moved_at < budgets[k] + 2.0);
+	}
+	/* no spin budget and no polls: the first call sleeps */
+	memset(&spin_fake, 0, sizeof(spin_fake));
+	spin_fake.req = &req;
+	req.done = false;
+	ep.spin_polls = 0;
+	assert_int_equal(ft__ep_wait(&ep, &rp, 1, &err), 0);
+	assert_int_equal(spin_fake.calls, 1);
+}
+
 static void
 test_spin_names(void **state)
 {
@@ -2402,6 +2461,7 @@ main(void)
 		cmocka_unit_test(test_bind_names),
 		cmocka_unit_test(test_spin_decision),
 		cmocka_unit_test(test_spin_names),
+		cmocka_unit_test(test_spin_budget),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
