@@ -158,9 +158,22 @@ struct ft_ep {
 	volatile sig_atomic_t *stop;
 	uint32_t spin_polls; /* busy polls before sleeping; 0 at open: the ops' default */
 	double spin_s;       /* > 0: and no longer than this since anything moved */
+	double spin_cut;     /* 0..1: the share of spin_s taken off after preemptions */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 };
+
+/*
+ * The adaptive part of a spin budget (transport.c). ft__spin_budget: how
+ * long a wait on @ep may spin now (@dflt without a budget of the transport).
+ * ft__spin_check: called at each clock read of a spin, @prev the previous
+ * one (0: none since the spin began or something moved); true when the
+ * rank was preempted between them, which cuts the budget in half.
+ * ft__spin_paid: a spin ended in progress, which gives some of it back.
+ */
+double ft__spin_budget(const struct ft_ep *ep, double dflt);
+bool ft__spin_check(struct ft_ep *ep, double *prev, double now);
+void ft__spin_paid(struct ft_ep *ep);
 
 /* A scratch buffer of at least @bytes owned by @ep (NULL when out of memory). */
 void *ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes);

@@ -65,7 +65,8 @@ ft__ep_close(struct ft_ep *ep)
 
 /*
  * Wait for one request: poll the transport without sleeping for up to
- * SPIN_WAIT_S (or the transport's own budget, ep->spin_s) without progress when every local rank has a CPU of its own
+ * SPIN_WAIT_S (or the transport's own budget, ep->spin_s, cut after
+ * preemptions: ft__spin_budget) without progress when every local rank has a CPU of its own
  * (w->may_spin, bench/cpu.c), since a collective's next bytes are usually
  * microseconds away; otherwise, or after that, sleep in the transport's
  * wait, which wakes on the data (and owns the timeout and names a silent
@@ -77,7 +78,7 @@ ft__ep_close(struct ft_ep *ep)
 static int
 coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 {
-	double since = 0;
+	double since = 0, prev = 0, now;
 	unsigned polls = 0;
 
 	while (!r->done && ep->w->may_spin) {
@@ -86,17 +87,19 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {
-			since = 0;
+			if (since > 0)
+				ft__spin_paid(ep);
+			since = prev = 0;
 			continue;
 		}
 		ft__cpu_relax();
 		if (++polls % 16)
 			continue;
-		if (since == 0) {
-			since = ft__now();
-		} else if (ft__now() - since > (ep->spin_s > 0 ? ep->spin_s : SPIN_WAIT_S)) {
+		now = ft__now();
+		if (since == 0)
+			since = now;
+		if (ft__spin_check(ep, &prev, now) || now - since > ft__spin_budget(ep, SPIN_WAIT_S))
 			break;
-		}
 		if (ep->stop && *ep->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
 	}

@@ -947,12 +947,36 @@ test_spin_budget(void **state)
 		spin_fake.req = &req;
 		req.done = false;
 		ep.spin_s = budgets[k];
+		ep.spin_cut = 0;
 		assert_int_equal(ft__ep_wait(&ep, &rp, 1, &err), 0);
 		assert_true(spin_fake.calls > 50);
-		/* the sleep comes only after a whole budget since the last move ... */
-		assert_true(spin_fake.slept_at - spin_fake.moved_at >= budgets[k]);
+		/* the sleep comes only after a whole budget since the last move, unless
+		   a preemption seen while spinning cut it (a loaded host) ... */
+		assert_true(spin_fake.slept_at - spin_fake.moved_at >= budgets[k] ||
+		            ep.spin_cut > 0);
 		/* ... and is not put off for ever (generous: a loaded host) */
 		assert_true(spin_fake.slept_at - spin_fake.moved_at < budgets[k] + 2.0);
+	}
+	/* a gap between two clock reads of a spin halves the budget; paid spins give it back */
+	ep.spin_cut = 0;
+	{
+		double prev = 0;
+
+		assert_false(ft__spin_check(&ep, &prev, 1.0)); /* the first read */
+		assert_false(ft__spin_check(&ep, &prev, 1.0 + 20e-6));
+		assert_float_equal(ep.spin_cut, 0, 1e-12);
+		assert_true(ft__spin_check(&ep, &prev, 1.0 + 1e-3));
+		assert_float_equal(ep.spin_cut, 0.5, 1e-12);
+		assert_float_equal(ft__spin_budget(&ep, 0), budgets[1] / 2, 1e-12);
+		assert_true(ft__spin_check(&ep, &prev, 1.0 + 2e-3));
+		assert_float_equal(ep.spin_cut, 0.75, 1e-12);
+		ft__spin_paid(&ep);
+		assert_float_equal(ep.spin_cut, 0.75 - 1.0 / 64, 1e-12);
+		for (k = 0; k < 100; k++)
+			ft__spin_paid(&ep);
+		assert_float_equal(ep.spin_cut, 0, 1e-12);
+		ep.spin_s = 0;
+		assert_float_equal(ft__spin_budget(&ep, 0.002), 0.002, 1e-12);
 	}
 	/* no spin budget and no polls: the first call sleeps */
 	memset(&spin_fake, 0, sizeof(spin_fake));
