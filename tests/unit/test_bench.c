@@ -1055,7 +1055,7 @@ test_spin_decision(void **state)
 			w.nranks = cases[c].nranks;
 			memset(&me, 0, sizeof(me));
 			assert_int_equal(ft__cpu_setup(&w, FT_BENCH_BIND_NONE, cases[c].spin, true,
-			                               &me, &err),
+			                               false, &me, &err),
 			                 0);
 			assert_int_equal(w.may_spin, cases[c].want);
 			assert_string_equal(me.bind, "none");
