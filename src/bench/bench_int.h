@@ -57,11 +57,11 @@ uint32_t ft__world_local(const struct ft_world *w, uint32_t *index);
  * Bind this rank as @mode says, fill @me's bind and cpus, and decide
  * w->may_spin (--spin @spin) from the mask before binding, once per run.
  * @sleeps: the transport waits in the kernel when it may not spin (tcp);
- * with --bind auto its ranks are bound only when they spin and @latency
- * (a ping-pong), see cpu.c.
+ * with --bind auto its ranks are bound only when they spin and the pattern
+ * is not a bandwidth @stream (pt2pt_bw), see cpu.c.
  */
 int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin spin,
-                  bool sleeps, bool latency, struct ft_rank_info *me,
+                  bool sleeps, bool stream, struct ft_rank_info *me,
                   struct ft_error *err) FT_MUST_CHECK;
 /* Give the process back the CPU mask it had before ft__cpu_setup (end of a run). */
 void ft__cpu_restore(struct ft_world *w);

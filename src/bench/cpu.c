@@ -14,10 +14,11 @@
  * process. A transport that sleeps in the kernel when it may not spin (tcp)
  * is left unbound then: a wake-up sent to a busy pinned core cost more than
  * it saved (p50 17.8 us bound, 6.2 us unbound, VM with a load of 6 on 2
- * CPUs). A spinning rank in a ping-pong must have its core: the scheduler
- * wakes one unbound tcp rank on the core of the other, which spins there
- * (p50 24-533 us unbound, 3.9-4.7 bound, sockperf 7-8, load 10-17), so tcp
- * ranks that spin in pt2pt_lat are bound. Streaming tcp ranks are not: both
+ * CPUs). A spinning rank that waits on its peer must have its core: the
+ * scheduler wakes one unbound tcp rank on the core of the other, which
+ * spins there (ping-pong p50 24-533 us unbound, 3.9-4.7 bound, sockperf
+ * 7-8, load 10-17; all_reduce 64-256 KiB 0.15-0.57 GB/s busbw unbound,
+ * 1.5-2.7 bound). A bandwidth stream (pt2pt_bw) is not bound: both ranks
  * are busy, and on a loaded host a pinned pair moved 1 MiB messages at
  * 0.35-0.70 GB/s where an unbound one moved 0.89-2.11 (the same minutes);
  * the kernel's TCP work runs on whichever core the softirq takes, and the
@@ -190,7 +191,7 @@ numa_of(int cpu, cpu_set_t *set)
 
 int
 ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin spin, bool sleeps,
-              bool latency, struct ft_rank_info *me, struct ft_error *err)
+              bool stream, struct ft_rank_info *me, struct ft_error *err)
 {
 	struct cpu_slot slots[CPU_SETSIZE];
 	cpu_set_t allowed, target;
@@ -215,7 +216,7 @@ ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin sp
 		/* a launcher that narrowed the mask (mpirun --bind-to) has decided */
 		if (online > 0 && nallowed < online && (uint32_t)nallowed < local)
 			how = "kept";
-		else if (sleeps && !(w->may_spin && latency))
+		else if (sleeps && (!w->may_spin || stream))
 			how = "none";
 		else if (ncores > 0 && local <= (uint32_t)ncores)
 			mode = FT_BENCH_BIND_CORE;

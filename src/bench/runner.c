@@ -985,7 +985,7 @@ bind_ranks(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_bench_r
 
 	/* every rank takes part in the allgathers, even one whose binding failed */
 	rc = ft__cpu_setup(w, cfg->bind, cfg->spin, strcmp(cfg->transport, "tcp") == 0,
-	                   cfg->pattern == FT_OP_PT2PT_LAT, &me, &e2);
+	                   cfg->pattern == FT_OP_PT2PT_BW, &me, &e2);
 	memset(&mine, 0, sizeof(mine));
 	ft_strlcpy(mine.bind, me.bind, sizeof(mine.bind));
 	ft_strlcpy(mine.cpus, me.cpus, sizeof(mine.cpus));
