@@ -4,7 +4,8 @@
 # (14 B, sockperf's smallest, and 1 KiB, 16 KiB, 60 KiB), alternating in one
 # run (runs alternate which goes first), medians of RUNS (5) and the median
 # of per-run ratios. HOG=1 runs one foreign CPU hog during both.
-# Targets: p50 ratio <= 1.0; with HOG=1, p99 ratio <= 2.0.
+# Targets: p50 ratio <= 1.0; with HOG=1, p99 ratio <= 2.0. FAB_ARGS adds
+# options to fabtune's command line (--spin never, --bind core, ...).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -24,7 +25,7 @@ sock() { # SIZE RUN
 	wait "$srv" 2>/dev/null
 }
 fab() { # SIZE RUN
-	"$fabtune" bench pt2pt_lat --np 2 --transport tcp -b "$1" -n 20000 --json \
+	"$fabtune" bench pt2pt_lat --np 2 --transport tcp -b "$1" -n 20000 ${FAB_ARGS:-} --json \
 		2>/dev/null >"$tmp/f.$1.$2"
 }
 # sockperf's percentile Q (50, 99) in its output file
@@ -39,7 +40,7 @@ for size in $sizes; do
 	done
 done
 hog_stop
-echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs; fabtune options: ${FAB_ARGS:-none}; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for size in $sizes; do
 	for q in 50 99; do
 		f=$(for r in $(seq "$runs"); do json_field "lat_p${q}_us" <"$tmp/f.$size.$r"; done | median)

@@ -185,6 +185,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "np", &a.np, "N", "start N ranks on this host (fork/exec)"),
 		OPT_STRING(0, "bind", &a.bind, "HOW",
 		           "local ranks' CPUs: core (default when each rank gets one), numa, none"),
+		OPT_STRING(0, "spin", &a.spin, "WHEN",
+		           "waiting ranks busy-poll first: auto (a CPU per local rank), always, never"),
 		OPT_U64(0, "rank", &a.rank, "R", "manual launch: this process's rank"),
 		OPT_U64(0, "nranks", &a.nranks, "N", "manual launch: number of ranks"),
 		OPT_STRING(0, "bootstrap", &a.bootstrap, "ADDR:PORT",

@@ -116,6 +116,21 @@ FT_API const char *ft_bench_bind_name(enum ft_bench_bind b);
 FT_API int ft_bench_bind_from_name(const char *name, enum ft_bench_bind *out);
 
 /*
+ * --spin: whether a waiting rank busy-polls before it sleeps. auto: when every
+ * local rank has a CPU of its own in the process's CPU mask (Open MPI's
+ * oversubscription rule), decided once per run; always; never.
+ */
+enum ft_bench_spin {
+	FT_BENCH_SPIN_AUTO = 0,
+	FT_BENCH_SPIN_ALWAYS = 1,
+	FT_BENCH_SPIN_NEVER = 2,
+	FT_BENCH_SPIN_COUNT
+};
+
+FT_API const char *ft_bench_spin_name(enum ft_bench_spin s);
+FT_API int ft_bench_spin_from_name(const char *name, enum ft_bench_spin *out);
+
+/*
  * What to measure and how. Every rank must pass the same values (the CLI
  * parses the same command line on every rank). Initialise with
  * ft_bench_cfg_init() for the defaults documented per field.
@@ -147,6 +162,7 @@ struct ft_bench_cfg {
 	double duration_s;             /* pt2pt: run each size this long instead of -n (-D) */
 	bool bidir;                    /* pt2pt/pairs: both directions at once */
 	enum ft_bench_bind bind;       /* local ranks' CPUs (default auto) */
+	enum ft_bench_spin spin;       /* waiting ranks busy-poll first (default auto) */
 	uint32_t streams;              /* tcp: sockets per peer (default 1) */
 	char ifname[64];        /* tcp: NCCL_SOCKET_IFNAME syntax ("eth", "^docker", "=eth0") */
 	uint64_t sockbuf_bytes; /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = kernel default */
@@ -356,6 +372,7 @@ struct ft_bench_args {
 	const char *pattern, *transport; /* NULL: all_reduce, auto */
 	const char *op, *dtype;          /* -o, -d: a name or "all" (a sweep of every one) */
 	const char *bind, *ifname, *verbs_op, *rdma_dev;
+	const char *spin; /* --spin: auto, always, never */
 	const char *conn;        /* perftest's -c: RC or UD (verbs) */
 	const char *atomic_type; /* perftest's -A: FETCH_AND_ADD or CMP_AND_SWAP (verbs) */
 	const char *timeout_str;  /* -T: seconds or a duration ("30s"), NULL = timeout */

@@ -27,7 +27,6 @@ struct ft_world {
 	bool may_spin;      /* every local rank has a CPU of its own (cpu.c) */
 	bool bound;         /* ft__cpu_setup changed the mask: cpus_before restores it */
 	cpu_set_t cpus_before;
-	uint32_t cpus_free; /* CPUs of the mask before binding, less foreign load */
 };
 
 /* ---- control plane: small messages, all ranks take part -------------------- */
@@ -56,11 +55,14 @@ uint32_t ft__world_local(const struct ft_world *w, uint32_t *index);
 
 /*
  * Bind this rank as @mode says, fill @me's bind and cpus, and decide
- * w->may_spin from the mask before binding and the load seen on it.
- * @sleeps: the transport waits in the kernel when it may not spin (tcp).
+ * w->may_spin (--spin @spin) from the mask before binding, once per run.
+ * @sleeps: the transport waits in the kernel when it may not spin (tcp);
+ * with --bind auto its ranks are bound only when they spin and the pattern
+ * is not a bandwidth @stream (pt2pt_bw), see cpu.c.
  */
-int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, bool sleeps,
-                  struct ft_rank_info *me, struct ft_error *err) FT_MUST_CHECK;
+int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin spin,
+                  bool sleeps, bool stream, struct ft_rank_info *me,
+                  struct ft_error *err) FT_MUST_CHECK;
 /* Give the process back the CPU mask it had before ft__cpu_setup (end of a run). */
 void ft__cpu_restore(struct ft_world *w);
 
@@ -158,12 +160,26 @@ struct ft_ep {
 	double timeout_s;
 	volatile sig_atomic_t *stop;
 	uint32_t spin_polls; /* busy polls before sleeping; 0 at open: the ops' default */
+	double spin_s;       /* > 0: and no longer than this since anything moved */
+	double spin_cut;     /* 0..1: the share of spin_s taken off after preemptions */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 	/* Host memory [p, p + len) is about to be freed: drop what the transport keeps
 	   about it (verbs: its memory registrations). NULL: nothing kept. */
 	void (*forget)(struct ft_ep *ep, const void *p, size_t len);
 };
+
+/*
+ * The adaptive part of a spin budget (transport.c). ft__spin_budget: how
+ * long a wait on @ep may spin now (@dflt without a budget of the transport).
+ * ft__spin_check: called at each clock read of a spin, @prev the previous
+ * one (0: none since the spin began or something moved); true when the
+ * rank was preempted between them, which cuts the budget in half.
+ * ft__spin_paid: a spin ended in progress, which gives some of it back.
+ */
+double ft__spin_budget(const struct ft_ep *ep, double dflt);
+bool ft__spin_check(struct ft_ep *ep, double *prev, double now);
+void ft__spin_paid(struct ft_ep *ep);
 
 /* A scratch buffer of at least @bytes owned by @ep (NULL when out of memory). */
 void *ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes);

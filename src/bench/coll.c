@@ -75,7 +75,8 @@ ft__ep_forget(struct ft_ep *ep, const void *p, size_t len)
 
 /*
  * Wait for one request: poll the transport without sleeping for up to
- * SPIN_WAIT_S without progress when every local rank has a CPU of its own
+ * SPIN_WAIT_S (or the transport's own budget, ep->spin_s, cut after
+ * preemptions: ft__spin_budget) without progress when every local rank has a CPU of its own
  * (w->may_spin, bench/cpu.c), since a collective's next bytes are usually
  * microseconds away; otherwise, or after that, sleep in the transport's
  * wait, which wakes on the data (and owns the timeout and names a silent
@@ -87,7 +88,7 @@ ft__ep_forget(struct ft_ep *ep, const void *p, size_t len)
 static int
 coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 {
-	double since = 0;
+	double since = 0, prev = 0, now;
 	unsigned polls = 0;
 
 	while (!r->done && ep->w->may_spin) {
@@ -96,17 +97,19 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {
-			since = 0;
+			if (since > 0)
+				ft__spin_paid(ep);
+			since = prev = 0;
 			continue;
 		}
 		ft__cpu_relax();
 		if (++polls % 16)
 			continue;
-		if (since == 0) {
-			since = ft__now();
-		} else if (ft__now() - since > SPIN_WAIT_S) {
+		now = ft__now();
+		if (since == 0)
+			since = now;
+		if (ft__spin_check(ep, &prev, now) || now - since > ft__spin_budget(ep, SPIN_WAIT_S))
 			break;
-		}
 		if (ep->stop && *ep->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
 	}

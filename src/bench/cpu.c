@@ -12,28 +12,42 @@
  * unbound ranks on a two-core host often land on one core, which is what
  * made an 8-byte shm ping-pong read 6 us instead of 0.4 us beside a busy
  * process. A transport that sleeps in the kernel when it may not spin (tcp)
- * is left unbound then: on a loaded host, a wake-up sent to another pinned
- * core cost more than it saved (p50 17.8 us bound, 6.2 us unbound, VM with
- * a load of 6 on 2 CPUs), while spinning shm ranks gained from their own
- * cores (0.15 us bound, 24.5 us unbound, same moment).
+ * is left unbound then: a wake-up sent to a busy pinned core cost more than
+ * it saved (p50 17.8 us bound, 6.2 us unbound, VM with a load of 6 on 2
+ * CPUs). A spinning rank that waits on its peer must have its core: the
+ * scheduler wakes one unbound tcp rank on the core of the other, which
+ * spins there (ping-pong p50 24-533 us unbound, 3.9-4.7 bound, sockperf
+ * 7-8, load 10-17; all_reduce 64-256 KiB 0.15-0.57 GB/s busbw unbound,
+ * 1.5-2.7 bound). A bandwidth stream (pt2pt_bw) is not bound: both ranks
+ * are busy, and on a loaded host a pinned pair moved 1 MiB messages at
+ * 0.35-0.70 GB/s where an unbound one moved 0.89-2.11 (the same minutes);
+ * the kernel's TCP work runs on whichever core the softirq takes, and the
+ * scheduler needs the freedom to move the ranks away from it.
  *
- * Spinning: a rank may busy-poll only when every local rank has a CPU of
- * its own. That counts the CPUs of the mask taken before binding, less
- * those that other processes keep busy, sampled from /proc/stat over a few
- * milliseconds; the count of online CPUs ignores both (a receiver spinning
- * on the core its sender waits for was the cause of 2 ms tcp latencies).
+ * Spinning (--spin): auto lets a rank busy-poll when every local rank has a
+ * CPU of the mask taken before binding, as Open MPI turns on
+ * mpi_yield_when_idle only for an oversubscribed node; always and never
+ * force it. The decision is taken once per run from the mask and the count
+ * of local ranks, which do not change while it lasts. It used to subtract
+ * the CPUs that a 20 ms /proc/stat sample found busy: on a host whose load
+ * moves, identical runs then spun or slept by chance and measured two
+ * different things (tcp p50 in two modes, bandwidth runs flagged against
+ * each other). A spinning rank is still bounded: it sleeps once a wait has
+ * seen nothing move for its transport's spin budget (tcp.c, shm.c).
  */
 #include "bench_int.h"
-
-#include <time.h>
-
-#define LOAD_SAMPLE_NS (20 * 1000 * 1000)
 
 static const char *const bind_names[] = { "auto", "none", "core", "numa" };
 _Static_assert(FT_ARRAY_SIZE(bind_names) == FT_BENCH_BIND_COUNT, "bind names");
 
 FT__NAME_GETTER(ft_bench_bind_name, enum ft_bench_bind, bind_names, FT_BENCH_BIND_COUNT)
 FT__FROM_NAME(ft_bench_bind_from_name, enum ft_bench_bind, bind_names, FT_EINVAL)
+
+static const char *const spin_names[] = { "auto", "always", "never" };
+_Static_assert(FT_ARRAY_SIZE(spin_names) == FT_BENCH_SPIN_COUNT, "spin names");
+
+FT__NAME_GETTER(ft_bench_spin_name, enum ft_bench_spin, spin_names, FT_BENCH_SPIN_COUNT)
+FT__FROM_NAME(ft_bench_spin_from_name, enum ft_bench_spin, spin_names, FT_EINVAL)
 
 /* One integer from a sysfs file, -1 when absent. */
 static long
@@ -175,76 +189,34 @@ numa_of(int cpu, cpu_set_t *set)
 	return -1;
 }
 
-/* Busy fraction per CPU over a short sample, summed over @set. */
-static double
-busy_cpus(const cpu_set_t *set)
-{
-	static const struct timespec ts = { 0, LOAD_SAMPLE_NS };
-	unsigned long long t0[256] = { 0 }, i0[256] = { 0 };
-	double busy = 0;
-	int pass;
-
-	for (pass = 0; pass < 2; pass++) {
-		char line[512];
-		FILE *f = fopen("/proc/stat", "r");
-
-		if (!f)
-			return 0;
-		while (fgets(line, sizeof(line), f)) {
-			unsigned long long v[8] = { 0 }, tot = 0, idle;
-			int cpu, k;
-
-			if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9')
-				continue;
-			if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu,
-			           &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5 ||
-			    cpu < 0 || cpu >= 256 || !CPU_ISSET(cpu, set))
-				continue;
-			for (k = 0; k < 8; k++)
-				tot += v[k];
-			idle = v[3] + v[4];
-			if (pass == 0) {
-				t0[cpu] = tot;
-				i0[cpu] = idle;
-			} else if (tot > t0[cpu]) {
-				busy += 1.0 - (double)(idle - i0[cpu]) / (double)(tot - t0[cpu]);
-			}
-		}
-		fclose(f);
-		if (pass == 0)
-			nanosleep(&ts, NULL);
-	}
-	return busy;
-}
-
 int
-ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, bool sleeps, struct ft_rank_info *me,
-              struct ft_error *err)
+ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin spin, bool sleeps,
+              bool stream, struct ft_rank_info *me, struct ft_error *err)
 {
 	struct cpu_slot slots[CPU_SETSIZE];
 	cpu_set_t allowed, target;
 	uint32_t idx = 0, local = ft__world_local(w, &idx);
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	int n, ncores, nallowed;
-	double foreign;
 	const char *how = "none";
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0) {
-		w->may_spin = local <= (online > 0 ? (uint32_t)online : 1);
+		w->may_spin = spin == FT_BENCH_SPIN_ALWAYS ||
+		              (spin == FT_BENCH_SPIN_AUTO &&
+		               local <= (online > 0 ? (uint32_t)online : 1));
 		ft_strlcpy(me->bind, "none", sizeof(me->bind));
 		return 0;
 	}
 	nallowed = CPU_COUNT(&allowed);
-	/* what others keep busy; our own ranks sit in the bootstrap's blocking calls now */
-	foreign = busy_cpus(&allowed);
-	w->cpus_free = (uint32_t)FT_MAX(0.0, (double)nallowed - foreign + 0.5);
-	w->may_spin = local <= w->cpus_free;
+	/* once per run, from what does not change while it lasts */
+	w->may_spin = spin == FT_BENCH_SPIN_ALWAYS ||
+	              (spin == FT_BENCH_SPIN_AUTO && local <= (uint32_t)nallowed);
 	n = order_cpus(&allowed, slots, CPU_SETSIZE, &ncores);
 	if (mode == FT_BENCH_BIND_AUTO) {
 		/* a launcher that narrowed the mask (mpirun --bind-to) has decided */
 		if (online > 0 && nallowed < online && (uint32_t)nallowed < local)
 			how = "kept";
-		else if (sleeps && !w->may_spin)
+		else if (sleeps && (!w->may_spin || stream))
 			how = "none";
 		else if (ncores > 0 && local <= (uint32_t)ncores)
 			mode = FT_BENCH_BIND_CORE;

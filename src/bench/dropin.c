@@ -182,6 +182,9 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 		return ft_error_set(err, FT_EINVAL,
 		                    "--bind: unknown binding '%s' (none, core, numa)", o->bind);
 	}
+	if (o->spin && ft_bench_spin_from_name(o->spin, &cfg->spin) < 0)
+		return ft_error_set(err, FT_EINVAL, "--spin: unknown policy '%s' (auto, always, never)",
+		                    o->spin);
 	if (o->op && !all_ops && ft_redop_from_name(o->op, &cfg->op) < 0) {
 		return ft_error_set(
 		        err, FT_EINVAL,

@@ -111,6 +111,8 @@ ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *err)
 		return ft_error_set(err, FT_ERANGE, "-n/--iters %u: at most 10000000", cfg->iters);
 	if ((unsigned)cfg->bind >= FT_BENCH_BIND_COUNT)
 		return ft_error_set(err, FT_EINVAL, "--bind: expected none, core or numa");
+	if ((unsigned)cfg->spin >= FT_BENCH_SPIN_COUNT)
+		return ft_error_set(err, FT_EINVAL, "--spin: expected auto, always or never");
 	if ((unsigned)cfg->average > FT_BENCH_AVG_MAX)
 		return ft_error_set(err, FT_EINVAL, "-a/--average %d: expected 0, 1, 2 or 3",
 		                    (int)cfg->average);
@@ -985,7 +987,8 @@ bind_ranks(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_bench_r
 	uint32_t r;
 
 	/* every rank takes part in the allgathers, even one whose binding failed */
-	rc = ft__cpu_setup(w, cfg->bind, strcmp(cfg->transport, "tcp") == 0, &me, &e2);
+	rc = ft__cpu_setup(w, cfg->bind, cfg->spin, strcmp(cfg->transport, "tcp") == 0,
+	                   cfg->pattern == FT_OP_PT2PT_BW, &me, &e2);
 	memset(&mine, 0, sizeof(mine));
 	ft_strlcpy(mine.bind, me.bind, sizeof(mine.bind));
 	ft_strlcpy(mine.cpus, me.cpus, sizeof(mine.cpus));

@@ -22,21 +22,31 @@
 
 #define STRIPE_MIN (64 * 1024)
 /*
- * Non-blocking receives tried before sleeping in poll() or recv() (about a
- * millisecond on loopback), when this host has a core for every local rank.
- * A reply that is microseconds away is then picked up without the wake-up
- * of a sleeping process, as MPI libraries and perftest poll. A large
- * transfer (send or receive) waits in poll() at once. A spinning large
- * receiver was tried: with its rank forced to spin it moved 4 streams over
- * veth faster (4.2 GB/s against 2.4, medians of 7), but left to the load
- * sample that decides spinning it made identical bandwidth runs bimodal:
- * over a shaped veth link 2 of 4 identical runs were flagged as 3-5 %
- * regressions by `archive compare`, against none of 6 without it. A
- * benchmark that disagrees with itself is worse than a slower one. An
- * oversubscribed host never spins, so that the ranks sharing a core run.
+ * Spin, then block: a waiting rank that may spin (--spin, cpu.c) tries
+ * non-blocking I/O until nothing has moved for its spin budget, then sleeps
+ * in poll() or recv(); any byte moved starts the budget again. The budget
+ * grows with the size of the largest message in flight: TCP_SPIN_BASE_S
+ * (a loopback round trip is 5-15 us) plus the time its bytes take at
+ * TCP_SPIN_RATE, at most TCP_SPIN_MAX_S. A reply that is microseconds away
+ * is then picked up without the wake-up of a sleeping process, as MPI
+ * libraries and perftest poll, and a large receive keeps its socket busy:
+ * over veth the segments arrive in the softirq of the sender's core, and a
+ * receiver that is inside recv() holds the socket, so they are queued to
+ * its backlog and processed on the receiver's own core instead (4 streams
+ * over veth: 4.2 GB/s spinning, 2.4 sleeping, medians of 7 on a quiet
+ * host). The budget is short on purpose: on a loaded host a rank that slept
+ * is woken ahead of the processes that kept running, while one that spun
+ * has used its share; with a 1 ms budget a tcp all_reduce of 1-16 MiB read
+ * 0.10-0.29 GB/s busbw against 0.16-1.67 sleeping at a load of 11, with
+ * 20 us 0.19-0.34. Large receives once spun only when a 20 ms load sample
+ * allowed it, which made identical runs bimodal; the decision is now taken
+ * once per run. A rank that may not spin (more local ranks than CPUs, or
+ * --spin never) sleeps at once, so that the ranks sharing a core run.
  */
-#define TCP_SPIN_POLLS     2048
-#define TCP_SPIN_MAX_BYTES (64 * 1024)
+#define TCP_SPIN_POLLS  (1u << 30)
+#define TCP_SPIN_BASE_S 20e-6
+#define TCP_SPIN_RATE   2e9
+#define TCP_SPIN_MAX_S  250e-6
 #define LOWAT_MAX  (128 * 1024)
 
 struct stripe {
@@ -63,7 +73,8 @@ struct tcp_ep {
 	size_t *pfd_conn;
 	struct ft__pool stripes; /* struct stripe */
 	uint64_t nprog;
-	bool may_spin; /* a CPU of its own for every rank on this host (cpu.c) */
+	bool may_spin; /* --spin: decided once per run (cpu.c) */
+	uint64_t pending; /* requests posted and not done: spin_s is the largest one's */
 };
 
 struct hello {
@@ -212,11 +223,19 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
-	ep->base.spin_polls = ep->may_spin && req->len <= TCP_SPIN_MAX_BYTES ? TCP_SPIN_POLLS : 0;
+	if (ep->may_spin) {
+		/* the budget for the largest message in flight wins */
+		double budget = FT_MIN(TCP_SPIN_MAX_S, TCP_SPIN_BASE_S + (double)req->len / TCP_SPIN_RATE);
+
+		ep->base.spin_polls = TCP_SPIN_POLLS;
+		if (ep->pending == 0 || budget > ep->base.spin_s)
+			ep->base.spin_s = budget;
+	}
 	if (req->len == 0) {
 		req->done = true;
 		return 0;
 	}
+	ep->pending++;
 	for (s = 0; s < n; s++) {
 		struct tcp_conn *c = &ep->conns[req->peer * ep->nstreams + s];
 		size_t part = req->len / n + (s < req->len % n ? 1 : 0);
@@ -297,6 +316,7 @@ stripe_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct
 		*tail = NULL;
 	if (--st->parent->priv[0] == 0) {
 		st->parent->done = true;
+		ep->pending--;
 		(*done)++;
 	}
 	ft__pool_put(&ep->stripes, st);

@@ -904,6 +904,169 @@ test_bind_names(void **state)
 	assert_non_null(strstr(err.msg, "--bind"));
 }
 
+/*
+ * Spin, then block: a wait busy-polls (timeout 0) until nothing has moved
+ * for ep->spin_s, then sleeps (timeout > 0); bytes that move restart the
+ * budget. The fake transport moves something on its 50th call and finishes
+ * the request on its first sleeping one.
+ */
+static struct {
+	int calls;
+	double moved_at, slept_at;
+	struct ft_req *req;
+} spin_fake;
+
+static int
+spin_fake_progress(struct ft_ep *ep, int timeout_ms, struct ft_error *err)
+{
+	if (++spin_fake.calls == 50) {
+		spin_fake.moved_at = ft__now();
+		return 1;
+	}
+	if (timeout_ms > 0) {
+		spin_fake.slept_at = ft__now();
+		spin_fake.req->done = true;
+	}
+	return 0;
+}
+
+static void
+test_spin_budget(void **state)
+{
+	static const struct ft_transport_ops ops = { .name = "spinfake",
+		                                     .progress = spin_fake_progress };
+	static const double budgets[] = { 0.002, 0.010 };
+	struct ft_world w = { .nranks = 2 };
+	struct ft_ep ep = { .ops = &ops, .w = &w, .timeout_s = 30, .spin_polls = 1u << 30 };
+	struct ft_error err = { 0 };
+	struct ft_req req = { .peer = 1 }, *rp = &req;
+	size_t k;
+
+	for (k = 0; k < FT_ARRAY_SIZE(budgets); k++) {
+		memset(&spin_fake, 0, sizeof(spin_fake));
+		spin_fake.req = &req;
+		req.done = false;
+		ep.spin_s = budgets[k];
+		ep.spin_cut = 0;
+		assert_int_equal(ft__ep_wait(&ep, &rp, 1, &err), 0);
+		assert_true(spin_fake.calls > 50);
+		/* the sleep comes only after a whole budget since the last move, unless
+		   a preemption seen while spinning cut it (a loaded host) ... */
+		assert_true(spin_fake.slept_at - spin_fake.moved_at >= budgets[k] ||
+		            ep.spin_cut > 0);
+		/* ... and is not put off for ever (generous: a loaded host) */
+		assert_true(spin_fake.slept_at - spin_fake.moved_at < budgets[k] + 2.0);
+	}
+	/* a gap between two clock reads of a spin halves the budget; paid spins give it back */
+	ep.spin_cut = 0;
+	{
+		double prev = 0;
+
+		assert_false(ft__spin_check(&ep, &prev, 1.0)); /* the first read */
+		assert_false(ft__spin_check(&ep, &prev, 1.0 + 20e-6));
+		assert_float_equal(ep.spin_cut, 0, 1e-12);
+		assert_true(ft__spin_check(&ep, &prev, 1.0 + 1e-3));
+		assert_float_equal(ep.spin_cut, 0.5, 1e-12);
+		assert_float_equal(ft__spin_budget(&ep, 0), budgets[1] / 2, 1e-12);
+		assert_true(ft__spin_check(&ep, &prev, 1.0 + 2e-3));
+		assert_float_equal(ep.spin_cut, 0.75, 1e-12);
+		ft__spin_paid(&ep);
+		assert_float_equal(ep.spin_cut, 0.75 - 1.0 / 64, 1e-12);
+		for (k = 0; k < 100; k++)
+			ft__spin_paid(&ep);
+		assert_float_equal(ep.spin_cut, 0, 1e-12);
+		ep.spin_s = 0;
+		assert_float_equal(ft__spin_budget(&ep, 0.002), 0.002, 1e-12);
+	}
+	/* no spin budget and no polls: the first call sleeps */
+	memset(&spin_fake, 0, sizeof(spin_fake));
+	spin_fake.req = &req;
+	req.done = false;
+	ep.spin_polls = 0;
+	assert_int_equal(ft__ep_wait(&ep, &rp, 1, &err), 0);
+	assert_int_equal(spin_fake.calls, 1);
+}
+
+static void
+test_spin_names(void **state)
+{
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+	enum ft_bench_spin s;
+	int i;
+
+	for (i = 0; i < FT_BENCH_SPIN_COUNT; i++) {
+		assert_int_equal(ft_bench_spin_from_name(ft_bench_spin_name(i), &s), 0);
+		assert_int_equal(s, i);
+	}
+	assert_string_equal(ft_bench_spin_name(FT_BENCH_SPIN_NEVER), "never");
+	assert_int_equal(ft_bench_spin_from_name("sometimes", &s), FT_EINVAL);
+	ft_bench_cfg_init(&cfg);
+	assert_int_equal(cfg.spin, FT_BENCH_SPIN_AUTO);
+	cfg.spin = FT_BENCH_SPIN_COUNT;
+	assert_int_equal(ft_bench_cfg_check(&cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--spin"));
+}
+
+/*
+ * --spin auto spins when every local rank has a CPU of the process's mask,
+ * whatever else runs: a CPU hog beside the call does not change the answer.
+ */
+static void
+test_spin_decision(void **state)
+{
+	struct ft_rank_info info[4];
+	struct ft_world w;
+	struct ft_rank_info me;
+	struct ft_error err = { 0 };
+	cpu_set_t saved, one;
+	pid_t hog;
+	int cpu, k;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	for (cpu = 0; !CPU_ISSET(cpu, &saved); cpu++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	memset(info, 0, sizeof(info));
+	for (k = 0; k < 4; k++)
+		ft_strlcpy(info[k].host, "h", sizeof(info[k].host));
+	hog = fork();
+	assert_true(hog >= 0);
+	if (hog == 0)
+		for (;;)
+			;
+	for (k = 0; k < 3; k++) {
+		static const struct {
+			uint32_t nranks;
+			enum ft_bench_spin spin;
+			bool want;
+		} cases[] = {
+			{ 1, FT_BENCH_SPIN_AUTO, true },   { 2, FT_BENCH_SPIN_AUTO, false },
+			{ 2, FT_BENCH_SPIN_ALWAYS, true }, { 1, FT_BENCH_SPIN_NEVER, false },
+			{ 4, FT_BENCH_SPIN_AUTO, false },
+		};
+		size_t c;
+
+		for (c = 0; c < FT_ARRAY_SIZE(cases); c++) {
+			memset(&w, 0, sizeof(w));
+			w.info = info;
+			w.nranks = cases[c].nranks;
+			memset(&me, 0, sizeof(me));
+			assert_int_equal(ft__cpu_setup(&w, FT_BENCH_BIND_NONE, cases[c].spin, true,
+			                               false, &me, &err),
+			                 0);
+			assert_int_equal(w.may_spin, cases[c].want);
+			assert_string_equal(me.bind, "none");
+			ft__cpu_restore(&w);
+		}
+	}
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+}
+
 /* One 2-rank latency run with --bind @b; rank 0's report in @rep. */
 static int
 bind_rank(uint32_t rank, int lfd, uint16_t port, enum ft_bench_bind b,
@@ -2424,6 +2587,9 @@ main(void)
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_bind_names),
+		cmocka_unit_test(test_spin_decision),
+		cmocka_unit_test(test_spin_names),
+		cmocka_unit_test(test_spin_budget),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
