@@ -364,6 +364,9 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		out->calibrated = true;
 		return 0;
 	}
+	/* The tuner's cost made the pick; the time follows the bytes the pick carries. */
+	ft__model_carried(&l, q->op, best_a, &best_c);
+	best_t = ft__model_time(&l, q->op, best_a, best_p, &best_c, q->bytes);
 	if (!q->tuner_only)
 		pipeline(&l, q, best_a, best_p, &best_c, &best_t, &pl);
 	else

@@ -33,6 +33,10 @@ const char *ft__model_unavailable(const struct ft_model_links *l, enum ft_op op,
                                   enum ft_proto p, bool algo_forced, bool proto_forced);
 void ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                     struct ft__model_cost *out);
+/* The picked (NVLS) tree's bandwidth from the bytes it carries on 2 or 3 nodes, not the
+ * tuner's 2S per node (ft__model_cost keeps that for the choice). */
+void ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                       struct ft__model_cost *c);
 /* Size-dependent corrections (tree correction table, ring plateau), then the time. */
 double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                       enum ft_proto p, const struct ft__model_cost *c, uint64_t bytes);

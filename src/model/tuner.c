@@ -717,6 +717,35 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 		*lat_factor = l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
 }
 
+/*
+ * What NCCL's (NVLS) tree all-reduce really carries, for its time once the
+ * tuner has picked it: the tuner charges every node 2S between nodes (an
+ * interior node of one tree, a leaf of the other: exact from 4 nodes up),
+ * but over 2 nodes each tree is a single edge and a node sends S, over 3
+ * (trees 0-2-1 and 1-0-2, src/graph/trees.cc) the busiest node 1.5S (kb
+ * NA-ALGO-TREE). The network stage of @c goes 2 or 4/3 times faster, and
+ * the in-node stage (the chain, or NVLS) may then bind. The tuner's own
+ * NVLS tree formula already doubles the network over 2 nodes.
+ */
+void
+ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                  struct ft__model_cost *c)
+{
+	double f = l->nnodes == 2 ? 2.0 : 4.0 / 3.0, bw;
+
+	if ((l->nnodes != 2 && l->nnodes != 3) || c->stage_inter_Bps <= 0 ||
+	    !((a == FT_ALGO_TREE && op == FT_OP_ALL_REDUCE) ||
+	      (a == FT_ALGO_NVLS_TREE && l->nnodes == 3)))
+		return;
+	bw = FT_MIN(c->bw_Bps * f, c->stage_inter_Bps * f);
+	if (c->stage_intra_Bps > 0 && c->stage_intra_Bps < bw) {
+		bw = c->stage_intra_Bps;
+		ft_strlcpy(c->bottleneck, l->intra_what, sizeof(c->bottleneck));
+	}
+	c->stage_inter_Bps *= f;
+	c->bw_Bps = FT_MAX(bw, c->bw_Bps);
+}
+
 double
 ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                const struct ft__model_cost *c, uint64_t bytes)

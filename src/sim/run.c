@@ -429,25 +429,60 @@ job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, ui
 }
 
 /*
- * NCCL's NVLS heads per node on the job's nodes (src/graph/search.cc: one per
- * NIC with a GPU of its own; every node keeps the least, connect.cc): the
- * fewest NICs or ranks of a node; 0 when a node has a single rank (NCCL's
- * NVLS needs two GPUs on every node, src/transport/nvls.cc ncclNvlsInit).
+ * NCCL's NVLS heads per node on @nnodes nodes, node k holding ranks first[k]
+ * to first[k + 1] - 1 (src/graph/search.cc: one per NIC with a GPU of its
+ * own; every node keeps the least, connect.cc): the fewest NICs or ranks of a
+ * node; 0 when a node has a single rank (NCCL's NVLS needs two GPUs on every
+ * node, src/transport/nvls.cc ncclNvlsInit).
  */
 static uint32_t
-nvls_heads(const struct ft_topo *t, const struct job_run *jr)
+nvls_heads(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nnodes,
+           const uint32_t *first)
 {
 	uint32_t k, heads = UINT32_MAX;
 
-	for (k = 0; k < jr->nnodes; k++) {
-		uint32_t n = jr->node_first[k + 1] - jr->node_first[k];
-		uint32_t node = ft_topo_vertex(t, jr->rank_gpu[jr->node_first[k]])->node;
+	for (k = 0; k < nnodes; k++) {
+		uint32_t n = first[k + 1] - first[k];
+		uint32_t node = ft_topo_vertex(t, rank_gpu[first[k]])->node;
 
 		if (n < 2)
 			return 0;
 		heads = FT_MIN(heads, FT_MIN(n, FT_MAX(ft__sim_node_nnics(t, node), 1u)));
 	}
 	return heads == UINT32_MAX ? 0 : heads;
+}
+
+/*
+ * NCCL's tree (all-reduce) or NVLS tree on a job of @nnodes nodes of @per
+ * ranks each (rank order node by node): @sched, the flat schedule of
+ * ft_coll_schedule, gets the flows of the same builders as nodes of
+ * different GPU counts, a chain in each node and the double binary tree over
+ * the nodes (kb NA-ALGO-TREE), or NVLS in each node and a tree per head, one
+ * head per NIC (kb NA-ALGO-NVLSTREE). Other schedules are left as they are.
+ */
+static int
+nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, uint32_t per,
+                struct ft_schedule *sched)
+{
+	uint32_t k, nnodes = jr->nranks / FT_MAX(per, 1u), *first;
+	int rc = 0;
+
+	if (per < 1 || nnodes < 2 || jr->nranks % per ||
+	    !(sched->algo == FT_ALGO_NVLS_TREE ||
+	      (sched->algo == FT_ALGO_TREE && sched->op == FT_OP_ALL_REDUCE)))
+		return 0;
+	first = ft_calloc(nnodes + 1, sizeof(*first));
+	if (!first)
+		return FT_ENOMEM;
+	for (k = 0; k <= nnodes; k++)
+		first[k] = k * per;
+	if (sched->algo == FT_ALGO_TREE)
+		rc = ft__sim_tree_uneven(sched, nnodes, first);
+	else
+		rc = ft__sim_nvls_tree_uneven(sched, nnodes, first,
+		                              nvls_heads(t, jr->rank_gpu, nnodes, first));
+	ft_free(first);
+	return rc;
 }
 
 /*
@@ -471,7 +506,8 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	const struct sc_op *o = ft_vec_at(&j->ops, k);
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
 		                     .bytes = bytes };
-	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0], heads = nvls_heads(t, jr);
+	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
+	uint32_t heads = nvls_heads(t, jr->rank_gpu, jr->nnodes, jr->node_first);
 	enum ft_algo built;
 	int rc;
 
@@ -564,6 +600,10 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 	ap[1] = args.proto;
 	ft_schedule_init(sched);
 	rc = ft_coll_schedule(&args, sched, err);
+	/* NCCL's trees over physical nodes (one NVLink domain over several nodes
+	 * keeps the flat tree: docs/internals/sim.md) */
+	if (rc == 0 && sgpn == jr->gpn && nccl_tree_sched(t, jr, sgpn, sched) < 0)
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
 	if (rc < 0) {
 		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
 		return rc;

@@ -679,6 +679,51 @@ test_measured_h100_2node(void **state)
 	assert_rel(r.busbw_Bps / GB, 466.7, 0.10);
 }
 
+/*
+ * The tree's pick and its time (kb NA-ALGO-TREE). NCCL's tuner charges every
+ * node 2S between nodes: busBw = NIC x 0.92 (tree efficiency), algbw half of
+ * it. That holds from 4 nodes up; over 2 nodes each of the two trees is one
+ * edge and a node sends S, over 3 the busiest node sends 1.5S, so the time
+ * takes algbw = NIC x 0.92 x 1 and NIC x 0.92 / 1.5, while the tuner's
+ * candidate (the pick) keeps NCCL's formula. One 100G NIC per node, so that
+ * the network binds and the chain inside the node (NVLink) does not.
+ */
+static void
+test_closed_tree_carried(void **state)
+{
+	static const double per_node[] = { 0, 0, 1.0, 1.5, 2.0, 2.0, 2.0, 2.0, 2.0 };
+	const double S = 4ull << 30;
+	uint32_t nn;
+
+	(void)state;
+	for (nn = 2; nn <= 8; nn += 1) {
+		struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+		struct ft_cluster_spec s;
+		struct ft_model_query q;
+		struct ft_error err = { 0 };
+		const struct ft_model_candidate *c;
+		double nic;
+
+		assert_non_null(ex);
+		hopper_spec(&s, nn, 1, 100);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S);
+		q.tuner_only = true;
+		q.force_algo = true;
+		q.algo = FT_ALGO_TREE;
+		q.force_proto = true;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		nic = ex->links.inter_Bps;
+		c = &ex->cand[ex->pick];
+		assert_int_equal(ex->result.algo, FT_ALGO_TREE);
+		/* the tuner's cost: 2S per node, whatever the node count */
+		assert_rel(c->bw_Bps, nic * 0.92 / 2, 1e-9);
+		/* the time: the bytes the busiest node really sends */
+		assert_rel(S / (ex->result.time_s - c->lat_s), nic * 0.92 / per_node[nn], 1e-9);
+		free(ex);
+	}
+}
+
 /* PAT (kb NA-ALGO-PAT): one GPU per node; busBw × 0.75, unconverted; latency
  * 8 us + log2(N)·14 us/3.5 + 2.8 us per rank. */
 static void
@@ -1922,6 +1967,7 @@ main(void)
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
 		cmocka_unit_test(test_closed_pat),
+		cmocka_unit_test(test_closed_tree_carried),
 		cmocka_unit_test(test_model_matches_schedules),
 		cmocka_unit_test(test_measured_h100_2node),
 		cmocka_unit_test(test_closed_alltoall_multinode),
