@@ -296,6 +296,9 @@ struct ft_model_explain {
 	struct ft_model_links links;   /* the link classes of the placement */
 	struct ft_model_result result; /* the pick, as ft_model_eval() */
 	size_t pick;                   /* index of the pick in cand[] */
+	/* The pick's algorithm bandwidth once timed by the bytes its tree really
+	 * carries over 2 or 3 nodes (the tuner charges 2S per node); 0 if unchanged. */
+	double carried_Bps;
 	size_t ncandidates;
 	struct ft_model_candidate cand[FT_MODEL_MAX_CANDIDATES];
 };

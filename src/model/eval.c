@@ -365,7 +365,13 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		return 0;
 	}
 	/* The tuner's cost made the pick; the time follows the bytes the pick carries. */
-	ft__model_carried(&l, q->op, best_a, &best_c);
+	{
+		double tuner_Bps = best_c.bw_Bps;
+
+		ft__model_carried(&l, q->op, best_a, &best_c);
+		if (ex && best_c.bw_Bps != tuner_Bps)
+			ex->carried_Bps = best_c.bw_Bps;
+	}
 	best_t = ft__model_time(&l, q->op, best_a, best_p, &best_c, q->bytes);
 	if (!q->tuner_only)
 		pipeline(&l, q, best_a, best_p, &best_c, &best_t, &pl);

@@ -265,6 +265,10 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		if (k->bw_factor != 1.0)
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
 		ft_strbuf_addf(sb, ", busbw %.2f GB/s\n", r->busbw_Bps / 1e9);
+		if (ex->carried_Bps > 0)
+			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: over %u nodes "
+			               "the tree's busiest node sends %s, not the tuner's 2S\n",
+			               ex->carried_Bps / 1e9, r->nnodes, r->nnodes == 2 ? "S" : "1.5S");
 		ft_strbuf_addf(sb, "#    binds       %s%s\n", r->bottleneck, bound_words(r->bottleneck));
 		explain_pipe(&r->pipe, r, sb);
 	} else {
@@ -333,6 +337,8 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_double_prec(&j, r->busbw_Bps / 1e9, 6);
 	ft_json_kv_str(&j, "bottleneck", r->bottleneck);
 	ft_json_kv_bool(&j, "calibrated", r->calibrated);
+	ft_json_key(&j, "carried_algbw_GBps");
+	ft_json_double_prec(&j, ex->carried_Bps / 1e9, 6);
 	ft_json_key(&j, "pipeline");
 	ft_json_obj_begin(&j);
 	ft_json_kv_uint(&j, "nchannels", r->pipe.nchannels);
