@@ -137,7 +137,7 @@ doctor_run(struct doctor *d)
 		d->ar = NULL;
 	}
 	if (d->exit_code == 0 && (ft_findings_any(&res->findings, FT_SEV_WARNING) ||
-	                          (res->have_cmp && ft_compare_has_regression(&res->cmp))))
+	                          ft_doctor_regressed(res)))
 		d->exit_code = EXIT_PROBLEM;
 	if (report(d) != 0)
 		d->exit_code = EXIT_RUNTIME;

@@ -332,12 +332,23 @@ struct ft_doctor_result {
 	char baseline[64];
 	bool new_baseline;	/* this run became the baseline */
 	bool added_to_baseline; /* update_baseline: added to an existing one */
+	/* The host's own baseline had fewer runs than a noise-aware band needs
+	 * (FT_DOCTOR_FORMING_RUNS): this run was added to it, and its changes are
+	 * shown but not judged a regression. */
+	bool forming;
 	struct ft_vec base;	/* struct ft_archive_record: the baseline before this run */
 	const struct ft_run **bruns; /* the baseline's runs, base.len of them */
 	bool have_cmp;
 	struct ft_compare cmp;
 	char base_label[160];
 };
+
+/* Runs the host's own doctor baseline gathers before a change is judged: the
+ * samples ft_compare_runs() needs for a band from their spread. */
+#define FT_DOCTOR_FORMING_RUNS 3
+
+/* A change against the baseline that counts: a regression, and not against a forming one. */
+FT_API bool ft_doctor_regressed(const struct ft_doctor_result *res);
 
 FT_API void ft_doctor_result_release(struct ft_doctor_result *res);
 

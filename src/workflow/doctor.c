@@ -756,7 +756,15 @@ compare_baseline(struct doctor *d, struct ft_archive *ar, struct ft_error *err)
 	res->have_cmp = true;
 	snprintf(res->base_label, sizeof(res->base_label), "baseline '%s' (%zu run%s)",
 	         res->baseline, res->base.len, res->base.len == 1 ? "" : "s");
-	if (d->cfg->update_baseline && !d->cfg->no_save) {
+	/*
+	 * One run says nothing of the spread between runs, which on a shared or
+	 * virtual host is far wider than a run's own iterations (identical tcp
+	 * bandwidth runs 20-30 % apart, minutes apart): the host's own baseline
+	 * takes its first FT_DOCTOR_FORMING_RUNS runs before it judges.
+	 */
+	res->forming = !d->cfg->baseline && res->base.len < FT_DOCTOR_FORMING_RUNS &&
+	               !d->cfg->no_save;
+	if ((d->cfg->update_baseline || res->forming) && !d->cfg->no_save) {
 		rc = ft_archive_baseline_add(ar, res->baseline, res->run_id, err);
 		if (rc < 0)
 			return rc;
@@ -792,6 +800,12 @@ archive(struct doctor *d, struct ft_archive *ar, struct ft_error *err)
 		return rc;
 	res->new_baseline = true;
 	return 0;
+}
+
+bool
+ft_doctor_regressed(const struct ft_doctor_result *res)
+{
+	return res->have_cmp && !res->forming && ft_compare_has_regression(&res->cmp);
 }
 
 /* ---- the loop ------------------------------------------------------------------- */

@@ -145,8 +145,13 @@ ft_doctor_write_text(struct ft_strbuf *sb, const struct ft_doctor_result *res,
 				                   "(other transports or sizes)",
 				               res->cmp.nmatched,
 				               res->cmp.nmatched + res->cmp.count[FT_VERDICT_MISSING]);
-			ft_strbuf_adds(sb,
-			               res->added_to_baseline ? "; this run added to it\n" : "\n");
+			if (res->forming)
+				ft_strbuf_addf(sb, "; this run added to it (%zu of %d runs: changes are "
+				                   "judged once it has them)\n",
+				               res->base.len + 1, FT_DOCTOR_FORMING_RUNS);
+			else
+				ft_strbuf_adds(sb, res->added_to_baseline ? "; this run added to it\n" :
+				                                            "\n");
 		}
 	}
 	if (res->notes.len) {
@@ -165,7 +170,7 @@ ft_doctor_write_text(struct ft_strbuf *sb, const struct ft_doctor_result *res,
 	                                         FT_ANSI_BOLD_RED,
 	               v->exit_code == 0      ? "healthy" :
 	               v->exit_code == 3 ? "incomplete (see the errors above)" :
-	               res->have_cmp && ft_compare_has_regression(&res->cmp) ?
+	               ft_doctor_regressed(res) ?
 	                                              "regression against the baseline" :
 	                                              "findings to look at",
 	               v->color ? FT_ANSI_RESET : "");
@@ -248,6 +253,7 @@ ft_doctor_write_json(struct ft_strbuf *sb, const struct ft_doctor_result *res,
 		if (res->have_cmp) {
 			ft_json_obj_begin(&j);
 			ft_json_kv_uint(&j, "baseline_runs", res->base.len);
+			ft_json_kv_bool(&j, "forming", res->forming);
 			ft_json_kv_uint(&j, "matched", res->cmp.nmatched);
 			ft_json_kv_bool(&j, "incomplete", ft_compare_is_incomplete(&res->cmp));
 			for (i = 0; i < FT_VERDICT_COUNT; i++)

@@ -135,7 +135,7 @@ test_save_round_trip(void **state)
 	assert_int_equal(rec.findings.len, 0);
 	assert_null(ft_fingerprint_get(&rec.fp, "nccl.version"));
 	ft_archive_record_release(&rec);
-	assert_int_equal(ft_archive_load(ar, 3, &rec, &err), FT_ENOENT);
+	assert_int_equal(ft_archive_load(ar, 5, &rec, &err), FT_ENOENT);
 	ft_archive_close(ar);
 	ft_obs_set_release(&obs);
 	ft_run_release(&run);
@@ -370,6 +370,7 @@ test_doctor_probe_only(void **state)
 	assert_int_equal(res.base.len, 1);
 	assert_non_null(res.bruns);
 	assert_true(res.added_to_baseline);
+	assert_true(res.forming); /* 1 run: the host's baseline is still forming */
 	assert_string_equal(res.base_label, "baseline 'doctor-gpu07' (1 run)");
 	ft_doctor_result_release(&res);
 
@@ -379,18 +380,49 @@ test_doctor_probe_only(void **state)
 	assert_int_equal(res.run_id, 0);
 	assert_int_equal(res.base.len, 2);
 	assert_false(res.added_to_baseline);
+	assert_false(res.forming); /* not saved: nothing to add */
 	assert_string_equal(res.base_label, "baseline 'doctor-gpu07' (2 runs)");
 	ft_doctor_result_release(&res);
+	/* saved again without --update-baseline: the forming baseline takes it (3 runs) */
+	cfg.no_save = false;
+	cfg.update_baseline = false;
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), 0);
+	assert_true(res.forming && res.added_to_baseline);
+	ft_doctor_result_release(&res);
+	/* formed: compared, judged, and not added */
+	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), 0);
+	assert_int_equal(res.base.len, 3);
+	assert_false(res.forming);
+	assert_false(res.added_to_baseline);
+	ft_doctor_result_release(&res);
+	cfg.no_save = true;
 	cfg.baseline = "other";
 	assert_int_equal(ft_doctor_run(&cfg, NULL, NULL, &res, &err), 0);
 	assert_string_equal(res.baseline, "other");
 	assert_false(res.have_cmp);
 	assert_false(res.new_baseline); /* nothing saved: nothing to start it with */
 	ft_doctor_result_release(&res);
-	assert_int_equal(ft_archive_load(ar, 3, &rec, &err), FT_ENOENT);
+	assert_int_equal(ft_archive_load(ar, 5, &rec, &err), FT_ENOENT);
 
 	ft_archive_close(ar);
 	ft_obs_set_release(&probed);
+}
+
+/* A regression counts against a formed baseline, not a forming one. */
+static void
+test_doctor_regressed(void **state)
+{
+	struct ft_doctor_result res;
+
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	assert_false(ft_doctor_regressed(&res)); /* nothing compared */
+	res.have_cmp = true;
+	assert_false(ft_doctor_regressed(&res));
+	res.cmp.count[FT_VERDICT_REGRESSED] = 1;
+	assert_true(ft_doctor_regressed(&res));
+	res.forming = true;
+	assert_false(ft_doctor_regressed(&res));
 }
 
 /* A given spec: the model's plateau for the summary, and why nothing was compared. */
@@ -764,6 +796,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_foreign_file, setup, teardown),
 		cmocka_unit_test(test_model_expectations),
+		cmocka_unit_test(test_doctor_regressed),
 		cmocka_unit_test_setup_teardown(test_doctor_probe_only, setup, teardown),
 		cmocka_unit_test(test_doctor_spec),
 		cmocka_unit_test(test_doctor_bench_tcp),
