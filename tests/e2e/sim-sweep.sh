@@ -4,11 +4,7 @@
 set -u
 fabtune=${1:?usage: sim-sweep.sh PATH-TO-FABTUNE}
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
-command -v mpirun >/dev/null || { echo "mpirun not found: skip"; exit 77; }
-export FABTUNE_TEST_STABLE=1 LC_ALL=C
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/e2e/lib-sim-mpi.sh
 sweep=tests/fixtures/sim/sweep-small.yaml
 "$fabtune" sim --sweep "$sweep" >"$tmp/local.json" || { echo "local sweep failed"; exit 1; }
 timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
