@@ -204,6 +204,19 @@ FT_API void ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_prot
                                   struct ft_model_chunking *out);
 
 /*
+ * The same for an operation of @bytes on @nchannels channels, @nranks ranks on
+ * @nnodes nodes, where NCCL sizes the chunk by the operation
+ * (src/enqueue.cc calcCollChunking): a tree all-reduce or a chain moves one
+ * buffer slot per chunk and per message (Simple 512 KiB, LL 32 KiB of
+ * payload, LL128 562.5 KiB) with 8 in flight per connection, and an LL128
+ * tree halves its chunk while each channel would carry too few for the
+ * tree's depth (down to 128 KiB, then 32 KiB).
+ */
+FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
+                                    uint64_t bytes, uint32_t nchannels, uint32_t nnodes,
+                                    uint32_t nranks, struct ft_model_chunking *out);
+
+/*
  * How NCCL cuts one send/recv (a send of an all-to-all, or a point-to-point
  * transfer) at its defaults (NVIDIA/nccl src/init.cc, src/enqueue.cc,
  * src/graph/paths.cc; kb ENV-BUFFSIZE, ENV-NCH_NET_PEER): the communicator's
