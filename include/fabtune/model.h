@@ -236,14 +236,29 @@ struct ft_model_p2p_chunking {
 	uint32_t peers_inflight; /* sends a rank keeps in progress at once */
 };
 
-/* NCCL's p2p channels: its collective channel count rounded up to a power of two, at most
- * NCCL_MAX_P2P_NCHANNELS (64; src/graph/paths.cc, kb ENV-NCHANNELS). That count comes
- * from NCCL's topology search, not modelled here: taken as 32 for a node of 8 GPUs and
- * 8 NICs (an assumption, not a measured figure). */
+/*
+ * NCCL's p2p channels for a communicator of @nchannels collective channels
+ * (NVIDIA/nccl src/graph/paths.cc ncclTopoComputeP2pChannels; kb
+ * ENV-NCHANNELS): min(nChannels, NCCL_MAX_P2P_NCHANNELS = MAXCHANNELS = 64),
+ * at least NCCL_MIN_P2P_NCHANNELS (1), rounded up to a power of two (p2p
+ * peers are mapped to channels by bit tricks). The collective channel count
+ * is the model's (struct ft_model_links nchannels: one per NVLink, at most
+ * 32, or 2 over PCIe): 18 on a Hopper or Blackwell node gives 32, 12 on an
+ * Ampere node 16, PCIe 2.
+ */
+FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
+
+/* The p2p channels of a node of 18 NVLinks (ft_model_p2p_nchannels(18)): what
+ * ft_model_p2p_chunking_get() takes where no cluster is named. */
 #define FT_MODEL_P2P_NCHANNELS 32
 
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
- * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50) into @out. */
+ * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50), with @p2p_nchannels p2p
+ * channels (ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS) into @out. */
+FT_API void ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes,
+                                     double nic_GBps, uint32_t p2p_nchannels,
+                                     struct ft_model_p2p_chunking *out);
+/* The same with FT_MODEL_P2P_NCHANNELS p2p channels. */
 FT_API void ft_model_p2p_chunking_get(uint64_t bytes, uint32_t nranks, uint32_t nnodes,
                                       double nic_GBps, struct ft_model_p2p_chunking *out);
 

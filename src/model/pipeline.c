@@ -234,13 +234,30 @@ pow2_up(uint32_t v)
 	return 1u << ceil_log2(v);
 }
 
+/* NCCL_MAX_P2P_NCHANNELS' default, MAXCHANNELS (src/graph/paths.cc, device.h). */
+#define P2P_MAX_NCHANNELS 64u
+
+uint32_t
+ft_model_p2p_nchannels(uint32_t nchannels)
+{
+	return pow2_up(FT_MIN(FT_MAX(nchannels, 1u), P2P_MAX_NCHANNELS));
+}
+
 void
 ft_model_p2p_chunking_get(uint64_t bytes, uint32_t nranks, uint32_t nnodes, double nic_GBps,
                           struct ft_model_p2p_chunking *out)
 {
+	ft_model_p2p_chunking_on(bytes, nranks, nnodes, nic_GBps, FT_MODEL_P2P_NCHANNELS, out);
+}
+
+void
+ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes, double nic_GBps,
+                         uint32_t p2p_nchannels, struct ft_model_p2p_chunking *out)
+{
 	bool net = nnodes > 1;
 	uint64_t step = net ? P2P_NET_CHUNK : P2P_NVL_CHUNK, min_part, max_part, part;
-	uint32_t nch_all = FT_MODEL_P2P_NCHANNELS, per_peer, nmin, nch = 1;
+	uint32_t nch_all = p2p_nchannels ? p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
+	uint32_t per_peer, nmin, nch = 1;
 	uint32_t groups = (FT_MAX(nranks, 1u) + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
 
 	/* Channels per peer (paths.cc): over the network one per P2P_PER_CHANNEL_NET_BW of the

@@ -426,6 +426,17 @@ spans_nodes(const struct pk_engine *e, const uint32_t *gpu, uint32_t n, uint32_t
 	return false;
 }
 
+/* NCCL's p2p channels on the engine's cluster, from the model's channel count. */
+static uint32_t
+p2p_nchannels(const struct pk_engine *e)
+{
+	struct ft_model_links l;
+
+	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, &l, NULL) < 0)
+		return FT_MODEL_P2P_NCHANNELS;
+	return ft_model_p2p_nchannels(l.nchannels);
+}
+
 /* The connections of a send of @payload from @a to @b, over NCCL's channels of @ch, whose
  * first messages wait for @start and whose end is @end. */
 static int
@@ -482,9 +493,9 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	int rc = 0;
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
-	ft_model_p2p_chunking_get(ph->bytes_per_pair, m,
-	                          spans_nodes(e, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
-	                          e->line_Bps / 1e9, &ch);
+	ft_model_p2p_chunking_on(ph->bytes_per_pair, m,
+	                         spans_nodes(e, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
+	                         e->line_Bps / 1e9, p2p_nchannels(e), &ch);
 	w = ch.peers_inflight;
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
@@ -540,10 +551,10 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 {
 	const struct ft_schedule *sc = op->sched;
 	bool multi = spans_nodes(pb->rb.e, op->rank_gpu, sc->nranks, 1);
-	uint32_t f;
+	uint32_t f, nch = p2p_nchannels(pb->rb.e);
 	int rc = 0;
 
-	pb->cap = ph->nflows * FT_MODEL_P2P_NCHANNELS;
+	pb->cap = ph->nflows * nch;
 	pb->rb.c = ft_calloc(pb->cap ? pb->cap : 1, sizeof(*pb->rb.c));
 	if (!pb->rb.c)
 		return FT_ENOMEM;
@@ -556,8 +567,8 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 		rc = ft__sim_flow_ends(pb->rb.e->topo, sc, op, &fl, &a, &b, err);
 		if (rc < 0 || a == b || fl.bytes == 0)
 			continue;
-		ft_model_p2p_chunking_get(fl.bytes, sc->nranks, multi ? 2 : 1,
-		                          pb->rb.e->line_Bps / 1e9, &ch);
+		ft_model_p2p_chunking_on(fl.bytes, sc->nranks, multi ? 2 : 1,
+		                         pb->rb.e->line_Bps / 1e9, nch, &ch);
 		rc = p2p_send(pb, fl.bytes, a, b, &ch, pb->rb.start, pb->rb.bar);
 	}
 	return rc;

@@ -6,7 +6,7 @@
  * for n messages; a 2-node tree all-reduce keeps both directions of the link
  * busy and ends at the bytes' serialisation plus a path latency or two; a
  * rank sends chunk c down only once it has come up; the chunk sizes are
- * NCCL's (calcCollChunking).
+ * NCCL's (calcCollChunking); NCCL's p2p channel count from its channel count.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -251,6 +251,51 @@ test_tree_chunk_sizes(void **state)
 	assert_int_equal(ch.chunk_bytes, 576000);
 }
 
+/*
+ * NCCL's p2p channels (src/graph/paths.cc ncclTopoComputeP2pChannels): the collective
+ * channel count, clamped to 1 .. 64 (NCCL_MIN/MAX_P2P_NCHANNELS), rounded up to a power of
+ * two; from the model's channel count of a preset's node: 18 NVLinks on an H100 node give
+ * 32 (the figure the send/recv path used to take bare), 12 on an A100 node 16, a PCIe
+ * node's 2 stay 2. With 2 p2p channels a 16-rank, 2-node communicator at 50 GB/s a NIC
+ * gives a peer one channel (4 = ceil(50 / 14) rounded up, halved while 2 groups of 8 peers
+ * would not fit) and keeps 2 / 1 x 8 = 16 sends in flight, where 32 channels keep 32 / 4
+ * x 8 = 64.
+ */
+static void
+test_p2p_nchannels(void **state)
+{
+	static const struct {
+		const char *preset;
+		uint32_t want;
+	} node[] = { { "dgx-h100:2", 32 }, { "dgx-a100:2", 16 }, { "pcie-l40s:2", 2 } };
+	struct ft_model_p2p_chunking ch;
+
+	(void)state;
+	assert_int_equal(ft_model_p2p_nchannels(0), 1);
+	assert_int_equal(ft_model_p2p_nchannels(2), 2);
+	assert_int_equal(ft_model_p2p_nchannels(12), 16);
+	assert_int_equal(ft_model_p2p_nchannels(18), FT_MODEL_P2P_NCHANNELS);
+	assert_int_equal(ft_model_p2p_nchannels(33), 64);
+	assert_int_equal(ft_model_p2p_nchannels(100), 64);
+	for (size_t i = 0; i < sizeof(node) / sizeof(node[0]); i++) {
+		struct ft_cluster_spec spec;
+		struct ft_model_links l;
+		struct ft_error err = { 0 };
+
+		assert_int_equal(ft_spec_resolve(node[i].preset, &spec, &err), 0);
+		assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
+		if (ft_model_p2p_nchannels(l.nchannels) != node[i].want)
+			fail_msg("%s: %u channels -> %u p2p channels, want %u", node[i].preset,
+			         l.nchannels, ft_model_p2p_nchannels(l.nchannels), node[i].want);
+	}
+	ft_model_p2p_chunking_on(1u << 20, 16, 2, 50, 2, &ch);
+	assert_int_equal(ch.channels, 1);
+	assert_int_equal(ch.peers_inflight, 16);
+	ft_model_p2p_chunking_on(1u << 20, 16, 2, 50, 32, &ch);
+	assert_int_equal(ch.channels, 4);
+	assert_int_equal(ch.peers_inflight, 64);
+}
+
 int
 main(void)
 {
@@ -259,6 +304,7 @@ main(void)
 		cmocka_unit_test(test_tree_two_nodes),
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_chunk_sizes),
+		cmocka_unit_test(test_p2p_nchannels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
