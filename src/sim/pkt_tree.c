@@ -113,9 +113,9 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
 		if (rc < 0)
 			return rc;
-		if (fl.pipe == 0 || fl.dir == 0 || fl.bytes == 0)
+		if (fl.pipe == 0 || fl.dir == 0)
 			return 1;
-		if (c->src == c->dst)
+		if (c->src == c->dst || fl.bytes == 0)
 			continue;
 		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
 		ft__pk_cut(c, fl.bytes, 1, ch);

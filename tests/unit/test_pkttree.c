@@ -200,6 +200,74 @@ test_tree_two_nodes(void **state)
 	run_free(&r);
 }
 
+/*
+ * What the runner hands the engine for a tree all-reduce on 4 DGX H100 nodes (a chain in
+ * each node, the double binary tree over the nodes, 8 rail-aligned channels with PXN legs):
+ * every flow names its tree copy (1 .. 2 x 8) and direction; a relay leg starts where the
+ * flow before it ends; per copy, each rank sends up to at most one parent, exactly one
+ * rank (the root) sends up to none, each up flow has its down flow back, and every rank
+ * of the job takes part.
+ */
+static void
+test_tree_sched_marks(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 32,
+		                  .ranks_per_node = 1,
+		                  .bytes = 64u << 20 };
+	uint32_t first[5] = { 0, 8, 16, 24, 32 }, nch = 8, npipe = 2 * nch, p, f, relays = 0;
+	struct ft_schedule s, out;
+	const struct ft_sched_phase *ph;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(ft__sim_tree_uneven(&s, 4, first), 0);
+	assert_int_equal(ft__sim_channelize(&s, nch, 8, 8, ft_spec_node_at(&spec, 0), false, &out),
+	                 0);
+	ph = ft_sched_phase_at(&out, 0);
+	for (p = 1; p <= npipe; p++) {
+		uint32_t parent[32], roots = 0, ups = 0, downs = 0, r;
+		const struct ft_sched_flow *last = NULL;
+
+		for (r = 0; r < 32; r++)
+			parent[r] = UINT32_MAX;
+		for (f = 0; f < ph->nflows; f++) {
+			const struct ft_sched_flow *fl =
+			        ft_vec_at(&out.flows, ph->first_flow + f);
+
+			assert_true(fl->pipe >= 1 && fl->pipe <= npipe);
+			assert_true(fl->dir == FT_SCHED_UP || fl->dir == FT_SCHED_DOWN);
+			if (fl->relay) {
+				assert_non_null(last);
+				assert_int_equal(fl->src, last->dst);
+				assert_int_equal(fl->pipe, last->pipe);
+				relays += p == 1;
+			} else if (fl->pipe == p && fl->dir == FT_SCHED_UP) {
+				assert_int_equal(parent[fl->src], UINT32_MAX);
+				parent[fl->src] = fl->dst; /* the first leg's end: a proxy or the parent */
+				ups++;
+			} else if (fl->pipe == p) {
+				downs++;
+			}
+			last = fl;
+		}
+		for (r = 0; r < 32; r++)
+			roots += parent[r] == UINT32_MAX;
+		assert_int_equal(roots, 1);
+		assert_int_equal(ups, 31);
+		assert_int_equal(downs, 31);
+	}
+	assert_true(relays > 0); /* the channels change rails between nodes: PXN legs */
+	ft_schedule_release(&out);
+	ft_schedule_release(&s);
+}
+
 /* Chunking off: one flow per edge carrying all of it, as the flow engine does. */
 static void
 test_tree_unchunked(void **state)
@@ -303,6 +371,7 @@ main(void)
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_tree_two_nodes),
 		cmocka_unit_test(test_tree_unchunked),
+		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
