@@ -516,9 +516,11 @@ test_nccl_versions(void **state)
 
 /*
  * GB200 NVL72: 18 trays of 4 GPUs in one NVLink domain. NCCL sees one
- * NVLink node of 72 GPUs: NVLS all-reduce busbw = 18 x 40.1 GB/s x 0.74 x
- * 2(72-1)/(72+1) (kb NA-ALGO-NVLS); two racks are two domains of 72 GPUs
- * leaving through 72 NICs each; part of a second domain is refused.
+ * NVLink node of 72 GPUs whose NVLS graph has 32 heads (NCCL_MAX_NVLS_ARITY):
+ * NVLS all-reduce busbw = 18 x 40.1 GB/s x 0.74 x 2(32-1)/(32+1) (kb
+ * NA-ALGO-NVLS), not the 2(72-1)/(72+1) of 72 heads; two racks are two
+ * domains of 72 GPUs leaving through 72 NICs each; part of a second domain
+ * is refused.
  */
 static void
 test_nvl72_domain(void **state)
@@ -528,7 +530,7 @@ test_nvl72_domain(void **state)
 	struct ft_model_query q;
 	struct ft_model_result r;
 	struct ft_error err = { 0 };
-	double bus = 18 * 40.1e9 * 0.74 * 2 * 71 / 73.0;
+	double bus = 18 * 40.1e9 * 0.74 * 2 * 31 / 33.0;
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
