@@ -61,11 +61,11 @@ CURVES = [
     ("azure-gb200-1x4", "published/azure-nd-gb200-v6-1x4-all-reduce-busbw.csv",
      "gb200-nvl72", ["--nccl", "2.25", "--algo", "ring", "--gpus-per-thread", "4"]),
     ("gb200-nvl72-1rack", "coreweave-gb200-nvl72-1rack-72gpu-all-reduce-excerpt.txt",
-     "gb200-nvl72:18", ["--nccl", "2.26", "--gpus", "72"]),
+     "gb200-nvl72:18", ["--nccl", "2.26", "--no-nvls", "--gpus", "72"]),
     ("gb200-nvl64-2rack", "coreweave-gb200-nvl72-2rack-128gpu-all-reduce-excerpt.txt",
-     "examples/gb200-nvl64x2.yaml", ["--nccl", "2.26", "--gpus", "128"]),
+     "examples/gb200-nvl64x2.yaml", ["--nccl", "2.26", "--no-nvls", "--gpus", "128"]),
     ("gb200-nvl72-20rack", "coreweave-gb200-nvl72-20rack-1440gpu-all-reduce-excerpt.txt",
-     "gb200-nvl72:360", ["--nccl", "2.26", "--gpus", "1440"]),
+     "gb200-nvl72:360", ["--nccl", "2.26", "--no-nvls", "--gpus", "1440"]),
 ]
 BANDS = [("<= 1 MiB", 0, 1 << 20), ("2-128 MiB", (1 << 20) + 1, 128 << 20),
          (">= 256 MiB", 256 << 20, 1 << 62)]

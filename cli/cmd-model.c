@@ -88,6 +88,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		        "GPUs one host thread drives (nccl-tests -g): N launches per operation"),
 		OPT_BOOL(0, "cuda-graph", &o.cuda_graph,
 		         "iterations replayed from a CUDA graph (nccl-tests -G): no host launch"),
+		OPT_BOOL(0, "no-nvls", &o.no_nvls,
+		         "NVLink SHARP off (NCCL_NVLS_ENABLE=0): no nvls or nvls_tree"),
 		OPT_BOOL(0, "tuner-only", &o.tuner_only,
 		         "NCCL's own cost model alone, without the pipeline terms"),
 		OPT_BOOL(0, "calibrate", &calibrate,

@@ -135,6 +135,8 @@ struct ft_model_query {
 	uint32_t gpus_per_thread;
 	/* NCCL's tuner figure alone: latency + size / bandwidth, without the pipeline terms. */
 	bool tuner_only;
+	/* NCCL_NVLS_ENABLE=0: NVLink SHARP off, neither NVLS nor NVLSTree is a candidate. */
+	bool nvls_off;
 };
 
 /* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */
@@ -149,6 +151,7 @@ struct ft_model_args {
 	uint64_t gpus, nodes, ppn, channels; /* 0: the spec's */
 	uint64_t gpus_per_thread;            /* nccl-tests -g; 0: one */
 	bool cuda_graph, tuner_only;
+	bool no_nvls; /* NCCL_NVLS_ENABLE=0 */
 };
 
 /*

@@ -66,6 +66,11 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 	q->cuda_graph = a->cuda_graph;
 	q->gpus_per_thread = (uint32_t)a->gpus_per_thread;
 	q->tuner_only = a->tuner_only;
+	q->nvls_off = a->no_nvls;
+	/* NCCL_ALGO=NVLS with NCCL_NVLS_ENABLE=0 leaves NCCL no algorithm to run */
+	if (a->no_nvls && a->algo && (q->algo == FT_ALGO_NVLS || q->algo == FT_ALGO_NVLS_TREE))
+		return ft_error_set(err, FT_EINVAL, "--algo %s: NVLink SHARP is off (--no-nvls)",
+		                    a->algo);
 	return 0;
 }
 

@@ -14,6 +14,13 @@
 double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
+/*
+ * NCCL_MAX_NVLS_ARITY (NVIDIA/nccl src/include/device.h): an NVLS graph has at
+ * most 32 channels, each headed by its own GPU (src/graph/search.cc: maxChannels
+ * = min(32, GPUs)), so an NVLink domain of more GPUs (GB200 NVL72, whose trays'
+ * topologies NCCL fuses into one node, src/graph/topo.cc) runs NVLS on 32 heads.
+ */
+#define FT__MODEL_NVLS_MAX_HEADS 32u
 
 /* Latency and bandwidth of one (op, algo, proto) on @l; false when NCCL would not use it. */
 struct ft__model_cost {

@@ -106,13 +106,14 @@ nvls_channels(const struct ft_model_links *l)
 	return 16;
 }
 
-/* NVLS heads: every GPU in one node; across nodes one per NIC the node uses. */
+/* NVLS heads: every GPU in one node; across nodes one per NIC the node uses; at most 32
+ * (FT__MODEL_NVLS_MAX_HEADS). */
 static uint32_t
 nvls_heads(const struct ft_model_links *l)
 {
-	if (l->nnodes <= 1)
-		return FT_MAX(l->ppn, 1u);
-	return FT_MAX(FT_MIN(l->ppn, l->nrails), 1u);
+	uint32_t heads = l->nnodes <= 1 ? l->ppn : FT_MIN(l->ppn, l->nrails);
+
+	return FT_MAX(FT_MIN(heads, FT__MODEL_NVLS_MAX_HEADS), 1u);
 }
 
 /* Channels NCCL launches for @bytes (enqueue.cc: one fewer while a thread would get less

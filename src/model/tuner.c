@@ -450,20 +450,33 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 }
 
 /*
- * NVLS (kb NA-ALGO-NVLS). NCCL's NVLS graph has one channel per GPU (each GPU
- * heads one) and a head's link carries its channel twice, so the graph
- * bandwidth per channel is intra × ppn/(ppn+1) / ppn; the tuner then takes
- * eff × (nCh-1)/nCh of it, x2 for all-reduce. With nCh = ppn this is
- * intra × eff × 2(ppn-1)/(ppn+1): the (n-1)/(n+1) in-network busbw of kb NA-BUSBW.
+ * The channels of NCCL's NVLS graph: one per GPU, each GPU heading one, up to
+ * 32 (FT__MODEL_NVLS_MAX_HEADS). Every channel crosses every GPU's NVSwitch
+ * link once and its head's twice (src/graph/search.cc, ncclTopoSearchTryNvls),
+ * so a head's link carries nCh + 1 channels: intra / (nCh + 1) each.
+ */
+static double
+nvls_graph(const struct ft_model_links *l, double ppn, double *per_ch)
+{
+	double nch = FT_MIN(ppn, (double)FT__MODEL_NVLS_MAX_HEADS);
+
+	*per_ch = l->intra_Bps / (nch + 1.0);
+	return nch;
+}
+
+/*
+ * NVLS (kb NA-ALGO-NVLS): the tuner takes eff × (nCh-1)/nCh of the graph's
+ * per-channel bandwidth, x2 for all-reduce. With nCh = ppn this is
+ * intra × eff × 2(ppn-1)/(ppn+1): the (n-1)/(n+1) in-network busbw of kb
+ * NA-BUSBW; over 32 GPUs, intra × eff × 2 × 31/33.
  */
 static void
 cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *c)
 {
-	double ppn = l->ppn, nch = ppn, n = l->nranks;
-	double per_ch =
-	        l->intra_Bps * ppn / (ppn + 1.0) / nch * nvls_eff[l->arch] * (nch - 1) / nch;
-	double bus, nsteps;
+	double ppn = l->ppn, n = l->nranks, per_ch, bus, nsteps;
+	double nch = nvls_graph(l, ppn, &per_ch);
 
+	per_ch *= nvls_eff[l->arch] * (nch - 1) / nch;
 	per_ch *= op == FT_OP_ALL_REDUCE ? 2.0 : (ppn - 1) / ppn;
 	bus = per_ch * nch;
 	nsteps = op == FT_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
@@ -483,8 +496,9 @@ static void
 cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 {
 	/* NCCL's ppn is nRanks / nNodes, a fraction on nodes of different GPU counts */
-	double n = l->nranks, ppn = n / FT_MAX(l->nnodes, 1u), nch = ppn;
-	double intra = l->intra_Bps * ppn / (ppn + 1.0) * nvls_eff[l->arch] * (nch - 1) / nch * 2.0;
+	double n = l->nranks, ppn = n / FT_MAX(l->nnodes, 1u), per_ch;
+	double nch = nvls_graph(l, ppn, &per_ch);
+	double intra = per_ch * nch * nvls_eff[l->arch] * (nch - 1) / nch * 2.0;
 	double inter = l->inter_Bps * l->ring_tier_factor * (l->nnodes <= 2 ? 2.0 : 1.0);
 	double bus = intra;
 	struct lats h = hop_lats(l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);

@@ -399,6 +399,7 @@ test_calibration_on_fixtures(void **state)
 		const char *file, *spec;
 		uint32_t ppn, nccl;
 		int algo; /* -1: the tuner's */
+		bool nvls_off;
 	} cases[] = {
 		{ "tests/fixtures/nccl-tests/dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt",
 		  "dgx-h100:2", 0, 0, -1 },
@@ -413,11 +414,11 @@ test_calibration_on_fixtures(void **state)
 		{ "tests/fixtures/nccl-tests/h20-2x8-ndr-nvlstree-all-reduce-nccl2.21-small-excerpt.txt",
 		  "hgx-h200:2", 0, 22100, FT_ALGO_NVLS_TREE },
 		{ "tests/fixtures/nccl-tests/coreweave-gb200-nvl72-1rack-72gpu-all-reduce-excerpt.txt",
-		  "gb200-nvl72:18", 0, 22600, -1 },
+		  "gb200-nvl72:18", 0, 22600, -1, true },
 		{ "tests/fixtures/nccl-tests/coreweave-gb200-nvl72-2rack-128gpu-all-reduce-excerpt.txt",
-		  "examples/gb200-nvl64x2.yaml", 0, 22600, -1 },
+		  "examples/gb200-nvl64x2.yaml", 0, 22600, -1, true },
 		{ "tests/fixtures/nccl-tests/coreweave-gb200-nvl72-20rack-1440gpu-all-reduce-excerpt.txt",
-		  "gb200-nvl72:360", 0, 22600, -1 },
+		  "gb200-nvl72:360", 0, 22600, -1, true },
 	};
 	size_t i;
 
@@ -441,6 +442,7 @@ test_calibration_on_fixtures(void **state)
 		q.ngpus = ft_run_row(&run, 0)->nranks;
 		q.ppn = cases[i].ppn;
 		q.nccl_version = cases[i].nccl;
+		q.nvls_off = cases[i].nvls_off; /* NCCL_NVLS_ENABLE=0 in CoreWeave's GB200 jobs */
 		q.force_algo = cases[i].algo >= 0;
 		if (q.force_algo)
 			q.algo = (enum ft_algo)cases[i].algo;
@@ -514,9 +516,11 @@ test_nccl_versions(void **state)
 
 /*
  * GB200 NVL72: 18 trays of 4 GPUs in one NVLink domain. NCCL sees one
- * NVLink node of 72 GPUs: NVLS all-reduce busbw = 18 x 40.1 GB/s x 0.74 x
- * 2(72-1)/(72+1) (kb NA-ALGO-NVLS); two racks are two domains of 72 GPUs
- * leaving through 72 NICs each; part of a second domain is refused.
+ * NVLink node of 72 GPUs whose NVLS graph has 32 heads (NCCL_MAX_NVLS_ARITY):
+ * NVLS all-reduce busbw = 18 x 40.1 GB/s x 0.74 x 2(32-1)/(32+1) (kb
+ * NA-ALGO-NVLS), not the 2(72-1)/(72+1) of 72 heads; two racks are two
+ * domains of 72 GPUs leaving through 72 NICs each; part of a second domain
+ * is refused.
  */
 static void
 test_nvl72_domain(void **state)
@@ -526,7 +530,7 @@ test_nvl72_domain(void **state)
 	struct ft_model_query q;
 	struct ft_model_result r;
 	struct ft_error err = { 0 };
-	double bus = 18 * 40.1e9 * 0.74 * 2 * 71 / 73.0;
+	double bus = 18 * 40.1e9 * 0.74 * 2 * 31 / 33.0;
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
@@ -1924,6 +1928,55 @@ test_model_args(void **state)
 	assert_non_null(strstr(err.msg, "--nodes: expected at most "));
 }
 
+/*
+ * NCCL_NVLS_ENABLE=0 (--no-nvls, ft_model_query.nvls_off), as CoreWeave's
+ * GB200 NVL72 jobs set it: NVLS and NVLSTree leave the tuner's candidates.
+ * One NVL72 rack at 8 GiB then runs NCCL's ring at its NVLink 5 graph
+ * bandwidth, 18 x 40.1 GB/s busbw (kb NA-MODEL), with 142 steps of 3.4 us
+ * on top of the base 8.4 us: NCCL's own figure, closed form. Two DGX H100
+ * leave NVLSTree for a ring or a tree; --algo nvls with it is refused.
+ */
+static void
+test_nvls_off(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_model_args a = { 0 };
+	struct ft_error err = { 0 };
+	double n = 72, bytes = 8.0 * (1ull << 30);
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8ull << 30);
+	q.ngpus = 72;
+	q.nccl_version = 22600;
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_NVLS);
+	q.nvls_off = true;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_RING);
+	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
+	assert_rel(r.bw_Bps, 18 * 40.1 * GB * n / (2 * (n - 1)), 1e-9);
+	assert_rel(r.time_s, (8.4 + 142 * 3.4) * US + bytes / r.bw_Bps, 1e-9);
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_NVLS_TREE);
+	q.nvls_off = true;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(r.algo == FT_ALGO_RING || r.algo == FT_ALGO_TREE);
+
+	a.no_nvls = true;
+	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_true(q.nvls_off);
+	a.algo = "nvls_tree";
+	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--algo nvls_tree: NVLink SHARP is off (--no-nvls)");
+}
+
 /* The command's table: one row per size, each the model's figure at that size. */
 static void
 test_model_sweep_report(void **state)
@@ -2001,6 +2054,7 @@ main(void)
 		cmocka_unit_test(test_write_explain),
 		cmocka_unit_test(test_write_calibration),
 		cmocka_unit_test(test_model_args),
+		cmocka_unit_test(test_nvls_off),
 		cmocka_unit_test(test_model_sweep_report),
 	};
 
