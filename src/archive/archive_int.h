@@ -89,6 +89,8 @@ int ft__archive_insert(struct ft_archive *ar, const struct ft_run *run,
                        struct ft_error *err);
 
 /* Names of layers and severities back to enums; -1 when unknown. */
+extern const struct ft__name_set ft__archive_layers;
+extern const struct ft__name_set ft__archive_severities;
 int ft__layer_from_name(const char *s);
 int ft__severity_from_name(const char *s);
 
