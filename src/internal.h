@@ -167,6 +167,12 @@ void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
  */
 void ft__sort_doubles(double *v, size_t n);
 double ft__median(double *v, size_t n);
+/*
+ * The t with P(|T| <= t) = @coverage for Student's t with @df degrees of
+ * freedom (4.303 for 0.95 and 2; 1.960 as df grows); NAN for a coverage
+ * outside (0, 1) or df 0 (base/stats.c).
+ */
+double ft__t_two_sided(double coverage, unsigned df);
 
 /* ft_free() every pointer a vector of pointers holds, then release it (base/vec.c). */
 void ft__vec_release_ptrs(struct ft_vec *v);
