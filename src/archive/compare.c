@@ -19,9 +19,11 @@
  * n - 1 degrees of freedom (a prediction interval). Three runs estimate s
  * badly, and t says by how much: 22.2 s for n = 3, 7.3 s for 5, 4.3 s for
  * 10, toward 3 s. A plain 3 s over three runs flagged identical doctor runs
- * on a loaded host (bench/doctor-stability.sh, docs/internals/archive.md).
+ * on a loaded host (bench/doctor-stability.sh, docs/internals/doctor.md).
  * The band is never narrower than floor_rel of the mean (a perfectly
- * repeatable baseline would otherwise flag every wobble). With fewer, it is the stated relative threshold, widened to
+ * repeatable baseline would otherwise flag every wobble).
+ *
+ * With fewer, it is the stated relative threshold, widened to
  * the per-iteration spread of the result itself (coefficient of variation of
  * the iterations, the root mean square of the baseline's and the run's):
  * iterations of one run share connections and background load, so the
