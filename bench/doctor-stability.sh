@@ -46,7 +46,7 @@ for i in $(seq 1 "$n"); do
 	ninfo=$(jq -r '[.diagnosis.findings[]? | select(.rule == "perf-latency-jitter" and
 		.severity == "info")] | length' "$tmp/d$i.json")
 	foreign=$(jq -r '[.diagnosis.findings[]?.evidence[]? | select(.key == "host.cpu_foreign")
-		| .num][0] // "-"' "$tmp/d$i.json")
+		| .num * 100 | round | tostring + "%"][0] // "-"' "$tmp/d$i.json")
 	echo "run $i ($state): load $load, foreign CPU share $foreign, exit $rc, $nreg regressed," \
 		"$njit jitter findings (+$ninfo as info)"
 	jq -r '.archive.compare.regressions // [] | .[] |
