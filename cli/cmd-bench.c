@@ -143,7 +143,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	bool gbits = false, save = false;
 	const struct opt opts[] = {
 		OPT_STRING(
-		        'p', "pattern", &a.pattern, "NAME",
+		        0, "pattern", &a.pattern, "NAME",
 		        "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
 		        "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, "
 		        "scatter, hypercube, dev_memcpy, copy_matrix"),
@@ -185,8 +185,9 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "np", &a.np, "N", "start N ranks on this host (fork/exec)"),
 		OPT_STRING(0, "bind", &a.bind, "HOW",
 		           "local ranks' CPUs: core (default when each rank gets one), numa, none"),
-		OPT_STRING(0, "spin", &a.spin, "WHEN",
-		           "waiting ranks busy-poll first: auto (a CPU per local rank), always, never"),
+		OPT_STRING(
+		        0, "spin", &a.spin, "WHEN",
+		        "waiting ranks busy-poll first: auto (a CPU per local rank), always, never"),
 		OPT_U64(0, "rank", &a.rank, "R", "manual launch: this process's rank"),
 		OPT_U64(0, "nranks", &a.nranks, "N", "manual launch: number of ranks"),
 		OPT_STRING(0, "bootstrap", &a.bootstrap, "ADDR:PORT",

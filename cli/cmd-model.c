@@ -57,7 +57,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		"fabtune model SPEC [--op OP] [-b SIZE] [-e SIZE] [-f N] [--gpus N] [--nodes N] [--ppn N] "
 		"[--algo ALGO] [--proto PROTO] [--channels N]",
 		"fabtune model SPEC --explain SIZE [--op OP] [--gpus N] [--nodes N] [--ppn N] ...",
-		"fabtune model SPEC --calibrate FILE... [--op OP] [--nodes N] [--ppn N]",
+		"fabtune model SPEC --calibrate FILE... [--op OP] [--gpus N] [--nodes N] [--ppn N]",
 		NULL,
 	};
 	bool save = false, calibrate = false;

@@ -42,14 +42,6 @@
 #define FT_UNUSED(x) ((void)(x))
 
 /*
- * The name table of an enum kept as an X-macro map (FT_<THING>_MAP(X) calls
- * X(enumerator, "name") once a value, in order): @arr[i] is the name of
- * value i, and the build stops where the map and @count disagree.
- */
-/* Index of @name in @names[0, @n), -1 when absent (base/names.c). */
-int ft__name_index(const char *const *names, size_t n, const char *name);
-
-/*
  * The names a reader takes from the user for an enum (base/names.c): the
  * enum's name table (@names[i] names value i, @count entries), other
  * spellings in @aliases (squashed as below, NULL-terminated, or NULL), and
@@ -95,6 +87,11 @@ ft__clock_s(clockid_t id)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The name table of an enum kept as an X-macro map (FT_<THING>_MAP(X) calls
+ * X(enumerator, "name") once a value, in order): @arr[i] is the name of
+ * value i, and the build stops where the map and @count disagree.
+ */
 #define FT__NAME_OF_(n, s) s,
 #define FT__NAME_TABLE(arr, map, count)                                                  \
 	static const char *const arr[] = { map(FT__NAME_OF_) };                          \
@@ -111,17 +108,27 @@ ft__clock_s(clockid_t id)
 	}
 
 /*
- * Define `int fn(const char *name, type *out)`: the value named @name in the
- * name table @arr, or @code (a negative FT_E*) for a name it does not hold.
+ * Define the name set @set over the name table @arr: every name accepted,
+ * no aliases. Every table of names a user may give is one of these (or a
+ * set written out for aliases or a narrower accepted prefix), read by
+ * ft__name_read() and looked up by ft__name_lookup(); tests/unit/test_base.c
+ * round-trips every one.
  */
-#define FT__FROM_NAME(fn, type, arr, code)                              \
-	int fn(const char *name, type *out)                             \
-	{                                                               \
-		int i_ = ft__name_index(arr, FT_ARRAY_SIZE(arr), name); \
-		if (i_ < 0)                                             \
-			return (code);                                  \
-		*out = (type)i_;                                        \
-		return 0;                                               \
+#define FT__NAME_SET(set, arr) const struct ft__name_set set = { arr, FT_ARRAY_SIZE(arr), 0, NULL }
+
+/*
+ * Define `int fn(const char *name, type *out)`: the value @name spells in
+ * the name set @set (ft__name_lookup: case, '_', '-' and spaces aside), or
+ * @code (a negative FT_E*) for a name it does not hold.
+ */
+#define FT__FROM_NAME(fn, type, set, code)                  \
+	int fn(const char *name, type *out)                 \
+	{                                                   \
+		int v_;                                     \
+		if (ft__name_lookup(&(set), name, &v_) < 0) \
+			return (code);                      \
+		*out = (type)v_;                            \
+		return 0;                                   \
 	}
 
 /*
@@ -160,6 +167,12 @@ void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
  */
 void ft__sort_doubles(double *v, size_t n);
 double ft__median(double *v, size_t n);
+/*
+ * The t with P(|T| <= t) = @coverage for Student's t with @df degrees of
+ * freedom (4.303 for 0.95 and 2; 1.960 as df grows); NAN for a coverage
+ * outside (0, 1) or df 0 (base/stats.c).
+ */
+double ft__t_two_sided(double coverage, unsigned df);
 
 /* ft_free() every pointer a vector of pointers holds, then release it (base/vec.c). */
 void ft__vec_release_ptrs(struct ft_vec *v);

@@ -97,6 +97,8 @@ struct ft_diag_thresholds {
 	double jitter_max;	     /* latency p99 / p50: above warns */
 	double jitter_error;	     /* ... above is an error */
 	double jitter_min_us;	     /* ... and only when p99 - p50 is at least this, us */
+	double jitter_foreign_cpu_max; /* ... and is only info when other processes used
+	                                  this share of the host's CPU time (host.cpu_foreign) */
 	double pair_outlier_min;     /* a pair's bandwidth / the median pair's, 0..1 */
 	double scale_drop_min;	     /* plateau busbw at the largest scale / the smallest's, 0..1 */
 	double paused_fraction_error; /* share of an interval paused that is an error, 0..1 */

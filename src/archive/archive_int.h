@@ -89,6 +89,16 @@ int ft__archive_insert(struct ft_archive *ar, const struct ft_run *run,
                        struct ft_error *err);
 
 /* Names of layers and severities back to enums; -1 when unknown. */
+/*
+ * The half-width of the compare band in baseline standard deviations for
+ * @n runs: Student's t for n - 1 degrees of freedom at the coverage of
+ * @k_sigma normal sigmas, times sqrt(1 + 1/n) (a new run, not the mean);
+ * 22.2 for 3 sigmas and 3 runs, toward @k_sigma as @n grows. NAN for n < 2.
+ */
+double ft__compare_band_sigmas(double k_sigma, unsigned n);
+
+extern const struct ft__name_set ft__archive_layers;
+extern const struct ft__name_set ft__archive_severities;
 int ft__layer_from_name(const char *s);
 int ft__severity_from_name(const char *s);
 

@@ -12,10 +12,18 @@
  * better; everything else on its bus bandwidth (NA-BUSBW), higher is better,
  * falling back to algbw and then time.
  *
- * The noise band: with at least min_samples baseline runs it is k standard
- * deviations of their values around their mean, never narrower than
- * floor_rel of the mean (a perfectly repeatable baseline would otherwise flag
- * every wobble). With fewer, it is the stated relative threshold, widened to
+ * The noise band: with at least min_samples baseline runs it is where a
+ * new run of the same build falls with the probability that k standard
+ * deviations cover under a normal law (99.73% for 3), given only the n runs'
+ * mean m and sample deviation s: m +- t * s * sqrt(1 + 1/n), t Student's for
+ * n - 1 degrees of freedom (a prediction interval). Three runs estimate s
+ * badly, and t says by how much: 22.2 s for n = 3, 7.3 s for 5, 4.3 s for
+ * 10, toward 3 s. A plain 3 s over three runs flagged identical doctor runs
+ * on a loaded host (bench/doctor-stability.sh, docs/internals/doctor.md).
+ * The band is never narrower than floor_rel of the mean (a perfectly
+ * repeatable baseline would otherwise flag every wobble).
+ *
+ * With fewer, it is the stated relative threshold, widened to
  * the per-iteration spread of the result itself (coefficient of variation of
  * the iterations, the root mean square of the baseline's and the run's):
  * iterations of one run share connections and background load, so the
@@ -251,13 +259,22 @@ stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, doub
 	return n;
 }
 
+double
+ft__compare_band_sigmas(double k_sigma, unsigned n)
+{
+	if (n < 2 || !(k_sigma > 0))
+		return NAN;
+	return ft__t_two_sided(erf(k_sigma / M_SQRT2), n - 1) * sqrt(1 + 1.0 / n);
+}
+
 static void
 judge(struct ft_compare_row *cr, const struct ft_compare_opts *o)
 {
 	double band, delta, scale = fabs(cr->base_mean);
 
 	if (cr->base_n >= o->min_samples && isfinite(cr->base_stdev)) {
-		band = FT_MAX(o->k_sigma * cr->base_stdev, o->floor_rel * scale);
+		band = FT_MAX(ft__compare_band_sigmas(o->k_sigma, cr->base_n) * cr->base_stdev,
+		              o->floor_rel * scale);
 		cr->noise_aware = true;
 		cr->band_from = FT_BAND_RUNS;
 	} else if (isfinite(cr->iter_cv) && cr->iter_cv > o->rel_threshold) {

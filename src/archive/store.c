@@ -12,16 +12,28 @@
 FT__NAME_TABLE(layer_names, FT_LAYER_MAP, FT_LAYER_COUNT);
 FT__NAME_TABLE(severity_names, FT_SEVERITY_MAP, FT_SEV_COUNT);
 
+FT__NAME_SET(ft__archive_layers, layer_names);
+FT__NAME_SET(ft__archive_severities, severity_names);
+
+/* The value @s names in @set, -1 when none. */
+static int
+value_of(const struct ft__name_set *set, const char *s)
+{
+	int v;
+
+	return ft__name_lookup(set, s, &v) == 0 ? v : -1;
+}
+
 int
 ft__layer_from_name(const char *s)
 {
-	return ft__name_index(layer_names, FT_LAYER_COUNT, s);
+	return value_of(&ft__archive_layers, s);
 }
 
 int
 ft__severity_from_name(const char *s)
 {
-	return ft__name_index(severity_names, FT_SEV_COUNT, s);
+	return value_of(&ft__archive_severities, s);
 }
 
 void

@@ -63,6 +63,4 @@ struct ft__col {
 /* Add the @n columns of @cols to @t in order. */
 void ft__table_cols(struct ft_table *t, const struct ft__col *cols, size_t n);
 
-/* ft__name_index(), the lookup of FT__FROM_NAME, is declared in internal.h. */
-
 #endif

@@ -1,22 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * base/names.c - the lookup behind every <thing>_from_name(): a name's
- * index in its enum's name table; and the one reader of a name the user
- * gives for an enum (an option, a scenario key), whose error lists the names
- * it takes, so that no caller writes that list by hand.
+ * base/names.c - the one lookup behind every <thing>_from_name(), and the
+ * one reader of a name the user gives for an enum (an option, a scenario
+ * key), whose error lists the names it takes, so that no caller writes that
+ * list by hand.
  */
 #include "internal.h"
-
-int
-ft__name_index(const char *const *names, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < n; i++)
-		if (strcmp(name, names[i]) == 0)
-			return (int)i;
-	return -1;
-}
 
 /* Lower case without '_', '-' and spaces. */
 static void

@@ -22,7 +22,8 @@ ft_source_name(enum ft_source s)
 	return (unsigned)s < FT_SOURCE_COUNT ? source_names[s] : "unknown";
 }
 
-FT__FROM_NAME(ft_source_from_name, enum ft_source, source_names, FT_EINVAL)
+FT__NAME_SET(ft__source_names, source_names);
+FT__FROM_NAME(ft_source_from_name, enum ft_source, ft__source_names, FT_EINVAL)
 
 void
 ft_result_row_init(struct ft_result_row *row)

@@ -14,6 +14,19 @@
 #include <fabtune/bench.h>
 #include <fabtune/launch.h>
 
+/*
+ * The names the bench options take (ft__name_read): --bind, --spin,
+ * --table-format, and -d/-o, whose option sets add "all" after the types
+ * and reductions that ft_dtype_from_name() and ft_redop_from_name() know.
+ */
+extern const struct ft__name_set ft__bench_binds;
+extern const struct ft__name_set ft__bench_spins;
+extern const struct ft__name_set ft__bench_table_styles;
+extern const struct ft__name_set ft__bench_dtypes;
+extern const struct ft__name_set ft__bench_dtype_options;
+extern const struct ft__name_set ft__bench_redops;
+extern const struct ft__name_set ft__bench_redop_options;
+
 struct ft_world {
 	uint32_t rank, nranks;
 	struct ft_rank_info *info; /* nranks entries */

@@ -41,13 +41,15 @@ static const char *const bind_names[] = { "auto", "none", "core", "numa" };
 _Static_assert(FT_ARRAY_SIZE(bind_names) == FT_BENCH_BIND_COUNT, "bind names");
 
 FT__NAME_GETTER(ft_bench_bind_name, enum ft_bench_bind, bind_names, FT_BENCH_BIND_COUNT)
-FT__FROM_NAME(ft_bench_bind_from_name, enum ft_bench_bind, bind_names, FT_EINVAL)
+FT__NAME_SET(ft__bench_binds, bind_names);
+FT__FROM_NAME(ft_bench_bind_from_name, enum ft_bench_bind, ft__bench_binds, FT_EINVAL)
 
 static const char *const spin_names[] = { "auto", "always", "never" };
 _Static_assert(FT_ARRAY_SIZE(spin_names) == FT_BENCH_SPIN_COUNT, "spin names");
 
 FT__NAME_GETTER(ft_bench_spin_name, enum ft_bench_spin, spin_names, FT_BENCH_SPIN_COUNT)
-FT__FROM_NAME(ft_bench_spin_from_name, enum ft_bench_spin, spin_names, FT_EINVAL)
+FT__NAME_SET(ft__bench_spins, spin_names);
+FT__FROM_NAME(ft_bench_spin_from_name, enum ft_bench_spin, ft__bench_spins, FT_EINVAL)
 
 /* One integer from a sysfs file, -1 when absent. */
 static long

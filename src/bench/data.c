@@ -18,66 +18,65 @@
  */
 #include "bench_int.h"
 
-static const struct {
-	const char *name;
-	size_t size;
-} dtypes[] = {
-#define FT_DTYPE_ROW_(n, s, sz) { s, sz },
+/*
+ * The names of the types and reductions, and after them "all", which only
+ * the options take (-d all, -o all: nccl-tests' every type or reduction):
+ * the from_name sets stop before it, the option sets include it.
+ */
+static const char *const dtype_names[] = {
+#define FT_DTYPE_ROW_(n, s, sz) s,
+	FT_DTYPE_MAP(FT_DTYPE_ROW_)
+#undef FT_DTYPE_ROW_
+	"all",
+};
+static const size_t dtype_sizes[] = {
+#define FT_DTYPE_ROW_(n, s, sz) sz,
 	FT_DTYPE_MAP(FT_DTYPE_ROW_)
 #undef FT_DTYPE_ROW_
 };
-_Static_assert(FT_ARRAY_SIZE(dtypes) == FT_DTYPE_COUNT, "dtype table");
+_Static_assert(FT_ARRAY_SIZE(dtype_names) == FT_DTYPE_COUNT + 1, "dtype table");
+_Static_assert(FT_ARRAY_SIZE(dtype_sizes) == FT_DTYPE_COUNT, "dtype table");
 
 static const char *const redops[] = {
 #define FT_REDOP_ROW_(n, s) s,
 	FT_REDOP_MAP(FT_REDOP_ROW_)
 #undef FT_REDOP_ROW_
+	"all",
 };
-_Static_assert(FT_ARRAY_SIZE(redops) == FT_REDOP_COUNT, "redop table");
+_Static_assert(FT_ARRAY_SIZE(redops) == FT_REDOP_COUNT + 1, "redop table");
+
+/* Other spellings of the types (squashed: lower case, no '_' or '-'). */
+static const struct ft__name_alias dtype_aliases[] = {
+	{ "char", FT_DTYPE_INT8 },     { "int", FT_DTYPE_INT32 },
+	{ "float32", FT_DTYPE_FLOAT }, { "float64", FT_DTYPE_DOUBLE },
+	{ "uint", FT_DTYPE_UINT32 },   { "f32", FT_DTYPE_FLOAT },
+	{ "f64", FT_DTYPE_DOUBLE },    { "float16", FT_DTYPE_HALF },
+	{ "fp16", FT_DTYPE_HALF },     { "f16", FT_DTYPE_HALF },
+	{ "bf16", FT_DTYPE_BFLOAT16 }, { NULL, 0 },
+};
+
+const struct ft__name_set ft__bench_dtypes = { dtype_names, FT_DTYPE_COUNT, 0, dtype_aliases };
+const struct ft__name_set ft__bench_dtype_options = { dtype_names, FT_DTYPE_COUNT + 1, 0,
+	                                              dtype_aliases };
+const struct ft__name_set ft__bench_redops = { redops, FT_REDOP_COUNT, 0, NULL };
+const struct ft__name_set ft__bench_redop_options = { redops, FT_REDOP_COUNT + 1, 0, NULL };
 
 const char *
 ft_dtype_name(enum ft_dtype t)
 {
-	return (unsigned)t < FT_DTYPE_COUNT ? dtypes[t].name : "?";
+	return (unsigned)t < FT_DTYPE_COUNT ? dtype_names[t] : "?";
 }
 
 size_t
 ft_dtype_size(enum ft_dtype t)
 {
-	return (unsigned)t < FT_DTYPE_COUNT ? dtypes[t].size : 0;
+	return (unsigned)t < FT_DTYPE_COUNT ? dtype_sizes[t] : 0;
 }
 
-int
-ft_dtype_from_name(const char *name, enum ft_dtype *out)
-{
-	static const struct {
-		const char *alias;
-		enum ft_dtype t;
-	} aliases[] = {
-		{ "char", FT_DTYPE_INT8 },     { "int", FT_DTYPE_INT32 },
-		{ "float32", FT_DTYPE_FLOAT }, { "float64", FT_DTYPE_DOUBLE },
-		{ "uint", FT_DTYPE_UINT32 },   { "f32", FT_DTYPE_FLOAT },
-		{ "f64", FT_DTYPE_DOUBLE },    { "float16", FT_DTYPE_HALF },
-		{ "fp16", FT_DTYPE_HALF },     { "f16", FT_DTYPE_HALF },
-		{ "bf16", FT_DTYPE_BFLOAT16 },
-	};
-	size_t i;
-
-	for (i = 0; i < FT_DTYPE_COUNT; i++)
-		if (strcmp(name, dtypes[i].name) == 0) {
-			*out = (enum ft_dtype)i;
-			return 0;
-		}
-	for (i = 0; i < FT_ARRAY_SIZE(aliases); i++)
-		if (strcmp(name, aliases[i].alias) == 0) {
-			*out = aliases[i].t;
-			return 0;
-		}
-	return FT_EINVAL;
-}
+FT__FROM_NAME(ft_dtype_from_name, enum ft_dtype, ft__bench_dtypes, FT_EINVAL)
 
 FT__NAME_GETTER(ft_redop_name, enum ft_redop, redops, FT_REDOP_COUNT)
-FT__FROM_NAME(ft_redop_from_name, enum ft_redop, redops, FT_EINVAL)
+FT__FROM_NAME(ft_redop_from_name, enum ft_redop, ft__bench_redops, FT_EINVAL)
 
 /* ---- 16-bit floating point ---------------------------------------------------- */
 

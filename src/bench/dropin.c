@@ -15,6 +15,8 @@
 
 #include <fabtune/units.h>
 
+#include "coll/names.h"
+
 void
 ft_bench_args_init(struct ft_bench_args *a)
 {
@@ -157,47 +159,35 @@ connection(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_er
 int
 ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_error *err)
 {
-	bool all_types = o->dtype && strcmp(o->dtype, "all") == 0;
-	bool all_ops = o->op && strcmp(o->op, "all") == 0;
-	enum ft_bench_table_style style;
+	int v, rc;
 
-	if (o->table_format && ft_bench_table_style_from_name(o->table_format, &style) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--table-format: expected classic or 2.18, got '%s'",
-		                    o->table_format);
+	if (o->table_format && ft__name_read(&ft__bench_table_styles, "--table-format",
+	                                     o->table_format, -1, &v, err) < 0)
+		return FT_EINVAL;
 
 	ft_bench_cfg_init(cfg);
-	if (o->pattern && ft_op_from_name(o->pattern, &cfg->pattern) < 0) {
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "unknown pattern '%s' (pt2pt_bw, pt2pt_lat, pairs, bisection, "
-		        "incast, all_reduce, all_gather, reduce_scatter, alltoall, "
-		        "broadcast, reduce, sendrecv, gather, scatter, hypercube, dev_memcpy, "
-		        "copy_matrix)",
-		        o->pattern);
-	}
+	rc = o->pattern ? ft__name_read(&ft__coll_ops, "pattern", o->pattern, -1, &v, err) : 0;
+	if (rc == 0 && o->pattern)
+		cfg->pattern = (enum ft_op)v;
 	if (o->transport)
 		ft_strlcpy(cfg->transport, o->transport, sizeof(cfg->transport));
-	if (o->bind && ft_bench_bind_from_name(o->bind, &cfg->bind) < 0) {
-		return ft_error_set(err, FT_EINVAL,
-		                    "--bind: unknown binding '%s' (none, core, numa)", o->bind);
-	}
-	if (o->spin && ft_bench_spin_from_name(o->spin, &cfg->spin) < 0)
-		return ft_error_set(err, FT_EINVAL, "--spin: unknown policy '%s' (auto, always, never)",
-		                    o->spin);
-	if (o->op && !all_ops && ft_redop_from_name(o->op, &cfg->op) < 0) {
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "-o/--op: unknown reduction '%s' (sum, prod, max, min, avg, mulsum, all)",
-		        o->op);
-	}
-	if (o->dtype && !all_types && ft_dtype_from_name(o->dtype, &cfg->dtype) < 0) {
-		return ft_error_set(
-		        err, FT_EINVAL,
-		        "-d/--datatype: unsupported type '%s' (int8, uint8, int32, uint32, "
-		        "int64, uint64, half, float, double, bfloat16, all)",
-		        o->dtype);
-	}
+	if (rc == 0 && o->bind &&
+	    (rc = ft__name_read(&ft__bench_binds, "--bind", o->bind, -1, &v, err)) == 0)
+		cfg->bind = (enum ft_bench_bind)v;
+	if (rc == 0 && o->spin &&
+	    (rc = ft__name_read(&ft__bench_spins, "--spin", o->spin, -1, &v, err)) == 0)
+		cfg->spin = (enum ft_bench_spin)v;
+	if (rc == 0 && o->op &&
+	    (rc = ft__name_read(&ft__bench_redop_options, "-o/--op", o->op, -1, &v, err)) == 0 &&
+	    v < FT_REDOP_COUNT) /* all: ft_bench_run_sweep() */
+		cfg->op = (enum ft_redop)v;
+	if (rc == 0 && o->dtype &&
+	    (rc = ft__name_read(&ft__bench_dtype_options, "-d/--datatype", o->dtype, -1, &v,
+	                        err)) == 0 &&
+	    v < FT_DTYPE_COUNT)
+		cfg->dtype = (enum ft_dtype)v;
+	if (rc < 0)
+		return rc;
 	/* 0 is not "the default": a run of no iterations or no messages in flight is refused */
 	if (o->iters == 0 || o->window == 0) {
 		return ft_error_set(err, FT_EINVAL, "%s: expected a count of at least 1, got 0",
@@ -346,6 +336,15 @@ reduces(enum ft_op p)
 	return p == FT_OP_ALL_REDUCE || p == FT_OP_REDUCE || p == FT_OP_REDUCE_SCATTER;
 }
 
+/* Whether @s names the last of @set's names: "all" in the -d and -o option sets. */
+static bool
+names_all(const struct ft__name_set *set, const char *s)
+{
+	int v;
+
+	return s && ft__name_lookup(set, s, &v) == 0 && (size_t)v + 1 == set->count;
+}
+
 /*
  * The sweeps the options ask for, rows in one report: -N cycles, each over
  * every type (-d all) and, for the reductions, every operation (-o all),
@@ -355,8 +354,8 @@ int
 ft_bench_run_sweep(struct ft_world *w, const struct ft_bench_args *o, struct ft_bench_cfg *c,
                    struct ft_bench_report *rep, struct ft_error *err)
 {
-	bool all_types = o->dtype && strcmp(o->dtype, "all") == 0;
-	bool all_ops = o->op && strcmp(o->op, "all") == 0;
+	bool all_types = names_all(&ft__bench_dtype_options, o->dtype);
+	bool all_ops = names_all(&ft__bench_redop_options, o->op);
 	/* -d all in nccl-tests' order of ncclDataType_t */
 	static const enum ft_dtype order[] = {
 		FT_DTYPE_INT8,   FT_DTYPE_UINT8, FT_DTYPE_INT32, FT_DTYPE_UINT32, FT_DTYPE_INT64,

@@ -168,17 +168,13 @@ ft_bench_coll_row(struct ft_strbuf *sb, const struct ft_result_row *row,
 	               row->ip_busbw_GBps, w);
 }
 
-int
-ft_bench_table_style_from_name(const char *name, enum ft_bench_table_style *out)
-{
-	if (strcmp(name, "classic") == 0)
-		*out = FT_BENCH_STYLE_CLASSIC;
-	else if (strcmp(name, "2.18") == 0)
-		*out = FT_BENCH_STYLE_218;
-	else
-		return FT_EINVAL;
-	return 0;
-}
+/* --table-format's names, in enum order. */
+static const char *const table_style_names[] = { "classic", "2.18" };
+_Static_assert(FT_ARRAY_SIZE(table_style_names) == FT_BENCH_STYLE_218 + 1, "table styles");
+
+FT__NAME_SET(ft__bench_table_styles, table_style_names);
+FT__FROM_NAME(ft_bench_table_style_from_name, enum ft_bench_table_style, ft__bench_table_styles,
+              FT_EINVAL)
 
 /*
  * nccl-tests' two closing lines. Its "Avg bus bandwidth" is the mean busbw of

@@ -51,15 +51,7 @@ const struct ft__name_set ft__coll_modelled_ops = { op_names, FT_OP_COUNT, FT_OP
 const struct ft__name_set ft__coll_algos = { algo_names, FT_ALGO_COUNT, 0, algo_aliases };
 const struct ft__name_set ft__coll_protos = { proto_names, FT_PROTO_COUNT, 0, NULL };
 
-int
-ft_op_from_name(const char *s, enum ft_op *out)
-{
-	int v, rc = ft__name_lookup(&ft__coll_ops, s, &v);
-
-	if (rc == 0)
-		*out = (enum ft_op)v;
-	return rc;
-}
+FT__FROM_NAME(ft_op_from_name, enum ft_op, ft__coll_ops, FT_EINVAL)
 
 bool
 ft_op_is_modelled(enum ft_op op)
@@ -88,25 +80,9 @@ ft_op_is_coll(enum ft_op op)
 	return (unsigned)op <= FT_OP_HYPERCUBE;
 }
 
-int
-ft_algo_from_name(const char *s, enum ft_algo *out)
-{
-	int v, rc = ft__name_lookup(&ft__coll_algos, s, &v);
+FT__FROM_NAME(ft_algo_from_name, enum ft_algo, ft__coll_algos, FT_EINVAL)
 
-	if (rc == 0)
-		*out = (enum ft_algo)v;
-	return rc;
-}
-
-int
-ft_proto_from_name(const char *s, enum ft_proto *out)
-{
-	int v, rc = ft__name_lookup(&ft__coll_protos, s, &v);
-
-	if (rc == 0)
-		*out = (enum ft_proto)v;
-	return rc;
-}
+FT__FROM_NAME(ft_proto_from_name, enum ft_proto, ft__coll_protos, FT_EINVAL)
 
 double
 ft_coll_busbw_factor(enum ft_op op, uint32_t nranks)

@@ -45,8 +45,9 @@ const struct ft_diag_thresholds ft__diag_default_thresholds = {
 	.jitter_max = 2.0,
 	.jitter_error = 10.0,
 	.jitter_min_us = 1.0,
+	.jitter_foreign_cpu_max = 0.25,
 	.pair_outlier_min = 0.80,
-	.scale_drop_min = 0.85, /* SYM-SCALE-DROP */
+	.scale_drop_min = 0.85,        /* SYM-SCALE-DROP */
 	.paused_fraction_error = 0.50, /* ROCE-PFC */
 	.copy_bw_min = 0.85,
 	.lane_error_share_min = 0.75,
@@ -105,6 +106,7 @@ static const struct ft__doc_field keys[] = {
 	POSITIVE(jitter_max),
 	POSITIVE(jitter_error),
 	POSITIVE(jitter_min_us),
+	FRACTION(jitter_foreign_cpu_max),
 	FRACTION(pair_outlier_min),
 	FRACTION(scale_drop_min),
 	FRACTION(paused_fraction_error),

@@ -81,14 +81,31 @@ static const struct {
 static int
 fill_config(const struct ft_plan_args *a, struct ft_plan_config *c, struct ft_error *err)
 {
+	static const struct {
+		const char *label;
+		const struct ft__name_set *set;
+		size_t arg, cfg; /* offsets of the name in @a and of the enum in @c */
+	} names[] = {
+		{ "--recompute", &ft__plan_recomputes, offsetof(struct ft_plan_args, recompute),
+		  offsetof(struct ft_plan_config, recompute) },
+		{ "--precision", &ft__plan_precisions, offsetof(struct ft_plan_args, precision),
+		  offsetof(struct ft_plan_config, precision) },
+		{ "--optimizer", &ft__plan_optimizers, offsetof(struct ft_plan_args, optimizer),
+		  offsetof(struct ft_plan_config, optimizer) },
+	};
+	_Static_assert(sizeof(enum ft_plan_recompute) == sizeof(int) &&
+	                       sizeof(enum ft_plan_precision) == sizeof(int) &&
+	                       sizeof(enum ft_plan_optimizer) == sizeof(int),
+	               "the planner's named enums are ints");
+
 	*c = a->cfg;
-	if (a->recompute && ft_plan_recompute_from_name(a->recompute, &c->recompute) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--recompute: expected none, selective or full");
-	if (a->precision && ft_plan_precision_from_name(a->precision, &c->precision) < 0)
-		return ft_error_set(err, FT_EINVAL, "--precision: expected bf16 or fp8");
-	if (a->optimizer && ft_plan_optimizer_from_name(a->optimizer, &c->optimizer) < 0)
-		return ft_error_set(err, FT_EINVAL, "--optimizer: expected adam or sgd");
+	for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++) {
+		const char *s = *(const char *const *)((const char *)a + names[i].arg);
+
+		if (s && ft__name_read(names[i].set, names[i].label, s, -1,
+		                       (int *)(void *)((char *)c + names[i].cfg), err) < 0)
+			return FT_EINVAL;
+	}
 	for (size_t i = 0; i < FT_ARRAY_SIZE(int_fields); i++) {
 		uint64_t v = *(const uint64_t *)((const char *)a + int_fields[i].arg);
 

@@ -221,9 +221,12 @@ _Static_assert(FT_ARRAY_SIZE(optimizer_names) == FT_OPTIMIZER_COUNT, "optimizer 
 _Static_assert(FT_ARRAY_SIZE(group_names) == FT_GROUP_COUNT, "group names");
 
 /* A bad name is FT_EINVAL to the planner. */
-FT__FROM_NAME(ft_plan_recompute_from_name, enum ft_plan_recompute, recompute_names, FT_EINVAL)
-FT__FROM_NAME(ft_plan_precision_from_name, enum ft_plan_precision, precision_names, FT_EINVAL)
-FT__FROM_NAME(ft_plan_optimizer_from_name, enum ft_plan_optimizer, optimizer_names, FT_EINVAL)
+FT__NAME_SET(ft__plan_recomputes, recompute_names);
+FT__NAME_SET(ft__plan_precisions, precision_names);
+FT__NAME_SET(ft__plan_optimizers, optimizer_names);
+FT__FROM_NAME(ft_plan_recompute_from_name, enum ft_plan_recompute, ft__plan_recomputes, FT_EINVAL)
+FT__FROM_NAME(ft_plan_precision_from_name, enum ft_plan_precision, ft__plan_precisions, FT_EINVAL)
+FT__FROM_NAME(ft_plan_optimizer_from_name, enum ft_plan_optimizer, ft__plan_optimizers, FT_EINVAL)
 
 FT__NAME_GETTER(ft_plan_recompute_name, enum ft_plan_recompute, recompute_names, FT_RECOMPUTE_COUNT)
 FT__NAME_GETTER(ft_plan_precision_name, enum ft_plan_precision, precision_names, FT_PRECISION_COUNT)

@@ -62,4 +62,9 @@ void ft__plan_engine_drop_keep(struct ft_plan_engine *pe);
 int ft__plan_moe_skew(struct ft_plan_moe *out, const struct ft_plan_model *m,
                       const struct ft_plan_config *c);
 
+/* The names --recompute, --precision and --optimizer take (ft__name_read; models.c). */
+extern const struct ft__name_set ft__plan_recomputes;
+extern const struct ft__name_set ft__plan_precisions;
+extern const struct ft__name_set ft__plan_optimizers;
+
 #endif

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 FT__NAME_TABLE(format_names, FT_REPORT_FORMAT_MAP, FT_REPORT_FORMAT_COUNT);
+FT__NAME_SET(ft__report_formats, format_names);
 
 const char *
 ft_report_format_name(enum ft_report_format f)
@@ -19,14 +20,11 @@ ft_report_format_name(enum ft_report_format f)
 int
 ft_report_format_from_name(const char *name, enum ft_report_format *out, struct ft_error *err)
 {
-	int i = ft__name_index(format_names, FT_REPORT_FORMAT_COUNT, name);
+	int v, rc = ft__name_read(&ft__report_formats, "format", name, -1, &v, err);
 
-	if (i >= 0) {
-		*out = (enum ft_report_format)i;
-		return 0;
-	}
-	return ft_error_set(err, FT_EINVAL,
-	                    "format: expected text, json, csv, html or prom, got '%s'", name);
+	if (rc == 0)
+		*out = (enum ft_report_format)v;
+	return rc;
 }
 
 int

@@ -105,6 +105,9 @@ void ft__rp_html_escape(struct ft_strbuf *sb, const char *s);
 void ft__rp_svg_open(struct ft_strbuf *sb, const char *id, double w, double h,
                      const char *title);
 
+/* The names of the formats (ft__name_read; report.c). */
+extern const struct ft__name_set ft__report_formats;
+
 int ft__report_text(const struct ft_report_input *in, struct ft_strbuf *out);
 int ft__report_json(const struct ft_report_input *in, struct ft_strbuf *out);
 int ft__report_csv(const struct ft_report_input *in, struct ft_strbuf *out);

@@ -222,7 +222,8 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	               c->count[FT_VERDICT_UNCHANGED], c->count[FT_VERDICT_NEW],
 	               c->count[FT_VERDICT_MISSING]);
 	ft_strbuf_addf(out,
-	               "  thresholds: %.3g sigma (floor %.3g%%) with %u+ runs, else %.3g%% "
+	               "  thresholds: %.3g sigma, by Student's t for the runs (floor %.3g%%), with %u+ "
+	               "runs, else %.3g%% "
 	               "or the per-iteration spread when wider\n",
 	               c->opts.k_sigma, c->opts.floor_rel * 100, c->opts.min_samples,
 	               c->opts.rel_threshold * 100);

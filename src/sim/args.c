@@ -47,10 +47,6 @@ read_links(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *
 	return 0;
 }
 
-/* ov->placement's names: a scenario's (SC_PACKED, SC_SPREAD, SC_RANDOM). */
-static const struct ft__name_set placements = { ft__scenario_placement_names, SC_EXPLICIT, 0,
-	                                        NULL };
-
 int
 ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *err)
 {
@@ -68,8 +64,8 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 	if (a->trace_links)
 		rc = read_links(a, ov, err);
 	if (rc == 0 && a->placement)
-		rc = ft__name_read(&placements, "--placement", a->placement, -1, &ov->placement,
-		                   err);
+		rc = ft__name_read(&ft__scenario_placements, "--placement", a->placement, -1,
+		                   &ov->placement, err);
 	if (rc < 0)
 		return rc;
 	if (a->engine && !ft_sim_engine_find(a->engine))

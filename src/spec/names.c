@@ -61,18 +61,19 @@ ft_link_tech_name(enum ft_link_tech t)
 	return "?";
 }
 
-FT__FROM_NAME(ft_routing_from_name, enum ft_routing, routing_names, FT_ENOENT)
-FT__FROM_NAME(ft__spec_kind_from_name, enum ft_fabric_kind, kind_names, FT_ENOENT)
+FT__NAME_SET(ft__spec_routings, routing_names);
+FT__NAME_SET(ft__spec_kinds, kind_names);
+FT__FROM_NAME(ft_routing_from_name, enum ft_routing, ft__spec_routings, FT_ENOENT)
+FT__FROM_NAME(ft__spec_kind_from_name, enum ft_fabric_kind, ft__spec_kinds, FT_ENOENT)
 
 int
 ft_routing_from_arg(const char *opt, const char *name, enum ft_routing *out, struct ft_error *err)
 {
-	if (ft_routing_from_name(name, out) < 0)
-		return ft_error_set(err, FT_EINVAL,
-		                    "%s: expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
-		                    "got '%s'",
-		                    opt, name);
-	return 0;
+	int v, rc = ft__name_read(&ft__spec_routings, opt, name, -1, &v, err);
+
+	if (rc == 0)
+		*out = (enum ft_routing)v;
+	return rc;
 }
 
 const char *

@@ -187,6 +187,8 @@ read_ops(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 
 /* A job's placement by name, in enum sc_placement order; also `sim --placement`'s. */
 const char *const ft__scenario_placement_names[] = { "packed", "spread", "random", NULL };
+const struct ft__name_set ft__scenario_placements = { ft__scenario_placement_names, SC_EXPLICIT, 0,
+	                                              NULL };
 _Static_assert(SC_PACKED == 0 && SC_SPREAD == 1 && SC_RANDOM == 2, "placement names order");
 
 static int

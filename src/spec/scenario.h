@@ -25,6 +25,8 @@ enum sc_placement {
 /* The names of SC_PACKED .. SC_RANDOM, NULL-terminated (scenario.c): the scenario's
  * `placement:` and `fabtune sim --placement`. */
 extern const char *const ft__scenario_placement_names[];
+/* --placement's names: a scenario's (SC_PACKED, SC_SPREAD, SC_RANDOM), for ft__name_read. */
+extern const struct ft__name_set ft__scenario_placements;
 
 /* An op's algorithm or protocol left to NCCL's tuner (the model's choice). */
 #define SC_ALGO_AUTO  FT_ALGO_COUNT

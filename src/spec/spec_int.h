@@ -62,6 +62,10 @@ size_t ft__spec_cloud_preset_count(void);
 /* The @i-th cloud preset's name (its summary into @summary), NULL past the end. */
 const char *ft__spec_cloud_preset_name(size_t i, const char **summary);
 
+/* The names of the routings and the fabric kinds (ft__name_read; names.c). */
+extern const struct ft__name_set ft__spec_routings;
+extern const struct ft__name_set ft__spec_kinds;
+
 /* Fabric kind from its spec name ("rail-fat-tree"). FT_ENOENT if unknown. */
 int ft__spec_kind_from_name(const char *name, enum ft_fabric_kind *out);
 

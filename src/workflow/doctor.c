@@ -650,6 +650,32 @@ expectations(struct doctor *d, struct ft_error *err)
 
 /* ---- 4. diagnosis ----------------------------------------------------------------- */
 
+/*
+ * host.cpu_foreign: the share of the host's CPU time that other processes
+ * used while the doctor ran, the host's busy share less this process's and
+ * its reaped local ranks'. The jitter rule reads it (a loaded host's latency
+ * tail is the scheduler's). Local runs only: under MPI the other ranks on
+ * this host are other processes; none in stable (test) mode.
+ */
+static int
+foreign_cpu_obs(struct doctor *d)
+{
+	const struct ft_run *run = &d->res->rec.run;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct ft_obs o;
+
+	if (d->res->under_mpi || !d->res->ntransports || ncpus < 1 || !isfinite(run->host_busy) ||
+	    !isfinite(run->cpu_s) || !(run->wall_s > 0))
+		return 0;
+	ft_obs_init(&o, "host.cpu_foreign");
+	ft_strlcpy(o.host, d->res->host, sizeof(o.host));
+	o.num = FT_MAX(0.0, run->host_busy - run->cpu_s / (run->wall_s * (double)ncpus));
+	o.has_num = true;
+	ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
+	o.file = "doctor";
+	return ft_obs_set_add(&d->res->rec.obs, &o);
+}
+
 static int
 unchecked_obs(struct doctor *d)
 {
@@ -899,7 +925,7 @@ doctor_loop(struct doctor *d, struct ft_error *err)
 	if (rc < 0)
 		return rc;
 	label_run(d, &t0);
-	if (unchecked_obs(d) < 0)
+	if (unchecked_obs(d) < 0 || foreign_cpu_obs(d) < 0)
 		return oom(err);
 	rc = diagnose(d, err);
 	if (rc == 0)

@@ -27,6 +27,8 @@
 
 #include <fabtune/fabtune.h>
 
+#include "archive/archive_int.h"
+
 static char tmpdir[256];
 
 static int
@@ -922,7 +924,7 @@ test_compare(void **state)
 		bp[i] = &base[i];
 	}
 	ft_run_init(&cur, FT_SOURCE_BENCH, "bench");
-	add_row(&cur, "all_reduce", 1 << 20, 8.0, NAN);  /* -20%, but within 3 sigma */
+	add_row(&cur, "all_reduce", 1 << 20, 8.0, NAN);  /* -20%, within the band of 4 runs */
 	add_row(&cur, "all_reduce", 2 << 20, 19.0, NAN); /* -5%: floor 1% -> regressed */
 	add_row(&cur, "all_reduce", 4 << 20, 39.0, NAN); /* -2.5% < stated 5% */
 	add_row(&cur, "pt2pt_lat", 8, NAN, 9.0);         /* latency down: improved */
@@ -935,7 +937,10 @@ test_compare(void **state)
 	assert_int_equal(r->base_n, 4);
 	assert_true(fabs(r->base_mean - 10.0) < 1e-12);
 	assert_true(fabs(r->base_stdev - sqrt(4.0 / 3.0)) < 1e-12);
-	assert_true(fabs(r->threshold_rel - 3.0 * sqrt(4.0 / 3.0) / 10.0) < 1e-12);
+	/* Student's t for 3 degrees of freedom at 99.73%, for a new run: 10.3 sigmas */
+	assert_true(fabs(r->threshold_rel -
+	                 ft__compare_band_sigmas(3.0, 4) * sqrt(4.0 / 3.0) / 10.0) < 1e-12);
+	assert_true(fabs(ft__compare_band_sigmas(3.0, 4) - 10.31) < 0.01);
 	r = find_cmp(&cmp, "all_reduce", 2 << 20);
 	assert_int_equal(r->verdict, FT_VERDICT_REGRESSED);
 	assert_true(r->noise_aware);
@@ -975,6 +980,37 @@ test_compare(void **state)
 	for (i = 0; i < 4; i++)
 		ft_run_release(&base[i]);
 	ft_run_release(&cur);
+}
+
+/*
+ * The band of a few runs: Student's t against closed forms (df 1: tan(pi c /
+ * 2); df 2: c sqrt(2 / (1 - c^2))) and table values, and the prediction
+ * factor sqrt(1 + 1/n): 3 sigmas over 3 runs are 22.2 sample deviations,
+ * and the band narrows toward 3 as runs are added.
+ */
+static void
+test_compare_band_few_runs(void **state)
+{
+	double c = erf(3.0 / M_SQRT2);
+
+	(void)state;
+	assert_true(fabs(ft__t_two_sided(c, 1) - tan(M_PI * c / 2)) < 1e-6);
+	assert_true(fabs(ft__t_two_sided(c, 2) - c * sqrt(2 / (1 - c * c))) < 1e-9);
+	assert_true(fabs(ft__t_two_sided(0.95, 1) - 12.7062) < 1e-4);
+	assert_true(fabs(ft__t_two_sided(0.95, 2) - 4.3027) < 1e-4);
+	assert_true(fabs(ft__t_two_sided(0.95, 10) - 2.2281) < 1e-4);
+	assert_true(fabs(ft__t_two_sided(0.99, 5) - 4.0321) < 1e-4);
+	assert_true(fabs(ft__t_two_sided(0.95, 30) - 2.0423) < 1e-4);
+	assert_true(fabs(ft__t_two_sided(0.95, 1000) - 1.9623) < 1e-4);
+	assert_true(isnan(ft__t_two_sided(1.0, 3)));
+	assert_true(isnan(ft__t_two_sided(0.95, 0)));
+	assert_true(fabs(ft__compare_band_sigmas(3.0, 3) - c * sqrt(2 / (1 - c * c)) *
+	                                                           sqrt(4.0 / 3.0)) < 1e-9);
+	assert_true(fabs(ft__compare_band_sigmas(3.0, 3) - 22.18) < 0.01);
+	for (unsigned n = 3; n < 200; n++)
+		assert_true(ft__compare_band_sigmas(3.0, n + 1) < ft__compare_band_sigmas(3.0, n));
+	assert_true(fabs(ft__compare_band_sigmas(3.0, 100000) - 3.0) < 1e-3);
+	assert_true(isnan(ft__compare_band_sigmas(3.0, 1)));
 }
 
 /* A row with every key field, for the matching tests. */
@@ -1489,6 +1525,7 @@ main(void)
 		cmocka_unit_test(test_baselines),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_compare_exact_keys),
+		cmocka_unit_test(test_compare_band_few_runs),
 		cmocka_unit_test(test_compare_latency_direction),
 		cmocka_unit_test(test_compare_iteration_band),
 		cmocka_unit_test(test_fingerprint),

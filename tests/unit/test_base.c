@@ -76,23 +76,40 @@ test_vec(void **state)
 	assert_null(v.data);
 }
 
-/* The name lookup behind the enums' _from_name(): first match, -1 for absent, NULL or empty tables. */
+/*
+ * The one lookup behind the enums' _from_name() and the option readers: case,
+ * '_', '-' and spaces aside, first match, aliases; FT_EINVAL for an absent
+ * name or NULL. The reader refuses a name past the accepted prefix and lists
+ * the accepted ones (every table of the tree: tests/unit/test_names.c).
+ */
 static void
 test_name_index(void **state)
 {
-	static const char *const names[] = { "auto", "none", "core", "none" };
+	static const char *const names[] = { "auto", "none", "core", "fat-tree", "none" };
+	static const struct ft__name_alias aliases[] = { { "cores", 2 }, { NULL, 0 } };
+	const struct ft__name_set set = { names, 5, 3, aliases };
+	struct ft_error err = { 0 };
 	enum ft_source src;
 	double t0, t1;
+	int v = -1;
 
 	(void)state;
-	assert_int_equal(ft__name_index(names, 4, "auto"), 0);
-	assert_int_equal(ft__name_index(names, 4, "core"), 2);
-	assert_int_equal(ft__name_index(names, 4, "none"), 1);
-	assert_int_equal(ft__name_index(names, 4, "numa"), -1);
-	assert_int_equal(ft__name_index(names, 4, "Auto"), -1);
-	assert_int_equal(ft__name_index(names, 2, "core"), -1);
-	assert_int_equal(ft__name_index(names, 0, "auto"), -1);
-	assert_int_equal(ft__name_index(names, 4, NULL), -1);
+	assert_int_equal(ft__name_lookup(&set, "auto", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(ft__name_lookup(&set, "Core", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(ft__name_lookup(&set, "FAT_TREE", &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(ft__name_lookup(&set, "none", &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(ft__name_lookup(&set, "cores", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(ft__name_lookup(&set, "numa", &v), FT_EINVAL);
+	assert_int_equal(ft__name_lookup(&set, NULL, &v), FT_EINVAL);
+	assert_int_equal(ft__name_read(&set, "--x", "fat-tree", -1, &v, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--x: expected auto, none or core, got 'fat-tree'");
+	assert_int_equal(ft__name_read(&set, "--x", "auto", 1, &v, &err), 0);
+	assert_int_equal(v, 1);
 	/* every source name comes back as its value */
 	for (int i = 0; i < FT_SOURCE_COUNT; i++) {
 		assert_int_equal(ft_source_from_name(ft_source_name((enum ft_source)i), &src), 0);

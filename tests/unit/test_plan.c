@@ -1251,7 +1251,7 @@ test_plan_job_args(void **state)
 	a.recompute = "some";
 	err = (struct ft_error){ 0 };
 	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
-	assert_string_equal(err.msg, "--recompute: expected none, selective or full");
+	assert_string_equal(err.msg, "--recompute: expected none, selective or full, got 'some'");
 	ft_plan_job_release(&job);
 	a.recompute = "full";
 	a.zero = 4;

@@ -1,0 +1,1 @@
+bench all_reduce -p 2
