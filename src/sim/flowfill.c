@@ -120,9 +120,9 @@ wf_digit(const struct wf_item *it, uint32_t pass)
  * result is the radix sort's (stable over link order) exactly.
  */
 static struct wf_item *
-wf_merge_sort(struct fs_sim *s, uint32_t n)
+wf_merge_sort(struct wf_item *a, struct wf_item *b, uint32_t n)
 {
-	struct wf_item *a = s->wf_items, *b = s->wf_items2, *t;
+	struct wf_item *t;
 	uint32_t i, j, w;
 
 	for (i = 0; i < n; i += WF_RUN) {
@@ -164,7 +164,7 @@ wf_sort(struct fs_sim *s, uint32_t n)
 	uint32_t *hist = s->wf_hist, i, pass;
 
 	if (n < s->wf_radix_min)
-		return wf_merge_sort(s, n);
+		return wf_merge_sort(a, b, n);
 	memset(hist, 0, (size_t)WF_RADIX_PASSES * nb * sizeof(*hist));
 	for (i = 0; i < n; i++) {
 		uint64_t u;
@@ -195,11 +195,12 @@ wf_sort(struct fs_sim *s, uint32_t n)
 
 /*
  * Count the @nsel selected flows per link, collect the touched links and lay
- * out link -> flows. A touched link's rem starts as the sum of the selected
- * flows' previous rates on it (none yet counts 0).
+ * out link -> flows (@singles: not the links only one selected flow crosses,
+ * which wf_singles() hands to that flow). A touched link's rem starts as the
+ * sum of the selected flows' previous rates on it (none yet counts 0).
  */
 static int
-wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
+wf_layout(struct fs_sim *s, uint32_t nsel, bool singles, uint32_t *ntouched_out)
 {
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
@@ -260,17 +261,56 @@ wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 		struct fs_wf_link *lk = &L[s->wf_touched[i]];
 
 		lk->off = lk->end = (uint32_t)off; /* end is the fill position below */
-		off += lk->cnt;
+		off += singles && lk->cnt == 1 ? 0 : lk->cnt;
 	}
 	for (uint32_t k = 0; k < nsel; k++) {
 		const uint32_t *p;
 
 		i = s->inc_sel[k];
 		p = paths + s->act_pf[i];
-		for (j = 0; j < s->act_np[i]; j++)
-			s->wf_flows[L[p[j]].end++] = i;
+		for (j = 0; j < s->act_np[i]; j++) {
+			struct fs_wf_link *lk = &L[p[j]];
+
+			if (!singles || lk->cnt > 1)
+				s->wf_flows[lk->end++] = i;
+		}
 	}
 	return 0;
+}
+
+/*
+ * An incremental filling refills a few flows, and most of the links they cross
+ * carry only one of them (its way up and in, and links the others avoid). Such
+ * a link's share is its room, which no other refilled flow changes: it is a
+ * cap of that flow's own, and only its least one, by (share, link id), can
+ * freeze the flow (the others come later, when the flow is frozen and the link
+ * has no flow left to give a rate). So each refilled flow brings that one
+ * link, sorted among the flows' others (@items: @n of them), instead of all of
+ * them among every touched link. Returns how many.
+ */
+static uint32_t
+wf_singles(struct fs_sim *s, uint32_t nsel, struct wf_item *items)
+{
+	const uint32_t *paths = s->paths.data;
+	const struct fs_wf_link *L = s->wf_link;
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < nsel; k++) {
+		uint32_t f = s->inc_sel[k];
+		const uint32_t *p = paths + s->act_pf[f];
+		struct wf_item best = { INFINITY, FS_NONE, f };
+
+		for (uint32_t j = 0; j < s->act_np[f]; j++) {
+			/* its share: rem / 1 is rem, exactly */
+			struct wf_item it = { L[p[j]].rem, p[j], f };
+
+			if (L[p[j]].cnt == 1 && wf_less(&it, &best))
+				best = it;
+		}
+		if (best.link != FS_NONE)
+			items[n++] = best;
+	}
+	return n;
 }
 
 /* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
@@ -287,6 +327,10 @@ ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
 		b->best = old;
 		b->best_s = held;
 	}
+	if (old != FS_NONE)
+		s->lk[old].nbott--;
+	if (l != FS_NONE)
+		s->lk[l].nbott++;
 	b->bott = l;
 	b->since = s->now_s;
 }
@@ -380,11 +424,12 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 {
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
-	struct wf_item *h, *sorted;
+	struct wf_item *h, *sorted, *single = NULL;
 	uint32_t ntouched = 0, i, k, next, unfrozen, ncapped = 0, nextcap = 0;
+	uint32_t nmulti = 0, nsingle = 0, snext = 0;
 	int rc;
 
-	rc = wf_layout(s, nsel, &ntouched);
+	rc = wf_layout(s, nsel, !full, &ntouched);
 	if (rc < 0)
 		goto out;
 	s->wf_heap.len = 0;
@@ -418,10 +463,16 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 			if (L[l].rem < 0)
 				L[l].rem = 0;
 		}
-		s->wf_items[i].key = L[l].rem / L[l].cnt;
-		s->wf_items[i].link = l;
+		if (!full && L[l].cnt == 1)
+			continue; /* its flow's own (wf_singles()) */
+		s->wf_items[nmulti].key = L[l].rem / L[l].cnt;
+		s->wf_items[nmulti++].link = l;
 	}
-	sorted = wf_sort(s, ntouched);
+	if (!full) {
+		nsingle = wf_singles(s, nsel, s->wf_items + nmulti);
+		single = wf_merge_sort(s->wf_items + nmulti, s->wf_items2 + nmulti, nsingle);
+	}
+	sorted = wf_sort(s, nmulti);
 	h = s->wf_heap.data;
 	next = 0;
 	unfrozen = nsel;
@@ -441,7 +492,8 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		if (nextcap < ncapped) {
 			uint32_t f = s->wf_capped[nextcap];
 			double c = FT_VEC_AT(&s->caps, double, s->act_capi[f] - 1);
-			bool link_first = (next < ntouched && sorted[next].key <= c) ||
+			bool link_first = (next < nmulti && sorted[next].key <= c) ||
+			                  (snext < nsingle && single[snext].key <= c) ||
 			                  (s->wf_heap.len && h[0].key <= c);
 
 			if (!link_first) {
@@ -451,7 +503,18 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 				continue;
 			}
 		}
-		if (next < ntouched && (s->wf_heap.len == 0 || wf_less(&sorted[next], &h[0]))) {
+		if (snext < nsingle && (next == nmulti || wf_less(&single[snext], &sorted[next])) &&
+		    (s->wf_heap.len == 0 || wf_less(&single[snext], &h[0]))) {
+			/* a flow's own link: its share holds while the flow is unfrozen */
+			it = single[snext++];
+			if (s->act_rate[it.flow] >= 0)
+				continue;
+			wf_freeze(s, it.flow, it.key, it.link, it.link);
+			unfrozen--;
+			L[it.link].rem = 0;
+			continue;
+		}
+		if (next < nmulti && (s->wf_heap.len == 0 || wf_less(&sorted[next], &h[0]))) {
 			it = sorted[next++];
 		} else if (s->wf_heap.len) {
 			it = h[0];

@@ -333,6 +333,10 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 		bool over = load > cap * (1 + FS_GROW_RTOL), full = load >= cap * (1 - FS_GROW_RTOL);
 
 		L[l].cnt = 0;
+		/* no flow left out can break a condition here: the link has room, froze
+		 * no refilled flow, and is no flow's bottleneck */
+		if (!over && s->wf_items[t].key == INFINITY && s->lk[l].nbott == 0)
+			continue;
 		for (uint32_t q = 0; q < F->n; q++) {
 			uint32_t g = F->e[q].act;
 			double r = s->act_rate[g];
