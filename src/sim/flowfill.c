@@ -195,12 +195,14 @@ wf_sort(struct fs_sim *s, uint32_t n)
 
 /*
  * Count the @nsel selected flows per link, collect the touched links and lay
- * out link -> flows (@singles: not the links only one selected flow crosses,
- * which wf_singles() hands to that flow). A touched link's rem starts as the
- * sum of the selected flows' previous rates on it (none yet counts 0).
+ * out link -> flows. An incremental filling (@inc) lays out no link that only
+ * one selected flow crosses (wf_singles() hands it to that flow) and lists the
+ * touched links in any order (its links are merge-sorted). A touched link's
+ * rem starts as the sum of the selected flows' previous rates on it (none yet
+ * counts 0).
  */
 static int
-wf_layout(struct fs_sim *s, uint32_t nsel, bool singles, uint32_t *ntouched_out)
+wf_layout(struct fs_sim *s, uint32_t nsel, bool inc, uint32_t *ntouched_out)
 {
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
@@ -217,7 +219,8 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool singles, uint32_t *ntouched_out)
 			uint32_t l = p[j];
 
 			if (L[l].cnt++ == 0) {
-				s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
+				if (!inc)
+					s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
 				s->wf_touched[ntouched++] = l;
 				L[l].rem = 0;
 			}
@@ -229,7 +232,9 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool singles, uint32_t *ntouched_out)
 	 * link order (ties go to the lower link id): a few are sorted as they are, many
 	 * read back from the bitmap in one pass over it. The merge sort below
 	 * WF_RADIX_MIN compares (share, link id), a total order: any order will do. */
-	if (ntouched < s->wf_radix_min) {
+	if (inc) {
+		/* no mark set */
+	} else if (ntouched < s->wf_radix_min) {
 		for (i = 0; i < ntouched; i++)
 			s->wf_mark[s->wf_touched[i] / 64] = 0;
 	} else if ((size_t)ntouched * 4 < s->nlinks / 64) {
@@ -261,7 +266,7 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool singles, uint32_t *ntouched_out)
 		struct fs_wf_link *lk = &L[s->wf_touched[i]];
 
 		lk->off = lk->end = (uint32_t)off; /* end is the fill position below */
-		off += singles && lk->cnt == 1 ? 0 : lk->cnt;
+		off += inc && lk->cnt == 1 ? 0 : lk->cnt;
 	}
 	for (uint32_t k = 0; k < nsel; k++) {
 		const uint32_t *p;
@@ -271,7 +276,7 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool singles, uint32_t *ntouched_out)
 		for (j = 0; j < s->act_np[i]; j++) {
 			struct fs_wf_link *lk = &L[p[j]];
 
-			if (!singles || lk->cnt > 1)
+			if (!inc || lk->cnt > 1)
 				s->wf_flows[lk->end++] = i;
 		}
 	}
@@ -472,7 +477,8 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		nsingle = wf_singles(s, nsel, s->wf_items + nmulti);
 		single = wf_merge_sort(s->wf_items + nmulti, s->wf_items2 + nmulti, nsingle);
 	}
-	sorted = wf_sort(s, nmulti);
+	/* (share, link id) is a total order: the merge sort needs no link order */
+	sorted = full ? wf_sort(s, nmulti) : wf_merge_sort(s->wf_items, s->wf_items2, nmulti);
 	h = s->wf_heap.data;
 	next = 0;
 	unfrozen = nsel;
