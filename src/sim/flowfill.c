@@ -194,12 +194,11 @@ wf_sort(struct fs_sim *s, uint32_t n)
 }
 
 /*
- * Count the @nsel selected flows per link, collect the touched links and lay
- * out link -> flows. An incremental filling (@inc) lays out no link that only
- * one selected flow crosses (wf_singles() hands it to that flow) and lists the
- * touched links in any order (its links are merge-sorted). A touched link's
- * rem starts as the sum of the selected flows' previous rates on it (none yet
- * counts 0).
+ * Count the @nsel selected flows per link and collect the touched links (an
+ * incremental filling, @inc, in any order: its links are merge-sorted). A
+ * touched link's rem starts as the sum of the selected flows' previous rates
+ * on it (none yet counts 0). The caller gives each link its room in the
+ * link -> flows layout (off), and wf_place() fills it in.
  */
 static int
 wf_layout(struct fs_sim *s, uint32_t nsel, bool inc, uint32_t *ntouched_out)
@@ -207,7 +206,7 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool inc, uint32_t *ntouched_out)
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
 	uint32_t i, j, ntouched = 0;
-	size_t total = 0, off = 0;
+	size_t total = 0;
 
 	for (uint32_t k = 0; k < nsel; k++) {
 		const double old = s->inc_old[k] > 0 ? s->inc_old[k] : 0;
@@ -262,12 +261,18 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool inc, uint32_t *ntouched_out)
 		s->wf_flows = nf;
 		s->wf_flows_cap = total;
 	}
-	for (i = 0; i < ntouched; i++) {
-		struct fs_wf_link *lk = &L[s->wf_touched[i]];
+	return 0;
+}
 
-		lk->off = lk->end = (uint32_t)off; /* end is the fill position below */
-		off += inc && lk->cnt == 1 ? 0 : lk->cnt;
-	}
+/* Lay out link -> flows in the room each link was given (an incremental filling,
+ * @inc, lays out no link that only one selected flow crosses: wf_singles()). */
+static void
+wf_place(struct fs_sim *s, uint32_t nsel, bool inc)
+{
+	const uint32_t *paths = s->paths.data;
+	struct fs_wf_link *L = s->wf_link;
+	uint32_t i, j;
+
 	for (uint32_t k = 0; k < nsel; k++) {
 		const uint32_t *p;
 
@@ -280,7 +285,6 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool inc, uint32_t *ntouched_out)
 				s->wf_flows[lk->end++] = i;
 		}
 	}
-	return 0;
 }
 
 /*
@@ -430,8 +434,8 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
 	struct wf_item *h, *sorted, *single = NULL;
-	uint32_t ntouched = 0, i, k, next, unfrozen, ncapped = 0, nextcap = 0;
-	uint32_t nmulti = 0, nsingle = 0, snext = 0;
+	uint32_t ntouched = 0, i, k, next, unfrozen = nsel, ncapped = 0, nextcap = 0;
+	uint32_t nmulti = 0, nsingle = 0, snext = 0, off = 0;
 	int rc;
 
 	rc = wf_layout(s, nsel, !full, &ntouched);
@@ -470,9 +474,12 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		}
 		if (!full && L[l].cnt == 1)
 			continue; /* its flow's own (wf_singles()) */
+		L[l].off = L[l].end = off; /* end: wf_place()'s fill position */
+		off += L[l].cnt;
 		s->wf_items[nmulti].key = L[l].rem / L[l].cnt;
 		s->wf_items[nmulti++].link = l;
 	}
+	wf_place(s, nsel, !full);
 	if (!full) {
 		nsingle = wf_singles(s, nsel, s->wf_items + nmulti);
 		single = wf_merge_sort(s->wf_items + nmulti, s->wf_items2 + nmulti, nsingle);
@@ -481,7 +488,6 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	sorted = full ? wf_sort(s, nmulti) : wf_merge_sort(s->wf_items, s->wf_items2, nmulti);
 	h = s->wf_heap.data;
 	next = 0;
-	unfrozen = nsel;
 	/* once every selected flow is frozen, the links left have none to give a rate */
 	while (unfrozen > 0) {
 		struct wf_item it;
@@ -555,7 +561,8 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	}
 	rc = 0;
 out:
-	for (i = 0; i < ntouched; i++)
+	/* every flow frozen took itself off its links' counts */
+	for (i = 0; i < ntouched && (rc < 0 || unfrozen > 0); i++)
 		L[s->wf_touched[i]].cnt = 0;
 	return rc;
 }
