@@ -264,44 +264,22 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool inc, uint32_t *ntouched_out)
 	return 0;
 }
 
-/* Lay out link -> flows in the room each link was given (an incremental filling,
- * @inc, lays out no link that only one selected flow crosses: wf_singles()). */
-static void
-wf_place(struct fs_sim *s, uint32_t nsel, bool inc)
+/*
+ * Lay out link -> flows in the room each link was given. An incremental
+ * filling (@inc) refills a few flows, and most of the links they cross carry
+ * only one of them (its way up and in, and links the others avoid). Such a
+ * link's share is its room, which no other refilled flow changes: it is a cap
+ * of that flow's own, and only its least one, by (share, link id), can freeze
+ * the flow (the others come later, when the flow is frozen and the link has
+ * no flow left to give a rate). So such links are not laid out: each refilled
+ * flow brings that one link (@items), sorted among the flows' others, instead
+ * of all of them among every touched link. Returns how many items.
+ */
+static uint32_t
+wf_place(struct fs_sim *s, uint32_t nsel, bool inc, struct wf_item *items)
 {
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
-	uint32_t i, j;
-
-	for (uint32_t k = 0; k < nsel; k++) {
-		const uint32_t *p;
-
-		i = s->inc_sel[k];
-		p = paths + s->act_pf[i];
-		for (j = 0; j < s->act_np[i]; j++) {
-			struct fs_wf_link *lk = &L[p[j]];
-
-			if (!inc || lk->cnt > 1)
-				s->wf_flows[lk->end++] = i;
-		}
-	}
-}
-
-/*
- * An incremental filling refills a few flows, and most of the links they cross
- * carry only one of them (its way up and in, and links the others avoid). Such
- * a link's share is its room, which no other refilled flow changes: it is a
- * cap of that flow's own, and only its least one, by (share, link id), can
- * freeze the flow (the others come later, when the flow is frozen and the link
- * has no flow left to give a rate). So each refilled flow brings that one
- * link, sorted among the flows' others (@items: @n of them), instead of all of
- * them among every touched link. Returns how many.
- */
-static uint32_t
-wf_singles(struct fs_sim *s, uint32_t nsel, struct wf_item *items)
-{
-	const uint32_t *paths = s->paths.data;
-	const struct fs_wf_link *L = s->wf_link;
 	uint32_t n = 0;
 
 	for (uint32_t k = 0; k < nsel; k++) {
@@ -310,11 +288,15 @@ wf_singles(struct fs_sim *s, uint32_t nsel, struct wf_item *items)
 		struct wf_item best = { INFINITY, FS_NONE, f };
 
 		for (uint32_t j = 0; j < s->act_np[f]; j++) {
-			/* its share: rem / 1 is rem, exactly */
-			struct wf_item it = { L[p[j]].rem, p[j], f };
+			struct fs_wf_link *lk = &L[p[j]];
 
-			if (L[p[j]].cnt == 1 && wf_less(&it, &best))
-				best = it;
+			if (!inc || lk->cnt > 1) {
+				s->wf_flows[lk->end++] = f;
+			} else if (lk->rem < best.key || (lk->rem == best.key && p[j] < best.link)) {
+				/* a link of its own: its share is rem / 1, rem exactly */
+				best.key = lk->rem;
+				best.link = p[j];
+			}
 		}
 		if (best.link != FS_NONE)
 			items[n++] = best;
@@ -473,17 +455,14 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 				L[l].rem = 0;
 		}
 		if (!full && L[l].cnt == 1)
-			continue; /* its flow's own (wf_singles()) */
+			continue; /* its flow's own (wf_place()) */
 		L[l].off = L[l].end = off; /* end: wf_place()'s fill position */
 		off += L[l].cnt;
 		s->wf_items[nmulti].key = L[l].rem / L[l].cnt;
 		s->wf_items[nmulti++].link = l;
 	}
-	wf_place(s, nsel, !full);
-	if (!full) {
-		nsingle = wf_singles(s, nsel, s->wf_items + nmulti);
-		single = wf_merge_sort(s->wf_items + nmulti, s->wf_items2 + nmulti, nsingle);
-	}
+	nsingle = wf_place(s, nsel, !full, s->wf_items + nmulti);
+	single = wf_merge_sort(s->wf_items + nmulti, s->wf_items2 + nmulti, nsingle);
 	/* (share, link id) is a total order: the merge sort needs no link order */
 	sorted = full ? wf_sort(s, nmulti) : wf_merge_sort(s->wf_items, s->wf_items2, nmulti);
 	h = s->wf_heap.data;
