@@ -9,7 +9,8 @@
  * at that share and the other links they cross give the share back. Links
  * start radix-sorted by their first share and one whose share has grown
  * meanwhile waits in a small heap, so with F flows of path length P over T
- * links a pass costs O(F P + T).
+ * links a pass costs O(F P + T). An incremental pass hands a link that only
+ * one of its flows crosses to that flow (wf_place()): few links are sorted.
  */
 #include "flow_int.h"
 
