@@ -11,8 +11,11 @@
 # conditions hold at their border). Each run is repeated REPEAT times (3)
 # and the least CPU time kept (the D-mod-K run takes milliseconds: one slow
 # start skews the ratio). QUICK=1 runs dgx-h100:16 only; MODES="grow" runs
-# only some.
-# Figures: docs/internals/sim.md, "ECMP all-to-all".
+# only some. On the shared 2-core build machine (load 15-20), MODES=grow:
+# dgx-h100:16 0.009 s D-mod-K, 0.056 s ECMP (6.3x); dgx-h100:64 0.090 s and
+# 0.686 s (7.6x); in instructions, which no load moves, 2.7x and 3.1x.
+# Figures: docs/internals/sim.md, "ECMP all-to-all" and "Links of one
+# refilled flow".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1

@@ -9,7 +9,8 @@
  * at that share and the other links they cross give the share back. Links
  * start radix-sorted by their first share and one whose share has grown
  * meanwhile waits in a small heap, so with F flows of path length P over T
- * links a pass costs O(F P + T).
+ * links a pass costs O(F P + T). An incremental pass hands a link that only
+ * one of its flows crosses to that flow (wf_place()): few links are sorted.
  */
 #include "flow_int.h"
 
@@ -120,9 +121,9 @@ wf_digit(const struct wf_item *it, uint32_t pass)
  * result is the radix sort's (stable over link order) exactly.
  */
 static struct wf_item *
-wf_merge_sort(struct fs_sim *s, uint32_t n)
+wf_merge_sort(struct wf_item *a, struct wf_item *b, uint32_t n)
 {
-	struct wf_item *a = s->wf_items, *b = s->wf_items2, *t;
+	struct wf_item *t;
 	uint32_t i, j, w;
 
 	for (i = 0; i < n; i += WF_RUN) {
@@ -164,7 +165,7 @@ wf_sort(struct fs_sim *s, uint32_t n)
 	uint32_t *hist = s->wf_hist, i, pass;
 
 	if (n < s->wf_radix_min)
-		return wf_merge_sort(s, n);
+		return wf_merge_sort(a, b, n);
 	memset(hist, 0, (size_t)WF_RADIX_PASSES * nb * sizeof(*hist));
 	for (i = 0; i < n; i++) {
 		uint64_t u;
@@ -194,17 +195,19 @@ wf_sort(struct fs_sim *s, uint32_t n)
 }
 
 /*
- * Count the @nsel selected flows per link, collect the touched links and lay
- * out link -> flows. A touched link's rem starts as the sum of the selected
- * flows' previous rates on it (none yet counts 0).
+ * Count the @nsel selected flows per link and collect the touched links (an
+ * incremental filling, @inc, in any order: its links are merge-sorted). A
+ * touched link's rem starts as the sum of the selected flows' previous rates
+ * on it (none yet counts 0). The caller gives each link its room in the
+ * link -> flows layout (off), and wf_place() fills it in.
  */
 static int
-wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
+wf_layout(struct fs_sim *s, uint32_t nsel, bool inc, uint32_t *ntouched_out)
 {
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
 	uint32_t i, j, ntouched = 0;
-	size_t total = 0, off = 0;
+	size_t total = 0;
 
 	for (uint32_t k = 0; k < nsel; k++) {
 		const double old = s->inc_old[k] > 0 ? s->inc_old[k] : 0;
@@ -216,7 +219,8 @@ wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 			uint32_t l = p[j];
 
 			if (L[l].cnt++ == 0) {
-				s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
+				if (!inc)
+					s->wf_mark[l / 64] |= UINT64_C(1) << (l % 64);
 				s->wf_touched[ntouched++] = l;
 				L[l].rem = 0;
 			}
@@ -228,7 +232,9 @@ wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 	 * link order (ties go to the lower link id): a few are sorted as they are, many
 	 * read back from the bitmap in one pass over it. The merge sort below
 	 * WF_RADIX_MIN compares (share, link id), a total order: any order will do. */
-	if (ntouched < s->wf_radix_min) {
+	if (inc) {
+		/* no mark set */
+	} else if (ntouched < s->wf_radix_min) {
 		for (i = 0; i < ntouched; i++)
 			s->wf_mark[s->wf_touched[i] / 64] = 0;
 	} else if ((size_t)ntouched * 4 < s->nlinks / 64) {
@@ -256,21 +262,47 @@ wf_layout(struct fs_sim *s, uint32_t nsel, uint32_t *ntouched_out)
 		s->wf_flows = nf;
 		s->wf_flows_cap = total;
 	}
-	for (i = 0; i < ntouched; i++) {
-		struct fs_wf_link *lk = &L[s->wf_touched[i]];
-
-		lk->off = lk->end = (uint32_t)off; /* end is the fill position below */
-		off += lk->cnt;
-	}
-	for (uint32_t k = 0; k < nsel; k++) {
-		const uint32_t *p;
-
-		i = s->inc_sel[k];
-		p = paths + s->act_pf[i];
-		for (j = 0; j < s->act_np[i]; j++)
-			s->wf_flows[L[p[j]].end++] = i;
-	}
 	return 0;
+}
+
+/*
+ * Lay out link -> flows in the room each link was given. An incremental
+ * filling (@inc) refills a few flows, and most of the links they cross carry
+ * only one of them (its way up and in, and links the others avoid). Such a
+ * link's share is its room, which no other refilled flow changes: it is a cap
+ * of that flow's own, and only its least one, by (share, link id), can freeze
+ * the flow (the others come later, when the flow is frozen and the link has
+ * no flow left to give a rate). So such links are not laid out: each refilled
+ * flow brings that one link (@items), sorted among the flows' others, instead
+ * of all of them among every touched link. Returns how many items.
+ */
+static uint32_t
+wf_place(struct fs_sim *s, uint32_t nsel, bool inc, struct wf_item *items)
+{
+	const uint32_t *paths = s->paths.data;
+	struct fs_wf_link *L = s->wf_link;
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < nsel; k++) {
+		uint32_t f = s->inc_sel[k];
+		const uint32_t *p = paths + s->act_pf[f];
+		struct wf_item best = { INFINITY, FS_NONE, f };
+
+		for (uint32_t j = 0; j < s->act_np[f]; j++) {
+			struct fs_wf_link *lk = &L[p[j]];
+
+			if (!inc || lk->cnt > 1) {
+				s->wf_flows[lk->end++] = f;
+			} else if (lk->rem < best.key || (lk->rem == best.key && p[j] < best.link)) {
+				/* a link of its own: its share is rem / 1, rem exactly */
+				best.key = lk->rem;
+				best.link = p[j];
+			}
+		}
+		if (best.link != FS_NONE)
+			items[n++] = best;
+	}
+	return n;
 }
 
 /* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
@@ -287,6 +319,10 @@ ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
 		b->best = old;
 		b->best_s = held;
 	}
+	if (old != FS_NONE)
+		s->lk[old].nbott--;
+	if (l != FS_NONE)
+		s->lk[l].nbott++;
 	b->bott = l;
 	b->since = s->now_s;
 }
@@ -380,11 +416,12 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 {
 	const uint32_t *paths = s->paths.data;
 	struct fs_wf_link *L = s->wf_link;
-	struct wf_item *h, *sorted;
-	uint32_t ntouched = 0, i, k, next, unfrozen, ncapped = 0, nextcap = 0;
+	struct wf_item *h, *sorted, *single = NULL;
+	uint32_t ntouched = 0, i, k, next, unfrozen = nsel, ncapped = 0, nextcap = 0;
+	uint32_t nmulti = 0, nsingle = 0, snext = 0, off = 0;
 	int rc;
 
-	rc = wf_layout(s, nsel, &ntouched);
+	rc = wf_layout(s, nsel, !full, &ntouched);
 	if (rc < 0)
 		goto out;
 	s->wf_heap.len = 0;
@@ -418,13 +455,19 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 			if (L[l].rem < 0)
 				L[l].rem = 0;
 		}
-		s->wf_items[i].key = L[l].rem / L[l].cnt;
-		s->wf_items[i].link = l;
+		if (!full && L[l].cnt == 1)
+			continue; /* its flow's own (wf_place()) */
+		L[l].off = L[l].end = off; /* end: wf_place()'s fill position */
+		off += L[l].cnt;
+		s->wf_items[nmulti].key = L[l].rem / L[l].cnt;
+		s->wf_items[nmulti++].link = l;
 	}
-	sorted = wf_sort(s, ntouched);
+	nsingle = wf_place(s, nsel, !full, s->wf_items + nmulti);
+	single = wf_merge_sort(s->wf_items + nmulti, s->wf_items2 + nmulti, nsingle);
+	/* (share, link id) is a total order: the merge sort needs no link order */
+	sorted = full ? wf_sort(s, nmulti) : wf_merge_sort(s->wf_items, s->wf_items2, nmulti);
 	h = s->wf_heap.data;
 	next = 0;
-	unfrozen = nsel;
 	/* once every selected flow is frozen, the links left have none to give a rate */
 	while (unfrozen > 0) {
 		struct wf_item it;
@@ -441,7 +484,8 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		if (nextcap < ncapped) {
 			uint32_t f = s->wf_capped[nextcap];
 			double c = FT_VEC_AT(&s->caps, double, s->act_capi[f] - 1);
-			bool link_first = (next < ntouched && sorted[next].key <= c) ||
+			bool link_first = (next < nmulti && sorted[next].key <= c) ||
+			                  (snext < nsingle && single[snext].key <= c) ||
 			                  (s->wf_heap.len && h[0].key <= c);
 
 			if (!link_first) {
@@ -451,7 +495,18 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 				continue;
 			}
 		}
-		if (next < ntouched && (s->wf_heap.len == 0 || wf_less(&sorted[next], &h[0]))) {
+		if (snext < nsingle && (next == nmulti || wf_less(&single[snext], &sorted[next])) &&
+		    (s->wf_heap.len == 0 || wf_less(&single[snext], &h[0]))) {
+			/* a flow's own link: its share holds while the flow is unfrozen */
+			it = single[snext++];
+			if (s->act_rate[it.flow] >= 0)
+				continue;
+			wf_freeze(s, it.flow, it.key, it.link, it.link);
+			unfrozen--;
+			L[it.link].rem = 0;
+			continue;
+		}
+		if (next < nmulti && (s->wf_heap.len == 0 || wf_less(&sorted[next], &h[0]))) {
 			it = sorted[next++];
 		} else if (s->wf_heap.len) {
 			it = h[0];
@@ -486,7 +541,8 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	}
 	rc = 0;
 out:
-	for (i = 0; i < ntouched; i++)
+	/* every flow frozen took itself off its links' counts */
+	for (i = 0; i < ntouched && (rc < 0 || unfrozen > 0); i++)
 		L[s->wf_touched[i]].cnt = 0;
 	return rc;
 }

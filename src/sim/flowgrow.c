@@ -269,7 +269,7 @@ at_cap(const struct fs_sim *s, uint32_t f)
 }
 
 /* Note link @l in ft__fs_grow_check()'s list (its rate change in rem, its index in off). */
-static void
+static inline __attribute__((always_inline)) void
 grow_touch(struct fs_sim *s, uint32_t l, uint32_t *nt)
 {
 	struct fs_wf_link *L = &s->wf_link[l];
@@ -328,11 +328,17 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 		uint32_t l = s->wf_touched[t];
 		const struct fs_lf *F = &s->lf[l];
 		double cap = s->cap_Bps[l], load = s->lk[l].load + L[l].rem;
-		double lo = s->wf_items[t].key * (1 + FS_GROW_RTOL);
-		double hi = s->wf_items2[t].key * (1 - FS_GROW_RTOL);
-		bool over = load > cap * (1 + FS_GROW_RTOL), full = load >= cap * (1 - FS_GROW_RTOL);
+		bool over = load > cap * (1 + FS_GROW_RTOL), full;
+		double lo, hi;
 
 		L[l].cnt = 0;
+		/* no flow left out can break a condition here: the link has room, froze
+		 * no refilled flow, and is no flow's bottleneck */
+		if (!over && s->wf_items[t].key == INFINITY && s->lk[l].nbott == 0)
+			continue;
+		lo = s->wf_items[t].key * (1 + FS_GROW_RTOL);
+		hi = s->wf_items2[t].key * (1 - FS_GROW_RTOL);
+		full = load >= cap * (1 - FS_GROW_RTOL);
 		for (uint32_t q = 0; q < F->n; q++) {
 			uint32_t g = F->e[q].act;
 			double r = s->act_rate[g];

@@ -123,6 +123,7 @@ struct fs_lf {
 struct fs_wf_item {
 	double key;
 	uint32_t link;
+	uint32_t flow; /* a link only one refilled flow crosses: that flow (flowfill.c) */
 };
 
 /* Bottleneck bookkeeping of one active flow. */
@@ -161,7 +162,8 @@ struct fs_link_st {
 	double load;       /* the sum of its active flows' rates (incremental recomputation) */
 	uint32_t nactive;  /* active flows crossing it (adaptive routing reads it) */
 	uint32_t maxflows; /* most flows ever sharing it at once */
-	double pad;
+	uint32_t nbott;    /* active flows it is the bottleneck of (fs_act_bn.bott) */
+	uint32_t pad;
 };
 _Static_assert(sizeof(struct fs_link_st) == 32, "a power of two: never across two lines");
 

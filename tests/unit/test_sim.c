@@ -116,6 +116,14 @@ check_maxmin(const struct fs_sim *s)
 		}
 		assert_true(has_bottleneck);
 	}
+	/* each link counts the active flows it is the bottleneck of (the border check
+	 * skips a link that is none's) */
+	memset(load, 0, s->nlinks * sizeof(double));
+	for (i = 0; i < s->nactive; i++)
+		if (s->act_bn[i].bott != FS_NONE)
+			load[s->act_bn[i].bott]++;
+	for (i = 0; i < s->nlinks; i++)
+		assert_int_equal(s->lk[i].nbott, (uint32_t)load[i]);
 	free(load);
 	free(maxr);
 }
