@@ -26,15 +26,17 @@
  *
  * Supported: traffic whose flows depend on nothing but their op's start (the
  * background patterns, a permutation, single-phase ops), on lossless fabrics
- * (PFC or credits), with static or ECMP routing, with or without congestion
+ * (PFC or credits) or lossy ones (go-back-N: NAKs and ACKs travel back one
+ * path latency, as messages when they cross; the sender reads only its own
+ * side), with static or ECMP routing, with or without congestion
  * control (CNPs, BECNs and RTT samples travel back one path latency, as
  * messages when they cross; a reaction point's state lives at the source's
  * NIC, RED draws per port), and with adaptive routing per packet (a switch
  * reads its own egress queues). The rest is refused with the reason:
  * multi-phase collectives (barriers between flows would be messages),
  * adaptive routing with flowlets (a source reads the queues of every hop),
- * lossy runs (a retransmission reads the receiver's state), and links inside
- * a node between partitions (which this ownership never makes). --trace
+ * bit errors (one generator drawn in the order of every transmission), and
+ * links inside a node between partitions (which this ownership never makes). --trace
  * samples on every rank; rank 0 keeps each port's samples from its owner
  * (pp_trace).
  */
@@ -171,9 +173,9 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes)
 		return pp_refuse(err, "adaptive routing with flowlets chooses a flowlet's whole "
 		                      "path at its source, by the queues of every hop");
-	if (e->may_drop)
-		return pp_refuse(err, "a lossy run (PFC off, lossy priorities, bit errors, the "
-		                      "PFC watchdog) is not split yet");
+	if (e->pc.ber > 0)
+		return pp_refuse(err, "bit errors draw from one generator in the order of every "
+		                      "transmission of the run");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 
@@ -305,7 +307,8 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 	if (pp->owner[where] == (uint32_t)pp->rank)
 		return pk_evq_push(&e->evq, ev);
 	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE && type != PK_EV_CREDIT &&
-	             type != PK_EV_CNP && type != PK_EV_RTT))
+	             type != PK_EV_CNP && type != PK_EV_RTT && type != PK_EV_ACK &&
+	             type != PK_EV_NAK))
 		return FT_EINVAL; /* pp_check lets no other kind cross */
 	if (FT_NEVER(ev->t_ps < pp->end_ps))
 		return FT_EINVAL; /* a message inside its window: the lookahead is wrong */
@@ -459,6 +462,8 @@ pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
 	to->fc_snap = from->fc_snap;
 	to->fc_until = from->fc_until;
 	to->fc_flush = from->fc_flush;
+	to->drops = from->drops;
+	to->drops_corrupt = from->drops_corrupt;
 }
 
 /* The receiving side of port @to from @from (with its priorities, when @cls). */
