@@ -242,6 +242,18 @@ start_task(struct pk_engine *e, uint32_t t)
 	               PK_EV_TASK, t, 0);
 }
 
+/* A predecessor of task @u is done now (a flow's passes its path latency @lat_ps on). */
+int
+ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
+{
+	struct pk_task *s = task_at(e, u);
+
+	s->pred_lat_ps = FT_MAX(s->pred_lat_ps, lat_ps);
+	if (FT_NEVER(s->npred == 0) || --s->npred > 0)
+		return 0;
+	return start_task(e, u);
+}
+
 static int
 task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 {
@@ -251,17 +263,13 @@ task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 
 	k->done = 1;
 	k->t_done_ps = e->now_ps;
-	for (i = 0; i < k->nsucc; i++) {
-		uint32_t u = e->succ[k->succ_off + i];
-		struct pk_task *s = task_at(e, u);
-
-		if (lat_ps > s->pred_lat_ps)
-			s->pred_lat_ps = lat_ps;
-		if (FT_NEVER(s->npred == 0))
-			continue;
-		if (--s->npred == 0 && (rc = start_task(e, u)) < 0)
+	/* Split across ranks, a flow's successors learn of it on every rank at the window's
+	 * end (pkt_part.c). */
+	if (e->part && k->kind == PK_T_FLOW)
+		return 0;
+	for (i = 0; i < k->nsucc; i++)
+		if ((rc = ft__pk_pred_done(e, e->succ[k->succ_off + i], lat_ps)) < 0)
 			return rc;
-	}
 	return 0;
 }
 

@@ -341,6 +341,7 @@ uint32_t ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, 
 uint32_t ft__pk_pkt_alloc(struct pk_engine *e);
 void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
 int ft__pk_step(struct pk_engine *e);
+int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 
 /*
  * The tie key of an event queued now: events at the same time pop in the order of

@@ -74,6 +74,11 @@ check timely tests/fixtures/sim/packet-mpi-k4-timely.yaml 1 '"pause_frames": [1-
 check lossy tests/fixtures/sim/packet-mpi-k4-lossy.yaml 1 '"retransmitted": [1-9]'
 check lossy-adaptive tests/fixtures/sim/packet-mpi-k4-lossy.yaml 1 '"retransmitted": [1-9]' \
 	--routing adaptive
+# Flows that wait for other flows: a job's ops one after the other, multi-phase
+# all-reduces (hierarchical, halving-doubling). Every rank runs the barriers
+# between them, told of the flows finished on the other ranks at each window's
+# end (their waits are longer than the lookahead).
+check phases tests/fixtures/sim/packet-mpi-k4-phases.yaml 1 '"algo": "halving_doubling"'
 # --trace: each rank samples its own ports; rank 0 keeps one process's samples.
 links=100,150,160,170,180,190,200,205,211
 "$fabtune" sim tests/fixtures/sim/packet-mpi-k4.yaml --trace "$tmp/trace.1" \
@@ -93,5 +98,14 @@ timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 	"$fabtune" sim "$tmp/ber.yaml" >/dev/null 2>"$tmp/err"
 grep -q "packet engine under mpirun: bit errors draw from one generator in the order of every transmission of the run" \
 	"$tmp/err" || { echo "bit errors under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+# NCCL's chunked ring (the default chunking): a slice waits for the one before
+# it on the same connection (a flow for another without a barrier) and a QP
+# sends its messages in order (a barrier its sender completes): refused.
+sed -e '/^  chunking: off$/d' -e 's/algo: tree/algo: ring/' \
+	tests/fixtures/sim/packet-mpi-k4-phases.yaml >"$tmp/chunked.yaml"
+timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
+	"$fabtune" sim "$tmp/chunked.yaml" >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: .*NCCL.s chunked ring" \
+	"$tmp/err" || { echo "chunked ring under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"
