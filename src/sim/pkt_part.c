@@ -524,7 +524,7 @@ pp_collect_done(struct pk_part *pp, size_t from, bool everyone, size_t *count)
 {
 	int n = pp->size, *cnt = ft_calloc((size_t)2 * n + 1, sizeof(int)), *dis, all = 0;
 	int my = (int)((pp->done.len - from) * sizeof(struct pk_done));
-	const void *mine = (const char *)pp->done.data + from * sizeof(struct pk_done);
+	const void *mine = my ? (const char *)pp->done.data + from * sizeof(struct pk_done) : NULL;
 	struct pk_done *dn = NULL;
 
 	if (!cnt)
