@@ -36,7 +36,7 @@
  * NIC, RED draws per port), and with adaptive routing per packet (a switch
  * reads its own egress queues). The rest is refused with the reason:
  * a flow that waits for another without a barrier, or for its send (NCCL's
- * chunked ring), a barrier after flows shorter than the lookahead,
+ * chunked pipelines), a barrier after flows shorter than the lookahead,
  * adaptive routing with flowlets (a source reads the queues of every hop),
  * bit errors (one generator drawn in the order of every transmission), and
  * links inside a node between partitions (which this ownership never makes). --trace
@@ -245,7 +245,7 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		if (k->npred != nin[i]) {
 			ft_free(nin);
 			return pp_refuse(err, "a flow's send completes a barrier (QP order between "
-			                      "the messages of NCCL's chunked ring)");
+			                      "the messages of NCCL's chunked pipelines)");
 		}
 		pp->task_kind[i] = k->npred == 0 ? PP_ROOT : has_succ ? PP_MID : PP_LEAF;
 	}
@@ -262,7 +262,7 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		if (b->kind == PK_T_FLOW) {
 			ft_free(nin);
 			return pp_refuse(err, "a flow waits for another flow without a barrier "
-			                      "(NCCL's chunked ring pipeline: packet.chunking: off "
+			                      "(NCCL's chunked pipelines: packet.chunking: off "
 			                      "sends one flow per QP)");
 		}
 		f = &FT_VEC_AT(&e->flows, struct pk_flow, a->flow);

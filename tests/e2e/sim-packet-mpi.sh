@@ -105,7 +105,7 @@ sed -e '/^  chunking: off$/d' -e 's/algo: tree/algo: ring/' \
 	tests/fixtures/sim/packet-mpi-k4-phases.yaml >"$tmp/chunked.yaml"
 timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 	"$fabtune" sim "$tmp/chunked.yaml" >/dev/null 2>"$tmp/err"
-grep -q "packet engine under mpirun: .*NCCL.s chunked ring" \
+grep -q "packet engine under mpirun: .*NCCL.s chunked pipelines" \
 	"$tmp/err" || { echo "chunked ring under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"
