@@ -36,7 +36,9 @@
  *   switch's shared buffer full is dropped, and the transport recovers by
  *   go-back-N: the receiver takes packets in order only and NAKs the first
  *   gap once; a sender whose last packet is out and unacknowledged goes back
- *   after the retransmit timeout (NCCL_IB_TIMEOUT, kb CC-IB).
+ *   after the retransmit timeout (NCCL_IB_TIMEOUT, kb CC-IB). The sender
+ *   knows of the receiver only what comes back one path latency later: the
+ *   NAK, and a cumulative ACK every PK_ACK_SEG packets and at the last one.
  * A link bit error rate drops corrupted packets at the receiver (same
  * recovery). When nothing is left to happen while flows are unfinished (a
  * cyclic buffer dependency), the run stops with an error naming a port.
@@ -56,6 +58,9 @@
 #define PK_BLOCK      64u /* IB credit block (kb IB-FC) */
 #define PK_RNG_BER    0x62657272u
 #define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
+/* Packets per cumulative ACK of a lossy run (coalesced, as RC responders do; the count is
+ * ours, no public figure gives ConnectX's): only the retransmit timer reads them. */
+#define PK_ACK_SEG 16u
 
 /* ---- packets -------------------------------------------------------------- */
 
@@ -198,7 +203,7 @@ arm_rto(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
 
-	f->rto_rcv = f->rcv_nxt;
+	f->rto_una = f->snd_una;
 	return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen & 0x0fffffffu);
 }
 
@@ -237,6 +242,18 @@ start_task(struct pk_engine *e, uint32_t t)
 	               PK_EV_TASK, t, 0);
 }
 
+/* A predecessor of task @u is done now (a flow's passes its path latency @lat_ps on). */
+int
+ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
+{
+	struct pk_task *s = task_at(e, u);
+
+	s->pred_lat_ps = FT_MAX(s->pred_lat_ps, lat_ps);
+	if (FT_NEVER(s->npred == 0) || --s->npred > 0)
+		return 0;
+	return start_task(e, u);
+}
+
 static int
 task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 {
@@ -246,17 +263,13 @@ task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 
 	k->done = 1;
 	k->t_done_ps = e->now_ps;
-	for (i = 0; i < k->nsucc; i++) {
-		uint32_t u = e->succ[k->succ_off + i];
-		struct pk_task *s = task_at(e, u);
-
-		if (lat_ps > s->pred_lat_ps)
-			s->pred_lat_ps = lat_ps;
-		if (FT_NEVER(s->npred == 0))
-			continue;
-		if (--s->npred == 0 && (rc = start_task(e, u)) < 0)
+	/* Split across ranks, a flow's successors learn of it on every rank at the window's
+	 * end (pkt_part.c). */
+	if (e->part && k->kind == PK_T_FLOW)
+		return 0;
+	for (i = 0; i < k->nsucc; i++)
+		if ((rc = ft__pk_pred_done(e, e->succ[k->succ_off + i], lat_ps)) < 0)
 			return rc;
-	}
 	return 0;
 }
 
@@ -739,18 +752,49 @@ next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 
 /* ---- the go-back-N receiver and sender ------------------------------------ */
 
+/*
+ * The sender's side reads only its own fields (snd_*, rto_*): what it knows of the
+ * receiver came back in an ACK or a NAK, one path latency after the receiver sent it, so
+ * a run split across MPI ranks carries both as messages (pkt_part.c).
+ */
 static int
 go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 {
 	struct pk_flow *f = flow_at(e, fid);
 
-	if (f->rcv_nxt >= f->npkts || seq >= f->snd_nxt)
+	if (f->snd_una >= f->npkts || seq >= f->snd_nxt)
 		return 0;
 	e->nretx += f->snd_nxt - seq;
 	f->snd_nxt = seq;
 	f->rto_gen++;
 	ring_add(e, f->first_link, fid);
 	return try_send(e, f->first_link);
+}
+
+/* An ACK or a NAK for packet @seq reached the sender: every packet before it arrived. */
+static int
+ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
+{
+	struct pk_flow *f = flow_at(e, fid);
+
+	f->snd_una = FT_MAX(f->snd_una, seq);
+	return nak ? go_back(e, fid, seq) : 0;
+}
+
+/*
+ * The receiver acknowledges in-order progress from @before to rcv_nxt, when it crossed a
+ * multiple of PK_ACK_SEG or reached the end; only where packets may be lost (a run that
+ * never drops never reads them, and sends none).
+ */
+static int
+send_ack(struct pk_engine *e, uint32_t fid, uint32_t before)
+{
+	const struct pk_flow *f = flow_at(e, fid);
+
+	if (!(e->may_drop || e->ndrops) ||
+	    (f->rcv_nxt / PK_ACK_SEG == before / PK_ACK_SEG && f->rcv_nxt < f->npkts))
+		return 0;
+	return ev_push(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt);
 }
 
 /*
@@ -763,7 +807,9 @@ static int
 receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
 {
 	struct pk_flow *f = flow_at(e, fid);
+	uint32_t before = f->rcv_nxt;
 	uint64_t *bm;
+	int rc;
 
 	if (!f->ooo_bits) {
 		f->ooo_bits = ft_calloc((f->npkts + 63) / 64, sizeof(uint64_t));
@@ -777,6 +823,8 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
 	e->bytes_delivered += payload;
 	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
 		f->rcv_nxt++;
+	if ((rc = send_ack(e, fid, before)) < 0)
+		return rc;
 	if (f->rcv_nxt == f->npkts) {
 		ft_free(f->ooo_bits);
 		f->ooo_bits = NULL;
@@ -829,8 +877,12 @@ receive(struct pk_engine *e, uint32_t id)
 	if (e->ooo)
 		return receive_ooo(e, fid, seq, payload);
 	if (seq == f->rcv_nxt) {
+		int rc;
+
 		f->rcv_nxt++;
 		e->bytes_delivered += payload;
+		if ((rc = send_ack(e, fid, seq)) < 0)
+			return rc;
 		if (f->rcv_nxt == f->npkts)
 			return flow_done(e, fid);
 		return 0;
@@ -1108,15 +1160,16 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 {
 	struct pk_flow *f = flow_at(e, fid);
 
-	if (gen != (f->rto_gen & 0x0fffffffu) || f->rcv_nxt >= f->npkts)
+	if (gen != (f->rto_gen & 0x0fffffffu) || f->snd_una >= f->npkts)
 		return 0;
-	if (f->rcv_nxt > f->rto_rcv) {
+	if (f->snd_una > f->rto_una) {
 		/* Acknowledged progress since it was armed: the timer restarts. */
-		f->rto_rcv = f->rcv_nxt;
+		f->rto_una = f->snd_una;
 		return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, gen);
 	}
-	f->nak_for = PK_NONE;
-	return go_back(e, fid, f->rcv_nxt);
+	/* From the first packet not acknowledged; the receiver keeps its NAK-sent state
+	 * until the packet it waits for arrives (it is not the sender's to clear). */
+	return go_back(e, fid, f->snd_una);
 }
 
 /* Sample every traced port: its rate over the last interval and its queue now. */
@@ -1157,6 +1210,7 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	case PK_EV_FC_FLUSH:
 		return e->ports[id].dst;
 	case PK_EV_NAK:
+	case PK_EV_ACK:
 	case PK_EV_RTO:
 	case PK_EV_CNP:
 	case PK_EV_RTT:
@@ -1244,7 +1298,8 @@ step(struct pk_engine *e)
 	case PK_EV_PAUSE:
 		return ev_pause(e, ev.id, arg >> 1, arg & 1u);
 	case PK_EV_NAK:
-		return go_back(e, ev.id, arg);
+	case PK_EV_ACK:
+		return ev_acked(e, ev.id, arg, type == PK_EV_NAK);
 	case PK_EV_RTO:
 		return ev_rto(e, ev.id, arg);
 	case PK_EV_CNP:

@@ -40,6 +40,7 @@ enum pk_ev_type {
 	PK_EV_WDOG,    /* port id: PFC watchdog check */
 	PK_EV_RTT,     /* flow id, aux RTT in ns: a TIMELY completion sample reaches the sender */
 	PK_EV_FC_FLUSH, /* port id, aux priority: the credit update in flight landed (at dst) */
+	PK_EV_ACK,      /* flow id, aux packet: a cumulative ACK reaches the sender (lossy) */
 };
 
 
@@ -190,8 +191,9 @@ struct pk_flow {
 	uint32_t snd_nxt; /* next packet the sender puts on the wire */
 	uint32_t rcv_nxt; /* next packet the receiver accepts (go-back-N) */
 	uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
+	uint32_t snd_una; /* sender: the first packet no ACK or NAK has acknowledged yet */
 	uint32_t rto_gen;
-	uint32_t rto_rcv;   /* rcv_nxt when the timer was armed (an ACK since restarts it) */
+	uint32_t rto_una;   /* snd_una when the timer was armed (an ACK since restarts it) */
 	uint32_t ring_next; /* in its first port's ring (of its priority) */
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
@@ -339,6 +341,7 @@ uint32_t ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, 
 uint32_t ft__pk_pkt_alloc(struct pk_engine *e);
 void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
 int ft__pk_step(struct pk_engine *e);
+int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 
 /*
  * The tie key of an event queued now: events at the same time pop in the order of

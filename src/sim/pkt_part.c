@@ -24,17 +24,22 @@
  * destination, each flow's completion from the owner of its receiver, the
  * completions in the one-process order of (time, tie key).
  *
- * Supported: traffic whose flows depend on nothing but their op's start (the
- * background patterns, a permutation, single-phase ops), on lossless fabrics
- * (PFC or credits), with static or ECMP routing, with or without congestion
+ * Supported: background patterns, jobs and multi-phase ops, whose flows wait for
+ * barriers (an op's start, a phase's or an op's end before the next): every rank
+ * runs them, told of the flows that finished elsewhere at each window's end
+ * (pp_replay), and their waits are at least the lookahead; on lossless fabrics
+ * (PFC or credits) or lossy ones (go-back-N: NAKs and ACKs travel back one
+ * path latency, as messages when they cross; the sender reads only its own
+ * side), with static or ECMP routing, with or without congestion
  * control (CNPs, BECNs and RTT samples travel back one path latency, as
  * messages when they cross; a reaction point's state lives at the source's
  * NIC, RED draws per port), and with adaptive routing per packet (a switch
  * reads its own egress queues). The rest is refused with the reason:
- * multi-phase collectives (barriers between flows would be messages),
+ * a flow that waits for another without a barrier, or for its send (NCCL's
+ * chunked pipelines), a barrier after flows shorter than the lookahead,
  * adaptive routing with flowlets (a source reads the queues of every hop),
- * lossy runs (a retransmission reads the receiver's state), and links inside
- * a node between partitions (which this ownership never makes). --trace
+ * bit errors (one generator drawn in the order of every transmission), and
+ * links inside a node between partitions (which this ownership never makes). --trace
  * samples on every rank; rank 0 keeps each port's samples from its owner
  * (pp_trace).
  */
@@ -53,6 +58,8 @@
 #define PP_ROOT 1u /* a barrier with no predecessor: every rank runs it */
 #define PP_LEAF 2u /* a barrier with no successor, after flows and roots: replayed from the
                     * completions */
+#define PP_MID  3u /* a barrier between flows (a phase's end, an op after another): every
+                    * rank runs it, told of its flows' completions at each window's end */
 
 struct pk_part {
 	int rank, size;
@@ -61,7 +68,9 @@ struct pk_part {
 	uint64_t lookahead_ps;
 	uint64_t end_ps; /* the window's end: no message may take effect before it */
 	uint8_t *task_kind; /* PP_* per task */
-	uint64_t nroot;     /* root barriers: events every rank handled */
+	uint64_t nroot;     /* root and middle barriers: events every rank handled */
+	uint64_t nmid;      /* middle barriers: completions are swapped at window ends */
+	size_t done_swapped; /* completions in done already swapped */
 	/* --trace: every rank samples at the same times (its own ports' figures are the
 	 * right ones), until no flow is left at a window's end; rank 0 keeps the samples
 	 * one process takes. */
@@ -83,6 +92,9 @@ struct pk_done {
 	uint64_t t_ps, seq;
 	double fct, ideal;
 	uint32_t task, prio;
+	uint64_t lat_ps; /* the flow's path latency (its barriers' wait) */
+	uint64_t vbase;  /* its receiver's count when it finished (the keys its barriers get) */
+	uint32_t origin, pad; /* its receiver */
 };
 
 static int
@@ -161,19 +173,43 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
 	pp->owner[nv] = (uint32_t)pp->rank; /* no vertex: every rank's */
 }
 
+/*
+ * Barrier @b after a flow: the others learn of the flow's completion at the window's end,
+ * so the barrier may not fire before: its wait (its delay, and its share of the longest
+ * path latency among its flows, which is at least the lookahead when one of them crosses
+ * the partitions) must be at least the lookahead.
+ */
+static int
+pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, bool crosses,
+              struct ft_error *err)
+{
+	const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, b);
+	uint64_t lat = crosses ? pp->lookahead_ps : 0;
+
+	if (k->delay_ps + (uint64_t)(k->lat_mult * (double)lat) >= pp->lookahead_ps)
+		return 0;
+	return ft_error_set(err, FT_EINVAL,
+	                    "sim: packet engine under mpirun: a barrier after flows waits %.3f us, "
+	                    "less than the lookahead (%.3f us, the shortest link between "
+	                    "partitions); run it in one process (without mpirun) instead",
+	                    (double)(k->delay_ps + (uint64_t)(k->lat_mult * (double)lat)) / 1e6,
+	                    (double)pp->lookahead_ps / 1e6);
+}
+
 /* What the run may not do split, and the task graph's shape; the lookahead. */
 static int
 pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 {
 	size_t nt = e->tasks.len;
 	uint64_t la = UINT64_MAX;
+	uint32_t *nin;
 
 	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes)
 		return pp_refuse(err, "adaptive routing with flowlets chooses a flowlet's whole "
 		                      "path at its source, by the queues of every hop");
-	if (e->may_drop)
-		return pp_refuse(err, "a lossy run (PFC off, lossy priorities, bit errors, the "
-		                      "PFC watchdog) is not split yet");
+	if (e->pc.ber > 0)
+		return pp_refuse(err, "bit errors draw from one generator in the order of every "
+		                      "transmission of the run");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 
@@ -187,11 +223,18 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		return pp_refuse(err, "a link between partitions has no latency (no lookahead)");
 	pp->lookahead_ps = la;
 	pp->task_kind = ft_calloc(nt + 1, 1);
-	if (!pp->task_kind)
+	nin = ft_calloc(nt + 1, sizeof(uint32_t));
+	if (!pp->task_kind || !nin) {
+		ft_free(nin);
 		return FT_ENOMEM;
+	}
 	/* Successors are counted here: the run has not started (pk_start counts them). */
-	for (size_t i = 0; i < e->edges.len; i++)
-		pp->task_kind[((const uint32_t *)ft_vec_at(&e->edges, i))[0]] = 4u;
+	for (size_t i = 0; i < e->edges.len; i++) {
+		const uint32_t *pr = ft_vec_at(&e->edges, i);
+
+		pp->task_kind[pr[0]] = 4u;
+		nin[pr[1]]++;
+	}
 	for (size_t i = 0; i < nt; i++) {
 		const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, i);
 		bool has_succ = pp->task_kind[i] == 4u;
@@ -199,27 +242,47 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		pp->task_kind[i] = 0;
 		if (k->kind != PK_T_BARRIER)
 			continue;
-		if (k->npred == 0)
-			pp->task_kind[i] = PP_ROOT;
-		else if (!has_succ)
-			pp->task_kind[i] = PP_LEAF;
+		if (k->npred != nin[i]) {
+			ft_free(nin);
+			return pp_refuse(err, "a flow's send completes a barrier (QP order between "
+			                      "the messages of NCCL's chunked pipelines)");
+		}
+		pp->task_kind[i] = k->npred == 0 ? PP_ROOT : has_succ ? PP_MID : PP_LEAF;
 	}
+	/* nin now: per middle barrier, 1 after a flow, 3 after one between partitions. */
+	memset(nin, 0, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < e->edges.len; i++) {
 		const uint32_t *pr = ft_vec_at(&e->edges, i);
 		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, pr[0]);
 		const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
-		bool ok = (pp->task_kind[pr[0]] == PP_ROOT &&
-		           (b->kind == PK_T_FLOW || pp->task_kind[pr[1]] == PP_LEAF)) ||
-		          (a->kind == PK_T_FLOW && pp->task_kind[pr[1]] == PP_LEAF);
+		const struct pk_flow *f;
 
-		if (!ok)
-			return pp_refuse(err, "flows wait for other flows (a multi-phase collective, "
-			                      "or ops in sequence): only single-phase traffic such "
-			                      "as background patterns is split");
+		if (a->kind == PK_T_BARRIER || pp->task_kind[pr[1]] == PP_LEAF)
+			continue; /* every rank runs the barrier; leaves are replayed */
+		if (b->kind == PK_T_FLOW) {
+			ft_free(nin);
+			return pp_refuse(err, "a flow waits for another flow without a barrier "
+			                      "(NCCL's chunked pipelines: packet.chunking: off "
+			                      "sends one flow per QP)");
+		}
+		f = &FT_VEC_AT(&e->flows, struct pk_flow, a->flow);
+		nin[pr[1]] |= pp->owner[f->src] != pp->owner[f->dst] ? 3u : 1u;
 	}
-	for (size_t i = 0; i < nt; i++)
-		if (pp->task_kind[i] == PP_ROOT)
+	for (size_t i = 0; i < nt; i++) {
+		int rc = nin[i] ? pp_check_wait(e, pp, (uint32_t)i, nin[i] == 3u, err) : 0;
+
+		if (rc < 0) {
+			ft_free(nin);
+			return rc;
+		}
+	}
+	ft_free(nin);
+	for (size_t i = 0; i < nt; i++) {
+		if (pp->task_kind[i] == PP_ROOT || pp->task_kind[i] == PP_MID)
 			pp->nroot++;
+		if (pp->task_kind[i] == PP_MID)
+			pp->nmid++;
+	}
 	return 0;
 }
 
@@ -305,7 +368,8 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 	if (pp->owner[where] == (uint32_t)pp->rank)
 		return pk_evq_push(&e->evq, ev);
 	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE && type != PK_EV_CREDIT &&
-	             type != PK_EV_CNP && type != PK_EV_RTT))
+	             type != PK_EV_CNP && type != PK_EV_RTT && type != PK_EV_ACK &&
+	             type != PK_EV_NAK))
 		return FT_EINVAL; /* pp_check lets no other kind cross */
 	if (FT_NEVER(ev->t_ps < pp->end_ps))
 		return FT_EINVAL; /* a message inside its window: the lookahead is wrong */
@@ -336,8 +400,12 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 {
 	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, fid);
 	struct pk_done d = { e->now_ps, e->cur_seq, (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S,
-		             f->ideal_s, f->task, f->prio };
+		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
+		             e->origin, 0 };
 
+	/* Its successors start (pp_replay) with keys from here, as in one process: the
+	 * counts are kept for them, so this vertex's later events stay after them. */
+	e->vseq[e->origin] += FT_VEC_AT(&e->tasks, struct pk_task, f->task).nsucc;
 	return ft_vec_push(&e->part->done, &d);
 }
 
@@ -447,6 +515,82 @@ pp_cmp_done(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/*
+ * The completions of every rank from its @from-th on, on rank 0 (@everyone: on every rank),
+ * unsorted; their count in @count. NULL when out of memory.
+ */
+static struct pk_done *
+pp_collect_done(struct pk_part *pp, size_t from, bool everyone, size_t *count)
+{
+	int n = pp->size, *cnt = ft_calloc((size_t)2 * n + 1, sizeof(int)), *dis, all = 0;
+	int my = (int)((pp->done.len - from) * sizeof(struct pk_done));
+	const void *mine = my ? (const char *)pp->done.data + from * sizeof(struct pk_done) : NULL;
+	struct pk_done *dn = NULL;
+
+	if (!cnt)
+		return NULL;
+	dis = cnt + n;
+	if (everyone)
+		MPI_Allgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+	else
+		MPI_Gather(&my, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	for (int r = 0; r < n; r++) {
+		dis[r] = all;
+		all += cnt[r];
+	}
+	dn = ft_calloc((size_t)all / sizeof(*dn) + 1, sizeof(*dn));
+	if (dn && everyone)
+		MPI_Allgatherv(mine, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	else if (dn)
+		MPI_Gatherv(mine, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
+	ft_free(cnt);
+	*count = (size_t)all / sizeof(*dn);
+	return dn;
+}
+
+/*
+ * The most flows each port carried at once, counted again on rank 0: every rank starts
+ * every flow (in the barriers every rank runs), but a flow ends on its receiver's rank
+ * alone. At one picosecond completions come first: a barrier's event pops after every
+ * vertex's (its tie key names no vertex). The events are completion records: a start has
+ * key 1, a completion 0.
+ */
+static int
+pp_maxflows(struct pk_engine *e, const struct pk_done *dn, size_t ndone)
+{
+	size_t nf = e->flows.len, n = 0;
+	struct pk_done *ev = ft_calloc(nf + ndone + 1, sizeof(*ev));
+
+	if (!ev)
+		return FT_ENOMEM;
+	for (size_t i = 0; i < nf; i++) {
+		const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, i);
+
+		if (f->npath)
+			ev[n++] = (struct pk_done){ .t_ps = f->t_start_ps, .seq = 1, .task = f->task };
+	}
+	for (size_t i = 0; i < ndone; i++)
+		if (FT_VEC_AT(&e->flows, struct pk_flow,
+		              FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task).flow).npath)
+			ev[n++] = (struct pk_done){ .t_ps = dn[i].t_ps, .task = dn[i].task };
+	qsort(ev, n, sizeof(*ev), pp_cmp_done);
+	for (uint32_t l = 0; l < e->nlinks; l++)
+		e->ports[l].nactive = e->ports[l].maxflows = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_flow *f = &FT_VEC_AT(
+		        &e->flows, struct pk_flow, FT_VEC_AT(&e->tasks, struct pk_task, ev[i].task).flow);
+
+		for (uint32_t j = 0; j < f->npath; j++) {
+			struct pk_port *p = &e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)];
+
+			p->nactive = ev[i].seq ? p->nactive + 1 : p->nactive - 1;
+			p->maxflows = FT_MAX(p->maxflows, p->nactive);
+		}
+	}
+	ft_free(ev);
+	return 0;
+}
+
 /* The receiving side of a priority (at the link's dst): its ingress, pauses, credits. */
 static void
 pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
@@ -459,6 +603,8 @@ pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
 	to->fc_snap = from->fc_snap;
 	to->fc_until = from->fc_until;
 	to->fc_flush = from->fc_flush;
+	to->drops = from->drops;
+	to->drops_corrupt = from->drops_corrupt;
 }
 
 /* The receiving side of port @to from @from (with its priorities, when @cls). */
@@ -527,14 +673,14 @@ pp_gather(struct pk_engine *e)
 	       nc = (size_t)e->nlinks * e->nprio * sizeof(struct pk_cls);
 	void *bp = ft_calloc(np + 1, 1), *bc = ft_calloc(nc + 1, 1);
 	uint64_t *bsw = ft_calloc((size_t)e->nvertices + 1, sizeof(uint64_t));
-	int n = pp->size, *cnt = ft_calloc((size_t)2 * n, sizeof(int)), *dis, my, all = 0;
+	int n = pp->size;
+	size_t ndone;
 	struct pk_done *dn = NULL;
 
-	if (!bp || !bc || !bsw || !cnt) {
+	if (!bp || !bc || !bsw) {
 		ft_free(bp);
 		ft_free(bc);
 		ft_free(bsw);
-		ft_free(cnt);
 		return FT_ENOMEM;
 	}
 	MPI_Reduce(sums, tot, 10, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -587,32 +733,25 @@ pp_gather(struct pk_engine *e)
 	ft_free(bc);
 	ft_free(bsw);
 	/* The completions, in one process's order. */
-	dis = cnt + n;
-	my = (int)(pp->done.len * sizeof(struct pk_done));
-	MPI_Gather(&my, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	for (int r = 0; r < n; r++) {
-		dis[r] = all;
-		all += cnt[r];
-	}
-	dn = ft_calloc((size_t)all / sizeof(*dn) + 1, sizeof(*dn));
-	if (!dn) {
-		ft_free(cnt);
+	dn = pp_collect_done(pp, 0, false, &ndone);
+	if (!dn)
 		return FT_ENOMEM;
-	}
-	MPI_Gatherv(pp->done.data, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
-	ft_free(cnt);
-	if (e->ntrace && pp_trace(e, (size_t)all / sizeof(*dn), dn) < 0) {
+	if (e->ntrace && pp_trace(e, ndone, dn) < 0) {
 		ft_free(dn);
 		return FT_ENOMEM;
 	}
 	/* Every rank knows how many flows finished (a stalled run fails on all of them). */
-	e->nflows_done = (uint64_t)all / sizeof(*dn);
+	e->nflows_done = ndone;
 	MPI_Bcast(&e->nflows_done, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	if (pp->rank != 0) {
 		ft_free(dn);
 		return 0;
 	}
-	qsort(dn, (size_t)all / sizeof(*dn), sizeof(*dn), pp_cmp_done);
+	qsort(dn, ndone, sizeof(*dn), pp_cmp_done);
+	if (pp_maxflows(e, dn, ndone) < 0) {
+		ft_free(dn);
+		return FT_ENOMEM;
+	}
 	for (size_t i = 0; i < e->nflows_done; i++) {
 		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task);
 
@@ -661,6 +800,58 @@ pp_gather(struct pk_engine *e)
 	return 0;
 }
 
+/*
+ * The window's completions from every rank, in one process's order: each tells the
+ * middle barriers after its flow, on every rank, what task_done tells them in one
+ * process, with its receiver's keys (ft__pk_part_flow_done kept them); they fire no
+ * earlier than the next window (pp_check_wait).
+ */
+static int
+pp_replay(struct pk_engine *e)
+{
+	struct pk_part *pp = e->part;
+	uint64_t now = e->now_ps;
+	uint32_t origin = e->origin;
+	size_t ndone;
+	struct pk_done *dn = pp_collect_done(pp, pp->done_swapped, true, &ndone);
+	int rc = 0;
+
+	if (!dn)
+		return FT_ENOMEM;
+	pp->done_swapped = pp->done.len;
+	qsort(dn, ndone, sizeof(*dn), pp_cmp_done);
+	for (size_t i = 0; i < ndone && rc == 0; i++) {
+		const struct pk_done *d = &dn[i];
+		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, d->task);
+		uint64_t keep = e->vseq[d->origin];
+
+		k->done = 1;
+		k->t_done_ps = d->t_ps;
+		e->now_ps = d->t_ps;
+		e->origin = d->origin;
+		e->vseq[d->origin] = d->vbase;
+		for (uint32_t j = 0; j < k->nsucc && rc == 0; j++) {
+			uint32_t u = e->succ[k->succ_off + j];
+			const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, u);
+			uint64_t wait = b->delay_ps + (uint64_t)(b->lat_mult *
+			                                         (double)FT_MAX(b->pred_lat_ps, d->lat_ps));
+
+			if (pp->task_kind[u] != PP_MID)
+				continue;
+			/* It fires in a window already run: the lookahead would be wrong. */
+			if (FT_NEVER(b->npred == 1 && d->t_ps + wait < pp->end_ps))
+				rc = FT_EINVAL;
+			else
+				rc = ft__pk_pred_done(e, u, d->lat_ps);
+		}
+		e->vseq[d->origin] = keep;
+	}
+	e->now_ps = now;
+	e->origin = origin;
+	ft_free(dn);
+	return rc;
+}
+
 int
 ft__pk_part_run(struct pk_engine *e)
 {
@@ -691,6 +882,8 @@ ft__pk_part_run(struct pk_engine *e)
 		if (all < 0)
 			return rc < 0 ? rc : FT_EMPI;
 		rc = pp_exchange(e);
+		if (rc == 0 && e->part->nmid)
+			rc = pp_replay(e);
 		if (rc < 0)
 			return rc;
 		if (e->ntrace) {

@@ -3,7 +3,8 @@
 # ranks (by pod, conservative windows) gives the bytes of the run in one
 # process: the JSON result and the counters it writes, which rank 0 alone
 # prints and writes. Each case also checks that what crosses the partitions
-# happened at all (PFC pauses, credit stalls at a core switch, CNPs); a
+# happened at all (PFC pauses, credit stalls at a core switch, CNPs,
+# retransmissions); a
 # --trace of ports of every rank is the same file; and a run the split cannot
 # carry is refused with the reason.
 set -u
@@ -66,6 +67,18 @@ grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
 check dcqcn tests/fixtures/sim/packet-mpi-k4-dcqcn.yaml 1 '"cnps": [1-9]'
 check ibcc tests/fixtures/sim/packet-mpi-k4-ibcc.yaml 1 '"cnps": [1-9]'
 check timely tests/fixtures/sim/packet-mpi-k4-timely.yaml 1 '"pause_frames": [1-9]'
+# Lossy (PFC off): switches drop, receivers in pod 0 NAK the first gap and ACK
+# every 16 packets back to senders in other pods, which go back N on a NAK or
+# time out on what the ACKs told them. With adaptive routing the receivers
+# place packets out of order and only the timeouts (fed by ACKs) recover.
+check lossy tests/fixtures/sim/packet-mpi-k4-lossy.yaml 1 '"retransmitted": [1-9]'
+check lossy-adaptive tests/fixtures/sim/packet-mpi-k4-lossy.yaml 1 '"retransmitted": [1-9]' \
+	--routing adaptive
+# Flows that wait for other flows: a job's ops one after the other, multi-phase
+# all-reduces (hierarchical, halving-doubling). Every rank runs the barriers
+# between them, told of the flows finished on the other ranks at each window's
+# end (their waits are longer than the lookahead).
+check phases tests/fixtures/sim/packet-mpi-k4-phases.yaml 1 '"algo": "halving_doubling"'
 # --trace: each rank samples its own ports; rank 0 keeps one process's samples.
 links=100,150,160,170,180,190,200,205,211
 "$fabtune" sim tests/fixtures/sim/packet-mpi-k4.yaml --trace "$tmp/trace.1" \
@@ -80,9 +93,19 @@ for np in 2 4; do
 done
 
 # What cannot be split is refused, naming why.
+sed 's/^  flow_control: none$/&\n  ber: 1e-7/' tests/fixtures/sim/packet-mpi-k4-lossy.yaml >"$tmp/ber.yaml"
 timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
-	"$fabtune" sim scenarios/lab/torus-pfc-watchdog.yaml >/dev/null 2>"$tmp/err"
-grep -q "packet engine under mpirun: a lossy run (PFC off, lossy priorities, bit errors, the PFC watchdog) is not split yet" \
-	"$tmp/err" || { echo "PFC watchdog under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+	"$fabtune" sim "$tmp/ber.yaml" >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: bit errors draw from one generator in the order of every transmission of the run" \
+	"$tmp/err" || { echo "bit errors under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+# NCCL's chunked ring (the default chunking): a slice waits for the one before
+# it on the same connection (a flow for another without a barrier) and a QP
+# sends its messages in order (a barrier its sender completes): refused.
+sed -e '/^  chunking: off$/d' -e 's/algo: tree/algo: ring/' \
+	tests/fixtures/sim/packet-mpi-k4-phases.yaml >"$tmp/chunked.yaml"
+timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
+	"$fabtune" sim "$tmp/chunked.yaml" >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: .*NCCL.s chunked pipelines" \
+	"$tmp/err" || { echo "chunked ring under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"
