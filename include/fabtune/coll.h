@@ -164,7 +164,22 @@ struct ft_sched_flow {
 	uint64_t
 	        bytes; /* payload bytes this flow carries in its phase (before protocol overhead) */
 	uint32_t phase;
+	/*
+	 * A tree's or a chain's flows (NCCL's tree all-reduce, chain broadcast and
+	 * reduce) say where they sit in it, so that an engine can pipeline them
+	 * chunk by chunk as NCCL does: pipe is 1 + the tree copy the flow belongs
+	 * to (a channel's tree 0 or 1; each copy a tree of its own), 0 for a flow
+	 * of no tree; dir says FT_SCHED_UP (toward the root: the reduction) or
+	 * FT_SCHED_DOWN (away from it: the broadcast); relay is 1 for a flow that
+	 * carries on the one listed just before it (a PXN leg through a proxy GPU),
+	 * 0 for one that starts at the flow's own source.
+	 */
+	uint16_t pipe;
+	uint8_t dir;
+	uint8_t relay;
 };
+
+enum { FT_SCHED_UP = 1, FT_SCHED_DOWN = 2 };
 
 struct ft_sched_phase {
 	uint32_t steps;      /* sequential pipeline steps: each costs one path latency */

@@ -204,6 +204,19 @@ FT_API void ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_prot
                                   struct ft_model_chunking *out);
 
 /*
+ * The same for an operation of @bytes on @nchannels channels, @nranks ranks on
+ * @nnodes nodes, where NCCL sizes the chunk by the operation
+ * (src/enqueue.cc calcCollChunking): a tree all-reduce or a chain moves one
+ * buffer slot per chunk and per message (Simple 512 KiB, LL 32 KiB of
+ * payload, LL128 562.5 KiB) with 8 in flight per connection, and an LL128
+ * tree halves its chunk while each channel would carry too few for the
+ * tree's depth (down to 128 KiB, then 32 KiB).
+ */
+FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
+                                    uint64_t bytes, uint32_t nchannels, uint32_t nnodes,
+                                    uint32_t nranks, struct ft_model_chunking *out);
+
+/*
  * How NCCL cuts one send/recv (a send of an all-to-all, or a point-to-point
  * transfer) at its defaults (NVIDIA/nccl src/init.cc, src/enqueue.cc,
  * src/graph/paths.cc; kb ENV-BUFFSIZE, ENV-NCH_NET_PEER): the communicator's
@@ -223,14 +236,29 @@ struct ft_model_p2p_chunking {
 	uint32_t peers_inflight; /* sends a rank keeps in progress at once */
 };
 
-/* NCCL's p2p channels: its collective channel count rounded up to a power of two, at most
- * NCCL_MAX_P2P_NCHANNELS (64; src/graph/paths.cc, kb ENV-NCHANNELS). That count comes
- * from NCCL's topology search, not modelled here: taken as 32 for a node of 8 GPUs and
- * 8 NICs (an assumption, not a measured figure). */
+/*
+ * NCCL's p2p channels for a communicator of @nchannels collective channels
+ * (NVIDIA/nccl src/graph/paths.cc ncclTopoComputeP2pChannels; kb
+ * ENV-NCHANNELS): min(nChannels, NCCL_MAX_P2P_NCHANNELS = MAXCHANNELS = 64),
+ * at least NCCL_MIN_P2P_NCHANNELS (1), rounded up to a power of two (p2p
+ * peers are mapped to channels by bit tricks). The collective channel count
+ * is the model's (struct ft_model_links nchannels: one per NVLink, at most
+ * 32, or 2 over PCIe): 18 on a Hopper or Blackwell node gives 32, 12 on an
+ * Ampere node 16, PCIe 2.
+ */
+FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
+
+/* The p2p channels of a node of 18 NVLinks (ft_model_p2p_nchannels(18)): what
+ * ft_model_p2p_chunking_get() takes where no cluster is named. */
 #define FT_MODEL_P2P_NCHANNELS 32
 
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
- * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50) into @out. */
+ * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50), with @p2p_nchannels p2p
+ * channels (ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS) into @out. */
+FT_API void ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes,
+                                     double nic_GBps, uint32_t p2p_nchannels,
+                                     struct ft_model_p2p_chunking *out);
+/* The same with FT_MODEL_P2P_NCHANNELS p2p channels. */
 FT_API void ft_model_p2p_chunking_get(uint64_t bytes, uint32_t nranks, uint32_t nnodes,
                                       double nic_GBps, struct ft_model_p2p_chunking *out);
 

@@ -56,6 +56,16 @@ add_flow(struct builder *b, uint32_t src, uint32_t dst, uint64_t bytes)
 	return 0;
 }
 
+/* Mark the flow added last as one of tree copy @pipe (1-based), going @dir. */
+static void
+tag_last(struct builder *b, uint32_t pipe, uint8_t dir)
+{
+	struct ft_sched_flow *f = &FT_VEC_AT(&b->s->flows, struct ft_sched_flow, b->s->flows.len - 1);
+
+	f->pipe = (uint16_t)FT_MIN(pipe, (uint32_t)UINT16_MAX);
+	f->dir = dir;
+}
+
 static int
 implicit_a2a(struct builder *b, const char *what, uint32_t group_size, uint32_t stride,
              uint64_t bytes_per_pair)
@@ -169,7 +179,8 @@ tree_depth(uint32_t n)
  * tree 1; each edge up, then down).
  */
 static int
-tree_flows(struct builder *b, uint32_t n, uint32_t base, uint32_t stride, uint64_t bytes)
+tree_flows(struct builder *b, uint32_t n, uint32_t base, uint32_t stride, uint64_t bytes,
+           uint32_t pipe0)
 {
 	uint32_t t, p, par, m, pm;
 	uint64_t half[2] = { bytes / 2, bytes - bytes / 2 };
@@ -195,10 +206,13 @@ tree_flows(struct builder *b, uint32_t n, uint32_t base, uint32_t stride, uint64
 				pm = n - par;
 			}
 			rc = add_flow(b, base + m * stride, base + pm * stride, half[t]);
-			if (rc == 0)
+			if (rc == 0) {
+				tag_last(b, pipe0 + t + 1, FT_SCHED_UP);
 				rc = add_flow(b, base + pm * stride, base + m * stride, half[t]);
+			}
 			if (rc < 0)
 				return rc;
+			tag_last(b, pipe0 + t + 1, FT_SCHED_DOWN);
 		}
 	}
 	return 0;
@@ -210,7 +224,7 @@ sched_tree(struct builder *b)
 {
 	int rc = phase_begin(b, "tree reduce+broadcast", 2 * tree_depth(b->s->nranks));
 
-	return rc < 0 ? rc : tree_flows(b, b->s->nranks, 0, 1, b->s->bytes);
+	return rc < 0 ? rc : tree_flows(b, b->s->nranks, 0, 1, b->s->bytes, 0);
 }
 
 /*
@@ -240,7 +254,7 @@ sched_nvls_tree(struct builder *b)
 			rc = add_flow(b, FT_SCHED_INNET, r, each);
 	}
 	for (j = 0; rc == 0 && j < ppn; j++)
-		rc = tree_flows(b, nn, j, ppn, S / ppn);
+		rc = tree_flows(b, nn, j, ppn, S / ppn, 2 * j);
 	return rc;
 }
 
@@ -314,6 +328,8 @@ sched_chain(struct builder *b, uint32_t root)
 		uint32_t off = bcast ? k : k + 1;
 
 		rc = add_flow(b, (root + off) % n, (root + off + 1) % n, b->s->bytes);
+		if (rc == 0)
+			tag_last(b, 1, bcast ? FT_SCHED_DOWN : FT_SCHED_UP);
 	}
 	return rc;
 }
@@ -588,10 +604,12 @@ ft_sched_phase_flow(const struct ft_schedule *s, const struct ft_sched_phase *ph
 	src_m = (uint32_t)(pi / (size - 1));
 	d = (uint32_t)(pi % (size - 1));
 	dst_m = d < src_m ? d : d + 1;
-	out->src = base + src_m * stride;
-	out->dst = base + dst_m * stride;
-	out->bytes = ph->bytes_per_pair;
-	out->phase = (uint32_t)(ph - (const struct ft_sched_phase *)s->phases.data);
+	*out = (struct ft_sched_flow){
+		.src = base + src_m * stride,
+		.dst = base + dst_m * stride,
+		.bytes = ph->bytes_per_pair,
+		.phase = (uint32_t)(ph - (const struct ft_sched_phase *)s->phases.data),
+	};
 }
 
 uint64_t

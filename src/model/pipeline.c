@@ -155,6 +155,21 @@ ll128_below(uint64_t chunk, const void *ctx)
 	return floor(c->per_ch / (double)chunk) < c->limit;
 }
 
+/* A tree's LL128 chunk at @bytes on @nch channels, @nranks ranks on @nnodes nodes
+ * (calcCollChunking): halved while each channel would get too few chunks for the tree's
+ * depth, down to 128 KiB, then (fewer still) to 32 KiB. */
+static uint64_t
+tree_ll128_chunk(uint64_t chunk, uint64_t bytes, uint32_t nch, uint32_t nnodes, uint32_t nranks)
+{
+	double ppn = (double)nranks / FT_MAX(nnodes, 1u);
+	double steps = 1 + ceil_log2(FT_MAX(nnodes, 1u)) + 0.1 * ppn;
+	struct ll128_ctx c = { (double)bytes / FT_MAX(nch, 1u), steps * 64 / ppn };
+
+	chunk = halve_while(chunk, ll128_below, &c, 131072);
+	c.limit = steps * 16 / ppn;
+	return halve_while(chunk, ll128_below, &c, 32768);
+}
+
 /* NVLS / NVLSTree: steps down to a smaller chunk while the buffer holds fewer than k chunks
  * per concurrent operation (channels x heads). */
 static uint64_t
@@ -193,6 +208,17 @@ ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
 	out->slots = NSTEPS / slice_steps;
 }
 
+void
+ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto, uint64_t bytes,
+                        uint32_t nchannels, uint32_t nnodes, uint32_t nranks,
+                        struct ft_model_chunking *out)
+{
+	ft_model_chunking_get(op, algo, proto, out);
+	if (algo == FT_ALGO_TREE && proto == FT_PROTO_LL128 && nranks > 0)
+		out->chunk_bytes = out->slice_bytes =
+		        tree_ll128_chunk(out->chunk_bytes, bytes, nchannels, nnodes, nranks);
+}
+
 /* NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_LL_THRESHOLD, NCCL_P2P_PER_CHANNEL_NET_BW
  * (GB/s) and NCCL_MAX_DEV_WORK_P2P_PER_BATCH at their defaults (src/init.cc, enqueue.cc,
  * graph/paths.cc, include/device.h). */
@@ -208,13 +234,30 @@ pow2_up(uint32_t v)
 	return 1u << ceil_log2(v);
 }
 
+/* NCCL_MAX_P2P_NCHANNELS' default, MAXCHANNELS (src/graph/paths.cc, device.h). */
+#define P2P_MAX_NCHANNELS 64u
+
+uint32_t
+ft_model_p2p_nchannels(uint32_t nchannels)
+{
+	return pow2_up(FT_MIN(FT_MAX(nchannels, 1u), P2P_MAX_NCHANNELS));
+}
+
 void
 ft_model_p2p_chunking_get(uint64_t bytes, uint32_t nranks, uint32_t nnodes, double nic_GBps,
                           struct ft_model_p2p_chunking *out)
 {
+	ft_model_p2p_chunking_on(bytes, nranks, nnodes, nic_GBps, FT_MODEL_P2P_NCHANNELS, out);
+}
+
+void
+ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes, double nic_GBps,
+                         uint32_t p2p_nchannels, struct ft_model_p2p_chunking *out)
+{
 	bool net = nnodes > 1;
 	uint64_t step = net ? P2P_NET_CHUNK : P2P_NVL_CHUNK, min_part, max_part, part;
-	uint32_t nch_all = FT_MODEL_P2P_NCHANNELS, per_peer, nmin, nch = 1;
+	uint32_t nch_all = p2p_nchannels ? p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
+	uint32_t per_peer, nmin, nch = 1;
 	uint32_t groups = (FT_MAX(nranks, 1u) + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
 
 	/* Channels per peer (paths.cc): over the network one per P2P_PER_CHANNEL_NET_BW of the
@@ -289,15 +332,8 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 			chunk /= 2;
 		return chunk;
 	}
-	if (a == FT_ALGO_TREE && p == FT_PROTO_LL128) {
-		double ppn = (double)l->nranks / FT_MAX(l->nnodes, 1u);
-		double steps = 1 + ceil_log2(l->nnodes) + 0.1 * ppn;
-		struct ll128_ctx c = { b / nch, steps * 64 / ppn };
-
-		chunk = halve_while(chunk, ll128_below, &c, 131072);
-		c.limit = steps * 16 / ppn;
-		return halve_while(chunk, ll128_below, &c, 32768);
-	}
+	if (a == FT_ALGO_TREE && p == FT_PROTO_LL128)
+		return tree_ll128_chunk(chunk, bytes, nch, l->nnodes, l->nranks);
 	if (a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE && l->nccl_version &&
 	    l->nccl_version < 21900) {
 		/* 2.18 only: the Simple tree shrank its chunk with the tree's depth. */

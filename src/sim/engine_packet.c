@@ -1636,6 +1636,8 @@ pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *er
 			rc = ft__pk_submit_p2p(e, op, ph, rec.end, (uint32_t)bar, tag, err);
 		else if (ft__pk_is_chunked(e, sc, ph))
 			rc = ft__pk_submit_ring(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err);
+		else if (ft__pk_is_tree(e, sc, ph))
+			rc = ft__pk_submit_tree(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err);
 		else
 			rc = 1;
 		if (rc == FT_ENOMEM || rc == FT_ERANGE)

@@ -324,6 +324,7 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 		if (rc < 0)
 			return rc;
 		fl.src = leg.dst;
+		fl.relay = 1;
 	}
 	dst = fl.dst;
 	if (dst - bd != pd)
@@ -334,6 +335,7 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 	leg = fl;
 	leg.src = fl.dst;
 	leg.dst = dst;
+	leg.relay = 1;
 	return push_flow(out, ph, &leg);
 }
 
@@ -373,14 +375,22 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
 		const struct ft_sched_phase *iph = ft_sched_phase_at(in, p);
 		struct ft_sched_phase ph = *iph;
 
+		uint32_t pipes = 0; /* tree copies per channel: every channel has its own */
+
 		ph.first_flow = (uint32_t)out->flows.len;
 		ph.nflows = 0;
+		for (f = 0; f < iph->nflows; f++)
+			pipes = FT_MAX(pipes, (uint32_t)FT_VEC_AT(&in->flows, struct ft_sched_flow,
+			                                          iph->first_flow + f)
+			                              .pipe);
 		for (c = 0; c < nch && rc == 0; c++) {
 			for (f = 0; f < iph->nflows && rc == 0; f++) {
 				struct ft_sched_flow fl = FT_VEC_AT(
 				        &in->flows, struct ft_sched_flow, iph->first_flow + f);
 
 				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
+				if (fl.pipe)
+					fl.pipe = (uint16_t)FT_MIN(c * pipes + fl.pipe, UINT16_MAX);
 				rc = add_channel_flow(cs, c, fl, out, &ph);
 			}
 		}
@@ -598,12 +608,17 @@ dtree_parent(uint32_t n, uint32_t t, uint32_t r, bool *second)
 	return up < 0 ? -1 : (int)(n - 1 - (uint32_t)up);
 }
 
+/* Flows @a -> @b (up) and back (down) of tree copy @pipe (0: none). */
 static int
-push_pair(struct ft_schedule *s, uint32_t a, uint32_t b, uint64_t bytes)
+push_pair(struct ft_schedule *s, uint32_t a, uint32_t b, uint64_t bytes, uint32_t pipe)
 {
 	struct ft_sched_phase *ph = &FT_VEC_AT(&s->phases, struct ft_sched_phase, 0);
-	struct ft_sched_flow up = { .src = a, .dst = b, .bytes = bytes };
-	struct ft_sched_flow down = { .src = b, .dst = a, .bytes = bytes };
+	struct ft_sched_flow up = {
+		.src = a, .dst = b, .bytes = bytes, .pipe = (uint16_t)pipe, .dir = FT_SCHED_UP
+	};
+	struct ft_sched_flow down = {
+		.src = b, .dst = a, .bytes = bytes, .pipe = (uint16_t)pipe, .dir = FT_SCHED_DOWN
+	};
 
 	if (push_flow(s, ph, &up) < 0 || push_flow(s, ph, &down) < 0)
 		return FT_ENOMEM;
@@ -662,7 +677,7 @@ trees_over_nodes(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first, 
 			head = first[u] + at;
 			if (balanced && !second && first[u + 1] - first[u] > 1)
 				head++;
-			rc = push_pair(s, first[k] + at, head, half[t]);
+			rc = push_pair(s, first[k] + at, head, half[t], 2 * at + t + 1);
 		}
 	return rc;
 }
@@ -694,7 +709,7 @@ ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *firs
 	for (t = 0; t < 2 && rc == 0; t++)
 		for (k = 0; k < nnodes && rc == 0; k++)
 			for (i = first[k] + 1; i < first[k + 1] && rc == 0; i++)
-				rc = push_pair(s, i, i - 1, t ? wire - wire / 2 : wire / 2);
+				rc = push_pair(s, i, i - 1, t ? wire - wire / 2 : wire / 2, t + 1);
 	return rc == 0 ? trees_over_nodes(s, nnodes, first, 0, true, wire) : rc;
 }
 
@@ -726,7 +741,7 @@ ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t 
 	for (k = 0; k < nnodes && rc == 0; k++)
 		for (r = first[k]; r < first[k + 1] && rc == 0; r++)
 			rc = push_pair(s, r, FT_SCHED_INNET,
-			               s->bytes + (r - first[k] < nheads ? shard : 0));
+			               s->bytes + (r - first[k] < nheads ? shard : 0), 0);
 	for (h = 0; h < nheads && rc == 0; h++)
 		rc = trees_over_nodes(s, nnodes, first, h, false, shard);
 	return rc;

@@ -435,6 +435,50 @@ int ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op,
                       uint32_t tag, struct ft_error *err);
 
 /*
+ * Connections cut into NCCL's messages (pkt_nccl.c; pkt_tree.c): each connection
+ * carries nmsg messages, each its own flows (one per QP, or split over all with
+ * NCCL_IB_SPLIT_DATA_ON_QPS), a QP's flows in order; the caller says what each message
+ * waits for by dependencies into ready[first + m], and learns of its arrival from
+ * recv[first + m].
+ */
+struct ring_conn {
+	uint32_t src, dst;      /* vertices */
+	uint32_t start, end;    /* tasks: its first messages wait for start, end for them all */
+	uint32_t qp0;           /* its first QP (the connections of a send's channels differ) */
+	uint64_t wire;          /* bytes on the wire (payload / protocol efficiency) */
+	uint32_t up;            /* the connection feeding its source, PK_NONE */
+	uint32_t loops, slices; /* loops, and slices per ring step of a loop */
+	uint32_t nmsg;          /* steps x loops x slices */
+	uint32_t first;         /* its first message in the ready / recv arrays */
+};
+
+struct ring_build {
+	struct pk_engine *e;
+	struct ring_conn *c; /* owned: ft__pk_build_release() frees it */
+	uint32_t n, steps;
+	uint32_t *ready; /* per message: the task its dependencies go into */
+	uint32_t *recv;  /* per message: the task done once it has all arrived */
+	uint32_t *last;  /* per QP: the flow sent before, PK_NONE */
+	uint32_t tag, start, bar;
+};
+
+struct ft_model_chunking;
+
+/* Loops and slices of connection @c carrying @payload over @steps ring steps. */
+void ft__pk_cut(struct ring_conn *c, uint64_t payload, uint32_t steps,
+                const struct ft_model_chunking *ch);
+/* The flows of every message of @rb's connections (@nmsg in all); ready and recv set. */
+int ft__pk_add_messages(struct ring_build *rb, uint32_t nmsg);
+void ft__pk_build_release(struct ring_build *rb);
+/* Whether phase @ph of @sc is a tree all-reduce or a chain broadcast / reduce to cut into
+ * NCCL's chunks (pkt_tree.c); submit it so (1: not cut, nothing added: submit it whole). */
+bool ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
+                    const struct ft_sched_phase *ph);
+int ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op,
+                       const struct ft_sched_phase *ph, double eff, uint32_t start, uint32_t bar,
+                       uint32_t tag, struct ft_error *err);
+
+/*
  * Lazy all-to-alls (pkt_nccl.c): a phase's sends are built when they may start and their
  * records reused once they have ended, so memory holds the sends in flight. Start phase
  * task @t (PK_T_A2A); send end @t (PK_T_A2A_END) is done; whether any phase is lazy;

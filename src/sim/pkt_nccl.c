@@ -192,27 +192,6 @@ ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f)
 
 /* ---- NCCL's chunking of a ring phase --------------------------------------------- */
 
-struct ring_conn {
-	uint32_t src, dst;      /* vertices */
-	uint32_t start, end;    /* tasks: its first messages wait for start, end for them all */
-	uint32_t qp0;           /* its first QP (the connections of a send's channels differ) */
-	uint64_t wire;          /* bytes on the wire (payload / protocol efficiency) */
-	uint32_t up;            /* the connection feeding its source, PK_NONE */
-	uint32_t loops, slices; /* loops, and slices per ring step of a loop */
-	uint32_t nmsg;          /* steps x loops x slices */
-	uint32_t first;         /* its first message in the ready / recv arrays */
-};
-
-struct ring_build {
-	struct pk_engine *e;
-	struct ring_conn *c;
-	uint32_t n, steps;
-	uint32_t *ready; /* per message: the task its dependencies go into */
-	uint32_t *recv;  /* per message: the task done once it has all arrived */
-	uint32_t *last;  /* per QP: the flow sent before, PK_NONE */
-	uint32_t tag, start, bar;
-};
-
 /* Endpoint keys (vertex, connection) in a total order. */
 static int
 cmp_key(const void *a, const void *b)
@@ -259,9 +238,8 @@ div_up(uint64_t a, uint64_t b)
 	return (a + b - 1) / b;
 }
 
-/* Loops and slices of connection @c carrying @payload over @steps ring steps. */
-static void
-cut(struct ring_conn *c, uint64_t payload, uint32_t steps, const struct ft_model_chunking *ch)
+void
+ft__pk_cut(struct ring_conn *c, uint64_t payload, uint32_t steps, const struct ft_model_chunking *ch)
 {
 	uint64_t per_step = div_up(payload, steps), loops = div_up(per_step, ch->chunk_bytes);
 	uint64_t per_loop = div_up(per_step, FT_MAX(loops, 1));
@@ -386,7 +364,7 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
 		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
-		cut(c, fl.bytes, rb->steps, ch);
+		ft__pk_cut(c, fl.bytes, rb->steps, ch);
 		c->start = rb->start;
 		c->end = rb->bar;
 		c->qp0 = 0;
@@ -399,9 +377,8 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 	return pair_feeds(rb->c, rb->n);
 }
 
-/* The messages of the @rb->n connections (@nmsg in all), @slots in flight on each. */
-static int
-build_messages(struct ring_build *rb, uint32_t nmsg, uint32_t slots)
+int
+ft__pk_add_messages(struct ring_build *rb, uint32_t nmsg)
 {
 	struct pk_engine *e = rb->e;
 	uint32_t i, m;
@@ -418,12 +395,28 @@ build_messages(struct ring_build *rb, uint32_t nmsg, uint32_t slots)
 		for (m = 0; m < rb->c[i].nmsg && rc == 0; m++)
 			rc = add_message(rb, &rb->c[i], m);
 	}
-	for (i = 0; i < rb->n && rc == 0; i++)
-		for (m = 0; m < rb->c[i].nmsg && rc == 0; m++)
-			rc = link_message(rb, i, m, slots);
+	return rc;
+}
+
+void
+ft__pk_build_release(struct ring_build *rb)
+{
 	ft_free(rb->c);
 	ft_free(rb->last);
 	ft_free(rb->ready);
+}
+
+/* The messages of the @rb->n connections (@nmsg in all), @slots in flight on each. */
+static int
+build_messages(struct ring_build *rb, uint32_t nmsg, uint32_t slots)
+{
+	uint32_t i, m;
+	int rc = ft__pk_add_messages(rb, nmsg);
+
+	for (i = 0; i < rb->n && rc == 0; i++)
+		for (m = 0; m < rb->c[i].nmsg && rc == 0; m++)
+			rc = link_message(rb, i, m, slots);
+	ft__pk_build_release(rb);
 	return rc;
 }
 
@@ -474,6 +467,17 @@ spans_nodes(const struct pk_engine *e, const uint32_t *gpu, uint32_t n, uint32_t
 	return false;
 }
 
+/* NCCL's p2p channels on the engine's cluster, from the model's channel count. */
+static uint32_t
+p2p_nchannels(const struct pk_engine *e)
+{
+	struct ft_model_links l;
+
+	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, &l, NULL) < 0)
+		return FT_MODEL_P2P_NCHANNELS;
+	return ft_model_p2p_nchannels(l.nchannels);
+}
+
 /* The connections of a send of @payload from @a to @b, over NCCL's channels of @ch, whose
  * first messages wait for @start and whose end is @end. */
 static int
@@ -500,7 +504,7 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
 		c->up = PK_NONE;
 		c->qp0 = k * pb->rb.e->cfg.qps_per_conn;
 		c->wire = FT_MAX((uint64_t)((double)part / eff + 0.5), 1);
-		cut(c, part, 1, &by);
+		ft__pk_cut(c, part, 1, &by);
 		if ((uint64_t)pb->nmsg + c->nmsg >= UINT32_MAX)
 			return FT_ERANGE;
 		c->nmsg = (uint32_t)FT_MIN((uint64_t)c->nmsg, c->wire);
@@ -530,9 +534,9 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	int rc = 0;
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
-	ft_model_p2p_chunking_get(ph->bytes_per_pair, m,
-	                          spans_nodes(e, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
-	                          e->line_Bps / 1e9, &ch);
+	ft_model_p2p_chunking_on(ph->bytes_per_pair, m,
+	                         spans_nodes(e, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
+	                         e->line_Bps / 1e9, p2p_nchannels(e), &ch);
 	w = ch.peers_inflight;
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
@@ -588,10 +592,10 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 {
 	const struct ft_schedule *sc = op->sched;
 	bool multi = spans_nodes(pb->rb.e, op->rank_gpu, sc->nranks, 1);
-	uint32_t f;
+	uint32_t f, nch = p2p_nchannels(pb->rb.e);
 	int rc = 0;
 
-	pb->cap = ph->nflows * FT_MODEL_P2P_NCHANNELS;
+	pb->cap = ph->nflows * nch;
 	pb->rb.c = ft_calloc(pb->cap ? pb->cap : 1, sizeof(*pb->rb.c));
 	if (!pb->rb.c)
 		return FT_ENOMEM;
@@ -604,8 +608,8 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 		rc = ft__sim_flow_ends(pb->rb.e->topo, sc, op, &fl, &a, &b, err);
 		if (rc < 0 || a == b || fl.bytes == 0)
 			continue;
-		ft_model_p2p_chunking_get(fl.bytes, sc->nranks, multi ? 2 : 1,
-		                          pb->rb.e->line_Bps / 1e9, &ch);
+		ft_model_p2p_chunking_on(fl.bytes, sc->nranks, multi ? 2 : 1,
+		                         pb->rb.e->line_Bps / 1e9, nch, &ch);
 		rc = p2p_send(pb, fl.bytes, a, b, &ch, pb->rb.start, pb->rb.bar);
 	}
 	return rc;

@@ -1,0 +1,1 @@
+sim dgx-h100:2 --op broadcast -b 4M --engine packet
