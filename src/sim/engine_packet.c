@@ -237,6 +237,8 @@ start_task(struct pk_engine *e, uint32_t t)
 	k->t_start_ps = e->now_ps;
 	if (k->kind == PK_T_FLOW)
 		return start_flow(e, k->flow);
+	if (k->kind == PK_T_A2A)
+		return ft__pk_lazy_start(e, t);
 	return ev_push(e,
 	               e->now_ps + k->delay_ps + (uint64_t)(k->lat_mult * (double)k->pred_lat_ps),
 	               PK_EV_TASK, t, 0);
@@ -267,10 +269,23 @@ task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 	 * end (pkt_part.c). */
 	if (e->part && k->kind == PK_T_FLOW)
 		return 0;
-	for (i = 0; i < k->nsucc; i++)
+	/* (A successor's start may build lazy sends, moving the tasks: @k is read anew.) */
+	for (i = 0; i < (k = task_at(e, t))->nsucc; i++)
 		if ((rc = ft__pk_pred_done(e, e->succ[k->succ_off + i], lat_ps)) < 0)
 			return rc;
-	return 0;
+	return k->kind == PK_T_A2A_END ? ft__pk_lazy_end(e, t) : 0;
+}
+
+int
+ft__pk_start_task(struct pk_engine *e, uint32_t t)
+{
+	return start_task(e, t);
+}
+
+int
+ft__pk_task_done(struct pk_engine *e, uint32_t t)
+{
+	return task_done(e, t, 0);
 }
 
 /* ---- flows ---------------------------------------------------------------- */
@@ -365,13 +380,17 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
 	 * reaches: it stays fixed. */
 	if (e->cfg.routing != FT_ROUTING_ADAPTIVE || nvlink_domain_flow(e, f)) {
-		f->path_off = (uint32_t)e->paths.len;
+		/* A reused record (a lazy send's) keeps its room when the path fits. */
+		if (f->path_cap < path.nlinks) {
+			if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
+				return FT_ENOMEM;
+			f->path_off = (uint32_t)e->paths.len;
+			f->path_cap = (uint16_t)path.nlinks;
+			e->paths.len += path.nlinks;
+		}
 		f->npath = (uint16_t)path.nlinks;
-		if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
-			return FT_ENOMEM;
-		memcpy(&FT_VEC_AT(&e->paths, uint32_t, e->paths.len), path.links,
+		memcpy(&FT_VEC_AT(&e->paths, uint32_t, f->path_off), path.links,
 		       path.nlinks * sizeof(uint32_t));
-		e->paths.len += path.nlinks;
 	}
 	{
 		double slow = 0;
@@ -1189,7 +1208,7 @@ ev_trace(struct pk_engine *e)
 		if (ft_vec_push(&e->trace_samples, v) < 0)
 			return FT_ENOMEM;
 	}
-	if (e->part ? ft__pk_part_more(e) : e->nflows_done < e->flows.len)
+	if (e->part ? ft__pk_part_more(e) : e->nflows_done < e->nflows_all)
 		return ev_push(e, e->now_ps + e->trace_ps, PK_EV_TRACE, 0, 0);
 	return 0;
 }
@@ -1724,9 +1743,11 @@ pk_start(struct pk_engine *e)
 
 	e->succ = ft_calloc(e->edges.len ? e->edges.len : 1, sizeof(uint32_t));
 	cnt = ft_calloc(nt + 1, sizeof(uint32_t));
-	e->fct = ft_calloc(e->flows.len ? e->flows.len : 1, sizeof(double));
-	e->ideal = ft_calloc(e->flows.len ? e->flows.len : 1, sizeof(double));
-	e->fct_prio = ft_calloc(e->flows.len ? e->flows.len : 1, 1);
+	e->fct = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(double));
+	e->ideal = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(double));
+	e->fct_prio = ft_calloc(e->nflows_all ? e->nflows_all : 1, 1);
+	e->nflows_built = (uint32_t)e->flows.len;
+	e->nsucc_len = (uint32_t)e->edges.len;
 	if (!e->succ || !cnt || !e->fct || !e->ideal || !e->fct_prio) {
 		ft_free(cnt);
 		return FT_ENOMEM;
@@ -1886,6 +1907,11 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		rc = ft__pk_part_init(e, err);
 		if (rc == FT_EINVAL)
 			return rc; /* the reason is in @err */
+		if (rc == 0 && e->part && ft__pk_lazy_any(e))
+			return ft_error_set(err, FT_EINVAL,
+			                    "sim: packet engine: an all-to-all of NCCL sends builds "
+			                    "its sends as they start, which a run split across MPI "
+			                    "ranks does not do yet: run it in one process");
 		if (rc < 0 || (rc = pk_start(e)) < 0)
 			goto fail;
 	}
@@ -1907,11 +1933,11 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		rc = step(e);
 		if ((e->nevents & 0xffff) == 0)
 			ft_progress_update(e->cfg.progress, "simulating packets", e->nflows_done,
-			                   e->flows.len);
+			                   e->nflows_all);
 	}
 	if (rc < 0)
 		goto fail;
-	if (e->nflows_done < e->flows.len && until == UINT64_MAX) {
+	if (e->nflows_done < e->nflows_all && until == UINT64_MAX) {
 		uint32_t l = stuck_port(e);
 		char a[64] = "?", b[64] = "?";
 
@@ -1930,8 +1956,8 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 				        "%zu flows unfinished: the cycle %s waits on itself "
 				        "(a cyclic buffer dependency: give the routing "
 				        "virtual lanes, or break the loop)",
-				        (unsigned long long)(e->flows.len - e->nflows_done),
-				        e->flows.len, cyc.buf);
+				        (unsigned long long)(e->nflows_all - e->nflows_done),
+				        (size_t)e->nflows_all, cyc.buf);
 				ft_strbuf_release(&cyc);
 				return rc;
 			}
@@ -1943,14 +1969,15 @@ pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 			        "sim: packet engine stalled with %llu of %zu flows "
 			        "unfinished: port %s -> %s holds packets that can never "
 			        "leave (a cyclic buffer dependency)",
-			        (unsigned long long)(e->flows.len - e->nflows_done), e->flows.len,
+			        (unsigned long long)(e->nflows_all - e->nflows_done),
+			        (size_t)e->nflows_all,
 			        a, b);
 		}
 		return ft_error_set(err, FT_EINVAL,
 		                    "sim: packet engine stalled with %llu of %zu flows unfinished "
 		                    "and no packet in any queue",
-		                    (unsigned long long)(e->flows.len - e->nflows_done),
-		                    e->flows.len);
+		                    (unsigned long long)(e->nflows_all - e->nflows_done),
+		                    (size_t)e->nflows_all);
 	}
 	return 0;
 fail:
@@ -2005,6 +2032,18 @@ prio_fct(const struct pk_engine *e, struct ft_sim_counters *c)
 	return rc;
 }
 
+void
+ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k)
+{
+	struct ft_sim_op_result *r = &e->op_results[op];
+
+	if (r->bottleneck_link == UINT32_MAX ||
+	    e->ports[k].q_area > e->ports[r->bottleneck_link].q_area ||
+	    (e->ports[k].q_area == e->ports[r->bottleneck_link].q_area &&
+	     e->links[k].ps_per_byte > e->links[r->bottleneck_link].ps_per_byte))
+		r->bottleneck_link = k;
+}
+
 static int
 pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err)
 {
@@ -2037,21 +2076,20 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 		if (r->t_end_s > c->makespan_s)
 			c->makespan_s = r->t_end_s;
 	}
-	/* An op's bottleneck: the most-waited port among the links its flows crossed. */
-	for (i = 0; i < e->flows.len; i++) {
-		const struct pk_flow *f = ft_vec_at(&e->flows, i);
-		struct ft_sim_op_result *r = &e->op_results[task_at(e, f->task)->op];
+	/* An op's bottleneck: the most-waited port among the links its flows crossed, ties
+	 * to the first crossed (the flows built before the run, a lazy phase's in between
+	 * them where it was submitted). */
+	for (i = 0; i <= e->nflows_built; i++) {
+		const struct pk_flow *f;
 		uint32_t j;
 
-		for (j = 0; j < f->npath; j++) {
-			uint32_t k = FT_VEC_AT(&e->paths, uint32_t, f->path_off + j);
-
-			if (r->bottleneck_link == UINT32_MAX ||
-			    e->ports[k].q_area > e->ports[r->bottleneck_link].q_area ||
-			    (e->ports[k].q_area == e->ports[r->bottleneck_link].q_area &&
-			     e->links[k].ps_per_byte > e->links[r->bottleneck_link].ps_per_byte))
-				r->bottleneck_link = k;
-		}
+		ft__pk_lazy_bottleneck(e, (uint32_t)i);
+		if (i == e->nflows_built)
+			break;
+		f = ft_vec_at(&e->flows, i);
+		for (j = 0; j < f->npath; j++)
+			ft__pk_bottleneck_link(e, task_at(e, f->task)->op,
+			                       FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
 	}
 	for (l = 0; l < e->nlinks; l++) {
 		const struct pk_port *p = &e->ports[l];
@@ -2171,6 +2209,7 @@ pk_destroy(struct ft_engine *eng)
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);
 		ft__pk_part_free(e);
+		ft__pk_lazy_free(e);
 		for (size_t i = 0; i < e->flows.len; i++)
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));

@@ -165,6 +165,8 @@ struct pk_port {
 enum pk_task_kind {
 	PK_T_FLOW,
 	PK_T_BARRIER,
+	PK_T_A2A,     /* a lazy all-to-all phase: starting it starts its first sends */
+	PK_T_A2A_END, /* a barrier: the end of one of its sends (flow: the send's slot) */
 };
 
 struct pk_task {
@@ -204,6 +206,7 @@ struct pk_flow {
 	uint16_t last_payload;
 	uint8_t prio;
 	bool in_ring;
+	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
 	double ideal_s;
 	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
 	struct pk_dcqcn cc;
@@ -224,6 +227,8 @@ struct pk_link {
 	uint8_t net;    /* host or fabric link: network flow control and drops apply */
 	uint8_t sw_dst; /* its destination is a switch (shared buffer) */
 };
+
+struct pk_lazy;
 
 struct pk_engine {
 	struct ft_engine base;
@@ -272,6 +277,11 @@ struct pk_engine {
 	struct ft_vec paths;    /* uint32_t link ids */
 	struct ft_vec ops;      /* struct pk_op */
 	struct ft_vec a2a_ends; /* scratch */
+	struct pk_lazy *lazy;   /* all-to-alls whose sends are built as they start (pkt_nccl.c) */
+	uint64_t nflows_all;    /* flows to run: those built, and those lazy phases will build */
+	uint32_t nflows_built;  /* flow records built before the run (the rest: lazy sends') */
+	uint32_t nsucc_len;     /* entries of succ in use (lazy sends add theirs) */
+	bool a2a_eager;         /* build all-to-alls whole before the run (tests compare) */
 	struct pk_evq evq;
 	uint64_t now_ps;
 	/* Tie key of the events queued (pk_ev_key): the vertex whose event is being
@@ -470,6 +480,24 @@ bool ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
 int ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op,
                        const struct ft_sched_phase *ph, double eff, uint32_t start, uint32_t bar,
                        uint32_t tag, struct ft_error *err);
+
+/*
+ * Lazy all-to-alls (pkt_nccl.c): a phase's sends are built when they may start and their
+ * records reused once they have ended, so memory holds the sends in flight. Start phase
+ * task @t (PK_T_A2A); send end @t (PK_T_A2A_END) is done; whether any phase is lazy;
+ * before flow @i of the bottleneck walk, the links of the lazy phases submitted there, in
+ * the order their flows first crossed them (each through ft__pk_bottleneck_link()); free.
+ */
+int ft__pk_lazy_start(struct pk_engine *e, uint32_t t);
+int ft__pk_lazy_end(struct pk_engine *e, uint32_t t);
+bool ft__pk_lazy_any(const struct pk_engine *e);
+void ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i);
+void ft__pk_lazy_free(struct pk_engine *e);
+/* The op's bottleneck candidate link @k (engine_packet.c); start task @t (a flow's, or a
+ * barrier's event); barrier @t is done (its successors may start). */
+void ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k);
+int ft__pk_start_task(struct pk_engine *e, uint32_t t);
+int ft__pk_task_done(struct pk_engine *e, uint32_t t);
 
 /* The flow that follows @f on its QP (its next message), or NULL. */
 struct pk_flow *ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f);

@@ -47,20 +47,50 @@ task_of(struct pk_engine *e, uint32_t t)
 	return &FT_VEC_AT(&e->tasks, struct pk_task, t);
 }
 
+/*
+ * A lazy all-to-all (see "Lazy all-to-alls" below) builds a send into a slot: the
+ * records of a send that has ended, reused, or new ones at the end of the vectors. While
+ * it builds, the records go where the cursors say (PK_NONE: append) and the dependencies
+ * into the slot's own list.
+ */
+struct pk_lazy {
+	struct ft_vec phases; /* struct lazy_phase */
+	struct ft_vec slots;  /* struct lazy_slot */
+	struct ft_vec edges;  /* uint32_t pairs: the send being built */
+	bool building;
+	uint32_t cur_task, cur_flow; /* the next record to overwrite, PK_NONE: append */
+	size_t succ_cap;             /* entries e->succ has room for */
+};
+
+/* A record of @vec at @cursor (advanced), or a new one at the end; its index or FT_E*. */
+static int64_t
+put_record(struct ft_vec *vec, uint32_t *cursor, const void *rec)
+{
+	if (*cursor == PK_NONE)
+		return ft_vec_push(vec, rec) < 0 ? FT_ENOMEM : (int64_t)vec->len - 1;
+	memcpy(ft_vec_at(vec, *cursor), rec, vec->elem_size);
+	return (int64_t)(*cursor)++;
+}
+
+static inline bool
+building(const struct pk_engine *e)
+{
+	return e->lazy && e->lazy->building;
+}
+
 int64_t
 ft__pk_add_task(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double lat_mult,
                 uint32_t op)
 {
 	struct pk_task t = { 0 };
+	uint32_t append = PK_NONE;
 
 	t.kind = (uint8_t)kind;
 	t.delay_ps = delay_ps;
 	t.lat_mult = lat_mult;
 	t.flow = PK_NONE;
 	t.op = op;
-	if (ft_vec_push(&e->tasks, &t) < 0)
-		return FT_ENOMEM;
-	return (int64_t)e->tasks.len - 1;
+	return put_record(&e->tasks, building(e) ? &e->lazy->cur_task : &append, &t);
 }
 
 int
@@ -69,7 +99,7 @@ ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
 	uint32_t pair[2] = { from, to };
 
 	task_of(e, to)->npred++;
-	return ft_vec_push(&e->edges, pair);
+	return ft_vec_push(building(e) ? &e->lazy->edges : &e->edges, pair);
 }
 
 /* One flow: QP @qp of a connection, @bytes from @src to @dst; its task, or FT_E*. */
@@ -77,7 +107,8 @@ static int64_t
 add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op)
 {
 	struct pk_flow f = { 0 };
-	int64_t t;
+	uint32_t append = PK_NONE, *cursor = building(e) ? &e->lazy->cur_flow : &append;
+	int64_t t, id;
 
 	if (bytes / e->mtu >= UINT32_MAX)
 		return FT_ERANGE;
@@ -99,10 +130,20 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	f.qp = qp * 1024;
 	f.prio = e->sub_prio;
 	f.hash = ft_route_flow_hash(src, dst, f.qp);
-	task_of(e, (uint32_t)t)->flow = (uint32_t)e->flows.len;
-	e->bytes_submitted += bytes;
-	if (ft_vec_push(&e->flows, &f) < 0)
-		return FT_ENOMEM;
+	if (*cursor != PK_NONE) { /* a reused record keeps its path room */
+		const struct pk_flow *old = flow_at(e, *cursor);
+
+		f.path_off = old->path_off;
+		f.path_cap = old->path_cap;
+		ft_free(old->ooo_bits);
+	} else if (!building(e)) { /* a lazy phase counted its flows and bytes */
+		e->bytes_submitted += bytes;
+		e->nflows_all++;
+	}
+	id = put_record(&e->flows, cursor, &f);
+	if (id < 0)
+		return id;
+	task_of(e, (uint32_t)t)->flow = (uint32_t)id;
 	return t;
 }
 
@@ -589,6 +630,10 @@ ft__pk_is_p2p(const struct pk_engine *e, const struct ft_sim_op *op,
 	                               op->sched->op == FT_OP_SENDRECV;
 }
 
+static int lazy_submit(struct pk_engine *e, const struct ft_sim_op *op,
+                       const struct ft_sched_phase *ph, uint32_t start, uint32_t bar,
+                       uint32_t tag);
+
 int
 ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                   uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
@@ -596,8 +641,15 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
 	struct p2p_build pb = {
 		.rb = { .e = e, .steps = 1, .tag = tag, .start = start, .bar = bar }
 	};
-	int rc = ph->implicit_alltoall ? p2p_alltoall(&pb, op, ph) : p2p_flows(&pb, op, ph, err);
+	int rc;
 
+	if (ph->implicit_alltoall && !e->may_drop && !e->a2a_eager) {
+		rc = lazy_submit(e, op, ph, start, bar, tag);
+		if (rc == 0) /* the path latencies are simulated: the barrier keeps the rest */
+			task_of(e, bar)->lat_mult = 0;
+		return rc;
+	}
+	rc = ph->implicit_alltoall ? p2p_alltoall(&pb, op, ph) : p2p_flows(&pb, op, ph, err);
 	if (rc < 0) {
 		ft_free(pb.rb.c);
 		return rc;
@@ -606,4 +658,413 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
 	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
 		task_of(e, bar)->lat_mult = 0;
 	return rc;
+}
+
+/*
+ * ---- Lazy all-to-alls ------------------------------------------------------------------
+ *
+ * A flat all-to-all over n ranks is n(n - 1) sends, each a few tasks and flows: 16.8M
+ * sends over 4,096 GPUs. A rank never has more than its W sends in progress, so an
+ * all-to-all phase of NCCL's sends is one task in the graph (PK_T_A2A): starting it
+ * builds the sends of the first W rounds; when a send has ended (its PK_T_A2A_END
+ * barrier, whose flow field names its slot) the sends that waited for it and are now
+ * free to start are built, into the records of an ended send when one is free. The
+ * sends, their records and their dependencies are exactly those p2p_alltoall() builds,
+ * and they start in the order its graph starts them (the successors of an end in the
+ * order it adds them), so the run is the same. An ended send's records wait twice its
+ * path latency before reuse: a CNP or an RTT sample for its last packets is still on
+ * its way back until one path latency after the end (lossy runs, whose NAKs and timers
+ * outlive a flow, build the whole graph). What the records do not keep: the links its
+ * flows crossed, for the op's bottleneck, kept per link as the first flow that crossed
+ * it (the order of the whole graph's flows).
+ */
+struct lazy_slot {
+	uint32_t phase;
+	uint32_t task0, flow0; /* its records */
+	uint32_t succ0;        /* its successor entries in e->succ, PK_NONE: none yet */
+	uint32_t next;         /* the next ended slot, PK_NONE */
+	uint64_t send;         /* round-major: ((k - 1) x groups + g) x m + i */
+	uint64_t free_ps;      /* reusable after */
+};
+
+struct lazy_phase {
+	uint32_t task, tag;
+	uint32_t m, ngroups, stride, w;
+	uint32_t *gpu; /* the op's ranks */
+	uint64_t payload;
+	struct ft_model_p2p_chunking ch;
+	uint64_t cost_ps[2];     /* per-message cost: in the node, over the network */
+	uint8_t *pending;        /* per send: the ends it still waits for */
+	uint64_t nsends, ndone;
+	uint32_t ntask, nflow, nsucc; /* records per send (the first one built says) */
+	uint32_t at_flow;        /* flows built before it were submitted */
+	uint64_t *first;         /* per link: the first flow to cross it (key), or UINT64_MAX */
+	uint32_t free_head, free_tail;
+};
+
+static struct lazy_phase *
+phase_of(struct pk_engine *e, uint32_t i)
+{
+	return ft_vec_at(&e->lazy->phases, i);
+}
+
+static struct lazy_slot *
+slot_of(struct pk_engine *e, uint32_t i)
+{
+	return ft_vec_at(&e->lazy->slots, i);
+}
+
+/* The oldest ended slot of phase @pi if it may be reused now, else a new one. */
+static int64_t
+take_slot(struct pk_engine *e, uint32_t pi, uint64_t send)
+{
+	struct pk_lazy *lz = e->lazy;
+	struct lazy_phase *ph = phase_of(e, pi);
+	struct lazy_slot sl = { pi, (uint32_t)e->tasks.len, (uint32_t)e->flows.len, PK_NONE,
+		                PK_NONE, send, 0 };
+	uint32_t id = ph->free_head;
+
+	if (id != PK_NONE && slot_of(e, id)->free_ps < e->now_ps) {
+		ph->free_head = slot_of(e, id)->next;
+		slot_of(e, id)->send = send;
+		lz->cur_task = slot_of(e, id)->task0;
+		lz->cur_flow = slot_of(e, id)->flow0;
+		return id;
+	}
+	if (lz->slots.len >= PK_NONE || ft_vec_push(&lz->slots, &sl) < 0)
+		return FT_ENOMEM;
+	lz->cur_task = lz->cur_flow = PK_NONE;
+	return (int64_t)lz->slots.len - 1;
+}
+
+/* The successor lists of slot @si's tasks, from the dependencies just built (in order). */
+static int
+slot_succ(struct pk_engine *e, uint32_t si)
+{
+	struct pk_lazy *lz = e->lazy;
+	struct lazy_slot *sl = slot_of(e, si);
+	const struct lazy_phase *ph = phase_of(e, sl->phase);
+	uint32_t n = (uint32_t)lz->edges.len, i, t, *cnt;
+
+	if (sl->succ0 == PK_NONE) {
+		if (e->nsucc_len + (size_t)n >= PK_NONE)
+			return FT_ERANGE;
+		if (e->nsucc_len + (size_t)n > lz->succ_cap) {
+			size_t cap = FT_MAX(lz->succ_cap * 2, e->nsucc_len + (size_t)n + 1024);
+			uint32_t *p = ft_reallocarray(e->succ, cap, sizeof(uint32_t));
+
+			if (!p)
+				return FT_ENOMEM;
+			e->succ = p;
+			lz->succ_cap = cap;
+		}
+		sl->succ0 = e->nsucc_len;
+		e->nsucc_len += n;
+	}
+	cnt = ft_calloc(ph->ntask + 1, sizeof(uint32_t));
+	if (!cnt)
+		return FT_ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint32_t from = FT_VEC_AT(&lz->edges, uint32_t, 2 * i) - sl->task0;
+
+		if (FT_NEVER(from >= ph->ntask)) {
+			ft_free(cnt);
+			return FT_EINVAL;
+		}
+		cnt[from + 1]++;
+	}
+	for (t = 0; t < ph->ntask; t++) {
+		struct pk_task *k = task_of(e, sl->task0 + t);
+
+		k->nsucc = cnt[t + 1];
+		k->succ_off = sl->succ0 + cnt[t];
+		cnt[t + 1] += cnt[t];
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t from = FT_VEC_AT(&lz->edges, uint32_t, 2 * i) - sl->task0;
+
+		e->succ[sl->succ0 + cnt[from]++] = FT_VEC_AT(&lz->edges, uint32_t, 2 * i + 1);
+	}
+	ft_free(cnt);
+	lz->edges.len = 0;
+	return 0;
+}
+
+/* Build send @send of phase @pi and start it (its per-message cost first). */
+static int
+lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
+{
+	struct pk_lazy *lz = e->lazy;
+	struct lazy_phase *ph = phase_of(e, pi);
+	uint64_t per_round = (uint64_t)ph->ngroups * ph->m, rest = send % per_round;
+	uint32_t k = (uint32_t)(send / per_round) + 1, g = (uint32_t)(rest / ph->m);
+	uint32_t i = (uint32_t)(rest % ph->m), m = ph->m;
+	uint32_t base = (g / ph->stride) * ph->stride * m + g % ph->stride;
+	uint32_t a = ph->gpu[base + i * ph->stride], b = ph->gpu[base + (i + k) % m * ph->stride];
+	bool net = ft_topo_vertex(e->topo, a)->node != ft_topo_vertex(e->topo, b)->node;
+	struct p2p_build pb = { .rb = { .e = e, .steps = 1, .tag = ph->tag } };
+	int64_t si = take_slot(e, pi, send), s0, end;
+	uint32_t ntask, nflow;
+	int rc;
+
+	if (si < 0)
+		return (int)si;
+	lz->building = true;
+	s0 = ft__pk_add_task(e, PK_T_BARRIER, ph->cost_ps[net], 0, ph->tag);
+	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 0, ph->tag);
+	pb.cap = ph->ch.channels;
+	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
+	rc = s0 < 0 || end < 0 || !pb.rb.c ? FT_ENOMEM : 0;
+	if (rc == 0) {
+		task_of(e, (uint32_t)end)->flow = (uint32_t)si;
+		rc = p2p_send(&pb, ph->payload, a, b, &ph->ch, (uint32_t)s0, (uint32_t)end);
+	}
+	if (rc == 0)
+		rc = build_messages(&pb.rb, pb.nmsg, pb.slots);
+	else
+		ft_free(pb.rb.c);
+	lz->building = false;
+	if (rc < 0)
+		return rc;
+	/* Every send of a phase has one shape: the first one built sets it. */
+	ntask = lz->cur_task == PK_NONE ? (uint32_t)e->tasks.len - slot_of(e, (uint32_t)si)->task0 :
+	                                  lz->cur_task - slot_of(e, (uint32_t)si)->task0;
+	nflow = lz->cur_flow == PK_NONE ? (uint32_t)e->flows.len - slot_of(e, (uint32_t)si)->flow0 :
+	                                  lz->cur_flow - slot_of(e, (uint32_t)si)->flow0;
+	if (!ph->ntask) {
+		ph->ntask = ntask;
+		ph->nsucc = (uint32_t)lz->edges.len;
+	}
+	if (FT_NEVER(ntask != ph->ntask || nflow != ph->nflow || lz->edges.len != ph->nsucc))
+		return FT_EINVAL;
+	rc = slot_succ(e, (uint32_t)si);
+	return rc < 0 ? rc : ft__pk_start_task(e, (uint32_t)s0);
+}
+
+int
+ft__pk_lazy_start(struct pk_engine *e, uint32_t t)
+{
+	uint32_t pi = task_of(e, t)->flow;
+	const struct lazy_phase *ph = phase_of(e, pi);
+	uint64_t n = FT_MIN(ph->w, ph->m - 1) * (uint64_t)ph->ngroups * ph->m, s;
+	int rc = 0;
+
+	for (s = 0; s < n && rc == 0; s++)
+		rc = lazy_send(e, pi, s);
+	return rc;
+}
+
+/* Slot @si's send has ended: note the links its flows crossed; reusable later. */
+static int
+slot_ended(struct pk_engine *e, uint32_t si)
+{
+	struct lazy_slot *sl = slot_of(e, si);
+	struct lazy_phase *ph = phase_of(e, sl->phase);
+	uint64_t lat = 0;
+	uint32_t f, j;
+
+	if (!ph->first) {
+		ph->first = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(uint64_t));
+		if (!ph->first)
+			return FT_ENOMEM;
+		for (j = 0; j < e->nlinks; j++)
+			ph->first[j] = UINT64_MAX;
+	}
+	for (f = 0; f < ph->nflow; f++) {
+		const struct pk_flow *fl = flow_at(e, sl->flow0 + f);
+		uint64_t key = (sl->send * ph->nflow + f) << 8;
+
+		lat = FT_MAX(lat, fl->lat_ps);
+		for (j = 0; j < fl->npath; j++) {
+			uint32_t l = FT_VEC_AT(&e->paths, uint32_t, fl->path_off + j);
+
+			ph->first[l] = FT_MIN(ph->first[l], key | j);
+		}
+	}
+	sl->free_ps = e->now_ps + 2 * lat;
+	sl->next = PK_NONE;
+	if (ph->free_head == PK_NONE)
+		ph->free_head = si;
+	else
+		slot_of(e, ph->free_tail)->next = si;
+	ph->free_tail = si;
+	return 0;
+}
+
+int
+ft__pk_lazy_end(struct pk_engine *e, uint32_t t)
+{
+	uint32_t si = task_of(e, t)->flow, pi = slot_of(e, si)->phase, m, w, i, x[2], q;
+	struct lazy_phase *ph = phase_of(e, pi);
+	uint64_t send = slot_of(e, si)->send, per_round = (uint64_t)ph->ngroups * ph->m, k, row;
+	int rc = slot_ended(e, si);
+
+	if (rc < 0)
+		return rc;
+	if (++ph->ndone == ph->nsends)
+		return ft__pk_task_done(e, ph->task);
+	/* The sends of round k + W that waited for this one: rank i's and rank i - W's, in
+	 * the order p2p_alltoall() adds them. */
+	m = ph->m;
+	w = ph->w;
+	k = send / per_round + 1;
+	if (k + w > m - 1)
+		return 0;
+	i = (uint32_t)(send % m);
+	row = (k + w - 1) * per_round + send % per_round - i;
+	x[i >= w ? 1 : 0] = i;
+	x[i >= w ? 0 : 1] = (i + m - w) % m;
+	for (q = 0; q < 2 && rc == 0; q++)
+		if (FT_NEVER(ph->pending[row + x[q]] == 0))
+			rc = FT_EINVAL;
+		else if (--ph->pending[row + x[q]] == 0)
+			rc = lazy_send(e, pi, row + x[q]);
+	return rc;
+}
+
+bool
+ft__pk_lazy_any(const struct pk_engine *e)
+{
+	return e->lazy && e->lazy->phases.len > 0;
+}
+
+/* A link by the first flow to cross it (the key first: cmp_key() orders them). */
+struct first_link {
+	uint64_t key;
+	uint32_t link;
+};
+
+void
+ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i)
+{
+	size_t p;
+
+	for (p = 0; e->lazy && p < e->lazy->phases.len; p++) {
+		const struct lazy_phase *ph = phase_of(e, (uint32_t)p);
+		uint32_t l, n = 0;
+		struct first_link *order;
+
+		if (ph->at_flow != i || !ph->first)
+			continue;
+		order = ft_calloc(e->nlinks, sizeof(*order));
+		if (!order)
+			continue; /* no bottleneck named: not worth failing the run */
+		for (l = 0; l < e->nlinks; l++)
+			if (ph->first[l] != UINT64_MAX)
+				order[n++] = (struct first_link){ ph->first[l], l };
+		qsort(order, n, sizeof(*order), cmp_key);
+		for (l = 0; l < n; l++)
+			ft__pk_bottleneck_link(e, ph->tag, order[l].link);
+		ft_free(order);
+	}
+}
+
+void
+ft__pk_lazy_free(struct pk_engine *e)
+{
+	size_t p;
+
+	if (!e->lazy)
+		return;
+	for (p = 0; p < e->lazy->phases.len; p++) {
+		ft_free(phase_of(e, (uint32_t)p)->gpu);
+		ft_free(phase_of(e, (uint32_t)p)->pending);
+		ft_free(phase_of(e, (uint32_t)p)->first);
+	}
+	ft_vec_release(&e->lazy->phases);
+	ft_vec_release(&e->lazy->slots);
+	ft_vec_release(&e->lazy->edges);
+	ft_free(e->lazy);
+	e->lazy = NULL;
+}
+
+/* The flows and payload bytes of one send of @payload over @ch (as build_messages() cuts
+ * it), or FT_E*. */
+static int
+send_shape(struct pk_engine *e, uint64_t payload, const struct ft_model_p2p_chunking *ch,
+           uint32_t *nflow, uint64_t *bytes)
+{
+	struct p2p_build pb = { .rb = { .e = e, .steps = 1 }, .cap = ch->channels };
+	uint32_t nq = e->cfg.qps_per_conn, c, m, q;
+	int rc;
+
+	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
+	if (!pb.rb.c)
+		return FT_ENOMEM;
+	rc = p2p_send(&pb, payload, 0, 1, ch, 0, 0);
+	*nflow = 0;
+	*bytes = 0;
+	for (c = 0; c < pb.rb.n && rc == 0; c++) {
+		for (m = 0; m < pb.rb.c[c].nmsg; m++) {
+			uint64_t part = share(pb.rb.c[c].wire, pb.rb.c[c].nmsg, m);
+			bool split = e->pc.split_data_on_qps && nq > 1;
+
+			for (q = 0; q < (split ? nq : 1); q++) {
+				uint64_t b = split ? share(part, nq, q) : part;
+
+				*nflow += b > 0;
+				*bytes += b;
+			}
+		}
+	}
+	ft_free(pb.rb.c);
+	return rc;
+}
+
+/* Phase @ph of @op as a lazy all-to-all: one task after @start, before @bar. */
+static int
+lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+            uint32_t start, uint32_t bar, uint32_t tag)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct lazy_phase p = { 0 };
+	uint64_t bytes, s;
+	int64_t t;
+	int rc;
+
+	if (!e->lazy) {
+		e->lazy = ft_calloc(1, sizeof(*e->lazy));
+		if (!e->lazy)
+			return FT_ENOMEM;
+		ft_vec_init(&e->lazy->phases, sizeof(struct lazy_phase));
+		ft_vec_init(&e->lazy->slots, sizeof(struct lazy_slot));
+		ft_vec_init(&e->lazy->edges, sizeof(uint32_t) * 2);
+	}
+	p.m = ph->a2a_group_size;
+	p.stride = ph->a2a_stride;
+	p.ngroups = (uint32_t)(ph->npairs / ((uint64_t)p.m * (p.m - 1)));
+	p.payload = ph->bytes_per_pair;
+	p.tag = tag;
+	p.free_head = p.free_tail = PK_NONE;
+	p.at_flow = (uint32_t)e->flows.len;
+	p.nsends = (uint64_t)p.ngroups * p.m * (p.m - 1);
+	ft_model_p2p_chunking_get(ph->bytes_per_pair, p.m,
+	                          spans_nodes(e, op->rank_gpu, p.m, p.stride) ? 2 : 1,
+	                          e->line_Bps / 1e9, &p.ch);
+	p.w = p.ch.peers_inflight;
+	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch.proto));
+	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch.proto));
+	rc = send_shape(e, p.payload, &p.ch, &p.nflow, &bytes);
+	if (rc < 0)
+		return rc;
+	if (p.nsends * p.nflow >= UINT32_MAX)
+		return FT_ERANGE;
+	p.gpu = ft_calloc(sc->nranks, sizeof(uint32_t));
+	p.pending = ft_calloc(p.nsends, 1);
+	t = ft__pk_add_task(e, PK_T_A2A, 0, 0, tag);
+	if (!p.gpu || !p.pending || t < 0 || ft_vec_push(&e->lazy->phases, &p) < 0) {
+		ft_free(p.gpu);
+		ft_free(p.pending);
+		return FT_ENOMEM;
+	}
+	memcpy(p.gpu, op->rank_gpu, sc->nranks * sizeof(uint32_t));
+	for (s = FT_MIN(p.w, p.m - 1) * (uint64_t)p.ngroups * p.m; s < p.nsends; s++)
+		p.pending[s] = 2;
+	phase_of(e, (uint32_t)e->lazy->phases.len - 1)->task = (uint32_t)t;
+	task_of(e, (uint32_t)t)->flow = (uint32_t)e->lazy->phases.len - 1;
+	e->nflows_all += p.nsends * p.nflow;
+	e->bytes_submitted += p.nsends * bytes;
+	if (ft__pk_add_dep(e, start, (uint32_t)t) < 0 || ft__pk_add_dep(e, (uint32_t)t, bar) < 0)
+		return FT_ENOMEM;
+	return 0;
 }
