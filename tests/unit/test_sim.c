@@ -1386,8 +1386,12 @@ test_degraded_nic_slows_ring(void **state)
 	/* The ring runs at its slowest link: NIC 7 of node 2 carries the hop into node 3 at 1X. */
 	assert_true(op_time_s(&b) > 3 * op_time_s(&a));
 	assert_true(op_time_s(&b) < 4.2 * op_time_s(&a));
-	/* Healthy, the GPU-NIC PCIe path limits the ring; degraded, the NIC's host link does. */
-	assert_string_equal(ft_run_row(&a.run, 0)->bottleneck, "pcie");
+	/* Healthy, the tuner's NVLS tree is held by NCCL's per-channel NVLSTree cap
+	 * (ft__sim_nvls_tree_cap; the row names the link its slowest connection was held by
+	 * before the cap, its NVLink: the flow engine names links, not caps); degraded, the
+	 * NIC's host link binds. */
+	assert_string_equal(ft_run_row(&a.run, 0)->algo, "nvls_tree");
+	assert_string_equal(ft_run_row(&a.run, 0)->bottleneck, "nvlink");
 	assert_string_equal(ft_run_row(&b.run, 0)->bottleneck, "nic");
 	ft_sim_report_release(&a);
 	ft_sim_report_release(&b);
