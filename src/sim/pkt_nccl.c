@@ -421,6 +421,18 @@ struct p2p_build {
 	uint32_t slots; /* messages in flight per connection */
 };
 
+/* Whether the @n ranks of @gpu (spaced @stride) span more than one node. */
+static bool
+spans_nodes(const struct pk_engine *e, const uint32_t *gpu, uint32_t n, uint32_t stride)
+{
+	uint32_t i, node = ft_topo_vertex(e->topo, gpu[0])->node;
+
+	for (i = 1; i < n; i++)
+		if (ft_topo_vertex(e->topo, gpu[(size_t)i * stride])->node != node)
+			return true;
+	return false;
+}
+
 /* The connections of a send of @payload from @a to @b, over NCCL's channels of @ch, whose
  * first messages wait for @start and whose end is @end. */
 static int
@@ -474,12 +486,12 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	struct ft_model_p2p_chunking ch;
 	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends;
 	size_t per_round;
-	bool multi;
 	int rc = 0;
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
-	multi = ft__sim_spans_nodes(e->topo, op->rank_gpu, m, ph->a2a_stride);
-	ft_model_p2p_chunking_get(ph->bytes_per_pair, m, multi ? 2 : 1, e->line_Bps / 1e9, &ch);
+	ft_model_p2p_chunking_get(ph->bytes_per_pair, m,
+	                          spans_nodes(e, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
+	                          e->line_Bps / 1e9, &ch);
 	w = ch.peers_inflight;
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
@@ -534,7 +546,7 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
           struct ft_error *err)
 {
 	const struct ft_schedule *sc = op->sched;
-	bool multi = ft__sim_spans_nodes(pb->rb.e->topo, op->rank_gpu, sc->nranks, 1);
+	bool multi = spans_nodes(pb->rb.e, op->rank_gpu, sc->nranks, 1);
 	uint32_t f;
 	int rc = 0;
 
