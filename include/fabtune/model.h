@@ -108,6 +108,12 @@ FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int l
 /* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency; 0 without NVLS). */
 FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
 
+/* NCCL's cap on one NVLSTree channel's bus bandwidth for a job of @l's GPUs and nodes,
+ * bytes/s (kb NA-ALGO-NVLS perChMaxNVLSTreeBws: 57.7 GB/s on Hopper over 2 nodes, 45.5
+ * beyond); 0 where the GPUs have no NVLS. NCCL runs one NVLSTree channel per GPU of a
+ * node. */
+FT_API double ft_model_nvls_tree_channel_Bps(const struct ft_model_links *l);
+
 /* NCCL's tree efficiency: the share of the graph bandwidth its tree reaches across
  * nodes (kb NA-ALGO-TREE, NA-MODEL: busBw x 0.92). */
 FT_API double ft_model_tree_efficiency(void);

@@ -63,6 +63,11 @@ twin_time(const char *spec, enum ft_op op, uint64_t bytes, uint32_t nranks,
 	rc = ft_scenario_from_op(&a, &sc, err);
 	if (rc < 0)
 		return rc;
+	/* The flow engine's waves of 4 peers, not NCCL's 256 sends in flight: with every send
+	 * in flight, fair sharing without queues hides ECMP's crowded links behind the GPUs'
+	 * own links (docs/scenarios/ecmp-vs-adaptive.md); a wave waits for its most crowded
+	 * link, as a real fabric's queues make the sends through it wait. */
+	sc->packet.chunking = FT_PKT_CHUNK_OFF;
 	ft_sim_report_init(&rep);
 	rc = ft_scenario_run(sc, ov, NULL, &rep, err);
 	if (rc == 0)

@@ -486,6 +486,12 @@ cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *
 	ft_strlcpy(c->bottleneck, "nvlink", sizeof(c->bottleneck));
 }
 
+double
+ft_model_nvls_tree_channel_Bps(const struct ft_model_links *l)
+{
+	return l->arch < FT_ARCH_COUNT ? nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB : 0;
+}
+
 /*
  * NVLSTree (kb NA-ALGO-NVLS): the NVLS bandwidth inside the node (as above),
  * limited by the network and by NCCL's per-channel NVLSTree cap (one channel
@@ -509,7 +515,7 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 		ft_strlcpy(c->bottleneck, l->ring_tier_factor < 1.0 ? "tier1" : l->nic_what,
 		           sizeof(c->bottleneck));
 	}
-	bus = cap(bus, nch * nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB, "channels", c);
+	bus = cap(bus, nch * ft_model_nvls_tree_channel_Bps(l), "channels", c);
 	c->bw_Bps = bus * n / (2.0 * (n - 1));
 	c->stage_intra_Bps = intra * n / (2.0 * (n - 1));
 	c->stage_inter_Bps = inter * n / (2.0 * (n - 1));

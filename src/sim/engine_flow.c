@@ -23,6 +23,7 @@
  */
 #include "sim_int.h"
 
+#include <fabtune/model.h>
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
@@ -97,12 +98,14 @@ struct flow_engine {
 	struct ft_sim_counters fct;
 	bool fct_consumed;
 	struct route_memo memo;
+	enum ft_pkt_chunking chunking; /* the scenario's packet.chunking (a2a_posting()) */
 };
 
 /* An implicit all-to-all phase, kept until its rounds have run. */
 struct a2a_phase {
 	uint32_t *rank_gpu; /* a copy of the op's placement */
 	uint32_t m, stride, ngroups, tag;
+	uint32_t channels;  /* connections a send is striped over (NCCL's p2p channels) */
 	double wire;        /* wire bytes per pair */
 	double msg_net_s;   /* per-message cost of a round that leaves a node */
 	double msg_local_s; /* per-message cost of a round inside the nodes */
@@ -728,6 +731,8 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	fe->cfg = *cfg;
 	if (fe->cfg.qps_per_conn == 0)
 		fe->cfg.qps_per_conn = 1;
+	fe->chunking = cfg->packet ? cfg->packet->chunking : FT_PKT_CHUNK_AUTO;
+	fe->cfg.packet = NULL; /* borrowed for this call only */
 	for (l = 0; l < n; l++) {
 		const struct ft_link *lk = ft_topo_link(topo, l);
 
@@ -856,32 +861,72 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
 }
 
 /*
+ * How an implicit all-to-all phase posts its sends (@ap: window, channels,
+ * wire bytes and per-message costs). As NCCL's send/recv path does
+ * (ft_model_p2p_chunking_get(), the definition the packet engine follows
+ * too; NVIDIA/nccl src/enqueue.cc, src/init.cc, src/graph/paths.cc): a
+ * rank keeps peers_inflight sends in progress, each striped over its p2p
+ * channels, in the protocol NCCL picks for a send of that size. With
+ * packet.chunking: off, and for background patterns unless it is nccl (the
+ * packet engine's rule, ft__pk_is_p2p()), as waves of FT_COLL_A2A_WINDOW
+ * peers over the schedule's protocol, one connection per send. Returns the
+ * window.
+ *
+ * Each send is one message per channel, and a message has a fixed cost on
+ * top of its bytes: the proxy posts it, the receiver's clear-to-send comes
+ * back, the completion is polled. NCCL's tuner prices that cost as the
+ * hardware latency of the link class (kb NA-MODEL hwLatencies: NET 14 us for
+ * Simple), the figure its p2p path shares with a ring step's network hop.
+ */
+static uint32_t
+a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
+            const struct ft_sched_phase *ph, double eff, struct a2a_phase *ap)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(fe->topo);
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_p2p_chunking ch;
+	double nic_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
+	bool multi;
+
+	if (fe->chunking == FT_PKT_CHUNK_OFF ||
+	    (op->job == UINT32_MAX && fe->chunking != FT_PKT_CHUNK_NCCL)) {
+		ap->channels = 1;
+		ap->wire = (double)ph->bytes_per_pair / eff;
+		ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+		ap->msg_local_s = sc->step_lat_s;
+		return FT_COLL_A2A_WINDOW;
+	}
+	multi = ft__sim_spans_nodes(fe->topo, op->rank_gpu, ap->m, ap->stride);
+	ft_model_p2p_chunking_get(ph->bytes_per_pair, ap->m, multi ? 2 : 1, nic_Bps / 1e9, &ch);
+	ap->channels = FT_MAX(ch.channels, 1u);
+	ap->wire = (double)ph->bytes_per_pair / ft_proto_efficiency(ch.proto);
+	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto);
+	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, ch.proto);
+	return FT_MAX(ch.peers_inflight, 1u);
+}
+
+/*
  * An implicit all-to-all phase runs as shift rounds: in round k (1..m-1)
- * member i of every group sends to member i + k. FT_COLL_A2A_WINDOW rounds are
- * in flight at once (round k waits for round k - window), as NCCL keeps a
- * bounded number of peers in progress per channel.
+ * member i of every group sends to member i + k. A window of rounds is in
+ * flight at once (round k waits for round k - window), NCCL's sends in
+ * progress per rank (a2a_posting()).
  *
  * A round is a spawner and an end barrier: its flows are made when the
  * spawner starts and their slots are recycled when they are done, so memory
  * holds the rounds in flight, not the n(n-1) pairs of the phase.
  *
- * Every round is one message per connection, and a message has a fixed cost
- * on top of its bytes: posting it, the proxy's work and the receiver's
- * clear-to-send before the data moves. The round's end barrier waits that
- * cost, NCCL's Simple-protocol hardware latency of the link class the round
- * uses: NET (14 us) when any of its pairs leaves a node, else the in-node
- * step cost (kb NA-MODEL hwLatencies). While one round waits, the other
- * rounds of the window keep the links busy, so the cost only shows when the
- * messages are small: a flat all-to-all over n ranks pays it n - 1 times per
- * window, a hierarchical one (ppn - 1) + (n / ppn - 1) times.
+ * The round's end barrier waits the per-message cost of the link class the
+ * round uses: NET when any of its pairs leaves an NVLink domain, else
+ * NVLink's (a2a_posting()). While one round waits, the other rounds of the
+ * window keep the links busy, so the cost only shows when the messages are
+ * small: a flat all-to-all over n ranks pays it (n - 1) / window times.
  */
 static int
 submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
            double eff, uint32_t start, uint32_t bar, uint32_t tag)
 {
 	struct fs_sim *s = &fe->core;
-	uint32_t m = ph->a2a_group_size, k;
-	uint32_t win = FT_COLL_A2A_WINDOW, nranks = op->sched->nranks;
+	uint32_t m = ph->a2a_group_size, k, win, nranks = op->sched->nranks;
 	struct a2a_phase ap = { 0 };
 	uint32_t *ends;
 	int rc = 0;
@@ -892,9 +937,7 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	ap.stride = ph->a2a_stride;
 	ap.ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	ap.tag = tag;
-	ap.wire = (double)ph->bytes_per_pair / eff;
-	ap.msg_net_s = ft_coll_hw_latency(FT_HW_NET, op->sched->algo, op->sched->proto);
-	ap.msg_local_s = op->sched->step_lat_s;
+	win = a2a_posting(fe, op, ph, eff, &ap);
 	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));
 	if (!ap.rank_gpu || !ends || ft_vec_push(&fe->a2a, &ap) < 0) {
@@ -903,7 +946,7 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 		return FT_ENOMEM;
 	}
 	memcpy(ap.rank_gpu, op->rank_gpu, nranks * sizeof(uint32_t));
-	fe->nplanned += ph->npairs * fe->cfg.qps_per_conn *
+	fe->nplanned += ph->npairs * ap.channels * fe->cfg.qps_per_conn *
 	                FT_MAX(ft_topo_spec(fe->topo)->node.nics_per_gpu, 1u);
 	for (k = 1; k < m && rc == 0; k++) {
 		uint32_t prev = k > win ? ends[k - win] : start;
@@ -926,13 +969,14 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	return rc;
 }
 
-/* Spawn one connection of an all-to-all round: qps_per_conn flows (flowlets chained). */
+/* Spawn the connections of one send of an all-to-all round, one per channel of
+ * @nch: qps_per_conn flows each (flowlets chained). */
 static int
-spawn_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t end,
-           uint32_t tag)
+spawn_conn(struct flow_engine *fe, double wire, uint32_t nch, uint32_t src, uint32_t dst,
+           uint32_t end, uint32_t tag)
 {
 	struct fs_sim *s = &fe->core;
-	uint32_t q, nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
+	uint32_t q, nq = nch * fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
 	double per = wire / nq;
 
 	for (q = 0; q < nq; q++) {
@@ -1001,7 +1045,7 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			                                        ft_topo_vertex(fe->topo, a)->node,
 			                                        ft_topo_vertex(fe->topo, b)->node))
 				net = true;
-			rc = spawn_conn(fe, ap->wire, a, b, rd->end, ap->tag);
+			rc = spawn_conn(fe, ap->wire, ap->channels, a, b, rd->end, ap->tag);
 			if (rc < 0)
 				return ft_error_set(err, rc, "sim: out of memory spawning a round");
 		}

@@ -151,3 +151,14 @@ ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	path->lat_s = ft_topo_link(t, up)->lat_s + ft_topo_link(t, down)->lat_s;
 	return 0;
 }
+
+bool
+ft__sim_spans_nodes(const struct ft_topo *t, const uint32_t *gpu, uint32_t n, uint32_t stride)
+{
+	uint32_t i, node = n ? ft_topo_vertex(t, gpu[0])->node : 0;
+
+	for (i = 1; i < n; i++)
+		if (ft_topo_vertex(t, gpu[(size_t)i * stride])->node != node)
+			return true;
+	return false;
+}

@@ -568,6 +568,8 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	ft__sim_nvls_efficiency(ft_topo_spec(t), sched);
+	if (sched->algo == FT_ALGO_NVLS_TREE)
+		*cap = ft__sim_nvls_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0);
 	return 0;
 }
 
@@ -629,6 +631,8 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
 	ft__sim_nvls_efficiency(spec, sched);
+	if (sched->algo == FT_ALGO_NVLS_TREE)
+		*cap = ft__sim_nvls_tree_cap(spec, sched, jr->nranks, jr->gpn);
 	return 0;
 }
 

@@ -422,6 +422,10 @@ uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
+/* Whether the @n GPU vertices of @gpu (spaced @stride) sit on more than one node: NCCL's
+ * send/recv then cuts sends with its network chunk (ft_model_p2p_chunking_get()). */
+bool ft__sim_spans_nodes(const struct ft_topo *t, const uint32_t *gpu, uint32_t n,
+                         uint32_t stride);
 /* Multi-node NVLink domains (GB200/GB300 NVL72, nodes.nvlink.domain_nodes): whether
  * @t has one over several nodes, whether two nodes share one, and the path between GPUs
  * of two nodes of one domain (1: not such GPUs; 0: @path set; FT_ENOENT). */
@@ -465,5 +469,10 @@ int ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint3
  */
 double ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
                            uint32_t gpn, uint32_t nch, bool given);
+/* What one connection of NCCL's NVLSTree all-reduce @s over @nranks ranks, @gpn per node
+ * (0: nodes of different GPU counts), can carry under NCCL's per-channel NVLSTree cap,
+ * bytes/s; 0: no cap (another algorithm, no NVLS). */
+double ft__sim_nvls_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                             uint32_t nranks, uint32_t gpn);
 
 #endif

@@ -886,19 +886,28 @@ op_time_s(const struct ft_sim_report *rep)
 	return ft_run_row(&rep->run, 0)->time_us * 1e-6;
 }
 
-/* The flow engine runs @sw's single operation in @want seconds, within 1%. */
+/* The flow engine runs @sw's single operation in @want seconds, within 1%, with the
+ * scenario's packet.chunking @chunking. */
 static void
-assert_flow_op_time(const struct ft_sim_sweep_args *sw, double want)
+assert_flow_op_time_chunking(const struct ft_sim_sweep_args *sw, enum ft_pkt_chunking chunking,
+                             double want)
 {
 	struct ft_scenario *sc = NULL;
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
 
 	assert_int_equal(ft_scenario_from_op(sw, &sc, &err), 0);
+	sc->packet.chunking = chunking;
 	run_sc(sc, "flow", &rep);
 	assert_double_equal(op_time_s(&rep), want, want * 0.01);
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
+}
+
+static void
+assert_flow_op_time(const struct ft_sim_sweep_args *sw, double want)
+{
+	assert_flow_op_time_chunking(sw, FT_PKT_CHUNK_AUTO, want);
 }
 
 /* @cap_Bps > 0: the rate of the slowest flow, where several flows share a link. */
@@ -1216,9 +1225,12 @@ test_alltoall_closed_form_topo(void **state)
 }
 
 /*
- * A tiny all-to-all is all message costs: 15 peers, 4 at a time, so 4 waves,
- * each a message that leaves the node (NCCL's NET Simple latency, 14 us) and
- * its path latency, after the launch and the phase's step cost.
+ * A tiny all-to-all is all message costs. NCCL's send/recv path keeps 256
+ * sends in progress per rank here (32 p2p channels, one per 64-byte send, 8
+ * sends per channel: ft_model_p2p_chunking_get()), so all 15 peers at once:
+ * one message that leaves the node (NCCL's NET Simple latency, 14 us) and its
+ * path latency, after the launch and the phase's step cost. With
+ * packet.chunking: off, the waves of 4 peers: 4 waves, each paying both.
  */
 static void
 test_alltoall_message_cost(void **state)
@@ -1237,6 +1249,7 @@ test_alltoall_message_cost(void **state)
 		                        .max_bytes = 1024 };
 	struct ft_schedule s;
 	struct ft_error err = { 0 };
+	struct ft_model_p2p_chunking ch;
 	double bott, lat, want, msg = ft_coll_hw_latency(FT_HW_NET, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
 
 	(void)state;
@@ -1244,8 +1257,14 @@ test_alltoall_message_cost(void **state)
 	ft_schedule_init(&s);
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
 	route_stats("dgx-h100:2", &s, 8, &bott, &lat);
-	want = s.base_lat_s + s.step_lat_s + 4 * (msg + lat);
+	ft_model_p2p_chunking_get(64, 16, 2, 50, &ch);
+	assert_int_equal(ch.channels, 1);
+	assert_int_equal(ch.peers_inflight, 256);
+	assert_int_equal(ch.proto, FT_PROTO_SIMPLE);
+	want = s.base_lat_s + s.step_lat_s + msg + lat;
 	assert_flow_op_time(&sw, want);
+	want = s.base_lat_s + s.step_lat_s + 4 * (msg + lat);
+	assert_flow_op_time_chunking(&sw, FT_PKT_CHUNK_OFF, want);
 	ft_schedule_release(&s);
 }
 
@@ -1375,8 +1394,12 @@ test_degraded_nic_slows_ring(void **state)
 	/* The ring runs at its slowest link: NIC 7 of node 2 carries the hop into node 3 at 1X. */
 	assert_true(op_time_s(&b) > 3 * op_time_s(&a));
 	assert_true(op_time_s(&b) < 4.2 * op_time_s(&a));
-	/* Healthy, the GPU-NIC PCIe path limits the ring; degraded, the NIC's host link does. */
-	assert_string_equal(ft_run_row(&a.run, 0)->bottleneck, "pcie");
+	/* Healthy, the tuner's NVLS tree is held by NCCL's per-channel NVLSTree cap
+	 * (ft__sim_nvls_tree_cap; the row names the link its slowest connection was held by
+	 * before the cap, its NVLink: the flow engine names links, not caps); degraded, the
+	 * NIC's host link binds. */
+	assert_string_equal(ft_run_row(&a.run, 0)->algo, "nvls_tree");
+	assert_string_equal(ft_run_row(&a.run, 0)->bottleneck, "nvlink");
 	assert_string_equal(ft_run_row(&b.run, 0)->bottleneck, "nic");
 	ft_sim_report_release(&a);
 	ft_sim_report_release(&b);
@@ -1787,9 +1810,14 @@ test_hier_alltoall_stays_on_rail(void **state)
 		ft_flow_engine.destroy(e);
 		ft_schedule_release(&sch);
 	}
-	assert_int_equal(nflows[0], 32 * 31);
-	assert_int_equal(nflows[1], 4 * 8 * 7 + 96);
-	assert_int_equal(nflows[2], 4 * 32 * 31);
+	/* NCCL stripes each send over p2p channels (ft_model_p2p_chunking_get()): a 1 MiB send
+	 * between nodes over 50 GB/s NICs takes 4 (2 and 4 channels: parts of 512 and 256 KiB,
+	 * until a part fits in 2 x 128 KiB chunks or the peer's 4 channels are used), a 4 MiB
+	 * one inside a node 4 too (32 p2p channels, at most 32 / 8 ranks each), and the
+	 * per-rail exchange's 8 MiB sends 4 again. */
+	assert_int_equal(nflows[0], 4 * 32 * 31);
+	assert_int_equal(nflows[1], 4 * (4 * 8 * 7 + 96));
+	assert_int_equal(nflows[2], 4 * 32 * 31); /* 4 channels of 256 KiB: one flowlet each */
 	assert_true(spine_bytes[0] > 0);   /* direct: cross-rail pairs go through the spines */
 	assert_true(spine_bytes[1] == 0); /* hierarchical: every NIC talks to its own rail */
 	ft_topo_free(t);
@@ -1820,6 +1848,7 @@ memo_paths_are_routed_paths(enum ft_routing routing, uint64_t seed, uint32_t qps
 	struct ft_engine *e = NULL;
 	struct ft_sim_op op = { .after = -1 };
 	struct ft_sim_counters c;
+	struct ft_packet_cfg pc = { 0 };
 	double per_flow = 0, total = 0;
 	uint64_t nflows = 0, nleaves = 0, nbusy = 0;
 
@@ -1840,6 +1869,10 @@ memo_paths_are_routed_paths(enum ft_routing routing, uint64_t seed, uint32_t qps
 	cfg.routing = routing;
 	cfg.seed = seed;
 	cfg.qps_per_conn = qps;
+	/* Waves of FT_COLL_A2A_WINDOW peers, one connection per send: the paths are what is
+	 * checked here, and NCCL's 256 sends in flight per rank would only make it slower. */
+	pc.chunking = FT_PKT_CHUNK_OFF;
+	cfg.packet = &pc;
 	for (uint32_t i = 0; i < n; i++) {
 		for (uint32_t j = 0; j < n; j++) {
 			for (uint32_t q = 0; q < qps && i != j; q++) {
