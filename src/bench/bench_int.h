@@ -65,6 +65,8 @@ int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spi
                   struct ft_error *err) FT_MUST_CHECK;
 /* Give the process back the CPU mask it had before ft__cpu_setup (end of a run). */
 void ft__cpu_restore(struct ft_world *w);
+/* Only the mask (a rank that stopped spinning, transport.c). */
+void ft__cpu_unbind(struct ft_world *w);
 
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
@@ -162,6 +164,8 @@ struct ft_ep {
 	uint32_t spin_polls; /* busy polls before sleeping; 0 at open: the ops' default */
 	double spin_s;       /* > 0: and no longer than this since anything moved */
 	double spin_cut;     /* 0..1: the share of spin_s taken off after preemptions */
+	double spin_lost_s;  /* time lost to preemptions found during spins */
+	uint64_t spin_won;   /* spins that ended in progress (each saved a wake-up) */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 	/* Host memory [p, p + len) is about to be freed: drop what the transport keeps
@@ -174,7 +178,10 @@ struct ft_ep {
  * long a wait on @ep may spin now (@dflt without a budget of the transport).
  * ft__spin_check: called at each clock read of a spin, @prev the previous
  * one (0: none since the spin began or something moved); true when the
- * rank was preempted between them, which cuts the budget in half.
+ * rank was preempted between them, which cuts the budget in half, and
+ * which ends spinning for the rest of the run when the time preemptions
+ * took exceeds the wake-ups that spins saved (a transport with its own
+ * budget, ep->spin_s > 0: w->may_spin goes false, the rank is unbound).
  * ft__spin_paid: a spin ended in progress, which gives some of it back.
  */
 double ft__spin_budget(const struct ft_ep *ep, double dflt);
