@@ -180,8 +180,8 @@ struct ft_ep {
  * one (0: none since the spin began or something moved); true when the
  * rank was preempted between them, which cuts the budget in half, and
  * which ends spinning for the rest of the run when the time preemptions
- * took exceeds the wake-ups that spins saved (a transport with its own
- * budget, ep->spin_s > 0: w->may_spin goes false, the rank is unbound).
+ * took exceeds the wake-ups that spins saved (w->may_spin goes false, the
+ * rank is unbound, spin_s and spin_polls go to 0).
  * ft__spin_paid: a spin ended in progress, which gives some of it back.
  */
 double ft__spin_budget(const struct ft_ep *ep, double dflt);
