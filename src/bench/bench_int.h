@@ -25,6 +25,7 @@ struct ft_world {
 	double timeout_s;
 	volatile sig_atomic_t *stop;
 	bool may_spin;      /* every local rank has a CPU of its own (cpu.c) */
+	bool spin_forced;   /* --spin always: spinning never stops for preemptions */
 	bool bound;         /* ft__cpu_setup changed the mask: cpus_before restores it */
 	cpu_set_t cpus_before;
 };

@@ -202,6 +202,7 @@ ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin sp
 	int n, ncores, nallowed;
 	const char *how = "none";
 
+	w->spin_forced = spin == FT_BENCH_SPIN_ALWAYS;
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0) {
 		w->may_spin = spin == FT_BENCH_SPIN_ALWAYS ||
 		              (spin == FT_BENCH_SPIN_AUTO &&

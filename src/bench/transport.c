@@ -327,7 +327,7 @@ ft__spin_check(struct ft_ep *ep, double *prev, double now)
 		return false;
 	ep->spin_cut = 1.0 - (1.0 - ep->spin_cut) / 2;
 	ep->spin_lost_s += gap;
-	if (ep->w->may_spin &&
+	if (ep->w->may_spin && !ep->w->spin_forced &&
 	    ep->spin_lost_s > SPIN_GRACE_S + (double)ep->spin_won * SPIN_WAKE_S) {
 		ep->w->may_spin = false;
 		ep->spin_s = 0;

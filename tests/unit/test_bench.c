@@ -966,7 +966,14 @@ test_spin_quits(void **state)
 	assert_float_equal(ep.spin_lost_s, 2.5e-3, 1e-12);
 	prev = t;
 	t += 1e-3;
+	/* --spin always keeps spinning whatever it costs */
+	w.spin_forced = true;
 	assert_true(ft__spin_check(&ep, &prev, t)); /* 3.5 ms lost: past the balance */
+	assert_true(w.may_spin);
+	w.spin_forced = false;
+	prev = t;
+	t += 1e-3;
+	assert_true(ft__spin_check(&ep, &prev, t)); /* 4.5 ms lost: past the balance */
 	assert_false(w.may_spin);
 	assert_float_equal(ep.spin_s, 0, 0);
 	assert_int_equal(ep.spin_polls, 0);
