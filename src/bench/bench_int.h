@@ -69,6 +69,9 @@ void ft__cpu_restore(struct ft_world *w);
 /* Only the mask (a rank that stopped spinning, transport.c). */
 void ft__cpu_unbind(struct ft_world *w);
 
+/* What one spin that ends in progress saves a tcp rank: a loopback wake-up (transport.c). */
+#define FT__TCP_WAKE_S 5e-6
+
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
 /* The benchmarks' clock: monotonic seconds, inline in the timed loops. */
@@ -167,6 +170,7 @@ struct ft_ep {
 	double spin_cut;     /* 0..1: the share of spin_s taken off after preemptions */
 	double spin_lost_s;  /* time lost to preemptions found during spins */
 	uint64_t spin_won;   /* spins that ended in progress (each saved a wake-up) */
+	double spin_wake_s;  /* > 0: what a spin that pays saves; spinning may stop (transport.c) */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 	/* Host memory [p, p + len) is about to be freed: drop what the transport keeps
@@ -181,8 +185,9 @@ struct ft_ep {
  * one (0: none since the spin began or something moved); true when the
  * rank was preempted between them, which cuts the budget in half, and
  * which ends spinning for the rest of the run when the time preemptions
- * took exceeds the wake-ups that spins saved (w->may_spin goes false, the
- * rank is unbound, spin_s and spin_polls go to 0).
+ * took exceeds the wake-ups that spins saved, on an endpoint that sets
+ * spin_wake_s (w->may_spin goes false, the rank is unbound, spin_s and
+ * spin_polls go to 0).
  * ft__spin_paid: a spin ended in progress, which gives some of it back.
  */
 double ft__spin_budget(const struct ft_ep *ep, double dflt);

@@ -125,6 +125,8 @@ _Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
 /* how long a waiting rank spins before it sleeps on its doorbell */
 #define SPIN_S_OWN_CPU  2e-3
 #define SPIN_S_SHARED   20e-6
+/* What a spin that ends in progress saves a stream: a sleep on the doorbell and its wake-up. */
+#define SHM_WAKE_S      25e-6
 
 struct cma_desc {
 	uint64_t addr, len;
@@ -417,6 +419,14 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 		ep->prefault_bytes = (size_t)FT_MIN((uint64_t)ep->ring_bytes, cfg->max_bytes);
 	}
 	ep->spin_s = w->may_spin ? SPIN_S_OWN_CPU : SPIN_S_SHARED;
+	/*
+	 * Only a stream stops spinning when preemptions cost more than it
+	 * saves: it sleeps once per window at most, while a ping-pong that
+	 * slept read a p50 of 25-47 us beside a hog at a load of 12-14 (0.5-1.6
+	 * spinning; Open MPI, which spins, 0.15-8).
+	 */
+	if (cfg->pattern == FT_OP_PT2PT_BW)
+		ep->base.spin_wake_s = SHM_WAKE_S;
 	ep->peers = ft_calloc(w->nranks, sizeof(*ep->peers));
 	if (!ep->peers) {
 		shm_close(&ep->base);
@@ -828,16 +838,18 @@ ready_moves(struct shm_ep *ep, void *ud, struct ft_error *err)
 }
 
 /*
- * A spin that began at @t0 is over: its budget is spent, or preemptions
- * found in it (ft__spin_check, @prev its last clock read) ended spinning for
- * the run, after which waits spin only SPIN_S_SHARED.
+ * A spin that began at @t0 is over: its budget is spent, or, in a stream
+ * (spin_wake_s set), preemptions found in it (ft__spin_check, @prev its
+ * last clock read) ended spinning for the run, after which waits spin only
+ * SPIN_S_SHARED.
  */
 static bool
 spin_over(struct shm_ep *ep, double *prev, double t0)
 {
 	double now = ft__now();
 
-	if (ft__spin_check(&ep->base, prev, now) && !ep->base.w->may_spin)
+	if (ep->base.spin_wake_s > 0 && ft__spin_check(&ep->base, prev, now) &&
+	    !ep->base.w->may_spin)
 		ep->spin_s = SPIN_S_SHARED;
 	return now - t0 >= ep->spin_s;
 }
@@ -846,8 +858,8 @@ spin_over(struct shm_ep *ep, double *prev, double t0)
 static void
 spin_paid(struct shm_ep *ep, double *prev)
 {
-	if (!ep->base.w->may_spin)
-		return;
+	if (ep->base.spin_wake_s <= 0 || !ep->base.w->may_spin)
+		return; /* no clock read on a ping-pong's path */
 	ft__spin_check(&ep->base, prev, ft__now());
 	if (!ep->base.w->may_spin)
 		ep->spin_s = SPIN_S_SHARED;

@@ -139,6 +139,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		return FT_ENOMEM;
 	ft__pool_init(&ep->stripes, sizeof(struct stripe));
 	ep->nstreams = cfg->streams ? cfg->streams : 1;
+	ep->base.spin_wake_s = FT__TCP_WAKE_S; /* spinning stops when it does not pay */
 	ep->nconns = (size_t)w->nranks * ep->nstreams;
 	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
 	ep->pfd = ft_calloc(ep->nconns, sizeof(*ep->pfd));

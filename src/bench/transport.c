@@ -299,7 +299,8 @@ ft__spin_budget(const struct ft_ep *ep, double dflt)
 
 /*
  * Spinning pays while what preemptions took from the spins stays below what
- * the spins saved, a wake-up each (SPIN_WAKE_S, a loopback wake-up), plus
+ * the spins saved, a wake-up each (ep->spin_wake_s, set by a transport whose
+ * waits may stop spinning: tcp's is SPIN_WAKE_S, a loopback wake-up), plus
  * SPIN_GRACE_S so that one early preemption does not decide. A rank whose
  * core a CPU hog shares, spinning through back-to-back ping-pongs, is
  * CPU-bound and gets half the core in slices: each slice of the hog stalls
@@ -313,7 +314,6 @@ ft__spin_budget(const struct ft_ep *ep, double dflt)
  * GB/s spinning bound, 0.07-0.1 spinning unbound, 0.4-0.8 sleeping bound,
  * 2.6-3.5 sleeping unbound).
  */
-#define SPIN_WAKE_S  5e-6
 #define SPIN_GRACE_S 2e-3
 
 bool
@@ -327,8 +327,8 @@ ft__spin_check(struct ft_ep *ep, double *prev, double now)
 		return false;
 	ep->spin_cut = 1.0 - (1.0 - ep->spin_cut) / 2;
 	ep->spin_lost_s += gap;
-	if (ep->w->may_spin && !ep->w->spin_forced &&
-	    ep->spin_lost_s > SPIN_GRACE_S + (double)ep->spin_won * SPIN_WAKE_S) {
+	if (ep->spin_wake_s > 0 && ep->w->may_spin && !ep->w->spin_forced &&
+	    ep->spin_lost_s > SPIN_GRACE_S + (double)ep->spin_won * ep->spin_wake_s) {
 		ep->w->may_spin = false;
 		ep->spin_s = 0;
 		ep->spin_polls = 0;

@@ -937,7 +937,7 @@ test_spin_quits(void **state)
 	static const struct ft_transport_ops ops = { .name = "spinfake" };
 	struct ft_world w = { .nranks = 2, .may_spin = true };
 	struct ft_ep ep = { .ops = &ops, .w = &w, .timeout_s = 30, .spin_polls = 1u << 30,
-		            .spin_s = 20e-6 };
+		            .spin_s = 20e-6, .spin_wake_s = 5e-6 };
 	double prev = 0, t = 1.0;
 	int k;
 
@@ -977,6 +977,13 @@ test_spin_quits(void **state)
 	assert_false(w.may_spin);
 	assert_float_equal(ep.spin_s, 0, 0);
 	assert_int_equal(ep.spin_polls, 0);
+	/* an endpoint without a wake-up cost (shm outside a stream) never stops */
+	w.may_spin = true;
+	ep.spin_wake_s = 0;
+	prev = t;
+	t += 10e-3;
+	assert_true(ft__spin_check(&ep, &prev, t));
+	assert_true(w.may_spin);
 }
 
 static void
