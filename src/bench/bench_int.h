@@ -38,6 +38,7 @@ struct ft_world {
 	double timeout_s;
 	volatile sig_atomic_t *stop;
 	bool may_spin;      /* every local rank has a CPU of its own (cpu.c) */
+	bool spin_forced;   /* --spin always: spinning never stops for preemptions */
 	bool bound;         /* ft__cpu_setup changed the mask: cpus_before restores it */
 	cpu_set_t cpus_before;
 };
@@ -78,6 +79,11 @@ int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spi
                   struct ft_error *err) FT_MUST_CHECK;
 /* Give the process back the CPU mask it had before ft__cpu_setup (end of a run). */
 void ft__cpu_restore(struct ft_world *w);
+/* Only the mask (a rank that stopped spinning, transport.c). */
+void ft__cpu_unbind(struct ft_world *w);
+
+/* What one spin that ends in progress saves a tcp rank: a loopback wake-up (transport.c). */
+#define FT__TCP_WAKE_S 5e-6
 
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
@@ -175,6 +181,9 @@ struct ft_ep {
 	uint32_t spin_polls; /* busy polls before sleeping; 0 at open: the ops' default */
 	double spin_s;       /* > 0: and no longer than this since anything moved */
 	double spin_cut;     /* 0..1: the share of spin_s taken off after preemptions */
+	double spin_lost_s;  /* time lost to preemptions found during spins */
+	uint64_t spin_won;   /* spins that ended in progress (each saved a wake-up) */
+	double spin_wake_s;  /* > 0: what a spin that pays saves; spinning may stop (transport.c) */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 	/* Host memory [p, p + len) is about to be freed: drop what the transport keeps
@@ -187,7 +196,11 @@ struct ft_ep {
  * long a wait on @ep may spin now (@dflt without a budget of the transport).
  * ft__spin_check: called at each clock read of a spin, @prev the previous
  * one (0: none since the spin began or something moved); true when the
- * rank was preempted between them, which cuts the budget in half.
+ * rank was preempted between them, which cuts the budget in half, and
+ * which ends spinning for the rest of the run when the time preemptions
+ * took exceeds the wake-ups that spins saved, on an endpoint that sets
+ * spin_wake_s (w->may_spin goes false, the rank is unbound, spin_s and
+ * spin_polls go to 0).
  * ft__spin_paid: a spin ended in progress, which gives some of it back.
  */
 double ft__spin_budget(const struct ft_ep *ep, double dflt);

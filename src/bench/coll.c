@@ -97,8 +97,10 @@ coll_wait(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {
-			if (since > 0)
+			if (since > 0) {
+				ft__spin_check(ep, &prev, ft__now()); /* as ft__ep_wait */
 				ft__spin_paid(ep);
+			}
 			since = prev = 0;
 			continue;
 		}

@@ -33,7 +33,9 @@
  * moves, identical runs then spun or slept by chance and measured two
  * different things (tcp p50 in two modes, bandwidth runs flagged against
  * each other). A spinning rank is still bounded: it sleeps once a wait has
- * seen nothing move for its transport's spin budget (tcp.c, shm.c).
+ * seen nothing move for its transport's spin budget (tcp.c, shm.c), and a
+ * tcp rank that preemptions cost more than its spins saved stops spinning
+ * and is unbound for the rest of the run (ft__cpu_unbind, transport.c).
  */
 #include "bench_int.h"
 
@@ -202,6 +204,7 @@ ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin sp
 	int n, ncores, nallowed;
 	const char *how = "none";
 
+	w->spin_forced = spin == FT_BENCH_SPIN_ALWAYS;
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0) {
 		w->may_spin = spin == FT_BENCH_SPIN_ALWAYS ||
 		              (spin == FT_BENCH_SPIN_AUTO &&
@@ -255,8 +258,14 @@ ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin sp
 }
 
 void
-ft__cpu_restore(struct ft_world *w)
+ft__cpu_unbind(struct ft_world *w)
 {
 	if (w->bound && sched_setaffinity(0, sizeof(w->cpus_before), &w->cpus_before) == 0)
 		w->bound = false;
+}
+
+void
+ft__cpu_restore(struct ft_world *w)
+{
+	ft__cpu_unbind(w);
 }

@@ -125,6 +125,8 @@ _Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
 /* how long a waiting rank spins before it sleeps on its doorbell */
 #define SPIN_S_OWN_CPU  2e-3
 #define SPIN_S_SHARED   20e-6
+/* What a spin that ends in progress saves a stream: a sleep on the doorbell and its wake-up. */
+#define SHM_WAKE_S      25e-6
 
 struct cma_desc {
 	uint64_t addr, len;
@@ -417,6 +419,14 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 		ep->prefault_bytes = (size_t)FT_MIN((uint64_t)ep->ring_bytes, cfg->max_bytes);
 	}
 	ep->spin_s = w->may_spin ? SPIN_S_OWN_CPU : SPIN_S_SHARED;
+	/*
+	 * Only a stream stops spinning when preemptions cost more than it
+	 * saves: it sleeps once per window at most, while a ping-pong that
+	 * slept read a p50 of 25-47 us beside a hog at a load of 12-14 (0.5-1.6
+	 * spinning; Open MPI, which spins, 0.15-8).
+	 */
+	if (cfg->pattern == FT_OP_PT2PT_BW)
+		ep->base.spin_wake_s = SHM_WAKE_S;
 	ep->peers = ft_calloc(w->nranks, sizeof(*ep->peers));
 	if (!ep->peers) {
 		shm_close(&ep->base);
@@ -827,26 +837,57 @@ ready_moves(struct shm_ep *ep, void *ud, struct ft_error *err)
 	return move_all(ep, err);
 }
 
+/*
+ * A spin that began at @t0 is over: its budget is spent, or, in a stream
+ * (spin_wake_s set), preemptions found in it (ft__spin_check, @prev its
+ * last clock read) ended spinning for the run, after which waits spin only
+ * SPIN_S_SHARED.
+ */
+static bool
+spin_over(struct shm_ep *ep, double *prev, double t0)
+{
+	double now = ft__now();
+
+	if (ep->base.spin_wake_s > 0 && ft__spin_check(&ep->base, prev, now) &&
+	    !ep->base.w->may_spin)
+		ep->spin_s = SPIN_S_SHARED;
+	return now - t0 >= ep->spin_s;
+}
+
+/* A spin ended in progress: its last stretch is looked at too, as in ft__ep_wait. */
+static void
+spin_paid(struct shm_ep *ep, double *prev)
+{
+	if (ep->base.spin_wake_s <= 0 || !ep->base.w->may_spin)
+		return; /* no clock read on a ping-pong's path */
+	ft__spin_check(&ep->base, prev, ft__now());
+	if (!ep->base.w->may_spin)
+		ep->spin_s = SPIN_S_SHARED;
+	ft__spin_paid(&ep->base);
+}
+
 static int
 shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 {
 	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
-	double t0, now;
+	double t0, prev;
 	unsigned i;
 	int moved = move_all(ep, err);
 
 	if (moved != 0 || timeout_ms <= 0)
 		return moved;
 	/* Idle: spin while a reply is likely near and the CPU is ours, then sleep. */
-	t0 = ft__now();
+	t0 = prev = ft__now();
 	for (i = 1;; i++) {
 		/* a pause every few polls only: each one delays seeing the peer's data */
 		if ((i & 63) == 0)
 			ft__cpu_relax();
 		moved = move_all(ep, err);
-		if (moved != 0)
+		if (moved != 0) {
+			spin_paid(ep, &prev);
 			return moved;
-		if ((i & 63) == 0 && (now = ft__now()) - t0 >= ep->spin_s)
+		}
+		if ((i & 63) == 0 && spin_over(ep, &prev, t0))
 			break;
 	}
 	moved = bell_sleep(ep, timeout_ms, ready_moves, NULL, err);
@@ -931,7 +972,7 @@ ready_seq(struct shm_ep *ep, void *ud, struct ft_error *err)
 static int
 wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 {
-	double start = 0, now;
+	double start = 0, now, prev = 0;
 	unsigned spins = 0;
 	uint32_t p;
 	int rc;
@@ -946,8 +987,8 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 				continue;
 			now = ft__now();
 			if (start == 0)
-				start = now;
-			if (now - start >= ep->spin_s)
+				start = prev = now;
+			if (spin_over(ep, &prev, start))
 				bell_sleep(ep, 10, ready_seq, &sw, err);
 			if (ep->base.stop && *ep->base.stop)
 				return ft_error_set(err, FT_EINTR, "interrupted");
@@ -962,6 +1003,8 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 				return ft__ep_silent(&ep->base, p, err);
 		}
 		/* a peer that answered restarts the clock */
+		if (start > 0)
+			spin_paid(ep, &prev);
 		start = 0;
 		spins = 0;
 	}

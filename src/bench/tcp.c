@@ -73,7 +73,6 @@ struct tcp_ep {
 	size_t *pfd_conn;
 	struct ft__pool stripes; /* struct stripe */
 	uint64_t nprog;
-	bool may_spin; /* --spin: decided once per run (cpu.c) */
 	uint64_t pending; /* requests posted and not done: spin_s is the largest one's */
 };
 
@@ -140,6 +139,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		return FT_ENOMEM;
 	ft__pool_init(&ep->stripes, sizeof(struct stripe));
 	ep->nstreams = cfg->streams ? cfg->streams : 1;
+	ep->base.spin_wake_s = FT__TCP_WAKE_S; /* spinning stops when it does not pay */
 	ep->nconns = (size_t)w->nranks * ep->nstreams;
 	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
 	ep->pfd = ft_calloc(ep->nconns, sizeof(*ep->pfd));
@@ -153,7 +153,6 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		ep->conns[i].lowat = 1;
 		ep->conns[i].peer = (uint32_t)(i / ep->nstreams);
 	}
-	ep->may_spin = w->may_spin;
 	/* Connect to lower ranks (their listen backlog takes us), then accept higher ones. */
 	for (p = 0; p < w->rank && rc == 0; p++) {
 		for (s = 0; s < ep->nstreams && rc == 0; s++) {
@@ -223,7 +222,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
-	if (ep->may_spin) {
+	if (base->w->may_spin) { /* --spin (cpu.c), until spinning stops paying (transport.c) */
 		/* the budget for the largest message in flight wins */
 		double budget = FT_MIN(TCP_SPIN_MAX_S, TCP_SPIN_BASE_S + (double)req->len / TCP_SPIN_RATE);
 
@@ -360,6 +359,30 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 	return rc < 0 ? rc : done;
 }
 
+/*
+ * Before a sleep on @c's receive: wake up for a useful amount of the stripe
+ * at the head, not for every segment, and never for more than it still
+ * needs. The kernel wakes a sleeper in recv() or poll() only once
+ * SO_RCVLOWAT bytes are queued (tcp_data_ready), whatever the length recv()
+ * asked for: the blocking recv() below, entered for the rest of a message
+ * that a spin had partly read, used to keep the mark set for the whole
+ * message, and could sleep until SO_RCVTIMEO (10 ms) with its bytes queued.
+ */
+static void
+lowat_set(struct tcp_conn *c)
+{
+	size_t need;
+	int want;
+
+	if (!c->rq)
+		return;
+	need = c->rq->len - c->rq->off;
+	want = need > LOWAT_MAX ? LOWAT_MAX : (int)need;
+	if (want != c->lowat &&
+	    setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want)) == 0)
+		c->lowat = want;
+}
+
 static int
 tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 {
@@ -386,6 +409,7 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 		struct tcp_conn *c = &ep->conns[1 - ep->base.w->rank];
 
 		if (c->rq && !c->sq) {
+			lowat_set(c);
 			rc = conn_io(ep, c, &moved, true, err);
 			return rc < 0 ? rc : rc + (moved ? 1 : 0);
 		}
@@ -396,19 +420,7 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 
 		if (c->fd < 0)
 			continue;
-		if (c->rq) {
-			/*
-			 * Wake up for a useful amount of the stripe at the head, not
-			 * for every segment (never more than it still needs, so a
-			 * short message cannot wait for bytes that will not come).
-			 */
-			size_t need = c->rq->len - c->rq->off;
-			int want = need > LOWAT_MAX ? LOWAT_MAX : (int)need;
-
-			if (want != c->lowat &&
-			    setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want)) == 0)
-				c->lowat = want;
-		}
+		lowat_set(c);
 		ep->pfd[np].fd = c->fd;
 		ep->pfd[np].events =
 		        (short)((c->sq ? POLLOUT : 0) | (c->rq ? POLLIN : 0) | POLLRDHUP);

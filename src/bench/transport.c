@@ -297,21 +297,51 @@ ft__spin_budget(const struct ft_ep *ep, double dflt)
 	return (ep->spin_s > 0 ? ep->spin_s : dflt) * (1.0 - ep->spin_cut);
 }
 
+/*
+ * Spinning pays while what preemptions took from the spins stays below what
+ * the spins saved, a wake-up each (ep->spin_wake_s, set by a transport whose
+ * waits may stop spinning: tcp's is SPIN_WAKE_S, a loopback wake-up), plus
+ * SPIN_GRACE_S so that one early preemption does not decide. A rank whose
+ * core a CPU hog shares, spinning through back-to-back ping-pongs, is
+ * CPU-bound and gets half the core in slices: each slice of the hog stalls
+ * one message for its length (tcp p99 0.8-8 ms at 14 B-60 KiB beside one
+ * hog at a load of 12-14, where sockperf read 10-60 us). A rank that sleeps uses little CPU, so the
+ * scheduler counts it as owed time and runs it soon after its message
+ * wakes it, as it does sockperf, which blocks in recv(). Past the
+ * balance the rank stops spinning for the rest of the run and gives up its
+ * binding, so that its wake-ups may also land on an idle core (both are
+ * needed: a shm stream at a load of 19 moved 16 MiB messages at 0.3-0.6
+ * GB/s spinning bound, 0.07-0.1 spinning unbound, 0.4-0.8 sleeping bound,
+ * 2.6-3.5 sleeping unbound).
+ */
+#define SPIN_GRACE_S 2e-3
+
 bool
 ft__spin_check(struct ft_ep *ep, double *prev, double now)
 {
-	bool preempted = *prev > 0 && now - *prev > SPIN_PREEMPT_S;
+	double gap = now - *prev;
+	bool preempted = *prev > 0 && gap > SPIN_PREEMPT_S;
 
 	*prev = now;
-	if (preempted)
-		ep->spin_cut = 1.0 - (1.0 - ep->spin_cut) / 2;
-	return preempted;
+	if (!preempted)
+		return false;
+	ep->spin_cut = 1.0 - (1.0 - ep->spin_cut) / 2;
+	ep->spin_lost_s += gap;
+	if (ep->spin_wake_s > 0 && ep->w->may_spin && !ep->w->spin_forced &&
+	    ep->spin_lost_s > SPIN_GRACE_S + (double)ep->spin_won * ep->spin_wake_s) {
+		ep->w->may_spin = false;
+		ep->spin_s = 0;
+		ep->spin_polls = 0;
+		ft__cpu_unbind(ep->w);
+	}
+	return true;
 }
 
 void
 ft__spin_paid(struct ft_ep *ep)
 {
 	ep->spin_cut = FT_MAX(0.0, ep->spin_cut - 1.0 / SPIN_RECOVER);
+	ep->spin_won++;
 }
 
 int
@@ -350,8 +380,17 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 		 * clock read, and a ping-pong's critical path holds none.
 		 */
 		if (rc > 0) {
-			if (!spun_out && ep->spin_s > 0 && last > 0)
+			if (!spun_out && ep->spin_s > 0 && last > 0) {
+				/*
+				 * The stretch since the last clock read counts too: a
+				 * rank preempted in a short wait finds its message at
+				 * the first poll after, before any read would see it.
+				 */
+				if (prev == 0)
+					prev = last;
+				ft__spin_check(ep, &prev, ft__now());
 				ft__spin_paid(ep);
+			}
 			last = 0;
 			prev = 0;
 			spins = 0;

@@ -930,6 +930,62 @@ spin_fake_progress(struct ft_ep *ep, int timeout_ms, struct ft_error *err)
 	return 0;
 }
 
+/* Spinning stops for the run once preemptions took more than the wake-ups spins saved. */
+static void
+test_spin_quits(void **state)
+{
+	static const struct ft_transport_ops ops = { .name = "spinfake" };
+	struct ft_world w = { .nranks = 2, .may_spin = true };
+	struct ft_ep ep = { .ops = &ops, .w = &w, .timeout_s = 30, .spin_polls = 1u << 30,
+		            .spin_s = 20e-6, .spin_wake_s = 5e-6 };
+	double prev = 0, t = 1.0;
+	int k;
+
+	(void)state;
+	/* three preemptions of 0.5 ms: 1.5 ms lost, within the 2 ms grace */
+	for (k = 0; k < 3; k++) {
+		prev = t;
+		t += 0.5e-3;
+		assert_true(ft__spin_check(&ep, &prev, t));
+	}
+	assert_float_equal(ep.spin_lost_s, 1.5e-3, 1e-12);
+	assert_true(w.may_spin);
+	/* 200 paid spins saved 200 wake-ups of 5 us: the balance is 2 + 1 = 3 ms */
+	for (k = 0; k < 200; k++)
+		ft__spin_paid(&ep);
+	assert_int_equal(ep.spin_won, 200);
+	prev = t;
+	t += 1e-3;
+	assert_true(ft__spin_check(&ep, &prev, t)); /* 2.5 ms lost */
+	assert_true(w.may_spin);
+	assert_true(ep.spin_s > 0);
+	/* short gaps are no preemption and cost nothing */
+	prev = t;
+	t += 150e-6;
+	assert_false(ft__spin_check(&ep, &prev, t));
+	assert_float_equal(ep.spin_lost_s, 2.5e-3, 1e-12);
+	prev = t;
+	t += 1e-3;
+	/* --spin always keeps spinning whatever it costs */
+	w.spin_forced = true;
+	assert_true(ft__spin_check(&ep, &prev, t)); /* 3.5 ms lost: past the balance */
+	assert_true(w.may_spin);
+	w.spin_forced = false;
+	prev = t;
+	t += 1e-3;
+	assert_true(ft__spin_check(&ep, &prev, t)); /* 4.5 ms lost: past the balance */
+	assert_false(w.may_spin);
+	assert_float_equal(ep.spin_s, 0, 0);
+	assert_int_equal(ep.spin_polls, 0);
+	/* an endpoint without a wake-up cost (shm outside a stream) never stops */
+	w.may_spin = true;
+	ep.spin_wake_s = 0;
+	prev = t;
+	t += 10e-3;
+	assert_true(ft__spin_check(&ep, &prev, t));
+	assert_true(w.may_spin);
+}
+
 static void
 test_spin_budget(void **state)
 {
@@ -2591,6 +2647,7 @@ main(void)
 		cmocka_unit_test(test_spin_decision),
 		cmocka_unit_test(test_spin_names),
 		cmocka_unit_test(test_spin_budget),
+		cmocka_unit_test(test_spin_quits),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
