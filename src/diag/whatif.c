@@ -6,7 +6,9 @@
  *
  * Adaptive routing and QPs per connection change how flows share links, so
  * they run on the flow engine (max-min fair sharing over every link, ECMP
- * hash collisions included); channel counts change NCCL's per-channel
+ * hash collisions included), an all-to-all posted as NCCL posts it (the
+ * scenario's default chunking: ft_model_p2p_chunking_on()), so that the gain
+ * is the one the twin predicts for the job the user runs; channel counts change NCCL's per-channel
  * bandwidth cap and the MTU the per-packet header share (fabric.mtu), both
  * evaluated by the analytic model. Each advice template (diag/advise.c)
  * names its what-if. Without a spec the gain stays as advise left it and the
@@ -63,11 +65,6 @@ twin_time(const char *spec, enum ft_op op, uint64_t bytes, uint32_t nranks,
 	rc = ft_scenario_from_op(&a, &sc, err);
 	if (rc < 0)
 		return rc;
-	/* The flow engine's waves of 4 peers, not NCCL's 256 sends in flight: with every send
-	 * in flight, fair sharing without queues hides ECMP's crowded links behind the GPUs'
-	 * own links (docs/scenarios/ecmp-vs-adaptive.md); a wave waits for its most crowded
-	 * link, as a real fabric's queues make the sends through it wait. */
-	sc->packet.chunking = FT_PKT_CHUNK_OFF;
 	ft_sim_report_init(&rep);
 	rc = ft_scenario_run(sc, ov, NULL, &rep, err);
 	if (rc == 0)

@@ -204,7 +204,7 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 					ft_strlcpy(k->why, no, sizeof(k->why));
 				continue;
 			}
-			ft__model_cost(l, q->op, a, p, &c);
+			ft__model_cost(l, q->op, a, p, q->bytes, &c);
 			t = ft__model_time(l, q->op, a, p, &c, q->bytes);
 			if (k) {
 				k->available = true;

@@ -38,8 +38,10 @@ struct ft__model_cost {
 /* Why (op, algo, proto) is unavailable on @l, or NULL when it is available. */
 const char *ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                                   enum ft_proto p, bool algo_forced, bool proto_forced);
+/* The cost of (op, a, p) on @l; @bytes matters to the all-to-all only (how its sends
+ * are posted, ft_model_p2p_chunking_on()). */
 void ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-                    struct ft__model_cost *out);
+                    uint64_t bytes, struct ft__model_cost *out);
 /* The picked (NVLS) tree's bandwidth from the bytes it carries on 2 or 3 nodes, not the
  * tuner's 2S per node (ft__model_cost keeps that for the choice). */
 void ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,

@@ -615,11 +615,29 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
 	           2.0 * (N - 1) * h.inter;
 }
 
-/* Waves of an all-to-all among @m members: m - 1 shift rounds, a window at a time. */
+/*
+ * The fixed costs of an all-to-all phase among @m members, @per_pair bytes
+ * to each peer, posted as NCCL's send/recv path posts it (kb NA-MODEL;
+ * ft_model_p2p_chunking_on(), the definition the flow and packet engines
+ * follow too): a rank keeps peers_inflight sends in progress on the p2p
+ * channels of its node (ft_model_p2p_nchannels()). On a fabric without
+ * congestion the sends in flight share the rank's bottleneck link evenly,
+ * so they end together and then pay their per-message cost together: the
+ * phase moves its bytes at the link's rate and pays that cost once per
+ * window, ceil((m - 1) / W) times (docs/internals/model.md, "All-to-all").
+ */
 static double
-a2a_waves(double m)
+a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t per_pair,
+          bool net)
 {
-	return m > 1 ? ceil((m - 1) / FT_COLL_A2A_WINDOW) : 0;
+	struct ft_model_p2p_chunking ch;
+	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+
+	if (m < 2)
+		return 0;
+	ft_model_p2p_chunking_on(per_pair, m, net ? 2 : 1, l->nic_Bps / 1e9,
+	                         ft_model_p2p_nchannels(l->nchannels), &ch);
+	return ceil((double)(m - 1) / FT_MAX(ch.peers_inflight, 1u)) * (net ? h.inter : h.intra);
 }
 
 /*
@@ -630,12 +648,11 @@ a2a_waves(double m)
  * same network volume rail-local.
  */
 static void
-cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
+cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint64_t bytes,
               struct ft__model_cost *c)
 {
 	double n = l->nranks, ppn = l->ppn, N = l->nnodes, eff = ft_proto_efficiency(p);
 	double inter = l->inter_Bps * l->a2a_factor, t_intra, t_inter;
-	struct lats h = hop_lats(l, FT_ALGO_RING, p);
 
 	t_inter = N > 1 ? ppn * (n - ppn) / n / inter : 0;
 	if (a == FT_ALGO_DIRECT)
@@ -644,14 +661,14 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
 		t_intra = N > 1 ? (ppn - 1) / ppn / l->p2p_Bps : (ppn - 1) / n / l->p2p_Bps;
 	pick_terms(l, t_intra / eff, t_inter / eff, a == FT_ALGO_DIRECT,
 	           inter_name(l, l->a2a_factor, l->a2a_what), c);
-	/* One message per peer, FT_COLL_A2A_WINDOW peers at a time, each paying the
-	 * per-message latency of its link class (kb NA-MODEL hwLatencies). */
+	/* Direct: one phase over all n ranks, S/n to each. Hierarchical: ppn members
+	 * inside the node, S/ppn to each, then N per rail, S/N to each. */
+	c->lat_s = base_lat(l, FT_ALGO_RING, p);
 	if (a == FT_ALGO_DIRECT)
-		c->lat_s = base_lat(l, FT_ALGO_RING, p) +
-		           a2a_waves(n) * (N > 1 ? h.inter : h.intra);
+		c->lat_s += a2a_fixed(l, p, l->nranks, bytes / FT_MAX(l->nranks, 1u), N > 1);
 	else
-		c->lat_s = base_lat(l, FT_ALGO_RING, p) + a2a_waves(ppn) * h.intra +
-		           (N > 1 ? a2a_waves(N) * h.inter : 0);
+		c->lat_s += a2a_fixed(l, p, l->ppn, bytes / FT_MAX(l->ppn, 1u), false) +
+		            a2a_fixed(l, p, l->nnodes, bytes / FT_MAX(l->nnodes, 1u), true);
 }
 
 /* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses its
@@ -678,11 +695,11 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_
 
 void
 ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-               struct ft__model_cost *c)
+               uint64_t bytes, struct ft__model_cost *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (op == FT_OP_ALLTOALL) {
-		cost_alltoall(l, a, p, c);
+		cost_alltoall(l, a, p, bytes, c);
 		return;
 	}
 	if (op == FT_OP_SENDRECV) {

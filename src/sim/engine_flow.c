@@ -863,9 +863,10 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
 /*
  * How an implicit all-to-all phase posts its sends (@ap: window, channels,
  * wire bytes and per-message costs). As NCCL's send/recv path does
- * (ft_model_p2p_chunking_get(), the definition the packet engine follows
- * too; NVIDIA/nccl src/enqueue.cc, src/init.cc, src/graph/paths.cc): a
- * rank keeps peers_inflight sends in progress, each striped over its p2p
+ * (ft_model_p2p_chunking_on() on the cluster's p2p channels,
+ * ft__sim_p2p_nchannels(): the definition the packet engine and the model
+ * follow too; NVIDIA/nccl src/enqueue.cc, src/init.cc, src/graph/paths.cc):
+ * a rank keeps peers_inflight sends in progress, each striped over its p2p
  * channels, in the protocol NCCL picks for a send of that size. With
  * packet.chunking: off, and for background patterns unless it is nccl (the
  * packet engine's rule, ft__pk_is_p2p()), as waves of FT_COLL_A2A_WINDOW
@@ -897,7 +898,8 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 		return FT_COLL_A2A_WINDOW;
 	}
 	multi = ft__sim_spans_nodes(fe->topo, op->rank_gpu, ap->m, ap->stride);
-	ft_model_p2p_chunking_get(ph->bytes_per_pair, ap->m, multi ? 2 : 1, nic_Bps / 1e9, &ch);
+	ft_model_p2p_chunking_on(ph->bytes_per_pair, ap->m, multi ? 2 : 1, nic_Bps / 1e9,
+	                         ft__sim_p2p_nchannels(fe->topo), &ch);
 	ap->channels = FT_MAX(ch.channels, 1u);
 	ap->wire = (double)ph->bytes_per_pair / ft_proto_efficiency(ch.proto);
 	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto);

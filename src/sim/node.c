@@ -8,6 +8,8 @@
  */
 #include "sim_int.h"
 
+#include <fabtune/model.h>
+
 const struct ft_node_spec *
 ft__sim_node(const struct ft_topo *t, uint32_t node)
 {
@@ -150,6 +152,16 @@ ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	path->links[1] = down;
 	path->lat_s = ft_topo_link(t, up)->lat_s + ft_topo_link(t, down)->lat_s;
 	return 0;
+}
+
+uint32_t
+ft__sim_p2p_nchannels(const struct ft_topo *t)
+{
+	struct ft_model_links l;
+
+	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
+		return FT_MODEL_P2P_NCHANNELS;
+	return ft_model_p2p_nchannels(l.nchannels);
 }
 
 bool

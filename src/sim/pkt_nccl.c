@@ -471,11 +471,7 @@ spans_nodes(const struct pk_engine *e, const uint32_t *gpu, uint32_t n, uint32_t
 static uint32_t
 p2p_nchannels(const struct pk_engine *e)
 {
-	struct ft_model_links l;
-
-	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, &l, NULL) < 0)
-		return FT_MODEL_P2P_NCHANNELS;
-	return ft_model_p2p_nchannels(l.nchannels);
+	return ft__sim_p2p_nchannels(e->topo);
 }
 
 /* The connections of a send of @payload from @a to @b, over NCCL's channels of @ch, whose
@@ -1038,9 +1034,9 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.free_head = p.free_tail = PK_NONE;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.nsends = (uint64_t)p.ngroups * p.m * (p.m - 1);
-	ft_model_p2p_chunking_get(ph->bytes_per_pair, p.m,
-	                          spans_nodes(e, op->rank_gpu, p.m, p.stride) ? 2 : 1,
-	                          e->line_Bps / 1e9, &p.ch);
+	ft_model_p2p_chunking_on(ph->bytes_per_pair, p.m,
+	                         spans_nodes(e, op->rank_gpu, p.m, p.stride) ? 2 : 1,
+	                         e->line_Bps / 1e9, p2p_nchannels(e), &p.ch);
 	p.w = p.ch.peers_inflight;
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch.proto));
 	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch.proto));

@@ -422,8 +422,12 @@ uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
+/* NCCL's p2p channels on @t's cluster (ft_model_p2p_nchannels() of the model's channel
+ * count: 32 on an 18-NVLink Hopper node, 16 on an A100, 2 on a PCIe node), what both
+ * engines post an all-to-all's sends on (ft_model_p2p_chunking_on()). */
+uint32_t ft__sim_p2p_nchannels(const struct ft_topo *t);
 /* Whether the @n GPU vertices of @gpu (spaced @stride) sit on more than one node: NCCL's
- * send/recv then cuts sends with its network chunk (ft_model_p2p_chunking_get()). */
+ * send/recv then cuts sends with its network chunk (ft_model_p2p_chunking_on()). */
 bool ft__sim_spans_nodes(const struct ft_topo *t, const uint32_t *gpu, uint32_t n,
                          uint32_t stride);
 /* Multi-node NVLink domains (GB200/GB300 NVL72, nodes.nvlink.domain_nodes): whether

@@ -961,7 +961,11 @@ test_advise_whatif(void **state)
 	/* With a spec: the flow engine's ECMP and adaptive times, and the gain between them. */
 	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:8", &s, &err), 0);
 	a = ft_advice_find(&s, "adaptive-routing");
-	assert_true(a->gain_pct > 1.0);
+	/* The twin runs the all-to-all as NCCL posts it (256 sends in flight per GPU,
+	 * ft_model_p2p_chunking_on()): every GPU's PCIe link binds under either routing,
+	 * so ECMP's crowded spine links cost nothing and the gain is 0, not the +20% of a
+	 * posting in waves of four peers that NCCL does not use. */
+	assert_true(fabs(a->gain_pct) < 1.0);
 	assert_non_null(strstr(a->gain_basis, "flow engine on dgx-h100:8, alltoall of 256 MiB"));
 	assert_non_null(strstr(a->gain_basis, "(ECMP) -> "));
 	{

@@ -630,10 +630,11 @@ test_closed_other_ops(void **state)
 	r = eval(&s, FT_OP_BROADCAST, (uint64_t)S, -1, FT_PROTO_SIMPLE);
 	assert_rel(r.time_s, 8.4 * US + 7 * 3.4 * US + S / H_INTRA, 1e-9);
 	assert_rel(r.busbw_Bps, r.algbw_Bps, 1e-15);
-	/* alltoall direct on one node: (n-1)/n of S over each GPU's NVLink; 7 peers, 4 at a
-	 * time: 2 waves of messages, each paying the NVLink step latency. */
+	/* alltoall direct on one node: (n-1)/n of S over each GPU's NVLink. NCCL's p2p
+	 * posting: 128 MiB to each peer on 8 of the 32 p2p channels, so 32 / 8 x 8 = 32
+	 * sends in flight: the 7 peers are one window, one NVLink step latency. */
 	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
-	assert_rel(r.time_s, 8.4 * US + 2 * 3.4 * US + (n - 1) / n * S / H_INTRA, 1e-9);
+	assert_rel(r.time_s, 8.4 * US + 1 * 3.4 * US + (n - 1) / n * S / H_INTRA, 1e-9);
 	assert_rel(r.busbw_Bps, r.algbw_Bps * 7 / 8, 1e-12);
 	/* sendrecv: S over one GPU's links. */
 	r = eval(&s, FT_OP_SENDRECV, (uint64_t)S, -1, FT_PROTO_SIMPLE);
@@ -875,18 +876,29 @@ test_closed_alltoall_multinode(void **state)
 	struct ft_model_result r;
 
 	hopper_spec(&s, 4, 8, 400);
-	/* Direct: 31 peers, 4 at a time: 8 waves of messages, each crossing the network
+	/* Direct, posted as NCCL's p2p path (ft_model_p2p_chunking_on()): 32 MiB to each
+	 * peer over the network on 4 channels (400G: ceil(50 / 14) = 4 per peer), so
+	 * 32 / 4 x 8 = 64 sends in flight: the 31 peers are one window, one message cost
 	 * (14 us, NET Simple). */
 	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
-	assert_rel(r.time_s, 8.4 * US + 8 * 14 * US + ppn * (n - ppn) / n * S / 400e9, 1e-9);
+	assert_rel(r.time_s, 8.4 * US + 1 * 14 * US + ppn * (n - ppn) / n * S / 400e9, 1e-9);
 	assert_string_equal(r.bottleneck, "nic");
-	/* Hierarchical: NVLink phase ((ppn-1)/ppn of S, 2 waves) then the same network
-	 * volume rail by rail (3 remote peers: 1 wave). */
+	/* Hierarchical: NVLink phase ((ppn-1)/ppn of S, 7 peers: one window) then the same
+	 * network volume rail by rail (3 remote peers: one window). */
 	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE);
 	assert_rel(r.time_s,
-	           8.4 * US + 2 * 3.4 * US + 14 * US + (ppn - 1) / ppn * S / H_INTRA +
+	           8.4 * US + 1 * 3.4 * US + 14 * US + (ppn - 1) / ppn * S / H_INTRA +
 	                   ppn * (n - ppn) / n * S / 400e9,
 	           1e-9);
+	/* 64 and 512 nodes: 2 MiB and 256 KiB to each peer, one channel per send (the
+	 * peers' groups of 8 leave one channel each), 32 x 8 = 256 sends in flight:
+	 * ceil(511 / 256) = 2 and ceil(4095 / 256) = 16 windows of 14 us. */
+	hopper_spec(&s, 64, 8, 400);
+	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_rel(r.lat_s, 8.4 * US + 2 * 14 * US, 1e-9);
+	hopper_spec(&s, 512, 8, 400);
+	r = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, FT_PROTO_SIMPLE);
+	assert_rel(r.lat_s, 8.4 * US + 16 * 14 * US, 1e-9);
 }
 
 static void
