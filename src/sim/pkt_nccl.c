@@ -455,18 +455,6 @@ struct p2p_build {
 	uint32_t slots; /* messages in flight per connection */
 };
 
-/* Whether the @n ranks of @gpu (spaced @stride) span more than one node. */
-static bool
-spans_nodes(const struct pk_engine *e, const uint32_t *gpu, uint32_t n, uint32_t stride)
-{
-	uint32_t i, node = ft_topo_vertex(e->topo, gpu[0])->node;
-
-	for (i = 1; i < n; i++)
-		if (ft_topo_vertex(e->topo, gpu[(size_t)i * stride])->node != node)
-			return true;
-	return false;
-}
-
 /* NCCL's p2p channels on the engine's cluster, from the model's channel count. */
 static uint32_t
 p2p_nchannels(const struct pk_engine *e)
@@ -531,7 +519,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	ft_model_p2p_chunking_on(ph->bytes_per_pair, m,
-	                         spans_nodes(e, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
+	                         ft__sim_spans_nodes(e->topo, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
 	                         e->line_Bps / 1e9, p2p_nchannels(e), &ch);
 	w = ch.peers_inflight;
 	nbuf = FT_MIN(w, m - 1) + 1;
@@ -587,7 +575,7 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
           struct ft_error *err)
 {
 	const struct ft_schedule *sc = op->sched;
-	bool multi = spans_nodes(pb->rb.e, op->rank_gpu, sc->nranks, 1);
+	bool multi = ft__sim_spans_nodes(pb->rb.e->topo, op->rank_gpu, sc->nranks, 1);
 	uint32_t f, nch = p2p_nchannels(pb->rb.e);
 	int rc = 0;
 
@@ -1035,7 +1023,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.at_flow = (uint32_t)e->flows.len;
 	p.nsends = (uint64_t)p.ngroups * p.m * (p.m - 1);
 	ft_model_p2p_chunking_on(ph->bytes_per_pair, p.m,
-	                         spans_nodes(e, op->rank_gpu, p.m, p.stride) ? 2 : 1,
+	                         ft__sim_spans_nodes(e->topo, op->rank_gpu, p.m, p.stride) ? 2 : 1,
 	                         e->line_Bps / 1e9, p2p_nchannels(e), &p.ch);
 	p.w = p.ch.peers_inflight;
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch.proto));
