@@ -26,63 +26,14 @@
 #include "sim/pkt_int.h"
 #include "spec/scenario.h"
 
+#include "pk_run.h"
+
 #define MiB (1024.0 * 1024.0)
-
-/* Build all-to-alls whole before the run (test_lazy_same). */
-static bool build_eager;
-
-struct ring_run {
-	struct ft_cluster_spec spec;
-	struct ft_topo *t;
-	struct ft_schedule s;
-	struct ft_engine *e;
-	struct ft_sim_counters c;
-	uint32_t ends[300];
-};
-
-static const struct pk_engine *
-pk(const struct ft_engine *e)
-{
-	return ft_container_of(e, const struct pk_engine, base);
-}
-
-/* Run the op of @a (rank i on NIC 0 of node i of a DGX H100 InfiniBand cluster of @n
- * nodes) alone on the packet engine, with @pc (NULL: defaults) and @qps per connection. */
-static void
-run_sched(struct ring_run *r, const struct ft_coll_args *a, uint32_t n,
-          const struct ft_packet_cfg *pc, uint32_t qps)
-{
-	struct ft_sim_cfg cfg;
-	struct ft_error err = { 0 };
-	struct ft_sim_op op = { .after = -1 };
-	char preset[32];
-
-	snprintf(preset, sizeof(preset), "dgx-h100:%u", n);
-	assert_int_equal(ft_spec_resolve(preset, &r->spec, &err), 0);
-	r->t = NULL;
-	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
-	for (uint32_t i = 0; i < n; i++)
-		r->ends[i] = ft_topo_nic(r->t, i, 0);
-	ft_schedule_init(&r->s);
-	assert_int_equal(ft_coll_schedule(a, &r->s, &err), 0);
-	ft_sim_cfg_init(&cfg);
-	cfg.packet = pc;
-	cfg.qps_per_conn = qps;
-	op.sched = &r->s;
-	op.rank_gpu = r->ends;
-	r->e = NULL;
-	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
-	ft_container_of(r->e, struct pk_engine, base)->a2a_eager = build_eager;
-	assert_true(ft_packet_engine.submit(r->e, &op, &err) >= 0);
-	if (ft_packet_engine.run(r->e, 0, &err) != 0)
-		fail_msg("run: %s", err.msg);
-	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
-}
 
 /* A ring all-reduce of @bytes (Simple) over the first NIC of @n nodes: every ring hop is
  * NIC -> leaf -> NIC, nothing shared. */
 static void
-ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cfg *pc,
+ring_run(struct pk_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cfg *pc,
          uint32_t qps)
 {
 	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
@@ -92,37 +43,7 @@ ring_run(struct ring_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_
 		                  .ranks_per_node = 1,
 		                  .bytes = bytes };
 
-	run_sched(r, &a, n, pc, qps);
-}
-
-static void
-ring_free(struct ring_run *r)
-{
-	ft_packet_engine.destroy(r->e);
-	ft_schedule_release(&r->s);
-	ft_topo_free(r->t);
-}
-
-/* Serialisation of one full packet and the path latency of flow 0 (both links alike). */
-static void
-hop_times(const struct ring_run *r, double *t_pkt, double *d_path)
-{
-	const struct pk_flow *f = ft_vec_at(&pk(r->e)->flows, 0);
-	double cap = 0;
-
-	assert_int_equal(f->npath, 2);
-	*d_path = 0;
-	for (uint32_t j = 0; j < f->npath; j++) {
-		const struct ft_link *lk =
-		        ft_topo_link(r->t, FT_VEC_AT(&pk(r->e)->paths, uint32_t, f->path_off + j));
-
-		assert_int_equal(lk->kind, FT_L_HOST);
-		if (j)
-			assert_true(lk->cap_Bps == cap);
-		cap = lk->cap_Bps;
-		*d_path += lk->lat_s;
-	}
-	*t_pkt = (4096.0 + PK_HDR_IB) / cap;
+	pk_run_op(r, &a, n, pc, qps, false);
 }
 
 /*
@@ -141,13 +62,13 @@ test_ring_pipelined(void **state)
 {
 	(void)state;
 	for (int half = 0; half < 2; half++) {
-		struct ring_run r;
+		struct pk_run r;
 		uint64_t bytes = half ? 4u << 20 : 8u << 20;
 		uint32_t n = 4, steps = 2 * (n - 1), per_conn = half ? 6 : 12, i;
 		double t_pkt, d, t_msg, want, got, fixed;
 
 		ring_run(&r, n, bytes, NULL, 1);
-		hop_times(&r, &t_pkt, &d);
+		pk_hop_times(&r, &t_pkt, &d);
 		assert_int_equal(r.c.nflows, n * per_conn);
 		assert_int_equal(pk(r.e)->flows.len, n * per_conn);
 		for (i = 0; i < pk(r.e)->flows.len; i++) {
@@ -165,7 +86,7 @@ test_ring_pipelined(void **state)
 		/* Not a barrier per step: that would add a path latency per step. */
 		if (!half)
 			assert_true(got < per_conn * t_msg + steps * d - d / 2);
-		ring_free(&r);
+		pk_run_free(&r);
 	}
 }
 
@@ -208,13 +129,13 @@ static void
 test_ring_unchunked(void **state)
 {
 	struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_OFF };
-	struct ring_run r;
+	struct pk_run r;
 
 	(void)state;
 	ring_run(&r, 4, 8u << 20, &pc, 1);
 	assert_int_equal(r.c.nflows, 4);
 	assert_int_equal(((const struct pk_flow *)ft_vec_at(&pk(r.e)->flows, 0))->bytes, 12u << 20);
-	ring_free(&r);
+	pk_run_free(&r);
 }
 
 /*
@@ -227,7 +148,7 @@ static void
 test_ring_qps(void **state)
 {
 	struct ft_packet_cfg pc = { 0 };
-	struct ring_run r;
+	struct pk_run r;
 	double t_one = 0;
 
 	(void)state;
@@ -260,7 +181,7 @@ test_ring_qps(void **state)
 			t_one = r.c.ops[0].t_end_s;
 		else
 			assert_true(fabs(r.c.ops[0].t_end_s - t_one) < 0.02 * t_one);
-		ring_free(&r);
+		pk_run_free(&r);
 	}
 }
 
@@ -273,7 +194,7 @@ test_ring_qps(void **state)
 static void
 test_qp_next(void **state)
 {
-	struct ring_run r;
+	struct pk_run r;
 	struct pk_engine *e;
 	uint32_t i;
 
@@ -288,7 +209,7 @@ test_qp_next(void **state)
 		else
 			assert_ptr_equal(next, ft_vec_at(&e->flows, i + 1));
 	}
-	ring_free(&r);
+	pk_run_free(&r);
 }
 
 /*
@@ -358,13 +279,13 @@ test_p2p_pipelined(void **state)
 		                  .ranks_per_node = 1,
 		                  .bytes = 8u << 20 };
 	struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_NCCL };
-	struct ring_run r;
+	struct pk_run r;
 	double t_pkt, d, want, got;
 	uint32_t i;
 
 	(void)state;
-	run_sched(&r, &a, 2, &pc, 1);
-	hop_times(&r, &t_pkt, &d);
+	pk_run_op(&r, &a, 2, &pc, 1, false);
+	pk_hop_times(&r, &t_pkt, &d);
 	assert_int_equal(pk(r.e)->flows.len, 2 * 4 * 16);
 	for (i = 0; i < pk(r.e)->flows.len; i++) {
 		const struct pk_flow *f = ft_vec_at(&pk(r.e)->flows, i);
@@ -376,7 +297,7 @@ test_p2p_pipelined(void **state)
 	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
 	if (!(fabs(got - want) <= 2 * t_pkt))
 		fail_msg("op %.9g s, closed form %.9g s (packet %.3g s)", got, want, t_pkt);
-	ring_free(&r);
+	pk_run_free(&r);
 }
 
 /*
@@ -397,19 +318,19 @@ test_p2p_alltoall(void **state)
 		                  .nranks = 16,
 		                  .ranks_per_node = 1,
 		                  .bytes = 16u * (256u << 10) };
-	struct ring_run r;
+	struct pk_run r;
 	double t_pkt, d, floor_s, got;
 
 	(void)state;
-	run_sched(&r, &a, 16, NULL, 1);
-	hop_times(&r, &t_pkt, &d);
+	pk_run_op(&r, &a, 16, NULL, 1, false);
+	pk_hop_times(&r, &t_pkt, &d);
 	assert_int_equal(pk(r.e)->nflows_all, 16 * 15 * 4);
 	floor_s = 15 * 64 * t_pkt + d + ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
 	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
 	print_message("# all-to-all %.3f us, floor %.3f us\n", got * 1e6, floor_s * 1e6);
 	assert_true(got >= floor_s - 2 * t_pkt);
 	assert_true(got <= 1.05 * floor_s);
-	ring_free(&r);
+	pk_run_free(&r);
 }
 
 /*
@@ -430,15 +351,12 @@ test_lazy_same(void **state)
 		                  .ranks_per_node = 1,
 		                  .bytes = 260u * (8u << 10) };
 	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_IBCC };
-	struct ring_run r[2];
+	struct pk_run r[2];
 	uint32_t i;
 
 	(void)state;
-	for (i = 0; i < 2; i++) {
-		build_eager = i == 0;
-		run_sched(&r[i], &a, 260, &pc, 1);
-	}
-	build_eager = false;
+	for (i = 0; i < 2; i++) /* the first built whole before the run */
+		pk_run_op(&r[i], &a, 260, &pc, 1, i == 0);
 	assert_int_equal(pk(r[0].e)->flows.len, 260 * 259);
 	assert_int_equal(pk(r[1].e)->nflows_all, 260 * 259);
 	assert_true(pk(r[1].e)->flows.len < 260 * 259);
@@ -459,7 +377,7 @@ test_lazy_same(void **state)
 	assert_true(r[0].c.fct_max_s == r[1].c.fct_max_s);
 	assert_true(r[0].c.slowdown_p99 == r[1].c.slowdown_p99);
 	for (i = 0; i < 2; i++)
-		ring_free(&r[i]);
+		pk_run_free(&r[i]);
 }
 
 /* The rail leaf of NIC 0 of node 0 in @t, and the capacity of its uplinks, bytes/s. */

@@ -26,86 +26,16 @@
 
 #include "sim/pkt_int.h"
 
-struct tree_run {
-	struct ft_cluster_spec spec;
-	struct ft_topo *t;
-	struct ft_schedule s;
-	struct ft_engine *e;
-	struct ft_sim_counters c;
-	uint32_t ends[16];
-};
-
-static const struct pk_engine *
-pk(const struct ft_engine *e)
-{
-	return ft_container_of(e, const struct pk_engine, base);
-}
+#include "pk_run.h"
 
 static const struct pk_flow *
-flow(const struct tree_run *r, uint32_t i)
+flow(const struct pk_run *r, uint32_t i)
 {
 	return ft_vec_at(&pk(r->e)->flows, i);
 }
 
-/* Run @a (rank i on NIC 0 of node i of a DGX H100 InfiniBand cluster of @n nodes) alone on
- * the packet engine with @pc (NULL: defaults). */
-static void
-run_op(struct tree_run *r, const struct ft_coll_args *a, uint32_t n, const struct ft_packet_cfg *pc)
-{
-	struct ft_sim_cfg cfg;
-	struct ft_error err = { 0 };
-	struct ft_sim_op op = { .after = -1 };
-	char preset[32];
-
-	snprintf(preset, sizeof(preset), "dgx-h100:%u", n);
-	assert_int_equal(ft_spec_resolve(preset, &r->spec, &err), 0);
-	r->t = NULL;
-	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
-	for (uint32_t i = 0; i < n; i++)
-		r->ends[i] = ft_topo_nic(r->t, i, 0);
-	ft_schedule_init(&r->s);
-	assert_int_equal(ft_coll_schedule(a, &r->s, &err), 0);
-	ft_sim_cfg_init(&cfg);
-	cfg.packet = pc;
-	op.sched = &r->s;
-	op.rank_gpu = r->ends;
-	r->e = NULL;
-	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
-	assert_true(ft_packet_engine.submit(r->e, &op, &err) >= 0);
-	if (ft_packet_engine.run(r->e, 0, &err) != 0)
-		fail_msg("run: %s", err.msg);
-	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
-}
-
-static void
-run_free(struct tree_run *r)
-{
-	ft_packet_engine.destroy(r->e);
-	ft_schedule_release(&r->s);
-	ft_topo_free(r->t);
-}
-
-/* Serialisation of one full packet and the path latency of flow 0 (NIC, leaf, NIC). */
-static void
-hop_times(const struct tree_run *r, double *t_pkt, double *d_path)
-{
-	const struct pk_flow *f = flow(r, 0);
-	double cap = 0;
-
-	assert_int_equal(f->npath, 2);
-	*d_path = 0;
-	for (uint32_t j = 0; j < f->npath; j++) {
-		const struct ft_link *lk =
-		        ft_topo_link(r->t, FT_VEC_AT(&pk(r->e)->paths, uint32_t, f->path_off + j));
-
-		cap = lk->cap_Bps;
-		*d_path += lk->lat_s;
-	}
-	*t_pkt = (4096.0 + PK_HDR_IB) / cap;
-}
-
 static double
-op_time(const struct tree_run *r)
+op_time(const struct pk_run *r)
 {
 	double fixed = r->s.base_lat_s + ft_sched_phase_at(&r->s, 0)->steps * r->s.step_lat_s;
 
@@ -131,11 +61,11 @@ test_chain(void **state)
 			                  .ranks_per_node = 1,
 			                  .bytes = 4u << 20 };
 		uint32_t k = 4, n = 8;
-		struct tree_run r;
+		struct pk_run r;
 		double t_pkt, d, t_msg, want, got;
 
-		run_op(&r, &a, k, NULL);
-		hop_times(&r, &t_pkt, &d);
+		pk_run_op(&r, &a, k, NULL, 1, false);
+		pk_hop_times(&r, &t_pkt, &d);
 		assert_int_equal(pk(r.e)->flows.len, (k - 1) * n);
 		for (uint32_t i = 0; i < pk(r.e)->flows.len; i++)
 			assert_int_equal(flow(&r, i)->bytes, 512u << 10);
@@ -147,7 +77,7 @@ test_chain(void **state)
 			         reduce ? "reduce" : "broadcast", got, want, t_pkt);
 		/* whole flows would end after one hop's serialisation of it all */
 		assert_true(got > n * t_msg + (k - 1) * t_msg / 2);
-		run_free(&r);
+		pk_run_free(&r);
 	}
 }
 
@@ -172,12 +102,12 @@ test_tree_two_nodes(void **state)
 		                  .ranks_per_node = 1,
 		                  .bytes = 16u << 20 };
 	uint32_t n = 16, e, m;
-	struct tree_run r;
+	struct pk_run r;
 	double t_pkt, d, t_msg, lo, hi, got;
 
 	(void)state;
-	run_op(&r, &a, 2, NULL);
-	hop_times(&r, &t_pkt, &d);
+	pk_run_op(&r, &a, 2, NULL, 1, false);
+	pk_hop_times(&r, &t_pkt, &d);
 	/* edges in schedule order: tree 0 up, down; tree 1 up, down; n messages each */
 	assert_int_equal(pk(r.e)->flows.len, 4 * n);
 	for (e = 0; e < 4; e += 2) {
@@ -197,7 +127,7 @@ test_tree_two_nodes(void **state)
 	if (!(got >= lo && got <= hi))
 		fail_msg("tree: %.9g s, closed form [%.9g, %.9g] s (packet %.3g s)", got, lo, hi,
 		         t_pkt);
-	run_free(&r);
+	pk_run_free(&r);
 }
 
 /*
@@ -279,13 +209,13 @@ test_tree_unchunked(void **state)
 		                  .nranks = 2,
 		                  .ranks_per_node = 1,
 		                  .bytes = 16u << 20 };
-	struct tree_run r;
+	struct pk_run r;
 
 	(void)state;
-	run_op(&r, &a, 2, &pc);
+	pk_run_op(&r, &a, 2, &pc, 1, false);
 	assert_int_equal(pk(r.e)->flows.len, 4);
 	assert_int_equal(flow(&r, 0)->bytes, 8u << 20);
-	run_free(&r);
+	pk_run_free(&r);
 }
 
 /*

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/pk_run.h - one collective run alone on the packet engine, for the
+ * unit tests of its NCCL paths (test_pktnccl.c, test_pkttree.c): rank i on NIC
+ * 0 of node i of a DGX H100 InfiniBand cluster, the engine's records read back.
+ * Include after cmocka.h, <fabtune/fabtune.h> and "sim/pkt_int.h".
+ */
+#ifndef FT_TEST_PK_RUN_H
+#define FT_TEST_PK_RUN_H
+
+struct pk_run {
+	struct ft_cluster_spec spec;
+	struct ft_topo *t;
+	struct ft_schedule s;
+	struct ft_engine *e;
+	struct ft_sim_counters c;
+	uint32_t ends[300];
+};
+
+static inline const struct pk_engine *
+pk(const struct ft_engine *e)
+{
+	return ft_container_of(e, const struct pk_engine, base);
+}
+
+/* Run the op of @a over @n nodes with @pc (NULL: defaults) and @qps per connection (0:
+ * the default); @eager builds all-to-alls whole before the run. */
+static inline void
+pk_run_op(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
+          const struct ft_packet_cfg *pc, uint32_t qps, bool eager)
+{
+	struct ft_sim_cfg cfg;
+	struct ft_error err = { 0 };
+	struct ft_sim_op op = { .after = -1 };
+	char preset[32];
+
+	snprintf(preset, sizeof(preset), "dgx-h100:%u", n);
+	assert_int_equal(ft_spec_resolve(preset, &r->spec, &err), 0);
+	r->t = NULL;
+	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
+	for (uint32_t i = 0; i < n; i++)
+		r->ends[i] = ft_topo_nic(r->t, i, 0);
+	ft_schedule_init(&r->s);
+	assert_int_equal(ft_coll_schedule(a, &r->s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = pc;
+	cfg.qps_per_conn = qps;
+	op.sched = &r->s;
+	op.rank_gpu = r->ends;
+	r->e = NULL;
+	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
+	ft_container_of(r->e, struct pk_engine, base)->a2a_eager = eager;
+	assert_true(ft_packet_engine.submit(r->e, &op, &err) >= 0);
+	if (ft_packet_engine.run(r->e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
+}
+
+static inline void
+pk_run_free(struct pk_run *r)
+{
+	ft_packet_engine.destroy(r->e);
+	ft_schedule_release(&r->s);
+	ft_topo_free(r->t);
+}
+
+/* Serialisation of one full packet and the path latency of flow 0 (NIC, leaf, NIC: two
+ * host links alike). */
+static inline void
+pk_hop_times(const struct pk_run *r, double *t_pkt, double *d_path)
+{
+	const struct pk_flow *f = ft_vec_at(&pk(r->e)->flows, 0);
+	double cap = 0;
+
+	assert_int_equal(f->npath, 2);
+	*d_path = 0;
+	for (uint32_t j = 0; j < f->npath; j++) {
+		const struct ft_link *lk =
+		        ft_topo_link(r->t, FT_VEC_AT(&pk(r->e)->paths, uint32_t, f->path_off + j));
+
+		assert_int_equal(lk->kind, FT_L_HOST);
+		if (j)
+			assert_true(lk->cap_Bps == cap);
+		cap = lk->cap_Bps;
+		*d_path += lk->lat_s;
+	}
+	*t_pkt = (4096.0 + PK_HDR_IB) / cap;
+}
+
+#endif
