@@ -77,9 +77,8 @@ uint32_t ft__world_local(const struct ft_world *w, uint32_t *index);
 int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spin spin,
                   bool sleeps, bool stream, struct ft_rank_info *me,
                   struct ft_error *err) FT_MUST_CHECK;
-/* Give the process back the CPU mask it had before ft__cpu_setup (end of a run). */
-void ft__cpu_restore(struct ft_world *w);
-/* Only the mask (a rank that stopped spinning, transport.c). */
+/* Give the process back the CPU mask it had before ft__cpu_setup: at the end of a run,
+ * and when a rank stops spinning (transport.c). */
 void ft__cpu_unbind(struct ft_world *w);
 
 /* What one spin that ends in progress saves a tcp rank: a loopback wake-up (transport.c). */

@@ -263,9 +263,3 @@ ft__cpu_unbind(struct ft_world *w)
 	if (w->bound && sched_setaffinity(0, sizeof(w->cpus_before), &w->cpus_before) == 0)
 		w->bound = false;
 }
-
-void
-ft__cpu_restore(struct ft_world *w)
-{
-	ft__cpu_unbind(w);
-}

@@ -1043,11 +1043,11 @@ bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg_in, struct ft_bench
 	memcpy(out->ranks, w->info, sizeof(*out->ranks) * w->nranks);
 	rc = bind_ranks(w, &cfg, out, err);
 	if (rc < 0) {
-		ft__cpu_restore(w);
+		ft__cpu_unbind(w);
 		return rc;
 	}
 	rc = run_bound(w, &cfg, out, err);
-	ft__cpu_restore(w);
+	ft__cpu_unbind(w);
 	return rc;
 }
 

@@ -1115,7 +1115,7 @@ test_spin_decision(void **state)
 			                 0);
 			assert_int_equal(w.may_spin, cases[c].want);
 			assert_string_equal(me.bind, "none");
-			ft__cpu_restore(&w);
+			ft__cpu_unbind(&w);
 		}
 	}
 	kill(hog, SIGKILL);
