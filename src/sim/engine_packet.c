@@ -256,23 +256,45 @@ ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
 	return start_task(e, u);
 }
 
+/*
+ * Flow @fid is done at its receiver and task @u, a flow, waited for it: a flow that leaves
+ * the receiver starts now (NCCL forwards what has arrived); one that leaves another vertex
+ * (the sender, whose message `slots` on waits for the receiver's free slot) learns of it
+ * one path latency later, when the receiver's clear-to-send reaches it. That delay is what
+ * lets a run split across MPI ranks carry it as a message (pkt_part.c).
+ */
+static int
+flow_feeds(struct pk_engine *e, uint32_t fid, uint32_t u)
+{
+	const struct pk_flow *f = flow_at(e, fid);
+
+	if (flow_at(e, task_at(e, u)->flow)->src == f->dst)
+		return ft__pk_pred_done(e, u, f->lat_ps);
+	return ev_push(e, e->now_ps + f->lat_ps, PK_EV_PRED, u, 0);
+}
+
 static int
 task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 {
 	struct pk_task *k = task_at(e, t);
-	uint32_t i;
+	uint32_t i, u;
+	bool flow = k->kind == PK_T_FLOW;
 	int rc;
 
 	k->done = 1;
 	k->t_done_ps = e->now_ps;
-	/* Split across ranks, a flow's successors learn of it on every rank at the window's
-	 * end (pkt_part.c). */
-	if (e->part && k->kind == PK_T_FLOW)
-		return 0;
 	/* (A successor's start may build lazy sends, moving the tasks: @k is read anew.) */
-	for (i = 0; i < (k = task_at(e, t))->nsucc; i++)
-		if ((rc = ft__pk_pred_done(e, e->succ[k->succ_off + i], lat_ps)) < 0)
+	for (i = 0; i < (k = task_at(e, t))->nsucc; i++) {
+		u = e->succ[k->succ_off + i];
+		if (flow && task_at(e, u)->kind == PK_T_FLOW)
+			rc = flow_feeds(e, k->flow, u);
+		else if (flow && e->part)
+			continue; /* told on every rank at the window's end (pkt_part.c) */
+		else
+			rc = ft__pk_pred_done(e, u, lat_ps);
+		if (rc < 0)
 			return rc;
+	}
 	return k->kind == PK_T_A2A_END ? ft__pk_lazy_end(e, t) : 0;
 }
 
@@ -352,13 +374,20 @@ nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
 	       ft__sim_same_nvlink_domain(e->topo, a->node, b->node);
 }
 
-static int
-start_flow(struct pk_engine *e, uint32_t fid)
+/*
+ * Route flow @fid: its first link, its path (kept unless routed per hop), its path latency
+ * and its ideal time. At its start in one process; a run split across MPI ranks routes
+ * every flow before it starts, in flow order, so that every rank's path table is the same
+ * although a flow started by another flow starts on its source's rank alone (pkt_part.c).
+ */
+int
+ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	struct ft_path path;
 	struct choose_ctx cc = { e, f->hash };
 	struct ft_error err = { 0 };
+	double slow = 0;
 	uint32_t j;
 	int rc;
 
@@ -369,11 +398,7 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		return rc;
 	}
 	f = flow_at(e, fid);
-	f->t_start_ps = e->now_ps;
 	f->lat_ps = 0;
-	/* Every rank of a split run routes every flow (the paths are shared); the one
-	 * that owns its source sends it, with tie keys from there. */
-	e->origin = f->src;
 	f->first_link = path.links[0];
 	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
@@ -392,25 +417,40 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		memcpy(&FT_VEC_AT(&e->paths, uint32_t, f->path_off), path.links,
 		       path.nlinks * sizeof(uint32_t));
 	}
-	{
-		double slow = 0;
+	for (j = 0; j < path.nlinks; j++) {
+		const struct pk_link *lk = &e->links[path.links[j]];
+		double full = (double)f->bytes + (double)f->npkts * lk->hdr;
+		double t = full * lk->ps_per_byte / PK_PS_PER_S;
 
-		for (j = 0; j < path.nlinks; j++) {
-			const struct pk_link *lk = &e->links[path.links[j]];
-			double full = (double)f->bytes + (double)f->npkts * lk->hdr;
-			double t = full * lk->ps_per_byte / PK_PS_PER_S;
+		f->lat_ps += lk->lat_ps;
+		if (t > slow)
+			slow = t;
+	}
+	f->ideal_s = slow + (double)f->lat_ps / PK_PS_PER_S;
+	return 0;
+}
 
-			f->lat_ps += lk->lat_ps;
-			if (t > slow)
-				slow = t;
-			if (f->npath) {
-				struct pk_port *p = &e->ports[path.links[j]];
+static int
+start_flow(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f;
+	uint32_t j;
+	int rc = e->part ? 0 : ft__pk_route_flow(e, fid);
 
-				if (++p->nactive > p->maxflows)
-					p->maxflows = p->nactive;
-			}
-		}
-		f->ideal_s = slow + (double)f->lat_ps / PK_PS_PER_S;
+	if (rc < 0)
+		return rc;
+	f = flow_at(e, fid);
+	f->t_start_ps = e->now_ps;
+	if (e->part)
+		ft__pk_part_flow_start(e, fid);
+	/* Every rank of a split run knows every flow's path (the paths are shared); the one
+	 * that owns its source sends it, with tie keys from there. */
+	e->origin = f->src;
+	for (j = 0; j < f->npath; j++) {
+		struct pk_port *p = &e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)];
+
+		if (++p->nactive > p->maxflows)
+			p->maxflows = p->nactive;
 	}
 	if (!ft__pk_part_owns(e, f->src))
 		return 0;
@@ -1234,6 +1274,9 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	case PK_EV_CNP:
 	case PK_EV_RTT:
 		return FT_VEC_AT(&e->flows, struct pk_flow, id).src;
+	case PK_EV_PRED:
+		return FT_VEC_AT(&e->flows, struct pk_flow,
+		                 FT_VEC_AT(&e->tasks, struct pk_task, id).flow).src;
 	default: /* a barrier, a trace sample: not at one vertex */
 		return e->nvertices;
 	}
@@ -1310,6 +1353,8 @@ step(struct pk_engine *e)
 		return ev_arrive(e, ev.id, arg);
 	case PK_EV_TASK:
 		return task_done(e, ev.id, 0);
+	case PK_EV_PRED:
+		return ft__pk_pred_done(e, ev.id, 0);
 	case PK_EV_CREDIT:
 		return credit_update(e, ev.id, arg);
 	case PK_EV_FC_FLUSH:

@@ -41,6 +41,7 @@ enum pk_ev_type {
 	PK_EV_RTT,     /* flow id, aux RTT in ns: a TIMELY completion sample reaches the sender */
 	PK_EV_FC_FLUSH, /* port id, aux priority: the credit update in flight landed (at dst) */
 	PK_EV_ACK,      /* flow id, aux packet: a cumulative ACK reaches the sender (lossy) */
+	PK_EV_PRED,     /* task id (a flow): a clear-to-send from the receiver it waits for */
 };
 
 
@@ -346,12 +347,14 @@ int ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid);
 int ft__pk_part_run(struct pk_engine *e);
 uint32_t ft__pk_part_rank(const struct pk_engine *e);
 bool ft__pk_part_more(const struct pk_engine *e);
+void ft__pk_part_flow_start(struct pk_engine *e, uint32_t fid);
 void ft__pk_part_free(struct pk_engine *e);
 uint32_t ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg);
 uint32_t ft__pk_pkt_alloc(struct pk_engine *e);
 void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
 int ft__pk_step(struct pk_engine *e);
 int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
+int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
 
 /*
  * The tie key of an event queued now: events at the same time pop in the order of

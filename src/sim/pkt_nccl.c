@@ -20,7 +20,9 @@
  * Here a message is one flow per QP, and the dependencies are the ones
  * above: message (loop l, step s, slice j) of a connection waits for
  * message (l, s - 1, j) of the connection that feeds its source, for the
- * message `slots` before it on its own connection, and for the previous
+ * message `slots` before it on its own connection (the receiver's
+ * clear-to-send for that slot reaches the sender one path latency after the
+ * message arrived: engine_packet.c flow_feeds), and for the previous
  * message on its QP to have left the NIC (a QP sends its work requests in
  * order). QPs (NCCL_IB_QPS_PER_CONNECTION, kb ENV-IB_QPS) take the
  * messages round robin, or with NCCL_IB_SPLIT_DATA_ON_QPS every message is

@@ -34,9 +34,15 @@
  * control (CNPs, BECNs and RTT samples travel back one path latency, as
  * messages when they cross; a reaction point's state lives at the source's
  * NIC, RED draws per port), and with adaptive routing per packet (a switch
- * reads its own egress queues). The rest is refused with the reason:
- * a flow that waits for another without a barrier, or for its send (NCCL's
- * chunked pipelines), a barrier after flows shorter than the lookahead,
+ * reads its own egress queues), and NCCL's chunked pipelines: a flow that
+ * waits for a flow ending where it leaves starts there (local), one that
+ * waits for a flow ending elsewhere (a slot's clear-to-send) learns of it one
+ * path latency later (PK_EV_PRED, a message when it crosses), and a QP's
+ * next message waits for a barrier the source's rank alone completes. Such a
+ * flow starts on its source's rank alone: every rank routes every flow
+ * before the run (the paths are shared by index), packets carry their
+ * flow's start. The rest is refused with the reason: a barrier after flows
+ * shorter than the lookahead (split data on QPs),
  * adaptive routing with flowlets (a source reads the queues of every hop),
  * bit errors (one generator drawn in the order of every transmission), and
  * links inside a node between partitions (which this ownership never makes). --trace
@@ -60,6 +66,10 @@
                     * completions */
 #define PP_MID  3u /* a barrier between flows (a phase's end, an op after another): every
                     * rank runs it, told of its flows' completions at each window's end */
+#define PP_LOCAL 4u /* a barrier a flow's send completes (its QP's next message waits for
+                     * it): the rank of the flow's source alone runs it */
+#define PP_SUCC 8u  /* (while checking) a task with successors */
+#define PP_FEED 16u /* (while checking) a flow another flow waits for */
 
 struct pk_part {
 	int rank, size;
@@ -68,6 +78,7 @@ struct pk_part {
 	uint64_t lookahead_ps;
 	uint64_t end_ps; /* the window's end: no message may take effect before it */
 	uint8_t *task_kind; /* PP_* per task */
+	uint64_t *start_key; /* per flow: the tie key of the event that started it */
 	uint64_t nroot;     /* root and middle barriers: events every rank handled */
 	uint64_t nmid;      /* middle barriers: completions are swapped at window ends */
 	size_t done_swapped; /* completions in done already swapped */
@@ -85,11 +96,14 @@ struct pk_part {
 struct pk_msg {
 	struct pk_event ev;
 	struct pk_pkt pkt;
+	uint64_t t_start_ps, start_key; /* a packet's flow's start (its source's rank may
+	                                 * alone have started it) and its event's tie key */
 	uint32_t dst, pad;
 };
 
 struct pk_done {
 	uint64_t t_ps, seq;
+	uint64_t t_start_ps, start_key; /* the flow's start, its event's tie key */
 	double fct, ideal;
 	uint32_t task, prio;
 	uint64_t lat_ps; /* the flow's path latency (its barriers' wait) */
@@ -196,6 +210,52 @@ pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, b
 	                    (double)pp->lookahead_ps / 1e6);
 }
 
+/*
+ * Flow @b waits for flow @a: at @a's receiver (the vertex @b leaves), or, from another
+ * vertex, one path latency of @a later (engine_packet.c flow_feeds), which a message
+ * between partitions may take if it is at least the lookahead.
+ */
+static int
+pp_check_feed(const struct pk_engine *e, const struct pk_part *pp, const struct pk_flow *a,
+              const struct pk_flow *b, struct ft_error *err)
+{
+	if (a->dst == b->src || pp->owner[a->dst] == pp->owner[b->src] ||
+	    a->lat_ps >= pp->lookahead_ps)
+		return 0;
+	return ft_error_set(err, FT_EINVAL,
+	                    "sim: packet engine under mpirun: a flow waits for the clear-to-send "
+	                    "of a flow whose path latency (%.3f us) is less than the lookahead "
+	                    "(%.3f us, the shortest link between partitions); run it in one "
+	                    "process (without mpirun) instead",
+	                    (double)a->lat_ps / 1e6, (double)pp->lookahead_ps / 1e6);
+}
+
+/* The barriers a flow's send completes: run by its source's rank, for the QP's next flow. */
+static int
+pp_check_sent(struct pk_engine *e, struct pk_part *pp, const uint32_t *nin, struct ft_error *err)
+{
+	for (size_t i = 0; i < e->flows.len; i++) {
+		const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, i);
+		const struct pk_task *k;
+
+		if (f->sent_task == PK_NONE)
+			continue;
+		k = &FT_VEC_AT(&e->tasks, struct pk_task, f->sent_task);
+		if (k->npred != 1 || nin[f->sent_task])
+			return pp_refuse(err, "a flow's send and another task complete one barrier");
+		pp->task_kind[f->sent_task] = PP_LOCAL;
+	}
+	for (size_t i = 0; i < e->edges.len; i++) {
+		const uint32_t *pr = ft_vec_at(&e->edges, i);
+		const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
+
+		if (pp->task_kind[pr[0]] == PP_LOCAL && b->kind != PK_T_FLOW)
+			return pp_refuse(err, "a flow's send completes a barrier other than its "
+			                      "queue pair's next message");
+	}
+	return 0;
+}
+
 /* What the run may not do split, and the task graph's shape; the lookahead. */
 static int
 pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
@@ -203,6 +263,7 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	size_t nt = e->tasks.len;
 	uint64_t la = UINT64_MAX;
 	uint32_t *nin;
+	int rc;
 
 	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes)
 		return pp_refuse(err, "adaptive routing with flowlets chooses a flowlet's whole "
@@ -232,51 +293,47 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	for (size_t i = 0; i < e->edges.len; i++) {
 		const uint32_t *pr = ft_vec_at(&e->edges, i);
 
-		pp->task_kind[pr[0]] = 4u;
+		pp->task_kind[pr[0]] = PP_SUCC;
 		nin[pr[1]]++;
 	}
 	for (size_t i = 0; i < nt; i++) {
 		const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, i);
-		bool has_succ = pp->task_kind[i] == 4u;
+		bool has_succ = pp->task_kind[i] == PP_SUCC;
 
 		pp->task_kind[i] = 0;
-		if (k->kind != PK_T_BARRIER)
-			continue;
-		if (k->npred != nin[i]) {
-			ft_free(nin);
-			return pp_refuse(err, "a flow's send completes a barrier (QP order between "
-			                      "the messages of NCCL's chunked pipelines)");
-		}
-		pp->task_kind[i] = k->npred == 0 ? PP_ROOT : has_succ ? PP_MID : PP_LEAF;
+		if (k->kind == PK_T_BARRIER && k->npred == nin[i])
+			pp->task_kind[i] = k->npred == 0 ? PP_ROOT : has_succ ? PP_MID : PP_LEAF;
 	}
+	rc = pp_check_sent(e, pp, nin, err);
 	/* nin now: per middle barrier, 1 after a flow, 3 after one between partitions. */
 	memset(nin, 0, (nt + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < e->edges.len; i++) {
+	for (size_t i = 0; i < e->edges.len && rc == 0; i++) {
 		const uint32_t *pr = ft_vec_at(&e->edges, i);
 		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, pr[0]);
 		const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
 		const struct pk_flow *f;
 
-		if (a->kind == PK_T_BARRIER || pp->task_kind[pr[1]] == PP_LEAF)
-			continue; /* every rank runs the barrier; leaves are replayed */
-		if (b->kind == PK_T_FLOW) {
-			ft_free(nin);
-			return pp_refuse(err, "a flow waits for another flow without a barrier "
-			                      "(NCCL's chunked pipelines: packet.chunking: off "
-			                      "sends one flow per QP)");
-		}
+		if (a->kind == PK_T_BARRIER)
+			continue; /* every rank runs it (a send's: the source's rank) */
 		f = &FT_VEC_AT(&e->flows, struct pk_flow, a->flow);
-		nin[pr[1]] |= pp->owner[f->src] != pp->owner[f->dst] ? 3u : 1u;
-	}
-	for (size_t i = 0; i < nt; i++) {
-		int rc = nin[i] ? pp_check_wait(e, pp, (uint32_t)i, nin[i] == 3u, err) : 0;
-
-		if (rc < 0) {
-			ft_free(nin);
-			return rc;
+		if (b->kind == PK_T_FLOW) {
+			pp->task_kind[pr[0]] = PP_FEED;
+			rc = pp_check_feed(e, pp, f, &FT_VEC_AT(&e->flows, struct pk_flow, b->flow),
+			                   err);
+			continue;
 		}
+		/* A flow's barriers are told at the window's end with the keys they would
+		 * have had: before the flows it starts (task_done takes them in order). */
+		if (pp->task_kind[pr[0]] == PP_FEED)
+			rc = pp_refuse(err, "a flow starts a barrier after a flow");
+		if (pp->task_kind[pr[1]] != PP_LEAF) /* leaves are replayed */
+			nin[pr[1]] |= pp->owner[f->src] != pp->owner[f->dst] ? 3u : 1u;
 	}
+	for (size_t i = 0; i < nt && rc == 0; i++)
+		rc = nin[i] ? pp_check_wait(e, pp, (uint32_t)i, nin[i] == 3u, err) : 0;
 	ft_free(nin);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < nt; i++) {
 		if (pp->task_kind[i] == PP_ROOT || pp->task_kind[i] == PP_MID)
 			pp->nroot++;
@@ -328,6 +385,13 @@ ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 	if (!pp->owner)
 		return FT_ENOMEM;
 	pp_owners(e, pp);
+	pp->start_key = ft_calloc(e->flows.len + 1, sizeof(uint64_t));
+	if (!pp->start_key)
+		return FT_ENOMEM;
+	/* Every flow's path, in flow order: the same table on every rank. */
+	for (uint32_t f = 0; f < e->flows.len; f++)
+		if ((rc = ft__pk_route_flow(e, f)) < 0)
+			return rc == FT_ENOMEM ? rc : ft_error_set(err, rc, "%s", e->route_err.msg);
 	rc = pp_check(e, pp, err);
 	if (rc < 0)
 		return rc;
@@ -347,6 +411,7 @@ ft__pk_part_free(struct pk_engine *e)
 		return;
 	ft_free(pp->owner);
 	ft_free(pp->task_kind);
+	ft_free(pp->start_key);
 	ft_vec_release(&pp->out);
 	ft_vec_release(&pp->done);
 #if FT_HAVE_MPI
@@ -369,7 +434,7 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 		return pk_evq_push(&e->evq, ev);
 	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE && type != PK_EV_CREDIT &&
 	             type != PK_EV_CNP && type != PK_EV_RTT && type != PK_EV_ACK &&
-	             type != PK_EV_NAK))
+	             type != PK_EV_NAK && type != PK_EV_PRED))
 		return FT_EINVAL; /* pp_check lets no other kind cross */
 	if (FT_NEVER(ev->t_ps < pp->end_ps))
 		return FT_EINVAL; /* a message inside its window: the lookahead is wrong */
@@ -377,6 +442,8 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 	m.dst = pp->owner[where];
 	if (type == PK_EV_ARRIVE) {
 		m.pkt = e->pkts[ev->id];
+		m.t_start_ps = FT_VEC_AT(&e->flows, struct pk_flow, m.pkt.flow).t_start_ps;
+		m.start_key = pp->start_key[m.pkt.flow];
 		ft__pk_pkt_free(e, ev->id);
 	}
 	return ft_vec_push(&pp->out, &m);
@@ -386,6 +453,13 @@ uint32_t
 ft__pk_part_rank(const struct pk_engine *e)
 {
 	return e->part ? (uint32_t)e->part->rank : 0;
+}
+
+/* Flow @fid starts now, in the event of tie key cur_seq (0 before the first). */
+void
+ft__pk_part_flow_start(struct pk_engine *e, uint32_t fid)
+{
+	e->part->start_key[fid] = e->cur_seq;
 }
 
 bool
@@ -399,7 +473,8 @@ int
 ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 {
 	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, fid);
-	struct pk_done d = { e->now_ps, e->cur_seq, (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S,
+	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, e->part->start_key[fid],
+		             (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S,
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
 		             e->origin, 0 };
 
@@ -463,6 +538,9 @@ pp_exchange(struct pk_engine *e)
 			}
 			e->pkts[id] = in[i].pkt;
 			ev.id = id;
+			FT_VEC_AT(&e->flows, struct pk_flow, in[i].pkt.flow).t_start_ps =
+			        in[i].t_start_ps;
+			e->part->start_key[in[i].pkt.flow] = in[i].start_key;
 		}
 		rc = pk_evq_push(&e->evq, &ev);
 	}
@@ -515,6 +593,17 @@ pp_cmp_done(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* Starts and completions in one process's order: by time, the tie key of the event they
+ * happened in, and in one event a completion before the starts it causes (prio 1: a start). */
+static int
+pp_cmp_start(const void *a, const void *b)
+{
+	const struct pk_done *x = a, *y = b;
+	int c = pp_cmp_done(a, b);
+
+	return c ? c : (int)x->prio - (int)y->prio;
+}
+
 /*
  * The completions of every rank from its @from-th on, on rank 0 (@everyone: on every rank),
  * unsorted; their count in @count. NULL when out of memory.
@@ -549,31 +638,30 @@ pp_collect_done(struct pk_part *pp, size_t from, bool everyone, size_t *count)
 }
 
 /*
- * The most flows each port carried at once, counted again on rank 0: every rank starts
- * every flow (in the barriers every rank runs), but a flow ends on its receiver's rank
- * alone. At one picosecond completions come first: a barrier's event pops after every
- * vertex's (its tie key names no vertex). The events are completion records: a start has
- * key 1, a completion 0.
+ * The most flows each port carried at once, counted again on rank 0 from the completions
+ * (each with its flow's start): a flow started by another starts on its source's rank
+ * alone, and a flow ends on its receiver's rank alone. Each record carries the tie key of
+ * the event it happened in, so they are taken in one process's order (a barrier's event
+ * names no vertex: it pops after every vertex's at its picosecond). The events are
+ * completion records, prio 1 for a start.
  */
 static int
 pp_maxflows(struct pk_engine *e, const struct pk_done *dn, size_t ndone)
 {
-	size_t nf = e->flows.len, n = 0;
-	struct pk_done *ev = ft_calloc(nf + ndone + 1, sizeof(*ev));
+	size_t n = 0;
+	struct pk_done *ev = ft_calloc(2 * ndone + 1, sizeof(*ev));
 
 	if (!ev)
 		return FT_ENOMEM;
-	for (size_t i = 0; i < nf; i++) {
-		const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, i);
-
-		if (f->npath)
-			ev[n++] = (struct pk_done){ .t_ps = f->t_start_ps, .seq = 1, .task = f->task };
+	for (size_t i = 0; i < ndone; i++) {
+		if (!FT_VEC_AT(&e->flows, struct pk_flow,
+		               FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task).flow).npath)
+			continue;
+		ev[n++] = (struct pk_done){ .t_ps = dn[i].t_start_ps, .seq = dn[i].start_key,
+			                    .task = dn[i].task, .prio = 1 };
+		ev[n++] = (struct pk_done){ .t_ps = dn[i].t_ps, .seq = dn[i].seq, .task = dn[i].task };
 	}
-	for (size_t i = 0; i < ndone; i++)
-		if (FT_VEC_AT(&e->flows, struct pk_flow,
-		              FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task).flow).npath)
-			ev[n++] = (struct pk_done){ .t_ps = dn[i].t_ps, .task = dn[i].task };
-	qsort(ev, n, sizeof(*ev), pp_cmp_done);
+	qsort(ev, n, sizeof(*ev), pp_cmp_start);
 	for (uint32_t l = 0; l < e->nlinks; l++)
 		e->ports[l].nactive = e->ports[l].maxflows = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -583,7 +671,7 @@ pp_maxflows(struct pk_engine *e, const struct pk_done *dn, size_t ndone)
 		for (uint32_t j = 0; j < f->npath; j++) {
 			struct pk_port *p = &e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)];
 
-			p->nactive = ev[i].seq ? p->nactive + 1 : p->nactive - 1;
+			p->nactive = ev[i].prio ? p->nactive + 1 : p->nactive - 1;
 			p->maxflows = FT_MAX(p->maxflows, p->nactive);
 		}
 	}

@@ -4,9 +4,9 @@
 # process: the JSON result and the counters it writes, which rank 0 alone
 # prints and writes. Each case also checks that what crosses the partitions
 # happened at all (PFC pauses, credit stalls at a core switch, CNPs,
-# retransmissions); a
-# --trace of ports of every rank is the same file; and a run the split cannot
-# carry is refused with the reason.
+# retransmissions, NCCL's chunked pipelines); a --trace of ports of every
+# rank is the same file; and a run the split cannot carry is refused with
+# the reason.
 set -u
 fabtune=${1:?usage: sim-packet-mpi.sh PATH-TO-FABTUNE}
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -79,6 +79,14 @@ check lossy-adaptive tests/fixtures/sim/packet-mpi-k4-lossy.yaml 1 '"retransmitt
 # between them, told of the flows finished on the other ranks at each window's
 # end (their waits are longer than the lookahead).
 check phases tests/fixtures/sim/packet-mpi-k4-phases.yaml 1 '"algo": "halving_doubling"'
+# NCCL's chunked pipelines (ring all-reduce and all-gather, tree all-reduce,
+# chain broadcast): a message follows the one that arrived where it leaves
+# (local), its QP's previous message leaving the NIC (local, the source's
+# rank alone runs that barrier) and the receiver's clear-to-send for its
+# slot, one path latency back (a message between ranks). With 2 QPs per
+# connection the messages take the QPs in turn.
+check chunked tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"algo": "tree"'
+check chunked-qps tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"qps_per_connection": 2' --qps 2
 # --trace: each rank samples its own ports; rank 0 keeps one process's samples.
 links=100,150,160,170,180,190,200,205,211
 "$fabtune" sim tests/fixtures/sim/packet-mpi-k4.yaml --trace "$tmp/trace.1" \
@@ -98,14 +106,13 @@ timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 	"$fabtune" sim "$tmp/ber.yaml" >/dev/null 2>"$tmp/err"
 grep -q "packet engine under mpirun: bit errors draw from one generator in the order of every transmission of the run" \
 	"$tmp/err" || { echo "bit errors under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
-# NCCL's chunked ring (the default chunking): a slice waits for the one before
-# it on the same connection (a flow for another without a barrier) and a QP
-# sends its messages in order (a barrier its sender completes): refused.
-sed -e '/^  chunking: off$/d' -e 's/algo: tree/algo: ring/' \
-	tests/fixtures/sim/packet-mpi-k4-phases.yaml >"$tmp/chunked.yaml"
+# NCCL's split of each chunked message over the QPs puts barriers with no
+# wait between a message's parts and the next message: refused.
+sed 's/^  congestion_control: none$/&\n  split_data_on_qps: true/' \
+	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/split-qps.yaml"
 timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
-	"$fabtune" sim "$tmp/chunked.yaml" >/dev/null 2>"$tmp/err"
-grep -q "packet engine under mpirun: .*NCCL.s chunked pipelines" \
-	"$tmp/err" || { echo "chunked ring under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+	"$fabtune" sim "$tmp/split-qps.yaml" --qps 2 >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: a barrier after flows waits 0.000 us, less than the lookahead" \
+	"$tmp/err" || { echo "split data on QPs under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"
