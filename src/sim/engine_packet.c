@@ -56,7 +56,6 @@
 #include <fabtune/sim.h>
 
 #define PK_BLOCK      64u /* IB credit block (kb IB-FC) */
-#define PK_RNG_BER    0x62657272u
 #define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
 /* Packets per cumulative ACK of a lossy run (coalesced, as RC responders do; the count is
  * ours, no public figure gives ConnectX's): only the retransmit timer reads them. */
@@ -505,7 +504,7 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	if (p->net && e->pc.ber > 0) {
 		double pok = pow(1 - e->pc.ber, 8.0 * wire);
 
-		if (ft_rng_unit(&e->rng) >= pok)
+		if (ft_rng_unit(&e->ber_rng[l]) >= pok)
 			k->flags |= PK_F_CORRUPT;
 	}
 	k->hop++;
@@ -1616,7 +1615,6 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 		if (!e->trace_ps)
 			e->trace_ps = 1;
 	}
-	ft_rng_seed(&e->rng, cfg->seed, ft_rng_stream(PK_RNG_BER, 0));
 	ft_vec_init(&e->tasks, sizeof(struct pk_task));
 	ft_vec_init(&e->flows, sizeof(struct pk_flow));
 	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);

@@ -23,8 +23,9 @@
 
 #define PK_NONE UINT32_MAX
 
-/* Random stream kind of RED marking (ft_rng_stream(PK_RNG_ECN, port)). */
+/* Random stream kinds of RED marking and bit errors (ft_rng_stream(kind, port)). */
 #define PK_RNG_ECN 0x65636e6du
+#define PK_RNG_BER 0x62657272u
 
 enum pk_ev_type {
 	PK_EV_TX_DONE, /* port id: its packet's last bit left */
@@ -294,7 +295,7 @@ struct pk_engine {
 	uint64_t cur_seq;   /* the tie key of the event being handled */
 	struct pk_part *part; /* split across MPI ranks (pkt_part.c), or NULL */
 	bool started;
-	struct ft_rng rng;         /* bit errors */
+	struct ft_rng *ber_rng;    /* bit errors: per port (pkt_phys.c) */
 	struct ft_rng *ecn_rng;    /* DCQCN: per port, RED marking (pkt_phys.c) */
 	struct ft_error route_err; /* why a flow could not be routed */
 	/* results */

@@ -33,7 +33,8 @@
  * side), with static or ECMP routing, with or without congestion
  * control (CNPs, BECNs and RTT samples travel back one path latency, as
  * messages when they cross; a reaction point's state lives at the source's
- * NIC, RED draws per port), and with adaptive routing per packet (a switch
+ * NIC, RED draws per port), with bit errors (drawn per port, from the port's
+ * own generator), and with adaptive routing per packet (a switch
  * reads its own egress queues), and NCCL's chunked pipelines: a flow that
  * waits for a flow ending where it leaves starts there (local), one that
  * waits for a flow ending elsewhere (a slot's clear-to-send) learns of it one
@@ -43,8 +44,7 @@
  * before the run (the paths are shared by index), packets carry their
  * flow's start. The rest is refused with the reason: a barrier after flows
  * shorter than the lookahead (split data on QPs),
- * adaptive routing with flowlets (a source reads the queues of every hop),
- * bit errors (one generator drawn in the order of every transmission), and
+ * adaptive routing with flowlets (a source reads the queues of every hop), and
  * links inside a node between partitions (which this ownership never makes). --trace
  * samples on every rank; rank 0 keeps each port's samples from its owner
  * (pp_trace).
@@ -268,9 +268,6 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes)
 		return pp_refuse(err, "adaptive routing with flowlets chooses a flowlet's whole "
 		                      "path at its source, by the queues of every hop");
-	if (e->pc.ber > 0)
-		return pp_refuse(err, "bit errors draw from one generator in the order of every "
-		                      "transmission of the run");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 

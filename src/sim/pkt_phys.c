@@ -168,20 +168,20 @@ vlarb_setup(struct pk_engine *e, struct ft_error *err)
 }
 
 /*
- * RED marking draws from a generator per port, seeded from the run's seed and the port,
- * so that whether a packet is marked depends on that port's history alone: not on the
- * other ports' draws, nor on how a run is split across MPI ranks (pkt_part.c).
+ * RED marking and bit errors draw from a generator per port (of each kind), seeded from
+ * the run's seed, the kind and the port, so that whether a packet is marked or corrupted
+ * depends on that port's history alone: not on the other ports' draws, nor on how a run
+ * is split across MPI ranks (pkt_part.c).
  */
 static int
-ecn_rng_setup(struct pk_engine *e, struct ft_error *err)
+port_rngs(struct pk_engine *e, uint32_t kind, struct ft_rng **out, struct ft_error *err)
 {
-	if (!e->dcqcn)
-		return 0;
-	e->ecn_rng = ft_calloc(e->nlinks + 1u, sizeof(*e->ecn_rng));
-	if (!e->ecn_rng)
-		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the ECN marking");
+	*out = ft_calloc(e->nlinks + 1u, sizeof(**out));
+	if (!*out)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the per-port random "
+		                                    "streams");
 	for (uint32_t l = 0; l < e->nlinks; l++)
-		ft_rng_seed(&e->ecn_rng[l], e->cfg.seed, ft_rng_stream(PK_RNG_ECN, l));
+		ft_rng_seed(&(*out)[l], e->cfg.seed, ft_rng_stream(kind, l));
 	return 0;
 }
 
@@ -192,7 +192,11 @@ ft__pk_phys_setup(struct pk_engine *e, struct ft_error *err)
 
 	if (rc == 0)
 		rc = vlarb_setup(e, err);
-	return rc < 0 ? rc : ecn_rng_setup(e, err);
+	if (rc == 0 && e->dcqcn)
+		rc = port_rngs(e, PK_RNG_ECN, &e->ecn_rng, err);
+	if (rc == 0 && e->pc.ber > 0)
+		rc = port_rngs(e, PK_RNG_BER, &e->ber_rng, err);
+	return rc;
 }
 
 void
@@ -201,9 +205,11 @@ ft__pk_phys_release(struct pk_engine *e)
 	ft_free(e->cct_delay);
 	ft_free(e->vlarb);
 	ft_free(e->ecn_rng);
+	ft_free(e->ber_rng);
 	e->cct_delay = NULL;
 	e->vlarb = NULL;
 	e->ecn_rng = NULL;
+	e->ber_rng = NULL;
 }
 
 int
