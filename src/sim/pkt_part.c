@@ -199,15 +199,22 @@ pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, b
 {
 	const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, b);
 	uint64_t lat = crosses ? pp->lookahead_ps : 0;
+	uint64_t wait = k->delay_ps + (uint64_t)(k->lat_mult * (double)lat);
 
-	if (k->delay_ps + (uint64_t)(k->lat_mult * (double)lat) >= pp->lookahead_ps)
+	if (wait >= pp->lookahead_ps)
 		return 0;
+	/* A pure join (no delay, no path latency): a chunked message's parts meet there when
+	 * split_data_on_qps splits it (pkt_nccl.c add_message). */
+	if (k->delay_ps == 0 && k->lat_mult == 0 && e->pc.split_data_on_qps &&
+	    e->cfg.qps_per_conn > 1)
+		return pp_refuse(err, "split_data_on_qps splits each chunked message over its QPs, "
+		                      "whose parts meet at barriers with no wait (the message's "
+		                      "arrival, the next message's start)");
 	return ft_error_set(err, FT_EINVAL,
 	                    "sim: packet engine under mpirun: a barrier after flows waits %.3f us, "
 	                    "less than the lookahead (%.3f us, the shortest link between "
 	                    "partitions); run it in one process (without mpirun) instead",
-	                    (double)(k->delay_ps + (uint64_t)(k->lat_mult * (double)lat)) / 1e6,
-	                    (double)pp->lookahead_ps / 1e6);
+	                    (double)wait / 1e6, (double)pp->lookahead_ps / 1e6);
 }
 
 /*
