@@ -58,6 +58,9 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #define CACHELINE 64
 
@@ -157,6 +160,7 @@ struct shm_ep {
 	bool prefault_pairs_only; /* only the rings between ranks 0 and 1 (pt2pt) */
 	bool cma;                 /* single copies through process_vm_readv */
 	size_t cma_min;           /* from this size on (--cma-min) */
+	size_t nt_min;            /* messages from this size on are read out bypassing the cache */
 	uint64_t cma_probe;       /* read by the peers at open */
 	double spin_s;            /* spin this long before sleeping on the doorbell */
 	uint64_t calls;          /* direct collectives run */
@@ -378,6 +382,49 @@ cma_check(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * The largest cache of CPU 0 as sysfs describes it (cache/indexN/size, "32768K"),
+ * else the C library's figure. sysfs first: in a VM the CPUID leaves the
+ * library reads may describe the host's whole socket (384 MiB of L3 on the
+ * EPYC VM where sysfs says 32 MiB).
+ */
+static size_t
+cache_bytes(void)
+{
+	size_t best = 0;
+	unsigned i;
+	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+	for (i = 0; i < 8; i++) {
+		char path[80], buf[32], *end;
+		unsigned long long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%u/size", i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			v = strtoull(buf, &end, 10);
+			v *= *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
+			best = FT_MAX(best, (size_t)v);
+		}
+		fclose(f);
+	}
+	return best ? best : l3 > 0 ? (size_t)l3 : (size_t)32 << 20;
+}
+
+/*
+ * From which message size the receiver bypasses the cache (RING_OUT_NT):
+ * half the last-level cache, where a message and its destination no longer fit
+ * in it beside the ring and the sender's source.
+ */
+static size_t
+nt_min(void)
+{
+	return cache_bytes() / 2;
+}
+
 static int
 shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
             struct ft_error *err)
@@ -439,6 +486,7 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 */
 	if (ft_op_is_coll(cfg->pattern))
 		ep->cma_min = 0;
+	ep->nt_min = nt_min();
 	rc = shm_open_seg(w, ep, err);
 	if (rc == 0 && ep->cma_min)
 		rc = cma_check(w, ep, err);
@@ -486,18 +534,70 @@ shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 
 FT__TRANSPORT_POSTS(shm, shm_post)
 
+/*
+ * Which way ring_data copies. RING_OUT_NT reads out with non-temporal
+ * stores (ft__shm_copy_stream): for messages larger than the cache can hold.
+ */
+enum ring_dir { RING_OUT = 0, RING_IN = 1, RING_OUT_NT = 2 };
+
+/*
+ * memcpy, but the destination written with non-temporal stores, which
+ * bypass the cache: a plain store to a line not in cache first reads it
+ * from memory (a read for ownership), and once the destination outgrows the
+ * cache each line is then written back too, three trips to memory per byte
+ * where this takes two. glibc's memcpy does the same above a size of its
+ * own (about the last-level cache), which the ring's 16 KiB chunks never
+ * reach, so a 64 MiB message copied out of the ring paid the read that a
+ * single 64 MiB memcpy does not. The caller's next release store orders
+ * these stores (the sfence at the end).
+ */
+void
+ft__shm_copy_stream(char *d, const char *s, size_t n)
+{
+#if defined(__x86_64__)
+	size_t head = (size_t)(-(uintptr_t)d & 15);
+
+	if (head > n)
+		head = n;
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	n -= head;
+	for (; n >= 64; n -= 64, d += 64, s += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
+
+		_mm_stream_si128((__m128i *)(void *)d, a);
+		_mm_stream_si128((__m128i *)(void *)(d + 16), b);
+		_mm_stream_si128((__m128i *)(void *)(d + 32), c);
+		_mm_stream_si128((__m128i *)(void *)(d + 48), e);
+	}
+	memcpy(d, s, n);
+	_mm_sfence();
+#else
+	memcpy(d, s, n);
+#endif
+}
+
 /* Copy @len bytes into (or out of) ring data at position @pos, wrapping. */
 static void
-ring_data(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len, bool in)
+ring_data(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
+          enum ring_dir dir)
 {
 	char *data = (char *)(r + 1);
 	/* ring_bytes is a power of two: a mask, not a division, on every message */
 	size_t at = (size_t)pos & (ep->ring_bytes - 1), first = FT_MIN(len, ep->ring_bytes - at);
 
-	if (in) {
+	if (dir == RING_IN) {
 		memcpy(data + at, buf, first);
 		if (len > first)
 			memcpy(data, buf + first, len - first);
+	} else if (dir == RING_OUT_NT) {
+		ft__shm_copy_stream(buf, data + at, first);
+		if (len > first)
+			ft__shm_copy_stream(buf + first, data, len - first);
 	} else {
 		memcpy(buf, data + at, first);
 		if (len > first)
@@ -521,7 +621,7 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
 	size_t i;
 
 	if (len == 0 || len > INL_MAX) {
-		ring_data(ep, r, pos, (char *)buf, len, true);
+		ring_data(ep, r, pos, (char *)buf, len, RING_IN);
 		return false;
 	}
 	w[(len - 1) / sizeof(uint64_t)] = 0;
@@ -543,7 +643,8 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
  * ring is there: read again.
  */
 static void
-ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len)
+ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
+         enum ring_dir dir)
 {
 	for (;;) {
 		uint64_t tag = atomic_load_explicit(&r->inl_tag, memory_order_acquire);
@@ -552,7 +653,7 @@ ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len)
 		size_t i;
 
 		if (tag == INL_NONE || hi <= lo) {
-			ring_data(ep, r, pos, buf, len, false);
+			ring_data(ep, r, pos, buf, len, dir);
 			return;
 		}
 		for (i = (size_t)(lo - at) / sizeof(uint64_t); i * sizeof(uint64_t) < hi - at; i++)
@@ -562,9 +663,9 @@ ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len)
 			continue;
 		memcpy(buf + (lo - pos), (char *)w + (lo - at), (size_t)(hi - lo));
 		if (lo > pos)
-			ring_data(ep, r, pos, buf, (size_t)(lo - pos), false);
+			ring_data(ep, r, pos, buf, (size_t)(lo - pos), dir);
 		if (pos + len > hi)
-			ring_data(ep, r, hi, buf + (hi - pos), (size_t)(pos + len - hi), false);
+			ring_data(ep, r, hi, buf + (hi - pos), (size_t)(pos + len - hi), dir);
 		return;
 	}
 }
@@ -671,14 +772,14 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 		bool rest = in && ring_put(ep, r, pos, b, n);
 
 		if (!in)
-			ring_get(ep, r, pos, b, n);
+			ring_get(ep, r, pos, b, n, q->len >= ep->nt_min ? RING_OUT_NT : RING_OUT);
 		pos += n;
 		room -= n;
 		q->off += n;
 		publish(edge, pos);
 		bell_ring(ep, p);
 		if (rest)
-			ring_data(ep, r, pos - n, b, n, true);
+			ring_data(ep, r, pos - n, b, n, RING_IN);
 		moved++;
 	}
 	return moved;
@@ -718,7 +819,7 @@ move_sends(struct shm_ep *ep, uint32_t p)
 			publish(&r->head, head + sizeof(d));
 			bell_ring(ep, p);
 			if (rest)
-				ring_data(ep, r, head, (char *)&d, sizeof(d), true);
+				ring_data(ep, r, head, (char *)&d, sizeof(d), RING_IN);
 			q->priv[0] = ++pp->cma_sent;
 			req_enqueue(&pp->cq, &pp->cq_tail, req_dequeue(&pp->sq, &pp->sq_tail));
 			moved++;
@@ -752,7 +853,7 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 
 			if (avail < sizeof(d))
 				break;
-			ring_get(ep, r, tail, (char *)&d, sizeof(d));
+			ring_get(ep, r, tail, (char *)&d, sizeof(d), RING_OUT);
 			if (d.len != q->len)
 				return peer_sent_wrong(ep, p, d.len, q->len, err);
 			while (q->off < q->len) {

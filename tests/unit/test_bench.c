@@ -882,6 +882,38 @@ test_shm_single_copy(void **state)
 	shm_exchange_check(16384);
 }
 
+/*
+ * The receiver's cache-bypassing copy: every alignment of source and
+ * destination (0-63 bytes off a line), lengths around the 16-byte head, the
+ * 64-byte blocks and the tail, and a long one; the bytes on either side of
+ * the destination stay untouched.
+ */
+static void
+test_shm_copy_stream(void **state)
+{
+	static const size_t lens[] = { 0, 1, 15, 16, 17, 63, 64, 65, 127, 200, 4096 + 37,
+		                       (1u << 20) + 13 };
+	size_t n = (1u << 20) + 256, i, j, so, dof;
+	unsigned char *src = malloc(n), *dst = malloc(n);
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	for (j = 0; j < n; j++)
+		src[j] = (unsigned char)(j * 131 + 7);
+	for (i = 0; i < FT_ARRAY_SIZE(lens); i++)
+		for (so = 0; so < 64; so += i < 8 ? 1 : 21)
+			for (dof = 0; dof < 64; dof += i < 8 ? 1 : 17) {
+				memset(dst, 0xa5, n);
+				ft__shm_copy_stream((char *)dst + 64 + dof, (char *)src + so, lens[i]);
+				for (j = 0; j < 64 + dof; j++)
+					assert_int_equal(dst[j], 0xa5);
+				assert_memory_equal(dst + 64 + dof, src + so, lens[i]);
+				assert_int_equal(dst[64 + dof + lens[i]], 0xa5);
+			}
+	free(src);
+	free(dst);
+}
+
 /* ---- binding ------------------------------------------------------------------ */
 
 static void
@@ -2643,6 +2675,7 @@ main(void)
 #endif
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_single_copy),
+		cmocka_unit_test(test_shm_copy_stream),
 		cmocka_unit_test(test_bind_names),
 		cmocka_unit_test(test_spin_decision),
 		cmocka_unit_test(test_spin_names),
