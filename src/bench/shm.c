@@ -23,10 +23,12 @@
  * once, straight from it; the sender's request completes when the ring's
  * cma_done count says the receiver has it. It needs matching lengths on
  * both sides, so it serves the point-to-point patterns, not the ring
- * algorithms of the collectives. That path is off by default:
- * where it was measured (a 2-core VM), the kernel's copy ran at about 3 GB/s
- * at every size while the two pipelined copies ran at 6-18 GB/s
- * (docs/internals/bench.md).
+ * algorithms of the collectives, and it stops at half the last-level cache
+ * (is_single_copy). That path is off by default: where it was measured (a
+ * 2-core VM), the kernel's copy ran at about 3 GB/s at every size while the
+ * two pipelined copies ran at 6-18 GB/s; on the same VM under a load of
+ * 14-17 it moved 1-4 MiB messages 1.8-3x faster, needing one rank on a CPU
+ * where the pipeline needs both at once (docs/internals/bench.md).
  *
  * Waiting spins while it pays (w->may_spin: every local rank has a CPU of
  * its own, cpu.c), then sleeps on the rank's doorbell, a futex in the
@@ -645,10 +647,15 @@ peer_sent_wrong(struct shm_ep *ep, uint32_t p, uint64_t got, size_t want, struct
 	                    ft__world_who(ep->base.w, p, who, sizeof(who)), got, want);
 }
 
+/*
+ * Single copies stop at nt_min: from there the pipelined copies, which leave
+ * the ring through non-temporal stores, moved 64 MiB messages 3x faster than
+ * process_vm_readv (whose copy uses plain stores and pins every page).
+ */
 static bool
 is_single_copy(const struct shm_ep *ep, size_t len)
 {
-	return ep->cma && len >= ep->cma_min;
+	return ep->cma && len >= ep->cma_min && len < ep->nt_min;
 }
 
 /* Take the first request off the queue @head..@tail. */
