@@ -344,8 +344,8 @@ cache_bytes(void)
  * half the last-level cache, where a message and its destination no longer fit
  * in it beside the ring and the sender's source.
  */
-static size_t
-nt_min(void)
+size_t
+ft__shm_nt_min(void)
 {
 	return cache_bytes() / 2;
 }
@@ -411,7 +411,7 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 */
 	if (ft_op_is_coll(cfg->pattern))
 		ep->cma_min = 0;
-	ep->nt_min = nt_min();
+	ep->nt_min = ft__shm_nt_min();
 	rc = shm_open_seg(w, ep, err);
 	if (rc == 0 && ep->cma_min)
 		rc = cma_check(w, ep, err);

@@ -774,6 +774,36 @@ shm_small_stream(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_
 }
 
 /*
+ * One message of just over ft__shm_nt_min() bytes, which the receiver
+ * copies out of the ring with non-temporal stores (with or without
+ * --cma-min: single copies stop below that size), checked byte by byte.
+ */
+static int
+shm_big(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
+{
+	size_t len = ft__shm_nt_min() + 4097, j;
+	unsigned char *b;
+	struct ft_req q, *qp = &q;
+	int rc;
+
+	if (len > (64u << 20) + 4097)
+		return 0; /* a cache this large: too much memory for a unit test */
+	b = malloc(len);
+	if (!b)
+		return FT_ENOMEM;
+	for (j = 0; j < len; j++)
+		b[j] = rank ? (unsigned char)(j * 13 + 5) : 0;
+	rc = rank ? ft__ep_send(ep, &q, 0, b, len, err) : ft__ep_recv(ep, &q, 1, b, len, err);
+	if (rc == 0)
+		rc = ft__ep_wait(ep, &qp, 1, err);
+	for (j = 0; rc == 0 && rank == 0 && j < len; j++)
+		if (b[j] != (unsigned char)(j * 13 + 5))
+			rc = ft_error_set(err, FT_EIO, "a %zu-byte message: byte %zu", len, j);
+	free(b);
+	return rc;
+}
+
+/*
  * The shm transport moves the bytes it was given, for messages that go
  * through the ring in chunks (several chunks, wrapping the 1 MiB ring) and
  * for those copied once with process_vm_readv (--cma-min): rank 1 sends
@@ -836,6 +866,8 @@ shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_erro
 	}
 	if (rc == 0)
 		rc = shm_small_stream(ep, rank, buf[0], err);
+	if (rc == 0)
+		rc = shm_big(ep, rank, err);
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
 	for (k = 0; k < 3; k++)
