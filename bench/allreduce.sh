@@ -47,13 +47,15 @@ for t in ${TRANSPORTS:-shm tcp}; do
 		m=$(cat "$tmp"/mpi."$t".* | awk -v s="$size" '$1 == s { print $3 }' | median)
 		f=$(cat "$tmp"/fab."$t".* | fab_busbw "$size" | median)
 		# paired: each run's fabtune busbw over MPI's in the same run
-		pr=$(for r in $(seq "$runs"); do
+		for r in $(seq "$runs"); do
 			ratio "$(fab_busbw "$size" <"$tmp/fab.$t.$r")" \
 				"$(awk -v s="$size" '$1 == s { print $3 }' "$tmp/mpi.$t.$r")"
 			echo
-		done | median)
-		printf "%-3s np=%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s  (median of per-run ratios %s)\n" \
-			"$t" "$np" "$size" "$f" "$m" "$(ratio "$f" "$m")" "$pr"
+		done | sort -g >"$tmp/rv"
+		# the lowest and highest per-run ratio: a dip in some runs shows there
+		printf "%-3s np=%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s  (median of per-run ratios %s, %s-%s)\n" \
+			"$t" "$np" "$size" "$f" "$m" "$(ratio "$f" "$m")" "$(median <"$tmp/rv")" \
+			"$(head -n 1 "$tmp/rv")" "$(tail -n 1 "$tmp/rv")"
 		size=$((size * 2))
 	done
 done

@@ -9,6 +9,11 @@
 # 0.5 from 4 MiB on). CMA=SIZE adds --cma-min SIZE (the single copy through
 # process_vm_readv) to compare it with the pipelined copies.
 #
+# Each size is its own run of both, long enough to be stable on a shared
+# host: at least ITERS windows and at least BYTES (1 GiB) moved, as
+# perftest's 5,000 iterations are (80 messages of 64 KiB took a millisecond,
+# and one time slice decided the figure).
+#
 # The memcpy that fabtune is held to runs in the conditions fabtune ran in:
 # right after it in each run, pinned in turn to each CPU its ranks were
 # bound to (read from its --json), its median pass (fabtune reports its
@@ -33,16 +38,36 @@ max=${MAX:-$((64 << 20))}
 iters=${ITERS:-5}
 window=${WINDOW:-16}
 cma=${CMA:+--cma-min $CMA}
-fab() {
-	# shellcheck disable=SC2086
-	"$fabtune" bench pt2pt_bw --np 2 --transport shm -b "$min" -e "$max" -f 4 \
-		-n $((iters * window)) \
-		--window "$window" $cma --json >"$tmp/fab.$1" 2>/dev/null
+bytes=${BYTES:-$((1 << 30))}
+# windows at SIZE: ITERS, or enough to move BYTES
+nwin() { # SIZE
+	local n=$(((bytes + $1 * window - 1) / ($1 * window)))
+	echo $((n > iters ? n : iters))
 }
-bare() {
-	mpirun -np 2 --mca btl self,vader "$tmp/mpi_pt2pt" bw "-$min" "$max" "$iters" 3 "$window" \
-		>"$tmp/mpi.$1" 2>/dev/null
+fab() { # RUN: every size, one JSON document each
+	local s
+	: >"$tmp/fab.$1"
+	for s in $sizes; do
+		# shellcheck disable=SC2086
+		"$fabtune" bench pt2pt_bw --np 2 --transport shm -b "$s" -e "$s" \
+			-n $(($(nwin "$s") * window)) \
+			--window "$window" $cma --json >>"$tmp/fab.$1" 2>/dev/null
+	done
 }
+bare() { # RUN
+	local s
+	: >"$tmp/mpi.$1"
+	for s in $sizes; do
+		mpirun -np 2 --mca btl self,vader "$tmp/mpi_pt2pt" bw "$s" "$s" "$(nwin "$s")" 3 \
+			"$window" >>"$tmp/mpi.$1" 2>/dev/null
+	done
+}
+sizes=
+size=$min
+while [ "$size" -le "$max" ]; do
+	sizes="$sizes $size"
+	size=$((size * 4))
+done
 # memcpy pinned to each CPU fabtune's ranks ran on in run RUN: per size, the slower median pass
 cpy_pinned() { # RUN
 	local c
@@ -73,7 +98,7 @@ for r in $(seq "$runs"); do
 	hog_stop
 	"$tmp/memcpy" "$min" "$max" >"$tmp/cpy.$r"
 done
-echo "# shm pt2pt bandwidth (GB/s), window $window; hog: ${HOG:-0}; runs: $runs; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# shm pt2pt bandwidth (GB/s), window $window, >= $iters windows and $bytes bytes a size; hog: ${HOG:-0}; runs: $runs; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
 size=$min
 while [ "$size" -le "$max" ]; do
 	f=$(for r in $(seq "$runs"); do json_row_field "$size" algbw_GBps <"$tmp/fab.$r"; done | median)

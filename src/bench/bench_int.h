@@ -258,6 +258,10 @@ extern const struct ft_transport_ops ft_tcp_transport;
 extern const struct ft_transport_ops ft_shm_transport;
 /* Does this shm endpoint run the collectives directly on buffers in its segment? */
 bool ft__shm_direct(const struct ft_ep *ep);
+/* memcpy whose stores bypass the cache (non-temporal), for destinations larger than it */
+void ft__shm_copy_stream(char *d, const char *s, size_t n);
+/* from this message size on, the shm receiver copies out of the ring with it */
+size_t ft__shm_nt_min(void);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 struct ft__cuda;

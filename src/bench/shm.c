@@ -23,10 +23,12 @@
  * once, straight from it; the sender's request completes when the ring's
  * cma_done count says the receiver has it. It needs matching lengths on
  * both sides, so it serves the point-to-point patterns, not the ring
- * algorithms of the collectives. That path is off by default:
- * where it was measured (a 2-core VM), the kernel's copy ran at about 3 GB/s
- * at every size while the two pipelined copies ran at 6-18 GB/s
- * (docs/internals/bench.md).
+ * algorithms of the collectives, and it stops at half the last-level cache
+ * (is_single_copy). That path is off by default: where it was measured (a
+ * 2-core VM), the kernel's copy ran at about 3 GB/s at every size while the
+ * two pipelined copies ran at 6-18 GB/s; on the same VM under a load of
+ * 14-17 it moved 1-4 MiB messages 1.8-3x faster, needing one rank on a CPU
+ * where the pipeline needs both at once (docs/internals/bench.md).
  *
  * Waiting spins while it pays (w->may_spin: every local rank has a CPU of
  * its own, cpu.c), then sleeps on the rank's doorbell, a futex in the
@@ -34,17 +36,11 @@
  * sleeps. sched_yield() is never used: beside a busy process it hands the
  * core to that process for a whole time slice.
  *
- * The collectives' buffers live in the segment too (mem_alloc: one area per
- * rank, like NCCL's registered buffers or CUDA IPC handles), so all_reduce
- * needs no ring: every rank publishes the offsets of its buffers with a
- * sequence number, reduces its 1/n slice reading all n inputs in place,
- * writes the result once into every rank's output, and publishes the next
- * sequence number. Each element is read once per input and written once per
- * output: one pass, where the ring copies every byte into a ring and out again.
+ * The collectives run on buffers in the segment itself (shm_coll.c).
  *
  *   segment: [ctl: one line per rank][rings: n x n][buffers: n areas]
  */
-#include "bench_int.h"
+#include "shm_int.h"
 
 #include <inttypes.h>
 
@@ -58,8 +54,9 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
-
-#define CACHELINE 64
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 /*
  * A small publication travels in the line of the head that announces it:
@@ -89,36 +86,6 @@ struct ring {
 };
 _Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < 256, "ring header layout");
 
-/*
- * One line per rank: the futex it sleeps on when idle, whether it sleeps,
- * and where its cross-memory-attach probe word is (in its own memory).
- */
-struct shm_bell {
-	_Atomic uint32_t bell;
-	_Atomic uint32_t sleeping;
-	uint64_t probe_addr;
-	char pad[CACHELINE - 2 * sizeof(uint32_t) - sizeof(uint64_t)];
-};
-_Static_assert(sizeof(struct shm_bell) == CACHELINE, "one cache line per rank");
-
-/*
- * One line per rank, written only by that rank. seq is 2c-1 once call c's
- * buffers are published (offsets below), 2c once its outputs are written.
- */
-struct shm_ctl {
-	_Atomic uint64_t seq;
-	uint64_t send_off, recv_off, count; /* offsets from the buffer area's start */
-	uint32_t coll, dtype, op, ok;
-	int32_t root;
-	char pad[CACHELINE - 6 * sizeof(uint64_t) - sizeof(int32_t)];
-};
-_Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
-
-#define SEG_ALIGN 4096
-/* ranks the direct collectives take (pointer arrays on the stack); beyond: rings */
-#define FT_SHM_DIRECT_MAX 64
-/* reduce and copy in pieces that stay in L1 between the reduction and the copies */
-#define PIECE_BYTES (16 * 1024)
 /* ring copies are published in pieces this large (sender and receiver overlap) */
 #define SHM_CHUNK (16 * 1024) /* 64 KiB and 256 KiB chunks measured slower */
 #define CMA_MAGIC   0x66746d61636d6121ull
@@ -132,38 +99,6 @@ struct cma_desc {
 	uint64_t addr, len;
 };
 
-struct shm_peer {
-	struct ft_req *sq, *sq_tail;
-	struct ft_req *rq, *rq_tail;
-	struct ft_req *cq, *cq_tail; /* single-copy sends the receiver has not read yet */
-	uint64_t cma_sent;           /* descriptors sent to this peer */
-	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
-	                                the ring looks full, so its line stays with the reader */
-};
-
-struct shm_ep {
-	struct ft_ep base;
-	char *seg;
-	size_t seg_bytes, ring_bytes, ring_stride;
-	struct shm_ctl *ctl; /* nranks lines */
-	struct shm_bell *bells; /* nranks lines */
-	char *rings;
-	char *bufs;              /* nranks areas of area_bytes, NULL when none */
-	size_t area_bytes;       /* per rank */
-	size_t area_used;        /* bump allocator in this rank's area */
-	unsigned area_live;      /* allocations not yet freed */
-	size_t prefault_bytes;   /* of each of this rank's rings, touched at open */
-	size_t rings_off, bufs_off;
-	bool prefault_pairs_only; /* only the rings between ranks 0 and 1 (pt2pt) */
-	bool cma;                 /* single copies through process_vm_readv */
-	size_t cma_min;           /* from this size on (--cma-min) */
-	uint64_t cma_probe;       /* read by the peers at open */
-	double spin_s;            /* spin this long before sleeping on the doorbell */
-	uint64_t calls;          /* direct collectives run */
-	uint32_t rank, nranks;
-	struct shm_peer *peers;
-	double next_check;
-};
 
 static int
 shm_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
@@ -193,12 +128,6 @@ struct seg_name {
 	int32_t pid, fd;
 	char name[64];
 };
-
-static size_t
-align_up(size_t v, size_t a)
-{
-	return (v + a - 1) / a * a;
-}
 
 /*
  * Map this rank's rings into its page tables now rather than inside a timed
@@ -278,7 +207,7 @@ shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 			                  strerror(errno));
 		} else {
 			ep->ctl = (struct shm_ctl *)(void *)ep->seg;
-			ep->bells = (struct shm_bell *)(void *)(ep->seg + align_up(
+			ep->bells = (struct shm_bell *)(void *)(ep->seg + ft__shm_align_up(
 			        sizeof(struct shm_ctl) * w->nranks, CACHELINE));
 			ep->rings = ep->seg + ep->rings_off;
 			ep->bufs = ep->area_bytes ? ep->seg + ep->bufs_off : NULL;
@@ -333,7 +262,7 @@ area_bytes(const struct ft_bench_cfg *cfg, uint32_t n)
 	    !es || n < 2)
 		return 0;
 	ft__bench_bufsizes(cfg->pattern, (size_t)(cfg->max_bytes / es) + n, es, n, &sb, &rb);
-	area = align_up(sb, SEG_ALIGN) + align_up(FT_MAX(sb, rb), SEG_ALIGN) + SEG_ALIGN;
+	area = ft__shm_align_up(sb, SEG_ALIGN) + ft__shm_align_up(FT_MAX(sb, rb), SEG_ALIGN) + SEG_ALIGN;
 	if (!limit || (uint64_t)area * n > limit)
 		return 0;
 	return area;
@@ -378,6 +307,49 @@ cma_check(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * The largest cache of CPU 0 as sysfs describes it (cache/indexN/size, "32768K"),
+ * else the C library's figure. sysfs first: in a VM the CPUID leaves the
+ * library reads may describe the host's whole socket (384 MiB of L3 on the
+ * EPYC VM where sysfs says 32 MiB).
+ */
+static size_t
+cache_bytes(void)
+{
+	size_t best = 0;
+	unsigned i;
+	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+	for (i = 0; i < 8; i++) {
+		char path[80], buf[32], *end;
+		unsigned long long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%u/size", i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			v = strtoull(buf, &end, 10);
+			v *= *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
+			best = FT_MAX(best, (size_t)v);
+		}
+		fclose(f);
+	}
+	return best ? best : l3 > 0 ? (size_t)l3 : (size_t)32 << 20;
+}
+
+/*
+ * From which message size the receiver bypasses the cache (RING_OUT_NT):
+ * half the last-level cache, where a message and its destination no longer fit
+ * in it beside the ring and the sender's source.
+ */
+size_t
+ft__shm_nt_min(void)
+{
+	return cache_bytes() / 2;
+}
+
 static int
 shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
             struct ft_error *err)
@@ -397,10 +369,10 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 */
 	ep->ring_bytes = 1u << 20; /* a power of two (ring_data masks) */
 	ep->ring_stride = sizeof(struct ring) + ep->ring_bytes;
-	ctl_bytes = align_up(align_up(sizeof(struct shm_ctl) * w->nranks, CACHELINE) +
+	ctl_bytes = ft__shm_align_up(ft__shm_align_up(sizeof(struct shm_ctl) * w->nranks, CACHELINE) +
 	                             sizeof(struct shm_bell) * w->nranks,
 	                     SEG_ALIGN);
-	rings_bytes = align_up(ep->ring_stride * w->nranks * w->nranks, SEG_ALIGN);
+	rings_bytes = ft__shm_align_up(ep->ring_stride * w->nranks * w->nranks, SEG_ALIGN);
 	ep->area_bytes = area_bytes(cfg, w->nranks);
 	ep->rings_off = ctl_bytes;
 	ep->bufs_off = ctl_bytes + rings_bytes;
@@ -439,6 +411,7 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 */
 	if (ft_op_is_coll(cfg->pattern))
 		ep->cma_min = 0;
+	ep->nt_min = ft__shm_nt_min();
 	rc = shm_open_seg(w, ep, err);
 	if (rc == 0 && ep->cma_min)
 		rc = cma_check(w, ep, err);
@@ -486,18 +459,70 @@ shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 
 FT__TRANSPORT_POSTS(shm, shm_post)
 
+/*
+ * Which way ring_data copies. RING_OUT_NT reads out with non-temporal
+ * stores (ft__shm_copy_stream): for messages larger than the cache can hold.
+ */
+enum ring_dir { RING_OUT = 0, RING_IN = 1, RING_OUT_NT = 2 };
+
+/*
+ * memcpy, but the destination written with non-temporal stores, which
+ * bypass the cache: a plain store to a line not in cache first reads it
+ * from memory (a read for ownership), and once the destination outgrows the
+ * cache each line is then written back too, three trips to memory per byte
+ * where this takes two. glibc's memcpy does the same above a size of its
+ * own (about the last-level cache), which the ring's 16 KiB chunks never
+ * reach, so a 64 MiB message copied out of the ring paid the read that a
+ * single 64 MiB memcpy does not. The caller's next release store orders
+ * these stores (the sfence at the end).
+ */
+void
+ft__shm_copy_stream(char *d, const char *s, size_t n)
+{
+#if defined(__x86_64__)
+	size_t head = (size_t)(-(uintptr_t)d & 15);
+
+	if (head > n)
+		head = n;
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	n -= head;
+	for (; n >= 64; n -= 64, d += 64, s += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
+
+		_mm_stream_si128((__m128i *)(void *)d, a);
+		_mm_stream_si128((__m128i *)(void *)(d + 16), b);
+		_mm_stream_si128((__m128i *)(void *)(d + 32), c);
+		_mm_stream_si128((__m128i *)(void *)(d + 48), e);
+	}
+	memcpy(d, s, n);
+	_mm_sfence();
+#else
+	memcpy(d, s, n);
+#endif
+}
+
 /* Copy @len bytes into (or out of) ring data at position @pos, wrapping. */
 static void
-ring_data(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len, bool in)
+ring_data(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
+          enum ring_dir dir)
 {
 	char *data = (char *)(r + 1);
 	/* ring_bytes is a power of two: a mask, not a division, on every message */
 	size_t at = (size_t)pos & (ep->ring_bytes - 1), first = FT_MIN(len, ep->ring_bytes - at);
 
-	if (in) {
+	if (dir == RING_IN) {
 		memcpy(data + at, buf, first);
 		if (len > first)
 			memcpy(data, buf + first, len - first);
+	} else if (dir == RING_OUT_NT) {
+		ft__shm_copy_stream(buf, data + at, first);
+		if (len > first)
+			ft__shm_copy_stream(buf + first, data, len - first);
 	} else {
 		memcpy(buf, data + at, first);
 		if (len > first)
@@ -521,7 +546,7 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
 	size_t i;
 
 	if (len == 0 || len > INL_MAX) {
-		ring_data(ep, r, pos, (char *)buf, len, true);
+		ring_data(ep, r, pos, (char *)buf, len, RING_IN);
 		return false;
 	}
 	w[(len - 1) / sizeof(uint64_t)] = 0;
@@ -543,7 +568,8 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
  * ring is there: read again.
  */
 static void
-ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len)
+ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
+         enum ring_dir dir)
 {
 	for (;;) {
 		uint64_t tag = atomic_load_explicit(&r->inl_tag, memory_order_acquire);
@@ -552,7 +578,7 @@ ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len)
 		size_t i;
 
 		if (tag == INL_NONE || hi <= lo) {
-			ring_data(ep, r, pos, buf, len, false);
+			ring_data(ep, r, pos, buf, len, dir);
 			return;
 		}
 		for (i = (size_t)(lo - at) / sizeof(uint64_t); i * sizeof(uint64_t) < hi - at; i++)
@@ -562,16 +588,16 @@ ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len)
 			continue;
 		memcpy(buf + (lo - pos), (char *)w + (lo - at), (size_t)(hi - lo));
 		if (lo > pos)
-			ring_data(ep, r, pos, buf, (size_t)(lo - pos), false);
+			ring_data(ep, r, pos, buf, (size_t)(lo - pos), dir);
 		if (pos + len > hi)
-			ring_data(ep, r, hi, buf + (hi - pos), (size_t)(pos + len - hi), false);
+			ring_data(ep, r, hi, buf + (hi - pos), (size_t)(pos + len - hi), dir);
 		return;
 	}
 }
 
 /* Is a peer's process gone? Every peer with @all, else those with requests pending. */
-static int
-check_peers(struct shm_ep *ep, bool all, struct ft_error *err)
+int
+ft__shm_check_peers(struct shm_ep *ep, bool all, struct ft_error *err)
 {
 	uint32_t p;
 
@@ -595,12 +621,12 @@ futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 
 /*
  * After publishing something rank @p waits for: wake it if it sleeps. The
- * publication is a seq_cst exchange (publish()), which pairs with the fence
+ * publication is a seq_cst exchange (ft__shm_publish()), which pairs with the fence
  * in bell_sleep: one of the two sides sees the other's store. On x86 the
  * locked exchange is cheaper than a store followed by a fence.
  */
-static void
-bell_ring(struct shm_ep *ep, uint32_t p)
+void
+ft__shm_bell_ring(struct shm_ep *ep, uint32_t p)
 {
 	struct shm_bell *b = &ep->bells[p];
 
@@ -608,13 +634,6 @@ bell_ring(struct shm_ep *ep, uint32_t p)
 		atomic_fetch_add_explicit(&b->bell, 1, memory_order_seq_cst);
 		futex(&b->bell, FUTEX_WAKE, INT_MAX, NULL);
 	}
-}
-
-/* Store @v to @x so that it is ordered before the loads that follow (bell_ring). */
-static inline void
-publish(_Atomic uint64_t *x, uint64_t v)
-{
-	(void)atomic_exchange_explicit(x, v, memory_order_seq_cst);
 }
 
 static int
@@ -628,10 +647,15 @@ peer_sent_wrong(struct shm_ep *ep, uint32_t p, uint64_t got, size_t want, struct
 	                    ft__world_who(ep->base.w, p, who, sizeof(who)), got, want);
 }
 
+/*
+ * Single copies stop at nt_min: from there the pipelined copies, which leave
+ * the ring through non-temporal stores, moved 64 MiB messages 3x faster than
+ * process_vm_readv (whose copy uses plain stores and pins every page).
+ */
 static bool
 is_single_copy(const struct shm_ep *ep, size_t len)
 {
-	return ep->cma && len >= ep->cma_min;
+	return ep->cma && len >= ep->cma_min && len < ep->nt_min;
 }
 
 /* Take the first request off the queue @head..@tail. */
@@ -671,14 +695,14 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 		bool rest = in && ring_put(ep, r, pos, b, n);
 
 		if (!in)
-			ring_get(ep, r, pos, b, n);
+			ring_get(ep, r, pos, b, n, q->len >= ep->nt_min ? RING_OUT_NT : RING_OUT);
 		pos += n;
 		room -= n;
 		q->off += n;
-		publish(edge, pos);
-		bell_ring(ep, p);
+		ft__shm_publish(edge, pos);
+		ft__shm_bell_ring(ep, p);
 		if (rest)
-			ring_data(ep, r, pos - n, b, n, true);
+			ring_data(ep, r, pos - n, b, n, RING_IN);
 		moved++;
 	}
 	return moved;
@@ -715,10 +739,10 @@ move_sends(struct shm_ep *ep, uint32_t p)
 			if (space < sizeof(d))
 				break;
 			rest = ring_put(ep, r, head, (char *)&d, sizeof(d));
-			publish(&r->head, head + sizeof(d));
-			bell_ring(ep, p);
+			ft__shm_publish(&r->head, head + sizeof(d));
+			ft__shm_bell_ring(ep, p);
 			if (rest)
-				ring_data(ep, r, head, (char *)&d, sizeof(d), true);
+				ring_data(ep, r, head, (char *)&d, sizeof(d), RING_IN);
 			q->priv[0] = ++pp->cma_sent;
 			req_enqueue(&pp->cq, &pp->cq_tail, req_dequeue(&pp->sq, &pp->sq_tail));
 			moved++;
@@ -752,7 +776,7 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 
 			if (avail < sizeof(d))
 				break;
-			ring_get(ep, r, tail, (char *)&d, sizeof(d));
+			ring_get(ep, r, tail, (char *)&d, sizeof(d), RING_OUT);
 			if (d.len != q->len)
 				return peer_sent_wrong(ep, p, d.len, q->len, err);
 			while (q->off < q->len) {
@@ -770,9 +794,9 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 					        n < 0 ? strerror(errno) : "nothing read");
 				q->off += (size_t)n;
 			}
-			publish(&r->tail, tail + sizeof(d));
+			ft__shm_publish(&r->tail, tail + sizeof(d));
 			atomic_fetch_add_explicit(&r->cma_done, 1, memory_order_seq_cst);
-			bell_ring(ep, p);
+			ft__shm_bell_ring(ep, p);
 			req_done(&pp->rq, &pp->rq_tail);
 			moved++;
 			continue;
@@ -811,8 +835,8 @@ move_all(struct shm_ep *ep, struct ft_error *err)
  * @ready (a last look, after announcing the sleep) finds work. Peers ring it
  * after every publication while `sleeping` is set.
  */
-static int
-bell_sleep(struct shm_ep *ep, int timeout_ms, int (*ready)(struct shm_ep *, void *,
+int
+ft__shm_bell_sleep(struct shm_ep *ep, int timeout_ms, int (*ready)(struct shm_ep *, void *,
                                                            struct ft_error *),
            void *ud, struct ft_error *err)
 {
@@ -843,8 +867,8 @@ ready_moves(struct shm_ep *ep, void *ud, struct ft_error *err)
  * last clock read) ended spinning for the run, after which waits spin only
  * SPIN_S_SHARED.
  */
-static bool
-spin_over(struct shm_ep *ep, double *prev, double t0)
+bool
+ft__shm_spin_over(struct shm_ep *ep, double *prev, double t0)
 {
 	double now = ft__now();
 
@@ -855,8 +879,8 @@ spin_over(struct shm_ep *ep, double *prev, double t0)
 }
 
 /* A spin ended in progress: its last stretch is looked at too, as in ft__ep_wait. */
-static void
-spin_paid(struct shm_ep *ep, double *prev)
+void
+ft__shm_spin_paid(struct shm_ep *ep, double *prev)
 {
 	if (ep->base.spin_wake_s <= 0 || !ep->base.w->may_spin)
 		return; /* no clock read on a ping-pong's path */
@@ -884,320 +908,28 @@ shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 			ft__cpu_relax();
 		moved = move_all(ep, err);
 		if (moved != 0) {
-			spin_paid(ep, &prev);
+			ft__shm_spin_paid(ep, &prev);
 			return moved;
 		}
-		if ((i & 63) == 0 && spin_over(ep, &prev, t0))
+		if ((i & 63) == 0 && ft__shm_spin_over(ep, &prev, t0))
 			break;
 	}
-	moved = bell_sleep(ep, timeout_ms, ready_moves, NULL, err);
+	moved = ft__shm_bell_sleep(ep, timeout_ms, ready_moves, NULL, err);
 	if (moved != 0)
 		return moved;
 	if (ft__now() >= ep->next_check) {
 		ep->next_check = ft__now() + 0.05;
-		return check_peers(ep, false, err);
+		return ft__shm_check_peers(ep, false, err);
 	}
 	return move_all(ep, err);
-}
-
-/* ---- buffers in the segment and the direct collectives ------------------------ */
-
-static int shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a,
-                    struct ft_error *err);
-
-static void *
-shm_mem_alloc(struct ft_ep *base, size_t bytes)
-{
-	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
-	size_t need = align_up(bytes ? bytes : 1, SEG_ALIGN);
-
-	if (ep->bufs && need <= ep->area_bytes - ep->area_used) {
-		char *p = ep->bufs + (size_t)ep->rank * ep->area_bytes + ep->area_used;
-
-		ep->area_used += need;
-		ep->area_live++;
-		return p;
-	}
-	return ft_malloc(bytes ? bytes : 1);
-}
-
-static bool
-in_area(const struct shm_ep *ep, uint32_t rank, const void *p, size_t bytes)
-{
-	uintptr_t lo, c = (uintptr_t)p;
-
-	if (!ep->bufs)
-		return false;
-	lo = (uintptr_t)ep->bufs + (uintptr_t)rank * ep->area_bytes;
-	return c >= lo && c - lo <= ep->area_bytes && bytes <= ep->area_bytes - (c - lo);
-}
-
-/* The same for an offset published by rank @rank (never trusted blindly). */
-static bool
-off_in_area(const struct shm_ep *ep, uint32_t rank, uint64_t off, size_t bytes)
-{
-	uint64_t lo = (uint64_t)rank * ep->area_bytes;
-
-	return off >= lo && off - lo <= ep->area_bytes && bytes <= ep->area_bytes - (off - lo);
-}
-
-static void
-shm_mem_free(struct ft_ep *base, void *p)
-{
-	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
-
-	if (!in_area(ep, ep->rank, p, 0)) {
-		ft_free(p);
-		return;
-	}
-	/* a bump allocator: the area is reused once everything in it is freed */
-	if (ep->area_live && --ep->area_live == 0)
-		ep->area_used = 0;
-}
-
-struct seq_want {
-	uint32_t p;
-	uint64_t want;
-};
-
-static int
-ready_seq(struct shm_ep *ep, void *ud, struct ft_error *err)
-{
-	const struct seq_want *sw = ud;
-
-	return atomic_load_explicit(&ep->ctl[sw->p].seq, memory_order_acquire) >= sw->want;
-}
-
-/* Wait until every rank's sequence number reaches @want. */
-static int
-wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
-{
-	double start = 0, now, prev = 0;
-	unsigned spins = 0;
-	uint32_t p;
-	int rc;
-
-	for (p = 0; p < ep->nranks; p++) {
-		while (atomic_load_explicit(&ep->ctl[p].seq, memory_order_acquire) < want) {
-			struct seq_want sw = { p, want };
-
-			/* spin while the peer is likely close, then sleep on the doorbell */
-			ft__cpu_relax();
-			if (++spins % 64)
-				continue;
-			now = ft__now();
-			if (start == 0)
-				start = prev = now;
-			if (spin_over(ep, &prev, start))
-				bell_sleep(ep, 10, ready_seq, &sw, err);
-			if (ep->base.stop && *ep->base.stop)
-				return ft_error_set(err, FT_EINTR, "interrupted");
-			/* any rank that died, not only this one: it may be what p waits on */
-			if (now >= ep->next_check) {
-				ep->next_check = now + 0.05;
-				rc = check_peers(ep, true, err);
-				if (rc < 0)
-					return rc;
-			}
-			if (now - start > ep->base.timeout_s)
-				return ft__ep_silent(&ep->base, p, err);
-		}
-		/* a peer that answered restarts the clock */
-		if (start > 0)
-			spin_paid(ep, &prev);
-		start = 0;
-		spins = 0;
-	}
-	return 0;
-}
-
-/* Publish this rank's sequence number and wake the ranks waiting for it. */
-static void
-publish_seq(struct shm_ep *ep, uint64_t seq)
-{
-	uint32_t p;
-
-	publish(&ep->ctl[ep->rank].seq, seq);
-	for (p = 0; p < ep->nranks; p++)
-		if (p != ep->rank)
-			bell_ring(ep, p);
-}
-
-/*
- * d[0..cnt) = in[start] op in[start+1] op ... (all n inputs, at byte @off).
- * @d may be in[start] + off exactly (in place), never another input.
- */
-static void
-reduce_piece(char *d, const char *const *in, uint32_t n, uint32_t start, size_t off, size_t cnt,
-             const struct ft_bench_coll_args *a)
-{
-	uint32_t k;
-
-	ft__data_reduce3(d, in[start] + off, in[(start + 1) % n] + off, cnt, a->dtype, a->op);
-	for (k = 2; k < n; k++)
-		ft__data_reduce(d, in[(start + k) % n] + off, cnt, a->dtype, a->op);
-}
-
-/*
- * The collective itself, once every rank's buffers are known: @in and @out
- * are every rank's send and receive buffers as mapped here. Each rank only
- * writes what no other rank reads during the call (see direct_coll).
- */
-static void
-direct_body(struct shm_ep *ep, const struct ft_bench_coll_args *a, const char *const *in,
-            char *const *out)
-{
-	uint32_t n = ep->nranks, r = ep->rank, root = (uint32_t)a->root, k;
-	size_t es = ft_dtype_size(a->dtype), bytes = a->count * es, first, len, off, end;
-
-	switch (a->coll) {
-	case FT_OP_ALL_REDUCE:
-	case FT_OP_REDUCE:
-		/*
-		 * Rank r reduces slice r of all inputs and writes it to every output
-		 * (all_reduce) or to the root's (reduce): n ranks share the work.
-		 */
-		ft__bench_chunk(a->count, n, r, &first, &len);
-		end = (first + len) * es;
-		for (off = first * es; off < end; off += PIECE_BYTES) {
-			size_t pb = FT_MIN((size_t)PIECE_BYTES, end - off);
-
-			if (a->coll == FT_OP_REDUCE) {
-				reduce_piece(out[root] + off, in, n, root, off, pb / es, a);
-				continue;
-			}
-			reduce_piece(out[r] + off, in, n, r, off, pb / es, a);
-			for (k = 1; k < n; k++)
-				memcpy(out[(r + k) % n] + off, out[r] + off, pb);
-		}
-		break;
-	case FT_OP_REDUCE_SCATTER:
-		/* block r of every input, reduced into this rank's output */
-		for (off = 0; off < bytes; off += PIECE_BYTES) {
-			size_t pb = FT_MIN((size_t)PIECE_BYTES, bytes - off);
-
-			reduce_piece(out[r] + off, in, n, r, (size_t)r * bytes + off, pb / es, a);
-		}
-		break;
-	case FT_OP_ALL_GATHER:
-		for (k = 0; k < n; k++)
-			if (out[r] + (size_t)k * bytes != in[k])
-				memcpy(out[r] + (size_t)k * bytes, in[k], bytes);
-		break;
-	case FT_OP_ALLTOALL:
-		for (k = 0; k < n; k++)
-			memcpy(out[r] + (size_t)k * bytes, in[k] + (size_t)r * bytes, bytes);
-		break;
-	case FT_OP_BROADCAST:
-		if (out[r] != in[root])
-			memcpy(out[r], in[root], bytes);
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * A collective on buffers in the segment. Call c: publish this rank's
- * buffer offsets and seq 2c-1; once every rank is there, every rank reads
- * the inputs it needs in place and writes its share of the outputs; it then
- * publishes 2c and waits for everyone's 2c, after which nobody touches this
- * rank's buffers until the next call publishes 2c+1.
- *
- * In place works because the reductions split the elements: slice r of
- * every buffer is only touched by rank r, which reads a piece of all inputs
- * before writing it. The copies only write their own rank's output, and
- * alltoall, whose in-place layout would have a peer read what this rank
- * overwrites, takes the ring instead.
- */
-static int
-direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
-{
-	uint32_t n = ep->nranks, r = ep->rank, k;
-	size_t es = ft_dtype_size(a->dtype), sb, rb;
-	struct shm_ctl *me = &ep->ctl[r];
-	uint64_t c = ++ep->calls;
-	const char *in[FT_SHM_DIRECT_MAX];
-	char *out[FT_SHM_DIRECT_MAX];
-	const char *s0 = a->sendbuf, *r0 = a->recvbuf;
-	bool ok = true;
-	int rc;
-
-	ft__bench_bufsizes(a->coll, a->count, es, n, &sb, &rb);
-	me->ok = in_area(ep, r, s0, sb) && in_area(ep, r, r0, rb) &&
-	         (a->coll != FT_OP_ALLTOALL || s0 + sb <= r0 || r0 + rb <= s0);
-	me->send_off = me->ok ? (uint64_t)(s0 - ep->bufs) : 0;
-	me->recv_off = me->ok ? (uint64_t)(r0 - ep->bufs) : 0;
-	me->count = a->count;
-	me->coll = (uint32_t)a->coll;
-	me->dtype = (uint32_t)a->dtype;
-	me->op = (uint32_t)a->op;
-	me->root = a->root;
-	publish_seq(ep, 2 * c - 1);
-	rc = wait_all(ep, 2 * c - 1, err);
-	if (rc < 0)
-		return rc;
-	/* every rank sees the same lines, so all take the same way */
-	for (k = 0; k < n; k++) {
-		const struct shm_ctl *pc = &ep->ctl[k];
-
-		ok = ok && pc->ok && pc->count == a->count && pc->coll == (uint32_t)a->coll &&
-		     pc->dtype == (uint32_t)a->dtype && pc->op == (uint32_t)a->op &&
-		     pc->root == a->root && off_in_area(ep, k, pc->send_off, sb) &&
-		     off_in_area(ep, k, pc->recv_off, rb);
-		if (ok) {
-			in[k] = ep->bufs + pc->send_off;
-			out[k] = ep->bufs + pc->recv_off;
-		}
-	}
-	if (!ok) {
-		publish_seq(ep, 2 * c);
-		return FT_ENOTSUP;
-	}
-	direct_body(ep, a, in, out);
-	publish_seq(ep, 2 * c);
-	return wait_all(ep, 2 * c, err);
-}
-
-bool
-ft__shm_direct(const struct ft_ep *base)
-{
-	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
-
-	return base->ops->coll == shm_coll && ep->bufs && ep->nranks >= 2 &&
-	       ep->nranks <= FT_SHM_DIRECT_MAX;
-}
-
-static int
-shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err)
-{
-	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
-
-	/* the same test on every rank: the same pattern, world and segment layout */
-	if (!ft__shm_direct(base))
-		return FT_ENOTSUP;
-	switch (a->coll) {
-	case FT_OP_ALL_REDUCE:
-	case FT_OP_REDUCE:
-	case FT_OP_REDUCE_SCATTER:
-	case FT_OP_ALL_GATHER:
-	case FT_OP_ALLTOALL:
-	case FT_OP_BROADCAST:
-		if ((a->coll == FT_OP_REDUCE || a->coll == FT_OP_BROADCAST) &&
-		    (a->root < 0 || (uint32_t)a->root >= ep->nranks))
-			return FT_ENOTSUP;
-		return direct_coll(ep, a, err);
-	default:
-		return FT_ENOTSUP;
-	}
 }
 
 const struct ft_transport_ops ft_shm_transport = {
 	FT__TRANSPORT_P2P_OPS(shm, shm_open_ep,
 	                      "shared memory rings between ranks on one host"),
-	.coll = shm_coll,
-	.mem_alloc = shm_mem_alloc,
-	.mem_free = shm_mem_free,
+	.coll = ft__shm_coll,
+	.mem_alloc = ft__shm_mem_alloc,
+	.mem_free = ft__shm_mem_free,
 	.spin_polls = 1, /* the idle path spins and sleeps by itself (shm_progress) */
 	.rank_local = 50,
 	.rank_remote = 0,

@@ -774,6 +774,36 @@ shm_small_stream(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_
 }
 
 /*
+ * One message of just over ft__shm_nt_min() bytes, which the receiver
+ * copies out of the ring with non-temporal stores (with or without
+ * --cma-min: single copies stop below that size), checked byte by byte.
+ */
+static int
+shm_big(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
+{
+	size_t len = ft__shm_nt_min() + 4097, j;
+	unsigned char *b;
+	struct ft_req q, *qp = &q;
+	int rc;
+
+	if (len > (64u << 20) + 4097)
+		return 0; /* a cache this large: too much memory for a unit test */
+	b = malloc(len);
+	if (!b)
+		return FT_ENOMEM;
+	for (j = 0; j < len; j++)
+		b[j] = rank ? (unsigned char)(j * 13 + 5) : 0;
+	rc = rank ? ft__ep_send(ep, &q, 0, b, len, err) : ft__ep_recv(ep, &q, 1, b, len, err);
+	if (rc == 0)
+		rc = ft__ep_wait(ep, &qp, 1, err);
+	for (j = 0; rc == 0 && rank == 0 && j < len; j++)
+		if (b[j] != (unsigned char)(j * 13 + 5))
+			rc = ft_error_set(err, FT_EIO, "a %zu-byte message: byte %zu", len, j);
+	free(b);
+	return rc;
+}
+
+/*
  * The shm transport moves the bytes it was given, for messages that go
  * through the ring in chunks (several chunks, wrapping the 1 MiB ring) and
  * for those copied once with process_vm_readv (--cma-min): rank 1 sends
@@ -837,6 +867,8 @@ shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_erro
 	if (rc == 0)
 		rc = shm_small_stream(ep, rank, buf[0], err);
 	if (rc == 0)
+		rc = shm_big(ep, rank, err);
+	if (rc == 0)
 		rc = ft__world_barrier(w, err);
 	for (k = 0; k < 3; k++)
 		free(buf[k]);
@@ -880,6 +912,38 @@ static void
 test_shm_single_copy(void **state)
 {
 	shm_exchange_check(16384);
+}
+
+/*
+ * The receiver's cache-bypassing copy: every alignment of source and
+ * destination (0-63 bytes off a line), lengths around the 16-byte head, the
+ * 64-byte blocks and the tail, and a long one; the bytes on either side of
+ * the destination stay untouched.
+ */
+static void
+test_shm_copy_stream(void **state)
+{
+	static const size_t lens[] = { 0, 1, 15, 16, 17, 63, 64, 65, 127, 200, 4096 + 37,
+		                       (1u << 20) + 13 };
+	size_t n = (1u << 20) + 256, i, j, so, dof;
+	unsigned char *src = malloc(n), *dst = malloc(n);
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	for (j = 0; j < n; j++)
+		src[j] = (unsigned char)(j * 131 + 7);
+	for (i = 0; i < FT_ARRAY_SIZE(lens); i++)
+		for (so = 0; so < 64; so += i < 8 ? 1 : 21)
+			for (dof = 0; dof < 64; dof += i < 8 ? 1 : 17) {
+				memset(dst, 0xa5, n);
+				ft__shm_copy_stream((char *)dst + 64 + dof, (char *)src + so, lens[i]);
+				for (j = 0; j < 64 + dof; j++)
+					assert_int_equal(dst[j], 0xa5);
+				assert_memory_equal(dst + 64 + dof, src + so, lens[i]);
+				assert_int_equal(dst[64 + dof + lens[i]], 0xa5);
+			}
+	free(src);
+	free(dst);
 }
 
 /* ---- binding ------------------------------------------------------------------ */
@@ -2643,6 +2707,7 @@ main(void)
 #endif
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_single_copy),
+		cmocka_unit_test(test_shm_copy_stream),
 		cmocka_unit_test(test_bind_names),
 		cmocka_unit_test(test_spin_decision),
 		cmocka_unit_test(test_spin_names),

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/shm_coll.c - the shm transport's collectives, on buffers in the
+ * shared segment.
+ *
+ * The collectives' buffers live in the segment too (mem_alloc: one area per
+ * rank, like NCCL's registered buffers or CUDA IPC handles), so all_reduce
+ * needs no ring: every rank publishes the offsets of its buffers with a
+ * sequence number, reduces its 1/n slice reading all n inputs in place,
+ * writes the result once into every rank's output, and publishes the next
+ * sequence number. Each element is read once per input and written once per
+ * output: one pass, where the ring copies every byte into a ring and out again.
+ */
+#include "shm_int.h"
+
+/* reduce and copy in pieces that stay in L1 between the reduction and the copies */
+#define PIECE_BYTES (16 * 1024)
+
+void *
+ft__shm_mem_alloc(struct ft_ep *base, size_t bytes)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	size_t need = ft__shm_align_up(bytes ? bytes : 1, SEG_ALIGN);
+
+	if (ep->bufs && need <= ep->area_bytes - ep->area_used) {
+		char *p = ep->bufs + (size_t)ep->rank * ep->area_bytes + ep->area_used;
+
+		ep->area_used += need;
+		ep->area_live++;
+		return p;
+	}
+	return ft_malloc(bytes ? bytes : 1);
+}
+
+static bool
+in_area(const struct shm_ep *ep, uint32_t rank, const void *p, size_t bytes)
+{
+	uintptr_t lo, c = (uintptr_t)p;
+
+	if (!ep->bufs)
+		return false;
+	lo = (uintptr_t)ep->bufs + (uintptr_t)rank * ep->area_bytes;
+	return c >= lo && c - lo <= ep->area_bytes && bytes <= ep->area_bytes - (c - lo);
+}
+
+/* The same for an offset published by rank @rank (never trusted blindly). */
+static bool
+off_in_area(const struct shm_ep *ep, uint32_t rank, uint64_t off, size_t bytes)
+{
+	uint64_t lo = (uint64_t)rank * ep->area_bytes;
+
+	return off >= lo && off - lo <= ep->area_bytes && bytes <= ep->area_bytes - (off - lo);
+}
+
+void
+ft__shm_mem_free(struct ft_ep *base, void *p)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+
+	if (!in_area(ep, ep->rank, p, 0)) {
+		ft_free(p);
+		return;
+	}
+	/* a bump allocator: the area is reused once everything in it is freed */
+	if (ep->area_live && --ep->area_live == 0)
+		ep->area_used = 0;
+}
+
+struct seq_want {
+	uint32_t p;
+	uint64_t want;
+};
+
+static int
+ready_seq(struct shm_ep *ep, void *ud, struct ft_error *err)
+{
+	const struct seq_want *sw = ud;
+
+	return atomic_load_explicit(&ep->ctl[sw->p].seq, memory_order_acquire) >= sw->want;
+}
+
+/* Wait until every rank's sequence number reaches @want. */
+static int
+wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
+{
+	double start = 0, now, prev = 0;
+	unsigned spins = 0;
+	uint32_t p;
+	int rc;
+
+	for (p = 0; p < ep->nranks; p++) {
+		while (atomic_load_explicit(&ep->ctl[p].seq, memory_order_acquire) < want) {
+			struct seq_want sw = { p, want };
+
+			/* spin while the peer is likely close, then sleep on the doorbell */
+			ft__cpu_relax();
+			if (++spins % 64)
+				continue;
+			now = ft__now();
+			if (start == 0)
+				start = prev = now;
+			if (ft__shm_spin_over(ep, &prev, start))
+				ft__shm_bell_sleep(ep, 10, ready_seq, &sw, err);
+			if (ep->base.stop && *ep->base.stop)
+				return ft_error_set(err, FT_EINTR, "interrupted");
+			/* any rank that died, not only this one: it may be what p waits on */
+			if (now >= ep->next_check) {
+				ep->next_check = now + 0.05;
+				rc = ft__shm_check_peers(ep, true, err);
+				if (rc < 0)
+					return rc;
+			}
+			if (now - start > ep->base.timeout_s)
+				return ft__ep_silent(&ep->base, p, err);
+		}
+		/* a peer that answered restarts the clock */
+		if (start > 0)
+			ft__shm_spin_paid(ep, &prev);
+		start = 0;
+		spins = 0;
+	}
+	return 0;
+}
+
+/* Publish this rank's sequence number and wake the ranks waiting for it. */
+static void
+publish_seq(struct shm_ep *ep, uint64_t seq)
+{
+	uint32_t p;
+
+	ft__shm_publish(&ep->ctl[ep->rank].seq, seq);
+	for (p = 0; p < ep->nranks; p++)
+		if (p != ep->rank)
+			ft__shm_bell_ring(ep, p);
+}
+
+/*
+ * d[0..cnt) = in[start] op in[start+1] op ... (all n inputs, at byte @off).
+ * @d may be in[start] + off exactly (in place), never another input.
+ */
+static void
+reduce_piece(char *d, const char *const *in, uint32_t n, uint32_t start, size_t off, size_t cnt,
+             const struct ft_bench_coll_args *a)
+{
+	uint32_t k;
+
+	ft__data_reduce3(d, in[start] + off, in[(start + 1) % n] + off, cnt, a->dtype, a->op);
+	for (k = 2; k < n; k++)
+		ft__data_reduce(d, in[(start + k) % n] + off, cnt, a->dtype, a->op);
+}
+
+/*
+ * The collective itself, once every rank's buffers are known: @in and @out
+ * are every rank's send and receive buffers as mapped here. Each rank only
+ * writes what no other rank reads during the call (see direct_coll).
+ */
+static void
+direct_body(struct shm_ep *ep, const struct ft_bench_coll_args *a, const char *const *in,
+            char *const *out)
+{
+	uint32_t n = ep->nranks, r = ep->rank, root = (uint32_t)a->root, k;
+	size_t es = ft_dtype_size(a->dtype), bytes = a->count * es, first, len, off, end;
+
+	switch (a->coll) {
+	case FT_OP_ALL_REDUCE:
+	case FT_OP_REDUCE:
+		/*
+		 * Rank r reduces slice r of all inputs and writes it to every output
+		 * (all_reduce) or to the root's (reduce): n ranks share the work.
+		 */
+		ft__bench_chunk(a->count, n, r, &first, &len);
+		end = (first + len) * es;
+		for (off = first * es; off < end; off += PIECE_BYTES) {
+			size_t pb = FT_MIN((size_t)PIECE_BYTES, end - off);
+
+			if (a->coll == FT_OP_REDUCE) {
+				reduce_piece(out[root] + off, in, n, root, off, pb / es, a);
+				continue;
+			}
+			reduce_piece(out[r] + off, in, n, r, off, pb / es, a);
+			for (k = 1; k < n; k++)
+				memcpy(out[(r + k) % n] + off, out[r] + off, pb);
+		}
+		break;
+	case FT_OP_REDUCE_SCATTER:
+		/* block r of every input, reduced into this rank's output */
+		for (off = 0; off < bytes; off += PIECE_BYTES) {
+			size_t pb = FT_MIN((size_t)PIECE_BYTES, bytes - off);
+
+			reduce_piece(out[r] + off, in, n, r, (size_t)r * bytes + off, pb / es, a);
+		}
+		break;
+	case FT_OP_ALL_GATHER:
+		for (k = 0; k < n; k++)
+			if (out[r] + (size_t)k * bytes != in[k])
+				memcpy(out[r] + (size_t)k * bytes, in[k], bytes);
+		break;
+	case FT_OP_ALLTOALL:
+		for (k = 0; k < n; k++)
+			memcpy(out[r] + (size_t)k * bytes, in[k] + (size_t)r * bytes, bytes);
+		break;
+	case FT_OP_BROADCAST:
+		if (out[r] != in[root])
+			memcpy(out[r], in[root], bytes);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * A collective on buffers in the segment. Call c: publish this rank's
+ * buffer offsets and seq 2c-1; once every rank is there, every rank reads
+ * the inputs it needs in place and writes its share of the outputs; it then
+ * publishes 2c and waits for everyone's 2c, after which nobody touches this
+ * rank's buffers until the next call publishes 2c+1.
+ *
+ * In place works because the reductions split the elements: slice r of
+ * every buffer is only touched by rank r, which reads a piece of all inputs
+ * before writing it. The copies only write their own rank's output, and
+ * alltoall, whose in-place layout would have a peer read what this rank
+ * overwrites, takes the ring instead.
+ */
+static int
+direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	uint32_t n = ep->nranks, r = ep->rank, k;
+	size_t es = ft_dtype_size(a->dtype), sb, rb;
+	struct shm_ctl *me = &ep->ctl[r];
+	uint64_t c = ++ep->calls;
+	const char *in[FT_SHM_DIRECT_MAX];
+	char *out[FT_SHM_DIRECT_MAX];
+	const char *s0 = a->sendbuf, *r0 = a->recvbuf;
+	bool ok = true;
+	int rc;
+
+	ft__bench_bufsizes(a->coll, a->count, es, n, &sb, &rb);
+	me->ok = in_area(ep, r, s0, sb) && in_area(ep, r, r0, rb) &&
+	         (a->coll != FT_OP_ALLTOALL || s0 + sb <= r0 || r0 + rb <= s0);
+	me->send_off = me->ok ? (uint64_t)(s0 - ep->bufs) : 0;
+	me->recv_off = me->ok ? (uint64_t)(r0 - ep->bufs) : 0;
+	me->count = a->count;
+	me->coll = (uint32_t)a->coll;
+	me->dtype = (uint32_t)a->dtype;
+	me->op = (uint32_t)a->op;
+	me->root = a->root;
+	publish_seq(ep, 2 * c - 1);
+	rc = wait_all(ep, 2 * c - 1, err);
+	if (rc < 0)
+		return rc;
+	/* every rank sees the same lines, so all take the same way */
+	for (k = 0; k < n; k++) {
+		const struct shm_ctl *pc = &ep->ctl[k];
+
+		ok = ok && pc->ok && pc->count == a->count && pc->coll == (uint32_t)a->coll &&
+		     pc->dtype == (uint32_t)a->dtype && pc->op == (uint32_t)a->op &&
+		     pc->root == a->root && off_in_area(ep, k, pc->send_off, sb) &&
+		     off_in_area(ep, k, pc->recv_off, rb);
+		if (ok) {
+			in[k] = ep->bufs + pc->send_off;
+			out[k] = ep->bufs + pc->recv_off;
+		}
+	}
+	if (!ok) {
+		publish_seq(ep, 2 * c);
+		return FT_ENOTSUP;
+	}
+	direct_body(ep, a, in, out);
+	publish_seq(ep, 2 * c);
+	return wait_all(ep, 2 * c, err);
+}
+
+bool
+ft__shm_direct(const struct ft_ep *base)
+{
+	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
+
+	return base->ops->coll == ft__shm_coll && ep->bufs && ep->nranks >= 2 &&
+	       ep->nranks <= FT_SHM_DIRECT_MAX;
+}
+
+int
+ft__shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+
+	/* the same test on every rank: the same pattern, world and segment layout */
+	if (!ft__shm_direct(base))
+		return FT_ENOTSUP;
+	switch (a->coll) {
+	case FT_OP_ALL_REDUCE:
+	case FT_OP_REDUCE:
+	case FT_OP_REDUCE_SCATTER:
+	case FT_OP_ALL_GATHER:
+	case FT_OP_ALLTOALL:
+	case FT_OP_BROADCAST:
+		if ((a->coll == FT_OP_REDUCE || a->coll == FT_OP_BROADCAST) &&
+		    (a->root < 0 || (uint32_t)a->root >= ep->nranks))
+			return FT_ENOTSUP;
+		return direct_coll(ep, a, err);
+	default:
+		return FT_ENOTSUP;
+	}
+}

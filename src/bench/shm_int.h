@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/shm_int.h - what the shm transport's files share: the endpoint, the
+ * segment's per-rank lines, and the waiting and waking that the ring copies
+ * (shm.c) and the direct collectives (shm_coll.c) both use.
+ */
+#ifndef FT_BENCH_SHM_INT_H
+#define FT_BENCH_SHM_INT_H
+
+#include "bench_int.h"
+
+#include <stdatomic.h>
+
+#define CACHELINE 64
+
+/*
+ * One line per rank: the futex it sleeps on when idle, whether it sleeps,
+ * and where its cross-memory-attach probe word is (in its own memory).
+ */
+struct shm_bell {
+	_Atomic uint32_t bell;
+	_Atomic uint32_t sleeping;
+	uint64_t probe_addr;
+	char pad[CACHELINE - 2 * sizeof(uint32_t) - sizeof(uint64_t)];
+};
+_Static_assert(sizeof(struct shm_bell) == CACHELINE, "one cache line per rank");
+
+/*
+ * One line per rank, written only by that rank. seq is 2c-1 once call c's
+ * buffers are published (offsets below), 2c once its outputs are written.
+ */
+struct shm_ctl {
+	_Atomic uint64_t seq;
+	uint64_t send_off, recv_off, count; /* offsets from the buffer area's start */
+	uint32_t coll, dtype, op, ok;
+	int32_t root;
+	char pad[CACHELINE - 6 * sizeof(uint64_t) - sizeof(int32_t)];
+};
+_Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
+
+#define SEG_ALIGN 4096
+/* ranks the direct collectives take (pointer arrays on the stack); beyond: rings */
+#define FT_SHM_DIRECT_MAX 64
+
+struct shm_peer {
+	struct ft_req *sq, *sq_tail;
+	struct ft_req *rq, *rq_tail;
+	struct ft_req *cq, *cq_tail; /* single-copy sends the receiver has not read yet */
+	uint64_t cma_sent;           /* descriptors sent to this peer */
+	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
+	                                the ring looks full, so its line stays with the reader */
+};
+
+struct shm_ep {
+	struct ft_ep base;
+	char *seg;
+	size_t seg_bytes, ring_bytes, ring_stride;
+	struct shm_ctl *ctl; /* nranks lines */
+	struct shm_bell *bells; /* nranks lines */
+	char *rings;
+	char *bufs;              /* nranks areas of area_bytes, NULL when none */
+	size_t area_bytes;       /* per rank */
+	size_t area_used;        /* bump allocator in this rank's area */
+	unsigned area_live;      /* allocations not yet freed */
+	size_t prefault_bytes;   /* of each of this rank's rings, touched at open */
+	size_t rings_off, bufs_off;
+	bool prefault_pairs_only; /* only the rings between ranks 0 and 1 (pt2pt) */
+	bool cma;                 /* single copies through process_vm_readv */
+	size_t cma_min;           /* from this size on (--cma-min) */
+	size_t nt_min;            /* messages from this size on are read out bypassing the cache */
+	uint64_t cma_probe;       /* read by the peers at open */
+	double spin_s;            /* spin this long before sleeping on the doorbell */
+	uint64_t calls;          /* direct collectives run */
+	uint32_t rank, nranks;
+	struct shm_peer *peers;
+	double next_check;
+};
+
+static inline size_t
+ft__shm_align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* Store @v to @x so that it is ordered before the loads that follow (bell_ring). */
+static inline void
+ft__shm_publish(_Atomic uint64_t *x, uint64_t v)
+{
+	(void)atomic_exchange_explicit(x, v, memory_order_seq_cst);
+}
+
+void ft__shm_bell_ring(struct shm_ep *ep, uint32_t p);
+int ft__shm_bell_sleep(struct shm_ep *ep, int timeout_ms,
+                       int (*ready)(struct shm_ep *, void *, struct ft_error *), void *ud,
+                       struct ft_error *err);
+bool ft__shm_spin_over(struct shm_ep *ep, double *prev, double t0);
+void ft__shm_spin_paid(struct shm_ep *ep, double *prev);
+int ft__shm_check_peers(struct shm_ep *ep, bool all, struct ft_error *err);
+
+/* shm_coll.c: buffers in the segment and the collectives run on them */
+void *ft__shm_mem_alloc(struct ft_ep *base, size_t bytes);
+void ft__shm_mem_free(struct ft_ep *base, void *p);
+int ft__shm_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error *err);
+
+#endif
