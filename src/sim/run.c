@@ -39,6 +39,9 @@ struct job_run {
 	struct ft_vec first_ops; /* int64_t op ids of iteration 0, one per sc_op (first repeat) */
 	struct ft_vec first_algo; /* uint32_t pairs (algo, proto) each of those ops ran with */
 	int64_t last_op;
+	/* The engine cuts NCCL's pipeline into chunks itself (the packet engine): NCCL's
+	 * tree correction, which stands for that pipeline's losses, is left out. */
+	bool chunked;
 };
 
 static int
@@ -567,7 +570,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	}
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	ft__sim_nvls_efficiency(ft_topo_spec(t), sched);
+	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, !jr->chunked);
 	if (sched->algo == FT_ALGO_NVLS_TREE)
 		*cap = ft__sim_nvls_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0);
 	return 0;
@@ -630,7 +633,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		if (rc < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	ft__sim_nvls_efficiency(spec, sched);
+	ft__sim_nccl_efficiency(spec, sched, !jr->chunked);
 	if (sched->algo == FT_ALGO_NVLS_TREE)
 		*cap = ft__sim_nvls_tree_cap(spec, sched, jr->nranks, jr->gpn);
 	return 0;
@@ -654,6 +657,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 			slow = s;
 	}
 	job_shape(t, jr, &node0, &sgpn);
+	jr->chunked = e->ops == &ft_packet_engine;
 	jr->compute_s = j->compute_s;
 	if (j->compute_tflop > 0)
 		jr->compute_s += j->compute_tflop / (ft__sim_node(t, node0)->gpu_tflops * j->mfu);

@@ -440,8 +440,10 @@ int ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t 
 
 /* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
 int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
-/* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes. */
-void ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s);
+/* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes, a tree's
+ * flows 1/NCCL's tree correction at its size (@tree_corr). */
+void ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s,
+                             bool tree_corr);
 /* One node, no node structure, or all-to-all rounds: channels don't apply. */
 bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);

@@ -465,29 +465,30 @@ flow_agrees_on_uneven_nodes(void)
 
 /*
  * NCCL's tree and NVLS tree all-reduce (forced, Simple) on nodes of the same
- * GPU count, 256 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
+ * GPU count, 16 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
  * NVLS in each node, the double binary tree over the nodes) and the model
  * times the bytes they carry (the busiest node sends 1.5S over 3 nodes, 2S
  * from 4 up; ft__model_carried). Before, a flat tree over every rank was
  * 20-28% slow on 4 and 8 nodes, and the model charged 3 nodes 2S (the flow
- * engine 37% faster with NVLS trees). The tree below 1 GiB is left out: the
- * model applies NCCL's tree correction by size (kb NA-MODEL; x0.9 at 256 and
- * 512 MiB), which the flow engine has no counterpart of. On 2 nodes the NVLS
- * tree is held by NCCL's per-channel NVLSTree cap (8 x 57.7 GB/s busbw, kb
- * NA-ALGO-NVLS), which the flow engine now applies to its connections
- * (ft__sim_nvls_tree_cap): before, its links alone gave 523 GB/s at 4 GiB,
- * 14% above the model's 456 and 12% above the one measurement (466.7 at
- * 8 GiB, test_flow_nvls_tree_2node_measured). The plain tree on 2 nodes is left out:
- * the flow engine's chains carry 1.75S per GPU over NVLink (NCCL's chains
- * start on a different GPU per channel, src/graph/search.cc), where the
- * tuner's x0.5 charges 2S (docs/internals/sim.md).
+ * engine 37% faster with NVLS trees). Below 1 GiB both take NCCL's tree
+ * correction (kb NA-MODEL; x0.8 at 64 MiB, x0.9 at 256 MiB), the flow engine
+ * as wire bytes on the tree's flows (ft__sim_nccl_efficiency), and the tree's
+ * steps between nodes pay the network's latency, its chain's NVLink's
+ * (ft__sim_far_steps): without them the flow engine was up to 25% faster at
+ * 64 MiB and 16 MiB. On 2 nodes the plain tree's chains carry 1.75S per GPU
+ * over NVLink (each channel's chain starts at its NIC's GPU), which the
+ * model now times too (it charged the tuner's 2S: 8/7 slow, 314 GB/s where
+ * the flow engine gives 359 at 1 GiB). The NVLS tree on 2 nodes is held by
+ * NCCL's per-channel NVLSTree cap (8 x 57.7 GB/s busbw, kb NA-ALGO-NVLS),
+ * which the flow engine applies to its connections (ft__sim_nvls_tree_cap;
+ * test_flow_nvls_tree_2node_measured).
  */
 static void
 flow_agrees_on_trees(void)
 {
 	static const char *const specs[] = { "dgx-h100:2", "dgx-h100:3", "dgx-h100:4",
 		                             "dgx-h100:8", NULL };
-	static const uint64_t sizes[] = { 256u << 20, 1u << 30, 4ull << 30 };
+	static const uint64_t sizes[] = { 16u << 20, 64u << 20, 256u << 20, 1u << 30, 4ull << 30 };
 	char four_nics[512];
 	size_t i, k, a;
 
@@ -502,12 +503,6 @@ flow_agrees_on_trees(void)
 				int algo = a ? FT_ALGO_NVLS_TREE : FT_ALGO_TREE;
 				double m, f;
 
-				bool two = specs[i] && strcmp(specs[i], "dgx-h100:2") == 0;
-
-				if (!a && sizes[k] < (1u << 30))
-					continue;
-				if (!a && two)
-					continue;
 				m = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE,
 				          sizes[k], NULL);
 				f = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE, sizes[k],
