@@ -13,12 +13,13 @@
  * The algorithm and protocol @o runs with: the op's own, or for those it
  * leaves to the tuner (SC_ALGO_AUTO, SC_PROTO_AUTO) NCCL's choice for its
  * size, ranks, nodes and channels, the model's (kb NA-MODEL: the least
- * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it. An algorithm the
- * model prices but the schedules don't build (PAT) falls back to ring.
+ * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it, and without NVLS
+ * or NVLSTree when @nvls_off (NCCL_NVLS_ENABLE=0). An algorithm the model
+ * prices but the schedules don't build (PAT) falls back to ring.
  */
 void
 ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
-                  uint32_t nranks, uint32_t gpn, struct ft_coll_args *args)
+                  uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args)
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
@@ -33,6 +34,7 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 	q.ppn = gpn; /* 0: nodes of different GPU counts, every GPU of the cluster */
 	q.nnodes = gpn ? nranks / gpn : 0;
 	q.nchannels = o->channels;
+	q.nvls_off = nvls_off;
 	q.force_algo = o->algo != SC_ALGO_AUTO;
 	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
 	q.force_proto = o->proto != SC_PROTO_AUTO;
@@ -84,6 +86,37 @@ ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers)
 		rc = ft_topo_set_link_scale(t, l, ft_topo_link_scale(t, l) * eff[kind]);
 		if (rc < 0)
 			return rc;
+	}
+	return 0;
+}
+
+/*
+ * NCCL's NVLS inside one node or NVLink domain splits the data between its
+ * heads, one per NVLS channel, and a channel's head is GPU c of the node
+ * (src/graph/search.cc: intra-node NVLS tries GPU nChannels for channel
+ * nChannels), at most NCCL_MAX_NVLS_ARITY = 32 of them: on a GB200 NVL72
+ * domain the first 32 GPUs (trays 0 to 7), not all 72. Every GPU's data
+ * goes through the switch once (S out for the reduce, S in from the
+ * multicast); a head also loads its reduced shard and stores it back, S / 32
+ * more each way (the model's nCh + 1 channels on a head's link, kb
+ * NA-ALGO-NVLS). @s, ft_coll_schedule's NVLS all-reduce (every rank a head:
+ * S (n + 1) / n each way), gets those bytes when it has more than 32 ranks;
+ * other schedules are left alone.
+ */
+int
+ft__sim_nvls_heads(struct ft_schedule *s)
+{
+	uint64_t shard = s->bytes / FT__SIM_NVLS_MAX_HEADS;
+	size_t i;
+
+	if (s->algo != FT_ALGO_NVLS || s->op != FT_OP_ALL_REDUCE ||
+	    s->nranks <= FT__SIM_NVLS_MAX_HEADS)
+		return 0;
+	for (i = 0; i < s->flows.len; i++) {
+		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
+		uint32_t r = f->src == FT_SCHED_INNET ? f->dst : f->src;
+
+		f->bytes = s->bytes + (r < FT__SIM_NVLS_MAX_HEADS ? shard : 0);
 	}
 	return 0;
 }

@@ -42,6 +42,7 @@ struct job_run {
 	/* The engine cuts NCCL's pipeline into chunks itself (the packet engine): NCCL's
 	 * tree correction, which stands for that pipeline's losses, is left out. */
 	bool chunked;
+	bool nvls_off; /* NCCL_NVLS_ENABLE=0: the job's nvls: false, or --no-nvls */
 };
 
 static int
@@ -434,25 +435,33 @@ job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, ui
 /*
  * NCCL's NVLS heads per node on @nnodes nodes, node k holding ranks first[k]
  * to first[k + 1] - 1 (src/graph/search.cc: one per NIC with a GPU of its
- * own; every node keeps the least, connect.cc): the fewest NICs or ranks of a
- * node; 0 when a node has a single rank (NCCL's NVLS needs two GPUs on every
- * node, src/transport/nvls.cc ncclNvlsInit).
+ * own, at most NCCL_MAX_NVLS_ARITY; every node keeps the least, connect.cc):
+ * the fewest NICs or ranks of a node, at most 32; 0 when a node has a single
+ * rank (NCCL's NVLS needs two GPUs on every node, src/transport/nvls.cc
+ * ncclNvlsInit). A node of NCCL's may be an NVLink domain over several trays
+ * (MNNVL): its NICs are those of all its trays.
  */
 static uint32_t
 nvls_heads(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nnodes,
            const uint32_t *first)
 {
-	uint32_t k, heads = UINT32_MAX;
+	uint32_t k, r, heads = UINT32_MAX;
 
 	for (k = 0; k < nnodes; k++) {
-		uint32_t n = first[k + 1] - first[k];
-		uint32_t node = ft_topo_vertex(t, rank_gpu[first[k]])->node;
+		uint32_t n = first[k + 1] - first[k], nics = 0, prev = UINT32_MAX;
 
 		if (n < 2)
 			return 0;
-		heads = FT_MIN(heads, FT_MIN(n, FT_MAX(ft__sim_node_nnics(t, node), 1u)));
+		for (r = first[k]; r < first[k + 1]; r++) {
+			uint32_t node = ft_topo_vertex(t, rank_gpu[r])->node;
+
+			if (node != prev)
+				nics += ft__sim_node_nnics(t, node);
+			prev = node;
+		}
+		heads = FT_MIN(heads, FT_MIN(n, FT_MAX(nics, 1u)));
 	}
-	return heads == UINT32_MAX ? 0 : heads;
+	return heads == UINT32_MAX ? 0 : FT_MIN(heads, FT__SIM_NVLS_MAX_HEADS);
 }
 
 /*
@@ -527,7 +536,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 		                    "%s: %s across nodes of different GPU counts is not simulated "
 		                    "(ring, tree, nvls_tree, direct and halving_doubling are)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
-	ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, &args);
+	ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, jr->nvls_off, &args);
 	if (args.algo == FT_ALGO_NVLS_TREE &&
 	    (o->op != FT_OP_ALL_REDUCE || !heads || !ft_model_nvls_efficiency(ft_topo_spec(t))))
 		return ft_error_set(err, FT_ENOTSUP,
@@ -598,16 +607,24 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		.op = o->op, .nranks = jr->nranks, .ranks_per_node = sgpn, .bytes = bytes
 	};
 	*cap = 0;
+	ft_schedule_init(sched);
+	if (jr->nvls_off && (o->algo == FT_ALGO_NVLS || o->algo == FT_ALGO_NVLS_TREE))
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: %s: NVLink SHARP is off (--no-nvls, or the job's nvls: "
+		                    "false: NCCL_NVLS_ENABLE=0)",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
 	if (jr->node_first)
 		return build_uneven_sched(sc, j, ji, k, t, jr, bytes, sched, ap, cap, err);
-	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, &args);
+	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
 	ft_schedule_init(sched);
 	rc = ft_coll_schedule(&args, sched, err);
-	/* NCCL's trees over physical nodes (one NVLink domain over several nodes
-	 * keeps the flat tree: docs/internals/sim.md) */
-	if (rc == 0 && sgpn == jr->gpn && nccl_tree_sched(t, jr, sgpn, sched) < 0)
+	/* NCCL's trees over its nodes: physical nodes, or NVLink domains (MNNVL) */
+	if (rc == 0 && nccl_tree_sched(t, jr, sgpn, sched) < 0)
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+	/* NVLS inside one node or domain: at most 32 heads */
+	if (rc == 0 && ft__sim_nvls_heads(sched) < 0)
 		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
 	if (rc < 0) {
 		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
@@ -658,6 +675,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 	}
 	job_shape(t, jr, &node0, &sgpn);
 	jr->chunked = e->ops == &ft_packet_engine;
+	jr->nvls_off = !j->nvls || (ov && ov->no_nvls);
 	jr->compute_s = j->compute_s;
 	if (j->compute_tflop > 0)
 		jr->compute_s += j->compute_tflop / (ft__sim_node(t, node0)->gpu_tflops * j->mfu);
