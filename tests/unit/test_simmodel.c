@@ -849,103 +849,6 @@ test_nvl72_domains_use_every_nic(void **state)
 }
 
 /*
- * NVLS on a whole GB200 NVL72 domain: NCCL has at most 32 NVLS heads
- * (NCCL_MAX_NVLS_ARITY), the domain's GPUs 0 to 31 (trays 0 to 7, intra-node
- * NVLS tries GPU c for channel c, src/graph/search.cc). Every GPU sends S
- * into the switch and gets S back from the multicast, a head S / 32 more
- * each way (its shard loaded reduced and stored back), all at NVLS
- * efficiency: the head's NVLink carries 33/32 S / eff, the others' S / eff
- * (it was 73/72 S / eff on every GPU: 72 heads).
- */
-static void
-test_nvls_heads_on_nvl72(void **state)
-{
-	static const char text[] = "name: t\n"
-	                           "cluster: gb200-nvl72:18\n"
-	                           "jobs:\n"
-	                           "  - name: a\n"
-	                           "    ops:\n"
-	                           "      - {op: all_reduce, size: 1GiB, algo: nvls}\n";
-	struct ft_cluster_spec cs;
-	struct ft_error err = { 0 };
-	struct ft_sim_report rep;
-	double S = (double)(1u << 30), eff;
-	uint32_t node, g;
-
-	(void)state;
-	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &cs, &err), 0);
-	eff = ft_model_nvls_efficiency(&cs);
-	assert_true(eff > 0 && eff < 1);
-	run_ok(text, "flow", &rep);
-	for (node = 0; node < 18; node++)
-		for (g = 0; g < 4; g++) {
-			char up[64], down[64];
-			double want = (node < 8 ? S + S / 32 : S) / eff;
-
-			snprintf(up, sizeof(up), "n%u.gpu%u -> n%u.nvswitch", node, g, node);
-			snprintf(down, sizeof(down), "n%u.nvswitch -> n%u.gpu%u", node, node, g);
-			assert_close(port_bytes(&rep, up), want, want * 1e-6);
-			assert_close(port_bytes(&rep, down), want, want * 1e-6);
-		}
-	ft_sim_report_release(&rep);
-}
-
-/*
- * NVLink SHARP off (NCCL_NVLS_ENABLE=0: --no-nvls, or a job's nvls: false):
- * the tuner's pick leaves NVLS and the NVLS tree out, as the model's does
- * (a ring on one NVL72 domain at 1 GiB, a tree or ring across domains), and
- * forcing either is refused, naming the op.
- */
-static void
-test_no_nvls(void **state)
-{
-	static const char text[] = "name: t\n"
-	                           "cluster: %s\n"
-	                           "jobs:\n"
-	                           "  - name: a\n"
-	                           "    nvls: false\n"
-	                           "    ops:\n"
-	                           "      - {op: all_reduce, size: 1GiB%s}\n";
-	static const char *const specs[] = { "gb200-nvl72:18", "gb200-nvl72:36", "dgx-h100:4" };
-	char buf[512];
-	struct ft_sim_report rep;
-	struct ft_error err = { 0 };
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < FT_ARRAY_SIZE(specs); i++) {
-		struct ft_cluster_spec cs;
-		struct ft_model_query q;
-		struct ft_model_result m;
-		const char *algo;
-
-		assert_int_equal(ft_spec_resolve(specs[i], &cs, &err), 0);
-		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
-		q.tuner_only = true;
-		q.nvls_off = true;
-		assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
-		snprintf(buf, sizeof(buf), text, specs[i], "");
-		run_ok(buf, "flow", &rep);
-		algo = ft_run_row(&rep.run, 0)->algo;
-		assert_string_equal(algo, ft_algo_name(m.algo));
-		assert_string_not_equal(algo, "nvls");
-		assert_string_not_equal(algo, "nvls_tree");
-		ft_sim_report_release(&rep);
-	}
-	/* the same job with NVLS on picks it */
-	snprintf(buf, sizeof(buf), "name: t\ncluster: gb200-nvl72:18\njobs:\n  - name: a\n"
-	                           "    ops:\n      - {op: all_reduce, size: 1GiB}\n");
-	run_ok(buf, "flow", &rep);
-	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
-	ft_sim_report_release(&rep);
-	snprintf(buf, sizeof(buf), text, "gb200-nvl72:36", ", algo: nvls_tree");
-	assert_int_equal(run_text(buf, "flow", &rep, &err), FT_EINVAL);
-	assert_non_null(strstr(err.msg, "jobs[0].ops[0].algo"));
-	assert_non_null(strstr(err.msg, "nvls_tree: NVLink SHARP is off"));
-	ft_sim_report_release(&rep);
-}
-
-/*
  * A GPU that drives four NICs spreads its traffic over all four, a QP on each
  * as NCCL puts channels on every NIC of a GPU: in a 256 MiB ring all-reduce over
  * 16 GPUs every one of the 32 NICs of a node sends 2 x 15/16 x S / 32 (8
@@ -1649,6 +1552,100 @@ test_routing_is_honoured(void **state)
 	assert_int_equal(run_text(text, "flow", &rep, &err), FT_EINVAL);
 	assert_non_null(strstr(err.msg, "valiant does not apply to a torus fabric"));
 	assert_non_null(strstr(err.msg, "dor"));
+	ft_sim_report_release(&rep);
+}
+
+/*
+ * NVLS on a whole GB200 NVL72 domain: NCCL has at most 32 NVLS heads
+ * (NCCL_MAX_NVLS_ARITY), the domain's GPUs 0 to 31 (trays 0 to 7, intra-node
+ * NVLS tries GPU c for channel c, src/graph/search.cc). Every GPU sends S
+ * into the switch and gets S back from the multicast, a head S / 32 more
+ * each way (its shard loaded reduced and stored back), all at NVLS
+ * efficiency: the head's NVLink carries 33/32 S / eff, the others' S / eff
+ * (it was 73/72 S / eff on every GPU: 72 heads).
+ */
+static void
+test_nvls_heads_on_nvl72(void **state)
+{
+	struct ft_cluster_spec cs;
+	char text[512];
+	struct ft_error err = { 0 };
+	struct ft_sim_report rep;
+	double S = (double)(1u << 30), eff;
+	uint32_t node, g;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &cs, &err), 0);
+	eff = ft_model_nvls_efficiency(&cs);
+	assert_true(eff > 0 && eff < 1);
+	snprintf(text, sizeof(text), job_on, "gb200-nvl72:18",
+	         "op: all_reduce, size: 1GiB, algo: nvls");
+	run_ok(text, "flow", &rep);
+	for (node = 0; node < 18; node++)
+		for (g = 0; g < 4; g++) {
+			char up[64], down[64];
+			double want = (node < 8 ? S + S / 32 : S) / eff;
+
+			snprintf(up, sizeof(up), "n%u.gpu%u -> n%u.nvswitch", node, g, node);
+			snprintf(down, sizeof(down), "n%u.nvswitch -> n%u.gpu%u", node, node, g);
+			assert_close(port_bytes(&rep, up), want, want * 1e-6);
+			assert_close(port_bytes(&rep, down), want, want * 1e-6);
+		}
+	ft_sim_report_release(&rep);
+}
+
+/*
+ * NVLink SHARP off (NCCL_NVLS_ENABLE=0: --no-nvls, or a job's nvls: false):
+ * the tuner's pick leaves NVLS and the NVLS tree out, as the model's does
+ * (a ring on one NVL72 domain at 1 GiB, a tree or ring across domains), and
+ * forcing either is refused, naming the op.
+ */
+static void
+test_no_nvls(void **state)
+{
+	static const char text[] = "name: t\n"
+	                           "cluster: %s\n"
+	                           "jobs:\n"
+	                           "  - name: a\n"
+	                           "    nvls: false\n"
+	                           "    ops:\n"
+	                           "      - {op: all_reduce, size: 1GiB%s}\n";
+	static const char *const specs[] = { "gb200-nvl72:18", "gb200-nvl72:36", "dgx-h100:4" };
+	char buf[512];
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++) {
+		struct ft_cluster_spec cs;
+		struct ft_model_query q;
+		struct ft_model_result m;
+		const char *algo;
+
+		assert_int_equal(ft_spec_resolve(specs[i], &cs, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+		q.tuner_only = true;
+		q.nvls_off = true;
+		assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
+		snprintf(buf, sizeof(buf), text, specs[i], "");
+		run_ok(buf, "flow", &rep);
+		algo = ft_run_row(&rep.run, 0)->algo;
+		assert_string_equal(algo, ft_algo_name(m.algo));
+		assert_string_not_equal(algo, "nvls");
+		assert_string_not_equal(algo, "nvls_tree");
+		ft_sim_report_release(&rep);
+	}
+	/* the same job with NVLS on picks it */
+	snprintf(buf, sizeof(buf), "name: t\ncluster: gb200-nvl72:18\njobs:\n  - name: a\n"
+	                           "    ops:\n      - {op: all_reduce, size: 1GiB}\n");
+	run_ok(buf, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+	snprintf(buf, sizeof(buf), text, "gb200-nvl72:36", ", algo: nvls_tree");
+	assert_int_equal(run_text(buf, "flow", &rep, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "jobs[0].ops[0].algo"));
+	assert_non_null(strstr(err.msg, "nvls_tree: NVLink SHARP is off"));
 	ft_sim_report_release(&rep);
 }
 
