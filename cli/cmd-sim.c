@@ -125,6 +125,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		           "packed, spread or random for every job"),
 		OPT_BOOL(0, "no-faults", &o.no_faults,
 		         "ignore the scenario's faults (the healthy twin)"),
+		OPT_BOOL(0, "no-nvls", &o.no_nvls,
+		         "NVLink SHARP off (NCCL_NVLS_ENABLE=0): no nvls or nvls_tree"),
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "collective to run on SPEC (all_reduce, alltoall, ...)"),
 		OPT_STRING(0, "algo", &o.algo, "ALGO",

@@ -347,6 +347,7 @@ struct ft_sim_overrides {
 	const char
 	        *cluster; /* preset shorthand or spec file replacing the scenario's; NULL keeps */
 	bool no_faults;   /* drop the scenario's faults */
+	bool no_nvls;     /* NCCL_NVLS_ENABLE=0 for every job: neither nvls nor nvls_tree */
 	bool counters;    /* packet engine: render port counters as the real tools print them */
 	const uint32_t *trace_links; /* packet engine: ports to sample over time (borrowed) */
 	uint32_t ntrace_links;
@@ -368,6 +369,7 @@ struct ft_sim_args {
 	uint64_t qps;
 	double fabric_scale; /* -1: not given */
 	bool no_faults;
+	bool no_nvls;   /* NVLink SHARP off (NCCL_NVLS_ENABLE=0) */
 	bool counters;	/* port counters as the real tools print them */
 	bool trace;	/* the traced series are asked for (with trace_links) */
 	const char *trace_links; /* "12,40,41": ports to trace */

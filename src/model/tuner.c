@@ -740,18 +740,22 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 {
 	*lat_factor = 1.0;
 	*bw_factor = 1.0;
-	/* kb NA-MODEL: tree bandwidth correction by log2(bytes/64), for sizes below 1 GiB. */
-	if (a == FT_ALGO_TREE) {
-		uint32_t idx = log2_floor(bytes >> 6);
-
-		if (idx < 24)
-			*bw_factor = tree_corr[p][idx];
-	}
+	if (a == FT_ALGO_TREE)
+		*bw_factor = ft__model_tree_correction(p, bytes);
 	/* kb NA-MODEL: ring/Simple all-reduce across nodes, once every rank/channel slice holds
 	 * 64 bytes, pays 1.4x (sm_80+) or 1.9x the latency (plateau effect). */
 	if (a == FT_ALGO_RING && p == FT_PROTO_SIMPLE && op == FT_OP_ALL_REDUCE && l->nnodes > 1 &&
 	    (double)bytes >= (double)l->nranks * l->nchannels * 64.0)
 		*lat_factor = l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
+}
+
+/* kb NA-MODEL: the tree's bandwidth correction by log2(bytes/64), below 1 GiB; 1 above. */
+double
+ft__model_tree_correction(int p, uint64_t bytes)
+{
+	uint32_t idx = log2_floor(bytes >> 6);
+
+	return idx < 24 && p >= 0 && p < FT_PROTO_COUNT ? tree_corr[p][idx] : 1.0;
 }
 
 /*
@@ -763,6 +767,16 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
  * NA-ALGO-TREE). The network stage of @c goes 2 or 4/3 times faster, and
  * the in-node stage (the chain, or NVLS) may then bind. The tuner's own
  * NVLS tree formula already doubles the network over 2 nodes.
+ *
+ * Inside a node the plain tree is a chain per channel, and NCCL's tree graph
+ * starts each channel's chain at the GPU of that channel's NIC
+ * (src/graph/search.cc: sameChannels is given up for the most local GPU of
+ * each NIC), so over ppn channels every GPU is the chain's first GPU once
+ * (it sends only down the chain) and its last once (only up): a GPU sends
+ * 2(ppn - 1)/ppn x S over NVLink, each chunk up once and down once
+ * (src/device/all_reduce.h, runTreeSplit), not the tuner's 2S (its x0.5 of
+ * the graph's bandwidth, src/graph/tuning.cc). The in-node stage goes
+ * ppn / (ppn - 1) times faster: 8/7 on 8 GPUs.
  */
 void
 ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
@@ -774,6 +788,8 @@ ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 	    !((a == FT_ALGO_TREE && op == FT_OP_ALL_REDUCE) ||
 	      (a == FT_ALGO_NVLS_TREE && l->nnodes == 3)))
 		return;
+	if (a == FT_ALGO_TREE && l->ppn > 1 && c->stage_intra_Bps > 0)
+		c->stage_intra_Bps *= l->ppn / (l->ppn - 1.0);
 	bw = FT_MIN(c->bw_Bps * f, c->stage_inter_Bps * f);
 	if (c->stage_intra_Bps > 0 && c->stage_intra_Bps < bw) {
 		bw = c->stage_intra_Bps;

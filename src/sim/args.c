@@ -55,6 +55,7 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 
 	ft_sim_overrides_init(ov);
 	ov->no_faults = a->no_faults;
+	ov->no_nvls = a->no_nvls;
 	ov->counters = a->counters;
 	ov->cluster = a->cluster;
 	ov->have_seed = a->have_seed;

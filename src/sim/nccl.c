@@ -13,12 +13,13 @@
  * The algorithm and protocol @o runs with: the op's own, or for those it
  * leaves to the tuner (SC_ALGO_AUTO, SC_PROTO_AUTO) NCCL's choice for its
  * size, ranks, nodes and channels, the model's (kb NA-MODEL: the least
- * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it. An algorithm the
- * model prices but the schedules don't build (PAT) falls back to ring.
+ * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it, and without NVLS
+ * or NVLSTree when @nvls_off (NCCL_NVLS_ENABLE=0). An algorithm the model
+ * prices but the schedules don't build (PAT) falls back to ring.
  */
 void
 ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
-                  uint32_t nranks, uint32_t gpn, struct ft_coll_args *args)
+                  uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args)
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
@@ -33,6 +34,7 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 	q.ppn = gpn; /* 0: nodes of different GPU counts, every GPU of the cluster */
 	q.nnodes = gpn ? nranks / gpn : 0;
 	q.nchannels = o->channels;
+	q.nvls_off = nvls_off;
 	q.force_algo = o->algo != SC_ALGO_AUTO;
 	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
 	q.force_proto = o->proto != SC_PROTO_AUTO;
@@ -89,22 +91,64 @@ ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers)
 }
 
 /*
- * NVLS moves each rank's data through the NVSwitch at NCCL's NVLS
- * efficiency (kb NA-ALGO-NVLS: 0.85 on Hopper): the flows to and from the
- * switch carry 1/eff wire bytes per byte.
+ * NCCL's NVLS inside one node or NVLink domain splits the data between its
+ * heads, one per NVLS channel, and a channel's head is GPU c of the node
+ * (src/graph/search.cc: intra-node NVLS tries GPU nChannels for channel
+ * nChannels), at most NCCL_MAX_NVLS_ARITY = 32 of them: on a GB200 NVL72
+ * domain the first 32 GPUs (trays 0 to 7), not all 72. Every GPU's data
+ * goes through the switch once (S out for the reduce, S in from the
+ * multicast); a head also loads its reduced shard and stores it back, S / 32
+ * more each way (the model's nCh + 1 channels on a head's link, kb
+ * NA-ALGO-NVLS). @s, ft_coll_schedule's NVLS all-reduce (every rank a head:
+ * S (n + 1) / n each way), gets those bytes when it has more than 32 ranks;
+ * other schedules are left alone.
  */
-void
-ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s)
+int
+ft__sim_nvls_heads(struct ft_schedule *s)
 {
-	double eff = ft_model_nvls_efficiency(spec);
+	uint64_t shard = s->bytes / FT__SIM_NVLS_MAX_HEADS;
 	size_t i;
 
-	if ((s->algo != FT_ALGO_NVLS && s->algo != FT_ALGO_NVLS_TREE) || !(eff > 0 && eff < 1))
+	if (s->algo != FT_ALGO_NVLS || s->op != FT_OP_ALL_REDUCE ||
+	    s->nranks <= FT__SIM_NVLS_MAX_HEADS)
+		return 0;
+	for (i = 0; i < s->flows.len; i++) {
+		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
+		uint32_t r = f->src == FT_SCHED_INNET ? f->dst : f->src;
+
+		f->bytes = s->bytes + (r < FT__SIM_NVLS_MAX_HEADS ? shard : 0);
+	}
+	return 0;
+}
+
+/*
+ * What NCCL reaches of the links, as wire bytes per byte on a schedule's
+ * flows: NVLS moves each rank's data through the NVSwitch at NCCL's NVLS
+ * efficiency (kb NA-ALGO-NVLS: 0.85 on Hopper), so the flows to and from the
+ * switch carry 1/eff; a tree below 1 GiB reaches only NCCL's tree
+ * correction of its bandwidth (kb NA-MODEL: x0.5 to x0.9 by log2(bytes /
+ * 64), the share of its links a tree's pipeline keeps busy at that size,
+ * which the model applies to its time), so every flow of a tree carries
+ * 1/correction (@tree_corr; not where the engine chunks the pipeline
+ * itself). Both slow the flows where the links bind and change nothing
+ * where a cap binds first.
+ */
+void
+ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr)
+{
+	bool nvls = s->algo == FT_ALGO_NVLS || s->algo == FT_ALGO_NVLS_TREE;
+	double eff = nvls ? ft_model_nvls_efficiency(spec) :
+	             s->algo == FT_ALGO_TREE && tree_corr ?
+	                    ft__model_tree_correction(s->proto, s->bytes) :
+	                    1.0;
+	size_t i;
+
+	if (!(eff > 0 && eff < 1))
 		return;
 	for (i = 0; i < s->flows.len; i++) {
 		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
 
-		if (f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET)
+		if (!nvls || f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET)
 			f->bytes = (uint64_t)((double)f->bytes / eff + 0.5);
 	}
 }
@@ -542,6 +586,17 @@ ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
 	return false;
 }
 
+/* log2 of @n, rounded down (NCCL's log2i). */
+static uint32_t
+log2_floor(uint32_t n)
+{
+	uint32_t lg = 0;
+
+	while ((2u << lg) <= n && lg < 31)
+		lg++;
+	return lg;
+}
+
 /*
  * How a phase of @steps pipeline steps pays its hops' latencies, as NCCL's
  * model charges them (kb NA-MODEL latency formulas), where they differ from
@@ -561,6 +616,10 @@ ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn)
  * - An NVLS tree (2 NVLS steps and 2 x depth tree steps across nodes): the
  *   NVLS part once (NCCL's intraLat) and each tree step at the network's
  *   per-hop latency plus the longest path.
+ * - A tree over N nodes (ranks node by node, so N boundaries around them):
+ *   its 2 log2(N) steps between nodes at the network's per-hop latency plus
+ *   the longest path, the chain's steps inside nodes at NVLink's (the
+ *   model's 2((ppn - 1) intra + log2(N) inter), kb NA-MODEL).
  *
  * Returns the far steps, and in @extra_s what the phase adds to @steps step
  * overheads (negative where NCCL charges less); 0 (nothing to add) for a
@@ -588,7 +647,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		*extra_s = far * net - (steps - 1) * sc->step_lat_s;
 		return far;
 	}
-	if (sc->algo != FT_ALGO_RING)
+	if (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE)
 		return 0;
 	for (r = 0; r < n; r++)
 		if (!ft__sim_same_nvlink_domain(t, ft_topo_vertex(t, rank_gpu[r])->node,
@@ -596,7 +655,14 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 			cross++;
 	if (cross < 2)
 		return 0;
-	far = (uint32_t)((double)steps * (cross - 1) / (n - 1) + 0.5);
+	if (sc->algo == FT_ALGO_TREE) {
+		/* ranks node by node: cross nodes; 2 log2(nodes) of the steps between them */
+		far = 2 * log2_floor(cross);
+		if (far >= steps)
+			return 0;
+	} else {
+		far = (uint32_t)((double)steps * (cross - 1) / (n - 1) + 0.5);
+	}
 	far = FT_MIN(FT_MAX(far, 1u), steps - 1);
 	*extra_s = far * (net - sc->step_lat_s);
 	return far;
@@ -676,17 +742,6 @@ one_phase(struct ft_schedule *s, const char *what, uint32_t steps)
 	ft_vec_init(&s->phases, sizeof(struct ft_sched_phase));
 	ft_vec_init(&s->flows, sizeof(struct ft_sched_flow));
 	return ft_vec_push(&s->phases, &ph) < 0 ? FT_ENOMEM : 0;
-}
-
-/* log2 of @n, rounded down (NCCL's log2i). */
-static uint32_t
-log2_floor(uint32_t n)
-{
-	uint32_t lg = 0;
-
-	while ((2u << lg) <= n && lg < 31)
-		lg++;
-	return lg;
 }
 
 /*

@@ -8,7 +8,7 @@
  * and gather the report (rows in the shared data model, flow completion
  * times, per-link counters, the hottest links and per-tier utilization).
  */
-#include "sim_int.h"
+#include "run_int.h"
 
 #include <sys/resource.h>
 
@@ -26,195 +26,6 @@
 #define WHERE(ji, opt, ...) \
 	ft__scenario_job_where(sc, ji, opt, (char[320]){ 0 }, 320, __VA_ARGS__)
 
-struct job_run {
-	uint32_t *rank_gpu;
-	uint32_t nranks;
-	uint32_t gpn; /* ranks per node */
-	/* Nodes of different GPU counts, packed (else NULL): node k of the job holds
-	 * ranks node_first[k] to node_first[k + 1] - 1, its kind node_kind[k]. */
-	uint32_t *node_first;
-	const struct ft_node_spec **node_kind;
-	uint32_t nnodes;
-	double compute_s;
-	struct ft_vec first_ops; /* int64_t op ids of iteration 0, one per sc_op (first repeat) */
-	struct ft_vec first_algo; /* uint32_t pairs (algo, proto) each of those ops ran with */
-	int64_t last_op;
-};
-
-static int
-apply_scale(struct ft_topo *t, uint32_t link, double scale)
-{
-	const struct ft_link *l = ft_topo_link(t, link);
-	int rc = ft_topo_set_link_scale(t, link, ft_topo_link_scale(t, link) * scale);
-
-	if (rc == 0 && l->rev != link && l->rev < ft_topo_nlinks(t))
-		rc = ft_topo_set_link_scale(t, l->rev, ft_topo_link_scale(t, l->rev) * scale);
-	return rc;
-}
-
-/* Scale every link of kind @kind out of vertex @v (and its reverse). */
-static int
-scale_vertex_links(struct ft_topo *t, uint32_t v, int kind, double scale, uint32_t *n)
-{
-	uint32_t first, count, i;
-	int rc;
-
-	ft_topo_out_links(t, v, &first, &count);
-	for (i = first; i < first + count; i++) {
-		if (kind >= 0 && ft_topo_link(t, i)->kind != kind)
-			continue;
-		rc = apply_scale(t, i, scale);
-		if (rc < 0)
-			return rc;
-		(*n)++;
-	}
-	return 0;
-}
-
-static uint32_t
-find_switch(const struct ft_topo *t, uint32_t tier, uint32_t index)
-{
-	uint32_t v, n = ft_topo_nvertices(t), k = 0;
-
-	for (v = 0; v < n; v++) {
-		const struct ft_vertex *x = ft_topo_vertex(t, v);
-
-		if (x->kind == FT_V_SWITCH && x->tier == tier && k++ == index)
-			return v;
-	}
-	return UINT32_MAX;
-}
-
-static int
-fault_err(const struct ft_scenario *sc, const struct sc_fault *f, struct ft_error *err,
-          const char *field, const char *fmt, uint32_t a, uint32_t b)
-{
-	const struct sc_fault *first = ft_vec_at(&sc->faults, 0);
-	char msg[200];
-
-	snprintf(msg, sizeof(msg), fmt, a, b);
-	return ft_error_set(err, FT_ERANGE, "%s:%u:%u: faults[%zu].%s: %s", sc->file, f->line,
-	                    f->col, (size_t)(f - first), field, msg);
-}
-
-/*
- * The device a NIC, PCIe or NVLink fault names (a GPU for NVLink and for PCIe with a gpu:,
- * else a NIC) in *@v, or an error naming the index the node does not have.
- */
-static int
-fault_device(const struct ft_scenario *sc, const struct ft_topo *t, const struct sc_fault *f,
-             uint32_t *v, struct ft_error *err)
-{
-	bool gpu = f->what == SC_F_NVLINK || (f->what == SC_F_PCIE && f->has_gpu);
-	const char *fmt = f->what == SC_F_PCIE ? "expected an index below %u, got %u" :
-	                  gpu                  ? "expected a GPU below %u, got %u" :
-	                                         "expected a NIC below %u, got %u";
-
-	*v = gpu ? ft_topo_gpu(t, f->node, f->gpu) : ft_topo_nic(t, f->node, f->nic);
-	if (*v != UINT32_MAX)
-		return 0;
-	return fault_err(sc, f, err, gpu ? "gpu" : "nic", fmt,
-	                 gpu ? ft__sim_node_ngpus(t, f->node) : ft__sim_node_nnics(t, f->node),
-	                 gpu ? f->gpu : f->nic);
-}
-
-static int
-apply_faults(const struct ft_scenario *sc, struct ft_topo *t, double *gpu_slow,
-             struct ft_error *err)
-{
-	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < sc->faults.len && rc == 0; i++) {
-		const struct sc_fault *f = ft_vec_at(&sc->faults, i);
-		uint32_t v, n = 0;
-
-		if (f->what != SC_F_LINK && f->what != SC_F_SWITCH && f->what != SC_F_PORT &&
-		    f->node >= spec->nnodes)
-			return fault_err(sc, f, err, "node", "expected a node below %u, got %u",
-			                 spec->nnodes, f->node);
-		switch (f->what) {
-		case SC_F_LINK:
-			if (f->link >= ft_topo_nlinks(t))
-				return fault_err(sc, f, err, "link",
-				                 "expected a link id below %u, got %u",
-				                 ft_topo_nlinks(t), f->link);
-			rc = apply_scale(t, f->link, f->scale);
-			n = 1;
-			break;
-		case SC_F_NIC:
-		case SC_F_PCIE:
-		case SC_F_NVLINK:
-			rc = fault_device(sc, t, f, &v, err);
-			if (rc < 0)
-				return rc;
-			rc = scale_vertex_links(t, v,
-			                        f->what == SC_F_NIC  ? FT_L_HOST :
-			                        f->what == SC_F_PCIE ? FT_L_PCIE :
-			                                               FT_L_NVLINK,
-			                        f->scale, &n);
-			break;
-		case SC_F_SWITCH:
-		case SC_F_PORT:
-			v = find_switch(t, f->tier, f->sw);
-			if (v == UINT32_MAX)
-				return fault_err(sc, f, err, "switch", "no switch %u at tier %u",
-				                 f->sw, f->tier);
-			if (f->what == SC_F_SWITCH) {
-				rc = scale_vertex_links(t, v, -1, f->scale, &n);
-			} else {
-				uint32_t first, count;
-
-				ft_topo_out_links(t, v, &first, &count);
-				if (f->port >= count)
-					return fault_err(sc, f, err, "port",
-					                 "expected a port below %u, got %u", count,
-					                 f->port);
-				rc = apply_scale(t, first + f->port, f->scale);
-				n = 1;
-			}
-			break;
-		case SC_F_GPU:
-			v = ft_topo_gpu(t, f->node, f->gpu);
-			if (v == UINT32_MAX || f->gpu >= ft__sim_node_ngpus(t, f->node))
-				return fault_err(sc, f, err, "gpu",
-				                 "expected a GPU below %u, got %u",
-				                 ft__sim_node_ngpus(t, f->node), f->gpu);
-			gpu_slow[v] = f->slowdown; /* by GPU vertex: nodes may differ */
-			n = 1;
-			break;
-		}
-		if (rc == 0 && n == 0)
-			return ft_error_set(
-			        err, FT_EINVAL,
-			        "%s:%u:%u: faults[%zu]: the target has no link of that kind",
-			        sc->file, f->line, f->col, i);
-	}
-	if (rc < 0)
-		return ft_error_set(err, rc, "%s: applying faults: %s", sc->file, ft_strerror(rc));
-	return 0;
-}
-
-static int
-apply_fabric_scale(struct ft_topo *t, double scale)
-{
-	uint32_t l, n = ft_topo_nlinks(t);
-	int rc;
-
-	if (scale == 1)
-		return 0;
-	for (l = 0; l < n; l++) {
-		const struct ft_link *lk = ft_topo_link(t, l);
-
-		if (lk->kind != FT_L_HOST && lk->kind != FT_L_FABRIC)
-			continue;
-		rc = ft_topo_set_link_scale(t, l, ft_topo_link_scale(t, l) * scale);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
 
 /* Whether the nodes from @first on differ in GPU count. */
 static bool
@@ -383,12 +194,6 @@ nchannels(const struct ft_schedule *s, const struct sc_op *o, uint32_t nnics, ui
 	return nchannels_of(o, nnics, gpn);
 }
 
-static uint64_t
-op_bytes(const struct sc_op *o, const struct ft_sim_overrides *ov)
-{
-	return ov && ov->bytes ? ov->bytes : o->bytes;
-}
-
 /*
  * The ranks of @jr as NCCL sees them: the node of the first rank (its NICs
  * set the default channels, its GPUs' rails the channels' order: the job's
@@ -431,25 +236,33 @@ job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, ui
 /*
  * NCCL's NVLS heads per node on @nnodes nodes, node k holding ranks first[k]
  * to first[k + 1] - 1 (src/graph/search.cc: one per NIC with a GPU of its
- * own; every node keeps the least, connect.cc): the fewest NICs or ranks of a
- * node; 0 when a node has a single rank (NCCL's NVLS needs two GPUs on every
- * node, src/transport/nvls.cc ncclNvlsInit).
+ * own, at most NCCL_MAX_NVLS_ARITY; every node keeps the least, connect.cc):
+ * the fewest NICs or ranks of a node, at most 32; 0 when a node has a single
+ * rank (NCCL's NVLS needs two GPUs on every node, src/transport/nvls.cc
+ * ncclNvlsInit). A node of NCCL's may be an NVLink domain over several trays
+ * (MNNVL): its NICs are those of all its trays.
  */
 static uint32_t
 nvls_heads(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nnodes,
            const uint32_t *first)
 {
-	uint32_t k, heads = UINT32_MAX;
+	uint32_t k, r, heads = UINT32_MAX;
 
 	for (k = 0; k < nnodes; k++) {
-		uint32_t n = first[k + 1] - first[k];
-		uint32_t node = ft_topo_vertex(t, rank_gpu[first[k]])->node;
+		uint32_t n = first[k + 1] - first[k], nics = 0, prev = UINT32_MAX;
 
 		if (n < 2)
 			return 0;
-		heads = FT_MIN(heads, FT_MIN(n, FT_MAX(ft__sim_node_nnics(t, node), 1u)));
+		for (r = first[k]; r < first[k + 1]; r++) {
+			uint32_t node = ft_topo_vertex(t, rank_gpu[r])->node;
+
+			if (node != prev)
+				nics += ft__sim_node_nnics(t, node);
+			prev = node;
+		}
+		heads = FT_MIN(heads, FT_MIN(n, FT_MAX(nics, 1u)));
 	}
-	return heads == UINT32_MAX ? 0 : heads;
+	return heads == UINT32_MAX ? 0 : FT_MIN(heads, FT__SIM_NVLS_MAX_HEADS);
 }
 
 /*
@@ -524,7 +337,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 		                    "%s: %s across nodes of different GPU counts is not simulated "
 		                    "(ring, tree, nvls_tree, direct and halving_doubling are)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
-	ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, &args);
+	ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, jr->nvls_off, &args);
 	if (args.algo == FT_ALGO_NVLS_TREE &&
 	    (o->op != FT_OP_ALL_REDUCE || !heads || !ft_model_nvls_efficiency(ft_topo_spec(t))))
 		return ft_error_set(err, FT_ENOTSUP,
@@ -567,7 +380,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	}
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	ft__sim_nvls_efficiency(ft_topo_spec(t), sched);
+	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, !jr->chunked);
 	if (sched->algo == FT_ALGO_NVLS_TREE)
 		*cap = ft__sim_nvls_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0);
 	return 0;
@@ -595,16 +408,24 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		.op = o->op, .nranks = jr->nranks, .ranks_per_node = sgpn, .bytes = bytes
 	};
 	*cap = 0;
+	ft_schedule_init(sched);
+	if (jr->nvls_off && (o->algo == FT_ALGO_NVLS || o->algo == FT_ALGO_NVLS_TREE))
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: %s: NVLink SHARP is off (--no-nvls, or the job's nvls: "
+		                    "false: NCCL_NVLS_ENABLE=0)",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
 	if (jr->node_first)
 		return build_uneven_sched(sc, j, ji, k, t, jr, bytes, sched, ap, cap, err);
-	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, &args);
+	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
 	ft_schedule_init(sched);
 	rc = ft_coll_schedule(&args, sched, err);
-	/* NCCL's trees over physical nodes (one NVLink domain over several nodes
-	 * keeps the flat tree: docs/internals/sim.md) */
-	if (rc == 0 && sgpn == jr->gpn && nccl_tree_sched(t, jr, sgpn, sched) < 0)
+	/* NCCL's trees over its nodes: physical nodes, or NVLink domains (MNNVL) */
+	if (rc == 0 && nccl_tree_sched(t, jr, sgpn, sched) < 0)
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+	/* NVLS inside one node or domain: at most 32 heads */
+	if (rc == 0 && ft__sim_nvls_heads(sched) < 0)
 		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
 	if (rc < 0) {
 		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
@@ -630,7 +451,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		if (rc < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	ft__sim_nvls_efficiency(spec, sched);
+	ft__sim_nccl_efficiency(spec, sched, !jr->chunked);
 	if (sched->algo == FT_ALGO_NVLS_TREE)
 		*cap = ft__sim_nvls_tree_cap(spec, sched, jr->nranks, jr->gpn);
 	return 0;
@@ -654,6 +475,8 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 			slow = s;
 	}
 	job_shape(t, jr, &node0, &sgpn);
+	jr->chunked = e->ops == &ft_packet_engine;
+	jr->nvls_off = !j->nvls || (ov && ov->no_nvls);
 	jr->compute_s = j->compute_s;
 	if (j->compute_tflop > 0)
 		jr->compute_s += j->compute_tflop / (ft__sim_node(t, node0)->gpu_tflops * j->mfu);
@@ -666,7 +489,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 			uint32_t rep, ap[2];
 			double cap = 0;
 
-			rc = build_op_sched(sc, j, ji, k, t, jr, op_bytes(o, ov), &sched, ap, &cap,
+			rc = build_op_sched(sc, j, ji, k, t, jr, ft__sim_op_bytes(o, ov), &sched, ap, &cap,
 			                    err);
 			if (rc < 0) {
 				ft_schedule_release(&sched);
@@ -724,9 +547,9 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 		return 0;
 	j = ft_vec_at(&sc->jobs, 0);
 	for (k = 0; k < j->ops.len; k++) {
-		uint64_t b = op_bytes(ft_vec_at(&j->ops, k), ov);
+		uint64_t b = ft__sim_op_bytes(ft_vec_at(&j->ops, k), ov);
 
-		for (q = 0; q < k && op_bytes(ft_vec_at(&j->ops, q), ov) != b; q++)
+		for (q = 0; q < k && ft__sim_op_bytes(ft_vec_at(&j->ops, q), ov) != b; q++)
 			;
 		nsizes += q == k;
 	}
@@ -734,7 +557,7 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 		return 0;
 	for (k = 0; k < j->ops.len && rc == 0; k++) {
 		const struct sc_op *o = ft_vec_at(&j->ops, k);
-		struct ft_sim_size_stat first = { .bytes = op_bytes(o, ov) };
+		struct ft_sim_size_stat first = { .bytes = ft__sim_op_bytes(o, ov) };
 		struct ft_sim_counters c;
 		struct ft_schedule sched;
 		struct ft_engine *e = NULL;
@@ -966,229 +789,6 @@ ft_sim_report_release(struct ft_sim_report *r)
 	ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
 }
 
-/* A fault in words, for reports: what, where, and how much of it is left. */
-static void
-fault_text(const struct sc_fault *f, char *buf, size_t len)
-{
-	static const char *const what[] = { "link", "nic", "pcie", "nvlink", "switch", "port",
-		                            "gpu" };
-	char where[64] = "", how[48];
-
-	switch (f->what) {
-	case SC_F_LINK:
-		snprintf(where, sizeof(where), "link %u", f->link);
-		break;
-	case SC_F_SWITCH:
-		snprintf(where, sizeof(where), "tier-%u switch %u", f->tier, f->sw);
-		break;
-	case SC_F_PORT:
-		snprintf(where, sizeof(where), "tier-%u switch %u port %u", f->tier, f->sw,
-		         f->port);
-		break;
-	default:
-		snprintf(where, sizeof(where), "node %u%s", f->node,
-		         f->has_nic ? " NIC" : f->has_gpu ? " GPU" : "");
-		if (f->has_nic || f->has_gpu)
-			snprintf(where + strlen(where), sizeof(where) - strlen(where), " %u",
-			         f->has_nic ? f->nic : f->gpu);
-		break;
-	}
-	if (f->what == SC_F_GPU)
-		snprintf(how, sizeof(how), "compute %.3gx slower", f->slowdown);
-	else if (f->scale == 0)
-		snprintf(how, sizeof(how), "down");
-	else
-		snprintf(how, sizeof(how), "at %.3g%% of its rate", f->scale * 100);
-	snprintf(buf, len, "%s: %s %s", (unsigned)f->what < FT_ARRAY_SIZE(what) ? what[f->what] : "?",
-	         where, how);
-}
-
-static void
-link_entry(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t l, double makespan,
-           struct ft_sim_hot_link *h)
-{
-	const struct ft_link *lk = ft_topo_link(t, l);
-	char a[40], b[40];
-
-	memset(h, 0, sizeof(*h));
-	h->stat.link = l;
-	h->stat.bytes = c->link_bytes[l];
-	h->cap_Bps = lk->cap_Bps * ft_topo_link_scale(t, l);
-	h->stat.util =
-	        makespan > 0 && h->cap_Bps > 0 ? c->link_bytes[l] / (h->cap_Bps * makespan) : 0;
-	h->stat.max_flows = c->link_max_flows ? c->link_max_flows[l] : 0;
-	h->tier = lk->tier;
-	ft_strlcpy(h->kind, ft_link_kind_name(lk->kind), sizeof(h->kind));
-	ft_topo_vertex_name(t, lk->src, a, sizeof(a));
-	ft_topo_vertex_name(t, lk->dst, b, sizeof(b));
-	snprintf(h->name, sizeof(h->name), "%s -> %s", a, b);
-}
-
-static int
-gather_links(const struct ft_topo *t, const struct ft_sim_counters *c, struct ft_sim_report *r)
-{
-	uint32_t l, i, nhot = 0;
-	uint32_t hot[FT_SIM_NHOT];
-	double mk = c->makespan_s;
-
-	/* Hottest links: a fixed-size insertion list, ties to the lower link id. */
-	for (l = 0; l < c->nlinks; l++) {
-		const struct ft_link *lk = ft_topo_link(t, l);
-		double cap = lk->cap_Bps * ft_topo_link_scale(t, l);
-		double u = cap > 0 && mk > 0 ? c->link_bytes[l] / (cap * mk) : 0;
-		struct ft_sim_tier_stat *ts = NULL;
-
-		if (c->link_bytes[l] <= 0)
-			continue;
-		r->nlinks_used++;
-		for (i = 0; i < r->tiers.len; i++) {
-			struct ft_sim_tier_stat *x = ft_vec_at(&r->tiers, i);
-
-			if (x->tier == lk->tier &&
-			    strcmp(x->kind, ft_link_kind_name(lk->kind)) == 0)
-				ts = x;
-		}
-		if (!ts) {
-			struct ft_sim_tier_stat z = { 0 };
-
-			ft_strlcpy(z.kind, ft_link_kind_name(lk->kind), sizeof(z.kind));
-			z.tier = lk->tier;
-			if (ft_vec_push(&r->tiers, &z) < 0)
-				return FT_ENOMEM;
-			ts = ft_vec_at(&r->tiers, r->tiers.len - 1);
-		}
-		ts->nlinks++;
-		ts->bytes += c->link_bytes[l];
-		ts->util_mean += u;
-		if (u > ts->util_max)
-			ts->util_max = u;
-		{
-			/* Insertion by (util desc, link asc). */
-			uint32_t pos = nhot;
-
-			while (pos > 0) {
-				uint32_t o = hot[pos - 1];
-				double co = ft_topo_link(t, o)->cap_Bps * ft_topo_link_scale(t, o);
-				double uo = co > 0 ? c->link_bytes[o] / (co * mk) : 0;
-
-				if (uo >= u)
-					break;
-				pos--;
-			}
-			if (pos < FT_SIM_NHOT) {
-				uint32_t last = nhot < FT_SIM_NHOT ? nhot : FT_SIM_NHOT - 1;
-
-				memmove(&hot[pos + 1], &hot[pos], (last - pos) * sizeof(uint32_t));
-				hot[pos] = l;
-				if (nhot < FT_SIM_NHOT)
-					nhot++;
-			}
-		}
-		if (r->ports.len < FT_SIM_MAX_PORTS) {
-			struct ft_sim_hot_link h;
-
-			link_entry(t, c, l, mk, &h);
-			if (ft_vec_push(&r->ports, &h) < 0)
-				return FT_ENOMEM;
-		}
-	}
-	for (i = 0; i < r->tiers.len; i++) {
-		struct ft_sim_tier_stat *x = ft_vec_at(&r->tiers, i);
-
-		x->util_mean /= x->nlinks;
-	}
-	for (i = 0; i < nhot; i++) {
-		struct ft_sim_hot_link h;
-
-		link_entry(t, c, hot[i], mk, &h);
-		if (ft_vec_push(&r->hot, &h) < 0)
-			return FT_ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * The class of link that limited an op, in the words of the result rows:
- * "nvlink", "pcie", "cpu" inside a node, "nic" for a host link, "tier2" /
- * "tier3" for the fabric tiers; "" when nothing was limited by a link.
- */
-static void
-bottleneck_name(const struct ft_topo *t, uint32_t link, char *buf, size_t len)
-{
-	const struct ft_link *l;
-
-	buf[0] = '\0';
-	if (link == UINT32_MAX || link >= ft_topo_nlinks(t))
-		return;
-	l = ft_topo_link(t, link);
-	if (l->kind == FT_L_HOST)
-		ft_strlcpy(buf, "nic", len);
-	else if (l->kind == FT_L_FABRIC)
-		snprintf(buf, len, "tier%u", l->tier);
-	else
-		ft_strlcpy(buf, ft_link_kind_name(l->kind), len);
-}
-
-static int
-gather(const struct ft_scenario *sc, const struct ft_topo *t, const struct ft_sim_counters *c,
-       struct job_run *jrs, const struct ft_sim_overrides *ov, struct ft_sim_report *r,
-       struct ft_error *err)
-{
-	size_t ji, k;
-	int rc;
-
-	r->c = *c;
-	r->c.ops = NULL;
-	r->c.link_bytes = NULL;
-	r->c.link_max_flows = NULL;
-	for (ji = 0; ji < sc->jobs.len; ji++) {
-		const struct sc_job *j = ft_vec_at(&sc->jobs, ji);
-		struct job_run *jr = &jrs[ji];
-		struct ft_sim_job_report jrep = { 0 };
-		double end = jr->last_op >= 0 ? c->ops[jr->last_op].t_end_s : 0;
-
-		ft_strlcpy(jrep.name, j->name, sizeof(jrep.name));
-		jrep.nranks = jr->nranks;
-		jrep.iterations = j->iterations;
-		jrep.compute_s = jr->compute_s;
-		jrep.t_end_s = end;
-		jrep.iter_s = end / j->iterations;
-		jrep.comm_s = jrep.iter_s - jr->compute_s;
-		jrep.comm_share = jrep.iter_s > 0 ? jrep.comm_s / jrep.iter_s : 0;
-		if (ft_vec_push(&r->jobs, &jrep) < 0)
-			return ft_error_set(err, FT_ENOMEM, "out of memory");
-		for (k = 0; k < jr->first_ops.len; k++) {
-			const struct sc_op *o = ft_vec_at(&j->ops, k);
-			int64_t id = FT_VEC_AT(&jr->first_ops, int64_t, k);
-			struct ft_result_row row;
-			double dt = c->ops[id].t_end_s - c->ops[id].t_start_s;
-
-			ft_result_row_init(&row);
-			ft_strlcpy(row.test, ft_op_name(o->op), sizeof(row.test));
-			row.bytes = op_bytes(o, ov);
-			row.nranks = jr->nranks;
-			row.root = -1;
-			row.time_us = dt * 1e6;
-			row.algbw_GBps = dt > 0 ? (double)row.bytes / dt / 1e9 : 0;
-			row.busbw_GBps = row.algbw_GBps * ft_coll_busbw_factor(o->op, jr->nranks);
-			row.nsamples = 1;
-			const uint32_t *ap = ft_vec_at(&jr->first_algo, k);
-
-			ft_strlcpy(row.algo, ft_algo_name((enum ft_algo)ap[0]), sizeof(row.algo));
-			ft_strlcpy(row.proto, ft_proto_name((enum ft_proto)ap[1]), sizeof(row.proto));
-			ft_strlcpy(row.src, j->name, sizeof(row.src));
-			bottleneck_name(t, c->ops[id].bottleneck_link, row.bottleneck,
-			                sizeof(row.bottleneck));
-			if (ft_run_add(&r->run, &row) < 0)
-				return ft_error_set(err, FT_ENOMEM, "out of memory");
-		}
-	}
-	rc = gather_links(t, c, r);
-	if (rc < 0)
-		return ft_error_set(err, rc, "out of memory");
-	return 0;
-}
-
 static size_t
 peak_rss(void)
 {
@@ -1309,7 +909,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	for (size_t k = 0; k < out->nfaults; k++) {
 		struct ft_sim_fault_text ft;
 
-		fault_text(ft_vec_at(&sc->faults, k), ft.text, sizeof(ft.text));
+		ft__sim_fault_text(ft_vec_at(&sc->faults, k), ft.text, sizeof(ft.text));
 		if (ft_vec_push(&out->faults, &ft) < 0)
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	}
@@ -1365,8 +965,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		goto out;
 	}
 	if (!(ov && ov->no_faults))
-		rc = apply_faults(sc, topo, gpu_slow, err);
-	if (rc == 0 && (rc = apply_fabric_scale(topo, fscale)) < 0)
+		rc = ft__sim_apply_faults(sc, topo, gpu_slow, err);
+	if (rc == 0 && (rc = ft__sim_apply_fabric_scale(topo, fscale)) < 0)
 		rc = ft_error_set(err, rc, "fabric_scale: %s", ft_strerror(rc));
 	if (rc < 0)
 		goto out;
@@ -1394,7 +994,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	out->part_rank = c.part_rank;
 	if (c.part_rank)
 		goto out; /* a split packet run: rank 0 reports it */
-	rc = gather(sc, topo, &c, jrs, ov, out, err);
+	rc = ft__sim_gather(sc, topo, &c, jrs, ov, out, err);
 	if (rc == 0)
 		rc = per_size_util(sc, topo, eng, &cfg, jrs, ov, out, err);
 	if (rc == 0 && ov && ov->counters)

@@ -404,9 +404,10 @@ int ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counter
 
 /* ---- sim/nccl.c: what NCCL does that the schedules leave out ---- */
 
-/* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it. */
+/* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it (no
+ * NVLS when @nvls_off). */
 void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
-                       uint32_t nranks, uint32_t gpn, struct ft_coll_args *args);
+                       uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args);
 /*
  * A node as the topology has it (node.c): its description, its GPUs and NICs counted
  * from the graph, and the NIC GPU vertex @gpu_v leaves its node through (its index in
@@ -440,8 +441,15 @@ int ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t 
 
 /* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
 int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
-/* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes. */
-void ft__sim_nvls_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s);
+/* NCCL's most NVLS heads (NCCL_MAX_NVLS_ARITY, src/include/device.h). */
+#define FT__SIM_NVLS_MAX_HEADS 32u
+/* An NVLS all-reduce inside one node or domain of more than 32 ranks: its first 32 ranks
+ * head; the flows of the others carry S each way, a head's S + S / 32. */
+int ft__sim_nvls_heads(struct ft_schedule *s);
+/* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes, a tree's
+ * flows 1/NCCL's tree correction at its size (@tree_corr). */
+void ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s,
+                             bool tree_corr);
 /* One node, no node structure, or all-to-all rounds: channels don't apply. */
 bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);

@@ -248,6 +248,7 @@ static const struct ft__doc_field job_fields[] = {
 	{ "mfu", FT__DOC_DOUBLE, FT__DOC_AT(struct sc_job, mfu), .lo = 0.01, .hi = 1 },
 	{ "ops", FT__DOC_FN, .fn = read_ops },
 	{ "priority", FT__DOC_U32, FT__DOC_AT(struct sc_job, prio), .lo = 0, .hi = FT_PKT_NPRIO - 1 },
+	{ "nvls", FT__DOC_BOOL, FT__DOC_AT(struct sc_job, nvls) },
 };
 
 static void
@@ -270,6 +271,7 @@ read_job(struct ft__doc *d, yaml_node_t *n, const char *field, uint32_t i, void 
 	ft_vec_init(&job.explicit_gpus, 2 * sizeof(uint32_t));
 	job.iterations = 1;
 	job.mfu = 0.5;
+	job.nvls = true;
 	job.prio = SC_DEFAULT_PRIO;
 	job.line = (uint32_t)n->start_mark.line + 1;
 	job.col = (uint32_t)n->start_mark.column + 1;
@@ -1027,6 +1029,7 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	ft_strlcpy(job.name, ft_op_name(a->op), sizeof(job.name));
 	job.iterations = 1;
 	job.mfu = 0.5;
+	job.nvls = true;
 	job.nranks = a->nranks;
 	for (b = a->min_bytes; b <= a->max_bytes;) {
 		struct sc_op op = { .op = a->op,

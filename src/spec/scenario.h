@@ -54,6 +54,7 @@ struct sc_job {
 	double mfu;           /* share of peak reached by the compute, default 0.5 */
 	struct ft_vec ops;    /* struct sc_op */
 	uint32_t prio;        /* priority of its traffic (packet engine) */
+	bool nvls;            /* NVLink SHARP on (false: NCCL_NVLS_ENABLE=0) */
 	uint32_t line, col;
 };
 

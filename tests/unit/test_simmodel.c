@@ -274,6 +274,7 @@ test_flow_picks_as_the_tuner(void **state)
 static char model_bottleneck[16]; /* of the last busbw() by the model */
 static uint32_t busbw_channels;   /* NCCL channels busbw() asks for (0: the default) */
 static uint32_t busbw_ranks;      /* ranks busbw() asks for (0: every GPU) */
+static bool busbw_no_nvls;        /* busbw() with NVLink SHARP off (NCCL_NVLS_ENABLE=0) */
 
 /* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
 static double
@@ -296,6 +297,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		q.proto = proto >= 0 ? (enum ft_proto)proto : FT_PROTO_SIMPLE;
 		q.nchannels = busbw_channels;
 		q.ngpus = busbw_ranks;
+		q.nvls_off = busbw_no_nvls;
 		if (ft_model_eval(&cs, &q, &m, &err) < 0)
 			print_error("%s\n", err.msg);
 		assert_true(m.time_s > 0);
@@ -321,6 +323,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
 		ft_sim_overrides_init(&ov);
 		ov.engine = engine;
+		ov.no_nvls = busbw_no_nvls;
 		ft_sim_report_init(&rep);
 		rc = ft_scenario_run(sc, &ov, NULL, &rep, &err);
 		if (rc < 0)
@@ -465,29 +468,30 @@ flow_agrees_on_uneven_nodes(void)
 
 /*
  * NCCL's tree and NVLS tree all-reduce (forced, Simple) on nodes of the same
- * GPU count, 256 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
+ * GPU count, 16 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
  * NVLS in each node, the double binary tree over the nodes) and the model
  * times the bytes they carry (the busiest node sends 1.5S over 3 nodes, 2S
  * from 4 up; ft__model_carried). Before, a flat tree over every rank was
  * 20-28% slow on 4 and 8 nodes, and the model charged 3 nodes 2S (the flow
- * engine 37% faster with NVLS trees). The tree below 1 GiB is left out: the
- * model applies NCCL's tree correction by size (kb NA-MODEL; x0.9 at 256 and
- * 512 MiB), which the flow engine has no counterpart of. On 2 nodes the NVLS
- * tree is held by NCCL's per-channel NVLSTree cap (8 x 57.7 GB/s busbw, kb
- * NA-ALGO-NVLS), which the flow engine now applies to its connections
- * (ft__sim_nvls_tree_cap): before, its links alone gave 523 GB/s at 4 GiB,
- * 14% above the model's 456 and 12% above the one measurement (466.7 at
- * 8 GiB, test_flow_nvls_tree_2node_measured). The plain tree on 2 nodes is left out:
- * the flow engine's chains carry 1.75S per GPU over NVLink (NCCL's chains
- * start on a different GPU per channel, src/graph/search.cc), where the
- * tuner's x0.5 charges 2S (docs/internals/sim.md).
+ * engine 37% faster with NVLS trees). Below 1 GiB both take NCCL's tree
+ * correction (kb NA-MODEL; x0.8 at 64 MiB, x0.9 at 256 MiB), the flow engine
+ * as wire bytes on the tree's flows (ft__sim_nccl_efficiency), and the tree's
+ * steps between nodes pay the network's latency, its chain's NVLink's
+ * (ft__sim_far_steps): without them the flow engine was up to 25% faster at
+ * 64 MiB and 16 MiB. On 2 nodes the plain tree's chains carry 1.75S per GPU
+ * over NVLink (each channel's chain starts at its NIC's GPU), which the
+ * model now times too (it charged the tuner's 2S: 8/7 slow, 314 GB/s where
+ * the flow engine gives 359 at 1 GiB). The NVLS tree on 2 nodes is held by
+ * NCCL's per-channel NVLSTree cap (8 x 57.7 GB/s busbw, kb NA-ALGO-NVLS),
+ * which the flow engine applies to its connections (ft__sim_nvls_tree_cap;
+ * test_flow_nvls_tree_2node_measured).
  */
 static void
 flow_agrees_on_trees(void)
 {
 	static const char *const specs[] = { "dgx-h100:2", "dgx-h100:3", "dgx-h100:4",
 		                             "dgx-h100:8", NULL };
-	static const uint64_t sizes[] = { 256u << 20, 1u << 30, 4ull << 30 };
+	static const uint64_t sizes[] = { 16u << 20, 64u << 20, 256u << 20, 1u << 30, 4ull << 30 };
 	char four_nics[512];
 	size_t i, k, a;
 
@@ -502,12 +506,6 @@ flow_agrees_on_trees(void)
 				int algo = a ? FT_ALGO_NVLS_TREE : FT_ALGO_TREE;
 				double m, f;
 
-				bool two = specs[i] && strcmp(specs[i], "dgx-h100:2") == 0;
-
-				if (!a && sizes[k] < (1u << 30))
-					continue;
-				if (!a && two)
-					continue;
 				m = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE,
 				          sizes[k], NULL);
 				f = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE, sizes[k],
@@ -579,6 +577,65 @@ flow_agrees_across_domains(void)
 						            (unsigned long long)sizes[k], f, m);
 					assert_close(f, m, 0.10 * m);
 				}
+}
+
+/*
+ * GB200 / GB300 NVL72: one NVLink domain of 18 trays and 2 or 4 domains
+ * joined by their NICs (MNNVL), with NVLink SHARP and without it (--no-nvls,
+ * NCCL_NVLS_ENABLE=0, as in CoreWeave's published GB200 runs): the tuner's
+ * pick, and NVLS (one domain) or the NVLS tree and the tree (several)
+ * forced. Before, the flow engine ran NVLS with 72 heads in a domain (NCCL
+ * has at most 32), had no --no-nvls, and ran a flat tree over all the ranks
+ * of several domains: 74% faster than the model at 64 MiB over 2 domains,
+ * 24% at 1 GiB; NCCL builds a chain in each domain and the double binary
+ * tree over the domains (ft__sim_tree_uneven), as over physical nodes. Left
+ * out, as in test_flow_agrees_with_model: cases where the model's bound is
+ * NCCL's per-channel tree cap (perChMaxTreeBw, the tree over 4 domains),
+ * which the flow engine does not apply; they are counted.
+ */
+static void
+flow_agrees_on_nvl72(void)
+{
+	static const char *const specs[] = { "gb200-nvl72:18", "gb300-nvl72:18", "gb200-nvl72:36",
+		                             "gb200-nvl72:72" };
+	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER };
+	static const uint64_t sizes[] = { 256u << 20, 1u << 30, 4ull << 30 };
+	size_t i, j, k, v, nrun = 0, nskip = 0;
+
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
+		for (j = 0; j < FT_ARRAY_SIZE(ops); j++)
+			for (k = 0; k < FT_ARRAY_SIZE(sizes); k++)
+				for (v = 0; v < 4; v++) {
+					bool one = i < 2;
+					int algo = v < 2  ? -1 :
+					           v == 3 ? FT_ALGO_TREE :
+					           one    ? FT_ALGO_NVLS :
+					                    FT_ALGO_NVLS_TREE;
+					double m, f;
+
+					if ((v >= 2 && ops[j] != FT_OP_ALL_REDUCE) || (v == 3 && one))
+						continue;
+					busbw_no_nvls = v == 1;
+					m = busbw(specs[i], ops[j], algo, -1, sizes[k], NULL);
+					f = busbw(specs[i], ops[j], algo, -1, sizes[k], "flow");
+					if (strcmp(model_bottleneck, "channels") == 0 &&
+					    fabs(f / m - 1) > 0.10) {
+						nskip++;
+						continue;
+					}
+					nrun++;
+					if (fabs(f / m - 1) > 0.10)
+						print_error("%s %s %s %llu: flow %.2f model %.2f GB/s\n",
+						            specs[i], ft_op_name(ops[j]),
+						            v == 1  ? "no-nvls" :
+						            algo < 0 ? "auto" :
+						                       ft_algo_name((enum ft_algo)algo),
+						            (unsigned long long)sizes[k], f, m);
+					assert_close(f, m, 0.10 * m);
+				}
+	busbw_no_nvls = false;
+	assert_int_equal(nrun + nskip, 90);
+	assert_true(nskip <= 4); /* the tree over 4 domains */
 }
 
 /*
@@ -735,6 +792,7 @@ test_flow_agrees_with_model(void **state)
 	assert_true(nrun >= 70); /* the caps leave out a few cases only */
 	assert_true(nskip <= 2);
 	flow_agrees_across_domains();
+	flow_agrees_on_nvl72();
 	flow_agrees_on_uneven_nodes();
 	flow_agrees_on_trees();
 }
@@ -1497,6 +1555,133 @@ test_routing_is_honoured(void **state)
 	ft_sim_report_release(&rep);
 }
 
+/*
+ * NVLS on a whole GB200 NVL72 domain: NCCL has at most 32 NVLS heads
+ * (NCCL_MAX_NVLS_ARITY), the domain's GPUs 0 to 31 (trays 0 to 7, intra-node
+ * NVLS tries GPU c for channel c, src/graph/search.cc). Every GPU sends S
+ * into the switch and gets S back from the multicast, a head S / 32 more
+ * each way (its shard loaded reduced and stored back), all at NVLS
+ * efficiency: the head's NVLink carries 33/32 S / eff, the others' S / eff
+ * (it was 73/72 S / eff on every GPU: 72 heads).
+ */
+static void
+test_nvls_heads_on_nvl72(void **state)
+{
+	struct ft_cluster_spec cs;
+	char text[512];
+	struct ft_error err = { 0 };
+	struct ft_sim_report rep;
+	double S = (double)(1u << 30), eff;
+	uint32_t node, g;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &cs, &err), 0);
+	eff = ft_model_nvls_efficiency(&cs);
+	assert_true(eff > 0 && eff < 1);
+	snprintf(text, sizeof(text), job_on, "gb200-nvl72:18",
+	         "op: all_reduce, size: 1GiB, algo: nvls");
+	run_ok(text, "flow", &rep);
+	for (node = 0; node < 18; node++)
+		for (g = 0; g < 4; g++) {
+			char up[64], down[64];
+			double want = (node < 8 ? S + S / 32 : S) / eff;
+
+			snprintf(up, sizeof(up), "n%u.gpu%u -> n%u.nvswitch", node, g, node);
+			snprintf(down, sizeof(down), "n%u.nvswitch -> n%u.gpu%u", node, node, g);
+			assert_close(port_bytes(&rep, up), want, want * 1e-6);
+			assert_close(port_bytes(&rep, down), want, want * 1e-6);
+		}
+	ft_sim_report_release(&rep);
+}
+
+/*
+ * NVLink SHARP off (NCCL_NVLS_ENABLE=0: --no-nvls, or a job's nvls: false):
+ * the tuner's pick leaves NVLS and the NVLS tree out, as the model's does
+ * (a ring on one NVL72 domain at 1 GiB, a tree or ring across domains), and
+ * forcing either is refused, naming the op.
+ */
+static void
+test_no_nvls(void **state)
+{
+	static const char text[] = "name: t\n"
+	                           "cluster: %s\n"
+	                           "jobs:\n"
+	                           "  - name: a\n"
+	                           "    nvls: false\n"
+	                           "    ops:\n"
+	                           "      - {op: all_reduce, size: 1GiB%s}\n";
+	static const char *const specs[] = { "gb200-nvl72:18", "gb200-nvl72:36", "dgx-h100:4" };
+	char buf[512];
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++) {
+		struct ft_cluster_spec cs;
+		struct ft_model_query q;
+		struct ft_model_result m;
+		const char *algo;
+
+		assert_int_equal(ft_spec_resolve(specs[i], &cs, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+		q.tuner_only = true;
+		q.nvls_off = true;
+		assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
+		snprintf(buf, sizeof(buf), text, specs[i], "");
+		run_ok(buf, "flow", &rep);
+		algo = ft_run_row(&rep.run, 0)->algo;
+		assert_string_equal(algo, ft_algo_name(m.algo));
+		assert_string_not_equal(algo, "nvls");
+		assert_string_not_equal(algo, "nvls_tree");
+		ft_sim_report_release(&rep);
+	}
+	/* the same job with NVLS on picks it */
+	snprintf(buf, sizeof(buf), "name: t\ncluster: gb200-nvl72:18\njobs:\n  - name: a\n"
+	                           "    ops:\n      - {op: all_reduce, size: 1GiB}\n");
+	run_ok(buf, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+	snprintf(buf, sizeof(buf), text, "gb200-nvl72:36", ", algo: nvls_tree");
+	assert_int_equal(run_text(buf, "flow", &rep, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "jobs[0].ops[0].algo"));
+	assert_non_null(strstr(err.msg, "nvls_tree: NVLink SHARP is off"));
+	ft_sim_report_release(&rep);
+}
+
+/*
+ * Trees over two GB200 NVL72 domains (2 x 72 GPUs, 36 trays of 4 NICs):
+ * NCCL sees each domain as one node (MNNVL) and builds a chain over its 72
+ * GPUs and the double binary tree over the 2 domains, one edge per tree: a
+ * domain sends S across (S / 2 per tree), at NCCL's tree efficiency (S /
+ * 0.92 on the wire), spread over its 72 channels, one per NIC: S / 0.92 / 72
+ * on every NIC. The NVLS tree sends the same S per domain without the 0.92.
+ * The flat tree over all 144 ranks before sent 2S from its interior ranks.
+ */
+static void
+test_trees_over_nvl72_domains(void **state)
+{
+	double S = (double)(1u << 30);
+	char text[512];
+	struct ft_sim_report rep;
+	uint32_t a, node, nic;
+
+	(void)state;
+	for (a = 0; a < 2; a++) {
+		double want = a ? S / 72 : S / 0.92 / 72;
+
+		snprintf(text, sizeof(text), job_on, "gb200-nvl72:36",
+		         a ? "op: all_reduce, size: 1GiB, algo: nvls_tree"
+		           : "op: all_reduce, size: 1GiB, algo: tree, proto: simple");
+		run_ok(text, "flow", &rep);
+		assert_string_equal(ft_run_row(&rep.run, 0)->algo, a ? "nvls_tree" : "tree");
+		for (node = 0; node < 36; node++)
+			for (nic = 0; nic < 4; nic++)
+				assert_close(nic_sent(&rep, node, nic), want, want * 1e-5);
+		ft_sim_report_release(&rep);
+	}
+}
+
 int
 main(void)
 {
@@ -1512,6 +1697,9 @@ main(void)
 		cmocka_unit_test(test_flow_posts_on_p2p_channels),
 		cmocka_unit_test(test_flow_nvls_tree_2node_measured),
 		cmocka_unit_test(test_nvl72_domains_use_every_nic),
+		cmocka_unit_test(test_nvls_heads_on_nvl72),
+		cmocka_unit_test(test_no_nvls),
+		cmocka_unit_test(test_trees_over_nvl72_domains),
 		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
