@@ -26,6 +26,8 @@
 #include <fabtune/usage.h>
 #include <fabtune/workflow.h>
 
+#include "workflow/workflow_int.h"
+
 /* One step of the benchmark suite (the same list on every rank). */
 struct suite_item {
 	char transport[16];
@@ -764,10 +766,37 @@ fingerprint(struct doctor *d, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * The doctor's comparison: archive compare's defaults, and the baseline
+ * runs' per-iteration spread pooled with their between-run spread
+ * (archive/compare.c) unless a host of this run was loaded: where other
+ * processes held jitter_foreign_cpu_max (25 %) of the CPU or more
+ * (host.cpu_foreign), a run's iterations share its scheduling luck and say
+ * nothing of the next run's, so the band is the runs' alone.
+ */
+void
+ft__doctor_compare_opts(const struct ft_obs_set *obs, struct ft_compare_opts *o)
+{
+	struct ft_diag_thresholds t;
+	size_t i;
+
+	ft_compare_opts_init(o);
+	ft_diag_thresholds_init(&t);
+	o->pool_iterations = true;
+	for (i = 0; i < ft_obs_set_len(obs); i++) {
+		const struct ft_obs *x = ft_obs_set_at(obs, i);
+
+		if (strcmp(x->key, "host.cpu_foreign") == 0 && x->has_num &&
+		    x->num >= t.jitter_foreign_cpu_max)
+			o->pool_iterations = false;
+	}
+}
+
 static int
 compare_baseline(struct doctor *d, struct ft_archive *ar, struct ft_error *err)
 {
 	struct ft_doctor_result *res = d->res;
+	struct ft_compare_opts opts;
 	size_t i;
 	int rc;
 
@@ -776,7 +805,8 @@ compare_baseline(struct doctor *d, struct ft_archive *ar, struct ft_error *err)
 		return oom(err);
 	for (i = 0; i < res->base.len; i++)
 		res->bruns[i] = &((const struct ft_archive_record *)ft_vec_at(&res->base, i))->run;
-	rc = ft_compare_runs(&res->rec.run, res->bruns, res->base.len, NULL, &res->cmp, err);
+	ft__doctor_compare_opts(&res->rec.obs, &opts);
+	rc = ft_compare_runs(&res->rec.run, res->bruns, res->base.len, &opts, &res->cmp, err);
 	if (rc < 0)
 		return rc;
 	res->have_cmp = true;
