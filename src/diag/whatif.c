@@ -131,7 +131,7 @@ set_gain(struct ft_advice *x, double t0, double t1, const char *engine, const ch
 #define ROUTING_PKT_MIN_BYTES (4ull << 20)
 
 /*
- * The size the packet engine runs @ws's all-to-all at, or 0 (the flow
+ * The size the packet engine runs @op on @ws at, or 0 (the flow
  * engine): @why then says how many packets the smallest size would take.
  */
 static uint64_t
