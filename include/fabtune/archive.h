@@ -317,6 +317,8 @@ struct ft_compare_opts {
 	unsigned min_samples; /* samples needed for a noise-aware band (3) */
 	double min_matched;   /* the comparison is incomplete when fewer than this fraction
 	                         of the baseline's keys were matched (0.5) */
+	bool pool_iterations; /* pool the baseline runs' per-iteration spread with the runs'
+	                         when the runs differ no more than it explains (false) */
 };
 FT_API void ft_compare_opts_init(struct ft_compare_opts *o);
 /*
@@ -342,6 +344,7 @@ enum ft_band_from {
 	FT_BAND_STATED,	    /* the stated threshold (rel_threshold) */
 	FT_BAND_ITERATIONS, /* the per-iteration spread, wider than the stated threshold */
 	FT_BAND_RUNS,	    /* k standard deviations of the baseline's runs */
+	FT_BAND_POOLED,	    /* the runs' spread pooled with their iterations' (pool_iterations) */
 };
 FT_API const char *ft_band_from_name(enum ft_band_from b);
 
@@ -373,6 +376,8 @@ struct ft_compare_row {
 	enum ft_band_from band_from;
 	double iter_cv;	      /* per-iteration coefficient of variation (RMS of run and
 	                         baseline), NaN when neither carries one */
+	double iter_df;	      /* degrees of freedom of the baseline's per-iteration spread
+	                         (sum of nsamples - 1), 0 when unknown */
 	double current_p99;   /* latency rows: 99th percentiles, microseconds; NaN otherwise */
 	double base_p99;
 	enum ft_verdict verdict;

@@ -237,6 +237,12 @@ FT_API void ft_world_abort(struct ft_world *w, int code);
 FT_API uint32_t ft_world_rank(const struct ft_world *w);
 FT_API uint32_t ft_world_size(const struct ft_world *w);
 FT_API const struct ft_rank_info *ft_world_info(const struct ft_world *w, uint32_t rank);
+/*
+ * Every rank contributes @len bytes (a small record: control plane); @out gets
+ * size x @len bytes in rank order. Collective over all ranks.
+ */
+FT_API int ft_world_allgather(struct ft_world *w, const void *in, size_t len, void *out,
+                              struct ft_error *err) FT_MUST_CHECK;
 /* A listening TCP socket on @addr, port chosen by the kernel (for a launcher's rank 0). */
 FT_API int ft_bench_listen(const char *addr, int *fd_out, uint16_t *port_out,
                            struct ft_error *err) FT_MUST_CHECK;

@@ -23,6 +23,19 @@
  * The band is never narrower than floor_rel of the mean (a perfectly
  * repeatable baseline would otherwise flag every wobble).
  *
+ * With pool_iterations (the doctor on a host that is not loaded), the runs'
+ * own repetitions join the estimate, as a one-way analysis of variance
+ * pools within-group variance: each baseline row carries its per-iteration
+ * spread (iter_cv, taken at its conservative end as a run-to-run deviation,
+ * as below) with sum(nsamples - 1) degrees of freedom. If the runs' deviation
+ * s_b is within what that spread explains (s_b^2 / s_w^2 under the 99th
+ * percentile of chi-square(n - 1) / (n - 1): no run effect shows), s^2 =
+ * ((n - 1) s_b^2 + df_w s_w^2) / (n - 1 + df_w), never below s_b, and t
+ * takes n - 1 + df_w degrees of freedom: 3 runs of 20 iterations give
+ * 3.6 s instead of 22.2 s, so a 30 % loss on a host whose runs spread by a
+ * few percent is told from noise. When the runs differ beyond their
+ * iterations (a loaded or bimodal host), the band is the runs' alone.
+ *
  * With fewer, it is the stated relative threshold, widened to
  * the per-iteration spread of the result itself (coefficient of variation of
  * the iterations, the root mean square of the baseline's and the run's):
@@ -32,6 +45,9 @@
  * noisy host thus does not flip every result of the next run.
  */
 #include "archive_int.h"
+
+/* The normal quantile of the 99th percentile: the test for a run effect before pooling. */
+#define POOL_TEST_Z 2.3263
 
 FT__NAME_TABLE(verdict_names, FT_VERDICT_MAP, FT_VERDICT_COUNT);
 
@@ -44,11 +60,13 @@ ft_verdict_name(enum ft_verdict v)
 void
 ft_compare_opts_init(struct ft_compare_opts *o)
 {
+	memset(o, 0, sizeof(*o)); /* padding too: the options are compared as bytes */
 	o->rel_threshold = 0.05;
 	o->k_sigma = 3.0;
 	o->floor_rel = 0.01;
 	o->min_samples = 3;
 	o->min_matched = 0.5;
+	o->pool_iterations = false;
 }
 
 struct metric {
@@ -217,13 +235,15 @@ fill_key(struct ft_compare_row *cr, const struct ft_result_row *r)
 /*
  * Mean and sample standard deviation of @m over refs[lo..hi), skipping NaN;
  * *@cv2 gets the mean square of the rows' per-iteration spreads (NaN when
- * none has one) and *@p99 the mean 99th percentile (NaN when none).
+ * none has one), *@iter_df the degrees of freedom behind it (the sum of
+ * nsamples - 1 over those rows) and *@p99 the mean 99th percentile (NaN when
+ * none).
  */
 static unsigned
 stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, double *mean,
-      double *stdev, double *cv2, double *p99)
+      double *stdev, double *cv2, double *iter_df, double *p99)
 {
-	double sum = 0, ss = 0, cvs = 0, p99s = 0;
+	double sum = 0, ss = 0, cvs = 0, p99s = 0, df = 0;
 	unsigned n = 0, ncv = 0, np99 = 0;
 	size_t i;
 
@@ -237,6 +257,8 @@ stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, doub
 		if (isfinite(cv)) {
 			cvs += cv * cv;
 			ncv++;
+			if (refs[i].row->nsamples > 1)
+				df += refs[i].row->nsamples - 1;
 		}
 		if (isfinite(refs[i].row->lat_p99_us)) {
 			p99s += refs[i].row->lat_p99_us;
@@ -245,6 +267,7 @@ stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, doub
 	}
 	*mean = n ? sum / n : NAN;
 	*cv2 = ncv ? cvs / ncv : NAN;
+	*iter_df = df;
 	*p99 = np99 ? p99s / np99 : NAN;
 	*stdev = NAN;
 	if (n >= 2) {
@@ -259,12 +282,57 @@ stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, doub
 	return n;
 }
 
+
+/* Student's t at the coverage of @k_sigma normal sigmas, @df degrees of freedom, for a new run. */
+static double
+band_sigmas(double k_sigma, unsigned n, unsigned df)
+{
+	if (n < 2 || df < 1 || !(k_sigma > 0))
+		return NAN;
+	return ft__t_two_sided(erf(k_sigma / M_SQRT2), df) * sqrt(1 + 1.0 / n);
+}
+
 double
 ft__compare_band_sigmas(double k_sigma, unsigned n)
 {
-	if (n < 2 || !(k_sigma > 0))
-		return NAN;
-	return ft__t_two_sided(erf(k_sigma / M_SQRT2), n - 1) * sqrt(1 + 1.0 / n);
+	return band_sigmas(k_sigma, n, n - 1);
+}
+
+/*
+ * The upper @z quantile of chi-square with @k degrees of freedom divided by
+ * @k (Wilson and Hilferty's cube-root normal approximation: within 0.5 % of
+ * the tables from k = 1 at the 99th percentile; 4.61 for k = 2, 3.78 for 3).
+ */
+static double
+chi2_upper_ratio(double z, double k)
+{
+	double a = 2 / (9 * k), c = 1 - a + z * sqrt(a);
+
+	return c * c * c;
+}
+
+/*
+ * Pool the baseline's runs with their iterations (compare.c, head comment):
+ * when the between-run deviation @cr->base_stdev is no larger than the
+ * per-iteration one would make it at the 99th percentile, the per-iteration
+ * variance and its degrees of freedom join the runs'. Writes the deviation
+ * (never below the runs' own) and the degrees of freedom; false leaves the
+ * runs alone.
+ */
+static bool
+pool_iterations(const struct ft_compare_row *cr, double scale, double *s, unsigned *df)
+{
+	unsigned k = cr->base_n - 1;
+	double sw = cr->iter_cv * scale, sb = cr->base_stdev, s2;
+
+	if (!(sw > 0) || !(cr->iter_df >= 1) || !isfinite(sb))
+		return false;
+	if (sb * sb > sw * sw * chi2_upper_ratio(POOL_TEST_Z, k))
+		return false; /* the runs differ beyond their iterations: a run effect */
+	s2 = (k * sb * sb + cr->iter_df * sw * sw) / (k + cr->iter_df);
+	*s = FT_MAX(sqrt(s2), sb);
+	*df = k + (unsigned)FT_MIN(cr->iter_df, 1e6);
+	return true;
 }
 
 static void
@@ -273,10 +341,14 @@ judge(struct ft_compare_row *cr, const struct ft_compare_opts *o)
 	double band, delta, scale = fabs(cr->base_mean);
 
 	if (cr->base_n >= o->min_samples && isfinite(cr->base_stdev)) {
-		band = FT_MAX(ft__compare_band_sigmas(o->k_sigma, cr->base_n) * cr->base_stdev,
-		              o->floor_rel * scale);
-		cr->noise_aware = true;
+		double s = cr->base_stdev;
+		unsigned df = cr->base_n - 1;
+
 		cr->band_from = FT_BAND_RUNS;
+		if (o->pool_iterations && pool_iterations(cr, scale, &s, &df))
+			cr->band_from = FT_BAND_POOLED;
+		band = FT_MAX(band_sigmas(o->k_sigma, cr->base_n, df) * s, o->floor_rel * scale);
+		cr->noise_aware = true;
 	} else if (isfinite(cr->iter_cv) && cr->iter_cv > o->rel_threshold) {
 		band = cr->iter_cv * scale;
 		cr->noise_aware = true;
@@ -360,7 +432,7 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 		size_t lo = lower_bound(crefs, ncur, r), hi = group_end(crefs, ncur, lo);
 		const struct metric *m = pick_metric(r);
 		struct ft_compare_row cr;
-		double sd, cv2_cur, cv2_base = NAN;
+		double sd, cv2_cur, cv2_base = NAN, df_cur;
 		size_t blo, bhi;
 
 		if (crefs[lo].order != i || !m)
@@ -368,12 +440,12 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 		fill_key(&cr, r);
 		ft_strlcpy(cr.metric, m->name, sizeof(cr.metric));
 		cr.higher_is_better = m->higher_is_better;
-		stats(crefs, lo, hi, m, &cr.current, &sd, &cv2_cur, &cr.current_p99);
+		stats(crefs, lo, hi, m, &cr.current, &sd, &cv2_cur, &df_cur, &cr.current_p99);
 		blo = lower_bound(brefs, nb, r);
 		/* exact match only: lower_bound() lands on the next key when there is none */
 		bhi = blo < nb && key_cmp(brefs[blo].row, r) == 0 ? group_end(brefs, nb, blo) : blo;
 		cr.base_n = stats(brefs, blo, bhi, m, &cr.base_mean, &cr.base_stdev, &cv2_base,
-		                  &cr.base_p99);
+		                  &cr.iter_df, &cr.base_p99);
 		if (isfinite(cv2_cur) && isfinite(cv2_base))
 			cr.iter_cv = sqrt((cv2_cur + cv2_base) / 2);
 		else
@@ -399,7 +471,7 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 			ft_strlcpy(cr.metric, m->name, sizeof(cr.metric));
 			cr.higher_is_better = m->higher_is_better;
 			cr.base_n = stats(brefs, i, hi, m, &cr.base_mean, &cr.base_stdev, &cv2,
-			                  &cr.base_p99);
+			                  &cr.iter_df, &cr.base_p99);
 			cr.verdict = FT_VERDICT_MISSING;
 			rc = push_row(out, &cr);
 		}
@@ -439,6 +511,8 @@ ft_band_from_name(enum ft_band_from b)
 	switch (b) {
 	case FT_BAND_RUNS:
 		return "runs";
+	case FT_BAND_POOLED:
+		return "pooled";
 	case FT_BAND_ITERATIONS:
 		return "iterations";
 	case FT_BAND_STATED:

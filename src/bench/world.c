@@ -188,6 +188,13 @@ ft_world_info(const struct ft_world *w, uint32_t rank)
 	return rank < w->nranks ? &w->info[rank] : NULL;
 }
 
+int
+ft_world_allgather(struct ft_world *w, const void *in, size_t len, void *out,
+                   struct ft_error *err)
+{
+	return ft__world_allgather(w, in, len, out, err);
+}
+
 static int
 open_data_listener(struct ft_world *w, const char *ifname, struct ft_rank_info *me,
                    struct ft_error *err)

@@ -4,9 +4,11 @@
  * the user's cluster spec with and without the change and compare the time
  * of the collective the inputs measured.
  *
- * Adaptive routing and QPs per connection change how flows share links, so
- * they run on the flow engine (max-min fair sharing over every link, ECMP
- * hash collisions included), an all-to-all posted as NCCL posts it (the
+ * Adaptive routing runs on the packet engine where the run is small enough
+ * (queues, pauses and ECN marks on ECMP's crowded links; see whatif_routing)
+ * and on the flow engine beyond. QPs per connection change how flows share
+ * links and run on the flow engine (max-min fair sharing over every link, ECMP
+ * hash collisions included); the all-to-all is posted as NCCL posts it (the
  * scenario's default chunking: ft_model_p2p_chunking_on()), so that the gain
  * is the one the twin predicts for the job the user runs; channel counts change NCCL's per-channel
  * bandwidth cap and the MTU the per-packet header share (fabric.mtu), both
@@ -91,23 +93,6 @@ calib_of(const struct ft__whatif_spec *ws, enum ft_op op)
 	return NULL;
 }
 
-/*
- * The flow engine's time of @op on @ws: on the measured rank count and, when
- * @ws is calibrated, fixed + bw_scale x t (at WHATIF_BYTES the latency term
- * the calibration also scales is negligible against the flows' time).
- */
-static int
-flow_time(const struct ft__whatif_spec *ws, enum ft_op op, const struct ft_sim_overrides *ov,
-	  double *t_s, struct ft_error *err)
-{
-	const struct ft_calib_entry *c = calib_of(ws, op);
-	int rc = twin_time(ws->arg, op, WHATIF_BYTES, c ? c->nranks : 0, ov, t_s, err);
-
-	if (rc == 0 && c)
-		*t_s = c->fixed_s + c->bw_scale * *t_s;
-	return rc;
-}
-
 /* Write the gain of going from @t0 to @t1 and how it was computed. */
 static void
 set_gain(struct ft_advice *x, double t0, double t1, const char *engine, const char *spec,
@@ -120,25 +105,118 @@ set_gain(struct ft_advice *x, double t0, double t1, const char *engine, const ch
 		 ft_op_name(op), (unsigned long long)(bytes >> 20), t0 * 1e6, from, t1 * 1e6, to);
 }
 
+/*
+ * Adaptive routing on the packet engine where the run is small. A fluid
+ * model has no queues: with every send of an all-to-all in flight the
+ * GPU-PCIe links bind and ECMP's crowded spine links (up to 229 flows on
+ * one on dgx-h100:16) cost nothing in the flow engine, while in the packet
+ * engine those links are where queues, pauses and ECN marks build
+ * (docs/scenarios/ecmp-vs-adaptive.md, lab-permutation-ecmp-adaptive.md).
+ *
+ * The line: a run of at most ROUTING_PKT_BUDGET packets, about 0.5 s of CPU
+ * at the packet engine's measured 0.5M simulated packets per CPU second
+ * (docs/internals/sim.md, Measured speed), so both routings take a few
+ * seconds on a loaded host. The packets of a run are about ranks x bytes x
+ * the op's bus factor / MTU (what each rank sends, every byte taken as
+ * crossing the fabric: an all-to-all (n-1)/n, an all-reduce 2(n-1)/n of its
+ * size); the routing effect is a
+ * bandwidth-regime ratio, so the packet engine runs the largest power-of-two
+ * fraction of WHATIF_BYTES inside the budget, but no less than
+ * ROUTING_PKT_MIN_BYTES per rank (below that the latency terms weigh in the
+ * ratio). Past that (an all-to-all of more than 256 ranks at a 4 KiB MTU,
+ * an all-reduce of more than 128), the flow engine
+ * prices the change at WHATIF_BYTES and the basis says why.
+ */
+#define ROUTING_PKT_BUDGET    (256u << 10)
+#define ROUTING_PKT_MIN_BYTES (4ull << 20)
+
+/*
+ * The size the packet engine runs @op on @ws at, or 0 (the flow
+ * engine): @why then says how many packets the smallest size would take.
+ */
+static uint64_t
+routing_packet_bytes(const struct ft__whatif_spec *ws, enum ft_op op, char *why, size_t wlen,
+		     struct ft_error *err, int *rc)
+{
+	const struct ft_calib_entry *c = calib_of(ws, op);
+	struct ft_cluster_spec cs;
+	uint64_t bytes, ranks, mtu, npkts;
+	double wire;
+
+	*rc = 0;
+	memset(&cs, 0, sizeof(cs));
+	if (ws->cs)
+		cs = *ws->cs;
+	else if ((*rc = ft_spec_resolve(ws->arg, &cs, err)) < 0)
+		return 0;
+	ranks = c && c->nranks ? c->nranks : ft_spec_ngpus(&cs);
+	mtu = cs.fabric.mtu_bytes ? cs.fabric.mtu_bytes : 4096;
+	/* what each rank puts on the wire per byte of the op: nccl-tests' bus factor */
+	wire = ranks > 1 ? ft_coll_busbw_factor(op, (uint32_t)ranks) : 1.0;
+	for (bytes = WHATIF_BYTES; bytes >= ROUTING_PKT_MIN_BYTES; bytes >>= 1) {
+		npkts = (uint64_t)((double)ranks * wire * (double)(bytes / mtu));
+		if (npkts <= ROUTING_PKT_BUDGET)
+			return bytes;
+	}
+	npkts = (uint64_t)((double)ranks * wire * (double)(ROUTING_PKT_MIN_BYTES / mtu));
+	snprintf(why, wlen, "%llu ranks x %llu MiB at MTU %llu: %lluK packets a run, past %uK",
+		 (unsigned long long)ranks, (unsigned long long)(ROUTING_PKT_MIN_BYTES >> 20),
+		 (unsigned long long)mtu, (unsigned long long)(npkts >> 10),
+		 ROUTING_PKT_BUDGET >> 10);
+	return 0;
+}
+
+/*
+ * The twin's time of @op of @bytes on @ws under @ov (engine, routing, qps):
+ * on the measured rank count and, when @ws is calibrated, fixed + bw_scale x
+ * t (in the bandwidth regime the latency term the calibration also scales is
+ * small against the flows' time).
+ */
+static int
+engine_time(const struct ft__whatif_spec *ws, enum ft_op op, uint64_t bytes,
+	    const struct ft_sim_overrides *ov, double *t_s, struct ft_error *err)
+{
+	const struct ft_calib_entry *c = calib_of(ws, op);
+	int rc = twin_time(ws->arg, op, bytes, c ? c->nranks : 0, ov, t_s, err);
+
+	if (rc == 0 && c)
+		*t_s = c->fixed_s + c->bw_scale * *t_s;
+	return rc;
+}
+
 static int
 whatif_routing(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
 	       enum ft_op op, struct ft_error *err)
 {
 	struct ft_sim_overrides ov;
+	char why[96], spec[192];
+	uint64_t bytes;
 	double t0, t1;
 	int rc;
 
+	(void)w;
+	why[0] = '\0';
+	bytes = routing_packet_bytes(ws, op, why, sizeof(why), err, &rc);
+	if (rc < 0)
+		return rc;
 	ft_sim_overrides_init(&ov);
-	ov.engine = "flow";
+	ov.engine = bytes ? "packet" : "flow";
+	if (!bytes)
+		bytes = WHATIF_BYTES;
 	ov.routing = FT_ROUTING_ECMP;
-	rc = flow_time(ws, op, &ov, &t0, err);
+	rc = engine_time(ws, op, bytes, &ov, &t0, err);
 	if (rc < 0)
 		return rc;
 	ov.routing = FT_ROUTING_ADAPTIVE;
-	rc = flow_time(ws, op, &ov, &t1, err);
+	rc = engine_time(ws, op, bytes, &ov, &t1, err);
 	if (rc < 0)
 		return rc;
-	set_gain(x, t0, t1, w->engine, ws->label, op, WHATIF_BYTES, "ECMP", "adaptive");
+	if (why[0])
+		snprintf(spec, sizeof(spec), "%.100s (%s)", ws->label, why);
+	else
+		ft_strlcpy(spec, ws->label, sizeof(spec));
+	set_gain(x, t0, t1, why[0] ? "flow engine" : "packet engine", spec, op, bytes, "ECMP",
+		 "adaptive");
 	return 0;
 }
 
@@ -158,11 +236,11 @@ whatif_qps(struct ft_advice *x, const struct ft__whatif *w, const struct ft__wha
 	ov.engine = "flow";
 	ov.routing = FT_ROUTING_ECMP;
 	ov.qps_per_conn = 1;
-	rc = flow_time(ws, op, &ov, &t0, err);
+	rc = engine_time(ws, op, WHATIF_BYTES, &ov, &t0, err);
 	if (rc < 0)
 		return rc;
 	ov.qps_per_conn = (uint32_t)q;
-	rc = flow_time(ws, op, &ov, &t1, err);
+	rc = engine_time(ws, op, WHATIF_BYTES, &ov, &t1, err);
 	if (rc < 0)
 		return rc;
 	snprintf(to, sizeof(to), "%lu QPs", q);
@@ -366,8 +444,8 @@ whatif_dcqcn(struct ft_advice *x, const struct ft__whatif *w, const struct ft__w
 }
 
 const struct ft__whatif ft__whatif_routing = {
-	"flow engine", FT_OP_ALLTOALL, whatif_routing,
-	"the flow engine compares ECMP with adaptive routing"
+	"packet engine", FT_OP_ALLTOALL, whatif_routing,
+	"the packet engine (the flow engine past its budget) compares ECMP with adaptive routing"
 };
 const struct ft__whatif ft__whatif_qps = {
 	"flow engine", FT_OP_ALL_REDUCE, whatif_qps,

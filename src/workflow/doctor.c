@@ -26,6 +26,8 @@
 #include <fabtune/usage.h>
 #include <fabtune/workflow.h>
 
+#include "workflow/workflow_int.h"
+
 /* One step of the benchmark suite (the same list on every rank). */
 struct suite_item {
 	char transport[16];
@@ -42,6 +44,15 @@ struct doctor {
 	struct ft_vec suite; /* struct suite_item */
 	int mpi_rank;	     /* this process's MPI rank (0 without MPI) */
 	struct ft_world *world; /* MPI world (under mpirun), else NULL */
+	struct rank_usage *usage; /* under MPI, on rank 0: every rank's, in rank order */
+};
+
+/* One rank's CPU use and its host's over the doctor's run: what host.cpu_foreign needs. */
+struct rank_usage {
+	char host[64];
+	double wall_s, cpu_s;
+	double host_busy; /* the host's busy share of its CPU time; NaN unknown */
+	double ncpus;
 };
 
 static int note(struct doctor *d, const char *what, const char *fmt, ...) FT_PRINTF(3, 4);
@@ -651,29 +662,108 @@ expectations(struct doctor *d, struct ft_error *err)
 /* ---- 4. diagnosis ----------------------------------------------------------------- */
 
 /*
- * host.cpu_foreign: the share of the host's CPU time that other processes
- * used while the doctor ran, the host's busy share less this process's and
- * its reaped local ranks'. The jitter rule reads it (a loaded host's latency
- * tail is the scheduler's). Local runs only: under MPI the other ranks on
- * this host are other processes; none in stable (test) mode.
+ * host.cpu_foreign: the share of a host's CPU time that other processes
+ * used while the doctor ran, the host's busy share less the doctor's own
+ * processes' on it: this process and its reaped local ranks (a local run),
+ * or every MPI rank on that host (under MPI, one observation per host from
+ * the ranks' usage that rank 0 gathered). The jitter rule reads it (a loaded
+ * host's latency tail is the scheduler's). None in stable (test) mode.
  */
 static int
-foreign_cpu_obs(struct doctor *d)
+add_foreign(struct doctor *d, const char *host, double busy, double cpu_s, double wall_s,
+            double ncpus)
 {
-	const struct ft_run *run = &d->res->rec.run;
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct ft_obs o;
 
-	if (d->res->under_mpi || !d->res->ntransports || ncpus < 1 || !isfinite(run->host_busy) ||
-	    !isfinite(run->cpu_s) || !(run->wall_s > 0))
+	if (!(ncpus >= 1) || !isfinite(busy) || !isfinite(cpu_s) || !(wall_s > 0))
 		return 0;
 	ft_obs_init(&o, "host.cpu_foreign");
-	ft_strlcpy(o.host, d->res->host, sizeof(o.host));
-	o.num = FT_MAX(0.0, run->host_busy - run->cpu_s / (run->wall_s * (double)ncpus));
+	ft_strlcpy(o.host, host, sizeof(o.host));
+	o.num = FT_MAX(0.0, busy - cpu_s / (wall_s * ncpus));
 	o.has_num = true;
 	ft_strlcpy(o.unit, "ratio", sizeof(o.unit));
 	o.file = "doctor";
 	return ft_obs_set_add(&d->res->rec.obs, &o);
+}
+
+/* Under MPI: one host.cpu_foreign per host, from the gathered usage of its ranks. */
+static int
+foreign_cpu_mpi(struct doctor *d)
+{
+	uint32_t n = ft_world_size(d->world), i, k;
+	int rc = 0;
+
+	for (i = 0; i < n && rc >= 0; i++) {
+		double busy = 0, cpu = 0, wall = 0;
+		unsigned nbusy = 0;
+
+		for (k = 0; k < i && strcmp(d->usage[k].host, d->usage[i].host) != 0; k++)
+			;
+		if (k < i)
+			continue; /* that host is done */
+		for (k = i; k < n; k++) {
+			const struct rank_usage *u = &d->usage[k];
+
+			if (strcmp(u->host, d->usage[i].host) != 0)
+				continue;
+			cpu += u->cpu_s;
+			wall = FT_MAX(wall, u->wall_s);
+			if (isfinite(u->host_busy)) {
+				busy += u->host_busy;
+				nbusy++;
+			}
+		}
+		rc = add_foreign(d, d->usage[i].host, nbusy ? busy / nbusy : NAN, cpu, wall,
+		                 d->usage[i].ncpus);
+	}
+	return rc;
+}
+
+static int
+foreign_cpu_obs(struct doctor *d)
+{
+	const struct ft_run *run = &d->res->rec.run;
+
+	if (d->cfg->stable || !d->res->ntransports)
+		return 0;
+	if (d->res->under_mpi)
+		return d->usage ? foreign_cpu_mpi(d) : 0;
+	return add_foreign(d, d->res->host, run->host_busy, run->cpu_s, run->wall_s,
+	                   (double)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/*
+ * Under MPI, after the benchmark: every rank's usage since @t0 to rank 0
+ * (a collective: every rank that benchmarked calls it).
+ */
+static int
+gather_usage(struct doctor *d, const struct ft_usage_sample *t0, struct ft_error *err)
+{
+	struct ft_usage_sample t1;
+	struct rank_usage me, *all;
+	struct ft_run run;
+	int rc;
+
+	memset(&me, 0, sizeof(me));
+	memset(&run, 0, sizeof(run));
+	ft_usage_sample(&t1);
+	ft_usage_apply(t0, &t1, &run);
+	ft_strlcpy(me.host, ft_world_info(d->world, ft_world_rank(d->world))->host,
+	           sizeof(me.host));
+	me.wall_s = run.wall_s;
+	me.cpu_s = run.cpu_s;
+	me.host_busy = run.host_busy;
+	me.ncpus = (double)sysconf(_SC_NPROCESSORS_ONLN);
+	all = calloc(ft_world_size(d->world), sizeof(*all));
+	if (!all)
+		return oom(err);
+	rc = ft_world_allgather(d->world, &me, sizeof(me), all, err);
+	if (rc < 0 || ft_world_rank(d->world) != 0) {
+		free(all);
+		return rc;
+	}
+	d->usage = all;
+	return 0;
 }
 
 static int
@@ -764,10 +854,37 @@ fingerprint(struct doctor *d, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * The doctor's comparison: archive compare's defaults, and the baseline
+ * runs' per-iteration spread pooled with their between-run spread
+ * (archive/compare.c) unless a host of this run was loaded: where other
+ * processes held jitter_foreign_cpu_max (25 %) of the CPU or more
+ * (host.cpu_foreign), a run's iterations share its scheduling luck and say
+ * nothing of the next run's, so the band is the runs' alone.
+ */
+void
+ft__doctor_compare_opts(const struct ft_obs_set *obs, struct ft_compare_opts *o)
+{
+	struct ft_diag_thresholds t;
+	size_t i;
+
+	ft_compare_opts_init(o);
+	ft_diag_thresholds_init(&t);
+	o->pool_iterations = true;
+	for (i = 0; i < ft_obs_set_len(obs); i++) {
+		const struct ft_obs *x = ft_obs_set_at(obs, i);
+
+		if (strcmp(x->key, "host.cpu_foreign") == 0 && x->has_num &&
+		    x->num >= t.jitter_foreign_cpu_max)
+			o->pool_iterations = false;
+	}
+}
+
 static int
 compare_baseline(struct doctor *d, struct ft_archive *ar, struct ft_error *err)
 {
 	struct ft_doctor_result *res = d->res;
+	struct ft_compare_opts opts;
 	size_t i;
 	int rc;
 
@@ -776,7 +893,8 @@ compare_baseline(struct doctor *d, struct ft_archive *ar, struct ft_error *err)
 		return oom(err);
 	for (i = 0; i < res->base.len; i++)
 		res->bruns[i] = &((const struct ft_archive_record *)ft_vec_at(&res->base, i))->run;
-	rc = ft_compare_runs(&res->rec.run, res->bruns, res->base.len, NULL, &res->cmp, err);
+	ft__doctor_compare_opts(&res->rec.obs, &opts);
+	rc = ft_compare_runs(&res->rec.run, res->bruns, res->base.len, &opts, &res->cmp, err);
 	if (rc < 0)
 		return rc;
 	res->have_cmp = true;
@@ -916,6 +1034,8 @@ doctor_loop(struct doctor *d, struct ft_error *err)
 	rc = probe(d, err);
 	if (rc == 0)
 		rc = bench(d, err);
+	if (rc == 0 && d->world)
+		rc = gather_usage(d, &t0, err);
 	if (d->mpi_rank != 0 || (d->world && ft_world_rank(d->world) != 0)) {
 		res->root = false; /* the other MPI ranks only take part */
 		return rc;
@@ -956,5 +1076,6 @@ ft_doctor_run(const struct ft_doctor_cfg *cfg, const struct ft_progress *progres
 	ft_vec_release(&d.suite);
 	if (d.world)
 		ft_world_free(d.world);
+	free(d.usage);
 	return rc;
 }

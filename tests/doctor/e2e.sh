@@ -22,7 +22,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 check() { if "$@" >"$tmp/check.out" 2>&1; then ok "$desc"; else bad "$desc"; sed 's/^/# /' "$tmp/check.out"; fi; }
 
-echo "1..13"
+echo "1..14"
 ASAN_OPTIONS=$live_asan "$fabtune" --json --archive "$tmp/a.db" doctor -o "$tmp/report1.html" >"$tmp/1.json" 2>"$tmp/1.err"
 rc1=$?
 desc="first run exits 0 or 1 (rc $rc1)"; check test "$rc1" -le 1
@@ -136,8 +136,27 @@ assert len(b["rows"]) == 12, len(b["rows"])
 assert d["archive"]["run"] == 1 and d["archive"]["new_baseline"], d["archive"]
 assert "other hosts" not in {u["what"] for u in d["unchecked"]}
 PY
+	# Outside the golden-test mode: the foreign CPU share of each rank's host,
+	# the host's busy share less every rank's own CPU time on it.
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=$live_asan \
+		env -u FABTUNE_TEST_STABLE timeout 600 mpirun -np 2 --mca btl self,vader \
+		--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$fabtune" \
+		--archive "$tmp/m2.db" doctor --transports tcp --no-report --no-tools \
+		>/dev/null 2>"$tmp/m2.err"
+	"$fabtune" --archive "$tmp/m2.db" archive export >"$tmp/m2.json" 2>&1
+	desc="under mpirun: host.cpu_foreign recorded for the ranks' host"
+	check python3 - "$tmp/m2.json" "$(hostname)" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+f = [o for o in r["observations"] if o["key"] == "host.cpu_foreign"]
+assert len(f) == 1, f
+assert f[0]["host"] == sys.argv[2][:63], (f, sys.argv[2])
+assert 0 <= f[0]["num"] <= 1, f
+PY
 else
-	echo "ok 12 - # SKIP mpirun not installed"
+	n=$((n + 2))
+	echo "ok $((n - 1)) - # SKIP mpirun not installed"
+	echo "ok $n - # SKIP mpirun not installed"
 fi
 # Outside the golden-test mode the run's start is the wall clock (never 1970)
 # and its CPU usage is recorded.

@@ -958,15 +958,22 @@ test_advise_whatif(void **state)
 	assert_non_null(a);
 	assert_true(isnan(a->gain_pct));
 	assert_non_null(strstr(a->gain_basis, "not computable without a cluster spec (--spec)"));
-	/* With a spec: the flow engine's ECMP and adaptive times, and the gain between them. */
+	/*
+	 * With a spec: the packet engine's ECMP and adaptive times, and the gain
+	 * between them. 64 ranks x 256 MiB is past the packet budget (256K
+	 * packets a run): 64 x 16 MiB x 63/64 / 4 KiB = 254K packets is the
+	 * largest power-of-two fraction inside it.
+	 */
 	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:8", &s, &err), 0);
 	a = ft_advice_find(&s, "adaptive-routing");
 	/* The twin runs the all-to-all as NCCL posts it (256 sends in flight per GPU,
 	 * ft_model_p2p_chunking_on()): every GPU's PCIe link binds under either routing,
-	 * so ECMP's crowded spine links cost nothing and the gain is 0, not the +20% of a
-	 * posting in waves of four peers that NCCL does not use. */
+	 * and on the rail-optimised dgx-h100 fabric few flows cross a spine, so the
+	 * gain is 0, not the +20% of a posting in waves of four peers that NCCL does
+	 * not use. */
 	assert_true(fabs(a->gain_pct) < 1.0);
-	assert_non_null(strstr(a->gain_basis, "flow engine on dgx-h100:8, alltoall of 256 MiB"));
+	assert_string_equal(a->gain_engine, "packet engine");
+	assert_non_null(strstr(a->gain_basis, "packet engine on dgx-h100:8, alltoall of 16 MiB"));
 	assert_non_null(strstr(a->gain_basis, "(ECMP) -> "));
 	{
 		/* gain = t_ecmp / t_adaptive - 1, from the two times in the basis */
@@ -1016,6 +1023,112 @@ test_advise_whatif(void **state)
 	ft_obs_set_release(&set);
 }
 
+
+/* Makespan of `fabtune sim SPEC --op OP --algo ALGO --proto simple -b SIZE --engine E --routing R`. */
+static double
+sim_makespan(const char *spec, const char *op, const char *algo, uint64_t bytes,
+	     const char *engine, const char *routing)
+{
+	struct ft_sim_args a;
+	struct ft_sim_overrides ov;
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double t;
+
+	ft_sim_args_init(&a);
+	a.engine = engine;
+	a.routing = routing;
+	a.op = op;
+	a.algo = algo;
+	a.proto = "simple";
+	a.minb = a.maxb = bytes;
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+	assert_int_equal(ft_sim_args_scenario(&a, spec, &sc, &err), 0);
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+	t = rep.c.makespan_s;
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	assert_true(t > 0);
+	return t;
+}
+
+/*
+ * Adaptive routing priced on the packet engine, where queues exist. On 4
+ * DGX H100 with 100 GbE RoCE NICs under a radix-16 fat-tree, the
+ * all-to-all's ECMP collisions on the leaf-spine links build queues, ECN
+ * marks and CNPs (DCQCN cuts the colliding flows' rates) and PFC pauses: the
+ * packet engine's ECMP run is 3.5x its adaptive one, where the fluid flow
+ * engine sees only the shared bandwidth (+20%). The what-if must give the
+ * packet engine's own figure, the one `fabtune sim --engine packet` gives.
+ */
+static void
+test_advise_whatif_routing_packet(void **state)
+{
+	static const char ar[] = "ib.counter.PortXmitWait@sw/0x1/1=50000;"
+				 "ib.counter.PortXmitDiscards@sw/0x1/1=500";
+	static const char spec[] = "tests/fixtures/spec/h100-4node-roce100-radix16.yaml";
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0, NULL };
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+	const struct ft_advice *a;
+	const uint64_t mib32 = 32ull << 20;
+	double te, ta, fe, fa, t0 = 0, t1 = 0;
+	const char *p;
+
+	(void)state;
+	advise(ar, NULL, 0, &s);
+	load(&set, ar);
+	assert_int_equal(ft_advise_whatif(&in, spec, &s, &err), 0);
+	a = ft_advice_find(&s, "adaptive-routing");
+	assert_non_null(a);
+	assert_string_equal(a->gain_engine, "packet engine");
+	/* 32 ranks x 32 MiB x 31/32 / 4 KiB = 248K packets: inside the 256K budget, 64 MiB is not */
+	assert_non_null(strstr(a->gain_basis, "packet engine on " ));
+	p = strstr(a->gain_basis, "alltoall of 32 MiB: ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "alltoall of 32 MiB: %lf us (ECMP) -> %lf us (adaptive)", &t0, &t1),
+			 2);
+	te = sim_makespan(spec, "alltoall", "direct", mib32, "packet", "ecmp");
+	ta = sim_makespan(spec, "alltoall", "direct", mib32, "packet", "adaptive");
+	/* the packet engine's own times (printed to 1 us) and its gain, exactly */
+	assert_true(fabs(t0 - te * 1e6) <= 0.5);
+	assert_true(fabs(t1 - ta * 1e6) <= 0.5);
+	assert_true(fabs(a->gain_pct - 100.0 * (te / ta - 1)) < 1e-9);
+	/* ECMP collides: the packet engine shows a large gain ... */
+	assert_true(a->gain_pct > 100.0);
+	/* ... that the flow engine alone does not show */
+	fe = sim_makespan(spec, "alltoall", "direct", mib32, "flow", "ecmp");
+	fa = sim_makespan(spec, "alltoall", "direct", mib32, "flow", "adaptive");
+	assert_true(100.0 * (fe / fa - 1) < 30.0);
+	assert_true(a->gain_pct > 3 * 100.0 * (fe / fa - 1));
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+
+	/*
+	 * Past the budget the flow engine prices it at 256 MiB and the basis says
+	 * why: an all_reduce (2(n-1)/n of its size on the wire per rank) of 256
+	 * ranks at 4 MiB is 510K packets.
+	 */
+	advise(ar, NULL, 0, &s);
+	load(&set, "bench.test@h1=all_reduce_perf;ib.counter.PortXmitWait@sw/0x1/1=50000;"
+		   "ib.counter.PortXmitDiscards@sw/0x1/1=500");
+	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:32", &s, &err), 0);
+	a = ft_advice_find(&s, "adaptive-routing");
+	assert_non_null(a);
+	assert_string_equal(a->gain_engine, "flow engine");
+	assert_non_null(strstr(a->gain_basis,
+			       "flow engine on dgx-h100:32 (256 ranks x 4 MiB at MTU 4096: 510K "
+			       "packets a run, past 256K), all_reduce of 256 MiB: "));
+	p = strstr(a->gain_basis, "MiB: ");
+	assert_int_equal(sscanf(p, "MiB: %lf us (ECMP) -> %lf us (adaptive)", &t0, &t1), 2);
+	te = sim_makespan("dgx-h100:32", "all_reduce", "ring", 256ull << 20, "flow", "ecmp");
+	assert_true(fabs(t0 - te * 1e6) <= 0.5);
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+}
 
 /* The MTU's gain through the analytic model, which charges the headers at the spec's fabric.mtu. */
 static void
@@ -1150,8 +1263,8 @@ test_advise_whatif_calibrated(void **state)
 	assert_string_equal(o.spec_used, "dgx-h100:2");
 	a = ft_advice_find(&s, "adaptive-routing");
 	assert_non_null(strstr(a->gain_basis,
-			       "flow engine on dgx-h100:2 (from the probe's GPUs), alltoall of 256 MiB"));
-	assert_string_equal(a->gain_engine, "flow engine");
+			       "packet engine on dgx-h100:2 (from the probe's GPUs), alltoall of 64 MiB"));
+	assert_string_equal(a->gain_engine, "packet engine");
 	ft_advice_set_release(&s);
 	ft_obs_set_release(&set);
 	/* GPUs that fit no preset: the missing input, and why the probe's do not do */
@@ -2836,6 +2949,7 @@ main(void)
 		cmocka_unit_test(test_advise_values),
 		cmocka_unit_test(test_advise_link_layer),
 		cmocka_unit_test(test_advise_whatif),
+		cmocka_unit_test(test_advise_whatif_routing_packet),
 		cmocka_unit_test(test_advise_whatif_mtu),
 		cmocka_unit_test(test_advise_whatif_calibrated),
 		cmocka_unit_test(test_advise_whatif_gpu_captures),

@@ -25,6 +25,9 @@
 #include <fabtune/fabtune.h>
 #include <fabtune/workflow.h>
 
+#include "internal.h"
+#include "workflow/workflow_int.h"
+
 #define TREE "tests/fixtures/sysfs/gpu-node"
 
 struct fx {
@@ -425,6 +428,119 @@ test_doctor_regressed(void **state)
 	assert_false(ft_doctor_regressed(&res));
 }
 
+/* One all_reduce row of @busbw GB/s whose 20 iterations spread by @cv (time_us 100). */
+static void
+band_row(struct ft_run *run, double busbw, double cv)
+{
+	struct ft_result_row r;
+
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, "all_reduce", sizeof(r.test));
+	ft_strlcpy(r.transport, "shm", sizeof(r.transport));
+	r.bytes = 4 << 20;
+	r.nranks = 2;
+	r.busbw_GBps = busbw;
+	r.time_us = 100.0;
+	r.time_stdev_us = 100.0 * cv;
+	r.nsamples = 20;
+	assert_int_equal(ft_run_add(run, &r), 0);
+}
+
+/* The doctor's verdict on a run of @cur GB/s against 3 runs of @b GB/s, under @obs. */
+static const struct ft_compare_row *
+band_judge(const struct ft_obs_set *obs, const double b[3], double base_cv, double cur,
+	   struct ft_compare *cmp)
+{
+	struct ft_run base[3], run;
+	const struct ft_run *bp[3] = { &base[0], &base[1], &base[2] };
+	struct ft_compare_opts o;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		ft_run_init(&base[i], FT_SOURCE_BENCH, "bench");
+		band_row(&base[i], b[i], base_cv);
+	}
+	ft_run_init(&run, FT_SOURCE_BENCH, "bench");
+	band_row(&run, cur, base_cv);
+	ft__doctor_compare_opts(obs, &o);
+	assert_int_equal(ft_compare_runs(&run, bp, 3, &o, cmp, &err), 0);
+	for (i = 0; i < 3; i++)
+		ft_run_release(&base[i]);
+	ft_run_release(&run);
+	return ft_vec_at(&cmp->rows, 0);
+}
+
+/*
+ * The doctor's band against a 3-run baseline. Runs of 20 GB/s +- 5 % (20,
+ * 21, 19: s = 1 GB/s) whose iterations spread by 5 % too: no run effect, so
+ * the iterations' 57 degrees of freedom join the runs' 2 and the band is
+ * t(59, 99.73 %) x sqrt(4/3) x 1 GB/s = 3.57 GB/s, 17.8 %, not archive
+ * compare's 22.2 s = 111 %: a 30 % loss (14 GB/s) is flagged, the same
+ * figure (19.5) is not. On a loaded host (host.cpu_foreign 90 %), or where
+ * the runs spread beyond their iterations (iterations at 1 %), the band is
+ * the runs' alone and neither is flagged.
+ */
+static void
+test_doctor_band(void **state)
+{
+	static const double b[3] = { 20.0, 21.0, 19.0 };
+	struct ft_obs_set quiet, loaded;
+	struct ft_compare cmp;
+	const struct ft_compare_row *r;
+	struct ft_obs o;
+	double c = erf(3.0 / M_SQRT2);
+
+	(void)state;
+	ft_obs_set_init(&quiet);
+	ft_obs_set_init(&loaded);
+	ft_obs_init(&o, "host.cpu_foreign");
+	ft_strlcpy(o.host, "h1", sizeof(o.host));
+	o.num = 0.05;
+	o.has_num = true;
+	assert_int_equal(ft_obs_set_add(&quiet, &o), 0);
+	o.num = 0.90;
+	assert_int_equal(ft_obs_set_add(&loaded, &o), 0);
+
+	r = band_judge(&quiet, b, 0.05, 14.0, &cmp);
+	assert_int_equal(r->band_from, FT_BAND_POOLED);
+	assert_true(fabs(r->iter_df - 57) < 1e-12);
+	assert_true(fabs(r->base_stdev - 1.0) < 1e-12);
+	/* pooled s^2 = (2 x 1 + 57 x 1) / 59 = 1: the band is t(59) sqrt(4/3) s of 20 */
+	assert_true(fabs(r->threshold_rel - ft__t_two_sided(c, 59) * sqrt(4.0 / 3.0) / 20.0) <
+		    1e-12);
+	assert_true(r->threshold_rel > 0.17 && r->threshold_rel < 0.19);
+	assert_int_equal(r->verdict, FT_VERDICT_REGRESSED);
+	ft_compare_release(&cmp);
+	r = band_judge(&quiet, b, 0.05, 19.5, &cmp);
+	assert_int_equal(r->verdict, FT_VERDICT_UNCHANGED);
+	ft_compare_release(&cmp);
+
+	/* loaded: the runs alone, 22.2 sample deviations (111 %) */
+	r = band_judge(&loaded, b, 0.05, 14.0, &cmp);
+	assert_int_equal(r->band_from, FT_BAND_RUNS);
+	assert_true(fabs(r->threshold_rel - ft__t_two_sided(c, 2) * sqrt(4.0 / 3.0) / 20.0) < 1e-12);
+	assert_int_equal(r->verdict, FT_VERDICT_UNCHANGED);
+	ft_compare_release(&cmp);
+	/* runs 5 % apart, iterations 1 %: s_b^2 / s_w^2 = 25 > 4.61 (chi-square(2), 99 %) */
+	r = band_judge(&quiet, b, 0.01, 14.0, &cmp);
+	assert_int_equal(r->band_from, FT_BAND_RUNS);
+	assert_int_equal(r->verdict, FT_VERDICT_UNCHANGED);
+	ft_compare_release(&cmp);
+	/* iterations 2.3 % (s_w = 0.46 GB/s): 1 / 0.2116 = 4.73, just past the test */
+	r = band_judge(&quiet, b, 0.023, 14.0, &cmp);
+	assert_int_equal(r->band_from, FT_BAND_RUNS);
+	ft_compare_release(&cmp);
+	/* 2.4 % (s_w = 0.48): 4.34 is within it; the deviation stays the runs' (1 GB/s) */
+	r = band_judge(&quiet, b, 0.024, 14.0, &cmp);
+	assert_int_equal(r->band_from, FT_BAND_POOLED);
+	assert_true(fabs(r->threshold_rel - ft__t_two_sided(c, 59) * sqrt(4.0 / 3.0) / 20.0) <
+		    1e-12);
+	ft_compare_release(&cmp);
+	ft_obs_set_release(&quiet);
+	ft_obs_set_release(&loaded);
+}
+
 /* A given spec: the model's plateau for the summary, and why nothing was compared. */
 static void
 test_doctor_spec(void **state)
@@ -797,6 +913,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_save_foreign_file, setup, teardown),
 		cmocka_unit_test(test_model_expectations),
 		cmocka_unit_test(test_doctor_regressed),
+		cmocka_unit_test(test_doctor_band),
 		cmocka_unit_test_setup_teardown(test_doctor_probe_only, setup, teardown),
 		cmocka_unit_test(test_doctor_spec),
 		cmocka_unit_test(test_doctor_bench_tcp),
