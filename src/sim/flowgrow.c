@@ -198,16 +198,40 @@ static uint32_t
 grow_select(struct fs_sim *s, double thr)
 {
 	const uint32_t *paths = s->paths.data, *seed = s->inc_seeds.data, *nw = s->inc_new.data;
-	uint32_t n = 0;
+	uint8_t *seen = s->inc_hot; /* free in grow mode: links walked already */
+	uint32_t n = 0, l;
+	size_t k;
 
-	for (size_t k = 0; k < s->inc_new.len; k++) {
+	/* A link is walked once: walked again, each of its flows at or above @thr is
+	 * selected already (new flows that start together share their NIC links, and
+	 * a round start walked each such link once per flow: quadratic). */
+	for (k = 0; k < s->inc_new.len; k++) {
+		uint32_t f = ft__fs_task(s, nw[k])->active_idx;
+
+		for (uint32_t j = 0; j < s->act_np[f]; j++) {
+			l = paths[s->act_pf[f] + j];
+			if (!seen[l]) {
+				seen[l] = 1;
+				n = grow_link(s, n, l, thr);
+			}
+		}
+	}
+	for (k = 0; k < s->inc_seeds.len; k++) {
+		l = seed[k];
+		if (!seen[l]) {
+			seen[l] = 1;
+			n = grow_link(s, n, l, thr);
+		}
+	}
+	/* every mark back to 0 */
+	for (k = 0; k < s->inc_new.len; k++) {
 		uint32_t f = ft__fs_task(s, nw[k])->active_idx;
 
 		for (uint32_t j = 0; j < s->act_np[f]; j++)
-			n = grow_link(s, n, paths[s->act_pf[f] + j], thr);
+			seen[paths[s->act_pf[f] + j]] = 0;
 	}
-	for (size_t k = 0; k < s->inc_seeds.len; k++)
-		n = grow_link(s, n, seed[k], thr);
+	for (k = 0; k < s->inc_seeds.len; k++)
+		seen[seed[k]] = 0;
 	return n;
 }
 
