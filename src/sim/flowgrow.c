@@ -263,13 +263,16 @@ grow_widen(struct fs_sim *s, uint32_t from, uint32_t n)
 
 			for (uint32_t j = 0; j < s->act_np[f]; j++) {
 				const struct fs_lf *L = &s->lf[p[j]];
+				uint32_t left = s->lk[p[j]].nbott; /* flows it bottlenecks, unseen */
 
-				for (uint32_t q = 0; q < L->n; q++) {
+				for (uint32_t q = 0; q < L->n && left > 0; q++) {
 					uint32_t g = L->e[q].act;
 					double r = s->act_rate[g];
 
-					if (s->inc_in[g] || s->act_bn[g].bott != p[j] ||
-					    r < s->inc_thr || !(r > s->inc_old[k]))
+					if (s->act_bn[g].bott != p[j])
+						continue;
+					left--;
+					if (s->inc_in[g] || r < s->inc_thr || !(r > s->inc_old[k]))
 						continue;
 					s->inc_in[g] = 1;
 					s->inc_sel[m] = g;
@@ -353,6 +356,7 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 		const struct fs_lf *F = &s->lf[l];
 		double cap = s->cap_Bps[l], load = s->lk[l].load + L[l].rem;
 		bool over = load > cap * (1 + FS_GROW_RTOL), full;
+		uint32_t left;
 		double lo, hi;
 
 		L[l].cnt = 0;
@@ -363,10 +367,15 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 		lo = s->wf_items[t].key * (1 + FS_GROW_RTOL);
 		hi = s->wf_items2[t].key * (1 - FS_GROW_RTOL);
 		full = load >= cap * (1 - FS_GROW_RTOL);
-		for (uint32_t q = 0; q < F->n; q++) {
+		/* with room and no refilled flow frozen here, only the flows it
+		 * bottlenecks can fail: the walk ends once it has seen them all */
+		left = over || lo < INFINITY ? UINT32_MAX : s->lk[l].nbott;
+		for (uint32_t q = 0; q < F->n && left > 0; q++) {
 			uint32_t g = F->e[q].act;
 			double r = s->act_rate[g];
 
+			if (s->act_bn[g].bott == l)
+				left--;
 			if (s->inc_in[g])
 				continue;
 			if (over || r > lo ||
