@@ -10,19 +10,24 @@
 # grow (the default: the flows around a change, grown until the max-min
 # conditions hold at their border). Each run is repeated REPEAT times (3)
 # and the least CPU time kept (the D-mod-K run takes milliseconds: one slow
-# start skews the ratio). QUICK=1 runs dgx-h100:16 only; MODES="grow" runs
-# only some. On the shared 2-core build machine (load 15-20), MODES=grow:
-# dgx-h100:16 0.009 s D-mod-K, 0.056 s ECMP (6.3x); dgx-h100:64 0.090 s and
-# 0.686 s (7.6x); in instructions, which no load moves, 2.7x and 3.1x.
-# Figures: docs/internals/sim.md, "ECMP all-to-all" and "Links of one
-# refilled flow".
+# start skews the ratio). QUICK=1 runs dgx-h100:33 only; MODES="grow" runs
+# only some; CLUSTERS="..." others. The all-to-all posts as NCCL's send/recv
+# path does (255 sends in flight per rank at 64 MiB on 512 GPUs), so every
+# GPU's PCIe link binds its flows and max-min couples them all: under ECMP
+# the cost grows much faster than the cluster (dgx-h100:38 6.2 s, :40 not
+# done in 100 s, :64 not in 10 minutes), hence the default sizes. Measured
+# on the shared 2-core machine (load 22-24), MODES=grow, two runs each:
+# dgx-h100:33 0.064-0.076 s D-mod-K, 0.141-0.150 s ECMP (1.9-2.3x);
+# dgx-h100:36 0.097-0.113 s and 0.676-0.698 s (6.2-7.0x); in instructions
+# (callgrind, dgx-h100:36) 599M and 3,841M, 6.4x.
+# Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
 
-clusters=${CLUSTERS:-"dgx-h100:16 dgx-h100:64"}
-[ "${QUICK:-0}" = 1 ] && clusters="dgx-h100:16"
+clusters=${CLUSTERS:-"dgx-h100:33 dgx-h100:36"}
+[ "${QUICK:-0}" = 1 ] && clusters="dgx-h100:33"
 exec python3 - "$FABTUNE" "${MODES:-full level local grow}" "${REPEAT:-3}" $clusters <<'PY'
 import json, os, resource, subprocess, sys
 

@@ -198,16 +198,40 @@ static uint32_t
 grow_select(struct fs_sim *s, double thr)
 {
 	const uint32_t *paths = s->paths.data, *seed = s->inc_seeds.data, *nw = s->inc_new.data;
-	uint32_t n = 0;
+	uint8_t *seen = s->inc_hot; /* free in grow mode: links walked already */
+	uint32_t n = 0, l;
+	size_t k;
 
-	for (size_t k = 0; k < s->inc_new.len; k++) {
+	/* A link is walked once: walked again, each of its flows at or above @thr is
+	 * selected already (new flows that start together share their NIC links, and
+	 * a round start walked each such link once per flow: quadratic). */
+	for (k = 0; k < s->inc_new.len; k++) {
+		uint32_t f = ft__fs_task(s, nw[k])->active_idx;
+
+		for (uint32_t j = 0; j < s->act_np[f]; j++) {
+			l = paths[s->act_pf[f] + j];
+			if (!seen[l]) {
+				seen[l] = 1;
+				n = grow_link(s, n, l, thr);
+			}
+		}
+	}
+	for (k = 0; k < s->inc_seeds.len; k++) {
+		l = seed[k];
+		if (!seen[l]) {
+			seen[l] = 1;
+			n = grow_link(s, n, l, thr);
+		}
+	}
+	/* every mark back to 0 */
+	for (k = 0; k < s->inc_new.len; k++) {
 		uint32_t f = ft__fs_task(s, nw[k])->active_idx;
 
 		for (uint32_t j = 0; j < s->act_np[f]; j++)
-			n = grow_link(s, n, paths[s->act_pf[f] + j], thr);
+			seen[paths[s->act_pf[f] + j]] = 0;
 	}
-	for (size_t k = 0; k < s->inc_seeds.len; k++)
-		n = grow_link(s, n, seed[k], thr);
+	for (k = 0; k < s->inc_seeds.len; k++)
+		seen[seed[k]] = 0;
 	return n;
 }
 
@@ -239,13 +263,16 @@ grow_widen(struct fs_sim *s, uint32_t from, uint32_t n)
 
 			for (uint32_t j = 0; j < s->act_np[f]; j++) {
 				const struct fs_lf *L = &s->lf[p[j]];
+				uint32_t left = s->lk[p[j]].nbott; /* flows it bottlenecks, unseen */
 
-				for (uint32_t q = 0; q < L->n; q++) {
+				for (uint32_t q = 0; q < L->n && left > 0; q++) {
 					uint32_t g = L->e[q].act;
 					double r = s->act_rate[g];
 
-					if (s->inc_in[g] || s->act_bn[g].bott != p[j] ||
-					    r < s->inc_thr || !(r > s->inc_old[k]))
+					if (s->act_bn[g].bott != p[j])
+						continue;
+					left--;
+					if (s->inc_in[g] || r < s->inc_thr || !(r > s->inc_old[k]))
 						continue;
 					s->inc_in[g] = 1;
 					s->inc_sel[m] = g;
@@ -329,6 +356,7 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 		const struct fs_lf *F = &s->lf[l];
 		double cap = s->cap_Bps[l], load = s->lk[l].load + L[l].rem;
 		bool over = load > cap * (1 + FS_GROW_RTOL), full;
+		uint32_t left;
 		double lo, hi;
 
 		L[l].cnt = 0;
@@ -339,10 +367,15 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 		lo = s->wf_items[t].key * (1 + FS_GROW_RTOL);
 		hi = s->wf_items2[t].key * (1 - FS_GROW_RTOL);
 		full = load >= cap * (1 - FS_GROW_RTOL);
-		for (uint32_t q = 0; q < F->n; q++) {
+		/* with room and no refilled flow frozen here, only the flows it
+		 * bottlenecks can fail: the walk ends once it has seen them all */
+		left = over || lo < INFINITY ? UINT32_MAX : s->lk[l].nbott;
+		for (uint32_t q = 0; q < F->n && left > 0; q++) {
 			uint32_t g = F->e[q].act;
 			double r = s->act_rate[g];
 
+			if (s->act_bn[g].bott == l)
+				left--;
 			if (s->inc_in[g])
 				continue;
 			if (over || r > lo ||
