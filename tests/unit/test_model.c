@@ -982,6 +982,50 @@ test_selection(void **state)
 	assert_non_null(strstr(err.msg, "proto ll"));
 }
 
+/*
+ * Send/recv and all-to-all pick their protocol per send as NCCL's
+ * addP2pToPlan does (src/enqueue.cc): LL up to NCCL_P2P_LL_THRESHOLD (16 KiB)
+ * a channel where the connection has LL buffers, and a network connection has
+ * none for send/recv by default (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0,
+ * src/transport/net.cc): across nodes every send is Simple, even where LL's
+ * lower latency would be faster. The model and the engines read the same
+ * ft_model_p2p_chunking_on().
+ */
+static void
+test_p2p_protocol(void **state)
+{
+	static const uint64_t per_peer[] = { 8, 1024, 16384, 16385, 65536, 1u << 20 };
+	struct ft_model_p2p_chunking ch;
+	struct ft_cluster_spec s;
+	struct ft_model_result r, ll;
+	uint32_t nodes;
+	size_t i;
+
+	(void)state;
+	/* One node: LL up to 16 KiB to a peer, Simple above. */
+	hopper_spec(&s, 1, 8, 400);
+	assert_int_equal(eval(&s, FT_OP_SENDRECV, 1024, -1, -1).proto, FT_PROTO_LL);
+	assert_int_equal(eval(&s, FT_OP_ALLTOALL, 8 * 16384, -1, -1).proto, FT_PROTO_LL);
+	assert_int_equal(eval(&s, FT_OP_ALLTOALL, 8 * 16384 + 8, -1, -1).proto, FT_PROTO_SIMPLE);
+	/* Two nodes: Simple at every size, though LL forced would be faster at 1 KiB. */
+	hopper_spec(&s, 2, 8, 400);
+	r = eval(&s, FT_OP_SENDRECV, 1024, -1, -1);
+	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
+	ll = eval(&s, FT_OP_SENDRECV, 1024, -1, FT_PROTO_LL);
+	assert_true(ll.time_s < r.time_s);
+	assert_true(r.time_s == eval(&s, FT_OP_SENDRECV, 1024, -1, FT_PROTO_SIMPLE).time_s);
+	assert_int_equal(eval(&s, FT_OP_ALLTOALL, 16 * 8, -1, -1).proto, FT_PROTO_SIMPLE);
+	/* The model's pick is the chunking's protocol, on one node and across nodes. */
+	for (nodes = 1; nodes <= 2; nodes++) {
+		hopper_spec(&s, nodes, 8, 400);
+		for (i = 0; i < FT_ARRAY_SIZE(per_peer); i++) {
+			r = eval(&s, FT_OP_ALLTOALL, per_peer[i] * 8 * nodes, FT_ALGO_DIRECT, -1);
+			ft_model_p2p_chunking_on(per_peer[i], 8 * nodes, nodes, 50, 32, &ch);
+			assert_int_equal(r.proto, ch.proto);
+		}
+	}
+}
+
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
 static void
 test_pcie_node(void **state)
@@ -2043,6 +2087,7 @@ main(void)
 		cmocka_unit_test(test_closed_alltoall_multinode),
 		cmocka_unit_test(test_oversubscribed_alltoall),
 		cmocka_unit_test(test_selection),
+		cmocka_unit_test(test_p2p_protocol),
 		cmocka_unit_test(test_pcie_node),
 		cmocka_unit_test(test_published_h100_ring),
 		cmocka_unit_test(test_published_h100_nvls),
