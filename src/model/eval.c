@@ -154,8 +154,9 @@ p2p_protocol(const struct ft_model_links *l, const struct ft_model_query *q, enu
 	if (p == FT_PROTO_LL128)
 		return "point-to-point operations use LL or Simple, not LL128";
 	per_peer = q->op == FT_OP_ALLTOALL && l->nranks ? q->bytes / l->nranks : q->bytes;
-	ft_model_p2p_chunking_on(per_peer, l->nranks, l->nnodes, l->nic_Bps / 1e9,
-	                         ft_model_p2p_nchannels(l->nchannels), &ch);
+	/* Across nodes the network sends bind (an all-to-all's NVLink ones keep their own
+	 * protocol: a2a_fixed()). */
+	ft__model_p2p_chunking(l, per_peer, l->nnodes > 1, &ch);
 	if (p == ch.proto)
 		return NULL;
 	if (p == FT_PROTO_LL && l->nnodes > 1)
