@@ -20,23 +20,26 @@
 # calibrated leave-one-out check (`fabtune model SPEC --calibrate FILE`)
 # and prints its median per curve.
 #
-# usage: bench/model-fidelity.sh [--check] [path/to/fabtune]
+# usage: bench/model-fidelity.sh [--check | --points] [path/to/fabtune]
 #        (default: build/cli/fabtune)
-#   --check  exit 1 unless the bounds of the fidelity test hold (the
-#            `model-fidelity` test runs this; docs/internals/model.md,
-#            "Fidelity against published measurements")
+#   --check   exit 1 unless the bounds of the fidelity test hold (the
+#             `model-fidelity` test runs this; docs/internals/model.md,
+#             "Fidelity against published measurements")
+#   --points  also print every size of every curve: measured and modelled
+#             time and the signed error, tuner only and with the pipeline
 set -eu
 CHECK=0
-if [ "${1:-}" = "--check" ]; then
-	CHECK=1
-	shift
-fi
+POINTS=0
+case "${1:-}" in
+--check) CHECK=1; shift ;;
+--points) POINTS=1; shift ;;
+esac
 FABTUNE=${1:-build/cli/fabtune}
 [ -x "$FABTUNE" ] || { echo "model-fidelity: no fabtune at $FABTUNE (build first)" >&2; exit 2; }
-exec python3 - "$FABTUNE" "$CHECK" <<'PY'
+exec python3 - "$FABTUNE" "$CHECK" "$POINTS" <<'PY'
 import json, statistics, subprocess, sys
 
-fabtune, check = sys.argv[1], sys.argv[2] == "1"
+fabtune, check, points = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1"
 FIX = "tests/fixtures/nccl-tests/"
 # name, file (under tests/fixtures/nccl-tests/), spec, extra model arguments.
 # The sources and what each spec rests on: docs/internals/model.md,
@@ -188,6 +191,13 @@ for name, f, spec, extra in CURVES:
         name, f, spec, "".join(" " + a for a in extra), op, n or "the file's",
         "" if lo is None else ", calibrated leave-one-out median %.1f%%" % (100 * lo)),
         medians(pts))
+    if points:
+        for r in rows:
+            b = r["bytes"]
+            print("    %12d B  measured %10.1f us  model %10.1f us  signed %+6.1f%%  "
+                  "(tuner only %+6.1f%%)" % (b, r["time_us"], after[b],
+                                             100 * (after[b] / r["time_us"] - 1),
+                                             100 * (before[b] / r["time_us"] - 1)))
     if lo is not None and lo > BOUND_LOO:
         fails.append("%s: leave-one-out median %.1f%% > %.0f%%" % (name, 100 * lo,
                                                                    100 * BOUND_LOO))

@@ -77,6 +77,9 @@ struct ft_model_links {
 	/* NICs one GPU drives (nics.per_gpu, at most nrails): a send/recv between nodes
 	 * spreads over them, a channel or QP on each. */
 	uint32_t gpu_nics;
+	/* NCCL doubles NCCL_P2P_NET_CHUNKSIZE here: ARM hosts, Blackwell GPUs (GB200,
+	 * GB300; ft_model_p2p_net_chunk_x2(), kb ENV-BUFFSIZE). */
+	bool p2p_net_chunk_x2;
 	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
 	 * is NCCL's nRanks / nNodes. */
@@ -261,9 +264,43 @@ FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
  * ft_model_p2p_chunking_get() takes where no cluster is named. */
 #define FT_MODEL_P2P_NCHANNELS 32
 
+/*
+ * What every send of a communicator shares, fixed by NCCL at init (src/init.cc
+ * computeBuffSizes, src/graph/paths.cc): the Simple chunk (NCCL_P2P_NET_CHUNKSIZE
+ * once the communicator spans nodes, doubled on ARM hosts with Blackwell GPUs; else
+ * NCCL_P2P_NVL_CHUNKSIZE), the part sizes a send is cut into and the channels per
+ * peer. @nnodes counts NVLink domains: above 1 these are the network's for every
+ * send, to an NVLink peer too.
+ */
+struct ft_model_p2p_comm {
+	uint32_t nranks;
+	uint32_t nnodes;
+	double nic_GBps;        /* how fast a GPU reaches the network (0: 50) */
+	uint32_t p2p_nchannels; /* ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS */
+	bool net_chunk_x2;      /* ft_model_p2p_net_chunk_x2() */
+};
+
+/* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts
+ * (node.host_arm: Grace) with Blackwell GPUs (NVLink 5; NCCL's minCompCap >= 100),
+ * kb ENV-BUFFSIZE. */
+FT_API bool ft_model_p2p_net_chunk_x2(const struct ft_cluster_spec *spec);
+
+/*
+ * NCCL's cutting of a @bytes send of communicator @c on one connection (addP2pToPlan,
+ * src/enqueue.cc): @net when the connection crosses the network (NCCL's net
+ * transport), false for an NVLink (or PCIe) peer, in a multi-node all-to-all too.
+ * The connection decides the protocol (a network connection has no LL buffers for
+ * send/recv unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1) and the network's smaller
+ * chunks for short sends; the communicator decides the rest.
+ */
+FT_API void ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes,
+                                       bool net, struct ft_model_p2p_chunking *out);
+
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
  * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50), with @p2p_nchannels p2p
- * channels (ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS) into @out. */
+ * channels (ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS) into @out: the send
+ * crosses the network when @nnodes > 1 (ft_model_p2p_chunking_conn() for a send
+ * between NVLink peers of a multi-node communicator), x86 hosts. */
 FT_API void ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes,
                                      double nic_GBps, uint32_t p2p_nchannels,
                                      struct ft_model_p2p_chunking *out);

@@ -78,6 +78,7 @@ struct ft_node_spec {
 	uint32_t npcie_switches;
 	uint32_t nnuma;       /* NUMA domains (CPU sockets / NPS) */
 	double cpu_link_Bps;  /* socket-to-socket interconnect, per direction */
+	bool host_arm;        /* ARM host CPUs (Grace: GB200, GB300), else x86 */
 	uint32_t nnics;       /* scale-out NICs (compute fabric) */
 	char nic_model[32];   /* "ConnectX-7" */
 	char nic_link[16];    /* link preset name of the NICs ("ndr") */

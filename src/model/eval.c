@@ -134,25 +134,36 @@ force_channels(struct ft_model_links *l, uint32_t nch)
 
 /*
  * Point-to-point operations (all-to-all, send/recv) do not go through NCCL's
- * collective tuner: a message to a peer uses LL up to NCCL_P2P_LL_THRESHOLD
- * (16 KiB) and Simple above it, never LL128 (kb ENV-BUFFSIZE). Why @p is not
- * what NCCL would use for @q, or NULL.
+ * collective tuner: each send picks its protocol as ft_model_p2p_chunking_on()
+ * says, the one definition the flow and packet engines follow too. LL up to
+ * NCCL_P2P_LL_THRESHOLD (16 KiB) per channel of the send where the connection
+ * has LL buffers, Simple otherwise, never LL128 (kb ENV-BUFFSIZE). A network
+ * connection has no LL buffers for send/recv unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1
+ * (default 0; NVIDIA/nccl src/enqueue.cc addP2pToPlan, src/transport/net.cc),
+ * so every send across nodes is Simple. Why @p is not what NCCL would use for
+ * @q, or NULL.
  */
 static const char *
 p2p_protocol(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_proto p)
 {
+	struct ft_model_p2p_chunking ch;
 	uint64_t per_peer;
 
 	if (q->op != FT_OP_ALLTOALL && q->op != FT_OP_SENDRECV)
 		return NULL;
-	per_peer = q->op == FT_OP_ALLTOALL && l->nranks ? q->bytes / l->nranks : q->bytes;
 	if (p == FT_PROTO_LL128)
 		return "point-to-point operations use LL or Simple, not LL128";
-	if (p == FT_PROTO_LL && per_peer > 16384)
-		return "messages above NCCL_P2P_LL_THRESHOLD (16 KiB) use Simple";
-	if (p == FT_PROTO_SIMPLE && per_peer <= 16384)
-		return "messages up to NCCL_P2P_LL_THRESHOLD (16 KiB) use LL";
-	return NULL;
+	per_peer = q->op == FT_OP_ALLTOALL && l->nranks ? q->bytes / l->nranks : q->bytes;
+	/* Across nodes the network sends bind (an all-to-all's NVLink ones keep their own
+	 * protocol: a2a_fixed()). */
+	ft__model_p2p_chunking(l, per_peer, l->nnodes > 1, &ch);
+	if (p == ch.proto)
+		return NULL;
+	if (p == FT_PROTO_LL && l->nnodes > 1)
+		return "sends across nodes use Simple (no LL buffers on the network)";
+	if (p == FT_PROTO_LL)
+		return "messages above NCCL_P2P_LL_THRESHOLD (16 KiB) a channel use Simple";
+	return "messages up to NCCL_P2P_LL_THRESHOLD (16 KiB) a channel use LL";
 }
 
 /*

@@ -35,6 +35,10 @@ struct ft__model_cost {
 	char bottleneck[16];
 };
 
+/* NCCL's cutting of a @bytes send among @l's ranks (its whole communicator), over the
+ * network or not (@net: per connection, ft_model_p2p_chunking_conn()). */
+void ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
+                            struct ft_model_p2p_chunking *out);
 /* Why (op, algo, proto) is unavailable on @l, or NULL when it is available. */
 const char *ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                                   enum ft_proto p, bool algo_forced, bool proto_forced);

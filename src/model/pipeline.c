@@ -220,7 +220,8 @@ ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto, u
 		        tree_ll128_chunk(out->chunk_bytes, bytes, nchannels, nnodes, nranks);
 }
 
-/* NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_LL_THRESHOLD, NCCL_P2P_PER_CHANNEL_NET_BW
+/* NCCL_P2P_NET_CHUNKSIZE (doubled on ARM hosts with Blackwell GPUs, kb ENV-BUFFSIZE),
+ * NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_LL_THRESHOLD, NCCL_P2P_PER_CHANNEL_NET_BW
  * (GB/s) and NCCL_MAX_DEV_WORK_P2P_PER_BATCH at their defaults (src/init.cc, enqueue.cc,
  * graph/paths.cc, include/device.h). */
 #define P2P_NET_CHUNK (128u << 10)
@@ -255,27 +256,55 @@ void
 ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes, double nic_GBps,
                          uint32_t p2p_nchannels, struct ft_model_p2p_chunking *out)
 {
-	bool net = nnodes > 1;
-	uint64_t step = net ? P2P_NET_CHUNK : P2P_NVL_CHUNK, min_part, max_part, part;
-	uint32_t nch_all = p2p_nchannels ? p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
+	struct ft_model_p2p_comm c = { nranks, nnodes, nic_GBps, p2p_nchannels, false };
+
+	ft_model_p2p_chunking_conn(&c, bytes, nnodes > 1, out);
+}
+
+bool
+ft_model_p2p_net_chunk_x2(const struct ft_cluster_spec *spec)
+{
+	uint32_t g;
+
+	/* init.cc computeBuffSizes: cpuArch == ARM && minCompCap >= 100, over every rank (a
+	 * cluster of ARM and x86 hosts is NCCL's MIXED); Blackwell is the first GPU on
+	 * NVLink 5. */
+	if (!spec->node.host_arm || spec->node.nvlink_gen < 5)
+		return false;
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++)
+		if (!spec->groups[g].node.host_arm || spec->groups[g].node.nvlink_gen < 5)
+			return false;
+	return true;
+}
+
+void
+ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bool net,
+                           struct ft_model_p2p_chunking *out)
+{
+	bool multi = c->nnodes > 1;
+	uint64_t step = multi ? P2P_NET_CHUNK * (c->net_chunk_x2 ? 2u : 1u) : P2P_NVL_CHUNK;
+	uint64_t min_part, max_part, part;
+	uint32_t nranks = c->nranks;
+	uint32_t nch_all = c->p2p_nchannels ? c->p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
 	uint32_t per_peer, nmin, nch = 1;
 	uint32_t groups = (FT_MAX(nranks, 1u) + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
 
-	/* Channels per peer (paths.cc): over the network one per P2P_PER_CHANNEL_NET_BW of the
-	 * NIC, at least 2, cut while the peers would not fit in one round of all channels;
-	 * inside an NVLink node all of them. */
-	per_peer = net ? pow2_up((uint32_t)FT_MAX(2.0, ceil((nic_GBps > 0 ? nic_GBps : 50) /
-	                                                    P2P_CHANNEL_NET_GBPS))) :
-	                 nch_all;
-	while (net && per_peer > 1 && per_peer * groups > nch_all)
+	/* The communicator's (init.cc, paths.cc): across nodes the network chunk, and channels
+	 * per peer the fewest any peer gets, a network one's: one per P2P_PER_CHANNEL_NET_BW
+	 * of the NIC, at least 2, cut while the peers would not fit in one round of all
+	 * channels; inside an NVLink node all of them. */
+	per_peer = multi ? pow2_up((uint32_t)FT_MAX(2.0, ceil((c->nic_GBps > 0 ? c->nic_GBps : 50) /
+	                                                      P2P_CHANNEL_NET_GBPS))) :
+	                   nch_all;
+	while (multi && per_peer > 1 && per_peer * groups > nch_all)
 		per_peer /= 2;
 	per_peer = FT_MIN(per_peer, nch_all);
 	/* Channels of this send (enqueue.cc): one per half chunk, fewer when every rank's
 	 * sends could not each have one, more while a part exceeds a chunk. */
 	for (nmin = per_peer; nmin > 1 && (uint64_t)nmin * nranks > nch_all; nmin /= 2)
 		;
-	min_part = net ? step / 2 : step / 8;
-	max_part = net ? step : step * 32;
+	min_part = multi ? step / 2 : step / 8;
+	max_part = multi ? step : step * 32;
 	if (bytes > 0) {
 		nch = (uint32_t)FT_MIN((uint64_t)nmin, (bytes + min_part - 1) / min_part);
 		part = FT_MAX(min_part, (bytes + nch - 1) / nch);
@@ -285,8 +314,9 @@ ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes, doubl
 		}
 	}
 	out->channels = nch;
-	/* LL needs LL buffers on the connection: a network one has them only with
-	 * NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0; init.cc, transport/net.cc). */
+	/* The connection's: LL needs LL buffers, which a network one has only with
+	 * NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0; init.cc, transport/net.cc); an NVLink
+	 * or PCIe one has them, inside a multi-node communicator too. */
 	out->proto = !net && bytes <= (uint64_t)nch * P2P_LL_THRESHOLD ? FT_PROTO_LL :
 	                                                                 FT_PROTO_SIMPLE;
 	out->chunk_bytes = out->proto == FT_PROTO_LL ? step_payload(FT_PROTO_LL) : step;
@@ -297,6 +327,16 @@ ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes, doubl
 		out->chunk_bytes /= 2;
 	out->slots = NSTEPS;
 	out->peers_inflight = nch_all / nch * P2P_PER_BATCH;
+}
+
+void
+ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
+                       struct ft_model_p2p_chunking *out)
+{
+	struct ft_model_p2p_comm c = { l->nranks, l->nnodes, l->nic_Bps / 1e9,
+		                       ft_model_p2p_nchannels(l->nchannels), l->p2p_net_chunk_x2 };
+
+	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }
 
 /* NCCL's chunk size for (op, a, p) at @bytes on @nch channels (calcCollChunking). */

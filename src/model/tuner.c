@@ -631,12 +631,20 @@ a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t 
           bool net)
 {
 	struct ft_model_p2p_chunking ch;
-	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+	struct ft_model_links comm = *l;
+	struct lats h;
 
 	if (m < 2)
 		return 0;
-	ft_model_p2p_chunking_on(per_pair, m, net ? 2 : 1, l->nic_Bps / 1e9,
-	                         ft_model_p2p_nchannels(l->nchannels), &ch);
+	/* The communicator is the job's (its nodes set the chunk and the channels per
+	 * peer), the connection this phase's: the NVLink sends of a multi-node all-to-all
+	 * keep LL below NCCL_P2P_LL_THRESHOLD a channel while the network ones are Simple
+	 * (addP2pToPlan), unless a protocol is forced on every send. */
+	comm.nranks = m;
+	ft__model_p2p_chunking(&comm, per_pair, net, &ch);
+	if (!net && l->nnodes > 1 && p == FT_PROTO_SIMPLE)
+		p = ch.proto;
+	h = hop_lats(l, FT_ALGO_RING, p);
 	return ceil((double)(m - 1) / FT_MAX(ch.peers_inflight, 1u)) * (net ? h.inter : h.intra);
 }
 

@@ -885,7 +885,8 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(fe->topo);
 	const struct ft_schedule *sc = op->sched;
-	struct ft_model_p2p_chunking ch;
+	struct ft_model_p2p_chunking ch, local;
+	struct ft_model_p2p_comm comm;
 	double nic_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
 	bool multi;
 
@@ -898,12 +899,14 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 		return FT_COLL_A2A_WINDOW;
 	}
 	multi = ft__sim_spans_nodes(fe->topo, op->rank_gpu, ap->m, ap->stride);
-	ft_model_p2p_chunking_on(ph->bytes_per_pair, ap->m, multi ? 2 : 1, nic_Bps / 1e9,
-	                         ft__sim_p2p_nchannels(fe->topo), &ch);
+	ft__sim_p2p_comm(fe->topo, ap->m, multi, nic_Bps, &comm);
+	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, multi, &ch);
+	/* Per connection: an NVLink send keeps LL inside a multi-node all-to-all. */
+	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &local);
 	ap->channels = FT_MAX(ch.channels, 1u);
 	ap->wire = (double)ph->bytes_per_pair / ft_proto_efficiency(ch.proto);
 	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto);
-	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, ch.proto);
+	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
 	return FT_MAX(ch.peers_inflight, 1u);
 }
 

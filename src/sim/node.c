@@ -164,6 +164,17 @@ ft__sim_p2p_nchannels(const struct ft_topo *t)
 	return ft_model_p2p_nchannels(l.nchannels);
 }
 
+void
+ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
+                 struct ft_model_p2p_comm *out)
+{
+	out->nranks = nranks;
+	out->nnodes = multi ? 2 : 1;
+	out->nic_GBps = nic_Bps / 1e9;
+	out->p2p_nchannels = ft__sim_p2p_nchannels(t);
+	out->net_chunk_x2 = ft_model_p2p_net_chunk_x2(ft_topo_spec(t));
+}
+
 bool
 ft__sim_spans_nodes(const struct ft_topo *t, const uint32_t *gpu, uint32_t n, uint32_t stride)
 {

@@ -514,21 +514,25 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 {
 	struct pk_engine *e = pb->rb.e;
 	const struct ft_schedule *sc = op->sched;
-	struct ft_model_p2p_chunking ch;
+	struct ft_model_p2p_chunking ch[2];
+	struct ft_model_p2p_comm comm;
 	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends;
 	size_t per_round;
 	int rc = 0;
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
-	ft_model_p2p_chunking_on(ph->bytes_per_pair, m,
-	                         ft__sim_spans_nodes(e->topo, op->rank_gpu, m, ph->a2a_stride) ? 2 : 1,
-	                         e->line_Bps / 1e9, p2p_nchannels(e), &ch);
-	w = ch.peers_inflight;
+	/* Per connection ([net]): an NVLink send keeps LL inside a multi-node all-to-all; the
+	 * channels are the communicator's, the same for both. */
+	ft__sim_p2p_comm(e->topo, m, ft__sim_spans_nodes(e->topo, op->rank_gpu, m, ph->a2a_stride),
+	                 e->line_Bps, &comm);
+	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &ch[0]);
+	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &ch[1]);
+	w = ch[1].peers_inflight;
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
-	if ((uint64_t)ph->npairs * ch.channels >= UINT32_MAX)
+	if ((uint64_t)ph->npairs * ch[1].channels >= UINT32_MAX)
 		return FT_ERANGE;
-	pb->cap = (uint32_t)(ph->npairs * ch.channels);
+	pb->cap = (uint32_t)(ph->npairs * ch[1].channels);
 	pb->rb.c = ft_calloc(pb->cap, sizeof(*pb->rb.c));
 	ends = ft_calloc((size_t)nbuf * per_round, sizeof(uint32_t));
 	if (!pb->rb.c || !ends)
@@ -548,7 +552,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				bool net = ft_topo_vertex(e->topo, a)->node !=
 				           ft_topo_vertex(e->topo, b)->node;
 				double cost = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
-				                                 sc->algo, ch.proto);
+				                                 sc->algo, ch[net].proto);
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);
 				int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, pb->rb.tag);
@@ -562,7 +566,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 					rc = FT_ENOMEM;
 				now[i] = (uint32_t)end;
 				if (rc == 0)
-					rc = p2p_send(pb, ph->bytes_per_pair, a, b, &ch, (uint32_t)s0,
+					rc = p2p_send(pb, ph->bytes_per_pair, a, b, &ch[net], (uint32_t)s0,
 					              (uint32_t)end);
 			}
 		}
@@ -579,7 +583,10 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 	const struct ft_schedule *sc = op->sched;
 	bool multi = ft__sim_spans_nodes(pb->rb.e->topo, op->rank_gpu, sc->nranks, 1);
 	uint32_t f, nch = p2p_nchannels(pb->rb.e);
+	struct ft_model_p2p_comm comm;
 	int rc = 0;
+
+	ft__sim_p2p_comm(pb->rb.e->topo, sc->nranks, multi, pb->rb.e->line_Bps, &comm);
 
 	pb->cap = ph->nflows * nch;
 	pb->rb.c = ft_calloc(pb->cap ? pb->cap : 1, sizeof(*pb->rb.c));
@@ -594,8 +601,11 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 		rc = ft__sim_flow_ends(pb->rb.e->topo, sc, op, &fl, &a, &b, err);
 		if (rc < 0 || a == b || fl.bytes == 0)
 			continue;
-		ft_model_p2p_chunking_on(fl.bytes, sc->nranks, multi ? 2 : 1,
-		                         pb->rb.e->line_Bps / 1e9, nch, &ch);
+		/* Per connection: a send to an NVLink peer keeps LL in a multi-node job. */
+		ft_model_p2p_chunking_conn(&comm, fl.bytes,
+		                           ft_topo_vertex(pb->rb.e->topo, a)->node !=
+		                                   ft_topo_vertex(pb->rb.e->topo, b)->node,
+		                           &ch);
 		rc = p2p_send(pb, fl.bytes, a, b, &ch, pb->rb.start, pb->rb.bar);
 	}
 	return rc;
@@ -1004,6 +1014,8 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 {
 	const struct ft_schedule *sc = op->sched;
 	struct lazy_phase p = { 0 };
+	struct ft_model_p2p_chunking local;
+	struct ft_model_p2p_comm comm;
 	uint64_t bytes, s;
 	int64_t t;
 	int rc;
@@ -1024,11 +1036,13 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.free_head = p.free_tail = PK_NONE;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.nsends = (uint64_t)p.ngroups * p.m * (p.m - 1);
-	ft_model_p2p_chunking_on(ph->bytes_per_pair, p.m,
-	                         ft__sim_spans_nodes(e->topo, op->rank_gpu, p.m, p.stride) ? 2 : 1,
-	                         e->line_Bps / 1e9, p2p_nchannels(e), &p.ch);
+	ft__sim_p2p_comm(e->topo, p.m, ft__sim_spans_nodes(e->topo, op->rank_gpu, p.m, p.stride),
+	                 e->line_Bps, &comm);
+	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch);
+	/* An NVLink send's cost at its own protocol (LL inside a multi-node all-to-all). */
+	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &local);
 	p.w = p.ch.peers_inflight;
-	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch.proto));
+	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto));
 	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch.proto));
 	rc = send_shape(e, p.payload, &p.ch, &p.nflow, &bytes);
 	if (rc < 0)

@@ -427,6 +427,12 @@ uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
  * count: 32 on an 18-NVLink Hopper node, 16 on an A100, 2 on a PCIe node), what both
  * engines post an all-to-all's sends on (ft_model_p2p_chunking_on()). */
 uint32_t ft__sim_p2p_nchannels(const struct ft_topo *t);
+struct ft_model_p2p_comm;
+/* The p2p communicator of @nranks ranks on @t's cluster, on several nodes (@multi) or
+ * one, whose GPUs reach the network at @nic_Bps: what ft_model_p2p_chunking_conn() takes,
+ * with NCCL's doubled network chunk on ARM hosts with Blackwell GPUs (kb ENV-BUFFSIZE). */
+void ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
+                      struct ft_model_p2p_comm *out);
 /* Whether the @n GPU vertices of @gpu (spaced @stride) sit on more than one node: NCCL's
  * send/recv then cuts sends with its network chunk (ft_model_p2p_chunking_on()). */
 bool ft__sim_spans_nodes(const struct ft_topo *t, const uint32_t *gpu, uint32_t n,

@@ -92,9 +92,23 @@ static const struct field pcie_fields[] = {
 	  GIVEN(given_switches) },
 };
 
+/* The host CPUs' architecture, as NCCL's topology tells them apart (x86, arm, power):
+ * NCCL doubles its network p2p chunk on ARM hosts with Blackwell GPUs (kb ENV-BUFFSIZE). */
+static int
+f_numa_arch(struct loader *L, yaml_node_t *v, const char *path)
+{
+	const char *s = ft__spec_scalar(v);
+
+	if (!s || (strcmp(s, "x86") != 0 && strcmp(s, "arm") != 0 && strcmp(s, "power") != 0))
+		return ft__spec_expected(L, v, path, "x86, arm or power");
+	NODE->host_arm = strcmp(s, "arm") == 0;
+	return 0;
+}
+
 static const struct field numa_fields[] = {
 	{ "domains", U32(node.nnuma, 1, 64), GIVEN(given_numa) },
 	{ "interconnect", RATE(node.cpu_link_Bps) },
+	{ "arch", f_numa_arch, 0 },
 };
 
 static int

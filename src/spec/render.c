@@ -209,6 +209,8 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 	if (n->nvlink_domain_nodes > 1)
 		ft_json_kv_uint(j, "nvlink_domain_nodes", n->nvlink_domain_nodes);
 	ft__json_fields(j, n, node_host_fields, FT_ARRAY_SIZE(node_host_fields));
+	if (n->host_arm)
+		ft_json_kv_str(j, "host_arch", "arm");
 	ft_json_key(j, "placement");
 	ft_json_obj_begin(j);
 	json_list(j, "gpu_pcie_switch", n->gpu_pcie_switch, n->ngpus);

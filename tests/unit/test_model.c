@@ -982,6 +982,152 @@ test_selection(void **state)
 	assert_non_null(strstr(err.msg, "proto ll"));
 }
 
+/*
+ * Send/recv and all-to-all pick their protocol per send as NCCL's
+ * addP2pToPlan does (src/enqueue.cc): LL up to NCCL_P2P_LL_THRESHOLD (16 KiB)
+ * a channel where the connection has LL buffers, and a network connection has
+ * none for send/recv by default (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0,
+ * src/transport/net.cc): across nodes every send is Simple, even where LL's
+ * lower latency would be faster. The model and the engines read the same
+ * ft_model_p2p_chunking_on().
+ */
+static void
+test_p2p_protocol(void **state)
+{
+	static const uint64_t per_peer[] = { 8, 1024, 16384, 16385, 65536, 1u << 20 };
+	struct ft_model_p2p_chunking ch;
+	struct ft_cluster_spec s;
+	struct ft_model_result r, ll;
+	uint32_t nodes;
+	size_t i;
+
+	(void)state;
+	/* One node: LL up to 16 KiB to a peer, Simple above. */
+	hopper_spec(&s, 1, 8, 400);
+	assert_int_equal(eval(&s, FT_OP_SENDRECV, 1024, -1, -1).proto, FT_PROTO_LL);
+	assert_int_equal(eval(&s, FT_OP_ALLTOALL, 8 * 16384, -1, -1).proto, FT_PROTO_LL);
+	assert_int_equal(eval(&s, FT_OP_ALLTOALL, 8 * 16384 + 8, -1, -1).proto, FT_PROTO_SIMPLE);
+	/* Two nodes: Simple at every size, though LL forced would be faster at 1 KiB. */
+	hopper_spec(&s, 2, 8, 400);
+	r = eval(&s, FT_OP_SENDRECV, 1024, -1, -1);
+	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
+	ll = eval(&s, FT_OP_SENDRECV, 1024, -1, FT_PROTO_LL);
+	assert_true(ll.time_s < r.time_s);
+	assert_true(r.time_s == eval(&s, FT_OP_SENDRECV, 1024, -1, FT_PROTO_SIMPLE).time_s);
+	assert_int_equal(eval(&s, FT_OP_ALLTOALL, 16 * 8, -1, -1).proto, FT_PROTO_SIMPLE);
+	/* The model's pick is the chunking's protocol, on one node and across nodes. */
+	for (nodes = 1; nodes <= 2; nodes++) {
+		hopper_spec(&s, nodes, 8, 400);
+		for (i = 0; i < FT_ARRAY_SIZE(per_peer); i++) {
+			r = eval(&s, FT_OP_ALLTOALL, per_peer[i] * 8 * nodes, FT_ALGO_DIRECT, -1);
+			ft_model_p2p_chunking_on(per_peer[i], 8 * nodes, nodes, 50, 32, &ch);
+			assert_int_equal(r.proto, ch.proto);
+		}
+	}
+}
+
+/*
+ * NCCL decides a send's protocol per connection (addP2pToPlan, src/enqueue.cc): an NVLink
+ * peer's connection has LL buffers, a network one none by default, so inside one
+ * multi-node all-to-all the NVLink sends are LL up to NCCL_P2P_LL_THRESHOLD (16 KiB) a
+ * channel and the network ones Simple. The communicator's nodes set the rest for both:
+ * NCCL_P2P_NET_CHUNKSIZE (128 KiB; not the 512 KiB NVLink chunk of a one-node
+ * communicator), the channels per peer (the network peer's), and the parts.
+ */
+static void
+test_p2p_per_connection(void **state)
+{
+	struct ft_model_p2p_comm c = { 16, 2, 50, 32, false };
+	struct ft_model_p2p_chunking nvl, net, one;
+
+	(void)state;
+	/* 1 KiB to a peer: LL on NVLink, Simple (chunk a quarter of 128 KiB) on the network. */
+	ft_model_p2p_chunking_conn(&c, 1024, false, &nvl);
+	ft_model_p2p_chunking_conn(&c, 1024, true, &net);
+	assert_int_equal(nvl.proto, FT_PROTO_LL);
+	assert_int_equal(net.proto, FT_PROTO_SIMPLE);
+	assert_int_equal(net.chunk_bytes, 32768);
+	assert_int_equal(nvl.channels, 1);
+	assert_int_equal(net.channels, 1);
+	/* 512 KiB: Simple on both; the network chunk halved below 8 chunks, NVLink's not.
+	 * Both cut into 128 KiB parts on the 4 channels a peer gets (50 GB/s / 14, up to a
+	 * power of two): 32 p2p channels / 4 x 8 sends in flight. */
+	ft_model_p2p_chunking_conn(&c, 512u << 10, false, &nvl);
+	ft_model_p2p_chunking_conn(&c, 512u << 10, true, &net);
+	assert_int_equal(nvl.proto, FT_PROTO_SIMPLE);
+	assert_int_equal(nvl.chunk_bytes, 131072);
+	assert_int_equal(net.chunk_bytes, 65536);
+	assert_int_equal(nvl.channels, net.channels);
+	assert_int_equal(net.channels, 4);
+	assert_int_equal(net.peers_inflight, 64);
+	/* A one-node communicator: NVLink's 512 KiB chunk, all 32 channels per peer. */
+	c.nnodes = 1;
+	ft_model_p2p_chunking_conn(&c, 1u << 20, false, &one);
+	assert_int_equal(one.chunk_bytes, 524288);
+	assert_int_equal(one.channels, 2);
+	/* The node-count form is the network connection of a multi-node communicator. */
+	c.nnodes = 2;
+	ft_model_p2p_chunking_on(512u << 10, 16, 2, 50, 32, &one);
+	assert_int_equal(one.proto, net.proto);
+	assert_int_equal(one.chunk_bytes, net.chunk_bytes);
+	assert_int_equal(one.channels, net.channels);
+	assert_int_equal(one.peers_inflight, net.peers_inflight);
+}
+
+/*
+ * NCCL doubles NCCL_P2P_NET_CHUNKSIZE on ARM hosts with Blackwell GPUs (src/init.cc
+ * computeBuffSizes: cpuArch ARM, minCompCap >= 100; kb ENV-BUFFSIZE): GB200 and GB300
+ * trays (Grace) across NVLink domains cut sends into 256 KiB chunks, B200 (x86) keeps
+ * 128 KiB, and so does a GB200 spec that says its hosts are x86.
+ */
+static void
+test_p2p_net_chunk_arm_blackwell(void **state)
+{
+	static const char x86[] =
+	        "name: t\nnodes: {preset: gb200-nvl72, count: 2, numa: {arch: x86}}\n";
+	struct ft_model_p2p_comm c = { 144, 2, 50, 32, true };
+	struct ft_model_p2p_chunking ch;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &s, &err), 0);
+	assert_true(s.node.host_arm);
+	assert_true(ft_model_p2p_net_chunk_x2(&s));
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_true(l.p2p_net_chunk_x2);
+	assert_int_equal(ft_spec_resolve("gb300-nvl72:18", &s, &err), 0);
+	assert_true(ft_model_p2p_net_chunk_x2(&s));
+	assert_int_equal(ft_spec_resolve("dgx-b200:4", &s, &err), 0);
+	assert_false(ft_model_p2p_net_chunk_x2(&s));
+	assert_int_equal(ft_spec_load_buffer(x86, strlen(x86), "t.yaml", &s, &err), 0);
+	assert_false(ft_model_p2p_net_chunk_x2(&s));
+	/* 4 MiB over the network: 256 KiB chunks (no halving at 8 of them or more). */
+	ft_model_p2p_chunking_conn(&c, 4u << 20, true, &ch);
+	assert_int_equal(ch.chunk_bytes, 262144);
+	c.net_chunk_x2 = false;
+	ft_model_p2p_chunking_conn(&c, 4u << 20, true, &ch);
+	assert_int_equal(ch.chunk_bytes, 131072);
+	/* One NVLink domain: NVLink's chunk, doubled or not. */
+	c.nnodes = 1;
+	c.net_chunk_x2 = true;
+	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &ch);
+	assert_int_equal(ch.chunk_bytes, 524288);
+	/* A bad architecture names its field. */
+	{
+		static const char bad[] =
+		        "name: t\nnodes: {preset: gb200-nvl72, count: 2, numa: {arch: sparc}}\n";
+
+		ft_error_clear(&err);
+		assert_int_equal(ft_spec_load_buffer(bad, strlen(bad), "t.yaml", &s, &err),
+		                 FT_EPARSE);
+		assert_non_null(strstr(err.msg, "t.yaml:2:"));
+		assert_non_null(strstr(err.msg, "nodes.numa.arch"));
+		assert_non_null(strstr(err.msg, "x86, arm or power"));
+	}
+}
+
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
 static void
 test_pcie_node(void **state)
@@ -2043,6 +2189,9 @@ main(void)
 		cmocka_unit_test(test_closed_alltoall_multinode),
 		cmocka_unit_test(test_oversubscribed_alltoall),
 		cmocka_unit_test(test_selection),
+		cmocka_unit_test(test_p2p_protocol),
+		cmocka_unit_test(test_p2p_per_connection),
+		cmocka_unit_test(test_p2p_net_chunk_arm_blackwell),
 		cmocka_unit_test(test_pcie_node),
 		cmocka_unit_test(test_published_h100_ring),
 		cmocka_unit_test(test_published_h100_nvls),
