@@ -4,7 +4,8 @@
  * per peer.
  *
  * Every pair of ranks is connected by cfg.streams sockets (the higher rank
- * connects to the lower one's data listener, announced at bootstrap). A
+ * connects to the lower one's data listener, announced at bootstrap), and
+ * by one more that carries only "stopped spinning" notices (tell_stopped). A
  * message below STRIPE_MIN bytes goes on stream 0; a larger one is cut into
  * one stripe per stream, like NCCL_NSOCKS_PERTHREAD (kb: ENV-SOCKET_THREADS).
  * Sender and receiver apply the same rule to the same lengths, so the
