@@ -81,9 +81,6 @@ int ft__cpu_setup(struct ft_world *w, enum ft_bench_bind mode, enum ft_bench_spi
  * and when a rank stops spinning (transport.c). */
 void ft__cpu_unbind(struct ft_world *w);
 
-/* What one spin that ends in progress saves a tcp rank: a loopback wake-up (transport.c). */
-#define FT__TCP_WAKE_S 5e-6
-
 /* ---- sockets with deadlines (sock.c) ------------------------------------- */
 
 /* The benchmarks' clock: monotonic seconds, inline in the timed loops. */
@@ -181,8 +178,11 @@ struct ft_ep {
 	double spin_s;       /* > 0: and no longer than this since anything moved */
 	double spin_cut;     /* 0..1: the share of spin_s taken off after preemptions */
 	double spin_lost_s;  /* time lost to preemptions found during spins */
-	uint64_t spin_won;   /* spins that ended in progress (each saved a wake-up) */
-	double spin_wake_s;  /* > 0: what a spin that pays saves; spinning may stop (transport.c) */
+	uint32_t spin_npreempt; /* and how many there were */
+	double spin_saved_s; /* what the spins that ended in progress saved, spin_wake_s each */
+	double spin_wake_s;  /* > 0: what a spin that pays saves now; spinning may stop (transport.c) */
+	/* Spinning stopped for the run (ft__spin_stop): tell the peers on this host. NULL: none. */
+	void (*spin_stopped)(struct ft_ep *ep);
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 	/* Host memory [p, p + len) is about to be freed: drop what the transport keeps
@@ -204,6 +204,8 @@ struct ft_ep {
  */
 double ft__spin_budget(const struct ft_ep *ep, double dflt);
 bool ft__spin_check(struct ft_ep *ep, double *prev, double now);
+/* Stop spinning for the run (not with --spin always): may_spin false, unbound, peers told. */
+void ft__spin_stop(struct ft_ep *ep);
 void ft__spin_paid(struct ft_ep *ep);
 
 /* A scratch buffer of at least @bytes owned by @ep (NULL when out of memory). */

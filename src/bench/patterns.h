@@ -14,7 +14,7 @@ struct ft_bench_ctx {
 	struct ft_ep *ep;
 	const struct ft_bench_cfg *cfg; /* defaults applied */
 	struct ft__cuda *cuda;          /* --gpu-buffers with a staging transport, else NULL */
-	struct ft__gpu_stage *stage;    /* its device buffers while collectives run (runner.c) */
+	struct ft__gpu_stage *stage;    /* its device buffers while collectives run (gpu_stage.c) */
 	bool gpu_direct; /* --gpu-buffers, ucx with CUDA support, pt2pt: device pointers go to UCX */
 };
 
@@ -43,6 +43,24 @@ uint32_t ft_bench_circle_rounds(uint32_t n);
 void ft_bench_lat_stats(double *samples_us, size_t n, struct ft_result_row *row);
 /* Outlier analysis of a filled bandwidth matrix (rank 0's view; deterministic). */
 int ft__bench_find_outliers(struct ft_bench_report *out, double threshold) FT_MUST_CHECK;
+
+/* ---- --gpu-buffers in the run and the collectives (gpu_stage.c) ------------- */
+
+/* Where the buffers are for this transport and pattern (out->buffers); every rank agrees. */
+int ft__bench_gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+                        struct ft_error *err) FT_MUST_CHECK;
+/* The transport's buffer of @bytes: pinned when device buffers are staged through it. */
+char *ft__bench_host_alloc(struct ft_bench_ctx *bc, struct ft_ep *ep, size_t bytes);
+void ft__bench_host_free(struct ft_bench_ctx *bc, struct ft_ep *ep, char *p, size_t bytes);
+/* The device buffers mirroring @sbuf and @rbuf (bc->stage), starting with their contents;
+ * nothing without --gpu-buffers on a staging transport. */
+int ft__bench_stage_open(struct ft_bench_ctx *bc, char *sbuf, size_t sbytes, char *rbuf,
+                         size_t rbytes, struct ft_error *err) FT_MUST_CHECK;
+void ft__bench_stage_close(struct ft_bench_ctx *bc);
+/* One copy between a transport buffer of @a and its device mirror in bc->stage (open):
+ * the input or the @output, @up to the device or down, the bytes the operation uses. */
+int ft__bench_stage_copy(struct ft_bench_ctx *bc, const struct ft_bench_coll_args *a, bool up,
+                         bool output, struct ft_error *err) FT_MUST_CHECK;
 
 /* ---- what the pattern files share (patterns.c) ----------------------------- */
 

@@ -332,57 +332,19 @@ cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/*
- * --gpu-buffers on a host transport (tcp, shm, ucx): the application's send
- * and receive buffers are device memory, and the transport works on pinned
- * host buffers of the same layout. Each operation copies its input down
- * (cuMemcpyDtoH) and its output up (cuMemcpyHtoD), and both copies are in the
- * measured time: what a GPU-resident application sees when its transport
- * cannot read device memory.
- */
-struct ft__gpu_stage {
-	struct ft__cuda *cu;
-	char *host[2]; /* the transport's buffers: send, receive */
-	uint64_t dev[2];
-	size_t bytes[2];
-};
-
-/* The device address mirroring host address @p (0 for a pointer outside both buffers). */
-static uint64_t
-stage_dev(const struct ft__gpu_stage *g, const void *p)
-{
-	const char *c = p;
-	int k;
-
-	for (k = 0; k < 2; k++)
-		if (c && c >= g->host[k] && c < g->host[k] + g->bytes[k])
-			return g->dev[k] + (uint64_t)(c - g->host[k]);
-	return 0;
-}
-
-/* Bytes the operation reads from its send buffer and writes to its receive buffer. */
-static void
-stage_bytes(const struct ft_bench_coll_args *a, uint32_t n, size_t *in, size_t *out)
-{
-	ft__bench_bufsizes(a->coll, a->count, ft_dtype_size(a->dtype), n, in, out);
-}
-
-/* One operation as the application sees it: device input, device output. */
+/* One operation as the application sees it: device input, device output (gpu_stage.c). */
 static int
 coll_step(struct ft_bench_ctx *bc, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
-	struct ft__gpu_stage *g = bc->stage;
-	size_t in, out;
 	int rc;
 
-	if (!g)
+	if (!bc->stage)
 		return coll_once(bc->ep, a, err);
-	stage_bytes(a, bc->ep->w->nranks, &in, &out);
-	rc = ft__cuda_dtoh(g->cu, (void *)a->sendbuf, stage_dev(g, a->sendbuf), in, err);
+	rc = ft__bench_stage_copy(bc, a, false, false, err);
 	if (rc == 0)
 		rc = coll_once(bc->ep, a, err);
 	if (rc == 0)
-		rc = ft__cuda_htod(g->cu, stage_dev(g, a->recvbuf), a->recvbuf, out, err);
+		rc = ft__bench_stage_copy(bc, a, true, true, err);
 	return rc;
 }
 
@@ -393,12 +355,12 @@ coll_step(struct ft_bench_ctx *bc, const struct ft_bench_coll_args *a, struct ft
 static int
 stage_check_pass(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, struct ft_error *err)
 {
-	struct ft__gpu_stage *g = bc->stage;
 	size_t in, out;
 	int rc;
 
-	stage_bytes(a, bc->ep->w->nranks, &in, &out);
-	rc = ft__cuda_htod(g->cu, stage_dev(g, a->sendbuf), a->sendbuf, in, err);
+	ft__bench_bufsizes(a->coll, a->count, ft_dtype_size(a->dtype), bc->ep->w->nranks, &in,
+	                   &out);
+	rc = ft__bench_stage_copy(bc, a, true, false, err);
 	if (rc < 0)
 		return rc;
 	memset((void *)a->sendbuf, 0x5a, in);
@@ -408,196 +370,7 @@ stage_check_pass(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, struct f
 	if (rc < 0)
 		return rc;
 	memset(a->recvbuf, 0xa5, out);
-	return ft__cuda_dtoh(g->cu, a->recvbuf, stage_dev(g, a->recvbuf), out, err);
-}
-
-/* The transport's buffer; pinned when device buffers are staged through it. */
-static char *
-host_alloc(struct ft_bench_ctx *bc, struct ft_ep *ep, size_t bytes)
-{
-	if (bc->cuda && !ft__ep_own_memory(ep))
-		return ft__cuda_host_alloc(bc->cuda, bytes);
-	return ep->ops->mem_alloc(ep, bytes ? bytes : 1);
-}
-
-static void
-host_free(struct ft_bench_ctx *bc, struct ft_ep *ep, char *p, size_t bytes)
-{
-	if (!p)
-		return;
-	ft__ep_forget(ep, p, bytes);
-	if (bc->cuda && !ft__ep_own_memory(ep))
-		ft__cuda_host_free(bc->cuda, p);
-	else
-		ep->ops->mem_free(ep, p);
-}
-
-static void
-stage_close(struct ft_bench_ctx *bc)
-{
-	struct ft__gpu_stage *g = bc->stage;
-	int k;
-
-	if (!g)
-		return;
-	for (k = 0; k < 2; k++) {
-		ft__cuda_free(g->cu, g->dev[k]);
-		if (ft__ep_own_memory(bc->ep) && g->host[k])
-			ft__cuda_host_unregister(g->cu, g->host[k]);
-	}
-	ft_free(g);
-	bc->stage = NULL;
-}
-
-/*
- * The device buffers mirroring the transport's @sbuf and @rbuf, which start
- * with their contents. Memory the transport placed itself (shm's segment) is
- * pinned in place; the others came from cuMemHostAlloc.
- */
-static int
-stage_open(struct ft_bench_ctx *bc, char *sbuf, size_t sbytes, char *rbuf, size_t rbytes,
-           struct ft_error *err)
-{
-	struct ft__gpu_stage *g;
-	int k, rc = 0;
-
-	if (!bc->cuda)
-		return 0;
-	g = ft_calloc(1, sizeof(*g));
-	if (!g)
-		return FT_ENOMEM;
-	g->cu = bc->cuda;
-	g->host[0] = sbuf;
-	g->host[1] = rbuf;
-	g->bytes[0] = sbytes ? sbytes : 1;
-	g->bytes[1] = rbytes ? rbytes : 1;
-	bc->stage = g;
-	for (k = 0; k < 2 && rc == 0; k++) {
-		rc = ft__cuda_alloc(g->cu, g->bytes[k], &g->dev[k], err);
-		if (rc == 0 && ft__ep_own_memory(bc->ep)) {
-			rc = ft__cuda_host_register(g->cu, g->host[k], g->bytes[k], err);
-			if (rc < 0)
-				g->host[k] = NULL; /* nothing to unregister */
-		}
-		if (rc == 0)
-			rc = ft__cuda_htod(g->cu, g->dev[k], g->host[k], g->bytes[k], err);
-	}
-	if (rc < 0) {
-		ft_error_prefix(err, "--gpu-buffers: ");
-		stage_close(bc);
-	}
-	return rc;
-}
-
-/*
- * --gpu-buffers: where the buffers are, and the driver when this transport
- * stages. Every rank learns whether every rank has a GPU, so all fail alike.
- */
-/*
- * GPUDirect RDMA over verbs: register a 64 KiB device buffer with the
- * adapter as the patterns' buffers will be; 1 when it went through dmabuf,
- * 2 through nvidia-peermem, or FT_ENOTSUP saying why neither did.
- */
-static int
-gpudirect_probe(struct ft_bench_ctx *bc, struct ft_error *err)
-{
-	const char *path = NULL;
-	uint64_t d;
-	int rc = ft__cuda_alloc(bc->cuda, 65536, &d, err);
-
-	if (rc < 0)
-		return rc;
-	rc = ft__verbs_reg_cuda(bc->ep, bc->cuda, d, 65536, &path, err);
-	if (rc == 0) {
-		ft__verbs_unreg(bc->ep, d);
-		rc = strcmp(path, "dmabuf") == 0 ? 1 : 2;
-	}
-	ft__cuda_free(bc->cuda, d);
-	return rc;
-}
-
-static int
-gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
-{
-	const char *tr = bc->ep->ops->name;
-	struct ft_world *w = bc->w;
-	struct ft_error mine = { 0 };
-	int32_t ok[3] = { 0, 0, 0 }, *all;
-	bool direct, verbs = strcmp(tr, "verbs") == 0, dmabuf = true;
-	uint32_t idx = 0, i;
-	int rc;
-
-	if (strcmp(tr, "nccl") == 0) {
-		/* NCCL reads and writes device memory itself: nothing to stage */
-		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
-		return 0;
-	}
-	if (strcmp(tr, "tcp") != 0 && strcmp(tr, "shm") != 0 && strcmp(tr, "ucx") != 0 && !verbs)
-		return ft_error_set(err, FT_ENOTSUP,
-		                    "--gpu-buffers: not available on the %s transport (tcp, shm "
-		                    "and ucx stage through the host, verbs and nccl read GPU "
-		                    "memory)",
-		                    tr);
-	if (verbs && ft_op_is_coll(bc->cfg->pattern))
-		return ft_error_set(err, FT_ENOTSUP,
-		                    "--gpu-buffers: not available for %s over verbs (fabtune's "
-		                    "collectives reduce and copy on the host; the point-to-point "
-		                    "patterns are)",
-		                    ft_op_name(bc->cfg->pattern));
-	if (!ft_op_is_coll(bc->cfg->pattern) && bc->cfg->pattern != FT_OP_PT2PT_BW &&
-	    bc->cfg->pattern != FT_OP_PT2PT_LAT && bc->cfg->pattern != FT_OP_PAIRS &&
-	    bc->cfg->pattern != FT_OP_BISECTION && bc->cfg->pattern != FT_OP_INCAST)
-		return ft_error_set(err, FT_ENOTSUP,
-		                    "--gpu-buffers: not available for %s (the collectives, "
-		                    "pt2pt_bw, pt2pt_lat, pairs, bisection and incast are)",
-		                    ft_op_name(bc->cfg->pattern));
-	/* UCX with CUDA support takes device pointers; the collectives reduce and copy on
-	   the host, so only the point-to-point patterns can hand them over */
-	direct = verbs ||
-	         (strcmp(tr, "ucx") == 0 && !ft_op_is_coll(bc->cfg->pattern) && ft__ucx_cuda(bc->ep));
-	ft__world_local(w, &idx);
-	ok[0] = ft__cuda_open(idx, &bc->cuda, &mine);
-	if (ok[0] == 0 && verbs) {
-		/* GPUDirect RDMA: the adapter must take the GPU's memory */
-		ok[2] = gpudirect_probe(bc, &mine);
-		ok[0] = FT_MIN(ok[2], 0);
-	}
-	ok[1] = direct;
-	all = ft_calloc(w->nranks, sizeof(ok));
-	if (!all) {
-		ft__cuda_close(bc->cuda);
-		bc->cuda = NULL;
-		return FT_ENOMEM;
-	}
-	rc = ft__world_allgather(w, ok, sizeof(ok), all, err);
-	for (i = 0; rc == 0 && i < w->nranks; i++) {
-		char who[128];
-
-		direct = direct && all[3 * i + 1];
-		dmabuf = dmabuf && all[3 * i + 2] == 1;
-		if (all[3 * i] == 0)
-			continue;
-		if (i == w->rank)
-			rc = ft_error_set(err, FT_ENOTSUP, "--gpu-buffers: not available: %s",
-			                  mine.msg);
-		else
-			rc = ft_error_set(err, FT_ENOTSUP,
-			                  "--gpu-buffers: not available on %s (no usable GPU)",
-			                  ft__world_who(w, i, who, sizeof(who)));
-	}
-	ft_free(all);
-	if (rc < 0) {
-		ft__cuda_close(bc->cuda);
-		bc->cuda = NULL;
-		return rc;
-	}
-	bc->gpu_direct = direct; /* every rank's UCX moves CUDA memory, or verbs registers it */
-	ft_strlcpy(out->buffers,
-	           verbs  ? (dmabuf ? "device-dmabuf" : "device-peermem") :
-	           direct ? "device" :
-	                    "device-staged",
-	           sizeof(out->buffers));
-	return 0;
+	return ft__bench_stage_copy(bc, a, false, true, err);
 }
 
 /*
@@ -847,19 +620,19 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	}
 	ft__bench_bufsizes(cfg->pattern, cfg->max_bytes / es + n, es, n, &sbytes, &rbytes);
 	/* the transport's memory: shm places it where the peers can reach it */
-	sendbuf = host_alloc(bc, ep, sbytes);
-	recvbuf = host_alloc(bc, ep, FT_MAX(sbytes, rbytes));
+	sendbuf = ft__bench_host_alloc(bc, ep, sbytes);
+	recvbuf = ft__bench_host_alloc(bc, ep, FT_MAX(sbytes, rbytes));
 	if (!sendbuf || !recvbuf) {
-		host_free(bc, ep, sendbuf, sbytes);
-		host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
+		ft__bench_host_free(bc, ep, sendbuf, sbytes);
+		ft__bench_host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
 		return ft_error_set(err, FT_ENOMEM, "cannot allocate %zu + %zu bytes of buffers",
 		                    sbytes, rbytes);
 	}
 	if (cfg->op == FT_REDOP_MULSUM && reduces(cfg->pattern) && !native_avg_mulsum(ep)) {
 		premul = ep->ops->mem_alloc(ep, sbytes ? sbytes : 1);
 		if (!premul) {
-			host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
-			host_free(bc, ep, sendbuf, sbytes);
+			ft__bench_host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
+			ft__bench_host_free(bc, ep, sendbuf, sbytes);
 			return ft_error_set(err, FT_ENOMEM,
 			                    "cannot allocate %zu bytes for mulsum's scaled input",
 			                    sbytes);
@@ -867,7 +640,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 	}
 	memset(sendbuf, 0, sbytes);
 	memset(recvbuf, 0, FT_MAX(sbytes, rbytes));
-	rc = stage_open(bc, sendbuf, sbytes, recvbuf, FT_MAX(sbytes, rbytes), err);
+	rc = ft__bench_stage_open(bc, sendbuf, sbytes, recvbuf, FT_MAX(sbytes, rbytes), err);
 	if (rc == 0)
 		rc = warm_up(bc, sendbuf, recvbuf, premul, err);
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;
@@ -944,9 +717,9 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		ft__ep_forget(ep, premul, sbytes);
 		ep->ops->mem_free(ep, premul);
 	}
-	stage_close(bc);
-	host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
-	host_free(bc, ep, sendbuf, sbytes);
+	ft__bench_stage_close(bc);
+	ft__bench_host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
+	ft__bench_host_free(bc, ep, sendbuf, sbytes);
 	return rc;
 }
 
@@ -1094,7 +867,7 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 	if (strcmp(out->transport, "nccl") == 0)
 		ft_strlcpy(out->buffers, "device", sizeof(out->buffers));
 	if (cfg.gpu_buffers) {
-		rc = gpu_setup(&bc, out, err);
+		rc = ft__bench_gpu_setup(&bc, out, err);
 		if (rc < 0) {
 			ft__ep_close(ep);
 			return rc;

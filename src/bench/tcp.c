@@ -4,7 +4,8 @@
  * per peer.
  *
  * Every pair of ranks is connected by cfg.streams sockets (the higher rank
- * connects to the lower one's data listener, announced at bootstrap). A
+ * connects to the lower one's data listener, announced at bootstrap), and
+ * by one more that carries only "stopped spinning" notices (tell_stopped). A
  * message below STRIPE_MIN bytes goes on stream 0; a larger one is cut into
  * one stripe per stream, like NCCL_NSOCKS_PERTHREAD (kb: ENV-SOCKET_THREADS).
  * Sender and receiver apply the same rule to the same lengths, so the
@@ -48,6 +49,31 @@
 #define TCP_SPIN_RATE   2e9
 #define TCP_SPIN_MAX_S  250e-6
 #define LOWAT_MAX  (128 * 1024)
+/*
+ * What a spin that ends in progress saves against a receive that sleeps
+ * (ft__spin_check weighs it against the time preemptions took from the
+ * spins): the wake-up of a sleeping process, TCP_WAKE_S, plus, for a
+ * message of len bytes, len / TCP_SAVE_RATE: a sleeper is woken once its
+ * low-water mark (the whole message up to LOWAT_MAX) is queued and only
+ * then copies it out, where a spinning receiver copies each segment as it
+ * arrives, behind the sender. Fitted to p50 one-way latency, --spin never
+ * minus --spin always, on a 2-CPU VM at a load of 10-11 (three sittings):
+ * 3.2-3.3 us at 14 B, 0.7-3.1 at 16 KiB, 5.2-6.1 at 64 KiB, 12-14 at 256
+ * KiB (one outlier at -7), 93-129 at 1 MiB; the line is low at 1 MiB,
+ * where the sleeper also wakes once per LOWAT_MAX, so that the rule errs
+ * towards sleeping. The flat 5 us it replaces left 16 and 60 KiB
+ * ping-pongs sleeping at light load, 1.03-1.06x sockperf where spinning
+ * had read 0.61-0.73x.
+ */
+#define TCP_WAKE_S    3e-6
+#define TCP_SAVE_RATE 25e9
+#define CTL_EVERY     16
+
+static double
+spin_saves(size_t len)
+{
+	return TCP_WAKE_S + (double)len / TCP_SAVE_RATE;
+}
 
 struct stripe {
 	struct ft_req *parent;
@@ -72,8 +98,9 @@ struct tcp_ep {
 	struct pollfd *pfd;
 	size_t *pfd_conn;
 	struct ft__pool stripes; /* struct stripe */
-	uint64_t nprog;
+	uint64_t nprog;   /* spin polls: every CTL_EVERY-th looks at the notices */
 	uint64_t pending; /* requests posted and not done: spin_s is the largest one's */
+	int *ctl;         /* [peer]: carries "stopped spinning" to a peer on this host; self -1 */
 };
 
 struct hello {
@@ -116,11 +143,62 @@ tcp_close(struct ft_ep *base)
 	for (i = 0; i < ep->nconns; i++)
 		if (ep->conns[i].fd >= 0)
 			close(ep->conns[i].fd);
+	for (i = 0; ep->ctl && i < ep->nconns / ep->nstreams; i++)
+		if (ep->ctl[i] >= 0)
+			close(ep->ctl[i]);
+	ft_free(ep->ctl);
 	ft__pool_release(&ep->stripes);
 	ft_free(ep->conns);
 	ft_free(ep->pfd);
 	ft_free(ep->pfd_conn);
 	ft_free(ep);
+}
+
+/* The fd of stream @s to @peer; s == nstreams: the notice connection. */
+static int *
+conn_fd(struct tcp_ep *ep, uint32_t peer, uint32_t s)
+{
+	return s == ep->nstreams ? &ep->ctl[peer] : &ep->conns[peer * ep->nstreams + s].fd;
+}
+
+static bool
+same_host(const struct ft_world *w, uint32_t peer)
+{
+	return strcmp(w->info[peer].host, w->info[w->rank].host) == 0;
+}
+
+/*
+ * This rank stopped spinning (ft__spin_stop): its peers on this host stop
+ * too. A pair in which one rank sleeps unbound while the other still spins
+ * bound is the worst of both: the sleeper is often woken on the spinner's
+ * core (the wake-up lands where the sender's softirq ran) and waits out its
+ * spin there. One byte on the notice connection; the peer reads it in its
+ * spin (notices_read), stops, unbinds, and tells its own peers.
+ */
+static void
+tell_stopped(struct ft_ep *base)
+{
+	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
+	uint32_t p;
+	char b = 's';
+
+	for (p = 0; p < base->w->nranks; p++)
+		if (ep->ctl[p] >= 0 && same_host(base->w, p))
+			(void)send(ep->ctl[p], &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* Every CTL_EVERY-th spin poll: has a peer on this host stopped spinning? */
+static void
+notices_read(struct tcp_ep *ep)
+{
+	uint32_t p;
+	char b[16];
+
+	if ((++ep->nprog % CTL_EVERY) != 0)
+		return;
+	for (p = 0; p < ep->base.w->nranks && ep->base.w->may_spin; p++)
+		if (ep->ctl[p] >= 0 && recv(ep->ctl[p], b, sizeof(b), MSG_DONTWAIT) > 0)
+			ft__spin_stop(&ep->base);
 }
 
 static int
@@ -139,12 +217,14 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		return FT_ENOMEM;
 	ft__pool_init(&ep->stripes, sizeof(struct stripe));
 	ep->nstreams = cfg->streams ? cfg->streams : 1;
-	ep->base.spin_wake_s = FT__TCP_WAKE_S; /* spinning stops when it does not pay */
+	ep->base.spin_wake_s = spin_saves(0); /* spinning stops when it does not pay */
+	ep->base.spin_stopped = tell_stopped;
 	ep->nconns = (size_t)w->nranks * ep->nstreams;
 	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
 	ep->pfd = ft_calloc(ep->nconns, sizeof(*ep->pfd));
 	ep->pfd_conn = ft_calloc(ep->nconns, sizeof(*ep->pfd_conn));
-	if (!ep->conns || !ep->pfd || !ep->pfd_conn) {
+	ep->ctl = ft_calloc(w->nranks, sizeof(*ep->ctl));
+	if (!ep->conns || !ep->pfd || !ep->pfd_conn || !ep->ctl) {
 		tcp_close(&ep->base);
 		return FT_ENOMEM;
 	}
@@ -153,9 +233,14 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		ep->conns[i].lowat = 1;
 		ep->conns[i].peer = (uint32_t)(i / ep->nstreams);
 	}
-	/* Connect to lower ranks (their listen backlog takes us), then accept higher ones. */
+	for (p = 0; p < w->nranks; p++)
+		ep->ctl[p] = -1;
+	/*
+	 * Connect to lower ranks (their listen backlog takes us), then accept
+	 * higher ones; stream nstreams of each pair is its notice connection.
+	 */
 	for (p = 0; p < w->rank && rc == 0; p++) {
-		for (s = 0; s < ep->nstreams && rc == 0; s++) {
+		for (s = 0; s <= ep->nstreams && rc == 0; s++) {
 			struct hello h = { 0x66747463u, w->rank, s, 0 };
 			int fd;
 
@@ -165,11 +250,11 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 			if (rc < 0)
 				break;
 			tune(fd, cfg);
-			ep->conns[p * ep->nstreams + s].fd = fd;
+			*conn_fd(ep, p, s) = fd;
 			rc = ft__sock_send_all(fd, &h, sizeof(h), deadline, who, cfg->stop, err);
 		}
 	}
-	nacc = (w->nranks - 1 - w->rank) * ep->nstreams;
+	nacc = (w->nranks - 1 - w->rank) * (ep->nstreams + 1);
 	while (rc == 0 && nacc > 0) {
 		struct hello h;
 		int fd;
@@ -186,8 +271,8 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		rc = ft__sock_recv_all(fd, &h, sizeof(h), deadline, "a connecting rank", cfg->stop,
 		                       err);
 		if (rc == 0 && (h.magic != 0x66747463u || h.rank <= w->rank ||
-		                h.rank >= w->nranks || h.stream >= ep->nstreams ||
-		                ep->conns[h.rank * ep->nstreams + h.stream].fd >= 0))
+		                h.rank >= w->nranks || h.stream > ep->nstreams ||
+		                *conn_fd(ep, h.rank, h.stream) >= 0))
 			rc = ft_error_set(err, FT_EPEER,
 			                  "unexpected connection (rank %u stream %u): do all ranks "
 			                  "use the same --streams?",
@@ -197,7 +282,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 			break;
 		}
 		tune(fd, cfg);
-		ep->conns[h.rank * ep->nstreams + h.stream].fd = fd;
+		*conn_fd(ep, h.rank, h.stream) = fd;
 		nacc--;
 	}
 	if (rc < 0) {
@@ -227,8 +312,10 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		double budget = FT_MIN(TCP_SPIN_MAX_S, TCP_SPIN_BASE_S + (double)req->len / TCP_SPIN_RATE);
 
 		ep->base.spin_polls = TCP_SPIN_POLLS;
-		if (ep->pending == 0 || budget > ep->base.spin_s)
+		if (ep->pending == 0 || budget > ep->base.spin_s) {
 			ep->base.spin_s = budget;
+			ep->base.spin_wake_s = spin_saves(req->len);
+		}
 	}
 	if (req->len == 0) {
 		req->done = true;
@@ -391,6 +478,8 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 	int total = 0, rc;
 	size_t i, np = 0;
 
+	if (timeout_ms <= 0 && base->w->may_spin)
+		notices_read(ep);
 	/* With a timeout the caller just found nothing to do: go straight to poll(). */
 	for (i = 0; i < ep->nconns && timeout_ms <= 0; i++) {
 		struct tcp_conn *c = &ep->conns[i];

@@ -299,9 +299,14 @@ ft__spin_budget(const struct ft_ep *ep, double dflt)
 
 /*
  * Spinning pays while what preemptions took from the spins stays below what
- * the spins saved, a wake-up each (ep->spin_wake_s, set by a transport whose
- * waits may stop spinning: tcp's is SPIN_WAKE_S, a loopback wake-up), plus
- * SPIN_GRACE_S so that one early preemption does not decide. A rank whose
+ * the spins saved, ep->spin_wake_s each (set by a transport whose waits may
+ * stop spinning: tcp's grows with the message, spin_saves() in tcp.c; shm's
+ * is SHM_WAKE_S), plus SPIN_GRACE_S, and the rule waits for SPIN_GRACE_N
+ * preemptions: one preemption by a busy process costs a whole time slice
+ * (1-4 ms here), more than the grace, and is no evidence of a pattern; beside
+ * a hog a spinning rank is preempted at every slice and reaches the count
+ * within tens of milliseconds. Stopping is decided by one rank and shared
+ * with its peers on the host (ft__spin_stop, ep->spin_stopped). A rank whose
  * core a CPU hog shares, spinning through back-to-back ping-pongs, is
  * CPU-bound and gets half the core in slices: each slice of the hog stalls
  * one message for its length (tcp p99 0.8-8 ms at 14 B-60 KiB beside one
@@ -315,6 +320,7 @@ ft__spin_budget(const struct ft_ep *ep, double dflt)
  * 2.6-3.5 sleeping unbound).
  */
 #define SPIN_GRACE_S 2e-3
+#define SPIN_GRACE_N 4
 
 bool
 ft__spin_check(struct ft_ep *ep, double *prev, double now)
@@ -327,21 +333,31 @@ ft__spin_check(struct ft_ep *ep, double *prev, double now)
 		return false;
 	ep->spin_cut = 1.0 - (1.0 - ep->spin_cut) / 2;
 	ep->spin_lost_s += gap;
-	if (ep->spin_wake_s > 0 && ep->w->may_spin && !ep->w->spin_forced &&
-	    ep->spin_lost_s > SPIN_GRACE_S + (double)ep->spin_won * ep->spin_wake_s) {
-		ep->w->may_spin = false;
-		ep->spin_s = 0;
-		ep->spin_polls = 0;
-		ft__cpu_unbind(ep->w);
-	}
+	ep->spin_npreempt++;
+	if (ep->spin_wake_s > 0 && ep->spin_npreempt >= SPIN_GRACE_N &&
+	    ep->spin_lost_s > SPIN_GRACE_S + ep->spin_saved_s)
+		ft__spin_stop(ep);
 	return true;
+}
+
+void
+ft__spin_stop(struct ft_ep *ep)
+{
+	if (!ep->w->may_spin || ep->w->spin_forced)
+		return;
+	ep->w->may_spin = false;
+	ep->spin_s = 0;
+	ep->spin_polls = 0;
+	ft__cpu_unbind(ep->w);
+	if (ep->spin_stopped)
+		ep->spin_stopped(ep);
 }
 
 void
 ft__spin_paid(struct ft_ep *ep)
 {
 	ep->spin_cut = FT_MAX(0.0, ep->spin_cut - 1.0 / SPIN_RECOVER);
-	ep->spin_won++;
+	ep->spin_saved_s += ep->spin_wake_s;
 }
 
 int

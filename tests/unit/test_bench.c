@@ -810,19 +810,11 @@ shm_big(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
  * patterned messages of several sizes, a window at a time, and rank 0
  * checks every byte.
  */
+/* Rank @rank of a world of two on this host (rank 0 holds the bootstrap listener @lfd). */
 static int
-shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
+join_two(uint32_t rank, int lfd, uint16_t port, struct ft_world **w, struct ft_error *err)
 {
-	static const size_t sizes[] = { 1,     8,      48,      175,    176,    177,
-		                        4095,  16384,  16385,   100000, 1500000, 3 << 20 };
 	struct ft_world_cfg wc;
-	struct ft_world *w = NULL;
-	struct ft_bench_cfg cfg;
-	struct ft_ep *ep = NULL;
-	char chosen[16];
-	unsigned char *buf[3] = { NULL, NULL, NULL };
-	size_t i, k, j;
-	int rc;
 
 	ft_world_cfg_init(&wc);
 	wc.rank = rank;
@@ -831,7 +823,53 @@ shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_erro
 	snprintf(wc.bootstrap, sizeof(wc.bootstrap), "127.0.0.1:%u", (unsigned)port);
 	ft_strlcpy(wc.ifname, "lo", sizeof(wc.ifname));
 	wc.timeout_s = 10;
-	rc = ft_world_new(&wc, &w, err);
+	return ft_world_new(&wc, w, err);
+}
+
+/* Run @fn(rank, ...) as rank 0 here and rank 1 in a child; both must return 0. */
+static void
+run_two(int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err),
+        uint64_t arg)
+{
+	struct ft_error err = { 0 };
+	uint16_t port;
+	int lfd, status, rc;
+	pid_t kid;
+
+	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		close(lfd);
+		alarm(30);
+		rc = fn(1, -1, port, arg, &err);
+		if (rc < 0)
+			fprintf(stderr, "rank 1: %s\n", err.msg);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	rc = fn(0, lfd, port, arg, &err);
+	if (rc < 0)
+		fprintf(stderr, "rank 0: %s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static int
+shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
+{
+	static const size_t sizes[] = { 1,     8,      48,      175,    176,    177,
+		                        4095,  16384,  16385,   100000, 1500000, 3 << 20 };
+	struct ft_world *w = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_ep *ep = NULL;
+	char chosen[16];
+	unsigned char *buf[3] = { NULL, NULL, NULL };
+	size_t i, k, j;
+	int rc;
+
+	rc = join_two(rank, lfd, port, &w, err);
 	if (rc < 0)
 		return rc;
 	ft_bench_cfg_init(&cfg);
@@ -880,26 +918,7 @@ shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_erro
 static void
 shm_exchange_check(uint64_t cma)
 {
-	struct ft_error err = { 0 };
-	uint16_t port;
-	int lfd, status, rc;
-	pid_t kid;
-
-	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
-	kid = fork();
-	assert_true(kid >= 0);
-	if (kid == 0) {
-		close(lfd);
-		alarm(30);
-		_exit(shm_exchange(1, -1, port, cma, &err) == 0 ? 0 : 1);
-	}
-	rc = shm_exchange(0, lfd, port, cma, &err);
-	if (rc < 0)
-		fprintf(stderr, "%s\n", err.msg);
-	assert_int_equal(rc, 0);
-	assert_int_equal(waitpid(kid, &status, 0), kid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	run_two(shm_exchange, cma);
 }
 
 static void
@@ -994,6 +1013,14 @@ spin_fake_progress(struct ft_ep *ep, int timeout_ms, struct ft_error *err)
 	return 0;
 }
 
+static int nstops; /* calls of count_stops */
+
+static void
+count_stops(struct ft_ep *ep)
+{
+	nstops++;
+}
+
 /* Spinning stops for the run once preemptions took more than the wake-ups spins saved. */
 static void
 test_spin_quits(void **state)
@@ -1001,11 +1028,12 @@ test_spin_quits(void **state)
 	static const struct ft_transport_ops ops = { .name = "spinfake" };
 	struct ft_world w = { .nranks = 2, .may_spin = true };
 	struct ft_ep ep = { .ops = &ops, .w = &w, .timeout_s = 30, .spin_polls = 1u << 30,
-		            .spin_s = 20e-6, .spin_wake_s = 5e-6 };
+		            .spin_s = 20e-6, .spin_wake_s = 5e-6, .spin_stopped = count_stops };
 	double prev = 0, t = 1.0;
 	int k;
 
 	(void)state;
+	nstops = 0;
 	/* three preemptions of 0.5 ms: 1.5 ms lost, within the 2 ms grace */
 	for (k = 0; k < 3; k++) {
 		prev = t;
@@ -1017,7 +1045,7 @@ test_spin_quits(void **state)
 	/* 200 paid spins saved 200 wake-ups of 5 us: the balance is 2 + 1 = 3 ms */
 	for (k = 0; k < 200; k++)
 		ft__spin_paid(&ep);
-	assert_int_equal(ep.spin_won, 200);
+	assert_float_equal(ep.spin_saved_s, 1e-3, 1e-12);
 	prev = t;
 	t += 1e-3;
 	assert_true(ft__spin_check(&ep, &prev, t)); /* 2.5 ms lost */
@@ -1041,6 +1069,10 @@ test_spin_quits(void **state)
 	assert_false(w.may_spin);
 	assert_float_equal(ep.spin_s, 0, 0);
 	assert_int_equal(ep.spin_polls, 0);
+	/* the peers are told once, not again by a later stop */
+	assert_int_equal(nstops, 1);
+	ft__spin_stop(&ep);
+	assert_int_equal(nstops, 1);
 	/* an endpoint without a wake-up cost (shm outside a stream) never stops */
 	w.may_spin = true;
 	ep.spin_wake_s = 0;
@@ -1048,6 +1080,57 @@ test_spin_quits(void **state)
 	t += 10e-3;
 	assert_true(ft__spin_check(&ep, &prev, t));
 	assert_true(w.may_spin);
+}
+
+/* A tcp rank that stops spinning tells its peer on the same host, which stops too. */
+static int
+tcp_notice_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_ep *ep = NULL;
+	char chosen[16];
+	double t0;
+	int rc, k;
+
+	rc = join_two(rank, lfd, port, &w, err);
+	if (rc < 0)
+		return rc;
+	ft_bench_cfg_init(&cfg);
+	cfg.timeout_s = 10;
+	ft_strlcpy(cfg.transport, "tcp", sizeof(cfg.transport));
+	rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	w->may_spin = true;
+	w->spin_forced = false;
+	/* no notice yet: a spin keeps spinning */
+	for (k = 0; k < 256 && rc == 0; k++)
+		rc = ep->ops->progress(ep, 0, err);
+	if (rc == 0 && !w->may_spin)
+		rc = ft_error_set(err, FT_EIO, "rank %u stopped spinning without a notice", rank);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 1) {
+		ft__spin_stop(ep);
+		if (w->may_spin || ep->spin_polls != 0)
+			rc = ft_error_set(err, FT_EIO, "ft__spin_stop left rank 1 spinning");
+	}
+	/* rank 0 reads the notice in its spin polls (one in CTL_EVERY looks) */
+	for (t0 = ft__now(); rc == 0 && rank == 0 && w->may_spin && ft__now() - t0 < 10;)
+		rc = ep->ops->progress(ep, 0, err);
+	if (rc == 0 && w->may_spin)
+		rc = ft_error_set(err, FT_EIO, "rank 0 kept spinning for 10 s after the notice");
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_spin_notice_tcp(void **state)
+{
+	(void)state;
+	run_two(tcp_notice_rank, 0);
 }
 
 static void
@@ -1192,19 +1275,11 @@ static int
 bind_rank(uint32_t rank, int lfd, uint16_t port, enum ft_bench_bind b,
           struct ft_bench_report *rep, struct ft_error *err)
 {
-	struct ft_world_cfg wc;
 	struct ft_world *w = NULL;
 	struct ft_bench_cfg cfg;
 	int rc;
 
-	ft_world_cfg_init(&wc);
-	wc.rank = rank;
-	wc.nranks = 2;
-	wc.bootstrap_fd = rank == 0 ? lfd : -1;
-	snprintf(wc.bootstrap, sizeof(wc.bootstrap), "127.0.0.1:%u", (unsigned)port);
-	ft_strlcpy(wc.ifname, "lo", sizeof(wc.ifname));
-	wc.timeout_s = 10;
-	rc = ft_world_new(&wc, &w, err);
+	rc = join_two(rank, lfd, port, &w, err);
 	if (rc < 0)
 		return rc;
 	ft_bench_cfg_init(&cfg);
@@ -2713,6 +2788,7 @@ main(void)
 		cmocka_unit_test(test_spin_names),
 		cmocka_unit_test(test_spin_budget),
 		cmocka_unit_test(test_spin_quits),
+		cmocka_unit_test(test_spin_notice_tcp),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
