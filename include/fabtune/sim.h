@@ -212,9 +212,11 @@ struct ft_sim_port_counters {
 	double paused_s;            /* time its sender was paused */
 	double xmit_wait_s;         /* time it had data but no credits / was paused */
 	uint64_t ecn_marked;        /* packets it marked CE */
+	/* NIC counters, on a NIC's links to and from the fabric (where ethtool -S reads
+	 * them), whether flows end at the NIC or at a GPU behind it */
 	uint64_t ecn_rx;            /* CE packets delivered over it to its far end */
 	uint64_t cnp_sent;          /* CNPs its far end (a receiving NIC) sent */
-	uint64_t cnp_handled;       /* CNPs that reached senders whose first link it is */
+	uint64_t cnp_handled;       /* CNPs that reached senders whose NIC it leaves */
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged over the run */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */

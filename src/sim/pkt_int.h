@@ -418,6 +418,11 @@ pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
  * a wake-up (0); mark packet @k joining port @l's queue. */
 void ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire);
 int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
+/* The port where a NIC counts flow @f's packets (ethtool -S): the first link of its
+ * path onto the fabric (@out, the sender's NIC) or the last one off it (the
+ * receiver's); @other when the path has none or is not kept (adaptive routing). */
+uint32_t ft__pk_nic_port(const struct pk_engine *e, const struct pk_flow *f, bool out,
+                         uint32_t other);
 int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
 int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);
 void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);

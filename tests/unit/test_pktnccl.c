@@ -441,6 +441,28 @@ test_lab_moe(void **state)
 	assert_true(flat->time_us * 1e-6 >= floor_s);
 	assert_true(hier->time_us * 1e-6 < floor_s);
 	assert_true(rep.c.necn > 0);
+	/* The NICs count the marks, CNPs sent and CNPs handled (ethtool -S) on their
+	 * links to and from the fabric, though the flows end at GPUs behind them. */
+	{
+		uint64_t sum[3] = { 0 };
+
+		for (uint32_t l = 0; l < rep.c.nlinks; l++) {
+			const struct ft_sim_port_counters *pc = &rep.c.port[l];
+			const struct ft_link *lk = ft_topo_link(t, l);
+
+			if (!pc->ecn_rx && !pc->cnp_sent && !pc->cnp_handled)
+				continue;
+			assert_int_equal(lk->kind, FT_L_HOST);
+			assert_int_equal(ft_topo_vertex(t, pc->cnp_handled ? lk->src : lk->dst)->kind,
+			                 FT_V_NIC);
+			sum[0] += pc->ecn_rx;
+			sum[1] += pc->cnp_sent;
+			sum[2] += pc->cnp_handled;
+		}
+		assert_int_equal(sum[0], rep.c.necn);
+		assert_int_equal(sum[1], rep.c.ncnp);
+		assert_int_equal(sum[2], rep.c.ncnp);
+	}
 	ft_topo_free(t);
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
