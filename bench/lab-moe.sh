@@ -7,7 +7,12 @@
 # flow engine on the same scenario (the peer: the same traffic as a fluid,
 # without queues or congestion control). Prints per form and
 # engine the two times, hierarchical's speed-up (flat / hierarchical), and
-# the run's wall time and peak memory.
+# the run's wall time and peak memory. NIC=1 runs instead the forms with the
+# NICs' send pipelines timed (moe-alltoall*-nic.yaml, and the published
+# cluster's moe-alltoall-ndm*.yaml: A100, HDR InfiniBand, 32 MiB a GPU), the
+# packet engine against the same scenario on the flow engine, which has no
+# per-message NIC term, and prints the pipelines' messages, context misses
+# and waits.
 source "$(dirname "$0")/sim-common.sh"
 
 # lab_case NAME FILE ENGINE: one run, one summary line.
@@ -20,15 +25,33 @@ lab_case() {
 import json, sys
 name, engine, tpath, opath = sys.argv[1:5]
 wall, rss_kb = open(tpath).read().split()[-2:]
-rows = {r["algo"]: r["time_us"] for r in json.load(open(opath))["results"]}
+doc = json.load(open(opath))
+rows = {r["algo"]: r["time_us"] for r in doc["results"]}
 flat, hier = rows["direct"], rows["hierarchical"]
+st = doc.get("engine_stats", {})
+nic = ""
+if st.get("nic_messages"):
+    nic = "; NIC messages %d, context misses %d, waited %.3f us" % (
+        st["nic_messages"], st["nic_context_misses"], st["nic_wait_s"] * 1e6)
 print("%s %-6s: flat %9.1f us, hierarchical %9.1f us, flat / hierarchical %.2fx;"
-      " wall %.1f s, peak %.0f MB" % (name, engine, flat, hier, flat / hier, float(wall),
-                                      int(rss_kb) / 1024))
+      " wall %.1f s, peak %.0f MB%s" % (name, engine, flat, hier, flat / hier, float(wall),
+                                        int(rss_kb) / 1024, nic))
 PY
 	rm -rf "$tmp"
 }
 
+if [ "${NIC:-0}" = 1 ]; then
+	for form in "64 scenarios/lab/moe-alltoall-nic.yaml" "512 scenarios/lab/moe-alltoall-512-nic.yaml" \
+		"64-A100 scenarios/lab/moe-alltoall-ndm.yaml" "512-A100 scenarios/lab/moe-alltoall-ndm-512.yaml"; do
+		set -- $form
+		lab_case "$1 GPUs" "$2" packet
+		lab_case "$1 GPUs" "$2" flow
+	done
+	if [ "${FULL:-0}" = 1 ]; then
+		lab_case "4096 GPUs" scenarios/lab/moe-alltoall-4096-nic.yaml packet
+	fi
+	exit 0
+fi
 for form in "64 scenarios/lab/moe-alltoall.yaml" "512 scenarios/lab/moe-alltoall-512.yaml"; do
 	set -- $form
 	lab_case "$1 GPUs" "$2" packet

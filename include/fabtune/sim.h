@@ -125,6 +125,13 @@ struct ft_packet_cfg {
 	 * round robin, or every message split over all of them (NCCL_IB_SPLIT_DATA_ON_QPS). */
 	enum ft_pkt_chunking chunking;
 	bool split_data_on_qps;
+	/* The NIC's send pipeline (docs/internals/sim.md, *NIC message rate*): at most
+	 * nic_msg_rate messages a second leave one NIC (0: no limit), and
+	 * nic_msg_rate_miss while the QPs with messages in flight through it outnumber
+	 * the nic_qp_cache contexts it holds on chip (0 rates: nic_msg_rate; 0 cache:
+	 * all). Off unless given: no public figure names them for a NIC model. */
+	double nic_msg_rate, nic_msg_rate_miss;
+	uint32_t nic_qp_cache;
 	/* Priorities (traffic classes): one egress queue, PFC state and credit pool per
 	 * priority and port; sources pick theirs (struct ft_sim_op prio). */
 	enum ft_pkt_arb arb;
@@ -205,9 +212,11 @@ struct ft_sim_port_counters {
 	double paused_s;            /* time its sender was paused */
 	double xmit_wait_s;         /* time it had data but no credits / was paused */
 	uint64_t ecn_marked;        /* packets it marked CE */
+	/* NIC counters, on a NIC's links to and from the fabric (where ethtool -S reads
+	 * them), whether flows end at the NIC or at a GPU behind it */
 	uint64_t ecn_rx;            /* CE packets delivered over it to its far end */
 	uint64_t cnp_sent;          /* CNPs its far end (a receiving NIC) sent */
-	uint64_t cnp_handled;       /* CNPs that reached senders whose first link it is */
+	uint64_t cnp_handled;       /* CNPs that reached senders whose NIC it leaves */
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged over the run */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
@@ -235,6 +244,11 @@ struct ft_sim_counters {
 	uint64_t necn;       /* packets marked CE */
 	uint64_t ncnp;       /* CNPs sent by receivers */
 	uint64_t nwatchdog;  /* PFC watchdog expiries (ports that stopped honouring pauses) */
+	/* NIC send pipelines (packet.nic_msg_rate; 0 without): messages timed, of which
+	 * with their QP's context not cached, and the time they waited for the pipeline
+	 * (summed over messages) */
+	uint64_t nic_msgs, nic_missed;
+	double nic_wait_s;
 	/* flow completion times over all flows, seconds */
 	double fct_min_s, fct_p50_s, fct_p99_s, fct_max_s;
 	/* uncontended time of a flow (bytes / bottleneck capacity + path latency) */

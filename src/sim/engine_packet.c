@@ -476,6 +476,26 @@ flow_done(struct pk_engine *e, uint32_t fid)
 
 /* ---- ports ---------------------------------------------------------------- */
 
+/*
+ * When the first packet of a message may leave NIC port @p at the earliest, not
+ * before @t0: the NIC's send pipeline takes one message per nic_msg_ps, or per
+ * nic_miss_ps while the QPs with messages in flight through the NIC (the flows
+ * routed over its port) outnumber the contexts it caches. A pipelined stage: its
+ * time overlaps the wire's, and only a pipeline slower than the wire holds the port.
+ */
+static uint64_t
+nic_pipeline(struct pk_engine *e, struct pk_port *p, uint64_t t0)
+{
+	bool miss = e->nic_qp_cache && p->nactive > e->nic_qp_cache;
+	uint64_t start = p->nic_free_ps > t0 ? p->nic_free_ps : t0;
+
+	e->nic_msgs++;
+	e->nic_missed += miss;
+	e->nic_wait_ps += start - t0;
+	p->nic_free_ps = start + (miss ? e->nic_miss_ps : e->nic_msg_ps);
+	return start;
+}
+
 /* Put packet @id on the wire of link @l now. */
 static int
 transmit(struct pk_engine *e, uint32_t l, uint32_t id)
@@ -490,6 +510,8 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 
 	if (!e->pc.store_forward && k->link != PK_NONE && k->tail_ps > t0 + ser)
 		t0 = k->tail_ps - ser; /* a faster link may not outrun the tail */
+	if (p->nic && k->seq == 0)
+		t0 = nic_pipeline(e, p, t0);
 	p->busy = true;
 	p->rel_link = k->link;
 	p->rel_bytes = k->link != PK_NONE ? k->payload + e->ports[k->link].hdr : 0;
@@ -891,6 +913,19 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
 	return 0;
 }
 
+uint32_t
+ft__pk_nic_port(const struct pk_engine *e, const struct pk_flow *f, bool out, uint32_t other)
+{
+	for (uint32_t j = 0; j < f->npath; j++) {
+		uint32_t l = FT_VEC_AT(&e->paths, uint32_t,
+		                       f->path_off + (out ? j : f->npath - 1u - j));
+
+		if (e->ports[l].net)
+			return l;
+	}
+	return other;
+}
+
 static int
 receive(struct pk_engine *e, uint32_t id)
 {
@@ -902,7 +937,7 @@ receive(struct pk_engine *e, uint32_t id)
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
 		 * travel back at high priority (no queueing), one path latency. */
 		struct pk_dcqcn *d = &f->cc;
-		struct pk_port *rp = &e->ports[k->link];
+		struct pk_port *rp = &e->ports[ft__pk_nic_port(e, f, false, k->link)];
 
 		rp->ecn_rx++;
 		if (e->ibcc || !d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
@@ -1392,6 +1427,37 @@ ft__pk_step(struct pk_engine *e)
 
 static void pk_destroy(struct ft_engine *eng);
 
+/* The NIC send pipeline's times from packet.nic_msg_rate, _miss and nic_qp_cache. */
+static int
+nic_setup(struct pk_engine *e, const struct ft_sim_cfg *cfg, struct ft_error *err)
+{
+	double rate = e->pc.nic_msg_rate, miss = e->pc.nic_msg_rate_miss;
+
+	if (!(rate > 0))
+		return (miss > 0 || e->pc.nic_qp_cache) ?
+		               ft_error_set(err, FT_EINVAL,
+		                            "packet.nic_msg_rate: needed by nic_msg_rate_miss "
+		                            "and nic_qp_cache") :
+		               0;
+	if (!(miss > 0))
+		miss = rate;
+	if (miss > rate)
+		return ft_error_set(err, FT_ERANGE,
+		                    "packet.nic_msg_rate_miss: expected at most nic_msg_rate "
+		                    "(%g), got %g",
+		                    rate, miss);
+	/* The QPs in flight through a NIC are counted on its port's routed flows, which
+	 * adaptive routing does not keep. */
+	if (e->pc.nic_qp_cache && cfg->routing == FT_ROUTING_ADAPTIVE)
+		return ft_error_set(err, FT_EINVAL,
+		                    "packet.nic_qp_cache: needs routing ecmp or dmodk, not "
+		                    "adaptive");
+	e->nic_msg_ps = s_to_ps(1 / rate);
+	e->nic_miss_ps = s_to_ps(1 / miss);
+	e->nic_qp_cache = e->pc.nic_qp_cache;
+	return 0;
+}
+
 static int
 pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_engine **out,
           struct ft_error *err)
@@ -1466,6 +1532,14 @@ pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_en
 
 		pk_destroy(&e->base);
 		return rc;
+	}
+	{
+		int rc = nic_setup(e, cfg, err);
+
+		if (rc < 0) {
+			pk_destroy(&e->base);
+			return rc;
+		}
 	}
 	if (!e->pc.ib_timeout)
 		e->pc.ib_timeout = 20; /* NCCL_IB_TIMEOUT's default (kb CC-IB) */
@@ -1831,6 +1905,8 @@ pk_start(struct pk_engine *e)
 		p->hdr = e->links[l].hdr;
 		p->net = e->links[l].net;
 		p->sw_dst = e->links[l].sw_dst;
+		p->nic = e->nic_msg_ps && e->links[l].net &&
+		         ft_topo_vertex(e->topo, p->src)->kind == FT_V_NIC;
 		for (uint32_t c = 0; c < e->nprio; c++) {
 			p->cls[c].head = p->cls[c].tail = p->cls[c].ring = PK_NONE;
 			p->cls[c].credits = p->credit_cap;
@@ -2194,6 +2270,9 @@ pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *e
 	c->necn = e->necn;
 	c->ncnp = e->ncnp;
 	c->nwatchdog = e->nwdog;
+	c->nic_msgs = e->nic_msgs;
+	c->nic_missed = e->nic_missed;
+	c->nic_wait_s = (double)e->nic_wait_ps / PK_PS_PER_S;
 	c->nops = n;
 	c->ops = e->op_results;
 	c->nlinks = e->nlinks;

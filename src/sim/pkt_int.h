@@ -144,6 +144,7 @@ struct pk_port {
 	bool wake_pending;
 	uint8_t cls_live; /* bit c: priority c has transit packets or sourced flows (its
 	                   * record is read only then) */
+	uint8_t nic; /* a NIC's port onto the fabric: its send pipeline is timed */
 	/* Second line: the per-packet counters. */
 	/* Per priority in use, from the engine's cls_pool once the run starts (pause
 	 * frames: sent by the buffer at dst, received by the sender). */
@@ -159,6 +160,7 @@ struct pk_port {
 	uint64_t xmit_wait_ps;
 	uint32_t nactive, maxflows; /* flows routed over it now / at most */
 	uint64_t wd_fires;
+	uint64_t nic_free_ps; /* NIC port: when its send pipeline takes the next message */
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
@@ -255,6 +257,11 @@ struct pk_engine {
 	uint64_t nwdog;
 	bool ooo;     /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
+	/* NIC message rate (packet.nic_msg_rate): a message's time in a NIC's send
+	 * pipeline, contexts cached or not; 0 = no limit. Messages that waited for it. */
+	uint64_t nic_msg_ps, nic_miss_ps;
+	uint32_t nic_qp_cache;
+	uint64_t nic_msgs, nic_missed, nic_wait_ps;
 	uint32_t nprio; /* priorities in use: 1 + the highest a flow has */
 	uint8_t sub_prio; /* the priority of the op being submitted */
 	struct pk_cls *cls_pool; /* nlinks x nprio, 64-byte aligned inside cls_mem */
@@ -415,6 +422,11 @@ pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
  * a wake-up (0); mark packet @k joining port @l's queue. */
 void ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire);
 int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
+/* The port where a NIC counts flow @f's packets (ethtool -S): the first link of its
+ * path onto the fabric (@out, the sender's NIC) or the last one off it (the
+ * receiver's); @other when the path has none or is not kept (adaptive routing). */
+uint32_t ft__pk_nic_port(const struct pk_engine *e, const struct pk_flow *f, bool out,
+                         uint32_t other);
 int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
 int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);
 void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);

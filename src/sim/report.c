@@ -192,6 +192,11 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_json_kv_uint(j, "ecn_marked", c->necn);
 		ft_json_kv_uint(j, "cnps", c->ncnp);
 		ft_json_kv_uint(j, "pfc_watchdog", c->nwatchdog);
+		if (c->nic_msgs) {
+			ft_json_kv_uint(j, "nic_messages", c->nic_msgs);
+			ft_json_kv_uint(j, "nic_context_misses", c->nic_missed);
+			ft__json_kv_num(j, "nic_wait_s", c->nic_wait_s);
+		}
 	}
 	if (!stable) {
 		ft__json_kv_num(j, "wall_s", r->wall_s);
@@ -393,6 +398,11 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		               ", pause frames %" PRIu64 ", ECN marked %" PRIu64 ", CNPs %" PRIu64
 		               "\n",
 		               c->npackets, c->ndrops, c->nretx, c->npause, c->necn, c->ncnp);
+	if (c->nic_msgs)
+		ft_strbuf_addf(out,
+		               "NIC send pipelines: %" PRIu64 " messages, %" PRIu64
+		               " with their QP context not cached, %.3f us waited in all\n",
+		               c->nic_msgs, c->nic_missed, c->nic_wait_s * 1e6);
 
 	if (r->tiers.len) {
 		ft_strbuf_adds(out, "\nutilization by link class:\n");

@@ -265,6 +265,9 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "vlarb_high_limit", FT__DOC_U32, PKT(vlarb_high_limit), .lo = 0, .hi = 255 },
 	{ "chunking", FT__DOC_ENUM, PKT(chunking), .names = chunk_names },
 	{ "split_data_on_qps", FT__DOC_BOOL, PKT(split_data_on_qps) },
+	{ "nic_msg_rate", FT__DOC_DOUBLE, PKT(nic_msg_rate), .lo = 1e5, .hi = 1e10 },
+	{ "nic_msg_rate_miss", FT__DOC_DOUBLE, PKT(nic_msg_rate_miss), .lo = 1e5, .hi = 1e10 },
+	{ "nic_qp_cache", FT__DOC_U32, PKT(nic_qp_cache), .lo = 1, .hi = 1u << 24 },
 };
 
 /* Remember where @key is (node @n) for errors found after loading. */

@@ -412,6 +412,7 @@ test_lab_moe(void **state)
 {
 	struct ft_scenario *sc = NULL;
 	struct ft_sim_report rep;
+	struct ft_sim_overrides ov;
 	struct ft_error err = { 0 };
 	struct ft_topo *t = NULL;
 	const struct ft_result_row *flat, *hier;
@@ -421,7 +422,9 @@ test_lab_moe(void **state)
 	(void)state;
 	assert_int_equal(ft_scenario_load_file("scenarios/lab/moe-alltoall.yaml", &sc, &err), 0);
 	ft_sim_report_init(&rep);
-	if (ft_scenario_run(sc, NULL, NULL, &rep, &err) != 0)
+	ft_sim_overrides_init(&ov);
+	ov.counters = true;
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) != 0)
 		fail_msg("run: %s", err.msg);
 	assert_int_equal(ft_topo_build(&sc->spec, &t, &err), 0);
 	assert_int_equal(ft_run_nrows(&rep.run), 2);
@@ -441,9 +444,126 @@ test_lab_moe(void **state)
 	assert_true(flat->time_us * 1e-6 >= floor_s);
 	assert_true(hier->time_us * 1e-6 < floor_s);
 	assert_true(rep.c.necn > 0);
+	/* The NICs count the marks, CNPs sent and CNPs handled (ethtool -S) on their
+	 * links to and from the fabric, though the flows end at GPUs behind them: their
+	 * files add up to the run's counts. */
+	{
+		static const char *const keys[3] = { "np_ecn_marked_roce_packets:",
+			                             "np_cnp_sent:", "rp_cnp_handled:" };
+		uint64_t sum[3] = { 0 };
+
+		for (size_t i = 0; i < rep.counter_files.len; i++) {
+			const struct ft_sim_file *fl = ft_vec_at(&rep.counter_files, i);
+
+			for (int k = 0; k < 3; k++) {
+				const char *at = strstr(fl->text, keys[k]);
+
+				if (at)
+					sum[k] += strtoull(at + strlen(keys[k]), NULL, 10);
+			}
+		}
+		assert_int_equal(sum[0], rep.c.necn);
+		assert_int_equal(sum[1], rep.c.ncnp);
+		assert_int_equal(sum[2], rep.c.ncnp);
+	}
 	ft_topo_free(t);
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
+}
+
+/*
+ * The NIC's send pipeline (packet.nic_msg_rate): 16 ranks on 16 NICs exchange 4 KiB per
+ * pair, one packet a message, all 15 sends of a rank posted at once. At 100,000
+ * messages a second (10 us a message, a thousand times a packet's wire time) the NIC
+ * sends one message per 10 us: the all-to-all takes the per-send start cost, 14
+ * pipeline times and the last packet's way, whatever the wire allows. With a QP cache
+ * of 4 contexts and a miss rate of half, message k of a NIC (k = 0..14) finds 15 - k
+ * sends in flight (the earlier ones have arrived, a microsecond after leaving): the
+ * first 11 miss (20 us each), the last 4 hit (10 us).
+ */
+static void
+test_nic_msg_rate(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 1,
+		                  .bytes = 16u * (4u << 10) };
+	const struct {
+		uint32_t cache;
+		double miss_rate;
+		uint64_t missed;    /* per NIC */
+		double pipeline_s; /* until the last message's start */
+	} cases[] = {
+		{ 0, 0, 0, 14 * 10e-6 },
+		{ 15, 0.5e5, 0, 14 * 10e-6 },
+		{ 4, 0.5e5, 11, 11 * 20e-6 + 3 * 10e-6 },
+	};
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_packet_cfg pc = { .nic_msg_rate = 1e5,
+			                    .nic_msg_rate_miss = cases[i].miss_rate,
+			                    .nic_qp_cache = cases[i].cache };
+		struct pk_run r;
+		double t_pkt, d, want, got;
+
+		pk_run_op(&r, &a, 16, &pc, 1, false);
+		pk_hop_times(&r, &t_pkt, &d);
+		want = cases[i].pipeline_s + t_pkt + d +
+		       ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
+		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+		print_message("# cache %u: %.3f us, expected %.3f us, %llu of %llu missed\n",
+		              cases[i].cache, got * 1e6, want * 1e6,
+		              (unsigned long long)r.c.nic_missed, (unsigned long long)r.c.nic_msgs);
+		assert_int_equal(r.c.nic_msgs, 16 * 15);
+		assert_int_equal(r.c.nic_missed, 16 * cases[i].missed);
+		assert_true(fabs(got - want) <= 2 * t_pkt);
+		pk_run_free(&r);
+	}
+}
+
+/* The NIC pipeline's knobs are checked together: a miss rate above the rate, a miss
+ * rate or cache without a rate, a cache under adaptive routing (no routed flows to
+ * count the QPs in flight by). */
+static void
+test_nic_msg_rate_errors(void **state)
+{
+	const struct {
+		struct ft_packet_cfg pc;
+		enum ft_routing routing;
+		const char *msg;
+	} cases[] = {
+		{ { .nic_msg_rate = 1e8, .nic_msg_rate_miss = 2e8 }, FT_ROUTING_ECMP,
+		  "packet.nic_msg_rate_miss: expected at most nic_msg_rate (1e+08), got 2e+08" },
+		{ { .nic_qp_cache = 64 }, FT_ROUTING_ECMP,
+		  "packet.nic_msg_rate: needed by nic_msg_rate_miss and nic_qp_cache" },
+		{ { .nic_msg_rate = 1e8, .nic_qp_cache = 64 }, FT_ROUTING_ADAPTIVE,
+		  "packet.nic_qp_cache: needs routing ecmp or dmodk, not adaptive" },
+	};
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_sim_cfg cfg;
+		struct ft_engine *e = NULL;
+
+		err = (struct ft_error){ 0 };
+		ft_sim_cfg_init(&cfg);
+		cfg.packet = &cases[i].pc;
+		cfg.routing = cases[i].routing;
+		assert_true(ft_packet_engine.create(t, &cfg, &e, &err) < 0);
+		assert_null(e);
+		assert_string_equal(err.msg, cases[i].msg);
+	}
+	ft_topo_free(t);
 }
 
 int
@@ -455,7 +575,8 @@ main(void)
 		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lazy_same),
-		cmocka_unit_test(test_lab_moe),
+		cmocka_unit_test(test_lab_moe), cmocka_unit_test(test_nic_msg_rate),
+		cmocka_unit_test(test_nic_msg_rate_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

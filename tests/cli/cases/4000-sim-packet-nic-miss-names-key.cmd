@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/nic-miss-above-rate.yaml --engine packet

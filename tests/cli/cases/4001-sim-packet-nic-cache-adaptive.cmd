@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/nic-cache-adaptive.yaml --engine packet

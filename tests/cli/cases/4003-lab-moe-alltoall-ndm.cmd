@@ -1,0 +1,1 @@
+sim scenarios/lab/moe-alltoall-ndm.yaml
