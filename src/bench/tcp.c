@@ -5,9 +5,9 @@
  *
  * Every pair of ranks is connected by cfg.streams sockets (the higher rank
  * connects to the lower one's data listener, announced at bootstrap), and
- * by one more that carries only "stopped spinning" notices (tell_stopped). A
- * message below STRIPE_MIN bytes goes on stream 0; a larger one is cut into
- * one stripe per stream, like NCCL_NSOCKS_PERTHREAD (kb: ENV-SOCKET_THREADS).
+ * for a pair on one host by one more that carries only "stopped spinning"
+ * notices (tell_stopped). A message below STRIPE_MIN bytes goes on stream
+ * 0; a larger one is cut into one stripe per stream, like NCCL_NSOCKS_PERTHREAD (kb: ENV-SOCKET_THREADS).
  * Sender and receiver apply the same rule to the same lengths, so the
  * streams need no framing.
  * Progress is non-blocking I/O over all streams with one poll() when
@@ -167,6 +167,13 @@ same_host(const struct ft_world *w, uint32_t peer)
 	return strcmp(w->info[peer].host, w->info[w->rank].host) == 0;
 }
 
+/* Notice connections to @peer: one on this host, none elsewhere. */
+static uint32_t
+nctl(const struct ft_world *w, uint32_t peer)
+{
+	return same_host(w, peer) ? 1 : 0;
+}
+
 /*
  * This rank stopped spinning (ft__spin_stop): its peers on this host stop
  * too. A pair in which one rank sleeps unbound while the other still spins
@@ -183,7 +190,7 @@ tell_stopped(struct ft_ep *base)
 	char b = 's';
 
 	for (p = 0; p < base->w->nranks; p++)
-		if (ep->ctl[p] >= 0 && same_host(base->w, p))
+		if (ep->ctl[p] >= 0)
 			(void)send(ep->ctl[p], &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
@@ -233,14 +240,19 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		ep->conns[i].lowat = 1;
 		ep->conns[i].peer = (uint32_t)(i / ep->nstreams);
 	}
-	for (p = 0; p < w->nranks; p++)
+	nacc = 0;
+	for (p = 0; p < w->nranks; p++) {
 		ep->ctl[p] = -1;
+		if (p > w->rank)
+			nacc += ep->nstreams + nctl(w, p);
+	}
 	/*
 	 * Connect to lower ranks (their listen backlog takes us), then accept
-	 * higher ones; stream nstreams of each pair is its notice connection.
+	 * higher ones; stream nstreams of a pair on one host is its notice
+	 * connection (ranks on other hosts never share a core: none).
 	 */
 	for (p = 0; p < w->rank && rc == 0; p++) {
-		for (s = 0; s <= ep->nstreams && rc == 0; s++) {
+		for (s = 0; s < ep->nstreams + nctl(w, p) && rc == 0; s++) {
 			struct hello h = { 0x66747463u, w->rank, s, 0 };
 			int fd;
 
@@ -254,7 +266,6 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 			rc = ft__sock_send_all(fd, &h, sizeof(h), deadline, who, cfg->stop, err);
 		}
 	}
-	nacc = (w->nranks - 1 - w->rank) * (ep->nstreams + 1);
 	while (rc == 0 && nacc > 0) {
 		struct hello h;
 		int fd;
@@ -271,7 +282,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		rc = ft__sock_recv_all(fd, &h, sizeof(h), deadline, "a connecting rank", cfg->stop,
 		                       err);
 		if (rc == 0 && (h.magic != 0x66747463u || h.rank <= w->rank ||
-		                h.rank >= w->nranks || h.stream > ep->nstreams ||
+		                h.rank >= w->nranks || h.stream >= ep->nstreams + nctl(w, h.rank) ||
 		                *conn_fd(ep, h.rank, h.stream) >= 0))
 			rc = ft_error_set(err, FT_EPEER,
 			                  "unexpected connection (rank %u stream %u): do all ranks "
