@@ -8,8 +8,8 @@
  * for a pair on one host by one more that carries only "stopped spinning"
  * notices (tell_stopped). A message below STRIPE_MIN bytes goes on stream
  * 0; a larger one is cut into one stripe per stream, like
- * NCCL_NSOCKS_PERTHREAD (kb: ENV-SOCKET_THREADS). Sender and receiver apply the same
- * rule to the same lengths, so the streams need no framing.
+ * NCCL_NSOCKS_PERTHREAD (kb: ENV-SOCKET_THREADS). Sender and receiver
+ * apply the same rule to the same lengths, so the streams need no framing.
  * Progress is non-blocking I/O over all streams with one poll() when
  * nothing moved; a connection that ends while the run is on names its rank.
  */
