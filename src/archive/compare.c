@@ -282,7 +282,6 @@ stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, doub
 	return n;
 }
 
-
 /* Student's t at the coverage of @k_sigma normal sigmas, @df degrees of freedom, for a new run. */
 static double
 band_sigmas(double k_sigma, unsigned n, unsigned df)
