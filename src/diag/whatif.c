@@ -119,13 +119,12 @@ set_gain(struct ft_advice *x, double t0, double t1, const char *engine, const ch
  * seconds on a loaded host. The packets of a run are about ranks x bytes x
  * the op's bus factor / MTU (what each rank sends, every byte taken as
  * crossing the fabric: an all-to-all (n-1)/n, an all-reduce 2(n-1)/n of its
- * size); the routing effect is a
- * bandwidth-regime ratio, so the packet engine runs the largest power-of-two
- * fraction of WHATIF_BYTES inside the budget, but no less than
- * ROUTING_PKT_MIN_BYTES per rank (below that the latency terms weigh in the
- * ratio). Past that (an all-to-all of more than 256 ranks at a 4 KiB MTU,
- * an all-reduce of more than 128), the flow engine
- * prices the change at WHATIF_BYTES and the basis says why.
+ * size); the routing effect is a bandwidth-regime ratio, so the packet
+ * engine runs the largest power-of-two fraction of WHATIF_BYTES inside the
+ * budget, but no less than ROUTING_PKT_MIN_BYTES per rank (below that the
+ * latency terms weigh in the ratio). Past that (an all-to-all of more than
+ * 256 ranks at a 4 KiB MTU, an all-reduce of more than 128), the flow
+ * engine prices the change at WHATIF_BYTES and the basis says why.
  */
 #define ROUTING_PKT_BUDGET    (256u << 10)
 #define ROUTING_PKT_MIN_BYTES (4ull << 20)
