@@ -788,6 +788,43 @@ test_dcqcn_incast(void **state)
 	ft_topo_free(n.t);
 }
 
+/* One QP from a NIC of node 1 to one of node 0 on RoCE with DCQCN (@pc), submitted, not
+ * run: its flow is flow 0 of the returned engine, for CNPs and sends at set times. */
+static struct pk_engine *
+one_qp_engine(struct net *n, struct ft_schedule *s, struct ft_packet_cfg *pc, struct ft_engine **e)
+{
+	struct ft_sim_cfg cfg;
+	struct ft_sched_phase ph = { 0 };
+	struct ft_sched_flow fl = { .src = 0, .dst = 1, .bytes = 1u << 20 };
+	struct ft_error err = { 0 };
+	static uint32_t ends[2];
+
+	net_build(n, "dgx-h100:2", true);
+	ends[0] = ft_topo_nic(n->t, 1, 0);
+	ends[1] = ft_topo_nic(n->t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	pc->cc = FT_PKT_CC_DCQCN;
+	cfg.packet = pc;
+	ft_schedule_init(s);
+	s->op = FT_OP_SENDRECV;
+	s->algo = FT_ALGO_DIRECT;
+	s->nranks = 2;
+	s->ranks_per_node = 1;
+	s->proto_eff = 1;
+	s->bytes = fl.bytes;
+	assert_int_equal(ft_vec_push(&s->flows, &fl), 0);
+	ph.steps = 1;
+	ph.nflows = ph.npairs = 1;
+	assert_int_equal(ft_vec_push(&s->phases, &ph), 0);
+	assert_int_equal(ft_packet_engine.create(n->t, &cfg, e, &err), 0);
+	{
+		struct ft_sim_op op = { .sched = s, .rank_gpu = ends, .after = -1 };
+
+		assert_true(ft_packet_engine.submit(*e, &op, &err) >= 0);
+	}
+	return ft_container_of(*e, struct pk_engine, base);
+}
+
 /*
  * DCQCN's alpha rule (kb CC-DCQCN), CNP by CNP at set times: alpha holds
  * initial_alpha_value (1023/1024) until the QP's first CNP, however late it comes; it is
@@ -799,46 +836,18 @@ static void
 test_dcqcn_alpha_rule(void **state)
 {
 	struct net n;
-	struct ft_sim_cfg cfg;
 	struct ft_packet_cfg pc = { 0 };
 	struct ft_schedule s;
-	struct ft_sched_phase ph = { 0 };
-	struct ft_sched_flow fl = { .src = 0, .dst = 1, .bytes = 1u << 20 };
-	struct ft_error err = { 0 };
 	struct ft_engine *e = NULL;
 	struct pk_engine *p;
 	const struct pk_flow *f;
-	uint32_t ends[2];
 	const double g = 1.0 / 256;
 	const uint64_t t0 = UINT64_C(1000000000); /* 1 ms */
 	double a = 1023.0 / 1024, line, rc;
 
 	(void)state;
-	net_build(&n, "dgx-h100:2", true);
-	ends[0] = ft_topo_nic(n.t, 1, 0);
-	ends[1] = ft_topo_nic(n.t, 0, 0);
-	ft_sim_cfg_init(&cfg);
-	pc.cc = FT_PKT_CC_DCQCN;
 	pc.dcqcn_g = g;
-	cfg.packet = &pc;
-	ft_schedule_init(&s);
-	s.op = FT_OP_SENDRECV;
-	s.algo = FT_ALGO_DIRECT;
-	s.nranks = 2;
-	s.ranks_per_node = 1;
-	s.proto_eff = 1;
-	s.bytes = fl.bytes;
-	assert_int_equal(ft_vec_push(&s.flows, &fl), 0);
-	ph.steps = 1;
-	ph.nflows = ph.npairs = 1;
-	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
-	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
-	{
-		struct ft_sim_op op = { .sched = &s, .rank_gpu = ends, .after = -1 };
-
-		assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
-	}
-	p = ft_container_of(e, struct pk_engine, base);
+	p = one_qp_engine(&n, &s, &pc, &e);
 	f = ft_vec_at(&p->flows, 0);
 	line = p->line_Bps;
 
@@ -862,6 +871,85 @@ test_dcqcn_alpha_rule(void **state)
 	a = (1 - g) * (a * pow(1 - g, 9)) + g;
 	assert_double_equal(f->cc.alpha, a, 1e-12);
 	assert_double_equal(f->cc.rc_Bps, rc * (1 - a / 2), 1e-3);
+	ft_schedule_release(&s);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * Why a deep queue draining collapses a DCQCN sender (the ring all-reduce of
+ * docs/scenarios/ecmp-vs-adaptive.md), with the mlx5 defaults (kb CC-DCQCN): a CNP
+ * every min_time_between_cnps (4 us) for the 300 us a 3.5 MB queue takes to drain at
+ * 100 Gb/s cuts the QP by alpha / 2 each time (alpha, near 1 at first, decays between
+ * the CNPs 4 us apart), to rpg_min_rate (1 Mb/s) within 100 us. While it sends
+ * nothing only the timer raises it: from R_T = R_C = floor, step k gives
+ * R_C = floor + (k - 2) R_AI + R_AI / 2^(k-1) (fast recovery first, additive after),
+ * 5 Mb/s per 300 us.
+ */
+static void
+test_dcqcn_drain_collapse(void **state)
+{
+	struct net n;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_schedule s;
+	struct ft_engine *e = NULL;
+	struct pk_engine *p;
+	struct pk_flow *f;
+	const uint64_t t0 = UINT64_C(1000000000), gap = 4000000; /* 1 ms, 4 us */
+	const uint32_t steps[] = { 1, 2, 3, 10, 100 };
+	const double floor_Bps = 1e6 / 8;
+	double ai, a = 1023.0 / 1024, g, rc;
+	uint32_t i, cuts = 0;
+	uint64_t t_last, timer;
+
+	(void)state;
+	p = one_qp_engine(&n, &s, &pc, &e);
+	f = ft_vec_at(&p->flows, 0);
+	assert_double_equal(p->pc.dcqcn_timer_s, 300e-6, 1e-15);
+	assert_double_equal(p->pc.dcqcn_ai_bps, 5e6, 1e-6);
+	assert_double_equal(p->pc.cnp_interval_s, 4e-6, 1e-15);
+	assert_double_equal(p->pc.dcqcn_min_dec, 0.5, 1e-15);
+	assert_double_equal(p->pc.dcqcn_g, 5.0 / 1024, 1e-15); /* dce_tcp_g 1019 */
+	g = p->pc.dcqcn_g;
+	rc = p->line_Bps;
+	ai = p->pc.dcqcn_ai_bps / 8;
+	timer = p->dcq_timer_ps;
+	for (i = 0; i < 75; i++) {
+		/* The rules of kb CC-DCQCN: three alpha periods without a CNP, one with; the
+		 * cut by alpha / 2, bounded by rpg_min_dec_fac, to at least the floor. */
+		if (i)
+			a *= pow(1 - g, 3);
+		a = (1 - g) * a + g;
+		rc = FT_MAX(rc * FT_MAX(1 - a / 2, 0.5), floor_Bps);
+		p->now_ps = t0 + i * gap;
+		assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
+		assert_double_equal(f->cc.alpha, a, 1e-12);
+		assert_double_equal(f->cc.rc_Bps, rc, rc * 1e-12);
+		if (!cuts && f->cc.rc_Bps <= floor_Bps)
+			cuts = i + 1;
+	}
+	/* At 400 Gb/s: 23 cuts, 92 us (alpha falls from 0.999 to 0.74 meanwhile, so the
+	 * later cuts take less than half); at 100 Gb/s 20. */
+	print_message("dcqcn drain: %.0f Gb/s at the floor after %u cuts, alpha %.3f\n",
+	              p->line_Bps * 8e-9, cuts, f->cc.alpha);
+	assert_double_equal(p->line_Bps, 50e9, 0); /* the preset's 400 Gb/s NICs */
+	assert_int_equal(cuts, 23);
+	assert_double_equal(f->cc.rc_Bps, floor_Bps, 0);
+	assert_double_equal(f->cc.rt_Bps, floor_Bps, 0);
+
+	/* Idle (one byte sent at each look, the byte counter never fires): timer steps. */
+	t_last = p->now_ps;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		double k = steps[i];
+
+		p->now_ps = t_last + steps[i] * timer + 1;
+		ft__pk_dcqcn_sent(p, f, 1);
+		assert_int_equal(f->cc.it, steps[i]);
+		assert_double_equal(f->cc.rc_Bps, floor_Bps + (k - 2) * ai + ai / pow(2, k - 1),
+		                    1e-6);
+	}
+	/* 30 ms after the drain the QP is at 491 Mb/s: under 0.5 % of its line. */
+	assert_true(f->cc.rc_Bps < 0.005 * p->line_Bps);
 	ft_schedule_release(&s);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
@@ -1599,6 +1687,7 @@ main(void)
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
+		cmocka_unit_test(test_dcqcn_drain_collapse),
 		cmocka_unit_test(test_dcqcn_converges),
 		cmocka_unit_test(test_counters_diagnose),
 		cmocka_unit_test(test_prio_lossy_counters),
