@@ -358,6 +358,30 @@ default_name(const char *file, char *out, size_t size)
 		ft_strlcpy(out, "cluster", size);
 }
 
+/*
+ * A scenario (cluster: and jobs:) handed where a cluster spec goes: say so at
+ * its jobs: key, not "unknown key" at its first line.
+ */
+static int
+not_a_scenario(struct loader *L, yaml_node_t *root)
+{
+	yaml_node_pair_t *pr;
+
+	for (pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(L->doc, pr->key);
+
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    strcmp((const char *)k->data.scalar.value, "jobs") == 0)
+			return ft_error_set(L->err, FT_EPARSE,
+			                    "%s:%u:%u: jobs: a scenario, not a cluster spec (run "
+			                    "it with fabtune sim FILE, or give a spec file of its "
+			                    "cluster: section)",
+			                    L->file, (unsigned)k->start_mark.line + 1,
+			                    (unsigned)k->start_mark.column + 1);
+	}
+	return 0;
+}
+
 static int
 parse_root(struct loader *L, yaml_node_t *root)
 {
@@ -369,6 +393,9 @@ parse_root(struct loader *L, yaml_node_t *root)
 
 	if (root->type != YAML_MAPPING_NODE)
 		return ft__spec_expected(L, root, "spec", "a mapping with name, nodes and fabric");
+	rc = not_a_scenario(L, root);
+	if (rc < 0)
+		return rc;
 	rc = ft__spec_walk(L, root, "", top_fields, FT_ARRAY_SIZE(top_fields), 0, NULL);
 	if (rc < 0)
 		return rc;

@@ -1,0 +1,1 @@
+model scenarios/lab/ring-ecmp-dcqcn.yaml
