@@ -10,25 +10,25 @@
 # grow (the default: the flows around a change, grown until the max-min
 # conditions hold at their border). Each run is repeated REPEAT times (3)
 # and the least CPU time kept (the D-mod-K run takes milliseconds: one slow
-# start skews the ratio). QUICK=1 runs dgx-h100:33 only; MODES="grow" runs
-# only some; CLUSTERS="..." others. The all-to-all posts as NCCL's send/recv
+# start skews the ratio). QUICK=1 runs dgx-h100:36 only; MODES="full level
+# local grow" runs others than the default, grow (they take minutes at
+# dgx-h100:64); CLUSTERS="..." other sizes. The all-to-all posts as NCCL's send/recv
 # path does (255 sends in flight per rank at 64 MiB on 512 GPUs), so every
-# GPU's PCIe link binds its flows and max-min couples them all: under ECMP
-# the cost grows much faster than the cluster (dgx-h100:38 6.2 s, :40 not
-# done in 100 s, :64 not in 10 minutes), hence the default sizes. Measured
-# on the shared 2-core machine (load 22-24), MODES=grow, two runs each:
-# dgx-h100:33 0.064-0.076 s D-mod-K, 0.141-0.150 s ECMP (1.9-2.3x);
-# dgx-h100:36 0.097-0.113 s and 0.676-0.698 s (6.2-7.0x); in instructions
-# (callgrind, dgx-h100:36) 599M and 3,841M, 6.4x.
+# GPU's PCIe link binds its flows and max-min couples them all: a completion
+# moves rates far away. Flows that end within 1% of the first one's FCT share
+# a recomputation (FS_DEFER_RTOL); before that, dgx-h100:40 took 5.9 s and
+# :64 did not end in 5 minutes. Measured on the shared 2-core machine,
+# MODES=grow REPEAT=1: dgx-h100:36 0.16 s ECMP; dgx-h100:64 0.28 s
+# D-mod-K, 4.95 s ECMP (about 18x).
 # Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
 
-clusters=${CLUSTERS:-"dgx-h100:33 dgx-h100:36"}
-[ "${QUICK:-0}" = 1 ] && clusters="dgx-h100:33"
-exec python3 - "$FABTUNE" "${MODES:-full level local grow}" "${REPEAT:-3}" $clusters <<'PY'
+clusters=${CLUSTERS:-"dgx-h100:36 dgx-h100:64"}
+[ "${QUICK:-0}" = 1 ] && clusters="dgx-h100:36"
+exec python3 - "$FABTUNE" "${MODES:-grow}" "${REPEAT:-3}" $clusters <<'PY'
 import json, os, resource, subprocess, sys
 
 fabtune, modes, repeat, clusters = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4:]

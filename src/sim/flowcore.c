@@ -47,6 +47,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->keep = true;
 	s->lazy_after = FS_LAZY_AFTER;
 	s->lazy_retry = FS_LAZY_RETRY;
+	s->defer_rtol = FS_DEFER_RTOL;
 	s->wf_radix_min = WF_RADIX_MIN;
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
@@ -918,34 +919,17 @@ fin_end(struct fs_sim *s, uint32_t n)
 	return 0;
 }
 
-int
-ft__fs_step(struct fs_sim *s, struct ft_error *err)
+/*
+ * Advance to @t_next: end the transmissions due by then (within FS_TIME_RTOL)
+ * and take the timers due, in (time, sequence) order.
+ */
+static int
+fs_advance(struct fs_sim *s, double t_next, struct ft_error *err)
 {
-	double t_tx = INFINITY, t_ev = INFINITY, t_next, horizon;
+	double horizon = t_next + (t_next > 0 ? t_next : 1e-12) * FS_TIME_RTOL;
 	const struct fs_event *first;
-	int src;
-	int rc;
+	int src, rc;
 
-	if (!s->started)
-		return ft_error_set(err, FT_EINVAL, "sim: run not started");
-	if (s->rates_dirty) {
-		rc = ft__fs_rates(s);
-		if (rc < 0)
-			return ft_error_set(err, rc, "sim: out of memory computing rates");
-	}
-	if (s->nactive)
-		t_tx = s->act_fin[s->fin_heap[0]];
-	first = ev_first(s, &src);
-	if (first)
-		t_ev = first->t;
-	if (t_tx == INFINITY && t_ev == INFINITY) {
-		if (s->nactive)
-			return ft_error_set(err, FT_EINVAL, "sim: %u flows are stuck at rate 0",
-			                    s->nactive);
-		return 0;
-	}
-	t_next = t_tx < t_ev ? t_tx : t_ev;
-	horizon = t_next + (t_next > 0 ? t_next : 1e-12) * FS_TIME_RTOL;
 	s->now_s = t_next;
 	s->nevents++;
 	/* The flows ending by the horizon stop sending (the others' bytes left are
@@ -953,7 +937,6 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 	rc = fin_end(s, fin_collect(s, horizon));
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory");
-	/* Events due now, in (time, sequence) order. */
 	while ((first = ev_first(s, &src)) && first->t <= horizon) {
 		struct fs_event e;
 
@@ -965,6 +948,60 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 		if (rc < 0)
 			return rc;
 	}
+	return 0;
+}
+
+/* When the next transmission end or timer is due (INFINITY: none). */
+static double
+fs_next_time(struct fs_sim *s)
+{
+	const struct fs_event *first;
+	double t = s->nactive ? s->act_fin[s->fin_heap[0]] : INFINITY;
+	int src;
+
+	first = ev_first(s, &src);
+	return first && first->t < t ? first->t : t;
+}
+
+/*
+ * One event: the next transmission end or timers, then, when a flow ended
+ * first, the ends and timers due within defer_rtol of that flow's time in
+ * flight, each at its own time, under the rates as they were
+ * (docs/internals/sim.md, "Completions that share a recomputation"): a
+ * flow ends when its bytes are sent, and the room it leaves reaches the
+ * others at the next recomputation, at most defer_rtol * its FCT later.
+ * A flow that starts closes the window: it is rated at its start.
+ */
+int
+ft__fs_step(struct fs_sim *s, struct ft_error *err)
+{
+	double t_next, window;
+	int rc;
+
+	if (!s->started)
+		return ft_error_set(err, FT_EINVAL, "sim: run not started");
+	if (s->rates_dirty) {
+		rc = ft__fs_rates(s);
+		if (rc < 0)
+			return ft_error_set(err, rc, "sim: out of memory computing rates");
+	}
+	t_next = fs_next_time(s);
+	if (t_next == INFINITY) {
+		if (s->nactive)
+			return ft_error_set(err, FT_EINVAL, "sim: %u flows are stuck at rate 0",
+			                    s->nactive);
+		return 0;
+	}
+	/* the first flow to end sets the window: its own time in flight, scaled */
+	window = t_next;
+	if (s->nactive && s->act_fin[s->fin_heap[0]] == t_next)
+		window += (t_next - ft__fs_task(s, s->active[s->fin_heap[0]])->t_start) * s->defer_rtol;
+	do {
+		rc = fs_advance(s, t_next, err);
+		if (rc < 0)
+			return rc;
+		t_next = fs_next_time(s);
+	} while (t_next <= window && s->inc_new.len == 0);
 	return 1;
 }
 

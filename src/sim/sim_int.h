@@ -255,6 +255,9 @@ struct fs_sim {
 	                          * a change reaches (the bench compares both) */
 	bool comp_only;          /* refill the components a change reaches, not the grown set
 	                          * (see grow_select() in flowcore.c; the bench compares) */
+	double defer_rtol;       /* flows ending within this times the first one's FCT share
+	                          * one recomputation (each at its own time; FS_DEFER_RTOL;
+	                          * 0: one per instant) */
 	bool no_widen;           /* grow mode without widening a grown selection (tests) */
 	struct ft_vec inc_seeds; /* uint32_t: links of the flows that ended since the last one */
 	struct ft_vec inc_new;   /* uint32_t: task ids of the flows started since the last one */
