@@ -93,13 +93,41 @@ consistent() { # compare-output
 	}
 	END { exit !(rows == 3 && reg >= 1 && !bad) }' "$1"
 }
-shape 640mbit
-run
-slow=$((last + 1))
-"$fabtune" archive compare $slow --vs link --floor 2% >"$tmp/c5.out" 2>"$tmp/c5.err"
-rc=$?
-sed 's/^/# /' "$tmp/c5.out" "$tmp/c5.err"
-if [ "$rc" = 1 ] && consistent "$tmp/c5.out"; then
+# A baseline run hit by a stall on this shared machine (the suite runs two
+# tests at once) widens the 3-run band past the 20% step; such a band cannot
+# see the step, so a miss with no wrongly judged row rebuilds the baseline
+# from three fresh runs once. A compare that never flags still fails.
+next_id=$((last + 1))
+slow_vs() { # BASELINE-NAME: one run at 640mbit (id $slow) compared with it
+	shape 640mbit
+	run
+	slow=$next_id
+	next_id=$((next_id + 1))
+	"$fabtune" archive compare $slow --vs "$1" --floor 2% >"$tmp/c5.out" 2>"$tmp/c5.err"
+	rc=$?
+	sed 's/^/# /' "$tmp/c5.out" "$tmp/c5.err"
+	[ "$rc" = 1 ] && consistent "$tmp/c5.out"
+}
+wide_only() { # the miss was a band wider than the loss, no row judged wrongly
+	awk '$1 == "pt2pt_bw" { chg = $(NF - 3); band = $(NF - 2); sub("%", "", chg); sub("%", "", band)
+		if ($NF != "unchanged" || -chg >= band + 0) bad++ }
+	END { exit bad > 0 }' "$tmp/c5.out"
+}
+ok=0
+if slow_vs link; then
+	ok=1
+elif wide_only; then
+	echo "# the baseline's band is wider than the step: three fresh runs"
+	shape 800mbit
+	first=$next_id
+	for i in 1 2 3; do run; done
+	next_id=$((next_id + 3))
+	"$fabtune" archive baseline add link2 $first $((first + 1)) $((first + 2)) >/dev/null 2>&1 ||
+		{ echo "not ok: baseline add link2"; exit 1; }
+	last=$((first + 2))
+	slow_vs link2 && ok=1
+fi
+if [ "$ok" = 1 ]; then
 	echo "ok: a 20% slower link is flagged (every size regressed, or its own band is wider than its loss)"
 else
 	echo "not ok: 20% slowdown not flagged (exit $rc)"; fail=1
