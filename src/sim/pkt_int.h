@@ -324,6 +324,7 @@ struct pk_engine {
 };
 
 #define PK_PS_PER_S 1e12
+#define PK_BLOCK    64u /* IB credit block (kb IB-FC) */
 
 /* Seconds to picoseconds, rounded; 0 for anything not positive. */
 static inline uint64_t
@@ -336,6 +337,12 @@ static inline struct pk_flow *
 flow_at(struct pk_engine *e, uint32_t f)
 {
 	return &FT_VEC_AT(&e->flows, struct pk_flow, f);
+}
+
+static inline struct pk_task *
+task_at(struct pk_engine *e, uint32_t t)
+{
+	return &FT_VEC_AT(&e->tasks, struct pk_task, t);
 }
 
 /*
@@ -363,6 +370,23 @@ void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
 int ft__pk_step(struct pk_engine *e);
 int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
+
+/*
+ * The engine interface: the event loop (run, engine_packet.c); construction, submit,
+ * the run's start, destroy and ft_packet_engine (pkt_setup.c); the stalled port, whether
+ * a port holds packets (@transit) or sourced flows too, and the wait-for cycle through a
+ * port, for a stall's error; and the counters of a run (pkt_report.c).
+ */
+int ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
+                  struct ft_engine **out, struct ft_error *err);
+int64_t ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *err);
+int ft__pk_start(struct pk_engine *e);
+int ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err);
+void ft__pk_destroy(struct ft_engine *eng);
+bool ft__pk_port_has(const struct pk_engine *e, uint32_t l, bool transit);
+uint32_t ft__pk_stuck_port(const struct pk_engine *e);
+bool ft__pk_name_cycle(const struct pk_engine *e, uint32_t l, struct ft_strbuf *out);
+int ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err);
 
 /*
  * The tie key of an event queued now: events at the same time pop in the order of
@@ -509,7 +533,7 @@ int ft__pk_lazy_end(struct pk_engine *e, uint32_t t);
 bool ft__pk_lazy_any(const struct pk_engine *e);
 void ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i);
 void ft__pk_lazy_free(struct pk_engine *e);
-/* The op's bottleneck candidate link @k (engine_packet.c); start task @t (a flow's, or a
+/* The op's bottleneck candidate link @k (pkt_report.c); start task @t (a flow's, or a
  * barrier's event); barrier @t is done (its successors may start). */
 void ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k);
 int ft__pk_start_task(struct pk_engine *e, uint32_t t);

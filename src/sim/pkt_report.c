@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/pkt_report.c - what the packet engine reports: the port that names a stall (a
+ * cyclic buffer dependency) and its wait-for cycle, and the counters of a finished run
+ * (per-op results, flow completion times, per-port and per-priority counters, traces).
+ */
+#include "pkt_int.h"
+
+#include <math.h>
+
+#include <fabtune/sim.h>
+
+/* Whether port @l holds packets or sourced flows, of any priority (with @transit: packets). */
+bool
+ft__pk_port_has(const struct pk_engine *e, uint32_t l, bool transit)
+{
+	for (uint32_t c = 0; c < e->nprio; c++)
+		if (e->ports[l].cls[c].head != PK_NONE || (!transit && e->ports[l].cls[c].nring))
+			return true;
+	return false;
+}
+
+static bool
+port_has_data(const struct pk_engine *e, uint32_t l)
+{
+	return ft__pk_port_has(e, l, false);
+}
+
+/* The port that holds packets longest without sending: where a stalled run is stuck. */
+uint32_t
+ft__pk_stuck_port(const struct pk_engine *e)
+{
+	uint32_t l, best = PK_NONE;
+
+	for (l = 0; l < e->nlinks; l++)
+		if (port_has_data(e, l))
+			if (best == PK_NONE ||
+			    e->ports[l].t_blocked_ps < e->ports[best].t_blocked_ps)
+				best = l;
+	return best;
+}
+
+/*
+ * The next port in the wait-for chain of stalled port @l: a blocked port at the far end
+ * of @l whose queue holds a packet that came in over @l (so @l's buffer cannot drain
+ * before it moves). PK_NONE when there is none.
+ */
+static uint32_t
+waits_for(const struct pk_engine *e, uint32_t l)
+{
+	uint32_t first, count, i;
+
+	ft_topo_out_links(e->topo, e->links[l].dst, &first, &count);
+	for (i = first; i < first + count; i++) {
+		const struct pk_port *m = &e->ports[i];
+		uint32_t k;
+
+		if (!m->blocked && !m->npaused)
+			continue;
+		for (uint32_t c = 0; c < e->nprio; c++)
+			for (k = m->cls[c].head; k != PK_NONE; k = e->pkts[k].next)
+				if (e->pkts[k].link == l)
+					return i;
+	}
+	return PK_NONE;
+}
+
+/*
+ * Name the cycle of buffers a stalled run waits on, starting from port @l: "sw0.1 ->
+ * sw1.1 -> ... -> sw0.1". Returns false when the chain ends without closing.
+ */
+bool
+ft__pk_name_cycle(const struct pk_engine *e, uint32_t l, struct ft_strbuf *out)
+{
+	uint8_t *seen = ft_calloc(e->nlinks ? e->nlinks : 1, 1);
+	uint32_t at = l, start, n = 0;
+	char name[64];
+
+	if (!seen)
+		return false;
+	while (at != PK_NONE && !seen[at] && n++ < e->nlinks) {
+		seen[at] = 1;
+		at = waits_for(e, at);
+	}
+	if (at == PK_NONE || !seen[at]) {
+		ft_free(seen);
+		return false;
+	}
+	start = at;
+	ft_topo_vertex_name(e->topo, e->links[start].src, name, sizeof(name));
+	ft_strbuf_adds(out, name);
+	do {
+		ft_topo_vertex_name(e->topo, e->links[at].dst, name, sizeof(name));
+		ft_strbuf_addf(out, " -> %s", name);
+		at = waits_for(e, at);
+	} while (at != start && at != PK_NONE);
+	ft_free(seen);
+	return true;
+}
+
+/* The flows of each priority apart, when flows ran at more than one. */
+static int
+prio_fct(const struct pk_engine *e, struct ft_sim_counters *c)
+{
+	uint64_t n[FT_PKT_NPRIO] = { 0 };
+	double *fct, *ideal;
+	uint32_t used = 0;
+	int rc = 0;
+
+	c->nprio_fct = 0;
+	for (uint64_t i = 0; i < e->nflows_done; i++)
+		used += n[e->fct_prio[i]]++ == 0;
+	if (used < 2)
+		return 0;
+	fct = ft_calloc(e->nflows_done, sizeof(double));
+	ideal = ft_calloc(e->nflows_done, sizeof(double));
+	for (uint32_t p = 0; fct && ideal && p < FT_PKT_NPRIO && rc == 0; p++) {
+		struct ft_sim_counters one = { 0 };
+		struct ft_sim_prio_fct *o = &c->prio_fct[c->nprio_fct];
+		size_t k = 0;
+
+		if (!n[p])
+			continue;
+		for (uint64_t i = 0; i < e->nflows_done; i++)
+			if (e->fct_prio[i] == p) {
+				fct[k] = e->fct[i];
+				ideal[k++] = e->ideal[i];
+			}
+		rc = ft__sim_fct_stats(fct, ideal, k, &one);
+		o->prio = p;
+		o->nflows = k;
+		o->fct_p50_s = one.fct_p50_s;
+		o->fct_p99_s = one.fct_p99_s;
+		o->fct_max_s = one.fct_max_s;
+		o->slowdown_p50 = one.slowdown_p50;
+		c->nprio_fct++;
+	}
+	if (!fct || !ideal)
+		rc = FT_ENOMEM;
+	ft_free(fct);
+	ft_free(ideal);
+	return rc;
+}
+
+void
+ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k)
+{
+	struct ft_sim_op_result *r = &e->op_results[op];
+
+	if (r->bottleneck_link == UINT32_MAX ||
+	    e->ports[k].q_area > e->ports[r->bottleneck_link].q_area ||
+	    (e->ports[k].q_area == e->ports[r->bottleneck_link].q_area &&
+	     e->links[k].ps_per_byte > e->links[r->bottleneck_link].ps_per_byte))
+		r->bottleneck_link = k;
+}
+
+int
+ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err)
+{
+	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
+	size_t i, n = e->ops.len;
+	uint32_t l;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->part_rank = ft__pk_part_rank(e);
+	if (c->part_rank)
+		return 0; /* rank 0 holds the split run's result */
+	if (!e->op_results) {
+		e->op_results = ft_calloc(n ? n : 1, sizeof(*e->op_results));
+		e->link_bytes = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(double));
+		e->link_maxflows = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(uint32_t));
+		e->port_counters = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(*e->port_counters));
+		if (!e->op_results || !e->link_bytes || !e->link_maxflows || !e->port_counters)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
+	}
+	for (i = 0; i < n; i++) {
+		const struct pk_op *o = ft_vec_at(&e->ops, i);
+		struct ft_sim_op_result *r = &e->op_results[i];
+
+		r->job = o->job;
+		r->t_start_s =
+		        (double)(task_at(e, o->start)->t_done_ps - o->base_lat_ps) / PK_PS_PER_S;
+		r->t_end_s = (double)task_at(e, o->end)->t_done_ps / PK_PS_PER_S;
+		r->bottleneck_link = UINT32_MAX;
+		if (r->t_end_s > c->makespan_s)
+			c->makespan_s = r->t_end_s;
+	}
+	/* An op's bottleneck: the most-waited port among the links its flows crossed, ties
+	 * to the first crossed (the flows built before the run, a lazy phase's in between
+	 * them where it was submitted). */
+	for (i = 0; i <= e->nflows_built; i++) {
+		const struct pk_flow *f;
+		uint32_t j;
+
+		ft__pk_lazy_bottleneck(e, (uint32_t)i);
+		if (i == e->nflows_built)
+			break;
+		f = ft_vec_at(&e->flows, i);
+		for (j = 0; j < f->npath; j++)
+			ft__pk_bottleneck_link(e, task_at(e, f->task)->op,
+			                       FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
+	}
+	for (l = 0; l < e->nlinks; l++) {
+		const struct pk_port *p = &e->ports[l];
+		struct ft_sim_port_counters *pc = &e->port_counters[l];
+		double span = (double)e->now_ps;
+
+		e->link_bytes[l] = (double)p->tx_payload;
+		e->link_maxflows[l] = p->maxflows;
+		pc->tx_bytes = p->tx_bytes;
+		pc->tx_pkts = p->tx_pkts;
+		pc->drops = p->drops;
+		pc->drops_corrupt = 0;
+		pc->pause_tx = pc->pause_rx = 0;
+		pc->paused_s = 0;
+		for (uint32_t k = 0; p->cls && k < e->nprio; k++) {
+			const struct pk_cls *q = &p->cls[k];
+
+			struct ft_sim_prio_counters *pp = &pc->prio[k];
+
+			pp->tx_bytes = q->tx_bytes;
+			pp->tx_pkts = q->tx_pkts;
+			pp->pause_tx = q->pause_tx;
+			pp->pause_rx = q->pause_rx;
+			pp->drops = q->drops;
+			pp->drops_corrupt = q->drops_corrupt;
+			pc->drops_corrupt += q->drops_corrupt;
+			pp->paused_s = (double)(q->paused_ps +
+			                        (q->paused ? e->now_ps - q->t_paused_ps : 0)) /
+			               PK_PS_PER_S;
+			pc->pause_tx += q->pause_tx;
+			pc->pause_rx += q->pause_rx;
+			pc->paused_s += pp->paused_s;
+		}
+		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
+		pc->ecn_marked = p->ecn_marks;
+		pc->ecn_rx = p->ecn_rx;
+		pc->cnp_sent = p->cnp_sent;
+		pc->cnp_handled = p->cnp_handled;
+		pc->q_max_bytes = p->q_max_bytes;
+		pc->pfc_wd_fires = p->wd_fires;
+		pc->q_mean_bytes =
+		        span > 0 ?
+		                (p->q_area + (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps)) /
+		                        span :
+		                0;
+	}
+	rc = ft__sim_fct_stats(e->fct, e->ideal, e->nflows_done, c);
+	if (rc == 0)
+		rc = prio_fct(e, c);
+	if (rc < 0)
+		return ft_error_set(err, rc, "sim: out of memory for counters");
+	c->nflows = e->nflows_done;
+	c->nevents = e->nevents;
+	c->bytes = (double)e->bytes_delivered;
+	c->npackets = e->npackets;
+	c->ndrops = e->ndrops;
+	c->nretx = e->nretx;
+	c->npause = e->npause;
+	c->necn = e->necn;
+	c->ncnp = e->ncnp;
+	c->nwatchdog = e->nwdog;
+	c->nic_msgs = e->nic_msgs;
+	c->nic_missed = e->nic_missed;
+	c->nic_wait_s = (double)e->nic_wait_ps / PK_PS_PER_S;
+	c->nops = n;
+	c->ops = e->op_results;
+	c->nlinks = e->nlinks;
+	c->link_bytes = e->link_bytes;
+	c->link_max_flows = e->link_maxflows;
+	c->port = e->port_counters;
+	if (e->ntrace) {
+		size_t ns = e->trace_samples.len / e->ntrace;
+		const double *smp = e->trace_samples.data;
+
+		ft_free(e->traces);
+		ft_free(e->trace_cols);
+		e->traces = ft_calloc(e->ntrace, sizeof(*e->traces));
+		e->trace_cols = ft_calloc(3 * ns * e->ntrace + 1, sizeof(double));
+		if (!e->traces || !e->trace_cols)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
+		for (uint32_t ti = 0; ti < e->ntrace; ti++) {
+			double *col = e->trace_cols + 3 * ns * ti;
+
+			for (size_t k = 0; k < ns; k++) {
+				col[k] = smp[3 * (k * e->ntrace + ti)];
+				col[ns + k] = smp[3 * (k * e->ntrace + ti) + 1];
+				col[2 * ns + k] = smp[3 * (k * e->ntrace + ti) + 2];
+			}
+			e->traces[ti] = (struct ft_sim_trace){ .link = e->trace_links[ti],
+				                               .nsamples = ns,
+				                               .t_s = col,
+				                               .rate_Bps = col + ns,
+				                               .queue_bytes = col + 2 * ns };
+		}
+		c->trace = e->traces;
+		c->ntrace = e->ntrace;
+	}
+	return 0;
+}
+
+const struct pk_port *
+ft__pk_port(const struct ft_engine *eng, uint32_t link)
+{
+	const struct pk_engine *e = ft_container_of(eng, const struct pk_engine, base);
+
+	return link < e->nlinks ? &e->ports[link] : NULL;
+}
+
+void
+ft__pk_bytes(const struct ft_engine *eng, uint64_t *submitted, uint64_t *delivered)
+{
+	const struct pk_engine *e = ft_container_of(eng, const struct pk_engine, base);
+
+	*submitted = e->bytes_submitted;
+	*delivered = e->bytes_delivered;
+}

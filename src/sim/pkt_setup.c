@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/pkt_setup.c - the packet engine's construction: its ports, links and buffers from
+ * the topology and the configuration (create), the ops as tasks and flows (submit), the
+ * tasks without predecessors started at the run's start, destroy, and the engine's
+ * interface table. The event loop that runs them (run) is engine_packet.c.
+ */
+#include "pkt_int.h"
+
+#include <math.h>
+
+#include <fabtune/rng.h>
+#include <fabtune/sim.h>
+
+/* The NIC send pipeline's times from packet.nic_msg_rate, _miss and nic_qp_cache. */
+static int
+nic_setup(struct pk_engine *e, const struct ft_sim_cfg *cfg, struct ft_error *err)
+{
+	double rate = e->pc.nic_msg_rate, miss = e->pc.nic_msg_rate_miss;
+
+	if (!(rate > 0))
+		return (miss > 0 || e->pc.nic_qp_cache) ?
+		               ft_error_set(err, FT_EINVAL,
+		                            "packet.nic_msg_rate: needed by nic_msg_rate_miss "
+		                            "and nic_qp_cache") :
+		               0;
+	if (!(miss > 0))
+		miss = rate;
+	if (miss > rate)
+		return ft_error_set(err, FT_ERANGE,
+		                    "packet.nic_msg_rate_miss: expected at most nic_msg_rate "
+		                    "(%g), got %g",
+		                    rate, miss);
+	/* The QPs in flight through a NIC are counted on its port's routed flows, which
+	 * adaptive routing does not keep. */
+	if (e->pc.nic_qp_cache && cfg->routing == FT_ROUTING_ADAPTIVE)
+		return ft_error_set(err, FT_EINVAL,
+		                    "packet.nic_qp_cache: needs routing ecmp or dmodk, not "
+		                    "adaptive");
+	e->nic_msg_ps = s_to_ps(1 / rate);
+	e->nic_miss_ps = s_to_ps(1 / miss);
+	e->nic_qp_cache = e->pc.nic_qp_cache;
+	return 0;
+}
+
+int
+ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
+              struct ft_engine **out, struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(topo);
+	uint32_t n = ft_topo_nlinks(topo), nv = ft_topo_nvertices(topo), l;
+	struct pk_engine *e;
+	uint16_t hdr;
+
+	*out = NULL;
+	e = ft_calloc(1, sizeof(*e));
+	if (!e)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	e->base.ops = &ft_packet_engine;
+	e->topo = topo;
+	e->cfg = *cfg;
+	e->cfg.packet = NULL;
+	if (e->cfg.qps_per_conn == 0)
+		e->cfg.qps_per_conn = 1;
+	if (cfg->packet)
+		e->pc = *cfg->packet;
+	e->roce = ft__sim_fabric_is_roce(spec);
+	e->mtu = e->pc.mtu_bytes        ? e->pc.mtu_bytes :
+	         spec->fabric.mtu_bytes ? spec->fabric.mtu_bytes :
+	                                  4096;
+	if (e->mtu < 64 || e->mtu > 9000) {
+		int rc = ft_error_set(err, FT_ERANGE,
+		                      "packet.mtu: expected 64 to 9000 bytes, got %u", e->mtu);
+
+		ft__pk_destroy(&e->base);
+		return rc;
+	}
+	if (!(e->pc.ber >= 0 && e->pc.ber < 1)) {
+		int rc = ft_error_set(err, FT_ERANGE, "packet.ber: expected 0 to 1, got %g",
+		                      e->pc.ber);
+
+		ft__pk_destroy(&e->base);
+		return rc;
+	}
+	if (e->pc.fc == FT_PKT_FC_AUTO)
+		e->pc.fc = e->roce ? FT_PKT_FC_PFC : FT_PKT_FC_CREDIT;
+	hdr = e->roce ? PK_HDR_ROCE : PK_HDR_IB;
+	/* Defaults (kb CC-PFC-ECN): 32 MiB of shared buffer per switch and a dynamic PFC
+	 * threshold of 1/8 of what is free (the HPCC simulator's); 32 wire MTUs of credits
+	 * or lossy room per ingress port. A given XOFF without XON resumes 3 MTUs lower
+	 * (htsim's RoCE model pauses at 15 and resumes at 12 packets). */
+	if (!e->pc.port_buffer_bytes)
+		e->pc.port_buffer_bytes = 32ull * (e->mtu + hdr);
+	if (!e->pc.switch_buffer_bytes)
+		e->pc.switch_buffer_bytes = ft__pk_switch_buffer(spec);
+	e->pfc_dyn = e->pc.pfc_xoff_bytes == 0;
+	if (!e->pfc_dyn && !e->pc.pfc_xon_bytes)
+		e->pc.pfc_xon_bytes = e->pc.pfc_xoff_bytes > 3ull * (e->mtu + hdr) ?
+		                              e->pc.pfc_xoff_bytes - 3ull * (e->mtu + hdr) :
+		                              0;
+	if (!e->pfc_dyn && e->pc.pfc_xon_bytes > e->pc.pfc_xoff_bytes) {
+		int rc = ft_error_set(
+		        err, FT_ERANGE,
+		        "packet.pfc_xon: expected at most pfc_xoff (%llu bytes), got %llu",
+		        (unsigned long long)e->pc.pfc_xoff_bytes,
+		        (unsigned long long)e->pc.pfc_xon_bytes);
+
+		ft__pk_destroy(&e->base);
+		return rc;
+	}
+	if (e->pc.port_buffer_bytes < (uint64_t)e->mtu + hdr) {
+		int rc =
+		        ft_error_set(err, FT_ERANGE,
+		                     "packet.port_buffer: expected at least one packet (%u bytes), "
+		                     "got %llu",
+		                     e->mtu + hdr, (unsigned long long)e->pc.port_buffer_bytes);
+
+		ft__pk_destroy(&e->base);
+		return rc;
+	}
+	{
+		int rc = nic_setup(e, cfg, err);
+
+		if (rc < 0) {
+			ft__pk_destroy(&e->base);
+			return rc;
+		}
+	}
+	if (!e->pc.ib_timeout)
+		e->pc.ib_timeout = 20; /* NCCL_IB_TIMEOUT's default (kb CC-IB) */
+	e->rto_ps = e->pc.rto_s > 0 ?
+	                    s_to_ps(e->pc.rto_s) :
+	                    s_to_ps(4.096e-6 * ldexp(1.0, (int)FT_MIN(e->pc.ib_timeout, 31u)));
+	if (e->pc.cc == FT_PKT_CC_AUTO)
+		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
+	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
+	e->ibcc = e->pc.cc == FT_PKT_CC_IBCC;
+	e->timely = e->pc.cc == FT_PKT_CC_TIMELY;
+	e->paced = e->dcqcn || e->ibcc || e->timely;
+	e->marking = e->dcqcn || e->ibcc;
+	/* IB CC defaults (kb CC-IB): CCTI_Timer 10 us (the OMNeT++ example's), CCTI_Increase
+	 * 1, a 128-entry table, Marking_Rate 10 (the Mellanox CC manager's). */
+	if (!(e->pc.ccti_timer_s > 0))
+		e->pc.ccti_timer_s = 10e-6;
+	if (!e->pc.ccti_increase)
+		e->pc.ccti_increase = 1;
+	if (!e->pc.ccti_limit)
+		e->pc.ccti_limit = 127;
+	if (!e->pc.ibcc_marking_rate)
+		e->pc.ibcc_marking_rate = 10;
+	e->ccti_timer_ps = s_to_ps(e->pc.ccti_timer_s);
+	if (!e->pc.ibcc_threshold_bytes)
+		e->pc.ibcc_threshold_bytes = 8ull * (e->mtu + hdr);
+	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE;
+	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
+	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate
+	 * 50 Mb/s, dce_tcp_g 1019/1024 retention (g = 5/1024), dce_tcp_rtt 1 us,
+	 * rate_reduce_monitor_period 4 us, rpg_min_dec_fac 50 %. */
+	if (!(e->pc.cnp_interval_s > 0))
+		e->pc.cnp_interval_s = 4e-6;
+	if (!(e->pc.dcqcn_timer_s > 0))
+		e->pc.dcqcn_timer_s = 300e-6;
+	if (!e->pc.dcqcn_byte_counter)
+		e->pc.dcqcn_byte_counter = 32767;
+	if (!(e->pc.dcqcn_ai_bps > 0))
+		e->pc.dcqcn_ai_bps = 5e6;
+	if (!(e->pc.dcqcn_hai_bps > 0))
+		e->pc.dcqcn_hai_bps = 50e6;
+	if (!(e->pc.dcqcn_g > 0 && e->pc.dcqcn_g < 1))
+		e->pc.dcqcn_g = 5.0 / 1024;
+	if (!(e->pc.dcqcn_min_dec > 0 && e->pc.dcqcn_min_dec < 1))
+		e->pc.dcqcn_min_dec = 0.5;
+	if (!(e->pc.ecn_pmax > 0 && e->pc.ecn_pmax <= 1))
+		e->pc.ecn_pmax = 0.2;
+	e->cnp_gap_ps = s_to_ps(e->pc.cnp_interval_s);
+	e->dcq_timer_ps = s_to_ps(e->pc.dcqcn_timer_s);
+	e->dcq_alpha_ps = s_to_ps(1e-6);
+	e->dcq_dec_ps = s_to_ps(4e-6);
+	e->line_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
+	e->wd_ps = e->pc.fc == FT_PKT_FC_PFC ? s_to_ps(e->pc.pfc_watchdog_s) : 0;
+	/* Losses the configuration allows: then every sender times out its tail. */
+	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 || e->wd_ps ||
+	              (e->pc.fc == FT_PKT_FC_PFC &&
+	               (e->pc.pfc_headroom_bytes > 0 || e->pc.lossy_prios));
+	e->nprio = 1;
+	e->port_limit = e->pc.port_buffer_bytes;
+	e->sw_limit = e->pc.switch_buffer_bytes;
+	e->xoff = e->pc.pfc_xoff_bytes;
+	e->xon = e->pc.pfc_xon_bytes;
+	e->credits0 = (int64_t)(e->pc.port_buffer_bytes / PK_BLOCK);
+	e->nlinks = n;
+	e->nvertices = nv;
+	e->links = ft_calloc(n ? n : 1, sizeof(*e->links));
+	/* One spare port's room to align them (the struct is a whole number of lines). */
+	e->ports_mem = ft_calloc((size_t)n + 1, sizeof(*e->ports));
+	/* Hops read ports at random: on large fabrics 4 KiB pages would cost a TLB miss
+	 * each (the same for the priority records below). */
+	ft__sim_advise_huge(e->ports_mem, ((size_t)n + 1) * sizeof(*e->ports));
+	e->ports = e->ports_mem ? (struct pk_port *)(((uintptr_t)e->ports_mem + 63) & ~(uintptr_t)63) :
+	                          NULL;
+	e->sw_used = ft_calloc(nv ? nv : 1, sizeof(*e->sw_used));
+	if (!e->links || !e->ports || !e->sw_used) {
+		ft__pk_destroy(&e->base);
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u links", n);
+	}
+	for (l = 0; l < n; l++) {
+		const struct ft_link *tl = ft_topo_link(topo, l);
+		double cap = tl->cap_Bps * ft_topo_link_scale(topo, l);
+		struct pk_link *pl = &e->links[l];
+		struct pk_port *p = &e->ports[l];
+
+		pl->lat_ps = s_to_ps(tl->lat_s);
+		pl->ps_per_byte = cap > 0 ? PK_PS_PER_S / cap : INFINITY;
+		pl->src = tl->src;
+		pl->dst = tl->dst;
+		pl->rev = tl->rev;
+		pl->net = tl->kind == FT_L_HOST || tl->kind == FT_L_FABRIC;
+		pl->hdr = pl->net ? hdr : 0;
+		pl->sw_dst = ft_topo_vertex(topo, tl->dst)->kind == FT_V_SWITCH;
+		/* RED thresholds: 4 / 16 KB per Gb/s (the HPCC simulator's 100 / 400 KB at
+		 * 25 Gb/s, 400 / 1600 KB at 100 Gb/s; kb CC-DCQCN) unless given. */
+		pl->kmin =
+		        e->pc.ecn_kmin_bytes ? e->pc.ecn_kmin_bytes : (uint64_t)(cap * 8e-9 * 4000);
+		pl->kmax = e->pc.ecn_kmax_bytes ? e->pc.ecn_kmax_bytes :
+		                                  (uint64_t)(cap * 8e-9 * 16000);
+		if (pl->kmax <= pl->kmin)
+			pl->kmax = pl->kmin + 1;
+		p->rel_link = PK_NONE;
+		p->credit_cap = e->credits0;
+		/* In-node links, and network links without a buffer given, hold at least what
+		 * a credit loop needs to run at line rate: rate x (3 latencies: the packet,
+		 * and an update that may wait one more) plus two packets. */
+		if (!pl->net || !(cfg->packet && cfg->packet->port_buffer_bytes)) {
+			double bdp = cap > 0 ? cap * 3.0 * tl->lat_s : 0;
+			int64_t need = (int64_t)((bdp + 2.0 * (e->mtu + pl->hdr)) / PK_BLOCK) + 1;
+
+			if (need > p->credit_cap)
+				p->credit_cap = need;
+		}
+	}
+	e->free_pkt = PK_NONE;
+	{
+		int rc = ft__pk_phys_setup(e, err);
+
+		if (rc < 0) {
+			ft__pk_destroy(&e->base);
+			return rc;
+		}
+	}
+	ft_vec_init(&e->trace_samples, 3 * sizeof(double));
+	if (cfg->packet && cfg->packet->ntrace_links) {
+		const struct ft_packet_cfg *q = cfg->packet;
+
+		e->ntrace = q->ntrace_links;
+		e->trace_links = ft_calloc(e->ntrace, sizeof(uint32_t));
+		e->trace_last = ft_calloc(e->ntrace, sizeof(uint64_t));
+		if (!e->trace_links || !e->trace_last) {
+			ft__pk_destroy(&e->base);
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
+		}
+		for (uint32_t i = 0; i < e->ntrace; i++) {
+			if (q->trace_links[i] >= n) {
+				uint32_t bad = q->trace_links[i];
+
+				ft__pk_destroy(&e->base);
+				return ft_error_set(
+				        err, FT_ERANGE,
+				        "--trace-links: expected link ids below %u, got %u", n,
+				        bad);
+			}
+			e->trace_links[i] = q->trace_links[i];
+		}
+		e->trace_ps = s_to_ps(q->trace_interval_s > 0 ? q->trace_interval_s : 1e-6);
+		if (!e->trace_ps)
+			e->trace_ps = 1;
+	}
+	ft_vec_init(&e->tasks, sizeof(struct pk_task));
+	ft_vec_init(&e->flows, sizeof(struct pk_flow));
+	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);
+	ft_vec_init(&e->paths, sizeof(uint32_t));
+	ft_vec_init(&e->ops, sizeof(struct pk_op));
+	*out = &e->base;
+	return 0;
+}
+
+/*
+ * An implicit all-to-all phase as the flow engine runs it (chunking off; otherwise
+ * ft__pk_submit_p2p() runs it as NCCL's sends): shift rounds, round k waiting
+ * for round k - FT_COLL_A2A_WINDOW, each ending with the per-message cost of its link
+ * class (NET when a pair leaves its node, else the in-node step cost).
+ */
+static int
+submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+           double eff, uint32_t start, uint32_t bar, uint32_t tag)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint32_t m = ph->a2a_group_size, k, g, i, win = FT_COLL_A2A_WINDOW;
+	uint32_t ngroups, *ends;
+	uint64_t wire;
+	int rc = 0;
+
+	if (m < 2 || ph->bytes_per_pair == 0)
+		return 0;
+	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
+	wire = (uint64_t)((double)ph->bytes_per_pair / eff + 0.5);
+	ends = ft_calloc(m, sizeof(uint32_t));
+	if (!ends)
+		return FT_ENOMEM;
+	for (k = 1; k < m && rc == 0; k++) {
+		uint32_t prev = k > win ? ends[k - win] : start;
+		int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
+		int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
+		bool net = false;
+
+		if (s0 < 0 || end < 0 || ft__pk_add_dep(e, prev, (uint32_t)s0) < 0 ||
+		    ft__pk_add_dep(e, (uint32_t)end, bar) < 0) {
+			rc = FT_ENOMEM;
+			break;
+		}
+		for (g = 0; g < ngroups && rc == 0; g++) {
+			uint32_t base =
+			        (uint32_t)((g / ph->a2a_stride) * ((uint64_t)ph->a2a_stride * m) +
+			                   g % ph->a2a_stride);
+
+			for (i = 0; i < m && rc == 0; i++) {
+				uint32_t a = op->rank_gpu[base + i * ph->a2a_stride];
+				uint32_t b = op->rank_gpu[base + ((i + k) % m) * ph->a2a_stride];
+
+				if (a == b)
+					continue;
+				if (ft_topo_vertex(e->topo, a)->node !=
+				    ft_topo_vertex(e->topo, b)->node)
+					net = true;
+				rc = ft__pk_add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
+			}
+		}
+		if (rc == 0 && task_at(e, (uint32_t)end)->npred == 0)
+			rc = ft__pk_add_dep(e, (uint32_t)s0, (uint32_t)end);
+		task_at(e, (uint32_t)end)->delay_ps = s_to_ps(
+		        net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) : sc->step_lat_s);
+		ends[k] = (uint32_t)end;
+	}
+	ft_free(ends);
+	return rc;
+}
+
+int64_t
+ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *err)
+{
+	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
+	const struct ft_schedule *sc = op->sched;
+	uint32_t tag = (uint32_t)e->ops.len, p, nv = ft_topo_nvertices(e->topo);
+	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
+	struct pk_op rec = { 0 };
+	int64_t id;
+	int rc;
+
+	if (e->started)
+		return ft_error_set(err, FT_EINVAL, "sim: packet engine: op submitted after run");
+	if (op->after >= (int64_t)e->ops.len)
+		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
+		                    (long long)op->after);
+	for (p = 0; p < sc->nranks; p++)
+		if (op->rank_gpu[p] >= nv)
+			return ft_error_set(err, FT_EINVAL, "sim: rank %u placed on no vertex", p);
+	if (op->prio >= FT_PKT_NPRIO)
+		return ft_error_set(err, FT_EINVAL, "sim: priority %u: expected 0 to %d", op->prio,
+		                    FT_PKT_NPRIO - 1);
+	if ((rc = ft__pk_vlarb_check(e, op->prio, err)) < 0)
+		return rc;
+	e->sub_prio = op->prio;
+	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
+	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(op->delay_s + sc->base_lat_s), 0, tag);
+	if (id < 0)
+		goto oom;
+	rec.start = (uint32_t)id;
+	rec.job = op->job;
+	rec.base_lat_ps = s_to_ps(sc->base_lat_s);
+	if (op->after >= 0 &&
+	    ft__pk_add_dep(e, FT_VEC_AT(&e->ops, struct pk_op, op->after).end, rec.start) < 0)
+		goto oom;
+	rec.end = rec.start;
+	for (p = 0; p < sc->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
+		double steps = ph->steps ? ph->steps : 1;
+		int64_t bar =
+		        ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(steps * sc->step_lat_s), steps - 1, tag);
+		uint32_t f;
+
+		if (bar < 0 || ft__pk_add_dep(e, rec.end, (uint32_t)bar) < 0)
+			goto oom;
+		if (ft__pk_is_p2p(e, op, ph))
+			rc = ft__pk_submit_p2p(e, op, ph, rec.end, (uint32_t)bar, tag, err);
+		else if (ft__pk_is_chunked(e, sc, ph))
+			rc = ft__pk_submit_ring(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err);
+		else if (ft__pk_is_tree(e, sc, ph))
+			rc = ft__pk_submit_tree(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err);
+		else
+			rc = 1;
+		if (rc == FT_ENOMEM || rc == FT_ERANGE)
+			goto fail;
+		if (rc < 0)
+			return rc; /* a rank placed nowhere: the message says which */
+		if (rc > 0 && ph->implicit_alltoall) {
+			rc = submit_a2a(e, op, ph, eff, rec.end, (uint32_t)bar, tag);
+			if (rc < 0)
+				goto fail;
+		} else if (rc > 0) {
+			for (f = 0; f < ph->nflows; f++) {
+				struct ft_sched_flow fl;
+				uint32_t a = 0, b = 0;
+
+				ft_sched_phase_flow(sc, ph, f, &fl);
+				rc = ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, err);
+				if (rc < 0)
+					return rc;
+				if (a == b || fl.bytes == 0)
+					continue;
+				rc = ft__pk_add_conn(e, (uint64_t)((double)fl.bytes / eff + 0.5), a,
+				                     b, rec.end, (uint32_t)bar, tag);
+				if (rc < 0)
+					goto fail;
+			}
+		}
+		rec.end = (uint32_t)bar;
+	}
+	if (ft_vec_push(&e->ops, &rec) < 0)
+		goto oom;
+	return (int64_t)e->ops.len - 1;
+fail:
+	if (rc == FT_ERANGE)
+		return ft_error_set(err, rc,
+		                    "sim: packet engine: a flow of more than 2^32 packets");
+oom:
+	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
+}
+
+/* Successor lists (CSR) from the edges; queue the tasks without predecessors. */
+int
+ft__pk_start(struct pk_engine *e)
+{
+	size_t nt = e->tasks.len, i;
+	uint32_t *cnt;
+	int rc = 0;
+
+	e->succ = ft_calloc(e->edges.len ? e->edges.len : 1, sizeof(uint32_t));
+	cnt = ft_calloc(nt + 1, sizeof(uint32_t));
+	e->fct = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(double));
+	e->ideal = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(double));
+	e->fct_prio = ft_calloc(e->nflows_all ? e->nflows_all : 1, 1);
+	e->nflows_built = (uint32_t)e->flows.len;
+	e->nsucc_len = (uint32_t)e->edges.len;
+	if (!e->succ || !cnt || !e->fct || !e->ideal || !e->fct_prio) {
+		ft_free(cnt);
+		return FT_ENOMEM;
+	}
+	for (i = 0; i < e->edges.len; i++)
+		task_at(e, ((uint32_t *)ft_vec_at(&e->edges, i))[0])->nsucc++;
+	for (i = 0; i < nt; i++) {
+		task_at(e, (uint32_t)i)->succ_off = cnt[nt];
+		cnt[nt] += task_at(e, (uint32_t)i)->nsucc;
+	}
+	for (i = 0; i < e->edges.len; i++) {
+		const uint32_t *pr = ft_vec_at(&e->edges, i);
+		struct pk_task *t = task_at(e, pr[0]);
+
+		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
+	}
+	ft_free(cnt);
+	/* Tie keys: a count per vertex, the vertex in the bits above it. */
+	e->vseq = ft_calloc((size_t)e->nvertices + 1, sizeof(*e->vseq));
+	if (!e->vseq)
+		return FT_ENOMEM;
+	e->key_shift = (unsigned)__builtin_clzll((uint64_t)e->nvertices + 1);
+	e->origin = e->nvertices;
+	/* The priorities in use are known now: their queues, a credit buffer per VL. */
+	e->cls_mem = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
+	if (!e->cls_mem)
+		return FT_ENOMEM;
+	ft__sim_advise_huge(e->cls_mem, ((size_t)e->nlinks * e->nprio + 1) * sizeof(*e->cls_pool));
+	e->cls_pool = (struct pk_cls *)(((uintptr_t)e->cls_mem + 63) & ~(uintptr_t)63);
+	for (uint32_t l = 0; l < e->nlinks; l++) {
+		struct pk_port *p = &e->ports[l];
+
+		p->cls = &e->cls_pool[(size_t)l * e->nprio];
+		p->lat_ps = e->links[l].lat_ps;
+		p->ps_per_byte = e->links[l].ps_per_byte;
+		p->src = e->links[l].src;
+		p->dst = e->links[l].dst;
+		p->hdr = e->links[l].hdr;
+		p->net = e->links[l].net;
+		p->sw_dst = e->links[l].sw_dst;
+		p->nic = e->nic_msg_ps && e->links[l].net &&
+		         ft_topo_vertex(e->topo, p->src)->kind == FT_V_NIC;
+		for (uint32_t c = 0; c < e->nprio; c++) {
+			p->cls[c].head = p->cls[c].tail = p->cls[c].ring = PK_NONE;
+			p->cls[c].credits = p->credit_cap;
+		}
+	}
+	e->started = true;
+	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)
+		return FT_ENOMEM;
+	for (i = 0; i < nt && rc == 0; i++) {
+		const struct pk_task *k = task_at(e, (uint32_t)i);
+
+		if (k->npred)
+			continue;
+		/* A flow starts at its source, as if its NIC had queued it. */
+		e->origin = k->kind == PK_T_FLOW ? flow_at(e, k->flow)->src : e->nvertices;
+		rc = ft__pk_start_task(e, (uint32_t)i);
+	}
+	return rc;
+}
+
+void
+ft__pk_destroy(struct ft_engine *eng)
+{
+	struct pk_engine *e;
+
+	if (!eng)
+		return;
+	e = ft_container_of(eng, struct pk_engine, base);
+	{
+		/* What the engine owns: its arrays and vectors. */
+		void *const arrays[] = { e->links,         e->ports_mem,       e->sw_used,
+			                 e->pkts,          e->succ,        e->fct,
+			                 e->ideal,         e->fct_prio,    e->cls_mem,
+			                 e->op_results,    e->link_bytes,  e->link_maxflows,
+			                 e->port_counters, e->trace_links, e->trace_last,
+			                 e->traces,        e->trace_cols,  e->vseq };
+		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
+			                        &e->edges,         &e->paths, &e->ops };
+
+		pk_evq_release(&e->evq);
+		ft__pk_phys_release(e);
+		ft__pk_part_free(e);
+		ft__pk_lazy_free(e);
+		for (size_t i = 0; i < e->flows.len; i++)
+			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
+		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
+		ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
+	}
+	ft_free(e);
+}
+
+const struct ft_engine_ops ft_packet_engine = {
+	.name = "packet",
+	.summary = "packets through queues and buffers: headers, credits, PFC, drops",
+	.create = ft__pk_create,
+	.submit = ft__pk_submit,
+	.run = ft__pk_run,
+	.counters = ft__pk_counters,
+	.destroy = ft__pk_destroy,
+	.wire_headers = true,
+};
