@@ -66,20 +66,26 @@ static const double tree_corr[FT_PROTO_COUNT][24] = {
  * only (LL and LL128 are the same in all), from NVIDIA/nccl
  * src/graph/tuning.cc at tags v2.18.6-1, v2.19.4-1, v2.21.5-1 and v2.23.4-1
  * (baseLat and hwLat; the ring's are the same in all). From one entry's
- * version up to the next's.
+ * version up to the next's. Until 2.22 the ring all-reduce's latency also
+ * counted 2 x nNodes of its 2(n - 1) steps as network steps (nInterSteps;
+ * 2 x (nNodes - 1) from v2.23.4-1 on).
  */
 struct lat_set {
 	uint32_t from;      /* major x 10000 + minor x 100 */
 	double tree_base;   /* baseLat Tree Simple, us */
 	double nvls_base;   /* baseLat NVLS and NVLSTree Simple, us */
 	double hw[3][4];    /* hwLat [NVLINK, PCI, NET][Tree, CollNetDirect, NVLS, NVLSTree] Simple */
+	bool ring_inter_2n; /* a ring all-reduce counts 2 x nNodes network steps, not 2 x (nNodes - 1) */
 };
 
 static const struct lat_set lat_sets[] = {
-	{ 21800, 0.0, 23.0, { { 4.0, 8.0, 0, 0 }, { 6.0, 8.0, 0, 0 }, { 14.0, 10.7, 18.0, 19.0 } } },
-	{ 21900, 0.0, 0.0, { { 28.0, 3.7, 23.0, 23.0 }, { 28.0, 3.7, 0, 0 }, { 28.0, 31.0, 18.0, 14.0 } } },
-	{ 22100, 0.0, 0.0, { { 28.0, 3.7, 25.0, 25.0 }, { 28.0, 3.7, 0, 0 }, { 28.0, 31.0, 18.0, 14.0 } } },
-	{ 22300, 8.4, 0.0, { { 4.0, 3.7, 25.0, 25.0 }, { 4.0, 3.7, 0, 0 }, { 14.0, 31.0, 18.0, 14.0 } } },
+	{ 21800, 0.0, 23.0, { { 4.0, 8.0, 0, 0 }, { 6.0, 8.0, 0, 0 }, { 14.0, 10.7, 18.0, 19.0 } }, true },
+	{ 21900, 0.0, 0.0, { { 28.0, 3.7, 23.0, 23.0 }, { 28.0, 3.7, 0, 0 }, { 28.0, 31.0, 18.0, 14.0 } },
+	  true },
+	{ 22100, 0.0, 0.0, { { 28.0, 3.7, 25.0, 25.0 }, { 28.0, 3.7, 0, 0 }, { 28.0, 31.0, 18.0, 14.0 } },
+	  true },
+	{ 22300, 8.4, 0.0, { { 4.0, 3.7, 25.0, 25.0 }, { 4.0, 3.7, 0, 0 }, { 14.0, 31.0, 18.0, 14.0 } },
+	  false },
 };
 
 #define LAT_SETS_END 22800 /* from here on: the kb's constants */
@@ -147,7 +153,9 @@ hw_lat(const struct ft_model_links *l, enum ft_hw_link link, enum ft_algo a, enu
  * v2.25.1-1, v2.27.7-1; kb NA-PROTO-LL, NA-PROTO-LL128, NA-MODEL): the LL cap
  * on one node (Hopper's rose from 87.7 to 141 GB/s in 2.21), the LL128 ring
  * efficiency with one GPU per node (0.7 until 2.22, then 0.92 as for the
- * rest), and the per-channel caps of Blackwell, which had no row of its own
+ * rest), the LL ring's share of the graph (until 2.20: 1/4 for all-reduce,
+ * reduce and every operation across nodes, 1/3 for the others on one node;
+ * 1/2 from v2.21.5-1 on), and the per-channel caps of Blackwell, which had no row of its own
  * before 2.25 (it took Hopper's) and twice Hopper's in 2.25-2.27. From one
  * entry's version up to the next's; the multi-node LL caps of Intel hosts
  * (39, 20.4) and Hopper's per-channel caps are the same in all.
@@ -158,14 +166,15 @@ struct bw_set {
 	uint32_t from;
 	double ll_1node[FT_ARCH_COUNT]; /* llMaxBws, one node, GB/s */
 	double ring_ll128_ppn1;         /* Ring LL128 busBw factor with one GPU per node */
+	bool ring_ll_by_op;             /* Ring LL busBw factor 1/4 or 1/3 by operation, not 1/2 */
 	enum bw_blackwell blackwell;
 };
 
 static const struct bw_set bw_sets[] = {
-	{ 21800, { 39.0, 87.7, 87.7, 87.7 }, 0.7, BW_AS_HOPPER },
-	{ 22100, { 39.0, 87.7, 141.0, 141.0 }, 0.7, BW_AS_HOPPER },
-	{ 22300, { 39.0, 87.7, 141.0, 141.0 }, 0.92, BW_AS_HOPPER },
-	{ 22500, { 39.0, 87.7, 141.0, 282.0 }, 0.92, BW_TWICE_HOPPER },
+	{ 21800, { 39.0, 87.7, 87.7, 87.7 }, 0.7, true, BW_AS_HOPPER },
+	{ 22100, { 39.0, 87.7, 141.0, 141.0 }, 0.7, false, BW_AS_HOPPER },
+	{ 22300, { 39.0, 87.7, 141.0, 141.0 }, 0.92, false, BW_AS_HOPPER },
+	{ 22500, { 39.0, 87.7, 141.0, 282.0 }, 0.92, false, BW_TWICE_HOPPER },
 };
 
 static const struct bw_set *
@@ -223,6 +232,17 @@ static uint32_t
 node_bucket(uint32_t nnodes)
 {
 	return nnodes <= 1 ? 0 : nnodes == 2 ? 1 : 2;
+}
+
+/* The share of the graph's busBw NCCL's tuner gives a ring on LL before its cap. */
+static double
+ring_ll_share(const struct ft_model_links *l, enum ft_op op)
+{
+	const struct bw_set *set = bw_set_of(l);
+
+	if (!set || !set->ring_ll_by_op)
+		return 0.5;
+	return l->nnodes > 1 || op == FT_OP_ALL_REDUCE || op == FT_OP_REDUCE ? 0.25 : 1.0 / 3.0;
 }
 
 static double
@@ -387,7 +407,7 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	struct lats h = hop_lats(l, FT_ALGO_RING, p);
 
 	if (p == FT_PROTO_LL)
-		bus = cap(bus * 0.5, ll_max_Bps(l), "protocol", c);
+		bus = cap(bus * ring_ll_share(l, op), ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
 		bus = cap(bus * (l->ppn < 2 && bw_set_of(l) ? bw_set_of(l)->ring_ll128_ppn1 : 0.92),
 		          l->nchannels * ring_ll128_cap(l) * GB, "channels",
@@ -395,7 +415,7 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	switch (op) {
 	case FT_OP_ALL_REDUCE:
 		nsteps = 2 * (n - 1);
-		ninter = 2 * (N - 1);
+		ninter = N > 1 && lat_set_of(l) && lat_set_of(l)->ring_inter_2n ? 2 * N : 2 * (N - 1);
 		ratio = n / nsteps;
 		break;
 	case FT_OP_ALL_GATHER:

@@ -498,6 +498,22 @@ test_nccl_versions(void **state)
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 		assert_rel(r.time_s, cases[i].nvls_us * US, 1e-9);
 	}
+	/* A ring/Simple all-reduce over 2 x 8: until 2.22 NCCL counts 2 x 2 of its 30 steps
+	 * as network steps (14 us), from 2.23 on 2 x 1; the others are NVLink steps (3.4 us). */
+	hopper_spec(&s, 2, 8, 400);
+	for (i = 0; i < 3; i++) {
+		static const uint32_t v[] = { 21800, 22200, 22300 };
+		double inter = v[i] < 22300 ? 4 : 2;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		q.tuner_only = true;
+		q.nccl_version = v[i];
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_RING;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_rel(r.time_s, (8.4 + (30 - inter) * 3.4 + inter * 14.0) * US, 1e-9);
+	}
 	/* PAT (one GPU per node, all_gather) only from 2.23. */
 	hopper_spec(&s, 4, 8, 400);
 	ft_model_query_init(&q, FT_OP_ALL_GATHER, 1u << 20);
@@ -1642,11 +1658,43 @@ test_nccl_bandwidth_versions(void **state)
 	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL, 0, 0);
 	assert_rel(t, lat + S / (141.0 * GB * ring), 1e-9);
 
+	/* Ring LL on 8 A100 (busBw 12 x 20 GB/s): until 2.20 a quarter of it for all-reduce
+	 * (60 GB/s, under the 87.7 cap) and a third for all-gather (80); half from 2.21 (120,
+	 * capped at 87.7). Algorithm bandwidth: x 8/14 and x 8/7. */
+	{
+		struct ft_cluster_spec a100;
+		struct ft_error err = { 0 };
+		static const struct {
+			uint32_t v;
+			enum ft_op op;
+			double algbw;
+		} cases[] = {
+			{ 21800, FT_OP_ALL_REDUCE, 60.0 * 8 / 14 },
+			{ 22000, FT_OP_ALL_REDUCE, 60.0 * 8 / 14 },
+			{ 21800, FT_OP_ALL_GATHER, 80.0 * 8 / 7 },
+			{ 22100, FT_OP_ALL_REDUCE, 87.7 * 8 / 14 },
+			{ 22100, FT_OP_ALL_GATHER, 87.7 * 8 / 7 },
+			{ 0, FT_OP_ALL_REDUCE, 87.7 * 8 / 14 },
+		};
+		size_t i;
+
+		assert_int_equal(ft_spec_resolve("dgx-a100", &a100, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+			double t0 = tuner_time(&a100, cases[i].op, 0, FT_ALGO_RING, FT_PROTO_LL,
+			                       cases[i].v, 0);
+
+			t = tuner_time(&a100, cases[i].op, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL,
+			               cases[i].v, 0);
+			assert_rel(S / (t - t0), cases[i].algbw * GB, 1e-9);
+		}
+	}
+
 	/* LL128 ring over 4 nodes of one GPU each: one rail of 50 GB/s. */
 	hopper_spec(&s, 4, 8, 400);
 	lat128 = tuner_time(&s, FT_OP_ALL_REDUCE, 0, FT_ALGO_RING, FT_PROTO_LL128, 22200, 1);
 	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128, 22200, 1);
 	assert_rel(t - lat128, S / (50 * GB * 0.7 * 4 / 6.0), 1e-9);
+	lat128 = tuner_time(&s, FT_OP_ALL_REDUCE, 0, FT_ALGO_RING, FT_PROTO_LL128, 22300, 1);
 	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128, 22300, 1);
 	assert_rel(t - lat128, S / (50 * GB * 0.92 * 4 / 6.0), 1e-9);
 
