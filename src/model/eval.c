@@ -241,6 +241,20 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 	}
 }
 
+/* NVLink at the per-link figure of @l's NCCL release: NCCL sizes its graphs with it. */
+static void
+release_nvlink(struct ft_model_links *l)
+{
+	double scale;
+
+	if (!l->nvlink || l->nccl_version == 0 || strcmp(l->intra_what, "nvlink") != 0)
+		return;
+	scale = ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version) /
+	        ft__model_nvlink_link_Bps(l->arch);
+	l->intra_Bps *= scale;
+	l->p2p_Bps *= scale;
+}
+
 /* The link classes of @q on @spec, with its channels; the first checks of a query. */
 static int
 query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
@@ -256,6 +270,7 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	if (q->nchannels)
 		force_channels(l, q->nchannels);
 	l->nccl_version = q->nccl_version;
+	release_nvlink(l);
 	return 0;
 }
 

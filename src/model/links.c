@@ -33,6 +33,25 @@ ft__model_nvlink_link_Bps(enum ft_model_arch arch)
 	return gBps[arch] * 1e9;
 }
 
+/*
+ * The same figure in an older NCCL release @version (major x 10000 + minor x 100; 0: the
+ * newest). NVIDIA/nccl src/graph/topo.h at the tags: SM90_NVLINK_BW 20.0 until v2.19.4-1,
+ * 20.6 from v2.20.3-1; Blackwell had no constant of its own before v2.25.1-1 (compute
+ * capability 10 took SM90's), SM100_NVLINK_BW 40.0 from v2.25.1-1 to v2.27.3-1 and 40.1 from
+ * v2.27.5-1 (2.27 is taken as 40.1).
+ */
+double
+ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version)
+{
+	double hopper = version && version < 22000 ? 20.0e9 : 20.6e9;
+
+	if (version == 0 || arch < FT_ARCH_HOPPER)
+		return ft__model_nvlink_link_Bps(arch);
+	if (arch == FT_ARCH_HOPPER || version < 22500)
+		return hopper;
+	return version < 22700 ? 40.0e9 : ft__model_nvlink_link_Bps(arch);
+}
+
 static enum ft_model_arch
 arch_of(const struct ft_node_spec *n)
 {

@@ -12,6 +12,8 @@
 
 /* Effective NVLink bandwidth per link that NCCL's topology uses, bytes/s (kb NA-MODEL). */
 double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
+/* The same in NCCL release @version (major x 10000 + minor x 100; 0: the newest). */
+double ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*

@@ -97,12 +97,15 @@ is_nvls(enum ft_algo a)
 	return a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE;
 }
 
-/* NVLS channels per GPU (NVLS_NCHANNELS_SM90 16; SM100 32 across nodes, 24 in one). */
+/* NVLS channels per GPU (NVLS_NCHANNELS_SM90 16; SM100 32 across nodes, 24 in one; in one
+ * node 32 too before NVLS_NCHANNELS_SM100_NVL, v2.27.3-1). */
 static uint32_t
 nvls_channels(const struct ft_model_links *l)
 {
+	bool before_nvl = l->nccl_version && l->nccl_version < 22700;
+
 	if (l->arch >= FT_ARCH_BLACKWELL)
-		return l->nnodes > 1 ? 32 : 24;
+		return l->nnodes > 1 || before_nvl ? 32 : 24;
 	return 16;
 }
 

@@ -1698,14 +1698,15 @@ test_nccl_bandwidth_versions(void **state)
 	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128, 22300, 1);
 	assert_rel(t - lat128, S / (50 * GB * 0.92 * 4 / 6.0), 1e-9);
 
-	/* Blackwell tree over 4 nodes of 8 B200 on one channel: the graph gives 40.1 GB/s
-	 * (one NVLink 5 at NCCL's rate), x 0.92 = 36.9; the >2-node per-channel cap is
-	 * Hopper's 36.0 until 2.24, 72.0 in 2.25-2.27 (not binding), 24.0 from 2.28. */
+	/* Blackwell tree over 4 nodes of 8 B200 on one channel: the graph gives one NVLink
+	 * at the release's figure (20.6 GB/s, Hopper's, until 2.24; 40.0 in 2.25-2.26; 40.1
+	 * from 2.27), x 0.92; the >2-node per-channel cap is Hopper's 36.0 until 2.24 (not
+	 * binding), 72.0 in 2.25-2.27 (not binding), 24.0 from 2.28. */
 	{
 		static const struct {
 			uint32_t v;
 			double busbw;
-		} cases[] = { { 22300, 36.0 }, { 22500, 0.92 * 40.1 }, { 0, 24.0 } };
+		} cases[] = { { 22300, 0.92 * 20.6 }, { 22500, 0.92 * 40.0 }, { 0, 24.0 } };
 		struct ft_error err = { 0 };
 		struct ft_model_query q;
 		struct ft_model_result r0, r1;
@@ -1725,6 +1726,60 @@ test_nccl_bandwidth_versions(void **state)
 			assert_int_equal(ft_model_eval(&s, &q, &r1, &err), 0);
 			assert_rel(S / (r1.time_s - r0.time_s), cases[i].busbw * GB * 0.5, 1e-9);
 		}
+	}
+}
+
+/*
+ * NCCL's per-link NVLink figure by release (src/graph/topo.h at the tags):
+ * Hopper 20.0 GB/s until 2.19, 20.6 from 2.20; Blackwell Hopper's until 2.24,
+ * 40.0 in 2.25-2.26, 40.1 from 2.27. A ring/Simple all-reduce on one node of 8
+ * GPUs with 18 NVLinks each moves S at 18 x figure x 8/14. NVLS on one
+ * Blackwell node launches 32 channels until 2.26, 24 from 2.27.
+ */
+static void
+test_nccl_nvlink_versions(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t v;
+		double link_GBps;
+	} cases[] = {
+		{ NULL, 21800, 20.0 },      { NULL, 21900, 20.0 },      { NULL, 22000, 20.6 },
+		{ NULL, 0, 20.6 },          { "dgx-b200", 22400, 20.6 }, { "dgx-b200", 22500, 40.0 },
+		{ "dgx-b200", 22600, 40.0 }, { "dgx-b200", 22700, 40.1 }, { "dgx-b200", 0, 40.1 },
+	};
+	static const struct {
+		uint32_t v, nch;
+	} nvls[] = { { 22500, 32 }, { 22600, 32 }, { 22700, 24 }, { 0, 24 } };
+	const double S = 1ull << 30;
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		double t0, t1;
+
+		if (cases[i].spec)
+			assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		else
+			hopper_spec(&s, 1, 8, 400);
+		t0 = tuner_time(&s, FT_OP_ALL_REDUCE, 0, FT_ALGO_RING, FT_PROTO_SIMPLE, cases[i].v, 0);
+		t1 = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE,
+		                cases[i].v, 0);
+		assert_rel(S / (t1 - t0), 18 * cases[i].link_GBps * GB * 8 / 14, 1e-9);
+	}
+	assert_int_equal(ft_spec_resolve("dgx-b200", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(nvls); i++) {
+		struct ft_model_query q;
+		struct ft_model_result r;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S);
+		q.force_algo = true;
+		q.algo = FT_ALGO_NVLS;
+		q.nccl_version = nvls[i].v;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.nchannels, nvls[i].nch);
 	}
 }
 
@@ -2138,7 +2193,8 @@ test_model_args(void **state)
  * NCCL_NVLS_ENABLE=0 (--no-nvls, ft_model_query.nvls_off), as CoreWeave's
  * GB200 NVL72 jobs set it: NVLS and NVLSTree leave the tuner's candidates.
  * One NVL72 rack at 8 GiB then runs NCCL's ring at its NVLink 5 graph
- * bandwidth, 18 x 40.1 GB/s busbw (kb NA-MODEL), with 142 steps of 3.4 us
+ * bandwidth, 18 x 40.0 GB/s busbw in 2.26 (SM100_NVLINK_BW, 40.1 from
+ * 2.27; kb NA-MODEL), with 142 steps of 3.4 us
  * on top of the base 8.4 us: NCCL's own figure, closed form. Two DGX H100
  * leave NVLSTree for a ring or a tree; --algo nvls with it is refused.
  */
@@ -2164,7 +2220,7 @@ test_nvls_off(void **state)
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 	assert_int_equal(r.algo, FT_ALGO_RING);
 	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
-	assert_rel(r.bw_Bps, 18 * 40.1 * GB * n / (2 * (n - 1)), 1e-9);
+	assert_rel(r.bw_Bps, 18 * 40.0 * GB * n / (2 * (n - 1)), 1e-9);
 	assert_rel(r.time_s, (8.4 + 142 * 3.4) * US + bytes / r.bw_Bps, 1e-9);
 
 	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
@@ -2255,6 +2311,7 @@ main(void)
 		cmocka_unit_test(test_pipe_floors),
 		cmocka_unit_test(test_fidelity_on_fixtures),
 		cmocka_unit_test(test_nccl_bandwidth_versions),
+		cmocka_unit_test(test_nccl_nvlink_versions),
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),
 		cmocka_unit_test(test_gpus_per_thread),
