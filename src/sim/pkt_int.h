@@ -205,7 +205,9 @@ struct pk_flow {
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
 	uint32_t sent_task; /* a barrier done when its last packet first leaves, PK_NONE */
 	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
-	uint32_t fl_off;   /* adaptive with flowlets: the current flowlet's path, PK_NONE */
+	uint32_t fl_off;   /* adaptive with flowlets: its flowlets' hops (fl_hops each), PK_NONE */
+	uint32_t fl_cap;   /* room at fl_off (a reused record keeps its room) */
+	uint16_t fl_hops;  /* links per flowlet path */
 	uint16_t npath;
 	uint16_t last_payload;
 	uint8_t prio;

@@ -137,6 +137,8 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 
 		f.path_off = old->path_off;
 		f.path_cap = old->path_cap;
+		f.fl_off = old->fl_off;
+		f.fl_cap = old->fl_cap;
 		ft_free(old->ooo_bits);
 	} else if (!building(e)) { /* a lazy phase counted its flows and bytes */
 		e->bytes_submitted += bytes;

@@ -34,19 +34,18 @@
  * control (CNPs, BECNs and RTT samples travel back one path latency, as
  * messages when they cross; a reaction point's state lives at the source's
  * NIC, RED draws per port), with bit errors (drawn per port, from the port's
- * own generator), and with adaptive routing per packet (a switch
- * reads its own egress queues), and NCCL's chunked pipelines: a flow that
- * waits for a flow ending where it leaves starts there (local), one that
+ * own generator), and with adaptive routing per packet or per flowlet (a
+ * switch reads its own egress queues; a flowlet's choice at a hop is kept in
+ * its flow's rows, laid out before the run, by the owner of that hop), and
+ * NCCL's chunked pipelines: a flow that waits for a flow ending where it leaves starts there (local), one that
  * waits for a flow ending elsewhere (a slot's clear-to-send) learns of it one
  * path latency later (PK_EV_PRED, a message when it crosses), and a QP's
  * next message waits for a barrier the source's rank alone completes. Such a
  * flow starts on its source's rank alone: every rank routes every flow
  * before the run (the paths are shared by index), packets carry their
  * flow's start. The rest is refused with the reason: a barrier after flows
- * shorter than the lookahead (split data on QPs),
- * adaptive routing with flowlets (a source reads the queues of every hop), and
- * links inside a node between partitions (which this ownership never makes). --trace
- * samples on every rank; rank 0 keeps each port's samples from its owner
+ * shorter than the lookahead (split data on QPs), and links inside a node
+ * between partitions (which this ownership never makes). --trace samples on every rank; rank 0 keeps each port's samples from its owner
  * (pp_trace).
  */
 #include "pkt_int.h"
@@ -272,9 +271,6 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	uint32_t *nin;
 	int rc;
 
-	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes)
-		return pp_refuse(err, "adaptive routing with flowlets chooses a flowlet's whole "
-		                      "path at its source, by the queues of every hop");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 

@@ -4,9 +4,9 @@
 # process: the JSON result and the counters it writes, which rank 0 alone
 # prints and writes. Each case also checks that what crosses the partitions
 # happened at all (PFC pauses, credit stalls at a core switch, CNPs,
-# retransmissions, NCCL's chunked pipelines); a --trace of ports of every
-# rank is the same file; and a run the split cannot carry is refused with
-# the reason.
+# retransmissions, NCCL's chunked pipelines, flowlet choices); a --trace of
+# ports of every rank is the same file; and a run the split cannot carry is
+# refused with the reason.
 set -u
 fabtune=${1:?usage: sim-packet-mpi.sh PATH-TO-FABTUNE}
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -58,6 +58,13 @@ check pfc tests/fixtures/sim/packet-mpi-k4.yaml 1 '"pause_frames": [1-9]'
 check adaptive tests/fixtures/sim/packet-mpi-k4.yaml 1 '"routing": "adaptive"' --routing adaptive
 cmp -s "$tmp/pfc.one.json" "$tmp/adaptive.one.json" &&
 	{ echo "adaptive: the same result as ECMP (no choice by queue made)"; fail=1; }
+# Adaptive routing per flowlet (256 KiB of a QP): the first of a flowlet's packets
+# to reach a switch picks its port there by that switch's queues, for the flowlet.
+sed 's/^routing: ecmp$/routing: adaptive\nflowlet: 256KiB/' tests/fixtures/sim/packet-mpi-k4.yaml \
+	>"$tmp/flowlet.yaml"
+check flowlet "$tmp/flowlet.yaml" 1 '"routing": "adaptive"'
+cmp -s "$tmp/adaptive.one.json" "$tmp/flowlet.one.json" &&
+	{ echo "flowlet: the same result as per-packet adaptive routing"; fail=1; }
 # InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
 check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
 grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||

@@ -389,6 +389,49 @@ check_conservation(const struct net *n, struct ft_engine *e, const struct ft_sim
 	free(want);
 }
 
+/*
+ * Adaptive routing with flowlets of @fl bytes: each flowlet's row is a whole path from the
+ * flow's first link to its receiver, every byte of the flowlet crossed exactly the links
+ * of its row (the switches' choices were kept for the flowlet, no packet chose alone), and
+ * flowlets of one flow took more than one path (the switches chose by their queues).
+ */
+static void
+check_flowlet_rows(const struct net *n, struct ft_engine *e, const struct ft_sim_counters *c,
+                   uint64_t fl)
+{
+	const struct pk_engine *p = pk(e);
+	double *want = calloc(p->nlinks, sizeof(double));
+	uint32_t moved = 0;
+
+	assert_non_null(want);
+	for (size_t i = 0; i < p->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&p->flows, i);
+		uint32_t nfl = (uint32_t)((f->bytes + fl - 1) / fl), h = f->fl_hops;
+
+		assert_int_equal(f->npath, 0);
+		for (uint32_t r = 0; r < nfl; r++) {
+			const uint32_t *row = &FT_VEC_AT(&p->paths, uint32_t, f->fl_off + r * h);
+			uint64_t b = FT_MIN(fl, f->bytes - (uint64_t)r * fl);
+
+			assert_int_equal(row[0], f->first_link);
+			for (uint32_t j = 0; j < h; j++) {
+				assert_true(row[j] < p->nlinks);
+				if (j > 0)
+					assert_int_equal(ft_topo_link(n->t, row[j])->src,
+					                 ft_topo_link(n->t, row[j - 1])->dst);
+				want[row[j]] += (double)b;
+			}
+			assert_int_equal(ft_topo_link(n->t, row[h - 1])->dst, f->dst);
+			if (r > 0 && memcmp(row, row - h, h * sizeof(uint32_t)) != 0)
+				moved++;
+		}
+	}
+	for (uint32_t l = 0; l < p->nlinks; l++)
+		assert_double_equal(c->link_bytes[l], want[l], 0.5);
+	assert_true(moved > 0);
+	free(want);
+}
+
 /* Incast: 15 NICs of other nodes into NIC 0 of node 0, all through its one host link. */
 static uint32_t
 incast_ends(const struct net *n, uint32_t *ends)
@@ -694,13 +737,14 @@ test_permutation_deterministic(void **state)
 		assert_true(c.fct_p50_s + c.fct_max_s <= ecmp_max * (1 + 1e-9));
 		assert_int_equal(pk(e)->paths.len, 0); /* per hop: no stored paths */
 		ft_packet_engine.destroy(e);
-		/* Flowlets of 128 KiB: a path per flowlet, chosen at the source. */
+		/* Flowlets of 128 KiB: a path per flowlet, chosen hop by hop at each switch. */
 		cfg.flowlet_bytes = 128 << 10;
 		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 32, 1u << 20, &c);
 		ft__pk_bytes(e, &sub, &del);
 		assert_int_equal(c.nflows, 32);
 		assert_int_equal(sub, del);
 		assert_true(pk(e)->paths.len >= 32 * 8 * 2); /* 8 flowlets of 2+ links each */
+		check_flowlet_rows(&n, e, &c, cfg.flowlet_bytes);
 		ft_packet_engine.destroy(e);
 	}
 	assert_int_equal(hash[0], hash[1]);
