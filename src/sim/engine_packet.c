@@ -429,6 +429,11 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	f = flow_at(e, fid);
 	f->lat_ps = 0;
 	f->first_link = path.links[0];
+	f->nic_link = PK_NONE;
+	for (j = 0; j < path.nlinks && f->nic_link == PK_NONE; j++)
+		if (e->links[path.links[j]].net &&
+		    ft_topo_vertex(e->topo, e->links[path.links[j]].src)->kind == FT_V_NIC)
+			f->nic_link = path.links[j];
 	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
@@ -483,6 +488,8 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		if (++p->nactive > p->maxflows)
 			p->maxflows = p->nactive;
 	}
+	if (f->nic_link != PK_NONE)
+		e->ports[f->nic_link].nqps++;
 	if (!ft__pk_part_owns(e, f->src))
 		return 0;
 	ring_add(e, f->first_link, fid);
@@ -503,6 +510,8 @@ flow_done(struct pk_engine *e, uint32_t fid)
 		return FT_ENOMEM;
 	for (j = 0; j < f->npath; j++)
 		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
+	if (f->nic_link != PK_NONE)
+		e->ports[f->nic_link].nqps--;
 	return task_done(e, f->task, f->lat_ps);
 }
 
@@ -511,14 +520,15 @@ flow_done(struct pk_engine *e, uint32_t fid)
 /*
  * When the first packet of a message may leave NIC port @p at the earliest, not
  * before @t0: the NIC's send pipeline takes one message per nic_msg_ps, or per
- * nic_miss_ps while the QPs with messages in flight through the NIC (the flows
- * routed over its port) outnumber the contexts it caches. A pipelined stage: its
- * time overlaps the wire's, and only a pipeline slower than the wire holds the port.
+ * nic_miss_ps while the QPs with messages in flight through the NIC (the flows that
+ * leave by its port and have not ended, under any routing: nqps) outnumber the
+ * contexts it caches. A pipelined stage: its time overlaps the wire's, and only a
+ * pipeline slower than the wire holds the port.
  */
 static uint64_t
 nic_pipeline(struct pk_engine *e, struct pk_port *p, uint64_t t0)
 {
-	bool miss = e->nic_qp_cache && p->nactive > e->nic_qp_cache;
+	bool miss = e->nic_qp_cache && p->nqps > e->nic_qp_cache;
 	uint64_t start = p->nic_free_ps > t0 ? p->nic_free_ps : t0;
 
 	e->nic_msgs++;

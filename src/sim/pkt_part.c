@@ -271,6 +271,9 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	uint32_t *nin;
 	int rc;
 
+	if (e->nic_qp_cache)
+		return pp_refuse(err, "packet.nic_qp_cache counts a NIC's QPs in flight until "
+		                      "their flows end at the receivers, which other ranks own");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 
@@ -754,9 +757,11 @@ static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
-	uint64_t sums[10] = { e->nevents, e->npackets, e->ndrops, e->nretx, e->npause,
-		              e->necn,    e->ncnp,     e->nwdog, e->bytes_delivered, pp->ntrace_ev };
-	uint64_t tot[10] = { 0 }, now = e->now_ps;
+	uint64_t sums[13] = { e->nevents, e->npackets,  e->ndrops,          e->nretx,
+		              e->npause,  e->necn,      e->ncnp,            e->nwdog,
+		              e->bytes_delivered, pp->ntrace_ev, e->nic_msgs, e->nic_missed,
+		              e->nic_wait_ps };
+	uint64_t tot[13] = { 0 }, now = e->now_ps;
 	size_t np = (size_t)e->nlinks * sizeof(struct pk_port),
 	       nc = (size_t)e->nlinks * e->nprio * sizeof(struct pk_cls);
 	void *bp = ft_calloc(np + 1, 1), *bc = ft_calloc(nc + 1, 1);
@@ -771,7 +776,7 @@ pp_gather(struct pk_engine *e)
 		ft_free(bsw);
 		return FT_ENOMEM;
 	}
-	MPI_Reduce(sums, tot, 10, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(sums, tot, 13, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	MPI_Reduce(e->ntrace ? &pp->t_last_ps : &e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0,
 	           MPI_COMM_WORLD);
 	/* Root barriers were handled on every rank: one process handles them once; trace
@@ -785,6 +790,9 @@ pp_gather(struct pk_engine *e)
 	e->ncnp = tot[6];
 	e->nwdog = tot[7];
 	e->bytes_delivered = tot[8];
+	e->nic_msgs = tot[10]; /* each NIC's pipeline runs on its owner's rank */
+	e->nic_missed = tot[11];
+	e->nic_wait_ps = tot[12];
 	e->now_ps = now;
 	for (int r = 1; r < n; r++) {
 		pp_to_root(r, pp->rank, e->ports, bp, np);

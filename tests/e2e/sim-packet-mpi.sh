@@ -91,9 +91,13 @@ check phases tests/fixtures/sim/packet-mpi-k4-phases.yaml 1 '"algo": "halving_do
 # (local), its QP's previous message leaving the NIC (local, the source's
 # rank alone runs that barrier) and the receiver's clear-to-send for its
 # slot, one path latency back (a message between ranks). With 2 QPs per
-# connection the messages take the QPs in turn.
+# connection the messages take the QPs in turn; there the NICs' send pipeline
+# is slowed to 200,000 messages a second so that it holds messages back (its
+# waits are counted on the rank that owns each NIC).
 check chunked tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"algo": "tree"'
-check chunked-qps tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"qps_per_connection": 2' --qps 2
+sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 2e5/' \
+	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/chunked-nic.yaml"
+check chunked-qps "$tmp/chunked-nic.yaml" 1 '"nic_wait_s": [0-9.]*[1-9]' --qps 2
 # Bit errors on the lossless PFC permutation: each port draws from its own
 # generator (seeded from the run's seed and the port); corrupted packets are
 # dropped at the receiving port and sent again after a NAK or a timeout.
@@ -121,5 +125,12 @@ timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 	"$fabtune" sim "$tmp/split-qps.yaml" --qps 2 >/dev/null 2>"$tmp/err"
 grep -q "packet engine under mpirun: split_data_on_qps splits each chunked message over its QPs" \
 	"$tmp/err" || { echo "split data on QPs under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+# A NIC's QP-context cache counts the QPs in flight until their flows end at
+# the receivers: refused.
+sed 's/^  nic_msg_rate: 2e5$/&\n  nic_qp_cache: 4/' "$tmp/chunked-nic.yaml" >"$tmp/qp-cache.yaml"
+timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
+	"$fabtune" sim "$tmp/qp-cache.yaml" >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: packet.nic_qp_cache counts a NIC's QPs in flight" \
+	"$tmp/err" || { echo "nic_qp_cache under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"
