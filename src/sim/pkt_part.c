@@ -346,12 +346,14 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	return 0;
 }
 
+static int pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner,
+                    struct ft_error *err);
+
 int
 ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 {
 	struct ft_launch l;
 	struct pk_part *pp;
-	int rc;
 
 	if (ft_launch_detect(NULL, &l, NULL) < 0 || l.launcher == FT_LAUNCHER_NONE ||
 	    !l.mpi || l.size == 1)
@@ -381,13 +383,30 @@ ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 	                    "without MPI",
 	                    ft_launcher_name(l.launcher), l.size);
 #endif
+	return pp_setup(e, pp, NULL, err);
+}
+
+/*
+ * The split @pp of @e: vertex owners (@owner, or by pod), every flow routed, what may
+ * not be split refused.
+ */
+static int
+pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct ft_error *err)
+{
+	int rc;
+
 	ft_vec_init(&pp->out, sizeof(struct pk_msg));
 	ft_vec_init(&pp->done, sizeof(struct pk_done));
 	e->part = pp;
 	pp->owner = ft_calloc((size_t)e->nvertices + 1, sizeof(uint32_t));
 	if (!pp->owner)
 		return FT_ENOMEM;
-	pp_owners(e, pp);
+	if (owner) {
+		memcpy(pp->owner, owner, (size_t)e->nvertices * sizeof(uint32_t));
+		pp->owner[e->nvertices] = (uint32_t)pp->rank;
+	} else {
+		pp_owners(e, pp);
+	}
 	pp->start_key = ft_calloc(e->flows.len + 1, sizeof(uint64_t));
 	if (!pp->start_key)
 		return FT_ENOMEM;
@@ -403,6 +422,23 @@ ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 		if (pp->task_kind[i] == PP_LEAF)
 			FT_VEC_AT(&e->tasks, struct pk_task, i).npred = UINT32_MAX;
 	return 0;
+}
+
+/*
+ * What a split of @e's submitted run into @nranks ranks with these vertex owners (one
+ * per vertex) would refuse, without MPI: the checks ft__pk_part_init() makes, as rank 0
+ * (the tests' way to every refusal, some of which no builder's graph reaches). @e is
+ * left split (its flows routed) until ft__pk_part_free().
+ */
+int
+ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks, struct ft_error *err)
+{
+	struct pk_part *pp = ft_calloc(1, sizeof(*pp));
+
+	if (!pp)
+		return FT_ENOMEM;
+	pp->size = nranks;
+	return pp_setup(e, pp, owner, err);
 }
 
 void
