@@ -1467,11 +1467,8 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		rc = ft__pk_part_init(e, err);
 		if (rc == FT_EINVAL)
 			return rc; /* the reason is in @err */
-		if (rc == 0 && e->part && ft__pk_lazy_any(e))
-			return ft_error_set(err, FT_EINVAL,
-			                    "sim: packet engine: an all-to-all of NCCL sends builds "
-			                    "its sends as they start, which a run split across MPI "
-			                    "ranks does not do yet: run it in one process");
+		if (rc == 0 && e->part && FT_NEVER(ft__pk_lazy_any(e)))
+			return FT_EINVAL; /* a split run builds all-to-alls whole (pkt_setup.c) */
 		if (rc < 0 || (rc = ft__pk_start(e)) < 0)
 			goto fail;
 	}

@@ -359,6 +359,7 @@ task_at(struct pk_engine *e, uint32_t t)
  * an event happens, a packet's slot and one event's handling, from engine_packet.c.
  */
 struct pk_part;
+bool ft__pk_part_wanted(void);
 int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
 int ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks,
                       struct ft_error *err);

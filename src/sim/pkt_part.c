@@ -187,17 +187,16 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
 }
 
 /*
- * Barrier @b after a flow: the others learn of the flow's completion at the window's end,
- * so the barrier may not fire before: its wait (its delay, and its share of the longest
- * path latency among its flows, which is at least the lookahead when one of them crosses
- * the partitions) must be at least the lookahead.
+ * Barrier @b after flows: the others learn of a flow's completion at the window's end, so
+ * the barrier may not fire before: its wait (its delay, and its share of @lat, the longest
+ * path latency among its flows, which every flow's route gives before the run) must be at
+ * least the lookahead.
  */
 static int
-pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, bool crosses,
+pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, uint64_t lat,
               struct ft_error *err)
 {
 	const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, b);
-	uint64_t lat = crosses ? pp->lookahead_ps : 0;
 	uint64_t wait = k->delay_ps + (uint64_t)(k->lat_mult * (double)lat);
 
 	if (wait >= pp->lookahead_ps)
@@ -267,7 +266,7 @@ static int
 pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 {
 	size_t nt = e->tasks.len;
-	uint64_t la = UINT64_MAX;
+	uint64_t la = UINT64_MAX, *plat;
 	uint32_t *nin;
 	int rc;
 
@@ -288,8 +287,10 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	pp->lookahead_ps = la;
 	pp->task_kind = ft_calloc(nt + 1, 1);
 	nin = ft_calloc(nt + 1, sizeof(uint32_t));
-	if (!pp->task_kind || !nin) {
+	plat = ft_calloc(nt + 1, sizeof(uint64_t));
+	if (!pp->task_kind || !nin || !plat) {
 		ft_free(nin);
+		ft_free(plat);
 		return FT_ENOMEM;
 	}
 	/* Successors are counted here: the run has not started (pk_start counts them). */
@@ -308,7 +309,7 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 			pp->task_kind[i] = k->npred == 0 ? PP_ROOT : has_succ ? PP_MID : PP_LEAF;
 	}
 	rc = pp_check_sent(e, pp, nin, err);
-	/* nin now: per middle barrier, 1 after a flow, 3 after one between partitions. */
+	/* nin now: per middle barrier, 1 after a flow; plat: its flows' longest path latency. */
 	memset(nin, 0, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < e->edges.len && rc == 0; i++) {
 		const uint32_t *pr = ft_vec_at(&e->edges, i);
@@ -329,12 +330,15 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		 * have had: before the flows it starts (task_done takes them in order). */
 		if (pp->task_kind[pr[0]] == PP_FEED)
 			rc = pp_refuse(err, "a flow starts a barrier after a flow");
-		if (pp->task_kind[pr[1]] != PP_LEAF) /* leaves are replayed */
-			nin[pr[1]] |= pp->owner[f->src] != pp->owner[f->dst] ? 3u : 1u;
+		if (pp->task_kind[pr[1]] != PP_LEAF) { /* leaves are replayed */
+			nin[pr[1]] = 1;
+			plat[pr[1]] = FT_MAX(plat[pr[1]], f->lat_ps);
+		}
 	}
 	for (size_t i = 0; i < nt && rc == 0; i++)
-		rc = nin[i] ? pp_check_wait(e, pp, (uint32_t)i, nin[i] == 3u, err) : 0;
+		rc = nin[i] ? pp_check_wait(e, pp, (uint32_t)i, plat[i], err) : 0;
 	ft_free(nin);
+	ft_free(plat);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < nt; i++) {
@@ -349,23 +353,36 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 static int pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner,
                     struct ft_error *err);
 
-int
-ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
+/* Whether this process is one of several mpirun started for one run (not a sweep's). */
+bool
+ft__pk_part_wanted(void)
 {
 	struct ft_launch l;
-	struct pk_part *pp;
 
-	if (ft_launch_detect(NULL, &l, NULL) < 0 || l.launcher == FT_LAUNCHER_NONE ||
-	    !l.mpi || l.size == 1)
-		return 0;
+	if (ft_launch_detect(NULL, &l, NULL) < 0 || l.launcher == FT_LAUNCHER_NONE || !l.mpi ||
+	    l.size == 1)
+		return false;
 #if FT_HAVE_MPI
 	{
 		int inited = 0;
 
 		MPI_Initialized(&inited);
-		if (inited)
-			return 0; /* a sweep under mpirun shares points, not one run */
-		pp = ft_calloc(1, sizeof(*pp));
+		return !inited;
+	}
+#else
+	return true; /* refused at the run, naming the launcher */
+#endif
+}
+
+int
+ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
+{
+	if (!ft__pk_part_wanted())
+		return 0;
+#if FT_HAVE_MPI
+	{
+		struct pk_part *pp = ft_calloc(1, sizeof(*pp));
+
 		if (!pp)
 			return FT_ENOMEM;
 		if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
@@ -375,15 +392,19 @@ ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 		pp->mpi_inited = true;
 		MPI_Comm_rank(MPI_COMM_WORLD, &pp->rank);
 		MPI_Comm_size(MPI_COMM_WORLD, &pp->size);
+		return pp_setup(e, pp, NULL, err);
 	}
 #else
-	(void)pp;
-	return ft_error_set(err, FT_EINVAL,
-	                    "sim: packet engine: started by %s with %u processes, but built "
-	                    "without MPI",
-	                    ft_launcher_name(l.launcher), l.size);
+	{
+		struct ft_launch l;
+
+		(void)ft_launch_detect(NULL, &l, NULL);
+		return ft_error_set(err, FT_EINVAL,
+		                    "sim: packet engine: started by %s with %u processes, but "
+		                    "built without MPI",
+		                    ft_launcher_name(l.launcher), l.size);
+	}
 #endif
-	return pp_setup(e, pp, NULL, err);
 }
 
 /*

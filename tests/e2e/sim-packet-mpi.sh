@@ -4,7 +4,8 @@
 # process: the JSON result and the counters it writes, which rank 0 alone
 # prints and writes. Each case also checks that what crosses the partitions
 # happened at all (PFC pauses, credit stalls at a core switch, CNPs,
-# retransmissions, NCCL's chunked pipelines, flowlet choices); a --trace of
+# retransmissions, NCCL's chunked pipelines and all-to-alls, flowlet
+# choices); a --trace of
 # ports of every rank is the same file; and a run the split cannot carry is
 # refused with the reason.
 set -u
@@ -98,6 +99,11 @@ check chunked tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"algo": "tree"'
 sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 2e5/' \
 	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/chunked-nic.yaml"
 check chunked-qps "$tmp/chunked-nic.yaml" 1 '"nic_wait_s": [0-9.]*[1-9]' --qps 2
+# NCCL's all-to-all sends: a send waits for the ends of the send W rounds
+# before from its rank and of the receive W rounds before at its receiver,
+# which learn of them one path latency later (every rank runs those barriers,
+# told at the window's end); a split run builds the sends whole.
+check alltoall tests/fixtures/sim/packet-mpi-k4-alltoall.yaml 1 '"op": "alltoall"'
 # Bit errors on the lossless PFC permutation: each port draws from its own
 # generator (seeded from the run's seed and the port); corrupted packets are
 # dropped at the receiving port and sent again after a NAK or a timeout.

@@ -476,7 +476,8 @@ test_lab_moe(void **state)
  * pair, one packet a message, all 15 sends of a rank posted at once. At 100,000
  * messages a second (10 us a message, a thousand times a packet's wire time) the NIC
  * sends one message per 10 us: the all-to-all takes the per-send start cost, 14
- * pipeline times and the last packet's way, whatever the wire allows. With a QP cache
+ * pipeline times, the last packet's way and its way back (the sender learns of its send's
+ * end one path latency later), whatever the wire allows. With a QP cache
  * of 4 contexts and a miss rate of half, message k of a NIC (k = 0..14) finds 15 - k
  * sends in flight (the earlier ones have arrived, a microsecond after leaving): the
  * first 11 miss (20 us each), the last 4 hit (10 us). Under adaptive routing (no
@@ -519,7 +520,7 @@ test_nic_msg_rate(void **state)
 		                 ar ? FT_ROUTING_ADAPTIVE : FT_ROUTING_ECMP);
 		if (!ar)
 			pk_hop_times(&r, &t_pkt, &d);
-		want = cases[i % nc].pipeline_s + t_pkt + d +
+		want = cases[i % nc].pipeline_s + t_pkt + 2 * d +
 		       ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
 		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
 		print_message("# %s, cache %u: %.3f us, expected %.3f us, %llu of %llu missed\n",
