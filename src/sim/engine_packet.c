@@ -46,7 +46,9 @@
  * Routing: ECMP (per QP hash) and D-mod-K paths are fixed when a flow
  * starts, through the same ft_route_path() as the flow engine; adaptive
  * routing chooses at every switch, per packet, the equal-cost port with the
- * fewest queued bytes (ties broken by the flow's hash).
+ * fewest queued bytes (ties broken by the flow's hash), or with flowlets
+ * per flowlet: the first of a flowlet's packets to reach a switch chooses for
+ * the flowlet there (flowlet_room).
  *
  * This file is the event loop and what it runs per packet; the engine's construction,
  * submit and destroy are pkt_setup.c, its counters and a stall's diagnosis pkt_report.c.
@@ -370,6 +372,38 @@ nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
 }
 
 /*
+ * Adaptive routing with flowlets, decided at each switch (as switches that balance
+ * flowlets do: the port a flow's packets leave by is chosen by the switch that owns it,
+ * from its own queues): flowlet n of a QP is its packets from byte n x flowlet_bytes on.
+ * The first of its packets to reach a hop picks the least-queued equal-cost port there
+ * and the flowlet's later packets follow it. The choices are kept per flow, one row of
+ * its path's length per flowlet (its first link is the flow's), PK_NONE until chosen;
+ * the rows are laid out when the flow is routed, so that in a run split across MPI
+ * ranks every rank has them at the same place and the owner of each hop fills its own.
+ */
+static int
+flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path)
+{
+	uint64_t nfl = ((uint64_t)(f->npkts ? f->npkts - 1 : 0) * e->mtu) / e->cfg.flowlet_bytes + 1;
+	uint64_t n = nfl * path->nlinks;
+
+	if (n >= UINT32_MAX || e->paths.len + n >= UINT32_MAX)
+		return FT_ERANGE;
+	if (f->fl_off == PK_NONE || f->fl_cap < n) {
+		if (ft_vec_reserve(&e->paths, (size_t)n) < 0)
+			return FT_ENOMEM;
+		f->fl_off = (uint32_t)e->paths.len;
+		f->fl_cap = (uint32_t)n;
+		e->paths.len += (size_t)n;
+	}
+	f->fl_hops = (uint16_t)path->nlinks;
+	for (uint64_t i = 0; i < n; i++)
+		FT_VEC_AT(&e->paths, uint32_t, f->fl_off + i) =
+		        i % path->nlinks ? PK_NONE : path->links[0];
+	return 0;
+}
+
+/*
  * Route flow @fid: its first link, its path (kept unless routed per hop), its path latency
  * and its ideal time. At its start in one process; a run split across MPI ranks routes
  * every flow before it starts, in flow order, so that every rank's path table is the same
@@ -395,6 +429,11 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	f = flow_at(e, fid);
 	f->lat_ps = 0;
 	f->first_link = path.links[0];
+	f->nic_link = PK_NONE;
+	for (j = 0; j < path.nlinks && f->nic_link == PK_NONE; j++)
+		if (e->links[path.links[j]].net &&
+		    ft_topo_vertex(e->topo, e->links[path.links[j]].src)->kind == FT_V_NIC)
+			f->nic_link = path.links[j];
 	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
@@ -411,6 +450,8 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 		f->npath = (uint16_t)path.nlinks;
 		memcpy(&FT_VEC_AT(&e->paths, uint32_t, f->path_off), path.links,
 		       path.nlinks * sizeof(uint32_t));
+	} else if (e->cfg.flowlet_bytes && (rc = flowlet_room(e, f, &path)) < 0) {
+		return rc;
 	}
 	for (j = 0; j < path.nlinks; j++) {
 		const struct pk_link *lk = &e->links[path.links[j]];
@@ -447,6 +488,8 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		if (++p->nactive > p->maxflows)
 			p->maxflows = p->nactive;
 	}
+	if (f->nic_link != PK_NONE)
+		e->ports[f->nic_link].nqps++;
 	if (!ft__pk_part_owns(e, f->src))
 		return 0;
 	ring_add(e, f->first_link, fid);
@@ -467,6 +510,8 @@ flow_done(struct pk_engine *e, uint32_t fid)
 		return FT_ENOMEM;
 	for (j = 0; j < f->npath; j++)
 		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
+	if (f->nic_link != PK_NONE)
+		e->ports[f->nic_link].nqps--;
 	return task_done(e, f->task, f->lat_ps);
 }
 
@@ -475,14 +520,15 @@ flow_done(struct pk_engine *e, uint32_t fid)
 /*
  * When the first packet of a message may leave NIC port @p at the earliest, not
  * before @t0: the NIC's send pipeline takes one message per nic_msg_ps, or per
- * nic_miss_ps while the QPs with messages in flight through the NIC (the flows
- * routed over its port) outnumber the contexts it caches. A pipelined stage: its
- * time overlaps the wire's, and only a pipeline slower than the wire holds the port.
+ * nic_miss_ps while the QPs with messages in flight through the NIC (the flows that
+ * leave by its port and have not ended, under any routing: nqps) outnumber the
+ * contexts it caches. A pipelined stage: its time overlaps the wire's, and only a
+ * pipeline slower than the wire holds the port.
  */
 static uint64_t
 nic_pipeline(struct pk_engine *e, struct pk_port *p, uint64_t t0)
 {
-	bool miss = e->nic_qp_cache && p->nactive > e->nic_qp_cache;
+	bool miss = e->nic_qp_cache && p->nqps > e->nic_qp_cache;
 	uint64_t start = p->nic_free_ps > t0 ? p->nic_free_ps : t0;
 
 	e->nic_msgs++;
@@ -559,35 +605,13 @@ fc_blocks(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t wire)
 	}
 }
 
-/*
- * Adaptive routing with flowlets: at the first packet of every flowlet_bytes of a QP, a
- * whole path is chosen at the source (the least-queued equal-cost port at every hop as
- * of now) and the flowlet's packets follow it; without flowlets packets choose per hop.
- */
-static int
-flowlet_route(struct pk_engine *e, uint32_t fid, uint32_t l)
+/* The path row of packet @seq's flowlet (flowlet_room), PK_NONE without flowlets. */
+static uint32_t
+flowlet_row(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
 {
-	struct pk_flow *f = flow_at(e, fid);
-	uint64_t at = (uint64_t)f->snd_nxt * e->mtu;
-	struct choose_ctx cc = { e, f->hash ^ f->snd_nxt };
-	struct ft_error err = { 0 };
-	struct ft_path path;
-	int rc;
-
-	if (f->npath || (f->fl_off != PK_NONE && at % e->cfg.flowlet_bytes >= e->mtu))
-		return 0; /* a fixed path (an NVLink domain's), or inside the current flowlet */
-	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_least_queued, &cc, &path,
-	                   &err);
-	if (rc < 0 || path.links[0] != l)
-		return 0; /* keep the last path (or per-hop choices) */
-	if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
-		return FT_ENOMEM;
-	f = flow_at(e, fid);
-	f->fl_off = (uint32_t)e->paths.len;
-	memcpy(&FT_VEC_AT(&e->paths, uint32_t, e->paths.len), path.links,
-	       path.nlinks * sizeof(uint32_t));
-	e->paths.len += path.nlinks;
-	return 0;
+	if (f->fl_off == PK_NONE || !e->cfg.flowlet_bytes)
+		return PK_NONE;
+	return f->fl_off + (uint32_t)((uint64_t)seq * e->mtu / e->cfg.flowlet_bytes) * f->fl_hops;
 }
 
 /* What priority @c of port @l would send next (pkt_int.h). */
@@ -723,15 +747,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		k = &e->pkts[id];
 		k->flow = fid;
 		k->dst = f->dst;
-		if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes) {
-			rc = flowlet_route(e, fid, l);
-			if (rc < 0) {
-				pkt_free(e, id);
-				return rc;
-			}
-			f = flow_at(e, fid);
-		}
-		k->path_off = f->npath ? f->path_off : f->fl_off;
+		k->path_off = f->npath ? f->path_off : flowlet_row(e, f, f->snd_nxt);
 		k->seq = f->snd_nxt++;
 		k->payload = (uint16_t)payload;
 		k->link = PK_NONE;
@@ -796,18 +812,14 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 	return try_send(e, l);
 }
 
-/* The next link of packet @id at vertex @v. */
+/* Adaptive routing at vertex @v: the equal-cost port that is up with the fewest queued bytes. */
 static int
-next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
+least_queued_hop(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 {
 	const struct pk_pkt *k = &e->pkts[id];
 	uint32_t cand[64];
 	int n;
 
-	if (k->path_off != PK_NONE) {
-		*out = FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop);
-		return 0;
-	}
 	n = ft_route_next_hops(e->topo, v, k->dst, cand, FT_ARRAY_SIZE(cand));
 	if (n <= 0)
 		return n < 0 ? n : FT_ENOENT;
@@ -824,6 +836,28 @@ next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 		*out = cand[choose_least_queued(&cc, v, cand, nup)];
 	}
 	return 0;
+}
+
+/* The next link of packet @id at vertex @v. */
+static int
+next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
+{
+	const struct pk_pkt *k = &e->pkts[id];
+	int n;
+
+	if (k->path_off != PK_NONE) {
+		*out = FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop);
+		if (*out != PK_NONE)
+			return 0;
+		/* The first of its flowlet's packets here: this switch picks for all of them
+		 * (flowlet_room; every hop of the row is on a shortest path, so the packet
+		 * is delivered at its last). */
+		n = least_queued_hop(e, id, v, out);
+		if (n == 0)
+			FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop) = *out;
+		return n;
+	}
+	return least_queued_hop(e, id, v, out);
 }
 
 /* ---- the go-back-N receiver and sender ------------------------------------ */
@@ -1107,8 +1141,10 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 		 * while its ingress is accounted here. */
 		uint32_t n = FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop);
 
-		__builtin_prefetch(&e->ports[n]);
-		__builtin_prefetch(pk_cls_at(e, n, c));
+		if (n != PK_NONE) { /* (a flowlet's hop not chosen yet) */
+			__builtin_prefetch(&e->ports[n]);
+			__builtin_prefetch(pk_cls_at(e, n, c));
+		}
 	}
 
 	if ((k->flags & PK_F_CORRUPT) || v == k->dst) {
@@ -1431,11 +1467,8 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		rc = ft__pk_part_init(e, err);
 		if (rc == FT_EINVAL)
 			return rc; /* the reason is in @err */
-		if (rc == 0 && e->part && ft__pk_lazy_any(e))
-			return ft_error_set(err, FT_EINVAL,
-			                    "sim: packet engine: an all-to-all of NCCL sends builds "
-			                    "its sends as they start, which a run split across MPI "
-			                    "ranks does not do yet: run it in one process");
+		if (rc == 0 && e->part && FT_NEVER(ft__pk_lazy_any(e)))
+			return FT_EINVAL; /* a split run builds all-to-alls whole (pkt_setup.c) */
 		if (rc < 0 || (rc = ft__pk_start(e)) < 0)
 			goto fail;
 	}

@@ -159,6 +159,7 @@ struct pk_port {
 	uint64_t drops, ecn_marks;
 	uint64_t xmit_wait_ps;
 	uint32_t nactive, maxflows; /* flows routed over it now / at most */
+	uint32_t nqps; /* NIC port: flows it sends that have not ended (their QPs' contexts) */
 	uint64_t wd_fires;
 	uint64_t nic_free_ps; /* NIC port: when its send pipeline takes the next message */
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
@@ -204,8 +205,11 @@ struct pk_flow {
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
 	uint32_t sent_task; /* a barrier done when its last packet first leaves, PK_NONE */
+	uint32_t nic_link;  /* the port of the NIC it leaves by (under any routing), PK_NONE */
 	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
-	uint32_t fl_off;   /* adaptive with flowlets: the current flowlet's path, PK_NONE */
+	uint32_t fl_off;   /* adaptive with flowlets: its flowlets' hops (fl_hops each), PK_NONE */
+	uint32_t fl_cap;   /* room at fl_off (a reused record keeps its room) */
+	uint16_t fl_hops;  /* links per flowlet path */
 	uint16_t npath;
 	uint16_t last_payload;
 	uint8_t prio;
@@ -355,7 +359,10 @@ task_at(struct pk_engine *e, uint32_t t)
  * an event happens, a packet's slot and one event's handling, from engine_packet.c.
  */
 struct pk_part;
+bool ft__pk_part_wanted(void);
 int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
+int ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks,
+                      struct ft_error *err);
 bool ft__pk_part_owns(const struct pk_engine *e, uint32_t v);
 int ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev);
 int ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid);

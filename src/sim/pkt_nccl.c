@@ -127,6 +127,7 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	f.ring_next = PK_NONE;
 	f.fl_off = PK_NONE;
 	f.sent_task = PK_NONE;
+	f.nic_link = PK_NONE;
 	f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
 	f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
 	f.qp = qp * 1024;
@@ -137,6 +138,8 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 
 		f.path_off = old->path_off;
 		f.path_cap = old->path_cap;
+		f.fl_off = old->fl_off;
+		f.fl_cap = old->fl_cap;
 		ft_free(old->ooo_bits);
 	} else if (!building(e)) { /* a lazy phase counted its flows and bytes */
 		e->bytes_submitted += bytes;
@@ -506,11 +509,18 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
  * round k; up to peers_inflight rounds are in progress per rank at once, each round in
  * one of as many lanes (a channel's batch slot), so the send of round k starts once the
  * send of round k - W of the same rank is done (its lane is free) and the receiver's
- * receive of round k - W too (the send of rank i + W). Every send pays the per-message
- * cost of its link class at its start (kb NA-MODEL hwLat).
+ * receive of round k - W too (the send of rank i + W). Both learn of that end one path
+ * latency of the ended send after its last byte arrived (the end barrier waits it): the
+ * sender by its completion coming back, the other sender by the receiver's clear-to-send
+ * for its next receive (taken as the same latency). That delay is also what lets a run
+ * split across MPI ranks tell every rank of the end (pkt_part.c). Every send pays the
+ * per-message cost of its link class at its start (kb NA-MODEL hwLat). @as_lazy: cut every
+ * send as a network one, as the lazy form does (one shape per phase), so that the graph
+ * is the lazy one's built whole; otherwise an NVLink send keeps its own protocol.
  */
 static int
-p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+             bool as_lazy)
 {
 	struct pk_engine *e = pb->rb.e;
 	const struct ft_schedule *sc = op->sched;
@@ -555,7 +565,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				                                 sc->algo, ch[net].proto);
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);
-				int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, pb->rb.tag);
+				int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 1, pb->rb.tag);
 
 				if (s0 < 0 || end < 0 || ft__pk_add_dep(e, (uint32_t)end, pb->rb.bar) < 0)
 					rc = FT_ENOMEM;
@@ -566,7 +576,8 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 					rc = FT_ENOMEM;
 				now[i] = (uint32_t)end;
 				if (rc == 0)
-					rc = p2p_send(pb, ph->bytes_per_pair, a, b, &ch[net], (uint32_t)s0,
+					rc = p2p_send(pb, ph->bytes_per_pair, a, b,
+					              &ch[as_lazy ? 1 : net], (uint32_t)s0,
 					              (uint32_t)end);
 			}
 		}
@@ -645,7 +656,10 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
 			task_of(e, bar)->lat_mult = 0;
 		return rc;
 	}
-	rc = ph->implicit_alltoall ? p2p_alltoall(&pb, op, ph) : p2p_flows(&pb, op, ph, err);
+	/* Built whole where a lazy one would run (a2a_eager: a split run, the tests), the
+	 * sends are lazy_send()'s: every one cut as the network's. */
+	rc = ph->implicit_alltoall ? p2p_alltoall(&pb, op, ph, !e->may_drop) :
+	                             p2p_flows(&pb, op, ph, err);
 	if (rc < 0) {
 		ft_free(pb.rb.c);
 		return rc;
@@ -807,7 +821,7 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 		return (int)si;
 	lz->building = true;
 	s0 = ft__pk_add_task(e, PK_T_BARRIER, ph->cost_ps[net], 0, ph->tag);
-	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 0, ph->tag);
+	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 1, ph->tag);
 	pb.cap = ph->ch.channels;
 	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
 	rc = s0 < 0 || end < 0 || !pb.rb.c ? FT_ENOMEM : 0;

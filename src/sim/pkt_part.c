@@ -27,26 +27,27 @@
  * Supported: background patterns, jobs and multi-phase ops, whose flows wait for
  * barriers (an op's start, a phase's or an op's end before the next): every rank
  * runs them, told of the flows that finished elsewhere at each window's end
- * (pp_replay), and their waits are at least the lookahead; on lossless fabrics
+ * (pp_replay), and their waits are at least the lookahead (from the routed paths:
+ * an all-to-all send's end waits one path latency of its flows, built whole as
+ * the lazy form would build it, pkt_setup.c); on lossless fabrics
  * (PFC or credits) or lossy ones (go-back-N: NAKs and ACKs travel back one
  * path latency, as messages when they cross; the sender reads only its own
  * side), with static or ECMP routing, with or without congestion
  * control (CNPs, BECNs and RTT samples travel back one path latency, as
  * messages when they cross; a reaction point's state lives at the source's
  * NIC, RED draws per port), with bit errors (drawn per port, from the port's
- * own generator), and with adaptive routing per packet (a switch
- * reads its own egress queues), and NCCL's chunked pipelines: a flow that
- * waits for a flow ending where it leaves starts there (local), one that
+ * own generator), and with adaptive routing per packet or per flowlet (a
+ * switch reads its own egress queues; a flowlet's choice at a hop is kept in
+ * its flow's rows, laid out before the run, by the owner of that hop), and
+ * NCCL's chunked pipelines: a flow that waits for a flow ending where it leaves starts there (local), one that
  * waits for a flow ending elsewhere (a slot's clear-to-send) learns of it one
  * path latency later (PK_EV_PRED, a message when it crosses), and a QP's
  * next message waits for a barrier the source's rank alone completes. Such a
  * flow starts on its source's rank alone: every rank routes every flow
  * before the run (the paths are shared by index), packets carry their
  * flow's start. The rest is refused with the reason: a barrier after flows
- * shorter than the lookahead (split data on QPs),
- * adaptive routing with flowlets (a source reads the queues of every hop), and
- * links inside a node between partitions (which this ownership never makes). --trace
- * samples on every rank; rank 0 keeps each port's samples from its owner
+ * shorter than the lookahead (split data on QPs), and links inside a node
+ * between partitions (which this ownership never makes). --trace samples on every rank; rank 0 keeps each port's samples from its owner
  * (pp_trace).
  */
 #include "pkt_int.h"
@@ -188,17 +189,16 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
 }
 
 /*
- * Barrier @b after a flow: the others learn of the flow's completion at the window's end,
- * so the barrier may not fire before: its wait (its delay, and its share of the longest
- * path latency among its flows, which is at least the lookahead when one of them crosses
- * the partitions) must be at least the lookahead.
+ * Barrier @b after flows: the others learn of a flow's completion at the window's end, so
+ * the barrier may not fire before: its wait (its delay, and its share of @lat, the longest
+ * path latency among its flows, which every flow's route gives before the run) must be at
+ * least the lookahead.
  */
 static int
-pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, bool crosses,
+pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, uint64_t lat,
               struct ft_error *err)
 {
 	const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, b);
-	uint64_t lat = crosses ? pp->lookahead_ps : 0;
 	uint64_t wait = k->delay_ps + (uint64_t)(k->lat_mult * (double)lat);
 
 	if (wait >= pp->lookahead_ps)
@@ -268,13 +268,13 @@ static int
 pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 {
 	size_t nt = e->tasks.len;
-	uint64_t la = UINT64_MAX;
+	uint64_t la = UINT64_MAX, *plat;
 	uint32_t *nin;
 	int rc;
 
-	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && e->cfg.flowlet_bytes)
-		return pp_refuse(err, "adaptive routing with flowlets chooses a flowlet's whole "
-		                      "path at its source, by the queues of every hop");
+	if (e->nic_qp_cache)
+		return pp_refuse(err, "packet.nic_qp_cache counts a NIC's QPs in flight until "
+		                      "their flows end at the receivers, which other ranks own");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 
@@ -289,8 +289,10 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	pp->lookahead_ps = la;
 	pp->task_kind = ft_calloc(nt + 1, 1);
 	nin = ft_calloc(nt + 1, sizeof(uint32_t));
-	if (!pp->task_kind || !nin) {
+	plat = ft_calloc(nt + 1, sizeof(uint64_t));
+	if (!pp->task_kind || !nin || !plat) {
 		ft_free(nin);
+		ft_free(plat);
 		return FT_ENOMEM;
 	}
 	/* Successors are counted here: the run has not started (pk_start counts them). */
@@ -309,7 +311,7 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 			pp->task_kind[i] = k->npred == 0 ? PP_ROOT : has_succ ? PP_MID : PP_LEAF;
 	}
 	rc = pp_check_sent(e, pp, nin, err);
-	/* nin now: per middle barrier, 1 after a flow, 3 after one between partitions. */
+	/* nin now: per middle barrier, 1 after a flow; plat: its flows' longest path latency. */
 	memset(nin, 0, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < e->edges.len && rc == 0; i++) {
 		const uint32_t *pr = ft_vec_at(&e->edges, i);
@@ -330,12 +332,15 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		 * have had: before the flows it starts (task_done takes them in order). */
 		if (pp->task_kind[pr[0]] == PP_FEED)
 			rc = pp_refuse(err, "a flow starts a barrier after a flow");
-		if (pp->task_kind[pr[1]] != PP_LEAF) /* leaves are replayed */
-			nin[pr[1]] |= pp->owner[f->src] != pp->owner[f->dst] ? 3u : 1u;
+		if (pp->task_kind[pr[1]] != PP_LEAF) { /* leaves are replayed */
+			nin[pr[1]] = 1;
+			plat[pr[1]] = FT_MAX(plat[pr[1]], f->lat_ps);
+		}
 	}
 	for (size_t i = 0; i < nt && rc == 0; i++)
-		rc = nin[i] ? pp_check_wait(e, pp, (uint32_t)i, nin[i] == 3u, err) : 0;
+		rc = nin[i] ? pp_check_wait(e, pp, (uint32_t)i, plat[i], err) : 0;
 	ft_free(nin);
+	ft_free(plat);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < nt; i++) {
@@ -347,24 +352,39 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	return 0;
 }
 
-int
-ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
+static int pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner,
+                    struct ft_error *err);
+
+/* Whether this process is one of several mpirun started for one run (not a sweep's). */
+bool
+ft__pk_part_wanted(void)
 {
 	struct ft_launch l;
-	struct pk_part *pp;
-	int rc;
 
-	if (ft_launch_detect(NULL, &l, NULL) < 0 || l.launcher == FT_LAUNCHER_NONE ||
-	    !l.mpi || l.size == 1)
-		return 0;
+	if (ft_launch_detect(NULL, &l, NULL) < 0 || l.launcher == FT_LAUNCHER_NONE || !l.mpi ||
+	    l.size == 1)
+		return false;
 #if FT_HAVE_MPI
 	{
 		int inited = 0;
 
 		MPI_Initialized(&inited);
-		if (inited)
-			return 0; /* a sweep under mpirun shares points, not one run */
-		pp = ft_calloc(1, sizeof(*pp));
+		return !inited;
+	}
+#else
+	return true; /* refused at the run, naming the launcher */
+#endif
+}
+
+int
+ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
+{
+	if (!ft__pk_part_wanted())
+		return 0;
+#if FT_HAVE_MPI
+	{
+		struct pk_part *pp = ft_calloc(1, sizeof(*pp));
+
 		if (!pp)
 			return FT_ENOMEM;
 		if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
@@ -374,21 +394,42 @@ ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 		pp->mpi_inited = true;
 		MPI_Comm_rank(MPI_COMM_WORLD, &pp->rank);
 		MPI_Comm_size(MPI_COMM_WORLD, &pp->size);
+		return pp_setup(e, pp, NULL, err);
 	}
 #else
-	(void)pp;
-	return ft_error_set(err, FT_EINVAL,
-	                    "sim: packet engine: started by %s with %u processes, but built "
-	                    "without MPI",
-	                    ft_launcher_name(l.launcher), l.size);
+	{
+		struct ft_launch l;
+
+		(void)ft_launch_detect(NULL, &l, NULL);
+		return ft_error_set(err, FT_EINVAL,
+		                    "sim: packet engine: started by %s with %u processes, but "
+		                    "built without MPI",
+		                    ft_launcher_name(l.launcher), l.size);
+	}
 #endif
+}
+
+/*
+ * The split @pp of @e: vertex owners (@owner, or by pod), every flow routed, what may
+ * not be split refused.
+ */
+static int
+pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct ft_error *err)
+{
+	int rc;
+
 	ft_vec_init(&pp->out, sizeof(struct pk_msg));
 	ft_vec_init(&pp->done, sizeof(struct pk_done));
 	e->part = pp;
 	pp->owner = ft_calloc((size_t)e->nvertices + 1, sizeof(uint32_t));
 	if (!pp->owner)
 		return FT_ENOMEM;
-	pp_owners(e, pp);
+	if (owner) {
+		memcpy(pp->owner, owner, (size_t)e->nvertices * sizeof(uint32_t));
+		pp->owner[e->nvertices] = (uint32_t)pp->rank;
+	} else {
+		pp_owners(e, pp);
+	}
 	pp->start_key = ft_calloc(e->flows.len + 1, sizeof(uint64_t));
 	if (!pp->start_key)
 		return FT_ENOMEM;
@@ -404,6 +445,23 @@ ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 		if (pp->task_kind[i] == PP_LEAF)
 			FT_VEC_AT(&e->tasks, struct pk_task, i).npred = UINT32_MAX;
 	return 0;
+}
+
+/*
+ * What a split of @e's submitted run into @nranks ranks with these vertex owners (one
+ * per vertex) would refuse, without MPI: the checks ft__pk_part_init() makes, as rank 0
+ * (the tests' way to every refusal, some of which no builder's graph reaches). @e is
+ * left split (its flows routed) until ft__pk_part_free().
+ */
+int
+ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks, struct ft_error *err)
+{
+	struct pk_part *pp = ft_calloc(1, sizeof(*pp));
+
+	if (!pp)
+		return FT_ENOMEM;
+	pp->size = nranks;
+	return pp_setup(e, pp, owner, err);
 }
 
 void
@@ -758,9 +816,11 @@ static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
-	uint64_t sums[10] = { e->nevents, e->npackets, e->ndrops, e->nretx, e->npause,
-		              e->necn,    e->ncnp,     e->nwdog, e->bytes_delivered, pp->ntrace_ev };
-	uint64_t tot[10] = { 0 }, now = e->now_ps;
+	uint64_t sums[13] = { e->nevents, e->npackets,  e->ndrops,          e->nretx,
+		              e->npause,  e->necn,      e->ncnp,            e->nwdog,
+		              e->bytes_delivered, pp->ntrace_ev, e->nic_msgs, e->nic_missed,
+		              e->nic_wait_ps };
+	uint64_t tot[13] = { 0 }, now = e->now_ps;
 	size_t np = (size_t)e->nlinks * sizeof(struct pk_port),
 	       nc = (size_t)e->nlinks * e->nprio * sizeof(struct pk_cls);
 	void *bp = ft_calloc(np + 1, 1), *bc = ft_calloc(nc + 1, 1);
@@ -775,7 +835,7 @@ pp_gather(struct pk_engine *e)
 		ft_free(bsw);
 		return FT_ENOMEM;
 	}
-	MPI_Reduce(sums, tot, 10, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(sums, tot, 13, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	MPI_Reduce(e->ntrace ? &pp->t_last_ps : &e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0,
 	           MPI_COMM_WORLD);
 	/* Root barriers were handled on every rank: one process handles them once; trace
@@ -789,6 +849,9 @@ pp_gather(struct pk_engine *e)
 	e->ncnp = tot[6];
 	e->nwdog = tot[7];
 	e->bytes_delivered = tot[8];
+	e->nic_msgs = tot[10]; /* each NIC's pipeline runs on its owner's rank */
+	e->nic_missed = tot[11];
+	e->nic_wait_ps = tot[12];
 	e->now_ps = now;
 	for (int r = 1; r < n; r++) {
 		pp_to_root(r, pp->rank, e->ports, bp, np);

@@ -14,7 +14,7 @@
 
 /* The NIC send pipeline's times from packet.nic_msg_rate, _miss and nic_qp_cache. */
 static int
-nic_setup(struct pk_engine *e, const struct ft_sim_cfg *cfg, struct ft_error *err)
+nic_setup(struct pk_engine *e, struct ft_error *err)
 {
 	double rate = e->pc.nic_msg_rate, miss = e->pc.nic_msg_rate_miss;
 
@@ -31,12 +31,6 @@ nic_setup(struct pk_engine *e, const struct ft_sim_cfg *cfg, struct ft_error *er
 		                    "packet.nic_msg_rate_miss: expected at most nic_msg_rate "
 		                    "(%g), got %g",
 		                    rate, miss);
-	/* The QPs in flight through a NIC are counted on its port's routed flows, which
-	 * adaptive routing does not keep. */
-	if (e->pc.nic_qp_cache && cfg->routing == FT_ROUTING_ADAPTIVE)
-		return ft_error_set(err, FT_EINVAL,
-		                    "packet.nic_qp_cache: needs routing ecmp or dmodk, not "
-		                    "adaptive");
 	e->nic_msg_ps = s_to_ps(1 / rate);
 	e->nic_miss_ps = s_to_ps(1 / miss);
 	e->nic_qp_cache = e->pc.nic_qp_cache;
@@ -119,7 +113,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		return rc;
 	}
 	{
-		int rc = nic_setup(e, cfg, err);
+		int rc = nic_setup(e, err);
 
 		if (rc < 0) {
 			ft__pk_destroy(&e->base);
@@ -152,6 +146,9 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	if (!e->pc.ibcc_threshold_bytes)
 		e->pc.ibcc_threshold_bytes = 8ull * (e->mtu + hdr);
 	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE;
+	/* A run split across MPI ranks shares every flow's record by index: all-to-alls are
+	 * built whole, not as their sends start (the same run, pkt_nccl.c). */
+	e->a2a_eager = ft__pk_part_wanted();
 	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
 	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate
 	 * 50 Mb/s, dce_tcp_g 1019/1024 retention (g = 5/1024), dce_tcp_rtt 1 us,

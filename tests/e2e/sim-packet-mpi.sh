@@ -4,9 +4,10 @@
 # process: the JSON result and the counters it writes, which rank 0 alone
 # prints and writes. Each case also checks that what crosses the partitions
 # happened at all (PFC pauses, credit stalls at a core switch, CNPs,
-# retransmissions, NCCL's chunked pipelines); a --trace of ports of every
-# rank is the same file; and a run the split cannot carry is refused with
-# the reason.
+# retransmissions, NCCL's chunked pipelines and all-to-alls, flowlet
+# choices); a --trace of
+# ports of every rank is the same file; and a run the split cannot carry is
+# refused with the reason.
 set -u
 fabtune=${1:?usage: sim-packet-mpi.sh PATH-TO-FABTUNE}
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -58,6 +59,13 @@ check pfc tests/fixtures/sim/packet-mpi-k4.yaml 1 '"pause_frames": [1-9]'
 check adaptive tests/fixtures/sim/packet-mpi-k4.yaml 1 '"routing": "adaptive"' --routing adaptive
 cmp -s "$tmp/pfc.one.json" "$tmp/adaptive.one.json" &&
 	{ echo "adaptive: the same result as ECMP (no choice by queue made)"; fail=1; }
+# Adaptive routing per flowlet (256 KiB of a QP): the first of a flowlet's packets
+# to reach a switch picks its port there by that switch's queues, for the flowlet.
+sed 's/^routing: ecmp$/routing: adaptive\nflowlet: 256KiB/' tests/fixtures/sim/packet-mpi-k4.yaml \
+	>"$tmp/flowlet.yaml"
+check flowlet "$tmp/flowlet.yaml" 1 '"routing": "adaptive"'
+cmp -s "$tmp/adaptive.one.json" "$tmp/flowlet.one.json" &&
+	{ echo "flowlet: the same result as per-packet adaptive routing"; fail=1; }
 # InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
 check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
 grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
@@ -84,9 +92,18 @@ check phases tests/fixtures/sim/packet-mpi-k4-phases.yaml 1 '"algo": "halving_do
 # (local), its QP's previous message leaving the NIC (local, the source's
 # rank alone runs that barrier) and the receiver's clear-to-send for its
 # slot, one path latency back (a message between ranks). With 2 QPs per
-# connection the messages take the QPs in turn.
+# connection the messages take the QPs in turn; there the NICs' send pipeline
+# is slowed to 200,000 messages a second so that it holds messages back (its
+# waits are counted on the rank that owns each NIC).
 check chunked tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"algo": "tree"'
-check chunked-qps tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"qps_per_connection": 2' --qps 2
+sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 2e5/' \
+	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/chunked-nic.yaml"
+check chunked-qps "$tmp/chunked-nic.yaml" 1 '"nic_wait_s": [0-9.]*[1-9]' --qps 2
+# NCCL's all-to-all sends: a send waits for the ends of the send W rounds
+# before from its rank and of the receive W rounds before at its receiver,
+# which learn of them one path latency later (every rank runs those barriers,
+# told at the window's end); a split run builds the sends whole.
+check alltoall tests/fixtures/sim/packet-mpi-k4-alltoall.yaml 1 '"op": "alltoall"'
 # Bit errors on the lossless PFC permutation: each port draws from its own
 # generator (seeded from the run's seed and the port); corrupted packets are
 # dropped at the receiving port and sent again after a NAK or a timeout.
@@ -114,5 +131,12 @@ timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 	"$fabtune" sim "$tmp/split-qps.yaml" --qps 2 >/dev/null 2>"$tmp/err"
 grep -q "packet engine under mpirun: split_data_on_qps splits each chunked message over its QPs" \
 	"$tmp/err" || { echo "split data on QPs under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+# A NIC's QP-context cache counts the QPs in flight until their flows end at
+# the receivers: refused.
+sed 's/^  nic_msg_rate: 2e5$/&\n  nic_qp_cache: 4/' "$tmp/chunked-nic.yaml" >"$tmp/qp-cache.yaml"
+timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
+	"$fabtune" sim "$tmp/qp-cache.yaml" >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: packet.nic_qp_cache counts a NIC's QPs in flight" \
+	"$tmp/err" || { echo "nic_qp_cache under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"

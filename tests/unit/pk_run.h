@@ -24,10 +24,11 @@ pk(const struct ft_engine *e)
 }
 
 /* Run the op of @a over @n nodes with @pc (NULL: defaults) and @qps per connection (0:
- * the default); @eager builds all-to-alls whole before the run. */
+ * the default) under @routing; @eager builds all-to-alls whole before the run. */
 static inline void
-pk_run_op(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
-          const struct ft_packet_cfg *pc, uint32_t qps, bool eager)
+pk_run_op_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
+                 const struct ft_packet_cfg *pc, uint32_t qps, bool eager,
+                 enum ft_routing routing)
 {
 	struct ft_sim_cfg cfg;
 	struct ft_error err = { 0 };
@@ -45,6 +46,7 @@ pk_run_op(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
 	ft_sim_cfg_init(&cfg);
 	cfg.packet = pc;
 	cfg.qps_per_conn = qps;
+	cfg.routing = routing;
 	op.sched = &r->s;
 	op.rank_gpu = r->ends;
 	r->e = NULL;
@@ -54,6 +56,14 @@ pk_run_op(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
 	if (ft_packet_engine.run(r->e, 0, &err) != 0)
 		fail_msg("run: %s", err.msg);
 	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
+}
+
+/* pk_run_op_routed() under ECMP. */
+static inline void
+pk_run_op(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
+          const struct ft_packet_cfg *pc, uint32_t qps, bool eager)
+{
+	pk_run_op_routed(r, a, n, pc, qps, eager, FT_ROUTING_ECMP);
 }
 
 static inline void

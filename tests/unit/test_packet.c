@@ -389,6 +389,49 @@ check_conservation(const struct net *n, struct ft_engine *e, const struct ft_sim
 	free(want);
 }
 
+/*
+ * Adaptive routing with flowlets of @fl bytes: each flowlet's row is a whole path from the
+ * flow's first link to its receiver, every byte of the flowlet crossed exactly the links
+ * of its row (the switches' choices were kept for the flowlet, no packet chose alone), and
+ * flowlets of one flow took more than one path (the switches chose by their queues).
+ */
+static void
+check_flowlet_rows(const struct net *n, struct ft_engine *e, const struct ft_sim_counters *c,
+                   uint64_t fl)
+{
+	const struct pk_engine *p = pk(e);
+	double *want = calloc(p->nlinks, sizeof(double));
+	uint32_t moved = 0;
+
+	assert_non_null(want);
+	for (size_t i = 0; i < p->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&p->flows, i);
+		uint32_t nfl = (uint32_t)((f->bytes + fl - 1) / fl), h = f->fl_hops;
+
+		assert_int_equal(f->npath, 0);
+		for (uint32_t r = 0; r < nfl; r++) {
+			const uint32_t *row = &FT_VEC_AT(&p->paths, uint32_t, f->fl_off + r * h);
+			uint64_t b = FT_MIN(fl, f->bytes - (uint64_t)r * fl);
+
+			assert_int_equal(row[0], f->first_link);
+			for (uint32_t j = 0; j < h; j++) {
+				assert_true(row[j] < p->nlinks);
+				if (j > 0)
+					assert_int_equal(ft_topo_link(n->t, row[j])->src,
+					                 ft_topo_link(n->t, row[j - 1])->dst);
+				want[row[j]] += (double)b;
+			}
+			assert_int_equal(ft_topo_link(n->t, row[h - 1])->dst, f->dst);
+			if (r > 0 && memcmp(row, row - h, h * sizeof(uint32_t)) != 0)
+				moved++;
+		}
+	}
+	for (uint32_t l = 0; l < p->nlinks; l++)
+		assert_double_equal(c->link_bytes[l], want[l], 0.5);
+	assert_true(moved > 0);
+	free(want);
+}
+
 /* Incast: 15 NICs of other nodes into NIC 0 of node 0, all through its one host link. */
 static uint32_t
 incast_ends(const struct net *n, uint32_t *ends)
@@ -694,13 +737,14 @@ test_permutation_deterministic(void **state)
 		assert_true(c.fct_p50_s + c.fct_max_s <= ecmp_max * (1 + 1e-9));
 		assert_int_equal(pk(e)->paths.len, 0); /* per hop: no stored paths */
 		ft_packet_engine.destroy(e);
-		/* Flowlets of 128 KiB: a path per flowlet, chosen at the source. */
+		/* Flowlets of 128 KiB: a path per flowlet, chosen hop by hop at each switch. */
 		cfg.flowlet_bytes = 128 << 10;
 		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 32, 1u << 20, &c);
 		ft__pk_bytes(e, &sub, &del);
 		assert_int_equal(c.nflows, 32);
 		assert_int_equal(sub, del);
 		assert_true(pk(e)->paths.len >= 32 * 8 * 2); /* 8 flowlets of 2+ links each */
+		check_flowlet_rows(&n, e, &c, cfg.flowlet_bytes);
 		ft_packet_engine.destroy(e);
 	}
 	assert_int_equal(hash[0], hash[1]);
@@ -1672,6 +1716,90 @@ test_bad_config(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * A split across MPI ranks refuses a flow that waits for the clear-to-send of a flow whose
+ * path latency is shorter than the lookahead: the notice would reach another rank inside
+ * the window it was sent in. No builder's graph has one (a slot's clear-to-send goes back
+ * to its own sender, over a path that crosses the partitions when the two ends do), so
+ * the graph is made here and checked without MPI (ft__pk_part_check). Node 0 is rank 0's,
+ * everything else rank 1's: the lookahead is a NIC's link to its leaf, made 1 us long
+ * here (200 m of fibre). Flow a goes over NVLink inside node 0 (0.6 us); flow b leaves
+ * node 1 (rank 1) after a, whose receiver is rank 0's: refused, naming both figures. The same wait from a's receiver, or from another GPU of
+ * node 0, stays on rank 0: accepted.
+ */
+static void
+test_part_feed_shorter_than_lookahead(void **state)
+{
+	struct net n;
+	uint32_t *owner, nv;
+	const uint32_t a_src = 0, a_dst = 1;
+	const struct {
+		uint32_t node, gpu; /* b's source */
+		bool refused;
+	} cases[] = { { 1, 0, true }, { 0, 1, false }, { 0, 2, false } };
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", false);
+	nv = ft_topo_nvertices(n.t);
+	owner = calloc(nv, sizeof(uint32_t));
+	assert_non_null(owner);
+	for (uint32_t v = 0; v < nv; v++)
+		owner[v] = ft_topo_vertex(n.t, v)->node == 0 ? 0 : 1;
+	for (uint32_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_sim_cfg cfg;
+		struct ft_engine *e = NULL;
+		struct ft_error err = { 0 };
+		struct pk_engine *p;
+		int64_t start, bar;
+		uint32_t ta;
+		double lat_us, la_us = INFINITY;
+		char want[256];
+		int rc;
+
+		ft_sim_cfg_init(&cfg);
+		assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+		p = ft_container_of(e, struct pk_engine, base);
+		for (uint32_t l = 0; l < p->nlinks; l++)
+			if (owner[p->links[l].src] != owner[p->links[l].dst])
+				p->links[l].lat_ps = 1000000;
+		start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
+		bar = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
+		assert_true(start >= 0 && bar >= 0);
+		assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, 0, a_src),
+		                                 ft_topo_gpu(n.t, 0, a_dst), (uint32_t)start,
+		                                 (uint32_t)bar, 0),
+		                 0);
+		ta = (uint32_t)p->tasks.len - 1;
+		assert_int_equal(ft__pk_add_conn(p, 1u << 20,
+		                                 ft_topo_gpu(n.t, cases[i].node, cases[i].gpu),
+		                                 ft_topo_gpu(n.t, 1, 3), ta, (uint32_t)bar, 0),
+		                 0);
+		rc = ft__pk_part_check(p, owner, 2, &err);
+		lat_us = (double)((const struct pk_flow *)ft_vec_at(&p->flows, 0))->lat_ps / 1e6;
+		for (uint32_t l = 0; l < p->nlinks; l++)
+			if (owner[p->links[l].src] != owner[p->links[l].dst])
+				la_us = FT_MIN(la_us, (double)p->links[l].lat_ps / 1e6);
+		print_message("# b from node %u gpu %u: a's path %.3f us, lookahead %.3f us: %s\n",
+		              cases[i].node, cases[i].gpu, lat_us, la_us, err.msg);
+		assert_true(lat_us > 0 && lat_us < la_us);
+		if (!cases[i].refused) {
+			assert_int_equal(rc, 0);
+		} else {
+			snprintf(want, sizeof(want),
+			         "sim: packet engine under mpirun: a flow waits for the clear-to-send "
+			         "of a flow whose path latency (%.3f us) is less than the lookahead "
+			         "(%.3f us, the shortest link between partitions); run it in one "
+			         "process (without mpirun) instead",
+			         lat_us, la_us);
+			assert_int_equal(rc, FT_EINVAL);
+			assert_string_equal(err.msg, want);
+		}
+		ft_packet_engine.destroy(e);
+	}
+	free(owner);
+	ft_topo_free(n.t);
+}
+
 int
 main(void)
 {
@@ -1697,6 +1825,7 @@ main(void)
 		cmocka_unit_test(test_counters_nccl_tests),
 		cmocka_unit_test(test_timely_incast),
 		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_part_feed_shorter_than_lookahead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

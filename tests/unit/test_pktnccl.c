@@ -476,10 +476,13 @@ test_lab_moe(void **state)
  * pair, one packet a message, all 15 sends of a rank posted at once. At 100,000
  * messages a second (10 us a message, a thousand times a packet's wire time) the NIC
  * sends one message per 10 us: the all-to-all takes the per-send start cost, 14
- * pipeline times and the last packet's way, whatever the wire allows. With a QP cache
+ * pipeline times, the last packet's way and its way back (the sender learns of its send's
+ * end one path latency later), whatever the wire allows. With a QP cache
  * of 4 contexts and a miss rate of half, message k of a NIC (k = 0..14) finds 15 - k
  * sends in flight (the earlier ones have arrived, a microsecond after leaving): the
- * first 11 miss (20 us each), the last 4 hit (10 us).
+ * first 11 miss (20 us each), the last 4 hit (10 us). Under adaptive routing (no
+ * path kept per flow) the QPs are counted on the NIC port they leave by alike: the same
+ * misses and times.
  */
 static void
 test_nic_msg_rate(void **state)
@@ -500,34 +503,38 @@ test_nic_msg_rate(void **state)
 		{ 15, 0.5e5, 0, 14 * 10e-6 },
 		{ 4, 0.5e5, 11, 11 * 20e-6 + 3 * 10e-6 },
 	};
+	const uint32_t nc = FT_ARRAY_SIZE(cases);
+	double t_pkt = 0, d = 0; /* the hops of ECMP's paths, the first cases (adaptive keeps none) */
 	uint32_t i;
 
 	(void)state;
-	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+	for (i = 0; i < 2 * nc; i++) {
+		bool ar = i >= nc;
 		struct ft_packet_cfg pc = { .nic_msg_rate = 1e5,
-			                    .nic_msg_rate_miss = cases[i].miss_rate,
-			                    .nic_qp_cache = cases[i].cache };
+			                    .nic_msg_rate_miss = cases[i % nc].miss_rate,
+			                    .nic_qp_cache = cases[i % nc].cache };
 		struct pk_run r;
-		double t_pkt, d, want, got;
+		double want, got;
 
-		pk_run_op(&r, &a, 16, &pc, 1, false);
-		pk_hop_times(&r, &t_pkt, &d);
-		want = cases[i].pipeline_s + t_pkt + d +
+		pk_run_op_routed(&r, &a, 16, &pc, 1, false,
+		                 ar ? FT_ROUTING_ADAPTIVE : FT_ROUTING_ECMP);
+		if (!ar)
+			pk_hop_times(&r, &t_pkt, &d);
+		want = cases[i % nc].pipeline_s + t_pkt + 2 * d +
 		       ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
 		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
-		print_message("# cache %u: %.3f us, expected %.3f us, %llu of %llu missed\n",
-		              cases[i].cache, got * 1e6, want * 1e6,
+		print_message("# %s, cache %u: %.3f us, expected %.3f us, %llu of %llu missed\n",
+		              ar ? "adaptive" : "ECMP", cases[i % nc].cache, got * 1e6, want * 1e6,
 		              (unsigned long long)r.c.nic_missed, (unsigned long long)r.c.nic_msgs);
 		assert_int_equal(r.c.nic_msgs, 16 * 15);
-		assert_int_equal(r.c.nic_missed, 16 * cases[i].missed);
+		assert_int_equal(r.c.nic_missed, 16 * cases[i % nc].missed);
 		assert_true(fabs(got - want) <= 2 * t_pkt);
 		pk_run_free(&r);
 	}
 }
 
 /* The NIC pipeline's knobs are checked together: a miss rate above the rate, a miss
- * rate or cache without a rate, a cache under adaptive routing (no routed flows to
- * count the QPs in flight by). */
+ * rate or cache without a rate. */
 static void
 test_nic_msg_rate_errors(void **state)
 {
@@ -540,8 +547,6 @@ test_nic_msg_rate_errors(void **state)
 		  "packet.nic_msg_rate_miss: expected at most nic_msg_rate (1e+08), got 2e+08" },
 		{ { .nic_qp_cache = 64 }, FT_ROUTING_ECMP,
 		  "packet.nic_msg_rate: needed by nic_msg_rate_miss and nic_qp_cache" },
-		{ { .nic_msg_rate = 1e8, .nic_qp_cache = 64 }, FT_ROUTING_ADAPTIVE,
-		  "packet.nic_qp_cache: needs routing ecmp or dmodk, not adaptive" },
 	};
 	struct ft_cluster_spec spec;
 	struct ft_topo *t = NULL;
