@@ -372,6 +372,20 @@ int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
 
 /*
+ * Flows, once each (pkt_flow.c): flow @fid's last packet reached its receiver (its FCT is
+ * recorded, its task done); and, in engine_packet.c, flow @fid has packets to send (it
+ * joins its first port's ring, which sends if it may). Routing's choice among equal-cost
+ * ports reads a flow's hash (and the engine's queues, per hop).
+ */
+int ft__pk_flow_done(struct pk_engine *e, uint32_t fid);
+int ft__pk_flow_send(struct pk_engine *e, uint32_t fid);
+
+struct choose_ctx {
+	struct pk_engine *e;
+	uint64_t hash;
+};
+
+/*
  * The engine interface: the event loop (run, engine_packet.c); construction, submit,
  * the run's start, destroy and ft_packet_engine (pkt_setup.c); the stalled port, whether
  * a port holds packets (@transit) or sourced flows too, and the wait-for cycle through a
