@@ -380,6 +380,52 @@ test_lazy_same(void **state)
 		pk_run_free(&r[i]);
 }
 
+/*
+ * Two all-to-alls one after the other, as test_lazy_same's: the second one's sends are
+ * built into the records the first one's had (all of them ended, and their CNPs in, by
+ * then), so the run holds the records of one phase, not two; and both ops still run
+ * exactly as the whole graph built before the run.
+ */
+static void
+test_lazy_phases_share(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 260,
+		                  .ranks_per_node = 1,
+		                  .bytes = 260u * (8u << 10) };
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_IBCC };
+	struct pk_run one, r[2];
+	uint32_t i, k;
+
+	(void)state;
+	pk_run_op(&one, &a, 260, &pc, 1, false);
+	for (i = 0; i < 2; i++) /* the first built whole before the run */
+		pk_run_ops(&r[i], &a, 260, &pc, 1, i == 0, 2);
+	assert_int_equal(pk(r[0].e)->flows.len, 2 * 260 * 259);
+	assert_int_equal(pk(r[1].e)->nflows_all, 2 * 260 * 259);
+	print_message("# lazy: %zu flow records, %zu tasks for two ops; one op: %zu, %zu\n",
+	              pk(r[1].e)->flows.len, pk(r[1].e)->tasks.len, pk(one.e)->flows.len,
+	              pk(one.e)->tasks.len);
+	assert_int_equal(pk(r[1].e)->flows.len, pk(one.e)->flows.len);
+	for (k = 0; k < 2; k++) {
+		assert_true(r[0].c.ops[k].t_end_s == r[1].c.ops[k].t_end_s);
+		assert_true(r[0].c.ops[k].t_start_s == r[1].c.ops[k].t_start_s);
+		assert_int_equal(r[0].c.ops[k].bottleneck_link, r[1].c.ops[k].bottleneck_link);
+	}
+	assert_true(r[1].c.ops[1].t_start_s >= r[1].c.ops[0].t_end_s);
+	assert_int_equal(r[0].c.nevents, r[1].c.nevents);
+	assert_int_equal(r[0].c.npackets, r[1].c.npackets);
+	assert_int_equal(r[0].c.ncnp, r[1].c.ncnp);
+	assert_true(r[0].c.fct_p50_s == r[1].c.fct_p50_s);
+	assert_true(r[0].c.fct_p99_s == r[1].c.fct_p99_s);
+	assert_true(r[0].c.fct_max_s == r[1].c.fct_max_s);
+	pk_run_free(&one);
+	for (i = 0; i < 2; i++)
+		pk_run_free(&r[i]);
+}
+
 /* The rail leaf of NIC 0 of node 0 in @t, and the capacity of its uplinks, bytes/s. */
 static double
 leaf_uplinks(const struct ft_topo *t)
@@ -575,6 +621,7 @@ main(void)
 		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lazy_same),
+		cmocka_unit_test(test_lazy_phases_share),
 		cmocka_unit_test(test_lab_moe), cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
 	};
