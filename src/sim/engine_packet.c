@@ -212,6 +212,7 @@ drop(struct pk_engine *e, uint32_t l, uint32_t id)
 	struct pk_cls *q = pk_cls_at(e, l, pk_prio(&e->pkts[id]));
 
 	e->ports[l].drops++;
+	pk_op_acc(e, fid)->ndrops++;
 	q->drops++;
 	q->drops_corrupt += (e->pkts[id].flags & PK_F_CORRUPT) ? 1 : 0;
 	e->ndrops++;
@@ -633,6 +634,8 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	if (f->snd_una >= f->npkts || seq >= f->snd_nxt)
 		return 0;
 	e->nretx += f->snd_nxt - seq;
+	pk_op_acc(e, fid)->nretx += f->snd_nxt - seq;
+	pk_op_acc(e, fid)->npackets += f->snd_nxt - seq;
 	f->snd_nxt = seq;
 	f->rto_gen++;
 	ring_add(e, f->first_link, fid);
@@ -735,6 +738,7 @@ receive(struct pk_engine *e, uint32_t id)
 			d->t_last_cnp_ps = e->now_ps;
 			rp->cnp_sent++;
 			e->ncnp++;
+			pk_op_acc(e, fid)->ncnp++;
 			rc = ev_push(e, e->now_ps + f->lat_ps, PK_EV_CNP, fid, 0);
 			if (rc < 0) {
 				pkt_free(e, id);

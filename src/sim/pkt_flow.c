@@ -214,11 +214,17 @@ int
 ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
-	uint32_t j;
+	uint32_t j, op = task_at(e, f->task)->op;
+	struct ft_sim_op_counters *oc = &e->op_acc[op];
 
 	e->fct[e->nflows_done] = (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S;
 	e->ideal[e->nflows_done] = f->ideal_s;
 	e->fct_prio[e->nflows_done] = f->prio;
+	if (e->fct_op)
+		e->fct_op[e->nflows_done] = op;
+	oc->nflows++;
+	oc->npackets += f->npkts;
+	oc->bytes += f->bytes;
 	e->nflows_done++;
 	if (e->part && ft__pk_part_flow_done(e, fid) < 0)
 		return FT_ENOMEM;

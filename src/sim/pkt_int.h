@@ -319,6 +319,8 @@ struct pk_engine {
 	double *trace_cols; /* the samples by port, for the views in traces */
 	double *fct, *ideal;
 	uint8_t *fct_prio; /* the priority of each finished flow */
+	uint32_t *fct_op;  /* the op of each finished flow (with several ops), else NULL */
+	struct ft_sim_op_counters *op_acc; /* per op: its flows' counters */
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
 	uint64_t bytes_submitted, bytes_delivered;
 };
@@ -453,6 +455,13 @@ static inline struct pk_cls *
 pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
 {
 	return &e->cls_pool[(size_t)l * e->nprio + c];
+}
+
+/* The counters of the op flow @fid belongs to. */
+static inline struct ft_sim_op_counters *
+pk_op_acc(struct pk_engine *e, uint32_t fid)
+{
+	return &e->op_acc[FT_VEC_AT(&e->tasks, struct pk_task, flow_at(e, fid)->task).op];
 }
 
 /* Congestion control (pkt_cc.c): a paced QP sent @wire bytes; a CNP or an RTT sample

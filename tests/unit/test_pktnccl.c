@@ -380,11 +380,52 @@ test_lazy_same(void **state)
 		pk_run_free(&r[i]);
 }
 
+/* The ops' counters of a run add up to its own. */
+static void
+op_counters_add_up(const struct ft_sim_counters *c)
+{
+	struct ft_sim_op_counters sum = { 0 };
+
+	assert_non_null(c->op_counters);
+	for (size_t k = 0; k < c->nops; k++) {
+		const struct ft_sim_op_counters *o = &c->op_counters[k];
+
+		sum.nflows += o->nflows;
+		sum.npackets += o->npackets;
+		sum.ndrops += o->ndrops;
+		sum.nretx += o->nretx;
+		sum.necn += o->necn;
+		sum.ncnp += o->ncnp;
+		sum.bytes += o->bytes;
+	}
+	assert_int_equal(sum.nflows, c->nflows);
+	assert_int_equal(sum.npackets, c->npackets);
+	assert_int_equal(sum.ndrops, c->ndrops);
+	assert_int_equal(sum.nretx, c->nretx);
+	assert_int_equal(sum.necn, c->necn);
+	assert_int_equal(sum.ncnp, c->ncnp);
+	assert_true((double)sum.bytes == c->bytes);
+}
+
+static void
+op_counters_same(const struct ft_sim_op_counters *a, const struct ft_sim_op_counters *b)
+{
+	assert_int_equal(a->nflows, b->nflows);
+	assert_int_equal(a->npackets, b->npackets);
+	assert_int_equal(a->necn, b->necn);
+	assert_int_equal(a->ncnp, b->ncnp);
+	assert_int_equal(a->bytes, b->bytes);
+	assert_true(a->fct_p50_s == b->fct_p50_s);
+	assert_true(a->fct_p99_s == b->fct_p99_s);
+	assert_true(a->fct_max_s == b->fct_max_s);
+}
+
 /*
  * Two all-to-alls one after the other, as test_lazy_same's: the second one's sends are
  * built into the records the first one's had (all of them ended, and their CNPs in, by
  * then), so the run holds the records of one phase, not two; and both ops still run
- * exactly as the whole graph built before the run.
+ * exactly as the whole graph built before the run. Each op's counters are its own flows':
+ * they add up to the run's, and the first op's are those of the op run alone.
  */
 static void
 test_lazy_phases_share(void **state)
@@ -421,6 +462,18 @@ test_lazy_phases_share(void **state)
 	assert_true(r[0].c.fct_p50_s == r[1].c.fct_p50_s);
 	assert_true(r[0].c.fct_p99_s == r[1].c.fct_p99_s);
 	assert_true(r[0].c.fct_max_s == r[1].c.fct_max_s);
+	op_counters_add_up(&r[1].c);
+	assert_non_null(one.c.op_counters);
+	assert_int_equal(one.c.nops, 1);
+	assert_true(one.c.op_counters[0].fct_p99_s == one.c.fct_p99_s);
+	for (k = 0; k < 2; k++) {
+		const struct ft_sim_op_counters *o = &r[1].c.op_counters[k];
+
+		assert_int_equal(o->nflows, 260 * 259);
+		assert_true(o->ncnp > 0);
+	}
+	op_counters_same(&r[1].c.op_counters[0], &one.c.op_counters[0]);
+	op_counters_same(&r[0].c.op_counters[1], &r[1].c.op_counters[1]);
 	pk_run_free(&one);
 	for (i = 0; i < 2; i++)
 		pk_run_free(&r[i]);
