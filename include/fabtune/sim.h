@@ -229,6 +229,18 @@ struct ft_sim_port_counters {
 };
 
 /* What an engine reports after a run. Arrays are owned by the engine (views). */
+/*
+ * Packet engine: what one op's flows did, the run's counters op by op. Packets are those
+ * its flows sent, retransmissions included; ECN marks those switches put on its packets;
+ * CNPs those its receivers sent back; bytes its payload; FCT figures over its flows (0
+ * when none finished). PFC pause frames are a port's, not an op's: run totals only.
+ */
+struct ft_sim_op_counters {
+	uint64_t nflows, npackets, ndrops, nretx, necn, ncnp;
+	uint64_t bytes;
+	double fct_p50_s, fct_p99_s, fct_max_s;
+};
+
 struct ft_sim_counters {
 	double makespan_s;   /* end of the last op */
 	uint64_t nflows;     /* flows that carried bytes */
@@ -266,6 +278,7 @@ struct ft_sim_counters {
 	uint32_t nprio_fct;
 	size_t nops;
 	const struct ft_sim_op_result *ops;
+	const struct ft_sim_op_counters *op_counters; /* nops entries (packet engine), else NULL */
 	uint32_t nlinks;
 	const double *link_bytes; /* per link id, bytes carried */
 	const uint32_t *link_max_flows;
@@ -467,6 +480,9 @@ struct ft_sim_report {
 	char description[1024]; /* the scenario's description, "" when none */
 	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
 	struct ft_vec by_size;  /* struct ft_sim_size_stat: a sweep's utilisation size by size */
+	/* struct ft_sim_op_counters: the packet engine's counters of each result row's op
+	 * (one per row of run), empty for the other engines */
+	struct ft_vec op_counters;
 	/* A packet run split across MPI ranks (mpirun): this process's rank. Only rank 0's
 	 * report holds the result; the others' are empty and print nothing. */
 	uint32_t part_rank;

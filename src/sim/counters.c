@@ -434,7 +434,8 @@ perf_name(const char *test)
 }
 
 int
-ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files, struct ft_error *err)
+ft__sim_render_nccl_tests(const struct ft_run *run, const struct ft_vec *ops,
+                          struct ft_vec *files, struct ft_error *err)
 {
 	struct ft_strbuf sb;
 	size_t i;
@@ -473,6 +474,20 @@ ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files, struct
 		                       "none",
 		               r->root, r->time_us, r->algbw_GBps, r->busbw_GBps, "N/A", r->time_us,
 		               r->algbw_GBps, r->busbw_GBps, "N/A");
+		if (ops->len > 1 && i < ops->len) {
+			/* What nccl-tests cannot see, with several ops: the packet engine's
+			 * counters of this op's own flows (a comment line: readers of the
+			 * table skip it). */
+			const struct ft_sim_op_counters *o = ft_vec_at(ops, i);
+
+			ft_strbuf_addf(&sb,
+			               "# fabtune packet counters of this op: %" PRIu64
+			               " flows, %" PRIu64 " packets, %" PRIu64 " dropped, %" PRIu64
+			               " retransmitted, %" PRIu64 " ECN marked, %" PRIu64
+			               " CNPs; FCT us p50 %.2f p99 %.2f max %.2f\n",
+			               o->nflows, o->npackets, o->ndrops, o->nretx, o->necn, o->ncnp,
+			               o->fct_p50_s * 1e6, o->fct_p99_s * 1e6, o->fct_max_s * 1e6);
+		}
 		ft_strbuf_addf(&sb, "# Avg bus bandwidth    : %g \n", r->busbw_GBps);
 		snprintf(name, sizeof(name), "nccl-tests.%zu.%s.txt", i, perf);
 		rc = add_file(files, &sb, name);

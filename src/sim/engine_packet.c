@@ -48,10 +48,11 @@
  * routing chooses at every switch, per packet, the equal-cost port with the
  * fewest queued bytes (ties broken by the flow's hash), or with flowlets
  * per flowlet: the first of a flowlet's packets to reach a switch chooses for
- * the flowlet there (flowlet_room).
+ * the flowlet there (flowlet_room, pkt_flow.c).
  *
  * This file is the event loop and what it runs per packet; the engine's construction,
- * submit and destroy are pkt_setup.c, its counters and a stall's diagnosis pkt_report.c.
+ * submit and destroy are pkt_setup.c, its counters and a stall's diagnosis pkt_report.c,
+ * what runs once per task or flow (start, routing, completion) pkt_flow.c.
  */
 #include "pkt_int.h"
 
@@ -213,6 +214,7 @@ drop(struct pk_engine *e, uint32_t l, uint32_t id)
 	struct pk_cls *q = pk_cls_at(e, l, pk_prio(&e->pkts[id]));
 
 	e->ports[l].drops++;
+	pk_op_acc(e, fid)->ndrops++;
 	q->drops++;
 	q->drops_corrupt += (e->pkts[id].flags & PK_F_CORRUPT) ? 1 : 0;
 	e->ndrops++;
@@ -222,97 +224,7 @@ drop(struct pk_engine *e, uint32_t l, uint32_t id)
 	return 0;
 }
 
-/* ---- tasks ---------------------------------------------------------------- */
-
-static int start_flow(struct pk_engine *e, uint32_t fid);
-
-static int
-start_task(struct pk_engine *e, uint32_t t)
-{
-	struct pk_task *k = task_at(e, t);
-
-	k->t_start_ps = e->now_ps;
-	if (k->kind == PK_T_FLOW)
-		return start_flow(e, k->flow);
-	if (k->kind == PK_T_A2A)
-		return ft__pk_lazy_start(e, t);
-	return ev_push(e,
-	               e->now_ps + k->delay_ps + (uint64_t)(k->lat_mult * (double)k->pred_lat_ps),
-	               PK_EV_TASK, t, 0);
-}
-
-/* A predecessor of task @u is done now (a flow's passes its path latency @lat_ps on). */
-int
-ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
-{
-	struct pk_task *s = task_at(e, u);
-
-	s->pred_lat_ps = FT_MAX(s->pred_lat_ps, lat_ps);
-	if (FT_NEVER(s->npred == 0) || --s->npred > 0)
-		return 0;
-	return start_task(e, u);
-}
-
-/*
- * Flow @fid is done at its receiver and task @u, a flow, waited for it: a flow that leaves
- * the receiver starts now (NCCL forwards what has arrived); one that leaves another vertex
- * (the sender, whose message `slots` on waits for the receiver's free slot) learns of it
- * one path latency later, when the receiver's clear-to-send reaches it. That delay is what
- * lets a run split across MPI ranks carry it as a message (pkt_part.c).
- */
-static int
-flow_feeds(struct pk_engine *e, uint32_t fid, uint32_t u)
-{
-	const struct pk_flow *f = flow_at(e, fid);
-
-	if (flow_at(e, task_at(e, u)->flow)->src == f->dst)
-		return ft__pk_pred_done(e, u, f->lat_ps);
-	return ev_push(e, e->now_ps + f->lat_ps, PK_EV_PRED, u, 0);
-}
-
-static int
-task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
-{
-	struct pk_task *k = task_at(e, t);
-	uint32_t i, u;
-	bool flow = k->kind == PK_T_FLOW;
-	int rc;
-
-	k->done = 1;
-	k->t_done_ps = e->now_ps;
-	/* (A successor's start may build lazy sends, moving the tasks: @k is read anew.) */
-	for (i = 0; i < (k = task_at(e, t))->nsucc; i++) {
-		u = e->succ[k->succ_off + i];
-		if (flow && task_at(e, u)->kind == PK_T_FLOW)
-			rc = flow_feeds(e, k->flow, u);
-		else if (flow && e->part)
-			continue; /* told on every rank at the window's end (pkt_part.c) */
-		else
-			rc = ft__pk_pred_done(e, u, lat_ps);
-		if (rc < 0)
-			return rc;
-	}
-	return k->kind == PK_T_A2A_END ? ft__pk_lazy_end(e, t) : 0;
-}
-
-int
-ft__pk_start_task(struct pk_engine *e, uint32_t t)
-{
-	return start_task(e, t);
-}
-
-int
-ft__pk_task_done(struct pk_engine *e, uint32_t t)
-{
-	return task_done(e, t, 0);
-}
-
-/* ---- flows ---------------------------------------------------------------- */
-
-struct choose_ctx {
-	struct pk_engine *e;
-	uint64_t hash;
-};
+/* ---- flows: adaptive routing per hop, the first port ---------------------- */
 
 /* Adaptive routing: the equal-cost port with the fewest queued bytes, ties by hash. */
 static uint32_t
@@ -343,176 +255,14 @@ choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 	return 0;
 }
 
-/*
- * Adaptive routing's path at a flow's start (its first link, its latency for the
- * notifications that travel back and its ideal time): the equal-cost port by hash alone,
- * as the least-queued choice is among ports all empty. Reading the queues of every hop
- * there would read other MPI ranks' ports in a split run (pkt_part.c); the packets
- * themselves then choose per hop, by the queues of the switch they are at.
- */
-static uint32_t
-choose_by_hash(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
-{
-	const struct choose_ctx *c = ud;
-
-	(void)links;
-	return (uint32_t)(ft_mix64(c->hash ^ at) % n);
-}
-
-/* Whether flow @f joins GPUs of two nodes of one NVLink domain (GB200 NVL72: its path
- * is the two GPUs' NVLink ports, ft__sim_route_nvlink_domain). */
-static bool
-nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
-{
-	const struct ft_vertex *a = ft_topo_vertex(e->topo, f->src);
-	const struct ft_vertex *b = ft_topo_vertex(e->topo, f->dst);
-
-	return a->kind == FT_V_GPU && b->kind == FT_V_GPU && a->node != b->node &&
-	       ft__sim_same_nvlink_domain(e->topo, a->node, b->node);
-}
-
-/*
- * Adaptive routing with flowlets, decided at each switch (as switches that balance
- * flowlets do: the port a flow's packets leave by is chosen by the switch that owns it,
- * from its own queues): flowlet n of a QP is its packets from byte n x flowlet_bytes on.
- * The first of its packets to reach a hop picks the least-queued equal-cost port there
- * and the flowlet's later packets follow it. The choices are kept per flow, one row of
- * its path's length per flowlet (its first link is the flow's), PK_NONE until chosen;
- * the rows are laid out when the flow is routed, so that in a run split across MPI
- * ranks every rank has them at the same place and the owner of each hop fills its own.
- */
-static int
-flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path)
-{
-	uint64_t nfl = ((uint64_t)(f->npkts ? f->npkts - 1 : 0) * e->mtu) / e->cfg.flowlet_bytes + 1;
-	uint64_t n = nfl * path->nlinks;
-
-	if (n >= UINT32_MAX || e->paths.len + n >= UINT32_MAX)
-		return FT_ERANGE;
-	if (f->fl_off == PK_NONE || f->fl_cap < n) {
-		if (ft_vec_reserve(&e->paths, (size_t)n) < 0)
-			return FT_ENOMEM;
-		f->fl_off = (uint32_t)e->paths.len;
-		f->fl_cap = (uint32_t)n;
-		e->paths.len += (size_t)n;
-	}
-	f->fl_hops = (uint16_t)path->nlinks;
-	for (uint64_t i = 0; i < n; i++)
-		FT_VEC_AT(&e->paths, uint32_t, f->fl_off + i) =
-		        i % path->nlinks ? PK_NONE : path->links[0];
-	return 0;
-}
-
-/*
- * Route flow @fid: its first link, its path (kept unless routed per hop), its path latency
- * and its ideal time. At its start in one process; a run split across MPI ranks routes
- * every flow before it starts, in flow order, so that every rank's path table is the same
- * although a flow started by another flow starts on its source's rank alone (pkt_part.c).
- */
+/* Flow @fid has packets to send: into its first port's ring, which may send now. */
 int
-ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
+ft__pk_flow_send(struct pk_engine *e, uint32_t fid)
 {
-	struct pk_flow *f = flow_at(e, fid);
-	struct ft_path path;
-	struct choose_ctx cc = { e, f->hash };
-	struct ft_error err = { 0 };
-	double slow = 0;
-	uint32_t j;
-	int rc;
+	uint32_t l = flow_at(e, fid)->first_link;
 
-	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash, &cc, &path,
-	                   &err);
-	if (rc < 0) {
-		e->route_err = err; /* the message names both endpoints */
-		return rc;
-	}
-	f = flow_at(e, fid);
-	f->lat_ps = 0;
-	f->first_link = path.links[0];
-	f->nic_link = PK_NONE;
-	for (j = 0; j < path.nlinks && f->nic_link == PK_NONE; j++)
-		if (e->links[path.links[j]].net &&
-		    ft_topo_vertex(e->topo, e->links[path.links[j]].src)->kind == FT_V_NIC)
-			f->nic_link = path.links[j];
-	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
-	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
-	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
-	 * reaches: it stays fixed. */
-	if (e->cfg.routing != FT_ROUTING_ADAPTIVE || nvlink_domain_flow(e, f)) {
-		/* A reused record (a lazy send's) keeps its room when the path fits. */
-		if (f->path_cap < path.nlinks) {
-			if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
-				return FT_ENOMEM;
-			f->path_off = (uint32_t)e->paths.len;
-			f->path_cap = (uint16_t)path.nlinks;
-			e->paths.len += path.nlinks;
-		}
-		f->npath = (uint16_t)path.nlinks;
-		memcpy(&FT_VEC_AT(&e->paths, uint32_t, f->path_off), path.links,
-		       path.nlinks * sizeof(uint32_t));
-	} else if (e->cfg.flowlet_bytes && (rc = flowlet_room(e, f, &path)) < 0) {
-		return rc;
-	}
-	for (j = 0; j < path.nlinks; j++) {
-		const struct pk_link *lk = &e->links[path.links[j]];
-		double full = (double)f->bytes + (double)f->npkts * lk->hdr;
-		double t = full * lk->ps_per_byte / PK_PS_PER_S;
-
-		f->lat_ps += lk->lat_ps;
-		if (t > slow)
-			slow = t;
-	}
-	f->ideal_s = slow + (double)f->lat_ps / PK_PS_PER_S;
-	return 0;
-}
-
-static int
-start_flow(struct pk_engine *e, uint32_t fid)
-{
-	struct pk_flow *f;
-	uint32_t j;
-	int rc = e->part ? 0 : ft__pk_route_flow(e, fid);
-
-	if (rc < 0)
-		return rc;
-	f = flow_at(e, fid);
-	f->t_start_ps = e->now_ps;
-	if (e->part)
-		ft__pk_part_flow_start(e, fid);
-	/* Every rank of a split run knows every flow's path (the paths are shared); the one
-	 * that owns its source sends it, with tie keys from there. */
-	e->origin = f->src;
-	for (j = 0; j < f->npath; j++) {
-		struct pk_port *p = &e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)];
-
-		if (++p->nactive > p->maxflows)
-			p->maxflows = p->nactive;
-	}
-	if (f->nic_link != PK_NONE)
-		e->ports[f->nic_link].nqps++;
-	if (!ft__pk_part_owns(e, f->src))
-		return 0;
-	ring_add(e, f->first_link, fid);
-	return try_send(e, f->first_link);
-}
-
-static int
-flow_done(struct pk_engine *e, uint32_t fid)
-{
-	struct pk_flow *f = flow_at(e, fid);
-	uint32_t j;
-
-	e->fct[e->nflows_done] = (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S;
-	e->ideal[e->nflows_done] = f->ideal_s;
-	e->fct_prio[e->nflows_done] = f->prio;
-	e->nflows_done++;
-	if (e->part && ft__pk_part_flow_done(e, fid) < 0)
-		return FT_ENOMEM;
-	for (j = 0; j < f->npath; j++)
-		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
-	if (f->nic_link != PK_NONE)
-		e->ports[f->nic_link].nqps--;
-	return task_done(e, f->task, f->lat_ps);
+	ring_add(e, l, fid);
+	return try_send(e, l);
 }
 
 /* ---- ports ---------------------------------------------------------------- */
@@ -875,6 +625,8 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	if (f->snd_una >= f->npkts || seq >= f->snd_nxt)
 		return 0;
 	e->nretx += f->snd_nxt - seq;
+	pk_op_acc(e, fid)->nretx += f->snd_nxt - seq;
+	pk_op_acc(e, fid)->npackets += f->snd_nxt - seq;
 	f->snd_nxt = seq;
 	f->rto_gen++;
 	ring_add(e, f->first_link, fid);
@@ -938,7 +690,7 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
 	if (f->rcv_nxt == f->npkts) {
 		ft_free(f->ooo_bits);
 		f->ooo_bits = NULL;
-		return flow_done(e, fid);
+		return ft__pk_flow_done(e, fid);
 	}
 	return 0;
 }
@@ -977,6 +729,7 @@ receive(struct pk_engine *e, uint32_t id)
 			d->t_last_cnp_ps = e->now_ps;
 			rp->cnp_sent++;
 			e->ncnp++;
+			pk_op_acc(e, fid)->ncnp++;
 			rc = ev_push(e, e->now_ps + f->lat_ps, PK_EV_CNP, fid, 0);
 			if (rc < 0) {
 				pkt_free(e, id);
@@ -1007,7 +760,7 @@ receive(struct pk_engine *e, uint32_t id)
 		if ((rc = send_ack(e, fid, seq)) < 0)
 			return rc;
 		if (f->rcv_nxt == f->npkts)
-			return flow_done(e, fid);
+			return ft__pk_flow_done(e, fid);
 		return 0;
 	}
 	/* One NAK per gap: the receiver NAKs again only once the gap moved (or the sender
@@ -1418,7 +1171,7 @@ step(struct pk_engine *e)
 	case PK_EV_ARRIVE:
 		return ev_arrive(e, ev.id, arg);
 	case PK_EV_TASK:
-		return task_done(e, ev.id, 0);
+		return ft__pk_task_done(e, ev.id);
 	case PK_EV_PRED:
 		return ft__pk_pred_done(e, ev.id, 0);
 	case PK_EV_CREDIT:

@@ -144,6 +144,7 @@ ft__sim_gather(const struct ft_scenario *sc, const struct ft_topo *t,
 
 	r->c = *c;
 	r->c.ops = NULL;
+	r->c.op_counters = NULL;
 	r->c.link_bytes = NULL;
 	r->c.link_max_flows = NULL;
 	for (ji = 0; ji < sc->jobs.len; ji++) {
@@ -184,7 +185,9 @@ ft__sim_gather(const struct ft_scenario *sc, const struct ft_topo *t,
 			ft_strlcpy(row.src, j->name, sizeof(row.src));
 			bottleneck_name(t, c->ops[id].bottleneck_link, row.bottleneck,
 			                sizeof(row.bottleneck));
-			if (ft_run_add(&r->run, &row) < 0)
+			if (ft_run_add(&r->run, &row) < 0 ||
+			    (c->op_counters &&
+			     ft_vec_push(&r->op_counters, &c->op_counters[id]) < 0))
 				return ft_error_set(err, FT_ENOMEM, "out of memory");
 		}
 	}

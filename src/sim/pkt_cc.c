@@ -273,6 +273,7 @@ ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 		p->fecn_skip = 0;
 		p->ecn_marks++;
 		e->necn++;
+		pk_op_acc(e, k->flow)->necn++;
 		k->flags |= PK_F_CE;
 		return;
 	}
@@ -285,6 +286,7 @@ ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 		if (!(k->flags & PK_F_CE)) {
 			e->ports[l].ecn_marks++;
 			e->necn++;
+			pk_op_acc(e, k->flow)->necn++;
 		}
 		k->flags |= PK_F_CE;
 	}

@@ -323,6 +323,8 @@ struct pk_engine {
 	double *trace_cols; /* the samples by port, for the views in traces */
 	double *fct, *ideal;
 	uint8_t *fct_prio; /* the priority of each finished flow */
+	uint32_t *fct_op;  /* the op of each finished flow (with several ops), else NULL */
+	struct ft_sim_op_counters *op_acc; /* per op: its flows' counters */
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
 	uint64_t bytes_submitted, bytes_delivered;
 };
@@ -377,6 +379,20 @@ void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
 int ft__pk_step(struct pk_engine *e);
 int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
+
+/*
+ * Flows, once each (pkt_flow.c): flow @fid's last packet reached its receiver (its FCT is
+ * recorded, its task done); and, in engine_packet.c, flow @fid has packets to send (it
+ * joins its first port's ring, which sends if it may). Routing's choice among equal-cost
+ * ports reads a flow's hash (and the engine's queues, per hop).
+ */
+int ft__pk_flow_done(struct pk_engine *e, uint32_t fid);
+int ft__pk_flow_send(struct pk_engine *e, uint32_t fid);
+
+struct choose_ctx {
+	struct pk_engine *e;
+	uint64_t hash;
+};
 
 /*
  * The engine interface: the event loop (run, engine_packet.c); construction, submit,
@@ -446,6 +462,13 @@ static inline struct pk_cls *
 pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
 {
 	return &e->cls_pool[(size_t)l * e->nprio + c];
+}
+
+/* The counters of the op flow @fid belongs to. */
+static inline struct ft_sim_op_counters *
+pk_op_acc(struct pk_engine *e, uint32_t fid)
+{
+	return &e->op_acc[FT_VEC_AT(&e->tasks, struct pk_task, flow_at(e, fid)->task).op];
 }
 
 /* Congestion control (pkt_cc.c): a paced QP sent @wire bytes; a CNP or an RTT sample

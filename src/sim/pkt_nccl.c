@@ -62,14 +62,30 @@ struct pk_lazy {
 	bool building;
 	uint32_t cur_task, cur_flow; /* the next record to overwrite, PK_NONE: append */
 	size_t succ_cap;             /* entries e->succ has room for */
+	uint32_t nrunning;           /* phases started and not yet done */
+	/* Where the records of a new slot go: appended (!rewound), or from the first task,
+	 * flow and successor entry any slot ever had on (base_*), those of the phases that
+	 * have all ended, once none of their CNPs or RTT samples is still on its way
+	 * (after rewind_ps); next_* advance as slots are built there. */
+	bool rewound, based, fresh;
+	uint32_t base_task, base_flow, base_succ, next_task, next_flow, next_succ;
+	uint64_t rewind_ps, last_free_ps;
 };
 
-/* A record of @vec at @cursor (advanced), or a new one at the end; its index or FT_E*. */
+/* A record of @vec at @cursor (advanced: at the end, appended), or a new one at the end
+ * (PK_NONE); its index or FT_E*. */
 static int64_t
 put_record(struct ft_vec *vec, uint32_t *cursor, const void *rec)
 {
-	if (*cursor == PK_NONE)
-		return ft_vec_push(vec, rec) < 0 ? FT_ENOMEM : (int64_t)vec->len - 1;
+	if (*cursor == PK_NONE || *cursor == vec->len) {
+		if (ft_vec_push(vec, rec) < 0)
+			return FT_ENOMEM;
+		if (*cursor != PK_NONE)
+			(*cursor)++;
+		return (int64_t)vec->len - 1;
+	}
+	if (FT_NEVER(*cursor > vec->len))
+		return FT_EINVAL;
 	memcpy(ft_vec_at(vec, *cursor), rec, vec->elem_size);
 	return (int64_t)(*cursor)++;
 }
@@ -133,7 +149,7 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	f.qp = qp * 1024;
 	f.prio = e->sub_prio;
 	f.hash = ft_route_flow_hash(src, dst, f.qp);
-	if (*cursor != PK_NONE) { /* a reused record keeps its path room */
+	if (*cursor != PK_NONE && *cursor < e->flows.len) { /* a reused record keeps its path room */
 		const struct pk_flow *old = flow_at(e, *cursor);
 
 		f.path_off = old->path_off;
@@ -739,11 +755,25 @@ take_slot(struct pk_engine *e, uint32_t pi, uint64_t send)
 		slot_of(e, id)->send = send;
 		lz->cur_task = slot_of(e, id)->task0;
 		lz->cur_flow = slot_of(e, id)->flow0;
+		lz->fresh = false;
 		return id;
+	}
+	if (!lz->based) {
+		lz->based = true;
+		lz->base_task = sl.task0;
+		lz->base_flow = sl.flow0;
+		lz->base_succ = e->nsucc_len;
+	}
+	if (lz->rewound && lz->rewind_ps >= e->now_ps)
+		lz->rewound = false; /* too early: appended, as before the phases ended */
+	lz->cur_task = lz->cur_flow = PK_NONE;
+	if (lz->rewound) {
+		sl.task0 = lz->cur_task = lz->next_task;
+		sl.flow0 = lz->cur_flow = lz->next_flow;
 	}
 	if (lz->slots.len >= PK_NONE || ft_vec_push(&lz->slots, &sl) < 0)
 		return FT_ENOMEM;
-	lz->cur_task = lz->cur_flow = PK_NONE;
+	lz->fresh = true;
 	return (int64_t)lz->slots.len - 1;
 }
 
@@ -757,10 +787,12 @@ slot_succ(struct pk_engine *e, uint32_t si)
 	uint32_t n = (uint32_t)lz->edges.len, i, t, *cnt;
 
 	if (sl->succ0 == PK_NONE) {
-		if (e->nsucc_len + (size_t)n >= PK_NONE)
+		size_t at = lz->rewound ? lz->next_succ : e->nsucc_len;
+
+		if (at + (size_t)n >= PK_NONE)
 			return FT_ERANGE;
-		if (e->nsucc_len + (size_t)n > lz->succ_cap) {
-			size_t cap = FT_MAX(lz->succ_cap * 2, e->nsucc_len + (size_t)n + 1024);
+		if (at + (size_t)n > lz->succ_cap) {
+			size_t cap = FT_MAX(lz->succ_cap * 2, at + (size_t)n + 1024);
 			uint32_t *p = ft_reallocarray(e->succ, cap, sizeof(uint32_t));
 
 			if (!p)
@@ -768,8 +800,10 @@ slot_succ(struct pk_engine *e, uint32_t si)
 			e->succ = p;
 			lz->succ_cap = cap;
 		}
-		sl->succ0 = e->nsucc_len;
-		e->nsucc_len += n;
+		sl->succ0 = (uint32_t)at;
+		e->nsucc_len = FT_MAX(e->nsucc_len, (uint32_t)(at + n));
+		if (lz->rewound)
+			lz->next_succ = (uint32_t)(at + n);
 	}
 	cnt = ft_calloc(ph->ntask + 1, sizeof(uint32_t));
 	if (!cnt)
@@ -847,6 +881,10 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	}
 	if (FT_NEVER(ntask != ph->ntask || nflow != ph->nflow || lz->edges.len != ph->nsucc))
 		return FT_EINVAL;
+	if (lz->rewound && lz->fresh) {
+		lz->next_task = lz->cur_task;
+		lz->next_flow = lz->cur_flow;
+	}
 	rc = slot_succ(e, (uint32_t)si);
 	return rc < 0 ? rc : ft__pk_start_task(e, (uint32_t)s0);
 }
@@ -859,6 +897,7 @@ ft__pk_lazy_start(struct pk_engine *e, uint32_t t)
 	uint64_t n = FT_MIN(ph->w, ph->m - 1) * (uint64_t)ph->ngroups * ph->m, s;
 	int rc = 0;
 
+	e->lazy->nrunning++;
 	for (s = 0; s < n && rc == 0; s++)
 		rc = lazy_send(e, pi, s);
 	return rc;
@@ -892,6 +931,7 @@ slot_ended(struct pk_engine *e, uint32_t si)
 		}
 	}
 	sl->free_ps = e->now_ps + 2 * lat;
+	e->lazy->last_free_ps = FT_MAX(e->lazy->last_free_ps, sl->free_ps);
 	sl->next = PK_NONE;
 	if (ph->free_head == PK_NONE)
 		ph->free_head = si;
@@ -899,6 +939,33 @@ slot_ended(struct pk_engine *e, uint32_t si)
 		slot_of(e, ph->free_tail)->next = si;
 	ph->free_tail = si;
 	return 0;
+}
+
+/*
+ * Phase @ph's last send has ended: what only its sends read is freed, and when no other
+ * phase is running, every slot's records are free to take: the next slot built (of any
+ * phase) goes to the first records slots ever had, once the last CNP or RTT sample of
+ * the ended sends is in (else it is appended, as before). Only the links each phase's
+ * flows first crossed stay (for its bottleneck).
+ */
+static void
+phase_done(struct pk_engine *e, struct lazy_phase *ph)
+{
+	struct pk_lazy *lz = e->lazy;
+
+	ft_free(ph->pending);
+	ft_free(ph->gpu);
+	ph->pending = NULL;
+	ph->gpu = NULL;
+	ph->free_head = ph->free_tail = PK_NONE;
+	if (FT_NEVER(lz->nrunning == 0) || --lz->nrunning > 0)
+		return;
+	lz->slots.len = 0;
+	lz->rewound = true;
+	lz->next_task = lz->base_task;
+	lz->next_flow = lz->base_flow;
+	lz->next_succ = lz->base_succ;
+	lz->rewind_ps = lz->last_free_ps;
 }
 
 int
@@ -911,8 +978,10 @@ ft__pk_lazy_end(struct pk_engine *e, uint32_t t)
 
 	if (rc < 0)
 		return rc;
-	if (++ph->ndone == ph->nsends)
+	if (++ph->ndone == ph->nsends) {
+		phase_done(e, ph);
 		return ft__pk_task_done(e, ph->task);
+	}
 	/* The sends of round k + W that waited for this one: rank i's and rank i - W's, in
 	 * the order p2p_alltoall() adds them. */
 	m = ph->m;

@@ -811,6 +811,39 @@ pp_trace(struct pk_engine *e, size_t ndone, const struct pk_done *dn)
 	return 0;
 }
 
+/* Each op's counters, summed over the ranks on rank 0 (FCT figures come from the
+ * completions). */
+static int
+pp_gather_ops(struct pk_engine *e)
+{
+	size_t n = e->ops.len, k = 7 * n + 1;
+	uint64_t *mine = ft_calloc(k, sizeof(uint64_t)), *tot = ft_calloc(k, sizeof(uint64_t));
+
+	if (!mine || !tot) {
+		ft_free(mine);
+		ft_free(tot);
+		return FT_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ft_sim_op_counters *o = &e->op_acc[i];
+		uint64_t *m = mine + 7 * i;
+
+		m[0] = o->nflows, m[1] = o->npackets, m[2] = o->ndrops, m[3] = o->nretx;
+		m[4] = o->necn, m[5] = o->ncnp, m[6] = o->bytes;
+	}
+	MPI_Reduce(mine, tot, (int)(7 * n), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	for (size_t i = 0; i < n && e->part->rank == 0; i++) {
+		struct ft_sim_op_counters *o = &e->op_acc[i];
+		const uint64_t *t = tot + 7 * i;
+
+		o->nflows = t[0], o->npackets = t[1], o->ndrops = t[2], o->nretx = t[3];
+		o->necn = t[4], o->ncnp = t[5], o->bytes = t[6];
+	}
+	ft_free(mine);
+	ft_free(tot);
+	return 0;
+}
+
 /* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
@@ -836,6 +869,12 @@ pp_gather(struct pk_engine *e)
 		return FT_ENOMEM;
 	}
 	MPI_Reduce(sums, tot, 13, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (pp_gather_ops(e) < 0) {
+		ft_free(bp);
+		ft_free(bc);
+		ft_free(bsw);
+		return FT_ENOMEM;
+	}
 	MPI_Reduce(e->ntrace ? &pp->t_last_ps : &e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0,
 	           MPI_COMM_WORLD);
 	/* Root barriers were handled on every rank: one process handles them once; trace
@@ -913,6 +952,8 @@ pp_gather(struct pk_engine *e)
 		e->fct[i] = dn[i].fct;
 		e->ideal[i] = dn[i].ideal;
 		e->fct_prio[i] = (uint8_t)dn[i].prio;
+		if (e->fct_op)
+			e->fct_op[i] = k->op;
 		k->done = 1;
 		k->t_done_ps = dn[i].t_ps;
 	}

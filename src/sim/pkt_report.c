@@ -142,6 +142,58 @@ prio_fct(const struct pk_engine *e, struct ft_sim_counters *c)
 	return rc;
 }
 
+/*
+ * Each op's FCT figures, from the flows it finished (grouped by op); with one op, the
+ * run's. The op's other counters were kept as its flows ran.
+ */
+static int
+op_fct(const struct pk_engine *e, const struct ft_sim_counters *c)
+{
+	size_t n = e->ops.len, i, *at;
+	double *fct, *ideal;
+	int rc = 0;
+
+	if (!e->fct_op) {
+		if (n == 1) {
+			e->op_acc[0].fct_p50_s = c->fct_p50_s;
+			e->op_acc[0].fct_p99_s = c->fct_p99_s;
+			e->op_acc[0].fct_max_s = c->fct_max_s;
+		}
+		return 0;
+	}
+	at = ft_calloc(n + 1, sizeof(size_t));
+	fct = ft_calloc(e->nflows_done + 1, sizeof(double));
+	ideal = ft_calloc(e->nflows_done + 1, sizeof(double));
+	if (!at || !fct || !ideal)
+		rc = FT_ENOMEM;
+	for (i = 0; rc == 0 && i < e->nflows_done; i++)
+		at[e->fct_op[i] + 1]++;
+	for (i = 0; rc == 0 && i < n; i++)
+		at[i + 1] += at[i];
+	for (i = 0; rc == 0 && i < e->nflows_done; i++) {
+		size_t k = at[e->fct_op[i]]++;
+
+		fct[k] = e->fct[i];
+		ideal[k] = e->ideal[i];
+	}
+	for (i = 0; rc == 0 && i < n; i++) {
+		size_t lo = i ? at[i - 1] : 0; /* at[i] is now op i's end */
+		struct ft_sim_counters one = { 0 };
+		struct ft_sim_op_counters *o = &e->op_acc[i];
+
+		if (at[i] == lo)
+			continue;
+		rc = ft__sim_fct_stats(fct + lo, ideal + lo, at[i] - lo, &one);
+		o->fct_p50_s = one.fct_p50_s;
+		o->fct_p99_s = one.fct_p99_s;
+		o->fct_max_s = one.fct_max_s;
+	}
+	ft_free(at);
+	ft_free(fct);
+	ft_free(ideal);
+	return rc;
+}
+
 void
 ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k)
 {
@@ -249,6 +301,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	rc = ft__sim_fct_stats(e->fct, e->ideal, e->nflows_done, c);
 	if (rc == 0)
 		rc = prio_fct(e, c);
+	if (rc == 0)
+		rc = op_fct(e, c);
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory for counters");
 	c->nflows = e->nflows_done;
@@ -266,6 +320,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->nic_wait_s = (double)e->nic_wait_ps / PK_PS_PER_S;
 	c->nops = n;
 	c->ops = e->op_results;
+	c->op_counters = e->op_acc;
 	c->nlinks = e->nlinks;
 	c->link_bytes = e->link_bytes;
 	c->link_max_flows = e->link_maxflows;

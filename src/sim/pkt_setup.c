@@ -445,9 +445,13 @@ ft__pk_start(struct pk_engine *e)
 	e->fct = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(double));
 	e->ideal = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(double));
 	e->fct_prio = ft_calloc(e->nflows_all ? e->nflows_all : 1, 1);
+	e->op_acc = ft_calloc(e->ops.len ? e->ops.len : 1, sizeof(*e->op_acc));
+	if (e->ops.len > 1)
+		e->fct_op = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(uint32_t));
 	e->nflows_built = (uint32_t)e->flows.len;
 	e->nsucc_len = (uint32_t)e->edges.len;
-	if (!e->succ || !cnt || !e->fct || !e->ideal || !e->fct_prio) {
+	if (!e->succ || !cnt || !e->fct || !e->ideal || !e->fct_prio || !e->op_acc ||
+	    (e->ops.len > 1 && !e->fct_op)) {
 		ft_free(cnt);
 		return FT_ENOMEM;
 	}
@@ -522,6 +526,7 @@ ft__pk_destroy(struct ft_engine *eng)
 		void *const arrays[] = { e->links,         e->ports_mem,       e->sw_used,
 			                 e->pkts,          e->succ,        e->fct,
 			                 e->ideal,         e->fct_prio,    e->cls_mem,
+			                 e->fct_op,        e->op_acc,
 			                 e->op_results,    e->link_bytes,  e->link_maxflows,
 			                 e->port_counters, e->trace_links, e->trace_last,
 			                 e->traces,        e->trace_cols,  e->vseq };

@@ -47,6 +47,23 @@ static const struct ft__field fct_fields[] = {
 	F(ft_sim_counters, "max", US, fct_max_s),
 };
 
+/* The packet engine's counters of one op's flows (after its row's job, op and algo). */
+static const struct ft__field op_counter_fields[] = {
+	F(ft_sim_op_counters, "flows", UINT, nflows),
+	F(ft_sim_op_counters, "bytes", UINT, bytes),
+	F(ft_sim_op_counters, "packets", UINT, npackets),
+	F(ft_sim_op_counters, "drops", UINT, ndrops),
+	F(ft_sim_op_counters, "retransmitted", UINT, nretx),
+	F(ft_sim_op_counters, "ecn_marked", UINT, necn),
+	F(ft_sim_op_counters, "cnps", UINT, ncnp),
+};
+
+static const struct ft__field op_fct_fields[] = {
+	F(ft_sim_op_counters, "p50", US, fct_p50_s),
+	F(ft_sim_op_counters, "p99", US, fct_p99_s),
+	F(ft_sim_op_counters, "max", US, fct_max_s),
+};
+
 static const struct ft__field ideal_fields[] = {
 	F(ft_sim_counters, "min", US, ideal_min_s),
 	F(ft_sim_counters, "p50", US, ideal_p50_s),
@@ -148,6 +165,23 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		                FT_ARRAY_SIZE(row_fields));
 	ft_json_arr_end(j);
 	records_json(j, "jobs", &r->jobs, job_fields, FT_ARRAY_SIZE(job_fields));
+	if (r->op_counters.len > 1) { /* packet engine, several ops: each one's counters */
+		ft_json_key(j, "op_counters");
+		ft_json_arr_begin(j);
+		for (i = 0; i < r->op_counters.len && i < ft_run_nrows(&r->run); i++) {
+			const struct ft_result_row *row = ft_run_row(&r->run, i);
+			const struct ft_sim_op_counters *o = ft_vec_at(&r->op_counters, i);
+
+			ft_json_obj_begin(j);
+			ft_json_kv_str(j, "job", row->src);
+			ft_json_kv_str(j, "op", row->test);
+			ft_json_kv_str(j, "algo", row->algo);
+			ft__json_fields(j, o, op_counter_fields, FT_ARRAY_SIZE(op_counter_fields));
+			ft__json_object(j, "fct_us", o, op_fct_fields, FT_ARRAY_SIZE(op_fct_fields));
+			ft_json_obj_end(j);
+		}
+		ft_json_arr_end(j);
+	}
 
 	ft_json_key(j, "flows");
 	ft_json_obj_begin(j);
@@ -309,6 +343,11 @@ static const struct ft__col row_cols[] = {
 	{ "size", R },        { "ranks", R },       { "time(us)", R },
 	{ "algbw(GB/s)", R }, { "busbw(GB/s)", R }, { "bottleneck", L },
 };
+static const struct ft__col op_cols[] = {
+	{ "job", L },        { "op", L },      { "algo", L },    { "flows", R },
+	{ "packets", R },    { "dropped", R }, { "retx", R },    { "ECN marked", R },
+	{ "CNPs", R },       { "fct p50(us)", R }, { "p99(us)", R }, { "max(us)", R },
+};
 static const struct ft__col tier_cols[] = {
 	{ "kind", L }, { "tier", R }, { "links", R }, { "mean", R }, { "max", R },
 };
@@ -319,6 +358,41 @@ static const struct ft__col hot_cols[] = {
 
 #undef R
 #undef L
+
+/* The packet engine's counters op by op (several ops), in the order of the result rows. */
+static void
+op_counters_text(const struct ft_sim_report *r, struct ft_strbuf *out)
+{
+	struct ft_table t;
+	char a[32];
+	bool iter = false;
+
+	for (size_t k = 0; k < r->jobs.len; k++)
+		iter |= ((const struct ft_sim_job_report *)ft_vec_at(&r->jobs, k))->iterations > 1;
+	ft_strbuf_addf(out, "\npackets by op (each op's own flows%s):\n",
+	               iter ? "; a job's first iteration, as the rows" : "");
+	ft_table_init(&t);
+	ft__table_cols(&t, op_cols, FT_ARRAY_SIZE(op_cols));
+	for (size_t i = 0; i < r->op_counters.len && i < ft_run_nrows(&r->run); i++) {
+		const struct ft_result_row *row = ft_run_row(&r->run, i);
+		const struct ft_sim_op_counters *o = ft_vec_at(&r->op_counters, i);
+
+		(void)ft_table_cell(&t, row->src);
+		(void)ft_table_cell(&t, row->test);
+		(void)ft_table_cell(&t, row->algo);
+		(void)ft_table_cellf(&t, "%" PRIu64, o->nflows);
+		(void)ft_table_cellf(&t, "%" PRIu64, o->npackets);
+		(void)ft_table_cellf(&t, "%" PRIu64, o->ndrops);
+		(void)ft_table_cellf(&t, "%" PRIu64, o->nretx);
+		(void)ft_table_cellf(&t, "%" PRIu64, o->necn);
+		(void)ft_table_cellf(&t, "%" PRIu64, o->ncnp);
+		(void)ft_table_cell(&t, us(o->fct_p50_s, a, sizeof(a)));
+		(void)ft_table_cell(&t, us(o->fct_p99_s, a, sizeof(a)));
+		(void)ft_table_cell(&t, us(o->fct_max_s, a, sizeof(a)));
+	}
+	ft_table_render(&t, out);
+	ft_table_release(&t);
+}
 
 void
 ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf *out)
@@ -403,6 +477,8 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		               "NIC send pipelines: %" PRIu64 " messages, %" PRIu64
 		               " with their QP context not cached, %.3f us waited in all\n",
 		               c->nic_msgs, c->nic_missed, c->nic_wait_s * 1e6);
+	if (r->op_counters.len > 1)
+		op_counters_text(r, out);
 
 	if (r->tiers.len) {
 		ft_strbuf_adds(out, "\nutilization by link class:\n");

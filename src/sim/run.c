@@ -771,6 +771,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->faults, sizeof(struct ft_sim_fault_text));
 	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
 	ft_vec_init(&r->by_size, sizeof(struct ft_sim_size_stat));
+	ft_vec_init(&r->op_counters, sizeof(struct ft_sim_op_counters));
 	ft_vec_init(&r->trace_series, sizeof(struct ft_sim_trace_series));
 }
 
@@ -779,7 +780,8 @@ ft_sim_report_release(struct ft_sim_report *r)
 {
 	struct ft_vec *const vecs[] = {
 		&r->jobs,          &r->hot,          &r->tiers,  &r->ports,
-		&r->counter_files, &r->trace_series, &r->faults, &r->by_size
+		&r->counter_files, &r->trace_series, &r->faults, &r->by_size,
+		&r->op_counters
 	};
 
 	ft_run_release(&r->run);
@@ -1000,7 +1002,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc == 0 && ov && ov->counters)
 		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
 	if (rc == 0 && ov && ov->counters)
-		rc = ft__sim_render_nccl_tests(&out->run, &out->counter_files, err);
+		rc = ft__sim_render_nccl_tests(&out->run, &out->op_counters, &out->counter_files,
+		                               err);
 	if (rc == 0 && ov && ov->ntrace_links)
 		rc = ft__sim_render_trace(topo, &c, &out->trace_json, &out->trace_len, err);
 	if (rc == 0 && ov && ov->ntrace_links)

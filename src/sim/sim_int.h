@@ -391,9 +391,11 @@ int ft__sim_fct_stats(const double *fct, const double *ideal, size_t n,
 int ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
                             struct ft_vec *files, struct ft_error *err) FT_MUST_CHECK;
 
-/* The result rows of @run as nccl-tests tables, appended to @files (--counters). */
-int ft__sim_render_nccl_tests(const struct ft_run *run, struct ft_vec *files,
-                              struct ft_error *err) FT_MUST_CHECK;
+/* The result rows of @run as nccl-tests tables, appended to @files (--counters); with
+ * several rows, each with a comment line of its op's counters where @ops has them (one
+ * per row, else empty). */
+int ft__sim_render_nccl_tests(const struct ft_run *run, const struct ft_vec *ops,
+                              struct ft_vec *files, struct ft_error *err) FT_MUST_CHECK;
 /* The traced ports' series binned for charts (struct ft_sim_trace_series in @out). */
 int ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counters *c,
                          struct ft_vec *out, struct ft_error *err) FT_MUST_CHECK;

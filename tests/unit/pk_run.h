@@ -24,11 +24,12 @@ pk(const struct ft_engine *e)
 }
 
 /* Run the op of @a over @n nodes with @pc (NULL: defaults) and @qps per connection (0:
- * the default) under @routing; @eager builds all-to-alls whole before the run. */
+ * the default) under @routing, @nops times one after the other; @eager builds all-to-alls
+ * whole before the run. */
 static inline void
-pk_run_op_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
-                 const struct ft_packet_cfg *pc, uint32_t qps, bool eager,
-                 enum ft_routing routing)
+pk_run_ops_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
+                  const struct ft_packet_cfg *pc, uint32_t qps, bool eager, uint32_t nops,
+                  enum ft_routing routing)
 {
 	struct ft_sim_cfg cfg;
 	struct ft_error err = { 0 };
@@ -52,18 +53,38 @@ pk_run_op_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
 	r->e = NULL;
 	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
 	ft_container_of(r->e, struct pk_engine, base)->a2a_eager = eager;
-	assert_true(ft_packet_engine.submit(r->e, &op, &err) >= 0);
+	for (uint32_t k = 0; k < nops; k++) {
+		op.after = ft_packet_engine.submit(r->e, &op, &err);
+		assert_true(op.after >= 0);
+	}
 	if (ft_packet_engine.run(r->e, 0, &err) != 0)
 		fail_msg("run: %s", err.msg);
 	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
 }
 
-/* pk_run_op_routed() under ECMP. */
+/* pk_run_ops_routed() under ECMP. */
+static inline void
+pk_run_ops(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
+           const struct ft_packet_cfg *pc, uint32_t qps, bool eager, uint32_t nops)
+{
+	pk_run_ops_routed(r, a, n, pc, qps, eager, nops, FT_ROUTING_ECMP);
+}
+
+/* One op of @a under @routing. */
+static inline void
+pk_run_op_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
+                 const struct ft_packet_cfg *pc, uint32_t qps, bool eager,
+                 enum ft_routing routing)
+{
+	pk_run_ops_routed(r, a, n, pc, qps, eager, 1, routing);
+}
+
+/* One op of @a under ECMP. */
 static inline void
 pk_run_op(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
           const struct ft_packet_cfg *pc, uint32_t qps, bool eager)
 {
-	pk_run_op_routed(r, a, n, pc, qps, eager, FT_ROUTING_ECMP);
+	pk_run_ops(r, a, n, pc, qps, eager, 1);
 }
 
 static inline void

@@ -333,6 +333,36 @@ test_p2p_alltoall(void **state)
 	pk_run_free(&r);
 }
 
+/* The lazy all-to-all case: 260 ranks of 8 KiB per pair, IB congestion control. */
+static const struct ft_coll_args lazy_a2a = { .op = FT_OP_ALLTOALL,
+	                                      .algo = FT_ALGO_DIRECT,
+	                                      .proto = FT_PROTO_SIMPLE,
+	                                      .nranks = 260,
+	                                      .ranks_per_node = 1,
+	                                      .bytes = 260u * (8u << 10) };
+static const struct ft_packet_cfg lazy_pc = { .cc = FT_PKT_CC_IBCC };
+
+/* Runs @a and @b of lazy_a2a, @nops of them, one built whole, the other lazily, gave every
+ * figure the same. */
+static void
+lazy_runs_same(const struct pk_run *a, const struct pk_run *b, uint32_t nops)
+{
+	for (uint32_t k = 0; k < nops; k++) {
+		assert_true(a->c.ops[k].t_end_s == b->c.ops[k].t_end_s);
+		assert_true(a->c.ops[k].t_start_s == b->c.ops[k].t_start_s);
+		assert_int_equal(a->c.ops[k].bottleneck_link, b->c.ops[k].bottleneck_link);
+	}
+	assert_int_equal(a->c.nevents, b->c.nevents);
+	assert_int_equal(a->c.npackets, b->c.npackets);
+	assert_int_equal(a->c.necn, b->c.necn);
+	assert_int_equal(a->c.ncnp, b->c.ncnp);
+	assert_true(a->c.bytes == b->c.bytes);
+	assert_true(a->c.fct_p50_s == b->c.fct_p50_s);
+	assert_true(a->c.fct_p99_s == b->c.fct_p99_s);
+	assert_true(a->c.fct_max_s == b->c.fct_max_s);
+	assert_true(a->c.slowdown_p99 == b->c.slowdown_p99);
+}
+
 /*
  * An all-to-all whose sends are built as they start (the default) runs exactly as the
  * whole graph built before the run: 260 ranks of 8 KiB per pair on one NIC of 260 nodes
@@ -344,19 +374,12 @@ test_p2p_alltoall(void **state)
 static void
 test_lazy_same(void **state)
 {
-	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
-		                  .algo = FT_ALGO_DIRECT,
-		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = 260,
-		                  .ranks_per_node = 1,
-		                  .bytes = 260u * (8u << 10) };
-	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_IBCC };
 	struct pk_run r[2];
 	uint32_t i;
 
 	(void)state;
 	for (i = 0; i < 2; i++) /* the first built whole before the run */
-		pk_run_op(&r[i], &a, 260, &pc, 1, i == 0);
+		pk_run_op(&r[i], &lazy_a2a, 260, &lazy_pc, 1, i == 0);
 	assert_int_equal(pk(r[0].e)->flows.len, 260 * 259);
 	assert_int_equal(pk(r[1].e)->nflows_all, 260 * 259);
 	assert_true(pk(r[1].e)->flows.len < 260 * 259);
@@ -364,18 +387,89 @@ test_lazy_same(void **state)
 	              (unsigned long long)pk(r[1].e)->nflows_all,
 	              (unsigned long long)r[1].c.ncnp);
 	assert_true(r[1].c.ncnp > 0);
-	assert_true(r[0].c.ops[0].t_end_s == r[1].c.ops[0].t_end_s);
-	assert_true(r[0].c.ops[0].t_start_s == r[1].c.ops[0].t_start_s);
-	assert_int_equal(r[0].c.ops[0].bottleneck_link, r[1].c.ops[0].bottleneck_link);
-	assert_int_equal(r[0].c.nevents, r[1].c.nevents);
-	assert_int_equal(r[0].c.npackets, r[1].c.npackets);
-	assert_int_equal(r[0].c.necn, r[1].c.necn);
-	assert_int_equal(r[0].c.ncnp, r[1].c.ncnp);
-	assert_true(r[0].c.bytes == r[1].c.bytes);
-	assert_true(r[0].c.fct_p50_s == r[1].c.fct_p50_s);
-	assert_true(r[0].c.fct_p99_s == r[1].c.fct_p99_s);
-	assert_true(r[0].c.fct_max_s == r[1].c.fct_max_s);
-	assert_true(r[0].c.slowdown_p99 == r[1].c.slowdown_p99);
+	lazy_runs_same(&r[0], &r[1], 1);
+	for (i = 0; i < 2; i++)
+		pk_run_free(&r[i]);
+}
+
+/* The ops' counters of a run add up to its own. */
+static void
+op_counters_add_up(const struct ft_sim_counters *c)
+{
+	struct ft_sim_op_counters sum = { 0 };
+
+	assert_non_null(c->op_counters);
+	for (size_t k = 0; k < c->nops; k++) {
+		const struct ft_sim_op_counters *o = &c->op_counters[k];
+
+		sum.nflows += o->nflows;
+		sum.npackets += o->npackets;
+		sum.ndrops += o->ndrops;
+		sum.nretx += o->nretx;
+		sum.necn += o->necn;
+		sum.ncnp += o->ncnp;
+		sum.bytes += o->bytes;
+	}
+	assert_int_equal(sum.nflows, c->nflows);
+	assert_int_equal(sum.npackets, c->npackets);
+	assert_int_equal(sum.ndrops, c->ndrops);
+	assert_int_equal(sum.nretx, c->nretx);
+	assert_int_equal(sum.necn, c->necn);
+	assert_int_equal(sum.ncnp, c->ncnp);
+	assert_true((double)sum.bytes == c->bytes);
+}
+
+static void
+op_counters_same(const struct ft_sim_op_counters *a, const struct ft_sim_op_counters *b)
+{
+	assert_int_equal(a->nflows, b->nflows);
+	assert_int_equal(a->npackets, b->npackets);
+	assert_int_equal(a->necn, b->necn);
+	assert_int_equal(a->ncnp, b->ncnp);
+	assert_int_equal(a->bytes, b->bytes);
+	assert_true(a->fct_p50_s == b->fct_p50_s);
+	assert_true(a->fct_p99_s == b->fct_p99_s);
+	assert_true(a->fct_max_s == b->fct_max_s);
+}
+
+/*
+ * Two all-to-alls one after the other, as test_lazy_same's: the second one's sends are
+ * built into the records the first one's had (all of them ended, and their CNPs in, by
+ * then), so the run holds the records of one phase, not two; and both ops still run
+ * exactly as the whole graph built before the run. Each op's counters are its own flows':
+ * they add up to the run's, and the first op's are those of the op run alone.
+ */
+static void
+test_lazy_phases_share(void **state)
+{
+	struct pk_run one, r[2];
+	uint32_t i, k;
+
+	(void)state;
+	pk_run_op(&one, &lazy_a2a, 260, &lazy_pc, 1, false);
+	for (i = 0; i < 2; i++) /* the first built whole before the run */
+		pk_run_ops(&r[i], &lazy_a2a, 260, &lazy_pc, 1, i == 0, 2);
+	assert_int_equal(pk(r[0].e)->flows.len, 2 * 260 * 259);
+	assert_int_equal(pk(r[1].e)->nflows_all, 2 * 260 * 259);
+	print_message("# lazy: %zu flow records, %zu tasks for two ops; one op: %zu, %zu\n",
+	              pk(r[1].e)->flows.len, pk(r[1].e)->tasks.len, pk(one.e)->flows.len,
+	              pk(one.e)->tasks.len);
+	assert_int_equal(pk(r[1].e)->flows.len, pk(one.e)->flows.len);
+	assert_true(r[1].c.ops[1].t_start_s >= r[1].c.ops[0].t_end_s);
+	lazy_runs_same(&r[0], &r[1], 2);
+	op_counters_add_up(&r[1].c);
+	assert_non_null(one.c.op_counters);
+	assert_int_equal(one.c.nops, 1);
+	assert_true(one.c.op_counters[0].fct_p99_s == one.c.fct_p99_s);
+	for (k = 0; k < 2; k++) {
+		const struct ft_sim_op_counters *o = &r[1].c.op_counters[k];
+
+		assert_int_equal(o->nflows, 260 * 259);
+		assert_true(o->ncnp > 0);
+	}
+	op_counters_same(&r[1].c.op_counters[0], &one.c.op_counters[0]);
+	op_counters_same(&r[0].c.op_counters[1], &r[1].c.op_counters[1]);
+	pk_run_free(&one);
 	for (i = 0; i < 2; i++)
 		pk_run_free(&r[i]);
 }
@@ -580,6 +674,7 @@ main(void)
 		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lazy_same),
+		cmocka_unit_test(test_lazy_phases_share),
 		cmocka_unit_test(test_lab_moe), cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
 	};

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/pkt_flow.c - the packet engine's task graph and flows, once per task or flow: a
+ * task starts when its predecessors are done (a barrier after its wait, a flow at
+ * once, a lazy all-to-all phase by building its first sends) and, once done, tells
+ * its successors; a flow is routed (its path, path latency and ideal time), counted
+ * on the ports it crosses, handed to its first port to send, and when its receiver
+ * has every packet, its completion time is recorded and its task is done.
+ *
+ * What runs per packet (sending, queues, flow control, receiving) is engine_packet.c;
+ * it calls in here when a flow's last packet arrives and when a barrier's wait ends.
+ */
+#include "pkt_int.h"
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+static int start_flow(struct pk_engine *e, uint32_t fid);
+
+static int
+start_task(struct pk_engine *e, uint32_t t)
+{
+	struct pk_task *k = task_at(e, t);
+
+	k->t_start_ps = e->now_ps;
+	if (k->kind == PK_T_FLOW)
+		return start_flow(e, k->flow);
+	if (k->kind == PK_T_A2A)
+		return ft__pk_lazy_start(e, t);
+	return ev_push(e,
+	               e->now_ps + k->delay_ps + (uint64_t)(k->lat_mult * (double)k->pred_lat_ps),
+	               PK_EV_TASK, t, 0);
+}
+
+/* A predecessor of task @u is done now (a flow's passes its path latency @lat_ps on). */
+int
+ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
+{
+	struct pk_task *s = task_at(e, u);
+
+	s->pred_lat_ps = FT_MAX(s->pred_lat_ps, lat_ps);
+	if (FT_NEVER(s->npred == 0) || --s->npred > 0)
+		return 0;
+	return start_task(e, u);
+}
+
+/*
+ * Flow @fid is done at its receiver and task @u, a flow, waited for it: a flow that leaves
+ * the receiver starts now (NCCL forwards what has arrived); one that leaves another vertex
+ * (the sender, whose message `slots` on waits for the receiver's free slot) learns of it
+ * one path latency later, when the receiver's clear-to-send reaches it. That delay is what
+ * lets a run split across MPI ranks carry it as a message (pkt_part.c).
+ */
+static int
+flow_feeds(struct pk_engine *e, uint32_t fid, uint32_t u)
+{
+	const struct pk_flow *f = flow_at(e, fid);
+
+	if (flow_at(e, task_at(e, u)->flow)->src == f->dst)
+		return ft__pk_pred_done(e, u, f->lat_ps);
+	return ev_push(e, e->now_ps + f->lat_ps, PK_EV_PRED, u, 0);
+}
+
+static int
+task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
+{
+	struct pk_task *k = task_at(e, t);
+	uint32_t i, u;
+	bool flow = k->kind == PK_T_FLOW;
+	int rc;
+
+	k->done = 1;
+	k->t_done_ps = e->now_ps;
+	/* (A successor's start may build lazy sends, moving the tasks: @k is read anew.) */
+	for (i = 0; i < (k = task_at(e, t))->nsucc; i++) {
+		u = e->succ[k->succ_off + i];
+		if (flow && task_at(e, u)->kind == PK_T_FLOW)
+			rc = flow_feeds(e, k->flow, u);
+		else if (flow && e->part)
+			continue; /* told on every rank at the window's end (pkt_part.c) */
+		else
+			rc = ft__pk_pred_done(e, u, lat_ps);
+		if (rc < 0)
+			return rc;
+	}
+	return k->kind == PK_T_A2A_END ? ft__pk_lazy_end(e, t) : 0;
+}
+
+int
+ft__pk_start_task(struct pk_engine *e, uint32_t t)
+{
+	return start_task(e, t);
+}
+
+int
+ft__pk_task_done(struct pk_engine *e, uint32_t t)
+{
+	return task_done(e, t, 0);
+}
+
+/* ---- flows ---------------------------------------------------------------- */
+
+/*
+ * Adaptive routing's path at a flow's start (its first link, its latency for the
+ * notifications that travel back and its ideal time): the equal-cost port by hash alone,
+ * as the least-queued choice is among ports all empty. Reading the queues of every hop
+ * there would read other MPI ranks' ports in a split run (pkt_part.c); the packets
+ * themselves then choose per hop, by the queues of the switch they are at.
+ */
+static uint32_t
+choose_by_hash(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
+{
+	const struct choose_ctx *c = ud;
+
+	(void)links;
+	return (uint32_t)(ft_mix64(c->hash ^ at) % n);
+}
+
+/* Whether flow @f joins GPUs of two nodes of one NVLink domain (GB200 NVL72: its path
+ * is the two GPUs' NVLink ports, ft__sim_route_nvlink_domain). */
+static bool
+nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
+{
+	const struct ft_vertex *a = ft_topo_vertex(e->topo, f->src);
+	const struct ft_vertex *b = ft_topo_vertex(e->topo, f->dst);
+
+	return a->kind == FT_V_GPU && b->kind == FT_V_GPU && a->node != b->node &&
+	       ft__sim_same_nvlink_domain(e->topo, a->node, b->node);
+}
+
+/*
+ * Adaptive routing with flowlets, decided at each switch (as switches that balance
+ * flowlets do: the port a flow's packets leave by is chosen by the switch that owns it,
+ * from its own queues): flowlet n of a QP is its packets from byte n x flowlet_bytes on.
+ * The first of its packets to reach a hop picks the least-queued equal-cost port there
+ * and the flowlet's later packets follow it. The choices are kept per flow, one row of
+ * its path's length per flowlet (its first link is the flow's), PK_NONE until chosen;
+ * the rows are laid out when the flow is routed, so that in a run split across MPI
+ * ranks every rank has them at the same place and the owner of each hop fills its own.
+ */
+static int
+flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path)
+{
+	uint64_t nfl = ((uint64_t)(f->npkts ? f->npkts - 1 : 0) * e->mtu) / e->cfg.flowlet_bytes + 1;
+	uint64_t n = nfl * path->nlinks;
+
+	if (n >= UINT32_MAX || e->paths.len + n >= UINT32_MAX)
+		return FT_ERANGE;
+	if (f->fl_off == PK_NONE || f->fl_cap < n) {
+		if (ft_vec_reserve(&e->paths, (size_t)n) < 0)
+			return FT_ENOMEM;
+		f->fl_off = (uint32_t)e->paths.len;
+		f->fl_cap = (uint32_t)n;
+		e->paths.len += (size_t)n;
+	}
+	f->fl_hops = (uint16_t)path->nlinks;
+	for (uint64_t i = 0; i < n; i++)
+		FT_VEC_AT(&e->paths, uint32_t, f->fl_off + i) =
+		        i % path->nlinks ? PK_NONE : path->links[0];
+	return 0;
+}
+
+/*
+ * Route flow @fid: its first link, its path (kept unless routed per hop), its path latency
+ * and its ideal time. At its start in one process; a run split across MPI ranks routes
+ * every flow before it starts, in flow order, so that every rank's path table is the same
+ * although a flow started by another flow starts on its source's rank alone (pkt_part.c).
+ */
+int
+ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct ft_path path;
+	struct choose_ctx cc = { e, f->hash };
+	struct ft_error err = { 0 };
+	double slow = 0;
+	uint32_t j;
+	int rc;
+
+	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash, &cc, &path,
+	                   &err);
+	if (rc < 0) {
+		e->route_err = err; /* the message names both endpoints */
+		return rc;
+	}
+	f = flow_at(e, fid);
+	f->lat_ps = 0;
+	f->first_link = path.links[0];
+	f->nic_link = PK_NONE;
+	for (j = 0; j < path.nlinks && f->nic_link == PK_NONE; j++)
+		if (e->links[path.links[j]].net &&
+		    ft_topo_vertex(e->topo, e->links[path.links[j]].src)->kind == FT_V_NIC)
+			f->nic_link = path.links[j];
+	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
+	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
+	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
+	 * reaches: it stays fixed. */
+	if (e->cfg.routing != FT_ROUTING_ADAPTIVE || nvlink_domain_flow(e, f)) {
+		/* A reused record (a lazy send's) keeps its room when the path fits. */
+		if (f->path_cap < path.nlinks) {
+			if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
+				return FT_ENOMEM;
+			f->path_off = (uint32_t)e->paths.len;
+			f->path_cap = (uint16_t)path.nlinks;
+			e->paths.len += path.nlinks;
+		}
+		f->npath = (uint16_t)path.nlinks;
+		memcpy(&FT_VEC_AT(&e->paths, uint32_t, f->path_off), path.links,
+		       path.nlinks * sizeof(uint32_t));
+	} else if (e->cfg.flowlet_bytes && (rc = flowlet_room(e, f, &path)) < 0) {
+		return rc;
+	}
+	for (j = 0; j < path.nlinks; j++) {
+		const struct pk_link *lk = &e->links[path.links[j]];
+		double full = (double)f->bytes + (double)f->npkts * lk->hdr;
+		double t = full * lk->ps_per_byte / PK_PS_PER_S;
+
+		f->lat_ps += lk->lat_ps;
+		if (t > slow)
+			slow = t;
+	}
+	f->ideal_s = slow + (double)f->lat_ps / PK_PS_PER_S;
+	return 0;
+}
+
+static int
+start_flow(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f;
+	uint32_t j;
+	int rc = e->part ? 0 : ft__pk_route_flow(e, fid);
+
+	if (rc < 0)
+		return rc;
+	f = flow_at(e, fid);
+	f->t_start_ps = e->now_ps;
+	if (e->part)
+		ft__pk_part_flow_start(e, fid);
+	/* Every rank of a split run knows every flow's path (the paths are shared); the one
+	 * that owns its source sends it, with tie keys from there. */
+	e->origin = f->src;
+	for (j = 0; j < f->npath; j++) {
+		struct pk_port *p = &e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)];
+
+		if (++p->nactive > p->maxflows)
+			p->maxflows = p->nactive;
+	}
+	if (f->nic_link != PK_NONE)
+		e->ports[f->nic_link].nqps++;
+	if (!ft__pk_part_owns(e, f->src))
+		return 0;
+	return ft__pk_flow_send(e, fid);
+}
+
+int
+ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint32_t j, op = task_at(e, f->task)->op;
+	struct ft_sim_op_counters *oc = &e->op_acc[op];
+
+	e->fct[e->nflows_done] = (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S;
+	e->ideal[e->nflows_done] = f->ideal_s;
+	e->fct_prio[e->nflows_done] = f->prio;
+	if (e->fct_op)
+		e->fct_op[e->nflows_done] = op;
+	oc->nflows++;
+	oc->npackets += f->npkts;
+	oc->bytes += f->bytes;
+	e->nflows_done++;
+	if (e->part && ft__pk_part_flow_done(e, fid) < 0)
+		return FT_ENOMEM;
+	for (j = 0; j < f->npath; j++)
+		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
+	if (f->nic_link != PK_NONE)
+		e->ports[f->nic_link].nqps--;
+	return task_done(e, f->task, f->lat_ps);
+}

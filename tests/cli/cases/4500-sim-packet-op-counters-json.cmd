@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/tiny.yaml --engine packet --json
