@@ -90,6 +90,8 @@ struct ft_packet_cfg {
 	enum ft_pkt_fc fc;
 	uint64_t port_buffer_bytes;   /* per ingress port: credit space, lossy limit; 0 = 32 MTU */
 	uint64_t switch_buffer_bytes; /* shared per switch; 0 = 32 MiB */
+	double lossy_alpha;           /* lossy queues at a switch take alpha x its free shared
+	                               * buffer (dynamic threshold); 0 = 1/8 */
 	uint64_t pfc_xoff_bytes;      /* 0 = 15 MTU-sized packets */
 	uint64_t pfc_xon_bytes;       /* 0 = 12 MTU-sized packets */
 	uint64_t pfc_headroom_bytes;  /* 0 = 2 x (rate x latency + wire MTU) of the link */

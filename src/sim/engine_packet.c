@@ -1065,6 +1065,25 @@ pfc_xoff(const struct pk_engine *e, uint32_t l)
 	return (e->sw_limit - FT_MIN(e->sw_used[lk->dst], e->sw_limit)) / 8;
 }
 
+/*
+ * What a lossy queue at the ingress of link @l may hold: at a switch alpha x its free
+ * shared buffer (the dynamic threshold), capped by a given port_buffer, and at least one
+ * wire MTU (the queue's reserved minimum: the HPCC simulator reserves 4 KB per queue, kb
+ * CC-PFC-ECN); at a NIC its port buffer.
+ */
+static uint64_t
+lossy_limit(const struct pk_engine *e, uint32_t l)
+{
+	const struct pk_link *lk = &e->links[l];
+	uint64_t dt;
+
+	if (!lk->sw_dst)
+		return e->port_limit;
+	dt = (uint64_t)(e->lossy_alpha *
+	                (double)(e->sw_limit - FT_MIN(e->sw_used[lk->dst], e->sw_limit)));
+	return FT_MAX(FT_MIN(dt, e->lossy_cap), (uint64_t)e->mtu + lk->hdr);
+}
+
 /* XON: given, or two wire MTUs below the XOFF it paused at. */
 static uint64_t
 pfc_xon(const struct pk_engine *e, const struct pk_cls *p)
@@ -1131,9 +1150,9 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 				return drop(e, l, id);
 		}
 	} else if (fc == FT_PKT_FC_NONE) {
-		/* A lossy priority has the port's buffer to itself: the lossless ones'
-		 * bytes do not count against it (they have PFC's thresholds). */
-		if (q->in_bytes + wire > e->port_limit ||
+		/* A lossy priority has its own threshold: the lossless ones' bytes do not
+		 * count against it (they have PFC's thresholds), only in the free buffer. */
+		if (q->in_bytes + wire > lossy_limit(e, l) ||
 		    (p->sw_dst && e->sw_used[v] + wire > e->sw_limit))
 			return drop(e, l, id);
 	}

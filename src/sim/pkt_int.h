@@ -274,6 +274,8 @@ struct pk_engine {
 	void *ports_mem;
 	uint64_t *sw_used; /* per vertex: shared buffer bytes in use */
 	uint64_t port_limit, xoff, xon, sw_limit;
+	double lossy_alpha;  /* a lossy queue's share of a switch's free buffer */
+	uint64_t lossy_cap;  /* and at most this (a given port_buffer; else no cap) */
 	int64_t credits0; /* per port, blocks */
 	/* packets */
 	struct pk_pkt *pkts;

@@ -185,6 +185,14 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->nprio = 1;
 	e->port_limit = e->pc.port_buffer_bytes;
 	e->sw_limit = e->pc.switch_buffer_bytes;
+	/* Lossy queues at a switch share its buffer under a dynamic threshold (kb CC-PFC-ECN):
+	 * a queue takes a packet while it holds less than alpha x the buffer still free
+	 * (Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998), the rule switch ASICs apply to
+	 * lossy and lossless pools alike; alpha 1/8 is the lossless threshold's above. A
+	 * port_buffer the scenario gives caps it (a static per-port limit). */
+	e->lossy_alpha = e->pc.lossy_alpha > 0 ? e->pc.lossy_alpha : 1.0 / 8;
+	e->lossy_cap = cfg->packet && cfg->packet->port_buffer_bytes ? e->pc.port_buffer_bytes :
+	                                                               UINT64_MAX;
 	e->xoff = e->pc.pfc_xoff_bytes;
 	e->xon = e->pc.pfc_xon_bytes;
 	e->credits0 = (int64_t)(e->pc.port_buffer_bytes / PK_BLOCK);
