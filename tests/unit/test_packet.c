@@ -1315,6 +1315,70 @@ test_counters_diagnose(void **state)
 }
 
 /*
+ * --counters writes each RoCE NIC's link speed as `ethtool DEV` prints it, in Mb/s, before
+ * its `ethtool -S`: the parser reads eth.link.speed for every NIC that carried traffic,
+ * 400000 for the roce400 links and a quarter of it for the NIC whose uplink a fault
+ * trained at 1X (scale 0.25), as the kernel reports a port that came up slower.
+ */
+static void
+test_counters_link_speed(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	struct ft_obs_set obs;
+	uint32_t ends[64], np, slow = 0, nspeed = 0, nslow = 0;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++) {
+		const struct ft_link *lk = ft_topo_link(n.t, l);
+
+		if (lk->src == ft_topo_nic(n.t, 1, 0) && lk->kind == FT_L_HOST)
+			slow = l;
+	}
+	assert_true(slow > 0);
+	assert_int_equal(ft_topo_set_link_scale(n.t, slow, 0.25), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 256u << 10, &c);
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n.t, &c, &files, &err), 0);
+	ft_obs_set_init(&obs);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+
+		if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+			fail_msg("%s: %s", f->name, err.msg);
+		ft_free(f->text);
+	}
+	for (size_t i = 0; i < ft_obs_set_len(&obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&obs, i);
+		bool is_slow = strcmp(o->device, "n1.nic0") == 0;
+
+		if (strcmp(o->key, "eth.link.speed") != 0)
+			continue;
+		assert_true(o->has_num);
+		assert_string_equal(o->unit, "Mb/s");
+		assert_double_equal(o->num, is_slow ? 100000 : 400000, 0);
+		nspeed++;
+		nslow += is_slow;
+	}
+	/* One per NIC with traffic: the 15 senders and the receiver. */
+	assert_int_equal(nspeed, np + 1);
+	assert_int_equal(nslow, 1);
+	ft_obs_set_release(&obs);
+	ft_vec_release(&files);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * A lossless priority (3) and a lossy one (0) in the same incast, with a small shared
  * buffer: priority 0 is never paused and drops (go-back-N recovers it), priority 3 is
  * paused and drops nothing. The per-priority counters add up to the port's, the
@@ -1690,6 +1754,7 @@ main(void)
 		cmocka_unit_test(test_dcqcn_drain_collapse),
 		cmocka_unit_test(test_dcqcn_converges),
 		cmocka_unit_test(test_counters_diagnose),
+		cmocka_unit_test(test_counters_link_speed),
 		cmocka_unit_test(test_prio_lossy_counters),
 		cmocka_unit_test(test_deadlock_named),
 		cmocka_unit_test(test_ibcc_incast),
