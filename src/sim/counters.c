@@ -380,6 +380,40 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 	return files_done(&sb, rc, err);
 }
 
+/* --trace-qps: each QP's reaction-point rate (Gb/s, as DCQCN's knobs are given) and
+ * alpha at the sample times, under "qps". */
+static void
+render_qp_trace(const struct ft_topo *topo, const struct ft_sim_counters *c, struct ft_json *j)
+{
+	ft_json_key(j, "qps");
+	ft_json_arr_begin(j);
+	for (size_t i = 0; i < c->nqp_trace; i++) {
+		const struct ft_sim_qp_trace *t = &c->qp_trace[i];
+		char a[48], b[48], name[120];
+
+		ft_topo_vertex_name(topo, t->src, a, sizeof(a));
+		ft_topo_vertex_name(topo, t->dst, b, sizeof(b));
+		snprintf(name, sizeof(name), "%s -> %s qp %u", a, b, t->qp);
+		ft_json_obj_begin(j);
+		ft_json_kv_uint(j, "flow", t->flow);
+		ft_json_kv_str(j, "name", name);
+		ft_json_key(j, "columns");
+		ft_json_raw(j, "[\"t_us\",\"rate_Gbps\",\"alpha\"]");
+		ft_json_key(j, "samples");
+		ft_json_arr_begin(j);
+		for (size_t k = 0; k < t->nsamples; k++) {
+			ft_json_arr_begin(j);
+			ft_json_double_prec(j, t->t_s[k] * 1e6, 6);
+			ft_json_double_prec(j, t->rate_Bps[k] * 8e-9, 9);
+			ft_json_double_prec(j, t->alpha[k], 9);
+			ft_json_arr_end(j);
+		}
+		ft_json_arr_end(j);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+}
+
 int
 ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c, char **out,
                      size_t *len, struct ft_error *err)
@@ -425,6 +459,8 @@ ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);
+	if (c->nqp_trace)
+		render_qp_trace(topo, c, &j);
 	ft_json_obj_end(&j);
 	ft_strbuf_addch(&sb, '\n');
 	if (sb.oom) {

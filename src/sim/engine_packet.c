@@ -1297,6 +1297,19 @@ ev_trace(struct pk_engine *e)
 		if (ft_vec_push(&e->trace_samples, v) < 0)
 			return FT_ENOMEM;
 	}
+	for (i = 0; i < e->ntrace_qps; i++) {
+		/* The QP's state is with the message it sends now (pk_flow_sent()). */
+		const struct pk_flow *f = flow_at(e, e->trace_qps[i]), *next;
+		double v[3];
+
+		while (f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
+			f = next;
+		v[0] = (double)e->now_ps / PK_PS_PER_S;
+		v[1] = f->cc.rc_Bps;
+		v[2] = f->cc.alpha;
+		if (ft_vec_push(&e->qp_samples, v) < 0)
+			return FT_ENOMEM;
+	}
 	if (e->part ? ft__pk_part_more(e) : e->nflows_done < e->nflows_all)
 		return ev_push(e, e->now_ps + e->trace_ps, PK_EV_TRACE, 0, 0);
 	return 0;
@@ -1455,6 +1468,15 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 			                    "sim: packet engine: an all-to-all of NCCL sends builds "
 			                    "its sends as they start, which a run split across MPI "
 			                    "ranks does not do yet: run it in one process");
+		if (rc == 0 && e->part && e->ntrace_qps)
+			return ft_error_set(err, FT_EINVAL,
+			                    "--trace-qps: a run split across MPI ranks traces ports "
+			                    "only: run it in one process");
+		for (uint32_t i = 0; rc == 0 && i < e->ntrace_qps; i++)
+			if (e->trace_qps[i] >= e->flows.len)
+				return ft_error_set(err, FT_ERANGE,
+				                    "--trace-qps: expected flow ids below %zu, got %u",
+				                    e->flows.len, e->trace_qps[i]);
 		if (rc < 0 || (rc = ft__pk_start(e)) < 0)
 			goto fail;
 	}

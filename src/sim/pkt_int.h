@@ -319,6 +319,10 @@ struct pk_engine {
 	struct ft_vec trace_samples; /* double triples (t, rate, queue), sample-major */
 	struct ft_sim_trace *traces;
 	double *trace_cols; /* the samples by port, for the views in traces */
+	uint32_t *trace_qps, ntrace_qps; /* traced QPs: their first flows' ids */
+	struct ft_vec qp_samples;        /* double triples (t, rate, alpha), sample-major */
+	struct ft_sim_qp_trace *qp_traces;
+	double *qp_cols;
 	double *fct, *ideal;
 	uint8_t *fct_prio; /* the priority of each finished flow */
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
