@@ -146,6 +146,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		           "packet engine: write the traced ports' rate and queue over time (JSON)"),
 		OPT_STRING(0, "trace-links", &o.trace_links, "IDS",
 		           "link ids to trace, comma-separated (fabtune topo --json)"),
+		OPT_STRING(0, "trace-qps", &o.trace_qps, "IDS",
+		           "and the reaction point's rate of these flows' QPs (flow ids)"),
 		OPT_DURATION(0, "trace-interval", &o.trace_interval, "sampling interval (default 1us)"),
 		OPT_END(),
 	};

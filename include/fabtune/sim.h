@@ -90,6 +90,8 @@ struct ft_packet_cfg {
 	enum ft_pkt_fc fc;
 	uint64_t port_buffer_bytes;   /* per ingress port: credit space, lossy limit; 0 = 32 MTU */
 	uint64_t switch_buffer_bytes; /* shared per switch; 0 = 32 MiB */
+	double lossy_alpha;           /* lossy queues at a switch take alpha x its free shared
+	                               * buffer (dynamic threshold); 0 = 1/8 */
 	uint64_t pfc_xoff_bytes;      /* 0 = 15 MTU-sized packets */
 	uint64_t pfc_xon_bytes;       /* 0 = 12 MTU-sized packets */
 	uint64_t pfc_headroom_bytes;  /* 0 = 2 x (rate x latency + wire MTU) of the link */
@@ -148,6 +150,22 @@ struct ft_packet_cfg {
 	const uint32_t *trace_links;
 	uint32_t ntrace_links;
 	double trace_interval_s; /* 0 = 1 us */
+	/* and the QPs of these flows (borrowed ids, the engine's flow numbering): each
+	 * sample follows the QP to the message it sends then */
+	const uint32_t *trace_qps;
+	uint32_t ntrace_qps;
+};
+
+/* One traced QP: its reaction point's rate (DCQCN Rc, IB CC's CCT rate; line rate
+ * when not limited) and DCQCN's alpha at each sample time. */
+struct ft_sim_qp_trace {
+	uint32_t flow;     /* the flow id it was asked by */
+	uint32_t src, dst; /* vertices */
+	uint32_t qp;       /* the QP's index in its connection */
+	size_t nsamples;
+	const double *t_s;
+	const double *rate_Bps;
+	const double *alpha;
 };
 
 /* One traced port: samples at t_s of its rate over the last interval and its queue. */
@@ -285,6 +303,8 @@ struct ft_sim_counters {
 	const struct ft_sim_port_counters *port; /* nlinks entries (packet engine), else NULL */
 	const struct ft_sim_trace *trace;        /* ntrace traced ports (packet engine) */
 	size_t ntrace;
+	const struct ft_sim_qp_trace *qp_trace;  /* nqp_trace traced QPs (packet engine) */
+	size_t nqp_trace;
 	/* packet engine split across MPI ranks: this process's rank; only rank 0 holds the
 	 * result (the rest of this struct is not valid elsewhere). 0 when not split. */
 	uint32_t part_rank;
@@ -379,6 +399,8 @@ struct ft_sim_overrides {
 	const uint32_t *trace_links; /* packet engine: ports to sample over time (borrowed) */
 	uint32_t ntrace_links;
 	double trace_interval_s;     /* 0 = 1 us */
+	const uint32_t *trace_qps;   /* and the QPs of these flow ids (borrowed) */
+	uint32_t ntrace_qps;
 };
 
 /* Fill @ov with "keep everything". */
@@ -400,10 +422,12 @@ struct ft_sim_args {
 	bool counters;	/* port counters as the real tools print them */
 	bool trace;	/* the traced series are asked for (with trace_links) */
 	const char *trace_links; /* "12,40,41": ports to trace */
+	const char *trace_qps;   /* "0,17": the QPs of these flows too */
 	double trace_interval;
 	bool have_seed;
 	uint64_t seed;
 	uint32_t links[64]; /* trace_links read by ft_sim_args_overrides() */
+	uint32_t qp_flows[64]; /* trace_qps, the same */
 };
 
 FT_API void ft_sim_args_init(struct ft_sim_args *a);

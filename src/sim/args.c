@@ -22,29 +22,40 @@ ft_sim_args_init(struct ft_sim_args *a)
 	a->fabric_scale = -1;
 }
 
-/* "12,40,41" into a->links; FT_EINVAL for anything else or more than 64. */
+/* "12,40,41" of option @opt into @ids (64 of them), their count in @n; FT_EINVAL for
+ * anything else or more than 64. */
 static int
-read_links(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *err)
+read_ids(const char *opt, const char *what, const char *s, uint32_t *ids, uint32_t *n,
+         struct ft_error *err)
 {
-	const char *p = a->trace_links;
+	const char *p = s;
 
 	while (*p) {
 		char *end;
 		unsigned long v = strtoul(p, &end, 10);
 
-		if (end == p || (*end && *end != ',') || v > UINT32_MAX ||
-		    ov->ntrace_links >= FT_ARRAY_SIZE(a->links))
-			return ft_error_set(
-			        err, FT_EINVAL,
-			        "--trace-links: expected up to 64 link ids like 12,40,41, "
-			        "got '%s'",
-			        a->trace_links);
-		a->links[ov->ntrace_links++] = (uint32_t)v;
+		if (end == p || (*end && *end != ',') || v > UINT32_MAX || *n >= 64)
+			return ft_error_set(err, FT_EINVAL,
+			                    "%s: expected up to 64 %s ids like 12,40,41, got '%s'",
+			                    opt, what, s);
+		ids[(*n)++] = (uint32_t)v;
 		p = *end ? end + 1 : end;
 	}
-	ov->trace_links = a->links;
-	ov->trace_interval_s = a->trace_interval;
 	return 0;
+}
+
+static int
+read_links(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct ft_error *err)
+{
+	int rc = read_ids("--trace-links", "link", a->trace_links, a->links,
+	                  &ov->ntrace_links, err);
+
+	if (rc == 0 && a->trace_qps)
+		rc = read_ids("--trace-qps", "flow", a->trace_qps, a->qp_flows, &ov->ntrace_qps, err);
+	ov->trace_links = a->links;
+	ov->trace_qps = a->qp_flows;
+	ov->trace_interval_s = a->trace_interval;
+	return rc;
 }
 
 int
@@ -62,6 +73,8 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 	ov->seed = a->seed;
 	if (a->trace != (a->trace_links != NULL))
 		return ft_error_set(err, FT_EINVAL, "--trace and --trace-links go together");
+	if (a->trace_qps && !a->trace_links)
+		return ft_error_set(err, FT_EINVAL, "--trace-qps: goes with --trace and --trace-links");
 	if (a->trace_links)
 		rc = read_links(a, ov, err);
 	if (rc == 0 && a->placement)

@@ -14,7 +14,9 @@
  * it sent that the far end had no buffer for, which is where a real fabric
  * counts them, at the congested egress (kb IB-COUNTERS).
  *
- * RoCE: one `ethtool -S` per NIC, after the command line naming it, with the mlx5 names (kb
+ * RoCE: per NIC one file: `ethtool DEV` (the link's speed in Mb/s and whether it is up, what
+ * the rules that compare a NIC's traffic with its line rate read), then `ethtool -S`, each
+ * after the command line naming it, with the mlx5 names (kb
  * ROCE-PFC, ROCE-COUNTERS, K-MLX5-CNT): the _phy byte and packet counters, rx_discards_phy
  * (received packets dropped for lack of buffer) and rx_crc_errors_phy (dropped for a bad FCS:
  * bit errors), per priority the bytes, packets, rx_prio<p>_discards (its share of
@@ -129,6 +131,23 @@ any_prio(const struct ft_sim_port_counters *tx, const struct ft_sim_port_counter
 		    rx->prio[p].pause_tx)
 			return true;
 	return false;
+}
+
+/*
+ * `ethtool DEV` of NIC @dev whose fabric link runs at @Bps (bytes/s; 0: down): the speed
+ * as the kernel reports the negotiated one, in Mb/s, and the link state. A port trained
+ * slower (a fault's scale) shows the lower speed, as a real one does.
+ */
+static void
+render_ethtool_link(struct ft_strbuf *sb, const char *dev, double Bps)
+{
+	ft_strbuf_addf(sb, "$ ethtool %s\n", dev);
+	ft_strbuf_addf(sb, "Settings for %s:\n", dev);
+	if (Bps > 0)
+		ft_strbuf_addf(sb, "\tSpeed: %.0fMb/s\n\tDuplex: Full\n", Bps * 8 / 1e6);
+	else
+		ft_strbuf_adds(sb, "\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n");
+	ft_strbuf_addf(sb, "\tLink detected: %s\n", Bps > 0 ? "yes" : "no");
 }
 
 /* ethtool -S of NIC @dev sending on @tx and receiving over @rx, with the command line
@@ -341,6 +360,9 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 			if (tx->tx_pkts == 0 && rx->tx_pkts == 0)
 				continue;
 			if (roce) {
+				render_ethtool_link(&sb, vname,
+				                    lk->cap_Bps *
+				                            ft_topo_link_scale(topo, first + i));
 				render_ethtool(&sb, vname, tx, rx);
 				snprintf(name, sizeof(name), "ethtool-S.%s.txt", vname);
 			} else {
@@ -356,6 +378,40 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 		}
 	}
 	return files_done(&sb, rc, err);
+}
+
+/* --trace-qps: each QP's reaction-point rate (Gb/s, as DCQCN's knobs are given) and
+ * alpha at the sample times, under "qps". */
+static void
+render_qp_trace(const struct ft_topo *topo, const struct ft_sim_counters *c, struct ft_json *j)
+{
+	ft_json_key(j, "qps");
+	ft_json_arr_begin(j);
+	for (size_t i = 0; i < c->nqp_trace; i++) {
+		const struct ft_sim_qp_trace *t = &c->qp_trace[i];
+		char a[48], b[48], name[120];
+
+		ft_topo_vertex_name(topo, t->src, a, sizeof(a));
+		ft_topo_vertex_name(topo, t->dst, b, sizeof(b));
+		snprintf(name, sizeof(name), "%s -> %s qp %u", a, b, t->qp);
+		ft_json_obj_begin(j);
+		ft_json_kv_uint(j, "flow", t->flow);
+		ft_json_kv_str(j, "name", name);
+		ft_json_key(j, "columns");
+		ft_json_raw(j, "[\"t_us\",\"rate_Gbps\",\"alpha\"]");
+		ft_json_key(j, "samples");
+		ft_json_arr_begin(j);
+		for (size_t k = 0; k < t->nsamples; k++) {
+			ft_json_arr_begin(j);
+			ft_json_double_prec(j, t->t_s[k] * 1e6, 6);
+			ft_json_double_prec(j, t->rate_Bps[k] * 8e-9, 9);
+			ft_json_double_prec(j, t->alpha[k], 9);
+			ft_json_arr_end(j);
+		}
+		ft_json_arr_end(j);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
 }
 
 int
@@ -403,6 +459,8 @@ ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counters *c
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);
+	if (c->nqp_trace)
+		render_qp_trace(topo, c, &j);
 	ft_json_obj_end(&j);
 	ft_strbuf_addch(&sb, '\n');
 	if (sb.oom) {

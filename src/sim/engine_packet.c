@@ -852,6 +852,25 @@ pfc_xoff(const struct pk_engine *e, uint32_t l)
 	return (e->sw_limit - FT_MIN(e->sw_used[lk->dst], e->sw_limit)) / 8;
 }
 
+/*
+ * What a lossy queue at the ingress of link @l may hold: at a switch alpha x its free
+ * shared buffer (the dynamic threshold), capped by a given port_buffer, and at least one
+ * wire MTU (the queue's reserved minimum: the HPCC simulator reserves 4 KB per queue, kb
+ * CC-PFC-ECN); at a NIC its port buffer.
+ */
+static uint64_t
+lossy_limit(const struct pk_engine *e, uint32_t l)
+{
+	const struct pk_link *lk = &e->links[l];
+	uint64_t dt;
+
+	if (!lk->sw_dst)
+		return e->port_limit;
+	dt = (uint64_t)(e->lossy_alpha *
+	                (double)(e->sw_limit - FT_MIN(e->sw_used[lk->dst], e->sw_limit)));
+	return FT_MAX(FT_MIN(dt, e->lossy_cap), (uint64_t)e->mtu + lk->hdr);
+}
+
 /* XON: given, or two wire MTUs below the XOFF it paused at. */
 static uint64_t
 pfc_xon(const struct pk_engine *e, const struct pk_cls *p)
@@ -920,9 +939,9 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 				return drop(e, l, id);
 		}
 	} else if (fc == FT_PKT_FC_NONE) {
-		/* A lossy priority has the port's buffer to itself: the lossless ones'
-		 * bytes do not count against it (they have PFC's thresholds). */
-		if (q->in_bytes + wire > e->port_limit ||
+		/* A lossy priority has its own threshold: the lossless ones' bytes do not
+		 * count against it (they have PFC's thresholds), only in the free buffer. */
+		if (q->in_bytes + wire > lossy_limit(e, l) ||
 		    (p->sw_dst && e->sw_used[v] + wire > e->sw_limit))
 			return drop(e, l, id);
 	}
@@ -1065,6 +1084,19 @@ ev_trace(struct pk_engine *e)
 		v[2] = (double)p->q_bytes;
 		e->trace_last[i] = p->tx_bytes;
 		if (ft_vec_push(&e->trace_samples, v) < 0)
+			return FT_ENOMEM;
+	}
+	for (i = 0; i < e->ntrace_qps; i++) {
+		/* The QP's state is with the message it sends now (pk_flow_sent()). */
+		const struct pk_flow *f = flow_at(e, e->trace_qps[i]), *next;
+		double v[3];
+
+		while (f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
+			f = next;
+		v[0] = (double)e->now_ps / PK_PS_PER_S;
+		v[1] = f->cc.rc_Bps;
+		v[2] = f->cc.alpha;
+		if (ft_vec_push(&e->qp_samples, v) < 0)
 			return FT_ENOMEM;
 	}
 	if (e->part ? ft__pk_part_more(e) : e->nflows_done < e->nflows_all)
@@ -1222,6 +1254,15 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 			return rc; /* the reason is in @err */
 		if (rc == 0 && e->part && FT_NEVER(ft__pk_lazy_any(e)))
 			return FT_EINVAL; /* a split run builds all-to-alls whole (pkt_setup.c) */
+		if (rc == 0 && e->part && e->ntrace_qps)
+			return ft_error_set(err, FT_EINVAL,
+			                    "--trace-qps: a run split across MPI ranks traces ports "
+			                    "only: run it in one process");
+		for (uint32_t i = 0; rc == 0 && i < e->ntrace_qps; i++)
+			if (e->trace_qps[i] >= e->flows.len)
+				return ft_error_set(err, FT_ERANGE,
+				                    "--trace-qps: expected flow ids below %zu, got %u",
+				                    e->flows.len, e->trace_qps[i]);
 		if (rc < 0 || (rc = ft__pk_start(e)) < 0)
 			goto fail;
 	}

@@ -278,6 +278,8 @@ struct pk_engine {
 	void *ports_mem;
 	uint64_t *sw_used; /* per vertex: shared buffer bytes in use */
 	uint64_t port_limit, xoff, xon, sw_limit;
+	double lossy_alpha;  /* a lossy queue's share of a switch's free buffer */
+	uint64_t lossy_cap;  /* and at most this (a given port_buffer; else no cap) */
 	int64_t credits0; /* per port, blocks */
 	/* packets */
 	struct pk_pkt *pkts;
@@ -321,6 +323,10 @@ struct pk_engine {
 	struct ft_vec trace_samples; /* double triples (t, rate, queue), sample-major */
 	struct ft_sim_trace *traces;
 	double *trace_cols; /* the samples by port, for the views in traces */
+	uint32_t *trace_qps, ntrace_qps; /* traced QPs: their first flows' ids */
+	struct ft_vec qp_samples;        /* double triples (t, rate, alpha), sample-major */
+	struct ft_sim_qp_trace *qp_traces;
+	double *qp_cols;
 	double *fct, *ideal;
 	uint8_t *fct_prio; /* the priority of each finished flow */
 	uint32_t *fct_op;  /* the op of each finished flow (with several ops), else NULL */

@@ -206,6 +206,59 @@ ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k)
 		r->bottleneck_link = k;
 }
 
+/*
+ * Samples taken sample-major, a triple per entry (@n entries), into one array by entry:
+ * entry i's three columns of *@ns values each from (result + 3 x ns x i). NULL: no memory.
+ */
+static double *
+by_entry(const struct ft_vec *samples, uint32_t n, size_t *ns)
+{
+	const double *smp = samples->data;
+	double *cols;
+
+	*ns = samples->len / n;
+	cols = ft_calloc(3 * *ns * n + 1, sizeof(double));
+	if (!cols)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++)
+		for (size_t k = 0; k < *ns; k++)
+			for (size_t j = 0; j < 3; j++)
+				cols[3 * *ns * i + j * *ns + k] = smp[3 * (k * n + i) + j];
+	return cols;
+}
+
+/* The traced QPs' samples by QP, as views in @c. */
+static int
+qp_traces(struct pk_engine *e, struct ft_sim_counters *c, struct ft_error *err)
+{
+	size_t ns;
+
+	if (!e->ntrace_qps)
+		return 0;
+	ft_free(e->qp_traces);
+	ft_free(e->qp_cols);
+	e->qp_traces = ft_calloc(e->ntrace_qps, sizeof(*e->qp_traces));
+	e->qp_cols = by_entry(&e->qp_samples, e->ntrace_qps, &ns);
+	if (!e->qp_traces || !e->qp_cols)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
+	for (uint32_t ti = 0; ti < e->ntrace_qps; ti++) {
+		const struct pk_flow *f = flow_at(e, e->trace_qps[ti]);
+		const double *col = e->qp_cols + 3 * ns * ti;
+
+		e->qp_traces[ti] = (struct ft_sim_qp_trace){ .flow = e->trace_qps[ti],
+			                                     .src = f->src,
+			                                     .dst = f->dst,
+			                                     .qp = f->qp / 1024,
+			                                     .nsamples = ns,
+			                                     .t_s = col,
+			                                     .rate_Bps = col + ns,
+			                                     .alpha = col + 2 * ns };
+	}
+	c->qp_trace = e->qp_traces;
+	c->nqp_trace = e->ntrace_qps;
+	return 0;
+}
+
 int
 ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err)
 {
@@ -326,23 +379,17 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->link_max_flows = e->link_maxflows;
 	c->port = e->port_counters;
 	if (e->ntrace) {
-		size_t ns = e->trace_samples.len / e->ntrace;
-		const double *smp = e->trace_samples.data;
+		size_t ns;
 
 		ft_free(e->traces);
 		ft_free(e->trace_cols);
 		e->traces = ft_calloc(e->ntrace, sizeof(*e->traces));
-		e->trace_cols = ft_calloc(3 * ns * e->ntrace + 1, sizeof(double));
+		e->trace_cols = by_entry(&e->trace_samples, e->ntrace, &ns);
 		if (!e->traces || !e->trace_cols)
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
 		for (uint32_t ti = 0; ti < e->ntrace; ti++) {
-			double *col = e->trace_cols + 3 * ns * ti;
+			const double *col = e->trace_cols + 3 * ns * ti;
 
-			for (size_t k = 0; k < ns; k++) {
-				col[k] = smp[3 * (k * e->ntrace + ti)];
-				col[ns + k] = smp[3 * (k * e->ntrace + ti) + 1];
-				col[2 * ns + k] = smp[3 * (k * e->ntrace + ti) + 2];
-			}
 			e->traces[ti] = (struct ft_sim_trace){ .link = e->trace_links[ti],
 				                               .nsamples = ns,
 				                               .t_s = col,
@@ -352,7 +399,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		c->trace = e->traces;
 		c->ntrace = e->ntrace;
 	}
-	return 0;
+	return qp_traces(e, c, err);
 }
 
 const struct pk_port *

@@ -182,6 +182,14 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->nprio = 1;
 	e->port_limit = e->pc.port_buffer_bytes;
 	e->sw_limit = e->pc.switch_buffer_bytes;
+	/* Lossy queues at a switch share its buffer under a dynamic threshold (kb CC-PFC-ECN):
+	 * a queue takes a packet while it holds less than alpha x the buffer still free
+	 * (Choudhury and Hahne, IEEE/ACM ToN 6(2), 1998), the rule switch ASICs apply to
+	 * lossy and lossless pools alike; alpha 1/8 is the lossless threshold's above. A
+	 * port_buffer the scenario gives caps it (a static per-port limit). */
+	e->lossy_alpha = e->pc.lossy_alpha > 0 ? e->pc.lossy_alpha : 1.0 / 8;
+	e->lossy_cap = cfg->packet && cfg->packet->port_buffer_bytes ? e->pc.port_buffer_bytes :
+	                                                               UINT64_MAX;
 	e->xoff = e->pc.pfc_xoff_bytes;
 	e->xon = e->pc.pfc_xon_bytes;
 	e->credits0 = (int64_t)(e->pc.port_buffer_bytes / PK_BLOCK);
@@ -245,6 +253,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		}
 	}
 	ft_vec_init(&e->trace_samples, 3 * sizeof(double));
+	ft_vec_init(&e->qp_samples, 3 * sizeof(double));
 	if (cfg->packet && cfg->packet->ntrace_links) {
 		const struct ft_packet_cfg *q = cfg->packet;
 
@@ -270,6 +279,15 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		e->trace_ps = s_to_ps(q->trace_interval_s > 0 ? q->trace_interval_s : 1e-6);
 		if (!e->trace_ps)
 			e->trace_ps = 1;
+		/* Flow ids are checked when the run starts, all flows submitted. */
+		e->ntrace_qps = q->ntrace_qps;
+		e->trace_qps = ft_calloc(e->ntrace_qps + 1, sizeof(uint32_t));
+		if (!e->trace_qps) {
+			ft__pk_destroy(&e->base);
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the trace");
+		}
+		if (e->ntrace_qps)
+			memcpy(e->trace_qps, q->trace_qps, e->ntrace_qps * sizeof(uint32_t));
 	}
 	ft_vec_init(&e->tasks, sizeof(struct pk_task));
 	ft_vec_init(&e->flows, sizeof(struct pk_flow));
@@ -529,9 +547,11 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->fct_op,        e->op_acc,
 			                 e->op_results,    e->link_bytes,  e->link_maxflows,
 			                 e->port_counters, e->trace_links, e->trace_last,
-			                 e->traces,        e->trace_cols,  e->vseq };
+			                 e->traces,        e->trace_cols,  e->vseq,
+			                 e->trace_qps,     e->qp_traces,   e->qp_cols };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
-			                        &e->edges,         &e->paths, &e->ops };
+			                        &e->edges,         &e->paths, &e->ops,
+			                        &e->qp_samples };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);

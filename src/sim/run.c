@@ -885,6 +885,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		pkt.trace_links = ov->trace_links;
 		pkt.ntrace_links = ov->ntrace_links;
 		pkt.trace_interval_s = ov->trace_interval_s;
+		pkt.trace_qps = ov->trace_qps;
+		pkt.ntrace_qps = ov->ntrace_qps;
 		cfg.packet = &pkt;
 	}
 	if (ov) {

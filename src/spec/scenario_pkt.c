@@ -227,6 +227,7 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "flow_control", FT__DOC_ENUM, PKT(fc), .names = fc_names },
 	{ "port_buffer", FT__DOC_SIZE, PKT(port_buffer_bytes) },
 	{ "switch_buffer", FT__DOC_SIZE, PKT(switch_buffer_bytes) },
+	{ "lossy_alpha", FT__DOC_DOUBLE, PKT(lossy_alpha), .lo = 1.0 / 128, .hi = 64 },
 	{ "pfc_xoff", FT__DOC_SIZE, PKT(pfc_xoff_bytes) },
 	{ "pfc_xon", FT__DOC_SIZE, PKT(pfc_xon_bytes) },
 	{ "pfc_headroom", FT__DOC_SIZE, PKT(pfc_headroom_bytes) },

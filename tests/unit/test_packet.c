@@ -1000,6 +1000,66 @@ test_dcqcn_drain_collapse(void **state)
 }
 
 /*
+ * --trace-qps: a QP's reaction-point rate as the trace samples it follows DCQCN's closed
+ * form. CNPs reach the QP at 2.5 + 4k us (one per rate_reduce_monitor_period, so each
+ * cuts; the byte counter is off and the 300 us timer never fires in the window), and the
+ * trace samples every 4 us: the sample at 4 (k + 1) us has k + 1 cuts, the rate and alpha
+ * of test_dcqcn_drain_collapse's recurrence (alpha decays three periods between CNPs).
+ */
+static void
+test_trace_qp_rate(void **state)
+{
+	struct net n;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_schedule s;
+	struct ft_engine *e = NULL;
+	struct pk_engine *p;
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	const uint32_t link0 = 0, flow0 = 0, ncnp = 10;
+	const struct ft_sim_qp_trace *t;
+	double a = 1023.0 / 1024, g, rc;
+
+	(void)state;
+	pc.trace_links = &link0;
+	pc.ntrace_links = 1;
+	pc.trace_interval_s = 4e-6;
+	pc.trace_qps = &flow0;
+	pc.ntrace_qps = 1;
+	pc.dcqcn_byte_counter = 1ull << 40;
+	p = one_qp_engine(&n, &s, &pc, &e);
+	assert_int_equal(ft_packet_engine.run(e, 1e-6, &err), 0);
+	for (uint32_t k = 0; k < ncnp; k++)
+		assert_int_equal(ev_push(p, UINT64_C(2500000) + k * UINT64_C(4000000), PK_EV_CNP,
+		                         0, 0),
+		                 0);
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.nqp_trace, 1);
+	t = &c.qp_trace[0];
+	assert_int_equal(t->flow, 0);
+	assert_int_equal(t->qp, 0);
+	assert_true(t->nsamples > ncnp);
+	g = p->pc.dcqcn_g;
+	rc = p->line_Bps;
+	for (uint32_t k = 0; k < ncnp; k++) {
+		if (k)
+			a *= pow(1 - g, 3);
+		a = (1 - g) * a + g;
+		rc = FT_MAX(rc * FT_MAX(1 - a / 2, p->pc.dcqcn_min_dec), 1e6 / 8);
+		assert_double_equal(t->t_s[k], (k + 1) * 4e-6, 1e-15);
+		assert_double_equal(t->rate_Bps[k], rc, rc * 1e-12);
+		assert_double_equal(t->alpha[k], a, 1e-12);
+	}
+	print_message("qp trace: %.3f Gb/s after %u cuts (line %.0f Gb/s)\n",
+	              t->rate_Bps[ncnp - 1] * 8e-9, ncnp, p->line_Bps * 8e-9);
+	ft_schedule_release(&s);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * DCQCN's cut and recovery cycle, as a model independent of the engine's packets: N
  * reaction points with the rules of kb CC-DCQCN (the engine's, pkt_cc.c) over one fluid
  * queue of capacity C. Time advances in steps of h. Each flow's rate reaches the queue
@@ -1356,6 +1416,70 @@ test_counters_diagnose(void **state)
 		ft_packet_engine.destroy(e);
 		ft_topo_free(n.t);
 	}
+}
+
+/*
+ * --counters writes each RoCE NIC's link speed as `ethtool DEV` prints it, in Mb/s, before
+ * its `ethtool -S`: the parser reads eth.link.speed for every NIC that carried traffic,
+ * 400000 for the roce400 links and a quarter of it for the NIC whose uplink a fault
+ * trained at 1X (scale 0.25), as the kernel reports a port that came up slower.
+ */
+static void
+test_counters_link_speed(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	struct ft_obs_set obs;
+	uint32_t ends[64], np, slow = 0, nspeed = 0, nslow = 0;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++) {
+		const struct ft_link *lk = ft_topo_link(n.t, l);
+
+		if (lk->src == ft_topo_nic(n.t, 1, 0) && lk->kind == FT_L_HOST)
+			slow = l;
+	}
+	assert_true(slow > 0);
+	assert_int_equal(ft_topo_set_link_scale(n.t, slow, 0.25), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 256u << 10, &c);
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n.t, &c, &files, &err), 0);
+	ft_obs_set_init(&obs);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+
+		if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+			fail_msg("%s: %s", f->name, err.msg);
+		ft_free(f->text);
+	}
+	for (size_t i = 0; i < ft_obs_set_len(&obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&obs, i);
+		bool is_slow = strcmp(o->device, "n1.nic0") == 0;
+
+		if (strcmp(o->key, "eth.link.speed") != 0)
+			continue;
+		assert_true(o->has_num);
+		assert_string_equal(o->unit, "Mb/s");
+		assert_double_equal(o->num, is_slow ? 100000 : 400000, 0);
+		nspeed++;
+		nslow += is_slow;
+	}
+	/* One per NIC with traffic: the 15 senders and the receiver. */
+	assert_int_equal(nspeed, np + 1);
+	assert_int_equal(nslow, 1);
+	ft_obs_set_release(&obs);
+	ft_vec_release(&files);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
 }
 
 /*
@@ -1816,8 +1940,10 @@ main(void)
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_drain_collapse),
+		cmocka_unit_test(test_trace_qp_rate),
 		cmocka_unit_test(test_dcqcn_converges),
 		cmocka_unit_test(test_counters_diagnose),
+		cmocka_unit_test(test_counters_link_speed),
 		cmocka_unit_test(test_prio_lossy_counters),
 		cmocka_unit_test(test_deadlock_named),
 		cmocka_unit_test(test_ibcc_incast),

@@ -233,6 +233,66 @@ test_buffer_sets_pfc_threshold(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * Lossy RoCE: a queue at a switch takes a packet while it holds no more than alpha x the
+ * shared buffer still free (the dynamic threshold). One sender into a receiver whose port
+ * runs at half rate fills one ingress queue alone: a packet of wire bytes joins q while
+ * q + wire <= alpha (B - q), so the queue tops out within a packet under
+ * alpha (B + wire) / (1 + alpha) (about B / 9 at the default alpha 1/8, B / 3 at 1/2),
+ * and the overflow drops.
+ */
+static void
+test_lossy_dynamic_threshold(void **state)
+{
+	struct net n;
+	const uint64_t b = 16 * MIB;
+	const double alphas[2] = { 0, 0.5 }; /* 0: the default, 1/8 */
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	for (int k = 0; k < 2; k++) {
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		uint32_t ends[2] = { ft_topo_nic(n.t, 1, 0), ft_topo_nic(n.t, 0, 0) };
+		struct op_desc op = { ends, 1, 16 * MIB, 3 };
+		struct ft_engine *e;
+		uint64_t qmax = 0, drops = 0;
+		double a = k ? alphas[k] : 1.0 / 8, top, wire;
+
+		if (k == 0)
+			assert_int_equal(
+			        ft_topo_set_link_scale(n.t, host_link(n.t, ends[1], true), 0.5), 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.routing = FT_ROUTING_ECMP;
+		pc.fc = FT_PKT_FC_NONE;
+		pc.cc = FT_PKT_CC_NONE;
+		pc.switch_buffer_bytes = b;
+		pc.lossy_alpha = alphas[k];
+		pc.rto_s = 100e-6;
+		cfg.packet = &pc;
+		e = submit_ops(&n, &cfg, &op, 1, 0);
+		wire = pk(e)->mtu + PK_HDR_ROCE;
+		assert_true(pk(e)->lossy_alpha == a);
+		run_to(e, 0);
+		for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+			const struct pk_port *p = ft__pk_port(e, l);
+
+			if (pk(e)->links[l].sw_dst && p->in_max_bytes > qmax)
+				qmax = p->in_max_bytes;
+			drops += p->drops;
+		}
+		top = a * ((double)b + wire) / (1 + a);
+		print_message("lossy alpha %.3f: queue at most %" PRIu64 " B (bound %.0f), %" PRIu64
+		              " drops\n",
+		              a, qmax, top, drops);
+		assert_true((double)qmax <= top);
+		assert_true((double)qmax > top - wire);
+		assert_true(drops > 0);
+		ft_packet_engine.destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
 /* ---- 2. the congestion control table ---------------------------------------------- */
 
 static struct ft_engine *
@@ -442,6 +502,8 @@ test_drops_per_prio(void **state)
 	pc.cc = FT_PKT_CC_NONE;
 	pc.mtu_bytes = 4096;
 	pc.switch_buffer_bytes = 4 * (4096 + PK_HDR_IB);
+	/* The whole shared buffer binds, not a queue's dynamic share of it. */
+	pc.lossy_alpha = 64;
 	pc.rto_s = 50e-6;
 	cfg.packet = &pc;
 	{
@@ -717,6 +779,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_preset_buffers),
 		cmocka_unit_test(test_buffer_sets_pfc_threshold),
+		cmocka_unit_test(test_lossy_dynamic_threshold),
 		cmocka_unit_test(test_cct_given),
 		cmocka_unit_test(test_cct_built),
 		cmocka_unit_test(test_cct_paces_the_wire),

@@ -1,0 +1,1 @@
+sim scenarios/lab/ring-ecmp-lossy.yaml
