@@ -1045,6 +1045,51 @@ test_shm_copy_switch(void **state)
 	run_two(shm_switch, 0);
 }
 
+/*
+ * pt2pt_bw's data check (ft__bench_check_msg) over shm: the message as the
+ * check sends it arrives with no byte wrong; one whose byte 1234 the
+ * sender flipped (@flip) is counted as one wrong byte.
+ */
+static int
+shm_data_check(uint32_t rank, int lfd, uint16_t port, uint64_t flip, struct ft_error *err)
+{
+	size_t len = 100000;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf = malloc(len);
+	int64_t wrong = -1;
+	int rc = buf ? open_two_shm(rank, lfd, port, 0, len, &w, &ep, err) : FT_ENOMEM;
+
+	if (rc == 0 && rank == 0) {
+		rc = ft__bench_check_msg(ep, 1, false, true, NULL, buf, len, &wrong, err);
+		if (rc == 0 && wrong != (int64_t)flip)
+			rc = ft_error_set(err, FT_EIO, "%" PRId64 " bytes counted wrong, %" PRIu64
+			                  " flipped", wrong, flip);
+	} else if (rc == 0 && !flip) {
+		rc = ft__bench_check_msg(ep, 0, true, false, buf, NULL, len, &wrong, err);
+	} else if (rc == 0) {
+		struct ft_req q, *qp = &q;
+
+		ft__data_fill(buf, len, FT_DTYPE_UINT8, 1, 0);
+		buf[1234] ^= 0x40;
+		rc = ft__ep_send(ep, &q, 0, buf, len, err);
+		if (rc == 0)
+			rc = ft__ep_wait(ep, &qp, 1, err);
+	}
+	free(buf);
+	if (ep)
+		ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_pt2pt_data_check(void **state)
+{
+	run_two(shm_data_check, 0);
+	run_two(shm_data_check, 1);
+}
+
 static void
 test_shm_single_copy(void **state)
 {
@@ -2901,6 +2946,7 @@ main(void)
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
+		cmocka_unit_test(test_pt2pt_data_check),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_shm_copy_stream),
 		cmocka_unit_test(test_bind_names),
