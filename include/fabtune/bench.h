@@ -238,6 +238,15 @@ FT_API int ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out,
 FT_API void ft_world_free(struct ft_world *w);
 /* After an error: MPI_Abort under MPI (so mpirun stops every rank), else nothing. */
 FT_API void ft_world_abort(struct ft_world *w, int code);
+/*
+ * This rank failed (@why says how) and goes on: the other ranks' collectives
+ * on @w end with an error naming it, rather than wait for it (under MPI a
+ * notice is sent to each; elsewhere its connections closing tell them).
+ * From then on every collective on @w fails at once on this rank.
+ */
+FT_API void ft_world_fail(struct ft_world *w, const char *why);
+/* Whether a rank of @w is known to have failed (ft_world_fail, here or a notice). */
+FT_API bool ft_world_failed(const struct ft_world *w);
 FT_API uint32_t ft_world_rank(const struct ft_world *w);
 FT_API uint32_t ft_world_size(const struct ft_world *w);
 FT_API const struct ft_rank_info *ft_world_info(const struct ft_world *w, uint32_t rank);

@@ -41,6 +41,8 @@ struct ft_world {
 	bool spin_forced;   /* --spin always: spinning never stops for preemptions */
 	bool bound;         /* ft__cpu_setup changed the mask: cpus_before restores it */
 	cpu_set_t cpus_before;
+	int failed;            /* a rank known to have failed (ft_world_fail), -1 none */
+	char failed_why[256];  /* what it said, the notice's text */
 };
 
 /* ---- control plane: small messages, all ranks take part -------------------- */
