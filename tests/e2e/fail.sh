@@ -6,11 +6,9 @@
 # use (host.cpu_foreign), and rank 0's report must name rank 1 and say why.
 set -u
 fabtune=${FABTUNE:?FABTUNE=path/to/fabtune}
-command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# skip without mpirun, Open MPI as root, $tmp
+. tests/e2e/lib-sim-mpi.sh
 export OMPI_MCA_rmaps_base_oversubscribe=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail=0
 # Open MPI under AddressSanitizer hangs at start-up with 3+ ranks (tests/e2e/mpi.sh)
 sizes="2 3"

@@ -880,6 +880,16 @@ open_two_shm(uint32_t rank, int lfd, uint16_t port, uint64_t cma, size_t max_byt
 	return ft__transport_open(*w, &cfg, ep, chosen, sizeof(chosen), err);
 }
 
+/* Close what open_two_shm opened; @rc passes through. */
+static int
+close_two(struct ft_ep *ep, struct ft_world *w, int rc)
+{
+	if (ep)
+		ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
 static int
 shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
 {
@@ -1033,10 +1043,7 @@ shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 	}
 	for (k = 0; k < 4; k++)
 		free(buf[k]);
-	if (ep)
-		ft__ep_close(ep);
-	ft_world_free(w);
-	return rc;
+	return close_two(ep, w, rc);
 }
 
 static void
@@ -1077,10 +1084,7 @@ shm_data_check(uint32_t rank, int lfd, uint16_t port, uint64_t flip, struct ft_e
 			rc = ft__ep_wait(ep, &qp, 1, err);
 	}
 	free(buf);
-	if (ep)
-		ft__ep_close(ep);
-	ft_world_free(w);
-	return rc;
+	return close_two(ep, w, rc);
 }
 
 static void
