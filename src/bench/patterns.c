@@ -225,44 +225,22 @@ ft__bench_check_msg(struct ft_ep *ep, uint32_t peer, bool send, bool recv, void 
 	return rc;
 }
 
-/*
- * The data check after a timed stream (ft__bench_check_msg), off the timed
- * path, in the buffers the stream used: host memory, or the host side of
- * staged GPU buffers. None with buffers the transport reads on the GPU
- * (*@wrong -1).
- */
-int
-ft__bench_stream_check(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
-                       int64_t *wrong, struct ft_error *err)
-{
-	struct p2p_buf sb, rb;
-	int rc;
-
-	*wrong = -1;
-	if (bc->cuda && bc->gpu_direct)
-		return 0;
-	rc = ft__bench_p2p_open(bc, 0, size, &sb, err);
-	if (rc < 0)
-		return rc;
-	rc = ft__bench_p2p_open(bc, 1, size, &rb, err);
-	if (rc == 0) {
-		rc = ft__bench_check_msg(bc->ep, peer, send, recv, sb.host, rb.host, size, wrong, err);
-		ft__bench_p2p_close(bc, &rb);
-	}
-	ft__bench_p2p_close(bc, &sb);
-	return rc;
-}
-
 static int
 stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
            uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps,
            uint64_t *nmsg_done, double *iter_cv, struct p2p_buf *sb, struct p2p_buf *rb,
            struct ft_error *err);
 
+/*
+ * The stream's timed messages, then, with @wrong, the data check
+ * (ft__bench_check_msg) off the timed path in the same buffers: host
+ * memory, or the host side of staged GPU buffers. None with buffers the
+ * transport reads on the GPU (*@wrong -1).
+ */
 int
 ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
                  uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps,
-                 uint64_t *nmsg_done, double *iter_cv, struct ft_error *err)
+                 uint64_t *nmsg_done, double *iter_cv, int64_t *wrong, struct ft_error *err)
 {
 	struct p2p_buf sb, rb;
 	int rc;
@@ -275,6 +253,9 @@ ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, s
 	if (rc == 0) {
 		rc = stream_run(bc, peer, send, recv, size, window, nmsg, dur_s, rx_GBps, best_GBps,
 		                nmsg_done, iter_cv, &sb, &rb, err);
+		if (rc == 0 && wrong && !(bc->cuda && bc->gpu_direct))
+			rc = ft__bench_check_msg(bc->ep, peer, send, recv, sb.host, rb.host, size, wrong,
+			                         err);
 		ft__bench_p2p_close(bc, &rb);
 	}
 	ft__bench_p2p_close(bc, &sb);
@@ -581,10 +562,7 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			/* -n counts messages, as perftest's -n: not windows of them */
 			rc = ft__bench_stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
 			            cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg, &v[2],
-			            err);
-			if (rc == 0 && cfg->check)
-				rc = ft__bench_stream_check(bc, 1 - r, r == 0 || bidir, r == 1 || bidir,
-				                            size, &wrong, err);
+			            cfg->check ? &wrong : NULL, err);
 			if (wrong >= 0)
 				v[3] = (double)wrong;
 		}
