@@ -130,6 +130,9 @@ enum ft_bench_spin {
 FT_API const char *ft_bench_spin_name(enum ft_bench_spin s);
 FT_API int ft_bench_spin_from_name(const char *name, enum ft_bench_spin *out);
 
+/* shm_cma_min_bytes: never a single copy (--cma-min off) */
+#define FT_SHM_CMA_OFF UINT64_MAX
+
 /*
  * What to measure and how. Every rank must pass the same values (the CLI
  * parses the same command line on every rank). Initialise with
@@ -170,7 +173,8 @@ struct ft_bench_cfg {
 	uint64_t shm_max_bytes; /* shm: cap on the collectives' buffers in the segment, all
 	                           ranks together; 0 = half the memory. Over it: ring */
 	uint64_t shm_cma_min_bytes; /* shm: copy messages this large once, through
-	                               process_vm_readv; 0 (default) = never */
+	                               process_vm_readv; 0 (default) = chosen per
+	                               message, FT_SHM_CMA_OFF = never */
 	char verbs_op[8];       /* verbs: "send" (default), "write" or "read" */
 	char verbs_conn[4];     /* verbs: "RC" (default) or "UD" (perftest's -c) */
 	char rdma_device[32];   /* verbs: device name, "" = first with an active port */
@@ -234,6 +238,15 @@ FT_API int ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out,
 FT_API void ft_world_free(struct ft_world *w);
 /* After an error: MPI_Abort under MPI (so mpirun stops every rank), else nothing. */
 FT_API void ft_world_abort(struct ft_world *w, int code);
+/*
+ * This rank failed (@why says how) and goes on: the other ranks' collectives
+ * on @w end with an error naming it, rather than wait for it (under MPI a
+ * notice is sent to each; elsewhere its connections closing tell them).
+ * From then on every collective on @w fails at once on this rank.
+ */
+FT_API void ft_world_fail(struct ft_world *w, const char *why);
+/* Whether a rank of @w is known to have failed (ft_world_fail, here or a notice). */
+FT_API bool ft_world_failed(const struct ft_world *w);
 FT_API uint32_t ft_world_rank(const struct ft_world *w);
 FT_API uint32_t ft_world_size(const struct ft_world *w);
 FT_API const struct ft_rank_info *ft_world_info(const struct ft_world *w, uint32_t rank);
@@ -387,7 +400,8 @@ struct ft_bench_args {
 	uint64_t minb, maxb, stepb, factor, iters, warmup, window, streams; /* -b -e -i -f -n -w */
 	uint64_t agg_iters, cycles;                                         /* -m, -N (0: forever) */
 	uint64_t qps, msg_size; /* perftest -q, -s */
-	uint64_t rounds, sockbuf, shm_max, cma_min;
+	uint64_t rounds, sockbuf, shm_max;
+	const char *cma_min; /* --cma-min: auto (NULL), off or a SIZE */
 	int cputime, graph, parallel_init, stream_null, local_register; /* -C -G -p -y -R */
 	int check, blocking, average, root, gid_index;                  /* -c -z -a -r */
 	double timeout, threshold;

@@ -41,6 +41,8 @@ struct ft_world {
 	bool spin_forced;   /* --spin always: spinning never stops for preemptions */
 	bool bound;         /* ft__cpu_setup changed the mask: cpus_before restores it */
 	cpu_set_t cpus_before;
+	int failed;            /* a rank known to have failed (ft_world_fail), -1 none */
+	char failed_why[256];  /* what it said, the notice's text */
 };
 
 /* ---- control plane: small messages, all ranks take part -------------------- */
@@ -264,6 +266,8 @@ bool ft__shm_direct(const struct ft_ep *ep);
 void ft__shm_copy_stream(char *d, const char *s, size_t n);
 /* from this message size on, the shm receiver copies out of the ring with it */
 size_t ft__shm_nt_min(void);
+/* shm: messages to @peer that could take either copy, as sent: [0] pipelined, [1] single */
+void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 struct ft__cuda;

@@ -136,6 +136,29 @@ seconds(const char *text, const char *opt, double *out, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * --cma-min: auto (NULL, the default: chosen per message), off (or 0: never
+ * a single copy) or a SIZE from which every message is one.
+ */
+static int
+cma_min(const char *text, uint64_t *out, struct ft_error *err)
+{
+	struct ft_error e = { 0 };
+
+	*out = 0;
+	if (!text || strcmp(text, "auto") == 0)
+		return 0;
+	if (strcmp(text, "off") == 0) {
+		*out = FT_SHM_CMA_OFF;
+		return 0;
+	}
+	if (ft_parse_size(text, out, &e) < 0)
+		return ft_error_set(err, FT_EINVAL, "--cma-min: %s (or auto, off)", e.msg);
+	if (*out == 0)
+		*out = FT_SHM_CMA_OFF;
+	return 0;
+}
+
 /* perftest's -c: RC (the default) or UD, verbs only; UD sweeps -a up to a 4096-byte MTU. */
 static int
 connection(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_error *err)
@@ -278,7 +301,8 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 		ft_strlcpy(cfg->ifname, o->ifname, sizeof(cfg->ifname));
 	cfg->sockbuf_bytes = o->sockbuf;
 	cfg->shm_max_bytes = o->shm_max;
-	cfg->shm_cma_min_bytes = o->cma_min;
+	if (cma_min(o->cma_min, &cfg->shm_cma_min_bytes, err) < 0)
+		return FT_EINVAL;
 	cfg->nodelay = !o->no_nodelay;
 	cfg->timeout_s = o->timeout;
 	if (o->timeout_str && seconds(o->timeout_str, "-T/--timeout", &cfg->timeout_s, err) < 0)

@@ -193,16 +193,54 @@ ft__bench_p2p_up(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct
 	                                     0;
 }
 
+/*
+ * One message of @size bytes from @sbuf (send) to @rbuf (recv) through @ep
+ * with the data check of nccl-tests' -c and perftest: the sender fills it
+ * with its rank's pattern (ft__data_fill, as the collectives' inputs), the
+ * receiver, its buffer first filled with the pattern one byte off (which
+ * differs at every byte), counts the bytes that differ. *@wrong: that
+ * count on a receiving rank, 0 elsewhere.
+ */
+int
+ft__bench_check_msg(struct ft_ep *ep, uint32_t peer, bool send, bool recv, void *sbuf, void *rbuf,
+                    size_t size, int64_t *wrong, struct ft_error *err)
+{
+	struct ft_req q[2], *qp[2] = { &q[0], &q[1] };
+	size_t n = 0;
+	int rc = 0;
+
+	*wrong = 0;
+	if (recv) {
+		ft__data_fill(rbuf, size, FT_DTYPE_UINT8, peer, 1);
+		rc = ft__ep_recv(ep, &q[n++], peer, rbuf, size, err);
+	}
+	if (rc == 0 && send) {
+		ft__data_fill(sbuf, size, FT_DTYPE_UINT8, ep->w->rank, 0);
+		rc = ft__ep_send(ep, &q[n++], peer, sbuf, size, err);
+	}
+	if (rc == 0)
+		rc = ft__ep_wait(ep, qp, n, err);
+	if (rc == 0 && recv)
+		*wrong = ft__data_check_fill(rbuf, size, FT_DTYPE_UINT8, peer, 0);
+	return rc;
+}
+
 static int
 stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
            uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps,
            uint64_t *nmsg_done, double *iter_cv, struct p2p_buf *sb, struct p2p_buf *rb,
            struct ft_error *err);
 
+/*
+ * The stream's timed messages, then, with @wrong, the data check
+ * (ft__bench_check_msg) off the timed path in the same buffers: host
+ * memory, or the host side of staged GPU buffers. None with buffers the
+ * transport reads on the GPU (*@wrong -1).
+ */
 int
 ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
                  uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps,
-                 uint64_t *nmsg_done, double *iter_cv, struct ft_error *err)
+                 uint64_t *nmsg_done, double *iter_cv, int64_t *wrong, struct ft_error *err)
 {
 	struct p2p_buf sb, rb;
 	int rc;
@@ -215,6 +253,9 @@ ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, s
 	if (rc == 0) {
 		rc = stream_run(bc, peer, send, recv, size, window, nmsg, dur_s, rx_GBps, best_GBps,
 		                nmsg_done, iter_cv, &sb, &rb, err);
+		if (rc == 0 && wrong && !(bc->cuda && bc->gpu_direct))
+			rc = ft__bench_check_msg(bc->ep, peer, send, recv, sb.host, rb.host, size, wrong,
+			                         err);
 		ft__bench_p2p_close(bc, &rb);
 	}
 	ft__bench_p2p_close(bc, &sb);
@@ -455,6 +496,9 @@ atomics_size(struct ft_bench_ctx *bc, bool lat, double *samples, double v[3],
 	return rc == 0 ? sync_pair(bc, 1 - r, err) : rc;
 }
 
+/* values each rank gathers per size in ft__bench_pt2pt */
+#define PT2PT_VALS 4
+
 int
 ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error *err)
 {
@@ -482,7 +526,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 	}
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {
 		struct ft_result_row row;
-		double v[3] = { NAN, NAN, NAN }, *all = NULL;
+		/* per rank: bandwidth, peak, window cv, bytes wrong (NAN: not checked) */
+		double v[PT2PT_VALS] = { NAN, NAN, NAN, NAN }, *all = NULL;
 		uint64_t nmsg = cfg->iters;
 
 		ft__bench_row_base(&row, ft_op_name(cfg->pattern), out, size, 2);
@@ -512,11 +557,14 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			v[0] = row.lat_p50_us;
 		} else if (r < 2) {
 			bool bidir = cfg->bidir;
+			int64_t wrong = -1;
 
 			/* -n counts messages, as perftest's -n: not windows of them */
 			rc = ft__bench_stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
 			            cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg, &v[2],
-			            err);
+			            cfg->check ? &wrong : NULL, err);
+			if (wrong >= 0)
+				v[3] = (double)wrong;
 		}
 		all = ft_calloc(w->nranks, sizeof(v));
 		if (!all) {
@@ -530,7 +578,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		if (rc == 0 && !lat) {
 			/* receive bandwidth of rank 1 (plus rank 0's when bidirectional); atomics:
 			   rank 0's, the side that issues them */
-			double bw = all[3], peak = all[4], cv = all[5];
+			double bw = all[PT2PT_VALS], peak = all[PT2PT_VALS + 1],
+			       cv = all[PT2PT_VALS + 2];
 
 			if (atomics) {
 				bw = all[0];
@@ -544,6 +593,9 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 				if (isfinite(all[2]))
 					cv = isfinite(cv) ? FT_MAX(cv, all[2]) : all[2];
 			}
+			if (!atomics && isfinite(all[PT2PT_VALS + 3]))
+				row.wrong = (int64_t)(all[PT2PT_VALS + 3] +
+				                      (cfg->bidir && isfinite(all[3]) ? all[3] : 0));
 			row.algbw_GBps = row.busbw_GBps = bw;
 			row.ip_algbw_GBps = peak; /* perftest's BW peak */
 			row.nsamples = (uint32_t)FT_MIN(nmsg, (uint64_t)UINT32_MAX);

@@ -726,6 +726,20 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 static int run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report *out,
                      struct ft_error *err);
 
+/*
+ * FT_FAULT_BENCH=R, for tests as FT_FAULT_ALLOC: rank R fails inside its
+ * benchmark once it has measured, while its peers go on to the barrier
+ * that ends it.
+ */
+static bool
+fault_here(const struct ft_world *w)
+{
+	const char *e = getenv("FT_FAULT_BENCH");
+	uint64_t r;
+
+	return e && ft_parse_u64(e, &r) == 0 && r == w->rank;
+}
+
 /* The pattern that measures @op: its own for the non-collective ones, else run_colls(). */
 static ft__bench_pattern_fn *
 pattern_fn(enum ft_op op)
@@ -874,6 +888,8 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 		}
 	}
 	rc = pattern_fn(cfg.pattern)(&bc, out, err);
+	if (rc == 0 && fault_here(w))
+		rc = ft_error_set(err, FT_EIO, "a fault injected by FT_FAULT_BENCH");
 	/* a peer that went away because it was interrupted too is still an interruption */
 	if (rc < 0 && cfg.stop && *cfg.stop && rc != FT_EINTR) {
 		ft_error_clear(err);

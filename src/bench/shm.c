@@ -16,19 +16,25 @@
  * Copies go in chunks of SHM_CHUNK bytes, each published as soon as it is
  * in, so that the receiver copies one chunk out while the sender copies the
  * next one in: without that, a 64 MiB message was two copies one after the
- * other and half of Open MPI's rate. From --cma-min bytes on, when the
- * kernel lets ranks read each other's memory (process_vm_readv, "cross
- * memory attach", checked at open), the ring only carries a 16-byte
- * descriptor of the sender's buffer and the receiver copies the message
- * once, straight from it; the sender's request completes when the ring's
- * cma_done count says the receiver has it. It needs matching lengths on
- * both sides, so it serves the point-to-point patterns, not the ring
+ * other and half of Open MPI's rate. When the kernel lets ranks read each
+ * other's memory (process_vm_readv, "cross memory attach", checked at
+ * open), a message may instead go as a single copy: the ring only carries a
+ * 16-byte descriptor of the sender's buffer and the receiver copies the
+ * message once, straight from it; the sender's request completes when the
+ * ring's cma_done count says the receiver has it. It needs matching lengths
+ * on both sides, so it serves the point-to-point patterns, not the ring
  * algorithms of the collectives, and it stops at half the last-level cache
- * (is_single_copy). That path is off by default: where it was measured (a
- * 2-core VM), the kernel's copy ran at about 3 GB/s at every size while the
- * two pipelined copies ran at 6-18 GB/s; on the same VM under a load of
- * 14-17 it moved 1-4 MiB messages 1.8-3x faster, needing one rank on a CPU
- * where the pipeline needs both at once (docs/internals/bench.md).
+ * (two_ways). Neither copy wins everywhere: where it was measured (a 2-core
+ * VM), the two pipelined copies ran at 30-44 GB/s at 1 MiB on a quiet
+ * moment against 7.8 for the kernel's single copy, while under a load of
+ * 14-17 the pipeline, which moves only while both ranks hold a CPU, fell
+ * to a fifth of a memcpy and the single copy, which needs one, met half of
+ * it (docs/internals/bench.md). So by default the sender chooses per
+ * message from what it sees: the pipeline, until it finds the ring full
+ * for longer than a running receiver needs to empty it (copy_stalled), then
+ * single copies, trying the pipeline again after a back-off (copy_choose).
+ * --cma-min SIZE makes every message from SIZE on a single copy, --cma-min
+ * off none.
  *
  * Waiting spins while it pays (w->may_spin: every local rank has a CPU of
  * its own, cpu.c), then sleeps on the rank's doorbell, a futex in the
@@ -95,9 +101,37 @@ _Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < 256, "ring head
 /* What a spin that ends in progress saves a stream: a sleep on the doorbell and its wake-up. */
 #define SHM_WAKE_S      25e-6
 
+/*
+ * What a message that may take either copy (two_ways) begins with in the
+ * ring: its length and the sender's buffer for a single copy, or address 0
+ * when its bytes follow in the ring. The sender chooses per message
+ * (copy_choose), the receiver follows.
+ */
 struct cma_desc {
 	uint64_t addr, len;
 };
+
+/*
+ * Left to choose (--cma-min auto, the default), messages from CMA_AUTO_MIN
+ * bytes on take either copy: the size from which single copies met half
+ * the memcpy rate under load (0.52 at 256 KiB, load 17.7), and a quarter
+ * of the ring, so a stalled pipeline is seen within the message.
+ */
+#define CMA_AUTO_MIN (256 * 1024)
+/*
+ * The pipeline stalls when the sender finds the ring full for STALL_S or
+ * more: a receiver that holds a CPU empties the whole 1 MiB ring in 35-135
+ * us (30-7.8 GB/s, the pipelined and the kernel's copy measured here) and
+ * one that lost its CPU is gone for a time slice of the process that took
+ * it, 1-4 ms here. The copies then go single (one rank copies, whichever
+ * holds a CPU) until the pipeline is tried again after probe_s: PROBE_MIN_S
+ * at first, doubled each time the try stalls within PROBE_PROVE messages
+ * (a window), up to PROBE_MAX_S.
+ */
+#define STALL_S     250e-6
+#define PROBE_MIN_S 10e-3
+#define PROBE_MAX_S 1.0
+#define PROBE_PROVE 16
 
 
 static int
@@ -350,6 +384,44 @@ ft__shm_nt_min(void)
 	return cache_bytes() / 2;
 }
 
+/*
+ * Are more threads runnable on this host than it has CPUs (/proc/loadavg's
+ * fourth field, "runnable/total", at this moment)?
+ */
+static bool
+host_oversubscribed(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long runnable = 0;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%*s %*s %*s %lu/", &runnable) != 1)
+		runnable = 0;
+	fclose(f);
+	return cpus > 0 && runnable > (unsigned long)cpus;
+}
+
+/*
+ * The first choice of copy for each peer: single copies when the local
+ * ranks cannot each hold a CPU (w->may_spin) or the host is oversubscribed,
+ * the pipeline otherwise; what the run then shows decides (copy_choose).
+ */
+static void
+copy_init(const struct ft_world *w, struct shm_ep *ep)
+{
+	bool busy = !w->may_spin || host_oversubscribed();
+	double now = ft__now();
+	uint32_t p;
+
+	for (p = 0; p < ep->nranks; p++) {
+		ep->peers[p].single = busy;
+		ep->peers[p].probe_s = PROBE_MIN_S;
+		ep->peers[p].probe_at = now + PROBE_MIN_S;
+	}
+}
+
 static int
 shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
             struct ft_error *err)
@@ -405,12 +477,24 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 		return FT_ENOMEM;
 	}
 	ep->cma_min = cfg->shm_cma_min_bytes > SIZE_MAX ? SIZE_MAX : (size_t)cfg->shm_cma_min_bytes;
+	ep->cma_auto = cfg->shm_cma_min_bytes == 0;
+	if (ep->cma_auto)
+		ep->cma_min = CMA_AUTO_MIN;
 	/*
 	 * The single copy needs both sides to post the same lengths; the collectives'
 	 * ring algorithms send a block that the receiver takes in pieces.
 	 */
-	if (ft_op_is_coll(cfg->pattern))
+	if (ft_op_is_coll(cfg->pattern) || cfg->shm_cma_min_bytes == FT_SHM_CMA_OFF)
 		ep->cma_min = 0;
+	/*
+	 * A ping-pong has one message in flight, which needs both ranks whichever
+	 * copy it takes: the pipelined copies were faster there (p50 at 1 MiB
+	 * 79-85 us against 106-109 chosen per message, load 13-15), so it takes
+	 * them unless --cma-min SIZE asks for single copies.
+	 */
+	if (ep->cma_auto && cfg->pattern == FT_OP_PT2PT_LAT)
+		ep->cma_min = 0;
+	copy_init(w, ep);
 	ep->nt_min = ft__shm_nt_min();
 	rc = shm_open_seg(w, ep, err);
 	if (rc == 0 && ep->cma_min)
@@ -447,6 +531,7 @@ shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 	p = &ep->peers[req->peer];
 	req->done = req->len == 0;
 	req->off = 0;
+	req->priv[1] = 0; /* no descriptor sent or read yet */
 	req->next = NULL;
 	if (req->done)
 		return 0;
@@ -648,14 +733,61 @@ peer_sent_wrong(struct shm_ep *ep, uint32_t p, uint64_t got, size_t want, struct
 }
 
 /*
- * Single copies stop at nt_min: from there the pipelined copies, which leave
- * the ring through non-temporal stores, moved 64 MiB messages 3x faster than
- * process_vm_readv (whose copy uses plain stores and pins every page).
+ * May a message of @len bytes go as a single copy? Then it begins with a
+ * descriptor. Single copies stop at nt_min: from there the pipelined
+ * copies, which leave the ring through non-temporal stores, moved 64 MiB
+ * messages 3x faster than process_vm_readv (whose copy uses plain stores
+ * and pins every page).
  */
 static bool
-is_single_copy(const struct shm_ep *ep, size_t len)
+two_ways(const struct shm_ep *ep, size_t len)
 {
 	return ep->cma && len >= ep->cma_min && len < ep->nt_min;
+}
+
+/*
+ * Which copy the next two-way message to @pp takes: always the single one
+ * with --cma-min SIZE; left to choose, the single one after a stall
+ * (copy_stalled) until the pipeline's next try.
+ */
+static bool
+copy_choose(const struct shm_ep *ep, struct shm_peer *pp)
+{
+	if (!ep->cma_auto)
+		return true;
+	if (pp->single && ft__now() >= pp->probe_at) {
+		pp->single = false;
+		pp->piped_ok = 0;
+	}
+	return pp->single;
+}
+
+/*
+ * The ring to @pp, found full at stall_t0, has room again at @now: a stall
+ * of STALL_S or more says the two ranks do not run at once, and the
+ * copies go single. A try of the pipeline that stalled before PROBE_PROVE
+ * messages doubles the wait for the next one.
+ */
+static void
+copy_stalled(struct shm_peer *pp, double now)
+{
+	double stall = now - pp->stall_t0;
+
+	pp->stall_t0 = 0;
+	if (stall < STALL_S)
+		return;
+	pp->single = true;
+	pp->probe_s = pp->piped_ok < PROBE_PROVE ? FT_MIN(2 * pp->probe_s, PROBE_MAX_S) : PROBE_MIN_S;
+	pp->probe_at = now + pp->probe_s;
+}
+
+void
+ft__shm_copies(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
+{
+	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
+
+	out[0] = peer < ep->nranks ? ep->peers[peer].copies[0] : 0;
+	out[1] = peer < ep->nranks ? ep->peers[peer].copies[1] : 0;
 }
 
 /* Take the first request off the queue @head..@tail. */
@@ -708,7 +840,36 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 	return moved;
 }
 
-/* Sends to @p: descriptors for single copies, chunks through the ring otherwise. */
+/*
+ * Write the descriptor of two-way message @q to @p at @head (copy_choose).
+ * True when it goes as a single copy: it then waits on cq for the receiver.
+ */
+static bool
+send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct ft_req *q)
+{
+	struct shm_peer *pp = &ep->peers[p];
+	bool single = copy_choose(ep, pp);
+	struct cma_desc d = { single ? (uint64_t)(uintptr_t)q->buf : 0, q->len };
+	bool rest = ring_put(ep, r, head, (char *)&d, sizeof(d));
+
+	ft__shm_publish(&r->head, head + sizeof(d));
+	ft__shm_bell_ring(ep, p);
+	if (rest)
+		ring_data(ep, r, head, (char *)&d, sizeof(d), RING_IN);
+	q->priv[1] = 1;
+	pp->copies[single]++;
+	if (!single)
+		return false;
+	q->priv[0] = ++pp->cma_sent;
+	req_enqueue(&pp->cq, &pp->cq_tail, req_dequeue(&pp->sq, &pp->sq_tail));
+	return true;
+}
+
+/*
+ * Sends to @p: descriptors for single copies, chunks through the ring
+ * otherwise. A two-way message left unfinished with the ring full starts
+ * a stall, which ends when the ring has room again (copy_stalled).
+ */
 static int
 move_sends(struct shm_ep *ep, uint32_t p)
 {
@@ -723,46 +884,69 @@ move_sends(struct shm_ep *ep, uint32_t p)
 	}
 	while (pp->sq) {
 		struct ft_req *q = pp->sq;
+		bool two = two_ways(ep, q->len), desc = two && q->priv[1] == 0;
 		uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 		size_t space = ep->ring_bytes - (size_t)(head - pp->tail_seen), want;
 
-		want = is_single_copy(ep, q->len) ? sizeof(struct cma_desc) : q->len - q->off;
+		want = desc ? sizeof(struct cma_desc) : q->len - q->off;
 		if (space < want) {
 			pp->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
 			space = ep->ring_bytes - (size_t)(head - pp->tail_seen);
 		}
-
-		if (is_single_copy(ep, q->len)) {
-			struct cma_desc d = { (uint64_t)(uintptr_t)q->buf, q->len };
-			bool rest;
-
-			if (space < sizeof(d))
+		if (desc) {
+			if (space < sizeof(struct cma_desc))
 				break;
-			rest = ring_put(ep, r, head, (char *)&d, sizeof(d));
-			ft__shm_publish(&r->head, head + sizeof(d));
-			ft__shm_bell_ring(ep, p);
-			if (rest)
-				ring_data(ep, r, head, (char *)&d, sizeof(d), RING_IN);
-			q->priv[0] = ++pp->cma_sent;
-			req_enqueue(&pp->cq, &pp->cq_tail, req_dequeue(&pp->sq, &pp->sq_tail));
 			moved++;
-			continue;
+			if (send_desc(ep, p, r, head, q))
+				continue;
+			head += sizeof(struct cma_desc);
+			space -= sizeof(struct cma_desc);
 		}
+		if (pp->stall_t0 > 0 && space > 0)
+			copy_stalled(pp, ft__now());
 		moved += ring_move(ep, p, r, &r->head, head, space, q, true);
-		if (q->off < q->len)
+		if (q->off < q->len) {
+			if (two && ep->cma_auto && pp->stall_t0 == 0)
+				pp->stall_t0 = ft__now();
 			break;
+		}
+		pp->piped_ok += two;
 		req_done(&pp->sq, &pp->sq_tail);
 	}
 	return moved;
 }
 
-/* Receives from @p: single copies straight from the sender, chunks out of the ring otherwise. */
+/* Copy two-way message @q straight from @p's buffer at @addr (process_vm_readv). */
+static int
+cma_read(struct shm_ep *ep, uint32_t p, struct ft_req *q, uint64_t addr, struct ft_error *err)
+{
+	char who[96];
+
+	while (q->off < q->len) {
+		struct iovec lv = { (char *)q->buf + q->off, q->len - q->off };
+		struct iovec rv = { (void *)(uintptr_t)(addr + q->off), q->len - q->off };
+		ssize_t n = process_vm_readv((pid_t)ep->base.w->info[p].pid, &lv, 1, &rv, 1, 0);
+
+		if (n <= 0)
+			return ft_error_set(err, FT_EPEER, "shm: reading %zu bytes from %s failed: %s",
+			                    q->len, ft__world_who(ep->base.w, p, who, sizeof(who)),
+			                    n < 0 ? strerror(errno) : "nothing read");
+		q->off += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Receives from @p: a two-way message's descriptor first, then its single
+ * copy straight from the sender, or its chunks out of the ring as every
+ * other message's.
+ */
 static int
 move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 {
 	struct shm_peer *pp = &ep->peers[p];
 	struct ring *r = ring_at(ep, p, ep->rank);
-	int moved = 0;
+	int moved = 0, rc;
 
 	while (pp->rq) {
 		struct ft_req *q = pp->rq;
@@ -770,36 +954,27 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
 		size_t avail = (size_t)(head - tail);
 
-		if (is_single_copy(ep, q->len)) {
+		if (two_ways(ep, q->len) && q->priv[1] == 0) {
 			struct cma_desc d;
-			char who[96];
 
 			if (avail < sizeof(d))
 				break;
 			ring_get(ep, r, tail, (char *)&d, sizeof(d), RING_OUT);
 			if (d.len != q->len)
 				return peer_sent_wrong(ep, p, d.len, q->len, err);
-			while (q->off < q->len) {
-				struct iovec lv = { (char *)q->buf + q->off, q->len - q->off };
-				struct iovec rv = { (void *)(uintptr_t)(d.addr + q->off),
-					            q->len - q->off };
-				ssize_t n = process_vm_readv((pid_t)ep->base.w->info[p].pid, &lv, 1,
-				                             &rv, 1, 0);
-
-				if (n <= 0)
-					return ft_error_set(
-					        err, FT_EPEER,
-					        "shm: reading %zu bytes from %s failed: %s",
-					        q->len, ft__world_who(ep->base.w, p, who, sizeof(who)),
-					        n < 0 ? strerror(errno) : "nothing read");
-				q->off += (size_t)n;
-			}
-			ft__shm_publish(&r->tail, tail + sizeof(d));
-			atomic_fetch_add_explicit(&r->cma_done, 1, memory_order_seq_cst);
-			ft__shm_bell_ring(ep, p);
-			req_done(&pp->rq, &pp->rq_tail);
+			q->priv[1] = 1;
 			moved++;
-			continue;
+			if (d.addr != 0 && (rc = cma_read(ep, p, q, d.addr, err)) < 0)
+				return rc;
+			tail += sizeof(d);
+			avail -= sizeof(d);
+			ft__shm_publish(&r->tail, tail);
+			if (d.addr != 0) {
+				atomic_fetch_add_explicit(&r->cma_done, 1, memory_order_seq_cst);
+				ft__shm_bell_ring(ep, p);
+				req_done(&pp->rq, &pp->rq_tail);
+				continue;
+			}
 		}
 		moved += ring_move(ep, p, r, &r->tail, tail, avail, q, false);
 		if (q->off < q->len)

@@ -47,6 +47,16 @@ struct shm_peer {
 	struct ft_req *rq, *rq_tail;
 	struct ft_req *cq, *cq_tail; /* single-copy sends the receiver has not read yet */
 	uint64_t cma_sent;           /* descriptors sent to this peer */
+	/*
+	 * The choice between the two copies of a message that may take either
+	 * (shm.c, copy_choose): single copies while the pipeline is seen to
+	 * stall, a pipelined message tried again at probe_at.
+	 */
+	bool single;                 /* the next such message goes as a single copy */
+	double stall_t0;             /* when the ring was found full, 0 when it is not */
+	double probe_s, probe_at;    /* back-off between tries of the pipeline, the next try */
+	uint32_t piped_ok;           /* such messages pipelined without a stall since the last try */
+	uint64_t copies[2];          /* such messages sent: [0] pipelined, [1] single copies */
 	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
 	                                the ring looks full, so its line stays with the reader */
 };
@@ -66,6 +76,7 @@ struct shm_ep {
 	size_t rings_off, bufs_off;
 	bool prefault_pairs_only; /* only the rings between ranks 0 and 1 (pt2pt) */
 	bool cma;                 /* single copies through process_vm_readv */
+	bool cma_auto;            /* chosen per message (copy_choose), not always */
 	size_t cma_min;           /* from this size on (--cma-min) */
 	size_t nt_min;            /* messages from this size on are read out bypassing the cache */
 	uint64_t cma_probe;       /* read by the peers at open */

@@ -597,6 +597,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 			ft_json_kv_int(&j, "wrong", row->wrong);
 		} else if (strcmp(cfg->verbs_op, "fadd") == 0 || strcmp(cfg->verbs_op, "cswap") == 0) {
 			ft_json_kv_int(&j, "wrong", row->wrong); /* atomics: the remote word checked */
+		} else if (cfg->pattern == FT_OP_PT2PT_BW) {
+			ft_json_kv_int(&j, "wrong", row->wrong); /* bytes, -1 unchecked */
 		}
 		if (cfg->pattern == FT_OP_PT2PT_BW)
 			ft_json_kv_double(&j, "peak_GBps", row->ip_algbw_GBps);
@@ -656,6 +658,26 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 	ft_strbuf_addch(sb, '\n');
 }
 
+/*
+ * After perftest's table, which has no column for it: the bytes pt2pt_bw's
+ * data check found wrong, per size, only when there are any.
+ */
+static void
+pt2pt_wrong(struct ft_strbuf *sb, const struct ft_bench_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < ft_run_nrows(&rep->run); i++) {
+		const struct ft_result_row *row = ft_run_row(&rep->run, i);
+
+		if (row->wrong > 0)
+			ft_strbuf_addf(sb,
+			               "# data check: %" PRId64 " of %" PRIu64
+			               " bytes received wrong: FAILED\n",
+			               row->wrong, row->bytes);
+	}
+}
+
 bool
 ft_bench_table_end(struct ft_strbuf *sb, const struct ft_bench_table *t,
                    const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, bool started)
@@ -673,6 +695,7 @@ ft_bench_table_end(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		}
 		if (is_pt2pt(cfg)) {
 			ft_strbuf_adds(sb, dashes);
+			pt2pt_wrong(sb, rep);
 		} else {
 			low = ft_bench_coll_foot(sb, rep, t->min_bw);
 			if (ft_op_is_coll(cfg->pattern))

@@ -358,6 +358,7 @@ ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out, struct ft_er
 	w->boot_listen_fd = -1;
 	w->data_listen_fd = -1;
 	w->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
+	w->failed = -1;
 	w->stop = cfg->stop;
 	deadline = ft__now() + w->timeout_s;
 	if (cfg->use_mpi) {
@@ -487,6 +488,75 @@ ft_world_abort(struct ft_world *w, int code)
 #endif
 }
 
+/* MPI tag of the notices ft_world_fail sends: point-to-point, apart from the collectives */
+#define FAIL_TAG 0x6674
+
+void
+ft_world_fail(struct ft_world *w, const char *why)
+{
+	if (!w || w->failed >= 0)
+		return; /* told already, or telling */
+	w->failed = (int)w->rank;
+	ft_strlcpy(w->failed_why, why && *why ? why : "failed", sizeof(w->failed_why));
+#if FT_HAVE_MPI
+	if (w->mpi) {
+		uint32_t r;
+
+		/* small enough to be sent eagerly: nobody needs to be listening */
+		for (r = 0; r < w->nranks; r++) {
+			MPI_Request mr;
+
+			if (r != w->rank &&
+			    MPI_Isend(w->failed_why, (int)strlen(w->failed_why) + 1, MPI_CHAR, (int)r,
+			              FAIL_TAG, MPI_COMM_WORLD, &mr) == MPI_SUCCESS)
+				MPI_Request_free(&mr);
+		}
+	}
+#endif
+}
+
+bool
+ft_world_failed(const struct ft_world *w)
+{
+	return w && w->failed >= 0;
+}
+
+/* Under MPI: has a notice of a failed rank come (ft_world_fail)? Then w->failed is set. */
+static bool
+notice_came(struct ft_world *w)
+{
+#if FT_HAVE_MPI
+	MPI_Status st;
+	int flag = 0;
+
+	if (!w->mpi || w->failed >= 0)
+		return w->failed >= 0;
+	if (MPI_Iprobe(MPI_ANY_SOURCE, FAIL_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
+		return false;
+	if (MPI_Recv(w->failed_why, (int)sizeof(w->failed_why), MPI_CHAR, st.MPI_SOURCE, FAIL_TAG,
+	             MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		ft_strlcpy(w->failed_why, "failed", sizeof(w->failed_why));
+	w->failed_why[sizeof(w->failed_why) - 1] = '\0';
+	w->failed = st.MPI_SOURCE;
+	return true;
+#else
+	return w->failed >= 0;
+#endif
+}
+
+/* The error of a collective on a world with a failed rank: it names the rank and its words. */
+static int
+failed_error(const struct ft_world *w, struct ft_error *err)
+{
+	char who[96];
+
+	if (w->failed == (int)w->rank)
+		return ft_error_set(err, FT_EPEER,
+		                    "no collective after this rank failed (%s)", w->failed_why);
+	return ft_error_set(err, FT_EPEER, "%s failed: %s",
+	                    ft__world_who(w, (uint32_t)w->failed, who, sizeof(who)), w->failed_why);
+}
+
 int
 ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out, struct ft_error *err)
 {
@@ -499,6 +569,8 @@ ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out, s
 		memmove(out, in, len);
 		return 0;
 	}
+	if (notice_came(w))
+		return failed_error(w, err);
 #if FT_HAVE_MPI
 	if (w->mpi) {
 		MPI_Request mr;
@@ -521,6 +593,9 @@ ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out, s
 			sched_yield();
 			if (w->stop && *w->stop)
 				return ft_error_set(err, FT_EINTR, "interrupted");
+			/* a rank that failed and went on never joins: its notice says so */
+			if (notice_came(w))
+				return failed_error(w, err);
 			if (ft__now() <= deadline)
 				continue;
 			stopped = ft__world_stopped_rank(w);

@@ -418,6 +418,8 @@ run_suite(struct doctor *d, struct ft_world *w)
 		ft_bench_report_init(&rep);
 		rc = ft_bench_run(w, &cfg, &rep, &berr);
 		if (rc < 0) {
+			/* the others may still be measuring: tell them, never leave them waiting */
+			ft_world_fail(w, ft_error_msg(&berr, rc));
 			rc = me == 0 ? note_failure(d, i, what + 8, rc, &berr) : 0;
 			ft_bench_report_release(&rep);
 			break;
@@ -1036,6 +1038,13 @@ doctor_loop(struct doctor *d, struct ft_error *err)
 		rc = bench(d, err);
 	if (rc == 0 && d->world)
 		rc = gather_usage(d, &t0, err);
+	/* after a rank failed there is no usage to gather: host.cpu_foreign goes unrecorded */
+	if (rc < 0 && rc != FT_ENOMEM && d->world && ft_world_failed(d->world)) {
+		rc = note(d, "host.cpu_foreign", "not recorded: %s", ft_error_msg(err, rc)) < 0 ?
+		             FT_ENOMEM :
+		             0;
+		ft_error_clear(err);
+	}
 	if (d->mpi_rank != 0 || (d->world && ft_world_rank(d->world) != 0)) {
 		res->root = false; /* the other MPI ranks only take part */
 		return rc;

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <inttypes.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -856,29 +859,50 @@ run_two(int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* Ranks @rank of two on this host, joined and with a pt2pt_bw shm endpoint (--cma-min @cma). */
+static int
+open_two_shm(uint32_t rank, int lfd, uint16_t port, uint64_t cma, size_t max_bytes,
+             struct ft_world **w, struct ft_ep **ep, struct ft_error *err)
+{
+	struct ft_bench_cfg cfg;
+	char chosen[16];
+	int rc = join_two(rank, lfd, port, w, err);
+
+	*ep = NULL;
+	if (rc < 0)
+		return rc;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_PT2PT_BW;
+	cfg.max_bytes = max_bytes;
+	cfg.timeout_s = 10;
+	cfg.shm_cma_min_bytes = cma;
+	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
+	return ft__transport_open(*w, &cfg, ep, chosen, sizeof(chosen), err);
+}
+
+/* Close what open_two_shm opened; @rc passes through. */
+static int
+close_two(struct ft_ep *ep, struct ft_world *w, int rc)
+{
+	if (ep)
+		ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
 static int
 shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
 {
 	static const size_t sizes[] = { 1,     8,      48,      175,    176,    177,
 		                        4095,  16384,  16385,   100000, 1500000, 3 << 20 };
 	struct ft_world *w = NULL;
-	struct ft_bench_cfg cfg;
 	struct ft_ep *ep = NULL;
-	char chosen[16];
 	unsigned char *buf[3] = { NULL, NULL, NULL };
 	size_t i, k, j;
-	int rc;
+	int rc = open_two_shm(rank, lfd, port, cma, 3 << 20, &w, &ep, err);
 
-	rc = join_two(rank, lfd, port, &w, err);
-	if (rc < 0)
+	if (rc < 0 && !w)
 		return rc;
-	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_OP_PT2PT_BW;
-	cfg.max_bytes = 3 << 20;
-	cfg.timeout_s = 10;
-	cfg.shm_cma_min_bytes = cma;
-	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
-	rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
 	for (k = 0; k < 3 && rc == 0; k++)
 		if (!(buf[k] = malloc(3 << 20)))
 			rc = FT_ENOMEM;
@@ -924,7 +948,150 @@ shm_exchange_check(uint64_t cma)
 static void
 test_shm_chunks(void **state)
 {
+	shm_exchange_check(FT_SHM_CMA_OFF);
+}
+
+/* The default: two-way messages (1.5 and 3 MiB) take the copy the sender chooses. */
+static void
+test_shm_copy_auto(void **state)
+{
 	shm_exchange_check(0);
+}
+
+/* A word the child reads in its parent at the same address (fork keeps the layout). */
+static const uint64_t cma_probe_word = 0x5eedf00dull;
+
+/* Can this process read its parent's memory (process_vm_readv)? */
+static bool
+parent_readable(void)
+{
+	uint64_t v = 0;
+	struct iovec lv = { &v, sizeof(v) };
+	struct iovec rv = { (void *)(uintptr_t)&cma_probe_word, sizeof(v) };
+
+	return process_vm_readv(getppid(), &lv, 1, &rv, 1, 0) == (ssize_t)sizeof(v) &&
+	       v == cma_probe_word;
+}
+
+/*
+ * One round of 4 patterned 1 MiB messages from rank 1 to rank 0, each rank
+ * first sleeping @sleep_ms[rank]; rank 0 checks every byte.
+ */
+static int
+shm_round(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round,
+          const int sleep_ms[2], struct ft_error *err)
+{
+	size_t len = 1u << 20, k, j;
+	struct ft_req q[4], *qp[4] = { &q[0], &q[1], &q[2], &q[3] };
+	struct timespec ts = { 0, sleep_ms[rank] * 1000000L };
+	int rc = ft__world_barrier(ep->w, err);
+
+	for (k = 0; k < 4 && rc == 0; k++) {
+		for (j = 0; j < len; j++)
+			buf[k][j] = rank ? (unsigned char)(j * 7 + k + round) : 0;
+	}
+	nanosleep(&ts, NULL);
+	for (k = 0; k < 4 && rc == 0; k++)
+		rc = rank ? ft__ep_send(ep, &q[k], 0, buf[k], len, err) :
+		            ft__ep_recv(ep, &q[k], 1, buf[k], len, err);
+	if (rc == 0)
+		rc = ft__ep_wait(ep, qp, 4, err);
+	for (k = 0; k < 4 && rc == 0 && rank == 0; k++)
+		for (j = 0; j < len; j++)
+			if (buf[k][j] != (unsigned char)(j * 7 + k + round))
+				return ft_error_set(err, FT_EIO, "round %u msg %zu byte %zu", round, k, j);
+	return rc;
+}
+
+/*
+ * The sender's choice of copy (shm.c, copy_choose): a receiver that posts
+ * 30 ms late stalls the pipeline, and the messages after the stalled one go
+ * as single copies; once the back-off has passed, the next message tries
+ * the pipeline again. The bytes arrive intact across both switches.
+ */
+static int
+shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const int late_recv[2] = { 50, 20 }, late_send[2] = { 0, 100 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
+	uint64_t c0[2], c1[2];
+	size_t k;
+	bool skip = ft__shm_nt_min() <= (1u << 20) || (rank == 1 && !parent_readable());
+	int rc = open_two_shm(rank, lfd, port, 0, 1u << 20, &w, &ep, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	for (k = 0; k < 4 && rc == 0; k++)
+		if (!(buf[k] = malloc(1u << 20)))
+			rc = FT_ENOMEM;
+	if (rc == 0)
+		rc = shm_round(ep, rank, buf, 0, late_recv, err);
+	if (rc == 0)
+		ft__shm_copies(ep, 0, c0);
+	if (rc == 0)
+		rc = shm_round(ep, rank, buf, 1, late_send, err);
+	if (rc == 0 && rank == 1 && !skip) {
+		ft__shm_copies(ep, 0, c1);
+		if (c0[0] < 1 || c0[1] < 1 || c0[0] + c0[1] != 4)
+			rc = ft_error_set(err, FT_EIO,
+			                  "after a stall: %" PRIu64 " pipelined, %" PRIu64 " single",
+			                  c0[0], c0[1]);
+		else if (c1[0] == c0[0])
+			rc = ft_error_set(err, FT_EIO, "the pipeline was not tried again");
+	}
+	for (k = 0; k < 4; k++)
+		free(buf[k]);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_copy_switch(void **state)
+{
+	run_two(shm_switch, 0);
+}
+
+/*
+ * pt2pt_bw's data check (ft__bench_check_msg) over shm: the message as the
+ * check sends it arrives with no byte wrong; one whose byte 1234 the
+ * sender flipped (@flip) is counted as one wrong byte.
+ */
+static int
+shm_data_check(uint32_t rank, int lfd, uint16_t port, uint64_t flip, struct ft_error *err)
+{
+	size_t len = 100000;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf = malloc(len);
+	int64_t wrong = -1;
+	int rc = buf ? open_two_shm(rank, lfd, port, 0, len, &w, &ep, err) : FT_ENOMEM;
+
+	if (rc == 0 && rank == 0) {
+		rc = ft__bench_check_msg(ep, 1, false, true, NULL, buf, len, &wrong, err);
+		if (rc == 0 && wrong != (int64_t)flip)
+			rc = ft_error_set(err, FT_EIO, "%" PRId64 " bytes counted wrong, %" PRIu64
+			                  " flipped", wrong, flip);
+	} else if (rc == 0 && !flip) {
+		rc = ft__bench_check_msg(ep, 0, true, false, buf, NULL, len, &wrong, err);
+	} else if (rc == 0) {
+		struct ft_req q, *qp = &q;
+
+		ft__data_fill(buf, len, FT_DTYPE_UINT8, 1, 0);
+		buf[1234] ^= 0x40;
+		rc = ft__ep_send(ep, &q, 0, buf, len, err);
+		if (rc == 0)
+			rc = ft__ep_wait(ep, &qp, 1, err);
+	}
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_pt2pt_data_check(void **state)
+{
+	run_two(shm_data_check, 0);
+	run_two(shm_data_check, 1);
 }
 
 static void
@@ -2781,6 +2948,9 @@ main(void)
 		cmocka_unit_test(test_conformance_ucx),
 #endif
 		cmocka_unit_test(test_shm_chunks),
+		cmocka_unit_test(test_shm_copy_auto),
+		cmocka_unit_test(test_shm_copy_switch),
+		cmocka_unit_test(test_pt2pt_data_check),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_shm_copy_stream),
 		cmocka_unit_test(test_bind_names),
