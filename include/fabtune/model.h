@@ -117,6 +117,24 @@ FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
  * node. */
 FT_API double ft_model_nvls_tree_channel_Bps(const struct ft_model_links *l);
 
+/* NCCL's cap on one tree channel's bus bandwidth with protocol @p for a job of @l's
+ * nodes, bytes/s (kb NA-MODEL perChMaxTreeBws; LL128 also perChMaxTreeLL128Bws:
+ * 24 GB/s on Blackwell over more than 2 nodes). */
+FT_API double ft_model_tree_channel_Bps(const struct ft_model_links *l, enum ft_proto p);
+
+/* How much faster than NCCL's tuner charges it a (NVLS) tree all-reduce @a really
+ * moves its bytes between nodes (kb NA-ALGO-TREE): 2 for the tree over 2 nodes (each
+ * tree a single edge), 4/3 for either over 3 (the busiest node carries 1.5S, not
+ * 2S); 1 elsewhere (the NVLS tree's own formula already doubles 2 nodes). */
+FT_API double ft_model_tree_carried_factor(const struct ft_model_links *l, enum ft_algo a);
+
+/* The algorithm bandwidth NCCL's per-channel cap allows a (NVLS) tree all-reduce @a
+ * with protocol @p over @l's nodes, bytes/s: the tuner's channels x cap converted as
+ * the tuner converts it (x0.5 for the tree, n / 2(n - 1) for the NVLS tree), times
+ * ft_model_tree_carried_factor(). 0 on one node or for another algorithm. */
+FT_API double ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a,
+                                      enum ft_proto p);
+
 /* NCCL's tree efficiency: the share of the graph bandwidth its tree reaches across
  * nodes (kb NA-ALGO-TREE, NA-MODEL: busBw x 0.92). */
 FT_API double ft_model_tree_efficiency(void);

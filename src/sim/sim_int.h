@@ -490,10 +490,10 @@ int ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint3
  */
 double ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
                            uint32_t gpn, uint32_t nch, bool given);
-/* What one connection of NCCL's NVLSTree all-reduce @s over @nranks ranks, @gpn per node
- * (0: nodes of different GPU counts), can carry under NCCL's per-channel NVLSTree cap,
- * bytes/s; 0: no cap (another algorithm, no NVLS). */
-double ft__sim_nvls_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                             uint32_t nranks, uint32_t gpn);
+/* What one connection of NCCL's tree or NVLSTree all-reduce @s over @nranks ranks, @gpn
+ * per node (0: nodes of different GPU counts), can carry under NCCL's per-channel tree
+ * or NVLSTree cap, bytes/s; 0: no cap (another algorithm, one node, no NVLS). */
+double ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                        uint32_t nranks, uint32_t gpn);
 
 #endif
