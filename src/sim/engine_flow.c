@@ -411,7 +411,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		uint32_t f, far = ft__sim_far_steps(fe->topo, sc, op->rank_gpu, (uint32_t)steps,
 		                                    &extra);
 		int64_t bar = ft__fs_add_barrier(s, steps * sc->step_lat_s + extra,
-		                                 far ? far : steps - 1, tag);
+		                                 far, tag);
 
 		if (bar < 0 || ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
 			goto oom;

@@ -618,26 +618,36 @@ log2_floor(uint32_t n)
  *   the longest path, the chain's steps inside nodes at NVLink's (the
  *   model's 2((ppn - 1) intra + log2(N) inter), kb NA-MODEL).
  *
- * Returns the far steps, and in @extra_s what the phase adds to @steps step
- * overheads (negative where NCCL charges less); 0 (nothing to add) for a
- * phase inside one node or domain, another algorithm, or a single step:
- * every step then pays the step overhead and the longest path.
+ * - A ring or tree inside one node or one NVLink domain (NCCL fuses an MNNVL
+ *   clique's topology into one and counts it as one node: src/graph/topo.cc,
+ *   src/init.cc): NCCL's model charges each step NCCL's NVLink per-hop
+ *   latency and nothing else (src/graph/tuning.cc: nNodes == 1, base +
+ *   nsteps x intraLat), a figure measured end to end over NVLink; the path
+ *   between two trays of a domain (GPU to NVSwitch to GPU) is in it, so no
+ *   step pays the longest path on top. Before, each step did: a ring
+ *   all-reduce over the 72 GPUs of a GB200 NVL72 domain paid 142 x 0.6 us
+ *   more than the model (13% slow at 64 MiB), over one DGX H100 14 x 0.6.
+ *
+ * Returns how many of the @steps pay the longest path (the far steps of a
+ * ring or tree across nodes; none for one inside a node or domain; @steps
+ * - 1 for other algorithms and a single step), and in @extra_s what the
+ * phase adds to @steps step overheads (negative where NCCL charges less).
  */
 uint32_t
 ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
                   uint32_t steps, double *extra_s)
 {
-	uint32_t n = sc->nranks, r, cross = 0, far;
+	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0;
 	double net = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
 
 	*extra_s = 0;
 	if (n < 2 || steps < 2)
-		return 0;
+		return every;
 	if (sc->algo == FT_ALGO_NVLS) {
 		/* one pass through the switch, reduce and multicast pipelined: NCCL's
 		 * model charges intraLat once (kb NA-MODEL; model/tuner.c cost_nvls) */
 		*extra_s = -(double)(steps - 1) * sc->step_lat_s;
-		return 0;
+		return every;
 	}
 	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
 		far = steps - 2;
@@ -645,7 +655,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		return far;
 	}
 	if (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE)
-		return 0;
+		return every;
 	for (r = 0; r < n; r++)
 		if (!ft__sim_same_nvlink_domain(t, ft_topo_vertex(t, rank_gpu[r])->node,
 		                                ft_topo_vertex(t, rank_gpu[(r + 1) % n])->node))
@@ -656,7 +666,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		/* ranks node by node: cross nodes; 2 log2(nodes) of the steps between them */
 		far = 2 * log2_floor(cross);
 		if (far >= steps)
-			return 0;
+			return every;
 	} else {
 		far = (uint32_t)((double)steps * (cross - 1) / (n - 1) + 0.5);
 	}

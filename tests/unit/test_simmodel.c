@@ -1707,6 +1707,38 @@ test_tree_channel_cap_over_nvl72_domains(void **state)
 	ft_sim_report_release(&rep);
 }
 
+/*
+ * A ring inside one NVLink domain (a GB200 NVL72 of 18 trays without NVLS,
+ * 72 GPUs) or one DGX H100: NCCL counts the domain as one node and charges
+ * each of the ring's steps its NVLink per-hop latency alone (tuning.cc:
+ * base + nsteps x intraLat), and so does the flow engine now. Before, each
+ * step also paid the path between two trays (0.6 us): a 64 MiB all-reduce's
+ * 142 steps came out 85 us (13%) slower than the model, 174.2 GB/s busbw
+ * against 196.2; one DGX H100's 14 steps 8.4 us.
+ */
+static void
+test_ring_in_one_domain_pays_nvlink_hops(void **state)
+{
+	static const char *const specs[] = { "gb200-nvl72:18", "dgx-h100" };
+	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER };
+	size_t i, j;
+
+	(void)state;
+	busbw_no_nvls = true;
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
+		for (j = 0; j < FT_ARRAY_SIZE(ops); j++) {
+			double m = busbw(specs[i], ops[j], FT_ALGO_RING, FT_PROTO_SIMPLE, 64u << 20,
+			                 NULL);
+			double f = busbw(specs[i], ops[j], FT_ALGO_RING, FT_PROTO_SIMPLE, 64u << 20,
+			                 "flow");
+
+			print_message("%s %s: flow %.2f model %.2f GB/s\n", specs[i],
+			              ft_op_name(ops[j]), f, m);
+			assert_close(f, m, 0.01 * m);
+		}
+	busbw_no_nvls = false;
+}
+
 int
 main(void)
 {
@@ -1726,6 +1758,7 @@ main(void)
 		cmocka_unit_test(test_no_nvls),
 		cmocka_unit_test(test_trees_over_nvl72_domains),
 		cmocka_unit_test(test_tree_channel_cap_over_nvl72_domains),
+		cmocka_unit_test(test_ring_in_one_domain_pays_nvlink_hops),
 		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
