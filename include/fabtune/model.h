@@ -251,7 +251,8 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
  * transfer) at its defaults (NVIDIA/nccl src/init.cc, src/enqueue.cc,
  * src/graph/paths.cc; kb ENV-BUFFSIZE, ENV-NCH_NET_PEER): the communicator's
  * p2p chunk is NCCL_P2P_NET_CHUNKSIZE (128 KiB) when it spans nodes,
- * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) inside one NVLink node; a network send
+ * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) inside one NVLink node,
+ * NCCL_P2P_PCI_CHUNKSIZE (128 KiB) inside one node of PCIe GPUs; a network send
  * shorter than one chunk uses a quarter of it, shorter than 8 chunks half.
  * Each connection keeps NCCL_STEPS (8) chunks in flight. A send is striped
  * over a few channels (each its own connection) and every channel runs up to
@@ -286,7 +287,7 @@ FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
  * What every send of a communicator shares, fixed by NCCL at init (src/init.cc
  * computeBuffSizes, src/graph/paths.cc): the Simple chunk (NCCL_P2P_NET_CHUNKSIZE
  * once the communicator spans nodes, doubled on ARM hosts with Blackwell GPUs; else
- * NCCL_P2P_NVL_CHUNKSIZE), the part sizes a send is cut into and the channels per
+ * NCCL_P2P_NVL_CHUNKSIZE, or NCCL_P2P_PCI_CHUNKSIZE without NVLink), the part sizes a send is cut into and the channels per
  * peer. @nnodes counts NVLink domains: above 1 these are the network's for every
  * send, to an NVLink peer too.
  */
@@ -296,12 +297,20 @@ struct ft_model_p2p_comm {
 	double nic_GBps;        /* how fast a GPU reaches the network (0: 50) */
 	uint32_t p2p_nchannels; /* ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS */
 	bool net_chunk_x2;      /* ft_model_p2p_net_chunk_x2() */
+	bool pci_chunk;         /* ft_model_p2p_pci_chunk() */
 };
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts
  * (node.host_arm: Grace) with Blackwell GPUs (NVLink 5; NCCL's minCompCap >= 100),
  * kb ENV-BUFFSIZE. */
 FT_API bool ft_model_p2p_net_chunk_x2(const struct ft_cluster_spec *spec);
+
+/* Whether NCCL cuts the sends of a one-node communicator on @spec's nodes at
+ * NCCL_P2P_PCI_CHUNKSIZE (128 KiB), not NCCL_P2P_NVL_CHUNKSIZE (512 KiB): some
+ * node's GPUs are not all joined by NVLink (NCCL's isAllNvlink, false on any rank
+ * makes it false for all; src/init.cc computeBuffSizes, src/graph/paths.cc
+ * ncclTopoPathAllNVLink; kb ENV-BUFFSIZE). */
+FT_API bool ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec);
 
 /*
  * NCCL's cutting of a @bytes send of communicator @c on one connection (addP2pToPlan,
