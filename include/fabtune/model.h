@@ -108,7 +108,9 @@ FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus
  */
 FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind);
 
-/* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency; 0 without NVLS). */
+/* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency); 0 where a
+ * node (of any group) has no NVLS: no NVSwitch, GPUs before Hopper, or
+ * nodes.nvlink.nvls: false. */
 FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
 
 /* NCCL's cap on one NVLSTree channel's bus bandwidth for a job of @l's GPUs and nodes,

@@ -420,6 +420,12 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		                    "%s: %s: NVLink SHARP is off (--no-nvls, or the job's nvls: "
 		                    "false: NCCL_NVLS_ENABLE=0)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
+	if ((o->algo == FT_ALGO_NVLS || o->algo == FT_ALGO_NVLS_TREE) &&
+	    !(ft_model_nvls_efficiency(spec) > 0))
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: %s: the cluster's nodes have no NVLink SHARP "
+		                    "(nodes.nvlink.nvls: false, no NVSwitch, or GPUs before Hopper)",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
 	if (jr->node_first)
 		return build_uneven_sched(sc, j, ji, k, t, jr, bytes, sched, ap, cap, err);
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);

@@ -1637,6 +1637,51 @@ test_no_nvls(void **state)
 }
 
 /*
+ * A spec whose nodes have no NVLink SHARP (nodes.nvlink.nvls: false): NCCL
+ * has no NVLS there, so the model's NVLS efficiency is 0 and a forced NVLS or
+ * NVLS tree is refused, naming the op and the spec's field (the flow engine
+ * ran it, 487 GB/s busbw on one DGX H100 at 1 GiB, as if the switch reduced);
+ * the tuner's pick leaves both out.
+ */
+static void
+test_spec_without_nvls(void **state)
+{
+	static const char text[] = "name: t\n"
+	                           "cluster:\n"
+	                           "  name: h100-no-nvls\n"
+	                           "  nodes: { preset: dgx-h100, count: %u, nvlink: { nvls: false } }\n"
+	                           "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+	                           "jobs:\n"
+	                           "  - name: a\n"
+	                           "    ops:\n"
+	                           "      - {op: all_reduce, size: 1GiB%s}\n";
+	static const char *const algos[] = { ", algo: nvls", ", algo: nvls_tree" };
+	struct ft_error err = { 0 };
+	struct ft_cluster_spec cs;
+	struct ft_sim_report rep;
+	char buf[640];
+	size_t a;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100", &cs, &err), 0);
+	assert_true(ft_model_nvls_efficiency(&cs) > 0.8);
+	cs.node.nvls = false;
+	assert_true(ft_model_nvls_efficiency(&cs) == 0);
+	for (a = 0; a < FT_ARRAY_SIZE(algos); a++) {
+		memset(&err, 0, sizeof(err));
+		snprintf(buf, sizeof(buf), text, a ? 2u : 1u, algos[a]);
+		assert_int_equal(run_text(buf, "flow", &rep, &err), FT_EINVAL);
+		assert_non_null(strstr(err.msg, "jobs[0].ops[0].algo"));
+		assert_non_null(strstr(err.msg, "nodes.nvlink.nvls: false"));
+		ft_sim_report_release(&rep);
+	}
+	snprintf(buf, sizeof(buf), text, 1u, "");
+	run_ok(buf, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "ring");
+	ft_sim_report_release(&rep);
+}
+
+/*
  * Trees over two GB200 NVL72 domains (2 x 72 GPUs, 36 trays of 4 NICs):
  * NCCL sees each domain as one node (MNNVL) and builds a chain over its 72
  * GPUs and the double binary tree over the 2 domains, one edge per tree: a
@@ -1757,6 +1802,7 @@ main(void)
 		cmocka_unit_test(test_nvls_heads_on_nvl72),
 		cmocka_unit_test(test_no_nvls),
 		cmocka_unit_test(test_trees_over_nvl72_domains),
+		cmocka_unit_test(test_spec_without_nvls),
 		cmocka_unit_test(test_tree_channel_cap_over_nvl72_domains),
 		cmocka_unit_test(test_ring_in_one_domain_pays_nvlink_hops),
 		cmocka_unit_test(test_nics_per_gpu_spread),
