@@ -1682,6 +1682,33 @@ test_spec_without_nvls(void **state)
 }
 
 /*
+ * A flat all-to-all over 2 DGX H100 with 4 KiB to each peer: NCCL's sends to
+ * the 7 NVLink peers of a node go LL (its connection has LL buffers; 4 KiB is
+ * under NCCL_P2P_LL_THRESHOLD), the 8 to the other node Simple (a network
+ * connection has none), so per connection. NVLink then carries each of
+ * the 112 in-node sends at LL's efficiency (its flags: twice the bytes) on
+ * 2 links (GPU to NVSwitch to GPU); the network sends leave through the
+ * GPU's own PCIe switch and NIC. Before, every pair took the network's
+ * protocol (Simple), so the in-node sends carried half their wire bytes.
+ */
+static void
+test_alltoall_protocol_per_pair(void **state)
+{
+	double p = 4096, ll = ft_proto_efficiency(FT_PROTO_LL);
+	double want = 112 * 2 * p / ll;
+	char text[512];
+	struct ft_sim_report rep;
+
+	(void)state;
+	assert_true(ll < 0.6);
+	snprintf(text, sizeof(text), job_on, "dgx-h100:2",
+	         "op: alltoall, size: 64KiB, algo: direct");
+	run_ok(text, "flow", &rep);
+	assert_close(tier_bytes(&rep, "nvlink", 0), want, want * 1e-6);
+	ft_sim_report_release(&rep);
+}
+
+/*
  * Trees over two GB200 NVL72 domains (2 x 72 GPUs, 36 trays of 4 NICs):
  * NCCL sees each domain as one node (MNNVL) and builds a chain over its 72
  * GPUs and the double binary tree over the 2 domains, one edge per tree: a
@@ -1803,6 +1830,7 @@ main(void)
 		cmocka_unit_test(test_no_nvls),
 		cmocka_unit_test(test_trees_over_nvl72_domains),
 		cmocka_unit_test(test_spec_without_nvls),
+		cmocka_unit_test(test_alltoall_protocol_per_pair),
 		cmocka_unit_test(test_tree_channel_cap_over_nvl72_domains),
 		cmocka_unit_test(test_ring_in_one_domain_pays_nvlink_hops),
 		cmocka_unit_test(test_nics_per_gpu_spread),
