@@ -1084,30 +1084,27 @@ test_p2p_per_connection(void **state)
 static void
 test_p2p_pci_chunk(void **state)
 {
+	struct ft_error err = { 0 };
 	struct ft_model_p2p_comm c = { 8, 1, 50, 2, false, true };
-	struct ft_model_p2p_chunking ch;
 	struct ft_cluster_spec s;
 	struct ft_model_links l;
-	struct ft_error err = { 0 };
+	struct ft_model_p2p_chunking ch;
 
 	(void)state;
+	/* a PCIe node: no NVLink; a DGX H100: NVLink between every pair */
 	assert_int_equal(ft_spec_resolve("pcie-l40s", &s, &err), 0);
-	assert_true(ft_model_p2p_pci_chunk(&s));
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
-	assert_false(l.nvlink);
+	assert_true(ft_model_p2p_pci_chunk(&s) && !l.nvlink);
 	assert_int_equal(ft_spec_resolve("dgx-h100", &s, &err), 0);
 	assert_false(ft_model_p2p_pci_chunk(&s));
 	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &ch);
 	assert_int_equal(ch.proto, FT_PROTO_SIMPLE);
 	assert_int_equal(ch.chunk_bytes, 131072);
-	c.pci_chunk = false;
-	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &ch);
-	assert_int_equal(ch.chunk_bytes, 524288);
-	/* across nodes the network's chunk either way */
-	c.nnodes = 2;
-	c.pci_chunk = true;
-	ft_model_p2p_chunking_conn(&c, 4u << 20, true, &ch);
-	assert_int_equal(ch.chunk_bytes, 131072);
+	/* with NVLink: 512 KiB; across nodes the network's chunk either way */
+	for (c.pci_chunk = false; c.nnodes <= 2; c.nnodes++, c.pci_chunk = true) {
+		ft_model_p2p_chunking_conn(&c, 4u << 20, c.nnodes > 1, &ch);
+		assert_int_equal(ch.chunk_bytes, c.nnodes > 1 ? 131072 : 524288);
+	}
 }
 
 /*
