@@ -108,7 +108,9 @@ FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus
  */
 FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind);
 
-/* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency; 0 without NVLS). */
+/* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency); 0 where a
+ * node (of any group) has no NVLS: no NVSwitch, GPUs before Hopper, or
+ * nodes.nvlink.nvls: false. */
 FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
 
 /* NCCL's cap on one NVLSTree channel's bus bandwidth for a job of @l's GPUs and nodes,
@@ -116,6 +118,24 @@ FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
  * beyond); 0 where the GPUs have no NVLS. NCCL runs one NVLSTree channel per GPU of a
  * node. */
 FT_API double ft_model_nvls_tree_channel_Bps(const struct ft_model_links *l);
+
+/* NCCL's cap on one tree channel's bus bandwidth with protocol @p for a job of @l's
+ * nodes, bytes/s (kb NA-MODEL perChMaxTreeBws; LL128 also perChMaxTreeLL128Bws:
+ * 24 GB/s on Blackwell over more than 2 nodes). */
+FT_API double ft_model_tree_channel_Bps(const struct ft_model_links *l, enum ft_proto p);
+
+/* How much faster than NCCL's tuner charges it a (NVLS) tree all-reduce @a really
+ * moves its bytes between nodes (kb NA-ALGO-TREE): 2 for the tree over 2 nodes (each
+ * tree a single edge), 4/3 for either over 3 (the busiest node carries 1.5S, not
+ * 2S); 1 elsewhere (the NVLS tree's own formula already doubles 2 nodes). */
+FT_API double ft_model_tree_carried_factor(const struct ft_model_links *l, enum ft_algo a);
+
+/* The algorithm bandwidth NCCL's per-channel cap allows a (NVLS) tree all-reduce @a
+ * with protocol @p over @l's nodes, bytes/s: the tuner's channels x cap converted as
+ * the tuner converts it (x0.5 for the tree, n / 2(n - 1) for the NVLS tree), times
+ * ft_model_tree_carried_factor(). 0 on one node or for another algorithm. */
+FT_API double ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a,
+                                      enum ft_proto p);
 
 /* NCCL's tree efficiency: the share of the graph bandwidth its tree reaches across
  * nodes (kb NA-ALGO-TREE, NA-MODEL: busBw x 0.92). */
@@ -233,7 +253,8 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
  * transfer) at its defaults (NVIDIA/nccl src/init.cc, src/enqueue.cc,
  * src/graph/paths.cc; kb ENV-BUFFSIZE, ENV-NCH_NET_PEER): the communicator's
  * p2p chunk is NCCL_P2P_NET_CHUNKSIZE (128 KiB) when it spans nodes,
- * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) inside one NVLink node; a network send
+ * NCCL_P2P_NVL_CHUNKSIZE (512 KiB) inside one NVLink node,
+ * NCCL_P2P_PCI_CHUNKSIZE (128 KiB) inside one node of PCIe GPUs; a network send
  * shorter than one chunk uses a quarter of it, shorter than 8 chunks half.
  * Each connection keeps NCCL_STEPS (8) chunks in flight. A send is striped
  * over a few channels (each its own connection) and every channel runs up to
@@ -268,7 +289,7 @@ FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
  * What every send of a communicator shares, fixed by NCCL at init (src/init.cc
  * computeBuffSizes, src/graph/paths.cc): the Simple chunk (NCCL_P2P_NET_CHUNKSIZE
  * once the communicator spans nodes, doubled on ARM hosts with Blackwell GPUs; else
- * NCCL_P2P_NVL_CHUNKSIZE), the part sizes a send is cut into and the channels per
+ * NCCL_P2P_NVL_CHUNKSIZE, or NCCL_P2P_PCI_CHUNKSIZE without NVLink), the part sizes a send is cut into and the channels per
  * peer. @nnodes counts NVLink domains: above 1 these are the network's for every
  * send, to an NVLink peer too.
  */
@@ -278,12 +299,20 @@ struct ft_model_p2p_comm {
 	double nic_GBps;        /* how fast a GPU reaches the network (0: 50) */
 	uint32_t p2p_nchannels; /* ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS */
 	bool net_chunk_x2;      /* ft_model_p2p_net_chunk_x2() */
+	bool pci_chunk;         /* ft_model_p2p_pci_chunk() */
 };
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts
  * (node.host_arm: Grace) with Blackwell GPUs (NVLink 5; NCCL's minCompCap >= 100),
  * kb ENV-BUFFSIZE. */
 FT_API bool ft_model_p2p_net_chunk_x2(const struct ft_cluster_spec *spec);
+
+/* Whether NCCL cuts the sends of a one-node communicator on @spec's nodes at
+ * NCCL_P2P_PCI_CHUNKSIZE (128 KiB), not NCCL_P2P_NVL_CHUNKSIZE (512 KiB): some
+ * node's GPUs are not all joined by NVLink (NCCL's isAllNvlink, false on any rank
+ * makes it false for all; src/init.cc computeBuffSizes, src/graph/paths.cc
+ * ncclTopoPathAllNVLink; kb ENV-BUFFSIZE). */
+FT_API bool ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec);
 
 /*
  * NCCL's cutting of a @bytes send of communicator @c on one connection (addP2pToPlan,

@@ -116,9 +116,25 @@ ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind)
 	}
 }
 
+/* Whether a node of @n runs NCCL's NVLS: NVLink through an NVSwitch with NVLink SHARP
+ * (nodes.nvlink.nvls), Hopper or later. */
+static bool
+node_nvls(const struct ft_node_spec *n)
+{
+	return n->nvlink_gen > 0 && n->nvlink_Bps > 0 && n->nvswitch && n->nvls &&
+	       arch_of(n) >= FT_ARCH_HOPPER;
+}
+
 double
 ft_model_nvls_efficiency(const struct ft_cluster_spec *spec)
 {
+	uint32_t g;
+
+	if (!node_nvls(&spec->node))
+		return 0;
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++)
+		if (!node_nvls(&spec->groups[g].node))
+			return 0;
 	return ft__model_nvls_eff(arch_of(&spec->node));
 }
 
@@ -356,7 +372,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 		return rc;
 	l->arch = arch_of(n);
 	l->nvlink = n->nvlink_gen > 0 && n->nvlink_Bps > 0;
-	l->nvls = l->nvlink && n->nvswitch && n->nvls && l->arch >= FT_ARCH_HOPPER;
+	l->nvls = node_nvls(n);
 	l->sharp = spec->fabric.sharp;
 	l->tcpx = wire_tech(spec) == FT_TECH_TCP;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);

@@ -224,11 +224,12 @@ ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto, u
 }
 
 /* NCCL_P2P_NET_CHUNKSIZE (doubled on ARM hosts with Blackwell GPUs, kb ENV-BUFFSIZE),
- * NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_LL_THRESHOLD, NCCL_P2P_PER_CHANNEL_NET_BW
+ * NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE, NCCL_P2P_LL_THRESHOLD, NCCL_P2P_PER_CHANNEL_NET_BW
  * (GB/s) and NCCL_MAX_DEV_WORK_P2P_PER_BATCH at their defaults (src/init.cc, enqueue.cc,
  * graph/paths.cc, include/device.h). */
 #define P2P_NET_CHUNK (128u << 10)
 #define P2P_NVL_CHUNK (512u << 10)
+#define P2P_PCI_CHUNK (128u << 10)
 #define P2P_LL_THRESHOLD 16384u
 #define P2P_CHANNEL_NET_GBPS 14.0
 #define P2P_PER_BATCH 8u
@@ -264,20 +265,44 @@ ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes, doubl
 	ft_model_p2p_chunking_conn(&c, bytes, nnodes > 1, out);
 }
 
-bool
-ft_model_p2p_net_chunk_x2(const struct ft_cluster_spec *spec)
+/* Whether @pred holds for the node of @spec and of each of its node groups. */
+static bool
+every_node(const struct ft_cluster_spec *spec, bool (*pred)(const struct ft_node_spec *))
 {
 	uint32_t g;
 
-	/* init.cc computeBuffSizes: cpuArch == ARM && minCompCap >= 100, over every rank (a
-	 * cluster of ARM and x86 hosts is NCCL's MIXED); Blackwell is the first GPU on
-	 * NVLink 5. */
-	if (!spec->node.host_arm || spec->node.nvlink_gen < 5)
+	if (!pred(&spec->node))
 		return false;
 	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++)
-		if (!spec->groups[g].node.host_arm || spec->groups[g].node.nvlink_gen < 5)
+		if (!pred(&spec->groups[g].node))
 			return false;
 	return true;
+}
+
+/* init.cc computeBuffSizes: cpuArch == ARM && minCompCap >= 100, over every rank (a
+ * cluster of ARM and x86 hosts is NCCL's MIXED); Blackwell is the first GPU on NVLink 5. */
+static bool
+arm_blackwell(const struct ft_node_spec *n)
+{
+	return n->host_arm && n->nvlink_gen >= 5;
+}
+
+bool
+ft_model_p2p_net_chunk_x2(const struct ft_cluster_spec *spec)
+{
+	return every_node(spec, arm_blackwell);
+}
+
+static bool
+node_all_nvlink(const struct ft_node_spec *n)
+{
+	return n->nvlink_gen > 0 && n->nvlink_Bps > 0;
+}
+
+bool
+ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec)
+{
+	return !every_node(spec, node_all_nvlink);
 }
 
 void
@@ -285,7 +310,9 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
                            struct ft_model_p2p_chunking *out)
 {
 	bool multi = c->nnodes > 1;
-	uint64_t step = multi ? P2P_NET_CHUNK * (c->net_chunk_x2 ? 2u : 1u) : P2P_NVL_CHUNK;
+	uint64_t step = multi       ? P2P_NET_CHUNK * (c->net_chunk_x2 ? 2u : 1u) :
+	                c->pci_chunk ? P2P_PCI_CHUNK :
+	                               P2P_NVL_CHUNK;
 	uint64_t min_part, max_part, part;
 	uint32_t nranks = c->nranks;
 	uint32_t nch_all = c->p2p_nchannels ? c->p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
@@ -337,7 +364,8 @@ ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
                        struct ft_model_p2p_chunking *out)
 {
 	struct ft_model_p2p_comm c = { l->nranks, l->nnodes, l->nic_Bps / 1e9,
-		                       ft_model_p2p_nchannels(l->nchannels), l->p2p_net_chunk_x2 };
+		                       ft_model_p2p_nchannels(l->nchannels), l->p2p_net_chunk_x2,
+		                       !l->nvlink };
 
 	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }

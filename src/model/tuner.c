@@ -512,6 +512,43 @@ ft_model_nvls_tree_channel_Bps(const struct ft_model_links *l)
 	return l->arch < FT_ARCH_COUNT ? nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB : 0;
 }
 
+double
+ft_model_tree_channel_Bps(const struct ft_model_links *l, enum ft_proto p)
+{
+	uint32_t b = node_bucket(l->nnodes);
+	double c = tree_cap(l, b, false) * GB;
+
+	return p == FT_PROTO_LL128 ? FT_MIN(c, tree_cap(l, b, true) * GB) : c;
+}
+
+double
+ft_model_tree_carried_factor(const struct ft_model_links *l, enum ft_algo a)
+{
+	if (a == FT_ALGO_TREE && l->nnodes == 2)
+		return 2.0;
+	if ((a == FT_ALGO_TREE || a == FT_ALGO_NVLS_TREE) && l->nnodes == 3)
+		return 4.0 / 3.0;
+	return 1.0;
+}
+
+double
+ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
+{
+	double n = l->nranks, bus;
+
+	if (l->nnodes < 2 || n < 2)
+		return 0;
+	if (a == FT_ALGO_NVLS_TREE)
+		/* one channel per GPU of a node, NCCL's ratio n / 2(n - 1) */
+		bus = n / l->nnodes * ft_model_nvls_tree_channel_Bps(l) * n / (2.0 * (n - 1));
+	else if (a == FT_ALGO_TREE)
+		/* the tuner's x0.5 for a tree (src/graph/tuning.cc) */
+		bus = l->nchannels * ft_model_tree_channel_Bps(l, p) * 0.5;
+	else
+		return 0;
+	return bus * ft_model_tree_carried_factor(l, a);
+}
+
 /*
  * NVLSTree (kb NA-ALGO-NVLS): the NVLS bandwidth inside the node (as above),
  * limited by the network and by NCCL's per-channel NVLSTree cap (one channel
@@ -810,11 +847,9 @@ void
 ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                   struct ft__model_cost *c)
 {
-	double f = l->nnodes == 2 ? 2.0 : 4.0 / 3.0, bw;
+	double f = ft_model_tree_carried_factor(l, a), bw;
 
-	if ((l->nnodes != 2 && l->nnodes != 3) || c->stage_inter_Bps <= 0 ||
-	    !((a == FT_ALGO_TREE && op == FT_OP_ALL_REDUCE) ||
-	      (a == FT_ALGO_NVLS_TREE && l->nnodes == 3)))
+	if (f == 1.0 || c->stage_inter_Bps <= 0 || (a == FT_ALGO_TREE && op != FT_OP_ALL_REDUCE))
 		return;
 	if (a == FT_ALGO_TREE && l->ppn > 1 && c->stage_intra_Bps > 0)
 		c->stage_intra_Bps *= l->ppn / (l->ppn - 1.0);

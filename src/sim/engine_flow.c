@@ -210,7 +210,7 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	if (fe->chunking == FT_PKT_CHUNK_OFF ||
 	    (op->job == UINT32_MAX && fe->chunking != FT_PKT_CHUNK_NCCL)) {
 		ap->channels = 1;
-		ap->wire = (double)ph->bytes_per_pair / eff;
+		ap->wire = ap->wire_local = (double)ph->bytes_per_pair / eff;
 		ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
 		ap->msg_local_s = sc->step_lat_s;
 		return FT_COLL_A2A_WINDOW;
@@ -222,6 +222,7 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &local);
 	ap->channels = FT_MAX(ch.channels, 1u);
 	ap->wire = (double)ph->bytes_per_pair / ft_proto_efficiency(ch.proto);
+	ap->wire_local = (double)ph->bytes_per_pair / ft_proto_efficiency(local.proto);
 	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto);
 	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
 	return FT_MAX(ch.peers_inflight, 1u);
@@ -336,7 +337,7 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 	uint32_t arg = ft__fs_task(s, id)->qp, g, i;
 	const struct a2a_round *rd;
 	const struct a2a_phase *ap;
-	bool net = false;
+	bool net = false, far;
 
 	if (arg >= fe->a2a_rounds.len)
 		return ft_error_set(err, FT_EINVAL, "sim: spawner %u names no round", id);
@@ -363,11 +364,12 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			}
 			if (a == b)
 				continue;
-			if (!net && !ft__sim_same_nvlink_domain(fe->topo,
-			                                        ft_topo_vertex(fe->topo, a)->node,
-			                                        ft_topo_vertex(fe->topo, b)->node))
-				net = true;
-			rc = spawn_conn(fe, ap->wire, ap->channels, a, b, rd->end, ap->tag);
+			far = !ft__sim_same_nvlink_domain(fe->topo, ft_topo_vertex(fe->topo, a)->node,
+			                                  ft_topo_vertex(fe->topo, b)->node);
+			net = net || far;
+			/* each connection at its own protocol: LL to an NVLink peer */
+			rc = spawn_conn(fe, far ? ap->wire : ap->wire_local, ap->channels, a, b,
+			                rd->end, ap->tag);
 			if (rc < 0)
 				return ft_error_set(err, rc, "sim: out of memory spawning a round");
 		}
@@ -411,7 +413,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		uint32_t f, far = ft__sim_far_steps(fe->topo, sc, op->rank_gpu, (uint32_t)steps,
 		                                    &extra);
 		int64_t bar = ft__fs_add_barrier(s, steps * sc->step_lat_s + extra,
-		                                 far ? far : steps - 1, tag);
+		                                 far, tag);
 
 		if (bar < 0 || ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
 			goto oom;

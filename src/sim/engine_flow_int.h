@@ -90,7 +90,8 @@ struct a2a_phase {
 	uint32_t *rank_gpu; /* a copy of the op's placement */
 	uint32_t m, stride, ngroups, tag;
 	uint32_t channels;  /* connections a send is striped over (NCCL's p2p channels) */
-	double wire;        /* wire bytes per pair */
+	double wire;        /* wire bytes per pair that leaves a node (or NVLink domain) */
+	double wire_local;  /* wire bytes per pair inside one, at its connection's protocol */
 	double msg_net_s;   /* per-message cost of a round that leaves a node */
 	double msg_local_s; /* per-message cost of a round inside the nodes */
 };

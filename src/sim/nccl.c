@@ -534,38 +534,35 @@ ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint3
 }
 
 /*
- * NCCL's NVLSTree all-reduce runs one channel per GPU of a node, and a channel moves
- * at most perChMaxNVLSTreeBw of bus bandwidth (ft_model_nvls_tree_channel_Bps(); kb
- * NA-ALGO-NVLS: 57.7 GB/s on Hopper over 2 nodes, 45.5 beyond): the throughput of its
- * kernel, whose warps split between the NVLS reduce, the tree and the multicast, not a
- * link's. On 2 DGX H100 that cap (8 x 57.7 = 461.6 GB/s busbw) is what binds, and a
+ * NCCL's tree and NVLSTree all-reduce move at most its per-channel cap of bus
+ * bandwidth per channel: the throughput of a channel's kernel, not a link's (kb
+ * NA-MODEL perChMaxTreeBws, NA-ALGO-NVLS perChMaxNVLSTreeBws). The model's tuner
+ * bounds the tree by it, and ft_model_tree_cap_algbw() turns it into the algorithm
+ * bandwidth it allows, with what the tree really carries over 2 and 3 nodes. On 2
+ * DGX H100 the NVLSTree cap (8 x 57.7 = 461.6 GB/s busbw) is what binds, and a
  * measurement agrees (466.7 at 8 GiB; NVIDIA/nccl-tests issue 309,
- * docs/internals/model.md) where the links alone would allow 525. The all-reduce of @s
- * then takes at least S / algbw, algbw = ppn x cap x n / (2(n - 1)), the cap counted
- * as the tuner counts bus bandwidth: 2S across nodes per node. Over 3 nodes the
- * busiest node carries 1.5S (the double binary tree 0-2-1 and 1-0-2; kb NA-ALGO-TREE),
- * so the same channels finish 4/3 sooner, as the model has it (its carried bytes).
+ * docs/internals/model.md) where the links alone would allow 525; over 4 GB200 NVL72
+ * domains the tree's (18 channels x 24 GB/s x 0.5 = 216 GB/s algbw) binds where the
+ * NVLink chains would allow 318. The all-reduce of @s then takes at least S / algbw.
  * The connections all run at once in one phase, so capping each at the largest one's
  * bytes over that time makes the op last at least that long and changes nothing where
  * the links bind first. Returns that cap, bytes/s on the wire per connection; 0: none.
  */
 double
-ft__sim_nvls_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                      uint32_t nranks, uint32_t gpn)
+ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                 uint32_t nranks, uint32_t gpn)
 {
 	struct ft_model_links l;
-	double per_ch, algbw, wmax = 0;
+	double algbw, wmax = 0;
 	size_t i;
 
-	if (s->algo != FT_ALGO_NVLS_TREE || s->op != FT_OP_ALL_REDUCE || nranks < 2 ||
-	    s->bytes == 0 || ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 ||
-	    l.nnodes < 2)
+	if ((s->algo != FT_ALGO_NVLS_TREE && s->algo != FT_ALGO_TREE) ||
+	    s->op != FT_OP_ALL_REDUCE || nranks < 2 || s->bytes == 0 ||
+	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
 		return 0;
-	per_ch = ft_model_nvls_tree_channel_Bps(&l);
-	if (!(per_ch > 0))
+	algbw = ft_model_tree_cap_algbw(&l, s->algo, s->proto);
+	if (!(algbw > 0))
 		return 0;
-	algbw = (double)nranks / l.nnodes * per_ch * nranks / (2.0 * (nranks - 1)) *
-	        (l.nnodes == 3 ? 4.0 / 3.0 : 1.0);
 	for (i = 0; i < s->flows.len; i++)
 		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
 	return wmax * algbw / (double)s->bytes;
@@ -621,26 +618,36 @@ log2_floor(uint32_t n)
  *   the longest path, the chain's steps inside nodes at NVLink's (the
  *   model's 2((ppn - 1) intra + log2(N) inter), kb NA-MODEL).
  *
- * Returns the far steps, and in @extra_s what the phase adds to @steps step
- * overheads (negative where NCCL charges less); 0 (nothing to add) for a
- * phase inside one node or domain, another algorithm, or a single step:
- * every step then pays the step overhead and the longest path.
+ * - A ring or tree inside one node or one NVLink domain (NCCL fuses an MNNVL
+ *   clique's topology into one and counts it as one node: src/graph/topo.cc,
+ *   src/init.cc): NCCL's model charges each step NCCL's NVLink per-hop
+ *   latency and nothing else (src/graph/tuning.cc: nNodes == 1, base +
+ *   nsteps x intraLat), a figure measured end to end over NVLink; the path
+ *   between two trays of a domain (GPU to NVSwitch to GPU) is in it, so no
+ *   step pays the longest path on top. Before, each step did: a ring
+ *   all-reduce over the 72 GPUs of a GB200 NVL72 domain paid 142 x 0.6 us
+ *   more than the model (13% slow at 64 MiB), over one DGX H100 14 x 0.6.
+ *
+ * Returns how many of the @steps pay the longest path (the far steps of a
+ * ring or tree across nodes; none for one inside a node or domain; @steps
+ * - 1 for other algorithms and a single step), and in @extra_s what the
+ * phase adds to @steps step overheads (negative where NCCL charges less).
  */
 uint32_t
 ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
                   uint32_t steps, double *extra_s)
 {
-	uint32_t n = sc->nranks, r, cross = 0, far;
+	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0;
 	double net = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
 
 	*extra_s = 0;
 	if (n < 2 || steps < 2)
-		return 0;
+		return every;
 	if (sc->algo == FT_ALGO_NVLS) {
 		/* one pass through the switch, reduce and multicast pipelined: NCCL's
 		 * model charges intraLat once (kb NA-MODEL; model/tuner.c cost_nvls) */
 		*extra_s = -(double)(steps - 1) * sc->step_lat_s;
-		return 0;
+		return every;
 	}
 	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
 		far = steps - 2;
@@ -648,7 +655,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		return far;
 	}
 	if (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE)
-		return 0;
+		return every;
 	for (r = 0; r < n; r++)
 		if (!ft__sim_same_nvlink_domain(t, ft_topo_vertex(t, rank_gpu[r])->node,
 		                                ft_topo_vertex(t, rank_gpu[(r + 1) % n])->node))
@@ -659,7 +666,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		/* ranks node by node: cross nodes; 2 log2(nodes) of the steps between them */
 		far = 2 * log2_floor(cross);
 		if (far >= steps)
-			return 0;
+			return every;
 	} else {
 		far = (uint32_t)((double)steps * (cross - 1) / (n - 1) + 0.5);
 	}

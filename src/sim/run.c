@@ -298,6 +298,13 @@ nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, uint32_t per,
 	return rc;
 }
 
+/* The tighter of two connection caps, 0 meaning none. */
+static double
+tighter_cap(double a, double b)
+{
+	return a > 0 && b > 0 ? FT_MIN(a, b) : a > 0 ? a : b;
+}
+
 /*
  * build_op_sched() on nodes of different GPU counts: a ring (or the algorithms
  * that know no nodes: direct all-to-all, send/recv, halving-doubling) over the
@@ -381,8 +388,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, !jr->chunked);
-	if (sched->algo == FT_ALGO_NVLS_TREE)
-		*cap = ft__sim_nvls_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0);
+	*cap = tighter_cap(*cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0));
 	return 0;
 }
 
@@ -413,6 +419,12 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		return ft_error_set(err, FT_EINVAL,
 		                    "%s: %s: NVLink SHARP is off (--no-nvls, or the job's nvls: "
 		                    "false: NCCL_NVLS_ENABLE=0)",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
+	if ((o->algo == FT_ALGO_NVLS || o->algo == FT_ALGO_NVLS_TREE) &&
+	    !(ft_model_nvls_efficiency(spec) > 0))
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: %s: the cluster's nodes have no NVLink SHARP "
+		                    "(nodes.nvlink.nvls: false, no NVSwitch, or GPUs before Hopper)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
 	if (jr->node_first)
 		return build_uneven_sched(sc, j, ji, k, t, jr, bytes, sched, ap, cap, err);
@@ -452,8 +464,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
 	ft__sim_nccl_efficiency(spec, sched, !jr->chunked);
-	if (sched->algo == FT_ALGO_NVLS_TREE)
-		*cap = ft__sim_nvls_tree_cap(spec, sched, jr->nranks, jr->gpn);
+	*cap = tighter_cap(*cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn));
 	return 0;
 }
 

@@ -467,9 +467,10 @@ bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
  * @ppn ranks per NCCL node, @tray_gpus per physical node (fewer in an NVLink domain). */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
                        const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out);
-/* A ring's or NVLS tree's steps that cross nodes (they pay the longest path) and the
- * fixed latency the phase adds to @steps step overheads in @extra_s; 0: every step
- * pays the longest path. */
+/* How many of a phase's @steps pay the longest path besides the step overhead (the
+ * steps of a ring, tree or NVLS tree that cross nodes; none for a ring or tree inside
+ * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds
+ * to @steps step overheads in @extra_s. */
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s);
 /* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to
@@ -492,10 +493,10 @@ int ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint3
  */
 double ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
                            uint32_t gpn, uint32_t nch, bool given);
-/* What one connection of NCCL's NVLSTree all-reduce @s over @nranks ranks, @gpn per node
- * (0: nodes of different GPU counts), can carry under NCCL's per-channel NVLSTree cap,
- * bytes/s; 0: no cap (another algorithm, no NVLS). */
-double ft__sim_nvls_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                             uint32_t nranks, uint32_t gpn);
+/* What one connection of NCCL's tree or NVLSTree all-reduce @s over @nranks ranks, @gpn
+ * per node (0: nodes of different GPU counts), can carry under NCCL's per-channel tree
+ * or NVLSTree cap, bytes/s; 0: no cap (another algorithm, one node, no NVLS). */
+double ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                        uint32_t nranks, uint32_t gpn);
 
 #endif

@@ -1091,6 +1091,39 @@ test_p2p_per_connection(void **state)
 }
 
 /*
+ * A one-node communicator whose GPUs are not all joined by NVLink (NCCL's
+ * isAllNvlink false: src/init.cc computeBuffSizes, src/graph/paths.cc) cuts its
+ * sends at NCCL_P2P_PCI_CHUNKSIZE (128 KiB; kb ENV-BUFFSIZE), not the 512 KiB
+ * NVLink chunk, and its parts scale with it (a quarter as large). Across nodes
+ * the network's chunk, as before.
+ */
+static void
+test_p2p_pci_chunk(void **state)
+{
+	struct ft_error err = { 0 };
+	struct ft_model_p2p_comm c = { 8, 1, 50, 2, false, true };
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_p2p_chunking ch;
+
+	(void)state;
+	/* a PCIe node: no NVLink; a DGX H100: NVLink between every pair */
+	assert_int_equal(ft_spec_resolve("pcie-l40s", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_true(ft_model_p2p_pci_chunk(&s) && !l.nvlink);
+	assert_int_equal(ft_spec_resolve("dgx-h100", &s, &err), 0);
+	assert_false(ft_model_p2p_pci_chunk(&s));
+	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &ch);
+	assert_int_equal(ch.proto, FT_PROTO_SIMPLE);
+	assert_int_equal(ch.chunk_bytes, 131072);
+	/* with NVLink: 512 KiB; across nodes the network's chunk either way */
+	for (c.pci_chunk = false; c.nnodes <= 2; c.nnodes++, c.pci_chunk = true) {
+		ft_model_p2p_chunking_conn(&c, 4u << 20, c.nnodes > 1, &ch);
+		assert_int_equal(ch.chunk_bytes, c.nnodes > 1 ? 131072 : 524288);
+	}
+}
+
+/*
  * NCCL doubles NCCL_P2P_NET_CHUNKSIZE on ARM hosts with Blackwell GPUs (src/init.cc
  * computeBuffSizes: cpuArch ARM, minCompCap >= 100; kb ENV-BUFFSIZE): GB200 and GB300
  * trays (Grace) across NVLink domains cut sends into 256 KiB chunks, B200 (x86) keeps
@@ -2296,6 +2329,7 @@ main(void)
 		cmocka_unit_test(test_p2p_protocol),
 		cmocka_unit_test(test_p2p_per_connection),
 		cmocka_unit_test(test_p2p_net_chunk_arm_blackwell),
+		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),
 		cmocka_unit_test(test_published_h100_ring),
 		cmocka_unit_test(test_published_h100_nvls),

@@ -1474,7 +1474,7 @@ test_degraded_nic_slows_ring(void **state)
 	assert_true(op_time_s(&b) > 3 * op_time_s(&a));
 	assert_true(op_time_s(&b) < 4.2 * op_time_s(&a));
 	/* Healthy, the tuner's NVLS tree is held by NCCL's per-channel NVLSTree cap
-	 * (ft__sim_nvls_tree_cap; the row names the link its slowest connection was held by
+	 * (ft__sim_tree_cap; the row names the link its slowest connection was held by
 	 * before the cap, its NVLink: the flow engine names links, not caps); degraded, the
 	 * NIC's host link binds. */
 	assert_string_equal(ft_run_row(&a.run, 0)->algo, "nvls_tree");

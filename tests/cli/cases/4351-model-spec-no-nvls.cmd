@@ -1,0 +1,1 @@
+model tests/fixtures/spec/no-nvls.yaml --op all_reduce -b 1G -e 1G
