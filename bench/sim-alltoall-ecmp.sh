@@ -17,9 +17,11 @@
 # GPU's PCIe link binds its flows and max-min couples them all: a completion
 # moves rates far away. Flows that end within 1% of the first one's FCT share
 # a recomputation (FS_DEFER_RTOL); before that, dgx-h100:40 took 5.9 s and
-# :64 did not end in 5 minutes. Measured on the shared 2-core machine,
-# MODES=grow REPEAT=1: dgx-h100:36 0.16 s ECMP; dgx-h100:64 0.28 s
-# D-mod-K, 4.95 s ECMP (about 18x).
+# :64 did not end in 5 minutes. Full passes read the kept link -> flows
+# lists, and recomputations go full at once where grown selections keep
+# ending full: measured on the shared 2-core machine (load 17, REPEAT=3),
+# dgx-h100:36 0.12 s D-mod-K, 0.20 s ECMP; dgx-h100:64 0.37 s D-mod-K,
+# 5.24 s ECMP (14x; the binary before, in the same run: 9.78 s, 27x).
 # Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}

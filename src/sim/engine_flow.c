@@ -613,6 +613,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	c->nevents = s->nevents;
 	c->nrecompute = s->nrecompute;
 	c->nrecompute_full = s->nrecompute_full;
+	c->npath_walks = s->npath_walks;
 	c->bytes = s->bytes_delivered;
 	c->nops = fe->ops.len;
 	c->ops = fe->op_results;

@@ -17,6 +17,8 @@
 #define FS_FULL_EVERY 256 /* incremental recomputations between full ones */
 #define FS_LAZY_AFTER 64  /* full recomputations in a row that stop the bookkeeping */
 #define FS_LAZY_RETRY 256 /* full ones after which it is tried again */
+#define FS_ESC_AFTER 2     /* grown selections in a row that ended full: the next go full */
+#define FS_ESC_RETRY 8     /* ... but every this many a selection is grown again */
 #define FS_LEVEL_RTOL 1e-9 /* flows this close (relative) below x0 are refilled too */
 #define FS_GROW_RTOL 1e-12 /* slack of the max-min checks at the refilled set's border */
 

@@ -708,6 +708,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	ft__fs_fin_place(s, s->nactive, s->nactive);
 	s->active[s->nactive++] = id;
 	s->rates_dirty = true;
+	s->phase_churn++;
 	if (s->lf && s->keep && ft__fs_lf_add(s, t->active_idx) < 0)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	if (VEC_APPEND(&s->inc_new, uint32_t, id) < 0)
@@ -810,6 +811,7 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	double rate = s->act_rate[t->active_idx];
 	uint32_t j, last;
 
+	s->phase_churn++;
 	if (s->lf && s->keep)
 		ft__fs_lf_remove(s, t->active_idx);
 	for (j = 0; j < t->npath; j++) {

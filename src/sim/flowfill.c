@@ -11,6 +11,8 @@
  * meanwhile waits in a small heap, so with F flows of path length P over T
  * links a pass costs O(F P + T). An incremental pass hands a link that only
  * one of its flows crosses to that flow (wf_place()): few links are sorted.
+ * A full pass in grow mode reads the kept link -> flows lists
+ * (wf_layout_kept()): each path is walked once, when its flow freezes.
  */
 #include "flow_int.h"
 
@@ -209,6 +211,7 @@ wf_layout(struct fs_sim *s, uint32_t nsel, bool inc, uint32_t *ntouched_out)
 	uint32_t i, j, ntouched = 0;
 	size_t total = 0;
 
+	s->npath_walks += nsel;
 	for (uint32_t k = 0; k < nsel; k++) {
 		const double old = s->inc_old[k] > 0 ? s->inc_old[k] : 0;
 		const uint32_t *p;
@@ -283,6 +286,7 @@ wf_place(struct fs_sim *s, uint32_t nsel, bool inc, struct wf_item *items)
 	struct fs_wf_link *L = s->wf_link;
 	uint32_t n = 0;
 
+	s->npath_walks += nsel;
 	for (uint32_t k = 0; k < nsel; k++) {
 		uint32_t f = s->inc_sel[k];
 		const uint32_t *p = paths + s->act_pf[f];
@@ -394,6 +398,7 @@ wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t ful
 	uint32_t j;
 
 	s->act_rate[f] = rate;
+	s->npath_walks++;
 	s->wf_bott[f] = bott; /* ft__fs_set_bottleneck() once the rates stand */
 	for (j = 0; j < s->act_np[f]; j++) {
 		struct fs_wf_link *m = &L[p[j]];
@@ -408,6 +413,48 @@ wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t ful
 }
 
 /*
+ * A full filling while each link's active flows are kept (grow mode, s->lf):
+ * those lists are the link -> flows layout already, so the paths are not
+ * walked to count and place the flows. The touched links are the links that
+ * carry a flow, in link order (the radix sort keeps the order of equal
+ * shares), each with its count. Which order a link lists its flows in
+ * changes no rate: they freeze at the same share, and each link they cross
+ * gives that same share back once per flow. Returns how many links.
+ */
+static uint32_t
+wf_layout_kept(struct fs_sim *s)
+{
+	uint32_t n = 0;
+
+	for (uint32_t l = 0; l < s->nlinks; l++) {
+		if (s->lf[l].n == 0)
+			continue;
+		s->wf_link[l].cnt = s->lf[l].n;
+		s->wf_touched[n++] = l;
+	}
+	return n;
+}
+
+/* Freeze the unfrozen flows of link @l (@kept: from its kept list) at @share; how many. */
+static uint32_t
+wf_freeze_link(struct fs_sim *s, uint32_t l, double share, bool kept)
+{
+	const struct fs_lf *F = kept ? &s->lf[l] : NULL;
+	const struct fs_wf_link *L = &s->wf_link[l];
+	uint32_t k, n = 0, len = kept ? F->n : L->end - L->off;
+
+	for (k = 0; k < len; k++) {
+		uint32_t f = kept ? F->e[k].act : s->wf_flows[L->off + k];
+
+		if (s->act_rate[f] < 0) {
+			wf_freeze(s, f, share, l, l);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
  * Give the @nsel selected flows (inc_sel) their max-min rates over what
  * the others leave of each link (@full: every active flow is selected).
  */
@@ -419,11 +466,16 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	struct wf_item *h, *sorted, *single = NULL;
 	uint32_t ntouched = 0, i, k, next, unfrozen = nsel, ncapped = 0, nextcap = 0;
 	uint32_t nmulti = 0, nsingle = 0, snext = 0, off = 0;
+	const bool kept = full && s->lf && s->keep;
 	int rc;
 
-	rc = wf_layout(s, nsel, !full, &ntouched);
-	if (rc < 0)
-		goto out;
+	if (kept) {
+		ntouched = wf_layout_kept(s);
+	} else {
+		rc = wf_layout(s, nsel, !full, &ntouched);
+		if (rc < 0)
+			goto out;
+	}
 	s->wf_heap.len = 0;
 	if (ft_vec_reserve(&s->wf_heap, ntouched) < 0) {
 		rc = FT_ENOMEM;
@@ -457,12 +509,14 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		}
 		if (!full && L[l].cnt == 1)
 			continue; /* its flow's own (wf_place()) */
-		L[l].off = L[l].end = off; /* end: wf_place()'s fill position */
-		off += L[l].cnt;
+		if (!kept) {
+			L[l].off = L[l].end = off; /* end: wf_place()'s fill position */
+			off += L[l].cnt;
+		}
 		s->wf_items[nmulti].key = L[l].rem / L[l].cnt;
 		s->wf_items[nmulti++].link = l;
 	}
-	nsingle = wf_place(s, nsel, !full, s->wf_items + nmulti);
+	nsingle = kept ? 0 : wf_place(s, nsel, !full, s->wf_items + nmulti);
 	single = wf_merge_sort(s->wf_items + nmulti, s->wf_items2 + nmulti, nsingle);
 	/* (share, link id) is a total order: the merge sort needs no link order */
 	sorted = full ? wf_sort(s, nmulti) : wf_merge_sort(s->wf_items, s->wf_items2, nmulti);
@@ -522,14 +576,7 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 			wf_push(s, share, l);
 			continue;
 		}
-		for (k = L[l].off; k < L[l].end; k++) {
-			uint32_t f = s->wf_flows[k];
-
-			if (s->act_rate[f] >= 0)
-				continue;
-			wf_freeze(s, f, share, l, l);
-			unfrozen--;
-		}
+		unfrozen -= wf_freeze_link(s, l, share, kept);
 		L[l].rem = 0;
 	}
 	/* grow mode: a full pass leaves each link's load as what its room went to (a link

@@ -334,6 +334,7 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 
 	for (k = 0; k < s->inc_seeds.len; k++)
 		grow_touch(s, seed[k], &nt);
+	s->npath_walks += n;
 	for (k = 0; k < n; k++) {
 		uint32_t f = s->inc_sel[k];
 		double r = s->act_rate[f], d = r - (s->inc_old[k] > 0 ? s->inc_old[k] : 0);
@@ -390,6 +391,38 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 }
 
 /*
+ * Whether a grown selection is skipped for a full pass straight away: when the
+ * last FS_ESC_AFTER ones grew past half the flows (and were filled in full after
+ * all), as every completion does once max-min couples most flows (each GPU's
+ * PCIe link binds its flows: docs/internals/sim.md, "The all-to-all on NCCL's
+ * p2p posting"), the attempts only add to the full pass. Every FS_ESC_RETRY-th
+ * recomputation grows one again, to see whether that still holds. Either way
+ * the rates are the max-min rates.
+ */
+static bool
+skip_grown(struct fs_sim *s)
+{
+	if (s->esc_run < FS_ESC_AFTER)
+		return false;
+	if (++s->esc_skips % FS_ESC_RETRY == 0)
+		return false;
+	s->nesc_skipped++;
+	return true;
+}
+
+/* A grown selection ended @full (filled in full after all) or not: count the run. */
+static void
+note_grown(struct fs_sim *s, bool full)
+{
+	if (!full) {
+		s->esc_run = 0;
+		s->esc_skips = 0;
+	} else if (s->esc_run < UINT32_MAX) {
+		s->esc_run++;
+	}
+}
+
+/*
  * Which flows ft__fs_rates() gives new rates: all of them, or only those whose
  * rate may change. Returns how many (listed in inc_sel, their rates before
  * in inc_old) and whether that is a full recomputation.
@@ -441,7 +474,7 @@ select_flows(struct fs_sim *s, bool *full)
 				n = local_flows(s, n);
 		}
 		/* most of them: the full pass costs the same */
-		*full = n > s->nactive / 2;
+		*full = n > s->nactive / 2 || skip_grown(s);
 		for (i = 0; i < n && *full && s->lf; i++)
 			s->inc_in[s->inc_sel[i]] = 0;
 	}
@@ -535,7 +568,12 @@ ft__fs_lf_moved(struct fs_sim *s, uint32_t i)
  * recomputation is a full one anyway. After FS_LAZY_AFTER full ones in a row
  * it stops (lazy), and after FS_LAZY_RETRY more it is counted anew from the
  * active flows and tried again. Adaptive routing reads the counts: always
- * kept.
+ * kept. A full pass reads the kept link -> flows lists instead of walking
+ * every path twice to lay them out (ft__fs_wf_fill()), and keeping them walks
+ * a path once per flow start and end: a run of full passes goes lazy only
+ * when its flows started and ended at least as often as its passes filled
+ * flows (phases that end in step), not when a few flows end between full
+ * passes over many (an ECMP all-to-all's completions).
  */
 static int
 keep_or_lazy(struct fs_sim *s)
@@ -544,7 +582,8 @@ keep_or_lazy(struct fs_sim *s)
 	uint32_t i, j;
 
 	if (s->keep) {
-		if (s->need_counts || s->full_rates || s->phase_run < s->lazy_after)
+		if (s->need_counts || s->full_rates || s->phase_run < s->lazy_after ||
+		    s->phase_churn < s->phase_filled)
 			return 0;
 		s->keep = false;
 		s->lazy_run = 0;
@@ -568,6 +607,8 @@ keep_or_lazy(struct fs_sim *s)
 	s->keep = true;
 	s->loads_valid = false;
 	s->phase_run = 0;
+	s->phase_churn = 0;
+	s->phase_filled = 0;
 	s->nmode_switches++;
 	return 0;
 }
@@ -633,7 +674,7 @@ ft__fs_rates(struct fs_sim *s)
 {
 	const uint32_t *paths = s->paths.data;
 	uint32_t nsel, i, j, k;
-	bool full;
+	bool full, grown;
 	int rc;
 
 	s->nrecompute++;
@@ -649,7 +690,10 @@ ft__fs_rates(struct fs_sim *s)
 	if (rc < 0)
 		return rc;
 	nsel = select_flows(s, &full);
+	grown = !full && s->lf;
 	rc = fill_grown(s, &nsel, &full);
+	if (grown)
+		note_grown(s, full);
 	s->inc_seeds.len = 0;
 	s->inc_new.len = 0;
 	for (k = 0; k < nsel && s->lf; k++)
@@ -660,14 +704,18 @@ ft__fs_rates(struct fs_sim *s)
 	if (full) {
 		s->nrecompute_full++;
 		/* a periodic full pass says nothing about whether flows end in step */
-		if (s->inc_since_full < FS_FULL_EVERY)
+		if (s->inc_since_full < FS_FULL_EVERY) {
 			s->phase_run++;
+			s->phase_filled += nsel;
+		}
 		s->inc_since_full = 0;
 		if (!s->keep)
 			s->lazy_run++;
 	} else {
 		s->inc_since_full++;
 		s->phase_run = 0;
+		s->phase_churn = 0;
+		s->phase_filled = 0;
 	}
 	for (k = 0; k < nsel; k++) {
 		i = s->inc_sel[k];

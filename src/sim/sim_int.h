@@ -277,13 +277,19 @@ struct fs_sim {
 	bool need_counts;      /* always keep: adaptive routing reads nactive */
 	uint32_t phase_run;    /* recomputations in a row that had to be full */
 	uint32_t lazy_run;     /* full recomputations since the bookkeeping went lazy */
+	uint64_t phase_churn;  /* flows started and ended during that run */
+	uint64_t phase_filled; /* flows its full recomputations filled */
 	uint32_t lazy_after;   /* phase_run that makes it lazy (FS_LAZY_AFTER) */
 	uint32_t lazy_retry;   /* lazy_run after which it keeps again (FS_LAZY_RETRY) */
+	uint32_t esc_run;      /* grow mode: checked selections in a row that ended full */
+	uint32_t esc_skips;    /* recomputations since then that went full unchecked */
 	uint64_t nmode_switches;
 	uint64_t nrecompute_full;
 	uint64_t nrefilled; /* flows given a rate, summed over the recomputations */
 	uint64_t ngrow;     /* grow mode: selections grown after a failed check */
 	uint64_t nwiden;    /* grow mode: flows grow_widen() (flowgrow.c) added to them */
+	uint64_t nesc_skipped; /* grow mode: recomputations full without a grown selection */
+	uint64_t npath_walks;  /* flow paths walked to lay out, freeze and check rates */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;
