@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
 # bench/tcp-lat.sh - fabtune's tcp ping-pong latency (one way, p50 and p99)
-# against sockperf ping-pong --tcp (its percentiles are RTT/2 too) at SIZES
-# (14 B, sockperf's smallest, and 1 KiB, 16 KiB, 60 KiB), alternating in one
-# run (runs alternate which goes first), medians of RUNS (5) and the median
-# of per-run ratios. HOG=1 runs one foreign CPU hog during both.
-# Targets: p50 ratio <= 1.0; with HOG=1, p99 ratio <= 2.0. FAB_ARGS adds
-# options to fabtune's command line (--spin never, --bind core, ...).
+# against sockperf ping-pong --tcp at SIZES (14 B, sockperf's smallest,
+# and 1 KiB, 16 KiB, 60 KiB), and against an Open MPI ping-pong over its
+# TCP BTL (bench/mpi_pt2pt.c) at BIG (64 KiB, 256 KiB, 1 MiB: sockperf's
+# TCP ping-pong fails at 64 KiB and refuses 1 MiB). All three time a round
+# trip from before the send to after the receive and report half of it.
+# sockperf runs 2 s and drops its first 400 ms (about 20 % of its round
+# trips); fabtune runs ITERS (100,000) round trips after WARMUP (20,000),
+# so that both percentiles come from a warmed, similar number of samples.
+# At BIG, both run BIG_ITERS (1,000) after 100 warm-up round trips.
+# Runs alternate which tool goes first; medians of RUNS (5) and the median
+# of per-run ratios. HOG=1 runs one foreign CPU hog during both. Targets:
+# p50 ratio <= 1.0; with HOG=1, p99 ratio <= 2.0. FAB_ARGS adds options
+# to fabtune's command line (--spin never, --bind core, ...); SIZES= or
+# BIG= (empty) skips a part.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
-command -v sockperf >/dev/null || { echo "needs sockperf"; exit 2; }
 tmp=$(mktemp -d)
 trap 'hog_stop; rm -rf "$tmp"' EXIT
-sizes=${SIZES:-14 1024 16384 61440}
+sizes=${SIZES-14 1024 16384 61440}
+big=${BIG-65536 262144 1048576}
+big_iters=${BIG_ITERS:-1000}
+iters=${ITERS:-100000}
+warmup=${WARMUP:-20000}
+if [ -n "$sizes" ]; then
+	command -v sockperf >/dev/null || { echo "needs sockperf"; exit 2; }
+fi
+if [ -n "$big" ]; then
+	mpicc -O2 -o "$tmp/mpi_pt2pt" bench/mpi_pt2pt.c || exit 2
+fi
 sock() { # SIZE RUN
 	local port=$((11200 + RANDOM % 500)) srv
 	sockperf server --tcp -i 127.0.0.1 -p "$port" >/dev/null 2>&1 &
@@ -24,33 +41,55 @@ sock() { # SIZE RUN
 	kill "$srv" 2>/dev/null
 	wait "$srv" 2>/dev/null
 }
-fab() { # SIZE RUN
-	"$fabtune" bench pt2pt_lat --np 2 --transport tcp -b "$1" -n 20000 ${FAB_ARGS:-} --json \
-		2>/dev/null >"$tmp/f.$1.$2"
+fab() { # SIZE RUN ITERS WARMUP
+	"$fabtune" bench pt2pt_lat --np 2 --transport tcp -b "$1" -n "$3" -w "$4" ${FAB_ARGS:-} \
+		--json 2>/dev/null >"$tmp/f.$1.$2"
+}
+# Open MPI's TCP BTL on loopback (it leaves lo out unless told), one size a run
+mpi() { # SIZE RUN
+	mpirun -np 2 --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo \
+		--mca oob_tcp_if_include lo "$tmp/mpi_pt2pt" lat "$1" "$1" "$big_iters" 100 1 \
+		>"$tmp/m.$1.$2" 2>/dev/null
 }
 # sockperf's percentile Q (50, 99) in its output file
 sock_q() {
 	awk -v q="$1.000" '$0 ~ "percentile " q { print $NF }'
 }
+# bench/mpi_pt2pt.c's percentile Q (50, 99): "bytes p50 p99"
+mpi_q() {
+	awk -v c="$([ "$1" = 50 ] && echo 2 || echo 3)" '{ print $c }'
+}
+# report NAME SIZE Q PEER_FILE_PREFIX PEER_Q_FUNCTION
+report() {
+	local name=$1 size=$2 q=$3 p=$4 get=$5 f s pr
+	f=$(for r in $(seq "$runs"); do json_field "lat_p${q}_us" <"$tmp/f.$size.$r"; done | median)
+	s=$(cat "$tmp/$p.$size".* | $get "$q" | median)
+	pr=$(for r in $(seq "$runs"); do
+		ratio "$(json_field "lat_p${q}_us" <"$tmp/f.$size.$r")" \
+			"$($get "$q" <"$tmp/$p.$size.$r")"
+		echo
+	done | median)
+	printf "tcp %7d B p%s  fabtune %8.2f us  %-8s %8.2f us  ratio %s  (median of per-run ratios %s)\n" \
+		"$size" "$q" "$f" "$name" "$s" "$(ratio "$f" "$s")" "$pr"
+}
 hog_start
 for size in $sizes; do
 	for r in $(seq "$runs"); do
-		if [ $((r % 2)) = 1 ]; then sock "$size" "$r"; fab "$size" "$r"
-		else fab "$size" "$r"; sock "$size" "$r"; fi
+		if [ $((r % 2)) = 1 ]; then sock "$size" "$r"; fab "$size" "$r" "$iters" "$warmup"
+		else fab "$size" "$r" "$iters" "$warmup"; sock "$size" "$r"; fi
+	done
+done
+for size in $big; do
+	for r in $(seq "$runs"); do
+		if [ $((r % 2)) = 1 ]; then mpi "$size" "$r"; fab "$size" "$r" "$big_iters" 100
+		else fab "$size" "$r" "$big_iters" 100; mpi "$size" "$r"; fi
 	done
 done
 hog_stop
 echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs; fabtune options: ${FAB_ARGS:-none}; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for size in $sizes; do
-	for q in 50 99; do
-		f=$(for r in $(seq "$runs"); do json_field "lat_p${q}_us" <"$tmp/f.$size.$r"; done | median)
-		s=$(cat "$tmp"/s."$size".* | sock_q "$q" | median)
-		pr=$(for r in $(seq "$runs"); do
-			ratio "$(json_field "lat_p${q}_us" <"$tmp/f.$size.$r")" \
-				"$(sock_q "$q" <"$tmp/s.$size.$r")"
-			echo
-		done | median)
-		printf "tcp %6d B p%s  fabtune %8.2f us  sockperf %8.2f us  ratio %s  (median of per-run ratios %s)\n" \
-			"$size" "$q" "$f" "$s" "$(ratio "$f" "$s")" "$pr"
-	done
+	for q in 50 99; do report sockperf "$size" "$q" s sock_q; done
+done
+for size in $big; do
+	for q in 50 99; do report "MPI tcp" "$size" "$q" m mpi_q; done
 done
