@@ -1004,6 +1004,36 @@ shm_round(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round, 
 }
 
 /*
+ * Open two shm ranks choosing their copies and 4 buffers of 1 MiB for
+ * shm_round; @skip when the choice cannot be seen here (single copies
+ * capped at 1 MiB or less, or no process_vm_readv of the parent).
+ */
+static int
+open_rounds(uint32_t rank, int lfd, uint16_t port, struct ft_world **w, struct ft_ep **ep,
+            unsigned char *buf[4], bool *skip, struct ft_error *err)
+{
+	int rc = open_two_shm(rank, lfd, port, 0, 1u << 20, w, ep, err);
+	size_t k;
+
+	*skip = ft__shm_nt_min() <= (1u << 20) || (rank == 1 && !parent_readable());
+	for (k = 0; k < 4 && rc == 0; k++)
+		if (!(buf[k] = malloc(1u << 20)))
+			rc = FT_ENOMEM;
+	return rc;
+}
+
+/* Free what open_rounds opened; @rc passes through. */
+static int
+close_rounds(unsigned char *buf[4], struct ft_ep *ep, struct ft_world *w, int rc)
+{
+	size_t k;
+
+	for (k = 0; k < 4; k++)
+		free(buf[k]);
+	return close_two(ep, w, rc);
+}
+
+/*
  * The sender's choice of copy (shm.c, copy_choose): a receiver that posts
  * 30 ms late stalls the pipeline, and the messages after the stalled one go
  * as single copies; once the back-off has passed, the next message tries
@@ -1017,15 +1047,11 @@ shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
 	uint64_t c0[2], c1[2];
-	size_t k;
-	bool skip = ft__shm_nt_min() <= (1u << 20) || (rank == 1 && !parent_readable());
-	int rc = open_two_shm(rank, lfd, port, 0, 1u << 20, &w, &ep, err);
+	bool skip;
+	int rc = open_rounds(rank, lfd, port, &w, &ep, buf, &skip, err);
 
 	if (rc < 0 && !w)
 		return rc;
-	for (k = 0; k < 4 && rc == 0; k++)
-		if (!(buf[k] = malloc(1u << 20)))
-			rc = FT_ENOMEM;
 	if (rc == 0)
 		rc = shm_round(ep, rank, buf, 0, 4, late_recv, err);
 	if (rc == 0)
@@ -1041,9 +1067,7 @@ shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 		else if (c1[0] == c0[0])
 			rc = ft_error_set(err, FT_EIO, "the pipeline was not tried again");
 	}
-	for (k = 0; k < 4; k++)
-		free(buf[k]);
-	return close_two(ep, w, rc);
+	return close_rounds(buf, ep, w, rc);
 }
 
 static void
@@ -1073,14 +1097,11 @@ shm_backoff(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error
 	uint64_t c[5][2] = { { 0, 0 } };
 	double probe[4] = { 0 };
 	unsigned k;
-	bool skip = ft__shm_nt_min() <= (1u << 20) || (rank == 1 && !parent_readable());
-	int rc = open_two_shm(rank, lfd, port, 0, 1u << 20, &w, &ep, err);
+	bool skip;
+	int rc = open_rounds(rank, lfd, port, &w, &ep, buf, &skip, err);
 
 	if (rc < 0 && !w)
 		return rc;
-	for (k = 0; k < 4 && rc == 0; k++)
-		if (!(buf[k] = malloc(1u << 20)))
-			rc = FT_ENOMEM;
 	for (k = 0; k < 4 && rc == 0; k++) {
 		ft__shm_copies(ep, 0, c[k]);
 		rc = shm_round(ep, rank, buf, k, k < 3 ? 4 : 1, late[k], err);
@@ -1106,9 +1127,7 @@ shm_backoff(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error
 			rc = ft_error_set(err, FT_EIO, "a paying try left the wait at %g s, not %g",
 			                  probe[3], probe[0]);
 	}
-	for (k = 0; k < 4; k++)
-		free(buf[k]);
-	return close_two(ep, w, rc);
+	return close_rounds(buf, ep, w, rc);
 }
 
 static void
