@@ -268,6 +268,8 @@ void ft__shm_copy_stream(char *d, const char *s, size_t n);
 size_t ft__shm_nt_min(void);
 /* shm: messages to @peer that could take either copy, as sent: [0] pipelined, [1] single */
 void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
+/* shm: the wait before the pipeline to @peer is tried again after a stall, seconds */
+double ft__shm_probe_s(const struct ft_ep *ep, uint32_t peer);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 struct ft__cuda;

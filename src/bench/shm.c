@@ -125,13 +125,17 @@ struct cma_desc {
  * one that lost its CPU is gone for a time slice of the process that took
  * it, 1-4 ms here. The copies then go single (one rank copies, whichever
  * holds a CPU) until the pipeline is tried again after probe_s: PROBE_MIN_S
- * at first, doubled each time the try stalls within PROBE_PROVE messages
- * (a window), up to PROBE_MAX_S.
+ * at first, doubled up to PROBE_MAX_S each time a try delivered fewer bytes
+ * a second, from its start to the end of its stall, than the single copies
+ * before it (copy_stalled). A try is judged by its rate, not by how many
+ * messages it passed before stalling: under load the two ranks share a
+ * CPU-time slice often enough for a window of 1 MiB messages to pass
+ * (about 1 ms), and a back-off reset by that sent the copies back to a
+ * pipeline that then waited out every preemption.
  */
 #define STALL_S     250e-6
 #define PROBE_MIN_S 10e-3
 #define PROBE_MAX_S 1.0
-#define PROBE_PROVE 16
 
 
 static int
@@ -419,6 +423,7 @@ copy_init(const struct ft_world *w, struct shm_ep *ep)
 		ep->peers[p].single = busy;
 		ep->peers[p].probe_s = PROBE_MIN_S;
 		ep->peers[p].probe_at = now + PROBE_MIN_S;
+		ep->peers[p].run_t0 = now;
 	}
 }
 
@@ -750,14 +755,31 @@ two_ways(const struct shm_ep *ep, size_t len)
  * with --cma-min SIZE; left to choose, the single one after a stall
  * (copy_stalled) until the pipeline's next try.
  */
+/*
+ * The bytes a second that two-way messages to @pp were delivered at since
+ * the current run of one copy began; a new run begins at @now.
+ */
+static double
+copy_run_end(struct shm_peer *pp, double now)
+{
+	double dt = now - pp->run_t0;
+	double rate = dt > 0 ? (double)pp->run_bytes / dt : 0;
+
+	pp->run_t0 = now;
+	pp->run_bytes = 0;
+	return rate;
+}
+
 static bool
 copy_choose(const struct shm_ep *ep, struct shm_peer *pp)
 {
+	double now;
+
 	if (!ep->cma_auto)
 		return true;
-	if (pp->single && ft__now() >= pp->probe_at) {
+	if (pp->single && (now = ft__now()) >= pp->probe_at) {
 		pp->single = false;
-		pp->piped_ok = 0;
+		pp->single_rate = copy_run_end(pp, now);
 	}
 	return pp->single;
 }
@@ -765,19 +787,21 @@ copy_choose(const struct shm_ep *ep, struct shm_peer *pp)
 /*
  * The ring to @pp, found full at stall_t0, has room again at @now: a stall
  * of STALL_S or more says the two ranks do not run at once, and the
- * copies go single. A try of the pipeline that stalled before PROBE_PROVE
- * messages doubles the wait for the next one.
+ * copies go single. A try of the pipeline that delivered less a second
+ * than the single copies before it (stall included) doubles the wait for
+ * the next try; one that delivered more brings it back to PROBE_MIN_S.
  */
 static void
 copy_stalled(struct shm_peer *pp, double now)
 {
-	double stall = now - pp->stall_t0;
+	double stall = now - pp->stall_t0, rate;
 
 	pp->stall_t0 = 0;
 	if (stall < STALL_S)
 		return;
+	rate = copy_run_end(pp, now);
 	pp->single = true;
-	pp->probe_s = pp->piped_ok < PROBE_PROVE ? FT_MIN(2 * pp->probe_s, PROBE_MAX_S) : PROBE_MIN_S;
+	pp->probe_s = rate < pp->single_rate ? FT_MIN(2 * pp->probe_s, PROBE_MAX_S) : PROBE_MIN_S;
 	pp->probe_at = now + pp->probe_s;
 }
 
@@ -788,6 +812,14 @@ ft__shm_copies(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
 
 	out[0] = peer < ep->nranks ? ep->peers[peer].copies[0] : 0;
 	out[1] = peer < ep->nranks ? ep->peers[peer].copies[1] : 0;
+}
+
+double
+ft__shm_probe_s(const struct ft_ep *base, uint32_t peer)
+{
+	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
+
+	return peer < ep->nranks ? ep->peers[peer].probe_s : 0;
 }
 
 /* Take the first request off the queue @head..@tail. */
@@ -879,6 +911,7 @@ move_sends(struct shm_ep *ep, uint32_t p)
 
 	while (pp->cq && atomic_load_explicit(&r->cma_done, memory_order_acquire) >=
 	                         pp->cq->priv[0]) {
+		pp->run_bytes += pp->cq->len;
 		req_done(&pp->cq, &pp->cq_tail);
 		moved++;
 	}
@@ -910,7 +943,8 @@ move_sends(struct shm_ep *ep, uint32_t p)
 				pp->stall_t0 = ft__now();
 			break;
 		}
-		pp->piped_ok += two;
+		if (two)
+			pp->run_bytes += q->len;
 		req_done(&pp->sq, &pp->sq_tail);
 	}
 	return moved;

@@ -55,7 +55,9 @@ struct shm_peer {
 	bool single;                 /* the next such message goes as a single copy */
 	double stall_t0;             /* when the ring was found full, 0 when it is not */
 	double probe_s, probe_at;    /* back-off between tries of the pipeline, the next try */
-	uint32_t piped_ok;           /* such messages pipelined without a stall since the last try */
+	double run_t0;               /* when the current run of one copy began (a try or single copies) */
+	uint64_t run_bytes;          /* such messages' bytes delivered since run_t0 */
+	double single_rate;          /* bytes/s of the last run of single copies, 0 before one */
 	uint64_t copies[2];          /* such messages sent: [0] pipelined, [1] single copies */
 	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
 	                                the ring looks full, so its line stays with the reader */

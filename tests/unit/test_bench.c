@@ -974,11 +974,11 @@ parent_readable(void)
 }
 
 /*
- * One round of 4 patterned 1 MiB messages from rank 1 to rank 0, each rank
- * first sleeping @sleep_ms[rank]; rank 0 checks every byte.
+ * One round of @n (up to 4) patterned 1 MiB messages from rank 1 to rank 0,
+ * each rank first sleeping @sleep_ms[rank]; rank 0 checks every byte.
  */
 static int
-shm_round(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round,
+shm_round(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round, size_t n,
           const int sleep_ms[2], struct ft_error *err)
 {
 	size_t len = 1u << 20, k, j;
@@ -986,21 +986,51 @@ shm_round(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round,
 	struct timespec ts = { 0, sleep_ms[rank] * 1000000L };
 	int rc = ft__world_barrier(ep->w, err);
 
-	for (k = 0; k < 4 && rc == 0; k++) {
+	for (k = 0; k < n && rc == 0; k++) {
 		for (j = 0; j < len; j++)
 			buf[k][j] = rank ? (unsigned char)(j * 7 + k + round) : 0;
 	}
 	nanosleep(&ts, NULL);
-	for (k = 0; k < 4 && rc == 0; k++)
+	for (k = 0; k < n && rc == 0; k++)
 		rc = rank ? ft__ep_send(ep, &q[k], 0, buf[k], len, err) :
 		            ft__ep_recv(ep, &q[k], 1, buf[k], len, err);
 	if (rc == 0)
-		rc = ft__ep_wait(ep, qp, 4, err);
-	for (k = 0; k < 4 && rc == 0 && rank == 0; k++)
+		rc = ft__ep_wait(ep, qp, n, err);
+	for (k = 0; k < n && rc == 0 && rank == 0; k++)
 		for (j = 0; j < len; j++)
 			if (buf[k][j] != (unsigned char)(j * 7 + k + round))
 				return ft_error_set(err, FT_EIO, "round %u msg %zu byte %zu", round, k, j);
 	return rc;
+}
+
+/*
+ * Open two shm ranks choosing their copies and 4 buffers of 1 MiB for
+ * shm_round; @skip when the choice cannot be seen here (single copies
+ * capped at 1 MiB or less, or no process_vm_readv of the parent).
+ */
+static int
+open_rounds(uint32_t rank, int lfd, uint16_t port, struct ft_world **w, struct ft_ep **ep,
+            unsigned char *buf[4], bool *skip, struct ft_error *err)
+{
+	int rc = open_two_shm(rank, lfd, port, 0, 1u << 20, w, ep, err);
+	size_t k;
+
+	*skip = ft__shm_nt_min() <= (1u << 20) || (rank == 1 && !parent_readable());
+	for (k = 0; k < 4 && rc == 0; k++)
+		if (!(buf[k] = malloc(1u << 20)))
+			rc = FT_ENOMEM;
+	return rc;
+}
+
+/* Free what open_rounds opened; @rc passes through. */
+static int
+close_rounds(unsigned char *buf[4], struct ft_ep *ep, struct ft_world *w, int rc)
+{
+	size_t k;
+
+	for (k = 0; k < 4; k++)
+		free(buf[k]);
+	return close_two(ep, w, rc);
 }
 
 /*
@@ -1017,21 +1047,17 @@ shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
 	uint64_t c0[2], c1[2];
-	size_t k;
-	bool skip = ft__shm_nt_min() <= (1u << 20) || (rank == 1 && !parent_readable());
-	int rc = open_two_shm(rank, lfd, port, 0, 1u << 20, &w, &ep, err);
+	bool skip;
+	int rc = open_rounds(rank, lfd, port, &w, &ep, buf, &skip, err);
 
 	if (rc < 0 && !w)
 		return rc;
-	for (k = 0; k < 4 && rc == 0; k++)
-		if (!(buf[k] = malloc(1u << 20)))
-			rc = FT_ENOMEM;
 	if (rc == 0)
-		rc = shm_round(ep, rank, buf, 0, late_recv, err);
+		rc = shm_round(ep, rank, buf, 0, 4, late_recv, err);
 	if (rc == 0)
 		ft__shm_copies(ep, 0, c0);
 	if (rc == 0)
-		rc = shm_round(ep, rank, buf, 1, late_send, err);
+		rc = shm_round(ep, rank, buf, 1, 4, late_send, err);
 	if (rc == 0 && rank == 1 && !skip) {
 		ft__shm_copies(ep, 0, c1);
 		if (c0[0] < 1 || c0[1] < 1 || c0[0] + c0[1] != 4)
@@ -1041,15 +1067,73 @@ shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 		else if (c1[0] == c0[0])
 			rc = ft_error_set(err, FT_EIO, "the pipeline was not tried again");
 	}
-	for (k = 0; k < 4; k++)
-		free(buf[k]);
-	return close_two(ep, w, rc);
+	return close_rounds(buf, ep, w, rc);
 }
 
 static void
 test_shm_copy_switch(void **state)
 {
 	run_two(shm_switch, 0);
+}
+
+/*
+ * The pipeline's back-off judged by rate (shm.c, copy_stalled): the first
+ * stall, with no single copies yet to compare with, leaves the wait at its
+ * minimum (10 ms); a try that
+ * stalls on its first message (receiver 40 ms late) delivered less a second
+ * than the single copies before it and doubles the wait; one that passed a
+ * round of 4 messages after 300 ms of single copies, then stalled 5 ms on a
+ * last message (alone, so that no later try is judged), delivered more and
+ * brings the wait back to its minimum (4 messages passed before the stall
+ * would not have). Every byte arrives.
+ */
+static int
+shm_backoff(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const int late[4][2] = { { 30, 15 }, { 60, 20 }, { 0, 300 }, { 5, 0 } };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
+	uint64_t c[5][2] = { { 0, 0 } };
+	double probe[4] = { 0 };
+	unsigned k;
+	bool skip;
+	int rc = open_rounds(rank, lfd, port, &w, &ep, buf, &skip, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	for (k = 0; k < 4 && rc == 0; k++) {
+		ft__shm_copies(ep, 0, c[k]);
+		rc = shm_round(ep, rank, buf, k, k < 3 ? 4 : 1, late[k], err);
+		probe[k] = ft__shm_probe_s(ep, 0);
+	}
+	if (rc == 0)
+		ft__shm_copies(ep, 0, c[4]);
+	/*
+	 * A sender that lost its CPU for longer than the receiver's delay in
+	 * round 0 or 1 saw no stall there, and a stall of its own in round 2
+	 * leaves nothing to judge in round 3 (single copies in a round say it
+	 * stalled).
+	 */
+	skip = skip || c[1][1] == c[0][1] || c[2][1] == c[1][1];
+	if (rc == 0 && rank == 1 && !skip) {
+		if (probe[0] != 10e-3)
+			rc = ft_error_set(err, FT_EIO, "with no single copies to compare, a stalled "
+			                  "try set the wait to %g s, not PROBE_MIN_S", probe[0]);
+		else if (probe[1] != 2 * probe[0])
+			rc = ft_error_set(err, FT_EIO, "a stalled try: wait %g -> %g s", probe[0],
+			                  probe[1]);
+		else if (c[3][1] == c[2][1] && c[4][0] > c[3][0] && probe[3] != probe[0])
+			rc = ft_error_set(err, FT_EIO, "a paying try left the wait at %g s, not %g",
+			                  probe[3], probe[0]);
+	}
+	return close_rounds(buf, ep, w, rc);
+}
+
+static void
+test_shm_copy_backoff(void **state)
+{
+	run_two(shm_backoff, 0);
 }
 
 /*
@@ -2950,6 +3034,7 @@ main(void)
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
+		cmocka_unit_test(test_shm_copy_backoff),
 		cmocka_unit_test(test_pt2pt_data_check),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_shm_copy_stream),
