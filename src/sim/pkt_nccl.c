@@ -483,6 +483,13 @@ p2p_nchannels(const struct pk_engine *e)
 	return ft__sim_p2p_nchannels(e->topo);
 }
 
+/* Whether vertices @a and @b are on two nodes: their send goes over the network. */
+static inline uint32_t
+crosses_nodes(const struct ft_topo *t, uint32_t a, uint32_t b)
+{
+	return ft_topo_vertex(t, a)->node != ft_topo_vertex(t, b)->node;
+}
+
 /* The connections of a send of @payload from @a to @b, over NCCL's channels of @ch, whose
  * first messages wait for @start and whose end is @end. */
 static int
@@ -530,13 +537,11 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
  * sender by its completion coming back, the other sender by the receiver's clear-to-send
  * for its next receive (taken as the same latency). That delay is also what lets a run
  * split across MPI ranks tell every rank of the end (pkt_part.c). Every send pays the
- * per-message cost of its link class at its start (kb NA-MODEL hwLat). @as_lazy: cut every
- * send as a network one, as the lazy form does (one shape per phase), so that the graph
- * is the lazy one's built whole; otherwise an NVLink send keeps its own protocol.
+ * per-message cost of its link class at its start (kb NA-MODEL hwLat), and is cut at its
+ * connection's protocol: an NVLink send keeps LL inside a multi-node all-to-all.
  */
 static int
-p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-             bool as_lazy)
+p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
 {
 	struct pk_engine *e = pb->rb.e;
 	const struct ft_schedule *sc = op->sched;
@@ -575,8 +580,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 			for (i = 0; i < m && rc == 0; i++) {
 				uint32_t a = op->rank_gpu[base + i * ph->a2a_stride];
 				uint32_t b = op->rank_gpu[base + ((i + k) % m) * ph->a2a_stride];
-				bool net = ft_topo_vertex(e->topo, a)->node !=
-				           ft_topo_vertex(e->topo, b)->node;
+				uint32_t net = crosses_nodes(e->topo, a, b);
 				double cost = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
 				                                 sc->algo, ch[net].proto);
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
@@ -593,8 +597,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				now[i] = (uint32_t)end;
 				if (rc == 0)
 					rc = p2p_send(pb, ph->bytes_per_pair, a, b,
-					              &ch[as_lazy ? 1 : net], (uint32_t)s0,
-					              (uint32_t)end);
+					              &ch[net], (uint32_t)s0, (uint32_t)end);
 			}
 		}
 	}
@@ -629,10 +632,7 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 		if (rc < 0 || a == b || fl.bytes == 0)
 			continue;
 		/* Per connection: a send to an NVLink peer keeps LL in a multi-node job. */
-		ft_model_p2p_chunking_conn(&comm, fl.bytes,
-		                           ft_topo_vertex(pb->rb.e->topo, a)->node !=
-		                                   ft_topo_vertex(pb->rb.e->topo, b)->node,
-		                           &ch);
+		ft_model_p2p_chunking_conn(&comm, fl.bytes, crosses_nodes(pb->rb.e->topo, a, b), &ch);
 		rc = p2p_send(pb, fl.bytes, a, b, &ch, pb->rb.start, pb->rb.bar);
 	}
 	return rc;
@@ -672,10 +672,9 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
 			task_of(e, bar)->lat_mult = 0;
 		return rc;
 	}
-	/* Built whole where a lazy one would run (a2a_eager: a split run, the tests), the
-	 * sends are lazy_send()'s: every one cut as the network's. */
-	rc = ph->implicit_alltoall ? p2p_alltoall(&pb, op, ph, !e->may_drop) :
-	                             p2p_flows(&pb, op, ph, err);
+	/* Built whole (lossy runs; a2a_eager: a split run, the tests), the sends are those
+	 * lazy_send() builds. */
+	rc = ph->implicit_alltoall ? p2p_alltoall(&pb, op, ph) : p2p_flows(&pb, op, ph, err);
 	if (rc < 0) {
 		ft_free(pb.rb.c);
 		return rc;
@@ -702,10 +701,13 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
  * its way back until one path latency after the end (lossy runs, whose NAKs and timers
  * outlive a flow, build the whole graph). What the records do not keep: the links its
  * flows crossed, for the op's bottleneck, kept per link as the first flow that crossed
- * it (the order of the whole graph's flows).
+ * it (the order of the whole graph's flows). A send has one of two shapes, its
+ * connection's (an NVLink peer's protocol or the network's: ft_model_p2p_chunking_conn()),
+ * and an ended send's records are reused by a send of the same shape.
  */
 struct lazy_slot {
 	uint32_t phase;
+	uint32_t net;          /* its shape: 1 over the network, 0 in the node */
 	uint32_t task0, flow0; /* its records */
 	uint32_t succ0;        /* its successor entries in e->succ, PK_NONE: none yet */
 	uint32_t next;         /* the next ended slot, PK_NONE */
@@ -718,14 +720,17 @@ struct lazy_phase {
 	uint32_t m, ngroups, stride, w;
 	uint32_t *gpu; /* the op's ranks */
 	uint64_t payload;
-	struct ft_model_p2p_chunking ch;
-	uint64_t cost_ps[2];     /* per-message cost: in the node, over the network */
-	uint8_t *pending;        /* per send: the ends it still waits for */
+	/* Per shape [net]: in the node, over the network. */
+	struct ft_model_p2p_chunking ch[2];
+	uint64_t cost_ps[2];         /* per-message cost */
+	uint32_t ntask[2], nsucc[2]; /* records per send (the first one built says) */
+	uint32_t nflow[2];
+	uint32_t free_head[2], free_tail[2]; /* ended slots, oldest first */
+	uint32_t key_nflow;          /* the most flows a send has: their keys' stride */
+	uint8_t *pending;            /* per send: the ends it still waits for */
 	uint64_t nsends, ndone;
-	uint32_t ntask, nflow, nsucc; /* records per send (the first one built says) */
-	uint32_t at_flow;        /* flows built before it were submitted */
-	uint64_t *first;         /* per link: the first flow to cross it (key), or UINT64_MAX */
-	uint32_t free_head, free_tail;
+	uint32_t at_flow;            /* flows built before it were submitted */
+	uint64_t *first;             /* per link: the first flow to cross it (key), or UINT64_MAX */
 };
 
 static struct lazy_phase *
@@ -740,18 +745,18 @@ slot_of(struct pk_engine *e, uint32_t i)
 	return ft_vec_at(&e->lazy->slots, i);
 }
 
-/* The oldest ended slot of phase @pi if it may be reused now, else a new one. */
+/* The oldest ended slot of shape @net of phase @pi if it may be reused now, else a new one. */
 static int64_t
-take_slot(struct pk_engine *e, uint32_t pi, uint64_t send)
+take_slot(struct pk_engine *e, uint32_t pi, uint64_t send, uint32_t net)
 {
 	struct pk_lazy *lz = e->lazy;
 	struct lazy_phase *ph = phase_of(e, pi);
-	struct lazy_slot sl = { pi, (uint32_t)e->tasks.len, (uint32_t)e->flows.len, PK_NONE,
-		                PK_NONE, send, 0 };
-	uint32_t id = ph->free_head;
+	struct lazy_slot sl = { pi, net, (uint32_t)e->tasks.len, (uint32_t)e->flows.len,
+		                PK_NONE, PK_NONE, send, 0 };
+	uint32_t id = ph->free_head[net];
 
 	if (id != PK_NONE && slot_of(e, id)->free_ps < e->now_ps) {
-		ph->free_head = slot_of(e, id)->next;
+		ph->free_head[net] = slot_of(e, id)->next;
 		slot_of(e, id)->send = send;
 		lz->cur_task = slot_of(e, id)->task0;
 		lz->cur_flow = slot_of(e, id)->flow0;
@@ -784,7 +789,7 @@ slot_succ(struct pk_engine *e, uint32_t si)
 	struct pk_lazy *lz = e->lazy;
 	struct lazy_slot *sl = slot_of(e, si);
 	const struct lazy_phase *ph = phase_of(e, sl->phase);
-	uint32_t n = (uint32_t)lz->edges.len, i, t, *cnt;
+	uint32_t n = (uint32_t)lz->edges.len, ntask, i, t, *cnt;
 
 	if (sl->succ0 == PK_NONE) {
 		size_t at = lz->rewound ? lz->next_succ : e->nsucc_len;
@@ -805,19 +810,20 @@ slot_succ(struct pk_engine *e, uint32_t si)
 		if (lz->rewound)
 			lz->next_succ = (uint32_t)(at + n);
 	}
-	cnt = ft_calloc(ph->ntask + 1, sizeof(uint32_t));
+	ntask = ph->ntask[sl->net];
+	cnt = ft_calloc(ntask + 1, sizeof(uint32_t));
 	if (!cnt)
 		return FT_ENOMEM;
 	for (i = 0; i < n; i++) {
 		uint32_t from = FT_VEC_AT(&lz->edges, uint32_t, 2 * i) - sl->task0;
 
-		if (FT_NEVER(from >= ph->ntask)) {
+		if (FT_NEVER(from >= ntask)) {
 			ft_free(cnt);
 			return FT_EINVAL;
 		}
 		cnt[from + 1]++;
 	}
-	for (t = 0; t < ph->ntask; t++) {
+	for (t = 0; t < ntask; t++) {
 		struct pk_task *k = task_of(e, sl->task0 + t);
 
 		k->nsucc = cnt[t + 1];
@@ -834,7 +840,8 @@ slot_succ(struct pk_engine *e, uint32_t si)
 	return 0;
 }
 
-/* Build send @send of phase @pi and start it (its per-message cost first). */
+/* Build send @send of phase @pi and start it (its per-message cost first), at its
+ * connection's shape. */
 static int
 lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 {
@@ -845,9 +852,9 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	uint32_t i = (uint32_t)(rest % ph->m), m = ph->m;
 	uint32_t base = (g / ph->stride) * ph->stride * m + g % ph->stride;
 	uint32_t a = ph->gpu[base + i * ph->stride], b = ph->gpu[base + (i + k) % m * ph->stride];
-	bool net = ft_topo_vertex(e->topo, a)->node != ft_topo_vertex(e->topo, b)->node;
+	uint32_t net = crosses_nodes(e->topo, a, b);
 	struct p2p_build pb = { .rb = { .e = e, .steps = 1, .tag = ph->tag } };
-	int64_t si = take_slot(e, pi, send), s0, end;
+	int64_t si = take_slot(e, pi, send, net), s0, end;
 	uint32_t ntask, nflow;
 	int rc;
 
@@ -856,12 +863,12 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	lz->building = true;
 	s0 = ft__pk_add_task(e, PK_T_BARRIER, ph->cost_ps[net], 0, ph->tag);
 	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 1, ph->tag);
-	pb.cap = ph->ch.channels;
+	pb.cap = ph->ch[net].channels;
 	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
 	rc = s0 < 0 || end < 0 || !pb.rb.c ? FT_ENOMEM : 0;
 	if (rc == 0) {
 		task_of(e, (uint32_t)end)->flow = (uint32_t)si;
-		rc = p2p_send(&pb, ph->payload, a, b, &ph->ch, (uint32_t)s0, (uint32_t)end);
+		rc = p2p_send(&pb, ph->payload, a, b, &ph->ch[net], (uint32_t)s0, (uint32_t)end);
 	}
 	if (rc == 0)
 		rc = build_messages(&pb.rb, pb.nmsg, pb.slots);
@@ -870,16 +877,17 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	lz->building = false;
 	if (rc < 0)
 		return rc;
-	/* Every send of a phase has one shape: the first one built sets it. */
+	/* Every send of a phase's shape has its records: the first one built sets them. */
 	ntask = lz->cur_task == PK_NONE ? (uint32_t)e->tasks.len - slot_of(e, (uint32_t)si)->task0 :
 	                                  lz->cur_task - slot_of(e, (uint32_t)si)->task0;
 	nflow = lz->cur_flow == PK_NONE ? (uint32_t)e->flows.len - slot_of(e, (uint32_t)si)->flow0 :
 	                                  lz->cur_flow - slot_of(e, (uint32_t)si)->flow0;
-	if (!ph->ntask) {
-		ph->ntask = ntask;
-		ph->nsucc = (uint32_t)lz->edges.len;
+	if (!ph->ntask[net]) {
+		ph->ntask[net] = ntask;
+		ph->nsucc[net] = (uint32_t)lz->edges.len;
 	}
-	if (FT_NEVER(ntask != ph->ntask || nflow != ph->nflow || lz->edges.len != ph->nsucc))
+	if (FT_NEVER(ntask != ph->ntask[net] || nflow != ph->nflow[net] ||
+	             lz->edges.len != ph->nsucc[net]))
 		return FT_EINVAL;
 	if (lz->rewound && lz->fresh) {
 		lz->next_task = lz->cur_task;
@@ -919,9 +927,9 @@ slot_ended(struct pk_engine *e, uint32_t si)
 		for (j = 0; j < e->nlinks; j++)
 			ph->first[j] = UINT64_MAX;
 	}
-	for (f = 0; f < ph->nflow; f++) {
+	for (f = 0; f < ph->nflow[sl->net]; f++) {
 		const struct pk_flow *fl = flow_at(e, sl->flow0 + f);
-		uint64_t key = (sl->send * ph->nflow + f) << 8;
+		uint64_t key = (sl->send * ph->key_nflow + f) << 8;
 
 		lat = FT_MAX(lat, fl->lat_ps);
 		for (j = 0; j < fl->npath; j++) {
@@ -933,11 +941,11 @@ slot_ended(struct pk_engine *e, uint32_t si)
 	sl->free_ps = e->now_ps + 2 * lat;
 	e->lazy->last_free_ps = FT_MAX(e->lazy->last_free_ps, sl->free_ps);
 	sl->next = PK_NONE;
-	if (ph->free_head == PK_NONE)
-		ph->free_head = si;
+	if (ph->free_head[sl->net] == PK_NONE)
+		ph->free_head[sl->net] = si;
 	else
-		slot_of(e, ph->free_tail)->next = si;
-	ph->free_tail = si;
+		slot_of(e, ph->free_tail[sl->net])->next = si;
+	ph->free_tail[sl->net] = si;
 	return 0;
 }
 
@@ -957,7 +965,7 @@ phase_done(struct pk_engine *e, struct lazy_phase *ph)
 	ft_free(ph->gpu);
 	ph->pending = NULL;
 	ph->gpu = NULL;
-	ph->free_head = ph->free_tail = PK_NONE;
+	ph->free_head[0] = ph->free_tail[0] = ph->free_head[1] = ph->free_tail[1] = PK_NONE;
 	if (FT_NEVER(lz->nrunning == 0) || --lz->nrunning > 0)
 		return;
 	lz->slots.len = 0;
@@ -1090,6 +1098,30 @@ send_shape(struct pk_engine *e, uint64_t payload, const struct ft_model_p2p_chun
 	return rc;
 }
 
+/* How many of phase @p's sends cross nodes (the others stay in one), into @nnet: every
+ * ordered pair of a group's ranks on two nodes (a pass over the pairs' nodes, as cheap as
+ * a compare a send). */
+static int
+net_sends(const struct pk_engine *e, const struct lazy_phase *p, uint64_t *nnet)
+{
+	uint32_t *node = ft_calloc(p->m, sizeof(uint32_t)), g, i, j;
+
+	if (!node)
+		return FT_ENOMEM;
+	*nnet = 0;
+	for (g = 0; g < p->ngroups; g++) {
+		uint32_t base = (g / p->stride) * p->stride * p->m + g % p->stride;
+
+		for (i = 0; i < p->m; i++)
+			node[i] = ft_topo_vertex(e->topo, p->gpu[base + i * p->stride])->node;
+		for (i = 0; i < p->m; i++)
+			for (j = 0; j < p->m; j++)
+				*nnet += node[i] != node[j];
+	}
+	ft_free(node);
+	return 0;
+}
+
 /* Phase @ph of @op as a lazy all-to-all: one task after @start, before @bar. */
 static int
 lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -1097,11 +1129,11 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 {
 	const struct ft_schedule *sc = op->sched;
 	struct lazy_phase p = { 0 };
-	struct ft_model_p2p_chunking local;
 	struct ft_model_p2p_comm comm;
-	uint64_t bytes, s;
+	uint64_t bytes[2], nnet, s;
+	uint32_t net;
 	int64_t t;
-	int rc;
+	int rc = 0;
 
 	if (!e->lazy) {
 		e->lazy = ft_calloc(1, sizeof(*e->lazy));
@@ -1116,37 +1148,42 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.ngroups = (uint32_t)(ph->npairs / ((uint64_t)p.m * (p.m - 1)));
 	p.payload = ph->bytes_per_pair;
 	p.tag = tag;
-	p.free_head = p.free_tail = PK_NONE;
+	p.free_head[0] = p.free_tail[0] = p.free_head[1] = p.free_tail[1] = PK_NONE;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.nsends = (uint64_t)p.ngroups * p.m * (p.m - 1);
 	ft__sim_p2p_comm(e->topo, p.m, ft__sim_spans_nodes(e->topo, op->rank_gpu, p.m, p.stride),
 	                 e->line_Bps, &comm);
-	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch);
-	/* An NVLink send's cost at its own protocol (LL inside a multi-node all-to-all). */
-	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &local);
-	p.w = p.ch.peers_inflight;
-	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto));
-	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch.proto));
-	rc = send_shape(e, p.payload, &p.ch, &p.nflow, &bytes);
+	/* Per connection: an NVLink send keeps LL inside a multi-node all-to-all (its cost at
+	 * its own protocol too); the channels, so W, are the communicator's, one for both. */
+	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &p.ch[0]);
+	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch[1]);
+	p.w = p.ch[1].peers_inflight;
+	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));
+	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch[1].proto));
+	for (net = 0; net < 2 && rc == 0; net++)
+		rc = send_shape(e, p.payload, &p.ch[net], &p.nflow[net], &bytes[net]);
 	if (rc < 0)
 		return rc;
-	if (p.nsends * p.nflow >= UINT32_MAX)
+	p.key_nflow = FT_MAX(p.nflow[0], p.nflow[1]);
+	if (p.nsends * p.key_nflow >= UINT32_MAX)
 		return FT_ERANGE;
 	p.gpu = ft_calloc(sc->nranks, sizeof(uint32_t));
 	p.pending = ft_calloc(p.nsends, 1);
+	if (p.gpu)
+		memcpy(p.gpu, op->rank_gpu, sc->nranks * sizeof(uint32_t));
 	t = ft__pk_add_task(e, PK_T_A2A, 0, 0, tag);
-	if (!p.gpu || !p.pending || t < 0 || ft_vec_push(&e->lazy->phases, &p) < 0) {
+	if (!p.gpu || !p.pending || t < 0 || net_sends(e, &p, &nnet) < 0 ||
+	    ft_vec_push(&e->lazy->phases, &p) < 0) {
 		ft_free(p.gpu);
 		ft_free(p.pending);
 		return FT_ENOMEM;
 	}
-	memcpy(p.gpu, op->rank_gpu, sc->nranks * sizeof(uint32_t));
 	for (s = FT_MIN(p.w, p.m - 1) * (uint64_t)p.ngroups * p.m; s < p.nsends; s++)
 		p.pending[s] = 2;
 	phase_of(e, (uint32_t)e->lazy->phases.len - 1)->task = (uint32_t)t;
 	task_of(e, (uint32_t)t)->flow = (uint32_t)e->lazy->phases.len - 1;
-	e->nflows_all += p.nsends * p.nflow;
-	e->bytes_submitted += p.nsends * bytes;
+	e->nflows_all += nnet * p.nflow[1] + (p.nsends - nnet) * p.nflow[0];
+	e->bytes_submitted += nnet * bytes[1] + (p.nsends - nnet) * bytes[0];
 	if (ft__pk_add_dep(e, start, (uint32_t)t) < 0 || ft__pk_add_dep(e, (uint32_t)t, bar) < 0)
 		return FT_ENOMEM;
 	return 0;

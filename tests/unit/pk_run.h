@@ -23,13 +23,14 @@ pk(const struct ft_engine *e)
 	return ft_container_of(e, const struct pk_engine, base);
 }
 
-/* Run the op of @a over @n nodes with @pc (NULL: defaults) and @qps per connection (0:
- * the default) under @routing, @nops times one after the other; @eager builds all-to-alls
- * whole before the run. */
+/* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
+ * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
+ * connection (0: the default) under @routing, @nops times one after the other; @eager
+ * builds all-to-alls whole before the run. */
 static inline void
-pk_run_ops_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
-                  const struct ft_packet_cfg *pc, uint32_t qps, bool eager, uint32_t nops,
-                  enum ft_routing routing)
+pk_run_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, uint32_t gpn,
+              const struct ft_packet_cfg *pc, uint32_t qps, bool eager, uint32_t nops,
+              enum ft_routing routing)
 {
 	struct ft_sim_cfg cfg;
 	struct ft_error err = { 0 };
@@ -40,8 +41,9 @@ pk_run_ops_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
 	assert_int_equal(ft_spec_resolve(preset, &r->spec, &err), 0);
 	r->t = NULL;
 	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
-	for (uint32_t i = 0; i < n; i++)
-		r->ends[i] = ft_topo_nic(r->t, i, 0);
+	assert_true((uint64_t)n * (gpn ? gpn : 1) <= FT_ARRAY_SIZE(r->ends));
+	for (uint32_t i = 0; i < n * (gpn ? gpn : 1); i++)
+		r->ends[i] = gpn ? ft_topo_gpu(r->t, i / gpn, i % gpn) : ft_topo_nic(r->t, i, 0);
 	ft_schedule_init(&r->s);
 	assert_int_equal(ft_coll_schedule(a, &r->s, &err), 0);
 	ft_sim_cfg_init(&cfg);
@@ -60,6 +62,15 @@ pk_run_ops_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
 	if (ft_packet_engine.run(r->e, 0, &err) != 0)
 		fail_msg("run: %s", err.msg);
 	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
+}
+
+/* pk_run_ops_on() with rank i on NIC 0 of node i. */
+static inline void
+pk_run_ops_routed(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
+                  const struct ft_packet_cfg *pc, uint32_t qps, bool eager, uint32_t nops,
+                  enum ft_routing routing)
+{
+	pk_run_ops_on(r, a, n, 0, pc, qps, eager, nops, routing);
 }
 
 /* pk_run_ops_routed() under ECMP. */

@@ -392,6 +392,54 @@ test_lazy_same(void **state)
 		pk_run_free(&r[i]);
 }
 
+/*
+ * test_lazy_same on a job with NVLink peers: 288 ranks, 8 GPUs on each of 36 DGX H100
+ * nodes, 8 KiB per pair, so that rounds 257 to 287 wait for ends (W = 256). A send's
+ * shape is its connection's: to an NVLink peer LL (at most 16 KiB a channel; its flags
+ * double the wire bytes, kb NA-PROTO-LL), over the network Simple (no LL buffers there).
+ * Built whole, each of the 36 x 56 in-node sends is one 16 KiB flow, each network send
+ * one of 8 KiB; built lazily, each send takes its own shape too (and an ended send's
+ * records go to a send of its shape), so both runs move those bytes and are the same.
+ */
+static void
+test_lazy_same_nvlink(void **state)
+{
+	const uint32_t nodes = 36, gpn = 8, n = nodes * gpn;
+	const uint64_t pair = 8u << 10, nloc = (uint64_t)nodes * gpn * (gpn - 1);
+	const uint64_t nsends = (uint64_t)n * (n - 1);
+	const struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                        .algo = FT_ALGO_DIRECT,
+		                        .proto = FT_PROTO_SIMPLE,
+		                        .nranks = n,
+		                        .ranks_per_node = gpn,
+		                        .bytes = n * pair };
+	struct pk_run r[2];
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) /* the first built whole before the run */
+		pk_run_ops_on(&r[i], &a, nodes, gpn, &lazy_pc, 1, i == 0, 1, FT_ROUTING_ECMP);
+	assert_int_equal(pk(r[0].e)->flows.len, nsends);
+	for (i = 0; i < pk(r[0].e)->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&pk(r[0].e)->flows, i);
+		bool local = ft_topo_vertex(r[0].t, f->src)->node == ft_topo_vertex(r[0].t, f->dst)->node;
+
+		assert_int_equal(f->bytes, local ? 2 * pair : pair);
+	}
+	assert_int_equal(pk(r[1].e)->nflows_all, nsends);
+	assert_true(pk(r[1].e)->flows.len < nsends);
+	print_message("# lazy: %zu flow records for %llu flows; %llu CNPs\n", pk(r[1].e)->flows.len,
+	              (unsigned long long)pk(r[1].e)->nflows_all,
+	              (unsigned long long)r[1].c.ncnp);
+	for (i = 0; i < 2; i++) {
+		assert_true(r[i].c.bytes == (double)(nloc * 2 * pair + (nsends - nloc) * pair));
+		assert_int_equal(pk(r[i].e)->bytes_submitted, nloc * 2 * pair + (nsends - nloc) * pair);
+	}
+	lazy_runs_same(&r[0], &r[1], 1);
+	for (i = 0; i < 2; i++)
+		pk_run_free(&r[i]);
+}
+
 /* The ops' counters of a run add up to its own. */
 static void
 op_counters_add_up(const struct ft_sim_counters *c)
@@ -674,6 +722,7 @@ main(void)
 		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lazy_same),
+		cmocka_unit_test(test_lazy_same_nvlink),
 		cmocka_unit_test(test_lazy_phases_share),
 		cmocka_unit_test(test_lab_moe), cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
