@@ -695,19 +695,6 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
 	return 0;
 }
 
-uint32_t
-ft__pk_nic_port(const struct pk_engine *e, const struct pk_flow *f, bool out, uint32_t other)
-{
-	for (uint32_t j = 0; j < f->npath; j++) {
-		uint32_t l = FT_VEC_AT(&e->paths, uint32_t,
-		                       f->path_off + (out ? j : f->npath - 1u - j));
-
-		if (e->ports[l].net)
-			return l;
-	}
-	return other;
-}
-
 static int
 receive(struct pk_engine *e, uint32_t id)
 {
@@ -719,7 +706,7 @@ receive(struct pk_engine *e, uint32_t id)
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
 		 * travel back at high priority (no queueing), one path latency. */
 		struct pk_dcqcn *d = &f->cc;
-		struct pk_port *rp = &e->ports[ft__pk_nic_port(e, f, false, k->link)];
+		struct pk_port *rp = &e->ports[ft__pk_nic_port(f, false, k->link)];
 
 		rp->ecn_rx++;
 		if (e->ibcc || !d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
