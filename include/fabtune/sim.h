@@ -502,6 +502,7 @@ struct ft_sim_report {
 	char *trace_json;            /* with ft_sim_overrides.trace_links: the time series */
 	size_t trace_len;
 	struct ft_vec trace_series;  /* struct ft_sim_trace_series: the same, binned for charts */
+	struct ft_vec qp_series;     /* struct ft_sim_qp_series: the traced QPs, the same */
 	char description[1024]; /* the scenario's description, "" when none */
 	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
 	struct ft_vec by_size;  /* struct ft_sim_size_stat: a sweep's utilisation size by size */
@@ -546,6 +547,16 @@ struct ft_sim_trace_series {
 	double queue_bytes[FT_SIM_TRACE_POINTS]; /* egress queue, mean of its samples */
 };
 
+/* A traced QP's reaction-point rate for charts, binned as ft_sim_trace_series. */
+struct ft_sim_qp_series {
+	char name[120]; /* "n3.gpu0 -> n0.gpu0 qp 0" */
+	uint32_t flow;  /* the flow id it was traced by */
+	double interval_s;
+	size_t n;
+	double rate_Bps[FT_SIM_TRACE_POINTS]; /* mean of its samples */
+	double alpha[FT_SIM_TRACE_POINTS];    /* DCQCN's alpha, the same */
+};
+
 /* One injected fault in words: "nic: node 17 NIC 3 at 25% of its rate". */
 struct ft_sim_fault_text {
 	char text[128];
@@ -586,7 +597,9 @@ struct ft_obs_set;
  * The traced ports' series of @r as observations for an archived run (what the
  * HTML report charts): per port one sim.trace.interval (seconds per point), and
  * per point sim.trace.rate (GB/s) and sim.trace.queue (bytes), device = the
- * port ("leaf0->n0.nic0"), port = the point's index. FT_ENOMEM.
+ * port ("leaf0->n0.nic0"), port = the point's index; per traced QP one
+ * sim.trace.qp.interval and per point sim.trace.qp.rate (Gb/s) and
+ * sim.trace.qp.alpha, device = "flow 17: n3.gpu0->n0.gpu0 qp 0". FT_ENOMEM.
  */
 FT_API int ft_sim_report_trace_obs(const struct ft_sim_report *r,
                                    struct ft_obs_set *obs) FT_MUST_CHECK;

@@ -784,6 +784,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->by_size, sizeof(struct ft_sim_size_stat));
 	ft_vec_init(&r->op_counters, sizeof(struct ft_sim_op_counters));
 	ft_vec_init(&r->trace_series, sizeof(struct ft_sim_trace_series));
+	ft_vec_init(&r->qp_series, sizeof(struct ft_sim_qp_series));
 }
 
 void
@@ -792,7 +793,7 @@ ft_sim_report_release(struct ft_sim_report *r)
 	struct ft_vec *const vecs[] = {
 		&r->jobs,          &r->hot,          &r->tiers,  &r->ports,
 		&r->counter_files, &r->trace_series, &r->faults, &r->by_size,
-		&r->op_counters
+		&r->op_counters,   &r->qp_series
 	};
 
 	ft_run_release(&r->run);
@@ -1020,7 +1021,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc == 0 && ov && ov->ntrace_links)
 		rc = ft__sim_render_trace(topo, &c, &out->trace_json, &out->trace_len, err);
 	if (rc == 0 && ov && ov->ntrace_links)
-		rc = ft__sim_trace_series(topo, &c, &out->trace_series, err);
+		rc = ft__sim_trace_series(topo, &c, &out->trace_series, &out->qp_series, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:
