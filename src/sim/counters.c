@@ -581,6 +581,27 @@ trace_bins(const double *t_s, size_t ns, double *interval_s)
 	return bin;
 }
 
+/* "a -> b" of vertices @src and @dst into @buf. */
+static void
+pair_name(const struct ft_topo *topo, uint32_t src, uint32_t dst, char *buf, size_t n)
+{
+	char a[48], b[48];
+
+	ft_topo_vertex_name(topo, src, a, sizeof(a));
+	ft_topo_vertex_name(topo, dst, b, sizeof(b));
+	snprintf(buf, n, "%s -> %s", a, b);
+}
+
+/* Series @s (allocated) onto @out, freed: 0, or FT_ENOMEM. */
+static int
+push_series(struct ft_vec *out, void *s, struct ft_error *err)
+{
+	int rc = ft_vec_push(out, s);
+
+	ft_free(s);
+	return rc < 0 ? ft_error_set(err, FT_ENOMEM, "--trace: out of memory") : 0;
+}
+
 static int
 qp_series(const struct ft_topo *topo, const struct ft_sim_counters *c, struct ft_vec *out,
           struct ft_error *err)
@@ -588,23 +609,19 @@ qp_series(const struct ft_topo *topo, const struct ft_sim_counters *c, struct ft
 	for (size_t i = 0; i < c->nqp_trace; i++) {
 		const struct ft_sim_qp_trace *t = &c->qp_trace[i];
 		struct ft_sim_qp_series *s = ft_calloc(1, sizeof(*s));
-		char a[48], b[48];
 		size_t bin;
+		int rc;
 
 		if (!s)
 			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
-		ft_topo_vertex_name(topo, t->src, a, sizeof(a));
-		ft_topo_vertex_name(topo, t->dst, b, sizeof(b));
-		snprintf(s->name, sizeof(s->name), "%s -> %s qp %u", a, b, t->qp);
+		pair_name(topo, t->src, t->dst, s->name, sizeof(s->name));
+		snprintf(s->name + strlen(s->name), sizeof(s->name) - strlen(s->name), " qp %u", t->qp);
 		s->flow = t->flow;
 		bin = trace_bins(t->t_s, t->nsamples, &s->interval_s);
 		s->n = trace_bin(t->rate_Bps, t->nsamples, bin, s->rate_Bps);
 		trace_bin(t->alpha, t->nsamples, bin, s->alpha);
-		if (ft_vec_push(out, s) < 0) {
-			ft_free(s);
-			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
-		}
-		ft_free(s);
+		if ((rc = push_series(out, s, err)) < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -619,23 +636,18 @@ ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counters *c
 		const struct ft_sim_trace *t = &c->trace[i];
 		const struct ft_link *lk = ft_topo_link(topo, t->link);
 		struct ft_sim_trace_series *s = ft_calloc(1, sizeof(*s));
-		char a[48], b[48];
 		size_t bin;
+		int rc;
 
 		if (!s)
 			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
-		ft_topo_vertex_name(topo, lk->src, a, sizeof(a));
-		ft_topo_vertex_name(topo, lk->dst, b, sizeof(b));
-		snprintf(s->name, sizeof(s->name), "%s -> %s", a, b);
+		pair_name(topo, lk->src, lk->dst, s->name, sizeof(s->name));
 		s->link = t->link;
 		bin = trace_bins(t->t_s, t->nsamples, &s->interval_s);
 		s->n = trace_bin(t->rate_Bps, t->nsamples, bin, s->rate_Bps);
 		trace_bin(t->queue_bytes, t->nsamples, bin, s->queue_bytes);
-		if (ft_vec_push(out, s) < 0) {
-			ft_free(s);
-			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
-		}
-		ft_free(s);
+		if ((rc = push_series(out, s, err)) < 0)
+			return rc;
 	}
 	return qp_series(topo, c, qps, err);
 }
