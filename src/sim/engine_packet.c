@@ -1248,7 +1248,8 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		for (uint32_t i = 0; rc == 0 && i < e->ntrace_qps; i++)
 			if (e->trace_qps[i] >= e->flows.len)
 				return ft_error_set(err, FT_ERANGE,
-				                    "--trace-qps: expected flow ids below %zu, got %u",
+				                    "--trace-qps: expected flow ids below %zu, got %u "
+				                    "(--list-flows N lists them)",
 				                    e->flows.len, e->trace_qps[i]);
 		if (rc < 0 || (rc = ft__pk_start(e)) < 0)
 			goto fail;

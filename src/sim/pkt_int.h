@@ -328,6 +328,7 @@ struct pk_engine {
 	struct ft_vec qp_samples;        /* double triples (t, rate, alpha), sample-major */
 	struct ft_sim_qp_trace *qp_traces;
 	double *qp_cols;
+	struct ft_sim_flow_row *flow_rows; /* pc.list_flows: counters()' rows */
 	double *fct, *ideal;
 	uint8_t *fct_prio; /* the priority of each finished flow */
 	uint32_t *fct_op;  /* the op of each finished flow (with several ops), else NULL */
