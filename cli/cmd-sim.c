@@ -149,6 +149,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "trace-qps", &o.trace_qps, "IDS",
 		           "and the reaction point's rate of these flows' QPs (flow ids)"),
 		OPT_DURATION(0, "trace-interval", &o.trace_interval, "sampling interval (default 1us)"),
+		OPT_U64(0, "list-flows", &o.list_flows, "N",
+		        "packet engine: list the first N flows (ids for --trace-qps)"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {

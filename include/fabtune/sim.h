@@ -154,6 +154,7 @@ struct ft_packet_cfg {
 	 * sample follows the QP to the message it sends then */
 	const uint32_t *trace_qps;
 	uint32_t ntrace_qps;
+	uint32_t list_flows; /* counters(): the rows of the first this many flow ids */
 };
 
 /* One traced QP: its reaction point's rate (DCQCN Rc, IB CC's CCT rate; line rate
@@ -166,6 +167,18 @@ struct ft_sim_qp_trace {
 	const double *t_s;
 	const double *rate_Bps;
 	const double *alpha;
+};
+
+/* A flow id of the packet engine (--trace-qps takes it): the message its record held
+ * last (the records of an all-to-all's lazy phases are reused phase after phase). */
+struct ft_sim_flow_row {
+	uint32_t id;
+	uint32_t src, dst; /* vertices */
+	uint32_t qp;       /* the QP's index in its connection */
+	uint32_t op;       /* the op's index (ft_sim_counters.ops) */
+	uint64_t bytes;
+	double start_s; /* when it started; NaN when it never did */
+	double fct_s;   /* its completion time; NaN when unfinished */
 };
 
 /* One traced port: samples at t_s of its rate over the last interval and its queue. */
@@ -306,6 +319,10 @@ struct ft_sim_counters {
 	size_t ntrace;
 	const struct ft_sim_qp_trace *qp_trace;  /* nqp_trace traced QPs (packet engine) */
 	size_t nqp_trace;
+	/* ft_packet_cfg.list_flows: flow ids 0 to nflow_rows - 1 of nflow_ids (packet engine) */
+	const struct ft_sim_flow_row *flow_rows;
+	size_t nflow_rows;
+	uint64_t nflow_ids;
 	/* packet engine split across MPI ranks: this process's rank; only rank 0 holds the
 	 * result (the rest of this struct is not valid elsewhere). 0 when not split. */
 	uint32_t part_rank;
@@ -402,6 +419,7 @@ struct ft_sim_overrides {
 	double trace_interval_s;     /* 0 = 1 us */
 	const uint32_t *trace_qps;   /* and the QPs of these flow ids (borrowed) */
 	uint32_t ntrace_qps;
+	uint32_t list_flows;         /* packet engine: list the first this many flow ids */
 };
 
 /* Fill @ov with "keep everything". */
@@ -425,6 +443,7 @@ struct ft_sim_args {
 	const char *trace_links; /* "12,40,41": ports to trace */
 	const char *trace_qps;   /* "0,17": the QPs of these flows too */
 	double trace_interval;
+	uint64_t list_flows; /* --list-flows N, 0 = off (at most FT_SIM_LIST_FLOWS_MAX) */
 	bool have_seed;
 	uint64_t seed;
 	uint32_t links[64]; /* trace_links read by ft_sim_args_overrides() */
@@ -502,6 +521,9 @@ struct ft_sim_report {
 	char *trace_json;            /* with ft_sim_overrides.trace_links: the time series */
 	size_t trace_len;
 	struct ft_vec trace_series;  /* struct ft_sim_trace_series: the same, binned for charts */
+	struct ft_vec qp_series;     /* struct ft_sim_qp_series: the traced QPs, the same */
+	struct ft_vec flows;         /* struct ft_sim_flow_text: --list-flows */
+	uint64_t nflow_ids;          /* with --list-flows: flow ids in all */
 	char description[1024]; /* the scenario's description, "" when none */
 	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
 	struct ft_vec by_size;  /* struct ft_sim_size_stat: a sweep's utilisation size by size */
@@ -546,6 +568,24 @@ struct ft_sim_trace_series {
 	double queue_bytes[FT_SIM_TRACE_POINTS]; /* egress queue, mean of its samples */
 };
 
+/* A listed flow (--list-flows) in words; at most this many are listed. */
+#define FT_SIM_LIST_FLOWS_MAX 100000u
+struct ft_sim_flow_text {
+	struct ft_sim_flow_row row;
+	char src[48], dst[48];
+	char op[48]; /* "all_reduce 64MiB", as the result row */
+};
+
+/* A traced QP's reaction-point rate for charts, binned as ft_sim_trace_series. */
+struct ft_sim_qp_series {
+	char name[120]; /* "n3.gpu0 -> n0.gpu0 qp 0" */
+	uint32_t flow;  /* the flow id it was traced by */
+	double interval_s;
+	size_t n;
+	double rate_Bps[FT_SIM_TRACE_POINTS]; /* mean of its samples */
+	double alpha[FT_SIM_TRACE_POINTS];    /* DCQCN's alpha, the same */
+};
+
 /* One injected fault in words: "nic: node 17 NIC 3 at 25% of its rate". */
 struct ft_sim_fault_text {
 	char text[128];
@@ -586,7 +626,9 @@ struct ft_obs_set;
  * The traced ports' series of @r as observations for an archived run (what the
  * HTML report charts): per port one sim.trace.interval (seconds per point), and
  * per point sim.trace.rate (GB/s) and sim.trace.queue (bytes), device = the
- * port ("leaf0->n0.nic0"), port = the point's index. FT_ENOMEM.
+ * port ("leaf0->n0.nic0"), port = the point's index; per traced QP one
+ * sim.trace.qp.interval and per point sim.trace.qp.rate (Gb/s) and
+ * sim.trace.qp.alpha, device = "flow 17: n3.gpu0->n0.gpu0 qp 0". FT_ENOMEM.
  */
 FT_API int ft_sim_report_trace_obs(const struct ft_sim_report *r,
                                    struct ft_obs_set *obs) FT_MUST_CHECK;

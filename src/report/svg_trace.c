@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report/svg_trace.c - the HTML report's port traces: for every port a
- * simulation traced (`fabtune sim --trace ... --save`, observations
- * sim.trace.interval, sim.trace.rate and sim.trace.queue), its sending rate
- * and its egress queue over time, as two inline SVG line charts on a linear
- * time axis. Coordinates are printed with one decimal so the same data gives
- * the same bytes.
+ * report/svg_trace.c - the HTML report's traces: for every port a simulation
+ * traced (`fabtune sim --trace ... --save`, observations sim.trace.interval,
+ * sim.trace.rate and sim.trace.queue), its sending rate and its egress queue
+ * over time, and for every QP it traced (--trace-qps, sim.trace.qp.interval
+ * and sim.trace.qp.rate) its reaction point's rate: inline SVG line charts on
+ * a linear time axis. Coordinates are printed with one decimal so the same
+ * data gives the same bytes.
  */
 #include "report_int.h"
 
@@ -18,15 +19,36 @@
 #define TMT 34.0
 #define TMB 40.0
 
-#define MAX_TRACED 16 /* ports charted */
+#define MAX_TRACED 16 /* ports charted, and QPs */
 
 struct tr_port {
 	char name[48];
+	bool qp; /* a QP's reaction point (rate in Gb/s), else a port (GB/s, queue) */
 	double interval_s;
 	size_t n; /* points: 1 + the largest index seen */
-	double rate_GBps[FT_SIM_TRACE_POINTS];
+	double rate[FT_SIM_TRACE_POINTS];
 	double queue_bytes[FT_SIM_TRACE_POINTS];
 };
+
+/* What a trace observation holds, by its key. */
+enum tr_kind { TR_NONE, TR_INTERVAL, TR_RATE, TR_QUEUE };
+
+static enum tr_kind
+tr_kind(const char *key, bool *qp)
+{
+	static const char *const keys[2][3] = {
+		{ "sim.trace.interval", "sim.trace.rate", "sim.trace.queue" },
+		{ "sim.trace.qp.interval", "sim.trace.qp.rate", "" },
+	};
+
+	for (size_t q = 0; q < 2; q++)
+		for (size_t i = 0; i < 3; i++)
+			if (keys[q][i][0] && strcmp(key, keys[q][i]) == 0) {
+				*qp = q == 1;
+				return (enum tr_kind)(TR_INTERVAL + i);
+			}
+	return TR_NONE;
+}
 
 /* A step of 1, 2 or 5 times a power of ten giving about @n ticks over @range. */
 static double
@@ -100,28 +122,77 @@ time_chart(struct ft_strbuf *sb, const char *id, const char *title, const char *
 	ft_strbuf_adds(sb, "\"/>\n</svg>\n");
 }
 
+/* The series of port (or QP) @name; NULL past MAX_TRACED of its kind (*@full) or out
+ * of memory. */
 static struct tr_port *
-port_of(struct ft_vec *ports, const char *name)
+port_of(struct ft_vec *ports, const char *name, bool qp, bool *full)
 {
 	struct tr_port *p;
+	size_t same = 0;
 
 	for (size_t i = 0; i < ports->len; i++) {
 		p = ft_vec_at(ports, i);
-		if (strcmp(p->name, name) == 0)
+		if (p->qp == qp && strcmp(p->name, name) == 0)
 			return p;
+		same += p->qp == qp;
 	}
-	if (ports->len >= MAX_TRACED)
+	if ((*full = same >= MAX_TRACED))
 		return NULL;
 	p = ft_calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	ft_strlcpy(p->name, name, sizeof(p->name));
+	p->qp = qp;
 	if (ft_vec_push(ports, p) < 0) {
 		ft_free(p);
 		return NULL;
 	}
 	ft_free(p);
 	return ft_vec_at(ports, ports->len - 1);
+}
+
+/* The charts of the series of one kind (@qp), after the section's heading. */
+static void
+tr_section(const struct ft_vec *ports, bool qp, struct ft_strbuf *sb)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < ports->len; i++)
+		k += ((const struct tr_port *)ft_vec_at(ports, i))->qp == qp;
+	if (!k)
+		return;
+	if (qp)
+		ft_strbuf_adds(sb, "<section id=\"qp-traces\">\n<h2>QP rates</h2>\n"
+		                   "<p class=\"note\">QPs traced with --trace-qps: the rate their "
+		                   "reaction point allows (DCQCN's current rate, InfiniBand CC's "
+		                   "table rate; the line rate while not limited), averaged over "
+		                   "each interval. A cut and its recovery make a saw-tooth.</p>\n");
+	else
+		ft_strbuf_adds(sb, "<section id=\"traces\">\n<h2>Port traces</h2>\n"
+		                   "<p class=\"note\">Simulated ports traced with --trace: the rate "
+		                   "each sent (wire bytes, headers included) and its egress queue, "
+		                   "averaged over each interval.</p>\n");
+	for (i = 0, k = 0; i < ports->len; i++) {
+		const struct tr_port *p = ft_vec_at(ports, i);
+		char id[48], title[128];
+		double dt_us = p->interval_s * 1e6;
+
+		if (p->qp != qp)
+			continue;
+		k++;
+		if (!p->n || !(dt_us > 0))
+			continue;
+		snprintf(id, sizeof(id), qp ? "trace-qp-rate-%zu" : "trace-rate-%zu", k - 1);
+		snprintf(title, sizeof(title), qp ? "%s: reaction-point rate" : "%s: rate", p->name);
+		time_chart(sb, id, title, qp ? "Gb/s" : "GB/s", p->rate, p->n, dt_us, 1,
+		           qp ? "#2ca02c" : "#1f77b4");
+		if (qp)
+			continue;
+		snprintf(id, sizeof(id), "trace-queue-%zu", k - 1);
+		snprintf(title, sizeof(title), "%s: egress queue", p->name);
+		time_chart(sb, id, title, "KB", p->queue_bytes, p->n, dt_us, 1e-3, "#d62728");
+	}
+	ft_strbuf_adds(sb, "</section>\n");
 }
 
 int
@@ -134,51 +205,31 @@ ft__html_traces(const struct ft_report_input *in, struct ft_strbuf *sb)
 	ft_vec_init(&ports, sizeof(struct tr_port));
 	for (i = 0; i < ft_obs_set_len(obs); i++) {
 		const struct ft_obs *o = ft_obs_set_at(obs, i);
-		bool rate = strcmp(o->key, "sim.trace.rate") == 0;
-		bool queue = strcmp(o->key, "sim.trace.queue") == 0;
-		bool ival = strcmp(o->key, "sim.trace.interval") == 0;
+		bool qp = false, full = false;
+		enum tr_kind kind = tr_kind(o->key, &qp);
 		struct tr_port *p;
 
-		if ((!rate && !queue && !ival) || !o->has_num || !o->device[0])
+		if (kind == TR_NONE || !o->has_num || !o->device[0])
 			continue;
-		if (!ival && (o->port < 0 || o->port >= FT_SIM_TRACE_POINTS))
+		if (kind != TR_INTERVAL && (o->port < 0 || o->port >= FT_SIM_TRACE_POINTS))
 			continue;
-		p = port_of(&ports, o->device);
+		p = port_of(&ports, o->device, qp, &full);
 		if (!p) {
-			if (ports.len < MAX_TRACED) {
+			if (!full) {
 				ft_vec_release(&ports);
 				return FT_ENOMEM;
 			}
 			continue;
 		}
-		if (ival) {
+		if (kind == TR_INTERVAL) {
 			p->interval_s = o->num;
 			continue;
 		}
-		(rate ? p->rate_GBps : p->queue_bytes)[o->port] = o->num;
+		(kind == TR_RATE ? p->rate : p->queue_bytes)[o->port] = o->num;
 		p->n = FT_MAX(p->n, (size_t)o->port + 1);
 	}
-	if (ports.len) {
-		ft_strbuf_adds(sb, "<section id=\"traces\">\n<h2>Port traces</h2>\n"
-		                   "<p class=\"note\">Simulated ports traced with --trace: the rate "
-		                   "each sent (wire bytes, headers included) and its egress queue, "
-		                   "averaged over each interval.</p>\n");
-		for (i = 0; i < ports.len; i++) {
-			const struct tr_port *p = ft_vec_at(&ports, i);
-			char id[48], title[128];
-			double dt_us = p->interval_s * 1e6;
-
-			if (!p->n || !(dt_us > 0))
-				continue;
-			snprintf(id, sizeof(id), "trace-rate-%zu", i);
-			snprintf(title, sizeof(title), "%s: rate", p->name);
-			time_chart(sb, id, title, "GB/s", p->rate_GBps, p->n, dt_us, 1, "#1f77b4");
-			snprintf(id, sizeof(id), "trace-queue-%zu", i);
-			snprintf(title, sizeof(title), "%s: egress queue", p->name);
-			time_chart(sb, id, title, "KB", p->queue_bytes, p->n, dt_us, 1e-3, "#d62728");
-		}
-		ft_strbuf_adds(sb, "</section>\n");
-	}
+	tr_section(&ports, false, sb);
+	tr_section(&ports, true, sb);
 	ft_vec_release(&ports);
 	return 0;
 }

@@ -553,45 +553,103 @@ ft__sim_render_nccl_tests(const struct ft_run *run, const struct ft_vec *ops,
 	return files_done(&sb, rc, err);
 }
 
-int
-ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counters *c,
-                     struct ft_vec *out, struct ft_error *err)
+/* Bins of @bin consecutive samples of @in[@ns] averaged into @out; a last, partial bin
+ * averages what it has. The number of points. */
+static size_t
+trace_bin(const double *in, size_t ns, size_t bin, double *out)
 {
-	size_t i, k;
+	size_t k, n = 0;
 
-	if (!c->trace)
-		return ft_error_set(err, FT_ENOTSUP, "--trace: only the packet engine keeps a trace");
-	for (i = 0; i < c->ntrace; i++) {
-		const struct ft_sim_trace *t = &c->trace[i];
-		const struct ft_link *lk = ft_topo_link(topo, t->link);
-		struct ft_sim_trace_series *s = ft_calloc(1, sizeof(*s));
-		size_t bin = (t->nsamples + FT_SIM_TRACE_POINTS - 1) / FT_SIM_TRACE_POINTS;
-		double dt = t->nsamples ? t->t_s[0] : 0; /* samples at k x interval, from 1 */
-		char a[48], b[48];
+	for (k = 0; k < ns; k++) {
+		size_t p = k / bin, nb = FT_MIN(bin, ns - p * bin);
+
+		out[p] += in[k] / (double)nb;
+		n = p + 1;
+	}
+	return n;
+}
+
+/* Samples at k x interval from 1 (t[0] the interval) in bins of at most
+ * FT_SIM_TRACE_POINTS: the samples a point, its interval in *@interval_s. */
+static size_t
+trace_bins(const double *t_s, size_t ns, double *interval_s)
+{
+	size_t bin = (ns + FT_SIM_TRACE_POINTS - 1) / FT_SIM_TRACE_POINTS;
+
+	bin = bin ? bin : 1;
+	*interval_s = (ns ? t_s[0] : 0) * (double)bin;
+	return bin;
+}
+
+/* "a -> b" of vertices @src and @dst into @buf. */
+static void
+pair_name(const struct ft_topo *topo, uint32_t src, uint32_t dst, char *buf, size_t n)
+{
+	char a[48], b[48];
+
+	ft_topo_vertex_name(topo, src, a, sizeof(a));
+	ft_topo_vertex_name(topo, dst, b, sizeof(b));
+	snprintf(buf, n, "%s -> %s", a, b);
+}
+
+/* Series @s (allocated) onto @out, freed: 0, or FT_ENOMEM. */
+static int
+push_series(struct ft_vec *out, void *s, struct ft_error *err)
+{
+	int rc = ft_vec_push(out, s);
+
+	ft_free(s);
+	return rc < 0 ? ft_error_set(err, FT_ENOMEM, "--trace: out of memory") : 0;
+}
+
+static int
+qp_series(const struct ft_topo *topo, const struct ft_sim_counters *c, struct ft_vec *out,
+          struct ft_error *err)
+{
+	for (size_t i = 0; i < c->nqp_trace; i++) {
+		const struct ft_sim_qp_trace *t = &c->qp_trace[i];
+		struct ft_sim_qp_series *s = ft_calloc(1, sizeof(*s));
+		size_t bin;
+		int rc;
 
 		if (!s)
 			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
-		bin = bin ? bin : 1;
-		ft_topo_vertex_name(topo, lk->src, a, sizeof(a));
-		ft_topo_vertex_name(topo, lk->dst, b, sizeof(b));
-		snprintf(s->name, sizeof(s->name), "%s -> %s", a, b);
-		s->link = t->link;
-		s->interval_s = dt * (double)bin;
-		for (k = 0; k < t->nsamples; k++) {
-			/* a last, partial bin averages what it has */
-			size_t p = k / bin, nb = FT_MIN(bin, t->nsamples - p * bin);
-
-			s->rate_Bps[p] += t->rate_Bps[k] / (double)nb;
-			s->queue_bytes[p] += t->queue_bytes[k] / (double)nb;
-			s->n = p + 1;
-		}
-		if (ft_vec_push(out, s) < 0) {
-			ft_free(s);
-			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
-		}
-		ft_free(s);
+		pair_name(topo, t->src, t->dst, s->name, sizeof(s->name));
+		snprintf(s->name + strlen(s->name), sizeof(s->name) - strlen(s->name), " qp %u", t->qp);
+		s->flow = t->flow;
+		bin = trace_bins(t->t_s, t->nsamples, &s->interval_s);
+		s->n = trace_bin(t->rate_Bps, t->nsamples, bin, s->rate_Bps);
+		trace_bin(t->alpha, t->nsamples, bin, s->alpha);
+		if ((rc = push_series(out, s, err)) < 0)
+			return rc;
 	}
 	return 0;
+}
+
+int
+ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counters *c,
+                     struct ft_vec *out, struct ft_vec *qps, struct ft_error *err)
+{
+	if (!c->trace)
+		return ft_error_set(err, FT_ENOTSUP, "--trace: only the packet engine keeps a trace");
+	for (size_t i = 0; i < c->ntrace; i++) {
+		const struct ft_sim_trace *t = &c->trace[i];
+		const struct ft_link *lk = ft_topo_link(topo, t->link);
+		struct ft_sim_trace_series *s = ft_calloc(1, sizeof(*s));
+		size_t bin;
+		int rc;
+
+		if (!s)
+			return ft_error_set(err, FT_ENOMEM, "--trace: out of memory");
+		pair_name(topo, lk->src, lk->dst, s->name, sizeof(s->name));
+		s->link = t->link;
+		bin = trace_bins(t->t_s, t->nsamples, &s->interval_s);
+		s->n = trace_bin(t->rate_Bps, t->nsamples, bin, s->rate_Bps);
+		trace_bin(t->queue_bytes, t->nsamples, bin, s->queue_bytes);
+		if ((rc = push_series(out, s, err)) < 0)
+			return rc;
+	}
+	return qp_series(topo, c, qps, err);
 }
 
 static int
@@ -632,6 +690,23 @@ ft_sim_report_trace_obs(const struct ft_sim_report *r, struct ft_obs_set *obs)
 			if (rc == 0)
 				rc = trace_obs(obs, "sim.trace.queue", port, (int)k, s->queue_bytes[k],
 				               "bytes");
+		}
+	}
+	for (size_t i = 0; i < r->qp_series.len && rc == 0; i++) {
+		const struct ft_sim_qp_series *s = ft_vec_at(&r->qp_series, i);
+		const char *arrow = strstr(s->name, " -> ");
+		char qp[sizeof(((struct ft_obs *)0)->device)];
+
+		/* "flow 17: n3.gpu0->n0.gpu0 qp 0", the arrow as the ports' */
+		snprintf(qp, sizeof(qp), "flow %u: %.*s%s%s", s->flow,
+		         arrow ? (int)(arrow - s->name) : (int)sizeof(s->name), s->name,
+		         arrow ? "->" : "", arrow ? arrow + 4 : "");
+		rc = trace_obs(obs, "sim.trace.qp.interval", qp, -1, s->interval_s, "s");
+		for (size_t k = 0; k < s->n && rc == 0; k++) {
+			rc = trace_obs(obs, "sim.trace.qp.rate", qp, (int)k, s->rate_Bps[k] * 8e-9,
+			               "Gbps");
+			if (rc == 0)
+				rc = trace_obs(obs, "sim.trace.qp.alpha", qp, (int)k, s->alpha[k], "");
 		}
 	}
 	return rc < 0 ? FT_ENOMEM : 0;

@@ -695,19 +695,6 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
 	return 0;
 }
 
-uint32_t
-ft__pk_nic_port(const struct pk_engine *e, const struct pk_flow *f, bool out, uint32_t other)
-{
-	for (uint32_t j = 0; j < f->npath; j++) {
-		uint32_t l = FT_VEC_AT(&e->paths, uint32_t,
-		                       f->path_off + (out ? j : f->npath - 1u - j));
-
-		if (e->ports[l].net)
-			return l;
-	}
-	return other;
-}
-
 static int
 receive(struct pk_engine *e, uint32_t id)
 {
@@ -719,7 +706,7 @@ receive(struct pk_engine *e, uint32_t id)
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
 		 * travel back at high priority (no queueing), one path latency. */
 		struct pk_dcqcn *d = &f->cc;
-		struct pk_port *rp = &e->ports[ft__pk_nic_port(e, f, false, k->link)];
+		struct pk_port *rp = &e->ports[ft__pk_nic_port(f, false, k->link)];
 
 		rp->ecn_rx++;
 		if (e->ibcc || !d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
@@ -1261,7 +1248,8 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		for (uint32_t i = 0; rc == 0 && i < e->ntrace_qps; i++)
 			if (e->trace_qps[i] >= e->flows.len)
 				return ft_error_set(err, FT_ERANGE,
-				                    "--trace-qps: expected flow ids below %zu, got %u",
+				                    "--trace-qps: expected flow ids below %zu, got %u "
+				                    "(--list-flows N lists them)",
 				                    e->flows.len, e->trace_qps[i]);
 		if (rc < 0 || (rc = ft__pk_start(e)) < 0)
 			goto fail;

@@ -196,3 +196,52 @@ ft__sim_gather(const struct ft_scenario *sc, const struct ft_topo *t,
 		return ft_error_set(err, rc, "out of memory");
 	return 0;
 }
+
+/* Op @id's name: "<job> <collective>" for a first iteration's op ("<collective>" when
+ * the job is named so), "<job> op <id>"
+ * for a later one, "background op <id>" for background traffic. */
+static void
+op_name(const struct ft_scenario *sc, const struct ft_sim_counters *c,
+        const struct job_run *jrs, uint32_t id, char *buf, size_t n)
+{
+	uint32_t ji = id < c->nops ? c->ops[id].job : UINT32_MAX;
+	const struct sc_job *j;
+
+	if (ji >= sc->jobs.len) {
+		snprintf(buf, n, "background op %u", id);
+		return;
+	}
+	j = ft_vec_at(&sc->jobs, ji);
+	for (size_t k = 0; k < jrs[ji].first_ops.len && k < j->ops.len; k++)
+		if (FT_VEC_AT(&jrs[ji].first_ops, int64_t, k) == (int64_t)id) {
+			const char *op = ft_op_name(((const struct sc_op *)ft_vec_at(&j->ops, k))->op);
+
+			/* a collective on a spec: its job is named after it */
+			snprintf(buf, n, "%s%s%s", strcmp(j->name, op) ? j->name : "",
+			         strcmp(j->name, op) ? " " : "", op);
+			return;
+		}
+	snprintf(buf, n, "%s op %u", j->name, id);
+}
+
+int
+ft__sim_gather_flows(const struct ft_scenario *sc, const struct ft_topo *t,
+                     const struct ft_sim_counters *c, const struct job_run *jrs,
+                     struct ft_sim_report *r, struct ft_error *err)
+{
+	if (!c->flow_rows)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "--list-flows: only the packet engine numbers its flows "
+		                    "(--engine packet)");
+	r->nflow_ids = c->nflow_ids;
+	for (size_t i = 0; i < c->nflow_rows; i++) {
+		struct ft_sim_flow_text f = { .row = c->flow_rows[i] };
+
+		ft_topo_vertex_name(t, f.row.src, f.src, sizeof(f.src));
+		ft_topo_vertex_name(t, f.row.dst, f.dst, sizeof(f.dst));
+		op_name(sc, c, jrs, f.row.op, f.op, sizeof(f.op));
+		if (ft_vec_push(&r->flows, &f) < 0)
+			return ft_error_set(err, FT_ENOMEM, "--list-flows: out of memory");
+	}
+	return 0;
+}

@@ -132,7 +132,7 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 	struct pk_flow *f = flow_at(e, fid), *next;
 	struct pk_dcqcn *d;
 
-	e->ports[ft__pk_nic_port(e, f, true, f->first_link)].cnp_handled++;
+	e->ports[ft__pk_nic_port(f, true, f->first_link)].cnp_handled++;
 	/* The QP's state moved on with its next message (pk_flow_sent()). */
 	while (f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
 		f = next;

@@ -185,11 +185,15 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	f = flow_at(e, fid);
 	f->lat_ps = 0;
 	f->first_link = path.links[0];
-	f->nic_link = PK_NONE;
-	for (j = 0; j < path.nlinks && f->nic_link == PK_NONE; j++)
-		if (e->links[path.links[j]].net &&
+	f->nic_link = f->nic_rx_link = PK_NONE;
+	for (j = 0; j < path.nlinks; j++) {
+		if (!e->links[path.links[j]].net)
+			continue;
+		if (f->nic_link == PK_NONE &&
 		    ft_topo_vertex(e->topo, e->links[path.links[j]].src)->kind == FT_V_NIC)
 			f->nic_link = path.links[j];
+		f->nic_rx_link = path.links[j];
+	}
 	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route

@@ -206,6 +206,7 @@ struct pk_flow {
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
 	uint32_t sent_task; /* a barrier done when its last packet first leaves, PK_NONE */
 	uint32_t nic_link;  /* the port of the NIC it leaves by (under any routing), PK_NONE */
+	uint32_t nic_rx_link; /* fixed path: its last network port (into the receiver's NIC), PK_NONE */
 	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
 	uint32_t fl_off;   /* adaptive with flowlets: its flowlets' hops (fl_hops each), PK_NONE */
 	uint32_t fl_cap;   /* room at fl_off (a reused record keeps its room) */
@@ -327,6 +328,7 @@ struct pk_engine {
 	struct ft_vec qp_samples;        /* double triples (t, rate, alpha), sample-major */
 	struct ft_sim_qp_trace *qp_traces;
 	double *qp_cols;
+	struct ft_sim_flow_row *flow_rows; /* pc.list_flows: counters()' rows */
 	double *fct, *ideal;
 	uint8_t *fct_prio; /* the priority of each finished flow */
 	uint32_t *fct_op;  /* the op of each finished flow (with several ops), else NULL */
@@ -484,9 +486,15 @@ void ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire);
 int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
 /* The port where a NIC counts flow @f's packets (ethtool -S): the first link of its
  * path onto the fabric (@out, the sender's NIC) or the last one off it (the
- * receiver's); @other when the path has none or is not kept (adaptive routing). */
-uint32_t ft__pk_nic_port(const struct pk_engine *e, const struct pk_flow *f, bool out,
-                         uint32_t other);
+ * receiver's), as routing cached them; @other when the path has none or is not
+ * kept (adaptive routing). */
+static inline uint32_t
+ft__pk_nic_port(const struct pk_flow *f, bool out, uint32_t other)
+{
+	uint32_t l = out ? f->nic_link : f->nic_rx_link;
+
+	return f->npath && l != PK_NONE ? l : other;
+}
 int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
 int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);
 void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);

@@ -143,7 +143,7 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	f.ring_next = PK_NONE;
 	f.fl_off = PK_NONE;
 	f.sent_task = PK_NONE;
-	f.nic_link = PK_NONE;
+	f.nic_link = f.nic_rx_link = PK_NONE;
 	f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
 	f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
 	f.qp = qp * 1024;

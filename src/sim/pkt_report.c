@@ -227,6 +227,38 @@ by_entry(const struct ft_vec *samples, uint32_t n, size_t *ns)
 	return cols;
 }
 
+/* --list-flows: the first pc.list_flows flow ids, each as its record holds it now. */
+static int
+flow_rows(struct pk_engine *e, struct ft_sim_counters *c)
+{
+	size_t n = FT_MIN((size_t)e->pc.list_flows, e->flows.len);
+
+	ft_free(e->flow_rows);
+	e->flow_rows = ft_calloc(n + 1, sizeof(*e->flow_rows));
+	if (!e->flow_rows)
+		return FT_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_flow *f = flow_at(e, (uint32_t)i);
+		const struct pk_task *t = task_at(e, f->task);
+		bool started = t->done || f->t_start_ps || f->snd_nxt;
+
+		e->flow_rows[i] = (struct ft_sim_flow_row){
+			.id = (uint32_t)i,
+			.src = f->src,
+			.dst = f->dst,
+			.qp = f->qp / 1024,
+			.op = t->op,
+			.bytes = f->bytes,
+			.start_s = started ? (double)f->t_start_ps / PK_PS_PER_S : NAN,
+			.fct_s = t->done ? (double)(t->t_done_ps - f->t_start_ps) / PK_PS_PER_S : NAN,
+		};
+	}
+	c->flow_rows = e->flow_rows;
+	c->nflow_rows = n;
+	c->nflow_ids = e->flows.len;
+	return 0;
+}
+
 /* The traced QPs' samples by QP, as views in @c. */
 static int
 qp_traces(struct pk_engine *e, struct ft_sim_counters *c, struct ft_error *err)
@@ -399,6 +431,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		c->trace = e->traces;
 		c->ntrace = e->ntrace;
 	}
+	if (e->pc.list_flows && flow_rows(e, c) < 0)
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for --list-flows");
 	return qp_traces(e, c, err);
 }
 

@@ -548,7 +548,8 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->op_results,    e->link_bytes,  e->link_maxflows,
 			                 e->port_counters, e->trace_links, e->trace_last,
 			                 e->traces,        e->trace_cols,  e->vseq,
-			                 e->trace_qps,     e->qp_traces,   e->qp_cols };
+			                 e->trace_qps,     e->qp_traces,   e->qp_cols,
+			                 e->flow_rows };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
 			                        &e->edges,         &e->paths, &e->ops,
 			                        &e->qp_samples };

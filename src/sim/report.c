@@ -130,6 +130,30 @@ records_json(struct ft_json *j, const char *key, const struct ft_vec *v,
 	ft_json_arr_end(j);
 }
 
+/* --list-flows: the engine's flow ids in all, and the first ones listed. */
+static void
+flows_json(const struct ft_sim_report *r, struct ft_json *j)
+{
+	ft_json_kv_uint(j, "ids", r->nflow_ids);
+	ft_json_key(j, "list");
+	ft_json_arr_begin(j);
+	for (size_t i = 0; i < r->flows.len; i++) {
+		const struct ft_sim_flow_text *f = ft_vec_at(&r->flows, i);
+
+		ft_json_obj_begin(j);
+		ft_json_kv_uint(j, "id", f->row.id);
+		ft_json_kv_str(j, "src", f->src);
+		ft_json_kv_str(j, "dst", f->dst);
+		ft_json_kv_uint(j, "qp", f->row.qp);
+		ft_json_kv_str(j, "op", f->op);
+		ft_json_kv_uint(j, "bytes", f->row.bytes);
+		ft__json_kv_num(j, "start_us", f->row.start_s * 1e6);
+		ft__json_kv_num(j, "fct_us", f->row.fct_s * 1e6);
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+}
+
 void
 ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j)
 {
@@ -190,6 +214,8 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft__json_object(j, "fct_us", c, fct_fields, FT_ARRAY_SIZE(fct_fields));
 	ft__json_object(j, "ideal_us", c, ideal_fields, FT_ARRAY_SIZE(ideal_fields));
 	ft__json_object(j, "slowdown", c, slowdown_fields, FT_ARRAY_SIZE(slowdown_fields));
+	if (r->nflow_ids)
+		flows_json(r, j);
 	ft_json_obj_end(j);
 	if (c->nprio_fct) { /* packet engine, flows at several priorities */
 		ft_json_key(j, "priorities");
@@ -351,6 +377,10 @@ static const struct ft__col op_cols[] = {
 static const struct ft__col tier_cols[] = {
 	{ "kind", L }, { "tier", R }, { "links", R }, { "mean", R }, { "max", R },
 };
+static const struct ft__col flow_cols[] = {
+	{ "id", R },    { "from", L },     { "to", L },       { "qp", R },
+	{ "op", L },    { "size", R },     { "start(us)", R }, { "fct(us)", R },
+};
 static const struct ft__col hot_cols[] = {
 	{ "link", R },      { "from -> to", L }, { "kind", L },      { "tier", R },
 	{ "cap(GB/s)", R }, { "util", R },       { "max flows", R },
@@ -389,6 +419,33 @@ op_counters_text(const struct ft_sim_report *r, struct ft_strbuf *out)
 		(void)ft_table_cell(&t, us(o->fct_p50_s, a, sizeof(a)));
 		(void)ft_table_cell(&t, us(o->fct_p99_s, a, sizeof(a)));
 		(void)ft_table_cell(&t, us(o->fct_max_s, a, sizeof(a)));
+	}
+	ft_table_render(&t, out);
+	ft_table_release(&t);
+}
+
+/* --list-flows: the first flow ids, what each record held last. */
+static void
+flows_text(const struct ft_sim_report *r, struct ft_strbuf *out)
+{
+	struct ft_table t;
+	char a[32], b[32];
+
+	ft_strbuf_addf(out, "\nflows (ids for --trace-qps; %zu of %" PRIu64 "%s):\n", r->flows.len,
+	               r->nflow_ids, r->flows.len < r->nflow_ids ? ", --list-flows N for more" : "");
+	ft_table_init(&t);
+	ft__table_cols(&t, flow_cols, FT_ARRAY_SIZE(flow_cols));
+	for (size_t i = 0; i < r->flows.len; i++) {
+		const struct ft_sim_flow_text *f = ft_vec_at(&r->flows, i);
+
+		(void)ft_table_cellf(&t, "%u", f->row.id);
+		(void)ft_table_cell(&t, f->src);
+		(void)ft_table_cell(&t, f->dst);
+		(void)ft_table_cellf(&t, "%u", f->row.qp);
+		(void)ft_table_cell(&t, f->op);
+		(void)ft_table_cell(&t, size_str(f->row.bytes, b, sizeof(b)));
+		(void)ft_table_cell(&t, us(f->row.start_s, a, sizeof(a)));
+		(void)ft_table_cell(&t, us(f->row.fct_s, a, sizeof(a)));
 	}
 	ft_table_render(&t, out);
 	ft_table_release(&t);
@@ -516,6 +573,8 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		ft_table_render(&t, out);
 		ft_table_release(&t);
 	}
+	if (r->nflow_ids)
+		flows_text(r, out);
 	if (!stable)
 		ft_strbuf_addf(out, "\nsimulated in %.3f s, peak memory %.1f MB\n", r->wall_s,
 		               (double)r->peak_rss_bytes / 1e6);

@@ -784,6 +784,8 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->by_size, sizeof(struct ft_sim_size_stat));
 	ft_vec_init(&r->op_counters, sizeof(struct ft_sim_op_counters));
 	ft_vec_init(&r->trace_series, sizeof(struct ft_sim_trace_series));
+	ft_vec_init(&r->qp_series, sizeof(struct ft_sim_qp_series));
+	ft_vec_init(&r->flows, sizeof(struct ft_sim_flow_text));
 }
 
 void
@@ -792,7 +794,7 @@ ft_sim_report_release(struct ft_sim_report *r)
 	struct ft_vec *const vecs[] = {
 		&r->jobs,          &r->hot,          &r->tiers,  &r->ports,
 		&r->counter_files, &r->trace_series, &r->faults, &r->by_size,
-		&r->op_counters
+		&r->op_counters,   &r->qp_series,    &r->flows
 	};
 
 	ft_run_release(&r->run);
@@ -891,8 +893,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	cfg.seed = sc->seed;
 	cfg.progress = progress;
 	cfg.packet = &sc->packet;
-	if (ov && ov->ntrace_links) {
+	if (ov && (ov->ntrace_links || ov->list_flows)) {
 		pkt = sc->packet;
+		pkt.list_flows = ov->list_flows;
 		pkt.trace_links = ov->trace_links;
 		pkt.ntrace_links = ov->ntrace_links;
 		pkt.trace_interval_s = ov->trace_interval_s;
@@ -1020,7 +1023,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc == 0 && ov && ov->ntrace_links)
 		rc = ft__sim_render_trace(topo, &c, &out->trace_json, &out->trace_len, err);
 	if (rc == 0 && ov && ov->ntrace_links)
-		rc = ft__sim_trace_series(topo, &c, &out->trace_series, err);
+		rc = ft__sim_trace_series(topo, &c, &out->trace_series, &out->qp_series, err);
+	if (rc == 0 && ov && ov->list_flows)
+		rc = ft__sim_gather_flows(sc, topo, &c, jrs, out, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 out:

@@ -45,6 +45,11 @@ int ft__sim_apply_fabric_scale(struct ft_topo *t, double scale);
 void ft__sim_fault_text(const struct sc_fault *f, char *buf, size_t len);
 /* The report of a run from the engine's counters @c: a row per op of every job of @jrs,
  * the links, the hottest, utilization by class. */
+/* --list-flows: the engine's flow rows in words into r->flows (ops named by job and,
+ * for a first iteration's, by collective). FT_ENOMEM. */
+int ft__sim_gather_flows(const struct ft_scenario *sc, const struct ft_topo *t,
+                         const struct ft_sim_counters *c, const struct job_run *jrs,
+                         struct ft_sim_report *r, struct ft_error *err) FT_MUST_CHECK;
 int ft__sim_gather(const struct ft_scenario *sc, const struct ft_topo *t,
                    const struct ft_sim_counters *c, struct job_run *jrs,
                    const struct ft_sim_overrides *ov, struct ft_sim_report *r,

@@ -402,9 +402,10 @@ int ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_coun
  * per row, else empty). */
 int ft__sim_render_nccl_tests(const struct ft_run *run, const struct ft_vec *ops,
                               struct ft_vec *files, struct ft_error *err) FT_MUST_CHECK;
-/* The traced ports' series binned for charts (struct ft_sim_trace_series in @out). */
+/* The traced ports' series binned for charts (struct ft_sim_trace_series in @out), and
+ * the traced QPs' (struct ft_sim_qp_series in @qps). */
 int ft__sim_trace_series(const struct ft_topo *topo, const struct ft_sim_counters *c,
-                         struct ft_vec *out, struct ft_error *err) FT_MUST_CHECK;
+                         struct ft_vec *out, struct ft_vec *qps, struct ft_error *err) FT_MUST_CHECK;
 /*
  * The traced ports of @c as one JSON document (`{"interval_us", "ports": [{"link", "name",
  * "samples": [[t_us, rate_GBps, queue_bytes], ...]}]}`), in *@out (ft_free) of *@len bytes.

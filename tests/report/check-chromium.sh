@@ -155,9 +155,17 @@ if "$fabtune" sim dgx-h100:2 --op all_reduce -b 1M -e 64M -f 4 --save >/dev/null
 fi
 # 5. A simulated run with --trace: the traced ports' rate and queue over time, one point
 #    per three samples (1,028 samples of 1 us binned to 343 points of at most 512), the
-#    rate at the link's 50 GB/s and never above (the axis tops at 60, not 80).
+#    rate at the link's 50 GB/s and never above (the axis tops at 60, not 80); and the
+#    rate of flow 0's QP (--trace-qps), binned the same, from its 400 Gb/s line rate down.
 if "$fabtune" sim scenarios/lab/incast-pfc-dcqcn-tuned.yaml --trace "$tmp/trace.json" \
-	--trace-links 264 --save >/dev/null 2>&1 && page trace latest; then
+	--trace-links 264 --trace-qps 0 --save >/dev/null 2>&1 && page trace latest; then
+	expect_ids "$tmp/trace.html" qp-traces trace-qp-rate-0
+	qp=$(sed -n '/id="trace-qp-rate-0"/,/<\/svg>/p' "$tmp/trace.html")
+	grep -qF 'flow 0: n1.nic0-&gt;n0.nic0 qp 0: reaction-point rate' <<<"$qp" ||
+		{ echo "FAIL trace: no QP title"; fail=1; }
+	n=$(grep -o 'points="[^"]*"' <<<"$qp" | tr ' ' '\n' | grep -c ',')
+	[ "$n" -eq 343 ] || { echo "FAIL trace: $n points in the QP chart, expected 343"; fail=1; }
+	grep -q '>400</text>' <<<"$qp" || { echo "FAIL trace: the QP axis should top at 400 Gb/s"; fail=1; }
 	expect_ids "$tmp/trace.html" traces trace-rate-0 trace-queue-0
 	grep -qF 'leaf0-&gt;n0.nic0: rate' "$tmp/trace.html" || { echo "FAIL trace: no port title"; fail=1; }
 	n=$(sed -n '/id="trace-rate-0"/,/<\/svg>/p' "$tmp/trace.html" | grep -o 'points="[^"]*"' |
@@ -167,7 +175,7 @@ if "$fabtune" sim scenarios/lab/incast-pfc-dcqcn-tuned.yaml --trace "$tmp/trace.
 	{ grep -q '>60</text>' <<<"$rate" && ! grep -q '>80</text>' <<<"$rate"; } ||
 		{ echo "FAIL trace: the rate axis should top at 60 GB/s"; fail=1; }
 	check_render trace 20
-	expect_ids "$tmp/trace.dom" trace-rate-0 trace-queue-0
+	expect_ids "$tmp/trace.dom" trace-rate-0 trace-queue-0 trace-qp-rate-0
 fi
 # 6. The check can fail: a blank page has a single colour.
 printf '<!DOCTYPE html><html><body style="background:#fff"></body></html>\n' >"$tmp/blank.html"

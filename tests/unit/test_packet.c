@@ -1000,6 +1000,56 @@ test_dcqcn_drain_collapse(void **state)
 }
 
 /*
+ * The traced QP as the HTML report gets it: the series for charts (its samples averaged
+ * in bins, at most FT_SIM_TRACE_POINTS points) and its observations, rate in Gb/s, named
+ * by flow.
+ */
+static void
+qp_trace_obs(const struct ft_topo *t, const struct ft_sim_counters *c)
+{
+	const struct ft_sim_qp_trace *q = &c->qp_trace[0];
+	struct ft_sim_report r;
+	struct ft_obs_set obs;
+	struct ft_error err = { 0 };
+	const struct ft_sim_qp_series *qs;
+	size_t nrate = 0, bin;
+	double rate = 0, alpha = 0;
+	char name[48];
+
+	ft_sim_report_init(&r);
+	ft_obs_set_init(&obs);
+	assert_int_equal(ft__sim_trace_series(t, c, &r.trace_series, &r.qp_series, &err), 0);
+	assert_int_equal(r.qp_series.len, 1);
+	qs = ft_vec_at(&r.qp_series, 0);
+	/* Bins of ceil(ns / 512) samples, each point their mean. */
+	bin = (q->nsamples + FT_SIM_TRACE_POINTS - 1) / FT_SIM_TRACE_POINTS;
+	assert_int_equal(qs->n, (q->nsamples + bin - 1) / bin);
+	assert_double_equal(qs->interval_s, (double)bin * q->t_s[0], 1e-18);
+	for (size_t k = 0; k < bin; k++) {
+		rate += q->rate_Bps[bin + k] / (double)bin;
+		alpha += q->alpha[bin + k] / (double)bin;
+	}
+	assert_double_equal(qs->rate_Bps[1], rate, rate * 1e-12);
+	assert_double_equal(qs->alpha[1], alpha, 1e-12);
+	assert_int_equal(ft_sim_report_trace_obs(&r, &obs), 0);
+	snprintf(name, sizeof(name), "flow 0: %.*s->%s", (int)(strstr(qs->name, " -> ") - qs->name),
+	         qs->name, strstr(qs->name, " -> ") + 4);
+	for (size_t i = 0; i < ft_obs_set_len(&obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&obs, i);
+
+		if (strcmp(o->key, "sim.trace.qp.rate") != 0)
+			continue;
+		assert_string_equal(o->device, name);
+		assert_string_equal(o->unit, "Gbps");
+		assert_double_equal(o->num, qs->rate_Bps[o->port] * 8e-9, 1e-9);
+		nrate++;
+	}
+	assert_int_equal(nrate, qs->n);
+	ft_obs_set_release(&obs);
+	ft_sim_report_release(&r);
+}
+
+/*
  * --trace-qps: a QP's reaction-point rate as the trace samples it follows DCQCN's closed
  * form. CNPs reach the QP at 2.5 + 4k us (one per rate_reduce_monitor_period, so each
  * cuts; the byte counter is off and the 300 us timer never fires in the window), and the
@@ -1054,6 +1104,7 @@ test_trace_qp_rate(void **state)
 	}
 	print_message("qp trace: %.3f Gb/s after %u cuts (line %.0f Gb/s)\n",
 	              t->rate_Bps[ncnp - 1] * 8e-9, ncnp, p->line_Bps * 8e-9);
+	qp_trace_obs(n.t, &c);
 	ft_schedule_release(&s);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);

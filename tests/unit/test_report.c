@@ -443,6 +443,61 @@ test_html_pairs_links(void **state)
 	ft_archive_records_release(&recs);
 }
 
+/*
+ * Traces in the HTML report: a port's rate and queue, and a QP's reaction-point rate
+ * charted apart (Gb/s, its own section), each on its own time axis. The QP's 4 points
+ * of 2 us: x at 2, 4, 6, 8 us of 8 over the plot's 590 px from 70; y of 100 Gb/s (the
+ * axis top, a step of 50) at 34, 50 at the middle of the 146 px plot. Sixteen ports
+ * fill the ports' cap, not the QPs'.
+ */
+static void
+test_html_traces(void **state)
+{
+	static const double qp_Gbps[4] = { 100, 50, 75, 100 };
+	struct ft_report_input in = { 0 };
+	struct ft_archive_record rec;
+	struct ft_obs_set *set;
+	struct ft_strbuf out;
+	char dev[48];
+	const char *p;
+
+	(void)state;
+	ft_archive_record_init(&rec);
+	set = &rec.obs;
+	for (int i = 0; i < 16; i++) {
+		snprintf(dev, sizeof(dev), "leaf0->n%d.nic0", i);
+		add_counter(set, "sim.trace.interval", dev, -1, 1e-6, "s");
+		for (int k = 0; k < 3; k++) {
+			add_counter(set, "sim.trace.rate", dev, k, 10.0 * (k + 1), "GBps");
+			add_counter(set, "sim.trace.queue", dev, k, 1000.0 * k, "bytes");
+		}
+	}
+	add_counter(set, "sim.trace.qp.interval", "flow 3: n1.gpu0->n0.gpu0 qp 0", -1, 2e-6, "s");
+	for (int k = 0; k < 4; k++) {
+		add_counter(set, "sim.trace.qp.rate", "flow 3: n1.gpu0->n0.gpu0 qp 0", k, qp_Gbps[k],
+		            "Gbps");
+		add_counter(set, "sim.trace.qp.alpha", "flow 3: n1.gpu0->n0.gpu0 qp 0", k, 0.5, "");
+	}
+	in.run = &rec;
+	in.stable = true;
+	render(&in, FT_REPORT_HTML, &out);
+	assert_int_equal(count(out.buf, "<svg id=\"trace-rate-"), 16);
+	assert_int_equal(count(out.buf, "<svg id=\"trace-queue-"), 16);
+	p = strstr(out.buf, "<section id=\"qp-traces\">\n<h2>QP rates</h2>");
+	assert_non_null(p);
+	assert_true(p > strstr(out.buf, "<section id=\"traces\">"));
+	p = strstr(p, "<svg id=\"trace-qp-rate-0\"");
+	assert_non_null(p);
+	assert_null(strstr(p + 1, "<svg id=\"trace-qp-rate-1\""));
+	assert_null(strstr(out.buf, "trace-qp-queue"));
+	assert_non_null(strstr(p, "flow 3: n1.gpu0-&gt;n0.gpu0 qp 0: reaction-point rate"));
+	assert_non_null(strstr(p, ">Gb/s</text>"));
+	assert_non_null(strstr(p, ">100</text>"));
+	assert_non_null(strstr(p, "points=\"217.5,34.0 365.0,107.0 512.5,70.5 660.0,34.0\""));
+	ft_strbuf_release(&out);
+	ft_archive_record_release(&rec);
+}
+
 static void
 test_json(void **state)
 {
@@ -489,6 +544,7 @@ main(void)
 		cmocka_unit_test(test_format_names), cmocka_unit_test(test_text_sections),
 		cmocka_unit_test(test_csv),          cmocka_unit_test(test_prom),
 		cmocka_unit_test(test_html),         cmocka_unit_test(test_html_pairs_links),
+		cmocka_unit_test(test_html_traces),
 		cmocka_unit_test(test_json),         cmocka_unit_test(test_prom_obs),
 		cmocka_unit_test(test_format_pick),
 	};

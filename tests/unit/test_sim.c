@@ -2016,6 +2016,72 @@ test_ecmp_memo_paths_are_routed_paths(void **state)
 /* A report filled by hand leaves what the twin was as observations, in order: the
  * description cut at a space into pieces that fit, each fault, each link's utilisation
  * with the arrow closed up, and a sweep's busiest class size by size. */
+/* A collective on a spec through the packet engine, its first @n flow ids listed. */
+static int
+list_flows_run(const char *engine, uint64_t n, struct ft_sim_report *rep)
+{
+	struct ft_sim_args a;
+	struct ft_sim_overrides ov;
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	int rc;
+
+	ft_sim_args_init(&a);
+	a.op = "all_reduce";
+	a.minb = a.maxb = 1 << 20;
+	a.engine = engine;
+	a.list_flows = n;
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), 0);
+	ft_sim_report_init(rep);
+	rc = ft_scenario_run(sc, &ov, NULL, rep, &err);
+	ft_scenario_free(sc);
+	return rc;
+}
+
+/*
+ * --list-flows: every flow id of a 1 MiB all-reduce on two DGX H100 (1,920 flows), each
+ * with its endpoints, size, start and completion time. The rows' completion times span
+ * exactly the run's FCT figures, each flow ends within the run, the ring's later steps
+ * start late; a cap lists fewer rows and still counts all ids; the flow engine has none.
+ */
+static void
+test_list_flows(void **state)
+{
+	struct ft_sim_report rep;
+	double lo = INFINITY, hi = 0, last_start = 0, last_end = 0;
+
+	(void)state;
+	assert_int_equal(list_flows_run("packet", FT_SIM_LIST_FLOWS_MAX, &rep), 0);
+	assert_int_equal(rep.nflow_ids, rep.c.nflows);
+	assert_int_equal(rep.flows.len, rep.nflow_ids);
+	for (size_t i = 0; i < rep.flows.len; i++) {
+		const struct ft_sim_flow_text *f = ft_vec_at(&rep.flows, i);
+
+		assert_int_equal(f->row.id, i);
+		assert_true(isfinite(f->row.start_s) && isfinite(f->row.fct_s));
+		assert_true(f->row.bytes > 0);
+		assert_true(strncmp(f->src, "n", 1) == 0 && strcmp(f->src, f->dst) != 0);
+		assert_string_equal(f->op, "all_reduce");
+		lo = FT_MIN(lo, f->row.fct_s);
+		hi = FT_MAX(hi, f->row.fct_s);
+		last_start = FT_MAX(last_start, f->row.start_s);
+		last_end = FT_MAX(last_end, f->row.start_s + f->row.fct_s);
+	}
+	assert_double_equal(lo, rep.c.fct_min_s, 1e-15);
+	assert_double_equal(hi, rep.c.fct_max_s, 1e-15);
+	assert_true(last_end <= rep.c.makespan_s + 1e-12);
+	assert_true(last_start > 0.5 * rep.c.makespan_s);
+	ft_sim_report_release(&rep);
+
+	assert_int_equal(list_flows_run("packet", 3, &rep), 0);
+	assert_int_equal(rep.flows.len, 3);
+	assert_true(rep.nflow_ids > 3);
+	ft_sim_report_release(&rep);
+	assert_int_equal(list_flows_run("flow", 3, &rep), FT_ENOTSUP);
+	ft_sim_report_release(&rep);
+}
+
 static void
 test_report_obs(void **state)
 {
@@ -2241,6 +2307,7 @@ main(void)
 		cmocka_unit_test(test_straggler),
 		cmocka_unit_test(test_utilisation_by_size),
 		cmocka_unit_test(test_report_obs),
+		cmocka_unit_test(test_list_flows),
 		cmocka_unit_test(test_report_write_counters),
 		cmocka_unit_test(test_sim_args),
 	};

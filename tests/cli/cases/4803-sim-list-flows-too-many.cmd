@@ -1,0 +1,1 @@
+sim scenarios/lab/incast-pfc-dcqcn-tuned.yaml --list-flows 100001
