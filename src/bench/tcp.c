@@ -48,20 +48,20 @@
 #define TCP_SPIN_BASE_S 20e-6
 #define TCP_SPIN_RATE   2e9
 #define TCP_SPIN_MAX_S  250e-6
-#define LOWAT_MAX  (128 * 1024)
+#define LOWAT_MAX  (64 * 1024)
 /*
  * What a spin that ends in progress saves against a receive that sleeps
  * (ft__spin_check weighs it against the time preemptions took from the
  * spins): the wake-up of a sleeping process, TCP_WAKE_S, plus, for a
  * message of len bytes, len / TCP_SAVE_RATE: a sleeper is woken once its
- * low-water mark (the whole message up to LOWAT_MAX) is queued and only
- * then copies it out, where a spinning receiver copies each segment as it
+ * low-water mark (the whole message, up to LOWAT_MAX; ft__tcp_lowat) is
+ * queued and only then copies it out, where a spinning receiver copies each segment as it
  * arrives, behind the sender. Fitted to p50 one-way latency, --spin never
  * minus --spin always, on a 2-CPU VM at a load of 10-11 (three sittings):
  * 3.2-3.3 us at 14 B, 0.7-3.1 at 16 KiB, 5.2-6.1 at 64 KiB, 12-14 at 256
- * KiB (one outlier at -7), 93-129 at 1 MiB; the line is low at 1 MiB,
- * where the sleeper also wakes once per LOWAT_MAX, so that the rule errs
- * towards sleeping. The flat 5 us it replaces left 16 and 60 KiB
+ * KiB (one outlier at -7), 93-129 at 1 MiB, measured while a sleeper
+ * above 64 KiB still waited for 128 KiB per wake-up (it now wakes at the
+ * first segment); not measured again since. The flat 5 us it replaces left 16 and 60 KiB
  * ping-pongs sleeping at light load, 1.03-1.06x sockperf where spinning
  * had read 0.61-0.73x.
  */
@@ -458,24 +458,38 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 }
 
 /*
- * Before a sleep on @c's receive: wake up for a useful amount of the stripe
- * at the head, not for every segment, and never for more than it still
- * needs. The kernel wakes a sleeper in recv() or poll() only once
- * SO_RCVLOWAT bytes are queued (tcp_data_ready), whatever the length recv()
- * asked for: the blocking recv() below, entered for the rest of a message
- * that a spin had partly read, used to keep the mark set for the whole
- * message, and could sleep until SO_RCVTIMEO (10 ms) with its bytes queued.
+ * The low-water mark before a sleep on a receive that still needs @need
+ * bytes: wake up for the whole stripe when it is small, not for every
+ * segment, and never for more than it still needs. The kernel wakes a
+ * sleeper in recv() or poll() only once SO_RCVLOWAT bytes are queued
+ * (tcp_data_ready), whatever the length recv() asked for: the blocking
+ * recv() below, entered for the rest of a message that a spin had partly
+ * read, used to keep the mark set for the whole message, and could sleep
+ * until SO_RCVTIMEO (10 ms) with its bytes queued. Above LOWAT_MAX the mark
+ * stays at the kernel's 1 byte: a 128 KiB mark on a 1 MiB ping-pong left
+ * the sleeping receiver idle until each 128 KiB had queued, then copied it
+ * out of a cache the sender had moved on from (--spin never, 1 MiB: p50
+ * 424-1,163 us and 937-969 ms of CPU per 1,100 round trips with the mark,
+ * 187-267 us and 406-625 ms without, load 10-11), where a receiver woken at
+ * the first segment copies behind the sender, as Open MPI's TCP BTL does
+ * with its fragments; a plain blocking ping-pong with a 128 KiB mark even
+ * hung there.
  */
+int
+ft__tcp_lowat(size_t need)
+{
+	return need > LOWAT_MAX ? 1 : (int)FT_MAX(need, (size_t)1);
+}
+
+/* Set @c's mark for the stripe at the head of its receives (ft__tcp_lowat). */
 static void
 lowat_set(struct tcp_conn *c)
 {
-	size_t need;
 	int want;
 
 	if (!c->rq)
 		return;
-	need = c->rq->len - c->rq->off;
-	want = need > LOWAT_MAX ? LOWAT_MAX : (int)need;
+	want = ft__tcp_lowat(c->rq->len - c->rq->off);
 	if (want != c->lowat &&
 	    setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want)) == 0)
 		c->lowat = want;

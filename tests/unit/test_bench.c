@@ -1377,6 +1377,23 @@ tcp_notice_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct f
 	return rc;
 }
 
+/*
+ * A sleeping tcp receive wakes for the whole of a small stripe, and at the
+ * first segment of a large one, so that it copies behind the sender.
+ */
+static void
+test_tcp_lowat(void **state)
+{
+	(void)state;
+	assert_int_equal(ft__tcp_lowat(1), 1);
+	assert_int_equal(ft__tcp_lowat(14), 14);
+	assert_int_equal(ft__tcp_lowat(61440), 61440);
+	assert_int_equal(ft__tcp_lowat(65536), 65536);
+	assert_int_equal(ft__tcp_lowat(65537), 1);
+	assert_int_equal(ft__tcp_lowat(262144), 1);
+	assert_int_equal(ft__tcp_lowat(1048576), 1);
+}
+
 static void
 test_spin_notice_tcp(void **state)
 {
@@ -3044,6 +3061,7 @@ main(void)
 		cmocka_unit_test(test_spin_budget),
 		cmocka_unit_test(test_spin_quits),
 		cmocka_unit_test(test_spin_notice_tcp),
+		cmocka_unit_test(test_tcp_lowat),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
