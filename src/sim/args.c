@@ -76,7 +76,9 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 	if (a->trace_qps && !a->trace_links)
 		return ft_error_set(err, FT_EINVAL, "--trace-qps: goes with --trace and --trace-links");
 	if (a->list_flows > FT_SIM_LIST_FLOWS_MAX)
-		return ft_error_set(err, FT_EINVAL, "--list-flows: expected 1 to %u flows, got %" PRIu64,
+		return ft_error_set(err, FT_EINVAL,
+		                    "--list-flows: expected at most %u flows (0 lists none), "
+		                    "got %" PRIu64,
 		                    FT_SIM_LIST_FLOWS_MAX, a->list_flows);
 	ov->list_flows = (uint32_t)a->list_flows;
 	if (a->trace_links)
