@@ -29,7 +29,6 @@
 #define WF_RUN 16         /* its insertion-sorted runs */
 
 /* flowfill.c */
-void ft__fs_sort_u32(uint32_t *q, uint32_t n);
 void ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l);
 int ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full) FT_MUST_CHECK;
 

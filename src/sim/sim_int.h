@@ -506,4 +506,7 @@ double ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo
 double ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                         uint32_t nranks, uint32_t gpn);
 
+/* Sort @n ids in increasing order (flowfill.c; both engines use it). */
+void ft__fs_sort_u32(uint32_t *q, uint32_t n);
+
 #endif
