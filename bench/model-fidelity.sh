@@ -16,7 +16,8 @@
 # curve and over all curves, the median absolute error of the time in three
 # bands (<= 1 MiB, 2-128 MiB, >= 256 MiB) before and after, the ratio
 # after / before, and the median signed error after (negative: the model is
-# faster than the measurement). For the nccl-tests outputs it also runs the
+# faster than the measurement), and per band and curve how many sizes miss
+# the band's target on either side. For the nccl-tests outputs it also runs the
 # calibrated leave-one-out check (`fabtune model SPEC --calibrate FILE`)
 # and prints its median per curve.
 #
@@ -172,7 +173,7 @@ def show(label, res):
               "ratio %5.2f  signed %+6.1f%%" % (name, n, 100 * eb, 100 * ea,
                                                 ea / eb if eb > 0 else float("nan"), 100 * sa))
 
-allpts, fails = [], []
+allpts, fails, percurve = [], [], []
 print("# model fidelity: time against published NCCL measurements (%d curves)" % len(CURVES))
 for name, f, spec, extra in CURVES:
     op, n, rows = measured(f)
@@ -184,6 +185,7 @@ for name, f, spec, extra in CURVES:
     pts = [(r["bytes"], before[r["bytes"]] / r["time_us"] - 1,
             after[r["bytes"]] / r["time_us"] - 1) for r in rows]
     allpts += pts
+    percurve.append((name, pts))
     lo = loo(spec, f, extra)
     for band, nb, eb, ea, sa in medians(pts):
         bound = BOUND_CURVE.get((name, band))
@@ -212,6 +214,17 @@ for name, lo, hi in BANDS:
     print("  %-11s %3d of %3d sizes within the %.0f%% target (the median needs %d)" % (
         name, sum(1 for p in sel if abs(p[2]) <= TARGET[name]), len(sel),
         100 * TARGET[name], len(sel) // 2 + 1))
+# Where each band's misses lie: per curve, its sizes outside the target on
+# either side (fast: the model's time is below the measurement's).
+for name, lo, hi in BANDS:
+    print("  %s misses by curve (fast / slow / within):" % name)
+    for cname, pts in percurve:
+        sel = band_errs(pts, lo, hi)
+        if not sel:
+            continue
+        fast = sum(1 for p in sel if p[2] < -TARGET[name])
+        slow = sum(1 for p in sel if p[2] > TARGET[name])
+        print("    %-22s %3d / %3d / %3d" % (cname, fast, slow, len(sel) - fast - slow))
 for name, n, eb, ea, sa in res:
     if n and ea > BOUND_ALL[name]:
         fails.append("all curves, %s: median |error| %.1f%% > %.0f%%" % (
