@@ -241,7 +241,10 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 	}
 }
 
-/* NVLink at the per-link figure of @l's NCCL release: NCCL sizes its graphs with it. */
+/*
+ * NVLink at the per-link figure of @l's NCCL release: NCCL sizes its graphs with it. The
+ * ring graph is searched again on the release's links (a channel's share kept, as forced).
+ */
 static void
 release_nvlink(struct ft_model_links *l)
 {
@@ -249,8 +252,9 @@ release_nvlink(struct ft_model_links *l)
 
 	if (!l->nvlink || l->nccl_version == 0 || strcmp(l->intra_what, "nvlink") != 0)
 		return;
-	scale = ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version) /
-	        ft__model_nvlink_link_Bps(l->arch);
+	scale = ft__model_ring_graph_Bps(l->arch, l->nvlinks * ft__model_nvlink_link_Bps_at(
+	                                                         l->arch, l->nccl_version)) /
+	        ft__model_ring_graph_Bps(l->arch, l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
 	l->intra_Bps *= scale;
 	l->p2p_Bps *= scale;
 }

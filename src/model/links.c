@@ -52,6 +52,80 @@ ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version)
 	return version < 22700 ? 40.0e9 : ft__model_nvlink_link_Bps(arch);
 }
 
+/*
+ * The ring graph NCCL's search finds on NVLink of @total bytes/s a GPU (its links times the
+ * per-link figure). The search tries one bandwidth per channel from a fixed list of speeds
+ * (NVIDIA/nccl src/graph/search.cc, sm90SpeedArrayIntra and sm100SpeedArrayIntra at the
+ * master of June 2026, speedArrayIntra for older GPUs), fastest first, and packs as many
+ * channels of that speed as the GPU's links hold, at most MAXCHANNELS/2 = 32; it keeps the
+ * graph of the most bandwidth (nChannels x speed; the first of equals) and stops lowering the
+ * speed once the next one is under 0.49 of the kept graph's, or once a graph fills the links.
+ * Duplicating channels afterwards (ncclTopoDupChannels) halves the speed and doubles the
+ * channels, so the total is what this returns. An H100's 18 x 20.6 = 370.8 GB/s gives 6 x 60
+ * = 360 (NCCL_DEBUG_SUBSYS=GRAPH prints 12 x 30 after duplication), an A100's 12 x 20 = 240
+ * gives 6 x 40 = 240, a Blackwell GPU's 18 x 40.1 = 721.8 gives 8 x 90 = 720.
+ */
+double
+ft__model_ring_graph_Bps(enum ft_model_arch arch, double total)
+{
+	static const double sm80[] = { 40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3 };
+	static const double sm90[] = { 60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3 };
+	static const double sm100[] = { 90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18 };
+	const double *speed = sm80;
+	size_t n = FT_ARRAY_SIZE(sm80), i = 0;
+	/* GB/s, with a little slack so that 9 channels of 40 fill 360 exactly. */
+	double gbps = total / 1e9 * (1 + 1e-9), best = 0, best_speed = 0;
+
+	if (arch == FT_ARCH_HOPPER) {
+		speed = sm90;
+		n = FT_ARRAY_SIZE(sm90);
+	} else if (arch == FT_ARCH_BLACKWELL) {
+		speed = sm100;
+		n = FT_ARRAY_SIZE(sm100);
+	}
+	while (i < n - 1 && speed[i] > gbps)
+		i++;
+	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
+		double nch = FT_MIN(floor(gbps / speed[i]), 32.0);
+
+		if (nch * speed[i] > best) {
+			best = nch * speed[i];
+			best_speed = speed[i];
+		}
+		if (best >= gbps / (1 + 1e-9) || nch >= 32)
+			break;
+	}
+	return best > 0 ? best * 1e9 : total;
+}
+
+static enum ft_model_arch arch_of(const struct ft_node_spec *n);
+
+/* NVLink links of a GPU of @n: its NVLink rate over the raw rate of one link. */
+static uint32_t
+nvlink_count(const struct ft_node_spec *n)
+{
+	uint32_t links = (uint32_t)(n->nvlink_Bps / nvlink_raw_link_Bps(n->nvlink_gen) + 0.5);
+
+	return links ? links : 1;
+}
+
+/*
+ * The share of NVLink's raw rate that NCCL reaches: its ring graph on the GPU's links at
+ * its per-link figure (kb NA-MODEL), 360 of 450 GB/s on an H100, 720 of 900 on a B200.
+ * The flow and packet engines run NVLink at it; the model's intra rate is the same.
+ */
+static double
+nvlink_efficiency(const struct ft_node_spec *n)
+{
+	uint32_t links;
+
+	if (n->nvlink_gen == 0 || !(n->nvlink_Bps > 0))
+		return 1.0;
+	links = nvlink_count(n);
+	return ft__model_ring_graph_Bps(arch_of(n), links * ft__model_nvlink_link_Bps(arch_of(n))) /
+	       (links * nvlink_raw_link_Bps(n->nvlink_gen));
+}
+
 static enum ft_model_arch
 arch_of(const struct ft_node_spec *n)
 {
@@ -105,9 +179,7 @@ ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind)
 
 	switch (link_kind) {
 	case FT_L_NVLINK:
-		if (n->nvlink_gen == 0 || !(n->nvlink_Bps > 0))
-			return 1.0;
-		return ft__model_nvlink_link_Bps(arch_of(n)) / nvlink_raw_link_Bps(n->nvlink_gen);
+		return nvlink_efficiency(n);
 	case FT_L_HOST:
 	case FT_L_FABRIC:
 		return wire_efficiency(spec);
@@ -378,12 +450,9 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 
 	if (l->nvlink) {
-		double raw = nvlink_raw_link_Bps(n->nvlink_gen);
-
-		l->nvlinks = (uint32_t)(n->nvlink_Bps / raw + 0.5);
-		if (l->nvlinks == 0)
-			l->nvlinks = 1;
-		l->intra_Bps = l->nvlinks * ft__model_nvlink_link_Bps(l->arch);
+		l->nvlinks = nvlink_count(n);
+		l->intra_Bps = ft__model_ring_graph_Bps(
+		        l->arch, l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
 		ft_strlcpy(l->intra_what, "nvlink", sizeof(l->intra_what));
 		l->nchannels = FT_MIN(l->nvlinks, 32u);
 	} else {

@@ -125,8 +125,11 @@ test_query_choice_errors(void **state)
 	assert_non_null(strstr(err.msg, "proto: unknown protocol "));
 }
 
-/* 18 NVLinks × 20.6 GB/s (kb NA-MODEL topology constant for SM90). */
-static const double H_INTRA = 18 * 20.6e9;
+/*
+ * 18 NVLinks × 20.6 GB/s (kb NA-MODEL topology constant for SM90) = 370.8 GB/s, packed by
+ * NCCL's ring search at its speeds (60, 50, 40, 30 ... GB/s a channel): 6 x 60 = 360.
+ */
+static const double H_INTRA = 360e9;
 
 /* Ring all-reduce, one node: 2(n-1)/n · S/B + base + 2(n-1)·α (kb NA-MODEL Ring latency). */
 static void
@@ -163,8 +166,8 @@ test_closed_ring_allreduce(void **state)
  * us, ×1.4 plateau at this size (kb NA-MODEL), bandwidth min(NVLink, 8 NICs). */
 /*
  * --channels (NCCL_MIN/MAX_NCHANNELS): a channel carries 1/18 of the graph's
- * NVLink bandwidth on Hopper (18 channels, 20.6 GB/s each) and leaves a node
- * through one NIC, so a ring's bandwidth is min(c x 20.6 GB/s, min(c, rails)
+ * NVLink bandwidth on Hopper (18 channels, 360 / 18 = 20 GB/s each) and leaves a node
+ * through one NIC, so a ring's bandwidth is min(c x 20 GB/s, min(c, rails)
  * x NIC); the latency does not change.
  */
 static void
@@ -192,13 +195,13 @@ test_closed_ring_channels(void **state)
 		q.proto = FT_PROTO_SIMPLE;
 		q.nchannels = chans[i];
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
-		bus = FT_MIN(FT_MIN(c, 18) * 20.6e9, FT_MIN(c, 8) * 12.5e9);
+		bus = FT_MIN(FT_MIN(c, 18) * 20e9, FT_MIN(c, 8) * 12.5e9);
 		assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / bus, 1e-9);
 		assert_int_equal(r.nchannels, chans[i]);
 		/* 400G NICs: NVLink's per-channel share binds. */
 		hopper_spec(&s, 4, 8, 400);
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
-		bus = FT_MIN(FT_MIN(c, 18) * 20.6e9, FT_MIN(c, 8) * 50e9);
+		bus = FT_MIN(FT_MIN(c, 18) * 20e9, FT_MIN(c, 8) * 50e9);
 		assert_rel(r.time_s, lat + 2 * (n - 1) / n * S / bus, 1e-9);
 	}
 }
@@ -533,7 +536,7 @@ test_nccl_versions(void **state)
 /*
  * GB200 NVL72: 18 trays of 4 GPUs in one NVLink domain. NCCL sees one
  * NVLink node of 72 GPUs whose NVLS graph has 32 heads (NCCL_MAX_NVLS_ARITY):
- * NVLS all-reduce busbw = 18 x 40.1 GB/s x 0.74 x 2(32-1)/(32+1) (kb
+ * NVLS all-reduce busbw = 720 GB/s (the ring graph NCCL packs on 18 x 40.1) x 0.74 x 2(32-1)/(32+1) (kb
  * NA-ALGO-NVLS), not the 2(72-1)/(72+1) of 72 heads; two racks are two
  * domains of 72 GPUs leaving through 72 NICs each; part of a second domain
  * is refused.
@@ -546,7 +549,7 @@ test_nvl72_domain(void **state)
 	struct ft_model_query q;
 	struct ft_model_result r;
 	struct ft_error err = { 0 };
-	double bus = 18 * 40.1e9 * 0.74 * 2 * 31 / 33.0;
+	double bus = 720e9 * 0.74 * 2 * 31 / 33.0; /* ring graph 8 x 90 of 18 x 40.1 */
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
@@ -1438,7 +1441,7 @@ test_pipe_nvls_tree_ramp(void **state)
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
 	const double n = 16, conv = n / (2 * (n - 1));
-	double intra = 18 * 20.6 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * conv;
+	double intra = 360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * conv;
 	double inter = 8 * 50 * GB * 2 * conv, bw = 8 * 57.7 * GB * conv, c, ramp;
 
 	(void)state;
@@ -1484,14 +1487,14 @@ test_pipe_nvls_tree_ramp(void **state)
  * 14,563.6 bytes per channel; the chain up 7 GPUs and 1 node, and down again,
  * is 16 stages. LL128 forwards line by line: the ramp is 15 rounds of the
  * channel's 640 threads x 15 bytes at the channel's share of the graph
- * (18 x 20.6 / 18 GB/s) less LL128's flags (15/16).
+ * (360 / 18 GB/s) less LL128's flags (15/16).
  */
 static void
 test_pipe_tree_ll128(void **state)
 {
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
-	double bw = FT_MIN(0.92 * 370.8 * GB, 18 * 41.4 * GB) * 120 / 128.0 * 0.5, c;
+	double bw = FT_MIN(0.92 * 360 * GB, 18 * 41.4 * GB) * 120 / 128.0 * 0.5, c;
 
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
@@ -1500,7 +1503,7 @@ test_pipe_tree_ll128(void **state)
 	assert_int_equal(r.pipe.chunk_bytes, 18000);
 	assert_int_equal(r.pipe.loops, 4);
 	assert_int_equal(r.pipe.stages, 16);
-	c = 15 * 9600 / (20.6 * GB * 15 / 16.0);
+	c = 15 * 9600 / (20.0 * GB * 15 / 16.0);
 	assert_rel(r.pipe.ramp_s, c, 1e-9);
 	assert_rel(r.time_s, t.time_s + c, 1e-9);
 	(void)bw;
@@ -1524,7 +1527,7 @@ test_pipe_channels(void **state)
 	assert_int_equal(r.pipe.nchannels, 2);
 	assert_rel(r.pipe.bw_share, 2 / 18.0, 1e-12);
 	assert_rel(r.pipe.ramp_s, 0, 0);
-	bwterm = 65536 / (18 * 20.6 * GB * 8 / 14.0);
+	bwterm = 65536 / (360 * GB * 8 / 14.0);
 	assert_rel(t.time_s, t.lat_s + bwterm, 1e-9);
 	assert_rel(r.time_s, t.lat_s + 9 * bwterm, 1e-9);
 	/* 1 MiB gives every channel its 32 KiB: all 18. */
@@ -1558,11 +1561,11 @@ test_pipe_floors(void **state)
 	assert_rel(r.time_s, 360 * US, 1e-12);
 	assert_string_equal(r.bottleneck, "proxy");
 	assert_rel(r.pipe.launch_s, 3.5 * US, 1e-12);
-	/* LL's absolute cap (39 GB/s on 2 nodes) binds the tree's 89.8 GB/s: one channel of
-	 * 18 carries 89.8 / 18 of it, so the share is (1/18) / (39 / 89.8). */
+	/* LL's absolute cap (39 GB/s on 2 nodes) binds the tree's 87.2 GB/s: one channel of
+	 * 18 carries 87.2 / 18 of it, so the share is (1/18) / (39 / 87.2). */
 	eval_both(&s, FT_OP_ALL_REDUCE, 4096, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
 	assert_int_equal(r.pipe.nchannels, 1);
-	assert_rel(r.pipe.bw_share, 1 / 18.0 / (39.0 / (0.92 * 370.8 / 3.8)), 1e-9);
+	assert_rel(r.pipe.bw_share, 1 / 18.0 / (39.0 / (0.92 * 360 / 3.8)), 1e-9);
 	assert_rel(r.pipe.ramp_s, 0, 0);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8);
 	q.cuda_graph = true;
@@ -1731,15 +1734,16 @@ test_nccl_bandwidth_versions(void **state)
 	t = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128, 22300, 1);
 	assert_rel(t - lat128, S / (50 * GB * 0.92 * 4 / 6.0), 1e-9);
 
-	/* Blackwell tree over 4 nodes of 8 B200 on one channel: the graph gives one NVLink
-	 * at the release's figure (20.6 GB/s, Hopper's, until 2.24; 40.0 in 2.25-2.26; 40.1
-	 * from 2.27), x 0.92; the >2-node per-channel cap is Hopper's 36.0 until 2.24 (not
-	 * binding), 72.0 in 2.25-2.27 (not binding), 24.0 from 2.28. */
+	/* Blackwell tree over 4 nodes of 8 B200 on one channel: one of the 18 channels of the
+	 * ring graph NCCL packs on 18 links at the release's figure (Hopper's 20.6 GB/s until
+	 * 2.24: 4 x 90 = 360; 40.0 in 2.25-2.26 and 40.1 from 2.27: 8 x 90 = 720), x 0.92;
+	 * the >2-node per-channel cap is Hopper's 36.0 until 2.24 (not binding), 72.0 in
+	 * 2.25-2.27 (not binding), 24.0 from 2.28. */
 	{
 		static const struct {
 			uint32_t v;
 			double busbw;
-		} cases[] = { { 22300, 0.92 * 20.6 }, { 22500, 0.92 * 40.0 }, { 0, 24.0 } };
+		} cases[] = { { 22300, 0.92 * 20.0 }, { 22500, 0.92 * 40.0 }, { 0, 24.0 } };
 		struct ft_error err = { 0 };
 		struct ft_model_query q;
 		struct ft_model_result r0, r1;
@@ -1763,10 +1767,51 @@ test_nccl_bandwidth_versions(void **state)
 }
 
 /*
+ * The ring graph NCCL's search packs on NVLink (src/graph/search.cc): channels of one
+ * speed from its list, as many as a GPU's links hold, the best total kept, lower speeds
+ * tried while above 0.49 of the kept one. 18 x 20.6 = 370.8 GB/s (H100): 6 x 60 = 360;
+ * 12 x 20 = 240 (A100): 6 x 40, exact; 18 x 40.1 = 721.8 (B200): 8 x 90 = 720; 8 links
+ * of an H100 (164.8): 2 x 60, 3 x 50, then 4 x 40 = 160 (30 x 5 and 20 x 8 are no better,
+ * 15 is under 0.49 of 40). Send/receive (all-to-all) takes the same rate, as the flow
+ * engine's NVLink (ft_model_link_efficiency: 360 / 450 on an H100).
+ */
+static void
+test_ring_graph_speeds(void **state)
+{
+	static const struct {
+		const char *spec;
+		double nvlink_Bps, ring, raw;
+	} cases[] = {
+		{ "dgx-h100", 0, 360, 450 },
+		{ "dgx-a100", 0, 240, 300 },
+		{ "dgx-b200", 0, 720, 900 },
+		{ "dgx-h100", 200e9, 160, 200 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		if (cases[i].nvlink_Bps > 0)
+			s.node.nvlink_Bps = cases[i].nvlink_Bps;
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		assert_rel(l.intra_Bps, cases[i].ring * GB, 1e-9);
+		assert_rel(l.p2p_Bps, cases[i].ring * GB, 1e-9);
+		assert_rel(ft_model_link_efficiency(&s, FT_L_NVLINK), cases[i].ring / cases[i].raw,
+		           1e-9);
+	}
+}
+
+/*
  * NCCL's per-link NVLink figure by release (src/graph/topo.h at the tags):
  * Hopper 20.0 GB/s until 2.19, 20.6 from 2.20; Blackwell Hopper's until 2.24,
- * 40.0 in 2.25-2.26, 40.1 from 2.27. A ring/Simple all-reduce on one node of 8
- * GPUs with 18 NVLinks each moves S at 18 x figure x 8/14. NVLS on one
+ * 40.0 in 2.25-2.26, 40.1 from 2.27. A ring/Simple all-reduce of 8 GPUs with 18
+ * NVLinks each moves S at the ring graph NCCL packs on those links x 8/14: 360 GB/s
+ * on every Hopper release (6 x 60 of 360 or 370.8) and on Blackwell until 2.24
+ * (4 x 90), 720 from 2.25 (8 x 90). NVLS on one
  * Blackwell node launches 32 channels until 2.26, 24 from 2.27.
  */
 static void
@@ -1775,11 +1820,11 @@ test_nccl_nvlink_versions(void **state)
 	static const struct {
 		const char *spec;
 		uint32_t v;
-		double link_GBps;
+		double ring_GBps;
 	} cases[] = {
-		{ NULL, 21800, 20.0 },      { NULL, 21900, 20.0 },      { NULL, 22000, 20.6 },
-		{ NULL, 0, 20.6 },          { "dgx-b200", 22400, 20.6 }, { "dgx-b200", 22500, 40.0 },
-		{ "dgx-b200", 22600, 40.0 }, { "dgx-b200", 22700, 40.1 }, { "dgx-b200", 0, 40.1 },
+		{ NULL, 21800, 360 },       { NULL, 21900, 360 },       { NULL, 22000, 360 },
+		{ NULL, 0, 360 },           { "dgx-b200", 22400, 360 }, { "dgx-b200", 22500, 720 },
+		{ "dgx-b200", 22600, 720 }, { "dgx-b200", 22700, 720 }, { "dgx-b200", 0, 720 },
 	};
 	static const struct {
 		uint32_t v, nch;
@@ -1800,7 +1845,7 @@ test_nccl_nvlink_versions(void **state)
 		t0 = tuner_time(&s, FT_OP_ALL_REDUCE, 0, FT_ALGO_RING, FT_PROTO_SIMPLE, cases[i].v, 0);
 		t1 = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_SIMPLE,
 		                cases[i].v, 0);
-		assert_rel(S / (t1 - t0), 18 * cases[i].link_GBps * GB * 8 / 14, 1e-9);
+		assert_rel(S / (t1 - t0), cases[i].ring_GBps * GB * 8 / 14, 1e-9);
 	}
 	assert_int_equal(ft_spec_resolve("dgx-b200", &s, &err), 0);
 	for (i = 0; i < FT_ARRAY_SIZE(nvls); i++) {
@@ -2345,6 +2390,7 @@ main(void)
 		cmocka_unit_test(test_pipe_floors),
 		cmocka_unit_test(test_fidelity_on_fixtures),
 		cmocka_unit_test(test_nccl_bandwidth_versions),
+		cmocka_unit_test(test_ring_graph_speeds),
 		cmocka_unit_test(test_nccl_nvlink_versions),
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),

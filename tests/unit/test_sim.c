@@ -1238,7 +1238,8 @@ test_ring_closed_form_topo(void **state)
 
 	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
 	nvlink = 450e9 * ft_model_link_efficiency(&spec, FT_L_NVLINK);
-	assert_double_equal(nvlink, 18 * 20.6e9, 1e3); /* NCCL's 20.6 GB/s per H100 NVLink */
+	/* NCCL's ring graph on 18 H100 NVLinks of 20.6 GB/s: 6 channels of 60 GB/s */
+	assert_double_equal(nvlink, 360e9, 1e3);
 	/* One channel given: one NCCL channel, which carries what one NVLink does (the
 	 * model's graph bandwidth / its 18 channels, kb NA-MODEL), below the PCIe rate. */
 	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 1,

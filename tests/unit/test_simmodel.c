@@ -337,10 +337,10 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 }
 
 /*
- * On one DGX H100 the flow engine runs NVLink at NCCL's 20.6 GB/s per link
- * (18 links: 370.8 GB/s, kb NA-MODEL), not the raw 450: a 1 GiB ring reaches
- * about 370 GB/s busbw as measured, and NVLS 370.8 x 0.85 x 2 x 7/9 = 490
- * (kb NA-ALGO-NVLS), not 700.
+ * On one DGX H100 the flow engine runs NVLink at the ring graph NCCL packs on
+ * its 18 links of 20.6 GB/s (kb NA-MODEL; 6 channels of 60 = 360 GB/s), not the
+ * raw 450: a 1 GiB ring reaches about 360 GB/s busbw, and NVLS 360 x 0.85 x 2 x
+ * 7/9 = 476 (kb NA-ALGO-NVLS), not 700.
  */
 static void
 test_nvlink_at_nccl_rates(void **state)
@@ -351,8 +351,8 @@ test_nvlink_at_nccl_rates(void **state)
 	                    "flow");
 
 	(void)state;
-	assert_close(ring, 18 * 20.6, 18 * 20.6 * 0.02);
-	assert_close(nvls, 18 * 20.6 * 0.85 * 14 / 9, 18 * 20.6 * 0.85 * 14 / 9 * 0.02);
+	assert_close(ring, 360, 360 * 0.02);
+	assert_close(nvls, 360 * 0.85 * 14 / 9, 360 * 0.85 * 14 / 9 * 0.02);
 }
 
 static const char mtu_spec[] = "name: roce-mtu\n"
@@ -1386,8 +1386,8 @@ test_node_groups_of_other_shapes(void **state)
  * bandwidth is the NICs' sum, 4 x 200 Gb/s = 100 GB/s on a3-highgpu-8g and 8
  * x 200 Gb/s = 200 GB/s on a3-megagpu-8g (TCP headers are not modelled),
  * less the 62 steps' latencies (2-6%), in the flow engine and the model.
- * An AWS p5 has 32 x 100 Gb/s = 400 GB/s of EFA, more than NVLink's 370.8
- * GB/s at NCCL's rate (kb NA-MODEL), so NVLink binds there. The packet
+ * An AWS p5 has 32 x 100 Gb/s = 400 GB/s of EFA, more than NVLink's 360
+ * GB/s at NCCL's ring graph (kb NA-MODEL), so NVLink binds there. The packet
  * engine refuses EFA and TCP links, which it does not model.
  */
 static void
@@ -1399,7 +1399,7 @@ test_cloud_presets_bind_on_nics(void **state)
 		const char *binds; /* the model's bottleneck */
 	} cases[] = { { "gcp-a3-high:4", 100, "nic" },
 		      { "gcp-a3-mega:4", 200, "nic" },
-		      { "aws-p5:4", 370.8, "nvlink" } };
+		      { "aws-p5:4", 360, "nvlink" } };
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
 	size_t i;
@@ -1428,7 +1428,7 @@ test_cloud_presets_bind_on_nics(void **state)
 /*
  * One channel carries what one NVLink path and one SM's copies do: the model
  * gives each channel the graph's intra-node bandwidth / its channels (kb
- * NA-MODEL: 20.6 GB/s on Hopper), and the flow engine caps each channel's
+ * NA-MODEL: 360 / 18 = 20 GB/s on Hopper), and the flow engine caps each channel's
  * flows at that, so the two agree at any channel count (they were 47.9 and
  * 20.6 GB/s at one channel before the cap, PCIe binding the flow engine),
  * and the bus bandwidth grows with the channels until the NVLinks bind.
@@ -1461,11 +1461,11 @@ test_channel_caps_agree_with_model(void **state)
 		}
 		busbw_channels = 0;
 	}
-	/* one channel on a DGX H100: one NVLink's 20.6 GB/s (less the ring's latencies) */
+	/* one channel on a DGX H100: 360 / 18 = 20 GB/s (less the ring's latencies) */
 	busbw_channels = 1;
 	assert_close(busbw("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
 	                   "flow"),
-	             20.6, 0.3);
+	             20.0, 0.3);
 	busbw_channels = 0;
 }
 
