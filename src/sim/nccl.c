@@ -287,7 +287,8 @@ rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, uint
 			continue;
 		if (first == UINT32_MAX)
 			first = g;
-		if (node->gpu_pcie_switch[g % tray_gpus] == node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
+		if (node->gpu_pcie_switch[g % tray_gpus] ==
+		    node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
 			return g;
 	}
 	return first;
@@ -542,8 +543,9 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uin
                    const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
 {
 	struct chan_map m;
-	struct chan_set cs = { .maps = &m, .nmaps = 1, .ppn = ppn,
-		               .own_nics = in->algo == FT_ALGO_NVLS_TREE };
+	struct chan_set cs = {
+		.maps = &m, .nmaps = 1, .ppn = ppn, .own_nics = in->algo == FT_ALGO_NVLS_TREE
+	};
 	int rc = chan_map_fill(&m, nch, ppn, tray_gpus, node, chan_order_of(in, keep_order));
 
 	if (rc == 0)
@@ -566,7 +568,8 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t n
                           const uint32_t *first, const struct ft_node_spec *const *kind,
                           struct ft_schedule *out)
 {
-	struct chan_set cs = { .nnodes = nnodes, .first = first,
+	struct chan_set cs = { .nnodes = nnodes,
+		               .first = first,
 		               .own_nics = in->algo == FT_ALGO_NVLS_TREE };
 	uint32_t k, i;
 	int rc = FT_ENOMEM;

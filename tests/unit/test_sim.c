@@ -1107,7 +1107,8 @@ test_utilisation_by_size(void **state)
 static void
 test_nvls_node_heads(void **state)
 {
-	static const char *const specs[] = { "dgx-h100", "h100-4nic", "h100-1nic", "gb200-nvl72:18" };
+	static const char *const specs[] = { "dgx-h100", "h100-4nic", "h100-1nic",
+		                             "gb200-nvl72:18" };
 	static const uint32_t want_n[] = { 8, 4, 1, 32 };
 	uint32_t heads[FT__SIM_NVLS_MAX_HEADS], i, h, n;
 
@@ -1120,12 +1121,13 @@ test_nvls_node_heads(void **state)
 		if (i == 1 || i == 2) {
 			char text[256];
 
-			snprintf(text, sizeof(text),
-			         "name: %s\nnodes: { preset: dgx-h100, count: 2, nics: { count: %u } }\n"
-			         "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n",
-			         specs[i], i == 1 ? 4u : 1u);
-			assert_int_equal(ft_spec_load_buffer(text, strlen(text), "t.yaml", &spec, &err),
-			                 0);
+			snprintf(
+			        text, sizeof(text),
+			        "name: %s\nnodes: { preset: dgx-h100, count: 2, nics: { count: %u } }\n"
+			        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n",
+			        specs[i], i == 1 ? 4u : 1u);
+			assert_int_equal(
+			        ft_spec_load_buffer(text, strlen(text), "t.yaml", &spec, &err), 0);
 		} else {
 			assert_int_equal(ft_spec_resolve(specs[i], &spec, &err), 0);
 		}

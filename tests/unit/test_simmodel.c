@@ -1345,13 +1345,16 @@ test_nvls_tree_heads_own_nics(void **state)
 		for (node = 0; node < 2; node++) {
 			for (g = 0; g < 8; g++) {
 				bool head = g % per == 0;
-				double nvl = (head ? S + S / heads : S) / eff, pci = head ? S / heads : 0;
+				double nvl = (head ? S + S / heads : S) / eff,
+				       pci = head ? S / heads : 0;
 				char up[64], down[64], pcie[64];
 
-				snprintf(up, sizeof(up), "n%u.gpu%u -> n%u.nvswitch", node, g, node);
-				snprintf(down, sizeof(down), "n%u.nvswitch -> n%u.gpu%u", node, node, g);
-				snprintf(pcie, sizeof(pcie), "n%u.gpu%u -> n%u.pcie%u", node, g, node,
-				         g / 2);
+				snprintf(up, sizeof(up), "n%u.gpu%u -> n%u.nvswitch", node, g,
+				         node);
+				snprintf(down, sizeof(down), "n%u.nvswitch -> n%u.gpu%u", node,
+				         node, g);
+				snprintf(pcie, sizeof(pcie), "n%u.gpu%u -> n%u.pcie%u", node, g,
+				         node, g / 2);
 				assert_close(port_bytes(&rep, up), nvl, nvl * 1e-6);
 				assert_close(port_bytes(&rep, down), nvl, nvl * 1e-6);
 				assert_close(port_bytes(&rep, pcie), pci, S * 1e-6);
@@ -1795,7 +1798,6 @@ test_trees_over_nvl72_domains(void **state)
 
 	(void)state;
 	for (a = 0; a < 2; a++) {
-
 		snprintf(text, sizeof(text), job_on, "gb200-nvl72:36",
 		         a ? "op: all_reduce, size: 1GiB, algo: nvls_tree"
 		           : "op: all_reduce, size: 1GiB, algo: tree, proto: simple");
