@@ -3,9 +3,12 @@
  * sim/nccl.c - what NCCL does to a collective that its schedule (coll/)
  * leaves out, for the simulator's runner: the algorithm and protocol its
  * tuner picks, the link rates it reaches, NVLS efficiency, and channels
- * that enter and leave every node on one rail with PXN proxies.
+ * that enter and leave every node on one rail with PXN proxies, NVLS heads
+ * fixed on the GPUs that own the NICs.
  */
 #include "sim_int.h"
+
+#include <string.h>
 
 #include <fabtune/model.h>
 
@@ -185,10 +188,23 @@ struct chan_map {
  * trays x NICs rails and a channel leaves it through one NIC of one tray.
  */
 static uint32_t
+node_rail(const struct ft_node_spec *node, uint32_t tray_gpus, uint32_t g)
+{
+	return (g / tray_gpus) * FT_SPEC_MAX_NICS + node->gpu_nic[g % tray_gpus] % FT_SPEC_MAX_NICS;
+}
+
+static uint32_t
 chan_rail(const struct chan_map *m, uint32_t g)
 {
-	return (g / m->tray_gpus) * FT_SPEC_MAX_NICS +
-	       m->node->gpu_nic[g % m->tray_gpus] % FT_SPEC_MAX_NICS;
+	return node_rail(m->node, m->tray_gpus, g);
+}
+
+/* GPUs per tray of a node of @ppn local ranks: @tray_gpus, or all of them (at most a node's). */
+static uint32_t
+tray_size(uint32_t ppn, uint32_t tray_gpus)
+{
+	return tray_gpus && tray_gpus <= FT_SPEC_MAX_GPUS ? tray_gpus :
+	                                                    FT_MIN(ppn, (uint32_t)FT_SPEC_MAX_GPUS);
 }
 
 /* Fill @m's rail tables for @ppn local ranks, trays of @tray_gpus GPUs. */
@@ -199,9 +215,7 @@ chan_map_init(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus
 	uint32_t g, k;
 
 	*m = (struct chan_map){ .ppn = ppn,
-		                .tray_gpus = tray_gpus && tray_gpus <= FT_SPEC_MAX_GPUS ?
-		                                     tray_gpus :
-		                                     FT_MIN(ppn, (uint32_t)FT_SPEC_MAX_GPUS),
+		                .tray_gpus = tray_size(ppn, tray_gpus),
 		                .nvlink = node->nvlink_gen > 0 && node->nvlink_Bps > 0,
 		                .node = node };
 	m->rail = ft_calloc((size_t)ppn * 3, sizeof(uint32_t));
@@ -264,20 +278,53 @@ channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
  * no GPU is on the rail.
  */
 static uint32_t
-pxn_proxy(const struct chan_map *m, uint32_t r)
+rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, uint32_t r)
 {
 	uint32_t g, first = UINT32_MAX;
 
-	for (g = 0; g < m->ppn; g++) {
-		if (m->rail[g] != r)
+	for (g = 0; g < ppn; g++) {
+		if (node_rail(node, tray_gpus, g) != r)
 			continue;
 		if (first == UINT32_MAX)
 			first = g;
-		if (m->node->gpu_pcie_switch[g % m->tray_gpus] ==
-		    m->node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
+		if (node->gpu_pcie_switch[g % tray_gpus] ==
+		    node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
 			return g;
 	}
 	return first;
+}
+
+static uint32_t
+pxn_proxy(const struct chan_map *m, uint32_t r)
+{
+	return rail_gpu(m->node, m->ppn, m->tray_gpus, r);
+}
+
+/*
+ * NCCL's NVLS heads of one node (src/graph/search.cc ncclTopoSearchRecNet with
+ * the NVLS pattern, paths.cc and topo.cc ncclTopoGetLocalGpu; connect.cc
+ * ncclTopoPreset): the NVLS graph has one channel per NIC, taken in the order
+ * of the GPUs that use them (ncclTopoSelectNets), and the channel's head is the
+ * NIC's local GPU: the first GPU whose NIC it is, preferring one under the NIC's
+ * own PCIe switch, as the PXN proxy (rail_gpu()). A GPU heads one channel at
+ * most (duplicates are dropped), and there are at most NCCL_MAX_NVLS_ARITY
+ * heads: on a GB200 NVL72 domain GPUs 0 to 31, each with its own NIC.
+ */
+uint32_t
+ft__sim_nvls_node_heads(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus,
+                        uint32_t heads[FT__SIM_NVLS_MAX_HEADS])
+{
+	uint32_t g, k, n = 0, tray = tray_size(ppn, tray_gpus);
+
+	for (g = 0; g < ppn && n < FT__SIM_NVLS_MAX_HEADS; g++) {
+		uint32_t r = node_rail(node, tray, g), h = rail_gpu(node, ppn, tray, r);
+
+		for (k = 0; k < n && heads[k] != h; k++)
+			;
+		if (k == n)
+			heads[n++] = h;
+	}
+	return n;
 }
 
 static int
@@ -299,6 +346,7 @@ struct chan_set {
 	uint32_t nmaps, ppn, nnodes;
 	const uint32_t *first;
 	uint32_t *node_map;
+	bool own_nics; /* flows between nodes leave and arrive on their ends' NICs: no PXN */
 };
 
 /* The map of rank @r's node, and the node's first rank in @base. */
@@ -339,7 +387,9 @@ chan_place(const struct chan_set *cs, uint32_t c, uint32_t r, const struct chan_
  * the rail's proxy (another rail, or across the socket from the NIC) hands
  * its data over NVLink to the proxy first, and on the far side the proxy
  * hands it on to a destination that is not one itself (NCCL's PXN). A
- * source node without that rail (fewer NICs) sends from the GPU itself.
+ * source node without that rail (fewer NICs) sends from the GPU itself, and
+ * so does every NVLS head (@cs own_nics: getNvlsNetDev() in search.cc gives a
+ * head the NIC it owns, on every channel).
  */
 static int
 add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
@@ -354,7 +404,7 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 		fl.src = chan_place(cs, c, fl.src, &ms, &bs);
 	if (fl.dst != FT_SCHED_INNET)
 		fl.dst = chan_place(cs, c, fl.dst, &md, &bd);
-	if (!ms || !md || bs == bd || !md->nvlink)
+	if (!ms || !md || bs == bd || !md->nvlink || cs->own_nics)
 		return push_flow(out, ph, &fl);
 	rail = md->rail[fl.dst - bd];
 	pd = pxn_proxy(md, rail);
@@ -383,24 +433,63 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 	return push_flow(out, ph, &leg);
 }
 
-/* Fill map @m for @nch channels (@keep_order: ranks stay where they are). */
+/* How a channel places a node's local ranks on its GPUs. */
+enum chan_order {
+	CHAN_ROTATE, /* rail c mod rails first and last (channel_perm()) */
+	CHAN_KEEP,   /* ranks stay where they are */
+	CHAN_HEADS,  /* NVLS heads first, fixed on every channel (heads_perm()) */
+};
+
+/*
+ * NCCL's NVLS heads stay on their GPUs on every channel (connect.cc
+ * connectNvls: the NVLS compute channels all use the same heads, channel c
+ * tree c mod 2 of the double binary tree): local rank h < heads stands for
+ * head h, the GPU that owns the h-th NIC (ft__sim_nvls_node_heads()), the
+ * other ranks for the other GPUs in order.
+ */
+static void
+heads_perm(const struct chan_map *m, uint32_t *perm)
+{
+	uint32_t heads[FT__SIM_NVLS_MAX_HEADS], n, g, k, pos;
+
+	n = ft__sim_nvls_node_heads(m->node, m->ppn, m->tray_gpus, heads);
+	memcpy(perm, heads, n * sizeof(*perm));
+	for (g = 0, pos = n; g < m->ppn; g++) {
+		for (k = 0; k < n && heads[k] != g; k++)
+			;
+		if (k == n)
+			perm[pos++] = g;
+	}
+}
+
+/* Fill map @m for @nch channels, ranks placed as @order says. */
 static int
 chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-              const struct ft_node_spec *node, bool keep_order)
+              const struct ft_node_spec *node, enum chan_order order)
 {
 	uint32_t c, f;
 
 	if (chan_map_init(m, nch, ppn, tray_gpus, node) < 0)
 		return FT_ENOMEM;
 	for (c = 0; c < nch; c++) {
-		if (!keep_order) {
-			channel_perm(m, c, m->perm + (size_t)c * ppn);
-			continue;
-		}
-		for (f = 0; f < ppn; f++)
-			m->perm[(size_t)c * ppn + f] = f;
+		uint32_t *perm = m->perm + (size_t)c * ppn;
+
+		if (order == CHAN_ROTATE)
+			channel_perm(m, c, perm);
+		else if (order == CHAN_HEADS)
+			heads_perm(m, perm);
+		else
+			for (f = 0; f < ppn; f++)
+				perm[f] = f;
 	}
 	return 0;
+}
+
+/* The order of @in's channels: an NVLS tree keeps its heads, else @keep_order or rotated. */
+static enum chan_order
+chan_order_of(const struct ft_schedule *in, bool keep_order)
+{
+	return keep_order ? CHAN_KEEP : in->algo == FT_ALGO_NVLS_TREE ? CHAN_HEADS : CHAN_ROTATE;
 }
 
 /* Merge @nch channel copies of @in, each with 1/nch of the bytes, into @out. */
@@ -454,8 +543,10 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uin
                    const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
 {
 	struct chan_map m;
-	struct chan_set cs = { .maps = &m, .nmaps = 1, .ppn = ppn };
-	int rc = chan_map_fill(&m, nch, ppn, tray_gpus, node, keep_order);
+	struct chan_set cs = {
+		.maps = &m, .nmaps = 1, .ppn = ppn, .own_nics = in->algo == FT_ALGO_NVLS_TREE
+	};
+	int rc = chan_map_fill(&m, nch, ppn, tray_gpus, node, chan_order_of(in, keep_order));
 
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);
@@ -477,7 +568,9 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t n
                           const uint32_t *first, const struct ft_node_spec *const *kind,
                           struct ft_schedule *out)
 {
-	struct chan_set cs = { .nnodes = nnodes, .first = first };
+	struct chan_set cs = { .nnodes = nnodes,
+		               .first = first,
+		               .own_nics = in->algo == FT_ALGO_NVLS_TREE };
 	uint32_t k, i;
 	int rc = FT_ENOMEM;
 
@@ -494,7 +587,8 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t n
 				break;
 		cs.node_map[k] = i;
 		if (i == cs.nmaps)
-			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, ppn, ppn, kind[k], false);
+			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, ppn, ppn, kind[k],
+			                   chan_order_of(in, false));
 	}
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);

@@ -235,34 +235,30 @@ job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, ui
 
 /*
  * NCCL's NVLS heads per node on @nnodes nodes, node k holding ranks first[k]
- * to first[k + 1] - 1 (src/graph/search.cc: one per NIC with a GPU of its
- * own, at most NCCL_MAX_NVLS_ARITY; every node keeps the least, connect.cc):
- * the fewest NICs or ranks of a node, at most 32; 0 when a node has a single
- * rank (NCCL's NVLS needs two GPUs on every node, src/transport/nvls.cc
+ * to first[k + 1] - 1 in trays of @tray_gpus GPUs (0: the node is one tray):
+ * every node keeps as many as the one with the fewest (connect.cc,
+ * ncclTopoPostset's minHeadNum), each node's own the GPUs that own its NICs
+ * (ft__sim_nvls_node_heads(), at most 32); 0 when a node has a single rank
+ * (NCCL's NVLS needs two GPUs on every node, src/transport/nvls.cc
  * ncclNvlsInit). A node of NCCL's may be an NVLink domain over several trays
  * (MNNVL): its NICs are those of all its trays.
  */
 static uint32_t
 nvls_heads(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nnodes,
-           const uint32_t *first)
+           const uint32_t *first, uint32_t tray_gpus)
 {
-	uint32_t k, r, heads = UINT32_MAX;
+	uint32_t k, heads = UINT32_MAX, at[FT__SIM_NVLS_MAX_HEADS];
 
 	for (k = 0; k < nnodes; k++) {
-		uint32_t n = first[k + 1] - first[k], nics = 0, prev = UINT32_MAX;
+		uint32_t n = first[k + 1] - first[k];
+		const struct ft_node_spec *node =
+		        ft__sim_node(t, ft_topo_vertex(t, rank_gpu[first[k]])->node);
 
 		if (n < 2)
 			return 0;
-		for (r = first[k]; r < first[k + 1]; r++) {
-			uint32_t node = ft_topo_vertex(t, rank_gpu[r])->node;
-
-			if (node != prev)
-				nics += ft__sim_node_nnics(t, node);
-			prev = node;
-		}
-		heads = FT_MIN(heads, FT_MIN(n, FT_MAX(nics, 1u)));
+		heads = FT_MIN(heads, FT_MAX(ft__sim_nvls_node_heads(node, n, tray_gpus, at), 1u));
 	}
-	return heads == UINT32_MAX ? 0 : FT_MIN(heads, FT__SIM_NVLS_MAX_HEADS);
+	return heads == UINT32_MAX ? 0 : heads;
 }
 
 /*
@@ -293,7 +289,7 @@ nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, uint32_t per,
 		rc = ft__sim_tree_uneven(sched, nnodes, first);
 	else
 		rc = ft__sim_nvls_tree_uneven(sched, nnodes, first,
-		                              nvls_heads(t, jr->rank_gpu, nnodes, first));
+		                              nvls_heads(t, jr->rank_gpu, nnodes, first, jr->gpn));
 	ft_free(first);
 	return rc;
 }
@@ -327,7 +323,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
 		                     .bytes = bytes };
 	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
-	uint32_t heads = nvls_heads(t, jr->rank_gpu, jr->nnodes, jr->node_first);
+	uint32_t heads = nvls_heads(t, jr->rank_gpu, jr->nnodes, jr->node_first, 0);
 	enum ft_algo built;
 	int rc;
 

@@ -464,6 +464,11 @@ int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
 /* An NVLS all-reduce inside one node or domain of more than 32 ranks: its first 32 ranks
  * head; the flows of the others carry S each way, a head's S + S / 32. */
 int ft__sim_nvls_heads(struct ft_schedule *s);
+/* NCCL's NVLS heads across nodes on one node (or NVLink domain) of kind @node, @ppn local
+ * ranks in trays of @tray_gpus (0: one tray): the GPU that owns each NIC, NICs in the order
+ * of their first GPU, at most 32, into @heads; their count. */
+uint32_t ft__sim_nvls_node_heads(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus,
+                                 uint32_t heads[FT__SIM_NVLS_MAX_HEADS]);
 /* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes, a tree's
  * flows 1/NCCL's tree correction at its size (@tree_corr). */
 void ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s,

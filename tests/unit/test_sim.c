@@ -1097,6 +1097,48 @@ test_utilisation_by_size(void **state)
 }
 
 /*
+ * NCCL's NVLS heads across nodes (search.cc: one NVLS channel per NIC, its
+ * head the NIC's local GPU; duplicates dropped; at most 32): every GPU of a
+ * DGX H100 with its 8 NICs; GPUs 0, 2, 4, 6 with 4 NICs, two GPUs per NIC
+ * (not GPUs 0 to 3, which share NICs 0 and 1: half the NICs); GPU 0 alone
+ * with one NIC; on a GB200 NVL72 domain of 18 trays of 4 GPUs, each GPU with
+ * its own NIC, the first 32 GPUs (trays 0 to 7).
+ */
+static void
+test_nvls_node_heads(void **state)
+{
+	static const char *const specs[] = { "dgx-h100", "h100-4nic", "h100-1nic",
+		                             "gb200-nvl72:18" };
+	static const uint32_t want_n[] = { 8, 4, 1, 32 };
+	uint32_t heads[FT__SIM_NVLS_MAX_HEADS], i, h, n;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++) {
+		struct ft_cluster_spec spec;
+		struct ft_error err = { 0 };
+		bool nvl72 = i == 3;
+
+		if (i == 1 || i == 2) {
+			char text[256];
+
+			snprintf(
+			        text, sizeof(text),
+			        "name: %s\nnodes: { preset: dgx-h100, count: 2, nics: { count: %u } }\n"
+			        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n",
+			        specs[i], i == 1 ? 4u : 1u);
+			assert_int_equal(
+			        ft_spec_load_buffer(text, strlen(text), "t.yaml", &spec, &err), 0);
+		} else {
+			assert_int_equal(ft_spec_resolve(specs[i], &spec, &err), 0);
+		}
+		n = ft__sim_nvls_node_heads(&spec.node, nvl72 ? 72 : 8, nvl72 ? 4 : 0, heads);
+		assert_int_equal(n, want_n[i]);
+		for (h = 0; h < n; h++)
+			assert_int_equal(heads[h], i == 1 ? 2 * h : h);
+	}
+}
+
+/*
  * The runner and the flow engine read nodes from the topology (sim/node.c):
  * on DGX H100 nodes with 4 NICs for 8 GPUs, every node counts 8 GPUs and 4
  * NICs, GPU g leaves its node through NIC g / 2, and that is the NIC the
@@ -2290,6 +2332,7 @@ main(void)
 		cmocka_unit_test(test_dependencies),
 		cmocka_unit_test(test_cycle_is_an_error),
 		cmocka_unit_test(test_ring_closed_form_topo),
+		cmocka_unit_test(test_nvls_node_heads),
 		cmocka_unit_test(test_nodes_from_topology),
 		cmocka_unit_test(test_analytic_engine_is_the_model),
 		cmocka_unit_test(test_tree_closed_form_topo),

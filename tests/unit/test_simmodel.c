@@ -1302,6 +1302,72 @@ test_tree_on_same_size_nodes(void **state)
 }
 
 /*
+ * NCCL's NVLS tree keeps its heads on the GPUs that own the NICs, the same on
+ * every channel (search.cc: one NVLS channel per NIC, its head the NIC's local
+ * GPU; connect.cc connectNvls: every compute channel splits its data between
+ * all the heads, channel c on tree c mod 2), and a head sends through its own
+ * NIC (getNvlsNetDev). An all-reduce of S over 2 nodes of 8 GPUs, H heads per
+ * node: every GPU sends S into the NVSwitch and gets S back, a head S / H more
+ * each way (its shard), all at NVLS efficiency; over 2 nodes each tree is one
+ * edge, so a head sends its shard of S / H once (half up tree 0, half down
+ * tree 1) over its PCIe link and its NIC, and a GPU that heads nothing sends
+ * nothing there. With 8 NICs the heads are GPUs 0 to 7; with 4 NICs (two GPUs
+ * per NIC) GPUs 0, 2, 4 and 6, each NIC S / 4. The heads rotated with the
+ * ring's channels before: with 4 NICs every GPU headed some channels and
+ * handed its shard over NVLink to its NIC's GPU (heads 1.4596 S, others
+ * 1.3125 S on NVLink, against 1.4706 and 1.1765).
+ */
+static void
+test_nvls_tree_heads_own_nics(void **state)
+{
+	double S = (double)(256u << 20), eff;
+	char text[1024], four_nics[512];
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	struct ft_sim_report rep;
+	uint32_t c, node, g;
+
+	(void)state;
+	spec_file("simmodel-heads4nic.yaml",
+	          "name: h100-4nic\nnodes: { preset: dgx-h100, count: 2, nics: { count: 4 } }\n"
+	          "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n",
+	          four_nics, sizeof(four_nics));
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &cs, &err), 0);
+	eff = ft_model_nvls_efficiency(&cs);
+	assert_true(eff > 0 && eff < 1);
+	for (c = 0; c < 2; c++) {
+		uint32_t heads = c ? 4 : 8, per = 8 / heads;
+
+		snprintf(text, sizeof(text), job_on, c ? four_nics : "dgx-h100:2",
+		         "op: all_reduce, size: 256MiB, algo: nvls_tree");
+		run_ok(text, "flow", &rep);
+		assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls_tree");
+		for (node = 0; node < 2; node++) {
+			for (g = 0; g < 8; g++) {
+				bool head = g % per == 0;
+				double nvl = (head ? S + S / heads : S) / eff,
+				       pci = head ? S / heads : 0;
+				char up[64], down[64], pcie[64];
+
+				snprintf(up, sizeof(up), "n%u.gpu%u -> n%u.nvswitch", node, g,
+				         node);
+				snprintf(down, sizeof(down), "n%u.nvswitch -> n%u.gpu%u", node,
+				         node, g);
+				snprintf(pcie, sizeof(pcie), "n%u.gpu%u -> n%u.pcie%u", node, g,
+				         node, g / 2);
+				assert_close(port_bytes(&rep, up), nvl, nvl * 1e-6);
+				assert_close(port_bytes(&rep, down), nvl, nvl * 1e-6);
+				assert_close(port_bytes(&rep, pcie), pci, S * 1e-6);
+			}
+			for (g = 0; g < heads; g++)
+				assert_close(nic_sent(&rep, node, g), S / heads, S * 1e-6);
+		}
+		ft_sim_report_release(&rep);
+	}
+	remove(four_nics);
+}
+
+/*
  * Node groups of different shapes: two DGX H100 (8 GPUs, 8 x 400G NICs)
  * beside two HGX H200 with 4 x 200G NICs (two GPUs per NIC). The topology
  * gives each node its own NICs and PCIe placement, and a GPU of an H200
@@ -1714,8 +1780,13 @@ test_alltoall_protocol_per_pair(void **state)
  * GPUs and the double binary tree over the 2 domains, one edge per tree: a
  * domain sends S across (S / 2 per tree), at NCCL's tree efficiency (S /
  * 0.92 on the wire), spread over its 72 channels, one per NIC: S / 0.92 / 72
- * on every NIC. The NVLS tree sends the same S per domain without the 0.92.
- * The flat tree over all 144 ranks before sent 2S from its interior ranks.
+ * on every NIC. The NVLS tree sends the same S per domain without the 0.92,
+ * but only through its heads' NICs: NCCL's NVLS graph takes the domain's NICs
+ * in GPU order (ncclTopoSelectNets), one head per NIC, at most 32, so the
+ * heads are GPUs 0 to 31 (trays 0 to 7 of each domain), each sending S / 32
+ * through its own NIC, and the NICs of trays 8 to 17 carry none of it (S / 72
+ * on every NIC while the heads rotated with the channels). The flat tree over
+ * all 144 ranks before sent 2S from its interior ranks.
  */
 static void
 test_trees_over_nvl72_domains(void **state)
@@ -1727,16 +1798,17 @@ test_trees_over_nvl72_domains(void **state)
 
 	(void)state;
 	for (a = 0; a < 2; a++) {
-		double want = a ? S / 72 : S / 0.92 / 72;
-
 		snprintf(text, sizeof(text), job_on, "gb200-nvl72:36",
 		         a ? "op: all_reduce, size: 1GiB, algo: nvls_tree"
 		           : "op: all_reduce, size: 1GiB, algo: tree, proto: simple");
 		run_ok(text, "flow", &rep);
 		assert_string_equal(ft_run_row(&rep.run, 0)->algo, a ? "nvls_tree" : "tree");
 		for (node = 0; node < 36; node++)
-			for (nic = 0; nic < 4; nic++)
-				assert_close(nic_sent(&rep, node, nic), want, want * 1e-5);
+			for (nic = 0; nic < 4; nic++) {
+				double want = !a ? S / 0.92 / 72 : node % 18 < 8 ? S / 32 : 0;
+
+				assert_close(nic_sent(&rep, node, nic), want, S * 1e-7);
+			}
 		ft_sim_report_release(&rep);
 	}
 }
@@ -1839,6 +1911,7 @@ main(void)
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
 		cmocka_unit_test(test_tree_over_uneven_nodes),
 		cmocka_unit_test(test_tree_on_same_size_nodes),
+		cmocka_unit_test(test_nvls_tree_heads_own_nics),
 		cmocka_unit_test(test_part_of_uneven_nodes),
 		cmocka_unit_test(test_nvls_latency_once),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
