@@ -73,10 +73,12 @@ struct tree_build {
 	uint32_t nedges;
 	uint32_t *into_off;  /* [vertices + 2]: vertex v's arrivals are into_off[v] .. [v + 1] - 1 */
 	uint32_t *into_edge; /* the edges, grouped by destination, in schedule order */
-	/* An NVLS tree: heads per node, nodes (of every channel), messages per copy; and per
-	 * node, copy and message, the tasks done when every rank's part has reached the
-	 * switch (scattered) and when every head's multicast has (cast). */
+	/* An NVLS tree: heads per node, nodes (of every channel), messages per copy; per
+	 * node its stages' edges (from[k] .. from[k + 1] - 1); and per node, copy and
+	 * message, the tasks done when every rank's part has reached the switch (scattered)
+	 * and when every head's multicast has (cast), unless the waits are direct. */
 	uint32_t heads, nodes, msgs;
+	uint32_t *from;
 	uint32_t *scattered, *cast;
 };
 
@@ -266,8 +268,8 @@ nvls_stages(struct tree_build *tb, const struct ft_sched_flow *fl, uint32_t src,
 	uint32_t t;
 	int rc = 0;
 
-	if (in && fl->head == 1)
-		tb->nodes++; /* a node's in-node flows start with its head 1's */
+	if (in && fl->head == 1) /* a node's in-node flows start with its head 1's */
+		tb->from[tb->nodes++] = tb->nedges;
 	if (tb->nodes == 0 || (fl->head && fl->pipe == 0))
 		return 1;
 	for (t = 0; t < 2 && rc == 0; t++) {
@@ -410,23 +412,26 @@ static int
 link_nvls(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, uint32_t got,
           uint32_t to)
 {
-	uint32_t at = (ed->node * 2 + ed->copy) * tb->msgs + m;
 	struct pk_engine *e = tb->rb.e;
+	uint32_t at = (ed->node * 2 + ed->copy) * tb->msgs + m;
+	uint32_t *join = ed->kind == TE_SCATTER || ed->kind == TE_READ ? tb->scattered : tb->cast;
+	uint32_t i, want = ed->kind == TE_READ ? TE_SCATTER : TE_MCAST;
 
-	switch (ed->kind) {
-	case TE_SCATTER:
-		return ft__pk_add_dep(e, got, tb->scattered[at]);
-	case TE_READ:
-		return ft__pk_add_dep(e, tb->scattered[at], to);
-	case TE_MCAST:
-		if (ft__pk_add_dep(e, got, tb->cast[at]) < 0)
-			return FT_ENOMEM;
+	if (ed->kind == TE_TREE)
 		return link_feeds(tb, ed, m, to);
-	case TE_GATHER:
-		return ft__pk_add_dep(e, tb->cast[at], to);
-	default:
-		return link_feeds(tb, ed, m, to);
+	if (ed->kind == TE_READ || ed->kind == TE_GATHER) {
+		if (!e->nvls_direct)
+			return ft__pk_add_dep(e, join[at], to);
+		/* every stage into the switch of this node and copy, chunk m */
+		for (i = tb->from[ed->node]; i < tb->from[ed->node + 1]; i++)
+			if (tb->edge[i].kind == want && tb->edge[i].copy == ed->copy &&
+			    ft__pk_add_dep(e, arrival(tb, &tb->edge[i], m), to) < 0)
+				return FT_ENOMEM;
+		return 0;
 	}
+	if (!e->nvls_direct && ft__pk_add_dep(e, got, join[at]) < 0)
+		return FT_ENOMEM;
+	return ed->kind == TE_MCAST ? link_feeds(tb, ed, m, to) : 0;
 }
 
 /* The dependencies into every message of edge @ed's legs, @slots in flight on each. */
@@ -481,22 +486,28 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	/* an NVLS tree's in-node flow is up to 4 stages */
 	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.rb.c));
 	tb.edge = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.edge));
-	rc = tb.rb.c && tb.edge ? tree_conns(&tb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
+	tb.from = ft_calloc((size_t)groups + 1, sizeof(uint32_t));
+	rc = tb.rb.c && tb.edge && tb.from ? tree_conns(&tb, op, ph, eff, &ch, &nmsg, err) :
+	                                     FT_ENOMEM;
 	if (rc == 0 && tb.heads && tb.nodes != groups)
 		rc = 1;
+	if (rc == 0 && tb.heads)
+		tb.from[groups] = tb.nedges;
 	if (rc != 0) {
+		ft_free(tb.from);
 		ft_free(tb.edge);
 		ft_free(tb.rb.c);
 		return rc;
 	}
 	rc = index_edges(&tb);
-	if (rc == 0 && tb.heads)
+	if (rc == 0 && tb.heads && !e->nvls_direct)
 		rc = nvls_barriers(&tb, tag);
 	if (rc == 0)
 		rc = ft__pk_add_messages(&tb.rb, nmsg);
 	for (i = 0; i < tb.nedges && rc == 0; i++)
 		rc = link_edge(&tb, &tb.edge[i], ch.slots);
 	ft_free(tb.scattered);
+	ft_free(tb.from);
 	ft__pk_build_release(&tb.rb);
 	ft_free(tb.edge);
 	ft_free(tb.into_off);
