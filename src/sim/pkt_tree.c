@@ -477,12 +477,14 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	nvls_labels(sc, ph, &tb.heads, &nodes, &groups);
 	if (sc->algo == FT_ALGO_NVLS_TREE && (tb.heads == 0 || nodes == 0))
 		return 1; /* no labels: whole flows */
-	if (tb.heads)
+	if (tb.heads) {
 		nvls_shape(&tb, e, sc, nodes, &ch);
-	else /* a channel runs both trees of an all-reduce, one copy each; a chain is one */
+	} else {
+		/* a channel runs both trees of an all-reduce, one copy each; a chain is one */
 		ft_model_chunking_sized(sc->op, sc->algo, sc->proto, sc->bytes,
 		                        FT_MAX(sc->algo == FT_ALGO_TREE ? pipes / 2 : pipes, 1u),
 		                        op_nodes(e, op), sc->nranks, &ch);
+	}
 	/* an NVLS tree's in-node flow is up to 4 stages */
 	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.rb.c));
 	tb.edge = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.edge));
