@@ -173,10 +173,26 @@ struct ft_sched_flow {
 	 * FT_SCHED_DOWN (away from it: the broadcast); relay is 1 for a flow that
 	 * carries on the one listed just before it (a PXN leg through a proxy GPU),
 	 * 0 for one that starts at the flow's own source.
+	 *
+	 * An NVLS tree all-reduce labels its flows with the NVLS head they serve:
+	 * head is 1 + h for head h of a node (its in-node flows to and from
+	 * FT_SCHED_INNET, which carry its shard on top of the rank's own S, and its
+	 * network tree edges), 0 for a rank that is no head. Head h's network
+	 * trees are the copies 2h + 1 and 2h + 2 (pipe; NCCL's channels alternate
+	 * between the double binary tree's two trees), each with half of its
+	 * shard. An in-node flow has dir FT_SCHED_UP into the switch (the
+	 * reduction), FT_SCHED_DOWN out of it (the multicast), and pipe 0 for a
+	 * rank that is no head, or 2h + 1 for head h (the first of its copies);
+	 * a node's in-node flows come together, its head 1's first. Copied per
+	 * channel (sim/), pipes are renumbered channel by channel, so a head's
+	 * in-node flows name its own channel's copies. An engine can then
+	 * pipeline chunk c of each copy through the switch, across the tree and
+	 * back.
 	 */
 	uint16_t pipe;
 	uint8_t dir;
 	uint8_t relay;
+	uint16_t head;
 };
 
 enum { FT_SCHED_UP = 1, FT_SCHED_DOWN = 2 };

@@ -249,6 +249,18 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
                                     uint32_t nranks, struct ft_model_chunking *out);
 
 /*
+ * The same for an NVLS tree all-reduce of @bytes on @l (src/enqueue.cc
+ * calcCollChunking): NVLS_CHUNKSIZE (128 KiB; 64 KiB from 4 nodes on), cut
+ * while the operation gives each of NCCL's NVLS channels x heads fewer than
+ * 32, 16, 4 or 1 chunks; one chunk per message, 8 in flight per connection.
+ * Returns the chunks each head's pipeline in a channel moves one after
+ * another: ceil(bytes / (channels x heads x chunk)), at least 1 (the NVLS
+ * tree kernel's loop over the channel's part, src/device/all_reduce.h).
+ */
+FT_API uint64_t ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint64_t bytes,
+                                            struct ft_model_chunking *out);
+
+/*
  * How NCCL cuts one send/recv (a send of an all-to-all, or a point-to-point
  * transfer) at its defaults (NVIDIA/nccl src/init.cc, src/enqueue.cc,
  * src/graph/paths.cc; kb ENV-BUFFSIZE, ENV-NCH_NET_PEER): the communicator's

@@ -66,6 +66,15 @@ tag_last(struct builder *b, uint32_t pipe, uint8_t dir)
 	f->dir = dir;
 }
 
+/* Mark the flows from @first on as serving NVLS head @head (0-based). */
+static void
+tag_head(struct builder *b, size_t first, uint32_t head)
+{
+	for (; first < b->s->flows.len; first++)
+		FT_VEC_AT(&b->s->flows, struct ft_sched_flow, first).head =
+		        (uint16_t)FT_MIN(head + 1, (uint32_t)UINT16_MAX);
+}
+
 static int
 implicit_a2a(struct builder *b, const char *what, uint32_t group_size, uint32_t stride,
              uint64_t bytes_per_pair)
@@ -232,7 +241,8 @@ sched_tree(struct builder *b)
  * reduces (each rank sends S, gets back its S/ppn shard) and multicasts
  * (sends S/ppn, gets S); across nodes rank j of every node joins the double
  * binary tree of rail j with its S/ppn shard. NCCL pipelines the three, so
- * they form one phase.
+ * they form one phase. Every rank is head j of its node, j its rail; the
+ * flows carry the labels struct ft_sched_flow describes.
  */
 static int
 sched_nvls_tree(struct builder *b)
@@ -249,12 +259,26 @@ sched_nvls_tree(struct builder *b)
 		        ppn, nn);
 	rc = phase_begin(b, "nvls in node + tree per rail", 2 + 2 * tree_depth(nn));
 	for (r = 0; rc == 0 && r < b->s->nranks; r++) {
+		size_t first = b->s->flows.len;
+
+		/* every rank is a head: the one of its rail, whose copies are 2j + 1 and 2j + 2 */
 		rc = add_flow(b, r, FT_SCHED_INNET, each);
-		if (rc == 0)
+		if (rc == 0) {
+			tag_last(b, 2 * (r % ppn) + 1, FT_SCHED_UP);
 			rc = add_flow(b, FT_SCHED_INNET, r, each);
+		}
+		if (rc == 0) {
+			tag_last(b, 2 * (r % ppn) + 1, FT_SCHED_DOWN);
+			tag_head(b, first, r % ppn);
+		}
 	}
-	for (j = 0; rc == 0 && j < ppn; j++)
+	for (j = 0; rc == 0 && j < ppn; j++) {
+		size_t first = b->s->flows.len;
+
 		rc = tree_flows(b, nn, j, ppn, S / ppn, 2 * j);
+		if (rc == 0)
+			tag_head(b, first, j);
+	}
 	return rc;
 }
 

@@ -421,6 +421,20 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 	return chunk;
 }
 
+uint64_t
+ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint64_t bytes,
+                            struct ft_model_chunking *out)
+{
+	uint32_t nch = nvls_channels(l), heads = nvls_heads(l);
+	uint64_t per_loop;
+
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, out);
+	out->chunk_bytes = out->slice_bytes = chunk_of(l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE,
+	                                               FT_PROTO_SIMPLE, bytes, nch, heads);
+	per_loop = (uint64_t)nch * heads * out->chunk_bytes;
+	return FT_MAX((bytes + per_loop - 1) / per_loop, 1u);
+}
+
 /*
  * Stages a chunk crosses one after another, and chunks per loop per channel
  * (NCCL's nchunksPerLoop). A ring moves every rank's chunk at every step, so

@@ -907,6 +907,14 @@ ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *firs
 	return rc == 0 ? trees_over_nodes(s, nnodes, first, 0, true, wire) : rc;
 }
 
+/* Label the flows of @s from @from on as serving NVLS head @h (struct ft_sched_flow head). */
+static void
+label_head(struct ft_schedule *s, size_t from, uint32_t h)
+{
+	for (; from < s->flows.len; from++)
+		FT_VEC_AT(&s->flows, struct ft_sched_flow, from).head = (uint16_t)(h + 1);
+}
+
 /*
  * NCCL's NVLS tree all-reduce over nodes of any sizes (src/graph/connect.cc:
  * heads in ncclTopoPreset and connectNvls; kb NA-ALGO-NVLSTREE), one channel,
@@ -917,6 +925,9 @@ ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *firs
  * of S / nheads per head (a head sends and gets S / nheads more); head h of
  * every node joins the double binary tree over the nodes with its shard. The
  * three pipeline in one phase of 2 NVLS steps and 2 log2(nNodes) tree steps.
+ * A head's flows carry its label (struct ft_sched_flow head), its trees the
+ * copies 2h + 1 and 2h + 2, as coll/'s NVLS tree numbers them; its in-node
+ * flows the first of them.
  * @s holds a schedule's metadata (ft_coll_schedule) and gets the NVLS tree's.
  */
 int
@@ -933,10 +944,19 @@ ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t 
 	s->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);
 	s->base_lat_s = ft_coll_base_latency(FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);
 	for (k = 0; k < nnodes && rc == 0; k++)
-		for (r = first[k]; r < first[k + 1] && rc == 0; r++)
-			rc = push_pair(s, r, FT_SCHED_INNET,
-			               s->bytes + (r - first[k] < nheads ? shard : 0), 0);
-	for (h = 0; h < nheads && rc == 0; h++)
+		for (r = first[k]; r < first[k + 1] && rc == 0; r++) {
+			h = r - first[k];
+			rc = push_pair(s, r, FT_SCHED_INNET, s->bytes + (h < nheads ? shard : 0),
+			               h < nheads ? 2 * h + 1 : 0);
+			if (rc == 0 && h < nheads)
+				label_head(s, s->flows.len - 2, h);
+		}
+	for (h = 0; h < nheads && rc == 0; h++) {
+		size_t from = s->flows.len;
+
 		rc = trees_over_nodes(s, nnodes, first, h, false, shard);
+		if (rc == 0)
+			label_head(s, from, h);
+	}
 	return rc;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/pkt_tree.c - NCCL's tree all-reduce and chain broadcast / reduce in the
- * packet engine, chunk by chunk.
+ * sim/pkt_tree.c - NCCL's tree and NVLS tree all-reduce and chain broadcast /
+ * reduce in the packet engine, chunk by chunk.
  *
  * A tree phase of the schedule (sim/nccl.c: a chain inside each node and a
  * double binary tree over the nodes, one copy per channel and tree; coll/:
@@ -27,10 +27,34 @@
  * (struct ft_sched_flow pipe, dir, relay). The phase's path latencies are in
  * the simulated pipeline itself: its end barrier keeps only the protocol's
  * per-step overhead.
+ *
+ * An NVLS tree all-reduce (NVLS in each node, a double binary tree over the
+ * nodes per head, kb NA-ALGO-NVLSTREE; src/device/all_reduce.h, the NVLS
+ * tree kernel) runs as NCCL's pipeline too. A channel's part is cut into
+ * loops of one chunk per head; in loop c every rank writes chunk c of every head into the switch
+ * (its scatter warps), head h reads chunk c back reduced once all of them
+ * have and, with its tree children's chunk c, sends it up (its reduce
+ * warps), gets it from its parent (or, at the root, has it) and writes it
+ * into the switch's multicast (its broadcast warps), and every rank reads
+ * chunk c of every head back (its gather warps); the four groups of warps
+ * run at once. Here each copy of a head (a channel's tree 0 or 1, labelled
+ * by the schedule: struct ft_sched_flow head and pipe) is cut into as many
+ * messages as NCCL's channel has loops (ft_model_nvls_tree_chunking()),
+ * and chunk c of a copy waits only for chunk c of its own copy and node:
+ * a per-node task per copy and chunk gathers the scatters before the
+ * heads' reads, another the multicasts before the gathers.
  */
 #include "pkt_int.h"
 
 #include <fabtune/model.h>
+
+/*
+ * What an edge is: one of a tree (or chain), or a stage of an NVLS tree's node: a rank's
+ * part of every head's chunk into the switch (scatter), head h reading its reduced chunk
+ * back (read), head h writing the chunk that came down (multicast), every rank receiving
+ * every head's (gather).
+ */
+enum tree_kind { TE_TREE, TE_SCATTER, TE_READ, TE_MCAST, TE_GATHER };
 
 /* One flow of the tree: its legs are connections conn .. conn + nlegs - 1. */
 struct tree_edge {
@@ -38,6 +62,9 @@ struct tree_edge {
 	uint32_t pipe;
 	uint32_t dir;
 	uint32_t conn, nlegs;
+	uint32_t kind; /* enum tree_kind */
+	uint32_t copy; /* NVLS stages: the copy (0, 1) of every head they serve */
+	uint32_t node; /* NVLS stages: the node, in the order the schedule lists them */
 };
 
 struct tree_build {
@@ -46,6 +73,13 @@ struct tree_build {
 	uint32_t nedges;
 	uint32_t *into_off;  /* [vertices + 2]: vertex v's arrivals are into_off[v] .. [v + 1] - 1 */
 	uint32_t *into_edge; /* the edges, grouped by destination, in schedule order */
+	/* An NVLS tree: heads per node, nodes (of every channel), messages per copy; per
+	 * node its stages' edges (from[k] .. from[k + 1] - 1); and per node, copy and
+	 * message, the tasks done when every rank's part has reached the switch (scattered)
+	 * and when every head's multicast has (cast), unless the waits are direct. */
+	uint32_t heads, nodes, msgs;
+	uint32_t *from;
+	uint32_t *scattered, *cast;
 };
 
 bool
@@ -55,9 +89,10 @@ ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
 	bool tree = sc->algo == FT_ALGO_TREE && sc->op == FT_OP_ALL_REDUCE;
 	bool chain = sc->algo == FT_ALGO_RING &&
 	             (sc->op == FT_OP_BROADCAST || sc->op == FT_OP_REDUCE);
+	bool nvls = sc->algo == FT_ALGO_NVLS_TREE && sc->op == FT_OP_ALL_REDUCE;
 
 	return e->pc.chunking != FT_PKT_CHUNK_OFF && !ph->implicit_alltoall && ph->nflows > 0 &&
-	       (tree || chain);
+	       (tree || chain || nvls);
 }
 
 /* Nodes the op's ranks are on (ranks in order, node by node). */
@@ -89,6 +124,165 @@ phase_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
 }
 
 /*
+ * An NVLS tree's labels (struct ft_sched_flow head): the heads per node (the largest
+ * label), the nodes (one per in-node flow of a head 1 before the first network edge: a
+ * channel lists its in-node flows, then its trees) and, in @groups, the nodes of every
+ * channel; heads 0: not one.
+ */
+static void
+nvls_labels(const struct ft_schedule *sc, const struct ft_sched_phase *ph, uint32_t *heads,
+            uint32_t *nodes, uint32_t *groups)
+{
+	bool net = false;
+	uint32_t f;
+
+	*heads = *nodes = *groups = 0;
+	for (f = 0; f < ph->nflows && sc->algo == FT_ALGO_NVLS_TREE; f++) {
+		struct ft_sched_flow fl;
+		bool first;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		first = fl.dst == FT_SCHED_INNET && fl.head == 1;
+		*heads = FT_MAX(*heads, (uint32_t)fl.head);
+		net = net || (fl.src != FT_SCHED_INNET && fl.dst != FT_SCHED_INNET);
+		*groups += first;
+		*nodes += first && !net;
+	}
+}
+
+/*
+ * NCCL's pipeline of an NVLS tree of @heads heads on @nodes nodes
+ * (ft_model_nvls_tree_chunking(), on NCCL's NVLS channels of the cluster's GPUs): each
+ * copy of a head moves as many chunks one after another as a head's pipeline in one of
+ * NCCL's channels does, whatever the schedule's channel count (a schedule of more
+ * channels than NCCL's cuts smaller messages, as many in flight at once).
+ */
+static void
+nvls_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_schedule *sc,
+           uint32_t nodes, struct ft_model_chunking *ch)
+{
+	struct ft_model_links l;
+	uint64_t loops;
+
+	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, &l, NULL) < 0)
+		memset(&l, 0, sizeof(l));
+	l.nranks = sc->nranks;
+	l.nnodes = nodes;
+	l.ppn = sc->nranks / FT_MAX(nodes, 1u);
+	l.nrails = tb->heads;
+	loops = ft_model_nvls_tree_chunking(&l, sc->bytes, ch);
+	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
+}
+
+/* The tasks done when chunk m of copy t of node k has reached the switch from every
+ * rank (scattered) and from every head (cast): nodes x 2 x the messages of a copy. */
+static int
+nvls_barriers(struct tree_build *tb, uint32_t tag)
+{
+	uint32_t per = tb->msgs, k, t, m;
+	size_t n = (size_t)tb->nodes * 2 * per;
+
+	tb->scattered = ft_calloc(2 * n + 1, sizeof(uint32_t));
+	if (!tb->scattered)
+		return FT_ENOMEM;
+	tb->cast = tb->scattered + n;
+	for (k = 0; k < tb->nodes; k++)
+		for (t = 0; t < 2; t++)
+			for (m = 0; m < per; m++) {
+				size_t at = ((size_t)k * 2 + t) * per + m;
+				int64_t a = ft__pk_add_task(tb->rb.e, PK_T_BARRIER, 0, 0, tag);
+				int64_t b = ft__pk_add_task(tb->rb.e, PK_T_BARRIER, 0, 0, tag);
+
+				if (a < 0 || b < 0)
+					return FT_ENOMEM;
+				tb->scattered[at] = (uint32_t)a;
+				tb->cast[at] = (uint32_t)b;
+			}
+	return 0;
+}
+
+/*
+ * Connection @c (its messages counted) carrying @bytes of payload at @eff, from the
+ * phase's start to its end; 1 when it would carry fewer bytes than messages or take the
+ * messages so far (@total) past 2^32.
+ */
+static int
+conn_open(const struct ring_build *rb, struct ring_conn *c, uint64_t bytes, double eff,
+          uint32_t total)
+{
+	c->wire = (uint64_t)((double)bytes / eff + 0.5);
+	c->start = rb->start;
+	c->end = rb->bar;
+	c->qp0 = 0;
+	c->up = PK_NONE;
+	return c->wire < c->nmsg || (uint64_t)total + c->nmsg >= UINT32_MAX;
+}
+
+/* Add the connection and edge of one NVLS stage: @bytes from @src to @dst in the copy's
+ * messages; 1 when they would carry fewer bytes than messages. */
+static int
+nvls_stage(struct tree_build *tb, uint32_t src, uint32_t dst, uint64_t bytes, uint32_t kind,
+           uint32_t copy, uint32_t pipe, double eff, uint32_t *nmsg)
+{
+	struct ring_build *rb = &tb->rb;
+	struct ring_conn *c = &rb->c[rb->n];
+
+	c->src = src;
+	c->dst = dst;
+	c->loops = c->nmsg = tb->msgs;
+	c->slices = 1;
+	if (conn_open(rb, c, bytes, eff, *nmsg))
+		return 1;
+	tb->edge[tb->nedges++] = (struct tree_edge){
+		.src = src,
+		.dst = dst,
+		.pipe = pipe,
+		.dir = kind == TE_SCATTER || kind == TE_READ ? FT_SCHED_UP : FT_SCHED_DOWN,
+		.conn = rb->n,
+		.nlegs = 1,
+		.kind = kind,
+		.copy = copy,
+		.node = tb->nodes - 1,
+	};
+	c->first = *nmsg;
+	*nmsg += c->nmsg;
+	rb->n++;
+	return 0;
+}
+
+/*
+ * An NVLS tree's in-node flow @fl (from vertex @src to @dst) as its stages, per copy t
+ * of every head: into the switch a rank's part of its data (half per copy: a message per
+ * step carries its chunk for every head, as NCCL's scatter does) and a head's multicast
+ * of its chunk; out of it a head's read of its reduced chunk and every rank's gather. A
+ * head's flow carries S + S / heads: the shard, 1 / (heads + 1) of it, goes in its
+ * copies pipe and pipe + 1. 1 when the flow breaks the labels' rules.
+ */
+static int
+nvls_stages(struct tree_build *tb, const struct ft_sched_flow *fl, uint32_t src, uint32_t dst,
+            double eff, uint32_t *nmsg)
+{
+	uint64_t mine = fl->head ? fl->bytes / (tb->heads + 1) : 0, rest = fl->bytes - mine;
+	uint64_t part[2] = { rest / 2, rest - rest / 2 }, half[2] = { mine / 2, mine - mine / 2 };
+	bool in = fl->dst == FT_SCHED_INNET;
+	uint32_t t;
+	int rc = 0;
+
+	if (in && fl->head == 1) /* a node's in-node flows start with its head 1's */
+		tb->from[tb->nodes++] = tb->nedges;
+	if (tb->nodes == 0 || (fl->head && fl->pipe == 0))
+		return 1;
+	for (t = 0; t < 2 && rc == 0; t++) {
+		rc = nvls_stage(tb, src, dst, part[t], in ? TE_SCATTER : TE_GATHER, t, 0, eff,
+		                nmsg);
+		if (rc == 0 && fl->head)
+			rc = nvls_stage(tb, src, dst, half[t], in ? TE_MCAST : TE_READ, t,
+			                fl->pipe + t, eff, nmsg);
+	}
+	return rc;
+}
+
+/*
  * The connections (one per flow, cut into messages) and the edges (a flow and
  * its relay legs) of phase @ph; 1 when it is not a tree this file can cut
  * (a flow of no tree, a relay that does not carry on, a connection with fewer
@@ -113,17 +307,22 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
 		if (rc < 0)
 			return rc;
+		if (tb->heads && (fl.src == FT_SCHED_INNET || fl.dst == FT_SCHED_INNET)) {
+			rc = nvls_stages(tb, &fl, c->src, c->dst, eff, nmsg);
+			if (rc != 0)
+				return rc;
+			continue;
+		}
 		if (fl.pipe == 0 || fl.dir == 0)
 			return 1;
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
-		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
 		ft__pk_cut(c, fl.bytes, 1, ch);
-		c->start = rb->start;
-		c->end = rb->bar;
-		c->qp0 = 0;
-		c->up = PK_NONE;
-		if (c->wire < c->nmsg || (uint64_t)*nmsg + c->nmsg >= UINT32_MAX)
+		if (tb->heads) { /* an NVLS tree's copy: its pipeline's chunks */
+			c->loops = c->nmsg = tb->msgs;
+			c->slices = 1;
+		}
+		if (conn_open(rb, c, fl.bytes, eff, *nmsg))
 			return 1;
 		if (fl.relay) {
 			/* a leg of the edge before: it starts where that one has got to */
@@ -139,7 +338,8 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 				                  .pipe = fl.pipe,
 				                  .dir = fl.dir,
 				                  .conn = rb->n,
-				                  .nlegs = 1 };
+				                  .nlegs = 1,
+				                  .kind = TE_TREE };
 		}
 		c->first = *nmsg;
 		*nmsg += c->nmsg;
@@ -202,6 +402,38 @@ link_feeds(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, 
 	return 0;
 }
 
+/*
+ * The per-node waits of NVLS stage @ed's message @m (chunk m of its copy), from its
+ * arrival @got to its send @to: head h reads chunk m once every rank's part has reached
+ * the switch, a rank gathers it once every head's multicast has; the multicast itself
+ * waits as a tree edge does (for the chunk from the parent, or at the root from below).
+ */
+static int
+link_nvls(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, uint32_t got,
+          uint32_t to)
+{
+	struct pk_engine *e = tb->rb.e;
+	uint32_t at = (ed->node * 2 + ed->copy) * tb->msgs + m;
+	uint32_t *join = ed->kind == TE_SCATTER || ed->kind == TE_READ ? tb->scattered : tb->cast;
+	uint32_t i, want = ed->kind == TE_READ ? TE_SCATTER : TE_MCAST;
+
+	if (ed->kind == TE_TREE)
+		return link_feeds(tb, ed, m, to);
+	if (ed->kind == TE_READ || ed->kind == TE_GATHER) {
+		if (!e->nvls_direct)
+			return ft__pk_add_dep(e, join[at], to);
+		/* every stage into the switch of this node and copy, chunk m */
+		for (i = tb->from[ed->node]; i < tb->from[ed->node + 1]; i++)
+			if (tb->edge[i].kind == want && tb->edge[i].copy == ed->copy &&
+			    ft__pk_add_dep(e, arrival(tb, &tb->edge[i], m), to) < 0)
+				return FT_ENOMEM;
+		return 0;
+	}
+	if (!e->nvls_direct && ft__pk_add_dep(e, got, join[at]) < 0)
+		return FT_ENOMEM;
+	return ed->kind == TE_MCAST ? link_feeds(tb, ed, m, to) : 0;
+}
+
 /* The dependencies into every message of edge @ed's legs, @slots in flight on each. */
 static int
 link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slots)
@@ -219,7 +451,7 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 			if (j > 0) /* a relay forwards what has arrived */
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
-				rc = link_feeds(tb, ed, m, to);
+				rc = link_nvls(tb, ed, m, rb->recv[c->first + m], to);
 			if (rc == 0 && m >= slots)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
@@ -238,27 +470,46 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	struct tree_build tb = {
 		.rb = { .e = e, .steps = 1, .tag = tag, .start = start, .bar = bar }
 	};
-	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, i;
+	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, nodes, groups, i;
 	struct ft_model_chunking ch;
 	int rc;
 
-	/* a channel runs both trees of an all-reduce, one copy each; a chain is one */
-	ft_model_chunking_sized(sc->op, sc->algo, sc->proto, sc->bytes,
-	                        FT_MAX(sc->algo == FT_ALGO_TREE ? pipes / 2 : pipes, 1u),
-	                        op_nodes(e, op), sc->nranks, &ch);
-	tb.rb.c = ft_calloc(ph->nflows, sizeof(*tb.rb.c));
-	tb.edge = ft_calloc(ph->nflows, sizeof(*tb.edge));
-	rc = tb.rb.c && tb.edge ? tree_conns(&tb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
+	nvls_labels(sc, ph, &tb.heads, &nodes, &groups);
+	if (sc->algo == FT_ALGO_NVLS_TREE && (tb.heads == 0 || nodes == 0))
+		return 1; /* no labels: whole flows */
+	if (tb.heads) {
+		nvls_shape(&tb, e, sc, nodes, &ch);
+	} else {
+		/* a channel runs both trees of an all-reduce, one copy each; a chain is one */
+		ft_model_chunking_sized(sc->op, sc->algo, sc->proto, sc->bytes,
+		                        FT_MAX(sc->algo == FT_ALGO_TREE ? pipes / 2 : pipes, 1u),
+		                        op_nodes(e, op), sc->nranks, &ch);
+	}
+	/* an NVLS tree's in-node flow is up to 4 stages */
+	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.rb.c));
+	tb.edge = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.edge));
+	tb.from = ft_calloc((size_t)groups + 1, sizeof(uint32_t));
+	rc = tb.rb.c && tb.edge && tb.from ? tree_conns(&tb, op, ph, eff, &ch, &nmsg, err) :
+	                                     FT_ENOMEM;
+	if (rc == 0 && tb.heads && tb.nodes != groups)
+		rc = 1;
+	if (rc == 0 && tb.heads)
+		tb.from[groups] = tb.nedges;
 	if (rc != 0) {
+		ft_free(tb.from);
 		ft_free(tb.edge);
 		ft_free(tb.rb.c);
 		return rc;
 	}
 	rc = index_edges(&tb);
+	if (rc == 0 && tb.heads && !e->nvls_direct)
+		rc = nvls_barriers(&tb, tag);
 	if (rc == 0)
 		rc = ft__pk_add_messages(&tb.rb, nmsg);
 	for (i = 0; i < tb.nedges && rc == 0; i++)
 		rc = link_edge(&tb, &tb.edge[i], ch.slots);
+	ft_free(tb.scattered);
+	ft_free(tb.from);
 	ft__pk_build_release(&tb.rb);
 	ft_free(tb.edge);
 	ft_free(tb.into_off);

@@ -6,7 +6,10 @@
  * for n messages; a 2-node tree all-reduce keeps both directions of the link
  * busy and ends at the bytes' serialisation plus a path latency or two; a
  * rank sends chunk c down only once it has come up; the chunk sizes are
- * NCCL's (calcCollChunking); NCCL's p2p channel count from its channel count.
+ * NCCL's (calcCollChunking); an NVLS tree's chunks through the switch, the
+ * heads' trees and back end at its closed form and carry what whole flows
+ * do, and its labels tie each head to its channel's trees; NCCL's p2p
+ * channel count from its channel count.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -131,6 +134,36 @@ test_tree_two_nodes(void **state)
 }
 
 /*
+ * The schedule the runner builds for @a on DGX H100 nodes of 8 ranks each, @nnodes of
+ * them: NCCL's tree, or with @heads NCCL's NVLS tree with that many heads a node, in
+ * @out copied on @nch rail-aligned channels (@s the one before); its phase.
+ */
+static const struct ft_sched_phase *
+runner_sched(const struct ft_coll_args *a, uint32_t nnodes, uint32_t nch, uint32_t heads,
+             struct ft_schedule *s, struct ft_schedule *out)
+{
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	uint32_t first[9], k;
+	char preset[32];
+
+	assert_true(nnodes < FT_ARRAY_SIZE(first));
+	for (k = 0; k <= nnodes; k++)
+		first[k] = 8 * k;
+	snprintf(preset, sizeof(preset), "dgx-h100:%u", nnodes);
+	assert_int_equal(ft_spec_resolve(preset, &spec, &err), 0);
+	ft_schedule_init(s);
+	assert_int_equal(ft_coll_schedule(a, s, &err), 0);
+	if (heads)
+		assert_int_equal(ft__sim_nvls_tree_uneven(s, nnodes, first, heads), 0);
+	else
+		assert_int_equal(ft__sim_tree_uneven(s, nnodes, first), 0);
+	assert_int_equal(ft__sim_channelize(s, nch, 8, 8, ft_spec_node_at(&spec, 0), false, out),
+	                 0);
+	return ft_sched_phase_at(out, 0);
+}
+
+/*
  * What the runner hands the engine for a tree all-reduce on 4 DGX H100 nodes (a chain in
  * each node, the double binary tree over the nodes, 8 rail-aligned channels with PXN legs):
  * every flow names its tree copy (1 .. 2 x 8) and direction; a relay leg starts where the
@@ -141,26 +174,17 @@ test_tree_two_nodes(void **state)
 static void
 test_tree_sched_marks(void **state)
 {
-	struct ft_cluster_spec spec;
-	struct ft_error err = { 0 };
 	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
 		                  .algo = FT_ALGO_TREE,
 		                  .proto = FT_PROTO_SIMPLE,
 		                  .nranks = 32,
 		                  .ranks_per_node = 1,
 		                  .bytes = 64u << 20 };
-	uint32_t first[5] = { 0, 8, 16, 24, 32 }, nch = 8, npipe = 2 * nch, p, f, relays = 0;
+	uint32_t nch = 8, npipe = 2 * nch, p, f, relays = 0;
 	struct ft_schedule s, out;
-	const struct ft_sched_phase *ph;
+	const struct ft_sched_phase *ph = runner_sched(&a, 4, nch, 0, &s, &out);
 
 	(void)state;
-	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
-	ft_schedule_init(&s);
-	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
-	assert_int_equal(ft__sim_tree_uneven(&s, 4, first), 0);
-	assert_int_equal(ft__sim_channelize(&s, nch, 8, 8, ft_spec_node_at(&spec, 0), false, &out),
-	                 0);
-	ph = ft_sched_phase_at(&out, 0);
 	for (p = 1; p <= npipe; p++) {
 		uint32_t parent[32], roots = 0, ups = 0, downs = 0, r;
 		const struct ft_sched_flow *last = NULL;
@@ -294,6 +318,202 @@ test_p2p_nchannels(void **state)
 	assert_int_equal(ch.peers_inflight, 64);
 }
 
+/* The smallest capacity and the latency of flow @f's path, and the header bytes a packet
+ * carries on its bottleneck (none on NVLink). */
+static void
+path_of(const struct pk_run *r, const struct pk_flow *f, double *cap, double *lat, double *hdr)
+{
+	*cap = INFINITY;
+	*lat = *hdr = 0;
+	for (uint32_t j = 0; j < f->npath; j++) {
+		const struct ft_link *lk =
+		        ft_topo_link(r->t, FT_VEC_AT(&pk(r->e)->paths, uint32_t, f->path_off + j));
+
+		if (lk->cap_Bps < *cap) {
+			*cap = lk->cap_Bps;
+			*hdr = lk->kind == FT_L_HOST || lk->kind == FT_L_FABRIC ? PK_HDR_IB : 0;
+		}
+		*lat += lk->lat_s;
+	}
+}
+
+/* Bytes of the flows from vertex @a to vertex @b. */
+static uint64_t
+bytes_between(const struct pk_run *r, uint32_t a, uint32_t b)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < pk(r->e)->flows.len; i++)
+		if (flow(r, i)->src == a && flow(r, i)->dst == b)
+			sum += flow(r, i)->bytes;
+	return sum;
+}
+
+/*
+ * An NVLS tree all-reduce of S = 32 MiB on 2 DGX H100 nodes x 4 GPUs, one QP a connection:
+ * every GPU is head j of its node (its rail, NIC j), so each copy of a head (tree 0 or 1,
+ * S / 8) is NCCL's pipeline of L = 4 chunks of M = 1 MiB (128 KiB x 16 NVLS channels x
+ * 4 heads a loop, ft_model_nvls_tree_chunking()), and nothing but its own traffic meets
+ * on a NIC. Chunk c goes up the node (every rank's S / 2L into the switch per copy, head
+ * j reads its M back), across (node 0 is the root of tree 1, node 1 of tree 0) and down
+ * (the head's multicast of M, every rank's gather of 4M). A NIC carries S / 4 each way
+ * (tree 0 up, tree 1 down): the bottleneck. Closed form: the first chunk's way in (both
+ * copies' scatters of S / 2L share a GPU's NVLink, both reads of M the switch's link to
+ * the head), the NIC busy with 2L messages, the last one's network path, and its way
+ * out (multicast M, gather 4M): within 5 % of a NIC message. Chunk by chunk it is slower
+ * than whole flows (every stage at once, the flow engine's time) by that fill and tail,
+ * within it; whole flows miss the closed form. Bytes are conserved link by link: every
+ * GPU puts S + S/4 into the switch and gets as much back, each NIC S / 4 each way. Built
+ * as a split run builds it (each read and gather waiting for the node's chunks itself,
+ * not for a task that joins them) it is the same run, to the picosecond.
+ */
+static void
+test_nvls_tree_closed_form(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_NVLS_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 8,
+		                  .ranks_per_node = 4,
+		                  .bytes = 32u << 20 };
+	struct ft_packet_cfg off = { .chunking = FT_PKT_CHUNK_OFF };
+	const uint64_t S = a.bytes, L = 4, M = S / 8 / L;
+	double nvl, nic, d_nvl, d_net, h_nvl, h_nic, t_net, fill, tail, want, got, whole;
+	struct pk_run r, w;
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters cf;
+	struct ft_engine *ef = NULL;
+	struct ft_error err = { 0 };
+	struct ft_sim_op op = { .after = -1 };
+	uint32_t i, sw = UINT32_MAX;
+	const struct pk_flow *net = NULL;
+
+	(void)state;
+	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, false, 1, FT_ROUTING_ECMP);
+	for (i = 0; i < pk(r.e)->flows.len; i++) {
+		const struct pk_flow *f = flow(&r, i);
+
+		assert_true(f->bytes <= S / 2 / L);
+		if (ft_topo_vertex(r.t, f->dst)->kind == FT_V_NVSWITCH && sw == UINT32_MAX)
+			sw = i;
+		if (ft_topo_vertex(r.t, f->dst)->kind == FT_V_GPU &&
+		    ft_topo_vertex(r.t, f->src)->kind == FT_V_GPU && !net)
+			net = f;
+	}
+	assert_int_not_equal(sw, UINT32_MAX);
+	assert_non_null(net);
+	assert_int_equal(net->bytes, M);
+	path_of(&r, flow(&r, sw), &nvl, &d_nvl, &h_nvl);
+	path_of(&r, net, &nic, &d_net, &h_nic);
+	assert_true(nic < nvl);
+	t_net = ((double)M + ceil((double)M / 4096) * h_nic) / nic;
+	fill = (double)(S / L) / nvl + 2.0 * M / nvl + 2 * d_nvl; /* chunk 0 in */
+	tail = (double)M / nvl + 4.0 * M / nvl + 2 * d_nvl;       /* the last chunk out */
+	want = fill + 2 * L * t_net + d_net + tail;
+	got = op_time(&r);
+	if (!(fabs(got - want) <= 0.05 * t_net))
+		fail_msg("nvls tree: %.9g s, closed form %.9g s (a NIC message %.3g s)", got, want,
+		         t_net);
+	/* bytes link by link, as whole flows carry them */
+	pk_run_ops_on(&w, &a, 2, 4, &off, 1, false, 1, FT_ROUTING_ECMP);
+	for (i = 0; i < 8; i++) {
+		uint32_t g = r.ends[i], s = ft__sim_innet_vertex(r.t, g, FT_ALGO_NVLS_TREE);
+		uint32_t peer = r.ends[(i + 4) % 8];
+
+		assert_int_equal(bytes_between(&r, g, s), S + S / 4);
+		assert_int_equal(bytes_between(&r, s, g), S + S / 4);
+		assert_int_equal(bytes_between(&r, g, peer), S / 4);
+		assert_int_equal(bytes_between(&w, g, s), S + S / 4);
+		assert_int_equal(bytes_between(&w, g, peer), S / 4);
+	}
+	whole = op_time(&w);
+	pk_run_free(&w);
+	/* as a split run builds it, the node's waits direct: the same run */
+	pk_run_ops_on(&w, &a, 2, 4, NULL, 1, true, 1, FT_ROUTING_ECMP);
+	assert_int_equal(pk(w.e)->flows.len, pk(r.e)->flows.len);
+	if (op_time(&w) != got)
+		fail_msg("nvls tree, direct waits: %.12g s, with the node's tasks %.12g s",
+		         op_time(&w), got);
+	pk_run_free(&w);
+	/* the flow engine on the same schedule: every stage at once, no fill */
+	ft_sim_cfg_init(&cfg);
+	op.sched = &r.s;
+	op.rank_gpu = r.ends;
+	assert_int_equal(ft_flow_engine.create(r.t, &cfg, &ef, &err), 0);
+	assert_true(ft_flow_engine.submit(ef, &op, &err) >= 0);
+	assert_int_equal(ft_flow_engine.run(ef, 0, &err), 0);
+	assert_int_equal(ft_flow_engine.counters(ef, &cf, &err), 0);
+	if (!(fabs(got - cf.fct_max_s - fill - tail) <= 0.05 * t_net + d_net))
+		fail_msg("nvls tree: %.9g s, the flow engine's longest flow %.9g s + fill %.9g s + "
+		         "tail %.9g s",
+		         got, cf.fct_max_s, fill, tail);
+	if (!(fabs(whole - want) > fill / 2))
+		fail_msg("whole flows: %.9g s, as the chunks' closed form %.9g s", whole, want);
+	ft_flow_engine.destroy(ef);
+	pk_run_free(&r);
+}
+
+/*
+ * The labels of the NVLS tree the runner builds (sim/nccl.c: 8 heads a node, one per NIC,
+ * on 2 DGX H100 nodes), copied on 4 channels: a node's in-node flows come together, its
+ * head 1's first; every in-node flow of a head names the first of its own channel's two
+ * copies, and that head sends up or down the network on exactly those two; a rank that is
+ * no head has none; every copy of every channel is some head's, once per node.
+ */
+static void
+test_nvls_tree_labels(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_NVLS_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 64u << 20 };
+	uint32_t nch = 4, heads = 4, f, g, groups = 0;
+	uint32_t owner[64][2]; /* [pipe][node]: the rank whose in-node flows name it, + 1 */
+	struct ft_schedule s, out;
+	const struct ft_sched_phase *ph = runner_sched(&a, 2, nch, heads, &s, &out);
+
+	(void)state;
+	memset(owner, 0, sizeof(owner));
+	for (f = 0; f < ph->nflows; f++) {
+		const struct ft_sched_flow *fl = ft_vec_at(&out.flows, ph->first_flow + f);
+		bool in = fl->dst == FT_SCHED_INNET, innet = in || fl->src == FT_SCHED_INNET;
+		uint32_t rank = in ? fl->src : fl->dst;
+
+		if (!innet)
+			continue;
+		assert_int_equal(fl->dir, in ? FT_SCHED_UP : FT_SCHED_DOWN);
+		groups += in && fl->head == 1;
+		if (fl->head == 0) {
+			assert_int_equal(fl->pipe, 0);
+			continue;
+		}
+		assert_true(fl->head <= heads);
+		assert_int_equal((fl->pipe - 1) % 2, 0);
+		/* channel c's copies come after channel c - 1's: 2 x heads each */
+		assert_int_equal((fl->pipe - 1) / 2 % heads, fl->head - 1);
+		assert_int_equal(groups, (fl->pipe - 1) / (2 * heads) * 2 + rank / 8 + 1);
+		owner[fl->pipe][rank / 8] = rank + 1;
+	}
+	assert_int_equal(groups, nch * 2);
+	for (f = 0; f < ph->nflows; f++) {
+		const struct ft_sched_flow *fl = ft_vec_at(&out.flows, ph->first_flow + f);
+		uint32_t base;
+
+		if (fl->src == FT_SCHED_INNET || fl->dst == FT_SCHED_INNET || fl->relay)
+			continue;
+		base = fl->pipe - (fl->pipe - 1) % 2;
+		/* a network edge leaves the head that names its copy, on its node */
+		assert_int_equal(owner[base][fl->src / 8], fl->src + 1);
+		assert_int_equal(fl->head, (fl->pipe - 1) / 2 % heads + 1);
+	}
+	for (g = 1; g <= 2 * heads * nch; g += 2)
+		assert_true(owner[g][0] && owner[g][1]);
+	ft_schedule_release(&out);
+	ft_schedule_release(&s);
+}
+
 int
 main(void)
 {
@@ -303,6 +523,8 @@ main(void)
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_tree_chunk_sizes),
+		cmocka_unit_test(test_nvls_tree_closed_form),
+		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
 
