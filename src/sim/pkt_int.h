@@ -485,15 +485,16 @@ pk_op_acc(struct pk_engine *e, uint32_t fid)
 void ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire);
 int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
 /* The port where a NIC counts flow @f's packets (ethtool -S): the first link of its
- * path onto the fabric (@out, the sender's NIC) or the last one off it (the
- * receiver's), as routing cached them; @other when the path has none or is not
- * kept (adaptive routing). */
+ * path onto the fabric (@out, the sender's NIC: the one it leaves by under any routing,
+ * adaptive routing choosing at the switches), or the last one off it (the receiver's,
+ * as a kept path has it); @other when there is none or the path is not kept (adaptive
+ * routing: the link the packet came in by). */
 static inline uint32_t
 ft__pk_nic_port(const struct pk_flow *f, bool out, uint32_t other)
 {
-	uint32_t l = out ? f->nic_link : f->nic_rx_link;
-
-	return f->npath && l != PK_NONE ? l : other;
+	if (out)
+		return f->nic_link != PK_NONE ? f->nic_link : other;
+	return f->npath && f->nic_rx_link != PK_NONE ? f->nic_rx_link : other;
 }
 int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
 int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);

@@ -832,6 +832,48 @@ test_dcqcn_incast(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * CNPs are handled, and counted, at the NIC port a QP leaves by, also under adaptive
+ * routing, where the path is not kept: flows from GPUs (their first link a PCIe link into
+ * the NIC) incast on one GPU, and every CNP handled is on a NIC's port onto the fabric.
+ */
+static void
+test_cnp_nic_port_adaptive(void **state)
+{
+	struct net n;
+	uint32_t ends[12], k = 0;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_DCQCN };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint64_t handled = 0;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	for (uint32_t node = 1; node < 4; node++)
+		for (uint32_t g = 0; g < 2; g++) {
+			ends[k++] = ft_topo_gpu(n.t, node, g);
+			ends[k++] = ft_topo_gpu(n.t, 0, 0);
+		}
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_ADAPTIVE;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, k / 2, 4u << 20, &c);
+	assert_true(c.ncnp > 0);
+	for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+		const struct pk_port *p = ft__pk_port(e, l);
+
+		if (!p->cnp_handled)
+			continue;
+		assert_int_equal(ft_topo_vertex(n.t, p->src)->kind, FT_V_NIC);
+		assert_true(pk(e)->links[l].net);
+		handled += p->cnp_handled;
+	}
+	assert_int_equal(handled, c.ncnp);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 /* One QP from a NIC of node 1 to one of node 0 on RoCE with DCQCN (@pc), submitted, not
  * run: its flow is flow 0 of the returned engine, for CNPs and sends at set times. */
 static struct pk_engine *
@@ -1989,6 +2031,7 @@ main(void)
 		cmocka_unit_test(test_permutation_deterministic),
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_dcqcn_incast),
+		cmocka_unit_test(test_cnp_nic_port_adaptive),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_drain_collapse),
 		cmocka_unit_test(test_trace_qp_rate),
