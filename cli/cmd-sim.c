@@ -56,6 +56,11 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	ft_sim_report_init(&rep);
 	rc = ft_scenario_run(sc, ov, &ctx->progress, &rep, &err);
 	ft_progress_bar_finish(&ctx->bar);
+	/* A run that failed on the way (a QP out of retries) leaves the counters a real
+	 * cluster would show then: written, and the failure said. */
+	if (rc < 0 && counters_dir && rep.counter_files.len &&
+	    ft_sim_report_write_counters(&rep, counters_dir, NULL) < 0)
+		cli_error(ctx, "--counters: %s: not written", counters_dir);
 	if (rc == 0 && rep.part_rank) {
 		/* One packet run split across MPI ranks: rank 0 prints and writes it. */
 		ft_sim_report_release(&rep);

@@ -98,6 +98,11 @@ struct ft_packet_cfg {
 	bool store_forward;           /* false: cut-through */
 	uint32_t ib_timeout;          /* NCCL_IB_TIMEOUT: retransmit after 4.096 us x 2^n; 0 = 20 */
 	double rto_s;                 /* retransmit timeout, overrides ib_timeout when > 0 */
+	/* NCCL_IB_RETRY_CNT (kb ENV-IB_RETRY_CNT): retransmit timeouts in a row without
+	 * progress a QP retries; one more and it goes to the error state (the run ends with
+	 * the transport retry error). 0 to 7; ib_retry_cnt_set false: NCCL's default 7. */
+	uint32_t ib_retry_cnt;
+	bool ib_retry_cnt_set;
 	double ber;                   /* bit error rate of host and fabric links (drops) */
 	/* Congestion control (RoCE): ECN marking at switch egress (RED on the queue) and
 	 * DCQCN at the NICs; zero fields take the mlx5 / simulator defaults (kb CC-DCQCN). */
@@ -251,6 +256,10 @@ struct ft_sim_port_counters {
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged over the run */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
+	/* A requester's RDMA counters, on a NIC's link to the fabric: retransmit timeouts of
+	 * the QPs that leave by it (mlx5 local_ack_timeout_err), and of those QPs the ones
+	 * that ran out of retries (req_transport_retries_exceeded; kb ROCE-COUNTERS) */
+	uint64_t ack_timeouts, retries_exceeded;
 	struct ft_sim_prio_counters {
 		uint64_t tx_bytes, tx_pkts; /* of this priority, on the wire */
 		uint64_t pause_tx, pause_rx; /* PFC XOFF frames for it, as above */
@@ -326,6 +335,20 @@ struct ft_sim_counters {
 	/* packet engine split across MPI ranks: this process's rank; only rank 0 holds the
 	 * result (the rest of this struct is not valid elsewhere). 0 when not split. */
 	uint32_t part_rank;
+	/* Packet engine: the QP that ran out of retries and ended the run (its send
+	 * completing with IBV_WC_RETRY_EXC_ERR, status 12; kb SYM-ERR-12), when one did. */
+	struct ft_sim_qp_error {
+		bool failed;
+		uint32_t src, dst;  /* its flow's vertices */
+		uint32_t nic;       /* the NIC it leaves by (vertex), UINT32_MAX when none */
+		uint32_t qp;        /* its index in the connection */
+		uint32_t op;        /* the op its flow belongs to */
+		uint32_t link_down; /* a link down on its path, UINT32_MAX when none */
+		uint32_t timeouts;  /* in a row without an ACK: NCCL_IB_RETRY_CNT + 1 */
+		uint32_t retry_cnt, ib_timeout; /* NCCL_IB_RETRY_CNT, NCCL_IB_TIMEOUT (0: the
+		                                 * timeout given as packet.retransmit_timeout) */
+		double t_s, timeout_s; /* when, and the timeout it waited each time */
+	} qp_error;
 };
 
 struct ft_engine {

@@ -80,10 +80,11 @@ pq_line(struct ft_strbuf *sb, const char *name, uint64_t v)
 	ft_strbuf_addf(sb, "%" PRIu64 "\n", v);
 }
 
-/* perfquery -x of port @tx (its sender's side), receiving over @rx (the reverse link). */
+/* perfquery -x of port @tx (its sender's side), receiving over @rx (the reverse link);
+ * a link a fault took @down counts one LinkDowned. */
 static void
 render_perfquery(struct ft_strbuf *sb, const struct ft_sim_port_counters *tx,
-                 const struct ft_sim_port_counters *rx, uint32_t lid, uint32_t port)
+                 const struct ft_sim_port_counters *rx, uint32_t lid, uint32_t port, bool down)
 {
 	ft_strbuf_addf(sb,
 	               "# Port extended counters: Lid %u port %u (CapMask: 0x5300 CapMask2: "
@@ -102,7 +103,7 @@ render_perfquery(struct ft_strbuf *sb, const struct ft_sim_port_counters *tx,
 	ft_strbuf_adds(sb, "CounterSelect2:..................0x00000000\n");
 	pq_line(sb, "SymbolErrorCounter", 0);
 	pq_line(sb, "LinkErrorRecoveryCounter", 0);
-	pq_line(sb, "LinkDownedCounter", 0);
+	pq_line(sb, "LinkDownedCounter", down ? 1 : 0);
 	pq_line(sb, "PortRcvErrors", rx->drops_corrupt);
 	pq_line(sb, "PortRcvRemotePhysicalErrors", 0);
 	pq_line(sb, "PortRcvSwitchRelayErrors", 0);
@@ -319,6 +320,25 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 	ft_strbuf_addf(sb, "Total entries displayed:  %u\n", nl);
 }
 
+/*
+ * What NCCL prints (NCCL_DEBUG=WARN) when the QP of @q completes a send with the transport
+ * retry error, as its IB transport words it (kb SYM-ERR-12): the sender's host, a process
+ * and thread (a twin has none: the GPU's index), its GPU, the peer with port 0 (the twin
+ * has no addresses: the peer's host), status 12 with the vendor syndrome mlx5 gives it
+ * (129) and the HCA (mlx5_N: the NIC's index in its node).
+ */
+static void
+render_nccl_warn(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_qp_error *q)
+{
+	const struct ft_vertex *s = ft_topo_vertex(topo, q->src), *d = ft_topo_vertex(topo, q->dst);
+	const struct ft_vertex *nic = q->nic != UINT32_MAX ? ft_topo_vertex(topo, q->nic) : s;
+
+	ft_strbuf_addf(sb,
+	               "n%u:%u:%u [%u] NCCL WARN NET/IB : Got completion from peer n%u<0> with "
+	               "status=12 opcode=0 len=0 vendor err 129 (Send) hca mlx5_%u\n",
+	               s->node, s->local, s->local, s->local, d->node, nic->local);
+}
+
 int
 ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
                         struct ft_vec *files, struct ft_error *err)
@@ -354,10 +374,12 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 			const struct ft_link *lk = ft_topo_link(topo, first + i);
 			const struct ft_sim_port_counters *tx = &c->port[first + i];
 			const struct ft_sim_port_counters *rx = &c->port[lk->rev];
+			bool down = !(ft_topo_link_scale(topo, first + i) > 0);
 
 			if (lk->kind != FT_L_HOST && lk->kind != FT_L_FABRIC)
 				continue;
-			if (tx->tx_pkts == 0 && rx->tx_pkts == 0)
+			/* a port that carried traffic, or one a fault took down */
+			if (tx->tx_pkts == 0 && rx->tx_pkts == 0 && !down)
 				continue;
 			if (roce) {
 				render_ethtool_link(&sb, vname,
@@ -367,7 +389,7 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 				snprintf(name, sizeof(name), "ethtool-S.%s.txt", vname);
 			} else {
 				render_perfquery(&sb, tx, rx, v + 1,
-				                 vx->kind == FT_V_NIC ? 1 : i + 1);
+				                 vx->kind == FT_V_NIC ? 1 : i + 1, down);
 				if (vx->kind == FT_V_NIC)
 					snprintf(name, sizeof(name), "perfquery-x.%s.txt", vname);
 				else
@@ -376,6 +398,10 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 			}
 			rc = add_file(files, &sb, name);
 		}
+	}
+	if (rc == 0 && c->qp_error.failed) {
+		render_nccl_warn(&sb, topo, &c->qp_error);
+		rc = add_file(files, &sb, "nccl.log");
 	}
 	return files_done(&sb, rc, err);
 }

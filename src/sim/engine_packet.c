@@ -60,6 +60,7 @@
 
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
+#include <fabtune/units.h>
 
 #define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
 /* Packets per cumulative ACK of a lossy run (coalesced, as RC responders do; the count is
@@ -308,11 +309,18 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 	p->rel_link = k->link;
 	p->rel_bytes = k->link != PK_NONE ? k->payload + e->ports[k->link].hdr : 0;
 	p->rel_prio = (uint8_t)pk_prio(k);
-	p->tx_bytes += wire;
-	p->tx_payload += k->payload;
-	p->tx_pkts++;
-	q->tx_bytes += wire;
-	q->tx_pkts++;
+	if (e->ndown && e->links[l].down) {
+		/* Sent onto a link that is down: it never leaves, and is lost where it
+		 * would arrive (drop(): PortXmitDiscards counts outbound packets
+		 * discarded because the port is down or congested, kb IB-COUNTERS). */
+		k->flags |= PK_F_DOWN;
+	} else {
+		p->tx_bytes += wire;
+		p->tx_payload += k->payload;
+		p->tx_pkts++;
+		q->tx_bytes += wire;
+		q->tx_pkts++;
+	}
 	if (link_fc(e, l) == FT_PKT_FC_CREDIT)
 		q->credits -= blocks(wire);
 	if (p->net && e->pc.ber > 0) {
@@ -639,6 +647,8 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 {
 	struct pk_flow *f = flow_at(e, fid);
 
+	if (seq > f->snd_una)
+		f->retries = 0; /* progress: the QP's retry counter starts again */
 	f->snd_una = FT_MAX(f->snd_una, seq);
 	return nak ? go_back(e, fid, seq) : 0;
 }
@@ -906,11 +916,12 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 		}
 	}
 
-	if ((k->flags & PK_F_CORRUPT) || v == k->dst) {
-		/* Delivered (the endpoint takes it at once), or corrupted and dropped. */
+	if ((k->flags & (PK_F_CORRUPT | PK_F_DOWN)) || v == k->dst) {
+		/* Delivered (the endpoint takes it at once), or corrupted or sent onto a
+		 * link down, and dropped. */
 		if (fc == FT_PKT_FC_CREDIT && (rc = credit_free(e, l, c, blocks(wire))) < 0)
 			return rc;
-		if (k->flags & PK_F_CORRUPT)
+		if (k->flags & (PK_F_CORRUPT | PK_F_DOWN))
 			return drop(e, l, id);
 		return receive(e, id);
 	}
@@ -1049,11 +1060,104 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	if (f->snd_una > f->rto_una) {
 		/* Acknowledged progress since it was armed: the timer restarts. */
 		f->rto_una = f->snd_una;
+		f->retries = 0;
 		return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+	}
+	/*
+	 * A timeout without progress: the QP retries NCCL_IB_RETRY_CNT times, and at the
+	 * next one goes to the error state, its send completing with IBV_WC_RETRY_EXC_ERR
+	 * (kb ENV-IB_RETRY_CNT, SYM-ERR-12): the run ends there (ft__pk_run names it).
+	 */
+	e->ports[ft__pk_nic_port(f, true, f->first_link)].qp_timeouts++;
+	if (++f->retries > e->retry_cnt) {
+		e->ports[ft__pk_nic_port(f, true, f->first_link)].qp_retry_exc++;
+		e->qp_err_flow = fid;
+		e->qp_err_ps = e->now_ps;
+		return FT_EIO;
 	}
 	/* From the first packet not acknowledged; the receiver keeps its NAK-sent state
 	 * until the packet it waits for arrives (it is not the sender's to clear). */
 	return go_back(e, fid, f->snd_una);
+}
+
+/* The first link down on flow @f's kept path, PK_NONE. */
+static uint32_t
+link_down_on(struct pk_engine *e, const struct pk_flow *f)
+{
+	for (uint32_t j = 0; j < f->npath; j++) {
+		uint32_t l = FT_VEC_AT(&e->paths, uint32_t, f->path_off + j);
+
+		if (e->links[l].down)
+			return l;
+	}
+	return PK_NONE;
+}
+
+void
+ft__pk_qp_error(struct pk_engine *e, struct ft_sim_qp_error *q)
+{
+	const struct pk_flow *f;
+	uint32_t l;
+
+	memset(q, 0, sizeof(*q));
+	if (e->qp_err_flow == PK_NONE)
+		return;
+	f = flow_at(e, e->qp_err_flow);
+	l = link_down_on(e, f);
+	q->failed = true;
+	q->src = f->src;
+	q->dst = f->dst;
+	q->nic = f->nic_link != PK_NONE ? e->links[f->nic_link].src : UINT32_MAX;
+	q->qp = f->qp / 1024;
+	q->op = task_at(e, f->task)->op;
+	q->link_down = l == PK_NONE ? UINT32_MAX : l;
+	q->timeouts = e->retry_cnt + 1;
+	q->retry_cnt = e->retry_cnt;
+	q->ib_timeout = e->pc.rto_s > 0 ? 0 : e->pc.ib_timeout;
+	q->t_s = (double)e->qp_err_ps / PK_PS_PER_S;
+	q->timeout_s = (double)e->rto_ps / PK_PS_PER_S;
+}
+
+/*
+ * The error of the QP that ran out of retries (ev_rto): when, its ends and the NIC it
+ * leaves by, the retries and the timeout they took, and the link down on its path if
+ * one is. NCCL reports it as its send's completion status (kb SYM-ERR-12).
+ */
+static int
+qp_error(struct pk_engine *e, struct ft_error *err)
+{
+	struct ft_sim_qp_error q;
+	char a[64] = "?", b[64] = "?", nic[80] = "", why[200] = "", tmo[40], t[32], dt[32];
+
+	ft__pk_qp_error(e, &q);
+	ft_topo_vertex_name(e->topo, q.src, a, sizeof(a));
+	ft_topo_vertex_name(e->topo, q.dst, b, sizeof(b));
+	if (q.nic != UINT32_MAX && q.nic != q.src) {
+		char v[64] = "?";
+
+		ft_topo_vertex_name(e->topo, q.nic, v, sizeof(v));
+		snprintf(nic, sizeof(nic), " (by %s)", v);
+	}
+	if (q.link_down != UINT32_MAX) {
+		char la[64] = "?", lb[64] = "?";
+
+		ft_topo_vertex_name(e->topo, e->links[q.link_down].src, la, sizeof(la));
+		ft_topo_vertex_name(e->topo, e->links[q.link_down].dst, lb, sizeof(lb));
+		snprintf(why, sizeof(why), ": link %s -> %s is down and no other path is left",
+		         la, lb);
+	}
+	if (q.ib_timeout)
+		snprintf(tmo, sizeof(tmo), "NCCL_IB_TIMEOUT %u", q.ib_timeout);
+	else
+		snprintf(tmo, sizeof(tmo), "packet.retransmit_timeout");
+	ft_format_duration(q.t_s, t, sizeof(t));
+	ft_format_duration(q.timeout_s, dt, sizeof(dt));
+	return ft_error_set(err, FT_EIO,
+	                    "sim: packet engine: QP %u from %s%s to %s failed at %s with "
+	                    "IBV_WC_RETRY_EXC_ERR (status 12, transport retry counter "
+	                    "exceeded): %u retransmit timeouts of %s in a row without an ACK "
+	                    "(NCCL_IB_RETRY_CNT %u, %s)%s",
+	                    q.qp, a, nic, b, t, q.timeouts, dt, q.retry_cnt, tmo, why);
 }
 
 /* Sample every traced port: its rate over the last interval and its queue now. */
@@ -1320,6 +1424,8 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 	}
 	return 0;
 fail:
+	if (e->qp_err_flow != PK_NONE)
+		return qp_error(e, err);
 	if (e->route_err.code)
 		return ft_error_set(err, rc, "%s", e->route_err.msg);
 	if (rc == FT_ENOENT)

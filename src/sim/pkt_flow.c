@@ -160,6 +160,62 @@ flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path)
 }
 
 /*
+ * The topology as if every link were up (those scaled keep their scale), built once:
+ * where links are down and a flow has no live path, it is routed there, so that it
+ * sends into the dead link as a QP whose path failed does.
+ */
+static int
+topo_up(struct pk_engine *e, struct ft_error *err)
+{
+	struct ft_topo *t = NULL;
+	int rc;
+
+	if (e->topo_up)
+		return 0;
+	rc = ft_topo_build(ft_topo_spec(e->topo), &t, err);
+	for (uint32_t l = 0; rc == 0 && l < e->nlinks; l++) {
+		double s = ft_topo_link_scale(e->topo, l);
+
+		if (s > 0 && s != 1.0)
+			rc = ft_topo_set_link_scale(t, l, s);
+	}
+	if (rc == 0 && ft_topo_nlinks(t) != e->nlinks)
+		rc = ft_error_set(err, FT_EINVAL, "sim: the topology rebuilt has other links");
+	if (rc < 0) {
+		ft_topo_free(t);
+		return rc;
+	}
+	e->topo_up = t;
+	return 0;
+}
+
+/*
+ * A flow from @src to @dst found no live path (@err says why): its path as if the links
+ * down were up, when all it crosses down is host and fabric links (a QP's transport
+ * times out there); else the first error stands.
+ */
+static int
+route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct choose_ctx *cc,
+           struct ft_path *path, struct ft_error *err)
+{
+	struct ft_sim_cfg cfg = e->cfg;
+	struct ft_error up_err = { 0 };
+	int rc;
+
+	if (!e->ndown || err->code != FT_ENOENT || topo_up(e, &up_err) < 0)
+		return err->code;
+	cfg.routing = cfg.routing == FT_ROUTING_ADAPTIVE ? FT_ROUTING_ECMP : cfg.routing;
+	rc = ft__sim_route(e->topo_up, &cfg, src, dst, qp, choose_by_hash, cc, path, &up_err);
+	if (rc < 0)
+		return err->code;
+	for (uint32_t j = 0; j < path->nlinks; j++)
+		if (!(ft_topo_link_scale(e->topo, path->links[j]) > 0) &&
+		    !e->links[path->links[j]].down)
+			return err->code;
+	return 0;
+}
+
+/*
  * Route flow @fid: its first link, its path (kept unless routed per hop), its path latency
  * and its ideal time. At its start in one process; a run split across MPI ranks routes
  * every flow before it starts, in flow order, so that every rank's path table is the same
@@ -174,14 +230,16 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	struct ft_error err = { 0 };
 	double slow = 0;
 	uint32_t j;
+	bool dead; /* routed over links down: its path is kept, adaptive or not */
 	int rc;
 
 	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash, &cc, &path,
 	                   &err);
-	if (rc < 0) {
+	if (rc < 0 && (rc = route_dead(e, f->src, f->dst, f->qp, &cc, &path, &err)) < 0) {
 		e->route_err = err; /* the message names both endpoints */
 		return rc;
 	}
+	dead = rc == 0 && err.code;
 	f = flow_at(e, fid);
 	f->lat_ps = 0;
 	f->first_link = path.links[0];
@@ -198,7 +256,7 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
 	 * reaches: it stays fixed. */
-	if (e->cfg.routing != FT_ROUTING_ADAPTIVE || nvlink_domain_flow(e, f)) {
+	if (e->cfg.routing != FT_ROUTING_ADAPTIVE || nvlink_domain_flow(e, f) || dead) {
 		/* A reused record (a lazy send's) keeps its room when the path fits. */
 		if (f->path_cap < path.nlinks) {
 			if (ft_vec_reserve(&e->paths, path.nlinks) < 0)

@@ -63,6 +63,7 @@ struct pk_pkt {
 
 #define PK_F_CORRUPT 1u /* a bit error: the receiver drops it */
 #define PK_F_CE      2u /* ECN congestion experienced */
+#define PK_F_DOWN    8u /* sent onto a link that is down: lost */
 #define PK_F_PRIO_SHIFT 4 /* bits 4-6: its priority */
 
 static inline uint32_t
@@ -165,6 +166,8 @@ struct pk_port {
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
 	                                         * CE packets received (at the link's dst) */
+	uint64_t qp_timeouts, qp_retry_exc; /* NIC side, requester: retransmit timeouts of
+	                                     * its QPs, and QPs that ran out of retries */
 };
 
 enum pk_task_kind {
@@ -215,6 +218,7 @@ struct pk_flow {
 	uint16_t last_payload;
 	uint8_t prio;
 	bool in_ring;
+	uint8_t retries; /* retransmit timeouts in a row without progress (ev_rto) */
 	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
 	double ideal_s;
 	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
@@ -235,6 +239,7 @@ struct pk_link {
 	uint16_t hdr;   /* header and framing bytes per packet on this link */
 	uint8_t net;    /* host or fabric link: network flow control and drops apply */
 	uint8_t sw_dst; /* its destination is a switch (shared buffer) */
+	uint8_t down;   /* a fault took it down: what is sent onto it is lost */
 };
 
 struct pk_lazy;
@@ -247,6 +252,13 @@ struct pk_engine {
 	bool roce;
 	uint32_t mtu;
 	uint64_t rto_ps;
+	uint32_t retry_cnt; /* NCCL_IB_RETRY_CNT: timeouts a QP retries before its error */
+	/* Links down (host and fabric): a flow with no live path is routed as if they were
+	 * up (over topo_up, built at the first such flow) and its packets are lost there. */
+	uint32_t ndown;
+	struct ft_topo *topo_up;
+	uint32_t qp_err_flow; /* the flow whose QP went to the error state, PK_NONE */
+	uint64_t qp_err_ps;   /* and when */
 	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
 	bool dcqcn;
 	bool ibcc;
@@ -421,6 +433,8 @@ bool ft__pk_port_has(const struct pk_engine *e, uint32_t l, bool transit);
 uint32_t ft__pk_stuck_port(const struct pk_engine *e);
 bool ft__pk_name_cycle(const struct pk_engine *e, uint32_t l, struct ft_strbuf *out);
 int ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err);
+/* The QP that ran out of retries and ended the run (engine_packet.c), if one did. */
+void ft__pk_qp_error(struct pk_engine *e, struct ft_sim_qp_error *q);
 
 /*
  * The tie key of an event queued now: events at the same time pop in the order of
@@ -488,15 +502,16 @@ pk_op_acc(struct pk_engine *e, uint32_t fid)
 void ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire);
 int ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid);
 /* The port where a NIC counts flow @f's packets (ethtool -S): the first link of its
- * path onto the fabric (@out, the sender's NIC) or the last one off it (the
- * receiver's), as routing cached them; @other when the path has none or is not
- * kept (adaptive routing). */
+ * path onto the fabric (@out, the sender's NIC: the one it leaves by under any routing,
+ * adaptive routing choosing at the switches), or the last one off it (the receiver's,
+ * as a kept path has it); @other when there is none or the path is not kept (adaptive
+ * routing: the link the packet came in by). */
 static inline uint32_t
 ft__pk_nic_port(const struct pk_flow *f, bool out, uint32_t other)
 {
-	uint32_t l = out ? f->nic_link : f->nic_rx_link;
-
-	return f->npath && l != PK_NONE ? l : other;
+	if (out)
+		return f->nic_link != PK_NONE ? f->nic_link : other;
+	return f->npath && f->nic_rx_link != PK_NONE ? f->nic_rx_link : other;
 }
 int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
 int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);

@@ -377,6 +377,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		pc->cnp_handled = p->cnp_handled;
 		pc->q_max_bytes = p->q_max_bytes;
 		pc->pfc_wd_fires = p->wd_fires;
+		pc->ack_timeouts = p->qp_timeouts;
+		pc->retries_exceeded = p->qp_retry_exc;
 		pc->q_mean_bytes =
 		        span > 0 ?
 		                (p->q_area + (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps)) /
@@ -410,6 +412,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->link_bytes = e->link_bytes;
 	c->link_max_flows = e->link_maxflows;
 	c->port = e->port_counters;
+	ft__pk_qp_error(e, &c->qp_error);
 	if (e->ntrace) {
 		size_t ns;
 

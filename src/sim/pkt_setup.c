@@ -125,6 +125,17 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->rto_ps = e->pc.rto_s > 0 ?
 	                    s_to_ps(e->pc.rto_s) :
 	                    s_to_ps(4.096e-6 * ldexp(1.0, (int)FT_MIN(e->pc.ib_timeout, 31u)));
+	if (e->pc.ib_retry_cnt_set && e->pc.ib_retry_cnt > 7) {
+		int rc = ft_error_set(err, FT_ERANGE,
+		                      "packet.ib_retry_cnt: expected 0 to 7 (a 3-bit field), got %u",
+		                      e->pc.ib_retry_cnt);
+
+		ft__pk_destroy(&e->base);
+		return rc;
+	}
+	/* NCCL_IB_RETRY_CNT's default (kb ENV-IB_RETRY_CNT) */
+	e->retry_cnt = e->pc.ib_retry_cnt_set ? e->pc.ib_retry_cnt : 7;
+	e->qp_err_flow = PK_NONE;
 	if (e->pc.cc == FT_PKT_CC_AUTO)
 		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
 	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
@@ -211,18 +222,24 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	}
 	for (l = 0; l < n; l++) {
 		const struct ft_link *tl = ft_topo_link(topo, l);
-		double cap = tl->cap_Bps * ft_topo_link_scale(topo, l);
+		double scale = ft_topo_link_scale(topo, l);
 		struct pk_link *pl = &e->links[l];
 		struct pk_port *p = &e->ports[l];
+		bool net = tl->kind == FT_L_HOST || tl->kind == FT_L_FABRIC;
+		/* A host or fabric link down keeps its rate: what a flow with no live path
+		 * sends onto it is lost there (the QP then times out, ev_rto). */
+		double cap = tl->cap_Bps * (scale > 0 ? scale : net ? 1.0 : 0.0);
 
 		pl->lat_ps = s_to_ps(tl->lat_s);
 		pl->ps_per_byte = cap > 0 ? PK_PS_PER_S / cap : INFINITY;
 		pl->src = tl->src;
 		pl->dst = tl->dst;
 		pl->rev = tl->rev;
-		pl->net = tl->kind == FT_L_HOST || tl->kind == FT_L_FABRIC;
+		pl->net = net;
 		pl->hdr = pl->net ? hdr : 0;
 		pl->sw_dst = ft_topo_vertex(topo, tl->dst)->kind == FT_V_SWITCH;
+		pl->down = pl->net && !(scale > 0);
+		e->ndown += pl->down;
 		/* RED thresholds: 4 / 16 KB per Gb/s (the HPCC simulator's 100 / 400 KB at
 		 * 25 Gb/s, 400 / 1600 KB at 100 Gb/s; kb CC-DCQCN) unless given. */
 		pl->kmin =
@@ -245,6 +262,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		}
 	}
 	e->free_pkt = PK_NONE;
+	e->may_drop = e->may_drop || e->ndown;
 	{
 		int rc = ft__pk_phys_setup(e, err);
 
@@ -559,6 +577,7 @@ ft__pk_destroy(struct ft_engine *eng)
 		ft__pk_phys_release(e);
 		ft__pk_part_free(e);
 		ft__pk_lazy_free(e);
+		ft_topo_free(e->topo_up);
 		for (size_t i = 0; i < e->flows.len; i++)
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));

@@ -859,6 +859,23 @@ routing_fits(const struct ft_fabric_spec *f, enum ft_routing r)
 	}
 }
 
+/*
+ * The run of @e ended with a QP out of retries (its error already said): the port counters
+ * up to then and what NCCL printed, for --counters, as a real cluster's are collected after
+ * the job failed. The run's error stands: a failure to render them adds no other.
+ */
+static void
+failed_counters(const struct ft_topo *topo, struct ft_engine *e, struct ft_sim_report *out)
+{
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	int rc = e->ops->counters(e, &c, &err);
+
+	if (rc == 0 && c.qp_error.failed)
+		rc = ft__sim_render_counters(topo, &c, &out->counter_files, &err);
+	(void)rc; /* the run's error stands; the files rendered before a failure are kept */
+}
+
 int
 ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
                 const struct ft_progress *progress, struct ft_sim_report *out, struct ft_error *err)
@@ -1000,6 +1017,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc < 0)
 		goto out;
 	rc = e->ops->run(e, 0, err);
+	if (rc == FT_EIO && ov && ov->counters)
+		failed_counters(topo, e, out);
 	if (rc < 0)
 		goto out;
 	rc = e->ops->counters(e, &c, err);

@@ -167,6 +167,20 @@ read_mtu(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return rc;
 }
 
+/* NCCL_IB_RETRY_CNT: 0 is a value (no retry), so that it was given is kept beside it. */
+static int
+read_retry_cnt(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const struct ft__doc_field f = { "ib_retry_cnt", FT__DOC_U32, 0, sizeof(uint32_t),
+		                                .lo = 0, .hi = 7 };
+	struct ft_packet_cfg *pc = obj;
+	int rc = ft__doc_read(d, &f, v, path, &pc->ib_retry_cnt);
+
+	if (rc == 0)
+		pc->ib_retry_cnt_set = true;
+	return rc;
+}
+
 /* One value per priority, indexed 0 to 7: WRR weights (>= 1) or, for lossy_priorities,
  * the priorities themselves (a bit mask). */
 struct prio_list {
@@ -233,6 +247,7 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "pfc_headroom", FT__DOC_SIZE, PKT(pfc_headroom_bytes) },
 	{ "store_forward", FT__DOC_BOOL, PKT(store_forward) },
 	{ "ib_timeout", FT__DOC_U32, PKT(ib_timeout), .lo = 1, .hi = 31 },
+	{ "ib_retry_cnt", FT__DOC_FN, .fn = read_retry_cnt },
 	{ "retransmit_timeout", FT__DOC_DURATION, PKT(rto_s) },
 	{ "ber", FT__DOC_DOUBLE, PKT(ber), .lo = 0, .hi = 1e-3 },
 	{ "congestion_control", FT__DOC_ENUM, PKT(cc), .names = cc_names },

@@ -52,36 +52,48 @@ net_build(struct net *n, const char *preset, bool roce)
 	assert_int_equal(ft_topo_build(&n->spec, &n->t, &err), 0);
 }
 
-/* One op: flows ends[2i] -> ends[2i + 1] of @bytes each, all at once. */
+/* One op: flows ends[2i] -> ends[2i + 1] of @bytes each, all at once, submitted to a new
+ * engine (not run); @s holds its schedule (the caller releases it). */
 static struct ft_engine *
-run_pairs(const struct ft_engine_ops *ops, const struct net *n, const struct ft_sim_cfg *cfg,
-          const uint32_t *ends, uint32_t npairs, uint64_t bytes, struct ft_sim_counters *c)
+submit_pairs(const struct ft_engine_ops *ops, const struct net *n, const struct ft_sim_cfg *cfg,
+             const uint32_t *ends, uint32_t npairs, uint64_t bytes, struct ft_schedule *s)
 {
-	struct ft_schedule s;
 	struct ft_sched_phase ph = { 0 };
 	struct ft_engine *e = NULL;
 	struct ft_error err = { 0 };
 	struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
 	uint32_t i;
 
-	ft_schedule_init(&s);
-	s.op = FT_OP_SENDRECV;
-	s.algo = FT_ALGO_DIRECT;
-	s.nranks = 2 * npairs;
-	s.ranks_per_node = 1;
-	s.proto_eff = 1;
-	s.bytes = bytes;
+	ft_schedule_init(s);
+	s->op = FT_OP_SENDRECV;
+	s->algo = FT_ALGO_DIRECT;
+	s->nranks = 2 * npairs;
+	s->ranks_per_node = 1;
+	s->proto_eff = 1;
+	s->bytes = bytes;
 	for (i = 0; i < npairs; i++) {
 		struct ft_sched_flow f = { .src = 2 * i, .dst = 2 * i + 1, .bytes = bytes };
 
-		assert_int_equal(ft_vec_push(&s.flows, &f), 0);
+		assert_int_equal(ft_vec_push(&s->flows, &f), 0);
 	}
 	ph.steps = 1;
 	ph.nflows = ph.npairs = npairs;
-	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
-	op.sched = &s;
+	assert_int_equal(ft_vec_push(&s->phases, &ph), 0);
+	op.sched = s;
 	assert_int_equal(ops->create(n->t, cfg, &e, &err), 0);
 	assert_true(ops->submit(e, &op, &err) >= 0);
+	return e;
+}
+
+/* submit_pairs(), run to the end, its counters in @c. */
+static struct ft_engine *
+run_pairs(const struct ft_engine_ops *ops, const struct net *n, const struct ft_sim_cfg *cfg,
+          const uint32_t *ends, uint32_t npairs, uint64_t bytes, struct ft_sim_counters *c)
+{
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e = submit_pairs(ops, n, cfg, ends, npairs, bytes, &s);
+
 	if (ops->run(e, 0, &err) != 0)
 		fail_msg("run: %s", err.msg);
 	assert_int_equal(ops->counters(e, c, &err), 0);
@@ -654,8 +666,22 @@ test_drops_and_recovery(void **state)
 		ft_sim_cfg_init(&cfg);
 		pc.rto_s = 20e-6;
 		if (mode == 0) {
+			struct ft_schedule s;
+			struct ft_error err = { 0 };
+
 			pc.fc = FT_PKT_FC_NONE;
 			pc.port_buffer_bytes = 16 * 4178;
+			/* 15 senders blasting go-back-N windows into 16 packets of buffer:
+			 * with a 20 us timeout a QP's first packet is lost 8 times in a row
+			 * and it runs out of retries (kb ENV-IB_TIMEOUT: too short a timeout
+			 * turns loss into error 12); NCCL's 4.3 s lets the incast pass. */
+			cfg.packet = &pc;
+			e = submit_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &s);
+			assert_int_equal(ft_packet_engine.run(e, 0, &err), FT_EIO);
+			assert_non_null(strstr(err.msg, "8 retransmit timeouts of 20us in a row"));
+			ft_packet_engine.destroy(e);
+			ft_schedule_release(&s);
+			pc.rto_s = 0;
 		} else if (mode == 1) {
 			pc.fc = FT_PKT_FC_PFC;
 			pc.pfc_headroom_bytes = 4178; /* one packet: too little */
@@ -829,6 +855,191 @@ test_dcqcn_incast(void **state)
 	}
 	assert_true(pauses[0] > 0);
 	assert_true(pauses[1] < pauses[0]);
+	ft_topo_free(n.t);
+}
+
+/*
+ * CNPs are handled, and counted, at the NIC port a QP leaves by, also under adaptive
+ * routing, where the path is not kept: flows from GPUs (their first link a PCIe link into
+ * the NIC) incast on one GPU, and every CNP handled is on a NIC's port onto the fabric.
+ */
+static void
+test_cnp_nic_port_adaptive(void **state)
+{
+	struct net n;
+	uint32_t ends[12], k = 0;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_DCQCN };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint64_t handled = 0;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	for (uint32_t node = 1; node < 4; node++)
+		for (uint32_t g = 0; g < 2; g++) {
+			ends[k++] = ft_topo_gpu(n.t, node, g);
+			ends[k++] = ft_topo_gpu(n.t, 0, 0);
+		}
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_ADAPTIVE;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, k / 2, 4u << 20, &c);
+	assert_true(c.ncnp > 0);
+	for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+		const struct pk_port *p = ft__pk_port(e, l);
+
+		if (!p->cnp_handled)
+			continue;
+		assert_int_equal(ft_topo_vertex(n.t, p->src)->kind, FT_V_NIC);
+		assert_true(pk(e)->links[l].net);
+		handled += p->cnp_handled;
+	}
+	assert_int_equal(handled, c.ncnp);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/* Take NIC @nic of node @node's link to the fabric down, both ways; its id. */
+static uint32_t
+nic_link_down(struct net *n, uint32_t node, uint32_t nic)
+{
+	uint32_t v = ft_topo_nic(n->t, node, nic), first, count;
+
+	ft_topo_out_links(n->t, v, &first, &count);
+	for (uint32_t l = first; l < first + count; l++) {
+		const struct ft_link *lk = ft_topo_link(n->t, l);
+
+		if (lk->kind != FT_L_HOST)
+			continue;
+		assert_int_equal(ft_topo_set_link_scale(n->t, l, 0), 0);
+		assert_int_equal(ft_topo_set_link_scale(n->t, lk->rev, 0), 0);
+		return l;
+	}
+	fail_msg("no host link out of node %u nic %u", node, nic);
+	return 0;
+}
+
+/* One QP of @bytes from NIC 0 of node 1 to NIC 0 of node 0 on InfiniBand with @pc, the
+ * sender's link to the fabric down (*@dead): submitted to a new engine, not run. */
+static struct ft_engine *
+dead_nic_engine(struct net *n, const struct ft_packet_cfg *pc, uint64_t bytes,
+                struct ft_schedule *s, uint32_t *dead)
+{
+	static uint32_t ends[2];
+	struct ft_sim_cfg cfg;
+
+	net_build(n, "dgx-h100:2", false);
+	*dead = nic_link_down(n, 1, 0);
+	ends[0] = ft_topo_nic(n->t, 1, 0);
+	ends[1] = ft_topo_nic(n->t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = pc;
+	return submit_pairs(&ft_packet_engine, n, &cfg, ends, 1, bytes, s);
+}
+
+/*
+ * A QP whose only path is down (its NIC's link to the fabric) retries NCCL_IB_RETRY_CNT
+ * times and errors at the next timeout: (RETRY_CNT + 1) timeouts after its packet left,
+ * each one dropped at the dead link; the error names the QP and the link. Before, the
+ * flow found no route (and a lossy one timed out for ever).
+ */
+static void
+test_retry_exceeded(void **state)
+{
+	static const uint32_t cnts[] = { 0, 3, 7 };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cnts); i++) {
+		struct net n;
+		uint32_t dead;
+		struct ft_packet_cfg pc = { .ib_timeout = i == 2 ? 0 : 4,
+			                    .ib_retry_cnt = cnts[i],
+			                    .ib_retry_cnt_set = i < 2 };
+		struct ft_schedule s;
+		struct ft_error err = { 0 };
+		struct ft_engine *e;
+		const struct pk_engine *pe;
+		const struct pk_flow *f;
+		uint32_t tries = cnts[i] + 1;
+		double rto = 4.096e-6 * ldexp(1.0, i == 2 ? 20 : 4); /* NCCL_IB_TIMEOUT */
+
+		e = dead_nic_engine(&n, &pc, 4096, &s, &dead);
+		assert_int_equal(ft_packet_engine.run(e, 0, &err), FT_EIO);
+		pe = pk(e);
+		f = &FT_VEC_AT(&pe->flows, struct pk_flow, 0);
+		assert_int_equal(pe->qp_err_flow, 0);
+		assert_int_equal(f->nic_link, dead);
+		assert_int_equal(pe->ndrops, tries); /* each try lost at the dead link */
+		assert_int_equal(ft__pk_port(e, dead)->drops, tries);
+		assert_int_equal(ft__pk_port(e, dead)->qp_timeouts, tries);
+		assert_int_equal(ft__pk_port(e, dead)->qp_retry_exc, 1);
+		assert_int_equal(pe->nflows_done, 0);
+		/* The closed form: the packet leaves at the flow's start, each try one
+		 * timeout after the one before (the resend leaves at once). */
+		assert_int_equal(pe->rto_ps, (uint64_t)(rto * 1e12 + 0.5));
+		assert_int_equal(pe->now_ps, f->t_start_ps + tries * pe->rto_ps);
+		assert_non_null(strstr(err.msg, "IBV_WC_RETRY_EXC_ERR (status 12"));
+		assert_non_null(strstr(err.msg, "QP 0 from n1.nic0 to n0.nic0"));
+		assert_non_null(strstr(err.msg, "is down and no other path is left"));
+		ft_packet_engine.destroy(e);
+		ft_schedule_release(&s);
+		ft_topo_free(n.t);
+	}
+}
+
+/*
+ * Progress (an ACK moving the window) starts the retry count again: with
+ * NCCL_IB_RETRY_CNT 1, a QP that times out, gets through, loses its path again and times
+ * out again still completes; counting timeouts without the reset it would fail at the
+ * second one.
+ */
+static void
+test_retry_reset_by_progress(void **state)
+{
+	struct net n;
+	uint32_t dead;
+	struct ft_packet_cfg pc = { .ib_timeout = 1, .ib_retry_cnt = 1, .ib_retry_cnt_set = true };
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	const struct pk_flow *f;
+	uint64_t sub, del;
+
+	(void)state;
+	e = dead_nic_engine(&n, &pc, 1u << 20, &s, &dead);
+	pe = ft_container_of(e, struct pk_engine, base);
+	/* Every packet is sent and lost; the link comes back before the first timeout. */
+	assert_int_equal(ft_packet_engine.run(e, 1e-9, &err), 0);
+	f = &FT_VEC_AT(&pe->flows, struct pk_flow, 0);
+	while (f->snd_nxt < f->npkts)
+		assert_int_equal(ft__pk_step(pe), 0);
+	assert_int_equal(f->snd_una, 0);
+	pe->links[dead].down = 0;
+	/* The first timeout: one retry; then the resends get through and an ACK comes. */
+	while (f->retries == 0)
+		assert_int_equal(ft__pk_step(pe), 0);
+	assert_int_equal(f->retries, 1);
+	while (f->snd_una == 0)
+		assert_int_equal(ft__pk_step(pe), 0);
+	assert_int_equal(f->retries, 0);
+	assert_true(f->snd_una < f->npkts);
+	/* Down again: the rest is lost and times out once more, then the link is back. */
+	pe->links[dead].down = 1;
+	while (f->retries == 0)
+		assert_int_equal(ft__pk_step(pe), 0);
+	assert_int_equal(f->retries, 1);
+	assert_true(f->snd_una > 0 && f->snd_una < f->npkts);
+	pe->links[dead].down = 0;
+	assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(sub, del);
+	assert_int_equal(pe->nflows_done, 1);
+	assert_int_equal(ft__pk_port(e, dead)->qp_timeouts, 2);
+	assert_int_equal(ft__pk_port(e, dead)->qp_retry_exc, 0);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
 	ft_topo_free(n.t);
 }
 
@@ -1655,33 +1866,42 @@ test_deadlock_named(void **state)
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
 	/* The same deadlock under PFC on RoCE; a PFC watchdog breaks it by dropping, and
-	 * go-back-N delivers every byte. */
-	{
-		static const char roce[] =
-		        "name: wd\n"
-		        "engine: packet\n"
-		        "cluster:\n"
-		        "  name: t\n"
-		        "  nodes: {preset: dgx-h100, count: 16, nics: {link: roce400}}\n"
-		        "  fabric: {kind: torus, link: roce400, dims: [8, 2], "
-		        "nodes_per_switch: 1, routing: dor}\n"
-		        "packet: {congestion_control: none, pfc_watchdog: 100us, "
-		        "retransmit_timeout: 200us}\n"
-		        "background:\n"
-		        "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n";
+	 * go-back-N delivers every byte after NCCL's timeout (4.3 s); with a 200 us one a
+	 * QP whose packets the storms keep dropping runs out of retries first. */
+	for (int shortto = 1; shortto >= 0; shortto--) {
+		char roce[512];
 		struct ft_scenario *sc2 = NULL;
 		struct ft_sim_report rep2;
 
+		snprintf(roce, sizeof(roce),
+		         "name: wd\n"
+		         "engine: packet\n"
+		         "cluster:\n"
+		         "  name: t\n"
+		         "  nodes: {preset: dgx-h100, count: 16, nics: {link: roce400}}\n"
+		         "  fabric: {kind: torus, link: roce400, dims: [8, 2], "
+		         "nodes_per_switch: 1, routing: dor}\n"
+		         "packet: {congestion_control: none, pfc_watchdog: 100us%s}\n"
+		         "background:\n"
+		         "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n",
+		         shortto ? ", retransmit_timeout: 200us" : "");
 		memset(&err, 0, sizeof(err));
 		assert_int_equal(ft_scenario_load_buffer(roce, strlen(roce), "wd.yaml", &sc2, &err),
 		                 0);
 		ft_sim_report_init(&rep2);
-		if (ft_scenario_run(sc2, NULL, NULL, &rep2, &err) != 0)
-			fail_msg("%s", err.msg);
-		assert_int_equal(rep2.c.nflows, 240);
-		assert_true(rep2.c.nwatchdog > 0);
-		assert_true(rep2.c.ndrops > 0);
-		assert_double_equal(rep2.c.bytes, 240.0 * (4 << 20), 0.5);
+		rc = ft_scenario_run(sc2, NULL, NULL, &rep2, &err);
+		if (shortto) {
+			assert_int_equal(rc, FT_EIO);
+			assert_non_null(strstr(err.msg, "IBV_WC_RETRY_EXC_ERR (status 12"));
+			assert_non_null(strstr(err.msg, "8 retransmit timeouts of 200us"));
+		} else {
+			if (rc != 0)
+				fail_msg("%s", err.msg);
+			assert_int_equal(rep2.c.nflows, 240);
+			assert_true(rep2.c.nwatchdog > 0);
+			assert_true(rep2.c.ndrops > 0);
+			assert_double_equal(rep2.c.bytes, 240.0 * (4 << 20), 0.5);
+		}
 		ft_sim_report_release(&rep2);
 		ft_scenario_free(sc2);
 	}
@@ -1989,6 +2209,9 @@ main(void)
 		cmocka_unit_test(test_permutation_deterministic),
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_dcqcn_incast),
+		cmocka_unit_test(test_cnp_nic_port_adaptive),
+		cmocka_unit_test(test_retry_exceeded),
+		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_drain_collapse),
 		cmocka_unit_test(test_trace_qp_rate),

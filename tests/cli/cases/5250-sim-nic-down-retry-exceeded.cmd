@@ -1,0 +1,1 @@
+sim scenarios/lab/nic-down-retry.yaml
