@@ -27,6 +27,7 @@
 #define WF_RADIX_PASSES 6 /* 6 x 11 >= 64 key bits */
 #define WF_RADIX_MIN 1024 /* fewer items: a comparison sort (flowfill.c, wf_merge_sort()) */
 #define WF_RUN 16         /* its insertion-sorted runs */
+#define WF_AHEAD 16       /* flows ahead in a link's list whose memory is fetched early */
 
 /* flowfill.c */
 void ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l);

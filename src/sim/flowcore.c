@@ -115,7 +115,7 @@ ft__fs_release(struct fs_sim *s)
 		s->act_pf,   s->act_np,     s->act_rate,   s->act_left, s->act_bn,
 		s->act_capi, s->wf_capped,  s->cap_rank,   s->cap_cnt,  s->tasks_mem,
 		s->wf_bott,  s->inc_in,     s->path_pos,   s->act_t0,   s->act_fin,
-		s->act_hp,   s->fin_heap,   s->fin_tmp,
+		s->act_hp,   s->fin_heap,   s->fin_tmp,    s->wf_live,
 	};
 	struct ft_vec *const vecs[] = {
 		&s->inc_seeds, &s->edges,    &s->paths,       &s->events,        &s->wf_heap,
@@ -503,6 +503,7 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->inc_old = ft_calloc(s->act_cap, sizeof(double));
 	s->wf_bott = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->inc_in = ft_calloc(s->act_cap, sizeof(uint8_t));
+	s->wf_live = ft_calloc(s->act_cap, sizeof(uint8_t));
 	s->act_t0 = ft_calloc(s->act_cap, sizeof(double));
 	s->act_fin = ft_calloc(s->act_cap, sizeof(double));
 	s->act_hp = ft_calloc(s->act_cap, sizeof(uint32_t));
@@ -513,7 +514,7 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 		s->lf = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_lf));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
 	    !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped || !s->inc_sel ||
-	    !s->inc_old || !s->wf_bott || !s->inc_in || !s->act_t0 || !s->act_fin ||
+	    !s->inc_old || !s->wf_bott || !s->inc_in || !s->wf_live || !s->act_t0 || !s->act_fin ||
 	    !s->act_hp || !s->fin_heap || !s->fin_tmp ||
 	    (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
@@ -621,7 +622,7 @@ grow_active(struct fs_sim *s)
 		{ &s->wf_bott, sizeof(*s->wf_bott) },   { &s->inc_in, sizeof(*s->inc_in) },
 		{ &s->act_t0, sizeof(*s->act_t0) },     { &s->act_fin, sizeof(*s->act_fin) },
 		{ &s->act_hp, sizeof(*s->act_hp) },     { &s->fin_heap, sizeof(*s->fin_heap) },
-		{ &s->fin_tmp, sizeof(*s->fin_tmp) },
+		{ &s->fin_tmp, sizeof(*s->fin_tmp) },   { &s->wf_live, sizeof(*s->wf_live) },
 	};
 	bool ok = true;
 
@@ -630,6 +631,7 @@ grow_active(struct fs_sim *s)
 	if (!ok)
 		return FT_ENOMEM;
 	memset(s->inc_in + s->act_cap, 0, n - s->act_cap); /* none selected */
+	memset(s->wf_live + s->act_cap, 0, n - s->act_cap); /* none being filled */
 	s->act_cap = (uint32_t)n;
 	return 0;
 }

@@ -528,7 +528,8 @@ ft__fs_lf_add(struct fs_sim *s, uint32_t i)
 			L->cap = cap;
 		}
 		s->path_pos[pf + j] = L->n;
-		L->e[L->n++] = (struct fs_lf_ent){ .act = i, .hop = j };
+		L->e[L->n++] = (struct fs_lf_ent){ .act = i, .pf = pf, .hop = (uint16_t)j,
+		                                    .np = (uint16_t)s->act_np[i] };
 	}
 	return 0;
 }
@@ -547,7 +548,7 @@ ft__fs_lf_remove(struct fs_sim *s, uint32_t i)
 		if (q == L->n)
 			continue;
 		L->e[q] = last;
-		s->path_pos[s->act_pf[last.act] + last.hop] = q;
+		s->path_pos[last.pf + last.hop] = q;
 	}
 }
 
