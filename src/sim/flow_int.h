@@ -13,6 +13,7 @@
 
 #define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
 #define FS_DEFER_RTOL 1e-2 /* flow ends within this of the first one's FCT: one recomputation */
+#define FS_ROOM_RTOL 1e-2  /* ends leaving at most this of each link's capacity: none */
 #define FS_AHEAD 8        /* tasks ahead in a queue whose memory is fetched early */
 #define FS_FULL_EVERY 256 /* incremental recomputations between full ones */
 #define FS_LAZY_AFTER 64  /* full recomputations in a row that stop the bookkeeping */

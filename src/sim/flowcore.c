@@ -48,6 +48,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->lazy_after = FS_LAZY_AFTER;
 	s->lazy_retry = FS_LAZY_RETRY;
 	s->defer_rtol = FS_DEFER_RTOL;
+	s->room_rtol = FS_ROOM_RTOL;
 	s->wf_radix_min = WF_RADIX_MIN;
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
@@ -822,6 +823,12 @@ end_transmission(struct fs_sim *s, uint32_t id)
 		struct fs_link_st *st = &s->lk[l];
 
 		st->bytes += t->bytes;
+		/* room left on a link that limits no other flow changes no rate */
+		if (st->nbott > (s->act_bn[t->active_idx].bott == l)) {
+			st->freed += (float)rate;
+			if (st->freed > s->room_rtol * s->cap_Bps[l])
+				s->room_due = true;
+		}
 		/* an idle link's load is exactly 0, whatever the rounding left */
 		if (s->keep)
 			st->load = --st->nactive ? st->load - rate : 0;
@@ -984,7 +991,9 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 
 	if (!s->started)
 		return ft_error_set(err, FT_EINVAL, "sim: run not started");
-	if (s->rates_dirty) {
+	/* only flows ended, each link keeps at least 1 - room_rtol of its capacity in use:
+	 * the rates stand (docs/internals/sim.md, "Ends that leave little room") */
+	if (s->rates_dirty && (s->room_due || s->inc_new.len)) {
 		rc = ft__fs_rates(s);
 		if (rc < 0)
 			return ft_error_set(err, rc, "sim: out of memory computing rates");

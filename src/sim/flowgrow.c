@@ -651,6 +651,22 @@ fill_grown(struct fs_sim *s, uint32_t *nsel, bool *full)
 	}
 }
 
+/* The room the ended flows left is handed out now: no link holds any back. */
+static void
+room_reset(struct fs_sim *s)
+{
+	const uint32_t *seed = s->inc_seeds.data;
+
+	s->room_due = false;
+	if (s->level_only || s->full_rates) { /* the ended flows' links are not listed */
+		for (uint32_t l = 0; l < s->nlinks; l++)
+			s->lk[l].freed = 0;
+		return;
+	}
+	for (size_t k = 0; k < s->inc_seeds.len; k++)
+		s->lk[seed[k]].freed = 0;
+}
+
 /*
  * Max-min rates by water filling, for the flows select_flows() names.
  *
@@ -680,6 +696,7 @@ ft__fs_rates(struct fs_sim *s)
 
 	s->nrecompute++;
 	s->rates_dirty = false;
+	room_reset(s);
 	if (s->nactive == 0) {
 		s->inc_level = INFINITY;
 		s->inc_seeds.len = 0;

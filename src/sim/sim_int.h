@@ -171,7 +171,8 @@ struct fs_link_st {
 	uint32_t nactive;  /* active flows crossing it (adaptive routing reads it) */
 	uint32_t maxflows; /* most flows ever sharing it at once */
 	uint32_t nbott;    /* active flows it is the bottleneck of (fs_act_bn.bott) */
-	uint32_t pad;
+	float freed;       /* the rates of the flows that ended on it since the last
+	                    * recomputation: room no flow is given yet (room_rtol) */
 };
 _Static_assert(sizeof(struct fs_link_st) == 32, "a power of two: never across two lines");
 
@@ -266,6 +267,10 @@ struct fs_sim {
 	double defer_rtol;       /* flows ending within this times the first one's FCT share
 	                          * one recomputation (each at its own time; FS_DEFER_RTOL;
 	                          * 0: one per instant) */
+	double room_rtol;        /* flow ends that leave at most this share of every link's
+	                          * capacity unused wait for the next recomputation
+	                          * (FS_ROOM_RTOL; 0: each is one) */
+	bool room_due;           /* an end left more than room_rtol of a link: recompute */
 	bool no_widen;           /* grow mode without widening a grown selection (tests) */
 	struct ft_vec inc_seeds; /* uint32_t: links of the flows that ended since the last one */
 	struct ft_vec inc_new;   /* uint32_t: task ids of the flows started since the last one */
