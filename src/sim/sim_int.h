@@ -111,8 +111,8 @@ struct fs_wf_link {
  * An active flow crossing a link: its index in active[], where its path starts
  * in paths (act_pf: it stays when the flow moves to another slot), which hop
  * of it this is, and its length (at most 4,096: ft__fs_add_flow()), so that a
- * full filling freezes the flows of
- * a kept list without reading act_pf and act_np (a cache miss each).
+ * full filling freezes the flows of a kept list without reading act_pf and
+ * act_np (a cache miss each).
  */
 struct fs_lf_ent {
 	uint32_t act;
