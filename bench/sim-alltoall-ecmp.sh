@@ -21,8 +21,13 @@
 # lists, and recomputations go full at once where grown selections keep
 # ending full: measured on the shared 2-core machine (load 17, REPEAT=3),
 # dgx-h100:36 0.12 s D-mod-K, 0.20 s ECMP; dgx-h100:64 0.37 s D-mod-K,
-# 5.24 s ECMP (14x; the binary before, in the same run: 9.78 s, 27x).
-# Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting".
+# 5.24 s ECMP (14x; the binary before, in the same run: 9.78 s, 27x). Kept
+# lists read without pointer chasing, and ends that hand back at most 1% of
+# the links that limit flows waiting for the next recomputation (load 16):
+# dgx-h100:36 0.13 s and 0.24 s (1.9x), :64 0.41 s and 1.87 s (4.6x; the
+# binary before, in the same run: 4.61 s, 12.3x).
+# Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting" and
+# "Ends that leave little room".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1

@@ -13,6 +13,7 @@
 
 #define FS_TIME_RTOL 1e-9 /* completions this close (relative) share one event */
 #define FS_DEFER_RTOL 1e-2 /* flow ends within this of the first one's FCT: one recomputation */
+#define FS_ROOM_RTOL 1e-2  /* ends leaving at most this of each link's capacity: none */
 #define FS_AHEAD 8        /* tasks ahead in a queue whose memory is fetched early */
 #define FS_FULL_EVERY 256 /* incremental recomputations between full ones */
 #define FS_LAZY_AFTER 64  /* full recomputations in a row that stop the bookkeeping */
@@ -27,6 +28,7 @@
 #define WF_RADIX_PASSES 6 /* 6 x 11 >= 64 key bits */
 #define WF_RADIX_MIN 1024 /* fewer items: a comparison sort (flowfill.c, wf_merge_sort()) */
 #define WF_RUN 16         /* its insertion-sorted runs */
+#define WF_AHEAD 16       /* flows ahead in a link's list whose memory is fetched early */
 
 /* flowfill.c */
 void ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l);

@@ -48,6 +48,7 @@ ft__fs_init(struct fs_sim *s, uint32_t nlinks)
 	s->lazy_after = FS_LAZY_AFTER;
 	s->lazy_retry = FS_LAZY_RETRY;
 	s->defer_rtol = FS_DEFER_RTOL;
+	s->room_rtol = FS_ROOM_RTOL;
 	s->wf_radix_min = WF_RADIX_MIN;
 	ft_vec_init(&s->edges, 2 * sizeof(uint32_t));
 	ft_vec_init(&s->paths, sizeof(uint32_t));
@@ -115,7 +116,7 @@ ft__fs_release(struct fs_sim *s)
 		s->act_pf,   s->act_np,     s->act_rate,   s->act_left, s->act_bn,
 		s->act_capi, s->wf_capped,  s->cap_rank,   s->cap_cnt,  s->tasks_mem,
 		s->wf_bott,  s->inc_in,     s->path_pos,   s->act_t0,   s->act_fin,
-		s->act_hp,   s->fin_heap,   s->fin_tmp,
+		s->act_hp,   s->fin_heap,   s->fin_tmp,    s->wf_live,
 	};
 	struct ft_vec *const vecs[] = {
 		&s->inc_seeds, &s->edges,    &s->paths,       &s->events,        &s->wf_heap,
@@ -503,6 +504,7 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->inc_old = ft_calloc(s->act_cap, sizeof(double));
 	s->wf_bott = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->inc_in = ft_calloc(s->act_cap, sizeof(uint8_t));
+	s->wf_live = ft_calloc(s->act_cap, sizeof(uint8_t));
 	s->act_t0 = ft_calloc(s->act_cap, sizeof(double));
 	s->act_fin = ft_calloc(s->act_cap, sizeof(double));
 	s->act_hp = ft_calloc(s->act_cap, sizeof(uint32_t));
@@ -513,7 +515,7 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 		s->lf = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_lf));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
 	    !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped || !s->inc_sel ||
-	    !s->inc_old || !s->wf_bott || !s->inc_in || !s->act_t0 || !s->act_fin ||
+	    !s->inc_old || !s->wf_bott || !s->inc_in || !s->wf_live || !s->act_t0 || !s->act_fin ||
 	    !s->act_hp || !s->fin_heap || !s->fin_tmp ||
 	    (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
@@ -621,7 +623,7 @@ grow_active(struct fs_sim *s)
 		{ &s->wf_bott, sizeof(*s->wf_bott) },   { &s->inc_in, sizeof(*s->inc_in) },
 		{ &s->act_t0, sizeof(*s->act_t0) },     { &s->act_fin, sizeof(*s->act_fin) },
 		{ &s->act_hp, sizeof(*s->act_hp) },     { &s->fin_heap, sizeof(*s->fin_heap) },
-		{ &s->fin_tmp, sizeof(*s->fin_tmp) },
+		{ &s->fin_tmp, sizeof(*s->fin_tmp) },   { &s->wf_live, sizeof(*s->wf_live) },
 	};
 	bool ok = true;
 
@@ -630,6 +632,7 @@ grow_active(struct fs_sim *s)
 	if (!ok)
 		return FT_ENOMEM;
 	memset(s->inc_in + s->act_cap, 0, n - s->act_cap); /* none selected */
+	memset(s->wf_live + s->act_cap, 0, n - s->act_cap); /* none being filled */
 	s->act_cap = (uint32_t)n;
 	return 0;
 }
@@ -820,6 +823,12 @@ end_transmission(struct fs_sim *s, uint32_t id)
 		struct fs_link_st *st = &s->lk[l];
 
 		st->bytes += t->bytes;
+		/* room left on a link that limits no other flow changes no rate */
+		if (st->nbott > (s->act_bn[t->active_idx].bott == l)) {
+			st->freed += (float)rate;
+			if (st->freed > s->room_rtol * s->cap_Bps[l])
+				s->room_due = true;
+		}
 		/* an idle link's load is exactly 0, whatever the rounding left */
 		if (s->keep)
 			st->load = --st->nactive ? st->load - rate : 0;
@@ -982,7 +991,9 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 
 	if (!s->started)
 		return ft_error_set(err, FT_EINVAL, "sim: run not started");
-	if (s->rates_dirty) {
+	/* only flows ended, each link keeps at least 1 - room_rtol of its capacity in use:
+	 * the rates stand (docs/internals/sim.md, "Ends that leave little room") */
+	if (s->rates_dirty && (s->room_due || s->inc_new.len)) {
 		rc = ft__fs_rates(s);
 		if (rc < 0)
 			return ft_error_set(err, rc, "sim: out of memory computing rates");

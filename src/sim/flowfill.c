@@ -388,19 +388,20 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
 	return 0;
 }
 
-/* Freeze active flow @f at @rate, bottlenecked by @bott: its links give the rate back,
- * all but @full, the link that froze it (its room is spent; FS_NONE: its own cap). */
-static void
-wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t full)
+/* Freeze active flow @f, whose path is @p (@np links), at @rate, bottlenecked by @bott:
+ * its links give the rate back, all but @full, the link that froze it (its room is
+ * spent; FS_NONE: its own cap). */
+static inline void
+wf_freeze_path(struct fs_sim *s, uint32_t f, const uint32_t *p, uint32_t np, double rate,
+               uint32_t bott, uint32_t full)
 {
-	const uint32_t *p = (const uint32_t *)s->paths.data + s->act_pf[f];
 	struct fs_wf_link *L = s->wf_link;
-	uint32_t j;
 
 	s->act_rate[f] = rate;
+	s->wf_live[f] = 0;
 	s->npath_walks++;
 	s->wf_bott[f] = bott; /* ft__fs_set_bottleneck() once the rates stand */
-	for (j = 0; j < s->act_np[f]; j++) {
+	for (uint32_t j = 0; j < np; j++) {
 		struct fs_wf_link *m = &L[p[j]];
 
 		m->cnt--;
@@ -410,6 +411,13 @@ wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t ful
 		if (m->rem < 0)
 			m->rem = 0;
 	}
+}
+
+static void
+wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t full)
+{
+	wf_freeze_path(s, f, (const uint32_t *)s->paths.data + s->act_pf[f], s->act_np[f], rate,
+	               bott, full);
 }
 
 /*
@@ -435,18 +443,50 @@ wf_layout_kept(struct fs_sim *s)
 	return n;
 }
 
+/*
+ * Freeze the unfrozen flows of link @l's kept list at @share; how many. A
+ * link's flows sit anywhere in the active arrays and in paths, so in a full
+ * pass over an all-to-all's ~10^5 flows every freeze missed the cache on its
+ * path and on its rate; a kept entry says where the path is (no act_pf or
+ * act_np to read), and the path, rate and bottleneck of the unfrozen flow
+ * WF_AHEAD entries further are fetched early.
+ */
+static uint32_t
+wf_freeze_kept(struct fs_sim *s, uint32_t l, double share)
+{
+	const struct fs_lf *F = &s->lf[l];
+	const uint32_t *paths = s->paths.data;
+	uint32_t k, n = 0;
+
+	for (k = 0; k < F->n; k++) {
+		const struct fs_lf_ent *e = &F->e[k];
+
+		if (k + WF_AHEAD < F->n && s->wf_live[e[WF_AHEAD].act]) {
+			__builtin_prefetch(paths + e[WF_AHEAD].pf);
+			__builtin_prefetch(&s->act_rate[e[WF_AHEAD].act], 1);
+			__builtin_prefetch(&s->wf_bott[e[WF_AHEAD].act], 1);
+		}
+		if (s->wf_live[e->act]) {
+			wf_freeze_path(s, e->act, paths + e->pf, e->np, share, l, l);
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Freeze the unfrozen flows of link @l (@kept: from its kept list) at @share; how many. */
 static uint32_t
 wf_freeze_link(struct fs_sim *s, uint32_t l, double share, bool kept)
 {
-	const struct fs_lf *F = kept ? &s->lf[l] : NULL;
 	const struct fs_wf_link *L = &s->wf_link[l];
-	uint32_t k, n = 0, len = kept ? F->n : L->end - L->off;
+	uint32_t k, n = 0;
 
-	for (k = 0; k < len; k++) {
-		uint32_t f = kept ? F->e[k].act : s->wf_flows[L->off + k];
+	if (kept)
+		return wf_freeze_kept(s, l, share);
+	for (k = L->off; k < L->end; k++) {
+		uint32_t f = s->wf_flows[k];
 
-		if (s->act_rate[f] < 0) {
+		if (s->wf_live[f]) {
 			wf_freeze(s, f, share, l, l);
 			n++;
 		}
@@ -481,8 +521,10 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		rc = FT_ENOMEM;
 		goto out;
 	}
-	for (k = 0; k < nsel; k++)
+	for (k = 0; k < nsel; k++) {
 		s->act_rate[s->inc_sel[k]] = -1; /* unfrozen */
+		s->wf_live[s->inc_sel[k]] = 1;
+	}
 	rc = wf_collect_capped(s, nsel, &ncapped);
 	if (rc < 0)
 		goto out;
@@ -533,7 +575,7 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		 * reaches it, before any link whose share (a lower bound while stale) is
 		 * higher; on a tie the link goes first.
 		 */
-		while (nextcap < ncapped && s->act_rate[s->wf_capped[nextcap]] >= 0)
+		while (nextcap < ncapped && !s->wf_live[s->wf_capped[nextcap]])
 			nextcap++; /* frozen on a link meanwhile */
 		if (nextcap < ncapped) {
 			uint32_t f = s->wf_capped[nextcap];
@@ -553,7 +595,7 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		    (s->wf_heap.len == 0 || wf_less(&single[snext], &h[0]))) {
 			/* a flow's own link: its share holds while the flow is unfrozen */
 			it = single[snext++];
-			if (s->act_rate[it.flow] >= 0)
+			if (!s->wf_live[it.flow])
 				continue;
 			wf_freeze(s, it.flow, it.key, it.link, it.link);
 			unfrozen--;
@@ -588,8 +630,10 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	}
 	rc = 0;
 out:
-	/* every flow frozen took itself off its links' counts */
+	/* every flow frozen took itself off its links' counts and live flags */
 	for (i = 0; i < ntouched && (rc < 0 || unfrozen > 0); i++)
 		L[s->wf_touched[i]].cnt = 0;
+	for (k = 0; k < nsel && (rc < 0 || unfrozen > 0); k++)
+		s->wf_live[s->inc_sel[k]] = 0;
 	return rc;
 }

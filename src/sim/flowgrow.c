@@ -528,7 +528,8 @@ ft__fs_lf_add(struct fs_sim *s, uint32_t i)
 			L->cap = cap;
 		}
 		s->path_pos[pf + j] = L->n;
-		L->e[L->n++] = (struct fs_lf_ent){ .act = i, .hop = j };
+		L->e[L->n++] = (struct fs_lf_ent){ .act = i, .pf = pf, .hop = (uint16_t)j,
+		                                    .np = (uint16_t)s->act_np[i] };
 	}
 	return 0;
 }
@@ -547,7 +548,7 @@ ft__fs_lf_remove(struct fs_sim *s, uint32_t i)
 		if (q == L->n)
 			continue;
 		L->e[q] = last;
-		s->path_pos[s->act_pf[last.act] + last.hop] = q;
+		s->path_pos[last.pf + last.hop] = q;
 	}
 }
 
@@ -650,6 +651,22 @@ fill_grown(struct fs_sim *s, uint32_t *nsel, bool *full)
 	}
 }
 
+/* The room the ended flows left is handed out now: no link holds any back. */
+static void
+room_reset(struct fs_sim *s)
+{
+	const uint32_t *seed = s->inc_seeds.data;
+
+	s->room_due = false;
+	if (s->level_only || s->full_rates) { /* the ended flows' links are not listed */
+		for (uint32_t l = 0; l < s->nlinks; l++)
+			s->lk[l].freed = 0;
+		return;
+	}
+	for (size_t k = 0; k < s->inc_seeds.len; k++)
+		s->lk[seed[k]].freed = 0;
+}
+
 /*
  * Max-min rates by water filling, for the flows select_flows() names.
  *
@@ -679,6 +696,7 @@ ft__fs_rates(struct fs_sim *s)
 
 	s->nrecompute++;
 	s->rates_dirty = false;
+	room_reset(s);
 	if (s->nactive == 0) {
 		s->inc_level = INFINITY;
 		s->inc_seeds.len = 0;

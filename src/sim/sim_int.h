@@ -107,10 +107,18 @@ struct fs_wf_link {
 	uint32_t pad;
 };
 
-/* An active flow crossing a link: its index in active[] and which hop of its path. */
+/*
+ * An active flow crossing a link: its index in active[], where its path starts
+ * in paths (act_pf: it stays when the flow moves to another slot), which hop
+ * of it this is, and its length (at most 4,096: ft__fs_add_flow()), so that a
+ * full filling freezes the flows of a kept list without reading act_pf and
+ * act_np (a cache miss each).
+ */
 struct fs_lf_ent {
 	uint32_t act;
-	uint32_t hop;
+	uint32_t pf;
+	uint16_t hop;
+	uint16_t np;
 };
 
 /* The active flows crossing one link (kept by flow starts and ends). */
@@ -163,7 +171,8 @@ struct fs_link_st {
 	uint32_t nactive;  /* active flows crossing it (adaptive routing reads it) */
 	uint32_t maxflows; /* most flows ever sharing it at once */
 	uint32_t nbott;    /* active flows it is the bottleneck of (fs_act_bn.bott) */
-	uint32_t pad;
+	float freed;       /* the rates of the flows that ended on it since the last
+	                    * recomputation: room no flow is given yet (room_rtol) */
 };
 _Static_assert(sizeof(struct fs_link_st) == 32, "a power of two: never across two lines");
 
@@ -258,10 +267,16 @@ struct fs_sim {
 	double defer_rtol;       /* flows ending within this times the first one's FCT share
 	                          * one recomputation (each at its own time; FS_DEFER_RTOL;
 	                          * 0: one per instant) */
+	double room_rtol;        /* flow ends that leave at most this share of every link's
+	                          * capacity unused wait for the next recomputation
+	                          * (FS_ROOM_RTOL; 0: each is one) */
+	bool room_due;           /* an end left more than room_rtol of a link: recompute */
 	bool no_widen;           /* grow mode without widening a grown selection (tests) */
 	struct ft_vec inc_seeds; /* uint32_t: links of the flows that ended since the last one */
 	struct ft_vec inc_new;   /* uint32_t: task ids of the flows started since the last one */
 	uint32_t *wf_bott;       /* the link that froze active flow i in this filling (act_cap) */
+	uint8_t *wf_live;        /* 1 while active flow i is unfrozen in a filling (act_cap): a
+	                          * link's list is checked against these bytes, not the rates */
 	uint8_t *inc_in;         /* active flow i is selected (0 between passes; act_cap) */
 	/* Kept link -> active flows (grow mode while keep): entry k of link l is
 	 * lf[l].e[k]; path element m of an active flow sits at lf[...].e[path_pos[m]]. */

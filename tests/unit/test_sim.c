@@ -693,9 +693,89 @@ test_close_ends_share_a_recomputation(void **state)
 		nrec[k] = s.nrecompute;
 		ft__fs_release(&s);
 	}
-	assert_int_equal(nrec[0], 4); /* start, a's end, b's end, c's end */
-	assert_int_equal(nrec[1], 3); /* a's and b's ends: one */
+	/* start, a's end, b's end (c's end leaves no flow to rate) */
+	assert_int_equal(nrec[0], 3);
+	assert_int_equal(nrec[1], 2); /* a's and b's ends: one */
 	assert_true(want[1][2] - want[0][2] <= 1e-2 * want[0][0]);
+}
+
+/*
+ * An end whose links limit no other flow changes no rate, so it needs no
+ * recomputation: a (100 MB) alone on link 0 at 50 GB/s, b (300 MB) alone on
+ * link 1 at 100 GB/s, c (200 MB) on links 1 and 2, link 2 at 20 GB/s. b and
+ * c share link 1, but c is held at 20 GB/s by link 2, so b has 80 GB/s; a
+ * ends at 2 ms on a link of its own, b at 3.75 ms on link 1, which limits no
+ * other flow (c's bottleneck is link 2), and c at 10 ms. Only the start is a
+ * recomputation (before, every end was one), and the times are the exact ones.
+ */
+static void
+test_ends_that_free_no_bottleneck(void **state)
+{
+	uint32_t pa[1] = { 0 }, pb[1] = { 1 }, pc[2] = { 1, 2 }, id[3];
+	struct fs_sim s;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	net_init(&s, 3, 100 * GBPS, 0);
+	s.cap_Bps[0] = 50 * GBPS;
+	s.cap_Bps[2] = 20 * GBPS;
+	id[0] = flow(&s, 100e6, pa, 1);
+	id[1] = flow(&s, 300e6, pb, 1);
+	id[2] = flow(&s, 200e6, pc, 2);
+	assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+	assert_double_equal(ft__fs_task(&s, id[0])->t_done, 2e-3, 1e-15);
+	assert_double_equal(ft__fs_task(&s, id[1])->t_done, 3.75e-3, 1e-15);
+	assert_double_equal(ft__fs_task(&s, id[2])->t_done, 10e-3, 1e-15);
+	assert_int_equal(s.nrecompute, 1); /* the start; each end leaves room no flow can use */
+	ft__fs_release(&s);
+}
+
+/*
+ * Ends that leave at most room_rtol of each link they free unused wait for
+ * the next recomputation: 1,000 flows of 1.000 to 1.999 MB (1 kB apart) on
+ * one 100 GB/s link, each end freeing 1/n of it (the FCT window off, so that each
+ * end is an event). Until a link has given back more than 1%, the rates
+ * stand: the remaining flows' rates are the exact max-min rates of that link
+ * less what the ended flows left, so every completion is late by at most 1%
+ * of its time, and the run makes far fewer recomputations.
+ */
+static void
+test_ends_leaving_little_room(void **state)
+{
+	enum { N = 1000 };
+	uint32_t path[1] = { 0 }, id[N], k, i;
+	double t[2][N];
+	uint64_t nrec[2];
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		struct fs_sim s;
+		struct ft_error err = { 0 };
+
+		net_init(&s, 1, 100 * GBPS, 0);
+		s.defer_rtol = 0;
+		s.room_rtol = k ? 1e-2 : 0;
+		for (i = 0; i < N; i++)
+			id[i] = flow(&s, 1e6 + 1e3 * i, path, 1);
+		assert_int_equal(ft__fs_run(&s, 0, &err), 0);
+		for (i = 0; i < N; i++) {
+			const struct fs_task *f = ft__fs_task(&s, id[i]);
+
+			assert_int_equal(f->state, FS_DONE);
+			assert_double_equal(f->sent, f->bytes, 1e-3);
+			t[k][i] = f->t_done;
+		}
+		nrec[k] = s.nrecompute;
+		ft__fs_release(&s);
+	}
+	for (i = 0; i < N; i++) {
+		assert_true(t[1][i] >= t[0][i] * (1 - 1e-12)); /* room held back: never earlier */
+		assert_true(t[1][i] <= t[0][i] * (1 + 1e-2));
+	}
+	assert_int_equal(nrec[0], N); /* the start and every end but the last */
+	/* from 1,000 flows down to 100 an end frees under 1% (about 100 ln 10
+	 * recomputations), then each end is one */
+	assert_true(nrec[1] * 2 < nrec[0]);
 }
 
 /*
@@ -2321,6 +2401,8 @@ main(void)
 		cmocka_unit_test(test_ecmp_alltoall_matches_reference),
 		cmocka_unit_test(test_ecmp_alltoall_recomputations),
 		cmocka_unit_test(test_close_ends_share_a_recomputation),
+		cmocka_unit_test(test_ends_that_free_no_bottleneck),
+		cmocka_unit_test(test_ends_leaving_little_room),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
