@@ -272,9 +272,9 @@ ft__pk_flow_send(struct pk_engine *e, uint32_t fid)
  * When the first packet of a message may leave NIC port @p at the earliest, not
  * before @t0: the NIC's send pipeline takes one message per nic_msg_ps, or per
  * nic_miss_ps while the QPs with messages in flight through the NIC (the flows that
- * leave by its port and have not ended, under any routing: nqps) outnumber the
- * contexts it caches. A pipelined stage: its time overlaps the wire's, and only a
- * pipeline slower than the wire holds the port.
+ * leave by its port and whose end has not come back to it, under any routing: nqps,
+ * PK_EV_QP_END) outnumber the contexts it caches. A pipelined stage: its time overlaps
+ * the wire's, and only a pipeline slower than the wire holds the port.
  */
 static uint64_t
 nic_pipeline(struct pk_engine *e, struct pk_port *p, uint64_t t0)
@@ -1207,6 +1207,7 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	case PK_EV_PAUSE:
 	case PK_EV_WAKE:
 	case PK_EV_WDOG:
+	case PK_EV_QP_END:
 		return e->ports[id].src;
 	case PK_EV_FC_FLUSH:
 		return e->ports[id].dst;
@@ -1316,6 +1317,9 @@ step(struct pk_engine *e)
 		return ev_wdog(e, ev.id, arg);
 	case PK_EV_RTT:
 		return ft__pk_ev_rtt(e, ev.id, arg);
+	case PK_EV_QP_END:
+		e->ports[ev.id].nqps--;
+		return 0;
 	case PK_EV_WAKE:
 		if (e->ports[ev.id].t_wake_ps == ev.t_ps)
 			e->ports[ev.id].wake_pending = false;
@@ -1345,10 +1349,6 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 			return rc; /* the reason is in @err */
 		if (rc == 0 && e->part && FT_NEVER(ft__pk_lazy_any(e)))
 			return FT_EINVAL; /* a split run builds all-to-alls whole (pkt_setup.c) */
-		if (rc == 0 && e->part && e->ntrace_qps)
-			return ft_error_set(err, FT_EINVAL,
-			                    "--trace-qps: a run split across MPI ranks traces ports "
-			                    "only: run it in one process");
 		for (uint32_t i = 0; rc == 0 && i < e->ntrace_qps; i++)
 			if (e->trace_qps[i] >= e->flows.len)
 				return ft_error_set(err, FT_ERANGE,

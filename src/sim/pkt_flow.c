@@ -329,11 +329,18 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 	oc->npackets += f->npkts;
 	oc->bytes += f->bytes;
 	e->nflows_done++;
+	/* The QP leaves the sending NIC's cache count when the end reaches the NIC, one
+	 * path latency on (the last packet's acknowledgement completes the send): an
+	 * event at the sender, a message when it crosses MPI ranks (pkt_part.c). Queued
+	 * before the split's record of the end, which keeps keys for the successors. */
+	if (f->nic_link != PK_NONE && e->nic_qp_cache &&
+	    ev_push(e, e->now_ps + f->lat_ps, PK_EV_QP_END, f->nic_link, 0) < 0)
+		return FT_ENOMEM;
 	if (e->part && ft__pk_part_flow_done(e, fid) < 0)
 		return FT_ENOMEM;
 	for (j = 0; j < f->npath; j++)
 		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
-	if (f->nic_link != PK_NONE)
-		e->ports[f->nic_link].nqps--;
+	if (f->nic_link != PK_NONE && !e->nic_qp_cache)
+		e->ports[f->nic_link].nqps--; /* (read by nothing but the cache) */
 	return task_done(e, f->task, f->lat_ps);
 }

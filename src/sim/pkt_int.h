@@ -43,6 +43,7 @@ enum pk_ev_type {
 	PK_EV_FC_FLUSH, /* port id, aux priority: the credit update in flight landed (at dst) */
 	PK_EV_ACK,      /* flow id, aux packet: a cumulative ACK reaches the sender (lossy) */
 	PK_EV_PRED,     /* task id (a flow): a clear-to-send from the receiver it waits for */
+	PK_EV_QP_END,   /* NIC port id: a flow's end reaches its sending NIC (nic_qp_cache) */
 };
 
 
@@ -160,7 +161,7 @@ struct pk_port {
 	uint64_t drops, ecn_marks;
 	uint64_t xmit_wait_ps;
 	uint32_t nactive, maxflows; /* flows routed over it now / at most */
-	uint32_t nqps; /* NIC port: flows it sends that have not ended (their QPs' contexts) */
+	uint32_t nqps; /* NIC port: flows it sends whose end has not come back (their QPs) */
 	uint64_t wd_fires;
 	uint64_t nic_free_ps; /* NIC port: when its send pipeline takes the next message */
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */

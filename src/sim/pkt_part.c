@@ -45,10 +45,14 @@
  * next message waits for a barrier the source's rank alone completes. Such a
  * flow starts on its source's rank alone: every rank routes every flow
  * before the run (the paths are shared by index), packets carry their
- * flow's start. The rest is refused with the reason: a barrier after flows
+ * flow's start. A NIC's send pipeline and its QP-context cache count run on the
+ * rank that owns the NIC; a flow's end reaches the count one path latency after
+ * the receiver took its last packet (PK_EV_QP_END, a message when it crosses).
+ * The rest is refused with the reason: a barrier after flows
  * shorter than the lookahead (split data on QPs), and links inside a node
- * between partitions (which this ownership never makes). --trace samples on every rank; rank 0 keeps each port's samples from its owner
- * (pp_trace).
+ * between partitions (which this ownership never makes). --trace and
+ * --trace-qps sample on every rank; rank 0 keeps each port's samples from the
+ * owner of its source and each QP's from the owner of its sending NIC (pp_trace).
  */
 #include "pkt_int.h"
 
@@ -272,9 +276,6 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	uint32_t *nin;
 	int rc;
 
-	if (e->nic_qp_cache)
-		return pp_refuse(err, "packet.nic_qp_cache counts a NIC's QPs in flight until "
-		                      "their flows end at the receivers, which other ranks own");
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		const struct pk_link *lk = &e->links[l];
 
@@ -496,7 +497,7 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 		return pk_evq_push(&e->evq, ev);
 	if (FT_NEVER(type != PK_EV_ARRIVE && type != PK_EV_PAUSE && type != PK_EV_CREDIT &&
 	             type != PK_EV_CNP && type != PK_EV_RTT && type != PK_EV_ACK &&
-	             type != PK_EV_NAK && type != PK_EV_PRED))
+	             type != PK_EV_NAK && type != PK_EV_PRED && type != PK_EV_QP_END))
 		return FT_EINVAL; /* pp_check lets no other kind cross */
 	if (FT_NEVER(ev->t_ps < pp->end_ps))
 		return FT_EINVAL; /* a message inside its window: the lookahead is wrong */
@@ -771,40 +772,73 @@ pp_take_rx(const struct pk_engine *e, struct pk_port *to, const struct pk_port *
 		pp_take_rx_cls(&tc[c], &fc[c]);
 }
 
+/* The vertex whose owner's samples of traced port @i are right: its source. */
+static uint32_t
+pp_trace_port_at(const struct pk_engine *e, size_t i)
+{
+	return e->links[e->trace_links[i]].src;
+}
+
+/* Of traced QP @i: its sending NIC's vertex, where its reaction point's state lives. */
+static uint32_t
+pp_trace_qp_at(const struct pk_engine *e, size_t i)
+{
+	return FT_VEC_AT(&e->flows, struct pk_flow, e->trace_qps[i]).src;
+}
+
+/*
+ * The first @k samples of @nt entries each in @v (three doubles an entry a sample), each
+ * entry's from the rank that owns the vertex @at names, on rank 0; @v keeps @k there.
+ */
+static int
+pp_trace_take(struct pk_engine *e, struct ft_vec *v, size_t nt, size_t k,
+              uint32_t (*at)(const struct pk_engine *, size_t))
+{
+	struct pk_part *pp = e->part;
+	size_t len = v->len * 3 * sizeof(double);
+	double *buf = pp->rank == 0 ? ft_calloc(len + 1, 1) : NULL;
+
+	if (pp->rank == 0 && !buf)
+		return FT_ENOMEM;
+	for (int r = 1; r < pp->size; r++) {
+		pp_to_root(r, pp->rank, v->data, buf, len);
+		if (pp->rank != 0)
+			continue;
+		for (size_t s = 0; s < k && (s + 1) * nt <= v->len; s++)
+			for (size_t i = 0; i < nt; i++)
+				if (pp->owner[at(e, i)] == (uint32_t)r)
+					memcpy(ft_vec_at(v, s * nt + i), buf + 3 * (s * nt + i),
+					       3 * sizeof(double));
+	}
+	ft_free(buf);
+	if (pp->rank == 0)
+		v->len = FT_MIN(v->len, k * nt);
+	return 0;
+}
+
 /*
  * --trace: one process samples at k x interval for k = 1, 2, ... while flows are left
  * (a sample pops after every other event of its picosecond: its tie key has the highest
  * vertex), so it takes K samples, K the first with K x interval at or after the last
  * completion. Every rank took at least those; rank 0 keeps K, each port's from the owner
- * of its source (the only rank whose figures for it are right), and counts K events.
+ * of its source and each --trace-qps QP's from the owner of its sending NIC (the only
+ * ranks whose figures for them are right), and counts K events.
  */
 static int
 pp_trace(struct pk_engine *e, size_t ndone, const struct pk_done *dn)
 {
 	struct pk_part *pp = e->part;
-	size_t len = e->trace_samples.len * 3 * sizeof(double), nt = e->ntrace, k = 1;
-	double *buf = pp->rank == 0 ? ft_calloc(len + 1, 1) : NULL;
+	size_t k = 1;
 	uint64_t t_end = 0;
 
-	if (pp->rank == 0 && !buf)
-		return FT_ENOMEM;
 	for (size_t i = 0; i < ndone; i++)
 		t_end = FT_MAX(t_end, dn[i].t_ps);
 	while ((uint64_t)k * e->trace_ps < t_end)
 		k++;
-	for (int r = 1; r < pp->size; r++) {
-		pp_to_root(r, pp->rank, e->trace_samples.data, buf, len);
-		if (pp->rank != 0)
-			continue;
-		for (size_t s = 0; s < k && (s + 1) * nt <= e->trace_samples.len; s++)
-			for (size_t i = 0; i < nt; i++)
-				if (pp->owner[e->links[e->trace_links[i]].src] == (uint32_t)r)
-					memcpy(ft_vec_at(&e->trace_samples, s * nt + i),
-					       buf + 3 * (s * nt + i), 3 * sizeof(double));
-	}
-	ft_free(buf);
+	if (pp_trace_take(e, &e->trace_samples, e->ntrace, k, pp_trace_port_at) < 0 ||
+	    pp_trace_take(e, &e->qp_samples, e->ntrace_qps, k, pp_trace_qp_at) < 0)
+		return FT_ENOMEM;
 	if (pp->rank == 0) {
-		e->trace_samples.len = FT_MIN(e->trace_samples.len, k * nt);
 		e->nevents += k;
 		e->now_ps = FT_MAX(e->now_ps, (uint64_t)k * e->trace_ps);
 	}
