@@ -336,11 +336,11 @@ area_bytes(const struct ft_bench_cfg *cfg, uint32_t n)
 }
 
 /*
- * Can every rank read every other's memory? Yama's ptrace_scope, a seccomp
- * filter or a kernel without CONFIG_CROSS_MEMORY_ATTACH say no; every rank
- * reads each peer's probe word and all must succeed (the same decision on
- * every rank, or the byte streams would not match). Only asked when
- * --cma-min turns the single copy on.
+ * Can every rank read and write every other's memory? Yama's ptrace_scope,
+ * a seccomp filter or a kernel without CONFIG_CROSS_MEMORY_ATTACH say no;
+ * every rank reads each peer's probe word and writes it back, and all must
+ * succeed (the same decision on every rank, or the byte streams would not
+ * match). Only asked when --cma-min turns the single copy on.
  */
 static int
 cma_check(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
@@ -358,6 +358,9 @@ cma_check(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 		ok = process_vm_readv((pid_t)w->info[p].pid, &lv, 1, &rv, 1, 0) ==
 		             (ssize_t)sizeof(v) &&
 		     v == (CMA_MAGIC ^ p);
+		/* the sender writes pieces of single copies too (share_send): the word back */
+		ok = ok && process_vm_writev((pid_t)w->info[p].pid, &lv, 1, &rv, 1, 0) ==
+		                   (ssize_t)sizeof(v);
 	}
 	all = ft_calloc(w->nranks, sizeof(int));
 	if (!all)
