@@ -272,6 +272,10 @@ size_t ft__shm_nt_min(void);
 void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
 /* shm: the wait before the pipeline to @peer is tried again after a stall, seconds */
 double ft__shm_probe_s(const struct ft_ep *ep, uint32_t peer);
+/* shm: pieces of single copies with @peer this rank copied: [0] read as receiver, [1] written as sender */
+void ft__shm_pieces(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
+/* shm, for tests: with @off the receiver claims no piece and waits for the sender to copy them */
+void ft__shm_share_recv_off(struct ft_ep *ep, bool off);
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 struct ft__cuda;

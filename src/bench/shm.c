@@ -19,9 +19,12 @@
  * other and half of Open MPI's rate. When the kernel lets ranks read each
  * other's memory (process_vm_readv, "cross memory attach", checked at
  * open), a message may instead go as a single copy: the ring only carries a
- * 16-byte descriptor of the sender's buffer and the receiver copies the
- * message once, straight from it; the sender's request completes when the
- * ring's cma_done count says the receiver has it. It needs matching lengths
+ * 16-byte descriptor of the sender's buffer and the message is copied
+ * once, straight from it, in pieces that either rank may take: the
+ * receiver reads them, and the sender, instead of waiting, writes the ones
+ * the receiver has not reached into its buffer (share_recv, share_send).
+ * The sender's request completes when the ring's cma_done count says the
+ * receiver has the whole message. It needs matching lengths
  * on both sides, so it serves the point-to-point patterns, not the ring
  * algorithms of the collectives, and it stops at half the last-level cache
  * (two_ways). Neither copy wins everywhere: where it was measured (a 2-core
@@ -88,6 +91,17 @@ struct ring {
 	char pad2[CACHELINE - sizeof(uint64_t)];
 	_Atomic uint64_t cma_done; /* single-copy messages the receiver has read */
 	char pad3[CACHELINE - sizeof(uint64_t)];
+	/*
+	 * The single copy being read, shared by both ranks (share_recv,
+	 * share_send): its number (the sender's cma_sent, low 32 bits) << 32 |
+	 * the next piece to claim, and the receiver's buffer, both written by
+	 * the receiver; the bytes of it copied, added to by either rank.
+	 */
+	_Atomic uint64_t share;
+	_Atomic uint64_t share_dst;
+	char pad4[CACHELINE - 2 * sizeof(uint64_t)];
+	_Atomic uint64_t share_done;
+	char pad5[CACHELINE - sizeof(uint64_t)];
 	/* data follows */
 };
 _Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < 256, "ring header layout");
@@ -136,6 +150,21 @@ struct cma_desc {
 #define STALL_S     250e-6
 #define PROBE_MIN_S 10e-3
 #define PROBE_MAX_S 1.0
+/* a try of the pipeline that does not stall is judged after this many bytes (copy_judge) */
+#define TRY_BYTES   ((uint64_t)4 << 20)
+/*
+ * A single copy is read in pieces of SHARE_PIECE bytes, each claimed by
+ * whichever rank gets to it first (share_claim): the receiver reads pieces
+ * with process_vm_readv, and the sender, which would otherwise wait for the
+ * receiver, writes pieces into the receiver's buffer with
+ * process_vm_writev. Every byte is still copied once; with both ranks on a
+ * CPU the message goes at twice the kernel's copy rate, and with one the
+ * message still moves. A piece costs a system call and the pinning of its
+ * pages: 128 KiB is about 8 us of copying at the kernel's 16 GB/s here and
+ * makes a 256 KiB message two pieces.
+ */
+#define SHARE_PIECE (128 * 1024)
+#define SHARE_LOW   0xffffffffull
 
 
 static int
@@ -307,11 +336,11 @@ area_bytes(const struct ft_bench_cfg *cfg, uint32_t n)
 }
 
 /*
- * Can every rank read every other's memory? Yama's ptrace_scope, a seccomp
- * filter or a kernel without CONFIG_CROSS_MEMORY_ATTACH say no; every rank
- * reads each peer's probe word and all must succeed (the same decision on
- * every rank, or the byte streams would not match). Only asked when
- * --cma-min turns the single copy on.
+ * Can every rank read and write every other's memory? Yama's ptrace_scope,
+ * a seccomp filter or a kernel without CONFIG_CROSS_MEMORY_ATTACH say no;
+ * every rank reads each peer's probe word and writes it back, and all must
+ * succeed (the same decision on every rank, or the byte streams would not
+ * match). Only asked when --cma-min turns the single copy on.
  */
 static int
 cma_check(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
@@ -329,6 +358,9 @@ cma_check(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 		ok = process_vm_readv((pid_t)w->info[p].pid, &lv, 1, &rv, 1, 0) ==
 		             (ssize_t)sizeof(v) &&
 		     v == (CMA_MAGIC ^ p);
+		/* the sender writes pieces of single copies too (share_send): the word back */
+		ok = ok && process_vm_writev((pid_t)w->info[p].pid, &lv, 1, &rv, 1, 0) ==
+		                   (ssize_t)sizeof(v);
 	}
 	all = ft_calloc(w->nranks, sizeof(int));
 	if (!all)
@@ -785,6 +817,19 @@ copy_choose(const struct shm_ep *ep, struct shm_peer *pp)
 }
 
 /*
+ * The pipeline to @pp, whose try delivered @rate bytes a second, gives way
+ * to single copies at @now: the wait for the next try doubles when the try
+ * was slower than the single copies before it, else it is PROBE_MIN_S.
+ */
+static void
+copy_single(struct shm_peer *pp, double rate, double now)
+{
+	pp->single = true;
+	pp->probe_s = rate < pp->single_rate ? FT_MIN(2 * pp->probe_s, PROBE_MAX_S) : PROBE_MIN_S;
+	pp->probe_at = now + pp->probe_s;
+}
+
+/*
  * The ring to @pp, found full at stall_t0, has room again at @now: a stall
  * of STALL_S or more says the two ranks do not run at once, and the
  * copies go single. A try of the pipeline that delivered less a second
@@ -794,15 +839,38 @@ copy_choose(const struct shm_ep *ep, struct shm_peer *pp)
 static void
 copy_stalled(struct shm_peer *pp, double now)
 {
-	double stall = now - pp->stall_t0, rate;
+	double stall = now - pp->stall_t0;
 
 	pp->stall_t0 = 0;
 	if (stall < STALL_S)
 		return;
+	copy_single(pp, copy_run_end(pp, now), now);
+}
+
+/*
+ * A try of the pipeline to @pp that has not stalled is judged as well, once
+ * it has delivered TRY_BYTES since its start (or its last judgment): slower
+ * than the single copies before it, and the copies go single again with
+ * the wait doubled; not slower, and the pipeline is kept with the wait at
+ * PROBE_MIN_S, judged again only after the next run of single copies. A
+ * try is otherwise ended only by a stall, and a pipeline whose two ranks
+ * kept their CPUs, but at a lower rate than the single copies, which one
+ * rank or both share (share_recv), was kept for the rest of the run.
+ */
+static void
+copy_judge(struct shm_peer *pp, double now)
+{
+	double rate;
+
+	if (pp->single || pp->single_rate <= 0 || pp->run_bytes < TRY_BYTES)
+		return;
 	rate = copy_run_end(pp, now);
-	pp->single = true;
-	pp->probe_s = rate < pp->single_rate ? FT_MIN(2 * pp->probe_s, PROBE_MAX_S) : PROBE_MIN_S;
-	pp->probe_at = now + pp->probe_s;
+	if (rate < pp->single_rate) {
+		copy_single(pp, rate, now);
+	} else {
+		pp->probe_s = PROBE_MIN_S;
+		pp->single_rate = 0;
+	}
 }
 
 void
@@ -812,6 +880,21 @@ ft__shm_copies(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
 
 	out[0] = peer < ep->nranks ? ep->peers[peer].copies[0] : 0;
 	out[1] = peer < ep->nranks ? ep->peers[peer].copies[1] : 0;
+}
+
+void
+ft__shm_pieces(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
+{
+	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
+
+	out[0] = peer < ep->nranks ? ep->peers[peer].pieces[0] : 0;
+	out[1] = peer < ep->nranks ? ep->peers[peer].pieces[1] : 0;
+}
+
+void
+ft__shm_share_recv_off(struct ft_ep *base, bool off)
+{
+	ft_container_of(base, struct shm_ep, base)->share_recv_off = off;
 }
 
 double
@@ -873,6 +956,128 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 }
 
 /*
+ * Copy @len bytes between @local and @p's memory at @remote: read them
+ * (process_vm_readv) or, with @write, write them there (process_vm_writev).
+ */
+static int
+cma_copy(struct shm_ep *ep, uint32_t p, char *local, uint64_t remote, size_t len, bool write,
+         struct ft_error *err)
+{
+	pid_t pid = (pid_t)ep->base.w->info[p].pid;
+	char who[96];
+	size_t off = 0;
+
+	while (off < len) {
+		struct iovec lv = { local + off, len - off };
+		struct iovec rv = { (void *)(uintptr_t)(remote + off), len - off };
+		ssize_t n = write ? process_vm_writev(pid, &lv, 1, &rv, 1, 0) :
+		                    process_vm_readv(pid, &lv, 1, &rv, 1, 0);
+
+		if (n <= 0)
+			return ft_error_set(err, FT_EPEER, "shm: %s %zu bytes %s %s failed: %s",
+			                    write ? "writing" : "reading", len, write ? "to" : "from",
+			                    ft__world_who(ep->base.w, p, who, sizeof(who)),
+			                    n < 0 ? strerror(errno) : "nothing copied");
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Claim the next piece of single copy number @num (@len bytes) through
+ * ring @r: its offset, or @len when every piece is claimed or @num is not
+ * the copy being read.
+ */
+static size_t
+share_claim(struct ring *r, uint64_t num, size_t len)
+{
+	uint64_t w = atomic_load_explicit(&r->share, memory_order_acquire);
+
+	for (;;) {
+		uint64_t piece = w & SHARE_LOW;
+
+		if (w >> 32 != (num & SHARE_LOW) || piece * SHARE_PIECE >= len)
+			return len;
+		if (atomic_compare_exchange_weak_explicit(&r->share, &w, w + 1, memory_order_acq_rel,
+		                                          memory_order_acquire))
+			return (size_t)piece * SHARE_PIECE;
+	}
+}
+
+/*
+ * The receiver begins single copy @q from @p's buffer at @addr: its number
+ * (the copies read so far, plus one) and buffer go where the sender can
+ * claim its pieces, and the sender is rung in case it sleeps.
+ */
+static void
+share_begin(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, uint64_t addr)
+{
+	uint64_t num = atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1;
+
+	q->priv[0] = addr;
+	q->priv[1] = 2; /* a single copy under way */
+	atomic_store_explicit(&r->share_done, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->share_dst, (uint64_t)(uintptr_t)q->buf, memory_order_relaxed);
+	ft__shm_publish(&r->share, (num & SHARE_LOW) << 32);
+	ft__shm_bell_ring(ep, p);
+}
+
+/*
+ * The receiver's side of single copy @q from @p: read the pieces nobody
+ * has claimed yet. 1 once every byte is in (some written by the sender), 0
+ * while the sender still copies one, or a negative error.
+ */
+static int
+share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, struct ft_error *err)
+{
+	uint64_t num = atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1;
+	size_t off;
+	int rc;
+
+	while (!ep->share_recv_off && (off = share_claim(r, num, q->len)) < q->len) {
+		size_t n = FT_MIN((size_t)SHARE_PIECE, q->len - off);
+
+		rc = cma_copy(ep, p, (char *)q->buf + off, q->priv[0] + off, n, false, err);
+		if (rc < 0)
+			return rc;
+		atomic_fetch_add_explicit(&r->share_done, n, memory_order_relaxed);
+		ep->peers[p].pieces[0]++;
+	}
+	/* acquire: the sender's pieces, written before its additions, are in */
+	return atomic_load_explicit(&r->share_done, memory_order_acquire) >= q->len;
+}
+
+/*
+ * The sender's side: rather than wait for the receiver, copy the pieces of
+ * the oldest single copy to @p (the one the receiver reads, once it has
+ * begun) that nobody has claimed, into the receiver's buffer. The pieces
+ * copied, or a negative error.
+ */
+static int
+share_send(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_error *err)
+{
+	struct ft_req *q = ep->peers[p].cq;
+	size_t off;
+	int moved = 0, rc;
+
+	while ((off = share_claim(r, q->priv[0], q->len)) < q->len) {
+		size_t n = FT_MIN((size_t)SHARE_PIECE, q->len - off);
+		/* still this copy's: it cannot end while a claimed piece is unwritten */
+		uint64_t dst = atomic_load_explicit(&r->share_dst, memory_order_relaxed);
+
+		rc = cma_copy(ep, p, (char *)q->buf + off, dst + off, n, true, err);
+		if (rc < 0)
+			return rc;
+		/* seq_cst: a publication the receiver may sleep on (ft__shm_bell_ring) */
+		atomic_fetch_add_explicit(&r->share_done, n, memory_order_seq_cst);
+		ft__shm_bell_ring(ep, p);
+		ep->peers[p].pieces[1]++;
+		moved++;
+	}
+	return moved;
+}
+
+/*
  * Write the descriptor of two-way message @q to @p at @head (copy_choose).
  * True when it goes as a single copy: it then waits on cq for the receiver.
  */
@@ -903,14 +1108,24 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
  * a stall, which ends when the ring has room again (copy_stalled).
  */
 static int
-move_sends(struct shm_ep *ep, uint32_t p)
+move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 {
 	struct shm_peer *pp = &ep->peers[p];
 	struct ring *r = ring_at(ep, ep->rank, p);
 	int moved = 0;
 
-	while (pp->cq && atomic_load_explicit(&r->cma_done, memory_order_acquire) >=
-	                         pp->cq->priv[0]) {
+	while (pp->cq) {
+		if (atomic_load_explicit(&r->cma_done, memory_order_acquire) < pp->cq->priv[0]) {
+			int rc = share_send(ep, p, r, err);
+
+			if (rc <= 0) {
+				if (rc < 0)
+					return rc;
+				break;
+			}
+			moved += rc;
+			continue;
+		}
 		pp->run_bytes += pp->cq->len;
 		req_done(&pp->cq, &pp->cq_tail);
 		moved++;
@@ -943,44 +1158,31 @@ move_sends(struct shm_ep *ep, uint32_t p)
 				pp->stall_t0 = ft__now();
 			break;
 		}
-		if (two)
+		if (two) {
 			pp->run_bytes += q->len;
+			if (ep->cma_auto)
+				copy_judge(pp, ft__now());
+		}
 		req_done(&pp->sq, &pp->sq_tail);
 	}
 	return moved;
 }
 
-/* Copy two-way message @q straight from @p's buffer at @addr (process_vm_readv). */
-static int
-cma_read(struct shm_ep *ep, uint32_t p, struct ft_req *q, uint64_t addr, struct ft_error *err)
-{
-	char who[96];
-
-	while (q->off < q->len) {
-		struct iovec lv = { (char *)q->buf + q->off, q->len - q->off };
-		struct iovec rv = { (void *)(uintptr_t)(addr + q->off), q->len - q->off };
-		ssize_t n = process_vm_readv((pid_t)ep->base.w->info[p].pid, &lv, 1, &rv, 1, 0);
-
-		if (n <= 0)
-			return ft_error_set(err, FT_EPEER, "shm: reading %zu bytes from %s failed: %s",
-			                    q->len, ft__world_who(ep->base.w, p, who, sizeof(who)),
-			                    n < 0 ? strerror(errno) : "nothing read");
-		q->off += (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * Receives from @p: a two-way message's descriptor first, then its single
- * copy straight from the sender, or its chunks out of the ring as every
- * other message's.
+ * copy straight from the sender (share_recv), or its chunks out of the ring
+ * as every other message's. A sender waiting on single copies is rung once
+ * this rank has no more of them to read now, not after each (a wake-up
+ * costs the receiver a system call and an interrupt to the sender's CPU),
+ * or when the next one begins (share_begin).
  */
 static int
 move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 {
 	struct shm_peer *pp = &ep->peers[p];
 	struct ring *r = ring_at(ep, p, ep->rank);
-	int moved = 0, rc;
+	bool owe_bell = false;
+	int moved = 0, rc = 0;
 
 	while (pp->rq) {
 		struct ft_req *q = pp->rq;
@@ -998,24 +1200,32 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 				return peer_sent_wrong(ep, p, d.len, q->len, err);
 			q->priv[1] = 1;
 			moved++;
-			if (d.addr != 0 && (rc = cma_read(ep, p, q, d.addr, err)) < 0)
-				return rc;
 			tail += sizeof(d);
 			avail -= sizeof(d);
 			ft__shm_publish(&r->tail, tail);
 			if (d.addr != 0) {
-				atomic_fetch_add_explicit(&r->cma_done, 1, memory_order_seq_cst);
-				ft__shm_bell_ring(ep, p);
-				req_done(&pp->rq, &pp->rq_tail);
-				continue;
+				share_begin(ep, p, r, q, d.addr);
+				owe_bell = false;
 			}
+		}
+		if (q->priv[1] == 2) {
+			rc = share_recv(ep, p, r, q, err);
+			if (rc <= 0)
+				break;
+			atomic_fetch_add_explicit(&r->cma_done, 1, memory_order_seq_cst);
+			owe_bell = true;
+			req_done(&pp->rq, &pp->rq_tail);
+			moved++;
+			continue;
 		}
 		moved += ring_move(ep, p, r, &r->tail, tail, avail, q, false);
 		if (q->off < q->len)
 			break;
 		req_done(&pp->rq, &pp->rq_tail);
 	}
-	return moved;
+	if (owe_bell)
+		ft__shm_bell_ring(ep, p);
+	return rc < 0 ? rc : moved;
 }
 
 static int
@@ -1027,8 +1237,12 @@ move_all(struct shm_ep *ep, struct ft_error *err)
 	for (p = 0; p < ep->nranks; p++) {
 		struct shm_peer *pp = &ep->peers[p];
 
-		if (pp->sq || pp->cq)
-			moved += move_sends(ep, p);
+		if (pp->sq || pp->cq) {
+			rc = move_sends(ep, p, err);
+			if (rc < 0)
+				return rc;
+			moved += rc;
+		}
 		if (pp->rq) {
 			rc = move_recvs(ep, p, err);
 			if (rc < 0)

@@ -59,6 +59,8 @@ struct shm_peer {
 	uint64_t run_bytes;          /* such messages' bytes delivered since run_t0 */
 	double single_rate;          /* bytes/s of the last run of single copies, 0 before one */
 	uint64_t copies[2];          /* such messages sent: [0] pipelined, [1] single copies */
+	uint64_t pieces[2];          /* pieces of single copies this rank copied: [0] read
+	                                from the peer as receiver, [1] written to it as sender */
 	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
 	                                the ring looks full, so its line stays with the reader */
 };
@@ -79,6 +81,7 @@ struct shm_ep {
 	bool prefault_pairs_only; /* only the rings between ranks 0 and 1 (pt2pt) */
 	bool cma;                 /* single copies through process_vm_readv */
 	bool cma_auto;            /* chosen per message (copy_choose), not always */
+	bool share_recv_off;      /* tests: the receiver leaves every piece to the sender */
 	size_t cma_min;           /* from this size on (--cma-min) */
 	size_t nt_min;            /* messages from this size on are read out bypassing the cache */
 	uint64_t cma_probe;       /* read by the peers at open */

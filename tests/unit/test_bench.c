@@ -974,14 +974,15 @@ parent_readable(void)
 }
 
 /*
- * One round of @n (up to 4) patterned 1 MiB messages from rank 1 to rank 0,
- * each rank first sleeping @sleep_ms[rank]; rank 0 checks every byte.
+ * One round of @n (up to 4) patterned messages of @len bytes (up to 1 MiB)
+ * from rank 1 to rank 0, each rank first sleeping @sleep_ms[rank]; rank 0
+ * checks every byte.
  */
 static int
-shm_round(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round, size_t n,
-          const int sleep_ms[2], struct ft_error *err)
+shm_round_len(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round, size_t n,
+              size_t len, const int sleep_ms[2], struct ft_error *err)
 {
-	size_t len = 1u << 20, k, j;
+	size_t k, j;
 	struct ft_req q[4], *qp[4] = { &q[0], &q[1], &q[2], &q[3] };
 	struct timespec ts = { 0, sleep_ms[rank] * 1000000L };
 	int rc = ft__world_barrier(ep->w, err);
@@ -1001,6 +1002,14 @@ shm_round(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round, 
 			if (buf[k][j] != (unsigned char)(j * 7 + k + round))
 				return ft_error_set(err, FT_EIO, "round %u msg %zu byte %zu", round, k, j);
 	return rc;
+}
+
+/* shm_round_len with 1 MiB messages. */
+static int
+shm_round(struct ft_ep *ep, uint32_t rank, unsigned char **buf, unsigned round, size_t n,
+          const int sleep_ms[2], struct ft_error *err)
+{
+	return shm_round_len(ep, rank, buf, round, n, 1u << 20, sleep_ms, err);
 }
 
 /*
@@ -1034,6 +1043,25 @@ close_rounds(unsigned char *buf[4], struct ft_ep *ep, struct ft_world *w, int rc
 }
 
 /*
+ * open_rounds, then a round whose receiver posts 30 ms after the sender:
+ * the first message stalls the pipeline and the others go as single
+ * copies (@c0: the messages sent each way, on rank 1).
+ */
+static int
+open_stalled(uint32_t rank, int lfd, uint16_t port, struct ft_world **w, struct ft_ep **ep,
+             unsigned char *buf[4], bool *skip, uint64_t c0[2], struct ft_error *err)
+{
+	static const int late_recv[2] = { 50, 20 };
+	int rc = open_rounds(rank, lfd, port, w, ep, buf, skip, err);
+
+	if (rc == 0)
+		rc = shm_round(*ep, rank, buf, 0, 4, late_recv, err);
+	if (rc == 0)
+		ft__shm_copies(*ep, 0, c0);
+	return rc;
+}
+
+/*
  * The sender's choice of copy (shm.c, copy_choose): a receiver that posts
  * 30 ms late stalls the pipeline, and the messages after the stalled one go
  * as single copies; once the back-off has passed, the next message tries
@@ -1042,20 +1070,16 @@ close_rounds(unsigned char *buf[4], struct ft_ep *ep, struct ft_world *w, int rc
 static int
 shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
-	static const int late_recv[2] = { 50, 20 }, late_send[2] = { 0, 100 };
+	static const int late_send[2] = { 0, 100 };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
-	uint64_t c0[2], c1[2];
+	uint64_t c0[2] = { 0, 0 }, c1[2];
 	bool skip;
-	int rc = open_rounds(rank, lfd, port, &w, &ep, buf, &skip, err);
+	int rc = open_stalled(rank, lfd, port, &w, &ep, buf, &skip, c0, err);
 
 	if (rc < 0 && !w)
 		return rc;
-	if (rc == 0)
-		rc = shm_round(ep, rank, buf, 0, 4, late_recv, err);
-	if (rc == 0)
-		ft__shm_copies(ep, 0, c0);
 	if (rc == 0)
 		rc = shm_round(ep, rank, buf, 1, 4, late_send, err);
 	if (rc == 0 && rank == 1 && !skip) {
@@ -1068,12 +1092,6 @@ shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 			rc = ft_error_set(err, FT_EIO, "the pipeline was not tried again");
 	}
 	return close_rounds(buf, ep, w, rc);
-}
-
-static void
-test_shm_copy_switch(void **state)
-{
-	run_two(shm_switch, 0);
 }
 
 /*
@@ -1134,6 +1152,115 @@ static void
 test_shm_copy_backoff(void **state)
 {
 	run_two(shm_backoff, 0);
+}
+
+/*
+ * A try of the pipeline that never stalls is still judged by its rate
+ * (shm.c, copy_judge): after a stall (as in shm_switch) and its single
+ * copies, the sender tries the pipeline with 512 KiB messages, which the
+ * ring holds whole, so none can stall, one a round after sleeping 40 ms:
+ * at most 4 MiB in 280 ms, against at least 3 MiB of single copies in
+ * 40 ms plus their own time. Once the try has delivered 4 MiB it gives way
+ * to single copies with the wait doubled; unjudged, the next message was
+ * pipelined and the wait stayed at 10 ms.
+ */
+static int
+shm_judge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const int slow_send[2] = { 0, 40 }, now[2] = { 0, 0 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
+	uint64_t c0[2] = { 0, 0 }, c1[2], c2[2];
+	unsigned k;
+	bool skip;
+	int rc = open_stalled(rank, lfd, port, &w, &ep, buf, &skip, c0, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	for (k = 1; k <= 8 && rc == 0; k++)
+		rc = shm_round_len(ep, rank, buf, k, 1, 512u << 10, slow_send, err);
+	if (rc == 0)
+		ft__shm_copies(ep, 0, c1);
+	if (rc == 0)
+		rc = shm_round_len(ep, rank, buf, 9, 1, 512u << 10, now, err);
+	if (rc == 0)
+		ft__shm_copies(ep, 0, c2);
+	/* no stall in round 0 (a sender slower than the receiver's delay): nothing to judge */
+	skip = skip || c0[1] < 3;
+	if (rc == 0 && rank == 1 && !skip) {
+		if (c1[0] != c0[0] + 8)
+			rc = ft_error_set(err, FT_EIO, "the try sent %" PRIu64 " of 8 messages pipelined",
+			                  c1[0] - c0[0]);
+		else if (c2[1] != c1[1] + 1)
+			rc = ft_error_set(err, FT_EIO, "a slow try that never stalled kept the pipeline");
+		else if (ft__shm_probe_s(ep, 0) != 20e-3)
+			rc = ft_error_set(err, FT_EIO, "a slow try: wait %g s, not 0.02",
+			                  ft__shm_probe_s(ep, 0));
+	}
+	return close_rounds(buf, ep, w, rc);
+}
+
+/* The sender switches to single copies after a stall, and after a slow try that did not stall. */
+static void
+test_shm_copy_switch(void **state)
+{
+	run_two(shm_switch, 0);
+	run_two(shm_judge, 0);
+}
+
+/*
+ * Single copies are shared (shm.c, share_recv and share_send): a receiver
+ * that claims no piece of them (@arg 1) leaves every piece to the sender,
+ * which writes them into its buffer, 9 pieces of 128 KiB for 1 MiB plus
+ * 37 bytes; with both claiming (@arg 0), each piece is copied by exactly
+ * one of them. Every byte arrives either way.
+ */
+static int
+shm_share(uint32_t rank, int lfd, uint16_t port, uint64_t recv_off, struct ft_error *err)
+{
+	static const int now[2] = { 0, 0 };
+	size_t len = (1u << 20) + 37, pieces = 3 * 9;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
+	uint64_t mine[2], all[4], copies[2];
+	size_t k;
+	int rc = open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	for (k = 0; k < 3 && rc == 0; k++)
+		if (!(buf[k] = malloc(len)))
+			rc = FT_ENOMEM;
+	if (rc == 0)
+		ft__shm_share_recv_off(ep, recv_off != 0);
+	if (rc == 0)
+		rc = shm_round_len(ep, rank, buf, 0, 3, len, now, err);
+	if (rc == 0) {
+		ft__shm_pieces(ep, 1 - rank, mine);
+		rc = ft__world_allgather(ep->w, mine, sizeof(mine), all, err);
+	}
+	if (rc == 0)
+		ft__shm_copies(ep, 0, copies);
+	/* no single copies where the kernel refuses process_vm_readv: nothing shared */
+	if (rc == 0 && rank == 1 && copies[1] == 3) {
+		if (recv_off && (all[0] != 0 || all[3] != pieces))
+			rc = ft_error_set(err, FT_EIO, "receiver off: it read %" PRIu64
+			                  " pieces, the sender wrote %" PRIu64 " of %zu", all[0],
+			                  all[3], pieces);
+		else if (all[0] + all[3] != pieces || all[1] != 0 || all[2] != 0)
+			rc = ft_error_set(err, FT_EIO, "pieces read %" PRIu64 " + written %" PRIu64
+			                  " != %zu", all[0], all[3], pieces);
+	}
+	return close_rounds(buf, ep, w, rc);
+}
+
+static void
+test_shm_copy_shared(void **state)
+{
+	run_two(shm_share, 1);
+	run_two(shm_share, 0);
 }
 
 /*
@@ -3052,6 +3179,7 @@ main(void)
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
 		cmocka_unit_test(test_shm_copy_backoff),
+		cmocka_unit_test(test_shm_copy_shared),
 		cmocka_unit_test(test_pt2pt_data_check),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_shm_copy_stream),
