@@ -62,9 +62,11 @@
  * a size on a 2-CPU VM at a load of 6.4-6.8: 16 KiB -0.9 to -2.9 us, 64 KiB
  * -5.4 to -8.5, 128 KiB -8.3 to -8.7, 512 KiB -22 to -77, 1 MiB -3 to -180
  * (medians -2.9, -5.6, -8.3, -28, -122: 5-19 GB/s, 11 the middle one). A
- * message whose spin does not save (from 33 KB) stops spinning for the run
- * at its post (ft__spin_stop: unbound, its peers told), as the balance in
- * ft__spin_check would, later: --spin auto at 1 MiB read 440-545 us, spins
+ * message whose spin does not save (from 33 KB) stops a pinned rank's
+ * spinning for the run at its post (ft__spin_stop: unbound, its peers
+ * told), as the balance in ft__spin_check would, later; an unpinned rank
+ * (pt2pt_bw streams, cpu.c) keeps spinning, which keeps a busy socket's
+ * segments on the receiver's core (above), and was not measured so: --spin auto at 1 MiB read 440-545 us, spins
  * that ran out of budget and then slept bound (2,318 context switches and
  * 937 ms of CPU for 1,100 round trips), against 140-146 sleeping unbound
  * (368 ms). The rate it replaces, TCP_SAVE_RATE (25 GB/s saved), was fitted
@@ -323,7 +325,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
-	if (base->w->may_spin && ft__tcp_spin_saves(req->len) <= 0)
+	if (base->w->may_spin && base->w->bound && ft__tcp_spin_saves(req->len) <= 0)
 		ft__spin_stop(base); /* not with --spin always */
 	if (base->w->may_spin) { /* --spin (cpu.c), until spinning stops paying (transport.c) */
 		/* the budget for the largest message in flight wins */

@@ -1438,27 +1438,33 @@ tcp_one(struct ft_ep *ep, uint32_t rank, unsigned char *buf, size_t len, struct 
 
 /*
  * Spinning for a message whose spin costs more than it saves stops it for
- * the run at the message's post: a 16 KiB exchange keeps both ranks
- * spinning, a 1 MiB one stops both (and not with --spin always, @forced).
+ * the run at the message's post: a 16 KiB exchange keeps both pinned ranks
+ * spinning, a 1 MiB one stops and unpins both; not with --spin always
+ * (@how 1), nor for unpinned ranks (@how 2, as pt2pt_bw's). "Pinned" here
+ * is the mask the ranks already have, so that unpinning restores it.
  */
 static int
-tcp_spin_large_rank(uint32_t rank, int lfd, uint16_t port, uint64_t forced,
-                    struct ft_error *err)
+tcp_spin_large_rank(uint32_t rank, int lfd, uint16_t port, uint64_t how, struct ft_error *err)
 {
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf = malloc(1u << 20);
-	int rc = buf ? open_two_tcp(rank, lfd, port, forced != 0, &w, &ep, err) : FT_ENOMEM;
+	int rc = buf ? open_two_tcp(rank, lfd, port, how == 1, &w, &ep, err) : FT_ENOMEM;
+	bool keeps = how != 0;
 
+	if (rc == 0 && how != 2 &&
+	    sched_getaffinity(0, sizeof(w->cpus_before), &w->cpus_before) == 0)
+		w->bound = true;
 	if (rc == 0)
 		rc = tcp_one(ep, rank, buf, 16384, err);
 	if (rc == 0 && !w->may_spin)
 		rc = ft_error_set(err, FT_EIO, "rank %u stopped spinning at 16 KiB", rank);
 	if (rc == 0)
 		rc = tcp_one(ep, rank, buf, 1u << 20, err);
-	if (rc == 0 && w->may_spin != (forced != 0))
-		rc = ft_error_set(err, FT_EIO, "rank %u %s spinning after 1 MiB", rank,
-		                  w->may_spin ? "kept" : "stopped");
+	if (rc == 0 && (w->may_spin != keeps || w->bound != (how == 1)))
+		rc = ft_error_set(err, FT_EIO, "rank %u %s spinning after 1 MiB (%s)", rank,
+		                  w->may_spin ? "kept" : "stopped",
+		                  w->bound ? "pinned" : "unpinned");
 	free(buf);
 	if (ep)
 		ft__ep_close(ep);
@@ -1476,6 +1482,7 @@ test_tcp_spin_large(void **state)
 	assert_true(ft__tcp_spin_saves(65536) < 0);
 	run_two(tcp_spin_large_rank, 0);
 	run_two(tcp_spin_large_rank, 1);
+	run_two(tcp_spin_large_rank, 2);
 }
 
 static void
