@@ -58,23 +58,26 @@
  * is bound to its core and copies each segment on it, from the sender's
  * core; a sleeping one is unbound, woken where the sender's send ran, and
  * copies out of the cache the sender has just filled. Fitted to p50 one-way
- * latency, --spin never minus --spin always, 1,000 round trips, three runs
- * a size on a 2-CPU VM at a load of 6.4-6.8: 16 KiB -0.9 to -2.9 us, 64 KiB
- * -5.4 to -8.5, 128 KiB -8.3 to -8.7, 512 KiB -22 to -77, 1 MiB -3 to -180
- * (medians -2.9, -5.6, -8.3, -28, -122: 5-19 GB/s, 11 the middle one). A
- * message whose spin does not save (from 33 KB) stops a pinned rank's
- * spinning for the run at its post (ft__spin_stop: unbound, its peers
- * told), as the balance in ft__spin_check would, later; an unpinned rank
- * (pt2pt_bw streams, cpu.c) keeps spinning, which keeps a busy socket's
- * segments on the receiver's core (above), and was not measured so: --spin auto at 1 MiB read 440-545 us, spins
- * that ran out of budget and then slept bound (2,318 context switches and
- * 937 ms of CPU for 1,100 round trips), against 140-146 sleeping unbound
- * (368 ms). The rate it replaces, TCP_SAVE_RATE (25 GB/s saved), was fitted
- * while a sleeper above 64 KiB still waited for 128 KiB per wake-up.
+ * latency, --spin never minus --spin always, three runs a size on a 2-CPU
+ * VM at a load of 6.4-6.8: 14 B -0.3 us, 16 KiB -0.9 to -2.9, 64 KiB -5.4
+ * to -8.5, 128 KiB -8.3 to -8.7, 512 KiB -22 to -77, 1 MiB -3 to -180
+ * (medians against 14 B's: 6.5-19 GB/s, 11 taken); the 14 B figure varies
+ * with the sitting (+3.2-3.3 us at a load of 10-11), and the 3 us kept
+ * leaves small messages to the balance in ft__spin_check. A message whose
+ * spin does not save (from 33 KB) stops a pinned rank's spinning for the
+ * run at its post (ft__spin_stop: unpinned, its peers told), as that
+ * balance would, later: --spin auto at 1 MiB read 440-545 us, spins that
+ * ran out of budget and then slept pinned (2,318 context switches and 937
+ * ms of CPU for 1,100 round trips), against 140-146 us sleeping unpinned
+ * (368 ms). An unpinned rank (pt2pt_bw's streams, cpu.c) keeps spinning,
+ * which keeps a busy socket's segments on the receiver's core (above); its
+ * cost was not measured. The rate this replaces, TCP_SAVE_RATE (25 GB/s
+ * saved), was fitted while a sleeper above 64 KiB still waited for 128 KiB
+ * per wake-up.
  */
 #define TCP_WAKE_S         3e-6
 #define TCP_SPIN_COST_RATE 11e9
-#define CTL_EVERY     16
+#define CTL_EVERY          16
 
 double
 ft__tcp_spin_saves(size_t len)
