@@ -71,9 +71,10 @@
  * ms of CPU for 1,100 round trips), against 140-146 us sleeping unpinned
  * (368 ms). An unpinned rank (pt2pt_bw's streams, cpu.c) keeps spinning,
  * which keeps a busy socket's segments on the receiver's core (above); its
- * cost was not measured. The rate this replaces, TCP_SAVE_RATE (25 GB/s
- * saved), was fitted while a sleeper above 64 KiB still waited for 128 KiB
- * per wake-up.
+ * copy cost was not measured, and its spins count the wake-up alone in the
+ * balance (a negative saving would turn the balance off). The rate this
+ * replaces, TCP_SAVE_RATE (25 GB/s saved), was fitted while a sleeper above
+ * 64 KiB still waited for 128 KiB per wake-up.
  */
 #define TCP_WAKE_S         3e-6
 #define TCP_SPIN_COST_RATE 11e9
@@ -337,7 +338,9 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		ep->base.spin_polls = TCP_SPIN_POLLS;
 		if (ep->pending == 0 || budget > ep->base.spin_s) {
 			ep->base.spin_s = budget;
-			ep->base.spin_wake_s = ft__tcp_spin_saves(req->len);
+			/* an unpinned rank's copy cost was not measured: the wake-up alone */
+			ep->base.spin_wake_s =
+			        base->w->bound ? ft__tcp_spin_saves(req->len) : TCP_WAKE_S;
 		}
 	}
 	if (req->len == 0) {
