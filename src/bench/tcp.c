@@ -52,27 +52,38 @@
 /*
  * What a spin that ends in progress saves against a receive that sleeps
  * (ft__spin_check weighs it against the time preemptions took from the
- * spins): the wake-up of a sleeping process, TCP_WAKE_S, plus, for a
- * message of len bytes, len / TCP_SAVE_RATE: a sleeper is woken once its
- * low-water mark (the whole message, up to LOWAT_MAX; ft__tcp_lowat) is
- * queued and only then copies it out, where a spinning receiver copies each segment as it
- * arrives, behind the sender. Fitted to p50 one-way latency, --spin never
- * minus --spin always, on a 2-CPU VM at a load of 10-11 (three sittings):
- * 3.2-3.3 us at 14 B, 0.7-3.1 at 16 KiB, 5.2-6.1 at 64 KiB, 12-14 at 256
- * KiB (one outlier at -7), 93-129 at 1 MiB, measured while a sleeper
- * above 64 KiB still waited for 128 KiB per wake-up (it now wakes at the
- * first segment); not measured again since. The flat 5 us it replaces left 16 and 60 KiB
- * ping-pongs sleeping at light load, 1.03-1.06x sockperf where spinning
- * had read 0.61-0.73x.
+ * spins): the wake-up of a sleeping process, TCP_WAKE_S (3.2-3.3 us at
+ * 14 B, --spin never minus --spin always, load 10-11), less what spinning
+ * costs a message of len bytes, len / TCP_SPIN_COST_RATE. A spinning rank
+ * is bound to its core and copies each segment on it, from the sender's
+ * core; a sleeping one is unbound, woken where the sender's send ran, and
+ * copies out of the cache the sender has just filled. Fitted to p50 one-way
+ * latency, --spin never minus --spin always, three runs a size on a 2-CPU
+ * VM at a load of 6.4-6.8: 14 B -0.3 us, 16 KiB -0.9 to -2.9, 64 KiB -5.4
+ * to -8.5, 128 KiB -8.3 to -8.7, 512 KiB -22 to -77, 1 MiB -3 to -180
+ * (medians against 14 B's: 6.5-19 GB/s, 11 taken); the 14 B figure varies
+ * with the sitting (+3.2-3.3 us at a load of 10-11), and the 3 us kept
+ * leaves small messages to the balance in ft__spin_check. A message whose
+ * spin does not save (from 33 KB) stops a pinned rank's spinning for the
+ * run at its post (ft__spin_stop: unpinned, its peers told), as that
+ * balance would, later: --spin auto at 1 MiB read 440-545 us, spins that
+ * ran out of budget and then slept pinned (2,318 context switches and 937
+ * ms of CPU for 1,100 round trips), against 140-146 us sleeping unpinned
+ * (368 ms). An unpinned rank (pt2pt_bw's streams, cpu.c) keeps spinning,
+ * which keeps a busy socket's segments on the receiver's core (above); its
+ * copy cost was not measured, and its spins count the wake-up alone in the
+ * balance (a negative saving would turn the balance off). The rate this
+ * replaces, TCP_SAVE_RATE (25 GB/s saved), was fitted while a sleeper above
+ * 64 KiB still waited for 128 KiB per wake-up.
  */
-#define TCP_WAKE_S    3e-6
-#define TCP_SAVE_RATE 25e9
-#define CTL_EVERY     16
+#define TCP_WAKE_S         3e-6
+#define TCP_SPIN_COST_RATE 11e9
+#define CTL_EVERY          16
 
-static double
-spin_saves(size_t len)
+double
+ft__tcp_spin_saves(size_t len)
 {
-	return TCP_WAKE_S + (double)len / TCP_SAVE_RATE;
+	return TCP_WAKE_S - (double)len / TCP_SPIN_COST_RATE;
 }
 
 struct stripe {
@@ -224,7 +235,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		return FT_ENOMEM;
 	ft__pool_init(&ep->stripes, sizeof(struct stripe));
 	ep->nstreams = cfg->streams ? cfg->streams : 1;
-	ep->base.spin_wake_s = spin_saves(0); /* spinning stops when it does not pay */
+	ep->base.spin_wake_s = ft__tcp_spin_saves(0); /* spinning stops when it does not pay */
 	ep->base.spin_stopped = tell_stopped;
 	ep->nconns = (size_t)w->nranks * ep->nstreams;
 	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
@@ -318,6 +329,8 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
+	if (base->w->may_spin && base->w->bound && ft__tcp_spin_saves(req->len) <= 0)
+		ft__spin_stop(base); /* not with --spin always */
 	if (base->w->may_spin) { /* --spin (cpu.c), until spinning stops paying (transport.c) */
 		/* the budget for the largest message in flight wins */
 		double budget = FT_MIN(TCP_SPIN_MAX_S, TCP_SPIN_BASE_S + (double)req->len / TCP_SPIN_RATE);
@@ -325,7 +338,9 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		ep->base.spin_polls = TCP_SPIN_POLLS;
 		if (ep->pending == 0 || budget > ep->base.spin_s) {
 			ep->base.spin_s = budget;
-			ep->base.spin_wake_s = spin_saves(req->len);
+			/* an unpinned rank's copy cost was not measured: the wake-up alone */
+			ep->base.spin_wake_s =
+			        base->w->bound ? ft__tcp_spin_saves(req->len) : TCP_WAKE_S;
 		}
 	}
 	if (req->len == 0) {

@@ -300,7 +300,7 @@ ft__spin_budget(const struct ft_ep *ep, double dflt)
 /*
  * Spinning pays while what preemptions took from the spins stays below what
  * the spins saved, ep->spin_wake_s each (set by a transport whose waits may
- * stop spinning: tcp's grows with the message, spin_saves() in tcp.c; shm's
+ * stop spinning: tcp's falls with the message, ft__tcp_spin_saves(); shm's
  * is SHM_WAKE_S), plus SPIN_GRACE_S, and the rule waits for SPIN_GRACE_N
  * preemptions: one preemption by a busy process costs a whole time slice
  * (1-4 ms here), more than the grace, and is no evidence of a pattern; beside
