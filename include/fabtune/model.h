@@ -113,6 +113,13 @@ FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int l
  * nodes.nvlink.nvls: false. */
 FT_API double ft_model_nvls_efficiency(const struct ft_cluster_spec *spec);
 
+/* What NCCL's NVLS graph keeps of a channel's share of the NVLink graph when @heads GPUs of
+ * one node (or NVLink domain) head its channels: every channel runs at one speed of NCCL's
+ * list (src/graph/search.cc), links / (heads + 1) rounded down to it, against the ring
+ * graph / (heads + 1). 1 on 8 H100s or B200s (40 and 80 GB/s exactly), 20 / 21.8 = 0.917
+ * on the 32 heads of an NVL72 rack; 1 where the node has no NVLS. */
+FT_API double ft_model_nvls_channel_share(const struct ft_cluster_spec *spec, uint32_t heads);
+
 /* NCCL's cap on one NVLSTree channel's bus bandwidth for a job of @l's GPUs and nodes,
  * bytes/s (kb NA-ALGO-NVLS perChMaxNVLSTreeBws: 57.7 GB/s on Hopper over 2 nodes, 45.5
  * beyond); 0 where the GPUs have no NVLS. NCCL runs one NVLSTree channel per GPU of a

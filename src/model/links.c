@@ -53,36 +53,70 @@ ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version)
 }
 
 /*
- * The ring graph NCCL's search finds on NVLink of @total bytes/s a GPU (its links times the
- * per-link figure). The search tries one bandwidth per channel from a fixed list of speeds
- * (NVIDIA/nccl src/graph/search.cc, sm90SpeedArrayIntra and sm100SpeedArrayIntra at the
- * master of June 2026, speedArrayIntra for older GPUs), fastest first, and packs as many
- * channels of that speed as the GPU's links hold, at most MAXCHANNELS/2 = 32; it keeps the
- * graph of the most bandwidth (nChannels x speed; the first of equals) and stops lowering the
- * speed once the next one is under 0.49 of the kept graph's, or once a graph fills the links.
- * Duplicating channels afterwards (ncclTopoDupChannels) halves the speed and doubles the
- * channels, so the total is what this returns. An H100's 18 x 20.6 = 370.8 GB/s gives 6 x 60
- * = 360 (NCCL_DEBUG_SUBSYS=GRAPH prints 12 x 30 after duplication), an A100's 12 x 20 = 240
- * gives 6 x 40 = 240, a Blackwell GPU's 18 x 40.1 = 721.8 gives 8 x 90 = 720.
+ * NCCL's per-channel search speeds inside a node, GB/s, fastest first (NVIDIA/nccl
+ * src/graph/search.cc at the master of June 2026): speedArrayIntra for GPUs before Hopper,
+ * sm90SpeedArrayIntra for Hopper, sm100SpeedArrayIntra for Blackwell. ncclTopoCompute takes
+ * them when the communicator has no network (one node, or one NVLink domain); across nodes
+ * it takes the Inter lists (docs/internals/model.md, "NCCL's graph search").
  */
-double
-ft__model_ring_graph_Bps(enum ft_model_arch arch, double total)
+static const double *
+graph_speeds(enum ft_model_arch arch, size_t *n)
 {
 	static const double sm80[] = { 40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3 };
 	static const double sm90[] = { 60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3 };
 	static const double sm100[] = { 90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18 };
-	const double *speed = sm80;
-	size_t n = FT_ARRAY_SIZE(sm80), i = 0;
-	/* GB/s, with a little slack so that 9 channels of 40 fill 360 exactly. */
-	double gbps = total / 1e9 * (1 + 1e-9), best = 0, best_speed = 0;
 
-	if (arch == FT_ARCH_HOPPER) {
-		speed = sm90;
-		n = FT_ARRAY_SIZE(sm90);
-	} else if (arch == FT_ARCH_BLACKWELL) {
-		speed = sm100;
-		n = FT_ARRAY_SIZE(sm100);
+	if (arch == FT_ARCH_BLACKWELL) {
+		*n = FT_ARRAY_SIZE(sm100);
+		return sm100;
 	}
+	if (arch == FT_ARCH_HOPPER) {
+		*n = FT_ARRAY_SIZE(sm90);
+		return sm90;
+	}
+	*n = FT_ARRAY_SIZE(sm80);
+	return sm80;
+}
+
+/* GB/s with a little slack, so that 9 channels of 40 fill 360 exactly. */
+static double
+slack_GBps(double Bps)
+{
+	return Bps / 1e9 * (1 + 1e-9);
+}
+
+/* The fastest of NCCL's speeds not above @max_Bps; the slowest of the list when none is. */
+static double
+graph_speed_Bps(enum ft_model_arch arch, double max_Bps)
+{
+	size_t n, i = 0;
+	const double *speed = graph_speeds(arch, &n);
+	double gbps = slack_GBps(max_Bps);
+
+	while (i < n - 1 && speed[i] > gbps)
+		i++;
+	return speed[i] * 1e9;
+}
+
+/*
+ * The ring graph NCCL's search finds on NVLink of @total bytes/s a GPU (its links times the
+ * per-link figure). The search tries one bandwidth per channel from its list of speeds
+ * (graph_speeds), fastest first, and packs as many channels of that speed as the GPU's links
+ * hold, at most MAXCHANNELS/2 = 32; it keeps the graph of the most bandwidth (nChannels x
+ * speed; the first of equals) and stops lowering the speed once the next one is under 0.49
+ * of the kept graph's, or once a graph fills the links. Duplicating channels afterwards
+ * (ncclTopoDupChannels) halves the speed and doubles the channels, so the total is what
+ * this returns. An H100's 18 x 20.6 = 370.8 GB/s gives 6 x 60 = 360 (NCCL_DEBUG_SUBSYS=GRAPH
+ * prints 12 x 30 after duplication), an A100's 12 x 20 = 240 gives 6 x 40 = 240, a Blackwell
+ * GPU's 18 x 40.1 = 721.8 gives 8 x 90 = 720.
+ */
+double
+ft__model_ring_graph_Bps(enum ft_model_arch arch, double total)
+{
+	size_t n, i = 0;
+	const double *speed = graph_speeds(arch, &n);
+	double gbps = slack_GBps(total), best = 0, best_speed = 0;
+
 	while (i < n - 1 && speed[i] > gbps)
 		i++;
 	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
@@ -195,6 +229,26 @@ node_nvls(const struct ft_node_spec *n)
 {
 	return n->nvlink_gen > 0 && n->nvlink_Bps > 0 && n->nvswitch && n->nvls &&
 	       arch_of(n) >= FT_ARCH_HOPPER;
+}
+
+double
+ft__model_nvls_channel_Bps(enum ft_model_arch arch, double links, double heads)
+{
+	return graph_speed_Bps(arch, links / (heads + 1.0));
+}
+
+double
+ft_model_nvls_channel_share(const struct ft_cluster_spec *spec, uint32_t heads)
+{
+	const struct ft_node_spec *n = &spec->node;
+	enum ft_model_arch arch = arch_of(n);
+	double links, h = FT_MIN(heads, FT__MODEL_NVLS_MAX_HEADS);
+
+	if (!node_nvls(n) || h < 1)
+		return 1.0;
+	links = nvlink_count(n) * ft__model_nvlink_link_Bps(arch);
+	return ft__model_nvls_channel_Bps(arch, links, h) /
+	       (ft__model_ring_graph_Bps(arch, links) / (h + 1.0));
 }
 
 double

@@ -473,14 +473,28 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
  * The channels of NCCL's NVLS graph: one per GPU, each GPU heading one, up to
  * 32 (FT__MODEL_NVLS_MAX_HEADS). Every channel crosses every GPU's NVSwitch
  * link once and its head's twice (src/graph/search.cc, ncclTopoSearchTryNvls),
- * so a head's link carries nCh + 1 channels: intra / (nCh + 1) each.
+ * so a head's link carries nCh + 1 channels: links / (nCh + 1) each. In one
+ * node (or NVLink domain) the search gives every channel one speed of its
+ * Intra list (ncclTopoCompute, minChannels = maxChannels = heads), the
+ * fastest that fits: 370.8 / 9 = 41.2 -> 40 GB/s on 8 H100s, 721.8 / 33 =
+ * 21.9 -> 20 on the 32 heads of an NVL72 rack, 721.8 / 5 = 144 -> 90 on a
+ * 4-GPU GB200 tray (the list's top). Across nodes the speed comes from the
+ * Inter list and NCCL raises bwInter apart from bwIntra; left continuous.
  */
 static double
 nvls_graph(const struct ft_model_links *l, double ppn, double *per_ch)
 {
-	double nch = FT_MIN(ppn, (double)FT__MODEL_NVLS_MAX_HEADS);
+	double nch = FT_MIN(ppn, (double)FT__MODEL_NVLS_MAX_HEADS), links, graph;
 
 	*per_ch = l->intra_Bps / (nch + 1.0);
+	if (l->nnodes > 1 || !l->nvlink || l->nvlinks == 0)
+		return nch;
+	/* the links at the release's per-link figure, less what lowered the ring graph */
+	links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version);
+	graph = ft__model_ring_graph_Bps(l->arch, links);
+	if (graph > 0 && l->intra_Bps < graph)
+		links *= l->intra_Bps / graph;
+	*per_ch = ft__model_nvls_channel_Bps(l->arch, links, nch);
 	return nch;
 }
 

@@ -127,8 +127,10 @@ ft__sim_nvls_heads(struct ft_schedule *s)
 /*
  * What NCCL reaches of the links, as wire bytes per byte on a schedule's
  * flows: NVLS moves each rank's data through the NVSwitch at NCCL's NVLS
- * efficiency (kb NA-ALGO-NVLS: 0.85 on Hopper), so the flows to and from the
- * switch carry 1/eff; a tree below 1 GiB reaches only NCCL's tree
+ * efficiency (kb NA-ALGO-NVLS: 0.85 on Hopper) and, in one node or NVLink
+ * domain, at the share of a channel NCCL's list of speeds keeps
+ * (ft_model_nvls_channel_share: 20 of 21.8 GB/s on an NVL72 rack), so the
+ * flows to and from the switch carry 1 / (eff x share); a tree below 1 GiB reaches only NCCL's tree
  * correction of its bandwidth (kb NA-MODEL: x0.5 to x0.9 by log2(bytes /
  * 64), the share of its links a tree's pipeline keeps busy at that size,
  * which the model applies to its time), so every flow of a tree carries
@@ -145,6 +147,9 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 	                    ft__model_tree_correction(s->proto, s->bytes) :
 	                    1.0;
 	size_t i;
+
+	if (s->algo == FT_ALGO_NVLS)
+		eff *= ft_model_nvls_channel_share(spec, s->nranks);
 
 	if (!(eff > 0 && eff < 1))
 		return;

@@ -536,8 +536,8 @@ test_nccl_versions(void **state)
 /*
  * GB200 NVL72: 18 trays of 4 GPUs in one NVLink domain. NCCL sees one
  * NVLink node of 72 GPUs whose NVLS graph has 32 heads (NCCL_MAX_NVLS_ARITY):
- * NVLS all-reduce busbw = 720 GB/s (the ring graph NCCL packs on 18 x 40.1) x 0.74 x 2(32-1)/(32+1) (kb
- * NA-ALGO-NVLS), not the 2(72-1)/(72+1) of 72 heads; two racks are two
+ * NVLS all-reduce busbw = 32 channels x 20 GB/s (18 x 40.1 / 33 = 21.9, down to NCCL's list
+ * of speeds) x 0.74 x 31/32 x 2 (kb NA-ALGO-NVLS), not 72 heads; two racks are two
  * domains of 72 GPUs leaving through 72 NICs each; part of a second domain
  * is refused.
  */
@@ -549,7 +549,8 @@ test_nvl72_domain(void **state)
 	struct ft_model_query q;
 	struct ft_model_result r;
 	struct ft_error err = { 0 };
-	double bus = 720e9 * 0.74 * 2 * 31 / 33.0; /* ring graph 8 x 90 of 18 x 40.1 */
+	/* 32 channels of 20 GB/s: 18 x 40.1 / 33 = 21.9, down to NCCL's Intra list */
+	double bus = 32 * 20e9 * 0.74 * 31 / 32.0 * 2;
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
@@ -1806,6 +1807,56 @@ test_ring_graph_speeds(void **state)
 }
 
 /*
+ * NVLS in one node: every channel at one speed of the Intra list, the fastest a head's
+ * NVSwitch link holds for nCh + 1 channels. 8 x H100: 370.8 / 9 -> 40 GB/s, busbw 8 x 40 x
+ * 0.85 x 7/8 x 2 = 476; 8 x B200: 721.8 / 9 -> 80, 8 x 80 x 0.74 x 7/8 x 2 = 828.8; 4 H100s
+ * of a node: 370.8 / 5 = 74 -> 60, 4 x 60 x 0.85 x 3/4 x 2 = 306 (not 72 -> 367.2); 7:
+ * 370.8 / 8 = 46.4 -> 40, 7 x 40 x 0.85 x 6/7 x 2 = 408 (less than 6 GPUs' 425); the 32
+ * heads of an NVL72 rack: 721.8 / 33 = 21.9 -> 20, 32 x 20 x 0.74 x 31/32 x 2 = 917.6 (not
+ * 1,001). busbw = algbw x 2(n-1)/n.
+ */
+static void
+test_nvls_graph_speeds(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t gpus, nodes;
+		double busbw;
+	} cases[] = {
+		{ "dgx-h100", 8, 1, 476 },
+		{ "dgx-b200", 8, 1, 828.8 },
+		{ "dgx-h100", 4, 1, 306 },
+		{ "dgx-h100", 7, 1, 408 },
+		{ "gb200-nvl72", 72, 18, 917.6 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r0, r1;
+	struct ft_error err = { 0 };
+	const double S = 64.0 * (1 << 30);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		double n = cases[i].gpus;
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		s.nnodes = cases[i].nodes;
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S / 2);
+		q.tuner_only = true;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_NVLS;
+		q.proto = FT_PROTO_SIMPLE;
+		q.ngpus = cases[i].gpus;
+		assert_int_equal(ft_model_eval(&s, &q, &r0, &err), 0);
+		q.bytes = (uint64_t)S;
+		assert_int_equal(ft_model_eval(&s, &q, &r1, &err), 0);
+		assert_rel(S / 2 / (r1.time_s - r0.time_s) * 2 * (n - 1) / n, cases[i].busbw * GB,
+		           1e-6);
+	}
+}
+
+/*
  * NCCL's per-link NVLink figure by release (src/graph/topo.h at the tags):
  * Hopper 20.0 GB/s until 2.19, 20.6 from 2.20; Blackwell Hopper's until 2.24,
  * 40.0 in 2.25-2.26, 40.1 from 2.27. A ring/Simple all-reduce of 8 GPUs with 18
@@ -2391,6 +2442,7 @@ main(void)
 		cmocka_unit_test(test_fidelity_on_fixtures),
 		cmocka_unit_test(test_nccl_bandwidth_versions),
 		cmocka_unit_test(test_ring_graph_speeds),
+		cmocka_unit_test(test_nvls_graph_speeds),
 		cmocka_unit_test(test_nccl_nvlink_versions),
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),
