@@ -82,6 +82,8 @@ task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 		if (rc < 0)
 			return rc;
 	}
+	if (k->kind == PK_T_A2A_CTS)
+		return ft__pk_lazy_notice(e, t);
 	return k->kind == PK_T_A2A_END ? ft__pk_lazy_end(e, t) : 0;
 }
 
@@ -281,6 +283,27 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 			slow = t;
 	}
 	f->ideal_s = slow + (double)f->lat_ps / PK_PS_PER_S;
+	return 0;
+}
+
+/*
+ * The path latency from @src to @dst (ps) as a flow of tie-break @hash would be routed at
+ * its start: what a notice the receiver's NIC writes back to another sender takes (an
+ * all-to-all's clear-to-send, pkt_nccl.c). Into @lat_ps; FT_E* when there is no path.
+ */
+int
+ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint64_t hash, uint64_t *lat_ps)
+{
+	struct ft_path path;
+	struct choose_ctx cc = { e, hash };
+	struct ft_error err = { 0 };
+	int rc = ft__sim_route(e->topo, &e->cfg, src, dst, 0, choose_by_hash, &cc, &path, &err);
+
+	if (rc < 0 && (rc = route_dead(e, src, dst, 0, &cc, &path, &err)) < 0)
+		return rc;
+	*lat_ps = 0;
+	for (uint32_t j = 0; j < path.nlinks; j++)
+		*lat_ps += e->links[path.links[j]].lat_ps;
 	return 0;
 }
 

@@ -176,6 +176,8 @@ enum pk_task_kind {
 	PK_T_BARRIER,
 	PK_T_A2A,     /* a lazy all-to-all phase: starting it starts its first sends */
 	PK_T_A2A_END, /* a barrier: the end of one of its sends (flow: the send's slot) */
+	PK_T_A2A_CTS, /* a barrier: its receiver's clear-to-send reaching the next sender
+	               * (flow: the send's slot) */
 };
 
 struct pk_task {
@@ -403,6 +405,8 @@ void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
 int ft__pk_step(struct pk_engine *e);
 int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
+int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint64_t hash,
+                    uint64_t *lat_ps);
 
 /*
  * Flows, once each (pkt_flow.c): flow @fid's last packet reached its receiver (its FCT is
@@ -550,6 +554,7 @@ int ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op,
 struct ring_conn {
 	uint32_t src, dst;      /* vertices */
 	uint32_t start, end;    /* tasks: its first messages wait for start, end for them all */
+	uint32_t notice;        /* a second task waiting for them all, + 1 (0: none) */
 	uint32_t qp0;           /* its first QP (the connections of a send's channels differ) */
 	uint64_t wire;          /* bytes on the wire (payload / protocol efficiency) */
 	uint32_t up;            /* the connection feeding its source, PK_NONE */
@@ -593,6 +598,7 @@ int ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op,
  */
 int ft__pk_lazy_start(struct pk_engine *e, uint32_t t);
 int ft__pk_lazy_end(struct pk_engine *e, uint32_t t);
+int ft__pk_lazy_notice(struct pk_engine *e, uint32_t t);
 bool ft__pk_lazy_any(const struct pk_engine *e);
 void ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i);
 void ft__pk_lazy_free(struct pk_engine *e);

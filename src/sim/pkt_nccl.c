@@ -295,6 +295,15 @@ add_part(struct ring_build *rb, const struct ring_conn *c, uint64_t bytes, uint3
 	return 0;
 }
 
+/* Task @t (a message's arrival) comes before connection @c's end and its notice, if any. */
+static int
+add_ends(struct pk_engine *e, const struct ring_conn *c, uint32_t t)
+{
+	if (ft__pk_add_dep(e, t, c->end) < 0)
+		return FT_ENOMEM;
+	return c->notice ? ft__pk_add_dep(e, t, c->notice - 1) : 0;
+}
+
 /* The flows of message @m of connection @c: its ready and recv tasks. */
 static int
 add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
@@ -308,11 +317,11 @@ add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 	if (!e->pc.split_data_on_qps || nq == 1) {
 		rc = add_part(rb, c, bytes, m % nq, &t);
 		rb->ready[c->first + m] = rb->recv[c->first + m] = t;
-		return rc < 0 ? rc : ft__pk_add_dep(e, t, c->end);
+		return rc < 0 ? rc : add_ends(e, c, t);
 	}
 	ready = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, rb->tag);
 	recv = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, rb->tag);
-	if (ready < 0 || recv < 0 || ft__pk_add_dep(e, (uint32_t)recv, c->end) < 0)
+	if (ready < 0 || recv < 0 || add_ends(e, c, (uint32_t)recv) < 0)
 		return FT_ENOMEM;
 	rb->ready[c->first + m] = (uint32_t)ready;
 	rb->recv[c->first + m] = (uint32_t)recv;
@@ -474,6 +483,7 @@ struct p2p_build {
 	uint32_t cap;   /* connections rb.c holds */
 	uint32_t nmsg;  /* messages so far */
 	uint32_t slots; /* messages in flight per connection */
+	uint32_t notice; /* the next send's notice task + 1 (0: none) */
 };
 
 /* NCCL's p2p channels on the engine's cluster, from the model's channel count. */
@@ -514,6 +524,7 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
 		c->start = start;
 		c->end = end;
 		c->up = PK_NONE;
+		c->notice = pb->notice;
 		c->qp0 = k * pb->rb.e->cfg.qps_per_conn;
 		c->wire = FT_MAX((uint64_t)((double)part / eff + 0.5), 1);
 		ft__pk_cut(c, part, 1, &by);
@@ -525,6 +536,18 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
 		pb->rb.n++;
 	}
 	return 0;
+}
+
+/* The clear-to-send of a receiver @b for its next sender @a2: a task of @kind after the
+ * send to @b that waits the path latency from @b back to @a2: NCCL's receiver posts its
+ * buffer by an RDMA write into the sender's FIFO (src/transport/net_ib.cc). */
+static int64_t
+notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2, uint32_t tag)
+{
+	uint64_t lat = 0;
+	int rc = ft__pk_path_lat(e, b, a2, ft_mix64(((uint64_t)b << 32) | a2), &lat);
+
+	return rc < 0 ? rc : ft__pk_add_task(e, kind, lat, 0, tag);
 }
 
 /*
@@ -565,7 +588,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 		return FT_ERANGE;
 	pb->cap = (uint32_t)(ph->npairs * ch[1].channels);
 	pb->rb.c = ft_calloc(pb->cap, sizeof(*pb->rb.c));
-	ends = ft_calloc((size_t)nbuf * per_round, sizeof(uint32_t));
+	ends = ft_calloc(2 * (size_t)nbuf * per_round, sizeof(uint32_t));
 	if (!pb->rb.c || !ends)
 		rc = FT_ENOMEM;
 	for (k = 1; k < m && rc == 0; k++) {
@@ -586,15 +609,23 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);
 				int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 1, pb->rb.tag);
+				int64_t cts = notice_task(
+				        e, PK_T_BARRIER, b,
+				        op->rank_gpu[base + ((i + m - w % m) % m) * ph->a2a_stride],
+				        pb->rb.tag);
 
-				if (s0 < 0 || end < 0 || ft__pk_add_dep(e, (uint32_t)end, pb->rb.bar) < 0)
+				if (s0 < 0 || end < 0 || cts < 0 ||
+				    ft__pk_add_dep(e, (uint32_t)end, pb->rb.bar) < 0)
 					rc = FT_ENOMEM;
 				else if (k <= w)
 					rc = ft__pk_add_dep(e, pb->rb.start, (uint32_t)s0);
 				else if (ft__pk_add_dep(e, then[i], (uint32_t)s0) < 0 ||
-				         ft__pk_add_dep(e, then[(i + w) % m], (uint32_t)s0) < 0)
+				         ft__pk_add_dep(e, then[nbuf * per_round + (i + w) % m],
+				                        (uint32_t)s0) < 0)
 					rc = FT_ENOMEM;
 				now[i] = (uint32_t)end;
+				now[nbuf * per_round + i] = (uint32_t)cts;
+				pb->notice = (uint32_t)cts + 1;
 				if (rc == 0)
 					rc = p2p_send(pb, ph->bytes_per_pair, a, b,
 					              &ch[net], (uint32_t)s0, (uint32_t)end);
@@ -854,7 +885,7 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	uint32_t a = ph->gpu[base + i * ph->stride], b = ph->gpu[base + (i + k) % m * ph->stride];
 	uint32_t net = crosses_nodes(e->topo, a, b);
 	struct p2p_build pb = { .rb = { .e = e, .steps = 1, .tag = ph->tag } };
-	int64_t si = take_slot(e, pi, send, net), s0, end;
+	int64_t si = take_slot(e, pi, send, net), s0, end, cts;
 	uint32_t ntask, nflow;
 	int rc;
 
@@ -863,11 +894,16 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	lz->building = true;
 	s0 = ft__pk_add_task(e, PK_T_BARRIER, ph->cost_ps[net], 0, ph->tag);
 	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 1, ph->tag);
+	/* (a notice no send waits for is a plain barrier: it outlives its phase) */
+	cts = notice_task(e, k + ph->w <= m - 1 ? PK_T_A2A_CTS : PK_T_BARRIER, b,
+	                  ph->gpu[base + (i + m - ph->w % m) % m * ph->stride], ph->tag);
 	pb.cap = ph->ch[net].channels;
 	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
-	rc = s0 < 0 || end < 0 || !pb.rb.c ? FT_ENOMEM : 0;
+	rc = s0 < 0 || end < 0 || !pb.rb.c ? FT_ENOMEM : cts < 0 ? (int)cts : 0;
 	if (rc == 0) {
 		task_of(e, (uint32_t)end)->flow = (uint32_t)si;
+		task_of(e, (uint32_t)cts)->flow = (uint32_t)si;
+		pb.notice = (uint32_t)cts + 1;
 		rc = p2p_send(&pb, ph->payload, a, b, &ph->ch[net], (uint32_t)s0, (uint32_t)end);
 	}
 	if (rc == 0)
@@ -938,7 +974,8 @@ slot_ended(struct pk_engine *e, uint32_t si)
 			ph->first[l] = FT_MIN(ph->first[l], key | j);
 		}
 	}
-	sl->free_ps = e->now_ps + 2 * lat;
+	/* (and after its notice, which may travel a longer path than its flows) */
+	sl->free_ps = e->now_ps + FT_MAX(2 * lat, task_of(e, sl->task0 + 2)->delay_ps);
 	e->lazy->last_free_ps = FT_MAX(e->lazy->last_free_ps, sl->free_ps);
 	sl->next = PK_NONE;
 	if (ph->free_head[sl->net] == PK_NONE)
@@ -976,12 +1013,33 @@ phase_done(struct pk_engine *e, struct lazy_phase *ph)
 	lz->rewind_ps = lz->last_free_ps;
 }
 
+/*
+ * Send @send of phase @pi has told the send of round k + W that waits for it: rank i's
+ * (@other 0: its lane is free) or rank i - W's (1: the receiver's clear-to-send), which
+ * starts once both have.
+ */
+static int
+lazy_next(struct pk_engine *e, uint32_t pi, uint64_t send, int other)
+{
+	struct lazy_phase *ph = phase_of(e, pi);
+	uint64_t per_round = (uint64_t)ph->ngroups * ph->m, k = send / per_round + 1, row;
+	uint32_t m = ph->m, w = ph->w, i = (uint32_t)(send % m), x;
+
+	if (k + w > m - 1)
+		return 0;
+	row = (k + w - 1) * per_round + send % per_round - i;
+	x = other ? (i + m - w) % m : i;
+	if (FT_NEVER(ph->pending[row + x] == 0))
+		return FT_EINVAL;
+	return --ph->pending[row + x] == 0 ? lazy_send(e, pi, row + x) : 0;
+}
+
 int
 ft__pk_lazy_end(struct pk_engine *e, uint32_t t)
 {
-	uint32_t si = task_of(e, t)->flow, pi = slot_of(e, si)->phase, m, w, i, x[2], q;
+	uint32_t si = task_of(e, t)->flow, pi = slot_of(e, si)->phase;
 	struct lazy_phase *ph = phase_of(e, pi);
-	uint64_t send = slot_of(e, si)->send, per_round = (uint64_t)ph->ngroups * ph->m, k, row;
+	uint64_t send = slot_of(e, si)->send;
 	int rc = slot_ended(e, si);
 
 	if (rc < 0)
@@ -990,23 +1048,18 @@ ft__pk_lazy_end(struct pk_engine *e, uint32_t t)
 		phase_done(e, ph);
 		return ft__pk_task_done(e, ph->task);
 	}
-	/* The sends of round k + W that waited for this one: rank i's and rank i - W's, in
-	 * the order p2p_alltoall() adds them. */
-	m = ph->m;
-	w = ph->w;
-	k = send / per_round + 1;
-	if (k + w > m - 1)
-		return 0;
-	i = (uint32_t)(send % m);
-	row = (k + w - 1) * per_round + send % per_round - i;
-	x[i >= w ? 1 : 0] = i;
-	x[i >= w ? 0 : 1] = (i + m - w) % m;
-	for (q = 0; q < 2 && rc == 0; q++)
-		if (FT_NEVER(ph->pending[row + x[q]] == 0))
-			rc = FT_EINVAL;
-		else if (--ph->pending[row + x[q]] == 0)
-			rc = lazy_send(e, pi, row + x[q]);
-	return rc;
+	/* The send of round k + W of the same rank waited for this one (its lane). */
+	return lazy_next(e, pi, send, 0);
+}
+
+int
+ft__pk_lazy_notice(struct pk_engine *e, uint32_t t)
+{
+	uint32_t si = task_of(e, t)->flow;
+	const struct lazy_slot *sl = slot_of(e, si);
+
+	/* The send of round k + W of rank i - W waited for this receiver's clear-to-send. */
+	return lazy_next(e, sl->phase, sl->send, 1);
 }
 
 bool

@@ -440,6 +440,97 @@ test_lazy_same_nvlink(void **state)
 		pk_run_free(&r[i]);
 }
 
+/* The path latency of @r's flows from each rank to each other (@m ranks), into @lat
+ * (m x m): the same for every flow of a pair, else fails. */
+static void
+pair_lat(const struct pk_run *r, uint32_t m, uint64_t *lat)
+{
+	for (size_t f = 0; f < pk(r->e)->flows.len; f++) {
+		const struct pk_flow *fl = ft_vec_at(&pk(r->e)->flows, f);
+		uint32_t x = m, y = m;
+
+		for (uint32_t q = 0; q < m; q++) {
+			x = r->ends[q] == fl->src ? q : x;
+			y = r->ends[q] == fl->dst ? q : y;
+		}
+		assert_true(x < m && y < m && fl->lat_ps > 0);
+		if (lat[x * m + y] == 0)
+			lat[x * m + y] = fl->lat_ps;
+		assert_int_equal(fl->lat_ps, lat[x * m + y]);
+	}
+}
+
+/*
+ * The clear-to-send a receiver writes into its next sender's FIFO travels from the
+ * receiver back to that sender, not along the ended send. 288 ranks, 8 GPUs on each of
+ * 36 DGX H100 nodes, 8 KiB a pair: W = 256 sends in flight per rank, so the send of
+ * round k + 256 of rank j (k <= 31) waits for the end of its own round k send and for
+ * the clear-to-send of its receiver b = j + k + 256 after b's round k receive, from rank
+ * i = j + 256. Built whole, each send's end waits the path latency of its flows i -> b
+ * and its notice exactly that of the path from b back to j (the latency of the send
+ * j -> b, over the same links), whatever path the ended send took: NVLink when b is on
+ * j's node, one leaf on j's rail, or a spine. The send of round k + 256 starts at the
+ * later of its lane's end and that notice. Some notices are longer than the ended send's
+ * path and hold a send back. Built lazily, the run is the same.
+ */
+static void
+test_a2a_notice_path(void **state)
+{
+	const uint32_t nodes = 36, gpn = 8, m = nodes * gpn, w = 256;
+	const struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                        .algo = FT_ALGO_DIRECT,
+		                        .proto = FT_PROTO_SIMPLE,
+		                        .nranks = m,
+		                        .ranks_per_node = gpn,
+		                        .bytes = m * (8u << 10) };
+	struct pk_run r[2];
+	uint32_t *send = ft_calloc((size_t)m * (m - 1), sizeof(uint32_t)), n = 0, i, k;
+	uint32_t held = 0, longer = 0;
+	uint64_t *lat = ft_calloc((size_t)m * m, sizeof(uint64_t));
+	const struct pk_task *t;
+
+	(void)state;
+	assert_non_null(send);
+	assert_non_null(lat);
+	for (i = 0; i < 2; i++) /* the first built whole before the run */
+		pk_run_ops_on(&r[i], &a, nodes, gpn, NULL, 1, i == 0, 1, FT_ROUTING_ECMP);
+	pair_lat(&r[0], m, lat);
+	/* Each send's tasks: its start, its end (one path latency of its flows), its notice. */
+	t = pk(r[0].e)->tasks.data;
+	for (size_t j = 1; j + 1 < pk(r[0].e)->tasks.len; j++)
+		if (t[j - 1].kind == PK_T_BARRIER && t[j].kind == PK_T_BARRIER &&
+		    t[j].lat_mult == 1.0 && t[j + 1].kind == PK_T_BARRIER && t[j + 1].lat_mult == 0) {
+			assert_true(n < m * (m - 1));
+			send[n++] = (uint32_t)j - 1;
+		}
+	assert_int_equal(n, m * (m - 1));
+	for (k = 1; k + w <= m - 1; k++) {
+		for (i = 0; i < m; i++) {
+			uint32_t b = (i + k) % m, j = (i + m - w) % m;
+			const struct pk_task *end = &t[send[(k - 1) * m + i] + 1];
+			const struct pk_task *cts = end + 1;
+			const struct pk_task *own = &t[send[(k - 1) * m + j] + 1];
+			const struct pk_task *next = &t[send[(k + w - 1) * m + j]];
+			uint64_t back = lat[j * m + b], fwd = lat[i * m + b];
+
+			assert_int_equal(cts->t_start_ps, end->t_start_ps); /* its last byte in */
+			assert_int_equal(cts->t_done_ps - cts->t_start_ps, back);
+			assert_int_equal(end->t_done_ps - end->t_start_ps, fwd);
+			assert_int_equal(next->t_start_ps, FT_MAX(own->t_done_ps, cts->t_done_ps));
+			longer += back > fwd;
+			held += back > fwd && cts->t_done_ps > own->t_done_ps;
+		}
+	}
+	print_message("# notices: %u of %u longer than the ended send's path, %u held a send\n",
+	              longer, (m - 1 - w) * m, held);
+	assert_true(held > 0);
+	lazy_runs_same(&r[0], &r[1], 1);
+	for (i = 0; i < 2; i++)
+		pk_run_free(&r[i]);
+	ft_free(send);
+	ft_free(lat);
+}
+
 /* The ops' counters of a run add up to its own. */
 static void
 op_counters_add_up(const struct ft_sim_counters *c)
@@ -722,7 +813,7 @@ main(void)
 		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lazy_same),
-		cmocka_unit_test(test_lazy_same_nvlink),
+		cmocka_unit_test(test_lazy_same_nvlink), cmocka_unit_test(test_a2a_notice_path),
 		cmocka_unit_test(test_lazy_phases_share),
 		cmocka_unit_test(test_lab_moe), cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
