@@ -103,6 +103,10 @@ check chunked-qps "$tmp/chunked-nic.yaml" 1 '"nic_wait_s": [0-9.]*[1-9]' --qps 2
 # which learn of them one path latency later (every rank runs those barriers,
 # told at the window's end); a split run builds the sends whole.
 check alltoall tests/fixtures/sim/packet-mpi-k4-alltoall.yaml 1 '"op": "alltoall"'
+# Wider than the sends in flight (288 ranks, W = 256): the sends of the last
+# rounds wait for their receiver's clear-to-send, a barrier after the receive
+# that waits the path from the receiver back to the next sender.
+check alltoall-notice tests/fixtures/sim/packet-mpi-a2a-notice.yaml 1 '"nranks": 288'
 # Bit errors on the lossless PFC permutation: each port draws from its own
 # generator (seeded from the run's seed and the port); corrupted packets are
 # dropped at the receiving port and sent again after a NAK or a timeout.
