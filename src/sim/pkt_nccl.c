@@ -555,11 +555,12 @@ notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2
  * round k; up to peers_inflight rounds are in progress per rank at once, each round in
  * one of as many lanes (a channel's batch slot), so the send of round k starts once the
  * send of round k - W of the same rank is done (its lane is free) and the receiver's
- * receive of round k - W too (the send of rank i + W). Both learn of that end one path
- * latency of the ended send after its last byte arrived (the end barrier waits it): the
- * sender by its completion coming back, the other sender by the receiver's clear-to-send
- * for its next receive (taken as the same latency). That delay is also what lets a run
- * split across MPI ranks tell every rank of the end (pkt_part.c). Every send pays the
+ * receive of round k - W too (the send of rank i + W). The sender learns of its send's
+ * end one path latency of it after its last byte arrived (its end barrier waits it: the
+ * completion coming back); the other sender by the receiver's clear-to-send for its next
+ * receive, which travels the path from the receiver back to it (the send's notice, a
+ * second barrier after its flows). Those delays are also what let a run split across MPI
+ * ranks tell every rank of the end (pkt_part.c). Every send pays the
  * per-message cost of its link class at its start (kb NA-MODEL hwLat), and is cut at its
  * connection's protocol: an NVLink send keeps LL inside a multi-node all-to-all.
  */
@@ -728,7 +729,8 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
  * sends, their records and their dependencies are exactly those p2p_alltoall() builds,
  * and they start in the order its graph starts them (the successors of an end in the
  * order it adds them), so the run is the same. An ended send's records wait twice its
- * path latency before reuse: a CNP or an RTT sample for its last packets is still on
+ * path latency (and for its notice, PK_T_A2A_CTS, whose end tells the send that waited
+ * for the receiver's clear-to-send) before reuse: a CNP or an RTT sample for its last packets is still on
  * its way back until one path latency after the end (lossy runs, whose NAKs and timers
  * outlive a flow, build the whole graph). What the records do not keep: the links its
  * flows crossed, for the op's bottleneck, kept per link as the first flow that crossed

@@ -28,8 +28,9 @@
  * barriers (an op's start, a phase's or an op's end before the next): every rank
  * runs them, told of the flows that finished elsewhere at each window's end
  * (pp_replay), and their waits are at least the lookahead (from the routed paths:
- * an all-to-all send's end waits one path latency of its flows, built whole as
- * the lazy form would build it, pkt_setup.c); on lossless fabrics
+ * an all-to-all send's end waits one path latency of its flows and its notice
+ * the path from its receiver back to the next sender, built whole as the lazy
+ * form would build it, pkt_nccl.c); on lossless fabrics
  * (PFC or credits) or lossy ones (go-back-N: NAKs and ACKs travel back one
  * path latency, as messages when they cross; the sender reads only its own
  * side), with static or ECMP routing, with or without congestion
