@@ -91,6 +91,7 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	if (failed) {
 		cli_write(&sb);
 		ft_strbuf_release(&sb);
+		fflush(stdout); /* the report, then the error that ended it */
 		rc = cli_fail(ctx, FT_EIO, &qerr);
 		/* Its rows are not a measurement of the op: the archive keeps none of them. */
 		if (save)
