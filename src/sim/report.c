@@ -154,17 +154,6 @@ flows_json(const struct ft_sim_report *r, struct ft_json *j)
 	ft_json_arr_end(j);
 }
 
-/* @s as a string, null when "". */
-static void
-kv_str_or_null(struct ft_json *j, const char *key, const char *s)
-{
-	ft_json_key(j, key);
-	if (s[0])
-		ft_json_str(j, s);
-	else
-		ft_json_null(j);
-}
-
 /* The QP error that ended a packet run (kb SYM-ERR-12): NCCL's completion status. */
 static void
 failure_json(const struct ft_sim_report *r, struct ft_json *j)
@@ -178,11 +167,11 @@ failure_json(const struct ft_sim_report *r, struct ft_json *j)
 	ft_json_kv_uint(j, "qp", q->qp);
 	ft_json_kv_str(j, "src", r->failure.src);
 	ft_json_kv_str(j, "dst", r->failure.dst);
-	kv_str_or_null(j, "nic", r->failure.nic);
+	ft__json_kv_str_or_null(j, "nic", r->failure.nic);
 	ft__json_kv_num(j, "time_us", q->t_s * 1e6);
 	ft_json_kv_uint(j, "retries", q->retry_cnt);
 	ft__json_kv_num(j, "timeout_us", q->timeout_s * 1e6);
-	kv_str_or_null(j, "link_down", r->failure.link_down);
+	ft__json_kv_str_or_null(j, "link_down", r->failure.link_down);
 	ft_json_kv_str(j, "message", r->failure.message);
 	ft_json_obj_end(j);
 }
