@@ -61,6 +61,10 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	 * counters written (a real cluster's are read after the job failed), the error
 	 * said last, and the exit code is the run's (3). */
 	failed = rc == FT_EIO && rep.failure.failed;
+	/* (split across MPI ranks, the failing rank has no whole report: its counters) */
+	if (rc < 0 && !failed && counters_dir && rep.counter_files.len &&
+	    ft_sim_report_write_counters(&rep, counters_dir, NULL) < 0)
+		cli_error(ctx, "--counters: %s: not written", counters_dir);
 	if (failed) {
 		qerr = err;
 		rc = 0;

@@ -351,6 +351,7 @@ struct ft_sim_counters {
 		uint32_t retry_cnt, ib_timeout; /* NCCL_IB_RETRY_CNT, NCCL_IB_TIMEOUT (0: the
 		                                 * timeout given as packet.retransmit_timeout) */
 		double t_s, timeout_s; /* when, and the timeout it waited each time */
+		bool partial; /* split across MPI ranks: this rank's part of the run only */
 	} qp_error;
 };
 

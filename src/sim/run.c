@@ -1032,7 +1032,12 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		struct ft_error qerr = *err;
 
 		rc = e->ops->counters(e, &c, err);
-		if (rc == 0 && !c.qp_error.failed)
+		/* Split across MPI ranks, a rank holds its part only: no report, the
+		 * counters it has for --counters. */
+		if (rc == 0 && c.qp_error.partial && ov && ov->counters &&
+		    ft__sim_render_counters(topo, &c, &out->counter_files, err) < 0)
+			rc = FT_EIO; /* the run's error stands; the files rendered are kept */
+		if (rc == 0 && (!c.qp_error.failed || c.qp_error.partial))
 			rc = FT_EIO;
 		if (rc == 0)
 			name_failure(topo, &c, &out->failure);
