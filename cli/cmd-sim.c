@@ -49,18 +49,26 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	   bool save, const char *what, const char *counters_dir, const char *trace)
 {
 	struct ft_sim_report rep;
-	struct ft_error err = { 0 };
+	struct ft_error err = { 0 }, qerr = { 0 };
 	struct ft_strbuf sb;
+	bool failed;
 	int rc;
 
 	ft_sim_report_init(&rep);
 	rc = ft_scenario_run(sc, ov, &ctx->progress, &rep, &err);
 	ft_progress_bar_finish(&ctx->bar);
-	/* A run that failed on the way (a QP out of retries) leaves the counters a real
-	 * cluster would show then: written, and the failure said. */
-	if (rc < 0 && counters_dir && rep.counter_files.len &&
+	/* A QP out of retries ended the run: its report up to then is printed and its
+	 * counters written (a real cluster's are read after the job failed), the error
+	 * said last, and the exit code is the run's (3). */
+	failed = rc == FT_EIO && rep.failure.failed;
+	/* (split across MPI ranks, the failing rank has no whole report: its counters) */
+	if (rc < 0 && !failed && counters_dir && rep.counter_files.len &&
 	    ft_sim_report_write_counters(&rep, counters_dir, NULL) < 0)
 		cli_error(ctx, "--counters: %s: not written", counters_dir);
+	if (failed) {
+		qerr = err;
+		rc = 0;
+	}
 	if (rc == 0 && rep.part_rank) {
 		/* One packet run split across MPI ranks: rank 0 prints and writes it. */
 		ft_sim_report_release(&rep);
@@ -84,6 +92,18 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	}
 	ft_strbuf_init(&sb);
 	ft_sim_report_write(&rep, ctx->stable, ctx->json, &sb);
+	if (failed) {
+		cli_write(&sb);
+		ft_strbuf_release(&sb);
+		fflush(stdout); /* the report, then the error that ended it */
+		rc = cli_fail(ctx, FT_EIO, &qerr);
+		/* Its rows are not a measurement of the op: the archive keeps none of them. */
+		if (save)
+			cli_error(ctx, "--save: not saved: the run failed before its ops ended "
+				  "(the rows would read as results)");
+		ft_sim_report_release(&rep);
+		return rc;
+	}
 	rc = cli_finish(ctx, &sb, 0, &err);
 	if (save && save_report(ctx, &rep, what) < 0)
 		rc = EXIT_RUNTIME;

@@ -227,6 +227,7 @@ struct ft_sim_op_result {
 	double t_start_s; /* when its first phase could start */
 	double t_end_s;   /* when its last phase ended */
 	uint32_t bottleneck_link; /* link that limited its slowest flow; UINT32_MAX when none */
+	bool failed;      /* the run ended before it did (a QP error): t_end_s is that instant */
 };
 
 /* Statistics of one link after a run. */
@@ -337,6 +338,8 @@ struct ft_sim_counters {
 	uint32_t part_rank;
 	/* Packet engine: the QP that ran out of retries and ended the run (its send
 	 * completing with IBV_WC_RETRY_EXC_ERR, status 12; kb SYM-ERR-12), when one did. */
+#define FT_SIM_QP_ERR_STATUS 12u /* ibv_wc_status of a QP out of retries (kb SYM-ERR-12) */
+#define FT_SIM_QP_ERR_NAME "IBV_WC_RETRY_EXC_ERR"
 	struct ft_sim_qp_error {
 		bool failed;
 		uint32_t src, dst;  /* its flow's vertices */
@@ -348,6 +351,7 @@ struct ft_sim_counters {
 		uint32_t retry_cnt, ib_timeout; /* NCCL_IB_RETRY_CNT, NCCL_IB_TIMEOUT (0: the
 		                                 * timeout given as packet.retransmit_timeout) */
 		double t_s, timeout_s; /* when, and the timeout it waited each time */
+		bool partial; /* split across MPI ranks: this rank's part of the run only */
 	} qp_error;
 };
 
@@ -556,6 +560,14 @@ struct ft_sim_report {
 	/* A packet run split across MPI ranks (mpirun): this process's rank. Only rank 0's
 	 * report holds the result; the others' are empty and print nothing. */
 	uint32_t part_rank;
+	/* A packet run that ended with a QP out of retries (c.qp_error.failed): the report
+	 * holds what was measured up to then, and ft_scenario_run() returns FT_EIO. */
+	struct ft_sim_failure {
+		bool failed;
+		char src[48], dst[48], nic[48]; /* nic "" when the flow leaves by none */
+		char link_down[100];            /* "leaf3 -> n1.nic3", "" when none */
+		char message[FT_ERROR_MSG_MAX]; /* the run's error, as said on stderr */
+	} failure;
 };
 
 /*

@@ -17,6 +17,16 @@ ft__json_kv_num(struct ft_json *j, const char *key, double v)
 		ft_json_null(j);
 }
 
+void
+ft__json_kv_str_or_null(struct ft_json *j, const char *key, const char *s)
+{
+	ft_json_key(j, key);
+	if (s[0])
+		ft_json_str(j, s);
+	else
+		ft_json_null(j);
+}
+
 static uint64_t
 read_uint(const void *p, size_t size)
 {

@@ -54,6 +54,8 @@ void ft__json_object(struct ft_json *j, const char *key, const void *obj, const 
                      size_t n);
 /* @v with 6 significant digits, null when not finite (FT__F_NUM's writer). */
 void ft__json_kv_num(struct ft_json *j, const char *key, double v);
+/* @s as a string, null when it is "" (a name that does not apply). */
+void ft__json_kv_str_or_null(struct ft_json *j, const char *key, const char *s);
 
 struct ft__col {
 	const char *header;

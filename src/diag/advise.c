@@ -19,6 +19,7 @@
 
 #include <fabtune/diag.h>
 
+#include "base/fields.h"
 #include "base/recset_int.h"
 #include "diag/advise_int.h"
 #include "diag/diag_int.h"
@@ -284,17 +285,6 @@ ft_advice_json(struct ft_json *j, const struct ft_advice_set *s)
 	ft_advice_json_ex(j, s, NULL);
 }
 
-/* "key": the text, or null when it is empty (no engine ran, no spec was used). */
-static void
-json_kv_str_or_null(struct ft_json *j, const char *key, const char *s)
-{
-	ft_json_key(j, key);
-	if (s[0])
-		ft_json_str(j, s);
-	else
-		ft_json_null(j);
-}
-
 void
 ft_advice_json_ex(struct ft_json *j, const struct ft_advice_set *s,
 		  const struct ft_whatif_opts *w)
@@ -327,7 +317,7 @@ ft_advice_json_ex(struct ft_json *j, const struct ft_advice_set *s,
 		else
 			ft_json_double_prec(j, x->gain_pct, 4);
 		ft_json_kv_str(j, "gain_basis", x->gain_basis);
-		json_kv_str_or_null(j, "gain_engine", x->gain_engine);
+		ft__json_kv_str_or_null(j, "gain_engine", x->gain_engine);
 		ft_json_kv_str(j, "kb", x->kb);
 		ft_json_key(j, "evidence");
 		ft_json_arr_begin(j);
@@ -351,7 +341,7 @@ ft_advice_json_ex(struct ft_json *j, const struct ft_advice_set *s,
 	if (w) {
 		ft_json_key(j, "whatif");
 		ft_json_obj_begin(j);
-		json_kv_str_or_null(j, "spec", w->spec_used);
+		ft__json_kv_str_or_null(j, "spec", w->spec_used);
 		ft_json_kv_bool(j, "derived", w->derived);
 		ft_json_kv_bool(j, "calibrated", w->calibrated);
 		ft_json_kv_str(j, "label", w->label);

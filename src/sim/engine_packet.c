@@ -1116,6 +1116,7 @@ ft__pk_qp_error(struct pk_engine *e, struct ft_sim_qp_error *q)
 	q->ib_timeout = e->pc.rto_s > 0 ? 0 : e->pc.ib_timeout;
 	q->t_s = (double)e->qp_err_ps / PK_PS_PER_S;
 	q->timeout_s = (double)e->rto_ps / PK_PS_PER_S;
+	q->partial = e->part != NULL;
 }
 
 /*

@@ -174,8 +174,10 @@ ft__sim_gather(const struct ft_scenario *sc, const struct ft_topo *t,
 			row.bytes = ft__sim_op_bytes(o, ov);
 			row.nranks = jr->nranks;
 			row.root = -1;
-			row.time_us = dt * 1e6;
+			/* An op a QP error cut short has no time: NaN, "failed" in the table. */
+			row.time_us = c->ops[id].failed ? NAN : dt * 1e6;
 			row.algbw_GBps = dt > 0 ? (double)row.bytes / dt / 1e9 : 0;
+			row.algbw_GBps = c->ops[id].failed ? NAN : row.algbw_GBps;
 			row.busbw_GBps = row.algbw_GBps * ft_coll_busbw_factor(o->op, jr->nranks);
 			row.nsamples = 1;
 			const uint32_t *ap = ft_vec_at(&jr->first_algo, k);

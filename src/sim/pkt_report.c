@@ -319,6 +319,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		r->t_start_s =
 		        (double)(task_at(e, o->start)->t_done_ps - o->base_lat_ps) / PK_PS_PER_S;
 		r->t_end_s = (double)task_at(e, o->end)->t_done_ps / PK_PS_PER_S;
+		/* A QP error ended the run before this op did: it ends, failed, there. */
+		r->failed = e->qp_err_flow != PK_NONE && !task_at(e, o->end)->done;
+		if (r->failed)
+			r->t_end_s = (double)e->qp_err_ps / PK_PS_PER_S;
 		r->bottleneck_link = UINT32_MAX;
 		if (r->t_end_s > c->makespan_s)
 			c->makespan_s = r->t_end_s;

@@ -154,6 +154,48 @@ flows_json(const struct ft_sim_report *r, struct ft_json *j)
 	ft_json_arr_end(j);
 }
 
+/* The QP error that ended a packet run (kb SYM-ERR-12): NCCL's completion status. */
+static void
+failure_json(const struct ft_sim_report *r, struct ft_json *j)
+{
+	const struct ft_sim_qp_error *q = &r->c.qp_error;
+
+	ft_json_key(j, "failure");
+	ft_json_obj_begin(j);
+	ft_json_kv_uint(j, "status", FT_SIM_QP_ERR_STATUS);
+	ft_json_kv_str(j, "name", FT_SIM_QP_ERR_NAME);
+	ft_json_kv_uint(j, "qp", q->qp);
+	ft_json_kv_str(j, "src", r->failure.src);
+	ft_json_kv_str(j, "dst", r->failure.dst);
+	ft__json_kv_str_or_null(j, "nic", r->failure.nic);
+	ft__json_kv_num(j, "time_us", q->t_s * 1e6);
+	ft_json_kv_uint(j, "retries", q->retry_cnt);
+	ft__json_kv_num(j, "timeout_us", q->timeout_s * 1e6);
+	ft__json_kv_str_or_null(j, "link_down", r->failure.link_down);
+	ft_json_kv_str(j, "message", r->failure.message);
+	ft_json_obj_end(j);
+}
+
+/* The same in one line of the text report, before the rows it cut short. */
+static void
+failure_text(const struct ft_sim_report *r, struct ft_strbuf *out)
+{
+	const struct ft_sim_qp_error *q = &r->c.qp_error;
+	const char *nic = strcmp(r->failure.nic, r->failure.src) ? r->failure.nic : "";
+	char t[32], dt[32];
+
+	ft_format_duration(q->t_s, t, sizeof(t));
+	ft_format_duration(q->timeout_s, dt, sizeof(dt));
+	ft_strbuf_addf(out, "failed: QP %u from %s%s%s%s to %s at %s with %s (status %u): %u "
+	               "retransmit timeouts of %s without an ACK (NCCL_IB_RETRY_CNT %u)",
+	               q->qp, r->failure.src, nic[0] ? " (by " : "", nic, nic[0] ? ")" : "",
+	               r->failure.dst, t, FT_SIM_QP_ERR_NAME,
+	               FT_SIM_QP_ERR_STATUS, q->timeouts, dt, q->retry_cnt);
+	if (r->failure.link_down[0])
+		ft_strbuf_addf(out, "; link %s is down", r->failure.link_down);
+	ft_strbuf_adds(out, "; what follows is up to then\n");
+}
+
 void
 ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j)
 {
@@ -181,6 +223,8 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_json_kv_str(j, "description", r->description);
 	ft_json_kv_uint(j, "seed", r->seed);
 	ft__json_kv_num(j, "makespan_us", c->makespan_s * 1e6);
+	if (r->failure.failed)
+		failure_json(r, j);
 
 	ft_json_key(j, "results");
 	ft_json_arr_begin(j);
@@ -471,6 +515,8 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	for (i = 0; i < r->faults.len; i++)
 		ft_strbuf_addf(out, "fault %zu: %s\n", i + 1,
 		               ((const struct ft_sim_fault_text *)ft_vec_at(&r->faults, i))->text);
+	if (r->failure.failed)
+		failure_text(r, out);
 	ft_strbuf_addch(out, '\n');
 
 	if (ft_run_nrows(&r->run)) {
@@ -484,9 +530,15 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 			(void)ft_table_cell(&t, row->algo);
 			(void)ft_table_cell(&t, size_str(row->bytes, a, sizeof(a)));
 			(void)ft_table_cellf(&t, "%u", row->nranks);
-			(void)ft_table_cellf(&t, "%.2f", row->time_us);
-			(void)ft_table_cellf(&t, "%.2f", row->algbw_GBps);
-			(void)ft_table_cellf(&t, "%.2f", row->busbw_GBps);
+			if (isnan(row->time_us)) { /* cut short by a QP error */
+				(void)ft_table_cell(&t, "failed");
+				(void)ft_table_cell(&t, "-");
+				(void)ft_table_cell(&t, "-");
+			} else {
+				(void)ft_table_cellf(&t, "%.2f", row->time_us);
+				(void)ft_table_cellf(&t, "%.2f", row->algbw_GBps);
+				(void)ft_table_cellf(&t, "%.2f", row->busbw_GBps);
+			}
 			(void)ft_table_cell(&t, row->bottleneck[0] ? row->bottleneck : "-");
 		}
 		ft_table_render(&t, out);
@@ -517,7 +569,8 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		               us(c->prio_fct[i].fct_p50_s, a, sizeof(a)),
 		               us(c->prio_fct[i].fct_p99_s, b, sizeof(b)),
 		               us(c->prio_fct[i].fct_max_s, d, sizeof(d)), c->prio_fct[i].slowdown_p50);
-	ft_strbuf_addf(out, "makespan: %s us\n", us(c->makespan_s, a, sizeof(a)));
+	ft_strbuf_addf(out, "makespan: %s us%s\n", us(c->makespan_s, a, sizeof(a)),
+	               r->failure.failed ? " (to the QP error)" : "");
 	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
 		ft_strbuf_addf(out,
 		               "PFC watchdog: %" PRIu64 " expiries (ports paused too long that then "

@@ -860,20 +860,29 @@ routing_fits(const struct ft_fabric_spec *f, enum ft_routing r)
 }
 
 /*
- * The run of @e ended with a QP out of retries (its error already said): the port counters
- * up to then and what NCCL printed, for --counters, as a real cluster's are collected after
- * the job failed. The run's error stands: a failure to render them adds no other.
+ * The run ended with a QP out of retries (@c->qp_error, kb SYM-ERR-12): its ends, NIC and
+ * the link down on its path in words, for the report that still shows what was measured
+ * up to then (its message is the run's error, copied when it is final).
  */
 static void
-failed_counters(const struct ft_topo *topo, struct ft_engine *e, struct ft_sim_report *out)
+name_failure(const struct ft_topo *topo, const struct ft_sim_counters *c,
+             struct ft_sim_failure *f)
 {
-	struct ft_sim_counters c;
-	struct ft_error err = { 0 };
-	int rc = e->ops->counters(e, &c, &err);
+	const struct ft_sim_qp_error *q = &c->qp_error;
 
-	if (rc == 0 && c.qp_error.failed)
-		rc = ft__sim_render_counters(topo, &c, &out->counter_files, &err);
-	(void)rc; /* the run's error stands; the files rendered before a failure are kept */
+	f->failed = true;
+	ft_topo_vertex_name(topo, q->src, f->src, sizeof(f->src));
+	ft_topo_vertex_name(topo, q->dst, f->dst, sizeof(f->dst));
+	if (q->nic != UINT32_MAX)
+		ft_topo_vertex_name(topo, q->nic, f->nic, sizeof(f->nic));
+	if (q->link_down != UINT32_MAX) {
+		const struct ft_link *l = ft_topo_link(topo, q->link_down);
+		char a[48] = "?", b[48] = "?";
+
+		ft_topo_vertex_name(topo, l->src, a, sizeof(a));
+		ft_topo_vertex_name(topo, l->dst, b, sizeof(b));
+		snprintf(f->link_down, sizeof(f->link_down), "%s -> %s", a, b);
+	}
 }
 
 int
@@ -1017,8 +1026,28 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (rc < 0)
 		goto out;
 	rc = e->ops->run(e, 0, err);
-	if (rc == FT_EIO && ov && ov->counters)
-		failed_counters(topo, e, out);
+	if (rc == FT_EIO) {
+		/* A QP out of retries: the report up to then, and the run's error kept for the
+		 * end (the counters a real cluster shows after the job failed included). */
+		struct ft_error qerr = *err;
+
+		rc = e->ops->counters(e, &c, err);
+		/* Split across MPI ranks, a rank holds its part only: no report, the
+		 * counters it has for --counters. */
+		if (rc == 0 && c.qp_error.partial && ov && ov->counters &&
+		    ft__sim_render_counters(topo, &c, &out->counter_files, err) < 0)
+			rc = FT_EIO; /* the run's error stands; the files rendered are kept */
+		if (rc == 0 && (!c.qp_error.failed || c.qp_error.partial))
+			rc = FT_EIO;
+		if (rc == 0)
+			name_failure(topo, &c, &out->failure);
+		ft_strlcpy(out->failure.message, qerr.msg, sizeof(out->failure.message));
+		*err = qerr;
+		if (rc < 0) {
+			rc = FT_EIO;
+			goto out;
+		}
+	}
 	if (rc < 0)
 		goto out;
 	rc = e->ops->counters(e, &c, err);
@@ -1028,11 +1057,12 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (c.part_rank)
 		goto out; /* a split packet run: rank 0 reports it */
 	rc = ft__sim_gather(sc, topo, &c, jrs, ov, out, err);
-	if (rc == 0)
+	/* (a failed run's ops cannot be rerun size by size, nor tabled as nccl-tests rows) */
+	if (rc == 0 && !out->failure.failed)
 		rc = per_size_util(sc, topo, eng, &cfg, jrs, ov, out, err);
 	if (rc == 0 && ov && ov->counters)
 		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
-	if (rc == 0 && ov && ov->counters)
+	if (rc == 0 && ov && ov->counters && !out->failure.failed)
 		rc = ft__sim_render_nccl_tests(&out->run, &out->op_counters, &out->counter_files,
 		                               err);
 	if (rc == 0 && ov && ov->ntrace_links)
@@ -1043,9 +1073,13 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		rc = ft__sim_gather_flows(sc, topo, &c, jrs, out, err);
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
+	if (rc == 0 && out->failure.failed)
+		rc = ft_error_set(err, FT_EIO, "%s", out->failure.message);
 out:
 	if (rc < 0)
 		ft__scenario_name_packet_error(sc, ov && ov->engine, err);
+	if (rc == FT_EIO && out->failure.failed)
+		ft_strlcpy(out->failure.message, err->msg, sizeof(out->failure.message));
 	if (e)
 		e->ops->destroy(e);
 	for (i = 0; jrs && i < sc->jobs.len; i++) {

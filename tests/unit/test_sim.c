@@ -21,6 +21,7 @@
 #include <fabtune/fabtune.h>
 
 #include "sim/sim_int.h"
+#include "archive/archive_int.h"
 #include "coll/names.h"
 
 #define GBPS 1e9
@@ -1512,6 +1513,119 @@ render(unsigned seed, struct ft_strbuf *out)
 	ft_scenario_free(sc);
 }
 
+/*
+ * A QP out of retries ends a packet run (exit 3, NCCL's error 12), but the report up to
+ * then is kept: the failure's facts in words and in JSON (parsed back here), the op it cut
+ * short with no time, the makespan the failure instant. NIC 3 of node 1 is down, so the
+ * ring's QP 0 from n0.gpu3 leaves by n0.nic3 and is lost at leaf3 -> n1.nic3: with
+ * NCCL_IB_RETRY_CNT 1 it errors at its second timeout of 4.096 us x 2^8 (kb ENV-IB_TIMEOUT).
+ */
+static const char *const qp_fail_scenario = "name: qpfail\n"
+                                            "engine: packet\n"
+                                            "cluster: dgx-h100:2\n"
+                                            "packet: {ib_retry_cnt: 1, ib_timeout: 8}\n"
+                                            "jobs:\n"
+                                            "  - name: ar\n"
+                                            "    ops: [{op: all_reduce, algo: ring, size: 8MiB}]\n"
+                                            "%s";
+
+static const struct ft_jv *
+jget(const struct ft_jv *o, const char *key, enum ft_jv_type type)
+{
+	const struct ft_jv *v = ft__json_get(o, key);
+
+	if (!v || v->type != type)
+		print_error("JSON member %s: missing or not a %s\n", key, ft__json_type_name(type));
+	assert_non_null(v);
+	assert_int_equal(v->type, type);
+	return v;
+}
+
+/* @rep as JSON, parsed back into @arena. */
+static const struct ft_jv *
+report_jv(const struct ft_sim_report *rep, struct ft_arena *arena, struct ft_strbuf *sb)
+{
+	struct ft_json j;
+	struct ft_jv *doc = NULL;
+	struct ft_error err = { 0 };
+
+	ft_strbuf_init(sb);
+	ft_json_init(&j, sb, true);
+	ft_sim_report_json(rep, true, &j);
+	assert_int_equal(ft__json_parse(sb->buf, sb->len, "report", arena, &doc, &err), 0);
+	assert_int_equal(doc->type, FT_JV_OBJECT);
+	return doc;
+}
+
+static void
+test_qp_failure_report(void **state)
+{
+	char text[1024];
+	struct ft_scenario *sc;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	struct ft_arena arena;
+	struct ft_strbuf sb, txt;
+	const struct ft_jv *doc, *f, *row;
+	double rto_us = 4.096 * 256, t_us;
+
+	(void)state;
+	snprintf(text, sizeof(text), qp_fail_scenario,
+	         "faults: [{what: nic, node: 1, nic: 3, scale: 0}]\n");
+	sc = load_text(text);
+	ft_sim_overrides_init(&ov);
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), FT_EIO);
+	assert_true(rep.failure.failed);
+	assert_string_equal(rep.failure.message, err.msg);
+	ft_arena_init(&arena, 4096);
+	doc = report_jv(&rep, &arena, &sb);
+	f = jget(doc, "failure", FT_JV_OBJECT);
+	assert_int_equal(jget(f, "status", FT_JV_NUMBER)->num, 12);
+	assert_string_equal(jget(f, "name", FT_JV_STRING)->str, "IBV_WC_RETRY_EXC_ERR");
+	assert_int_equal(jget(f, "qp", FT_JV_NUMBER)->num, 0);
+	assert_string_equal(jget(f, "src", FT_JV_STRING)->str, "n0.gpu3");
+	assert_string_equal(jget(f, "dst", FT_JV_STRING)->str, "n1.gpu3");
+	assert_string_equal(jget(f, "nic", FT_JV_STRING)->str, "n0.nic3");
+	assert_string_equal(jget(f, "link_down", FT_JV_STRING)->str, "leaf3 -> n1.nic3");
+	assert_int_equal(jget(f, "retries", FT_JV_NUMBER)->num, 1);
+	assert_double_equal(jget(f, "timeout_us", FT_JV_NUMBER)->num, rto_us, 0.01); /* 6 digits */
+	assert_string_equal(jget(f, "message", FT_JV_STRING)->str, err.msg);
+	/* Two timeouts after the QP's packet left, early in the ring (its first step). */
+	t_us = jget(f, "time_us", FT_JV_NUMBER)->num;
+	assert_true(t_us >= 2 * rto_us && t_us < 2 * rto_us + 100);
+	assert_double_equal(jget(doc, "makespan_us", FT_JV_NUMBER)->num, t_us, 0);
+	row = jget(doc, "results", FT_JV_ARRAY)->items[0];
+	assert_int_equal(jget(row, "time_us", FT_JV_NULL)->type, FT_JV_NULL);
+	assert_int_equal(jget(row, "busbw_GBps", FT_JV_NULL)->type, FT_JV_NULL);
+	/* Flows finished before the failure are counted, not all of them. */
+	assert_true(jget(jget(doc, "flows", FT_JV_OBJECT), "count", FT_JV_NUMBER)->num > 0);
+	ft_strbuf_init(&txt);
+	ft_sim_report_text(&rep, true, &txt);
+	assert_non_null(strstr(txt.buf, "failed: QP 0 from n0.gpu3 (by n0.nic3) to n1.gpu3 at "));
+	assert_non_null(strstr(txt.buf, "link leaf3 -> n1.nic3 is down"));
+	assert_non_null(strstr(txt.buf, "  failed  "));
+	ft_strbuf_release(&txt);
+	ft_strbuf_release(&sb);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+
+	/* Without the fault the run ends well: no failure object, a time in the row. */
+	snprintf(text, sizeof(text), qp_fail_scenario, "");
+	sc = load_text(text);
+	run_sc(sc, "packet", &rep);
+	assert_false(rep.failure.failed);
+	doc = report_jv(&rep, &arena, &sb);
+	assert_null(ft__json_get(doc, "failure"));
+	row = jget(doc, "results", FT_JV_ARRAY)->items[0];
+	assert_true(jget(row, "time_us", FT_JV_NUMBER)->num > 0);
+	ft_strbuf_release(&sb);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	ft_arena_release(&arena);
+}
+
 static void
 test_same_seed_same_bytes(void **state)
 {
@@ -2421,6 +2535,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_closed_form_topo),
 		cmocka_unit_test(test_alltoall_message_cost),
 		cmocka_unit_test(test_same_seed_same_bytes),
+		cmocka_unit_test(test_qp_failure_report),
 		cmocka_unit_test(test_engines_agree_uncontended),
 		cmocka_unit_test(test_degraded_nic_slows_ring),
 		cmocka_unit_test(test_scenario_errors),

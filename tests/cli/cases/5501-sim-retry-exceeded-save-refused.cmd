@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/nic-down-retry-cnt.yaml --save
