@@ -252,9 +252,10 @@ release_nvlink(struct ft_model_links *l)
 
 	if (!l->nvlink || l->nccl_version == 0 || strcmp(l->intra_what, "nvlink") != 0)
 		return;
-	scale = ft__model_ring_graph_Bps(l->arch, l->nvlinks * ft__model_nvlink_link_Bps_at(
-	                                                         l->arch, l->nccl_version)) /
-	        ft__model_ring_graph_Bps(l->arch, l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
+	scale = ft__model_ring_graph_Bps(l->arch, l->nccl_version,
+	                                 l->nvlinks * ft__model_nvlink_link_Bps_at(
+	                                         l->arch, l->nccl_version)) /
+	        ft__model_ring_graph_Bps(l->arch, 0, l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
 	l->intra_Bps *= scale;
 	l->p2p_Bps *= scale;
 }

@@ -52,30 +52,51 @@ ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version)
 	return version < 22700 ? 40.0e9 : ft__model_nvlink_link_Bps(arch);
 }
 
+static const double *
+speed_list(const double *speeds, size_t len, size_t *n)
+{
+	*n = len;
+	return speeds;
+}
+
 /*
- * NCCL's per-channel search speeds inside a node, GB/s, fastest first (NVIDIA/nccl
- * src/graph/search.cc at the master of June 2026): speedArrayIntra for GPUs before Hopper,
- * sm90SpeedArrayIntra for Hopper, sm100SpeedArrayIntra for Blackwell. ncclTopoCompute takes
- * them when the communicator has no network (one node, or one NVLink domain); across nodes
- * it takes the Inter lists (docs/internals/model.md, "NCCL's graph search").
+ * NCCL's per-channel search speeds inside a node, GB/s, fastest first, as NCCL release
+ * @version (major x 10000 + minor x 100; 0: the newest) has them (NVIDIA/nccl
+ * src/graph/search.cc at the tags): speedArrayIntra for GPUs before Hopper (the same in every
+ * release); sm90SpeedArrayIntra for Hopper, without 50 and 11 in 2.18, with 50 from 2.19.1
+ * and 11 from 2.21.5; sm100SpeedArrayIntra for Blackwell from 2.25.1 (before it compute
+ * capability 10 took the sm90 list, ncclTopoCompute picking by ccMin >= 90), with 18 from
+ * 2.27.3 and 45 from 2.29.2. ncclTopoCompute takes them when the communicator has no network
+ * (one node, or one NVLink domain); across nodes it takes the Inter lists
+ * (docs/internals/model.md, "NCCL's graph search").
  */
 static const double *
-graph_speeds(enum ft_model_arch arch, size_t *n)
+graph_speeds(enum ft_model_arch arch, uint32_t version, size_t *n)
 {
 	static const double sm80[] = { 40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3 };
+	static const double sm90_218[] = { 60, 40, 30, 24, 20, 15, 12, 6, 3 };
+	static const double sm90_219[] = { 60, 50, 40, 30, 24, 20, 15, 12, 6, 3 };
 	static const double sm90[] = { 60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3 };
+	static const double sm100_225[] = { 90, 80, 70, 60, 50, 40, 30, 24, 20, 19 };
+	static const double sm100_227[] = { 90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18 };
 	static const double sm100[] = { 90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18 };
+	bool newest = version == 0;
 
-	if (arch == FT_ARCH_BLACKWELL) {
-		*n = FT_ARRAY_SIZE(sm100);
-		return sm100;
+	if (arch == FT_ARCH_BLACKWELL && (newest || version >= 22500)) {
+		if (newest || version >= 22900)
+			return speed_list(sm100, FT_ARRAY_SIZE(sm100), n);
+		if (version >= 22700)
+			return speed_list(sm100_227, FT_ARRAY_SIZE(sm100_227), n);
+		return speed_list(sm100_225, FT_ARRAY_SIZE(sm100_225), n);
 	}
-	if (arch == FT_ARCH_HOPPER) {
-		*n = FT_ARRAY_SIZE(sm90);
-		return sm90;
+	if (arch >= FT_ARCH_HOPPER) {
+		if (newest || version >= 22100)
+			return speed_list(sm90, FT_ARRAY_SIZE(sm90), n);
+		if (version >= 21900)
+			return speed_list(sm90_219, FT_ARRAY_SIZE(sm90_219), n);
+		return speed_list(sm90_218, FT_ARRAY_SIZE(sm90_218), n);
 	}
-	*n = FT_ARRAY_SIZE(sm80);
-	return sm80;
+	return speed_list(sm80, FT_ARRAY_SIZE(sm80), n);
 }
 
 /* GB/s with a little slack, so that 9 channels of 40 fill 360 exactly. */
@@ -87,10 +108,10 @@ slack_GBps(double Bps)
 
 /* The fastest of NCCL's speeds not above @max_Bps; the slowest of the list when none is. */
 static double
-graph_speed_Bps(enum ft_model_arch arch, double max_Bps)
+graph_speed_Bps(enum ft_model_arch arch, uint32_t version, double max_Bps)
 {
 	size_t n, i = 0;
-	const double *speed = graph_speeds(arch, &n);
+	const double *speed = graph_speeds(arch, version, &n);
 	double gbps = slack_GBps(max_Bps);
 
 	while (i < n - 1 && speed[i] > gbps)
@@ -111,10 +132,10 @@ graph_speed_Bps(enum ft_model_arch arch, double max_Bps)
  * GPU's 18 x 40.1 = 721.8 gives 8 x 90 = 720.
  */
 double
-ft__model_ring_graph_Bps(enum ft_model_arch arch, double total)
+ft__model_ring_graph_Bps(enum ft_model_arch arch, uint32_t version, double total)
 {
 	size_t n, i = 0;
-	const double *speed = graph_speeds(arch, &n);
+	const double *speed = graph_speeds(arch, version, &n);
 	double gbps = slack_GBps(total), best = 0, best_speed = 0;
 
 	while (i < n - 1 && speed[i] > gbps)
@@ -156,7 +177,7 @@ nvlink_efficiency(const struct ft_node_spec *n)
 	if (n->nvlink_gen == 0 || !(n->nvlink_Bps > 0))
 		return 1.0;
 	links = nvlink_count(n);
-	return ft__model_ring_graph_Bps(arch_of(n), links * ft__model_nvlink_link_Bps(arch_of(n))) /
+	return ft__model_ring_graph_Bps(arch_of(n), 0, links * ft__model_nvlink_link_Bps(arch_of(n))) /
 	       (links * nvlink_raw_link_Bps(n->nvlink_gen));
 }
 
@@ -232,9 +253,9 @@ node_nvls(const struct ft_node_spec *n)
 }
 
 double
-ft__model_nvls_channel_Bps(enum ft_model_arch arch, double links, double heads)
+ft__model_nvls_channel_Bps(enum ft_model_arch arch, uint32_t version, double links, double heads)
 {
-	return graph_speed_Bps(arch, links / (heads + 1.0));
+	return graph_speed_Bps(arch, version, links / (heads + 1.0));
 }
 
 double
@@ -247,8 +268,8 @@ ft_model_nvls_channel_share(const struct ft_cluster_spec *spec, uint32_t heads)
 	if (!node_nvls(n) || h < 1)
 		return 1.0;
 	links = nvlink_count(n) * ft__model_nvlink_link_Bps(arch);
-	return ft__model_nvls_channel_Bps(arch, links, h) /
-	       (ft__model_ring_graph_Bps(arch, links) / (h + 1.0));
+	return ft__model_nvls_channel_Bps(arch, 0, links, h) /
+	       (ft__model_ring_graph_Bps(arch, 0, links) / (h + 1.0));
 }
 
 double
@@ -506,7 +527,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	if (l->nvlink) {
 		l->nvlinks = nvlink_count(n);
 		l->intra_Bps = ft__model_ring_graph_Bps(
-		        l->arch, l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
+		        l->arch, 0, l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
 		ft_strlcpy(l->intra_what, "nvlink", sizeof(l->intra_what));
 		l->nchannels = FT_MIN(l->nvlinks, 32u);
 	} else {

@@ -14,11 +14,14 @@
 double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
 /* The same in NCCL release @version (major x 10000 + minor x 100; 0: the newest). */
 double ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version);
-/* The ring graph bandwidth NCCL's search finds on NVLink of @total bytes/s a GPU (links.c). */
-double ft__model_ring_graph_Bps(enum ft_model_arch arch, double total);
+/* The ring graph bandwidth NCCL release @version's search finds on NVLink of @total bytes/s a
+ * GPU (links.c; @version 0: the newest). */
+double ft__model_ring_graph_Bps(enum ft_model_arch arch, uint32_t version, double total);
 /* An NVLS channel's bandwidth in one node of @heads heads on NVLink of @links bytes/s a GPU:
- * the fastest of the Intra list that fits heads + 1 times in the links (links.c). */
-double ft__model_nvls_channel_Bps(enum ft_model_arch arch, double links, double heads);
+ * the fastest of release @version's Intra list that fits heads + 1 times in the links
+ * (links.c). */
+double ft__model_nvls_channel_Bps(enum ft_model_arch arch, uint32_t version, double links,
+                                  double heads);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*

@@ -491,10 +491,10 @@ nvls_graph(const struct ft_model_links *l, double ppn, double *per_ch)
 		return nch;
 	/* the links at the release's per-link figure, less what lowered the ring graph */
 	links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version);
-	graph = ft__model_ring_graph_Bps(l->arch, links);
+	graph = ft__model_ring_graph_Bps(l->arch, l->nccl_version, links);
 	if (graph > 0 && l->intra_Bps < graph)
 		links *= l->intra_Bps / graph;
-	*per_ch = ft__model_nvls_channel_Bps(l->arch, links, nch);
+	*per_ch = ft__model_nvls_channel_Bps(l->arch, l->nccl_version, links, nch);
 	return nch;
 }
 

@@ -1857,6 +1857,58 @@ test_nvls_graph_speeds(void **state)
 }
 
 /*
+ * The Intra speed list of the release a run names (src/graph/search.cc at the tags), NVLS
+ * in one node at each list's fastest fitting speed. 6 H100s under 2.18 (18 x 20.0 = 360 a
+ * GPU, no 50 in the list): 360 / 7 = 51.4 -> 40, busbw 6 x 40 x 0.85 x 5/6 x 2 = 340 (2.19's
+ * list: 50 -> 425). A 4-GPU Blackwell tray under 2.24 (SM90's 20.6 a link and SM90's list):
+ * 370.8 / 5 = 74.2 -> 60, 4 x 60 x 0.74 x 3/4 x 2 = 266.4 (the Blackwell list: 70 -> 310.8);
+ * from 2.25 the Blackwell list: 720 / 5 = 144 -> 90, 399.6. 8 B200s on 11 links each (441.1
+ * GB/s): 441.1 / 9 = 49.0 -> 45 in the newest list, 8 x 45 x 0.74 x 7/8 x 2 = 466.2; under
+ * 2.27 (40.1 a link, no 45 in the list) -> 40, 414.4.
+ */
+static void
+test_graph_speeds_by_release(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t gpus, version;
+		double nvlink_Bps, busbw;
+	} cases[] = {
+		{ "dgx-h100", 6, 21800, 0, 340 },       { "dgx-h100", 6, 21900, 0, 425 },
+		{ "gb200-nvl72", 4, 22400, 0, 266.4 },  { "gb200-nvl72", 4, 22500, 0, 399.6 },
+		{ "dgx-b200", 8, 0, 550e9, 466.2 },     { "dgx-b200", 8, 22700, 550e9, 414.4 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r0, r1;
+	struct ft_error err = { 0 };
+	const double S = 64.0 * (1 << 30);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		double n = cases[i].gpus;
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		s.nnodes = 1;
+		if (cases[i].nvlink_Bps > 0)
+			s.node.nvlink_Bps = cases[i].nvlink_Bps;
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S / 2);
+		q.tuner_only = true;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_NVLS;
+		q.proto = FT_PROTO_SIMPLE;
+		q.ngpus = cases[i].gpus;
+		q.nccl_version = cases[i].version;
+		assert_int_equal(ft_model_eval(&s, &q, &r0, &err), 0);
+		q.bytes = (uint64_t)S;
+		assert_int_equal(ft_model_eval(&s, &q, &r1, &err), 0);
+		assert_rel(S / 2 / (r1.time_s - r0.time_s) * 2 * (n - 1) / n, cases[i].busbw * GB,
+		           1e-6);
+	}
+}
+
+/*
  * NCCL's per-link NVLink figure by release (src/graph/topo.h at the tags):
  * Hopper 20.0 GB/s until 2.19, 20.6 from 2.20; Blackwell Hopper's until 2.24,
  * 40.0 in 2.25-2.26, 40.1 from 2.27. A ring/Simple all-reduce of 8 GPUs with 18
@@ -2443,6 +2495,7 @@ main(void)
 		cmocka_unit_test(test_nccl_bandwidth_versions),
 		cmocka_unit_test(test_ring_graph_speeds),
 		cmocka_unit_test(test_nvls_graph_speeds),
+		cmocka_unit_test(test_graph_speeds_by_release),
 		cmocka_unit_test(test_nccl_nvlink_versions),
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),
