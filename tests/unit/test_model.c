@@ -1807,6 +1807,32 @@ test_ring_graph_speeds(void **state)
 }
 
 /*
+ * The NVLS all-reduce busbw the model gives @gpus GPUs of @spec (the first @gpus of one
+ * node, or all of @nodes nodes) at the asymptote, from the time of 64 GiB less that of 32 GiB (NCCL's tuner terms alone): busbw =
+ * algbw x 2(n-1)/n. @version: the NCCL release (0: the newest); @nvlink_Bps > 0 replaces the
+ * GPUs' NVLink rate.
+ */
+static double
+nvls_busbw(const char *spec, uint32_t gpus, uint32_t nodes, uint32_t version, double nvlink_Bps)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	const double S = 64.0 * (1 << 30), n = gpus;
+	uint32_t ppn = nodes == 1 ? gpus : 0;
+	double t0, t1;
+
+	assert_int_equal(ft_spec_resolve(spec, &s, &err), 0);
+	s.nnodes = nodes;
+	if (nvlink_Bps > 0)
+		s.node.nvlink_Bps = nvlink_Bps;
+	t0 = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S / 2, FT_ALGO_NVLS, FT_PROTO_SIMPLE,
+	                version, ppn);
+	t1 = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS, FT_PROTO_SIMPLE, version,
+	                ppn);
+	return S / 2 / (t1 - t0) * 2 * (n - 1) / n;
+}
+
+/*
  * NVLS in one node: every channel at one speed of the Intra list, the fastest a head's
  * NVSwitch link holds for nCh + 1 channels. 8 x H100: 370.8 / 9 -> 40 GB/s, busbw 8 x 40 x
  * 0.85 x 7/8 x 2 = 476; 8 x B200: 721.8 / 9 -> 80, 8 x 80 x 0.74 x 7/8 x 2 = 828.8; 4 H100s
@@ -1829,31 +1855,12 @@ test_nvls_graph_speeds(void **state)
 		{ "dgx-h100", 7, 1, 408 },
 		{ "gb200-nvl72", 72, 18, 917.6 },
 	};
-	struct ft_cluster_spec s;
-	struct ft_model_query q;
-	struct ft_model_result r0, r1;
-	struct ft_error err = { 0 };
-	const double S = 64.0 * (1 << 30);
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
-		double n = cases[i].gpus;
-
-		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
-		s.nnodes = cases[i].nodes;
-		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S / 2);
-		q.tuner_only = true;
-		q.force_algo = q.force_proto = true;
-		q.algo = FT_ALGO_NVLS;
-		q.proto = FT_PROTO_SIMPLE;
-		q.ngpus = cases[i].gpus;
-		assert_int_equal(ft_model_eval(&s, &q, &r0, &err), 0);
-		q.bytes = (uint64_t)S;
-		assert_int_equal(ft_model_eval(&s, &q, &r1, &err), 0);
-		assert_rel(S / 2 / (r1.time_s - r0.time_s) * 2 * (n - 1) / n, cases[i].busbw * GB,
-		           1e-6);
-	}
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++)
+		assert_rel(nvls_busbw(cases[i].spec, cases[i].gpus, cases[i].nodes, 0, 0),
+		           cases[i].busbw * GB, 1e-6);
 }
 
 /*
@@ -1878,34 +1885,13 @@ test_graph_speeds_by_release(void **state)
 		{ "gb200-nvl72", 4, 22400, 0, 266.4 },  { "gb200-nvl72", 4, 22500, 0, 399.6 },
 		{ "dgx-b200", 8, 0, 550e9, 466.2 },     { "dgx-b200", 8, 22700, 550e9, 414.4 },
 	};
-	struct ft_cluster_spec s;
-	struct ft_model_query q;
-	struct ft_model_result r0, r1;
-	struct ft_error err = { 0 };
-	const double S = 64.0 * (1 << 30);
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
-		double n = cases[i].gpus;
-
-		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
-		s.nnodes = 1;
-		if (cases[i].nvlink_Bps > 0)
-			s.node.nvlink_Bps = cases[i].nvlink_Bps;
-		ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S / 2);
-		q.tuner_only = true;
-		q.force_algo = q.force_proto = true;
-		q.algo = FT_ALGO_NVLS;
-		q.proto = FT_PROTO_SIMPLE;
-		q.ngpus = cases[i].gpus;
-		q.nccl_version = cases[i].version;
-		assert_int_equal(ft_model_eval(&s, &q, &r0, &err), 0);
-		q.bytes = (uint64_t)S;
-		assert_int_equal(ft_model_eval(&s, &q, &r1, &err), 0);
-		assert_rel(S / 2 / (r1.time_s - r0.time_s) * 2 * (n - 1) / n, cases[i].busbw * GB,
-		           1e-6);
-	}
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++)
+		assert_rel(nvls_busbw(cases[i].spec, cases[i].gpus, 1, cases[i].version,
+		                      cases[i].nvlink_Bps),
+		           cases[i].busbw * GB, 1e-6);
 }
 
 /*
