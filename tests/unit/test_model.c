@@ -1486,9 +1486,11 @@ test_pipe_nvls_tree_ramp(void **state)
  * while a channel holds fewer than (1 + log2 2 + 0.1 x 8) x 64 / 8 = 22.4
  * chunks (down to 72,000), then fewer than 5.6 (down to 18,000): 4 loops of
  * 14,563.6 bytes per channel; the chain up 7 GPUs and 1 node, and down again,
- * is 16 stages. LL128 forwards line by line: the ramp is 15 rounds of the
- * channel's 640 threads x 15 bytes at the channel's share of the graph
- * (360 / 18 GB/s) less LL128's flags (15/16).
+ * is 16 stages. LL128 forwards line by line over NVLink: the ramp is 15
+ * rounds of the channel's 640 threads x 15 bytes at the channel's share of
+ * the graph (360 / 18 GB/s) less LL128's flags (15/16), and the two hops
+ * between the nodes (up and down) wait for the whole chunk: each adds the
+ * chunk less a round at that rate.
  */
 static void
 test_pipe_tree_ll128(void **state)
@@ -1504,10 +1506,39 @@ test_pipe_tree_ll128(void **state)
 	assert_int_equal(r.pipe.chunk_bytes, 18000);
 	assert_int_equal(r.pipe.loops, 4);
 	assert_int_equal(r.pipe.stages, 16);
-	c = 15 * 9600 / (20.0 * GB * 15 / 16.0);
+	c = (15 * 9600 + 2 * ((1u << 20) / 72.0 - 9600)) / (20.0 * GB * 15 / 16.0);
 	assert_rel(r.pipe.ramp_s, c, 1e-9);
 	assert_rel(r.time_s, t.time_s + c, 1e-9);
 	(void)bw;
+}
+
+/*
+ * An LL128 chain (broadcast) of 4 MiB: one loop of 576,000-byte chunks on the
+ * 18 channels, 4 MiB / 18 = 233,017 bytes a chunk. On one node of 8 its 7
+ * hops are NVLink, each a round of 9,600 bytes ahead of the next: 6 rounds.
+ * Over 2 nodes of 8 the chain's 15 hops cross the network once, where the
+ * sending GPU raises the step's tail after its last line and the proxy sends
+ * the step whole: 14 rounds and one chunk less a round.
+ */
+static void
+test_pipe_ll128_net_hop(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+	double ch = 20.0 * GB * 15 / 16.0, chunk = (4u << 20) / 18.0;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
+	assert_int_equal(r.pipe.loops, 1);
+	assert_int_equal(r.pipe.stages, 7);
+	assert_rel(r.pipe.ramp_s, 6 * 9600 / ch, 1e-9);
+	hopper_spec(&s, 2, 8, 400);
+	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
+	assert_int_equal(r.pipe.loops, 1);
+	assert_int_equal(r.pipe.stages, 15);
+	assert_rel(r.pipe.ramp_s, (14 * 9600 + chunk - 9600) / ch, 1e-9);
+	assert_rel(r.time_s, t.time_s + r.pipe.ramp_s, 1e-9);
 }
 
 /*
@@ -2437,6 +2468,7 @@ main(void)
 		cmocka_unit_test(test_dragonfly_alltoall),
 		cmocka_unit_test(test_pipe_nvls_tree_ramp),
 		cmocka_unit_test(test_pipe_tree_ll128),
+		cmocka_unit_test(test_pipe_ll128_net_hop),
 		cmocka_unit_test(test_pipe_channels),
 		cmocka_unit_test(test_pipe_floors),
 		cmocka_unit_test(test_fidelity_on_fixtures),
