@@ -1433,8 +1433,10 @@ eval_both(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, int al
  * NVLSTree on 2 x 8 Hopper: 16 NVLS channels x 8 heads = 128 chunks in
  * flight; 64 MiB is not below 4 x 128 x 128 KiB, so the chunk stays 128 KiB
  * (NCCL's calcCollChunking), 4 loops. The first chunk crosses the NVLS
- * reduce, the tree up and down and the multicast: two stages at the NVLS
- * rate, two at the network's, less the steady round at the pace of the whole.
+ * reduce, the tree up and down and the multicast: two stages at the rate an
+ * NVLS all-reduce of the node's 8 GPUs reaches alone (8 / 14 of its bus
+ * bandwidth, not the 16 / 30 of the whole communicator), two at the
+ * network's, less the steady round at the pace of the whole.
  */
 static void
 test_pipe_nvls_tree_ramp(void **state)
@@ -1442,7 +1444,7 @@ test_pipe_nvls_tree_ramp(void **state)
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
 	const double n = 16, conv = n / (2 * (n - 1));
-	double intra = 360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * conv;
+	double intra = 360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * 8 / 14.0;
 	double inter = 8 * 50 * GB * 2 * conv, bw = 8 * 57.7 * GB * conv, c, ramp;
 
 	(void)state;
