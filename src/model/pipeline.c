@@ -462,7 +462,11 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 		*stages = 2 * ((l->ppn - 1) + up);
 		break;
 	case FT_ALGO_NVLS:
-		*stages = 2; /* reduce through the switch, then multicast */
+		/* NCCL's one-node NVLS kernel (src/device/all_reduce.h) splits its warps in three
+		 * groups, each handing a whole Simple step to the next: the scatter into the
+		 * heads' NVLS buffers, the reduce and multicast through the switch (one
+		 * primitive), the gather out of them. */
+		*stages = 3;
 		*per_loop = heads;
 		break;
 	case FT_ALGO_NVLS_TREE:

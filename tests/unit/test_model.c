@@ -1484,6 +1484,33 @@ test_pipe_nvls_tree_ramp(void **state)
 }
 
 /*
+ * NVLS on one node of 8 Hopper GPUs at 16 MiB: 16 NVLS channels x 8 heads =
+ * 128 chunks in flight; 16 MiB is below 8 x 128 x 64 KiB, not below
+ * 2 x 128 x 32 KiB: 32 KiB chunks, 4 loops of 4 MiB. NCCL's one-node NVLS
+ * kernel hands each chunk from its scatter warps to its reduce-and-multicast
+ * warps to its gather warps, a whole step each: three stages, so the ramp
+ * is two rounds of a loop at NVLS's algorithm bandwidth (8 / 14 of its bus
+ * bandwidth on 8 GPUs).
+ */
+static void
+test_pipe_nvls_ramp(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+	double bw = 360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * 8 / 14.0;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 16u << 20, FT_ALGO_NVLS, FT_PROTO_SIMPLE, &t, &r);
+	assert_int_equal(r.pipe.nchannels, 16);
+	assert_int_equal(r.pipe.chunk_bytes, 32768);
+	assert_int_equal(r.pipe.loops, 4);
+	assert_int_equal(r.pipe.stages, 3);
+	assert_rel(r.pipe.ramp_s, 2 * (4u << 20) / bw, 1e-9);
+	assert_rel(r.time_s, t.time_s + r.pipe.ramp_s, 1e-9);
+}
+
+/*
  * Tree LL128 at 1 MiB on 2 nodes: NCCL halves the 576,000-byte LL128 chunk
  * while a channel holds fewer than (1 + log2 2 + 0.1 x 8) x 64 / 8 = 22.4
  * chunks (down to 72,000), then fewer than 5.6 (down to 18,000): 4 loops of
@@ -2469,6 +2496,7 @@ main(void)
 		cmocka_unit_test(test_train_dp),
 		cmocka_unit_test(test_dragonfly_alltoall),
 		cmocka_unit_test(test_pipe_nvls_tree_ramp),
+		cmocka_unit_test(test_pipe_nvls_ramp),
 		cmocka_unit_test(test_pipe_tree_ll128),
 		cmocka_unit_test(test_pipe_ll128_net_hop),
 		cmocka_unit_test(test_pipe_channels),
