@@ -1429,6 +1429,22 @@ eval_both(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, int al
 	assert_int_equal(tuner->proto, full->proto);
 }
 
+/* NVLS's algorithm bandwidth on one node of 8 Hopper GPUs: 8 channels (one per GPU) at
+ * 360 / 9 = 40 GB/s, x 0.85 x 7/8 x 2 for the all-reduce (kb NA-ALGO-NVLS), then the
+ * node's 8 / 14. */
+#define HOPPER8_NVLS_ALGBW (360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * 8 / 14.0)
+
+/* The pipeline's shape: channels launched, chunk, loops and stages. */
+static void
+assert_pipe(const struct ft_model_result *r, uint32_t nch, uint64_t chunk, uint64_t loops,
+            uint32_t stages)
+{
+	assert_int_equal(r->pipe.nchannels, nch);
+	assert_int_equal(r->pipe.chunk_bytes, chunk);
+	assert_int_equal(r->pipe.loops, loops);
+	assert_int_equal(r->pipe.stages, stages);
+}
+
 /*
  * NVLSTree on 2 x 8 Hopper: 16 NVLS channels x 8 heads = 128 chunks in
  * flight; 64 MiB is not below 4 x 128 x 128 KiB, so the chunk stays 128 KiB
@@ -1444,16 +1460,13 @@ test_pipe_nvls_tree_ramp(void **state)
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
 	const double n = 16, conv = n / (2 * (n - 1));
-	double intra = 360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * 8 / 14.0;
+	double intra = HOPPER8_NVLS_ALGBW;
 	double inter = 8 * 50 * GB * 2 * conv, bw = 8 * 57.7 * GB * conv, c, ramp;
 
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 64u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t, &r);
-	assert_int_equal(r.pipe.nchannels, 16);
-	assert_int_equal(r.pipe.chunk_bytes, 131072);
-	assert_int_equal(r.pipe.loops, 4);
-	assert_int_equal(r.pipe.stages, 4);
+	assert_pipe(&r, 16, 131072, 4, 4);
 	c = 131072.0 * 128;
 	ramp = 2 * c / intra + 2 * c / inter - c / bw;
 	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
@@ -1497,16 +1510,12 @@ test_pipe_nvls_ramp(void **state)
 {
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
-	double bw = 360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * 8 / 14.0;
 
 	(void)state;
 	hopper_spec(&s, 1, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 16u << 20, FT_ALGO_NVLS, FT_PROTO_SIMPLE, &t, &r);
-	assert_int_equal(r.pipe.nchannels, 16);
-	assert_int_equal(r.pipe.chunk_bytes, 32768);
-	assert_int_equal(r.pipe.loops, 4);
-	assert_int_equal(r.pipe.stages, 3);
-	assert_rel(r.pipe.ramp_s, 2 * (4u << 20) / bw, 1e-9);
+	assert_pipe(&r, 16, 32768, 4, 3);
+	assert_rel(r.pipe.ramp_s, 2 * (4u << 20) / HOPPER8_NVLS_ALGBW, 1e-9);
 	assert_rel(r.time_s, t.time_s + r.pipe.ramp_s, 1e-9);
 }
 
@@ -1531,10 +1540,7 @@ test_pipe_tree_ll128(void **state)
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_TREE, FT_PROTO_LL128, &t, &r);
-	assert_int_equal(r.pipe.nchannels, 18);
-	assert_int_equal(r.pipe.chunk_bytes, 18000);
-	assert_int_equal(r.pipe.loops, 4);
-	assert_int_equal(r.pipe.stages, 16);
+	assert_pipe(&r, 18, 18000, 4, 16);
 	c = (15 * 9600 + 2 * ((1u << 20) / 72.0 - 9600)) / (20.0 * GB * 15 / 16.0);
 	assert_rel(r.pipe.ramp_s, c, 1e-9);
 	assert_rel(r.time_s, t.time_s + c, 1e-9);
@@ -1559,13 +1565,11 @@ test_pipe_ll128_net_hop(void **state)
 	(void)state;
 	hopper_spec(&s, 1, 8, 400);
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
-	assert_int_equal(r.pipe.loops, 1);
-	assert_int_equal(r.pipe.stages, 7);
+	assert_pipe(&r, 18, 576000, 1, 7);
 	assert_rel(r.pipe.ramp_s, 6 * 9600 / ch, 1e-9);
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
-	assert_int_equal(r.pipe.loops, 1);
-	assert_int_equal(r.pipe.stages, 15);
+	assert_pipe(&r, 18, 576000, 1, 15);
 	assert_rel(r.pipe.ramp_s, (14 * 9600 + chunk - 9600) / ch, 1e-9);
 	assert_rel(r.time_s, t.time_s + r.pipe.ramp_s, 1e-9);
 }
