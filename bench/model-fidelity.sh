@@ -82,6 +82,7 @@ BOUND_CURVE = {
     ("h100-ib-2x8", "2-128 MiB"): 0.08,      # the pipeline's ramp: 26% without
     ("xe9680-ib-2x8", "2-128 MiB"): 0.08,    # 23% without
     ("azure-h200-1x8", "<= 1 MiB"): 0.15,    # launches of nccl-tests -g 8: 34% without
+    ("azure-h200-1x8", "2-128 MiB"): 0.08,   # one-node NVLS in three stages: 13% with two
     ("azure-gb200-1x4", "<= 1 MiB"): 0.25,   # -g 4: 33% without
     ("a3mega-tcpxo-2x8", "<= 1 MiB"): 0.35,  # Simple only over TCPX/O: 74% without
     ("a3mega-tcpxo-2x8", "2-128 MiB"): 0.58, # the tree's hops at their own rates: 63% without

@@ -462,7 +462,11 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 		*stages = 2 * ((l->ppn - 1) + up);
 		break;
 	case FT_ALGO_NVLS:
-		*stages = 2; /* reduce through the switch, then multicast */
+		/* NCCL's one-node NVLS kernel (src/device/all_reduce.h) splits its warps in three
+		 * groups, each handing a whole Simple step to the next: the scatter into the
+		 * heads' NVLS buffers, the reduce and multicast through the switch (one
+		 * primitive), the gather out of them. */
+		*stages = 3;
 		*per_loop = heads;
 		break;
 	case FT_ALGO_NVLS_TREE:
@@ -478,6 +482,54 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 		break;
 	}
 	*stages = FT_MAX(*stages, 1u);
+}
+
+/*
+ * Hops between nodes the first chunk of a chain or tree crosses one after
+ * another: a chain's N - 1, a tree's ceil(log2 N) up and as many down. On
+ * such a hop LL and LL128 are store-and-forward for a whole step: the GPU
+ * raises the connection's tail after the step's last line
+ * (src/device/prims_ll128.h, postSend after GenericOp's closing barrier)
+ * and the send proxy posts the step as one message once the tail has passed
+ * it (src/transport/net.cc, sendProxyProgress).
+ */
+static uint32_t
+net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a)
+{
+	if (l->nnodes <= 1)
+		return 0;
+	if (a == FT_ALGO_TREE)
+		return 2 * ceil_log2(l->nnodes);
+	if (a == FT_ALGO_RING && (op == FT_OP_BROADCAST || op == FT_OP_REDUCE))
+		return l->nnodes - 1;
+	return 0;
+}
+
+/*
+ * The ramp of LL128, which flags every line: a hop over NVLink forwards what
+ * has arrived without waiting for the chunk, so the first data through those
+ * stages is one round of the channel's threads (grain_of()), at the channel's
+ * share of the graph less the flags. A hop between nodes waits for the whole
+ * chunk (net_hops()): one chunk less a round more at the channel's rate each.
+ * With every hop whole this is the Simple form, stages - 1 chunks. LL's round
+ * (4 KiB) over NVLink is the size NCCL's per-hop LL latencies were measured at,
+ * so LL gets no ramp; its hops between nodes are whole steps too, but its
+ * per-channel rate under its absolute cap is not separated here (not
+ * modelled).
+ */
+static double
+ll128_ramp(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t stages,
+           double c_eff)
+{
+	double grain = FT_MIN(c_eff, (double)grain_of(FT_PROTO_LL128));
+	double graph = l->nnodes > 1 ? FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) :
+	                               l->intra_Bps;
+	double ch_Bps = graph / FT_MAX(l->nchannels, 1u) * ft_proto_efficiency(FT_PROTO_LL128);
+	uint32_t net = FT_MIN(net_hops(l, op, a), stages - 1);
+
+	if (ch_Bps <= 0)
+		return 0;
+	return ((stages - 1) * grain + net * (c_eff - grain)) / ch_Bps;
 }
 
 /*
@@ -556,18 +608,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	c_eff = (double)bytes / (pipes * (double)out->loops);
 	pace_Bps = c->bw_Bps * out->bw_share;
 	if (stages > 1 && p == FT_PROTO_LL128) {
-		/* LL128 flags every line: a hop forwards what has arrived without waiting for
-		 * the chunk, so the first data through the stages is one round of the
-		 * channel's threads, at the channel's share of the graph less the flags. LL's
-		 * round (4 KiB) is the size NCCL's per-hop LL latencies were measured at, so
-		 * it adds nothing on top of them. */
-		double grain = FT_MIN(c_eff, (double)grain_of(p));
-		double graph = l->nnodes > 1 ? FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) :
-		                               l->intra_Bps;
-		double ch_Bps = graph / FT_MAX(l->nchannels, 1u) * ft_proto_efficiency(p);
-
-		if (ch_Bps > 0)
-			out->ramp_s = (stages - 1) * grain / ch_Bps;
+		out->ramp_s = ll128_ramp(l, op, a, stages, c_eff);
 	} else if (stages > 1 && p == FT_PROTO_SIMPLE && pace_Bps > 0 && isfinite(pace_Bps)) {
 		/* Every pipe moves one chunk per round; a round at the pace of the whole. */
 		t_pace = c_eff * pipes / pace_Bps;

@@ -588,7 +588,9 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	bus = cap(bus, nch * ft_model_nvls_tree_channel_Bps(l), "channels", c);
 	c->bw_Bps = bus * n / (2.0 * (n - 1));
-	c->stage_intra_Bps = intra * n / (2.0 * (n - 1));
+	/* The NVLS stages run inside one node: at what an NVLS all-reduce of its ppn GPUs
+	 * alone reaches (cost_nvls()), not at the whole communicator's n / 2(n - 1). */
+	c->stage_intra_Bps = ppn > 1 ? intra * ppn / (2.0 * (ppn - 1)) : intra;
 	c->stage_inter_Bps = inter * n / (2.0 * (n - 1));
 	c->lat_s = base_lat(l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +
 	           hw_lat(l, FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE) +

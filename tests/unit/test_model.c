@@ -1429,12 +1429,30 @@ eval_both(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, int al
 	assert_int_equal(tuner->proto, full->proto);
 }
 
+/* NVLS's algorithm bandwidth on one node of 8 Hopper GPUs: 8 channels (one per GPU) at
+ * 360 / 9 = 40 GB/s, x 0.85 x 7/8 x 2 for the all-reduce (kb NA-ALGO-NVLS), then the
+ * node's 8 / 14. */
+#define HOPPER8_NVLS_ALGBW (360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * 8 / 14.0)
+
+/* The pipeline's shape: channels launched, chunk, loops and stages. */
+static void
+assert_pipe(const struct ft_model_result *r, uint32_t nch, uint64_t chunk, uint64_t loops,
+            uint32_t stages)
+{
+	assert_int_equal(r->pipe.nchannels, nch);
+	assert_int_equal(r->pipe.chunk_bytes, chunk);
+	assert_int_equal(r->pipe.loops, loops);
+	assert_int_equal(r->pipe.stages, stages);
+}
+
 /*
  * NVLSTree on 2 x 8 Hopper: 16 NVLS channels x 8 heads = 128 chunks in
  * flight; 64 MiB is not below 4 x 128 x 128 KiB, so the chunk stays 128 KiB
  * (NCCL's calcCollChunking), 4 loops. The first chunk crosses the NVLS
- * reduce, the tree up and down and the multicast: two stages at the NVLS
- * rate, two at the network's, less the steady round at the pace of the whole.
+ * reduce, the tree up and down and the multicast: two stages at the rate an
+ * NVLS all-reduce of the node's 8 GPUs reaches alone (8 / 14 of its bus
+ * bandwidth, not the 16 / 30 of the whole communicator), two at the
+ * network's, less the steady round at the pace of the whole.
  */
 static void
 test_pipe_nvls_tree_ramp(void **state)
@@ -1442,16 +1460,13 @@ test_pipe_nvls_tree_ramp(void **state)
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
 	const double n = 16, conv = n / (2 * (n - 1));
-	double intra = 360 * GB * 8 / 9.0 * 0.85 * 7 / 8.0 * 2 * conv;
+	double intra = HOPPER8_NVLS_ALGBW;
 	double inter = 8 * 50 * GB * 2 * conv, bw = 8 * 57.7 * GB * conv, c, ramp;
 
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 64u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t, &r);
-	assert_int_equal(r.pipe.nchannels, 16);
-	assert_int_equal(r.pipe.chunk_bytes, 131072);
-	assert_int_equal(r.pipe.loops, 4);
-	assert_int_equal(r.pipe.stages, 4);
+	assert_pipe(&r, 16, 131072, 4, 4);
 	c = 131072.0 * 128;
 	ramp = 2 * c / intra + 2 * c / inter - c / bw;
 	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
@@ -1482,13 +1497,38 @@ test_pipe_nvls_tree_ramp(void **state)
 }
 
 /*
+ * NVLS on one node of 8 Hopper GPUs at 16 MiB: 16 NVLS channels x 8 heads =
+ * 128 chunks in flight; 16 MiB is below 8 x 128 x 64 KiB, not below
+ * 2 x 128 x 32 KiB: 32 KiB chunks, 4 loops of 4 MiB. NCCL's one-node NVLS
+ * kernel hands each chunk from its scatter warps to its reduce-and-multicast
+ * warps to its gather warps, a whole step each: three stages, so the ramp
+ * is two rounds of a loop at NVLS's algorithm bandwidth (8 / 14 of its bus
+ * bandwidth on 8 GPUs).
+ */
+static void
+test_pipe_nvls_ramp(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 16u << 20, FT_ALGO_NVLS, FT_PROTO_SIMPLE, &t, &r);
+	assert_pipe(&r, 16, 32768, 4, 3);
+	assert_rel(r.pipe.ramp_s, 2 * (4u << 20) / HOPPER8_NVLS_ALGBW, 1e-9);
+	assert_rel(r.time_s, t.time_s + r.pipe.ramp_s, 1e-9);
+}
+
+/*
  * Tree LL128 at 1 MiB on 2 nodes: NCCL halves the 576,000-byte LL128 chunk
  * while a channel holds fewer than (1 + log2 2 + 0.1 x 8) x 64 / 8 = 22.4
  * chunks (down to 72,000), then fewer than 5.6 (down to 18,000): 4 loops of
  * 14,563.6 bytes per channel; the chain up 7 GPUs and 1 node, and down again,
- * is 16 stages. LL128 forwards line by line: the ramp is 15 rounds of the
- * channel's 640 threads x 15 bytes at the channel's share of the graph
- * (360 / 18 GB/s) less LL128's flags (15/16).
+ * is 16 stages. LL128 forwards line by line over NVLink: the ramp is 15
+ * rounds of the channel's 640 threads x 15 bytes at the channel's share of
+ * the graph (360 / 18 GB/s) less LL128's flags (15/16), and the two hops
+ * between the nodes (up and down) wait for the whole chunk: each adds the
+ * chunk less a round at that rate.
  */
 static void
 test_pipe_tree_ll128(void **state)
@@ -1500,14 +1540,38 @@ test_pipe_tree_ll128(void **state)
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_TREE, FT_PROTO_LL128, &t, &r);
-	assert_int_equal(r.pipe.nchannels, 18);
-	assert_int_equal(r.pipe.chunk_bytes, 18000);
-	assert_int_equal(r.pipe.loops, 4);
-	assert_int_equal(r.pipe.stages, 16);
-	c = 15 * 9600 / (20.0 * GB * 15 / 16.0);
+	assert_pipe(&r, 18, 18000, 4, 16);
+	c = (15 * 9600 + 2 * ((1u << 20) / 72.0 - 9600)) / (20.0 * GB * 15 / 16.0);
 	assert_rel(r.pipe.ramp_s, c, 1e-9);
 	assert_rel(r.time_s, t.time_s + c, 1e-9);
 	(void)bw;
+}
+
+/*
+ * An LL128 chain (broadcast) of 4 MiB: one loop of 576,000-byte chunks on the
+ * 18 channels, 4 MiB / 18 = 233,017 bytes a chunk. On one node of 8 its 7
+ * hops are NVLink, each a round of 9,600 bytes ahead of the next: 6 rounds.
+ * Over 2 nodes of 8 the chain's 15 hops cross the network once, where the
+ * sending GPU raises the step's tail after its last line and the proxy sends
+ * the step whole: 14 rounds and one chunk less a round.
+ */
+static void
+test_pipe_ll128_net_hop(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+	double ch = 20.0 * GB * 15 / 16.0, chunk = (4u << 20) / 18.0;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
+	assert_pipe(&r, 18, 576000, 1, 7);
+	assert_rel(r.pipe.ramp_s, 6 * 9600 / ch, 1e-9);
+	hopper_spec(&s, 2, 8, 400);
+	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
+	assert_pipe(&r, 18, 576000, 1, 15);
+	assert_rel(r.pipe.ramp_s, (14 * 9600 + chunk - 9600) / ch, 1e-9);
+	assert_rel(r.time_s, t.time_s + r.pipe.ramp_s, 1e-9);
 }
 
 /*
@@ -2474,7 +2538,9 @@ main(void)
 		cmocka_unit_test(test_train_dp),
 		cmocka_unit_test(test_dragonfly_alltoall),
 		cmocka_unit_test(test_pipe_nvls_tree_ramp),
+		cmocka_unit_test(test_pipe_nvls_ramp),
 		cmocka_unit_test(test_pipe_tree_ll128),
+		cmocka_unit_test(test_pipe_ll128_net_hop),
 		cmocka_unit_test(test_pipe_channels),
 		cmocka_unit_test(test_pipe_floors),
 		cmocka_unit_test(test_fidelity_on_fixtures),
