@@ -398,8 +398,8 @@ ft__host_from_prompt(struct ft__pctx *c, struct ft__span s)
 	if (!at || at - s.p > 32)
 		return;
 	at++;
-	while (at + n < s.p + s.n && at[n] != ':' && at[n] != ' ' && at[n] != '#' &&
-	       at[n] != '$' && at[n] != ']')
+	while (at + n < s.p + s.n && at[n] != ':' && at[n] != ' ' && at[n] != '#' && at[n] != '$' &&
+	       at[n] != ']')
 		n++;
 	if (n)
 		ft__copy(c->host, sizeof(c->host), (struct ft__span){ at, n });

@@ -74,7 +74,8 @@ sysfs_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	const char *p;
 	uint64_t u;
 
-	if (!hw || !ib || ib > hw || !ft__split(ft__skip(s, (size_t)(hw - s.p) + 13), ':', &name, &val))
+	if (!hw || !ib || ib > hw ||
+	    !ft__split(ft__skip(s, (size_t)(hw - s.p) + 13), ':', &name, &val))
 		return false;
 	path = (struct ft__span){ ib + 12, (size_t)(hw - ib - 12) }; /* "DEV/ports/PORT" */
 	p = ft__find(path, "/ports/");
@@ -87,7 +88,8 @@ sysfs_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	ft__copy(c->device, sizeof(c->device), dev);
 	c->port = (int)u;
 	if (ft__u64(val, &u))
-		ft__emit_named(c, line, "ib.hw_counter.", name, true, (double)u, "count", FT__NOSTR);
+		ft__emit_named(c, line, "ib.hw_counter.", name, true, (double)u, "count",
+		               FT__NOSTR);
 	else
 		ft__skipped(c, line, "counter value is not a number", s);
 	return true;

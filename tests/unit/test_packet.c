@@ -695,6 +695,28 @@ test_drops_and_recovery(void **state)
 		assert_true(c.ndrops > 0);
 		assert_true(c.nretx >= c.ndrops);
 		{
+			/* The responders' RDMA counters account for every packet that
+			 * arrived and was not taken in order: the packets sent again
+			 * (nretx) less those lost, each either past a gap
+			 * (out_of_sequence) or already taken (duplicate_request); each
+			 * message is received whole once (rx_write_requests). */
+			uint64_t oos = 0, dup = 0, writes = 0, naks = 0;
+
+			for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++) {
+				oos += c.port[l].out_of_seq;
+				dup += c.port[l].dup_requests;
+				writes += c.port[l].rx_writes;
+				naks += c.port[l].seq_naks;
+			}
+			print_message("drops mode %d: %" PRIu64 " drops, %" PRIu64
+			              " resent, %" PRIu64 " out of sequence, %" PRIu64
+			              " duplicates, %" PRIu64 " NAKs\n",
+			              mode, c.ndrops, c.nretx, oos, dup, naks);
+			assert_int_equal(oos + dup, c.nretx - c.ndrops);
+			assert_int_equal(writes, c.nflows);
+			assert_true(naks <= oos);
+		}
+		{
 			uint64_t sub, del;
 
 			ft__pk_bytes(e, &sub, &del);

@@ -1364,7 +1364,8 @@ test_rdma_stat_facts(void **state)
 	const struct ft_obs *o;
 
 	(void)state;
-	parse_fixture(FIXTURES "/rdma-statistic/fabtune-sim-ib-nic-down-mlx5_3-retries-exceeded.txt",
+	parse_fixture(FIXTURES
+	              "/rdma-statistic/fabtune-sim-ib-nic-down-mlx5_3-retries-exceeded.txt",
 	              &set, &run);
 	o = hw_num(&set, "ib.hw_counter.local_ack_timeout_err", "mlx5_3", 1, 8);
 	assert_string_equal(o->host, "n0");
@@ -1390,9 +1391,9 @@ test_rdma_stat_facts(void **state)
 	ft_run_release(&run);
 
 	ft_obs_set_init(&set);
-	assert_int_equal(ft_parse_buffer(bad, strlen(bad), "bad.txt", "rdma-statistic", &set, NULL,
-	                                 &err),
-	                 0);
+	assert_int_equal(
+	        ft_parse_buffer(bad, strlen(bad), "bad.txt", "rdma-statistic", &set, NULL, &err),
+	        0);
 	(void)hw_num(&set, "ib.hw_counter.out_of_sequence", "mlx5_1", 2, 5);
 	assert_null(find_obs(&set, "ib.hw_counter.packet_seq_err", "mlx5_1", 2));
 	assert_null(find_obs(&set, "ib.hw_counter.local_ack_timeout_err", "mlx5_1", 2));
