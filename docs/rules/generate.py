@@ -19,7 +19,7 @@ T = {
     "nccl-ib-hca-ethernet": ("a device named in NCCL_IB_HCA has link layer Ethernet while an InfiniBand port is Active.", "configuration check"),
     "nccl-bond-single-qp": ("NCCL uses a `*bond*` device and NCCL_IB_QPS_PER_CONNECTION is unset or 1.", "maintainer advice in I#1015 (ENV-IB_QPS)"),
     "nccl-ib-hca-prefix": ("NCCL_IB_HCA has no `=` and one of its names is a prefix of another device seen (mlx5_1 vs mlx5_10).", "NCCL's prefix matching (ENV-IB_HCA)"),
-    "nccl-retry-exceeded": ("completion status 12; evidence adds non-zero link counters or ACK timeouts when present.", "verbs status (SYM-ERR-12)"),
+    "nccl-retry-exceeded": ("completion status 12; evidence adds non-zero link counters, retries exceeded or ACK timeouts when present (those on the failing host first).", "verbs status (SYM-ERR-12)"),
     "nccl-rnr-retry-exceeded": ("completion status 13.", "verbs status (SYM-ERR-13)"),
     "nccl-local-protection-error": ("completion status 4.", "verbs status (SYM-ERR-4)"),
     "nccl-remote-error": ("completion status 9, 10 or 11.", "verbs status (SYM-ERR-10-11)"),
@@ -82,7 +82,8 @@ T = {
     "roce-cnp-ignored": ("rp_cnp_ignored >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
     "roce-out-of-sequence": ("out_of_sequence or duplicate_request >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
     "roce-sequence-errors": ("packet_seq_err, implied_nak_seq_err or roce_adp_retrans >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
-    "roce-ack-timeouts": ("local_ack_timeout_err or req_transport_retries_exceeded >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
+    "roce-ack-timeouts": ("local_ack_timeout_err >= 1.", "healthy value 0 (ROCE-COUNTERS)"),
+    "rdma-retries-exceeded": ("req_transport_retries_exceeded >= 1 (`rdma statistic`, sysfs hw_counters).", "healthy value 0 (ROCE-COUNTERS); each one is a send completed with status 12 (SYM-ERR-12)"),
     "eth-rx-discards": ("rx_discards_phy or rx_prio<N>_discards/_buf_discard >= 1000.", "heuristic (0 expected on a lossless priority)"),
     "eth-rx-out-of-buffer": ("rx_out_of_buffer >= 1000.", "heuristic"),
     "eth-oversize-frames": ("rx_oversize_pkts_phy or rx_out_of_range_len_phy >= 1.", "healthy value 0 (HOST-ETH-MTU)"),
@@ -144,7 +145,7 @@ COUNTER_RULES = {
     "ib-remote-physical-errors", "ib-switch-relay-errors", "ib-xmit-discards", "ib-xmit-wait",
     "ib-constraint-errors", "ib-link-integrity", "ib-buffer-overrun", "ib-vl15-dropped",
     "eth-pause-storm", "roce-cnp-ignored", "roce-out-of-sequence", "roce-sequence-errors",
-    "roce-ack-timeouts", "eth-rx-discards", "eth-rx-out-of-buffer", "eth-oversize-frames",
+    "roce-ack-timeouts", "rdma-retries-exceeded", "eth-rx-discards", "eth-rx-out-of-buffer", "eth-oversize-frames",
     "eth-phy-errors", "eth-pci-signal-integrity", "eth-module-fault",
 }
 

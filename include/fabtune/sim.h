@@ -261,6 +261,12 @@ struct ft_sim_port_counters {
 	 * the QPs that leave by it (mlx5 local_ack_timeout_err), and of those QPs the ones
 	 * that ran out of retries (req_transport_retries_exceeded; kb ROCE-COUNTERS) */
 	uint64_t ack_timeouts, retries_exceeded;
+	/* and the rest of its go-back-N, as mlx5 counts it: sequence NAKs its requesters
+	 * received (packet_seq_err); at its far end (a receiving NIC, the responder) the
+	 * packets that came past a gap (out_of_sequence), those it had already taken
+	 * (duplicate_request) and the messages, RDMA writes, it received whole
+	 * (rx_write_requests) */
+	uint64_t seq_naks, out_of_seq, dup_requests, rx_writes;
 	struct ft_sim_prio_counters {
 		uint64_t tx_bytes, tx_pkts; /* of this priority, on the wire */
 		uint64_t pause_tx, pause_rx; /* PFC XOFF frames for it, as above */

@@ -81,7 +81,7 @@ extern const struct ft__counter_rule ft__diag_counter_constraint, ft__diag_count
 	ft__diag_counter_remote, ft__diag_counter_symbol, ft__diag_counter_vl15,
 	ft__diag_counter_wait;
 extern const struct ft__counter_rule ft__diag_counter_ack, ft__diag_counter_cnp_ignored,
-	ft__diag_counter_module, ft__diag_counter_oos, ft__diag_counter_out_of_buffer,
+	ft__diag_counter_retry_exc, ft__diag_counter_module, ft__diag_counter_oos, ft__diag_counter_out_of_buffer,
 	ft__diag_counter_oversize, ft__diag_counter_pci, ft__diag_counter_phy,
 	ft__diag_counter_rx_discards, ft__diag_counter_seq, ft__diag_counter_storm;
 

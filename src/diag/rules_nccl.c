@@ -297,6 +297,25 @@ struct ft__wc_rule {
 	const char *meaning;
 };
 
+/* The first observation of @key above 0, one on @host before any other (the failing
+ * rank's own HCA counts its QP's retries). */
+static const struct ft_obs *
+nonzero_on(const struct ft_diag_ctx *c, const char *key, const char *host)
+{
+	const struct ft_obs *o, *any = NULL;
+	size_t pos = 0;
+
+	while ((o = ft__diag_next(c, key, &pos))) {
+		if (!o->has_num || !(o->num > 0))
+			continue;
+		if (strcmp(o->host, host) == 0)
+			return o;
+		if (!any)
+			any = o;
+	}
+	return any;
+}
+
 int
 ft__diag_eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -325,12 +344,13 @@ ft__diag_eval_completion(const struct ft_diag_ctx *c, struct ft_findings *out)
 		static const char *const phys[] = { "ib.counter.LinkDownedCounter",
 						    "ib.counter.LinkErrorRecoveryCounter",
 						    "ib.counter.SymbolErrorCounter",
+						    "ib.hw_counter.req_transport_retries_exceeded",
 						    "ib.hw_counter.local_ack_timeout_err" };
 
 		for (k = 0; k < FT_ARRAY_SIZE(phys) && e.n < FT_ARRAY_SIZE(e.ev); k++) {
-			const struct ft_obs *o = ft__diag_find(c, phys[k]);
+			const struct ft_obs *o = nonzero_on(c, phys[k], e.ev[0]->host);
 
-			if (o && o->has_num && o->num > 0)
+			if (o)
 				e.ev[e.n++] = o;
 		}
 	}

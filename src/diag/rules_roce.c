@@ -574,12 +574,23 @@ const struct ft__counter_rule ft__diag_counter_seq = {
 	"lossless"
 };
 const struct ft__counter_rule ft__diag_counter_ack = {
-	{ "*counter.local_ack_timeout_err", "*counter.req_transport_retries_exceeded", NULL },
+	{ "*counter.local_ack_timeout_err", NULL },
 	1,
 	0,
 	"healthy value 0",
 	"a request waited a full ACK timeout before retransmission: multi-second stalls, fatal "
 	"error 12 when retries run out"
+};
+/* The requester's count of QPs that ran out of retries (mlx5, kb ROCE-COUNTERS): each one
+ * a send completed with IBV_WC_RETRY_EXC_ERR, NCCL's error 12 (SYM-ERR-12). */
+const struct ft__counter_rule ft__diag_counter_retry_exc = {
+	{ "*counter.req_transport_retries_exceeded", NULL },
+	1,
+	0,
+	"healthy value 0",
+	"a QP sending from this port ran out of transport retries (NCCL_IB_RETRY_CNT timeouts "
+	"in a row without an ACK): its send completed with IBV_WC_RETRY_EXC_ERR, NCCL error 12, "
+	"and the job's communicator aborted"
 };
 const struct ft__counter_rule ft__diag_counter_rx_discards = {
 	{ "eth.counter.rx_discards_phy", "eth.counter.rx_prio[0-7]_discards",

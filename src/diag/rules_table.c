@@ -736,10 +736,18 @@ const struct ft_rule ft__diag_rules[] = {
 		"ROCE-COUNTERS SYM-ROCE-LOSS"),
 	COUNTER_RULE("roce-ack-timeouts", FT_LAYER_FABRIC, FT_SEV_ERROR,
 		      "local ACK timeouts (tail loss or stalled peer)", ft__diag_counter_ack,
-		      "*counter.local_ack_timeout_err *counter.req_transport_retries_exceeded",
+		      "*counter.local_ack_timeout_err",
 		      "fix the loss first (lossless config, bad links); raise NCCL_IB_TIMEOUT only "
 		      "when no loss cause is found",
 		      "ROCE-COUNTERS ENV-IB_TIMEOUT SYM-ERR-12 SYM-JITTER"),
+	COUNTER_RULE("rdma-retries-exceeded", FT_LAYER_FABRIC, FT_SEV_CRITICAL,
+		      "a QP out of transport retries (NCCL error 12) on this port",
+		      ft__diag_counter_retry_exc, "*counter.req_transport_retries_exceeded",
+		      "the peer behind this port stopped acknowledging: find the link down or "
+		      "flapping on the path (perfquery -x LinkDownedCounter, ibstat on both ends) "
+		      "or the loss (local_ack_timeout_err, out_of_sequence), fix it, then restart "
+		      "the job",
+		      "ROCE-COUNTERS SYM-ERR-12 ENV-IB_RETRY_CNT ENV-IB_TIMEOUT"),
 	COUNTER_RULE(
 		"eth-rx-discards", FT_LAYER_OS_DRIVER, FT_SEV_WARNING,
 		"NIC receive discards (buffer exhaustion)", ft__diag_counter_rx_discards,

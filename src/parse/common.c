@@ -388,6 +388,23 @@ ft__is_prompt(struct ft__span s, struct ft__span *cmd)
 	return false;
 }
 
+/* "root@sonic-10432:/home/admin# ...", "root@n0:~# ..." -> host "sonic-10432", "n0". */
+void
+ft__host_from_prompt(struct ft__pctx *c, struct ft__span s)
+{
+	const char *at = memchr(s.p, '@', s.n);
+	size_t n = 0;
+
+	if (!at || at - s.p > 32)
+		return;
+	at++;
+	while (at + n < s.p + s.n && at[n] != ':' && at[n] != ' ' && at[n] != '#' && at[n] != '$' &&
+	       at[n] != ']')
+		n++;
+	if (n)
+		ft__copy(c->host, sizeof(c->host), (struct ft__span){ at, n });
+}
+
 size_t
 ft__corpus_header(const char *text, size_t len, uint32_t *nlines)
 {

@@ -318,6 +318,8 @@ int ft__parse_lines(struct ft__pctx *c, const char *text, size_t len, ft__line_f
 
 /* Is this a shell prompt or trace line ("$ cmd", "[root@h ~]# cmd", "+ cmd", "# cmd")? */
 bool ft__is_prompt(struct ft__span s, struct ft__span *cmd);
+/* The host a prompt names ("root@h:~# cmd", "[root@h dir]# cmd") into c->host; none: kept. */
+void ft__host_from_prompt(struct ft__pctx *c, struct ft__span s);
 
 /* ---- JSON cursor (jscan.c): shared by the streaming JSON walkers -------- */
 
@@ -477,7 +479,8 @@ int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *r
 	X(torch_trace)      \
 	X(nvue)             \
 	X(nvidia_smi_q)     \
-	X(smpquery)
+	X(smpquery)         \
+	X(rdma_stat)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

@@ -152,6 +152,8 @@ entry_for_command(struct ft__span cmd)
 		for (size_t i = 0; i < FT_ARRAY_SIZE(tools); i++)
 			if (word_is(w, tools[i].tool))
 				return find_entry(tools[i].parser);
+		if (word_is(w, "rdma") && ft__find(rest, "stat"))
+			return find_entry("rdma-statistic");
 		if (word_is(w, "ethtool"))
 			return find_entry(ft__find(rest, "-S") ? "ethtool-S" : "ethtool");
 		if (word_is(w, "nvidia-smi"))

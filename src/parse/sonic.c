@@ -241,23 +241,6 @@ row(struct ft__pctx *c, uint32_t line, struct ft__span r, const struct cols *t)
 	}
 }
 
-/* "root@sonic-10432:/home/admin# ..." -> host "sonic-10432". */
-static void
-host_from_prompt(struct ft__pctx *c, struct ft__span s)
-{
-	const char *at = memchr(s.p, '@', s.n);
-	size_t n = 0;
-
-	if (!at || at - s.p > 32)
-		return;
-	at++;
-	while (at + n < s.p + s.n && at[n] != ':' && at[n] != ' ' && at[n] != '#' &&
-	       at[n] != '$' && at[n] != ']')
-		n++;
-	if (n)
-		ft__copy(c->host, sizeof(c->host), (struct ft__span){ at, n });
-}
-
 int
 ft__sonic_run(struct ft__pctx *c, const char *text, size_t len)
 {
@@ -274,7 +257,7 @@ ft__sonic_run(struct ft__pctx *c, const char *text, size_t len)
 		}
 		if (ft__is_prompt(raw, &cmd) || memchr(raw.p, '#', raw.n)) {
 			if (memchr(raw.p, '@', raw.n))
-				host_from_prompt(c, raw);
+				ft__host_from_prompt(c, raw);
 			t.kind = T_NONE;
 			prev = FT__NOSTR;
 			continue;

@@ -24,6 +24,21 @@
  * durations in microseconds, and the RDMA congestion counters np_ecn_marked_roce_packets,
  * np_cnp_sent and rp_cnp_handled.
  *
+ * Per NIC also one file, both fabrics: `rdma statistic show link mlx5_N/1` after a prompt
+ * naming its host (root@nK), as iproute2's rdma tool prints the port's hardware counters
+ * (kb ROCE-COUNTERS, K-MLX5-RDMA), in the order and groups the mlx5 driver lists them:
+ * the responder's messages received (rx_write_requests: NCCL's transport writes, so no
+ * reads or atomics), out_of_sequence and duplicate_request (go-back-N's packets past a
+ * gap and those sent again), the requester's packet_seq_err (NAKs received),
+ * local_ack_timeout_err and req_transport_retries_exceeded (its QPs' retransmit timeouts
+ * and the QPs that ran out of retries, with req_cqe_error: that send's completion in
+ * error); on RoCE the congestion group (rp_cnp_handled, np_ecn_marked_roce_packets,
+ * np_cnp_sent) and rx_icrc_encapsulated. What the engine does not model stays 0 because
+ * it cannot happen in it: receive-not-ready NAKs (NCCL's rnr_retry 7), implied NAKs
+ * (RDMA reads), receive-queue starvation, access and length errors, a bad ICRC behind a
+ * good FCS (a bit error fails the FCS first). The RoCE adaptive-retransmission group is
+ * left out, as on a NIC without it.
+ *
  * RoCE with the PFC watchdog having fired: one SONiC CLI transcript per switch
  * (sonic.<switch>.txt), `show pfcwd stats` for the lossless queue of every
  * port that carried traffic (storms detected and restored: the watchdog's
@@ -197,6 +212,55 @@ render_ethtool(struct ft_strbuf *sb, const char *dev, const struct ft_sim_port_c
 	eth_line(sb, "np_ecn_marked_roce_packets", rx->ecn_rx);
 	eth_line(sb, "np_cnp_sent", rx->cnp_sent);
 	eth_line(sb, "rp_cnp_handled", tx->cnp_handled);
+}
+
+/* One counter of an `rdma statistic` line: "NAME VALUE ", as the rdma tool prints it. */
+static void
+rdma_pair(struct ft_strbuf *sb, const char *name, uint64_t v)
+{
+	ft_strbuf_addf(sb, "%s %" PRIu64 " ", name, v);
+}
+
+/*
+ * `rdma statistic show link mlx5_@local/1` on host n@node of the NIC sending on @tx and
+ * receiving over @rx (@roce: with the congestion counters).
+ */
+static void
+render_rdma_stat(struct ft_strbuf *sb, uint32_t node, uint32_t local,
+                 const struct ft_sim_port_counters *tx, const struct ft_sim_port_counters *rx,
+                 bool roce)
+{
+	ft_strbuf_addf(sb, "root@n%u:~# rdma statistic show link mlx5_%u/1\n", node, local);
+	ft_strbuf_addf(sb, "link mlx5_%u/1 ", local);
+	rdma_pair(sb, "rx_write_requests", rx->rx_writes);
+	rdma_pair(sb, "rx_read_requests", 0);
+	rdma_pair(sb, "rx_atomic_requests", 0);
+	rdma_pair(sb, "rx_dct_connect", 0);
+	rdma_pair(sb, "out_of_buffer", 0);
+	rdma_pair(sb, "out_of_sequence", rx->out_of_seq);
+	rdma_pair(sb, "duplicate_request", rx->dup_requests);
+	rdma_pair(sb, "rnr_nak_retry_err", 0);
+	rdma_pair(sb, "packet_seq_err", tx->seq_naks);
+	rdma_pair(sb, "implied_nak_seq_err", 0);
+	rdma_pair(sb, "local_ack_timeout_err", tx->ack_timeouts);
+	rdma_pair(sb, "resp_local_length_error", 0);
+	rdma_pair(sb, "resp_cqe_error", 0);
+	rdma_pair(sb, "req_cqe_error", tx->retries_exceeded);
+	rdma_pair(sb, "req_remote_invalid_request", 0);
+	rdma_pair(sb, "req_remote_access_errors", 0);
+	rdma_pair(sb, "resp_remote_access_errors", 0);
+	rdma_pair(sb, "resp_cqe_flush_error", 0);
+	rdma_pair(sb, "req_cqe_flush_error", 0);
+	rdma_pair(sb, "req_transport_retries_exceeded", tx->retries_exceeded);
+	rdma_pair(sb, "req_rnr_retries_exceeded", 0);
+	if (roce) {
+		rdma_pair(sb, "rp_cnp_ignored", 0);
+		rdma_pair(sb, "rp_cnp_handled", tx->cnp_handled);
+		rdma_pair(sb, "np_ecn_marked_roce_packets", rx->ecn_rx);
+		rdma_pair(sb, "np_cnp_sent", rx->cnp_sent);
+		rdma_pair(sb, "rx_icrc_encapsulated", 0);
+	}
+	ft_strbuf_adds(sb, "\n");
 }
 
 /* SONiC's name of the @i-th port of a switch (a 4-lane platform). */
@@ -397,6 +461,11 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 					         vname, i + 1);
 			}
 			rc = add_file(files, &sb, name);
+			if (rc == 0 && vx->kind == FT_V_NIC) {
+				render_rdma_stat(&sb, vx->node, vx->local, tx, rx, roce);
+				snprintf(name, sizeof(name), "rdma-statistic.%s.txt", vname);
+				rc = add_file(files, &sb, name);
+			}
 		}
 	}
 	if (rc == 0 && c->qp_error.failed) {

@@ -650,7 +650,11 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 	if (seq > f->snd_una)
 		f->retries = 0; /* progress: the QP's retry counter starts again */
 	f->snd_una = FT_MAX(f->snd_una, seq);
-	return nak ? go_back(e, fid, seq) : 0;
+	if (!nak)
+		return 0;
+	/* mlx5 packet_seq_err: a NAK-sequence-error the requester received (kb ROCE-COUNTERS) */
+	e->ports[ft__pk_nic_port(f, true, f->first_link)].qp_naks++;
+	return go_back(e, fid, seq);
 }
 
 /*
@@ -676,7 +680,7 @@ send_ack(struct pk_engine *e, uint32_t fid, uint32_t before)
  * first one missing. Losses are then recovered by the sender's timeout alone.
  */
 static int
-receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
+receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, struct pk_port *rq)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	uint32_t before = f->rcv_nxt;
@@ -689,8 +693,10 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
 			return FT_ENOMEM;
 	}
 	bm = f->ooo_bits;
-	if (seq < f->rcv_nxt || (bm[seq / 64] >> (seq % 64) & 1))
-		return 0; /* a duplicate */
+	if (seq < f->rcv_nxt || (bm[seq / 64] >> (seq % 64) & 1)) {
+		rq->rq_dup++; /* a duplicate */
+		return 0;
+	}
 	bm[seq / 64] |= UINT64_C(1) << (seq % 64);
 	e->bytes_delivered += payload;
 	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
@@ -700,6 +706,7 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload)
 	if (f->rcv_nxt == f->npkts) {
 		ft_free(f->ooo_bits);
 		f->ooo_bits = NULL;
+		rq->rq_writes++;
 		return ft__pk_flow_done(e, fid);
 	}
 	return 0;
@@ -711,12 +718,13 @@ receive(struct pk_engine *e, uint32_t id)
 	const struct pk_pkt *k = &e->pkts[id];
 	uint32_t fid = k->flow, seq = k->seq, payload = k->payload;
 	struct pk_flow *f = flow_at(e, fid);
+	/* the receiving NIC's port, where its responder counts (kb ROCE-COUNTERS) */
+	struct pk_port *rp = &e->ports[ft__pk_nic_port(f, false, k->link)];
 
 	if ((k->flags & PK_F_CE) && e->marking) {
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
 		 * travel back at high priority (no queueing), one path latency. */
 		struct pk_dcqcn *d = &f->cc;
-		struct pk_port *rp = &e->ports[ft__pk_nic_port(f, false, k->link)];
 
 		rp->ecn_rx++;
 		if (e->ibcc || !d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
@@ -748,7 +756,7 @@ receive(struct pk_engine *e, uint32_t id)
 	}
 	pkt_free(e, id);
 	if (e->ooo)
-		return receive_ooo(e, fid, seq, payload);
+		return receive_ooo(e, fid, seq, payload, rp);
 	if (seq == f->rcv_nxt) {
 		int rc;
 
@@ -756,10 +764,18 @@ receive(struct pk_engine *e, uint32_t id)
 		e->bytes_delivered += payload;
 		if ((rc = send_ack(e, fid, seq)) < 0)
 			return rc;
-		if (f->rcv_nxt == f->npkts)
+		if (f->rcv_nxt == f->npkts) {
+			rp->rq_writes++;
 			return ft__pk_flow_done(e, fid);
+		}
 		return 0;
 	}
+	/* mlx5's responder counts a packet past a gap as out_of_sequence, one sent again
+	 * that it already took as duplicate_request */
+	if (seq > f->rcv_nxt)
+		rp->rq_oos++;
+	else
+		rp->rq_dup++;
 	/* One NAK per gap: the receiver NAKs again only once the gap moved (or the sender
 	 * timed out), as an RC responder in its NAK-sent state. */
 	if (seq > f->rcv_nxt && f->nak_for != f->rcv_nxt) {

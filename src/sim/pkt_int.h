@@ -169,6 +169,9 @@ struct pk_port {
 	                                         * CE packets received (at the link's dst) */
 	uint64_t qp_timeouts, qp_retry_exc; /* NIC side, requester: retransmit timeouts of
 	                                     * its QPs, and QPs that ran out of retries */
+	uint64_t qp_naks; /* NIC side, requester: sequence NAKs its QPs received */
+	uint64_t rq_oos, rq_dup, rq_writes; /* NIC side, responder (at the link's dst): packets
+	                                     * past a gap, duplicates, messages received */
 };
 
 enum pk_task_kind {

@@ -769,6 +769,9 @@ pp_take_rx(const struct pk_engine *e, struct pk_port *to, const struct pk_port *
 	to->drops = from->drops;
 	to->cnp_sent = from->cnp_sent;
 	to->ecn_rx = from->ecn_rx;
+	to->rq_oos = from->rq_oos;
+	to->rq_dup = from->rq_dup;
+	to->rq_writes = from->rq_writes;
 	for (uint32_t c = 0; cls && c < e->nprio; c++)
 		pp_take_rx_cls(&tc[c], &fc[c]);
 }

@@ -383,6 +383,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		pc->pfc_wd_fires = p->wd_fires;
 		pc->ack_timeouts = p->qp_timeouts;
 		pc->retries_exceeded = p->qp_retry_exc;
+		pc->seq_naks = p->qp_naks;
+		pc->out_of_seq = p->rq_oos;
+		pc->dup_requests = p->rq_dup;
+		pc->rx_writes = p->rq_writes;
 		pc->q_mean_bytes =
 		        span > 0 ?
 		                (p->q_area + (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps)) /

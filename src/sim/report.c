@@ -169,7 +169,8 @@ failure_json(const struct ft_sim_report *r, struct ft_json *j)
 	ft_json_kv_str(j, "dst", r->failure.dst);
 	ft__json_kv_str_or_null(j, "nic", r->failure.nic);
 	ft__json_kv_num(j, "time_us", q->t_s * 1e6);
-	ft_json_kv_uint(j, "retries", q->retry_cnt);
+	ft_json_kv_uint(j, "retries", q->retry_cnt); /* the QP's retry_cnt, NCCL_IB_RETRY_CNT */
+	ft_json_kv_uint(j, "timeouts", q->timeouts); /* in a row without an ACK: retries + 1 */
 	ft__json_kv_num(j, "timeout_us", q->timeout_s * 1e6);
 	ft__json_kv_str_or_null(j, "link_down", r->failure.link_down);
 	ft_json_kv_str(j, "message", r->failure.message);

@@ -695,6 +695,28 @@ test_drops_and_recovery(void **state)
 		assert_true(c.ndrops > 0);
 		assert_true(c.nretx >= c.ndrops);
 		{
+			/* The responders' RDMA counters account for every packet that
+			 * arrived and was not taken in order: the packets sent again
+			 * (nretx) less those lost, each either past a gap
+			 * (out_of_sequence) or already taken (duplicate_request); each
+			 * message is received whole once (rx_write_requests). */
+			uint64_t oos = 0, dup = 0, writes = 0, naks = 0;
+
+			for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++) {
+				oos += c.port[l].out_of_seq;
+				dup += c.port[l].dup_requests;
+				writes += c.port[l].rx_writes;
+				naks += c.port[l].seq_naks;
+			}
+			print_message("drops mode %d: %" PRIu64 " drops, %" PRIu64
+			              " resent, %" PRIu64 " out of sequence, %" PRIu64
+			              " duplicates, %" PRIu64 " NAKs\n",
+			              mode, c.ndrops, c.nretx, oos, dup, naks);
+			assert_int_equal(oos + dup, c.nretx - c.ndrops);
+			assert_int_equal(writes, c.nflows);
+			assert_true(naks <= oos);
+		}
+		{
 			uint64_t sub, del;
 
 			ft__pk_bytes(e, &sub, &del);
@@ -986,6 +1008,101 @@ test_retry_exceeded(void **state)
 		ft_schedule_release(&s);
 		ft_topo_free(n.t);
 	}
+}
+
+/* The value of hw counter @name on @host/@dev in @obs, -1 when none. */
+static double
+hw_counter(const struct ft_obs_set *obs, const char *host, const char *dev, const char *name)
+{
+	char key[80];
+
+	snprintf(key, sizeof(key), "ib.hw_counter.%s", name);
+	for (size_t i = 0; i < ft_obs_set_len(obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(obs, i);
+
+		if (strcmp(o->key, key) == 0 && strcmp(o->host, host) == 0 &&
+		    strcmp(o->device, dev) == 0 && o->port == 1 && o->has_num)
+			return o->num;
+	}
+	return -1;
+}
+
+/*
+ * --counters writes each NIC's `rdma statistic show` line, and fabtune's own parser reads
+ * it back (detected from the text): the QP that lost its path on the dead NIC (n1.nic0,
+ * mlx5_0 of host n1) timed out retry_cnt + 1 times, one QP exceeded its retries and its
+ * send completed in error; the receiving NIC, which saw nothing, has no file; the rule on retries
+ * exceeded names that port, and the failure's timeouts are the ones in a row.
+ */
+static void
+test_rdma_statistic_round_trip(void **state)
+{
+	struct net n;
+	uint32_t dead;
+	struct ft_packet_cfg pc = { .ib_timeout = 4, .ib_retry_cnt = 3, .ib_retry_cnt_set = true };
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_sim_counters c;
+	struct ft_vec files;
+	struct ft_obs_set obs;
+	struct ft_engine *e;
+	size_t nrdma = 0;
+
+	(void)state;
+	e = dead_nic_engine(&n, &pc, 4096, &s, &dead);
+	assert_int_equal(ft_packet_engine.run(e, 0, &err), FT_EIO);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_true(c.qp_error.failed);
+	assert_int_equal(c.qp_error.timeouts, 4);
+	assert_int_equal(c.qp_error.retry_cnt, 3);
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n.t, &c, &files, &err), 0);
+	ft_obs_set_init(&obs);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+		const struct ft_parser *p = ft_parser_detect(f->text, f->len);
+
+		if (strncmp(f->name, "rdma-statistic.", 15) == 0) {
+			nrdma++;
+			assert_non_null(p);
+			assert_string_equal(p->name, "rdma-statistic");
+			if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+				fail_msg("%s: %s", f->name, err.msg);
+		}
+		ft_free(f->text);
+	}
+	ft_vec_release(&files);
+	assert_int_equal(nrdma, 1); /* the receiver's port carried nothing: not written */
+	assert_true(hw_counter(&obs, "n1", "mlx5_0", "local_ack_timeout_err") == 4);
+	assert_true(hw_counter(&obs, "n1", "mlx5_0", "req_transport_retries_exceeded") == 1);
+	assert_true(hw_counter(&obs, "n1", "mlx5_0", "req_cqe_error") == 1);
+	assert_true(hw_counter(&obs, "n1", "mlx5_0", "out_of_sequence") == 0);
+	assert_true(hw_counter(&obs, "n1", "mlx5_0", "rx_write_requests") == 0);
+	assert_true(hw_counter(&obs, "n0", "mlx5_0", "local_ack_timeout_err") == -1);
+	/* InfiniBand: no RoCE congestion group */
+	assert_true(hw_counter(&obs, "n1", "mlx5_0", "np_cnp_sent") == -1);
+	{
+		struct ft_findings fnd;
+		struct ft_diag_input in = { .obs = &obs };
+		const struct ft_finding *fd = NULL;
+
+		ft_findings_init(&fnd);
+		assert_int_equal(ft_diag_run(&in, &fnd, &err), 0);
+		for (size_t i = 0; i < fnd.v.len; i++) {
+			const struct ft_finding *x = ft_vec_at(&fnd.v, i);
+
+			if (strcmp(x->rule_id, "rdma-retries-exceeded") == 0)
+				fd = x;
+		}
+		assert_non_null(fd);
+		assert_string_equal(fd->entity, "n1/mlx5_0/port 1");
+		assert_int_equal(ft_findings_count_rule(&fnd, "rdma-retries-exceeded"), 1);
+		ft_findings_release(&fnd);
+	}
+	ft_obs_set_release(&obs);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	ft_topo_free(n.t);
 }
 
 /*
@@ -2211,6 +2328,7 @@ main(void)
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_cnp_nic_port_adaptive),
 		cmocka_unit_test(test_retry_exceeded),
+		cmocka_unit_test(test_rdma_statistic_round_trip),
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_drain_collapse),

@@ -1337,6 +1337,70 @@ test_unread(void **state)
  * under SONiC's keys; "n/a" is no observation, "0 Bytes" is bytes, and a
  * counters table whose port no command line names is skipped, not guessed.
  */
+/*
+ * rdma statistic, in the three forms users save (one line per port, -p, sysfs grep): the
+ * counters on their device, port and host, whatever the layout; a counter without a value
+ * or with text for one is skipped and named, not read as 0.
+ */
+/* The observation @key on @dev/@port, which must hold @num. */
+static const struct ft_obs *
+hw_num(const struct ft_obs_set *set, const char *key, const char *dev, int port, double num)
+{
+	const struct ft_obs *o = find_obs(set, key, dev, port);
+
+	if (!o || !o->has_num || o->num != num)
+		fail_msg("%s on %s/%d: not %g", key, dev, port, num);
+	return o;
+}
+
+static void
+test_rdma_stat_facts(void **state)
+{
+	static const char bad[] = "link mlx5_1/2 out_of_sequence 5 packet_seq_err x "
+	                          "local_ack_timeout_err\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+
+	(void)state;
+	parse_fixture(FIXTURES
+	              "/rdma-statistic/fabtune-sim-ib-nic-down-mlx5_3-retries-exceeded.txt",
+	              &set, &run);
+	o = hw_num(&set, "ib.hw_counter.local_ack_timeout_err", "mlx5_3", 1, 8);
+	assert_string_equal(o->host, "n0");
+	(void)hw_num(&set, "ib.hw_counter.req_transport_retries_exceeded", "mlx5_3", 1, 1);
+	assert_null(find_obs(&set, "ib.hw_counter.np_cnp_sent", "mlx5_3", 1));
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/rdma-statistic/rdma-p-pretty-layout-mlx5_1-packet-seq-err.txt",
+	              &set, &run);
+	(void)hw_num(&set, "ib.hw_counter.packet_seq_err", "mlx5_1", 1, 14);
+	/* the last pair of the pretty form */
+	(void)hw_num(&set, "ib.hw_counter.rx_icrc_encapsulated", "mlx5_1", 1, 0);
+	assert_int_equal(ft_obs_set_len(&set), 26);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	parse_fixture(FIXTURES "/rdma-statistic/sysfs-hw-counters-grep-mlx5_3-ack-timeouts.txt",
+	              &set, &run);
+	o = hw_num(&set, "ib.hw_counter.local_ack_timeout_err", "mlx5_3", 1, 56);
+	assert_string_equal(o->host, "n1");
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	ft_obs_set_init(&set);
+	assert_int_equal(
+	        ft_parse_buffer(bad, strlen(bad), "bad.txt", "rdma-statistic", &set, NULL, &err),
+	        0);
+	(void)hw_num(&set, "ib.hw_counter.out_of_sequence", "mlx5_1", 2, 5);
+	assert_null(find_obs(&set, "ib.hw_counter.packet_seq_err", "mlx5_1", 2));
+	assert_null(find_obs(&set, "ib.hw_counter.local_ack_timeout_err", "mlx5_1", 2));
+	assert_int_equal(ft_obs_set_len(&set), 3); /* and two parse.skipped */
+	ft_obs_set_release(&set);
+}
+
 static void
 test_nvue_facts(void **state)
 {
@@ -1464,6 +1528,7 @@ main(void)
 		cmocka_unit_test(test_parse_lines),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fixture_goldens),
+		cmocka_unit_test(test_rdma_stat_facts),
 		cmocka_unit_test(test_ib_facts),
 		cmocka_unit_test(test_host_facts),
 		cmocka_unit_test(test_nccl_facts),

@@ -1590,6 +1590,8 @@ test_qp_failure_report(void **state)
 	assert_string_equal(jget(f, "nic", FT_JV_STRING)->str, "n0.nic3");
 	assert_string_equal(jget(f, "link_down", FT_JV_STRING)->str, "leaf3 -> n1.nic3");
 	assert_int_equal(jget(f, "retries", FT_JV_NUMBER)->num, 1);
+	/* the QP's retry count is the limit; the timeouts it took in a row one more */
+	assert_int_equal(jget(f, "timeouts", FT_JV_NUMBER)->num, 2);
 	assert_double_equal(jget(f, "timeout_us", FT_JV_NUMBER)->num, rto_us, 0.01); /* 6 digits */
 	assert_string_equal(jget(f, "message", FT_JV_STRING)->str, err.msg);
 	/* Two timeouts after the QP's packet left, early in the ring (its first step). */

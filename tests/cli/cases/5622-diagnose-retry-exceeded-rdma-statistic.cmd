@@ -1,0 +1,1 @@
+diagnose tests/fixtures/retry-lab/nic-down-nccl-log.txt tests/fixtures/retry-lab/nic-down-perfquery-x.n1.nic3.txt tests/fixtures/retry-lab/nic-down-perfquery-x.leaf3.p2.txt tests/fixtures/rdma-statistic/fabtune-sim-ib-nic-down-mlx5_3-retries-exceeded.txt tests/fixtures/rdma-statistic/sysfs-hw-counters-grep-mlx5_3-ack-timeouts.txt
