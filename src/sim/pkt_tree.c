@@ -511,10 +511,10 @@ link_nvls(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, u
 		    tb->edge[i].sw == ed->sw &&
 		    ft__pk_add_dep(e, arrival(tb, &tb->edge[i], m), to) < 0)
 			return FT_ENOMEM;
-	for (j = 0; j < nsw; j++) {
-		uint32_t lag = tb->lag[lag_at(tb, k, w, ed->copy, m, j)];
+	for (j = 0; j < nsw && nsw > 1; j++) {
+		uint32_t lag = j == ed->sw ? PK_NONE : tb->lag[lag_at(tb, k, w, ed->copy, m, j)];
 
-		if (j != ed->sw && lag != PK_NONE && ft__pk_add_dep(e, lag, to) < 0)
+		if (lag != PK_NONE && ft__pk_add_dep(e, lag, to) < 0)
 			return FT_ENOMEM;
 	}
 	return 0;
