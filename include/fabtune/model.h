@@ -256,6 +256,14 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
                                     uint32_t nranks, struct ft_model_chunking *out);
 
 /*
+ * The channels NCCL runs NVLS and NVLS tree collectives on for a job of @l's GPUs and nodes
+ * (comm->nvlsChannels, NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning; kb NA-ALGO-NVLS):
+ * 16 on Hopper; on Blackwell 32 across nodes and 24 in one node (32 there too before NCCL
+ * 2.27, @l nccl_version). Every NVLS tree channel carries every head's share.
+ */
+FT_API uint32_t ft_model_nvls_nchannels(const struct ft_model_links *l);
+
+/*
  * The same for an NVLS tree all-reduce of @bytes on @l (src/enqueue.cc
  * calcCollChunking): NVLS_CHUNKSIZE (128 KiB; 64 KiB from 4 nodes on), cut
  * while the operation gives each of NCCL's NVLS channels x heads fewer than

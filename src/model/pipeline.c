@@ -97,10 +97,11 @@ is_nvls(enum ft_algo a)
 	return a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE;
 }
 
-/* NVLS channels per GPU (NVLS_NCHANNELS_SM90 16; SM100 32 across nodes, 24 in one; in one
- * node 32 too before NVLS_NCHANNELS_SM100_NVL, v2.27.3-1). */
-static uint32_t
-nvls_channels(const struct ft_model_links *l)
+/* NVLS channels per GPU (NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning: NVLS_NCHANNELS_SM90
+ * 16; SM100 NVLS_NCHANNELS_SM100 32 across nodes, NVLS_NCHANNELS_SM100_NVL 24 in one; in one
+ * node 32 too before v2.27.3-1; kb NA-ALGO-NVLS). */
+uint32_t
+ft_model_nvls_nchannels(const struct ft_model_links *l)
 {
 	bool before_nvl = l->nccl_version && l->nccl_version < 22700;
 
@@ -128,7 +129,7 @@ launched_channels(const struct ft_model_links *l, enum ft_algo a, enum ft_proto 
 	uint32_t nc = FT_MAX(l->nchannels, 1u), nt, thr;
 
 	if (is_nvls(a))
-		return nvls_channels(l);
+		return ft_model_nvls_nchannels(l);
 	if (a == FT_ALGO_COLLNET)
 		return nc;
 	threads_of(a, p, l->nranks, &nt, &thr);
@@ -425,7 +426,7 @@ uint64_t
 ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint64_t bytes,
                             struct ft_model_chunking *out)
 {
-	uint32_t nch = nvls_channels(l), heads = nvls_heads(l);
+	uint32_t nch = ft_model_nvls_nchannels(l), heads = nvls_heads(l);
 	uint64_t per_loop;
 
 	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, out);

@@ -316,9 +316,6 @@ struct pk_engine {
 	uint32_t nflows_built;  /* flow records built before the run (the rest: lazy sends') */
 	uint32_t nsucc_len;     /* entries of succ in use (lazy sends add theirs) */
 	bool a2a_eager;         /* build all-to-alls whole before the run (tests compare) */
-	/* An NVLS tree's node waits for its ranks' chunks directly, with no barrier of no
-	 * wait between (a run split across MPI ranks allows none; tests compare). */
-	bool nvls_direct;
 	struct pk_evq evq;
 	uint64_t now_ps;
 	/* Tie key of the events queued (pk_ev_key): the vertex whose event is being

@@ -43,7 +43,9 @@
  * NCCL's chunked pipelines: a flow that waits for a flow ending where it leaves starts there (local), one that
  * waits for a flow ending elsewhere (a slot's clear-to-send) learns of it one
  * path latency later (PK_EV_PRED, a message when it crosses), and a QP's
- * next message waits for a barrier the source's rank alone completes. Such a
+ * next message waits for a barrier the source's rank alone completes; an NVLS
+ * tree's read learns that a chunk reached another switch of its node through a
+ * barrier that waits one path latency (pkt_tree.c). Such a
  * flow starts on its source's rank alone: every rank routes every flow
  * before the run (the paths are shared by index), packets carry their
  * flow's start. A NIC's send pipeline and its QP-context cache count run on the

@@ -160,7 +160,6 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	/* A run split across MPI ranks shares every flow's record by index: all-to-alls are
 	 * built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
-	e->nvls_direct = e->a2a_eager;
 	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
 	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate
 	 * 50 Mb/s, dce_tcp_g 1019/1024 retention (g = 5/1024), dce_tcp_rtt 1 us,

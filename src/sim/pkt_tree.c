@@ -40,9 +40,14 @@
  * run at once. Here each copy of a head (a channel's tree 0 or 1, labelled
  * by the schedule: struct ft_sched_flow head and pipe) is cut into as many
  * messages as NCCL's channel has loops (ft_model_nvls_tree_chunking()),
- * and chunk c of a copy waits only for chunk c of its own copy and node:
- * a per-node task per copy and chunk gathers the scatters before the
- * heads' reads, another the multicasts before the gathers.
+ * and chunk c of a copy waits only for chunk c of its own copy and node.
+ * A read (a gather) learns that chunk c has reached the switch it reads from
+ * when the last part sent into that switch arrives, and that it has reached
+ * another switch of the node (an NVLink domain of several trays) one path
+ * latency after that switch's last part, through a task per switch that waits
+ * that long: the wait a flow learning of another vertex's flow has
+ * (pkt_flow.c flow_feeds), which a run split across MPI ranks carries as any
+ * barrier after flows (pkt_part.c), so both give the same bytes.
  */
 #include "pkt_int.h"
 
@@ -65,6 +70,7 @@ struct tree_edge {
 	uint32_t kind; /* enum tree_kind */
 	uint32_t copy; /* NVLS stages: the copy (0, 1) of every head they serve */
 	uint32_t node; /* NVLS stages: the node, in the order the schedule lists them */
+	uint32_t sw;   /* NVLS stages: the switch they meet at, its index in the node's */
 };
 
 struct tree_build {
@@ -74,12 +80,15 @@ struct tree_build {
 	uint32_t *into_off;  /* [vertices + 2]: vertex v's arrivals are into_off[v] .. [v + 1] - 1 */
 	uint32_t *into_edge; /* the edges, grouped by destination, in schedule order */
 	/* An NVLS tree: heads per node, nodes (of every channel), messages per copy; per
-	 * node its stages' edges (from[k] .. from[k + 1] - 1); and per node, copy and
-	 * message, the tasks done when every rank's part has reached the switch (scattered)
-	 * and when every head's multicast has (cast), unless the waits are direct. */
+	 * node its stages' edges (from[k] .. from[k + 1] - 1) and the switch vertices they
+	 * meet at (sw[sw_off[k]] .. sw[sw_off[k + 1] - 1]); on a node of several switches,
+	 * from lag[lag_off[k]], per way in (0 the scatters, 1 the multicasts), copy, message
+	 * and switch, the task done one path latency after that switch has every part sent
+	 * into it (PK_NONE: none is). */
 	uint32_t heads, nodes, msgs;
 	uint32_t *from;
-	uint32_t *scattered, *cast;
+	uint32_t *sw, *sw_off;
+	uint32_t *lag, *lag_off;
 };
 
 bool
@@ -174,30 +183,104 @@ nvls_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_sch
 	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
 }
 
-/* The tasks done when chunk m of copy t of node k has reached the switch from every
- * rank (scattered) and from every head (cast): nodes x 2 x the messages of a copy. */
-static int
-nvls_barriers(struct tree_build *tb, uint32_t tag)
+/* The switch of NVLS stage @ed: where its part goes in, or where it reads from. */
+static uint32_t
+stage_switch(const struct tree_edge *ed)
 {
-	uint32_t per = tb->msgs, k, t, m;
-	size_t n = (size_t)tb->nodes * 2 * per;
+	return ed->kind == TE_SCATTER || ed->kind == TE_MCAST ? ed->dst : ed->src;
+}
 
-	tb->scattered = ft_calloc(2 * n + 1, sizeof(uint32_t));
-	if (!tb->scattered)
+/* The switch vertices each node's stages meet at, and each stage's index among them (a
+ * node's edges from[k] .. from[k + 1] - 1 end with its channel's tree edges when it is the
+ * channel's last). */
+static int
+nvls_switches(struct tree_build *tb)
+{
+	uint32_t k, i, j, n = 0;
+
+	tb->sw = ft_calloc((size_t)tb->nedges + 1, sizeof(uint32_t));
+	tb->sw_off = ft_calloc((size_t)tb->nodes + 1, sizeof(uint32_t));
+	if (!tb->sw || !tb->sw_off)
 		return FT_ENOMEM;
-	tb->cast = tb->scattered + n;
-	for (k = 0; k < tb->nodes; k++)
-		for (t = 0; t < 2; t++)
-			for (m = 0; m < per; m++) {
-				size_t at = ((size_t)k * 2 + t) * per + m;
-				int64_t a = ft__pk_add_task(tb->rb.e, PK_T_BARRIER, 0, 0, tag);
-				int64_t b = ft__pk_add_task(tb->rb.e, PK_T_BARRIER, 0, 0, tag);
+	for (k = 0; k < tb->nodes; k++) {
+		tb->sw_off[k] = n;
+		for (i = tb->from[k]; i < tb->from[k + 1]; i++) {
+			uint32_t v = stage_switch(&tb->edge[i]);
 
-				if (a < 0 || b < 0)
+			if (tb->edge[i].kind == TE_TREE) /* (a channel's last node: its trees) */
+				continue;
+			for (j = tb->sw_off[k]; j < n && tb->sw[j] != v; j++)
+				;
+			if (j == n)
+				tb->sw[n++] = v;
+			tb->edge[i].sw = j - tb->sw_off[k];
+		}
+	}
+	tb->sw_off[tb->nodes] = n;
+	return 0;
+}
+
+/* Switches of node @k. */
+static uint32_t
+node_switches(const struct tree_build *tb, uint32_t k)
+{
+	return tb->sw_off[k + 1] - tb->sw_off[k];
+}
+
+/* Where the lag task of node @k, way in @w, copy @t, message @m and switch @j is. */
+static size_t
+lag_at(const struct tree_build *tb, uint32_t k, uint32_t w, uint32_t t, uint32_t m, uint32_t j)
+{
+	return tb->lag_off[k] + (((size_t)w * 2 + t) * tb->msgs + m) * node_switches(tb, k) + j;
+}
+
+/*
+ * The lag tasks of the nodes of several switches: for each way in, copy, message and
+ * switch that some part goes into, a barrier done one path latency (lat_mult 1: the
+ * longest among its parts') after its last part has arrived.
+ */
+static int
+nvls_lags(struct tree_build *tb, uint32_t tag)
+{
+	uint32_t k, w, t, m, j, i;
+	size_t n = 0;
+
+	tb->lag_off = ft_calloc((size_t)tb->nodes + 1, sizeof(uint32_t));
+	if (!tb->lag_off)
+		return FT_ENOMEM;
+	for (k = 0; k < tb->nodes; k++) {
+		tb->lag_off[k] = (uint32_t)n;
+		if (node_switches(tb, k) > 1)
+			n += (size_t)4 * tb->msgs * node_switches(tb, k);
+		if (n >= UINT32_MAX)
+			return FT_ENOMEM;
+	}
+	tb->lag_off[tb->nodes] = (uint32_t)n;
+	tb->lag = ft_malloc((n + 1) * sizeof(uint32_t));
+	if (!tb->lag)
+		return FT_ENOMEM;
+	memset(tb->lag, 0xff, (n + 1) * sizeof(uint32_t));
+	for (k = 0; k < tb->nodes; k++)
+		for (i = tb->from[k]; i < tb->from[k + 1] && node_switches(tb, k) > 1; i++) {
+			const struct tree_edge *ed = &tb->edge[i];
+
+			if (ed->kind != TE_SCATTER && ed->kind != TE_MCAST)
+				continue;
+			w = ed->kind == TE_MCAST;
+			t = ed->copy;
+			j = ed->sw;
+			for (m = 0; m < tb->msgs; m++) {
+				uint32_t *at = &tb->lag[lag_at(tb, k, w, t, m, j)];
+				int64_t b;
+
+				if (*at != PK_NONE)
+					continue;
+				b = ft__pk_add_task(tb->rb.e, PK_T_BARRIER, 0, 1.0, tag);
+				if (b < 0)
 					return FT_ENOMEM;
-				tb->scattered[at] = (uint32_t)a;
-				tb->cast[at] = (uint32_t)b;
+				*at = (uint32_t)b;
 			}
+		}
 	return 0;
 }
 
@@ -403,35 +486,63 @@ link_feeds(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, 
 }
 
 /*
- * The per-node waits of NVLS stage @ed's message @m (chunk m of its copy), from its
- * arrival @got to its send @to: head h reads chunk m once every rank's part has reached
- * the switch, a rank gathers it once every head's multicast has; the multicast itself
- * waits as a tree edge does (for the chunk from the parent, or at the root from below).
+ * The waits of NVLS stage @ed's message @m (chunk m of its copy) into its send @to: head h
+ * reads chunk m once every rank's part has reached the switch, a rank gathers it once
+ * every head's multicast has; a part that went into the switch it reads from counts at
+ * once, one that went into another switch of the node one path latency later (its
+ * switch's lag task). The multicast itself waits as a tree edge does (for the chunk from
+ * the parent, or at the root from below).
  */
 static int
-link_nvls(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, uint32_t got,
-          uint32_t to)
+link_nvls(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, uint32_t to)
 {
 	struct pk_engine *e = tb->rb.e;
-	uint32_t at = (ed->node * 2 + ed->copy) * tb->msgs + m;
-	uint32_t *join = ed->kind == TE_SCATTER || ed->kind == TE_READ ? tb->scattered : tb->cast;
-	uint32_t i, want = ed->kind == TE_READ ? TE_SCATTER : TE_MCAST;
+	uint32_t k = ed->node, nsw, w, want, i, j;
 
 	if (ed->kind == TE_TREE)
 		return link_feeds(tb, ed, m, to);
-	if (ed->kind == TE_READ || ed->kind == TE_GATHER) {
-		if (!e->nvls_direct)
-			return ft__pk_add_dep(e, join[at], to);
-		/* every stage into the switch of this node and copy, chunk m */
-		for (i = tb->from[ed->node]; i < tb->from[ed->node + 1]; i++)
-			if (tb->edge[i].kind == want && tb->edge[i].copy == ed->copy &&
-			    ft__pk_add_dep(e, arrival(tb, &tb->edge[i], m), to) < 0)
-				return FT_ENOMEM;
-		return 0;
+	nsw = node_switches(tb, k);
+	if (ed->kind == TE_SCATTER || ed->kind == TE_MCAST) /* its lag: lag_parts() */
+		return ed->kind == TE_MCAST ? link_feeds(tb, ed, m, to) : 0;
+	w = ed->kind == TE_GATHER;
+	want = w ? TE_MCAST : TE_SCATTER;
+	for (i = tb->from[k]; i < tb->from[k + 1]; i++)
+		if (tb->edge[i].kind == want && tb->edge[i].copy == ed->copy &&
+		    tb->edge[i].sw == ed->sw &&
+		    ft__pk_add_dep(e, arrival(tb, &tb->edge[i], m), to) < 0)
+			return FT_ENOMEM;
+	for (j = 0; j < nsw && nsw > 1; j++) {
+		uint32_t lag = j == ed->sw ? PK_NONE : tb->lag[lag_at(tb, k, w, ed->copy, m, j)];
+
+		if (lag != PK_NONE && ft__pk_add_dep(e, lag, to) < 0)
+			return FT_ENOMEM;
 	}
-	if (!e->nvls_direct && ft__pk_add_dep(e, got, join[at]) < 0)
-		return FT_ENOMEM;
-	return ed->kind == TE_MCAST ? link_feeds(tb, ed, m, to) : 0;
+	return 0;
+}
+
+/*
+ * Every part into a switch of a node of several (its messages' arrivals) into its lag
+ * task, before any other wait on them is added: a flow's barriers come before the flows
+ * it starts, as a run split across MPI ranks tells them (pkt_part.c).
+ */
+static int
+lag_parts(const struct tree_build *tb)
+{
+	uint32_t i, m;
+
+	for (i = 0; i < tb->nedges; i++) {
+		const struct tree_edge *ed = &tb->edge[i];
+
+		if ((ed->kind != TE_SCATTER && ed->kind != TE_MCAST) ||
+		    node_switches(tb, ed->node) < 2)
+			continue;
+		for (m = 0; m < tb->msgs; m++)
+			if (ft__pk_add_dep(tb->rb.e, arrival(tb, ed, m),
+			                   tb->lag[lag_at(tb, ed->node, ed->kind == TE_MCAST,
+			                                  ed->copy, m, ed->sw)]) < 0)
+				return FT_ENOMEM;
+	}
+	return 0;
 }
 
 /* The dependencies into every message of edge @ed's legs, @slots in flight on each. */
@@ -451,7 +562,7 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 			if (j > 0) /* a relay forwards what has arrived */
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
-				rc = link_nvls(tb, ed, m, rb->recv[c->first + m], to);
+				rc = link_nvls(tb, ed, m, to);
 			if (rc == 0 && m >= slots)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
@@ -502,13 +613,20 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		return rc;
 	}
 	rc = index_edges(&tb);
-	if (rc == 0 && tb.heads && !e->nvls_direct)
-		rc = nvls_barriers(&tb, tag);
+	if (rc == 0 && tb.heads)
+		rc = nvls_switches(&tb);
+	if (rc == 0 && tb.heads)
+		rc = nvls_lags(&tb, tag);
 	if (rc == 0)
 		rc = ft__pk_add_messages(&tb.rb, nmsg);
+	if (rc == 0 && tb.heads)
+		rc = lag_parts(&tb);
 	for (i = 0; i < tb.nedges && rc == 0; i++)
 		rc = link_edge(&tb, &tb.edge[i], ch.slots);
-	ft_free(tb.scattered);
+	ft_free(tb.lag);
+	ft_free(tb.lag_off);
+	ft_free(tb.sw);
+	ft_free(tb.sw_off);
 	ft_free(tb.from);
 	ft__pk_build_release(&tb.rb);
 	ft_free(tb.edge);

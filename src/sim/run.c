@@ -176,22 +176,32 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	return 0;
 }
 
-/* The channels of op @o: NCCL's count when given (up to 64, kb NA-CONCEPTS), else one per
- * rail the node's ranks use. */
+/* The channels of op @o, built as @algo on @spec: NCCL's count when given (up to 64, kb
+ * NA-CONCEPTS); an NVLS tree on NCCL's NVLS channels (ft_model_nvls_nchannels(): 16 on
+ * Hopper, 32 on Blackwell across nodes; every channel carries every head's share); else one
+ * per rail the node's ranks use. */
 static uint32_t
-nchannels_of(const struct sc_op *o, uint32_t nnics, uint32_t gpn)
+nchannels_of(const struct ft_cluster_spec *spec, enum ft_algo algo, const struct sc_op *o,
+             uint32_t nnics, uint32_t gpn)
 {
+	struct ft_model_links l;
+
 	if (o->channels)
 		return FT_MIN(o->channels, 64u);
+	if (algo == FT_ALGO_NVLS_TREE && ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0) {
+		l.nnodes = 2; /* NCCL runs no NVLS tree inside one node */
+		return ft_model_nvls_nchannels(&l);
+	}
 	return FT_MIN(FT_MAX(nnics, 1u), FT_MAX(gpn, 1u));
 }
 
 static uint32_t
-nchannels(const struct ft_schedule *s, const struct sc_op *o, uint32_t nnics, uint32_t gpn)
+nchannels(const struct ft_cluster_spec *spec, const struct ft_schedule *s, const struct sc_op *o,
+          uint32_t nnics, uint32_t gpn)
 {
 	if (ft__sim_sched_is_flat(s, gpn))
 		return 1;
-	return nchannels_of(o, nnics, gpn);
+	return nchannels_of(spec, s->algo, o, nnics, gpn);
 }
 
 /*
@@ -369,8 +379,8 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 	if (o->op == FT_OP_SENDRECV || sched->phases.len == 0 ||
 	    ft_sched_phase_at(sched, 0)->implicit_alltoall)
 		return 0;
-	nch = nchannels_of(o, ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node),
-	                   gpus0);
+	nch = nchannels_of(ft_topo_spec(t), built, o,
+	                   ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0);
 	if (o->channels)
 		*cap = ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch, true);
 	{
@@ -440,7 +450,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		return rc;
 	}
 	/* an NVLink domain leaves through the NICs of all its trays */
-	nch = nchannels(sched, o, ft__sim_node_nnics(t, node0) * (sgpn / FT_MAX(jr->gpn, 1u)),
+	nch = nchannels(spec, sched, o, ft__sim_node_nnics(t, node0) * (sgpn / FT_MAX(jr->gpn, 1u)),
 	                sgpn);
 	/* A point-to-point send is one connection on one NIC, the rail of its
 	 * destination (PXN), not a set of channels. */

@@ -4,7 +4,7 @@
 # process: the JSON result and the counters it writes, which rank 0 alone
 # prints and writes. Each case also checks that what crosses the partitions
 # happened at all (PFC pauses, credit stalls at a core switch, CNPs,
-# retransmissions, NCCL's chunked pipelines and all-to-alls, flowlet
+# retransmissions, NCCL's chunked pipelines, NVLS trees and all-to-alls, flowlet
 # choices, NIC context misses); a --trace of ports and QPs of every rank is
 # the same file; and a run the split cannot carry is refused with the reason.
 set -u
@@ -98,6 +98,11 @@ check chunked tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"algo": "tree"'
 sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 2e5/' \
 	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/chunked-nic.yaml"
 check chunked-qps "$tmp/chunked-nic.yaml" 1 '"nic_wait_s": [0-9.]*[1-9]' --qps 2
+# NCCL's NVLS tree over two NVLink domains of 18 trays (GB200 NVL72): a head reads
+# chunk c once every rank's part has reached the switch it reads from, and learns
+# of the other trays' switches one path latency after their last part (a barrier
+# per switch that waits that long, which every rank runs, told at the window's end).
+check nvls-tree gb200-nvl72:36 1 '"algo": "nvls_tree"' --op all_reduce -b 16M --engine packet
 # NCCL's all-to-all sends: a send waits for the ends of the send W rounds
 # before from its rank and of the receive W rounds before at its receiver,
 # which learn of them one path latency later (every rank runs those barriers,

@@ -26,8 +26,7 @@ pk(const struct ft_engine *e)
 /* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
  * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
  * connection (0: the default) under @routing, @nops times one after the other; @eager
- * builds as a run split across MPI ranks does: all-to-alls whole before the run, an NVLS
- * tree's node waiting for its chunks directly. */
+ * builds as a run split across MPI ranks does: all-to-alls whole before the run. */
 static inline void
 pk_run_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, uint32_t gpn,
               const struct ft_packet_cfg *pc, uint32_t qps, bool eager, uint32_t nops,
@@ -56,7 +55,6 @@ pk_run_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, uint32
 	r->e = NULL;
 	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
 	ft_container_of(r->e, struct pk_engine, base)->a2a_eager = eager;
-	ft_container_of(r->e, struct pk_engine, base)->nvls_direct = eager;
 	for (uint32_t k = 0; k < nops; k++) {
 		op.after = ft_packet_engine.submit(r->e, &op, &err);
 		assert_true(op.after >= 0);

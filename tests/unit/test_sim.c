@@ -1700,6 +1700,57 @@ test_engines_agree_uncontended(void **state)
 	ft_scenario_free(inc);
 }
 
+/*
+ * An NVLS tree runs on NCCL's NVLS channels (ft_model_nvls_nchannels(), NVIDIA/nccl
+ * src/transport/nvls.cc: 16 on Hopper, 32 on Blackwell across nodes), not one per NIC
+ * (8 on a DGX H100, 72 in an NVL72 domain of 18 trays x 4): the schedule is that many
+ * copies of the one-channel schedule (channels: 1), flow for flow.
+ */
+static void
+test_nvls_tree_nccl_channels(void **state)
+{
+	static const struct {
+		const char *cluster;
+		uint32_t nch;
+	} c[] = { { "dgx-h100:2", 16 }, { "gb200-nvl72:36", 32 } };
+	char text[256];
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(c); i++) {
+		struct ft_sim_report all, one;
+		struct ft_scenario *sa, *s1;
+		struct ft_cluster_spec spec;
+		struct ft_model_links l;
+		struct ft_error err = { 0 };
+
+		assert_int_equal(ft_spec_resolve(c[i].cluster, &spec, &err), 0);
+		assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
+		l.nnodes = 2;
+		assert_int_equal(ft_model_nvls_nchannels(&l), c[i].nch);
+		snprintf(text, sizeof(text),
+		         "cluster: %s\njobs: [{ops: [{op: all_reduce, size: 16MiB, algo: nvls_tree}]}]\n",
+		         c[i].cluster);
+		sa = load_text(text);
+		snprintf(text, sizeof(text),
+		         "cluster: %s\njobs: [{ops: [{op: all_reduce, size: 16MiB, algo: nvls_tree, "
+		         "channels: 1}]}]\n",
+		         c[i].cluster);
+		s1 = load_text(text);
+		run_sc(sa, "flow", &all);
+		run_sc(s1, "flow", &one);
+		assert_string_equal(ft_run_row(&all.run, 0)->algo, "nvls_tree");
+		assert_true(one.c.nflows > 0);
+		if (all.c.nflows != c[i].nch * one.c.nflows)
+			fail_msg("%s: %llu flows, %u channels of %llu", c[i].cluster,
+			         (unsigned long long)all.c.nflows, c[i].nch,
+			         (unsigned long long)one.c.nflows);
+		ft_sim_report_release(&all);
+		ft_sim_report_release(&one);
+		ft_scenario_free(sa);
+		ft_scenario_free(s1);
+	}
+}
+
 /* A degraded NIC slows the ring that crosses it by the factor on its share. */
 static void
 test_degraded_nic_slows_ring(void **state)
@@ -2539,6 +2590,7 @@ main(void)
 		cmocka_unit_test(test_same_seed_same_bytes),
 		cmocka_unit_test(test_qp_failure_report),
 		cmocka_unit_test(test_engines_agree_uncontended),
+		cmocka_unit_test(test_nvls_tree_nccl_channels),
 		cmocka_unit_test(test_degraded_nic_slows_ring),
 		cmocka_unit_test(test_scenario_errors),
 		cmocka_unit_test(test_name_read),
