@@ -254,7 +254,7 @@ grow_widen(struct fs_sim *s, uint32_t from, uint32_t n)
 	const uint32_t *paths = s->paths.data;
 	uint32_t goal = 2 * from, m = n;
 
-	while (from < m && m < goal && m <= s->nactive / 2) {
+	while (from < m && m < goal && m <= s->nactive / FS_GROW_DIV) {
 		uint32_t end = m;
 
 		for (uint32_t k = from; k < end; k++) {
@@ -474,7 +474,7 @@ select_flows(struct fs_sim *s, bool *full)
 				n = local_flows(s, n);
 		}
 		/* most of them: the full pass costs the same */
-		*full = n > s->nactive / 2 || skip_grown(s);
+		*full = n > s->nactive / FS_GROW_DIV || skip_grown(s);
 		for (i = 0; i < n && *full && s->lf; i++)
 			s->inc_in[s->inc_sel[i]] = 0;
 	}
@@ -639,7 +639,7 @@ fill_grown(struct fs_sim *s, uint32_t *nsel, bool *full)
 			s->act_rate[s->inc_sel[k]] = s->inc_old[k];
 		n = *nsel = m;
 		s->ngrow++;
-		if (n > s->nactive / 2) {
+		if (n > s->nactive / FS_GROW_DIV) {
 			for (k = 0; k < s->nactive; k++) {
 				s->inc_in[k] = 0;
 				s->inc_sel[k] = k;
