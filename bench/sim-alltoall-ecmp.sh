@@ -25,9 +25,11 @@
 # lists read without pointer chasing, and ends that hand back at most 1% of
 # the links that limit flows waiting for the next recomputation (load 16):
 # dgx-h100:36 0.13 s and 0.24 s (1.9x), :64 0.41 s and 1.87 s (4.6x; the
-# binary before, in the same run: 4.61 s, 12.3x).
-# Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting" and
-# "Ends that leave little room".
+# binary before, in the same run: 4.61 s, 12.3x). Grown selections past an
+# eighth of the flows filled in full at once (load 15-18, twice each in turn):
+# :64 1.53-1.73 s ECMP (3.9-4.5x), the binary before 2.01-2.20 s (5.6-5.7x).
+# Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting",
+# "Ends that leave little room" and "One full pass per hundredth of an FCT".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1

@@ -22,6 +22,7 @@
 #define FS_ESC_RETRY 8     /* ... but every this many a selection is grown again */
 #define FS_LEVEL_RTOL 1e-9 /* flows this close (relative) below x0 are refilled too */
 #define FS_GROW_RTOL 1e-12 /* slack of the max-min checks at the refilled set's border */
+#define FS_GROW_DIV 8 /* a grown selection past 1/this of the active flows: a full pass */
 
 #define wf_item fs_wf_item
 #define WF_RADIX_BITS 11

@@ -254,7 +254,7 @@ grow_widen(struct fs_sim *s, uint32_t from, uint32_t n)
 	const uint32_t *paths = s->paths.data;
 	uint32_t goal = 2 * from, m = n;
 
-	while (from < m && m < goal && m <= s->nactive / 2) {
+	while (from < m && m < goal && m <= s->nactive / FS_GROW_DIV) {
 		uint32_t end = m;
 
 		for (uint32_t k = from; k < end; k++) {
@@ -392,10 +392,11 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 
 /*
  * Whether a grown selection is skipped for a full pass straight away: when the
- * last FS_ESC_AFTER ones grew past half the flows (and were filled in full after
- * all), as every completion does once max-min couples most flows (each GPU's
- * PCIe link binds its flows: docs/internals/sim.md, "The all-to-all on NCCL's
- * p2p posting"), the attempts only add to the full pass. Every FS_ESC_RETRY-th
+ * last FS_ESC_AFTER ones grew past an eighth of the flows (FS_GROW_DIV; and
+ * were filled in full after all), as every completion does once max-min
+ * couples most flows (each GPU's PCIe link binds its flows:
+ * docs/internals/sim.md, "The all-to-all on NCCL's p2p posting"), the
+ * attempts only add to the full pass. Every FS_ESC_RETRY-th
  * recomputation grows one again, to see whether that still holds. Either way
  * the rates are the max-min rates.
  */
@@ -474,7 +475,7 @@ select_flows(struct fs_sim *s, bool *full)
 				n = local_flows(s, n);
 		}
 		/* most of them: the full pass costs the same */
-		*full = n > s->nactive / 2 || skip_grown(s);
+		*full = n > s->nactive / FS_GROW_DIV || skip_grown(s);
 		for (i = 0; i < n && *full && s->lf; i++)
 			s->inc_in[s->inc_sel[i]] = 0;
 	}
@@ -617,7 +618,9 @@ keep_or_lazy(struct fs_sim *s)
 /*
  * Grow mode: fill the selection, check its border (ft__fs_grow_check()), and fill
  * it again with the flows the check adds (widened by grow_widen()) until it adds
- * none, or all flows once more than half are selected. Returns the count (inc_sel); *@full
+ * none, or all flows once more than an eighth are selected (FS_GROW_DIV:
+ * the full pass, one path walk per flow, costs less than filling, checking
+ * and widening such a selection again). Returns the count (inc_sel); *@full
  * says whether every flow was filled.
  */
 static int
@@ -639,7 +642,7 @@ fill_grown(struct fs_sim *s, uint32_t *nsel, bool *full)
 			s->act_rate[s->inc_sel[k]] = s->inc_old[k];
 		n = *nsel = m;
 		s->ngrow++;
-		if (n > s->nactive / 2) {
+		if (n > s->nactive / FS_GROW_DIV) {
 			for (k = 0; k < s->nactive; k++) {
 				s->inc_in[k] = 0;
 				s->inc_sel[k] = k;
@@ -680,8 +683,8 @@ room_reset(struct fs_sim *s)
  * a flow that ended. A new flow only lowers the share of its links, and a
  * link of capacity c with n flows (the new one included) cannot freeze a
  * flow below c / n: x0 is at most the lowest of those. Loads are kept per
- * link as rates change; every FS_FULL_EVERY-th time, or when more than half
- * the flows would be filled again, all are, and the next incremental pass
+ * link as rates change; every FS_FULL_EVERY-th time, or when more than an
+ * eighth of the flows would be filled again (FS_GROW_DIV), all are, and the next incremental pass
  * sums the loads anew from the rates. In grow mode (the default) only the
  * flows around the change are filled, and grown until the max-min
  * conditions hold at their border (fill_grown()).

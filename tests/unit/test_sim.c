@@ -246,8 +246,10 @@ random_chained(struct fs_sim *s, uint64_t seed, bool full)
  * Incremental recomputation (only the flows at or above the lowest rate
  * that can change are filled again) gives the rates a full water filling
  * gives: the same completion time for every flow, and the max-min
- * conditions after every event. The check that most recomputations were
- * incremental keeps the test from passing on full ones alone.
+ * conditions after every event. The check that more than a third of the
+ * recomputations were incremental keeps the test from passing on full ones
+ * alone (41% are: these workloads have 20 to 320 flows, and a grown
+ * selection past an eighth of them, FS_GROW_DIV, is filled in full).
  */
 static void
 test_incremental_rates_match_full(void **state)
@@ -275,7 +277,7 @@ test_incremental_rates_match_full(void **state)
 		ft__fs_release(&a);
 		ft__fs_release(&b);
 	}
-	assert_true(inc * 2 > all);
+	assert_true(inc * 3 > all);
 }
 
 /*
@@ -1402,9 +1404,10 @@ test_alltoall_closed_form_topo(void **state)
  * makespan within 1e-3 of the exact one (1,495.5 us, every instant
  * recomputed, measured with the same schedule). What the recomputations
  * cost is the flow paths they walk: a full pass walks each path once, as its
- * flow freezes, and recomputations that would grow past half the flows go
- * full at once: 6.3 walks per flow of the run (10.8 when full passes laid
- * every path out twice first and grew such selections before each).
+ * flow freezes, and a grown selection that passes an eighth of the flows
+ * (FS_GROW_DIV) goes full at once: 5.1 walks per flow of the run (6.3 when
+ * selections grew to half the flows first, 10.8 when full passes also laid
+ * every path out twice).
  */
 static void
 test_ecmp_alltoall_recomputations(void **state)
@@ -1428,7 +1431,7 @@ test_ecmp_alltoall_recomputations(void **state)
 	assert_int_equal(rep.c.nflows, 288u * 287u);
 	assert_true(rep.c.nrecompute * 100 < rep.c.nflows);
 	assert_double_equal(rep.c.makespan_s, 1495.5e-6, 1495.5e-6 * 1e-3);
-	assert_true(rep.c.npath_walks < 8 * rep.c.nflows);
+	assert_true(rep.c.npath_walks * 2 < 11 * rep.c.nflows);
 	ft_sim_report_release(&rep);
 }
 
