@@ -103,7 +103,8 @@ ft__cpu_relax(void)
 }
 /* tcp.c: the SO_RCVLOWAT a sleeping receive that needs @need bytes sets */
 int ft__tcp_lowat(size_t need);
-double ft__tcp_spin_saves(size_t len);
+/* tcp.c: what a spin for a @len-byte message saves (a wake-up) and costs a pinned rank */
+void ft__tcp_spin_terms(size_t len, double *wake_s, double *copy_s);
 int ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out,
                     struct ft_error *err) FT_MUST_CHECK;
 /* Connect with retries until @deadline (ft__now() clock); message names @what. */
@@ -211,6 +212,12 @@ double ft__spin_budget(const struct ft_ep *ep, double dflt);
 bool ft__spin_check(struct ft_ep *ep, double *prev, double now);
 /* Stop spinning for the run (not with --spin always): may_spin false, unbound, peers told. */
 void ft__spin_stop(struct ft_ep *ep);
+/*
+ * What a spin for a message just posted saves: @wake_s, less @copy_s on a
+ * rank pinned to its core; when that is not positive, spinning stops for
+ * the run (ft__spin_stop). The transport keeps the result in spin_wake_s.
+ */
+double ft__spin_saving(struct ft_ep *ep, double wake_s, double copy_s);
 void ft__spin_paid(struct ft_ep *ep);
 
 /* A scratch buffer of at least @bytes owned by @ep (NULL when out of memory). */

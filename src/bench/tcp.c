@@ -51,9 +51,11 @@
 #define LOWAT_MAX  (64 * 1024)
 /*
  * What a spin that ends in progress saves against a receive that sleeps
- * (ft__spin_check weighs it against the time preemptions took from the
- * spins): the wake-up of a sleeping process, TCP_WAKE_S (3.2-3.3 us at
- * 14 B, --spin never minus --spin always, load 10-11), less what spinning
+ * (ft__tcp_spin_terms for ft__spin_saving, which stops spinning when the
+ * saving is not positive; ft__spin_check weighs it against the time
+ * preemptions took from the spins): the wake-up of a sleeping process,
+ * TCP_WAKE_S (3.2-3.3 us at 14 B, --spin never minus --spin always, load
+ * 10-11), less what spinning
  * costs a message of len bytes, len / TCP_SPIN_COST_RATE. A spinning rank
  * is bound to its core and copies each segment on it, from the sender's
  * core; a sleeping one is unbound, woken where the sender's send ran, and
@@ -65,9 +67,9 @@
  * with the sitting (+3.2-3.3 us at a load of 10-11), and the 3 us kept
  * leaves small messages to the balance in ft__spin_check. A message whose
  * spin does not save (from 33 KB) stops a pinned rank's spinning for the
- * run at its post (ft__spin_stop: unpinned, its peers told), as that
- * balance would, later: --spin auto at 1 MiB read 440-545 us, spins that
- * ran out of budget and then slept pinned (2,318 context switches and 937
+ * run at its post (ft__spin_saving, then ft__spin_stop: unpinned, its
+ * peers told), as that balance would, later: --spin auto at 1 MiB read
+ * 440-545 us, spins that ran out of budget and then slept pinned (2,318 context switches and 937
  * ms of CPU for 1,100 round trips), against 140-146 us sleeping unpinned
  * (368 ms). An unpinned rank (pt2pt_bw's streams, cpu.c) keeps spinning,
  * which keeps a busy socket's segments on the receiver's core (above); its
@@ -80,10 +82,11 @@
 #define TCP_SPIN_COST_RATE 11e9
 #define CTL_EVERY          16
 
-double
-ft__tcp_spin_saves(size_t len)
+void
+ft__tcp_spin_terms(size_t len, double *wake_s, double *copy_s)
 {
-	return TCP_WAKE_S - (double)len / TCP_SPIN_COST_RATE;
+	*wake_s = TCP_WAKE_S;
+	*copy_s = (double)len / TCP_SPIN_COST_RATE;
 }
 
 struct stripe {
@@ -235,7 +238,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 		return FT_ENOMEM;
 	ft__pool_init(&ep->stripes, sizeof(struct stripe));
 	ep->nstreams = cfg->streams ? cfg->streams : 1;
-	ep->base.spin_wake_s = ft__tcp_spin_saves(0); /* spinning stops when it does not pay */
+	ep->base.spin_wake_s = TCP_WAKE_S; /* spinning stops when it does not pay */
 	ep->base.spin_stopped = tell_stopped;
 	ep->nconns = (size_t)w->nranks * ep->nstreams;
 	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
@@ -329,18 +332,18 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
-	if (base->w->may_spin && base->w->bound && ft__tcp_spin_saves(req->len) <= 0)
-		ft__spin_stop(base); /* not with --spin always */
 	if (base->w->may_spin) { /* --spin (cpu.c), until spinning stops paying (transport.c) */
-		/* the budget for the largest message in flight wins */
-		double budget = FT_MIN(TCP_SPIN_MAX_S, TCP_SPIN_BASE_S + (double)req->len / TCP_SPIN_RATE);
+		double wake_s, copy_s, saves, budget;
 
-		ep->base.spin_polls = TCP_SPIN_POLLS;
-		if (ep->pending == 0 || budget > ep->base.spin_s) {
+		ft__tcp_spin_terms(req->len, &wake_s, &copy_s);
+		saves = ft__spin_saving(base, wake_s, copy_s);
+		/* the budget for the largest message in flight wins */
+		budget = FT_MIN(TCP_SPIN_MAX_S, TCP_SPIN_BASE_S + (double)req->len / TCP_SPIN_RATE);
+		if (base->w->may_spin)
+			ep->base.spin_polls = TCP_SPIN_POLLS;
+		if (base->w->may_spin && (ep->pending == 0 || budget > ep->base.spin_s)) {
 			ep->base.spin_s = budget;
-			/* an unpinned rank's copy cost was not measured: the wake-up alone */
-			ep->base.spin_wake_s =
-			        base->w->bound ? ft__tcp_spin_saves(req->len) : TCP_WAKE_S;
+			ep->base.spin_wake_s = saves;
 		}
 	}
 	if (req->len == 0) {

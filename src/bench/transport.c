@@ -300,7 +300,7 @@ ft__spin_budget(const struct ft_ep *ep, double dflt)
 /*
  * Spinning pays while what preemptions took from the spins stays below what
  * the spins saved, ep->spin_wake_s each (set by a transport whose waits may
- * stop spinning: tcp's falls with the message, ft__tcp_spin_saves(); shm's
+ * stop spinning: tcp's falls with the message, ft__spin_saving(); shm's
  * is SHM_WAKE_S), plus SPIN_GRACE_S, and the rule waits for SPIN_GRACE_N
  * preemptions: one preemption by a busy process costs a whole time slice
  * (1-4 ms here), more than the grace, and is no evidence of a pattern; beside
@@ -338,6 +338,32 @@ ft__spin_check(struct ft_ep *ep, double *prev, double now)
 	    ep->spin_lost_s > SPIN_GRACE_S + ep->spin_saved_s)
 		ft__spin_stop(ep);
 	return true;
+}
+
+/*
+ * The one place that decides, when a message is posted, whether spinning
+ * for it can pay at all. A spin that ends in progress saves the wake-up of
+ * a sleeping rank, @wake_s (the transport's measured figure); for a rank
+ * pinned to its core it also costs @copy_s, the extra time of copying the
+ * message on that core from the sender's (a sleeper that is not pinned is
+ * woken where the send ran and copies from the cache it filled). An
+ * unpinned rank's copy cost was never measured: its saving is the wake-up
+ * alone. A saving that is not positive ends spinning for the run at once
+ * (ft__spin_stop), as the preemption balance of ft__spin_check would, but
+ * only after a run of preemptions: a spin for such a message outlasts its
+ * budget and then sleeps pinned, the worst of both (tcp at 1 MiB, see
+ * TCP_WAKE_S in tcp.c). --spin always keeps spinning whatever the saving.
+ * Returns the saving, which the transport keeps in spin_wake_s for the
+ * balance while the message is the largest in flight.
+ */
+double
+ft__spin_saving(struct ft_ep *ep, double wake_s, double copy_s)
+{
+	double saves = wake_s - (ep->w->bound ? copy_s : 0);
+
+	if (saves <= 0)
+		ft__spin_stop(ep);
+	return saves;
 }
 
 void

@@ -1599,17 +1599,67 @@ tcp_spin_large_rank(uint32_t rank, int lfd, uint16_t port, uint64_t how, struct 
 	return rc;
 }
 
+/* A pinned rank's saving for a @len-byte tcp message (ft__tcp_spin_terms). */
+static double
+tcp_pinned_saving(size_t len)
+{
+	double wake_s, copy_s;
+
+	ft__tcp_spin_terms(len, &wake_s, &copy_s);
+	return wake_s - copy_s;
+}
+
 static void
 test_tcp_spin_large(void **state)
 {
 	(void)state;
 	/* the break-even of the fitted costs lies between the two sizes */
-	assert_true(ft__tcp_spin_saves(14) > 0);
-	assert_true(ft__tcp_spin_saves(16384) > 0);
-	assert_true(ft__tcp_spin_saves(65536) < 0);
+	assert_true(tcp_pinned_saving(14) > 0);
+	assert_true(tcp_pinned_saving(16384) > 0);
+	assert_true(tcp_pinned_saving(65536) < 0);
 	run_two(tcp_spin_large_rank, 0);
 	run_two(tcp_spin_large_rank, 1);
 	run_two(tcp_spin_large_rank, 2);
+}
+
+/*
+ * The shared decision at a post (ft__spin_saving): a pinned rank pays the
+ * copy cost and stops for the run (unpinned, its peers told once) when the
+ * saving is not positive; an unpinned one counts the wake-up alone and
+ * keeps spinning; --spin always keeps spinning whatever the saving.
+ */
+static void
+test_spin_saving(void **state)
+{
+	struct ft_world w = { .nranks = 2, .may_spin = true };
+	struct ft_ep ep = { .w = &w, .spin_s = 20e-6, .spin_polls = 1u << 30,
+		            .spin_stopped = count_stops };
+
+	(void)state;
+	nstops = 0;
+	assert_int_equal(sched_getaffinity(0, sizeof(w.cpus_before), &w.cpus_before), 0);
+	/* unpinned: the copy cost is left out, whatever it is */
+	assert_float_equal(ft__spin_saving(&ep, 3e-6, 10e-6), 3e-6, 1e-15);
+	assert_true(w.may_spin);
+	w.bound = true;
+	assert_float_equal(ft__spin_saving(&ep, 3e-6, 1e-6), 2e-6, 1e-15);
+	assert_true(w.may_spin);
+	assert_int_equal(nstops, 0);
+	/* --spin always: a negative saving is returned, spinning goes on */
+	w.spin_forced = true;
+	assert_float_equal(ft__spin_saving(&ep, 3e-6, 5e-6), -2e-6, 1e-15);
+	assert_true(w.may_spin && w.bound);
+	w.spin_forced = false;
+	/* a saving of exactly nothing stops: pinned, spinning, nothing to gain */
+	assert_float_equal(ft__spin_saving(&ep, 3e-6, 3e-6), 0, 1e-15);
+	assert_false(w.may_spin);
+	assert_false(w.bound);
+	assert_float_equal(ep.spin_s, 0, 0);
+	assert_int_equal(ep.spin_polls, 0);
+	assert_int_equal(nstops, 1);
+	/* stopped once: a later post does not tell the peers again */
+	ft__spin_saving(&ep, 3e-6, 5e-6);
+	assert_int_equal(nstops, 1);
 }
 
 static void
@@ -3270,6 +3320,7 @@ main(void)
 		cmocka_unit_test(test_bind_names),
 		cmocka_unit_test(test_spin_decision),
 		cmocka_unit_test(test_spin_names),
+		cmocka_unit_test(test_spin_saving),
 		cmocka_unit_test(test_spin_budget),
 		cmocka_unit_test(test_spin_quits),
 		cmocka_unit_test(test_spin_notice_tcp),
