@@ -219,6 +219,14 @@ struct ft_sim_op {
 	 * that model no channels may ignore it. */
 	double conn_cap_Bps;
 	uint8_t prio; /* priority (RoCE traffic class, IB VL) of its flows, < FT_PKT_NPRIO */
+	/*
+	 * Its flows' start offsets (struct ft_sched_flow.start_ns, largest L) are jitter
+	 * about one nominal start: an op that waits for this one then starts delay_s after
+	 * the latest of its flows' ends less each one's offset (when the burst would have
+	 * ended had every flow started at once and taken as long as it did), which needs
+	 * delay_s >= L. False: after its last flow (the flow and packet engines).
+	 */
+	bool nominal_end;
 };
 
 /* Timing of one submitted op. */

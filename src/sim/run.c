@@ -19,6 +19,7 @@
 
 #define RNG_PLACEMENT  0x706c6163u /* stream kinds (ft_rng_stream) */
 #define RNG_BACKGROUND 0x6267u
+#define RNG_JITTER     0x6a6974u
 
 /* Where job @ji's field is for an error: "file:line:col: jobs[i].<field>", or the option
  * @opt for a scenario built from the command line (ft__scenario_job_where); the text lives
@@ -644,6 +645,23 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 	return rc;
 }
 
+/*
+ * Start jitter: each of the @n sources of @sched's flows starts an offset drawn
+ * uniformly in [0, @jitter_ns) ns after the burst's nominal start (@offs: n entries).
+ */
+static void
+draw_offsets(struct ft_rng *rng, struct ft_schedule *sched, uint32_t jitter_ns, uint32_t *offs,
+             uint32_t n)
+{
+	for (uint32_t r = 0; r < n; r++)
+		offs[r] = (uint32_t)ft_rng_below(rng, jitter_ns);
+	for (size_t f = 0; f < sched->flows.len; f++) {
+		struct ft_sched_flow *fl = ft_vec_at(&sched->flows, f);
+
+		fl->start_ns = offs[fl->src];
+	}
+}
+
 /* Background traffic: one phase of flows between NICs (or GPUs). */
 static int
 submit_background(const struct ft_scenario *sc, const struct sc_background *bg, size_t bi,
@@ -738,12 +756,18 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 			.sched = &sched, .rank_gpu = ends, .after = -1, .job = UINT32_MAX,
 			.prio = (uint8_t)bg->prio
 		};
+		uint32_t jitter_ns = (uint32_t)(bg->jitter_s * 1e9 + 0.5);
 
-		id = e->ops->submit(e, &op, err);
-		/* On/off: each further burst starts `off` after the previous one ended. */
-		for (i = 1; i < bg->bursts && id >= 0; i++) {
-			op.after = id;
-			op.delay_s = bg->off_s;
+		/* On/off: each further burst starts `off` after the previous one ended; with
+		 * start jitter, after its nominal end (struct ft_sim_op.nominal_end). The
+		 * offsets come from a stream of their own: the permutation stays the same. */
+		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_JITTER, bi));
+		for (i = 0, id = 0; (i == 0 || i < bg->bursts) && id >= 0; i++) {
+			if (jitter_ns > 0 && (i == 0 || !bg->jitter_per_source))
+				draw_offsets(&rng, &sched, jitter_ns, perm, n); /* perm: done with */
+			op.after = i ? id : -1;
+			op.delay_s = i ? bg->off_s : 0;
+			op.nominal_end = jitter_ns > 0 && i + 1 < bg->bursts;
 			id = e->ops->submit(e, &op, err);
 		}
 	}

@@ -15,6 +15,9 @@
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "coll/names.h"
 
 /* ---- jobs ------------------------------------------------------------------ */
@@ -253,6 +256,31 @@ read_endpoints(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return rc;
 }
 
+/* The start jitter, and where it is (bg_check's errors point at it). */
+static int
+read_jitter(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const struct ft__doc_field f = { "jitter", FT__DOC_DURATION, 0, sizeof(double) };
+	struct sc_background *bg = obj;
+
+	bg->jitter_line = (uint32_t)v->start_mark.line + 1;
+	bg->jitter_col = (uint32_t)v->start_mark.column + 1;
+	return ft__doc_read(d, &f, v, path, &bg->jitter_s);
+}
+
+/* Whether a source's start offset is drawn once (source) or for every burst (burst). */
+static int
+read_jitter_per(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const char *const names[] = { "burst", "source", NULL };
+	static const struct ft__doc_field f = { "jitter_per", FT__DOC_ENUM, 0, sizeof(int),
+		                                .names = names };
+	int i = 0, rc = ft__doc_read(d, &f, v, path, &i);
+
+	((struct sc_background *)obj)->jitter_per_source = i == 1;
+	return rc;
+}
+
 static const struct ft__doc_field bg_fields[] = {
 	{ "pattern", FT__DOC_FN, .fn = read_pattern },
 	{ "size", FT__DOC_SIZE, FT__DOC_AT(struct sc_background, bytes) },
@@ -262,6 +290,8 @@ static const struct ft__doc_field bg_fields[] = {
 	{ "endpoints", FT__DOC_FN, .fn = read_endpoints },
 	{ "bursts", FT__DOC_U32, FT__DOC_AT(struct sc_background, bursts), .lo = 1, .hi = 1000000 },
 	{ "off", FT__DOC_DURATION, FT__DOC_AT(struct sc_background, off_s) },
+	{ "jitter", FT__DOC_FN, .fn = read_jitter },
+	{ "jitter_per", FT__DOC_FN, .fn = read_jitter_per },
 	{ "priority", FT__DOC_U32, FT__DOC_AT(struct sc_background, prio), .lo = 0,
 	  .hi = FT_PKT_NPRIO - 1 },
 };
@@ -277,6 +307,45 @@ bg_init(void *obj, const yaml_node_t *n, size_t i)
 	bg->col = (uint32_t)n->start_mark.column + 1;
 }
 
+static int FT_PRINTF(4, 5)
+jitter_fail(struct ld *l, const struct sc_background *bg, const char *path, const char *fmt, ...)
+{
+	yaml_mark_t m = { .line = bg->jitter_line - 1, .column = bg->jitter_col - 1 };
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = ft__doc_vfail(&l->d, &m, FT_ERANGE, path, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/*
+ * Start jitter: offsets are whole nanoseconds below 1 s; an all-to-all has no one start
+ * per source (its rounds follow each other); and with more than one burst the jitter may
+ * not exceed the idle time, so that a source's next burst (one period after the previous
+ * burst's nominal start, each offset drawn anew) never begins before its last one began
+ * to end (sim.md).
+ */
+static int
+check_jitter(struct ld *l, const char *path, const struct sc_background *bg)
+{
+	char at[96];
+	const char *why = NULL;
+	double us = bg->jitter_s * 1e6;
+
+	snprintf(at, sizeof(at), "%s.jitter", path);
+	if (bg->jitter_s >= 1)
+		why = "expected below 1s";
+	else if (bg->pattern == SC_ALLTOALL)
+		why = "an alltoall pattern has no one start per source (permutation and incast "
+		      "only)";
+	else if (bg->bursts > 1 && bg->jitter_s > bg->off_s)
+		return jitter_fail(l, bg, at, "expected at most off (%g us) with %u bursts, got %g us",
+		                   bg->off_s * 1e6, bg->bursts, us);
+	return why ? jitter_fail(l, bg, at, "%s, got %g us", why, us) : 0;
+}
+
 static int
 bg_check(struct ld *l, const char *path, yaml_node_t *n, void *obj, uint64_t seen)
 {
@@ -284,7 +353,7 @@ bg_check(struct ld *l, const char *path, yaml_node_t *n, void *obj, uint64_t see
 
 	if (bg->bytes == 0)
 		return ft__doc_fail(&l->d, n, FT_EPARSE, path, "missing 'size'");
-	return 0;
+	return bg->jitter_s > 0 ? check_jitter(l, path, bg) : 0;
 }
 
 static int
