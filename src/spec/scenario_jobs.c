@@ -331,19 +331,20 @@ static int
 check_jitter(struct ld *l, const char *path, const struct sc_background *bg)
 {
 	char at[96];
-	const char *why = NULL;
 	double us = bg->jitter_s * 1e6;
 
 	snprintf(at, sizeof(at), "%s.jitter", path);
 	if (bg->jitter_s >= 1)
-		why = "expected below 1s";
-	else if (bg->pattern == SC_ALLTOALL)
-		why = "an alltoall pattern has no one start per source (permutation and incast "
-		      "only)";
-	else if (bg->bursts > 1 && bg->jitter_s > bg->off_s)
+		return jitter_fail(l, bg, at, "expected below 1s, got %g s", bg->jitter_s);
+	if (bg->pattern == SC_ALLTOALL)
+		return jitter_fail(l, bg, at,
+		                   "an alltoall pattern has no one start per source (permutation "
+		                   "and incast only), got %g us",
+		                   us);
+	if (bg->bursts > 1 && bg->jitter_s > bg->off_s)
 		return jitter_fail(l, bg, at, "expected at most off (%g us) with %u bursts, got %g us",
 		                   bg->off_s * 1e6, bg->bursts, us);
-	return why ? jitter_fail(l, bg, at, "%s, got %g us", why, us) : 0;
+	return 0;
 }
 
 static int
