@@ -782,6 +782,24 @@ oom:
 	return ft_error_set(err, FT_ENOMEM, "out of memory");
 }
 
+/* Background pattern @bg as the report lists it, pushed on @rows. */
+static int
+background_row(const struct sc_background *bg, struct ft_vec *rows)
+{
+	static const char *const names[] = { [SC_PERMUTATION] = "permutation",
+		                             [SC_INCAST] = "incast",
+		                             [SC_ALLTOALL] = "alltoall" };
+	struct ft_sim_background b = { .bytes = bg->bytes,
+		                       .hosts = bg->hosts,
+		                       .bursts = bg->bursts ? bg->bursts : 1,
+		                       .off_s = bg->off_s,
+		                       .jitter_s = bg->jitter_s,
+		                       .jitter_per_source = bg->jitter_per_source };
+
+	ft_strlcpy(b.pattern, names[bg->pattern], sizeof(b.pattern));
+	return ft_vec_push(rows, &b);
+}
+
 void
 ft_sim_overrides_init(struct ft_sim_overrides *ov)
 {
@@ -800,6 +818,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->tiers, sizeof(struct ft_sim_tier_stat));
 	ft_vec_init(&r->ports, sizeof(struct ft_sim_hot_link));
 	ft_vec_init(&r->faults, sizeof(struct ft_sim_fault_text));
+	ft_vec_init(&r->background, sizeof(struct ft_sim_background));
 	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
 	ft_vec_init(&r->by_size, sizeof(struct ft_sim_size_stat));
 	ft_vec_init(&r->op_counters, sizeof(struct ft_sim_op_counters));
@@ -814,7 +833,7 @@ ft_sim_report_release(struct ft_sim_report *r)
 	struct ft_vec *const vecs[] = {
 		&r->jobs,          &r->hot,          &r->tiers,  &r->ports,
 		&r->counter_files, &r->trace_series, &r->faults, &r->by_size,
-		&r->op_counters,   &r->qp_series,    &r->flows
+		&r->op_counters,   &r->qp_series,    &r->flows,  &r->background
 	};
 
 	ft_run_release(&r->run);
@@ -977,6 +996,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		if (ft_vec_push(&out->faults, &ft) < 0)
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	}
+	for (size_t k = 0; k < sc->background.len; k++)
+		if (background_row(ft_vec_at(&sc->background, k), &out->background) < 0)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	if (ov && ov->cluster) {
 		rc = ft__spec_scenario_cluster(sc, ov->cluster, &ospec, err);
 		if (rc < 0)
