@@ -15,7 +15,6 @@
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "coll/names.h"
@@ -244,16 +243,25 @@ read_pattern(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return 0;
 }
 
+/* Field @f, an enum of two names, as a flag: whether its value is the second name. */
+static int
+read_second_name(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v,
+                 const char *path, bool *second)
+{
+	int i = 0, rc = ft__doc_read(d, f, v, path, &i);
+
+	*second = i == 1;
+	return rc;
+}
+
 static int
 read_endpoints(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
 	static const char *const names[] = { "nic", "gpu", NULL };
 	static const struct ft__doc_field f = { "endpoints", FT__DOC_ENUM, 0, sizeof(int),
 		                                .names = names };
-	int i = 0, rc = ft__doc_read(d, &f, v, path, &i);
 
-	((struct sc_background *)obj)->gpu_endpoints = i == 1;
-	return rc;
+	return read_second_name(d, &f, v, path, &((struct sc_background *)obj)->gpu_endpoints);
 }
 
 /* The start jitter, and where it is (bg_check's errors point at it). */
@@ -275,10 +283,9 @@ read_jitter_per(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	static const char *const names[] = { "burst", "source", NULL };
 	static const struct ft__doc_field f = { "jitter_per", FT__DOC_ENUM, 0, sizeof(int),
 		                                .names = names };
-	int i = 0, rc = ft__doc_read(d, &f, v, path, &i);
 
-	((struct sc_background *)obj)->jitter_per_source = i == 1;
-	return rc;
+	return read_second_name(d, &f, v, path,
+	                        &((struct sc_background *)obj)->jitter_per_source);
 }
 
 static const struct ft__doc_field bg_fields[] = {
@@ -307,19 +314,6 @@ bg_init(void *obj, const yaml_node_t *n, size_t i)
 	bg->col = (uint32_t)n->start_mark.column + 1;
 }
 
-static int FT_PRINTF(4, 5)
-jitter_fail(struct ld *l, const struct sc_background *bg, const char *path, const char *fmt, ...)
-{
-	yaml_mark_t m = { .line = bg->jitter_line - 1, .column = bg->jitter_col - 1 };
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = ft__doc_vfail(&l->d, &m, FT_ERANGE, path, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 /*
  * Start jitter: offsets are whole nanoseconds below 1 s; an all-to-all has no one start
  * per source (its rounds follow each other); and with more than one burst the jitter may
@@ -330,20 +324,25 @@ jitter_fail(struct ld *l, const struct sc_background *bg, const char *path, cons
 static int
 check_jitter(struct ld *l, const char *path, const struct sc_background *bg)
 {
+	/* the value's place, kept by read_jitter (the node is the item's mapping) */
+	const yaml_node_t v = { .start_mark = { .line = bg->jitter_line - 1,
+		                                .column = bg->jitter_col - 1 } };
 	char at[96];
 	double us = bg->jitter_s * 1e6;
 
 	snprintf(at, sizeof(at), "%s.jitter", path);
 	if (bg->jitter_s >= 1)
-		return jitter_fail(l, bg, at, "expected below 1s, got %g s", bg->jitter_s);
+		return ft__doc_fail(&l->d, &v, FT_ERANGE, at, "expected below 1s, got %g s",
+		                    bg->jitter_s);
 	if (bg->pattern == SC_ALLTOALL)
-		return jitter_fail(l, bg, at,
-		                   "an alltoall pattern has no one start per source (permutation "
-		                   "and incast only), got %g us",
-		                   us);
+		return ft__doc_fail(&l->d, &v, FT_ERANGE, at,
+		                    "an alltoall pattern has no one start per source (permutation "
+		                    "and incast only), got %g us",
+		                    us);
 	if (bg->bursts > 1 && bg->jitter_s > bg->off_s)
-		return jitter_fail(l, bg, at, "expected at most off (%g us) with %u bursts, got %g us",
-		                   bg->off_s * 1e6, bg->bursts, us);
+		return ft__doc_fail(&l->d, &v, FT_ERANGE, at,
+		                    "expected at most off (%g us) with %u bursts, got %g us",
+		                    bg->off_s * 1e6, bg->bursts, us);
 	return 0;
 }
 

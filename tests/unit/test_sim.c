@@ -2026,6 +2026,15 @@ jitter_run(const char *per, uint64_t seed, double jitter_us, double *starts, dou
 	if (ft_scenario_run(sc, &ov, NULL, &r, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_int_equal(r.flows.len, 3 * 4 + 8);
+	assert_int_equal(r.background.len, 2); /* as --json lists them */
+	{
+		const struct ft_sim_background *bg = ft_vec_at(&r.background, 0);
+
+		assert_string_equal(bg->pattern, "incast");
+		assert_int_equal(bg->bursts, 3);
+		assert_double_equal(bg->jitter_s, jitter_us * 1e-6, 1e-15);
+		assert_int_equal(bg->jitter_per_source, strcmp(per, "source") == 0);
+	}
 	for (uint32_t b = 0; b < 3; b++) {
 		double first = INFINITY;
 
