@@ -85,8 +85,7 @@ ft__sim_max_start_ns(const struct ft_schedule *sc)
 }
 
 int
-ft__sim_start_wait(const struct ft_sim_op *op, double lead_s, double *wait_s,
-                   struct ft_error *err)
+ft__sim_start_wait(const struct ft_sim_op *op, double lead_s, double *wait_s, struct ft_error *err)
 {
 	if (op->after >= 0 && op->delay_s < lead_s)
 		return ft_error_set(err, FT_EINVAL,

@@ -152,8 +152,8 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
  * barrier is done when the flow would have been, had it started at the lead.
  */
 static int
-add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wire,
-               uint32_t src, uint32_t dst, uint32_t prev, uint32_t bar, const struct flow_op *rec,
+add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wire, uint32_t src,
+               uint32_t dst, uint32_t prev, uint32_t bar, const struct flow_op *rec,
                uint32_t lead_ns, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;

@@ -387,8 +387,7 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
  */
 static int
 add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t bytes, uint32_t src,
-               uint32_t dst, uint32_t prev, uint32_t bar, const struct pk_op *rec,
-               uint32_t lead_ns)
+               uint32_t dst, uint32_t prev, uint32_t bar, const struct pk_op *rec, uint32_t lead_ns)
 {
 	const struct pk_task *b = task_at(e, bar); /* copied: adding tasks moves them */
 	uint64_t delay = b->delay_ps;
@@ -506,8 +505,9 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				rc = add_timed_conn(e, &fl, (uint64_t)((double)fl.bytes / eff + 0.5),
-				                    a, b, rec.end, (uint32_t)bar, &rec, lead_ns);
+				rc = add_timed_conn(e, &fl,
+				                    (uint64_t)((double)fl.bytes / eff + 0.5), a, b,
+				                    rec.end, (uint32_t)bar, &rec, lead_ns);
 				if (rc < 0)
 					goto fail;
 			}

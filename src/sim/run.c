@@ -764,7 +764,7 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_JITTER, bi));
 		for (i = 0, id = 0; (i == 0 || i < bg->bursts) && id >= 0; i++) {
 			if (jitter_ns > 0 && (i == 0 || !bg->jitter_per_source))
-				draw_offsets(&rng, &sched, jitter_ns, perm, n); /* perm: done with */
+				draw_offsets(&rng, &sched, jitter_ns, perm, n); /* perm: free */
 			op.after = i ? id : -1;
 			op.delay_s = i ? bg->off_s : 0;
 			op.nominal_end = jitter_ns > 0 && i + 1 < bg->bursts;

@@ -15,8 +15,6 @@
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
-#include <stdio.h>
-
 #include "coll/names.h"
 
 /* ---- jobs ------------------------------------------------------------------ */
@@ -245,8 +243,8 @@ read_pattern(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 
 /* Field @f, an enum of two names, as a flag: whether its value is the second name. */
 static int
-read_second_name(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v,
-                 const char *path, bool *second)
+read_second_name(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v, const char *path,
+                 bool *second)
 {
 	int i = 0, rc = ft__doc_read(d, f, v, path, &i);
 

@@ -466,8 +466,8 @@ incast_ends(const struct net *n, uint32_t *ends)
  * counters in @c.
  */
 static struct ft_engine *
-run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t bytes,
-             uint32_t d_ns, uint32_t bursts, double off_s, bool nominal, struct ft_sim_counters *c)
+run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t bytes, uint32_t d_ns,
+             uint32_t bursts, double off_s, bool nominal, struct ft_sim_counters *c)
 {
 	uint32_t ends[3] = { ft_topo_nic(n->t, 1, 0), ft_topo_nic(n->t, 2, 0),
 		             ft_topo_nic(n->t, 0, 0) };
@@ -513,10 +513,11 @@ run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t byte
  * rate R. Apart by at least a lone flow's time T1, neither waits for the other: each
  * takes T1 (both at line rate). Apart by d < B/R, flow 0 sends R d alone, then they
  * share the link for 2 (B/R - d), then flow 1 sends its last R d alone: both take
- * T1 + B/R - d (they share the link for 2 (B/R - d) of it). A second burst after the first starts `off` after the last flow ended; counted
- * from the nominal end (each flow's end less its offset) it starts d earlier, the
- * lead the offset gave flow 1. The flow engine is exact; the packet engine within a
- * packet's time at the start of each sharing and at the end.
+ * T1 + B/R - d (they share the link for 2 (B/R - d) of it). A second burst starts `off`
+ * after the first one's last flow ended; counted from the nominal end (each flow's end
+ * less its offset) it starts d earlier, the lead the offset gave flow 1. The flow
+ * engine is exact; the packet engine within a packet's time (4178 B at 50 GB/s: 84 ns)
+ * at the start of each sharing and at the end.
  */
 static void
 test_start_offsets_closed_form(void **state)
