@@ -699,6 +699,13 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		                    "%s:%u:%u: background[%zu].target: expected below "
 		                    "%u, got %u",
 		                    sc->file, bg->line, bg->col, bi, n, bg->target);
+	if (bg->jitter_s > 0 && e->ops == &ft_packet_engine &&
+	    sc->packet.chunking == FT_PKT_CHUNK_NCCL)
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s:%u:%u: background[%zu].jitter: the packet engine does not cut "
+		                    "flows with start offsets into NCCL's chunks (packet.chunking: "
+		                    "nccl): use chunking auto or off",
+		                    sc->file, bg->jitter_line, bg->jitter_col, bi);
 	ft_schedule_init(&sched);
 	sched.op = FT_OP_SENDRECV;
 	sched.algo = FT_ALGO_DIRECT;
