@@ -85,13 +85,13 @@ ft__sim_max_start_ns(const struct ft_schedule *sc)
 }
 
 int
-ft__sim_start_wait(const struct ft_sim_op *op, double lead_s, double *wait_s, struct ft_error *err)
+ft__sim_start_wait(const struct ft_sim_op *op, double shift_s, double *wait_s, struct ft_error *err)
 {
-	if (op->after >= 0 && op->delay_s < lead_s)
+	if (op->after >= 0 && op->delay_s < shift_s)
 		return ft_error_set(err, FT_EINVAL,
 		                    "sim: an op waits %.3f us after op %lld, whose flows start up "
 		                    "to %.3f us late: expected at least that",
-		                    op->delay_s * 1e6, (long long)op->after, lead_s * 1e6);
-	*wait_s = (op->after >= 0 ? op->delay_s - lead_s : op->delay_s) + op->sched->base_lat_s;
+		                    op->delay_s * 1e6, (long long)op->after, shift_s * 1e6);
+	*wait_s = (op->after >= 0 ? op->delay_s - shift_s : op->delay_s) + op->sched->base_lat_s;
 	return 0;
 }

@@ -147,14 +147,14 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
- * nominal end (@lead_ns, its largest offset, above 0), the flow's end reaches rec->next
- * through a barrier that waits as @bar does, plus the lead less its own offset: that
- * barrier is done when the flow would have been, had it started at the lead.
+ * nominal end (@shift_ns, its largest offset, above 0), the flow's end reaches rec->next
+ * through a barrier that waits as @bar does, plus the shift less its own offset: that
+ * barrier is done when the flow would have been, had it started at the shift.
  */
 static int
 add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wire, uint32_t src,
                uint32_t dst, uint32_t prev, uint32_t bar, const struct flow_op *rec,
-               uint32_t lead_ns, double cap_Bps)
+               uint32_t shift_ns, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;
 	const struct fs_task *b = ft__fs_task(s, bar); /* copied: adding tasks moves them */
@@ -171,9 +171,9 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
 	}
 	first = s->ntasks;
 	rc = add_conn(fe, wire, src, dst, prev, bar, tag, cap_Bps);
-	if (rc < 0 || lead_ns == 0)
+	if (rc < 0 || shift_ns == 0)
 		return rc;
-	id = ft__fs_add_barrier(s, delay + (lead_ns - fl->start_ns) * 1e-9, lat_mult, tag);
+	id = ft__fs_add_barrier(s, delay + (shift_ns - fl->start_ns) * 1e-9, lat_mult, tag);
 	if (id < 0 || ft__fs_add_dep(s, (uint32_t)id, rec->next) < 0)
 		return FT_ENOMEM;
 	for (t = first; t < (uint32_t)id; t++)
@@ -425,7 +425,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	const struct ft_schedule *sc = op->sched;
 	struct flow_op rec = { 0 };
 	const struct flow_op *after;
-	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), lead_ns;
+	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), shift_ns;
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait;
 	int64_t id;
 	int rc;
@@ -437,7 +437,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		if (op->rank_gpu[p] >= nv)
 			return ft_error_set(err, FT_EINVAL, "sim: rank %u placed on no vertex", p);
 	after = op->after >= 0 ? &FT_VEC_AT(&fe->ops, struct flow_op, op->after) : NULL;
-	if ((rc = ft__sim_start_wait(op, after ? after->lead_s : 0, &wait, err)) < 0)
+	if ((rc = ft__sim_start_wait(op, after ? after->shift_s : 0, &wait, err)) < 0)
 		return rc;
 	id = ft__fs_add_barrier(s, wait, 0, tag);
 	if (id < 0)
@@ -449,12 +449,12 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		goto oom;
 	rec.end = rec.start;
 	rec.next = FS_NONE;
-	lead_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
-	if (lead_ns > 0) {
+	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
+	if (shift_ns > 0) {
 		if ((id = ft__fs_add_barrier(s, 0, 0, tag)) < 0)
 			goto oom;
 		rec.next = (uint32_t)id;
-		rec.lead_s = lead_ns * 1e-9;
+		rec.shift_s = shift_ns * 1e-9;
 	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
@@ -481,7 +481,8 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 				if (a == b || fl.bytes == 0)
 					continue;
 				rc = add_timed_conn(fe, &fl, (double)fl.bytes / eff, a, b, rec.end,
-				                    (uint32_t)bar, &rec, lead_ns, op->conn_cap_Bps);
+				                    (uint32_t)bar, &rec, shift_ns,
+				                    op->conn_cap_Bps);
 				if (rc == FT_ERANGE)
 					return ft_error_set(err, rc,
 					                    "sim: more than %d distinct channel caps",

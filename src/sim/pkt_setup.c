@@ -381,13 +381,14 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
- * nominal end (@lead_ns, its largest offset, above 0), the flow's end reaches rec->next
- * through a barrier that waits as @bar does, plus the lead less its own offset: that
- * barrier is done when the flow would have been, had it started at the lead.
+ * nominal end (@shift_ns, its largest offset, above 0), the flow's end reaches rec->next
+ * through a barrier that waits as @bar does, plus the shift less its own offset: that
+ * barrier is done when the flow would have been, had it started at the shift.
  */
 static int
 add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t bytes, uint32_t src,
-               uint32_t dst, uint32_t prev, uint32_t bar, const struct pk_op *rec, uint32_t lead_ns)
+               uint32_t dst, uint32_t prev, uint32_t bar, const struct pk_op *rec,
+               uint32_t shift_ns)
 {
 	const struct pk_task *b = task_at(e, bar); /* copied: adding tasks moves them */
 	uint64_t delay = b->delay_ps;
@@ -405,9 +406,9 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 	}
 	first = (uint32_t)e->tasks.len;
 	rc = ft__pk_add_conn(e, bytes, src, dst, prev, bar, tag);
-	if (rc < 0 || lead_ns == 0)
+	if (rc < 0 || shift_ns == 0)
 		return rc;
-	id = ft__pk_add_task(e, PK_T_BARRIER, delay + (uint64_t)(lead_ns - fl->start_ns) * 1000,
+	id = ft__pk_add_task(e, PK_T_BARRIER, delay + (uint64_t)(shift_ns - fl->start_ns) * 1000,
 	                     lat_mult, tag);
 	if (id < 0 || ft__pk_add_dep(e, (uint32_t)id, rec->next) < 0)
 		return FT_ENOMEM;
@@ -423,7 +424,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
 	const struct ft_schedule *sc = op->sched;
 	const struct pk_op *after;
-	uint32_t tag = (uint32_t)e->ops.len, p, nv = ft_topo_nvertices(e->topo), lead_ns;
+	uint32_t tag = (uint32_t)e->ops.len, p, nv = ft_topo_nvertices(e->topo), shift_ns;
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait;
 	struct pk_op rec = { 0 };
 	int64_t id;
@@ -445,7 +446,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	e->sub_prio = op->prio;
 	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
 	after = op->after >= 0 ? &FT_VEC_AT(&e->ops, struct pk_op, op->after) : NULL;
-	if ((rc = ft__sim_start_wait(op, after ? after->lead_s : 0, &wait, err)) < 0)
+	if ((rc = ft__sim_start_wait(op, after ? after->shift_s : 0, &wait, err)) < 0)
 		return rc;
 	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(wait), 0, tag);
 	if (id < 0)
@@ -457,12 +458,12 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		goto oom;
 	rec.end = rec.start;
 	rec.next = PK_NONE;
-	lead_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
-	if (lead_ns > 0) {
+	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
+	if (shift_ns > 0) {
 		if ((id = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag)) < 0)
 			goto oom;
 		rec.next = (uint32_t)id;
-		rec.lead_s = lead_ns * 1e-9;
+		rec.shift_s = shift_ns * 1e-9;
 	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
@@ -507,7 +508,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 					continue;
 				rc = add_timed_conn(e, &fl,
 				                    (uint64_t)((double)fl.bytes / eff + 0.5), a, b,
-				                    rec.end, (uint32_t)bar, &rec, lead_ns);
+				                    rec.end, (uint32_t)bar, &rec, shift_ns);
 				if (rc < 0)
 					goto fail;
 			}

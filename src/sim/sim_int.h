@@ -401,10 +401,10 @@ int ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
 uint32_t ft__sim_max_start_ns(const struct ft_schedule *sc);
 /*
  * The wait of an op's start barrier after op @after (-1: none), whose flows start up to
- * @lead_s late about a nominal start that ops waiting for it count from: @op's delay less
- * that lead, plus its launch latency; an error when the delay is shorter than the lead.
+ * @shift_s late about a nominal start that ops waiting for it count from: @op's delay less
+ * that shift, plus its launch latency; an error when the delay is shorter than the shift.
  */
-int ft__sim_start_wait(const struct ft_sim_op *op, double lead_s, double *wait_s,
+int ft__sim_start_wait(const struct ft_sim_op *op, double shift_s, double *wait_s,
                        struct ft_error *err) FT_MUST_CHECK;
 /* Nearest-rank percentile @q in [0, 1] of sorted @v. */
 double ft__sim_pct(const double *v, size_t n, double q);

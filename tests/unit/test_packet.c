@@ -515,7 +515,7 @@ run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t byte
  * share the link for 2 (B/R - d), then flow 1 sends its last R d alone: both take
  * T1 + B/R - d (they share the link for 2 (B/R - d) of it). A second burst starts `off`
  * after the first one's last flow ended; counted from the nominal end (each flow's end
- * less its offset) it starts d earlier, the lead the offset gave flow 1. The flow
+ * less its offset) it starts d earlier, the head start the offset gave flow 1. The flow
  * engine is exact; the packet engine within a packet's time (4178 B at 50 GB/s: 84 ns)
  * at the start of each sharing and at the end.
  */
