@@ -193,6 +193,9 @@ struct ft_sched_flow {
 	uint8_t dir;
 	uint8_t relay;
 	uint16_t head;
+	/* When the flow starts, in nanoseconds after its phase could start (0: at once): an
+	 * on/off source's start jitter. Engines that model no start times may ignore it. */
+	uint32_t start_ns;
 };
 
 enum { FT_SCHED_UP = 1, FT_SCHED_DOWN = 2 };

@@ -219,6 +219,14 @@ struct ft_sim_op {
 	 * that model no channels may ignore it. */
 	double conn_cap_Bps;
 	uint8_t prio; /* priority (RoCE traffic class, IB VL) of its flows, < FT_PKT_NPRIO */
+	/*
+	 * Its flows' start offsets (struct ft_sched_flow.start_ns, largest L) are jitter
+	 * about one nominal start: an op that waits for this one then starts delay_s after
+	 * the latest of its flows' ends less each one's offset (when the burst would have
+	 * ended had every flow started at once and taken as long as it did), which needs
+	 * delay_s >= L. False: after its last flow (the flow and packet engines).
+	 */
+	bool nominal_end;
 };
 
 /* Timing of one submitted op. */
@@ -559,6 +567,7 @@ struct ft_sim_report {
 	uint64_t nflow_ids;          /* with --list-flows: flow ids in all */
 	char description[1024]; /* the scenario's description, "" when none */
 	struct ft_vec faults;   /* struct ft_sim_fault_text: the faults injected, in order */
+	struct ft_vec background; /* struct ft_sim_background: the scenario's, in order */
 	struct ft_vec by_size;  /* struct ft_sim_size_stat: a sweep's utilisation size by size */
 	/* struct ft_sim_op_counters: the packet engine's counters of each result row's op
 	 * (one per row of run), empty for the other engines */
@@ -625,6 +634,17 @@ struct ft_sim_qp_series {
 	size_t n;
 	double rate_Bps[FT_SIM_TRACE_POINTS]; /* mean of its samples */
 	double alpha[FT_SIM_TRACE_POINTS];    /* DCQCN's alpha, the same */
+};
+
+/* One background pattern of the scenario, as it was run. */
+struct ft_sim_background {
+	char pattern[16];       /* permutation, incast or alltoall */
+	uint64_t bytes;         /* per flow */
+	uint32_t hosts;         /* endpoints taking part, 0 = all */
+	uint32_t bursts;        /* times it runs (on/off), 1 = once */
+	double off_s;           /* idle time between bursts */
+	double jitter_s;        /* start jitter: offsets uniform in [0, jitter_s); 0 = none */
+	bool jitter_per_source; /* offsets drawn once per source, not anew per burst */
 };
 
 /* One injected fault in words: "nic: node 17 NIC 3 at 25% of its rate". */

@@ -73,3 +73,25 @@ ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
 	*b = op->rank_gpu[fl->dst];
 	return 0;
 }
+
+uint32_t
+ft__sim_max_start_ns(const struct ft_schedule *sc)
+{
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < sc->flows.len; i++)
+		m = FT_MAX(m, FT_VEC_AT(&sc->flows, struct ft_sched_flow, i).start_ns);
+	return m;
+}
+
+int
+ft__sim_start_wait(const struct ft_sim_op *op, double shift_s, double *wait_s, struct ft_error *err)
+{
+	if (op->after >= 0 && op->delay_s < shift_s)
+		return ft_error_set(err, FT_EINVAL,
+		                    "sim: an op waits %.3f us after op %lld, whose flows start up "
+		                    "to %.3f us late: expected at least that",
+		                    op->delay_s * 1e6, (long long)op->after, shift_s * 1e6);
+	*wait_s = (op->after >= 0 ? op->delay_s - shift_s : op->delay_s) + op->sched->base_lat_s;
+	return 0;
+}

@@ -145,6 +145,44 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 }
 
 /*
+ * A flow of the schedule as a connection, at its start offset (a barrier of that wait
+ * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
+ * nominal end (@shift_ns, its largest offset, above 0), the flow's end reaches rec->next
+ * through a barrier that waits as @bar does, plus the shift less its own offset: that
+ * barrier is done when the flow would have been, had it started at the shift.
+ */
+static int
+add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wire, uint32_t src,
+               uint32_t dst, uint32_t prev, uint32_t bar, const struct flow_op *rec,
+               uint32_t shift_ns, double cap_Bps)
+{
+	struct fs_sim *s = &fe->core;
+	const struct fs_task *b = ft__fs_task(s, bar); /* copied: adding tasks moves them */
+	double delay = b->delay_s, lat_mult = b->lat_mult;
+	uint32_t tag = b->tag, first, t;
+	int64_t id;
+	int rc;
+
+	if (fl->start_ns > 0) {
+		if ((id = ft__fs_add_barrier(s, fl->start_ns * 1e-9, 0, tag)) < 0 ||
+		    ft__fs_add_dep(s, prev, (uint32_t)id) < 0)
+			return FT_ENOMEM;
+		prev = (uint32_t)id;
+	}
+	first = s->ntasks;
+	rc = add_conn(fe, wire, src, dst, prev, bar, tag, cap_Bps);
+	if (rc < 0 || shift_ns == 0)
+		return rc;
+	id = ft__fs_add_barrier(s, delay + (shift_ns - fl->start_ns) * 1e-9, lat_mult, tag);
+	if (id < 0 || ft__fs_add_dep(s, (uint32_t)id, rec->next) < 0)
+		return FT_ENOMEM;
+	for (t = first; t < (uint32_t)id; t++)
+		if (ft__fs_add_dep(s, t, (uint32_t)id) < 0)
+			return FT_ENOMEM;
+	return 0;
+}
+
+/*
  * The vertex a schedule endpoint stands for: the rank's GPU, or for the
  * in-network reduction engine (FT_SCHED_INNET) the NVSwitch of the node
  * (NVLS, and NVLSTree's in-node part) or the first switch of the GPU's NIC (CollNet / SHARP).
@@ -386,8 +424,9 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	struct fs_sim *s = &fe->core;
 	const struct ft_schedule *sc = op->sched;
 	struct flow_op rec = { 0 };
-	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo);
-	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
+	const struct flow_op *after;
+	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), shift_ns;
+	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait;
 	int64_t id;
 	int rc;
 
@@ -397,16 +436,26 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	for (p = 0; p < sc->nranks; p++)
 		if (op->rank_gpu[p] >= nv)
 			return ft_error_set(err, FT_EINVAL, "sim: rank %u placed on no vertex", p);
-	id = ft__fs_add_barrier(s, op->delay_s + sc->base_lat_s, 0, tag);
+	after = op->after >= 0 ? &FT_VEC_AT(&fe->ops, struct flow_op, op->after) : NULL;
+	if ((rc = ft__sim_start_wait(op, after ? after->shift_s : 0, &wait, err)) < 0)
+		return rc;
+	id = ft__fs_add_barrier(s, wait, 0, tag);
 	if (id < 0)
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
 	rec.base_lat_s = sc->base_lat_s;
-	if (op->after >= 0 &&
-	    ft__fs_add_dep(s, FT_VEC_AT(&fe->ops, struct flow_op, op->after).end, rec.start) < 0)
+	if (after && ft__fs_add_dep(s, after->next, rec.start) < 0)
 		goto oom;
 	rec.end = rec.start;
+	rec.next = FS_NONE;
+	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
+	if (shift_ns > 0) {
+		if ((id = ft__fs_add_barrier(s, 0, 0, tag)) < 0)
+			goto oom;
+		rec.next = (uint32_t)id;
+		rec.shift_s = shift_ns * 1e-9;
+	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
 		double steps = ph->steps ? ph->steps : 1, extra = 0;
@@ -431,8 +480,9 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				rc = add_conn(fe, (double)fl.bytes / eff, a, b, rec.end,
-				              (uint32_t)bar, tag, op->conn_cap_Bps);
+				rc = add_timed_conn(fe, &fl, (double)fl.bytes / eff, a, b, rec.end,
+				                    (uint32_t)bar, &rec, shift_ns,
+				                    op->conn_cap_Bps);
 				if (rc == FT_ERANGE)
 					return ft_error_set(err, rc,
 					                    "sim: more than %d distinct channel caps",
@@ -443,6 +493,8 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		}
 		rec.end = (uint32_t)bar;
 	}
+	if (rec.next == FS_NONE)
+		rec.next = rec.end;
 	if (ft_vec_push(&fe->ops, &rec) < 0)
 		goto oom;
 	return (int64_t)fe->ops.len - 1;

@@ -15,8 +15,10 @@
 struct flow_op {
 	uint32_t start; /* barrier task */
 	uint32_t end;   /* barrier task */
+	uint32_t next;  /* the barrier an op waiting for it waits for: end, or its nominal end */
 	uint32_t job;
 	double base_lat_s; /* launch latency inside the start barrier */
+	double shift_s;    /* how much later than its nominal end `next` is (its largest offset) */
 };
 
 /*

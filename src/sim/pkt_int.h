@@ -233,8 +233,10 @@ struct pk_flow {
 
 struct pk_op {
 	uint32_t start, end; /* barrier tasks */
+	uint32_t next;       /* the barrier an op waiting for it waits for: end, or its nominal end */
 	uint32_t job;
 	uint64_t base_lat_ps; /* launch latency inside the start barrier (not the op's time) */
+	double shift_s; /* how much later than its nominal end `next` is (its largest offset) */
 };
 
 struct pk_link {

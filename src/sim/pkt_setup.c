@@ -377,13 +377,54 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 	return rc;
 }
 
+/*
+ * A flow of the schedule as a connection, at its start offset (a barrier of that wait
+ * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
+ * nominal end (@shift_ns, its largest offset, above 0), the flow's end reaches rec->next
+ * through a barrier that waits as @bar does, plus the shift less its own offset: that
+ * barrier is done when the flow would have been, had it started at the shift.
+ */
+static int
+add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t bytes, uint32_t src,
+               uint32_t dst, uint32_t prev, uint32_t bar, const struct pk_op *rec,
+               uint32_t shift_ns)
+{
+	const struct pk_task *b = task_at(e, bar); /* copied: adding tasks moves them */
+	uint64_t delay = b->delay_ps;
+	double lat_mult = b->lat_mult;
+	uint32_t tag = b->op, first, t;
+	int64_t id;
+	int rc;
+
+	if (fl->start_ns > 0) {
+		if ((id = ft__pk_add_task(e, PK_T_BARRIER, (uint64_t)fl->start_ns * 1000, 0, tag)) <
+		            0 ||
+		    ft__pk_add_dep(e, prev, (uint32_t)id) < 0)
+			return FT_ENOMEM;
+		prev = (uint32_t)id;
+	}
+	first = (uint32_t)e->tasks.len;
+	rc = ft__pk_add_conn(e, bytes, src, dst, prev, bar, tag);
+	if (rc < 0 || shift_ns == 0)
+		return rc;
+	id = ft__pk_add_task(e, PK_T_BARRIER, delay + (uint64_t)(shift_ns - fl->start_ns) * 1000,
+	                     lat_mult, tag);
+	if (id < 0 || ft__pk_add_dep(e, (uint32_t)id, rec->next) < 0)
+		return FT_ENOMEM;
+	for (t = first; t < (uint32_t)id; t++)
+		if (ft__pk_add_dep(e, t, (uint32_t)id) < 0)
+			return FT_ENOMEM;
+	return 0;
+}
+
 int64_t
 ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *err)
 {
 	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
 	const struct ft_schedule *sc = op->sched;
-	uint32_t tag = (uint32_t)e->ops.len, p, nv = ft_topo_nvertices(e->topo);
-	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
+	const struct pk_op *after;
+	uint32_t tag = (uint32_t)e->ops.len, p, nv = ft_topo_nvertices(e->topo), shift_ns;
+	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait;
 	struct pk_op rec = { 0 };
 	int64_t id;
 	int rc;
@@ -403,16 +444,26 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		return rc;
 	e->sub_prio = op->prio;
 	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
-	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(op->delay_s + sc->base_lat_s), 0, tag);
+	after = op->after >= 0 ? &FT_VEC_AT(&e->ops, struct pk_op, op->after) : NULL;
+	if ((rc = ft__sim_start_wait(op, after ? after->shift_s : 0, &wait, err)) < 0)
+		return rc;
+	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(wait), 0, tag);
 	if (id < 0)
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
 	rec.base_lat_ps = s_to_ps(sc->base_lat_s);
-	if (op->after >= 0 &&
-	    ft__pk_add_dep(e, FT_VEC_AT(&e->ops, struct pk_op, op->after).end, rec.start) < 0)
+	if (after && ft__pk_add_dep(e, after->next, rec.start) < 0)
 		goto oom;
 	rec.end = rec.start;
+	rec.next = PK_NONE;
+	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
+	if (shift_ns > 0) {
+		if ((id = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag)) < 0)
+			goto oom;
+		rec.next = (uint32_t)id;
+		rec.shift_s = shift_ns * 1e-9;
+	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 		double steps = ph->steps ? ph->steps : 1;
@@ -422,6 +473,11 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 
 		if (bar < 0 || ft__pk_add_dep(e, rec.end, (uint32_t)bar) < 0)
 			goto oom;
+		if (ft__pk_is_p2p(e, op, ph) && ft__sim_max_start_ns(sc) > 0)
+			return ft_error_set(err, FT_EINVAL,
+			                    "sim: packet engine: flows with start offsets (start "
+			                    "jitter) are not cut into NCCL's chunks: use chunking: "
+			                    "auto or off");
 		if (ft__pk_is_p2p(e, op, ph))
 			rc = ft__pk_submit_p2p(e, op, ph, rec.end, (uint32_t)bar, tag, err);
 		else if (ft__pk_is_chunked(e, sc, ph))
@@ -449,14 +505,17 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				rc = ft__pk_add_conn(e, (uint64_t)((double)fl.bytes / eff + 0.5), a,
-				                     b, rec.end, (uint32_t)bar, tag);
+				rc = add_timed_conn(e, &fl,
+				                    (uint64_t)((double)fl.bytes / eff + 0.5), a, b,
+				                    rec.end, (uint32_t)bar, &rec, shift_ns);
 				if (rc < 0)
 					goto fail;
 			}
 		}
 		rec.end = (uint32_t)bar;
 	}
+	if (rec.next == PK_NONE)
+		rec.next = rec.end;
 	if (ft_vec_push(&e->ops, &rec) < 0)
 		goto oom;
 	return (int64_t)e->ops.len - 1;

@@ -197,6 +197,29 @@ failure_text(const struct ft_sim_report *r, struct ft_strbuf *out)
 	ft_strbuf_adds(out, "; what follows is up to then\n");
 }
 
+/* The background patterns, with their on/off shape and start jitter. */
+static void
+background_json(const struct ft_sim_report *r, struct ft_json *j)
+{
+	ft_json_key(j, "background");
+	ft_json_arr_begin(j);
+	for (size_t k = 0; k < r->background.len; k++) {
+		const struct ft_sim_background *b = ft_vec_at(&r->background, k);
+
+		ft_json_obj_begin(j);
+		ft_json_kv_str(j, "pattern", b->pattern);
+		ft_json_kv_uint(j, "bytes", b->bytes);
+		if (b->hosts)
+			ft_json_kv_uint(j, "hosts", b->hosts);
+		ft_json_kv_uint(j, "bursts", b->bursts);
+		ft__json_kv_num(j, "off_us", b->off_s * 1e6);
+		ft__json_kv_num(j, "jitter_us", b->jitter_s * 1e6);
+		ft_json_kv_str(j, "jitter_per", b->jitter_per_source ? "source" : "burst");
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+}
+
 void
 ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j)
 {
@@ -220,6 +243,8 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	for (size_t k = 0; k < r->faults.len; k++)
 		ft_json_str(j, ((const struct ft_sim_fault_text *)ft_vec_at(&r->faults, k))->text);
 	ft_json_arr_end(j);
+	if (r->background.len)
+		background_json(r, j);
 	if (r->description[0])
 		ft_json_kv_str(j, "description", r->description);
 	ft_json_kv_uint(j, "seed", r->seed);

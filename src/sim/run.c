@@ -19,6 +19,7 @@
 
 #define RNG_PLACEMENT  0x706c6163u /* stream kinds (ft_rng_stream) */
 #define RNG_BACKGROUND 0x6267u
+#define RNG_JITTER     0x6a6974u
 
 /* Where job @ji's field is for an error: "file:line:col: jobs[i].<field>", or the option
  * @opt for a scenario built from the command line (ft__scenario_job_where); the text lives
@@ -654,6 +655,23 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 	return rc;
 }
 
+/*
+ * Start jitter: each of the @n sources of @sched's flows starts an offset drawn
+ * uniformly in [0, @jitter_ns) ns after the burst's nominal start (@offs: n entries).
+ */
+static void
+draw_offsets(struct ft_rng *rng, struct ft_schedule *sched, uint32_t jitter_ns, uint32_t *offs,
+             uint32_t n)
+{
+	for (uint32_t r = 0; r < n; r++)
+		offs[r] = (uint32_t)ft_rng_below(rng, jitter_ns);
+	for (size_t f = 0; f < sched->flows.len; f++) {
+		struct ft_sched_flow *fl = ft_vec_at(&sched->flows, f);
+
+		fl->start_ns = offs[fl->src];
+	}
+}
+
 /* Background traffic: one phase of flows between NICs (or GPUs). */
 static int
 submit_background(const struct ft_scenario *sc, const struct sc_background *bg, size_t bi,
@@ -691,6 +709,13 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		                    "%s:%u:%u: background[%zu].target: expected below "
 		                    "%u, got %u",
 		                    sc->file, bg->line, bg->col, bi, n, bg->target);
+	if (bg->jitter_s > 0 && e->ops == &ft_packet_engine &&
+	    sc->packet.chunking == FT_PKT_CHUNK_NCCL)
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s:%u:%u: background[%zu].jitter: the packet engine does not cut "
+		                    "flows with start offsets into NCCL's chunks (packet.chunking: "
+		                    "nccl): use chunking auto or off",
+		                    sc->file, bg->jitter_line, bg->jitter_col, bi);
 	ft_schedule_init(&sched);
 	sched.op = FT_OP_SENDRECV;
 	sched.algo = FT_ALGO_DIRECT;
@@ -748,12 +773,18 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 			.sched = &sched, .rank_gpu = ends, .after = -1, .job = UINT32_MAX,
 			.prio = (uint8_t)bg->prio
 		};
+		uint32_t jitter_ns = (uint32_t)(bg->jitter_s * 1e9 + 0.5);
 
-		id = e->ops->submit(e, &op, err);
-		/* On/off: each further burst starts `off` after the previous one ended. */
-		for (i = 1; i < bg->bursts && id >= 0; i++) {
-			op.after = id;
-			op.delay_s = bg->off_s;
+		/* On/off: each further burst starts `off` after the previous one ended; with
+		 * start jitter, after its nominal end (struct ft_sim_op.nominal_end). The
+		 * offsets come from a stream of their own: the permutation stays the same. */
+		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_JITTER, bi));
+		for (i = 0, id = 0; (i == 0 || i < bg->bursts) && id >= 0; i++) {
+			if (jitter_ns > 0 && (i == 0 || !bg->jitter_per_source))
+				draw_offsets(&rng, &sched, jitter_ns, perm, n); /* perm: free */
+			op.after = i ? id : -1;
+			op.delay_s = i ? bg->off_s : 0;
+			op.nominal_end = jitter_ns > 0 && i + 1 < bg->bursts;
 			id = e->ops->submit(e, &op, err);
 		}
 	}
@@ -766,6 +797,24 @@ oom:
 	ft_free(ends);
 	ft_free(perm);
 	return ft_error_set(err, FT_ENOMEM, "out of memory");
+}
+
+/* Background pattern @bg as the report lists it, pushed on @rows. */
+static int
+background_row(const struct sc_background *bg, struct ft_vec *rows)
+{
+	static const char *const names[] = { [SC_PERMUTATION] = "permutation",
+		                             [SC_INCAST] = "incast",
+		                             [SC_ALLTOALL] = "alltoall" };
+	struct ft_sim_background b = { .bytes = bg->bytes,
+		                       .hosts = bg->hosts,
+		                       .bursts = bg->bursts ? bg->bursts : 1,
+		                       .off_s = bg->off_s,
+		                       .jitter_s = bg->jitter_s,
+		                       .jitter_per_source = bg->jitter_per_source };
+
+	ft_strlcpy(b.pattern, names[bg->pattern], sizeof(b.pattern));
+	return ft_vec_push(rows, &b);
 }
 
 void
@@ -786,6 +835,7 @@ ft_sim_report_init(struct ft_sim_report *r)
 	ft_vec_init(&r->tiers, sizeof(struct ft_sim_tier_stat));
 	ft_vec_init(&r->ports, sizeof(struct ft_sim_hot_link));
 	ft_vec_init(&r->faults, sizeof(struct ft_sim_fault_text));
+	ft_vec_init(&r->background, sizeof(struct ft_sim_background));
 	ft_vec_init(&r->counter_files, sizeof(struct ft_sim_file));
 	ft_vec_init(&r->by_size, sizeof(struct ft_sim_size_stat));
 	ft_vec_init(&r->op_counters, sizeof(struct ft_sim_op_counters));
@@ -800,7 +850,7 @@ ft_sim_report_release(struct ft_sim_report *r)
 	struct ft_vec *const vecs[] = {
 		&r->jobs,          &r->hot,          &r->tiers,  &r->ports,
 		&r->counter_files, &r->trace_series, &r->faults, &r->by_size,
-		&r->op_counters,   &r->qp_series,    &r->flows
+		&r->op_counters,   &r->qp_series,    &r->flows,  &r->background
 	};
 
 	ft_run_release(&r->run);
@@ -963,6 +1013,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		if (ft_vec_push(&out->faults, &ft) < 0)
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	}
+	for (size_t k = 0; k < sc->background.len; k++)
+		if (background_row(ft_vec_at(&sc->background, k), &out->background) < 0)
+			return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
 	if (ov && ov->cluster) {
 		rc = ft__spec_scenario_cluster(sc, ov->cluster, &ospec, err);
 		if (rc < 0)

@@ -397,6 +397,15 @@ uint32_t ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum f
 int ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
                       const struct ft_sim_op *op, const struct ft_sched_flow *fl, uint32_t *a,
                       uint32_t *b, struct ft_error *err) FT_MUST_CHECK;
+/* The largest start offset of @sc's flows, ns (0: every flow starts with its phase). */
+uint32_t ft__sim_max_start_ns(const struct ft_schedule *sc);
+/*
+ * The wait of an op's start barrier after op @after (-1: none), whose flows start up to
+ * @shift_s late about a nominal start that ops waiting for it count from: @op's delay less
+ * that shift, plus its launch latency; an error when the delay is shorter than the shift.
+ */
+int ft__sim_start_wait(const struct ft_sim_op *op, double shift_s, double *wait_s,
+                       struct ft_error *err) FT_MUST_CHECK;
 /* Nearest-rank percentile @q in [0, 1] of sorted @v. */
 double ft__sim_pct(const double *v, size_t n, double q);
 /* Fill the fct / ideal / slowdown fields of @c from per-flow arrays. FT_ENOMEM. */

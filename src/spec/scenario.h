@@ -76,6 +76,12 @@ struct sc_background {
 	bool gpu_endpoints; /* endpoints are GPUs (default: NICs) */
 	uint32_t bursts;    /* on/off: the pattern repeated this many times (0 = once) */
 	double off_s;       /* idle time after each burst before the next */
+	/* Start jitter: each source starts its burst at an offset drawn uniformly in
+	 * [0, jitter_s) from the scenario's seed, once per source (jitter_per_source) or
+	 * anew for every burst (the default). 0 = every source at once. */
+	double jitter_s;
+	bool jitter_per_source;
+	uint32_t jitter_line, jitter_col; /* where jitter: is, for errors */
 	uint32_t prio;      /* priority of its traffic (packet engine) */
 	uint32_t line, col;
 };

@@ -241,16 +241,49 @@ read_pattern(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return 0;
 }
 
+/* Field @f, an enum of two names, as a flag: whether its value is the second name. */
+static int
+read_second_name(struct ft__doc *d, const struct ft__doc_field *f, yaml_node_t *v, const char *path,
+                 bool *second)
+{
+	int i = 0, rc = ft__doc_read(d, f, v, path, &i);
+
+	*second = i == 1;
+	return rc;
+}
+
 static int
 read_endpoints(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 {
 	static const char *const names[] = { "nic", "gpu", NULL };
 	static const struct ft__doc_field f = { "endpoints", FT__DOC_ENUM, 0, sizeof(int),
 		                                .names = names };
-	int i = 0, rc = ft__doc_read(d, &f, v, path, &i);
 
-	((struct sc_background *)obj)->gpu_endpoints = i == 1;
-	return rc;
+	return read_second_name(d, &f, v, path, &((struct sc_background *)obj)->gpu_endpoints);
+}
+
+/* The start jitter, and where it is (bg_check's errors point at it). */
+static int
+read_jitter(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const struct ft__doc_field f = { "jitter", FT__DOC_DURATION, 0, sizeof(double) };
+	struct sc_background *bg = obj;
+
+	bg->jitter_line = (uint32_t)v->start_mark.line + 1;
+	bg->jitter_col = (uint32_t)v->start_mark.column + 1;
+	return ft__doc_read(d, &f, v, path, &bg->jitter_s);
+}
+
+/* Whether a source's start offset is drawn once (source) or for every burst (burst). */
+static int
+read_jitter_per(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	static const char *const names[] = { "burst", "source", NULL };
+	static const struct ft__doc_field f = { "jitter_per", FT__DOC_ENUM, 0, sizeof(int),
+		                                .names = names };
+
+	return read_second_name(d, &f, v, path,
+	                        &((struct sc_background *)obj)->jitter_per_source);
 }
 
 static const struct ft__doc_field bg_fields[] = {
@@ -262,6 +295,8 @@ static const struct ft__doc_field bg_fields[] = {
 	{ "endpoints", FT__DOC_FN, .fn = read_endpoints },
 	{ "bursts", FT__DOC_U32, FT__DOC_AT(struct sc_background, bursts), .lo = 1, .hi = 1000000 },
 	{ "off", FT__DOC_DURATION, FT__DOC_AT(struct sc_background, off_s) },
+	{ "jitter", FT__DOC_FN, .fn = read_jitter },
+	{ "jitter_per", FT__DOC_FN, .fn = read_jitter_per },
 	{ "priority", FT__DOC_U32, FT__DOC_AT(struct sc_background, prio), .lo = 0,
 	  .hi = FT_PKT_NPRIO - 1 },
 };
@@ -277,6 +312,38 @@ bg_init(void *obj, const yaml_node_t *n, size_t i)
 	bg->col = (uint32_t)n->start_mark.column + 1;
 }
 
+/*
+ * Start jitter: offsets are whole nanoseconds below 1 s; an all-to-all has no one start
+ * per source (its rounds follow each other); and with more than one burst the jitter may
+ * not exceed the idle time, so that a source's next burst (one period after the previous
+ * burst's nominal start, each offset drawn anew) never begins before its last one began
+ * to end (sim.md).
+ */
+static int
+check_jitter(struct ld *l, const char *path, const struct sc_background *bg)
+{
+	/* the value's place, kept by read_jitter (the node is the item's mapping) */
+	const yaml_node_t v = { .start_mark = { .line = bg->jitter_line - 1,
+		                                .column = bg->jitter_col - 1 } };
+	char at[96];
+	double us = bg->jitter_s * 1e6;
+
+	snprintf(at, sizeof(at), "%s.jitter", path);
+	if (bg->jitter_s >= 1)
+		return ft__doc_fail(&l->d, &v, FT_ERANGE, at, "expected below 1s, got %g s",
+		                    bg->jitter_s);
+	if (bg->pattern == SC_ALLTOALL)
+		return ft__doc_fail(&l->d, &v, FT_ERANGE, at,
+		                    "an alltoall pattern has no one start per source (permutation "
+		                    "and incast only), got %g us",
+		                    us);
+	if (bg->bursts > 1 && bg->jitter_s > bg->off_s)
+		return ft__doc_fail(&l->d, &v, FT_ERANGE, at,
+		                    "expected at most off (%g us) with %u bursts, got %g us",
+		                    bg->off_s * 1e6, bg->bursts, us);
+	return 0;
+}
+
 static int
 bg_check(struct ld *l, const char *path, yaml_node_t *n, void *obj, uint64_t seen)
 {
@@ -284,7 +351,7 @@ bg_check(struct ld *l, const char *path, yaml_node_t *n, void *obj, uint64_t see
 
 	if (bg->bytes == 0)
 		return ft__doc_fail(&l->d, n, FT_EPARSE, path, "missing 'size'");
-	return 0;
+	return bg->jitter_s > 0 ? check_jitter(l, path, bg) : 0;
 }
 
 static int

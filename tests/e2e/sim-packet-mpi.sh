@@ -65,6 +65,14 @@ sed 's/^routing: ecmp$/routing: adaptive\nflowlet: 256KiB/' tests/fixtures/sim/p
 check flowlet "$tmp/flowlet.yaml" 1 '"routing": "adaptive"'
 cmp -s "$tmp/adaptive.one.json" "$tmp/flowlet.one.json" &&
 	{ echo "flowlet: the same result as per-packet adaptive routing"; fail=1; }
+# Start jitter: each host's flow starts at its own offset (in [0, 20 us)), after a
+# barrier of that wait which every rank runs.
+sed 's/^    size: 2MiB$/&\n    jitter: 20us/' tests/fixtures/sim/packet-mpi-k4.yaml >"$tmp/jitter.yaml"
+check jitter "$tmp/jitter.yaml" 1 '"jitter_us": 20'
+# (but for the jitter and the file's name)
+unlike='"jitter_us"\|"cluster"'
+grep -v "$unlike" "$tmp/jitter.one.json" | cmp -s - <(grep -v "$unlike" "$tmp/pfc.one.json") &&
+	{ echo "jitter: the same result as every flow starting at once"; fail=1; }
 # InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
 check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
 grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||

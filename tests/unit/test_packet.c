@@ -459,6 +459,130 @@ incast_ends(const struct net *n, uint32_t *ends)
 	return k / 2;
 }
 
+/*
+ * Bursts of a 2-to-1 incast (n1.nic0 and n2.nic0 into n0.nic0, one leaf: the receiver's
+ * link is the bottleneck), flow 1 starting @d_ns after flow 0, each burst after the one
+ * before with @off_s between (@nominal: counted from the burst's nominal end); the
+ * counters in @c.
+ */
+static struct ft_engine *
+run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t bytes, uint32_t d_ns,
+             uint32_t bursts, double off_s, bool nominal, struct ft_sim_counters *c)
+{
+	uint32_t ends[3] = { ft_topo_nic(n->t, 1, 0), ft_topo_nic(n->t, 2, 0),
+		             ft_topo_nic(n->t, 0, 0) };
+	struct ft_sched_phase ph = { .steps = 1, .nflows = 2, .npairs = 2 };
+	struct ft_sim_op op = { .rank_gpu = ends, .after = -1, .nominal_end = nominal };
+	struct ft_sched_flow f[2] = { { .src = 0, .dst = 2, .bytes = bytes },
+		                      { .src = 1, .dst = 2, .bytes = bytes, .start_ns = d_ns } };
+	struct ft_schedule s;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+
+	ft_schedule_init(&s);
+	s.op = FT_OP_SENDRECV;
+	s.algo = FT_ALGO_DIRECT;
+	s.nranks = 3;
+	s.ranks_per_node = 1;
+	s.proto_eff = 1;
+	s.bytes = bytes;
+	assert_int_equal(ft_vec_push(&s.flows, &f[0]), 0);
+	assert_int_equal(ft_vec_push(&s.flows, &f[1]), 0);
+	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+	op.sched = &s;
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ops->create(n->t, &cfg, &e, &err), 0);
+	for (uint32_t b = 0; b < bursts; b++) {
+		int64_t id = ops->submit(e, &op, &err);
+
+		if (id < 0)
+			fail_msg("submit: %s", err.msg);
+		op.after = id;
+		op.delay_s = off_s;
+	}
+	if (ops->run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ops->counters(e, c, &err), 0);
+	ft_schedule_release(&s);
+	return e;
+}
+
+/*
+ * Start offsets, closed forms: two flows of B bytes into one receiver link of payload
+ * rate R. Apart by at least a lone flow's time T1, neither waits for the other: each
+ * takes T1 (both at line rate). Apart by d < B/R, flow 0 sends R d alone, then they
+ * share the link for 2 (B/R - d), then flow 1 sends its last R d alone: both take
+ * T1 + B/R - d (they share the link for 2 (B/R - d) of it). A second burst starts `off`
+ * after the first one's last flow ended; counted from the nominal end (each flow's end
+ * less its offset) it starts d earlier, the head start the offset gave flow 1. The flow
+ * engine is exact; the packet engine within a packet's time (4178 B at 50 GB/s: 84 ns)
+ * at the start of each sharing and at the end.
+ */
+static void
+test_start_offsets_closed_form(void **state)
+{
+	const struct ft_engine_ops *engines[2] = { &ft_flow_engine, &ft_packet_engine };
+	uint64_t bytes = 4u << 20;
+	struct net n;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	for (int k = 0; k < 2; k++) {
+		const struct ft_engine_ops *ops = engines[k];
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		double t1, share, tol = k ? 0.1e-6 : 1e-12, d, start_at, start_nominal, both;
+		uint32_t d_ns;
+
+		/* One flow alone (flow 1 a second after: nothing shared) */
+		e = run_jittered(ops, &n, bytes, 1000000000u, 1, 0, false, &c);
+		assert_int_equal(c.nflows, 2);
+		t1 = c.fct_min_s;
+		assert_double_equal(c.fct_max_s, t1, tol / 10);
+		assert_double_equal(c.ops[0].t_end_s - c.ops[0].t_start_s, 1.0 + t1, tol);
+		ops->destroy(e);
+		/* Together (no offset): the link shared for the whole of both. */
+		e = run_jittered(ops, &n, bytes, 0, 1, 0, false, &c);
+		both = c.fct_max_s;
+		share = both - t1; /* B/R: a flow's serialisation at the link's payload rate */
+		assert_true(share > 0.9 * t1 - 5e-6);
+		ops->destroy(e);
+		/* Apart by just a lone flow's time: each at line rate. */
+		d_ns = (uint32_t)ceil(t1 * 1e9);
+		e = run_jittered(ops, &n, bytes, d_ns, 1, 0, false, &c);
+		assert_double_equal(c.fct_min_s, t1, tol / 10);
+		assert_double_equal(c.fct_max_s, t1, tol / 10);
+		assert_double_equal(c.ops[0].t_end_s - c.ops[0].t_start_s, d_ns * 1e-9 + t1, tol);
+		ops->destroy(e);
+		/* Overlapping for a part: each takes T1 + B/R - d. */
+		d_ns = (uint32_t)(share * 0.3e9);
+		d = d_ns * 1e-9;
+		e = run_jittered(ops, &n, bytes, d_ns, 1, 0, false, &c);
+		assert_double_equal(c.fct_min_s, t1 + share - d, tol);
+		/* The flow engine frees flow 0's share when its last byte arrives, one path
+		 * latency (T1 - B/R) after it left: flow 1 ends half of that later. */
+		assert_double_equal(c.fct_max_s, t1 + share - d + (k ? 0 : (t1 - share) / 2), tol);
+		ops->destroy(e);
+		/* Two bursts 30 us apart: after the last flow, or after the nominal end. */
+		e = run_jittered(ops, &n, bytes, 0, 2, 30e-6, false, &c);
+		start_at = c.ops[1].t_start_s;
+		ops->destroy(e);
+		e = run_jittered(ops, &n, bytes, d_ns, 2, 30e-6, false, &c);
+		assert_double_equal(c.ops[1].t_start_s - start_at, k ? 0 : (t1 - share) / 2, tol);
+		start_at = c.ops[1].t_start_s;
+		ops->destroy(e);
+		e = run_jittered(ops, &n, bytes, d_ns, 2, 30e-6, true, &c);
+		start_nominal = c.ops[1].t_start_s;
+		assert_double_equal(start_at - start_nominal, d, tol);
+		/* The second burst runs as the first did. */
+		assert_double_equal(c.ops[1].t_end_s - c.ops[1].t_start_s,
+		                    c.ops[0].t_end_s - c.ops[0].t_start_s, tol);
+		ops->destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
 /* Credits (IB) and PFC with its headroom (RoCE): heavy incast never drops a packet. */
 static void
 test_lossless_incast(void **state)
@@ -2319,6 +2443,7 @@ main(void)
 		cmocka_unit_test(test_one_flow_line_rate),
 		cmocka_unit_test(test_agrees_with_flow_engine),
 		cmocka_unit_test(test_nvlink_domain),
+		cmocka_unit_test(test_start_offsets_closed_form),
 		cmocka_unit_test(test_lossless_incast),
 		cmocka_unit_test(test_prio_arbitration),
 		cmocka_unit_test(test_prio_pfc_isolation),

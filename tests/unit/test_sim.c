@@ -2051,6 +2051,125 @@ test_background_patterns(void **state)
 	ft_scenario_free(a2a);
 }
 
+/*
+ * A jittered on/off incast (4 senders, 3 bursts, jitter 10 us) run by the packet engine
+ * with its flows listed: each flow's start, less its burst's first start, in @starts
+ * (burst-major, by source); @bytes: the report's bytes per port.
+ */
+static void
+jitter_run(const char *per, uint64_t seed, double jitter_us, double *starts, double *bytes)
+{
+	char text[512];
+	struct ft_scenario *sc;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report r;
+	struct ft_error err = { 0 };
+
+	snprintf(text, sizeof(text),
+	         "cluster: {nodes: {preset: dgx-h100, count: 4, nics: {link: roce400}},"
+	         " fabric: {kind: fat-tree, link: roce400, tiers: 2}}\n"
+	         "seed: %" PRIu64 "\n"
+	         "background:\n"
+	         "  - {pattern: incast, size: 64KiB, hosts: 5, target: 0, bursts: 3, off: 20us,"
+	         " jitter: %gus, jitter_per: %s}\n"
+	         "  - {pattern: permutation, size: 64KiB, hosts: 8, jitter: %gus}\n",
+	         seed, jitter_us, per, jitter_us);
+	sc = load_text(text);
+	ft_sim_overrides_init(&ov);
+	ov.engine = "packet";
+	ov.list_flows = 100;
+	ft_sim_report_init(&r);
+	if (ft_scenario_run(sc, &ov, NULL, &r, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(r.flows.len, 3 * 4 + 8);
+	assert_int_equal(r.background.len, 2); /* as --json lists them */
+	{
+		const struct ft_sim_background *bg = ft_vec_at(&r.background, 0);
+
+		assert_string_equal(bg->pattern, "incast");
+		assert_int_equal(bg->bursts, 3);
+		assert_double_equal(bg->jitter_s, jitter_us * 1e-6, 1e-15);
+		assert_int_equal(bg->jitter_per_source, strcmp(per, "source") == 0);
+	}
+	for (uint32_t b = 0; b < 3; b++) {
+		double first = INFINITY;
+
+		for (uint32_t i = 0; i < 4; i++)
+			first = FT_MIN(first,
+			               FT_VEC_AT(&r.flows, struct ft_sim_flow_text, 4 * b + i)
+			                       .row.start_s);
+		for (uint32_t i = 0; i < 4; i++) {
+			const struct ft_sim_flow_text *f = ft_vec_at(&r.flows, 4 * b + i);
+
+			assert_int_equal(f->row.op, b);
+			starts[4 * b + i] = f->row.start_s - first;
+		}
+	}
+	memset(bytes, 0, 64 * sizeof(double));
+	for (size_t i = 0; i < r.ports.len && i < 64; i++)
+		bytes[i] = ((const struct ft_sim_hot_link *)ft_vec_at(&r.ports, i))->stat.bytes;
+	qsort(bytes, 64, sizeof(double), cmp_double); /* listed by load: in another order */
+	ft_sim_report_release(&r);
+	ft_scenario_free(sc);
+}
+
+/*
+ * Start jitter: within a burst the sources start apart by less than the jitter, not all
+ * at once; redrawn per burst the offsets differ from burst to burst, drawn per source
+ * every burst repeats the first one's; the same seed gives the same starts and another
+ * seed others; the offsets do not change who sends to whom (the ports' bytes). Bad
+ * values are refused where they are written.
+ */
+static void
+test_background_jitter(void **state)
+{
+	double a[12], b[12], c[12], src[12], none[12], pa[64] = { 0 }, pb[64] = { 0 };
+	double spread = 0, none_spread = 0;
+
+	(void)state;
+	jitter_run("burst", 7, 10, a, pa);
+	jitter_run("burst", 7, 10, b, pb);
+	jitter_run("burst", 8, 10, c, pb);
+	jitter_run("source", 7, 10, src, pb);
+	jitter_run("burst", 7, 0, none, pb);
+	assert_memory_equal(pa, pb, sizeof(pa)); /* jitter or not, the same bytes per port */
+	assert_memory_equal(a, b, sizeof(a));
+	assert_true(memcmp(a, c, sizeof(a)) != 0);
+	for (int i = 0; i < 12; i++) {
+		spread = FT_MAX(spread, a[i]);
+		none_spread = FT_MAX(none_spread, none[i]);
+		assert_true(a[i] < 10e-6 && src[i] < 10e-6);
+		/* per source: every burst's starts are the first one's */
+		assert_double_equal(src[i], src[i % 4], 1e-12);
+	}
+	assert_true(spread > 2e-6);        /* apart: over more than 2 us (this seed's draws) */
+	assert_true(none_spread < 0.1e-6); /* at once: a NIC's pipeline apart at most */
+	assert_true(memcmp(a, a + 4, 4 * sizeof(double)) != 0 ||
+	            memcmp(a + 4, a + 8, 4 * sizeof(double)) != 0);
+
+	expect_error("cluster: dgx-h100:4\nbackground:\n"
+	             "  - {pattern: incast, size: 1MB, jitter: -5us}\n",
+	             FT_EPARSE, "bad.yaml:3:42: background[0].jitter: expected a duration");
+	expect_error("cluster: dgx-h100:4\nbackground:\n"
+	             "  - {pattern: incast, size: 1MB, bursts: 4, off: 10us, jitter: 20us}\n",
+	             FT_ERANGE,
+	             "bad.yaml:3:64: background[0].jitter: expected at most off (10 us) with 4 "
+	             "bursts, got 20 us");
+	expect_error("cluster: dgx-h100:4\nbackground:\n"
+	             "  - {pattern: alltoall, size: 1MB, jitter: 2us}\n",
+	             FT_ERANGE,
+	             "bad.yaml:3:44: background[0].jitter: an alltoall pattern has no one start "
+	             "per source (permutation and incast only), got 2 us");
+	expect_error("cluster: dgx-h100:4\nbackground:\n"
+	             "  - {pattern: permutation, size: 1MB, jitter: 2s}\n",
+	             FT_ERANGE, "bad.yaml:3:47: background[0].jitter: expected below 1s, got 2 s");
+	expect_error("cluster: dgx-h100:4\nbackground:\n"
+	             "  - {pattern: permutation, size: 1MB, jitter: 2us, jitter_per: flow}\n",
+	             FT_EPARSE,
+	             "bad.yaml:3:64: background[0].jitter_per: expected burst or source, "
+	             "got 'flow'");
+}
+
 /* A straggler GPU stretches its job's compute; a job elsewhere is untouched. */
 static void
 test_straggler(void **state)
@@ -2602,6 +2721,7 @@ main(void)
 		cmocka_unit_test(test_failed_switch_reroutes),
 		cmocka_unit_test(test_routing_and_qps),
 		cmocka_unit_test(test_background_patterns),
+		cmocka_unit_test(test_background_jitter),
 		cmocka_unit_test(test_straggler),
 		cmocka_unit_test(test_utilisation_by_size),
 		cmocka_unit_test(test_report_obs),

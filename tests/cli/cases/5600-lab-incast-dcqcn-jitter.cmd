@@ -1,0 +1,1 @@
+sim scenarios/lab/incast-pfc-dcqcn-jitter.yaml --list-flows 15

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/packet-bursts-jitter.yaml --engine flow

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/packet-bursts-jitter-source.yaml --json
