@@ -41,10 +41,11 @@
  * HUGE_BYTES and advised for transparent huge pages (MADV_HUGEPAGE), which
  * the default THP mode ("madvise") gives only to memory that asks. shm's
  * single copies read and write these buffers with process_vm_readv and
- * process_vm_writev, which pin the pages of every call: on 4 KiB pages the
- * kernel's copy took 1.4-2.0 times the CPU time of a memcpy of the same
- * bytes, on 2 MiB pages 0.9-1.1 times (docs/internals/bench.md, "Huge
- * pages"). From the size on which messages may take the single copy.
+ * process_vm_writev, which pin the pages of every call: in 128 KiB calls
+ * the kernel's copy took 1.66-1.76 times the CPU time of a memcpy of the
+ * same bytes on 4 KiB pages, 1.19-1.26 times on 2 MiB pages
+ * (bench/cma-cost.c; docs/internals/bench.md, "Huge pages for the single
+ * copy"). From the size on which messages may take the single copy.
  */
 #define SCRATCH_HUGE_MIN (256u * 1024)
 #define HUGE_BYTES       ((size_t)2 << 20)
