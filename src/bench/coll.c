@@ -76,8 +76,7 @@ huge_map(size_t bytes)
 	head = (size_t)(-(uintptr_t)p & (HUGE_BYTES - 1));
 	if (head)
 		munmap(p, head);
-	if (head < HUGE_BYTES)
-		munmap(p + head + len, HUGE_BYTES - head);
+	munmap(p + head + len, HUGE_BYTES - head);
 	(void)madvise(p + head, len, MADV_HUGEPAGE); /* a kernel without THP refuses: 4 KiB pages */
 	return p + head;
 }
