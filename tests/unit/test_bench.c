@@ -1215,6 +1215,20 @@ test_shm_copy_switch(void **state)
 	run_two(shm_judge, 0);
 }
 
+/* open_two_shm (--cma-min @cma), and three buffers of @len for shm_round_len. */
+static int
+open_three(uint32_t rank, int lfd, uint16_t port, uint64_t cma, size_t len, struct ft_world **w,
+           struct ft_ep **ep, unsigned char *buf[4], struct ft_error *err)
+{
+	size_t k;
+	int rc = open_two_shm(rank, lfd, port, cma, len, w, ep, err);
+
+	for (k = 0; k < 3 && rc == 0; k++)
+		if (!(buf[k] = malloc(len)))
+			rc = FT_ENOMEM;
+	return rc;
+}
+
 /*
  * Single copies are shared (shm.c, share_recv and share_send): a receiver
  * that claims no piece of them (@arg 1) leaves every piece to the sender,
@@ -1231,14 +1245,10 @@ shm_share(uint32_t rank, int lfd, uint16_t port, uint64_t recv_off, struct ft_er
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
 	uint64_t mine[2], all[4], copies[2];
-	size_t k;
-	int rc = open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err);
+	int rc = open_three(rank, lfd, port, 16384, len, &w, &ep, buf, err);
 
 	if (rc < 0 && !w)
 		return rc;
-	for (k = 0; k < 3 && rc == 0; k++)
-		if (!(buf[k] = malloc(len)))
-			rc = FT_ENOMEM;
 	if (rc == 0)
 		ft__shm_share_recv_off(ep, recv_off != 0);
 	if (rc == 0)
@@ -1400,15 +1410,11 @@ shm_cma_refused(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_e
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
 	uint64_t copies[2] = { 1, 1 };
-	size_t k;
 	bool denied = rank == 1 && deny_cma() == 0;
-	int rc = open_two_shm(rank, lfd, port, cma, len, &w, &ep, err);
+	int rc = open_three(rank, lfd, port, cma, len, &w, &ep, buf, err);
 
 	if (rc < 0 && !w)
 		return rc;
-	for (k = 0; k < 3 && rc == 0; k++)
-		if (!(buf[k] = malloc(len)))
-			rc = FT_ENOMEM;
 	if (rc == 0)
 		rc = shm_round_len(ep, rank, buf, 0, 3, len, now, err);
 	if (rc == 0)
