@@ -191,6 +191,8 @@ struct ft_ep {
 	void (*spin_stopped)(struct ft_ep *ep);
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
+	/* scratch buffers from SCRATCH_HUGE_MIN on are mapped for huge pages (coll.c) */
+	bool scratch_huge;
 	/* Host memory [p, p + len) is about to be freed: drop what the transport keeps
 	   about it (verbs: its memory registrations). NULL: nothing kept. */
 	void (*forget)(struct ft_ep *ep, const void *p, size_t len);

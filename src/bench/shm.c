@@ -500,6 +500,8 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 		ep->prefault_bytes = (size_t)FT_MIN((uint64_t)ep->ring_bytes, cfg->max_bytes);
 	}
 	ep->spin_s = w->may_spin ? SPIN_S_OWN_CPU : SPIN_S_SHARED;
+	/* message buffers on huge pages: single copies pin them (coll.c, ft__ep_scratch) */
+	ep->base.scratch_huge = true;
 	/*
 	 * Only a stream stops spinning when preemptions cost more than it
 	 * saves: it sleeps once per window at most, while a ping-pong that

@@ -20,11 +20,17 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <inttypes.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 /* clang-format on */
 
 #include "bench/bench_int.h"
@@ -1209,6 +1215,20 @@ test_shm_copy_switch(void **state)
 	run_two(shm_judge, 0);
 }
 
+/* open_two_shm (--cma-min @cma), and three buffers of @len for shm_round_len. */
+static int
+open_three(uint32_t rank, int lfd, uint16_t port, uint64_t cma, size_t len, struct ft_world **w,
+           struct ft_ep **ep, unsigned char *buf[4], struct ft_error *err)
+{
+	size_t k;
+	int rc = open_two_shm(rank, lfd, port, cma, len, w, ep, err);
+
+	for (k = 0; k < 3 && rc == 0; k++)
+		if (!(buf[k] = malloc(len)))
+			rc = FT_ENOMEM;
+	return rc;
+}
+
 /*
  * Single copies are shared (shm.c, share_recv and share_send): a receiver
  * that claims no piece of them (@arg 1) leaves every piece to the sender,
@@ -1225,14 +1245,10 @@ shm_share(uint32_t rank, int lfd, uint16_t port, uint64_t recv_off, struct ft_er
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
 	uint64_t mine[2], all[4], copies[2];
-	size_t k;
-	int rc = open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err);
+	int rc = open_three(rank, lfd, port, 16384, len, &w, &ep, buf, err);
 
 	if (rc < 0 && !w)
 		return rc;
-	for (k = 0; k < 3 && rc == 0; k++)
-		if (!(buf[k] = malloc(len)))
-			rc = FT_ENOMEM;
 	if (rc == 0)
 		ft__shm_share_recv_off(ep, recv_off != 0);
 	if (rc == 0)
@@ -1261,6 +1277,159 @@ test_shm_copy_shared(void **state)
 {
 	run_two(shm_share, 1);
 	run_two(shm_share, 0);
+}
+
+/*
+ * Is the mapping that holds @p advised for transparent huge pages ("hg" in
+ * its VmFlags in /proc/self/smaps)? -1 when smaps cannot tell.
+ */
+static int
+advised_huge(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+	int got = -1;
+
+	if (!f)
+		return -1;
+	while (got < 0 && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0)
+			got = strstr(line, " hg") != NULL;
+	}
+	fclose(f);
+	return got;
+}
+
+/*
+ * shm's message buffers (ft__ep_scratch on an shm endpoint, coll.c) from
+ * 256 KiB on are mapped on their own, 2 MiB-aligned and advised for huge
+ * pages, since single copies pin their pages; smaller ones come from the
+ * heap. A buffer that grows unmaps the old mapping. Single copies of
+ * 1 MiB + 37 bytes, and a 100,000-byte message, go between such buffers
+ * with every byte intact.
+ */
+static int
+shm_huge_bufs(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t lens[] = { 100000, (1u << 20) + 37 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	char *old = NULL, *b;
+	size_t i, j;
+	int rc = open_two_shm(rank, lfd, port, 256u << 10, 3u << 20, &w, &ep, err);
+	bool thp = access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0;
+
+	if (rc == 0 && !(old = ft__ep_scratch(ep, 0, 256u << 10)))
+		rc = FT_ENOMEM;
+	if (rc == 0 && ((uintptr_t)old & ((2u << 20) - 1)))
+		rc = ft_error_set(err, FT_EIO, "a 256 KiB buffer at %p: not 2 MiB-aligned",
+		                  (void *)old);
+	if (rc == 0 && thp && advised_huge(old) != 1)
+		rc = ft_error_set(err, FT_EIO, "a 256 KiB buffer not advised for huge pages");
+	for (i = 0; i < FT_ARRAY_SIZE(lens) && rc == 0; i++) {
+		struct ft_req q, *qp = &q;
+
+		b = ft__ep_scratch(ep, 0, lens[i]);
+		if (!b) {
+			rc = FT_ENOMEM;
+			break;
+		}
+		for (j = 0; j < lens[i]; j++)
+			b[j] = rank ? (char)(j * 13 + i) : 0;
+		rc = rank ? ft__ep_send(ep, &q, 0, b, lens[i], err) :
+		            ft__ep_recv(ep, &q, 1, b, lens[i], err);
+		if (rc == 0)
+			rc = ft__ep_wait(ep, &qp, 1, err);
+		for (j = 0; j < lens[i] && rc == 0 && rank == 0; j++)
+			if (b[j] != (char)(j * 13 + i))
+				rc = ft_error_set(err, FT_EIO, "%zu-byte message: byte %zu wrong",
+				                  lens[i], j);
+	}
+	/* grown past 2 MiB: a new mapping, the old one gone */
+	if (rc == 0 && ((uintptr_t)ep->scratch[0] & ((2u << 20) - 1)))
+		rc = ft_error_set(err, FT_EIO, "the grown buffer is not 2 MiB-aligned");
+	if (rc == 0 && (msync(old, 4096, MS_ASYNC) == 0 || errno != ENOMEM))
+		rc = ft_error_set(err, FT_EIO, "the 256 KiB buffer is still mapped after growing");
+	/* below 256 KiB: the heap */
+	if (rc == 0 && !(b = ft__ep_scratch(ep, 1, 4096)))
+		rc = FT_ENOMEM;
+	if (rc == 0 && thp && advised_huge(b) == 1)
+		rc = ft_error_set(err, FT_EIO, "a 4 KiB buffer advised for huge pages");
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_huge_bufs(void **state)
+{
+	run_two(shm_huge_bufs, 0);
+}
+
+/*
+ * Make process_vm_readv and process_vm_writev fail with EPERM in this
+ * process from now on, as a container's seccomp profile does.
+ */
+static int
+deny_cma(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog prog = { (unsigned short)FT_ARRAY_SIZE(f), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
+ * Where the kernel refuses cross-memory attach to one rank (rank 1 under a
+ * seccomp filter), every rank sees it at open and every message goes
+ * through the ring, pipelined, whatever --cma-min asks (@arg: 256 KiB, or
+ * 0 for auto): three 1 MiB + 37-byte messages arrive intact and none was a
+ * single copy. With the open-time check taking any one rank's word, the
+ * messages went as single copies, in which the refused rank's writes fail
+ * with EPERM. A kernel without seccomp filters leaves nothing to check.
+ */
+static int
+shm_cma_refused(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
+{
+	static const int now[2] = { 0, 0 };
+	size_t len = (1u << 20) + 37;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
+	uint64_t copies[2] = { 1, 1 };
+	bool denied = rank == 1 && deny_cma() == 0;
+	int rc = open_three(rank, lfd, port, cma, len, &w, &ep, buf, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	if (rc == 0)
+		rc = shm_round_len(ep, rank, buf, 0, 3, len, now, err);
+	if (rc == 0)
+		ft__shm_copies(ep, 1 - rank, copies);
+	if (rc == 0 && denied && copies[1] != 0)
+		rc = ft_error_set(err, FT_EIO, "%" PRIu64 " single copies without cross-memory "
+		                  "attach", copies[1]);
+	return close_rounds(buf, ep, w, rc);
+}
+
+static void
+test_shm_cma_refused(void **state)
+{
+	run_two(shm_cma_refused, 256u << 10);
+	run_two(shm_cma_refused, 0);
 }
 
 /*
@@ -3314,6 +3483,8 @@ main(void)
 		cmocka_unit_test(test_shm_copy_switch),
 		cmocka_unit_test(test_shm_copy_backoff),
 		cmocka_unit_test(test_shm_copy_shared),
+		cmocka_unit_test(test_shm_huge_bufs),
+		cmocka_unit_test(test_shm_cma_refused),
 		cmocka_unit_test(test_pt2pt_data_check),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_shm_copy_stream),
