@@ -104,6 +104,7 @@ ft__cpu_relax(void)
 /* tcp.c: the SO_RCVLOWAT a sleeping receive that needs @need bytes sets */
 int ft__tcp_lowat(size_t need);
 double ft__tcp_spin_saves(size_t len);
+uint32_t ft__tcp_stripes(size_t len, uint32_t nstreams, size_t *part);
 int ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out,
                     struct ft_error *err) FT_MUST_CHECK;
 /* Connect with retries until @deadline (ft__now() clock); message names @what. */
