@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # bench/allreduce.sh - fabtune's shm and tcp all_reduce busbw against Open
 # MPI's MPI_Allreduce on the same number of ranks (vader for shm, the tcp BTL
-# on loopback for tcp), sizes 64 KiB to 64 MiB (MIN, MAX), RUNS (5) runs in alternating
-# order; medians, and the median of per-run ratios, which pairs runs made
-# moments apart. Target: ratio >= 1.0 for every size. Open MPI yields when idle
+# on loopback for tcp), sizes 64 KiB to 64 MiB (MIN, MAX, times STEP (4):
+# 64K, 256K, 1M, 4M, 16M, 64M), RUNS (5) pairs: fabtune and Open MPI back to
+# back, the order alternating from pair to pair; medians, and the median of
+# per-pair ratios (lowest-highest). Target: ratio >= 1.0 for every size.
+# Both pin their ranks one to a core (mpirun --bind-to core, its default at
+# two ranks; fabtune --np binds by default); each pair prints the load. Open MPI yields when idle
 # (mpi_yield_when_idle), as fabtune does, so a loaded machine treats both alike.
 # TRANSPORTS="shm tcp" (default) picks the transports, MIN and MAX the sizes,
 # ITERS (40) the timed iterations per size and WARMUP (5) the untimed ones:
@@ -20,6 +23,8 @@ min=${MIN:-$((64 << 10))}
 max=${MAX:-$((64 << 20))}
 iters=${ITERS:-40}
 warmup=${WARMUP:-5}
+step=${STEP:-4}
+echo "# all_reduce busbw (GB/s), np=$np, iters $iters, warmup $warmup; pairs: $runs; load at start: $(uptime)"
 fab_busbw() { # fab_busbw SIZE < fabtune's --json
 	tr '{' '\n' | grep "\"bytes\":$1," | grep -o '"busbw_GBps":[0-9.eE+-]*' | cut -d: -f2
 }
@@ -31,16 +36,17 @@ for t in ${TRANSPORTS:-shm tcp}; do
 	fi
 	bare() {
 		# shellcheck disable=SC2086
-		mpirun -np "$np" $btl "$tmp/mpi_allreduce" "$min" "$max" "$iters" "$warmup" \
-			>"$tmp/mpi.$t.$1"
+		mpirun -np "$np" --bind-to core $btl "$tmp/mpi_allreduce" "$min" "$max" "$iters" \
+			"$warmup" "$step" >"$tmp/mpi.$t.$1"
 	}
 	fab() {
-		"$fabtune" bench all_reduce --np "$np" --transport "$t" -b "$min" -e "$max" -n "$iters" \
-			-w "$warmup" -c 0 --json >"$tmp/fab.$t.$1"
+		"$fabtune" bench all_reduce --np "$np" --transport "$t" -b "$min" -e "$max" -f "$step" \
+			-n "$iters" -w "$warmup" -c 0 --json >"$tmp/fab.$t.$1"
 	}
 	# the order alternates between runs so that a drift of the machine hits both alike
 	for r in $(seq "$runs"); do
 		if [ $((r % 2)) = 1 ]; then bare "$r"; fab "$r"; else fab "$r"; bare "$r"; fi
+		echo "#   pair $r ($t): load $(cut -d' ' -f1 /proc/loadavg)" >&2
 	done
 	size=$min
 	while [ "$size" -le "$max" ]; do
@@ -56,6 +62,7 @@ for t in ${TRANSPORTS:-shm tcp}; do
 		printf "%-3s np=%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s  (median of per-run ratios %s, %s-%s)\n" \
 			"$t" "$np" "$size" "$f" "$m" "$(ratio "$f" "$m")" "$(median <"$tmp/rv")" \
 			"$(head -n 1 "$tmp/rv")" "$(tail -n 1 "$tmp/rv")"
-		size=$((size * 2))
+		size=$((size * step))
 	done
 done
+echo "# load at end: $(uptime)"

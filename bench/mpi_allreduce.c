@@ -4,8 +4,9 @@
  * timed loop of MPI_Allreduce (float, sum, out-of-place), nothing else.
  *
  *   mpicc -O2 -o mpi_allreduce bench/mpi_allreduce.c
- *   mpirun -np 2 ./mpi_allreduce MINBYTES MAXBYTES ITERS WARMUP
+ *   mpirun -np 2 ./mpi_allreduce MINBYTES MAXBYTES ITERS WARMUP [FACTOR]
  *
+ * Sizes go from MINBYTES to MAXBYTES, multiplied by FACTOR (2) each step.
  * Prints one line per size: bytes, time per call in microseconds (mean over
  * ranks, as fabtune's -a 1) and busbw in GB/s with nccl-tests' 2(n-1)/n.
  */
@@ -18,18 +19,23 @@ int
 main(int argc, char **argv)
 {
 	long minb, maxb, size;
+	long factor = 2;
 	int iters, warmup, rank, n, i;
 	float *in, *out;
 
 	MPI_Init(&argc, &argv);
-	if (argc != 5) {
-		fprintf(stderr, "usage: mpi_allreduce MINBYTES MAXBYTES ITERS WARMUP\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: mpi_allreduce MINBYTES MAXBYTES ITERS WARMUP [FACTOR]\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	minb = strtol(argv[1], NULL, 10);
 	maxb = strtol(argv[2], NULL, 10);
 	iters = (int)strtol(argv[3], NULL, 10);
 	warmup = (int)strtol(argv[4], NULL, 10);
+	if (argc == 6)
+		factor = strtol(argv[5], NULL, 10);
+	if (factor < 2)
+		factor = 2;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	in = malloc((size_t)maxb);
@@ -38,7 +44,7 @@ main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 3);
 	memset(in, 0, (size_t)maxb);
 	memset(out, 0, (size_t)maxb);
-	for (size = minb; size <= maxb; size *= 2) {
+	for (size = minb; size <= maxb; size *= factor) {
 		int count = (int)(size / 4);
 		double t0, mine, sum;
 

@@ -7,9 +7,14 @@
  * connects to the lower one's data listener, announced at bootstrap), and
  * for a pair on one host by one more that carries only "stopped spinning"
  * notices (tell_stopped). A message below STRIPE_MIN bytes goes on stream
- * 0; a larger one is cut into one stripe per stream, like
- * NCCL_NSOCKS_PERTHREAD (kb: ENV-SOCKET_THREADS). Sender and receiver
- * apply the same rule to the same lengths, so the streams need no framing.
+ * 0; a larger one is cut as NCCL's socket transport cuts a request among
+ * its NCCL_NSOCKS_PERTHREAD sockets (kb: ENV-SOCKET_THREADS; net_socket.cc
+ * ncclSocketTest and ncclSocketGetTask): stripes of len / streams bytes but
+ * never under STRIPE_MIN (ft__tcp_stripes), each on the stream after the
+ * last one used towards that peer, so a run of 64 KiB messages takes the
+ * streams in turn where it used to cut each into 16 KiB sends on all four.
+ * Sender and receiver apply the same rule to the same lengths in the same
+ * order, so the streams need no framing.
  * Progress is non-blocking I/O over all streams with one poll() when
  * nothing moved; a connection that ends while the run is on names its rank.
  */
@@ -115,6 +120,7 @@ struct tcp_ep {
 	uint64_t nprog;   /* spin polls: every CTL_EVERY-th looks at the notices */
 	uint64_t pending; /* requests posted and not done: spin_s is the largest one's */
 	int *ctl;         /* [peer]: carries "stopped spinning" to a peer on this host; self -1 */
+	uint32_t *next;   /* [peer * 2 + send]: the stream of the next striped message */
 };
 
 struct hello {
@@ -161,6 +167,7 @@ tcp_close(struct ft_ep *base)
 		if (ep->ctl[i] >= 0)
 			close(ep->ctl[i]);
 	ft_free(ep->ctl);
+	ft_free(ep->next);
 	ft__pool_release(&ep->stripes);
 	ft_free(ep->conns);
 	ft_free(ep->pfd);
@@ -245,7 +252,8 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	ep->pfd = ft_calloc(ep->nconns, sizeof(*ep->pfd));
 	ep->pfd_conn = ft_calloc(ep->nconns, sizeof(*ep->pfd_conn));
 	ep->ctl = ft_calloc(w->nranks, sizeof(*ep->ctl));
-	if (!ep->conns || !ep->pfd || !ep->pfd_conn || !ep->ctl) {
+	ep->next = ft_calloc((size_t)w->nranks * 2, sizeof(*ep->next));
+	if (!ep->conns || !ep->pfd || !ep->pfd_conn || !ep->ctl || !ep->next) {
 		tcp_close(&ep->base);
 		return FT_ENOMEM;
 	}
@@ -321,12 +329,32 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 static int conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block,
                    struct ft_error *err);
 
+/*
+ * How a message of @len bytes is cut over @nstreams streams: the number of
+ * stripes, each *@part bytes but the last (the rest). Below STRIPE_MIN one
+ * stripe; above, len / nstreams rounded up, at least STRIPE_MIN (NCCL's
+ * MIN_CHUNKSIZE), so that each send() and recv() moves at least 64 KiB.
+ */
+uint32_t
+ft__tcp_stripes(size_t len, uint32_t nstreams, size_t *part)
+{
+	size_t each;
+
+	if (len < STRIPE_MIN || nstreams <= 1) {
+		*part = len;
+		return 1;
+	}
+	each = FT_MAX((len + nstreams - 1) / nstreams, (size_t)STRIPE_MIN);
+	*part = each;
+	return (uint32_t)((len + each - 1) / each);
+}
+
 static int
 post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
 	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
-	uint32_t n = req->len >= STRIPE_MIN ? ep->nstreams : 1, s;
-	size_t off = 0;
+	size_t off = 0, each;
+	uint32_t n = ft__tcp_stripes(req->len, ep->nstreams, &each), s, first = 0;
 
 	if (req->peer >= base->w->nranks || req->peer == base->w->rank)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
@@ -351,9 +379,15 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		return 0;
 	}
 	ep->pending++;
+	if (req->len >= STRIPE_MIN) { /* small messages keep to stream 0 */
+		uint32_t *next = &ep->next[req->peer * 2 + (send ? 1 : 0)];
+
+		first = *next;
+		*next = (first + n) % ep->nstreams;
+	}
 	for (s = 0; s < n; s++) {
-		struct tcp_conn *c = &ep->conns[req->peer * ep->nstreams + s];
-		size_t part = req->len / n + (s < req->len % n ? 1 : 0);
+		struct tcp_conn *c = &ep->conns[req->peer * ep->nstreams + (first + s) % ep->nstreams];
+		size_t part = FT_MIN(each, req->len - off);
 		struct stripe *st = ft__pool_get(&ep->stripes);
 
 		if (!st)
@@ -383,8 +417,9 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		int rc;
 
 		for (s = 0; s < n; s++) {
-			rc = conn_io(ep, &ep->conns[req->peer * ep->nstreams + s], &moved, false,
-			             err);
+			rc = conn_io(ep,
+			             &ep->conns[req->peer * ep->nstreams + (first + s) % ep->nstreams],
+			             &moved, false, err);
 			if (rc < 0)
 				return rc;
 		}

@@ -24,6 +24,9 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/tcp.h> /* struct tcp_info with tcpi_bytes_received */
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -896,23 +899,18 @@ close_two(struct ft_ep *ep, struct ft_world *w, int rc)
 	return rc;
 }
 
+/*
+ * Rank 1 sends rank 0 three patterned messages of each of the @n @sizes at
+ * once (in @buf[0..2]), and rank 0 checks every byte.
+ */
 static int
-shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
+patterned_windows(struct ft_ep *ep, uint32_t rank, const size_t *sizes, size_t n,
+                  unsigned char **buf, struct ft_error *err)
 {
-	static const size_t sizes[] = { 1,     8,      48,      175,    176,    177,
-		                        4095,  16384,  16385,   100000, 1500000, 3 << 20 };
-	struct ft_world *w = NULL;
-	struct ft_ep *ep = NULL;
-	unsigned char *buf[3] = { NULL, NULL, NULL };
 	size_t i, k, j;
-	int rc = open_two_shm(rank, lfd, port, cma, 3 << 20, &w, &ep, err);
+	int rc = 0;
 
-	if (rc < 0 && !w)
-		return rc;
-	for (k = 0; k < 3 && rc == 0; k++)
-		if (!(buf[k] = malloc(3 << 20)))
-			rc = FT_ENOMEM;
-	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
+	for (i = 0; i < n && rc == 0; i++) {
 		struct ft_req q[3], *qp[3] = { &q[0], &q[1], &q[2] };
 
 		for (k = 0; k < 3; k++) {
@@ -932,6 +930,27 @@ shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_erro
 					break;
 				}
 	}
+	return rc;
+}
+
+static int
+shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
+{
+	static const size_t sizes[] = { 1,     8,      48,      175,    176,    177,
+		                        4095,  16384,  16385,   100000, 1500000, 3 << 20 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[3] = { NULL, NULL, NULL };
+	size_t k;
+	int rc = open_two_shm(rank, lfd, port, cma, 3 << 20, &w, &ep, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	for (k = 0; k < 3 && rc == 0; k++)
+		if (!(buf[k] = malloc(3 << 20)))
+			rc = FT_ENOMEM;
+	if (rc == 0)
+		rc = patterned_windows(ep, rank, sizes, FT_ARRAY_SIZE(sizes), buf, err);
 	if (rc == 0)
 		rc = shm_small_stream(ep, rank, buf[0], err);
 	if (rc == 0)
@@ -1684,6 +1703,124 @@ tcp_notice_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct f
 	ft__ep_close(ep);
 	ft_world_free(w);
 	return rc;
+}
+
+/*
+ * A tcp message is cut as NCCL's socket transport cuts a request: stripes
+ * of len / streams, never under 64 KiB, so a 64 KiB message is one send.
+ */
+static void
+test_tcp_stripes(void **state)
+{
+	size_t part;
+
+	(void)state;
+	assert_int_equal(ft__tcp_stripes(8, 4, &part), 1);
+	assert_int_equal(part, 8);
+	assert_int_equal(ft__tcp_stripes(65535, 4, &part), 1);
+	assert_int_equal(part, 65535);
+	assert_int_equal(ft__tcp_stripes(65536, 4, &part), 1); /* was 4 x 16 KiB */
+	assert_int_equal(part, 65536);
+	assert_int_equal(ft__tcp_stripes(100000, 4, &part), 2); /* 65536 + 34464 */
+	assert_int_equal(part, 65536);
+	assert_int_equal(ft__tcp_stripes(200003, 4, &part), 4); /* 3 x 65536 + 3,395 */
+	assert_int_equal(part, 65536);
+	assert_int_equal(ft__tcp_stripes(1 << 20, 4, &part), 4);
+	assert_int_equal(part, 262144);
+	assert_int_equal(ft__tcp_stripes((1 << 20) + 1, 4, &part), 4);
+	assert_int_equal(part, 262145);
+	assert_int_equal(ft__tcp_stripes(1 << 20, 1, &part), 1);
+	assert_int_equal(part, 1 << 20);
+}
+
+/* Bytes received so far by each of this process's TCP sockets: @out[fd], 0 for others. */
+static void
+tcp_bytes_in(uint64_t *out, int nfd)
+{
+	int fd;
+
+	for (fd = 0; fd < nfd; fd++) {
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
+
+		memset(&ti, 0, sizeof(ti));
+		out[fd] = getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 ? ti.tcpi_bytes_received :
+		                                                                     0;
+	}
+}
+
+/*
+ * tcp with 4 streams: rank 1 sends patterned messages of several sizes, a
+ * window of 3 at a time, and rank 0 checks every byte; then 6 messages of
+ * 64 KiB, which go on the streams in turn (2, 2, 1 and 1 of them: 128 KiB
+ * on two sockets, 64 KiB on the other two; cut in four they gave each
+ * stream 96 KiB).
+ */
+static int
+tcp_stripes_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
+                     struct ft_error *err)
+{
+	static const size_t sizes[] = { 8, 65535, 65536, 65537, 100000, 200003, 262144, 1 << 20 };
+	enum { NFD = 256 };
+	uint64_t before[NFD], after[NFD];
+	struct ft_bench_cfg cfg;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[6] = { NULL };
+	char chosen[16];
+	size_t k, j, n128 = 0, n64 = 0;
+	int rc = join_two(rank, lfd, port, &w, err);
+
+	(void)unused;
+	if (rc == 0) {
+		ft_bench_cfg_init(&cfg);
+		cfg.timeout_s = 10;
+		cfg.streams = 4;
+		ft_strlcpy(cfg.transport, "tcp", sizeof(cfg.transport));
+		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	}
+	for (k = 0; k < 6 && rc == 0; k++)
+		if (!(buf[k] = malloc(1 << 20)))
+			rc = FT_ENOMEM;
+	if (rc == 0)
+		rc = patterned_windows(ep, rank, sizes, FT_ARRAY_SIZE(sizes), buf, err);
+	/* before the barrier: the sends cannot start until rank 0 has counted */
+	tcp_bytes_in(before, NFD);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0) {
+		struct ft_req q[6], *qp[6];
+
+		for (k = 0; k < 6 && rc == 0; k++) {
+			qp[k] = &q[k];
+			rc = rank ? ft__ep_send(ep, &q[k], 0, buf[k], 65536, err) :
+			            ft__ep_recv(ep, &q[k], 1, buf[k], 65536, err);
+		}
+		if (rc == 0)
+			rc = ft__ep_wait(ep, qp, 6, err);
+	}
+	tcp_bytes_in(after, NFD);
+	for (j = 0; j < NFD; j++) {
+		n128 += after[j] - before[j] == 131072;
+		n64 += after[j] - before[j] == 65536;
+	}
+	if (rc == 0 && rank == 0 && (n128 != 2 || n64 != 2))
+		rc = ft_error_set(err, FT_EIO,
+		                  "6 x 64 KiB over 4 streams: %zu sockets got 128 KiB, %zu got 64 KiB "
+		                  "(want 2 and 2)",
+		                  n128, n64);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	for (k = 0; k < 6; k++)
+		free(buf[k]);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_tcp_stripes_streams(void **state)
+{
+	(void)state;
+	run_two(tcp_stripes_exchange, 0);
 }
 
 /*
@@ -3496,6 +3633,8 @@ main(void)
 		cmocka_unit_test(test_spin_quits),
 		cmocka_unit_test(test_spin_notice_tcp),
 		cmocka_unit_test(test_tcp_lowat),
+		cmocka_unit_test(test_tcp_stripes),
+		cmocka_unit_test(test_tcp_stripes_streams),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
