@@ -43,6 +43,11 @@ struct ft_world {
 	cpu_set_t cpus_before;
 	int failed;            /* a rank known to have failed (ft_world_fail), -1 none */
 	char failed_why[256];  /* what it said, the notice's text */
+	/*
+	 * char *: the buffers of MPI collectives given up on before they
+	 * completed, still the MPI library's until MPI_Finalize (world.c).
+	 */
+	struct ft_vec orphans;
 };
 
 /* ---- control plane: small messages, all ranks take part -------------------- */

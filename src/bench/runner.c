@@ -740,6 +740,21 @@ fault_here(const struct ft_world *w)
 	return e && ft_parse_u64(e, &r) == 0 && r == w->rank;
 }
 
+/*
+ * FT_FAULT_BENCH_LATE=R, for tests: rank R comes to the barrier that ends
+ * the benchmark a second late, after a failed rank's notice has ended that
+ * barrier on the others (the late block must not land in a freed buffer).
+ */
+static void
+late_here(const struct ft_world *w)
+{
+	const char *e = getenv("FT_FAULT_BENCH_LATE");
+	uint64_t r;
+
+	if (e && ft_parse_u64(e, &r) == 0 && r == w->rank)
+		sleep(1);
+}
+
 /* The pattern that measures @op: its own for the non-collective ones, else run_colls(). */
 static ft__bench_pattern_fn *
 pattern_fn(enum ft_op op)
@@ -898,6 +913,8 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 	if (rc == FT_EINTR)
 		out->interrupted = true;
 	/* Nobody closes its connections while another rank still measures. */
+	if (rc == 0)
+		late_here(w);
 	if (rc == 0) {
 		rc = ft__world_barrier(w, err);
 		if (rc == FT_EINTR)

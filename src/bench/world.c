@@ -359,6 +359,7 @@ ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out, struct ft_er
 	w->data_listen_fd = -1;
 	w->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
 	w->failed = -1;
+	ft_vec_init(&w->orphans, sizeof(char *));
 	w->stop = cfg->stop;
 	deadline = ft__now() + w->timeout_s;
 	if (cfg->use_mpi) {
@@ -471,6 +472,11 @@ ft_world_free(struct ft_world *w)
 		if (!fin)
 			MPI_Finalize();
 	}
+	/* MPI is done with the orphans only once finalized; under a caller's MPI they stay */
+	if (w->mpi_inited_here)
+		ft__vec_release_ptrs(&w->orphans);
+	else
+		ft_vec_release(&w->orphans);
 #endif
 	ft_free(w->info);
 	ft_free(w);
@@ -557,6 +563,86 @@ failed_error(const struct ft_world *w, struct ft_error *err)
 	                    ft__world_who(w, (uint32_t)w->failed, who, sizeof(who)), w->failed_why);
 }
 
+#if FT_HAVE_MPI
+/* Poll the collective @mr until it completes, a peer's failure notice comes, or @deadline. */
+static int
+mpi_coll_wait(struct ft_world *w, MPI_Request *mr, double deadline, struct ft_error *err)
+{
+	char who[96];
+	uint64_t spins = 0;
+	int flag = 0, stopped;
+
+	for (;;) {
+		if (MPI_Test(mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return ft_error_set(err, FT_EMPI, "MPI_Iallgather failed");
+		if (flag)
+			return 0;
+		if (++spins < 4096 || spins % 64)
+			continue;
+		sched_yield();
+		if (w->stop && *w->stop)
+			return ft_error_set(err, FT_EINTR, "interrupted");
+		/* a rank that failed and went on never joins: its notice says so */
+		if (notice_came(w))
+			return failed_error(w, err);
+		if (ft__now() <= deadline)
+			continue;
+		stopped = ft__world_stopped_rank(w);
+		if (stopped >= 0)
+			return ft_error_set(err, FT_ETIMEDOUT,
+			                    "%s is stopped (SIGSTOP or a debugger) and stopped "
+			                    "answering: no reply for %.0fs (--timeout)",
+			                    ft__world_who(w, (uint32_t)stopped, who, sizeof(who)),
+			                    w->timeout_s);
+		return ft_error_set(err, FT_ETIMEDOUT,
+		                    "a rank stopped answering: no reply for %.0fs (--timeout)",
+		                    w->timeout_s);
+	}
+}
+
+/*
+ * The allgather under MPI: non-blocking, polled against the deadline, so a
+ * stopped or failed rank cannot hang us. A collective this rank gives up on
+ * is not over for the MPI library: there is no cancelling one (MPI 4.0,
+ * 3.8.4: MPI_Cancel and MPI_Request_free are erroneous on a collective's
+ * request), and every later call into MPI, MPI_Finalize included, may go on
+ * with it: copy a live peer's block into the receive buffer, or send from
+ * the send buffer. With 3+ ranks and one of them failed, a peer's block may
+ * come after we gave up: written into the caller's buffer, freed by then, it
+ * corrupted the heap (glibc's "corrupted double-linked list" at finalize).
+ * So the collective sends from and receives into a block of its own, copied
+ * out when it completes, else kept in w->orphans until MPI_Finalize.
+ */
+static int
+mpi_allgather(struct ft_world *w, const void *in, size_t len, void *out, double deadline,
+              struct ft_error *err)
+{
+	MPI_Request mr;
+	char *blk;
+	int rc;
+
+	if (len > INT_MAX / (w->nranks + 1))
+		return FT_ERANGE;
+	blk = ft_malloc(len * (w->nranks + 1));
+	/* its place among the orphans is taken first: nothing can fail once it is posted */
+	if (!blk || ft_vec_push(&w->orphans, &blk) < 0) {
+		ft_free(blk);
+		return FT_ENOMEM;
+	}
+	memcpy(blk, in, len);
+	if (MPI_Iallgather(blk, (int)len, MPI_BYTE, blk + len, (int)len, MPI_BYTE, MPI_COMM_WORLD,
+	                   &mr) != MPI_SUCCESS)
+		return ft_error_set(err, FT_EMPI, "MPI_Iallgather failed");
+	rc = mpi_coll_wait(w, &mr, deadline, err);
+	if (rc == 0) {
+		memcpy(out, blk + len, len * w->nranks);
+		w->orphans.len--;
+		ft_free(blk);
+	}
+	return rc;
+}
+#endif
+
 int
 ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out, struct ft_error *err)
 {
@@ -572,44 +658,8 @@ ft__world_allgather(struct ft_world *w, const void *in, size_t len, void *out, s
 	if (notice_came(w))
 		return failed_error(w, err);
 #if FT_HAVE_MPI
-	if (w->mpi) {
-		MPI_Request mr;
-		int flag = 0, stopped;
-		uint64_t spins = 0;
-
-		if (len > INT_MAX / w->nranks)
-			return FT_ERANGE;
-		/* non-blocking, polled against the deadline: a stopped rank cannot hang us */
-		if (MPI_Iallgather(in, (int)len, MPI_BYTE, out, (int)len, MPI_BYTE, MPI_COMM_WORLD,
-		                   &mr) != MPI_SUCCESS)
-			return ft_error_set(err, FT_EMPI, "MPI_Iallgather failed");
-		for (;;) {
-			if (MPI_Test(&mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-				return ft_error_set(err, FT_EMPI, "MPI_Iallgather failed");
-			if (flag)
-				return 0;
-			if (++spins < 4096 || spins % 64)
-				continue;
-			sched_yield();
-			if (w->stop && *w->stop)
-				return ft_error_set(err, FT_EINTR, "interrupted");
-			/* a rank that failed and went on never joins: its notice says so */
-			if (notice_came(w))
-				return failed_error(w, err);
-			if (ft__now() <= deadline)
-				continue;
-			stopped = ft__world_stopped_rank(w);
-			if (stopped >= 0)
-				return ft_error_set(err, FT_ETIMEDOUT,
-				                    "%s is stopped (SIGSTOP or a debugger) and stopped "
-				                    "answering: no reply for %.0fs (--timeout)",
-				                    ft__world_who(w, (uint32_t)stopped, who, sizeof(who)),
-				                    w->timeout_s);
-			return ft_error_set(err, FT_ETIMEDOUT,
-			                    "a rank stopped answering: no reply for %.0fs (--timeout)",
-			                    w->timeout_s);
-		}
-	}
+	if (w->mpi)
+		return mpi_allgather(w, in, len, out, deadline, err);
 #endif
 	if (w->rank != 0) {
 		rc = ft__sock_send_all(w->ctrl_fd[0], in, len, deadline,
