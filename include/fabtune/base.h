@@ -132,6 +132,20 @@ FT_API size_t ft_input_max_files(void);
 FT_API int ft_input_paths_expand(const char *const *paths, size_t n, struct ft_vec *out,
 				 struct ft_error *err) FT_MUST_CHECK;
 FT_API void ft_input_paths_release(struct ft_vec *paths);
+/* Whether one of @paths (struct ft_input_path) was found in a folder. */
+FT_API bool ft_input_paths_have_folder(const struct ft_vec *paths);
+/*
+ * The error when the @n @paths, all folders, gave no file to read: FT_EPARSE
+ * naming them when they held @nunknown files in no known format, else
+ * FT_ENOENT "no files in the folder". Returns the code.
+ */
+FT_API int ft_input_paths_none(const char *const *paths, size_t n, size_t nunknown,
+			       struct ft_error *err);
+struct ft_json;
+/* "skipped N files in no known format: a, b\n" for @skipped (const char *); nothing if none. */
+FT_API void ft_input_skipped_text(struct ft_strbuf *sb, const struct ft_vec *skipped);
+/* "skipped": [a, b] as a member of the object open in @j. */
+FT_API void ft_input_skipped_json(struct ft_json *j, const struct ft_vec *skipped);
 
 /* ---- files: the bounded reader and the safe writer (base/file.c) --------- */
 

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include <fabtune/base.h>
+#include <fabtune/json.h>
 
 #define INPUT_FILES_DEFAULT 10000
 #define WALK_DEPTH_MAX 64
@@ -194,4 +195,56 @@ ft_input_paths_release(struct ft_vec *paths)
 	for (size_t i = 0; i < paths->len; i++)
 		ft_free(((struct ft_input_path *)ft_vec_at(paths, i))->path);
 	ft_vec_release(paths);
+}
+
+int
+ft_input_paths_none(const char *const *paths, size_t n, size_t nunknown, struct ft_error *err)
+{
+	struct ft_strbuf dirs;
+	int rc;
+
+	ft_strbuf_init(&dirs);
+	for (size_t i = 0; i < n; i++)
+		ft_strbuf_addf(&dirs, "%s%s", i ? ", " : "", paths[i]);
+	if (nunknown)
+		rc = ft_error_set(err, FT_EPARSE,
+		                  "%s: no file in a known format (%zu file%s, none recognised; "
+		                  "fabtune parse --list shows the formats)",
+		                  dirs.buf, nunknown, nunknown == 1 ? "" : "s");
+	else
+		rc = ft_error_set(err, FT_ENOENT, "%s: no files in the folder%s", dirs.buf,
+		                  n > 1 ? "s" : "");
+	ft_strbuf_release(&dirs);
+	return rc;
+}
+
+void
+ft_input_skipped_text(struct ft_strbuf *sb, const struct ft_vec *skipped)
+{
+	if (!skipped->len)
+		return;
+	ft_strbuf_addf(sb, "skipped %zu file%s in no known format:", skipped->len,
+	               skipped->len == 1 ? "" : "s");
+	for (size_t i = 0; i < skipped->len; i++)
+		ft_strbuf_addf(sb, "%s %s", i ? "," : "", FT_VEC_AT(skipped, const char *, i));
+	ft_strbuf_addch(sb, '\n');
+}
+
+void
+ft_input_skipped_json(struct ft_json *j, const struct ft_vec *skipped)
+{
+	ft_json_key(j, "skipped");
+	ft_json_arr_begin(j);
+	for (size_t i = 0; i < skipped->len; i++)
+		ft_json_str(j, FT_VEC_AT(skipped, const char *, i));
+	ft_json_arr_end(j);
+}
+
+bool
+ft_input_paths_have_folder(const struct ft_vec *paths)
+{
+	for (size_t i = 0; i < paths->len; i++)
+		if (FT_VEC_AT(paths, struct ft_input_path, i).dir)
+			return true;
+	return false;
 }

@@ -126,41 +126,6 @@ inputs_line(struct ft_strbuf *sb, const struct ft_workflow_inputs *in)
 	               in->nfiles, in->nfiles == 1 ? "" : "s");
 }
 
-/* "skipped N files in no known format: a, b": the folders' files not read. */
-static void
-unknown_line(struct ft_strbuf *sb, const struct ft_workflow_inputs *in)
-{
-	if (!in->unknown.len)
-		return;
-	ft_strbuf_addf(sb, "skipped %zu file%s in no known format:", in->unknown.len,
-	               in->unknown.len == 1 ? "" : "s");
-	for (size_t i = 0; i < in->unknown.len; i++)
-		ft_strbuf_addf(sb, "%s %s", i ? "," : "", FT_VEC_AT(&in->unknown, const char *, i));
-	ft_strbuf_addch(sb, '\n');
-}
-
-/* Whether a folder was among the inputs (then JSON lists its files skipped, even none). */
-static bool
-read_a_folder(const struct ft_workflow_inputs *in)
-{
-	for (size_t i = 0; i < in->paths.len; i++)
-		if (FT_VEC_AT(&in->paths, struct ft_input_path, i).dir)
-			return true;
-	return false;
-}
-
-static void
-unknown_json(struct ft_json *j, const struct ft_workflow_inputs *in)
-{
-	if (!read_a_folder(in))
-		return;
-	ft_json_key(j, "skipped");
-	ft_json_arr_begin(j);
-	for (size_t i = 0; i < in->unknown.len; i++)
-		ft_json_str(j, FT_VEC_AT(&in->unknown, const char *, i));
-	ft_json_arr_end(j);
-}
-
 static int
 finding_row(struct ft_table *t, const void *items, size_t i, bool color)
 {
@@ -198,7 +163,7 @@ findings_text(struct ft_strbuf *sb, const struct ft_findings *f,
 		ft_strbuf_addf(sb, "; %zu input line%s not understood (see fabtune parse)",
 		               in->nskipped, in->nskipped == 1 ? "" : "s");
 	ft_strbuf_adds(sb, "\n");
-	unknown_line(sb, in);
+	ft_input_skipped_text(sb, &in->unknown);
 	if (!ft_findings_len(f)) {
 		ft_strbuf_adds(sb, "no findings\n");
 		return;
@@ -238,7 +203,8 @@ ft_workflow_findings_write(struct ft_strbuf *sb, const struct ft_findings *f,
 	ft_json_init(&j, sb, false);
 	ft_json_obj_begin(&j);
 	ft_diag_json_members(&j, f, ft_obs_set_len(&in->obs));
-	unknown_json(&j, in);
+	if (ft_input_paths_have_folder(&in->paths))
+		ft_input_skipped_json(&j, &in->unknown);
 	ft_json_obj_end(&j);
 	ft_strbuf_addch(sb, '\n');
 }
@@ -280,7 +246,7 @@ advice_text(struct ft_strbuf *sb, const struct ft_advice_set *s,
 
 	inputs_line(sb, in);
 	ft_strbuf_adds(sb, "\n");
-	unknown_line(sb, in);
+	ft_input_skipped_text(sb, &in->unknown);
 	if (w->calibrated || w->derived || (w->spec_used[0] && w->note[0]))
 		ft_strbuf_addf(sb, "what-if cluster: %s%s%s\n", w->label, w->note[0] ? "; " : "",
 		               w->note);

@@ -135,7 +135,6 @@ static int
 read_files(const struct ft_workflow_sources *src, struct ft_workflow_inputs *in,
            struct ft_error *err)
 {
-	struct ft_strbuf dirs;
 	size_t i;
 	int rc;
 
@@ -145,19 +144,7 @@ read_files(const struct ft_workflow_sources *src, struct ft_workflow_inputs *in,
 	if (rc < 0 || in->nfiles || src->nfiles == 0)
 		return rc;
 	/* nothing read and no error: every input was a folder */
-	ft_strbuf_init(&dirs);
-	for (i = 0; i < src->nfiles; i++)
-		ft_strbuf_addf(&dirs, "%s%s", i ? ", " : "", src->files[i]);
-	if (in->unknown.len)
-		rc = ft_error_set(err, FT_EPARSE,
-		                  "%s: no file in a known format (%zu file%s, none recognised; "
-		                  "fabtune parse --list shows the formats)",
-		                  dirs.buf, in->unknown.len, in->unknown.len == 1 ? "" : "s");
-	else
-		rc = ft_error_set(err, FT_ENOENT, "%s: no files in the folder%s", dirs.buf,
-		                  src->nfiles > 1 ? "s" : "");
-	ft_strbuf_release(&dirs);
-	return rc;
+	return ft_input_paths_none(src->files, src->nfiles, in->unknown.len, err);
 }
 
 static int
