@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/cmd-diagnose.c - `fabtune diagnose INPUT...`: parse tool outputs,
+ * cli/cmd-diagnose.c - `fabtune diagnose INPUT...`: parse tool outputs
+ * (files, or folders of them),
  * run the layered rules and print the findings, ranked by severity and
  * layer, with the evidence lines behind each one. The inputs are gathered
  * by ft_workflow_inputs_gather() (cli/cli-diag.c), as for `fabtune advise`.
@@ -33,6 +34,8 @@ cmd_diagnose(int argc, char **argv, struct cli_ctx *ctx)
 		"diagnose",
 		"Locate the fault layer by layer (application, communication library, OS/driver, "
 		"firmware/hardware, fabric) from tool outputs, with the evidence and the fix. "
+		"An INPUT that is a folder stands for the files under it; those in no known "
+		"format are listed as skipped. "
 		"Exit 1 when a finding of severity warning or worse exists.",
 		opts,
 		"fabtune diagnose INPUT... [--expect FILE] [--spec SPEC] [--thresholds FILE] "

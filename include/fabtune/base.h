@@ -109,6 +109,44 @@ FT_API char *ft_strbuf_detach(struct ft_strbuf *sb, size_t *len);
 FT_API int ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err)
 	FT_MUST_CHECK;
 
+/* ---- inputs: files and folders (base/walk.c) ----------------------------- */
+
+/* One input of a command: a path as given, or a file found under a folder given. */
+struct ft_input_path {
+	char *path;	 /* owned: the folder given joined with the names below it */
+	const char *dir; /* the folder given that held it (the caller's string); NULL: given */
+};
+
+/* Most files taken from the folders of one command: FABTUNE_MAX_FILES or 10000. */
+FT_API size_t ft_input_max_files(void);
+/*
+ * Append to @out (ft_vec of struct ft_input_path) the @n @paths, each
+ * folder replaced by the regular files under it: depth first, each level's
+ * names in byte order, names starting with '.' left out, links followed but
+ * never back to a folder on the way down, FIFOs, sockets and devices left
+ * out. A path that is not a folder is kept as given (its reader tells what
+ * is wrong with it). FT_ERANGE naming the folder past ft_input_max_files()
+ * files, FT_EIO naming a folder that cannot be read, FT_ENOMEM. Release @out
+ * with ft_input_paths_release() in every case.
+ */
+FT_API int ft_input_paths_expand(const char *const *paths, size_t n, struct ft_vec *out,
+				 struct ft_error *err) FT_MUST_CHECK;
+FT_API void ft_input_paths_release(struct ft_vec *paths);
+/* Whether one of @paths (struct ft_input_path) was found in a folder. */
+FT_API bool ft_input_paths_have_folder(const struct ft_vec *paths);
+/*
+ * The error when the @n @paths, all folders, gave no file to read: FT_EPARSE
+ * naming them when they held @nunknown files in no known format, else
+ * FT_ENOENT "no files in the folder". Returns the code.
+ */
+FT_API int ft_input_paths_none(const char *const *paths, size_t n, size_t nunknown,
+			       struct ft_error *err);
+struct ft_json;
+/* "skipped N files in no known format: a, b\n" for @skipped (const char *); nothing if none. */
+FT_API void ft_input_skipped_text(struct ft_strbuf *sb, const struct ft_vec *skipped);
+/* "skipped": [a, b] as a member of the object open in @j. */
+FT_API void ft_input_skipped_json(struct ft_json *j, const struct ft_vec *skipped);
+
 /* ---- files: the bounded reader and the safe writer (base/file.c) --------- */
 
 /* Largest input file read, bytes: FABTUNE_MAX_INPUT (a size: 64M, 4G) or 1 GiB. */

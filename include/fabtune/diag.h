@@ -231,6 +231,8 @@ FT_API int ft_diag_run(const struct ft_diag_input *in, struct ft_findings *out,
  * "line", "entity", "key", "value", "unit"}]}], "summary": {...}}.
  */
 FT_API void ft_diag_json(struct ft_json *j, const struct ft_findings *f, size_t nobs);
+/* The members of ft_diag_json()'s object, for a caller that adds its own to it. */
+FT_API void ft_diag_json_members(struct ft_json *j, const struct ft_findings *f, size_t nobs);
 
 /* "value" of an observation as text: the number (%g) and/or the string. */
 FT_API void ft_obs_value_text(const struct ft_obs *o, char *buf, size_t len);

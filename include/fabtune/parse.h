@@ -49,6 +49,11 @@ FT_API int ft_parse_buffer(const char *text, size_t len, const char *file, const
                            struct ft_obs_set *out, struct ft_run *run, struct ft_error *err);
 FT_API int ft_parse_file(const char *path, const char *format, struct ft_obs_set *out,
                          struct ft_run *run, struct ft_error *err);
+/* ft_parse_file(), but a file in no known format (or blank) is no error when @format is NULL:
+   *@known is set false and nothing is added (a file found in a folder, which may hold
+   anything). A file recognised but malformed keeps its error. */
+FT_API int ft_parse_file_known(const char *path, const char *format, struct ft_obs_set *out,
+                               struct ft_run *run, bool *known, struct ft_error *err);
 
 /* ---- output: JSON and table text ------------------------------------------ */
 

@@ -26,6 +26,8 @@ extern "C" {
 #define FT_SPEC_MAX_GPUS 16 /* GPUs per node */
 #define FT_SPEC_MAX_NICS 32 /* NICs per node (AWS p5: 32 EFA NICs for 8 GPUs) */
 #define FT_SPEC_MAX_PCIE_SWITCHES 16
+/* Channels of one collective: NCCL's MAXCHANNELS (kb ENV-NCHANNELS). */
+#define FT_SPEC_MAX_CHANNELS 64
 
 enum ft_link_tech {
 	FT_TECH_IB,   /* InfiniBand */

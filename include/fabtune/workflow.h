@@ -159,6 +159,8 @@ struct ft_workflow_inputs {
 	struct ft_run rows;   /* every input's result rows (for the model and a save) */
 	size_t nfiles;	      /* inputs read, the probe counting as one */
 	size_t nskipped;      /* parse.skipped observations: lines not understood */
+	struct ft_vec paths;  /* struct ft_input_path: the files, folders expanded */
+	struct ft_vec unknown; /* const char *, into @paths: files of folders in no known format */
 	bool spec_done;	      /* the spec's step ran (before any later error) */
 	size_t nmodel;	      /* expectations the model gave for the spec */
 	struct ft_diag_thresholds thresholds;
@@ -173,7 +175,10 @@ FT_API bool ft_workflow_sources_probe(const struct ft_workflow_sources *src);
 
 /*
  * Gather the inputs @src names into @in (initialised by the caller), in
- * this order: parse each file (its rows also become observations, only
+ * this order: parse each file, a folder standing for the files under it
+ * (ft_input_paths_expand(); those in no known format are listed in
+ * @in->unknown, and it is an error naming the folders when no file at all
+ * was recognised), its rows also becoming observations (only
  * pairs rows as a matrix), read the expectations file, ask the model for
  * the spec's expectations of the collective rows (kb NA-MODEL) and add the
  * fabric's structure as observations, probe, read the thresholds. The
@@ -191,10 +196,12 @@ FT_API void ft_workflow_rules_write(struct ft_strbuf *sb, bool json);
 
 /*
  * The findings @f of a diagnosis of @in: as text, a line saying what was
- * read, the findings ranked in a table (severities coloured with @color),
+ * read, the files of folders in no known format ("skipped N files in no
+ * known format: a, b"), the findings ranked in a table (severities coloured with @color),
  * then each with its message, fix, kb entry and evidence lines
  * ("    file:line: entity key = value unit") and the count per severity;
- * as JSON, ft_diag_json(). A full buffer sets @sb->oom.
+ * as JSON, ft_diag_json()'s object, with a "skipped" array of those files
+ * when a folder was read. A full buffer sets @sb->oom.
  */
 FT_API void ft_workflow_findings_write(struct ft_strbuf *sb, const struct ft_findings *f,
 				       const struct ft_workflow_inputs *in, bool json, bool color);

@@ -169,10 +169,17 @@ json_obs(struct ft_json *j, const struct ft_obs *o)
 void
 ft_diag_json(struct ft_json *j, const struct ft_findings *f, size_t nobs)
 {
+	ft_json_obj_begin(j);
+	ft_diag_json_members(j, f, nobs);
+	ft_json_obj_end(j);
+}
+
+void
+ft_diag_json_members(struct ft_json *j, const struct ft_findings *f, size_t nobs)
+{
 	size_t counts[FT_SEV_COUNT] = { 0 };
 	size_t i, k;
 
-	ft_json_obj_begin(j);
 	ft_json_kv_uint(j, "observations", nobs);
 	ft_json_kv_uint(j, "rules", ft_rule_count());
 	ft_json_key(j, "findings");
@@ -201,6 +208,5 @@ ft_diag_json(struct ft_json *j, const struct ft_findings *f, size_t nobs)
 	ft_json_obj_begin(j);
 	for (i = FT_SEV_COUNT; i-- > 0;)
 		ft_json_kv_uint(j, ft_severity_name((enum ft_severity)i), counts[i]);
-	ft_json_obj_end(j);
 	ft_json_obj_end(j);
 }

@@ -52,11 +52,13 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 		return ft_error_set(err, FT_EINVAL,
 		                    "--gpus-per-thread: expected 1 to %d (nccl-tests -g), got %" PRIu64,
 		                    FT_SPEC_MAX_GPUS, a->gpus_per_thread);
-	if (a->gpus > UINT32_MAX || a->nodes > UINT32_MAX || a->channels > 64)
+	if (a->channels > FT_SPEC_MAX_CHANNELS)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--channels: expected 1 to %d (NCCL's MAXCHANNELS), got %" PRIu64,
+		                    FT_SPEC_MAX_CHANNELS, a->channels);
+	if (a->gpus > UINT32_MAX || a->nodes > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "%s: value out of range",
-		                    a->channels > 64     ? "--channels (at most 64)" :
-		                    a->gpus > UINT32_MAX ? "--gpus" :
-		                                           "--nodes");
+		                    a->gpus > UINT32_MAX ? "--gpus" : "--nodes");
 	if (a->nccl && nccl_version(a->nccl, &q->nccl_version, err) < 0)
 		return FT_EINVAL;
 	q->ngpus = (uint32_t)a->gpus;

@@ -74,10 +74,10 @@ check_query(const struct ft_model_query *q, struct ft_error *err)
 		                    "nccl: expected 2.18 or later (the constants known here), got "
 		                    "%u.%u",
 		                    q->nccl_version / 10000, q->nccl_version / 100 % 100);
-	if (q->nchannels > 64)
+	if (q->nchannels > FT_SPEC_MAX_CHANNELS)
 		return ft_error_set(err, FT_ERANGE,
-		                    "channels: expected 1 to 64 (MAXCHANNELS), got %u",
-		                    q->nchannels);
+		                    "channels: expected 1 to %d (MAXCHANNELS), got %u",
+		                    FT_SPEC_MAX_CHANNELS, q->nchannels);
 	return 0;
 }
 

@@ -223,9 +223,14 @@ run_entry(const struct entry *e, const char *text, size_t len, uint32_t line0, s
 	return e->run(&c, text, len);
 }
 
-int
-ft_parse_buffer(const char *text, size_t len, const char *file, const char *format,
-                struct ft_obs_set *out, struct ft_run *run, struct ft_error *err)
+/*
+ * ft_parse_buffer(), and when @known is not NULL a text that no parser
+ * recognises (or a blank one) is no error: *@known is set false and nothing
+ * is added.
+ */
+static int
+parse_buffer(const char *text, size_t len, const char *file, const char *format,
+             struct ft_obs_set *out, struct ft_run *run, bool *known, struct ft_error *err)
 {
 	struct segment seg[MAX_SEGMENTS];
 	size_t nseg = 0, skip;
@@ -254,6 +259,10 @@ ft_parse_buffer(const char *text, size_t len, const char *file, const char *form
 	if (format)
 		return run_entry(e, text ? text + skip : "", len - skip, hdr_lines, hdr, file, out,
 		                 run, err);
+	if (known)
+		*known = !ft__is_blank((struct ft__span){ text ? text + skip : "", len - skip });
+	if (known && !*known)
+		return 0;
 	if (ft__is_blank((struct ft__span){ text ? text + skip : "", len - skip }))
 		return ft_error_set(err, FT_EPARSE, "%s: empty input, nothing to parse", file);
 
@@ -290,6 +299,10 @@ ft_parse_buffer(const char *text, size_t len, const char *file, const char *form
 		e = detect_entry(text + skip, len - skip);
 		if (!e && first)
 			e = first;
+		if (!e && known) {
+			*known = false;
+			return 0;
+		}
 		if (!e)
 			return ft_error_set(err, FT_EPARSE,
 			                    "%s: unrecognised format (use --format; fabtune parse "
@@ -311,15 +324,22 @@ ft_parse_buffer(const char *text, size_t len, const char *file, const char *form
 	return 0;
 }
 
+int
+ft_parse_buffer(const char *text, size_t len, const char *file, const char *format,
+                struct ft_obs_set *out, struct ft_run *run, struct ft_error *err)
+{
+	return parse_buffer(text, len, file, format, out, run, NULL, err);
+}
+
 /*
  * Regular files are mapped, not copied: the parsers read through (pointer,
  * length) views and never need a terminating NUL, and a 200 MB log then costs
  * no heap. Anything but a regular file is refused (base/file.c); an empty file
  * or one that cannot be mapped is read into a buffer.
  */
-int
-ft_parse_file(const char *path, const char *format, struct ft_obs_set *out, struct ft_run *run,
-              struct ft_error *err)
+static int
+parse_file(const char *path, const char *format, struct ft_obs_set *out, struct ft_run *run,
+           bool *known, struct ft_error *err)
 {
 	struct ft_strbuf sb;
 	struct stat st;
@@ -335,7 +355,7 @@ ft_parse_file(const char *path, const char *format, struct ft_obs_set *out, stru
 		if (map != MAP_FAILED) {
 			close(fd);
 			(void)madvise(map, len, MADV_SEQUENTIAL);
-			rc = ft_parse_buffer(map, len, path, format, out, run, err);
+			rc = parse_buffer(map, len, path, format, out, run, known, err);
 			munmap(map, len);
 			return rc;
 		}
@@ -344,7 +364,22 @@ ft_parse_file(const char *path, const char *format, struct ft_obs_set *out, stru
 	ft_strbuf_init(&sb);
 	rc = ft_strbuf_read_file(&sb, path, err);
 	if (rc == 0)
-		rc = ft_parse_buffer(sb.buf, sb.len, path, format, out, run, err);
+		rc = parse_buffer(sb.buf, sb.len, path, format, out, run, known, err);
 	ft_strbuf_release(&sb);
 	return rc;
+}
+
+int
+ft_parse_file(const char *path, const char *format, struct ft_obs_set *out, struct ft_run *run,
+              struct ft_error *err)
+{
+	return parse_file(path, format, out, run, NULL, err);
+}
+
+int
+ft_parse_file_known(const char *path, const char *format, struct ft_obs_set *out,
+                    struct ft_run *run, bool *known, struct ft_error *err)
+{
+	*known = true;
+	return parse_file(path, format, out, run, known, err);
 }

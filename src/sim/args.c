@@ -132,9 +132,10 @@ scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenar
 	s.proto = a->proto ? (enum ft_proto)proto : FT_PROTO_COUNT;
 	if (a->ranks > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--ranks: too many");
-	if (a->channels > FT_SPEC_MAX_GPUS)
-		return ft_error_set(err, FT_EINVAL, "--channels: expected 1 to %d, got %" PRIu64,
-		                    FT_SPEC_MAX_GPUS, a->channels);
+	if (a->channels > FT_SPEC_MAX_CHANNELS)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--channels: expected 1 to %d (NCCL's MAXCHANNELS), got %" PRIu64,
+		                    FT_SPEC_MAX_CHANNELS, a->channels);
 	s.min_bytes = a->minb ? a->minb : 1 << 20;
 	s.max_bytes = a->maxb ? a->maxb : s.min_bytes;
 	s.factor = a->factor ? a->factor : (s.max_bytes > s.min_bytes ? 2 : 0);

@@ -188,7 +188,7 @@ nchannels_of(const struct ft_cluster_spec *spec, enum ft_algo algo, const struct
 	struct ft_model_links l;
 
 	if (o->channels)
-		return FT_MIN(o->channels, 64u);
+		return FT_MIN(o->channels, (uint32_t)FT_SPEC_MAX_CHANNELS);
 	if (algo == FT_ALGO_NVLS_TREE && ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0) {
 		l.nnodes = 2; /* NCCL runs no NVLS tree inside one node */
 		return ft_model_nvls_nchannels(&l);

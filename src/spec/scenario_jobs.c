@@ -64,7 +64,7 @@ static const struct ft__doc_field op_fields[] = {
 	{ "size", FT__DOC_SIZE, FT__DOC_AT(struct sc_op, bytes) },
 	{ "repeat", FT__DOC_U32, FT__DOC_AT(struct sc_op, repeat), .lo = 1, .hi = 1000000 },
 	{ "channels", FT__DOC_U32, FT__DOC_AT(struct sc_op, channels), .lo = 1,
-	  .hi = FT_SPEC_MAX_GPUS },
+	  .hi = FT_SPEC_MAX_CHANNELS },
 };
 
 static void
@@ -160,7 +160,7 @@ static const struct ft__doc_field job_fields[] = {
 	{ "name", FT__DOC_STR, FT__DOC_AT(struct sc_job, name) },
 	{ "ranks", FT__DOC_U32, FT__DOC_AT(struct sc_job, nranks), .lo = 1, .hi = 100000000 },
 	{ "gpus_per_node", FT__DOC_U32, FT__DOC_AT(struct sc_job, gpus_per_node), .lo = 1,
-	  .hi = FT_SPEC_MAX_GPUS },
+	  .hi = FT_SPEC_MAX_CHANNELS },
 	{ "first_node", FT__DOC_U32, FT__DOC_AT(struct sc_job, first_node), .lo = 0,
 	  .hi = UINT32_MAX - 1 },
 	{ "placement", FT__DOC_FN, .fn = read_placement },

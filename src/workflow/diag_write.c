@@ -163,6 +163,7 @@ findings_text(struct ft_strbuf *sb, const struct ft_findings *f,
 		ft_strbuf_addf(sb, "; %zu input line%s not understood (see fabtune parse)",
 		               in->nskipped, in->nskipped == 1 ? "" : "s");
 	ft_strbuf_adds(sb, "\n");
+	ft_input_skipped_text(sb, &in->unknown);
 	if (!ft_findings_len(f)) {
 		ft_strbuf_adds(sb, "no findings\n");
 		return;
@@ -200,7 +201,11 @@ ft_workflow_findings_write(struct ft_strbuf *sb, const struct ft_findings *f,
 		return;
 	}
 	ft_json_init(&j, sb, false);
-	ft_diag_json(&j, f, ft_obs_set_len(&in->obs));
+	ft_json_obj_begin(&j);
+	ft_diag_json_members(&j, f, ft_obs_set_len(&in->obs));
+	if (ft_input_paths_have_folder(&in->paths))
+		ft_input_skipped_json(&j, &in->unknown);
+	ft_json_obj_end(&j);
 	ft_strbuf_addch(sb, '\n');
 }
 
@@ -241,6 +246,7 @@ advice_text(struct ft_strbuf *sb, const struct ft_advice_set *s,
 
 	inputs_line(sb, in);
 	ft_strbuf_adds(sb, "\n");
+	ft_input_skipped_text(sb, &in->unknown);
 	if (w->calibrated || w->derived || (w->spec_used[0] && w->note[0]))
 		ft_strbuf_addf(sb, "what-if cluster: %s%s%s\n", w->label, w->note[0] ? "; " : "",
 		               w->note);

@@ -22,6 +22,8 @@ ft_workflow_inputs_init(struct ft_workflow_inputs *in)
 	ft_vec_init(&in->expect, sizeof(struct ft_expectation));
 	ft_run_init(&in->rows, FT_SOURCE_IMPORT, "diagnose");
 	ft_diag_thresholds_init(&in->thresholds);
+	ft_vec_init(&in->paths, sizeof(struct ft_input_path));
+	ft_vec_init(&in->unknown, sizeof(const char *));
 }
 
 void
@@ -30,6 +32,8 @@ ft_workflow_inputs_release(struct ft_workflow_inputs *in)
 	ft_obs_set_release(&in->obs);
 	ft_vec_release(&in->expect);
 	ft_run_release(&in->rows);
+	ft_input_paths_release(&in->paths);
+	ft_vec_release(&in->unknown);
 }
 
 bool
@@ -38,17 +42,32 @@ ft_workflow_sources_probe(const struct ft_workflow_sources *src)
 	return src->probe || src->root || src->interval_s > 0;
 }
 
-/* One tool output: its observations, and its rows as rows and as observations. */
+/*
+ * One tool output: its observations, and its rows as rows and as
+ * observations. A file found in a folder (@p->dir) in no known format is
+ * listed in @in->unknown.
+ */
 static int
-read_file(struct ft_workflow_inputs *in, const char *path, const char *format,
+read_file(struct ft_workflow_inputs *in, const struct ft_input_path *p, const char *format,
           struct ft_error *err)
 {
+	const char *path = p->path;
 	struct ft_run run;
+	bool known = true;
 	size_t r;
 	int rc;
 
 	ft_run_init(&run, FT_SOURCE_IMPORT, "");
-	rc = ft_parse_file(path, format, &in->obs, &run, err);
+	if (p->dir)
+		rc = ft_parse_file_known(path, format, &in->obs, &run, &known, err);
+	else
+		rc = ft_parse_file(path, format, &in->obs, &run, err);
+	if (rc == 0 && !known) {
+		ft_run_release(&run);
+		if (ft_vec_push(&in->unknown, &path) < 0)
+			return ft_error_set(err, FT_ENOMEM, "out of memory");
+		return 0;
+	}
 	if (rc == 0)
 		rc = ft_diag_obs_from_run(&run, path, &in->obs);
 	for (r = 0; rc == 0 && r < ft_run_nrows(&run); r++)
@@ -111,17 +130,32 @@ probe(struct ft_workflow_inputs *in, const struct ft_workflow_sources *src, stru
 	return rc;
 }
 
+/* The tool outputs: each file, the folders' files; an error when the folders held none known. */
+static int
+read_files(const struct ft_workflow_sources *src, struct ft_workflow_inputs *in,
+           struct ft_error *err)
+{
+	size_t i;
+	int rc;
+
+	rc = ft_input_paths_expand(src->files, src->nfiles, &in->paths, err);
+	for (i = 0; rc == 0 && i < in->paths.len; i++)
+		rc = read_file(in, ft_vec_at(&in->paths, i), src->format, err);
+	if (rc < 0 || in->nfiles || src->nfiles == 0)
+		return rc;
+	/* nothing read and no error: every input was a folder */
+	return ft_input_paths_none(src->files, src->nfiles, in->unknown.len, err);
+}
+
 static int
 gather(const struct ft_workflow_sources *src, struct ft_workflow_inputs *in, struct ft_error *err)
 {
 	size_t i;
 	int rc;
 
-	for (i = 0; i < src->nfiles; i++) {
-		rc = read_file(in, src->files[i], src->format, err);
-		if (rc < 0)
-			return rc;
-	}
+	rc = read_files(src, in, err);
+	if (rc < 0)
+		return rc;
 	for (i = 0; i < ft_obs_set_len(&in->obs); i++)
 		if (strcmp(ft_obs_set_at(&in->obs, i)->key, "parse.skipped") == 0)
 			in->nskipped++;

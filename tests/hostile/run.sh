@@ -53,7 +53,10 @@ expect "diagnose /dev/zero is refused" 2 '/dev/zero: is a character device' diag
 expect "advise /dev/zero is refused" 2 '/dev/zero: is a character device' advise /dev/zero
 expect "parse of a FIFO does not block" 2 'fifo: is a FIFO, not a regular file' parse "$tmp/fifo"
 expect "sim of a FIFO scenario does not block" 2 'fifo: is a FIFO' sim "$tmp/fifo"
-expect "a directory is a usage error" 2 ': is a directory' parse "$tmp"
+# a folder stands for its files: its FIFO is passed over (no block), and a
+# folder with no file of a known format is an error naming it
+expect "a folder of nothing known is an error, its FIFO unopened" 2 \
+	': no file in a known format' parse "$tmp"
 head -c 5000 /dev/zero | tr '\0' 'x' >"$tmp/big.log"
 FABTUNE_MAX_INPUT=4K expect "FABTUNE_MAX_INPUT caps a read" 2 \
 	'big.log: file of 5000 bytes is larger than the input limit of 4096 bytes' parse "$tmp/big.log"

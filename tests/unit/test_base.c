@@ -905,6 +905,86 @@ test_recset(void **state)
 	}
 }
 
+/* @dir joined with @name, in a static buffer of @i's slot. */
+static const char *
+under(const char *dir, const char *name, int i)
+{
+	static char buf[8][320];
+
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+/*
+ * A folder given as an input stands for the regular files under it: depth
+ * first, names in byte order at each level (so "B" before "a", "a/1" before
+ * "b"), hidden names and FIFOs left out, a link back up (a loop) walked
+ * once; a path that is not a folder is kept as given; past the file limit
+ * an error names the folder and the limit.
+ */
+static void
+test_input_paths_walk(void **state)
+{
+	char dir[] = "/tmp/ft-test-walk-XXXXXX";
+	const char *want[] = { "B.txt", "a/1.txt", "a/sub/z.txt", "b.txt", "link.txt" };
+	const char *args[2];
+	struct ft_error err = { 0 };
+	struct ft_vec out;
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(mkdir(under(dir, "a", 0), 0700), 0);
+	assert_int_equal(mkdir(under(dir, "a/sub", 0), 0700), 0);
+	assert_int_equal(mkdir(under(dir, ".git", 0), 0700), 0);
+	spit(under(dir, "b.txt", 0), "b\n");
+	spit(under(dir, "B.txt", 0), "B\n");
+	spit(under(dir, "a/1.txt", 0), "1\n");
+	spit(under(dir, "a/sub/z.txt", 0), "z\n");
+	spit(under(dir, ".hidden", 0), "h\n");
+	spit(under(dir, ".git/config", 0), "c\n");
+	assert_int_equal(symlink("b.txt", under(dir, "link.txt", 0)), 0);
+	assert_int_equal(symlink("..", under(dir, "a/sub/up", 0)), 0); /* a loop */
+	assert_int_equal(symlink("nowhere", under(dir, "dangling", 0)), 0);
+	assert_int_equal(mkfifo(under(dir, "fifo", 0), 0600), 0);
+
+	args[0] = dir;
+	args[1] = "not-a-folder.txt";
+	ft_vec_init(&out, sizeof(struct ft_input_path));
+	assert_int_equal(ft_input_paths_expand(args, 2, &out, &err), 0);
+	assert_int_equal(out.len, FT_ARRAY_SIZE(want) + 1);
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		const struct ft_input_path *p = ft_vec_at(&out, i);
+
+		assert_string_equal(p->path, under(dir, want[i], 1));
+		assert_ptr_equal(p->dir, dir);
+	}
+	assert_string_equal(FT_VEC_AT(&out, struct ft_input_path, i).path, "not-a-folder.txt");
+	assert_null(FT_VEC_AT(&out, struct ft_input_path, i).dir);
+	ft_input_paths_release(&out);
+
+	/* the file limit: an error naming the folder and the limit */
+	setenv("FABTUNE_MAX_FILES", "3", 1);
+	ft_vec_init(&out, sizeof(struct ft_input_path));
+	assert_int_equal(ft_input_paths_expand(args, 1, &out, &err), FT_ERANGE);
+	assert_string_equal(err.msg + strlen(dir),
+	                    ": more than 3 files in the folder (FABTUNE_MAX_FILES raises the limit)");
+	ft_input_paths_release(&out);
+	unsetenv("FABTUNE_MAX_FILES");
+
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++)
+		unlink(under(dir, want[i], 0));
+	unlink(under(dir, "a/sub/up", 0));
+	unlink(under(dir, "dangling", 0));
+	unlink(under(dir, "fifo", 0));
+	unlink(under(dir, ".hidden", 0));
+	unlink(under(dir, ".git/config", 0));
+	rmdir(under(dir, ".git", 0));
+	rmdir(under(dir, "a/sub", 0));
+	rmdir(under(dir, "a", 0));
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -932,6 +1012,7 @@ main(void)
 		cmocka_unit_test(test_with_file_text),
 		cmocka_unit_test(test_file_write_planted_temp),
 		cmocka_unit_test(test_recset),
+		cmocka_unit_test(test_input_paths_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

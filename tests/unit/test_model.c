@@ -2409,7 +2409,11 @@ test_model_args(void **state)
 	a.nccl = NULL;
 	a.channels = 65;
 	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
-	assert_string_equal(err.msg, "--channels (at most 64): value out of range");
+	assert_string_equal(err.msg, "--channels: expected 1 to 64 (NCCL's MAXCHANNELS), got 65");
+	err = (struct ft_error){ 0 };
+	a.channels = 64;
+	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_int_equal(q.nchannels, 64);
 	err = (struct ft_error){ 0 };
 	a.channels = 0;
 	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);

@@ -2645,9 +2645,17 @@ test_sim_args(void **state)
 	assert_non_null(strstr(err.msg, "--op: expected all_reduce"));
 	err = (struct ft_error){ 0 };
 	a.op = "all_reduce";
-	a.channels = 17;
+	/* NCCL's range, 1 to MAXCHANNELS = 64 (NVLS runs 32 on Blackwell), not 16 GPUs */
+	a.channels = 65;
 	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), FT_EINVAL);
-	assert_string_equal(err.msg, "--channels: expected 1 to 16, got 17");
+	assert_string_equal(err.msg, "--channels: expected 1 to 64 (NCCL's MAXCHANNELS), got 65");
+	assert_null(sc);
+	err = (struct ft_error){ 0 };
+	a.channels = 64;
+	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), 0);
+	assert_non_null(sc);
+	ft_scenario_free(sc);
+	sc = NULL;
 	a.channels = 0;
 	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), 0);
 	assert_non_null(sc);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* cmocka needs the headers above first */
@@ -294,6 +295,75 @@ test_compare_opts(void **state)
 	assert_string_equal(err.msg, "--min-matched: at most 100%, got '150%'");
 }
 
+/*
+ * A folder of tool outputs is read as the files under it: those in no known
+ * format (a note, an empty file) are listed, not fatal; a folder of nothing
+ * known, and an empty one, are errors naming the folder.
+ */
+static void
+test_gather_folder(void **state)
+{
+	char dir[] = "/tmp/ft-test-gather-XXXXXX", known[80], note[80], empty[80], sub[80];
+	const char *files[1] = { dir };
+	struct ft_workflow_sources src = { .files = files, .nfiles = 1 };
+	struct ft_workflow_inputs in;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/logs", dir);
+	snprintf(known, sizeof(known), "%s/logs/nccl-tests.txt", dir);
+	snprintf(note, sizeof(note), "%s/README", dir);
+	snprintf(empty, sizeof(empty), "%s/zz.empty", dir);
+
+	/* empty: an error naming the folder */
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), FT_ENOENT);
+	assert_string_equal(err.msg + strlen(dir), ": no files in the folder");
+	ft_workflow_inputs_release(&in);
+
+	/* nothing known: an error naming the folder and how many files it read */
+	assert_int_equal(ft_file_write(note, "notes of the run\n", 17, &err), 0);
+	assert_int_equal(ft_file_write(empty, "", 0, &err), 0);
+	ft_error_clear(&err);
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), FT_EPARSE);
+	assert_string_equal(err.msg + strlen(dir),
+	                    ": no file in a known format (2 files, none recognised; fabtune parse "
+	                    "--list shows the formats)");
+	ft_workflow_inputs_release(&in);
+
+	/* one known file in a subfolder: read; the others listed in order, not fatal */
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_strbuf_read_file(&sb, TOOL_OUTPUT, &err), 0);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(ft_file_write(known, sb.buf, sb.len, &err), 0);
+	ft_strbuf_release(&sb);
+	ft_error_clear(&err);
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), 0);
+	assert_int_equal(in.nfiles, 1);
+	assert_true(ft_run_nrows(&in.rows) > 0);
+	assert_int_equal(in.unknown.len, 2);
+	assert_string_equal(FT_VEC_AT(&in.unknown, const char *, 0), note);
+	assert_string_equal(FT_VEC_AT(&in.unknown, const char *, 1), empty);
+	ft_workflow_inputs_release(&in);
+
+	/* the same unknown file named on its own is an error, as ever */
+	files[0] = note;
+	ft_workflow_inputs_init(&in);
+	assert_int_equal(ft_workflow_inputs_gather(&src, &in, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "README: unrecognised format"));
+	ft_workflow_inputs_release(&in);
+
+	unlink(known);
+	unlink(note);
+	unlink(empty);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 /* An output path is checked before the work: each way it can be wrong, by name. */
 static void
 test_check_writable(void **state)
@@ -367,6 +437,7 @@ main(void)
 		cmocka_unit_test(test_import_resolve),
 		cmocka_unit_test(test_compare_opts),
 		cmocka_unit_test(test_check_writable),
+		cmocka_unit_test(test_gather_folder),
 		cmocka_unit_test(test_text_out),
 	};
 

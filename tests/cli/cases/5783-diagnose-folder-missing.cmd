@@ -1,0 +1,1 @@
+diagnose tests/fixtures/no-such-folder

@@ -1,0 +1,1 @@
+parse --summary tests/fixtures/diagdir

@@ -1,0 +1,1 @@
+parse tests/fixtures/diagdir-empty
