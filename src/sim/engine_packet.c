@@ -512,8 +512,16 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->t_sent_ps = e->now_ps;
 		k->next = PK_NONE;
 		e->npackets++;
+		/* The reaction point meters the bytes its NIC puts on the fabric: a QP
+		 * sourced at a GPU is paced where its data leaves (the NIC pulls it over
+		 * PCIe only as its limiter serves the QP), but by the packet's size on
+		 * the NIC's wire, headers included, not on the PCIe hop (no fabric
+		 * headers): its rate R is then R on the NIC's link (kb CC-DCQCN). */
 		if (e->paced)
-			ft__pk_dcqcn_sent(e, f, payload + p->hdr);
+			ft__pk_dcqcn_sent(e, f,
+			                  payload + (f->nic_link != PK_NONE ?
+			                                     e->ports[f->nic_link].hdr :
+			                                     p->hdr));
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l, c);
 			rc = pk_flow_sent(e, f);

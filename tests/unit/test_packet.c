@@ -1512,6 +1512,63 @@ test_trace_qp_rate(void **state)
 }
 
 /*
+ * A QP whose data comes from a GPU, held by its reaction point at R (a quarter of the
+ * line rate, timer and byte counter off, so R stays), sends at R on its NIC's link to the
+ * fabric: packets leave MTU + RoCE headers apart at R, so the QP's 1 MiB (256 packets)
+ * takes 255 x (4096 + 82) / R plus one packet's way through, a few microseconds. Metered
+ * on the PCIe hop, which carries no fabric headers, it ran 2 % fast (255 x 4096 / R).
+ */
+static void
+test_dcqcn_rate_on_nic_wire(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_DCQCN, .dcqcn_timer_s = 1,
+		                    .dcqcn_byte_counter = UINT64_C(1) << 50 };
+	static uint32_t ends[2];
+	struct ft_schedule s;
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *p;
+	struct pk_flow *f;
+	double R, want, fct;
+	uint32_t nic_tx;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", true);
+	ends[0] = ft_topo_gpu(n.t, 1, 0);
+	ends[1] = ft_topo_gpu(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = submit_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 1u << 20, &s);
+	p = ft_container_of(e, struct pk_engine, base);
+	f = &FT_VEC_AT(&p->flows, struct pk_flow, 0);
+	assert_int_equal(f->src, ends[0]);
+	R = p->line_Bps / 4;
+	f->cc.limited = true;
+	f->cc.rc_Bps = f->cc.rt_Bps = R;
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.nflows, 1);
+	assert_int_equal(c.npackets, 256);
+	nic_tx = f->nic_link;
+	assert_true(nic_tx != PK_NONE);
+	assert_int_equal(p->links[nic_tx].hdr, PK_HDR_ROCE);
+	assert_int_equal(p->links[f->first_link].hdr, 0); /* the GPU's PCIe hop */
+	assert_int_equal(c.port[nic_tx].tx_bytes, 256ull * (4096 + PK_HDR_ROCE));
+	want = 255.0 * (4096 + PK_HDR_ROCE) / R;
+	fct = c.fct_max_s;
+	print_message("paced GPU QP: fct %.3f us, closed form %.3f us + one packet's way\n",
+	              fct * 1e6, want * 1e6);
+	assert_true(fct >= want && fct < want + 5e-6);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	ft_topo_free(n.t);
+}
+
+/*
  * DCQCN's cut and recovery cycle, as a model independent of the engine's packets: N
  * reaction points with the rules of kb CC-DCQCN (the engine's, pkt_cc.c) over one fluid
  * queue of capacity C. Time advances in steps of h. Each flow's rate reaches the queue
@@ -2402,6 +2459,7 @@ main(void)
 		cmocka_unit_test(test_cnp_nic_port_adaptive),
 		cmocka_unit_test(test_retry_exceeded),
 		cmocka_unit_test(test_rdma_statistic_round_trip),
+		cmocka_unit_test(test_dcqcn_rate_on_nic_wire),
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_tail_loss_one_timeout),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
