@@ -63,9 +63,6 @@
 #include <fabtune/units.h>
 
 #define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
-/* Packets per cumulative ACK of a lossy run (coalesced, as RC responders do; the count is
- * ours, no public figure gives ConnectX's): only the retransmit timer reads them. */
-#define PK_ACK_SEG 16u
 
 /* ---- packets -------------------------------------------------------------- */
 
@@ -515,8 +512,16 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->t_sent_ps = e->now_ps;
 		k->next = PK_NONE;
 		e->npackets++;
+		/* The reaction point meters the bytes its NIC puts on the fabric: a QP
+		 * sourced at a GPU is paced where its data leaves (the NIC pulls it over
+		 * PCIe only as its limiter serves the QP), but by the packet's size on
+		 * the NIC's wire, headers included, not on the PCIe hop (no fabric
+		 * headers): its rate R is then R on the NIC's link (kb CC-DCQCN). */
 		if (e->paced)
-			ft__pk_dcqcn_sent(e, f, payload + p->hdr);
+			ft__pk_dcqcn_sent(e, f,
+			                  payload + (f->nic_link != PK_NONE ?
+			                                     e->ports[f->nic_link].hdr :
+			                                     p->hdr));
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l, c);
 			rc = pk_flow_sent(e, f);
@@ -647,8 +652,10 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 {
 	struct pk_flow *f = flow_at(e, fid);
 
-	if (seq > f->snd_una)
+	if (seq > f->snd_una) {
 		f->retries = 0; /* progress: the QP's retry counter starts again */
+		f->t_una_ps = e->now_ps;
+	}
 	f->snd_una = FT_MAX(f->snd_una, seq);
 	if (!nak)
 		return 0;
@@ -1074,10 +1081,15 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	if (gen != (f->rto_gen & 0x0fffffffu) || f->snd_una >= f->npkts)
 		return 0;
 	if (f->snd_una > f->rto_una) {
-		/* Acknowledged progress since it was armed: the timer restarts. */
+		/*
+		 * Acknowledged progress since it was armed: like an HCA's ACK timer, which
+		 * counts from the last ACK that moved the window, it fires one timeout after
+		 * that ACK (kb ENV-IB_TIMEOUT), not a whole timeout after this expiry.
+		 */
 		f->rto_una = f->snd_una;
 		f->retries = 0;
-		return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+		if (f->t_una_ps + e->rto_ps > e->now_ps)
+			return ev_push(e, f->t_una_ps + e->rto_ps, PK_EV_RTO, fid, gen);
 	}
 	/*
 	 * A timeout without progress: the QP retries NCCL_IB_RETRY_CNT times, and at the

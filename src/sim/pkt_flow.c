@@ -318,6 +318,7 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		return rc;
 	f = flow_at(e, fid);
 	f->t_start_ps = e->now_ps;
+	f->t_una_ps = e->now_ps;
 	if (e->part)
 		ft__pk_part_flow_start(e, fid);
 	/* Every rank of a split run knows every flow's path (the paths are shared); the one

@@ -196,9 +196,14 @@ struct pk_task {
 	uint8_t done;
 };
 
+/* Packets per cumulative ACK of a lossy run (coalesced, as RC responders do; the count is
+ * ours, no public figure gives ConnectX's): only the retransmit timer reads them. */
+#define PK_ACK_SEG 16u
+
 struct pk_flow {
 	uint64_t bytes; /* payload */
 	uint64_t t_start_ps;
+	uint64_t t_una_ps; /* sender: when an ACK or NAK last moved snd_una (ev_rto) */
 	uint64_t lat_ps;   /* path latency */
 	uint64_t hash;     /* ECMP and adaptive tie-breaks */
 	uint32_t src, dst; /* vertices */
@@ -209,7 +214,7 @@ struct pk_flow {
 	uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
 	uint32_t snd_una; /* sender: the first packet no ACK or NAK has acknowledged yet */
 	uint32_t rto_gen;
-	uint32_t rto_una;   /* snd_una when the timer was armed (an ACK since restarts it) */
+	uint32_t rto_una;   /* snd_una when the timer was armed or last re-armed */
 	uint32_t ring_next; /* in its first port's ring (of its priority) */
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */

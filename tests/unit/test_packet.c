@@ -1284,6 +1284,79 @@ test_retry_reset_by_progress(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * A single tail loss: the last packet is lost, every other one arrives and is
+ * acknowledged. The retransmit timer fires one timeout after the last ACK that moved
+ * the window (kb ENV-IB_TIMEOUT), not one timeout after the tail left and then a whole
+ * one more (up to two timeouts); the resent tail then crosses the idle path store and
+ * forward, each hop its serialization and its latency, and the flow is done.
+ */
+static void
+test_tail_loss_one_timeout(void **state)
+{
+	static uint32_t ends[2];
+	struct net n;
+	uint32_t nicl, tail;
+	struct ft_packet_cfg pc = { .ib_timeout = 4, .mtu_bytes = 4096, .store_forward = true };
+	struct ft_sim_cfg cfg;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	const struct pk_flow *f;
+	uint64_t t_prog = 0, t_fire, resend = 0, una = 0;
+
+	(void)state;
+	/* Another NIC's link down: the engine then honours a link's down flag, which
+	 * the test sets on the QP's own NIC link for its tail alone. */
+	net_build(&n, "dgx-h100:2", false);
+	nic_link_down(&n, 1, 1);
+	ends[0] = ft_topo_nic(n.t, 1, 0);
+	ends[1] = ft_topo_nic(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = submit_pairs(&ft_packet_engine, &n, &cfg, ends, 1, (PK_ACK_SEG + 1) * 4096u, &s);
+	pe = ft_container_of(e, struct pk_engine, base);
+	if (ft_packet_engine.run(e, 1e-12, &err) != 0)
+		fail_msg("%s", err.msg);
+	f = &FT_VEC_AT(&pe->flows, struct pk_flow, 0);
+	nicl = f->first_link;
+	tail = f->npkts - 1;
+	assert_true(tail > 0 && tail % PK_ACK_SEG == 0); /* the last ACK covers all but the tail */
+	while (f->snd_nxt < tail)
+		assert_int_equal(ft__pk_step(pe), 0);
+	pe->links[nicl].down = 1; /* the tail goes onto a dead link, lost */
+	while (f->snd_nxt < f->npkts)
+		assert_int_equal(ft__pk_step(pe), 0);
+	pe->links[nicl].down = 0;
+	while (ft__pk_port(e, nicl)->qp_timeouts == 0) {
+		assert_int_equal(ft__pk_step(pe), 0);
+		if (f->snd_una > una) {
+			una = f->snd_una;
+			t_prog = pe->now_ps;
+		}
+	}
+	t_fire = pe->now_ps;
+	assert_int_equal(una, tail);
+	assert_true(t_prog > f->t_start_ps);
+	assert_int_equal(t_fire, t_prog + pe->rto_ps);
+	for (uint32_t j = 0; j < f->npath; j++) {
+		uint32_t l = FT_VEC_AT(&pe->paths, uint32_t, f->path_off + j);
+		const struct pk_port *p = ft__pk_port(e, l);
+
+		resend += pk_port_ser_ps(p, f->last_payload + p->hdr) + pe->links[l].lat_ps;
+	}
+	while (pe->nflows_done == 0)
+		assert_int_equal(ft__pk_step(pe), 0);
+	assert_int_equal(pe->now_ps, t_fire + resend);
+	assert_int_equal(pe->nretx, 1);
+	assert_int_equal(ft__pk_port(e, nicl)->qp_timeouts, 1);
+	assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	ft_topo_free(n.t);
+}
+
 /* One QP from a NIC of node 1 to one of node 0 on RoCE with DCQCN (@pc), submitted, not
  * run: its flow is flow 0 of the returned engine, for CNPs and sends at set times. */
 static struct pk_engine *
@@ -1559,6 +1632,63 @@ test_trace_qp_rate(void **state)
 	qp_trace_obs(n.t, &c);
 	ft_schedule_release(&s);
 	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A QP whose data comes from a GPU, held by its reaction point at R (a quarter of the
+ * line rate, timer and byte counter off, so R stays), sends at R on its NIC's link to the
+ * fabric: packets leave MTU + RoCE headers apart at R, so the QP's 1 MiB (256 packets)
+ * takes 255 x (4096 + 82) / R plus one packet's way through, a few microseconds. Metered
+ * on the PCIe hop, which carries no fabric headers, it ran 2 % fast (255 x 4096 / R).
+ */
+static void
+test_dcqcn_rate_on_nic_wire(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_DCQCN, .dcqcn_timer_s = 1,
+		                    .dcqcn_byte_counter = UINT64_C(1) << 50 };
+	static uint32_t ends[2];
+	struct ft_schedule s;
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *p;
+	struct pk_flow *f;
+	double R, want, fct;
+	uint32_t nic_tx;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", true);
+	ends[0] = ft_topo_gpu(n.t, 1, 0);
+	ends[1] = ft_topo_gpu(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = submit_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 1u << 20, &s);
+	p = ft_container_of(e, struct pk_engine, base);
+	f = &FT_VEC_AT(&p->flows, struct pk_flow, 0);
+	assert_int_equal(f->src, ends[0]);
+	R = p->line_Bps / 4;
+	f->cc.limited = true;
+	f->cc.rc_Bps = f->cc.rt_Bps = R;
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.nflows, 1);
+	assert_int_equal(c.npackets, 256);
+	nic_tx = f->nic_link;
+	assert_true(nic_tx != PK_NONE);
+	assert_int_equal(p->links[nic_tx].hdr, PK_HDR_ROCE);
+	assert_int_equal(p->links[f->first_link].hdr, 0); /* the GPU's PCIe hop */
+	assert_int_equal(c.port[nic_tx].tx_bytes, 256ull * (4096 + PK_HDR_ROCE));
+	want = 255.0 * (4096 + PK_HDR_ROCE) / R;
+	fct = c.fct_max_s;
+	print_message("paced GPU QP: fct %.3f us, closed form %.3f us + one packet's way\n",
+	              fct * 1e6, want * 1e6);
+	assert_true(fct >= want && fct < want + 5e-6);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
 	ft_topo_free(n.t);
 }
 
@@ -2454,7 +2584,9 @@ main(void)
 		cmocka_unit_test(test_cnp_nic_port_adaptive),
 		cmocka_unit_test(test_retry_exceeded),
 		cmocka_unit_test(test_rdma_statistic_round_trip),
+		cmocka_unit_test(test_dcqcn_rate_on_nic_wire),
 		cmocka_unit_test(test_retry_reset_by_progress),
+		cmocka_unit_test(test_tail_loss_one_timeout),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_drain_collapse),
 		cmocka_unit_test(test_trace_qp_rate),
