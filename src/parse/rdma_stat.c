@@ -74,7 +74,8 @@ sysfs_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	const char *p;
 	uint64_t u;
 
-	if (!hw || !ib || ib > hw ||
+	/* the two may share a slash ("/infiniband/hw_counters/"): no DEV between them */
+	if (!hw || !ib || hw < ib + 12 ||
 	    !ft__split(ft__skip(s, (size_t)(hw - s.p) + 13), ':', &name, &val))
 		return false;
 	path = (struct ft__span){ ib + 12, (size_t)(hw - ib - 12) }; /* "DEV/ports/PORT" */
