@@ -355,21 +355,23 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
 	size_t off = 0, each;
 	uint32_t n = ft__tcp_stripes(req->len, ep->nstreams, &each), s, first = 0;
+	double wake_s, copy_s, saves = 0;
 
 	if (req->peer >= base->w->nranks || req->peer == base->w->rank)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
-	if (base->w->may_spin) { /* --spin (cpu.c), until spinning stops paying (transport.c) */
-		double wake_s, copy_s, saves, budget;
-
+	/* --spin (cpu.c), until spinning stops paying (transport.c), which this message may decide */
+	if (base->w->may_spin) {
 		ft__tcp_spin_terms(req->len, &wake_s, &copy_s);
 		saves = ft__spin_saving(base, wake_s, copy_s);
+	}
+	if (base->w->may_spin) {
 		/* the budget for the largest message in flight wins */
-		budget = FT_MIN(TCP_SPIN_MAX_S, TCP_SPIN_BASE_S + (double)req->len / TCP_SPIN_RATE);
-		if (base->w->may_spin)
-			ep->base.spin_polls = TCP_SPIN_POLLS;
-		if (base->w->may_spin && (ep->pending == 0 || budget > ep->base.spin_s)) {
+		double budget = FT_MIN(TCP_SPIN_MAX_S, TCP_SPIN_BASE_S + (double)req->len / TCP_SPIN_RATE);
+
+		ep->base.spin_polls = TCP_SPIN_POLLS;
+		if (ep->pending == 0 || budget > ep->base.spin_s) {
 			ep->base.spin_s = budget;
 			ep->base.spin_wake_s = saves;
 		}
