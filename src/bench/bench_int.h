@@ -44,11 +44,41 @@ struct ft_world {
 	int failed;            /* a rank known to have failed (ft_world_fail), -1 none */
 	char failed_why[256];  /* what it said, the notice's text */
 	/*
-	 * char *: the buffers of MPI collectives given up on before they
-	 * completed, still the MPI library's until MPI_Finalize (world.c).
+	 * struct ft__orphan: memory of MPI requests given up on before they
+	 * completed (a collective of the control plane, a transport's message),
+	 * still the MPI library's until MPI_Finalize (world.c).
 	 */
 	struct ft_vec orphans;
 };
+
+/* How a block kept for the MPI library is released once MPI is done with it. */
+enum ft__mem {
+	FT__MEM_HEAP, /* ft_free */
+	FT__MEM_MAP,  /* munmap of len bytes */
+	FT__MEM_KEEP, /* another allocator's (CUDA's pinned memory, a segment): never released */
+};
+
+struct ft__orphan {
+	void *p;
+	size_t len;
+	enum ft__mem kind;
+};
+
+/*
+ * Take block [@p, @p + @len) from a caller that was about to free it: the
+ * MPI library may still read or write it for a request given up on. It is
+ * released as @kind says after MPI_Finalize, or never when the world cannot
+ * record it (out of memory) or the caller's MPI outlives the world.
+ */
+void ft__world_orphan(struct ft_world *w, void *p, size_t len, enum ft__mem kind);
+/*
+ * Under MPI, whether another rank's failure notice (ft_world_fail) came:
+ * FT_EPEER naming that rank and what it said, else 0. For waits that would
+ * otherwise run to --timeout on a rank that failed and went on.
+ */
+int ft__world_peer_failed(struct ft_world *w, struct ft_error *err);
+/* A wait without progress this long looks for such a notice. */
+#define FT__NOTICE_S 0.1
 
 /* ---- control plane: small messages, all ranks take part -------------------- */
 
@@ -202,6 +232,14 @@ struct ft_ep {
 	/* Host memory [p, p + len) is about to be freed: drop what the transport keeps
 	   about it (verbs: its memory registrations). NULL: nothing kept. */
 	void (*forget)(struct ft_ep *ep, const void *p, size_t len);
+	/*
+	 * A wait or a post failed: the requests still in flight are the caller's
+	 * no longer (their struct ft_req may be gone). The transport must not
+	 * touch them again, and ends what it can (mpi: MPI_Cancel). NULL: none.
+	 */
+	void (*abandon)(struct ft_ep *ep);
+	/* Whether a request still in flight may read or write [p, p + len) (mpi). NULL: never. */
+	bool (*holds)(struct ft_ep *ep, const void *p, size_t len);
 };
 
 /*
@@ -234,11 +272,17 @@ void *ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes);
  * Say that host memory [@p, @p + @len) that messages of @ep may have used is
  * about to be freed, so that no registration of it outlives it: a new buffer
  * at the same address must never match a stale one (NULL-safe). Every free
- * of such memory in bench calls this first.
+ * of such memory in bench calls this first, and frees it only on false: true
+ * means a request given up on may still use it, and the world took the block
+ * (ft__world_orphan, released as @kind says once MPI is done with it).
  */
-void ft__ep_forget(struct ft_ep *ep, const void *p, size_t len);
+bool ft__ep_forget(struct ft_ep *ep, void *p, size_t len, enum ft__mem kind) FT_MUST_CHECK;
+/* The requests in flight on @ep are given up on (ep->abandon; NULL-safe). */
+void ft__ep_abandon(struct ft_ep *ep);
 /* Does the transport place its buffers itself (mem_alloc: shm's segment)? */
 bool ft__ep_own_memory(const struct ft_ep *ep);
+/* How a block of @ep's mem_alloc is released when orphaned (ft__ep_forget). */
+enum ft__mem ft__ep_mem_kind(const struct ft_ep *ep);
 /* Free the scratch buffers and close the endpoint. NULL-safe. */
 void ft__ep_close(struct ft_ep *ep);
 

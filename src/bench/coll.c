@@ -87,11 +87,14 @@ scratch_free(struct ft_ep *ep, unsigned idx)
 	void *p = ep->scratch[idx];
 	size_t bytes = ep->scratch_bytes[idx];
 
-	ft__ep_forget(ep, p, bytes);
-	if (p && scratch_mapped(ep, bytes))
-		munmap(p, huge_len(bytes));
-	else
+	if (!p)
+		return;
+	if (scratch_mapped(ep, bytes)) {
+		if (!ft__ep_forget(ep, p, huge_len(bytes), FT__MEM_MAP))
+			munmap(p, huge_len(bytes));
+	} else if (!ft__ep_forget(ep, p, bytes, FT__MEM_HEAP)) {
 		ft_free(p);
+	}
 	ep->scratch[idx] = NULL;
 	ep->scratch_bytes[idx] = 0;
 }
@@ -126,11 +129,24 @@ ft__ep_close(struct ft_ep *ep)
 	ep->ops->close(ep);
 }
 
-void
-ft__ep_forget(struct ft_ep *ep, const void *p, size_t len)
+bool
+ft__ep_forget(struct ft_ep *ep, void *p, size_t len, enum ft__mem kind)
 {
-	if (ep && p && ep->forget)
+	if (!ep || !p)
+		return false;
+	if (ep->forget)
 		ep->forget(ep, p, len);
+	if (!ep->holds || !ep->holds(ep, p, len))
+		return false;
+	ft__world_orphan(ep->w, p, len, kind);
+	return true;
+}
+
+void
+ft__ep_abandon(struct ft_ep *ep)
+{
+	if (ep && ep->abandon)
+		ep->abandon(ep);
 }
 
 /*

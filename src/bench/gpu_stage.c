@@ -78,10 +78,11 @@ ft__bench_host_alloc(struct ft_bench_ctx *bc, struct ft_ep *ep, size_t bytes)
 void
 ft__bench_host_free(struct ft_bench_ctx *bc, struct ft_ep *ep, char *p, size_t bytes)
 {
-	if (!p)
+	bool pinned = bc->cuda && !ft__ep_own_memory(ep);
+
+	if (!p || ft__ep_forget(ep, p, bytes, pinned ? FT__MEM_KEEP : ft__ep_mem_kind(ep)))
 		return;
-	ft__ep_forget(ep, p, bytes);
-	if (bc->cuda && !ft__ep_own_memory(ep))
+	if (pinned)
 		ft__cuda_host_free(bc->cuda, p);
 	else
 		ep->ops->mem_free(ep, p);

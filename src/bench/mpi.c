@@ -11,7 +11,10 @@
  * non-blocking ones (MPI_Iallreduce...), completed by MPI_Test polled against
  * --timeout; when it runs out the rank reports FT_ETIMEDOUT, naming a stopped
  * rank of its host when there is one, and the CLI aborts the job (MPI_Abort),
- * which ends every rank.
+ * which ends every rank. A rank that goes on after a failure (the doctor)
+ * still makes MPI calls, MPI_Finalize at least, in which the library may go
+ * on with what was given up on: nothing it may still read or write is freed
+ * before then (struct mpi_pend, mpi_abandon, mpi_holds).
  */
 #include "bench_int.h"
 
@@ -19,10 +22,37 @@
 #include <mpi.h>
 #include <sched.h>
 
+/*
+ * A request in flight, kept apart from the caller's struct ft_req: a wait
+ * that gives up (a timeout, a failed peer, an error) leaves that behind,
+ * often on its stack, while the MPI library still owns the request and may
+ * read or write its buffers until it completes (owner NULL: given up on).
+ */
+struct mpi_pend {
+	MPI_Request mr;
+	struct ft_req *owner;
+	const char *buf[2]; /* [buf, buf + len): what MPI may use until it completes */
+	size_t len[2];
+	uint32_t peer;
+	bool send;
+	bool coll; /* a collective's: neither cancelled nor freed (MPI 4.0, 3.8.4) */
+};
+
+/* FT_FAULT_MPI=STAGE:R, for tests: where rank R gives up on requests in flight. */
+enum mpi_fault { FAULT_NONE, FAULT_POST, FAULT_WAIT, FAULT_COLL };
+#define FAULT_WORDS "a fault injected by FT_FAULT_MPI"
+
 struct mpi_ep {
 	struct ft_ep base;
-	struct ft_vec pending; /* struct ft_req * */
+	struct ft_vec pending; /* struct mpi_pend */
+	enum mpi_fault fault;  /* armed until it fires once */
 };
+
+/* A wait given up on: MPI_Cancel'led receives are polled this long to complete. */
+#define ABANDON_S 0.2
+/* Messages from this size on are not sent eagerly by Open MPI's shared memory and tcp
+   transports: a receive given up on may be under way, its buffer MPI's (the faults). */
+#define FAULT_MIN_BYTES (64 * 1024)
 
 static int
 mpi_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
@@ -37,6 +67,30 @@ mpi_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * FT_FAULT_MPI=post:R, wait:R or coll:R: rank R fails a post while a
+ * receive of FAULT_MIN_BYTES or more is in flight (as an MPI_Irecv error
+ * would), gives up on such a receive at its first test (as an MPI_Test
+ * error would), or gives up on its first collective at once (as a
+ * timeout would). The peers' messages then come after the rank gave up.
+ */
+static enum mpi_fault
+fault_here(const struct ft_world *w)
+{
+	static const char *const stages[] = { "post:", "wait:", "coll:" };
+	const char *e = getenv("FT_FAULT_MPI");
+	uint64_t r;
+	size_t i;
+
+	for (i = 0; e && i < FT_ARRAY_SIZE(stages); i++)
+		if (strncmp(e, stages[i], 5) == 0 && ft_parse_u64(e + 5, &r) == 0 && r == w->rank)
+			return (enum mpi_fault)(FAULT_POST + i);
+	return FAULT_NONE;
+}
+
+static void mpi_abandon(struct ft_ep *base);
+static bool mpi_holds(struct ft_ep *base, const void *p, size_t len);
+
 static int
 mpi_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
          struct ft_error *err)
@@ -48,16 +102,119 @@ mpi_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	ep = ft_calloc(1, sizeof(*ep));
 	if (!ep)
 		return FT_ENOMEM;
-	ft_vec_init(&ep->pending, sizeof(struct ft_req *));
+	ft_vec_init(&ep->pending, sizeof(struct mpi_pend));
+	ep->fault = fault_here(w);
+	ep->base.abandon = mpi_abandon;
+	ep->base.holds = mpi_holds;
 	*out = &ep->base;
 	return 0;
 }
 
+static struct mpi_pend *
+pend_at(struct mpi_ep *ep, size_t i)
+{
+	return ft_vec_at(&ep->pending, i);
+}
+
+/* A receive of FAULT_MIN_BYTES or more in flight, to fire the fault on; NULL: none. */
+static struct mpi_pend *
+fault_target(struct mpi_ep *ep, enum mpi_fault stage)
+{
+	size_t i;
+
+	if (ep->fault != stage)
+		return NULL;
+	for (i = 0; i < ep->pending.len; i++)
+		if (!pend_at(ep, i)->send && !pend_at(ep, i)->coll &&
+		    pend_at(ep, i)->len[0] >= FAULT_MIN_BYTES) {
+			ep->fault = FAULT_NONE;
+			return pend_at(ep, i);
+		}
+	return NULL;
+}
+
+/*
+ * Drop the requests given up on that have completed (cancelled or done),
+ * testing each once. An error of MPI_Test keeps the request: its buffers
+ * stay MPI's. Returns the point-to-point ones left.
+ */
+static size_t
+reap(struct mpi_ep *ep)
+{
+	size_t i, keep = 0, p2p = 0;
+
+	for (i = 0; i < ep->pending.len; i++) {
+		struct mpi_pend *pd = pend_at(ep, i);
+		int flag = 0;
+
+		if (!pd->owner && !pd->coll &&
+		    (MPI_Test(&pd->mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag))
+			flag = 0;
+		if (!flag || pd->owner || pd->coll) {
+			p2p += !pd->coll;
+			*pend_at(ep, keep++) = *pd;
+		}
+	}
+	ep->pending.len = keep;
+	return p2p;
+}
+
+/*
+ * The caller gave up on what it posted. Receives are cancelled (a send is
+ * not: MPI 4.1 deprecates cancelling one, and it may not take) and tested
+ * until they complete, for ABANDON_S at most; what remains is in flight
+ * for good, and its buffers are held (mpi_holds) until MPI_Finalize.
+ */
+static void
+mpi_abandon(struct ft_ep *base)
+{
+	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
+	double end = ft__now() + ABANDON_S;
+	size_t i;
+
+	for (i = 0; i < ep->pending.len; i++) {
+		struct mpi_pend *pd = pend_at(ep, i);
+
+		pd->owner = NULL;
+		if (!pd->send && !pd->coll)
+			MPI_Cancel(&pd->mr);
+	}
+	while (reap(ep) > 0 && ft__now() < end)
+		sched_yield();
+}
+
+static bool
+mpi_holds(struct ft_ep *base, const void *p, size_t len)
+{
+	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
+	const char *lo = p, *hi = lo + (len ? len : 1);
+	size_t i;
+	int k;
+
+	reap(ep);
+	for (i = 0; i < ep->pending.len; i++)
+		for (k = 0; k < 2; k++)
+			if (pend_at(ep, i)->buf[k] && pend_at(ep, i)->buf[k] < hi &&
+			    lo < pend_at(ep, i)->buf[k] + FT_MAX(pend_at(ep, i)->len[k], (size_t)1))
+				return true;
+	return false;
+}
+
+/*
+ * Requests still in flight at close were given up on, and their buffers
+ * were handed to the world when freed: MPI completes them by MPI_Finalize.
+ * A point-to-point request may be freed while active (MPI 4.0, 3.7.3); a
+ * collective's may not, and stays the library's.
+ */
 static void
 mpi_close(struct ft_ep *base)
 {
 	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
+	size_t i;
 
+	for (i = 0; i < ep->pending.len; i++)
+		if (!pend_at(ep, i)->coll && pend_at(ep, i)->mr != MPI_REQUEST_NULL)
+			MPI_Request_free(&pend_at(ep, i)->mr);
 	ft_vec_release(&ep->pending);
 	ft_free(ep);
 }
@@ -66,25 +223,32 @@ static int
 mpi_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
 	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
-	MPI_Request mr;
+	struct mpi_pend pd = { MPI_REQUEST_NULL, req, { req->buf }, { req->len }, req->peer, send };
+	const char *call = send ? "MPI_Isend to" : "MPI_Irecv from";
+	struct mpi_pend *fault = fault_target(ep, FAULT_POST);
 	int rc;
 
 	if (req->len > INT_MAX)
 		return ft_error_set(err, FT_ERANGE, "mpi: message of %zu bytes is too large",
 		                    req->len);
+	if (fault)
+		return ft_error_set(err, FT_EMPI, "mpi: %s rank %u failed: %s", call, req->peer,
+		                    FAULT_WORDS);
+	/* its place is taken first: nothing can fail once the request is posted */
+	if (ft_vec_push(&ep->pending, &pd) < 0)
+		return FT_ENOMEM;
 	req->done = false;
 	if (send)
 		rc = MPI_Isend(req->buf, (int)req->len, MPI_BYTE, (int)req->peer, 7, MPI_COMM_WORLD,
-		               &mr);
+		               &pend_at(ep, ep->pending.len - 1)->mr);
 	else
 		rc = MPI_Irecv(req->buf, (int)req->len, MPI_BYTE, (int)req->peer, 7, MPI_COMM_WORLD,
-		               &mr);
-	if (rc != MPI_SUCCESS)
-		return ft_error_set(err, FT_EMPI, "mpi: %s to rank %u failed",
-		                    send ? "MPI_Isend" : "MPI_Irecv", req->peer);
-	_Static_assert(sizeof(mr) <= sizeof(req->priv), "MPI_Request fits");
-	memcpy(req->priv, &mr, sizeof(mr));
-	return ft_vec_push(&ep->pending, &req);
+		               &pend_at(ep, ep->pending.len - 1)->mr);
+	if (rc != MPI_SUCCESS) {
+		ep->pending.len--;
+		return ft_error_set(err, FT_EMPI, "mpi: %s rank %u failed", call, req->peer);
+	}
+	return 0;
 }
 
 FT__TRANSPORT_POSTS(mpi, mpi_post)
@@ -93,44 +257,54 @@ static int
 mpi_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 {
 	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
+	struct mpi_pend *fault = fault_target(ep, FAULT_WAIT);
 	size_t i, keep = 0;
 	int done = 0;
 
+	if (fault)
+		return ft_error_set(err, FT_EMPI, "mpi: MPI_Test of a receive from rank %u failed: %s",
+		                    fault->peer, FAULT_WORDS);
 	for (i = 0; i < ep->pending.len; i++) {
-		struct ft_req *q = FT_VEC_AT(&ep->pending, struct ft_req *, i);
-		MPI_Request mr;
+		struct mpi_pend *pd = pend_at(ep, i);
 		int flag = 0;
 
-		memcpy(&mr, q->priv, sizeof(mr));
-		if (MPI_Test(&mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return ft_error_set(err, FT_EMPI, "mpi: MPI_Test failed (rank %u)",
-			                    q->peer);
-		memcpy(q->priv, &mr, sizeof(mr));
-		if (flag) {
-			q->done = true;
-			done++;
-		} else {
-			FT_VEC_AT(&ep->pending, struct ft_req *, keep++) = q;
+		if (!pd->coll && MPI_Test(&pd->mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+			ep->pending.len = keep + (ep->pending.len - i); /* none dropped */
+			memmove(pend_at(ep, keep), pd, (ep->pending.len - keep) * sizeof(*pd));
+			return ft_error_set(err, FT_EMPI, "mpi: MPI_Test of a %s rank %u failed",
+			                    pd->send ? "send to" : "receive from", pd->peer);
 		}
+		if (flag && pd->owner) {
+			pd->owner->done = true;
+			done++;
+		}
+		if (!flag)
+			*pend_at(ep, keep++) = *pd;
 	}
 	ep->pending.len = keep;
 	return done;
 }
 
 /*
- * Complete @mr by polling, within the endpoint's timeout: busy first (MPI
- * progresses only inside its calls), then yielding the core to ranks that
- * share it.
+ * Complete the collective of @pd by polling, within the endpoint's timeout:
+ * busy first (MPI progresses only inside its calls), then yielding the core
+ * to ranks that share it. A failed rank's notice ends it early.
  */
 static int
-mpi_wait(struct ft_ep *base, MPI_Request *mr, const char *what, struct ft_error *err)
+mpi_wait(struct ft_ep *base, struct mpi_pend *pd, const char *what, struct ft_error *err)
 {
+	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
 	double start = ft__now(), now;
 	uint64_t spins = 0;
 	int flag = 0;
 
+	if (ep->fault == FAULT_COLL) {
+		ep->fault = FAULT_NONE;
+		return ft_error_set(err, FT_ETIMEDOUT, "mpi %s not done: given up at once, %s", what,
+		                    FAULT_WORDS);
+	}
 	for (;;) {
-		if (MPI_Test(mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		if (MPI_Test(&pd->mr, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return ft_error_set(err, FT_EMPI, "mpi: %s: MPI_Test failed", what);
 		if (flag)
 			return 0;
@@ -142,6 +316,8 @@ mpi_wait(struct ft_ep *base, MPI_Request *mr, const char *what, struct ft_error 
 		now = ft__now();
 		if (base->stop && *base->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
+		if (now - start > FT__NOTICE_S && ft__world_peer_failed(base->w, err) < 0)
+			return FT_EPEER;
 		if (now - start <= base->timeout_s)
 			continue;
 		if (ft__ep_stopped(base, "mpi", what, err) < 0)
@@ -231,6 +407,8 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 	size_t es = ft_dtype_size(a->dtype);
 	MPI_Datatype t = mpi_type(a->dtype);
 	MPI_Op op = mpi_op(a->op), user = MPI_OP_NULL;
+	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
+	struct mpi_pend *pd;
 	MPI_Request mr = MPI_REQUEST_NULL;
 	bool inplace = false;
 
@@ -238,6 +416,15 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 		return ft_error_set(err, FT_ERANGE, "mpi: %zu elements is more than MPI's int",
 		                    a->count);
 	c = (int)a->count;
+	{
+		/* its place is taken first: both buffers are held while MPI has them */
+		struct mpi_pend hold = { MPI_REQUEST_NULL, NULL, { a->sendbuf, a->recvbuf } };
+
+		hold.coll = true;
+		ft__bench_bufsizes(a->coll, a->count, es, (uint32_t)n, &hold.len[0], &hold.len[1]);
+		if (ft_vec_push(&ep->pending, &hold) < 0)
+			return FT_ENOMEM;
+	}
 	if (needs_user_op(a->dtype) &&
 	    (a->coll == FT_OP_ALL_REDUCE || a->coll == FT_OP_REDUCE ||
 	     a->coll == FT_OP_REDUCE_SCATTER)) {
@@ -288,15 +475,20 @@ mpi_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_error
 		break;
 	}
 	if (rc == FT_ENOTSUP || rc != MPI_SUCCESS) {
+		ep->pending.len--;
 		if (user != MPI_OP_NULL)
 			MPI_Op_free(&user);
 		if (rc == FT_ENOTSUP)
 			return rc;
 		return ft_error_set(err, FT_EMPI, "mpi: %s failed", ft_op_name(a->coll));
 	}
-	rc = mpi_wait(base, &mr, ft_op_name(a->coll), err);
+	pd = pend_at(ep, ep->pending.len - 1);
+	pd->mr = mr;
+	rc = mpi_wait(base, pd, ft_op_name(a->coll), err);
+	if (rc == 0)
+		ep->pending.len--;
 	if (user != MPI_OP_NULL)
-		MPI_Op_free(&user);
+		MPI_Op_free(&user); /* only marked for deallocation: one in flight keeps it */
 	if (rc == 0 && a->coll == FT_OP_REDUCE_SCATTER && inplace)
 		memmove(a->recvbuf, a->sendbuf, a->count * es);
 	return rc;

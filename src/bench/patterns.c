@@ -167,8 +167,8 @@ ft__bench_p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 	if (!bc->cuda)
 		return;
 	if (!bc->gpu_direct) {
-		ft__ep_forget(bc->ep, b->host, b->bytes);
-		ft__cuda_host_free(bc->cuda, b->host);
+		if (!ft__ep_forget(bc->ep, b->host, b->bytes, FT__MEM_KEEP))
+			ft__cuda_host_free(bc->cuda, b->host);
 	}
 	else if (is_verbs(bc))
 		ft__verbs_unreg(bc->ep, b->dev);

@@ -95,6 +95,8 @@ incast_root(struct ft_bench_ctx *bc, uint32_t victim, bool busy, struct ft_error
 		if (rc == 0 && cfg->stop && *cfg->stop)
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
+	if (rc < 0)
+		ft__ep_abandon(ep);
 	ft_free(posted);
 	ft__bench_p2p_close(bc, &rb);
 	return rc;

@@ -713,10 +713,8 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		if (rc == 0 && r == 0)
 			ft_progress_update(&cfg->progress, ft_op_name(cfg->pattern), ++done, total);
 	}
-	if (premul) {
-		ft__ep_forget(ep, premul, sbytes);
+	if (premul && !ft__ep_forget(ep, premul, sbytes, ft__ep_mem_kind(ep)))
 		ep->ops->mem_free(ep, premul);
-	}
 	ft__bench_stage_close(bc);
 	ft__bench_host_free(bc, ep, recvbuf, FT_MAX(sbytes, rbytes));
 	ft__bench_host_free(bc, ep, sendbuf, sbytes);

@@ -88,6 +88,12 @@ ft__ep_own_memory(const struct ft_ep *ep)
 	return ep->ops->mem_alloc != dflt_mem_alloc;
 }
 
+enum ft__mem
+ft__ep_mem_kind(const struct ft_ep *ep)
+{
+	return ft__ep_own_memory(ep) ? FT__MEM_KEEP : FT__MEM_HEAP;
+}
+
 void
 ft__transport_fill(struct ft_transport_ops *out, const struct ft_transport_ops *ops)
 {
@@ -217,6 +223,15 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 	return 0;
 }
 
+/* A post that fails ends the caller's exchange: what it posted before is given up on. */
+static int
+posted(struct ft_ep *ep, int rc)
+{
+	if (rc < 0)
+		ft__ep_abandon(ep);
+	return rc;
+}
+
 int
 ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
             struct ft_error *err)
@@ -226,7 +241,7 @@ ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, 
 	r->buf = (void *)buf;
 	r->len = len;
 	r->is_send = true;
-	return ep->ops->post_send(ep, r, err);
+	return posted(ep, ep->ops->post_send(ep, r, err));
 }
 
 int
@@ -237,7 +252,7 @@ ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t
 	r->peer = peer;
 	r->buf = buf;
 	r->len = len;
-	return ep->ops->post_recv(ep, r, err);
+	return posted(ep, ep->ops->post_recv(ep, r, err));
 }
 
 int
@@ -386,8 +401,8 @@ ft__spin_paid(struct ft_ep *ep)
 	ep->spin_saved_s += ep->spin_wake_s;
 }
 
-int
-ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
+static int
+wait_all(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
 {
 	double last = 0;
 	size_t i, pending_first = 0;
@@ -451,6 +466,9 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 				           now - last > ft__spin_budget(ep, 0);
 			if (ep->stop && *ep->stop)
 				return ft_error_set(err, FT_EINTR, "interrupted");
+			/* a rank that failed and went on never answers: its notice says why */
+			if (now - last > FT__NOTICE_S && ft__world_peer_failed(ep->w, err) < 0)
+				return FT_EPEER;
 			if (now - last > ep->timeout_s) {
 				/*
 				 * A send that does not drain is the surest sign: that peer
@@ -467,6 +485,20 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 			}
 		}
 	}
+}
+
+/*
+ * A wait that fails leaves its requests to the transport (ep->abandon): the
+ * caller frees their buffers and struct ft_req next.
+ */
+int
+ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
+{
+	int rc = wait_all(ep, reqs, n, err);
+
+	if (rc < 0)
+		ft__ep_abandon(ep);
+	return rc;
 }
 
 int

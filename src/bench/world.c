@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #if FT_HAVE_MPI
@@ -359,7 +360,7 @@ ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out, struct ft_er
 	w->data_listen_fd = -1;
 	w->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 30;
 	w->failed = -1;
-	ft_vec_init(&w->orphans, sizeof(char *));
+	ft_vec_init(&w->orphans, sizeof(struct ft__orphan));
 	w->stop = cfg->stop;
 	deadline = ft__now() + w->timeout_s;
 	if (cfg->use_mpi) {
@@ -446,6 +447,34 @@ fail:
 }
 
 void
+ft__world_orphan(struct ft_world *w, void *p, size_t len, enum ft__mem kind)
+{
+	struct ft__orphan o = { p, len, kind };
+
+	/* out of memory: the block is never released, which is safe */
+	if (p && kind != FT__MEM_KEEP && ft_vec_push(&w->orphans, &o) < 0)
+		return;
+}
+
+#if FT_HAVE_MPI
+static void
+orphans_release(struct ft_world *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->orphans.len; i++) {
+		struct ft__orphan *o = ft_vec_at(&w->orphans, i);
+
+		if (o->kind == FT__MEM_MAP)
+			munmap(o->p, o->len);
+		else
+			ft_free(o->p);
+	}
+	w->orphans.len = 0;
+}
+#endif
+
+void
 ft_world_free(struct ft_world *w)
 {
 	uint32_t r;
@@ -474,10 +503,9 @@ ft_world_free(struct ft_world *w)
 	}
 	/* MPI is done with the orphans only once finalized; under a caller's MPI they stay */
 	if (w->mpi_inited_here)
-		ft__vec_release_ptrs(&w->orphans);
-	else
-		ft_vec_release(&w->orphans);
+		orphans_release(w);
 #endif
+	ft_vec_release(&w->orphans);
 	ft_free(w->info);
 	ft_free(w);
 }
@@ -563,6 +591,14 @@ failed_error(const struct ft_world *w, struct ft_error *err)
 	                    ft__world_who(w, (uint32_t)w->failed, who, sizeof(who)), w->failed_why);
 }
 
+int
+ft__world_peer_failed(struct ft_world *w, struct ft_error *err)
+{
+	if (w->failed == (int)w->rank || !notice_came(w))
+		return 0;
+	return failed_error(w, err);
+}
+
 #if FT_HAVE_MPI
 /* Poll the collective @mr until it completes, a peer's failure notice comes, or @deadline. */
 static int
@@ -617,15 +653,16 @@ static int
 mpi_allgather(struct ft_world *w, const void *in, size_t len, void *out, double deadline,
               struct ft_error *err)
 {
+	struct ft__orphan o = { NULL, len * (w->nranks + 1), FT__MEM_HEAP };
 	MPI_Request mr;
 	char *blk;
 	int rc;
 
 	if (len > INT_MAX / (w->nranks + 1))
 		return FT_ERANGE;
-	blk = ft_malloc(len * (w->nranks + 1));
+	blk = o.p = ft_malloc(o.len);
 	/* its place among the orphans is taken first: nothing can fail once it is posted */
-	if (!blk || ft_vec_push(&w->orphans, &blk) < 0) {
+	if (!blk || ft_vec_push(&w->orphans, &o) < 0) {
 		ft_free(blk);
 		return FT_ENOMEM;
 	}
