@@ -107,6 +107,7 @@ struct tcp_conn {
 	uint32_t peer;
 	struct stripe *sq, *sq_tail; /* sends in order */
 	struct stripe *rq, *rq_tail; /* receives in order */
+	bool lost; /* stripes were dropped (tcp_abandon): out of step with the peer */
 };
 
 struct tcp_ep {
@@ -229,6 +230,8 @@ notices_read(struct tcp_ep *ep)
 			ft__spin_stop(&ep->base);
 }
 
+static void tcp_abandon(struct ft_ep *base);
+
 static int
 tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
          struct ft_error *err)
@@ -247,6 +250,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	ep->nstreams = cfg->streams ? cfg->streams : 1;
 	ep->base.spin_wake_s = TCP_WAKE_S; /* spinning stops when it does not pay */
 	ep->base.spin_stopped = tell_stopped;
+	ep->base.abandon = tcp_abandon;
 	ep->nconns = (size_t)w->nranks * ep->nstreams;
 	ep->conns = ft_calloc(ep->nconns, sizeof(*ep->conns));
 	ep->pfd = ft_calloc(ep->nconns, sizeof(*ep->pfd));
@@ -349,6 +353,40 @@ ft__tcp_stripes(size_t len, uint32_t nstreams, size_t *part)
 	return (uint32_t)((len + each - 1) / each);
 }
 
+static void
+drop_queue(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct stripe **tail)
+{
+	struct stripe *st;
+
+	c->lost = c->lost || *head;
+	while ((st = *head) != NULL) {
+		*head = st->next;
+		ft__pool_put(&ep->stripes, st);
+	}
+	*tail = NULL;
+}
+
+/*
+ * The caller gave up on what it posted, and frees the buffers and requests
+ * next: no later progress may read from or write into them (a receive into
+ * freed memory, a done flag on a stack gone). Their stripes are dropped; a
+ * stream that had some is out of step with its peer (part of a message sent
+ * or read) and refuses new messages. The kernel holds no pointer into
+ * them: send() and recv() copy.
+ */
+static void
+tcp_abandon(struct ft_ep *base)
+{
+	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
+	size_t i;
+
+	for (i = 0; i < ep->nconns; i++) {
+		drop_queue(ep, &ep->conns[i], &ep->conns[i].sq, &ep->conns[i].sq_tail);
+		drop_queue(ep, &ep->conns[i], &ep->conns[i].rq, &ep->conns[i].rq_tail);
+	}
+	ep->pending = 0;
+}
+
 static int
 post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
@@ -356,9 +394,17 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	size_t off = 0, each;
 	uint32_t n = ft__tcp_stripes(req->len, ep->nstreams, &each), s, first = 0;
 	double wake_s, copy_s, saves = 0;
+	char who[96];
 
 	if (req->peer >= base->w->nranks || req->peer == base->w->rank)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
+	for (s = 0; s < ep->nstreams; s++)
+		if (ep->conns[req->peer * ep->nstreams + s].lost)
+			return ft_error_set(err, FT_EPEER,
+			                    "tcp: %s to %s after an exchange with it was given up on "
+			                    "(its streams are out of step)",
+			                    send ? "a send" : "a receive",
+			                    ft__world_who(base->w, req->peer, who, sizeof(who)));
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
 	/* --spin (cpu.c), until spinning stops paying (transport.c), which this message may decide */

@@ -1840,6 +1840,79 @@ test_tcp_stripes_streams(void **state)
 }
 
 /*
+ * A tcp receive given up on (a wait that failed) is dropped: rank 1's
+ * message, sent after rank 0 gave up, must not land in rank 0's buffer nor
+ * mark its request done when rank 0 makes progress again (the buffer and
+ * request are freed by then in a benchmark), and a later message to rank 1
+ * fails, naming it: its stream is out of step.
+ */
+static int
+tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
+                     struct ft_error *err)
+{
+	enum { LEN = 65536 };
+	struct ft_bench_cfg cfg;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q;
+	char chosen[16], *buf = malloc(LEN);
+	size_t i, landed = 0;
+	int k, rc = buf ? join_two(rank, lfd, port, &w, err) : FT_ENOMEM;
+
+	(void)unused;
+	if (rc == 0) {
+		ft_bench_cfg_init(&cfg);
+		cfg.timeout_s = 10;
+		ft_strlcpy(cfg.transport, "tcp", sizeof(cfg.transport));
+		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	}
+	if (rc == 0)
+		memset(buf, rank ? 0x55 : 0xaa, LEN);
+	if (rc == 0 && rank == 0) {
+		rc = ft__ep_recv(ep, &q, 1, buf, LEN, err);
+		ft__ep_abandon(ep);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_send(ep, &q, 0, buf, LEN, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	for (k = 0; rc == 0 && rank == 0 && k < 20; k++) {
+		rc = ep->ops->progress(ep, 10, err);
+		rc = rc > 0 ? 0 : rc;
+	}
+	for (i = 0; rc == 0 && rank == 0 && i < LEN; i++)
+		landed += buf[i] != (char)0xaa;
+	if (rc == 0 && (landed || (rank == 0 && q.done)))
+		rc = ft_error_set(err, FT_EIO, "%zu bytes landed in a receive given up on%s", landed,
+		                  q.done ? ", and its request was marked done" : "");
+	if (rc == 0 && rank == 0) {
+		int e = ft__ep_recv(ep, &q, 1, buf, LEN, err);
+
+		if (e != FT_EPEER || !strstr(err->msg, "rank 1") || !strstr(err->msg, "given up on"))
+			rc = ft_error_set(err, FT_EIO, "a receive after it: %d, not FT_EPEER naming "
+			                  "rank 1", e);
+		else
+			ft_error_clear(err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_tcp_abandon(void **state)
+{
+	(void)state;
+	run_two(tcp_abandon_exchange, 0);
+}
+
+/*
  * A sleeping tcp receive wakes for the whole of a small stripe, and at the
  * first segment of a large one, so that it copies behind the sender.
  */
@@ -3652,6 +3725,7 @@ main(void)
 		cmocka_unit_test(test_tcp_lowat),
 		cmocka_unit_test(test_tcp_stripes),
 		cmocka_unit_test(test_tcp_stripes_streams),
+		cmocka_unit_test(test_tcp_abandon),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
