@@ -295,6 +295,10 @@ int ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, si
 int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
                 struct ft_error *err) FT_MUST_CHECK;
 int ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err) FT_MUST_CHECK;
+/* FT_EPEER for a message to or from @peer after the transport dropped requests of it
+   (ep->abandon): the stream is out of step. */
+int ft__ep_lost(const struct ft_ep *ep, const char *lib, bool send, uint32_t peer,
+                struct ft_error *err);
 /* The FT_ETIMEDOUT of a wait that saw nothing from @peer for the endpoint's timeout. */
 int ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err);
 /*

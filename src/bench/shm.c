@@ -459,6 +459,9 @@ copy_init(const struct ft_world *w, struct shm_ep *ep)
 	}
 }
 
+static void shm_abandon(struct ft_ep *base);
+static bool shm_holds(struct ft_ep *base, const void *ptr, size_t len);
+
 static int
 shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
             struct ft_error *err)
@@ -502,6 +505,8 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	ep->spin_s = w->may_spin ? SPIN_S_OWN_CPU : SPIN_S_SHARED;
 	/* message buffers on huge pages: single copies pin them (coll.c, ft__ep_scratch) */
 	ep->base.scratch_huge = true;
+	ep->base.abandon = shm_abandon;
+	ep->base.holds = shm_holds;
 	/*
 	 * Only a stream stops spinning when preemptions cost more than it
 	 * saves: it sleeps once per window at most, while a ping-pong that
@@ -568,6 +573,8 @@ shm_post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err
 	if (req->peer >= ep->nranks || req->peer == ep->rank)
 		return ft_error_set(err, FT_EINVAL, "shm: bad peer rank %u", req->peer);
 	p = &ep->peers[req->peer];
+	if (p->lost)
+		return ft__ep_lost(base, "shm", send, req->peer, err);
 	req->done = req->len == 0;
 	req->off = 0;
 	req->priv[1] = 0; /* no descriptor sent or read yet */
@@ -1313,6 +1320,96 @@ ft__shm_spin_paid(struct shm_ep *ep, double *prev)
 	if (!ep->base.w->may_spin)
 		ep->spin_s = SPIN_S_SHARED;
 	ft__spin_paid(&ep->base);
+}
+
+/*
+ * The receiver gives up on single copy @q from @p while it is under way:
+ * every piece not yet claimed is claimed at once, so that the sender takes
+ * no more of them, and the bytes of those claimed so far are what the copy
+ * must reach before nobody writes into @q's buffer (the receiver's own
+ * pieces are done: it claims one at a time and copies it).
+ */
+static void
+share_retract(struct shm_ep *ep, uint32_t p, struct ft_req *q)
+{
+	struct ring *r = ring_at(ep, p, ep->rank);
+	uint64_t num = (atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1) & SHARE_LOW;
+	uint64_t w = atomic_load_explicit(&r->share, memory_order_acquire);
+	uint64_t all = (q->len + SHARE_PIECE - 1) / SHARE_PIECE;
+
+	do {
+		if (w >> 32 != num || (w & SHARE_LOW) >= all)
+			break;
+	} while (!atomic_compare_exchange_weak_explicit(&r->share, &w, (num << 32) | all,
+	                                                memory_order_acq_rel,
+	                                                memory_order_acquire));
+	ep->peers[p].held = q->buf;
+	ep->peers[p].held_len = q->len;
+	ep->peers[p].held_claimed = FT_MIN((w & SHARE_LOW) * SHARE_PIECE, (uint64_t)q->len);
+}
+
+/* Whether peer @p may still write into a receive buffer given up on (drops it once done). */
+static bool
+share_held(struct shm_ep *ep, uint32_t p)
+{
+	struct shm_peer *pp = &ep->peers[p];
+
+	if (pp->held && atomic_load_explicit(&ring_at(ep, p, ep->rank)->share_done,
+	                                     memory_order_acquire) >= pp->held_claimed)
+		pp->held = NULL;
+	return pp->held != NULL;
+}
+
+/*
+ * The caller gave up on what it posted and frees the buffers and requests
+ * next. The queues hold the struct ft_req, so they are dropped: no later
+ * progress touches them, and a peer whose queues had some is out of step
+ * (part of a message in its ring) and takes no more messages. A single
+ * copy under way is the one thing another process may still do to this
+ * one's memory: its sender writes pieces into the receive buffer with
+ * process_vm_writev. It is retracted, and waited for up to
+ * SHM_ABANDON_S; a piece still unwritten then (a sender stopped in the
+ * middle of it) keeps the buffer held (shm_holds), never freed.
+ */
+#define SHM_ABANDON_S 0.2
+
+static void
+shm_abandon(struct ft_ep *base)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	double end = ft__now() + SHM_ABANDON_S;
+	bool busy = true;
+	uint32_t p;
+
+	for (p = 0; p < ep->nranks; p++) {
+		struct shm_peer *pp = &ep->peers[p];
+
+		if (ep->cma && pp->rq && pp->rq->priv[1] == 2)
+			share_retract(ep, p, pp->rq);
+		pp->lost = pp->lost || pp->sq || pp->rq || pp->cq;
+		pp->sq = pp->sq_tail = pp->rq = pp->rq_tail = pp->cq = pp->cq_tail = NULL;
+	}
+	while (busy && ft__now() < end) {
+		busy = false;
+		for (p = 0; p < ep->nranks; p++)
+			busy = share_held(ep, p) || busy;
+		if (busy)
+			ft__cpu_relax();
+	}
+}
+
+static bool
+shm_holds(struct ft_ep *base, const void *ptr, size_t len)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	const char *lo = ptr, *hi = lo + (len ? len : 1);
+	uint32_t p;
+
+	for (p = 0; p < ep->nranks; p++)
+		if (share_held(ep, p) && ep->peers[p].held < hi &&
+		    lo < ep->peers[p].held + FT_MAX(ep->peers[p].held_len, (size_t)1))
+			return true;
+	return false;
 }
 
 static int

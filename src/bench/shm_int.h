@@ -63,6 +63,15 @@ struct shm_peer {
 	                                from the peer as receiver, [1] written to it as sender */
 	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
 	                                the ring looks full, so its line stays with the reader */
+	bool lost;                   /* requests dropped (shm.c, shm_abandon): out of step */
+	/*
+	 * A receive given up on during its single copy: the peer may still be
+	 * writing pieces it claimed into [held, held + held_len) until the copy's
+	 * bytes reach held_claimed (shm_abandon, shm_holds). NULL: none.
+	 */
+	const char *held;
+	size_t held_len;
+	uint64_t held_claimed;
 };
 
 struct shm_ep {

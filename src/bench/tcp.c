@@ -394,17 +394,12 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	size_t off = 0, each;
 	uint32_t n = ft__tcp_stripes(req->len, ep->nstreams, &each), s, first = 0;
 	double wake_s, copy_s, saves = 0;
-	char who[96];
 
 	if (req->peer >= base->w->nranks || req->peer == base->w->rank)
 		return ft_error_set(err, FT_EINVAL, "tcp: bad peer rank %u", req->peer);
 	for (s = 0; s < ep->nstreams; s++)
 		if (ep->conns[req->peer * ep->nstreams + s].lost)
-			return ft_error_set(err, FT_EPEER,
-			                    "tcp: %s to %s after an exchange with it was given up on "
-			                    "(its streams are out of step)",
-			                    send ? "a send" : "a receive",
-			                    ft__world_who(base->w, req->peer, who, sizeof(who)));
+			return ft__ep_lost(base, "tcp", send, req->peer, err);
 	req->done = false;
 	req->priv[0] = n; /* stripes left */
 	/* --spin (cpu.c), until spinning stops paying (transport.c), which this message may decide */

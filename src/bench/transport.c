@@ -276,6 +276,18 @@ ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err)
 }
 
 int
+ft__ep_lost(const struct ft_ep *ep, const char *lib, bool send, uint32_t peer,
+            struct ft_error *err)
+{
+	char who[96];
+
+	return ft_error_set(err, FT_EPEER,
+	                    "%s: %s %s refused: an exchange with it was given up on (out of step)",
+	                    lib, send ? "a send to" : "a receive from",
+	                    ft__world_who(ep->w, peer, who, sizeof(who)));
+}
+
+int
 ft__ep_stopped(const struct ft_ep *ep, const char *lib, const char *what, struct ft_error *err)
 {
 	int stopped = ft__world_stopped_rank(ep->w);
