@@ -80,6 +80,15 @@ int ft__world_peer_failed(struct ft_world *w, struct ft_error *err);
 /* A wait without progress this long looks for such a notice. */
 #define FT__NOTICE_S 0.1
 
+/* Whether [@a, @a + @alen) and [@b, @b + @blen) share a byte (an empty range counts as 1). */
+static inline bool
+ft__overlaps(const void *a, size_t alen, const void *b, size_t blen)
+{
+	const char *x = a, *y = b;
+
+	return x < y + (blen ? blen : 1) && y < x + (alen ? alen : 1);
+}
+
 /* ---- control plane: small messages, all ranks take part -------------------- */
 
 /* Every rank contributes @len bytes; @out gets nranks * len bytes in rank order. */

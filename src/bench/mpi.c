@@ -187,15 +187,14 @@ static bool
 mpi_holds(struct ft_ep *base, const void *p, size_t len)
 {
 	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
-	const char *lo = p, *hi = lo + (len ? len : 1);
 	size_t i;
 	int k;
 
 	reap(ep);
 	for (i = 0; i < ep->pending.len; i++)
 		for (k = 0; k < 2; k++)
-			if (pend_at(ep, i)->buf[k] && pend_at(ep, i)->buf[k] < hi &&
-			    lo < pend_at(ep, i)->buf[k] + FT_MAX(pend_at(ep, i)->len[k], (size_t)1))
+			if (pend_at(ep, i)->buf[k] &&
+			    ft__overlaps(pend_at(ep, i)->buf[k], pend_at(ep, i)->len[k], p, len))
 				return true;
 	return false;
 }

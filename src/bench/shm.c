@@ -1402,12 +1402,11 @@ static bool
 shm_holds(struct ft_ep *base, const void *ptr, size_t len)
 {
 	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
-	const char *lo = ptr, *hi = lo + (len ? len : 1);
 	uint32_t p;
 
 	for (p = 0; p < ep->nranks; p++)
-		if (share_held(ep, p) && ep->peers[p].held < hi &&
-		    lo < ep->peers[p].held + FT_MAX(ep->peers[p].held_len, (size_t)1))
+		if (share_held(ep, p) &&
+		    ft__overlaps(ep->peers[p].held, ep->peers[p].held_len, ptr, len))
 			return true;
 	return false;
 }

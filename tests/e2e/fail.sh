@@ -20,38 +20,52 @@ fail=0
 sizes="2 3"
 grep -q __asan_init "$fabtune" && sizes=2
 repeat=${FT_E2E_FAIL_REPEAT:-1}
-for n in $(for s in $sizes; do seq "$repeat" | sed "s/.*/$s/"; done); do
+
+# doctor N TRANSPORT FAULT-VARIABLES...: the doctor on N ranks, its report
+# in $tmp/out, its errors in $tmp/err, $rc and $took (seconds) set
+doctor() {
+	local n=$1 transport=$2 start
+	shift 2
 	start=$(date +%s.%N)
-	ASAN_OPTIONS=detect_leaks=0 timeout 60 mpirun -np "$n" -x FT_FAULT_BENCH=1 \
-		-x FT_FAULT_BENCH_LATE=2 -x MALLOC_PERTURB_=165 \
+	ASAN_OPTIONS=detect_leaks=0 timeout 60 mpirun -np "$n" "$@" -x MALLOC_PERTURB_=165 \
 		--mca btl self,vader --mca mpi_yield_when_idle 1 \
-		"$fabtune" --archive "$tmp/a$n.db" doctor --transports tcp --no-report --no-tools \
-		--timeout 5s >"$tmp/out" 2>"$tmp/err"
+		"$fabtune" --archive "$tmp/a$n$transport.db" doctor --transports "$transport" \
+		--no-report --no-tools --timeout 5s >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	took=$(echo "$(date +%s.%N) - $start" | bc)
-	sed "s/^/# $n ranks stdout: /" "$tmp/out"
+}
+
+# judge WHAT RC-REGEX NAMED-REGEX: did the doctor end with an exit matching
+# RC-REGEX, no corrupted heap (glibc's message, or a sanitizer's) nor
+# signal, a report naming the failure (NAMED-REGEX), and no timeout?
+judge() {
 	if [ "$rc" = 124 ]; then
-		echo "not ok: $n ranks: still waiting after 60 s"; fail=1; continue
+		echo "not ok: $1: still waiting after 60 s"; return 1
 	fi
-	# a corrupted heap aborts a rank (glibc's message, or a sanitizer's)
-	if [ "$rc" != 3 ] || grep -qE 'corrupted|free\(\)|malloc\(\)|AddressSanitizer|runtime error' "$tmp/err"; then
-		echo "not ok: $n ranks: exit $rc, not the doctor's 3 for an incomplete run"
-		sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue
+	if ! [[ "$rc" =~ $2 ]] || grep -qE \
+		'corrupted|free\(\)|malloc\(\)|AddressSanitizer|runtime error|Segmentation|signal' \
+		"$tmp/err"; then
+		echo "not ok: $1: exit $rc"; sed "s/^/# stderr: /" "$tmp/err"; return 1
 	fi
-	# the first benchmark failed on every rank: the doctor says so (exit 3)
-	# after a report that names the failed rank and its error
-	if ! grep -q 'tcp pt2pt_lat: rank 1 (host [^)]*) failed: a fault injected by FT_FAULT_BENCH' \
-		"$tmp/out"; then
-		echo "not ok: $n ranks: the report does not name rank 1's failure"
-		sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue
-	fi
-	if ! grep -q 'host.cpu_foreign: not recorded: rank 1 (host [^)]*) failed' "$tmp/out"; then
-		echo "not ok: $n ranks: the CPU-use gather did not end on rank 1's failure"
-		fail=1; continue
+	if ! grep -q "$3" "$tmp/out"; then
+		echo "not ok: $1: the report does not name rank 1's failure"
+		sed "s/^/# stdout: /" "$tmp/out"; sed "s/^/# stderr: /" "$tmp/err"; return 1
 	fi
 	# a notice, not a timeout: well inside the 5 s --timeout after start-up
 	if grep -q 'stopped answering' "$tmp/out" "$tmp/err"; then
-		echo "not ok: $n ranks: a rank timed out instead of hearing of the failure"
+		echo "not ok: $1: a rank timed out instead of hearing of the failure"; return 1
+	fi
+}
+
+for n in $(for s in $sizes; do seq "$repeat" | sed "s/.*/$s/"; done); do
+	doctor "$n" tcp -x FT_FAULT_BENCH=1 -x FT_FAULT_BENCH_LATE=2
+	# the first benchmark failed on every rank: the doctor says so (exit 3,
+	# an incomplete run) after a report that names the failed rank and its error
+	judge "$n ranks" '^3$' \
+		'tcp pt2pt_lat: rank 1 (host [^)]*) failed: a fault injected by FT_FAULT_BENCH' ||
+		{ fail=1; continue; }
+	if ! grep -q 'host.cpu_foreign: not recorded: rank 1 (host [^)]*) failed' "$tmp/out"; then
+		echo "not ok: $n ranks: the CPU-use gather did not end on rank 1's failure"
 		fail=1; continue
 	fi
 	echo "ok: $n ranks: rank 1's failure named, done in ${took}s (exit $rc)"
@@ -62,37 +76,14 @@ done
 # an all_reduce given up at once. Rank 0's messages then come after rank 1
 # freed its buffers, unless the transport cancelled the receives or kept
 # the buffers until MPI_Finalize. The doctor's exit is 0, 1 or 3 (findings
-# or none; the first benchmark ran): a signal or a heap check is not.
+# or none; the first benchmark ran).
 for fault in post wait coll; do
 	for n in $sizes; do
-		start=$(date +%s.%N)
-		ASAN_OPTIONS=detect_leaks=0 timeout 60 mpirun -np "$n" -x FT_FAULT_MPI=$fault:1 \
-			-x MALLOC_PERTURB_=165 --mca btl self,vader --mca mpi_yield_when_idle 1 \
-			"$fabtune" --archive "$tmp/m$fault$n.db" doctor --transports mpi --no-report \
-			--no-tools --timeout 5s >"$tmp/out" 2>"$tmp/err"
-		rc=$?
-		took=$(echo "$(date +%s.%N) - $start" | bc)
-		what="mpi $fault, $n ranks"
-		if [ "$rc" = 124 ]; then
-			echo "not ok: $what: still waiting after 60 s"; fail=1; continue
-		fi
-		if ! [[ "$rc" =~ ^[013]$ ]] ||
-			grep -qE 'corrupted|free\(\)|malloc\(\)|AddressSanitizer|runtime error|Segmentation|signal' \
-				"$tmp/err"; then
-			echo "not ok: $what: exit $rc"
-			sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue
-		fi
-		if ! grep -q "rank 1 (host [^)]*) failed: mpi.*a fault injected by FT_FAULT_MPI" \
-			"$tmp/out"; then
-			echo "not ok: $what: the report does not name rank 1's failure"
-			sed "s/^/# stdout: /" "$tmp/out"; fail=1; continue
-		fi
-		# rank 0 hears of it (a notice), it does not wait out --timeout
-		if grep -q 'stopped answering' "$tmp/out" "$tmp/err"; then
-			echo "not ok: $what: a rank timed out instead of hearing of the failure"
-			fail=1; continue
-		fi
-		echo "ok: $what: rank 1's failure named, done in ${took}s (exit $rc)"
+		doctor "$n" mpi -x FT_FAULT_MPI=$fault:1
+		judge "mpi $fault, $n ranks" '^[013]$' \
+			"rank 1 (host [^)]*) failed: mpi.*a fault injected by FT_FAULT_MPI" ||
+			{ fail=1; continue; }
+		echo "ok: mpi $fault, $n ranks: rank 1's failure named, done in ${took}s (exit $rc)"
 	done
 done
 exit $fail

@@ -1867,6 +1867,19 @@ check_given_up(struct ft_ep *ep, const char *buf, size_t len, struct ft_req *q,
 	return 0;
 }
 
+/* The end of both exchanges: rank 0 checks (check_given_up) when @check; @rc passes through. */
+static int
+end_given_up(struct ft_world *w, struct ft_ep *ep, bool check, char *buf, size_t len,
+             struct ft_req *q, int rc, struct ft_error *err)
+{
+	if (rc == 0 && check)
+		rc = check_given_up(ep, buf, len, q, err);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
 /* Progress on @ep for about 200 ms, whatever moves. */
 static int
 progress_a_while(struct ft_ep *ep, struct ft_error *err)
@@ -1878,7 +1891,7 @@ progress_a_while(struct ft_ep *ep, struct ft_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-/* A tcp receive given up on (a wait that failed): its stripes are dropped. */
+/* A tcp receive given up on (a wait that failed): its stripes are dropped (test_abandon). */
 static int
 tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
                      struct ft_error *err)
@@ -1915,19 +1928,7 @@ tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
 		rc = ft__world_barrier(w, err);
 	if (rc == 0 && rank == 0)
 		rc = progress_a_while(ep, err);
-	if (rc == 0 && rank == 0)
-		rc = check_given_up(ep, buf, LEN, &q, err);
-	if (rc == 0)
-		rc = ft__world_barrier(w, err);
-	free(buf);
-	return close_two(ep, w, rc);
-}
-
-static void
-test_tcp_abandon(void **state)
-{
-	(void)state;
-	run_two(tcp_abandon_exchange, 0);
+	return end_given_up(w, ep, rank == 0, buf, LEN, &q, rc, err);
 }
 
 /*
@@ -1976,18 +1977,14 @@ shm_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
 		rc = progress_a_while(ep, err);
 	if (rc == 0 && copies[1] == 1)
 		rc = ft__world_barrier(w, err);
-	if (rc == 0 && copies[1] == 1 && rank == 0)
-		rc = check_given_up(ep, buf, len, &q, err);
-	if (rc == 0)
-		rc = ft__world_barrier(w, err);
-	free(buf);
-	return close_two(ep, w, rc);
+	return end_given_up(w, ep, copies[1] == 1 && rank == 0, buf, len, &q, rc, err);
 }
 
 static void
-test_shm_abandon(void **state)
+test_abandon(void **state)
 {
 	(void)state;
+	run_two(tcp_abandon_exchange, 0);
 	run_two(shm_abandon_exchange, 0);
 }
 
@@ -3804,8 +3801,7 @@ main(void)
 		cmocka_unit_test(test_tcp_lowat),
 		cmocka_unit_test(test_tcp_stripes),
 		cmocka_unit_test(test_tcp_stripes_streams),
-		cmocka_unit_test(test_tcp_abandon),
-		cmocka_unit_test(test_shm_abandon),
+		cmocka_unit_test(test_abandon),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
