@@ -218,6 +218,8 @@ struct ft_model_pipeline {
 	uint64_t loops;       /* chunks each pipeline moves one after another */
 	uint32_t stages;      /* hops a chunk crosses in sequence (1: none, a ring) */
 	double ramp_s;        /* pipeline fill: the first chunk through every stage */
+	uint32_t net_hops;    /* of those stages, hops between nodes an LL or LL128 step
+	                       * crosses whole (the proxy sends it as one message) */
 	double messages;      /* network messages the busiest proxy thread handles */
 	double proxy_s;       /* messages x the per-message cost: a floor under the time */
 	double launch_s;      /* host launch of one operation: a floor (0 with a CUDA graph) */

@@ -62,13 +62,13 @@ step_payload(enum ft_proto p)
 	}
 }
 
-/* Payload one round of a channel's LL128 threads carries: a 16-byte store per thread of
- * 640, 15/16 of it data (one flag word per 128-byte line). */
+/* Payload one round of a channel's threads carries: LL128, a 16-byte store per thread of
+ * 640, 15/16 of it data (one flag word per 128-byte line); LL, one 16-byte line per thread
+ * of 512, half of it data (kb ENV-NTHREADS; prims_ll.h, LLGenericOp's eltPerTrip). */
 static uint64_t
 grain_of(enum ft_proto p)
 {
-	(void)p;
-	return 640u * 15u;
+	return p == FT_PROTO_LL ? 512u * 8u : 640u * 15u;
 }
 
 /* Threads per channel and the bytes per thread below which NCCL drops a channel. */
@@ -488,11 +488,12 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 /*
  * Hops between nodes the first chunk of a chain or tree crosses one after
  * another: a chain's N - 1, a tree's ceil(log2 N) up and as many down. On
- * such a hop LL and LL128 are store-and-forward for a whole step: the GPU
- * raises the connection's tail after the step's last line
+ * such a hop LL and LL128 are store-and-forward for a whole step: for
+ * LL128 the GPU raises the connection's tail after the step's last line
  * (src/device/prims_ll128.h, postSend after GenericOp's closing barrier)
  * and the send proxy posts the step as one message once the tail has passed
- * it (src/transport/net.cc, sendProxyProgress).
+ * it (src/transport/net.cc, sendProxyProgress); for LL the proxy waits until
+ * every line of the step carries its flag (ll_ramp()).
  */
 static uint32_t
 net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a)
@@ -514,23 +515,43 @@ net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a)
  * chunk (net_hops()): one chunk less a round more at the channel's rate each.
  * With every hop whole this is the Simple form, stages - 1 chunks. LL's round
  * (4 KiB) over NVLink is the size NCCL's per-hop LL latencies were measured at,
- * so LL gets no ramp; its hops between nodes are whole steps too, but its
- * per-channel rate under its absolute cap is not separated here (not
- * modelled).
+ * so LL's NVLink hops add nothing to them; its hops between nodes are whole
+ * steps (ll_ramp()).
  */
 static double
-ll128_ramp(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t stages,
-           double c_eff)
+ll128_ramp(const struct ft_model_links *l, uint32_t stages, uint32_t net, double c_eff)
 {
 	double grain = FT_MIN(c_eff, (double)grain_of(FT_PROTO_LL128));
 	double graph = l->nnodes > 1 ? FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) :
 	                               l->intra_Bps;
 	double ch_Bps = graph / FT_MAX(l->nchannels, 1u) * ft_proto_efficiency(FT_PROTO_LL128);
-	uint32_t net = FT_MIN(net_hops(l, op, a), stages - 1);
 
 	if (ch_Bps <= 0)
 		return 0;
 	return ((stages - 1) * grain + net * (c_eff - grain)) / ch_Bps;
+}
+
+/*
+ * The ramp of LL, whose hops between nodes are whole steps as LL128's are.
+ * LLGenericOp (src/device/prims_ll.h) writes the step's size into the
+ * connection's FIFO before its lines, and a network connection's LL buffer
+ * lives in host memory (src/transport/net.cc: never on the GPU for LL); the
+ * send proxy posts nothing until every line of the step carries the step's
+ * flag, then sends the step as one message (sendProxyProgress). The
+ * receiving GPU polls the lines in place, without the proxy. So each of the
+ * @net network hops waits for the chunk (@c_eff bytes) less the round the
+ * per-hop latency already holds, at @ch_Bps: the rate one channel moves its
+ * chunks at LL's capped pace (kb NA-PROTO-LL), as a Simple step's round is
+ * timed. A hop whose
+ * input comes over NVLink may fill its step faster than that pace (LL's
+ * one-node cap is higher), so this is the longest such a hop waits.
+ */
+static double
+ll_ramp(uint32_t net, double c_eff, double ch_Bps)
+{
+	double grain = (double)grain_of(FT_PROTO_LL);
+
+	return c_eff > grain && ch_Bps > 0 ? net * (c_eff - grain) / ch_Bps : 0;
 }
 
 /*
@@ -608,8 +629,12 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	/* NCCL spreads the buffer over its chunks; the average chunk is what crosses a hop. */
 	c_eff = (double)bytes / (pipes * (double)out->loops);
 	pace_Bps = c->bw_Bps * out->bw_share;
+	if (stages > 1 && (p == FT_PROTO_LL128 || p == FT_PROTO_LL))
+		out->net_hops = FT_MIN(net_hops(l, op, a), stages - 1);
 	if (stages > 1 && p == FT_PROTO_LL128) {
-		out->ramp_s = ll128_ramp(l, op, a, stages, c_eff);
+		out->ramp_s = ll128_ramp(l, stages, out->net_hops, c_eff);
+	} else if (stages > 1 && p == FT_PROTO_LL && isfinite(pace_Bps)) {
+		out->ramp_s = ll_ramp(out->net_hops, c_eff, pace_Bps / pipes);
 	} else if (stages > 1 && p == FT_PROTO_SIMPLE && pace_Bps > 0 && isfinite(pace_Bps)) {
 		/* Every pipe moves one chunk per round; a round at the pace of the whole. */
 		t_pace = c_eff * pipes / pace_Bps;

@@ -219,10 +219,15 @@ explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r
 	}
 	ft_strbuf_addf(sb,
 	               "#    pipeline    %u channel%s launched (bandwidth x %.2f), chunk %" PRIu64
-	               " B, %" PRIu64 " loop%s, %u stage%s: ramp %.2f us\n",
+	               " B, %" PRIu64 " loop%s, %u stage%s: ramp %.2f us",
 	               pl->nchannels, pl->nchannels == 1 ? "" : "s", pl->bw_share, pl->chunk_bytes,
 	               pl->loops, pl->loops == 1 ? "" : "s", pl->stages, pl->stages == 1 ? "" : "s",
 	               pl->ramp_s * 1e6);
+	if (pl->net_hops > 0)
+		ft_strbuf_addf(sb, " (%u hop%s between nodes wait%s for a whole %s step)",
+		               pl->net_hops, pl->net_hops == 1 ? "" : "s", pl->net_hops == 1 ? "s" : "",
+		               ft_proto_name(r->proto));
+	ft_strbuf_adds(sb, "\n");
 	ft_strbuf_addf(sb,
 	               "#    floors      proxy %.0f messages = %.2f us, host launch %.2f us%s\n",
 	               pl->messages, pl->proxy_s * 1e6, pl->launch_s * 1e6,
@@ -349,6 +354,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_kv_uint(&j, "stages", r->pipe.stages);
 	ft_json_key(&j, "ramp_us");
 	ft_json_double_prec(&j, r->pipe.ramp_s * 1e6, 6);
+	ft_json_kv_uint(&j, "net_hops_whole", r->pipe.net_hops);
 	ft_json_key(&j, "proxy_messages");
 	ft_json_double_prec(&j, r->pipe.messages, 6);
 	ft_json_key(&j, "proxy_us");

@@ -1575,6 +1575,52 @@ test_pipe_ll128_net_hop(void **state)
 }
 
 /*
+ * LL's hops between nodes are whole steps: the sending GPU writes a step's
+ * lines into the host-memory buffer of its network connection and the proxy
+ * sends the step as one message once every line carries the step's flag.
+ * On 2 x 8 Hopper a 128 KiB LL tree all-reduce runs on all 18 channels (one
+ * per 512 threads x 8 bytes), one loop of 131,072 / 18 bytes a channel; its
+ * 2 network hops (up and down the tree of 2 nodes) each wait for that chunk
+ * less the 512 x 8 bytes NCCL's per-hop latency holds, at LL's capped pace
+ * per channel: busBw 39 GB/s (llMaxBws, 2 nodes), x 0.5 for the tree, x 8/7
+ * as the in-node chain carries 14/8 S, not 2S (the bandwidth term has NCCL's
+ * tree correction on top; the ramp does not). At 64 KiB 16 channels carry
+ * 4 KiB each: no ramp. One node has no network hop. A broadcast chain over
+ * 2 x 8 crosses the network once: 1 MiB on 16 channels (8 x 16 ranks bytes
+ * a thread), 2 loops of 32 KiB chunks at the cap of 39 GB/s.
+ */
+static void
+test_pipe_ll_net_hop(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+	const double pace = 39 * GB * 0.5 * 8 / 7.0, round = 512 * 8;
+	double ramp;
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 131072, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
+	assert_pipe(&r, 18, 32768, 1, 16);
+	assert_rel(t.bw_Bps, pace * 0.5, 1e-9); /* NCCL's tree correction for LL at 128 KiB */
+	assert_int_equal(r.pipe.net_hops, 2);
+	ramp = 2 * (131072 / 18.0 - round) * 18 / pace;
+	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
+	assert_rel(r.time_s, t.time_s + ramp, 1e-9);
+	eval_both(&s, FT_OP_ALL_REDUCE, 65536, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
+	assert_pipe(&r, 16, 32768, 1, 16);
+	assert_rel(r.pipe.ramp_s, 0, 0);
+	assert_rel(r.time_s, t.time_s, 1e-12);
+	eval_both(&s, FT_OP_BROADCAST, 1u << 20, FT_ALGO_RING, FT_PROTO_LL, &t, &r);
+	assert_pipe(&r, 16, 32768, 2, 15);
+	assert_int_equal(r.pipe.net_hops, 1);
+	assert_rel(r.pipe.ramp_s, (32768 - round) * 16 / (39 * GB), 1e-9);
+	hopper_spec(&s, 1, 8, 400);
+	eval_both(&s, FT_OP_ALL_REDUCE, 131072, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
+	assert_int_equal(r.pipe.net_hops, 0);
+	assert_rel(r.pipe.ramp_s, 0, 0);
+}
+
+/*
  * Channels: a Simple ring drops a channel while a thread would get fewer
  * than 64 bytes (512 threads): 64 KiB runs on 2 of the 18 channels, so its
  * bandwidth term is 9 times the tuner's.
@@ -2545,6 +2591,7 @@ main(void)
 		cmocka_unit_test(test_pipe_nvls_ramp),
 		cmocka_unit_test(test_pipe_tree_ll128),
 		cmocka_unit_test(test_pipe_ll128_net_hop),
+		cmocka_unit_test(test_pipe_ll_net_hop),
 		cmocka_unit_test(test_pipe_channels),
 		cmocka_unit_test(test_pipe_floors),
 		cmocka_unit_test(test_fidelity_on_fixtures),

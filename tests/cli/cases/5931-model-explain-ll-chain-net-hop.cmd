@@ -1,0 +1,1 @@
+model dgx-h100:2 --op broadcast --algo ring --proto ll --explain 1M
