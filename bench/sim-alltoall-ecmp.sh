@@ -28,8 +28,11 @@
 # binary before, in the same run: 4.61 s, 12.3x). Grown selections past an
 # eighth of the flows filled in full at once (load 15-18, twice each in turn):
 # :64 1.53-1.73 s ECMP (3.9-4.5x), the binary before 2.01-2.20 s (5.6-5.7x).
+# First grown guesses cut at an eighth (load 8-12, twice each in turn): :64
+# 1.17-1.20 s ECMP (3.7-3.8x), the binary before 1.27-1.28 s (3.8-4.2x).
 # Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting",
-# "Ends that leave little room" and "One full pass per hundredth of an FCT".
+# "Ends that leave little room", "One full pass per hundredth of an FCT" and
+# "First guesses cut at an eighth".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1

@@ -666,6 +666,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	c->nrecompute = s->nrecompute;
 	c->nrecompute_full = s->nrecompute_full;
 	c->npath_walks = s->npath_walks;
+	c->nsel_reads = s->nsel_reads;
 	c->bytes = s->bytes_delivered;
 	c->nops = fe->ops.len;
 	c->ops = fe->op_results;

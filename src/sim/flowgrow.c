@@ -169,13 +169,17 @@ local_flows(struct fs_sim *s, uint32_t n)
 	return m;
 }
 
-/* Select the flows on link @l at or above @thr (new ones too) not selected yet; the count. */
+/*
+ * Select the flows on link @l at or above @thr (new ones too) not selected yet,
+ * stopping once more than @lim are: the count.
+ */
 static uint32_t
-grow_link(struct fs_sim *s, uint32_t n, uint32_t l, double thr)
+grow_link(struct fs_sim *s, uint32_t n, uint32_t l, double thr, uint32_t lim)
 {
 	const struct fs_lf *L = &s->lf[l];
+	uint32_t q;
 
-	for (uint32_t q = 0; q < L->n; q++) {
+	for (q = 0; q < L->n && n <= lim; q++) {
 		uint32_t f = L->e[q].act;
 		double r = s->act_rate[f];
 
@@ -185,42 +189,45 @@ grow_link(struct fs_sim *s, uint32_t n, uint32_t l, double thr)
 		s->inc_sel[n] = f;
 		s->inc_old[n++] = r;
 	}
+	s->nsel_reads += q;
 	return n;
 }
 
 /*
  * Grow mode, the first guess: the flows at or above the level (@thr) on the
  * links of a flow that ended and of a new flow, the new flows included.
- * ft__fs_grow_check() adds the flows the guess missed. Returns how many (inc_sel,
- * inc_old; each marked in inc_in).
+ * ft__fs_grow_check() adds the flows the guess missed. A guess of more than an
+ * eighth of the active flows (FS_GROW_DIV) is a full pass whatever the rest
+ * of it holds, so the walk stops at the first flow past that. Returns how
+ * many (inc_sel, inc_old; each marked in inc_in).
  */
 static uint32_t
 grow_select(struct fs_sim *s, double thr)
 {
 	const uint32_t *paths = s->paths.data, *seed = s->inc_seeds.data, *nw = s->inc_new.data;
 	uint8_t *seen = s->inc_hot; /* free in grow mode: links walked already */
-	uint32_t n = 0, l;
+	uint32_t n = 0, l, lim = s->nactive / FS_GROW_DIV;
 	size_t k;
 
 	/* A link is walked once: walked again, each of its flows at or above @thr is
 	 * selected already (new flows that start together share their NIC links, and
 	 * a round start walked each such link once per flow: quadratic). */
-	for (k = 0; k < s->inc_new.len; k++) {
+	for (k = 0; k < s->inc_new.len && n <= lim; k++) {
 		uint32_t f = ft__fs_task(s, nw[k])->active_idx;
 
-		for (uint32_t j = 0; j < s->act_np[f]; j++) {
+		for (uint32_t j = 0; j < s->act_np[f] && n <= lim; j++) {
 			l = paths[s->act_pf[f] + j];
 			if (!seen[l]) {
 				seen[l] = 1;
-				n = grow_link(s, n, l, thr);
+				n = grow_link(s, n, l, thr, lim);
 			}
 		}
 	}
-	for (k = 0; k < s->inc_seeds.len; k++) {
+	for (k = 0; k < s->inc_seeds.len && n <= lim; k++) {
 		l = seed[k];
 		if (!seen[l]) {
 			seen[l] = 1;
-			n = grow_link(s, n, l, thr);
+			n = grow_link(s, n, l, thr, lim);
 		}
 	}
 	/* every mark back to 0 */

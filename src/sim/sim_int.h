@@ -305,6 +305,7 @@ struct fs_sim {
 	uint64_t nwiden;    /* grow mode: flows grow_widen() (flowgrow.c) added to them */
 	uint64_t nesc_skipped; /* grow mode: recomputations full without a grown selection */
 	uint64_t npath_walks;  /* flow paths walked to lay out, freeze and check rates */
+	uint64_t nsel_reads;   /* grow mode: link -> flows entries the first guesses read */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;
