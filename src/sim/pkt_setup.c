@@ -309,6 +309,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	}
 	ft_vec_init(&e->tasks, sizeof(struct pk_task));
 	ft_vec_init(&e->flows, sizeof(struct pk_flow));
+	ft_vec_init(&e->flow_cc, sizeof(struct pk_dcqcn));
 	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);
 	ft_vec_init(&e->paths, sizeof(uint32_t));
 	ft_vec_init(&e->ops, sizeof(struct pk_op));
@@ -628,8 +629,8 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->trace_qps,     e->qp_traces,   e->qp_cols,
 			                 e->flow_rows };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
-			                        &e->edges,         &e->paths, &e->ops,
-			                        &e->qp_samples };
+			                        &e->flow_cc,       &e->edges, &e->paths,
+			                        &e->ops,           &e->qp_samples };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);
