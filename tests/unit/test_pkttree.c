@@ -8,7 +8,8 @@
  * rank sends chunk c down only once it has come up; the chunk sizes are
  * NCCL's (calcCollChunking); an NVLS tree's chunks through the switch, the
  * heads' trees and back end at its closed form and carry what whole flows
- * do, and its labels tie each head to its channel's trees; NCCL's p2p
+ * do, its records hold no congestion control state unless paced and no dependency
+ * list once running, and its labels tie each head to its channel's trees; NCCL's p2p
  * channel count from its channel count.
  */
 #include <math.h>
@@ -445,6 +446,47 @@ test_nvls_tree_closed_form(void **state)
 }
 
 /*
+ * What an NVLS tree's chunks hold while it runs: one flow record per message, 144 bytes
+ * with no congestion control state in an unpaced run (InfiniBand, no IB CC), and no list
+ * of dependencies once the run has its successor lists. With IB CC every record has its
+ * QP's state, and the time is the unpaced run's (the tree's own traffic marks nothing
+ * here, so no rate is cut).
+ */
+static void
+test_nvls_tree_records(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_NVLS_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 8,
+		                  .ranks_per_node = 4,
+		                  .bytes = 32u << 20 };
+	struct ft_packet_cfg ibcc = { .cc = FT_PKT_CC_IBCC };
+	struct pk_run r, c;
+	uint32_t i;
+
+	(void)state;
+	assert_true(sizeof(struct pk_flow) <= 144);
+	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, false, 1, FT_ROUTING_ECMP);
+	/* per node 4 stages x 4 ranks x 2 copies, 4 heads x 2 copies x 2 ways over the
+	 * network; each of those 80 connections 4 chunks */
+	assert_int_equal(pk(r.e)->flows.len, (2 * 4 * 4 * 2 + 4 * 2 * 2) * 4);
+	assert_false(pk(r.e)->paced);
+	assert_int_equal(pk(r.e)->flow_cc.cap, 0);
+	assert_int_equal(pk(r.e)->edges.cap, 0);
+	assert_non_null(pk(r.e)->succ);
+	pk_run_ops_on(&c, &a, 2, 4, &ibcc, 1, false, 1, FT_ROUTING_ECMP);
+	assert_true(pk(c.e)->paced);
+	assert_int_equal(pk(c.e)->flow_cc.len, pk(c.e)->flows.len);
+	for (i = 0; i < pk(c.e)->flows.len; i++)
+		assert_true(pk_flow_cc(pk(c.e), flow(&c, i))->alpha == PK_DCQCN_ALPHA0);
+	assert_int_equal(c.c.necn, 0);
+	assert_true(op_time(&c) == op_time(&r));
+	pk_run_free(&c);
+	pk_run_free(&r);
+}
+
+/*
  * The labels of the NVLS tree the runner builds (sim/nccl.c: 8 heads a node, one per NIC,
  * on 2 DGX H100 nodes), copied on 4 channels: a node's in-node flows come together, its
  * head 1's first; every in-node flow of a head names the first of its own channel's two
@@ -515,6 +557,7 @@ main(void)
 		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_nvls_tree_closed_form),
+		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
