@@ -1514,8 +1514,8 @@ test_dcqcn_drain_collapse(void **state)
 		p->now_ps = t_last + steps[i] * timer + 1;
 		ft__pk_dcqcn_sent(p, f, 1);
 		assert_int_equal(pk_flow_cc(p, f)->it, steps[i]);
-		assert_double_equal(pk_flow_cc(p, f)->rc_Bps, floor_Bps + (k - 2) * ai + ai / pow(2, k - 1),
-		                    1e-6);
+		assert_double_equal(pk_flow_cc(p, f)->rc_Bps,
+		                    floor_Bps + (k - 2) * ai + ai / pow(2, k - 1), 1e-6);
 	}
 	/* 30 ms after the drain the QP is at 491 Mb/s: under 0.5 % of its line. */
 	assert_true(pk_flow_cc(p, f)->rc_Bps < 0.005 * p->line_Bps);

@@ -338,16 +338,19 @@ test_cct_given(void **state)
 	line = p->line_Bps;
 	f = flow_at(p, 0);
 	for (uint32_t k = 1; k <= 6; k++) {
+		const struct pk_dcqcn *d = pk_flow_cc(p, f);
+
 		assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
-		assert_int_equal(pk_flow_cc(p, f)->ccti, FT_MIN(k, 4u)); /* CCTI_Limit: the last entry */
-		assert_true(fabs(pk_flow_cc(p, f)->rc_Bps - line / den[FT_MIN(k, 4u)]) <= 1e-9 * line);
+		assert_int_equal(d->ccti, FT_MIN(k, 4u)); /* CCTI_Limit: the last entry */
+		assert_true(fabs(d->rc_Bps - line / den[FT_MIN(k, 4u)]) <= 1e-9 * line);
 	}
 	/* The timer: one step per 10 us since the first BECN (at 0). */
 	for (uint32_t j = 1; j <= 5; j++) {
 		p->now_ps = (uint64_t)j * 10000000 + 1;
 		ft__pk_dcqcn_sent(p, f, 4122);
 		assert_int_equal(pk_flow_cc(p, f)->ccti, 4 - FT_MIN(j, 4u));
-		assert_true(fabs(pk_flow_cc(p, f)->rc_Bps - line / den[4 - FT_MIN(j, 4u)]) <= 1e-9 * line);
+		assert_true(fabs(pk_flow_cc(p, f)->rc_Bps - line / den[4 - FT_MIN(j, 4u)]) <=
+		            1e-9 * line);
 	}
 	assert_false(pk_flow_cc(p, f)->limited);
 	ft_packet_engine.destroy(e);

@@ -350,6 +350,14 @@ bytes_between(const struct pk_run *r, uint32_t a, uint32_t b)
 	return sum;
 }
 
+/* An NVLS tree all-reduce of 32 MiB over 2 DGX H100 nodes x 4 GPUs, a head per GPU. */
+static const struct ft_coll_args nvls_2x4 = { .op = FT_OP_ALL_REDUCE,
+	                                      .algo = FT_ALGO_NVLS_TREE,
+	                                      .proto = FT_PROTO_SIMPLE,
+	                                      .nranks = 8,
+	                                      .ranks_per_node = 4,
+	                                      .bytes = 32u << 20 };
+
 /*
  * An NVLS tree all-reduce of S = 32 MiB on 2 DGX H100 nodes x 4 GPUs, one QP a connection:
  * every GPU is head j of its node (its rail, NIC j), so each copy of a head (tree 0 or 1,
@@ -369,12 +377,7 @@ bytes_between(const struct pk_run *r, uint32_t a, uint32_t b)
 static void
 test_nvls_tree_closed_form(void **state)
 {
-	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
-		                  .algo = FT_ALGO_NVLS_TREE,
-		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = 8,
-		                  .ranks_per_node = 4,
-		                  .bytes = 32u << 20 };
+	struct ft_coll_args a = nvls_2x4;
 	struct ft_packet_cfg off = { .chunking = FT_PKT_CHUNK_OFF };
 	const uint64_t S = a.bytes, L = 4, M = S / 8 / L;
 	double nvl, nic, d_nvl, d_net, h_nvl, h_nic, t_net, fill, tail, want, got, whole;
@@ -455,12 +458,7 @@ test_nvls_tree_closed_form(void **state)
 static void
 test_nvls_tree_records(void **state)
 {
-	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
-		                  .algo = FT_ALGO_NVLS_TREE,
-		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = 8,
-		                  .ranks_per_node = 4,
-		                  .bytes = 32u << 20 };
+	struct ft_coll_args a = nvls_2x4;
 	struct ft_packet_cfg ibcc = { .cc = FT_PKT_CC_IBCC };
 	struct pk_run r, c;
 	uint32_t i;
