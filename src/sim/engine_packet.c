@@ -731,7 +731,7 @@ receive(struct pk_engine *e, uint32_t id)
 	if ((k->flags & PK_F_CE) && e->marking) {
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
 		 * travel back at high priority (no queueing), one path latency. */
-		struct pk_dcqcn *d = &f->cc;
+		struct pk_dcqcn *d = pk_flow_cc(e, f);
 
 		rp->ecn_rx++;
 		if (e->ibcc || !d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
@@ -1214,8 +1214,9 @@ ev_trace(struct pk_engine *e)
 		while (f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
 			f = next;
 		v[0] = (double)e->now_ps / PK_PS_PER_S;
-		v[1] = f->cc.rc_Bps;
-		v[2] = f->cc.alpha;
+		/* (an unpaced QP runs at the line rate, DCQCN's alpha where it starts) */
+		v[1] = e->paced ? pk_flow_cc(e, f)->rc_Bps : e->line_Bps;
+		v[2] = e->paced ? pk_flow_cc(e, f)->alpha : PK_DCQCN_ALPHA0;
 		if (ft_vec_push(&e->qp_samples, v) < 0)
 			return FT_ENOMEM;
 	}

@@ -100,7 +100,7 @@ dcqcn_next(const struct pk_dcqcn *d)
 void
 ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 {
-	struct pk_dcqcn *d = &f->cc;
+	struct pk_dcqcn *d = pk_flow_cc(e, f);
 	uint32_t guard = 0;
 
 	if (e->ibcc && !d->limited && d->ccti < e->pc.ccti_min) {
@@ -136,7 +136,7 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 	/* The QP's state moved on with its next message (pk_flow_sent()). */
 	while (f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
 		f = next;
-	d = &f->cc;
+	d = pk_flow_cc(e, f);
 	if (e->ibcc) {
 		/*
 		 * A BECN raises the CCTI by CCTI_Increase (from at least CCTI_Min), to
@@ -183,7 +183,7 @@ int
 ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 {
 	struct pk_flow *f = flow_at(e, fid);
-	struct pk_dcqcn *d = &f->cc;
+	struct pk_dcqcn *d = pk_flow_cc(e, f);
 	const double alpha = 0.875, beta = 0.8, t_low = 50e-6, t_high = 500e-6;
 	const double min_rtt = 20e-6, step = e->pc.dcqcn_ai_bps / 8;
 	double rtt = rtt_ns * 1e-9, diff, grad, r = d->rc_Bps;
@@ -228,7 +228,7 @@ ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c)
 
 	for (i = 0; i < p->nring; i++) {
 		uint32_t fid = flow_at(e, prev)->ring_next;
-		struct pk_dcqcn *d = &flow_at(e, fid)->cc;
+		struct pk_dcqcn *d = pk_flow_cc(e, flow_at(e, fid));
 		uint64_t t;
 
 		dcqcn_timers(e, d);

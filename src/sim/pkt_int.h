@@ -196,6 +196,9 @@ struct pk_task {
 	uint8_t done;
 };
 
+/* DCQCN's alpha where a QP starts (initial_alpha_value 1023 of 1024, kb CC-DCQCN). */
+#define PK_DCQCN_ALPHA0 (1023.0 / 1024)
+
 /* Packets per cumulative ACK of a lossy run (coalesced, as RC responders do; the count is
  * ours, no public figure gives ConnectX's): only the retransmit timer reads them. */
 #define PK_ACK_SEG 16u
@@ -233,7 +236,7 @@ struct pk_flow {
 	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
 	double ideal_s;
 	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
-	struct pk_dcqcn cc;
+	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 
 struct pk_op {
@@ -313,6 +316,7 @@ struct pk_engine {
 	/* tasks and flows */
 	struct ft_vec tasks; /* struct pk_task */
 	struct ft_vec flows; /* struct pk_flow */
+	struct ft_vec flow_cc; /* struct pk_dcqcn, per flow, in a paced run only */
 	struct ft_vec edges; /* uint32_t pairs (from, to) */
 	uint32_t *succ;
 	struct ft_vec paths;    /* uint32_t link ids */
@@ -382,6 +386,18 @@ static inline struct pk_task *
 task_at(struct pk_engine *e, uint32_t t)
 {
 	return &FT_VEC_AT(&e->tasks, struct pk_task, t);
+}
+
+/*
+ * The congestion control state of flow @f's QP (a record of e->flows). Only a paced run
+ * (DCQCN, IB CC, TIMELY) has one: its 120 bytes kept out of every flow's record, which a
+ * chunked collective has one of per message, leave an unpaced run's records at 144.
+ */
+static inline struct pk_dcqcn *
+pk_flow_cc(const struct pk_engine *e, const struct pk_flow *f)
+{
+	return &FT_VEC_AT(&e->flow_cc, struct pk_dcqcn,
+	                  (size_t)(f - (const struct pk_flow *)e->flows.data));
 }
 
 /*
@@ -634,7 +650,7 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 		return 0; /* fired already: a go-back-N resend of the tail fires it once */
 	k->npred = 0;
 	if (e->paced && (next = ft__pk_qp_next(e, f)) != NULL)
-		next->cc = f->cc;
+		*pk_flow_cc(e, next) = *pk_flow_cc(e, f);
 	return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 }
 

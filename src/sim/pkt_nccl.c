@@ -120,6 +120,22 @@ ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
 	return ft_vec_push(building(e) ? &e->lazy->edges : &e->edges, pair);
 }
 
+/* The congestion control state of flow record @id (new or reused) at its start: the line
+ * rate, DCQCN's initial alpha; e->flow_cc follows e->flows record for record. */
+static int
+flow_cc_init(struct pk_engine *e, uint32_t id)
+{
+	struct pk_dcqcn d = { 0 };
+
+	d.rc_Bps = d.rt_Bps = e->line_Bps;
+	d.alpha = PK_DCQCN_ALPHA0;
+	if (id < e->flow_cc.len) {
+		*pk_flow_cc(e, flow_at(e, id)) = d;
+		return 0;
+	}
+	return FT_NEVER(id != e->flow_cc.len) ? FT_EINVAL : ft_vec_push(&e->flow_cc, &d);
+}
+
 /* One flow: QP @qp of a connection, @bytes from @src to @dst; its task, or FT_E*. */
 static int64_t
 add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op)
@@ -144,8 +160,6 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	f.fl_off = PK_NONE;
 	f.sent_task = PK_NONE;
 	f.nic_link = f.nic_rx_link = PK_NONE;
-	f.cc.rc_Bps = f.cc.rt_Bps = e->line_Bps;
-	f.cc.alpha = 1023.0 / 1024; /* initial_alpha_value */
 	f.qp = qp * 1024;
 	f.prio = e->sub_prio;
 	f.hash = ft_route_flow_hash(src, dst, f.qp);
@@ -162,8 +176,8 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 		e->nflows_all++;
 	}
 	id = put_record(&e->flows, cursor, &f);
-	if (id < 0)
-		return id;
+	if (id < 0 || (e->paced && flow_cc_init(e, (uint32_t)id) < 0))
+		return id < 0 ? id : FT_ENOMEM;
 	task_of(e, (uint32_t)t)->flow = (uint32_t)id;
 	return t;
 }

@@ -309,6 +309,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	}
 	ft_vec_init(&e->tasks, sizeof(struct pk_task));
 	ft_vec_init(&e->flows, sizeof(struct pk_flow));
+	ft_vec_init(&e->flow_cc, sizeof(struct pk_dcqcn));
 	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);
 	ft_vec_init(&e->paths, sizeof(uint32_t));
 	ft_vec_init(&e->ops, sizeof(struct pk_op));
@@ -563,6 +564,11 @@ ft__pk_start(struct pk_engine *e)
 		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
 	}
 	ft_free(cnt);
+	/* The successor lists say all the edges did, for the rest of one process's run
+	 * (a split run reads them at its end, pkt_part.c): 8 bytes a dependency freed
+	 * before the run's packets and events are. */
+	if (!e->part)
+		ft_vec_release(&e->edges);
 	/* Tie keys: a count per vertex, the vertex in the bits above it. */
 	e->vseq = ft_calloc((size_t)e->nvertices + 1, sizeof(*e->vseq));
 	if (!e->vseq)
@@ -628,8 +634,8 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->trace_qps,     e->qp_traces,   e->qp_cols,
 			                 e->flow_rows };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
-			                        &e->edges,         &e->paths, &e->ops,
-			                        &e->qp_samples };
+			                        &e->flow_cc,       &e->edges, &e->paths,
+			                        &e->ops,           &e->qp_samples };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);

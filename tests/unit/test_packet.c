@@ -1424,22 +1424,22 @@ test_dcqcn_alpha_rule(void **state)
 	p->now_ps = t0;
 	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
 	a = (1 - g) * a + g;
-	assert_double_equal(f->cc.alpha, a, 1e-12);
+	assert_double_equal(pk_flow_cc(p, f)->alpha, a, 1e-12);
 	rc = line * (1 - a / 2);
-	assert_double_equal(f->cc.rc_Bps, rc, 1e-3);
+	assert_double_equal(pk_flow_cc(p, f)->rc_Bps, rc, 1e-3);
 	/* 0.5 us later, the same period: raised again, not decayed; no cut within 4 us. */
 	p->now_ps = t0 + 500000;
 	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
 	a = (1 - g) * a + g;
-	assert_double_equal(f->cc.alpha, a, 1e-12);
-	assert_double_equal(f->cc.rc_Bps, rc, 1e-3);
+	assert_double_equal(pk_flow_cc(p, f)->alpha, a, 1e-12);
+	assert_double_equal(pk_flow_cc(p, f)->rc_Bps, rc, 1e-3);
 	/* 10.2 us after the first: periods 1-9 had no CNP (nine decays), period 10 has this
 	 * one (a raise), and the rate is cut again. */
 	p->now_ps = t0 + 10200000;
 	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
 	a = (1 - g) * (a * pow(1 - g, 9)) + g;
-	assert_double_equal(f->cc.alpha, a, 1e-12);
-	assert_double_equal(f->cc.rc_Bps, rc * (1 - a / 2), 1e-3);
+	assert_double_equal(pk_flow_cc(p, f)->alpha, a, 1e-12);
+	assert_double_equal(pk_flow_cc(p, f)->rc_Bps, rc * (1 - a / 2), 1e-3);
 	ft_schedule_release(&s);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
@@ -1492,19 +1492,19 @@ test_dcqcn_drain_collapse(void **state)
 		rc = FT_MAX(rc * FT_MAX(1 - a / 2, 0.5), floor_Bps);
 		p->now_ps = t0 + i * gap;
 		assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
-		assert_double_equal(f->cc.alpha, a, 1e-12);
-		assert_double_equal(f->cc.rc_Bps, rc, rc * 1e-12);
-		if (!cuts && f->cc.rc_Bps <= floor_Bps)
+		assert_double_equal(pk_flow_cc(p, f)->alpha, a, 1e-12);
+		assert_double_equal(pk_flow_cc(p, f)->rc_Bps, rc, rc * 1e-12);
+		if (!cuts && pk_flow_cc(p, f)->rc_Bps <= floor_Bps)
 			cuts = i + 1;
 	}
 	/* At 400 Gb/s: 23 cuts, 92 us (alpha falls from 0.999 to 0.74 meanwhile, so the
 	 * later cuts take less than half); at 100 Gb/s 20. */
 	print_message("dcqcn drain: %.0f Gb/s at the floor after %u cuts, alpha %.3f\n",
-	              p->line_Bps * 8e-9, cuts, f->cc.alpha);
+	              p->line_Bps * 8e-9, cuts, pk_flow_cc(p, f)->alpha);
 	assert_double_equal(p->line_Bps, 50e9, 0); /* the preset's 400 Gb/s NICs */
 	assert_int_equal(cuts, 23);
-	assert_double_equal(f->cc.rc_Bps, floor_Bps, 0);
-	assert_double_equal(f->cc.rt_Bps, floor_Bps, 0);
+	assert_double_equal(pk_flow_cc(p, f)->rc_Bps, floor_Bps, 0);
+	assert_double_equal(pk_flow_cc(p, f)->rt_Bps, floor_Bps, 0);
 
 	/* Idle (one byte sent at each look, the byte counter never fires): timer steps. */
 	t_last = p->now_ps;
@@ -1513,12 +1513,12 @@ test_dcqcn_drain_collapse(void **state)
 
 		p->now_ps = t_last + steps[i] * timer + 1;
 		ft__pk_dcqcn_sent(p, f, 1);
-		assert_int_equal(f->cc.it, steps[i]);
-		assert_double_equal(f->cc.rc_Bps, floor_Bps + (k - 2) * ai + ai / pow(2, k - 1),
-		                    1e-6);
+		assert_int_equal(pk_flow_cc(p, f)->it, steps[i]);
+		assert_double_equal(pk_flow_cc(p, f)->rc_Bps,
+		                    floor_Bps + (k - 2) * ai + ai / pow(2, k - 1), 1e-6);
 	}
 	/* 30 ms after the drain the QP is at 491 Mb/s: under 0.5 % of its line. */
-	assert_true(f->cc.rc_Bps < 0.005 * p->line_Bps);
+	assert_true(pk_flow_cc(p, f)->rc_Bps < 0.005 * p->line_Bps);
 	ft_schedule_release(&s);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
@@ -1670,8 +1670,8 @@ test_dcqcn_rate_on_nic_wire(void **state)
 	f = &FT_VEC_AT(&p->flows, struct pk_flow, 0);
 	assert_int_equal(f->src, ends[0]);
 	R = p->line_Bps / 4;
-	f->cc.limited = true;
-	f->cc.rc_Bps = f->cc.rt_Bps = R;
+	pk_flow_cc(p, f)->limited = true;
+	pk_flow_cc(p, f)->rc_Bps = pk_flow_cc(p, f)->rt_Bps = R;
 	if (ft_packet_engine.run(e, 0, &err) != 0)
 		fail_msg("%s", err.msg);
 	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
@@ -2447,8 +2447,8 @@ test_timely_incast(void **state)
 	for (size_t i = 0; i < pk(e)->flows.len; i++) {
 		const struct pk_flow *f = ft_vec_at(&pk(e)->flows, i);
 
-		assert_true(f->cc.prev_rtt_s > 0); /* samples arrived */
-		if (f->cc.rc_Bps < pk(e)->line_Bps)
+		assert_true(pk_flow_cc(pk(e), f)->prev_rtt_s > 0); /* samples arrived */
+		if (pk_flow_cc(pk(e), f)->rc_Bps < pk(e)->line_Bps)
 			nlimited++;
 	}
 	assert_true(nlimited > 0);

@@ -338,18 +338,21 @@ test_cct_given(void **state)
 	line = p->line_Bps;
 	f = flow_at(p, 0);
 	for (uint32_t k = 1; k <= 6; k++) {
+		const struct pk_dcqcn *d = pk_flow_cc(p, f);
+
 		assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
-		assert_int_equal(f->cc.ccti, FT_MIN(k, 4u)); /* CCTI_Limit: the last entry */
-		assert_true(fabs(f->cc.rc_Bps - line / den[FT_MIN(k, 4u)]) <= 1e-9 * line);
+		assert_int_equal(d->ccti, FT_MIN(k, 4u)); /* CCTI_Limit: the last entry */
+		assert_true(fabs(d->rc_Bps - line / den[FT_MIN(k, 4u)]) <= 1e-9 * line);
 	}
 	/* The timer: one step per 10 us since the first BECN (at 0). */
 	for (uint32_t j = 1; j <= 5; j++) {
 		p->now_ps = (uint64_t)j * 10000000 + 1;
 		ft__pk_dcqcn_sent(p, f, 4122);
-		assert_int_equal(f->cc.ccti, 4 - FT_MIN(j, 4u));
-		assert_true(fabs(f->cc.rc_Bps - line / den[4 - FT_MIN(j, 4u)]) <= 1e-9 * line);
+		assert_int_equal(pk_flow_cc(p, f)->ccti, 4 - FT_MIN(j, 4u));
+		assert_true(fabs(pk_flow_cc(p, f)->rc_Bps - line / den[4 - FT_MIN(j, 4u)]) <=
+		            1e-9 * line);
 	}
-	assert_false(f->cc.limited);
+	assert_false(pk_flow_cc(p, f)->limited);
 	ft_packet_engine.destroy(e);
 
 	/* CCTI_Min 2: the QP sends at its entry's rate from its first packet on, BECNs
@@ -362,16 +365,16 @@ test_cct_given(void **state)
 	p = pk(e);
 	f = flow_at(p, 0);
 	ft__pk_dcqcn_sent(p, f, 4122);
-	assert_int_equal(f->cc.ccti, 2);
-	assert_true(f->cc.limited);
-	assert_true(fabs(f->cc.rc_Bps - line / 2.5) <= 1e-9 * line);
+	assert_int_equal(pk_flow_cc(p, f)->ccti, 2);
+	assert_true(pk_flow_cc(p, f)->limited);
+	assert_true(fabs(pk_flow_cc(p, f)->rc_Bps - line / 2.5) <= 1e-9 * line);
 	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
-	assert_int_equal(f->cc.ccti, 3);
+	assert_int_equal(pk_flow_cc(p, f)->ccti, 3);
 	p->now_ps = 100000000; /* 100 us: ten periods */
 	ft__pk_dcqcn_sent(p, f, 4122);
-	assert_int_equal(f->cc.ccti, 2);
-	assert_true(fabs(f->cc.rc_Bps - line / 2.5) <= 1e-9 * line);
-	assert_true(f->cc.limited);
+	assert_int_equal(pk_flow_cc(p, f)->ccti, 2);
+	assert_true(fabs(pk_flow_cc(p, f)->rc_Bps - line / 2.5) <= 1e-9 * line);
+	assert_true(pk_flow_cc(p, f)->limited);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }

@@ -8,7 +8,8 @@
  * rank sends chunk c down only once it has come up; the chunk sizes are
  * NCCL's (calcCollChunking); an NVLS tree's chunks through the switch, the
  * heads' trees and back end at its closed form and carry what whole flows
- * do, and its labels tie each head to its channel's trees; NCCL's p2p
+ * do, its records hold no congestion control state unless paced and no dependency
+ * list once running, and its labels tie each head to its channel's trees; NCCL's p2p
  * channel count from its channel count.
  */
 #include <math.h>
@@ -349,6 +350,14 @@ bytes_between(const struct pk_run *r, uint32_t a, uint32_t b)
 	return sum;
 }
 
+/* An NVLS tree all-reduce of 32 MiB over 2 DGX H100 nodes x 4 GPUs, a head per GPU. */
+static const struct ft_coll_args nvls_2x4 = { .op = FT_OP_ALL_REDUCE,
+	                                      .algo = FT_ALGO_NVLS_TREE,
+	                                      .proto = FT_PROTO_SIMPLE,
+	                                      .nranks = 8,
+	                                      .ranks_per_node = 4,
+	                                      .bytes = 32u << 20 };
+
 /*
  * An NVLS tree all-reduce of S = 32 MiB on 2 DGX H100 nodes x 4 GPUs, one QP a connection:
  * every GPU is head j of its node (its rail, NIC j), so each copy of a head (tree 0 or 1,
@@ -368,12 +377,7 @@ bytes_between(const struct pk_run *r, uint32_t a, uint32_t b)
 static void
 test_nvls_tree_closed_form(void **state)
 {
-	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
-		                  .algo = FT_ALGO_NVLS_TREE,
-		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = 8,
-		                  .ranks_per_node = 4,
-		                  .bytes = 32u << 20 };
+	struct ft_coll_args a = nvls_2x4;
 	struct ft_packet_cfg off = { .chunking = FT_PKT_CHUNK_OFF };
 	const uint64_t S = a.bytes, L = 4, M = S / 8 / L;
 	double nvl, nic, d_nvl, d_net, h_nvl, h_nic, t_net, fill, tail, want, got, whole;
@@ -441,6 +445,42 @@ test_nvls_tree_closed_form(void **state)
 	if (!(fabs(whole - want) > fill / 2))
 		fail_msg("whole flows: %.9g s, as the chunks' closed form %.9g s", whole, want);
 	ft_flow_engine.destroy(ef);
+	pk_run_free(&r);
+}
+
+/*
+ * What an NVLS tree's chunks hold while it runs: one flow record per message, 144 bytes
+ * with no congestion control state in an unpaced run (InfiniBand, no IB CC), and no list
+ * of dependencies once the run has its successor lists. With IB CC every record has its
+ * QP's state, and the time is the unpaced run's (the tree's own traffic marks nothing
+ * here, so no rate is cut).
+ */
+static void
+test_nvls_tree_records(void **state)
+{
+	struct ft_coll_args a = nvls_2x4;
+	struct ft_packet_cfg ibcc = { .cc = FT_PKT_CC_IBCC };
+	struct pk_run r, c;
+	uint32_t i;
+
+	(void)state;
+	assert_true(sizeof(struct pk_flow) <= 144);
+	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, false, 1, FT_ROUTING_ECMP);
+	/* per node 4 stages x 4 ranks x 2 copies, 4 heads x 2 copies x 2 ways over the
+	 * network; each of those 80 connections 4 chunks */
+	assert_int_equal(pk(r.e)->flows.len, (2 * 4 * 4 * 2 + 4 * 2 * 2) * 4);
+	assert_false(pk(r.e)->paced);
+	assert_int_equal(pk(r.e)->flow_cc.cap, 0);
+	assert_int_equal(pk(r.e)->edges.cap, 0);
+	assert_non_null(pk(r.e)->succ);
+	pk_run_ops_on(&c, &a, 2, 4, &ibcc, 1, false, 1, FT_ROUTING_ECMP);
+	assert_true(pk(c.e)->paced);
+	assert_int_equal(pk(c.e)->flow_cc.len, pk(c.e)->flows.len);
+	for (i = 0; i < pk(c.e)->flows.len; i++)
+		assert_true(pk_flow_cc(pk(c.e), flow(&c, i))->alpha == PK_DCQCN_ALPHA0);
+	assert_int_equal(c.c.necn, 0);
+	assert_true(op_time(&c) == op_time(&r));
+	pk_run_free(&c);
 	pk_run_free(&r);
 }
 
@@ -515,6 +555,7 @@ main(void)
 		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_nvls_tree_closed_form),
+		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
