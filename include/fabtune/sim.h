@@ -227,6 +227,13 @@ struct ft_sim_op {
 	 * delay_s >= L. False: after its last flow (the flow and packet engines).
 	 */
 	bool nominal_end;
+	/*
+	 * An op that waits for this one learns of its end as its senders do: each flow's end
+	 * one path latency after its receiver took the last packet (the last ACK or completion
+	 * back at the sender), as an all-to-all send's end is counted. The next burst of an
+	 * on/off source waits so. False: when its last flow's receiver had everything.
+	 */
+	bool end_acked;
 };
 
 /* Timing of one submitted op. */

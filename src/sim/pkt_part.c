@@ -197,31 +197,30 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
 
 /*
  * Barrier @b after flows: the others learn of a flow's completion at the window's end, so
- * the barrier may not fire before: its wait (its delay, and its share of @lat, the longest
- * path latency among its flows, which every flow's route gives before the run) must be at
- * least the lookahead.
+ * the barrier may not fire before: the windows are no longer than its wait (its delay, and
+ * its share of @lat, the longest path latency among its flows, which every flow's route
+ * gives before the run; an on/off burst's end after a flow inside one node waits that
+ * flow's path, shorter than a link between partitions may be). A barrier with no wait
+ * leaves no window: refused.
  */
 static int
-pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, uint64_t lat,
+pp_check_wait(const struct pk_engine *e, struct pk_part *pp, uint32_t b, uint64_t lat,
               struct ft_error *err)
 {
 	const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, b);
 	uint64_t wait = k->delay_ps + (uint64_t)(k->lat_mult * (double)lat);
 
-	if (wait >= pp->lookahead_ps)
+	if (wait > 0) {
+		pp->lookahead_ps = FT_MIN(pp->lookahead_ps, wait);
 		return 0;
+	}
 	/* A pure join (no delay, no path latency): a chunked message's parts meet there when
 	 * split_data_on_qps splits it (pkt_nccl.c add_message). */
-	if (k->delay_ps == 0 && k->lat_mult == 0 && e->pc.split_data_on_qps &&
-	    e->cfg.qps_per_conn > 1)
+	if (e->pc.split_data_on_qps && e->cfg.qps_per_conn > 1)
 		return pp_refuse(err, "split_data_on_qps splits each chunked message over its QPs, "
 		                      "whose parts meet at barriers with no wait (the message's "
 		                      "arrival, the next message's start)");
-	return ft_error_set(err, FT_EINVAL,
-	                    "sim: packet engine under mpirun: a barrier after flows waits %.3f us, "
-	                    "less than the lookahead (%.3f us, the shortest link between "
-	                    "partitions); run it in one process (without mpirun) instead",
-	                    (double)wait / 1e6, (double)pp->lookahead_ps / 1e6);
+	return pp_refuse(err, "a barrier after flows has no wait (no lookahead)");
 }
 
 /*

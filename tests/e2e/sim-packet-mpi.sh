@@ -73,6 +73,27 @@ check jitter "$tmp/jitter.yaml" 1 '"jitter_us": 20'
 unlike='"jitter_us"\|"cluster"'
 grep -v "$unlike" "$tmp/jitter.one.json" | cmp -s - <(grep -v "$unlike" "$tmp/pfc.one.json") &&
 	{ echo "jitter: the same result as every flow starting at once"; fail=1; }
+# On/off: 3 bursts 30 us apart, each after its senders learnt of every flow's end (the
+# last ACK back, one path latency: a flow between two NICs of one node waits its PCIe
+# path, 0.15 us, under the 0.35 us link between partitions, so the windows shrink to
+# it); without jitter, with it drawn per burst and once per source.
+sed 's/^    size: 2MiB$/&\n    bursts: 3\n    off: 30us/' tests/fixtures/sim/packet-mpi-k4.yaml \
+	>"$tmp/bursts.yaml"
+check bursts "$tmp/bursts.yaml" 1 '"bursts": 3'
+sed 's/^    off: 30us$/&\n    jitter: 20us/' "$tmp/bursts.yaml" >"$tmp/bursts-jitter.yaml"
+check bursts-jitter "$tmp/bursts-jitter.yaml" 1 '"jitter_us": 20'
+sed 's/^    jitter: 20us$/&\n    jitter_per: source/' "$tmp/bursts-jitter.yaml" \
+	>"$tmp/bursts-source.yaml"
+check bursts-source "$tmp/bursts-source.yaml" 1 '"jitter_per": "source"'
+# (three bursts, each after the one before: not one burst's result, and the draws differ)
+grep -q '"makespan_us": 1[0-9][0-9][0-9]\.' "$tmp/bursts.one.json" ||
+	{ echo "bursts: expected three bursts in a row (a makespan over 1 ms)"; fail=1; }
+unlike='"jitter_us"\|"jitter_per"\|"cluster"'
+grep -v "$unlike" "$tmp/bursts.one.json" | cmp -s - <(grep -v "$unlike" "$tmp/bursts-jitter.one.json") &&
+	{ echo "bursts-jitter: the same result as every flow starting at once"; fail=1; }
+grep -v "$unlike" "$tmp/bursts-jitter.one.json" |
+	cmp -s - <(grep -v "$unlike" "$tmp/bursts-source.one.json") &&
+	{ echo "bursts-source: the same result as offsets drawn per burst"; fail=1; }
 # InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
 check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
 grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
