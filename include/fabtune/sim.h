@@ -480,7 +480,8 @@ FT_API void ft_sim_overrides_init(struct ft_sim_overrides *ov);
 struct ft_sim_args {
 	const char *engine, *routing, *placement, *cluster;
 	const char *op, *algo, *proto; /* a collective on a spec, when op is set */
-	uint64_t minb, maxb, ranks, channels;
+	uint64_t minb, maxb, ranks;
+	uint64_t channels; /* FT_SPEC_CHANNELS_UNSET: not given; 0 is refused */
 	double factor;
 	uint64_t qps;
 	double fabric_scale; /* -1: not given */
