@@ -10,9 +10,9 @@
  * vertices. An event that happens at another rank's vertex (a packet reaching
  * the far end of a link between partitions, a PFC frame or a credit update
  * going back over one) is sent there, and every such link is at least the
- * lookahead long: the smallest latency of a link between partitions. So the
- * ranks run in windows
- * of one lookahead (conservative synchronisation): nothing sent during a
+ * lookahead long: the smallest latency of a link between partitions, or the
+ * shortest wait of a barrier after flows when that is shorter (below). So the
+ * ranks run in windows of one lookahead (conservative synchronisation): nothing sent during a
  * window can take effect before its end; at the end the ranks swap what they
  * sent, and agree on the next event time (idle stretches are skipped).
  *
@@ -24,13 +24,14 @@
  * destination, each flow's completion from the owner of its receiver, the
  * completions in the one-process order of (time, tie key).
  *
- * Supported: background patterns, jobs and multi-phase ops, whose flows wait for
- * barriers (an op's start, a phase's or an op's end before the next): every rank
- * runs them, told of the flows that finished elsewhere at each window's end
- * (pp_replay), and their waits are at least the lookahead (from the routed paths:
- * an all-to-all send's end waits one path latency of its flows and its notice
- * the path from its receiver back to the next sender, built whole as the lazy
- * form would build it, pkt_nccl.c); on lossless fabrics
+ * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
+ * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
+ * end before the next): every rank runs them, told of the flows that finished
+ * elsewhere at each window's end (pp_replay), and the windows are no longer than their
+ * waits (from the routed paths: an all-to-all send's end waits one path latency of its
+ * flows and its notice the path from its receiver back to the next sender, built whole
+ * as the lazy form would build it, pkt_nccl.c; an on/off burst's end each flow's own
+ * path latency, its sender's ACK, pkt_setup.c add_timed_conn); on lossless fabrics
  * (PFC or credits) or lossy ones (go-back-N: NAKs and ACKs travel back one
  * path latency, as messages when they cross; the sender reads only its own
  * side), with static or ECMP routing, with or without congestion
@@ -52,7 +53,7 @@
  * rank that owns the NIC; a flow's end reaches the count one path latency after
  * the receiver took its last packet (PK_EV_QP_END, a message when it crosses).
  * The rest is refused with the reason: a barrier after flows
- * shorter than the lookahead (split data on QPs), and links inside a node
+ * with no wait (split data on QPs), and links inside a node
  * between partitions (which this ownership never makes). --trace and
  * --trace-qps sample on every rank; rank 0 keeps each port's samples from the
  * owner of its source and each QP's from the owner of its sending NIC (pp_trace).
