@@ -2501,6 +2501,33 @@ test_bad_config(void **state)
 }
 
 /*
+ * A packet engine on @n for the split's checks without MPI: @owner (allocated here, nv
+ * entries) gives node 0 to rank 0 and everything else to rank 1, and every link between
+ * the two is made 1 us long (200 m of fibre), longer than an NVLink path (0.6 us).
+ */
+static struct pk_engine *
+part_engine(const struct net *n, uint32_t **owner)
+{
+	uint32_t nv = ft_topo_nvertices(n->t);
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct pk_engine *p;
+
+	*owner = calloc(nv, sizeof(uint32_t));
+	assert_non_null(*owner);
+	for (uint32_t v = 0; v < nv; v++)
+		(*owner)[v] = ft_topo_vertex(n->t, v)->node == 0 ? 0 : 1;
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft_packet_engine.create(n->t, &cfg, &e, &err), 0);
+	p = ft_container_of(e, struct pk_engine, base);
+	for (uint32_t l = 0; l < p->nlinks; l++)
+		if ((*owner)[p->links[l].src] != (*owner)[p->links[l].dst])
+			p->links[l].lat_ps = 1000000;
+	return p;
+}
+
+/*
  * A split across MPI ranks refuses a flow that waits for the clear-to-send of a flow whose
  * path latency is shorter than the lookahead: the notice would reach another rank inside
  * the window it was sent in. No builder's graph has one (a slot's clear-to-send goes back
@@ -2515,7 +2542,7 @@ static void
 test_part_feed_shorter_than_lookahead(void **state)
 {
 	struct net n;
-	uint32_t *owner, nv;
+	uint32_t *owner;
 	const uint32_t a_src = 0, a_dst = 1;
 	const struct {
 		uint32_t node, gpu; /* b's source */
@@ -2524,28 +2551,15 @@ test_part_feed_shorter_than_lookahead(void **state)
 
 	(void)state;
 	net_build(&n, "dgx-h100:2", false);
-	nv = ft_topo_nvertices(n.t);
-	owner = calloc(nv, sizeof(uint32_t));
-	assert_non_null(owner);
-	for (uint32_t v = 0; v < nv; v++)
-		owner[v] = ft_topo_vertex(n.t, v)->node == 0 ? 0 : 1;
 	for (uint32_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
-		struct ft_sim_cfg cfg;
-		struct ft_engine *e = NULL;
 		struct ft_error err = { 0 };
-		struct pk_engine *p;
+		struct pk_engine *p = part_engine(&n, &owner);
 		int64_t start, bar;
 		uint32_t ta;
 		double lat_us, la_us = INFINITY;
 		char want[256];
 		int rc;
 
-		ft_sim_cfg_init(&cfg);
-		assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
-		p = ft_container_of(e, struct pk_engine, base);
-		for (uint32_t l = 0; l < p->nlinks; l++)
-			if (owner[p->links[l].src] != owner[p->links[l].dst])
-				p->links[l].lat_ps = 1000000;
 		start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
 		bar = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
 		assert_true(start >= 0 && bar >= 0);
@@ -2578,9 +2592,9 @@ test_part_feed_shorter_than_lookahead(void **state)
 			assert_int_equal(rc, FT_EINVAL);
 			assert_string_equal(err.msg, want);
 		}
-		ft_packet_engine.destroy(e);
+		ft_packet_engine.destroy(&p->base);
+		free(owner);
 	}
-	free(owner);
 	ft_topo_free(n.t);
 }
 
@@ -2589,7 +2603,7 @@ test_part_feed_shorter_than_lookahead(void **state)
  * so the windows are no longer than the shortest such wait. An on/off burst's end waits
  * one path latency of its flows (the ACK back at the sender): after a flow inside node 0
  * (NVLink, 0.6 us) that is under the lookahead of the links between the partitions (made
- * 1 us long as in the test above), and is accepted, the windows shrinking to it; the
+ * 1 us long, part_engine), and is accepted, the windows shrinking to it; the
  * same barrier with no wait leaves no window and is refused, naming why. (The graph is
  * made here: start, flow a inside node 0, the barrier, a flow from node 1 after it.)
  */
@@ -2597,30 +2611,17 @@ static void
 test_part_barrier_wait(void **state)
 {
 	struct net n;
-	uint32_t *owner, nv;
+	uint32_t *owner;
 
 	(void)state;
 	net_build(&n, "dgx-h100:2", false);
-	nv = ft_topo_nvertices(n.t);
-	owner = calloc(nv, sizeof(uint32_t));
-	assert_non_null(owner);
-	for (uint32_t v = 0; v < nv; v++)
-		owner[v] = ft_topo_vertex(n.t, v)->node == 0 ? 0 : 1;
 	for (int acked = 0; acked < 2; acked++) {
-		struct ft_sim_cfg cfg;
-		struct ft_engine *e = NULL;
 		struct ft_error err = { 0 };
-		struct pk_engine *p;
+		struct pk_engine *p = part_engine(&n, &owner);
 		int64_t start, bar, end;
 		double lat_us;
 		int rc;
 
-		ft_sim_cfg_init(&cfg);
-		assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
-		p = ft_container_of(e, struct pk_engine, base);
-		for (uint32_t l = 0; l < p->nlinks; l++)
-			if (owner[p->links[l].src] != owner[p->links[l].dst])
-				p->links[l].lat_ps = 1000000;
 		start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
 		bar = ft__pk_add_task(p, PK_T_BARRIER, 0, acked, 0);
 		end = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
@@ -2646,9 +2647,9 @@ test_part_barrier_wait(void **state)
 			                             "flows has no wait (no lookahead); run it in one "
 			                             "process (without mpirun) instead");
 		}
-		ft_packet_engine.destroy(e);
+		ft_packet_engine.destroy(&p->base);
+		free(owner);
 	}
-	free(owner);
 	ft_topo_free(n.t);
 }
 
