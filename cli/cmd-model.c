@@ -63,7 +63,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	bool save = false, calibrate = false;
 	uint64_t minbytes = 8, maxbytes = 8ull << 30, factor = 2;
 	uint64_t explain = 0; /* --explain SIZE; 0: not asked */
-	struct ft_model_args o = { 0 };
+	struct ft_model_args o;
 	const struct opt opts[] = {
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, "
@@ -113,6 +113,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	struct ft_strbuf sb;
 	int n, rc;
 
+	ft_model_args_init(&o);
 	n = opts_parse_args(&usage, ctx, argc, argv, -1, &rc);
 	if (n < 0)
 		return rc;

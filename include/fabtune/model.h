@@ -178,13 +178,17 @@ struct ft_model_query {
 /* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */
 FT_API void ft_model_query_init(struct ft_model_query *q, enum ft_op op, uint64_t bytes);
 
-/* A query as the user asks it (`fabtune model`'s options): names and numbers still to check. */
+/*
+ * A query as the user asks it (`fabtune model`'s options): names and numbers still to check.
+ * ft_model_args_init() sets the defaults.
+ */
 struct ft_model_args {
 	const char *op;	   /* NULL: all_reduce */
 	const char *algo;  /* NCCL_ALGO's names; NULL: the tuner's choice */
 	const char *proto; /* NCCL_PROTO's names; NULL: the tuner's choice */
 	const char *nccl;  /* "2.21" or "2.23.4"; NULL: the kb's constants */
-	uint64_t gpus, nodes, ppn, channels; /* 0: the spec's */
+	uint64_t gpus, nodes, ppn; /* 0: the spec's */
+	uint64_t channels;         /* FT_SPEC_CHANNELS_UNSET: the tuner's; 0 is refused */
 	uint64_t gpus_per_thread;            /* nccl-tests -g; 0: one */
 	bool cuda_graph, tuner_only;
 	bool no_nvls; /* NCCL_NVLS_ENABLE=0 */
@@ -194,6 +198,9 @@ struct ft_model_args {
  * @a checked into @q (bytes 0). FT_EINVAL naming the option and what it
  * expects ("--nccl: expected a version like 2.21 or 2.23.4, got '3.0'").
  */
+/* Nothing given: every field 0 or NULL but channels (FT_SPEC_CHANNELS_UNSET). */
+FT_API void ft_model_args_init(struct ft_model_args *a);
+
 FT_API int ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q,
                                struct ft_error *err) FT_MUST_CHECK;
 /*

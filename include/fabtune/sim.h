@@ -227,6 +227,13 @@ struct ft_sim_op {
 	 * delay_s >= L. False: after its last flow (the flow and packet engines).
 	 */
 	bool nominal_end;
+	/*
+	 * An op that waits for this one learns of its end as its senders do: each flow's end
+	 * one path latency after its receiver took the last packet (the last ACK or completion
+	 * back at the sender), as an all-to-all send's end is counted. The next burst of an
+	 * on/off source waits so. False: when its last flow's receiver had everything.
+	 */
+	bool end_acked;
 };
 
 /* Timing of one submitted op. */
@@ -474,7 +481,8 @@ FT_API void ft_sim_overrides_init(struct ft_sim_overrides *ov);
 struct ft_sim_args {
 	const char *engine, *routing, *placement, *cluster;
 	const char *op, *algo, *proto; /* a collective on a spec, when op is set */
-	uint64_t minb, maxb, ranks, channels;
+	uint64_t minb, maxb, ranks;
+	uint64_t channels; /* FT_SPEC_CHANNELS_UNSET: not given; 0 is refused */
 	double factor;
 	uint64_t qps;
 	double fabric_scale; /* -1: not given */

@@ -28,6 +28,9 @@ extern "C" {
 #define FT_SPEC_MAX_PCIE_SWITCHES 16
 /* Channels of one collective: NCCL's MAXCHANNELS (kb ENV-NCHANNELS). */
 #define FT_SPEC_MAX_CHANNELS 64
+/* A --channels that was not given (the tuner's or the engine's own count): 0 is a value,
+ * refused as NCCL refuses it. */
+#define FT_SPEC_CHANNELS_UNSET UINT64_MAX
 
 enum ft_link_tech {
 	FT_TECH_IB,   /* InfiniBand */

@@ -11,6 +11,10 @@
  */
 #include "coll/names.h"
 
+#include <inttypes.h>
+
+#include <fabtune/spec.h>
+
 #include "coll_int.h"
 
 FT__NAME_TABLE(op_names, FT_OP_MAP, FT_OP_COUNT);
@@ -253,4 +257,18 @@ enum ft_algo
 ft_coll_default_algo(enum ft_op op)
 {
 	return op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT : FT_ALGO_RING;
+}
+
+int
+ft__channels_read(uint64_t given, uint32_t *out, struct ft_error *err)
+{
+	*out = 0;
+	if (given == FT_SPEC_CHANNELS_UNSET)
+		return 0;
+	if (given == 0 || given > FT_SPEC_MAX_CHANNELS)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--channels: expected 1 to %d (NCCL's MAXCHANNELS), got %" PRIu64,
+		                    FT_SPEC_MAX_CHANNELS, given);
+	*out = (uint32_t)given;
+	return 0;
 }

@@ -17,4 +17,10 @@ extern const struct ft__name_set ft__coll_modelled_ops;
 extern const struct ft__name_set ft__coll_algos;
 extern const struct ft__name_set ft__coll_protos;
 
+/*
+ * --channels as given, into @out: FT_SPEC_CHANNELS_UNSET leaves the default (0); else 1
+ * to NCCL's MAXCHANNELS (kb ENV-NCHANNELS), or FT_EINVAL naming the option and the range.
+ */
+int ft__channels_read(uint64_t given, uint32_t *out, struct ft_error *err);
+
 #endif

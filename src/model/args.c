@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "coll/names.h"
 
@@ -24,6 +25,13 @@ nccl_version(const char *text, uint32_t *out, struct ft_error *err)
 		                    text);
 	*out = major * 10000 + minor * 100;
 	return 0;
+}
+
+void
+ft_model_args_init(struct ft_model_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->channels = FT_SPEC_CHANNELS_UNSET;
 }
 
 int
@@ -52,10 +60,8 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 		return ft_error_set(err, FT_EINVAL,
 		                    "--gpus-per-thread: expected 1 to %d (nccl-tests -g), got %" PRIu64,
 		                    FT_SPEC_MAX_GPUS, a->gpus_per_thread);
-	if (a->channels > FT_SPEC_MAX_CHANNELS)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--channels: expected 1 to %d (NCCL's MAXCHANNELS), got %" PRIu64,
-		                    FT_SPEC_MAX_CHANNELS, a->channels);
+	if (ft__channels_read(a->channels, &q->nchannels, err) < 0)
+		return FT_EINVAL;
 	if (a->gpus > UINT32_MAX || a->nodes > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "%s: value out of range",
 		                    a->gpus > UINT32_MAX ? "--gpus" : "--nodes");
@@ -64,7 +70,6 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 	q->ngpus = (uint32_t)a->gpus;
 	q->nnodes = (uint32_t)a->nodes;
 	q->ppn = (uint32_t)a->ppn;
-	q->nchannels = (uint32_t)a->channels;
 	q->cuda_graph = a->cuda_graph;
 	q->gpus_per_thread = (uint32_t)a->gpus_per_thread;
 	q->tuner_only = a->tuner_only;

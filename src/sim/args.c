@@ -20,6 +20,7 @@ ft_sim_args_init(struct ft_sim_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->fabric_scale = -1;
+	a->channels = FT_SPEC_CHANNELS_UNSET;
 }
 
 /* "12,40,41" of option @opt into @ids (64 of them), their count in @n; FT_EINVAL for
@@ -132,15 +133,12 @@ scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenar
 	s.proto = a->proto ? (enum ft_proto)proto : FT_PROTO_COUNT;
 	if (a->ranks > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--ranks: too many");
-	if (a->channels > FT_SPEC_MAX_CHANNELS)
-		return ft_error_set(err, FT_EINVAL,
-		                    "--channels: expected 1 to %d (NCCL's MAXCHANNELS), got %" PRIu64,
-		                    FT_SPEC_MAX_CHANNELS, a->channels);
+	if (ft__channels_read(a->channels, &s.channels, err) < 0)
+		return FT_EINVAL;
 	s.min_bytes = a->minb ? a->minb : 1 << 20;
 	s.max_bytes = a->maxb ? a->maxb : s.min_bytes;
 	s.factor = a->factor ? a->factor : (s.max_bytes > s.min_bytes ? 2 : 0);
 	s.nranks = (uint32_t)a->ranks;
-	s.channels = (uint32_t)a->channels;
 	return ft_scenario_from_op(&s, sc, err);
 }
 

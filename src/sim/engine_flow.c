@@ -147,9 +147,8 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
- * nominal end (@shift_ns, its largest offset, above 0), the flow's end reaches rec->next
- * through a barrier that waits as @bar does, plus the shift less its own offset: that
- * barrier is done when the flow would have been, had it started at the shift.
+ * nominal end or its senders' view of its end, the flow's end reaches rec->next as in
+ * pkt_setup.c's add_timed_conn().
  */
 static int
 add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wire, uint32_t src,
@@ -171,9 +170,10 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
 	}
 	first = s->ntasks;
 	rc = add_conn(fe, wire, src, dst, prev, bar, tag, cap_Bps);
-	if (rc < 0 || shift_ns == 0)
+	if (rc < 0 || rec->next == FS_NONE)
 		return rc;
-	id = ft__fs_add_barrier(s, delay + (shift_ns - fl->start_ns) * 1e-9, lat_mult, tag);
+	id = ft__fs_add_barrier(s, delay + (shift_ns ? shift_ns - fl->start_ns : 0) * 1e-9,
+	                        lat_mult + rec->acked, tag);
 	if (id < 0 || ft__fs_add_dep(s, (uint32_t)id, rec->next) < 0)
 		return FT_ENOMEM;
 	for (t = first; t < (uint32_t)id; t++)
@@ -450,11 +450,12 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	rec.end = rec.start;
 	rec.next = FS_NONE;
 	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
-	if (shift_ns > 0) {
+	if (shift_ns > 0 || op->end_acked) {
 		if ((id = ft__fs_add_barrier(s, 0, 0, tag)) < 0)
 			goto oom;
 		rec.next = (uint32_t)id;
 		rec.shift_s = shift_ns * 1e-9;
+		rec.acked = op->end_acked;
 	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
@@ -495,6 +496,8 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	}
 	if (rec.next == FS_NONE)
 		rec.next = rec.end;
+	else if (ft__fs_task(s, rec.next)->npred == 0 && ft__fs_add_dep(s, rec.end, rec.next) < 0)
+		goto oom; /* no flow of its own (all-to-all rounds): its end */
 	if (ft_vec_push(&fe->ops, &rec) < 0)
 		goto oom;
 	return (int64_t)fe->ops.len - 1;

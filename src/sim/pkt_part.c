@@ -10,9 +10,9 @@
  * vertices. An event that happens at another rank's vertex (a packet reaching
  * the far end of a link between partitions, a PFC frame or a credit update
  * going back over one) is sent there, and every such link is at least the
- * lookahead long: the smallest latency of a link between partitions. So the
- * ranks run in windows
- * of one lookahead (conservative synchronisation): nothing sent during a
+ * lookahead long: the smallest latency of a link between partitions, or the
+ * shortest wait of a barrier after flows when that is shorter (below). So the
+ * ranks run in windows of one lookahead (conservative synchronisation): nothing sent during a
  * window can take effect before its end; at the end the ranks swap what they
  * sent, and agree on the next event time (idle stretches are skipped).
  *
@@ -24,13 +24,14 @@
  * destination, each flow's completion from the owner of its receiver, the
  * completions in the one-process order of (time, tie key).
  *
- * Supported: background patterns, jobs and multi-phase ops, whose flows wait for
- * barriers (an op's start, a phase's or an op's end before the next): every rank
- * runs them, told of the flows that finished elsewhere at each window's end
- * (pp_replay), and their waits are at least the lookahead (from the routed paths:
- * an all-to-all send's end waits one path latency of its flows and its notice
- * the path from its receiver back to the next sender, built whole as the lazy
- * form would build it, pkt_nccl.c); on lossless fabrics
+ * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
+ * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
+ * end before the next): every rank runs them, told of the flows that finished
+ * elsewhere at each window's end (pp_replay), and the windows are no longer than their
+ * waits (from the routed paths: an all-to-all send's end waits one path latency of its
+ * flows and its notice the path from its receiver back to the next sender, built whole
+ * as the lazy form would build it, pkt_nccl.c; an on/off burst's end each flow's own
+ * path latency, its sender's ACK, pkt_setup.c add_timed_conn); on lossless fabrics
  * (PFC or credits) or lossy ones (go-back-N: NAKs and ACKs travel back one
  * path latency, as messages when they cross; the sender reads only its own
  * side), with static or ECMP routing, with or without congestion
@@ -52,7 +53,7 @@
  * rank that owns the NIC; a flow's end reaches the count one path latency after
  * the receiver took its last packet (PK_EV_QP_END, a message when it crosses).
  * The rest is refused with the reason: a barrier after flows
- * shorter than the lookahead (split data on QPs), and links inside a node
+ * with no wait (split data on QPs), and links inside a node
  * between partitions (which this ownership never makes). --trace and
  * --trace-qps sample on every rank; rank 0 keeps each port's samples from the
  * owner of its source and each QP's from the owner of its sending NIC (pp_trace).
@@ -197,31 +198,30 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
 
 /*
  * Barrier @b after flows: the others learn of a flow's completion at the window's end, so
- * the barrier may not fire before: its wait (its delay, and its share of @lat, the longest
- * path latency among its flows, which every flow's route gives before the run) must be at
- * least the lookahead.
+ * the barrier may not fire before: the windows are no longer than its wait (its delay, and
+ * its share of @lat, the longest path latency among its flows, which every flow's route
+ * gives before the run; an on/off burst's end after a flow inside one node waits that
+ * flow's path, shorter than a link between partitions may be). A barrier with no wait
+ * leaves no window: refused.
  */
 static int
-pp_check_wait(const struct pk_engine *e, const struct pk_part *pp, uint32_t b, uint64_t lat,
+pp_check_wait(const struct pk_engine *e, struct pk_part *pp, uint32_t b, uint64_t lat,
               struct ft_error *err)
 {
 	const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, b);
 	uint64_t wait = k->delay_ps + (uint64_t)(k->lat_mult * (double)lat);
 
-	if (wait >= pp->lookahead_ps)
+	if (wait > 0) {
+		pp->lookahead_ps = FT_MIN(pp->lookahead_ps, wait);
 		return 0;
+	}
 	/* A pure join (no delay, no path latency): a chunked message's parts meet there when
 	 * split_data_on_qps splits it (pkt_nccl.c add_message). */
-	if (k->delay_ps == 0 && k->lat_mult == 0 && e->pc.split_data_on_qps &&
-	    e->cfg.qps_per_conn > 1)
+	if (e->pc.split_data_on_qps && e->cfg.qps_per_conn > 1)
 		return pp_refuse(err, "split_data_on_qps splits each chunked message over its QPs, "
 		                      "whose parts meet at barriers with no wait (the message's "
 		                      "arrival, the next message's start)");
-	return ft_error_set(err, FT_EINVAL,
-	                    "sim: packet engine under mpirun: a barrier after flows waits %.3f us, "
-	                    "less than the lookahead (%.3f us, the shortest link between "
-	                    "partitions); run it in one process (without mpirun) instead",
-	                    (double)wait / 1e6, (double)pp->lookahead_ps / 1e6);
+	return pp_refuse(err, "a barrier after flows has no wait (no lookahead)");
 }
 
 /*

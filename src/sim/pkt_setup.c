@@ -381,9 +381,11 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
- * nominal end (@shift_ns, its largest offset, above 0), the flow's end reaches rec->next
- * through a barrier that waits as @bar does, plus the shift less its own offset: that
- * barrier is done when the flow would have been, had it started at the shift.
+ * nominal end (@shift_ns, its largest offset, above 0) or from its senders' view of its
+ * end (rec->acked), the flow's end reaches rec->next through a barrier that waits as
+ * @bar does, plus the shift less its own offset, plus with rec->acked its path latency
+ * (its last packet's ACK back at the sender): that barrier is done when the flow would
+ * have been, had it started at the shift, and its sender knew it.
  */
 static int
 add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t bytes, uint32_t src,
@@ -406,10 +408,11 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 	}
 	first = (uint32_t)e->tasks.len;
 	rc = ft__pk_add_conn(e, bytes, src, dst, prev, bar, tag);
-	if (rc < 0 || shift_ns == 0)
+	if (rc < 0 || rec->next == PK_NONE)
 		return rc;
-	id = ft__pk_add_task(e, PK_T_BARRIER, delay + (uint64_t)(shift_ns - fl->start_ns) * 1000,
-	                     lat_mult, tag);
+	id = ft__pk_add_task(e, PK_T_BARRIER,
+	                     delay + (uint64_t)(shift_ns ? shift_ns - fl->start_ns : 0) * 1000,
+	                     lat_mult + rec->acked, tag);
 	if (id < 0 || ft__pk_add_dep(e, (uint32_t)id, rec->next) < 0)
 		return FT_ENOMEM;
 	for (t = first; t < (uint32_t)id; t++)
@@ -459,11 +462,12 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	rec.end = rec.start;
 	rec.next = PK_NONE;
 	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
-	if (shift_ns > 0) {
+	if (shift_ns > 0 || op->end_acked) {
 		if ((id = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag)) < 0)
 			goto oom;
 		rec.next = (uint32_t)id;
 		rec.shift_s = shift_ns * 1e-9;
+		rec.acked = op->end_acked;
 	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
@@ -517,6 +521,8 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	}
 	if (rec.next == PK_NONE)
 		rec.next = rec.end;
+	else if (task_at(e, rec.next)->npred == 0 && ft__pk_add_dep(e, rec.end, rec.next) < 0)
+		goto oom; /* no flow of its own (all-to-all rounds, NCCL's chunks): its end */
 	if (ft_vec_push(&e->ops, &rec) < 0)
 		goto oom;
 	return (int64_t)e->ops.len - 1;

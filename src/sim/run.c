@@ -775,9 +775,11 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 		};
 		uint32_t jitter_ns = (uint32_t)(bg->jitter_s * 1e9 + 0.5);
 
-		/* On/off: each further burst starts `off` after the previous one ended; with
-		 * start jitter, after its nominal end (struct ft_sim_op.nominal_end). The
-		 * offsets come from a stream of their own: the permutation stays the same. */
+		/* On/off: each further burst starts `off` after the previous one ended, as its
+		 * senders learn it: one path latency after each flow's last packet arrived
+		 * (struct ft_sim_op.end_acked); with start jitter, after its nominal end
+		 * (struct ft_sim_op.nominal_end). The offsets come from a stream of their own:
+		 * the permutation stays the same. */
 		ft_rng_seed(&rng, seed, ft_rng_stream(RNG_JITTER, bi));
 		for (i = 0, id = 0; (i == 0 || i < bg->bursts) && id >= 0; i++) {
 			if (jitter_ns > 0 && (i == 0 || !bg->jitter_per_source))
@@ -785,6 +787,7 @@ submit_background(const struct ft_scenario *sc, const struct sc_background *bg, 
 			op.after = i ? id : -1;
 			op.delay_s = i ? bg->off_s : 0;
 			op.nominal_end = jitter_ns > 0 && i + 1 < bg->bursts;
+			op.end_acked = i + 1 < bg->bursts;
 			id = e->ops->submit(e, &op, err);
 		}
 	}

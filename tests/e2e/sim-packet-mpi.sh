@@ -73,6 +73,29 @@ check jitter "$tmp/jitter.yaml" 1 '"jitter_us": 20'
 unlike='"jitter_us"\|"cluster"'
 grep -v "$unlike" "$tmp/jitter.one.json" | cmp -s - <(grep -v "$unlike" "$tmp/pfc.one.json") &&
 	{ echo "jitter: the same result as every flow starting at once"; fail=1; }
+# On/off: 3 bursts of 512 KiB 30 us apart, each after its senders learnt of every flow's end (the
+# last ACK back, one path latency: a flow between two NICs of one node waits its PCIe
+# path, 0.15 us, under the 0.35 us link between partitions, so the windows shrink to
+# it); without jitter, with it drawn per burst and once per source.
+sed 's/^    size: 2MiB$/    size: 512KiB\n    bursts: 3\n    off: 30us/' \
+	tests/fixtures/sim/packet-mpi-k4.yaml >"$tmp/bursts.yaml"
+check bursts "$tmp/bursts.yaml" 1 '"bursts": 3'
+sed 's/^    off: 30us$/&\n    jitter: 20us/' "$tmp/bursts.yaml" >"$tmp/bursts-jitter.yaml"
+check bursts-jitter "$tmp/bursts-jitter.yaml" 1 '"jitter_us": 20'
+sed 's/^    jitter: 20us$/&\n    jitter_per: source/' "$tmp/bursts-jitter.yaml" \
+	>"$tmp/bursts-source.yaml"
+check bursts-source "$tmp/bursts-source.yaml" 1 '"jitter_per": "source"'
+# (three bursts of about 130 us each, one after the other: not one burst's result; and
+# the draws differ)
+grep -Eq '"makespan_us": [4-9][0-9]{2}\.' "$tmp/bursts.one.json" ||
+	{ echo "bursts: expected three bursts in a row (a makespan of 400 to 999 us)"; fail=1; }
+unlike='"jitter_us"\|"jitter_per"\|"cluster"'
+grep -v "$unlike" "$tmp/bursts.one.json" |
+	cmp -s - <(grep -v "$unlike" "$tmp/bursts-jitter.one.json") &&
+	{ echo "bursts-jitter: the same result as every flow starting at once"; fail=1; }
+grep -v "$unlike" "$tmp/bursts-jitter.one.json" |
+	cmp -s - <(grep -v "$unlike" "$tmp/bursts-source.one.json") &&
+	{ echo "bursts-source: the same result as offsets drawn per burst"; fail=1; }
 # InfiniBand credits: a core switch's port waits for credits from a spine of another pod.
 check ib tests/fixtures/sim/packet-mpi-k4-ib.yaml 1 '^PortXmitWait:\.*[1-9]'
 grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
@@ -164,5 +187,15 @@ timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 	"$fabtune" sim "$tmp/split-qps.yaml" --qps 2 >/dev/null 2>"$tmp/err"
 grep -q "packet engine under mpirun: split_data_on_qps splits each chunked message over its QPs" \
 	"$tmp/err" || { echo "split data on QPs under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+# An alltoall background runs in rounds (pair i to i + k in round k); a round whose
+# pairs all stay inside a node ends at a barrier with no wait (a background has no
+# step latency), which no window fits: refused, one burst or several.
+sed 's/^  - pattern: permutation$/  - pattern: alltoall/' "$tmp/bursts.yaml" \
+	>"$tmp/a2a-bg.yaml"
+timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
+	"$fabtune" sim "$tmp/a2a-bg.yaml" >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: a barrier after flows has no wait (no lookahead)" \
+	"$tmp/err" ||
+	{ echo "alltoall background under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"

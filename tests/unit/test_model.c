@@ -2149,10 +2149,11 @@ test_gpus_per_thread(void **state)
 	struct ft_cluster_spec s;
 	struct ft_model_query q;
 	struct ft_model_result one, eight, graph;
-	struct ft_model_args a = { 0 };
+	struct ft_model_args a;
 	struct ft_error err = { 0 };
 
 	(void)state;
+	ft_model_args_init(&a);
 	hopper_spec(&s, 1, 8, 400);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 2048);
 	assert_int_equal(ft_model_eval(&s, &q, &one, &err), 0);
@@ -2428,13 +2429,15 @@ test_write_calibration(void **state)
 static void
 test_model_args(void **state)
 {
-	struct ft_model_args a = { 0 };
+	struct ft_model_args a;
 	struct ft_model_query q;
 	struct ft_cluster_spec spec;
 	struct ft_error err = { 0 };
 
 	(void)state;
+	ft_model_args_init(&a);
 	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_int_equal(q.nchannels, 0); /* not given: the tuner's */
 	assert_int_equal(q.op, FT_OP_ALL_REDUCE);
 	assert_false(q.force_algo || q.force_proto);
 	a.op = "all_gather";
@@ -2461,7 +2464,12 @@ test_model_args(void **state)
 	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
 	assert_int_equal(q.nchannels, 64);
 	err = (struct ft_error){ 0 };
+	/* 0 given is no channel at all, not "the default": NCCL's range starts at 1 */
 	a.channels = 0;
+	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--channels: expected 1 to 64 (NCCL's MAXCHANNELS), got 0");
+	err = (struct ft_error){ 0 };
+	a.channels = FT_SPEC_CHANNELS_UNSET;
 	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
 	q.nnodes = 8;
 	assert_int_equal(ft_model_query_check_nodes(&spec, &q, &err), 0);
@@ -2485,11 +2493,12 @@ test_nvls_off(void **state)
 	struct ft_cluster_spec s;
 	struct ft_model_query q;
 	struct ft_model_result r;
-	struct ft_model_args a = { 0 };
+	struct ft_model_args a;
 	struct ft_error err = { 0 };
 	double n = 72, bytes = 8.0 * (1ull << 30);
 
 	(void)state;
+	ft_model_args_init(&a);
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8ull << 30);
 	q.ngpus = 72;

@@ -459,20 +459,26 @@ incast_ends(const struct net *n, uint32_t *ends)
 	return k / 2;
 }
 
+/* How run_jittered's bursts follow each other (struct ft_sim_op's flags). */
+enum { CHAIN_NOMINAL = 1, CHAIN_ACKED = 2 };
+
 /*
  * Bursts of a 2-to-1 incast (n1.nic0 and n2.nic0 into n0.nic0, one leaf: the receiver's
  * link is the bottleneck), flow 1 starting @d_ns after flow 0, each burst after the one
- * before with @off_s between (@nominal: counted from the burst's nominal end); the
- * counters in @c.
+ * before with @off_s between (@chain CHAIN_NOMINAL: counted from the burst's nominal end;
+ * CHAIN_ACKED: from when its senders learn of it); the counters in @c.
  */
 static struct ft_engine *
 run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t bytes, uint32_t d_ns,
-             uint32_t bursts, double off_s, bool nominal, struct ft_sim_counters *c)
+             uint32_t bursts, double off_s, unsigned chain, struct ft_sim_counters *c)
 {
 	uint32_t ends[3] = { ft_topo_nic(n->t, 1, 0), ft_topo_nic(n->t, 2, 0),
 		             ft_topo_nic(n->t, 0, 0) };
 	struct ft_sched_phase ph = { .steps = 1, .nflows = 2, .npairs = 2 };
-	struct ft_sim_op op = { .rank_gpu = ends, .after = -1, .nominal_end = nominal };
+	struct ft_sim_op op = { .rank_gpu = ends,
+		                .after = -1,
+		                .nominal_end = chain & CHAIN_NOMINAL,
+		                .end_acked = chain & CHAIN_ACKED };
 	struct ft_sched_flow f[2] = { { .src = 0, .dst = 2, .bytes = bytes },
 		                      { .src = 1, .dst = 2, .bytes = bytes, .start_ns = d_ns } };
 	struct ft_schedule s;
@@ -515,7 +521,8 @@ run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t byte
  * share the link for 2 (B/R - d), then flow 1 sends its last R d alone: both take
  * T1 + B/R - d (they share the link for 2 (B/R - d) of it). A second burst starts `off`
  * after the first one's last flow ended; counted from the nominal end (each flow's end
- * less its offset) it starts d earlier, the head start the offset gave flow 1. The flow
+ * less its offset) it starts d earlier, the head start the offset gave flow 1. As its
+ * senders count it (an on/off source's chain), either starts one path latency later. The flow
  * engine is exact; the packet engine within a packet's time (4178 B at 50 GB/s: 84 ns)
  * at the start of each sharing and at the end.
  */
@@ -536,21 +543,21 @@ test_start_offsets_closed_form(void **state)
 		uint32_t d_ns;
 
 		/* One flow alone (flow 1 a second after: nothing shared) */
-		e = run_jittered(ops, &n, bytes, 1000000000u, 1, 0, false, &c);
+		e = run_jittered(ops, &n, bytes, 1000000000u, 1, 0, 0, &c);
 		assert_int_equal(c.nflows, 2);
 		t1 = c.fct_min_s;
 		assert_double_equal(c.fct_max_s, t1, tol / 10);
 		assert_double_equal(c.ops[0].t_end_s - c.ops[0].t_start_s, 1.0 + t1, tol);
 		ops->destroy(e);
 		/* Together (no offset): the link shared for the whole of both. */
-		e = run_jittered(ops, &n, bytes, 0, 1, 0, false, &c);
+		e = run_jittered(ops, &n, bytes, 0, 1, 0, 0, &c);
 		both = c.fct_max_s;
 		share = both - t1; /* B/R: a flow's serialisation at the link's payload rate */
 		assert_true(share > 0.9 * t1 - 5e-6);
 		ops->destroy(e);
 		/* Apart by just a lone flow's time: each at line rate. */
 		d_ns = (uint32_t)ceil(t1 * 1e9);
-		e = run_jittered(ops, &n, bytes, d_ns, 1, 0, false, &c);
+		e = run_jittered(ops, &n, bytes, d_ns, 1, 0, 0, &c);
 		assert_double_equal(c.fct_min_s, t1, tol / 10);
 		assert_double_equal(c.fct_max_s, t1, tol / 10);
 		assert_double_equal(c.ops[0].t_end_s - c.ops[0].t_start_s, d_ns * 1e-9 + t1, tol);
@@ -558,26 +565,37 @@ test_start_offsets_closed_form(void **state)
 		/* Overlapping for a part: each takes T1 + B/R - d. */
 		d_ns = (uint32_t)(share * 0.3e9);
 		d = d_ns * 1e-9;
-		e = run_jittered(ops, &n, bytes, d_ns, 1, 0, false, &c);
+		e = run_jittered(ops, &n, bytes, d_ns, 1, 0, 0, &c);
 		assert_double_equal(c.fct_min_s, t1 + share - d, tol);
 		/* The flow engine frees flow 0's share when its last byte arrives, one path
 		 * latency (T1 - B/R) after it left: flow 1 ends half of that later. */
 		assert_double_equal(c.fct_max_s, t1 + share - d + (k ? 0 : (t1 - share) / 2), tol);
 		ops->destroy(e);
 		/* Two bursts 30 us apart: after the last flow, or after the nominal end. */
-		e = run_jittered(ops, &n, bytes, 0, 2, 30e-6, false, &c);
+		e = run_jittered(ops, &n, bytes, 0, 2, 30e-6, 0, &c);
 		start_at = c.ops[1].t_start_s;
 		ops->destroy(e);
-		e = run_jittered(ops, &n, bytes, d_ns, 2, 30e-6, false, &c);
+		e = run_jittered(ops, &n, bytes, d_ns, 2, 30e-6, 0, &c);
 		assert_double_equal(c.ops[1].t_start_s - start_at, k ? 0 : (t1 - share) / 2, tol);
 		start_at = c.ops[1].t_start_s;
 		ops->destroy(e);
-		e = run_jittered(ops, &n, bytes, d_ns, 2, 30e-6, true, &c);
+		e = run_jittered(ops, &n, bytes, d_ns, 2, 30e-6, CHAIN_NOMINAL, &c);
 		start_nominal = c.ops[1].t_start_s;
 		assert_double_equal(start_at - start_nominal, d, tol);
 		/* The second burst runs as the first did. */
 		assert_double_equal(c.ops[1].t_end_s - c.ops[1].t_start_s,
 		                    c.ops[0].t_end_s - c.ops[0].t_start_s, tol);
+		ops->destroy(e);
+		/* Counted from when the senders learn of each flow's end (its last packet's
+		 * ACK back): one path latency, T1 - B/R (both flows' paths are alike), later,
+		 * after the burst's last flow or after its nominal end. */
+		e = run_jittered(ops, &n, bytes, d_ns, 2, 30e-6, CHAIN_ACKED, &c);
+		assert_double_equal(c.ops[1].t_start_s - c.ops[0].t_end_s, 30e-6 + t1 - share, tol);
+		ops->destroy(e);
+		e = run_jittered(ops, &n, bytes, d_ns, 2, 30e-6, CHAIN_NOMINAL | CHAIN_ACKED, &c);
+		assert_double_equal(c.ops[1].t_start_s - start_nominal, t1 - share, tol);
+		print_message("# engine %d: path latency %.3f us, second burst at %.3f us\n", k,
+		              (t1 - share) * 1e6, c.ops[1].t_start_s * 1e6);
 		ops->destroy(e);
 	}
 	ft_topo_free(n.t);
@@ -2483,6 +2501,33 @@ test_bad_config(void **state)
 }
 
 /*
+ * A packet engine on @n for the split's checks without MPI: @owner (allocated here, nv
+ * entries) gives node 0 to rank 0 and everything else to rank 1, and every link between
+ * the two is made 1 us long (200 m of fibre), longer than an NVLink path (0.6 us).
+ */
+static struct pk_engine *
+part_engine(const struct net *n, uint32_t **owner)
+{
+	uint32_t nv = ft_topo_nvertices(n->t);
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct pk_engine *p;
+
+	*owner = calloc(nv, sizeof(uint32_t));
+	assert_non_null(*owner);
+	for (uint32_t v = 0; v < nv; v++)
+		(*owner)[v] = ft_topo_vertex(n->t, v)->node == 0 ? 0 : 1;
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft_packet_engine.create(n->t, &cfg, &e, &err), 0);
+	p = ft_container_of(e, struct pk_engine, base);
+	for (uint32_t l = 0; l < p->nlinks; l++)
+		if ((*owner)[p->links[l].src] != (*owner)[p->links[l].dst])
+			p->links[l].lat_ps = 1000000;
+	return p;
+}
+
+/*
  * A split across MPI ranks refuses a flow that waits for the clear-to-send of a flow whose
  * path latency is shorter than the lookahead: the notice would reach another rank inside
  * the window it was sent in. No builder's graph has one (a slot's clear-to-send goes back
@@ -2497,7 +2542,7 @@ static void
 test_part_feed_shorter_than_lookahead(void **state)
 {
 	struct net n;
-	uint32_t *owner, nv;
+	uint32_t *owner;
 	const uint32_t a_src = 0, a_dst = 1;
 	const struct {
 		uint32_t node, gpu; /* b's source */
@@ -2506,28 +2551,15 @@ test_part_feed_shorter_than_lookahead(void **state)
 
 	(void)state;
 	net_build(&n, "dgx-h100:2", false);
-	nv = ft_topo_nvertices(n.t);
-	owner = calloc(nv, sizeof(uint32_t));
-	assert_non_null(owner);
-	for (uint32_t v = 0; v < nv; v++)
-		owner[v] = ft_topo_vertex(n.t, v)->node == 0 ? 0 : 1;
 	for (uint32_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
-		struct ft_sim_cfg cfg;
-		struct ft_engine *e = NULL;
 		struct ft_error err = { 0 };
-		struct pk_engine *p;
+		struct pk_engine *p = part_engine(&n, &owner);
 		int64_t start, bar;
 		uint32_t ta;
 		double lat_us, la_us = INFINITY;
 		char want[256];
 		int rc;
 
-		ft_sim_cfg_init(&cfg);
-		assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
-		p = ft_container_of(e, struct pk_engine, base);
-		for (uint32_t l = 0; l < p->nlinks; l++)
-			if (owner[p->links[l].src] != owner[p->links[l].dst])
-				p->links[l].lat_ps = 1000000;
 		start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
 		bar = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
 		assert_true(start >= 0 && bar >= 0);
@@ -2560,9 +2592,64 @@ test_part_feed_shorter_than_lookahead(void **state)
 			assert_int_equal(rc, FT_EINVAL);
 			assert_string_equal(err.msg, want);
 		}
-		ft_packet_engine.destroy(e);
+		ft_packet_engine.destroy(&p->base);
+		free(owner);
 	}
-	free(owner);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A split across MPI ranks tells a barrier after flows of their ends at the window's end,
+ * so the windows are no longer than the shortest such wait. An on/off burst's end waits
+ * one path latency of its flows (the ACK back at the sender): after a flow inside node 0
+ * (NVLink, 0.6 us) that is under the lookahead of the links between the partitions (made
+ * 1 us long, part_engine), and is accepted, the windows shrinking to it; the
+ * same barrier with no wait leaves no window and is refused, naming why. (The graph is
+ * made here: start, flow a inside node 0, the barrier, a flow from node 1 after it.)
+ */
+static void
+test_part_barrier_wait(void **state)
+{
+	struct net n;
+	uint32_t *owner;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", false);
+	for (int acked = 0; acked < 2; acked++) {
+		struct ft_error err = { 0 };
+		struct pk_engine *p = part_engine(&n, &owner);
+		int64_t start, bar, end;
+		double lat_us;
+		int rc;
+
+		start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
+		bar = ft__pk_add_task(p, PK_T_BARRIER, 0, acked, 0);
+		end = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
+		assert_true(start >= 0 && bar >= 0 && end >= 0);
+		assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, 0, 0),
+		                                 ft_topo_gpu(n.t, 0, 1), (uint32_t)start,
+		                                 (uint32_t)bar, 0),
+		                 0);
+		assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, 1, 0),
+		                                 ft_topo_gpu(n.t, 1, 3), (uint32_t)bar,
+		                                 (uint32_t)end, 0),
+		                 0);
+		rc = ft__pk_part_check(p, owner, 2, &err);
+		lat_us = (double)((const struct pk_flow *)ft_vec_at(&p->flows, 0))->lat_ps / 1e6;
+		print_message("# barrier after a %.3f us path, lat_mult %d: %s\n", lat_us, acked,
+		              rc == 0 ? "accepted" : err.msg);
+		assert_true(lat_us > 0 && lat_us < 1.0);
+		if (acked) {
+			assert_int_equal(rc, 0);
+		} else {
+			assert_int_equal(rc, FT_EINVAL);
+			assert_string_equal(err.msg, "sim: packet engine under mpirun: a barrier after "
+			                             "flows has no wait (no lookahead); run it in one "
+			                             "process (without mpirun) instead");
+		}
+		ft_packet_engine.destroy(&p->base);
+		free(owner);
+	}
 	ft_topo_free(n.t);
 }
 
@@ -2601,6 +2688,7 @@ main(void)
 		cmocka_unit_test(test_timely_incast),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_part_feed_shorter_than_lookahead),
+		cmocka_unit_test(test_part_barrier_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

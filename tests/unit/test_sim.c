@@ -2660,7 +2660,13 @@ test_sim_args(void **state)
 	assert_non_null(sc);
 	ft_scenario_free(sc);
 	sc = NULL;
+	/* 0 given is no channel at all, not "the default" (one per NIC) */
 	a.channels = 0;
+	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--channels: expected 1 to 64 (NCCL's MAXCHANNELS), got 0");
+	assert_null(sc);
+	err = (struct ft_error){ 0 };
+	a.channels = FT_SPEC_CHANNELS_UNSET;
 	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), 0);
 	assert_non_null(sc);
 	/* its report: the summary as ft_sim_report_text() writes it, or one JSON document */
