@@ -969,6 +969,63 @@ pp_all_ports(struct pk_engine *e)
 	return 0;
 }
 
+/* Rank @r's record of link @l (@q, its priorities @qc) into rank 0's: the sending side
+ * when @r owns its source, the receiving side when @r owns its destination. */
+static void
+pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port *q,
+              const struct pk_cls *qc)
+{
+	const struct pk_part *pp = e->part;
+	struct pk_port *p = pk_port_at(e, l);
+	struct pk_cls *pc = p->cls;
+
+	if (pp->owner[e->links[l].src] == r) {
+		/* The sending side: everything but the receiving side's fields. */
+		struct pk_port keep = *p;
+
+		*p = *q;
+		p->cls = keep.cls;
+		pp_take_rx(e, p, &keep, pc, pc, false);
+		for (uint32_t c = 0; c < e->nprio; c++) {
+			struct pk_cls k = pc[c];
+
+			pc[c] = qc[c];
+			pp_take_rx_cls(&pc[c], &k);
+		}
+	}
+	if (pp->owner[e->links[l].dst] == r)
+		pp_take_rx(e, p, q, pc, qc, true);
+}
+
+/* Records of ports (and their priorities) sent to rank 0 at a time: its buffers. */
+#define PP_PIECE 1024u
+
+/*
+ * Rank @r's port records (those it keeps, in link order, pp_keep_ports) to rank 0, in
+ * pieces of PP_PIECE into @bp and @bc, each merged there before the next comes.
+ */
+static void
+pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *bc)
+{
+	const struct pk_part *pp = e->part;
+	uint32_t nr = pp->rank ? e->nports - 1 : 0, l = 0;
+
+	for (uint32_t m = 0; pp->rank == 0 && m < e->nlinks; m++)
+		nr += pp_port_of(e, pp, m, (uint32_t)r);
+	for (uint32_t off = 0; off < nr; off += PP_PIECE) {
+		uint32_t k = FT_MIN(PP_PIECE, nr - off);
+
+		pp_to_root(r, pp->rank, e->ports + off, bp, (size_t)k * sizeof(*bp));
+		pp_to_root(r, pp->rank, e->cls_pool + (size_t)off * e->nprio, bc,
+		           (size_t)k * e->nprio * sizeof(*bc));
+		for (uint32_t i = 0; pp->rank == 0 && i < k; i++, l++) {
+			while (!pp_port_of(e, pp, l, (uint32_t)r))
+				l++;
+			pp_merge_port(e, l, (uint32_t)r, &bp[i], &bc[(size_t)i * e->nprio]);
+		}
+	}
+}
+
 /* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
@@ -979,20 +1036,17 @@ pp_gather(struct pk_engine *e)
 		              e->bytes_delivered, pp->ntrace_ev, e->nic_msgs, e->nic_missed,
 		              e->nic_wait_ps };
 	uint64_t tot[13] = { 0 }, now = e->now_ps;
-	/* A rank sends the port records it keeps (pp_keep_ports), in link order: rank 0
-	 * takes them in at the size of the largest rank's. */
-	uint32_t nmax = e->nports - 1;
-	void *bp, *bc;
+	struct pk_port *bp;
+	struct pk_cls *bc;
 	uint64_t *bsw;
 	int n = pp->size;
 	size_t ndone;
 	struct pk_done *dn = NULL;
 
-	MPI_Reduce(&e->nports, &nmax, 1, MPI_UINT32_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (pp->rank == 0 && pp_all_ports(e) < 0)
 		return FT_ENOMEM;
-	bp = ft_calloc((size_t)nmax + 1, sizeof(struct pk_port));
-	bc = ft_calloc((size_t)nmax * e->nprio + 1, sizeof(struct pk_cls));
+	bp = ft_calloc(PP_PIECE, sizeof(*bp));
+	bc = ft_calloc((size_t)PP_PIECE * e->nprio, sizeof(*bc));
 	bsw = ft_calloc((size_t)e->nvertices + 1, sizeof(uint64_t));
 	if (!bp || !bc || !bsw) {
 		ft_free(bp);
@@ -1025,40 +1079,10 @@ pp_gather(struct pk_engine *e)
 	e->nic_wait_ps = tot[12];
 	e->now_ps = now;
 	for (int r = 1; r < n; r++) {
-		uint32_t j = 0, nr = pp->rank ? e->nports - 1 : 0;
-
-		for (uint32_t l = 0; pp->rank == 0 && l < e->nlinks; l++)
-			nr += pp_port_of(e, pp, l, (uint32_t)r);
-		pp_to_root(r, pp->rank, e->ports, bp, (size_t)nr * sizeof(struct pk_port));
-		pp_to_root(r, pp->rank, e->cls_pool, bc, (size_t)nr * e->nprio * sizeof(struct pk_cls));
+		pp_ports_to_root(e, r, bp, bc);
 		pp_to_root(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
 		if (pp->rank != 0)
 			continue;
-		for (uint32_t l = 0; l < e->nlinks; l++) {
-			struct pk_port *p = pk_port_at(e, l), *q = &((struct pk_port *)bp)[j];
-			struct pk_cls *pc = p->cls, *qc = &((struct pk_cls *)bc)[(size_t)j * e->nprio];
-
-			if (!pp_port_of(e, pp, l, (uint32_t)r))
-				continue;
-			j++;
-
-			if (pp->owner[e->links[l].src] == (uint32_t)r) {
-				/* The sending side: everything but the receiving side's fields. */
-				struct pk_port keep = *p;
-
-				*p = *q;
-				p->cls = keep.cls;
-				pp_take_rx(e, p, &keep, pc, pc, false);
-				for (uint32_t c = 0; c < e->nprio; c++) {
-					struct pk_cls k = pc[c];
-
-					pc[c] = qc[c];
-					pp_take_rx_cls(&pc[c], &k);
-				}
-			}
-			if (pp->owner[e->links[l].dst] == (uint32_t)r)
-				pp_take_rx(e, p, q, pc, qc, true);
-		}
 		for (uint32_t v = 0; v < e->nvertices; v++)
 			if (pp->owner[v] == (uint32_t)r)
 				e->sw_used[v] = bsw[v];
