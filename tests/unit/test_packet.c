@@ -2482,6 +2482,22 @@ test_bad_config(void **state)
 	ft_topo_free(n.t);
 }
 
+/* Two DGX H100 (@n) split as two ranks would: node 0's vertices rank 0's, the rest
+ * (node 1, the fabric's switches) rank 1's. */
+static uint32_t *
+two_node_owners(struct net *n)
+{
+	uint32_t nv, *owner;
+
+	net_build(n, "dgx-h100:2", false);
+	nv = ft_topo_nvertices(n->t);
+	owner = calloc(nv, sizeof(uint32_t));
+	assert_non_null(owner);
+	for (uint32_t v = 0; v < nv; v++)
+		owner[v] = ft_topo_vertex(n->t, v)->node == 0 ? 0 : 1;
+	return owner;
+}
+
 /*
  * A split across MPI ranks refuses a flow that waits for the clear-to-send of a flow whose
  * path latency is shorter than the lookahead: the notice would reach another rank inside
@@ -2497,7 +2513,7 @@ static void
 test_part_feed_shorter_than_lookahead(void **state)
 {
 	struct net n;
-	uint32_t *owner, nv;
+	uint32_t *owner;
 	const uint32_t a_src = 0, a_dst = 1;
 	const struct {
 		uint32_t node, gpu; /* b's source */
@@ -2505,12 +2521,7 @@ test_part_feed_shorter_than_lookahead(void **state)
 	} cases[] = { { 1, 0, true }, { 0, 1, false }, { 0, 2, false } };
 
 	(void)state;
-	net_build(&n, "dgx-h100:2", false);
-	nv = ft_topo_nvertices(n.t);
-	owner = calloc(nv, sizeof(uint32_t));
-	assert_non_null(owner);
-	for (uint32_t v = 0; v < nv; v++)
-		owner[v] = ft_topo_vertex(n.t, v)->node == 0 ? 0 : 1;
+	owner = two_node_owners(&n);
 	for (uint32_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
 		struct ft_sim_cfg cfg;
 		struct ft_engine *e = NULL;
@@ -2581,16 +2592,11 @@ test_part_keeps_own_ports(void **state)
 	struct ft_engine *e = NULL;
 	struct ft_error err = { 0 };
 	struct pk_engine *p;
-	uint32_t *owner, nv, nown = 0;
+	uint32_t *owner, nown = 0;
 	int64_t start, bar;
 
 	(void)state;
-	net_build(&n, "dgx-h100:2", false);
-	nv = ft_topo_nvertices(n.t);
-	owner = calloc(nv, sizeof(uint32_t));
-	assert_non_null(owner);
-	for (uint32_t v = 0; v < nv; v++)
-		owner[v] = ft_topo_vertex(n.t, v)->node == 0 ? 0 : 1;
+	owner = two_node_owners(&n);
 	ft_sim_cfg_init(&cfg);
 	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
 	p = ft_container_of(e, struct pk_engine, base);
