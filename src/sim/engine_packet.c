@@ -119,7 +119,7 @@ ft__pk_pkt_free(struct pk_engine *e, uint32_t id)
 static enum ft_pkt_fc
 link_fc(const struct pk_engine *e, uint32_t l)
 {
-	return e->ports[l].net ? e->pc.fc : FT_PKT_FC_CREDIT;
+	return pk_port_at(e, l)->net ? e->pc.fc : FT_PKT_FC_CREDIT;
 }
 
 /* Flow control of priority @c on link @l: a lossy priority of a PFC fabric drops. */
@@ -151,9 +151,9 @@ cls_live_note(struct pk_engine *e, uint32_t l, uint32_t c, const struct pk_cls *
 	uint8_t bit = (uint8_t)(1u << c);
 
 	if (q->head != PK_NONE || q->nring)
-		e->ports[l].cls_live |= bit;
+		pk_port_at(e, l)->cls_live |= bit;
 	else
-		e->ports[l].cls_live &= (uint8_t)~bit;
+		pk_port_at(e, l)->cls_live &= (uint8_t)~bit;
 }
 
 static void
@@ -211,7 +211,7 @@ drop(struct pk_engine *e, uint32_t l, uint32_t id)
 	const struct pk_flow *f = flow_at(e, fid);
 	struct pk_cls *q = pk_cls_at(e, l, pk_prio(&e->pkts[id]));
 
-	e->ports[l].drops++;
+	pk_port_at(e, l)->drops++;
 	pk_op_acc(e, fid)->ndrops++;
 	q->drops++;
 	q->drops_corrupt += (e->pkts[id].flags & PK_F_CORRUPT) ? 1 : 0;
@@ -233,7 +233,7 @@ choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 	uint32_t i, nbest = 0, pick, k = 0;
 
 	for (i = 0; i < n; i++) {
-		const struct pk_port *p = &c->e->ports[links[i]];
+		const struct pk_port *p = pk_port_at(c->e, links[i]);
 		uint64_t q = p->q_bytes + (p->busy ? 1 : 0);
 
 		if (q < best) {
@@ -245,7 +245,7 @@ choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 	}
 	pick = (uint32_t)(ft_mix64(c->hash ^ at) % nbest);
 	for (i = 0; i < n; i++) {
-		const struct pk_port *p = &c->e->ports[links[i]];
+		const struct pk_port *p = pk_port_at(c->e, links[i]);
 
 		if (p->q_bytes + (p->busy ? 1 : 0) == best && k++ == pick)
 			return i;
@@ -290,7 +290,7 @@ nic_pipeline(struct pk_engine *e, struct pk_port *p, uint64_t t0)
 static int
 transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_port *p = pk_port_at(e, l);
 	struct pk_pkt *k = &e->pkts[id];
 	struct pk_cls *q = pk_cls_at(e, l, pk_prio(k));
 	uint32_t wire = k->payload + p->hdr;
@@ -304,7 +304,7 @@ transmit(struct pk_engine *e, uint32_t l, uint32_t id)
 		t0 = nic_pipeline(e, p, t0);
 	p->busy = true;
 	p->rel_link = k->link;
-	p->rel_bytes = k->link != PK_NONE ? k->payload + e->ports[k->link].hdr : 0;
+	p->rel_bytes = k->link != PK_NONE ? k->payload + pk_port_at(e, k->link)->hdr : 0;
 	p->rel_prio = (uint8_t)pk_prio(k);
 	if (e->ndown && e->links[l].down) {
 		/* Sent onto a link that is down: it never leaves, and is lost where it
@@ -377,7 +377,7 @@ ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigne
 	struct pk_cls *p;
 	uint32_t payload;
 
-	if (!(e->ports[l].cls_live >> c & 1u))
+	if (!(pk_port_at(e, l)->cls_live >> c & 1u))
 		return 0; /* no transit packets, no sourced flows: the record is not read */
 	p = pk_cls_at(e, l, c);
 	*src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
@@ -401,7 +401,7 @@ ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigne
 	} else {
 		payload = e->pkts[p->head].payload;
 	}
-	*wire = payload + e->ports[l].hdr;
+	*wire = payload + pk_port_at(e, l)->hdr;
 	if (fc_blocks(e, l, c, *wire)) {
 		*why |= PK_HELD;
 		return 0;
@@ -417,7 +417,7 @@ ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigne
 static int
 arbitrate(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *why)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_port *p = pk_port_at(e, l);
 	uint32_t n = e->nprio, i, wire;
 	int rc;
 
@@ -461,7 +461,7 @@ arbitrate(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *w
 static int
 try_send(struct pk_engine *e, uint32_t l)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_port *p = pk_port_at(e, l);
 	struct pk_cls *q;
 	bool src = false;
 	unsigned why = 0;
@@ -520,7 +520,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		if (e->paced)
 			ft__pk_dcqcn_sent(e, f,
 			                  payload + (f->nic_link != PK_NONE ?
-			                                     e->ports[f->nic_link].hdr :
+			                                     pk_port_at(e, f->nic_link)->hdr :
 			                                     p->hdr));
 		if (f->snd_nxt == f->npkts) {
 			ring_pop(e, l, c);
@@ -555,7 +555,7 @@ try_send(struct pk_engine *e, uint32_t l)
 static int
 enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_port *p = pk_port_at(e, l);
 	struct pk_cls *q = pk_cls_at(e, l, pk_prio(&e->pkts[id]));
 
 	if (e->marking && p->net && p->q_bytes > 0)
@@ -660,7 +660,7 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 	if (!nak)
 		return 0;
 	/* mlx5 packet_seq_err: a NAK-sequence-error the requester received (kb ROCE-COUNTERS) */
-	e->ports[ft__pk_nic_port(f, true, f->first_link)].qp_naks++;
+	pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->qp_naks++;
 	return go_back(e, fid, seq);
 }
 
@@ -726,7 +726,7 @@ receive(struct pk_engine *e, uint32_t id)
 	uint32_t fid = k->flow, seq = k->seq, payload = k->payload;
 	struct pk_flow *f = flow_at(e, fid);
 	/* the receiving NIC's port, where its responder counts (kb ROCE-COUNTERS) */
-	struct pk_port *rp = &e->ports[ft__pk_nic_port(f, false, k->link)];
+	struct pk_port *rp = pk_port_at(e, ft__pk_nic_port(f, false, k->link));
 
 	if ((k->flags & PK_F_CE) && e->marking) {
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
@@ -828,7 +828,7 @@ credit_free(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t nblocks)
 	if (q->fc_flush)
 		return 0;
 	if (e->now_ps >= q->fc_until)
-		return credit_send(e, l, c, e->now_ps + e->ports[l].lat_ps);
+		return credit_send(e, l, c, e->now_ps + pk_port_at(e, l)->lat_ps);
 	q->fc_flush = true;
 	return ev_push(e, q->fc_until, PK_EV_FC_FLUSH, l, c);
 }
@@ -842,7 +842,7 @@ credit_flush(struct pk_engine *e, uint32_t l, uint32_t c)
 	q->fc_flush = false;
 	if (q->fc_freed == q->fc_snap)
 		return 0;
-	return credit_send(e, l, c, e->now_ps + e->ports[l].lat_ps);
+	return credit_send(e, l, c, e->now_ps + pk_port_at(e, l)->lat_ps);
 }
 
 /* An update reached the sender of link @l: @arg = priority | blocks << 3. */
@@ -920,7 +920,7 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 {
 	struct pk_pkt *k = &e->pkts[id];
 	uint32_t l = pk_ev_link_of(arg, k->link), nl = 0;
-	struct pk_port *p = &e->ports[l];
+	struct pk_port *p = pk_port_at(e, l);
 	uint32_t v = p->dst;
 	uint32_t c = pk_prio(k);
 	struct pk_cls *q = pk_cls_at(e, l, c);
@@ -934,7 +934,7 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 		uint32_t n = FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop);
 
 		if (n != PK_NONE) { /* (a flowlet's hop not chosen yet) */
-			__builtin_prefetch(&e->ports[n]);
+			__builtin_prefetch(pk_port_at(e, n));
 			__builtin_prefetch(pk_cls_at(e, n, c));
 		}
 	}
@@ -991,14 +991,14 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 static int
 ev_tx_done(struct pk_engine *e, uint32_t l, uint32_t arg)
 {
-	struct pk_port *p = &e->ports[l];
+	struct pk_port *p = pk_port_at(e, l);
 	uint32_t r = arg == PK_EV_ARG_MAX ? p->rel_link : arg - 1;
 	int rc;
 
 	p->busy = false;
 	if (r != PK_NONE) {
 		uint32_t c = p->rel_prio;
-		struct pk_port *rp = &e->ports[r];
+		struct pk_port *rp = pk_port_at(e, r);
 		struct pk_cls *rq = pk_cls_at(e, r, c);
 
 		rp->in_bytes -= p->rel_bytes;
@@ -1039,14 +1039,14 @@ ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 	}
 	if (on && !p->paused) {
 		p->paused = true;
-		e->ports[l].npaused++;
+		pk_port_at(e, l)->npaused++;
 		p->pause_rx++;
 		p->t_paused_ps = e->now_ps;
 		if (e->wd_ps)
 			return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, c);
 	} else if (!on && p->paused) {
 		p->paused = false;
-		e->ports[l].npaused--;
+		pk_port_at(e, l)->npaused--;
 		p->paused_ps += e->now_ps - p->t_paused_ps;
 	}
 	return on ? 0 : try_send(e, l);
@@ -1065,9 +1065,9 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t c)
 	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
 		return 0;
 	p->paused = false;
-	e->ports[l].npaused--;
+	pk_port_at(e, l)->npaused--;
 	p->paused_ps += e->now_ps - p->t_paused_ps;
-	e->ports[l].wd_fires++;
+	pk_port_at(e, l)->wd_fires++;
 	e->nwdog++;
 	p->wd_until_ps = e->now_ps + e->wd_ps;
 	return try_send(e, l);
@@ -1096,9 +1096,9 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	 * next one goes to the error state, its send completing with IBV_WC_RETRY_EXC_ERR
 	 * (kb ENV-IB_RETRY_CNT, SYM-ERR-12): the run ends there (ft__pk_run names it).
 	 */
-	e->ports[ft__pk_nic_port(f, true, f->first_link)].qp_timeouts++;
+	pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->qp_timeouts++;
 	if (++f->retries > e->retry_cnt) {
-		e->ports[ft__pk_nic_port(f, true, f->first_link)].qp_retry_exc++;
+		pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->qp_retry_exc++;
 		e->qp_err_flow = fid;
 		e->qp_err_ps = e->now_ps;
 		return FT_EIO;
@@ -1196,7 +1196,7 @@ ev_trace(struct pk_engine *e)
 	uint32_t i;
 
 	for (i = 0; i < e->ntrace; i++) {
-		const struct pk_port *p = &e->ports[e->trace_links[i]];
+		const struct pk_port *p = pk_port_at(e, e->trace_links[i]);
 		double v[3];
 
 		v[0] = (double)e->now_ps / PK_PS_PER_S;
@@ -1225,22 +1225,33 @@ ev_trace(struct pk_engine *e)
 	return 0;
 }
 
+/* An end of link @l (@dst: its destination): from its port's first line, which the
+ * event's handling reads next, or from the link where a split run keeps no record of it
+ * (a packet's arrival sent to the rank that owns the link's far end, pkt_part.c). */
+static inline uint32_t
+link_end(const struct pk_engine *e, uint32_t l, bool dst)
+{
+	if (e->port_slot)
+		return dst ? e->links[l].dst : e->links[l].src;
+	return dst ? e->ports[l].dst : e->ports[l].src;
+}
+
 /* The vertex where an event happens: the events it queues have their tie key from it. */
 uint32_t
 ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg)
 {
 	switch (type) {
 	case PK_EV_ARRIVE:
-		return e->ports[pk_ev_link_of(arg, e->pkts[id].link)].dst;
+		return link_end(e, pk_ev_link_of(arg, e->pkts[id].link), true);
 	case PK_EV_TX_DONE:
 	case PK_EV_CREDIT:
 	case PK_EV_PAUSE:
 	case PK_EV_WAKE:
 	case PK_EV_WDOG:
 	case PK_EV_QP_END:
-		return e->ports[id].src;
+		return link_end(e, id, false);
 	case PK_EV_FC_FLUSH:
-		return e->ports[id].dst;
+		return link_end(e, id, true);
 	case PK_EV_NAK:
 	case PK_EV_ACK:
 	case PK_EV_RTO:
@@ -1286,12 +1297,12 @@ prefetch_event(const struct pk_engine *e, const struct pk_event *ev)
 		return;
 	}
 	if (l != PK_NONE) {
-		__builtin_prefetch(&e->ports[l]);
-		__builtin_prefetch((const char *)&e->ports[l] + 64);
+		__builtin_prefetch(pk_port_at(e, l));
+		__builtin_prefetch((const char *)pk_port_at(e, l) + 64);
 		__builtin_prefetch(pk_cls_at(e, l, c));
 	}
 	if (r != PK_NONE) {
-		__builtin_prefetch(&e->ports[r]);
+		__builtin_prefetch(pk_port_at(e, r));
 		__builtin_prefetch(pk_cls_at(e, r, c));
 	}
 }
@@ -1348,11 +1359,11 @@ step(struct pk_engine *e)
 	case PK_EV_RTT:
 		return ft__pk_ev_rtt(e, ev.id, arg);
 	case PK_EV_QP_END:
-		e->ports[ev.id].nqps--;
+		pk_port_at(e, ev.id)->nqps--;
 		return 0;
 	case PK_EV_WAKE:
-		if (e->ports[ev.id].t_wake_ps == ev.t_ps)
-			e->ports[ev.id].wake_pending = false;
+		if (pk_port_at(e, ev.id)->t_wake_ps == ev.t_ps)
+			pk_port_at(e, ev.id)->wake_pending = false;
 		return try_send(e, ev.id);
 	default:
 		return FT_EINVAL;
@@ -1420,7 +1431,7 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 			ft_strbuf_init(&cyc);
 			/* (A split run's FIFOs hold other ranks' packet ids: no cycle walk.) */
 			for (uint32_t m = 0; !e->part && m < e->nlinks && !cyc.len; m++)
-				if (ft__pk_port_has(e, m, true) && e->ports[m].blocked)
+				if (ft__pk_port_has(e, m, true) && pk_port_at(e, m)->blocked)
 					ft__pk_name_cycle(e, m, &cyc);
 			if (cyc.len) {
 				rc = ft_error_set(

@@ -132,7 +132,7 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 	struct pk_flow *f = flow_at(e, fid), *next;
 	struct pk_dcqcn *d;
 
-	e->ports[ft__pk_nic_port(f, true, f->first_link)].cnp_handled++;
+	pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->cnp_handled++;
 	/* The QP's state moved on with its next message (pk_flow_sent()). */
 	while (f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
 		f = next;
@@ -221,7 +221,7 @@ ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 int
 ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	struct pk_port *pp = &e->ports[l];
+	struct pk_port *pp = pk_port_at(e, l);
 	struct pk_cls *p = &pp->cls[c];
 	uint32_t prev = p->ring, i;
 	uint64_t tmin = UINT64_MAX;
@@ -258,13 +258,13 @@ void
 ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 {
 	const struct pk_link *lk = &e->links[l];
-	uint64_t q = e->ports[l].q_bytes;
+	uint64_t q = pk_port_at(e, l)->q_bytes;
 	double pr;
 
 	if (e->ibcc) {
 		/* FECN: above the threshold, one of every Marking_Rate packets of at least
 		 * Packet_Size (512 bytes) (kb CC-IB). */
-		struct pk_port *p = &e->ports[l];
+		struct pk_port *p = pk_port_at(e, l);
 
 		if (q <= e->pc.ibcc_threshold_bytes || k->payload < 512 || (k->flags & PK_F_CE))
 			return;
@@ -284,7 +284,7 @@ ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 	             e->pc.ecn_pmax * (double)(q - lk->kmin) / (double)(lk->kmax - lk->kmin);
 	if (pr >= 1.0 || ft_rng_unit(&e->ecn_rng[l]) < pr) {
 		if (!(k->flags & PK_F_CE)) {
-			e->ports[l].ecn_marks++;
+			pk_port_at(e, l)->ecn_marks++;
 			e->necn++;
 			pk_op_acc(e, k->flow)->necn++;
 		}

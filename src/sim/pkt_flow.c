@@ -325,13 +325,13 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	 * that owns its source sends it, with tie keys from there. */
 	e->origin = f->src;
 	for (j = 0; j < f->npath; j++) {
-		struct pk_port *p = &e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)];
+		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
 
 		if (++p->nactive > p->maxflows)
 			p->maxflows = p->nactive;
 	}
 	if (f->nic_link != PK_NONE)
-		e->ports[f->nic_link].nqps++;
+		pk_port_at(e, f->nic_link)->nqps++;
 	if (!ft__pk_part_owns(e, f->src))
 		return 0;
 	return ft__pk_flow_send(e, fid);
@@ -363,8 +363,8 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 	if (e->part && ft__pk_part_flow_done(e, fid) < 0)
 		return FT_ENOMEM;
 	for (j = 0; j < f->npath; j++)
-		e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)].nactive--;
+		pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j))->nactive--;
 	if (f->nic_link != PK_NONE && !e->nic_qp_cache)
-		e->ports[f->nic_link].nqps--; /* (read by nothing but the cache) */
+		pk_port_at(e, f->nic_link)->nqps--; /* (read by nothing but the cache) */
 	return task_done(e, f->task, f->lat_ps);
 }

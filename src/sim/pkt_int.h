@@ -306,6 +306,12 @@ struct pk_engine {
 	struct pk_link *links;
 	struct pk_port *ports; /* 64-byte aligned, inside ports_mem */
 	void *ports_mem;
+	/* A split run (pkt_part.c) keeps only the ports whose source or destination vertex
+	 * its rank owns: port_slot maps a link to its record (the others to one spare,
+	 * empty record, which nothing reads back), NULL when every link has its own. The
+	 * records in ports and cls_pool, the spare one included. */
+	uint32_t *port_slot;
+	uint32_t nports;
 	uint64_t *sw_used; /* per vertex: shared buffer bytes in use */
 	uint64_t port_limit, xoff, xon, sw_limit;
 	double lossy_alpha;  /* a lossy queue's share of a switch's free buffer */
@@ -456,6 +462,10 @@ int ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
                   struct ft_engine **out, struct ft_error *err);
 int64_t ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *err);
 int ft__pk_start(struct pk_engine *e);
+/* @n zeroed records of @size bytes (a whole number of cache lines), 64-byte aligned inside
+ * *@mem (what to free), advised onto huge pages: ports and priority records; NULL when out
+ * of memory. */
+void *ft__pk_lines_alloc(size_t n, size_t size, void **mem);
 int ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err);
 void ft__pk_destroy(struct ft_engine *eng);
 bool ft__pk_port_has(const struct pk_engine *e, uint32_t l, bool transit);
@@ -511,11 +521,31 @@ pk_ev_link_of(uint32_t arg, uint32_t fallback)
 	return arg && arg != PK_EV_ARG_MAX ? arg - 1 : fallback;
 }
 
+/* The record of link @l's port (its own unless the run is split). */
+static inline uint32_t
+pk_slot(const struct pk_engine *e, uint32_t l)
+{
+	return e->port_slot ? e->port_slot[l] : l;
+}
+
+static inline struct pk_port *
+pk_port_at(const struct pk_engine *e, uint32_t l)
+{
+	return &e->ports[pk_slot(e, l)];
+}
+
+/* Whether link @l has a port record of its own (not the split's spare one). */
+static inline bool
+pk_port_kept(const struct pk_engine *e, uint32_t l)
+{
+	return !e->port_slot || e->port_slot[l] != e->nports - 1;
+}
+
 /* Priority @c of port @l, addressed without reading the port. */
 static inline struct pk_cls *
 pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	return &e->cls_pool[(size_t)l * e->nprio + c];
+	return &e->cls_pool[(size_t)pk_slot(e, l) * e->nprio + c];
 }
 
 /* The counters of the op flow @fid belongs to. */

@@ -22,7 +22,9 @@
  * the whole result: each port's sending side from the owner of its source,
  * its receiving side (ingress buffer, pause frames sent) from the owner of its
  * destination, each flow's completion from the owner of its receiver, the
- * completions in the one-process order of (time, tie key).
+ * completions in the one-process order of (time, tie key). A rank holds the port and
+ * priority records of the links with an end at its vertices alone (pp_keep_ports),
+ * rank 0 the others' too once they send them at the end (pp_all_ports).
  *
  * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
  * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
@@ -413,6 +415,56 @@ ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 #endif
 }
 
+/* Whether rank @r handles events at either end of link @l (its port or its ingress). */
+static bool
+pp_port_of(const struct pk_engine *e, const struct pk_part *pp, uint32_t l, uint32_t r)
+{
+	return pp->owner[e->links[l].src] == r || pp->owner[e->links[l].dst] == r;
+}
+
+/*
+ * A rank keeps the port records of the links it handles events at: those whose source
+ * vertex it owns (the sending side: queues, rings, pauses and credits received) and
+ * those whose destination it owns (the ingress buffer, the pauses and credit updates it
+ * sends, drops). Every other link maps to one spare record, which stays empty: no
+ * event of this rank happens at either end of it (where an event about a link happens
+ * is read from the link, ft__pk_ev_where). What a flow's start and end touch on every
+ * rank that runs them goes there and is never read: the count of flows over a port
+ * (which rank 0 counts again from the completions, pp_maxflows) and a NIC's count of
+ * its QPs (which the NIC's rank keeps). Before the run starts.
+ */
+static int
+pp_keep_ports(struct pk_engine *e, const struct pk_part *pp)
+{
+	uint32_t n = 0, j = 0, *slot;
+	struct pk_port *ports;
+	void *mem;
+
+	if (FT_NEVER(e->started || e->port_slot))
+		return FT_EINVAL;
+	for (uint32_t l = 0; l < e->nlinks; l++)
+		n += pp_port_of(e, pp, l, (uint32_t)pp->rank);
+	slot = ft_calloc((size_t)e->nlinks + 1, sizeof(*slot));
+	ports = ft__pk_lines_alloc((size_t)n + 1, sizeof(*ports), &mem);
+	if (!slot || !ports) {
+		ft_free(slot);
+		ft_free(mem);
+		return FT_ENOMEM;
+	}
+	for (uint32_t l = 0; l < e->nlinks; l++) {
+		slot[l] = pp_port_of(e, pp, l, (uint32_t)pp->rank) ? j++ : n;
+		if (slot[l] != n)
+			ports[slot[l]] = e->ports[l];
+	}
+	ports[n].rel_link = PK_NONE;
+	ft_free(e->ports_mem);
+	e->ports_mem = mem;
+	e->ports = ports;
+	e->port_slot = slot;
+	e->nports = n + 1;
+	return 0;
+}
+
 /*
  * The split @pp of @e: vertex owners (@owner, or by pod), every flow routed, what may
  * not be split refused.
@@ -442,7 +494,7 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 		if ((rc = ft__pk_route_flow(e, f)) < 0)
 			return rc == FT_ENOMEM ? rc : ft_error_set(err, rc, "%s", e->route_err.msg);
 	rc = pp_check(e, pp, err);
-	if (rc < 0)
+	if (rc < 0 || (rc = pp_keep_ports(e, pp)) < 0)
 		return rc;
 	/* Leaf barriers never start during the run: they are replayed at the end. */
 	for (size_t i = 0; i < e->tasks.len; i++)
@@ -729,13 +781,13 @@ pp_maxflows(struct pk_engine *e, const struct pk_done *dn, size_t ndone)
 	}
 	qsort(ev, n, sizeof(*ev), pp_cmp_start);
 	for (uint32_t l = 0; l < e->nlinks; l++)
-		e->ports[l].nactive = e->ports[l].maxflows = 0;
+		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct pk_flow *f = &FT_VEC_AT(
 		        &e->flows, struct pk_flow, FT_VEC_AT(&e->tasks, struct pk_task, ev[i].task).flow);
 
 		for (uint32_t j = 0; j < f->npath; j++) {
-			struct pk_port *p = &e->ports[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)];
+			struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
 
 			p->nactive = ev[i].prio ? p->nactive + 1 : p->nactive - 1;
 			p->maxflows = FT_MAX(p->maxflows, p->nactive);
@@ -884,6 +936,96 @@ pp_gather_ops(struct pk_engine *e)
 	return 0;
 }
 
+/* Rank 0, gathering the result: a record for every link, its own ones copied in. */
+static int
+pp_all_ports(struct pk_engine *e)
+{
+	void *pm = NULL, *cm = NULL;
+	struct pk_port *ports = ft__pk_lines_alloc(e->nlinks, sizeof(*ports), &pm);
+	struct pk_cls *cls =
+	        ports ? ft__pk_lines_alloc((size_t)e->nlinks * e->nprio, sizeof(*cls), &cm) : NULL;
+
+	if (!cls) {
+		ft_free(pm);
+		return FT_ENOMEM;
+	}
+	for (uint32_t l = 0; l < e->nlinks; l++) {
+		if (pk_port_kept(e, l)) {
+			ports[l] = *pk_port_at(e, l);
+			memcpy(&cls[(size_t)l * e->nprio], pk_cls_at(e, l, 0),
+			       e->nprio * sizeof(*cls));
+		}
+		ports[l].cls = &cls[(size_t)l * e->nprio];
+	}
+	ft_free(e->ports_mem);
+	ft_free(e->cls_mem);
+	ft_free(e->port_slot);
+	e->ports_mem = pm;
+	e->ports = ports;
+	e->cls_mem = cm;
+	e->cls_pool = cls;
+	e->port_slot = NULL;
+	e->nports = e->nlinks;
+	return 0;
+}
+
+/* Rank @r's record of link @l (@q, its priorities @qc) into rank 0's: the sending side
+ * when @r owns its source, the receiving side when @r owns its destination. */
+static void
+pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port *q,
+              const struct pk_cls *qc)
+{
+	const struct pk_part *pp = e->part;
+	struct pk_port *p = pk_port_at(e, l);
+	struct pk_cls *pc = p->cls;
+
+	if (pp->owner[e->links[l].src] == r) {
+		/* The sending side: everything but the receiving side's fields. */
+		struct pk_port keep = *p;
+
+		*p = *q;
+		p->cls = keep.cls;
+		pp_take_rx(e, p, &keep, pc, pc, false);
+		for (uint32_t c = 0; c < e->nprio; c++) {
+			struct pk_cls k = pc[c];
+
+			pc[c] = qc[c];
+			pp_take_rx_cls(&pc[c], &k);
+		}
+	}
+	if (pp->owner[e->links[l].dst] == r)
+		pp_take_rx(e, p, q, pc, qc, true);
+}
+
+/* Records of ports (and their priorities) sent to rank 0 at a time: its buffers. */
+#define PP_PIECE 1024u
+
+/*
+ * Rank @r's port records (those it keeps, in link order, pp_keep_ports) to rank 0, in
+ * pieces of PP_PIECE into @bp and @bc, each merged there before the next comes.
+ */
+static void
+pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *bc)
+{
+	const struct pk_part *pp = e->part;
+	uint32_t nr = pp->rank ? e->nports - 1 : 0, l = 0;
+
+	for (uint32_t m = 0; pp->rank == 0 && m < e->nlinks; m++)
+		nr += pp_port_of(e, pp, m, (uint32_t)r);
+	for (uint32_t off = 0; off < nr; off += PP_PIECE) {
+		uint32_t k = FT_MIN(PP_PIECE, nr - off);
+
+		pp_to_root(r, pp->rank, e->ports + off, bp, (size_t)k * sizeof(*bp));
+		pp_to_root(r, pp->rank, e->cls_pool + (size_t)off * e->nprio, bc,
+		           (size_t)k * e->nprio * sizeof(*bc));
+		for (uint32_t i = 0; pp->rank == 0 && i < k; i++, l++) {
+			while (!pp_port_of(e, pp, l, (uint32_t)r))
+				l++;
+			pp_merge_port(e, l, (uint32_t)r, &bp[i], &bc[(size_t)i * e->nprio]);
+		}
+	}
+}
+
 /* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
@@ -894,14 +1036,18 @@ pp_gather(struct pk_engine *e)
 		              e->bytes_delivered, pp->ntrace_ev, e->nic_msgs, e->nic_missed,
 		              e->nic_wait_ps };
 	uint64_t tot[13] = { 0 }, now = e->now_ps;
-	size_t np = (size_t)e->nlinks * sizeof(struct pk_port),
-	       nc = (size_t)e->nlinks * e->nprio * sizeof(struct pk_cls);
-	void *bp = ft_calloc(np + 1, 1), *bc = ft_calloc(nc + 1, 1);
-	uint64_t *bsw = ft_calloc((size_t)e->nvertices + 1, sizeof(uint64_t));
+	struct pk_port *bp;
+	struct pk_cls *bc;
+	uint64_t *bsw;
 	int n = pp->size;
 	size_t ndone;
 	struct pk_done *dn = NULL;
 
+	if (pp->rank == 0 && pp_all_ports(e) < 0)
+		return FT_ENOMEM;
+	bp = ft_calloc(PP_PIECE, sizeof(*bp));
+	bc = ft_calloc((size_t)PP_PIECE * e->nprio, sizeof(*bc));
+	bsw = ft_calloc((size_t)e->nvertices + 1, sizeof(uint64_t));
 	if (!bp || !bc || !bsw) {
 		ft_free(bp);
 		ft_free(bc);
@@ -933,32 +1079,10 @@ pp_gather(struct pk_engine *e)
 	e->nic_wait_ps = tot[12];
 	e->now_ps = now;
 	for (int r = 1; r < n; r++) {
-		pp_to_root(r, pp->rank, e->ports, bp, np);
-		pp_to_root(r, pp->rank, e->cls_pool, bc, nc);
+		pp_ports_to_root(e, r, bp, bc);
 		pp_to_root(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
 		if (pp->rank != 0)
 			continue;
-		for (uint32_t l = 0; l < e->nlinks; l++) {
-			struct pk_port *p = &e->ports[l], *q = &((struct pk_port *)bp)[l];
-			struct pk_cls *pc = p->cls, *qc = &((struct pk_cls *)bc)[(size_t)l * e->nprio];
-
-			if (pp->owner[p->src] == (uint32_t)r) {
-				/* The sending side: everything but the receiving side's fields. */
-				struct pk_port keep = *p;
-
-				*p = *q;
-				p->cls = keep.cls;
-				pp_take_rx(e, p, &keep, pc, pc, false);
-				for (uint32_t c = 0; c < e->nprio; c++) {
-					struct pk_cls k = pc[c];
-
-					pc[c] = qc[c];
-					pp_take_rx_cls(&pc[c], &k);
-				}
-			}
-			if (pp->owner[p->dst] == (uint32_t)r)
-				pp_take_rx(e, p, q, pc, qc, true);
-		}
 		for (uint32_t v = 0; v < e->nvertices; v++)
 			if (pp->owner[v] == (uint32_t)r)
 				e->sw_used[v] = bsw[v];

@@ -15,7 +15,7 @@ bool
 ft__pk_port_has(const struct pk_engine *e, uint32_t l, bool transit)
 {
 	for (uint32_t c = 0; c < e->nprio; c++)
-		if (e->ports[l].cls[c].head != PK_NONE || (!transit && e->ports[l].cls[c].nring))
+		if (pk_port_at(e, l)->cls[c].head != PK_NONE || (!transit && pk_port_at(e, l)->cls[c].nring))
 			return true;
 	return false;
 }
@@ -35,7 +35,7 @@ ft__pk_stuck_port(const struct pk_engine *e)
 	for (l = 0; l < e->nlinks; l++)
 		if (port_has_data(e, l))
 			if (best == PK_NONE ||
-			    e->ports[l].t_blocked_ps < e->ports[best].t_blocked_ps)
+			    pk_port_at(e, l)->t_blocked_ps < pk_port_at(e, best)->t_blocked_ps)
 				best = l;
 	return best;
 }
@@ -52,7 +52,7 @@ waits_for(const struct pk_engine *e, uint32_t l)
 
 	ft_topo_out_links(e->topo, e->links[l].dst, &first, &count);
 	for (i = first; i < first + count; i++) {
-		const struct pk_port *m = &e->ports[i];
+		const struct pk_port *m = pk_port_at(e, i);
 		uint32_t k;
 
 		if (!m->blocked && !m->npaused)
@@ -200,8 +200,8 @@ ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k)
 	struct ft_sim_op_result *r = &e->op_results[op];
 
 	if (r->bottleneck_link == UINT32_MAX ||
-	    e->ports[k].q_area > e->ports[r->bottleneck_link].q_area ||
-	    (e->ports[k].q_area == e->ports[r->bottleneck_link].q_area &&
+	    pk_port_at(e, k)->q_area > pk_port_at(e, r->bottleneck_link)->q_area ||
+	    (pk_port_at(e, k)->q_area == pk_port_at(e, r->bottleneck_link)->q_area &&
 	     e->links[k].ps_per_byte > e->links[r->bottleneck_link].ps_per_byte))
 		r->bottleneck_link = k;
 }
@@ -343,7 +343,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			                       FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
 	}
 	for (l = 0; l < e->nlinks; l++) {
-		const struct pk_port *p = &e->ports[l];
+		const struct pk_port *p = pk_port_at(e, l);
 		struct ft_sim_port_counters *pc = &e->port_counters[l];
 		double span = (double)e->now_ps;
 
@@ -452,7 +452,7 @@ ft__pk_port(const struct ft_engine *eng, uint32_t link)
 {
 	const struct pk_engine *e = ft_container_of(eng, const struct pk_engine, base);
 
-	return link < e->nlinks ? &e->ports[link] : NULL;
+	return link < e->nlinks ? pk_port_at(e, link) : NULL;
 }
 
 void

@@ -207,13 +207,8 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->nlinks = n;
 	e->nvertices = nv;
 	e->links = ft_calloc(n ? n : 1, sizeof(*e->links));
-	/* One spare port's room to align them (the struct is a whole number of lines). */
-	e->ports_mem = ft_calloc((size_t)n + 1, sizeof(*e->ports));
-	/* Hops read ports at random: on large fabrics 4 KiB pages would cost a TLB miss
-	 * each (the same for the priority records below). */
-	ft__sim_advise_huge(e->ports_mem, ((size_t)n + 1) * sizeof(*e->ports));
-	e->ports = e->ports_mem ? (struct pk_port *)(((uintptr_t)e->ports_mem + 63) & ~(uintptr_t)63) :
-	                          NULL;
+	e->ports = ft__pk_lines_alloc(n, sizeof(*e->ports), &e->ports_mem);
+	e->nports = n;
 	e->sw_used = ft_calloc(nv ? nv : 1, sizeof(*e->sw_used));
 	if (!e->links || !e->ports || !e->sw_used) {
 		ft__pk_destroy(&e->base);
@@ -581,16 +576,23 @@ ft__pk_start(struct pk_engine *e)
 		return FT_ENOMEM;
 	e->key_shift = (unsigned)__builtin_clzll((uint64_t)e->nvertices + 1);
 	e->origin = e->nvertices;
-	/* The priorities in use are known now: their queues, a credit buffer per VL. */
-	e->cls_mem = ft_calloc((size_t)e->nlinks * e->nprio + 1, sizeof(*e->cls_pool));
-	if (!e->cls_mem)
+	/* The priorities in use are known now: their queues, a credit buffer per VL (for
+	 * the port records kept: a split run's, pkt_part.c). */
+	e->cls_pool = ft__pk_lines_alloc((size_t)e->nports * e->nprio, sizeof(*e->cls_pool),
+	                                 &e->cls_mem);
+	if (!e->cls_pool)
 		return FT_ENOMEM;
-	ft__sim_advise_huge(e->cls_mem, ((size_t)e->nlinks * e->nprio + 1) * sizeof(*e->cls_pool));
-	e->cls_pool = (struct pk_cls *)(((uintptr_t)e->cls_mem + 63) & ~(uintptr_t)63);
+	for (uint32_t r = 0; r < e->nports; r++) {
+		e->ports[r].cls = &e->cls_pool[(size_t)r * e->nprio];
+		for (uint32_t c = 0; c < e->nprio; c++)
+			e->ports[r].cls[c].head = e->ports[r].cls[c].tail =
+			        e->ports[r].cls[c].ring = PK_NONE;
+	}
 	for (uint32_t l = 0; l < e->nlinks; l++) {
-		struct pk_port *p = &e->ports[l];
+		struct pk_port *p = pk_port_at(e, l);
 
-		p->cls = &e->cls_pool[(size_t)l * e->nprio];
+		if (!pk_port_kept(e, l))
+			continue; /* (the spare record stays empty) */
 		p->lat_ps = e->links[l].lat_ps;
 		p->ps_per_byte = e->links[l].ps_per_byte;
 		p->src = e->links[l].src;
@@ -600,10 +602,8 @@ ft__pk_start(struct pk_engine *e)
 		p->sw_dst = e->links[l].sw_dst;
 		p->nic = e->nic_msg_ps && e->links[l].net &&
 		         ft_topo_vertex(e->topo, p->src)->kind == FT_V_NIC;
-		for (uint32_t c = 0; c < e->nprio; c++) {
-			p->cls[c].head = p->cls[c].tail = p->cls[c].ring = PK_NONE;
+		for (uint32_t c = 0; c < e->nprio; c++)
 			p->cls[c].credits = p->credit_cap;
-		}
 	}
 	e->started = true;
 	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)
@@ -618,6 +618,19 @@ ft__pk_start(struct pk_engine *e)
 		rc = ft__pk_start_task(e, (uint32_t)i);
 	}
 	return rc;
+}
+
+void *
+ft__pk_lines_alloc(size_t n, size_t size, void **mem)
+{
+	/* One spare record's room to align them (each a whole number of lines). */
+	*mem = ft_calloc(n + 1, size);
+	if (!*mem)
+		return NULL;
+	/* Hops read ports and their priorities at random: on large fabrics 4 KiB pages
+	 * would cost a TLB miss each. */
+	ft__sim_advise_huge(*mem, (n + 1) * size);
+	return (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
 }
 
 void
@@ -638,7 +651,7 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->port_counters, e->trace_links, e->trace_last,
 			                 e->traces,        e->trace_cols,  e->vseq,
 			                 e->trace_qps,     e->qp_traces,   e->qp_cols,
-			                 e->flow_rows };
+			                 e->flow_rows,     e->port_slot };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
 			                        &e->flow_cc,       &e->edges, &e->paths,
 			                        &e->ops,           &e->qp_samples };

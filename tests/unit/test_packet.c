@@ -2500,6 +2500,27 @@ test_bad_config(void **state)
 	ft_topo_free(n.t);
 }
 
+/* Two DGX H100 (@n) split as two ranks would: node 0's vertices rank 0's, the rest
+ * (node 1, the fabric's switches) rank 1's. */
+static uint32_t *
+node0_owners(const struct net *n)
+{
+	uint32_t nv = ft_topo_nvertices(n->t), *owner;
+
+	owner = calloc(nv, sizeof(uint32_t));
+	assert_non_null(owner);
+	for (uint32_t v = 0; v < nv; v++)
+		owner[v] = ft_topo_vertex(n->t, v)->node == 0 ? 0 : 1;
+	return owner;
+}
+
+static uint32_t *
+two_node_owners(struct net *n)
+{
+	net_build(n, "dgx-h100:2", false);
+	return node0_owners(n);
+}
+
 /*
  * A packet engine on @n for the split's checks without MPI: @owner (allocated here, nv
  * entries) gives node 0 to rank 0 and everything else to rank 1, and every link between
@@ -2508,16 +2529,12 @@ test_bad_config(void **state)
 static struct pk_engine *
 part_engine(const struct net *n, uint32_t **owner)
 {
-	uint32_t nv = ft_topo_nvertices(n->t);
 	struct ft_sim_cfg cfg;
 	struct ft_engine *e = NULL;
 	struct ft_error err = { 0 };
 	struct pk_engine *p;
 
-	*owner = calloc(nv, sizeof(uint32_t));
-	assert_non_null(*owner);
-	for (uint32_t v = 0; v < nv; v++)
-		(*owner)[v] = ft_topo_vertex(n->t, v)->node == 0 ? 0 : 1;
+	*owner = node0_owners(n);
 	ft_sim_cfg_init(&cfg);
 	assert_int_equal(ft_packet_engine.create(n->t, &cfg, &e, &err), 0);
 	p = ft_container_of(e, struct pk_engine, base);
@@ -2653,6 +2670,62 @@ test_part_barrier_wait(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * A rank of a split run keeps the port records of the links it handles events at (their
+ * source or destination vertex is its own), and one spare, not one per link: node 0 of
+ * two DGX H100 is rank 0's, the rest rank 1's. Rank 0 then holds its node's links and
+ * the links to and from its leaf, each record its own link's, with its priorities; one
+ * process holds every link's.
+ */
+static void
+test_part_keeps_own_ports(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct pk_engine *p;
+	uint32_t *owner, nown = 0;
+	int64_t start, bar;
+
+	(void)state;
+	owner = two_node_owners(&n);
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+	p = ft_container_of(e, struct pk_engine, base);
+	assert_null(p->port_slot);
+	assert_int_equal(p->nports, p->nlinks);
+	start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
+	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
+	assert_true(start >= 0 && bar >= 0);
+	assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, 0, 0), ft_topo_gpu(n.t, 1, 0),
+	                                 (uint32_t)start, (uint32_t)bar, 0),
+	                 0);
+	assert_int_equal(ft__pk_part_check(p, owner, 2, &err), 0);
+	assert_int_equal(ft__pk_start(p), 0);
+	for (uint32_t l = 0; l < p->nlinks; l++) {
+		const struct pk_link *k = &p->links[l];
+		const struct pk_port *q = pk_port_at(p, l);
+		bool own = owner[k->src] == 0 || owner[k->dst] == 0;
+
+		nown += own;
+		assert_true(pk_port_kept(p, l) == own);
+		if (!own)
+			continue;
+		assert_true(q >= p->ports && q < p->ports + p->nports - 1);
+		assert_int_equal(q->src, k->src);
+		assert_int_equal(q->dst, k->dst);
+		assert_true(q->cls == pk_cls_at(p, l, 0));
+		assert_int_equal(q->cls[0].credits, q->credit_cap);
+	}
+	print_message("# rank 0 keeps %u of %u ports\n", nown, p->nlinks);
+	assert_true(nown > 0 && nown < p->nlinks);
+	assert_int_equal(p->nports, nown + 1);
+	ft_packet_engine.destroy(e);
+	free(owner);
+	ft_topo_free(n.t);
+}
+
 int
 main(void)
 {
@@ -2689,6 +2762,7 @@ main(void)
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_part_feed_shorter_than_lookahead),
 		cmocka_unit_test(test_part_barrier_wait),
+		cmocka_unit_test(test_part_keeps_own_ports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
