@@ -62,10 +62,18 @@ static const char *
 set_number(const struct opt *o, const char *arg)
 {
 	int64_t i64;
+	uint64_t u64;
 
 	switch (o->type) {
 	case OPT_TYPE_U64:
-		return ft_parse_u64(arg, o->value) < 0 ? "a non-negative integer" : NULL;
+		/* UINT64_MAX is kept as a target's "not given" (e.g. --channels, where 0 is
+		 * refused), so no option takes it */
+		if (ft_parse_u64(arg, &u64) < 0)
+			return "a non-negative integer";
+		if (u64 == UINT64_MAX)
+			return "a non-negative integer below 2^64 - 1";
+		*(uint64_t *)o->value = u64;
+		return NULL;
 	case OPT_TYPE_INT:
 		if (ft_parse_i64(arg, &i64) < 0 || i64 < -2147483647 || i64 > 2147483647)
 			return "an integer";
