@@ -208,6 +208,11 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 				  "save single runs");
 			return EXIT_USAGE;
 		}
+		if (o.op || ft_sim_args_op_only(&o)) {
+			cli_error(ctx, "%s: not with --sweep; the sweep file sets its collectives",
+				  o.op ? "--op" : ft_sim_args_op_only(&o));
+			return EXIT_USAGE;
+		}
 		return cli_sim_sweep(ctx, sweep, &ov);
 	}
 	if (n != 1) {

@@ -510,6 +510,12 @@ FT_API int ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides 
                                  struct ft_error *err) FT_MUST_CHECK;
 
 /*
+ * The first option of @a that only a collective on a spec reads (--algo, --proto, -b, -e,
+ * -f, --ranks, --channels) given, as the user wrote it; NULL if none.
+ */
+FT_API const char *ft_sim_args_op_only(const struct ft_sim_args *a);
+
+/*
  * The scenario @arg names: with a->op the collective on the spec @arg over
  * a->minb..a->maxb (ft_scenario_from_op()), else the scenario file @arg.
  * FT_EINVAL naming the option, or a file that is no scenario ("no

@@ -152,16 +152,40 @@ yaml_name(const char *path)
 	       (len > 4 && strcmp(path + len - 4, ".yml") == 0);
 }
 
+const char *
+ft_sim_args_op_only(const struct ft_sim_args *a)
+{
+	if (a->algo)
+		return "--algo";
+	if (a->proto)
+		return "--proto";
+	if (a->minb || a->maxb)
+		return a->minb ? "-b/--minbytes" : "-e/--maxbytes";
+	if (a->factor != 0)
+		return "-f/--stepfactor";
+	if (a->ranks)
+		return "--ranks";
+	if (a->channels != FT_SPEC_CHANNELS_UNSET)
+		return "--channels";
+	return NULL;
+}
+
 int
 ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg, struct ft_scenario **sc,
                      struct ft_error *err)
 {
 	struct ft_error open_err = { 0 };
+	const char *only;
 	int fd;
 
 	*sc = NULL;
 	if (a->op)
 		return scenario_from_op(a, arg, sc, err);
+	/* a scenario file sets its own collectives: an option that would be ignored is refused */
+	if ((only = ft_sim_args_op_only(a)))
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s: only with SPEC --op OP; %s sets its own collectives", only,
+		                    arg);
 	/* a FIFO, device, directory or oversized file: say that, not "not a scenario" */
 	fd = ft_file_open_input(arg, NULL, &open_err);
 	if (fd < 0 && fd != FT_ENOENT)

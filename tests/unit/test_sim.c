@@ -2643,6 +2643,20 @@ test_sim_args(void **state)
 	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), FT_EINVAL);
 	assert_non_null(strstr(err.msg, "dgx-h100:2: not a scenario"));
 	assert_null(sc);
+	/* a scenario file sets its collectives: an option only --op reads is refused, not
+	 * ignored */
+	assert_null(ft_sim_args_op_only(&a));
+	err = (struct ft_error){ 0 };
+	a.channels = 4;
+	assert_string_equal(ft_sim_args_op_only(&a), "--channels");
+	assert_int_equal(ft_sim_args_scenario(&a, "lab.yaml", &sc, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--channels: only with SPEC --op OP; lab.yaml sets its own "
+	                             "collectives");
+	assert_null(sc);
+	a.channels = FT_SPEC_CHANNELS_UNSET;
+	a.maxb = 1 << 20;
+	assert_string_equal(ft_sim_args_op_only(&a), "-e/--maxbytes");
+	a.maxb = 0;
 	err = (struct ft_error){ 0 };
 	a.op = "all_to_everyone";
 	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), FT_EINVAL);

@@ -1,0 +1,1 @@
+sim --sweep scenarios/sweep-example.yaml -b 1M
