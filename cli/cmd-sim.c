@@ -199,6 +199,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
 	if (sweep) {
+		const char *only = o.op ? "--op" : ft_sim_args_op_only(&o);
+
 		if (n != 0) {
 			cli_error(ctx, "--sweep takes no other argument");
 			return EXIT_USAGE;
@@ -208,9 +210,9 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 				  "save single runs");
 			return EXIT_USAGE;
 		}
-		if (o.op || ft_sim_args_op_only(&o)) {
+		if (only) {
 			cli_error(ctx, "%s: not with --sweep; the sweep file sets its collectives",
-				  o.op ? "--op" : ft_sim_args_op_only(&o));
+				  only);
 			return EXIT_USAGE;
 		}
 		return cli_sim_sweep(ctx, sweep, &ov);
