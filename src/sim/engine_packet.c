@@ -425,30 +425,35 @@ arbitrate(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *w
 	if (e->vlarb)
 		return ft__pk_vlarb_pick(e, l, cls, src, why);
 	if (e->pc.arb == FT_PKT_ARB_STRICT || n == 1) {
-		for (i = n; i-- > 0;) {
-			rc = ft__pk_cls_ready(e, l, i, src, why, &wire);
+		for (i = e->ncls; i-- > 0;) {
+			rc = ft__pk_cls_ready(e, l, e->cls_prio[i], src, why, &wire);
 			if (rc != 0) {
-				*cls = i;
+				*cls = e->cls_prio[i];
 				return rc < 0 ? rc : 0;
 			}
 		}
 		return 0;
 	}
+	/* Priorities not in use are never ready; the turn starts at priority 0, which may be
+	 * one (its count of packets sent is then 0). */
 	for (i = 0; i <= n; i++) {
 		uint32_t c = (p->wrr_cur + i) % n;
 		uint32_t w = e->pc.prio_weight[c] ? e->pc.prio_weight[c] : 1;
 
-		if (i == 0 && p->cls[c].wrr_sent >= w)
+		if (!pk_prio_used(e, c))
+			continue;
+		if (i == 0 && pk_port_cls(e, p, c)->wrr_sent >= w)
 			continue; /* its turn is over */
 		rc = ft__pk_cls_ready(e, l, c, src, why, &wire);
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {
 			if (c != p->wrr_cur) {
-				p->cls[p->wrr_cur].wrr_sent = 0;
+				if (pk_prio_used(e, p->wrr_cur))
+					pk_port_cls(e, p, p->wrr_cur)->wrr_sent = 0;
 				p->wrr_cur = (uint8_t)c;
 			}
-			p->cls[c].wrr_sent++;
+			pk_port_cls(e, p, c)->wrr_sent++;
 			*cls = c;
 			return 0;
 		}

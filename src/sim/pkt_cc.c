@@ -222,7 +222,7 @@ int
 ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c)
 {
 	struct pk_port *pp = pk_port_at(e, l);
-	struct pk_cls *p = &pp->cls[c];
+	struct pk_cls *p = pk_port_cls(e, pp, c);
 	uint32_t prev = p->ring, i;
 	uint64_t tmin = UINT64_MAX;
 

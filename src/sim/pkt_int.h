@@ -296,9 +296,17 @@ struct pk_engine {
 	uint64_t nic_msg_ps, nic_miss_ps;
 	uint32_t nic_qp_cache;
 	uint64_t nic_msgs, nic_missed, nic_wait_ps;
-	uint32_t nprio; /* priorities in use: 1 + the highest a flow has */
+	/* Priorities: 1 + the highest a flow has; those flows have (bit p: priority p), set
+	 * at submission; records per port, one per priority in use, in rising order
+	 * (pk_cls_map(), at the run's start): a priority's record and a record's priority
+	 * (PK_CLS_NONE: not in use). */
+	uint32_t nprio;
+	uint8_t prio_used;
+	uint32_t ncls;
+	uint8_t cls_slot[FT_PKT_NPRIO];
+	uint8_t cls_prio[FT_PKT_NPRIO];
 	uint8_t sub_prio; /* the priority of the op being submitted */
-	struct pk_cls *cls_pool; /* nlinks x nprio, 64-byte aligned inside cls_mem */
+	struct pk_cls *cls_pool; /* nports x ncls, 64-byte aligned inside cls_mem */
 	void *cls_mem;
 	uint64_t cnp_gap_ps, dcq_timer_ps, dcq_alpha_ps, dcq_dec_ps;
 	double line_Bps; /* host link rate: where DCQCN starts and what it climbs back to */
@@ -541,11 +549,27 @@ pk_port_kept(const struct pk_engine *e, uint32_t l)
 	return !e->port_slot || e->port_slot[l] != e->nports - 1;
 }
 
-/* Priority @c of port @l, addressed without reading the port. */
+#define PK_CLS_NONE 0xffu
+
+/* Whether a flow of the run has priority @c (only those have records). */
+static inline bool
+pk_prio_used(const struct pk_engine *e, uint32_t c)
+{
+	return c < FT_PKT_NPRIO && (e->prio_used >> c & 1u);
+}
+
+/* Priority @c (in use) of port @p. */
+static inline struct pk_cls *
+pk_port_cls(const struct pk_engine *e, const struct pk_port *p, uint32_t c)
+{
+	return &p->cls[e->cls_slot[c]];
+}
+
+/* Priority @c (in use) of port @l, addressed without reading the port. */
 static inline struct pk_cls *
 pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
 {
-	return &e->cls_pool[(size_t)pk_slot(e, l) * e->nprio + c];
+	return &e->cls_pool[(size_t)pk_slot(e, l) * e->ncls + e->cls_slot[c]];
 }
 
 /* The counters of the op flow @fid belongs to. */

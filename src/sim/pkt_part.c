@@ -826,7 +826,7 @@ pp_take_rx(const struct pk_engine *e, struct pk_port *to, const struct pk_port *
 	to->rq_oos = from->rq_oos;
 	to->rq_dup = from->rq_dup;
 	to->rq_writes = from->rq_writes;
-	for (uint32_t c = 0; cls && c < e->nprio; c++)
+	for (uint32_t c = 0; cls && c < e->ncls; c++)
 		pp_take_rx_cls(&tc[c], &fc[c]);
 }
 
@@ -943,7 +943,7 @@ pp_all_ports(struct pk_engine *e)
 	void *pm = NULL, *cm = NULL;
 	struct pk_port *ports = ft__pk_lines_alloc(e->nlinks, sizeof(*ports), &pm);
 	struct pk_cls *cls =
-	        ports ? ft__pk_lines_alloc((size_t)e->nlinks * e->nprio, sizeof(*cls), &cm) : NULL;
+	        ports ? ft__pk_lines_alloc((size_t)e->nlinks * e->ncls, sizeof(*cls), &cm) : NULL;
 
 	if (!cls) {
 		ft_free(pm);
@@ -952,10 +952,10 @@ pp_all_ports(struct pk_engine *e)
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		if (pk_port_kept(e, l)) {
 			ports[l] = *pk_port_at(e, l);
-			memcpy(&cls[(size_t)l * e->nprio], pk_cls_at(e, l, 0),
-			       e->nprio * sizeof(*cls));
+			memcpy(&cls[(size_t)l * e->ncls], pk_port_at(e, l)->cls,
+			       e->ncls * sizeof(*cls));
 		}
-		ports[l].cls = &cls[(size_t)l * e->nprio];
+		ports[l].cls = &cls[(size_t)l * e->ncls];
 	}
 	ft_free(e->ports_mem);
 	ft_free(e->cls_mem);
@@ -986,7 +986,7 @@ pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port 
 		*p = *q;
 		p->cls = keep.cls;
 		pp_take_rx(e, p, &keep, pc, pc, false);
-		for (uint32_t c = 0; c < e->nprio; c++) {
+		for (uint32_t c = 0; c < e->ncls; c++) {
 			struct pk_cls k = pc[c];
 
 			pc[c] = qc[c];
@@ -1016,12 +1016,12 @@ pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *
 		uint32_t k = FT_MIN(PP_PIECE, nr - off);
 
 		pp_to_root(r, pp->rank, e->ports + off, bp, (size_t)k * sizeof(*bp));
-		pp_to_root(r, pp->rank, e->cls_pool + (size_t)off * e->nprio, bc,
-		           (size_t)k * e->nprio * sizeof(*bc));
+		pp_to_root(r, pp->rank, e->cls_pool + (size_t)off * e->ncls, bc,
+		           (size_t)k * e->ncls * sizeof(*bc));
 		for (uint32_t i = 0; pp->rank == 0 && i < k; i++, l++) {
 			while (!pp_port_of(e, pp, l, (uint32_t)r))
 				l++;
-			pp_merge_port(e, l, (uint32_t)r, &bp[i], &bc[(size_t)i * e->nprio]);
+			pp_merge_port(e, l, (uint32_t)r, &bp[i], &bc[(size_t)i * e->ncls]);
 		}
 	}
 }
@@ -1046,7 +1046,7 @@ pp_gather(struct pk_engine *e)
 	if (pp->rank == 0 && pp_all_ports(e) < 0)
 		return FT_ENOMEM;
 	bp = ft_calloc(PP_PIECE, sizeof(*bp));
-	bc = ft_calloc((size_t)PP_PIECE * e->nprio, sizeof(*bc));
+	bc = ft_calloc((size_t)PP_PIECE * e->ncls, sizeof(*bc));
 	bsw = ft_calloc((size_t)e->nvertices + 1, sizeof(uint64_t));
 	if (!bp || !bc || !bsw) {
 		ft_free(bp);

@@ -257,7 +257,7 @@ vlarb_table(struct pk_engine *e, uint32_t l, int t, uint32_t *cls, bool *src, un
 		uint32_t wire = 0;
 		int rc = 0;
 
-		if (en->weight && a->left[t] > 0 && en->vl < e->nprio)
+		if (en->weight && a->left[t] > 0 && pk_prio_used(e, en->vl))
 			rc = ft__pk_cls_ready(e, l, en->vl, src, why, &wire);
 		if (rc < 0)
 			return rc;

@@ -14,8 +14,10 @@
 bool
 ft__pk_port_has(const struct pk_engine *e, uint32_t l, bool transit)
 {
-	for (uint32_t c = 0; c < e->nprio; c++)
-		if (pk_port_at(e, l)->cls[c].head != PK_NONE || (!transit && pk_port_at(e, l)->cls[c].nring))
+	const struct pk_cls *q = pk_port_at(e, l)->cls;
+
+	for (uint32_t k = 0; k < e->ncls; k++)
+		if (q[k].head != PK_NONE || (!transit && q[k].nring))
 			return true;
 	return false;
 }
@@ -57,7 +59,7 @@ waits_for(const struct pk_engine *e, uint32_t l)
 
 		if (!m->blocked && !m->npaused)
 			continue;
-		for (uint32_t c = 0; c < e->nprio; c++)
+		for (uint32_t c = 0; c < e->ncls; c++)
 			for (k = m->cls[c].head; k != PK_NONE; k = e->pkts[k].next)
 				if (e->pkts[k].link == l)
 					return i;
@@ -355,10 +357,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		pc->drops_corrupt = 0;
 		pc->pause_tx = pc->pause_rx = 0;
 		pc->paused_s = 0;
-		for (uint32_t k = 0; p->cls && k < e->nprio; k++) {
+		/* (a priority not in use keeps its zeros: ethtool -S prints all eight) */
+		for (uint32_t k = 0; p->cls && k < e->ncls; k++) {
 			const struct pk_cls *q = &p->cls[k];
-
-			struct ft_sim_prio_counters *pp = &pc->prio[k];
+			struct ft_sim_prio_counters *pp = &pc->prio[e->cls_prio[k]];
 
 			pp->tx_bytes = q->tx_bytes;
 			pp->tx_pkts = q->tx_pkts;

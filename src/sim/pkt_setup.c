@@ -443,6 +443,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		return rc;
 	e->sub_prio = op->prio;
 	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
+	e->prio_used |= (uint8_t)(1u << op->prio);
 	after = op->after >= 0 ? &FT_VEC_AT(&e->ops, struct pk_op, op->after) : NULL;
 	if ((rc = ft__sim_start_wait(op, after ? after->shift_s : 0, &wait, err)) < 0)
 		return rc;
@@ -529,6 +530,26 @@ oom:
 	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
 }
 
+/*
+ * Number the priorities the run's flows have (its ops', background patterns' included),
+ * in rising order: each has a record per port, the others none. A run with no flow has
+ * priority 0's.
+ */
+static void
+pk_cls_map(struct pk_engine *e)
+{
+	if (!e->prio_used)
+		e->prio_used = 1;
+	e->ncls = 0;
+	for (uint32_t c = 0; c < FT_PKT_NPRIO; c++) {
+		e->cls_slot[c] = PK_CLS_NONE;
+		if (pk_prio_used(e, c)) {
+			e->cls_slot[c] = (uint8_t)e->ncls;
+			e->cls_prio[e->ncls++] = (uint8_t)c;
+		}
+	}
+}
+
 /* Successor lists (CSR) from the edges; queue the tasks without predecessors. */
 int
 ft__pk_start(struct pk_engine *e)
@@ -577,16 +598,17 @@ ft__pk_start(struct pk_engine *e)
 	e->key_shift = (unsigned)__builtin_clzll((uint64_t)e->nvertices + 1);
 	e->origin = e->nvertices;
 	/* The priorities in use are known now: their queues, a credit buffer per VL (for
-	 * the port records kept: a split run's, pkt_part.c). */
-	e->cls_pool = ft__pk_lines_alloc((size_t)e->nports * e->nprio, sizeof(*e->cls_pool),
+	 * the port records kept: a split run's, pkt_part.c), and none for the others. */
+	pk_cls_map(e);
+	e->cls_pool = ft__pk_lines_alloc((size_t)e->nports * e->ncls, sizeof(*e->cls_pool),
 	                                 &e->cls_mem);
 	if (!e->cls_pool)
 		return FT_ENOMEM;
 	for (uint32_t r = 0; r < e->nports; r++) {
-		e->ports[r].cls = &e->cls_pool[(size_t)r * e->nprio];
-		for (uint32_t c = 0; c < e->nprio; c++)
-			e->ports[r].cls[c].head = e->ports[r].cls[c].tail =
-			        e->ports[r].cls[c].ring = PK_NONE;
+		e->ports[r].cls = &e->cls_pool[(size_t)r * e->ncls];
+		for (uint32_t k = 0; k < e->ncls; k++)
+			e->ports[r].cls[k].head = e->ports[r].cls[k].tail =
+			        e->ports[r].cls[k].ring = PK_NONE;
 	}
 	for (uint32_t l = 0; l < e->nlinks; l++) {
 		struct pk_port *p = pk_port_at(e, l);
@@ -602,8 +624,8 @@ ft__pk_start(struct pk_engine *e)
 		p->sw_dst = e->links[l].sw_dst;
 		p->nic = e->nic_msg_ps && e->links[l].net &&
 		         ft_topo_vertex(e->topo, p->src)->kind == FT_V_NIC;
-		for (uint32_t c = 0; c < e->nprio; c++)
-			p->cls[c].credits = p->credit_cap;
+		for (uint32_t k = 0; k < e->ncls; k++)
+			p->cls[k].credits = p->credit_cap;
 	}
 	e->started = true;
 	if (e->ntrace && ev_push(e, e->trace_ps, PK_EV_TRACE, 0, 0) < 0)

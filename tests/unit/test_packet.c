@@ -653,6 +653,88 @@ test_lossless_incast(void **state)
 }
 
 /*
+ * Port records exist only for the priorities a run's flows have: priorities 2 and 5 give
+ * each port two records (2 at slot 0, 5 at slot 1), not one for each of 0 to 5. What the
+ * records count is unchanged: each priority's bytes and packets on every link are its
+ * flows' over their paths (payload plus a header per packet), and the priorities not in
+ * use count zeros. WRR 3:1 over the two, its turn starting at priority 0 (not in use),
+ * gives priority 2 three quarters of the shared port: it ends at 4/3 of a lone flow's
+ * time, priority 5 at twice it (as in test_prio_arbitration).
+ */
+static void
+test_prio_records_in_use(void **state)
+{
+	(void)state;
+	for (int roce = 0; roce < 2; roce++) {
+		struct net n;
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		const struct pk_engine *p;
+		uint32_t a[2], b[2];
+		uint64_t bytes = 4u << 20, (*want)[FT_PKT_NPRIO][2];
+		double solo;
+
+		net_build(&n, "dgx-h100:4", roce);
+		a[0] = b[0] = ft_topo_nic(n.t, 1, 0);
+		a[1] = ft_topo_nic(n.t, 2, 0);
+		b[1] = ft_topo_nic(n.t, 3, 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.packet = &pc;
+		{
+			struct prio_op one = { a, 1, bytes, 2 };
+
+			e = run_prio_ops(&n, &cfg, &one, 1, &c);
+			solo = c.ops[0].t_end_s;
+			assert_int_equal(pk(e)->ncls, 1);
+			ft_packet_engine.destroy(e);
+		}
+		{
+			struct prio_op two[2] = { { a, 1, bytes, 2 }, { b, 1, bytes, 5 } };
+
+			pc.arb = FT_PKT_ARB_WRR;
+			pc.prio_weight[2] = 3;
+			pc.prio_weight[5] = 1;
+			e = run_prio_ops(&n, &cfg, two, 2, &c);
+		}
+		p = pk(e);
+		assert_int_equal(c.ndrops, 0);
+		assert_double_equal(c.ops[0].t_end_s / solo, 4.0 / 3, 0.02);
+		assert_double_equal(c.ops[1].t_end_s / solo, 2.0, 0.02);
+		assert_int_equal(p->ncls, 2);
+		for (uint32_t k = 0; k < FT_PKT_NPRIO; k++)
+			assert_int_equal(p->cls_slot[k], k == 2 ? 0 : k == 5 ? 1 : PK_CLS_NONE);
+		/* Records per port: the stride between two ports' (neither split's spare). */
+		assert_int_equal(ft__pk_port(e, 1)->cls - ft__pk_port(e, 0)->cls, 2);
+		want = calloc(p->nlinks, sizeof(*want));
+		assert_non_null(want);
+		for (size_t i = 0; i < p->flows.len; i++) {
+			const struct pk_flow *f = ft_vec_at(&p->flows, i);
+
+			for (uint32_t j = 0; j < f->npath; j++) {
+				uint32_t l = FT_VEC_AT(&p->paths, uint32_t, f->path_off + j);
+
+				want[l][f->prio][0] += f->bytes + (uint64_t)f->npkts * p->links[l].hdr;
+				want[l][f->prio][1] += f->npkts;
+			}
+		}
+		for (uint32_t l = 0; l < p->nlinks; l++)
+			for (uint32_t k = 0; k < FT_PKT_NPRIO; k++) {
+				assert_int_equal(c.port[l].prio[k].tx_bytes, want[l][k][0]);
+				assert_int_equal(c.port[l].prio[k].tx_pkts, want[l][k][1]);
+				if (k != 2 && k != 5)
+					assert_int_equal(c.port[l].prio[k].pause_tx +
+					                         c.port[l].prio[k].pause_rx,
+					                 0);
+			}
+		free(want);
+		ft_packet_engine.destroy(e);
+		ft_topo_free(n.t);
+	}
+}
+
+/*
  * Two priorities leave one NIC port, both saturated, to two idle NICs: WRR with weights
  * 3:1 (in packets of one size) gives them 3/4 and 1/4 of the port while both run, so the
  * first ends at 4/3 of a lone flow's time and the second at twice it (it sent a third
@@ -2736,6 +2818,7 @@ main(void)
 		cmocka_unit_test(test_start_offsets_closed_form),
 		cmocka_unit_test(test_lossless_incast),
 		cmocka_unit_test(test_prio_arbitration),
+		cmocka_unit_test(test_prio_records_in_use),
 		cmocka_unit_test(test_prio_pfc_isolation),
 		cmocka_unit_test(test_drops_and_recovery),
 		cmocka_unit_test(test_permutation_deterministic),

@@ -221,11 +221,11 @@ test_buffer_sets_pfc_threshold(void **state)
 		for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
 			const struct pk_port *p = ft__pk_port(e, l);
 
-			if (!p->cls || !p->cls[3].pause_tx)
+			if (!p->cls || !pk_port_cls(pk(e), p, 3)->pause_tx)
 				continue;
 			npaused++;
-			assert_true(p->cls[3].xoff_at >= b / 9 - 8);
-			assert_true(p->cls[3].xoff_at < b / 9 + wire);
+			assert_true(pk_port_cls(pk(e), p, 3)->xoff_at >= b / 9 - 8);
+			assert_true(pk_port_cls(pk(e), p, 3)->xoff_at < b / 9 + wire);
 		}
 		assert_true(npaused > 0);
 		ft_packet_engine.destroy(e);
@@ -634,8 +634,8 @@ vlarb_run(struct ft_packet_cfg *pc, uint8_t vl_a, uint8_t vl_b, uint64_t *na, ui
 	run_to(e, 400e-6);
 	p = ft__pk_port(e, rx);
 	assert_int_equal(pk(e)->mtu + PK_HDR_IB, 4096);
-	*na = p->cls[vl_a].tx_pkts;
-	*nb = p->cls[vl_b].tx_pkts;
+	*na = pk_port_cls(pk(e), p, vl_a)->tx_pkts;
+	*nb = pk_port_cls(pk(e), p, vl_b)->tx_pkts;
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
