@@ -243,6 +243,7 @@ struct pk_op {
 	uint32_t start, end; /* barrier tasks */
 	uint32_t next;       /* the barrier an op waiting for it waits for: end, or its nominal end */
 	uint32_t job;
+	uint8_t prio;         /* its flows' priority */
 	uint64_t base_lat_ps; /* launch latency inside the start barrier (not the op's time) */
 	double shift_s; /* how much later than its nominal end `next` is (its largest offset) */
 	bool acked;     /* `next` counts each flow's end one path latency later (end_acked) */

@@ -161,7 +161,9 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	f.sent_task = PK_NONE;
 	f.nic_link = f.nic_rx_link = PK_NONE;
 	f.qp = qp * 1024;
-	f.prio = e->sub_prio;
+	/* The op's: a lazy all-to-all's sends are built during the run, after later ops
+	 * were submitted (the op being submitted has no record yet). */
+	f.prio = op < e->ops.len ? FT_VEC_AT(&e->ops, struct pk_op, op).prio : e->sub_prio;
 	f.hash = ft_route_flow_hash(src, dst, f.qp);
 	if (*cursor != PK_NONE && *cursor < e->flows.len) { /* a reused record keeps its path room */
 		const struct pk_flow *old = flow_at(e, *cursor);

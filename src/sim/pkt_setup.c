@@ -452,6 +452,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
+	rec.prio = op->prio;
 	rec.base_lat_ps = s_to_ps(sc->base_lat_s);
 	if (after && ft__pk_add_dep(e, after->next, rec.start) < 0)
 		goto oom;

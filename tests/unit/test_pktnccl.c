@@ -364,6 +364,39 @@ lazy_runs_same(const struct pk_run *a, const struct pk_run *b, uint32_t nops)
 }
 
 /*
+ * Two all-to-alls one after the other, the first at priority 3, the second at 1: each
+ * send runs at its own op's priority, built lazily (the first op's sends are built at
+ * the run's start, after the second op was submitted) as built whole, and both runs
+ * give every figure the same.
+ */
+static void
+test_lazy_prio(void **state)
+{
+	static const struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                               .algo = FT_ALGO_DIRECT,
+		                               .proto = FT_PROTO_SIMPLE,
+		                               .nranks = 16,
+		                               .ranks_per_node = 1,
+		                               .bytes = 16u * (256u << 10) };
+	static const uint8_t prio[2] = { 3, 1 };
+	struct pk_run r[2];
+
+	(void)state;
+	for (uint32_t i = 0; i < 2; i++) { /* the first built whole before the run */
+		pk_run_prio_ops_on(&r[i], &a, 16, 0, NULL, 1, i == 0, 2, FT_ROUTING_ECMP, prio);
+		assert_int_equal(r[i].c.nprio_fct, 2);
+		for (uint32_t k = 0; k < 2; k++) {
+			assert_int_equal(r[i].c.prio_fct[k].prio, prio[1 - k]);
+			assert_int_equal(r[i].c.prio_fct[k].nflows, 16 * 15 * 4);
+			assert_true(r[i].c.prio_fct[k].fct_max_s == r[0].c.prio_fct[k].fct_max_s);
+		}
+	}
+	lazy_runs_same(&r[0], &r[1], 2);
+	for (uint32_t i = 0; i < 2; i++)
+		pk_run_free(&r[i]);
+}
+
+/*
  * An all-to-all whose sends are built as they start (the default) runs exactly as the
  * whole graph built before the run: 260 ranks of 8 KiB per pair on one NIC of 260 nodes
  * each, IB congestion control on (BECNs return after a send's end, for the records its
@@ -813,6 +846,7 @@ main(void)
 		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lazy_same),
+		cmocka_unit_test(test_lazy_prio),
 		cmocka_unit_test(test_lazy_same_nvlink), cmocka_unit_test(test_a2a_notice_path),
 		cmocka_unit_test(test_lazy_phases_share),
 		cmocka_unit_test(test_lab_moe), cmocka_unit_test(test_nic_msg_rate),
