@@ -653,6 +653,40 @@ test_lossless_incast(void **state)
 }
 
 /*
+ * Two NIC pairs of a DGX H100 cluster (RoCE or InfiniBand) sharing one sender's port:
+ * a, NIC 0 of node 1 to node 2's, b the same port to node 3's; cfg with pc; solo, the
+ * time of a lone flow of bytes (4 MiB) over a at priority @prio.
+ */
+struct prio_pair {
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc;
+	uint32_t a[2], b[2];
+	uint64_t bytes;
+	double solo;
+};
+
+static void
+prio_pair_setup(struct prio_pair *q, int roce, uint8_t prio)
+{
+	struct prio_op one = { q->a, 1, 4u << 20, prio };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+
+	memset(q, 0, sizeof(*q));
+	q->bytes = one.bytes;
+	net_build(&q->n, "dgx-h100:4", roce);
+	q->a[0] = q->b[0] = ft_topo_nic(q->n.t, 1, 0);
+	q->a[1] = ft_topo_nic(q->n.t, 2, 0);
+	q->b[1] = ft_topo_nic(q->n.t, 3, 0);
+	ft_sim_cfg_init(&q->cfg);
+	q->cfg.packet = &q->pc;
+	e = run_prio_ops(&q->n, &q->cfg, &one, 1, &c);
+	q->solo = c.ops[0].t_end_s;
+	ft_packet_engine.destroy(e);
+}
+
+/*
  * Port records exist only for the priorities a run's flows have: priorities 2 and 5 give
  * each port two records (2 at slot 0, 5 at slot 1), not one for each of 0 to 5. What the
  * records count is unchanged: each priority's bytes and packets on every link are its
@@ -666,42 +700,25 @@ test_prio_records_in_use(void **state)
 {
 	(void)state;
 	for (int roce = 0; roce < 2; roce++) {
-		struct net n;
-		struct ft_sim_cfg cfg;
-		struct ft_packet_cfg pc = { 0 };
+		struct prio_pair q;
 		struct ft_sim_counters c;
 		struct ft_engine *e;
 		const struct pk_engine *p;
-		uint32_t a[2], b[2];
-		uint64_t bytes = 4u << 20, (*want)[FT_PKT_NPRIO][2];
-		double solo;
+		uint64_t (*want)[FT_PKT_NPRIO][2];
 
-		net_build(&n, "dgx-h100:4", roce);
-		a[0] = b[0] = ft_topo_nic(n.t, 1, 0);
-		a[1] = ft_topo_nic(n.t, 2, 0);
-		b[1] = ft_topo_nic(n.t, 3, 0);
-		ft_sim_cfg_init(&cfg);
-		cfg.packet = &pc;
+		prio_pair_setup(&q, roce, 2);
 		{
-			struct prio_op one = { a, 1, bytes, 2 };
+			struct prio_op two[2] = { { q.a, 1, q.bytes, 2 }, { q.b, 1, q.bytes, 5 } };
 
-			e = run_prio_ops(&n, &cfg, &one, 1, &c);
-			solo = c.ops[0].t_end_s;
-			assert_int_equal(pk(e)->ncls, 1);
-			ft_packet_engine.destroy(e);
-		}
-		{
-			struct prio_op two[2] = { { a, 1, bytes, 2 }, { b, 1, bytes, 5 } };
-
-			pc.arb = FT_PKT_ARB_WRR;
-			pc.prio_weight[2] = 3;
-			pc.prio_weight[5] = 1;
-			e = run_prio_ops(&n, &cfg, two, 2, &c);
+			q.pc.arb = FT_PKT_ARB_WRR;
+			q.pc.prio_weight[2] = 3;
+			q.pc.prio_weight[5] = 1;
+			e = run_prio_ops(&q.n, &q.cfg, two, 2, &c);
 		}
 		p = pk(e);
 		assert_int_equal(c.ndrops, 0);
-		assert_double_equal(c.ops[0].t_end_s / solo, 4.0 / 3, 0.02);
-		assert_double_equal(c.ops[1].t_end_s / solo, 2.0, 0.02);
+		assert_double_equal(c.ops[0].t_end_s / q.solo, 4.0 / 3, 0.02);
+		assert_double_equal(c.ops[1].t_end_s / q.solo, 2.0, 0.02);
 		assert_int_equal(p->ncls, 2);
 		for (uint32_t k = 0; k < FT_PKT_NPRIO; k++)
 			assert_int_equal(p->cls_slot[k], k == 2 ? 0 : k == 5 ? 1 : PK_CLS_NONE);
@@ -730,7 +747,7 @@ test_prio_records_in_use(void **state)
 			}
 		free(want);
 		ft_packet_engine.destroy(e);
-		ft_topo_free(n.t);
+		ft_topo_free(q.n.t);
 	}
 }
 
@@ -745,59 +762,42 @@ static void
 test_prio_arbitration(void **state)
 {
 	for (int roce = 0; roce < 2; roce++) {
-		struct net n;
-		struct ft_sim_cfg cfg;
-		struct ft_packet_cfg pc = { 0 };
+		struct prio_pair q;
 		struct ft_sim_counters c;
 		struct ft_engine *e;
-		uint32_t a[2], b[2];
-		uint64_t bytes = 4u << 20;
-		double solo;
 
 		(void)state;
-		net_build(&n, "dgx-h100:4", roce);
-		a[0] = b[0] = ft_topo_nic(n.t, 1, 0);
-		a[1] = ft_topo_nic(n.t, 2, 0);
-		b[1] = ft_topo_nic(n.t, 3, 0);
-		ft_sim_cfg_init(&cfg);
-		cfg.packet = &pc;
-		{
-			struct prio_op one = { a, 1, bytes, 0 };
-
-			e = run_prio_ops(&n, &cfg, &one, 1, &c);
-			solo = c.ops[0].t_end_s;
-			ft_packet_engine.destroy(e);
-		}
+		prio_pair_setup(&q, roce, 0);
 		for (int mode = 0; mode < 3; mode++) {
-			struct prio_op two[2] = { { a, 1, bytes, mode ? 0 : 0 },
-				                  { b, 1, bytes, mode ? 1 : 0 } };
+			struct prio_op two[2] = { { q.a, 1, q.bytes, mode ? 0 : 0 },
+				                  { q.b, 1, q.bytes, mode ? 1 : 0 } };
 
-			pc.arb = mode == 2 ? FT_PKT_ARB_WRR : FT_PKT_ARB_STRICT;
-			pc.prio_weight[0] = 3;
-			pc.prio_weight[1] = 1;
-			e = run_prio_ops(&n, &cfg, two, 2, &c);
+			q.pc.arb = mode == 2 ? FT_PKT_ARB_WRR : FT_PKT_ARB_STRICT;
+			q.pc.prio_weight[0] = 3;
+			q.pc.prio_weight[1] = 1;
+			e = run_prio_ops(&q.n, &q.cfg, two, 2, &c);
 			assert_int_equal(c.ndrops, 0);
 			/* FCT per priority only when flows ran at several. */
 			assert_int_equal(c.nprio_fct, mode ? 2 : 0);
 			if (mode) {
 				assert_int_equal(c.prio_fct[1].prio, 1);
 				assert_int_equal(c.prio_fct[1].nflows, 1);
-				assert_double_equal(c.prio_fct[1].fct_max_s / solo,
+				assert_double_equal(c.prio_fct[1].fct_max_s / q.solo,
 				                    mode == 1 ? 1.0 : 2.0, 0.02);
 			}
 			if (mode == 0) { /* one class: round robin */
-				assert_double_equal(c.ops[0].t_end_s / solo, 2.0, 0.02);
-				assert_double_equal(c.ops[1].t_end_s / solo, 2.0, 0.02);
+				assert_double_equal(c.ops[0].t_end_s / q.solo, 2.0, 0.02);
+				assert_double_equal(c.ops[1].t_end_s / q.solo, 2.0, 0.02);
 			} else if (mode == 1) { /* strict: priority 1 first */
-				assert_double_equal(c.ops[1].t_end_s / solo, 1.0, 0.01);
-				assert_double_equal(c.ops[0].t_end_s / solo, 2.0, 0.02);
+				assert_double_equal(c.ops[1].t_end_s / q.solo, 1.0, 0.01);
+				assert_double_equal(c.ops[0].t_end_s / q.solo, 2.0, 0.02);
 			} else { /* WRR 3:1 */
-				assert_double_equal(c.ops[0].t_end_s / solo, 4.0 / 3, 0.02);
-				assert_double_equal(c.ops[1].t_end_s / solo, 2.0, 0.02);
+				assert_double_equal(c.ops[0].t_end_s / q.solo, 4.0 / 3, 0.02);
+				assert_double_equal(c.ops[1].t_end_s / q.solo, 2.0, 0.02);
 			}
 			ft_packet_engine.destroy(e);
 		}
-		ft_topo_free(n.t);
+		ft_topo_free(q.n.t);
 	}
 }
 
