@@ -462,6 +462,43 @@ incast_ends(const struct net *n, uint32_t *ends)
 /* How run_jittered's bursts follow each other (struct ft_sim_op's flags). */
 enum { CHAIN_NOMINAL = 1, CHAIN_ACKED = 2 };
 
+/* A schedule of @nranks endpoints as a background pattern's (run.c): no step latency. */
+static void
+traffic_schedule(struct ft_schedule *s, uint32_t nranks, uint64_t bytes)
+{
+	ft_schedule_init(s);
+	s->op = FT_OP_SENDRECV;
+	s->algo = FT_ALGO_DIRECT;
+	s->nranks = nranks;
+	s->ranks_per_node = 1;
+	s->proto_eff = 1;
+	s->bytes = bytes;
+}
+
+/* Submit @op @bursts times, each after the one before with @off_s between; run; the
+ * counters in @c. */
+static struct ft_engine *
+run_bursts(const struct ft_engine_ops *ops, const struct net *n, const struct ft_sim_cfg *cfg,
+           struct ft_sim_op *op, uint32_t bursts, double off_s, struct ft_sim_counters *c)
+{
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ops->create(n->t, cfg, &e, &err), 0);
+	for (uint32_t b = 0; b < bursts; b++) {
+		int64_t id = ops->submit(e, op, &err);
+
+		if (id < 0)
+			fail_msg("submit: %s", err.msg);
+		op->after = id;
+		op->delay_s = off_s;
+	}
+	if (ops->run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ops->counters(e, c, &err), 0);
+	return e;
+}
+
 /*
  * Bursts of a 2-to-1 incast (n1.nic0 and n2.nic0 into n0.nic0, one leaf: the receiver's
  * link is the bottleneck), flow 1 starting @d_ns after flow 0, each burst after the one
@@ -483,33 +520,15 @@ run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t byte
 		                      { .src = 1, .dst = 2, .bytes = bytes, .start_ns = d_ns } };
 	struct ft_schedule s;
 	struct ft_sim_cfg cfg;
-	struct ft_engine *e = NULL;
-	struct ft_error err = { 0 };
+	struct ft_engine *e;
 
-	ft_schedule_init(&s);
-	s.op = FT_OP_SENDRECV;
-	s.algo = FT_ALGO_DIRECT;
-	s.nranks = 3;
-	s.ranks_per_node = 1;
-	s.proto_eff = 1;
-	s.bytes = bytes;
+	traffic_schedule(&s, 3, bytes);
 	assert_int_equal(ft_vec_push(&s.flows, &f[0]), 0);
 	assert_int_equal(ft_vec_push(&s.flows, &f[1]), 0);
 	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
 	op.sched = &s;
 	ft_sim_cfg_init(&cfg);
-	assert_int_equal(ops->create(n->t, &cfg, &e, &err), 0);
-	for (uint32_t b = 0; b < bursts; b++) {
-		int64_t id = ops->submit(e, &op, &err);
-
-		if (id < 0)
-			fail_msg("submit: %s", err.msg);
-		op.after = id;
-		op.delay_s = off_s;
-	}
-	if (ops->run(e, 0, &err) != 0)
-		fail_msg("run: %s", err.msg);
-	assert_int_equal(ops->counters(e, c, &err), 0);
+	e = run_bursts(ops, n, &cfg, &op, bursts, off_s, c);
 	ft_schedule_release(&s);
 	return e;
 }
@@ -634,34 +653,16 @@ run_a2a_background(const struct ft_engine_ops *ops, const struct net *n, uint32_
 	struct ft_packet_cfg pc = { .list_flows = nrows };
 	struct ft_schedule s;
 	struct ft_sim_cfg cfg;
-	struct ft_engine *e = NULL;
-	struct ft_error err = { 0 };
+	struct ft_engine *e;
 
 	for (uint32_t i = 0; i < m; i++)
 		ends[i] = ft_topo_nic(n->t, 0, i);
-	ft_schedule_init(&s);
-	s.op = FT_OP_SENDRECV;
-	s.algo = FT_ALGO_DIRECT;
-	s.nranks = m;
-	s.ranks_per_node = 1;
-	s.proto_eff = 1;
-	s.bytes = bytes;
+	traffic_schedule(&s, m, bytes);
 	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
 	op.sched = &s;
 	ft_sim_cfg_init(&cfg);
 	cfg.packet = &pc;
-	assert_int_equal(ops->create(n->t, &cfg, &e, &err), 0);
-	for (uint32_t b = 0; b < bursts; b++) {
-		int64_t id = ops->submit(e, &op, &err);
-
-		if (id < 0)
-			fail_msg("submit: %s", err.msg);
-		op.after = id;
-		op.delay_s = off_s;
-	}
-	if (ops->run(e, 0, &err) != 0)
-		fail_msg("run: %s", err.msg);
-	assert_int_equal(ops->counters(e, c, &err), 0);
+	e = run_bursts(ops, n, &cfg, &op, bursts, off_s, c);
 	ft_schedule_release(&s);
 	return e;
 }
