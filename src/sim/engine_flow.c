@@ -278,9 +278,11 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
  *
  * The round's end barrier waits the per-message cost of the link class the
  * round uses: NET when any of its pairs leaves an NVLink domain, else
- * NVLink's (a2a_posting()). While one round waits, the other rounds of the
- * window keep the links busy, so the cost only shows when the messages are
- * small: a flat all-to-all over n ranks pays it (n - 1) / window times.
+ * NVLink's (a2a_posting()); a background's round inside a node, which has
+ * no cost priced, the ACK of its last packet back (ft__sim_a2a_round_ack()).
+ * While one round waits, the other rounds of the window keep the links busy,
+ * so the cost only shows when the messages are small: a flat all-to-all over
+ * n ranks pays it (n - 1) / window times.
  */
 static int
 submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -376,6 +378,7 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 	const struct a2a_round *rd;
 	const struct a2a_phase *ap;
 	bool net = false, far;
+	double cost;
 
 	if (arg >= fe->a2a_rounds.len)
 		return ft_error_set(err, FT_EINVAL, "sim: spawner %u names no round", id);
@@ -412,8 +415,11 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 				return ft_error_set(err, rc, "sim: out of memory spawning a round");
 		}
 	}
-	/* The end barrier is not ready before its flows are done: its wait can still be set. */
-	ft__fs_task(s, rd->end)->delay_s = net ? ap->msg_net_s : ap->msg_local_s;
+	/* The end barrier is not ready before its flows are done: its wait can still be set
+	 * (with no cost priced, its senders' view: the last ACK back, ft__sim_a2a_round_ack). */
+	cost = net ? ap->msg_net_s : ap->msg_local_s;
+	ft__fs_task(s, rd->end)->delay_s = cost;
+	ft__fs_task(s, rd->end)->lat_mult = ft__sim_a2a_round_ack(cost);
 	return 0;
 }
 

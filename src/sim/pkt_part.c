@@ -33,10 +33,11 @@
  * waits (from the routed paths: an all-to-all send's end waits one path latency of its
  * flows and its notice the path from its receiver back to the next sender, built whole
  * as the lazy form would build it, pkt_nccl.c; an on/off burst's end each flow's own
- * path latency, its sender's ACK, pkt_setup.c add_timed_conn); on lossless fabrics
- * (PFC or credits) or lossy ones (go-back-N: NAKs and ACKs travel back one
- * path latency, as messages when they cross; the sender reads only its own
- * side), with static or ECMP routing, with or without congestion
+ * path latency, its sender's ACK, pkt_setup.c add_timed_conn; an alltoall background's
+ * round its link class's message cost, or inside a node, where none is priced, its flows'
+ * ACK, pkt_setup.c submit_a2a); on lossless fabrics (PFC or credits) or lossy ones
+ * (go-back-N: NAKs and ACKs travel back one path latency, as messages when they cross;
+ * the sender reads only its own side), with static or ECMP routing, with or without congestion
  * control (CNPs, BECNs and RTT samples travel back one path latency, as
  * messages when they cross; a reaction point's state lives at the source's
  * NIC, RED draws per port), with bit errors (drawn per port, from the port's
@@ -202,8 +203,9 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
  * Barrier @b after flows: the others learn of a flow's completion at the window's end, so
  * the barrier may not fire before: the windows are no longer than its wait (its delay, and
  * its share of @lat, the longest path latency among its flows, which every flow's route
- * gives before the run; an on/off burst's end after a flow inside one node waits that
- * flow's path, shorter than a link between partitions may be). A barrier with no wait
+ * gives before the run; an on/off burst's end after a flow inside one node, or an
+ * alltoall background's round there, waits that flow's path, shorter than a link between
+ * partitions may be). A barrier with no wait
  * leaves no window: refused.
  */
 static int

@@ -316,7 +316,8 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
  * An implicit all-to-all phase as the flow engine runs it (chunking off; otherwise
  * ft__pk_submit_p2p() runs it as NCCL's sends): shift rounds, round k waiting
  * for round k - FT_COLL_A2A_WINDOW, each ending with the per-message cost of its link
- * class (NET when a pair leaves its node, else the in-node step cost).
+ * class (NET when a pair leaves its node, else the in-node step cost), or, when the
+ * schedule prices none (ft__sim_a2a_round_ack()), one path latency of its flows.
  */
 static int
 submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -340,6 +341,7 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
 		int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
 		bool net = false;
+		double cost;
 
 		if (s0 < 0 || end < 0 || ft__pk_add_dep(e, prev, (uint32_t)s0) < 0 ||
 		    ft__pk_add_dep(e, (uint32_t)end, bar) < 0) {
@@ -365,8 +367,9 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		}
 		if (rc == 0 && task_at(e, (uint32_t)end)->npred == 0)
 			rc = ft__pk_add_dep(e, (uint32_t)s0, (uint32_t)end);
-		task_at(e, (uint32_t)end)->delay_ps = s_to_ps(
-		        net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) : sc->step_lat_s);
+		cost = net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) : sc->step_lat_s;
+		task_at(e, (uint32_t)end)->delay_ps = s_to_ps(cost);
+		task_at(e, (uint32_t)end)->lat_mult = ft__sim_a2a_round_ack(cost);
 		ends[k] = (uint32_t)end;
 	}
 	ft_free(ends);

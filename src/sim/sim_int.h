@@ -482,6 +482,23 @@ bool ft__sim_same_nvlink_domain(const struct ft_topo *t, uint32_t node_a, uint32
 int ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
                                 struct ft_path *path);
 
+/*
+ * The share of its flows' path latency an implicit all-to-all round's end waits on top
+ * of its per-message cost @cost_s (both engines' submit_a2a()). A priced cost (NCCL's
+ * hardware latency of the link class, a schedule's step) already counts the completion
+ * coming back to the sender. A round with none priced (a background's round between
+ * NICs of one node: bare RDMA writes, no step latency) still ends, as its senders see
+ * it, when the ACK of its last packet is back (a reliable-connected write completes at
+ * the requester on the responder's ACK, kb ENV-IB_TIMEOUT): one path latency after the
+ * receiver took it, a PCIe path's inside a node (0.15 us on a DGX H100), as an on/off
+ * burst's end (struct ft_sim_op.end_acked).
+ */
+static inline double
+ft__sim_a2a_round_ack(double cost_s)
+{
+	return cost_s > 0 ? 0 : 1;
+}
+
 /* Scale @t's links to the rates NCCL reaches (ft_model_link_efficiency). */
 int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
 /* NCCL's most NVLS heads (NCCL_MAX_NVLS_ARITY, src/include/device.h). */

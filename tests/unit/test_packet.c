@@ -462,6 +462,43 @@ incast_ends(const struct net *n, uint32_t *ends)
 /* How run_jittered's bursts follow each other (struct ft_sim_op's flags). */
 enum { CHAIN_NOMINAL = 1, CHAIN_ACKED = 2 };
 
+/* A schedule of @nranks endpoints as a background pattern's (run.c): no step latency. */
+static void
+traffic_schedule(struct ft_schedule *s, uint32_t nranks, uint64_t bytes)
+{
+	ft_schedule_init(s);
+	s->op = FT_OP_SENDRECV;
+	s->algo = FT_ALGO_DIRECT;
+	s->nranks = nranks;
+	s->ranks_per_node = 1;
+	s->proto_eff = 1;
+	s->bytes = bytes;
+}
+
+/* Submit @op @bursts times, each after the one before with @off_s between; run; the
+ * counters in @c. */
+static struct ft_engine *
+run_bursts(const struct ft_engine_ops *ops, const struct net *n, const struct ft_sim_cfg *cfg,
+           struct ft_sim_op *op, uint32_t bursts, double off_s, struct ft_sim_counters *c)
+{
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ops->create(n->t, cfg, &e, &err), 0);
+	for (uint32_t b = 0; b < bursts; b++) {
+		int64_t id = ops->submit(e, op, &err);
+
+		if (id < 0)
+			fail_msg("submit: %s", err.msg);
+		op->after = id;
+		op->delay_s = off_s;
+	}
+	if (ops->run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ops->counters(e, c, &err), 0);
+	return e;
+}
+
 /*
  * Bursts of a 2-to-1 incast (n1.nic0 and n2.nic0 into n0.nic0, one leaf: the receiver's
  * link is the bottleneck), flow 1 starting @d_ns after flow 0, each burst after the one
@@ -483,33 +520,15 @@ run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t byte
 		                      { .src = 1, .dst = 2, .bytes = bytes, .start_ns = d_ns } };
 	struct ft_schedule s;
 	struct ft_sim_cfg cfg;
-	struct ft_engine *e = NULL;
-	struct ft_error err = { 0 };
+	struct ft_engine *e;
 
-	ft_schedule_init(&s);
-	s.op = FT_OP_SENDRECV;
-	s.algo = FT_ALGO_DIRECT;
-	s.nranks = 3;
-	s.ranks_per_node = 1;
-	s.proto_eff = 1;
-	s.bytes = bytes;
+	traffic_schedule(&s, 3, bytes);
 	assert_int_equal(ft_vec_push(&s.flows, &f[0]), 0);
 	assert_int_equal(ft_vec_push(&s.flows, &f[1]), 0);
 	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
 	op.sched = &s;
 	ft_sim_cfg_init(&cfg);
-	assert_int_equal(ops->create(n->t, &cfg, &e, &err), 0);
-	for (uint32_t b = 0; b < bursts; b++) {
-		int64_t id = ops->submit(e, &op, &err);
-
-		if (id < 0)
-			fail_msg("submit: %s", err.msg);
-		op.after = id;
-		op.delay_s = off_s;
-	}
-	if (ops->run(e, 0, &err) != 0)
-		fail_msg("run: %s", err.msg);
-	assert_int_equal(ops->counters(e, c, &err), 0);
+	e = run_bursts(ops, n, &cfg, &op, bursts, off_s, c);
 	ft_schedule_release(&s);
 	return e;
 }
@@ -597,6 +616,113 @@ test_start_offsets_closed_form(void **state)
 		print_message("# engine %d: path latency %.3f us, second burst at %.3f us\n", k,
 		              (t1 - share) * 1e6, c.ops[1].t_start_s * 1e6);
 		ops->destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
+/* The path latency from vertex @a to @b, hop by hop along the first equal-cost link. */
+static double
+path_latency(const struct ft_topo *t, uint32_t a, uint32_t b)
+{
+	double lat = 0;
+	uint32_t l;
+
+	while (a != b) {
+		assert_true(ft_route_next_hops(t, a, b, &l, 1) > 0);
+		lat += ft_topo_link(t, l)->lat_s;
+		a = ft_topo_link(t, l)->dst;
+	}
+	return lat;
+}
+
+/*
+ * An alltoall background among the first @m NICs of node 0 (@bytes a pair), run @bursts
+ * times @off_s apart, as run.c submits it (no step latency, no NCCL chunks); the
+ * counters in @c, with the rows of the first @nrows flows (packet engine).
+ */
+static struct ft_engine *
+run_a2a_background(const struct ft_engine_ops *ops, const struct net *n, uint32_t m,
+                   uint64_t bytes, uint32_t bursts, double off_s, uint32_t nrows,
+                   struct ft_sim_counters *c)
+{
+	uint32_t ends[8];
+	struct ft_sched_phase ph = { .steps = 1, .implicit_alltoall = true, .a2a_group_size = m,
+		                     .a2a_stride = 1, .bytes_per_pair = bytes,
+		                     .npairs = (uint64_t)m * (m - 1) };
+	struct ft_sim_op op = { .rank_gpu = ends, .after = -1, .job = UINT32_MAX };
+	struct ft_packet_cfg pc = { .list_flows = nrows };
+	struct ft_schedule s;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e;
+
+	for (uint32_t i = 0; i < m; i++)
+		ends[i] = ft_topo_nic(n->t, 0, i);
+	traffic_schedule(&s, m, bytes);
+	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+	op.sched = &s;
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = run_bursts(ops, n, &cfg, &op, bursts, off_s, c);
+	ft_schedule_release(&s);
+	return e;
+}
+
+/*
+ * An alltoall background's round between NICs of one node prices no message cost (a
+ * background has no step latency), so it ends as its senders see it: the last packet's
+ * ACK back, one path latency L of its flows later (the NIC-PCIe-NIC path). Two NICs
+ * exchange in one round of two flows, each taking F: a second burst `off` later starts
+ * at F + L + off, in both engines (the flow engine exactly, the packet engine within
+ * a packet's time). Among 6 NICs (rounds 1 to 5, 4 in flight) round 5 starts L after
+ * round 1's last flow ended (packet engine: each flow's start is listed).
+ */
+static void
+test_a2a_round_start_closed_form(void **state)
+{
+	const struct ft_engine_ops *engines[2] = { &ft_flow_engine, &ft_packet_engine };
+	double off = 30e-6;
+	struct net n;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", true);
+	for (int k = 0; k < 2; k++) {
+		const struct ft_engine_ops *ops = engines[k];
+		double lat = path_latency(n.t, ft_topo_nic(n.t, 0, 0), ft_topo_nic(n.t, 0, 1));
+		double tol = k ? 0.05e-6 : 1e-12;
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+
+		assert_double_equal(lat, path_latency(n.t, ft_topo_nic(n.t, 0, 1),
+		                                      ft_topo_nic(n.t, 0, 0)), 1e-15);
+		assert_true(lat > 0.1e-6);
+		e = run_a2a_background(ops, &n, 2, 1u << 20, 2, off, 0, &c);
+		assert_int_equal(c.nflows, 4);
+		assert_double_equal(c.ops[0].t_start_s, 0, 1e-15);
+		assert_double_equal(c.ops[1].t_start_s, c.fct_max_s + lat + off, tol);
+		print_message("# engine %d: path latency %.3f us, second burst at %.3f us\n", k,
+		              lat * 1e6, c.ops[1].t_start_s * 1e6);
+		ops->destroy(e);
+	}
+	{
+		struct ft_sim_counters c;
+		struct ft_engine *e = run_a2a_background(&ft_packet_engine, &n, 6, 64u << 10, 1, 0,
+		                                         30, &c);
+		double end1 = 0, start5 = INFINITY, lat1 = 0;
+
+		assert_int_equal(c.nflow_rows, 30);
+		/* Flow ids in submission order: round k's six flows are 6 (k - 1) to 6 k - 1. */
+		for (uint32_t i = 0; i < 6; i++) {
+			const struct ft_sim_flow_row *r1 = &c.flow_rows[i], *r5 = &c.flow_rows[24 + i];
+
+			assert_int_equal(r1->src, ft_topo_nic(n.t, 0, i));
+			assert_int_equal(r5->dst, ft_topo_nic(n.t, 0, (i + 5) % 6));
+			end1 = fmax(end1, r1->start_s + r1->fct_s);
+			lat1 = fmax(lat1, path_latency(n.t, r1->src, r1->dst));
+			start5 = fmin(start5, r5->start_s);
+			assert_double_equal(r5->start_s, c.flow_rows[24].start_s, 1e-15);
+		}
+		assert_double_equal(start5, end1 + lat1, 5e-12);
+		ft_packet_engine.destroy(e);
 	}
 	ft_topo_free(n.t);
 }
@@ -2816,6 +2942,7 @@ main(void)
 		cmocka_unit_test(test_agrees_with_flow_engine),
 		cmocka_unit_test(test_nvlink_domain),
 		cmocka_unit_test(test_start_offsets_closed_form),
+		cmocka_unit_test(test_a2a_round_start_closed_form),
 		cmocka_unit_test(test_lossless_incast),
 		cmocka_unit_test(test_prio_arbitration),
 		cmocka_unit_test(test_prio_records_in_use),

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/a2a-bg-node.yaml --engine flow
