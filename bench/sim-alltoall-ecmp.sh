@@ -30,9 +30,15 @@
 # :64 1.53-1.73 s ECMP (3.9-4.5x), the binary before 2.01-2.20 s (5.6-5.7x).
 # First grown guesses cut at an eighth (load 8-12, twice each in turn): :64
 # 1.17-1.20 s ECMP (3.7-3.8x), the binary before 1.27-1.28 s (3.8-4.2x).
+# Freezing walks without a test per hop, full-pass bookkeeping in bulk (load
+# 11-13, twice each in turn): :64 1.12-1.46 s ECMP (3.7x), the binary before
+# 1.57-1.61 s (4.0-4.1x); :128 within its noise (12.1-12.4 s against
+# 11.9-15.2 s); instructions at :64, ECMP 4,589M -> 4,280M, D-mod-K 1,292M ->
+# 1,280M.
 # Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting",
-# "Ends that leave little room", "One full pass per hundredth of an FCT" and
-# "First guesses cut at an eighth".
+# "Ends that leave little room", "One full pass per hundredth of an FCT",
+# "First guesses cut at an eighth" and "One rate per bottleneck link: the
+# exact part, measured".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1

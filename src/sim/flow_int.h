@@ -31,14 +31,34 @@
 #define WF_RUN 16         /* its insertion-sorted runs */
 #define WF_AHEAD 16       /* flows ahead in a link's list whose memory is fetched early */
 
+/* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
+static inline void
+ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
+{
+	struct fs_act_bn *b = &s->act_bn[f];
+	uint32_t old = b->bott;
+	double held = s->now_s - b->since;
+
+	if (old == l)
+		return;
+	if (old != FS_NONE && (b->best == FS_NONE || held > b->best_s)) {
+		b->best = old;
+		b->best_s = held;
+	}
+	if (old != FS_NONE)
+		s->lk[old].nbott--;
+	if (l != FS_NONE)
+		s->lk[l].nbott++;
+	b->bott = l;
+	b->since = s->now_s;
+}
+
 /* flowfill.c */
-void ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l);
 int ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full) FT_MUST_CHECK;
 
 /* flowgrow.c */
 void ft__fs_fin_place(struct fs_sim *s, uint32_t pos, uint32_t f);
 void ft__fs_fin_remove(struct fs_sim *s, uint32_t i, uint32_t n);
-void ft__fs_fin_rate(struct fs_sim *s, uint32_t f, double old);
 uint32_t ft__fs_grow_check(struct fs_sim *s, uint32_t n);
 int ft__fs_lf_add(struct fs_sim *s, uint32_t i) FT_MUST_CHECK;
 void ft__fs_lf_remove(struct fs_sim *s, uint32_t i);

@@ -309,29 +309,6 @@ wf_place(struct fs_sim *s, uint32_t nsel, bool inc, struct wf_item *items)
 	return n;
 }
 
-/* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
-void
-ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
-{
-	struct fs_act_bn *b = &s->act_bn[f];
-	uint32_t old = b->bott;
-	double held = s->now_s - b->since;
-
-	if (old == l)
-		return;
-	if (old != FS_NONE && (b->best == FS_NONE || held > b->best_s)) {
-		b->best = old;
-		b->best_s = held;
-	}
-	if (old != FS_NONE)
-		s->lk[old].nbott--;
-	if (l != FS_NONE)
-		s->lk[l].nbott++;
-	b->bott = l;
-	b->since = s->now_s;
-}
-
-
 /*
  * The selected flows that have a rate cap, into wf_capped in increasing order
  * of cap (a counting sort over the caps' ranks: caps take few values); their
@@ -388,12 +365,15 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
 	return 0;
 }
 
-/* Freeze active flow @f, whose path is @p (@np links), at @rate, bottlenecked by @bott:
- * its links give the rate back, all but @full, the link that froze it (its room is
- * spent; FS_NONE: its own cap). */
+/*
+ * Freeze active flow @f, whose path is @p (@np links), at @rate, bottlenecked by @bott
+ * (FS_NONE: its own cap): its links give the rate back. The link that froze it gives it
+ * back too, though its room is spent: every caller sets that link's room to 0 once its
+ * flows are frozen, and nothing reads it before, so no hop needs a test for it.
+ */
 static inline void
 wf_freeze_path(struct fs_sim *s, uint32_t f, const uint32_t *p, uint32_t np, double rate,
-               uint32_t bott, uint32_t full)
+               uint32_t bott)
 {
 	struct fs_wf_link *L = s->wf_link;
 
@@ -403,21 +383,18 @@ wf_freeze_path(struct fs_sim *s, uint32_t f, const uint32_t *p, uint32_t np, dou
 	s->wf_bott[f] = bott; /* ft__fs_set_bottleneck() once the rates stand */
 	for (uint32_t j = 0; j < np; j++) {
 		struct fs_wf_link *m = &L[p[j]];
+		double r = m->rem - rate;
 
 		m->cnt--;
-		if (p[j] == full)
-			continue;
-		m->rem -= rate;
-		if (m->rem < 0)
-			m->rem = 0;
+		m->rem = r < 0 ? 0 : r;
 	}
 }
 
 static void
-wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott, uint32_t full)
+wf_freeze(struct fs_sim *s, uint32_t f, double rate, uint32_t bott)
 {
 	wf_freeze_path(s, f, (const uint32_t *)s->paths.data + s->act_pf[f], s->act_np[f], rate,
-	               bott, full);
+	               bott);
 }
 
 /*
@@ -467,7 +444,7 @@ wf_freeze_kept(struct fs_sim *s, uint32_t l, double share)
 			__builtin_prefetch(&s->wf_bott[e[WF_AHEAD].act], 1);
 		}
 		if (s->wf_live[e->act]) {
-			wf_freeze_path(s, e->act, paths + e->pf, e->np, share, l, l);
+			wf_freeze_path(s, e->act, paths + e->pf, e->np, share, l);
 			n++;
 		}
 	}
@@ -487,7 +464,7 @@ wf_freeze_link(struct fs_sim *s, uint32_t l, double share, bool kept)
 		uint32_t f = s->wf_flows[k];
 
 		if (s->wf_live[f]) {
-			wf_freeze(s, f, share, l, l);
+			wf_freeze(s, f, share, l);
 			n++;
 		}
 	}
@@ -521,8 +498,13 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		rc = FT_ENOMEM;
 		goto out;
 	}
-	for (k = 0; k < nsel; k++) {
-		s->act_rate[s->inc_sel[k]] = -1; /* unfrozen */
+	if (full) { /* inc_sel lists every active flow in order */
+		memset(s->wf_live, 1, nsel);
+		for (k = 0; k < nsel; k++)
+			s->act_rate[k] = -1; /* unfrozen */
+	}
+	for (k = 0; k < nsel && !full; k++) {
+		s->act_rate[s->inc_sel[k]] = -1;
 		s->wf_live[s->inc_sel[k]] = 1;
 	}
 	rc = wf_collect_capped(s, nsel, &ncapped);
@@ -585,7 +567,7 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 			                  (s->wf_heap.len && h[0].key <= c);
 
 			if (!link_first) {
-				wf_freeze(s, f, c, paths[s->act_pf[f]], FS_NONE);
+				wf_freeze(s, f, c, paths[s->act_pf[f]]);
 				unfrozen--;
 				nextcap++;
 				continue;
@@ -597,7 +579,7 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 			it = single[snext++];
 			if (!s->wf_live[it.flow])
 				continue;
-			wf_freeze(s, it.flow, it.key, it.link, it.link);
+			wf_freeze(s, it.flow, it.key, it.link);
 			unfrozen--;
 			L[it.link].rem = 0;
 			continue;

@@ -85,8 +85,8 @@ ft__fs_fin_remove(struct fs_sim *s, uint32_t i, uint32_t n)
 
 /* Active flow @f's rate became act_rate[f] now, from @old (< 0: none): bring its bytes
  * left up to date and set when it ends (its heap place is left to the caller). */
-void
-ft__fs_fin_rate(struct fs_sim *s, uint32_t f, double old)
+static inline void
+fin_rate(struct fs_sim *s, uint32_t f, double old)
 {
 	double r = s->act_rate[f];
 
@@ -499,10 +499,9 @@ select_flows(struct fs_sim *s, bool *full)
 		s->loads_valid = true;
 	}
 	if (*full) {
-		for (i = 0; i < s->nactive; i++) {
+		for (i = 0; i < s->nactive; i++)
 			s->inc_sel[i] = i;
-			s->inc_old[i] = s->act_rate[i];
-		}
+		memcpy(s->inc_old, s->act_rate, s->nactive * sizeof(*s->inc_old));
 		n = s->nactive;
 	}
 	return n;
@@ -724,7 +723,9 @@ ft__fs_rates(struct fs_sim *s)
 		note_grown(s, full);
 	s->inc_seeds.len = 0;
 	s->inc_new.len = 0;
-	for (k = 0; k < nsel && s->lf; k++)
+	if (full && s->lf) /* inc_sel: every active flow */
+		memset(s->inc_in, 0, nsel);
+	for (k = 0; k < nsel && s->lf && !full; k++)
 		s->inc_in[s->inc_sel[k]] = 0;
 	if (rc < 0)
 		return rc;
@@ -750,7 +751,7 @@ ft__fs_rates(struct fs_sim *s)
 		ft__fs_set_bottleneck(s, i, s->wf_bott[i]);
 		if (s->act_rate[i] == s->inc_old[k])
 			continue;
-		ft__fs_fin_rate(s, i, s->inc_old[k]);
+		fin_rate(s, i, s->inc_old[k]);
 		if (!full)
 			fin_fix(s, s->act_hp[i], s->nactive);
 	}
