@@ -80,11 +80,21 @@ EFA_CURVES = [("p5-efa-%s-%dx8" % (short, nodes),
               for op, short in (("all-reduce", "ar"), ("all-gather", "ag"),
                                 ("alltoall", "a2a"))
               for nodes in (2, 4, 8, 16, 32)]
+# Azure NDm A100 v4 (8 x HDR InfiniBand a VM), NCCL 2.17.1 (2.18's constants
+# stand in), nccl-tests -G 1: a latency at 1 KiB and busbw at 1 and 4 GiB for
+# three operations at three scales.
+NDMV4 = "published/azure-ndmv4-%s-a100-nccl2.17-latency-busbw.csv@%s"
+NDMV4_CURVES = [("ndmv4-%s-%s" % (sc, short), NDMV4 % (sc, op), spec,
+                 ["--nccl", "2.18", "--cuda-graph"] + more)
+                for sc, spec, more in (("1x8", "dgx-a100", []), ("2x1", "dgx-a100:2", ["--ppn", "1"]),
+                                       ("2x8", "dgx-a100:2", []))
+                for op, short in (("all_gather", "ag"), ("all_reduce", "ar"), ("alltoall", "a2a"))]
 # The sets whose medians --check bounds: BOUND_ALL was set on the first
-# twelve curves and stays on them; the EFA curves have their own.
+# twelve curves and stays on them; the later sets have their own.
 SETS = [("first twelve curves", {c[0] for c in CURVES}),
-        ("EFA curves", {c[0] for c in EFA_CURVES})]
-CURVES += EFA_CURVES
+        ("EFA curves", {c[0] for c in EFA_CURVES}),
+        ("NDmv4 points", {c[0] for c in NDMV4_CURVES})]
+CURVES += EFA_CURVES + NDMV4_CURVES
 BANDS = [("<= 1 MiB", 0, 1 << 20), ("2-128 MiB", (1 << 20) + 1, 128 << 20),
          (">= 256 MiB", 256 << 20, 1 << 62)]
 # --check: loose bounds on the median |error| with the pipeline, each of
@@ -94,7 +104,9 @@ BANDS = [("<= 1 MiB", 0, 1 << 20), ("2-128 MiB", (1 << 20) + 1, 128 << 20),
 BOUND_ALL = {"<= 1 MiB": 0.22, "2-128 MiB": 0.20, ">= 256 MiB": 0.15}  # tuner only: 26%, 26%
 BOUND_SET = {"first twelve curves": BOUND_ALL,
              # tuner only: 50%; without aws-ofi-nccl's regions (--tuner-plugin): 17%
-             "EFA curves": {"2-128 MiB": 0.46, ">= 256 MiB": 0.16}}
+             "EFA curves": {"2-128 MiB": 0.46, ">= 256 MiB": 0.16},
+             # tuner only: 23%, 6.5%
+             "NDmv4 points": {"<= 1 MiB": 0.18, ">= 256 MiB": 0.09}}
 BOUND_CURVE = {
     ("h100-ib-2x8", "2-128 MiB"): 0.08,      # the pipeline's ramp: 26% without
     ("xe9680-ib-2x8", "2-128 MiB"): 0.08,    # 23% without
@@ -114,6 +126,31 @@ TARGET = {"<= 1 MiB": 0.20, "2-128 MiB": 0.15, ">= 256 MiB": 0.03}
 def run(args):
     return json.loads(subprocess.run([fabtune] + args, check=True,
                                      stdout=subprocess.PIPE).stdout)
+
+# nccl-tests' bus bandwidth factors (doc/PERFORMANCE.md): busbw = algbw x factor(n)
+BUSBW_FACTOR = {"all_reduce": lambda n: 2 * (n - 1) / n,
+                "all_gather": lambda n: (n - 1) / n,
+                "reduce_scatter": lambda n: (n - 1) / n,
+                "alltoall": lambda n: (n - 1) / n}
+
+def read_ops_table(path, op):
+    """A page's figures for several operations at one scale: rows "latency_us" or
+    "busbw_GBps", bytes, then one column per operation. The @op column as
+    {bytes, time_us} rows, with the op and the rank count."""
+    meta, out, cols = {}, [], None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("# ranks:"):
+                meta["ranks"] = int(line.split(":", 1)[1])
+            elif line.startswith("table,bytes,"):
+                cols = line.split(",")
+            elif cols and line and not line.startswith("#"):
+                v = dict(zip(cols, line.split(",")))
+                b, x, n = int(v["bytes"]), float(v[op]), meta["ranks"]
+                t = x if v["table"] == "latency_us" else b * BUSBW_FACTOR[op](n) / (x * 1e9) * 1e6
+                out.append({"bytes": b, "time_us": t})
+    return op, meta["ranks"], out
 
 def read_csv(path, gpus=None):
     """Rows {bytes, time_us} of a published table, and its op and rank count.
@@ -153,9 +190,11 @@ def read_csv(path, gpus=None):
     return meta["op"], n, out
 
 def measured(f):
-    if ".csv" in f:  # "table.csv@16": the rows of 16 ranks of a table of several scales
-        path, _, gpus = f.partition("@")
-        return read_csv(FIX + path, int(gpus) if gpus else None)
+    if ".csv" in f:  # "table.csv@16": the rows of 16 ranks of a table of several scales,
+        path, _, sel = f.partition("@")  # "table.csv@alltoall": one operation's column
+        if sel and not sel.isdigit():
+            return read_ops_table(FIX + path, sel)
+        return read_csv(FIX + path, int(sel) if sel else None)
     rows = run(["parse", FIX + f, "--json"])["files"][0]["rows"]
     rows = [r for r in rows if r.get("time_us", 0) > 0]
     return rows[0]["test"], rows[0].get("nranks", 0), rows
