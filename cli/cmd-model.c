@@ -90,6 +90,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		         "iterations replayed from a CUDA graph (nccl-tests -G): no host launch"),
 		OPT_BOOL(0, "no-nvls", &o.no_nvls,
 		         "NVLink SHARP off (NCCL_NVLS_ENABLE=0): no nvls or nvls_tree"),
+		OPT_STRING(0, "tuner-plugin", &o.tuner_plugin, "NAME",
+		           "NCCL_TUNER_PLUGIN: aws-ofi-nccl (its AWS p5/p5e all-reduce regions)"),
 		OPT_BOOL(0, "tuner-only", &o.tuner_only,
 		         "NCCL's own cost model alone, without the pipeline terms"),
 		OPT_BOOL(0, "calibrate", &calibrate,

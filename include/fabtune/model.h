@@ -84,6 +84,9 @@ struct ft_model_links {
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
 	 * is NCCL's nRanks / nNodes. */
 	uint32_t ppn_min, ppn_max;
+	/* The nodes are AWS p5 or p5e instances (node presets aws-p5, aws-p5e), whose
+	 * all-reduce aws-ofi-nccl's tuner plugin has regions for (model/tuner_ofi.c). */
+	bool aws_p5;
 };
 
 /*
@@ -173,6 +176,9 @@ struct ft_model_query {
 	bool tuner_only;
 	/* NCCL_NVLS_ENABLE=0: NVLink SHARP off, neither NVLS nor NVLSTree is a candidate. */
 	bool nvls_off;
+	/* NCCL_TUNER_PLUGIN is aws-ofi-nccl's tuner: on AWS p5/p5e its regions pick the
+	 * all-reduce's algorithm and protocol where it has them (model/tuner_ofi.c). */
+	bool ofi_tuner;
 };
 
 /* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */
@@ -192,6 +198,7 @@ struct ft_model_args {
 	uint64_t gpus_per_thread;            /* nccl-tests -g; 0: one */
 	bool cuda_graph, tuner_only;
 	bool no_nvls; /* NCCL_NVLS_ENABLE=0 */
+	const char *tuner_plugin; /* NCCL_TUNER_PLUGIN: "aws-ofi-nccl"; NULL: none */
 };
 
 /*
@@ -438,6 +445,8 @@ struct ft_model_explain {
 	/* The pick's algorithm bandwidth once timed by the bytes its tree really
 	 * carries over 2 or 3 nodes (the tuner charges 2S per node); 0 if unchanged. */
 	double carried_Bps;
+	/* The pick is aws-ofi-nccl's tuner plugin's (--tuner-plugin), not the cheapest. */
+	bool plugin_pick;
 	size_t ncandidates;
 	struct ft_model_candidate cand[FT_MODEL_MAX_CANDIDATES];
 };

@@ -74,6 +74,11 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 	q->gpus_per_thread = (uint32_t)a->gpus_per_thread;
 	q->tuner_only = a->tuner_only;
 	q->nvls_off = a->no_nvls;
+	if (a->tuner_plugin && strcmp(a->tuner_plugin, "aws-ofi-nccl") != 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--tuner-plugin: expected aws-ofi-nccl, got '%s'",
+		                    a->tuner_plugin);
+	q->ofi_tuner = a->tuner_plugin != NULL;
 	/* NCCL_ALGO=NVLS with NCCL_NVLS_ENABLE=0 leaves NCCL no algorithm to run */
 	if (a->no_nvls && a->algo && (q->algo == FT_ALGO_NVLS || q->algo == FT_ALGO_NVLS_TREE))
 		return ft_error_set(err, FT_EINVAL, "--algo %s: NVLink SHARP is off (--no-nvls)",

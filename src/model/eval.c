@@ -178,8 +178,10 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
       double *best_t, const char **why)
 {
 	struct ft__model_cost c;
-	enum ft_algo a;
-	enum ft_proto p;
+	enum ft_algo a, pin_a = FT_ALGO_RING;
+	enum ft_proto p, pin_p = FT_PROTO_SIMPLE;
+	/* A tuner plugin's pick wins over the costs, as its cost of zero does in NCCL. */
+	bool pin = ft__model_ofi_region(l, q, &pin_a, &pin_p), pinned = false;
 	double t;
 
 	*best_t = INFINITY;
@@ -227,16 +229,23 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 				                  &k->bw_factor);
 				ft_strlcpy(k->bottleneck, c.bottleneck, sizeof(k->bottleneck));
 			}
-			/* Strictly less: ties keep the earlier (algorithm, protocol),
-			 * deterministically. */
-			if (t < *best_t) {
-				*best_t = t;
-				*best_a = a;
-				*best_p = p;
-				*best_c = c;
+			/* The plugin's pick, once met, stands; else strictly less: ties
+			 * keep the earlier (algorithm, protocol), deterministically. */
+			if (pinned)
+				continue;
+			if (pin && a == pin_a && p == pin_p) {
+				pinned = true;
 				if (ex)
-					ex->pick = ex->ncandidates - 1;
+					ex->plugin_pick = true;
 			}
+			else if (!(t < *best_t))
+				continue;
+			*best_t = t;
+			*best_a = a;
+			*best_p = p;
+			*best_c = c;
+			if (ex)
+				ex->pick = ex->ncandidates - 1;
 		}
 	}
 }

@@ -522,6 +522,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->nvls = node_nvls(n);
 	l->sharp = spec->fabric.sharp;
 	l->tcpx = wire_tech(spec) == FT_TECH_TCP;
+	l->aws_p5 = strcmp(n->preset, "aws-p5") == 0 || strcmp(n->preset, "aws-p5e") == 0;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 
 	if (l->nvlink) {

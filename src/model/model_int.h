@@ -70,6 +70,12 @@ void ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_al
 double ft__model_base_lat(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                           enum ft_proto p);
 
+/* The algorithm and protocol aws-ofi-nccl's tuner plugin gives @q on @l (q->ofi_tuner):
+ * true with *@algo and *@proto set where one of its regions holds the call, false where
+ * NCCL's own tuner decides (model/tuner_ofi.c). */
+bool ft__model_ofi_region(const struct ft_model_links *l, const struct ft_model_query *q,
+                          enum ft_algo *algo, enum ft_proto *proto);
+
 /* The pipeline terms of (op, a, p) costing @c at @bytes (model/pipeline.c). */
 void ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                     const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,

@@ -259,9 +259,10 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		const struct ft_model_candidate *k = &ex->cand[ex->pick];
 		double lat = k->lat_s * k->lat_factor, bw = k->bw_Bps * k->bw_factor;
 
-		ft_strbuf_addf(sb, "#  picked %s; NCCL's tuner: %.2f us = latency %.2f us + size / bandwidth %.2f us\n",
-		               pair_name(k->algo, k->proto, name, sizeof(name)), k->time_s * 1e6,
-		               lat * 1e6, (double)r->bytes / bw * 1e6);
+		ft_strbuf_addf(sb, "#  picked %s%s; NCCL's tuner: %.2f us = latency %.2f us + size / bandwidth %.2f us\n",
+		               pair_name(k->algo, k->proto, name, sizeof(name)),
+		               ex->plugin_pick ? " by aws-ofi-nccl's tuner plugin" : "",
+		               k->time_s * 1e6, lat * 1e6, (double)r->bytes / bw * 1e6);
 		ft_strbuf_addf(sb, "#    latency     base %.2f us + steps %.2f us", k->base_s * 1e6,
 		               (k->lat_s - k->base_s) * 1e6);
 		if (k->lat_factor != 1.0)
@@ -342,6 +343,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_double_prec(&j, r->busbw_Bps / 1e9, 6);
 	ft_json_kv_str(&j, "bottleneck", r->bottleneck);
 	ft_json_kv_bool(&j, "calibrated", r->calibrated);
+	ft_json_kv_bool(&j, "tuner_plugin_pick", ex->plugin_pick);
 	ft_json_key(&j, "carried_algbw_GBps");
 	ft_json_double_prec(&j, ex->carried_Bps / 1e9, 6);
 	ft_json_key(&j, "pipeline");

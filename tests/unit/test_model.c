@@ -2216,6 +2216,91 @@ test_tcpx_simple_only(void **state)
 	assert_int_equal(r.proto, FT_PROTO_LL);
 }
 
+/* The all-reduce of @spec at @bytes, with aws-ofi-nccl's tuner plugin or not. */
+static struct ft_model_result
+ofi_eval(const struct ft_cluster_spec *s, uint64_t bytes, bool plugin, bool nvls_off)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, bytes);
+	q.ofi_tuner = plugin;
+	q.nvls_off = nvls_off;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	return r;
+}
+
+/*
+ * aws-ofi-nccl's tuner plugin on p5 (v1.16.3 nccl_ofi_regions.cpp, docs/presets.md
+ * PS-EFA-TUNER): on 4 nodes (32 ranks) the all-reduce runs the tree with LL128 up to
+ * 37,748,736 B (a vertex of that region: its edge counts), the ring with LL128 up to
+ * where the ring's edge from (1 GiB, 17) to (2 GiB, 64) crosses 32 ranks (1.4164e9 B),
+ * and the ring with Simple from 1,610,612,736 B (a vertex; in between no region
+ * holds the call and NCCL's tuner decides); NCCL's own tuner picks otherwise at 1 GiB. The pick's time is
+ * that of the pair forced. Where the plugin has no region (two nodes, another
+ * instance, NVLink SHARP off at 4 GiB on 16 nodes) NCCL's tuner decides, unchanged.
+ */
+static void
+test_ofi_tuner_regions(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r, f;
+	struct ft_error err = { 0 };
+	static const struct {
+		uint64_t bytes;
+		enum ft_algo algo;
+		enum ft_proto proto;
+	} want[] = {
+		{ 32ull << 20, FT_ALGO_TREE, FT_PROTO_LL128 },
+		{ 37748736, FT_ALGO_TREE, FT_PROTO_LL128 },
+		{ 37748737, FT_ALGO_RING, FT_PROTO_LL128 },
+		{ 1ull << 30, FT_ALGO_RING, FT_PROTO_LL128 },
+		{ 1416000000, FT_ALGO_RING, FT_PROTO_LL128 },
+		{ 1610612736, FT_ALGO_RING, FT_PROTO_SIMPLE },
+		{ 8ull << 30, FT_ALGO_RING, FT_PROTO_SIMPLE },
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("aws-p5:4", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		r = ofi_eval(&s, want[i].bytes, true, false);
+		assert_int_equal(r.algo, want[i].algo);
+		assert_int_equal(r.proto, want[i].proto);
+	}
+	r = ofi_eval(&s, 1ull << 30, false, false);
+	assert_false(r.algo == FT_ALGO_RING && r.proto == FT_PROTO_LL128);
+	r = ofi_eval(&s, 1500000000, true, false);
+	f = ofi_eval(&s, 1500000000, false, false);
+	assert_true(r.algo == f.algo && r.proto == f.proto);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL128;
+	assert_int_equal(ft_model_eval(&s, &q, &f, &err), 0);
+	r = ofi_eval(&s, 1ull << 30, true, false);
+	assert_true(r.time_s == f.time_s);
+
+	assert_int_equal(ft_spec_resolve("aws-p5:16", &s, &err), 0);
+	r = ofi_eval(&s, 4ull << 30, true, false);
+	assert_int_equal(r.algo, FT_ALGO_NVLS_TREE);
+	f = ofi_eval(&s, 4ull << 30, false, true);
+	r = ofi_eval(&s, 4ull << 30, true, true);
+	assert_int_equal(r.algo, f.algo);
+	assert_int_equal(r.proto, f.proto);
+
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	r = ofi_eval(&s, 1ull << 30, true, false);
+	f = ofi_eval(&s, 1ull << 30, false, false);
+	assert_true(r.algo == f.algo && r.proto == f.proto && r.time_s == f.time_s);
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &s, &err), 0);
+	r = ofi_eval(&s, 1ull << 30, true, false);
+	f = ofi_eval(&s, 1ull << 30, false, false);
+	assert_true(r.algo == f.algo && r.proto == f.proto && r.time_s == f.time_s);
+}
+
 /* ---- the writers, on results filled by hand ---------------------------------------------- */
 
 /* A 2-node sweep of two sizes: each column in nccl-tests' widths, times with fewer decimals
@@ -2613,6 +2698,7 @@ main(void)
 		cmocka_unit_test(test_vm_overhead),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
+		cmocka_unit_test(test_ofi_tuner_regions),
 		cmocka_unit_test(test_write_sweep),
 		cmocka_unit_test(test_write_explain),
 		cmocka_unit_test(test_write_calibration),
