@@ -15,7 +15,8 @@
  * streams in turn where it used to cut each into 16 KiB sends on all four.
  * Sender and receiver apply the same rule to the same lengths in the same
  * order, so the streams need no framing.
- * Progress is non-blocking I/O over all streams with one poll() when
+ * Progress is non-blocking I/O over all streams, each socket's queued
+ * stripes in one sendmsg() or recvmsg() (iov_fill), with one poll() when
  * nothing moved; a connection that ends while the run is on names its rank.
  */
 #include "bench_int.h"
@@ -124,7 +125,7 @@ struct tcp_ep {
 	uint64_t pending; /* requests posted and not done: spin_s is the largest one's */
 	int *ctl;         /* [peer]: carries "stopped spinning" to a peer on this host; self -1 */
 	uint32_t *next;   /* [peer * 2 + send]: the stream of the next striped message */
-	uint64_t ncalls;  /* sendmsg() and recvmsg() calls made (ft__tcp_calls) */
+	uint64_t ncalls;  /* send(), recv(), sendmsg() and recvmsg() calls made (ft__tcp_calls) */
 };
 
 struct hello {
@@ -550,8 +551,10 @@ queue_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct 
 
 /*
  * Move what can move on one connection: the queued sends in sendmsg()
- * calls, then the queued receives in recvmsg() calls (iov_fill). Returns
- * requests finished or FT_E*. With @block the first receive waits (up to
+ * calls, then the queued receives in recvmsg() calls (iov_fill); a lone
+ * stripe in send() or recv(), which skip the copy of the message header
+ * and its iovec (a ping-pong's every message). Returns requests finished
+ * or FT_E*. With @block the first receive waits (up to
  * SO_RCVTIMEO) instead of poll() + recv(): one system call less per
  * message in a ping-pong.
  */
@@ -567,7 +570,8 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 		ssize_t n;
 
 		m.msg_iovlen = (size_t)iov_fill(c->sq, iov, &bytes);
-		n = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = m.msg_iovlen == 1 ? send(c->fd, iov[0].iov_base, bytes, MSG_NOSIGNAL | MSG_DONTWAIT) :
+		                        sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 		ep->ncalls++;
 		rc = queue_moved(ep, c, &c->sq, &c->sq_tail, n, bytes, moved, &done, err);
 		if (rc <= 0)
@@ -579,7 +583,8 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 		ssize_t n;
 
 		m.msg_iovlen = (size_t)iov_fill(c->rq, iov, &bytes);
-		n = recvmsg(c->fd, &m, block ? 0 : MSG_DONTWAIT);
+		n = m.msg_iovlen == 1 ? recv(c->fd, iov[0].iov_base, bytes, block ? 0 : MSG_DONTWAIT) :
+		                        recvmsg(c->fd, &m, block ? 0 : MSG_DONTWAIT);
 		ep->ncalls++;
 		block = false;
 		if (n == 0)
