@@ -554,9 +554,9 @@ queue_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct 
  * calls, then the queued receives in recvmsg() calls (iov_fill); a lone
  * stripe in send() or recv(), which skip the copy of the message header
  * and its iovec (a ping-pong's every message). Returns requests finished
- * or FT_E*. With @block the first receive waits (up to
- * SO_RCVTIMEO) instead of poll() + recv(): one system call less per
- * message in a ping-pong.
+ * or FT_E*. With @block the first receive waits (up to SO_RCVTIMEO)
+ * instead of poll() + recv(): one system call less per message in a
+ * ping-pong.
  */
 static int
 conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct ft_error *err)
@@ -665,8 +665,8 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 	}
 	/*
 	 * Sends that the sockets could not take, and no receive: a spin would
-	 * send again each time an ACK frees a few segments' room (21 KB a call
-	 * at 1 MiB over veth, 54 calls a MiB). This wait sleeps in poll()
+	 * send again each time an ACK frees a few segments' room (11-34 KB a
+	 * call over veth, up to 98 calls a MiB). This wait sleeps in poll()
 	 * instead, until the next post: the kernel signals POLLOUT once a third
 	 * of the send buffer is free (sk_stream_wspace >= sk_stream_min_wspace),
 	 * so each wake-up moves a large batch, as iperf3's select() and write()
