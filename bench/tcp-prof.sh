@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # bench/tcp-prof.sh - the work fabtune's tcp bandwidth and iperf3 each do per
-# byte, in figures that do not move with the host's load: CPU time (user +
-# system, task-clock) per GiB received, system calls per MiB, bytes per
-# data call (send/write on the sender, recv/read on the receiver), waits
-# (poll/select) and context switches per MiB, for the sender and the
-# receiver apart. Each side runs under `perf stat` with the kernel's
+# byte, in figures that move little with the host's load: system calls
+# per MiB, bytes per data call (send/sendmsg/write on the sender,
+# recv/recvmsg/read on the receiver), waits (poll/select) and context
+# switches per MiB, and CPU time (task-clock: user + system, spins
+# included, so this one does move) per GiB received, for the sender and
+# the receiver apart, beside the receiver's rate (Gb/s). Each side runs under `perf stat` with the kernel's
 # syscall tracepoints, across a veth pair between two network namespaces
 # (root needed), as bench/tcp-bw.sh's veth path does: fabtune sends VOL_MIB
 # (256) MiB in messages of the size with --window 32, iperf3 runs DUR (2) s
@@ -21,9 +22,8 @@ command -v perf >/dev/null || { echo "needs perf"; exit 2; }
 tmp=$(mktemp -d)
 ns=ftpr$$
 cleanup() {
-	ip netns del "${ns}a" 2>/dev/null
-	ip netns del "${ns}b" 2>/dev/null
-	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
+	veth_down "$ns"
+	rm -rf "$tmp"
 }
 trap cleanup EXIT
 sizes=${SIZES:-65536 1048576 16777216}
@@ -32,13 +32,7 @@ ev=task-clock,context-switches,raw_syscalls:sys_enter
 for c in sendto sendmsg write recvfrom recvmsg read poll ppoll select pselect6; do
 	ev=$ev,syscalls:sys_enter_$c
 done
-ip netns add "${ns}a" || exit 2
-ip netns add "${ns}b"
-ip -n "${ns}a" link add eth0 type veth peer name eth0 netns "${ns}b"
-ip -n "${ns}a" addr add 198.18.4.1/24 dev eth0
-ip -n "${ns}b" addr add 198.18.4.2/24 dev eth0
-ip -n "${ns}a" link set eth0 up
-ip -n "${ns}b" link set eth0 up
+veth_up "$ns" 198.18.4 || exit 2
 A="ip netns exec ${ns}a"
 B="ip netns exec ${ns}b"
 addr=198.18.4.1
