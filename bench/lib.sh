@@ -60,3 +60,10 @@ veth_down() { # NS
 	ip netns del "$1a" 2>/dev/null
 	ip netns del "$1b" 2>/dev/null
 }
+# tmp, a fresh directory, and ns, PREFIX and this shell's pid (the NS of
+# veth_up): both gone at exit
+veth_tmp() { # PREFIX
+	tmp=$(mktemp -d)
+	ns=$1$$
+	trap 'veth_down "$ns"; rm -rf "$tmp"' EXIT
+}

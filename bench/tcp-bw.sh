@@ -18,13 +18,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
 command -v iperf3 >/dev/null || { echo "needs iperf3"; exit 2; }
-tmp=$(mktemp -d)
-ns=ftbw$$
-cleanup() {
-	veth_down "$ns"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+veth_tmp ftbw
 sizes=${SIZES:-65536 262144 1048576 4194304 16777216 67108864}
 vol=$((${VOL_MIB:-512} << 20))
 

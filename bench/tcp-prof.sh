@@ -19,13 +19,7 @@ cd "$(dirname "$0")/.." || exit 1
 command -v iperf3 >/dev/null || { echo "needs iperf3"; exit 2; }
 command -v perf >/dev/null || { echo "needs perf"; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces)"; exit 2; }
-tmp=$(mktemp -d)
-ns=ftpr$$
-cleanup() {
-	veth_down "$ns"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+veth_tmp ftpr
 sizes=${SIZES:-65536 1048576 16777216}
 vol=$((${VOL_MIB:-256} << 20))
 ev=task-clock,context-switches,raw_syscalls:sys_enter
